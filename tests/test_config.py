@@ -1,0 +1,79 @@
+"Project configuration stays consistent: pyproject.toml vs settings.ini, README vs CI, notebooks vs modules."
+import configparser, json, re, subprocess, sys, tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+def pyproject(): return tomllib.loads((ROOT/'pyproject.toml').read_text())
+def settings():
+    cp = configparser.ConfigParser(); cp.read(ROOT/'settings.ini'); return cp['DEFAULT']
+
+def test_settings_ini_says_nbdev3_ignores_it():
+    head = (ROOT/'settings.ini').read_text().splitlines()[:4]
+    assert any('nbdev 3' in l and 'pyproject.toml' in ' '.join(head) for l in head), head
+
+def mismatches(pp, st):
+    "Every setting where settings.ini disagrees with pyproject.toml, as readable strings."
+    proj, nbd, bad = pp['project'], pp['tool']['nbdev'], []
+    def chk(key, ini, toml):
+        if ini != toml: bad.append(f"{key}: settings.ini has {ini!r}, pyproject.toml has {toml!r}")
+    for k, v in nbd.items():
+        if k != 'cell_timeout': chk(k, st.get(k), str(v))
+    chk('lib_name', st.get('lib_name'), proj['name'])
+    for k in 'description', 'license': chk(k, st.get(k), proj[k])
+    chk('author', st.get('author'), proj['authors'][0]['name'])
+    chk('author_email', st.get('author_email'), proj['authors'][0]['email'])
+    chk('keywords', st.get('keywords', '').split(), proj['keywords'])
+    chk('min_python', '>=' + st.get('min_python', ''), proj['requires-python'])
+    chk('git_url', st.get('git_url'), proj['urls']['Repository'])
+    chk('doc_url', st.get('doc_host', '') + st.get('doc_baseurl', '') + '/', proj['urls']['Documentation'])
+    chk('requirements', st.get('requirements', '').split(), proj['dependencies'])
+    chk('dev_requirements', st.get('dev_requirements', '').split(), proj['optional-dependencies']['dev'])
+    return bad
+
+def test_settings_ini_mirrors_pyproject():
+    assert mismatches(pyproject(), settings()) == []
+
+def test_settings_mismatch_is_caught():
+    "The comparison can fail: a changed value or a changed dependency in settings.ini is reported."
+    txt = (ROOT/'settings.ini').read_text()
+    for old, new, key in [('tst_flags = slow cuda', 'tst_flags = slow', 'tst_flags'), ('torch>=2.4', 'torch>=2.0', 'requirements')]:
+        cp = configparser.ConfigParser(); cp.read_string(txt.replace(old, new))
+        bad = mismatches(pyproject(), cp['DEFAULT'])
+        assert len(bad) == 1 and bad[0].startswith(key), bad
+
+def test_readme_test_command_is_what_ci_runs():
+    ci = (ROOT/'.ci/run').read_text()
+    cmd = re.search(r"^TEST_CMD='(.+)'$", ci, re.M).group(1)
+    readme = (ROOT/'README.md').read_text()
+    assert f"\n{cmd}\n" in readme, f"README.md does not give CI's test command {cmd!r}"
+    assert 'pytest' in cmd and 'nbdev-test' in cmd
+
+def test_readme_is_generated_from_index():
+    r = subprocess.run([sys.executable, 'tools/make_readme.py', '--check'], cwd=ROOT, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+def notebooks(): return sorted((ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'))
+
+def test_one_notebook_one_module():
+    mods = {}
+    for nb in notebooks():
+        src = [''.join(c['source']) for c in json.loads(nb.read_text())['cells']]
+        exp = [m for s in src for m in re.findall(r'^#\|\s*default_exp\s+(\S+)', s, re.M)]
+        assert len(exp) == 1, f"{nb.name} should have exactly one default_exp, found {exp}"
+        assert exp[0] not in mods, f"{nb.name} and {mods[exp[0]]} both export to {exp[0]}"
+        mods[exp[0]] = nb.name
+        assert (ROOT/'transformer_nb'/f"{exp[0]}.py").exists(), f"{nb.name}: transformer_nb/{exp[0]}.py not exported"
+    assert len(mods) >= 6
+
+def test_notebooks_open_with_title_and_summary():
+    for nb in notebooks() + [ROOT/'nbs/index.ipynb']:
+        first = ''.join(json.loads(nb.read_text())['cells'][0]['source'])
+        assert re.match(r'# \S', first), f"{nb.name} does not open with '# Title'"
+        assert re.search(r'^> \S', first, re.M), f"{nb.name} has no '> summary' line"
+
+def test_scripts_exist():
+    import importlib
+    for name, target in pyproject()['project'].get('scripts', {}).items():
+        mod, fn = target.split(':')
+        assert callable(getattr(importlib.import_module(mod), fn)), f"{name} -> {target} is not callable"
