@@ -1,0 +1,376 @@
+"transformer_nb.data: corpora, bad input, checksums and the offline download path, tokenizer, batching, collate."
+import gzip, hashlib, io, os, pickle, urllib.error, urllib.request, warnings
+from pathlib import Path
+import numpy as np
+import pytest
+import torch
+from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
+from transformer_nb import data as D
+from transformer_nb.data import (ParallelData, Tokenizer, TokenBatchSampler, collate, encode_pairs, load_dataset,
+                                 read_parallel, read_lines, en_number, de_number, number_splits, numbers_corpus,
+                                 copy_corpus, find_multi30k, multi30k, multi30k_files, download_file,
+                                 padding_efficiency, MULTI30K_SHA256, MULTI30K_URL)
+
+ROOT = Path(__file__).resolve().parents[1]
+torch.set_num_threads(1)
+
+# ---------------------------------------------------------------- number words
+
+KNOWN = [
+    (0, 'zero', 'null'), (1, 'one', 'eins'), (2, 'two', 'zwei'), (6, 'six', 'sechs'), (7, 'seven', 'sieben'),
+    (10, 'ten', 'zehn'), (11, 'eleven', 'elf'), (12, 'twelve', 'zwölf'), (13, 'thirteen', 'dreizehn'),
+    (16, 'sixteen', 'sechzehn'), (17, 'seventeen', 'siebzehn'), (19, 'nineteen', 'neunzehn'),
+    (20, 'twenty', 'zwanzig'), (21, 'twenty-one', 'einundzwanzig'), (22, 'twenty-two', 'zweiundzwanzig'),
+    (30, 'thirty', 'dreißig'), (31, 'thirty-one', 'einunddreißig'), (40, 'forty', 'vierzig'),
+    (56, 'fifty-six', 'sechsundfünfzig'), (60, 'sixty', 'sechzig'), (66, 'sixty-six', 'sechsundsechzig'),
+    (70, 'seventy', 'siebzig'), (77, 'seventy-seven', 'siebenundsiebzig'), (88, 'eighty-eight', 'achtundachtzig'),
+    (99, 'ninety-nine', 'neunundneunzig'), (100, 'one hundred', 'einhundert'), (101, 'one hundred one', 'einhunderteins'),
+    (111, 'one hundred eleven', 'einhundertelf'), (116, 'one hundred sixteen', 'einhundertsechzehn'),
+    (121, 'one hundred twenty-one', 'einhunderteinundzwanzig'), (200, 'two hundred', 'zweihundert'),
+    (342, 'three hundred forty-two', 'dreihundertzweiundvierzig'), (600, 'six hundred', 'sechshundert'),
+    (700, 'seven hundred', 'siebenhundert'), (999, 'nine hundred ninety-nine', 'neunhundertneunundneunzig'),
+    (1000, 'one thousand', 'eintausend'), (1001, 'one thousand one', 'eintausendeins'),
+    (1100, 'one thousand one hundred', 'eintausendeinhundert'),
+    (2021, 'two thousand twenty-one', 'zweitausendeinundzwanzig'), (7000, 'seven thousand', 'siebentausend'),
+    (16000, 'sixteen thousand', 'sechzehntausend'), (21000, 'twenty-one thousand', 'einundzwanzigtausend'),
+    (71001, 'seventy-one thousand one', 'einundsiebzigtausendeins'),
+    (100000, 'one hundred thousand', 'einhunderttausend'), (101000, 'one hundred one thousand', 'einhunderteintausend'),
+    (200001, 'two hundred thousand one', 'zweihunderttausendeins'),
+    (342342, 'three hundred forty-two thousand three hundred forty-two',
+     'dreihundertzweiundvierzigtausenddreihundertzweiundvierzig'),
+    (999999, 'nine hundred ninety-nine thousand nine hundred ninety-nine',
+     'neunhundertneunundneunzigtausendneunhundertneunundneunzig'),
+]
+
+@pytest.mark.parametrize('n,en,de', KNOWN)
+def test_number_words(n, en, de):
+    assert en_number(n) == en and de_number(n) == de
+
+def test_number_words_properties():
+    for n in range(0, 1_000_000, 997):
+        d = de_number(n)
+        assert ' ' not in d and '-' not in d and 'sechsz' not in d and 'siebenz' not in d and 'dreiz' not in d[-7:]
+        assert not d.endswith('ein') and (n % 100 != 1 or d.endswith('eins'))
+
+@pytest.mark.parametrize('bad,exc', [(-1, ValueError), (1_000_000, ValueError), (2.0, TypeError), (True, TypeError)])
+def test_number_words_bad_input(bad, exc):
+    with pytest.raises(exc, match=str(bad).replace('.', r'\.') if exc is TypeError else None):
+        de_number(bad)
+
+def test_number_splits_disjoint_and_sized():
+    sp = number_splits()
+    tr, va, te = (set(sp[k]) for k in ('train', 'valid', 'test'))
+    assert (len(tr), len(va), len(te)) == (30_000, 1_000, 1_000)
+    assert len(sp['train']) == 30_000                       # no duplicates
+    assert not tr & va and not tr & te and not va & te
+    assert set(range(100)) <= tr and min(va | te) >= 100 and max(tr | va | te) <= 999_999
+    assert {len(str(n)) for n in te} == {3, 4, 5, 6}
+    assert number_splits() == sp and number_splits(seed=1) != sp
+
+def test_numbers_corpus_directions_and_sizes():
+    kw = dict(n_train=500, n_valid=50, n_test=50, seed=3)
+    ende, deen = numbers_corpus('en', 'de', **kw), load_dataset('numbers', 'de', 'en', **kw)
+    assert (ende.src_lang, ende.tgt_lang, deen.src_lang, deen.tgt_lang) == ('en', 'de', 'de', 'en')
+    assert deen.train == [(t, s) for s, t in ende.train] and ende.reverse().test == deen.test
+    assert ('twenty-one', 'einundzwanzig') in ende.train
+    assert {s for s, _ in ende.train}.isdisjoint({s for s, _ in ende.valid + ende.test})
+    with pytest.raises(ValueError, match='holds only'): number_splits(n_train=999_000, n_valid=1000, n_test=1000)
+    with pytest.raises(ValueError, match="'fr'"): numbers_corpus('en', 'fr')
+
+def test_copy_corpus():
+    c = load_dataset('copy', n_train=300, n_valid=30, n_test=30, n_symbols=5, max_len=6)
+    assert all(s == t for sp in (c.train, c.valid, c.test) for s, t in sp)
+    assert len({s for s, _ in c.train + c.valid + c.test}) == 360
+    assert set(' '.join(s for s, _ in c.train).split()) <= set('abcde')
+    assert copy_corpus(300, 30, 30, n_symbols=5, max_len=6) == c
+
+# ---------------------------------------------------------------- bad input in files
+
+def test_line_count_mismatch_names_both_files_and_counts(tmp_path):
+    (tmp_path/'x.de').write_text('a\nb\nc\n'); (tmp_path/'x.en').write_text('a\nb\n')
+    with pytest.raises(ValueError) as e: read_parallel(tmp_path/'x.de', tmp_path/'x.en')
+    msg = str(e.value)
+    assert str(tmp_path/'x.de') in msg and str(tmp_path/'x.en') in msg and '3 lines' in msg and 'has 2' in msg
+
+def test_invalid_utf8_gives_file_and_line(tmp_path):
+    (tmp_path/'x.de').write_bytes(gzip.compress(b'eins\nzwei\ndrei\nvi\xc3er\n'))
+    (tmp_path/'x.en').write_text('one\ntwo\nthree\nfour\n')
+    with pytest.raises(ValueError, match=r'x\.de, line 4: invalid UTF-8'): read_parallel(tmp_path/'x.de', tmp_path/'x.en')
+    (tmp_path/'y.en').write_bytes(b'\xff\n')
+    with pytest.raises(ValueError, match=r'y\.en, line 1: invalid UTF-8'): read_lines(tmp_path/'y.en')
+
+def test_empty_lines_dropped_on_both_sides_and_counted(tmp_path):
+    (tmp_path/'x.de').write_text('eins\n\ndrei\nvier\n  \nsechs\n')
+    (tmp_path/'x.en').write_text('one\ntwo\nthree\n\nfive\nsix\n')
+    with pytest.warns(UserWarning, match=r'dropped 3 of 6 sentence pairs .*line 2, 4, 5\)'):
+        pairs = read_parallel(tmp_path/'x.de', tmp_path/'x.en')
+    assert pairs == [('eins', 'one'), ('drei', 'three'), ('sechs', 'six')]
+
+def test_clean_files_do_not_warn(tmp_path):
+    (tmp_path/'x.de').write_text('\ufeffeins\r\nzwei\r\n'); (tmp_path/'x.en').write_text('one\ntwo')  # BOM, CRLF, no final \n
+    with warnings.catch_warnings(): warnings.simplefilter('error'); pairs = read_parallel(tmp_path/'x.de', tmp_path/'x.en')
+    assert pairs == [('eins', 'one'), ('zwei', 'two')]
+
+def test_missing_file_lists_what_was_expected(tmp_path):
+    (tmp_path/'x.de').write_text('eins\n')
+    with pytest.raises(FileNotFoundError) as e: read_parallel(tmp_path/'x.de', tmp_path/'x.en')
+    assert str(tmp_path/'x.en') in str(e.value) and 'not found' in str(e.value)
+    with pytest.raises(FileNotFoundError, match=r'expected train\.de and train\.en .* in ' + str(tmp_path)):
+        load_dataset('files', 'de', 'en', data_dir=tmp_path)
+
+def test_files_dataset(tmp_path):
+    for sp, de, en in [('train', 'eins\nzwei\n', 'one\ntwo\n'), ('val', 'drei\n', 'three\n'), ('test', 'vier\n', 'four\n')]:
+        (tmp_path/f'{sp}.de.gz').write_bytes(gzip.compress(de.encode())); (tmp_path/f'{sp}.en').write_text(en)
+    d = load_dataset('files', 'de', 'en', data_dir=tmp_path)
+    assert (d.train, d.valid, d.test) == ([('eins', 'one'), ('zwei', 'two')], [('drei', 'three')], [('vier', 'four')])
+    d2 = load_dataset('files', train=('train.en', 'train.de.gz'), test=(tmp_path/'test.en', tmp_path/'test.de.gz'),
+                      data_dir=tmp_path)
+    assert d2.train == [('one', 'eins'), ('two', 'zwei')] and d2.valid == [] and d2.test == [('four', 'vier')]
+    (tmp_path/'test.de.gz').unlink()
+    with pytest.raises(FileNotFoundError, match=r'expected test\.de and test\.en'): load_dataset('files', 'de', 'en', data_dir=tmp_path)
+    with pytest.raises(ValueError, match='unknown dataset'): load_dataset('wmt14')
+    with pytest.raises(TypeError, match='n_train'): load_dataset('files', train=('a', 'b'), n_train=3)
+    with pytest.raises(ValueError, match='data_dir'): load_dataset('numbers', data_dir=tmp_path)
+
+# ---------------------------------------------------------------- Multi30k: local folder, checksums, fake downloads
+
+M30K = find_multi30k()
+
+def test_find_multi30k_finds_the_shared_folder():
+    assert M30K is not None, "no shared/data/multi30k next to the repository (expected ../shared/data/multi30k)"
+    assert M30K.resolve() == (ROOT.parent/'shared'/'data'/'multi30k').resolve()
+    sums = dict(l.split()[::-1] for l in (M30K/'SHA256SUMS').read_text().splitlines() if l.strip())
+    assert sums == MULTI30K_SHA256
+
+def test_multi30k_local_load():
+    d = load_dataset('multi30k', 'de', 'en', data_dir=M30K)
+    assert (d.name, d.src_lang, d.tgt_lang) == ('multi30k', 'de', 'en')
+    assert (len(d.train), len(d.valid), len(d.test)) == (29_000, 1_014, 1_000)
+    assert d.train[0] == ('Zwei junge weiße Männer sind im Freien in der Nähe vieler Büsche.',
+                          'Two young, White males are outside near many bushes.')
+    fr = load_dataset('multi30k', 'en', 'fr', data_dir=M30K)
+    assert fr.train[0][0] == d.train[0][1] and len(fr.test) == 1_000
+    assert load_dataset('multi30k', data_dir=M30K).src_lang == 'de'
+    with pytest.raises(ValueError, match="'es'"): load_dataset('multi30k', 'de', 'es', data_dir=M30K)
+
+def _copy_m30k(dst:Path, names=None):
+    dst.mkdir(parents=True, exist_ok=True)
+    for n in names or MULTI30K_SHA256: (dst/n).write_bytes((M30K/n).read_bytes())
+    return dst
+
+def test_multi30k_local_checksum_mismatch_and_missing(tmp_path):
+    d = _copy_m30k(tmp_path/'m')
+    (d/'val.en.gz').write_bytes(gzip.compress(b'A dog.\n'))
+    with pytest.raises(ValueError, match=r'checksum mismatch: .*val\.en\.gz has sha256 [0-9a-f]{64}, expected 14f7d25d'):
+        multi30k('de', 'en', data_dir=d)
+    assert (d/'val.en.gz').exists()                        # a folder that is the user's is never modified
+    (d/'val.en.gz').unlink(); (d/'train.de.gz').unlink()
+    with pytest.raises(FileNotFoundError) as e: multi30k('de', 'en', data_dir=d)
+    msg = str(e.value)
+    assert str(d) in msg and 'missing: train.de.gz, val.en.gz' in msg and 'test_2016_flickr.de.gz' in msg
+    assert MULTI30K_URL in msg
+
+@pytest.fixture
+def fake_net(monkeypatch):
+    "urllib.request.urlopen replaced by a server of the local Multi30k bytes; records the URLs asked for."
+    served, calls = {MULTI30K_URL + n: (M30K/n).read_bytes() for n in MULTI30K_SHA256}, []
+    def urlopen(url, timeout=None):
+        calls.append(url)
+        if url not in served: raise urllib.error.URLError('404')
+        return io.BytesIO(served[url])
+    monkeypatch.setattr(urllib.request, 'urlopen', urlopen)
+    return served, calls
+
+def test_download_into_cache_then_reuse(tmp_path, fake_net, monkeypatch):
+    served, calls = fake_net
+    monkeypatch.setenv('TNB_CACHE_DIR', str(tmp_path/'cache'))
+    d = load_dataset('multi30k', 'de', 'en')
+    assert len(d.train) == 29_000 and len(calls) == 6
+    assert sorted(p.name for p in (tmp_path/'cache'/'multi30k').iterdir()) == sorted(
+        f'{s}.{l}.gz' for s in ('train', 'val', 'test_2016_flickr') for l in ('de', 'en'))
+    load_dataset('multi30k', 'de', 'en'); assert len(calls) == 6          # cached: no new request
+    with pytest.raises(FileNotFoundError, match=r'train\.fr\.gz'): load_dataset('multi30k', 'de', 'fr', download=False)
+    assert len(calls) == 6
+
+def test_cache_dir_argument_and_default(tmp_path, fake_net, monkeypatch):
+    monkeypatch.delenv('TNB_CACHE_DIR', raising=False); monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'xdg'))
+    assert D.get_cache_dir() == tmp_path/'xdg'/'transformer_nb'
+    assert D.get_cache_dir(tmp_path/'c') == tmp_path/'c'
+    files = multi30k_files('en', 'de', cache_dir=tmp_path/'c')
+    assert files['valid'] == (tmp_path/'c'/'multi30k'/'val.en.gz', tmp_path/'c'/'multi30k'/'val.de.gz')
+
+def test_download_checksum_mismatch_leaves_no_file(tmp_path, fake_net):
+    served, calls = fake_net
+    url = MULTI30K_URL + 'val.en.gz'; served[url] = served[url][:-10] + b'corrupted!'
+    with pytest.raises(ValueError, match='checksum mismatch for .*val.en.gz'):
+        multi30k('de', 'en', cache_dir=tmp_path)
+    cache = tmp_path/'multi30k'
+    assert 'val.en.gz' not in [p.name for p in cache.iterdir()]
+    assert not [p for p in cache.iterdir() if p.name.startswith('.') or p.suffix == '.part']   # no temp files either
+
+def test_corrupt_cached_file_is_replaced(tmp_path, fake_net):
+    served, calls = fake_net
+    cache = _copy_m30k(tmp_path/'multi30k')
+    (cache/'train.en.gz').write_bytes(b'truncated')
+    d = multi30k('de', 'en', cache_dir=tmp_path)
+    assert calls == [MULTI30K_URL + 'train.en.gz'] and len(d.train) == 29_000
+    assert D.sha256_file(cache/'train.en.gz') == MULTI30K_SHA256['train.en.gz']
+    (cache/'train.en.gz').write_bytes(b'truncated')
+    with pytest.raises(ValueError, match='checksum mismatch'): multi30k('de', 'en', cache_dir=tmp_path, download=False)
+    assert not (cache/'train.en.gz').exists()              # the corrupt file did not stay in the cache
+
+def test_network_error_says_what_to_do(tmp_path, monkeypatch):
+    def offline(url, timeout=None): raise urllib.error.URLError('Name or service not known')
+    monkeypatch.setattr(urllib.request, 'urlopen', offline)
+    with pytest.raises(OSError, match=r'could not download .*train\.de\.gz.*data_dir='):
+        multi30k('de', 'en', cache_dir=tmp_path)
+    assert not any((tmp_path/'multi30k').iterdir())
+
+def test_download_file_with_fetch_function(tmp_path):
+    data = b'hello'; h = hashlib.sha256(data).hexdigest()
+    assert download_file('u', tmp_path/'sub'/'f', h, fetch=lambda u: io.BytesIO(data)).read_bytes() == data
+    with pytest.raises(ValueError, match='checksum mismatch'):
+        download_file('u', tmp_path/'sub'/'g', h, fetch=lambda u: io.BytesIO(b'x'))
+    assert sorted(p.name for p in (tmp_path/'sub').iterdir()) == ['f']
+
+# ---------------------------------------------------------------- tokenizer
+
+@pytest.fixture(scope='module')
+def m30k(): return multi30k('de', 'en', data_dir=M30K)
+
+@pytest.fixture(scope='module')
+def tok(m30k): return Tokenizer.train(m30k, vocab_size=4000)
+
+def test_tokenizer_special_ids_and_round_trip(tok, m30k):
+    assert [tok.sp.id_to_piece(i) for i in range(4)] == ['<pad>', '<unk>', '<s>', '</s>']
+    assert (tok.sp.pad_id(), tok.sp.unk_id(), tok.sp.bos_id(), tok.sp.eos_id()) == (PAD_ID, UNK_ID, BOS_ID, EOS_ID)
+    assert tok.vocab_size == len(tok) == 4000
+    for s, t in m30k.test[:200]:
+        for x in (s, t):
+            ids = tok.encode(x)
+            assert min(ids) > EOS_ID and tok.decode(ids) == x
+    batch = tok.encode([s for s, _ in m30k.test[:3]])
+    assert batch == [tok.encode(s) for s, _ in m30k.test[:3]]
+
+def test_tokenizer_decode_stops_and_skips(tok):
+    ids = tok.encode('Ein Hund läuft.')
+    assert tok.decode([BOS_ID] + ids + [EOS_ID] + tok.encode('Katze') + [PAD_ID]) == 'Ein Hund läuft.'
+    assert tok.decode(torch.tensor([[BOS_ID] + ids + [EOS_ID], [BOS_ID, EOS_ID] + [PAD_ID] * len(ids)])) == ['Ein Hund läuft.', '']
+    with pytest.raises(IndexError, match='4000'): tok.decode([5, 4000])
+
+def test_tokenizer_unknown_characters_map_to_unk(tok):
+    ids = tok.encode('Ein ☃ 日本')
+    assert ids.count(UNK_ID) == 2 and tok.decode(ids).split()[0] == 'Ein'
+
+def test_tokenizer_bytes_pickle_and_checkpoint(tok, tmp_path):
+    b = tok.to_bytes(); assert isinstance(b, bytes)
+    t2 = Tokenizer.from_bytes(b); assert t2 == tok and t2.encode('Ein Hund.') == tok.encode('Ein Hund.')
+    assert pickle.loads(pickle.dumps(tok)) == tok
+    torch.save({'tokenizer': b}, tmp_path/'ck.pt')
+    assert Tokenizer.from_bytes(torch.load(tmp_path/'ck.pt', weights_only=True)['tokenizer']) == tok
+    assert Tokenizer.from_bytes(torch.frombuffer(bytearray(b), dtype=torch.uint8)) == tok
+    tok.save(tmp_path/'tok.model'); assert Tokenizer.load(tmp_path/'tok.model') == tok
+    with pytest.raises(ValueError, match='not a SentencePiece model'): Tokenizer.from_bytes(b'garbage')
+
+def test_tokenizer_learns_from_training_split_only():
+    d = ParallelData('t', 'a', 'b', [('alpha beta', 'gamma delta')] * 50, valid=[('Ω', 'Ω')], test=[('Ж', 'Ж')])
+    t = Tokenizer.train(d, vocab_size=40)
+    assert t.encode('Ω')[-1] == UNK_ID and t.encode('Ж')[-1] == UNK_ID and UNK_ID not in t.encode('gamma beta')
+
+def test_tokenizer_deterministic_and_bad_args(m30k):
+    small = ParallelData('s', 'de', 'en', m30k.train[:2000])
+    assert Tokenizer.train(small, vocab_size=500).to_bytes() == Tokenizer.train(small, vocab_size=500).to_bytes()
+    with pytest.raises(ValueError, match='vocab_size=12'): Tokenizer.train(small, vocab_size=12)
+    with pytest.raises(TypeError): Tokenizer.train('just one string')
+    with pytest.raises(ValueError, match='no'): Tokenizer.train(['', ''])
+
+def test_encode_pairs_conventions(tok, m30k):
+    enc = encode_pairs(tok, m30k.valid[:50])
+    for (s, t), (src, tgt) in zip(m30k.valid[:50], enc):
+        assert src == tok.encode(s) + [EOS_ID] and tgt == [BOS_ID] + tok.encode(t) + [EOS_ID]
+    with pytest.warns(UserWarning, match='dropped .* longer than max_len=10'):
+        short = encode_pairs(tok, m30k.valid[:50], max_len=10)
+    assert all(len(s) <= 10 and len(t) <= 10 for s, t in short) and len(short) < 50
+
+# ---------------------------------------------------------------- batching
+
+def _lens(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    s = rng.integers(2, 60, n); t = np.clip(s + rng.integers(-5, 6, n), 2, None)
+    return s.tolist(), t.tolist()
+
+@pytest.mark.parametrize('max_tokens', [70, 500, 4000])
+def test_sampler_respects_max_tokens_and_covers_each_index_once(max_tokens):
+    s, t = _lens()
+    smp = TokenBatchSampler(s, t, max_tokens)
+    for epoch in range(3):
+        smp.set_epoch(epoch); bs = list(smp)
+        assert len(bs) == len(smp)
+        assert all(len(b) * max(s[i] for i in b) <= max_tokens and len(b) * max(t[i] for i in b) <= max_tokens for b in bs)
+        assert sorted(i for b in bs for i in b) == list(range(len(s)))
+
+def test_sampler_deterministic_per_epoch_and_different_across_epochs():
+    s, t = _lens()
+    a, b = TokenBatchSampler(s, t, 1000, seed=5), TokenBatchSampler(s, t, 1000, seed=5)
+    a.set_epoch(3); b.set_epoch(3); assert list(a) == list(b)
+    e3 = list(a); a.set_epoch(4); e4 = list(a)
+    assert e3 != e4 and {frozenset(x) for x in e3} != {frozenset(x) for x in e4}   # new order and new batches
+    assert list(TokenBatchSampler(s, t, 1000, seed=6)) != list(TokenBatchSampler(s, t, 1000, seed=5))
+    ns = TokenBatchSampler(s, t, 1000, shuffle=False); first = list(ns); ns.set_epoch(1)
+    assert list(ns) == first and [i for b in first for i in b] == sorted(range(len(s)), key=lambda i: (max(s[i], t[i]), s[i], t[i], i))
+
+def test_sampler_buckets_by_length():
+    s, t = _lens()
+    bs = list(TokenBatchSampler(s, t, 2000))
+    size = round(len(s) / len(bs)); p = np.random.default_rng(0).permutation(len(s)).tolist()
+    naive = [p[i:i + size] for i in range(0, len(s), size)]
+    assert padding_efficiency(bs, s, t)['both'] > 0.9 and padding_efficiency(naive, s, t)['both'] < 0.7
+
+@pytest.mark.parametrize('world_size', [2, 3, 4, 7])
+def test_sampler_ddp_shards_disjoint_equal_complete(world_size):
+    s, t = _lens(1001)
+    for epoch in (0, 1):
+        shards = []
+        for r in range(world_size):
+            smp = TokenBatchSampler(s, t, 3000, rank=r, world_size=world_size); smp.set_epoch(epoch)
+            shards.append(list(smp))
+        assert len({len(x) for x in shards}) == 1                                     # same number of batches
+        idx = [i for x in shards for b in x for i in b]
+        assert len(idx) == len(set(idx)) == len(s)                                    # disjoint and complete
+        assert all(b for x in shards for b in x)                                      # no empty batch
+
+def test_sampler_ddp_splits_batches_when_needed():
+    s, t = [10] * 9, [10] * 9                                   # 3 batches of 3 at max_tokens=30 -> 4 for 2 ranks
+    shards = [list(TokenBatchSampler(s, t, 30, rank=r, world_size=2)) for r in range(2)]
+    assert [len(x) for x in shards] == [2, 2] and sorted(i for x in shards for b in x for i in b) == list(range(9))
+    with pytest.raises(ValueError, match='same number of batches'):
+        TokenBatchSampler([10] * 3, [10] * 3, 10, world_size=2).batches()
+
+def test_sampler_bad_args():
+    with pytest.raises(ValueError, match='example 1 has 50 source'): TokenBatchSampler([5, 50], [5, 5], 40)
+    with pytest.raises(ValueError, match='rank=2'): TokenBatchSampler([5] * 4, [5] * 4, 40, rank=2, world_size=2)
+    with pytest.raises(ValueError, match='3 source lengths but 2'): TokenBatchSampler([5] * 3, [5] * 2, 40)
+    with pytest.raises(ValueError, match='max_tokens'): TokenBatchSampler([5], [5], 0)
+
+def test_collate_shapes_and_padding():
+    ex = [([5, 6, EOS_ID], [BOS_ID, 7, EOS_ID]), ([8, EOS_ID], [BOS_ID, 9, 10, 11, EOS_ID]), ([4, 4, 4, 4, EOS_ID], [BOS_ID, EOS_ID])]
+    src, tgt = collate(ex)
+    assert src.shape == (3, 5) and tgt.shape == (3, 5) and src.dtype == tgt.dtype == torch.long
+    assert src.tolist() == [[5, 6, 3, 0, 0], [8, 3, 0, 0, 0], [4, 4, 4, 4, 3]]
+    assert tgt.tolist() == [[2, 7, 3, 0, 0], [2, 9, 10, 11, 3], [2, 3, 0, 0, 0]]
+    src2, _ = collate([(torch.tensor(s), torch.tensor(t)) for s, t in ex], pad_id=-1)
+    assert src2[1].tolist() == [8, 3, -1, -1, -1]
+    with pytest.raises(ValueError, match='empty batch'): collate([])
+
+def test_dataloader_end_to_end(tok, m30k):
+    enc = encode_pairs(tok, m30k.valid)
+    smp = TokenBatchSampler([len(s) for s, _ in enc], [len(t) for _, t in enc], 2000)
+    dl = torch.utils.data.DataLoader(enc, batch_sampler=smp, collate_fn=collate)
+    n = 0
+    for src, tgt in dl:
+        assert src.numel() <= 2000 and tgt.numel() <= 2000 and (src[:, 0] != PAD_ID).all() and (tgt[:, 0] == BOS_ID).all()
+        n += src.shape[0]
+    assert n == len(enc)
+
+def test_padding_efficiency():
+    assert padding_efficiency([[0, 1]], [2, 4], [3, 3]) == {'src': 0.75, 'tgt': 1.0, 'both': 12 / 14}

@@ -1,0 +1,221 @@
+"Multi-head attention (nbs/02_multihead.ipynb): parity with torch.nn.MultiheadAttention, gradients, the KV cache, bad input."
+import matplotlib
+matplotlib.use('Agg')
+import pytest, torch
+import torch.nn as nn
+from torch.testing import assert_close
+from torch.utils.flop_counter import FlopCounterMode
+from transformer_nb.core import count_params
+from transformer_nb.attention import causal_mask, pad_mask
+from transformer_nb.multihead import KVCache, MultiHeadAttention, mha_cost, show_heads, to_torch_mha
+
+torch.set_num_threads(1)
+TOL = dict(atol=2e-5, rtol=1e-4)
+
+def make(h, d_k=4, seed=0, bias=True, **kw):
+    torch.manual_seed(seed)
+    m = MultiHeadAttention(h*d_k, h, bias=bias, **kw)
+    with torch.no_grad():                       # non-zero biases, so a bias mix-up cannot hide
+        for p in m.parameters(): p.add_(0.1*torch.randn_like(p))
+    return m
+
+def lengths_mask(lens, n):
+    "(B, 1, 1, n) True = real token, for sentences of the given lengths."
+    return pad_mask(torch.stack([(torch.arange(n) < l).long() for l in lens]))
+
+CASES = [(h, seed) for h in (1, 2, 8) for seed in (0, 1, 2)]
+
+def shapes(seed):
+    g = torch.Generator().manual_seed(seed)
+    B, n_q, n_k = (int(torch.randint(lo, hi, (1,), generator=g)) for lo, hi in ((1, 4), (1, 9), (1, 11)))
+    lens = torch.randint(1, n_k + 1, (B,), generator=g).tolist()
+    return B, n_q, n_k, lens
+
+@pytest.mark.parametrize('h,seed', CASES)
+def test_parity_self_attention_key_padding(h, seed):
+    m = make(h, d_k=4 if h > 1 else 16, seed=seed).eval(); ref = to_torch_mha(m)
+    B, n, _, lens = shapes(seed); lens = [min(l, n) for l in lens]
+    x, keep = torch.randn(B, n, m.d_model), lengths_mask(lens, n)
+    with torch.no_grad():
+        y, w = m(x, mask=keep, need_weights=True)
+        y_ref, w_ref = ref(x, x, x, key_padding_mask=~keep[:, 0, 0], average_attn_weights=False)
+        assert_close(y, y_ref, **TOL); assert_close(w, w_ref, **TOL)
+        assert_close(m(x, mask=keep)[0], y_ref, **TOL)                                   # fused path
+        assert_close(ref(x, x, x, key_padding_mask=~keep[:, 0, 0])[1], w.mean(1), **TOL)  # head-averaged
+
+@pytest.mark.parametrize('h,seed', CASES)
+def test_parity_cross_attention_key_padding(h, seed):
+    m = make(h, seed=seed).eval(); ref = to_torch_mha(m)
+    B, n_q, n_k, lens = shapes(seed)
+    x, mem, keep = torch.randn(B, n_q, m.d_model), torch.randn(B, n_k, m.d_model), lengths_mask(lens, n_k)
+    with torch.no_grad():
+        y, w = m(x, mem, mask=keep, need_weights=True)
+        y_ref, w_ref = ref(x, mem, mem, key_padding_mask=~keep[:, 0, 0], average_attn_weights=False)
+        assert_close(y, y_ref, **TOL); assert_close(w, w_ref, **TOL)
+        assert_close(m(x, mem, mask=keep)[0], y_ref, **TOL)
+
+@pytest.mark.parametrize('h', (1, 2, 8))
+def test_parity_causal_and_no_bias(h):
+    for bias in (True, False):
+        m = make(h, seed=h, bias=bias).eval(); ref = to_torch_mha(m)
+        x = torch.randn(2, 7, m.d_model)
+        with torch.no_grad():
+            y_ref, w_ref = ref(x, x, x, attn_mask=~causal_mask(7)[0, 0], average_attn_weights=False)
+            y, w = m(x, mask=causal_mask(7), need_weights=True)
+            assert_close(y, y_ref, **TOL); assert_close(w, w_ref, **TOL)
+
+@pytest.mark.parametrize('h', (1, 2, 8))
+@pytest.mark.parametrize('cross', (False, True))
+def test_gradient_parity(h, cross):
+    m = make(h, seed=3).train(); ref = to_torch_mha(m).train()    # p_drop=0, so training mode is deterministic
+    B, n_q, n_k = 3, 5, 6
+    x = torch.randn(B, n_q, m.d_model, requires_grad=True)
+    mem = torch.randn(B, n_k, m.d_model, requires_grad=True) if cross else None
+    keep = lengths_mask([n_k, 3, 1] if cross else [n_q, 3, 1], n_k if cross else n_q)
+    r = torch.randn(B, n_q, m.d_model)                             # a random linear loss
+    for need_weights in (False, True):
+        m.zero_grad(); ref.zero_grad(); x.grad = None
+        if cross: mem.grad = None
+        kv = mem if cross else x
+        (m(x, mem, mask=keep, need_weights=need_weights)[0] * r).sum().backward()
+        ours = [m.in_proj.weight.grad, m.in_proj.bias.grad, m.out_proj.weight.grad, m.out_proj.bias.grad, x.grad]
+        ours = [g.clone() for g in ours] + ([mem.grad.clone()] if cross else [])
+        x.grad = None
+        if cross: mem.grad = None
+        (ref(x, kv, kv, key_padding_mask=~keep[:, 0, 0], need_weights=False)[0] * r).sum().backward()
+        theirs = [ref.in_proj_weight.grad, ref.in_proj_bias.grad, ref.out_proj.weight.grad, ref.out_proj.bias.grad, x.grad]
+        theirs += [mem.grad] if cross else []
+        for a, b in zip(ours, theirs): assert_close(a, b, atol=1e-4, rtol=1e-4)
+
+def test_heads_in_order():
+    "Each head from its own slices of in_proj, concatenated in order, then W^O (catches a wrong merge)."
+    m = make(4, d_k=3, seed=5, d_v=5).eval()
+    x, mem = torch.randn(2, 4, m.d_model), torch.randn(2, 6, m.d_model)
+    Wq, Wk, Wv = m.in_proj.weight.split(m.sizes); bq, bk, bv = m.in_proj.bias.split(m.sizes)
+    heads = []
+    for i in range(m.h):
+        a, b = slice(i*m.d_k, (i+1)*m.d_k), slice(i*m.d_v, (i+1)*m.d_v)
+        Q, K, V = x @ Wq[a].T + bq[a], mem @ Wk[a].T + bk[a], mem @ Wv[b].T + bv[b]
+        heads.append(torch.softmax(Q @ K.mT / m.d_k**0.5, -1) @ V)
+    with torch.no_grad(): assert_close(m(x, mem)[0], m.out_proj(torch.cat(heads, -1)), **TOL)
+
+@pytest.mark.parametrize('h', (1, 2, 8))
+def test_cache_self_attention_equals_full_masked_pass(h):
+    m = make(h, seed=h).eval(); T = 7
+    x = torch.randn(2, T, m.d_model)
+    with torch.no_grad():
+        full = m(x, mask=causal_mask(T))[0]
+        for need_weights in (False, True):
+            c = KVCache()
+            steps = torch.cat([m(x[:, t:t+1], cache=c, need_weights=need_weights)[0] for t in range(T)], 1)
+            assert len(c) == T and c.k.shape == (2, h, T, m.d_k)
+            assert_close(steps, full, **TOL)
+        c = KVCache()                                               # chunks: 3 tokens, then 1, then 3
+        parts = [m(x[:, a:b], mask=causal_mask(T)[..., a:b, :b], cache=c)[0] for a, b in ((0, 3), (3, 4), (4, 7))]
+        assert_close(torch.cat(parts, 1), full, **TOL)
+
+@pytest.mark.parametrize('h', (1, 2, 8))
+def test_cache_cross_attention_computed_once(h):
+    m = make(h, seed=h).eval(); T, S = 5, 6
+    x, mem, keep = torch.randn(2, T, m.d_model), torch.randn(2, S, m.d_model), lengths_mask([S, 2], S)
+    with torch.no_grad():
+        full = m(x, mem, mask=keep)[0]
+        c = KVCache(); ys = [m(x[:, :1], mem, mask=keep, cache=c)[0]]
+        k0, v0 = c.k, c.v
+        calls = []
+        hook = m.in_proj.register_forward_hook(lambda *a: calls.append(1))   # in_proj(x) only runs for self-attention
+        ys += [m(x[:, t:t+1], mem + 1.0, mask=keep, cache=c)[0] for t in range(1, T)]   # a changed mem is ignored
+        hook.remove()
+        assert c.k is k0 and c.v is v0 and len(c) == S and not calls
+        assert_close(torch.cat(ys, 1), full, **TOL)
+
+def test_cache_select_reorders_beams():
+    m = make(2, seed=7).eval(); T = 6
+    x, mem = torch.randn(3, T, m.d_model), torch.randn(3, 4, m.d_model)
+    idx = torch.tensor([2, 0, 0, 1])                                # batch 3 -> 4 beams, one row repeated, order changed
+    with torch.no_grad():
+        sc, cc = KVCache(), KVCache()
+        for t in range(2): m(x[:, t:t+1], cache=sc); m(x[:, t:t+1], mem, cache=cc)
+        assert sc.select(idx) is sc; cc.select(idx)
+        assert sc.k.shape[0] == cc.v.shape[0] == 4
+        xr, mr = x[idx], mem[idx]
+        for t in range(2, T):
+            assert_close(m(xr[:, t:t+1], cache=sc)[0], m(xr[:, :t+1], mask=causal_mask(t+1))[0][:, -1:], **TOL)
+            assert_close(m(xr[:, t:t+1], mr, cache=cc)[0], m(xr[:, :t+1], mr)[0][:, -1:], **TOL)
+    empty = KVCache(); empty.select(idx); assert len(empty) == 0
+
+def test_fully_masked_query_is_finite_on_both_paths():
+    m = make(2, seed=1).eval()
+    x = torch.randn(1, 3, m.d_model)
+    mask = torch.tensor([[True, True, False], [False, False, False], [True, True, True]])   # query 1 sees nothing
+    with torch.no_grad():
+        y_fast, (y_slow, w) = m(x, mask=mask)[0], m(x, mask=mask, need_weights=True)
+    assert torch.isfinite(y_fast).all() and torch.isfinite(y_slow).all()
+    assert_close(y_fast, y_slow, **TOL); assert (w[0, :, 1] == 0).all()
+
+def test_dropout_only_in_training():
+    m = make(2, seed=2, p_drop=0.5)
+    x = torch.randn(2, 6, m.d_model)
+    with torch.no_grad():
+        m.eval(); assert_close(m(x)[0], m(x)[0]); assert_close(m(x)[0], m(x, need_weights=True)[0], **TOL)
+        m.train(); assert not torch.allclose(m(x)[0], m.eval()(x)[0])
+        m.train(); _, w = m(x, need_weights=True)
+        assert (w == 0).any()                                       # dropout zeroes attention weights
+
+@pytest.mark.parametrize('kw', [dict(d_model=32, h=4), dict(d_model=512, h=8), dict(d_model=64, h=1),
+                                dict(d_model=24, h=3, d_k=5, d_v=7), dict(d_model=16, h=2, bias=False)])
+def test_mha_cost_matches_module_and_flop_counter(kw):
+    m = MultiHeadAttention(**kw)
+    c = mha_cost(n_q=5, n_k=9, **kw)
+    assert c['params'] == count_params(m)
+    with FlopCounterMode(display=False) as fc, torch.no_grad():
+        m(torch.randn(1, 5, m.d_model), torch.randn(1, 9, m.d_model), need_weights=True)
+    assert c['flops'] == fc.get_total_flops()
+    assert c['scores'] == m.h * 5 * 9
+    assert mha_cost(kw['d_model'], kw['h'], 5)['flops'] == mha_cost(kw['d_model'], kw['h'], 5, 5)['flops']
+
+def test_cost_of_h_heads_equals_one_full_head():
+    for h in (2, 4, 8, 16):
+        a, b = mha_cost(512, h, 20, 30), mha_cost(512, 1, 20, 30)
+        assert a['params'] == b['params'] and a['flops'] == b['flops'] and a['scores'] == h * b['scores']
+
+@pytest.mark.parametrize('args,kw,msg', [
+    ((30, 4), {}, 'd_model=30'), ((30, 4), {}, 'h=4'), ((32, 0), {}, 'h=0'), ((32, 3.0), {}, 'h=3.0'),
+    ((32, 4), dict(p_drop=1.0), 'p_drop=1.0'), ((32, 4), dict(p_drop=-0.1), 'p_drop=-0.1'),
+    ((32, 4), dict(d_k=0), 'd_k=0'), ((32, 4), dict(d_v=-1), 'd_v=-1'), ((0, 4), {}, 'd_model=0')])
+def test_bad_construction(args, kw, msg):
+    with pytest.raises(ValueError, match=msg.replace('.', r'\.')): MultiHeadAttention(*args, **kw)
+
+def test_explicit_d_k_lifts_divisibility():
+    m = MultiHeadAttention(30, 4, d_k=8)
+    assert (m.d_k, m.d_v, m.in_proj.weight.shape, m.out_proj.weight.shape) == (8, 8, (96, 30), (30, 32))
+
+@pytest.mark.parametrize('mask,err,msg', [
+    (torch.ones(2, 1, 1, 4, dtype=torch.bool), ValueError, r'\(2, 1, 1, 4\)'),     # wrong n_k
+    (torch.ones(2, 1, 3, 5, dtype=torch.bool), ValueError, r'\(2, 1, 3, 5\)'),     # wrong n_q
+    (torch.ones(3, 1, 1, 5, dtype=torch.bool), ValueError, 'B=2'),                  # wrong batch
+    (torch.ones(2, 3, 1, 5, dtype=torch.bool), ValueError, 'h=4'),                  # wrong heads
+    (torch.ones(2, 5, 5, dtype=torch.bool), ValueError, '3-d'),                     # ambiguous 3-d mask
+    (torch.ones(5, dtype=torch.bool), ValueError, r'\(5,\)'),                       # 1-d
+    (torch.ones(1, 1, 1, 1, 5, dtype=torch.bool), ValueError, r'\(1, 1, 1, 1, 5\)'), # 5-d
+    (torch.ones(2, 1, 1, 5), TypeError, 'torch.float32'),                           # not bool
+])
+def test_bad_mask(mask, err, msg):
+    m = MultiHeadAttention(32, 4)
+    with pytest.raises(err, match=msg): m(torch.randn(2, 5, 32), mask=mask, need_weights=True)
+    with pytest.raises(err, match=msg): m(torch.randn(2, 5, 32), mask=mask)
+
+def test_bad_inputs():
+    m = MultiHeadAttention(32, 4)
+    with pytest.raises(ValueError, match='d_model=32'): m(torch.randn(2, 5, 16))
+    with pytest.raises(ValueError, match=r'\(5, 32\)'): m(torch.randn(5, 32))
+    with pytest.raises(ValueError, match='mem of shape'): m(torch.randn(2, 5, 32), torch.randn(2, 7, 8))
+    with pytest.raises(ValueError, match='batch 3'): m(torch.randn(2, 5, 32), torch.randn(3, 7, 32))
+    with pytest.raises(ValueError, match='d_k=6'): to_torch_mha(MultiHeadAttention(32, 4, d_k=6))
+
+def test_show_heads():
+    w = torch.softmax(torch.randn(6, 3, 4), -1)
+    fig = show_heads(w, list('abc'), list('wxyz'))
+    assert len([a for a in fig.axes if a.get_visible() and a.images]) == 6
+    with pytest.raises(ValueError, match=r'\(1, 6, 3, 4\)'): show_heads(w[None])
+    import matplotlib.pyplot as plt; plt.close('all')
