@@ -7,38 +7,59 @@ Docs: https://transformer-nb.github.io/transformer_nb/embeddings.html.md"""
 # %% auto #0
 __all__ = ['Embeddings', 'Generator', 'tie_weights']
 
-# %% ../nbs/04_embeddings.ipynb #e4732972
+# %% ../nbs/04_embeddings.ipynb #70ba5460
 import math
 import torch
 import torch.nn as nn
 from .core import PAD_ID
 
-# %% ../nbs/04_embeddings.ipynb #687418fe
+# %% ../nbs/04_embeddings.ipynb #c2ebd0ce
 class Embeddings(nn.Module):
-    "Token embeddings multiplied by sqrt(d_model) (§3.4)."
-    def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):
+    "Token embeddings multiplied by sqrt(d_model) (§3.4), initialised N(0, 1/d_model) so the result has unit-scale entries."
+    def __init__(self, vocab:int, d_model:int, pad_id:int|None=PAD_ID):
         super().__init__()
-        self.lut, self.d_model = nn.Embedding(vocab, d_model, padding_idx=pad_id), d_model
+        if pad_id is not None and not 0 <= pad_id < vocab:
+            raise ValueError(f"pad_id={pad_id} is not an id of a vocabulary of {vocab}")
+        self.lut, self.d_model, self.scale = nn.Embedding(vocab, d_model, padding_idx=pad_id), d_model, math.sqrt(d_model)
+        self.reset_parameters()
 
-    def forward(self, tokens):  # (B, n) -> (B, n, d_model)
-        if tokens.numel() and (tokens.min() < 0 or tokens.max() >= self.lut.num_embeddings):
-            bad = tokens[(tokens < 0) | (tokens >= self.lut.num_embeddings)][0].item()
-            raise IndexError(f"token id {bad} is out of range for a vocabulary of {self.lut.num_embeddings}")
-        return self.lut(tokens) * math.sqrt(self.d_model)
+    def reset_parameters(self):
+        nn.init.normal_(self.lut.weight, mean=0.0, std=self.d_model**-0.5)
+        if self.lut.padding_idx is not None:
+            with torch.no_grad(): self.lut.weight[self.lut.padding_idx].zero_()
 
-# %% ../nbs/04_embeddings.ipynb #912634b3
+    def forward(self, tokens:torch.Tensor) -> torch.Tensor:  # (B, n) ids -> (B, n, d_model)
+        if tokens.dtype not in (torch.int64, torch.int32):
+            raise TypeError(f"token ids must be an integer tensor (int64 or int32), got dtype {tokens.dtype}")
+        bad = (tokens < 0) | (tokens >= self.lut.num_embeddings)
+        if bad.any():
+            raise IndexError(f"token id {tokens[bad][0].item()} is out of range for a vocabulary of "
+                             f"{self.lut.num_embeddings} (valid ids: 0..{self.lut.num_embeddings - 1})")
+        return self.lut(tokens) * self.scale
+
+# %% ../nbs/04_embeddings.ipynb #b110ec13
 class Generator(nn.Module):
-    "The pre-softmax linear transformation: decoder output -> logits over the target vocabulary."
+    "The pre-softmax linear transformation (§3.4): decoder output -> logits over the target vocabulary."
     def __init__(self, d_model:int, vocab:int, bias:bool=False):
         super().__init__()
-        self.proj = nn.Linear(d_model, vocab, bias=bias)
+        self.proj = nn.Linear(d_model, vocab, bias=bias)   # weight (vocab, d_model): the same shape as an embedding table
+        nn.init.normal_(self.proj.weight, mean=0.0, std=d_model**-0.5)   # the embeddings' initialisation, tied or not
+        if bias: nn.init.zeros_(self.proj.bias)
 
-    def forward(self, x): return self.proj(x)  # (B, n, d_model) -> (B, n, vocab)
+    def forward(self, x:torch.Tensor) -> torch.Tensor:  # (B, n, d_model) -> (B, n, vocab)
+        return self.proj(x)
 
-# %% ../nbs/04_embeddings.ipynb #d2bdeee4
-def tie_weights(*modules):
-    "Make every `Embeddings`/`Generator` in `modules` share the first one's weight matrix (vocab, d_model)."
-    mats = [m.lut if isinstance(m, Embeddings) else m.proj for m in modules]
-    shapes = {tuple(m.weight.shape) for m in mats}
-    if len(shapes) > 1: raise ValueError(f"cannot tie weights of different shapes {sorted(shapes)}: the vocabulary must be shared")
+# %% ../nbs/04_embeddings.ipynb #03205754
+def tie_weights(*modules:nn.Module) -> nn.Parameter:
+    "Make every `Embeddings`/`Generator` in `modules` share the first one's weight matrix (vocab, d_model); return it."
+    def mat(m):
+        if isinstance(m, Embeddings): return m.lut
+        if isinstance(m, Generator): return m.proj
+        raise TypeError(f"tie_weights ties Embeddings and Generator modules, got {type(m).__name__}")
+    mats = [mat(m) for m in modules]
+    if not mats: raise ValueError("tie_weights needs at least one module")
+    shapes = [tuple(m.weight.shape) for m in mats]
+    if len(set(shapes)) > 1:
+        raise ValueError(f"cannot tie weight matrices of shapes {shapes} (vocab, d_model): the vocabulary (and d_model) must be shared")
     for m in mats[1:]: m.weight = mats[0].weight
+    return mats[0].weight
