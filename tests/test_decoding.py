@@ -1,0 +1,258 @@
+"Decoding (10_decoding): greedy and beam search invariants, translate, checkpoint averaging."
+import dataclasses, warnings
+import pytest
+import torch
+from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
+from transformer_nb.model import Transformer, get_config
+from transformer_nb.decoding import (greedy_decode, beam_search, beam_search_nbest, length_penalty, translate,
+                                     max_output_lengths, average_checkpoints, save_averaged, atomic_save,
+                                     length_batches, inference)
+
+torch.set_num_threads(1)
+V = 16
+
+_TRAINED = {}
+def make_model(seed=0, dtype=torch.float64, steps=60, **kw):
+    "A tiny model trained for ~1 s to reverse id sequences: varied output lengths, beam search differs from greedy."
+    key = (seed, dtype, steps, tuple(sorted(kw.items())))
+    if key not in _TRAINED:
+        torch.manual_seed(seed)
+        m = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V, **kw))
+        opt = torch.optim.Adam(m.parameters(), lr=1e-2)
+        for step in range(steps):
+            src = rand_src(n=32, seed=1000 + step)
+            tgt = pad([[BOS_ID] + r[r != PAD_ID][:-1].flip(0).tolist() + [EOS_ID] for r in src])
+            logits = m(src, tgt[:, :-1])
+            loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), tgt[:, 1:].flatten(), ignore_index=PAD_ID)
+            opt.zero_grad(); loss.backward(); opt.step()
+        _TRAINED[key] = m.to(dtype).eval()
+    return _TRAINED[key]
+
+def pad(rows):
+    out = torch.full((len(rows), max(map(len, rows))), PAD_ID)
+    for i, r in enumerate(rows): out[i, :len(r)] = torch.tensor(r)
+    return out
+
+def rand_src(n=8, lo=1, hi=8, seed=1):
+    g = torch.Generator().manual_seed(seed)
+    return pad([torch.randint(4, V, (int(torch.randint(lo, hi + 1, (1,), generator=g)),), generator=g).tolist() + [EOS_ID]
+                for _ in range(n)])
+
+def rows_alone(src):  # each sentence as its own batch without padding
+    return [src[i:i + 1, :int((src[i] != PAD_ID).sum())] for i in range(src.shape[0])]
+
+class NoEOS(Transformer):
+    "A model that can never produce EOS: every hypothesis runs into the length cap."
+    def decode(self, *a, **kw):
+        out = super().decode(*a, **kw).clone(); out[..., EOS_ID] = float('-inf'); return out
+
+CONFIGS = [dict(), dict(norm_first=True), dict(pos='learned', max_len=64), dict(tie='none')]
+
+@pytest.fixture(scope='module')
+def model(): return make_model()
+
+@pytest.fixture(scope='module')
+def src(): return rand_src()
+
+def same_nbest(a, b, eps=1e-6):
+    assert [[ids for ids, _ in h] for h in a] == [[ids for ids, _ in h] for h in b]
+    for ha, hb in zip(a, b):
+        for (_, sa), (_, sb) in zip(ha, hb): assert abs(sa - sb) < eps
+
+def test_the_test_model_is_not_degenerate(model, src):
+    g, b = greedy_decode(model, src), beam_search(model, src)
+    assert len(set(map(len, g))) >= 3 and sum(x != y for x, y in zip(g, b)) >= 2, (g, b)
+
+def test_beam_one_is_greedy(model, src):
+    assert beam_search(model, src, beam=1) == greedy_decode(model, src)
+    assert beam_search(model, src, beam=1, use_cache=False) == greedy_decode(model, src, use_cache=False)
+
+@pytest.mark.parametrize('kw', CONFIGS)
+def test_cache_changes_nothing(kw):
+    m, src = make_model(**kw), rand_src(seed=2)
+    assert greedy_decode(m, src, use_cache=False) == greedy_decode(m, src)
+    same_nbest(beam_search_nbest(m, src, use_cache=False), beam_search_nbest(m, src))
+
+@pytest.mark.parametrize('kw', CONFIGS[:2])
+def test_independent_of_batch_and_padding(kw):
+    m, src = make_model(**kw), rand_src(seed=3)
+    g, nb = greedy_decode(m, src), beam_search_nbest(m, src)
+    assert [greedy_decode(m, s)[0] for s in rows_alone(src)] == g
+    same_nbest([beam_search_nbest(m, s)[0] for s in rows_alone(src)], nb)
+    wider = torch.cat([src, torch.zeros(src.shape[0], 5, dtype=torch.long)], 1)
+    assert greedy_decode(m, wider) == g
+    same_nbest(beam_search_nbest(m, wider), nb)
+    perm = torch.randperm(src.shape[0], generator=torch.Generator().manual_seed(0))
+    assert greedy_decode(m, src[perm]) == [g[i] for i in perm.tolist()]
+    same_nbest(beam_search_nbest(m, src[perm]), [nb[i] for i in perm.tolist()])
+
+def teacher_forced_score(m, src_row, ids, alpha, ended):
+    y = torch.tensor([[BOS_ID] + ids + ([EOS_ID] if ended else [])])
+    with inference(m):
+        logits = m(src_row[None], y[:, :-1])[0].double()
+        logits[:, [PAD_ID, BOS_ID]] = float('-inf')
+        logp = logits.log_softmax(-1).gather(1, y[0, 1:, None]).sum().item()
+    return logp / length_penalty(y.shape[1] - 1, alpha)
+
+@pytest.mark.parametrize('alpha', [0.0, 0.6, 1.0])
+def test_nbest_ranked_by_normalised_score(model, src, alpha):
+    nb = beam_search_nbest(model, src, beam=4, alpha=alpha)
+    caps = max_output_lengths(model, src).tolist()
+    for i, hyps in enumerate(nb):
+        scores = [s for _, s in hyps]
+        assert len(hyps) == 4 and scores == sorted(scores, reverse=True)
+        row = src[i][src[i] != PAD_ID]
+        for ids, s in hyps:
+            ended = len(ids) < caps[i]    # shorter than the cap: it ended in EOS
+            assert abs(s - teacher_forced_score(model, row, ids, alpha, ended)) < 1e-6
+    ids, scores = beam_search(model, src, alpha=alpha, return_scores=True)
+    assert ids == [h[0][0] for h in nb] and scores == [h[0][1] for h in nb]
+
+def test_length_penalty_changes_the_winner():
+    "With alpha=0 beam search prefers shorter outputs than with alpha=1 (summed over a batch)."
+    m, src = make_model(), rand_src(n=12, seed=4)
+    short = sum(map(len, beam_search(m, src, alpha=0.0)))
+    long = sum(map(len, beam_search(m, src, alpha=1.0)))
+    assert short <= long
+
+def test_length_penalty_values():
+    assert length_penalty(1) == 1.0
+    assert abs(length_penalty(20, 0.6) - (25 / 6) ** 0.6) < 1e-12
+    assert length_penalty(7, 1.0) == 2.0
+
+def no_eos_model(**kw):
+    torch.manual_seed(0)
+    return NoEOS(get_config('tiny', src_vocab=V, tgt_vocab=V, **kw)).double().eval()
+
+def test_max_length_reached_and_respected():
+    m, src = no_eos_model(), rand_src(seed=5)
+    n = (src != PAD_ID).sum(1)
+    for extra in (0, 3):
+        assert [len(o) for o in greedy_decode(m, src, max_extra=extra)] == (n + extra).tolist()
+        assert [len(o) for o in beam_search(m, src, max_extra=extra)] == (n + extra).tolist()
+        assert greedy_decode(m, src, max_extra=extra, use_cache=False) == greedy_decode(m, src, max_extra=extra)
+    assert [len(o) for o in greedy_decode(m, src)] == (n + 50).tolist()   # the paper's default: input + 50
+
+def test_learned_positions_cap_output():
+    m, src = no_eos_model(pos='learned', max_len=9), rand_src(seed=6)
+    assert all(len(o) == 9 for o in greedy_decode(m, src))
+    assert all(len(o) == 9 for o in beam_search(m, src))
+
+def test_outputs_never_hold_specials(model, src):
+    for outs in (greedy_decode(model, src), beam_search(model, src)):
+        assert all(i not in (PAD_ID, BOS_ID, EOS_ID) for o in outs for i in o)
+
+def test_mode_restored_and_no_grad(model, src):
+    model.train()
+    greedy_decode(model, src); beam_search(model, src)
+    assert model.training
+    model.eval()
+
+def test_bad_inputs(model):
+    with pytest.raises(ValueError, match=r'\[1\]'): greedy_decode(model, torch.tensor([[5, 3], [0, 0]]))
+    with pytest.raises(ValueError, match='beam=0'): beam_search(model, torch.tensor([[5, 3]]), beam=0)
+    with pytest.raises(ValueError, match='alpha=-1'): beam_search(model, torch.tensor([[5, 3]]), alpha=-1)
+    with pytest.raises(ValueError, match='max_extra=-2'): greedy_decode(model, torch.tensor([[5, 3]]), max_extra=-2)
+    with pytest.raises(TypeError, match='float32'): greedy_decode(model, torch.ones(1, 3))
+    with pytest.raises(ValueError, match=r'\(3,\)'): beam_search(model, torch.tensor([5, 6, 3]))
+
+class CharTok:
+    chars = 'abcdefghijkl'
+    def encode(self, s): return [4 + self.chars.index(c) if c in self.chars else UNK_ID for c in s]
+    def decode(self, ids): return ''.join(self.chars[i - 4] for i in ids if i >= 4)
+
+def test_translate_order_empty_and_batching(model):
+    tok = CharTok()
+    sents = ['abc', '', 'kjihgfedcba', '  \t', 'a', 'fed', 'lll', 'xyz!']   # 'xyz!' -> UNKs, no crash
+    out = translate(model, tok, sents, max_tokens=8)
+    assert len(out) == len(sents) and out[1] == '' and out[3] == ''
+    assert out == translate(model, tok, sents, max_tokens=10_000)             # batching is irrelevant
+    assert out == translate(model, tok, sents[::-1])[::-1]                   # order restored
+    alone = [translate(model, tok, [s])[0] for s in sents]
+    assert out == alone
+    greedy = [tok.decode(greedy_decode(model, torch.tensor([tok.encode(s.strip()) + [EOS_ID]]))[0]) if s.strip() else ''
+              for s in sents]
+    assert translate(model, tok, sents, beam=1) == greedy
+    assert translate(model, tok, []) == []
+    with pytest.raises(TypeError, match='wrap it'): translate(model, tok, 'abc')
+    with pytest.raises(TypeError, match=r'sentences\[1\]'): translate(model, tok, ['abc', None])
+
+def test_translate_truncates_for_learned_positions():
+    m = make_model(pos='learned', max_len=10, steps=0)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        out = translate(m, CharTok(), ['abcdefghijkl' * 2, 'abc'])
+    assert len(out) == 2 and len(w) == 1 and 'truncated' in str(w[0].message)
+    assert all(len(o) <= 10 for o in out)
+
+def test_length_batches():
+    lens = [5, 1, 9, 3, 3, 7]
+    bs = length_batches(lens, max_tokens=12)
+    assert sorted(i for b in bs for i in b) == list(range(len(lens)))
+    assert all(len(b) == 1 or len(b) * max(lens[i] for i in b) <= 12 for b in bs)
+    with pytest.raises(ValueError, match='max_tokens=0'): length_batches(lens, 0)
+
+# ---- checkpoint averaging ----
+def ckpt(model, step=1, **extra):
+    return {'format': 'transformer_nb.checkpoint/1', 'config': dataclasses.asdict(model.cfg), 'model': model.state_dict(),
+            'tokenizer': b'tok', 'optimizer': {'state': {}}, 'scheduler': {}, 'step': step, 'epoch': 0,
+            'rng': {}, 'data_pos': {}, 'meta': {'run': 'x'}, **extra}
+
+def small(seed, **kw):
+    torch.manual_seed(seed); return Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V, **kw))
+
+def test_average_of_copies_is_identity(tmp_path):
+    m = small(0)
+    p = atomic_save(ckpt(m, 7), tmp_path / 'a.pt')
+    avg = average_checkpoints([p, p])
+    sd = m.state_dict()
+    assert set(avg['model']) == set(sd)
+    for k, v in sd.items(): assert torch.equal(avg['model'][k], v), k
+    assert avg['step'] == 7 and avg['tokenizer'] == b'tok' and avg['config'] == dataclasses.asdict(m.cfg)
+    assert 'optimizer' not in avg and avg['meta']['run'] == 'x' and len(avg['meta']['averaged_from']) == 2
+
+def test_average_is_the_mean_and_keeps_dtype_ties_and_buffers(tmp_path):
+    ms = [small(s) for s in range(3)]
+    sds = []
+    for i, m in enumerate(ms):
+        sd = {k: v.half() if k == 'decoder.0.ffn.w_1.weight' else v for k, v in m.state_dict().items()}
+        sd['counter'] = torch.tensor(i)                   # a non-float buffer: copied from the last
+        sds.append(sd)
+    paths = [atomic_save({**ckpt(m, i), 'model': sd}, tmp_path / f'c{i}.pt') for i, (m, sd) in enumerate(zip(ms, sds))]
+    out = save_averaged(paths, tmp_path / 'sub' / 'avg.pt')
+    assert out.is_file() and not [p for p in (tmp_path / 'sub').iterdir() if p.name != 'avg.pt']   # no temp left
+    avg = torch.load(out, weights_only=True)['model']
+    k = 'encoder.1.self_attn.in_proj.weight'
+    assert torch.allclose(avg[k], torch.stack([sd[k] for sd in sds]).mean(0), atol=1e-7)
+    assert avg['decoder.0.ffn.w_1.weight'].dtype == torch.float16
+    assert avg['counter'].item() == 2
+    assert avg['src_emb.lut.weight'].data_ptr() == avg['generator.proj.weight'].data_ptr()    # still tied
+    m = small(9); m.load_state_dict({k: v for k, v in avg.items() if k != 'counter'})           # loads back
+
+def test_average_mismatched_architecture(tmp_path):
+    a = atomic_save(ckpt(small(0)), tmp_path / 'a.pt')
+    b = atomic_save(ckpt(small(0, d_ff=128)), tmp_path / 'wide.pt')
+    with pytest.raises(ValueError, match=r'a\.pt.*wide\.pt.*d_ff: 64 vs 128'): average_checkpoints([a, b])
+    c = atomic_save(ckpt(small(0, h=2)), tmp_path / 'h2.pt')          # same shapes, different heads
+    with pytest.raises(ValueError, match='h: 4 vs 2'): average_checkpoints([a, c])
+    d = ckpt(small(0)); d['model'] = {**d['model'], 'extra.weight': torch.zeros(2)}
+    d = atomic_save(d, tmp_path / 'extra.pt')
+    with pytest.raises(ValueError, match="'extra.weight' only in"): average_checkpoints([a, d])
+    e = atomic_save(ckpt(small(0, p_drop=0.3)), tmp_path / 'drop.pt')  # dropout is not architecture
+    average_checkpoints([a, e])
+
+def test_average_bad_files(tmp_path):
+    with pytest.raises(FileNotFoundError, match='nope.pt'): average_checkpoints([tmp_path / 'nope.pt'])
+    (tmp_path / 'junk.pt').write_bytes(b'\x00garbage')
+    with pytest.raises(ValueError, match='junk.pt'): average_checkpoints([tmp_path / 'junk.pt'])
+    torch.save({'weights': torch.zeros(1)}, tmp_path / 'foreign.pt')
+    with pytest.raises(ValueError, match='not a transformer_nb checkpoint'): average_checkpoints([tmp_path / 'foreign.pt'])
+    with pytest.raises(ValueError, match='at least one'): average_checkpoints([])
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')
+def test_cuda_matches_cpu():
+    m, src = make_model(dtype=torch.float32), rand_src(seed=7)
+    cpu = beam_search(m, src)
+    m.cuda()
+    try: assert beam_search(m, src.cuda()) == cpu and greedy_decode(m, src.cuda()) == greedy_decode(m.cpu(), src)
+    finally: m.cpu()
