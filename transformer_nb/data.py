@@ -11,7 +11,7 @@ __all__ = ['SPLITS', 'MAX_NUMBER', 'MULTI30K_URL', 'MULTI30K_LANGS', 'MULTI30K_S
            'find_multi30k', 'load_dataset', 'Tokenizer', 'encode_pairs', 'TokenBatchSampler', 'collate',
            'padding_efficiency']
 
-# %% ../nbs/08_data.ipynb #f1e9b221
+# %% ../nbs/08_data.ipynb #c7715aec
 import contextlib, functools, gzip, hashlib, io, logging, os, random, tempfile, urllib.error, urllib.request, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +22,7 @@ import torch
 import sentencepiece as spm
 from .core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 
-# %% ../nbs/08_data.ipynb #1b29e1b5
+# %% ../nbs/08_data.ipynb #86d2722a
 SPLITS = ('train', 'valid', 'test')
 
 @dataclass(repr=False)
@@ -48,7 +48,7 @@ class ParallelData:
         sw = lambda ps: [(t, s) for s, t in ps]
         return ParallelData(self.name, self.tgt_lang, self.src_lang, sw(self.train), sw(self.valid), sw(self.test))
 
-# %% ../nbs/08_data.ipynb #9509311e
+# %% ../nbs/08_data.ipynb #ec2f0542
 _log = logging.getLogger(__name__)
 
 def _read_bytes(path) -> bytes:
@@ -72,7 +72,7 @@ def read_lines(path:str|Path) -> list[str]:
     if lines[-1] == '': lines.pop()
     return [l.strip() for l in lines]
 
-# %% ../nbs/08_data.ipynb #3697e149
+# %% ../nbs/08_data.ipynb #b91796d0
 def _drop_empty(pairs:list, where:str) -> list:
     "Drop pairs with an empty side, saying how many and which lines."
     keep = [(s, t) for s, t in pairs if s and t]
@@ -96,7 +96,7 @@ def read_parallel(src_path:str|Path, tgt_path:str|Path) -> list[tuple[str, str]]
                          f"{len(src):,} lines and {tgt_path} has {len(tgt):,}")
     return _drop_empty(list(zip(src, tgt)), f"{src_path} / {tgt_path}")
 
-# %% ../nbs/08_data.ipynb #df492d4a
+# %% ../nbs/08_data.ipynb #c4c22b71
 MAX_NUMBER = 999_999
 _EN_ONES = ('zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen '
             'seventeen eighteen nineteen').split()
@@ -120,7 +120,7 @@ def en_number(n:int) -> str:
     th, r = divmod(n, 1000)
     return ' '.join(w for w in (f"{_en_below_1000(th)} thousand" if th else '', _en_below_1000(r) if r else '') if w)
 
-# %% ../nbs/08_data.ipynb #59ecf182
+# %% ../nbs/08_data.ipynb #51c4dd2b
 _DE_ONES = ('null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf dreizehn vierzehn fünfzehn sechzehn '
             'siebzehn achtzehn neunzehn').split()
 _DE_TENS = ['', '', 'zwanzig', 'dreißig', 'vierzig', 'fünfzig', 'sechzig', 'siebzig', 'achtzig', 'neunzig']
@@ -143,7 +143,7 @@ def de_number(n:int) -> str:
     th, r = divmod(n, 1000)
     return (_de_below_1000(th, False) + 'tausend' if th else '') + (_de_below_1000(r, True) if r else '')
 
-# %% ../nbs/08_data.ipynb #14db4b07
+# %% ../nbs/08_data.ipynb #64c21ab8
 def _quotas(need:int, sizes:list[int]) -> list[int]:
     "Spread `need` draws evenly over classes of the given sizes, never more than a class holds."
     q, left = [0] * len(sizes), need
@@ -182,7 +182,7 @@ def numbers_corpus(src_lang:str='en', tgt_lang:str='de', **kwargs) -> ParallelDa
     pairs = lambda ns: [(fns[src_lang](n), fns[tgt_lang](n)) for n in ns]
     return ParallelData('numbers', src_lang, tgt_lang, pairs(sp['train']), pairs(sp['valid']), pairs(sp['test']))
 
-# %% ../nbs/08_data.ipynb #7d184440
+# %% ../nbs/08_data.ipynb #33403680
 def copy_corpus(n_train:int=10_000, n_valid:int=500, n_test:int=500, n_symbols:int=10, min_len:int=1,
                 max_len:int=10, seed:int=0) -> ParallelData:
     "The copy task: distinct random strings of `n_symbols` letters (space-separated), each one its own translation."
@@ -199,7 +199,7 @@ def copy_corpus(n_train:int=10_000, n_valid:int=500, n_test:int=500, n_symbols:i
     return ParallelData('copy', 'x', 'x', pairs(strs[:n_train]), pairs(strs[n_train:n_train + n_valid]),
                         pairs(strs[n_train + n_valid:]))
 
-# %% ../nbs/08_data.ipynb #45419c08
+# %% ../nbs/08_data.ipynb #63313ab7
 MULTI30K_URL = 'https://raw.githubusercontent.com/multi30k/dataset/master/data/task1/raw/'
 MULTI30K_LANGS = ('de', 'en', 'fr')
 MULTI30K_SPLITS = {'train': 'train', 'valid': 'val', 'test': 'test_2016_flickr'}   # our split name -> file stem
@@ -222,7 +222,7 @@ def get_cache_dir(cache_dir:str|Path|None=None) -> Path:
     if os.name == 'nt' and os.environ.get('LOCALAPPDATA'): return Path(os.environ['LOCALAPPDATA'])/'transformer_nb'
     return Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache').expanduser()/'transformer_nb'
 
-# %% ../nbs/08_data.ipynb #4a962ee9
+# %% ../nbs/08_data.ipynb #3550867e
 def sha256_file(path:str|Path) -> str:
     "Hex SHA-256 of a file, read in 1 MiB chunks."
     h = hashlib.sha256()
@@ -252,7 +252,7 @@ def download_file(url:str, dest:str|Path, sha256:str,
     _log.info(f"downloaded {url} -> {dest}")
     return dest
 
-# %% ../nbs/08_data.ipynb #e01c9a61
+# %% ../nbs/08_data.ipynb #328614d9
 def _check_langs(src_lang, tgt_lang, langs, name):
     if src_lang not in langs or tgt_lang not in langs or src_lang == tgt_lang:
         raise ValueError(f"{name} has languages {langs}; got src_lang={src_lang!r}, tgt_lang={tgt_lang!r} "
@@ -293,7 +293,7 @@ def multi30k(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None=None, 
     files = multi30k_files(src_lang, tgt_lang, data_dir, cache_dir, download, fetch)
     return ParallelData('multi30k', src_lang, tgt_lang, *(read_parallel(*files[sp]) for sp in SPLITS))
 
-# %% ../nbs/08_data.ipynb #868af2b3
+# %% ../nbs/08_data.ipynb #d83a2abf
 def find_multi30k(start:str|Path|None=None) -> Path|None:
     "A local Multi30k folder: `$TNB_MULTI30K`, else the first `shared/data/multi30k` in `start` (cwd) or a parent."
     if os.environ.get('TNB_MULTI30K'): return Path(os.environ['TNB_MULTI30K']).expanduser()
@@ -303,7 +303,7 @@ def find_multi30k(start:str|Path|None=None) -> Path|None:
             if (d/'shared'/'data'/'multi30k'/'train.en.gz').is_file(): return d/'shared'/'data'/'multi30k'
     return None
 
-# %% ../nbs/08_data.ipynb #e40132ae
+# %% ../nbs/08_data.ipynb #2489bf8e
 DATASETS = ('numbers', 'copy', 'multi30k', 'files')
 
 def _find_split(folder:Path, split:str, lang:str) -> Path|None:
@@ -331,7 +331,7 @@ def _files_corpus(src_lang, tgt_lang, data_dir, paths:dict) -> ParallelData:
         splits[sp] = read_parallel(res(paths[sp][0]), res(paths[sp][1]))
     return ParallelData('files', src_lang, tgt_lang, splits['train'], splits['valid'], splits['test'])
 
-# %% ../nbs/08_data.ipynb #7bd4c2e5
+# %% ../nbs/08_data.ipynb #c6e46a70
 def load_dataset(name:str='numbers', # 'numbers', 'copy', 'multi30k' or 'files'
                  src_lang:str|None=None, tgt_lang:str|None=None, # default: the corpus's own direction
                  data_dir:str|Path|None=None, # a local folder ('multi30k', 'files')
@@ -357,7 +357,7 @@ def load_dataset(name:str='numbers', # 'numbers', 'copy', 'multi30k' or 'files'
         return multi30k(src_lang, tgt_lang, data_dir, cache_dir, download, fetch)
     return _files_corpus(src_lang, tgt_lang, data_dir, {'train': train, 'valid': valid, 'test': test})
 
-# %% ../nbs/08_data.ipynb #9e0b6fdf
+# %% ../nbs/08_data.ipynb #809deea2
 class Tokenizer:
     "A SentencePiece model with the course's special ids: pad 0, unk 1, bos 2, eos 3."
     def __init__(self, model_proto:bytes):
@@ -407,7 +407,7 @@ class Tokenizer:
     @classmethod
     def load(cls, path:str|Path) -> 'Tokenizer': return cls(Path(path).read_bytes())
 
-# %% ../nbs/08_data.ipynb #e3924241
+# %% ../nbs/08_data.ipynb #2d5ab5fd
 def _ids(x) -> list: return x.tolist() if hasattr(x, 'tolist') else list(x)
 
 @patch
@@ -436,7 +436,7 @@ def decode(self:Tokenizer, ids) -> str|list[str]:
         if i not in (PAD_ID, BOS_ID): out.append(i)
     return self.sp.decode(out)
 
-# %% ../nbs/08_data.ipynb #30c79df3
+# %% ../nbs/08_data.ipynb #907a2616
 def encode_pairs(tok:Tokenizer, pairs:list[tuple[str, str]],
                  max_len:int|None=None, # drop pairs whose source or target (with specials) is longer, with a warning
                  num_threads:int|None=None, # passed to `Tokenizer.encode`
@@ -452,7 +452,7 @@ def encode_pairs(tok:Tokenizer, pairs:list[tuple[str, str]],
         out = keep
     return out
 
-# %% ../nbs/08_data.ipynb #01bc55b5
+# %% ../nbs/08_data.ipynb #748b5e1e
 class TokenBatchSampler:
     "Batches of indices, bucketed by length, each at most `max_tokens` padded tokens per side; deterministic, DDP-aware."
     def __init__(self, src_lens, tgt_lens, # token counts of each example (incl. bos/eos)
@@ -512,7 +512,7 @@ class TokenBatchSampler:
     def __iter__(self): yield from self.batches()
     def __len__(self): return len(self.batches())
 
-# %% ../nbs/08_data.ipynb #b6c79149
+# %% ../nbs/08_data.ipynb #df29e315
 def collate(examples:list, pad_id:int=PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
     "Pad (src_ids, tgt_ids) pairs on the right: src (B, S), tgt (B, T), both long."
     if not examples: raise ValueError("collate got an empty batch")
@@ -521,7 +521,7 @@ def collate(examples:list, pad_id:int=PAD_ID) -> tuple[torch.Tensor, torch.Tenso
     pad = lambda xs, n: torch.tensor([x + [pad_id] * (n - len(x)) for x in xs], dtype=torch.long)
     return pad(src, S), pad(tgt, T)   # (B, S), (B, T)
 
-# %% ../nbs/08_data.ipynb #be3e946e
+# %% ../nbs/08_data.ipynb #b417c66d
 def padding_efficiency(batches:list[list[int]], src_lens, tgt_lens) -> dict[str, float]:
     "Share of real tokens in the padded (B, S) and (B, T) tensors of `batches`: per side and both together."
     s, t = np.asarray(src_lens), np.asarray(tgt_lens)

@@ -1,0 +1,99 @@
+"""Training throughput of transformer_nb's Transformer vs `torch.nn.Transformer` (with the same embeddings, sinusoidal
+positions, dropout and tied output layer), same config and batch, one process: median tokens/s over repeats, and the
+ratio. With --mfu it also reports model FLOP utilisation against a peak (default: H100 SXM dense bf16, 989 TFLOP/s).
+
+  python bench/bench_train.py                                  # CPU: the 'small' preset, 32 x 32 tokens
+  python bench/bench_train.py --device cuda --preset base --precision bf16 --batch 128 --len 100 --mfu --compile
+
+Tokens/s counts target tokens (the labels), as fairseq's wps does; a full synthetic batch has no padding."""
+import argparse, math, statistics, time
+import torch, torch.nn as nn, torch.nn.functional as F
+from transformer_nb.core import get_device, autocast, set_seed, limit_threads
+from transformer_nb.model import Transformer, get_config
+from transformer_nb.positional import sinusoidal_encoding
+from transformer_nb.training import make_optimizer, seq2seq_loss
+
+class TorchTransformer(nn.Module):
+    "nn.Transformer plus what the paper adds around it: scaled embeddings + sinusoids + dropout, tied output layer."
+    def __init__(self, cfg):
+        super().__init__()
+        self.cfg, d = cfg, cfg.d_model
+        self.emb = nn.Embedding(cfg.src_vocab, d, padding_idx=cfg.pad_id)
+        self.drop = nn.Dropout(cfg.p_drop)
+        self.tf = nn.Transformer(d, cfg.h, cfg.N, cfg.N, cfg.d_ff, cfg.p_drop, batch_first=True, norm_first=cfg.norm_first)
+        self.out = nn.Linear(d, cfg.tgt_vocab, bias=False); self.out.weight = self.emb.weight
+        self.register_buffer('pe', sinusoidal_encoding(cfg.max_len, d), persistent=False)
+
+    def embed(self, x): return self.drop(self.emb(x) * math.sqrt(self.cfg.d_model) + self.pe[:x.shape[1]])
+
+    def forward(self, src, tgt):
+        causal = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1], device=tgt.device, dtype=torch.bool)
+        spad, tpad = src == self.cfg.pad_id, tgt == self.cfg.pad_id
+        h = self.tf(self.embed(src), self.embed(tgt), tgt_mask=causal, src_key_padding_mask=spad,
+                    tgt_key_padding_mask=tpad, memory_key_padding_mask=spad, tgt_is_causal=True)
+        return self.out(h)
+
+def train_flops(cfg, B, S, T) -> float:
+    "Matmul FLOPs of one training step (forward + backward = 3 x forward), attention scores included."
+    d, dk, N = cfg.d_model, cfg.d_k, cfg.N
+    hd = cfg.h * dk
+    enc = N * (2 * S * (3 * d * hd + hd * d + 2 * d * cfg.d_ff) + 2 * 2 * S * S * hd)
+    dec = N * (2 * T * (3 * d * hd + hd * d + 2 * d * cfg.d_ff) + 2 * 2 * T * T * hd         # self-attention, FFN
+               + 2 * (T * d * hd + 2 * S * d * hd + T * hd * d) + 2 * 2 * T * S * hd)        # cross-attention
+    out = 2 * T * d * cfg.tgt_vocab
+    return 3 * B * (enc + dec + out)
+
+def bench(model, cfg, src, tgt, device, precision, steps, warmup_steps, compile_):
+    model.to(device).train()
+    opt, sched = make_optimizer(model, cfg.d_model, warmup=4000)
+    net = torch.compile(model) if compile_ else model
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with autocast(device, precision): loss, _, n = seq2seq_loss(net, src, tgt, cfg.eps_ls, cfg.pad_id)
+        (loss / n).backward(); opt.step(); sched.step()
+    for _ in range(warmup_steps): step()
+    times = []
+    for _ in range(steps):
+        if device.type == 'cuda': torch.cuda.synchronize()
+        t0 = time.perf_counter(); step()
+        if device.type == 'cuda': torch.cuda.synchronize()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('--preset', default='small'); p.add_argument('--vocab', type=int, default=8000)
+    p.add_argument('--batch', type=int, default=32); p.add_argument('--len', type=int, default=32)
+    p.add_argument('--device', default='cpu'); p.add_argument('--precision', default='fp32')
+    p.add_argument('--steps', type=int, default=10); p.add_argument('--warmup', type=int, default=3)
+    p.add_argument('--repeats', type=int, default=3); p.add_argument('--threads', type=int, default=None)
+    p.add_argument('--compile', action='store_true'); p.add_argument('--mfu', action='store_true')
+    p.add_argument('--peak-tflops', type=float, default=989.0, help='dense peak for MFU (H100 SXM bf16: 989)')
+    p.add_argument('--only', choices=['ours', 'torch'], default=None)
+    a = p.parse_args()
+    if a.threads: limit_threads(a.threads)
+    device = get_device(a.device)
+    cfg = get_config(a.preset, src_vocab=a.vocab, tgt_vocab=a.vocab)
+    g = torch.Generator().manual_seed(0)
+    src = torch.randint(4, a.vocab, (a.batch, a.len), generator=g).to(device)
+    tgt = torch.randint(4, a.vocab, (a.batch, a.len + 1), generator=g).to(device)
+    tokens = a.batch * a.len                                      # target tokens per step
+    print(f"{a.preset} {cfg.d_model=} {cfg.N=} {cfg.h=} {cfg.d_ff=} vocab={a.vocab}; batch {a.batch} x {a.len}; "
+          f"{device} {a.precision} threads={torch.get_num_threads()} compile={a.compile}")
+    res = {}
+    names = [a.only] if a.only else ['ours', 'torch']
+    for r in range(a.repeats):
+        for name in names:                                         # alternate, so both see the same machine load
+            set_seed(0)
+            m = Transformer(cfg) if name == 'ours' else TorchTransformer(cfg)
+            res.setdefault(name, []).append(bench(m, cfg, src, tgt, device, a.precision, a.steps, a.warmup, a.compile))
+            del m
+    flops = train_flops(cfg, a.batch, a.len, a.len)
+    for name in names:
+        t = statistics.median(res[name])
+        line = f"{name:>5}: {tokens / t:10.0f} tgt tok/s  ({t * 1e3:.1f} ms/step, median of {a.repeats} x {a.steps})"
+        if a.mfu: line += f"  {flops / t / 1e12:.1f} TFLOP/s, MFU {flops / t / (a.peak_tflops * 1e12):.1%}"
+        print(line)
+    if len(names) == 2: print(f"ratio ours / nn.Transformer: {statistics.median(res['torch']) / statistics.median(res['ours']):.3f}")
+
+if __name__ == '__main__': main()

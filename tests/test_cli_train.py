@@ -1,0 +1,57 @@
+"tnb-train (12_cli): --help, a tiny end-to-end run that writes a loadable checkpoint, one-line errors for bad arguments."
+import os, subprocess, sys
+from pathlib import Path
+import pytest
+import torch
+from transformer_nb.training import load_checkpoint, latest_checkpoint, model_from_checkpoint
+
+ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
+
+def tnb_train(*args, cwd=None):
+    "Run the console script as a user would (falls back to the module when the script is not on PATH)."
+    cmd = [sys.executable, '-c', 'from transformer_nb.cli import train_main; train_main()', *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=120)
+
+def test_help_explains_itself():
+    r = tnb_train('--help')
+    assert r.returncode == 0, r.stderr
+    for s in ('Train a Transformer', '--dataset', '--resume', 'examples:', 'torchrun', 'presets:'): assert s in r.stdout
+
+def test_registered_console_script():
+    import tomllib
+    pp = tomllib.loads((Path(__file__).resolve().parents[1] / 'pyproject.toml').read_text())
+    assert pp['project']['scripts']['tnb-train'] == 'transformer_nb.cli:train_main'
+
+def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
+    out = tmp_path / 'run'
+    r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '30', '--out', out, '--no-progress',
+                  '--beam', '1', '--test-limit', '20', '--save-every', '10', '--keep', '2')
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert 'checkpoint:' in r.stdout and 'exact match' in r.stdout and (out / 'loss.png').is_file()
+    ck = latest_checkpoint(out)
+    assert ck.name == 'checkpoint-0000030.pt' and len(list(out.glob('checkpoint-*.pt'))) == 2
+    ck = torch.load(ck, weights_only=True)
+    assert ck['step'] == 30 and isinstance(ck['tokenizer'], bytes)
+    model, tok, _ = model_from_checkpoint(ck)
+    assert tok.vocab_size == model.cfg.src_vocab
+    # resume to 40 updates from the run folder
+    r = tnb_train('--dataset', 'copy', '--steps', '40', '--resume', out, '--out', out, '--no-progress', '--beam', '1',
+                  '--test-limit', '5')
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert load_checkpoint(latest_checkpoint(out))['step'] == 40
+
+@pytest.mark.parametrize('args,msg', [
+    (['--steps', '0'], '--steps must be >= 1, got 0'),
+    (['--dataset', 'nope'], "invalid choice: 'nope'"),
+    (['--preset', 'huge'], "invalid choice: 'huge'"),
+    (['--resume', '/nonexistent/ckpt.pt'], 'no such file or folder'),
+    (['--dataset', 'files'], '--dataset files needs --train'),
+    (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
+    (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
+    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], 'lr_scale=-1.0 must be > 0'),
+])
+def test_bad_arguments_give_one_line(args, msg, tmp_path):
+    r = tnb_train(*args, '--out', tmp_path / 'o')
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert msg in r.stderr and 'Traceback' not in r.stderr, r.stderr
+    assert len([l for l in r.stderr.splitlines() if l.startswith('tnb-train: error')]) == 1

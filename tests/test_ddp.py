@@ -1,0 +1,72 @@
+"""DDP (09_training): `torchrun --nproc_per_node=2` on CPU (gloo) takes the same first steps as one process with the
+same global batch. Run as a test; the same file is the worker that torchrun starts (`--worker OUT`)."""
+import os, socket, subprocess, sys
+from pathlib import Path
+import pytest
+import torch
+
+STEPS = 3
+
+def setup():
+    from transformer_nb.core import set_seed
+    from transformer_nb.model import Transformer, get_config
+    from transformer_nb.training import copy_examples
+    set_seed(0)
+    data = copy_examples(64, 16, seed=7, max_len=9)
+    return Transformer(get_config('tiny', src_vocab=16, tgt_vocab=16, p_drop=0.0)), data
+
+def recorder(rec):
+    def cb(t, stats):
+        rec.append({'loss': stats['loss'], 'tokens': stats['tokens'],
+                    'params': [p.detach().clone() for p in t.model.parameters()],
+                    'grads': [p.grad.detach().clone() for p in t.model.parameters()]})
+    return cb
+
+def worker(out):
+    "Started by torchrun: train STEPS updates with the default (rank-sharded) TokenBatchSampler; rank 0 saves."
+    from transformer_nb.training import Trainer, TrainConfig
+    torch.set_num_threads(1)
+    model, data = setup()
+    rec = []
+    t = Trainer(model, data, tc=TrainConfig(steps=STEPS, warmup=2, max_tokens=120, progress=False, out=out, save_every=2),
+                callbacks=[recorder(rec)])
+    assert t.world == 2 and t.sampler.world_size == 2 and t.sampler.rank == t.rank
+    t.fit()
+    if t.rank == 0: torch.save(rec, Path(out) / 'ddp.pt')
+
+class Interleaved:
+    "One process, the global batch of 2 ranks: rank 0's batch i then rank 1's batch i, accumulated (accum=2)."
+    def __init__(self, s): self.s = s
+    def set_epoch(self, e): self.s.set_epoch(e)
+    def __iter__(self): return iter(self.s.all_batches())
+
+def free_port():
+    with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+def test_ddp_two_processes_match_one(tmp_path):
+    from transformer_nb.training import Trainer, TrainConfig, list_checkpoints
+    from transformer_nb.data import TokenBatchSampler
+    env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1'}
+    cmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=2', f'--master_port={free_port()}',
+           __file__, '--worker', str(tmp_path)]
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    ddp = torch.load(tmp_path / 'ddp.pt', weights_only=True)
+    assert [p.name for p in list_checkpoints(tmp_path)] == ['checkpoint-0000002.pt', 'checkpoint-0000003.pt']
+
+    torch.set_num_threads(1)
+    model, data = setup()
+    s = TokenBatchSampler([len(a) for a, _ in data], [len(b) for _, b in data], 120, shuffle=True, seed=0, rank=0, world_size=2)
+    rec = []
+    t = Trainer(model, data, tc=TrainConfig(steps=STEPS, warmup=2, accum=2, progress=False), sampler=Interleaved(s),
+                callbacks=[recorder(rec)])
+    t.fit()
+    assert len(rec) == len(ddp) == STEPS
+    for a, b in zip(rec, ddp):
+        assert a['tokens'] == b['tokens']
+        assert abs(a['loss'] - b['loss']) < 1e-5
+        for x, y in zip(a['grads'], b['grads']): torch.testing.assert_close(x, y, rtol=1e-4, atol=1e-6)
+        for x, y in zip(a['params'], b['params']): torch.testing.assert_close(x, y, rtol=1e-4, atol=1e-5)
+
+if __name__ == '__main__' and sys.argv[1:2] == ['--worker']:
+    worker(sys.argv[2])
