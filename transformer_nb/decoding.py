@@ -6,17 +6,18 @@ Docs: https://transformer-nb.github.io/transformer_nb/decoding.html.md"""
 
 # %% auto #0
 __all__ = ['TRAINING_ONLY', 'inference', 'check_src', 'max_output_lengths', 'next_token_logits', 'greedy_decode',
-           'length_penalty', 'beam_search_nbest', 'beam_search', 'length_batches', 'translate', 'load_checkpoint_file',
-           'check_same_architecture', 'average_checkpoints', 'atomic_save', 'save_averaged']
+           'length_penalty', 'beam_search_nbest', 'beam_search', 'length_batches', 'translate',
+           'check_same_architecture', 'average_checkpoints', 'save_averaged']
 
-# %% ../nbs/10_decoding.ipynb #1435f375
+# %% ../nbs/10_decoding.ipynb #67c4b321
 import os, math, tempfile, warnings, contextlib
 from pathlib import Path
 import torch
 from .core import PAD_ID, BOS_ID, EOS_ID, get_device
 from .attention import pad_mask
+from .training import load_checkpoint, save_checkpoint
 
-# %% ../nbs/10_decoding.ipynb #aa93b356
+# %% ../nbs/10_decoding.ipynb #ab00cec1
 @contextlib.contextmanager
 def inference(model:torch.nn.Module):
     "Eval mode (no dropout) and no autograd inside; the model's train/eval mode is restored on exit."
@@ -26,7 +27,7 @@ def inference(model:torch.nn.Module):
         with torch.inference_mode(): yield
     finally: model.train(was_training)
 
-# %% ../nbs/10_decoding.ipynb #0c391463
+# %% ../nbs/10_decoding.ipynb #90765e70
 def check_src(model, src:torch.Tensor) -> torch.Tensor:
     "Raise a clear error unless `src` is a (B, S) integer tensor whose every row holds at least one token."
     if not isinstance(src, torch.Tensor): raise TypeError(f"src must be a (B, S) tensor of token ids, got {type(src).__name__}")
@@ -37,7 +38,7 @@ def check_src(model, src:torch.Tensor) -> torch.Tensor:
     if empty: raise ValueError(f"src rows {empty} hold only padding; every sentence needs at least its EOS token")
     return src.long()
 
-# %% ../nbs/10_decoding.ipynb #9a48ee4f
+# %% ../nbs/10_decoding.ipynb #d491fcd1
 def max_output_lengths(model, src:torch.Tensor, max_extra:int=50) -> torch.Tensor:
     "Most tokens (EOS included) each sentence of `src` may generate: its length (EOS included) + `max_extra`."
     if max_extra < 0: raise ValueError(f"max_extra={max_extra} must be >= 0")
@@ -45,14 +46,14 @@ def max_output_lengths(model, src:torch.Tensor, max_extra:int=50) -> torch.Tenso
     if model.cfg.pos == 'learned': n = n.clamp(max=model.cfg.max_len)   # no learned position beyond max_len
     return n
 
-# %% ../nbs/10_decoding.ipynb #d95cd227
+# %% ../nbs/10_decoding.ipynb #5ca5be23
 def next_token_logits(model, logits:torch.Tensor) -> torch.Tensor:
     "Logits (rows, V) in at least float32, with PAD and BOS forbidden (-inf): a decoder never emits them."
     logits = logits.to(torch.promote_types(logits.dtype, torch.float32))  # bf16/fp16 -> fp32; fp64 stays
     logits[:, [model.cfg.pad_id, BOS_ID]] = float('-inf')
     return logits
 
-# %% ../nbs/10_decoding.ipynb #889d529f
+# %% ../nbs/10_decoding.ipynb #fc97cf02
 def greedy_decode(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                   max_extra:int=50, # a sentence may generate (its length + max_extra) tokens, EOS included
                   use_cache:bool=True, # False recomputes the whole prefix every step (for tests and benchmarks)
@@ -83,13 +84,13 @@ def greedy_decode(model, src:torch.Tensor, # (B, S) token ids, each row pieces +
             if cache is not None: cache.select(keep)
         return out
 
-# %% ../nbs/10_decoding.ipynb #3889ea8a
+# %% ../nbs/10_decoding.ipynb #ca1406a0
 def length_penalty(n, # |Y|: generated tokens, EOS included (int, float or tensor)
                    alpha:float=0.6):
     "GNMT length penalty lp(Y) = ((5+|Y|)/6)^alpha, as in the paper's tensor2tensor code; lp(1) = 1."
     return ((5 + n) / 6) ** alpha
 
-# %% ../nbs/10_decoding.ipynb #80fb8d85
+# %% ../nbs/10_decoding.ipynb #80cf8f15
 def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                       beam:int=4, # hypotheses kept per sentence (k)
                       alpha:float=0.6, # length penalty exponent, lp(Y) = ((5+|Y|)/6)^alpha
@@ -141,7 +142,7 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
             r = K
         return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:K]] for f in finished]
 
-# %% ../nbs/10_decoding.ipynb #3aa04b66
+# %% ../nbs/10_decoding.ipynb #013bb00e
 def beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                 beam:int=4, alpha:float=0.6, max_extra:int=50, use_cache:bool=True,
                 return_scores:bool=False, # also return each best hypothesis' log p(Y|X)/lp(|Y|)
@@ -151,7 +152,7 @@ def beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + E
     ids = [h[0][0] for h in nbest]
     return (ids, [h[0][1] for h in nbest]) if return_scores else ids
 
-# %% ../nbs/10_decoding.ipynb #8afee9c5
+# %% ../nbs/10_decoding.ipynb #f2f97ebc
 def length_batches(lengths:list[int], max_tokens:int=4000) -> list[list[int]]:
     "Indices grouped into batches of similar length with (batch size x longest) <= max_tokens; longest first."
     if max_tokens < 1: raise ValueError(f"max_tokens={max_tokens} must be >= 1")
@@ -161,7 +162,7 @@ def length_batches(lengths:list[int], max_tokens:int=4000) -> list[list[int]]:
         cur.append(i)
     return batches + [cur] if cur else batches
 
-# %% ../nbs/10_decoding.ipynb #15025ecf
+# %% ../nbs/10_decoding.ipynb #4a819f9c
 def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS) and .decode(ids) -> str
               sentences:list[str], beam:int=4, alpha:float=0.6,
               max_tokens:int=4000, # source tokens per batch (padding included)
@@ -195,23 +196,10 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
         for i, h in zip(idx, hyps): outs[i] = tokenizer.decode(h)
     return outs
 
-# %% ../nbs/10_decoding.ipynb #125f721a
+# %% ../nbs/10_decoding.ipynb #c7ccc9cd
 TRAINING_ONLY = ('p_drop', 'eps_ls', 'p_attn', 'p_ffn')   # config fields that do not change the architecture
 
-def load_checkpoint_file(path) -> dict:
-    "torch.load a transformer_nb checkpoint on CPU (weights_only), with one-line errors for missing or foreign files."
-    path = Path(path)
-    if not path.is_file(): raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
-    try: ck = torch.load(path, map_location='cpu', weights_only=True)
-    except Exception as e:
-        msg = (str(e).strip().splitlines() or [''])[0][:200]
-        raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__}: {msg})") from None
-    if not (isinstance(ck, dict) and str(ck.get('format', '')).startswith('transformer_nb.checkpoint/')
-            and isinstance(ck.get('model'), dict) and isinstance(ck.get('config'), dict)):
-        raise ValueError(f"{path} is not a transformer_nb checkpoint (no 'format', 'config' and 'model' entries)")
-    return ck
-
-# %% ../nbs/10_decoding.ipynb #abc93114
+# %% ../nbs/10_decoding.ipynb #4e258717
 def check_same_architecture(path_a, ck_a:dict, path_b, ck_b:dict):
     "Raise ValueError naming both files unless the two checkpoints have the same architecture and tensor shapes."
     ca, cb = ck_a['config'], ck_b['config']
@@ -224,7 +212,7 @@ def check_same_architecture(path_a, ck_a:dict, path_b, ck_b:dict):
     if diff: raise ValueError(f"cannot average {path_a} and {path_b}: different architectures ({'; '.join(diff[:5])}"
                               f"{'; ...' if len(diff) > 5 else ''})")
 
-# %% ../nbs/10_decoding.ipynb #7933d62a
+# %% ../nbs/10_decoding.ipynb #7caff80c
 def average_checkpoints(paths:list) -> dict:
     "A checkpoint dict whose model parameters are the mean of those of `paths` (checkpoints of one run)."
     if isinstance(paths, (str, os.PathLike)): paths = [paths]
@@ -232,7 +220,7 @@ def average_checkpoints(paths:list) -> dict:
     if not paths: raise ValueError("average_checkpoints needs at least one checkpoint path")
     total, first = None, None
     for p in paths:                                      # one checkpoint in memory at a time, plus the running sum
-        ck = load_checkpoint_file(p)
+        ck = load_checkpoint(p)                          # weights_only=True, one-line errors
         if first is None:
             first = (p, ck)
             total = {k: v.to(torch.promote_types(v.dtype, torch.float32)).clone()
@@ -252,21 +240,7 @@ def average_checkpoints(paths:list) -> dict:
     out['meta'] = {**(last.get('meta') or {}), 'averaged_from': [str(p) for p in paths]}
     return out
 
-# %% ../nbs/10_decoding.ipynb #854b0dab
-def atomic_save(obj, path) -> Path:
-    "torch.save `obj` to `path` atomically: a temporary file in the same folder, fsync, then os.replace."
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f'.{path.name}.', suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'wb') as f:
-            torch.save(obj, f); f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
-        raise
-    return path
-
+# %% ../nbs/10_decoding.ipynb #f340894a
 def save_averaged(paths:list, out_path) -> Path:
-    "Average the checkpoints `paths` and write the result to `out_path` atomically."
-    return atomic_save(average_checkpoints(paths), out_path)
+    "Average the checkpoints `paths` and write the result to `out_path` atomically (see `save_checkpoint`)."
+    return save_checkpoint(out_path, **average_checkpoints(paths))

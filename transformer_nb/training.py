@@ -8,10 +8,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/training.html.md"""
 __all__ = ['CKPT_FORMAT', 'noam_lr', 'make_optimizer', 'label_smoothed_nll', 'label_smoothing_loss', 'seq2seq_loss',
            'copy_examples', 'pad_batch', 'accumulate_grads', 'rng_state', 'set_rng_state', 'save_checkpoint',
            'load_checkpoint', 'list_checkpoints', 'latest_checkpoint', 'prune_checkpoints', 'model_from_checkpoint',
-           'init_distributed', 'all_reduce_sum', 'TrainConfig', 'TrainingDiverged', 'Trainer', 'train_model',
-           'translation_scores']
+           'init_distributed', 'all_reduce_sum', 'TrainConfig', 'TrainingDiverged', 'Trainer', 'train_model']
 
-# %% ../nbs/09_training.ipynb #884abbf8
+# %% ../nbs/09_training.ipynb #07e27e73
 import math, os, json, time, random, contextlib
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
@@ -24,7 +23,7 @@ from tqdm import tqdm
 from .core import PAD_ID, BOS_ID, EOS_ID, get_device, autocast, precision_dtype, default_precision
 from .model import Transformer, TransformerConfig
 
-# %% ../nbs/09_training.ipynb #8a5828f1
+# %% ../nbs/09_training.ipynb #7b615851
 def noam_lr(step:int, # optimiser update number, 1 for the first update
             d_model:int=512, warmup:int=4000, scale:float=1.0) -> float:
     "The learning rate of §5.3 at update `step` (0 at step 0)."
@@ -33,7 +32,7 @@ def noam_lr(step:int, # optimiser update number, 1 for the first update
     if step == 0: return 0.0
     return scale * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
-# %% ../nbs/09_training.ipynb #316ebd30
+# %% ../nbs/09_training.ipynb #4f1921e4
 def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0,
                    betas:tuple=(0.9, 0.98), eps:float=1e-9):
     "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr` (step once per update)."
@@ -42,7 +41,7 @@ def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))
     return opt, sched
 
-# %% ../nbs/09_training.ipynb #19f2df68
+# %% ../nbs/09_training.ipynb #01d5c756
 def label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
                        target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
                        eps:float=0.1, pad_id:int=PAD_ID):
@@ -60,13 +59,13 @@ def label_smoothing_loss(logits, target, eps:float=0.1, pad_id:int=PAD_ID) -> to
     loss, _, n = label_smoothed_nll(logits, target, eps, pad_id)
     return loss / n.clamp_min(1)
 
-# %% ../nbs/09_training.ipynb #a8eba931
+# %% ../nbs/09_training.ipynb #64e794eb
 def seq2seq_loss(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor, eps:float=0.1, pad_id:int=PAD_ID):
     "src (B, S), tgt (B, T) with BOS...EOS -> (smoothed loss sum, NLL sum, target tokens) over tgt[:, 1:]."
     logits = model(src, tgt[:, :-1])                                  # (B, T-1, V)
     return label_smoothed_nll(logits, tgt[:, 1:], eps, pad_id)
 
-# %% ../nbs/09_training.ipynb #18a5ac26
+# %% ../nbs/09_training.ipynb #9a57fbff
 def copy_examples(n:int, vocab:int=20, min_len:int=3, max_len:int=10, seed:int=0) -> list:
     "`n` copy-task examples (src = ids + [EOS], tgt = [BOS] + ids + [EOS]) with ids in [4, vocab)."
     g = torch.Generator().manual_seed(seed)
@@ -84,7 +83,7 @@ def pad_batch(examples:list, pad_id:int=PAD_ID) -> tuple:
     for i, (s, t) in enumerate(examples): src[i, :len(s)] = torch.tensor(s); tgt[i, :len(t)] = torch.tensor(t)
     return src, tgt
 
-# %% ../nbs/09_training.ipynb #4a3eb732
+# %% ../nbs/09_training.ipynb #e3fb7d27
 def accumulate_grads(model:nn.Module, batches:list, eps:float=0.1, pad_id:int=PAD_ID, n_total=None,
                      scale:float=1.0, ctx=contextlib.nullcontext, backward=lambda l: l.backward()) -> tuple:
     """Backward through the micro-batches `batches` [(src, tgt), ...] so that the summed gradient is that of the mean
@@ -98,7 +97,7 @@ def accumulate_grads(model:nn.Module, batches:list, eps:float=0.1, pad_id:int=PA
         tot += torch.stack([loss.detach(), nll.detach(), n]).double().cpu()
     return tot
 
-# %% ../nbs/09_training.ipynb #0bd5108b
+# %% ../nbs/09_training.ipynb #987e6fd9
 CKPT_FORMAT = 'transformer_nb.checkpoint/1'
 
 def rng_state() -> dict:
@@ -119,7 +118,7 @@ def set_rng_state(s:dict):
     n = s['numpy']
     np.random.set_state((n['name'], n['keys'].numpy().astype(np.uint32), n['pos'], n['has_gauss'], n['gauss']))
 
-# %% ../nbs/09_training.ipynb #c1a831b7
+# %% ../nbs/09_training.ipynb #cc947d80
 def save_checkpoint(path, **state) -> Path:
     "Write `state` (plus the format tag) to `path` atomically: temp file, fsync, rename."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -149,7 +148,7 @@ def load_checkpoint(path, map_location='cpu') -> dict:
         raise ValueError(f"{path} is not a transformer_nb checkpoint (format={fmt!r}, expected {CKPT_FORMAT!r})")
     return ck
 
-# %% ../nbs/09_training.ipynb #1294950b
+# %% ../nbs/09_training.ipynb #5653c05c
 def list_checkpoints(folder) -> list:
     "The `checkpoint-<step>.pt` files in `folder`, oldest step first."
     fs = [p for p in Path(folder).glob('checkpoint-*.pt') if p.stem.split('-')[-1].isdigit()]
@@ -167,7 +166,7 @@ def prune_checkpoints(folder, keep:int) -> list:
     for p in old: p.unlink(missing_ok=True)
     return old
 
-# %% ../nbs/09_training.ipynb #02b79d21
+# %% ../nbs/09_training.ipynb #4c9db4c9
 def model_from_checkpoint(ckpt_or_path, device=None) -> tuple:
     "(model in eval mode on `device`, tokenizer or None, checkpoint dict) from a checkpoint or its path."
     ck = ckpt_or_path if isinstance(ckpt_or_path, dict) else load_checkpoint(ckpt_or_path)
@@ -179,7 +178,7 @@ def model_from_checkpoint(ckpt_or_path, device=None) -> tuple:
         tok = Tokenizer.from_bytes(ck['tokenizer'])
     return model.to(get_device(device)).eval(), tok, ck
 
-# %% ../nbs/09_training.ipynb #4ff53017
+# %% ../nbs/09_training.ipynb #3dc63fc3
 def init_distributed() -> tuple:
     "(rank, world_size, local_rank); joins the process group (NCCL on GPUs, gloo on CPU) when WORLD_SIZE > 1."
     world = int(os.environ.get('WORLD_SIZE', 1))
@@ -196,7 +195,7 @@ def all_reduce_sum(t:torch.Tensor) -> torch.Tensor:
     if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1: dist.all_reduce(t)
     return t
 
-# %% ../nbs/09_training.ipynb #0a9b276c
+# %% ../nbs/09_training.ipynb #6308a986
 @dataclass
 class TrainConfig:
     "How to train: batching, schedule, precision, checkpoints. (The model's own sizes are in `TransformerConfig`.)"
@@ -231,12 +230,13 @@ class TrainConfig:
 class TrainingDiverged(RuntimeError):
     "The loss became NaN or infinite."
 
-# %% ../nbs/09_training.ipynb #bf8436f3
+# %% ../nbs/09_training.ipynb #d0b1e941
 class Trainer:
     "Trains a `Transformer` (§5): call `fit()`; `load(ckpt)` first to resume."
     def __init__(self, model:Transformer, train:list, valid:list|None=None, tokenizer=None, tc:TrainConfig|None=None,
-                 sampler=None, valid_sampler=None, callbacks=()):
+                 sampler=None, valid_sampler=None, callbacks=(), meta:dict|None=None):
         self.tc = tc = tc or TrainConfig()
+        self.meta = dict(meta or {})                                   # saved in checkpoints, e.g. dataset and languages
         self.rank, self.world, local = init_distributed()
         self.device = torch.device('cuda', local) if self.world > 1 and torch.cuda.is_available() else get_device(tc.device)
         self.precision = default_precision(self.device) if tc.precision == 'auto' else tc.precision
@@ -262,7 +262,7 @@ class Trainer:
     @property
     def is_main(self) -> bool: return self.rank == 0
 
-# %% ../nbs/09_training.ipynb #3f7f48fe
+# %% ../nbs/09_training.ipynb #b52d5f50
 @torch.no_grad()
 def _collate(examples, idx, pad_id, device):
     src, tgt = pad_batch([examples[i] for i in idx], pad_id)
@@ -302,7 +302,7 @@ class _Both:
 
 Trainer.update = _update
 
-# %% ../nbs/09_training.ipynb #250ab269
+# %% ../nbs/09_training.ipynb #06a115e1
 def _diverged(self:Trainer, loss:float):
     self.opt.zero_grad(set_to_none=True)
     where = f"the last good checkpoint is {self.last_checkpoint}" if self.last_checkpoint else "no checkpoint was written"
@@ -310,7 +310,7 @@ def _diverged(self:Trainer, loss:float):
                            f"Try a smaller lr_scale, a longer warmup, or gradient clipping.")
 Trainer._diverged = _diverged
 
-# %% ../nbs/09_training.ipynb #612830ff
+# %% ../nbs/09_training.ipynb #50e6aa1d
 @torch.no_grad()
 def _evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
     "Mean smoothed loss, NLL and perplexity over `data` (default: the validation set)."
@@ -328,14 +328,14 @@ def _evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
                 ppl=math.exp(min(tot[1].item() / n, 50)), tokens=int(tot[2]))
 Trainer.evaluate = _evaluate
 
-# %% ../nbs/09_training.ipynb #a1b2d1ad
+# %% ../nbs/09_training.ipynb #ca26f4d2
 def _state(self:Trainer) -> dict:
     return dict(config=asdict(self.cfg), model=self.model.state_dict(),
                 tokenizer=self.tokenizer.to_bytes() if self.tokenizer is not None else None,
                 optimizer=self.opt.state_dict(), scheduler=self.sched.state_dict(), scaler=self.scaler.state_dict(),
                 step=self.step, epoch=self.epoch, rng=self._rng or rng_state(),
                 data_pos={'epoch': self.epoch, 'batch': self.batch_idx, 'world_size': self.world},
-                meta={'train_config': asdict(self.tc), 'history': self.history, 'time': time.time()})
+                meta={**self.meta, 'train_config': asdict(self.tc), 'history': self.history, 'time': time.time()})
 
 def _save(self:Trainer, path=None) -> Path|None:
     "Write a checkpoint into the run folder (rank 0 only) and keep the newest `keep`."
@@ -346,7 +346,7 @@ def _save(self:Trainer, path=None) -> Path|None:
     return path
 Trainer._state, Trainer.save = _state, _save
 
-# %% ../nbs/09_training.ipynb #8d823478
+# %% ../nbs/09_training.ipynb #220d1061
 def _load(self:Trainer, ckpt_or_path) -> 'Trainer':
     "Restore weights, optimiser, schedule, RNGs, step and data position from a checkpoint, to resume training."
     ck = ckpt_or_path if isinstance(ckpt_or_path, dict) else load_checkpoint(ckpt_or_path, map_location=self.device)
@@ -362,7 +362,7 @@ def _load(self:Trainer, ckpt_or_path) -> 'Trainer':
     return self
 Trainer.load = _load
 
-# %% ../nbs/09_training.ipynb #6fe1ae26
+# %% ../nbs/09_training.ipynb #22400a81
 def _after_update(self:Trainer, stats:dict, bar):
     self.history['train'].append(stats)
     bar.set_postfix(loss=f"{stats['loss']:.3f}", lr=f"{stats['lr']:.2e}", tok_s=f"{stats['tok_s']:.0f}", refresh=False)
@@ -380,7 +380,7 @@ def _validate(self:Trainer, bar=None):
     return v
 Trainer._after_update, Trainer._validate = _after_update, _validate
 
-# %% ../nbs/09_training.ipynb #1f17e0ab
+# %% ../nbs/09_training.ipynb #37fa5fe2
 def _done(self:Trainer) -> bool:
     return self.step >= self.tc.steps if self.tc.steps is not None else self.epoch >= self.tc.epochs
 
@@ -418,7 +418,7 @@ def _fit(self:Trainer) -> dict:
     return self.history
 Trainer._done, Trainer.fit = _done, _fit
 
-# %% ../nbs/09_training.ipynb #c87812ec
+# %% ../nbs/09_training.ipynb #f7f9b1dc
 def _plot(self:Trainer, path=None, show:bool=False):
     "Plot the training and validation loss; save to `path` (PNG) if given."
     import matplotlib; import matplotlib.pyplot as plt
@@ -439,7 +439,7 @@ def _plot(self:Trainer, path=None, show:bool=False):
     return path
 Trainer.plot = _plot
 
-# %% ../nbs/09_training.ipynb #0038fc33
+# %% ../nbs/09_training.ipynb #f1d07aa3
 def train_model(data, # a `ParallelData` (see 08_data)
                 preset:str='small', tc:TrainConfig|None=None, vocab_size:int=8000,
                 resume=None, # a checkpoint (or run folder) to continue from: its config and tokenizer win
@@ -458,20 +458,8 @@ def train_model(data, # a `ParallelData` (see 08_data)
         tok = Tokenizer.train(data, vocab_size=vocab_size)
         cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **overrides})
     train, valid = encode_pairs(tok, data.train, max_len=max_len), (encode_pairs(tok, data.valid) if data.valid else None)
-    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, callbacks=callbacks)
+    meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang}
+    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, callbacks=callbacks, meta=meta)
     if ck is not None: trainer.load(ck)
     trainer.fit()
     return trainer
-
-# %% ../nbs/09_training.ipynb #8b047702
-def translation_scores(model, tokenizer, pairs:list, beam:int=4, max_tokens:int=4000, limit:int|None=None) -> dict:
-    "Exact-match accuracy, sacreBLEU and chrF of `model` on (source, reference) `pairs` (the first `limit` of them)."
-    import sacrebleu
-    from transformer_nb.decoding import translate
-    pairs = list(pairs)[:limit]
-    if not pairs: raise ValueError("translation_scores got no (source, reference) pairs")
-    hyps = translate(model, tokenizer, [s for s, _ in pairs], beam=beam, max_tokens=max_tokens)
-    refs = [t for _, t in pairs]
-    exact = sum(h.strip() == r.strip() for h, r in zip(hyps, refs)) / len(pairs)
-    bleu, chrf = sacrebleu.corpus_bleu(hyps, [refs]).score, sacrebleu.corpus_chrf(hyps, [refs]).score
-    return dict(exact=exact, bleu=bleu, chrf=chrf, n=len(pairs), examples=list(zip([s for s, _ in pairs[:3]], hyps[:3], refs[:3])))

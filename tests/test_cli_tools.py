@@ -1,0 +1,99 @@
+"tnb-translate, tnb-evaluate and tnb-average (12_cli) as a user runs them: a real checkpoint, files, stdin, bad input."
+import json, os, subprocess, sys
+from pathlib import Path
+import pytest, torch
+from transformer_nb.training import load_checkpoint, list_checkpoints
+
+ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
+
+def tool(name, *args, stdin=None):
+    "Run a console entry point in a fresh interpreter (as the installed script would)."
+    code = f'from transformer_nb.cli import {name}_main as m; m()'
+    return subprocess.run([sys.executable, '-c', code, *map(str, args)], input=stdin, capture_output=True, text=True,
+                          env=ENV, timeout=180)
+
+@pytest.fixture(scope='module')
+def run(tmp_path_factory):
+    "A copy-task model that really copies (trained for a few seconds), with three checkpoints."
+    out = tmp_path_factory.mktemp('cli') / 'copy'
+    r = tool('train', '--dataset', 'copy', '--preset', 'tiny', '--d-model', '64', '--d-ff', '128', '--steps', '300',
+             '--out', out, '--no-progress', '--beam', '1', '--test-limit', '50', '--save-every', '100', '--keep', '3')
+    assert r.returncode == 0, r.stderr[-2000:]
+    return out
+
+def test_scripts_registered():
+    import tomllib
+    scripts = tomllib.loads((Path(__file__).resolve().parents[1] / 'pyproject.toml').read_text())['project']['scripts']
+    for n in ('translate', 'evaluate', 'average'): assert scripts[f'tnb-{n}'] == f'transformer_nb.cli:{n}_main'
+
+@pytest.mark.parametrize('name', ['translate', 'evaluate', 'average'])
+def test_help(name):
+    r = tool(name, '--help')
+    assert r.returncode == 0 and 'examples:' in r.stdout and f'tnb-{name}' in r.stdout, r.stderr
+
+def test_translate_arguments_file_and_stdin(run, tmp_path):
+    r = tool('translate', run, 'a b c', 'h g f e', '--beam', '4')
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ['a b c', 'h g f e']
+    # stdin: one line out per line in, empty lines kept, greedy too
+    r = tool('translate', run, '--beam', '1', stdin='a b c\n\n\nd e a d\n')
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split('\n') == ['a b c', '', '', 'd e a d', '']
+    # a file in, a file out
+    (tmp_path / 'in.txt').write_text('b a d\n\nc a b\n')
+    r = tool('translate', run, '-i', tmp_path / 'in.txt', '-o', tmp_path / 'out.txt')
+    assert r.returncode == 0 and r.stdout == '', r.stderr
+    assert (tmp_path / 'out.txt').read_text() == 'b a d\n\nc a b\n'
+
+def test_translate_unknown_characters_and_long_input(run):
+    r = tool('translate', run, 'ä ☃ 漢 a', ' '.join('abcdefgh' * 40))   # unknown pieces -> <unk>; 320 tokens
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.split('\n')) == 3
+
+@pytest.mark.parametrize('make,msg', [
+    (lambda d: d / 'missing.pt', 'not found'),
+    (lambda d: (d / 'junk.pt').write_bytes(b'\x00garbage') and d / 'junk.pt', 'not a readable checkpoint'),
+    (lambda d: torch.save({'weights': torch.zeros(2)}, d / 'foreign.pt') or d / 'foreign.pt', 'not a transformer_nb checkpoint'),
+])
+def test_bad_checkpoint_one_line(run, tmp_path, make, msg):
+    path = make(tmp_path)
+    for name, args in (('translate', ['a b']), ('evaluate', ['--dataset', 'copy'])):
+        r = tool(name, path, *args)
+        assert r.returncode == 2, (r.returncode, r.stderr)
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f'tnb-{name}: error:') and msg in lines[0], r.stderr
+
+def test_checkpoint_whose_weights_do_not_fit_its_config(run, tmp_path):
+    ck = load_checkpoint(list_checkpoints(run)[-1])
+    ck['config']['d_ff'] = 256                                      # another architecture than the weights
+    torch.save(ck, tmp_path / 'other.pt')
+    r = tool('translate', tmp_path / 'other.pt', 'a b')
+    assert r.returncode == 2 and 'do not match the architecture' in r.stderr and 'Traceback' not in r.stderr, r.stderr
+
+def test_evaluate_files_and_dataset(run, tmp_path):
+    (tmp_path / 's').write_text('a b c\nh g f e\n'); (tmp_path / 'r').write_text('a b c\nh g f e\n')
+    r = tool('evaluate', run, '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--hyp-out', tmp_path / 'h', '--json')
+    assert r.returncode == 0, r.stderr
+    sc = json.loads(r.stdout)
+    assert sc['exact_match'] == 100.0 and sc['chrf'] == 100.0 and 'case:mixed' in sc['bleu_signature']
+    assert (tmp_path / 'h').read_text() == 'a b c\nh g f e\n'
+    r = tool('evaluate', run, '--dataset', 'copy', '--beam', '1')       # the checkpoint knows its languages
+    assert r.returncode == 0 and 'BLEU' in r.stdout and 'nrefs:1' in r.stdout and 'chrF' in r.stdout, r.stderr
+    assert tool('evaluate', run, '--src', tmp_path / 's').returncode == 2
+    (tmp_path / 'r3').write_text('a\nb\nc\n')
+    r = tool('evaluate', run, '--src', tmp_path / 's', '--ref', tmp_path / 'r3')
+    assert r.returncode == 2 and 'r3' in r.stderr and 'Traceback' not in r.stderr, r.stderr
+
+def test_average(run, tmp_path):
+    r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt')
+    assert r.returncode == 0, r.stderr
+    paths = list_checkpoints(run)[-2:]
+    a, b, avg = (load_checkpoint(p)['model'] for p in (*paths, tmp_path / 'avg.pt'))
+    k = 'encoder.0.ffn.w_1.weight'
+    torch.testing.assert_close(avg[k], (a[k] + b[k]) / 2)
+    assert tool('translate', tmp_path / 'avg.pt', 'a b c').stdout == 'a b c\n'
+    # another architecture: a clear error and no output file
+    ck = load_checkpoint(paths[-1]); ck['config']['h'] = 2; torch.save(ck, tmp_path / 'h2.pt')
+    r = tool('average', paths[-1], tmp_path / 'h2.pt', '-o', tmp_path / 'bad.pt')
+    assert r.returncode == 2 and 'different architectures' in r.stderr and not (tmp_path / 'bad.pt').exists(), r.stderr
+    assert tool('average', run, '--last', '0', '-o', tmp_path / 'x.pt').returncode == 2
