@@ -8,13 +8,13 @@ Docs: https://transformer-nb.github.io/transformer_nb/cli.html.md"""
 __all__ = ['train_parser', 'train_cli', 'train_main', 'translate_parser', 'translate_main', 'evaluate_parser', 'evaluate_main',
            'average_parser', 'average_main']
 
-# %% ../nbs/12_cli.ipynb #6acaed00
-import argparse, os, sys, time
+# %% ../nbs/12_cli.ipynb #1377c0c1
+import argparse, os, shlex, sys, time
 from pathlib import Path
 from .core import set_seed, limit_threads
 from .model import PRESETS
 
-# %% ../nbs/12_cli.ipynb #9785fd3e
+# %% ../nbs/12_cli.ipynb #273b9134
 _DESCRIPTION = """\
 Train a Transformer ("Attention Is All You Need") for translation.
 
@@ -37,7 +37,7 @@ examples:
 
 presets: """ + ', '.join(PRESETS)
 
-# %% ../nbs/12_cli.ipynb #1b7edda6
+# %% ../nbs/12_cli.ipynb #fb79be72
 def train_parser() -> argparse.ArgumentParser:
     "The argument parser of `tnb-train`."
     p = argparse.ArgumentParser(prog='tnb-train', description=_DESCRIPTION, epilog=_EPILOG,
@@ -83,7 +83,7 @@ def train_parser() -> argparse.ArgumentParser:
     g.add_argument('--no-progress', action='store_true', help="no progress bar")
     return p
 
-# %% ../nbs/12_cli.ipynb #59119af4
+# %% ../nbs/12_cli.ipynb #cd16876d
 _DEFAULTS = {
     'numbers': dict(preset='small', vocab_size=256, max_tokens=2000, steps=600, warmup=150, lr_scale=0.5,
                     model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
@@ -106,7 +106,7 @@ def _resolved(a) -> tuple:
               valid_every=a.valid_every, seed=a.seed, progress=not a.no_progress)
     return a.preset or d['preset'], pick('vocab_size'), model, tc
 
-# %% ../nbs/12_cli.ipynb #762aabea
+# %% ../nbs/12_cli.ipynb #f10a978b
 def _die(prog:str, msg, code:int=2):
     "End `prog` with one line on stderr (the first line of `msg`) and exit code `code`: no traceback."
     msg = str(msg).strip().splitlines()[0] if str(msg).strip() else type(msg).__name__
@@ -122,7 +122,7 @@ def _check(a):
     if a.dataset != 'files' and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
     if a.resume is not None and not Path(a.resume).exists(): _fail(f"--resume {a.resume}: no such file or folder")
 
-# %% ../nbs/12_cli.ipynb #e97092f5
+# %% ../nbs/12_cli.ipynb #358078b8
 def _load_data(a):
     from transformer_nb.data import load_dataset, find_multi30k
     if a.dataset == 'files':
@@ -131,7 +131,7 @@ def _load_data(a):
     if a.dataset == 'multi30k' and data_dir is None: data_dir = find_multi30k()   # a local copy if there is one
     return load_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
 
-# %% ../nbs/12_cli.ipynb #5f12d1f7
+# %% ../nbs/12_cli.ipynb #ae073d00
 def train_cli(argv:list|None=None):
     "`tnb-train` with arguments `argv` (default: the command line); returns the `Trainer` (None on other ranks)."
     a = train_parser().parse_args(argv)
@@ -147,7 +147,9 @@ def train_cli(argv:list|None=None):
         say = print if rank == 0 else (lambda *x, **k: None)
         say(f"{data}; preset {preset} {model_kw or ''}; output in {tc.out}")
         t0 = time.time()
-        tr = train_model(data, preset, tc, vocab_size=vocab, resume=a.resume, max_len=a.max_len, **model_kw)
+        command = shlex.join(['tnb-train', *(sys.argv[1:] if argv is None else argv)])
+        tr = train_model(data, preset, tc, vocab_size=vocab, resume=a.resume, max_len=a.max_len,
+                         meta={'command': command}, **model_kw)
     except TrainingDiverged as e: _fail(str(e), 1)
     except (ValueError, TypeError, FileNotFoundError, KeyError, RuntimeError) as e: _fail(str(e).strip().splitlines()[0])
     if tr.interrupted: sys.exit(130)
@@ -167,7 +169,7 @@ def train_main(argv:list|None=None):
     "Entry point of the `tnb-train` command (see `tnb-train --help`)."
     train_cli(argv)
 
-# %% ../nbs/12_cli.ipynb #cfb0f7f7
+# %% ../nbs/12_cli.ipynb #65acb49d
 def _load_for_inference(prog:str, path, device=None):
     "(model, tokenizer, checkpoint) from `path` (a file, or a run folder: its newest checkpoint), or a one-line exit."
     from transformer_nb.training import model_from_checkpoint
@@ -177,7 +179,7 @@ def _load_for_inference(prog:str, path, device=None):
     if tok is None: _die(prog, f"{path} holds no tokenizer, so it cannot translate text")
     return model, tok, ck
 
-# %% ../nbs/12_cli.ipynb #9da6c8d8
+# %% ../nbs/12_cli.ipynb #47ea43f7
 def translate_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-translate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Translate sentences with a checkpoint from tnb-train. One line out per line in; empty lines stay empty.",
@@ -216,7 +218,7 @@ def translate_main(argv:list|None=None):
         tmp.write_text(text, encoding='utf-8'); os.replace(tmp, a.output)
     else: sys.stdout.write(text)
 
-# %% ../nbs/12_cli.ipynb #eed108cc
+# %% ../nbs/12_cli.ipynb #42df4af7
 def evaluate_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-evaluate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Score a checkpoint with sacreBLEU (BLEU cased and lowercased, chrF, with signatures).",
@@ -265,7 +267,7 @@ def evaluate_main(argv:list|None=None):
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
           f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha})")
 
-# %% ../nbs/12_cli.ipynb #14af90b6
+# %% ../nbs/12_cli.ipynb #ae4a490a
 def average_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-average', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Average the parameters of several checkpoints of one run (as the paper does) into a new checkpoint.",

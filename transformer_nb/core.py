@@ -6,17 +6,17 @@ Docs: https://transformer-nb.github.io/transformer_nb/core.html.md"""
 
 # %% auto #0
 __all__ = ['PAD_ID', 'UNK_ID', 'BOS_ID', 'EOS_ID', 'get_device', 'precision_dtype', 'autocast', 'default_precision', 'set_seed',
-           'count_params', 'limit_threads']
+           'count_params', 'limit_threads', 'hardware', 'git_commit']
 
-# %% ../nbs/00_core.ipynb #e5c94673
-import os, random, contextlib
+# %% ../nbs/00_core.ipynb #17c841ec
+import os, random, contextlib, platform, subprocess
 import numpy as np
 import torch
 
-# %% ../nbs/00_core.ipynb #47ab8e90
+# %% ../nbs/00_core.ipynb #94a43b09
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 
-# %% ../nbs/00_core.ipynb #8f7ac712
+# %% ../nbs/00_core.ipynb #e147af01
 def get_device(device:str|torch.device|None=None # 'auto'/None, 'cpu', 'cuda', 'cuda:1', 'mps', or a `torch.device`
               ) -> torch.device:
     "The device to run on: the one named, or the best available (CUDA, then MPS, then CPU)."
@@ -31,7 +31,7 @@ def get_device(device:str|torch.device|None=None # 'auto'/None, 'cpu', 'cuda', '
         raise RuntimeError(f"device={device!r} was asked for, but CUDA is not available on this machine")
     return dev
 
-# %% ../nbs/00_core.ipynb #ab4079db
+# %% ../nbs/00_core.ipynb #c569c8d3
 _PRECISIONS = {'fp32': None, 'bf16': torch.bfloat16, 'fp16': torch.float16}
 
 def precision_dtype(precision:str) -> torch.dtype|None:
@@ -52,21 +52,41 @@ def default_precision(device:torch.device|str) -> str:
     if device.type == 'cuda' and torch.cuda.is_bf16_supported(): return 'bf16'
     return 'fp32'
 
-# %% ../nbs/00_core.ipynb #a080a8a2
+# %% ../nbs/00_core.ipynb #6945f7e7
 def set_seed(seed:int=0):
     "Seed Python, NumPy and PyTorch (all devices)."
     random.seed(seed); np.random.seed(seed); torch.manual_seed(seed)
     if torch.cuda.is_available(): torch.cuda.manual_seed_all(seed)
 
-# %% ../nbs/00_core.ipynb #bcde2d62
+# %% ../nbs/00_core.ipynb #3cbefbd7
 def count_params(model:torch.nn.Module, trainable_only:bool=True) -> int:
     "Number of distinct parameters in `model` (a tied matrix counts once)."
     ps = {id(p): p for p in model.parameters() if p.requires_grad or not trainable_only}
     return sum(p.numel() for p in ps.values())
 
-# %% ../nbs/00_core.ipynb #456339fe
+# %% ../nbs/00_core.ipynb #d1287d87
 def limit_threads(n:int|None=None):
     "Cap PyTorch's CPU threads (from `TNB_THREADS`, else `n`); notebooks under test use 1-2 so workers don't fight."
     n = int(os.environ.get('TNB_THREADS', n or 0))
     if n > 0: torch.set_num_threads(n)
     return torch.get_num_threads()
+
+# %% ../nbs/00_core.ipynb #42ceb4f4
+def hardware() -> str:
+    "One line naming this machine's accelerator (or CPU model and core count) and the PyTorch version."
+    if torch.cuda.is_available(): return f"{torch.cuda.get_device_name()} (CUDA), torch {torch.__version__}"
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in open('/proc/cpuinfo'):
+            if line.startswith('model name'): cpu = line.split(':', 1)[1].strip(); break
+    except OSError: pass
+    return f"{cpu}, {os.cpu_count()} cores (CPU), torch {torch.__version__}"
+
+def git_commit(path=None) -> str:
+    "Short hash of the git commit at `path` (default: this package's source), '+dirty' if changed; 'unknown' outside git."
+    if path is None:
+        import transformer_nb; path = os.path.dirname(transformer_nb.__file__)
+    try:
+        run = lambda *a: subprocess.run(['git', *a], cwd=path, capture_output=True, text=True, check=True).stdout.strip()
+        return run('rev-parse', '--short', 'HEAD') + ('+dirty' if run('status', '--porcelain', '--untracked-files=no') else '')
+    except (OSError, subprocess.CalledProcessError): return 'unknown'
