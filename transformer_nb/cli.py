@@ -8,13 +8,13 @@ Docs: https://transformer-nb.github.io/transformer_nb/cli.html.md"""
 __all__ = ['train_parser', 'train_cli', 'train_main', 'translate_parser', 'translate_main', 'evaluate_parser', 'evaluate_main',
            'average_parser', 'average_main']
 
-# %% ../nbs/12_cli.ipynb #1377c0c1
+# %% ../nbs/12_cli.ipynb #278b63d1
 import argparse, os, shlex, sys, time
 from pathlib import Path
 from .core import set_seed, limit_threads
 from .model import PRESETS
 
-# %% ../nbs/12_cli.ipynb #273b9134
+# %% ../nbs/12_cli.ipynb #a6ec084a
 _DESCRIPTION = """\
 Train a Transformer ("Attention Is All You Need") for translation.
 
@@ -37,7 +37,7 @@ examples:
 
 presets: """ + ', '.join(PRESETS)
 
-# %% ../nbs/12_cli.ipynb #fb79be72
+# %% ../nbs/12_cli.ipynb #5c2cb070
 def train_parser() -> argparse.ArgumentParser:
     "The argument parser of `tnb-train`."
     p = argparse.ArgumentParser(prog='tnb-train', description=_DESCRIPTION, epilog=_EPILOG,
@@ -83,7 +83,7 @@ def train_parser() -> argparse.ArgumentParser:
     g.add_argument('--no-progress', action='store_true', help="no progress bar")
     return p
 
-# %% ../nbs/12_cli.ipynb #cd16876d
+# %% ../nbs/12_cli.ipynb #8e29f89d
 _DEFAULTS = {
     'numbers': dict(preset='small', vocab_size=256, max_tokens=2000, steps=600, warmup=150, lr_scale=0.5,
                     model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
@@ -106,7 +106,7 @@ def _resolved(a) -> tuple:
               valid_every=a.valid_every, seed=a.seed, progress=not a.no_progress)
     return a.preset or d['preset'], pick('vocab_size'), model, tc
 
-# %% ../nbs/12_cli.ipynb #f10a978b
+# %% ../nbs/12_cli.ipynb #b6389f0b
 def _die(prog:str, msg, code:int=2):
     "End `prog` with one line on stderr (the first line of `msg`) and exit code `code`: no traceback."
     msg = str(msg).strip().splitlines()[0] if str(msg).strip() else type(msg).__name__
@@ -122,7 +122,7 @@ def _check(a):
     if a.dataset != 'files' and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
     if a.resume is not None and not Path(a.resume).exists(): _fail(f"--resume {a.resume}: no such file or folder")
 
-# %% ../nbs/12_cli.ipynb #358078b8
+# %% ../nbs/12_cli.ipynb #18def851
 def _load_data(a):
     from transformer_nb.data import load_dataset, find_multi30k
     if a.dataset == 'files':
@@ -131,7 +131,7 @@ def _load_data(a):
     if a.dataset == 'multi30k' and data_dir is None: data_dir = find_multi30k()   # a local copy if there is one
     return load_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
 
-# %% ../nbs/12_cli.ipynb #ae073d00
+# %% ../nbs/12_cli.ipynb #d1c2341e
 def train_cli(argv:list|None=None):
     "`tnb-train` with arguments `argv` (default: the command line); returns the `Trainer` (None on other ranks)."
     a = train_parser().parse_args(argv)
@@ -169,7 +169,7 @@ def train_main(argv:list|None=None):
     "Entry point of the `tnb-train` command (see `tnb-train --help`)."
     train_cli(argv)
 
-# %% ../nbs/12_cli.ipynb #65acb49d
+# %% ../nbs/12_cli.ipynb #88038797
 def _load_for_inference(prog:str, path, device=None):
     "(model, tokenizer, checkpoint) from `path` (a file, or a run folder: its newest checkpoint), or a one-line exit."
     from transformer_nb.training import model_from_checkpoint
@@ -179,7 +179,7 @@ def _load_for_inference(prog:str, path, device=None):
     if tok is None: _die(prog, f"{path} holds no tokenizer, so it cannot translate text")
     return model, tok, ck
 
-# %% ../nbs/12_cli.ipynb #47ea43f7
+# %% ../nbs/12_cli.ipynb #19054275
 def translate_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-translate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Translate sentences with a checkpoint from tnb-train. One line out per line in; empty lines stay empty.",
@@ -218,7 +218,7 @@ def translate_main(argv:list|None=None):
         tmp.write_text(text, encoding='utf-8'); os.replace(tmp, a.output)
     else: sys.stdout.write(text)
 
-# %% ../nbs/12_cli.ipynb #42df4af7
+# %% ../nbs/12_cli.ipynb #04d813c8
 def evaluate_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-evaluate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Score a checkpoint with sacreBLEU (BLEU cased and lowercased, chrF, with signatures).",
@@ -240,13 +240,15 @@ def evaluate_parser() -> argparse.ArgumentParser:
     p.add_argument('--max-tokens', type=int, default=4000, help="source tokens per batch (default: 4000)")
     p.add_argument('--device', default=None, help="cpu, cuda, mps (default: the best available)")
     p.add_argument('--json', action='store_true', help="print the scores as one JSON object")
+    p.add_argument('--record', metavar='RESULTS_JSON', help="add the scores, with their provenance, to this results file")
+    p.add_argument('--id', help="the record's id in --record (default: derived from the checkpoint and decoding)")
     return p
 
 def evaluate_main(argv:list|None=None):
     "Entry point of the `tnb-evaluate` command (see `tnb-evaluate --help`)."
     import json
     from transformer_nb.data import read_parallel, load_dataset, find_multi30k
-    from transformer_nb.evaluation import evaluate
+    from transformer_nb.evaluation import evaluate, make_record, add_result
     a, prog = evaluate_parser().parse_args(argv), 'tnb-evaluate'
     _check_decoding_args(prog, a)
     if bool(a.src) != bool(a.ref): _die(prog, "give both --src and --ref")
@@ -262,12 +264,16 @@ def evaluate_main(argv:list|None=None):
     except (OSError, ValueError) as e: _die(prog, e)
     scores, hyps = evaluate(model, tok, pairs, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens)
     if a.hyp_out: Path(a.hyp_out).write_text(''.join(h + '\n' for h in hyps), encoding='utf-8')
+    if a.record:
+        rid = a.id or f"{Path(a.checkpoint).resolve().parent.name}-{Path(a.checkpoint).stem}-beam{a.beam}"
+        command = shlex.join(['tnb-evaluate', *(sys.argv[1:] if argv is None else argv)])
+        add_result(a.record, make_record(rid, ck, model, scores, command))
     if a.json: print(json.dumps(scores)); return
     print(f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})\nBLEU {scores['bleu_lc']:.2f}  lowercased "
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
           f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha})")
 
-# %% ../nbs/12_cli.ipynb #ae4a490a
+# %% ../nbs/12_cli.ipynb #c007041c
 def average_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-average', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Average the parameters of several checkpoints of one run (as the paper does) into a new checkpoint.",
