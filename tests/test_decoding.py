@@ -1,11 +1,12 @@
 "Decoding (10_decoding): greedy and beam search invariants, translate, checkpoint averaging."
 import dataclasses, warnings
 import pytest
+from transformer_nb.training import save_checkpoint
 import torch
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.decoding import (greedy_decode, beam_search, beam_search_nbest, length_penalty, translate,
-                                     max_output_lengths, average_checkpoints, save_averaged, atomic_save,
+                                     max_output_lengths, average_checkpoints, save_averaged,
                                      length_batches, inference)
 
 torch.set_num_threads(1)
@@ -203,7 +204,7 @@ def small(seed, **kw):
 
 def test_average_of_copies_is_identity(tmp_path):
     m = small(0)
-    p = atomic_save(ckpt(m, 7), tmp_path / 'a.pt')
+    p = save_checkpoint(tmp_path / 'a.pt', **ckpt(m, 7))
     avg = average_checkpoints([p, p])
     sd = m.state_dict()
     assert set(avg['model']) == set(sd)
@@ -218,7 +219,7 @@ def test_average_is_the_mean_and_keeps_dtype_ties_and_buffers(tmp_path):
         sd = {k: v.half() if k == 'decoder.0.ffn.w_1.weight' else v for k, v in m.state_dict().items()}
         sd['counter'] = torch.tensor(i)                   # a non-float buffer: copied from the last
         sds.append(sd)
-    paths = [atomic_save({**ckpt(m, i), 'model': sd}, tmp_path / f'c{i}.pt') for i, (m, sd) in enumerate(zip(ms, sds))]
+    paths = [save_checkpoint(tmp_path / f'c{i}.pt', **{**ckpt(m, i), 'model': sd}) for i, (m, sd) in enumerate(zip(ms, sds))]
     out = save_averaged(paths, tmp_path / 'sub' / 'avg.pt')
     assert out.is_file() and not [p for p in (tmp_path / 'sub').iterdir() if p.name != 'avg.pt']   # no temp left
     avg = torch.load(out, weights_only=True)['model']
@@ -230,15 +231,15 @@ def test_average_is_the_mean_and_keeps_dtype_ties_and_buffers(tmp_path):
     m = small(9); m.load_state_dict({k: v for k, v in avg.items() if k != 'counter'})           # loads back
 
 def test_average_mismatched_architecture(tmp_path):
-    a = atomic_save(ckpt(small(0)), tmp_path / 'a.pt')
-    b = atomic_save(ckpt(small(0, d_ff=128)), tmp_path / 'wide.pt')
+    a = save_checkpoint(tmp_path / 'a.pt', **ckpt(small(0)))
+    b = save_checkpoint(tmp_path / 'wide.pt', **ckpt(small(0, d_ff=128)))
     with pytest.raises(ValueError, match=r'a\.pt.*wide\.pt.*d_ff: 64 vs 128'): average_checkpoints([a, b])
-    c = atomic_save(ckpt(small(0, h=2)), tmp_path / 'h2.pt')          # same shapes, different heads
+    c = save_checkpoint(tmp_path / 'h2.pt', **ckpt(small(0, h=2)))          # same shapes, different heads
     with pytest.raises(ValueError, match='h: 4 vs 2'): average_checkpoints([a, c])
     d = ckpt(small(0)); d['model'] = {**d['model'], 'extra.weight': torch.zeros(2)}
-    d = atomic_save(d, tmp_path / 'extra.pt')
+    d = save_checkpoint(tmp_path / 'extra.pt', **d)
     with pytest.raises(ValueError, match="'extra.weight' only in"): average_checkpoints([a, d])
-    e = atomic_save(ckpt(small(0, p_drop=0.3)), tmp_path / 'drop.pt')  # dropout is not architecture
+    e = save_checkpoint(tmp_path / 'drop.pt', **ckpt(small(0, p_drop=0.3)))  # dropout is not architecture
     average_checkpoints([a, e])
 
 def test_average_bad_files(tmp_path):
@@ -256,3 +257,37 @@ def test_cuda_matches_cpu():
     m.cuda()
     try: assert beam_search(m, src.cuda()) == cpu and greedy_decode(m, src.cuda()) == greedy_decode(m.cpu(), src)
     finally: m.cpu()
+
+
+def test_beam_never_stops_while_a_better_hypothesis_is_alive(model, src):
+    "The stopping bound: beam 4's best normalised score is at least that of the greedy output (which beam 1 finds)."
+    from transformer_nb.decoding import beam_search_nbest
+    for alpha in (0.0, 0.6, 1.0):
+        best = [h[0][1] for h in beam_search_nbest(model, src, beam=4, alpha=alpha)]
+        greedy = [h[0][1] for h in beam_search_nbest(model, src, beam=1, alpha=alpha)]
+        worse = [(i, b, g) for i, (b, g) in enumerate(zip(best, greedy)) if b < g - 1e-9]
+        assert not worse, (alpha, worse)
+
+
+class ScriptedModel(torch.nn.Module):
+    "A fake decoder whose next-token distribution depends only on the prefix length: for five steps 'good' (id 4) with"
+    " p=0.9, EOS 0.06, junk (id 5) 0.03, UNK 0.01; then EOS with p=0.98. Greedy finds 4 4 4 4 4 EOS."
+    def __init__(self):
+        super().__init__()
+        from types import SimpleNamespace
+        self.cfg, self.w = SimpleNamespace(pad_id=PAD_ID, pos='sinusoidal', max_len=1024, tgt_vocab=6), torch.nn.Linear(1, 1)
+    def encode(self, src, src_mask): return torch.zeros(src.shape[0], src.shape[1], 1)
+    def decode(self, memory, src_mask, tgt, tgt_mask=None, cache=None):
+        p = torch.full((6,), 1e-4)
+        if tgt.shape[1] < 6: p[4], p[EOS_ID], p[5], p[UNK_ID] = 0.9, 0.06, 0.03, 0.01
+        else: p[EOS_ID] = 0.98
+        return p.log().expand(tgt.shape[0], tgt.shape[1], 6).clone()
+
+def test_beam_search_does_not_stop_while_a_better_hypothesis_is_alive():
+    "fairseq's rule (stop once k hypotheses end) returns a short improbable one here; the bound must not."
+    from transformer_nb.decoding import beam_search_nbest
+    m, src = ScriptedModel(), torch.tensor([[7, 8, EOS_ID]])
+    for alpha in (0.0, 0.6, 1.0):
+        ids, score = beam_search_nbest(m, src, beam=4, alpha=alpha, use_cache=False)[0][0]
+        assert ids == [4, 4, 4, 4, 4], (alpha, ids, score)
+        assert ids == greedy_decode(m, src, use_cache=False)[0]
