@@ -8,13 +8,13 @@ Docs: https://transformer-nb.github.io/transformer_nb/cli.html.md"""
 __all__ = ['train_parser', 'train_cli', 'train_main', 'translate_parser', 'translate_main', 'evaluate_parser', 'evaluate_main',
            'average_parser', 'average_main']
 
-# %% ../nbs/12_cli.ipynb #278b63d1
+# %% ../nbs/12_cli.ipynb #85daaf3e
 import argparse, os, shlex, sys, time
 from pathlib import Path
 from .core import set_seed, limit_threads
 from .model import PRESETS
 
-# %% ../nbs/12_cli.ipynb #a6ec084a
+# %% ../nbs/12_cli.ipynb #642b63bd
 _DESCRIPTION = """\
 Train a Transformer ("Attention Is All You Need") for translation.
 
@@ -37,7 +37,7 @@ examples:
 
 presets: """ + ', '.join(PRESETS)
 
-# %% ../nbs/12_cli.ipynb #5c2cb070
+# %% ../nbs/12_cli.ipynb #5ac91fbb
 def train_parser() -> argparse.ArgumentParser:
     "The argument parser of `tnb-train`."
     p = argparse.ArgumentParser(prog='tnb-train', description=_DESCRIPTION, epilog=_EPILOG,
@@ -83,7 +83,7 @@ def train_parser() -> argparse.ArgumentParser:
     g.add_argument('--no-progress', action='store_true', help="no progress bar")
     return p
 
-# %% ../nbs/12_cli.ipynb #8e29f89d
+# %% ../nbs/12_cli.ipynb #48d61c58
 _DEFAULTS = {
     'numbers': dict(preset='small', vocab_size=256, max_tokens=2000, steps=600, warmup=150, lr_scale=0.5,
                     model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
@@ -106,7 +106,7 @@ def _resolved(a) -> tuple:
               valid_every=a.valid_every, seed=a.seed, progress=not a.no_progress)
     return a.preset or d['preset'], pick('vocab_size'), model, tc
 
-# %% ../nbs/12_cli.ipynb #b6389f0b
+# %% ../nbs/12_cli.ipynb #fc3ffe35
 def _die(prog:str, msg, code:int=2):
     "End `prog` with one line on stderr (the first line of `msg`) and exit code `code`: no traceback."
     msg = str(msg).strip().splitlines()[0] if str(msg).strip() else type(msg).__name__
@@ -122,7 +122,7 @@ def _check(a):
     if a.dataset != 'files' and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
     if a.resume is not None and not Path(a.resume).exists(): _fail(f"--resume {a.resume}: no such file or folder")
 
-# %% ../nbs/12_cli.ipynb #18def851
+# %% ../nbs/12_cli.ipynb #5bf1b2d2
 def _load_data(a):
     from transformer_nb.data import load_dataset, find_multi30k
     if a.dataset == 'files':
@@ -131,7 +131,7 @@ def _load_data(a):
     if a.dataset == 'multi30k' and data_dir is None: data_dir = find_multi30k()   # a local copy if there is one
     return load_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
 
-# %% ../nbs/12_cli.ipynb #d1c2341e
+# %% ../nbs/12_cli.ipynb #919e2cc2
 def train_cli(argv:list|None=None):
     "`tnb-train` with arguments `argv` (default: the command line); returns the `Trainer` (None on other ranks)."
     a = train_parser().parse_args(argv)
@@ -169,7 +169,7 @@ def train_main(argv:list|None=None):
     "Entry point of the `tnb-train` command (see `tnb-train --help`)."
     train_cli(argv)
 
-# %% ../nbs/12_cli.ipynb #88038797
+# %% ../nbs/12_cli.ipynb #d7134c97
 def _load_for_inference(prog:str, path, device=None):
     "(model, tokenizer, checkpoint) from `path` (a file, or a run folder: its newest checkpoint), or a one-line exit."
     from transformer_nb.training import model_from_checkpoint
@@ -179,22 +179,32 @@ def _load_for_inference(prog:str, path, device=None):
     if tok is None: _die(prog, f"{path} holds no tokenizer, so it cannot translate text")
     return model, tok, ck
 
-# %% ../nbs/12_cli.ipynb #19054275
+# %% ../nbs/12_cli.ipynb #5aa2473b
 def translate_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-translate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Translate sentences with a checkpoint from tnb-train. One line out per line in; empty lines stay empty.",
         epilog="examples:\n  tnb-translate runs/numbers 'three hundred forty-two'\n"
                "  tnb-translate runs/m30k-de-en/checkpoint-20000.pt -i test.de -o test.hyp.en --beam 4\n"
                "  echo 'Ein Hund läuft.' | tnb-translate runs/m30k-de-en")
-    p.add_argument('checkpoint', help="a checkpoint file, or a run folder (its newest checkpoint is used)")
+    _add_decoding_args(p)
     p.add_argument('sentences', nargs='*', help="sentences to translate (default: read --input, else standard input)")
     p.add_argument('-i', '--input', help="a UTF-8 text file (plain or .gz), one sentence per line")
     p.add_argument('-o', '--output', help="write the translations to this file (default: standard output)")
-    p.add_argument('--beam', type=int, default=4, help="beam size; 1 = greedy decoding (default: 4, as in the paper)")
-    p.add_argument('--alpha', type=float, default=0.6, help="length penalty alpha, ((5+|Y|)/6)^alpha (default: 0.6)")
-    p.add_argument('--max-tokens', type=int, default=4000, help="source tokens per batch (default: 4000)")
-    p.add_argument('--device', default=None, help="cpu, cuda, mps (default: the best available)")
     return p
+
+def _add_decoding_args(p:argparse.ArgumentParser):
+    "The checkpoint and the decoding options that tnb-translate and tnb-evaluate share."
+    p.add_argument('checkpoint', help="a checkpoint file, or a run folder (its newest checkpoint is used)")
+    g = p.add_argument_group('decoding')
+    g.add_argument('--beam', type=int, default=4, help="beam size; 1 = greedy decoding (default: 4, as in the paper)")
+    g.add_argument('--alpha', type=float, default=0.6, help="length penalty alpha, ((5+|Y|)/6)^alpha (default: 0.6)")
+    g.add_argument('--max-tokens', type=int, default=4000, help="source tokens per batch (default: 4000)")
+    g.add_argument('--device', default=None, help="cpu, cuda, mps (default: the best available)")
+
+def _write_lines(path, lines:list[str]):
+    "Write one line per item to `path` atomically (a temporary file, then rename): no half-written output."
+    tmp = Path(path).with_name(Path(path).name + '.tmp')
+    tmp.write_text(''.join(l + '\n' for l in lines), encoding='utf-8'); os.replace(tmp, path)
 
 def _check_decoding_args(prog, a):
     if a.beam < 1: _die(prog, f"--beam must be >= 1, got {a.beam}")
@@ -212,20 +222,17 @@ def translate_main(argv:list|None=None):
     except (OSError, ValueError) as e: _die(prog, e)
     model, tok, _ = _load_for_inference(prog, a.checkpoint, a.device)
     outs = translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens)
-    text = ''.join(o + '\n' for o in outs)
-    if a.output:
-        tmp = Path(a.output).with_name(Path(a.output).name + '.tmp')
-        tmp.write_text(text, encoding='utf-8'); os.replace(tmp, a.output)
-    else: sys.stdout.write(text)
+    if a.output: _write_lines(a.output, outs)
+    else: sys.stdout.write(''.join(o + '\n' for o in outs))
 
-# %% ../nbs/12_cli.ipynb #04d813c8
+# %% ../nbs/12_cli.ipynb #457399dc
 def evaluate_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-evaluate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Score a checkpoint with sacreBLEU (BLEU cased and lowercased, chrF, with signatures).",
         epilog="examples:\n  tnb-evaluate runs/m30k-de-en --src test_2016_flickr.de.gz --ref test_2016_flickr.en.gz\n"
                "  tnb-evaluate runs/m30k-de-en --dataset multi30k --data-dir ../shared/data/multi30k --hyp-out hyp.en\n"
                "  tnb-evaluate runs/numbers --dataset numbers --beam 1 --json")
-    p.add_argument('checkpoint', help="a checkpoint file, or a run folder (its newest checkpoint is used)")
+    _add_decoding_args(p)
     g = p.add_argument_group('test set: two aligned files, or the test split of a dataset')
     g.add_argument('--src', help="source sentences, one per line (plain or .gz)")
     g.add_argument('--ref', help="reference translations, aligned with --src")
@@ -235,10 +242,6 @@ def evaluate_parser() -> argparse.ArgumentParser:
     g.add_argument('--tgt-lang', help="target language of --dataset (default: the checkpoint's)")
     g.add_argument('--data-dir', help="a local folder with the dataset's files (Multi30k)")
     p.add_argument('--hyp-out', help="also write the hypotheses to this file")
-    p.add_argument('--beam', type=int, default=4, help="beam size; 1 = greedy (default: 4)")
-    p.add_argument('--alpha', type=float, default=0.6, help="length penalty alpha (default: 0.6)")
-    p.add_argument('--max-tokens', type=int, default=4000, help="source tokens per batch (default: 4000)")
-    p.add_argument('--device', default=None, help="cpu, cuda, mps (default: the best available)")
     p.add_argument('--json', action='store_true', help="print the scores as one JSON object")
     p.add_argument('--record', metavar='RESULTS_JSON', help="add the scores, with their provenance, to this results file")
     p.add_argument('--id', help="the record's id in --record (default: derived from the checkpoint and decoding)")
@@ -263,7 +266,7 @@ def evaluate_main(argv:list|None=None):
             pairs = getattr(data, a.split)
     except (OSError, ValueError) as e: _die(prog, e)
     scores, hyps = evaluate(model, tok, pairs, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens)
-    if a.hyp_out: Path(a.hyp_out).write_text(''.join(h + '\n' for h in hyps), encoding='utf-8')
+    if a.hyp_out: _write_lines(a.hyp_out, hyps)
     if a.record:
         rid = a.id or f"{Path(a.checkpoint).resolve().parent.name}-{Path(a.checkpoint).stem}-beam{a.beam}"
         command = shlex.join(['tnb-evaluate', *(sys.argv[1:] if argv is None else argv)])
@@ -273,7 +276,7 @@ def evaluate_main(argv:list|None=None):
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
           f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha})")
 
-# %% ../nbs/12_cli.ipynb #c007041c
+# %% ../nbs/12_cli.ipynb #754c1b50
 def average_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-average', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Average the parameters of several checkpoints of one run (as the paper does) into a new checkpoint.",
