@@ -7,7 +7,7 @@ ratio. With --mfu it also reports model FLOP utilisation against a peak (default
 
 Tokens/s counts target tokens (the labels), as fairseq's wps does; a full synthetic batch has no padding."""
 import argparse, math, statistics, time
-import torch, torch.nn as nn, torch.nn.functional as F
+import torch, torch.nn as nn
 from transformer_nb.core import get_device, autocast, set_seed, limit_threads
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.positional import sinusoidal_encoding

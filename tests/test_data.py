@@ -1,5 +1,5 @@
 "transformer_nb.data: corpora, bad input, checksums and the offline download path, tokenizer, batching, collate."
-import gzip, hashlib, io, os, pickle, urllib.error, urllib.request, warnings
+import gzip, hashlib, io, pickle, urllib.error, urllib.request, warnings
 from pathlib import Path
 import numpy as np
 import pytest

@@ -2,7 +2,6 @@
 same global batch. Run as a test; the same file is the worker that torchrun starts (`--worker OUT`)."""
 import os, socket, subprocess, sys
 from pathlib import Path
-import pytest
 import torch
 
 STEPS = 3

@@ -2,7 +2,6 @@
 import matplotlib
 matplotlib.use('Agg')
 import pytest, torch
-import torch.nn as nn
 from torch.testing import assert_close
 from torch.utils.flop_counter import FlopCounterMode
 from transformer_nb.core import count_params

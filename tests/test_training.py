@@ -1,13 +1,12 @@
 "Training (09): schedule, label smoothing, accumulation, checkpoints (atomic, weights_only, keep-n), resume, NaN stop, Ctrl-C."
-import math, os, random
-from pathlib import Path
+import math, random
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.training import (noam_lr, make_optimizer, label_smoothed_nll, label_smoothing_loss, accumulate_grads,
+from transformer_nb.training import (noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads,
     copy_examples, pad_batch, rng_state, set_rng_state, save_checkpoint, load_checkpoint, list_checkpoints,
     latest_checkpoint, model_from_checkpoint, TrainConfig, Trainer, TrainingDiverged, CKPT_FORMAT)
 

@@ -8,8 +8,7 @@ exporter writes that page as markdown. Usage:
     python tools/make_readme.py            # rewrite README.md
     python tools/make_readme.py --check    # exit 1 if README.md is out of date
 """
-import argparse, json, sys
-from pathlib import Path
+import argparse, sys
 
 import nbformat, yaml
 from nbconvert import MarkdownExporter

@@ -9,15 +9,15 @@ __all__ = ['TRAINING_ONLY', 'inference', 'check_src', 'max_output_lengths', 'nex
            'length_penalty', 'beam_search_nbest', 'beam_search', 'length_batches', 'translate',
            'check_same_architecture', 'average_checkpoints', 'save_averaged']
 
-# %% ../nbs/10_decoding.ipynb #7c5c2218
-import os, math, tempfile, warnings, contextlib
+# %% ../nbs/10_decoding.ipynb #d7493d2a
+import os, math, warnings, contextlib
 from pathlib import Path
 import torch
 from .core import PAD_ID, BOS_ID, EOS_ID, get_device
 from .attention import pad_mask
 from .training import load_checkpoint, save_checkpoint
 
-# %% ../nbs/10_decoding.ipynb #7717cd71
+# %% ../nbs/10_decoding.ipynb #9e082382
 @contextlib.contextmanager
 def inference(model:torch.nn.Module):
     "Eval mode (no dropout) and no autograd inside; the model's train/eval mode is restored on exit."
@@ -27,7 +27,7 @@ def inference(model:torch.nn.Module):
         with torch.inference_mode(): yield
     finally: model.train(was_training)
 
-# %% ../nbs/10_decoding.ipynb #0e4d49d2
+# %% ../nbs/10_decoding.ipynb #345010d4
 def check_src(model, src:torch.Tensor) -> torch.Tensor:
     "Raise a clear error unless `src` is a (B, S) integer tensor whose every row holds at least one token."
     if not isinstance(src, torch.Tensor): raise TypeError(f"src must be a (B, S) tensor of token ids, got {type(src).__name__}")
@@ -38,7 +38,7 @@ def check_src(model, src:torch.Tensor) -> torch.Tensor:
     if empty: raise ValueError(f"src rows {empty} hold only padding; every sentence needs at least its EOS token")
     return src.long()
 
-# %% ../nbs/10_decoding.ipynb #d953ec10
+# %% ../nbs/10_decoding.ipynb #6345d607
 def max_output_lengths(model, src:torch.Tensor, max_extra:int=50) -> torch.Tensor:
     "Most tokens (EOS included) each sentence of `src` may generate: its length (EOS included) + `max_extra`."
     if max_extra < 0: raise ValueError(f"max_extra={max_extra} must be >= 0")
@@ -46,14 +46,14 @@ def max_output_lengths(model, src:torch.Tensor, max_extra:int=50) -> torch.Tenso
     if model.cfg.pos == 'learned': n = n.clamp(max=model.cfg.max_len)   # no learned position beyond max_len
     return n
 
-# %% ../nbs/10_decoding.ipynb #945cc2fc
+# %% ../nbs/10_decoding.ipynb #e383aca5
 def next_token_logits(model, logits:torch.Tensor) -> torch.Tensor:
     "Logits (rows, V) in at least float32, with PAD and BOS forbidden (-inf): a decoder never emits them."
     logits = logits.to(torch.promote_types(logits.dtype, torch.float32))  # bf16/fp16 -> fp32; fp64 stays
     logits[:, [model.cfg.pad_id, BOS_ID]] = float('-inf')
     return logits
 
-# %% ../nbs/10_decoding.ipynb #cf3f26b9
+# %% ../nbs/10_decoding.ipynb #f3297a36
 def greedy_decode(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                   max_extra:int=50, # a sentence may generate (its length + max_extra) tokens, EOS included
                   use_cache:bool=True, # False recomputes the whole prefix every step (for tests and benchmarks)
@@ -84,13 +84,13 @@ def greedy_decode(model, src:torch.Tensor, # (B, S) token ids, each row pieces +
             if cache is not None: cache.select(keep)
         return out
 
-# %% ../nbs/10_decoding.ipynb #cecd0f89
+# %% ../nbs/10_decoding.ipynb #0ba526be
 def length_penalty(n, # |Y|: generated tokens, EOS included (int, float or tensor)
                    alpha:float=0.6):
     "GNMT length penalty lp(Y) = ((5+|Y|)/6)^alpha, as in the paper's tensor2tensor code; lp(1) = 1."
     return ((5 + n) / 6) ** alpha
 
-# %% ../nbs/10_decoding.ipynb #811105e2
+# %% ../nbs/10_decoding.ipynb #4be7ebdf
 def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                       beam:int=4, # hypotheses kept per sentence (k)
                       alpha:float=0.6, # length penalty exponent, lp(Y) = ((5+|Y|)/6)^alpha
@@ -144,7 +144,7 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
             r = K
         return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:K]] for f in finished]
 
-# %% ../nbs/10_decoding.ipynb #89394e8e
+# %% ../nbs/10_decoding.ipynb #049802a4
 def beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                 beam:int=4, alpha:float=0.6, max_extra:int=50, use_cache:bool=True,
                 return_scores:bool=False, # also return each best hypothesis' log p(Y|X)/lp(|Y|)
@@ -154,7 +154,7 @@ def beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + E
     ids = [h[0][0] for h in nbest]
     return (ids, [h[0][1] for h in nbest]) if return_scores else ids
 
-# %% ../nbs/10_decoding.ipynb #e7c80419
+# %% ../nbs/10_decoding.ipynb #0d96fbfb
 def length_batches(lengths:list[int], max_tokens:int=4000) -> list[list[int]]:
     "Indices grouped into batches of similar length with (batch size x longest) <= max_tokens; longest first."
     if max_tokens < 1: raise ValueError(f"max_tokens={max_tokens} must be >= 1")
@@ -164,7 +164,7 @@ def length_batches(lengths:list[int], max_tokens:int=4000) -> list[list[int]]:
         cur.append(i)
     return batches + [cur] if cur else batches
 
-# %% ../nbs/10_decoding.ipynb #1a7e4869
+# %% ../nbs/10_decoding.ipynb #0d62fcc8
 def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS) and .decode(ids) -> str
               sentences:list[str], beam:int=4, alpha:float=0.6,
               max_tokens:int=4000, # source tokens per batch (padding included)
@@ -198,10 +198,10 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
         for i, h in zip(idx, hyps): outs[i] = tokenizer.decode(h)
     return outs
 
-# %% ../nbs/10_decoding.ipynb #f4391de5
+# %% ../nbs/10_decoding.ipynb #446c5294
 TRAINING_ONLY = ('p_drop', 'eps_ls', 'p_attn', 'p_ffn')   # config fields that do not change the architecture
 
-# %% ../nbs/10_decoding.ipynb #cdb8b2eb
+# %% ../nbs/10_decoding.ipynb #cc0c8acf
 def check_same_architecture(path_a, ck_a:dict, path_b, ck_b:dict):
     "Raise ValueError naming both files unless the two checkpoints have the same architecture and tensor shapes."
     ca, cb = ck_a['config'], ck_b['config']
@@ -214,7 +214,7 @@ def check_same_architecture(path_a, ck_a:dict, path_b, ck_b:dict):
     if diff: raise ValueError(f"cannot average {path_a} and {path_b}: different architectures ({'; '.join(diff[:5])}"
                               f"{'; ...' if len(diff) > 5 else ''})")
 
-# %% ../nbs/10_decoding.ipynb #08067fb6
+# %% ../nbs/10_decoding.ipynb #ac3ce3eb
 def average_checkpoints(paths:list) -> dict:
     "A checkpoint dict whose model parameters are the mean of those of `paths` (checkpoints of one run)."
     if isinstance(paths, (str, os.PathLike)): paths = [paths]
@@ -242,7 +242,7 @@ def average_checkpoints(paths:list) -> dict:
     out['meta'] = {**(last.get('meta') or {}), 'averaged_from': [str(p) for p in paths]}
     return out
 
-# %% ../nbs/10_decoding.ipynb #3ef1bbef
+# %% ../nbs/10_decoding.ipynb #f9e51626
 def save_averaged(paths:list, out_path) -> Path:
     "Average the checkpoints `paths` and write the result to `out_path` atomically (see `save_checkpoint`)."
     return save_checkpoint(out_path, **average_checkpoints(paths))

@@ -8,16 +8,16 @@ Docs: https://transformer-nb.github.io/transformer_nb/results.html.md"""
 __all__ = ['RESULT_KEYS', 'corpus_scores', 'evaluate', 'train_time', 'make_record', 'today', 'load_results', 'add_result',
            'results_table', 'attention_maps', 'sentence_maps']
 
-# %% ../nbs/11_results.ipynb #e78c9942
+# %% ../nbs/11_results.ipynb #92fab81a
 import json, os, datetime
 from pathlib import Path
 import torch
 from sacrebleu.metrics import BLEU, CHRF
-from .core import count_params, hardware, git_commit
+from .core import count_params, hardware
 from .attention import attention
 from .decoding import translate, inference
 
-# %% ../nbs/11_results.ipynb #9009c5ea
+# %% ../nbs/11_results.ipynb #83b32dda
 def corpus_scores(hyps:list[str], refs:list[str]) -> dict:
     "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures."
     if len(hyps) != len(refs):
@@ -28,7 +28,7 @@ def corpus_scores(hyps:list[str], refs:list[str]) -> dict:
         out[key], out[f'{key}_signature'] = round(s.score, 2), str(metric.get_signature())
     return out
 
-# %% ../nbs/11_results.ipynb #6aabf118
+# %% ../nbs/11_results.ipynb #9fc49ebf
 def evaluate(model, tokenizer, pairs:list[tuple[str, str]], beam:int=4, alpha:float=0.6, max_tokens:int=4000,
              device=None) -> tuple[dict, list[str]]:
     "Translate the sources of `pairs` and score against their targets; returns (scores, hypotheses)."
@@ -40,7 +40,7 @@ def evaluate(model, tokenizer, pairs:list[tuple[str, str]], beam:int=4, alpha:fl
     scores.update(n_sentences=len(refs), beam=beam, alpha=alpha)
     return scores, hyps
 
-# %% ../nbs/11_results.ipynb #1b2073bc
+# %% ../nbs/11_results.ipynb #928dadc7
 RESULT_KEYS = ('id', 'dataset', 'direction', 'preset', 'params', 'decoding', 'bleu', 'bleu_lc', 'chrf', 'exact_match',
                'bleu_signature', 'train_time_s', 'hardware', 'date', 'commit', 'command')
 
@@ -63,7 +63,7 @@ def make_record(id:str, ckpt:dict, model, scores:dict, command:str) -> dict:
 
 def today() -> str: return datetime.date.today().isoformat()
 
-# %% ../nbs/11_results.ipynb #1c892878
+# %% ../nbs/11_results.ipynb #a6f53013
 def load_results(path) -> list[dict]:
     "The records in a results file (a JSON list); each must have every key in `RESULT_KEYS`."
     path = Path(path)
@@ -93,7 +93,7 @@ def results_table(recs:list[dict]) -> str:
         f"{r['bleu_lc']:.1f} | {r['chrf']:.1f} | {r['exact_match']:.1f}% | {r['train_time_s']/60:.0f} min | {r['hardware']} |"
         for r in recs)
 
-# %% ../nbs/11_results.ipynb #f12d40a9
+# %% ../nbs/11_results.ipynb #c81710b1
 def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
     "Weights of every attention layer in one teacher-forced pass: {'encoder', 'decoder', 'cross'} -> N tensors (B, h, n_q, n_k)."
     maps, hooks = {'encoder': [], 'decoder': [], 'cross': []}, []
@@ -112,7 +112,7 @@ def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
         for h in hooks: h.remove()
     return maps
 
-# %% ../nbs/11_results.ipynb #7fbd2fa4
+# %% ../nbs/11_results.ipynb #cfbdfe4d
 def sentence_maps(model, tok, src_text:str, tgt_text:str) -> tuple[dict, dict]:
     "attention_maps of one (source, target) pair and tick labels: 'src' pieces, decoder inputs 'tgt_in', predictions 'tgt_out'."
     from transformer_nb.core import BOS_ID, EOS_ID

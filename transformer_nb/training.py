@@ -10,9 +10,9 @@ __all__ = ['CKPT_FORMAT', 'noam_lr', 'make_optimizer', 'label_smoothed_nll', 'la
            'load_checkpoint', 'list_checkpoints', 'latest_checkpoint', 'prune_checkpoints', 'model_from_checkpoint',
            'init_distributed', 'all_reduce_sum', 'TrainConfig', 'TrainingDiverged', 'Trainer', 'train_model']
 
-# %% ../nbs/09_training.ipynb #e9d547d9
+# %% ../nbs/09_training.ipynb #bdeb1dc4
 import math, os, json, time, random, contextlib
-from dataclasses import dataclass, asdict, field
+from dataclasses import dataclass, asdict
 from pathlib import Path
 import numpy as np
 import torch
@@ -23,7 +23,7 @@ from tqdm import tqdm
 from .core import PAD_ID, BOS_ID, EOS_ID, get_device, autocast, precision_dtype, default_precision, hardware, git_commit
 from .model import Transformer, TransformerConfig
 
-# %% ../nbs/09_training.ipynb #08bc59af
+# %% ../nbs/09_training.ipynb #4255e704
 def noam_lr(step:int, # optimiser update number, 1 for the first update
             d_model:int=512, warmup:int=4000, scale:float=1.0) -> float:
     "The learning rate of §5.3 at update `step` (0 at step 0)."
@@ -32,7 +32,7 @@ def noam_lr(step:int, # optimiser update number, 1 for the first update
     if step == 0: return 0.0
     return scale * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
-# %% ../nbs/09_training.ipynb #91eba6ef
+# %% ../nbs/09_training.ipynb #47761ae3
 def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0,
                    betas:tuple=(0.9, 0.98), eps:float=1e-9):
     "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr` (step once per update)."
@@ -41,7 +41,7 @@ def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))
     return opt, sched
 
-# %% ../nbs/09_training.ipynb #64d0b56e
+# %% ../nbs/09_training.ipynb #35316735
 def label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
                        target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
                        eps:float=0.1, pad_id:int=PAD_ID):
@@ -59,13 +59,13 @@ def label_smoothing_loss(logits, target, eps:float=0.1, pad_id:int=PAD_ID) -> to
     loss, _, n = label_smoothed_nll(logits, target, eps, pad_id)
     return loss / n.clamp_min(1)
 
-# %% ../nbs/09_training.ipynb #910fd702
+# %% ../nbs/09_training.ipynb #f35249f8
 def seq2seq_loss(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor, eps:float=0.1, pad_id:int=PAD_ID):
     "src (B, S), tgt (B, T) with BOS...EOS -> (smoothed loss sum, NLL sum, target tokens) over tgt[:, 1:]."
     logits = model(src, tgt[:, :-1])                                  # (B, T-1, V)
     return label_smoothed_nll(logits, tgt[:, 1:], eps, pad_id)
 
-# %% ../nbs/09_training.ipynb #984d6a70
+# %% ../nbs/09_training.ipynb #ac9bf057
 def copy_examples(n:int, vocab:int=20, min_len:int=3, max_len:int=10, seed:int=0) -> list:
     "`n` copy-task examples (src = ids + [EOS], tgt = [BOS] + ids + [EOS]) with ids in [4, vocab)."
     g = torch.Generator().manual_seed(seed)
@@ -83,7 +83,7 @@ def pad_batch(examples:list, pad_id:int=PAD_ID) -> tuple:
     for i, (s, t) in enumerate(examples): src[i, :len(s)] = torch.tensor(s); tgt[i, :len(t)] = torch.tensor(t)
     return src, tgt
 
-# %% ../nbs/09_training.ipynb #87634f72
+# %% ../nbs/09_training.ipynb #8b990532
 def accumulate_grads(model:nn.Module, batches:list, eps:float=0.1, pad_id:int=PAD_ID, n_total=None,
                      scale:float=1.0, ctx=contextlib.nullcontext, backward=lambda l: l.backward()) -> tuple:
     """Backward through the micro-batches `batches` [(src, tgt), ...] so that the summed gradient is that of the mean
@@ -97,7 +97,7 @@ def accumulate_grads(model:nn.Module, batches:list, eps:float=0.1, pad_id:int=PA
         tot += torch.stack([loss.detach(), nll.detach(), n]).double().cpu()
     return tot
 
-# %% ../nbs/09_training.ipynb #64c4a3b8
+# %% ../nbs/09_training.ipynb #4b2dfe7f
 CKPT_FORMAT = 'transformer_nb.checkpoint/1'
 
 def rng_state() -> dict:
@@ -118,7 +118,7 @@ def set_rng_state(s:dict):
     n = s['numpy']
     np.random.set_state((n['name'], n['keys'].numpy().astype(np.uint32), n['pos'], n['has_gauss'], n['gauss']))
 
-# %% ../nbs/09_training.ipynb #02acfdaa
+# %% ../nbs/09_training.ipynb #067c7b9e
 def save_checkpoint(path, **state) -> Path:
     "Write `state` (plus the format tag) to `path` atomically: temp file, fsync, rename."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
@@ -148,7 +148,7 @@ def load_checkpoint(path, map_location='cpu') -> dict:
         raise ValueError(f"{path} is not a transformer_nb checkpoint (format={fmt!r}, expected {CKPT_FORMAT!r})")
     return ck
 
-# %% ../nbs/09_training.ipynb #61cad9e3
+# %% ../nbs/09_training.ipynb #618f4a0a
 def list_checkpoints(folder) -> list:
     "The `checkpoint-<step>.pt` files in `folder`, oldest step first."
     fs = [p for p in Path(folder).glob('checkpoint-*.pt') if p.stem.split('-')[-1].isdigit()]
@@ -166,7 +166,7 @@ def prune_checkpoints(folder, keep:int) -> list:
     for p in old: p.unlink(missing_ok=True)
     return old
 
-# %% ../nbs/09_training.ipynb #caf0ed33
+# %% ../nbs/09_training.ipynb #aed11038
 def model_from_checkpoint(ckpt_or_path, device=None) -> tuple:
     "(model in eval mode on `device`, tokenizer or None, checkpoint dict) from a checkpoint or its path."
     ck = ckpt_or_path if isinstance(ckpt_or_path, dict) else load_checkpoint(ckpt_or_path)
@@ -178,7 +178,7 @@ def model_from_checkpoint(ckpt_or_path, device=None) -> tuple:
         tok = Tokenizer.from_bytes(ck['tokenizer'])
     return model.to(get_device(device)).eval(), tok, ck
 
-# %% ../nbs/09_training.ipynb #ce7f9426
+# %% ../nbs/09_training.ipynb #097b5321
 def init_distributed() -> tuple:
     "(rank, world_size, local_rank); joins the process group (NCCL on GPUs, gloo on CPU) when WORLD_SIZE > 1."
     world = int(os.environ.get('WORLD_SIZE', 1))
@@ -195,7 +195,7 @@ def all_reduce_sum(t:torch.Tensor) -> torch.Tensor:
     if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1: dist.all_reduce(t)
     return t
 
-# %% ../nbs/09_training.ipynb #43e5733a
+# %% ../nbs/09_training.ipynb #92a385f2
 @dataclass
 class TrainConfig:
     "How to train: batching, schedule, precision, checkpoints. (The model's own sizes are in `TransformerConfig`.)"
@@ -230,7 +230,7 @@ class TrainConfig:
 class TrainingDiverged(RuntimeError):
     "The loss became NaN or infinite."
 
-# %% ../nbs/09_training.ipynb #265941bc
+# %% ../nbs/09_training.ipynb #f353c974
 class Trainer:
     "Trains a `Transformer` (§5): call `fit()`; `load(ckpt)` first to resume."
     def __init__(self, model:Transformer, train:list, valid:list|None=None, tokenizer=None, tc:TrainConfig|None=None,
@@ -262,7 +262,7 @@ class Trainer:
     @property
     def is_main(self) -> bool: return self.rank == 0
 
-# %% ../nbs/09_training.ipynb #ce9b3c01
+# %% ../nbs/09_training.ipynb #1a0401da
 @torch.no_grad()
 def _collate(examples, idx, pad_id, device):
     src, tgt = pad_batch([examples[i] for i in idx], pad_id)
@@ -302,7 +302,7 @@ class _Both:
 
 Trainer.update = _update
 
-# %% ../nbs/09_training.ipynb #e14569ba
+# %% ../nbs/09_training.ipynb #09baebcf
 def _diverged(self:Trainer, loss:float):
     self.opt.zero_grad(set_to_none=True)
     where = f"the last good checkpoint is {self.last_checkpoint}" if self.last_checkpoint else "no checkpoint was written"
@@ -310,7 +310,7 @@ def _diverged(self:Trainer, loss:float):
                            f"Try a smaller lr_scale, a longer warmup, or gradient clipping.")
 Trainer._diverged = _diverged
 
-# %% ../nbs/09_training.ipynb #49aef2a3
+# %% ../nbs/09_training.ipynb #8ac31b1a
 @torch.no_grad()
 def _evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
     "Mean smoothed loss, NLL and perplexity over `data` (default: the validation set)."
@@ -328,7 +328,7 @@ def _evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
                 ppl=math.exp(min(tot[1].item() / n, 50)), tokens=int(tot[2]))
 Trainer.evaluate = _evaluate
 
-# %% ../nbs/09_training.ipynb #ca391775
+# %% ../nbs/09_training.ipynb #833805bd
 def _state(self:Trainer) -> dict:
     return dict(config=asdict(self.cfg), model=self.model.state_dict(),
                 tokenizer=self.tokenizer.to_bytes() if self.tokenizer is not None else None,
@@ -346,7 +346,7 @@ def _save(self:Trainer, path=None) -> Path|None:
     return path
 Trainer._state, Trainer.save = _state, _save
 
-# %% ../nbs/09_training.ipynb #5a49790d
+# %% ../nbs/09_training.ipynb #973f7dc1
 def _load(self:Trainer, ckpt_or_path) -> 'Trainer':
     "Restore weights, optimiser, schedule, RNGs, step and data position from a checkpoint, to resume training."
     ck = ckpt_or_path if isinstance(ckpt_or_path, dict) else load_checkpoint(ckpt_or_path, map_location=self.device)
@@ -362,7 +362,7 @@ def _load(self:Trainer, ckpt_or_path) -> 'Trainer':
     return self
 Trainer.load = _load
 
-# %% ../nbs/09_training.ipynb #cce5a724
+# %% ../nbs/09_training.ipynb #228b4a24
 def _after_update(self:Trainer, stats:dict, bar):
     self.history['train'].append(stats)
     bar.set_postfix(loss=f"{stats['loss']:.3f}", lr=f"{stats['lr']:.2e}", tok_s=f"{stats['tok_s']:.0f}", refresh=False)
@@ -380,7 +380,7 @@ def _validate(self:Trainer, bar=None):
     return v
 Trainer._after_update, Trainer._validate = _after_update, _validate
 
-# %% ../nbs/09_training.ipynb #7c1e4957
+# %% ../nbs/09_training.ipynb #51cd3931
 def _done(self:Trainer) -> bool:
     return self.step >= self.tc.steps if self.tc.steps is not None else self.epoch >= self.tc.epochs
 
@@ -418,10 +418,10 @@ def _fit(self:Trainer) -> dict:
     return self.history
 Trainer._done, Trainer.fit = _done, _fit
 
-# %% ../nbs/09_training.ipynb #71c23ab5
+# %% ../nbs/09_training.ipynb #cb44a6f3
 def _plot(self:Trainer, path=None, show:bool=False):
     "Plot the training and validation loss; save to `path` (PNG) if given."
-    import matplotlib; import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt
     tr, va = self.history['train'], self.history['valid']
     fig, ax = plt.subplots(figsize=(7, 3))
     if tr:
@@ -439,7 +439,7 @@ def _plot(self:Trainer, path=None, show:bool=False):
     return path
 Trainer.plot = _plot
 
-# %% ../nbs/09_training.ipynb #56f9bf08
+# %% ../nbs/09_training.ipynb #8b0f0dc2
 def train_model(data, # a `ParallelData` (see 08_data)
                 preset:str='small', tc:TrainConfig|None=None, vocab_size:int=8000,
                 resume=None, # a checkpoint (or run folder) to continue from: its config and tokenizer win
