@@ -8,13 +8,13 @@ Docs: https://transformer-nb.github.io/transformer_nb/cli.html.md"""
 __all__ = ['train_parser', 'train_cli', 'train_main', 'translate_parser', 'translate_main', 'evaluate_parser', 'evaluate_main',
            'average_parser', 'average_main']
 
-# %% ../nbs/12_cli.ipynb #85daaf3e
+# %% ../nbs/12_cli.ipynb #87cba2a7
 import argparse, os, shlex, sys, time
 from pathlib import Path
 from .core import set_seed, limit_threads
 from .model import PRESETS
 
-# %% ../nbs/12_cli.ipynb #642b63bd
+# %% ../nbs/12_cli.ipynb #37b2daa9
 _DESCRIPTION = """\
 Train a Transformer ("Attention Is All You Need") for translation.
 
@@ -37,7 +37,7 @@ examples:
 
 presets: """ + ', '.join(PRESETS)
 
-# %% ../nbs/12_cli.ipynb #5ac91fbb
+# %% ../nbs/12_cli.ipynb #29cf1bbb
 def train_parser() -> argparse.ArgumentParser:
     "The argument parser of `tnb-train`."
     p = argparse.ArgumentParser(prog='tnb-train', description=_DESCRIPTION, epilog=_EPILOG,
@@ -57,8 +57,11 @@ def train_parser() -> argparse.ArgumentParser:
                    help="model size: tiny, small, base, big or a Table 3 row (default: small; numbers: a 3-layer d_model=128 model)")
     for name, typ, hlp in [('d-model', int, 'width d_model'), ('N', int, 'layers per stack'), ('h', int, 'attention heads'),
                            ('d-ff', int, 'feed-forward inner size'), ('p-drop', float, 'residual dropout P_drop'),
+                           ('d-k', int, 'query/key size per head d_k (default d_model/h)'),
+                           ('d-v', int, 'value size per head d_v (default d_k)'),
                            ('eps-ls', float, 'label smoothing eps_ls')]:
         g.add_argument(f'--{name}', type=typ, dest=name.replace('-', '_'), help=hlp)
+    g.add_argument('--pos', choices=['sinusoidal', 'learned'], help="positional encoding (Table 3 row E; default sinusoidal)")
     g = p.add_argument_group('training')
     g.add_argument('--max-tokens', type=int, default=None, help="tokens per micro-batch per side (default 4096; numbers 2000)")
     g.add_argument('--accum', type=int, default=1, help="micro-batches per optimiser update (default 1)")
@@ -79,11 +82,11 @@ def train_parser() -> argparse.ArgumentParser:
     g.add_argument('--keep', type=int, default=3, help="keep the newest n checkpoints (default 3; 0: all)")
     g.add_argument('--valid-every', type=int, default=0, help="validate every K updates (default 0: each epoch)")
     g.add_argument('--beam', type=int, default=4, help="beam size for the final test-set evaluation (default 4; 1 = greedy)")
-    g.add_argument('--test-limit', type=int, default=None, help="evaluate on at most this many test sentences")
+    g.add_argument('--test-limit', type=int, default=None, help="evaluate on at most this many test sentences (0: skip the test set)")
     g.add_argument('--no-progress', action='store_true', help="no progress bar")
     return p
 
-# %% ../nbs/12_cli.ipynb #48d61c58
+# %% ../nbs/12_cli.ipynb #9a2497ef
 _DEFAULTS = {
     'numbers': dict(preset='small', vocab_size=256, max_tokens=2000, steps=600, warmup=150, lr_scale=0.5,
                     model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
@@ -97,7 +100,7 @@ def _resolved(a) -> tuple:
     d = _DEFAULTS.get(a.dataset, _DEFAULTS[None])
     pick = lambda k: getattr(a, k) if getattr(a, k) is not None else d.get(k, _DEFAULTS[None][k])
     model = {} if a.preset else dict(d['model'])          # an explicit preset starts clean
-    model.update({k: getattr(a, k) for k in ('d_model', 'N', 'h', 'd_ff', 'p_drop', 'eps_ls') if getattr(a, k) is not None})
+    model.update({k: getattr(a, k) for k in ('d_model', 'N', 'h', 'd_ff', 'd_k', 'd_v', 'p_drop', 'eps_ls', 'pos') if getattr(a, k) is not None})
     steps, epochs = a.steps, a.epochs
     if steps is None and epochs is None: steps, epochs = d.get('steps'), d.get('epochs', 10)
     tc = dict(max_tokens=pick('max_tokens'), accum=a.accum, steps=steps, epochs=epochs or 1, warmup=pick('warmup'),
@@ -106,7 +109,7 @@ def _resolved(a) -> tuple:
               valid_every=a.valid_every, seed=a.seed, progress=not a.no_progress)
     return a.preset or d['preset'], pick('vocab_size'), model, tc
 
-# %% ../nbs/12_cli.ipynb #fc3ffe35
+# %% ../nbs/12_cli.ipynb #c3432d74
 def _die(prog:str, msg, code:int=2):
     "End `prog` with one line on stderr (the first line of `msg`) and exit code `code`: no traceback."
     msg = str(msg).strip().splitlines()[0] if str(msg).strip() else type(msg).__name__
@@ -115,14 +118,15 @@ def _die(prog:str, msg, code:int=2):
 def _fail(msg:str, code:int=2): _die('tnb-train', msg, code)
 
 def _check(a):
-    for k in ('vocab_size', 'max_tokens', 'accum', 'epochs', 'steps', 'warmup', 'd_model', 'N', 'h', 'd_ff', 'beam', 'threads'):
+    for k in ('vocab_size', 'max_tokens', 'accum', 'epochs', 'steps', 'warmup', 'd_model', 'N', 'h', 'd_ff', 'd_k', 'd_v', 'beam', 'threads'):
         v = getattr(a, k)
         if v is not None and v < 1: _fail(f"--{k.replace('_', '-')} must be >= 1, got {v}")
+    if a.test_limit is not None and a.test_limit < 0: _fail(f"--test-limit must be >= 0, got {a.test_limit}")
     if a.dataset == 'files' and not (a.train or a.data_dir): _fail("--dataset files needs --train SRC TGT (or --data-dir)")
     if a.dataset != 'files' and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
     if a.resume is not None and not Path(a.resume).exists(): _fail(f"--resume {a.resume}: no such file or folder")
 
-# %% ../nbs/12_cli.ipynb #5bf1b2d2
+# %% ../nbs/12_cli.ipynb #b6effe35
 def _load_data(a):
     from transformer_nb.data import load_dataset, find_multi30k
     if a.dataset == 'files':
@@ -131,7 +135,7 @@ def _load_data(a):
     if a.dataset == 'multi30k' and data_dir is None: data_dir = find_multi30k()   # a local copy if there is one
     return load_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
 
-# %% ../nbs/12_cli.ipynb #919e2cc2
+# %% ../nbs/12_cli.ipynb #e4e2ed13
 def train_cli(argv:list|None=None):
     "`tnb-train` with arguments `argv` (default: the command line); returns the `Trainer` (None on other ranks)."
     a = train_parser().parse_args(argv)
@@ -156,7 +160,7 @@ def train_cli(argv:list|None=None):
     if rank != 0: return
     v = tr.history['valid'][-1] if tr.history['valid'] else None
     say(f"trained {tr.step} updates in {time.time() - t0:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f}" if v else ''))
-    if data.test:
+    if data.test and a.test_limit != 0:
         test = data.test[:a.test_limit]
         sc, hyps = evaluate(tr.model, tr.tokenizer, test, beam=a.beam)
         say(f"test ({sc['n_sentences']} sentences, beam {a.beam}): exact match {sc['exact_match']:.1f}%, "
@@ -169,7 +173,7 @@ def train_main(argv:list|None=None):
     "Entry point of the `tnb-train` command (see `tnb-train --help`)."
     train_cli(argv)
 
-# %% ../nbs/12_cli.ipynb #d7134c97
+# %% ../nbs/12_cli.ipynb #755a7011
 def _load_for_inference(prog:str, path, device=None):
     "(model, tokenizer, checkpoint) from `path` (a file, or a run folder: its newest checkpoint), or a one-line exit."
     from transformer_nb.training import model_from_checkpoint
@@ -179,7 +183,7 @@ def _load_for_inference(prog:str, path, device=None):
     if tok is None: _die(prog, f"{path} holds no tokenizer, so it cannot translate text")
     return model, tok, ck
 
-# %% ../nbs/12_cli.ipynb #5aa2473b
+# %% ../nbs/12_cli.ipynb #bfb40bf3
 def translate_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-translate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Translate sentences with a checkpoint from tnb-train. One line out per line in; empty lines stay empty.",
@@ -225,7 +229,7 @@ def translate_main(argv:list|None=None):
     if a.output: _write_lines(a.output, outs)
     else: sys.stdout.write(''.join(o + '\n' for o in outs))
 
-# %% ../nbs/12_cli.ipynb #457399dc
+# %% ../nbs/12_cli.ipynb #f7890f11
 def evaluate_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-evaluate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Score a checkpoint with sacreBLEU (BLEU cased and lowercased, chrF, with signatures).",
@@ -276,7 +280,7 @@ def evaluate_main(argv:list|None=None):
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
           f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha})")
 
-# %% ../nbs/12_cli.ipynb #754c1b50
+# %% ../nbs/12_cli.ipynb #977768df
 def average_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-average', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Average the parameters of several checkpoints of one run (as the paper does) into a new checkpoint.",
