@@ -67,17 +67,17 @@ def variant(name:str, args) -> dict:
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument('--only', default='base,base-seed1,A-h1,B-dk16,C-N2,C-d128,D-drop0.0,D-ls0.0,E-learned,A-h4,A-h32,D-ls0.2,D-drop0.2,C-N4',
+    p.add_argument('--only', default='base,base-seed1,A-h1,A-h16,B-dk4,C-N1,C-d64,D-drop0.0,D-ls0.0,E-learned',
                    help="comma-separated variants in the order to run them ('all': every row, plus base-seed1)")
-    p.add_argument('--preset', default='small', help="the base model (default: small)")
+    p.add_argument('--preset', default='mini', help="the base model (default: mini)")
     p.add_argument('--src-lang', default='en'); p.add_argument('--tgt-lang', default='de')
     p.add_argument('--data-dir', default=str(DATA) if DATA.is_dir() else None,
                    help="the Multi30k folder (default: ../shared/data/multi30k beside the repository, else as tnb-train finds it)")
     p.add_argument('--vocab-size', type=int, default=8000)
-    p.add_argument('--steps', type=int, default=400, help="optimiser updates per variant (the one budget)")
-    p.add_argument('--max-tokens', type=int, default=2500)
-    p.add_argument('--warmup', type=int, default=200)
-    p.add_argument('--lr-scale', type=float, default=0.7)
+    p.add_argument('--steps', type=int, default=800, help="optimiser updates per variant (the one budget)")
+    p.add_argument('--max-tokens', type=int, default=4000)
+    p.add_argument('--warmup', type=int, default=400)
+    p.add_argument('--lr-scale', type=float, default=0.5)
     p.add_argument('--seed', type=int, default=0)
     p.add_argument('--device', default=None)
     p.add_argument('--jobs', type=int, default=2, help="variants trained at the same time")

@@ -49,9 +49,21 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
     (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], 'lr_scale=-1.0 must be > 0'),
+    (['--test-limit', '-1'], '--test-limit must be >= 0, got -1'),
+    (['--d-k', '0'], '--d-k must be >= 1, got 0'),
+    (['--pos', 'relative'], "invalid choice: 'relative'"),
 ])
 def test_bad_arguments_give_one_line(args, msg, tmp_path):
     r = tnb_train(*args, '--out', tmp_path / 'o')
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert msg in r.stderr and 'Traceback' not in r.stderr, r.stderr
     assert len([l for l in r.stderr.splitlines() if l.startswith('tnb-train: error')]) == 1
+
+def test_table3_options_reach_the_model_and_test_limit_0_skips_the_test_set(tmp_path):
+    out = tmp_path / 'run'
+    r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--d-k', '4', '--d-v', '6', '--pos', 'learned', '--steps', '3',
+                  '--out', out, '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert 'test (' not in r.stdout and 'checkpoint:' in r.stdout          # no test-set evaluation was run
+    cfg = load_checkpoint(latest_checkpoint(out))['config']
+    assert (cfg['d_k'], cfg['d_v'], cfg['pos'], cfg['d_model']) == (4, 6, 'learned', 32)

@@ -183,7 +183,7 @@ def test_presets_match_table3():
     assert [get_config(n).p_drop for n in ('D-drop0.0', 'D-drop0.2')] == [0.0, 0.2]
     assert [get_config(n).eps_ls for n in ('D-ls0.0', 'D-ls0.2')] == [0.0, 0.2]
     assert get_config('E-learned').pos == 'learned' and base.pos == 'sinusoidal' and not base.norm_first
-    assert set(PAPER_TABLE3) == set(PRESETS) - {'tiny', 'small'}
+    assert set(PAPER_TABLE3) == set(PRESETS) - {'tiny', 'mini', 'small'}
 
 def test_param_counts_near_paper():
     """At a shared 37,000-token vocabulary (§5.1), all tied: base 63.08M vs the paper's 65M (-2.95%), big 214.2M vs 213M.

@@ -40,3 +40,54 @@ def test_bad_records_are_refused(tmp_path):
     (tmp_path / 'bad.json').write_text(json.dumps([{'id': 'y'}]))
     with pytest.raises(ValueError, match=r'bad.json: record 0 \(y\) lacks'): load_results(tmp_path / 'bad.json')
     assert not (tmp_path / 'r.json').exists()
+
+# --- Table 3 at Multi30k scale (11_results, experiments/table3.py) ---
+import importlib.util
+from transformer_nb.evaluation import TABLE3_KEYS, table3_table, table3_variants
+from transformer_nb.model import PRESETS, get_config
+from transformer_nb.cli import train_parser, _resolved
+
+TABLE3 = ROOT / 'results' / 'table3.json'
+
+def sweep_module():
+    spec = importlib.util.spec_from_file_location('table3_sweep', ROOT / 'experiments' / 'table3.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+def test_sweep_commands_train_exactly_the_variant():
+    "The tnb-train options the sweep writes give back each variant's overrides, hence its config."
+    flags = sweep_module().flags
+    for name, o in table3_variants(PRESETS['mini']).items():
+        a = train_parser().parse_args(['--dataset', 'multi30k', '--preset', 'small', *flags(o)])
+        preset, _, model_kw, _ = _resolved(a)
+        assert (preset, model_kw) == ('small', o), name
+        get_config(preset, **model_kw)                      # a valid configuration
+
+def test_sweep_refuses_unknown_variants(capsys):
+    with pytest.raises(SystemExit) as e: sweep_module().main(['--only', 'base,C-N6', '--results', '/nonexistent/t3.json'])
+    assert e.value.code == 2 and "unknown variant(s) ['C-N6']" in capsys.readouterr().err
+
+def test_table3_file_has_real_records():
+    recs = load_results(TABLE3, TABLE3_KEYS)
+    ids = [r['id'] for r in recs]
+    assert 'base' in ids and 'base-seed1' in ids and len(recs) >= 8, ids
+    assert len(set(ids)) == len(ids), "duplicate ids"
+    variants = table3_variants(PRESETS['mini'])
+    assert len({r['steps'] for r in recs}) == 1, "every variant must have the same budget of updates"
+    for r in recs:
+        assert r['overrides'] == variants[r['variant']], r['id']
+        assert r['valid_ppl'] > 1 and 0 <= r['bleu'] <= 100 and r['params'] > 0 and r['train_time_s'] > 0, r['id']
+        assert re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', r['commit']), (r['id'], r['commit'])
+        train, evaluate = r['command'].split('; ')
+        assert train.startswith('tnb-train ') and evaluate.startswith('tnb-evaluate ') and '--split valid' in evaluate, r['id']
+        assert f"--steps {r['steps']}" in train and f"--seed {r['seed']}" in train, r['id']
+        for k, v in r['overrides'].items(): assert f"--{k.replace('_', '-')} {v}" in train, (r['id'], k)
+
+def test_table3_notebook_and_readme_show_the_file():
+    table = table3_table(load_results(TABLE3, TABLE3_KEYS), PRESETS['mini'])
+    assert table in stored_markdown_outputs(ROOT / 'nbs' / '11_results.ipynb'), "re-run nbs/11_results.ipynb"
+    assert table in (ROOT / 'README.md').read_text(), "README.md's Table 3 differs from results/table3.json: run tools/make_readme.py"
+
+def test_corrupt_results_file_is_named(tmp_path):
+    (tmp_path / 't3.json').write_text('[{"id": "base",')
+    with pytest.raises(ValueError, match=r't3.json: not a results file'): load_results(tmp_path / 't3.json', TABLE3_KEYS)

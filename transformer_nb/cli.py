@@ -54,7 +54,7 @@ def train_parser() -> argparse.ArgumentParser:
     g.add_argument('--max-len', type=int, default=256, help="drop training pairs longer than this many tokens (default 256)")
     g = p.add_argument_group('model (override the preset)')
     g.add_argument('--preset', default=None, choices=list(PRESETS), metavar='NAME',
-                   help="model size: tiny, small, base, big or a Table 3 row (default: small; numbers: a 3-layer d_model=128 model)")
+                   help="model size: tiny, mini, small, base, big or a Table 3 row (default: small; numbers: a 3-layer d_model=128 model)")
     for name, typ, hlp in [('d-model', int, 'width d_model'), ('N', int, 'layers per stack'), ('h', int, 'attention heads'),
                            ('d-ff', int, 'feed-forward inner size'), ('p-drop', float, 'residual dropout P_drop'),
                            ('d-k', int, 'query/key size per head d_k (default d_model/h)'),

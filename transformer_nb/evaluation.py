@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/results.html.md"""
 
 # %% auto #0
 __all__ = ['RESULT_KEYS', 'TABLE3_KEYS', 'corpus_scores', 'evaluate', 'train_time', 'make_record', 'today', 'load_results',
-           'add_result', 'results_table', 'table3_variants', 'paper_row', 'table3_table', 'attention_maps',
-           'sentence_maps']
+           'add_result', 'results_table', 'table3_variants', 'paper_row', 'table3_table', 'plot_table3',
+           'attention_maps', 'sentence_maps']
 
 # %% ../nbs/11_results.ipynb #92fab81a
 import json, os, datetime
@@ -140,6 +140,26 @@ def table3_table(recs:list[dict], base:dict) -> str:
         rows.append(f"| {r['id']} | {change} | {r['params']/1e6:.1f}M | {r['valid_ppl']:.2f} | {r['bleu']:.1f} | "
                     f"{r['bleu'] - b['bleu']:+.1f} | {pr} | {pp:.2f} | {pbleu:.1f} | {pbleu - pb_bleu:+.1f} |")
     return head + '\n'.join(rows)
+
+# %% ../nbs/11_results.ipynb #9ed80c38
+def plot_table3(recs:list[dict], base:dict, ax=None):
+    "ΔBLEU of each variant against its base: ours (Multi30k valid) beside the paper's (newstest2013), with the seed spread."
+    import matplotlib.pyplot as plt
+    by = {r['id']: r for r in recs}
+    b, pb = by['base']['bleu'], PAPER_TABLE3['base'][1]
+    rows = [r for r in recs if r['variant'] != 'base']
+    ours = [r['bleu'] - b for r in rows]
+    paper = [PAPER_TABLE3[paper_row(r['variant'], base)][1] - pb for r in rows]
+    if ax is None: _, ax = plt.subplots(figsize=(7, 0.32 * len(rows) + 1.2))
+    y = range(len(rows))
+    ax.barh([i - 0.2 for i in y], ours, 0.4, label='ours: Multi30k en→de, valid', color='tab:blue')
+    ax.barh([i + 0.2 for i in y], paper, 0.4, label='paper: WMT14 en→de, newstest2013', color='tab:orange')
+    noise = [abs(r['bleu'] - b) for r in recs if r['variant'] == 'base' and r['id'] != 'base']
+    if noise: ax.axvspan(-max(noise), max(noise), color='grey', alpha=0.2, label='base: spread between seeds')
+    ax.set_yticks(list(y), [f"{r['id']}  ({paper_row(r['variant'], base)})" for r in rows])
+    ax.invert_yaxis(); ax.axvline(0, color='k', lw=0.8)
+    ax.set_xlabel('BLEU change against the base model'); ax.legend(loc='lower left', fontsize=8)
+    return ax
 
 # %% ../nbs/11_results.ipynb #c81710b1
 def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:

@@ -64,6 +64,7 @@ class TransformerConfig:
 _BASE = dict(d_model=512, N=6, h=8, d_ff=2048, p_drop=0.1, eps_ls=0.1)
 PRESETS = {
     'tiny':  dict(d_model=32, N=2, h=4, d_ff=64, p_drop=0.0),       # tests and smoke runs
+    'mini':  dict(d_model=128, N=3, h=8, d_ff=512, p_drop=0.1),     # Table 3 sweeps at Multi30k scale on a CPU
     'small': dict(d_model=256, N=3, h=8, d_ff=1024, p_drop=0.1),    # Multi30k / the number corpus on a laptop CPU
     'base':  dict(_BASE),
     'big':   dict(_BASE, d_model=1024, h=16, d_ff=4096, p_drop=0.3),

@@ -8,7 +8,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/training.html.md"""
 __all__ = ['CKPT_FORMAT', 'noam_lr', 'make_optimizer', 'label_smoothed_nll', 'label_smoothing_loss', 'seq2seq_loss',
            'copy_examples', 'pad_batch', 'accumulate_grads', 'rng_state', 'set_rng_state', 'save_checkpoint',
            'load_checkpoint', 'list_checkpoints', 'latest_checkpoint', 'prune_checkpoints', 'model_from_checkpoint',
-           'init_distributed', 'all_reduce_sum', 'TrainConfig', 'TrainingDiverged', 'Trainer', 'train_model']
+           'init_distributed', 'all_reduce_sum', 'TrainConfig', 'TrainingDiverged', 'Trainer', 'plot_history',
+           'train_model']
 
 # %% ../nbs/09_training.ipynb #bdeb1dc4
 import math, os, json, time, random, contextlib
@@ -419,10 +420,10 @@ def _fit(self:Trainer) -> dict:
 Trainer._done, Trainer.fit = _done, _fit
 
 # %% ../nbs/09_training.ipynb #cb44a6f3
-def _plot(self:Trainer, path=None, show:bool=False):
-    "Plot the training and validation loss; save to `path` (PNG) if given."
+def plot_history(history:dict, path=None, show:bool=False, title:str='loss curve'):
+    "Plot a training history ({'train': [...], 'valid': [...]}, as in `Trainer.history` and checkpoints); save to `path` (PNG) if given."
     import matplotlib.pyplot as plt
-    tr, va = self.history['train'], self.history['valid']
+    tr, va = history.get('train', []), history.get('valid', [])
     fig, ax = plt.subplots(figsize=(7, 3))
     if tr:
         x, y = np.array([r['step'] for r in tr]), np.array([r['loss'] for r in tr])
@@ -431,12 +432,16 @@ def _plot(self:Trainer, path=None, show:bool=False):
         if k > 1: ax.plot(x[k - 1:], np.convolve(y, np.ones(k) / k, 'valid'), color='C0', label=f'train (mean of {k})')
         else: ax.lines[-1].set_label('train')
     if va: ax.plot([r['step'] for r in va], [r['loss'] for r in va], 'o-', color='C1', label='valid')
-    ax.set_xlabel('update'); ax.set_ylabel('label-smoothed loss'); ax.legend(); ax.set_title('loss curve')
+    ax.set_xlabel('update'); ax.set_ylabel('label-smoothed loss'); ax.legend(); ax.set_title(title)
     fig.tight_layout()
     if path is not None: fig.savefig(path, dpi=100)
     if show: plt.show()
     else: plt.close(fig)
     return path
+
+def _plot(self:Trainer, path=None, show:bool=False):
+    "Plot the training and validation loss; save to `path` (PNG) if given."
+    return plot_history(self.history, path, show)
 Trainer.plot = _plot
 
 # %% ../nbs/09_training.ipynb #8b0f0dc2
