@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/results.html.md"""
 
 # %% auto #0
 __all__ = ['RESULT_KEYS', 'TABLE3_KEYS', 'corpus_scores', 'evaluate', 'train_time', 'make_record', 'today', 'load_results',
-           'add_result', 'results_table', 'table3_variants', 'paper_row', 'table3_table', 'plot_table3',
+           'add_result', 'results_table', 'table3_variants', 'paper_row', 'table3_order', 'table3_table', 'plot_table3',
            'attention_maps', 'sentence_maps']
 
 # %% ../nbs/11_results.ipynb #92fab81a
@@ -124,11 +124,17 @@ def paper_row(name:str, base:dict) -> str:
 TABLE3_KEYS = ('id', 'variant', 'overrides', 'seed', 'params', 'steps', 'valid_ppl', 'bleu', 'bleu_lc', 'chrf',
                'bleu_signature', 'train_time_s', 'hardware', 'date', 'commit', 'command')
 
+def table3_order(recs:list[dict], base:dict) -> list[dict]:
+    "`recs` in the order of the paper's rows (as `table3_variants` lists them), repeats with other seeds after each."
+    order = list(table3_variants(base))
+    return sorted(recs, key=lambda r: (order.index(r['variant']), r['id'] != r['variant'], r['seed']))
+
 def table3_table(recs:list[dict], base:dict) -> str:
     "The Table 3 records as a markdown table next to the paper's dev perplexity and BLEU (deltas against each base)."
     by = {r['id']: r for r in recs}
     if 'base' not in by: raise ValueError("the Table 3 records have no 'base' run to compare with")
     b, (pb_ppl, pb_bleu, _) = by['base'], PAPER_TABLE3['base']
+    recs = table3_order(recs, base)
     head = ('| variant | change | params | PPL (valid) | BLEU (valid) | ΔBLEU | paper row | paper PPL (dev) | paper BLEU (dev) | paper ΔBLEU |\n'
             '|---|---|---|---|---|---|---|---|---|---|\n')
     rows = []
@@ -147,18 +153,20 @@ def plot_table3(recs:list[dict], base:dict, ax=None):
     import matplotlib.pyplot as plt
     by = {r['id']: r for r in recs}
     b, pb = by['base']['bleu'], PAPER_TABLE3['base'][1]
-    rows = [r for r in recs if r['variant'] != 'base']
+    rows = [r for r in table3_order(recs, base) if r['variant'] != 'base']
     ours = [r['bleu'] - b for r in rows]
     paper = [PAPER_TABLE3[paper_row(r['variant'], base)][1] - pb for r in rows]
-    if ax is None: _, ax = plt.subplots(figsize=(7, 0.32 * len(rows) + 1.2))
+    if ax is None: _, ax = plt.subplots(figsize=(9.5, 0.35 * len(rows) + 1.2))
     y = range(len(rows))
-    ax.barh([i - 0.2 for i in y], ours, 0.4, label='ours: Multi30k en→de, valid', color='tab:blue')
-    ax.barh([i + 0.2 for i in y], paper, 0.4, label='paper: WMT14 en→de, newstest2013', color='tab:orange')
+    ax.barh([i - 0.2 for i in y], ours, 0.4, label='ours: Multi30k en→de, valid\n(mini, 800 updates)', color='tab:blue')
+    ax.barh([i + 0.2 for i in y], paper, 0.4, label='paper: WMT14 en→de,\nnewstest2013 (base, 100k updates)', color='tab:orange')
     noise = [abs(r['bleu'] - b) for r in recs if r['variant'] == 'base' and r['id'] != 'base']
     if noise: ax.axvspan(-max(noise), max(noise), color='grey', alpha=0.2, label='base: spread between seeds')
     ax.set_yticks(list(y), [f"{r['id']}  ({paper_row(r['variant'], base)})" for r in rows])
     ax.invert_yaxis(); ax.axvline(0, color='k', lw=0.8)
-    ax.set_xlabel('BLEU change against the base model'); ax.legend(loc='lower left', fontsize=8)
+    ax.set_xlabel('BLEU change against the base model')
+    ax.legend(loc='upper left', bbox_to_anchor=(1.01, 1), fontsize=8)
+    ax.figure.tight_layout()
     return ax
 
 # %% ../nbs/11_results.ipynb #c81710b1
