@@ -7,7 +7,7 @@ split with beam 4 and no checkpoint averaging, as in the paper. Each finished va
 commit, hardware, date, validation perplexity and sacreBLEU scores) to `--results`; variants already there are skipped,
 so an interrupted sweep continues where it stopped. `base-seed1` is `base` with seed 1, to measure run-to-run noise.
 
-    python experiments/table3.py --only base,base-seed1,A-h1,B-dk16 --jobs 2
+    python experiments/table3.py --only base,base-seed1,A-h1,B-dk4 --jobs 2
     python experiments/table3.py --only all --steps 2000 --device cuda --jobs 1 --threads 8
 """
 import argparse, json, os, shlex, subprocess, sys, time

@@ -158,8 +158,8 @@ def plot_table3(recs:list[dict], base:dict, ax=None):
     paper = [PAPER_TABLE3[paper_row(r['variant'], base)][1] - pb for r in rows]
     if ax is None: _, ax = plt.subplots(figsize=(9.5, 0.35 * len(rows) + 1.2))
     y = range(len(rows))
-    ax.barh([i - 0.2 for i in y], ours, 0.4, label='ours: Multi30k en→de, valid\n(mini, 800 updates)', color='tab:blue')
-    ax.barh([i + 0.2 for i in y], paper, 0.4, label='paper: WMT14 en→de,\nnewstest2013 (base, 100k updates)', color='tab:orange')
+    ax.barh([i - 0.2 for i in y], ours, 0.4, label=f"ours: valid set\n({by['base']['steps']} updates)", color='tab:blue')
+    ax.barh([i + 0.2 for i in y], paper, 0.4, label='paper: newstest2013\n(100k updates)', color='tab:orange')
     noise = [abs(r['bleu'] - b) for r in recs if r['variant'] == 'base' and r['id'] != 'base']
     if noise: ax.axvspan(-max(noise), max(noise), color='grey', alpha=0.2, label='base: spread between seeds')
     ax.set_yticks(list(y), [f"{r['id']}  ({paper_row(r['variant'], base)})" for r in rows])
