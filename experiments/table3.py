@@ -45,15 +45,14 @@ def variant(name:str, args) -> dict:
              '--lr-scale', str(args.lr_scale), '--seed', str(seed), '--threads', str(args.threads), '--out', str(out),
              '--save-every', '0', '--keep', '1', '--valid-every', str(args.steps), '--test-limit', '0', '--no-progress']
     if args.device: train += ['--device', args.device]
-    scores = out / 'valid.json'
     evaluate = ['tnb-evaluate', str(out), *common, '--split', 'valid', '--beam', '4', '--json',
                 '--hyp-out', str(out / 'valid.beam4.txt')] + (['--device', args.device] if args.device else [])
     t0 = time.time()
     run(train, out / 'log.txt', env)
-    with open(scores, 'w') as f:
-        rc = subprocess.run(evaluate, stdout=f, stderr=subprocess.PIPE, text=True, env=env)
+    rc = subprocess.run(evaluate, capture_output=True, text=True, env=env)
     if rc.returncode: raise RuntimeError(f"tnb-evaluate failed for {name}: {rc.stderr.strip()}")
-    sc = json.loads(scores.read_text())
+    sc = json.loads(rc.stdout)
+    (out / 'valid.json').write_text(rc.stdout)                         # written only once the scores are complete
     ck = load_checkpoint(latest_checkpoint(out))
     hist = ck['meta']['history']
     valid = [v for v in hist['valid'] if v['step'] == args.steps]
@@ -69,7 +68,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--only', default='base,base-seed1,A-h1,A-h16,B-dk4,C-N1,C-d64,D-drop0.0,D-ls0.0,E-learned',
                    help="comma-separated variants in the order to run them ('all': every row, plus base-seed1)")
-    p.add_argument('--preset', default='mini', help="the base model (default: mini)")
+    p.add_argument('--preset', default='mini', choices=list(PRESETS), metavar='NAME', help="the base model (default: mini)")
     p.add_argument('--src-lang', default='en'); p.add_argument('--tgt-lang', default='de')
     p.add_argument('--data-dir', default=str(DATA) if DATA.is_dir() else None,
                    help="the Multi30k folder (default: ../shared/data/multi30k beside the repository, else as tnb-train finds it)")

@@ -66,6 +66,8 @@ def test_sweep_commands_train_exactly_the_variant():
 def test_sweep_refuses_unknown_variants(capsys):
     with pytest.raises(SystemExit) as e: sweep_module().main(['--only', 'base,C-N6', '--results', '/nonexistent/t3.json'])
     assert e.value.code == 2 and "unknown variant(s) ['C-N6']" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e: sweep_module().main(['--preset', 'huge', '--results', '/nonexistent/t3.json'])
+    assert e.value.code == 2 and "invalid choice: 'huge'" in capsys.readouterr().err
 
 def test_table3_file_has_real_records():
     recs = load_results(TABLE3, TABLE3_KEYS)
