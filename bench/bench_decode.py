@@ -21,7 +21,9 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.decoding import greedy_decode, beam_search, length_batches
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SRC = ROOT.parent / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz'
+DEFAULT_SRC = next((p / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz' for p in ROOT.parents
+                    if (p / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz').is_file()),
+                   ROOT.parent / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz')
 
 def read_lines(path):
     op = gzip.open if str(path).endswith('.gz') else open
