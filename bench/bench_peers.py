@@ -21,7 +21,7 @@ the same run (the machine may be shared: the load average before and after is st
 Fairness: every system gets the same source pieces (SentencePiece encoding done once, outside the timings) and returns
 pieces; detokenisation is outside the timings. Ours and CTranslate2 decode the same length-sorted batches of at most
 `--max-tokens` source tokens. OpenNMT-py batches with its own iterator (`-batch_type tokens -batch_size --max-tokens`
-by default). Length cap: ours stops each sentence at its source length + 50 tokens; CTranslate2 takes one cap per
+and, as a second setting, its default of 30 sentences per batch). Length cap: ours stops each sentence at its source length + 50 tokens; CTranslate2 takes one cap per
 batch (the longest source in it + 50), OpenNMT-py one cap per run (longest source + 50, `-max_length_ratio 0`):
 never less than ours. Beam search: beam 4, GNMT length penalty alpha = 0.6 for all (OpenNMT-py `-length_penalty wu`).
 BLEU: sacreBLEU against the test2016 references, per system, with how many outputs are identical to ours.
@@ -83,7 +83,7 @@ class CT2:
 
 class OpenNMT:
     "OpenNMT-py 3.5.1 in its own interpreter (bench/peer_opennmt.py serve), timed inside that process."
-    def __init__(self, python, ours_ckpt, workdir, threads, max_tokens, batch_type, sp):
+    def __init__(self, python, ours_ckpt, workdir, threads, batch_type, batch_size, sp):
         env = {**os.environ, 'TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD': '1', 'OMP_NUM_THREADS': str(threads),
                'PYTHONPATH': str(write_stubs(workdir)), 'PYTHONWARNINGS': 'ignore'}
         self.ckpt = Path(workdir) / 'opennmt.pt'
@@ -94,12 +94,11 @@ class OpenNMT:
                                       text=True).stdout.strip()
         self.p = subprocess.Popen([python, str(ROOT / 'bench' / 'peer_opennmt.py'), 'serve', str(self.ckpt)], env=env,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.threads, self.max_tokens, self.batch_type, self.sp = threads, max_tokens, batch_type, sp
+        self.threads, self.batch_type, self.batch_size, self.sp = threads, batch_type, batch_size, sp
         self.seconds = None
     def __call__(self, srcs, beam, max_extra):
         lines = [' '.join(self.sp.id_to_piece(t) for t in s) for s in srcs]               # source EOS included
-        size = self.max_tokens if self.batch_type == 'tokens' else max(1, self.max_tokens // 20)
-        q = dict(src=lines, beam=beam, max_length=max(map(len, srcs)) + max_extra, batch_size=size,
+        q = dict(src=lines, beam=beam, max_length=max(map(len, srcs)) + max_extra, batch_size=self.batch_size,
                  batch_type=self.batch_type, threads=self.threads)
         self.p.stdin.write(json.dumps(q) + '\n'); self.p.stdin.flush()
         line = self.p.stdout.readline()
@@ -111,7 +110,7 @@ class OpenNMT:
 
 def write_stubs(workdir) -> Path:
     "One-line stand-ins for spacy and fasttext, which OpenNMT-py imports at start-up for transforms not used here."
-    d = Path(workdir) / 'stubs'; d.mkdir(exist_ok=True)
+    d = Path(workdir) / 'stubs'; d.mkdir(parents=True, exist_ok=True)
     for m in ('spacy', 'fasttext'):
         (d / f'{m}.py').write_text(f'"Stub: OpenNMT-py imports {m} only for a transform this benchmark does not use."\n')
     return d
@@ -130,7 +129,8 @@ def main(argv=None):
     ap.add_argument('--repeats', type=int, default=5)
     ap.add_argument('--peer', choices=['opennmt'], default=None)
     ap.add_argument('--peer-python', default='/work/wt/onmt-venv/bin/python', help="OpenNMT-py's interpreter")
-    ap.add_argument('--peer-batch-type', choices=['tokens', 'sents'], default='tokens')
+    ap.add_argument('--peer-batches', nargs='+', default=['tokens:2000', 'sents:30'],
+                    help="OpenNMT-py batchings to time, TYPE:SIZE (default: 2000 tokens as ours, and its own default of 30 sentences)")
     ap.add_argument('--ctranslate2', action='store_true', help='also time the CTranslate2 export (float32 and int8)')
     ap.add_argument('--no-reference', action='store_true', help='skip our reference (readable) beam search')
     ap.add_argument('--json', default=None, help='write the results here (e.g. results/decode_bench.json)')
@@ -146,17 +146,20 @@ def main(argv=None):
         model, tok, ck = model_from_checkpoint(path, device='cpu')
         if tok is None: sys.exit(f"{path} holds no tokenizer")
         srcs = [tok.encode(l.strip()) + [EOS_ID] for l in lines]
-        label = f"{ck['meta'].get('preset', '?') if ck.get('meta') else '?'}{', pre-LN' if model.cfg.norm_first else ', post-LN'}"
+        preset = str((ck.get('meta') or {}).get('preset', '?')).split(' ')[0]
+        label = f"{preset} {'pre-LN' if model.cfg.norm_first else 'post-LN'}"
         models[name] = dict(checkpoint=str(path), label=label, step=ck.get('step'), norm_first=model.cfg.norm_first,
                             params=sum(p.numel() for p in {id(p): p for p in model.parameters()}.values()),
                             vocab=tok.vocab_size, srcs=srcs, tok=tok)
         systems.append((name, 'ours', Ours(model, a.max_tokens, {True: greedy_decode, False: beam_search})))
         if ref_beam: systems.append((name, 'ours (reference)', Ours(model, a.max_tokens, {True: greedy_decode, False: ref_beam})))
         if name == 'compared' and a.peer == 'opennmt':
-            peer = OpenNMT(a.peer_python, Path(path) if Path(path).is_file() else _latest(path), work, a.threads,
-                           a.max_tokens, a.peer_batch_type, tok.sp)
-            models[name]['opennmt_version'] = peer.version
-            systems.append((name, 'opennmt-py', peer))
+            for pb in a.peer_batches:
+                bt, size = pb.split(':')
+                peer = OpenNMT(a.peer_python, Path(path) if Path(path).is_file() else _latest(path), work / bt, a.threads,
+                               bt, int(size), tok.sp)
+                models[name]['opennmt_version'] = peer.version
+                systems.append((name, f"opennmt-py ({size} {'tokens' if bt == 'tokens' else 'sentences'})", peer))
         if a.ctranslate2:
             from transformer_nb.export import export_ctranslate2
             d = export_ctranslate2(path, work / f'ct2-{name}')
@@ -166,12 +169,14 @@ def main(argv=None):
           f"cap source+{a.max_extra}; median of {a.repeats}; load average {load_before[0]:.1f} at start")
     for n, m in models.items(): print(f"# {n}: {m['checkpoint']} ({m['label']}, {m['params'] / 1e6:.2f}M params)")
     times, outs = {}, {}
-    for name, sysname, fn in systems:                                    # warm-up (and the outputs, for BLEU)
+    skip = lambda sysname, beam: sysname == 'ours (reference)' and beam == 1   # greedy has one version
+    for name, sysname, fn in systems:                                    # warm-up
         for beam in decodings:
-            outs[name, sysname, beam] = fn(models[name]['srcs'][:20], beam, a.max_extra)
+            if not skip(sysname, beam): fn(models[name]['srcs'][:20], beam, a.max_extra)
     for rep in range(a.repeats):
         for beam in decodings:
             for name, sysname, fn in systems:
+                if skip(sysname, beam): continue
                 srcs = models[name]['srcs']
                 t0 = time.perf_counter(); hyps = fn(srcs, beam, a.max_extra); dt = time.perf_counter() - t0
                 if isinstance(fn, OpenNMT): dt = fn.seconds                 # timed inside its process: no pipe overhead
@@ -200,7 +205,7 @@ def main(argv=None):
     for model in models:
         for dec in ('greedy', f'beam {a.beam}'):
             base = speed(model, 'ours', dec)
-            for other in ('ours (reference)', 'opennmt-py', 'ctranslate2 float32', 'ctranslate2 int8'):
+            for other in ['ours (reference)', *[s for _, s, _ in systems if s.startswith('opennmt')], 'ctranslate2 float32', 'ctranslate2 int8']:
                 o = speed(model, other, dec)
                 if o is None or base is None: continue
                 key = f"{model}: {other} / ours, {dec}"

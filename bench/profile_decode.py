@@ -1,100 +1,157 @@
 #!/usr/bin/env python
-"""Where beam search spends its time (10_decoding, issue 13): the PyTorch profiler's self CPU time per operator,
-grouped into what the code does, for the readable reference beam search and the fast one, on a trained checkpoint.
+"""Where beam search spends its time (10_decoding, issue 13): a py-spy profile of the readable reference beam search and
+of the fast one, on a trained checkpoint, grouped by what the code does.
 
+    pip install py-spy
     python bench/profile_decode.py --checkpoint runs/mini-de-en --json results/decode_profile.json
 
-Each decoder translates the first `--n` sentences of Multi30k test2016 in length-sorted batches of `--max-tokens`
-source tokens (beam 4, alpha 0.6, cap source + 50), once to warm up and once under `torch.profiler`. Operators are
-grouped: the decoder's matrix products (`linear`), attention (`scaled dot-product attention`), the output softmax,
-top-k, indexing/gathering (cache reordering, hypothesis bookkeeping), concatenation (cache appends, prefixes), the
-rest of the tensor operators (`other operators`), and `Python and dispatch`: the wall time no operator accounts for
-(the interpreter running the search loop, the model's Python, PyTorch's dispatcher). Not a test: it prints a table.
+Each decoder translates the first `--n` sentences of Multi30k test2016 (beam 4, alpha 0.6, cap source + 50, batches of
+`--max-tokens` source tokens, one thread) in a child process sampled by py-spy (`--rate` samples/s, Python stacks; a
+native call is charged to the Python line that made it, so a line's share is its share of the wall time). Samples
+are grouped by stack: the encoder; the decoder's attention (softmax(QK^T)V), its output projection (the pre-softmax
+linear layer, |V| wide), the rest of its layers (projections, FFN, LayerNorm, embeddings, the model's Python); the
+log-softmax over the vocabulary (and the PAD/BOS mask); top-k and candidate scores; reordering the key/value caches
+(`select`); and the search's own bookkeeping (every other line of the search loop). Then each decoder is timed without
+the profiler (median of `--repeats`). Not a test: it prints a table and, with --json, stores it.
 """
-import argparse, gzip, json, os, sys, time, datetime
+import argparse, gzip, json, linecache, os, statistics, subprocess, sys, tempfile, time, datetime, shutil
 from pathlib import Path
-import torch
-from torch.profiler import profile, ProfilerActivity
-from transformer_nb.core import EOS_ID, PAD_ID, hardware, git_commit, limit_threads
-from transformer_nb.training import model_from_checkpoint
-from transformer_nb.decoding import beam_search_nbest, length_batches
 
-GROUPS = [('linear layers', ('aten::addmm', 'aten::mm', 'aten::linear', 'aten::matmul', 'aten::bmm')),
-          ('attention', ('scaled_dot_product', 'flash_attention', 'aten::_softmax', 'aten::baddbmm')),
-          ('log-softmax of the output', ('aten::_log_softmax',)),
-          ('top-k', ('aten::topk', 'aten::sort', 'aten::argsort')),
-          ('index / gather (cache reorder, bookkeeping)', ('aten::index', 'aten::gather', 'aten::index_select', 'aten::take',
-                                                           'aten::nonzero', 'aten::masked_select', 'aten::index_put', 'aten::index_fill')),
-          ('concatenation (cache append, prefixes)', ('aten::cat',)),
-          ('layer norm, ReLU, residual adds', ('aten::native_layer_norm', 'aten::relu', 'aten::clamp_min', 'aten::add'))]
+GROUPS = ('encoder', 'decoder: attention', 'decoder: output projection', 'decoder: other layer work',
+          'log-softmax over the vocabulary', 'top-k and candidate scores', 'cache reorder', 'search bookkeeping')
 
-def group_of(name):
-    for g, keys in GROUPS:
-        if any(k in name for k in keys): return g
-    return 'other operators'
+def parse_frame(f):
+    "'func (path:line)' -> (func, path, line)."
+    func, _, rest = f.rpartition(' (')
+    path, _, line = rest.rstrip(')').rpartition(':')
+    return func.split('.')[-1], path, int(line) if line.isdigit() else 0    # 'Transformer.decode' -> 'decode'
+
+def source(path, line, roots):
+    for r in roots:
+        p = Path(r) / path
+        if p.is_file(): return linecache.getline(str(p), line)
+    return linecache.getline(path, line)
+
+def classify(stack, search_fn, roots):
+    "The group of one sampled stack (a list of frames, outermost first), or None outside the search."
+    frames = [parse_frame(f) for f in stack]
+    idx = [i for i, (fn, p, _) in enumerate(frames) if fn == search_fn and p.endswith('decoding.py')]
+    if not idx: return None
+    inner = frames[idx[-1] + 1:]
+    names = [(fn, p) for fn, p, _ in inner]
+    if any(fn == 'encode' and p.endswith('model.py') for fn, p in names): return 'encoder'
+    dec = [(fn, p, l) for fn, p, l in inner if fn == 'decode' and p.endswith('model.py')]
+    if dec:
+        if any(p.endswith('attention.py') for _, p in names): return 'decoder: attention'
+        if 'generator' in source(dec[0][1], dec[0][2], roots): return 'decoder: output projection'
+        return 'decoder: other layer work'
+    if any(fn == 'select' for fn, _ in names) or any(fn == '_follow_parents' for fn, _ in names): return 'cache reorder'
+    if any(fn == 'next_token_logits' for fn, _ in names): return 'log-softmax over the vocabulary'
+    fn, p, l = frames[idx[-1]]
+    text = source(p, l, roots)
+    if 'log_softmax' in text: return 'log-softmax over the vocabulary'
+    if 'topk' in text or 'cand' in text: return 'top-k and candidate scores'
+    if '.select(' in text: return 'cache reorder'
+    return 'search bookkeeping'
 
 def read_lines(path):
     op = gzip.open if str(path).endswith('.gz') else open
     with op(path, 'rt', encoding='utf-8') as f: return [l.rstrip('\n') for l in f]
 
+def load(a):
+    import torch
+    from transformer_nb.core import EOS_ID, limit_threads
+    from transformer_nb.training import model_from_checkpoint
+    limit_threads(a.threads)
+    model, tok, _ = model_from_checkpoint(a.checkpoint, device='cpu')
+    return model, [tok.encode(l.strip()) + [EOS_ID] for l in read_lines(a.src)[:a.n]]
+
 def run(fn, model, srcs, max_tokens):
+    import torch
+    from transformer_nb.core import PAD_ID
+    from transformer_nb.decoding import length_batches
     for batch in length_batches([len(s) for s in srcs], max_tokens):
         src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
         for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
         fn(model, src, beam=4)
 
-def breakdown(fn, model, srcs, max_tokens):
-    "(wall seconds, {group: seconds}) of one profiled run; the rest of the wall time is 'Python and dispatch'."
-    run(fn, model, srcs[:50], max_tokens)                                    # warm-up
-    t0 = time.perf_counter()
-    with profile(activities=[ProfilerActivity.CPU]) as prof: run(fn, model, srcs, max_tokens)
-    wall = time.perf_counter() - t0
-    groups = {g: 0.0 for g, _ in GROUPS} | {'other operators': 0.0}
-    for e in prof.key_averages():
-        if e.key.startswith('aten::') or 'attention' in e.key: groups[group_of(e.key)] += e.self_cpu_time_total / 1e6
-    groups['Python and dispatch'] = max(0.0, wall - sum(groups.values()))
-    return wall, groups
+def decoders():
+    import transformer_nb.decoding as d
+    return {k: getattr(d, f) for k, f in (('reference', 'beam_search_reference'), ('fast', 'beam_search_nbest')) if hasattr(d, f)}
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--checkpoint', required=True)
     ap.add_argument('--src', default=None, help='source sentences (default: Multi30k test2016 German)')
-    ap.add_argument('--n', type=int, default=300)
+    ap.add_argument('--n', type=int, default=500)
     ap.add_argument('--max-tokens', type=int, default=2000)
     ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--rate', type=int, default=250, help='py-spy samples per second')
+    ap.add_argument('--repeats', type=int, default=3)
     ap.add_argument('--json', default=None)
+    ap.add_argument('--worker', default=None, help=argparse.SUPPRESS)   # internal: run one decoder (under py-spy)
     a = ap.parse_args(argv)
-    limit_threads(a.threads)
     root = Path(__file__).resolve().parents[1]
-    src = a.src or next((str(p / 'shared/data/multi30k/test_2016_flickr.de.gz') for p in root.parents
-                         if (p / 'shared/data/multi30k/test_2016_flickr.de.gz').is_file()), None)
-    if src is None: sys.exit("test_2016_flickr.de.gz not found: give --src")
-    model, tok, ck = model_from_checkpoint(a.checkpoint, device='cpu')
-    srcs = [tok.encode(l.strip()) + [EOS_ID] for l in read_lines(src)[:a.n]]
-    decoders = {'fast': beam_search_nbest}
-    try:
-        from transformer_nb.decoding import beam_search_reference
-        decoders = {'reference': beam_search_reference, **decoders}
-    except ImportError: pass
-    load = os.getloadavg()
-    out = {}
-    for name, fn in decoders.items():
-        wall, groups = breakdown(fn, model, srcs, a.max_tokens)
-        out[name] = dict(wall_s=round(wall, 3), sentences_per_s=round(len(srcs) / wall, 1),
-                         groups={g: round(s, 3) for g, s in groups.items()})
-    names = list(out)
-    print(f"# beam 4 on {len(srcs)} sentences of {Path(src).name}; {hardware()}; {a.threads} thread(s); "
-          f"load average {load[0]:.1f}; profiled (the profiler slows everything a little)")
-    print(f"{'':48}" + ''.join(f"{n:>22}" for n in names))
-    for g in out[names[0]]['groups']:
-        print(f"{g:48}" + ''.join(f"{out[n]['groups'][g]:10.2f}s ({100 * out[n]['groups'][g] / out[n]['wall_s']:4.1f}%)" for n in names))
-    print(f"{'total (wall)':48}" + ''.join(f"{out[n]['wall_s']:10.2f}s ({out[n]['sentences_per_s']:6.1f}/s)" for n in names))
+    a.src = a.src or next((str(p / 'shared/data/multi30k/test_2016_flickr.de.gz') for p in root.parents
+                           if (p / 'shared/data/multi30k/test_2016_flickr.de.gz').is_file()), None)
+    if a.src is None: sys.exit("test_2016_flickr.de.gz not found: give --src")
+    if a.worker:                                                       # load, warm up, wait for py-spy, run
+        model, srcs = load(a); fn = decoders()[a.worker]
+        run(fn, model, srcs[:50], a.max_tokens)
+        print('ready', flush=True); sys.stdin.readline()
+        run(fn, model, srcs, a.max_tokens); return
+    spy = shutil.which('py-spy') or str(Path(sys.executable).parent / 'py-spy')
+    if not Path(spy).exists(): sys.exit("py-spy not found: pip install py-spy")
+    import torch, transformer_nb
+    from transformer_nb.core import hardware, git_commit
+    roots = [str(Path(transformer_nb.__file__).parents[1]), *sys.path]
+    names, out, work = list(decoders()), {}, Path(tempfile.mkdtemp(prefix='profile_decode.'))
+    load_before = os.getloadavg()
+    for name in names:
+        raw = work / f'{name}.txt'
+        args = ['--checkpoint', str(a.checkpoint)]
+        worker = subprocess.Popen([sys.executable, __file__, *args, '--src', a.src, '--n', str(a.n), '--max-tokens',
+                                   str(a.max_tokens), '--threads', str(a.threads), '--worker', name],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if worker.stdout.readline().strip() != 'ready': sys.exit(f"the {name} worker failed")
+        spy_p = subprocess.Popen([spy, 'record', '--format', 'raw', '--rate', str(a.rate), '-o', str(raw), '--pid',
+                                  str(worker.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)                                                  # let py-spy attach before the timed run starts
+        worker.stdin.write('go\n'); worker.stdin.flush(); worker.wait()
+        err = spy_p.communicate()[1]
+        if not raw.is_file(): sys.exit(f"py-spy failed: {err.strip()[-500:]}")
+        counts = {g: 0 for g in GROUPS}
+        search_fn = decoders()[name].__name__
+        for line in raw.read_text().splitlines():
+            stack, _, n = line.rpartition(' ')
+            g = classify(stack.split(';'), search_fn, roots)
+            if g: counts[g] += int(n)
+        total = sum(counts.values())
+        out[name] = dict(samples=total, share={g: round(c / total, 4) for g, c in counts.items()})
+    model, srcs = load(a)
+    fns = decoders()
+    for name in names: run(fns[name], model, srcs[:50], a.max_tokens)        # warm-up
+    times = {name: [] for name in names}
+    for _ in range(a.repeats):
+        for name in names:
+            t0 = time.perf_counter(); run(fns[name], model, srcs, a.max_tokens); times[name].append(time.perf_counter() - t0)
+    for name in names:
+        med = statistics.median(times[name])
+        out[name].update(wall_s=round(med, 3), runs_s=[round(t, 3) for t in times[name]], sentences_per_s=round(len(srcs) / med, 1))
+    load_after = os.getloadavg()
+    print(f"# beam 4 on {len(srcs)} sentences of {Path(a.src).name}; {hardware()}; {a.threads} thread(s); py-spy at "
+          f"{a.rate}/s; load average {load_before[0]:.1f} -> {load_after[0]:.1f} (shares of the wall time)")
+    print(f"{'':34}" + ''.join(f"{n:>24}" for n in names))
+    for g in GROUPS:
+        print(f"{g:34}" + ''.join(f"{100 * out[n]['share'][g]:8.1f}% = {out[n]['share'][g] * out[n]['wall_s']:6.2f} s  " for n in names))
+    print(f"{'wall time, unprofiled (median)':34}" + ''.join(f"{out[n]['wall_s']:9.2f} s {out[n]['sentences_per_s']:6.1f}/s  " for n in names))
     if a.json:
         rec = dict(date=datetime.datetime.now().isoformat(timespec='seconds'), commit=git_commit(), hardware=hardware(),
-                   torch=torch.__version__, threads=a.threads, checkpoint=str(a.checkpoint), n_sentences=len(srcs),
-                   beam=4, max_tokens=a.max_tokens, load_average=[round(x, 2) for x in load],
+                   torch=torch.__version__, threads=a.threads, checkpoint=str(a.checkpoint), n_sentences=len(srcs), beam=4,
+                   max_tokens=a.max_tokens, profiler=f"py-spy {a.rate} samples/s", repeats=a.repeats,
+                   load_average_before=[round(x, 2) for x in load_before], load_average_after=[round(x, 2) for x in load_after],
                    command=' '.join(['python', 'bench/profile_decode.py', *(sys.argv[1:] if argv is None else argv)]),
-                   decoders=out)
+                   groups=list(GROUPS), decoders=out)
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps(rec, indent=1) + '\n')
         print(f"# wrote {a.json}")

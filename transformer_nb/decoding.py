@@ -164,11 +164,14 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
                       alpha:float=0.6, # length penalty exponent, lp(Y) = ((5+|Y|)/6)^alpha
                       max_extra:int=50, # a sentence may generate (its length + max_extra) tokens, EOS included
                       use_cache:bool=True, # False recomputes the whole prefix every step
+                      nbest:int|None=None, # finished hypotheses to return per sentence (default: beam)
                      ) -> list[list[tuple[list[int], float]]]: # per sentence: (ids, log p(Y|X)/lp(|Y|)), best first
-    "Batched beam search: `beam_search_reference`'s results, with less work per step (see the text above)."
+    "Batched beam search: `beam_search_reference`'s results (its `nbest` best), with less work (see the text above)."
     if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1: raise ValueError(f"beam={beam!r} must be an int >= 1")
     if alpha < 0: raise ValueError(f"alpha={alpha} must be >= 0")
     if beam > model.cfg.tgt_vocab: raise ValueError(f"beam={beam} is larger than the target vocabulary ({model.cfg.tgt_vocab} tokens)")
+    nbest = beam if nbest is None else nbest
+    if not isinstance(nbest, int) or not 1 <= nbest <= beam: raise ValueError(f"nbest={nbest!r} must be an int in 1..beam={beam}")
     with inference(model):
         src = check_src(model, src)
         (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
@@ -177,7 +180,7 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
         memory = model.encode(src, src_mask)                   # (B, S, d_model): the encoder runs once
         lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
         finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
-        kbest = torch.full((B, K), -math.inf, dtype=torch.float64, device=dev)   # (b, K) best finished scores so far
+        kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)   # (b, nbest) best finished scores
         alive = torch.arange(B, device=dev)                    # sentences still searching
         mem, smask, r, n = memory, src_mask, 1, min(2 * K, V)  # per row; r hypotheses per sentence (1 at first)
         ys = torch.full((B, 1), BOS_ID, dtype=torch.long, device=dev)       # (b*r, t) the hypotheses
@@ -201,9 +204,9 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
             at_limit = t + 1 >= limits[alive]                                   # (b,) out of length: alive ones finish
             ended = torch.where(at_limit[:, None] & scores.isfinite(), scores / lp, -math.inf)   # (b, K)
             _add_finished(finished, alive, ended, lambda i, k: ys[i * K + k, 1:])
-            kbest = torch.cat([kbest, new, ended], 1).topk(K, dim=1).values     # (b, K) the K best finished, all steps
+            kbest = torch.cat([kbest, new, ended], 1).topk(nbest, dim=1).values # (b, nbest) the best finished so far
             bound = scores.max(1).values / lp_cap[alive]                        # best an alive one can reach
-            keep = (~(at_limit | (kbest[:, -1] >= bound))).nonzero().flatten()  # sentences still searching
+            keep = (~(at_limit | (kbest[:, -1] >= bound))).nonzero().flatten()  # sentences whose n-best may change
             if keep.numel() == 0: break
             changed = r == 1 or keep.numel() < b                                # first step (1 -> K rows) or some left
             rows = rows.view(b, K)[keep].flatten()
@@ -214,7 +217,7 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
                 mem, smask = memory.index_select(0, per_row), src_mask.index_select(0, per_row)
             if cache is not None: _follow_parents(cache, rows, changed)
             r = K
-        return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:K]] for f in finished]
+        return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:nbest]] for f in finished]
 
 # %% ../nbs/10_decoding.ipynb #049802a4
 def beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
@@ -222,7 +225,7 @@ def beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + E
                 return_scores:bool=False, # also return each best hypothesis' log p(Y|X)/lp(|Y|)
                ) -> list[list[int]] | tuple[list[list[int]], list[float]]:
     "Beam search with the paper's settings (beam 4, alpha 0.6, length <= input + 50): the best ids per sentence."
-    nbest = beam_search_nbest(model, src, beam, alpha, max_extra, use_cache)
+    nbest = beam_search_nbest(model, src, beam, alpha, max_extra, use_cache, nbest=1)   # stops when the best is certain
     ids = [h[0][0] for h in nbest]
     return (ids, [h[0][1] for h in nbest]) if return_scores else ids
 
