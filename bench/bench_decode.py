@@ -1,5 +1,6 @@
 #!/usr/bin/env python
 """Decoding speed: sentences/s with and without the key/value cache, greedy vs beam 4 (10_decoding, §6.1).
+(Against OpenNMT-py and CTranslate2: bench/bench_peers.py; where beam search spends its time: bench/profile_decode.py.)
 
 Not a test: it prints figures. Each setting is timed `--repeats` times and the median is reported, with ratios
 against the baseline measured in the same run (uncached greedy), so figures from one run compare with each other.

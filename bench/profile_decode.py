@@ -12,7 +12,9 @@ are grouped by stack: the encoder; the decoder's attention (softmax(QK^T)V), its
 linear layer, |V| wide), the rest of its layers (projections, FFN, LayerNorm, embeddings, the model's Python); the
 log-softmax over the vocabulary (and the PAD/BOS mask); top-k and candidate scores; reordering the key/value caches
 (`select`); and the search's own bookkeeping (every other line of the search loop). Then each decoder is timed without
-the profiler (median of `--repeats`). Not a test: it prints a table and, with --json, stores it.
+the profiler (median of `--repeats`), and the decoder rows (hypotheses x steps) each computes are counted, beside
+those of a search that ends a sentence as soon as its best candidate is EOS (OpenNMT-py's rule, which is not the exact
+search). Not a test: it prints a table and, with --json, stores it.
 """
 import argparse, gzip, json, linecache, os, statistics, subprocess, sys, tempfile, time, datetime, shutil
 from pathlib import Path
@@ -76,8 +78,71 @@ def run(fn, model, srcs, max_tokens):
         fn(model, src, beam=4)
 
 def decoders():
+    "{name: (function(model, src, beam), name of the search function in the stacks)}: what `beam_search` runs, and the reference."
     import transformer_nb.decoding as d
-    return {k: getattr(d, f) for k, f in (('reference', 'beam_search_reference'), ('fast', 'beam_search_nbest')) if hasattr(d, f)}
+    out = {}
+    if hasattr(d, 'beam_search_reference'): out['reference'] = (d.beam_search_reference, 'beam_search_reference')
+    out['fast'] = (lambda m, s, beam: d.beam_search_nbest(m, s, beam=beam, nbest=1) if 'nbest' in d.beam_search_nbest.__code__.co_varnames
+                   else d.beam_search_nbest(m, s, beam=beam), 'beam_search_nbest')
+    return out
+
+class Counting:
+    "A model proxy that counts the decoder rows (hypotheses x new positions) it computes."
+    def __init__(self, m): self.m, self.cfg, self.rows = m, m.cfg, 0
+    def encode(self, *a, **k): return self.m.encode(*a, **k)
+    def init_cache(self): return self.m.init_cache()
+    def eval(self): return self
+    def train(self, mode=True): return self
+    @property
+    def training(self): return False
+    def decode(self, memory, src_mask, tgt, *a, **k): self.rows += tgt.shape[0]; return self.m.decode(memory, src_mask, tgt, *a, **k)
+
+def early_stop_rows(model, src, K=4, alpha=0.6, max_extra=50):
+    """Decoder rows of a beam search that ends a sentence as soon as its best candidate is EOS (OpenNMT-py's rule; not
+    the exact search, used here only to count the work that rule does)."""
+    import torch, math
+    from transformer_nb.core import BOS_ID, EOS_ID
+    from transformer_nb.attention import pad_mask
+    from transformer_nb.decoding import inference, max_output_lengths, next_token_logits
+    rows = 0
+    with inference(model):
+        limits = max_output_lengths(model, src, max_extra)
+        src_mask = pad_mask(src, model.cfg.pad_id); memory = model.encode(src, src_mask)
+        B = src.shape[0]; alive = torch.arange(B); mem, smask, r = memory, src_mask, 1
+        ys = torch.full((B, 1), BOS_ID); scores = torch.zeros(B, 1, dtype=torch.float64); cache = model.init_cache()
+        for t in range(int(limits.max())):
+            b = alive.numel(); rows += b * r
+            logp = next_token_logits(model, model.decode(mem, smask, ys[:, -1:], cache=cache)[:, -1]).log_softmax(-1)
+            V = logp.shape[1]
+            top, idx = (scores[:, :, None] + logp.view(b, r, V)).view(b, r * V).topk(2 * K, dim=1)
+            origin, tok = idx // V, idx % V
+            eos = tok == EOS_ID
+            order = (eos.long() * 2 * K + torch.arange(2 * K)).argsort(1)[:, :K]
+            scores, new = top.gather(1, order), tok.gather(1, order)
+            parents = (torch.arange(b)[:, None] * r + origin.gather(1, order)).flatten()
+            ys = torch.cat([ys[parents], new.reshape(-1, 1)], 1)
+            keep = (~(eos[:, 0] | (t + 1 >= limits[alive]))).nonzero().flatten()
+            if keep.numel() == 0: break
+            parents = parents.view(b, K)[keep].flatten(); ys, scores = ys.view(b, K, -1)[keep].flatten(0, 1), scores[keep]
+            cache.select(parents); alive = alive[keep]
+            per_row = alive.repeat_interleave(K); mem, smask, r = memory[per_row], src_mask[per_row], K
+    return rows
+
+def count_rows(model, srcs, max_tokens):
+    "{'reference': rows, 'fast': rows, 'early stop (OpenNMT-py rule)': rows} over the same batches."
+    import torch
+    from transformer_nb.core import PAD_ID
+    from transformer_nb.decoding import length_batches
+    out = {}
+    for name, (fn, _) in decoders().items():
+        c = Counting(model); run(fn, c, srcs, max_tokens); out[name] = c.rows
+    n = 0
+    for batch in length_batches([len(s) for s in srcs], max_tokens):
+        src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
+        for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
+        n += early_stop_rows(model, src)
+    out['early stop (OpenNMT-py rule)'] = n
+    return out
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -96,7 +161,7 @@ def main(argv=None):
                            if (p / 'shared/data/multi30k/test_2016_flickr.de.gz').is_file()), None)
     if a.src is None: sys.exit("test_2016_flickr.de.gz not found: give --src")
     if a.worker:                                                       # load, warm up, wait for py-spy, run
-        model, srcs = load(a); fn = decoders()[a.worker]
+        model, srcs = load(a); fn = decoders()[a.worker][0]
         run(fn, model, srcs[:50], a.max_tokens)
         print('ready', flush=True); sys.stdin.readline()
         run(fn, model, srcs, a.max_tokens); return
@@ -121,7 +186,7 @@ def main(argv=None):
         err = spy_p.communicate()[1]
         if not raw.is_file(): sys.exit(f"py-spy failed: {err.strip()[-500:]}")
         counts = {g: 0 for g in GROUPS}
-        search_fn = decoders()[name].__name__
+        search_fn = decoders()[name][1]
         for line in raw.read_text().splitlines():
             stack, _, n = line.rpartition(' ')
             g = classify(stack.split(';'), search_fn, roots)
@@ -129,7 +194,7 @@ def main(argv=None):
         total = sum(counts.values())
         out[name] = dict(samples=total, share={g: round(c / total, 4) for g, c in counts.items()})
     model, srcs = load(a)
-    fns = decoders()
+    fns = {k: f for k, (f, _) in decoders().items()}
     for name in names: run(fns[name], model, srcs[:50], a.max_tokens)        # warm-up
     times = {name: [] for name in names}
     for _ in range(a.repeats):
@@ -138,6 +203,7 @@ def main(argv=None):
     for name in names:
         med = statistics.median(times[name])
         out[name].update(wall_s=round(med, 3), runs_s=[round(t, 3) for t in times[name]], sentences_per_s=round(len(srcs) / med, 1))
+    rows = count_rows(model, srcs, a.max_tokens)
     load_after = os.getloadavg()
     print(f"# beam 4 on {len(srcs)} sentences of {Path(a.src).name}; {hardware()}; {a.threads} thread(s); py-spy at "
           f"{a.rate}/s; load average {load_before[0]:.1f} -> {load_after[0]:.1f} (shares of the wall time)")
@@ -145,13 +211,14 @@ def main(argv=None):
     for g in GROUPS:
         print(f"{g:34}" + ''.join(f"{100 * out[n]['share'][g]:8.1f}% = {out[n]['share'][g] * out[n]['wall_s']:6.2f} s  " for n in names))
     print(f"{'wall time, unprofiled (median)':34}" + ''.join(f"{out[n]['wall_s']:9.2f} s {out[n]['sentences_per_s']:6.1f}/s  " for n in names))
+    print("# decoder rows computed (hypotheses x steps): " + ', '.join(f"{k} {v}" for k, v in rows.items()))
     if a.json:
         rec = dict(date=datetime.datetime.now().isoformat(timespec='seconds'), commit=git_commit(), hardware=hardware(),
                    torch=torch.__version__, threads=a.threads, checkpoint=str(a.checkpoint), n_sentences=len(srcs), beam=4,
                    max_tokens=a.max_tokens, profiler=f"py-spy {a.rate} samples/s", repeats=a.repeats,
                    load_average_before=[round(x, 2) for x in load_before], load_average_after=[round(x, 2) for x in load_after],
                    command=' '.join(['python', 'bench/profile_decode.py', *(sys.argv[1:] if argv is None else argv)]),
-                   groups=list(GROUPS), decoders=out)
+                   groups=list(GROUPS), decoders=out, decoder_rows=rows)
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps(rec, indent=1) + '\n')
         print(f"# wrote {a.json}")
