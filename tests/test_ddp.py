@@ -45,7 +45,7 @@ def free_port():
 def test_ddp_two_processes_match_one(tmp_path):
     from transformer_nb.training import Trainer, TrainConfig, list_checkpoints
     from transformer_nb.data import TokenBatchSampler
-    env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1'}
+    env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}   # gloo on CPUs, also on a GPU box
     cmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=2', f'--master_port={free_port()}',
            __file__, '--worker', str(tmp_path)]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
@@ -57,7 +57,7 @@ def test_ddp_two_processes_match_one(tmp_path):
     model, data = setup()
     s = TokenBatchSampler([len(a) for a, _ in data], [len(b) for _, b in data], 120, shuffle=True, seed=0, rank=0, world_size=2)
     rec = []
-    t = Trainer(model, data, tc=TrainConfig(steps=STEPS, warmup=2, accum=2, progress=False), sampler=Interleaved(s),
+    t = Trainer(model, data, tc=TrainConfig(steps=STEPS, warmup=2, accum=2, progress=False, device='cpu'), sampler=Interleaved(s),
                 callbacks=[recorder(rec)])
     t.fit()
     assert len(rec) == len(ddp) == STEPS

@@ -199,3 +199,15 @@ def test_validation_reports_perplexity_from_nll():
     t = make(steps=2, p_drop=0.0, valid_every=2); t.fit()
     v = t.history['valid'][-1]
     assert math.isclose(v['ppl'], math.exp(v['nll']), rel_tol=1e-9) and v['loss'] > v['nll']
+
+# --- time limit ----------------------------------------------------------------------------------------------------
+def test_max_time_stops_training_and_saves(tmp_path):
+    t = make(tmp_path / 'run', steps=10**6, max_time=0.02, p_drop=0.0)       # 1.2 s of a million updates
+    t.fit()
+    assert t.timed_out and 0 < t.step < 10**6
+    assert latest_checkpoint(tmp_path / 'run').name == f'checkpoint-{t.step:07d}.pt'   # the last update is saved
+    u = make(steps=3); u.fit(); assert not u.timed_out and u.step == 3
+
+@pytest.mark.parametrize('bad', [0, -1, float('nan'), float('inf')])
+def test_max_time_must_be_positive(bad):
+    with pytest.raises(ValueError, match='max_time'): TrainConfig(max_time=bad)

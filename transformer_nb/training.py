@@ -35,10 +35,13 @@ def noam_lr(step:int, # optimiser update number, 1 for the first update
 
 # %% ../nbs/09_training.ipynb #47761ae3
 def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0,
-                   betas:tuple=(0.9, 0.98), eps:float=1e-9):
+                   betas:tuple=(0.9, 0.98), eps:float=1e-9,
+                   fused:bool|None=None, # one CUDA kernel for all parameters (default: when they are all on a GPU)
+                  ):
     "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr` (step once per update)."
     params = list({id(p): p for p in model.parameters() if p.requires_grad}.values())  # tied weights once
-    opt = torch.optim.Adam(params, lr=scale, betas=betas, eps=eps)
+    if fused is None: fused = bool(params) and all(p.is_cuda for p in params)
+    opt = torch.optim.Adam(params, lr=scale, betas=betas, eps=eps, fused=fused or None)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))
     return opt, sched
 
@@ -90,13 +93,13 @@ def accumulate_grads(model:nn.Module, batches:list, eps:float=0.1, pad_id:int=PA
     """Backward through the micro-batches `batches` [(src, tgt), ...] so that the summed gradient is that of the mean
     token loss over all of them (or over `n_total` tokens). Returns float64 (loss sum, NLL sum, tokens)."""
     if n_total is None: n_total = sum(int((t[:, 1:] != pad_id).sum()) for _, t in batches)
-    tot = torch.zeros(3, dtype=torch.float64)
+    parts = []
     for i, (src, tgt) in enumerate(batches):
         with ctx(i == len(batches) - 1):                         # DDP: sync gradients on the last one only
             loss, nll, n = seq2seq_loss(model, src, tgt, eps, pad_id)
             backward(loss * (scale / max(n_total, 1)))
-        tot += torch.stack([loss.detach(), nll.detach(), n]).double().cpu()
-    return tot
+        parts.append(torch.stack([loss.detach().float(), nll.detach().float(), n.float()]))  # stays on the device
+    return torch.stack(parts).sum(0).cpu().double()              # one device-to-host copy per update
 
 # %% ../nbs/09_training.ipynb #4b2dfe7f
 CKPT_FORMAT = 'transformer_nb.checkpoint/1'
@@ -204,6 +207,7 @@ class TrainConfig:
     accum: int = 1               # micro-batches per optimiser update
     steps: int|None = None       # stop after this many updates (None: train for `epochs` epochs)
     epochs: int = 1
+    max_time: float|None = None  # also stop after this many minutes of training (None: no time limit)
     warmup: int = 4000           # warm-up updates of the §5.3 schedule
     lr_scale: float = 1.0        # multiplies the §5.3 schedule (1 in the paper)
     clip: float|None = None      # clip the global gradient norm to this (None: no clipping, as in the paper)
@@ -223,6 +227,8 @@ class TrainConfig:
         for k in ('save_every', 'keep', 'valid_every'):
             if getattr(self, k) < 0: raise ValueError(f"{k}={getattr(self, k)} must be >= 0")
         if self.steps is not None and self.steps < 1: raise ValueError(f"steps={self.steps} must be >= 1")
+        if self.max_time is not None and not 0 < self.max_time < math.inf:
+            raise ValueError(f"max_time={self.max_time} must be a positive number of minutes")
         if self.lr_scale <= 0: raise ValueError(f"lr_scale={self.lr_scale} must be > 0")
         if self.clip is not None and self.clip <= 0: raise ValueError(f"clip={self.clip} must be > 0")
         if self.precision != 'auto': precision_dtype(self.precision)
@@ -264,18 +270,23 @@ class Trainer:
     def is_main(self) -> bool: return self.rank == 0
 
 # %% ../nbs/09_training.ipynb #1a0401da
+def _to_device(t:torch.Tensor, device) -> torch.Tensor:
+    "Copy a host tensor to `device`; on a GPU through page-locked memory, so the copy does not block the host."
+    if device.type == 'cuda': t = t.pin_memory()
+    return t.to(device, non_blocking=True)
+
 @torch.no_grad()
 def _collate(examples, idx, pad_id, device):
     src, tgt = pad_batch([examples[i] for i in idx], pad_id)
-    return src.to(device, non_blocking=True), tgt.to(device, non_blocking=True)
+    return _to_device(src, device), _to_device(tgt, device)
 
 def _update(self:Trainer, group:list) -> dict:
     "One optimiser update over the micro-batches `group` (lists of example indices)."
-    t0, pad = time.perf_counter(), self.cfg.pad_id
-    batches = [_collate(self.train_data, idx, pad, self.device) for idx in group]
-    n_total = all_reduce_sum(torch.tensor([sum(int((t[:, 1:] != pad).sum()) for _, t in batches)],
-                                          device=self.device)).item()
-    ddp = self.world > 1
+    t0, pad, ddp = time.perf_counter(), self.cfg.pad_id, self.world > 1
+    host = [pad_batch([self.train_data[i] for i in idx], pad) for idx in group]
+    n_total = sum(int((t[:, 1:] != pad).sum()) for _, t in host)      # counted on the host: no wait for the GPU
+    if ddp: n_total = int(all_reduce_sum(torch.tensor([n_total], device=self.device)).item())
+    batches = [(_to_device(s, self.device), _to_device(t, self.device)) for s, t in host]
     sync = lambda last: contextlib.nullcontext() if (last or not ddp) else self.net.no_sync()
     amp = lambda: autocast(self.device, self.precision)
     ctx = lambda last: _Both(sync(last), amp())
@@ -283,17 +294,16 @@ def _update(self:Trainer, group:list) -> dict:
     self.net.train()
     tot = accumulate_grads(self.net, batches, self.cfg.eps_ls, pad, n_total, scale=self.world, ctx=ctx,
                            backward=lambda l: self.scaler.scale(l).backward())
-    tot = all_reduce_sum(tot.to(self.device)).cpu()
+    if ddp: tot = all_reduce_sum(tot.to(self.device)).cpu()
     loss, nll = (tot[0] / max(n_total, 1)).item(), (tot[1] / max(n_total, 1)).item()
     if not math.isfinite(loss): self._diverged(loss)
     self.scaler.unscale_(self.opt)
-    gnorm = nn.utils.clip_grad_norm_(self.model.parameters(), self.tc.clip or float('inf'))
+    gnorm = float(nn.utils.clip_grad_norm_(self.model.parameters(), self.tc.clip or float('inf')))
     lr = self.opt.param_groups[0]['lr']
     self.scaler.step(self.opt); self.scaler.update(); self.sched.step()
     self.step += 1
-    if self.device.type == 'cuda': torch.cuda.synchronize(self.device)
-    dt = time.perf_counter() - t0
-    return dict(step=self.step, loss=loss, nll=nll, lr=lr, gnorm=float(gnorm), tokens=int(n_total), tok_s=n_total / dt)
+    dt = time.perf_counter() - t0     # the GPU may still run this step: the next update's first read waits for it
+    return dict(step=self.step, loss=loss, nll=nll, lr=lr, gnorm=gnorm, tokens=int(n_total), tok_s=n_total / dt)
 
 class _Both:
     "Enter two context managers (DDP's no_sync and autocast) as one."
@@ -383,11 +393,13 @@ Trainer._after_update, Trainer._validate = _after_update, _validate
 
 # %% ../nbs/09_training.ipynb #51cd3931
 def _done(self:Trainer) -> bool:
+    if self.tc.max_time is not None and time.perf_counter() - self._t_fit >= 60 * self.tc.max_time:
+        self.timed_out = True; return True
     return self.step >= self.tc.steps if self.tc.steps is not None else self.epoch >= self.tc.epochs
 
 def _fit(self:Trainer) -> dict:
     "Train until `steps` updates or `epochs` epochs; returns the history {'train': [...], 'valid': [...]}."
-    tc = self.tc
+    tc, self._t_fit, self.timed_out = self.tc, time.perf_counter(), False
     if self.out is not None and self.is_main: self.out.mkdir(parents=True, exist_ok=True)
     bar = tqdm(total=tc.steps, initial=self.step, disable=not (tc.progress and self.is_main), unit='upd',
                dynamic_ncols=True, mininterval=1.0)
