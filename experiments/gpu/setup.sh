@@ -4,8 +4,9 @@
 set -eo pipefail
 export PYTHONUNBUFFERED=1 MPLBACKEND=Agg OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 ROOT=$(pwd)
-if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
+if [ ! -e /tmp/site/.done ] && ls .whl/*.whl >/dev/null 2>&1; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  touch /tmp/site/.done
 fi
 export PYTHONPATH=$ROOT:/tmp/site PATH=/tmp/tnb-bin:/tmp/site/bin:$PATH
 mkdir -p /tmp/tnb-bin
