@@ -79,7 +79,7 @@ def test_bf16_autocast_bounds(norm_first):
     real = (tgt != PAD_ID)[..., None]                                       # pad positions are never scored
     e32, e16 = rel(out32 * real, ref_logits * real), rel(out16.float() * real, ref_logits * real)
     print(f"logits: fp32 {e32:.1e}, bf16 {e16:.1e} relative to float64")
-    assert e32 < 1e-4 and e16 < 3e-2
+    assert e32 < 1e-5 and e16 < 1.5e-2              # measured on an H100: 4e-7 and 6e-3
     def grads(model, ctx):
         model.zero_grad()
         with ctx: loss, _, n = seq2seq_loss(model, src, tgt)
@@ -88,7 +88,7 @@ def test_bf16_autocast_bounds(norm_first):
     l64, g64 = grads(ref, autocast(DEV, 'fp32'))
     l16, g16 = grads(m, autocast(DEV, 'bf16'))
     print(f"loss: bf16 {abs(l16 - l64) / l64:.1e}, gradients: bf16 {rel(g16, g64):.1e} relative to float64")
-    assert abs(l16 - l64) / l64 < 1e-2 and rel(g16, g64) < 1e-1
+    assert abs(l16 - l64) / l64 < 2e-3 and rel(g16, g64) < 7e-2   # measured: 3e-4 and 3e-2
 
 def test_compile_equals_eager():
     "torch.compile (inductor) computes the same logits and gradients as eager mode, in float32."
@@ -105,15 +105,17 @@ def test_compile_equals_eager():
     assert rel(lc, le) < 1e-5 and rel(gc, ge) < 1e-4
 
 def test_fused_adam_on_the_gpu_matches_the_loop():
+    "make_optimizer picks fused Adam on CUDA; it takes the same steps as the per-parameter loop on the same gradients."
     m = small_model()
     fused_opt, _ = make_optimizer(m, 256, warmup=10)
     assert fused_opt.defaults['fused']                                     # chosen automatically on CUDA
     twin = small_model(); plain, _ = make_optimizer(twin, 256, warmup=10, fused=False)
-    src, tgt = tokens(V=300, seed=7), tokens(V=300, n=19, seed=8)
-    for net, opt in ((m, fused_opt), (twin, plain)):
-        for _ in range(3):
-            opt.zero_grad(); loss, _, n = seq2seq_loss(net, src, tgt); (loss / n).backward(); opt.step()
-    for a, b in zip(m.parameters(), twin.parameters()): assert rel(a, b) < 1e-5
+    g = torch.Generator(device=DEV).manual_seed(0)
+    for _ in range(3):
+        for a, b in zip(m.parameters(), twin.parameters()):
+            a.grad = torch.randn(a.shape, device=DEV, generator=g); b.grad = a.grad.clone()
+        fused_opt.step(); plain.step()
+    for a, b in zip(m.parameters(), twin.parameters()): assert rel(a, b) < 1e-6
 
 # ---------------------------------------------------------------- training, checkpoints and decoding
 class Batches:

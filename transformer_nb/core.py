@@ -84,8 +84,8 @@ def hardware() -> str:
 
 def git_commit(path=None) -> str:
     "Short hash of the git commit at `path` (default: this package's source), '+dirty' if changed; 'unknown' outside git."
-    if os.environ.get('TNB_COMMIT'): return os.environ['TNB_COMMIT']   # a copied tree without .git names its commit
     if path is None:
+        if os.environ.get('TNB_COMMIT'): return os.environ['TNB_COMMIT']   # a copied tree without .git names its commit
         import transformer_nb
         if not getattr(transformer_nb, '__file__', None): return 'unknown'
         path = os.path.dirname(transformer_nb.__file__)

@@ -115,12 +115,12 @@ def rng_state() -> dict:
                       'has_gauss': int(has_gauss), 'gauss': float(gauss)}}
 
 def set_rng_state(s:dict):
-    "Restore the generators saved by `rng_state`."
+    "Restore the generators saved by `rng_state` (its tensors may have been loaded onto a GPU)."
     torch.set_rng_state(s['torch'].cpu())
     if s['cuda'] and torch.cuda.is_available(): torch.cuda.set_rng_state_all([t.cpu() for t in s['cuda']])
     random.setstate((s['python'][0], tuple(s['python'][1]), s['python'][2]))
     n = s['numpy']
-    np.random.set_state((n['name'], n['keys'].numpy().astype(np.uint32), n['pos'], n['has_gauss'], n['gauss']))
+    np.random.set_state((n['name'], n['keys'].cpu().numpy().astype(np.uint32), n['pos'], n['has_gauss'], n['gauss']))
 
 # %% ../nbs/09_training.ipynb #067c7b9e
 def save_checkpoint(path, **state) -> Path:

@@ -29,9 +29,9 @@ PY
 
 stamp "5. in parallel: CUDA tests, the whole suite, every notebook with #| cuda cells, a 45-second train.sh smoke test"
 ( timeout 300 python3 -m pytest -q -s -rA tests/test_cuda.py > $OUT/test_cuda.log 2>&1; echo "test_cuda exit $?" >> $OUT/test_cuda.log ) &
-( TNB_THREADS=1 timeout 300 python3 -m pytest -q -n 6 -p no:cacheprovider tests > $OUT/pytest.log 2>&1; echo "pytest exit $?" >> $OUT/pytest.log ) &
+( TNB_THREADS=1 timeout 300 python3 -m pytest -q -n 6 -p no:cacheprovider tests --deselect tests/test_config.py::test_readme_is_generated_from_index > $OUT/pytest.log 2>&1; echo "pytest exit $?" >> $OUT/pytest.log ) &
 ( TNB_THREADS=1 timeout 300 nbdev-test --flags cuda --n-workers 4 > $OUT/nbdev_test.log 2>&1; echo "nbdev-test exit $?" >> $OUT/nbdev_test.log ) &
-( RUNS=/tmp/smoke timeout 300 bash experiments/gpu/train.sh 0.75 > $OUT/smoke.log 2>&1; echo "smoke exit $?" >> $OUT/smoke.log ) &
+( RUNS=/tmp/smoke timeout 300 bash experiments/gpu/train.sh 0.5 de-en:w512n6 en-de:w512n3 > $OUT/smoke.log 2>&1; (cd $OUT && tar czf smoke.tgz logs rec && rm -rf logs rec); echo "smoke exit $?" >> $OUT/smoke.log ) &
 wait
 for f in test_cuda pytest nbdev_test smoke; do stamp "$f"; tail -25 $OUT/$f.log; done
 (cd "$OUT" && tar czf check_bundle.tgz *.log *.tgz 2>/dev/null && rm -f *.log train_bundle.tgz)

@@ -18,4 +18,7 @@ SH
   chmod +x /tmp/tnb-bin/tnb-$t
 done
 DATA=$ROOT/.gpu/data/multi30k
+if [ ! -d ../shared/data/multi30k ] && [ -d "$DATA" ]; then   # where the tests and notebooks look, as in CI
+  mkdir -p ../shared/data && cp -r "$DATA" ../shared/data/
+fi
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
