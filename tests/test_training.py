@@ -1,4 +1,4 @@
-"Training (09): schedule, label smoothing, accumulation, checkpoints (atomic, weights_only, keep-n), resume, NaN stop, Ctrl-C."
+"Training (09) and its appendices (A1 checkpoints, A3 trainer): schedule, label smoothing, accumulation, checkpoints (atomic, weights_only, keep-n), resume, NaN stop, Ctrl-C."
 import math, random
 import numpy as np
 import pytest
@@ -7,8 +7,10 @@ import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import (noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads,
-    copy_examples, pad_batch, rng_state, set_rng_state, save_checkpoint, load_checkpoint, list_checkpoints,
-    latest_checkpoint, model_from_checkpoint, TrainConfig, Trainer, TrainingDiverged, CKPT_FORMAT)
+    copy_examples, pad_batch, TrainConfig)
+from transformer_nb.checkpoints import (rng_state, set_rng_state, save_checkpoint, load_checkpoint, list_checkpoints,
+    latest_checkpoint, model_from_checkpoint, CKPT_FORMAT)
+from transformer_nb.trainer import Trainer, TrainingDiverged
 
 torch.set_num_threads(1)
 V = 16
