@@ -183,14 +183,16 @@ def test_keyboard_interrupt_saves_and_resumes(tmp_path, capsys):
     assert losses(r) == losses(full)
 
 def test_interrupt_mid_update_resumes_exactly(tmp_path, monkeypatch):
-    "Ctrl-C inside a forward pass: the checkpoint holds the state of the last completed update."
+    """Ctrl-C inside update 4, after its forward pass drew dropout masks: the checkpoint holds the state of the last
+    completed update, random generators included, so the redone update draws the same masks."""
     full = make(tmp_path / 'a', steps=5); full.fit()
     t = make(tmp_path / 'b', steps=5)
     calls = {'n': 0}; fwd = t.model.forward
     def forward(*a, **k):
         calls['n'] += 1
+        out = fwd(*a, **k)                                                # dropout (p=0.2) advances the generator
         if calls['n'] == 4: raise KeyboardInterrupt                      # during update 4 (after 3 complete)
-        return fwd(*a, **k)
+        return out
     t.model.forward = forward; t.net = t.model
     t.fit()
     assert t.interrupted and latest_checkpoint(tmp_path / 'b').name == 'checkpoint-0000003.pt'
