@@ -3,7 +3,7 @@ import os, subprocess, sys
 from pathlib import Path
 import pytest
 import torch
-from transformer_nb.training import load_checkpoint, latest_checkpoint, model_from_checkpoint
+from transformer_nb.checkpoints import load_checkpoint, latest_checkpoint, model_from_checkpoint
 
 ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
 

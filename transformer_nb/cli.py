@@ -133,7 +133,7 @@ def _check(a):
 
 # %% ../nbs/12_cli.ipynb #b6effe35
 def _load_data(a):
-    from transformer_nb.data import load_dataset, find_multi30k
+    from transformer_nb.datasets import load_dataset, find_multi30k
     if a.dataset == 'files':
         return load_dataset('files', a.src_lang, a.tgt_lang, a.data_dir, train=a.train, valid=a.valid, test=a.test)
     data_dir = a.data_dir
@@ -145,7 +145,9 @@ def train_cli(argv:list|None=None):
     "`tnb-train` with arguments `argv` (default: the command line); returns the `Trainer` (None on other ranks)."
     a = train_parser().parse_args(argv)
     _check(a)
-    from transformer_nb.training import TrainConfig, TrainingDiverged, train_model, init_distributed
+    from transformer_nb.training import TrainConfig
+    from transformer_nb.trainer import TrainingDiverged, train_model
+    from transformer_nb.distributed import init_distributed
     from transformer_nb.evaluation import evaluate
     if a.threads or os.environ.get('TNB_THREADS'): limit_threads(a.threads)
     set_seed(a.seed)
@@ -182,7 +184,7 @@ def train_main(argv:list|None=None):
 # %% ../nbs/12_cli.ipynb #755a7011
 def _load_for_inference(prog:str, path, device=None):
     "(model, tokenizer, checkpoint) from `path` (a file, or a run folder: its newest checkpoint), or a one-line exit."
-    from transformer_nb.training import model_from_checkpoint
+    from transformer_nb.checkpoints import model_from_checkpoint
     try: model, tok, ck = model_from_checkpoint(path, device)
     except RuntimeError as e: _die(prog, f"{path}: the weights do not match the architecture in its config ({str(e).splitlines()[0]})")
     except (OSError, ValueError, KeyError, TypeError) as e: _die(prog, e)
@@ -223,7 +225,7 @@ def _check_decoding_args(prog, a):
 
 def translate_main(argv:list|None=None):
     "Entry point of the `tnb-translate` command (see `tnb-translate --help`)."
-    from transformer_nb.data import read_lines
+    from transformer_nb.datasets import read_lines
     from transformer_nb.decoding import translate
     a, prog = translate_parser().parse_args(argv), 'tnb-translate'
     _check_decoding_args(prog, a)
@@ -260,7 +262,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
 def evaluate_main(argv:list|None=None):
     "Entry point of the `tnb-evaluate` command (see `tnb-evaluate --help`)."
     import json
-    from transformer_nb.data import read_parallel, load_dataset, find_multi30k
+    from transformer_nb.datasets import read_parallel, load_dataset, find_multi30k
     from transformer_nb.evaluation import evaluate, make_record, add_result
     a, prog = evaluate_parser().parse_args(argv), 'tnb-evaluate'
     _check_decoding_args(prog, a)
@@ -299,7 +301,7 @@ def average_parser() -> argparse.ArgumentParser:
 
 def average_main(argv:list|None=None):
     "Entry point of the `tnb-average` command (see `tnb-average --help`)."
-    from transformer_nb.training import list_checkpoints
+    from transformer_nb.checkpoints import list_checkpoints
     from transformer_nb.decoding import save_averaged
     a, prog = average_parser().parse_args(argv), 'tnb-average'
     paths = [Path(p) for p in a.checkpoints]

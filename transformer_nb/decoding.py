@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 from .core import PAD_ID, BOS_ID, EOS_ID, get_device
 from .attention import pad_mask
-from .training import load_checkpoint, save_checkpoint
+from .checkpoints import load_checkpoint, save_checkpoint
 
 # %% ../nbs/10_decoding.ipynb #9e082382
 @contextlib.contextmanager
