@@ -92,6 +92,9 @@ def test_what_ctranslate2_cannot_express(tok):
     with pytest.raises(ValueError, match='d_k=8'): ctranslate2_spec(Transformer(cfg), tok)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size + 1, tgt_vocab=tok.vocab_size + 1))
     with pytest.raises(ValueError, match='tokenizer has'): ctranslate2_spec(m, tok)
+    # separate source and target vocabularies: a checkpoint carries one joint tokenizer, so differing sizes are refused
+    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size + 8, tie='none'))
+    with pytest.raises(ValueError, match=rf'{tok.vocab_size} \(source\) and {tok.vocab_size + 8} \(target\)'): ctranslate2_spec(m, tok)
 
 def test_output_folder_rules(ckpt, tmp_path):
     (tmp_path / 'empty').mkdir()
