@@ -7,6 +7,18 @@ Not a test: it prints figures and, with --json, stores them (results/decode_benc
     python bench/bench_peers.py --checkpoint runs/mini-preln-de-en --also runs/mini-de-en \\
         --peer opennmt --peer-python /work/wt/onmt-venv/bin/python --ctranslate2 --repeats 5 --json results/decode_bench.json
 
+The two checkpoints (1000 updates each, about 25 minutes on one CPU thread; tnb-train has no pre-LN flag, hence the
+Python for the second):
+
+    tnb-train --dataset multi30k --data-dir /work/shared/data/multi30k --src-lang de --tgt-lang en --preset mini \\
+        --vocab-size 8000 --max-tokens 4000 --steps 1000 --warmup 400 --lr-scale 0.5 --seed 0 --threads 1 --save-every 0 \\
+        --keep 1 --out runs/mini-de-en
+    python -c "from transformer_nb.core import set_seed, limit_threads; from transformer_nb.data import load_dataset
+    from transformer_nb.training import TrainConfig, train_model; limit_threads(1); set_seed(0)
+    train_model(load_dataset('multi30k', 'de', 'en', '/work/shared/data/multi30k'), 'mini', TrainConfig(max_tokens=4000,
+        steps=1000, warmup=400, lr_scale=0.5, seed=0, out='runs/mini-preln-de-en', save_every=0, keep=1), vocab_size=8000,
+        norm_first=True)"
+
 Systems, timed in turn (round robin) `--repeats` times each; the median is reported, with ratios between medians of
 the same run (the machine may be shared: the load average before and after is stored with the figures):
 - `ours`: `greedy_decode` / `beam_search` of transformer_nb (this checkout);
