@@ -48,7 +48,7 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     (['--dataset', 'files'], '--dataset files needs --train'),
     (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
-    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], 'lr_scale=-1.0 must be > 0'),
+    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], '--lr-scale must be > 0, got -1.0'),
     (['--test-limit', '-1'], '--test-limit must be >= 0, got -1'),
     (['--d-k', '0'], '--d-k must be >= 1, got 0'),
     (['--pos', 'relative'], "invalid choice: 'relative'"),
