@@ -174,6 +174,13 @@ def _resume_defaults(a) -> int:
     return int(ck.get('step') or 0)
 
 # %% ../nbs/12_cli.ipynb #e4e2ed13
+def _next_command(out, data) -> str:
+    "The command to try after a run: translate a sentence of its own kind, then score the model."
+    q = shlex.quote(str(out))
+    ex = data.test or data.valid or data.train
+    sent = 'three hundred forty-two' if data.name == 'numbers' and data.src_lang == 'en' else (ex[0][0] if ex else 'hello')
+    return f"tnb-translate {q} {shlex.quote(sent)}   (then score it: tnb-evaluate {q})"
+
 def train_cli(argv:list|None=None):
     "`tnb-train` with arguments `argv` (default: the command line); returns the `Trainer` (None on other ranks)."
     a = train_parser().parse_args(argv)
@@ -218,6 +225,7 @@ def train_cli(argv:list|None=None):
             f"BLEU {sc['bleu']:.1f}, chrF {sc['chrf']:.1f}")
         for (s, r), h in zip(test[:3], hyps): say(f"  {s!r} -> {h!r} (reference {r!r})")
     say(f"checkpoint: {tr.last_checkpoint}\nloss curve: {Path(tc.out) / 'loss.png'}\nlog: {Path(tc.out) / 'log.jsonl'}")
+    say(f"next: {_next_command(tc.out, data)}")
     return tr
 
 def train_main(argv:list|None=None):
