@@ -239,8 +239,8 @@ def test_average_mismatched_architecture(tmp_path):
     d = ckpt(small(0)); d['model'] = {**d['model'], 'extra.weight': torch.zeros(2)}
     d = save_checkpoint(tmp_path / 'extra.pt', **d)
     with pytest.raises(ValueError, match="'extra.weight' only in"): average_checkpoints([a, d])
-    e = save_checkpoint(tmp_path / 'drop.pt', **ckpt(small(0, p_drop=0.3)))  # dropout is not architecture
-    average_checkpoints([a, e])
+    e = save_checkpoint(tmp_path / 'drop.pt', **ckpt(small(0, p_drop=0.3)))  # not one run either: refused, and said why
+    with pytest.raises(ValueError, match=r'different training settings \(p_drop: 0.0 vs 0.3\)'): average_checkpoints([a, e])
 
 def test_average_bad_files(tmp_path):
     with pytest.raises(FileNotFoundError, match='nope.pt'): average_checkpoints([tmp_path / 'nope.pt'])
@@ -326,7 +326,7 @@ def test_beam_larger_than_vocabulary(model):
     from transformer_nb.decoding import beam_search_reference
     assert len(beam_search(model, torch.tensor([[5, 3]]), beam=V)) == 1                 # the whole vocabulary is fine
     for f in (beam_search_nbest, beam_search_reference):
-        with pytest.raises(ValueError, match=f'beam={V + 1} is larger than the target vocabulary'): f(model, torch.tensor([[5, 3]]), beam=V + 1)
+        with pytest.raises(ValueError, match=f'beam={V + 1} is more than the target vocabulary of {V} pieces'): f(model, torch.tensor([[5, 3]]), beam=V + 1)
     for bad in (0, 5, 2.0):
         with pytest.raises(ValueError, match='nbest='): beam_search_nbest(model, torch.tensor([[5, 3]]), beam=4, nbest=bad)
     assert [len(h) for h in beam_search_nbest(model, rand_src(seed=9), beam=4, nbest=2)] == [2] * 8
