@@ -8,13 +8,17 @@ commands, commit, hardware and date, and whether the run reproduced the record o
 validation BLEU with beam 4: the run is then the one in the table).
 
 - every Table 3 variant found: validation set, beam 4 (the decoding of Table 3);
-- the base run (`--base`, trained with `--save-every 50 --keep 5` so that it has five checkpoints): validation and
-  test set, greedy, beam 4, and beam 4 on the average of its last five checkpoints.
+- the base run (`--base`), trained with the command of its `results/table3.json` record plus `--save-every 50
+  --keep 5`, so that it keeps its last five checkpoints (saving does not change the training: the run reproduces the
+  record): validation and test set, greedy, beam 4, and beam 4 on the average of its last five checkpoints.
 
-    python experiments/table3.py --only base,base-seed1,B-dk4,C-d64 --runs runs/table3   # about 16 min per variant
-    python experiments/hypotheses.py --runs runs/table3                                  # a few minutes
+    tnb-train --dataset multi30k --src-lang en --tgt-lang de --preset mini --vocab-size 8000 --max-tokens 4000 \
+        --steps 800 --warmup 400 --lr-scale 0.5 --seed 0 --threads 1 --valid-every 800 --test-limit 0 --no-progress \
+        --save-every 50 --keep 5 --out runs/table3/base                            # about 16 min on one CPU thread
+    python experiments/table3.py --only base-seed1,B-dk4,C-d64 --runs runs/table3 --results runs/table3.json
+    python experiments/hypotheses.py --runs runs/table3                            # a few minutes
 """
-import argparse, json, shlex, subprocess, sys, os
+import argparse, json, shlex, subprocess, os
 from pathlib import Path
 from transformer_nb.core import hardware, git_commit
 from transformer_nb.checkpoints import list_checkpoints
