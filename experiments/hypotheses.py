@@ -34,7 +34,7 @@ def evaluate(ckpt:Path, split:str, beam:int, hyp:Path, data_dir, threads:int) ->
     env = {**os.environ, 'OMP_NUM_THREADS': str(threads), 'TNB_THREADS': str(threads)}
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode: raise RuntimeError(f"{shlex.join(cmd)} failed: {r.stderr.strip()}")
-    return json.loads(r.stdout), shlex.join(cmd)
+    return json.loads(r.stdout), shlex.join(cmd).replace(f'{ROOT}/', '')     # paths relative to the repository
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
