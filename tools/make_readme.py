@@ -3,12 +3,13 @@
 `nbdev-readme` renders README.md through Quarto, which cannot be installed on machines without GitHub access.
 This script does the same job offline: nbdev's own docs processors (`proc_nbs`) turn index.ipynb into the page the
 docs site shows (directives applied, hidden cells dropped, front matter extracted), and nbconvert's markdown
-exporter writes that page as markdown. Usage:
+exporter writes that page as markdown. Links to notebooks (`00_core.ipynb`, a page of the docs site) become links to
+the files (`nbs/00_core.ipynb`). Usage:
 
     python tools/make_readme.py            # rewrite README.md
     python tools/make_readme.py --check    # exit 1 if README.md is out of date
 """
-import argparse, sys
+import argparse, re, sys
 
 import nbformat, yaml
 from nbconvert import MarkdownExporter
@@ -30,6 +31,7 @@ def render_readme() -> str:
     head = f"# {meta.get('title', cfg.title)}\n\n"
     if meta.get('description'): head += f"> {meta['description']}\n\n"
     note = "<!-- WARNING: generated from nbs/index.ipynb by tools/make_readme.py; edit the notebook, not this file -->\n\n"
+    body = re.sub(r'\]\(([^)/:#\s]+\.ipynb)', r'](nbs/\1', body)   # a notebook link on the docs site is a file in nbs/ here
     return note + head + body.strip() + "\n"
 
 if __name__ == '__main__':

@@ -19,7 +19,7 @@ _DESCRIPTION = """\
 Train a Transformer ("Attention Is All You Need") for translation.
 
 With no arguments it trains a small model on the embedded corpus of English number words -> German number words
-(no download), evaluates it on the test split (exact-match accuracy and BLEU), and writes the checkpoint, the
+(no download), evaluates it on the test split (exact match, also per magnitude, chrF and BLEU on characters), and writes the checkpoint, the
 tokenizer (inside the checkpoint), a log and a loss-curve figure into the output folder. On a 2-core CPU this takes
 a few minutes. Model options default to the preset; any option you give overrides it. Run several processes with
 `torchrun --nproc_per_node=N $(which tnb-train) ...` (DDP: gloo on CPU, NCCL on GPUs)."""
@@ -140,6 +140,49 @@ def _load_data(a):
     if a.dataset == 'multi30k' and data_dir is None: data_dir = find_multi30k()   # a local copy if there is one
     return load_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
 
+# %% ../nbs/12_cli.ipynb #2f6d8b04
+def _number_extras(pairs:list, hyps:list[str]) -> dict:
+    "BLEU on characters and exact match per magnitude when `pairs` is the numbers corpus; {} for any other text."
+    from transformer_nb.datasets import number_scores
+    try: return number_scores(pairs, hyps)
+    except ValueError: return {}
+
+def _headline(sc:dict, refs:list[str]) -> str:
+    "The scores to read first: exact match, chrF and BLEU on characters for numbers, else BLEU, chrF and exact match."
+    words = sum(len(r.split()) for r in refs) / max(len(refs), 1)
+    bleu = (f"BLEU {sc['bleu']:.1f}" if words >= 4 else
+            f"word BLEU {sc['bleu']:.1f}, which means nothing here: the references average {words:.1f} words, "
+            f"too few for BLEU's 4-grams")
+    if 'bleu_char' in sc:
+        return (f"exact match {sc['exact_match']:.1f}%, chrF {sc['chrf']:.1f}, BLEU on characters {sc['bleu_char']:.1f}"
+                + (f" ({bleu})" if words < 4 else f", {bleu}"))
+    return f"{bleu}, chrF {sc['chrf']:.1f}, exact match {sc['exact_match']:.1f}%"
+
+def _magnitudes(sc:dict) -> str:
+    "One line: exact match in each magnitude of the numbers corpus."
+    return 'exact match per magnitude: ' + ', '.join(f"{k} {v['exact_match']:.1f}% (of {v['n']})"
+                                                     for k, v in sc['exact_by_magnitude'].items())
+
+def _report_test(say, a, data, tr, out):
+    "The end of `tnb-train`: score the test split, show examples, say where everything is and the next command to try."
+    from transformer_nb.evaluation import evaluate
+    if data.test and a.test_limit != 0:
+        test = data.test[:a.test_limit]
+        sc, hyps = evaluate(tr.model, tr.tokenizer, test, beam=a.beam)
+        sc.update(_number_extras(test, hyps))
+        say(f"test ({sc['n_sentences']} sentences, beam {a.beam}): {_headline(sc, [r for _, r in test])}")
+        if 'exact_by_magnitude' in sc: say(_magnitudes(sc))
+        show = lambda s, r, h: say(f"  {s!r} -> {h!r}" + ('' if h.strip() == r.strip() else f" (reference {r!r})"))
+        for (s, r), h in zip(test[:3], hyps[:3]): show(s, r, h)
+        wrong = [(s, r, h) for (s, r), h in zip(test, hyps) if h.strip() != r.strip()]
+        more = [w for w in wrong if w[0] not in {s for s, _ in test[:3]}][:3]
+        if more: say(f"{len(wrong)} of {len(test)} wrong; the first ones not shown above:")
+        for w in more: show(*w)
+    say(f"checkpoint: {tr.last_checkpoint}\nloss curve: {Path(out) / 'loss.png'}\nlog: {Path(out) / 'log.jsonl'}")
+    pairs = data.test or data.valid or data.train
+    example = 'three hundred forty-two' if (data.name, data.src_lang) == ('numbers', 'en') else pairs[0][0]
+    say(f"next, translate with it: tnb-translate {shlex.quote(str(out))} {shlex.quote(example)}")
+
 # %% ../nbs/12_cli.ipynb #e4e2ed13
 def train_cli(argv:list|None=None):
     "`tnb-train` with arguments `argv` (default: the command line); returns the `Trainer` (None on other ranks)."
@@ -148,8 +191,7 @@ def train_cli(argv:list|None=None):
     from transformer_nb.training import TrainConfig
     from transformer_nb.trainer import TrainingDiverged, train_model
     from transformer_nb.distributed import init_distributed
-    from transformer_nb.evaluation import evaluate
-    if a.threads or os.environ.get('TNB_THREADS'): limit_threads(a.threads)
+    limit_threads(a.threads)
     set_seed(a.seed)
     try:
         preset, vocab, model_kw, tc_kw = _resolved(a)
@@ -168,13 +210,7 @@ def train_cli(argv:list|None=None):
     v = tr.history['valid'][-1] if tr.history['valid'] else None
     if tr.timed_out: say(f"stopped at the --max-time limit of {a.max_time:g} min")
     say(f"trained {tr.step} updates in {time.time() - t0:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f}" if v else ''))
-    if data.test and a.test_limit != 0:
-        test = data.test[:a.test_limit]
-        sc, hyps = evaluate(tr.model, tr.tokenizer, test, beam=a.beam)
-        say(f"test ({sc['n_sentences']} sentences, beam {a.beam}): exact match {sc['exact_match']:.1f}%, "
-            f"BLEU {sc['bleu']:.1f}, chrF {sc['chrf']:.1f}")
-        for (s, r), h in zip(test[:3], hyps): say(f"  {s!r} -> {h!r} (reference {r!r})")
-    say(f"checkpoint: {tr.last_checkpoint}\nloss curve: {Path(tc.out) / 'loss.png'}\nlog: {Path(tc.out) / 'log.jsonl'}")
+    _report_test(say, a, data, tr, tc.out)
     return tr
 
 def train_main(argv:list|None=None):
@@ -278,15 +314,20 @@ def evaluate_main(argv:list|None=None):
             pairs = getattr(data, a.split)
     except (OSError, ValueError) as e: _die(prog, e)
     scores, hyps = evaluate(model, tok, pairs, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens)
+    scores.update(_number_extras(pairs, hyps))
     if a.hyp_out: _write_lines(a.hyp_out, hyps)
     if a.record:
         rid = a.id or f"{Path(a.checkpoint).resolve().parent.name}-{Path(a.checkpoint).stem}-beam{a.beam}"
         command = shlex.join(['tnb-evaluate', *(sys.argv[1:] if argv is None else argv)])
-        add_result(a.record, make_record(rid, ck, model, scores, command))
+        extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'exact_by_magnitude') if k in scores}
+        add_result(a.record, {**make_record(rid, ck, model, scores, command), **extras})
     if a.json: print(json.dumps(scores)); return
     print(f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})\nBLEU {scores['bleu_lc']:.2f}  lowercased "
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
           f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha})")
+    if 'bleu_char' in scores:
+        print(f"BLEU {scores['bleu_char']:.2f}  on characters ({scores['bleu_char_signature']})\n{_magnitudes(scores)}\n"
+              f"headline: {_headline(scores, [r for _, r in pairs])}")
 
 # %% ../nbs/12_cli.ipynb #977768df
 def average_parser() -> argparse.ArgumentParser:
