@@ -44,11 +44,11 @@ def train_flops(cfg, B, S, T) -> float:
     out = 2 * T * d * cfg.tgt_vocab
     return 3 * B * (enc + dec + out)
 
-def make_step(model, cfg, src, tgt, device, precision, compile_):
+def make_step(model, cfg, src, tgt, device, precision, compile_, mode=None):
     "One training step (forward, backward, Adam, schedule) of `model` on the fixed batch, as a closure."
     model.to(device).train()
     opt, sched = make_optimizer(model, cfg.d_model, warmup=4000)         # fused Adam on CUDA
-    net = torch.compile(model) if compile_ else model
+    net = torch.compile(model, mode=mode) if compile_ else model
     def step():
         opt.zero_grad(set_to_none=True)
         with autocast(device, precision): loss, _, n = seq2seq_loss(net, src, tgt, cfg.eps_ls, cfg.pad_id)
@@ -65,6 +65,19 @@ def timed(step, steps, device) -> float:
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
+def gpu_busy(step, steps=5) -> float:
+    "Seconds per step that CUDA kernels keep the GPU busy (the profiler's kernel time; overlaps counted once)."
+    from torch.profiler import profile, ProfilerActivity
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(steps): step()
+        torch.cuda.synchronize()
+    iv = sorted((e.time_range.start, e.time_range.end) for e in prof.events() if e.device_type.name == 'CUDA')
+    busy, end = 0, None
+    for a, b in iv:                                                # union of the kernels' intervals (microseconds)
+        if end is None or a > end: busy += b - a; end = b
+        elif b > end: busy += b - end; end = b
+    return busy / 1e6 / steps
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--preset', default='small'); p.add_argument('--vocab', type=int, default=8000)
@@ -73,6 +86,8 @@ def main():
     p.add_argument('--steps', type=int, default=10); p.add_argument('--warmup', type=int, default=3)
     p.add_argument('--repeats', type=int, default=3); p.add_argument('--threads', type=int, default=None)
     p.add_argument('--compile', action='store_true', help='torch.compile both models (compiled once, timed after warm-up)')
+    p.add_argument('--compile-mode', default=None, help="torch.compile mode, e.g. 'reduce-overhead' (CUDA graphs)")
+    p.add_argument('--busy', action='store_true', help='CUDA: also measure the GPU busy time per step with the profiler')
     p.add_argument('--mfu', action='store_true')
     p.add_argument('--peak-tflops', type=float, default=989.0, help='dense peak for MFU (H100 SXM bf16: 989)')
     p.add_argument('--only', choices=['ours', 'torch'], default=None)
@@ -86,13 +101,13 @@ def main():
     tgt = torch.randint(4, a.vocab, (a.batch, a.len + 1), generator=g).to(device)
     tokens = a.batch * a.len                                      # target tokens per step
     print(f"{a.preset} {cfg.d_model=} {cfg.N=} {cfg.h=} {cfg.d_ff=} vocab={a.vocab}; batch {a.batch} x {a.len}; "
-          f"{device} {a.precision} threads={torch.get_num_threads()} compile={a.compile}")
+          f"{device} {a.precision} threads={torch.get_num_threads()} compile={a.compile_mode or a.compile}")
     names = [a.only] if a.only else ['ours', 'torch']
     steps = {}
     for name in names:                                             # build (and compile) each model once
         set_seed(0)
         m = Transformer(cfg) if name == 'ours' else TorchTransformer(cfg)
-        steps[name] = make_step(m, cfg, src, tgt, device, a.precision, a.compile)
+        steps[name] = make_step(m, cfg, src, tgt, device, a.precision, a.compile or bool(a.compile_mode), a.compile_mode)
         t0 = time.perf_counter()
         for _ in range(a.warmup): steps[name]()
         if device.type == 'cuda': torch.cuda.synchronize()
@@ -102,7 +117,8 @@ def main():
         for name in names:                                         # alternate, so both see the same machine load
             res.setdefault(name, []).append(timed(steps[name], a.steps, device))
     flops = train_flops(cfg, a.batch, a.len, a.len)
-    out = dict(preset=a.preset, vocab=a.vocab, batch=a.batch, len=a.len, precision=a.precision, compile=a.compile,
+    out = dict(preset=a.preset, vocab=a.vocab, batch=a.batch, len=a.len, precision=a.precision,
+               compile=a.compile_mode or a.compile,
                device=str(device), hardware=hardware(), date=datetime.date.today().isoformat(), flops_per_step=flops)
     for name in names:
         t = statistics.median(res[name])
@@ -110,6 +126,11 @@ def main():
         out[name] = dict(tok_s=round(tokens / t), ms_step=round(t * 1e3, 2), tflops=round(flops / t / 1e12, 1),
                          mfu=round(flops / t / (a.peak_tflops * 1e12), 4))
         if a.mfu: line += f"  {flops / t / 1e12:.1f} TFLOP/s, MFU {flops / t / (a.peak_tflops * 1e12):.1%}"
+        if a.busy and device.type == 'cuda':
+            try:
+                b = gpu_busy(steps[name]); out[name]['gpu_busy_ms'] = round(b * 1e3, 2)
+                line += f"; GPU busy {b * 1e3:.1f} ms/step ({b / t:.0%} of the step)"
+            except Exception as e: line += f"; GPU busy time not measured ({type(e).__name__}: {e})"
         print(line)
     if len(names) == 2:
         out['ratio'] = round(statistics.median(res['torch']) / statistics.median(res['ours']), 3)
