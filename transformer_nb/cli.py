@@ -65,20 +65,20 @@ def train_parser() -> argparse.ArgumentParser:
         g.add_argument(f'--{name}', type=typ, dest=name.replace('-', '_'), help=hlp)
     g.add_argument('--pos', choices=['sinusoidal', 'learned'], help="positional encoding (Table 3 row E; default sinusoidal)")
     g = p.add_argument_group('training')
-    g.add_argument('--max-tokens', type=int, default=None, help="tokens per micro-batch per side (default 4096; numbers 2000)")
+    g.add_argument('--max-tokens', type=int, default=None, help="tokens per micro-batch per side (default 4096; numbers 1000)")
     g.add_argument('--accum', type=int, default=1, help="micro-batches per optimiser update (default 1)")
     g.add_argument('--epochs', type=int, default=None, help="epochs to train (default 10; ignored with --steps)")
-    g.add_argument('--steps', type=int, default=None, help="optimiser updates to train (default: numbers 600)")
+    g.add_argument('--steps', type=int, default=None, help="optimiser updates to train (default: numbers 1200)")
     g.add_argument('--max-time', type=float, default=None, metavar='MIN',
                    help="also stop after this many minutes of training, with a checkpoint (default: no limit)")
-    g.add_argument('--warmup', type=int, default=None, help="warm-up updates of the schedule (default 4000; numbers 150)")
-    g.add_argument('--lr-scale', type=float, default=None, help="multiplies the paper's learning-rate schedule (default 1; numbers 0.5)")
+    g.add_argument('--warmup', type=int, default=None, help="warm-up updates of the schedule (default 4000; numbers 300)")
+    g.add_argument('--lr-scale', type=float, default=None, help="multiplies the paper's learning-rate schedule (default 1; numbers 0.7)")
     g.add_argument('--clip', type=float, default=None, help="clip the gradient norm to this (default: no clipping)")
     g.add_argument('--device', default=None, help="cpu, cuda, cuda:1, mps (default: the best available)")
     g.add_argument('--precision', default='auto', choices=['auto', 'fp32', 'bf16', 'fp16'], help="default: bf16 on capable GPUs, else fp32")
     g.add_argument('--compile', action='store_true', help="torch.compile the model")
     g.add_argument('--seed', type=int, default=0, help="random seed (default 0)")
-    g.add_argument('--threads', type=int, default=None, help="CPU threads for PyTorch (default: PyTorch's choice, or $TNB_THREADS)")
+    g.add_argument('--threads', type=int, default=None, help="CPU threads for PyTorch; beats $TNB_THREADS (default: $TNB_THREADS, else half the cores)")
     g = p.add_argument_group('output')
     g.add_argument('--out', default=None, help="run folder for checkpoints, log and figures (default runs/DATASET)")
     g.add_argument('--resume', default=None, metavar='CKPT', help="a checkpoint, or a run folder (its newest checkpoint), to continue")
@@ -92,7 +92,7 @@ def train_parser() -> argparse.ArgumentParser:
 
 # %% ../nbs/12_cli.ipynb #9a2497ef
 _DEFAULTS = {
-    'numbers': dict(preset='small', vocab_size=256, max_tokens=2000, steps=600, warmup=150, lr_scale=0.5,
+    'numbers': dict(preset='small', vocab_size=256, max_tokens=1000, steps=1200, warmup=300, lr_scale=0.7,
                     model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
     'copy':    dict(preset='tiny', vocab_size=32, max_tokens=2000, steps=None, epochs=3, warmup=100, lr_scale=0.5,
                     model=dict(d_model=64, d_ff=128)),
@@ -191,7 +191,8 @@ def train_cli(argv:list|None=None):
     from transformer_nb.training import TrainConfig
     from transformer_nb.trainer import TrainingDiverged, train_model
     from transformer_nb.distributed import init_distributed
-    limit_threads(a.threads)
+    try: limit_threads(a.threads)
+    except ValueError as e: _fail(e)
     set_seed(a.seed)
     try:
         preset, vocab, model_kw, tc_kw = _resolved(a)
@@ -248,6 +249,7 @@ def _add_decoding_args(p:argparse.ArgumentParser):
     g.add_argument('--alpha', type=float, default=0.6, help="length penalty alpha, ((5+|Y|)/6)^alpha (default: 0.6)")
     g.add_argument('--max-tokens', type=int, default=4000, help="source tokens per batch (default: 4000)")
     g.add_argument('--device', default=None, help="cpu, cuda, mps (default: the best available)")
+    g.add_argument('--threads', type=int, default=None, help="CPU threads for PyTorch; beats $TNB_THREADS (default: $TNB_THREADS, else half the cores)")
 
 def _write_lines(path, lines:list[str]):
     "Write one line per item to `path` atomically (a temporary file, then rename): no half-written output."
@@ -258,6 +260,9 @@ def _check_decoding_args(prog, a):
     if a.beam < 1: _die(prog, f"--beam must be >= 1, got {a.beam}")
     if a.alpha < 0: _die(prog, f"--alpha must be >= 0, got {a.alpha}")
     if a.max_tokens < 1: _die(prog, f"--max-tokens must be >= 1, got {a.max_tokens}")
+    if a.threads is not None and a.threads < 1: _die(prog, f"--threads must be >= 1, got {a.threads}")
+    try: limit_threads(a.threads)
+    except ValueError as e: _die(prog, e)
 
 def translate_main(argv:list|None=None):
     "Entry point of the `tnb-translate` command (see `tnb-translate --help`)."

@@ -88,11 +88,12 @@ def add_result(path, record:dict, keys=RESULT_KEYS) -> list[dict]:
     return recs
 
 def results_table(recs:list[dict]) -> str:
-    "The results as a markdown table (the README and this notebook show exactly this)."
+    "The results as a markdown table (the README and this notebook show exactly this); one-word corpora show BLEU on characters."
+    bleu = lambda r: f"{r['bleu_char']:.1f} (characters)" if 'bleu_char' in r else f"{r['bleu']:.1f}"
     head = ('| run | data | direction | model | params | decoding | BLEU | BLEU (lc) | chrF | exact | train time | hardware |\n'
             '|---|---|---|---|---|---|---|---|---|---|---|---|\n')
     return head + '\n'.join(
-        f"| {r['id']} | {r['dataset']} | {r['direction']} | {r['preset']} | {r['params']/1e6:.1f}M | {r['decoding']} | {r['bleu']:.1f} | "
+        f"| {r['id']} | {r['dataset']} | {r['direction']} | {r['preset']} | {r['params']/1e6:.1f}M | {r['decoding']} | {bleu(r)} | "
         f"{r['bleu_lc']:.1f} | {r['chrf']:.1f} | {r['exact_match']:.1f}% | {r['train_time_s']/60:.0f} min | {r['hardware']} |"
         for r in recs)
 
