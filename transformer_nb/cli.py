@@ -72,7 +72,7 @@ def train_parser() -> argparse.ArgumentParser:
     g.add_argument('--max-time', type=float, default=None, metavar='MIN',
                    help="also stop after this many minutes of training, with a checkpoint (default: no limit)")
     g.add_argument('--warmup', type=int, default=None, help="warm-up updates of the schedule (default 4000; numbers 300)")
-    g.add_argument('--lr-scale', type=float, default=None, help="multiplies the paper's learning-rate schedule (default 1; numbers 0.7)")
+    g.add_argument('--lr-scale', type=float, default=None, help="multiplies the paper's learning-rate schedule (default 1; numbers 0.5)")
     g.add_argument('--clip', type=float, default=None, help="clip the gradient norm to this (default: no clipping)")
     g.add_argument('--device', default=None, help="cpu, cuda, cuda:1, mps (default: the best available)")
     g.add_argument('--precision', default='auto', choices=['auto', 'fp32', 'bf16', 'fp16'], help="default: bf16 on capable GPUs, else fp32")
@@ -92,7 +92,7 @@ def train_parser() -> argparse.ArgumentParser:
 
 # %% ../nbs/12_cli.ipynb #9a2497ef
 _DEFAULTS = {
-    'numbers': dict(preset='small', vocab_size=256, max_tokens=1000, steps=1200, warmup=300, lr_scale=0.7,
+    'numbers': dict(preset='small', vocab_size=256, max_tokens=1000, steps=1200, warmup=300, lr_scale=0.5,
                     model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
     'copy':    dict(preset='tiny', vocab_size=32, max_tokens=2000, steps=None, epochs=3, warmup=100, lr_scale=0.5,
                     model=dict(d_model=64, d_ff=128)),
