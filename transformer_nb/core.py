@@ -109,6 +109,6 @@ def git_commit(path=None) -> str:
         if not getattr(transformer_nb, '__file__', None): return 'unknown'
         path = os.path.dirname(transformer_nb.__file__)
     try:
-        run = lambda *a: subprocess.run(['git', *a], cwd=path, capture_output=True, text=True, check=True).stdout.strip()
+        run = lambda *a: subprocess.run(['git', *a], cwd=path, capture_output=True, text=True, check=True, timeout=10).stdout.strip()
         return run('rev-parse', '--short', 'HEAD') + ('+dirty' if run('status', '--porcelain', '--untracked-files=no') else '')
-    except (OSError, subprocess.CalledProcessError): return 'unknown'
+    except (OSError, ValueError, subprocess.SubprocessError): return 'unknown'   # no git, not a repo, a hang, odd bytes
