@@ -8,7 +8,8 @@ from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb import datasets as D
 from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pairs, padding_efficiency
 from transformer_nb.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
-                                     number_splits, numbers_corpus, copy_corpus, find_multi30k, multi30k, multi30k_files,
+                                     number_splits, numbers_corpus, copy_corpus, common_numbers, magnitude, MAGNITUDES,
+                                     exact_by_magnitude, number_scores, en_number_value, find_multi30k, multi30k, multi30k_files,
                                      download_file, MULTI30K_SHA256, MULTI30K_URL)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,15 +58,39 @@ def test_number_words_bad_input(bad, exc):
     with pytest.raises(exc, match=str(bad).replace('.', r'\.') if exc is TypeError else None):
         de_number(bad)
 
-def test_number_splits_disjoint_and_sized():
+def test_number_splits_cover_what_people_type_and_hold_out_the_rest():
     sp = number_splits()
     tr, va, te = (set(sp[k]) for k in ('train', 'valid', 'test'))
-    assert (len(tr), len(va), len(te)) == (30_000, 1_000, 1_000)
-    assert len(sp['train']) == 30_000                       # no duplicates
-    assert not tr & va and not tr & te and not va & te
-    assert set(range(100)) <= tr and min(va | te) >= 100 and max(tr | va | te) <= 999_999
-    assert {len(str(n)) for n in te} == {3, 4, 5, 6}
-    assert number_splits() == sp and number_splits(seed=1) != sp
+    assert (len(sp['train']), len(sp['valid']), len(sp['test'])) == (60_000, 1_000, 1_000)
+    common = set(common_numbers())
+    assert {0, 7, 10, 17, 99, 100, 900, 1000, 2000, 99_000, 100_000, 900_000} <= common <= tr and len(common) == 217
+    counts = {n: sp['train'].count(n) for n in (0, 7, 10, 100, 2000, 100_000)}
+    assert min(counts.values()) >= 10, counts                              # what people type first, many times
+    assert not (tr & va) - set(range(100)) and not (tr & te) - set(range(100)) and not (va & te) - set(range(100))
+    assert not (va | te) & (common - set(range(100)))                     # round numbers are never held out
+    for split in ('valid', 'test'):                                       # every magnitude, evenly where it can be
+        count = {k: sum(magnitude(n) == k for n in sp[split]) for k in MAGNITUDES}
+        assert count == {'0-99': 100, '100-999': 148, '1,000-99,999': 376, '100,000-999,999': 376}, count
+    train_mags = {k: sum(magnitude(n) == k for n in sp['train']) / 60_000 for k in MAGNITUDES}
+    assert all(share > 0.05 for share in train_mags.values()) and train_mags['100,000-999,999'] > 0.4, train_mags
+    assert max(tr | va | te) <= 999_999 and number_splits() == sp and number_splits(seed=1) != sp
+    assert max(number_splits(n_train=500, n_valid=10, n_test=10, max_n=5_000)['train']) <= 5_000
+    with pytest.raises(ValueError, match='not all on zero'): number_splits(thousands=(1, 0, 0, 0))
+    with pytest.raises(ValueError, match='holds too few'): number_splits(n_valid=900_000, n_test=900_000)
+
+def test_exact_by_magnitude_and_number_scores():
+    pairs = [(en_number(n), de_number(n)) for n in (7, 10, 100, 2000, 342_071)]
+    hyps = ['siebentausendsieben', 'zehn', 'einhundert', 'zweitausend', 'dreihundertzweiundvierzigtausendeinundsiebzig']
+    by = exact_by_magnitude(pairs, hyps)
+    assert by == {'0-99': {'exact_match': 50.0, 'n': 2}, '100-999': {'exact_match': 100.0, 'n': 1},
+                  '1,000-99,999': {'exact_match': 100.0, 'n': 1}, '100,000-999,999': {'exact_match': 100.0, 'n': 1}}
+    assert exact_by_magnitude([p[::-1] for p in pairs], [en_number(n) for n in (7, 10, 100, 2000, 1)])['100,000-999,999'] == \
+        {'exact_match': 0.0, 'n': 1}                                       # de -> en: read from the reference
+    sc = number_scores(pairs, [t for _, t in pairs])
+    assert sc['bleu_char'] == 100.0 and 'tok:char' in sc['bleu_char_signature']
+    with pytest.raises(ValueError, match='numbers corpus'): number_scores([('ein Hund', 'a dog')], ['a dog'])
+    for n in (0, 1, 19, 20, 21, 101, 1001, 10_000, 100_001, 999_999): assert en_number_value(en_number(n)) == n
+    with pytest.raises(ValueError, match='not a number in words'): en_number_value('one hundred and one')
 
 def test_numbers_corpus_directions_and_sizes():
     kw = dict(n_train=500, n_valid=50, n_test=50, seed=3)
@@ -73,8 +98,7 @@ def test_numbers_corpus_directions_and_sizes():
     assert (ende.src_lang, ende.tgt_lang, deen.src_lang, deen.tgt_lang) == ('en', 'de', 'de', 'en')
     assert deen.train == [(t, s) for s, t in ende.train] and ende.reverse().test == deen.test
     assert ('twenty-one', 'einundzwanzig') in ende.train
-    assert {s for s, _ in ende.train}.isdisjoint({s for s, _ in ende.valid + ende.test})
-    with pytest.raises(ValueError, match='holds only'): number_splits(n_train=999_000, n_valid=1000, n_test=1000)
+    assert {s for s, _ in ende.train}.isdisjoint({s for s, _ in ende.valid + ende.test if en_number_value(s) >= 100})
     with pytest.raises(ValueError, match="'fr'"): numbers_corpus('en', 'fr')
 
 def test_copy_corpus():

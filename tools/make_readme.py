@@ -4,12 +4,13 @@
 This script does the same job offline: nbdev's own docs processors (`proc_nbs`) turn index.ipynb into the page the
 docs site shows (directives applied, hidden cells dropped, front matter extracted), and nbconvert's markdown
 exporter writes that page as markdown. Figures (image outputs of the page) are written to README_files/, which
-README.md links to, so that GitHub shows them too. Usage:
+README.md links to, so that GitHub shows them too. Links to notebooks (`00_core.ipynb`, a page of the docs site)
+become links to the files (`nbs/00_core.ipynb`). Usage:
 
     python tools/make_readme.py            # rewrite README.md and README_files/
     python tools/make_readme.py --check    # exit 1 if README.md or README_files/ is out of date
 """
-import argparse, sys
+import argparse, re, sys
 
 import nbformat, yaml
 from nbconvert import MarkdownExporter
@@ -34,6 +35,7 @@ def render_readme() -> tuple[str, dict]:
     head = f"# {meta.get('title', cfg.title)}\n\n"
     if meta.get('description'): head += f"> {meta['description']}\n\n"
     note = "<!-- WARNING: generated from nbs/index.ipynb by tools/make_readme.py; edit the notebook, not this file -->\n\n"
+    body = re.sub(r'\]\(([^)/:#\s]+\.ipynb)', r'](nbs/\1', body)   # a notebook link on the docs site is a file in nbs/ here
     return note + head + body.strip() + "\n", dict(res.get('outputs', {}))
 
 if __name__ == '__main__':

@@ -20,7 +20,7 @@ _DESCRIPTION = """\
 Train a Transformer ("Attention Is All You Need") for translation.
 
 With no arguments it trains a small model on the embedded corpus of English number words -> German number words
-(no download), evaluates it on the test split (exact-match accuracy and BLEU), and writes the checkpoint, the
+(no download), evaluates it on the test split (exact match, also per magnitude, chrF and BLEU on characters), and writes the checkpoint, the
 tokenizer (inside the checkpoint), a log and a loss-curve figure into the output folder. On a 2-core CPU this takes
 a few minutes. Model options default to the preset; any option you give overrides it. Run several processes with
 `torchrun --nproc_per_node=N $(which tnb-train) ...` (DDP: gloo on CPU, NCCL on GPUs)."""
@@ -70,20 +70,20 @@ def train_parser() -> argparse.ArgumentParser:
         g.add_argument(f'--{name}', type=typ, dest=name.replace('-', '_'), help=hlp)
     g.add_argument('--pos', choices=['sinusoidal', 'learned'], help="positional encoding (Table 3 row E; default sinusoidal)")
     g = p.add_argument_group('training')
-    g.add_argument('--max-tokens', type=int, default=None, help="tokens per micro-batch per side (default 4096; numbers 2000)")
+    g.add_argument('--max-tokens', type=int, default=None, help="tokens per micro-batch per side (default 4096; numbers 1000)")
     g.add_argument('--accum', type=int, default=1, help="micro-batches per optimiser update (default 1)")
     g.add_argument('--epochs', type=int, default=None, help="epochs to train (default 10; ignored with --steps)")
-    g.add_argument('--steps', type=int, default=None, help="optimiser updates to train (default: numbers 600)")
+    g.add_argument('--steps', type=int, default=None, help="optimiser updates to train (default: numbers 1200)")
     g.add_argument('--max-time', type=float, default=None, metavar='MIN',
                    help="also stop after this many minutes of training, with a checkpoint (default: no limit)")
-    g.add_argument('--warmup', type=int, default=None, help="warm-up updates of the schedule (default 4000; numbers 150)")
+    g.add_argument('--warmup', type=int, default=None, help="warm-up updates of the schedule (default 4000; numbers 300)")
     g.add_argument('--lr-scale', type=float, default=None, help="multiplies the paper's learning-rate schedule (default 1; numbers 0.5)")
     g.add_argument('--clip', type=float, default=None, help="clip the gradient norm to this (default: no clipping)")
     g.add_argument('--device', default=None, help="cpu, cuda, cuda:1, mps (default: the best available)")
     g.add_argument('--precision', default='auto', choices=['auto', 'fp32', 'bf16', 'fp16'], help="default: bf16 on capable GPUs, else fp32")
     g.add_argument('--compile', action='store_true', help="torch.compile the model")
     g.add_argument('--seed', type=int, default=0, help="random seed (default 0)")
-    g.add_argument('--threads', type=int, default=None, help="CPU threads for PyTorch; beats $TNB_THREADS (default: $TNB_THREADS, else PyTorch's choice)")
+    g.add_argument('--threads', type=int, default=None, help="CPU threads for PyTorch; beats $TNB_THREADS (default: $TNB_THREADS, else half the cores)")
     g = p.add_argument_group('output')
     g.add_argument('--out', default=None, help="run folder for checkpoints, log and figures (default runs/DATASET; with --resume: the checkpoint's folder)")
     g.add_argument('--resume', default=None, metavar='CKPT', help="a checkpoint, or a run folder (its newest checkpoint), to continue")
@@ -99,7 +99,7 @@ def train_parser() -> argparse.ArgumentParser:
 
 # %% ../nbs/12_cli.ipynb #9a2497ef
 _DEFAULTS = {
-    'numbers': dict(preset='small', vocab_size=256, max_tokens=2000, steps=600, warmup=150, lr_scale=0.5,
+    'numbers': dict(preset='small', vocab_size=256, max_tokens=1000, steps=1200, warmup=300, lr_scale=0.5,
                     model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
     'copy':    dict(preset='tiny', vocab_size=32, max_tokens=2000, steps=None, epochs=3, warmup=100, lr_scale=0.5,
                     model=dict(d_model=64, d_ff=128)),
@@ -173,6 +173,46 @@ def _resume_defaults(a) -> int:
     if vocab and a.test_limit != 0 and a.beam > vocab: _fail(f"--beam {a.beam} is more than the {vocab} pieces of the model's vocabulary")
     return int(ck.get('step') or 0)
 
+# %% ../nbs/12_cli.ipynb #2f6d8b04
+def _number_extras(pairs:list, hyps:list[str]) -> dict:
+    "BLEU on characters and exact match per magnitude when `pairs` is the numbers corpus; {} for any other text."
+    from transformer_nb.datasets import number_scores
+    try: return number_scores(pairs, hyps)
+    except ValueError: return {}
+
+def _headline(sc:dict, refs:list[str]) -> str:
+    "The scores to read first: exact match, chrF and BLEU on characters for numbers, else BLEU, chrF and exact match."
+    words = sum(len(r.split()) for r in refs) / max(len(refs), 1)
+    bleu = (f"BLEU {sc['bleu']:.1f}" if words >= 4 else
+            f"word BLEU {sc['bleu']:.1f}, which means nothing here: the references average {words:.1f} words, "
+            f"too few for BLEU's 4-grams")
+    if 'bleu_char' in sc:
+        return (f"exact match {sc['exact_match']:.1f}%, chrF {sc['chrf']:.1f}, BLEU on characters {sc['bleu_char']:.1f}"
+                + (f" ({bleu})" if words < 4 else f", {bleu}"))
+    return f"{bleu}, chrF {sc['chrf']:.1f}, exact match {sc['exact_match']:.1f}%"
+
+def _magnitudes(sc:dict) -> str:
+    "One line: exact match in each magnitude of the numbers corpus."
+    return 'exact match per magnitude: ' + ', '.join(f"{k} {v['exact_match']:.1f}% (of {v['n']})"
+                                                     for k, v in sc['exact_by_magnitude'].items())
+
+def _report_test(say, a, data, tr, out):
+    "The end of `tnb-train`: score the test split, show examples and say where everything is."
+    from transformer_nb.evaluation import evaluate
+    if data.test and a.test_limit != 0:
+        test = data.test[:a.test_limit]
+        sc, hyps = evaluate(tr.model, tr.tokenizer, test, beam=a.beam)
+        sc.update(_number_extras(test, hyps))
+        say(f"test ({sc['n_sentences']} sentences, beam {a.beam}): {_headline(sc, [r for _, r in test])}")
+        if 'exact_by_magnitude' in sc: say(_magnitudes(sc))
+        show = lambda s, r, h: say(f"  {s!r} -> {h!r}" + ('' if h.strip() == r.strip() else f" (reference {r!r})"))
+        for (s, r), h in zip(test[:3], hyps[:3]): show(s, r, h)
+        wrong = [(s, r, h) for (s, r), h in zip(test, hyps) if h.strip() != r.strip()]
+        more = [w for w in wrong if w[0] not in {s for s, _ in test[:3]}][:3]
+        if more: say(f"{len(wrong)} of {len(test)} wrong; the first ones not shown above:")
+        for w in more: show(*w)
+    say(f"checkpoint: {tr.last_checkpoint}\nloss curve: {Path(out) / 'loss.png'}\nlog: {Path(out) / 'log.jsonl'}")
+
 # %% ../nbs/12_cli.ipynb #e4e2ed13
 def _next_command(out, data) -> str:
     "The command to try after a run: translate a sentence of its own kind, then score the model."
@@ -218,13 +258,7 @@ def train_cli(argv:list|None=None):
     v = tr.history['valid'][-1] if tr.history['valid'] else None
     if tr.timed_out: say(f"stopped at the --max-time limit of {a.max_time:g} min")
     say(f"trained {tr.step} updates in {time.time() - t0:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f}" if v else ''))
-    if data.test and a.test_limit != 0:
-        test = data.test[:a.test_limit]
-        sc, hyps = evaluate(tr.model, tr.tokenizer, test, beam=a.beam)
-        say(f"test ({sc['n_sentences']} sentences, beam {a.beam}): exact match {sc['exact_match']:.1f}%, "
-            f"BLEU {sc['bleu']:.1f}, chrF {sc['chrf']:.1f}")
-        for (s, r), h in zip(test[:3], hyps): say(f"  {s!r} -> {h!r} (reference {r!r})")
-    say(f"checkpoint: {tr.last_checkpoint}\nloss curve: {Path(tc.out) / 'loss.png'}\nlog: {Path(tc.out) / 'log.jsonl'}")
+    _report_test(say, a, data, tr, tc.out)
     say(f"next: {_next_command(tc.out, data)}")
     return tr
 
@@ -267,7 +301,7 @@ def _add_decoding_args(p:CliParser):
     g.add_argument('--alpha', type=float, default=0.6, help="length penalty alpha, ((5+|Y|)/6)^alpha (default: 0.6)")
     g.add_argument('--max-tokens', type=int, default=4000, help="source tokens per batch (default: 4000)")
     g.add_argument('--device', default=None, help="cpu, cuda, mps (default: the best available)")
-    g.add_argument('--threads', type=int, default=None, help="CPU threads for PyTorch; beats $TNB_THREADS")
+    g.add_argument('--threads', type=int, default=None, help="CPU threads for PyTorch; beats $TNB_THREADS (default: $TNB_THREADS, else half the cores)")
     p.add_argument('--debug', action='store_true', help="on an error, show the traceback (also TNB_DEBUG=1)")
 
 def _check_decoding_args(a):
@@ -370,17 +404,22 @@ def evaluate_cli(argv:list|None=None):
     model, tok, ck = _load_for_inference(a)
     pairs = pairs or _test_pairs(a, ck)
     scores, hyps = evaluate(model, tok, pairs, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens)
+    scores.update(_number_extras(pairs, hyps))
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in hyps))
     if a.record:
         rid = a.id or f"{Path(a.checkpoint).resolve().parent.name}-{Path(a.checkpoint).stem}-beam{a.beam}"
         command = shlex.join(['tnb-evaluate', *(sys.argv[1:] if argv is None else argv)])
         real = Path(os.path.realpath(a.record))              # through a symlink: its target is rewritten
-        try: add_result(real, make_record(rid, ck, model, scores, command))
+        extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'exact_by_magnitude') if k in scores}
+        try: add_result(real, {**make_record(rid, ck, model, scores, command), **extras})
         except BaseException: real.with_name(real.name + '.tmp').unlink(missing_ok=True); raise   # add_result's temporary file
     if a.json: print(json.dumps(scores)); return
     print(f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})\nBLEU {scores['bleu_lc']:.2f}  lowercased "
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
           f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha})")
+    if 'bleu_char' in scores:
+        print(f"BLEU {scores['bleu_char']:.2f}  on characters ({scores['bleu_char_signature']})\n{_magnitudes(scores)}\n"
+              f"headline: {_headline(scores, [r for _, r in pairs])}")
 
 def evaluate_main(argv:list|None=None):
     "Entry point of the `tnb-evaluate` command (see `tnb-evaluate --help`)."

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/core.html.md"""
 
 # %% auto #0
 __all__ = ['PAD_ID', 'UNK_ID', 'BOS_ID', 'EOS_ID', 'get_device', 'precision_dtype', 'autocast', 'default_precision', 'set_seed',
-           'count_params', 'limit_threads', 'hardware', 'git_commit']
+           'count_params', 'default_threads', 'limit_threads', 'hardware', 'git_commit']
 
 # %% ../nbs/00_core.ipynb #17c841ec
 import os, random, contextlib, platform, subprocess
@@ -65,10 +65,29 @@ def count_params(model:torch.nn.Module, trainable_only:bool=True) -> int:
     return sum(p.numel() for p in ps.values())
 
 # %% ../nbs/00_core.ipynb #d1287d87
-def limit_threads(n:int|None=None):
-    "Cap PyTorch's CPU threads to `n`, else to `TNB_THREADS` if set; notebooks under test use 1-2 so workers don't fight."
-    n = n or int(os.environ.get('TNB_THREADS') or 0)
-    if n > 0: torch.set_num_threads(n)
+_TORCH_THREADS = torch.get_num_threads()      # PyTorch's own default, read before anything changes it
+
+def _usable_cores() -> int:
+    try: return len(os.sched_getaffinity(0))  # the cores this process may use (containers, taskset)
+    except AttributeError: return os.cpu_count() or 1
+
+def default_threads() -> int:
+    "The package's CPU thread count: `OMP_NUM_THREADS` if set, else half the usable cores (at least 1)."
+    omp = os.environ.get('OMP_NUM_THREADS', '').strip()
+    if omp.isdigit() and int(omp) > 0: return int(omp)
+    return max(1, _usable_cores() // 2)
+
+def limit_threads(n:int|None=None # threads; None: $TNB_THREADS, else `default_threads()`; 0: PyTorch's default
+                 ) -> int:
+    "Set PyTorch's CPU threads: an explicit `n` beats `TNB_THREADS`, which beats `default_threads()`; returns the count."
+    what = f"limit_threads({n!r})"
+    if n is None and os.environ.get('TNB_THREADS', '').strip():
+        what, n = f"TNB_THREADS={os.environ['TNB_THREADS']!r}", os.environ['TNB_THREADS'].strip()
+        n = int(n) if n.isdigit() else n
+    if n is None: n = default_threads()
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError(f"{what}: the number of threads must be a whole number >= 0 (0: PyTorch's default)")
+    torch.set_num_threads(n or _TORCH_THREADS)
     return torch.get_num_threads()
 
 # %% ../nbs/00_core.ipynb #42ceb4f4

@@ -1,0 +1,50 @@
+"A newcomer's first hour: tnb-train's report on the number corpus, and tools/run_notebooks.py, CI's learner-style run."
+import importlib.util, json, os, subprocess, sys
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
+
+def test_numbers_run_reports_what_means_something_and_the_next_command(tmp_path):
+    "A short run of the main job: the headline is exact match, chrF and character BLEU, per magnitude, then a next step."
+    out = tmp_path / 'numbers'
+    r = subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import train_main; train_main()', '--steps', '4',
+                        '--out', str(out), '--no-progress', '--beam', '1', '--test-limit', '40', '--save-every', '0'],
+                       capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    head = next(l for l in r.stdout.splitlines() if l.startswith('test ('))
+    assert 'exact match' in head and 'chrF' in head and 'BLEU on characters' in head, head
+    assert 'word BLEU' not in head or 'means nothing here' in head, head           # never a bare "BLEU 0.0"
+    mags = next(l for l in r.stdout.splitlines() if l.startswith('exact match per magnitude'))
+    assert '0-99' in mags and '100,000-999,999' in mags, mags
+    assert r.stdout.strip().splitlines()[-1].startswith(f"next: tnb-translate {out} 'three hundred forty-two'")
+
+def runner():
+    spec = importlib.util.spec_from_file_location('run_notebooks', ROOT / 'tools' / 'run_notebooks.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+def notebook(path, *cells):
+    import nbformat
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    for i, c in enumerate(nb.cells): c['id'] = f'cell{i}'
+    nbformat.write(nb, path); return path
+
+def test_run_notebooks_names_the_failing_cell_and_runs_without_ci_variables(tmp_path, monkeypatch):
+    monkeypatch.setenv('TNB_THREADS', '1'); monkeypatch.setenv('MPLBACKEND', 'Agg')
+    nb = notebook(tmp_path / 'bad.ipynb', "import os\nassert 'TNB_THREADS' not in os.environ and os.environ.get('MPLBACKEND') != 'Agg'",
+                  "x = 1", "#| slow\nraise ValueError('broken on purpose')", "y = 2")
+    r = runner().run_one(str(nb), budget=120, save_to=None, keep_env=False)
+    assert r['status'] == 'error' and r['error'] == 'ValueError: broken on purpose', r
+    assert r['where'].startswith('cell 2 (code cell 3, id cell2)') and "raise ValueError('broken on purpose')" in r['where'], r
+
+def test_run_notebooks_stops_a_notebook_over_its_budget(tmp_path):
+    nb = notebook(tmp_path / 'slow.ipynb', "import time", "time.sleep(60)")
+    r = runner().run_one(str(nb), budget=8, save_to=None, keep_env=False)
+    assert r['status'] == 'over budget' and r['seconds'] < 40, r
+    assert 'code cell 2' in r['where'] and 'time.sleep(60)' in r['where'], r
+
+def test_ci_runs_every_notebook_as_a_learner():
+    ci = (ROOT / '.ci' / 'run').read_text()
+    assert 'python tools/run_notebooks.py' in ci and '--budget 300' in ci

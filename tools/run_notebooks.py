@@ -1,0 +1,107 @@
+"""Run every notebook the way a learner does: in a Jupyter kernel, every cell top to bottom (`#| slow` and `#| cuda`
+cells included), in a fresh copy of the repository with no `runs/` folder, and without the variables CI sets for its
+own tests (`TNB_THREADS`, `OMP_NUM_THREADS`, `MKL_NUM_THREADS`, `MPLBACKEND`), so each notebook's own thread setting
+is what is tested. Fails when a cell raises and when a notebook takes longer than its time budget; prints each
+notebook's time and, for a failure, the notebook, the cell (number and id), its first line and the error.
+
+    python tools/run_notebooks.py                      # every notebook in nbs/, 2 at a time, 5 minutes each
+    python tools/run_notebooks.py nbs/09_training.ipynb --workers 1 --save-to /tmp/executed
+
+The copy is made from the files git tracks plus untracked files it does not ignore (so `runs/`, `.venv/` and build
+outputs stay behind) and deleted afterwards: running the notebooks never changes the working tree. The package
+itself is imported from wherever it is installed (`pip install -e .` for the checkout)."""
+import argparse, os, shutil, subprocess, sys, tempfile, time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LEARNER_UNSET = ('TNB_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'MPLBACKEND')
+
+def fresh_copy(dest:Path) -> Path:
+    "Copy the checkout's tracked and untracked-but-not-ignored files into `dest`: a fresh clone of the working tree."
+    files = subprocess.run(['git', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], cwd=ROOT,
+                           capture_output=True, check=True).stdout.decode().split('\0')
+    for f in filter(None, files):
+        src = ROOT / f
+        if not src.is_file() or f.split('/')[0] == 'runs': continue      # deleted but still in the index; runs/
+        (dest / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest / f)
+    return dest
+
+def first_line(cell) -> str:
+    lines = [l for l in cell.source.splitlines() if l.strip() and not l.startswith('#|')]
+    return (lines[0][:70] + ('…' if len(lines[0]) > 70 else '')) if lines else '(empty)'
+
+def run_one(nb_path:str, budget:float, save_to:str|None, keep_env:bool) -> dict:
+    "Execute one notebook in its own kernel (in this worker process); returns its status, time and failing cell."
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+    env = {k: v for k, v in os.environ.items() if keep_env or k not in LEARNER_UNSET}
+    path = Path(nb_path)
+    nb = nbformat.read(path, as_version=4)
+    t0 = time.perf_counter(); deadline = t0 + budget
+    cur = {'index': None, 'cell': None}
+    def on_start(cell, cell_index, **_): cur.update(index=cell_index, cell=cell)
+    client = NotebookClient(nb, kernel_name='python3', resources={'metadata': {'path': str(path.parent)}},
+                            timeout_func=lambda cell: max(1, int(deadline - time.perf_counter()) + 1),
+                            startup_timeout=120, on_cell_start=on_start, interrupt_on_timeout=False)
+    res = dict(notebook=path.name, status='ok', error='', cells=sum(c.cell_type == 'code' for c in nb.cells))
+    log = path.with_name(path.name + '.kernel.log')     # the kernel's own stderr: shown if it dies
+    try:
+        with open(log, 'w') as err: client.execute(stderr=err, env=env)
+    except CellTimeoutError:
+        res.update(status='over budget', error=f"still running after the {budget:.0f} s budget")
+    except CellExecutionError as e:
+        res.update(status='error', error=' '.join(f"{e.ename}: {e.evalue}".split())[:300])
+    except DeadKernelError as e:
+        tail = ' | '.join(log.read_text(errors='replace').strip().splitlines()[-3:]) if log.exists() else ''
+        res.update(status='error', error=f"the kernel died ({str(e).splitlines()[0][:200]}) {tail[-300:]}")
+    except Exception as e:                       # the kernel did not start, a bad notebook file, ...
+        res.update(status='error', error=f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}")
+    res['seconds'] = round(time.perf_counter() - t0, 1)
+    if res['status'] == 'ok' and res['seconds'] > budget:
+        res.update(status='over budget', error=f"took {res['seconds']:.0f} s, more than the {budget:.0f} s budget")
+    if res['status'] != 'ok' and cur['cell'] is not None:
+        c = cur['cell']
+        code_no = sum(x.cell_type == 'code' for x in nb.cells[:cur['index'] + 1])
+        res['where'] = f"cell {cur['index']} (code cell {code_no}, id {c.get('id', '?')}): {first_line(c)}"
+    if save_to:
+        Path(save_to).mkdir(parents=True, exist_ok=True); nbformat.write(nb, Path(save_to) / path.name)
+    return res
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument('notebooks', nargs='*', help="notebooks to run (default: every nbs/*.ipynb)")
+    p.add_argument('--workers', type=int, default=2, help="notebooks run at once (default 2)")
+    p.add_argument('--budget', type=float, default=300, help="seconds each notebook may take (default 300 = 5 min)")
+    p.add_argument('--save-to', help="also write the executed notebooks into this folder")
+    p.add_argument('--keep-env', action='store_true', help=f"keep {', '.join(LEARNER_UNSET)} for the kernels")
+    a = p.parse_args(argv)
+    nbs = [Path(n).resolve() for n in a.notebooks] or sorted((ROOT / 'nbs').glob('*.ipynb'))
+    missing = [str(n) for n in nbs if not n.is_file()]
+    if missing: p.error(f"no such notebook: {', '.join(missing)}")
+    outside = [str(n) for n in nbs if ROOT not in n.parents]
+    if outside: p.error(f"notebooks must be inside {ROOT}: {', '.join(outside)}")
+    t0, results = time.perf_counter(), []
+    with tempfile.TemporaryDirectory(prefix='tnb-notebooks-') as tmp:
+        copy = fresh_copy(Path(tmp) / ROOT.name)
+        print(f"running {len(nbs)} notebooks as a learner would (every cell, fresh copy in {copy}, no runs/), "
+              f"{a.workers} at a time, budget {a.budget:.0f} s each", flush=True)
+        with ProcessPoolExecutor(a.workers) as ex:
+            futs = {ex.submit(run_one, str(copy / n.relative_to(ROOT)), a.budget, a.save_to, a.keep_env): n for n in nbs}
+            for f in as_completed(futs):
+                r = f.result(); results.append(r)
+                print(f"  {r['status']:>11}  {r['seconds']:6.1f} s  {r['notebook']}"
+                      + (f"\n               {r.get('where', '')}\n               {r['error']}" if r['status'] != 'ok' else ''),
+                      flush=True)
+    results.sort(key=lambda r: r['notebook'])
+    bad = [r for r in results if r['status'] != 'ok']
+    print(f"\n| notebook | code cells | seconds | status |\n|---|---|---|---|")
+    for r in results: print(f"| {r['notebook']} | {r['cells']} | {r['seconds']:.1f} | {r['status']} |")
+    print(f"\n{len(results) - len(bad)} of {len(results)} notebooks ran every cell within {a.budget:.0f} s; "
+          f"wall time {time.perf_counter() - t0:.0f} s with {a.workers} workers")
+    for r in bad: print(f"FAILED nbs/{r['notebook']}, {r.get('where', 'before the first cell')}: {r['error']}", file=sys.stderr)
+    return 1 if bad else 0
+
+if __name__ == '__main__': sys.exit(main())
