@@ -32,6 +32,7 @@ examples:
             --preset small --vocab-size 8000 --epochs 10 --max-tokens 4096 --out runs/m30k-de-en
   tnb-train --dataset files --train corpus/train.de corpus/train.en --valid corpus/dev.de corpus/dev.en \\
             --src-lang de --tgt-lang en --preset base --device cuda --precision bf16
+  tnb-train --dataset parsing                        # §6.3: sentence -> linearised tree (generated treebank), bracket F1
   tnb-train --resume runs/numbers                    # continue a run from its newest checkpoint
   torchrun --nproc_per_node=2 $(which tnb-train) --dataset copy --preset tiny --steps 100
 
@@ -43,8 +44,9 @@ def train_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-train', description=_DESCRIPTION, epilog=_EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group('data')
-    g.add_argument('--dataset', default='numbers', choices=['numbers', 'copy', 'multi30k', 'files'],
-                   help="the corpus: embedded number words (default), copy task, Multi30k, or your own files")
+    g.add_argument('--dataset', default='numbers', choices=['numbers', 'copy', 'multi30k', 'files', 'parsing'],
+                   help="the corpus: embedded number words (default), copy task, Multi30k, your own files, or the "
+                        "generated treebank for constituency parsing (§6.3; scored with bracket F1)")
     g.add_argument('--src-lang', help="source language (numbers: en|de, multi30k: de|en|fr; default en for numbers, de for multi30k)")
     g.add_argument('--tgt-lang', help="target language (default: the other one of the pair)")
     g.add_argument('--data-dir', help="folder with the corpus files (multi30k: the downloaded .gz files; files: train.SRC, ...)")
@@ -92,6 +94,8 @@ _DEFAULTS = {
                     model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
     'copy':    dict(preset='tiny', vocab_size=32, max_tokens=2000, steps=None, epochs=3, warmup=100, lr_scale=0.5,
                     model=dict(d_model=64, d_ff=128)),
+    'parsing': dict(preset='small', vocab_size=1000, max_tokens=4000, steps=800, warmup=200, lr_scale=0.5,   # §6.3 scaled
+                    model=dict(d_model=128, N=4, h=4, d_ff=512, p_drop=0.1, p_attn=0.1)),   # down: 4 layers, both dropouts
     None:      dict(preset='small', vocab_size=8000, max_tokens=4096, steps=None, epochs=10, warmup=4000, lr_scale=1.0, model={}),
 }
 
@@ -133,7 +137,26 @@ def _load_data(a):
         return load_dataset('files', a.src_lang, a.tgt_lang, a.data_dir, train=a.train, valid=a.valid, test=a.test)
     data_dir = a.data_dir
     if a.dataset == 'multi30k' and data_dir is None: data_dir = find_multi30k()   # a local copy if there is one
-    return load_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
+    return _named_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
+
+def _named_dataset(name, src_lang, tgt_lang, data_dir):
+    "A corpus by name: the generated treebank for 'parsing' (13_parsing), else `load_dataset`."
+    if name == 'parsing':
+        from transformer_nb.parsing import parsing_corpus
+        return parsing_corpus()
+    from transformer_nb.data import load_dataset
+    return load_dataset(name, src_lang, tgt_lang, data_dir)
+
+def _scores(model, tok, pairs, tgt_lang, beam, alpha=None, max_tokens=4000, device=None) -> tuple[dict, list, str]:
+    "Scores, outputs and a summary line: bracket F1 when the target is linearised trees ('tree', §6.3), else sacreBLEU."
+    if tgt_lang == 'tree':
+        from transformer_nb.parsing import evaluate_parser, PARSE_ALPHA
+        sc, hyps = evaluate_parser(model, tok, pairs, beam, PARSE_ALPHA if alpha is None else alpha, max_tokens, device)
+        return sc, hyps, (f"bracket F1 {sc['f1']:.2f} (precision {sc['precision']:.2f}, recall {sc['recall']:.2f}), exact "
+                          f"match {sc['exact_match']:.1f}%, malformed {sc['malformed']}, failed {sc['failed']}")
+    from transformer_nb.evaluation import evaluate
+    sc, hyps = evaluate(model, tok, pairs, beam=beam, alpha=0.6 if alpha is None else alpha, max_tokens=max_tokens, device=device)
+    return sc, hyps, f"exact match {sc['exact_match']:.1f}%, BLEU {sc['bleu']:.1f}, chrF {sc['chrf']:.1f}"
 
 # %% ../nbs/12_cli.ipynb #e4e2ed13
 def train_cli(argv:list|None=None):
@@ -141,7 +164,6 @@ def train_cli(argv:list|None=None):
     a = train_parser().parse_args(argv)
     _check(a)
     from transformer_nb.training import TrainConfig, TrainingDiverged, train_model, init_distributed
-    from transformer_nb.evaluation import evaluate
     if a.threads or os.environ.get('TNB_THREADS'): limit_threads(a.threads)
     set_seed(a.seed)
     try:
@@ -162,9 +184,8 @@ def train_cli(argv:list|None=None):
     say(f"trained {tr.step} updates in {time.time() - t0:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f}" if v else ''))
     if data.test and a.test_limit != 0:
         test = data.test[:a.test_limit]
-        sc, hyps = evaluate(tr.model, tr.tokenizer, test, beam=a.beam)
-        say(f"test ({sc['n_sentences']} sentences, beam {a.beam}): exact match {sc['exact_match']:.1f}%, "
-            f"BLEU {sc['bleu']:.1f}, chrF {sc['chrf']:.1f}")
+        sc, hyps, line = _scores(tr.model, tr.tokenizer, test, data.tgt_lang, a.beam)
+        say(f"test ({sc['n_sentences']} sentences, beam {a.beam}): {line}")
         for (s, r), h in zip(test[:3], hyps): say(f"  {s!r} -> {h!r} (reference {r!r})")
     say(f"checkpoint: {tr.last_checkpoint}\nloss curve: {Path(tc.out) / 'loss.png'}\nlog: {Path(tc.out) / 'log.jsonl'}")
     return tr
@@ -232,15 +253,17 @@ def translate_main(argv:list|None=None):
 # %% ../nbs/12_cli.ipynb #f7890f11
 def evaluate_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog='tnb-evaluate', formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Score a checkpoint with sacreBLEU (BLEU cased and lowercased, chrF, with signatures).",
+        description="Score a checkpoint with sacreBLEU (BLEU cased and lowercased, chrF, with signatures), or with "
+                    "labelled bracket F1 (EVALB's rules) when it parses into linearised trees (target language 'tree').",
         epilog="examples:\n  tnb-evaluate runs/m30k-de-en --src test_2016_flickr.de.gz --ref test_2016_flickr.en.gz\n"
                "  tnb-evaluate runs/m30k-de-en --dataset multi30k --data-dir ../shared/data/multi30k --hyp-out hyp.en\n"
-               "  tnb-evaluate runs/numbers --dataset numbers --beam 1 --json")
+               "  tnb-evaluate runs/numbers --dataset numbers --beam 1 --json\n"
+               "  tnb-evaluate runs/parsing --dataset parsing --beam 21 --alpha 0.3   # §6.3's decoding")
     _add_decoding_args(p)
     g = p.add_argument_group('test set: two aligned files, or the test split of a dataset')
     g.add_argument('--src', help="source sentences, one per line (plain or .gz)")
     g.add_argument('--ref', help="reference translations, aligned with --src")
-    g.add_argument('--dataset', choices=['numbers', 'copy', 'multi30k'], help="use this dataset's split instead")
+    g.add_argument('--dataset', choices=['numbers', 'copy', 'multi30k', 'parsing'], help="use this dataset's split instead")
     g.add_argument('--split', default='test', choices=['valid', 'test'], help="which split of --dataset (default: test)")
     g.add_argument('--src-lang', help="source language of --dataset (default: the checkpoint's)")
     g.add_argument('--tgt-lang', help="target language of --dataset (default: the checkpoint's)")
@@ -254,28 +277,33 @@ def evaluate_parser() -> argparse.ArgumentParser:
 def evaluate_main(argv:list|None=None):
     "Entry point of the `tnb-evaluate` command (see `tnb-evaluate --help`)."
     import json
-    from transformer_nb.data import read_parallel, load_dataset, find_multi30k
-    from transformer_nb.evaluation import evaluate, make_record, add_result
+    from transformer_nb.data import read_parallel, find_multi30k
+    from transformer_nb.evaluation import make_record, add_result
     a, prog = evaluate_parser().parse_args(argv), 'tnb-evaluate'
     _check_decoding_args(prog, a)
     if bool(a.src) != bool(a.ref): _die(prog, "give both --src and --ref")
     if bool(a.src) == bool(a.dataset): _die(prog, "give either --src/--ref files or --dataset")
     model, tok, ck = _load_for_inference(prog, a.checkpoint, a.device)
     try:
-        if a.src: pairs = read_parallel(a.src, a.ref)
+        meta = ck.get('meta') or {}
+        if a.src: pairs, tgt_lang = read_parallel(a.src, a.ref), meta.get('tgt_lang')
         else:
-            meta = ck.get('meta') or {}
             data_dir = a.data_dir or (find_multi30k() if a.dataset == 'multi30k' else None)
-            data = load_dataset(a.dataset, a.src_lang or meta.get('src_lang'), a.tgt_lang or meta.get('tgt_lang'), data_dir)
-            pairs = getattr(data, a.split)
+            data = _named_dataset(a.dataset, a.src_lang or meta.get('src_lang'), a.tgt_lang or meta.get('tgt_lang'), data_dir)
+            pairs, tgt_lang = getattr(data, a.split), data.tgt_lang
     except (OSError, ValueError) as e: _die(prog, e)
-    scores, hyps = evaluate(model, tok, pairs, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens)
+    try: scores, hyps, line = _scores(model, tok, pairs, tgt_lang, a.beam, a.alpha, a.max_tokens)
+    except ValueError as e: _die(prog, e)
     if a.hyp_out: _write_lines(a.hyp_out, hyps)
     if a.record:
         rid = a.id or f"{Path(a.checkpoint).resolve().parent.name}-{Path(a.checkpoint).stem}-beam{a.beam}"
         command = shlex.join(['tnb-evaluate', *(sys.argv[1:] if argv is None else argv)])
-        add_result(a.record, make_record(rid, ck, model, scores, command))
+        if tgt_lang == 'tree':
+            from transformer_nb.parsing import make_parse_record, PARSE_KEYS
+            add_result(a.record, make_parse_record(rid, ck, model, scores, pairs, hyps, command), PARSE_KEYS)
+        else: add_result(a.record, make_record(rid, ck, model, scores, command))
     if a.json: print(json.dumps(scores)); return
+    if tgt_lang == 'tree': print(f"{line}\n{scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha}, max length input+300)"); return
     print(f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})\nBLEU {scores['bleu_lc']:.2f}  lowercased "
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
           f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha})")
