@@ -25,7 +25,7 @@ def run(cmd:list[str], env:dict, log:Path|None=None) -> None:
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--run', default='runs/parsing', help="run folder of the training (default runs/parsing)")
-    p.add_argument('--results', default=str(ROOT / 'results' / 'parsing.json'), help="results file (default results/parsing.json)")
+    p.add_argument('--results', default='results/parsing.json', help="results file (default results/parsing.json; run from the repository root)")
     p.add_argument('--threads', type=int, default=1, help="CPU threads for training and decoding (default 1)")
     p.add_argument('--steps', type=int, default=None, help="optimiser updates (default: tnb-train's default for parsing)")
     p.add_argument('--skip-train', action='store_true', help="score the checkpoint already in --run")

@@ -7,12 +7,13 @@ Docs: https://transformer-nb.github.io/transformer_nb/parsing.html.md"""
 # %% auto #0
 __all__ = ['PAPER_TABLE4', 'PAPER_PARSING', 'PARSE_BEAM', 'PARSE_ALPHA', 'PARSE_MAX_EXTRA', 'LEXICON', 'RULES', 'PTB_SECTIONS',
            'DELETE_LABELS', 'PUNCT_TAGS', 'PUNCT_WORDS', 'EQ_LABELS', 'LENGTH_BINS', 'PARSE_KEYS', 'paper_table4',
-           'coarse_label', 'is_preterminal', 'linearize', 'Parse', 'delinearize', 'english_pcfg', 'sample_tree',
-           'coarsen', 'sample_treebank', 'treebank_splits', 'tree_pairs', 'parsing_corpus', 'count_parses',
-           'parse_brackets', 'read_trees', 'clean_tree', 'ptb_files', 'treebank_pairs', 'write_treebank_files',
-           'deleted_positions', 'brackets', 'evalb_counts', 'prf', 'parse_scores', 'viterbi_parse', 'right_branching',
-           'common_labels', 'parse_sentences', 'evaluate_parser', 'make_parse_record', 'reference_record',
-           'parse_table', 'table4_beside', 'tree_spans', 'draw_tree', 'parse_errors', 'plot_f1_by_length']
+           'coarse_label', 'is_preterminal', 'linearize', 'Parse', 'delinearize', 'english_pcfg', 'TooDeep',
+           'sample_tree', 'coarsen', 'sample_treebank', 'treebank_splits', 'tree_pairs', 'parsing_corpus',
+           'count_parses', 'parse_brackets', 'read_trees', 'clean_tree', 'ptb_files', 'treebank_pairs',
+           'write_treebank_files', 'deleted_positions', 'brackets', 'evalb_counts', 'prf', 'parse_scores',
+           'viterbi_parse', 'right_branching', 'common_labels', 'parse_sentences', 'evaluate_parser',
+           'make_parse_record', 'reference_record', 'parse_table', 'table4_beside', 'tree_spans', 'draw_tree',
+           'parse_errors', 'plot_f1_by_length']
 
 # %% ../nbs/13_parsing.ipynb #b38e9af4
 import json, os, random, re, time
@@ -197,14 +198,15 @@ def english_pcfg() -> PCFG:
         lines.append(f"{tag} -> " + ' | '.join(f"'{w}' [{1 / len(ws)!r}]" for w in ws))
     return PCFG.fromstring('\n'.join(lines))
 
-# %% ../nbs/13_parsing.ipynb #ae3bc652
-class _TooDeep(Exception): pass
+# %% ../nbs/13_parsing.ipynb #f8de6c71
+class TooDeep(Exception):
+    "A sampled tree grew deeper than `max_depth`."
 
 def sample_tree(rng:random.Random, grammar:PCFG|None=None, symbol:Nonterminal|None=None, max_depth:int=14, _depth:int=0) -> Tree:
-    "A tree drawn top-down from `grammar` (default: `english_pcfg()`) with the random generator `rng`; refined labels."
+    "A tree drawn top-down from `grammar` (default: `english_pcfg()`) with `rng`; refined labels. Raises `TooDeep`."
     grammar = grammar or english_pcfg()
     symbol = symbol or grammar.start()
-    if _depth > max_depth: raise _TooDeep()
+    if _depth > max_depth: raise TooDeep(f"the sample grew deeper than max_depth={max_depth}")
     rules, r = grammar.productions(lhs=symbol), rng.random()
     for rule in rules:
         r -= rule.prob()
@@ -227,7 +229,7 @@ def sample_treebank(n:int, seed:int=0, max_words:int=25, min_words:int=3, max_de
         if tries > 50 * n + 1000: raise RuntimeError(f"only {len(out)} distinct sentences of {min_words}-{max_words} words "
                                                      f"after {tries:,} samples; the grammar cannot give {n:,}")
         try: t = sample_tree(rng, grammar, max_depth=max_depth)
-        except _TooDeep: continue
+        except TooDeep: continue
         s = ' '.join(t.leaves())
         if min_words <= len(t.leaves()) <= max_words and s not in seen: seen.add(s); out.append(t)
     return out
@@ -472,9 +474,9 @@ def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PARS
     scores.update(beam=beam, alpha=alpha, max_extra=PARSE_MAX_EXTRA)
     return scores, hyps
 
-# %% ../nbs/13_parsing.ipynb #37e2930c
+# %% ../nbs/13_parsing.ipynb #3242d857
 PARSE_KEYS = ('id', 'system', 'dataset', 'params', 'decoding', 'precision', 'recall', 'f1', 'exact_match', 'malformed',
-              'failed', 'n_sentences', 'by_length', 'examples', 'train_time_s', 'hardware', 'date', 'commit', 'command')
+              'failed', 'n_sentences', 'by_length', 'examples', 'valid_nll', 'train_time_s', 'hardware', 'date', 'commit', 'command')
 
 _SCORE_KEYS = ('precision', 'recall', 'f1', 'exact_match', 'malformed', 'failed', 'n_sentences', 'by_length')
 
@@ -484,11 +486,12 @@ def make_parse_record(id:str, ckpt:dict, model, scores:dict, pairs:list, hyps:li
     "A `results/parsing.json` record of a trained model: its scores, first outputs and provenance."
     from transformer_nb.evaluation import train_time, today
     meta = ckpt.get('meta') or {}
+    valid = [[v['step'], round(v['nll'], 4)] for v in (meta.get('history') or {}).get('valid', [])]
     decoding = 'greedy' if scores['beam'] == 1 else f"beam {scores['beam']}, alpha {scores['alpha']}"
     return dict(id=id, system=f"Transformer, {meta.get('preset', '?')}", dataset=meta.get('dataset', '?'),
                 params=count_params(model), decoding=decoding + f", max length input+{scores.get('max_extra', PARSE_MAX_EXTRA)}",
                 **{k: scores[k] for k in _SCORE_KEYS}, examples=_examples(pairs, hyps),
-                train_time_s=train_time(ckpt), hardware=meta.get('hardware', hardware()), date=today(),
+                valid_nll=valid, train_time_s=train_time(ckpt), hardware=meta.get('hardware', hardware()), date=today(),
                 commit=meta.get('commit', 'unknown'), command=f"train: {meta.get('command', '?')}; evaluate: {command}")
 
 def reference_record(id:str, system:str, pairs:list, hyps:list[str], seconds:float, command:str, dataset:str='parsing') -> dict:
@@ -497,7 +500,7 @@ def reference_record(id:str, system:str, pairs:list, hyps:list[str], seconds:flo
     from transformer_nb.evaluation import today
     scores, _ = parse_scores(pairs, hyps)
     return dict(id=id, system=system, dataset=dataset, params=0, decoding=f"{seconds:.0f} s to parse",
-                **{k: scores[k] for k in _SCORE_KEYS}, examples=_examples(pairs, hyps), train_time_s=0.0,
+                **{k: scores[k] for k in _SCORE_KEYS}, examples=_examples(pairs, hyps), valid_nll=[], train_time_s=0.0,
                 hardware=hardware(), date=today(), commit=git_commit(), command=command)
 
 def parse_table(recs:list[dict]) -> str:
