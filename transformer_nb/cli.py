@@ -48,7 +48,7 @@ def train_parser() -> argparse.ArgumentParser:
                    help="the corpus: embedded number words (default), copy task, Multi30k, your own files, or the "
                         "generated treebank for constituency parsing (§6.3; scored with bracket F1)")
     g.add_argument('--src-lang', help="source language (numbers: en|de, multi30k: de|en|fr; default en for numbers, de for multi30k)")
-    g.add_argument('--tgt-lang', help="target language (default: the other one of the pair)")
+    g.add_argument('--tgt-lang', help="target language (default: the other one of the pair; parsing: tree, tree-xx or tree-tags)")
     g.add_argument('--data-dir', help="folder with the corpus files (multi30k: the downloaded .gz files; files: train.SRC, ...)")
     for split in ('train', 'valid', 'test'):
         g.add_argument(f'--{split}', nargs=2, metavar=('SRC', 'TGT'), help=f"--dataset files: the {split} file pair")
@@ -94,7 +94,7 @@ _DEFAULTS = {
                     model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
     'copy':    dict(preset='tiny', vocab_size=32, max_tokens=2000, steps=None, epochs=3, warmup=100, lr_scale=0.5,
                     model=dict(d_model=64, d_ff=128)),
-    'parsing': dict(preset='small', vocab_size=1000, max_tokens=2000, steps=1500, warmup=200, lr_scale=1.0,  # §6.3 scaled
+    'parsing': dict(preset='small', vocab_size=1000, max_tokens=2000, steps=1800, warmup=200, lr_scale=1.0,  # §6.3 scaled
                     model=dict(d_model=64, N=4, h=4, d_ff=256, p_drop=0.1, p_attn=0.1, norm_first=True)),  # down (13_parsing)
     None:      dict(preset='small', vocab_size=8000, max_tokens=4096, steps=None, epochs=10, warmup=4000, lr_scale=1.0, model={}),
 }
@@ -140,16 +140,16 @@ def _load_data(a):
     return _named_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
 
 def _named_dataset(name, src_lang, tgt_lang, data_dir):
-    "A corpus by name: the generated treebank for 'parsing' (13_parsing), else `load_dataset`."
+    "A corpus by name: the generated treebank for 'parsing' (13_parsing; tgt_lang tree, tree-xx or tree-tags), else `load_dataset`."
     if name == 'parsing':
         from transformer_nb.parsing import parsing_corpus
-        return parsing_corpus()
+        return parsing_corpus(tgt_lang=tgt_lang or 'tree')
     from transformer_nb.data import load_dataset
     return load_dataset(name, src_lang, tgt_lang, data_dir)
 
 def _scores(model, tok, pairs, tgt_lang, beam, alpha=None, max_tokens=4000, device=None) -> tuple[dict, list, str]:
-    "Scores, outputs and a summary line: bracket F1 when the target is linearised trees ('tree', §6.3), else sacreBLEU."
-    if tgt_lang == 'tree':
+    "Scores, outputs and a summary line: bracket F1 when the target is linearised trees ('tree...', §6.3), else sacreBLEU."
+    if str(tgt_lang).startswith('tree'):
         from transformer_nb.parsing import evaluate_parser, PARSE_ALPHA
         sc, hyps = evaluate_parser(model, tok, pairs, beam, PARSE_ALPHA if alpha is None else alpha, max_tokens, device)
         return sc, hyps, (f"bracket F1 {sc['f1']:.2f} (precision {sc['precision']:.2f}, recall {sc['recall']:.2f}), exact "
@@ -298,12 +298,12 @@ def evaluate_main(argv:list|None=None):
     if a.record:
         rid = a.id or f"{Path(a.checkpoint).resolve().parent.name}-{Path(a.checkpoint).stem}-beam{a.beam}"
         command = shlex.join(['tnb-evaluate', *(sys.argv[1:] if argv is None else argv)])
-        if tgt_lang == 'tree':
+        if str(tgt_lang).startswith('tree'):
             from transformer_nb.parsing import make_parse_record, PARSE_KEYS
             add_result(a.record, make_parse_record(rid, ck, model, scores, pairs, hyps, command), PARSE_KEYS)
         else: add_result(a.record, make_record(rid, ck, model, scores, command))
     if a.json: print(json.dumps(scores)); return
-    if tgt_lang == 'tree': print(f"{line}\n{scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha}, max length input+300)"); return
+    if str(tgt_lang).startswith('tree'): print(f"{line}\n{scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha}, max length input+300)"); return
     print(f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})\nBLEU {scores['bleu_lc']:.2f}  lowercased "
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
           f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha})")
