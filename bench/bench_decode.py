@@ -37,7 +37,7 @@ def load(args):
     dev = get_device(args.device)
     lines = read_lines(args.src)[:args.n] if Path(args.src).is_file() else None
     if args.checkpoint:
-        from transformer_nb.training import model_from_checkpoint
+        from transformer_nb.checkpoints import model_from_checkpoint
         model, tok, ck = model_from_checkpoint(args.checkpoint, device=dev)
         if tok is None: sys.exit(f"{args.checkpoint} holds no tokenizer")
         if lines is None: sys.exit(f"source file {args.src} not found")

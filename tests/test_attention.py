@@ -6,7 +6,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from transformer_nb.attention import (check_mask, check_qkv, masked_softmax, attention, pad_mask, causal_mask, tgt_mask,
-                                      sdpa_attention, AdditiveAttention, scaling_experiment)
+                                      sdpa_attention, AdditiveAttention, scaling_experiment,
+                                      RetrievalScorer, retrieval_experiment)
 
 torch.set_num_threads(1)
 B, h, n, d_k, d_v = 2, 3, 5, 8, 4
@@ -320,6 +321,39 @@ def test_scaling_experiment():
     assert r['max_w'][-1] > 0.8 > r['max_w_scaled'][-1]
     assert r['grad'][-1] < 0.1 * r['grad_scaled'][-1]
     assert (r['entropy_scaled'] <= math.log(16)).all()
+
+
+# ---------------------------------------------------------------- additive vs dot product as d_k grows
+def test_additive_scores_are_the_logits_of_the_weights():
+    torch.manual_seed(0)
+    add = AdditiveAttention(6, d_k=8, d_hidden=10)
+    q, k, v = torch.randn(2, 3, 6), torch.randn(2, 5, 8), torch.randn(2, 5, 4)
+    torch.testing.assert_close(add.scores(q, k).softmax(-1), add(q, k, v)[1])
+    assert add.scores(q, k).shape == (2, 3, 5)
+
+
+def test_retrieval_scorers():
+    q, k = torch.randn(3, 1, 8), torch.randn(3, 16, 8)
+    torch.manual_seed(0); dot = RetrievalScorer('dot', 8, 16)
+    torch.manual_seed(0); scaled = RetrievalScorer('scaled', 8, 16)
+    torch.testing.assert_close(scaled(q, k) * 4, dot(q, k))                  # 1/sqrt(16)
+    add = RetrievalScorer('additive', 8, 16)
+    torch.testing.assert_close(add(q, k), add.add.scores(q, k))
+    assert add.add.d_hidden == 16 and add(q, k).shape == (3, 1, 16)
+    for m in (dot, add):                                                      # unit-variance projections
+        w = m.w_q.weight if m is dot else m.add.w_q.weight
+        assert abs(w.std().item() - 8 ** -0.5) < 0.05
+    with pytest.raises(ValueError, match="'cosine'"): RetrievalScorer('cosine', 8, 4)
+    with pytest.raises(ValueError, match="'lbfgs'"): retrieval_experiment(opt='lbfgs')
+
+
+def test_retrieval_experiment_learns_and_is_reproducible():
+    kw = dict(kinds=('dot', 'scaled'), d_ks=(16,), seeds=(0,), steps=60, n_test=300)
+    r = retrieval_experiment(**kw)
+    assert r['acc']['scaled'].shape == (1, 1) and r['chance'] == 1 / 16
+    assert r['acc']['scaled'].item() > 3 * r['chance']                       # far above chance after 60 updates
+    assert 0.9 < r['ideal_acc'] <= 1
+    assert torch.equal(retrieval_experiment(**kw)['acc']['dot'], r['acc']['dot'])   # same seeds, same numbers
 
 
 # ---------------------------------------------------------------- GPU (skipped here)

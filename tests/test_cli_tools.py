@@ -2,7 +2,7 @@
 import json, os, subprocess, sys
 from pathlib import Path
 import pytest, torch
-from transformer_nb.training import load_checkpoint, list_checkpoints
+from transformer_nb.checkpoints import load_checkpoint, list_checkpoints
 
 ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
 

@@ -3,7 +3,7 @@ import os, subprocess, sys
 from pathlib import Path
 import pytest
 import torch
-from transformer_nb.training import load_checkpoint, latest_checkpoint, model_from_checkpoint
+from transformer_nb.checkpoints import load_checkpoint, latest_checkpoint, model_from_checkpoint
 
 ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
 
@@ -52,6 +52,8 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     (['--test-limit', '-1'], '--test-limit must be >= 0, got -1'),
     (['--d-k', '0'], '--d-k must be >= 1, got 0'),
     (['--pos', 'relative'], "invalid choice: 'relative'"),
+    (['--max-time', '0'], '--max-time must be a positive number of minutes, got 0.0'),
+    (['--max-time', 'nan'], '--max-time must be a positive number of minutes, got nan'),
 ])
 def test_bad_arguments_give_one_line(args, msg, tmp_path):
     r = tnb_train(*args, '--out', tmp_path / 'o')
@@ -67,3 +69,12 @@ def test_table3_options_reach_the_model_and_test_limit_0_skips_the_test_set(tmp_
     assert 'test (' not in r.stdout and 'checkpoint:' in r.stdout          # no test-set evaluation was run
     cfg = load_checkpoint(latest_checkpoint(out))['config']
     assert (cfg['d_k'], cfg['d_v'], cfg['pos'], cfg['d_model']) == (4, 6, 'learned', 32)
+
+def test_max_time_stops_with_a_checkpoint(tmp_path):
+    out = tmp_path / 'run'
+    r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '1000000', '--max-time', '0.02', '--out', out,
+                  '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert 'stopped at the --max-time limit of 0.02 min' in r.stdout
+    step = load_checkpoint(latest_checkpoint(out))['step']
+    assert 0 < step < 1000000 and f'trained {step} updates' in r.stdout

@@ -53,7 +53,7 @@ def test_readme_is_generated_from_index():
     r = subprocess.run([sys.executable, 'tools/make_readme.py', '--check'], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
-def notebooks(): return sorted((ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'))
+def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(ROOT/'nbs').glob('A[0-9]_*.ipynb')])
 
 def test_one_notebook_one_module():
     mods = {}
@@ -67,7 +67,7 @@ def test_one_notebook_one_module():
     assert len(mods) >= 6
 
 def test_notebooks_open_with_title_and_summary():
-    for nb in notebooks() + [ROOT/'nbs/index.ipynb']:
+    for nb in sorted((ROOT/'nbs').glob('*.ipynb')):   # the section notebooks, index, pitfalls
         first = ''.join(json.loads(nb.read_text())['cells'][0]['source'])
         assert re.match(r'# \S', first), f"{nb.name} does not open with '# Title'"
         assert re.search(r'^> \S', first, re.M), f"{nb.name} has no '> summary' line"

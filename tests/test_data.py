@@ -1,15 +1,15 @@
-"transformer_nb.data: corpora, bad input, checksums and the offline download path, tokenizer, batching, collate."
+"transformer_nb.datasets (A0) and transformer_nb.data (08): corpora, bad input, checksums and the offline download path, tokenizer, batching, collate."
 import gzip, hashlib, io, pickle, urllib.error, urllib.request, warnings
 from pathlib import Path
 import numpy as np
 import pytest
 import torch
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
-from transformer_nb import data as D
-from transformer_nb.data import (ParallelData, Tokenizer, TokenBatchSampler, collate, encode_pairs, load_dataset,
-                                 read_parallel, read_lines, en_number, de_number, number_splits, numbers_corpus,
-                                 copy_corpus, find_multi30k, multi30k, multi30k_files, download_file,
-                                 padding_efficiency, MULTI30K_SHA256, MULTI30K_URL)
+from transformer_nb import datasets as D
+from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pairs, padding_efficiency
+from transformer_nb.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
+                                     number_splits, numbers_corpus, copy_corpus, find_multi30k, multi30k, multi30k_files,
+                                     download_file, MULTI30K_SHA256, MULTI30K_URL)
 
 ROOT = Path(__file__).resolve().parents[1]
 torch.set_num_threads(1)

@@ -1,4 +1,4 @@
-"""DDP (09_training): `torchrun --nproc_per_node=2` on CPU (gloo) takes the same first steps as one process with the
+"""DDP (A2_distributed, A3_trainer): `torchrun --nproc_per_node=2` on CPU (gloo) takes the same first steps as one process with the
 same global batch. Run as a test; the same file is the worker that torchrun starts (`--worker OUT`)."""
 import os, socket, subprocess, sys
 from pathlib import Path
@@ -23,7 +23,8 @@ def recorder(rec):
 
 def worker(out):
     "Started by torchrun: train STEPS updates with the default (rank-sharded) TokenBatchSampler; rank 0 saves."
-    from transformer_nb.training import Trainer, TrainConfig
+    from transformer_nb.training import TrainConfig
+    from transformer_nb.trainer import Trainer
     torch.set_num_threads(1)
     model, data = setup()
     rec = []
@@ -43,9 +44,11 @@ def free_port():
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 def test_ddp_two_processes_match_one(tmp_path):
-    from transformer_nb.training import Trainer, TrainConfig, list_checkpoints
+    from transformer_nb.training import TrainConfig
+    from transformer_nb.trainer import Trainer
+    from transformer_nb.checkpoints import list_checkpoints
     from transformer_nb.data import TokenBatchSampler
-    env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1'}
+    env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}   # gloo on CPUs, also on a GPU box
     cmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=2', f'--master_port={free_port()}',
            __file__, '--worker', str(tmp_path)]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
@@ -57,7 +60,7 @@ def test_ddp_two_processes_match_one(tmp_path):
     model, data = setup()
     s = TokenBatchSampler([len(a) for a, _ in data], [len(b) for _, b in data], 120, shuffle=True, seed=0, rank=0, world_size=2)
     rec = []
-    t = Trainer(model, data, tc=TrainConfig(steps=STEPS, warmup=2, accum=2, progress=False), sampler=Interleaved(s),
+    t = Trainer(model, data, tc=TrainConfig(steps=STEPS, warmup=2, accum=2, progress=False, device='cpu'), sampler=Interleaved(s),
                 callbacks=[recorder(rec)])
     t.fit()
     assert len(rec) == len(ddp) == STEPS

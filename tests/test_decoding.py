@@ -1,7 +1,7 @@
 "Decoding (10_decoding): greedy and beam search invariants, translate, checkpoint averaging."
 import dataclasses, warnings
 import pytest
-from transformer_nb.training import save_checkpoint
+from transformer_nb.checkpoints import save_checkpoint
 import torch
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config

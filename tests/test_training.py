@@ -1,4 +1,4 @@
-"Training (09): schedule, label smoothing, accumulation, checkpoints (atomic, weights_only, keep-n), resume, NaN stop, Ctrl-C."
+"Training (09) and its appendices (A1 checkpoints, A3 trainer): schedule, label smoothing, accumulation, checkpoints (atomic, weights_only, keep-n), resume, NaN stop, Ctrl-C."
 import math, random
 import numpy as np
 import pytest
@@ -7,8 +7,10 @@ import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import (noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads,
-    copy_examples, pad_batch, rng_state, set_rng_state, save_checkpoint, load_checkpoint, list_checkpoints,
-    latest_checkpoint, model_from_checkpoint, TrainConfig, Trainer, TrainingDiverged, CKPT_FORMAT)
+    copy_examples, pad_batch, TrainConfig)
+from transformer_nb.checkpoints import (rng_state, set_rng_state, save_checkpoint, load_checkpoint, list_checkpoints,
+    latest_checkpoint, model_from_checkpoint, CKPT_FORMAT)
+from transformer_nb.trainer import Trainer, TrainingDiverged
 
 torch.set_num_threads(1)
 V = 16
@@ -26,6 +28,7 @@ DATA = copy_examples(96, V, seed=3)
 def make(out=None, steps=6, p_drop=0.2, callbacks=(), **kw):
     set_seed(0)
     cfg = get_config('tiny', src_vocab=V, tgt_vocab=V, p_drop=p_drop)
+    kw.setdefault('device', 'cpu')                                       # exact comparisons: float32 on the CPU
     tc = TrainConfig(steps=steps, warmup=4, out=None if out is None else str(out), progress=False, **kw)
     return Trainer(Transformer(cfg), DATA, DATA[:32], tc=tc, sampler=Batches(len(DATA), 16),
                    valid_sampler=Batches(32, 32), callbacks=callbacks)
@@ -181,14 +184,16 @@ def test_keyboard_interrupt_saves_and_resumes(tmp_path, capsys):
     assert losses(r) == losses(full)
 
 def test_interrupt_mid_update_resumes_exactly(tmp_path, monkeypatch):
-    "Ctrl-C inside a forward pass: the checkpoint holds the state of the last completed update."
+    """Ctrl-C inside update 4, after its forward pass drew dropout masks: the checkpoint holds the state of the last
+    completed update, random generators included, so the redone update draws the same masks."""
     full = make(tmp_path / 'a', steps=5); full.fit()
     t = make(tmp_path / 'b', steps=5)
     calls = {'n': 0}; fwd = t.model.forward
     def forward(*a, **k):
         calls['n'] += 1
+        out = fwd(*a, **k)                                                # dropout (p=0.2) advances the generator
         if calls['n'] == 4: raise KeyboardInterrupt                      # during update 4 (after 3 complete)
-        return fwd(*a, **k)
+        return out
     t.model.forward = forward; t.net = t.model
     t.fit()
     assert t.interrupted and latest_checkpoint(tmp_path / 'b').name == 'checkpoint-0000003.pt'
@@ -199,3 +204,15 @@ def test_validation_reports_perplexity_from_nll():
     t = make(steps=2, p_drop=0.0, valid_every=2); t.fit()
     v = t.history['valid'][-1]
     assert math.isclose(v['ppl'], math.exp(v['nll']), rel_tol=1e-9) and v['loss'] > v['nll']
+
+# --- time limit ----------------------------------------------------------------------------------------------------
+def test_max_time_stops_training_and_saves(tmp_path):
+    t = make(tmp_path / 'run', steps=10**6, max_time=0.02, p_drop=0.0)       # 1.2 s of a million updates
+    t.fit()
+    assert t.timed_out and 0 < t.step < 10**6
+    assert latest_checkpoint(tmp_path / 'run').name == f'checkpoint-{t.step:07d}.pt'   # the last update is saved
+    u = make(steps=3); u.fit(); assert not u.timed_out and u.step == 3
+
+@pytest.mark.parametrize('bad', [0, -1, float('nan'), float('inf')])
+def test_max_time_must_be_positive(bad):
+    with pytest.raises(ValueError, match='max_time'): TrainConfig(max_time=bad)

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/attention.html.md"""
 
 # %% auto #0
 __all__ = ['check_mask', 'check_qkv', 'masked_softmax', 'attention', 'pad_mask', 'causal_mask', 'tgt_mask', 'sdpa_attention',
-           'AdditiveAttention', 'scaling_experiment']
+           'AdditiveAttention', 'scaling_experiment', 'RetrievalScorer', 'retrieval_experiment']
 
 # %% ../nbs/01_attention.ipynb #3d79de9c
 import math
@@ -150,10 +150,13 @@ class AdditiveAttention(nn.Module):
             raise ValueError(f"expected q (..., n_q, {self.d_q}) and k (..., n_k, {self.d_k}), "
                              f"got q {tuple(q.shape)} and k {tuple(k.shape)}")
         check_qkv(q, k, v, mask, same_d=False)
-        h = torch.tanh(self.w_q(q)[..., :, None, :] + self.w_k(k)[..., None, :, :])   # (..., n_q, n_k, d_h)
-        scores = self.w(h).squeeze(-1)                                                 # (..., n_q, n_k)
-        w = masked_softmax(scores, mask)
+        w = masked_softmax(self.scores(q, k), mask)                                    # (..., n_q, n_k)
         return w @ v, w
+
+    def scores(self, q:torch.Tensor, k:torch.Tensor) -> torch.Tensor: # (..., n_q, d_q), (..., n_k, d_k) -> (..., n_q, n_k)
+        "The compatibilities e_ij = w^T tanh(W_q q_i + W_k k_j + b), before the softmax."
+        h = torch.tanh(self.w_q(q)[..., :, None, :] + self.w_k(k)[..., None, :, :])   # (..., n_q, n_k, d_h)
+        return self.w(h).squeeze(-1)                                                   # (..., n_q, n_k)
 
 # %% ../nbs/01_attention.ipynb #e290a3d6
 def scaling_experiment(d_ks=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024), # key sizes to try
@@ -178,3 +181,63 @@ def scaling_experiment(d_ks=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024), # key
                      'max_w': p.max(-1).values.mean(), 'grad': z.grad.norm(dim=-1).median()}
             for name, x in stats.items(): res.setdefault(name + suffix, []).append(x.item())
     return {name: x if name == 'd_k' else torch.tensor(x) for name, x in res.items()}
+
+# %% ../nbs/01_attention.ipynb #d1c5f4b7
+def _retrieval_batch(B:int, n_keys:int, d_in:int, noise:float, g:torch.Generator):
+    "B memories of `n_keys` keys on the sphere of radius sqrt(d_in); each query is one of its keys plus noise."
+    k = F.normalize(torch.randn(B, n_keys, d_in, generator=g), dim=-1) * math.sqrt(d_in)  # (B, n, d_in)
+    j = torch.randint(n_keys, (B,), generator=g)                                             # (B,) the right keys
+    q = k[torch.arange(B), j] + noise * torch.randn(B, d_in, generator=g)                    # (B, d_in)
+    return q[:, None], k, j                                                                  # q (B, 1, d_in)
+
+class RetrievalScorer(nn.Module):
+    "Scores of queries against keys after learned projections to d_k: 'additive', 'dot' (unscaled) or 'scaled'."
+    def __init__(self, kind:str, d_in:int, d_k:int):
+        super().__init__()
+        if kind not in ('additive', 'dot', 'scaled'): raise ValueError(f"kind={kind!r} is not 'additive', 'dot' or 'scaled'")
+        self.kind, self.d_k = kind, d_k
+        if kind == 'additive':
+            self.add = AdditiveAttention(d_in, d_in, d_hidden=d_k)                 # W_q, W_k and b, w
+            projs = (self.add.w_q, self.add.w_k)
+        else: projs = self.w_q, self.w_k = nn.Linear(d_in, d_k, bias=False), nn.Linear(d_in, d_k, bias=False)
+        for p in projs: nn.init.normal_(p.weight, 0.0, d_in ** -0.5)              # unit-variance projections
+
+    def forward(self, q, k):  # q (B, n_q, d_in), k (B, n_k, d_in) -> scores (B, n_q, n_k)
+        if self.kind == 'additive': return self.add.scores(q, k)
+        s = self.w_q(q) @ self.w_k(k).mT                                           # (B, n_q, n_k)
+        return s / math.sqrt(self.d_k) if self.kind == 'scaled' else s
+
+def retrieval_experiment(kinds=('additive', 'dot', 'scaled'), # scorers to compare
+                         d_ks=(4, 16, 64, 256, 1024), # key (and additive hidden) sizes
+                         seeds=(0, 1, 2), d_in:int=16, n_keys:int=16, noise:float=1.0,
+                         steps:int=600, batch:int=64, lr:float=3e-3, opt:str='adam', n_test:int=2000,
+                         threads:int|None=1, # torch CPU threads while training (None: leave as is); restored after
+                        ) -> dict: # d_k, acc and loss (kind -> (len(d_ks), len(seeds))), ideal_acc, chance
+    "Train each scorer to attend to the key its noisy query came from; held-out accuracy and cross-entropy."
+    if opt not in ('adam', 'sgd'): raise ValueError(f"opt={opt!r} is not 'adam' or 'sgd'")
+    old = torch.get_num_threads()
+    if threads: torch.set_num_threads(threads)   # these matrices are tiny: one thread is fastest on a busy machine
+    try: return _retrieval_runs(kinds, d_ks, seeds, d_in, n_keys, noise, steps, batch, lr, opt, n_test)
+    finally: torch.set_num_threads(old)
+
+def _retrieval_runs(kinds, d_ks, seeds, d_in, n_keys, noise, steps, batch, lr, opt, n_test):
+    qt, kt, jt = _retrieval_batch(n_test, n_keys, d_in, noise, torch.Generator().manual_seed(12345))  # held out
+    res = dict(d_k=list(d_ks), acc={}, loss={}, chance=1 / n_keys,
+               ideal_acc=((qt @ kt.mT).squeeze(1).argmax(-1) == jt).float().mean().item())   # largest raw q.k
+    for kind in kinds:
+        acc, loss = torch.zeros(len(d_ks), len(seeds)), torch.zeros(len(d_ks), len(seeds))
+        for a, d_k in enumerate(d_ks):
+            for b, seed in enumerate(seeds):
+                torch.manual_seed(seed)
+                m = RetrievalScorer(kind, d_in, d_k)
+                o = (torch.optim.Adam if opt == 'adam' else torch.optim.SGD)(m.parameters(), lr=lr)
+                g = torch.Generator().manual_seed(1000 + seed)                      # the same data for every scorer
+                for _ in range(steps):
+                    q, k, j = _retrieval_batch(batch, n_keys, d_in, noise, g)
+                    l = F.cross_entropy(m(q, k).squeeze(1), j)                       # -log alpha of the right key
+                    o.zero_grad(); l.backward(); o.step()
+                with torch.no_grad():
+                    s = m(qt, kt).squeeze(1)                                         # (n_test, n_keys)
+                    acc[a, b], loss[a, b] = (s.argmax(-1) == jt).float().mean(), F.cross_entropy(s, jt)
+        res['acc'][kind], res['loss'][kind] = acc, loss
+    return res

@@ -61,7 +61,9 @@ def train_parser() -> argparse.ArgumentParser:
                            ('d-ff', int, 'feed-forward inner size'), ('p-drop', float, 'residual dropout P_drop'),
                            ('d-k', int, 'query/key size per head d_k (default d_model/h)'),
                            ('d-v', int, 'value size per head d_v (default d_k)'),
-                           ('eps-ls', float, 'label smoothing eps_ls')]:
+                           ('eps-ls', float, 'label smoothing eps_ls'),
+                           ('p-attn', float, 'dropout on the attention weights (default 0)'),
+                           ('p-ffn', float, "dropout after the feed-forward network's ReLU (default 0)")]:
         g.add_argument(f'--{name}', type=typ, dest=name.replace('-', '_'), help=hlp)
     g.add_argument('--pos', choices=['sinusoidal', 'learned'], help="positional encoding (Table 3 row E; default sinusoidal)")
     g = p.add_argument_group('training')
@@ -69,6 +71,8 @@ def train_parser() -> argparse.ArgumentParser:
     g.add_argument('--accum', type=int, default=1, help="micro-batches per optimiser update (default 1)")
     g.add_argument('--epochs', type=int, default=None, help="epochs to train (default 10; ignored with --steps)")
     g.add_argument('--steps', type=int, default=None, help="optimiser updates to train (default: numbers 600)")
+    g.add_argument('--max-time', type=float, default=None, metavar='MIN',
+                   help="also stop after this many minutes of training, with a checkpoint (default: no limit)")
     g.add_argument('--warmup', type=int, default=None, help="warm-up updates of the schedule (default 4000; numbers 150)")
     g.add_argument('--lr-scale', type=float, default=None, help="multiplies the paper's learning-rate schedule (default 1; numbers 0.5)")
     g.add_argument('--clip', type=float, default=None, help="clip the gradient norm to this (default: no clipping)")
@@ -104,10 +108,10 @@ def _resolved(a) -> tuple:
     d = _DEFAULTS.get(a.dataset, _DEFAULTS[None])
     pick = lambda k: getattr(a, k) if getattr(a, k) is not None else d.get(k, _DEFAULTS[None][k])
     model = {} if a.preset else dict(d['model'])          # an explicit preset starts clean
-    model.update({k: getattr(a, k) for k in ('d_model', 'N', 'h', 'd_ff', 'd_k', 'd_v', 'p_drop', 'eps_ls', 'pos') if getattr(a, k) is not None})
+    model.update({k: getattr(a, k) for k in ('d_model', 'N', 'h', 'd_ff', 'd_k', 'd_v', 'p_drop', 'eps_ls', 'p_attn', 'p_ffn', 'pos') if getattr(a, k) is not None})
     steps, epochs = a.steps, a.epochs
     if steps is None and epochs is None: steps, epochs = d.get('steps'), d.get('epochs', 10)
-    tc = dict(max_tokens=pick('max_tokens'), accum=a.accum, steps=steps, epochs=epochs or 1, warmup=pick('warmup'),
+    tc = dict(max_tokens=pick('max_tokens'), accum=a.accum, steps=steps, epochs=epochs or 1, max_time=a.max_time, warmup=pick('warmup'),
               lr_scale=pick('lr_scale'), clip=a.clip, device=a.device, precision=a.precision, compile=a.compile,
               out=a.out or f"runs/{a.dataset}", save_every=500 if a.save_every is None else a.save_every, keep=a.keep,
               valid_every=a.valid_every, seed=a.seed, progress=not a.no_progress)
@@ -125,6 +129,7 @@ def _check(a):
     for k in ('vocab_size', 'max_tokens', 'accum', 'epochs', 'steps', 'warmup', 'd_model', 'N', 'h', 'd_ff', 'd_k', 'd_v', 'beam', 'threads'):
         v = getattr(a, k)
         if v is not None and v < 1: _fail(f"--{k.replace('_', '-')} must be >= 1, got {v}")
+    if a.max_time is not None and not 0 < a.max_time < float('inf'): _fail(f"--max-time must be a positive number of minutes, got {a.max_time}")
     if a.test_limit is not None and a.test_limit < 0: _fail(f"--test-limit must be >= 0, got {a.test_limit}")
     if a.dataset == 'files' and not (a.train or a.data_dir): _fail("--dataset files needs --train SRC TGT (or --data-dir)")
     if a.dataset != 'files' and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
@@ -132,20 +137,12 @@ def _check(a):
 
 # %% ../nbs/12_cli.ipynb #b6effe35
 def _load_data(a):
-    from transformer_nb.data import load_dataset, find_multi30k
+    from transformer_nb.datasets import load_dataset, find_multi30k
     if a.dataset == 'files':
         return load_dataset('files', a.src_lang, a.tgt_lang, a.data_dir, train=a.train, valid=a.valid, test=a.test)
     data_dir = a.data_dir
     if a.dataset == 'multi30k' and data_dir is None: data_dir = find_multi30k()   # a local copy if there is one
-    return _named_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
-
-def _named_dataset(name, src_lang, tgt_lang, data_dir):
-    "A corpus by name: the generated treebank for 'parsing' (13_parsing; tgt_lang tree, tree-xx or tree-tags), else `load_dataset`."
-    if name == 'parsing':
-        from transformer_nb.parsing import parsing_corpus
-        return parsing_corpus(tgt_lang=tgt_lang or 'tree')
-    from transformer_nb.data import load_dataset
-    return load_dataset(name, src_lang, tgt_lang, data_dir)
+    return load_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
 
 def _scores(model, tok, pairs, tgt_lang, beam, alpha=None, max_tokens=4000, device=None) -> tuple[dict, list, str]:
     "Scores, outputs and a summary line: bracket F1 when the target is linearised trees ('tree...', §6.3), else sacreBLEU."
@@ -163,7 +160,9 @@ def train_cli(argv:list|None=None):
     "`tnb-train` with arguments `argv` (default: the command line); returns the `Trainer` (None on other ranks)."
     a = train_parser().parse_args(argv)
     _check(a)
-    from transformer_nb.training import TrainConfig, TrainingDiverged, train_model, init_distributed
+    from transformer_nb.training import TrainConfig
+    from transformer_nb.trainer import TrainingDiverged, train_model
+    from transformer_nb.distributed import init_distributed
     if a.threads or os.environ.get('TNB_THREADS'): limit_threads(a.threads)
     set_seed(a.seed)
     try:
@@ -181,6 +180,7 @@ def train_cli(argv:list|None=None):
     if tr.interrupted: sys.exit(130)
     if rank != 0: return
     v = tr.history['valid'][-1] if tr.history['valid'] else None
+    if tr.timed_out: say(f"stopped at the --max-time limit of {a.max_time:g} min")
     say(f"trained {tr.step} updates in {time.time() - t0:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f}" if v else ''))
     if data.test and a.test_limit != 0:
         test = data.test[:a.test_limit]
@@ -197,7 +197,7 @@ def train_main(argv:list|None=None):
 # %% ../nbs/12_cli.ipynb #755a7011
 def _load_for_inference(prog:str, path, device=None):
     "(model, tokenizer, checkpoint) from `path` (a file, or a run folder: its newest checkpoint), or a one-line exit."
-    from transformer_nb.training import model_from_checkpoint
+    from transformer_nb.checkpoints import model_from_checkpoint
     try: model, tok, ck = model_from_checkpoint(path, device)
     except RuntimeError as e: _die(prog, f"{path}: the weights do not match the architecture in its config ({str(e).splitlines()[0]})")
     except (OSError, ValueError, KeyError, TypeError) as e: _die(prog, e)
@@ -238,7 +238,7 @@ def _check_decoding_args(prog, a):
 
 def translate_main(argv:list|None=None):
     "Entry point of the `tnb-translate` command (see `tnb-translate --help`)."
-    from transformer_nb.data import read_lines
+    from transformer_nb.datasets import read_lines
     from transformer_nb.decoding import translate
     a, prog = translate_parser().parse_args(argv), 'tnb-translate'
     _check_decoding_args(prog, a)
@@ -277,7 +277,7 @@ def evaluate_parser() -> argparse.ArgumentParser:
 def evaluate_main(argv:list|None=None):
     "Entry point of the `tnb-evaluate` command (see `tnb-evaluate --help`)."
     import json
-    from transformer_nb.data import read_parallel, find_multi30k
+    from transformer_nb.datasets import read_parallel, load_dataset, find_multi30k
     from transformer_nb.evaluation import make_record, add_result
     a, prog = evaluate_parser().parse_args(argv), 'tnb-evaluate'
     _check_decoding_args(prog, a)
@@ -289,7 +289,7 @@ def evaluate_main(argv:list|None=None):
         if a.src: pairs, tgt_lang = read_parallel(a.src, a.ref), meta.get('tgt_lang')
         else:
             data_dir = a.data_dir or (find_multi30k() if a.dataset == 'multi30k' else None)
-            data = _named_dataset(a.dataset, a.src_lang or meta.get('src_lang'), a.tgt_lang or meta.get('tgt_lang'), data_dir)
+            data = load_dataset(a.dataset, a.src_lang or meta.get('src_lang'), a.tgt_lang or meta.get('tgt_lang'), data_dir)
             pairs, tgt_lang = getattr(data, a.split), data.tgt_lang
     except (OSError, ValueError) as e: _die(prog, e)
     try: scores, hyps, line = _scores(model, tok, pairs, tgt_lang, a.beam, a.alpha, a.max_tokens)
@@ -321,7 +321,7 @@ def average_parser() -> argparse.ArgumentParser:
 
 def average_main(argv:list|None=None):
     "Entry point of the `tnb-average` command (see `tnb-average --help`)."
-    from transformer_nb.training import list_checkpoints
+    from transformer_nb.checkpoints import list_checkpoints
     from transformer_nb.decoding import save_averaged
     a, prog = average_parser().parse_args(argv), 'tnb-average'
     paths = [Path(p) for p in a.checkpoints]

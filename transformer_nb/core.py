@@ -85,7 +85,10 @@ def hardware() -> str:
 def git_commit(path=None) -> str:
     "Short hash of the git commit at `path` (default: this package's source), '+dirty' if changed; 'unknown' outside git."
     if path is None:
-        import transformer_nb; path = os.path.dirname(transformer_nb.__file__)
+        if os.environ.get('TNB_COMMIT'): return os.environ['TNB_COMMIT']   # a copied tree without .git names its commit
+        import transformer_nb
+        if not getattr(transformer_nb, '__file__', None): return 'unknown'
+        path = os.path.dirname(transformer_nb.__file__)
     try:
         run = lambda *a: subprocess.run(['git', *a], cwd=path, capture_output=True, text=True, check=True).stdout.strip()
         return run('rev-parse', '--short', 'HEAD') + ('+dirty' if run('status', '--porcelain', '--untracked-files=no') else '')

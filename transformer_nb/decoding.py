@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 from .core import PAD_ID, BOS_ID, EOS_ID, get_device
 from .attention import pad_mask
-from .training import load_checkpoint, save_checkpoint
+from .checkpoints import load_checkpoint, save_checkpoint
 
 # %% ../nbs/10_decoding.ipynb #9e082382
 @contextlib.contextmanager
@@ -29,14 +29,16 @@ def inference(model:torch.nn.Module):
 
 # %% ../nbs/10_decoding.ipynb #345010d4
 def check_src(model, src:torch.Tensor) -> torch.Tensor:
-    "Raise a clear error unless `src` is a (B, S) integer tensor whose every row holds at least one token."
+    """Raise a clear error unless `src` is a (B, S) integer tensor whose every row holds at least one token; return it
+    as int64 ids on the model's device (so a CPU batch works with a model on a GPU)."""
     if not isinstance(src, torch.Tensor): raise TypeError(f"src must be a (B, S) tensor of token ids, got {type(src).__name__}")
     if src.dim() != 2: raise ValueError(f"src must have shape (B, S), got {tuple(src.shape)}")
     if src.dtype == torch.bool or src.is_floating_point() or src.is_complex():
         raise TypeError(f"src must hold integer token ids, got dtype {src.dtype}")
     empty = (src == model.cfg.pad_id).all(1).nonzero().flatten().tolist()
     if empty: raise ValueError(f"src rows {empty} hold only padding; every sentence needs at least its EOS token")
-    return src.long()
+    p = next(model.parameters(), None)
+    return src.long() if p is None else src.long().to(p.device)
 
 # %% ../nbs/10_decoding.ipynb #6345d607
 def max_output_lengths(model, src:torch.Tensor, max_extra:int=50) -> torch.Tensor:

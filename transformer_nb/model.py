@@ -38,8 +38,8 @@ class TransformerConfig:
     max_len: int = 1024        # longest sequence for learned positions (sinusoids grow on demand)
     norm_first: bool = False   # False: post-LN as in the paper; True: pre-LN (later work)
     tie: str = 'all'           # 'all': src emb = tgt emb = output projection; 'decoder': tgt emb = output; 'none'
-    p_attn: float = 0.0        # dropout on attention weights (not in the paper; tensor2tensor option)
-    p_ffn: float = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor option)
+    p_attn: float = 0.0        # dropout on attention weights (off in the base model, §5.4; tuned for parsing, §6.3)
+    p_ffn: float = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout)
     pad_id: int = PAD_ID
 
     def __post_init__(self):

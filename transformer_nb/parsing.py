@@ -24,7 +24,7 @@ from pathlib import Path
 import nltk
 from nltk import PCFG, Tree, Nonterminal
 from .core import count_params, hardware
-from .data import ParallelData
+from .datasets import ParallelData
 from .decoding import translate
 
 # %% ../nbs/13_parsing.ipynb #9d711951
