@@ -435,9 +435,10 @@ def parse_scores(pairs:list[tuple[str, str]], hyps:list[str]) -> tuple[dict, lis
     for row in rows:
         c = by_len.setdefault(_bin(row['words']), Counter()); c.update(n=1, matched=row['matched'], gold=row['gold'], test=row['test'])
     by_len = {k: dict(by_len[k]) for k in sorted(by_len, key=lambda k: int(k.strip('>').split('-')[0]))}
+    kinds = Counter(k.split(' (x')[0] for row in rows for k in row['repairs'])      # sentences needing each repair
     scores = dict(precision=round(p, 2), recall=round(r, 2), f1=round(f, 2),
                   exact_match=round(100 * tot['exact'] / max(len(rows), 1), 2), malformed=tot['repaired'],
-                  failed=tot['failed'], n_sentences=len(rows), by_length=by_len)
+                  failed=tot['failed'], n_sentences=len(rows), by_length=by_len, repairs=dict(kinds.most_common()))
     return scores, rows
 
 # %% ../nbs/13_parsing.ipynb #dfa48170
@@ -489,7 +490,7 @@ def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PARS
 PARSE_KEYS = ('id', 'system', 'dataset', 'params', 'decoding', 'precision', 'recall', 'f1', 'exact_match', 'malformed',
               'failed', 'n_sentences', 'by_length', 'examples', 'valid_nll', 'train_time_s', 'hardware', 'date', 'commit', 'command')
 
-_SCORE_KEYS = ('precision', 'recall', 'f1', 'exact_match', 'malformed', 'failed', 'n_sentences', 'by_length')
+_SCORE_KEYS = ('precision', 'recall', 'f1', 'exact_match', 'malformed', 'failed', 'n_sentences', 'by_length', 'repairs')
 
 def _examples(pairs, hyps, k:int=20) -> list[list[str]]: return [[s, r, h] for (s, r), h in list(zip(pairs, hyps))[:k]]
 
