@@ -186,3 +186,25 @@ def test_tnb_train_parsing_reports_f1_and_tnb_evaluate_scores_trees(tmp_path):
     (tmp_path / 'bad.tree').write_text('(S (NP XX )NP )S\n' * 3)                  # references with the wrong word count
     r = cli('evaluate_main', out, '--src', tmp_path / 'test.en', '--ref', tmp_path / 'bad.tree', '--beam', '1')
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and 'reference 1 is not a well-formed' in r.stderr
+
+# --- the second language pair (§6.1's EN-FR; the same issue) ---
+
+def test_tnb_train_multi30k_en_fr(tmp_path):
+    from transformer_nb.datasets import find_multi30k
+    m30k = find_multi30k(ROOT)
+    if m30k is None: pytest.skip("no local Multi30k (../shared/data/multi30k)")
+    out = tmp_path / 'enfr'
+    r = cli('train_main', '--dataset', 'multi30k', '--src-lang', 'en', '--tgt-lang', 'fr', '--data-dir', m30k, '--preset', 'tiny',
+            '--steps', '2', '--vocab-size', '500', '--max-tokens', '500', '--test-limit', '2', '--beam', '1', '--save-every', '0',
+            '--out', out, '--no-progress')
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "ParallelData('multi30k', en->fr" in r.stdout and re.search(r'test \(2 sentences, beam 1\): .*BLEU', r.stdout)
+    assert "(reference 'Un homme avec un chapeau orange" in r.stdout                  # French references, first test sentence
+    r = cli('evaluate_main', out, '--dataset', 'multi30k', '--data-dir', m30k, '--beam', '1', '--json')  # languages from the checkpoint
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert json.loads(r.stdout)['n_sentences'] == 1000
+
+def test_results_file_has_an_en_fr_run():
+    recs = [r for r in load_results(ROOT / 'results' / 'results.json') if r['direction'] == 'en-fr']
+    assert recs and all('--src-lang en --tgt-lang fr' in r['command'] for r in recs)
+    assert max(r['bleu'] for r in recs) > 50                                          # the w512n3 recipe on Multi30k test2016

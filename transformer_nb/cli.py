@@ -221,8 +221,8 @@ def _add_decoding_args(p:argparse.ArgumentParser):
     "The checkpoint and the decoding options that tnb-translate and tnb-evaluate share."
     p.add_argument('checkpoint', help="a checkpoint file, or a run folder (its newest checkpoint is used)")
     g = p.add_argument_group('decoding')
-    g.add_argument('--beam', type=int, default=4, help="beam size; 1 = greedy decoding (default: 4, as in the paper)")
-    g.add_argument('--alpha', type=float, default=0.6, help="length penalty alpha, ((5+|Y|)/6)^alpha (default: 0.6)")
+    g.add_argument('--beam', type=int, help="beam size; 1 = greedy decoding (default: 4 as in §6.1; 21 for parse trees, §6.3)")
+    g.add_argument('--alpha', type=float, help="length penalty alpha, ((5+|Y|)/6)^alpha (default: 0.6; 0.3 for parse trees)")
     g.add_argument('--max-tokens', type=int, default=4000, help="source tokens per batch (default: 4000)")
     g.add_argument('--device', default=None, help="cpu, cuda, mps (default: the best available)")
 
@@ -232,9 +232,16 @@ def _write_lines(path, lines:list[str]):
     tmp.write_text(''.join(l + '\n' for l in lines), encoding='utf-8'); os.replace(tmp, path)
 
 def _check_decoding_args(prog, a):
-    if a.beam < 1: _die(prog, f"--beam must be >= 1, got {a.beam}")
-    if a.alpha < 0: _die(prog, f"--alpha must be >= 0, got {a.alpha}")
+    if a.beam is not None and a.beam < 1: _die(prog, f"--beam must be >= 1, got {a.beam}")
+    if a.alpha is not None and a.alpha < 0: _die(prog, f"--alpha must be >= 0, got {a.alpha}")
     if a.max_tokens < 1: _die(prog, f"--max-tokens must be >= 1, got {a.max_tokens}")
+
+def _decoding_defaults(a, tgt_lang) -> int:
+    "Fill in --beam/--alpha left out: §6.1's 4 and 0.6, or §6.3's 21 and 0.3 for parse trees; returns the output room."
+    trees = str(tgt_lang).startswith('tree')
+    if a.beam is None: a.beam = 21 if trees else 4
+    if a.alpha is None: a.alpha = 0.3 if trees else 0.6
+    return 300 if trees else 50                                         # max output length: input + this
 
 def translate_main(argv:list|None=None):
     "Entry point of the `tnb-translate` command (see `tnb-translate --help`)."
@@ -245,8 +252,9 @@ def translate_main(argv:list|None=None):
     if a.sentences and a.input: _die(prog, "give sentences as arguments or with --input, not both")
     try: lines = a.sentences or (read_lines(a.input) if a.input else sys.stdin.read().splitlines())
     except (OSError, ValueError) as e: _die(prog, e)
-    model, tok, _ = _load_for_inference(prog, a.checkpoint, a.device)
-    outs = translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens)
+    model, tok, ck = _load_for_inference(prog, a.checkpoint, a.device)
+    max_extra = _decoding_defaults(a, (ck.get('meta') or {}).get('tgt_lang'))
+    outs = translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens, max_extra=max_extra)
     if a.output: _write_lines(a.output, outs)
     else: sys.stdout.write(''.join(o + '\n' for o in outs))
 
@@ -292,6 +300,7 @@ def evaluate_main(argv:list|None=None):
             data = load_dataset(a.dataset, a.src_lang or meta.get('src_lang'), a.tgt_lang or meta.get('tgt_lang'), data_dir)
             pairs, tgt_lang = getattr(data, a.split), data.tgt_lang
     except (OSError, ValueError) as e: _die(prog, e)
+    _decoding_defaults(a, tgt_lang)
     try: scores, hyps, line = _scores(model, tok, pairs, tgt_lang, a.beam, a.alpha, a.max_tokens)
     except ValueError as e: _die(prog, e)
     if a.hyp_out: _write_lines(a.hyp_out, hyps)
