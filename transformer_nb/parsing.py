@@ -140,8 +140,10 @@ def delinearize(seq:str, words:list[str]|str) -> Parse:
     prune(root)
     if extra < 0: root[1].extend(['XX'] * -extra); fixes['attached missing words to the root'] += -extra
     it = iter(words)
+    def leaf(tok):                                  # a preterminal over the next word: its tag if the leaf was one, else XX
+        w = next(it); return Tree('XX' if tok in ('XX', w) else tok, [w])
     def build(node):
-        return Tree(node[0], [build(c) if isinstance(c, list) else Tree(c, [next(it)]) for c in node[1]])
+        return Tree(node[0], [build(c) if isinstance(c, list) else leaf(c) for c in node[1]])
     tree = build(root)
     return Parse(tree, [f"{k} (x{v})" if v > 1 else k for k, v in fixes.items()])
 
@@ -586,7 +588,7 @@ def plot_f1_by_length(recs:list[dict], ax=None):
     for r in recs:
         bins = list(r['by_length'])
         f1 = [prf(c['matched'], c['gold'], c['test'])[2] for c in r['by_length'].values()]
-        ax.plot(range(len(bins)), f1, marker='o', label=f"{r['system']} ({r['decoding']})" if r['params'] else r['system'])
+        ax.plot(range(len(bins)), f1, marker='o', label=f"{r['id']}: F1 {r['f1']:.1f}")
     ax.set_xticks(range(len(bins)), [f"{b}\n({c['n']})" for b, c in r['by_length'].items()])
     ax.set_xlabel('sentence length in words (sentences in the bin)'); ax.set_ylabel('bracket F1')
     ax.grid(alpha=0.3); ax.legend(fontsize=8, loc='lower left')
