@@ -28,6 +28,13 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
                   '--beam', '1', '--test-limit', '20', '--save-every', '10', '--keep', '2')
     assert r.returncode == 0, r.stderr[-2000:]
     assert 'checkpoint:' in r.stdout and 'exact match' in r.stdout and (out / 'loss.png').is_file()
+    last = r.stdout.rstrip().splitlines()[-1]                                    # it ends with the next command to try
+    assert last.startswith(f"next: tnb-translate {out} ") and last.endswith(f"(then score it: tnb-evaluate {out})"), last
+    import shlex
+    words = shlex.split(last.removeprefix('next: ').split('   (')[0])           # and that command works as printed
+    t = subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import translate_main; translate_main()', *words[1:]],
+                       capture_output=True, text=True, env=ENV, timeout=120)
+    assert t.returncode == 0 and len(t.stdout.splitlines()) == 1, (words, t.stderr[-2000:])
     ck = latest_checkpoint(out)
     assert ck.name == 'checkpoint-0000030.pt' and len(list(out.glob('checkpoint-*.pt'))) == 2
     ck = torch.load(ck, weights_only=True)
@@ -48,7 +55,7 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     (['--dataset', 'files'], '--dataset files needs --train'),
     (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
-    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], 'lr_scale=-1.0 must be > 0'),
+    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], '--lr-scale must be > 0, got -1.0'),
     (['--test-limit', '-1'], '--test-limit must be >= 0, got -1'),
     (['--d-k', '0'], '--d-k must be >= 1, got 0'),
     (['--pos', 'relative'], "invalid choice: 'relative'"),

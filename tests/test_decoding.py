@@ -239,8 +239,8 @@ def test_average_mismatched_architecture(tmp_path):
     d = ckpt(small(0)); d['model'] = {**d['model'], 'extra.weight': torch.zeros(2)}
     d = save_checkpoint(tmp_path / 'extra.pt', **d)
     with pytest.raises(ValueError, match="'extra.weight' only in"): average_checkpoints([a, d])
-    e = save_checkpoint(tmp_path / 'drop.pt', **ckpt(small(0, p_drop=0.3)))  # dropout is not architecture
-    average_checkpoints([a, e])
+    e = save_checkpoint(tmp_path / 'drop.pt', **ckpt(small(0, p_drop=0.3)))  # not one run either: refused, and said why
+    with pytest.raises(ValueError, match=r'different training settings \(p_drop: 0.0 vs 0.3\)'): average_checkpoints([a, e])
 
 def test_average_bad_files(tmp_path):
     with pytest.raises(FileNotFoundError, match='nope.pt'): average_checkpoints([tmp_path / 'nope.pt'])

@@ -66,8 +66,8 @@ def count_params(model:torch.nn.Module, trainable_only:bool=True) -> int:
 
 # %% ../nbs/00_core.ipynb #d1287d87
 def limit_threads(n:int|None=None):
-    "Cap PyTorch's CPU threads (from `TNB_THREADS`, else `n`); notebooks under test use 1-2 so workers don't fight."
-    n = int(os.environ.get('TNB_THREADS', n or 0))
+    "Cap PyTorch's CPU threads to `n`, else to `TNB_THREADS` if set; notebooks under test use 1-2 so workers don't fight."
+    n = n or int(os.environ.get('TNB_THREADS') or 0)
     if n > 0: torch.set_num_threads(n)
     return torch.get_num_threads()
 
@@ -90,6 +90,6 @@ def git_commit(path=None) -> str:
         if not getattr(transformer_nb, '__file__', None): return 'unknown'
         path = os.path.dirname(transformer_nb.__file__)
     try:
-        run = lambda *a: subprocess.run(['git', *a], cwd=path, capture_output=True, text=True, check=True).stdout.strip()
+        run = lambda *a: subprocess.run(['git', *a], cwd=path, capture_output=True, text=True, check=True, timeout=10).stdout.strip()
         return run('rev-parse', '--short', 'HEAD') + ('+dirty' if run('status', '--porcelain', '--untracked-files=no') else '')
-    except (OSError, subprocess.CalledProcessError): return 'unknown'
+    except (OSError, ValueError, subprocess.SubprocessError): return 'unknown'   # no git, not a repo, a hang, odd bytes

@@ -6,9 +6,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/a0_datasets.html.md"""
 
 # %% auto #0
 __all__ = ['SPLITS', 'MAX_NUMBER', 'MULTI30K_URL', 'MULTI30K_LANGS', 'MULTI30K_SPLITS', 'MULTI30K_SHA256', 'DATASETS',
-           'ParallelData', 'read_lines', 'read_parallel', 'en_number', 'de_number', 'number_splits', 'numbers_corpus',
-           'copy_corpus', 'get_cache_dir', 'sha256_file', 'download_file', 'multi30k_files', 'multi30k',
-           'find_multi30k', 'load_dataset']
+           'ParallelData', 'decode_lines', 'read_lines', 'read_parallel', 'en_number', 'de_number', 'number_splits',
+           'numbers_corpus', 'copy_corpus', 'get_cache_dir', 'sha256_file', 'download_file', 'multi30k_files',
+           'multi30k', 'find_multi30k', 'load_dataset']
 
 # %% ../nbs/A0_datasets.ipynb #12dd4b6c
 import contextlib, functools, gzip, hashlib, logging, os, random, tempfile, urllib.error, urllib.request, warnings
@@ -55,17 +55,20 @@ def _read_bytes(path) -> bytes:
         except (OSError, EOFError) as e: raise ValueError(f"{path}: looks gzip-compressed but cannot be decompressed ({e})") from None
     return data
 
-def read_lines(path:str|Path) -> list[str]:
-    "The lines of a UTF-8 text file (plain or gzip), stripped of surrounding whitespace; bad bytes raise naming file and line."
-    data = _read_bytes(path)
+def decode_lines(data:bytes, name='input') -> list[str]:
+    "The lines of UTF-8 `data`, split on '\\n' only and stripped; bad bytes raise a ValueError naming `name`, the line and the byte offset."
     try: text = data.decode('utf-8')
     except UnicodeDecodeError as e:
         line = data.count(b'\n', 0, e.start) + 1
-        raise ValueError(f"{path}, line {line}: invalid UTF-8 ({e.reason}: byte {data[e.start:e.start+1]!r} "
-                         f"at offset {e.start}); the file must be UTF-8 encoded") from None
+        raise ValueError(f"{name}, line {line}: invalid UTF-8 ({e.reason}: byte {data[e.start:e.start+1]!r} "
+                         f"at offset {e.start}); the text must be UTF-8 encoded") from None
     lines = text.removeprefix('\ufeff').split('\n')  # not splitlines(): it also splits on \x0b, \x1c, \u2028...
     if lines[-1] == '': lines.pop()
     return [l.strip() for l in lines]
+
+def read_lines(path:str|Path) -> list[str]:
+    "The lines of a UTF-8 text file (plain or gzip), stripped of surrounding whitespace; bad bytes raise naming file and line."
+    return decode_lines(_read_bytes(path), path)
 
 # %% ../nbs/A0_datasets.ipynb #b91796d0
 def _drop_empty(pairs:list, where:str) -> list:

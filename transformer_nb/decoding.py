@@ -15,7 +15,7 @@ from pathlib import Path
 import torch
 from .core import PAD_ID, BOS_ID, EOS_ID, get_device
 from .attention import pad_mask
-from .checkpoints import load_checkpoint, save_checkpoint
+from .checkpoints import load_checkpoint, save_checkpoint, check_checkpoint
 
 # %% ../nbs/10_decoding.ipynb #9e082382
 @contextlib.contextmanager
@@ -102,6 +102,7 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
     "Batched beam search; per sentence up to `beam` finished hypotheses with their normalised scores, best first."
     if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1: raise ValueError(f"beam={beam!r} must be an int >= 1")
     if alpha < 0: raise ValueError(f"alpha={alpha} must be >= 0")
+    if beam > model.cfg.tgt_vocab: raise ValueError(f"beam={beam} is more than the target vocabulary of {model.cfg.tgt_vocab} pieces")
     with inference(model):
         src = check_src(model, src)
         (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
@@ -204,16 +205,21 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
 TRAINING_ONLY = ('p_drop', 'eps_ls', 'p_attn', 'p_ffn')   # config fields that do not change the architecture
 
 # %% ../nbs/10_decoding.ipynb #cc0c8acf
+def _tokenizer_bytes(ck:dict) -> bytes|None:
+    t = ck.get('tokenizer')
+    return bytes(t.cpu().numpy().tobytes()) if isinstance(t, torch.Tensor) else (bytes(t) if t is not None else None)
+
 def check_same_architecture(path_a, ck_a:dict, path_b, ck_b:dict):
-    "Raise ValueError naming both files unless the two checkpoints have the same architecture and tensor shapes."
+    "Raise ValueError naming both files unless the two checkpoints have the same config, tokenizer and tensor shapes."
     ca, cb = ck_a['config'], ck_b['config']
-    diff = [f"{k}: {ca.get(k)!r} vs {cb.get(k)!r}" for k in sorted(set(ca) | set(cb))
-            if k not in TRAINING_ONLY and ca.get(k) != cb.get(k)]
+    diff = [f"{k}: {ca.get(k)!r} vs {cb.get(k)!r}" for k in sorted(set(ca) | set(cb)) if ca.get(k) != cb.get(k)]
+    what = 'training settings' if diff and all(d.split(':')[0] in TRAINING_ONLY for d in diff) else 'architectures'
     sa, sb = ck_a['model'], ck_b['model']
     diff += [f"tensor {k!r} only in {path_a if k in sa else path_b}" for k in sorted(set(sa) ^ set(sb))]
     diff += [f"tensor {k!r}: shape {tuple(sa[k].shape)} vs {tuple(sb[k].shape)}" for k in sorted(set(sa) & set(sb))
              if sa[k].shape != sb[k].shape]
-    if diff: raise ValueError(f"cannot average {path_a} and {path_b}: different architectures ({'; '.join(diff[:5])}"
+    if not diff and _tokenizer_bytes(ck_a) != _tokenizer_bytes(ck_b): what, diff = 'tokenizers', ['the same shapes, another vocabulary']
+    if diff: raise ValueError(f"cannot average {path_a} and {path_b}: different {what} ({'; '.join(diff[:5])}"
                               f"{'; ...' if len(diff) > 5 else ''})")
 
 # %% ../nbs/10_decoding.ipynb #ac3ce3eb
@@ -224,7 +230,7 @@ def average_checkpoints(paths:list) -> dict:
     if not paths: raise ValueError("average_checkpoints needs at least one checkpoint path")
     total, first = None, None
     for p in paths:                                      # one checkpoint in memory at a time, plus the running sum
-        ck = load_checkpoint(p)                          # weights_only=True, one-line errors
+        ck = check_checkpoint(load_checkpoint(p), p, 'average')   # weights_only=True, one-line errors
         if first is None:
             first = (p, ck)
             total = {k: v.to(torch.promote_types(v.dtype, torch.float32)).clone()

@@ -111,6 +111,7 @@ class TrainConfig:
     out: str|None = None         # run folder for checkpoints, log and figures (None: write nothing)
     save_every: int = 0          # checkpoint every K updates (0: only at the end)
     keep: int = 3                # keep the newest n checkpoints (0: all)
+    overwrite: bool = False      # start in a run folder holding another run's checkpoints by deleting them
     valid_every: int = 0         # validate every K updates (0: at the end of every epoch)
     seed: int = 0                # seeds the batch order
     progress: bool = True        # tqdm progress bar (rank 0 only)
