@@ -183,6 +183,8 @@ def test_tnb_train_parsing_reports_f1_and_tnb_evaluate_scores_trees(tmp_path):
     assert {'precision', 'recall', 'f1', 'malformed', 'failed'} <= set(sc) and sc['n_sentences'] == 3
     rec = load_results(tmp_path / 'p.json', PARSE_KEYS)[0]
     assert rec['id'] == 'tiny' and rec['command'].startswith('train: tnb-train --dataset parsing')
+    r = cli('evaluate_main', out, '--src', tmp_path / 'test.en', '--ref', tmp_path / 'test.tree')   # §6.3's decoding by default
+    assert r.returncode == 0 and '3 sentences (beam 21, alpha 0.3, max length input+300)' in r.stdout, (r.stdout, r.stderr[-2000:])
     (tmp_path / 'bad.tree').write_text('(S (NP XX )NP )S\n' * 3)                  # references with the wrong word count
     r = cli('evaluate_main', out, '--src', tmp_path / 'test.en', '--ref', tmp_path / 'bad.tree', '--beam', '1')
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and 'reference 1 is not a well-formed' in r.stderr
