@@ -33,6 +33,7 @@ examples:
             --preset small --vocab-size 8000 --epochs 10 --max-tokens 4096 --out runs/m30k-de-en
   tnb-train --dataset files --train corpus/train.de corpus/train.en --valid corpus/dev.de corpus/dev.en \\
             --src-lang de --tgt-lang en --preset base --device cuda --precision bf16
+  tnb-train --dataset parsing                        # §6.3: sentence -> linearised tree (generated treebank), bracket F1
   tnb-train --resume runs/numbers                    # continue a run from its newest checkpoint
   torchrun --nproc_per_node=2 $(which tnb-train) --dataset copy --preset tiny --steps 100
 
@@ -48,10 +49,11 @@ def train_parser() -> argparse.ArgumentParser:
     p = CliParser(prog='tnb-train', description=_DESCRIPTION, epilog=_EPILOG + ', '.join(PRESETS),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group('data')
-    g.add_argument('--dataset', default=None, choices=['numbers', 'copy', 'multi30k', 'files'],
-                   help="the corpus: embedded number words (default; with --resume: the checkpoint's), copy task, Multi30k, or your own files")
+    g.add_argument('--dataset', default=None, choices=['numbers', 'copy', 'multi30k', 'files', 'parsing'],
+                   help="the corpus: embedded number words (default; with --resume: the checkpoint's), copy task, Multi30k, "
+                        "your own files, or the generated treebank for constituency parsing (§6.3; scored with bracket F1)")
     g.add_argument('--src-lang', help="source language (numbers: en|de, multi30k: de|en|fr; default en for numbers, de for multi30k)")
-    g.add_argument('--tgt-lang', help="target language (default: the other one of the pair)")
+    g.add_argument('--tgt-lang', help="target language (default: the other one of the pair; parsing: tree, tree-xx or tree-tags)")
     g.add_argument('--data-dir', help="folder with the corpus files (multi30k: the downloaded .gz files; files: train.SRC, ...)")
     for split in ('train', 'valid', 'test'):
         g.add_argument(f'--{split}', nargs=2, metavar=('SRC', 'TGT'), help=f"--dataset files: the {split} file pair")
@@ -103,6 +105,8 @@ _DEFAULTS = {
                     model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
     'copy':    dict(preset='tiny', vocab_size=32, max_tokens=2000, steps=None, epochs=3, warmup=100, lr_scale=0.5,
                     model=dict(d_model=64, d_ff=128)),
+    'parsing': dict(preset='small', vocab_size=1000, max_tokens=2000, steps=2400, warmup=200, lr_scale=1.0,  # §6.3 scaled
+                    model=dict(d_model=64, N=4, h=4, d_ff=256, p_drop=0.1, p_attn=0.1, norm_first=True)),  # down (13_parsing)
     None:      dict(preset='small', vocab_size=8000, max_tokens=4096, steps=None, epochs=10, warmup=4000, lr_scale=1.0, model={}),
 }
 
@@ -157,6 +161,18 @@ def _load_data(a):
     if a.dataset == 'multi30k' and data_dir is None: data_dir = find_multi30k()   # a local copy if there is one
     return load_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
 
+def _scores(model, tok, pairs, tgt_lang, beam, alpha=None, max_tokens=4000, device=None) -> tuple[dict, list, str]:
+    "Scores, outputs and a summary line: bracket F1 when the target is linearised trees ('tree...', §6.3), else sacreBLEU."
+    if str(tgt_lang).startswith('tree'):
+        from transformer_nb.parsing import evaluate_parser, PARSE_ALPHA
+        sc, hyps = evaluate_parser(model, tok, pairs, beam, PARSE_ALPHA if alpha is None else alpha, max_tokens, device)
+        return sc, hyps, (f"bracket F1 {sc['f1']:.2f} (precision {sc['precision']:.2f}, recall {sc['recall']:.2f}), exact "
+                          f"match {sc['exact_match']:.1f}%, malformed {sc['malformed']}, failed {sc['failed']}")
+    from transformer_nb.evaluation import evaluate
+    sc, hyps = evaluate(model, tok, pairs, beam=beam, alpha=0.6 if alpha is None else alpha, max_tokens=max_tokens, device=device)
+    sc.update(_number_extras(pairs, hyps))                  # BLEU on characters and per magnitude for the numbers corpus
+    return sc, hyps, _headline(sc, [r for _, r in pairs])
+
 def _resume_defaults(a) -> int:
     "With --resume: the dataset, languages and run folder default to the checkpoint's; returns its step (0 without)."
     if a.resume is None:
@@ -198,12 +214,10 @@ def _magnitudes(sc:dict) -> str:
 
 def _report_test(say, a, data, tr, out):
     "The end of `tnb-train`: score the test split, show examples and say where everything is."
-    from transformer_nb.evaluation import evaluate
     if data.test and a.test_limit != 0:
         test = data.test[:a.test_limit]
-        sc, hyps = evaluate(tr.model, tr.tokenizer, test, beam=a.beam)
-        sc.update(_number_extras(test, hyps))
-        say(f"test ({sc['n_sentences']} sentences, beam {a.beam}): {_headline(sc, [r for _, r in test])}")
+        sc, hyps, line = _scores(tr.model, tr.tokenizer, test, data.tgt_lang, a.beam)
+        say(f"test ({sc['n_sentences']} sentences, beam {a.beam}): {line}")
         if 'exact_by_magnitude' in sc: say(_magnitudes(sc))
         show = lambda s, r, h: say(f"  {s!r} -> {h!r}" + ('' if h.strip() == r.strip() else f" (reference {r!r})"))
         for (s, r), h in zip(test[:3], hyps[:3]): show(s, r, h)
@@ -229,7 +243,6 @@ def train_cli(argv:list|None=None):
     from transformer_nb.training import TrainConfig
     from transformer_nb.trainer import TrainingDiverged, train_model
     from transformer_nb.distributed import init_distributed
-    from transformer_nb.evaluation import evaluate
     from transformer_nb.checkpoints import list_checkpoints
     limit_threads(a.threads)
     check_device(a.device)
@@ -275,6 +288,7 @@ def _load_for_inference(a):
     limit_threads(a.threads)
     model, tok, ck = model_from_checkpoint(a.checkpoint, device)   # ValueError/OSError naming the file: one line
     if tok is None: raise UserError(f"{a.checkpoint} holds no tokenizer, so it cannot translate text")
+    _decoding_defaults(a, (ck.get('meta') or {}).get('tgt_lang'))
     V = model.cfg.tgt_vocab
     if a.beam > V: raise UserError(f"--beam {a.beam} is more than the {V} pieces of the model's target vocabulary; use at most {V}")
     return model, tok, ck
@@ -297,8 +311,8 @@ def _add_decoding_args(p:CliParser):
     "The checkpoint and the decoding options that tnb-translate and tnb-evaluate share."
     p.add_argument('checkpoint', help="a checkpoint file, or a run folder (its newest checkpoint is used)")
     g = p.add_argument_group('decoding')
-    g.add_argument('--beam', type=int, default=4, help="beam size; 1 = greedy decoding (default: 4, as in the paper)")
-    g.add_argument('--alpha', type=float, default=0.6, help="length penalty alpha, ((5+|Y|)/6)^alpha (default: 0.6)")
+    g.add_argument('--beam', type=int, help="beam size; 1 = greedy decoding (default: 4 as in §6.1; 21 for parse trees, §6.3)")
+    g.add_argument('--alpha', type=float, help="length penalty alpha, ((5+|Y|)/6)^alpha (default: 0.6; 0.3 for parse trees)")
     g.add_argument('--max-tokens', type=int, default=4000, help="source tokens per batch (default: 4000)")
     g.add_argument('--device', default=None, help="cpu, cuda, mps (default: the best available)")
     g.add_argument('--threads', type=int, default=None, help="CPU threads for PyTorch; beats $TNB_THREADS (default: $TNB_THREADS, else half the cores)")
@@ -308,6 +322,13 @@ def _check_decoding_args(a):
     for name, lo, hi in (('beam', 1, None), ('alpha', 0, None), ('max_tokens', 1, None), ('threads', 1, 1024)):
         check_range(f"--{name.replace('_', '-')}", getattr(a, name), lo, hi)
     env_int('TNB_THREADS', 1, 1024)
+
+def _decoding_defaults(a, tgt_lang):
+    "Fill in --beam/--alpha left out: §6.1's 4 and 0.6, or §6.3's 21 and 0.3 when the model writes parse trees."
+    a.trees = str(tgt_lang).startswith('tree')
+    if a.beam is None: a.beam = 21 if a.trees else 4
+    if a.alpha is None: a.alpha = 0.3 if a.trees else 0.6
+    a.max_extra = 300 if a.trees else 50                          # the output may be this much longer than the input
 
 def translate_cli(argv:list|None=None):
     "`tnb-translate` with arguments `argv`: the translations, one line per input line, to -o or standard output."
@@ -324,7 +345,8 @@ def translate_cli(argv:list|None=None):
         if sys.stdin.isatty(): print("reading sentences from standard input, one per line; end with Ctrl-D", file=sys.stderr)
         lines = read_stdin_lines()
     model, tok, _ = _load_for_inference(a)
-    text = ''.join(o + '\n' for o in translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens))
+    text = ''.join(o + '\n' for o in translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens,
+                                                max_extra=a.max_extra))
     if a.output: atomic_write(a.output, text)
     else: sys.stdout.write(text); sys.stdout.flush()
 
@@ -335,15 +357,17 @@ def translate_main(argv:list|None=None):
 # %% ../nbs/12_cli.ipynb #f7890f11
 def evaluate_parser() -> argparse.ArgumentParser:
     p = CliParser(prog='tnb-evaluate', formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Score a checkpoint with sacreBLEU (BLEU cased and lowercased, chrF, with signatures).",
+        description="Score a checkpoint with sacreBLEU (BLEU cased and lowercased, chrF, with signatures), or with "
+                    "labelled bracket F1 (EVALB's rules) when it parses into linearised trees (target language 'tree').",
         epilog="examples:\n  tnb-evaluate runs/m30k-de-en --src test_2016_flickr.de.gz --ref test_2016_flickr.en.gz\n"
                "  tnb-evaluate runs/m30k-de-en --dataset multi30k --data-dir ../shared/data/multi30k --hyp-out hyp.en\n"
-               "  tnb-evaluate runs/numbers --beam 1 --json            # the test split of the checkpoint's dataset")
+               "  tnb-evaluate runs/numbers --beam 1 --json            # the test split of the checkpoint's dataset\n"
+               "  tnb-evaluate runs/parsing                            # bracket F1 with §6.3's beam 21, alpha 0.3")
     _add_decoding_args(p)
     g = p.add_argument_group('test set: two aligned files, or the test split of a dataset')
     g.add_argument('--src', help="source sentences, one per line (plain or .gz)")
     g.add_argument('--ref', help="reference translations, aligned with --src")
-    g.add_argument('--dataset', choices=['numbers', 'copy', 'multi30k'], help="use this dataset's split instead (default: the checkpoint's)")
+    g.add_argument('--dataset', choices=['numbers', 'copy', 'multi30k', 'parsing'], help="use this dataset's split instead (default: the checkpoint's)")
     g.add_argument('--split', default='test', choices=['valid', 'test'], help="which split of --dataset (default: test)")
     g.add_argument('--src-lang', help="source language of --dataset (default: the checkpoint's)")
     g.add_argument('--tgt-lang', help="target language of --dataset (default: the checkpoint's)")
@@ -374,7 +398,7 @@ def _test_pairs(a, ck) -> list:
     from transformer_nb.datasets import load_dataset, find_multi30k
     meta = ck.get('meta') or {}
     name = a.dataset or meta.get('dataset')
-    if name not in ('numbers', 'copy', 'multi30k'):
+    if name not in ('numbers', 'copy', 'multi30k', 'parsing'):
         raise UserError(f"{a.checkpoint} was trained on {'your own files' if name == 'files' else 'an unknown dataset'}: "
                         f"give its test set with --src and --ref")
     same = name == meta.get('dataset')                     # the checkpoint's languages only for its own dataset
@@ -388,7 +412,7 @@ def _test_pairs(a, ck) -> list:
 def evaluate_cli(argv:list|None=None):
     "`tnb-evaluate` with arguments `argv`: print the scores; optionally write the hypotheses and a results record."
     from transformer_nb.datasets import read_parallel
-    from transformer_nb.evaluation import evaluate, make_record, add_result
+    from transformer_nb.evaluation import make_record, add_result
     a = evaluate_parser().parse_args(argv)
     _check_decoding_args(a)
     if bool(a.src) != bool(a.ref): raise UserError("give both --src and --ref")
@@ -403,17 +427,23 @@ def evaluate_cli(argv:list|None=None):
         for w in dropped: print(f"tnb-evaluate: warning: {w.message}", file=sys.stderr)
     model, tok, ck = _load_for_inference(a)
     pairs = pairs or _test_pairs(a, ck)
-    scores, hyps = evaluate(model, tok, pairs, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens)
-    scores.update(_number_extras(pairs, hyps))
+    tgt_lang = a.tgt_lang or (ck.get('meta') or {}).get('tgt_lang')
+    scores, hyps, line = _scores(model, tok, pairs, tgt_lang, a.beam, a.alpha, a.max_tokens)
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in hyps))
     if a.record:
         rid = a.id or f"{Path(a.checkpoint).resolve().parent.name}-{Path(a.checkpoint).stem}-beam{a.beam}"
         command = shlex.join(['tnb-evaluate', *(sys.argv[1:] if argv is None else argv)])
         real = Path(os.path.realpath(a.record))              # through a symlink: its target is rewritten
         extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'exact_by_magnitude') if k in scores}
-        try: add_result(real, {**make_record(rid, ck, model, scores, command), **extras})
+        try:
+            if str(tgt_lang).startswith('tree'):
+                from transformer_nb.parsing import make_parse_record, PARSE_KEYS
+                add_result(real, make_parse_record(rid, ck, model, scores, pairs, hyps, command), PARSE_KEYS)
+            else: add_result(real, {**make_record(rid, ck, model, scores, command), **extras})
         except BaseException: real.with_name(real.name + '.tmp').unlink(missing_ok=True); raise   # add_result's temporary file
     if a.json: print(json.dumps(scores)); return
+    if str(tgt_lang).startswith('tree'):
+        print(f"{line}\n{scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha}, max length input+{a.max_extra})"); return
     print(f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})\nBLEU {scores['bleu_lc']:.2f}  lowercased "
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
           f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha})")
