@@ -247,6 +247,14 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary_file(run, tmp
     one_line(r, 'tnb-translate', 'File too large')
     assert out.read_text() == 'the previous translation\n' and temps(tmp_path) == []
 
+@pytest.mark.skipif(not os.path.exists('/dev/full'), reason='no /dev/full here')
+def test_a_full_device_fails_the_run_in_one_line_naming_the_output(run):
+    "/dev/full takes no byte (ENOSPC): the disk failed, not the command, so exit 1, and the line names the output."
+    one_line(tool('translate', run, 'a b', '--beam', '1', '-o', '/dev/full'), 'tnb-translate', '/dev/full: No space left on device', code=1)
+    with open('/dev/full', 'wb') as full:
+        r = subprocess.run(cmd('translate', run, 'a b', '--beam', '1'), stdout=full, stderr=subprocess.PIPE, env=ENV, timeout=300, text=True)
+    one_line(r, 'tnb-translate', 'standard output: No space left on device', code=1)
+
 def test_stale_temporary_files_of_killed_writers_are_removed(folder, tmp_path):
     write_and_die = "import os, sys; open(sys.argv[1] + str(os.getpid()), 'wb').write(b'half'); os.kill(os.getpid(), 9)"
     for prefix in (folder / '.checkpoint-0000030.pt.tmp', tmp_path / '.out.txt.tmp'):
@@ -283,6 +291,11 @@ def test_undecodable_input_names_stream_line_and_offset(run, tmp_path):
     one_line(tool('translate', run, '-i', tmp_path / 'bad.txt'), 'tnb-translate', f"{tmp_path}/bad.txt, line 2: invalid UTF-8")
     (tmp_path / 'ok.txt').write_text('a\nb\n')
     one_line(tool('evaluate', run, '--src', tmp_path / 'bad.txt', '--ref', tmp_path / 'ok.txt'), 'tnb-evaluate', 'bad.txt, line 2')
+
+def test_an_input_that_is_a_folder_or_a_stream(run, tmp_path):
+    one_line(tool('translate', run, '-i', tmp_path), 'tnb-translate', f'expected a text file at {tmp_path}, but it is a folder')
+    r = tool('translate', run, '--beam', '1', '-i', '/dev/stdin', stdin=b'a b\nc\n')       # a stream named as a file
+    assert r.returncode == 0 and r.stdout.count(b'\n') == 2, r.stderr
 
 @pytest.mark.parametrize('content', ['', ' \n\n\t\n'])
 def test_empty_or_blank_test_set(run, tmp_path, content):

@@ -292,7 +292,10 @@ def translate_cli(argv:list|None=None):
     model, tok, _ = _load_for_inference(a)
     text = ''.join(o + '\n' for o in translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens))
     if a.output: atomic_write(a.output, text)
-    else: sys.stdout.write(text); sys.stdout.flush()
+    else:
+        try: sys.stdout.write(text); sys.stdout.flush()
+        except BrokenPipeError: raise                        # the reader went away: run_cli exits 141 quietly
+        except OSError as e: raise OSError(e.errno, e.strerror, 'standard output') from None   # e.g. > /dev/full
 
 def translate_main(argv:list|None=None):
     "Entry point of the `tnb-translate` command (see `tnb-translate --help`)."

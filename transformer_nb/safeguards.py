@@ -120,7 +120,11 @@ def atomic_open(path, mode:str='w', encoding:str|None='utf-8'):
     replaced, the link stays); a FIFO, a terminal or another device is written directly."""
     if 'b' in mode: encoding = None
     if _direct(path):
-        with open(path, mode, encoding=encoding) as f: yield f
+        try:
+            with open(path, mode, encoding=encoding) as f: yield f
+        except OSError as e:
+            if e.errno and e.filename is None: raise OSError(e.errno, e.strerror or os.strerror(e.errno), str(path)) from None
+            raise
         return
     real = Path(os.path.realpath(path))
     if real.is_dir(): raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
@@ -259,6 +263,8 @@ def where(e:BaseException) -> str:
     if not ours: return name(tb[-1])
     return name(ours[-1]) if ours[-1] is tb[-1] else f"{name(ours[-1])}, in {name(tb[-1])}"
 
+_DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS}
+
 def _user_errors() -> tuple:
     errs = [ValueError, OSError, MemoryError]
     torch = sys.modules.get('torch')                 # only if already imported: never import it here
@@ -290,7 +296,8 @@ def run_cli(prog:str, main, argv:list|None=None):
     except Exception as e:
         if debug: traceback.print_exc()
         if isinstance(e, _user_errors()) or isinstance(getattr(e, 'exit_code', None), int):
-            say(f"error: {_first_line(e)}"); code = getattr(e, 'exit_code', EXIT_CODES['user'])
+            failed = isinstance(e, OSError) and e.errno in _DISK_ERRORS   # the disk failed us, the command was fine
+            say(f"error: {_first_line(e)}"); code = getattr(e, 'exit_code', EXIT_CODES['failed' if failed else 'user'])
         else:
             hint = '' if debug else '; run it again with --debug (or TNB_DEBUG=1) to see the traceback'
             say(f"internal error, a bug in transformer_nb: {type(e).__name__}: {_first_line(e)} (at {where(e)}){hint}. "
@@ -298,6 +305,13 @@ def run_cli(prog:str, main, argv:list|None=None):
             code = EXIT_CODES['bug']
     finally:
         if old is not None: signal.signal(signal.SIGTERM, old)
+    try: sys.stdout.flush()                            # what is still buffered (--help > /dev/full): fail here, in one line
+    except BrokenPipeError:
+        with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = code or EXIT_CODES['broken_pipe']
+    except OSError as e:
+        with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        say(f"error: standard output: {e.strerror or e}"); code = code or EXIT_CODES['failed']
     sys.exit(code)
 
 # %% ../nbs/A4_safeguards.ipynb #f1ac8119
