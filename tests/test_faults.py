@@ -154,6 +154,15 @@ def test_new_run_refuses_a_folder_holding_another_run(folder):
     assert [p.name for p in list_checkpoints(folder)] == ['checkpoint-0000003.pt']         # the old run is gone, as asked
     assert len(load_checkpoint(folder)['meta']['history']['train']) == 3
 
+def test_a_run_that_fails_early_leaves_no_folder_behind(tmp_path):
+    "A run that fails before it writes anything removes the folder it made (but never one that was there), in one line."
+    r = tool('train', *TINY, '--steps', '3', '--max-len', '1', '--out', tmp_path / 'new')
+    one_line(r, 'tnb-train', 'no training pairs left: max_len=1 drops all 10,000 of them')           # no warning line first
+    assert not (tmp_path / 'new').exists()
+    (tmp_path / 'mine').mkdir(); (tmp_path / 'mine' / 'notes.txt').write_text('keep me\n')
+    one_line(tool('train', *TINY, '--steps', '3', '--max-len', '1', '--out', tmp_path / 'mine'), 'tnb-train', 'no training pairs left')
+    assert (tmp_path / 'mine' / 'notes.txt').read_text() == 'keep me\n'
+
 def test_two_live_runs_in_one_folder(tmp_path):
     out = tmp_path / 'run'
     a = Live('train', *TINY, '--steps', '100000', '--save-every', '0', '--out', out, code=inject_code())

@@ -199,8 +199,9 @@ def train_cli(argv:list|None=None):
     if a.test_limit != 0 and not a.resume and a.beam > vocab: _fail(f"--beam {a.beam} is more than the --vocab-size {vocab}")
     tc = TrainConfig(**tc_kw)
     rank = init_distributed()[0]
+    created = rank == 0 and not Path(tc.out).exists()        # a folder this run makes goes again if the run fails early
     if rank == 0: check_folder(tc.out, '--out')              # writable, before anything is trained
-    with run_lock(tc.out) if rank == 0 else nullcontext():   # one live run per folder, from here to the last checkpoint
+    with run_lock(tc.out, remove_unused=created) if rank == 0 else nullcontext():   # one live run per folder
         old = list_checkpoints(tc.out)
         if rank == 0 and old and not a.resume and not a.overwrite:
             _fail(f"--out {tc.out} already holds a run ({old[-1].name}{' and older' if len(old) > 1 else ''}): continue it with "

@@ -10,7 +10,7 @@ __all__ = ['EXIT_CODES', 'UserError', 'check_range', 'env_int', 'check_output', 
            'check_device', 'where', 'run_cli', 'CliParser']
 
 # %% ../nbs/A4_safeguards.ipynb #09a24774
-import argparse, contextlib, errno, math, os, signal, stat, sys, threading, time, traceback
+import argparse, contextlib, errno, math, os, signal, stat, sys, threading, time, traceback, warnings
 from pathlib import Path
 
 # %% ../nbs/A4_safeguards.ipynb #0888e705
@@ -179,7 +179,9 @@ def _flock(f, lock:bool=True):
     fcntl.flock(f.fileno(), (fcntl.LOCK_EX | fcntl.LOCK_NB) if lock else fcntl.LOCK_UN)
 
 @contextlib.contextmanager
-def run_lock(folder, what:str='run folder'):
+def run_lock(folder, what:str='run folder',
+             remove_unused:bool=False, # on an error, remove `folder` if nothing but the lock was written in it
+            ):
     """Hold an exclusive lock on `folder` (created if needed) while the block runs; a second process asking for it
     gets a `UserError` naming the process that holds it. The lock dies with its process, however that ends."""
     folder = Path(folder)
@@ -199,6 +201,10 @@ def run_lock(folder, what:str='run folder'):
     f.seek(0); f.truncate(); f.write(f"pid {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}\n"); f.flush()
     _HELD[key] = [f, 1]
     try: yield folder
+    except BaseException:
+        if remove_unused and {p.name for p in folder.iterdir()} <= {'.lock'}:   # a run that failed before writing anything
+            with contextlib.suppress(OSError): (folder / '.lock').unlink(); folder.rmdir()
+        raise
     finally:
         del _HELD[key]; _flock(f, False); f.close()
 
@@ -278,7 +284,8 @@ def run_cli(prog:str, main, argv:list|None=None):
     say = lambda msg: print(f"{prog}: {msg}", file=sys.stderr, flush=True)
     term = []
     def on_term(sig, frame): term.append(sig); raise KeyboardInterrupt
-    old = None
+    old, shown = None, warnings.showwarning
+    warnings.showwarning = lambda message, *a, **k: say(f"warning: {message}")   # one line each, not two with the source
     if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         old = signal.signal(signal.SIGTERM, on_term)
     try:
@@ -305,6 +312,7 @@ def run_cli(prog:str, main, argv:list|None=None):
             code = EXIT_CODES['bug']
     finally:
         if old is not None: signal.signal(signal.SIGTERM, old)
+        warnings.showwarning = shown
     try: sys.stdout.flush()                            # what is still buffered (--help > /dev/full): fail here, in one line
     except BrokenPipeError:
         with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
