@@ -424,6 +424,15 @@ def test_sigterm_saves_a_checkpoint_and_exits_143(tmp_path):
     assert code == 143 and 'checkpoint saved to' in stdout and 'Traceback' not in stderr, (code, stderr[-3000:])
     assert load_checkpoint(out)['step'] > 0
 
+def test_a_closed_terminal_sighup_saves_a_checkpoint_and_exits_129(tmp_path):
+    out = tmp_path / 'run'
+    a = Live('train', *TINY, '--steps', '100000', '--save-every', '0', '--out', out, code=inject_code())
+    assert a.wait_for('TRAINING', where='err'), ''.join(a.out + a.err)[-3000:]
+    a.signal(signal.SIGHUP)
+    code, stdout, stderr = a.finish()
+    assert code == 129 and 'checkpoint saved to' in stdout and 'Traceback' not in stderr, (code, stderr[-3000:])
+    assert load_checkpoint(out)['step'] > 0 and temps(out) == []
+
 def test_kill_9_during_the_checkpoint_write(tmp_path):
     out = tmp_path / 'run'
     a = Live('train', *TINY, '--steps', '100000', '--save-every', '5', '--out', out, code=inject_code(), env={'TNB_FAULT': 'slow:2:30'})

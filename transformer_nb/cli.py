@@ -37,7 +37,7 @@ examples:
   torchrun --nproc_per_node=2 $(which tnb-train) --dataset copy --preset tiny --steps 100
 
 exit codes: 0 done; 1 the run failed (diverged, disk full); 2 a mistake in the command, its files or checkpoint;
-70 a bug in transformer_nb (add --debug to see where); 130 interrupted (Ctrl-C; a checkpoint is saved); 143 SIGTERM
+70 a bug in transformer_nb (add --debug to see where); 130 interrupted (Ctrl-C; a checkpoint is saved); 143 SIGTERM and 129 SIGHUP (the same)
 
 presets: """
 

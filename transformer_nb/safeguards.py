@@ -209,17 +209,19 @@ def run_lock(folder, what:str='run folder',
         del _HELD[key]; _flock(f, False); f.close()
 
 # %% ../nbs/A4_safeguards.ipynb #21cedd76
+_STOP_SIGNALS = tuple(getattr(signal, s) for s in ('SIGINT', 'SIGTERM', 'SIGHUP') if hasattr(signal, s))
+
 @contextlib.contextmanager
 def deferred_interrupts(message:str='', # printed to stderr for each signal held back
                         reraise:bool=True, # deliver the first signal held back when the block ends (else drop it)
                        ):
-    "Hold Ctrl-C (SIGINT) and SIGTERM back while the block runs, e.g. while a checkpoint is written."
+    "Hold Ctrl-C (SIGINT), SIGTERM and SIGHUP back while the block runs, e.g. while a checkpoint is written."
     if threading.current_thread() is not threading.main_thread(): yield []; return
     held = []
     def hold(sig, frame):
         held.append(sig)
         if message: print(message, file=sys.stderr, flush=True)
-    old = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
+    old = {s: signal.signal(s, hold) for s in _STOP_SIGNALS if signal.getsignal(s) != signal.SIG_IGN}   # nohup stays nohup
     try: yield held
     finally:
         for s, h in old.items(): signal.signal(s, h)
@@ -249,7 +251,7 @@ def check_device(name, what:str='--device'):
     return dev
 
 # %% ../nbs/A4_safeguards.ipynb #b39b2e22
-EXIT_CODES = dict(ok=0, failed=1, user=2, bug=70, interrupted=130, broken_pipe=141, terminated=143)
+EXIT_CODES = dict(ok=0, failed=1, user=2, bug=70, hangup=129, interrupted=130, broken_pipe=141, terminated=143)
 
 def _first_line(e:BaseException) -> str:
     s = str(e).strip()
@@ -284,19 +286,21 @@ def run_cli(prog:str, main, argv:list|None=None):
     say = lambda msg: print(f"{prog}: {msg}", file=sys.stderr, flush=True)
     term = []
     def on_term(sig, frame): term.append(sig); raise KeyboardInterrupt
-    old, shown = None, warnings.showwarning
+    stopped = lambda: EXIT_CODES['hangup' if term[0] == getattr(signal, 'SIGHUP', None) else 'terminated']
+    old, shown = {}, warnings.showwarning
     warnings.showwarning = lambda message, *a, **k: say(f"warning: {message}")   # one line each, not two with the source
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        old = signal.signal(signal.SIGTERM, on_term)
+    if threading.current_thread() is threading.main_thread():
+        for s in _STOP_SIGNALS[1:]:                    # SIGTERM, SIGHUP (a closed terminal): the clean path of Ctrl-C
+            if signal.getsignal(s) == signal.SIG_DFL: old[s] = signal.signal(s, on_term)
     try:
         main(argv); code = 0
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        if code == EXIT_CODES['interrupted'] and term: code = EXIT_CODES['terminated']
+        if code == EXIT_CODES['interrupted'] and term: code = stopped()
         if not isinstance(e.code, (int, type(None))): print(e.code, file=sys.stderr)
     except KeyboardInterrupt:
-        say('interrupted' + (' (SIGTERM)' if term else ''))
-        code = EXIT_CODES['terminated' if term else 'interrupted']
+        say('interrupted' + (f' ({signal.Signals(term[0]).name})' if term else ''))
+        code = stopped() if term else EXIT_CODES['interrupted']
     except BrokenPipeError:                            # the reader of our output left: not an error
         with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_CODES['broken_pipe']
@@ -311,7 +315,7 @@ def run_cli(prog:str, main, argv:list|None=None):
                 f"Please report it.")
             code = EXIT_CODES['bug']
     finally:
-        if old is not None: signal.signal(signal.SIGTERM, old)
+        for s, h in old.items(): signal.signal(s, h)
         warnings.showwarning = shown
     try: sys.stdout.flush()                            # what is still buffered (--help > /dev/full): fail here, in one line
     except BrokenPipeError:
