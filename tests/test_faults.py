@@ -554,6 +554,17 @@ def test_results_file_through_a_symlink(run, tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path / 'results.json').is_symlink() and len(json.loads((tmp_path / 'real.json').read_text())) == 1
 
+def test_concurrent_records_all_land(run, tmp_path):
+    "Three tnb-evaluate --record into one results file at once: every record is kept (the file is read and rewritten under a lock)."
+    (tmp_path / 's').write_text('a b\n'); (tmp_path / 'r').write_text('a b\n')
+    ps = [subprocess.Popen(cmd('evaluate', run, '--beam', '1', '--src', tmp_path / 's', '--ref', tmp_path / 'r',
+                               '--record', tmp_path / 'results.json', '--id', f'run-{k}'), env=ENV,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for k in range(3)]
+    errs = [p.communicate(timeout=300)[1] for p in ps]
+    assert [p.returncode for p in ps] == [0, 0, 0], errs
+    assert sorted(r['id'] for r in json.loads((tmp_path / 'results.json').read_text())) == ['run-0', 'run-1', 'run-2']
+    assert temps(tmp_path) == []
+
 # ---------------------------------------------------------------------------------------------------------------
 # Issue 9, the command line: sentences after options, tnb-evaluate's default test set, bugs vs mistakes, threads
 # ---------------------------------------------------------------------------------------------------------------

@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a4_safeguards.html.md"""
 
 # %% auto #0
 __all__ = ['EXIT_CODES', 'UserError', 'check_range', 'env_int', 'check_output', 'check_folder', 'stale_temps',
-           'clean_stale_temps', 'atomic_open', 'atomic_write', 'read_stdin_lines', 'run_lock', 'deferred_interrupts',
-           'check_device', 'where', 'run_cli', 'CliParser']
+           'clean_stale_temps', 'atomic_open', 'atomic_write', 'read_stdin_lines', 'run_lock', 'folder_lock',
+           'deferred_interrupts', 'check_device', 'where', 'run_cli', 'CliParser']
 
 # %% ../nbs/A4_safeguards.ipynb #09a24774
 import argparse, contextlib, errno, math, os, signal, stat, sys, threading, time, traceback, warnings
@@ -207,6 +207,16 @@ def run_lock(folder, what:str='run folder',
         raise
     finally:
         del _HELD[key]; _flock(f, False); f.close()
+
+@contextlib.contextmanager
+def folder_lock(folder):
+    """Wait until this process holds an exclusive lock on the folder itself (no file is created in it), for a short
+    read-modify-write of a file in it, such as a results file that two evaluations add to at once."""
+    try: import fcntl
+    except ImportError: yield Path(folder); return     # Windows: no flock on folders; one writer at a time is up to you
+    fd = os.open(folder, os.O_RDONLY)
+    try: fcntl.flock(fd, fcntl.LOCK_EX); yield Path(folder)
+    finally: os.close(fd)                              # closing releases the lock
 
 # %% ../nbs/A4_safeguards.ipynb #21cedd76
 _STOP_SIGNALS = tuple(getattr(signal, s) for s in ('SIGINT', 'SIGTERM', 'SIGHUP') if hasattr(signal, s))
