@@ -337,6 +337,12 @@ def test_average_needs_one_config_and_one_tokenizer(run, tmp_path):
     one_line(tool('average', latest_checkpoint(run), drop, '-o', tmp_path / 'avg.pt'), 'tnb-average', 'different training settings (p_drop: 0.0 vs 0.3)')
     assert not (tmp_path / 'avg.pt').exists() and temps(tmp_path) == []
 
+def test_average_never_replaces_a_training_checkpoint(run, tmp_path):
+    shutil.copytree(run, tmp_path / 'run'); newest = latest_checkpoint(tmp_path / 'run'); before = newest.read_bytes()
+    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', newest), 'tnb-average', 'is one of the checkpoints to average')
+    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', tmp_path / 'run' / 'checkpoint-0099999.pt'), 'tnb-average', 'call it e.g. avg.pt')
+    assert newest.read_bytes() == before and [p.name for p in list_checkpoints(tmp_path / 'run')] == ['checkpoint-0000010.pt', 'checkpoint-0000020.pt']
+
 def test_missing_or_foreign_fields_get_one_line_naming_the_file(run, tmp_path):
     r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt')
     assert r.returncode == 0, r.stderr

@@ -9,7 +9,7 @@ __all__ = ['train_parser', 'train_cli', 'train_main', 'translate_parser', 'trans
            'evaluate_cli', 'evaluate_main', 'average_parser', 'average_cli', 'average_main']
 
 # %% ../nbs/12_cli.ipynb #87cba2a7
-import argparse, json, os, shlex, sys, time, warnings
+import argparse, json, os, re, shlex, sys, time, warnings
 from contextlib import nullcontext
 from pathlib import Path
 from .safeguards import (UserError, check_range, env_int, check_output, check_folder, check_device,
@@ -418,6 +418,11 @@ def average_cli(argv:list|None=None):
         paths = found[-a.last:]
     twice = sorted({str(p) for p in paths if sum(os.path.realpath(q) == os.path.realpath(p) for q in paths) > 1})
     if twice: raise UserError(f"{twice[0]} is given more than once")
+    if any(os.path.realpath(p) == os.path.realpath(a.output) for p in paths):
+        raise UserError(f"-o {a.output} is one of the checkpoints to average; the run could no longer resume from it: write elsewhere")
+    if re.fullmatch(r'checkpoint-\d+\.pt', Path(a.output).name):
+        raise UserError(f"-o {a.output}: a checkpoint-<step>.pt name would pass the average off as a training checkpoint "
+                        f"(the newest of its folder, which --resume and tnb-translate pick); call it e.g. avg.pt")
     out = save_averaged(paths, a.output)
     print(f"averaged {len(paths)} checkpoints ({', '.join(p.name for p in paths)}) -> {out}", file=sys.stderr if _direct(out) else sys.stdout)
 
