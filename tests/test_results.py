@@ -2,7 +2,7 @@
 import json, re
 from pathlib import Path
 import pytest
-from transformer_nb.evaluation import RESULT_KEYS, load_results, results_table, add_result
+from transformer_nb.evaluation import RESULT_KEYS, load_results, results_table, headline_table, add_result
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / 'results' / 'results.json'
@@ -27,9 +27,22 @@ def test_results_file_has_real_records():
         assert 'nrefs:1' in r['bleu_signature'] and ('CPU' in r['hardware'] or 'CUDA' in r['hardware']), r['id']
 
 def test_readme_table_is_built_from_the_results_file():
-    table = results_table(load_results(RESULTS))
+    "README and index show the headline generated from the results file (the full table is in 11_results)."
+    table = headline_table(load_results(RESULTS))
     assert table in (ROOT / 'README.md').read_text(), "README.md's results table differs from results/results.json: run tools/make_readme.py"
-    assert table in stored_markdown_outputs(ROOT / 'nbs' / 'index.ipynb')
+    assert table in stored_markdown_outputs(ROOT / 'nbs' / 'index.ipynb'), "re-run nbs/index.ipynb"
+
+def test_headline_is_the_best_record_of_each_direction_and_hardware():
+    recs = load_results(RESULTS)
+    rows = [l for l in headline_table(recs).splitlines()[2:]]
+    groups = {(r['dataset'], r['direction'], r['hardware']) for r in recs}
+    assert len(rows) == len(groups), (len(rows), groups)
+    for ds, direction, hw in groups:
+        mine = [r for r in recs if (r['dataset'], r['direction'], r['hardware']) == (ds, direction, hw)]
+        best = max(mine, key=lambda r: (r['bleu_lc'], r['exact_match']))
+        assert sum(f"| {best['id']} |" in l for l in rows) == 1, best['id']          # the best one is shown, once
+        for r in mine:
+            if r is not best: assert all(f"| {r['id']} |" not in l for l in rows), r['id']
 
 def test_results_notebook_shows_the_results_file():
     assert results_table(load_results(RESULTS)) in stored_markdown_outputs(ROOT / 'nbs' / '11_results.ipynb'), \
@@ -93,3 +106,39 @@ def test_table3_notebook_and_readme_show_the_file():
 def test_corrupt_results_file_is_named(tmp_path):
     (tmp_path / 't3.json').write_text('[{"id": "base",')
     with pytest.raises(ValueError, match=r't3.json: not a results file'): load_results(tmp_path / 't3.json', TABLE3_KEYS)
+
+# --- stored translations behind the significance tests (11_results, 10_decoding; experiments/hypotheses.py) ---
+from transformer_nb.evaluation import corpus_scores
+from transformer_nb.datasets import find_multi30k, load_dataset
+
+HYPS = ROOT / 'results' / 'hyps'
+GPU_LOGS = ROOT / 'results' / 'gpu' / 'logs'
+
+def stored_translations():
+    "(file, split, pair, the scores recorded for it) for every stored translation file."
+    out = []
+    for r in load_results(RESULTS):
+        f = GPU_LOGS / f"{r['id'].removesuffix('-avg5-beam4')}.test.avg5-beam4.txt"
+        if 'gpu' in r['id'] and r['id'].endswith('-avg5-beam4'): out.append((f, 'test', r['direction'], r))
+    for m in json.loads((HYPS / 'hyps.json').read_text()).values(): out.append((HYPS / m['file'], m['split'], 'en-de', m))
+    return out
+
+def test_stored_translations_have_their_provenance():
+    files = stored_translations()
+    assert sum(f.parent == GPU_LOGS for f, *_ in files) == 6, "one file per GPU run"
+    assert any(m.get('reproduces_table3') for f, s, p, m in files if f.parent == HYPS), "no Table 3 run reproduced"
+    for f, split, _, m in files:
+        assert f.exists(), f
+        assert len(f.read_text().splitlines()) == {'test': 1000, 'valid': 1014}[split], f
+        if f.parent == HYPS:
+            assert m['command'].startswith('tnb-evaluate ') and f"--split {split}" in m['command'], f
+            assert re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', m['commit']) and 'CPU' in m['hardware'], f
+
+@pytest.mark.skipif(find_multi30k() is None, reason="Multi30k is not on this machine (tests never download)")
+def test_stored_translations_give_their_recorded_scores():
+    refs = {}
+    for f, split, pair, m in stored_translations():
+        if (pair, split) not in refs:
+            refs[pair, split] = [t for _, t in getattr(load_dataset('multi30k', *pair.split('-'), data_dir=find_multi30k()), split)]
+        sc = corpus_scores(f.read_text().splitlines(), refs[pair, split])
+        assert (sc['bleu'], sc['bleu_lc']) == (m['bleu'], m['bleu_lc']), (f.name, sc['bleu'], m['bleu'])
