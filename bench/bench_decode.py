@@ -1,5 +1,6 @@
 #!/usr/bin/env python
 """Decoding speed: sentences/s with and without the key/value cache, greedy vs beam 4 (10_decoding, §6.1).
+(Against OpenNMT-py and CTranslate2: bench/bench_peers.py; where beam search spends its time: bench/profile_decode.py.)
 
 Not a test: it prints figures. Each setting is timed `--repeats` times and the median is reported, with ratios
 against the baseline measured in the same run (uncached greedy), so figures from one run compare with each other.
@@ -21,7 +22,9 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.decoding import greedy_decode, beam_search, length_batches
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SRC = ROOT.parent / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz'
+DEFAULT_SRC = next((p / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz' for p in ROOT.parents
+                    if (p / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz').is_file()),
+                   ROOT.parent / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz')
 
 def read_lines(path):
     op = gzip.open if str(path).endswith('.gz') else open

@@ -365,3 +365,17 @@ def test_cuda_parity():
     qh, kh, vh = q.half(), k.half(), v.half()
     torch.testing.assert_close(sdpa_attention(qh, kh, vh, m).float(), attention(q, k, v, m)[0], rtol=0, atol=2e-2)
 
+
+
+def test_broadcast_shapes_matches_torch():
+    "The plain-Python broadcast (no ~1 s sympy import on first use) agrees with torch.broadcast_shapes, errors included."
+    import random
+    from transformer_nb.attention import _broadcast_shapes
+    rng = random.Random(0)
+    for _ in range(2000):
+        shapes = [tuple(rng.choice([1, 2, 3]) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(1, 3))]
+        try: want = torch.broadcast_shapes(*shapes)
+        except RuntimeError: want = 'error'
+        try: got = _broadcast_shapes(*shapes)
+        except RuntimeError: got = 'error'
+        assert got == want, shapes

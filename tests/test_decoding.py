@@ -291,3 +291,59 @@ def test_beam_search_does_not_stop_while_a_better_hypothesis_is_alive():
         ids, score = beam_search_nbest(m, src, beam=4, alpha=alpha, use_cache=False)[0][0]
         assert ids == [4, 4, 4, 4, 4], (alpha, ids, score)
         assert ids == greedy_decode(m, src, use_cache=False)[0]
+
+
+# ---- the fast beam search (beam_search_nbest) against the readable one (beam_search_reference) ----
+@pytest.mark.parametrize('kw', CONFIGS)
+@pytest.mark.parametrize('dtype', [torch.float64, torch.float32])
+def test_fast_beam_search_equals_reference(kw, dtype):
+    "Identical n-best lists and identical float scores (==, not a tolerance) on random batches, beams, penalties, caps."
+    from transformer_nb.decoding import beam_search_reference
+    m = make_model(dtype=dtype, **kw)
+    for seed in range(10):
+        src = rand_src(n=1 + seed % 9, hi=1 + seed % 12, seed=100 + seed)
+        for k, alpha, extra in [(4, 0.6, 50), (1, 0.6, 50), (3, 1.0, 2), (5, 0.0, 0), (2, 0.6, 5)]:
+            ref = beam_search_reference(m, src, k, alpha, extra)
+            assert beam_search_nbest(m, src, k, alpha, extra) == ref, (seed, k, alpha, extra)
+            # nbest=1 stops sentences earlier, so the others run in smaller batches: same ids, scores to float rounding
+            same_nbest(beam_search_nbest(m, src, k, alpha, extra, nbest=1), [h[:1] for h in ref],
+                       eps=1e-9 if dtype == torch.float64 else 1e-5)
+            assert beam_search(m, src, k, alpha, extra) == [h[0][0] for h in ref]
+    assert beam_search_nbest(m, src, use_cache=False) == beam_search_reference(m, src, use_cache=False)
+
+def test_fast_beam_search_equals_reference_at_the_cap_and_when_scripted():
+    from transformer_nb.decoding import beam_search_reference
+    m, src = no_eos_model(), rand_src(seed=5)          # every hypothesis runs into its cap
+    for extra in (0, 3):
+        assert beam_search_nbest(m, src, max_extra=extra) == beam_search_reference(m, src, max_extra=extra)
+    untrained = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V)).eval()
+    assert beam_search_nbest(untrained, rand_src(seed=6)) == beam_search_reference(untrained, rand_src(seed=6))
+    sm, s = ScriptedModel(), torch.tensor([[7, 8, EOS_ID]])
+    for alpha in (0.0, 0.6, 1.0):
+        assert beam_search_nbest(sm, s, alpha=alpha, use_cache=False) == beam_search_reference(sm, s, alpha=alpha, use_cache=False)
+
+def test_beam_larger_than_vocabulary(model):
+    from transformer_nb.decoding import beam_search_reference
+    assert len(beam_search(model, torch.tensor([[5, 3]]), beam=V)) == 1                 # the whole vocabulary is fine
+    for f in (beam_search_nbest, beam_search_reference):
+        with pytest.raises(ValueError, match=f'beam={V + 1} is more than the target vocabulary of {V} pieces'): f(model, torch.tensor([[5, 3]]), beam=V + 1)
+    for bad in (0, 5, 2.0):
+        with pytest.raises(ValueError, match='nbest='): beam_search_nbest(model, torch.tensor([[5, 3]]), beam=4, nbest=bad)
+    assert [len(h) for h in beam_search_nbest(model, rand_src(seed=9), beam=4, nbest=2)] == [2] * 8
+
+def test_nbest_one_stops_earlier_with_the_same_answer():
+    "With nbest=1 a sentence stops once its best finished hypothesis beats the bound: fewer decoder steps, same best."
+    from transformer_nb.decoding import beam_search_reference
+    m, src = make_model(), rand_src(n=12, seed=11)
+    calls = {'n': 0}
+    class Counting(torch.nn.Module):
+        def __init__(self, m): super().__init__(); self.m, self.cfg = m, m.cfg
+        def encode(self, *a, **k): return self.m.encode(*a, **k)
+        def init_cache(self): return self.m.init_cache()
+        def decode(self, *a, **k): calls['n'] += a[2].shape[0]; return self.m.decode(*a, **k)
+    c = Counting(m)
+    full = beam_search_nbest(c, src); rows_full = calls['n']; calls['n'] = 0
+    best = beam_search_nbest(c, src, nbest=1); rows_best = calls['n']
+    same_nbest(best, [h[:1] for h in full], eps=1e-9)
+    same_nbest(best, [h[:1] for h in beam_search_reference(m, src)], eps=1e-9)
+    assert rows_best < rows_full, (rows_best, rows_full)

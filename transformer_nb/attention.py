@@ -16,6 +16,15 @@ import torch.nn.functional as F
 from .core import PAD_ID
 
 # %% ../nbs/01_attention.ipynb #4f9bb243
+def _broadcast_shapes(*shapes) -> torch.Size:
+    "`torch.broadcast_shapes` in plain Python: the same result or RuntimeError, without its ~1 s first-call import (sympy)."
+    out = [1] * max(map(len, shapes), default=0)
+    for s in shapes:
+        for i, d in enumerate(s, len(out) - len(s)):
+            if d != 1 and out[i] not in (1, d): raise RuntimeError(f"shapes {[tuple(x) for x in shapes]} do not broadcast")
+            if d != 1: out[i] = d
+    return torch.Size(out)
+
 def check_mask(mask:torch.Tensor|None, # bool, True = may attend
                n_q:int, # number of queries
                n_k:int, # number of keys
@@ -33,7 +42,7 @@ def check_mask(mask:torch.Tensor|None, # bool, True = may attend
                          f"(queries x keys); expected (..., 1 or {n_q}, {n_k})")
     if batch is not None:
         batch = tuple(batch)
-        try: ok = torch.broadcast_shapes(mask.shape[:-2], batch) == batch
+        try: ok = _broadcast_shapes(mask.shape[:-2], batch) == batch
         except RuntimeError: ok = False
         if not ok:
             raise ValueError(f"mask of shape {tuple(mask.shape)} does not broadcast to the scores' shape "
@@ -55,7 +64,7 @@ def check_qkv(q:torch.Tensor, # (..., n_q, d_k)
         raise ValueError(f"queries and keys must have the same last dim d_k: q {tuple(q.shape)} vs k {tuple(k.shape)}")
     if k.shape[-2] != v.shape[-2]:
         raise ValueError(f"keys and values must be as many (n_k): k {tuple(k.shape)} vs v {tuple(v.shape)}")
-    try: batch = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    try: batch = _broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
     except RuntimeError:
         raise ValueError(f"batch dims of q {tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)} do not broadcast") from None
     check_mask(mask, q.shape[-2], k.shape[-2], batch)

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/decoding.html.md"""
 
 # %% auto #0
 __all__ = ['TRAINING_ONLY', 'inference', 'check_src', 'max_output_lengths', 'next_token_logits', 'greedy_decode',
-           'length_penalty', 'beam_search_nbest', 'beam_search', 'length_batches', 'translate',
+           'length_penalty', 'beam_search_reference', 'beam_search_nbest', 'beam_search', 'length_batches', 'translate',
            'check_same_architecture', 'average_checkpoints', 'save_averaged']
 
 # %% ../nbs/10_decoding.ipynb #d7493d2a
@@ -93,13 +93,13 @@ def length_penalty(n, # |Y|: generated tokens, EOS included (int, float or tenso
     return ((5 + n) / 6) ** alpha
 
 # %% ../nbs/10_decoding.ipynb #4be7ebdf
-def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
-                      beam:int=4, # hypotheses kept per sentence (k)
-                      alpha:float=0.6, # length penalty exponent, lp(Y) = ((5+|Y|)/6)^alpha
-                      max_extra:int=50, # a sentence may generate (its length + max_extra) tokens, EOS included
-                      use_cache:bool=True, # False recomputes the whole prefix every step
+def beam_search_reference(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
+                              beam:int=4, # hypotheses kept per sentence (k)
+                          alpha:float=0.6, # length penalty exponent, lp(Y) = ((5+|Y|)/6)^alpha
+                          max_extra:int=50, # a sentence may generate (its length + max_extra) tokens, EOS included
+                          use_cache:bool=True, # False recomputes the whole prefix every step
                      ) -> list[list[tuple[list[int], float]]]: # per sentence: (ids, log p(Y|X)/lp(|Y|)), best first
-    "Batched beam search; per sentence up to `beam` finished hypotheses with their normalised scores, best first."
+    "Batched beam search, written to be read; per sentence up to `beam` finished hypotheses with their normalised scores, best first."
     if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1: raise ValueError(f"beam={beam!r} must be an int >= 1")
     if alpha < 0: raise ValueError(f"alpha={alpha} must be >= 0")
     if beam > model.cfg.tgt_vocab: raise ValueError(f"beam={beam} is more than the target vocabulary of {model.cfg.tgt_vocab} pieces")
@@ -134,7 +134,7 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
                 for k in range(K):
                     if scores[i, k].isfinite(): finished[alive[i]].append((scores[i, k].item() / lp, ys[i * K + k, 1:].tolist()))
             kth = torch.tensor([sorted(x for x, _ in finished[s])[-K] if len(finished[s]) >= K else -math.inf
-                                for s in alive.tolist()], dtype=torch.float64, device=dev)  # (b,) k-th best finished
+                                    for s in alive.tolist()], dtype=torch.float64, device=dev)  # (b,) k-th best finished
             bound = scores.max(1).values / length_penalty(limits[alive].double(), alpha)  # best an alive one can reach
             keep = (~(at_limit | (kth >= bound))).nonzero().flatten()          # sentences still searching
             if keep.numel() == 0: break
@@ -147,13 +147,87 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
             r = K
         return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:K]] for f in finished]
 
+# %% ../nbs/10_decoding.ipynb #6803ad26
+def _follow_parents(cache, rows:torch.Tensor, sentences_changed:bool):
+    "Reorder every layer's self-attention cache to `rows`; the encoder-decoder caches only when sentences changed."
+    for self_kv, cross_kv in cache.layers:
+        self_kv.select(rows)                                  # each hypothesis' own prefix keys/values
+        if sentences_changed: cross_kv.select(rows)           # a sentence's k rows are identical: any parent will do
+
+def _add_finished(finished:list, alive:torch.Tensor, new:torch.Tensor, ids):
+    "Append (score, token ids) to `finished` for every finite entry of `new` (b, k); `ids(i, j)` gives their tokens."
+    i, j = new.isfinite().nonzero(as_tuple=True)
+    if i.numel() == 0: return
+    for s, score, h in zip(alive[i].tolist(), new[i, j].tolist(), ids(i, j).tolist()): finished[s].append((score, h))
+
+# %% ../nbs/10_decoding.ipynb #857e7d13
+def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
+                      beam:int=4, # hypotheses kept per sentence (k)
+                      alpha:float=0.6, # length penalty exponent, lp(Y) = ((5+|Y|)/6)^alpha
+                      max_extra:int=50, # a sentence may generate (its length + max_extra) tokens, EOS included
+                      use_cache:bool=True, # False recomputes the whole prefix every step
+                      nbest:int|None=None, # finished hypotheses to return per sentence (default: beam)
+                     ) -> list[list[tuple[list[int], float]]]: # per sentence: (ids, log p(Y|X)/lp(|Y|)), best first
+    "Batched beam search: `beam_search_reference`'s results (its `nbest` best), with less work (see the text above)."
+    if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1: raise ValueError(f"beam={beam!r} must be an int >= 1")
+    if alpha < 0: raise ValueError(f"alpha={alpha} must be >= 0")
+    if beam > model.cfg.tgt_vocab: raise ValueError(f"beam={beam} is more than the target vocabulary of {model.cfg.tgt_vocab} pieces")
+    nbest = beam if nbest is None else nbest
+    if not isinstance(nbest, int) or not 1 <= nbest <= beam: raise ValueError(f"nbest={nbest!r} must be an int in 1..beam={beam}")
+    with inference(model):
+        src = check_src(model, src)
+        (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
+        limits = max_output_lengths(model, src, max_extra)      # (B,)
+        src_mask = pad_mask(src, model.cfg.pad_id)             # (B, 1, 1, S)
+        memory = model.encode(src, src_mask)                   # (B, S, d_model): the encoder runs once
+        lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
+        finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
+        kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)   # (b, nbest) best finished scores
+        alive = torch.arange(B, device=dev)                    # sentences still searching
+        mem, smask, r, n = memory, src_mask, 1, min(2 * K, V)  # per row; r hypotheses per sentence (1 at first)
+        ys = torch.full((B, 1), BOS_ID, dtype=torch.long, device=dev)       # (b*r, t) the hypotheses
+        scores = torch.zeros(B, 1, dtype=torch.float64, device=dev)         # (b, r) their log-probabilities
+        cache = model.init_cache() if use_cache else None
+        for t in range(int(limits.max())):
+            b = alive.numel()
+            inp = ys[:, -1:] if use_cache else ys
+            logp = next_token_logits(model, model.decode(mem, smask, inp, cache=cache)[:, -1]).log_softmax(-1)  # (b*r, V)
+            best_lp, best_tok = logp.topk(n, dim=1)                                 # (b*r, n) each hypothesis' n best
+            cand = (scores[:, :, None] + best_lp.view(b, r, n)).view(b, r * n)      # (b, r*n) float64 sums
+            top, j = cand.topk(min(2 * K, r * n), dim=1)                            # (b, 2K) best first
+            origin, tok = j // n, best_tok.view(b, r * n).gather(1, j)              # parent hypothesis, new token
+            eos, lp = tok == EOS_ID, length_penalty(t + 1, alpha)                   # |Y| = t+1, EOS included
+            new = torch.where(eos[:, :K] & top[:, :K].isfinite(), top[:, :K] / lp, -math.inf)  # (b, K) EOS among K best
+            _add_finished(finished, alive, new, lambda i, j: ys[i * r + origin[i, j], 1:])
+            order = (eos.long() * top.shape[1] + torch.arange(top.shape[1], device=dev)).argsort(1)[:, :K]
+            scores, tok = top.gather(1, order), tok.gather(1, order)              # (b, K) the K best non-EOS
+            rows = (torch.arange(b, device=dev)[:, None] * r + origin.gather(1, order)).flatten()  # (b*K,) parents
+            ys = torch.cat([ys.index_select(0, rows), tok.reshape(-1, 1)], 1)      # (b*K, t+2)
+            at_limit = t + 1 >= limits[alive]                                   # (b,) out of length: alive ones finish
+            ended = torch.where(at_limit[:, None] & scores.isfinite(), scores / lp, -math.inf)   # (b, K)
+            _add_finished(finished, alive, ended, lambda i, k: ys[i * K + k, 1:])
+            kbest = torch.cat([kbest, new, ended], 1).topk(nbest, dim=1).values # (b, nbest) the best finished so far
+            bound = scores.max(1).values / lp_cap[alive]                        # best an alive one can reach
+            keep = (~(at_limit | (kbest[:, -1] >= bound))).nonzero().flatten()  # sentences whose n-best may change
+            if keep.numel() == 0: break
+            changed = r == 1 or keep.numel() < b                                # first step (1 -> K rows) or some left
+            rows = rows.view(b, K)[keep].flatten()
+            ys, scores, kbest = ys.view(b, K, -1)[keep].flatten(0, 1), scores[keep], kbest[keep]
+            if changed:
+                alive = alive[keep]
+                per_row = alive.repeat_interleave(K)                            # (b*K,) sentence of each row
+                mem, smask = memory.index_select(0, per_row), src_mask.index_select(0, per_row)
+            if cache is not None: _follow_parents(cache, rows, changed)
+            r = K
+        return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:nbest]] for f in finished]
+
 # %% ../nbs/10_decoding.ipynb #049802a4
 def beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                 beam:int=4, alpha:float=0.6, max_extra:int=50, use_cache:bool=True,
                 return_scores:bool=False, # also return each best hypothesis' log p(Y|X)/lp(|Y|)
                ) -> list[list[int]] | tuple[list[list[int]], list[float]]:
     "Beam search with the paper's settings (beam 4, alpha 0.6, length <= input + 50): the best ids per sentence."
-    nbest = beam_search_nbest(model, src, beam, alpha, max_extra, use_cache)
+    nbest = beam_search_nbest(model, src, beam, alpha, max_extra, use_cache, nbest=1)   # stops when the best is certain
     ids = [h[0][0] for h in nbest]
     return (ids, [h[0][1] for h in nbest]) if return_scores else ids
 

@@ -1,0 +1,136 @@
+#!/usr/bin/env python
+"""The OpenNMT-py side of `bench/bench_decode.py --peer opennmt`. It runs in OpenNMT-py's own virtual environment
+(never in ours: OpenNMT-py 3.5.1 pins torch<2.3), so it imports nothing from transformer_nb.
+
+    python peer_opennmt.py convert OURS.pt ONMT.pt   # port a pre-LN transformer_nb checkpoint's weights into OpenNMT-py
+    python peer_opennmt.py serve ONMT.pt             # answer JSON requests on stdin, one per line (see `serve`)
+
+The port is exact: OpenNMT-py 3.5.1's Transformer is pre-LN (a LayerNorm before each sub-layer and one at the end of
+each stack), with interleaved sinusoids 10000^(-2i/d_model) (`SinusoidalInterleaved`), embeddings scaled by
+sqrt(d_model), biases on the Q/K/V/output projections (`-add_qkvbias`) and on the FFN (`-add_ffnbias`). With the same
+LayerNorm epsilon (1e-5) it computes the function our `norm_first=True` model computes, so both decoders search the same
+distribution and their greedy outputs agree (the benchmark counts how many sentences agree). OpenNMT-py has no
+post-LN Transformer, which is why the benchmark's peer model is a pre-LN `mini`.
+
+Setup (once; about 1 minute from PyPI):
+    python -m venv /work/wt/onmt-venv && . /work/wt/onmt-venv/bin/activate
+    pip install torch==2.13.0 && pip install --no-deps opennmt-py==3.5.1
+    pip install configargparse pyyaml pyonmttok six rapidfuzz pyahocorasick sacrebleu sentencepiece
+OpenNMT-py imports spacy and fasttext at start-up only for transforms this benchmark does not use; bench_decode.py puts
+one-line stub modules for those two on PYTHONPATH (see `write_stubs`) rather than installing them.
+Loading its own checkpoints under torch >= 2.6 needs TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 (bench_decode.py sets it).
+"""
+import json, sys, time
+from pathlib import Path
+
+ONMT_SPECIALS = {0: '<blank>', 1: '<unk>', 2: '<s>', 3: '</s>'}   # transformer_nb's pad/unk/bos/eos ids -> OpenNMT tokens
+
+def model_opts(cfg:dict):
+    "OpenNMT-py training options that build the architecture of our config `cfg`."
+    import onmt.opts as opts
+    from onmt.utils.parse import ArgumentParser
+    p = ArgumentParser(); opts.train_opts(p)
+    args = ['-config', '', '-data', '{}', '-src_vocab', 'unused', '-share_vocab', '-model_dtype', 'fp32',
+            '-encoder_type', 'transformer', '-decoder_type', 'transformer', '-enc_layers', str(cfg['N']),
+            '-dec_layers', str(cfg['N']), '-hidden_size', str(cfg['d_model']), '-word_vec_size', str(cfg['d_model']),
+            '-transformer_ff', str(cfg['d_ff']), '-heads', str(cfg['h']), '-position_encoding',
+            '-position_encoding_type', 'SinusoidalInterleaved', '-add_qkvbias', '-add_ffnbias', '-norm_eps', '1e-5',
+            '-share_embeddings', '-share_decoder_embeddings', '-dropout', '0.0', '-attention_dropout', '0.0']
+    o = p.parse_known_args(args)[0]
+    ArgumentParser.update_model_opts(o); ArgumentParser.validate_model_opts(o)
+    return o
+
+def check_portable(cfg:dict, path):
+    "Raise ValueError unless OpenNMT-py 3.5.1 can express the config exactly."
+    why = []
+    if not cfg.get('norm_first'): why.append("it is post-LN (OpenNMT-py 3.5.1's Transformer is pre-LN only)")
+    if cfg.get('pos', 'sinusoidal') != 'sinusoidal': why.append(f"pos={cfg['pos']!r} (ported: sinusoidal only)")
+    if cfg.get('tie', 'all') != 'all': why.append(f"tie={cfg['tie']!r} (ported: the shared vocabulary, tie='all')")
+    if cfg['d_k'] * cfg['h'] != cfg['d_model'] or cfg['d_v'] != cfg['d_k']: why.append("d_k, d_v != d_model/h")
+    if why: raise ValueError(f"{path}: cannot port to OpenNMT-py: {'; '.join(why)}")
+
+def convert(ours, out):
+    "Port our checkpoint `ours` (weights, config, SentencePiece vocabulary) into an OpenNMT-py checkpoint `out`."
+    import torch, pyonmttok, sentencepiece as spm
+    from onmt.model_builder import build_base_model
+    from onmt.inputters.inputter import vocabs_to_dict
+    ck = torch.load(ours, map_location='cpu', weights_only=True)
+    cfg, sd = ck['config'], ck['model']
+    check_portable(cfg, ours)
+    sp = spm.SentencePieceProcessor(model_proto=bytes(ck['tokenizer']))
+    tokens = [ONMT_SPECIALS.get(i, sp.id_to_piece(i)) for i in range(sp.get_piece_size())]
+    voc = pyonmttok.build_vocab_from_tokens(tokens)
+    assert voc.ids_to_tokens == tokens, "pyonmttok reordered the vocabulary"
+    vocabs = {'src': voc, 'tgt': voc, 'data_task': 'seq2seq', 'decoder_start_token': '<s>'}
+    o = model_opts(cfg)
+    m = build_base_model(o, vocabs)
+    new = {}
+    def mha(k, ours_k):
+        W, b = sd[f'{ours_k}.in_proj.weight'], sd[f'{ours_k}.in_proj.bias']
+        d = cfg['h'] * cfg['d_k']
+        for name, sl in (('linear_query', slice(0, d)), ('linear_keys', slice(d, 2 * d)), ('linear_values', slice(2 * d, 3 * d))):
+            new[f'{k}.{name}.weight'], new[f'{k}.{name}.bias'] = W[sl], b[sl]
+        new[f'{k}.final_linear.weight'], new[f'{k}.final_linear.bias'] = sd[f'{ours_k}.out_proj.weight'], sd[f'{ours_k}.out_proj.bias']
+    def copy(k, ours_k):
+        for p in ('weight', 'bias'): new[f'{k}.{p}'] = sd[f'{ours_k}.{p}']
+    emb = sd['src_emb.lut.weight']
+    for side in ('encoder', 'decoder'): new[f'{side}.embeddings.make_embedding.emb_luts.0.weight'] = emb
+    for i in range(cfg['N']):
+        e, oe = f'encoder.transformer.{i}', f'encoder.{i}'
+        mha(f'{e}.self_attn', f'{oe}.self_attn'); copy(f'{e}.layer_norm', f'{oe}.sub.0.norm')
+        copy(f'{e}.feed_forward.layer_norm', f'{oe}.sub.1.norm')
+        copy(f'{e}.feed_forward.w_1', f'{oe}.ffn.w_1'); copy(f'{e}.feed_forward.w_2', f'{oe}.ffn.w_2')
+        d, od = f'decoder.transformer_layers.{i}', f'decoder.{i}'
+        mha(f'{d}.self_attn', f'{od}.self_attn'); copy(f'{d}.layer_norm_1', f'{od}.sub.0.norm')
+        mha(f'{d}.context_attn', f'{od}.cross_attn'); copy(f'{d}.layer_norm_2', f'{od}.sub.1.norm')
+        copy(f'{d}.feed_forward.layer_norm', f'{od}.sub.2.norm')
+        copy(f'{d}.feed_forward.w_1', f'{od}.ffn.w_1'); copy(f'{d}.feed_forward.w_2', f'{od}.ffn.w_2')
+    copy('encoder.layer_norm', 'enc_norm'); copy('decoder.layer_norm', 'dec_norm')
+    target = m.state_dict()
+    missing = [k for k in target if k not in new and not k.endswith('.pe.pe') and not k.startswith('generator')]
+    if missing: raise ValueError(f"port incomplete, OpenNMT-py tensors not set: {missing[:5]}")
+    for k, v in new.items():
+        if tuple(target[k].shape) != tuple(v.shape): raise ValueError(f"{k}: shape {tuple(v.shape)} vs {tuple(target[k].shape)}")
+    model_sd = {k: (new[k] if k in new else v).clone() for k, v in target.items() if not k.startswith('generator')}
+    gen = {'weight': emb.clone(), 'bias': torch.zeros(emb.shape[0])}     # our output layer: tied, no bias
+    torch.save({'model': model_sd, 'generator': gen, 'vocab': vocabs_to_dict(vocabs), 'opt': o, 'optim': None}, out)
+    print(f"wrote {out}: OpenNMT-py {cfg['N']}+{cfg['N']} layers, d_model {cfg['d_model']}, vocab {len(tokens)}")
+
+def engine(ckpt, beam:int, max_length:int, batch_size:int, batch_type:str):
+    "An OpenNMT-py inference engine (what onmt_translate builds) with the paper's decoding settings."
+    from onmt.inference_engine import InferenceEnginePY
+    from onmt.opts import translate_opts
+    from onmt.utils.parse import ArgumentParser
+    p = ArgumentParser(); translate_opts(p)
+    opt = p.parse_args(['-model', str(ckpt), '-src', 'unused', '-beam_size', str(beam), '-n_best', '1',
+                        '-length_penalty', 'wu', '-alpha', '0.6', '-max_length', str(max_length), '-max_length_ratio', '0',
+                        '-batch_size', str(batch_size), '-batch_type', batch_type, '-gpu', '-1', '-seed', '0',
+                        '-log_file', '/dev/null', '-output', '/dev/null'])
+    ArgumentParser.validate_translate_opts(opt); ArgumentParser._get_all_transform_translate(opt)
+    ArgumentParser._validate_transforms_opts(opt); ArgumentParser.validate_translate_opts_dynamic(opt)
+    return InferenceEnginePY(opt)
+
+def serve(ckpt):
+    """Requests (one JSON object per line on stdin): {"src": [space-separated pieces per sentence], "beam": k,
+    "max_length": L, "batch_size": n, "batch_type": "tokens"|"sents", "threads": t}. Reply (one line on stdout):
+    {"seconds": wall time of translating all of src, "hyps": [pieces per sentence] or null with "quiet": true}."""
+    import logging, torch
+    logging.disable(logging.CRITICAL)
+    engines, out = {}, sys.stdout
+    sys.stdout = sys.stderr                                # OpenNMT-py prints; keep the reply channel clean
+    for line in sys.stdin:
+        q = json.loads(line)
+        torch.set_num_threads(q.get('threads', 1))
+        key = (q['beam'], q['max_length'], q['batch_size'], q['batch_type'])
+        if key not in engines: engines[key] = engine(ckpt, *key)
+        t0 = time.perf_counter()
+        _, preds = engines[key].infer_list(q['src'])
+        dt = time.perf_counter() - t0
+        out.write(json.dumps({'seconds': dt, 'hyps': None if q.get('quiet') else [p[0] for p in preds]}) + '\n')
+        out.flush()
+
+if __name__ == '__main__':
+    cmd = sys.argv[1] if len(sys.argv) > 1 else ''
+    if cmd == 'convert' and len(sys.argv) == 4: convert(sys.argv[2], sys.argv[3])
+    elif cmd == 'serve' and len(sys.argv) == 3: serve(Path(sys.argv[2]))
+    else: sys.exit(__doc__)

@@ -1,0 +1,226 @@
+#!/usr/bin/env python
+"""Where beam search spends its time (10_decoding, issue 13): a py-spy profile of the readable reference beam search and
+of the fast one, on a trained checkpoint, grouped by what the code does.
+
+    pip install py-spy
+    python bench/profile_decode.py --checkpoint runs/mini-de-en --json results/decode_profile.json
+
+Each decoder translates the first `--n` sentences of Multi30k test2016 (beam 4, alpha 0.6, cap source + 50, batches of
+`--max-tokens` source tokens, one thread) in a child process sampled by py-spy (`--rate` samples/s, Python stacks; a
+native call is charged to the Python line that made it, so a line's share is its share of the wall time). Samples
+are grouped by stack: the encoder; the decoder's attention (softmax(QK^T)V), its output projection (the pre-softmax
+linear layer, |V| wide), the rest of its layers (projections, FFN, LayerNorm, embeddings, the model's Python); the
+log-softmax over the vocabulary (and the PAD/BOS mask); top-k and candidate scores; reordering the key/value caches
+(`select`); and the search's own bookkeeping (every other line of the search loop). Then each decoder is timed without
+the profiler (median of `--repeats`), and the decoder rows (hypotheses x steps) each computes are counted, beside
+those of a search that ends a sentence as soon as its best candidate is EOS (OpenNMT-py's rule, which is not the exact
+search). Not a test: it prints a table and, with --json, stores it.
+"""
+import argparse, gzip, json, linecache, os, statistics, subprocess, sys, tempfile, time, datetime, shutil
+from pathlib import Path
+
+GROUPS = ('encoder', 'decoder: attention', 'decoder: output projection', 'decoder: other layer work',
+          'log-softmax over the vocabulary', 'top-k and candidate scores', 'cache reorder', 'search bookkeeping')
+
+def parse_frame(f):
+    "'func (path:line)' -> (func, path, line)."
+    func, _, rest = f.rpartition(' (')
+    path, _, line = rest.rstrip(')').rpartition(':')
+    return func.split('.')[-1], path, int(line) if line.isdigit() else 0    # 'Transformer.decode' -> 'decode'
+
+def source(path, line, roots):
+    for r in roots:
+        p = Path(r) / path
+        if p.is_file(): return linecache.getline(str(p), line)
+    return linecache.getline(path, line)
+
+def classify(stack, search_fn, roots):
+    "The group of one sampled stack (a list of frames, outermost first), or None outside the search."
+    frames = [parse_frame(f) for f in stack]
+    idx = [i for i, (fn, p, _) in enumerate(frames) if fn == search_fn and p.endswith('decoding.py')]
+    if not idx: return None
+    inner = frames[idx[-1] + 1:]
+    names = [(fn, p) for fn, p, _ in inner]
+    if any(fn == 'encode' and p.endswith('model.py') for fn, p in names): return 'encoder'
+    dec = [(fn, p, l) for fn, p, l in inner if fn == 'decode' and p.endswith('model.py')]
+    if dec:
+        if any(p.endswith('attention.py') for _, p in names): return 'decoder: attention'
+        if 'generator' in source(dec[0][1], dec[0][2], roots): return 'decoder: output projection'
+        return 'decoder: other layer work'
+    if any(fn == 'select' for fn, _ in names) or any(fn == '_follow_parents' for fn, _ in names): return 'cache reorder'
+    if any(fn == 'next_token_logits' for fn, _ in names): return 'log-softmax over the vocabulary'
+    fn, p, l = frames[idx[-1]]
+    text = source(p, l, roots)
+    if 'log_softmax' in text: return 'log-softmax over the vocabulary'
+    if 'topk' in text or 'cand' in text: return 'top-k and candidate scores'
+    if '.select(' in text: return 'cache reorder'
+    return 'search bookkeeping'
+
+def read_lines(path):
+    op = gzip.open if str(path).endswith('.gz') else open
+    with op(path, 'rt', encoding='utf-8') as f: return [l.rstrip('\n') for l in f]
+
+def load(a):
+    import torch
+    from transformer_nb.core import EOS_ID, limit_threads
+    from transformer_nb.training import model_from_checkpoint
+    limit_threads(a.threads)
+    model, tok, _ = model_from_checkpoint(a.checkpoint, device='cpu')
+    return model, [tok.encode(l.strip()) + [EOS_ID] for l in read_lines(a.src)[:a.n]]
+
+def run(fn, model, srcs, max_tokens):
+    import torch
+    from transformer_nb.core import PAD_ID
+    from transformer_nb.decoding import length_batches
+    for batch in length_batches([len(s) for s in srcs], max_tokens):
+        src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
+        for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
+        fn(model, src, beam=4)
+
+def decoders():
+    "{name: (function(model, src, beam), name of the search function in the stacks)}: what `beam_search` runs, and the reference."
+    import transformer_nb.decoding as d
+    out = {}
+    if hasattr(d, 'beam_search_reference'): out['reference'] = (d.beam_search_reference, 'beam_search_reference')
+    out['fast'] = (lambda m, s, beam: d.beam_search_nbest(m, s, beam=beam, nbest=1) if 'nbest' in d.beam_search_nbest.__code__.co_varnames
+                   else d.beam_search_nbest(m, s, beam=beam), 'beam_search_nbest')
+    return out
+
+class Counting:
+    "A model proxy that counts the decoder rows (hypotheses x new positions) it computes."
+    def __init__(self, m): self.m, self.cfg, self.rows = m, m.cfg, 0
+    def encode(self, *a, **k): return self.m.encode(*a, **k)
+    def init_cache(self): return self.m.init_cache()
+    def eval(self): return self
+    def train(self, mode=True): return self
+    @property
+    def training(self): return False
+    def decode(self, memory, src_mask, tgt, *a, **k): self.rows += tgt.shape[0]; return self.m.decode(memory, src_mask, tgt, *a, **k)
+
+def early_stop_rows(model, src, K=4, alpha=0.6, max_extra=50):
+    """Decoder rows of a beam search that ends a sentence as soon as its best candidate is EOS (OpenNMT-py's rule; not
+    the exact search, used here only to count the work that rule does)."""
+    import torch, math
+    from transformer_nb.core import BOS_ID, EOS_ID
+    from transformer_nb.attention import pad_mask
+    from transformer_nb.decoding import inference, max_output_lengths, next_token_logits
+    rows = 0
+    with inference(model):
+        limits = max_output_lengths(model, src, max_extra)
+        src_mask = pad_mask(src, model.cfg.pad_id); memory = model.encode(src, src_mask)
+        B = src.shape[0]; alive = torch.arange(B); mem, smask, r = memory, src_mask, 1
+        ys = torch.full((B, 1), BOS_ID); scores = torch.zeros(B, 1, dtype=torch.float64); cache = model.init_cache()
+        for t in range(int(limits.max())):
+            b = alive.numel(); rows += b * r
+            logp = next_token_logits(model, model.decode(mem, smask, ys[:, -1:], cache=cache)[:, -1]).log_softmax(-1)
+            V = logp.shape[1]
+            top, idx = (scores[:, :, None] + logp.view(b, r, V)).view(b, r * V).topk(2 * K, dim=1)
+            origin, tok = idx // V, idx % V
+            eos = tok == EOS_ID
+            order = (eos.long() * 2 * K + torch.arange(2 * K)).argsort(1)[:, :K]
+            scores, new = top.gather(1, order), tok.gather(1, order)
+            parents = (torch.arange(b)[:, None] * r + origin.gather(1, order)).flatten()
+            ys = torch.cat([ys[parents], new.reshape(-1, 1)], 1)
+            keep = (~(eos[:, 0] | (t + 1 >= limits[alive]))).nonzero().flatten()
+            if keep.numel() == 0: break
+            parents = parents.view(b, K)[keep].flatten(); ys, scores = ys.view(b, K, -1)[keep].flatten(0, 1), scores[keep]
+            cache.select(parents); alive = alive[keep]
+            per_row = alive.repeat_interleave(K); mem, smask, r = memory[per_row], src_mask[per_row], K
+    return rows
+
+def count_rows(model, srcs, max_tokens):
+    "{'reference': rows, 'fast': rows, 'early stop (OpenNMT-py rule)': rows} over the same batches."
+    import torch
+    from transformer_nb.core import PAD_ID
+    from transformer_nb.decoding import length_batches
+    out = {}
+    for name, (fn, _) in decoders().items():
+        c = Counting(model); run(fn, c, srcs, max_tokens); out[name] = c.rows
+    n = 0
+    for batch in length_batches([len(s) for s in srcs], max_tokens):
+        src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
+        for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
+        n += early_stop_rows(model, src)
+    out['early stop (OpenNMT-py rule)'] = n
+    return out
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--checkpoint', required=True)
+    ap.add_argument('--src', default=None, help='source sentences (default: Multi30k test2016 German)')
+    ap.add_argument('--n', type=int, default=500)
+    ap.add_argument('--max-tokens', type=int, default=2000)
+    ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--rate', type=int, default=250, help='py-spy samples per second')
+    ap.add_argument('--repeats', type=int, default=3)
+    ap.add_argument('--json', default=None)
+    ap.add_argument('--worker', default=None, help=argparse.SUPPRESS)   # internal: run one decoder (under py-spy)
+    a = ap.parse_args(argv)
+    root = Path(__file__).resolve().parents[1]
+    a.src = a.src or next((str(p / 'shared/data/multi30k/test_2016_flickr.de.gz') for p in root.parents
+                           if (p / 'shared/data/multi30k/test_2016_flickr.de.gz').is_file()), None)
+    if a.src is None: sys.exit("test_2016_flickr.de.gz not found: give --src")
+    if a.worker:                                                       # load, warm up, wait for py-spy, run
+        model, srcs = load(a); fn = decoders()[a.worker][0]
+        run(fn, model, srcs[:50], a.max_tokens)
+        print('ready', flush=True); sys.stdin.readline()
+        run(fn, model, srcs, a.max_tokens); return
+    spy = shutil.which('py-spy') or str(Path(sys.executable).parent / 'py-spy')
+    if not Path(spy).exists(): sys.exit("py-spy not found: pip install py-spy")
+    import torch, transformer_nb
+    from transformer_nb.core import hardware, git_commit
+    roots = [str(Path(transformer_nb.__file__).parents[1]), *sys.path]
+    names, out, work = list(decoders()), {}, Path(tempfile.mkdtemp(prefix='profile_decode.'))
+    load_before = os.getloadavg()
+    for name in names:
+        raw = work / f'{name}.txt'
+        args = ['--checkpoint', str(a.checkpoint)]
+        worker = subprocess.Popen([sys.executable, __file__, *args, '--src', a.src, '--n', str(a.n), '--max-tokens',
+                                   str(a.max_tokens), '--threads', str(a.threads), '--worker', name],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if worker.stdout.readline().strip() != 'ready': sys.exit(f"the {name} worker failed")
+        spy_p = subprocess.Popen([spy, 'record', '--format', 'raw', '--rate', str(a.rate), '-o', str(raw), '--pid',
+                                  str(worker.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(2)                                                  # let py-spy attach before the timed run starts
+        worker.stdin.write('go\n'); worker.stdin.flush(); worker.wait()
+        err = spy_p.communicate()[1]
+        if not raw.is_file(): sys.exit(f"py-spy failed: {err.strip()[-500:]}")
+        counts = {g: 0 for g in GROUPS}
+        search_fn = decoders()[name][1]
+        for line in raw.read_text().splitlines():
+            stack, _, n = line.rpartition(' ')
+            g = classify(stack.split(';'), search_fn, roots)
+            if g: counts[g] += int(n)
+        total = sum(counts.values())
+        out[name] = dict(samples=total, share={g: round(c / total, 4) for g, c in counts.items()})
+    model, srcs = load(a)
+    fns = {k: f for k, (f, _) in decoders().items()}
+    for name in names: run(fns[name], model, srcs[:50], a.max_tokens)        # warm-up
+    times = {name: [] for name in names}
+    for _ in range(a.repeats):
+        for name in names:
+            t0 = time.perf_counter(); run(fns[name], model, srcs, a.max_tokens); times[name].append(time.perf_counter() - t0)
+    for name in names:
+        med = statistics.median(times[name])
+        out[name].update(wall_s=round(med, 3), runs_s=[round(t, 3) for t in times[name]], sentences_per_s=round(len(srcs) / med, 1))
+    rows = count_rows(model, srcs, a.max_tokens)
+    load_after = os.getloadavg()
+    print(f"# beam 4 on {len(srcs)} sentences of {Path(a.src).name}; {hardware()}; {a.threads} thread(s); py-spy at "
+          f"{a.rate}/s; load average {load_before[0]:.1f} -> {load_after[0]:.1f} (shares of the wall time)")
+    print(f"{'':34}" + ''.join(f"{n:>24}" for n in names))
+    for g in GROUPS:
+        print(f"{g:34}" + ''.join(f"{100 * out[n]['share'][g]:8.1f}% = {out[n]['share'][g] * out[n]['wall_s']:6.2f} s  " for n in names))
+    print(f"{'wall time, unprofiled (median)':34}" + ''.join(f"{out[n]['wall_s']:9.2f} s {out[n]['sentences_per_s']:6.1f}/s  " for n in names))
+    print("# decoder rows computed (hypotheses x steps): " + ', '.join(f"{k} {v}" for k, v in rows.items()))
+    if a.json:
+        rec = dict(date=datetime.datetime.now().isoformat(timespec='seconds'), commit=git_commit(), hardware=hardware(),
+                   torch=torch.__version__, threads=a.threads, checkpoint=str(a.checkpoint), n_sentences=len(srcs), beam=4,
+                   max_tokens=a.max_tokens, profiler=f"py-spy {a.rate} samples/s", repeats=a.repeats,
+                   load_average_before=[round(x, 2) for x in load_before], load_average_after=[round(x, 2) for x in load_after],
+                   command=' '.join(['python', 'bench/profile_decode.py', *(sys.argv[1:] if argv is None else argv)]),
+                   groups=list(GROUPS), decoders=out, decoder_rows=rows)
+        Path(a.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.json).write_text(json.dumps(rec, indent=1) + '\n')
+        print(f"# wrote {a.json}")
+
+if __name__ == '__main__': main()

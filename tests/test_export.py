@@ -1,0 +1,144 @@
+"Export to CTranslate2 (nbs/A5_export.ipynb): greedy output identical to ours for every exportable architecture, int8, tnb-export and its bad input."
+import dataclasses, json, os, subprocess, sys
+from pathlib import Path
+import pytest, torch
+import torch.nn.functional as F
+
+ct2 = pytest.importorskip('ctranslate2', reason="ctranslate2 not installed (pip install 'transformer-nb[deploy]')")
+
+from transformer_nb.core import PAD_ID, BOS_ID, EOS_ID
+from transformer_nb.model import Transformer, get_config
+from transformer_nb.data import Tokenizer
+from transformer_nb.training import save_checkpoint, model_from_checkpoint
+from transformer_nb.decoding import translate
+from transformer_nb.export import (export_ctranslate2, load_ctranslate2, ctranslate2_translate, check_exportable,
+                                   ctranslate2_spec)
+
+torch.set_num_threads(1)
+ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1'}
+LETTERS = 'abcdefgh'
+
+def words(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    return [' '.join(LETTERS[i] for i in torch.randint(0, 8, (int(torch.randint(2, 8, (1,), generator=g)),), generator=g))
+            for _ in range(n)]
+
+@pytest.fixture(scope='module')
+def tok(): return Tokenizer.train(words(2000, 1), vocab_size=24)
+
+def pad(rows):
+    out = torch.full((len(rows), max(map(len, rows))), PAD_ID)
+    for i, r in enumerate(rows): out[i, :len(r)] = torch.tensor(r)
+    return out
+
+def trained_checkpoint(path, tok, steps=80, **kw):
+    "A tiny model trained for ~1-2 s to reverse letter sequences, saved as a transformer_nb checkpoint with its tokenizer."
+    torch.manual_seed(0)
+    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, **kw))
+    opt = torch.optim.Adam(m.parameters(), lr=1e-2, betas=(0.9, 0.98), eps=1e-9)
+    for step in range(steps):
+        ws = words(48, 100 + step)
+        src = pad([tok.encode(w) + [EOS_ID] for w in ws])
+        tgt = pad([[BOS_ID] + tok.encode(' '.join(reversed(w.split()))) + [EOS_ID] for w in ws])
+        loss = F.cross_entropy(m(src, tgt[:, :-1]).flatten(0, 1), tgt[:, 1:].flatten(), ignore_index=PAD_ID)
+        opt.zero_grad(); loss.backward(); opt.step()
+    return save_checkpoint(path, config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(),
+                           step=steps, epoch=0, meta={})
+
+@pytest.fixture(scope='module')
+def ckpt(tmp_path_factory, tok): return trained_checkpoint(tmp_path_factory.mktemp('export') / 'checkpoint-0000120.pt', tok, steps=120)
+
+VARIANTS = [dict(), dict(norm_first=True), dict(pos='learned', max_len=64), dict(tie='none'),
+            dict(tie='decoder', norm_first=True), dict(h=2, d_k=8, d_v=8), dict(pos='learned', max_len=64, norm_first=True, tie='none')]
+
+@pytest.mark.parametrize('kw', VARIANTS, ids=lambda kw: ','.join(f'{k}={v}' for k, v in kw.items()) or 'paper')
+def test_greedy_identical_after_export(tmp_path, tok, kw):
+    c = trained_checkpoint(tmp_path / 'm.pt', tok, **kw)
+    model, _, _ = model_from_checkpoint(c)
+    tr, tok2, meta = load_ctranslate2(export_ctranslate2(c, tmp_path / 'ct2'))
+    assert tok2 == tok
+    src = words(80, 7)
+    ours = [translate(model, tok, [w], beam=1)[0] for w in src]          # one sentence per batch: equal length caps
+    theirs = [ctranslate2_translate(tr, tok2, [w], beam=1, meta=meta)[0] for w in src]
+    assert len(set(map(len, ours))) >= 3, ours                          # outputs of several lengths: a real check
+    assert theirs == ours
+
+def test_trained_model_roundtrip_and_batched(ckpt, tmp_path, tok):
+    model, _, _ = model_from_checkpoint(ckpt)
+    tr, _, meta = load_ctranslate2(export_ctranslate2(ckpt, tmp_path / 'ct2'))
+    src = words(150, 8)
+    right = sum(o == ' '.join(reversed(w.split())) for o, w in zip(translate(model, tok, src, beam=1), src))
+    assert right >= 15, right                                            # it learned something
+    assert ctranslate2_translate(tr, tok, src, beam=1, meta=meta, max_tokens=1) == [translate(model, tok, [w], beam=1)[0] for w in src]
+    # batched with the batch's longest cap: identical wherever no output reaches a cap
+    batched = ctranslate2_translate(tr, tok, ['', *src, '  '], beam=1, meta=meta)
+    assert batched[0] == '' and batched[-1] == '' and len(batched) == len(src) + 2
+    beam = ctranslate2_translate(tr, tok, src, beam=4, meta=meta)
+    assert sum(a == b for a, b in zip(beam, translate(model, tok, src))) >= 0.9 * len(src)
+
+def test_int8(ckpt, tmp_path, tok):
+    f32, i8 = export_ctranslate2(ckpt, tmp_path / 'f32'), export_ctranslate2(ckpt, tmp_path / 'i8', quantization='int8')
+    assert (i8 / 'model.bin').stat().st_size < 0.75 * (f32 / 'model.bin').stat().st_size
+    src = words(150, 9)
+    a = ctranslate2_translate(*load_ctranslate2(f32)[:2], src, beam=1)
+    b = ctranslate2_translate(*load_ctranslate2(i8)[:2], src, beam=1)
+    c = ctranslate2_translate(*load_ctranslate2(f32, compute_type='int8')[:2], src, beam=1)
+    assert sum(x == y for x, y in zip(a, b)) >= 0.8 * len(src) and sum(x == y for x, y in zip(a, c)) >= 0.8 * len(src)
+    assert json.loads((i8 / 'transformer_nb.json').read_text())['quantization'] == 'int8'
+
+def test_what_ctranslate2_cannot_express(tok):
+    cfg = get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, d_k=8, d_v=4)
+    with pytest.raises(ValueError, match='d_k=8 and d_v=4'): check_exportable(cfg)
+    with pytest.raises(ValueError, match='d_k=8'): ctranslate2_spec(Transformer(cfg), tok)
+    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size + 1, tgt_vocab=tok.vocab_size + 1))
+    with pytest.raises(ValueError, match='tokenizer has'): ctranslate2_spec(m, tok)
+    # separate source and target vocabularies: a checkpoint carries one joint tokenizer, so differing sizes are refused
+    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size + 8, tie='none'))
+    with pytest.raises(ValueError, match=rf'{tok.vocab_size} \(source\) and {tok.vocab_size + 8} \(target\)'): ctranslate2_spec(m, tok)
+
+def test_output_folder_rules(ckpt, tmp_path):
+    (tmp_path / 'empty').mkdir()
+    assert (export_ctranslate2(ckpt, tmp_path / 'empty') / 'model.bin').is_file()       # an empty folder is fine
+    (tmp_path / 'full').mkdir(); (tmp_path / 'full' / 'keep.txt').write_text('mine')
+    with pytest.raises(FileExistsError, match='not an empty folder'): export_ctranslate2(ckpt, tmp_path / 'full')
+    assert [p.name for p in (tmp_path / 'full').iterdir()] == ['keep.txt']
+    (tmp_path / 'afile').write_text('x')
+    with pytest.raises(FileExistsError): export_ctranslate2(ckpt, tmp_path / 'afile')
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith('.')]                  # no temporary folder left
+    assert (export_ctranslate2(ckpt, tmp_path / 'new' / 'deep') / 'sentencepiece.model').is_file()
+
+def tool(*args):
+    return subprocess.run([sys.executable, '-c', 'from transformer_nb.export import export_main; export_main()', *map(str, args)],
+                          capture_output=True, text=True, env=ENV, timeout=180)
+
+def test_script_registered():
+    import tomllib
+    proj = tomllib.loads((Path(__file__).resolve().parents[1] / 'pyproject.toml').read_text())['project']
+    assert proj['scripts']['tnb-export'] == 'transformer_nb.export:export_main'
+    assert any(d.startswith('ctranslate2') for d in proj['optional-dependencies']['deploy'])
+
+def test_cli(ckpt, tmp_path):
+    r = tool('--help')
+    assert r.returncode == 0 and 'examples:' in r.stdout and '--ctranslate2' in r.stdout
+    r = tool('--ctranslate2', ckpt.parent, '-o', tmp_path / 'out', '--quantization', 'int8')   # a run folder works
+    assert r.returncode == 0 and 'int8' in r.stdout, r.stderr
+    assert (tmp_path / 'out' / 'model.bin').is_file()
+
+@pytest.mark.parametrize('make,msg', [
+    (lambda d: d / 'missing.pt', 'checkpoint not found'),
+    (lambda d: d / 'no-run-folder', 'checkpoint not found'),
+    (lambda d: (d / 'junk.pt').write_bytes(b'\x00garbage') and d / 'junk.pt', 'not a readable checkpoint'),
+    (lambda d: torch.save({'weights': torch.zeros(2)}, d / 'foreign.pt') or d / 'foreign.pt', 'not a transformer_nb checkpoint'),
+])
+def test_cli_bad_checkpoint_one_line(tmp_path, make, msg):
+    r = tool('--ctranslate2', make(tmp_path), '-o', tmp_path / 'out')
+    assert r.returncode == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / 'out').exists()
+
+def test_cli_refuses_non_empty_output(ckpt, tmp_path):
+    (tmp_path / 'out').mkdir(); (tmp_path / 'out' / 'notes.txt').write_text('keep me')
+    r = tool('--ctranslate2', ckpt, '-o', tmp_path / 'out')
+    assert r.returncode == 2 and 'not an empty folder' in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert [p.name for p in (tmp_path / 'out').iterdir()] == ['notes.txt']
+    r = tool('-o', tmp_path / 'x')
+    assert r.returncode == 2 and '--ctranslate2' in r.stderr
