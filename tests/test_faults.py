@@ -154,6 +154,15 @@ def test_new_run_refuses_a_folder_holding_another_run(folder):
     assert [p.name for p in list_checkpoints(folder)] == ['checkpoint-0000003.pt']         # the old run is gone, as asked
     assert len(load_checkpoint(folder)['meta']['history']['train']) == 3
 
+def test_a_run_that_fails_early_leaves_no_folder_behind(tmp_path):
+    "A run that fails before it writes anything removes the folder it made (but never one that was there), in one line."
+    r = tool('train', *TINY, '--steps', '3', '--max-len', '1', '--out', tmp_path / 'new')
+    one_line(r, 'tnb-train', 'no training pairs left: max_len=1 drops all 10,000 of them')           # no warning line first
+    assert not (tmp_path / 'new').exists()
+    (tmp_path / 'mine').mkdir(); (tmp_path / 'mine' / 'notes.txt').write_text('keep me\n')
+    one_line(tool('train', *TINY, '--steps', '3', '--max-len', '1', '--out', tmp_path / 'mine'), 'tnb-train', 'no training pairs left')
+    assert (tmp_path / 'mine' / 'notes.txt').read_text() == 'keep me\n'
+
 def test_two_live_runs_in_one_folder(tmp_path):
     out = tmp_path / 'run'
     a = Live('train', *TINY, '--steps', '100000', '--save-every', '0', '--out', out, code=inject_code())
@@ -247,6 +256,14 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary_file(run, tmp
     one_line(r, 'tnb-translate', 'File too large')
     assert out.read_text() == 'the previous translation\n' and temps(tmp_path) == []
 
+@pytest.mark.skipif(not os.path.exists('/dev/full'), reason='no /dev/full here')
+def test_a_full_device_fails_the_run_in_one_line_naming_the_output(run):
+    "/dev/full takes no byte (ENOSPC): the disk failed, not the command, so exit 1, and the line names the output."
+    one_line(tool('translate', run, 'a b', '--beam', '1', '-o', '/dev/full'), 'tnb-translate', '/dev/full: No space left on device', code=1)
+    with open('/dev/full', 'wb') as full:
+        r = subprocess.run(cmd('translate', run, 'a b', '--beam', '1'), stdout=full, stderr=subprocess.PIPE, env=ENV, timeout=300, text=True)
+    one_line(r, 'tnb-translate', 'standard output: No space left on device', code=1)
+
 def test_stale_temporary_files_of_killed_writers_are_removed(folder, tmp_path):
     write_and_die = "import os, sys; open(sys.argv[1] + str(os.getpid()), 'wb').write(b'half'); os.kill(os.getpid(), 9)"
     for prefix in (folder / '.checkpoint-0000030.pt.tmp', tmp_path / '.out.txt.tmp'):
@@ -284,6 +301,11 @@ def test_undecodable_input_names_stream_line_and_offset(run, tmp_path):
     (tmp_path / 'ok.txt').write_text('a\nb\n')
     one_line(tool('evaluate', run, '--src', tmp_path / 'bad.txt', '--ref', tmp_path / 'ok.txt'), 'tnb-evaluate', 'bad.txt, line 2')
 
+def test_an_input_that_is_a_folder_or_a_stream(run, tmp_path):
+    one_line(tool('translate', run, '-i', tmp_path), 'tnb-translate', f'expected a text file at {tmp_path}, but it is a folder')
+    r = tool('translate', run, '--beam', '1', '-i', '/dev/stdin', stdin=b'a b\nc\n')       # a stream named as a file
+    assert r.returncode == 0 and r.stdout.count(b'\n') == 2, r.stderr
+
 @pytest.mark.parametrize('content', ['', ' \n\n\t\n'])
 def test_empty_or_blank_test_set(run, tmp_path, content):
     (tmp_path / 's').write_text(content); (tmp_path / 'r').write_text(content)
@@ -314,6 +336,12 @@ def test_average_needs_one_config_and_one_tokenizer(run, tmp_path):
     drop = _variant(run, tmp_path, 'drop.pt', config=lambda c: {**c['config'], 'p_drop': 0.3})
     one_line(tool('average', latest_checkpoint(run), drop, '-o', tmp_path / 'avg.pt'), 'tnb-average', 'different training settings (p_drop: 0.0 vs 0.3)')
     assert not (tmp_path / 'avg.pt').exists() and temps(tmp_path) == []
+
+def test_average_never_replaces_a_training_checkpoint(run, tmp_path):
+    shutil.copytree(run, tmp_path / 'run'); newest = latest_checkpoint(tmp_path / 'run'); before = newest.read_bytes()
+    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', newest), 'tnb-average', 'is one of the checkpoints to average')
+    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', tmp_path / 'run' / 'checkpoint-0099999.pt'), 'tnb-average', 'call it e.g. avg.pt')
+    assert newest.read_bytes() == before and [p.name for p in list_checkpoints(tmp_path / 'run')] == ['checkpoint-0000010.pt', 'checkpoint-0000020.pt']
 
 def test_missing_or_foreign_fields_get_one_line_naming_the_file(run, tmp_path):
     r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt')
@@ -401,6 +429,15 @@ def test_sigterm_saves_a_checkpoint_and_exits_143(tmp_path):
     code, stdout, stderr = a.finish()
     assert code == 143 and 'checkpoint saved to' in stdout and 'Traceback' not in stderr, (code, stderr[-3000:])
     assert load_checkpoint(out)['step'] > 0
+
+def test_a_closed_terminal_sighup_saves_a_checkpoint_and_exits_129(tmp_path):
+    out = tmp_path / 'run'
+    a = Live('train', *TINY, '--steps', '100000', '--save-every', '0', '--out', out, code=inject_code())
+    assert a.wait_for('TRAINING', where='err'), ''.join(a.out + a.err)[-3000:]
+    a.signal(signal.SIGHUP)
+    code, stdout, stderr = a.finish()
+    assert code == 129 and 'checkpoint saved to' in stdout and 'Traceback' not in stderr, (code, stderr[-3000:])
+    assert load_checkpoint(out)['step'] > 0 and temps(out) == []
 
 def test_kill_9_during_the_checkpoint_write(tmp_path):
     out = tmp_path / 'run'
@@ -522,6 +559,17 @@ def test_results_file_through_a_symlink(run, tmp_path):
     r = tool('evaluate', run, '--beam', '1', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--record', tmp_path / 'results.json')
     assert r.returncode == 0, r.stderr
     assert (tmp_path / 'results.json').is_symlink() and len(json.loads((tmp_path / 'real.json').read_text())) == 1
+
+def test_concurrent_records_all_land(run, tmp_path):
+    "Three tnb-evaluate --record into one results file at once: every record is kept (the file is read and rewritten under a lock)."
+    (tmp_path / 's').write_text('a b\n'); (tmp_path / 'r').write_text('a b\n')
+    ps = [subprocess.Popen(cmd('evaluate', run, '--beam', '1', '--src', tmp_path / 's', '--ref', tmp_path / 'r',
+                               '--record', tmp_path / 'results.json', '--id', f'run-{k}'), env=ENV,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for k in range(3)]
+    errs = [p.communicate(timeout=300)[1] for p in ps]
+    assert [p.returncode for p in ps] == [0, 0, 0], errs
+    assert sorted(r['id'] for r in json.loads((tmp_path / 'results.json').read_text())) == ['run-0', 'run-1', 'run-2']
+    assert temps(tmp_path) == []
 
 # ---------------------------------------------------------------------------------------------------------------
 # Issue 9, the command line: sentences after options, tnb-evaluate's default test set, bugs vs mistakes, threads

@@ -64,6 +64,8 @@ def _unreadable(e:Exception) -> str:
             return f"it holds pickled Python code ({name}), which weights_only=True refuses to run"
         return f"not a file written by torch.save, or a damaged one ({detail.rstrip('.')})"
     if 'zip archive' in msg: return f"truncated or damaged ({msg.split('zip archive:', 1)[-1].split('.')[0].strip()})"
+    if isinstance(e, (IndexError, KeyError, TypeError, AttributeError, UnicodeDecodeError)) or type(e).__name__ == 'UnpicklingError':
+        return f"not a file written by torch.save ({type(e).__name__}: {msg.splitlines()[0][:80]})"   # the unpickler choked on it
     return msg.splitlines()[0].split('. ')[0].rstrip('.')
 
 def load_checkpoint(path, map_location='cpu') -> dict:

@@ -9,7 +9,7 @@ __all__ = ['train_parser', 'train_cli', 'train_main', 'translate_parser', 'trans
            'evaluate_cli', 'evaluate_main', 'average_parser', 'average_cli', 'average_main']
 
 # %% ../nbs/12_cli.ipynb #87cba2a7
-import argparse, json, os, shlex, sys, time, warnings
+import argparse, json, os, re, shlex, sys, time, warnings
 from contextlib import nullcontext
 from pathlib import Path
 from .safeguards import (UserError, check_range, env_int, check_output, check_folder, check_device,
@@ -38,7 +38,7 @@ examples:
   torchrun --nproc_per_node=2 $(which tnb-train) --dataset copy --preset tiny --steps 100
 
 exit codes: 0 done; 1 the run failed (diverged, disk full); 2 a mistake in the command, its files or checkpoint;
-70 a bug in transformer_nb (add --debug to see where); 130 interrupted (Ctrl-C; a checkpoint is saved); 143 SIGTERM
+70 a bug in transformer_nb (add --debug to see where); 130 interrupted (Ctrl-C; a checkpoint is saved); 143 SIGTERM and 129 SIGHUP (the same)
 
 presets: """
 
@@ -252,8 +252,9 @@ def train_cli(argv:list|None=None):
     if a.test_limit != 0 and not a.resume and a.beam > vocab: _fail(f"--beam {a.beam} is more than the --vocab-size {vocab}")
     tc = TrainConfig(**tc_kw)
     rank = init_distributed()[0]
+    created = rank == 0 and not Path(tc.out).exists()        # a folder this run makes goes again if the run fails early
     if rank == 0: check_folder(tc.out, '--out')              # writable, before anything is trained
-    with run_lock(tc.out) if rank == 0 else nullcontext():   # one live run per folder, from here to the last checkpoint
+    with run_lock(tc.out, remove_unused=created) if rank == 0 else nullcontext():   # one live run per folder
         old = list_checkpoints(tc.out)
         if rank == 0 and old and not a.resume and not a.overwrite:
             _fail(f"--out {tc.out} already holds a run ({old[-1].name}{' and older' if len(old) > 1 else ''}): continue it with "
@@ -348,7 +349,10 @@ def translate_cli(argv:list|None=None):
     text = ''.join(o + '\n' for o in translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens,
                                                 max_extra=a.max_extra))
     if a.output: atomic_write(a.output, text)
-    else: sys.stdout.write(text); sys.stdout.flush()
+    else:
+        try: sys.stdout.write(text); sys.stdout.flush()
+        except BrokenPipeError: raise                        # the reader went away: run_cli exits 141 quietly
+        except OSError as e: raise OSError(e.errno, e.strerror, 'standard output') from None   # e.g. > /dev/full
 
 def translate_main(argv:list|None=None):
     "Entry point of the `tnb-translate` command (see `tnb-translate --help`)."
@@ -483,6 +487,11 @@ def average_cli(argv:list|None=None):
         paths = found[-a.last:]
     twice = sorted({str(p) for p in paths if sum(os.path.realpath(q) == os.path.realpath(p) for q in paths) > 1})
     if twice: raise UserError(f"{twice[0]} is given more than once")
+    if any(os.path.realpath(p) == os.path.realpath(a.output) for p in paths):
+        raise UserError(f"-o {a.output} is one of the checkpoints to average; the run could no longer resume from it: write elsewhere")
+    if re.fullmatch(r'checkpoint-\d+\.pt', Path(a.output).name):
+        raise UserError(f"-o {a.output}: a checkpoint-<step>.pt name would pass the average off as a training checkpoint "
+                        f"(the newest of its folder, which --resume and tnb-translate pick); call it e.g. avg.pt")
     out = save_averaged(paths, a.output)
     print(f"averaged {len(paths)} checkpoints ({', '.join(p.name for p in paths)}) -> {out}", file=sys.stderr if _direct(out) else sys.stdout)
 

@@ -49,8 +49,9 @@ _log = logging.getLogger(__name__)
 
 def _read_bytes(path) -> bytes:
     path = Path(path)
-    if not path.is_file(): raise FileNotFoundError(f"expected a text file at {path}, but there is no such file")
-    data = path.read_bytes()
+    if path.is_dir(): raise IsADirectoryError(f"expected a text file at {path}, but it is a folder")
+    if not path.exists(): raise FileNotFoundError(f"expected a text file at {path}, but there is no such file")
+    data = path.read_bytes()                           # a regular file, or a FIFO or device such as /dev/stdin
     if data[:2] == b'\x1f\x8b':
         try: data = gzip.decompress(data)
         except (OSError, EOFError) as e: raise ValueError(f"{path}: looks gzip-compressed but cannot be decompressed ({e})") from None

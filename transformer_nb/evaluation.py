@@ -128,13 +128,14 @@ def load_results(path, keys=RESULT_KEYS) -> list[dict]:
     return recs
 
 def add_result(path, record:dict, keys=RESULT_KEYS) -> list[dict]:
-    "Add (or replace, by id) `record` in the results file at `path`, written atomically."
+    "Add (or replace, by id) `record` in the results file at `path`, written atomically; concurrent adds all land."
+    from transformer_nb.safeguards import atomic_write, folder_lock
     missing = [k for k in keys if k not in record]
     if missing: raise ValueError(f"result {record.get('id', '?')} lacks {missing}")
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    recs = [r for r in load_results(path, keys) if r['id'] != record['id']] + [record]
-    tmp = path.with_name(path.name + '.tmp')
-    tmp.write_text(json.dumps(recs, indent=1, ensure_ascii=False) + '\n'); os.replace(tmp, path)
+    with folder_lock(path.parent):                     # read, add, write: one process at a time (A4_safeguards)
+        recs = [r for r in load_results(path, keys) if r['id'] != record['id']] + [record]
+        atomic_write(path, json.dumps(recs, indent=1, ensure_ascii=False) + '\n')
     return recs
 
 def fmt_minutes(seconds:float) -> str:

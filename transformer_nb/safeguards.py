@@ -6,11 +6,11 @@ Docs: https://transformer-nb.github.io/transformer_nb/a4_safeguards.html.md"""
 
 # %% auto #0
 __all__ = ['EXIT_CODES', 'UserError', 'check_range', 'env_int', 'check_output', 'check_folder', 'stale_temps',
-           'clean_stale_temps', 'atomic_open', 'atomic_write', 'read_stdin_lines', 'run_lock', 'deferred_interrupts',
-           'check_device', 'where', 'run_cli', 'CliParser']
+           'clean_stale_temps', 'atomic_open', 'atomic_write', 'read_stdin_lines', 'run_lock', 'folder_lock',
+           'deferred_interrupts', 'check_device', 'where', 'run_cli', 'CliParser']
 
 # %% ../nbs/A4_safeguards.ipynb #09a24774
-import argparse, contextlib, errno, math, os, signal, stat, sys, threading, time, traceback
+import argparse, contextlib, errno, math, os, signal, stat, sys, threading, time, traceback, warnings
 from pathlib import Path
 
 # %% ../nbs/A4_safeguards.ipynb #0888e705
@@ -120,7 +120,11 @@ def atomic_open(path, mode:str='w', encoding:str|None='utf-8'):
     replaced, the link stays); a FIFO, a terminal or another device is written directly."""
     if 'b' in mode: encoding = None
     if _direct(path):
-        with open(path, mode, encoding=encoding) as f: yield f
+        try:
+            with open(path, mode, encoding=encoding) as f: yield f
+        except OSError as e:
+            if e.errno and e.filename is None: raise OSError(e.errno, e.strerror or os.strerror(e.errno), str(path)) from None
+            raise
         return
     real = Path(os.path.realpath(path))
     if real.is_dir(): raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
@@ -175,7 +179,9 @@ def _flock(f, lock:bool=True):
     fcntl.flock(f.fileno(), (fcntl.LOCK_EX | fcntl.LOCK_NB) if lock else fcntl.LOCK_UN)
 
 @contextlib.contextmanager
-def run_lock(folder, what:str='run folder'):
+def run_lock(folder, what:str='run folder',
+             remove_unused:bool=False, # on an error, remove `folder` if nothing but the lock was written in it
+            ):
     """Hold an exclusive lock on `folder` (created if needed) while the block runs; a second process asking for it
     gets a `UserError` naming the process that holds it. The lock dies with its process, however that ends."""
     folder = Path(folder)
@@ -195,21 +201,37 @@ def run_lock(folder, what:str='run folder'):
     f.seek(0); f.truncate(); f.write(f"pid {os.getpid()}, since {time.strftime('%Y-%m-%d %H:%M:%S')}\n"); f.flush()
     _HELD[key] = [f, 1]
     try: yield folder
+    except BaseException:
+        if remove_unused and {p.name for p in folder.iterdir()} <= {'.lock'}:   # a run that failed before writing anything
+            with contextlib.suppress(OSError): (folder / '.lock').unlink(); folder.rmdir()
+        raise
     finally:
         del _HELD[key]; _flock(f, False); f.close()
 
+@contextlib.contextmanager
+def folder_lock(folder):
+    """Wait until this process holds an exclusive lock on the folder itself (no file is created in it), for a short
+    read-modify-write of a file in it, such as a results file that two evaluations add to at once."""
+    try: import fcntl
+    except ImportError: yield Path(folder); return     # Windows: no flock on folders; one writer at a time is up to you
+    fd = os.open(folder, os.O_RDONLY)
+    try: fcntl.flock(fd, fcntl.LOCK_EX); yield Path(folder)
+    finally: os.close(fd)                              # closing releases the lock
+
 # %% ../nbs/A4_safeguards.ipynb #21cedd76
+_STOP_SIGNALS = tuple(getattr(signal, s) for s in ('SIGINT', 'SIGTERM', 'SIGHUP') if hasattr(signal, s))
+
 @contextlib.contextmanager
 def deferred_interrupts(message:str='', # printed to stderr for each signal held back
                         reraise:bool=True, # deliver the first signal held back when the block ends (else drop it)
                        ):
-    "Hold Ctrl-C (SIGINT) and SIGTERM back while the block runs, e.g. while a checkpoint is written."
+    "Hold Ctrl-C (SIGINT), SIGTERM and SIGHUP back while the block runs, e.g. while a checkpoint is written."
     if threading.current_thread() is not threading.main_thread(): yield []; return
     held = []
     def hold(sig, frame):
         held.append(sig)
         if message: print(message, file=sys.stderr, flush=True)
-    old = {s: signal.signal(s, hold) for s in (signal.SIGINT, signal.SIGTERM)}
+    old = {s: signal.signal(s, hold) for s in _STOP_SIGNALS if signal.getsignal(s) != signal.SIG_IGN}   # nohup stays nohup
     try: yield held
     finally:
         for s, h in old.items(): signal.signal(s, h)
@@ -239,7 +261,7 @@ def check_device(name, what:str='--device'):
     return dev
 
 # %% ../nbs/A4_safeguards.ipynb #b39b2e22
-EXIT_CODES = dict(ok=0, failed=1, user=2, bug=70, interrupted=130, broken_pipe=141, terminated=143)
+EXIT_CODES = dict(ok=0, failed=1, user=2, bug=70, hangup=129, interrupted=130, broken_pipe=141, terminated=143)
 
 def _first_line(e:BaseException) -> str:
     s = str(e).strip()
@@ -259,6 +281,8 @@ def where(e:BaseException) -> str:
     if not ours: return name(tb[-1])
     return name(ours[-1]) if ours[-1] is tb[-1] else f"{name(ours[-1])}, in {name(tb[-1])}"
 
+_DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS}
+
 def _user_errors() -> tuple:
     errs = [ValueError, OSError, MemoryError]
     torch = sys.modules.get('torch')                 # only if already imported: never import it here
@@ -272,32 +296,44 @@ def run_cli(prog:str, main, argv:list|None=None):
     say = lambda msg: print(f"{prog}: {msg}", file=sys.stderr, flush=True)
     term = []
     def on_term(sig, frame): term.append(sig); raise KeyboardInterrupt
-    old = None
-    if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
-        old = signal.signal(signal.SIGTERM, on_term)
+    stopped = lambda: EXIT_CODES['hangup' if term[0] == getattr(signal, 'SIGHUP', None) else 'terminated']
+    old, shown = {}, warnings.showwarning
+    warnings.showwarning = lambda message, *a, **k: say(f"warning: {message}")   # one line each, not two with the source
+    if threading.current_thread() is threading.main_thread():
+        for s in _STOP_SIGNALS[1:]:                    # SIGTERM, SIGHUP (a closed terminal): the clean path of Ctrl-C
+            if signal.getsignal(s) == signal.SIG_DFL: old[s] = signal.signal(s, on_term)
     try:
         main(argv); code = 0
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-        if code == EXIT_CODES['interrupted'] and term: code = EXIT_CODES['terminated']
+        if code == EXIT_CODES['interrupted'] and term: code = stopped()
         if not isinstance(e.code, (int, type(None))): print(e.code, file=sys.stderr)
     except KeyboardInterrupt:
-        say('interrupted' + (' (SIGTERM)' if term else ''))
-        code = EXIT_CODES['terminated' if term else 'interrupted']
+        say('interrupted' + (f' ({signal.Signals(term[0]).name})' if term else ''))
+        code = stopped() if term else EXIT_CODES['interrupted']
     except BrokenPipeError:                            # the reader of our output left: not an error
         with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_CODES['broken_pipe']
     except Exception as e:
         if debug: traceback.print_exc()
         if isinstance(e, _user_errors()) or isinstance(getattr(e, 'exit_code', None), int):
-            say(f"error: {_first_line(e)}"); code = getattr(e, 'exit_code', EXIT_CODES['user'])
+            failed = isinstance(e, OSError) and e.errno in _DISK_ERRORS   # the disk failed us, the command was fine
+            say(f"error: {_first_line(e)}"); code = getattr(e, 'exit_code', EXIT_CODES['failed' if failed else 'user'])
         else:
             hint = '' if debug else '; run it again with --debug (or TNB_DEBUG=1) to see the traceback'
             say(f"internal error, a bug in transformer_nb: {type(e).__name__}: {_first_line(e)} (at {where(e)}){hint}. "
                 f"Please report it.")
             code = EXIT_CODES['bug']
     finally:
-        if old is not None: signal.signal(signal.SIGTERM, old)
+        for s, h in old.items(): signal.signal(s, h)
+        warnings.showwarning = shown
+    try: sys.stdout.flush()                            # what is still buffered (--help > /dev/full): fail here, in one line
+    except BrokenPipeError:
+        with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = code or EXIT_CODES['broken_pipe']
+    except OSError as e:
+        with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        say(f"error: standard output: {e.strerror or e}"); code = code or EXIT_CODES['failed']
     sys.exit(code)
 
 # %% ../nbs/A4_safeguards.ipynb #f1ac8119

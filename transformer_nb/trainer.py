@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a3_trainer.html.md"""
 __all__ = ['Trainer', 'TrainingDiverged', 'CheckpointWriteError', 'plot_history', 'train_model']
 
 # %% ../nbs/A3_trainer.ipynb #a7c1ebca
-import math, json, time, contextlib
+import math, json, time, contextlib, warnings
 from dataclasses import asdict
 from pathlib import Path
 import numpy as np
@@ -319,7 +319,12 @@ def train_model(data, # a `ParallelData` (see 08_data)
     else:
         tok = Tokenizer.train(data, vocab_size=vocab_size)
         cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **overrides})
-    train, valid = encode_pairs(tok, data.train, max_len=max_len), (encode_pairs(tok, data.valid) if data.valid else None)
+    with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
+        warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
+    valid = encode_pairs(tok, data.valid) if data.valid else None
+    for w in dropped if train else []: warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if not train: raise ValueError(f"no training pairs left: max_len={max_len} drops all {len(data.train):,} of them (each is longer, "
+                                   f"counting BOS/EOS); raise max_len (tnb-train --max-len)" if data.train else f"{data} has no training pairs")
     named = preset + (f" ({', '.join(f'{k}={v}' for k, v in overrides.items())})" if overrides else '')
     if ck is not None: named = (ck.get('meta') or {}).get('preset', named)   # a resumed run keeps its model's name
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'preset': named,
