@@ -611,3 +611,18 @@ def test_threads_option_beats_the_environment(run, tmp_path):
         (tmp_path / 's').write_text('a b\n')
         r = tool(name, *args, '--threads', '2', code=THREADS, env={'TNB_THREADS': '1'})
         assert r.returncode == 0 and 'threads 2' in r.stderr, (name, r.stderr[-2000:])
+
+
+def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
+    "A Ctrl-C that lands inside an import can surface as another exception; run_cli still exits 130, 'interrupted'."
+    from transformer_nb.safeguards import run_cli
+    def main(argv):
+        try: signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt: raise ImportError('partially initialized module') from None
+    prev = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(SystemExit) as e: run_cli('tnb-demo', main, [])
+    finally: signal.signal(signal.SIGINT, prev)
+    assert e.value.code == 130 and capsys.readouterr().err == 'tnb-demo: interrupted\n'
+    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv: {}['x'], [])   # without a Ctrl-C: a bug
+    assert e.value.code == 70

@@ -278,7 +278,9 @@ def train_cli(argv:list|None=None):
 
 def train_main(argv:list|None=None):
     "Entry point of the `tnb-train` command (see `tnb-train --help`): `train_cli` under `run_cli`, which exits."
-    run_cli('tnb-train', train_cli, argv)
+    from transformer_nb.distributed import close_distributed
+    try: run_cli('tnb-train', train_cli, argv)
+    finally: close_distributed()                             # under torchrun every rank leaves the group before exiting
 
 # %% ../nbs/12_cli.ipynb #755a7011
 def _load_for_inference(a):

@@ -296,12 +296,15 @@ def run_cli(prog:str, main, argv:list|None=None):
     say = lambda msg: print(f"{prog}: {msg}", file=sys.stderr, flush=True)
     term = []
     def on_term(sig, frame): term.append(sig); raise KeyboardInterrupt
+    ctrl_c = []                                        # a Ctrl-C seen: an error it causes (say, mid-import) is no bug
+    def on_int(sig, frame): ctrl_c.append(sig); raise KeyboardInterrupt
     stopped = lambda: EXIT_CODES['hangup' if term[0] == getattr(signal, 'SIGHUP', None) else 'terminated']
     old, shown = {}, warnings.showwarning
     warnings.showwarning = lambda message, *a, **k: say(f"warning: {message}")   # one line each, not two with the source
     if threading.current_thread() is threading.main_thread():
         for s in _STOP_SIGNALS[1:]:                    # SIGTERM, SIGHUP (a closed terminal): the clean path of Ctrl-C
             if signal.getsignal(s) == signal.SIG_DFL: old[s] = signal.signal(s, on_term)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler: old[signal.SIGINT] = signal.signal(signal.SIGINT, on_int)
     try:
         main(argv); code = 0
     except SystemExit as e:
@@ -316,7 +319,10 @@ def run_cli(prog:str, main, argv:list|None=None):
         code = EXIT_CODES['broken_pipe']
     except Exception as e:
         if debug: traceback.print_exc()
-        if isinstance(e, _user_errors()) or isinstance(getattr(e, 'exit_code', None), int):
+        if ctrl_c or term:                             # the interrupt surfaced as another exception (e.g. an ImportError)
+            say('interrupted' + (f' ({signal.Signals(term[0]).name})' if term else ''))
+            code = stopped() if term else EXIT_CODES['interrupted']
+        elif isinstance(e, _user_errors()) or isinstance(getattr(e, 'exit_code', None), int):
             failed = isinstance(e, OSError) and e.errno in _DISK_ERRORS   # the disk failed us, the command was fine
             say(f"error: {_first_line(e)}"); code = getattr(e, 'exit_code', EXIT_CODES['failed' if failed else 'user'])
         else:
