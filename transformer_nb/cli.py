@@ -13,7 +13,7 @@ import argparse, json, os, re, shlex, sys, time, warnings
 from contextlib import nullcontext
 from pathlib import Path
 from .safeguards import (UserError, check_range, env_int, check_output, check_folder, check_device,
-    atomic_write, read_stdin_lines, run_lock, run_cli, CliParser, _direct)
+    atomic_write, read_stdin_lines, run_lock, run_cli, raise_if_interrupted, CliParser, _direct)
 
 # %% ../nbs/12_cli.ipynb #37b2daa9
 _DESCRIPTION = """\
@@ -244,6 +244,7 @@ def train_cli(argv:list|None=None):
     from transformer_nb.trainer import TrainingDiverged, train_model
     from transformer_nb.distributed import init_distributed
     from transformer_nb.checkpoints import list_checkpoints
+    raise_if_interrupted()                                   # a Ctrl-C during those imports that torch swallowed
     limit_threads(a.threads)
     check_device(a.device)
     start = _resume_defaults(a)
@@ -278,9 +279,9 @@ def train_cli(argv:list|None=None):
 
 def train_main(argv:list|None=None):
     "Entry point of the `tnb-train` command (see `tnb-train --help`): `train_cli` under `run_cli`, which exits."
-    from transformer_nb.distributed import close_distributed
-    try: run_cli('tnb-train', train_cli, argv)
-    finally: close_distributed()                             # under torchrun every rank leaves the group before exiting
+    try: run_cli('tnb-train', train_cli, argv)               # every import happens in there, where Ctrl-C is handled
+    finally:                                                 # under torchrun every rank leaves the group before exiting
+        if 'transformer_nb.distributed' in sys.modules: sys.modules['transformer_nb.distributed'].close_distributed()
 
 # %% ../nbs/12_cli.ipynb #755a7011
 def _load_for_inference(a):

@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a4_safeguards.html.md"""
 # %% auto #0
 __all__ = ['EXIT_CODES', 'UserError', 'check_range', 'env_int', 'check_output', 'check_folder', 'stale_temps',
            'clean_stale_temps', 'atomic_open', 'atomic_write', 'read_stdin_lines', 'run_lock', 'folder_lock',
-           'deferred_interrupts', 'check_device', 'where', 'run_cli', 'CliParser']
+           'deferred_interrupts', 'check_device', 'where', 'raise_if_interrupted', 'run_cli', 'CliParser']
 
 # %% ../nbs/A4_safeguards.ipynb #09a24774
 import argparse, contextlib, errno, math, os, signal, stat, sys, threading, time, traceback, warnings
@@ -289,6 +289,12 @@ def _user_errors() -> tuple:
     if torch is not None and hasattr(torch, 'OutOfMemoryError'): errs.append(torch.OutOfMemoryError)
     return tuple(errs)
 
+_CTRL_C = []   # the Ctrl-Cs that `run_cli` has seen in this command
+
+def raise_if_interrupted():
+    "Raise the KeyboardInterrupt of a Ctrl-C that library code swallowed (a `try/except` around an import): call after start-up."
+    if _CTRL_C: raise KeyboardInterrupt
+
 def run_cli(prog:str, main, argv:list|None=None):
     "Run `main(argv)` as the command `prog` and exit with the code, and at most the one line, of the table above."
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
@@ -296,7 +302,7 @@ def run_cli(prog:str, main, argv:list|None=None):
     say = lambda msg: print(f"{prog}: {msg}", file=sys.stderr, flush=True)
     term = []
     def on_term(sig, frame): term.append(sig); raise KeyboardInterrupt
-    ctrl_c = []                                        # a Ctrl-C seen: an error it causes (say, mid-import) is no bug
+    ctrl_c = _CTRL_C; ctrl_c.clear()                   # a Ctrl-C seen: an error it causes (say, mid-import) is no bug
     def on_int(sig, frame): ctrl_c.append(sig); raise KeyboardInterrupt
     stopped = lambda: EXIT_CODES['hangup' if term[0] == getattr(signal, 'SIGHUP', None) else 'terminated']
     old, shown = {}, warnings.showwarning
