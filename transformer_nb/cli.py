@@ -13,7 +13,7 @@ import argparse, json, os, re, shlex, sys, time, warnings
 from contextlib import nullcontext
 from pathlib import Path
 from .safeguards import (UserError, check_range, env_int, check_output, check_folder, check_device,
-    atomic_write, read_stdin_lines, run_lock, run_cli, raise_if_interrupted, CliParser, _direct)
+    atomic_write, read_stdin_lines, run_lock, run_cli, raise_if_interrupted, deferred_interrupts, CliParser, _direct)
 
 # %% ../nbs/12_cli.ipynb #37b2daa9
 _DESCRIPTION = """\
@@ -228,6 +228,12 @@ def _report_test(say, a, data, tr, out):
     say(f"checkpoint: {tr.last_checkpoint}\nloss curve: {Path(out) / 'loss.png'}\nlog: {Path(out) / 'log.jsonl'}")
 
 # %% ../nbs/12_cli.ipynb #e4e2ed13
+def _heavy_imports():
+    "Import torch and the other C extensions with Ctrl-C held back (an interrupt inside an extension's import can abort Python); it is delivered right after."
+    with deferred_interrupts():
+        import numpy, torch, sentencepiece, sacrebleu
+    raise_if_interrupted()
+
 def _next_command(out, data) -> str:
     "The command to try after a run: translate a sentence of its own kind, then score the model."
     q = shlex.quote(str(out))
@@ -239,6 +245,7 @@ def train_cli(argv:list|None=None):
     "`tnb-train` with arguments `argv` (default: the command line); returns the `Trainer` (None on other ranks)."
     a = train_parser().parse_args(argv)
     _check(a)
+    _heavy_imports()
     from transformer_nb.core import set_seed, limit_threads
     from transformer_nb.training import TrainConfig
     from transformer_nb.trainer import TrainingDiverged, train_model
@@ -336,6 +343,7 @@ def _decoding_defaults(a, tgt_lang):
 
 def translate_cli(argv:list|None=None):
     "`tnb-translate` with arguments `argv`: the translations, one line per input line, to -o or standard output."
+    _heavy_imports()
     from transformer_nb.datasets import read_lines
     from transformer_nb.decoding import translate
     a = translate_parser().parse_intermixed_args(argv)     # sentences may come after the options
@@ -418,6 +426,7 @@ def _test_pairs(a, ck) -> list:
 
 def evaluate_cli(argv:list|None=None):
     "`tnb-evaluate` with arguments `argv`: print the scores; optionally write the hypotheses and a results record."
+    _heavy_imports()
     from transformer_nb.datasets import read_parallel
     from transformer_nb.evaluation import make_record, add_result
     a = evaluate_parser().parse_args(argv)
@@ -476,6 +485,7 @@ def average_parser() -> argparse.ArgumentParser:
 
 def average_cli(argv:list|None=None):
     "`tnb-average` with arguments `argv`: write the average of the checkpoints."
+    _heavy_imports()
     from transformer_nb.checkpoints import list_checkpoints
     from transformer_nb.decoding import save_averaged
     a = average_parser().parse_args(argv)
