@@ -8,7 +8,8 @@ time, timed in turn against the full fast version and the readable reference, on
 translations `beam_search` returns (checked before timing): no lever changes the results. Levers:
 - `two_stage_topk`: per-hypothesis top-2k in float32, then the top 2k of those k*2k candidates (off: one top-2k over
   all k*|V| candidates in float64, as the reference does);
-- `lazy_cross`: reorder the encoder-decoder caches only when sentences leave (off: every step, with the self caches);
+- `lazy_cross`: select the encoder-decoder caches (one row per sentence, shared by its k hypotheses) only when
+  sentences leave (off: every step, with the self caches);
 - `index_select`: `KVCache.select` with `index_select` (off: advanced indexing `k[idx]`, as before);
 - `tensor_bookkeeping`: the k best finished scores in one tensor, finished hypotheses moved to the host in one transfer
   per step (off: a Python sort per alive sentence per step and one `.item()` per finished hypothesis, as the reference);
@@ -40,7 +41,7 @@ def variant(model, src, beam=4, alpha=0.6, max_extra=50, two_stage_topk=True, la
         nbest = 1 if best_only else K
         kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)
         alive = torch.arange(B, device=dev)
-        mem, smask, r, n = memory, src_mask, 1, min(2 * K, V)
+        mem, smask, r, n = memory, src_mask, 1, min(2 * K, V)   # one memory row per sentence
         ys = torch.full((B, 1), BOS_ID, dtype=torch.long, device=dev)
         scores = torch.zeros(B, 1, dtype=torch.float64, device=dev)
         cache = model.init_cache()
@@ -88,17 +89,16 @@ def variant(model, src, beam=4, alpha=0.6, max_extra=50, two_stage_topk=True, la
             bound = scores.max(1).values / lp_cap[alive]
             keep = (~(at_limit | (kth >= bound))).nonzero().flatten()
             if keep.numel() == 0: break
-            changed = r == 1 or keep.numel() < b
+            changed = keep.numel() < b
             rows = rows.view(b, K)[keep].flatten()
             ys, scores = ys.view(b, K, -1)[keep].flatten(0, 1), scores[keep]
             if tensor_bookkeeping: kbest = kbest[keep]
             if changed:
                 alive = alive[keep]
-                per_row = alive.repeat_interleave(K)
-                mem, smask = memory.index_select(0, per_row), src_mask.index_select(0, per_row)
+                mem, smask = memory.index_select(0, alive), src_mask.index_select(0, alive)
             for self_kv, cross_kv in cache.layers:
                 self_kv.select(rows)
-                if changed or not lazy_cross: cross_kv.select(rows)
+                if changed or not lazy_cross: cross_kv.select(keep)
             r = K
         return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:nbest]] for f in finished]
 

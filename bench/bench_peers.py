@@ -23,6 +23,8 @@ Systems, timed in turn (round robin) `--repeats` times each; the median is repor
 the same run (the machine may be shared: the load average before and after is stored with the figures):
 - `ours`: `greedy_decode` / `beam_search` of transformer_nb (this checkout);
 - `ours (reference)`: `beam_search_reference`, the readable beam search (the code before issue 13's speed-up);
+- `ours (early stop)`: `beam_search(..., stop='early')`, which also ends a sentence when its best candidate is EOS
+  (OpenNMT-py's rule: not the exact search, compared like for like with OpenNMT-py);
 - `opennmt-py`: OpenNMT-py 3.5.1 in its own virtual environment (`--peer-python`), with our weights ported into its
   Transformer (bench/peer_opennmt.py: an exact port, so it searches the same distribution). OpenNMT-py's Transformer is
   pre-LN only, hence `--checkpoint` must be a pre-LN model (`norm_first=True`); `--also` adds a second checkpoint
@@ -153,6 +155,7 @@ def main(argv=None):
     work = Path(tempfile.mkdtemp(prefix='bench_peers.'))
     systems, models = [], {}
     ref_beam = None if a.no_reference else reference_beam()
+    early_beam = (lambda model, src, **kw: beam_search(model, src, stop='early', **kw)) if 'stop' in beam_search.__code__.co_varnames else None
     for name, path in (('compared', a.checkpoint), ('also', a.also)):
         if path is None: continue
         model, tok, ck = model_from_checkpoint(path, device='cpu')
@@ -165,6 +168,7 @@ def main(argv=None):
                             vocab=tok.vocab_size, srcs=srcs, tok=tok)
         systems.append((name, 'ours', Ours(model, a.max_tokens, {True: greedy_decode, False: beam_search})))
         if ref_beam: systems.append((name, 'ours (reference)', Ours(model, a.max_tokens, {True: greedy_decode, False: ref_beam})))
+        if early_beam: systems.append((name, 'ours (early stop)', Ours(model, a.max_tokens, {True: greedy_decode, False: early_beam})))
         if name == 'compared' and a.peer == 'opennmt':
             for pb in a.peer_batches:
                 bt, size = pb.split(':')
@@ -181,7 +185,7 @@ def main(argv=None):
           f"cap source+{a.max_extra}; median of {a.repeats}; load average {load_before[0]:.1f} at start")
     for n, m in models.items(): print(f"# {n}: {m['checkpoint']} ({m['label']}, {m['params'] / 1e6:.2f}M params)")
     times, outs = {}, {}
-    skip = lambda sysname, beam: sysname == 'ours (reference)' and beam == 1   # greedy has one version
+    skip = lambda sysname, beam: sysname in ('ours (reference)', 'ours (early stop)') and beam == 1   # greedy has one version
     for name, sysname, fn in systems:                                    # warm-up
         for beam in decodings:
             if not skip(sysname, beam): fn(models[name]['srcs'][:20], beam, a.max_extra)
@@ -217,12 +221,19 @@ def main(argv=None):
     for model in models:
         for dec in ('greedy', f'beam {a.beam}'):
             base = speed(model, 'ours', dec)
-            for other in ['ours (reference)', *[s for _, s, _ in systems if s.startswith('opennmt')], 'ctranslate2 float32', 'ctranslate2 int8']:
+            for other in ['ours (reference)', 'ours (early stop)', *[s for _, s, _ in systems if s.startswith('opennmt')], 'ctranslate2 float32', 'ctranslate2 int8']:
                 o = speed(model, other, dec)
                 if o is None or base is None: continue
                 key = f"{model}: {other} / ours, {dec}"
                 ratios[key] = round(o / base, 3)
                 print(f"{models[model]['label']:>16} {dec:>7}: ours is {base / o:5.2f}x {other}  ({other} / ours = {o / base:.2f})")
+    for model in models:                                             # like for like: both stop when the best candidate is EOS
+        dec = f'beam {a.beam}'; e = speed(model, 'ours (early stop)', dec)
+        for other in [s for _, s, _ in systems if s.startswith('opennmt')]:
+            o = speed(model, other, dec)
+            if o is None or e is None: continue
+            ratios[f"{model}: {other} / ours (early stop), {dec}"] = round(o / e, 3)
+            print(f"{models[model]['label']:>16} {dec:>7}: ours (early stop) is {e / o:5.2f}x {other}")
     if a.json:
         rec = dict(date=datetime.datetime.now().isoformat(timespec='seconds'), commit=git_commit(), hardware=hardware(),
                    python=platform.python_version(), torch=torch.__version__, threads=a.threads, n_sentences=len(lines),

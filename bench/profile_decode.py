@@ -12,9 +12,9 @@ are grouped by stack: the encoder; the decoder's attention (softmax(QK^T)V), its
 linear layer, |V| wide), the rest of its layers (projections, FFN, LayerNorm, embeddings, the model's Python); the
 log-softmax over the vocabulary (and the PAD/BOS mask); top-k and candidate scores; reordering the key/value caches
 (`select`); and the search's own bookkeeping (every other line of the search loop). Then each decoder is timed without
-the profiler (median of `--repeats`), and the decoder rows (hypotheses x steps) each computes are counted, beside
-those of a search that ends a sentence as soon as its best candidate is EOS (OpenNMT-py's rule, which is not the exact
-search). Not a test: it prints a table and, with --json, stores it.
+the profiler (median of `--repeats`), and the decoder rows (hypotheses x steps) each computes are counted. `early stop`
+is `beam_search_nbest(..., stop='early')`, which also ends a sentence as soon as its best candidate is EOS
+(OpenNMT-py's rule; faster, not the exact search). Not a test: it prints a table and, with --json, stores it.
 """
 import argparse, gzip, json, linecache, os, statistics, subprocess, sys, tempfile, time, datetime, shutil
 from pathlib import Path
@@ -84,6 +84,8 @@ def decoders():
     if hasattr(d, 'beam_search_reference'): out['reference'] = (d.beam_search_reference, 'beam_search_reference')
     out['fast'] = (lambda m, s, beam: d.beam_search_nbest(m, s, beam=beam, nbest=1) if 'nbest' in d.beam_search_nbest.__code__.co_varnames
                    else d.beam_search_nbest(m, s, beam=beam), 'beam_search_nbest')
+    if 'stop' in d.beam_search_nbest.__code__.co_varnames:            # the opt-in early stop (OpenNMT-py's rule)
+        out['early stop'] = (lambda m, s, beam: d.beam_search_nbest(m, s, beam=beam, nbest=1, stop='early'), 'beam_search_nbest')
     return out
 
 class Counting:
@@ -91,57 +93,18 @@ class Counting:
     def __init__(self, m): self.m, self.cfg, self.rows = m, m.cfg, 0
     def encode(self, *a, **k): return self.m.encode(*a, **k)
     def init_cache(self): return self.m.init_cache()
+    def parameters(self): return self.m.parameters()
     def eval(self): return self
     def train(self, mode=True): return self
     @property
     def training(self): return False
     def decode(self, memory, src_mask, tgt, *a, **k): self.rows += tgt.shape[0]; return self.m.decode(memory, src_mask, tgt, *a, **k)
 
-def early_stop_rows(model, src, K=4, alpha=0.6, max_extra=50):
-    """Decoder rows of a beam search that ends a sentence as soon as its best candidate is EOS (OpenNMT-py's rule; not
-    the exact search, used here only to count the work that rule does)."""
-    import torch, math
-    from transformer_nb.core import BOS_ID, EOS_ID
-    from transformer_nb.attention import pad_mask
-    from transformer_nb.decoding import inference, max_output_lengths, next_token_logits
-    rows = 0
-    with inference(model):
-        limits = max_output_lengths(model, src, max_extra)
-        src_mask = pad_mask(src, model.cfg.pad_id); memory = model.encode(src, src_mask)
-        B = src.shape[0]; alive = torch.arange(B); mem, smask, r = memory, src_mask, 1
-        ys = torch.full((B, 1), BOS_ID); scores = torch.zeros(B, 1, dtype=torch.float64); cache = model.init_cache()
-        for t in range(int(limits.max())):
-            b = alive.numel(); rows += b * r
-            logp = next_token_logits(model, model.decode(mem, smask, ys[:, -1:], cache=cache)[:, -1]).log_softmax(-1)
-            V = logp.shape[1]
-            top, idx = (scores[:, :, None] + logp.view(b, r, V)).view(b, r * V).topk(2 * K, dim=1)
-            origin, tok = idx // V, idx % V
-            eos = tok == EOS_ID
-            order = (eos.long() * 2 * K + torch.arange(2 * K)).argsort(1)[:, :K]
-            scores, new = top.gather(1, order), tok.gather(1, order)
-            parents = (torch.arange(b)[:, None] * r + origin.gather(1, order)).flatten()
-            ys = torch.cat([ys[parents], new.reshape(-1, 1)], 1)
-            keep = (~(eos[:, 0] | (t + 1 >= limits[alive]))).nonzero().flatten()
-            if keep.numel() == 0: break
-            parents = parents.view(b, K)[keep].flatten(); ys, scores = ys.view(b, K, -1)[keep].flatten(0, 1), scores[keep]
-            cache.select(parents); alive = alive[keep]
-            per_row = alive.repeat_interleave(K); mem, smask, r = memory[per_row], src_mask[per_row], K
-    return rows
-
 def count_rows(model, srcs, max_tokens):
-    "{'reference': rows, 'fast': rows, 'early stop (OpenNMT-py rule)': rows} over the same batches."
-    import torch
-    from transformer_nb.core import PAD_ID
-    from transformer_nb.decoding import length_batches
+    "{decoder name: decoder rows} over the same batches."
     out = {}
     for name, (fn, _) in decoders().items():
         c = Counting(model); run(fn, c, srcs, max_tokens); out[name] = c.rows
-    n = 0
-    for batch in length_batches([len(s) for s in srcs], max_tokens):
-        src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
-        for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
-        n += early_stop_rows(model, src)
-    out['early stop (OpenNMT-py rule)'] = n
     return out
 
 def main(argv=None):

@@ -97,3 +97,14 @@ def test_average(run, tmp_path):
     r = tool('average', paths[-1], tmp_path / 'h2.pt', '-o', tmp_path / 'bad.pt')
     assert r.returncode == 2 and 'different architectures' in r.stderr and not (tmp_path / 'bad.pt').exists(), r.stderr
     assert tool('average', run, '--last', '0', '-o', tmp_path / 'x.pt').returncode == 2
+
+def test_early_stop(run, tmp_path):
+    "--early-stop (OpenNMT-py's stopping rule) translates, and a results record says how it decoded."
+    r = tool('translate', run, 'a b c', 'h g f e', '--early-stop')
+    assert r.returncode == 0 and r.stdout.splitlines() == ['a b c', 'h g f e'], r.stderr
+    (tmp_path / 's').write_text('a b c\nh g f e\n'); (tmp_path / 'r').write_text('a b c\nh g f e\n')
+    rec = tmp_path / 'results.json'
+    r = tool('evaluate', run, '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--early-stop', '--record', rec)
+    assert r.returncode == 0 and 'early stop' in r.stdout, r.stderr
+    [record] = json.loads(rec.read_text())
+    assert record['decoding'] == 'beam 4, alpha 0.6, early stop' and record['id'].endswith('-beam4-early'), record

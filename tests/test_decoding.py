@@ -347,3 +347,23 @@ def test_nbest_one_stops_earlier_with_the_same_answer():
     same_nbest(best, [h[:1] for h in full], eps=1e-9)
     same_nbest(best, [h[:1] for h in beam_search_reference(m, src)], eps=1e-9)
     assert rows_best < rows_full, (rows_best, rows_full)
+
+def test_early_stop_computes_fewer_rows_and_never_scores_higher():
+    "stop='early' ends a sentence when its best candidate is EOS: at most the exact search's rows and score."
+    for kw in CONFIGS[:2]:
+        m = make_model(**kw)
+        for seed in range(4):
+            src, rows = rand_src(n=10, seed=200 + seed), {}
+            for stop in ('exact', 'early'):
+                calls = {'n': 0}
+                class Counting(torch.nn.Module):
+                    def __init__(self): super().__init__(); self.cfg = m.cfg
+                    def encode(self, *a, **k): return m.encode(*a, **k)
+                    def init_cache(self): return m.init_cache()
+                    def decode(self, *a, **k): calls['n'] += a[2].shape[0]; return m.decode(*a, **k)
+                ids, scores = beam_search(Counting(), src, return_scores=True, stop=stop)
+                rows[stop] = (calls['n'], ids, scores)
+            assert rows['early'][0] <= rows['exact'][0], (seed, rows['early'][0], rows['exact'][0])
+            assert all(e <= x + 1e-9 for x, e in zip(rows['exact'][2], rows['early'][2])), seed
+    with pytest.raises(ValueError, match="stop='fast'"): beam_search(m, src, stop='fast')
+    with pytest.raises(ValueError, match="stop='fast'"): translate(m, None, ['x'], beam=1, stop='fast')

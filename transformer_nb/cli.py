@@ -161,15 +161,17 @@ def _load_data(a):
     if a.dataset == 'multi30k' and data_dir is None: data_dir = find_multi30k()   # a local copy if there is one
     return load_dataset(a.dataset, a.src_lang, a.tgt_lang, data_dir)
 
-def _scores(model, tok, pairs, tgt_lang, beam, alpha=None, max_tokens=4000, device=None) -> tuple[dict, list, str]:
+def _scores(model, tok, pairs, tgt_lang, beam, alpha=None, max_tokens=4000, device=None, stop='exact') -> tuple[dict, list, str]:
     "Scores, outputs and a summary line: bracket F1 when the target is linearised trees ('tree...', §6.3), else sacreBLEU."
     if str(tgt_lang).startswith('tree'):
+        if stop != 'exact': raise UserError("--early-stop is for translation; parse trees are decoded with the exact search")
         from transformer_nb.parsing import evaluate_parser, PARSE_ALPHA
         sc, hyps = evaluate_parser(model, tok, pairs, beam, PARSE_ALPHA if alpha is None else alpha, max_tokens, device)
         return sc, hyps, (f"bracket F1 {sc['f1']:.2f} (precision {sc['precision']:.2f}, recall {sc['recall']:.2f}), exact "
                           f"match {sc['exact_match']:.1f}%, malformed {sc['malformed']}, failed {sc['failed']}")
     from transformer_nb.evaluation import evaluate
-    sc, hyps = evaluate(model, tok, pairs, beam=beam, alpha=0.6 if alpha is None else alpha, max_tokens=max_tokens, device=device)
+    sc, hyps = evaluate(model, tok, pairs, beam=beam, alpha=0.6 if alpha is None else alpha, max_tokens=max_tokens, device=device,
+                        stop=stop)
     sc.update(_number_extras(pairs, hyps))                  # BLEU on characters and per magnitude for the numbers corpus
     return sc, hyps, _headline(sc, [r for _, r in pairs])
 
@@ -324,6 +326,9 @@ def _add_decoding_args(p:CliParser):
     g = p.add_argument_group('decoding')
     g.add_argument('--beam', type=int, help="beam size; 1 = greedy decoding (default: 4 as in §6.1; 21 for parse trees, §6.3)")
     g.add_argument('--alpha', type=float, help="length penalty alpha, ((5+|Y|)/6)^alpha (default: 0.6; 0.3 for parse trees)")
+    g.add_argument('--early-stop', action='store_true', help="end a sentence's beam search when its best candidate is EOS, as "
+                   "OpenNMT-py does: fewer decoder steps, and now and then a lower-scoring translation (default: the "
+                   "paper's exact stopping bound)")
     g.add_argument('--max-tokens', type=int, default=4000, help="source tokens per batch (default: 4000)")
     g.add_argument('--device', default=None, help="cpu, cuda, mps (default: the best available)")
     g.add_argument('--threads', type=int, default=None, help="CPU threads for PyTorch; beats $TNB_THREADS (default: $TNB_THREADS, else half the cores)")
@@ -358,7 +363,7 @@ def translate_cli(argv:list|None=None):
         lines = read_stdin_lines()
     model, tok, _ = _load_for_inference(a)
     text = ''.join(o + '\n' for o in translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens,
-                                                max_extra=a.max_extra))
+                                                max_extra=a.max_extra, stop='early' if a.early_stop else 'exact'))
     if a.output: atomic_write(a.output, text)
     else:
         try: sys.stdout.write(text); sys.stdout.flush()
@@ -444,10 +449,12 @@ def evaluate_cli(argv:list|None=None):
     model, tok, ck = _load_for_inference(a)
     pairs = pairs or _test_pairs(a, ck)
     tgt_lang = a.tgt_lang or (ck.get('meta') or {}).get('tgt_lang')
-    scores, hyps, line = _scores(model, tok, pairs, tgt_lang, a.beam, a.alpha, a.max_tokens)
+    scores, hyps, line = _scores(model, tok, pairs, tgt_lang, a.beam, a.alpha, a.max_tokens,
+                                 stop='early' if a.early_stop else 'exact')
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in hyps))
     if a.record:
-        rid = a.id or f"{Path(a.checkpoint).resolve().parent.name}-{Path(a.checkpoint).stem}-beam{a.beam}"
+        rid = a.id or (f"{Path(a.checkpoint).resolve().parent.name}-{Path(a.checkpoint).stem}-beam{a.beam}"
+                       f"{'-early' if a.early_stop and a.beam > 1 else ''}")
         command = shlex.join(['tnb-evaluate', *(sys.argv[1:] if argv is None else argv)])
         real = Path(os.path.realpath(a.record))              # through a symlink: its target is rewritten
         extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'exact_by_magnitude') if k in scores}
@@ -459,10 +466,11 @@ def evaluate_cli(argv:list|None=None):
         except BaseException: real.with_name(real.name + '.tmp').unlink(missing_ok=True); raise   # add_result's temporary file
     if a.json: print(json.dumps(scores)); return
     if str(tgt_lang).startswith('tree'):
-        print(f"{line}\n{scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha}, max length input+{a.max_extra})"); return
+        print(f"{line}\n{scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha}{', early stop' if a.early_stop and a.beam > 1 else ''}, max length input+{a.max_extra})"); return
     print(f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})\nBLEU {scores['bleu_lc']:.2f}  lowercased "
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
-          f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha})")
+          f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha}"
+          f"{', early stop' if a.early_stop and a.beam > 1 else ''})")
     if 'bleu_char' in scores:
         print(f"BLEU {scores['bleu_char']:.2f}  on characters ({scores['bleu_char_signature']})\n{_magnitudes(scores)}\n"
               f"headline: {_headline(scores, [r for _, r in pairs])}")

@@ -56,17 +56,20 @@ def next_token_logits(model, logits:torch.Tensor) -> torch.Tensor:
     return logits
 
 # %% ../nbs/10_decoding.ipynb #f3297a36
+def _encode_batch(model, src, max_extra):
+    "Checked ids, each sentence's length cap (B,), the padding mask (B, 1, 1, S) and the encoder output (B, S, d_model)."
+    src = check_src(model, src)
+    src_mask = pad_mask(src, model.cfg.pad_id)
+    return src, max_output_lengths(model, src, max_extra), src_mask, model.encode(src, src_mask)
+
 def greedy_decode(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                   max_extra:int=50, # a sentence may generate (its length + max_extra) tokens, EOS included
                   use_cache:bool=True, # False recomputes the whole prefix every step (for tests and benchmarks)
                  ) -> list[list[int]]: # per sentence the output ids, without BOS/EOS/PAD
     "Greedy decoding of a batch: the most probable next token each step, until EOS or the length cap."
     with inference(model):
-        src = check_src(model, src)
+        src, limits, src_mask, memory = _encode_batch(model, src, max_extra)   # the encoder runs once
         B, dev = src.shape[0], src.device
-        limits = max_output_lengths(model, src, max_extra)      # (B,)
-        src_mask = pad_mask(src, model.cfg.pad_id)             # (B, 1, 1, S)
-        memory = model.encode(src, src_mask)                   # (B, S, d_model): the encoder runs once
         out, alive = [None] * B, torch.arange(B, device=dev)   # results; sentences still decoding
         ys = torch.full((B, 1), BOS_ID, dtype=torch.long, device=dev)  # (b, t) prefixes of the alive sentences
         cache = model.init_cache() if use_cache else None
@@ -93,6 +96,12 @@ def length_penalty(n, # |Y|: generated tokens, EOS included (int, float or tenso
     return ((5 + n) / 6) ** alpha
 
 # %% ../nbs/10_decoding.ipynb #4be7ebdf
+def _check_beam_args(model, beam, alpha):
+    "A clear ValueError for a beam width or length penalty that beam search cannot use."
+    if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1: raise ValueError(f"beam={beam!r} must be an int >= 1")
+    if alpha < 0: raise ValueError(f"alpha={alpha} must be >= 0")
+    if beam > model.cfg.tgt_vocab: raise ValueError(f"beam={beam} is more than the target vocabulary of {model.cfg.tgt_vocab} pieces")
+
 def beam_search_reference(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                               beam:int=4, # hypotheses kept per sentence (k)
                           alpha:float=0.6, # length penalty exponent, lp(Y) = ((5+|Y|)/6)^alpha
@@ -100,18 +109,13 @@ def beam_search_reference(model, src:torch.Tensor, # (B, S) token ids, each row 
                           use_cache:bool=True, # False recomputes the whole prefix every step
                      ) -> list[list[tuple[list[int], float]]]: # per sentence: (ids, log p(Y|X)/lp(|Y|)), best first
     "Batched beam search, written to be read; per sentence up to `beam` finished hypotheses with their normalised scores, best first."
-    if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1: raise ValueError(f"beam={beam!r} must be an int >= 1")
-    if alpha < 0: raise ValueError(f"alpha={alpha} must be >= 0")
-    if beam > model.cfg.tgt_vocab: raise ValueError(f"beam={beam} is more than the target vocabulary of {model.cfg.tgt_vocab} pieces")
+    _check_beam_args(model, beam, alpha)
     with inference(model):
-        src = check_src(model, src)
+        src, limits, src_mask, memory = _encode_batch(model, src, max_extra)   # the encoder runs once
         (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
-        limits = max_output_lengths(model, src, max_extra)      # (B,)
-        src_mask = pad_mask(src, model.cfg.pad_id)             # (B, 1, 1, S)
-        memory = model.encode(src, src_mask)                   # (B, S, d_model): the encoder runs once
         finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
         alive = torch.arange(B, device=dev)                    # sentences still searching
-        mem, smask, r = memory, src_mask, 1                    # per row; r hypotheses per sentence (1 at first)
+        mem, smask, r = memory, src_mask, 1                    # per sentence; r hypotheses per sentence (1 at first)
         ys = torch.full((B, 1), BOS_ID, dtype=torch.long, device=dev)       # (b*r, t) the hypotheses
         scores = torch.zeros(B, 1, dtype=torch.float64, device=dev)         # (b, r) their log-probabilities
         cache = model.init_cache() if use_cache else None
@@ -140,19 +144,21 @@ def beam_search_reference(model, src:torch.Tensor, # (B, S) token ids, each row 
             if keep.numel() == 0: break
             rows = rows.view(b, K)[keep].flatten()
             ys, scores = ys.view(b, K, -1)[keep].flatten(0, 1), scores[keep]
-            if cache is not None: cache.select(rows)                           # follow the parents (first: expand)
-            if r == 1 or keep.numel() < b:                                      # sentences changed: memory rows too
-                alive = alive[keep]
-                mem, smask = memory[alive].repeat_interleave(K, 0), src_mask[alive].repeat_interleave(K, 0)
+            if cache is not None:
+                for self_kv, cross_kv in cache.layers:
+                    self_kv.select(rows)                                        # hypotheses follow their parents
+                    cross_kv.select(keep)                                       # one row per sentence still searching
+            alive = alive[keep]
+            mem, smask = memory[alive], src_mask[alive]   # per sentence: its K hypothesis rows share it (02_multihead)
             r = K
         return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:K]] for f in finished]
 
 # %% ../nbs/10_decoding.ipynb #6803ad26
-def _follow_parents(cache, rows:torch.Tensor, sentences_changed:bool):
-    "Reorder every layer's self-attention cache to `rows`; the encoder-decoder caches only when sentences changed."
+def _follow_parents(cache, rows:torch.Tensor, sentences:torch.Tensor|None):
+    "Reorder every layer's self-attention cache to hypothesis `rows`; keep encoder-decoder rows `sentences` (None: all)."
     for self_kv, cross_kv in cache.layers:
         self_kv.select(rows)                                  # each hypothesis' own prefix keys/values
-        if sentences_changed: cross_kv.select(rows)           # a sentence's k rows are identical: any parent will do
+        if sentences is not None: cross_kv.select(sentences)  # one row per sentence, shared by its k hypotheses
 
 def _add_finished(finished:list, alive:torch.Tensor, new:torch.Tensor, ids):
     "Append (score, token ids) to `finished` for every finite entry of `new` (b, k); `ids(i, j)` gives their tokens."
@@ -167,24 +173,21 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
                       max_extra:int=50, # a sentence may generate (its length + max_extra) tokens, EOS included
                       use_cache:bool=True, # False recomputes the whole prefix every step
                       nbest:int|None=None, # finished hypotheses to return per sentence (default: beam)
+                      stop:str='exact', # 'exact': when the bound proves the n-best final; 'early': also when the best candidate is EOS
                      ) -> list[list[tuple[list[int], float]]]: # per sentence: (ids, log p(Y|X)/lp(|Y|)), best first
     "Batched beam search: `beam_search_reference`'s results (its `nbest` best), with less work (see the text above)."
-    if not isinstance(beam, int) or isinstance(beam, bool) or beam < 1: raise ValueError(f"beam={beam!r} must be an int >= 1")
-    if alpha < 0: raise ValueError(f"alpha={alpha} must be >= 0")
-    if beam > model.cfg.tgt_vocab: raise ValueError(f"beam={beam} is more than the target vocabulary of {model.cfg.tgt_vocab} pieces")
+    _check_beam_args(model, beam, alpha)
     nbest = beam if nbest is None else nbest
     if not isinstance(nbest, int) or not 1 <= nbest <= beam: raise ValueError(f"nbest={nbest!r} must be an int in 1..beam={beam}")
+    if stop not in ('exact', 'early'): raise ValueError(f"stop={stop!r} must be 'exact' or 'early'")
     with inference(model):
-        src = check_src(model, src)
+        src, limits, src_mask, memory = _encode_batch(model, src, max_extra)   # the encoder runs once
         (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
-        limits = max_output_lengths(model, src, max_extra)      # (B,)
-        src_mask = pad_mask(src, model.cfg.pad_id)             # (B, 1, 1, S)
-        memory = model.encode(src, src_mask)                   # (B, S, d_model): the encoder runs once
         lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
         finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
         kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)   # (b, nbest) best finished scores
         alive = torch.arange(B, device=dev)                    # sentences still searching
-        mem, smask, r, n = memory, src_mask, 1, min(2 * K, V)  # per row; r hypotheses per sentence (1 at first)
+        mem, smask, r, n = memory, src_mask, 1, min(2 * K, V)  # per sentence; r hypotheses per sentence (1 at first)
         ys = torch.full((B, 1), BOS_ID, dtype=torch.long, device=dev)       # (b*r, t) the hypotheses
         scores = torch.zeros(B, 1, dtype=torch.float64, device=dev)         # (b, r) their log-probabilities
         cache = model.init_cache() if use_cache else None
@@ -208,16 +211,17 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
             _add_finished(finished, alive, ended, lambda i, k: ys[i * K + k, 1:])
             kbest = torch.cat([kbest, new, ended], 1).topk(nbest, dim=1).values # (b, nbest) the best finished so far
             bound = scores.max(1).values / lp_cap[alive]                        # best an alive one can reach
-            keep = (~(at_limit | (kbest[:, -1] >= bound))).nonzero().flatten()  # sentences whose n-best may change
+            done = at_limit | (kbest[:, -1] >= bound)                           # (b,) the n-best cannot change
+            if stop == 'early': done |= eos[:, 0] & kbest[:, -1].isfinite()     # or: the best candidate ended
+            keep = (~done).nonzero().flatten()                                  # sentences still searching
             if keep.numel() == 0: break
-            changed = r == 1 or keep.numel() < b                                # first step (1 -> K rows) or some left
             rows = rows.view(b, K)[keep].flatten()
             ys, scores, kbest = ys.view(b, K, -1)[keep].flatten(0, 1), scores[keep], kbest[keep]
+            changed = keep.numel() < b                                          # some sentences left the search
             if changed:
-                alive = alive[keep]
-                per_row = alive.repeat_interleave(K)                            # (b*K,) sentence of each row
-                mem, smask = memory.index_select(0, per_row), src_mask.index_select(0, per_row)
-            if cache is not None: _follow_parents(cache, rows, changed)
+                alive = alive[keep]                                             # one memory row per sentence,
+                mem, smask = memory.index_select(0, alive), src_mask.index_select(0, alive)  # shared by its K rows
+            if cache is not None: _follow_parents(cache, rows, keep if changed else None)
             r = K
         return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:nbest]] for f in finished]
 
@@ -225,9 +229,10 @@ def beam_search_nbest(model, src:torch.Tensor, # (B, S) token ids, each row piec
 def beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                 beam:int=4, alpha:float=0.6, max_extra:int=50, use_cache:bool=True,
                 return_scores:bool=False, # also return each best hypothesis' log p(Y|X)/lp(|Y|)
+                stop:str='exact', # 'early': end a sentence when its best candidate is EOS (faster, not exact)
                ) -> list[list[int]] | tuple[list[list[int]], list[float]]:
     "Beam search with the paper's settings (beam 4, alpha 0.6, length <= input + 50): the best ids per sentence."
-    nbest = beam_search_nbest(model, src, beam, alpha, max_extra, use_cache, nbest=1)   # stops when the best is certain
+    nbest = beam_search_nbest(model, src, beam, alpha, max_extra, use_cache, nbest=1, stop=stop)  # best only
     ids = [h[0][0] for h in nbest]
     return (ids, [h[0][1] for h in nbest]) if return_scores else ids
 
@@ -247,12 +252,14 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
               max_tokens:int=4000, # source tokens per batch (padding included)
               device=None, # None: where the model is; otherwise the model is moved there
               max_extra:int=50,
+              stop:str='exact', # beam search's stopping rule: 'exact' (the paper's code) or 'early' (see `beam_search_nbest`)
              ) -> list[str]: # one output per input, in input order; '' for an empty input
     "Translate `sentences` with beam search (greedy when beam=1), batched by length."
     if isinstance(sentences, str): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
     sentences = list(sentences)
     for i, s in enumerate(sentences):
         if not isinstance(s, str): raise TypeError(f"sentences[{i}] is a {type(s).__name__}, not a str: {s!r}")
+    if stop not in ('exact', 'early'): raise ValueError(f"stop={stop!r} must be 'exact' or 'early'")
     if device is not None: model.to(get_device(device))
     dev = next(model.parameters()).device
     cap = model.cfg.max_len if model.cfg.pos == 'learned' else None
@@ -271,7 +278,7 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
         for row, i in enumerate(idx): src[row, :len(srcs[i])] = torch.tensor(srcs[i])
         src = src.to(dev)
         hyps = (greedy_decode(model, src, max_extra) if beam == 1 else
-                beam_search(model, src, beam, alpha, max_extra))
+                beam_search(model, src, beam, alpha, max_extra, stop=stop))
         for i, h in zip(idx, hyps): outs[i] = tokenizer.decode(h)
     return outs
 

@@ -82,14 +82,16 @@ def significance_table(tests:dict) -> str:
 
 # %% ../nbs/11_results.ipynb #9fc49ebf
 def evaluate(model, tokenizer, pairs:list[tuple[str, str]], beam:int=4, alpha:float=0.6, max_tokens:int=4000,
-             device=None) -> tuple[dict, list[str]]:
+             device=None, stop:str='exact') -> tuple[dict, list[str]]:
     "Translate the sources of `pairs` and score against their targets; returns (scores, hypotheses)."
     if not pairs: raise ValueError("evaluate got no (source, reference) pairs")
-    hyps = translate(model, tokenizer, [s for s, _ in pairs], beam=beam, alpha=alpha, max_tokens=max_tokens, device=device)
+    hyps = translate(model, tokenizer, [s for s, _ in pairs], beam=beam, alpha=alpha, max_tokens=max_tokens, device=device,
+                     stop=stop)
     refs = [t for _, t in pairs]
     scores = corpus_scores(hyps, refs)
     scores['exact_match'] = round(100 * sum(h.strip() == r.strip() for h, r in zip(hyps, refs)) / max(len(refs), 1), 2)
     scores.update(n_sentences=len(refs), beam=beam, alpha=alpha)
+    if stop != 'exact' and beam > 1: scores['stop'] = stop          # say so when beam search stopped early
     return scores, hyps
 
 # %% ../nbs/11_results.ipynb #928dadc7
@@ -106,6 +108,7 @@ def make_record(id:str, ckpt:dict, model, scores:dict, command:str) -> dict:
     meta = ckpt.get('meta') or {}
     avg = meta.get('averaged_from')
     decoding = 'greedy' if scores['beam'] == 1 else f"beam {scores['beam']}, alpha {scores['alpha']}"
+    if scores.get('stop', 'exact') != 'exact': decoding += f", {scores['stop']} stop"
     if avg: decoding += f", average of {len(avg)} checkpoints"
     return dict(id=id, dataset=meta.get('dataset', '?'), direction=f"{meta.get('src_lang', '?')}-{meta.get('tgt_lang', '?')}",
                 preset=meta.get('preset', '?'), params=count_params(model), decoding=decoding,

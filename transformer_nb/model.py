@@ -194,14 +194,16 @@ class Transformer(nn.Module):
                tgt_mask:torch.Tensor|None=None, cache:DecoderCache|None=None) -> torch.Tensor:
         "tgt (B, T) -> logits (B, T, tgt_vocab). With `cache`, tgt holds only the new tokens; positions continue."
         _check_tokens('tgt', tgt)
-        if memory.shape[0] != tgt.shape[0]:
-            raise ValueError(f"batch size mismatch: memory has {memory.shape[0]} sentences, tgt has {tgt.shape[0]}")
+        if memory.shape[0] == 0 or tgt.shape[0] % memory.shape[0]:   # one memory row per tgt row, or per group of rows
+            raise ValueError(f"batch size mismatch: memory has {memory.shape[0]} sentences, tgt has {tgt.shape[0]} rows "
+                             f"(give one memory row per tgt row, or per group of consecutive tgt rows)")
         if src_mask is not None and src_mask.shape[0] not in (1, memory.shape[0]):
             raise ValueError(f"batch size mismatch: src_mask has {src_mask.shape[0]} rows, memory has {memory.shape[0]}")
         start, n = (len(cache) if cache is not None else 0), tgt.shape[1]
         if tgt_mask is None:
             if cache is None: tgt_mask = make_tgt_mask(tgt, self.cfg.pad_id)        # (B, 1, T, T) causal & not pad
-            else: tgt_mask = torch.ones(n, start + n, dtype=torch.bool, device=tgt.device).tril(start)[None, None]
+            elif n > 1: tgt_mask = torch.ones(n, start + n, dtype=torch.bool, device=tgt.device).tril(start)[None, None]
+            # else one new token: it may see every cached position, no mask needed
         x = self.drop(_embed(self.tgt_emb, self.tgt_pos, tgt, 'tgt', start))         # (B, T, d_model)
         for i, layer in enumerate(self.decoder):
             x = layer(x, memory, src_mask, tgt_mask, None if cache is None else cache.layers[i])

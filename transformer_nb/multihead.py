@@ -70,8 +70,9 @@ class MultiHeadAttention(nn.Module):
         for name, t in (('x', x), ('mem', mem)):
             if t is not None and (t.dim() != 3 or t.shape[-1] != self.d_model):
                 raise ValueError(f"{name} of shape {tuple(t.shape)} must be (B, n, d_model={self.d_model})")
-        if mem is not None and mem.shape[0] != x.shape[0]:
-            raise ValueError(f"x has batch {x.shape[0]} but mem has batch {mem.shape[0]}")
+        if mem is not None and (mem.shape[0] == 0 or x.shape[0] % mem.shape[0]):
+            raise ValueError(f"x has batch {x.shape[0]} but mem has batch {mem.shape[0]}: give mem the batch of x, or "
+                             f"one row per group of x.shape[0] // mem.shape[0] consecutive rows of x")
 
     def forward(self, x:torch.Tensor, # queries come from here (B, n_q, d_model)
                 mem:torch.Tensor|None=None, # keys/values come from here (B, n_k, d_model); None = self-attention
@@ -81,10 +82,21 @@ class MultiHeadAttention(nn.Module):
                ) -> tuple[torch.Tensor, torch.Tensor|None]: # (B, n_q, d_model) and the weights or None
         self.check_inputs(x, mem)
         q, k, v = self.project(x, mem, cache)
-        _check_mask_bh(mask, x.shape[0], self.h, q.shape[2], k.shape[2])
-        if need_weights: o, w = attention(q, k, v, mask, self.drop)                       # (B, h, n_q, d_v)
+        B, b, n_q = x.shape[0], k.shape[0], q.shape[2]
+        if B > b: q = self.group(q, b)                        # g = B/b rows of x share one row of K, V
+        _check_mask_bh(mask, b, self.h, q.shape[2], k.shape[2])
+        if need_weights: o, w = attention(q, k, v, mask, self.drop)                       # (b, h, g*n_q, d_v)
         else: o, w = sdpa_attention(q, k, v, mask, self.p_drop if self.training else 0.0), None
+        if B > b: o, w = self.ungroup(o, B), (None if w is None else self.ungroup(w, B))  # (B, h, n_q, ...)
         return self.out_proj(self.merge_heads(o)), w                                      # (B, n_q, d_model)
+
+    def group(self, q, b:int):    # (b*g, h, n, d) -> (b, h, g*n, d): a group's queries side by side
+        g, n = q.shape[0] // b, q.shape[2]
+        return q.view(b, g, self.h, n, -1).transpose(1, 2).reshape(b, self.h, g * n, -1)
+
+    def ungroup(self, o, B:int):  # (b, h, g*n, d) -> (b*g, h, n, d)
+        b = o.shape[0]; g = B // b
+        return o.view(b, self.h, g, -1, o.shape[-1]).transpose(1, 2).reshape(B, self.h, -1, o.shape[-1])
 
 # %% ../nbs/02_multihead.ipynb #5737bc42
 def to_torch_mha(m:MultiHeadAttention) -> nn.MultiheadAttention:
