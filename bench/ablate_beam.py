@@ -4,31 +4,49 @@ time, timed in turn against the full fast version and the readable reference, on
 
     python bench/ablate_beam.py --checkpoint runs/mini-de-en --json results/decode_ablation.json
 
-`variant` below is a copy of `transformer_nb.decoding.beam_search_nbest` with switches. Every variant must return the
-translations `beam_search` returns (checked before timing): no lever changes the results. Levers:
-- `two_stage_topk`: per-hypothesis top-2k in float32, then the top 2k of those k*2k candidates (off: one top-2k over
+`variant` below is a copy of `transformer_nb.decoding.beam_search_nbest` with switches for the search's levers; the
+decoder step's levers are switched by swapping the library's methods for their plain versions. Every variant must
+return the translations `beam_search` returns (checked before timing): no lever changes the results. Search levers:
+- `two_stage_topk`: per-hypothesis top-2k, then the top 2k of those k*2k candidates in float64 (off: one top-2k over
   all k*|V| candidates in float64, as the reference does);
+- `kept_only`: log-probabilities for the kept tokens only (`topk_log_probs`: top-2k of the logits, the normaliser
+  subtracted from those; off: the (b*k, |V|) log-probabilities first, `log_probs`);
+- `chunked_topk`: `topk_rows`, the top-2k through each chunk's maximum (off: `torch.topk` over all |V|);
 - `lazy_cross`: select the encoder-decoder caches (one row per sentence, shared by its k hypotheses) only when
   sentences leave (off: every step, with the self caches);
-- `index_select`: `KVCache.select` with `index_select` (off: advanced indexing `k[idx]`, as before);
 - `tensor_bookkeeping`: the k best finished scores in one tensor, finished hypotheses moved to the host in one transfer
   per step (off: a Python sort per alive sentence per step and one `.item()` per finished hypothesis, as the reference);
 - `best_only`: `beam_search` needs only the best hypothesis, so a sentence stops once its best finished one beats the
   bound (`nbest=1`; off: once its k-th best does, as the reference).
+Decoder-step levers (they speed up the reference too), switched by `bench/_levers.py`:
+- `one_token_step`: `DecoderLayer.step` (off: the layers' `forward`, with its module calls and checks);
+- `transposed_output`: `DecoderCache.logits`, the output layer's weight transposed once per run (off: `proj(x)`);
+- `one_copy_reorder`: `KVCache.select` done by the next append, one copy of the cache (off: `index_select` at once,
+  then `torch.cat` in the append: two copies).
+'reference, before issue 13' is `beam_search_reference` with the decoder-step levers off: the code before the speed-up.
 Each setting is timed `--repeats` times in turn; medians and ratios to the full fast version, same run.
 """
 import argparse, gzip, json, math, os, statistics, sys, time, datetime
 from pathlib import Path
 import torch
+from _levers import levers, LEVERS
 from transformer_nb.core import EOS_ID, BOS_ID, PAD_ID, hardware, git_commit, limit_threads
 from transformer_nb.attention import pad_mask
 from transformer_nb.multihead import KVCache
 from transformer_nb.training import model_from_checkpoint
 from transformer_nb.decoding import (beam_search, beam_search_reference, length_batches, inference, check_src,
-                                     max_output_lengths, next_token_logits, length_penalty)
+                                     max_output_lengths, next_token_logits, length_penalty, log_probs, topk_rows)
 
-def variant(model, src, beam=4, alpha=0.6, max_extra=50, two_stage_topk=True, lazy_cross=True, tensor_bookkeeping=True,
-            best_only=True):
+def hyp_best(logits, n, kept_only, chunked):
+    "Each row's n best log-probabilities and their tokens, with or without the levers kept_only and chunked_topk."
+    top = (lambda x: topk_rows(x, n)) if chunked else (lambda x: x.topk(n, dim=1))
+    if not kept_only: return top(log_probs(logits))
+    x, ids = top(logits)
+    m = x[:, :1]
+    return (x - m) - (logits - m).exp_().sum(-1, keepdim=True).log_(), ids
+
+def variant(model, src, beam=4, alpha=0.6, max_extra=50, two_stage_topk=True, kept_only=True, chunked_topk=True,
+            lazy_cross=True, tensor_bookkeeping=True, best_only=True):
     "beam_search_nbest with switches (see the module docstring)."
     with inference(model):
         src = check_src(model, src)
@@ -47,14 +65,14 @@ def variant(model, src, beam=4, alpha=0.6, max_extra=50, two_stage_topk=True, la
         cache = model.init_cache()
         for t in range(int(limits.max())):
             b = alive.numel()
-            logp = next_token_logits(model, model.decode(mem, smask, ys[:, -1:], cache=cache)[:, -1]).log_softmax(-1)
+            logits = next_token_logits(model, model.decode(mem, smask, ys[:, -1:], cache=cache)[:, -1])
             if two_stage_topk:
-                best_lp, best_tok = logp.topk(n, dim=1)
+                best_lp, best_tok = hyp_best(logits, n, kept_only, chunked_topk)
                 cand = (scores[:, :, None] + best_lp.view(b, r, n)).view(b, r * n)
                 top, j = cand.topk(min(2 * K, r * n), dim=1)
                 origin, tok = j // n, best_tok.view(b, r * n).gather(1, j)
             else:
-                cand = (scores[:, :, None] + logp.view(b, r, V)).view(b, r * V)
+                cand = (scores[:, :, None] + log_probs(logits).view(b, r, V)).view(b, r * V)
                 top, idx = cand.topk(min(2 * K, r * V), dim=1)
                 origin, tok = idx // V, idx % V
             eos, lp = tok == EOS_ID, length_penalty(t + 1, alpha)
@@ -102,11 +120,6 @@ def variant(model, src, beam=4, alpha=0.6, max_extra=50, two_stage_topk=True, la
             r = K
         return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:nbest]] for f in finished]
 
-_fast_select = KVCache.select
-def _indexing_select(self, idx):
-    if self.k is not None: self.k, self.v = self.k[idx], self.v[idx]
-    return self
-
 def read_lines(path):
     op = gzip.open if str(path).endswith('.gz') else open
     with op(path, 'rt', encoding='utf-8') as f: return [l.rstrip('\n') for l in f]
@@ -136,15 +149,20 @@ def main(argv=None):
     bs = list(batches(srcs, a.max_tokens))
     settings = {'fast (all levers)': dict(), 'without stopping when the best is certain': dict(best_only=False),
                 'without two-stage top-k': dict(two_stage_topk=False),
+                'without log-probabilities of the kept tokens only': dict(kept_only=False),
+                'without top-k over chunks': dict(chunked_topk=False),
                 'without lazy cross-attention reorder': dict(lazy_cross=False),
-                'without index_select (k[idx])': dict(index_select=False),
-                'without tensor bookkeeping': dict(tensor_bookkeeping=False), 'reference': 'reference'}
+                'without tensor bookkeeping': dict(tensor_bookkeeping=False),
+                'without the one-token step': dict(one_token_step=False),
+                'without the transposed output layer': dict(transposed_output=False),
+                'without the one-copy cache reorder': dict(one_copy_reorder=False),
+                'reference': 'reference',
+                'reference, before issue 13': 'before'}
     def run(kw):
-        KVCache.select = _fast_select if kw == 'reference' or kw.get('index_select', True) else _indexing_select
-        try:
-            if kw == 'reference': return [h for s in bs for h in beam_search_reference(model, s)]
-            return [h for s in bs for h in variant(model, s, **{k: v for k, v in kw.items() if k != 'index_select'})]
-        finally: KVCache.select = _fast_select
+        on = {} if kw == 'reference' else {k: False for k in LEVERS} if kw == 'before' else {k: v for k, v in kw.items() if k in LEVERS}
+        with levers(**on):
+            if kw in ('reference', 'before'): return [h for s in bs for h in beam_search_reference(model, s)]
+            return [h for s in bs for h in variant(model, s, **{k: v for k, v in kw.items() if k not in LEVERS})]
     lib = [h for s in bs for h in beam_search(model, s)]
     for name, kw in settings.items():                                     # the same translations as `beam_search`
         assert [h[0][0] for h in run(kw)] == lib, f"{name}: results differ from beam_search"
@@ -158,7 +176,7 @@ def main(argv=None):
     print(f"# beam 4 on {len(srcs)} sentences of {Path(src).name}; {hardware()}; {a.threads} thread(s); median of "
           f"{a.repeats}; load average {load[0]:.1f} -> {os.getloadavg()[0]:.1f}; every variant's output identical")
     for k, v in med.items():
-        print(f"{k:40} {len(srcs) / v:7.1f} sentences/s  {v / base:5.2f}x the time of the full fast version")
+        print(f"{k:50} {len(srcs) / v:7.1f} sentences/s  {v / base:5.2f}x the time of the full fast version")
     if a.json:
         rec = dict(date=datetime.datetime.now().isoformat(timespec='seconds'), commit=git_commit(), hardware=hardware(),
                    torch=torch.__version__, threads=a.threads, checkpoint=str(a.checkpoint), n_sentences=len(srcs),

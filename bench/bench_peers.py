@@ -22,7 +22,8 @@ Python for the second):
 Systems, timed in turn (round robin) `--repeats` times each; the median is reported, with ratios between medians of
 the same run (the machine may be shared: the load average before and after is stored with the figures):
 - `ours`: `greedy_decode` / `beam_search` of transformer_nb (this checkout);
-- `ours (reference)`: `beam_search_reference`, the readable beam search (the code before issue 13's speed-up);
+- `ours (before issue 13)`: the code before issue 13's speed-ups: greedy decoding and the readable
+  `beam_search_reference`, with the decoder step's levers of `bench/_levers.py` turned back (the same translations);
 - `ours (early stop)`: `beam_search(..., stop='early')`, which also ends a sentence when its best candidate is EOS
   (OpenNMT-py's rule: not the exact search, compared like for like with OpenNMT-py);
 - `opennmt-py`: OpenNMT-py 3.5.1 in its own virtual environment (`--peer-python`), with our weights ported into its
@@ -59,12 +60,17 @@ def read_lines(path):
     op = gzip.open if str(path).endswith('.gz') else open
     with op(path, 'rt', encoding='utf-8') as f: return [l.rstrip('\n') for l in f]
 
-def reference_beam():
-    "The readable beam search (before the speed-up), if this checkout has it."
+def before_issue_13():
+    "Greedy decoding and the readable beam search with the decoder step's levers turned back: the code before issue 13."
     try:
         from transformer_nb.decoding import beam_search_reference
-        return lambda model, src, **kw: [h[0][0] for h in beam_search_reference(model, src, **kw)]
+        from _levers import before_issue_13 as before
     except ImportError: return None
+    def greedy(model, src, **kw):
+        with before(): return greedy_decode(model, src, **kw)
+    def beam(model, src, **kw):
+        with before(): return [h[0][0] for h in beam_search_reference(model, src, **kw)]
+    return {True: greedy, False: beam}
 
 class Ours:
     "Our decoders on pre-encoded id lists, in length-sorted batches of at most max_tokens source tokens."
@@ -146,7 +152,7 @@ def main(argv=None):
     ap.add_argument('--peer-batches', nargs='+', default=['tokens:2000', 'sents:30'],
                     help="OpenNMT-py batchings to time, TYPE:SIZE (default: 2000 tokens as ours, and its own default of 30 sentences)")
     ap.add_argument('--ctranslate2', action='store_true', help='also time the CTranslate2 export (float32 and int8)')
-    ap.add_argument('--no-reference', action='store_true', help='skip our reference (readable) beam search')
+    ap.add_argument('--no-before', action='store_true', help='skip our code before issue 13 (greedy and the readable beam search)')
     ap.add_argument('--json', default=None, help='write the results here (e.g. results/decode_bench.json)')
     a = ap.parse_args(argv)
     limit_threads(a.threads)
@@ -154,7 +160,7 @@ def main(argv=None):
     lines, refs = read_lines(a.src)[:a.n], read_lines(a.ref)[:a.n]
     work = Path(tempfile.mkdtemp(prefix='bench_peers.'))
     systems, models = [], {}
-    ref_beam = None if a.no_reference else reference_beam()
+    before = None if a.no_before else before_issue_13()
     early_beam = (lambda model, src, **kw: beam_search(model, src, stop='early', **kw)) if 'stop' in beam_search.__code__.co_varnames else None
     for name, path in (('compared', a.checkpoint), ('also', a.also)):
         if path is None: continue
@@ -167,7 +173,7 @@ def main(argv=None):
                             params=sum(p.numel() for p in {id(p): p for p in model.parameters()}.values()),
                             vocab=tok.vocab_size, srcs=srcs, tok=tok)
         systems.append((name, 'ours', Ours(model, a.max_tokens, {True: greedy_decode, False: beam_search})))
-        if ref_beam: systems.append((name, 'ours (reference)', Ours(model, a.max_tokens, {True: greedy_decode, False: ref_beam})))
+        if before: systems.append((name, 'ours (before issue 13)', Ours(model, a.max_tokens, before)))
         if early_beam: systems.append((name, 'ours (early stop)', Ours(model, a.max_tokens, {True: greedy_decode, False: early_beam})))
         if name == 'compared' and a.peer == 'opennmt':
             for pb in a.peer_batches:
@@ -185,7 +191,7 @@ def main(argv=None):
           f"cap source+{a.max_extra}; median of {a.repeats}; load average {load_before[0]:.1f} at start")
     for n, m in models.items(): print(f"# {n}: {m['checkpoint']} ({m['label']}, {m['params'] / 1e6:.2f}M params)")
     times, outs = {}, {}
-    skip = lambda sysname, beam: sysname in ('ours (reference)', 'ours (early stop)') and beam == 1   # greedy has one version
+    skip = lambda sysname, beam: sysname == 'ours (early stop)' and beam == 1   # greedy has no stopping rule
     for name, sysname, fn in systems:                                    # warm-up
         for beam in decodings:
             if not skip(sysname, beam): fn(models[name]['srcs'][:20], beam, a.max_extra)
@@ -221,7 +227,7 @@ def main(argv=None):
     for model in models:
         for dec in ('greedy', f'beam {a.beam}'):
             base = speed(model, 'ours', dec)
-            for other in ['ours (reference)', 'ours (early stop)', *[s for _, s, _ in systems if s.startswith('opennmt')], 'ctranslate2 float32', 'ctranslate2 int8']:
+            for other in ['ours (before issue 13)', 'ours (early stop)', *[s for _, s, _ in systems if s.startswith('opennmt')], 'ctranslate2 float32', 'ctranslate2 int8']:
                 o = speed(model, other, dec)
                 if o is None or base is None: continue
                 key = f"{model}: {other} / ours, {dec}"

@@ -10,8 +10,9 @@ Each decoder translates the first `--n` sentences of Multi30k test2016 (beam 4, 
 native call is charged to the Python line that made it, so a line's share is its share of the wall time). Samples
 are grouped by stack: the encoder; the decoder's attention (softmax(QK^T)V), its output projection (the pre-softmax
 linear layer, |V| wide), the rest of its layers (projections, FFN, LayerNorm, embeddings, the model's Python); the
-log-softmax over the vocabulary (and the PAD/BOS mask); top-k and candidate scores; reordering the key/value caches
-(`select`); and the search's own bookkeeping (every other line of the search loop). Then each decoder is timed without
+log-softmax over the vocabulary (its normaliser in `topk_log_probs`, `log_probs`, and the PAD/BOS mask); top-k and
+candidate scores; reordering the key/value caches (`select`, and `select_cat` when the next append does a pending
+select); and the search's own bookkeeping (every other line of the search loop). Then each decoder is timed without
 the profiler (median of `--repeats`), and the decoder rows (hypotheses x steps) each computes are counted. `early stop`
 is `beam_search_nbest(..., stop='early')`, which also ends a sentence as soon as its best candidate is EOS
 (OpenNMT-py's rule; faster, not the exact search). Not a test: it prints a table and, with --json, stores it.
@@ -41,17 +42,22 @@ def classify(stack, search_fn, roots):
     if not idx: return None
     inner = frames[idx[-1] + 1:]
     names = [(fn, p) for fn, p, _ in inner]
+    innermost = source(*inner[-1][1:], roots) if inner else ''
     if any(fn == 'encode' and p.endswith('model.py') for fn, p in names): return 'encoder'
+    if any(fn in ('select_cat', '_apply_select', '_follow_parents') or (fn == 'select' and p.endswith('multihead.py'))
+           for fn, p in names): return 'cache reorder'                # a pending select is done inside the next append
     dec = [(fn, p, l) for fn, p, l in inner if fn == 'decode' and p.endswith('model.py')]
     if dec:
-        if any(p.endswith('attention.py') for _, p in names): return 'decoder: attention'
+        if any(p.endswith('attention.py') for _, p in names) or 'scaled_dot_product_attention' in innermost:
+            return 'decoder: attention'
         if 'generator' in source(dec[0][1], dec[0][2], roots): return 'decoder: output projection'
         return 'decoder: other layer work'
-    if any(fn == 'select' for fn, _ in names) or any(fn == '_follow_parents' for fn, _ in names): return 'cache reorder'
-    if any(fn == 'next_token_logits' for fn, _ in names): return 'log-softmax over the vocabulary'
+    if any(fn in ('next_token_logits', 'log_probs') for fn, _ in names): return 'log-softmax over the vocabulary'
+    if any(fn == 'topk_rows' for fn, _ in names): return 'top-k and candidate scores'
+    if any(fn == 'topk_log_probs' for fn, _ in names): return 'log-softmax over the vocabulary'   # its normaliser
     fn, p, l = frames[idx[-1]]
     text = source(p, l, roots)
-    if 'log_softmax' in text: return 'log-softmax over the vocabulary'
+    if 'log_softmax' in text or 'log_probs(' in text: return 'log-softmax over the vocabulary'
     if 'topk' in text or 'cand' in text: return 'top-k and candidate scores'
     if '.select(' in text: return 'cache reorder'
     return 'search bookkeeping'

@@ -83,7 +83,12 @@ def test_int8(ckpt, tmp_path, tok):
     a = ctranslate2_translate(*load_ctranslate2(f32)[:2], src, beam=1)
     b = ctranslate2_translate(*load_ctranslate2(i8)[:2], src, beam=1)
     c = ctranslate2_translate(*load_ctranslate2(f32, compute_type='int8')[:2], src, beam=1)
-    assert sum(x == y for x, y in zip(a, b)) >= 0.8 * len(src) and sum(x == y for x, y in zip(a, c)) >= 0.8 * len(src)
+    assert b == c                                  # int8 weights from the exported file = quantised at load time
+    # int8 changes some outputs of this barely trained model, how many depends on the CPU's int8 kernels (42% of them
+    # on an AVX2 machine here, under 20% on an AVX-512 one), but it must still do the task about as well as float32
+    right = lambda outs: sum(o == ' '.join(reversed(w.split())) for o, w in zip(outs, src))
+    assert right(a) >= 15 and right(b) >= 0.75 * right(a), (right(a), right(b))
+    assert sum(x == y for x, y in zip(a, b)) >= 0.5 * len(src)
     assert json.loads((i8 / 'transformer_nb.json').read_text())['quantization'] == 'int8'
 
 def test_what_ctranslate2_cannot_express(tok):

@@ -92,14 +92,16 @@ def limit_threads(n:int|None=None # threads; None: $TNB_THREADS, else `default_t
 
 # %% ../nbs/00_core.ipynb #42ceb4f4
 def hardware() -> str:
-    "One line naming this machine's accelerator (or CPU model and core count) and the PyTorch version."
+    "One line naming this machine's accelerator (or CPU model, vector instructions and core count) and the PyTorch version."
     if torch.cuda.is_available(): return f"{torch.cuda.get_device_name()} (CUDA), torch {torch.__version__}"
     cpu = platform.processor() or platform.machine()
     try:
         for line in open('/proc/cpuinfo'):
             if line.startswith('model name'): cpu = line.split(':', 1)[1].strip(); break
     except OSError: pass
-    return f"{cpu}, {os.cpu_count()} cores (CPU), torch {torch.__version__}"
+    try: isa = f" ({torch.backends.cpu.get_cpu_capability()})"   # the kernels PyTorch picked: AVX2, AVX512, ...
+    except (AttributeError, RuntimeError): isa = ''                # very old torch: no such query
+    return f"{cpu}{isa}, {os.cpu_count()} cores (CPU), torch {torch.__version__}"
 
 def git_commit(path=None) -> str:
     "Short hash of the git commit at `path` (default: this package's source), '+dirty' if changed; 'unknown' outside git."

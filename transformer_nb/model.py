@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, asdict, replace, fields
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 from .core import PAD_ID
 from .attention import pad_mask, tgt_mask as make_tgt_mask
 from .multihead import MultiHeadAttention, KVCache
@@ -124,16 +125,35 @@ class DecoderLayer(nn.Module):
         x = self.sub[1](x, lambda t: self.cross_attn(t, memory, mask=src_mask, cache=cc)[0])
         return self.sub[2](x, self.ffn)
 
+    def step(self, x, memory, src_mask, cache):  # one new position per row: (B, 1, d_model) -> (B, 1, d_model)
+        "`forward` for one new token with a cache, in eval mode: the same operations without module calls and checks."
+        sc, cc = cache
+        w1, w2 = self.ffn.w_1, self.ffn.w_2
+        sublayers = (lambda t: self.self_attn.step(t, cache=sc),                    # no mask: no future in the cache
+                     lambda t: self.cross_attn.step(t, memory, src_mask, cc),
+                     lambda t: F.linear(F.relu(F.linear(t, w1.weight, w1.bias)), w2.weight, w2.bias))
+        for sub, f in zip(self.sub, sublayers):
+            ln = lambda t: F.layer_norm(t, sub.norm.normalized_shape, sub.norm.weight, sub.norm.bias, sub.norm.eps)
+            x = x + f(ln(x)) if sub.norm_first else ln(x + f(x))
+        return x
+
 # %% ../nbs/06_model.ipynb #53212be6
 class DecoderCache:
-    "One (self-attention, encoder-decoder attention) pair of `KVCache`s per decoder layer."
-    def __init__(self, n_layers:int): self.layers = [(KVCache(), KVCache()) for _ in range(n_layers)]
+    "What incremental decoding keeps between steps: a (self-attention, encoder-decoder attention) pair of `KVCache`s per layer."
+    def __init__(self, n_layers:int): self.layers, self.w_out = [(KVCache(), KVCache()) for _ in range(n_layers)], None
     def __len__(self): return len(self.layers[0][0])  # target positions decoded so far
     def __repr__(self): return f"DecoderCache(layers={len(self.layers)}, len={len(self)})"
     def select(self, idx:torch.Tensor):
         "Keep batch rows `idx` in every layer (beam search reorders hypotheses this way); returns self."
         for sc, cc in self.layers: sc.select(idx); cc.select(idx)
         return self
+
+    def logits(self, x:torch.Tensor, proj:nn.Linear) -> torch.Tensor:  # (B, n, d_model) -> (B, n, V)
+        "`proj(x)`, the same numbers, with proj's weight transposed once per decoding run (see the text)."
+        if x.device.type != 'cpu': return proj(x)
+        if self.w_out is None: self.w_out = proj.weight.t().contiguous()               # (d_model, V), kept
+        if proj.bias is None: return x @ self.w_out
+        return torch.addmm(proj.bias, x.flatten(0, -2), self.w_out).view(*x.shape[:-1], -1)
 
 # %% ../nbs/06_model.ipynb #df6780a4
 def _check_tokens(name:str, t:torch.Tensor):
@@ -205,9 +225,12 @@ class Transformer(nn.Module):
             elif n > 1: tgt_mask = torch.ones(n, start + n, dtype=torch.bool, device=tgt.device).tril(start)[None, None]
             # else one new token: it may see every cached position, no mask needed
         x = self.drop(_embed(self.tgt_emb, self.tgt_pos, tgt, 'tgt', start))         # (B, T, d_model)
+        step = cache is not None and n == 1 and tgt_mask is None and not self.training  # one new token: the lean path
         for i, layer in enumerate(self.decoder):
-            x = layer(x, memory, src_mask, tgt_mask, None if cache is None else cache.layers[i])
-        return self.generator(self.dec_norm(x))                                      # (B, T, tgt_vocab)
+            c = None if cache is None else cache.layers[i]
+            x = layer.step(x, memory, src_mask, c) if step else layer(x, memory, src_mask, tgt_mask, c)
+        x = self.dec_norm(x)
+        return cache.logits(x, self.generator.proj) if step else self.generator(x)    # (B, T, tgt_vocab)
 
     def init_cache(self) -> DecoderCache: return DecoderCache(self.cfg.N)
 
