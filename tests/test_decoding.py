@@ -367,3 +367,37 @@ def test_early_stop_computes_fewer_rows_and_never_scores_higher():
             assert all(e <= x + 1e-9 for x, e in zip(rows['exact'][2], rows['early'][2])), seed
     with pytest.raises(ValueError, match="stop='fast'"): beam_search(m, src, stop='fast')
     with pytest.raises(ValueError, match="stop='fast'"): translate(m, None, ['x'], beam=1, stop='fast')
+
+
+# ---- the chunked argmax and top-k, and beam search over a vocabulary wide enough to use them ----
+def test_chunked_argmax_and_topk():
+    "argmax_rows = torch.argmax (first maximum, NaN included); topk_rows has torch.topk's values; topk_log_probs is exact."
+    from transformer_nb.decoding import argmax_rows, topk_rows, topk_log_probs, log_probs
+    g = torch.Generator().manual_seed(0)
+    for width in (8000, 8003, 2048, 1000, 100):                      # chunks of 64, a short tail, too narrow to chunk
+        x = torch.randn(64, width, generator=g)
+        x[:, [PAD_ID, BOS_ID]] = float('-inf'); x[1, -1] = 40.0; x[2, 64:72] = 30.0 + torch.arange(8.)   # the best 8 in one chunk
+        ties = x.round()                                             # integers: many ties for the maximum
+        ties[3, 100 % width] = float('nan')
+        for t in (x, ties): assert torch.equal(argmax_rows(t), t.argmax(-1))
+        for n in (1, 8):
+            vals, ids = topk_rows(x, n)
+            assert torch.equal(vals, x.topk(n, dim=1).values) and torch.equal(ids, x.topk(n, dim=1).indices)
+            lp, lp_ids = topk_log_probs(x, n)
+            assert torch.equal(lp, log_probs(x).topk(n, dim=1).values) and torch.equal(lp_ids, ids)
+            tv, ti = topk_rows(ties[4:], n)                          # ties: the same values, n distinct columns
+            assert torch.equal(tv, ties[4:].topk(n, dim=1).values) and torch.equal(ties[4:].gather(1, ti), tv)
+            assert all(len(set(r)) == n for r in ti.tolist())
+
+@pytest.mark.parametrize('kw', CONFIGS[:2])
+def test_fast_beam_search_equals_reference_wide_vocabulary(kw):
+    "With |V| = 2048 the chunked argmax and top-k are used: greedy = beam 1, fast = reference exactly."
+    from transformer_nb.decoding import beam_search_reference
+    torch.manual_seed(0)
+    m = Transformer(get_config('tiny', src_vocab=2048, tgt_vocab=2048, **kw)).eval()
+    src = pad([torch.randint(4, 2048, (n,), generator=torch.Generator().manual_seed(n)).tolist() + [EOS_ID] for n in (3, 6, 1, 4)])
+    for k, extra in ((4, 3), (2, 6)):
+        ref = beam_search_reference(m, src, k, 0.6, extra)
+        assert beam_search_nbest(m, src, k, 0.6, extra) == ref
+        assert beam_search(m, src, k, 0.6, extra) == [h[0][0] for h in ref]
+    assert beam_search(m, src, beam=1, max_extra=5) == greedy_decode(m, src, max_extra=5) == greedy_decode(m, src, max_extra=5, use_cache=False)
