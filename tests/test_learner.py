@@ -45,6 +45,18 @@ def test_run_notebooks_stops_a_notebook_over_its_budget(tmp_path):
     assert r['status'] == 'over budget' and r['seconds'] < 40, r
     assert 'code cell 2' in r['where'] and 'time.sleep(60)' in r['where'], r
 
+def test_flagged_cells_are_the_ones_nbdev_test_skips(tmp_path):
+    import tomllib
+    rn = runner()
+    nb = notebook(tmp_path / 'f.ipynb', "#| export\nx = 1", "#| slow\ny = 2", "#|cuda\nz = 3", "#| hide\n#| slow\nw = 4",
+                  "# not a flag: #| slow", "s = '#| cuda'", "x = 1\n#| slow")
+    assert rn.flagged_cells(nb) == 3
+    assert rn.flagged_cells(notebook(tmp_path / 'g.ipynb', "#| export\nx = 1", "y = 2")) == 0
+    flags = tomllib.loads((ROOT / 'pyproject.toml').read_text())['tool']['nbdev']['tst_flags'].split()
+    assert sorted(rn.FLAGS) == sorted(flags), (rn.FLAGS, flags)   # the cells nbdev-test leaves out, no more, no fewer
+
 def test_ci_runs_every_notebook_as_a_learner():
+    "CI's learner run takes the notebooks with flagged cells, right after README's test command ran the rest whole."
     ci = (ROOT / '.ci' / 'run').read_text()
-    assert 'python tools/run_notebooks.py' in ci and '--budget 300' in ci
+    assert 'python tools/run_notebooks.py' in ci and '--budget 300' in ci and '--flagged-only' in ci
+    assert ci.index('bash -o pipefail -c "$TEST_CMD"') < ci.index('python tools/run_notebooks.py')

@@ -6,6 +6,11 @@ notebook's time and, for a failure, the notebook, the cell (number and id), its 
 
     python tools/run_notebooks.py                      # every notebook in nbs/, 2 at a time, 5 minutes each
     python tools/run_notebooks.py nbs/09_training.ipynb --workers 1 --save-to /tmp/executed
+    python tools/run_notebooks.py --flagged-only           # CI: those with a `#| slow` or `#| cuda` cell
+
+`--flagged-only` leaves out the notebooks whose every cell `nbdev-test` runs anyway (none flagged `#| slow` or
+`#| cuda`): CI runs nbdev-test just before this, and running those again would take it past 20 minutes on 2 cores.
+Notebooks with more flagged cells start first (they are the long ones), so the two workers finish together.
 
 The copy is made from the files git tracks plus untracked files it does not ignore (so `runs/`, `.venv/` and build
 outputs stay behind) and deleted afterwards: running the notebooks never changes the working tree. The package
@@ -27,6 +32,18 @@ def fresh_copy(dest:Path) -> Path:
         (dest / f).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dest / f)
     return dest
+
+FLAGS = ('slow', 'cuda')
+
+def flagged_cells(nb_path) -> int:
+    "How many code cells of the notebook carry an nbdev `#| slow` or `#| cuda` flag (cells nbdev-test does not run)."
+    import nbformat
+    nb = nbformat.read(nb_path, as_version=4)
+    def flags(cell):                                     # the words of the cell's leading `#|` directive lines
+        lines = cell.source.splitlines()
+        top = lines[:next((i for i, l in enumerate(lines) if not l.startswith('#|')), len(lines))]
+        return {w for l in top for w in l[2:].split()}
+    return sum(bool(flags(c) & set(FLAGS)) for c in nb.cells if c.cell_type == 'code')
 
 def first_line(cell) -> str:
     lines = [l for l in cell.source.splitlines() if l.strip() and not l.startswith('#|')]
@@ -77,12 +94,22 @@ def main(argv=None):
     p.add_argument('--budget', type=float, default=300, help="seconds each notebook may take (default 300 = 5 min)")
     p.add_argument('--save-to', help="also write the executed notebooks into this folder")
     p.add_argument('--keep-env', action='store_true', help=f"keep {', '.join(LEARNER_UNSET)} for the kernels")
+    p.add_argument('--flagged-only', action='store_true',
+                   help="only the notebooks with a `#| slow` or `#| cuda` cell (nbdev-test runs every cell of the others)")
     a = p.parse_args(argv)
     nbs = [Path(n).resolve() for n in a.notebooks] or sorted((ROOT / 'nbs').glob('*.ipynb'))
     missing = [str(n) for n in nbs if not n.is_file()]
     if missing: p.error(f"no such notebook: {', '.join(missing)}")
     outside = [str(n) for n in nbs if ROOT not in n.parents]
     if outside: p.error(f"notebooks must be inside {ROOT}: {', '.join(outside)}")
+    n_flagged = {n: flagged_cells(n) for n in nbs}
+    if a.flagged_only:
+        left = [n.name for n in nbs if not n_flagged[n]]
+        nbs = [n for n in nbs if n_flagged[n]]
+        if left: print(f"left out {len(left)} notebooks with no #| slow or #| cuda cell (nbdev-test runs all their cells): "
+                       f"{', '.join(left)}")
+        if not nbs: p.error("--flagged-only: none of the notebooks has a #| slow or #| cuda cell")
+    nbs.sort(key=lambda n: -n_flagged[n])              # the long ones first: the workers finish together
     t0, results = time.perf_counter(), []
     with tempfile.TemporaryDirectory(prefix='tnb-notebooks-') as tmp:
         copy = fresh_copy(Path(tmp) / ROOT.name)
