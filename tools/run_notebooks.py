@@ -10,7 +10,7 @@ notebook's time and, for a failure, the notebook, the cell (number and id), its 
 
 `--flagged-only` leaves out the notebooks whose every cell `nbdev-test` runs anyway (none flagged `#| slow` or
 `#| cuda`): CI runs nbdev-test just before this, and running those again would take it past 20 minutes on 2 cores.
-Notebooks with more flagged cells start first (they are the long ones), so the two workers finish together.
+Notebooks with more flagged cells start first: the flagged cells are the long ones, so this is a rough longest-first.
 
 The copy is made from the files git tracks plus untracked files it does not ignore (so `runs/`, `.venv/` and build
 outputs stay behind) and deleted afterwards: running the notebooks never changes the working tree. The package
@@ -109,7 +109,7 @@ def main(argv=None):
         if left: print(f"left out {len(left)} notebooks with no #| slow or #| cuda cell (nbdev-test runs all their cells): "
                        f"{', '.join(left)}")
         if not nbs: p.error("--flagged-only: none of the notebooks has a #| slow or #| cuda cell")
-    nbs.sort(key=lambda n: -n_flagged[n])              # the long ones first: the workers finish together
+    nbs.sort(key=lambda n: -n_flagged[n])              # roughly the long ones first (stable: by name within a count)
     t0, results = time.perf_counter(), []
     with tempfile.TemporaryDirectory(prefix='tnb-notebooks-') as tmp:
         copy = fresh_copy(Path(tmp) / ROOT.name)
