@@ -139,7 +139,9 @@ class KVCache:
     "Keys and values of one attention layer, each (B, h, n, d). Self-attention appends; cross-attention fills once."
     def __init__(self): self._k = self._v = self._rows = None   # _rows: a reordering `select` asked for, not yet done
     def __len__(self): return 0 if self._k is None else self._k.shape[2]
-    def __repr__(self): return f"KVCache(len={len(self)}, k={None if self._k is None else tuple(self.k.shape)})"
+    def __repr__(self):                                     # shows a pending select's batch without doing it
+        B = None if self._k is None else (self._k.shape[0] if self._rows is None else len(self._rows))
+        return f"KVCache(len={len(self)}, k={None if B is None else (B, *self._k.shape[1:])})"
 
     @property
     def k(self) -> torch.Tensor|None: self._apply_select(); return self._k   # (B, h, n, d_k)
