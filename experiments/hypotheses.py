@@ -22,7 +22,8 @@ import argparse, json, shlex, subprocess, os
 from pathlib import Path
 from transformer_nb.core import hardware, git_commit
 from transformer_nb.checkpoints import list_checkpoints
-from transformer_nb.evaluation import load_results, TABLE3_KEYS, today
+from transformer_nb.evaluation import TABLE3_KEYS
+from transformer_nb.records import load_results, today
 from transformer_nb.datasets import find_multi30k
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -44,7 +44,7 @@ def main(argv=None):
     if 'beam21' in only: run(evaluate + ['--beam', '21', '--alpha', '0.3', '--max-tokens', '1000', '--id', 'parsing-beam21'], env)
     if {'viterbi', 'right-branching'} & set(only):
         from transformer_nb.core import limit_threads
-        from transformer_nb.evaluation import add_result
+        from transformer_nb.records import add_result
         from transformer_nb.parsing import (parsing_corpus, viterbi_parse, right_branching, common_labels, linearize,
                                             reference_record, PARSE_KEYS)
         limit_threads(a.threads)

@@ -16,7 +16,8 @@ from pathlib import Path
 from transformer_nb.core import hardware, git_commit, count_params
 from transformer_nb.model import PRESETS
 from transformer_nb.checkpoints import load_checkpoint, latest_checkpoint, model_from_checkpoint
-from transformer_nb.evaluation import table3_variants, add_result, load_results, train_time, today, TABLE3_KEYS
+from transformer_nb.evaluation import table3_variants, TABLE3_KEYS
+from transformer_nb.records import add_result, load_results, train_time, today
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / 'shared' / 'data' / 'multi30k'

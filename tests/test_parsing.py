@@ -4,7 +4,7 @@ from collections import Counter
 from pathlib import Path
 import pytest
 from nltk import Tree
-from transformer_nb.evaluation import load_results
+from transformer_nb.records import load_results
 from transformer_nb.parsing import (PARSE_KEYS, PAPER_TABLE4, linearize, delinearize, coarsen, sample_treebank, parsing_corpus,
                                     treebank_splits, brackets, evalb_counts, parse_scores, prf, parse_brackets, read_trees,
                                     write_treebank_files, viterbi_parse, right_branching, count_parses, english_pcfg,

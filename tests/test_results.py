@@ -2,7 +2,8 @@
 import json, re
 from pathlib import Path
 import pytest
-from transformer_nb.evaluation import RESULT_KEYS, load_results, results_table, headline_table, add_result
+from transformer_nb.records import RESULT_KEYS, load_results, add_result
+from transformer_nb.evaluation import results_table, headline_table
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / 'results' / 'results.json'

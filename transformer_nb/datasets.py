@@ -6,17 +6,18 @@ Docs: https://transformer-nb.github.io/transformer_nb/a0_datasets.html.md"""
 
 # %% auto #0
 __all__ = ['SPLITS', 'MAX_NUMBER', 'MAGNITUDES', 'MULTI30K_URL', 'MULTI30K_LANGS', 'MULTI30K_SPLITS', 'MULTI30K_SHA256',
-           'DATASETS', 'ParallelData', 'decode_lines', 'read_lines', 'read_parallel', 'en_number', 'de_number',
-           'magnitude', 'common_numbers', 'number_splits', 'numbers_corpus', 'en_number_value', 'exact_by_magnitude',
+           'DATASETS', 'ParallelData', 'read_lines', 'read_parallel', 'en_number', 'de_number', 'magnitude',
+           'common_numbers', 'number_splits', 'numbers_corpus', 'en_number_value', 'exact_by_magnitude',
            'number_scores', 'copy_corpus', 'get_cache_dir', 'sha256_file', 'download_file', 'multi30k_files',
-           'multi30k', 'find_multi30k', 'load_dataset']
+           'multi30k', 'find_multi30k', 'register_dataset', 'load_dataset']
 
 # %% ../nbs/A0_datasets.ipynb #12dd4b6c
-import contextlib, functools, gzip, hashlib, logging, os, random, tempfile, urllib.error, urllib.request, warnings
+import contextlib, functools, inspect, gzip, hashlib, logging, os, random, tempfile, urllib.error, urllib.request, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 import numpy as np
+from .safeguards import decode_lines
 
 # %% ../nbs/A0_datasets.ipynb #86d2722a
 SPLITS = ('train', 'valid', 'test')
@@ -56,17 +57,6 @@ def _read_bytes(path) -> bytes:
         try: data = gzip.decompress(data)
         except (OSError, EOFError) as e: raise ValueError(f"{path}: looks gzip-compressed but cannot be decompressed ({e})") from None
     return data
-
-def decode_lines(data:bytes, name='input') -> list[str]:
-    "The lines of UTF-8 `data`, split on '\\n' only and stripped; bad bytes raise a ValueError naming `name`, the line and the byte offset."
-    try: text = data.decode('utf-8')
-    except UnicodeDecodeError as e:
-        line = data.count(b'\n', 0, e.start) + 1
-        raise ValueError(f"{name}, line {line}: invalid UTF-8 ({e.reason}: byte {data[e.start:e.start+1]!r} "
-                         f"at offset {e.start}); the text must be UTF-8 encoded") from None
-    lines = text.removeprefix('\ufeff').split('\n')  # not splitlines(): it also splits on \x0b, \x1c, \u2028...
-    if lines[-1] == '': lines.pop()
-    return [l.strip() for l in lines]
 
 def read_lines(path:str|Path) -> list[str]:
     "The lines of a UTF-8 text file (plain or gzip), stripped of surrounding whitespace; bad bytes raise naming file and line."
@@ -389,7 +379,37 @@ def find_multi30k(start:str|Path|None=None) -> Path|None:
     return None
 
 # %% ../nbs/A0_datasets.ipynb #2489bf8e
-DATASETS = ('numbers', 'copy', 'multi30k', 'parsing', 'files')
+@dataclass(frozen=True)
+class _Loader:
+    load: Callable          # (src_lang, tgt_lang, data_dir, **kwargs) -> ParallelData
+    generated: bool         # made by the package: no data_dir
+    takes: Callable|None    # the function whose keyword arguments `load` passes on (None: `load`'s own)
+
+DATASETS: dict[str, _Loader] = {}   # name -> loader; see `register_dataset`
+
+def register_dataset(name:str, generated:bool=False, # True: the corpus is generated, so a data_dir makes no sense
+                     takes:Callable|None=None, # the generator whose arguments `**kwargs` are passed to (for the checks)
+                    ) -> Callable:
+    "Decorator: make `load_dataset(name, ...)` call the decorated `f(src_lang, tgt_lang, data_dir, **kwargs)`."
+    def deco(f):
+        DATASETS[name] = _Loader(f, generated, takes)
+        return f
+    return deco
+
+# %% ../nbs/A0_datasets.ipynb #c6e46a70
+@register_dataset('numbers', generated=True, takes=number_splits)
+def _numbers(src_lang, tgt_lang, data_dir, **kwargs):
+    src_lang = src_lang or ('de' if tgt_lang == 'en' else 'en')
+    return numbers_corpus(src_lang, tgt_lang or ('en' if src_lang == 'de' else 'de'), **kwargs)
+
+@register_dataset('copy', generated=True, takes=copy_corpus)
+def _copy(src_lang, tgt_lang, data_dir, **kwargs): return copy_corpus(**kwargs)
+
+@register_dataset('multi30k')
+def _multi30k(src_lang, tgt_lang, data_dir, cache_dir=None, download=True, fetch=None):
+    src_lang = src_lang or ('en' if tgt_lang == 'de' else 'de')
+    tgt_lang = tgt_lang or ('en' if src_lang != 'en' else 'de')
+    return multi30k(src_lang, tgt_lang, data_dir, cache_dir, download, fetch)
 
 def _find_split(folder:Path, split:str, lang:str) -> Path|None:
     for stem in {'train': ['train'], 'valid': ['valid', 'val', 'dev'], 'test': ['test']}[split]:
@@ -397,9 +417,11 @@ def _find_split(folder:Path, split:str, lang:str) -> Path|None:
             if p.is_file(): return p
     return None
 
-def _files_corpus(src_lang, tgt_lang, data_dir, paths:dict) -> ParallelData:
+@register_dataset('files')
+def _files(src_lang, tgt_lang, data_dir, train=None, valid=None, test=None) -> ParallelData:
     src_lang, tgt_lang = src_lang or 'src', tgt_lang or 'tgt'
     folder = Path(data_dir).expanduser() if data_dir is not None else None
+    paths = {'train': train, 'valid': valid, 'test': test}
     if paths['train'] is None:
         if folder is None: raise ValueError("load_dataset('files') needs train=(src_path, tgt_path) or a data_dir")
         for sp in SPLITS:
@@ -416,32 +438,21 @@ def _files_corpus(src_lang, tgt_lang, data_dir, paths:dict) -> ParallelData:
         splits[sp] = read_parallel(res(paths[sp][0]), res(paths[sp][1]))
     return ParallelData('files', src_lang, tgt_lang, splits['train'], splits['valid'], splits['test'])
 
-# %% ../nbs/A0_datasets.ipynb #c6e46a70
-def load_dataset(name:str='numbers', # 'numbers', 'copy', 'multi30k', 'parsing' or 'files'
+# %% ../nbs/A0_datasets.ipynb #dba4a027
+def load_dataset(name:str='numbers', # a name in `DATASETS`: 'numbers', 'copy', 'multi30k', 'files', or one registered later
                  src_lang:str|None=None, tgt_lang:str|None=None, # default: the corpus's own direction
                  data_dir:str|Path|None=None, # a local folder ('multi30k', 'files')
-                 *, cache_dir:str|Path|None=None, download:bool=True, fetch:Callable|None=None, # 'multi30k'
-                 train=None, valid=None, test=None, # 'files': (src_path, tgt_path) pairs
-                 **kwargs, # the generator's arguments for 'numbers', 'copy' and 'parsing'
+                 **kwargs, # the loader's own arguments: see the table above
                 ) -> ParallelData:
     "Load a parallel corpus by name; see the table above."
-    if name not in DATASETS: raise ValueError(f"unknown dataset {name!r}; choose one of {DATASETS}")
-    if name in ('numbers', 'copy', 'parsing') and data_dir is not None:
+    if name not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; registered: {', '.join(DATASETS)} (a module that brings a corpus "
+                         f"registers it when imported, e.g. import transformer_nb.parsing for 'parsing')")
+    loader = DATASETS[name]
+    if loader.generated and data_dir is not None:
         raise ValueError(f"the {name!r} corpus is generated by the package; data_dir={str(data_dir)!r} is not used")
-    if name != 'files' and any(p is not None for p in (train, valid, test)):
-        raise ValueError(f"train=/valid=/test= paths are for load_dataset('files', ...), not {name!r}")
-    if name not in ('numbers', 'copy', 'parsing') and kwargs:
-        raise TypeError(f"load_dataset({name!r}) got unexpected arguments {sorted(kwargs)}")
-    if name == 'numbers':
-        src_lang = src_lang or ('de' if tgt_lang == 'en' else 'en')
-        return numbers_corpus(src_lang, tgt_lang or ('en' if src_lang == 'de' else 'de'), **kwargs)
-    if name == 'copy': return copy_corpus(**kwargs)
-    if name == 'parsing':   # 13_parsing: the treebank is generated from a PCFG (NLTK), imported only when asked for
-        from transformer_nb.parsing import parsing_corpus
-        if src_lang not in (None, 'en'): raise ValueError(f"the parsing corpus reads English ('en'), not {src_lang!r}")
-        return parsing_corpus(tgt_lang=tgt_lang or 'tree', **kwargs)
-    if name == 'multi30k':
-        src_lang = src_lang or ('en' if tgt_lang == 'de' else 'de')
-        tgt_lang = tgt_lang or ('en' if src_lang != 'en' else 'de')
-        return multi30k(src_lang, tgt_lang, data_dir, cache_dir, download, fetch)
-    return _files_corpus(src_lang, tgt_lang, data_dir, {'train': train, 'valid': valid, 'test': test})
+    params = inspect.signature(loader.takes or loader.load).parameters
+    takes = [p for p, v in params.items() if p not in ('src_lang', 'tgt_lang', 'data_dir') and v.kind != v.VAR_KEYWORD]
+    bad = [] if any(v.kind == v.VAR_KEYWORD for v in params.values()) else sorted(set(kwargs) - set(takes))
+    if bad: raise TypeError(f"load_dataset({name!r}) got unexpected arguments {bad}; it takes {takes}")
+    return loader.load(src_lang, tgt_lang, data_dir, **kwargs)

@@ -15,8 +15,8 @@ import numpy as np
 import torch
 from .core import BOS_ID, EOS_ID
 from .positional import sinusoidal_encoding
-from .training import load_checkpoint, model_from_checkpoint
-from .decoding import length_batches
+from .checkpoints import load_checkpoint, model_from_checkpoint
+from .fast_decoding import length_batches
 
 # %% ../nbs/A5_export.ipynb #91161e2d
 def _ctranslate2():

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/model.html.md"""
 
 # %% auto #0
 __all__ = ['PRESETS', 'PAPER_TABLE3', 'TransformerConfig', 'get_config', 'SublayerConnection', 'EncoderLayer', 'DecoderLayer',
-           'DecoderCache', 'Transformer', 'to_torch_transformer', 'count_config_params']
+           'Transformer', 'to_torch_transformer', 'count_config_params']
 
 # %% ../nbs/06_model.ipynb #5ff0d801
 import math
@@ -15,8 +15,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from .core import PAD_ID
-from .attention import pad_mask, tgt_mask as make_tgt_mask
-from .multihead import MultiHeadAttention, KVCache
+from .attention import pad_mask, causal_mask, tgt_mask as make_tgt_mask
+from .multihead import MultiHeadAttention
 from .ffn import FeedForward
 from .embeddings import Embeddings, Generator, tie_weights
 from .positional import SinusoidalPositionalEncoding, LearnedPositionalEmbedding
@@ -108,7 +108,7 @@ class EncoderLayer(nn.Module):
         self.sub = nn.ModuleList(SublayerConnection(cfg.d_model, cfg.p_drop, cfg.norm_first) for _ in range(2))
 
     def forward(self, x, src_mask):  # (B, S, d_model), mask (B, 1, 1, S) -> (B, S, d_model)
-        x = self.sub[0](x, lambda t: self.self_attn(t, mask=src_mask)[0])
+        x = self.sub[0](x, lambda t: self.self_attn(t, mask=src_mask))
         return self.sub[1](x, self.ffn)
 
 # %% ../nbs/06_model.ipynb #7a34aa08
@@ -120,51 +120,24 @@ class DecoderLayer(nn.Module):
         self.sub = nn.ModuleList(SublayerConnection(cfg.d_model, cfg.p_drop, cfg.norm_first) for _ in range(3))
 
     def forward(self, x, memory, src_mask, tgt_mask, cache=None):  # (B, T, d_model), memory (B, S, d_model) -> (B, T, d_model)
-        sc, cc = (None, None) if cache is None else cache
-        x = self.sub[0](x, lambda t: self.self_attn(t, mask=tgt_mask, cache=sc)[0])
-        x = self.sub[1](x, lambda t: self.cross_attn(t, memory, mask=src_mask, cache=cc)[0])
+        sc, cc = (None, None) if cache is None else cache              # decoding: this layer's two caches (10_decoding)
+        x = self.sub[0](x, lambda t: self.self_attn(t, mask=tgt_mask, cache=sc))
+        x = self.sub[1](x, lambda t: self.cross_attn(t, memory, mask=src_mask, cache=cc))
         return self.sub[2](x, self.ffn)
 
-    def step(self, x, memory, src_mask, cache):  # one new position per row: (B, 1, d_model) -> (B, 1, d_model)
-        "`forward` for one new token with a cache, in eval mode: the same operations without module calls and checks."
-        sc, cc = cache
-        w1, w2 = self.ffn.w_1, self.ffn.w_2
-        sublayers = (lambda t: self.self_attn.step(t, cache=sc),                    # no mask: no future in the cache
-                     lambda t: self.cross_attn.step(t, memory, src_mask, cc),
-                     lambda t: F.linear(F.relu(F.linear(t, w1.weight, w1.bias)), w2.weight, w2.bias))
-        for sub, f in zip(self.sub, sublayers):
-            ln = lambda t: F.layer_norm(t, sub.norm.normalized_shape, sub.norm.weight, sub.norm.bias, sub.norm.eps)
-            x = x + f(ln(x)) if sub.norm_first else ln(x + f(x))
-        return x
-
-# %% ../nbs/06_model.ipynb #53212be6
-class DecoderCache:
-    "What incremental decoding keeps between steps: a (self-attention, encoder-decoder attention) pair of `KVCache`s per layer."
-    def __init__(self, n_layers:int): self.layers, self.w_out = [(KVCache(), KVCache()) for _ in range(n_layers)], None
-    def __len__(self): return len(self.layers[0][0])  # target positions decoded so far
-    def __repr__(self): return f"DecoderCache(layers={len(self.layers)}, len={len(self)})"
-    def select(self, idx:torch.Tensor):
-        "Keep batch rows `idx` in every layer (beam search reorders hypotheses this way); returns self."
-        for sc, cc in self.layers: sc.select(idx); cc.select(idx)
-        return self
-
-    def logits(self, x:torch.Tensor, proj:nn.Linear) -> torch.Tensor:  # (B, n, d_model) -> (B, n, V)
-        "`proj(x)`, the same numbers, with proj's weight transposed once per decoding run (see the text)."
-        if x.device.type != 'cpu': return proj(x)
-        if self.w_out is None: self.w_out = proj.weight.t().contiguous()               # (d_model, V), kept
-        if proj.bias is None: return x @ self.w_out
-        return torch.addmm(proj.bias, x.flatten(0, -2), self.w_out).view(*x.shape[:-1], -1)
-
 # %% ../nbs/06_model.ipynb #df6780a4
-def _check_tokens(name:str, t:torch.Tensor):
+def _check_tokens(name:str, t):
+    "The model's entry points check their token ids once, here; the modules inside trust them."
     if not isinstance(t, torch.Tensor): raise TypeError(f"{name} must be a tensor of token ids, got {type(t).__name__}")
     if t.dim() != 2: raise ValueError(f"{name} of shape {tuple(t.shape)} must be (batch, length) token ids")
     if t.dtype not in (torch.int64, torch.int32): raise TypeError(f"{name} must hold integer token ids, got dtype {t.dtype}")
 
-def _embed(emb, pos, t, name, start=0):
-    "Embed `t` and add positions, naming `name` (src/tgt) in any error."
-    try: return pos(emb(t), start)
-    except (IndexError, ValueError) as e: raise type(e)(f"{name}: {e}") from None
+def _check_mask(name:str, m, B:int):
+    if m is None: return
+    if not isinstance(m, torch.Tensor) or m.dtype != torch.bool:
+        raise TypeError(f"{name} must be a torch.bool tensor (True = may attend), got {getattr(m, 'dtype', type(m).__name__)}")
+    if m.dim() != 4 or m.shape[0] not in (1, B):
+        raise ValueError(f"{name} of shape {tuple(m.shape)} must broadcast to (B={B}, h, n_q, n_k): give 4 dimensions")
 
 # %% ../nbs/06_model.ipynb #0a73f877
 class Transformer(nn.Module):
@@ -182,57 +155,40 @@ class Transformer(nn.Module):
         self.enc_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()
         self.dec_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()
         self.generator = Generator(d, cfg.tgt_vocab)
-        self.reset_parameters()
         if cfg.tie == 'all': tie_weights(self.src_emb, self.tgt_emb, self.generator)
         elif cfg.tie == 'decoder': tie_weights(self.tgt_emb, self.generator)
 
-    @torch.no_grad()
-    def reset_parameters(self):
-        "Xavier uniform per weight matrix, zero biases, N(0, d_model^-0.5) embeddings (pad row zero), LayerNorm 1/0."
-        std, luts = self.cfg.d_model ** -0.5, {id(e.lut.weight) for e in (self.src_emb, self.tgt_emb)}
-        for mod in self.modules():
-            if isinstance(mod, MultiHeadAttention):
-                for w in mod.in_proj.weight.split(mod.sizes): nn.init.xavier_uniform_(w)   # W^Q, W^K, W^V each
-                nn.init.xavier_uniform_(mod.out_proj.weight)
-            elif isinstance(mod, FeedForward): nn.init.xavier_uniform_(mod.w_1.weight); nn.init.xavier_uniform_(mod.w_2.weight)
-            elif isinstance(mod, nn.LayerNorm): nn.init.ones_(mod.weight)
-            elif isinstance(mod, LearnedPositionalEmbedding): nn.init.normal_(mod.emb.weight, 0.0, 2 ** -0.5)  # RMS of a sinusoid
-            elif isinstance(mod, Embeddings):
-                nn.init.normal_(mod.lut.weight, 0.0, std); mod.lut.weight[self.cfg.pad_id].zero_()
-            elif isinstance(mod, Generator) and id(mod.proj.weight) not in luts: nn.init.normal_(mod.proj.weight, 0.0, std)
-            if isinstance(mod, (nn.Linear, nn.LayerNorm)) and mod.bias is not None: nn.init.zeros_(mod.bias)
+    def embed(self, emb:Embeddings, pos:nn.Module, t:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n) -> (B, n, d_model)
+        "Dropout(Embed(t) + PE): the input of a stack; an id outside the vocabulary or a position past max_len is named."
+        name = 'src' if emb is self.src_emb else 'tgt'
+        try: return self.drop(pos(emb(t), start))
+        except IndexError:                                   # on a CPU; found only now, so the usual call costs nothing
+            V = emb.lut.num_embeddings
+            raise IndexError(f"{name}: token id {t[(t < 0) | (t >= V)][0].item()} is out of range for a vocabulary of {V} "
+                             f"(valid ids: 0..{V - 1})") from None
+        except ValueError as e: raise ValueError(f"{name}: {e}") from None
 
     def encode(self, src:torch.Tensor, src_mask:torch.Tensor|None=None) -> torch.Tensor:
         "src (B, S) token ids -> memory (B, S, d_model). `src_mask` (B, 1, 1, S) defaults to the padding mask."
-        _check_tokens('src', src)
+        _check_tokens('src', src); _check_mask('src_mask', src_mask, src.shape[0])
         if src_mask is None: src_mask = pad_mask(src, self.cfg.pad_id)
-        x = self.drop(_embed(self.src_emb, self.src_pos, src, 'src'))   # (B, S, d_model)
+        x = self.embed(self.src_emb, self.src_pos, src)                     # (B, S, d_model)
         for layer in self.encoder: x = layer(x, src_mask)
         return self.enc_norm(x)
 
     def decode(self, memory:torch.Tensor, src_mask:torch.Tensor|None, tgt:torch.Tensor,
-               tgt_mask:torch.Tensor|None=None, cache:DecoderCache|None=None) -> torch.Tensor:
-        "tgt (B, T) -> logits (B, T, tgt_vocab). With `cache`, tgt holds only the new tokens; positions continue."
+               tgt_mask:torch.Tensor|None=None, cache=None) -> torch.Tensor:
+        "tgt (B, T) -> logits (B, T, tgt_vocab). With a decoding `cache` (10_decoding), tgt holds only the new tokens."
         _check_tokens('tgt', tgt)
-        if memory.shape[0] == 0 or tgt.shape[0] % memory.shape[0]:   # one memory row per tgt row, or per group of rows
-            raise ValueError(f"batch size mismatch: memory has {memory.shape[0]} sentences, tgt has {tgt.shape[0]} rows "
-                             f"(give one memory row per tgt row, or per group of consecutive tgt rows)")
-        if src_mask is not None and src_mask.shape[0] not in (1, memory.shape[0]):
-            raise ValueError(f"batch size mismatch: src_mask has {src_mask.shape[0]} rows, memory has {memory.shape[0]}")
-        start, n = (len(cache) if cache is not None else 0), tgt.shape[1]
-        if tgt_mask is None:
-            if cache is None: tgt_mask = make_tgt_mask(tgt, self.cfg.pad_id)        # (B, 1, T, T) causal & not pad
-            elif n > 1: tgt_mask = torch.ones(n, start + n, dtype=torch.bool, device=tgt.device).tril(start)[None, None]
-            # else one new token: it may see every cached position, no mask needed
-        x = self.drop(_embed(self.tgt_emb, self.tgt_pos, tgt, 'tgt', start))         # (B, T, d_model)
-        step = cache is not None and n == 1 and tgt_mask is None and not self.training  # one new token: the lean path
-        for i, layer in enumerate(self.decoder):
-            c = None if cache is None else cache.layers[i]
-            x = layer.step(x, memory, src_mask, c) if step else layer(x, memory, src_mask, tgt_mask, c)
-        x = self.dec_norm(x)
-        return cache.logits(x, self.generator.proj) if step else self.generator(x)    # (B, T, tgt_vocab)
-
-    def init_cache(self) -> DecoderCache: return DecoderCache(self.cfg.N)
+        if memory.shape[0] != tgt.shape[0]:
+            raise ValueError(f"batch size mismatch: memory has {memory.shape[0]} rows, tgt has {tgt.shape[0]}")
+        _check_mask('src_mask', src_mask, tgt.shape[0]); _check_mask('tgt_mask', tgt_mask, tgt.shape[0])
+        start, n = (0 if cache is None else len(cache)), tgt.shape[1]      # positions continue after the cached ones
+        if tgt_mask is None and cache is None: tgt_mask = make_tgt_mask(tgt, self.cfg.pad_id)   # (B, 1, T, T)
+        elif tgt_mask is None and n > 1: tgt_mask = causal_mask(start + n, tgt.device)[..., start:, :]  # new rows only
+        x = self.embed(self.tgt_emb, self.tgt_pos, tgt, start)               # (B, T, d_model)
+        for i, layer in enumerate(self.decoder): x = layer(x, memory, src_mask, tgt_mask, None if cache is None else cache.layers[i])
+        return self.generator(self.dec_norm(x))                              # (B, T, tgt_vocab)
 
     def forward(self, src:torch.Tensor, tgt:torch.Tensor) -> torch.Tensor:
         "Teacher forcing: src (B, S), tgt (B, T) decoder inputs -> logits (B, T, tgt_vocab)."

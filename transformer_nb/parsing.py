@@ -24,8 +24,8 @@ from pathlib import Path
 import nltk
 from nltk import PCFG, Tree, Nonterminal
 from .core import count_params, hardware
-from .datasets import ParallelData
-from .decoding import translate
+from .datasets import ParallelData, register_dataset
+from .fast_decoding import translate
 
 # %% ../nbs/13_parsing.ipynb #9d711951
 PAPER_TABLE4 = [   # (parser, training, F1 on WSJ section 23): Table 4 of the paper
@@ -264,6 +264,11 @@ def parsing_corpus(n_train:int=20_000, n_valid:int=500, n_test:int=1_000, seed:i
     sp = treebank_splits(n_train, n_valid, n_test, seed, **kwargs)
     return ParallelData('parsing', 'en', tgt_lang, *(tree_pairs(sp[k], TREE_LANGS[tgt_lang]) for k in ('train', 'valid', 'test')))
 
+@register_dataset('parsing', generated=True)
+def _parsing(src_lang, tgt_lang, data_dir, **kwargs):   # load_dataset('parsing', ...): registered on import
+    if src_lang not in (None, 'en'): raise ValueError(f"the parsing corpus reads English ('en'), not {src_lang!r}")
+    return parsing_corpus(tgt_lang=tgt_lang or 'tree', **kwargs)
+
 # %% ../nbs/13_parsing.ipynb #7e9ea15c
 def count_parses(words:list[str]|str, grammar:PCFG|None=None) -> int:
     "How many trees `grammar` (default `english_pcfg()`) gives the sentence: 0 if none, counted in the chart."
@@ -498,7 +503,7 @@ def _examples(pairs, hyps, k:int=20) -> list[list[str]]: return [[s, r, h] for (
 
 def make_parse_record(id:str, ckpt:dict, model, scores:dict, pairs:list, hyps:list[str], command:str) -> dict:
     "A `results/parsing.json` record of a trained model: its scores, first outputs and provenance."
-    from transformer_nb.evaluation import train_time, today
+    from transformer_nb.records import train_time, today
     meta = ckpt.get('meta') or {}
     valid = [[v['step'], round(v['nll'], 4)] for v in (meta.get('history') or {}).get('valid', [])]
     decoding = 'greedy' if scores['beam'] == 1 else f"beam {scores['beam']}, alpha {scores['alpha']}"
@@ -511,7 +516,7 @@ def make_parse_record(id:str, ckpt:dict, model, scores:dict, pairs:list, hyps:li
 def reference_record(id:str, system:str, pairs:list, hyps:list[str], seconds:float, command:str, dataset:str='parsing') -> dict:
     "A record for a parser that is not trained (the Viterbi ceiling, the right-branching floor); `seconds` to parse."
     from transformer_nb.core import git_commit
-    from transformer_nb.evaluation import today
+    from transformer_nb.records import today
     scores, _ = parse_scores(pairs, hyps)
     return dict(id=id, system=system, dataset=dataset, params=0, decoding=f"{seconds:.0f} s to parse",
                 **{k: scores[k] for k in _SCORE_KEYS}, examples=_examples(pairs, hyps), valid_nll=[], train_time_s=0.0,

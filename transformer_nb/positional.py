@@ -38,10 +38,6 @@ def pe_shift_matrix(k:int, d_model:int, dtype=torch.float64) -> torch.Tensor:  #
     return torch.block_diag(*blocks).to(dtype)
 
 # %% ../nbs/05_positional_encoding.ipynb #6654e4a9
-def _check_input(x:torch.Tensor, d_model:int, start:int):
-    if x.shape[-1] != d_model: raise ValueError(f"input has last dimension {x.shape[-1]}, but d_model={d_model}")
-    if start < 0: raise ValueError(f"start={start} must be >= 0")
-
 class SinusoidalPositionalEncoding(nn.Module):
     "Adds the sinusoidal encodings of positions start.. to x (§3.5); the table grows on demand, so any length works."
     def __init__(self, d_model:int, max_len:int=512):
@@ -50,7 +46,6 @@ class SinusoidalPositionalEncoding(nn.Module):
         self.register_buffer('pe', sinusoidal_encoding(max_len, d_model), persistent=False)  # (max_len, d_model)
 
     def forward(self, x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
-        _check_input(x, self.d_model, start)
         end = start + x.shape[-2]
         if end > self.pe.shape[0]:   # longer than ever seen: recompute, at least doubling
             self.pe = sinusoidal_encoding(max(end, 2 * self.pe.shape[0]), self.d_model, device=x.device)
@@ -62,12 +57,12 @@ class LearnedPositionalEmbedding(nn.Module):
     def __init__(self, d_model:int, max_len:int=512):
         super().__init__()
         self.d_model, self.emb = d_model, nn.Embedding(max_len, d_model)   # weight (max_len, d_model)
+        nn.init.normal_(self.emb.weight, 0.0, 2 ** -0.5)   # the RMS of a sinusoid's entries, so both kinds start alike
 
     @property
     def max_len(self) -> int: return self.emb.num_embeddings
 
     def forward(self, x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
-        _check_input(x, self.d_model, start)
         end = start + x.shape[-2]
         if end > self.max_len:
             raise ValueError(f"positions up to {end - 1} were asked for, but learned positional embeddings only exist "

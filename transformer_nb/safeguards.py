@@ -6,8 +6,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/a4_safeguards.html.md"""
 
 # %% auto #0
 __all__ = ['EXIT_CODES', 'UserError', 'check_range', 'env_int', 'check_output', 'check_folder', 'stale_temps',
-           'clean_stale_temps', 'atomic_open', 'atomic_write', 'read_stdin_lines', 'run_lock', 'folder_lock',
-           'deferred_interrupts', 'check_device', 'where', 'raise_if_interrupted', 'run_cli', 'CliParser']
+           'clean_stale_temps', 'atomic_open', 'atomic_write', 'decode_lines', 'read_stdin_lines', 'run_lock',
+           'folder_lock', 'deferred_interrupts', 'check_device', 'where', 'raise_if_interrupted', 'run_cli',
+           'CliParser']
 
 # %% ../nbs/A4_safeguards.ipynb #09a24774
 import argparse, contextlib, errno, math, os, signal, stat, sys, threading, time, traceback, warnings
@@ -153,12 +154,23 @@ def atomic_write(path, data:str|bytes) -> Path:
     with atomic_open(path, 'wb' if isinstance(data, (bytes, bytearray)) else 'w') as f: f.write(data)
     return Path(path)
 
+# %% ../nbs/A4_safeguards.ipynb #366a5af2
+def decode_lines(data:bytes, name='input') -> list[str]:
+    "The lines of UTF-8 `data`, split on '\\n' only and stripped; bad bytes raise a ValueError naming `name`, the line and the byte offset."
+    try: text = data.decode('utf-8')
+    except UnicodeDecodeError as e:
+        line = data.count(b'\n', 0, e.start) + 1
+        raise ValueError(f"{name}, line {line}: invalid UTF-8 ({e.reason}: byte {data[e.start:e.start+1]!r} "
+                         f"at offset {e.start}); the text must be UTF-8 encoded") from None
+    lines = text.removeprefix('\ufeff').split('\n')  # not splitlines(): it also splits on \x0b, \x1c, \u2028...
+    if lines[-1] == '': lines.pop()
+    return [l.strip() for l in lines]
+
 # %% ../nbs/A4_safeguards.ipynb #7c00c9ee
 def read_stdin_lines(stream=None, # default: sys.stdin; anything with .buffer.read() or .read()
                      name:str='standard input', # how errors name the stream
                     ) -> list[str]:
     "The lines of standard input, split exactly as `read_lines` splits a file: UTF-8, on '\\n' only, stripped."
-    from transformer_nb.datasets import decode_lines
     stream = sys.stdin if stream is None else stream
     data = stream.buffer.read() if hasattr(stream, 'buffer') else stream.read()
     if isinstance(data, str): data = data.encode('utf-8', 'surrogateescape')

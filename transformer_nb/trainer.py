@@ -17,8 +17,8 @@ import torch.nn as nn
 from tqdm import tqdm
 from .core import get_device, autocast, default_precision, hardware, git_commit
 from .model import Transformer, TransformerConfig, get_config
-from .data import Tokenizer, TokenBatchSampler, encode_pairs
-from .training import TrainConfig, make_optimizer, seq2seq_loss, accumulate_grads, pad_batch
+from .data import Tokenizer, TokenBatchSampler, encode_pairs, collate
+from .training import TrainConfig, make_optimizer, seq2seq_loss, accumulate_grads
 from .checkpoints import (rng_state, set_rng_state, save_checkpoint, load_checkpoint, prune_checkpoints,
     latest_checkpoint, check_checkpoint, run_folder_conflicts)
 from .safeguards import atomic_open, deferred_interrupts, run_lock, clean_stale_temps
@@ -62,15 +62,15 @@ def _to_device(t:torch.Tensor, device) -> torch.Tensor:
     if device.type == 'cuda': t = t.pin_memory()
     return t.to(device, non_blocking=True)
 
-@torch.no_grad()
-def _collate(examples, idx, pad_id, device):
-    src, tgt = pad_batch([examples[i] for i in idx], pad_id)
+def _batch(examples, idx, pad_id, device):
+    "The examples `idx`, padded by `collate` (08_data), on `device`."
+    src, tgt = collate([examples[i] for i in idx], pad_id)
     return _to_device(src, device), _to_device(tgt, device)
 
 def _update(self:Trainer, group:list) -> dict:
     "One optimiser update over the micro-batches `group` (lists of example indices)."
     t0, pad, ddp = time.perf_counter(), self.cfg.pad_id, self.world > 1
-    host = [pad_batch([self.train_data[i] for i in idx], pad) for idx in group]
+    host = [collate([self.train_data[i] for i in idx], pad) for idx in group]
     n_total = sum(int((t[:, 1:] != pad).sum()) for _, t in host)      # counted on the host: no wait for the GPU
     if ddp: n_total = int(all_reduce_sum(torch.tensor([n_total], device=self.device)).item())
     batches = [(_to_device(s, self.device), _to_device(t, self.device)) for s, t in host]
@@ -120,7 +120,7 @@ def _evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
     tot = torch.zeros(3, dtype=torch.float64, device=self.device)
     if hasattr(sampler, 'set_epoch'): sampler.set_epoch(0)
     for idx in sampler:
-        src, tgt = _collate(data, idx, self.cfg.pad_id, self.device)
+        src, tgt = _batch(data, idx, self.cfg.pad_id, self.device)
         with autocast(self.device, self.precision):
             tot += torch.stack(seq2seq_loss(self.model, src, tgt, self.cfg.eps_ls, self.cfg.pad_id)).double()
     tot = all_reduce_sum(tot).cpu(); self.model.train(was)
