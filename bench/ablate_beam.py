@@ -34,7 +34,7 @@ from transformer_nb.core import EOS_ID, BOS_ID, PAD_ID, hardware, git_commit, li
 from transformer_nb.attention import pad_mask
 from transformer_nb.multihead import KVCache
 from transformer_nb.training import model_from_checkpoint
-from transformer_nb.decoding import (beam_search, beam_search_reference, length_batches, inference, check_src,
+from transformer_nb.decoding import (beam_search, beam_search_reference, length_batches, inference, _check_src,
                                      max_output_lengths, next_token_logits, length_penalty, log_probs, topk_rows)
 
 def hyp_best(logits, n, kept_only, chunked):
@@ -49,7 +49,7 @@ def variant(model, src, beam=4, alpha=0.6, max_extra=50, two_stage_topk=True, ke
             lazy_cross=True, tensor_bookkeeping=True, best_only=True):
     "beam_search_nbest with switches (see the module docstring)."
     with inference(model):
-        src = check_src(model, src)
+        src = _check_src(model, src)
         (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
         limits = max_output_lengths(model, src, max_extra)
         src_mask = pad_mask(src, model.cfg.pad_id)

@@ -11,7 +11,7 @@ native call is charged to the Python line that made it, so a line's share is its
 are grouped by stack: the encoder; the decoder's attention (softmax(QK^T)V), its output projection (the pre-softmax
 linear layer, |V| wide), the rest of its layers (projections, FFN, LayerNorm, embeddings, the model's Python); the
 log-softmax over the vocabulary (its normaliser in `topk_log_probs`, `log_probs`, and the PAD/BOS mask); top-k and
-candidate scores; reordering the key/value caches (`select`, and `select_cat` when the next append does a pending
+candidate scores; reordering the key/value caches (`select`, and `_select_cat` when the next append does a pending
 select); and the search's own bookkeeping (every other line of the search loop). Then each decoder is timed without
 the profiler (median of `--repeats`), and the decoder rows (hypotheses x steps) each computes are counted. `early stop`
 is `beam_search_nbest(..., stop='early')`, which also ends a sentence as soon as its best candidate is EOS
@@ -44,7 +44,7 @@ def classify(stack, search_fn, roots):
     names = [(fn, p) for fn, p, _ in inner]
     innermost = source(*inner[-1][1:], roots) if inner else ''
     if any(fn == 'encode' and p.endswith('model.py') for fn, p in names): return 'encoder'
-    if any(fn in ('select_cat', '_apply_select', '_follow_parents') or (fn == 'select' and p.endswith('multihead.py'))
+    if any(fn in ('_select_cat', '_apply_select', '_follow_parents') or (fn == 'select' and p.endswith('multihead.py'))
            for fn, p in names): return 'cache reorder'                # a pending select is done inside the next append
     dec = [(fn, p, l) for fn, p, l in inner if fn == 'decode' and p.endswith('model.py')]
     if dec:

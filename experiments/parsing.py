@@ -45,21 +45,21 @@ def main(argv=None):
     if {'viterbi', 'right-branching'} & set(only):
         from transformer_nb.core import limit_threads
         from transformer_nb.records import add_result
-        from transformer_nb.parsing import (parsing_corpus, viterbi_parse, right_branching, common_labels, linearize,
-                                            reference_record, PARSE_KEYS)
+        from transformer_nb.parsing import (parsing_corpus, viterbi_parse, right_branching, _common_labels, linearize,
+                                            _reference_record, PARSE_KEYS)
         limit_threads(a.threads)
         data, command = parsing_corpus(), shlex.join(['python', 'experiments/parsing.py', *(sys.argv[1:] if argv is None else argv)])
         if 'viterbi' in only:
             t0 = time.time()
             hyps = [linearize(t) if (t := viterbi_parse(s)) is not None else '' for s, _ in data.test]
-            rec = reference_record('parsing-viterbi', 'Viterbi parse under the true PCFG (ceiling)', data.test, hyps,
+            rec = _reference_record('parsing-viterbi', 'Viterbi parse under the true PCFG (ceiling)', data.test, hyps,
                                    time.time() - t0, command)
             add_result(a.results, rec, PARSE_KEYS); print(f"viterbi: F1 {rec['f1']}")
         if 'right-branching' in only:
-            root, label = common_labels(data.train)
+            root, label = _common_labels(data.train)
             t0 = time.time()
             hyps = [linearize(right_branching(s, root, label)) for s, _ in data.test]
-            rec = reference_record('parsing-right-branching', f'right-branching trees, labels {root}/{label} (floor)', data.test,
+            rec = _reference_record('parsing-right-branching', f'right-branching trees, labels {root}/{label} (floor)', data.test,
                                    hyps, time.time() - t0, command)
             add_result(a.results, rec, PARSE_KEYS); print(f"right-branching: F1 {rec['f1']}")
 

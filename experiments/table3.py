@@ -16,8 +16,8 @@ from pathlib import Path
 from transformer_nb.core import hardware, git_commit, count_params
 from transformer_nb.model import PRESETS
 from transformer_nb.checkpoints import load_checkpoint, latest_checkpoint, model_from_checkpoint
-from transformer_nb.evaluation import table3_variants, TABLE3_KEYS
-from transformer_nb.records import add_result, load_results, train_time, today
+from transformer_nb.evaluation import table3_variants, _TABLE3_KEYS
+from transformer_nb.records import add_result, load_results, train_time, _today
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / 'shared' / 'data' / 'multi30k'
@@ -62,7 +62,7 @@ def variant(name:str, args) -> dict:
     print(f"{name}: valid ppl {valid[-1]['ppl']:.2f}, BLEU {sc['bleu']:.2f} ({time.time() - t0:.0f}s)", flush=True)
     return dict(id=name, variant=base_name, overrides=overrides, seed=seed, params=params, steps=args.steps,
                 valid_ppl=round(valid[-1]['ppl'], 3), **{k: sc[k] for k in ('bleu', 'bleu_lc', 'chrf', 'bleu_signature')},
-                train_time_s=train_time(ck), hardware=ck['meta'].get('hardware', hardware()), date=today(),
+                train_time_s=train_time(ck), hardware=ck['meta'].get('hardware', hardware()), date=_today(),
                 commit=ck['meta'].get('commit', git_commit()), command=f"{shlex.join(train)}; {shlex.join(evaluate)}")
 
 def main(argv=None):
@@ -89,14 +89,14 @@ def main(argv=None):
     names = [*rows, 'base-seed1'] if args.only == 'all' else [n.strip() for n in args.only.split(',') if n.strip()]
     bad = [n for n in names if n.split('-seed')[0] not in rows]
     if bad: p.error(f"unknown variant(s) {bad}; choose from {', '.join(rows)} (and NAME-seedK)")
-    done = {r['id'] for r in load_results(args.results, TABLE3_KEYS)}
+    done = {r['id'] for r in load_results(args.results, _TABLE3_KEYS)}
     todo = [n for n in names if n not in done]
     print(f"{len(todo)} variant(s) to run, {len(names) - len(todo)} already in {args.results}", flush=True)
     failed = []
     with ThreadPoolExecutor(args.jobs) as pool:
         futs = {pool.submit(variant, n, args): n for n in todo}
         for f in as_completed(futs):
-            try: add_result(args.results, f.result(), TABLE3_KEYS)
+            try: add_result(args.results, f.result(), _TABLE3_KEYS)
             except Exception as e: failed.append(futs[f]); print(f"{futs[f]} failed: {e}", file=sys.stderr, flush=True)
     if failed: sys.exit(f"failed: {', '.join(failed)}")
 

@@ -7,7 +7,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from transformer_nb.attention import (check_mask, check_qkv, masked_softmax, attention, pad_mask, causal_mask, tgt_mask,
                                       sdpa_attention, AdditiveAttention, scaling_experiment,
-                                      RetrievalScorer, retrieval_experiment)
+                                      _RetrievalScorer, retrieval_experiment)
 
 torch.set_num_threads(1)
 B, h, n, d_k, d_v = 2, 3, 5, 8, 4
@@ -334,16 +334,16 @@ def test_additive_scores_are_the_logits_of_the_weights():
 
 def test_retrieval_scorers():
     q, k = torch.randn(3, 1, 8), torch.randn(3, 16, 8)
-    torch.manual_seed(0); dot = RetrievalScorer('dot', 8, 16)
-    torch.manual_seed(0); scaled = RetrievalScorer('scaled', 8, 16)
+    torch.manual_seed(0); dot = _RetrievalScorer('dot', 8, 16)
+    torch.manual_seed(0); scaled = _RetrievalScorer('scaled', 8, 16)
     torch.testing.assert_close(scaled(q, k) * 4, dot(q, k))                  # 1/sqrt(16)
-    add = RetrievalScorer('additive', 8, 16)
+    add = _RetrievalScorer('additive', 8, 16)
     torch.testing.assert_close(add(q, k), add.add.scores(q, k))
     assert add.add.d_hidden == 16 and add(q, k).shape == (3, 1, 16)
     for m in (dot, add):                                                      # unit-variance projections
         w = m.w_q.weight if m is dot else m.add.w_q.weight
         assert abs(w.std().item() - 8 ** -0.5) < 0.05
-    with pytest.raises(ValueError, match="'cosine'"): RetrievalScorer('cosine', 8, 4)
+    with pytest.raises(ValueError, match="'cosine'"): _RetrievalScorer('cosine', 8, 4)
     with pytest.raises(ValueError, match="'lbfgs'"): retrieval_experiment(opt='lbfgs')
 
 

@@ -3,8 +3,8 @@ import math
 import pytest
 import torch
 import torch.nn as nn
-from transformer_nb.complexity import (TABLE1, table1_markdown, layer_flops, module_flops, local_mask, make_layer,
-                                       LAYER_KINDS, CausalConv1d, SelfAttentionLayer, benchmark_layers, timing_table,
+from transformer_nb.complexity import (TABLE1, table1_markdown, layer_flops, _module_flops, local_mask, make_layer,
+                                       _LAYER_KINDS, CausalConv1d, SelfAttentionLayer, benchmark_layers, _timing_table,
                                        path_gradient, max_path_length)
 
 torch.set_num_threads(1)
@@ -48,16 +48,16 @@ def test_crossover_at_n_equals_d(d):
 
 def test_module_flops_crossover_with_lstm_at_2d():
     d = 48
-    cheaper = [n for n in range(1, 4*d) if module_flops('self-attention', n, d) < module_flops('lstm', n, d)]
+    cheaper = [n for n in range(1, 4*d) if _module_flops('self-attention', n, d) < _module_flops('lstm', n, d)]
     assert cheaper == list(range(1, 2*d))
-    assert module_flops('rnn', 9, d) == layer_flops(9, d)['recurrent']
-    assert module_flops('gru', 9, d) == 3 * module_flops('rnn', 9, d)
-    assert module_flops('restricted', 100, d, r=10) == 8*100*d*d + 4*10*100*d
+    assert _module_flops('rnn', 9, d) == layer_flops(9, d)['recurrent']
+    assert _module_flops('gru', 9, d) == 3 * _module_flops('rnn', 9, d)
+    assert _module_flops('restricted', 100, d, r=10) == 8*100*d*d + 4*10*100*d
 
 
 @pytest.mark.parametrize('call,msg', [
     (lambda: layer_flops(0, 8), 'n=0'), (lambda: layer_flops(8, -2), 'd=-2'), (lambda: layer_flops(8, 8, r=0), 'r=0'),
-    (lambda: layer_flops(8.0, 8), 'n=8.0'), (lambda: module_flops('cnn', 8, 8), "'cnn'"),
+    (lambda: layer_flops(8.0, 8), 'n=8.0'), (lambda: _module_flops('cnn', 8, 8), "'cnn'"),
     (lambda: local_mask(4, 0), 'r=0'), (lambda: make_layer('transformer', 8), "'transformer'"),
     (lambda: max_path_length('conv', 10, k=1), 'k=1'), (lambda: max_path_length('restricted', 10), 'r=None'),
     (lambda: benchmark_layers([]), 'ns is empty'), (lambda: benchmark_layers([8], repeats=0), 'repeats=0'),
@@ -79,13 +79,13 @@ def test_benchmark_structure():
         assert 0 < r['min_seconds'] <= r['seconds']
         assert r['d_model'] == 8 and r['batch'] == 1
         assert isinstance(r['seconds'], float) and 0 < r['seconds'] < 10
-    lines = timing_table(recs).splitlines()
+    lines = _timing_table(recs).splitlines()
     assert len(lines) == 3 and lines[0].split()[2:] == ['self-attention', 'gru', 'conv', 'restricted']
 
 
 def test_layers_keep_shape():
     x = torch.randn(3, 9, 16)
-    for kind in LAYER_KINDS:
+    for kind in _LAYER_KINDS:
         layer = make_layer(kind, 16)
         assert not layer.training and layer(x).shape == x.shape
 

@@ -8,9 +8,9 @@ from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb import datasets as D
 from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pairs, padding_efficiency
 from transformer_nb.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
-                                     number_splits, numbers_corpus, copy_corpus, common_numbers, magnitude, MAGNITUDES,
-                                     exact_by_magnitude, number_scores, en_number_value, find_multi30k, multi30k, multi30k_files,
-                                     download_file, MULTI30K_SHA256, MULTI30K_URL)
+                                     _number_splits, numbers_corpus, copy_corpus, _common_numbers, _magnitude, _MAGNITUDES,
+                                     exact_by_magnitude, number_scores, _en_number_value, find_multi30k, multi30k, _multi30k_files,
+                                     _download_file, _MULTI30K_SHA256, _MULTI30K_URL)
 
 ROOT = Path(__file__).resolve().parents[1]
 torch.set_num_threads(1)
@@ -59,24 +59,24 @@ def test_number_words_bad_input(bad, exc):
         de_number(bad)
 
 def test_number_splits_cover_what_people_type_and_hold_out_the_rest():
-    sp = number_splits()
+    sp = _number_splits()
     tr, va, te = (set(sp[k]) for k in ('train', 'valid', 'test'))
     assert (len(sp['train']), len(sp['valid']), len(sp['test'])) == (60_000, 1_000, 1_000)
-    common = set(common_numbers())
+    common = set(_common_numbers())
     assert {0, 7, 10, 17, 99, 100, 900, 1000, 2000, 99_000, 100_000, 900_000} <= common <= tr and len(common) == 217
     counts = {n: sp['train'].count(n) for n in (0, 7, 10, 100, 2000, 100_000)}
     assert min(counts.values()) >= 10, counts                              # what people type first, many times
     assert not (tr & va) - set(range(100)) and not (tr & te) - set(range(100)) and not (va & te) - set(range(100))
     assert not (va | te) & (common - set(range(100)))                     # round numbers are never held out
     for split in ('valid', 'test'):                                       # every magnitude, evenly where it can be
-        count = {k: sum(magnitude(n) == k for n in sp[split]) for k in MAGNITUDES}
+        count = {k: sum(_magnitude(n) == k for n in sp[split]) for k in _MAGNITUDES}
         assert count == {'0-99': 100, '100-999': 148, '1,000-99,999': 376, '100,000-999,999': 376}, count
-    train_mags = {k: sum(magnitude(n) == k for n in sp['train']) / 60_000 for k in MAGNITUDES}
+    train_mags = {k: sum(_magnitude(n) == k for n in sp['train']) / 60_000 for k in _MAGNITUDES}
     assert all(share > 0.05 for share in train_mags.values()) and train_mags['100,000-999,999'] > 0.4, train_mags
-    assert max(tr | va | te) <= 999_999 and number_splits() == sp and number_splits(seed=1) != sp
-    assert max(number_splits(n_train=500, n_valid=10, n_test=10, max_n=5_000)['train']) <= 5_000
-    with pytest.raises(ValueError, match='not all on zero'): number_splits(thousands=(1, 0, 0, 0))
-    with pytest.raises(ValueError, match='holds too few'): number_splits(n_valid=900_000, n_test=900_000)
+    assert max(tr | va | te) <= 999_999 and _number_splits() == sp and _number_splits(seed=1) != sp
+    assert max(_number_splits(n_train=500, n_valid=10, n_test=10, max_n=5_000)['train']) <= 5_000
+    with pytest.raises(ValueError, match='not all on zero'): _number_splits(thousands=(1, 0, 0, 0))
+    with pytest.raises(ValueError, match='holds too few'): _number_splits(n_valid=900_000, n_test=900_000)
 
 def test_exact_by_magnitude_and_number_scores():
     pairs = [(en_number(n), de_number(n)) for n in (7, 10, 100, 2000, 342_071)]
@@ -89,8 +89,8 @@ def test_exact_by_magnitude_and_number_scores():
     sc = number_scores(pairs, [t for _, t in pairs])
     assert sc['bleu_char'] == 100.0 and 'tok:char' in sc['bleu_char_signature']
     with pytest.raises(ValueError, match='numbers corpus'): number_scores([('ein Hund', 'a dog')], ['a dog'])
-    for n in (0, 1, 19, 20, 21, 101, 1001, 10_000, 100_001, 999_999): assert en_number_value(en_number(n)) == n
-    with pytest.raises(ValueError, match='not a number in words'): en_number_value('one hundred and one')
+    for n in (0, 1, 19, 20, 21, 101, 1001, 10_000, 100_001, 999_999): assert _en_number_value(en_number(n)) == n
+    with pytest.raises(ValueError, match='not a number in words'): _en_number_value('one hundred and one')
 
 def test_numbers_corpus_directions_and_sizes():
     kw = dict(n_train=500, n_valid=50, n_test=50, seed=3)
@@ -98,7 +98,7 @@ def test_numbers_corpus_directions_and_sizes():
     assert (ende.src_lang, ende.tgt_lang, deen.src_lang, deen.tgt_lang) == ('en', 'de', 'de', 'en')
     assert deen.train == [(t, s) for s, t in ende.train] and ende.reverse().test == deen.test
     assert ('twenty-one', 'einundzwanzig') in ende.train
-    assert {s for s, _ in ende.train}.isdisjoint({s for s, _ in ende.valid + ende.test if en_number_value(s) >= 100})
+    assert {s for s, _ in ende.train}.isdisjoint({s for s, _ in ende.valid + ende.test if _en_number_value(s) >= 100})
     with pytest.raises(ValueError, match="'fr'"): numbers_corpus('en', 'fr')
 
 def test_copy_corpus():
@@ -164,7 +164,7 @@ def test_find_multi30k_finds_the_shared_folder():
     assert M30K is not None, "no shared/data/multi30k next to the repository (expected ../shared/data/multi30k)"
     assert M30K.resolve() == (ROOT.parent/'shared'/'data'/'multi30k').resolve()
     sums = dict(l.split()[::-1] for l in (M30K/'SHA256SUMS').read_text().splitlines() if l.strip())
-    assert sums == MULTI30K_SHA256
+    assert sums == _MULTI30K_SHA256
 
 def test_multi30k_local_load():
     d = load_dataset('multi30k', 'de', 'en', data_dir=M30K)
@@ -179,7 +179,7 @@ def test_multi30k_local_load():
 
 def _copy_m30k(dst:Path, names=None):
     dst.mkdir(parents=True, exist_ok=True)
-    for n in names or MULTI30K_SHA256: (dst/n).write_bytes((M30K/n).read_bytes())
+    for n in names or _MULTI30K_SHA256: (dst/n).write_bytes((M30K/n).read_bytes())
     return dst
 
 def test_multi30k_local_checksum_mismatch_and_missing(tmp_path):
@@ -192,12 +192,12 @@ def test_multi30k_local_checksum_mismatch_and_missing(tmp_path):
     with pytest.raises(FileNotFoundError) as e: multi30k('de', 'en', data_dir=d)
     msg = str(e.value)
     assert str(d) in msg and 'missing: train.de.gz, val.en.gz' in msg and 'test_2016_flickr.de.gz' in msg
-    assert MULTI30K_URL in msg
+    assert _MULTI30K_URL in msg
 
 @pytest.fixture
 def fake_net(monkeypatch):
     "urllib.request.urlopen replaced by a server of the local Multi30k bytes; records the URLs asked for."
-    served, calls = {MULTI30K_URL + n: (M30K/n).read_bytes() for n in MULTI30K_SHA256}, []
+    served, calls = {_MULTI30K_URL + n: (M30K/n).read_bytes() for n in _MULTI30K_SHA256}, []
     def urlopen(url, timeout=None):
         calls.append(url)
         if url not in served: raise urllib.error.URLError('404')
@@ -220,12 +220,12 @@ def test_cache_dir_argument_and_default(tmp_path, fake_net, monkeypatch):
     monkeypatch.delenv('TNB_CACHE_DIR', raising=False); monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'xdg'))
     assert D.get_cache_dir() == tmp_path/'xdg'/'transformer_nb'
     assert D.get_cache_dir(tmp_path/'c') == tmp_path/'c'
-    files = multi30k_files('en', 'de', cache_dir=tmp_path/'c')
+    files = _multi30k_files('en', 'de', cache_dir=tmp_path/'c')
     assert files['valid'] == (tmp_path/'c'/'multi30k'/'val.en.gz', tmp_path/'c'/'multi30k'/'val.de.gz')
 
 def test_download_checksum_mismatch_leaves_no_file(tmp_path, fake_net):
     served, calls = fake_net
-    url = MULTI30K_URL + 'val.en.gz'; served[url] = served[url][:-10] + b'corrupted!'
+    url = _MULTI30K_URL + 'val.en.gz'; served[url] = served[url][:-10] + b'corrupted!'
     with pytest.raises(ValueError, match='checksum mismatch for .*val.en.gz'):
         multi30k('de', 'en', cache_dir=tmp_path)
     cache = tmp_path/'multi30k'
@@ -237,8 +237,8 @@ def test_corrupt_cached_file_is_replaced(tmp_path, fake_net):
     cache = _copy_m30k(tmp_path/'multi30k')
     (cache/'train.en.gz').write_bytes(b'truncated')
     d = multi30k('de', 'en', cache_dir=tmp_path)
-    assert calls == [MULTI30K_URL + 'train.en.gz'] and len(d.train) == 29_000
-    assert D.sha256_file(cache/'train.en.gz') == MULTI30K_SHA256['train.en.gz']
+    assert calls == [_MULTI30K_URL + 'train.en.gz'] and len(d.train) == 29_000
+    assert D._sha256_file(cache/'train.en.gz') == _MULTI30K_SHA256['train.en.gz']
     (cache/'train.en.gz').write_bytes(b'truncated')
     with pytest.raises(ValueError, match='checksum mismatch'): multi30k('de', 'en', cache_dir=tmp_path, download=False)
     assert not (cache/'train.en.gz').exists()              # the corrupt file did not stay in the cache
@@ -252,9 +252,9 @@ def test_network_error_says_what_to_do(tmp_path, monkeypatch):
 
 def test_download_file_with_fetch_function(tmp_path):
     data = b'hello'; h = hashlib.sha256(data).hexdigest()
-    assert download_file('u', tmp_path/'sub'/'f', h, fetch=lambda u: io.BytesIO(data)).read_bytes() == data
+    assert _download_file('u', tmp_path/'sub'/'f', h, fetch=lambda u: io.BytesIO(data)).read_bytes() == data
     with pytest.raises(ValueError, match='checksum mismatch'):
-        download_file('u', tmp_path/'sub'/'g', h, fetch=lambda u: io.BytesIO(b'x'))
+        _download_file('u', tmp_path/'sub'/'g', h, fetch=lambda u: io.BytesIO(b'x'))
     assert sorted(p.name for p in (tmp_path/'sub').iterdir()) == ['f']
 
 # ---------------------------------------------------------------- tokenizer

@@ -11,7 +11,7 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
 from transformer_nb.training import save_checkpoint, model_from_checkpoint
 from transformer_nb.decoding import translate
-from transformer_nb.export import (export_ctranslate2, load_ctranslate2, ctranslate2_translate, check_exportable,
+from transformer_nb.export import (export_ctranslate2, load_ctranslate2, ctranslate2_translate, _check_exportable,
                                    ctranslate2_spec)
 
 torch.set_num_threads(1)
@@ -93,7 +93,7 @@ def test_int8(ckpt, tmp_path, tok):
 
 def test_what_ctranslate2_cannot_express(tok):
     cfg = get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, d_k=8, d_v=4)
-    with pytest.raises(ValueError, match='d_k=8 and d_v=4'): check_exportable(cfg)
+    with pytest.raises(ValueError, match='d_k=8 and d_v=4'): _check_exportable(cfg)
     with pytest.raises(ValueError, match='d_k=8'): ctranslate2_spec(Transformer(cfg), tok)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size + 1, tgt_vocab=tok.vocab_size + 1))
     with pytest.raises(ValueError, match='tokenizer has'): ctranslate2_spec(m, tok)

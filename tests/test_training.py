@@ -9,7 +9,7 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import (noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads,
     copy_examples, pad_batch, TrainConfig)
 from transformer_nb.checkpoints import (rng_state, set_rng_state, save_checkpoint, load_checkpoint, list_checkpoints,
-    latest_checkpoint, model_from_checkpoint, CKPT_FORMAT)
+    latest_checkpoint, model_from_checkpoint, _CKPT_FORMAT)
 from transformer_nb.trainer import Trainer, TrainingDiverged
 
 torch.set_num_threads(1)
@@ -112,7 +112,7 @@ def test_checkpoint_loads_weights_only_and_rebuilds_model(tmp_path):
     t = make(tmp_path, steps=3); t.fit()
     path = latest_checkpoint(tmp_path)
     ck = torch.load(path, weights_only=True)                                  # no pickled code inside
-    assert ck['format'] == CKPT_FORMAT and ck['step'] == 3
+    assert ck['format'] == _CKPT_FORMAT and ck['step'] == 3
     assert {'config', 'model', 'tokenizer', 'optimizer', 'scheduler', 'rng', 'data_pos', 'meta'} <= set(ck)
     assert set(ck['rng']) == {'torch', 'cuda', 'python', 'numpy'} and ck['data_pos']['epoch'] == 0
     model, tok, _ = model_from_checkpoint(path)

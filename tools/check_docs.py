@@ -1,24 +1,81 @@
-"""Process every notebook into its docs page offline, as the deploy workflow's Quarto build would see it.
+"""Process every notebook into its docs page offline, as the deploy workflow's Quarto build would see it, and check
+every internal link and image of the pages.
 
 nbdev's `proc_nbs` runs the docs processors (directives, `show_doc`, exported and import cells) on each notebook and
 raises when a page's cells fail. Quarto itself cannot be installed on machines without GitHub access, so this is the
-check CI can run: it fails when a page would break, and when any notebook produced no page.
+check CI can run. It fails when a page would break, when any notebook produced no page, and when a link or an image of
+a page resolves to nothing:
+
+- a link to a notebook (`10_decoding.ipynb`, which works in Jupyter and which Quarto turns into the site's page) must
+  name a notebook that exists, and an anchor after it (`#beam-search`) a heading of that notebook;
+- an anchor alone (`#beam-search`) must name a heading of the page itself;
+- a link to a bare `.html` page is refused: it opens nothing in Jupyter (link the `.ipynb`);
+- any other relative link or image (`../results/x.json`, `figure.png`) must be a file that exists.
 
     python tools/check_docs.py
 """
-import json, sys
+import json, re, sys, unicodedata
 from pathlib import Path
 from nbdev.config import get_config
 from nbdev.serve import proc_nbs
 
+LINK = re.compile(r'!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)')   # [text](target), ![alt](src)
+IMG = re.compile(r'<img[^>]*\ssrc=["\']([^"\']+)["\']')
+
+def slug(heading:str) -> str:
+    "The anchor Quarto (pandoc) gives a heading: lower case, markup and punctuation dropped, spaces to hyphens."
+    t = re.sub(r'`([^`]*)`', r'\1', heading)                         # code spans keep their text
+    t = re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', t)                    # links keep their text
+    t = re.sub(r'\$[^$]*\$', lambda m: m.group(0)[1:-1], t)          # maths keeps its letters
+    t = unicodedata.normalize('NFKC', t).lower()
+    t = ''.join(ch for ch in t if ch.isalnum() or ch in ' -_.')
+    return re.sub(r'\s+', '-', t.strip()).strip('-')
+
+def headings(cells) -> set[str]:
+    out = set()
+    for c in cells:
+        if c['cell_type'] != 'markdown': continue
+        for line in ''.join(c['source']).splitlines():
+            if m := re.match(r'#{1,6}\s+(.*?)\s*(\{#([^}]+)\})?\s*$', line):
+                out.add(m.group(3) or slug(m.group(1)))
+    return out
+
+def check_links(pages:dict, nbs:Path) -> list[str]:
+    "Problems with the internal links and images of `pages` {notebook name: processed cells}; [] when all resolve."
+    anchors = {name: headings(cells) for name, cells in pages.items()}
+    bad = []
+    for name, cells in pages.items():
+        for c in cells:
+            text = ''.join(c['source']) if c['cell_type'] == 'markdown' else ''.join(
+                o.get('data', {}).get('text/markdown', '') if isinstance(o.get('data', {}).get('text/markdown', ''), str)
+                else ''.join(o['data']['text/markdown']) for o in c.get('outputs', []))
+            for target in [m.group(1) for m in LINK.finditer(text)] + IMG.findall(text):
+                if re.match(r'^[a-z][a-z0-9+.-]*:', target): continue      # http:, https:, mailto:, data:
+                path, _, anchor = target.partition('#')
+                if not path:
+                    if anchor not in anchors[name]: bad.append(f"{name}: #{anchor} is no heading of this page")
+                elif path.endswith('.html') and '/' not in path:
+                    bad.append(f"{name}: {target} links a docs page, which does not open in Jupyter: link the .ipynb")
+                elif path.endswith('.ipynb') and '/' not in path:
+                    if path not in pages: bad.append(f"{name}: {target}: there is no notebook {path}")
+                    elif anchor and anchor not in anchors[path]: bad.append(f"{name}: {target}: no heading #{anchor} in {path}")
+                elif not (nbs / path).exists():
+                    bad.append(f"{name}: {target} resolves to nothing ({(nbs / path).resolve()})")
+    return bad
+
 def main():
     cfg = get_config()
+    nbs = Path(cfg.nbs_path)
     cache = Path(proc_nbs(n_workers=2))
-    srcs = sorted(p.relative_to(cfg.nbs_path) for p in Path(cfg.nbs_path).glob('*.ipynb'))
+    srcs = sorted(p.relative_to(nbs) for p in nbs.glob('*.ipynb'))
     missing = [str(s) for s in srcs if not (cache/s).exists()]
     if missing: sys.exit(f"docs processing produced no page for {missing}")
-    empty = [str(s) for s in srcs if not json.loads((cache/s).read_text())['cells']]
+    pages = {str(s): json.loads((cache/s).read_text())['cells'] for s in srcs}
+    empty = [s for s, cells in pages.items() if not cells]
     if empty: sys.exit(f"docs pages without cells: {empty}")
-    print(f"{len(srcs)} docs pages processed")
+    bad = check_links(pages, nbs)
+    if bad: sys.exit(f"{len(bad)} broken link(s) in the docs pages:\n" + '\n'.join(bad))
+    n = sum(len(LINK.findall(''.join(c['source']))) for cells in pages.values() for c in cells if c['cell_type'] == 'markdown')
+    print(f"{len(srcs)} docs pages processed; their {n} links and images resolve")
 
 if __name__ == '__main__': main()

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/attention.html.md"""
 
 # %% auto #0
 __all__ = ['masked_softmax', 'attention', 'pad_mask', 'causal_mask', 'tgt_mask', 'AdditiveAttention', 'scaling_experiment',
-           'RetrievalScorer', 'retrieval_experiment']
+           'retrieval_experiment']
 
 # %% ../nbs/01_attention.ipynb #3d79de9c
 import math
@@ -119,7 +119,7 @@ def _retrieval_batch(B:int, n_keys:int, d_in:int, noise:float, g:torch.Generator
     q = k[torch.arange(B), j] + noise * torch.randn(B, d_in, generator=g)                    # (B, d_in)
     return q[:, None], k, j                                                                  # q (B, 1, d_in)
 
-class RetrievalScorer(nn.Module):
+class _RetrievalScorer(nn.Module):
     "Scores of queries against keys after learned projections to d_k: 'additive', 'dot' (unscaled) or 'scaled'."
     def __init__(self, kind:str, d_in:int, d_k:int):
         super().__init__()
@@ -158,7 +158,7 @@ def _retrieval_runs(kinds, d_ks, seeds, d_in, n_keys, noise, steps, batch, lr, o
         for a, d_k in enumerate(d_ks):
             for b, seed in enumerate(seeds):
                 torch.manual_seed(seed)
-                m = RetrievalScorer(kind, d_in, d_k)
+                m = _RetrievalScorer(kind, d_in, d_k)
                 o = (torch.optim.Adam if opt == 'adam' else torch.optim.SGD)(m.parameters(), lr=lr)
                 g = torch.Generator().manual_seed(1000 + seed)                      # the same data for every scorer
                 for _ in range(steps):

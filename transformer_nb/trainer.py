@@ -21,7 +21,7 @@ from .data import Tokenizer, TokenBatchSampler, encode_pairs, collate
 from .training import TrainConfig, make_optimizer, seq2seq_loss, accumulate_grads
 from .checkpoints import (rng_state, set_rng_state, save_checkpoint, load_checkpoint, prune_checkpoints,
     latest_checkpoint, check_checkpoint, run_folder_conflicts)
-from .safeguards import atomic_open, deferred_interrupts, run_lock, clean_stale_temps
+from .safeguards import atomic_open, deferred_interrupts, _run_lock, _clean_stale_temps
 from .distributed import init_distributed, all_reduce_sum
 
 # %% ../nbs/A3_trainer.ipynb #f353c974
@@ -281,8 +281,8 @@ def _fit_in_run_folder(self:Trainer) -> dict:
         self.timed_out = False
         return self.history
     if self.out is None or not self.is_main: return _fit(self)
-    with run_lock(self.out):
-        clean_stale_temps(self.out, '.checkpoint-*.pt.tmp*')            # left by runs killed while saving
+    with _run_lock(self.out):
+        _clean_stale_temps(self.out, '.checkpoint-*.pt.tmp*')            # left by runs killed while saving
         clash = run_folder_conflicts(self.out, self.step, self.resumed_from)
         if clash and not self.tc.overwrite:
             names = ', '.join(p.name for p in clash[:3]) + (', ...' if len(clash) > 3 else '')

@@ -14,7 +14,7 @@ import numpy as np
 from dataclasses import dataclass
 import torch
 import torch.nn as nn
-from .core import PAD_ID, BOS_ID, EOS_ID, precision_dtype
+from .core import PAD_ID, BOS_ID, EOS_ID, _precision_dtype
 
 # %% ../nbs/09_training.ipynb #4255e704
 def noam_lr(step:int, # optimiser update number, 1 for the first update
@@ -108,5 +108,5 @@ class TrainConfig:
             raise ValueError(f"max_time={self.max_time} must be a positive number of minutes")
         if self.lr_scale <= 0: raise ValueError(f"lr_scale={self.lr_scale} must be > 0")
         if self.clip is not None and self.clip <= 0: raise ValueError(f"clip={self.clip} must be > 0")
-        if self.precision != 'auto': precision_dtype(self.precision)
+        if self.precision != 'auto': _precision_dtype(self.precision)
         if self.out is not None: self.out = str(self.out)     # plain types only: the config goes into checkpoints
