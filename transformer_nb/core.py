@@ -1,4 +1,4 @@
-"""Device and dtype choice, seeding, and the special token ids shared by every other notebook.
+"""Special token ids, device and precision, seeding and CPU threads: what every other notebook needs.
 
 Docs: https://transformer-nb.github.io/transformer_nb/core.html.md"""
 
