@@ -122,6 +122,8 @@ class OpenNMT:
         env = {**os.environ, 'TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD': '1', 'OMP_NUM_THREADS': str(threads),
                'PYTHONWARNINGS': 'ignore'}
         env.pop('PYTHONPATH', None)                                      # nothing of ours in OpenNMT-py's process
+        stubs = write_stubs(python, env, workdir)
+        if stubs: env['PYTHONPATH'] = str(stubs)
         self.ckpt = Path(workdir) / 'opennmt.pt'
         script = str(ROOT / 'bench' / 'peer_opennmt.py')
         r = subprocess.run([python, script, 'convert', str(portable_checkpoint(ours_ckpt, Path(workdir) / 'ours.pt')),
@@ -145,6 +147,17 @@ class OpenNMT:
         self.seconds = r['seconds']                                                       # its own timing, for the record
         return [[self.sp.piece_to_id(p) for p in h.split()] for h in r['hyps']]
     def close(self): self.p.stdin.close(); self.p.wait()
+
+def write_stubs(python, env, workdir) -> Path|None:
+    """One-line stand-ins for spacy and fasttext where OpenNMT-py's environment lacks them: it imports both at start-up,
+    for transforms this benchmark does not use (an environment made with `pip install --no-deps`, see peer_opennmt.py)."""
+    missing = [m for m in ('spacy', 'fasttext')
+               if subprocess.run([python, '-c', f'import {m}'], env=env, capture_output=True).returncode]
+    if not missing: return None
+    d = Path(workdir) / 'stubs'; d.mkdir(parents=True, exist_ok=True)
+    for m in missing:
+        (d / f'{m}.py').write_text(f'"Stub: OpenNMT-py imports {m} only for a transform this benchmark does not use."\n')
+    return d
 
 def checkpoint_file(path) -> Path:
     p = Path(path)

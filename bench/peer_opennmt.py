@@ -19,7 +19,19 @@ Setup, once (a few minutes from PyPI; the environment lives outside the reposito
     export ONMT_PYTHON=$PWD/../onmt-venv/bin/python      # or pass --peer-python to bench_peers.py
 
 OpenNMT-py 3.5.1 pins its own torch (2.2.x), which was built against NumPy 1 (hence "numpy<2"); sentencepiece reads
-our tokenizer for the vocabulary. bench_peers.py records the peer's torch version with its figures.
+our tokenizer for the vocabulary. bench_peers.py records the peer's torch version with its figures (`opennmt_torch`).
+To run OpenNMT-py on the same torch as ours instead, so that both sides use the same PyTorch kernels, install it
+without its pins:
+
+    python -m venv ../onmt-venv-sametorch
+    ../onmt-venv-sametorch/bin/pip install torch==VERSION            # the torch of our environment (python -c "import torch; print(torch.__version__)")
+    ../onmt-venv-sametorch/bin/pip install --no-deps OpenNMT-py==3.5.1
+    ../onmt-venv-sametorch/bin/pip install configargparse pyyaml pyonmttok six rapidfuzz pyahocorasick sacrebleu sentencepiece numpy
+
+OpenNMT-py then imports spacy and fasttext at start-up, for transforms this benchmark does not use; bench_peers.py puts
+one-line stand-ins for those two on the peer's path when they are missing (`write_stubs` there) rather than
+installing them. Loading its own checkpoints under torch >= 2.6 needs TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1, which
+bench_peers.py sets.
 
 `convert` reads OURS.pt with `torch.load(weights_only=True)`. The torch OpenNMT-py pins cannot read a transformer_nb
 checkpoint that way (it holds the tokenizer as Python bytes), so bench_peers.py hands it a copy with just the config,
