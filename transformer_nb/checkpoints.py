@@ -258,13 +258,14 @@ def average_checkpoints(paths:list) -> dict:
     if not paths: raise ValueError("average_checkpoints needs at least one checkpoint path")
     total, first = None, None
     for p in paths:                                      # one checkpoint in memory at a time, plus the running sum
-        ck = check_checkpoint(load_checkpoint(p), p, 'average')   # weights_only=True, one-line errors
+        ck = check_checkpoint(load_checkpoint(p), p, 'average', weights=first is None)   # weights_only=True, one-line errors
         if first is None:
             first = (p, ck)
             total = {k: v.to(torch.promote_types(v.dtype, torch.float32)).clone()
                      for k, v in ck['model'].items() if v.is_floating_point()}
         else:
-            _check_same_architecture(*first, p, ck)
+            _check_same_architecture(*first, p, ck)          # the first's tensors fit its config, so these fit theirs
+            _check_finite(ck['model'], p)
             for k in total: total[k] += ck['model'][k]
         last = ck
     avg, shared = {}, {}                                 # keep tied tensors tied (they share storage in `last`)
