@@ -490,8 +490,11 @@ def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PARS
     return scores, hyps
 
 # %% ../nbs/13_parsing.ipynb #3242d857
+from .records import register_record_kind
+
 PARSE_KEYS = ('id', 'system', 'dataset', 'params', 'decoding', 'precision', 'recall', 'f1', 'exact_match', 'malformed',
               'failed', 'n_sentences', 'by_length', 'examples', 'valid_nll', 'train_time_s', 'hardware', 'date', 'commit', 'command')
+register_record_kind('parsing', PARSE_KEYS)   # a results file may hold them beside translation records (A8_records)
 
 _SCORE_KEYS = ('precision', 'recall', 'f1', 'exact_match', 'malformed', 'failed', 'n_sentences', 'by_length', 'repairs')
 
