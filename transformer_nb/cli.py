@@ -154,6 +154,7 @@ def _check(a):
 # %% ../nbs/A7_cli.ipynb #b6effe35
 def _load_data(a):
     from transformer_nb.datasets import load_dataset, find_multi30k
+    if a.dataset == 'parsing': import transformer_nb.parsing   # registers the generated treebank with load_dataset
     if a.dataset == 'files':
         return load_dataset('files', a.src_lang, a.tgt_lang, a.data_dir, train=a.train, valid=a.valid, test=a.test)
     data_dir = a.data_dir
@@ -424,6 +425,7 @@ def _test_pairs(a, ck) -> list:
     if name not in ('numbers', 'copy', 'multi30k', 'parsing'):
         raise UserError(f"{a.checkpoint} was trained on {'your own files' if name == 'files' else 'an unknown dataset'}: "
                         f"give its test set with --src and --ref")
+    if name == 'parsing': import transformer_nb.parsing      # registers the generated treebank with load_dataset
     same = name == meta.get('dataset')                     # the checkpoint's languages only for its own dataset
     data_dir = a.data_dir or (find_multi30k() if name == 'multi30k' else None)
     data = load_dataset(name, a.src_lang or (meta.get('src_lang') if same else None),
