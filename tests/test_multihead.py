@@ -131,7 +131,11 @@ def test_cache_cross_attention_computed_once(h, Cache):
         full = m(x, mem, mask=keep)
         c = Cache(); ys = [m(x[:, :1], mem, mask=keep, cache=c)]
         k0, v0 = c.k, c.v
+        asked, rows = [], m.rows                                    # which rows of the stacked projection are used
+        m.rows = lambda i, j=None: (asked.append(i), rows(i, j))[1]
         ys += [m(x[:, t:t+1], mem + 1.0, mask=keep, cache=c) for t in range(1, T)]   # a changed mem is ignored
+        del m.rows
+        assert asked == [0] * (T - 1)                               # only W^Q: K and V are not projected again
         assert c.k is k0 and c.v is v0 and len(c) == S
         assert_close(torch.cat(ys, 1), full, **TOL)
 
