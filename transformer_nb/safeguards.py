@@ -534,7 +534,8 @@ def run_cli(prog:str, main, argv:list|None=None):
         code = code or EXIT_CODES['broken_pipe']
     except (OSError, ValueError) as e:
         with contextlib.suppress(OSError, ValueError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        say(f"error: standard output: {getattr(e, 'strerror', None) or e}"); code = code or EXIT_CODES['failed']
+        if not code: say(f"error: standard output: {getattr(e, 'strerror', None) or e}")   # said once: not again for
+        code = code or EXIT_CODES['failed']                                                    # what is still buffered
     _restore_streams(undo)
     sys.exit(code)
 

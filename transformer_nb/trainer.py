@@ -166,10 +166,10 @@ def _load(self:Trainer, ckpt_or_path) -> 'Trainer':
         self.resumed_from = (latest_checkpoint(p) if p.is_dir() else p) or p
         ck, name = load_checkpoint(p, map_location=self.device), str(self.resumed_from)
     check_checkpoint(ck, name, 'resume', weights=False)               # e.g. an averaged checkpoint has no optimizer
-    _check_weights(ck, name, self.model)                               # shapes (else a raw RuntimeError below), finite values
-    mine = asdict(self.cfg)
+    mine = asdict(self.cfg)                                            # a different config first: it says why shapes differ
     diff = {k: (ck['config'].get(k), v) for k, v in mine.items() if ck['config'].get(k) != v}
-    if diff: raise ValueError(f"checkpoint config differs from the model's (checkpoint, model): {diff}")
+    if diff: raise ValueError(f"{name}: its config differs from the model's (checkpoint, model): {diff}")
+    _check_weights(ck, name, self.model)                               # shapes (else a raw RuntimeError below), finite values
     self.model.load_state_dict(ck['model'])
     self.opt.load_state_dict(ck['optimizer']); self.sched.load_state_dict(ck['scheduler'])
     if ck.get('scaler'): self.scaler.load_state_dict(ck['scaler'])
