@@ -9,8 +9,9 @@ ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': '
 def tool(name, *args, stdin=None):
     "Run a console entry point in a fresh interpreter (as the installed script would)."
     code = f'from transformer_nb.cli import {name}_main as m; m()'
-    return subprocess.run([sys.executable, '-c', code, *map(str, args)], input=stdin, capture_output=True, text=True,
-                          env=ENV, timeout=180)
+    io = {'input': stdin} if stdin is not None else {'stdin': subprocess.DEVNULL}   # never pytest's own stdin
+    return subprocess.run([sys.executable, '-c', code, *map(str, args)], capture_output=True, text=True,
+                          env=ENV, timeout=180, **io)
 
 @pytest.fixture(scope='module')
 def run(tmp_path_factory):

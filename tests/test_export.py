@@ -1,4 +1,5 @@
 "Export to CTranslate2 (nbs/A5_export.ipynb): greedy output identical to ours for every exportable architecture, int8, tnb-export and its bad input."
+import os, stat
 import dataclasses, json, os, subprocess, sys
 from pathlib import Path
 import pytest, torch
@@ -114,6 +115,13 @@ def test_output_folder_rules(ckpt, tmp_path):
     with pytest.raises(FileExistsError): export_ctranslate2(ckpt, tmp_path / 'afile')
     assert not [p for p in tmp_path.iterdir() if p.name.startswith('.')]                  # no temporary folder left
     assert (export_ctranslate2(ckpt, tmp_path / 'new' / 'deep') / 'sentencepiece.model').is_file()
+
+def test_exported_folder_has_ordinary_permissions(ckpt, tmp_path):
+    "The model folder is an output like any other: its mode follows the umask (not mkdtemp's private 0700)."
+    old = os.umask(0o022)
+    try: out = export_ctranslate2(ckpt, tmp_path / 'm')
+    finally: os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755, oct(out.stat().st_mode)
 
 def tool(*args):
     return subprocess.run([sys.executable, '-c', 'from transformer_nb.export import export_main; export_main()', *map(str, args)],

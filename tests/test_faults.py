@@ -22,7 +22,9 @@ def cmd(name, *args, code=None):
 
 def tool(name, *args, stdin=None, env=None, code=None, cwd=None, timeout=300, **kw):
     "Run a tool to the end: CompletedProcess with bytes stdout and str stderr."
-    r = subprocess.run(cmd(name, *args, code=code), input=stdin, capture_output=True, env={**ENV, **(env or {})},
+    if stdin is None: kw.setdefault('stdin', subprocess.DEVNULL)      # never pytest's own stdin (a terminal, or closed)
+    else: kw['input'] = stdin
+    r = subprocess.run(cmd(name, *args, code=code), capture_output=True, env={**ENV, **(env or {})},
                        cwd=cwd, timeout=timeout, **kw)
     r.stderr = r.stderr.decode('utf-8', 'replace')
     return r
@@ -70,8 +72,10 @@ def readonly_dir(tmp_path):
     pytest.skip("no way to make a read-only folder here (root, and neither mount nor chattr works)")
 
 def _default_sigint():
-    "In the child: Ctrl-C as a terminal delivers it, even when pytest runs as a background job (which ignores SIGINT)."
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    """In the child: every signal a test sends or relies on has its default disposition, whatever pytest inherited: a
+    background job ignores SIGINT, `nohup` ignores SIGHUP, and a parent may have blocked or ignored others."""
+    for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE, signal.SIGQUIT): signal.signal(s, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 LIVE = []
 

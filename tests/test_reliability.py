@@ -26,7 +26,9 @@ def cmd(name, *args, code=None, py=()):
 
 def tool(name, *args, stdin=None, env=None, code=None, py=(), timeout=300, **kw):
     "Run a tool to the end: CompletedProcess with bytes stdout and str stderr."
-    r = subprocess.run(cmd(name, *args, code=code, py=py), input=stdin, capture_output=True, env={**ENV, **(env or {})},
+    if stdin is None: kw.setdefault('stdin', subprocess.DEVNULL)      # never pytest's own stdin (a terminal, or closed)
+    else: kw['input'] = stdin
+    r = subprocess.run(cmd(name, *args, code=code, py=py), capture_output=True, env={**ENV, **(env or {})},
                        timeout=timeout, **kw)
     r.stderr = r.stderr.decode('utf-8', 'replace')
     return r
@@ -85,7 +87,10 @@ def _collect(stream, buf):
     t = threading.Thread(target=lambda: [buf.append(c) for c in iter(lambda: stream.read1(4096) if hasattr(stream, 'read1') else os.read(stream, 4096), b'')], daemon=True)
     t.start(); return t
 
-def _sigint_default(): signal.signal(signal.SIGINT, signal.SIG_DFL)   # as in a terminal, even under a backgrounded pytest
+def _sigint_default():
+    "Default dispositions in the child, as in a terminal, whatever pytest inherited (a background job, `nohup`)."
+    for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE, signal.SIGQUIT): signal.signal(s, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
 
 # ---------------------------------------------------------------------------------------------------------------
 # 1. Outputs never overwrite inputs
@@ -132,7 +137,7 @@ def test_a_huge_line_is_refused_at_once_naming_it(run, tmp_path):
     huge = ' '.join('ab' for _ in range(333_334))                               # a million characters on one line
     (tmp_path / 'big.txt').write_text(f'a b\n{huge}\nc d\n')
     p = subprocess.Popen(cmd('translate', run, '-i', tmp_path / 'big.txt', '-o', tmp_path / 'out.txt'), env=ENV,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_sigint_default)
     try: out, err = p.communicate(timeout=150)
     except subprocess.TimeoutExpired:
         p.send_signal(signal.SIGTERM)
@@ -283,7 +288,7 @@ def test_a_reader_that_leaves_gives_141_even_unbuffered(run, tmp_path):
     (tmp_path / 'many.txt').write_text('a b c d e f g h i j\n' * 1000)        # 120 kB of output: more than a pipe holds
     p = subprocess.Popen(cmd('translate', run, '-i', tmp_path / 'many.txt', '--beam', '1', code=DECODING),   # no EOS: long lines
                          env={**ENV, 'PYTHONUNBUFFERED': '1'},
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_sigint_default)
     first = p.stdout.readline(); p.stdout.close()                               # `| head -1`
     err = p.stderr.read().decode(); p.wait(timeout=300)
     assert first.strip() and p.returncode == 141 and lines(err) == [], (p.returncode, err[-2000:])
@@ -304,7 +309,7 @@ def test_sighup_after_the_terminal_is_gone_exits_129(run, tmp_path):
     (tmp_path / 'long.txt').write_text(' '.join('abcdefghij'[i % 10] for i in range(300)) + '\n')
     master, slave = pty.openpty()
     p = subprocess.Popen(cmd('translate', run, '-i', tmp_path / 'long.txt', '--beam', '4', code=DECODING), env=ENV,
-                         stdout=subprocess.DEVNULL, stderr=slave)
+                         stdout=subprocess.DEVNULL, stderr=slave, preexec_fn=_sigint_default)
     os.close(slave); got = []
     try:
         end = time.time() + 240

@@ -405,7 +405,8 @@ def _translate_parser() -> argparse.ArgumentParser:
                "  tnb-translate runs/m30k-de-en/checkpoint-20000.pt -i test.de -o test.hyp.en --beam 4\n"
                "  echo 'Ein Hund läuft.' | tnb-translate runs/m30k-de-en")
     _add_decoding_args(p)
-    p.add_argument('sentences', nargs='*', help="sentences to translate (default: read --input, else standard input)")
+    p.add_argument('sentences', nargs='*', help="sentences to translate (default: read --input, else standard input; '-': standard input)")
+    p.error = lambda message: CliParser.error(p, message.replace('checkpoint, sentences', 'checkpoint'))   # sentences are optional
     p.add_argument('-i', '--input', help="a UTF-8 text file (plain or .gz), one sentence per line ('-': standard input)")
     p.add_argument('-o', '--output', help="write the translations to this file (default: standard output)")
     return p
@@ -467,10 +468,37 @@ def _check_lengths(a, model, tok, sentences, name):
         raise UserError(too_long_message(bad, limit, name, f": split {'it' if len(bad) == 1 else 'them'} into sentences"
                                          + (f", or raise --max-src-len (at most {most:,} for this model)" if limit < most else '')))
 
+_NUMBER_WORDS = {}
+
+def _number_value(text:str, lang:str) -> int|None:
+    "The number that `text` spells in the numbers corpus' `lang` (any case, any spacing), or None."
+    from transformer_nb.datasets import _en_number_value, de_number, MAX_NUMBER
+    t = ' '.join(text.lower().split())
+    if lang == 'en':
+        try: return _en_number_value(t)
+        except ValueError: return None
+    if not _NUMBER_WORDS: _NUMBER_WORDS.update({de_number(n): n for n in range(MAX_NUMBER + 1)})
+    return _NUMBER_WORDS.get(t)
+
+def _warn_unknown_input(tok, meta:dict, lines:list[str], name):
+    "Warn (one line each, on stderr) about sentences with pieces the tokenizer does not know, or numbers the model never saw."
+    from transformer_nb.core import UNK_ID
+    from transformer_nb.datasets import MAX_NUMBER
+    numbers = meta.get('dataset') == 'numbers' and meta.get('src_lang') in ('en', 'de')
+    for i, line in enumerate(lines):
+        if not line.strip(): continue
+        unk = [p for p, t in zip(tok.pieces(line), tok.encode(line)) if t == UNK_ID]
+        why = [f"{', '.join(map(repr, dict.fromkeys(unk)))} unknown to the model's tokenizer (written as ⁇)"] if unk else []
+        if numbers and _number_value(line, meta['src_lang']) is None:
+            why.append(f"not {'an English' if meta['src_lang'] == 'en' else 'a German'} number in words from zero to "
+                       f"{MAX_NUMBER:,}, the only input this model was trained on")
+        if why: warnings.warn(f"{name(i)}: {line.strip()[:60]!r}: {'; '.join(why)}; translated anyway")
+
 def _translate_cli(argv:list|None=None):
     "`tnb-translate` with arguments `argv`: the translations, one line per input line, to -o or standard output."
     a = _translate_parser().parse_intermixed_args(argv)     # sentences may come after the options
     _check_decoding_args(a)
+    if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'   # '-' alone: standard input, as in Unix tools
     if a.sentences and a.input: raise UserError("give sentences as arguments or with --input, not both")
     if a.output: check_output(a.output, '-o')            # before any work
     _check_not_inputs({'-o': a.output}, {'-i': a.input, **_checkpoint_files(a.checkpoint)})
@@ -489,8 +517,9 @@ def _translate_cli(argv:list|None=None):
             print("reading sentences from standard input, one per line; end with Ctrl-D", file=sys.stderr)
         with _out_of_memory("standard input"): lines = _read_stdin_lines()
         name = lambda i: f"line {i + 1} of standard input"
-    model, tok, _ = _load_for_inference(a)
+    model, tok, ck = _load_for_inference(a)
     _check_lengths(a, model, tok, lines, name)
+    _warn_unknown_input(tok, ck.get('meta') or {}, lines, name)
     with _out_of_memory(f"decoding with --beam {a.beam} and --max-tokens {a.max_tokens}"):
         text = ''.join(o + '\n' for o in translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens,
                                                     max_extra=a.max_extra, stop='early' if a.early_stop else 'exact'))
@@ -555,6 +584,9 @@ def _test_pairs(a, ck) -> list:
         raise UserError(f"{a.checkpoint} was trained on {'your own files' if name == 'files' else 'an unknown dataset'}: "
                         f"give its test set with --src and --ref")
     if name == 'parsing': import transformer_nb.parsing    # registers the generated treebank
+    if meta.get('dataset') and name != meta['dataset']:
+        warnings.warn(f"{a.checkpoint} was trained on the {meta['dataset']} dataset, and --dataset {name} scores it on "
+                      f"another corpus: expect scores near zero")
     same = name == meta.get('dataset')                     # the checkpoint's languages only for its own dataset
     data_dir = a.data_dir or (find_multi30k() if name == 'multi30k' else None)
     data = load_dataset(name, a.src_lang or (meta.get('src_lang') if same else None),
@@ -577,6 +609,10 @@ def _read_test_files(a) -> tuple[list, list, list]:
                       f"{', '.join(map(str, empty[:10]))}{', ...' if len(empty) > 10 else ''}); --hyp-out keeps a line for each")
     keep = [i for i, (s, r) in enumerate(zip(src, ref)) if s and r]
     return [(src[i], ref[i]) for i in keep], src, keep
+
+def _decoding_label(a) -> str:
+    "'greedy', or 'beam 4, alpha 0.6' (and ', early stop'): how the scores were decoded."
+    return 'greedy' if a.beam == 1 else f"beam {a.beam}, alpha {a.alpha}{', early stop' if a.early_stop else ''}"
 
 def _evaluate_cli(argv:list|None=None):
     "`tnb-evaluate` with arguments `argv`: print the scores; optionally write the hypotheses and a results record."
@@ -624,11 +660,10 @@ def _evaluate_cli(argv:list|None=None):
         else: add_result(real, {**make_record(rid, ck, model, scores, command), **extras})
     if a.json: print(json.dumps(scores)); return
     if str(tgt_lang).startswith('tree'):
-        print(f"{line}\n{scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha}{', early stop' if a.early_stop and a.beam > 1 else ''}, max length input+{a.max_extra})"); return
+        print(f"{line}\n{scores['n_sentences']} sentences ({_decoding_label(a)}, max length input+{a.max_extra})"); return
     print(f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})\nBLEU {scores['bleu_lc']:.2f}  lowercased "
           f"({scores['bleu_lc_signature']})\nchrF {scores['chrf']:.2f}  ({scores['chrf_signature']})\n"
-          f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha}"
-          f"{', early stop' if a.early_stop and a.beam > 1 else ''})")
+          f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences ({_decoding_label(a)})")
     if 'bleu_char' in scores:
         print(f"BLEU {scores['bleu_char']:.2f}  on characters ({scores['bleu_char_signature']})\n{_magnitudes(scores)}\n"
               f"headline: {_headline(scores, [r for _, r in pairs])}")

@@ -107,6 +107,8 @@ def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (its new
     spec.validate(); spec.optimize(quantization=quantization)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f'.{out.name}.tmp', dir=out.parent))
+    umask = os.umask(0); os.umask(umask)
+    tmp.chmod(0o777 & ~umask)                                # mkdtemp's 0700 is for temporary folders; this is an output
     try:
         spec.save(str(tmp))
         tok.save(tmp / 'sentencepiece.model')

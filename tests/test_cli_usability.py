@@ -1,0 +1,56 @@
+"""What a newcomer types first, through the real tools: `-` for standard input, a call with no arguments, input the
+model cannot know (unknown pieces, numbers out of the corpus' range), greedy scores labelled as greedy, and a
+checkpoint scored on another dataset than its own."""
+import os, subprocess, sys
+import pytest
+
+ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
+
+def tool(name, *args, stdin=None):
+    code = f'from transformer_nb.cli import {name}_main as m; m()'
+    io = {'input': stdin} if stdin is not None else {'stdin': subprocess.DEVNULL}
+    return subprocess.run([sys.executable, '-c', code, *map(str, args)], capture_output=True, text=True, env=ENV,
+                          timeout=300, **io)
+
+@pytest.fixture(scope='module')
+def numbers(tmp_path_factory):
+    "A numbers-corpus run (English words -> German), trained for a few updates: the checks need its tokenizer and metadata."
+    out = tmp_path_factory.mktemp('usability') / 'numbers'
+    r = tool('train', '--preset', 'tiny', '--steps', '3', '--no-progress', '--test-limit', '0', '--out', out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return out
+
+def warnings_of(r) -> list[str]: return [l for l in r.stderr.splitlines() if l.startswith('tnb-translate: warning:')]
+
+def test_dash_reads_standard_input(numbers):
+    r = tool('translate', numbers, '-', '--beam', '1', stdin='seven\neight\n')
+    assert r.returncode == 0, r.stderr
+    assert len(r.stdout.splitlines()) == 2                       # two lines in, two out: '-' is not translated itself
+    r = tool('translate', numbers, '-', '-i', os.devnull)
+    assert r.returncode == 2 and 'not both' in r.stderr
+
+def test_no_arguments_names_only_what_is_required():
+    r = tool('translate')
+    assert r.returncode == 2
+    assert 'required: checkpoint (' in r.stderr and 'sentences' not in r.stderr, r.stderr
+
+def test_input_outside_what_the_model_knows_is_said_and_still_translated(numbers):
+    sents = ['seven', 'one million', '1234', 'two point five', 'Three Hundred Forty-Two']
+    r = tool('translate', numbers, *sents, '--beam', '1')
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == len(sents), r.stderr
+    w = warnings_of(r)
+    named = {int(l.split('sentence ')[1].split(':')[0]) for l in w}
+    assert {2, 3, 4} <= named and 1 not in named, w          # 'seven' is fine; the three out of range are named
+    assert any("'one million'" in l and 'zero to 999,999' in l for l in w), w
+    r = tool('translate', numbers, '-', '--beam', '1', stdin='seven\none million\n')
+    assert any(l.startswith('tnb-translate: warning: line 2 of standard input') for l in warnings_of(r)), r.stderr
+
+def test_greedy_scores_are_labelled_greedy(numbers):
+    r = tool('evaluate', numbers, '--beam', '1', '--split', 'valid')
+    assert r.returncode == 0, r.stderr
+    line = next(l for l in r.stdout.splitlines() if l.startswith('exact match'))
+    assert line.endswith('(greedy)') and 'alpha' not in line, line
+
+def test_scoring_on_another_dataset_warns_naming_both(numbers):
+    r = tool('evaluate', numbers, '--beam', '1', '--dataset', 'copy', '--split', 'valid')
+    assert 'trained on the numbers dataset, and --dataset copy' in r.stderr, r.stderr
