@@ -1,87 +1,73 @@
 #!/usr/bin/env python
-"""What each change to beam search buys (10_decoding, issue 13): the fast beam search with one lever turned back at a
-time, timed in turn against the full fast version and the readable reference, on a trained checkpoint.
+"""What each speed-up of the fast beam search buys (A6_fast_decoding): `fast_beam_search` with one lever turned off at
+a time, timed in turn against the full fast version and the readable `beam_search` of 10_decoding, on a trained
+checkpoint (beam 4, alpha 0.6, cap source + 50, length-sorted batches, one thread).
 
     python bench/ablate_beam.py --checkpoint runs/mini-de-en --json results/decode_ablation.json
+    python bench/ablate_beam.py --checkpoint runs/mini-de-en --n 50 --repeats 1 --json /tmp/decode_ablation.json  # a quick trial
 
-`variant` below is a copy of `transformer_nb.decoding.beam_search_nbest` with switches for the search's levers; the
-decoder step's levers are switched by swapping the library's methods for their plain versions. Every variant must
-return the translations `beam_search` returns (checked before timing): no lever changes the results. Search levers:
+The source sentences are Multi30k test2016's German side (`--src`, else `test_2016_flickr.de.gz` in `--data-dir`, else
+in `$TNB_MULTI30K` or the first `shared/data/multi30k` in or above the repository, e.g. ../shared/data/multi30k).
+
+Levers of the decoder step and of the search's helpers are switched by `bench/_levers.py` (a slower version of one
+function or method of `fast_decoding` put in its place; see the table there): the one-token step, the transposed
+output layer, the one-copy cache reorder, the cross-attention cache selected only when sentences leave, grouped
+encoder-decoder attention, log-probabilities of the kept tokens only, top-k over chunks. Three levers live in the
+search loop itself:
 - `two_stage_topk`: per-hypothesis top-2k, then the top 2k of those k*2k candidates in float64 (off: one top-2k over
-  all k*|V| candidates in float64, as the reference does);
-- `kept_only`: log-probabilities for the kept tokens only (`topk_log_probs`: top-2k of the logits, the normaliser
-  subtracted from those; off: the (b*k, |V|) log-probabilities first, `log_probs`);
-- `chunked_topk`: `topk_rows`, the top-2k through each chunk's maximum (off: `torch.topk` over all |V|);
-- `lazy_cross`: select the encoder-decoder caches (one row per sentence, shared by its k hypotheses) only when
-  sentences leave (off: every step, with the self caches);
-- `tensor_bookkeeping`: the k best finished scores in one tensor, finished hypotheses moved to the host in one transfer
-  per step (off: a Python sort per alive sentence per step and one `.item()` per finished hypothesis, as the reference);
-- `best_only`: `beam_search` needs only the best hypothesis, so a sentence stops once its best finished one beats the
-  bound (`nbest=1`; off: once its k-th best does, as the reference).
-Decoder-step levers (they speed up the reference too), switched by `bench/_levers.py`:
-- `one_token_step`: `DecoderLayer.step` (off: the layers' `forward`, with its module calls and checks);
-- `transposed_output`: `DecoderCache.logits`, the output layer's weight transposed once per run (off: `proj(x)`);
-- `one_copy_reorder`: `KVCache.select` done by the next append, one copy of the cache (off: `index_select` at once,
-  then `torch.cat` in the append: two copies).
-'reference, before issue 13' is `beam_search_reference` with the decoder-step levers off: the code before the speed-up.
-Each setting is timed `--repeats` times in turn; medians and ratios to the full fast version, same run.
+  all k*|V| candidates in float64, as the readable search does); `variant` below;
+- `tensor_bookkeeping`: the best finished scores in one tensor, finished hypotheses moved to the host in one transfer
+  per step (off: a Python sort per alive sentence per step and one `.item()` per finished hypothesis, as the readable
+  search does); `variant` below;
+- `best_only`: the tools need only the best hypothesis, so a sentence stops once its best finished one beats the bound
+  (`nbest=1`; off: `nbest=beam`, once its k-th best does, as the readable search does).
+`variant` is a copy of `fast_beam_search`'s loop with switches for the first two; with both on it must return what
+`fast_beam_search` returns (hypotheses and scores), which the script checks first. Then every setting must return
+the translations the fast version returns (checked before timing): no lever changes the results. Each setting is
+timed `--repeats` times in turn (round robin); medians, and each median's ratio to the full fast version's, same run.
 """
-import argparse, gzip, json, math, os, statistics, sys, time, datetime
+import argparse, json, math, statistics, sys, time, datetime
 from pathlib import Path
 import torch
-from _levers import levers, LEVERS
-from transformer_nb.core import EOS_ID, BOS_ID, PAD_ID, hardware, git_commit, limit_threads
-from transformer_nb.attention import pad_mask
-from transformer_nb.multihead import KVCache
-from transformer_nb.training import model_from_checkpoint
-from transformer_nb.decoding import (beam_search, beam_search_reference, length_batches, inference, _check_src,
-                                     max_output_lengths, next_token_logits, length_penalty, log_probs, topk_rows)
+from _common import multi30k_file, source_ids, id_batches, command, rel, load_average
+from _levers import levers, label, BEAM
+import transformer_nb.fast_decoding as fd
+from transformer_nb.core import BOS_ID, EOS_ID, hardware, git_commit, limit_threads
+from transformer_nb.checkpoints import model_from_checkpoint
+from transformer_nb.datasets import read_lines
+from transformer_nb.decoding import (beam_search, inference, encode_batch, next_token_logits, length_penalty, log_probs,
+                                     _check_beam_args)
 
-def hyp_best(logits, n, kept_only, chunked):
-    "Each row's n best log-probabilities and their tokens, with or without the levers kept_only and chunked_topk."
-    top = (lambda x: topk_rows(x, n)) if chunked else (lambda x: x.topk(n, dim=1))
-    if not kept_only: return top(log_probs(logits))
-    x, ids = top(logits)
-    m = x[:, :1]
-    return (x - m) - (logits - m).exp_().sum(-1, keepdim=True).log_(), ids
-
-def variant(model, src, beam=4, alpha=0.6, max_extra=50, two_stage_topk=True, kept_only=True, chunked_topk=True,
-            lazy_cross=True, tensor_bookkeeping=True, best_only=True):
-    "beam_search_nbest with switches (see the module docstring)."
+def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk=True, tensor_bookkeeping=True):
+    "`fast_beam_search`'s loop with the switches `two_stage_topk` and `tensor_bookkeeping` (see the module docstring)."
+    _check_beam_args(model, beam, alpha)
     with inference(model):
-        src = _check_src(model, src)
+        src, limits, src_mask, memory = encode_batch(model, src, max_extra)
         (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
-        limits = max_output_lengths(model, src, max_extra)
-        src_mask = pad_mask(src, model.cfg.pad_id)
-        memory = model.encode(src, src_mask)
         lp_cap = length_penalty(limits.double(), alpha)
         finished = [[] for _ in range(B)]
-        nbest = 1 if best_only else K
         kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)
         alive = torch.arange(B, device=dev)
-        mem, smask, r, n = memory, src_mask, 1, min(2 * K, V)   # one memory row per sentence
+        mem, smask, r, n = memory, src_mask, 1, min(2 * K, V)
         ys = torch.full((B, 1), BOS_ID, dtype=torch.long, device=dev)
         scores = torch.zeros(B, 1, dtype=torch.float64, device=dev)
-        cache = model.init_cache()
+        cache = fd.FastCache(model.cfg.N)
         for t in range(int(limits.max())):
             b = alive.numel()
-            logits = next_token_logits(model, model.decode(mem, smask, ys[:, -1:], cache=cache)[:, -1])
+            logits = next_token_logits(model, fd.decode_step(model, mem, smask, ys[:, -1:], cache)[:, -1])
             if two_stage_topk:
-                best_lp, best_tok = hyp_best(logits, n, kept_only, chunked_topk)
+                best_lp, best_tok = fd.topk_log_probs(logits, n)
                 cand = (scores[:, :, None] + best_lp.view(b, r, n)).view(b, r * n)
                 top, j = cand.topk(min(2 * K, r * n), dim=1)
                 origin, tok = j // n, best_tok.view(b, r * n).gather(1, j)
-            else:
+            else:                                                   # all k*|V| candidates, as the readable search
                 cand = (scores[:, :, None] + log_probs(logits).view(b, r, V)).view(b, r * V)
                 top, idx = cand.topk(min(2 * K, r * V), dim=1)
                 origin, tok = idx // V, idx % V
             eos, lp = tok == EOS_ID, length_penalty(t + 1, alpha)
             if tensor_bookkeeping:
                 new = torch.where(eos[:, :K] & top[:, :K].isfinite(), top[:, :K] / lp, -math.inf)
-                i, jj = new.isfinite().nonzero(as_tuple=True)
-                if i.numel():
-                    for s, sc, h in zip(alive[i].tolist(), new[i, jj].tolist(), ys[i * r + origin[i, jj], 1:].tolist()):
-                        finished[s].append((sc, h))
+                fd._add_finished(finished, alive, new, lambda i, j: ys[i * r + origin[i, j], 1:])
             else:
                 for i, jj in (eos[:, :K] & top[:, :K].isfinite()).nonzero().tolist():
                     finished[alive[i]].append((top[i, jj].item() / lp, ys[i * r + origin[i, jj], 1:].tolist()))
@@ -92,10 +78,7 @@ def variant(model, src, beam=4, alpha=0.6, max_extra=50, two_stage_topk=True, ke
             at_limit = t + 1 >= limits[alive]
             if tensor_bookkeeping:
                 ended = torch.where(at_limit[:, None] & scores.isfinite(), scores / lp, -math.inf)
-                i, kk = ended.isfinite().nonzero(as_tuple=True)
-                if i.numel():
-                    for s, sc, h in zip(alive[i].tolist(), ended[i, kk].tolist(), ys[i * K + kk, 1:].tolist()):
-                        finished[s].append((sc, h))
+                fd._add_finished(finished, alive, ended, lambda i, k: ys[i * K + k, 1:])
                 kbest = torch.cat([kbest, new, ended], 1).topk(nbest, dim=1).values
                 kth = kbest[:, -1]
             else:
@@ -107,82 +90,78 @@ def variant(model, src, beam=4, alpha=0.6, max_extra=50, two_stage_topk=True, ke
             bound = scores.max(1).values / lp_cap[alive]
             keep = (~(at_limit | (kth >= bound))).nonzero().flatten()
             if keep.numel() == 0: break
-            changed = keep.numel() < b
             rows = rows.view(b, K)[keep].flatten()
             ys, scores = ys.view(b, K, -1)[keep].flatten(0, 1), scores[keep]
             if tensor_bookkeeping: kbest = kbest[keep]
+            changed = keep.numel() < b
             if changed:
                 alive = alive[keep]
                 mem, smask = memory.index_select(0, alive), src_mask.index_select(0, alive)
-            for self_kv, cross_kv in cache.layers:
-                self_kv.select(rows)
-                if changed or not lazy_cross: cross_kv.select(keep)
+            fd._follow_parents(cache, rows, keep if changed else None)
             r = K
         return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:nbest]] for f in finished]
 
-def read_lines(path):
-    op = gzip.open if str(path).endswith('.gz') else open
-    with op(path, 'rt', encoding='utf-8') as f: return [l.rstrip('\n') for l in f]
+FAST = 'fast (all levers)'
+READABLE = 'readable beam search (10_decoding)'
 
-def batches(srcs, max_tokens):
-    for batch in length_batches([len(s) for s in srcs], max_tokens):
-        src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
-        for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
-        yield src
+def settings(beam:int) -> dict:
+    "{name: function(model, src) -> best hypothesis per sentence}: the full fast version, one lever off each, the readable one."
+    best = lambda hyps: [h[0][0] for h in hyps]
+    def fast(**kw): return lambda m, s: best(fd.fast_beam_search(m, s, beam=beam, nbest=1, **kw))
+    def lever_off(name): return lambda m, s: _off(name, m, s)
+    def _off(name, m, s):
+        with levers(**{name: False}): return best(fd.fast_beam_search(m, s, beam=beam, nbest=1))
+    out = {FAST: fast(),
+           'without stopping when the best is certain': lambda m, s: best(fd.fast_beam_search(m, s, beam=beam, nbest=beam)),
+           'without two-stage top-k': lambda m, s: best(variant(m, s, beam=beam, two_stage_topk=False)),
+           'without tensor bookkeeping': lambda m, s: best(variant(m, s, beam=beam, tensor_bookkeeping=False))}
+    out.update({label(name): lever_off(name) for name in BEAM})
+    out[READABLE] = lambda m, s: best(beam_search(m, s, beam=beam))
+    return out
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--checkpoint', required=True)
-    ap.add_argument('--src', default=None)
-    ap.add_argument('--n', type=int, default=500)
-    ap.add_argument('--max-tokens', type=int, default=2000)
+    ap.add_argument('--checkpoint', required=True, help='a trained checkpoint, or its run folder (the newest checkpoint)')
+    ap.add_argument('--data-dir', default=None, help='the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k found upwards)')
+    ap.add_argument('--src', default=None, help='source sentences, one per line (default: test_2016_flickr.de.gz of --data-dir)')
+    ap.add_argument('--n', type=int, default=500, help='first N sentences (default 500)')
+    ap.add_argument('--beam', type=int, default=4)
+    ap.add_argument('--max-tokens', type=int, default=2000, help='source tokens per batch (default 2000)')
     ap.add_argument('--threads', type=int, default=1)
-    ap.add_argument('--repeats', type=int, default=5)
-    ap.add_argument('--json', default=None)
+    ap.add_argument('--repeats', type=int, default=5, help='timings per setting, round robin; the median is kept (default 5)')
+    ap.add_argument('--json', default=None, help='write the results here (e.g. results/decode_ablation.json)')
     a = ap.parse_args(argv)
     limit_threads(a.threads)
-    root = Path(__file__).resolve().parents[1]
-    src = a.src or next((str(p / 'shared/data/multi30k/test_2016_flickr.de.gz') for p in root.parents
-                         if (p / 'shared/data/multi30k/test_2016_flickr.de.gz').is_file()), None)
+    src = Path(a.src) if a.src else multi30k_file('test_2016_flickr.de.gz', a.data_dir)
     model, tok, _ = model_from_checkpoint(a.checkpoint, device='cpu')
-    srcs = [tok.encode(l.strip()) + [EOS_ID] for l in read_lines(src)[:a.n]]
-    bs = list(batches(srcs, a.max_tokens))
-    settings = {'fast (all levers)': dict(), 'without stopping when the best is certain': dict(best_only=False),
-                'without two-stage top-k': dict(two_stage_topk=False),
-                'without log-probabilities of the kept tokens only': dict(kept_only=False),
-                'without top-k over chunks': dict(chunked_topk=False),
-                'without lazy cross-attention reorder': dict(lazy_cross=False),
-                'without tensor bookkeeping': dict(tensor_bookkeeping=False),
-                'without the one-token step': dict(one_token_step=False),
-                'without the transposed output layer': dict(transposed_output=False),
-                'without the one-copy cache reorder': dict(one_copy_reorder=False),
-                'reference': 'reference',
-                'reference, before issue 13': 'before'}
-    def run(kw):
-        on = {} if kw == 'reference' else {k: False for k in LEVERS} if kw == 'before' else {k: v for k, v in kw.items() if k in LEVERS}
-        with levers(**on):
-            if kw in ('reference', 'before'): return [h for s in bs for h in beam_search_reference(model, s)]
-            return [h for s in bs for h in variant(model, s, **{k: v for k, v in kw.items() if k not in LEVERS})]
-    lib = [h for s in bs for h in beam_search(model, s)]
-    for name, kw in settings.items():                                     # the same translations as `beam_search`
-        assert [h[0][0] for h in run(kw)] == lib, f"{name}: results differ from beam_search"
-    load = os.getloadavg()
-    times = {name: [] for name in settings}
+    if tok is None: sys.exit(f"{a.checkpoint} holds no tokenizer")
+    srcs = source_ids(tok, read_lines(src)[:a.n])
+    bs = [s for _, s in id_batches(srcs, a.max_tokens)]
+    runs = settings(a.beam)
+    run = lambda f: [h for s in bs for h in f(model, s)]
+    for s in bs:                                           # the copy in `variant` is the library's search
+        ref, got = fd.fast_beam_search(model, s, beam=a.beam, nbest=1), variant(model, s, beam=a.beam)
+        assert ref == got, "variant() no longer matches fast_beam_search: update its copy of the loop"
+    fast = run(runs[FAST])
+    for name, f in runs.items():                           # no lever changes the translations
+        assert run(f) == fast, f"{name}: translations differ from the fast beam search's"
+    load_before = load_average()
+    times = {name: [] for name in runs}
     for rep in range(a.repeats):
-        for name, kw in settings.items():
-            t0 = time.perf_counter(); run(kw); times[name].append(time.perf_counter() - t0)
+        for name, f in runs.items():
+            t0 = time.perf_counter(); run(f); times[name].append(time.perf_counter() - t0)
     med = {k: statistics.median(v) for k, v in times.items()}
-    base = med['fast (all levers)']
-    print(f"# beam 4 on {len(srcs)} sentences of {Path(src).name}; {hardware()}; {a.threads} thread(s); median of "
-          f"{a.repeats}; load average {load[0]:.1f} -> {os.getloadavg()[0]:.1f}; every variant's output identical")
+    base = med[FAST]
+    load_after = load_average()
+    print(f"# beam {a.beam} on {len(srcs)} sentences of {src.name}; {hardware()}; {a.threads} thread(s); median of "
+          f"{a.repeats}; load average {load_before[0]:.1f} -> {load_after[0]:.1f}; every setting's translations identical")
     for k, v in med.items():
-        print(f"{k:50} {len(srcs) / v:7.1f} sentences/s  {v / base:5.2f}x the time of the full fast version")
+        print(f"{k:70} {len(srcs) / v:7.1f} sentences/s  {v / base:5.2f}x the time of the full fast version")
     if a.json:
         rec = dict(date=datetime.datetime.now().isoformat(timespec='seconds'), commit=git_commit(), hardware=hardware(),
-                   torch=torch.__version__, threads=a.threads, checkpoint=str(a.checkpoint), n_sentences=len(srcs),
-                   beam=4, repeats=a.repeats, load_average_before=[round(x, 2) for x in load],
-                   load_average_after=[round(x, 2) for x in os.getloadavg()],
-                   command=' '.join(['python', 'bench/ablate_beam.py', *(sys.argv[1:] if argv is None else argv)]),
+                   torch=torch.__version__, threads=a.threads, checkpoint=rel(a.checkpoint), n_sentences=len(srcs),
+                   source=src.name, beam=a.beam, max_tokens=a.max_tokens, repeats=a.repeats,
+                   load_average_before=load_before, load_average_after=load_after, command=command('ablate_beam.py', argv),
                    results={k: dict(sentences_per_s=round(len(srcs) / v, 1), median_s=round(v, 3),
                                     runs_s=[round(t, 3) for t in times[k]], time_vs_fast=round(v / base, 3))
                             for k, v in med.items()})

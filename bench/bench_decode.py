@@ -1,30 +1,32 @@
 #!/usr/bin/env python
-"""Decoding speed: sentences/s with and without the key/value cache, greedy vs beam 4 (10_decoding, §6.1).
-(Against OpenNMT-py and CTranslate2: bench/bench_peers.py; where beam search spends its time: bench/profile_decode.py.)
+"""Decoding speed: sentences/s with and without the key/value cache, greedy vs beam 4, with the readable decoders of
+10_decoding (§6.1). (Against OpenNMT-py and CTranslate2: bench/bench_peers.py; where beam search spends its time:
+bench/profile_decode.py; what each speed-up of the fast decoders buys: bench/ablate_beam.py.)
 
 Not a test: it prints figures. Each setting is timed `--repeats` times and the median is reported, with ratios
 against the baseline measured in the same run (uncached greedy), so figures from one run compare with each other.
 
 With `--checkpoint`, the checkpoint's model and tokenizer translate the Multi30k test 2016 source sentences
-(`--src`, default ../shared/data/multi30k/test_2016_flickr.de.gz). Without one, a randomly initialised model of
+(`--src`, default test_2016_flickr.de.gz in `$TNB_MULTI30K` or the first shared/data/multi30k in or above the
+repository, e.g. ../shared/data/multi30k). Without one, a randomly initialised model of
 `--preset` decodes a synthetic id-level input with the same length distribution (the sentences' whitespace word counts
 x `--pieces-per-word`, plus EOS). There EOS is forbidden, so every greedy and beam output runs to its cap (equal work); the cap is
 set to the input length (`--max-extra 0`) so output lengths match real translations roughly. Both cases are printed.
 
     python bench/bench_decode.py                       # random 'small' model, 200 sentences, CPU
-    python bench/bench_decode.py --checkpoint run/checkpoint-9000.pt --n 1000 --device cuda
+    python bench/bench_decode.py --checkpoint runs/mini-de-en --n 1000 --threads 1
 """
 import argparse, gzip, statistics, sys, time
 from pathlib import Path
 import torch
 from transformer_nb.core import PAD_ID, EOS_ID, get_device, set_seed
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.decoding import greedy_decode, beam_search, length_batches
+from transformer_nb.datasets import find_multi30k
+from transformer_nb.decoding import greedy_decode, beam_search
+from transformer_nb.fast_decoding import length_batches
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SRC = next((p / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz' for p in ROOT.parents
-                    if (p / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz').is_file()),
-                   ROOT.parent / 'shared' / 'data' / 'multi30k' / 'test_2016_flickr.de.gz')
+DEFAULT_SRC = (find_multi30k(ROOT) or ROOT.parent / 'shared' / 'data' / 'multi30k') / 'test_2016_flickr.de.gz'
 
 def read_lines(path):
     op = gzip.open if str(path).endswith('.gz') else open

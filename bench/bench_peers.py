@@ -1,88 +1,85 @@
 #!/usr/bin/env python
-"""Decoding speed against OpenNMT-py 3.5.1 and CTranslate2 (10_decoding, issue 13): sentences/s of greedy decoding and
-beam 4 on Multi30k test2016, one thread, the same model weights, the same sentences, the same batches and length cap.
+"""Decoding speed against OpenNMT-py 3.5.1 and CTranslate2 (A9_benchmarks): sentences/s of greedy decoding and beam 4
+on Multi30k test2016, one thread, the same model weights, the same sentences, the same batches and length cap.
 
-Not a test: it prints figures and, with --json, stores them (results/decode_bench.json, shown in 10_decoding).
+Not a test: it prints figures and, with --json, stores them (results/decode_bench.json, shown in A9_benchmarks).
 
-    python bench/bench_peers.py --checkpoint runs/mini-preln-de-en --also runs/mini-de-en \\
-        --peer opennmt --peer-python /work/wt/onmt-venv/bin/python --ctranslate2 --repeats 5 --json results/decode_bench.json
+    python bench/bench_peers.py --checkpoint runs/mini-preln-de-en --also runs/mini-de-en --peer opennmt \\
+        --peer-python ../onmt-venv/bin/python --ctranslate2 --n 1000 --repeats 5 --json results/decode_bench.json
+    python bench/bench_peers.py --checkpoint runs/mini-preln-de-en --also runs/mini-de-en --peer opennmt \\
+        --ctranslate2 --n 50 --repeats 1 --json /tmp/decode_bench.json            # a quick trial ($ONMT_PYTHON set)
+
+OpenNMT-py runs in its own virtual environment, outside the repository: `--peer-python`, else `$ONMT_PYTHON`
+(bench/peer_opennmt.py says how to make it). CTranslate2 (`--ctranslate2`) is the `ctranslate2` package in ours
+(`pip install ctranslate2`). The test files come from `--src`/`--ref`, else from `--data-dir`, else from
+`$TNB_MULTI30K` or the first `shared/data/multi30k` in or above the repository (e.g. ../shared/data/multi30k).
 
 The two checkpoints (1000 updates each, about 25 minutes on one CPU thread; tnb-train has no pre-LN flag, hence the
 Python for the second):
 
-    tnb-train --dataset multi30k --data-dir /work/shared/data/multi30k --src-lang de --tgt-lang en --preset mini \\
+    tnb-train --dataset multi30k --data-dir ../shared/data/multi30k --src-lang de --tgt-lang en --preset mini \\
         --vocab-size 8000 --max-tokens 4000 --steps 1000 --warmup 400 --lr-scale 0.5 --seed 0 --threads 1 --save-every 0 \\
-        --keep 1 --out runs/mini-de-en
-    python -c "from transformer_nb.core import set_seed, limit_threads; from transformer_nb.data import load_dataset
-    from transformer_nb.training import TrainConfig, train_model; limit_threads(1); set_seed(0)
-    train_model(load_dataset('multi30k', 'de', 'en', '/work/shared/data/multi30k'), 'mini', TrainConfig(max_tokens=4000,
-        steps=1000, warmup=400, lr_scale=0.5, seed=0, out='runs/mini-preln-de-en', save_every=0, keep=1), vocab_size=8000,
-        norm_first=True)"
+        --keep 1 --test-limit 0 --out runs/mini-de-en
+    python -c "from transformer_nb.core import set_seed, limit_threads; from transformer_nb.datasets import load_dataset
+    from transformer_nb.training import TrainConfig; from transformer_nb.trainer import train_model; limit_threads(1)
+    set_seed(0); train_model(load_dataset('multi30k', 'de', 'en', '../shared/data/multi30k'), 'mini', TrainConfig(
+        max_tokens=4000, steps=1000, warmup=400, lr_scale=0.5, seed=0, out='runs/mini-preln-de-en', save_every=0, keep=1),
+        vocab_size=8000, norm_first=True)"
 
 Systems, timed in turn (round robin) `--repeats` times each; the median is reported, with ratios between medians of
 the same run (the machine may be shared: the load average before and after is stored with the figures):
-- `ours`: `greedy_decode` / `beam_search` of transformer_nb (this checkout);
-- `ours (before issue 13)`: the code before issue 13's speed-ups: greedy decoding and the readable
-  `beam_search_reference`, with the decoder step's levers of `bench/_levers.py` turned back (the same translations);
-- `ours (early stop)`: `beam_search(..., stop='early')`, which also ends a sentence when its best candidate is EOS
-  (OpenNMT-py's rule: not the exact search, compared like for like with OpenNMT-py);
-- `opennmt-py`: OpenNMT-py 3.5.1 in its own virtual environment (`--peer-python`), with our weights ported into its
-  Transformer (bench/peer_opennmt.py: an exact port, so it searches the same distribution). OpenNMT-py's Transformer is
-  pre-LN only, hence `--checkpoint` must be a pre-LN model (`norm_first=True`); `--also` adds a second checkpoint
-  (e.g. the paper's post-LN) for our decoders and CTranslate2 only;
+- `ours`: `fast_greedy_decode` / `fast_beam_search(nbest=1)` of transformer_nb (A6_fast_decoding), what `translate`
+  and the tools use;
+- `ours, readable decoders (10_decoding)`: `greedy_decode` / `beam_search` (its n-best lists, the best of each kept),
+  the decoders the course teaches: the same translations, without the speed-ups (`--no-readable` skips them);
+- `ours (early stop)`: `fast_beam_search(..., stop='early')`, which also ends a sentence when its best candidate is
+  EOS (OpenNMT-py's rule: not the exact search, compared like for like with OpenNMT-py);
+- `opennmt-py`: OpenNMT-py 3.5.1 in its own virtual environment, with our weights ported into its Transformer
+  (bench/peer_opennmt.py: an exact port, so it searches the same distribution). OpenNMT-py's Transformer is pre-LN
+  only, hence `--checkpoint` must be a pre-LN model (`norm_first=True`); `--also` adds a second checkpoint (e.g. the
+  paper's post-LN) for our decoders and CTranslate2 only;
 - `ctranslate2 float32`, `ctranslate2 int8`: the checkpoint exported with `tnb-export --ctranslate2`, loaded with
   compute_type float32 / int8 (`--ctranslate2`).
 
 Fairness: every system gets the same source pieces (SentencePiece encoding done once, outside the timings) and returns
 pieces; detokenisation is outside the timings. Ours and CTranslate2 decode the same length-sorted batches of at most
 `--max-tokens` source tokens. OpenNMT-py batches with its own iterator (`-batch_type tokens -batch_size --max-tokens`
-and, as a second setting, its default of 30 sentences per batch). Length cap: ours stops each sentence at its source length + 50 tokens; CTranslate2 takes one cap per
-batch (the longest source in it + 50), OpenNMT-py one cap per run (longest source + 50, `-max_length_ratio 0`):
-never less than ours. Beam search: beam 4, GNMT length penalty alpha = 0.6 for all (OpenNMT-py `-length_penalty wu`).
-BLEU: sacreBLEU against the test2016 references, per system, with how many outputs are identical to ours.
+and, as a second setting, its default of 30 sentences per batch) and is timed inside its own process. Length cap:
+ours stops each sentence at its source length + 50 tokens; CTranslate2 takes one cap per batch (the longest source in
+it + 50), OpenNMT-py one cap per run (longest source + 50, `-max_length_ratio 0`): never less than ours. Beam search:
+beam 4, GNMT length penalty alpha = 0.6 for all (OpenNMT-py `-length_penalty wu`). BLEU: sacreBLEU against the
+test2016 references, per system, with how many outputs are identical to ours.
 """
-import argparse, gzip, json, os, statistics, subprocess, sys, tempfile, time, datetime, platform
+import argparse, json, os, statistics, subprocess, sys, tempfile, time, datetime, platform
 from pathlib import Path
 import torch
-from transformer_nb.core import EOS_ID, PAD_ID, hardware, git_commit, limit_threads
-from transformer_nb.training import model_from_checkpoint, load_checkpoint
-from transformer_nb.decoding import greedy_decode, beam_search, length_batches
+from _common import ROOT, multi30k_file, source_ids, id_batches, command, rel, load_average
+from transformer_nb.core import hardware, git_commit, limit_threads
+from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint, latest_checkpoint
+from transformer_nb.datasets import read_lines
+from transformer_nb.decoding import greedy_decode, beam_search
+from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search, length_batches
 from transformer_nb.evaluation import corpus_scores
 
-ROOT = Path(__file__).resolve().parents[1]
-def find_data(name):
-    for p in (ROOT, *ROOT.parents):
-        f = p / 'shared' / 'data' / 'multi30k' / name
-        if f.is_file(): return f
-    return ROOT.parent / 'shared' / 'data' / 'multi30k' / name
+OURS, READABLE, EARLY = 'ours', 'ours, readable decoders (10_decoding)', 'ours (early stop)'
 
-def read_lines(path):
-    op = gzip.open if str(path).endswith('.gz') else open
-    with op(path, 'rt', encoding='utf-8') as f: return [l.rstrip('\n') for l in f]
-
-def before_issue_13():
-    "Greedy decoding and the readable beam search with the decoder step's levers turned back: the code before issue 13."
-    try:
-        from transformer_nb.decoding import beam_search_reference
-        from _levers import before_issue_13 as before
-    except ImportError: return None
-    def greedy(model, src, **kw):
-        with before(): return greedy_decode(model, src, **kw)
-    def beam(model, src, **kw):
-        with before(): return [h[0][0] for h in beam_search_reference(model, src, **kw)]
-    return {True: greedy, False: beam}
+def _best(hyps): return [h[0][0] for h in hyps]
+DECODERS = {  # system: (greedy, beam search), each (model, src, beam, max_extra) -> token ids per sentence
+    OURS: (lambda m, s, beam, x: fast_greedy_decode(m, s, max_extra=x),
+           lambda m, s, beam, x: _best(fast_beam_search(m, s, beam=beam, max_extra=x, nbest=1))),
+    READABLE: (lambda m, s, beam, x: greedy_decode(m, s, max_extra=x),
+               lambda m, s, beam, x: _best(beam_search(m, s, beam=beam, max_extra=x))),
+    EARLY: (None, lambda m, s, beam, x: _best(fast_beam_search(m, s, beam=beam, max_extra=x, nbest=1, stop='early'))),
+}
 
 class Ours:
-    "Our decoders on pre-encoded id lists, in length-sorted batches of at most max_tokens source tokens."
-    def __init__(self, model, max_tokens, fn): self.model, self.max_tokens, self.fn = model, max_tokens, fn
+    "One of our decoders on pre-encoded id lists, in length-sorted batches of at most max_tokens source tokens."
+    def __init__(self, model, max_tokens, fns): self.model, self.max_tokens, self.fns = model, max_tokens, fns
     def __call__(self, srcs, beam, max_extra):
         out = [None] * len(srcs)
-        for batch in length_batches([len(s) for s in srcs], self.max_tokens):
-            src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
-            for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
-            kw = {} if beam == 1 else dict(beam=beam)
-            hyps = self.fn[beam == 1](self.model, src, max_extra=max_extra, **kw)
-            for i, h in zip(batch, hyps): out[i] = h
+        fn = self.fns[beam != 1]
+        for batch, src in id_batches(srcs, self.max_tokens):
+            for i, h in zip(batch, fn(self.model, src, beam, max_extra)): out[i] = h
         return out
 
 class CT2:
@@ -101,18 +98,41 @@ class CT2:
             for i, r in zip(batch, res): out[i] = [self.sp.piece_to_id(p) for p in r.hypotheses[0]]
         return out
 
+def portable_checkpoint(ours_ckpt, out) -> Path:
+    "A copy of our checkpoint that any torch reads with weights_only=True: config, weights, tokenizer as a uint8 tensor."
+    ck = load_checkpoint(ours_ckpt)
+    tok = torch.frombuffer(bytearray(ck['tokenizer']), dtype=torch.uint8)
+    torch.save({'config': ck['config'], 'model': ck['model'], 'tokenizer': tok}, out)
+    return Path(out)
+
+def peer_python(arg) -> str:
+    "OpenNMT-py's interpreter: --peer-python, else $ONMT_PYTHON; a message saying how to make it when there is none."
+    py = arg or os.environ.get('ONMT_PYTHON')
+    if not py: sys.exit("--peer opennmt needs OpenNMT-py's interpreter: give --peer-python or set ONMT_PYTHON. Make its "
+                        "virtual environment outside the repository, e.g.\n  python -m venv ../onmt-venv && "
+                        "../onmt-venv/bin/pip install OpenNMT-py==3.5.1 'numpy<2' sentencepiece\n"
+                        "then: --peer-python ../onmt-venv/bin/python (see bench/peer_opennmt.py)")
+    if not Path(py).is_file(): sys.exit(f"OpenNMT-py's interpreter {py} not found (see bench/peer_opennmt.py for the setup)")
+    return os.path.abspath(py)                         # not resolved: a virtual environment's python is a symlink
+
 class OpenNMT:
     "OpenNMT-py 3.5.1 in its own interpreter (bench/peer_opennmt.py serve), timed inside that process."
     def __init__(self, python, ours_ckpt, workdir, threads, batch_type, batch_size, sp):
+        Path(workdir).mkdir(parents=True, exist_ok=True)
         env = {**os.environ, 'TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD': '1', 'OMP_NUM_THREADS': str(threads),
-               'PYTHONPATH': str(write_stubs(workdir)), 'PYTHONWARNINGS': 'ignore'}
+               'PYTHONWARNINGS': 'ignore'}
+        env.pop('PYTHONPATH', None)                                      # nothing of ours in OpenNMT-py's process
+        stubs = write_stubs(python, env, workdir)
+        if stubs: env['PYTHONPATH'] = str(stubs)
         self.ckpt = Path(workdir) / 'opennmt.pt'
-        r = subprocess.run([python, str(ROOT / 'bench' / 'peer_opennmt.py'), 'convert', str(ours_ckpt), str(self.ckpt)],
-                           env=env, capture_output=True, text=True)
+        script = str(ROOT / 'bench' / 'peer_opennmt.py')
+        r = subprocess.run([python, script, 'convert', str(portable_checkpoint(ours_ckpt, Path(workdir) / 'ours.pt')),
+                            str(self.ckpt)], env=env, capture_output=True, text=True)
         if r.returncode: sys.exit(f"OpenNMT-py conversion failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
-        self.version = subprocess.run([python, '-c', 'import onmt; print(onmt.__version__)'], env=env, capture_output=True,
-                                      text=True).stdout.strip()
-        self.p = subprocess.Popen([python, str(ROOT / 'bench' / 'peer_opennmt.py'), 'serve', str(self.ckpt)], env=env,
+        self.version, self.torch = subprocess.run(
+            [python, '-c', 'import onmt, torch; print(onmt.__version__, torch.__version__)'], env=env, capture_output=True,
+            text=True).stdout.split()
+        self.p = subprocess.Popen([python, script, 'serve', str(self.ckpt)], env=env,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.threads, self.batch_type, self.batch_size, self.sp = threads, batch_type, batch_size, sp
         self.seconds = None
@@ -128,19 +148,31 @@ class OpenNMT:
         return [[self.sp.piece_to_id(p) for p in h.split()] for h in r['hyps']]
     def close(self): self.p.stdin.close(); self.p.wait()
 
-def write_stubs(workdir) -> Path:
-    "One-line stand-ins for spacy and fasttext, which OpenNMT-py imports at start-up for transforms not used here."
+def write_stubs(python, env, workdir) -> Path|None:
+    """One-line stand-ins for spacy and fasttext where OpenNMT-py's environment lacks them: it imports both at start-up,
+    for transforms this benchmark does not use (an environment made with `pip install --no-deps`, see peer_opennmt.py)."""
+    missing = [m for m in ('spacy', 'fasttext')
+               if subprocess.run([python, '-c', f'import {m}'], env=env, capture_output=True).returncode]
+    if not missing: return None
     d = Path(workdir) / 'stubs'; d.mkdir(parents=True, exist_ok=True)
-    for m in ('spacy', 'fasttext'):
+    for m in missing:
         (d / f'{m}.py').write_text(f'"Stub: OpenNMT-py imports {m} only for a transform this benchmark does not use."\n')
     return d
+
+def checkpoint_file(path) -> Path:
+    p = Path(path)
+    if p.is_file(): return p
+    f = latest_checkpoint(p) if p.is_dir() else None
+    if f is None: sys.exit(f"no checkpoint at {path}")
+    return f
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--checkpoint', required=True, help='checkpoint (or run folder) of the compared model; pre-LN for --peer opennmt')
     ap.add_argument('--also', default=None, help='a second checkpoint (e.g. post-LN) timed with ours and CTranslate2 only')
-    ap.add_argument('--src', default=str(find_data('test_2016_flickr.de.gz')))
-    ap.add_argument('--ref', default=str(find_data('test_2016_flickr.en.gz')))
+    ap.add_argument('--data-dir', default=None, help='the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k found upwards)')
+    ap.add_argument('--src', default=None, help='source sentences (default: test_2016_flickr.de.gz of --data-dir)')
+    ap.add_argument('--ref', default=None, help='references (default: test_2016_flickr.en.gz of --data-dir)')
     ap.add_argument('--n', type=int, default=1000, help='first N sentences (default: all 1000 of test2016)')
     ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--max-tokens', type=int, default=2000, help='source tokens per batch (default 2000)')
@@ -148,50 +180,50 @@ def main(argv=None):
     ap.add_argument('--beam', type=int, default=4)
     ap.add_argument('--repeats', type=int, default=5)
     ap.add_argument('--peer', choices=['opennmt'], default=None)
-    ap.add_argument('--peer-python', default='/work/wt/onmt-venv/bin/python', help="OpenNMT-py's interpreter")
+    ap.add_argument('--peer-python', default=None,
+                    help="OpenNMT-py's interpreter (default: $ONMT_PYTHON; see bench/peer_opennmt.py for the setup)")
     ap.add_argument('--peer-batches', nargs='+', default=['tokens:2000', 'sents:30'],
                     help="OpenNMT-py batchings to time, TYPE:SIZE (default: 2000 tokens as ours, and its own default of 30 sentences)")
     ap.add_argument('--ctranslate2', action='store_true', help='also time the CTranslate2 export (float32 and int8)')
-    ap.add_argument('--no-before', action='store_true', help='skip our code before issue 13 (greedy and the readable beam search)')
+    ap.add_argument('--no-readable', action='store_true', help="skip the readable decoders of 10_decoding")
     ap.add_argument('--json', default=None, help='write the results here (e.g. results/decode_bench.json)')
     a = ap.parse_args(argv)
     limit_threads(a.threads)
-    load_before = os.getloadavg()
-    lines, refs = read_lines(a.src)[:a.n], read_lines(a.ref)[:a.n]
+    py = peer_python(a.peer_python) if a.peer == 'opennmt' else None
+    src_path = Path(a.src) if a.src else multi30k_file('test_2016_flickr.de.gz', a.data_dir)
+    ref_path = Path(a.ref) if a.ref else multi30k_file('test_2016_flickr.en.gz', a.data_dir)
+    load_before = load_average()
+    lines, refs = read_lines(src_path)[:a.n], read_lines(ref_path)[:a.n]
     work = Path(tempfile.mkdtemp(prefix='bench_peers.'))
     systems, models = [], {}
-    before = None if a.no_before else before_issue_13()
-    early_beam = (lambda model, src, **kw: beam_search(model, src, stop='early', **kw)) if 'stop' in beam_search.__code__.co_varnames else None
+    ours = [OURS] + ([] if a.no_readable else [READABLE]) + [EARLY]
     for name, path in (('compared', a.checkpoint), ('also', a.also)):
         if path is None: continue
         model, tok, ck = model_from_checkpoint(path, device='cpu')
         if tok is None: sys.exit(f"{path} holds no tokenizer")
-        srcs = [tok.encode(l.strip()) + [EOS_ID] for l in lines]
         preset = str((ck.get('meta') or {}).get('preset', '?')).split(' ')[0]
         label = f"{preset} {'pre-LN' if model.cfg.norm_first else 'post-LN'}"
-        models[name] = dict(checkpoint=str(path), label=label, step=ck.get('step'), norm_first=model.cfg.norm_first,
+        models[name] = dict(checkpoint=rel(path), label=label, step=ck.get('step'), norm_first=model.cfg.norm_first,
                             params=sum(p.numel() for p in {id(p): p for p in model.parameters()}.values()),
-                            vocab=tok.vocab_size, srcs=srcs, tok=tok)
-        systems.append((name, 'ours', Ours(model, a.max_tokens, {True: greedy_decode, False: beam_search})))
-        if before: systems.append((name, 'ours (before issue 13)', Ours(model, a.max_tokens, before)))
-        if early_beam: systems.append((name, 'ours (early stop)', Ours(model, a.max_tokens, {True: greedy_decode, False: early_beam})))
+                            vocab=tok.vocab_size, srcs=source_ids(tok, lines), tok=tok)
+        systems += [(name, s, Ours(model, a.max_tokens, DECODERS[s])) for s in ours]
         if name == 'compared' and a.peer == 'opennmt':
+            if not model.cfg.norm_first: sys.exit(f"{path} is post-LN: OpenNMT-py's Transformer is pre-LN only (see --also)")
             for pb in a.peer_batches:
                 bt, size = pb.split(':')
-                peer = OpenNMT(a.peer_python, Path(path) if Path(path).is_file() else _latest(path), work / bt, a.threads,
-                               bt, int(size), tok.sp)
-                models[name]['opennmt_version'] = peer.version
+                peer = OpenNMT(py, checkpoint_file(path), work / bt, a.threads, bt, int(size), tok.sp)
+                models[name].update(opennmt_version=peer.version, opennmt_torch=peer.torch)
                 systems.append((name, f"opennmt-py ({size} {'tokens' if bt == 'tokens' else 'sentences'})", peer))
         if a.ctranslate2:
             from transformer_nb.export import export_ctranslate2
             d = export_ctranslate2(path, work / f'ct2-{name}')
             for ct in ('float32', 'int8'): systems.append((name, f'ctranslate2 {ct}', CT2(d, ct, a.threads, a.max_tokens, tok.sp)))
     decodings = [1, a.beam]
-    print(f"# {len(lines)} sentences of {Path(a.src).name}; {hardware()}; {a.threads} thread(s); max_tokens {a.max_tokens}; "
+    print(f"# {len(lines)} sentences of {src_path.name}; {hardware()}; {a.threads} thread(s); max_tokens {a.max_tokens}; "
           f"cap source+{a.max_extra}; median of {a.repeats}; load average {load_before[0]:.1f} at start")
     for n, m in models.items(): print(f"# {n}: {m['checkpoint']} ({m['label']}, {m['params'] / 1e6:.2f}M params)")
     times, outs = {}, {}
-    skip = lambda sysname, beam: sysname == 'ours (early stop)' and beam == 1   # greedy has no stopping rule
+    skip = lambda sysname, beam: sysname == EARLY and beam == 1                  # greedy has no stopping rule
     for name, sysname, fn in systems:                                    # warm-up
         for beam in decodings:
             if not skip(sysname, beam): fn(models[name]['srcs'][:20], beam, a.max_extra)
@@ -204,48 +236,48 @@ def main(argv=None):
                 if isinstance(fn, OpenNMT): dt = fn.seconds                 # timed inside its process: no pipe overhead
                 times.setdefault((name, sysname, beam), []).append(dt)
                 if rep == 0: outs[name, sysname, beam] = hyps
-        print(f"# repeat {rep + 1}/{a.repeats} done, load average {os.getloadavg()[0]:.1f}", flush=True)
+        print(f"# repeat {rep + 1}/{a.repeats} done, load average {load_average()[0]:.1f}", flush=True)
     for s in systems:
         if isinstance(s[2], OpenNMT): s[2].close()
-    load_after = os.getloadavg()
+    load_after = load_average()
     rows = []
     for (name, sysname, beam), ts in times.items():
-        tok, ours = models[name]['tok'], outs[name, 'ours', beam]
+        tok, base = models[name]['tok'], outs[name, OURS, beam]
         hyps = outs[name, sysname, beam]
         sc = corpus_scores([tok.decode(h) for h in hyps], refs)
         med = statistics.median(ts)
         rows.append(dict(model=name, system=sysname, decoding='greedy' if beam == 1 else f'beam {beam}',
                          sentences_per_s=round(len(lines) / med, 1), median_s=round(med, 3), runs_s=[round(t, 3) for t in ts],
-                         bleu=sc['bleu'], identical_to_ours=sum(x == y for x, y in zip(hyps, ours))))
+                         bleu=sc['bleu'], identical_to_ours=sum(x == y for x, y in zip(hyps, base))))
     for r in rows:
-        print(f"{models[r['model']]['label']:>16} {r['system']:>20} {r['decoding']:>7}: {r['sentences_per_s']:7.1f} sent/s "
+        print(f"{models[r['model']]['label']:>13} {r['system']:>38} {r['decoding']:>7}: {r['sentences_per_s']:7.1f} sent/s "
               f"(median {r['median_s']:.2f}s of {', '.join(f'{t:.2f}' for t in r['runs_s'])}); BLEU {r['bleu']:.2f}; "
               f"identical to ours {r['identical_to_ours']}/{len(lines)}")
     ratios = {}
     def speed(model, system, dec): return next((r['sentences_per_s'] for r in rows if (r['model'], r['system'], r['decoding']) == (model, system, dec)), None)
+    peers = [s for _, s, f in systems if isinstance(f, OpenNMT)]
     print("# ratios of sentences/s (same run):")
     for model in models:
         for dec in ('greedy', f'beam {a.beam}'):
-            base = speed(model, 'ours', dec)
-            for other in ['ours (before issue 13)', 'ours (early stop)', *[s for _, s, _ in systems if s.startswith('opennmt')], 'ctranslate2 float32', 'ctranslate2 int8']:
+            base = speed(model, OURS, dec)
+            for other in [READABLE, EARLY, *peers, 'ctranslate2 float32', 'ctranslate2 int8']:
                 o = speed(model, other, dec)
                 if o is None or base is None: continue
-                key = f"{model}: {other} / ours, {dec}"
-                ratios[key] = round(o / base, 3)
-                print(f"{models[model]['label']:>16} {dec:>7}: ours is {base / o:5.2f}x {other}  ({other} / ours = {o / base:.2f})")
+                ratios[f"{model}: {other} / ours, {dec}"] = round(o / base, 3)
+                print(f"{models[model]['label']:>13} {dec:>7}: ours is {base / o:5.2f}x {other}  ({other} / ours = {o / base:.2f})")
     for model in models:                                             # like for like: both stop when the best candidate is EOS
-        dec = f'beam {a.beam}'; e = speed(model, 'ours (early stop)', dec)
-        for other in [s for _, s, _ in systems if s.startswith('opennmt')]:
+        dec = f'beam {a.beam}'; e = speed(model, EARLY, dec)
+        for other in peers:
             o = speed(model, other, dec)
             if o is None or e is None: continue
             ratios[f"{model}: {other} / ours (early stop), {dec}"] = round(o / e, 3)
-            print(f"{models[model]['label']:>16} {dec:>7}: ours (early stop) is {e / o:5.2f}x {other}")
+            print(f"{models[model]['label']:>13} {dec:>7}: ours (early stop) is {e / o:5.2f}x {other}")
     if a.json:
         rec = dict(date=datetime.datetime.now().isoformat(timespec='seconds'), commit=git_commit(), hardware=hardware(),
                    python=platform.python_version(), torch=torch.__version__, threads=a.threads, n_sentences=len(lines),
-                   source=Path(a.src).name, max_tokens=a.max_tokens, max_extra=a.max_extra, repeats=a.repeats,
-                   load_average_before=[round(x, 2) for x in load_before], load_average_after=[round(x, 2) for x in load_after],
-                   cpu_count=os.cpu_count(), command=' '.join(['python', 'bench/bench_peers.py', *(sys.argv[1:] if argv is None else argv)]),
+                   source=src_path.name, max_tokens=a.max_tokens, max_extra=a.max_extra, repeats=a.repeats,
+                   load_average_before=load_before, load_average_after=load_after, cpu_count=os.cpu_count(),
+                   command=command('bench_peers.py', argv),
                    models={n: {k: v for k, v in m.items() if k not in ('srcs', 'tok')} for n, m in models.items()},
                    results=rows, ratios=ratios)
         try:
@@ -254,11 +286,5 @@ def main(argv=None):
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps(rec, indent=1) + '\n')
         print(f"# wrote {a.json}")
-
-def _latest(path):
-    from transformer_nb.training import latest_checkpoint
-    p = latest_checkpoint(path)
-    if p is None: sys.exit(f"no checkpoint in {path}")
-    return p
 
 if __name__ == '__main__': main()

@@ -6,7 +6,7 @@ ratio loaded / quiet, and the ratio against 1 thread.
 
   python bench/bench_threads.py                         # slice: 60 updates x 3 repeats x 3 settings x 2 conditions
   python bench/bench_threads.py --full                  # also the whole default job (`tnb-train`), quiet and loaded
-  python bench/bench_threads.py --threads 1,2,torch --updates 60 --repeats 3 --json bench_threads.json
+  python bench/bench_threads.py --threads 1,2,torch --updates 60 --repeats 3 --json results/bench_threads.json
 
 "torch" is PyTorch's default (one thread per core; `TNB_THREADS` and `OMP_NUM_THREADS` removed from the environment);
 "package" is what `transformer_nb.core.limit_threads()` picks with no argument. The machine's load average is
@@ -25,18 +25,18 @@ def worker(threads:str, updates:int):
     "One measurement, in this (fresh) process: the default job's first `updates` updates with `threads`."
     import torch
     from transformer_nb.core import limit_threads, set_seed
-    from transformer_nb.cli import train_parser, _resolved
-    from transformer_nb.datasets import load_dataset
+    from transformer_nb.cli import _train_parser, _resume_defaults, _resolved, _load_data
     from transformer_nb.training import TrainConfig
     from transformer_nb.trainer import train_model
     if threads == 'package': limit_threads()
     elif threads != 'torch': limit_threads(int(threads))
     t0 = time.perf_counter()
-    a = train_parser().parse_args([])                     # exactly the defaults of `tnb-train`
+    a = _train_parser().parse_args([])                     # exactly the defaults of `tnb-train`
+    _resume_defaults(a)                                    # no --resume: the dataset defaults to 'numbers'
     preset, vocab, model_kw, tc_kw = _resolved(a)
     tc = TrainConfig(**{**tc_kw, 'steps': updates, 'out': None, 'progress': False, 'save_every': 0})
     set_seed(a.seed)
-    data = load_dataset(a.dataset, a.src_lang, a.tgt_lang)
+    data = _load_data(a)
     tr = train_model(data, preset, tc, vocab_size=vocab, max_len=a.max_len, **model_kw)
     wall = time.perf_counter() - t0
     hist = tr.history['train'][min(5, updates // 4):]     # the first updates warm up allocators and caches
@@ -115,7 +115,7 @@ def main():
         rows.append(dict(setting=s, threads=n, quiet_ms=round(q * 1e3, 1), loaded_ms=round(l * 1e3, 1), ratio=round(l / q, 2)))
     print("(vs 1 thread: speed-up, >1 is faster; loaded: one other CPU-bound process running)")
     out = dict(hardware=hardware(), date=datetime.date.today().isoformat(), updates=a.updates, repeats=a.repeats,
-               rows=rows, raw={f'{c}/{s}': v for (c, s), v in res.items()})
+               command=' '.join(['python', 'bench/bench_threads.py', *sys.argv[1:]]), rows=rows, raw={f'{c}/{s}': v for (c, s), v in res.items()})
     if a.full:
         from transformer_nb.core import limit_threads
         n = limit_threads()

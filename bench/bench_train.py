@@ -3,10 +3,11 @@ positions, dropout and tied output layer), same config and batch, one process: m
 ratio. With --mfu it also reports model FLOP utilisation against a peak (default: H100 SXM dense bf16, 989 TFLOP/s).
 
   python bench/bench_train.py                                  # CPU: the 'small' preset, 32 x 32 tokens
+  python bench/bench_train.py --threads 1 --json results/bench_train_cpu.json   # the same, one thread, stored
   python bench/bench_train.py --device cuda --preset base --vocab 37000 --precision bf16 --batch 256 --len 100 --mfu --compile
 
 Tokens/s counts target tokens (the labels), as fairseq's wps does; a full synthetic batch has no padding."""
-import argparse, datetime, json, math, statistics, time
+import argparse, datetime, json, math, os, statistics, sys, time
 from pathlib import Path
 import torch, torch.nn as nn
 from transformer_nb.core import get_device, autocast, set_seed, limit_threads, hardware
@@ -112,18 +113,22 @@ def main():
         for _ in range(a.warmup): steps[name]()
         if device.type == 'cuda': torch.cuda.synchronize()
         print(f"  {name}: warm-up ({a.warmup} steps{', compilation included' if a.compile else ''}) {time.perf_counter() - t0:.1f}s")
-    res = {}
+    res, load_before = {}, os.getloadavg()
     for r in range(a.repeats):
         for name in names:                                         # alternate, so both see the same machine load
             res.setdefault(name, []).append(timed(steps[name], a.steps, device))
     flops = train_flops(cfg, a.batch, a.len, a.len)
     out = dict(preset=a.preset, vocab=a.vocab, batch=a.batch, len=a.len, precision=a.precision,
                compile=a.compile_mode or a.compile,
-               device=str(device), hardware=hardware(), date=datetime.date.today().isoformat(), flops_per_step=flops)
+               device=str(device), hardware=hardware(), date=datetime.date.today().isoformat(), flops_per_step=flops,
+               threads=torch.get_num_threads(), load_average_before=[round(x, 2) for x in load_before],
+               load_average_after=[round(x, 2) for x in os.getloadavg()], repeats=a.repeats, steps=a.steps,
+               command=' '.join(['python', 'bench/bench_train.py', *sys.argv[1:]]))
     for name in names:
         t = statistics.median(res[name])
         line = f"{name:>5}: {tokens / t:10.0f} tgt tok/s  ({t * 1e3:.1f} ms/step, median of {a.repeats} x {a.steps})"
         out[name] = dict(tok_s=round(tokens / t), ms_step=round(t * 1e3, 2), tflops=round(flops / t / 1e12, 1),
+                         gflops=round(flops / t / 1e9, 1),
                          mfu=round(flops / t / (a.peak_tflops * 1e12), 4))
         if a.mfu: line += f"  {flops / t / 1e12:.1f} TFLOP/s, MFU {flops / t / (a.peak_tflops * 1e12):.1%}"
         if a.busy and device.type == 'cuda':

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The OpenNMT-py side of `bench/bench_decode.py --peer opennmt`. It runs in OpenNMT-py's own virtual environment
+"""The OpenNMT-py side of `bench/bench_peers.py --peer opennmt`. It runs in OpenNMT-py's own virtual environment
 (never in ours: OpenNMT-py 3.5.1 pins torch<2.3), so it imports nothing from transformer_nb.
 
     python peer_opennmt.py convert OURS.pt ONMT.pt   # port a pre-LN transformer_nb checkpoint's weights into OpenNMT-py
@@ -12,13 +12,30 @@ LayerNorm epsilon (1e-5) it computes the function our `norm_first=True` model co
 distribution and their greedy outputs agree (the benchmark counts how many sentences agree). OpenNMT-py has no
 post-LN Transformer, which is why the benchmark's peer model is a pre-LN `mini`.
 
-Setup (once; about 1 minute from PyPI):
-    python -m venv /work/wt/onmt-venv && . /work/wt/onmt-venv/bin/activate
-    pip install torch==2.13.0 && pip install --no-deps opennmt-py==3.5.1
-    pip install configargparse pyyaml pyonmttok six rapidfuzz pyahocorasick sacrebleu sentencepiece
-OpenNMT-py imports spacy and fasttext at start-up only for transforms this benchmark does not use; bench_decode.py puts
-one-line stub modules for those two on PYTHONPATH (see `write_stubs`) rather than installing them.
-Loading its own checkpoints under torch >= 2.6 needs TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1 (bench_decode.py sets it).
+Setup, once (a few minutes from PyPI; the environment lives outside the repository, here beside it):
+
+    python -m venv ../onmt-venv
+    ../onmt-venv/bin/pip install OpenNMT-py==3.5.1 "numpy<2" sentencepiece
+    export ONMT_PYTHON=$PWD/../onmt-venv/bin/python      # or pass --peer-python to bench_peers.py
+
+OpenNMT-py 3.5.1 pins its own torch (2.2.x), which was built against NumPy 1 (hence "numpy<2"); sentencepiece reads
+our tokenizer for the vocabulary. bench_peers.py records the peer's torch version with its figures (`opennmt_torch`).
+To run OpenNMT-py on the same torch as ours instead, so that both sides use the same PyTorch kernels, install it
+without its pins:
+
+    python -m venv ../onmt-venv-sametorch
+    ../onmt-venv-sametorch/bin/pip install torch==VERSION            # the torch of our environment (python -c "import torch; print(torch.__version__)")
+    ../onmt-venv-sametorch/bin/pip install --no-deps OpenNMT-py==3.5.1
+    ../onmt-venv-sametorch/bin/pip install configargparse pyyaml pyonmttok six rapidfuzz pyahocorasick sacrebleu sentencepiece numpy
+
+OpenNMT-py then imports spacy and fasttext at start-up, for transforms this benchmark does not use; bench_peers.py puts
+one-line stand-ins for those two on the peer's path when they are missing (`write_stubs` there) rather than
+installing them. Loading its own checkpoints under torch >= 2.6 needs TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1, which
+bench_peers.py sets.
+
+`convert` reads OURS.pt with `torch.load(weights_only=True)`. The torch OpenNMT-py pins cannot read a transformer_nb
+checkpoint that way (it holds the tokenizer as Python bytes), so bench_peers.py hands it a copy with just the config,
+the weights and the tokenizer as a uint8 tensor (`portable_checkpoint` there); a full checkpoint works with torch >= 2.4.
 """
 import json, sys, time
 from pathlib import Path
@@ -55,9 +72,10 @@ def convert(ours, out):
     from onmt.model_builder import build_base_model
     from onmt.inputters.inputter import vocabs_to_dict
     ck = torch.load(ours, map_location='cpu', weights_only=True)
-    cfg, sd = ck['config'], ck['model']
+    cfg, sd, proto = ck['config'], ck['model'], ck['tokenizer']
     check_portable(cfg, ours)
-    sp = spm.SentencePieceProcessor(model_proto=bytes(ck['tokenizer']))
+    if isinstance(proto, torch.Tensor): proto = proto.numpy().tobytes()     # the portable copy: a uint8 tensor
+    sp = spm.SentencePieceProcessor(model_proto=bytes(proto))
     tokens = [ONMT_SPECIALS.get(i, sp.id_to_piece(i)) for i in range(sp.get_piece_size())]
     voc = pyonmttok.build_vocab_from_tokens(tokens)
     assert voc.ids_to_tokens == tokens, "pyonmttok reordered the vocabulary"

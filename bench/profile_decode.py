@@ -1,24 +1,31 @@
 #!/usr/bin/env python
-"""Where beam search spends its time (10_decoding, issue 13): a py-spy profile of the readable reference beam search and
-of the fast one, on a trained checkpoint, grouped by what the code does.
+"""Where beam search spends its time (A6_fast_decoding): a py-spy profile of the readable beam search of 10_decoding,
+of the fast one of A6 and of the fast one with the early stop, on a trained checkpoint, grouped by what the code does.
 
     pip install py-spy
     python bench/profile_decode.py --checkpoint runs/mini-de-en --json results/decode_profile.json
+    python bench/profile_decode.py --checkpoint runs/mini-de-en --n 50 --repeats 1 --json /tmp/decode_profile.json  # a trial
 
-Each decoder translates the first `--n` sentences of Multi30k test2016 (beam 4, alpha 0.6, cap source + 50, batches of
-`--max-tokens` source tokens, one thread) in a child process sampled by py-spy (`--rate` samples/s, Python stacks; a
-native call is charged to the Python line that made it, so a line's share is its share of the wall time). Samples
-are grouped by stack: the encoder; the decoder's attention (softmax(QK^T)V), its output projection (the pre-softmax
-linear layer, |V| wide), the rest of its layers (projections, FFN, LayerNorm, embeddings, the model's Python); the
-log-softmax over the vocabulary (its normaliser in `topk_log_probs`, `log_probs`, and the PAD/BOS mask); top-k and
-candidate scores; reordering the key/value caches (`select`, and `_select_cat` when the next append does a pending
-select); and the search's own bookkeeping (every other line of the search loop). Then each decoder is timed without
-the profiler (median of `--repeats`), and the decoder rows (hypotheses x steps) each computes are counted. `early stop`
-is `beam_search_nbest(..., stop='early')`, which also ends a sentence as soon as its best candidate is EOS
-(OpenNMT-py's rule; faster, not the exact search). Not a test: it prints a table and, with --json, stores it.
+Each decoder translates the first `--n` sentences of Multi30k test2016 (`--src`, else `test_2016_flickr.de.gz` in
+`--data-dir`, else in `$TNB_MULTI30K` or the first `shared/data/multi30k` in or above the repository; beam 4, alpha
+0.6, cap source + 50, batches of `--max-tokens` source tokens, one thread) in a child process sampled by py-spy
+(`--rate` samples/s, Python stacks; a native call is charged to the Python line that made it, so a line's share is its
+share of the wall time). Samples are grouped by stack: the encoder; the decoder's attention (softmax(QK^T)V), its
+output projection (the pre-softmax linear layer, |V| wide), the rest of its layers (projections, FFN, LayerNorm,
+embeddings, the model's Python); the log-softmax over the vocabulary (its normaliser in `topk_log_probs`, `log_probs`,
+and the PAD/BOS mask); top-k and candidate scores; reordering the key/value caches and the rows of the encoder output
+(`select`, `_select_cat` when the next append does a pending select, `_follow_parents`); and the search's own
+bookkeeping (every other line of the search loop). Then each decoder is timed without the profiler (median of
+`--repeats`, in turn), and the decoder rows (hypotheses x steps) each computes are counted. The decoders:
+- `readable`: `beam_search` (10_decoding), its n-best lists;
+- `fast`: `fast_beam_search(..., nbest=1)` (A6_fast_decoding), what `translate` and the tools run;
+- `early stop`: `fast_beam_search(..., nbest=1, stop='early')`, which also ends a sentence as soon as its best
+  candidate is EOS (OpenNMT-py's rule; faster, not the exact search).
+Not a test: it prints a table and, with --json, stores it.
 """
-import argparse, gzip, json, linecache, os, statistics, subprocess, sys, tempfile, time, datetime, shutil
+import argparse, json, linecache, statistics, subprocess, sys, tempfile, time, datetime, shutil
 from pathlib import Path
+from _common import multi30k_file, source_ids, id_batches, command, rel, load_average
 
 GROUPS = ('encoder', 'decoder: attention', 'decoder: output projection', 'decoder: other layer work',
           'log-softmax over the vocabulary', 'top-k and candidate scores', 'cache reorder', 'search bookkeeping')
@@ -44,9 +51,10 @@ def classify(stack, search_fn, roots):
     names = [(fn, p) for fn, p, _ in inner]
     innermost = source(*inner[-1][1:], roots) if inner else ''
     if any(fn == 'encode' and p.endswith('model.py') for fn, p in names): return 'encoder'
-    if any(fn in ('_select_cat', '_apply_select', '_follow_parents') or (fn == 'select' and p.endswith('multihead.py'))
+    if any(fn in ('_select_cat', '_apply_select', '_follow_parents') or (fn == 'select' and p.endswith('decoding.py'))
            for fn, p in names): return 'cache reorder'                # a pending select is done inside the next append
-    dec = [(fn, p, l) for fn, p, l in inner if fn == 'decode' and p.endswith('model.py')]
+    dec = [(fn, p, l) for fn, p, l in inner if (fn == 'decode' and p.endswith('model.py'))
+           or (fn == 'decode_step' and p.endswith('fast_decoding.py'))]
     if dec:
         if any(p.endswith('attention.py') for _, p in names) or 'scaled_dot_product_attention' in innermost:
             return 'decoder: attention'
@@ -59,76 +67,56 @@ def classify(stack, search_fn, roots):
     text = source(p, l, roots)
     if 'log_softmax' in text or 'log_probs(' in text: return 'log-softmax over the vocabulary'
     if 'topk' in text or 'cand' in text: return 'top-k and candidate scores'
-    if '.select(' in text: return 'cache reorder'
+    if '.select(' in text or 'mem[rows]' in text: return 'cache reorder'     # the readable search's memory rows too
     return 'search bookkeeping'
 
-def read_lines(path):
-    op = gzip.open if str(path).endswith('.gz') else open
-    with op(path, 'rt', encoding='utf-8') as f: return [l.rstrip('\n') for l in f]
-
 def load(a):
-    import torch
-    from transformer_nb.core import EOS_ID, limit_threads
-    from transformer_nb.training import model_from_checkpoint
+    from transformer_nb.core import limit_threads
+    from transformer_nb.checkpoints import model_from_checkpoint
+    from transformer_nb.datasets import read_lines
     limit_threads(a.threads)
     model, tok, _ = model_from_checkpoint(a.checkpoint, device='cpu')
-    return model, [tok.encode(l.strip()) + [EOS_ID] for l in read_lines(a.src)[:a.n]]
+    if tok is None: sys.exit(f"{a.checkpoint} holds no tokenizer")
+    return model, source_ids(tok, read_lines(a.src)[:a.n])
 
 def run(fn, model, srcs, max_tokens):
-    import torch
-    from transformer_nb.core import PAD_ID
-    from transformer_nb.decoding import length_batches
-    for batch in length_batches([len(s) for s in srcs], max_tokens):
-        src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
-        for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
-        fn(model, src, beam=4)
+    for _, src in id_batches(srcs, max_tokens): fn(model, src, beam=4)
 
 def decoders():
-    "{name: (function(model, src, beam), name of the search function in the stacks)}: what `beam_search` runs, and the reference."
-    import transformer_nb.decoding as d
-    out = {}
-    if hasattr(d, 'beam_search_reference'): out['reference'] = (d.beam_search_reference, 'beam_search_reference')
-    out['fast'] = (lambda m, s, beam: d.beam_search_nbest(m, s, beam=beam, nbest=1) if 'nbest' in d.beam_search_nbest.__code__.co_varnames
-                   else d.beam_search_nbest(m, s, beam=beam), 'beam_search_nbest')
-    if 'stop' in d.beam_search_nbest.__code__.co_varnames:            # the opt-in early stop (OpenNMT-py's rule)
-        out['early stop'] = (lambda m, s, beam: d.beam_search_nbest(m, s, beam=beam, nbest=1, stop='early'), 'beam_search_nbest')
-    return out
-
-class Counting:
-    "A model proxy that counts the decoder rows (hypotheses x new positions) it computes."
-    def __init__(self, m): self.m, self.cfg, self.rows = m, m.cfg, 0
-    def encode(self, *a, **k): return self.m.encode(*a, **k)
-    def init_cache(self): return self.m.init_cache()
-    def parameters(self): return self.m.parameters()
-    def eval(self): return self
-    def train(self, mode=True): return self
-    @property
-    def training(self): return False
-    def decode(self, memory, src_mask, tgt, *a, **k): self.rows += tgt.shape[0]; return self.m.decode(memory, src_mask, tgt, *a, **k)
+    "{name: (function(model, src, beam), name of the search function in the stacks)}."
+    from transformer_nb.decoding import beam_search
+    from transformer_nb.fast_decoding import fast_beam_search
+    return {'readable': (beam_search, 'beam_search'),
+            'fast': (lambda m, s, beam: fast_beam_search(m, s, beam=beam, nbest=1), 'fast_beam_search'),
+            'early stop': (lambda m, s, beam: fast_beam_search(m, s, beam=beam, nbest=1, stop='early'), 'fast_beam_search')}
 
 def count_rows(model, srcs, max_tokens):
-    "{decoder name: decoder rows} over the same batches."
-    out = {}
-    for name, (fn, _) in decoders().items():
-        c = Counting(model); run(fn, c, srcs, max_tokens); out[name] = c.rows
+    "{decoder name: decoder rows (hypotheses x new positions)} over the same batches, counted at the target embedding."
+    out, embed = {}, model.embed
+    def counting(emb, pos, t, start=0):
+        if emb is model.tgt_emb: rows[0] += t.shape[0]
+        return embed(emb, pos, t, start)
+    model.embed = counting                                             # both decoders embed each step's new tokens
+    try:
+        for name, (fn, _) in decoders().items():
+            rows = [0]; run(fn, model, srcs, max_tokens); out[name] = rows[0]
+    finally: del model.embed
     return out
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--checkpoint', required=True)
-    ap.add_argument('--src', default=None, help='source sentences (default: Multi30k test2016 German)')
-    ap.add_argument('--n', type=int, default=500)
-    ap.add_argument('--max-tokens', type=int, default=2000)
+    ap.add_argument('--checkpoint', required=True, help='a trained checkpoint, or its run folder (the newest checkpoint)')
+    ap.add_argument('--data-dir', default=None, help='the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k found upwards)')
+    ap.add_argument('--src', default=None, help='source sentences, one per line (default: test_2016_flickr.de.gz of --data-dir)')
+    ap.add_argument('--n', type=int, default=500, help='first N sentences (default 500)')
+    ap.add_argument('--max-tokens', type=int, default=2000, help='source tokens per batch (default 2000)')
     ap.add_argument('--threads', type=int, default=1)
-    ap.add_argument('--rate', type=int, default=250, help='py-spy samples per second')
-    ap.add_argument('--repeats', type=int, default=3)
-    ap.add_argument('--json', default=None)
+    ap.add_argument('--rate', type=int, default=250, help='py-spy samples per second (default 250)')
+    ap.add_argument('--repeats', type=int, default=3, help='unprofiled timings per decoder, in turn; the median is kept')
+    ap.add_argument('--json', default=None, help='write the results here (e.g. results/decode_profile.json)')
     ap.add_argument('--worker', default=None, help=argparse.SUPPRESS)   # internal: run one decoder (under py-spy)
     a = ap.parse_args(argv)
-    root = Path(__file__).resolve().parents[1]
-    a.src = a.src or next((str(p / 'shared/data/multi30k/test_2016_flickr.de.gz') for p in root.parents
-                           if (p / 'shared/data/multi30k/test_2016_flickr.de.gz').is_file()), None)
-    if a.src is None: sys.exit("test_2016_flickr.de.gz not found: give --src")
+    a.src = str(a.src or multi30k_file('test_2016_flickr.de.gz', a.data_dir))
     if a.worker:                                                       # load, warm up, wait for py-spy, run
         model, srcs = load(a); fn = decoders()[a.worker][0]
         run(fn, model, srcs[:50], a.max_tokens)
@@ -136,11 +124,12 @@ def main(argv=None):
         run(fn, model, srcs, a.max_tokens); return
     spy = shutil.which('py-spy') or str(Path(sys.executable).parent / 'py-spy')
     if not Path(spy).exists(): sys.exit("py-spy not found: pip install py-spy")
+    if a.n < 1: sys.exit("--n must be at least 1")
     import torch, transformer_nb
     from transformer_nb.core import hardware, git_commit
     roots = [str(Path(transformer_nb.__file__).parents[1]), *sys.path]
     names, out, work = list(decoders()), {}, Path(tempfile.mkdtemp(prefix='profile_decode.'))
-    load_before = os.getloadavg()
+    load_before = load_average()
     for name in names:
         raw = work / f'{name}.txt'
         args = ['--checkpoint', str(a.checkpoint)]
@@ -173,7 +162,7 @@ def main(argv=None):
         med = statistics.median(times[name])
         out[name].update(wall_s=round(med, 3), runs_s=[round(t, 3) for t in times[name]], sentences_per_s=round(len(srcs) / med, 1))
     rows = count_rows(model, srcs, a.max_tokens)
-    load_after = os.getloadavg()
+    load_after = load_average()
     print(f"# beam 4 on {len(srcs)} sentences of {Path(a.src).name}; {hardware()}; {a.threads} thread(s); py-spy at "
           f"{a.rate}/s; load average {load_before[0]:.1f} -> {load_after[0]:.1f} (shares of the wall time)")
     print(f"{'':34}" + ''.join(f"{n:>24}" for n in names))
@@ -183,10 +172,9 @@ def main(argv=None):
     print("# decoder rows computed (hypotheses x steps): " + ', '.join(f"{k} {v}" for k, v in rows.items()))
     if a.json:
         rec = dict(date=datetime.datetime.now().isoformat(timespec='seconds'), commit=git_commit(), hardware=hardware(),
-                   torch=torch.__version__, threads=a.threads, checkpoint=str(a.checkpoint), n_sentences=len(srcs), beam=4,
+                   torch=torch.__version__, threads=a.threads, checkpoint=rel(a.checkpoint), n_sentences=len(srcs), beam=4,
                    max_tokens=a.max_tokens, profiler=f"py-spy {a.rate} samples/s", repeats=a.repeats,
-                   load_average_before=[round(x, 2) for x in load_before], load_average_after=[round(x, 2) for x in load_after],
-                   command=' '.join(['python', 'bench/profile_decode.py', *(sys.argv[1:] if argv is None else argv)]),
+                   load_average_before=load_before, load_average_after=load_after, command=command('profile_decode.py', argv),
                    groups=list(GROUPS), decoders=out, decoder_rows=rows)
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps(rec, indent=1) + '\n')

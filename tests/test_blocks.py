@@ -106,11 +106,12 @@ def test_embeddings_scale_and_init():
 
 
 def test_embeddings_bad_ids_and_dtypes():
+    "Embeddings trust their ids (the model's entry points name a bad one, tests/test_model.py): PyTorch's own errors."
     emb = Embeddings(10, 8)
     for bad in (10, 11, -1, 1000):
-        with pytest.raises(IndexError, match=rf"token id {bad} .*vocabulary of 10"):
+        with pytest.raises(IndexError, match="index out of range"):
             emb(torch.tensor([[1, 2, bad]]))
-    with pytest.raises(TypeError, match="float32"):
+    with pytest.raises(RuntimeError, match="FloatTensor"):
         emb(torch.tensor([[1.0, 2.0]]))
     with pytest.raises(ValueError, match="pad_id=12"):
         Embeddings(10, 8, pad_id=12)
@@ -260,9 +261,10 @@ def test_learned_positions_past_max_len():
 
 @pytest.mark.parametrize("module", [SinusoidalPositionalEncoding(16, 8), LearnedPositionalEmbedding(16, 8)])
 def test_positional_bad_start_and_width(module):
-    with pytest.raises(ValueError, match="start=-1"):
+    "The modules trust `start` and the width (the model passes its own): a wrong one is PyTorch's size error."
+    with pytest.raises(RuntimeError, match="must match the size"):
         module(torch.zeros(1, 2, 16), start=-1)
-    with pytest.raises(ValueError, match="last dimension 12.*d_model=16"):
+    with pytest.raises(RuntimeError, match=r"\(12\) must match the size of tensor b \(16\)"):
         module(torch.zeros(1, 2, 12))
 
 

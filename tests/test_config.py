@@ -55,16 +55,26 @@ def test_readme_is_generated_from_index():
 
 def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(ROOT/'nbs').glob('A[0-9]_*.ipynb')])
 
+NO_MODULE = {'A9_benchmarks.ipynb'}   # measurements only: nothing to export
+
 def test_one_notebook_one_module():
     mods = {}
     for nb in notebooks():
         src = [''.join(c['source']) for c in json.loads(nb.read_text())['cells']]
         exp = [m for s in src for m in re.findall(r'^#\|\s*default_exp\s+(\S+)', s, re.M)]
+        if nb.name in NO_MODULE:
+            assert exp == [], f"{nb.name} exports {exp}; it is meant to have no module"
+            continue
         assert len(exp) == 1, f"{nb.name} should have exactly one default_exp, found {exp}"
         assert exp[0] not in mods, f"{nb.name} and {mods[exp[0]]} both export to {exp[0]}"
         mods[exp[0]] = nb.name
         assert (ROOT/'transformer_nb'/f"{exp[0]}.py").exists(), f"{nb.name}: transformer_nb/{exp[0]}.py not exported"
     assert len(mods) >= 6
+    assert {mods.get(m) for m in ('fast_decoding', 'cli', 'records')} == \
+           {'A6_fast_decoding.ipynb', 'A7_cli.ipynb', 'A8_records.ipynb'}, mods
+    assert NO_MODULE <= {nb.name for nb in notebooks()}, "a notebook listed in NO_MODULE does not exist"
+    exported = {p.stem for p in (ROOT/'transformer_nb').glob('*.py') if not p.name.startswith('_')}
+    assert exported == set(mods), f"modules without a notebook: {sorted(exported - set(mods))}"
 
 def test_notebooks_open_with_title_and_summary():
     for nb in sorted((ROOT/'nbs').glob('*.ipynb')):   # the section notebooks, index, pitfalls

@@ -7,12 +7,17 @@ under 1e-3, bf16 operands between 1e-3 and 1e-2."""
 import math
 import pytest
 import torch
+import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID, autocast
-from transformer_nb.attention import attention, sdpa_attention, pad_mask, tgt_mask
+from transformer_nb.attention import attention, pad_mask, tgt_mask
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.training import (make_optimizer, seq2seq_loss, copy_examples, pad_batch, Trainer, TrainConfig,
-                                     load_checkpoint, latest_checkpoint, model_from_checkpoint)
+from transformer_nb.data import collate
+from transformer_nb.training import make_optimizer, seq2seq_loss, TrainConfig
+from transformer_nb.trainer import Trainer
+from transformer_nb.checkpoints import load_checkpoint, latest_checkpoint, model_from_checkpoint
 from transformer_nb.decoding import greedy_decode, beam_search
+from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search
+from conftest import copy_ids
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')
 DEV = 'cuda'
@@ -41,7 +46,7 @@ def test_flash_kernel_equals_explicit_attention(dtype, bound):
     from torch.nn.attention import sdpa_kernel, SDPBackend
     q, k, v = qkv(dtype=dtype, seed=1)
     ref, _ = attention(q.double(), k.double(), v.double())
-    with sdpa_kernel(SDPBackend.FLASH_ATTENTION): out = sdpa_attention(q, k, v)
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION): out = F.scaled_dot_product_attention(q, k, v)
     assert rel(out, ref) < bound
     g = torch.randn_like(ref)
     dq, dk, dv = torch.autograd.grad(out.double(), (q, k, v), g)
@@ -56,7 +61,7 @@ def test_memory_efficient_kernel_with_our_masks(dtype, bound):
     q, k, v = qkv(B=4, n_q=40, n_k=40, dtype=dtype, seed=2)
     for m in (pad_mask(t), tgt_mask(t)):
         ref, _ = attention(q.double(), k.double(), v.double(), m)
-        with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION): out = sdpa_attention(q, k, v, m)
+        with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION): out = F.scaled_dot_product_attention(q, k, v, attn_mask=m)
         keep = m.expand(4, 8, 40, 40).any(-1, keepdim=True)                 # rows with something to attend to
         assert rel(out * keep, ref * keep) < bound
 
@@ -126,7 +131,7 @@ class Batches:
         return iter([idx[i:i + self.bs] for i in range(0, self.n, self.bs)])
 
 def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
-    V, data = 16, copy_examples(2000, 16, seed=1)
+    V, data = 16, copy_ids(2000, 16, seed=1)
     def run(out, steps, resume=None):
         set_seed(0)
         cfg = get_config('tiny', src_vocab=V, tgt_vocab=V, d_model=64, d_ff=128, p_drop=0.1)
@@ -143,15 +148,23 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
     ck = load_checkpoint(latest_checkpoint(tmp_path / 'a'))                # weights_only, mapped to the CPU
     assert all(v.device.type == 'cpu' for v in ck['model'].values())
     model, _, _ = model_from_checkpoint(ck, device='cpu')
-    src, _ = pad_batch(data[:8])
-    assert greedy_decode(model, src) == greedy_decode(model.to(DEV), src.to(DEV))
+    src, _ = collate(data[:8])
+    cpu = greedy_decode(model, src)
+    assert greedy_decode(model.to(DEV), src.to(DEV)) == cpu == fast_greedy_decode(model, src.to(DEV))
     r = run(tmp_path / 'a', 200, resume=tmp_path / 'a' / 'checkpoint-0000100.pt')   # resume from update 100
     again = [x['loss'] for x in r.history['train']][100:110]
     assert max(abs(a - b) for a, b in zip(again, h[100:110])) < 1e-3        # GPU kernels may reorder sums slightly
 
 def test_beam_search_on_the_gpu_equals_the_cpu():
+    "The readable and the fast decoders find the same outputs on the GPU as on the CPU (scores to float32 rounding)."
     m = Transformer(get_config('tiny', src_vocab=40, tgt_vocab=40)).eval()
     src = tokens(B=5, n=9, V=40, seed=9).cpu()
-    cpu = (beam_search(m, src, beam=4), greedy_decode(m, src))
+    best = lambda nbest: [h[0][0] for h in nbest]
+    cpu = (beam_search(m, src, beam=4), fast_beam_search(m, src, beam=4), greedy_decode(m, src), fast_greedy_decode(m, src))
     m.to(DEV)
-    assert (beam_search(m, src.to(DEV), beam=4), greedy_decode(m, src.to(DEV))) == cpu
+    gpu = (beam_search(m, src.to(DEV), beam=4), fast_beam_search(m, src.to(DEV), beam=4), greedy_decode(m, src.to(DEV)),
+           fast_greedy_decode(m, src.to(DEV)))
+    assert [best(x) for x in gpu[:2]] == [best(x) for x in cpu[:2]] and gpu[2:] == cpu[2:]
+    assert best(cpu[0]) == best(cpu[1]) and cpu[2] == cpu[3]
+    for g, c in zip(gpu[:2], cpu[:2]):
+        for hg, hc in zip(g, c): assert abs(hg[0][1] - hc[0][1]) < 1e-4

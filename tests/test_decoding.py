@@ -1,13 +1,16 @@
-"Decoding (10_decoding): greedy and beam search invariants, translate, checkpoint averaging."
+"Decoding (10_decoding, A6_fast_decoding): greedy and beam search invariants, the fast decoders against the readable"
+" ones, translate, checkpoint averaging (A1)."
 import dataclasses, warnings
 import pytest
-from transformer_nb.checkpoints import save_checkpoint
 import torch
+import transformer_nb.fast_decoding as FD
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.decoding import (greedy_decode, beam_search, beam_search_nbest, length_penalty, translate,
-                                     max_output_lengths, average_checkpoints, save_averaged,
-                                     length_batches, inference)
+from transformer_nb.checkpoints import save_checkpoint, average_checkpoints, save_averaged
+from transformer_nb.decoding import (greedy_decode, beam_search, length_penalty, max_output_lengths, inference, log_probs,
+                                     DecoderCache)
+from transformer_nb.fast_decoding import (fast_greedy_decode, fast_beam_search, translate, length_batches, argmax_rows,
+                                          topk_rows, topk_log_probs, decode_step, FastCache)
 
 torch.set_num_threads(1)
 V = 16
@@ -42,10 +45,29 @@ def rand_src(n=8, lo=1, hi=8, seed=1):
 def rows_alone(src):  # each sentence as its own batch without padding
     return [src[i:i + 1, :int((src[i] != PAD_ID).sum())] for i in range(src.shape[0])]
 
+def best(nbest): return [h[0][0] for h in nbest]   # the ids of each sentence's best hypothesis
+
 class NoEOS(Transformer):
-    "A model that can never produce EOS: every hypothesis runs into the length cap."
+    "A model that can never produce EOS: every hypothesis runs into the length cap (readable decoders: `model.decode`)."
     def decode(self, *a, **kw):
         out = super().decode(*a, **kw).clone(); out[..., EOS_ID] = float('-inf'); return out
+
+@pytest.fixture
+def no_eos_fast(monkeypatch):
+    "The same for the fast decoders, which call `decode_step` instead of `model.decode`."
+    step = FD.decode_step
+    def no_eos(*a, **kw):
+        out = step(*a, **kw).clone(); out[..., EOS_ID] = float('-inf'); return out
+    monkeypatch.setattr(FD, 'decode_step', no_eos)
+
+@pytest.fixture
+def count_rows(monkeypatch):
+    "Counts the decoder rows (hypotheses x steps) the fast decoders compute: `calls['n']`."
+    calls, step = {'n': 0}, FD.decode_step
+    def counting(model, memory, src_mask, tgt, cache):
+        calls['n'] += tgt.shape[0]; return step(model, memory, src_mask, tgt, cache)
+    monkeypatch.setattr(FD, 'decode_step', counting)
+    return calls
 
 CONFIGS = [dict(), dict(norm_first=True), dict(pos='learned', max_len=64), dict(tie='none')]
 
@@ -56,36 +78,41 @@ def model(): return make_model()
 def src(): return rand_src()
 
 def same_nbest(a, b, eps=1e-6):
+    "The same hypotheses (ids, in the same order) exactly; scores within eps."
     assert [[ids for ids, _ in h] for h in a] == [[ids for ids, _ in h] for h in b]
     for ha, hb in zip(a, b):
-        for (_, sa), (_, sb) in zip(ha, hb): assert abs(sa - sb) < eps
+        for (_, sa), (_, sb) in zip(ha, hb): assert abs(sa - sb) < eps, (sa, sb)
 
 def test_the_test_model_is_not_degenerate(model, src):
-    g, b = greedy_decode(model, src), beam_search(model, src)
+    g, b = greedy_decode(model, src), best(beam_search(model, src))
     assert len(set(map(len, g))) >= 3 and sum(x != y for x, y in zip(g, b)) >= 2, (g, b)
 
 def test_beam_one_is_greedy(model, src):
-    assert beam_search(model, src, beam=1) == greedy_decode(model, src)
-    assert beam_search(model, src, beam=1, use_cache=False) == greedy_decode(model, src, use_cache=False)
+    assert best(beam_search(model, src, beam=1)) == greedy_decode(model, src)
+    assert best(beam_search(model, src, beam=1, use_cache=False)) == greedy_decode(model, src, use_cache=False)
+    assert best(fast_beam_search(model, src, beam=1)) == fast_greedy_decode(model, src) == greedy_decode(model, src)
 
 @pytest.mark.parametrize('kw', CONFIGS)
 def test_cache_changes_nothing(kw):
     m, src = make_model(**kw), rand_src(seed=2)
     assert greedy_decode(m, src, use_cache=False) == greedy_decode(m, src)
-    same_nbest(beam_search_nbest(m, src, use_cache=False), beam_search_nbest(m, src))
+    same_nbest(beam_search(m, src, use_cache=False), beam_search(m, src))
+    same_nbest(fast_beam_search(m, src, use_cache=False), fast_beam_search(m, src))
 
 @pytest.mark.parametrize('kw', CONFIGS[:2])
 def test_independent_of_batch_and_padding(kw):
     m, src = make_model(**kw), rand_src(seed=3)
-    g, nb = greedy_decode(m, src), beam_search_nbest(m, src)
+    g, nb = greedy_decode(m, src), fast_beam_search(m, src)
     assert [greedy_decode(m, s)[0] for s in rows_alone(src)] == g
-    same_nbest([beam_search_nbest(m, s)[0] for s in rows_alone(src)], nb)
+    assert [fast_greedy_decode(m, s)[0] for s in rows_alone(src)] == g
+    same_nbest([fast_beam_search(m, s)[0] for s in rows_alone(src)], nb)
+    same_nbest([beam_search(m, s)[0] for s in rows_alone(src)], nb)
     wider = torch.cat([src, torch.zeros(src.shape[0], 5, dtype=torch.long)], 1)
-    assert greedy_decode(m, wider) == g
-    same_nbest(beam_search_nbest(m, wider), nb)
+    assert greedy_decode(m, wider) == g and fast_greedy_decode(m, wider) == g
+    same_nbest(fast_beam_search(m, wider), nb)
     perm = torch.randperm(src.shape[0], generator=torch.Generator().manual_seed(0))
     assert greedy_decode(m, src[perm]) == [g[i] for i in perm.tolist()]
-    same_nbest(beam_search_nbest(m, src[perm]), [nb[i] for i in perm.tolist()])
+    same_nbest(fast_beam_search(m, src[perm]), [nb[i] for i in perm.tolist()])
 
 def teacher_forced_score(m, src_row, ids, alpha, ended):
     y = torch.tensor([[BOS_ID] + ids + ([EOS_ID] if ended else [])])
@@ -97,23 +124,24 @@ def teacher_forced_score(m, src_row, ids, alpha, ended):
 
 @pytest.mark.parametrize('alpha', [0.0, 0.6, 1.0])
 def test_nbest_ranked_by_normalised_score(model, src, alpha):
-    nb = beam_search_nbest(model, src, beam=4, alpha=alpha)
     caps = max_output_lengths(model, src).tolist()
-    for i, hyps in enumerate(nb):
-        scores = [s for _, s in hyps]
-        assert len(hyps) == 4 and scores == sorted(scores, reverse=True)
-        row = src[i][src[i] != PAD_ID]
-        for ids, s in hyps:
-            ended = len(ids) < caps[i]    # shorter than the cap: it ended in EOS
-            assert abs(s - teacher_forced_score(model, row, ids, alpha, ended)) < 1e-6
-    ids, scores = beam_search(model, src, alpha=alpha, return_scores=True)
-    assert ids == [h[0][0] for h in nb] and scores == [h[0][1] for h in nb]
+    readable, fast = beam_search(model, src, beam=4, alpha=alpha), fast_beam_search(model, src, beam=4, alpha=alpha)
+    for nb in (readable, fast):
+        for i, hyps in enumerate(nb):
+            scores = [s for _, s in hyps]
+            assert len(hyps) == 4 and scores == sorted(scores, reverse=True)
+            row = src[i][src[i] != PAD_ID]
+            for ids, s in hyps:
+                ended = len(ids) < caps[i]    # shorter than the cap: it ended in EOS
+                assert abs(s - teacher_forced_score(model, row, ids, alpha, ended)) < 1e-6
+    same_nbest(fast, readable, eps=1e-9)
+    same_nbest(fast_beam_search(model, src, beam=4, alpha=alpha, nbest=1), [h[:1] for h in readable], eps=1e-9)
 
 def test_length_penalty_changes_the_winner():
     "With alpha=0 beam search prefers shorter outputs than with alpha=1 (summed over a batch)."
     m, src = make_model(), rand_src(n=12, seed=4)
-    short = sum(map(len, beam_search(m, src, alpha=0.0)))
-    long = sum(map(len, beam_search(m, src, alpha=1.0)))
+    short = sum(map(len, best(beam_search(m, src, alpha=0.0))))
+    long = sum(map(len, best(beam_search(m, src, alpha=1.0))))
     assert short <= long
 
 def test_length_penalty_values():
@@ -125,37 +153,46 @@ def no_eos_model(**kw):
     torch.manual_seed(0)
     return NoEOS(get_config('tiny', src_vocab=V, tgt_vocab=V, **kw)).double().eval()
 
-def test_max_length_reached_and_respected():
+def test_max_length_reached_and_respected(no_eos_fast):
     m, src = no_eos_model(), rand_src(seed=5)
     n = (src != PAD_ID).sum(1)
     for extra in (0, 3):
         assert [len(o) for o in greedy_decode(m, src, max_extra=extra)] == (n + extra).tolist()
-        assert [len(o) for o in beam_search(m, src, max_extra=extra)] == (n + extra).tolist()
+        assert [len(o) for o in best(beam_search(m, src, max_extra=extra))] == (n + extra).tolist()
         assert greedy_decode(m, src, max_extra=extra, use_cache=False) == greedy_decode(m, src, max_extra=extra)
+        assert fast_greedy_decode(m, src, max_extra=extra) == greedy_decode(m, src, max_extra=extra)
+        assert [len(o) for o in best(fast_beam_search(m, src, max_extra=extra))] == (n + extra).tolist()
     assert [len(o) for o in greedy_decode(m, src)] == (n + 50).tolist()   # the paper's default: input + 50
 
-def test_learned_positions_cap_output():
+def test_learned_positions_cap_output(no_eos_fast):
     m, src = no_eos_model(pos='learned', max_len=9), rand_src(seed=6)
     assert all(len(o) == 9 for o in greedy_decode(m, src))
-    assert all(len(o) == 9 for o in beam_search(m, src))
+    assert all(len(o) == 9 for o in best(beam_search(m, src)))
+    assert all(len(o) == 9 for o in fast_greedy_decode(m, src))
+    assert all(len(o) == 9 for o in best(fast_beam_search(m, src)))
 
 def test_outputs_never_hold_specials(model, src):
-    for outs in (greedy_decode(model, src), beam_search(model, src)):
+    for outs in (greedy_decode(model, src), best(beam_search(model, src)), fast_greedy_decode(model, src),
+                 best(fast_beam_search(model, src))):
         assert all(i not in (PAD_ID, BOS_ID, EOS_ID) for o in outs for i in o)
 
 def test_mode_restored_and_no_grad(model, src):
     model.train()
-    greedy_decode(model, src); beam_search(model, src)
+    greedy_decode(model, src); beam_search(model, src); fast_greedy_decode(model, src); fast_beam_search(model, src)
     assert model.training
     model.eval()
 
-def test_bad_inputs(model):
-    with pytest.raises(ValueError, match=r'\[1\]'): greedy_decode(model, torch.tensor([[5, 3], [0, 0]]))
-    with pytest.raises(ValueError, match='beam=0'): beam_search(model, torch.tensor([[5, 3]]), beam=0)
-    with pytest.raises(ValueError, match='alpha=-1'): beam_search(model, torch.tensor([[5, 3]]), alpha=-1)
-    with pytest.raises(ValueError, match='max_extra=-2'): greedy_decode(model, torch.tensor([[5, 3]]), max_extra=-2)
-    with pytest.raises(TypeError, match='float32'): greedy_decode(model, torch.ones(1, 3))
-    with pytest.raises(ValueError, match=r'\(3,\)'): beam_search(model, torch.tensor([5, 6, 3]))
+@pytest.mark.parametrize('greedy,beam', [(greedy_decode, beam_search), (fast_greedy_decode, fast_beam_search)],
+                         ids=['readable', 'fast'])
+def test_bad_inputs(model, greedy, beam):
+    with pytest.raises(ValueError, match=r'\[1\]'): greedy(model, torch.tensor([[5, 3], [0, 0]]))
+    with pytest.raises(ValueError, match=r'\[1\]'): beam(model, torch.tensor([[5, 3], [0, 0]]))
+    with pytest.raises(ValueError, match='beam=0'): beam(model, torch.tensor([[5, 3]]), beam=0)
+    with pytest.raises(ValueError, match='alpha=-1'): beam(model, torch.tensor([[5, 3]]), alpha=-1)
+    with pytest.raises(ValueError, match='max_extra=-2'): greedy(model, torch.tensor([[5, 3]]), max_extra=-2)
+    with pytest.raises(TypeError, match='float32'): greedy(model, torch.ones(1, 3))
+    with pytest.raises(ValueError, match=r'\(3,\)'): beam(model, torch.tensor([5, 6, 3]))
+    with pytest.raises(IndexError, match='src: token id 16 .*vocabulary of 16'): greedy(model, torch.tensor([[5, 16, 3]]))
 
 class CharTok:
     chars = 'abcdefghijkl'
@@ -171,8 +208,9 @@ def test_translate_order_empty_and_batching(model):
     assert out == translate(model, tok, sents[::-1])[::-1]                   # order restored
     alone = [translate(model, tok, [s])[0] for s in sents]
     assert out == alone
-    greedy = [tok.decode(greedy_decode(model, torch.tensor([tok.encode(s.strip()) + [EOS_ID]]))[0]) if s.strip() else ''
-              for s in sents]
+    enc = lambda s: torch.tensor([tok.encode(s.strip()) + [EOS_ID]])
+    assert out == [tok.decode(best(beam_search(model, enc(s)))[0]) if s.strip() else '' for s in sents]   # the readable search
+    greedy = [tok.decode(greedy_decode(model, enc(s))[0]) if s.strip() else '' for s in sents]
     assert translate(model, tok, sents, beam=1) == greedy
     assert translate(model, tok, []) == []
     with pytest.raises(TypeError, match='wrap it'): translate(model, tok, 'abc')
@@ -193,7 +231,7 @@ def test_length_batches():
     assert all(len(b) == 1 or len(b) * max(lens[i] for i in b) <= 12 for b in bs)
     with pytest.raises(ValueError, match='max_tokens=0'): length_batches(lens, 0)
 
-# ---- checkpoint averaging ----
+# ---- checkpoint averaging (A1_checkpoints) ----
 def ckpt(model, step=1, **extra):
     return {'format': 'transformer_nb.checkpoint/1', 'config': dataclasses.asdict(model.cfg), 'model': model.state_dict(),
             'tokenizer': b'tok', 'optimizer': {'state': {}}, 'scheduler': {}, 'step': step, 'epoch': 0,
@@ -212,13 +250,9 @@ def test_average_of_copies_is_identity(tmp_path):
     assert avg['step'] == 7 and avg['tokenizer'] == b'tok' and avg['config'] == dataclasses.asdict(m.cfg)
     assert 'optimizer' not in avg and avg['meta']['run'] == 'x' and len(avg['meta']['averaged_from']) == 2
 
-def test_average_is_the_mean_and_keeps_dtype_ties_and_buffers(tmp_path):
+def test_average_is_the_mean_and_keeps_dtype_and_ties(tmp_path):
     ms = [small(s) for s in range(3)]
-    sds = []
-    for i, m in enumerate(ms):
-        sd = {k: v.half() if k == 'decoder.0.ffn.w_1.weight' else v for k, v in m.state_dict().items()}
-        sd['counter'] = torch.tensor(i)                   # a non-float buffer: copied from the last
-        sds.append(sd)
+    sds = [{k: v.half() if k == 'decoder.0.ffn.w_1.weight' else v for k, v in m.state_dict().items()} for m in ms]
     paths = [save_checkpoint(tmp_path / f'c{i}.pt', **{**ckpt(m, i), 'model': sd}) for i, (m, sd) in enumerate(zip(ms, sds))]
     out = save_averaged(paths, tmp_path / 'sub' / 'avg.pt')
     assert out.is_file() and not [p for p in (tmp_path / 'sub').iterdir() if p.name != 'avg.pt']   # no temp left
@@ -226,9 +260,14 @@ def test_average_is_the_mean_and_keeps_dtype_ties_and_buffers(tmp_path):
     k = 'encoder.1.self_attn.in_proj.weight'
     assert torch.allclose(avg[k], torch.stack([sd[k] for sd in sds]).mean(0), atol=1e-7)
     assert avg['decoder.0.ffn.w_1.weight'].dtype == torch.float16
-    assert avg['counter'].item() == 2
     assert avg['src_emb.lut.weight'].data_ptr() == avg['generator.proj.weight'].data_ptr()    # still tied
-    m = small(9); m.load_state_dict({k: v for k, v in avg.items() if k != 'counter'})           # loads back
+    m = small(9); m.load_state_dict(avg)                                                       # loads back
+
+def test_average_refuses_tensors_the_architecture_lacks(tmp_path):
+    "A tensor the config's model does not have (here a counter buffer) is named, not averaged or copied."
+    sd = {**small(0).state_dict(), 'counter': torch.tensor(1)}
+    p = save_checkpoint(tmp_path / 'c.pt', **{**ckpt(small(0), 0), 'model': sd})
+    with pytest.raises(ValueError, match=r'c\.pt: the weights do not match.*unexpected.*counter'): average_checkpoints([p, p])
 
 def test_average_mismatched_architecture(tmp_path):
     a = save_checkpoint(tmp_path / 'a.pt', **ckpt(small(0)))
@@ -253,20 +292,23 @@ def test_average_bad_files(tmp_path):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')
 def test_cuda_matches_cpu():
     m, src = make_model(dtype=torch.float32), rand_src(seed=7)
-    cpu = beam_search(m, src)
+    cpu = (fast_beam_search(m, src), greedy_decode(m, src))
     m.cuda()
-    try: assert beam_search(m, src.cuda()) == cpu and greedy_decode(m, src.cuda()) == greedy_decode(m.cpu(), src)
+    try:
+        gpu = fast_beam_search(m, src.cuda())
+        same_nbest(gpu, cpu[0], eps=1e-4)
+        assert greedy_decode(m, src.cuda()) == cpu[1] == fast_greedy_decode(m, src.cuda())
     finally: m.cpu()
 
 
 def test_beam_never_stops_while_a_better_hypothesis_is_alive(model, src):
     "The stopping bound: beam 4's best normalised score is at least that of the greedy output (which beam 1 finds)."
-    from transformer_nb.decoding import beam_search_nbest
-    for alpha in (0.0, 0.6, 1.0):
-        best = [h[0][1] for h in beam_search_nbest(model, src, beam=4, alpha=alpha)]
-        greedy = [h[0][1] for h in beam_search_nbest(model, src, beam=1, alpha=alpha)]
-        worse = [(i, b, g) for i, (b, g) in enumerate(zip(best, greedy)) if b < g - 1e-9]
-        assert not worse, (alpha, worse)
+    for search in (fast_beam_search, beam_search):
+        for alpha in (0.0, 0.6, 1.0):
+            top = [h[0][1] for h in search(model, src, beam=4, alpha=alpha)]
+            greedy = [h[0][1] for h in search(model, src, beam=1, alpha=alpha)]
+            worse = [(i, b, g) for i, (b, g) in enumerate(zip(top, greedy)) if b < g - 1e-9]
+            assert not worse, (search.__name__, alpha, worse)
 
 
 class ScriptedModel(torch.nn.Module):
@@ -285,94 +327,157 @@ class ScriptedModel(torch.nn.Module):
 
 def test_beam_search_does_not_stop_while_a_better_hypothesis_is_alive():
     "fairseq's rule (stop once k hypotheses end) returns a short improbable one here; the bound must not."
-    from transformer_nb.decoding import beam_search_nbest
     m, src = ScriptedModel(), torch.tensor([[7, 8, EOS_ID]])
     for alpha in (0.0, 0.6, 1.0):
-        ids, score = beam_search_nbest(m, src, beam=4, alpha=alpha, use_cache=False)[0][0]
-        assert ids == [4, 4, 4, 4, 4], (alpha, ids, score)
+        for search in (fast_beam_search, beam_search):
+            ids, score = search(m, src, beam=4, alpha=alpha, use_cache=False)[0][0]
+            assert ids == [4, 4, 4, 4, 4], (search.__name__, alpha, ids, score)
         assert ids == greedy_decode(m, src, use_cache=False)[0]
 
 
-# ---- the fast beam search (beam_search_nbest) against the readable one (beam_search_reference) ----
+# ---- the fast beam search (A6) against the readable one (10) ----
+def eps_for(dtype): return 1e-9 if dtype == torch.float64 else 1e-5
+
 @pytest.mark.parametrize('kw', CONFIGS)
 @pytest.mark.parametrize('dtype', [torch.float64, torch.float32])
 def test_fast_beam_search_equals_reference(kw, dtype):
-    "Identical n-best lists and identical float scores (==, not a tolerance) on random batches, beams, penalties, caps."
-    from transformer_nb.decoding import beam_search_reference
-    m = make_model(dtype=dtype, **kw)
+    """The same n-best lists (ids, in order) on random batches, beams, penalties, caps; scores equal to float rounding
+    (the fast search groups a sentence's hypotheses in encoder-decoder attention, which changes the rounding)."""
+    m, eps = make_model(dtype=dtype, **kw), eps_for(dtype)
     for seed in range(10):
         src = rand_src(n=1 + seed % 9, hi=1 + seed % 12, seed=100 + seed)
         for k, alpha, extra in [(4, 0.6, 50), (1, 0.6, 50), (3, 1.0, 2), (5, 0.0, 0), (2, 0.6, 5)]:
-            ref = beam_search_reference(m, src, k, alpha, extra)
-            assert beam_search_nbest(m, src, k, alpha, extra) == ref, (seed, k, alpha, extra)
+            ref = beam_search(m, src, k, alpha, extra)
+            same_nbest(fast_beam_search(m, src, k, alpha, extra), ref, eps=eps)
             # nbest=1 stops sentences earlier, so the others run in smaller batches: same ids, scores to float rounding
-            same_nbest(beam_search_nbest(m, src, k, alpha, extra, nbest=1), [h[:1] for h in ref],
-                       eps=1e-9 if dtype == torch.float64 else 1e-5)
-            assert beam_search(m, src, k, alpha, extra) == [h[0][0] for h in ref]
-    assert beam_search_nbest(m, src, use_cache=False) == beam_search_reference(m, src, use_cache=False)
+            same_nbest(fast_beam_search(m, src, k, alpha, extra, nbest=1), [h[:1] for h in ref], eps=eps)
+    # without the cache (and without grouping) both take the same path through `model.decode`: the very same numbers
+    assert fast_beam_search(m, src, use_cache=False) == beam_search(m, src, use_cache=False)
 
-def test_fast_beam_search_equals_reference_at_the_cap_and_when_scripted():
-    from transformer_nb.decoding import beam_search_reference
+def test_fast_beam_search_equals_reference_at_the_cap_and_when_scripted(monkeypatch):
     m, src = no_eos_model(), rand_src(seed=5)          # every hypothesis runs into its cap
+    step = FD.decode_step
+    monkeypatch.setattr(FD, 'decode_step', lambda *a: step(*a).index_fill_(-1, torch.tensor([EOS_ID]), float('-inf')))
     for extra in (0, 3):
-        assert beam_search_nbest(m, src, max_extra=extra) == beam_search_reference(m, src, max_extra=extra)
+        same_nbest(fast_beam_search(m, src, max_extra=extra), beam_search(m, src, max_extra=extra), eps=1e-9)
+    monkeypatch.undo()
+    torch.manual_seed(0)
     untrained = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V)).eval()
-    assert beam_search_nbest(untrained, rand_src(seed=6)) == beam_search_reference(untrained, rand_src(seed=6))
+    same_nbest(fast_beam_search(untrained, rand_src(seed=6)), beam_search(untrained, rand_src(seed=6)), eps=1e-5)
     sm, s = ScriptedModel(), torch.tensor([[7, 8, EOS_ID]])
     for alpha in (0.0, 0.6, 1.0):
-        assert beam_search_nbest(sm, s, alpha=alpha, use_cache=False) == beam_search_reference(sm, s, alpha=alpha, use_cache=False)
+        assert fast_beam_search(sm, s, alpha=alpha, use_cache=False) == beam_search(sm, s, alpha=alpha, use_cache=False)
 
 def test_beam_larger_than_vocabulary(model):
-    from transformer_nb.decoding import beam_search_reference
-    assert len(beam_search(model, torch.tensor([[5, 3]]), beam=V)) == 1                 # the whole vocabulary is fine
-    for f in (beam_search_nbest, beam_search_reference):
-        with pytest.raises(ValueError, match=f'beam={V + 1} is more than the target vocabulary of {V} pieces'): f(model, torch.tensor([[5, 3]]), beam=V + 1)
+    for search in (fast_beam_search, beam_search):
+        assert len(search(model, torch.tensor([[5, 3]]), beam=V)) == 1                 # the whole vocabulary is fine
+        with pytest.raises(ValueError, match=f'beam={V + 1} is more than the target vocabulary of {V} pieces'):
+            search(model, torch.tensor([[5, 3]]), beam=V + 1)
     for bad in (0, 5, 2.0):
-        with pytest.raises(ValueError, match='nbest='): beam_search_nbest(model, torch.tensor([[5, 3]]), beam=4, nbest=bad)
-    assert [len(h) for h in beam_search_nbest(model, rand_src(seed=9), beam=4, nbest=2)] == [2] * 8
+        with pytest.raises(ValueError, match='nbest='): fast_beam_search(model, torch.tensor([[5, 3]]), beam=4, nbest=bad)
+    assert [len(h) for h in fast_beam_search(model, rand_src(seed=9), beam=4, nbest=2)] == [2] * 8
 
-def test_nbest_one_stops_earlier_with_the_same_answer():
+def test_nbest_one_stops_earlier_with_the_same_answer(count_rows):
     "With nbest=1 a sentence stops once its best finished hypothesis beats the bound: fewer decoder steps, same best."
-    from transformer_nb.decoding import beam_search_reference
     m, src = make_model(), rand_src(n=12, seed=11)
-    calls = {'n': 0}
-    class Counting(torch.nn.Module):
-        def __init__(self, m): super().__init__(); self.m, self.cfg = m, m.cfg
-        def encode(self, *a, **k): return self.m.encode(*a, **k)
-        def init_cache(self): return self.m.init_cache()
-        def decode(self, *a, **k): calls['n'] += a[2].shape[0]; return self.m.decode(*a, **k)
-    c = Counting(m)
-    full = beam_search_nbest(c, src); rows_full = calls['n']; calls['n'] = 0
-    best = beam_search_nbest(c, src, nbest=1); rows_best = calls['n']
-    same_nbest(best, [h[:1] for h in full], eps=1e-9)
-    same_nbest(best, [h[:1] for h in beam_search_reference(m, src)], eps=1e-9)
-    assert rows_best < rows_full, (rows_best, rows_full)
+    full = fast_beam_search(m, src); rows_full = count_rows['n']; count_rows['n'] = 0
+    top = fast_beam_search(m, src, nbest=1); rows_best = count_rows['n']
+    same_nbest(top, [h[:1] for h in full], eps=1e-9)
+    same_nbest(top, [h[:1] for h in beam_search(m, src)], eps=1e-9)
+    assert 0 < rows_best < rows_full, (rows_best, rows_full)
 
-def test_early_stop_computes_fewer_rows_and_never_scores_higher():
+def test_early_stop_computes_fewer_rows_and_never_scores_higher(count_rows):
     "stop='early' ends a sentence when its best candidate is EOS: at most the exact search's rows and score."
     for kw in CONFIGS[:2]:
         m = make_model(**kw)
         for seed in range(4):
             src, rows = rand_src(n=10, seed=200 + seed), {}
             for stop in ('exact', 'early'):
-                calls = {'n': 0}
-                class Counting(torch.nn.Module):
-                    def __init__(self): super().__init__(); self.cfg = m.cfg
-                    def encode(self, *a, **k): return m.encode(*a, **k)
-                    def init_cache(self): return m.init_cache()
-                    def decode(self, *a, **k): calls['n'] += a[2].shape[0]; return m.decode(*a, **k)
-                ids, scores = beam_search(Counting(), src, return_scores=True, stop=stop)
-                rows[stop] = (calls['n'], ids, scores)
-            assert rows['early'][0] <= rows['exact'][0], (seed, rows['early'][0], rows['exact'][0])
+                count_rows['n'] = 0
+                top = fast_beam_search(m, src, nbest=1, stop=stop)
+                rows[stop] = (count_rows['n'], best(top), [h[0][1] for h in top])
+            assert 0 < rows['early'][0] <= rows['exact'][0], (seed, rows['early'][0], rows['exact'][0])
             assert all(e <= x + 1e-9 for x, e in zip(rows['exact'][2], rows['early'][2])), seed
-    with pytest.raises(ValueError, match="stop='fast'"): beam_search(m, src, stop='fast')
+    with pytest.raises(ValueError, match="stop='fast'"): fast_beam_search(m, src, stop='fast')
     with pytest.raises(ValueError, match="stop='fast'"): translate(m, None, ['x'], beam=1, stop='fast')
+
+
+# ---- the fast greedy decoder (A6) against the readable one (10) ----
+@pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
+@pytest.mark.parametrize('seed', [0, 1, 2])
+def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
+    "Random untrained models of several shapes: fast_greedy_decode returns greedy_decode's ids, bit for bit."
+    kw = [dict(), dict(norm_first=True, tie='none', tgt_vocab=23), dict(pos='learned', max_len=40, h=2, d_k=12, d_v=20)][seed]
+    torch.manual_seed(seed)
+    m = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=kw.pop('tgt_vocab', V), **kw)).to(dtype).eval()
+    for s in range(3):
+        src = rand_src(n=7, hi=10, seed=300 + 10 * seed + s)
+        g = greedy_decode(m, src, max_extra=8)
+        assert fast_greedy_decode(m, src, max_extra=8) == g == greedy_decode(m, src, max_extra=8, use_cache=False)
+        assert len(set(map(len, g))) >= 2, g                       # outputs of several lengths: a real check
+
+
+# ---- the fast decoder step (A6) against the readable forward (06) ----
+def same_logits(fast, slow):
+    """Bit for bit in float32. In float64 the output layer's transposed weight (FastCache.logits) may round the last
+    bit differently from `proj(x)` on a CPU: every layer below it is still bit for bit, the logits within 4 ulps."""
+    if fast.dtype == torch.float32: assert torch.equal(fast, slow), (fast - slow).abs().max()
+    else: torch.testing.assert_close(fast, slow, rtol=4 * torch.finfo(fast.dtype).eps, atol=4 * torch.finfo(fast.dtype).eps)
+
+@pytest.mark.parametrize('kw', CONFIGS + [dict(h=2, d_k=12, d_v=20)])
+@pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
+def test_decode_step_equals_decode(kw, dtype):
+    "decode_step with a FastCache gives model.decode's logits with a DecoderCache, bit for bit (float32), step by step."
+    torch.manual_seed(1)
+    m = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V, **kw)).to(dtype).eval()
+    src = rand_src(n=5, seed=12)
+    tgt = torch.randint(4, V, (5, 7), generator=torch.Generator().manual_seed(3)); tgt[:, 0] = BOS_ID
+    with torch.inference_mode():
+        sm = (src != PAD_ID)[:, None, None]
+        mem = m.encode(src, sm)
+        fc, dc = FastCache(m.cfg.N), DecoderCache(m.cfg.N)
+        for t in range(tgt.shape[1]):
+            fast, slow = decode_step(m, mem, sm, tgt[:, t:t + 1], fc), m.decode(mem, sm, tgt[:, t:t + 1], cache=dc)
+            assert fast.shape == (5, 1, V)
+            same_logits(fast, slow)
+        assert len(fc) == len(dc) == tgt.shape[1]
+        torch.testing.assert_close(slow[:, 0], m(src, tgt)[:, -1], rtol=1e-5, atol=1e-5)   # == teacher forcing
+        keep = torch.tensor([4, 0, 0, 2])                                                   # beams follow their parents
+        fc.select(keep); dc.select(keep)
+        nxt = torch.tensor([[5], [6], [7], [8]])
+        same_logits(decode_step(m, mem[keep], sm[keep], nxt, fc), m.decode(mem[keep], sm[keep], nxt, cache=dc))
+
+@pytest.mark.parametrize('h', (1, 2, 4))
+def test_mha_step_equals_forward_and_groups_memory(h):
+    "_mha_step == MultiHeadAttention.forward in eval mode, bit for bit; with one memory row per group of g query"
+    " rows (beam search's k hypotheses of a sentence) it equals forward on the repeated memory, to float rounding."
+    from transformer_nb.fast_decoding import _mha_step
+    from transformer_nb.multihead import MultiHeadAttention
+    from transformer_nb.decoding import KVCache
+    torch.manual_seed(h)
+    m = MultiHeadAttention(8 * h, h).eval()
+    g = torch.Generator().manual_seed(h)
+    b, k, S = 3, 4, 6
+    x, mem = torch.randn(b * k, 1, 8 * h, generator=g), torch.randn(b, S, 8 * h, generator=g)
+    keep = (torch.arange(S) < torch.tensor([[6], [2], [4]]))[:, None, None]              # (b, 1, 1, S) source padding
+    with torch.inference_mode():
+        rep, rep_mask = mem.repeat_interleave(k, 0), keep.repeat_interleave(k, 0)
+        assert torch.equal(_mha_step(m, x, rep, rep_mask), m(x, rep, mask=rep_mask))   # ungrouped: the same numbers
+        torch.testing.assert_close(_mha_step(m, x, mem, keep), m(x, rep, mask=rep_mask), rtol=1e-5, atol=1e-6)
+        c1, c2 = KVCache(), KVCache()                                                      # self-attention with a cache
+        for t in range(3):
+            xt = torch.randn(b * k, 1, 8 * h, generator=g)
+            assert torch.equal(_mha_step(m, xt, cache=c1), m(xt, cache=c2))
+        c1, c2 = KVCache(), KVCache()                                                      # cross-attention, filled once
+        for t in range(3):
+            xt = torch.randn(b * k, 1, 8 * h, generator=g)
+            torch.testing.assert_close(_mha_step(m, xt, mem, keep, c1), m(xt, rep, mask=rep_mask, cache=c2), rtol=1e-5, atol=1e-6)
+        assert c1.k.shape[0] == b and c2.k.shape[0] == b * k                              # one memory row per sentence
 
 
 # ---- the chunked argmax and top-k, and beam search over a vocabulary wide enough to use them ----
 def test_chunked_argmax_and_topk():
     "argmax_rows = torch.argmax (first maximum, NaN included); topk_rows has torch.topk's values; topk_log_probs is exact."
-    from transformer_nb.decoding import argmax_rows, topk_rows, topk_log_probs, log_probs
     g = torch.Generator().manual_seed(0)
     for width in (8000, 8003, 2048, 1000, 100):                      # chunks of 64, a short tail, too narrow to chunk
         x = torch.randn(64, width, generator=g)
@@ -391,13 +496,14 @@ def test_chunked_argmax_and_topk():
 
 @pytest.mark.parametrize('kw', CONFIGS[:2])
 def test_fast_beam_search_equals_reference_wide_vocabulary(kw):
-    "With |V| = 2048 the chunked argmax and top-k are used: greedy = beam 1, fast = reference exactly."
-    from transformer_nb.decoding import beam_search_reference
+    "With |V| = 2048 the chunked argmax and top-k are used: greedy = beam 1, fast = readable."
     torch.manual_seed(0)
     m = Transformer(get_config('tiny', src_vocab=2048, tgt_vocab=2048, **kw)).eval()
     src = pad([torch.randint(4, 2048, (n,), generator=torch.Generator().manual_seed(n)).tolist() + [EOS_ID] for n in (3, 6, 1, 4)])
     for k, extra in ((4, 3), (2, 6)):
-        ref = beam_search_reference(m, src, k, 0.6, extra)
-        assert beam_search_nbest(m, src, k, 0.6, extra) == ref
-        assert beam_search(m, src, k, 0.6, extra) == [h[0][0] for h in ref]
-    assert beam_search(m, src, beam=1, max_extra=5) == greedy_decode(m, src, max_extra=5) == greedy_decode(m, src, max_extra=5, use_cache=False)
+        ref = beam_search(m, src, k, 0.6, extra)
+        same_nbest(fast_beam_search(m, src, k, 0.6, extra), ref, eps=1e-5)
+        same_nbest(fast_beam_search(m, src, k, 0.6, extra, nbest=1), [h[:1] for h in ref], eps=1e-5)
+    g = greedy_decode(m, src, max_extra=5)
+    assert best(fast_beam_search(m, src, beam=1, max_extra=5)) == best(beam_search(m, src, beam=1, max_extra=5)) == g
+    assert fast_greedy_decode(m, src, max_extra=5) == g == greedy_decode(m, src, max_extra=5, use_cache=False)

@@ -9,8 +9,8 @@ ct2 = pytest.importorskip('ctranslate2', reason="ctranslate2 not installed (pip 
 from transformer_nb.core import PAD_ID, BOS_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
-from transformer_nb.training import save_checkpoint, model_from_checkpoint
-from transformer_nb.decoding import translate
+from transformer_nb.checkpoints import save_checkpoint, model_from_checkpoint
+from transformer_nb.fast_decoding import translate
 from transformer_nb.export import (export_ctranslate2, load_ctranslate2, ctranslate2_translate, _check_exportable,
                                    ctranslate2_spec)
 
@@ -46,7 +46,10 @@ def trained_checkpoint(path, tok, steps=80, **kw):
                            step=steps, epoch=0, meta={})
 
 @pytest.fixture(scope='module')
-def ckpt(tmp_path_factory, tok): return trained_checkpoint(tmp_path_factory.mktemp('export') / 'checkpoint-0000120.pt', tok, steps=120)
+def ckpt(tmp_path_factory, tok):
+    "Trained for 200 updates: the checks below hold for seeds 0, 1 and 2 with margin (at 120 updates a model is still"
+    " so unsure that beam search and int8 flip near-ties, and whether they pass depends on the initialisation)."
+    return trained_checkpoint(tmp_path_factory.mktemp('export') / 'checkpoint-0000200.pt', tok, steps=200)
 
 VARIANTS = [dict(), dict(norm_first=True), dict(pos='learned', max_len=64), dict(tie='none'),
             dict(tie='decoder', norm_first=True), dict(h=2, d_k=8, d_v=8), dict(pos='learned', max_len=64, norm_first=True, tie='none')]

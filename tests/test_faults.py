@@ -1,11 +1,11 @@
-"""Faults, hostile inputs and odd outputs, with real processes (issue 10 and the CLI part of issue 9).
+"""Faults, hostile inputs and odd outputs, with real processes, and the command line's handling of mistakes and bugs.
 
 Every test here runs the command-line tools the way a user does (a fresh interpreter per command; signals sent with
 `os.kill`; real FIFOs, symlinks, read-only folders and, where the machine allows mounting, a full tmpfs) and checks
 three things: the exit code, that stderr is one line naming the problem (never a traceback), and what survived on
 disk. Faults that cannot be produced for real in a test (a full disk at the second checkpoint, a slow write that a
 second Ctrl-C lands in) are injected by wrapping `torch.save` in the child process, which runs the real tools around
-it. The classes follow issue 10: run folders, outputs, inputs, checkpoints, faults, options, the results file."""
+it. The classes: run folders, outputs, inputs, checkpoints, faults, options, the results file, the command line."""
 import json, os, random, shutil, signal, stat, subprocess, sys, threading, time
 from pathlib import Path
 import pytest, torch
@@ -572,7 +572,7 @@ def test_concurrent_records_all_land(run, tmp_path):
     assert temps(tmp_path) == []
 
 # ---------------------------------------------------------------------------------------------------------------
-# Issue 9, the command line: sentences after options, tnb-evaluate's default test set, bugs vs mistakes, threads
+# The command line: sentences after options, tnb-evaluate's default test set, bugs vs mistakes, threads
 # ---------------------------------------------------------------------------------------------------------------
 def test_sentences_may_follow_options(run):
     r = tool('translate', run, '--beam', '1', 'a b', 'c d e')
@@ -590,7 +590,7 @@ def test_a_bug_says_it_is_one_and_where(run):
     line = r.stderr.strip()
     assert r.returncode == 70 and len(line.splitlines()) == 1, r.stderr
     assert line.startswith("tnb-translate: internal error, a bug in transformer_nb: AttributeError: 'list' object has no attribute 'nope'")
-    assert 'transformer_nb/decoding.py:' in line and 'in translate' in line and 'run it again with --debug (or TNB_DEBUG=1)' in line
+    assert 'transformer_nb/fast_decoding.py:' in line and 'in translate' in line and 'run it again with --debug (or TNB_DEBUG=1)' in line
     for extra, env in ((['--debug'], {}), ([], {'TNB_DEBUG': '1'})):
         r = tool('translate', run, 'a b', '--beam', '1', *extra, code=BUG, env=env)
         assert r.returncode == 70 and r.stderr.startswith('Traceback (most recent call last):'), r.stderr

@@ -5,6 +5,7 @@ from transformer_nb.attention import pad_mask, causal_mask, tgt_mask
 from transformer_nb.core import count_params
 from transformer_nb.model import (TransformerConfig, PRESETS, PAPER_TABLE3, get_config, Transformer, count_config_params,
                                   to_torch_transformer)
+from transformer_nb.decoding import DecoderCache
 
 torch.set_num_threads(1)
 V = 50
@@ -75,7 +76,7 @@ def test_to_torch_transformer_rejects_unequal_heads():
 
 # ---------------------------------------------------------------- incremental decoding
 def stepwise(model, src, tgt, first=1):
-    sm = pad_mask(src); mem = model.encode(src, sm); cache = model.init_cache()
+    sm = pad_mask(src); mem = model.encode(src, sm); cache = DecoderCache(model.cfg.N)
     outs = [model.decode(mem, sm, tgt[:, :first], cache=cache)]
     outs += [model.decode(mem, sm, tgt[:, i:i+1], cache=cache) for i in range(first, tgt.shape[1])]
     return torch.cat(outs, 1), cache, mem
@@ -100,13 +101,13 @@ def test_cross_attention_kv_computed_once():
     model = make(0)
     src, _ = random_batch()
     tgt = torch.full((src.shape[0], 4), 7); tgt[:, 0] = 2
-    sm = pad_mask(src); mem = model.encode(src, sm); cache = model.init_cache()
+    sm = pad_mask(src); mem = model.encode(src, sm); cache = DecoderCache(model.cfg.N)
     model.decode(mem, sm, tgt[:, :1], cache=cache)
     ks = [cc.k for _, cc in cache.layers]
     model.decode(mem, sm, tgt[:, 1:2], cache=cache)
     assert all(cc.k is k for (_, cc), k in zip(cache.layers, ks))   # the very same tensors: not recomputed
     # ... and really used: a cache filled from another memory changes the output
-    c2 = model.init_cache(); model.decode(mem.flip(0), sm.flip(0), tgt[:, :1], cache=c2)
+    c2 = DecoderCache(model.cfg.N); model.decode(mem.flip(0), sm.flip(0), tgt[:, :1], cache=c2)
     assert (model.decode(mem, sm, tgt[:, 1:2], cache=c2) - model.decode(mem, sm, tgt[:, 1:2], cache=cache)).abs().max() > 1e-3
 
 @torch.no_grad()
@@ -114,7 +115,7 @@ def test_cache_select_reorders_like_beam_search():
     model = make(2)
     src, _ = random_batch(B=3, seed=5)
     tgt = torch.randint(4, V, (3, 5)); tgt[:, 0] = 2
-    sm = pad_mask(src); mem = model.encode(src, sm); cache = model.init_cache()
+    sm = pad_mask(src); mem = model.encode(src, sm); cache = DecoderCache(model.cfg.N)
     model.decode(mem, sm, tgt[:, :4], cache=cache)
     idx = torch.tensor([2, 2, 0])
     assert cache.select(idx) is cache
@@ -209,8 +210,10 @@ def test_tying(tie, expect):
     assert (m.src_emb.lut.weight is m.tgt_emb.lut.weight, m.tgt_emb.lut.weight is m.generator.proj.weight) == expect
     sd = m.state_dict()
     assert (sd['src_emb.lut.weight'].data_ptr() == sd['generator.proj.weight'].data_ptr()) == (tie == 'all')
-    m.reset_parameters()   # re-initialising keeps the ties and the zero pad row
-    assert (m.tgt_emb.lut.weight is m.generator.proj.weight) == expect[1]
+    assert m.tgt_emb.lut.weight[0].abs().sum() == 0 and m.src_emb.lut.weight[0].abs().sum() == 0   # zero pad rows
+    if tie != 'none': assert m.generator.proj.weight[0].abs().sum() == 0   # tied: the output row of PAD is that row
+    m.tgt_emb.reset_parameters()   # re-initialising a module in place keeps the ties and the zero pad row
+    assert (m.src_emb.lut.weight is m.tgt_emb.lut.weight, m.tgt_emb.lut.weight is m.generator.proj.weight) == expect
     assert m.tgt_emb.lut.weight[0].abs().sum() == 0
 
 def test_initialisation():
@@ -267,7 +270,7 @@ def test_too_long_for_learned_positions():
     with pytest.raises(ValueError, match=r'src: .*max_len=10'): m(torch.full((1, 11), 5), torch.tensor([[2, 5]]))
     with pytest.raises(ValueError, match=r'tgt: .*max_len=10'): m(torch.full((1, 3), 5), torch.full((1, 11), 5))
     m(torch.full((1, 10), 5), torch.full((1, 10), 5))   # exactly max_len is fine
-    mem, cache = m.encode(torch.tensor([[5, 3]])), m.init_cache()
+    mem, cache = m.encode(torch.tensor([[5, 3]])), DecoderCache(m.cfg.N)
     m.decode(mem, None, torch.full((1, 10), 5), cache=cache)
     with pytest.raises(ValueError, match='max_len=10'): m.decode(mem, None, torch.tensor([[5]]), cache=cache)
     s = make(0)   # sinusoids: any length
@@ -278,8 +281,13 @@ def test_batch_size_mismatch():
     src, tgt = random_batch(B=3)
     with pytest.raises(ValueError, match='src has 3 sentences, tgt has 2'): m(src, tgt[:2])
     mem = m.encode(src)
-    with pytest.raises(ValueError, match='memory has 3 sentences, tgt has 1'): m.decode(mem, pad_mask(src), tgt[:1])
-    with pytest.raises(ValueError, match='src_mask has 2 rows'): m.decode(mem, pad_mask(src[:2]), tgt)
+    with pytest.raises(ValueError, match='memory has 3 rows, tgt has 1'): m.decode(mem, pad_mask(src), tgt[:1])
+    with pytest.raises(ValueError, match=r'src_mask of shape \(2, 1, 1, 11\) .*B=3'): m.decode(mem, pad_mask(src[:2]), tgt)
+    with pytest.raises(ValueError, match=r'src_mask of shape \(2, 1, 1, 11\) .*B=3'): m.encode(src, pad_mask(src[:2]))
+    cache = DecoderCache(m.cfg.N)                          # a memory row per hypothesis: the cache does not lift it
+    m.decode(mem, pad_mask(src), tgt[:, :1], cache=cache)
+    with pytest.raises(ValueError, match='memory has 1 rows, tgt has 3'): m.decode(mem[:1], pad_mask(src[:1]), tgt[:, 1:2], cache=cache)
+    with pytest.raises(ValueError, match='memory has 3 rows, tgt has 6'): m.decode(mem, pad_mask(src), tgt.repeat(2, 1))
 
 
 def test_learned_positions_start_at_the_scale_of_sinusoids():
@@ -287,3 +295,67 @@ def test_learned_positions_start_at_the_scale_of_sinusoids():
     m = Transformer(get_config('E-learned', src_vocab=1000, tgt_vocab=1000, max_len=256))
     for pos in (m.src_pos, m.tgt_pos):
         assert abs(pos.emb.weight.std().item() - 2 ** -0.5) < 0.01
+
+
+# ---------------------------------------------------------------- the entry points check their inputs once
+def test_embed_names_an_id_outside_the_vocabulary():
+    "Transformer.embed, the input of both stacks: a bad id is named with its side; a good batch costs no check."
+    m = make(0)
+    src = torch.tensor([[5, 3, 7]])
+    torch.testing.assert_close(m.embed(m.src_emb, m.src_pos, src), m.src_pos(m.src_emb(src)))   # eval: no dropout
+    torch.testing.assert_close(m.embed(m.tgt_emb, m.tgt_pos, src, 4), m.tgt_pos(m.tgt_emb(src), 4))
+    with pytest.raises(IndexError, match=r'^src: token id 77 is out of range for a vocabulary of 50 \(valid ids: 0..49\)$'):
+        m.embed(m.src_emb, m.src_pos, torch.tensor([[5, 77, 3]]))
+    with pytest.raises(IndexError, match=r'^tgt: token id -1 is out of range for a vocabulary of 50'):
+        m.embed(m.tgt_emb, m.tgt_pos, torch.tensor([[2, 4], [-1, 60]]))   # the first bad one, in row-major order
+    m2 = make(0, tie='none', tgt_vocab=61)
+    m2.embed(m2.tgt_emb, m2.tgt_pos, torch.tensor([[2, 60]]))           # each side has its own vocabulary
+    with pytest.raises(IndexError, match='src: token id 60 .*vocabulary of 50'): m2.embed(m2.src_emb, m2.src_pos, torch.tensor([[60]]))
+    with pytest.raises(IndexError, match='tgt: token id 61 .*vocabulary of 61'): m2.decode(m2.encode(torch.tensor([[5]])), None, torch.tensor([[61]]))
+
+
+BOOL = dict(dtype=torch.bool)
+
+@pytest.mark.parametrize('mask,err,msg', [
+    (torch.ones(2, 1, 1, 5), TypeError, 'torch.float32'),                           # a float mask would be a bias
+    (torch.ones(2, 1, 1, 5, dtype=torch.long), TypeError, 'torch.int64'),
+    ([[True] * 5], TypeError, 'list'),
+    (torch.ones(3, 1, 1, 5, **BOOL), ValueError, r'\(3, 1, 1, 5\).*B=2'),           # wrong batch
+    (torch.ones(2, 5, 5, **BOOL), ValueError, r'\(2, 5, 5\).*4 dimensions'),        # an ambiguous 3-d mask
+    (torch.ones(5, **BOOL), ValueError, r'\(5,\)'),                                  # 1-d
+    (torch.ones(1, 1, 1, 1, 5, **BOOL), ValueError, r'\(1, 1, 1, 1, 5\)'),           # 5-d
+])
+def test_entry_points_check_masks(mask, err, msg):
+    "A mask is checked once, where it enters the model; the attention modules inside trust it."
+    m = make(0)
+    src, tgt = torch.tensor([[5, 6, 7, 8, 3], [5, 6, 3, 0, 0]]), torch.tensor([[2, 5, 6, 7, 8], [2, 5, 6, 0, 0]])
+    with pytest.raises(err, match=msg): m.encode(src, mask)
+    mem = m.encode(src)
+    with pytest.raises(err, match=msg.replace('src_mask', 'tgt_mask')): m.decode(mem, None, tgt, mask)
+    with pytest.raises(err, match=msg): m.decode(mem, mask, tgt)
+
+
+def test_entry_points_accept_what_the_model_makes():
+    "No mask, a padding mask (B, 1, 1, S), a mask shared by the batch (1, 1, T, T): all pass the check."
+    m = make(0)
+    src, tgt = random_batch(B=3, seed=8)
+    sm = pad_mask(src)
+    torch.testing.assert_close(m.encode(src), m.encode(src, sm))
+    mem = m.encode(src, sm)
+    torch.testing.assert_close(m.decode(mem, sm, tgt), m.decode(mem, sm, tgt, tgt_mask(tgt)))
+    assert m.decode(mem, sm, tgt, causal_mask(tgt.shape[1])).shape == (3, tgt.shape[1], V)
+    torch.testing.assert_close(m(src, tgt), m.decode(mem, sm, tgt))
+
+
+def test_entry_points_check_token_tensors():
+    m = make(0)
+    src, tgt = torch.tensor([[5, 3]]), torch.tensor([[2, 5]])
+    for call in (lambda s: m(s, tgt), lambda s: m.encode(s)):
+        with pytest.raises(TypeError, match='src must be a tensor of token ids, got list'): call([[5, 3]])
+        with pytest.raises(TypeError, match='src must hold integer token ids, got dtype torch.float32'): call(src.float())
+        with pytest.raises(TypeError, match='torch.bool'): call(src.bool())
+        with pytest.raises(ValueError, match=r'src of shape \(1, 1, 2\) must be \(batch, length\)'): call(src[None])
+    mem = m.encode(src)
+    with pytest.raises(TypeError, match='tgt must hold integer token ids, got dtype torch.float64'): m.decode(mem, None, tgt.double())
+    with pytest.raises(ValueError, match=r'tgt of shape \(2,\)'): m.decode(mem, None, tgt[0])
+    assert m(src.int(), tgt.int()).shape == (1, 2, V)                  # int32 ids are fine

@@ -189,7 +189,7 @@ def test_tnb_train_parsing_reports_f1_and_tnb_evaluate_scores_trees(tmp_path):
     r = cli('evaluate_main', out, '--src', tmp_path / 'test.en', '--ref', tmp_path / 'bad.tree', '--beam', '1')
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and 'reference 1 is not a well-formed' in r.stderr
 
-# --- the second language pair (§6.1's EN-FR; the same issue) ---
+# --- the second language pair (§6.1's EN-FR) ---
 
 def test_tnb_train_multi30k_en_fr(tmp_path):
     from transformer_nb.datasets import find_multi30k

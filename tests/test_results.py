@@ -59,7 +59,7 @@ def test_bad_records_are_refused(tmp_path):
 import importlib.util
 from transformer_nb.evaluation import _TABLE3_KEYS, table3_table, table3_variants
 from transformer_nb.model import PRESETS, get_config
-from transformer_nb.cli import train_parser, _resolved
+from transformer_nb.cli import _train_parser, _resolved
 
 TABLE3 = ROOT / 'results' / 'table3.json'
 
@@ -72,7 +72,7 @@ def test_sweep_commands_train_exactly_the_variant():
     "The tnb-train options the sweep writes give back each variant's overrides, hence its config."
     flags = sweep_module().flags
     for name, o in table3_variants(PRESETS['mini']).items():
-        a = train_parser().parse_args(['--dataset', 'multi30k', '--preset', 'small', *flags(o)])
+        a = _train_parser().parse_args(['--dataset', 'multi30k', '--preset', 'small', *flags(o)])
         preset, _, model_kw, _ = _resolved(a)
         assert (preset, model_kw) == ('small', o), name
         get_config(preset, **model_kw)                      # a valid configuration

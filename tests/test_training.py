@@ -6,11 +6,12 @@ import torch
 import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.training import (noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads,
-    copy_examples, pad_batch, TrainConfig)
+from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, TrainConfig
+from transformer_nb.data import collate
 from transformer_nb.checkpoints import (rng_state, set_rng_state, save_checkpoint, load_checkpoint, list_checkpoints,
     latest_checkpoint, model_from_checkpoint, _CKPT_FORMAT)
 from transformer_nb.trainer import Trainer, TrainingDiverged
+from conftest import copy_ids
 
 torch.set_num_threads(1)
 V = 16
@@ -23,7 +24,7 @@ class Batches:
         idx = torch.randperm(self.n, generator=torch.Generator().manual_seed(self.e)).tolist()
         return iter([idx[i:i + self.bs] for i in range(0, self.n, self.bs)])
 
-DATA = copy_examples(96, V, seed=3)
+DATA = copy_ids(96, V, seed=3)
 
 def make(out=None, steps=6, p_drop=0.2, callbacks=(), **kw):
     set_seed(0)
@@ -74,11 +75,11 @@ def test_label_smoothing_ignores_pad_logits():
 def test_accumulated_gradient_equals_big_batch():
     set_seed(0)
     m = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V, p_drop=0.0))
-    ex = copy_examples(10, V, seed=5, max_len=12)
+    ex = copy_ids(10, V, seed=5, max_len=12)
     def grads(batches):
         m.zero_grad(); accumulate_grads(m, batches)
         return [p.grad.clone() for p in m.parameters()]
-    big, acc = grads([pad_batch(ex)]), grads([pad_batch(ex[:1]), pad_batch(ex[1:6]), pad_batch(ex[6:])])
+    big, acc = grads([collate(ex)]), grads([collate(ex[:1]), collate(ex[1:6]), collate(ex[6:])])
     for a, b in zip(acc, big): torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
 
 def test_trainer_accumulation_equals_one_big_batch():

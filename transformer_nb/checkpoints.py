@@ -10,13 +10,13 @@ __all__ = ['rng_state', 'set_rng_state', 'save_checkpoint', 'load_checkpoint', '
            'average_checkpoints', 'save_averaged']
 
 # %% ../nbs/A1_checkpoints.ipynb #085de6a9
-import errno, os, random, shutil, warnings
+import errno, os, random, re, shutil, stat, warnings
 from dataclasses import fields
 from pathlib import Path
 import numpy as np
 import torch
 from .core import get_device
-from .model import Transformer, TransformerConfig
+from .model import Transformer, TransformerConfig, count_config_params
 from .data import Tokenizer
 from .safeguards import atomic_open
 
@@ -53,30 +53,50 @@ def save_checkpoint(path, **state) -> Path:
             raise OSError(errno.ENOSPC if full else errno.EIO, os.strerror(errno.ENOSPC if full else errno.EIO)) from None
     return path
 
+def _blocked(e:Exception) -> str|None:
+    "The name of the Python object whose unpickling `weights_only=True` refused (a pickle that would run code), or None."
+    msg = str(e)
+    if 'GLOBAL' not in msg and 'Unsupported global' not in msg and 'is blocked' not in msg: return None
+    m = re.search(r'GLOBAL\s+([\w.]+)', msg) or re.search(r'Unsupported global:?\s*([\w.]+)', msg)
+    return m[1] if m else 'an object'
+
 def _unreadable(e:Exception) -> str:
     "Why torch.load refused a file, in one sentence."
     msg = str(e).strip()
     if isinstance(e, EOFError) or not msg: return "the file is empty or cut short"
     if 'WeightsUnpickler error:' in msg:
         detail = msg.split('WeightsUnpickler error:', 1)[1].strip().splitlines()[0].strip()
-        if detail.startswith('Unsupported global'):
-            name = detail.split('GLOBAL', 1)[-1].split()[0] if 'GLOBAL' in detail else 'an object'
-            return f"it holds pickled Python code ({name}), which weights_only=True refuses to run"
         return f"not a file written by torch.save, or a damaged one ({detail.rstrip('.')})"
     if 'zip archive' in msg: return f"truncated or damaged ({msg.split('zip archive:', 1)[-1].split('.')[0].strip()})"
     if isinstance(e, (IndexError, KeyError, TypeError, AttributeError, UnicodeDecodeError)) or type(e).__name__ == 'UnpicklingError':
         return f"not a file written by torch.save ({type(e).__name__}: {msg.splitlines()[0][:80]})"   # the unpickler choked on it
     return msg.splitlines()[0].split('. ')[0].rstrip('.')
 
+_KINDS = ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISCHR, 'a character device'), (stat.S_ISBLK, 'a block device'), (stat.S_ISSOCK, 'a socket'))
+
 def load_checkpoint(path, map_location='cpu') -> dict:
-    "Read a checkpoint with `weights_only=True`; one-line errors for a missing, corrupt or foreign file."
+    "Read a checkpoint with `weights_only=True`; one-line errors for a missing, unreadable, corrupt, blocked or foreign file."
     path = Path(path)
-    if path.is_dir(): path = latest_checkpoint(path) or path / 'checkpoint-*.pt'
-    if not path.is_file(): raise FileNotFoundError(f"checkpoint not found: {path}")
+    if path.is_dir():
+        found = latest_checkpoint(path)
+        if found is None: raise FileNotFoundError(f"{path} is a folder without checkpoint-<step>.pt files: give a checkpoint "
+                                                  f"file, or the run folder of a tnb-train run")
+        path = found
+    if not path.exists(): raise FileNotFoundError(f"checkpoint not found: {path}")
+    if not path.is_file():                                               # reading a FIFO would wait for a writer for ever
+        kind = next((k for test, k in _KINDS if test(path.stat().st_mode)), 'not a file')
+        raise ValueError(f"{path} is not a regular file ({kind}); a checkpoint is a file written by tnb-train")
     try:
         with warnings.catch_warnings():                                  # e.g. "Detected pickle protocol 4"
             warnings.simplefilter('ignore'); ck = torch.load(path, map_location=map_location, weights_only=True)
+    except OSError as e:                                                 # permission denied, an I/O error: not the file's content
+        if not e.errno: raise ValueError(f"{path} is not a readable checkpoint (corrupt or truncated?): {_unreadable(e)}") from None
+        raise OSError(e.errno, e.strerror, str(path)) from None
     except Exception as e:
+        if (name := _blocked(e)) is not None:
+            raise ValueError(f"{path} was blocked: it holds pickled Python code ({name}) that loading would run, and "
+                             f"checkpoints are read with weights_only=True, which refuses it; do not load this file unless "
+                             f"you trust where it came from") from None
         raise ValueError(f"{path} is not a readable checkpoint (corrupt or truncated?): {_unreadable(e)}") from None
     if not isinstance(ck, dict) or ck.get('format') != _CKPT_FORMAT:
         fmt = ck.get('format') if isinstance(ck, dict) else type(ck).__name__
@@ -120,7 +140,41 @@ _NEEDS = {'inference': ('config', 'model'), 'average': ('config', 'model'),
 
 def _and(xs:list) -> str: return xs[0] if len(xs) == 1 else ', '.join(xs[:-1]) + ' and ' + xs[-1]
 
-def check_checkpoint(ck:dict, path='checkpoint', use:str='inference') -> dict:
+def _weights_mismatch(want:dict, got:dict) -> str|None:
+    "How the tensors `got` differ from those a model wants (`want`: its state dict), in one short phrase; None if they fit."
+    miss, extra = [k for k in want if k not in got], [k for k in got if k not in want]
+    shape = [k for k in want if k in got and tuple(want[k].shape) != tuple(got[k].shape)]
+    if shape: return f"{shape[0]} has shape {tuple(got[shape[0]].shape)}, the config needs {tuple(want[shape[0]].shape)}"
+    if miss: return f"{len(miss)} tensor(s) missing, e.g. {miss[0]}"
+    if extra: return f"{len(extra)} unexpected tensor(s), e.g. {extra[0]}"
+    return None
+
+def _check_size(ck:dict, path) -> TransformerConfig:
+    "The config of `ck`, unless it describes far more parameters than the file holds numbers (an edited config): then a ValueError, before anything is built."
+    cfg = TransformerConfig(**ck['config'])
+    want_n, have_n = count_config_params(cfg), sum(v.numel() for v in ck['model'].values())
+    if want_n > 2 * have_n + 10**6:
+        raise ValueError(f"{path}: the weights do not match the architecture in its config (the config describes "
+                         f"{want_n:,} parameters, the file holds {have_n:,} numbers)")
+    return cfg
+
+def _check_weights(ck:dict, path, model=None):
+    """The tensors of `ck` must be those its config describes (that of `model`, if given), shapes included, and
+    finite. Without `model`, the model the config describes is built to compare with, but only if its parameter
+    count is not far beyond the numbers the file holds: a config edited to an enormous size is refused by arithmetic."""
+    cfg, sd = _check_size(ck, path), ck['model']
+    want = (model if model is not None else Transformer(cfg)).state_dict()
+    if why := _weights_mismatch(want, sd): raise ValueError(f"{path}: the weights do not match the architecture in its config ({why})")
+    _check_finite(sd, path)
+
+def _check_finite(sd:dict, path):
+    bad = [k for k, v in sd.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]
+    if bad: raise ValueError(f"{path}: {len(bad)} of its weight tensors hold NaN or infinite values (e.g. {bad[0]}): the run "
+                             f"had diverged when it was written; use an earlier checkpoint")
+
+def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
+                     weights:bool=True, # also check the tensors against the config (shapes, finite values)
+                    ) -> dict:
     "`ck` if it holds what `use` ('inference', 'average' or 'resume') needs; else a one-line ValueError naming `path` and what is wrong."
     missing = [k for k in _NEEDS[use] if ck.get(k) is None]
     if missing:
@@ -138,22 +192,25 @@ def check_checkpoint(ck:dict, path='checkpoint', use:str='inference') -> dict:
     except (TypeError, ValueError) as e: raise ValueError(f"{path}: its config is not valid ({str(e).splitlines()[0]})") from None
     if not isinstance(ck['model'], dict) or not all(isinstance(v, torch.Tensor) for v in ck['model'].values()):
         raise ValueError(f"{path}: its model is not a dict of tensors")
+    if weights: _check_weights(ck, path)
     if use == 'resume':
         bad = [k for k in ('optimizer', 'scheduler', 'rng', 'data_pos') if not isinstance(ck[k], dict)]
-        bad += [] if isinstance(ck['step'], int) else ['step']
+        bad += [] if isinstance(ck['step'], int) and not isinstance(ck['step'], bool) else ['step']
         bad += [] if isinstance(ck['data_pos'], dict) and {'epoch', 'batch'} <= set(ck['data_pos']) else ['data_pos']
         if bad: raise ValueError(f"{path}: its {_and(sorted(set(bad)))} {'is' if len(set(bad)) == 1 else 'are'} not what resuming needs")
+        neg = {k: v for k, v in (('step', ck['step']), ('epoch', ck['data_pos']['epoch']), ('batch', ck['data_pos']['batch']))
+               if not isinstance(v, int) or v < 0}
+        if neg: raise ValueError(f"{path}: its {_and([f'{k} ({v!r})' for k, v in neg.items()])} must be whole numbers >= 0, "
+                                 f"counts of updates and of the data read; the file was edited or damaged")
     return ck
 
 # %% ../nbs/A1_checkpoints.ipynb #aed11038
-def _weights_mismatch(want:dict, got:dict) -> str|None:
-    "How the tensors `got` differ from those a model wants (`want`: its state dict), in one short phrase; None if they fit."
-    miss, extra = [k for k in want if k not in got], [k for k in got if k not in want]
-    shape = [k for k in want if k in got and tuple(want[k].shape) != tuple(got[k].shape)]
-    if shape: return f"{shape[0]} has shape {tuple(got[shape[0]].shape)}, the config needs {tuple(want[shape[0]].shape)}"
-    if miss: return f"{len(miss)} tensor(s) missing, e.g. {miss[0]}"
-    if extra: return f"{len(extra)} unexpected tensor(s), e.g. {extra[0]}"
-    return None
+def _check_tokenizer(tok, cfg:dict, name):
+    "A ValueError naming `name` unless the tokenizer `tok` has exactly the model's vocabulary size (a tokenizer of another model)."
+    if tok.vocab_size != cfg['src_vocab'] or tok.vocab_size != cfg['tgt_vocab']:
+        raise ValueError(f"{name}: its tokenizer has {tok.vocab_size} pieces but the model's vocabularies have {cfg['src_vocab']} "
+                         f"(source) and {cfg['tgt_vocab']} (target): the tokenizer belongs to another model")
+    return tok
 
 def model_from_checkpoint(ckpt_or_path, device=None) -> tuple:
     "(model in eval mode on `device`, tokenizer or None, checkpoint dict) from a checkpoint or its path."
@@ -162,15 +219,15 @@ def model_from_checkpoint(ckpt_or_path, device=None) -> tuple:
     else:
         p = Path(ckpt_or_path); name = str(latest_checkpoint(p) or p) if p.is_dir() else str(p)
         ck = load_checkpoint(p)
-    check_checkpoint(ck, name, 'inference')
-    model = Transformer(TransformerConfig(**ck['config']))
-    why = _weights_mismatch(model.state_dict(), ck['model'])
-    if why: raise ValueError(f"{name}: the weights do not match the architecture in its config ({why})")
-    model.load_state_dict(ck['model'])
+    check_checkpoint(ck, name, 'inference', weights=False)
     tok = None
     if ck.get('tokenizer') is not None:
         try: tok = Tokenizer.from_bytes(ck['tokenizer'])
         except Exception as e: raise ValueError(f"{name}: its tokenizer cannot be read ({str(e).strip()[:100] or type(e).__name__})") from None
+        _check_tokenizer(tok, ck['config'], name)
+    model = Transformer(_check_size(ck, name))                # an enormous config is refused before anything is built
+    _check_weights(ck, name, model)                          # shapes and finite values, against the model itself
+    model.load_state_dict(ck['model'])
     return model.to(get_device(device)).eval(), tok, ck
 
 # %% ../nbs/A1_checkpoints.ipynb #0dbc1093
@@ -201,13 +258,14 @@ def average_checkpoints(paths:list) -> dict:
     if not paths: raise ValueError("average_checkpoints needs at least one checkpoint path")
     total, first = None, None
     for p in paths:                                      # one checkpoint in memory at a time, plus the running sum
-        ck = check_checkpoint(load_checkpoint(p), p, 'average')   # weights_only=True, one-line errors
+        ck = check_checkpoint(load_checkpoint(p), p, 'average', weights=first is None)   # weights_only=True, one-line errors
         if first is None:
             first = (p, ck)
             total = {k: v.to(torch.promote_types(v.dtype, torch.float32)).clone()
                      for k, v in ck['model'].items() if v.is_floating_point()}
         else:
-            _check_same_architecture(*first, p, ck)
+            _check_same_architecture(*first, p, ck)          # the first's tensors fit its config, so these fit theirs
+            _check_finite(ck['model'], p)
             for k in total: total[k] += ck['model'][k]
         last = ck
     avg, shared = {}, {}                                 # keep tied tensors tied (they share storage in `last`)

@@ -12,7 +12,8 @@ import argparse, json, os, re, shlex, sys, time, warnings
 from contextlib import nullcontext
 from pathlib import Path
 from .safeguards import (UserError, _check_range, _env_int, check_output, _check_folder, _check_device,
-    atomic_write, _read_stdin_lines, _run_lock, run_cli, _raise_if_interrupted, deferred_interrupts, CliParser, _direct)
+    atomic_write, _read_stdin_lines, _read_text_lines, _run_lock, run_cli, _raise_if_interrupted, deferred_interrupts, CliParser,
+    _direct, _same_file, _check_not_inputs, _out_of_memory, _size)
 
 # %% ../nbs/A7_cli.ipynb #37b2daa9
 _DESCRIPTION = """\
@@ -42,9 +43,11 @@ exit codes: 0 done; 1 the run failed (diverged, disk full); 2 a mistake in the c
 presets: """
 
 # %% ../nbs/A7_cli.ipynb #29cf1bbb
-def _train_parser() -> argparse.ArgumentParser:
+def _train_parser(presets:bool=True, # False: no PyTorch import for the preset names; `_check_preset` checks --preset later
+                 ) -> argparse.ArgumentParser:
     "The argument parser of `tnb-train`."
-    from transformer_nb.model import PRESETS
+    if presets: from transformer_nb.model import PRESETS
+    else: PRESETS = {}
     p = CliParser(prog='tnb-train', description=_DESCRIPTION, epilog=_EPILOG + ', '.join(PRESETS),
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     g = p.add_argument_group('data')
@@ -59,7 +62,7 @@ def _train_parser() -> argparse.ArgumentParser:
     g.add_argument('--vocab-size', type=int, default=None, help="joint BPE vocabulary size (default 8000; numbers 256, copy 32)")
     g.add_argument('--max-len', type=int, default=256, help="drop training pairs longer than this many tokens (default 256)")
     g = p.add_argument_group('model (override the preset)')
-    g.add_argument('--preset', default=None, choices=list(PRESETS), metavar='NAME',
+    g.add_argument('--preset', default=None, choices=list(PRESETS) or None, metavar='NAME',
                    help="model size: tiny, mini, small, base, big or a Table 3 row (default: small; numbers: a 3-layer d_model=128 model)")
     for name, typ, hlp in [('d-model', int, 'width d_model'), ('N', int, 'layers per stack'), ('h', int, 'attention heads'),
                            ('d-ff', int, 'feed-forward inner size'), ('p-drop', float, 'residual dropout P_drop'),
@@ -73,7 +76,7 @@ def _train_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group('training')
     g.add_argument('--max-tokens', type=int, default=None, help="tokens per micro-batch per side (default 4096; numbers 1000)")
     g.add_argument('--accum', type=int, default=1, help="micro-batches per optimiser update (default 1)")
-    g.add_argument('--epochs', type=int, default=None, help="epochs to train (default 10; ignored with --steps)")
+    g.add_argument('--epochs', type=int, default=None, help="epochs to train (default 10; or give --steps)")
     g.add_argument('--steps', type=int, default=None, help="optimiser updates to train (default: numbers 1200)")
     g.add_argument('--max-time', type=float, default=None, metavar='MIN',
                    help="also stop after this many minutes of training, with a checkpoint (default: no limit)")
@@ -88,6 +91,8 @@ def _train_parser() -> argparse.ArgumentParser:
     g = p.add_argument_group('output')
     g.add_argument('--out', default=None, help="run folder for checkpoints, log and figures (default runs/DATASET; with --resume: the checkpoint's folder)")
     g.add_argument('--resume', default=None, metavar='CKPT', help="a checkpoint, or a run folder (its newest checkpoint), to continue")
+    g.add_argument('--new-data', action='store_true', help="with --resume: continue on another dataset or language pair than the "
+                   "checkpoint's (fine-tuning; the checkpoint's tokenizer is kept)")
     g.add_argument('--overwrite', action='store_true', help="start in a run folder that holds another run, deleting its checkpoints")
     g.add_argument('--save-every', type=int, default=None, help="checkpoint every K updates (default: 500; 0: only at the end)")
     g.add_argument('--keep', type=int, default=3, help="keep the newest n checkpoints (default 3; 0: all)")
@@ -135,6 +140,9 @@ _RANGES = {  # option: (low, high, low excluded, high excluded); None: unbounded
     'epochs': (1, None), 'steps': (1, None), 'warmup': (1, None), 'lr_scale': (0, None, True), 'clip': (0, None, True),
     'seed': (0, 2**32 - 1), 'threads': (1, 1024), 'save_every': (0, None), 'keep': (0, None), 'valid_every': (0, None),
     'beam': (1, None), 'test_limit': (0, None)}
+_MAXIMA = {  # sizes a typo (a zero too many) would take to the memory; `_check_model_fits` checks what they multiply into
+    'vocab_size': 1_000_000, 'max_len': 1_000_000, 'd_model': 65_536, 'N': 1_000, 'h': 4_096, 'd_ff': 1_048_576,
+    'd_k': 65_536, 'd_v': 65_536, 'max_tokens': 10_000_000, 'accum': 100_000, 'beam': 1_000}
 
 def _die(prog:str, msg, code:int=2):
     "A one-line error (see `run_cli`): `UserError(msg)`; `code` 1 for a run that failed rather than a bad command."
@@ -142,18 +150,61 @@ def _die(prog:str, msg, code:int=2):
 
 def _fail(msg:str, code:int=2): _die('tnb-train', msg, code)
 
+_CKPT_NAME = re.compile(r'checkpoint-(\d+)\.pt')
+
+def _checkpoints_in(folder) -> list:
+    return sorted((q for q in Path(folder).iterdir() if _CKPT_NAME.fullmatch(q.name)), key=lambda q: int(_CKPT_NAME.fullmatch(q.name)[1]))
+
+def _checkpoint_path(path, what:str='') -> Path:
+    """The checkpoint file `path` names (a run folder: its newest checkpoint-<step>.pt), checked without importing
+    PyTorch, so that a wrong path is named at once; `load_checkpoint` says the same about what it is given."""
+    p, pre = Path(path), f"{what} " if what else ''
+    if not p.exists(): raise UserError(f"{pre}checkpoint not found: {path}")
+    if p.is_dir():
+        found = _checkpoints_in(p)
+        if not found: raise UserError(f"{pre}{path} is a folder without checkpoint-<step>.pt files: give a checkpoint file, "
+                                      f"or the run folder of a tnb-train run")
+        return found[-1]
+    if not p.is_file(): raise UserError(f"{pre}{path} is not a regular file; a checkpoint is a file written by tnb-train")
+    return p
+
+def _check_text_file(opt:str, path):
+    "A corpus file given on the command line must be a regular file: say what else it is."
+    p = Path(path)
+    if p.is_dir(): _fail(f"{opt} {path} is a folder; give a text file, one sentence per line")
+    if not p.exists(): _fail(f"{opt} {path}: no such file")
+    if not p.is_file(): _fail(f"{opt} {path} is not a regular file; tnb-train reads its corpus from files (plain or .gz)")
+
 def _check(a):
     "Check every option of `tnb-train` before anything is loaded."
     for k, r in _RANGES.items(): _check_range(f"--{k.replace('_', '-')}", getattr(a, k), *r)
+    for k, hi in _MAXIMA.items(): _check_range(f"--{k.replace('_', '-')}", getattr(a, k), None, hi)
     if a.max_time is not None and not 0 < a.max_time < float('inf'): _fail(f"--max-time must be a positive number of minutes, got {a.max_time}")
     _env_int('TNB_THREADS', 1, 1024)
+    if a.steps is not None and a.epochs is not None: _fail("give --steps or --epochs, not both: --steps counts updates, --epochs passes over the data")
+    if a.resume is not None and a.overwrite: _fail("--resume continues a run and --overwrite deletes one: give one of them")
+    if a.new_data and a.resume is None: _fail("--new-data is for --resume: it continues a checkpoint on another dataset")
+    if a.dataset == 'copy' and (a.src_lang or a.tgt_lang): _fail("--dataset copy has no languages (it copies symbols): drop --src-lang/--tgt-lang")
     if a.dataset == 'files' and not (a.train or a.data_dir): _fail("--dataset files needs --train SRC TGT (or --data-dir)")
     if a.dataset not in (None, 'files') and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
+    for split in ('train', 'valid', 'test'):
+        for f in getattr(a, split) or []: _check_text_file(f'--{split}', f)
     if a.resume is not None and not Path(a.resume).exists(): _fail(f"--resume {a.resume}: no such file or folder")
+    if a.resume is not None: _checkpoint_path(a.resume, '--resume')
+    if a.out is not None and a.resume is None: _check_run_outputs(a, a.out)
+
+def _check_run_outputs(a, out):
+    "The files a run writes into its folder (checkpoints, log, loss curve) must not be among its corpus files."
+    writes = [Path(out) / 'log.jsonl', Path(out) / 'loss.png']
+    for split in ('train', 'valid', 'test'):
+        for f in getattr(a, split) or []:
+            for w in writes + ([Path(f)] if Path(f).parent.resolve() == Path(out).resolve() and re.fullmatch(r'checkpoint-\d+\.pt', Path(f).name) else []):
+                if _same_file(f, w): _fail(f"--{split} {f} is {w}, a file this run writes into its folder --out {out}: move it, or choose another --out")
 
 # %% ../nbs/A7_cli.ipynb #b6effe35
 def _load_data(a):
     from transformer_nb.datasets import load_dataset, find_multi30k
+    if a.dataset == 'parsing': import transformer_nb.parsing   # registers the generated treebank (A0_datasets' registry)
     if a.dataset == 'files':
         return load_dataset('files', a.src_lang, a.tgt_lang, a.data_dir, train=a.train, valid=a.valid, test=a.test)
     data_dir = a.data_dir
@@ -182,6 +233,12 @@ def _resume_defaults(a) -> int:
     p = Path(a.resume)
     ck = load_checkpoint(p)                                # one-line errors for a missing, corrupt or foreign file
     meta = ck.get('meta') or {}
+    was = dict(dataset=meta.get('dataset'), src_lang=meta.get('src_lang'), tgt_lang=meta.get('tgt_lang'))
+    other = [f"--{k.replace('_', '-')} {getattr(a, k)}" for k, v in was.items() if getattr(a, k) is not None and v is not None and getattr(a, k) != v]
+    if other and not a.new_data:                           # its tokenizer and model were made for the checkpoint's data
+        _fail(f"--resume {p}: the checkpoint was trained on {was['dataset']} ({was['src_lang']}->{was['tgt_lang']}); "
+              f"{' '.join(other)} would continue it on other data, with a tokenizer that was not learned on it. Drop "
+              f"{'that option' if len(other) == 1 else 'those options'}, or add --new-data to do it on purpose (fine-tuning)")
     a.dataset = a.dataset or meta.get('dataset') or 'numbers'
     if a.dataset == meta.get('dataset'): a.src_lang, a.tgt_lang = a.src_lang or meta.get('src_lang'), a.tgt_lang or meta.get('tgt_lang')
     a.out = a.out or str((latest_checkpoint(p) or p).parent if p.is_dir() else p.parent)
@@ -226,7 +283,8 @@ def _report_test(say, a, data, tr, out):
         more = [w for w in wrong if w[0] not in {s for s, _ in test[:3]}][:3]
         if more: say(f"{len(wrong)} of {len(test)} wrong; the first ones not shown above:")
         for w in more: show(*w)
-    say(f"checkpoint: {tr.last_checkpoint}\nloss curve: {Path(out) / 'loss.png'}\nlog: {Path(out) / 'log.jsonl'}")
+    files = (('checkpoint', tr.last_checkpoint), ('loss curve', Path(out) / 'loss.png'), ('log', Path(out) / 'log.jsonl'))
+    say('\n'.join(f"{k}: {p}" for k, p in files if p is not None and Path(p).is_file()))   # only what was written
 
 # %% ../nbs/A7_cli.ipynb #e4e2ed13
 def _heavy_imports():
@@ -242,11 +300,39 @@ def _next_command(out, data) -> str:
     sent = 'three hundred forty-two' if data.name == 'numbers' and data.src_lang == 'en' else (ex[0][0] if ex else 'hello')
     return f"tnb-translate {q} {shlex.quote(sent)}   (then score it: tnb-evaluate {q})"
 
+def _check_preset(a):
+    from transformer_nb.model import PRESETS
+    if a.preset is not None and a.preset not in PRESETS:
+        _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(map(repr, PRESETS))}) (see tnb-train --help)")
+
+def _memory(device) -> int|None:
+    "Bytes of memory on `device`: the GPU's, or this machine's RAM; None if unknown."
+    import torch
+    if device.type == 'cuda': return torch.cuda.get_device_properties(device).total_memory
+    try: return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    except (ValueError, OSError, AttributeError): return None
+
+def _check_model_fits(preset, vocab, model_kw, device):
+    """Refuse a model whose weights, gradients and two Adam moments (16 bytes per parameter in float32) alone exceed
+    the memory of `device`, before a corpus is read or a tokenizer learned: it could only end in an out-of-memory
+    error (or the kernel's OOM killer) much later."""
+    from transformer_nb.model import get_config, count_config_params
+    n = count_config_params(get_config(preset, src_vocab=vocab, tgt_vocab=vocab, **model_kw))
+    mem = _memory(device)
+    if mem is not None and 16 * n > mem:
+        given = ' '.join(f"--{k.replace('_', '-')} {v}" for k, v in model_kw.items()) or 'its defaults'
+        _fail(f"the model (--preset {preset}, {given}, --vocab-size {vocab}) has {n:,} parameters: training it needs at least "
+              f"{_size(16 * n)} for its weights, gradients and Adam's two moments, more than the {_size(mem)} of memory "
+              f"on {device}; choose a smaller model")
+
 def _train_cli(argv:list|None=None):
     "`tnb-train` with arguments `argv` (default: the command line); returns the `Trainer` (None on other ranks)."
-    a = _train_parser().parse_args(argv)
+    args = sys.argv[1:] if argv is None else [str(x) for x in argv]
+    help = any(x == '-h' or (len(x) > 3 and '--help'.startswith(x)) for x in args)   # --h is the number of heads
+    a = _train_parser(presets=help).parse_args(argv)      # no PyTorch before the options are checked: a mistake is named at once
     _check(a)
     _heavy_imports()
+    _check_preset(a)
     from transformer_nb.core import set_seed, limit_threads
     from transformer_nb.training import TrainConfig
     from transformer_nb.trainer import TrainingDiverged, train_model
@@ -254,12 +340,14 @@ def _train_cli(argv:list|None=None):
     from transformer_nb.checkpoints import list_checkpoints
     _raise_if_interrupted()                                   # a Ctrl-C during those imports that torch swallowed
     limit_threads(a.threads)
-    _check_device(a.device)
+    device = _check_device(a.device)
     start = _resume_defaults(a)
     set_seed(a.seed)
     preset, vocab, model_kw, tc_kw = _resolved(a)
     if a.test_limit != 0 and not a.resume and a.beam > vocab: _fail(f"--beam {a.beam} is more than the --vocab-size {vocab}")
+    if not a.resume: _check_model_fits(preset, vocab, model_kw, device)
     tc = TrainConfig(**tc_kw)
+    _check_run_outputs(a, tc.out)
     rank = init_distributed()[0]
     created = rank == 0 and not Path(tc.out).exists()        # a folder this run makes goes again if the run fails early
     if rank == 0: _check_folder(tc.out, '--out')              # writable, before anything is trained
@@ -273,8 +361,10 @@ def _train_cli(argv:list|None=None):
         say(f"{data}; " + (f"resuming {a.resume} at update {start}" if a.resume else f"preset {preset} {model_kw or ''}") + f"; output in {tc.out}")
         t0 = time.time()
         command = shlex.join(['tnb-train', *(sys.argv[1:] if argv is None else argv)])
-        try: tr = train_model(data, preset, tc, vocab_size=vocab, resume=a.resume, max_len=a.max_len,
-                              meta={'command': command}, **model_kw)
+        try:
+            with _out_of_memory(f"training this model with --max-tokens {tc.max_tokens} on {device}"):
+                tr = train_model(data, preset, tc, vocab_size=vocab, resume=a.resume, max_len=a.max_len,
+                                 meta={'command': command}, **model_kw)
         except TrainingDiverged as e: _fail(str(e), 1)
     if tr.interrupted: sys.exit(130)
     if rank != 0: return
@@ -298,7 +388,8 @@ def _load_for_inference(a):
     from transformer_nb.checkpoints import model_from_checkpoint
     device = _check_device(a.device)
     limit_threads(a.threads)
-    model, tok, ck = model_from_checkpoint(a.checkpoint, device)   # ValueError/OSError naming the file: one line
+    with _out_of_memory(f"the checkpoint {a.checkpoint}"):
+        model, tok, ck = model_from_checkpoint(a.checkpoint, device)   # ValueError/OSError naming the file: one line
     if tok is None: raise UserError(f"{a.checkpoint} holds no tokenizer, so it cannot translate text")
     _decoding_defaults(a, (ck.get('meta') or {}).get('tgt_lang'))
     V = model.cfg.tgt_vocab
@@ -324,49 +415,85 @@ def _add_decoding_args(p:CliParser):
     p.add_argument('checkpoint', help="a checkpoint file, or a run folder (its newest checkpoint is used)")
     g = p.add_argument_group('decoding')
     g.add_argument('--beam', type=int, help="beam size; 1 = greedy decoding (default: 4 as in §6.1; 21 for parse trees, §6.3)")
-    g.add_argument('--alpha', type=float, help="length penalty alpha, ((5+|Y|)/6)^alpha (default: 0.6; 0.3 for parse trees)")
+    g.add_argument('--alpha', type=float, help="length penalty alpha, ((5+|Y|)/6)^alpha, at most 10 (default: 0.6; 0.3 for parse trees)")
     g.add_argument('--early-stop', action='store_true', help="end a sentence's beam search when its best candidate is EOS, as "
                    "OpenNMT-py does: fewer decoder steps, and now and then a lower-scoring translation (default: the "
                    "paper's exact stopping bound)")
     g.add_argument('--max-tokens', type=int, default=4000, help="source tokens per batch (default: 4000)")
+    g.add_argument('--max-src-len', type=int, default=None, metavar='N',
+                   help="refuse sources longer than N tokens (their end-of-sentence token included), naming them (default: "
+                        "the model's max_len, 1024 unless set; a sinusoidal model allows up to 4 times that)")
     g.add_argument('--device', default=None, help="cpu, cuda, mps (default: the best available)")
     g.add_argument('--threads', type=int, default=None, help="CPU threads for PyTorch; beats $TNB_THREADS (default: $TNB_THREADS, else half the cores)")
     p.add_argument('--debug', action='store_true', help="on an error, show the traceback (also TNB_DEBUG=1)")
 
 def _check_decoding_args(a):
-    for name, lo, hi in (('beam', 1, None), ('alpha', 0, None), ('max_tokens', 1, None), ('threads', 1, 1024)):
+    for name, lo, hi in (('beam', 1, None), ('alpha', 0, None), ('max_tokens', 1, None), ('max_src_len', 2, None), ('threads', 1, 1024)):
         _check_range(f"--{name.replace('_', '-')}", getattr(a, name), lo, hi)
+    for name, hi in (('beam', 1_000), ('alpha', 10), ('max_tokens', 10_000_000)):   # ((5+|Y|)/6)^2000 overflows
+        _check_range(f"--{name.replace('_', '-')}", getattr(a, name), None, hi)
     _env_int('TNB_THREADS', 1, 1024)
+    if a.early_stop and a.beam == 1: raise UserError("--early-stop is a rule of beam search, and --beam 1 is greedy decoding: give one of them")
 
 _PAPER_DECODING = dict(beam=4, alpha=0.6, max_extra=50)           # §6.1: beam 4, alpha 0.6, length <= input + 50
 
 def _decoding_defaults(a, tgt_lang):
     "Fill in --beam/--alpha left out: §6.1's, or §6.3's (`PARSE_DECODING`) when the model writes parse trees."
-    from transformer_nb.parsing import PARSE_DECODING
     a.trees = str(tgt_lang).startswith('tree')
+    if a.trees: from transformer_nb.parsing import PARSE_DECODING   # only then: it imports NLTK, a second of start-up
     d = PARSE_DECODING if a.trees else _PAPER_DECODING
     if a.beam is None: a.beam = d['beam']
     if a.alpha is None: a.alpha = d['alpha']
     a.max_extra = d['max_extra']                                   # the output may be this much longer than the input
 
+def _run_files(folder) -> list:
+    "The files of a run in `folder` that no output may replace: its checkpoints (any .pt), log, loss curve and lock."
+    return [q for q in Path(folder).iterdir() if q.is_file() and (q.suffix == '.pt' or q.name in ('log.jsonl', 'loss.png', '.lock'))]
+
+def _checkpoint_files(path) -> dict:
+    "What reading the checkpoint `path` involves, for `_check_not_inputs`: the file, and the files of its run folder."
+    p = _checkpoint_path(path)
+    run = _run_files(p.parent) if Path(path).is_dir() or _checkpoints_in(p.parent) else []
+    return {'the checkpoint': p, 'a file of the run folder': run}
+
+def _check_lengths(a, model, tok, sentences, name):
+    "Refuse, before decoding, every sentence longer than --max-src-len (default: the model's), naming the first ones."
+    from transformer_nb.fast_decoding import source_limits, long_sources, too_long_message
+    default, most = source_limits(model)
+    _check_range('--max-src-len', a.max_src_len, 2, most)
+    limit = a.max_src_len or default
+    bad = long_sources(tok, sentences, limit)
+    if bad:
+        raise UserError(too_long_message(bad, limit, name, f": split {'it' if len(bad) == 1 else 'them'} into sentences"
+                                         + (f", or raise --max-src-len (at most {most:,} for this model)" if limit < most else '')))
+
 def _translate_cli(argv:list|None=None):
     "`tnb-translate` with arguments `argv`: the translations, one line per input line, to -o or standard output."
-    _heavy_imports()
-    from transformer_nb.datasets import read_lines
-    from transformer_nb.fast_decoding import translate
     a = _translate_parser().parse_intermixed_args(argv)     # sentences may come after the options
     _check_decoding_args(a)
     if a.sentences and a.input: raise UserError("give sentences as arguments or with --input, not both")
     if a.output: check_output(a.output, '-o')            # before any work
-    if a.sentences: lines = a.sentences
-    elif a.input and a.input != '-': lines = read_lines(a.input)
+    _check_not_inputs({'-o': a.output}, {'-i': a.input, **_checkpoint_files(a.checkpoint)})
+    _heavy_imports()                                      # the checks above need no PyTorch: a mistake is named at once
+    from transformer_nb.fast_decoding import translate
+    if a.sentences:
+        lines, name = a.sentences, lambda i: f"sentence {i + 1}"
+        bad = [i for i, s in enumerate(lines) if any('\udc80' <= c <= '\udcff' for c in s)]   # bytes that are not UTF-8
+        if bad: raise UserError(f"sentence {bad[0] + 1} on the command line is not valid UTF-8 text")
+    elif a.input and a.input != '-':
+        with _out_of_memory(f"-i {a.input}"): lines = _read_text_lines(a.input, '-i')
+        name = lambda i: f"-i {a.input}, line {i + 1}"
     else:
         if sys.stdin is None: raise UserError("no sentences given, and there is no standard input to read them from")
-        if sys.stdin.isatty(): print("reading sentences from standard input, one per line; end with Ctrl-D", file=sys.stderr)
-        lines = _read_stdin_lines()
+        if sys.stdin.isatty() and sys.stderr is not None:
+            print("reading sentences from standard input, one per line; end with Ctrl-D", file=sys.stderr)
+        with _out_of_memory("standard input"): lines = _read_stdin_lines()
+        name = lambda i: f"line {i + 1} of standard input"
     model, tok, _ = _load_for_inference(a)
-    text = ''.join(o + '\n' for o in translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens,
-                                                max_extra=a.max_extra, stop='early' if a.early_stop else 'exact'))
+    _check_lengths(a, model, tok, lines, name)
+    with _out_of_memory(f"decoding with --beam {a.beam} and --max-tokens {a.max_tokens}"):
+        text = ''.join(o + '\n' for o in translate(model, tok, lines, beam=a.beam, alpha=a.alpha, max_tokens=a.max_tokens,
+                                                    max_extra=a.max_extra, stop='early' if a.early_stop else 'exact'))
     if a.output: atomic_write(a.output, text)
     else:
         try: sys.stdout.write(text); sys.stdout.flush()
@@ -391,18 +518,18 @@ def _evaluate_parser() -> argparse.ArgumentParser:
     g.add_argument('--src', help="source sentences, one per line (plain or .gz)")
     g.add_argument('--ref', help="reference translations, aligned with --src")
     g.add_argument('--dataset', choices=['numbers', 'copy', 'multi30k', 'parsing'], help="use this dataset's split instead (default: the checkpoint's)")
-    g.add_argument('--split', default='test', choices=['valid', 'test'], help="which split of --dataset (default: test)")
+    g.add_argument('--split', default=None, choices=['valid', 'test'], help="which split of the dataset (default: test)")
     g.add_argument('--src-lang', help="source language of --dataset (default: the checkpoint's)")
     g.add_argument('--tgt-lang', help="target language of --dataset (default: the checkpoint's)")
     g.add_argument('--data-dir', help="a local folder with the dataset's files (Multi30k)")
-    p.add_argument('--hyp-out', help="also write the hypotheses to this file")
+    p.add_argument('--hyp-out', help="also write the hypotheses to this file, one line for each line of --src")
     p.add_argument('--json', action='store_true', help="print the scores as one JSON object")
     p.add_argument('--record', metavar='RESULTS_JSON', help="add the scores, with their provenance, to this results file")
     p.add_argument('--id', help="the record's id in --record (default: derived from the checkpoint and decoding)")
     return p
 
 def _check_record(path):
-    "A results file to add to must be a regular file holding a JSON list of complete records (or not exist yet)."
+    "A results file to add to must be a regular file holding a JSON list of records, each complete for a known kind (or not exist yet)."
     from transformer_nb.records import load_results
     check_output(path, '--record')
     if _direct(path): raise UserError(f"--record {path} must be a regular file (it is read, then rewritten)")
@@ -413,8 +540,11 @@ def _check_record(path):
     if not isinstance(recs, list) or not all(isinstance(r, dict) for r in recs):
         found = f"a JSON {type(recs).__name__}" if not isinstance(recs, list) else "a list of other things than records"
         raise UserError(f"--record {path} is not a results file: expected a JSON list of records, found {found}")
-    try: load_results(path)                                # every record complete
-    except ValueError as e: raise UserError(f"--record {e}") from None
+    try: load_results(path, None)                          # every record complete, whatever its kind
+    except ValueError:
+        import transformer_nb.parsing                      # registers the parsing records (imported only when needed: NLTK)
+        try: load_results(path, None)
+        except ValueError as e: raise UserError(f"--record {e}") from None
 
 def _test_pairs(a, ck) -> list:
     "The (source, reference) pairs of the test set that the options (or the checkpoint) name."
@@ -424,49 +554,74 @@ def _test_pairs(a, ck) -> list:
     if name not in ('numbers', 'copy', 'multi30k', 'parsing'):
         raise UserError(f"{a.checkpoint} was trained on {'your own files' if name == 'files' else 'an unknown dataset'}: "
                         f"give its test set with --src and --ref")
+    if name == 'parsing': import transformer_nb.parsing    # registers the generated treebank
     same = name == meta.get('dataset')                     # the checkpoint's languages only for its own dataset
     data_dir = a.data_dir or (find_multi30k() if name == 'multi30k' else None)
     data = load_dataset(name, a.src_lang or (meta.get('src_lang') if same else None),
                         a.tgt_lang or (meta.get('tgt_lang') if same else None), data_dir)
-    pairs = getattr(data, a.split)
-    if not pairs: raise UserError(f"the {name} dataset has no {a.split} split")
+    split = a.split or 'test'
+    pairs = getattr(data, split)
+    if not pairs: raise UserError(f"the {name} dataset has no {split} split")
     return pairs
+
+def _read_test_files(a) -> tuple[list, list, list]:
+    "(scored pairs, every source line, the indices of the scored lines) from --src and --ref: a line with an empty side is not scored, but keeps its line in --hyp-out."
+    with _out_of_memory(f"--src {a.src} and --ref {a.ref}"):
+        src, ref = _read_text_lines(a.src, '--src'), _read_text_lines(a.ref, '--ref')
+    if len(src) != len(ref):
+        raise UserError(f"--src {a.src} has {len(src):,} lines and --ref {a.ref} has {len(ref):,}: they must be aligned line by line")
+    empty = [i + 1 for i, (s, r) in enumerate(zip(src, ref)) if not (s and r)]
+    if len(empty) == len(src): raise UserError(f"--src {a.src} and --ref {a.ref} hold no sentence pairs (empty or blank)")
+    if empty:
+        warnings.warn(f"{len(empty):,} of {len(src):,} lines have an empty source or reference and are left out of the scores (line "
+                      f"{', '.join(map(str, empty[:10]))}{', ...' if len(empty) > 10 else ''}); --hyp-out keeps a line for each")
+    keep = [i for i, (s, r) in enumerate(zip(src, ref)) if s and r]
+    return [(src[i], ref[i]) for i in keep], src, keep
 
 def _evaluate_cli(argv:list|None=None):
     "`tnb-evaluate` with arguments `argv`: print the scores; optionally write the hypotheses and a results record."
-    _heavy_imports()
-    from transformer_nb.datasets import read_parallel
-    from transformer_nb.records import make_record, add_result
     a = _evaluate_parser().parse_args(argv)
     _check_decoding_args(a)
     if bool(a.src) != bool(a.ref): raise UserError("give both --src and --ref")
-    if a.src and a.dataset: raise UserError("give either --src/--ref files or --dataset, not both")
+    given = [o for o, v in (('--dataset', a.dataset), ('--split', a.split), ('--src-lang', a.src_lang), ('--tgt-lang', a.tgt_lang),
+                            ('--data-dir', a.data_dir)) if v is not None]
+    if a.src and given: raise UserError(f"{given[0]} is for a dataset's split; with --src/--ref files it has no use: drop one or the other")
+    if a.id is not None and not a.record: raise UserError("--id names the record that --record adds: give --record too")
     if a.hyp_out: check_output(a.hyp_out, '--hyp-out')    # every output checked before any work
-    if a.record: _check_record(a.record)
-    pairs = None
-    if a.src:
-        with warnings.catch_warnings(record=True) as dropped:
-            warnings.simplefilter('always'); pairs = read_parallel(a.src, a.ref)
-        if not pairs: raise UserError(f"--src {a.src} and --ref {a.ref} hold no sentence pairs (empty or blank)")
-        for w in dropped: print(f"tnb-evaluate: warning: {w.message}", file=sys.stderr)
+    if a.record: check_output(a.record, '--record')
+    data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
+    _check_not_inputs({'--hyp-out': a.hyp_out, '--record': a.record},
+                      {'--src': a.src, '--ref': a.ref, **_checkpoint_files(a.checkpoint), 'a file of --data-dir': data_files})
+    _heavy_imports()
+    from transformer_nb.records import make_record, add_result
+    from transformer_nb.fast_decoding import translate
+    if a.record: _check_record(a.record)                  # its records too: before any decoding
+    pairs, sources, scored = _read_test_files(a) if a.src else (None, None, None)
     model, tok, ck = _load_for_inference(a)
     pairs = pairs or _test_pairs(a, ck)
+    sources, scored = sources or [s for s, _ in pairs], scored or list(range(len(pairs)))
+    _check_lengths(a, model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"))
     tgt_lang = a.tgt_lang or (ck.get('meta') or {}).get('tgt_lang')
-    scores, hyps, line = _scores(model, tok, pairs, tgt_lang, a.beam, a.alpha, a.max_tokens,
-                                 stop='early' if a.early_stop else 'exact')
-    if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in hyps))
+    stop = 'early' if a.early_stop else 'exact'
+    with _out_of_memory(f"decoding with --beam {a.beam} and --max-tokens {a.max_tokens}"):
+        scores, hyps, line = _scores(model, tok, pairs, tgt_lang, a.beam, a.alpha, a.max_tokens, stop=stop)
+        lines = hyps
+        if a.hyp_out and len(scored) < len(sources):            # the lines left out of the scores, translated all the same
+            lines, rest = [''] * len(sources), sorted(set(range(len(sources))) - set(scored))
+            for i, h in zip(scored, hyps): lines[i] = h
+            for i, h in zip(rest, translate(model, tok, [sources[i] for i in rest], beam=a.beam, alpha=a.alpha,
+                                            max_tokens=a.max_tokens, max_extra=a.max_extra, stop=stop)): lines[i] = h
+    if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
         rid = a.id or (f"{Path(a.checkpoint).resolve().parent.name}-{Path(a.checkpoint).stem}-beam{a.beam}"
                        f"{'-early' if a.early_stop and a.beam > 1 else ''}")
         command = shlex.join(['tnb-evaluate', *(sys.argv[1:] if argv is None else argv)])
         real = Path(os.path.realpath(a.record))              # through a symlink: its target is rewritten
         extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'exact_by_magnitude') if k in scores}
-        try:
-            if str(tgt_lang).startswith('tree'):
-                from transformer_nb.parsing import make_parse_record, PARSE_KEYS
-                add_result(real, make_parse_record(rid, ck, model, scores, pairs, hyps, command), PARSE_KEYS)
-            else: add_result(real, {**make_record(rid, ck, model, scores, command), **extras})
-        except BaseException: real.with_name(real.name + '.tmp').unlink(missing_ok=True); raise   # add_result's temporary file
+        if str(tgt_lang).startswith('tree'):
+            from transformer_nb.parsing import make_parse_record, PARSE_KEYS
+            add_result(real, make_parse_record(rid, ck, model, scores, pairs, hyps, command), PARSE_KEYS)
+        else: add_result(real, {**make_record(rid, ck, model, scores, command), **extras})
     if a.json: print(json.dumps(scores)); return
     if str(tgt_lang).startswith('tree'):
         print(f"{line}\n{scores['n_sentences']} sentences (beam {a.beam}, alpha {a.alpha}{', early stop' if a.early_stop and a.beam > 1 else ''}, max length input+{a.max_extra})"); return
@@ -509,9 +664,9 @@ def _average_cli(argv:list|None=None):
         if not found: raise UserError(f"no checkpoint-<step>.pt files in {paths[0]}")
         if len(found) < a.last: raise UserError(f"--last {a.last}: {paths[0]} holds only {len(found)} checkpoint(s)")
         paths = found[-a.last:]
-    twice = sorted({str(p) for p in paths if sum(os.path.realpath(q) == os.path.realpath(p) for q in paths) > 1})
+    twice = sorted({str(p) for p in paths if sum(_same_file(q, p) for q in paths) > 1})
     if twice: raise UserError(f"{twice[0]} is given more than once")
-    if any(os.path.realpath(p) == os.path.realpath(a.output) for p in paths):
+    if any(_same_file(p, a.output) for p in paths):      # by real path or inode: a symlink or hard link is the same file
         raise UserError(f"-o {a.output} is one of the checkpoints to average; the run could no longer resume from it: write elsewhere")
     if re.fullmatch(r'checkpoint-\d+\.pt', Path(a.output).name):
         raise UserError(f"-o {a.output}: a checkpoint-<step>.pt name would pass the average off as a training checkpoint "

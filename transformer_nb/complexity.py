@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/why_self_attention.html.md
 
 # %% auto #0
 __all__ = ['TABLE1', 'table1_markdown', 'layer_flops', 'local_mask', 'SelfAttentionLayer', 'RecurrentLayer', 'CausalConv1d',
-           'make_layer', 'benchmark_layers', 'path_gradient', 'max_path_length']
+           'SeparableConv1d', 'make_layer', 'benchmark_layers', 'path_gradient', 'max_path_length']
 
 # %% ../nbs/07_why_self_attention.ipynb #bb93692f
 import math, time, statistics
@@ -50,13 +50,14 @@ def layer_flops(n:int, # sequence length
             'restricted':     4*min(r, n)*n*d}
 
 # %% ../nbs/07_why_self_attention.ipynb #b77962e6
-def _module_flops(kind:str, # a `make_layer` kind: 'self-attention', 'restricted', 'lstm', 'gru', 'rnn' or 'conv'
+def _module_flops(kind:str, # a `make_layer` kind: 'self-attention', 'restricted', 'lstm', 'gru', 'rnn', 'conv' or 'separable'
                  n:int, d_model:int, k:int=3, r:int|None=None) -> int:
     "FLOPs of the forward pass of `make_layer(kind, d_model)` on one sequence of length `n` (biases left out)."
     _check_pos(n=n, d_model=d_model, k=k, **({} if r is None else dict(r=r)))
     d, keys = d_model, n if r is None else min(r, n)   # 'restricted': the work a banded kernel would do
     flops = {'self-attention': 8*n*d*d + 4*n*n*d, 'restricted': 8*n*d*d + 4*keys*n*d,
-             'lstm': 16*n*d*d, 'gru': 12*n*d*d, 'rnn': 4*n*d*d, 'conv': 2*k*n*d*d}
+             'lstm': 16*n*d*d, 'gru': 12*n*d*d, 'rnn': 4*n*d*d, 'conv': 2*k*n*d*d,
+             'separable': 2*k*n*d + 2*n*d*d}
     if kind not in flops: raise ValueError(f"kind={kind!r} is not one of {list(flops)}")
     return flops[kind]
 
@@ -99,12 +100,23 @@ class CausalConv1d(nn.Module):
     def forward(self, x):  # (B, n, d_model) -> (B, n, d_model)
         return self.conv(F.pad(x.transpose(1, 2), (self.pad, 0))).transpose(1, 2)
 
+class SeparableConv1d(nn.Module):
+    "Causal depthwise convolution (a kernel of width `k` per channel), then a pointwise (1x1) convolution across channels."
+    def __init__(self, d_model:int, k:int=3):
+        super().__init__()
+        self.pad = k - 1
+        self.depthwise = nn.Conv1d(d_model, d_model, k, groups=d_model)   # k*d weights: k*n*d multiply-adds
+        self.pointwise = nn.Conv1d(d_model, d_model, 1)                    # d*d weights: n*d^2 multiply-adds
+
+    def forward(self, x):  # (B, n, d_model) -> (B, n, d_model)
+        return self.pointwise(self.depthwise(F.pad(x.transpose(1, 2), (self.pad, 0)))).transpose(1, 2)
+
 # %% ../nbs/07_why_self_attention.ipynb #ae310692
-_LAYER_KINDS = ('self-attention', 'restricted', 'lstm', 'gru', 'rnn', 'conv')
+_LAYER_KINDS = ('self-attention', 'restricted', 'lstm', 'gru', 'rnn', 'conv', 'separable')
 
 def make_layer(kind:str, # one of _LAYER_KINDS
                d_model:int, h:int=4, # heads (self-attention)
-               k:int=3, # kernel size (conv)
+               k:int=3, # kernel size (conv, separable)
                r:int=8, # neighbourhood size (restricted)
               ) -> nn.Module:
     "A layer of the given kind mapping (B, n, d_model) -> (B, n, d_model), in eval mode."
@@ -112,6 +124,7 @@ def make_layer(kind:str, # one of _LAYER_KINDS
     if kind == 'self-attention': layer = SelfAttentionLayer(d_model, h)
     elif kind == 'restricted':   layer = SelfAttentionLayer(d_model, h, r=r)
     elif kind == 'conv':         layer = CausalConv1d(d_model, k)
+    elif kind == 'separable':    layer = SeparableConv1d(d_model, k)
     else:                        layer = RecurrentLayer(d_model, kind)
     return layer.eval()
 

@@ -1,4 +1,4 @@
-"""Device and dtype choice, seeding, and the special token ids shared by every other notebook.
+"""Special token ids, device and precision, seeding and CPU threads: what every other notebook needs.
 
 Docs: https://transformer-nb.github.io/transformer_nb/core.html.md"""
 
@@ -96,8 +96,8 @@ def hardware() -> str:
     if torch.cuda.is_available(): return f"{torch.cuda.get_device_name()} (CUDA), torch {torch.__version__}"
     cpu = platform.processor() or platform.machine()
     try:
-        for line in open('/proc/cpuinfo'):
-            if line.startswith('model name'): cpu = line.split(':', 1)[1].strip(); break
+        with open('/proc/cpuinfo', encoding='utf-8', errors='replace') as f:   # closed at once (-X dev warns otherwise)
+            cpu = next((l.split(':', 1)[1].strip() for l in f if l.startswith('model name')), cpu)
     except OSError: pass
     try: isa = f" ({torch.backends.cpu.get_cpu_capability()})"   # the kernels PyTorch picked: AVX2, AVX512, ...
     except (AttributeError, RuntimeError): isa = ''                # very old torch: no such query

@@ -1,4 +1,4 @@
-"""§6.1: turning a trained model into translations with greedy decoding and beam search (beam 4, length penalty α = 0.6, output length ≤ input + 50) on the key/value cache, and averaging checkpoints.
+"""§6.1: turning a trained model into translations with greedy decoding and beam search (beam 4, length penalty α = 0.6, output length ≤ input + 50) on the key/value cache; checkpoint averaging; and whether the differences they make are real.
 
 Docs: https://transformer-nb.github.io/transformer_nb/decoding.html.md"""
 
@@ -9,12 +9,10 @@ __all__ = ['inference', 'max_output_lengths', 'encode_batch', 'KVCache', 'Decode
            'length_penalty', 'log_probs', 'beam_search']
 
 # %% ../nbs/10_decoding.ipynb #d7493d2a
-import os, math, warnings, contextlib
-from pathlib import Path
+import math, contextlib
 import torch
-from .core import PAD_ID, BOS_ID, EOS_ID, get_device
+from .core import BOS_ID, EOS_ID
 from .attention import pad_mask
-from .checkpoints import load_checkpoint, save_checkpoint, check_checkpoint
 
 # %% ../nbs/10_decoding.ipynb #9e082382
 @contextlib.contextmanager

@@ -16,6 +16,7 @@ from .core import BOS_ID, EOS_ID
 from .positional import sinusoidal_encoding
 from .checkpoints import load_checkpoint, model_from_checkpoint
 from .fast_decoding import length_batches
+from .safeguards import CliParser, UserError, run_cli, _check_range, _out_of_memory
 
 # %% ../nbs/A5_export.ipynb #91161e2d
 def _ctranslate2():
@@ -111,7 +112,7 @@ def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (its new
         tok.save(tmp / 'sentencepiece.model')
         meta = {'checkpoint': str(Path(checkpoint).resolve()), 'step': ck.get('step'), 'config': ck['config'],
                 'quantization': quantization or 'float32', 'max_positions': max_positions or model.cfg.max_len}
-        (tmp / 'transformer_nb.json').write_text(json.dumps(meta, indent=1))
+        (tmp / 'transformer_nb.json').write_text(json.dumps(meta, indent=1), encoding='utf-8')
         if out.exists(): out.rmdir()                        # an empty folder: replaced by the finished one
         os.replace(tmp, out)
     except BaseException:
@@ -128,7 +129,7 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     d = Path(model_dir)
     if not (d / 'model.bin').is_file(): raise FileNotFoundError(f"{d} is not a CTranslate2 model folder (no model.bin)")
     tr = ct2.Translator(str(d), device=device, compute_type=compute_type, inter_threads=1, intra_threads=threads)
-    meta = json.loads((d / 'transformer_nb.json').read_text()) if (d / 'transformer_nb.json').is_file() else {}
+    meta = json.loads((d / 'transformer_nb.json').read_text(encoding='utf-8')) if (d / 'transformer_nb.json').is_file() else {}
     return tr, Tokenizer.load(d / 'sentencepiece.model'), meta
 
 def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4, alpha:float=0.6,
@@ -160,23 +161,31 @@ then, in Python:
   translator, tok, meta = load_ctranslate2('exported/m30k-de-en')
   ctranslate2_translate(translator, tok, ['Ein Hund läuft.'], meta=meta)"""
 
+_MAX_POSITIONS = 65_536   # rows of the sinusoidal table: a typo (3000000000) would otherwise fill the memory
+
 def _export_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog='tnb-export', epilog=_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
-                                description="Export a transformer_nb checkpoint for deployment: a CTranslate2 model folder "
-                                            "(model.bin, config.json, vocabulary) with its SentencePiece model beside it.")
+    p = CliParser(prog='tnb-export', epilog=_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+                  description="Export a transformer_nb checkpoint for deployment: a CTranslate2 model folder "
+                              "(model.bin, config.json, vocabulary) with its SentencePiece model beside it.")
     p.add_argument('--ctranslate2', metavar='CKPT', required=True,
                    help='the checkpoint to convert, or a run folder (its newest checkpoint)')
     p.add_argument('-o', '--out', required=True, help='the model folder to write (must not exist, or be empty)')
     p.add_argument('--quantization', choices=_QUANTIZATIONS, default=None, help='weight type to store (default: float32)')
     p.add_argument('--max-positions', type=int, default=None,
-                   help="rows of the sinusoidal position table (default: the config's max_len, 1024)")
+                   help=f"rows of the sinusoidal position table, at most {_MAX_POSITIONS:,} (default: the config's max_len, 1024)")
+    p.add_argument('--debug', action='store_true', help="on an error, show the traceback (also TNB_DEBUG=1)")
     return p
 
-def export_main(argv:list|None=None):
-    "Entry point of `tnb-export` (see `tnb-export --help`)."
+def _export_cli(argv:list|None=None):
+    "`tnb-export` with arguments `argv`: convert, and say where the model folder is."
     a = _export_parser().parse_args(argv)
-    try: out = export_ctranslate2(a.ctranslate2, a.out, a.quantization, a.max_positions)
-    except (ImportError, ValueError, FileNotFoundError, FileExistsError, KeyError, RuntimeError, OSError) as e:
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        print(f"tnb-export: error: {msg}", file=sys.stderr); sys.exit(2)
+    _check_range('--max-positions', a.max_positions, 1); _check_range('--max-positions', a.max_positions, None, _MAX_POSITIONS)
+    try: _ctranslate2()
+    except ImportError as e: raise UserError(str(e)) from None
+    with _out_of_memory(f"the checkpoint {a.ctranslate2}"):
+        out = export_ctranslate2(a.ctranslate2, a.out, a.quantization, a.max_positions)
     print(f"wrote {out} (CTranslate2, {a.quantization or 'float32'}; sentencepiece.model beside it)")
+
+def export_main(argv:list|None=None):
+    "Entry point of `tnb-export` (see `tnb-export --help`): `_export_cli` under `run_cli`, with the exit codes of the other tools."
+    run_cli('tnb-export', _export_cli, argv)

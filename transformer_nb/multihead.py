@@ -1,4 +1,4 @@
-"""§3.2.2–3.2.3: h attention heads in parallel, the three ways the Transformer uses them, and a key/value cache for decoding.
+"""§3.2.2–3.2.3: h attention heads in parallel, what they cost, and the three ways the Transformer uses them.
 
 Docs: https://transformer-nb.github.io/transformer_nb/multihead.html.md"""
 

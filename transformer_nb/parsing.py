@@ -488,8 +488,11 @@ def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PARS
     scores.update(beam=beam, alpha=alpha, max_extra=PARSE_DECODING['max_extra'])
     return scores, hyps
 
+from .records import register_record_kind
+
 PARSE_KEYS = ('id', 'system', 'dataset', 'params', 'decoding', 'precision', 'recall', 'f1', 'exact_match', 'malformed',
               'failed', 'n_sentences', 'by_length', 'examples', 'valid_nll', 'train_time_s', 'hardware', 'date', 'commit', 'command')
+register_record_kind('parsing', PARSE_KEYS)   # a results file may hold them beside translation records (A8_records)
 
 _SCORE_KEYS = ('precision', 'recall', 'f1', 'exact_match', 'malformed', 'failed', 'n_sentences', 'by_length', 'repairs')
 

@@ -9,7 +9,7 @@ __all__ = ['EXIT_CODES', 'UserError', 'check_output', 'atomic_open', 'atomic_wri
            'run_cli', 'CliParser']
 
 # %% ../nbs/A4_safeguards.ipynb #09a24774
-import argparse, contextlib, errno, math, os, signal, stat, sys, threading, time, traceback, warnings
+import argparse, contextlib, errno, io, math, os, re, signal, stat, sys, threading, time, traceback, warnings, zlib
 from pathlib import Path
 
 # %% ../nbs/A4_safeguards.ipynb #0888e705
@@ -39,12 +39,14 @@ def _check_range(name:str, # how the user wrote it, e.g. '--clip'
 
 # %% ../nbs/A4_safeguards.ipynb #182abf85
 def _env_int(name:str, lo:int|None=1, hi:int|None=None) -> int|None:
-    "The whole number in the environment variable `name` (None when unset or empty); a `UserError` if it is not one or is out of range."
+    """The whole number in the environment variable `name` (None when unset or empty); a `UserError` if it is not
+    written with the digits 0-9 alone, a minus sign allowed (`+2` and `٣` are refused, as `limit_threads` refuses
+    them), or is out of range."""
     raw = os.environ.get(name, '').strip()
     if not raw: return None
-    try: v = int(raw)
-    except ValueError: raise UserError(f"{name}={raw!r} in the environment is not a whole number") from None
-    return _check_range(name, v, lo, hi)
+    if not re.fullmatch(r'-?[0-9]+', raw):
+        raise UserError(f"{name}={raw!r} in the environment is not a whole number written with the digits 0-9")
+    return _check_range(name, int(raw), lo, hi)
 
 # %% ../nbs/A4_safeguards.ipynb #c5fd0391
 def _direct(path) -> bool:
@@ -87,6 +89,33 @@ def _check_folder(path, what:str='--out') -> Path:
     except OSError as e: raise UserError(f"{what} {path}: cannot create the folder ({e.strerror})") from None
     _probe(p, what, path)
     return p
+
+# %% ../nbs/A4_safeguards.ipynb #a4c10b02
+def _same_file(a, b) -> bool:
+    "True if the paths `a` and `b` are one file: the same real path, or two hard links to one inode."
+    if os.path.realpath(a) == os.path.realpath(b): return True
+    try: sa, sb = os.stat(a), os.stat(b)
+    except (OSError, ValueError): return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+_CHECKPOINT_NAME = re.compile(r'checkpoint-\d+\.pt')
+
+def _check_not_inputs(outputs:dict, # {how the user named it, e.g. '-o': path or None}
+                      inputs:dict, # {how the user named it, e.g. '-i': path, or a list of paths (a run folder's checkpoints)}
+                     ):
+    """Refuse, before any work, an output that is one of the files the command reads, another of its outputs, or
+    that has a `checkpoint-<step>.pt` name: a `UserError` naming both. Standard streams ('-'), FIFOs and devices are
+    written in place and destroy nothing, so they are not compared."""
+    outs = [(k, p) for k, p in outputs.items() if p is not None and str(p) != '-' and not _direct(p)]
+    for i, (k, p) in enumerate(outs):
+        for k2, ps in inputs.items():
+            for q in ([] if ps is None else [ps] if isinstance(ps, (str, os.PathLike)) else ps):
+                if str(q) != '-' and _same_file(p, q): raise UserError(f"{k} {p} would overwrite {k2} {q}: choose another file")
+        for k2, p2 in outs[i + 1:]:
+            if _same_file(p, p2): raise UserError(f"{k} {p} and {k2} {p2} are the same file: give each output its own")
+        if _CHECKPOINT_NAME.fullmatch(Path(p).name):
+            raise UserError(f"{k} {p}: a checkpoint-<step>.pt name would pass this file off as a training checkpoint "
+                            f"(the newest of its folder, which the tools pick by name); choose another name")
 
 # %% ../nbs/A4_safeguards.ipynb #8f42be6b
 def _alive(pid:int) -> bool:
@@ -154,7 +183,13 @@ def atomic_write(path, data:str|bytes) -> Path:
 
 # %% ../nbs/A4_safeguards.ipynb #366a5af2
 def decode_lines(data:bytes, name='input') -> list[str]:
-    "The lines of UTF-8 `data`, split on '\\n' only and stripped; bad bytes raise a ValueError naming `name`, the line and the byte offset."
+    """The lines of UTF-8 `data`, split on '\\n' only and stripped. Bad bytes raise a ValueError naming `name`, the
+    line and the byte offset; so does a NUL byte, which no text holds (a binary file, or UTF-16 text)."""
+    nul = data.find(b'\0')
+    if nul >= 0:
+        line = data.count(b'\n', 0, nul) + 1
+        raise ValueError(f"{name}, line {line}: a NUL byte at offset {nul}; this is not UTF-8 "
+                         f"text (a binary file, or UTF-16 text: convert it to UTF-8)")
     try: text = data.decode('utf-8')
     except UnicodeDecodeError as e:
         line = data.count(b'\n', 0, e.start) + 1
@@ -165,14 +200,71 @@ def decode_lines(data:bytes, name='input') -> list[str]:
     return [l.strip() for l in lines]
 
 # %% ../nbs/A4_safeguards.ipynb #7c00c9ee
+_MAX_LINE_BYTES = 16 << 20   # the longest line a command reads: a sentence is a few hundred bytes
+
+def _chunks(f, first:bytes, size:int):
+    yield first
+    while (b := f.read(size)): yield b
+
+def _gunzip(chunks, name, size:int):
+    "Decompress a stream of gzip chunks (several members allowed) without ever holding more than `size` new bytes at once."
+    d = zlib.decompressobj(31)
+    try:
+        for c in chunks:
+            while c:
+                out = d.decompress(c, size); yield out
+                c = d.unconsumed_tail
+                if d.eof and d.unused_data: c, d = d.unused_data, zlib.decompressobj(31)
+        if not d.eof: raise EOFError("the file ends inside the compressed data")
+    except (zlib.error, EOFError) as e:
+        raise UserError(f"{name}: looks gzip-compressed but cannot be decompressed ({e})") from None
+
+def _read_stream(f, # a binary file, FIFO, device or standard input
+                 name:str, # how errors name it
+                 max_line:int=_MAX_LINE_BYTES, size:int=1 << 20) -> bytes:
+    """Everything `f` holds (gzip decompressed), read in chunks of `size` bytes and checked as it comes: a NUL byte
+    or a line longer than `max_line` bytes stops the read at once, naming the line, so `-i /dev/zero` or a binary
+    file ends in a second with one line instead of filling the memory."""
+    first = f.read(size)
+    chunks = _chunks(f, first, size)
+    if first[:2] == b'\x1f\x8b': chunks = _gunzip(chunks, name, size)
+    parts, line, cur, total = [], 1, 0, 0               # cur: bytes of the current line so far
+    for c in chunks:
+        if (nul := c.find(b'\0')) >= 0:
+            line += c.count(b'\n', 0, nul)
+            raise UserError(f"{name}, line {line}: a NUL byte at offset {total + nul}; this is not "
+                            f"UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)")
+        first_nl = c.find(b'\n')
+        longest = cur + (len(c) if first_nl < 0 else first_nl)
+        if longest > max_line:                          # a line within one chunk is shorter than `size`
+            raise UserError(f"{name}, line {line}: longer than {max_line >> 20} MiB without a line break; is it a text file "
+                            f"with one sentence per line?")
+        if first_nl < 0: cur += len(c)
+        else: line += c.count(b'\n'); cur = len(c) - c.rfind(b'\n') - 1
+        parts.append(c); total += len(c)
+    return b''.join(parts)
+
 def _read_stdin_lines(stream=None, # default: sys.stdin; anything with .buffer.read() or .read()
                      name:str='standard input', # how errors name the stream
                     ) -> list[str]:
-    "The lines of standard input, split exactly as `read_lines` splits a file: UTF-8, on '\\n' only, stripped."
+    "The lines of standard input, read and split exactly as `_read_text_lines` reads a file: UTF-8, on '\\n' only, stripped."
     stream = sys.stdin if stream is None else stream
-    data = stream.buffer.read() if hasattr(stream, 'buffer') else stream.read()
-    if isinstance(data, str): data = data.encode('utf-8', 'surrogateescape')
-    return decode_lines(data, name)
+    f = stream.buffer if hasattr(stream, 'buffer') else stream
+    if isinstance(f, io.TextIOBase): return decode_lines(f.read().encode('utf-8', 'surrogateescape'), name)
+    return decode_lines(_read_stream(f, name), name)
+
+def _read_text_lines(path, # a text file (plain or gzip), a FIFO or a device; '-': standard input
+                     what:str='input', # how the command names it, e.g. '-i'
+                    ) -> list[str]:
+    "The lines of `path` as `decode_lines` splits them, read with `_read_stream`'s bounds; a `UserError` naming `what` for a folder, a missing file or a socket."
+    if str(path) == '-': return _read_stdin_lines()
+    p = Path(path)
+    if p.is_dir(): raise UserError(f"{what}: expected a text file at {path}, but it is a folder")
+    if not p.exists(): raise UserError(f"{what}: expected a text file at {path}, but there is no such file")
+    if stat.S_ISSOCK(os.stat(p).st_mode): raise UserError(f"{what} {path} is a socket, not a text file")
+    try: f = open(p, 'rb')
+    except OSError as e: raise UserError(f"{what} {path}: {e.strerror or e}") from None
+    with f: return decode_lines(_read_stream(f, str(path)), str(path))
 
 # %% ../nbs/A4_safeguards.ipynb #0c29919d
 _HELD = {}   # real path of a locked folder -> [open lock file, depth]: re-entrant within one process
@@ -294,7 +386,7 @@ def _where(e:BaseException) -> str:
 _DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS}
 
 def _user_errors() -> tuple:
-    errs = [ValueError, OSError, MemoryError]
+    errs = [ValueError, OSError]
     torch = sys.modules.get('torch')                 # only if already imported: never import it here
     if torch is not None and hasattr(torch, 'OutOfMemoryError'): errs.append(torch.OutOfMemoryError)
     return tuple(errs)
@@ -305,18 +397,99 @@ def _raise_if_interrupted():
     "Raise the KeyboardInterrupt of a Ctrl-C that library code swallowed (a `try/except` around an import): call after start-up."
     if _CTRL_C: raise KeyboardInterrupt
 
+def _say(prog:str, msg:str):
+    "`prog: msg` on standard error, if there is one to write to: a hung-up terminal (EIO) or a closed stream ends in silence."
+    if sys.stderr is None: return
+    try: print(f"{prog}: {msg}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):                      # gone for good: what is left in its buffer goes nowhere, quietly
+        with contextlib.suppress(OSError, ValueError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
+
+def _closed(fd:int) -> bool:
+    try: os.fstat(fd); return False
+    except OSError: return True
+
+def _utf8_streams() -> list:
+    """Make standard output and error write UTF-8 whatever the locale (`LC_ALL=C` gives ASCII), and give an
+    unbuffered standard output (`PYTHONUNBUFFERED=1`, `python -u`) a buffer, so that a write into a pipe whose reader
+    left fails instead of being cut short in silence. Returns what to put back (for commands run in-process)."""
+    undo = []
+    for name, errors in (('stdout', 'strict'), ('stderr', 'backslashreplace')):
+        s = getattr(sys, name)
+        if s is None or not isinstance(s, io.TextIOWrapper): continue   # a notebook's or a test's own stream
+        raw = s.buffer if isinstance(s.buffer, io.FileIO) else None       # python -u: writes go straight to the fd
+        utf8 = (s.encoding or '').lower().replace('-', '').replace('_', '') == 'utf8'
+        if raw is None and utf8: continue
+        try: s.flush()
+        except (OSError, ValueError): continue
+        if raw is None: undo.append((s.reconfigure, (s.encoding, s.errors))); s.reconfigure(encoding='utf-8', errors=errors)
+        else:
+            new = io.TextIOWrapper(io.BufferedWriter(raw), encoding='utf-8', errors=errors, line_buffering=True)
+            setattr(sys, name, new); undo.append((name, s))
+    return undo
+
+def _restore_streams(undo:list):
+    for what, old in reversed(undo):
+        if callable(what):
+            with contextlib.suppress(Exception): what(encoding=old[0], errors=old[1])
+        else:
+            new = getattr(sys, what); setattr(sys, what, old)
+            with contextlib.suppress(Exception): new.flush()
+            with contextlib.suppress(Exception): new.detach().detach()   # leave the file descriptor open
+
+def _argv_utf8(argv:list) -> list:
+    "Arguments as UTF-8 text whatever the locale: under `LC_ALL=C PYTHONUTF8=0` Python decodes them as ASCII, keeping other bytes as surrogates."
+    def fix(a):
+        if not any('\udc80' <= c <= '\udcff' for c in a): return a
+        try: return os.fsencode(a).decode('utf-8')
+        except UnicodeError: return a                  # not UTF-8 at all: a file name with odd bytes still works as it is
+    return [fix(a) for a in argv]
+
+def _is_oom(e:BaseException) -> bool:
+    "True for running out of memory: MemoryError, torch's OutOfMemoryError, or the CPU allocator's RuntimeError."
+    if isinstance(e, MemoryError): return True
+    torch = sys.modules.get('torch')
+    if torch is not None and isinstance(e, getattr(torch, 'OutOfMemoryError', ())): return True
+    return isinstance(e, RuntimeError) and ("can't allocate memory" in str(e) or 'out of memory' in str(e).lower())
+
+def _size(n:float) -> str:
+    for unit in ('bytes', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'):
+        if n < 1024 or unit == 'PiB': return f"{n:.0f} {unit}" if unit == 'bytes' else f"{n:.1f} {unit}"
+        n /= 1024
+
+def _oom_detail(e:BaseException) -> str:
+    m = re.search(r'allocate (\d+) bytes', str(e)) or re.search(r'allocate ([\d.]+ [KMGTP]iB)', str(e))
+    if not m: return ''
+    return f"; it asked for {_size(int(m[1])) if m[1].isdigit() else m[1]} at once"
+
+@contextlib.contextmanager
+def _out_of_memory(what:str):
+    "Turn running out of memory inside the block into a one-line `UserError` (exit code 1) saying that `what` was too large."
+    try: yield
+    except BaseException as e:
+        if not _is_oom(e): raise
+        raise UserError(f"out of memory: {what} is too large for this machine{_oom_detail(e)}", 1) from None
+
 def run_cli(prog:str, main, argv:list|None=None):
     "Run `main(argv)` as the command `prog` and exit with the code, and at most the one line, of the table above."
-    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    from_shell = argv is None
+    argv = _argv_utf8(sys.argv[1:]) if from_shell else [str(a) for a in argv]
     debug = '--debug' in argv or os.environ.get('TNB_DEBUG', '').strip() not in ('', '0')
-    say = lambda msg: print(f"{prog}: {msg}", file=sys.stderr, flush=True)
+    say = lambda msg: _say(prog, msg)
+    if from_shell and (sys.stdout is None or sys.stderr is None):   # started with >&- or 2>&-
+        for fd in (1, 2):                              # a file opened later must not take the number of a closed stream
+            if _closed(fd):
+                with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+        if sys.stdout is None: say("error: standard output is closed; send it somewhere (e.g. >/dev/null), nothing was done")
+        sys.exit(EXIT_CODES['user'])                   # a closed standard error: nowhere to say anything, so silence
     term = []
     def on_term(sig, frame): term.append(sig); raise KeyboardInterrupt
     ctrl_c = _CTRL_C; ctrl_c.clear()                   # a Ctrl-C seen: an error it causes (say, mid-import) is no bug
     def on_int(sig, frame): ctrl_c.append(sig); raise KeyboardInterrupt
     stopped = lambda: EXIT_CODES['hangup' if term[0] == getattr(signal, 'SIGHUP', None) else 'terminated']
+    interrupted = lambda: say('interrupted' + (f' ({signal.Signals(term[0]).name})' if term else ''))
     old, shown = {}, warnings.showwarning
     warnings.showwarning = lambda message, *a, **k: say(f"warning: {message}")   # one line each, not two with the source
+    undo = _utf8_streams() if from_shell else []
     if threading.current_thread() is threading.main_thread():
         for s in _STOP_SIGNALS[1:]:                    # SIGTERM, SIGHUP (a closed terminal): the clean path of Ctrl-C
             if signal.getsignal(s) == signal.SIG_DFL: old[s] = signal.signal(s, on_term)
@@ -326,18 +499,23 @@ def run_cli(prog:str, main, argv:list|None=None):
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if code == EXIT_CODES['interrupted'] and term: code = stopped()
-        if not isinstance(e.code, (int, type(None))): print(e.code, file=sys.stderr)
+        if not isinstance(e.code, (int, type(None))) and sys.stderr is not None:
+            with contextlib.suppress(OSError, ValueError): print(e.code, file=sys.stderr)
     except KeyboardInterrupt:
-        say('interrupted' + (f' ({signal.Signals(term[0]).name})' if term else ''))
-        code = stopped() if term else EXIT_CODES['interrupted']
+        interrupted(); code = stopped() if term else EXIT_CODES['interrupted']
     except BrokenPipeError:                            # the reader of our output left: not an error
         with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = EXIT_CODES['broken_pipe']
     except Exception as e:
         if debug: traceback.print_exc()
         if ctrl_c or term:                             # the interrupt surfaced as another exception (e.g. an ImportError)
-            say('interrupted' + (f' ({signal.Signals(term[0]).name})' if term else ''))
-            code = stopped() if term else EXIT_CODES['interrupted']
+            interrupted(); code = stopped() if term else EXIT_CODES['interrupted']
+        elif isinstance(e, Warning):                   # python -W error made one of our warnings an exception
+            say(f"error: {_first_line(e)} (a warning, which -W error or PYTHONWARNINGS turned into an error)")
+            code = EXIT_CODES['user']
+        elif _is_oom(e):                               # not caught by an `_out_of_memory` that names what was too large
+            say(f"error: out of memory: the input, the model or the batch is too large for this machine{_oom_detail(e)}")
+            code = EXIT_CODES['failed']
         elif isinstance(e, _user_errors()) or isinstance(getattr(e, 'exit_code', None), int):
             failed = isinstance(e, OSError) and e.errno in _DISK_ERRORS   # the disk failed us, the command was fine
             say(f"error: {_first_line(e)}"); code = getattr(e, 'exit_code', EXIT_CODES['failed' if failed else 'user'])
@@ -349,13 +527,16 @@ def run_cli(prog:str, main, argv:list|None=None):
     finally:
         for s, h in old.items(): signal.signal(s, h)
         warnings.showwarning = shown
-    try: sys.stdout.flush()                            # what is still buffered (--help > /dev/full): fail here, in one line
+    try:
+        if sys.stdout is not None: sys.stdout.flush()  # what is still buffered (--help > /dev/full): fail here, in one line
     except BrokenPipeError:
         with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = code or EXIT_CODES['broken_pipe']
-    except OSError as e:
-        with contextlib.suppress(OSError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        say(f"error: standard output: {e.strerror or e}"); code = code or EXIT_CODES['failed']
+    except (OSError, ValueError) as e:
+        with contextlib.suppress(OSError, ValueError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        if not code: say(f"error: standard output: {getattr(e, 'strerror', None) or e}")   # said once: not again for
+        code = code or EXIT_CODES['failed']                                                    # what is still buffered
+    _restore_streams(undo)
     sys.exit(code)
 
 # %% ../nbs/A4_safeguards.ipynb #f1ac8119

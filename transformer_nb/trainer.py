@@ -15,12 +15,12 @@ import numpy as np
 import torch
 import torch.nn as nn
 from tqdm import tqdm
-from .core import get_device, autocast, default_precision, hardware, git_commit
+from .core import UNK_ID, get_device, autocast, default_precision, hardware, git_commit
 from .model import Transformer, TransformerConfig, get_config
 from .data import Tokenizer, TokenBatchSampler, encode_pairs, collate
 from .training import TrainConfig, make_optimizer, seq2seq_loss, accumulate_grads
 from .checkpoints import (rng_state, set_rng_state, save_checkpoint, load_checkpoint, prune_checkpoints,
-    latest_checkpoint, check_checkpoint, run_folder_conflicts)
+    latest_checkpoint, check_checkpoint, run_folder_conflicts, _check_tokenizer, _check_weights)
 from .safeguards import atomic_open, deferred_interrupts, _run_lock, _clean_stale_temps
 from .distributed import init_distributed, all_reduce_sum
 
@@ -165,10 +165,11 @@ def _load(self:Trainer, ckpt_or_path) -> 'Trainer':
         p = Path(ckpt_or_path)
         self.resumed_from = (latest_checkpoint(p) if p.is_dir() else p) or p
         ck, name = load_checkpoint(p, map_location=self.device), str(self.resumed_from)
-    check_checkpoint(ck, name, 'resume')                               # e.g. an averaged checkpoint has no optimizer
-    mine = asdict(self.cfg)
+    check_checkpoint(ck, name, 'resume', weights=False)               # e.g. an averaged checkpoint has no optimizer
+    mine = asdict(self.cfg)                                            # a different config first: it says why shapes differ
     diff = {k: (ck['config'].get(k), v) for k, v in mine.items() if ck['config'].get(k) != v}
-    if diff: raise ValueError(f"checkpoint config differs from the model's (checkpoint, model): {diff}")
+    if diff: raise ValueError(f"{name}: its config differs from the model's (checkpoint, model): {diff}")
+    _check_weights(ck, name, self.model)                               # shapes (else a raw RuntimeError below), finite values
     self.model.load_state_dict(ck['model'])
     self.opt.load_state_dict(ck['optimizer']); self.sched.load_state_dict(ck['scheduler'])
     if ck.get('scaler'): self.scaler.load_state_dict(ck['scaler'])
@@ -198,13 +199,14 @@ Trainer._after_update, Trainer._validate = _after_update, _validate
 
 # %% ../nbs/A3_trainer.ipynb #51cd3931
 def _done(self:Trainer) -> bool:
-    if self.tc.max_time is not None and time.perf_counter() - self._t_fit >= 60 * self.tc.max_time:
+    if (self.tc.max_time is not None and self.step > self._start_step      # at least one update, whatever the limit
+            and time.perf_counter() - self._t_fit >= 60 * self.tc.max_time):
         self.timed_out = True; return True
     return self.step >= self.tc.steps if self.tc.steps is not None else self.epoch >= self.tc.epochs
 
 def _fit(self:Trainer) -> dict:
     "Train until `steps` updates or `epochs` epochs; returns the history {'train': [...], 'valid': [...]}."
-    tc, self._t_fit, self.timed_out = self.tc, time.perf_counter(), False
+    tc, self._t_fit, self.timed_out, self._start_step = self.tc, time.perf_counter(), False, self.step
     if self.out is not None and self.is_main: self.out.mkdir(parents=True, exist_ok=True)
     bar = tqdm(total=tc.steps, initial=self.step, disable=not (tc.progress and self.is_main), unit='upd',
                dynamic_ncols=True, mininterval=1.0)
@@ -315,7 +317,7 @@ def train_model(data, # a `ParallelData` (see 08_data)
         if tc.steps is not None and int(ck['step']) > tc.steps:
             raise ValueError(f"{name} is at update {ck['step']}, past the {tc.steps} updates asked for: steps counts "
                              f"from the start of the run, so ask for more than {ck['step']} to train on")
-        tok, cfg = Tokenizer.from_bytes(ck['tokenizer']), TransformerConfig(**ck['config'])
+        tok, cfg = _check_tokenizer(Tokenizer.from_bytes(ck['tokenizer']), ck['config'], name), TransformerConfig(**ck['config'])
     else:
         tok = Tokenizer.train(data, vocab_size=vocab_size)
         cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **overrides})
@@ -323,6 +325,10 @@ def train_model(data, # a `ParallelData` (see 08_data)
         warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
     valid = encode_pairs(tok, data.valid) if data.valid else None
     for w in dropped if train else []: warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    unk = sum(ids.count(UNK_ID) for s, t in train for ids in (s, t)) / max(sum(len(s) + len(t) for s, t in train), 1) if ck else 0
+    if unk > 0.01:                                           # a resumed tokenizer that does not know this corpus
+        warnings.warn(f"{unk:.0%} of the training tokens are unknown to the tokenizer of {name}: it was learned on "
+                      f"another corpus, and the model will learn to write ⁇")
     if not train: raise ValueError(f"no training pairs left: max_len={max_len} drops all {len(data.train):,} of them (each is longer, "
                                    f"counting BOS/EOS); raise max_len (tnb-train --max-len)" if data.train else f"{data} has no training pairs")
     named = preset + (f" ({', '.join(f'{k}={v}' for k, v in overrides.items())})" if overrides else '')

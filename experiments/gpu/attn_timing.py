@@ -2,7 +2,8 @@
 F.scaled_dot_product_attention, same inputs, CUDA events, medians of 50 after warm-up.
     python3 experiments/gpu/attn_timing.py OUT.json"""
 import json, statistics, sys, torch
-from transformer_nb.attention import attention, sdpa_attention
+import torch.nn.functional as F
+from transformer_nb.attention import attention
 from transformer_nb.core import hardware
 
 def cuda_ms(f, reps=50):
@@ -18,7 +19,7 @@ with torch.inference_mode():
     for BH, n, d in [(8, 128, 64), (64, 1024, 64), (64, 4096, 64)]:
         for dtype in (torch.float32, torch.bfloat16):
             q, k, v = (torch.randn(BH, n, d, device='cuda', dtype=dtype) for _ in range(3))
-            ex, fu = cuda_ms(lambda: attention(q, k, v)), cuda_ms(lambda: sdpa_attention(q, k, v))
+            ex, fu = cuda_ms(lambda: attention(q, k, v)), cuda_ms(lambda: F.scaled_dot_product_attention(q, k, v))
             rows.append(dict(batch_heads=BH, n=n, d_k=d, dtype=str(dtype).split('.')[-1], explicit_ms=round(ex, 4),
                              fused_ms=round(fu, 4), speedup=round(ex / fu, 2)))
             print(rows[-1], flush=True)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Correctness and throughput on the GPU (issue 14), in one call: see README.md here. Timings first, on a quiet machine.
+# Correctness and throughput on one GPU machine, in one go: see README.md here. Timings first, on a quiet machine.
 source experiments/gpu/setup.sh
 set +e
 stamp() { echo "== [$SECONDS s] $*"; }
@@ -21,7 +21,7 @@ timeout 120 tnb-train --dataset multi30k --data-dir "$DATA" --src-lang de --tgt-
 tail -2 $OUT/tput.log
 python3 - <<'PY'
 import statistics
-from transformer_nb.training import load_checkpoint, latest_checkpoint
+from transformer_nb.checkpoints import load_checkpoint, latest_checkpoint
 h = load_checkpoint(latest_checkpoint('/tmp/tput'))['meta']['history']['train'][50:]
 print(f"tnb-train median {statistics.median(r['tok_s'] for r in h):.0f} target tok/s (non-pad) over updates 51-300; "
       f"median batch {statistics.median(r['tokens'] for r in h):.0f} target tokens")

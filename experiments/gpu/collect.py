@@ -3,7 +3,7 @@
     python3 experiments/gpu/collect.py RUNS_DIR OUT.json"""
 import json, statistics, sys
 from pathlib import Path
-from transformer_nb.training import load_checkpoint, latest_checkpoint
+from transformer_nb.checkpoints import load_checkpoint, latest_checkpoint
 
 def summary(run:Path) -> dict:
     ck = load_checkpoint(latest_checkpoint(run))

@@ -1,11 +1,11 @@
 """Sentences/s of `translate` (the tnb-translate path: SentencePiece, batching, decoding) on one device:
 greedy and beam 4, one sentence per batch and full batches (4000 source tokens), median of repeats.
     python3 experiments/gpu/decode_speed.py CKPT SRC_FILE OUT.json [--device cuda] [--n 1000] [--n1 200]"""
-import argparse, datetime, gzip, json, statistics, time
+import argparse, datetime, gzip, json, statistics, sys, time
 import torch
 from transformer_nb.core import get_device, hardware
-from transformer_nb.training import model_from_checkpoint
-from transformer_nb.decoding import translate
+from transformer_nb.checkpoints import model_from_checkpoint
+from transformer_nb.fast_decoding import translate
 
 def main():
     ap = argparse.ArgumentParser(); ap.add_argument('ckpt'); ap.add_argument('src'); ap.add_argument('out')
@@ -16,7 +16,8 @@ def main():
     model, tok, _ = model_from_checkpoint(a.ckpt, device=dev)
     with gzip.open(a.src, 'rt', encoding='utf-8') as f: lines = [l.rstrip('\n') for l in f][:a.n]
     translate(model, tok, lines[:32], beam=4)                                   # warm-up
-    res = dict(checkpoint=a.ckpt, device=str(dev), hardware=hardware(), date=datetime.date.today().isoformat(), rows=[])
+    res = dict(checkpoint=a.ckpt, device=str(dev), hardware=hardware(), date=datetime.date.today().isoformat(),
+               command=' '.join(['python3', 'experiments/gpu/decode_speed.py', *sys.argv[1:]]), rows=[])
     for batch, max_tokens, sents in (('full', 4000, lines), ('1', 1, lines[:a.n1])):
         for beam in (1, 4):
             ts = []

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The last GPU call (issue 14): the suite and the notebooks on the GPU with the final code, then the training-loop
-# gap and MFU with CUDA graphs. Each step has its own time limit; logs go to $OUT.
+# The suite and the notebooks on the GPU, then the training-loop gap and MFU with CUDA graphs. Each step has its own
+# time limit; logs go to $OUT.
 source experiments/gpu/setup.sh
 set +e
 stamp() { echo "== [$SECONDS s] $*"; }
@@ -20,7 +20,7 @@ timeout 90 python3 experiments/gpu/run_nbs.py $OUT nbs/02_multihead.ipynb nbs/07
 stamp "5. MFU: base at the paper's batch, eager with the GPU's busy time, then CUDA graphs (reduce-overhead)"
 B="python3 bench/bench_train.py --device cuda --precision bf16 --mfu --threads 1 --preset base --vocab 37000 --batch 256 --len 100 --json $OUT/bench_train_gpu2.json"
 timeout 60 $B --steps 20 --warmup 5 --repeats 3 --busy
-stamp "4. tnb-train vs the benchmark step after the NumPy pad_batch (was 73,861 tok/s)"
+stamp "4. tnb-train against the benchmark step (bench_train, base at a Multi30k-sized batch)"
 timeout 60 tnb-train --dataset multi30k --data-dir "$DATA" --src-lang de --tgt-lang en --preset base --max-tokens 4096 \
   --steps 150 --warmup 4000 --test-limit 0 --no-progress --threads 1 --save-every 0 --out /tmp/tput > $OUT/tput.log 2>&1
 python3 -c "

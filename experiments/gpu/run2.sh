@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The second GPU call: the Multi30k runs (two waves of two runs, 2.75 minutes each), then decoding speed on the GPU.
+# The Multi30k runs (two waves of two runs, 2.75 minutes each), then decoding speed on the GPU.
 set -o pipefail
 bash experiments/gpu/train.sh 2.75 de-en:w512n6 en-de:w512n6 en-fr:w512n6 en-de:w512n3
 source experiments/gpu/setup.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The third GPU call: the recipe that trained (w512n3, chosen on en-de's validation BLEU) for de-en and en-fr.
+# The recipe that trained (w512n3, chosen on en-de's validation BLEU) for de-en and en-fr.
 set -o pipefail
 bash experiments/gpu/train.sh 2.75 de-en:w512n3 en-fr:w512n3
 source experiments/gpu/setup.sh

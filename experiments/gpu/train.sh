@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Multi30k on one GPU. The lent machine has 2 CPU cores, and an eager training step is bound by the host launching
-# kernels, so two runs share the GPU at a time (one per core) with large batches. Each wave trains for MINUTES;
+# Multi30k on one GPU. An eager training step is bound by the host launching kernels, so two runs share the GPU at a
+# time (one CPU core each) with large batches. Each wave trains for MINUTES;
 # while the next wave trains, the last 5 checkpoints (about one epoch apart) of the previous one are averaged, and
 # valid (for choosing) and test2016 (greedy, beam 4, average + beam 4) translations are scored with sacreBLEU.
 #   bash experiments/gpu/train.sh MINUTES PAIR:RECIPE [PAIR:RECIPE ...]     e.g. 3 de-en:w512n6 en-de:w512n6

@@ -1,0 +1,48 @@
+"""What the decoding benchmarks share (`bench_peers.py`, `ablate_beam.py`, `profile_decode.py`): where Multi30k's
+test files are, the source sentences as piece ids, and length-sorted batches of them.
+
+The data folder is `--data-dir` when a script is given one, else `$TNB_MULTI30K`, else the first
+`shared/data/multi30k` in this repository's folder or one of its parents (`find_multi30k`), e.g.
+`../shared/data/multi30k` beside the checkout.
+"""
+import os, sys
+from pathlib import Path
+import torch
+from transformer_nb.core import EOS_ID, PAD_ID
+from transformer_nb.datasets import find_multi30k, read_lines
+from transformer_nb.fast_decoding import length_batches
+
+ROOT = Path(__file__).resolve().parents[1]                    # the repository
+
+def multi30k_file(name:str, data_dir=None) -> Path:
+    "A file of the Multi30k folder (`data_dir`, else `find_multi30k`); exits with a message saying how to point at it."
+    d = Path(data_dir) if data_dir else find_multi30k(ROOT)
+    if d is None or not (d / name).is_file():
+        sys.exit(f"{name} not found{f' in {d}' if d else ''}: give --data-dir (or --src/--ref), or set TNB_MULTI30K to the "
+                 f"Multi30k folder (e.g. ../shared/data/multi30k)")
+    return d / name
+
+def source_ids(tok, lines:list[str]) -> list[list[int]]:
+    "Each sentence as our model reads it: its SentencePiece ids + EOS (encoded once, outside every timing)."
+    return [tok.encode(l.strip()) + [EOS_ID] for l in lines]
+
+def id_batches(srcs:list[list[int]], max_tokens:int):
+    "(indices, (b, S) padded tensor) per length-sorted batch of at most `max_tokens` source tokens (padding included)."
+    for batch in length_batches([len(s) for s in srcs], max_tokens):
+        src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
+        for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
+        yield batch, src
+
+def rel(path) -> str:
+    "`path` relative to the repository if it is an absolute path of this machine (records name no machine's folders)."
+    p = str(path)
+    return os.path.relpath(p, ROOT) if os.path.isabs(p) and os.path.exists(p) else p
+
+def command(script:str, argv) -> str:
+    "The command line of a run, for its JSON record: `python bench/NAME.py ARGS`, paths relative to the repository."
+    args = sys.argv[1:] if argv is None else argv
+    return ' '.join(['python', f'bench/{script}', *(rel(a) for a in args)])
+
+def load_average() -> list[float]:
+    try: return [round(x, 2) for x in os.getloadavg()]
+    except OSError: return [float('nan')] * 3
