@@ -53,6 +53,15 @@ def paired_bootstrap(refs:list[str], baseline:list[str], system:list[str], # ali
                 p_value=1.0 if same else round(float(s.p_value), 4), baseline_ci=round(float(b.ci), 2),
                 system_ci=round(float(s.ci), 2), n_samples=n_samples, n_sentences=len(refs), signature=str(sig))
 
+def _significance_table(tests:dict) -> str:
+    "Markdown table of {comparison: `paired_bootstrap` result}: scores with 95% CIs, delta, p and the verdict at 5%."
+    head = ('| comparison (B vs A) | metric | A | B | Δ (B − A) | p | significant at 5%? |\n'
+            '|---|---|---|---|---|---|---|\n')
+    name = {'bleu': 'BLEU', 'bleu_lc': 'BLEU (lc)', 'chrf': 'chrF'}
+    return head + '\n'.join(
+        f"| {k} | {name[r['metric']]} | {r['baseline']:.1f} ± {r['baseline_ci']:.1f} | {r['system']:.1f} ± {r['system_ci']:.1f} | "
+        f"{r['delta']:+.1f} | {r['p_value']:.3f} | {'yes' if r['p_value'] < 0.05 else 'no'} |" for k, r in tests.items())
+
 # %% ../nbs/11_results.ipynb #a1b2c305
 def paired_bootstrap_mean(baseline, system, # per-sentence scores of two systems on the same sentences
                           n_samples:int=1000, seed:int=12345) -> dict:
@@ -67,16 +76,6 @@ def paired_bootstrap_mean(baseline, system, # per-sentence scores of two systems
     lo, hi = np.percentile(diffs, [2.5, 97.5])
     return dict(baseline=float(a.mean()), system=float(b.mean()), delta=float(delta), p_value=float(p),
                 ci=(float(lo), float(hi)), n_samples=n_samples, n_sentences=len(a))
-
-# %% ../nbs/11_results.ipynb #a1b2c307
-def _significance_table(tests:dict) -> str:
-    "Markdown table of {comparison: `paired_bootstrap` result}: scores with 95% CIs, delta, p and the verdict at 5%."
-    head = ('| comparison (B vs A) | metric | A | B | Δ (B − A) | p | significant at 5%? |\n'
-            '|---|---|---|---|---|---|---|\n')
-    name = {'bleu': 'BLEU', 'bleu_lc': 'BLEU (lc)', 'chrf': 'chrF'}
-    return head + '\n'.join(
-        f"| {k} | {name[r['metric']]} | {r['baseline']:.1f} ± {r['baseline_ci']:.1f} | {r['system']:.1f} ± {r['system_ci']:.1f} | "
-        f"{r['delta']:+.1f} | {r['p_value']:.3f} | {'yes' if r['p_value'] < 0.05 else 'no'} |" for k, r in tests.items())
 
 # %% ../nbs/11_results.ipynb #9fc49ebf
 def evaluate(model, tokenizer, pairs:list[tuple[str, str]], beam:int=4, alpha:float=0.6, max_tokens:int=4000,
@@ -108,7 +107,6 @@ def results_table(recs:list[dict]) -> str:
         f"{r['bleu_lc']:.1f} | {r['chrf']:.1f} | {r['exact_match']:.1f}% | {_fmt_minutes(r['train_time_s'])} | {r['hardware']} |"
         for r in recs)
 
-# %% ../nbs/11_results.ipynb #a1b2c311
 def headline_table(recs:list[dict]) -> str:
     "Markdown: per (dataset, direction, hardware) the record with the best lowercased BLEU (then exact match)."
     bleu = lambda r: f"{r['bleu_char']:.1f} (characters)" if 'bleu_char' in r else f"{r['bleu']:.1f}"
@@ -144,7 +142,6 @@ def training_flops(hours:float, n_gpus:float, tflops:float) -> float:
     if min(hours, n_gpus, tflops) < 0: raise ValueError(f"hours={hours}, n_gpus={n_gpus}, tflops={tflops} must be >= 0")
     return hours * 3600 * n_gpus * tflops * 1e12
 
-# %% ../nbs/11_results.ipynb #a1b2c316
 def table2_table(rows:dict=PAPER_TABLE2) -> str:
     "Table 2 as markdown; the training cost also as a multiple of the Transformer base model's."
     base = rows['Transformer (base model)'][2]
@@ -172,7 +169,6 @@ def table3_variants(base:dict) -> dict:
     v['E-learned'] = dict(pos='learned')
     return v
 
-# %% ../nbs/11_results.ipynb #4645855a
 def _paper_row(name:str, base:dict) -> str:
     "The name of the paper's Table 3 row that variant `name` of `table3_variants(base)` scales."
     ours, paper = list(table3_variants(base)), list(table3_variants(PRESETS['base']))
@@ -206,7 +202,6 @@ def table3_table(recs:list[dict], base:dict) -> str:
                     f"{r['bleu'] - b['bleu']:+.1f} | {pr} | {pp:.2f} | {pbleu:.1f} | {pbleu - pb_bleu:+.1f} |")
     return head + '\n'.join(rows)
 
-# %% ../nbs/11_results.ipynb #9ed80c38
 def plot_table3(recs:list[dict], base:dict, ax=None):
     "ΔBLEU of each variant against its base: ours (Multi30k valid) beside the paper's (newstest2013), with the seed spread."
     import matplotlib.pyplot as plt
@@ -247,7 +242,6 @@ def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
         for h in hooks: h.remove()
     return maps
 
-# %% ../nbs/11_results.ipynb #cfbdfe4d
 def sentence_maps(model, tok, src_text:str, tgt_text:str) -> tuple[dict, dict]:
     "attention_maps of one (source, target) pair and tick labels: 'src' pieces, decoder inputs 'tgt_in', predictions 'tgt_out'."
     from transformer_nb.core import BOS_ID, EOS_ID

@@ -329,7 +329,6 @@ def _clean_tree(tree:Tree) -> Tree|None:
     while t is not None and t.label() in ('', 'TOP', 'ROOT') and len(t) == 1 and isinstance(t[0], Tree): t = t[0]
     return t
 
-# %% ../nbs/13_parsing.ipynb #26e10965
 _PTB_SECTIONS = {'train': range(2, 22), 'valid': (22,), 'test': (23,)}    # the standard WSJ split, as in the paper
 
 def _ptb_files(wsj_dir) -> dict[str, list[Path]]:
@@ -489,7 +488,6 @@ def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PARS
     scores.update(beam=beam, alpha=alpha, max_extra=PARSE_DECODING['max_extra'])
     return scores, hyps
 
-# %% ../nbs/13_parsing.ipynb #3242d857
 from .records import register_record_kind
 
 PARSE_KEYS = ('id', 'system', 'dataset', 'params', 'decoding', 'precision', 'recall', 'f1', 'exact_match', 'malformed',
@@ -584,7 +582,6 @@ def _parse_errors(gold:Tree, test:Tree) -> tuple[set, set]:
     g, t = _phrase_brackets(gold), _phrase_brackets(test)
     return t - g, g - t
 
-# %% ../nbs/13_parsing.ipynb #b5aa57e7
 def _plot_f1_by_length(recs:list[dict], ax=None):
     "Bracket F1 of each record per sentence-length bin (corpus F1 within the bin); returns the axes."
     import matplotlib.pyplot as plt
