@@ -283,8 +283,8 @@ def test_download_into_cache_then_reuse(tmp_path, fake_net, monkeypatch):
 
 def test_cache_dir_argument_and_default(tmp_path, fake_net, monkeypatch):
     monkeypatch.delenv('TNB_CACHE_DIR', raising=False); monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'xdg'))
-    assert D.get_cache_dir() == tmp_path/'xdg'/'transformer_nb'
-    assert D.get_cache_dir(tmp_path/'c') == tmp_path/'c'
+    assert D._get_cache_dir() == tmp_path/'xdg'/'transformer_nb'
+    assert D._get_cache_dir(tmp_path/'c') == tmp_path/'c'
     files = _multi30k_files('en', 'de', cache_dir=tmp_path/'c')
     assert files['valid'] == (tmp_path/'c'/'multi30k'/'val.en.gz', tmp_path/'c'/'multi30k'/'val.de.gz')
 

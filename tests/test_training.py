@@ -8,7 +8,7 @@ from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, TrainConfig
 from transformer_nb.data import collate
-from transformer_nb.checkpoints import (rng_state, set_rng_state, save_checkpoint, load_checkpoint, list_checkpoints,
+from transformer_nb.checkpoints import (_rng_state, _set_rng_state, save_checkpoint, load_checkpoint, list_checkpoints,
     latest_checkpoint, model_from_checkpoint, _CKPT_FORMAT)
 from transformer_nb.trainer import Trainer, TrainingDiverged
 from conftest import copy_ids
@@ -137,8 +137,8 @@ def test_keep_last_n(tmp_path):
     assert (tmp_path / 'loss.png').is_file()
 
 def test_rng_state_roundtrip():
-    s = rng_state(); a = (torch.rand(2), random.random(), np.random.rand())
-    set_rng_state(s); b = (torch.rand(2), random.random(), np.random.rand())
+    s = _rng_state(); a = (torch.rand(2), random.random(), np.random.rand())
+    _set_rng_state(s); b = (torch.rand(2), random.random(), np.random.rand())
     assert torch.equal(a[0], b[0]) and a[1:] == b[1:]
 
 # --- resume, NaN, Ctrl-C ------------------------------------------------------------------------------------------

@@ -459,13 +459,13 @@ def _checkpoint_files(path) -> dict:
 
 def _check_lengths(a, model, tok, sentences, name):
     "Refuse, before decoding, every sentence longer than --max-src-len (default: the model's), naming the first ones."
-    from transformer_nb.fast_decoding import source_limits, long_sources, too_long_message
-    default, most = source_limits(model)
+    from transformer_nb.fast_decoding import _source_limits, _long_sources, _too_long_message
+    default, most = _source_limits(model)
     _check_range('--max-src-len', a.max_src_len, 2, most)
     limit = a.max_src_len or default
-    bad = long_sources(tok, sentences, limit)
+    bad = _long_sources(tok, sentences, limit)
     if bad:
-        raise UserError(too_long_message(bad, limit, name, f": split {'it' if len(bad) == 1 else 'them'} into sentences"
+        raise UserError(_too_long_message(bad, limit, name, f": split {'it' if len(bad) == 1 else 'them'} into sentences"
                                          + (f", or raise --max-src-len (at most {most:,} for this model)" if limit < most else '')))
 
 _NUMBER_WORDS = {}

@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a0_datasets.html.md"""
 
 # %% auto #0
 __all__ = ['SPLITS', 'MAX_NUMBER', 'DATASETS', 'ParallelData', 'read_lines', 'read_parallel', 'en_number', 'de_number',
-           'numbers_corpus', 'exact_by_magnitude', 'number_scores', 'copy_corpus', 'get_cache_dir', 'multi30k',
-           'find_multi30k', 'register_dataset', 'load_dataset']
+           'numbers_corpus', 'exact_by_magnitude', 'number_scores', 'copy_corpus', 'multi30k', 'find_multi30k',
+           'register_dataset', 'load_dataset']
 
 # %% ../nbs/A0_datasets.ipynb #12dd4b6c
 import contextlib, functools, inspect, gzip, hashlib, logging, os, random, tempfile, urllib.error, urllib.request, warnings
@@ -288,7 +288,7 @@ _MULTI30K_SHA256 = {
     'val.fr.gz': 'ca3106f1a72390591d25f6c45cb4cd39dec4cd3f123e099748a3ce5256c160e9',
 }
 
-def get_cache_dir(cache_dir:str|Path|None=None) -> Path:
+def _get_cache_dir(cache_dir:str|Path|None=None) -> Path:
     "The cache folder: `cache_dir`, else `$TNB_CACHE_DIR`, else `$XDG_CACHE_HOME/transformer_nb` or `~/.cache/transformer_nb`."
     if cache_dir is not None: return Path(cache_dir).expanduser()
     if os.environ.get('TNB_CACHE_DIR'): return Path(os.environ['TNB_CACHE_DIR']).expanduser()
@@ -338,7 +338,7 @@ def _multi30k_files(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None
     names = {sp: (f"{stem}.{src_lang}.gz", f"{stem}.{tgt_lang}.gz") for sp, stem in _MULTI30K_SPLITS.items()}
     wanted = [n for pair in names.values() for n in pair]
     local = data_dir is not None
-    folder = Path(data_dir).expanduser() if local else get_cache_dir(cache_dir)/'multi30k'
+    folder = Path(data_dir).expanduser() if local else _get_cache_dir(cache_dir)/'multi30k'
     for n in wanted:
         p = folder/n
         if p.is_file():

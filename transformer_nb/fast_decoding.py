@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a6_fast_decoding.html.md""
 
 # %% auto #0
 __all__ = ['decode_step', 'LazyKVCache', 'FastCache', 'argmax_rows', 'topk_rows', 'topk_log_probs', 'fast_greedy_decode',
-           'fast_beam_search', 'length_batches', 'translate', 'source_limits', 'long_sources', 'too_long_message']
+           'fast_beam_search', 'length_batches', 'translate']
 
 # %% ../nbs/A6_fast_decoding.ipynb #a03d901a
 import math, warnings
@@ -276,8 +276,8 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
         if not isinstance(s, str): raise TypeError(f"sentences[{i}] is a {type(s).__name__}, not a str: {s!r}")
     if stop not in ('exact', 'early'): raise ValueError(f"stop={stop!r} must be 'exact' or 'early'")
     if max_src_len is not None:                          # every sentence checked before anything is decoded
-        bad = long_sources(tokenizer, sentences, max_src_len)
-        if bad: raise ValueError(too_long_message(bad, max_src_len, lambda i: f"sentences[{i}]"))
+        bad = _long_sources(tokenizer, sentences, max_src_len)
+        if bad: raise ValueError(_too_long_message(bad, max_src_len, lambda i: f"sentences[{i}]"))
     if device is not None: model.to(get_device(device))
     dev = next(model.parameters()).device
     cap = model.cfg.max_len if model.cfg.pos == 'learned' else None
@@ -303,12 +303,12 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
 # %% ../nbs/A6_fast_decoding.ipynb #a6d0c002
 _CHARS_PER_TOKEN = 64   # a line with more characters than this per allowed token is too long, without tokenizing it
 
-def source_limits(model) -> tuple[int, int]:
+def _source_limits(model) -> tuple[int, int]:
     "(default, most) for the length of a source in tokens with its EOS: `max_len` for both with learned positions; for sinusoidal ones `max_len` and 4x that."
     n = model.cfg.max_len
     return (n, n) if model.cfg.pos == 'learned' else (n, 4 * n)
 
-def long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[int, int, str]]:
+def _long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[int, int, str]]:
     "(index, length, unit) of every sentence longer than `max_src_len` tokens with its EOS ('tokens'), or too long to tokenize ('characters')."
     if isinstance(max_src_len, bool) or not isinstance(max_src_len, int) or max_src_len < 2:
         raise ValueError(f"max_src_len={max_src_len!r} must be an int >= 2 (a token and the EOS)")
@@ -319,8 +319,8 @@ def long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[
         elif s and (n := len(tokenizer.encode(s)) + 1) > max_src_len: out.append((i, n, 'tokens'))
     return out
 
-def too_long_message(bad:list, max_src_len:int, name=lambda i: f"sentence {i + 1}", hint:str='') -> str:
-    "One line naming the first sentence of `bad` (from `long_sources`), its length, the limit and how many more there are; `hint` ends it."
+def _too_long_message(bad:list, max_src_len:int, name=lambda i: f"sentence {i + 1}", hint:str='') -> str:
+    "One line naming the first sentence of `bad` (from `_long_sources`), its length, the limit and how many more there are; `hint` ends it."
     i, n, unit = bad[0]
     what = (f"{n:,} tokens long (its end-of-sentence token included), more than the limit of {max_src_len:,}" if unit == 'tokens'
             else f"{n:,} characters long, far more than any sentence within the limit of {max_src_len:,} tokens")

@@ -19,8 +19,8 @@ from .core import UNK_ID, get_device, autocast, default_precision, hardware, git
 from .model import Transformer, TransformerConfig, get_config
 from .data import Tokenizer, TokenBatchSampler, encode_pairs, collate
 from .training import TrainConfig, make_optimizer, seq2seq_loss, accumulate_grads
-from .checkpoints import (rng_state, set_rng_state, save_checkpoint, load_checkpoint, prune_checkpoints,
-    latest_checkpoint, check_checkpoint, run_folder_conflicts, _check_tokenizer, _check_weights)
+from .checkpoints import (_rng_state, _set_rng_state, save_checkpoint, load_checkpoint, prune_checkpoints,
+    latest_checkpoint, check_checkpoint, _run_folder_conflicts, _check_tokenizer, _check_weights)
 from .safeguards import atomic_open, deferred_interrupts, _run_lock, _clean_stale_temps
 from .distributed import init_distributed, all_reduce_sum
 
@@ -134,7 +134,7 @@ def _state(self:Trainer) -> dict:
     return dict(config=asdict(self.cfg), model=self.model.state_dict(),
                 tokenizer=self.tokenizer.to_bytes() if self.tokenizer is not None else None,
                 optimizer=self.opt.state_dict(), scheduler=self.sched.state_dict(), scaler=self.scaler.state_dict(),
-                step=self.step, epoch=self.epoch, rng=self._rng or rng_state(),
+                step=self.step, epoch=self.epoch, rng=self._rng or _rng_state(),
                 data_pos={'epoch': self.epoch, 'batch': self.batch_idx, 'world_size': self.world},
                 meta={**self.meta, 'train_config': asdict(self.tc), 'history': self.history, 'time': time.time()})
 
@@ -175,7 +175,7 @@ def _load(self:Trainer, ckpt_or_path) -> 'Trainer':
     if ck.get('scaler'): self.scaler.load_state_dict(ck['scaler'])
     self.step, self.epoch, self.batch_idx = int(ck['step']), int(ck['data_pos']['epoch']), int(ck['data_pos']['batch'])
     self.history = (ck.get('meta') or {}).get('history', self.history)
-    set_rng_state(ck['rng'])
+    _set_rng_state(ck['rng'])
     return self
 Trainer.load = _load
 
@@ -216,7 +216,7 @@ def _fit(self:Trainer) -> dict:
             batches = list(self.sampler)
             if not batches: raise ValueError("the training data gives no batches: is it empty?")
             while self.batch_idx < len(batches) and not self._done():
-                self._rng = rng_state()                               # the state at this update boundary
+                self._rng = _rng_state()                               # the state at this update boundary
                 group = batches[self.batch_idx:self.batch_idx + tc.accum]
                 stats = self.update(group)
                 self.batch_idx += len(group); self._rng = None
@@ -285,7 +285,7 @@ def _fit_in_run_folder(self:Trainer) -> dict:
     if self.out is None or not self.is_main: return _fit(self)
     with _run_lock(self.out):
         _clean_stale_temps(self.out, '.checkpoint-*.pt.tmp*')            # left by runs killed while saving
-        clash = run_folder_conflicts(self.out, self.step, self.resumed_from)
+        clash = _run_folder_conflicts(self.out, self.step, self.resumed_from)
         if clash and not self.tc.overwrite:
             names = ', '.join(p.name for p in clash[:3]) + (', ...' if len(clash) > 3 else '')
             raise ValueError(f"{self.out} holds checkpoints of another run ({names}); resume that run, write to another "
