@@ -54,3 +54,25 @@ def test_greedy_scores_are_labelled_greedy(numbers):
 def test_scoring_on_another_dataset_warns_naming_both(numbers):
     r = tool('evaluate', numbers, '--beam', '1', '--dataset', 'copy', '--split', 'valid')
     assert 'trained on the numbers dataset, and --dataset copy' in r.stderr, r.stderr
+
+def test_own_files_run_says_the_command_that_scores_it(tmp_path):
+    "A run on one's own files: banner without stray punctuation, the closing loss named by its update, and a closing hint that works."
+    import random, shlex
+    rnd = random.Random(0)
+    words = 'the a dog cat runs sleeps big small red blue'.split()
+    for split, n in (('train', 300), ('valid', 20), ('test', 20)):
+        src = [' '.join(rnd.choice(words) for _ in range(rnd.randint(2, 6))) for _ in range(n)]
+        (tmp_path / f'{split}.src').write_text('\n'.join(src) + '\n'); (tmp_path / f'{split}.tgt').write_text('\n'.join(s.upper() for s in src) + '\n')
+    args = ['--dataset', 'files', '--preset', 'tiny', '--vocab-size', '40', '--steps', '6', '--no-progress', '--out', tmp_path / 'run']
+    for split in ('train', 'valid', 'test'): args += [f'--{split}', tmp_path / f'{split}.src', tmp_path / f'{split}.tgt']
+    r = tool('train', *args)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = r.stdout + r.stderr
+    assert 'preset tiny;' in out and 'preset tiny ;' not in out, out[-2000:]
+    assert 'at update 6' in out, out[-2000:]                       # the closing loss is the final model's
+    nxt = next(l for l in out.splitlines() if l.startswith('next: '))
+    score = nxt.split('(then score it: ')[1].rstrip(')')
+    argv = shlex.split(score)
+    assert argv[0] == 'tnb-evaluate' and '--src' in argv, score
+    e = tool('evaluate', *argv[1:], '--beam', '1')
+    assert e.returncode == 0, e.stderr[-2000:]

@@ -293,12 +293,15 @@ def _heavy_imports():
         import numpy, torch, sentencepiece, sacrebleu
     _raise_if_interrupted()
 
-def _next_command(out, data) -> str:
-    "The command to try after a run: translate a sentence of its own kind, then score the model."
+def _next_command(out, data, test_files=None) -> str:
+    "The commands to try after a run: translate a sentence of its own kind, then score the model on its test set."
     q = shlex.quote(str(out))
     ex = data.test or data.valid or data.train
     sent = 'three hundred forty-two' if data.name == 'numbers' and data.src_lang == 'en' else (ex[0][0] if ex else 'hello')
-    return f"tnb-translate {q} {shlex.quote(sent)}   (then score it: tnb-evaluate {q})"
+    if data.name != 'files': score = f"tnb-evaluate {q}"
+    elif test_files: score = f"tnb-evaluate {q} --src {shlex.quote(str(test_files[0]))} --ref {shlex.quote(str(test_files[1]))}"
+    else: score = f"tnb-evaluate {q} --src YOUR_TEST.src --ref YOUR_TEST.tgt"
+    return f"tnb-translate {q} {shlex.quote(sent)}   (then score it: {score})"
 
 def _check_preset(a):
     from transformer_nb.model import PRESETS
@@ -358,7 +361,7 @@ def _train_cli(argv:list|None=None):
                   f"--resume {tc.out}, start over with --overwrite (deletes its checkpoints), or choose another --out")
         data = _load_data(a)
         say = print if rank == 0 else (lambda *x, **k: None)
-        say(f"{data}; " + (f"resuming {a.resume} at update {start}" if a.resume else f"preset {preset} {model_kw or ''}") + f"; output in {tc.out}")
+        say(f"{data}; " + (f"resuming {a.resume} at update {start}" if a.resume else f"preset {preset}" + ''.join(f", {k}={v}" for k, v in model_kw.items())) + f"; output in {tc.out}")
         t0 = time.time()
         command = shlex.join(['tnb-train', *(sys.argv[1:] if argv is None else argv)])
         try:
@@ -370,9 +373,9 @@ def _train_cli(argv:list|None=None):
     if rank != 0: return
     v = tr.history['valid'][-1] if tr.history['valid'] else None
     if tr.timed_out: say(f"stopped at the --max-time limit of {a.max_time:g} min")
-    say(f"trained {tr.step} updates in {time.time() - t0:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f}" if v else ''))
+    say(f"trained {tr.step} updates in {time.time() - t0:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f} at update {v['step']}" if v else ''))
     _report_test(say, a, data, tr, tc.out)
-    say(f"next: {_next_command(tc.out, data)}")
+    say(f"next: {_next_command(tc.out, data, getattr(a, 'test', None))}")
     return tr
 
 def train_main(argv:list|None=None):

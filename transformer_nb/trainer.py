@@ -234,6 +234,8 @@ def _fit(self:Trainer) -> dict:
     finally:
         bar.close()
     if not self.interrupted:
+        done = self.history['valid'] and self.history['valid'][-1]['step'] == self.step
+        if self.valid_sampler and self.step > self._start_step and not done: self._validate(None)   # the final model's loss too
         if self.out is not None and not (self.last_checkpoint and self.last_checkpoint.name == f'checkpoint-{self.step:07d}.pt'):
             self.save()
         if self.is_main and self.out is not None: self.plot(self.out / 'loss.png')
