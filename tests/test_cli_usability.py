@@ -1,7 +1,7 @@
 """What a newcomer types first, through the real tools: `-` for standard input, a call with no arguments, input the
 model cannot know (unknown pieces, numbers out of the corpus' range), greedy scores labelled as greedy, and a
 checkpoint scored on another dataset than its own."""
-import os, subprocess, sys
+import os, re, subprocess, sys
 import pytest
 
 ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
@@ -70,6 +70,9 @@ def test_own_files_run_says_the_command_that_scores_it(tmp_path):
     out = r.stdout + r.stderr
     assert 'preset tiny;' in out and 'preset tiny ;' not in out, out[-2000:]
     assert 'at update 6' in out, out[-2000:]                       # the closing loss is the final model's
+    assert 'warm-up: the default 4,000 updates would outlast this 6-update run, so it is 1' in out, out[-2000:]
+    valid = [l for l in out.splitlines() if re.match(r'step \d+ epoch \d+: valid loss', l)]
+    assert 1 <= len(valid) <= 4, valid                               # a few points, not one per tiny epoch
     nxt = next(l for l in out.splitlines() if l.startswith('next: '))
     score = nxt.split('(then score it: ')[1].rstrip(')')
     argv = shlex.split(score)

@@ -293,6 +293,23 @@ def _heavy_imports():
         import numpy, torch, sentencepiece, sacrebleu
     _raise_if_interrupted()
 
+def _short_run(a, tc:dict) -> list[str]:
+    """Fit the schedule and the validation to a run of `--steps` updates; returns what to say. The paper's warm-up of
+    4,000 updates would outlast a short run (its learning rate would never peak): left to its default, it becomes a
+    tenth of the run. Without --valid-every, such a run validates at a quarter, half, three quarters and the end,
+    instead of after every epoch (an epoch of a small corpus can be a few updates)."""
+    steps, notes = tc['steps'], []
+    if steps is None: return notes
+    if a.warmup is None and tc['warmup'] >= steps:
+        notes.append(f"warm-up: the default {tc['warmup']:,} updates would outlast this {steps:,}-update run, so it is "
+                     f"{max(1, steps // 10):,}, a tenth of the run (--warmup sets it)")
+        tc['warmup'] = max(1, steps // 10)
+    elif a.warmup is not None and a.warmup >= steps:
+        warnings.warn(f"--warmup {a.warmup:,} is not shorter than --steps {steps:,}: the learning rate will still be rising "
+                      f"when the run ends (a tenth of the run, --warmup {max(1, steps // 10)}, is a common choice)")
+    if a.valid_every is None and not tc.get('valid_every'): tc['valid_every'] = max(1, -(-steps // 4))
+    return notes
+
 def _next_command(out, data, test_files=None) -> str:
     "The commands to try after a run: translate a sentence of its own kind, then score the model on its test set."
     q = shlex.quote(str(out))
@@ -347,6 +364,7 @@ def _train_cli(argv:list|None=None):
     start = _resume_defaults(a)
     set_seed(a.seed)
     preset, vocab, model_kw, tc_kw = _resolved(a)
+    notes = _short_run(a, tc_kw)
     if a.test_limit != 0 and not a.resume and a.beam > vocab: _fail(f"--beam {a.beam} is more than the --vocab-size {vocab}")
     if not a.resume: _check_model_fits(preset, vocab, model_kw, device)
     tc = TrainConfig(**tc_kw)
@@ -362,6 +380,7 @@ def _train_cli(argv:list|None=None):
         data = _load_data(a)
         say = print if rank == 0 else (lambda *x, **k: None)
         say(f"{data}; " + (f"resuming {a.resume} at update {start}" if a.resume else f"preset {preset}" + ''.join(f", {k}={v}" for k, v in model_kw.items())) + f"; output in {tc.out}")
+        for n in notes: say(n)
         t0 = time.time()
         command = shlex.join(['tnb-train', *(sys.argv[1:] if argv is None else argv)])
         try:
