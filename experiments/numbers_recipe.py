@@ -43,7 +43,7 @@ AMD EPYC with AVX2 that other jobs shared, so they are somewhat inflated):
   for seed 2): in so short a run, checkpoints 200 updates apart differ too much to average.
 - The default (`v1024-N2-1050-w300s.5-cd200-e25`): 1,050 updates, the last 200 cooled to 0, checkpoints every 25
   updates and the average of the last 5, so that the average covers the last 100 updates of the cool-down: 99.2%,
-  99.6%, 99.1%, every magnitude at least 98.6%, every probe right, no runaway; and the same through `tnb-train`
+  99.6%, 99.1%, every magnitude above 98.6%, every probe right, no runaway; and the same through `tnb-train`
   itself (`tnb-train`, with --cli): 153 to 162 s of CPU time for the whole command.
 """
 import argparse, json, os, re, resource, shlex, subprocess, sys, time

@@ -22,7 +22,8 @@ Train a Transformer ("Attention Is All You Need") for translation.
 With no arguments it trains a small model on the embedded corpus of English number words -> German number words
 (no download), averages its last 5 checkpoints into average.pt (as the paper does), evaluates that on the test split
 (exact match, also per magnitude, chrF and BLEU on characters), and writes the checkpoints, the tokenizer (inside
-them), a log and a loss-curve figure into the output folder. On a 2-core CPU this takes under 3 minutes. Model options default to the preset; any option you give overrides it. Run several processes with
+them), a log and a loss-curve figure into the output folder. On a 2-core CPU this takes under 3 minutes. Model
+options default to the preset; any option you give overrides it. Run several processes with
 `torchrun --nproc_per_node=N $(which tnb-train) ...` (DDP: gloo on CPU, NCCL on GPUs)."""
 
 _EPILOG = """\
@@ -187,7 +188,8 @@ _AVERAGE = 'average.pt'   # the average of a run's last checkpoints, which `tnb-
 
 def _checkpoint_path(path, what:str='', average:bool=False, # a run folder's average.pt first, unless a checkpoint is newer
                     ) -> Path:
-    """The checkpoint file `path` names (a run folder: its newest checkpoint-<step>.pt), checked without importing
+    """The checkpoint file `path` names (a run folder: its newest checkpoint-<step>.pt, or with `average` its average.pt
+    unless a checkpoint is newer), checked without importing
     PyTorch, so that a wrong path is named at once; `load_checkpoint` says the same about what it is given."""
     p, pre = Path(path), f"{what} " if what else ''
     if not p.exists(): raise UserError(f"{pre}checkpoint not found: {path}")
