@@ -85,3 +85,35 @@ def test_max_time_stops_with_a_checkpoint(tmp_path):
     assert 'stopped at the --max-time limit of 0.02 min' in r.stdout
     step = load_checkpoint(latest_checkpoint(out))['step']
     assert 0 < step < 1000000 and f'trained {step} updates' in r.stdout
+
+def test_numbers_defaults_are_the_main_job():
+    "The main job's recipe (experiments/numbers_recipe.py): case-folding tokenizer, 2 layers, a cool-down, 5 checkpoints averaged."
+    from transformer_nb.cli import _train_parser, _resolved, _tokenizer_and_average
+    a = _train_parser(presets=False).parse_args([]); a.dataset = 'numbers'
+    preset, vocab, model_kw, tc = _resolved(a)
+    assert (vocab, model_kw['N'], model_kw['d_model'], tc['steps'], tc['warmup'], tc['lr_scale']) == (1024, 2, 128, 1050, 300, 0.5)
+    assert (tc['cooldown'], tc['save_every'], tc['keep']) == (200, 25, 5)
+    assert _tokenizer_and_average(a) == ({'normalization_rule_name': 'nmt_nfkc_cf', 'byte_fallback': True}, 5)
+    a = _train_parser(presets=False).parse_args(['--dataset', 'multi30k'])
+    assert [_resolved(a)[3][k] for k in ('cooldown', 'save_every', 'keep')] == [0, 500, 3] and _tokenizer_and_average(a) == ({}, 0)
+
+def test_average_of_the_last_checkpoints_is_tested_and_translated(tmp_path):
+    "--average N: the run ends with average.pt, which the test, tnb-translate RUN and tnb-evaluate RUN use; a resumed run redoes it."
+    from transformer_nb.cli import _checkpoint_path
+    out = tmp_path / 'run'
+    r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '30', '--cooldown', '10', '--save-every', '10',
+                  '--average', '3', '--out', out, '--no-progress', '--beam', '1', '--test-limit', '20')
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert f'averaged the last 3 checkpoints (updates 10, 20, 30) into {out / "average.pt"}' in r.stdout
+    assert f'averaged checkpoint: {out / "average.pt"}' in r.stdout and len(list(out.glob('checkpoint-*.pt'))) == 3
+    avg = load_checkpoint(out / 'average.pt')
+    assert [Path(p).name for p in avg['meta']['averaged_from']] == [f'checkpoint-{s:07d}.pt' for s in (10, 20, 30)]
+    assert _checkpoint_path(out, average=True) == out / 'average.pt' and _checkpoint_path(out) == out / 'checkpoint-0000030.pt'
+    r = tnb_train('--dataset', 'copy', '--steps', '40', '--resume', out, '--no-progress', '--beam', '1', '--test-limit', '5',
+                  '--save-every', '10', '--average', '2')
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert [Path(p).name for p in load_checkpoint(out / 'average.pt')['meta']['averaged_from']] == ['checkpoint-0000030.pt', 'checkpoint-0000040.pt']
+    (out / 'checkpoint-0000040.pt').touch()                                # a checkpoint newer than the average wins
+    assert _checkpoint_path(out, average=True) == out / 'checkpoint-0000040.pt'
+    r = tnb_train('--dataset', 'copy', '--steps', '50', '--resume', out, '--normalization', 'nmt_nfkc_cf', '--no-progress')
+    assert r.returncode == 2 and 'a resumed run keeps its' in r.stderr, r.stderr

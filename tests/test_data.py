@@ -361,6 +361,18 @@ def test_tokenizer_bytes_pickle_and_checkpoint(tok, tmp_path):
     tok.save(tmp_path/'tok.model'); assert Tokenizer.load(tmp_path/'tok.model') == tok
     with pytest.raises(ValueError, match='not a SentencePiece model'): Tokenizer.from_bytes(b'garbage')
 
+def test_tokenizer_case_folding_and_byte_fallback_travel_with_it(tmp_path):
+    "SentencePiece's own options: folded case and bytes for unseen characters, kept by to_bytes (and so by checkpoints)."
+    nums = load_dataset('numbers')
+    t = Tokenizer.train(nums.train_texts()[:20000], vocab_size=600, normalization_rule_name='nmt_nfkc_cf', byte_fallback=True)
+    torch.save({'tokenizer': t.to_bytes()}, tmp_path / 'ck.pt')
+    back = Tokenizer.from_bytes(torch.load(tmp_path / 'ck.pt', weights_only=True)['tokenizer'])
+    assert back == t and back.options == {'case_folding': True, 'byte_fallback': True} and 'case folding' in repr(back)
+    for typed in ('Seven', 'THREE', 'Zero', 'Three Hundred Forty-Two'): assert back.encode(typed) == back.encode(typed.lower())
+    assert UNK_ID not in back.encode('zwölf ☃ 日本') and back.decode(back.encode('zwölf ☃ 日本')) == 'zwölf ☃ 日本'
+    plain = Tokenizer.train(nums.train_texts()[:20000], vocab_size=600)
+    assert plain.options == {'case_folding': False, 'byte_fallback': False} and UNK_ID in plain.encode('Seven')
+
 def test_tokenizer_learns_from_training_split_only():
     d = ParallelData('t', 'a', 'b', [('alpha beta', 'gamma delta')] * 50, valid=[('Ω', 'Ω')], test=[('Ж', 'Ж')])
     t = Tokenizer.train(d, vocab_size=40)

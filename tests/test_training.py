@@ -49,7 +49,21 @@ def test_scheduler_steps_per_update_not_micro_batch():
     t.fit()
     assert t.sched.last_epoch == 3 and [r['lr'] for r in t.history['train']] == [noam_lr(s, 32, 4) for s in (1, 2, 3)]
 
+def test_cooldown_ends_the_schedule_linearly_and_resumes_exactly(tmp_path):
+    "cooldown=c: the last c updates run at c/c, ..., 1/c of the paper's rate; off (0) it is the paper's schedule."
+    assert [noam_lr(s, 32, 4, total=10, cooldown=3) for s in (7, 8, 9, 10)] == [noam_lr(s, 32, 4) * f for s, f in ((7, 1), (8, 1), (9, 2 / 3), (10, 1 / 3))]
+    assert [noam_lr(s, 32, 4, total=10) for s in range(12)] == [noam_lr(s, 32, 4) for s in range(12)]
+    t = make(steps=8, cooldown=4, p_drop=0.0)
+    t.fit()
+    assert [r['lr'] for r in t.history['train']] == [noam_lr(s, 32, 4, total=8, cooldown=4) for s in range(1, 9)]
+    a = make(out=tmp_path / 'a', steps=8, cooldown=4, save_every=5, p_drop=0.0); a.fit()   # resumed inside the cool-down
+    b = make(out=tmp_path / 'b', steps=8, cooldown=4, p_drop=0.0)
+    b.load(tmp_path / 'a' / 'checkpoint-0000005.pt'); b.fit()
+    assert [r['lr'] for r in b.history['train']] == [r['lr'] for r in a.history['train']]
+
 def test_bad_schedule_args():
+    with pytest.raises(ValueError, match='needs steps'): TrainConfig(cooldown=10)
+    with pytest.raises(ValueError, match='needs total'): noam_lr(1, 512, 10, cooldown=5)
     with pytest.raises(ValueError, match='warmup=0'): noam_lr(1, 512, 0)
     with pytest.raises(ValueError, match='steps=0'): TrainConfig(steps=0)
     with pytest.raises(ValueError, match="precision='fp8'"): TrainConfig(precision='fp8')

@@ -20,9 +20,10 @@ _DESCRIPTION = """\
 Train a Transformer ("Attention Is All You Need") for translation.
 
 With no arguments it trains a small model on the embedded corpus of English number words -> German number words
-(no download), evaluates it on the test split (exact match, also per magnitude, chrF and BLEU on characters), and writes the checkpoint, the
-tokenizer (inside the checkpoint), a log and a loss-curve figure into the output folder. On a 2-core CPU this takes
-a few minutes. Model options default to the preset; any option you give overrides it. Run several processes with
+(no download), averages its last 5 checkpoints into average.pt (as the paper does), evaluates that on the test split
+(exact match, also per magnitude, chrF and BLEU on characters), and writes the checkpoints, the tokenizer (inside
+them), a log and a loss-curve figure into the output folder. On a 2-core CPU this takes under 3 minutes. Model
+options default to the preset; any option you give overrides it. Run several processes with
 `torchrun --nproc_per_node=N $(which tnb-train) ...` (DDP: gloo on CPU, NCCL on GPUs)."""
 
 _EPILOG = """\
@@ -59,11 +60,17 @@ def _train_parser(presets:bool=True, # False: no PyTorch import for the preset n
     g.add_argument('--data-dir', help="folder with the corpus files (multi30k: the downloaded .gz files; files: train.SRC, ...)")
     for split in ('train', 'valid', 'test'):
         g.add_argument(f'--{split}', nargs=2, metavar=('SRC', 'TGT'), help=f"--dataset files: the {split} file pair")
-    g.add_argument('--vocab-size', type=int, default=None, help="joint BPE vocabulary size (default 8000; numbers 256, copy 32)")
+    g.add_argument('--vocab-size', type=int, default=None, help="joint BPE vocabulary size (default 8000; numbers 1024, copy 32)")
+    g.add_argument('--normalization', default=None, choices=['nmt_nfkc', 'nmt_nfkc_cf', 'nfkc', 'nfkc_cf', 'identity'],
+                   help="SentencePiece's text normalisation for a new tokenizer (default nmt_nfkc; numbers nmt_nfkc_cf, "
+                        "which also folds case: 'Seven' reads as 'seven')")
+    g.add_argument('--byte-fallback', default=None, action=argparse.BooleanOptionalAction,
+                   help="a new tokenizer spells characters it never saw as their UTF-8 bytes instead of <unk> "
+                        "(default: off; numbers on)")
     g.add_argument('--max-len', type=int, default=256, help="drop training pairs longer than this many tokens (default 256)")
     g = p.add_argument_group('model (override the preset)')
     g.add_argument('--preset', default=None, choices=list(PRESETS) or None, metavar='NAME',
-                   help="model size: tiny, mini, small, base, big or a Table 3 row (default: small; numbers: a 3-layer d_model=128 model)")
+                   help="model size: tiny, mini, small, base, big or a Table 3 row (default: small; numbers: a 2-layer d_model=128 model)")
     for name, typ, hlp in [('d-model', int, 'width d_model'), ('N', int, 'layers per stack'), ('h', int, 'attention heads'),
                            ('d-ff', int, 'feed-forward inner size'), ('p-drop', float, 'residual dropout P_drop'),
                            ('d-k', int, 'query/key size per head d_k (default d_model/h)'),
@@ -77,11 +84,14 @@ def _train_parser(presets:bool=True, # False: no PyTorch import for the preset n
     g.add_argument('--max-tokens', type=int, default=None, help="tokens per micro-batch per side (default 4096; numbers 1000)")
     g.add_argument('--accum', type=int, default=1, help="micro-batches per optimiser update (default 1)")
     g.add_argument('--epochs', type=int, default=None, help="epochs to train (default 10; or give --steps)")
-    g.add_argument('--steps', type=int, default=None, help="optimiser updates to train (default: numbers 1200)")
+    g.add_argument('--steps', type=int, default=None, help="optimiser updates to train (default: numbers 1050)")
     g.add_argument('--max-time', type=float, default=None, metavar='MIN',
                    help="also stop after this many minutes of training, with a checkpoint (default: no limit)")
     g.add_argument('--warmup', type=int, default=None, help="warm-up updates of the schedule (default 4000; numbers 300)")
     g.add_argument('--lr-scale', type=float, default=None, help="multiplies the paper's learning-rate schedule (default 1; numbers 0.5)")
+    g.add_argument('--cooldown', type=int, default=None, metavar='N',
+                   help="not in the paper: the learning rate of the last N updates falls linearly to 0; needs --steps "
+                        "(default 0, the paper's schedule; numbers 200)")
     g.add_argument('--clip', type=float, default=None, help="clip the gradient norm to this (default: no clipping)")
     g.add_argument('--device', default=None, help="cpu, cuda, cuda:1, mps (default: the best available)")
     g.add_argument('--precision', default='auto', choices=['auto', 'fp32', 'bf16', 'fp16'], help="default: bf16 on capable GPUs, else fp32")
@@ -94,8 +104,11 @@ def _train_parser(presets:bool=True, # False: no PyTorch import for the preset n
     g.add_argument('--new-data', action='store_true', help="with --resume: continue on another dataset or language pair than the "
                    "checkpoint's (fine-tuning; the checkpoint's tokenizer is kept)")
     g.add_argument('--overwrite', action='store_true', help="start in a run folder that holds another run, deleting its checkpoints")
-    g.add_argument('--save-every', type=int, default=None, help="checkpoint every K updates (default: 500; 0: only at the end)")
-    g.add_argument('--keep', type=int, default=3, help="keep the newest n checkpoints (default 3; 0: all)")
+    g.add_argument('--save-every', type=int, default=None, help="checkpoint every K updates (default: 500; numbers 25; 0: only at the end)")
+    g.add_argument('--keep', type=int, default=None, help="keep the newest n checkpoints (default 3, or --average's N if more; 0: all)")
+    g.add_argument('--average', type=int, default=None, metavar='N',
+                   help="at the end, average the newest N checkpoints into average.pt in the run folder (§6.1), which the "
+                        "test and tnb-translate/tnb-evaluate RUN_FOLDER then use (default 0: none; numbers 5)")
     g.add_argument('--valid-every', type=int, default=0, help="validate every K updates (default 0: each epoch)")
     g.add_argument('--beam', type=int, default=4, help="beam size for the final test-set evaluation (default 4; 1 = greedy)")
     g.add_argument('--test-limit', type=int, default=None, help="evaluate on at most this many test sentences (0: skip the test set)")
@@ -105,13 +118,15 @@ def _train_parser(presets:bool=True, # False: no PyTorch import for the preset n
 
 # %% ../nbs/A7_cli.ipynb #9a2497ef
 _DEFAULTS = {
-    'numbers': dict(preset='small', vocab_size=256, max_tokens=1000, steps=1200, warmup=300, lr_scale=0.5,
-                    model=dict(d_model=128, N=3, h=4, d_ff=512, p_drop=0.1)),
+    'numbers': dict(preset='small', vocab_size=1024, max_tokens=1000, steps=1050, warmup=300, lr_scale=0.5, cooldown=200,
+                    save_every=25, average=5, spm=dict(normalization_rule_name='nmt_nfkc_cf', byte_fallback=True),
+                    model=dict(d_model=128, N=2, h=4, d_ff=512, p_drop=0.1)),  # how they were chosen: experiments/numbers_recipe.py
     'copy':    dict(preset='tiny', vocab_size=32, max_tokens=2000, steps=None, epochs=3, warmup=100, lr_scale=0.5,
                     model=dict(d_model=64, d_ff=128)),
     'parsing': dict(preset='small', vocab_size=1000, max_tokens=2000, steps=2400, warmup=200, lr_scale=1.0,  # §6.3 scaled
                     model=dict(d_model=64, N=4, h=4, d_ff=256, p_drop=0.1, p_attn=0.1, norm_first=True)),  # down (13_parsing)
-    None:      dict(preset='small', vocab_size=8000, max_tokens=4096, steps=None, epochs=10, warmup=4000, lr_scale=1.0, model={}),
+    None:      dict(preset='small', vocab_size=8000, max_tokens=4096, steps=None, epochs=10, warmup=4000, lr_scale=1.0, model={},
+                    cooldown=0, save_every=500, average=0, spm={}),
 }
 
 def _resolved(a) -> tuple:
@@ -126,11 +141,24 @@ def _resolved(a) -> tuple:
     model.update({k: getattr(a, k) for k in ('d_model', 'N', 'h', 'd_ff', 'd_k', 'd_v', 'p_drop', 'eps_ls', 'p_attn', 'p_ffn', 'pos') if getattr(a, k) is not None})
     steps, epochs = a.steps, a.epochs
     if steps is None and epochs is None: steps, epochs = d.get('steps'), d.get('epochs', 10)
+    if pick('cooldown') and steps is None: _fail(f"--cooldown {pick('cooldown')} needs --steps: the update at which the learning rate reaches 0")
     tc = dict(max_tokens=pick('max_tokens'), accum=a.accum, steps=steps, epochs=epochs or 1, max_time=a.max_time, warmup=pick('warmup'),
-              lr_scale=pick('lr_scale'), clip=a.clip, device=a.device, precision=a.precision, compile=a.compile,
-              out=a.out or f"runs/{a.dataset}", overwrite=a.overwrite, save_every=500 if a.save_every is None else a.save_every, keep=a.keep,
-              valid_every=a.valid_every, seed=a.seed, progress=not a.no_progress)
+              lr_scale=pick('lr_scale'), cooldown=pick('cooldown'), clip=a.clip, device=a.device, precision=a.precision, compile=a.compile,
+              out=a.out or f"runs/{a.dataset}", overwrite=a.overwrite, save_every=pick('save_every'),
+              keep=max(3, pick('average')) if a.keep is None else a.keep, valid_every=a.valid_every, seed=a.seed, progress=not a.no_progress)
     return a.preset or d['preset'], pick('vocab_size'), model, tc
+
+def _tokenizer_and_average(a) -> tuple[dict, int]:
+    "(SentencePiece options of a new run's tokenizer, checkpoints to average at the end) from the options and the dataset's defaults."
+    d = _DEFAULTS.get(a.dataset, _DEFAULTS[None])
+    spm = dict(d.get('spm', {}))
+    if a.normalization is not None: spm['normalization_rule_name'] = a.normalization
+    if a.byte_fallback is not None: spm['byte_fallback'] = a.byte_fallback
+    if a.resume and (a.normalization is not None or a.byte_fallback is not None):
+        _fail("--normalization and --byte-fallback shape a new tokenizer; a resumed run keeps its checkpoint's")
+    n = d.get('average', 0) if a.average is None else a.average
+    if a.keep and a.keep < n: _fail(f"--keep {a.keep} keeps fewer checkpoints than the {n} that --average {n} averages")
+    return ({} if a.resume else spm), n
 
 # %% ../nbs/A7_cli.ipynb #c3432d74
 _RANGES = {  # option: (low, high, low excluded, high excluded); None: unbounded
@@ -139,7 +167,8 @@ _RANGES = {  # option: (low, high, low excluded, high excluded); None: unbounded
     'p_attn': (0, 1, False, True), 'p_ffn': (0, 1, False, True), 'max_tokens': (1, None), 'accum': (1, None),
     'epochs': (1, None), 'steps': (1, None), 'warmup': (1, None), 'lr_scale': (0, None, True), 'clip': (0, None, True),
     'seed': (0, 2**32 - 1), 'threads': (1, 1024), 'save_every': (0, None), 'keep': (0, None), 'valid_every': (0, None),
-    'beam': (1, None), 'test_limit': (0, None)}
+    'beam': (1, None), 'test_limit': (0, None),
+    'cooldown': (0, None), 'average': (0, None)}
 _MAXIMA = {  # sizes a typo (a zero too many) would take to the memory; `_check_model_fits` checks what they multiply into
     'vocab_size': 1_000_000, 'max_len': 1_000_000, 'd_model': 65_536, 'N': 1_000, 'h': 4_096, 'd_ff': 1_048_576,
     'd_k': 65_536, 'd_v': 65_536, 'max_tokens': 10_000_000, 'accum': 100_000, 'beam': 1_000}
@@ -155,13 +184,18 @@ _CKPT_NAME = re.compile(r'checkpoint-(\d+)\.pt')
 def _checkpoints_in(folder) -> list:
     return sorted((q for q in Path(folder).iterdir() if _CKPT_NAME.fullmatch(q.name)), key=lambda q: int(_CKPT_NAME.fullmatch(q.name)[1]))
 
-def _checkpoint_path(path, what:str='') -> Path:
-    """The checkpoint file `path` names (a run folder: its newest checkpoint-<step>.pt), checked without importing
+_AVERAGE = 'average.pt'   # the average of a run's last checkpoints, which `tnb-train --average N` writes into the run folder
+
+def _checkpoint_path(path, what:str='', average:bool=False, # a run folder's average.pt first, unless a checkpoint is newer
+                    ) -> Path:
+    """The checkpoint file `path` names (a run folder: its newest checkpoint-<step>.pt, or with `average` its average.pt
+    unless a checkpoint is newer), checked without importing
     PyTorch, so that a wrong path is named at once; `load_checkpoint` says the same about what it is given."""
     p, pre = Path(path), f"{what} " if what else ''
     if not p.exists(): raise UserError(f"{pre}checkpoint not found: {path}")
     if p.is_dir():
-        found = _checkpoints_in(p)
+        found, avg = _checkpoints_in(p), p / _AVERAGE
+        if average and avg.is_file() and (not found or avg.stat().st_mtime_ns >= found[-1].stat().st_mtime_ns): return avg
         if not found: raise UserError(f"{pre}{path} is a folder without checkpoint-<step>.pt files: give a checkpoint file, "
                                       f"or the run folder of a tnb-train run")
         return found[-1]
@@ -195,7 +229,7 @@ def _check(a):
 
 def _check_run_outputs(a, out):
     "The files a run writes into its folder (checkpoints, log, loss curve) must not be among its corpus files."
-    writes = [Path(out) / 'log.jsonl', Path(out) / 'loss.png']
+    writes = [Path(out) / 'log.jsonl', Path(out) / 'loss.png', Path(out) / _AVERAGE]
     for split in ('train', 'valid', 'test'):
         for f in getattr(a, split) or []:
             for w in writes + ([Path(f)] if Path(f).parent.resolve() == Path(out).resolve() and re.fullmatch(r'checkpoint-\d+\.pt', Path(f).name) else []):
@@ -270,11 +304,24 @@ def _magnitudes(sc:dict) -> str:
     return 'exact match per magnitude: ' + ', '.join(f"{k} {v['exact_match']:.1f}% (of {v['n']})"
                                                      for k, v in sc['exact_by_magnitude'].items())
 
-def _report_test(say, a, data, tr, out):
-    "The end of `tnb-train`: score the test split, show examples and say where everything is."
+def _average_last(say, tr, out, n:int) -> tuple|None:
+    """§6.1: average the newest `n` checkpoints of the run into average.pt in `out`; (averaged model, its path), or
+    None when there are fewer than two checkpoints to average (or the run was stopped)."""
+    from transformer_nb.checkpoints import list_checkpoints, save_averaged, model_from_checkpoint
+    use = list_checkpoints(out)[-n:] if n > 1 and not tr.interrupted else []
+    if len(use) < 2: return None
+    path = save_averaged(use, Path(out) / _AVERAGE)
+    model, _, _ = model_from_checkpoint(path, tr.device)
+    say(f"averaged the last {len(use)} checkpoints (updates {', '.join(str(int(_CKPT_NAME.fullmatch(q.name)[1])) for q in use)}) "
+        f"into {path}, the model that the test and tnb-translate {shlex.quote(str(out))} use")
+    return model, path
+
+def _report_test(say, a, data, tr, out, averaged=None):
+    "The end of `tnb-train`: score the test split (with the `averaged` model if there is one), show examples and say where everything is."
+    model, ckpt = averaged or (tr.model, tr.last_checkpoint)
     if data.test and a.test_limit != 0:
         test = data.test[:a.test_limit]
-        sc, hyps, line = _scores(tr.model, tr.tokenizer, test, data.tgt_lang, a.beam)
+        sc, hyps, line = _scores(model, tr.tokenizer, test, data.tgt_lang, a.beam)
         say(f"test ({sc['n_sentences']} sentences, beam {a.beam}): {line}")
         if 'exact_by_magnitude' in sc: say(_magnitudes(sc))
         show = lambda s, r, h: say(f"  {s!r} -> {h!r}" + ('' if h.strip() == r.strip() else f" (reference {r!r})"))
@@ -283,7 +330,8 @@ def _report_test(say, a, data, tr, out):
         more = [w for w in wrong if w[0] not in {s for s, _ in test[:3]}][:3]
         if more: say(f"{len(wrong)} of {len(test)} wrong; the first ones not shown above:")
         for w in more: show(*w)
-    files = (('checkpoint', tr.last_checkpoint), ('loss curve', Path(out) / 'loss.png'), ('log', Path(out) / 'log.jsonl'))
+    files = (('checkpoint', tr.last_checkpoint), ('averaged checkpoint', averaged and ckpt), ('loss curve', Path(out) / 'loss.png'),
+             ('log', Path(out) / 'log.jsonl'))
     say('\n'.join(f"{k}: {p}" for k, p in files if p is not None and Path(p).is_file()))   # only what was written
 
 # %% ../nbs/A7_cli.ipynb #e4e2ed13
@@ -365,6 +413,7 @@ def _train_cli(argv:list|None=None):
     set_seed(a.seed)
     preset, vocab, model_kw, tc_kw = _resolved(a)
     notes = _short_run(a, tc_kw)
+    spm, n_average = _tokenizer_and_average(a)
     if a.test_limit != 0 and not a.resume and a.beam > vocab: _fail(f"--beam {a.beam} is more than the --vocab-size {vocab}")
     if not a.resume: _check_model_fits(preset, vocab, model_kw, device)
     tc = TrainConfig(**tc_kw)
@@ -382,10 +431,11 @@ def _train_cli(argv:list|None=None):
         say(f"{data}; " + (f"resuming {a.resume} at update {start}" if a.resume else f"preset {preset}" + ''.join(f", {k}={v}" for k, v in model_kw.items())) + f"; output in {tc.out}")
         for n in notes: say(n)
         t0 = time.time()
+        if rank == 0: (Path(tc.out) / _AVERAGE).unlink(missing_ok=True)   # an average of earlier checkpoints: a new one comes at the end
         command = shlex.join(['tnb-train', *(sys.argv[1:] if argv is None else argv)])
         try:
             with _out_of_memory(f"training this model with --max-tokens {tc.max_tokens} on {device}"):
-                tr = train_model(data, preset, tc, vocab_size=vocab, resume=a.resume, max_len=a.max_len,
+                tr = train_model(data, preset, tc, vocab_size=vocab, resume=a.resume, max_len=a.max_len, spm=spm,
                                  meta={'command': command}, **model_kw)
         except TrainingDiverged as e: _fail(str(e), 1)
     if tr.interrupted: sys.exit(130)
@@ -393,7 +443,7 @@ def _train_cli(argv:list|None=None):
     v = tr.history['valid'][-1] if tr.history['valid'] else None
     if tr.timed_out: say(f"stopped at the --max-time limit of {a.max_time:g} min")
     say(f"trained {tr.step} updates in {time.time() - t0:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f} at update {v['step']}" if v else ''))
-    _report_test(say, a, data, tr, tc.out)
+    _report_test(say, a, data, tr, tc.out, _average_last(say, tr, tc.out, n_average))
     say(f"next: {_next_command(tc.out, data, getattr(a, 'test', None))}")
     return tr
 
@@ -411,7 +461,7 @@ def _load_for_inference(a):
     device = _check_device(a.device)
     limit_threads(a.threads)
     with _out_of_memory(f"the checkpoint {a.checkpoint}"):
-        model, tok, ck = model_from_checkpoint(a.checkpoint, device)   # ValueError/OSError naming the file: one line
+        model, tok, ck = model_from_checkpoint(_checkpoint_path(a.checkpoint, average=True), device)   # ValueError/OSError naming the file: one line
     if tok is None: raise UserError(f"{a.checkpoint} holds no tokenizer, so it cannot translate text")
     _decoding_defaults(a, (ck.get('meta') or {}).get('tgt_lang'))
     V = model.cfg.tgt_vocab
@@ -435,7 +485,8 @@ def _translate_parser() -> argparse.ArgumentParser:
 
 def _add_decoding_args(p:CliParser):
     "The checkpoint and the decoding options that tnb-translate and tnb-evaluate share."
-    p.add_argument('checkpoint', help="a checkpoint file, or a run folder (its newest checkpoint is used)")
+    p.add_argument('checkpoint', help="a checkpoint file, or a run folder: its average.pt (the average of its last checkpoints "
+                   "that tnb-train writes at the end of a run) unless a checkpoint is newer, else its newest checkpoint")
     g = p.add_argument_group('decoding')
     g.add_argument('--beam', type=int, help="beam size; 1 = greedy decoding (default: 4 as in §6.1; 21 for parse trees, §6.3)")
     g.add_argument('--alpha', type=float, help="length penalty alpha, ((5+|Y|)/6)^alpha, at most 10 (default: 0.6; 0.3 for parse trees)")
@@ -475,7 +526,7 @@ def _run_files(folder) -> list:
 
 def _checkpoint_files(path) -> dict:
     "What reading the checkpoint `path` involves, for `_check_not_inputs`: the file, and the files of its run folder."
-    p = _checkpoint_path(path)
+    p = _checkpoint_path(path, average=True)
     run = _run_files(p.parent) if Path(path).is_dir() or _checkpoints_in(p.parent) else []
     return {'the checkpoint': p, 'a file of the run folder': run}
 

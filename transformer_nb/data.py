@@ -32,7 +32,10 @@ class Tokenizer:
 
     @classmethod
     def train(cls, texts:'ParallelData|Iterable[str]', # a corpus (its training split is used) or sentences
-              vocab_size:int=8000, model_type:str='bpe', character_coverage:float=1.0,
+              vocab_size:int=8000, model_type:str='bpe',
+              character_coverage:float=1.0, # share of the training characters that get a piece (1.0: every one)
+              normalization_rule_name:str='nmt_nfkc', # SentencePiece's; 'nmt_nfkc_cf' also folds case: 'Seven' reads as 'seven'
+              byte_fallback:bool=False, # a character unseen in training becomes its UTF-8 bytes (256 pieces) instead of <unk>
               num_threads:int=1, seed:int=0, **spm_kwargs) -> 'Tokenizer':
         "Learn a joint vocabulary: from both sides of `texts.train` if given a `ParallelData`, else from the sentences."
         if isinstance(texts, ParallelData): texts = texts.train_texts()
@@ -46,14 +49,21 @@ class Tokenizer:
                 sentence_iterator=iter(sents), model_writer=bio, vocab_size=vocab_size, model_type=model_type,
                 pad_id=PAD_ID, unk_id=UNK_ID, bos_id=BOS_ID, eos_id=EOS_ID, pad_piece='<pad>', unk_piece='<unk>',
                 bos_piece='<s>', eos_piece='</s>', character_coverage=character_coverage, num_threads=num_threads,
-                input_sentence_size=0, shuffle_input_sentence=False, hard_vocab_limit=False, minloglevel=2, **spm_kwargs)
+                normalization_rule_name=normalization_rule_name, byte_fallback=byte_fallback, input_sentence_size=0, shuffle_input_sentence=False, hard_vocab_limit=False, minloglevel=2, **spm_kwargs)
         except RuntimeError as e: raise ValueError(f"SentencePiece training failed with vocab_size={vocab_size}: {e}") from None
         return cls(bio.getvalue())
 
     @property
     def vocab_size(self) -> int: return self.sp.get_piece_size()
     def __len__(self): return self.vocab_size
-    def __repr__(self): return f"Tokenizer(vocab_size={self.vocab_size})"
+    @property
+    def options(self) -> dict:
+        "The training options the model itself stores (and `to_bytes` keeps): case folding, byte fallback."
+        return {'case_folding': self.sp.normalize('A').lstrip('▁') == 'a',
+                'byte_fallback': any(self.sp.is_byte(i) for i in range(self.vocab_size))}
+    def __repr__(self):
+        on = [k.replace('_', ' ') for k, v in self.options.items() if v]
+        return f"Tokenizer(vocab_size={self.vocab_size}{''.join(', ' + o for o in on)})"
     def __eq__(self, other): return isinstance(other, Tokenizer) and self._proto == other._proto
     def __getstate__(self): return {'model_proto': self._proto}
     def __setstate__(self, state): self.__init__(state['model_proto'])

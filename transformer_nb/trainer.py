@@ -35,7 +35,8 @@ class Trainer:
         self.device = torch.device('cuda', local) if self.world > 1 and torch.cuda.is_available() else get_device(tc.device)
         self.precision = default_precision(self.device) if tc.precision == 'auto' else tc.precision
         self.model, self.cfg = model.to(self.device), model.cfg
-        self.opt, self.sched = make_optimizer(model, self.cfg.d_model, tc.warmup, tc.lr_scale)
+        self.opt, self.sched = make_optimizer(model, self.cfg.d_model, tc.warmup, tc.lr_scale,
+                                               total=tc.steps, cooldown=tc.cooldown)
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.precision == 'fp16')
         self.net = model if self.world == 1 else nn.parallel.DistributedDataParallel(
             model, device_ids=[local] if self.device.type == 'cuda' else None)
@@ -303,6 +304,7 @@ def train_model(data, # a `ParallelData` (see 08_data)
                 preset:str='small', tc:TrainConfig|None=None, vocab_size:int=8000,
                 resume=None, # a checkpoint (or run folder) to continue from: its config and tokenizer win
                 max_len:int|None=256, # drop training pairs longer than this (tokens with specials)
+                spm:dict|None=None, # options of a new run's tokenizer for `Tokenizer.train`, e.g. byte_fallback=True
                 callbacks=(), meta:dict|None=None, # extra provenance stored in checkpoints (e.g. the command)
                 **overrides, # `TransformerConfig` fields, e.g. d_model=128, p_drop=0.2
                ) -> Trainer:
@@ -313,6 +315,7 @@ def train_model(data, # a `ParallelData` (see 08_data)
         name = str(latest_checkpoint(resume) or resume) if Path(resume).is_dir() else str(resume)
         check_checkpoint(ck, name, 'resume')
         if not ck.get('tokenizer'): raise ValueError(f"checkpoint {name} holds no tokenizer; cannot resume on text data")
+        if spm: raise ValueError(f"spm={spm}: a resumed run keeps the tokenizer of {name}")
         clash = [f"{k}={ck['config'].get(k)!r} (not {v!r})" for k, v in overrides.items() if ck['config'].get(k) != v]
         if clash: raise ValueError(f"{name} is a model with {', '.join(clash)}: a resumed run keeps its model; "
                                    f"drop those options, or start a new run in another folder")
@@ -321,7 +324,7 @@ def train_model(data, # a `ParallelData` (see 08_data)
                              f"from the start of the run, so ask for more than {ck['step']} to train on")
         tok, cfg = _check_tokenizer(Tokenizer.from_bytes(ck['tokenizer']), ck['config'], name), TransformerConfig(**ck['config'])
     else:
-        tok = Tokenizer.train(data, vocab_size=vocab_size)
+        tok = Tokenizer.train(data, vocab_size=vocab_size, **(spm or {}))
         cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **overrides})
     with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
         warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)

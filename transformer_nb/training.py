@@ -18,23 +18,29 @@ from .core import PAD_ID, BOS_ID, EOS_ID, _precision_dtype
 
 # %% ../nbs/09_training.ipynb #4255e704
 def noam_lr(step:int, # optimiser update number, 1 for the first update
-            d_model:int=512, warmup:int=4000, scale:float=1.0) -> float:
-    "The learning rate of §5.3 at update `step` (0 at step 0)."
+            d_model:int=512, warmup:int=4000, scale:float=1.0,
+            total:int|None=None, # updates in the whole run (needed by `cooldown`)
+            cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
+           ) -> float:
+    "The learning rate of §5.3 at update `step` (0 at step 0); with `cooldown`, ending in a linear decay to 0."
     if step < 0: raise ValueError(f"step={step} must be >= 0")
     if warmup < 1: raise ValueError(f"warmup={warmup} must be >= 1")
+    if cooldown < 0 or (cooldown and total is None): raise ValueError(f"cooldown={cooldown} must be >= 0, and > 0 needs total")
     if step == 0: return 0.0
-    return scale * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+    lr = scale * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+    return lr * min(1.0, max(total + 1 - step, 0) / cooldown) if cooldown else lr
 
 # %% ../nbs/09_training.ipynb #47761ae3
 def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0,
                    betas:tuple=(0.9, 0.98), eps:float=1e-9,
+                   total:int|None=None, cooldown:int=0, # an optional linear cool-down at the end (see `noam_lr`)
                    fused:bool|None=None, # one CUDA kernel for all parameters (default: when they are all on a GPU)
                   ):
     "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr` (step once per update)."
     params = list({id(p): p for p in model.parameters() if p.requires_grad}.values())  # tied weights once
     if fused is None: fused = bool(params) and all(p.is_cuda for p in params)
     opt = torch.optim.Adam(params, lr=scale, betas=betas, eps=eps, fused=fused or None)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup, 1.0, total, cooldown))
     return opt, sched
 
 # %% ../nbs/09_training.ipynb #35316735
@@ -86,6 +92,7 @@ class TrainConfig:
     max_time: float|None = None  # also stop after this many minutes of training (None: no time limit)
     warmup: int = 4000           # warm-up updates of the §5.3 schedule
     lr_scale: float = 1.0        # multiplies the §5.3 schedule (1 in the paper)
+    cooldown: int = 0            # not in the paper: the rate of the last `cooldown` updates falls linearly to 0 (needs `steps`)
     clip: float|None = None      # clip the global gradient norm to this (None: no clipping, as in the paper)
     device: str|None = None      # None/'auto': CUDA, then MPS, then CPU
     precision: str = 'auto'      # 'auto' (bf16 on capable GPUs, else fp32), 'fp32', 'bf16', 'fp16'
@@ -101,9 +108,10 @@ class TrainConfig:
     def __post_init__(self):
         for k in ('max_tokens', 'accum', 'epochs', 'warmup'):
             if getattr(self, k) < 1: raise ValueError(f"{k}={getattr(self, k)} must be >= 1")
-        for k in ('save_every', 'keep', 'valid_every'):
+        for k in ('save_every', 'keep', 'valid_every', 'cooldown'):
             if getattr(self, k) < 0: raise ValueError(f"{k}={getattr(self, k)} must be >= 0")
         if self.steps is not None and self.steps < 1: raise ValueError(f"steps={self.steps} must be >= 1")
+        if self.cooldown and self.steps is None: raise ValueError(f"cooldown={self.cooldown} needs steps: the updates it ends at")
         if self.max_time is not None and not 0 < self.max_time < math.inf:
             raise ValueError(f"max_time={self.max_time} must be a positive number of minutes")
         if self.lr_scale <= 0: raise ValueError(f"lr_scale={self.lr_scale} must be > 0")
