@@ -25,5 +25,5 @@ def test_readme_python_section_runs(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     out = r.stdout.splitlines()
     assert out[0].startswith('[') and len(eval(out[0])) == 2            # two translations (an untrained model's guesses)
-    assert 'chrF2' in out[1]                                             # sacreBLEU's signature
+    assert 'nc:6|nw:0' in out[1]                                        # sacreBLEU's chrF signature
     assert out[2].endswith(' parameters') and int(out[2].split()[0].replace(',', '')) > 60_000_000

@@ -109,7 +109,7 @@ def _train_parser(presets:bool=True, # False: no PyTorch import for the preset n
     g.add_argument('--average', type=int, default=None, metavar='N',
                    help="at the end, average the newest N checkpoints into average.pt in the run folder (§6.1), which the "
                         "test and tnb-translate/tnb-evaluate RUN_FOLDER then use (default 0: none; numbers 5)")
-    g.add_argument('--valid-every', type=int, default=0, help="validate every K updates (default 0: each epoch)")
+    g.add_argument('--valid-every', type=int, default=None, help="validate every K updates (0: each epoch; default: a run of --steps validates at a quarter, half and three quarters of it, any other run each epoch; every run validates its final model)")
     g.add_argument('--beam', type=int, default=4, help="beam size for the final test-set evaluation (default 4; 1 = greedy)")
     g.add_argument('--test-limit', type=int, default=None, help="evaluate on at most this many test sentences (0: skip the test set)")
     g.add_argument('--no-progress', action='store_true', help="no progress bar")
@@ -145,7 +145,7 @@ def _resolved(a) -> tuple:
     tc = dict(max_tokens=pick('max_tokens'), accum=a.accum, steps=steps, epochs=epochs or 1, max_time=a.max_time, warmup=pick('warmup'),
               lr_scale=pick('lr_scale'), cooldown=pick('cooldown'), clip=a.clip, device=a.device, precision=a.precision, compile=a.compile,
               out=a.out or f"runs/{a.dataset}", overwrite=a.overwrite, save_every=pick('save_every'),
-              keep=max(3, pick('average')) if a.keep is None else a.keep, valid_every=a.valid_every, seed=a.seed, progress=not a.no_progress)
+              keep=max(3, pick('average')) if a.keep is None else a.keep, valid_every=a.valid_every or 0, seed=a.seed, progress=not a.no_progress)
     return a.preset or d['preset'], pick('vocab_size'), model, tc
 
 def _tokenizer_and_average(a) -> tuple[dict, int]:
@@ -355,7 +355,7 @@ def _short_run(a, tc:dict) -> list[str]:
     elif a.warmup is not None and a.warmup >= steps:
         warnings.warn(f"--warmup {a.warmup:,} is not shorter than --steps {steps:,}: the learning rate will still be rising "
                       f"when the run ends (a tenth of the run, --warmup {max(1, steps // 10)}, is a common choice)")
-    if a.valid_every is None and not tc.get('valid_every'): tc['valid_every'] = max(1, -(-steps // 4))
+    if a.valid_every is None: tc['valid_every'] = max(1, -(-steps // 4))
     return notes
 
 def _next_command(out, data, test_files=None) -> str:
