@@ -70,7 +70,7 @@ def test_own_files_run_says_the_command_that_scores_it(tmp_path):
     out = r.stdout + r.stderr
     assert 'preset tiny;' in out and 'preset tiny ;' not in out, out[-2000:]
     assert 'at update 6' in out, out[-2000:]                       # the closing loss is the final model's
-    assert 'warm-up: the default 4,000 updates would outlast this 6-update run, so it is 1' in out, out[-2000:]
+    assert 'warm-up: the default 4,000 updates would outlast this 6-update run, so it is 1, a tenth of the run' in out, out[-2000:]
     valid = [l for l in out.splitlines() if re.match(r'step \d+ epoch \d+: valid loss', l)]
     assert 1 <= len(valid) <= 4, valid                               # a few points, not one per tiny epoch
     nxt = next(l for l in out.splitlines() if l.startswith('next: '))

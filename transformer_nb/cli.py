@@ -344,14 +344,17 @@ def _heavy_imports():
 def _short_run(a, tc:dict) -> list[str]:
     """Fit the schedule and the validation to a run of `--steps` updates; returns what to say. The paper's warm-up of
     4,000 updates would outlast a short run (its learning rate would never peak): left to its default, it becomes a
-    tenth of the run. Without --valid-every, such a run validates at a quarter, half, three quarters and the end,
+    tenth of the run, and the learning rate is scaled so that its peak stays the paper's (a short warm-up alone would
+    raise the peak, d_model^-0.5 * warmup^-0.5, more than tenfold). Without --valid-every, such a run validates at a quarter, half, three quarters and the end,
     instead of after every epoch (an epoch of a small corpus can be a few updates)."""
     steps, notes = tc['steps'], []
     if steps is None: return notes
     if a.warmup is None and tc['warmup'] >= steps:
+        new = max(1, steps // 10)
         notes.append(f"warm-up: the default {tc['warmup']:,} updates would outlast this {steps:,}-update run, so it is "
-                     f"{max(1, steps // 10):,}, a tenth of the run (--warmup sets it)")
-        tc['warmup'] = max(1, steps // 10)
+                     f"{new:,}, a tenth of the run, with the same peak learning rate (--warmup and --lr-scale set them)")
+        if a.lr_scale is None: tc['lr_scale'] *= (new / tc['warmup']) ** 0.5   # the peak, d^-0.5 warmup^-0.5, unchanged
+        tc['warmup'] = new
     elif a.warmup is not None and a.warmup >= steps:
         warnings.warn(f"--warmup {a.warmup:,} is not shorter than --steps {steps:,}: the learning rate will still be rising "
                       f"when the run ends (a tenth of the run, --warmup {max(1, steps // 10)}, is a common choice)")
