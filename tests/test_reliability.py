@@ -376,7 +376,9 @@ def test_a_stop_at_max_time_still_trains_and_names_only_files_that_exist(tmp_pat
     assert r.returncode == 0, r.stderr[-2000:]
     assert [p.name for p in list_checkpoints(out)] == ['checkpoint-0000001.pt']          # one update, not an empty model
     said = r.stdout.decode()
-    assert 'checkpoint: ' in said and 'loss curve: ' in said and 'log: ' not in said, said  # no validation ran: no log.jsonl
+    named = [l.split(': ', 1)[1] for l in said.splitlines() if l.split(': ', 1)[0] in ('checkpoint', 'averaged checkpoint', 'loss curve', 'log')]
+    assert 'checkpoint: ' in said and named and all(Path(f).is_file() for f in named), said   # only files that exist
+    assert 'at update 1' in said, said                                                          # the final model was validated
 
 def test_blank_reference_lines_keep_the_hypotheses_aligned(run, texts):
     refs = (texts / 'ref.txt').read_text().splitlines(); refs[6] = ''
