@@ -14,7 +14,7 @@ def prose_words(p) -> int:
     return len(re.findall(r'\w+', '\n'.join(''.join(c['source']) for c in cells(p) if c['cell_type'] == 'markdown')))
 
 def test_the_paper_path_is_complete_and_in_order():
-    assert [p.name[:2] for p in PAPER] == ['00', '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '13']
+    assert [p.name[:2] for p in PAPER] == ['00', '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12']
 
 @pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
 def test_paper_notebooks_stay_short(p):

@@ -124,7 +124,7 @@ _DEFAULTS = {
     'copy':    dict(preset='tiny', vocab_size=32, max_tokens=2000, steps=None, epochs=3, warmup=100, lr_scale=0.5,
                     model=dict(d_model=64, d_ff=128)),
     'parsing': dict(preset='small', vocab_size=1000, max_tokens=2000, steps=2400, warmup=200, lr_scale=1.0,  # §6.3 scaled
-                    model=dict(d_model=64, N=4, h=4, d_ff=256, p_drop=0.1, p_attn=0.1, norm_first=True)),  # down (13_parsing)
+                    model=dict(d_model=64, N=4, h=4, d_ff=256, p_drop=0.1, p_attn=0.1, norm_first=True)),  # down (12_parsing)
     None:      dict(preset='small', vocab_size=8000, max_tokens=4096, steps=None, epochs=10, warmup=4000, lr_scale=1.0, model={},
                     cooldown=0, save_every=500, average=0, spm={}),
 }
