@@ -36,11 +36,11 @@ from transformer_nb.core import BOS_ID, EOS_ID, hardware, git_commit, limit_thre
 from transformer_nb.checkpoints import model_from_checkpoint
 from transformer_nb.datasets import read_lines
 from transformer_nb.decoding import (beam_search, inference, encode_batch, next_token_logits, length_penalty, log_probs,
-                                     _check_beam_args)
+                                     check_beam)
 
 def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk=True, tensor_bookkeeping=True):
     "`fast_beam_search`'s loop with the switches `two_stage_topk` and `tensor_bookkeeping` (see the module docstring)."
-    _check_beam_args(model, beam, alpha)
+    check_beam(model, beam, alpha)
     with inference(model):
         src, limits, src_mask, memory = encode_batch(model, src, max_extra)
         (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab

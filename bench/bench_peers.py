@@ -21,14 +21,13 @@ Python for the second):
         --vocab-size 8000 --max-tokens 4000 --steps 1000 --warmup 400 --lr-scale 0.5 --seed 0 --threads 1 --save-every 0 \\
         --keep 1 --test-limit 0 --out runs/mini-de-en
     python -c "from transformer_nb.core import set_seed, limit_threads; from transformer_nb.datasets import load_dataset
-    from transformer_nb.training import TrainConfig; from transformer_nb.trainer import train_model; limit_threads(1)
-    set_seed(0); train_model(load_dataset('multi30k', 'de', 'en', '../shared/data/multi30k'), 'mini', TrainConfig(
-        max_tokens=4000, steps=1000, warmup=400, lr_scale=0.5, seed=0, out='runs/mini-preln-de-en', save_every=0, keep=1),
-        vocab_size=8000, norm_first=True)"
+    from transformer_nb.tasks import train_model; limit_threads(1)
+    train_model(load_dataset('multi30k', 'de', 'en', '../shared/data/multi30k'), preset='mini', vocab_size=8000, norm_first=True,
+        max_tokens=4000, steps=1000, warmup=400, lr_scale=0.5, seed=0, out='runs/mini-preln-de-en', save_every=0, keep=1)"
 
 Systems, timed in turn (round robin) `--repeats` times each; the median is reported, with ratios between medians of
 the same run (the machine may be shared: the load average before and after is stored with the figures):
-- `ours`: `fast_greedy_decode` / `fast_beam_search(nbest=1)` of transformer_nb (A6_fast_decoding), what `translate`
+- `ours`: `greedy_decode` with the fast cache / `fast_beam_search(nbest=1)` of transformer_nb (A6_fast_decoding), what `translate`
   and the tools use;
 - `ours, readable decoders (10_decoding)`: `greedy_decode` / `beam_search` (its n-best lists, the best of each kept),
   the decoders the course teaches: the same translations, without the speed-ups (`--no-readable` skips them);
@@ -55,17 +54,18 @@ from pathlib import Path
 import torch
 from _common import ROOT, multi30k_file, source_ids, id_batches, command, rel, load_average
 from transformer_nb.core import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint, latest_checkpoint
+from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint
+from transformer_nb.runs import RunFolder
 from transformer_nb.datasets import read_lines
 from transformer_nb.decoding import greedy_decode, beam_search
-from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search, length_batches
-from transformer_nb.evaluation import corpus_scores
+from transformer_nb.fast_decoding import fast_beam_search
+from transformer_nb.evaluation import length_batches, corpus_scores
 
 OURS, READABLE, EARLY = 'ours', 'ours, readable decoders (10_decoding)', 'ours (early stop)'
 
 def _best(hyps): return [h[0][0] for h in hyps]
 DECODERS = {  # system: (greedy, beam search), each (model, src, beam, max_extra) -> token ids per sentence
-    OURS: (lambda m, s, beam, x: fast_greedy_decode(m, s, max_extra=x),
+    OURS: (lambda m, s, beam, x: greedy_decode(m, s, max_extra=x, cache=FastCache(m.cfg.N)),
            lambda m, s, beam, x: _best(fast_beam_search(m, s, beam=beam, max_extra=x, nbest=1))),
     READABLE: (lambda m, s, beam, x: greedy_decode(m, s, max_extra=x),
                lambda m, s, beam, x: _best(beam_search(m, s, beam=beam, max_extra=x))),
@@ -162,7 +162,7 @@ def write_stubs(python, env, workdir) -> Path|None:
 def checkpoint_file(path) -> Path:
     p = Path(path)
     if p.is_file(): return p
-    f = latest_checkpoint(p) if p.is_dir() else None
+    f = RunFolder(p).latest() if p.is_dir() else None
     if f is None: sys.exit(f"no checkpoint at {path}")
     return f
 

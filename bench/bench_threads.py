@@ -25,19 +25,13 @@ def worker(threads:str, updates:int):
     "One measurement, in this (fresh) process: the default job's first `updates` updates with `threads`."
     import torch
     from transformer_nb.core import limit_threads, set_seed
-    from transformer_nb.cli import _train_parser, _resume_defaults, _resolved, _load_data
-    from transformer_nb.training import TrainConfig
-    from transformer_nb.trainer import train_model
+    from transformer_nb.tasks import train_model, TASKS
     if threads == 'package': limit_threads()
     elif threads != 'torch': limit_threads(int(threads))
     t0 = time.perf_counter()
-    a = _train_parser().parse_args([])                     # exactly the defaults of `tnb-train`
-    _resume_defaults(a)                                    # no --resume: the dataset defaults to 'numbers'
-    preset, vocab, model_kw, tc_kw = _resolved(a)
-    tc = TrainConfig(**{**tc_kw, 'steps': updates, 'out': None, 'progress': False, 'save_every': 0})
-    set_seed(a.seed)
-    data = _load_data(a)
-    tr = train_model(data, preset, tc, vocab_size=vocab, max_len=a.max_len, **model_kw)
+    recipe = TASKS['numbers'].recipe                       # the main job, `tnb-train` with no arguments: its corpus, model,
+    tr = train_model(steps=updates, warmup=recipe.train['warmup'], valid_every=0, save_every=0, progress=False,   # batches and
+                     say=lambda msg: None)                 # schedule, cut to its first updates (no short-run rule, no output)
     wall = time.perf_counter() - t0
     hist = tr.history['train'][min(5, updates // 4):]     # the first updates warm up allocators and caches
     secs = [s['tokens'] / s['tok_s'] for s in hist]

@@ -21,9 +21,9 @@ validation BLEU with beam 4: the run is then the one in the table).
 import argparse, json, shlex, subprocess, os
 from pathlib import Path
 from transformer_nb.core import hardware, git_commit
-from transformer_nb.checkpoints import list_checkpoints
+from transformer_nb.runs import RunFolder
 from transformer_nb.evaluation import _TABLE3_KEYS
-from transformer_nb.records import load_results, _today
+from transformer_nb.records import load_results, today
 from transformer_nb.datasets import find_multi30k
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,9 +51,9 @@ def main(argv=None):
     manifest_path = out / 'hyps.json'
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     stored = {r['id']: r for r in load_results(a.table3, _TABLE3_KEYS)}
-    jobs = [(d.name, d, 'valid', 4) for d in sorted(runs.iterdir()) if d.is_dir() and list_checkpoints(d)]
+    jobs = [(d.name, d, 'valid', 4) for d in sorted(runs.iterdir()) if d.is_dir() and RunFolder(d).checkpoints()]
     base = runs / a.base
-    if len(list_checkpoints(base)) >= 5:
+    if len(RunFolder(base).checkpoints()) >= 5:
         avg = base / 'average.pt'
         if not avg.exists():
             subprocess.run(['tnb-average', str(base), '--last', '5', '-o', str(avg)], check=True, capture_output=True)
@@ -65,7 +65,7 @@ def main(argv=None):
         sc, cmd = evaluate(ckpt, split, beam, out / f'{key}.txt', data_dir, a.threads)
         rec = dict(file=f'{key}.txt', run=name, split=split, beam=beam,
                    **{k: sc[k] for k in ('bleu', 'bleu_lc', 'chrf', 'exact_match', 'bleu_signature')},
-                   command=cmd, hardware=hardware(), commit=git_commit(), date=_today())
+                   command=cmd, hardware=hardware(), commit=git_commit(), date=today())
         if split == 'valid' and beam == 4 and name in stored:      # the Table 3 decoding: is this the stored run?
             rec['table3_bleu'] = stored[name]['bleu']; rec['reproduces_table3'] = abs(stored[name]['bleu'] - sc['bleu']) < 0.005
         manifest[key] = rec

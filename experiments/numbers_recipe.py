@@ -54,13 +54,11 @@ import torch
 from transformer_nb.core import hardware, git_commit, limit_threads, set_seed, count_params, _default_threads
 from transformer_nb.datasets import load_dataset, de_number, number_scores, en_number
 from transformer_nb.data import Tokenizer
-from transformer_nb.training import TrainConfig
-from transformer_nb.checkpoints import list_checkpoints, average_checkpoints, model_from_checkpoint
-from transformer_nb.evaluation import evaluate
-from transformer_nb.fast_decoding import translate
-from transformer_nb.records import _today
-from transformer_nb.trainer import train_model
-
+from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint
+from transformer_nb.runs import RunFolder
+from transformer_nb.evaluation import evaluate, translate
+from transformer_nb.records import today
+from transformer_nb.tasks import train_model
 ROOT = Path(__file__).resolve().parents[1]
 PROBES = ['Seven', 'THREE', 'zero', 'Zero', 'ZERO', 'Three Hundred Forty-Two', 'three hundred forty-two',
           'Nine Hundred Ninety-Nine Thousand Nine Hundred Ninety-Nine', 'One Hundred Thousand', 'seventy-seven thousand seven']
@@ -115,7 +113,7 @@ def score(model, tok, pairs, beam) -> dict:
 
 def provenance(rec:dict, load0) -> dict:
     rec['loadavg_start'], rec['loadavg_end'] = [round(x, 2) for x in load0], [round(x, 2) for x in os.getloadavg()]
-    rec.update(command=shlex.join(['python', *sys.argv]), commit=git_commit(), hardware=hardware(), date=_today())
+    rec.update(command=shlex.join(['python', *sys.argv]), commit=git_commit(), hardware=hardware(), date=today())
     return rec
 
 def run_one(args, seed:int) -> dict:
@@ -126,12 +124,12 @@ def run_one(args, seed:int) -> dict:
     data = load_dataset('numbers')
     t_data = since(t_run)
     out = Path(args.runs) / f"{args.name}-s{seed}"
-    tc = TrainConfig(max_tokens=args.max_tokens, steps=args.steps, warmup=args.warmup, lr_scale=args.lr_scale,
-                     cooldown=args.cooldown, clip=args.clip, out=str(out), overwrite=True, save_every=args.save_every,
-                     keep=args.keep or max(args.avg, 1), seed=seed, valid_every=args.valid_every, progress=False)
-    model_kw = dict(d_model=args.d_model, N=args.N, h=args.h, d_ff=args.d_ff, p_drop=args.p_drop, eps_ls=args.eps_ls)
+    settings = dict(max_tokens=args.max_tokens, steps=args.steps, warmup=args.warmup, lr_scale=args.lr_scale,
+                    cooldown=args.cooldown, clip=args.clip, out=str(out), overwrite=True, save_every=args.save_every,
+                    keep=args.keep or max(args.avg, 1), seed=seed, valid_every=args.valid_every, progress=False, eps_ls=args.eps_ls)
+    model_kw = dict(d_model=args.d_model, N=args.N, h=args.h, d_ff=args.d_ff, p_drop=args.p_drop)
     t0 = clock()
-    tr = train_model(data, 'small', tc, vocab_size=args.vocab, spm=spm_options(args.spm), **model_kw)
+    tr = train_model(data, preset='small', vocab_size=args.vocab, spm=spm_options(args.spm), say=lambda msg: None, **model_kw, **settings)
     t_train = since(t0)
     hist = tr.history['train']
     tail = hist[int(0.8 * len(hist)):]
@@ -148,7 +146,7 @@ def run_one(args, seed:int) -> dict:
                tokens_trained=sum(s['tokens'] for s in hist),
                time={'before_training': t_data, 'train_model': t_train})
     results, t_avg = {}, None
-    ckpts = list_checkpoints(out)
+    ckpts = RunFolder(out).checkpoints()
     for what in args.decode.split(','):
         which, beam = what.split(':'); beam = int(beam)
         if which == 'avg':
@@ -183,7 +181,7 @@ def run_cli(args, seed:int) -> dict:
     if p.returncode: sys.exit(f"{shlex.join(cmd)} failed ({p.returncode}):\n{p.stderr[-3000:]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     avg = out / 'average.pt'
-    model, tok, ck = model_from_checkpoint(avg if avg.is_file() else list_checkpoints(out)[-1])
+    model, tok, ck = model_from_checkpoint(avg if avg.is_file() else RunFolder(out).checkpoints()[-1])
     hist = (ck.get('meta') or {}).get('history', {}).get('train', [])
     limit_threads(1)
     res = score(model, tok, load_dataset('numbers').test, 4)

@@ -15,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from transformer_nb.core import hardware, git_commit, count_params
 from transformer_nb.model import PRESETS
-from transformer_nb.checkpoints import load_checkpoint, latest_checkpoint, model_from_checkpoint
+from transformer_nb.checkpoints import load_checkpoint, model_from_checkpoint
+from transformer_nb.runs import RunFolder
 from transformer_nb.evaluation import table3_variants, _TABLE3_KEYS
-from transformer_nb.records import add_result, load_results, train_time, _today
-
+from transformer_nb.records import add_result, load_results, train_time, today
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / 'shared' / 'data' / 'multi30k'
 
@@ -54,7 +54,7 @@ def variant(name:str, args) -> dict:
     if rc.returncode: raise RuntimeError(f"tnb-evaluate failed for {name}: {rc.stderr.strip()}")
     sc = json.loads(rc.stdout)
     (out / 'valid.json').write_text(rc.stdout)                         # written only once the scores are complete
-    ck = load_checkpoint(latest_checkpoint(out))
+    ck = load_checkpoint(RunFolder(out).latest())
     hist = ck['meta']['history']
     valid = [v for v in hist['valid'] if v['step'] == args.steps]
     if not valid: raise RuntimeError(f"{name}: no validation at update {args.steps} in {out}")
@@ -62,7 +62,7 @@ def variant(name:str, args) -> dict:
     print(f"{name}: valid ppl {valid[-1]['ppl']:.2f}, BLEU {sc['bleu']:.2f} ({time.time() - t0:.0f}s)", flush=True)
     return dict(id=name, variant=base_name, overrides=overrides, seed=seed, params=params, steps=args.steps,
                 valid_ppl=round(valid[-1]['ppl'], 3), **{k: sc[k] for k in ('bleu', 'bleu_lc', 'chrf', 'bleu_signature')},
-                train_time_s=train_time(ck), hardware=ck['meta'].get('hardware', hardware()), date=_today(),
+                train_time_s=train_time(ck), hardware=ck['meta'].get('hardware', hardware()), date=today(),
                 commit=ck['meta'].get('commit', git_commit()), command=f"{shlex.join(train)}; {shlex.join(evaluate)}")
 
 def main(argv=None):

@@ -1,6 +1,17 @@
-"Helpers shared by the test files (import them with `from conftest import ...`)."
-import torch
+"""Helpers shared by the test files (import them with `from conftest import ...`): the command-line harness that runs
+the installed tools in fresh interpreters, the checks of their one-line errors, background runs, and where Multi30k is.
+
+Tests that start real processes are marked `slow`: `pytest -m "not slow"` is the fast tier, for a quick check and for
+CI's portability matrix."""
+import os, signal, subprocess, sys, threading, time
+from pathlib import Path
+import pytest, torch
 from transformer_nb.core import BOS_ID, EOS_ID
+
+ROOT = Path(__file__).resolve().parents[1]
+ENV = {k: v for k, v in os.environ.items() if k not in ('TNB_COMMIT', 'TNB_DEBUG', 'PYTHONUNBUFFERED', 'PYTHONWARNINGS')}
+ENV.update(TNB_THREADS='1', OMP_NUM_THREADS='1', MPLBACKEND='Agg')
+TINY = ['--dataset', 'copy', '--preset', 'tiny', '--no-progress', '--test-limit', '0']   # a run whose quality does not matter
 
 
 def copy_ids(n:int, vocab:int=20, min_len:int=3, max_len:int=10, seed:int=0) -> list:
@@ -11,3 +22,100 @@ def copy_ids(n:int, vocab:int=20, min_len:int=3, max_len:int=10, seed:int=0) -> 
         ids = torch.randint(4, vocab, (int(torch.randint(min_len, max_len + 1, (1,), generator=g)),), generator=g).tolist()
         out.append((ids + [EOS_ID], [BOS_ID] + ids + [EOS_ID]))
     return out
+
+
+# --- the command-line harness -----------------------------------------------------------------------------------------
+
+def cmd(name, *args, code=None, py=()):
+    "The command line of `tnb-NAME` in a fresh interpreter (`py`: interpreter options such as -W error); `code` runs first."
+    return [sys.executable, *py, '-c', f"{(code + '; ') if code else ''}from transformer_nb.cli import {name}_main as m; m()",
+            *map(str, args)]
+
+def tool(name, *args, stdin=None, env=None, code=None, py=(), text=False, timeout=300, **kw):
+    """Run `tnb-NAME` to the end, as a user does: CompletedProcess with str stderr, and stdout as bytes (or str with
+    `text=True`). Standard input is `stdin` (str or bytes), else nothing: never pytest's own."""
+    if stdin is None: kw.setdefault('stdin', subprocess.DEVNULL)
+    else: kw['input'] = stdin.encode() if isinstance(stdin, str) else stdin
+    r = subprocess.run(cmd(name, *args, code=code, py=py), capture_output=True, env={**ENV, **(env or {})}, timeout=timeout, **kw)
+    r.stderr = r.stderr.decode('utf-8', 'replace')
+    if text: r.stdout = r.stdout.decode('utf-8', 'replace')
+    return r
+
+MARKERS = {'TRAINING', 'DECODING', 'SAVE-START', 'STARTING'}        # printed by the tests' own hooks in the child, to know when to act
+
+def said(stderr:str) -> list:
+    "The lines of stderr that say something (a tool's line about the file it uses is not an error line, nor a test's marker)."
+    return [l for l in stderr.strip().splitlines() if l.strip() and l.strip() not in MARKERS and ': using ' not in l and ': exporting ' not in l]
+
+def one_line(r, prog, *needles, code=2):
+    "The command failed with exit code `code` and one line on stderr, `prog: error: ...`, containing every needle."
+    ls = [l for l in said(r.stderr) if not l.startswith('saving ')]
+    assert r.returncode == code, (r.returncode, r.stderr[-3000:])
+    assert len(ls) == 1 and ls[0].startswith(f'{prog}: error: '), r.stderr[-3000:]
+    for n in needles: assert n in ls[0], (n, ls[0])
+    return ls[0]
+
+def temps(folder) -> list:
+    "Temporary files (ours are `.NAME.tmpPID`) anywhere under `folder`."
+    return sorted(p.name for p in Path(folder).rglob('*') if '.tmp' in p.name)
+
+def default_signals():
+    """In a child: every signal a test sends or relies on has its default disposition, whatever pytest inherited (a
+    background job ignores SIGINT, `nohup` ignores SIGHUP, a parent may have blocked others)."""
+    for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGPIPE, signal.SIGQUIT): signal.signal(s, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+
+LIVE = []
+
+@pytest.fixture(autouse=True)
+def no_leftover_processes():
+    "A test that fails half-way must not leave its background tool running."
+    yield
+    while LIVE:
+        p = LIVE.pop().p
+        if p.poll() is None: p.kill(); p.wait()
+
+class Live:
+    "A tool running in the background, its stdout and stderr collected line by line as they come."
+    def __init__(self, name, *args, env=None, code=None, stdin=subprocess.DEVNULL):
+        LIVE.append(self)
+        self.p = subprocess.Popen(cmd(name, *args, code=code), stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=stdin,
+                                  env={**ENV, 'PYTHONUNBUFFERED': '1', **(env or {})}, text=True, preexec_fn=default_signals)
+        self.out, self.err = [], []
+        for stream, buf in ((self.p.stdout, self.out), (self.p.stderr, self.err)):
+            threading.Thread(target=lambda s=stream, b=buf: [b.append(l) for l in s], daemon=True).start()
+
+    def wait_for(self, text, timeout=600, where='both'):
+        "Wait until `text` appears in the output; False if the process ended or the time ran out first."
+        end = time.time() + timeout
+        while time.time() < end:
+            if any(text in l for l in (self.out if where == 'out' else self.err if where == 'err' else self.out + self.err)): return True
+            if self.p.poll() is not None: time.sleep(0.3); return any(text in l for l in self.out + self.err)
+            time.sleep(0.05)
+        return False
+
+    def signal(self, sig): self.p.send_signal(sig)
+
+    def finish(self, timeout=600):
+        try: self.p.wait(timeout)
+        except subprocess.TimeoutExpired: self.p.kill(); self.p.wait()
+        time.sleep(0.2)
+        return self.p.returncode, ''.join(self.out), ''.join(self.err)
+
+
+# --- data ------------------------------------------------------------------------------------------------------------
+
+FETCH = ("python -c \"from transformer_nb.datasets import multi30k; multi30k('de', 'en'); multi30k('en', 'fr')\" "
+         "(downloads it once into the package's cache, checksummed), or set TNB_MULTI30K to a folder that holds it")
+
+def multi30k_dir() -> Path|None:
+    "A local Multi30k folder: $TNB_MULTI30K, a shared/data/multi30k above the checkout, or the package's download cache."
+    from transformer_nb.datasets import find_multi30k
+    return find_multi30k(ROOT)
+
+@pytest.fixture(scope='session')
+def m30k() -> Path:
+    "The Multi30k folder, or the test is skipped, naming the command that fetches it (tests never download)."
+    d = multi30k_dir()
+    if d is None: pytest.skip(f"Multi30k is not on this machine: {FETCH}")
+    return d

@@ -2,16 +2,12 @@
 import json, os, subprocess, sys
 from pathlib import Path
 import pytest, torch
-from transformer_nb.checkpoints import load_checkpoint, list_checkpoints
-
-ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
-
-def tool(name, *args, stdin=None):
-    "Run a console entry point in a fresh interpreter (as the installed script would)."
-    code = f'from transformer_nb.cli import {name}_main as m; m()'
-    io = {'input': stdin} if stdin is not None else {'stdin': subprocess.DEVNULL}   # never pytest's own stdin
-    return subprocess.run([sys.executable, '-c', code, *map(str, args)], capture_output=True, text=True,
-                          env=ENV, timeout=180, **io)
+from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.runs import RunFolder
+from functools import partial
+import conftest
+from conftest import ENV
+tool = partial(conftest.tool, text=True)
 
 @pytest.fixture(scope='module')
 def run(tmp_path_factory):
@@ -65,7 +61,7 @@ def test_bad_checkpoint_one_line(run, tmp_path, make, msg):
         assert len(lines) == 1 and lines[0].startswith(f'tnb-{name}: error:') and msg in lines[0], r.stderr
 
 def test_checkpoint_whose_weights_do_not_fit_its_config(run, tmp_path):
-    ck = load_checkpoint(list_checkpoints(run)[-1])
+    ck = load_checkpoint(RunFolder(run).checkpoints()[-1])
     ck['config']['d_ff'] = 256                                      # another architecture than the weights
     torch.save(ck, tmp_path / 'other.pt')
     r = tool('translate', tmp_path / 'other.pt', 'a b')
@@ -88,7 +84,7 @@ def test_evaluate_files_and_dataset(run, tmp_path):
 def test_average(run, tmp_path):
     r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt')
     assert r.returncode == 0, r.stderr
-    paths = list_checkpoints(run)[-2:]
+    paths = RunFolder(run).checkpoints()[-2:]
     a, b, avg = (load_checkpoint(p)['model'] for p in (*paths, tmp_path / 'avg.pt'))
     k = 'encoder.0.ffn.w_1.weight'
     torch.testing.assert_close(avg[k], (a[k] + b[k]) / 2)
@@ -108,4 +104,4 @@ def test_early_stop(run, tmp_path):
     r = tool('evaluate', run, '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--early-stop', '--record', rec)
     assert r.returncode == 0 and 'early stop' in r.stdout, r.stderr
     [record] = json.loads(rec.read_text())
-    assert record['decoding'] == 'beam 4, alpha 0.6, early stop' and record['id'].endswith('-beam4-early'), record
+    assert record['decoding'] == 'beam 4, alpha 0.6, early stop' and record['id'].endswith('-beam4-alpha0.6-early'), record

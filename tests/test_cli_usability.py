@@ -3,14 +3,10 @@ model cannot know (unknown pieces, numbers out of the corpus' range), greedy sco
 checkpoint scored on another dataset than its own."""
 import os, re, subprocess, sys
 import pytest
-
-ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
-
-def tool(name, *args, stdin=None):
-    code = f'from transformer_nb.cli import {name}_main as m; m()'
-    io = {'input': stdin} if stdin is not None else {'stdin': subprocess.DEVNULL}
-    return subprocess.run([sys.executable, '-c', code, *map(str, args)], capture_output=True, text=True, env=ENV,
-                          timeout=300, **io)
+from functools import partial
+import conftest
+from conftest import ENV
+tool = partial(conftest.tool, text=True)
 
 @pytest.fixture(scope='module')
 def numbers(tmp_path_factory):
@@ -43,7 +39,7 @@ def test_input_outside_what_the_model_knows_is_said_and_still_translated(numbers
     assert {2, 3, 4} <= named and 1 not in named, w          # 'seven' is fine; the three out of range are named
     assert any("'one million'" in l and 'zero to 999,999' in l for l in w), w
     r = tool('translate', numbers, '-', '--beam', '1', stdin='seven\none million\n')
-    assert any(l.startswith('tnb-translate: warning: line 2 of standard input') for l in warnings_of(r)), r.stderr
+    assert any(l.startswith('tnb-translate: warning: standard input, line 2') for l in warnings_of(r)), r.stderr
 
 def test_greedy_scores_are_labelled_greedy(numbers):
     r = tool('evaluate', numbers, '--beam', '1', '--split', 'valid')

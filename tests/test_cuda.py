@@ -12,11 +12,12 @@ from transformer_nb.core import set_seed, PAD_ID, autocast
 from transformer_nb.attention import attention, pad_mask, tgt_mask
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import collate
-from transformer_nb.training import make_optimizer, seq2seq_loss, TrainConfig
-from transformer_nb.trainer import Trainer
-from transformer_nb.checkpoints import load_checkpoint, latest_checkpoint, model_from_checkpoint
+from transformer_nb.training import make_optimizer, seq2seq_loss
+from transformer_nb.trainer import TrainConfig, Trainer
+from transformer_nb.checkpoints import load_checkpoint, model_from_checkpoint
+from transformer_nb.runs import RunFolder
 from transformer_nb.decoding import greedy_decode, beam_search
-from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search
+from transformer_nb.fast_decoding import fast_beam_search, FastCache
 from conftest import copy_ids
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')
@@ -145,12 +146,12 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
     assert t.precision == 'bf16' and next(t.model.parameters()).is_cuda
     h = [r['loss'] for r in t.history['train']]
     assert sum(h[-20:]) / 20 < 0.5 * sum(h[:20]) / 20                     # it learns
-    ck = load_checkpoint(latest_checkpoint(tmp_path / 'a'))                # weights_only, mapped to the CPU
+    ck = load_checkpoint(RunFolder(tmp_path / 'a').latest())                # weights_only, mapped to the CPU
     assert all(v.device.type == 'cpu' for v in ck['model'].values())
     model, _, _ = model_from_checkpoint(ck, device='cpu')
     src, _ = collate(data[:8])
     cpu = greedy_decode(model, src)
-    assert greedy_decode(model.to(DEV), src.to(DEV)) == cpu == fast_greedy_decode(model, src.to(DEV))
+    assert greedy_decode(model.to(DEV), src.to(DEV)) == cpu == greedy_decode(model, src.to(DEV), cache=FastCache(model.cfg.N))
     r = run(tmp_path / 'a', 200, resume=tmp_path / 'a' / 'checkpoint-0000100.pt')   # resume from update 100
     again = [x['loss'] for x in r.history['train']][100:110]
     assert max(abs(a - b) for a, b in zip(again, h[100:110])) < 1e-3        # GPU kernels may reorder sums slightly
@@ -160,10 +161,10 @@ def test_beam_search_on_the_gpu_equals_the_cpu():
     m = Transformer(get_config('tiny', src_vocab=40, tgt_vocab=40)).eval()
     src = tokens(B=5, n=9, V=40, seed=9).cpu()
     best = lambda nbest: [h[0][0] for h in nbest]
-    cpu = (beam_search(m, src, beam=4), fast_beam_search(m, src, beam=4), greedy_decode(m, src), fast_greedy_decode(m, src))
+    cpu = (beam_search(m, src, beam=4), fast_beam_search(m, src, beam=4), greedy_decode(m, src), greedy_decode(m, src, cache=FastCache(m.cfg.N)))
     m.to(DEV)
     gpu = (beam_search(m, src.to(DEV), beam=4), fast_beam_search(m, src.to(DEV), beam=4), greedy_decode(m, src.to(DEV)),
-           fast_greedy_decode(m, src.to(DEV)))
+           greedy_decode(m, src.to(DEV), cache=FastCache(m.cfg.N)))
     assert [best(x) for x in gpu[:2]] == [best(x) for x in cpu[:2]] and gpu[2:] == cpu[2:]
     assert best(cpu[0]) == best(cpu[1]) and cpu[2] == cpu[3]
     for g, c in zip(gpu[:2], cpu[:2]):

@@ -23,8 +23,7 @@ def recorder(rec):
 
 def worker(out):
     "Started by torchrun: train STEPS updates with the default (rank-sharded) TokenBatchSampler; rank 0 saves."
-    from transformer_nb.training import TrainConfig
-    from transformer_nb.trainer import Trainer
+    from transformer_nb.trainer import Trainer, TrainConfig
     torch.set_num_threads(1)
     model, data = setup()
     rec = []
@@ -44,9 +43,8 @@ def free_port():
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 def test_ddp_two_processes_match_one(tmp_path):
-    from transformer_nb.training import TrainConfig
-    from transformer_nb.trainer import Trainer
-    from transformer_nb.checkpoints import list_checkpoints
+    from transformer_nb.trainer import Trainer, TrainConfig
+    from transformer_nb.runs import RunFolder
     from transformer_nb.data import TokenBatchSampler
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}   # gloo on CPUs, also on a GPU box
     cmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=2', f'--master_port={free_port()}',
@@ -54,7 +52,7 @@ def test_ddp_two_processes_match_one(tmp_path):
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     ddp = torch.load(tmp_path / 'ddp.pt', weights_only=True)
-    assert [p.name for p in list_checkpoints(tmp_path)] == ['checkpoint-0000002.pt', 'checkpoint-0000003.pt']
+    assert [p.name for p in RunFolder(tmp_path).checkpoints()] == ['checkpoint-0000002.pt', 'checkpoint-0000003.pt']
 
     torch.set_num_threads(1)
     model, data = setup()

@@ -9,8 +9,8 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.checkpoints import save_checkpoint, average_checkpoints, save_averaged
 from transformer_nb.decoding import (greedy_decode, beam_search, length_penalty, max_output_lengths, inference, log_probs,
                                      DecoderCache)
-from transformer_nb.fast_decoding import (fast_greedy_decode, fast_beam_search, translate, length_batches, argmax_rows,
-                                          topk_rows, topk_log_probs, decode_step, FastCache)
+from transformer_nb.fast_decoding import (fast_beam_search, argmax_rows, topk_rows, topk_log_probs, decode_step, FastCache)
+from transformer_nb.evaluation import translate, length_batches
 
 torch.set_num_threads(1)
 V = 16
@@ -71,6 +71,10 @@ def count_rows(monkeypatch):
 
 CONFIGS = [dict(), dict(norm_first=True), dict(pos='learned', max_len=64), dict(tie='none')]
 
+def fast_greedy(m, src, *a, **kw):
+    "10's greedy loop with the fast cache of A6: what `translate` runs for beam 1."
+    return greedy_decode(m, src, *a, cache=FastCache(m.cfg.N), **kw)
+
 @pytest.fixture(scope='module')
 def model(): return make_model()
 
@@ -90,7 +94,7 @@ def test_the_test_model_is_not_degenerate(model, src):
 def test_beam_one_is_greedy(model, src):
     assert best(beam_search(model, src, beam=1)) == greedy_decode(model, src)
     assert best(beam_search(model, src, beam=1, use_cache=False)) == greedy_decode(model, src, use_cache=False)
-    assert best(fast_beam_search(model, src, beam=1)) == fast_greedy_decode(model, src) == greedy_decode(model, src)
+    assert best(fast_beam_search(model, src, beam=1)) == greedy_decode(model, src, cache=FastCache(model.cfg.N)) == greedy_decode(model, src)
 
 @pytest.mark.parametrize('kw', CONFIGS)
 def test_cache_changes_nothing(kw):
@@ -104,11 +108,11 @@ def test_independent_of_batch_and_padding(kw):
     m, src = make_model(**kw), rand_src(seed=3)
     g, nb = greedy_decode(m, src), fast_beam_search(m, src)
     assert [greedy_decode(m, s)[0] for s in rows_alone(src)] == g
-    assert [fast_greedy_decode(m, s)[0] for s in rows_alone(src)] == g
+    assert [greedy_decode(m, s, cache=FastCache(m.cfg.N))[0] for s in rows_alone(src)] == g
     same_nbest([fast_beam_search(m, s)[0] for s in rows_alone(src)], nb)
     same_nbest([beam_search(m, s)[0] for s in rows_alone(src)], nb)
     wider = torch.cat([src, torch.zeros(src.shape[0], 5, dtype=torch.long)], 1)
-    assert greedy_decode(m, wider) == g and fast_greedy_decode(m, wider) == g
+    assert greedy_decode(m, wider) == g and greedy_decode(m, wider, cache=FastCache(m.cfg.N)) == g
     same_nbest(fast_beam_search(m, wider), nb)
     perm = torch.randperm(src.shape[0], generator=torch.Generator().manual_seed(0))
     assert greedy_decode(m, src[perm]) == [g[i] for i in perm.tolist()]
@@ -160,7 +164,7 @@ def test_max_length_reached_and_respected(no_eos_fast):
         assert [len(o) for o in greedy_decode(m, src, max_extra=extra)] == (n + extra).tolist()
         assert [len(o) for o in best(beam_search(m, src, max_extra=extra))] == (n + extra).tolist()
         assert greedy_decode(m, src, max_extra=extra, use_cache=False) == greedy_decode(m, src, max_extra=extra)
-        assert fast_greedy_decode(m, src, max_extra=extra) == greedy_decode(m, src, max_extra=extra)
+        assert greedy_decode(m, src, max_extra=extra, cache=FastCache(m.cfg.N)) == greedy_decode(m, src, max_extra=extra)
         assert [len(o) for o in best(fast_beam_search(m, src, max_extra=extra))] == (n + extra).tolist()
     assert [len(o) for o in greedy_decode(m, src)] == (n + 50).tolist()   # the paper's default: input + 50
 
@@ -168,21 +172,21 @@ def test_learned_positions_cap_output(no_eos_fast):
     m, src = no_eos_model(pos='learned', max_len=9), rand_src(seed=6)
     assert all(len(o) == 9 for o in greedy_decode(m, src))
     assert all(len(o) == 9 for o in best(beam_search(m, src)))
-    assert all(len(o) == 9 for o in fast_greedy_decode(m, src))
+    assert all(len(o) == 9 for o in greedy_decode(m, src, cache=FastCache(m.cfg.N)))
     assert all(len(o) == 9 for o in best(fast_beam_search(m, src)))
 
 def test_outputs_never_hold_specials(model, src):
-    for outs in (greedy_decode(model, src), best(beam_search(model, src)), fast_greedy_decode(model, src),
+    for outs in (greedy_decode(model, src), best(beam_search(model, src)), greedy_decode(model, src, cache=FastCache(model.cfg.N)),
                  best(fast_beam_search(model, src))):
         assert all(i not in (PAD_ID, BOS_ID, EOS_ID) for o in outs for i in o)
 
 def test_mode_restored_and_no_grad(model, src):
     model.train()
-    greedy_decode(model, src); beam_search(model, src); fast_greedy_decode(model, src); fast_beam_search(model, src)
+    greedy_decode(model, src); beam_search(model, src); greedy_decode(model, src, cache=FastCache(model.cfg.N)); fast_beam_search(model, src)
     assert model.training
     model.eval()
 
-@pytest.mark.parametrize('greedy,beam', [(greedy_decode, beam_search), (fast_greedy_decode, fast_beam_search)],
+@pytest.mark.parametrize('greedy,beam', [(greedy_decode, beam_search), (fast_greedy, fast_beam_search)],
                          ids=['readable', 'fast'])
 def test_bad_inputs(model, greedy, beam):
     with pytest.raises(ValueError, match=r'\[1\]'): greedy(model, torch.tensor([[5, 3], [0, 0]]))
@@ -297,7 +301,7 @@ def test_cuda_matches_cpu():
     try:
         gpu = fast_beam_search(m, src.cuda())
         same_nbest(gpu, cpu[0], eps=1e-4)
-        assert greedy_decode(m, src.cuda()) == cpu[1] == fast_greedy_decode(m, src.cuda())
+        assert greedy_decode(m, src.cuda()) == cpu[1] == fast_greedy(m, src.cuda())
     finally: m.cpu()
 
 
@@ -317,7 +321,7 @@ class ScriptedModel(torch.nn.Module):
     def __init__(self):
         super().__init__()
         from types import SimpleNamespace
-        self.cfg, self.w = SimpleNamespace(pad_id=PAD_ID, pos='sinusoidal', max_len=1024, tgt_vocab=6), torch.nn.Linear(1, 1)
+        self.cfg, self.w = SimpleNamespace(pad_id=PAD_ID, pos='sinusoidal', max_len=1024, max_positions=None, tgt_vocab=6), torch.nn.Linear(1, 1)
     def encode(self, src, src_mask): return torch.zeros(src.shape[0], src.shape[1], 1)
     def decode(self, memory, src_mask, tgt, tgt_mask=None, cache=None):
         p = torch.full((6,), 1e-4)
@@ -406,14 +410,14 @@ def test_early_stop_computes_fewer_rows_and_never_scores_higher(count_rows):
 @pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
 @pytest.mark.parametrize('seed', [0, 1, 2])
 def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
-    "Random untrained models of several shapes: fast_greedy_decode returns greedy_decode's ids, bit for bit."
+    "Random untrained models of several shapes: greedy decoding with the fast cache returns the readable cache's ids, bit for bit."
     kw = [dict(), dict(norm_first=True, tie='none', tgt_vocab=23), dict(pos='learned', max_len=40, h=2, d_k=12, d_v=20)][seed]
     torch.manual_seed(seed)
     m = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=kw.pop('tgt_vocab', V), **kw)).to(dtype).eval()
     for s in range(3):
         src = rand_src(n=7, hi=10, seed=300 + 10 * seed + s)
         g = greedy_decode(m, src, max_extra=8)
-        assert fast_greedy_decode(m, src, max_extra=8) == g == greedy_decode(m, src, max_extra=8, use_cache=False)
+        assert greedy_decode(m, src, max_extra=8, cache=FastCache(m.cfg.N)) == g == greedy_decode(m, src, max_extra=8, use_cache=False)
         assert len(set(map(len, g))) >= 2, g                       # outputs of several lengths: a real check
 
 
@@ -506,4 +510,4 @@ def test_fast_beam_search_equals_reference_wide_vocabulary(kw):
         same_nbest(fast_beam_search(m, src, k, 0.6, extra, nbest=1), [h[:1] for h in ref], eps=1e-5)
     g = greedy_decode(m, src, max_extra=5)
     assert best(fast_beam_search(m, src, beam=1, max_extra=5)) == best(beam_search(m, src, beam=1, max_extra=5)) == g
-    assert fast_greedy_decode(m, src, max_extra=5) == g == greedy_decode(m, src, max_extra=5, use_cache=False)
+    assert greedy_decode(m, src, max_extra=5, cache=FastCache(m.cfg.N)) == g == greedy_decode(m, src, max_extra=5, use_cache=False)

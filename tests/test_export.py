@@ -11,7 +11,7 @@ from transformer_nb.core import PAD_ID, BOS_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
 from transformer_nb.checkpoints import save_checkpoint, model_from_checkpoint
-from transformer_nb.fast_decoding import translate
+from transformer_nb.evaluation import translate
 from transformer_nb.export import (export_ctranslate2, load_ctranslate2, ctranslate2_translate, _check_exportable,
                                    ctranslate2_spec)
 
@@ -124,13 +124,13 @@ def test_exported_folder_has_ordinary_permissions(ckpt, tmp_path):
     assert stat.S_IMODE(out.stat().st_mode) == 0o755, oct(out.stat().st_mode)
 
 def tool(*args):
-    return subprocess.run([sys.executable, '-c', 'from transformer_nb.export import export_main; export_main()', *map(str, args)],
+    return subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import export_main; export_main()', *map(str, args)],
                           capture_output=True, text=True, env=ENV, timeout=180)
 
 def test_script_registered():
     import tomllib
     proj = tomllib.loads((Path(__file__).resolve().parents[1] / 'pyproject.toml').read_text())['project']
-    assert proj['scripts']['tnb-export'] == 'transformer_nb.export:export_main'
+    assert proj['scripts']['tnb-export'] == 'transformer_nb.cli:export_main'
     assert any(d.startswith('ctranslate2') for d in proj['optional-dependencies']['deploy'])
 
 def test_cli(ckpt, tmp_path):

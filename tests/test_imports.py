@@ -10,20 +10,31 @@ MODULES = sorted(p.stem for p in PKG.glob('*.py') if p.stem not in ('__init__', 
 
 # Bottom to top. A module may import modules of its own layer that come before it, and modules of lower layers.
 LAYERS = [
-    ['core', 'safeguards'],
+    ['core', 'safeguards', 'runs'],
     ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model'],
     ['datasets', 'data', 'records'],
     ['checkpoints', 'distributed', 'training', 'trainer'],
     ['decoding', 'fast_decoding', 'evaluation'],
-    ['complexity', 'parsing', 'export'],
-    ['cli'],
+    ['tasks', 'complexity', 'parsing', 'export'],
+    ['commands', 'cli'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}
 
+def _import_module_target(node) -> str|None:
+    "'transformer_nb.x' for `importlib.import_module('transformer_nb.x')` / `import_module('.x', 'transformer_nb')`, else None."
+    f = node.func
+    if not (isinstance(f, ast.Attribute) and f.attr == 'import_module' or isinstance(f, ast.Name) and f.id in ('import_module', '__import__')):
+        return None
+    args = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if not args: return 'transformer_nb.?'                              # a computed name: cannot be checked, so it is refused
+    return (args[1] + args[0]) if args[0].startswith('.') and len(args) > 1 else args[0]
+
 def imports_in(source:str) -> set[str]:
-    "The package modules that `source` imports anywhere (module level or inside functions)."
+    "The package modules that `source` imports anywhere (module level or inside functions, `import_module` included)."
     out = set()
     for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and (target := _import_module_target(node)) and target.startswith('transformer_nb'):
+            out.add(target.split('.')[1] if '.' in target else target)
         if isinstance(node, ast.ImportFrom):
             if node.level == 1:                                     # from .x import y / from . import x
                 out |= {node.module.split('.')[0]} if node.module else {a.name for a in node.names}
@@ -31,7 +42,7 @@ def imports_in(source:str) -> set[str]:
             elif node.module == 'transformer_nb': out |= {a.name for a in node.names}
         elif isinstance(node, ast.Import):
             out |= {a.name.split('.')[1] for a in node.names if a.name.startswith('transformer_nb.')}
-    return out & set(MODULES)
+    return out & (set(MODULES) | {'?'})
 
 GRAPH = {m: imports_in((PKG / f'{m}.py').read_text()) for m in MODULES}
 
@@ -63,6 +74,8 @@ def test_the_checks_can_fail():
     "A function-level import counts, and the search finds the cycles of the package's history."
     assert imports_in("def f():\n    from transformer_nb.cli import x\n    from .core import y\n") == {'cli', 'core'}
     assert imports_in("import transformer_nb.trainer as t") == {'trainer'}
+    assert imports_in("import importlib\ndef f(): importlib.import_module('transformer_nb.parsing')") == {'parsing'}
+    assert imports_in("from importlib import import_module\nimport_module('.cli', 'transformer_nb')") == {'cli'}
     old = {'checkpoints': {'data'}, 'data': {'datasets'}, 'datasets': {'parsing'}, 'parsing': {'decoding'},
            'decoding': {'checkpoints'}, 'trainer': {'training'}, 'training': {'trainer'}}
     assert find_cycle(old) == ['checkpoints', 'data', 'datasets', 'parsing', 'decoding', 'checkpoints']
@@ -80,3 +93,59 @@ def test_no_shims(module):
     assert not set(exported) & imported, f"{module} re-exports {sorted(set(exported) & imported)}"
     text = (PKG / f'{module}.py').read_text().lower()
     assert 'for compatibility' not in text and 'old import' not in text, f"{module}: no shims, the package has not been released"
+
+# ---------------------------------------------------------------------------------------------------------------
+# Components register themselves: no module but a registry's owner tests a task or dataset by its name.
+# ---------------------------------------------------------------------------------------------------------------
+OWNERS = {'datasets', 'tasks', 'parsing'}          # the registries, and the module that registers the parsing task
+
+def _registered_names() -> set[str]:
+    import transformer_nb.parsing                   # noqa: F401, registers its task and corpus
+    from transformer_nb.tasks import TASKS
+    from transformer_nb.datasets import DATASETS
+    return set(TASKS) | set(DATASETS)
+
+def name_tests(source:str, names:set) -> list[str]:
+    "Comparisons (==, !=, in, not in) and str.startswith/endswith calls in `source` that test against one of `names`."
+    found = []
+    def consts(n):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str): return [n.value]
+        if isinstance(n, (ast.Tuple, ast.List, ast.Set)): return [c for e in n.elts for c in consts(e)]
+        return []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            hits = [c for part in (node.left, *node.comparators) for c in consts(part) if c in names]
+            if hits: found.append(f"line {node.lineno}: compares with {hits}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ('startswith', 'endswith'):
+            hits = [c for a in node.args for c in consts(a) if c in names or c in ('tree', 'trees')]
+            if hits: found.append(f"line {node.lineno}: {node.func.attr}({hits})")
+    return found
+
+@pytest.mark.parametrize('module', [m for m in MODULES if m not in OWNERS])
+def test_no_module_tests_a_task_or_dataset_by_name(module):
+    bad = name_tests((PKG / f'{module}.py').read_text(), _registered_names())
+    assert not bad, f"transformer_nb.{module} tests names the registries own: {bad}"
+
+def test_the_name_check_can_fail():
+    names = {'parsing', 'numbers'}
+    assert name_tests("if task == 'parsing': pass", names) == ["line 1: compares with ['parsing']"]
+    assert name_tests("x = d in ('numbers', 'copy')", names) == ["line 1: compares with ['numbers']"]
+    assert name_tests("lang.startswith('tree')", names) == ["line 1: startswith(['tree'])"]
+    assert name_tests("t = TASKS['parsing']", names) == []                 # a lookup in a registry is not a test
+
+# ---------------------------------------------------------------------------------------------------------------
+# Private names stay in their module: what another module needs is public.
+# ---------------------------------------------------------------------------------------------------------------
+def private_imports(source:str) -> list[str]:
+    "Names starting with '_' that `source` imports from a package module (`from transformer_nb.x import _y`, `from .x import _y`)."
+    return [f"{n.module}.{a.name}" for n in ast.walk(ast.parse(source)) if isinstance(n, ast.ImportFrom)
+            and (n.level or (n.module or '').startswith('transformer_nb')) for a in n.names if a.name.startswith('_')]
+
+@pytest.mark.parametrize('module', MODULES)
+def test_no_private_name_crosses_modules(module):
+    bad = private_imports((PKG / f'{module}.py').read_text())
+    assert not bad, f"transformer_nb.{module} imports private names of other modules: {bad}"
+
+def test_the_private_check_can_fail():
+    assert private_imports("from .trainer import _names, Trainer") == ['trainer._names']
+    assert private_imports("def f():\n    from transformer_nb.cli import _train") == ['transformer_nb.cli._train']

@@ -3,7 +3,9 @@ from dataclasses import replace
 import pytest, torch, torch.nn as nn
 from transformer_nb.attention import pad_mask, causal_mask, tgt_mask
 from transformer_nb.core import count_params
-from transformer_nb.model import (TransformerConfig, PRESETS, PAPER_TABLE3, get_config, Transformer, count_config_params,
+from transformer_nb.trainer import TrainConfig
+from dataclasses import fields
+from transformer_nb.model import (TABLE3_LABEL_SMOOTHING, TransformerConfig, PRESETS, PAPER_TABLE3, get_config, Transformer, count_config_params,
                                   to_torch_transformer)
 from transformer_nb.decoding import DecoderCache
 
@@ -172,9 +174,9 @@ def test_closed_form_count_variants(over):
 
 def test_presets_match_table3():
     base = get_config('base')
-    assert (base.N, base.d_model, base.d_ff, base.h, base.d_k, base.d_v, base.p_drop, base.eps_ls) == (6, 512, 2048, 8, 64, 64, 0.1, 0.1)
+    assert (base.N, base.d_model, base.d_ff, base.h, base.d_k, base.d_v, base.p_drop) == (6, 512, 2048, 8, 64, 64, 0.1)
     big = get_config('big')
-    assert (big.N, big.d_model, big.d_ff, big.h, big.d_k, big.d_v, big.p_drop, big.eps_ls) == (6, 1024, 4096, 16, 64, 64, 0.3, 0.1)
+    assert (big.N, big.d_model, big.d_ff, big.h, big.d_k, big.d_v, big.p_drop) == (6, 1024, 4096, 16, 64, 64, 0.3)
     assert [(get_config(f'A-h{h}').h, get_config(f'A-h{h}').d_k, get_config(f'A-h{h}').d_v) for h in (1, 4, 16, 32)] == \
            [(1, 512, 512), (4, 128, 128), (16, 32, 32), (32, 16, 16)]
     assert [(get_config(n).d_k, get_config(n).d_v) for n in ('B-dk16', 'B-dk32')] == [(16, 64), (32, 64)]
@@ -182,9 +184,10 @@ def test_presets_match_table3():
     assert [(get_config(n).d_model, get_config(n).d_k) for n in ('C-d256', 'C-d1024')] == [(256, 32), (1024, 128)]
     assert [get_config(n).d_ff for n in ('C-dff1024', 'C-dff4096')] == [1024, 4096]
     assert [get_config(n).p_drop for n in ('D-drop0.0', 'D-drop0.2')] == [0.0, 0.2]
-    assert [get_config(n).eps_ls for n in ('D-ls0.0', 'D-ls0.2')] == [0.0, 0.2]
+    assert TABLE3_LABEL_SMOOTHING == {'D-ls0.0': 0.0, 'D-ls0.2': 0.2} and not set(TABLE3_LABEL_SMOOTHING) & set(PRESETS)   # row D's
+    assert TrainConfig().eps_ls == 0.1 and 'eps_ls' not in {f.name for f in fields(TransformerConfig)}              # training half
     assert get_config('E-learned').pos == 'learned' and base.pos == 'sinusoidal' and not base.norm_first
-    assert set(PAPER_TABLE3) == set(PRESETS) - {'tiny', 'mini', 'small'}
+    assert set(PAPER_TABLE3) == set(PRESETS) - {'tiny', 'mini', 'small'} | set(TABLE3_LABEL_SMOOTHING)
 
 def test_param_counts_near_paper():
     """At a shared 37,000-token vocabulary (§5.1), all tied: base 63.08M vs the paper's 65M (-2.95%), big 214.2M vs 213M.
@@ -199,7 +202,7 @@ def test_param_counts_near_paper():
     for name in ('B-dk16', 'B-dk32', 'C-N2', 'C-N4', 'C-N8', 'C-dff1024', 'C-dff4096'):
         assert abs((counts[name] - counts['base']) / 1e6 - (PAPER_TABLE3[name][2] - 65)) < 1.0, name
     assert all(counts[f'A-h{h}'] == counts['base'] for h in (1, 4, 16, 32))
-    assert all(counts[n] == counts['base'] for n in ('D-drop0.0', 'D-drop0.2', 'D-ls0.0', 'D-ls0.2'))
+    assert all(counts[n] == counts['base'] for n in ('D-drop0.0', 'D-drop0.2'))   # (D-ls: the base model itself)
     # untied, base would be ~101M: far from 65M, so Table 3 counts the shared matrix once
     assert count_config_params(get_config('base', tie='none')) > 100e6
 
@@ -245,7 +248,7 @@ def test_backward_reaches_every_parameter():
 
 # ---------------------------------------------------------------- errors
 @pytest.mark.parametrize('kw,msg', [(dict(d_model=500), 'd_model=500'), (dict(h=0), 'h=0'), (dict(N=0), 'N=0'),
-                                    (dict(p_drop=1.0), 'p_drop=1.0'), (dict(eps_ls=-0.1), 'eps_ls=-0.1'),
+                                    (dict(p_drop=1.0), 'p_drop=1.0'), (dict(p_attn=-0.1), 'p_attn=-0.1'),
                                     (dict(pos='rope'), "'rope'"), (dict(tie='some'), "'some'"),
                                     (dict(src_vocab=10, tgt_vocab=12), 'src_vocab=10'), (dict(pad_id=40000), 'pad_id=40000'),
                                     (dict(d_model=33, h=1), 'd_model=33')])

@@ -15,7 +15,7 @@ def python_section() -> str:
 
 def test_readme_python_section_runs(tmp_path):
     code = python_section()
-    assert 'runs/numbers/average.pt' in code
+    assert "model_from_checkpoint('runs/numbers')" in code
     r = subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import train_main; train_main()', '--preset', 'tiny',
                         '--steps', '4', '--save-every', '2', '--average', '2', '--no-progress', '--test-limit', '0'],
                        cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)

@@ -10,38 +10,10 @@ and what survived on disk. Most refusals happen before PyTorch is even imported,
 import gc, json, os, pty, shutil, signal, subprocess, sys, threading, time, warnings
 from pathlib import Path
 import pytest, torch
-from transformer_nb.checkpoints import load_checkpoint, list_checkpoints, latest_checkpoint, save_checkpoint
-
-ENV = {k: v for k, v in os.environ.items() if k not in ('TNB_COMMIT', 'TNB_DEBUG', 'PYTHONUNBUFFERED', 'PYTHONWARNINGS')}
+from transformer_nb.checkpoints import load_checkpoint, save_checkpoint
+from transformer_nb.runs import RunFolder
+from conftest import ENV, TINY, cmd, tool, one_line, said as lines
 ENV.update(TNB_THREADS='1', OMP_NUM_THREADS='1', MPLBACKEND='Agg')
-TINY = ['--dataset', 'copy', '--preset', 'tiny', '--no-progress', '--test-limit', '0']
-MAIN = {'train': 'transformer_nb.cli:train_main', 'translate': 'transformer_nb.cli:translate_main',
-        'evaluate': 'transformer_nb.cli:evaluate_main', 'average': 'transformer_nb.cli:average_main',
-        'export': 'transformer_nb.export:export_main'}
-
-def cmd(name, *args, code=None, py=()):
-    "The command line of tool `name` in a fresh interpreter (`py`: interpreter options such as -W error); `code` runs first."
-    mod, fn = MAIN[name].split(':')
-    return [sys.executable, *py, '-c', f"{(code + '; ') if code else ''}from {mod} import {fn} as m; m()", *map(str, args)]
-
-def tool(name, *args, stdin=None, env=None, code=None, py=(), timeout=300, **kw):
-    "Run a tool to the end: CompletedProcess with bytes stdout and str stderr."
-    if stdin is None: kw.setdefault('stdin', subprocess.DEVNULL)      # never pytest's own stdin (a terminal, or closed)
-    else: kw['input'] = stdin
-    r = subprocess.run(cmd(name, *args, code=code, py=py), capture_output=True, env={**ENV, **(env or {})},
-                       timeout=timeout, **kw)
-    r.stderr = r.stderr.decode('utf-8', 'replace')
-    return r
-
-def lines(stderr) -> list: return [l for l in stderr.strip().splitlines() if l.strip() and l.strip() != 'DECODING']
-
-def one_line(r, prog, *needles, code=2):
-    "The command failed with exit code `code` and one line on stderr, `prog: error: ...`, containing every needle."
-    ls = lines(r.stderr)
-    assert r.returncode == code, (r.returncode, r.stderr[-3000:])
-    assert len(ls) == 1 and ls[0].startswith(f'{prog}: error: '), r.stderr[-3000:]
-    for n in needles: assert n in ls[0], (n, ls[0])
-    return ls[0]
 
 @pytest.fixture(scope='module')
 def run(tmp_path_factory):
@@ -65,14 +37,15 @@ def snapshot(*paths) -> dict: return {str(p): Path(p).read_bytes() for p in path
 # In the child: print DECODING on stderr when decoding starts, and never let EOS win, so that every sentence decodes to
 # its length limit (input + 50 tokens): a long decoding, one real step after another, whatever the tiny model learned.
 _DECODING_SRC = """
-import sys, transformer_nb.fast_decoding as f
-_b, _g, _n = f.fast_beam_search, f.fast_greedy_decode, f.next_token_logits
+import sys, transformer_nb.evaluation as e, transformer_nb.fast_decoding as f, transformer_nb.decoding as d
+_b, _g, _n = e.fast_beam_search, e.greedy_decode, d.next_token_logits
 def _say(fn):
     def g(*a, **k): print('DECODING', file=sys.stderr, flush=True); return fn(*a, **k)
     return g
 def _no_eos(model, logits):
     logits = _n(model, logits).clone(); logits[:, 3] = -float('inf'); return logits
-f.fast_beam_search, f.fast_greedy_decode, f.next_token_logits = _say(_b), _say(_g), _no_eos
+e.fast_beam_search, e.greedy_decode = _say(_b), _say(_g)
+f.next_token_logits = d.next_token_logits = _no_eos
 """
 DECODING = f"exec({_DECODING_SRC!r})"
 
@@ -97,10 +70,10 @@ def _sigint_default():
 # ---------------------------------------------------------------------------------------------------------------
 def test_translate_never_writes_over_its_inputs(run, texts):
     "-o is compared with every file the command reads, by real path and by inode, before any work; nothing changes."
-    ck = latest_checkpoint(run)
+    ck = RunFolder(run).latest()
     (texts / 'link.txt').symlink_to(texts / 'x.txt'); os.link(texts / 'x.txt', texts / 'hard.txt')
     before = snapshot(ck, texts / 'x.txt', run / 'loss.png')
-    for args, needle in [((run, 'five', '-o', ck), f'would overwrite the checkpoint {ck}'),               # the model itself
+    for args, needle in [((run, 'five', '-o', ck), f'would overwrite a checkpoint of the run folder {ck}'),               # the model itself
                          ((run, '-i', texts / 'x.txt', '-o', texts / 'x.txt'), 'would overwrite -i'),     # its source
                          ((run, '-i', texts / 'x.txt', '-o', texts / 'link.txt'), 'would overwrite -i'),  # through a symlink
                          ((run, '-i', texts / 'x.txt', '-o', texts / 'hard.txt'), 'would overwrite -i'),  # a hard link
@@ -111,14 +84,14 @@ def test_translate_never_writes_over_its_inputs(run, texts):
     assert not (texts / 'checkpoint-0000999.pt').exists()
 
 def test_evaluate_never_writes_over_its_inputs(run, texts):
-    before = snapshot(texts / 'src.txt', texts / 'ref.txt', latest_checkpoint(run))
+    before = snapshot(texts / 'src.txt', texts / 'ref.txt', RunFolder(run).latest())
     base = (run, '--src', texts / 'src.txt', '--ref', texts / 'ref.txt', '--beam', '1')
     for extra, needle in [(('--hyp-out', texts / 'ref.txt'), f"--hyp-out {texts / 'ref.txt'} would overwrite --ref"),
                           (('--hyp-out', texts / 'src.txt'), 'would overwrite --src'),
-                          (('--record', latest_checkpoint(run)), 'would overwrite the checkpoint'),
+                          (('--record', RunFolder(run).latest()), 'would overwrite a checkpoint of the run folder'),
                           (('--hyp-out', texts / 'h.json', '--record', texts / 'h.json'), 'are the same file')]:
         one_line(tool('evaluate', *base, *extra), 'tnb-evaluate', needle)
-    assert snapshot(texts / 'src.txt', texts / 'ref.txt', latest_checkpoint(run)) == before
+    assert snapshot(texts / 'src.txt', texts / 'ref.txt', RunFolder(run).latest()) == before
     assert not (texts / 'h.json').exists()
 
 def test_train_never_writes_over_its_corpus(tmp_path, texts):
@@ -168,13 +141,13 @@ def test_sigterm_ends_a_long_decoding_within_seconds(run, tmp_path):
         assert took < 15, took                      # seconds on a busy machine; a fraction of one on an idle one
 
 @pytest.mark.parametrize('name,args,needle', [
-    ('train', ('--d-model', '10000000'), '--d-model must be <= 65536, got 10000000'),
-    ('train', ('--N', '1000000'), '--N must be <= 1000, got 1000000'),
-    ('train', ('--vocab-size', '10000000000'), '--vocab-size must be <= 1000000'),
-    ('train', ('--max-tokens', '10000000000'), '--max-tokens must be <= 10000000'),
-    ('translate', ('RUN', 'a', '--alpha', '2000'), '--alpha must be <= 10, got 2000.0'),
-    ('translate', ('RUN', 'a', '--beam', '100000'), '--beam must be <= 1000'),
-    ('evaluate', ('RUN', '--max-tokens', '10000000000'), '--max-tokens must be <= 10000000'),
+    ('train', ('--d-model', '10000000'), '--d-model must be in [1, 65536], got 10000000'),
+    ('train', ('--N', '1000000'), '--N must be in [1, 1000], got 1000000'),
+    ('train', ('--vocab-size', '10000000000'), '--vocab-size must be in [8, 1000000]'),
+    ('train', ('--max-tokens', '10000000000'), '--max-tokens must be in [1, 10000000]'),
+    ('translate', ('RUN', 'a', '--alpha', '2000'), '--alpha must be in [0, 10], got 2000.0'),
+    ('translate', ('RUN', 'a', '--beam', '100000'), '--beam must be in [1, 1000]'),
+    ('evaluate', ('RUN', '--max-tokens', '10000000000'), '--max-tokens must be in [1, 10000000]'),
 ])
 def test_size_options_have_upper_bounds(run, name, args, needle):
     one_line(tool(name, *[run if a == 'RUN' else a for a in args]), f'tnb-{name}', needle)
@@ -189,7 +162,7 @@ def test_a_model_larger_than_the_memory_is_refused_before_anything(tmp_path):
 # 3. Checkpoints checked against what uses them
 # ---------------------------------------------------------------------------------------------------------------
 def _variant(run, tmp_path, name, change):
-    ck = load_checkpoint(latest_checkpoint(run)); change(ck)
+    ck = load_checkpoint(RunFolder(run).latest()); change(ck)
     torch.save(ck, tmp_path / name)
     return tmp_path / name
 
@@ -224,12 +197,12 @@ def test_resume_on_other_data_needs_new_data(run, tmp_path):
     shutil.copytree(run, tmp_path / 'run')
     r = tool('train', '--resume', tmp_path / 'run', '--dataset', 'numbers', '--steps', '30', '--no-progress', '--test-limit', '0')
     one_line(r, 'tnb-train', 'the checkpoint was trained on copy', '--dataset numbers would continue it on other data', '--new-data')
-    assert [p.name for p in list_checkpoints(tmp_path / 'run')] == ['checkpoint-0000002.pt']
+    assert [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000002.pt']
     one_line(tool('train', *TINY, '--new-data', '--steps', '3'), 'tnb-train', '--new-data is for --resume')
 
 @pytest.mark.parametrize('make,needle', [
     (lambda d: os.mkfifo(d / 'fifo.pt') or d / 'fifo.pt', 'fifo.pt is not a regular file'),   # reading it would wait for ever
-    (lambda d: (d / 'empty').mkdir() or d / 'empty', 'empty is a folder without checkpoint-<step>.pt files'),
+    (lambda d: (d / 'empty').mkdir() or d / 'empty', 'empty holds no checkpoint-<step>.pt files'),
     (lambda d: Path('/dev/zero'), '/dev/zero is not a regular file'),
 ])
 def test_a_checkpoint_that_is_no_file_is_named_for_what_it_is(tmp_path, make, needle):
@@ -249,7 +222,7 @@ def test_one_results_file_holds_translation_and_parsing_records(run, tmp_path, t
     f.write_text(json.dumps([PARSE_RECORD]))                                    # a parsing record first
     r = tool('evaluate', run, '--src', texts / 'src.txt', '--ref', texts / 'ref.txt', '--beam', '1', '--record', f, '--id', 'tr-1')
     assert r.returncode == 0 and b'exact match' in r.stdout, r.stderr[-2000:]
-    ck = load_checkpoint(latest_checkpoint(run)); ck['meta']['tgt_lang'] = 'tree'    # a model that writes trees
+    ck = load_checkpoint(RunFolder(run).latest()); ck['meta'].update(task='parsing', dataset='parsing')   # a parser
     save_checkpoint(tmp_path / 'parser' / 'checkpoint-0000010.pt', **{k: v for k, v in ck.items() if k != 'format'})
     (tmp_path / 'words.txt').write_text('a b c\nd e\nf\n')
     (tmp_path / 'trees.txt').write_text('(S (NP XX XX ) (VP XX ) )\n(S (NP XX ) (VP XX ) )\n(S (VP XX ) )\n')
@@ -300,6 +273,7 @@ def test_warnings_made_errors_are_not_bugs(tmp_path):
 
 def test_hardware_closes_what_it_opens():
     from transformer_nb.core import hardware
+    gc.collect()                                        # what earlier tests left to the collector is not hardware()'s
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always'); hardware(); gc.collect()
     assert not [x for x in w if issubclass(x.category, ResourceWarning)], [str(x.message) for x in w]
@@ -374,7 +348,7 @@ def test_a_stop_at_max_time_still_trains_and_names_only_files_that_exist(tmp_pat
     out = tmp_path / 'run'
     r = tool('train', *TINY, '--steps', '50', '--max-time', '1e-9', '--out', out)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert [p.name for p in list_checkpoints(out)] == ['checkpoint-0000001.pt']          # one update, not an empty model
+    assert [p.name for p in RunFolder(out).checkpoints()] == ['checkpoint-0000001.pt']          # one update, not an empty model
     said = r.stdout.decode()
     named = [l.split(': ', 1)[1] for l in said.splitlines() if l.split(': ', 1)[0] in ('checkpoint', 'averaged checkpoint', 'loss curve', 'log')]
     assert 'checkpoint: ' in said and named and all(Path(f).is_file() for f in named), said   # only files that exist

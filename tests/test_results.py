@@ -2,9 +2,7 @@
 import json, re
 from pathlib import Path
 import pytest
-from transformer_nb.records import RESULT_KEYS, load_results, add_result
-from transformer_nb.evaluation import results_table, headline_table
-
+from transformer_nb.records import RESULT_KEYS, load_results, add_result, headline_table, results_table
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / 'results' / 'results.json'
 
@@ -57,9 +55,10 @@ def test_bad_records_are_refused(tmp_path):
 
 # --- Table 3 at Multi30k scale (11_results, experiments/table3.py) ---
 import importlib.util
-from transformer_nb.evaluation import _TABLE3_KEYS, table3_table, table3_variants
+from transformer_nb.evaluation import _TABLE3_KEYS, table3_table, table3_variants, corpus_scores
 from transformer_nb.model import PRESETS, get_config
-from transformer_nb.cli import _train_parser, _resolved
+from transformer_nb.trainer import TrainConfig
+from transformer_nb.cli import _train_parser, _SETTINGS
 
 TABLE3 = ROOT / 'results' / 'table3.json'
 
@@ -71,11 +70,13 @@ def sweep_module():
 def test_sweep_commands_train_exactly_the_variant():
     "The tnb-train options the sweep writes give back each variant's overrides, hence its config."
     flags = sweep_module().flags
+    from transformer_nb.tasks import _split
     for name, o in table3_variants(PRESETS['mini']).items():
         a = _train_parser().parse_args(['--dataset', 'multi30k', '--preset', 'small', *flags(o)])
-        preset, _, model_kw, _ = _resolved(a)
-        assert (preset, model_kw) == ('small', o), name
-        get_config(preset, **model_kw)                      # a valid configuration
+        given = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None}
+        assert (a.preset, given) == ('small', o), name
+        train, model = _split(given)
+        get_config(a.preset, **model); TrainConfig(**train)     # a valid configuration, row D's eps_ls a training setting
 
 def test_sweep_refuses_unknown_variants(capsys):
     with pytest.raises(SystemExit) as e: sweep_module().main(['--only', 'base,C-N6', '--results', '/nonexistent/t3.json'])
@@ -106,10 +107,9 @@ def test_table3_notebook_and_readme_show_the_file():
 
 def test_corrupt_results_file_is_named(tmp_path):
     (tmp_path / 't3.json').write_text('[{"id": "base",')
-    with pytest.raises(ValueError, match=r't3.json: not a results file'): load_results(tmp_path / 't3.json', _TABLE3_KEYS)
+    with pytest.raises(ValueError, match=r't3.json is not a results file'): load_results(tmp_path / 't3.json', _TABLE3_KEYS)
 
 # --- stored translations behind the significance tests (11_results, 10_decoding; experiments/hypotheses.py) ---
-from transformer_nb.evaluation import corpus_scores
 from transformer_nb.datasets import find_multi30k, load_dataset
 
 HYPS = ROOT / 'results' / 'hyps'

@@ -6,11 +6,11 @@ import torch
 import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, TrainConfig
+from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads
+from transformer_nb.trainer import TrainConfig, Trainer, TrainingDiverged
 from transformer_nb.data import collate
-from transformer_nb.checkpoints import (_rng_state, _set_rng_state, save_checkpoint, load_checkpoint, list_checkpoints,
-    latest_checkpoint, model_from_checkpoint, _CKPT_FORMAT)
-from transformer_nb.trainer import Trainer, TrainingDiverged
+from transformer_nb.checkpoints import rng_state, set_rng_state, save_checkpoint, load_checkpoint, model_from_checkpoint, _CKPT_FORMAT
+from transformer_nb.runs import RunFolder
 from conftest import copy_ids
 
 torch.set_num_threads(1)
@@ -125,7 +125,7 @@ def test_checkpoint_is_atomic(tmp_path, monkeypatch):
 
 def test_checkpoint_loads_weights_only_and_rebuilds_model(tmp_path):
     t = make(tmp_path, steps=3); t.fit()
-    path = latest_checkpoint(tmp_path)
+    path = RunFolder(tmp_path).latest()
     ck = torch.load(path, weights_only=True)                                  # no pickled code inside
     assert ck['format'] == _CKPT_FORMAT and ck['step'] == 3
     assert {'config', 'model', 'tokenizer', 'optimizer', 'scheduler', 'rng', 'data_pos', 'meta'} <= set(ck)
@@ -147,12 +147,12 @@ def test_checkpoint_errors_are_one_line(tmp_path):
 
 def test_keep_last_n(tmp_path):
     t = make(tmp_path, steps=7, save_every=2, keep=2); t.fit()
-    assert [p.name for p in list_checkpoints(tmp_path)] == ['checkpoint-0000006.pt', 'checkpoint-0000007.pt']
+    assert [p.name for p in RunFolder(tmp_path).checkpoints()] == ['checkpoint-0000006.pt', 'checkpoint-0000007.pt']
     assert (tmp_path / 'loss.png').is_file()
 
 def test_rng_state_roundtrip():
-    s = _rng_state(); a = (torch.rand(2), random.random(), np.random.rand())
-    _set_rng_state(s); b = (torch.rand(2), random.random(), np.random.rand())
+    s = rng_state(); a = (torch.rand(2), random.random(), np.random.rand())
+    set_rng_state(s); b = (torch.rand(2), random.random(), np.random.rand())
     assert torch.equal(a[0], b[0]) and a[1:] == b[1:]
 
 # --- resume, NaN, Ctrl-C ------------------------------------------------------------------------------------------
@@ -163,7 +163,7 @@ def test_resume_gives_identical_losses(tmp_path):
     def kill(t, stats):
         if t.step == 8: raise Kill
     with pytest.raises(Kill): make(tmp_path / 'b', steps=9, save_every=3, callbacks=[kill]).fit()
-    assert latest_checkpoint(tmp_path / 'b').name == 'checkpoint-0000006.pt'
+    assert RunFolder(tmp_path / 'b').latest().name == 'checkpoint-0000006.pt'
     r = make(tmp_path / 'b', steps=9, save_every=3).load(tmp_path / 'b')
     assert (r.step, r.epoch, r.batch_idx) == (6, 0, 6)                   # saved at the end of epoch 0
     r.fit()
@@ -183,8 +183,8 @@ def test_nan_loss_stops_and_keeps_last_good_checkpoint(tmp_path):
             with torch.no_grad(): t.model.generator.proj.weight.fill_(float('nan'))
     t = make(tmp_path, steps=10, save_every=2, callbacks=[poison])
     with pytest.raises(TrainingDiverged, match=r'loss is nan at update 6.*checkpoint-0000004.pt'): t.fit()
-    assert [p.name for p in list_checkpoints(tmp_path)][-1] == 'checkpoint-0000004.pt'
-    ck = load_checkpoint(latest_checkpoint(tmp_path))
+    assert [p.name for p in RunFolder(tmp_path).checkpoints()][-1] == 'checkpoint-0000004.pt'
+    ck = load_checkpoint(RunFolder(tmp_path).latest())
     assert all(torch.isfinite(v).all() for v in ck['model'].values())
 
 def test_keyboard_interrupt_saves_and_resumes(tmp_path, capsys):
@@ -194,7 +194,7 @@ def test_keyboard_interrupt_saves_and_resumes(tmp_path, capsys):
     t = make(tmp_path / 'b', steps=6, callbacks=[ctrl_c])
     t.fit()                                                               # returns cleanly
     assert t.interrupted and 'interrupted at update 4' in capsys.readouterr().out
-    assert latest_checkpoint(tmp_path / 'b').name == 'checkpoint-0000004.pt'
+    assert RunFolder(tmp_path / 'b').latest().name == 'checkpoint-0000004.pt'
     r = make(tmp_path / 'b', steps=6).load(tmp_path / 'b'); r.fit()
     assert losses(r) == losses(full)
 
@@ -211,7 +211,7 @@ def test_interrupt_mid_update_resumes_exactly(tmp_path, monkeypatch):
         return out
     t.model.forward = forward; t.net = t.model
     t.fit()
-    assert t.interrupted and latest_checkpoint(tmp_path / 'b').name == 'checkpoint-0000003.pt'
+    assert t.interrupted and RunFolder(tmp_path / 'b').latest().name == 'checkpoint-0000003.pt'
     r = make(tmp_path / 'b', steps=5).load(tmp_path / 'b'); r.fit()
     assert losses(r) == losses(full)
 
@@ -225,7 +225,7 @@ def test_max_time_stops_training_and_saves(tmp_path):
     t = make(tmp_path / 'run', steps=10**6, max_time=0.02, p_drop=0.0)       # 1.2 s of a million updates
     t.fit()
     assert t.timed_out and 0 < t.step < 10**6
-    assert latest_checkpoint(tmp_path / 'run').name == f'checkpoint-{t.step:07d}.pt'   # the last update is saved
+    assert RunFolder(tmp_path / 'run').latest().name == f'checkpoint-{t.step:07d}.pt'   # the last update is saved
     u = make(steps=3); u.fit(); assert not u.timed_out and u.step == 3
 
 @pytest.mark.parametrize('bad', [0, -1, float('nan'), float('inf')])

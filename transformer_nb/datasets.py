@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a0_datasets.html.md"""
 
 # %% auto #0
 __all__ = ['SPLITS', 'MAX_NUMBER', 'DATASETS', 'ParallelData', 'read_lines', 'read_parallel', 'en_number', 'de_number',
-           'numbers_corpus', 'exact_by_magnitude', 'number_scores', 'copy_corpus', 'multi30k', 'find_multi30k',
-           'register_dataset', 'load_dataset']
+           'numbers_corpus', 'number_value', 'exact_by_magnitude', 'number_scores', 'copy_corpus', 'multi30k',
+           'find_multi30k', 'register_dataset', 'load_dataset']
 
 # %% ../nbs/A0_datasets.ipynb #12dd4b6c
 import contextlib, functools, inspect, gzip, hashlib, logging, os, random, tempfile, urllib.error, urllib.request, warnings
@@ -231,6 +231,18 @@ def _en_number_value(text:str) -> int:
     if n is None or en_number(n) != t: raise ValueError(f"{text!r} is not a number in words as en_number writes them")
     return n
 
+# %% ../nbs/A0_datasets.ipynb #363f4d76
+@functools.cache
+def _de_values() -> dict[str, int]: return {de_number(n): n for n in range(MAX_NUMBER + 1)}
+
+def number_value(text:str, lang:str) -> int|None:
+    "The number `text` spells in the number corpus' language `lang` ('en' or 'de'; any case, any spacing), or None."
+    if lang not in ('en', 'de'): raise ValueError(f"lang={lang!r}: the number corpus has 'en' and 'de'")
+    t = ' '.join(text.lower().split())
+    if lang == 'de': return _de_values().get(t)
+    try: return _en_number_value(t)
+    except ValueError: return None
+
 # %% ../nbs/A0_datasets.ipynb #e6a4c2d1
 def exact_by_magnitude(pairs:list[tuple[str, str]], # (source, reference) pairs of the numbers corpus, either direction
                        hyps:list[str], # the model's translations of the sources, aligned with `pairs`
@@ -368,13 +380,14 @@ def multi30k(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None=None, 
 
 # %% ../nbs/A0_datasets.ipynb #d83a2abf
 def find_multi30k(start:str|Path|None=None) -> Path|None:
-    "A local Multi30k folder: `$TNB_MULTI30K`, else the first `shared/data/multi30k` in `start` (cwd) or a parent."
+    "A local Multi30k folder: `$TNB_MULTI30K`, else a `shared/data/multi30k` in `start` (cwd) or a parent, else the download cache if complete."
     if os.environ.get('TNB_MULTI30K'): return Path(os.environ['TNB_MULTI30K']).expanduser()
     import transformer_nb
     for base in (Path(start or Path.cwd()).resolve(), Path(transformer_nb.__file__).resolve().parent):
         for d in (base, *base.parents):
             if (d/'shared'/'data'/'multi30k'/'train.en.gz').is_file(): return d/'shared'/'data'/'multi30k'
-    return None
+    cache = _get_cache_dir()/'multi30k'                     # where `multi30k()` downloads it, checksummed
+    return cache if all((cache/n).is_file() for n in _MULTI30K_SHA256) else None
 
 # %% ../nbs/A0_datasets.ipynb #2489bf8e
 @dataclass(frozen=True)
@@ -382,6 +395,11 @@ class _Loader:
     load: Callable          # (src_lang, tgt_lang, data_dir, **kwargs) -> ParallelData
     generated: bool         # made by the package: no data_dir
     takes: Callable|None    # the function whose keyword arguments `load` passes on (None: `load`'s own)
+
+    @property
+    def reads_files(self) -> bool:
+        "True for a corpus read from the user's own files, given as `train=(src, tgt)` (and `valid`, `test`)."
+        return 'train' in inspect.signature(self.load).parameters
 
 DATASETS: dict[str, _Loader] = {}   # name -> loader; see `register_dataset`
 

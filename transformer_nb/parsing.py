@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/parsing.html.md"""
 __all__ = ['PAPER_TABLE4', 'PAPER_PARSING', 'PARSE_DECODING', 'PARSE_KEYS', 'linearize', 'Parse', 'delinearize', 'english_pcfg',
            'sample_treebank', 'parsing_corpus', 'count_parses', 'read_trees', 'write_treebank_files', 'brackets',
            'parse_scores', 'viterbi_parse', 'right_branching', 'parse_sentences', 'evaluate_parser',
-           'make_parse_record', 'draw_tree']
+           'make_parse_record', 'ParsingTask', 'draw_tree']
 
 # %% ../nbs/12_parsing.ipynb #b38e9af4
 import json, os, random, re, time
@@ -18,9 +18,12 @@ from functools import cache
 from pathlib import Path
 import nltk
 from nltk import PCFG, Tree, Nonterminal
-from .core import count_params, hardware
+from .core import count_params, hardware, git_commit
 from .datasets import ParallelData, register_dataset
-from .fast_decoding import translate
+from .decoding import Decoding
+from .evaluation import translate
+from .records import register_record_kind, train_time, today
+from .tasks import Task, Recipe, register_task
 
 # %% ../nbs/12_parsing.ipynb #9d711951
 PAPER_TABLE4 = [   # (parser, training, F1 on WSJ section 23): Table 4 of the paper
@@ -39,7 +42,7 @@ PAPER_TABLE4 = [   # (parser, training, F1 on WSJ section 23): Table 4 of the pa
 ]
 PAPER_PARSING = dict(N=4, d_model=1024, train_sentences=40_000, semi_supervised_sentences=17_000_000,
                      vocab=16_000, vocab_semi_supervised=32_000, beam=21, alpha=0.3, max_extra=300)
-PARSE_DECODING = dict(beam=21, alpha=0.3, max_extra=300)   # §6.3's decoding: beam 21, alpha 0.3, length <= input + 300
+PARSE_DECODING = Decoding(beam=21, alpha=0.3, max_extra=300)   # §6.3's decoding: beam 21, alpha 0.3, length <= input + 300
 
 def _paper_table4() -> str:
     "Table 4 of the paper as a markdown table."
@@ -472,24 +475,24 @@ def _common_labels(pairs:list[tuple[str, str]]) -> tuple[str, str]:
     return roots.most_common(1)[0][0], others.most_common(1)[0][0]
 
 # %% ../nbs/12_parsing.ipynb #96811146
-def parse_sentences(model, tokenizer, sentences:list[str], beam:int=PARSE_DECODING['beam'],
-                    alpha:float=PARSE_DECODING['alpha'], max_tokens:int=4000, device=None,
-                    max_extra:int=PARSE_DECODING['max_extra']) -> list[str]:
+def parse_sentences(model, tokenizer, sentences:list[str], beam:int=PARSE_DECODING.beam,
+                    alpha:float=PARSE_DECODING.alpha, max_tokens:int=4000, device=None,
+                    max_extra:int=PARSE_DECODING.max_extra) -> list[str]:
     "Linearised trees for `sentences`: `translate` with §6.3's beam 21, alpha 0.3 and output length <= input + 300."
     return translate(model, tokenizer, sentences, beam=beam, alpha=alpha, max_tokens=max_tokens, device=device,
                      max_extra=max_extra)
 
-def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PARSE_DECODING['beam'],
-                    alpha:float=PARSE_DECODING['alpha'], max_tokens:int=4000, device=None) -> tuple[dict, list[str]]:
+def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PARSE_DECODING.beam,
+                    alpha:float=PARSE_DECODING.alpha, max_tokens:int=4000, device=None,
+                    max_extra:int=PARSE_DECODING.max_extra) -> tuple[dict, list[str]]:
     "Parse the sentences of `pairs` (sentence, linearised tree) and score them; returns (scores, outputs)."
     if not pairs: raise ValueError("evaluate_parser got no (sentence, tree) pairs")
-    hyps = parse_sentences(model, tokenizer, [s for s, _ in pairs], beam, alpha, max_tokens, device)
+    hyps = parse_sentences(model, tokenizer, [s for s, _ in pairs], beam, alpha, max_tokens, device, max_extra)
     scores, _ = parse_scores(pairs, hyps)
-    scores.update(beam=beam, alpha=alpha, max_extra=PARSE_DECODING['max_extra'])
+    scores.update(beam=beam, alpha=alpha, max_extra=max_extra)
     return scores, hyps
 
-from .records import register_record_kind
-
+# %% ../nbs/12_parsing.ipynb #bceea1cb
 PARSE_KEYS = ('id', 'system', 'dataset', 'params', 'decoding', 'precision', 'recall', 'f1', 'exact_match', 'malformed',
               'failed', 'n_sentences', 'by_length', 'examples', 'valid_nll', 'train_time_s', 'hardware', 'date', 'commit', 'command')
 register_record_kind('parsing', PARSE_KEYS)   # a results file may hold them beside translation records (A8_records)
@@ -500,24 +503,21 @@ def _examples(pairs, hyps, k:int=20) -> list[list[str]]: return [[s, r, h] for (
 
 def make_parse_record(id:str, ckpt:dict, model, scores:dict, pairs:list, hyps:list[str], command:str) -> dict:
     "A `results/parsing.json` record of a trained model: its scores, first outputs and provenance."
-    from transformer_nb.records import train_time, _today
     meta = ckpt.get('meta') or {}
     valid = [[v['step'], round(v['nll'], 4)] for v in (meta.get('history') or {}).get('valid', [])]
     decoding = 'greedy' if scores['beam'] == 1 else f"beam {scores['beam']}, alpha {scores['alpha']}"
     return dict(id=id, system=f"Transformer, {meta.get('preset', '?')}", dataset=meta.get('dataset', '?'),
-                params=count_params(model), decoding=decoding + f", max length input+{scores.get('max_extra', PARSE_DECODING['max_extra'])}",
+                params=count_params(model), decoding=decoding + f", max length input+{scores.get('max_extra', PARSE_DECODING.max_extra)}",
                 **{k: scores[k] for k in _SCORE_KEYS}, examples=_examples(pairs, hyps),
-                valid_nll=valid, train_time_s=train_time(ckpt), hardware=meta.get('hardware', hardware()), date=_today(),
+                valid_nll=valid, train_time_s=train_time(ckpt), hardware=meta.get('hardware', hardware()), date=today(),
                 commit=meta.get('commit', 'unknown'), command=f"train: {meta.get('command', '?')}; evaluate: {command}")
 
 def _reference_record(id:str, system:str, pairs:list, hyps:list[str], seconds:float, command:str, dataset:str='parsing') -> dict:
     "A record for a parser that is not trained (the Viterbi ceiling, the right-branching floor); `seconds` to parse."
-    from transformer_nb.core import git_commit
-    from transformer_nb.records import _today
     scores, _ = parse_scores(pairs, hyps)
     return dict(id=id, system=system, dataset=dataset, params=0, decoding=f"{seconds:.0f} s to parse",
                 **{k: scores[k] for k in _SCORE_KEYS}, examples=_examples(pairs, hyps), valid_nll=[], train_time_s=0.0,
-                hardware=hardware(), date=_today(), commit=git_commit(), command=command)
+                hardware=hardware(), date=today(), commit=git_commit(), command=command)
 
 def _parse_table(recs:list[dict]) -> str:
     "Our parsing results as a markdown table (this notebook and the README show exactly this)."
@@ -534,6 +534,25 @@ def _table4_beside(recs:list[dict]) -> str:
     rows += [f"| **{r['system']}** ({r['id']}) | {r['dataset']}: {r['n_sentences']:,} test sentences | generated treebank (ours) | "
              f"**{r['f1']:.1f}** |" for r in recs]
     return '| parser | training | test set | F1 |\n|---|---|---|---|\n' + '\n'.join(rows)
+
+# %% ../nbs/12_parsing.ipynb #9fd370e6
+@register_task
+class ParsingTask(Task):
+    "§6.3 as a task: a sentence in, its linearised tree out; bracket F1 for a score, §6.3's decoding, parsing records."
+    name, datasets, early_stop = 'parsing', ('parsing',), False
+    recipe = Recipe(preset='small', model=dict(d_model=64, N=4, h=4, d_ff=256, p_drop=0.1, p_attn=0.1, norm_first=True),
+                    vocab_size=1000, train=dict(max_tokens=2000, steps=2400, warmup=200, lr_scale=1.0, save_every=500))
+    decoding, record_kind, record_keys = PARSE_DECODING, 'parsing', PARSE_KEYS
+
+    def score(self, model, tok, pairs, decoding=None, max_tokens=4000, device=None):
+        d = decoding or self.decoding
+        if d.stop != 'exact': raise ValueError("stopping early is for translation; parse trees are decoded with the exact search")
+        return evaluate_parser(model, tok, pairs, d.beam, d.alpha, max_tokens, device, d.max_extra)
+    def headline(self, sc, refs):
+        return (f"bracket F1 {sc['f1']:.2f} (precision {sc['precision']:.2f}, recall {sc['recall']:.2f}), exact match "
+                f"{sc['exact_match']:.1f}%, malformed {sc['malformed']}, failed {sc['failed']}")
+    def summary(self, sc, refs, decoding): return [self.headline(sc, refs), f"{sc['n_sentences']} sentences ({decoding}, max length input+{sc['max_extra']})"]
+    def record(self, id, ck, model, scores, pairs, hyps, command): return make_parse_record(id, ck, model, scores, pairs, hyps, command)
 
 # %% ../nbs/12_parsing.ipynb #42a1ba4a
 def _tree_spans(tree:Tree) -> dict:

@@ -3,10 +3,10 @@
     python3 experiments/gpu/collect.py RUNS_DIR OUT.json"""
 import json, statistics, sys
 from pathlib import Path
-from transformer_nb.checkpoints import load_checkpoint, latest_checkpoint
-
+from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.runs import RunFolder
 def summary(run:Path) -> dict:
-    ck = load_checkpoint(latest_checkpoint(run))
+    ck = load_checkpoint(RunFolder(run).latest())
     meta, hist = ck['meta'], ck['meta']['history']
     tr = hist['train']
     tok_s = [r['tok_s'] for r in tr[20:]] or [r['tok_s'] for r in tr]
