@@ -7,6 +7,8 @@ from transformer_nb.runs import RunFolder
 from functools import partial
 import conftest
 from conftest import ENV
+
+pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
 tool = partial(conftest.tool, text=True)
 
 @pytest.fixture(scope='module')

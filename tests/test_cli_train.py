@@ -5,6 +5,8 @@ import pytest
 import torch
 from transformer_nb.checkpoints import load_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
+
+pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
 ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
 
 def tnb_train(*args, cwd=None):

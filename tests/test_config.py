@@ -1,5 +1,6 @@
 "Project configuration stays consistent: pyproject.toml vs settings.ini, README vs CI, notebooks vs modules."
 import configparser, json, re, subprocess, sys, tomllib
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +50,7 @@ def test_readme_test_command_is_what_ci_runs():
     assert f"\n{cmd}\n" in readme, f"README.md does not give CI's test command {cmd!r}"
     assert 'pytest' in cmd and 'nbdev-test' in cmd
 
+@pytest.mark.slow
 def test_readme_is_generated_from_index():
     r = subprocess.run([sys.executable, 'tools/make_readme.py', '--check'], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -202,6 +202,7 @@ def test_built_in_loaders_refuse_unknown_arguments_by_name(name, kw, takes):
     with pytest.raises(TypeError, match=rf"load_dataset\('{name}'\) got unexpected arguments \['{list(kw)[0]}'\]; it takes \[.*'{takes}'"):
         load_dataset(name, **kw)
 
+@pytest.mark.slow
 def test_parsing_registers_itself_when_imported():
     "datasets does not import parsing (imports point one way): 'parsing' exists once transformer_nb.parsing is imported."
     import subprocess, sys

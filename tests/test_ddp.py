@@ -2,7 +2,9 @@
 same global batch. Run as a test; the same file is the worker that torchrun starts (`--worker OUT`)."""
 import os, socket, subprocess, sys
 from pathlib import Path
-import torch
+import pytest, torch
+
+pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
 
 STEPS = 3
 

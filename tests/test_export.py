@@ -133,6 +133,7 @@ def test_script_registered():
     assert proj['scripts']['tnb-export'] == 'transformer_nb.cli:export_main'
     assert any(d.startswith('ctranslate2') for d in proj['optional-dependencies']['deploy'])
 
+@pytest.mark.slow
 def test_cli(ckpt, tmp_path):
     r = tool('--help')
     assert r.returncode == 0 and 'examples:' in r.stdout and '--ctranslate2' in r.stdout
@@ -146,11 +147,13 @@ def test_cli(ckpt, tmp_path):
     (lambda d: (d / 'junk.pt').write_bytes(b'\x00garbage') and d / 'junk.pt', 'not a readable checkpoint'),
     (lambda d: torch.save({'weights': torch.zeros(2)}, d / 'foreign.pt') or d / 'foreign.pt', 'not a transformer_nb checkpoint'),
 ])
+@pytest.mark.slow
 def test_cli_bad_checkpoint_one_line(tmp_path, make, msg):
     r = tool('--ctranslate2', make(tmp_path), '-o', tmp_path / 'out')
     assert r.returncode == 2 and msg in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / 'out').exists()
 
+@pytest.mark.slow
 def test_cli_refuses_non_empty_output(ckpt, tmp_path):
     (tmp_path / 'out').mkdir(); (tmp_path / 'out' / 'notes.txt').write_text('keep me')
     r = tool('--ctranslate2', ckpt, '-o', tmp_path / 'out')

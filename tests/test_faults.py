@@ -12,6 +12,7 @@ import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint, save_checkpoint
 from transformer_nb.runs import RunFolder
 from conftest import ENV, TINY, cmd, tool, one_line, temps, default_signals as _default_sigint, Live, said as quiet
+pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
 
 @pytest.fixture(scope='module')
 def run(tmp_path_factory):

@@ -3,6 +3,8 @@ import importlib.util, json, os, subprocess, sys
 from pathlib import Path
 import pytest
 
+pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
+
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
 

@@ -113,6 +113,7 @@ def test_malformed_treebank_file_gives_one_line_with_file_line_and_column(tmp_pa
     bad.write_text('( (S (NP (NN dog)) (VP (VBD ran)))\n')
     with pytest.raises(ValueError, match=r"wsj_0042.mrg, line 1, column 1: '\(' is never closed"): read_trees(bad)
 
+@pytest.mark.slow
 def test_treebank_folder_to_files_for_tnb_train(tmp_path):
     tree = '( (S (NP-SBJ (DT The) (NN dog)) (VP (VBD barked) (S (NP-SBJ (-NONE- *)) (VP (TO to) (VP (VB eat))))) (. .)) )\n'
     for sec in range(25):
@@ -168,6 +169,7 @@ def test_notebook_shows_the_results_file():
 
 # --- the command line ---
 
+@pytest.mark.slow
 def test_tnb_train_parsing_reports_f1_and_tnb_evaluate_scores_trees(tmp_path):
     out = tmp_path / 'run'
     r = cli('train_main', '--dataset', 'parsing', '--preset', 'tiny', '--steps', '3', '--out', out, '--no-progress',
@@ -192,6 +194,7 @@ def test_tnb_train_parsing_reports_f1_and_tnb_evaluate_scores_trees(tmp_path):
 
 # --- the second language pair (§6.1's EN-FR) ---
 
+@pytest.mark.slow
 def test_tnb_train_multi30k_en_fr(tmp_path):
     from transformer_nb.datasets import find_multi30k
     m30k = find_multi30k(ROOT)

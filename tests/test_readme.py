@@ -1,6 +1,7 @@
 """README's "Use it from Python" section runs as printed: every line of its code block, in a fresh interpreter, in a
 folder where the main job's run folder exists (a numbers run trained for a few updates, averaged as the main job does)."""
 import os, re, subprocess, sys
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -13,6 +14,7 @@ def python_section() -> str:
     assert len(blocks) == 1, "README's Python section should hold one python block"
     return blocks[0]
 
+@pytest.mark.slow
 def test_readme_python_section_runs(tmp_path):
     code = python_section()
     assert "model_from_checkpoint('runs/numbers')" in code

@@ -13,6 +13,7 @@ import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint, save_checkpoint
 from transformer_nb.runs import RunFolder
 from conftest import ENV, TINY, cmd, tool, one_line, said as lines
+pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
 ENV.update(TNB_THREADS='1', OMP_NUM_THREADS='1', MPLBACKEND='Agg')
 
 @pytest.fixture(scope='module')

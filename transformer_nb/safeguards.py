@@ -13,6 +13,7 @@ __all__ = ['STOP_SIGNALS', 'UserError', 'in_place', 'check_output', 'check_folde
 # %% ../nbs/A4_safeguards.ipynb #09a24774
 import contextlib, errno, io, os, queue, re, signal, stat, sys, threading, warnings, zlib
 from pathlib import Path
+from collections.abc import Iterator
 
 # %% ../nbs/A4_safeguards.ipynb #0888e705
 class UserError(ValueError):
@@ -305,7 +306,7 @@ def _one_line(b:bytes, name:str, line:int, offset:int) -> str:
 
 # %% ../nbs/A4_safeguards.ipynb #7e2f5213
 def as_available(items, # any iterable, e.g. `iter_lines` of standard input
-                 most:int=1000) -> 'Iterator[list]':
+                 most:int=1000) -> Iterator[list]:
     "Batches of the items of `items`: each holds at least one item (waiting for it) and every further one already there, up to `most`."
     q, done = queue.Queue(), object()
     def pull():
