@@ -10,10 +10,10 @@ __all__ = ['train_main', 'translate_main', 'evaluate_main', 'average_main', 'exp
 # %% ../nbs/A7_cli.ipynb #78e8569d
 import argparse, contextlib, json, shlex, sys, time, warnings
 from pathlib import Path
-from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream, printable
+from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
 from .runs import RunFolder, file_names, read_files
 from .commands import (CliParser, number, run_cli, check_thread_env, check_device, heavy_imports, out_of_memory, note, load_tasks,
-    load_decoder, check_source_lengths, sentence_batches, check_record_file)
+    load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file)
 
 # %% ../nbs/A7_cli.ipynb #14440da6
 def _fail(msg:str): raise UserError(msg)
@@ -192,20 +192,13 @@ def _translate(argv):
     check_not_inputs({'-o': a.output}, {'-i': a.input, **read_files(a.checkpoint)})
     for line in check_thread_env(): warnings.warn(line)
     heavy_imports()
-    from transformer_nb.evaluation import translate
     model, tok, ck, task, d, _ = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
     with contextlib.ExitStack() as opened:
         batches, name, known = sentence_batches(a.sentences, a.input, opened)
         if known: check_source_lengths(model, tok, [s for b in batches for s in b], name, a.max_src_len)
-        src_lang, n = (ck.get('meta') or {}).get('src_lang'), 0
         with output_stream(a.output) as write:
-            for batch in batches:
-                if not known: check_source_lengths(model, tok, batch, name, a.max_src_len, n)
-                for i, why in task.input_problems(tok, batch, src_lang):
-                    warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway")
-                with out_of_memory(f"decoding with --beam {d.beam} and --max-tokens {a.max_tokens}"):
-                    outs = translate(model, tok, batch, d.beam, d.alpha, a.max_tokens, max_extra=d.max_extra, stop=d.stop)
-                write(''.join(o + '\n' for o in outs)); n += len(batch)
+            for outs in translate_batches(model, tok, ck, task, d, batches, name, a.max_tokens, not known, a.max_src_len):
+                write(''.join(o + '\n' for o in outs))
 
 def translate_main(argv:list|None=None):
     "Entry point of `tnb-translate` (see `tnb-translate --help`)."

@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a12_commands.html.md"""
 # %% auto #0
 __all__ = ['EXIT_CODES', 'check_range', 'number', 'CliParser', 'env_int', 'check_thread_env', 'check_device',
            'raise_if_interrupted', 'heavy_imports', 'size', 'out_of_memory', 'run_cli', 'note', 'load_tasks',
-           'check_record_file', 'load_decoder', 'check_source_lengths', 'sentence_batches']
+           'check_record_file', 'load_decoder', 'check_source_lengths', 'sentence_batches', 'translate_batches']
 
 # %% ../nbs/A12_commands.ipynb #33dbea63
 import argparse, contextlib, errno, io, math, os, re, signal, sys, threading, traceback, warnings
@@ -365,3 +365,20 @@ def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.Exit
     if f is stdin and sys.stdin.isatty(): note("reading sentences from standard input, one per line; end with Ctrl-D")
     name = f"-i {input}" if f is not stdin else 'standard input'
     return as_available(iter_lines(f, name), most=2000), (lambda i: f"{name}, line {i + 1}"), False
+
+# %% ../nbs/A12_commands.ipynb #411f1910
+def translate_batches(model, tok, ck:dict, task, decoding, batches, name, # name(i): how a message names line i
+                      max_tokens:int=4000, check_lengths:bool=False, # check each batch's lengths as it comes (a stream)
+                      max_src_len:int|None=None):
+    "The translations of each of `batches` in turn, one per line: the lines the model cannot know warned of, a stream's lengths checked."
+    from transformer_nb.evaluation import translate
+    from transformer_nb.safeguards import printable
+    src_lang, n = (ck.get('meta') or {}).get('src_lang'), 0
+    for batch in batches:
+        if check_lengths: check_source_lengths(model, tok, batch, name, max_src_len, n)
+        for i, why in task.input_problems(tok, batch, src_lang):
+            warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway")
+        with out_of_memory(f"decoding with --beam {decoding.beam} and --max-tokens {max_tokens}"):
+            outs = translate(model, tok, batch, decoding.beam, decoding.alpha, max_tokens, max_extra=decoding.max_extra, stop=decoding.stop)
+        yield outs
+        n += len(batch)
