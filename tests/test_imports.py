@@ -126,6 +126,14 @@ def test_no_module_tests_a_task_or_dataset_by_name(module):
     bad = name_tests((PKG / f'{module}.py').read_text(), _registered_names())
     assert not bad, f"transformer_nb.{module} tests names the registries own: {bad}"
 
+SCRIPTS = sorted(str(p.relative_to(PKG.parent)) for d in ('bench', 'experiments', 'tools') for p in (PKG.parent / d).rglob('*.py'))
+
+@pytest.mark.parametrize('script', SCRIPTS)
+def test_no_script_tests_a_task_or_dataset_by_name(script):
+    "The benchmarks, experiments and tools ask the registries too (a dataset named in a call is fine; a test of a name is not)."
+    bad = name_tests((PKG.parent / script).read_text(), _registered_names())
+    assert not bad, f"{script} tests names the registries own: {bad}"
+
 def test_the_name_check_can_fail():
     names = {'parsing', 'numbers'}
     assert name_tests("if task == 'parsing': pass", names) == ["line 1: compares with ['parsing']"]
