@@ -58,6 +58,7 @@ def test_number_words_bad_input(bad, exc):
     with pytest.raises(exc, match=str(bad).replace('.', r'\.') if exc is TypeError else None):
         de_number(bad)
 
+@pytest.mark.slow                     # draws the 62,000 numbers of the corpus four times
 def test_number_splits_cover_what_people_type_and_hold_out_the_rest():
     sp = _number_splits()
     tr, va, te = (set(sp[k]) for k in ('train', 'valid', 'test'))

@@ -31,6 +31,7 @@ def test_splits_are_deterministic_and_share_no_sentence():
     assert not (set(s['train']) & set(s['test'])) and not (set(s['train']) & set(s['valid'])) and not (set(s['valid']) & set(s['test']))
     assert (a.name, a.src_lang, a.tgt_lang) == ('parsing', 'en', 'tree')
 
+@pytest.mark.slow                     # counts and finds the parses of 150 sentences with a chart parser
 def test_the_grammar_is_ambiguous():
     "The string does not determine the tree: many test sentences have several parses, and the best parse is often not the sampled one."
     test = parsing_corpus(0, 0, 150).test

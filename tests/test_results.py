@@ -135,6 +135,7 @@ def test_stored_translations_have_their_provenance():
             assert m['command'].startswith('tnb-evaluate ') and f"--split {split}" in m['command'], f
             assert re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', m['commit']) and 'CPU' in m['hardware'], f
 
+@pytest.mark.slow                     # reads Multi30k and scores every stored translation file
 @pytest.mark.skipif(find_multi30k() is None, reason="Multi30k is not on this machine (tests never download)")
 def test_stored_translations_give_their_recorded_scores():
     refs = {}

@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a0_datasets.html.md"""
 
 # %% auto #0
 __all__ = ['SPLITS', 'MAX_NUMBER', 'DATASETS', 'ParallelData', 'read_lines', 'read_parallel', 'en_number', 'de_number',
-           'numbers_corpus', 'number_value', 'exact_by_magnitude', 'number_scores', 'copy_corpus', 'multi30k',
-           'find_multi30k', 'register_dataset', 'load_dataset']
+           'numbers_corpus', 'number_value', 'exact_by_magnitude', 'number_scores', 'copy_corpus', 'find_multi30k',
+           'multi30k', 'register_dataset', 'load_dataset']
 
 # %% ../nbs/A0_datasets.ipynb #12dd4b6c
 import contextlib, functools, inspect, gzip, hashlib, logging, os, random, tempfile, urllib.error, urllib.request, warnings
@@ -155,6 +155,7 @@ def _common_numbers(max_n:int=MAX_NUMBER) -> list[int]:
     ns = [*range(100), *range(100, 1_000, 100), *range(1_000, 100_000, 1_000), *range(100_000, MAX_NUMBER + 1, 100_000)]
     return [n for n in ns if n <= max_n]
 
+# %% ../nbs/A0_datasets.ipynb #9689c47b
 def _draw(rng, lo:int, hi:int, k:int, skip:set) -> list[int]:
     "`k` distinct numbers from lo..hi that are not in `skip`."
     if k <= 0: return []
@@ -170,6 +171,34 @@ def _block(rng, kinds:tuple, zero:bool=True) -> int:
     if k == 1: return rng.randint(0 if not zero else 1, 99)
     return 100 * rng.randint(1, 9) if k == 2 else rng.choice(_OTHER)
 
+# %% ../nbs/A0_datasets.ipynb #29bee996
+def _held_out(rng, mags:list, caps:list, skip:set, n_valid:int, n_test:int) -> dict[str, list[int]]:
+    "Valid and test numbers spread evenly over the magnitudes `mags` (at most `caps` each); each one drawn joins `skip`."
+    held = {}
+    for split, n in (('valid', n_valid), ('test', n_test)):
+        q = _quotas(n, caps) if n else [0] * len(mags)
+        held[split] = rng.sample(range(100), q[0])
+        for (lo, hi), k in zip(mags[1:], q[1:]):
+            new = _draw(rng, lo, hi, k, skip); skip.update(new); held[split] += new
+            if len(new) < k: raise ValueError(f"n_valid={n_valid:,} and n_test={n_test:,}: {lo:,}..{hi:,} holds too few numbers")
+        rng.shuffle(held[split])
+    return held
+
+def _train_numbers(rng, n_train:int, max_n:int, thousands:tuple, rest:tuple, unseen:set, lexicon:int) -> list[int]:
+    "Training numbers, each a thousands block and a rest block (`_block`), none of `unseen`; then 0-99 `lexicon` times more."
+    train, tries = [], 0
+    while len(train) < n_train:
+        th = _block(rng, thousands) if max_n >= 1000 else 0
+        n = th * 1000 + _block(rng, rest, zero=th > 0)
+        if n <= max_n and n not in unseen: train.append(n)
+        tries += 1
+        if tries > 100 * n_train: raise ValueError(f"these weights rarely give a number <= max_n={max_n:,}")
+    if lexicon:
+        train = train[:max(0, n_train - 100 * lexicon)] + list(range(100)) * lexicon
+        rng.shuffle(train)
+    return train
+
+# %% ../nbs/A0_datasets.ipynb #3f469147
 def _number_splits(n_train:int=60_000, n_valid:int=1_000, n_test:int=1_000, max_n:int=MAX_NUMBER, seed:int=0,
                   thousands:tuple=(0.3, 0.25, 0.05, 0.4), # weights of the thousands block: zero, 1-99, round hundred, other
                   rest:tuple=(0.1, 0.25, 0.1, 0.55),      # weights of the rest block, the same four kinds
@@ -186,27 +215,11 @@ def _number_splits(n_train:int=60_000, n_valid:int=1_000, n_test:int=1_000, max_
     mags = [(lo, min(hi, max_n)) for lo, hi in _MAGNITUDES.values() if lo <= max_n]
     sizes = [hi + 1 - lo - sum(lo <= c <= hi for c in skip) for lo, hi in mags]        # held-out candidates per magnitude
     caps = [100, sizes[1] // 6, *sizes[2:]]                                           # 0-99: the lexicon, also in train
-    held = {}
-    for split, n in (('valid', n_valid), ('test', n_test)):
-        q = _quotas(n, caps) if n else [0] * len(mags)
-        held[split] = rng.sample(range(100), q[0])
-        for (lo, hi), k in zip(mags[1:], q[1:]):
-            new = _draw(rng, lo, hi, k, skip); skip.update(new); held[split] += new
-            if len(new) < k: raise ValueError(f"n_valid={n_valid:,} and n_test={n_test:,}: {lo:,}..{hi:,} holds too few numbers")
-        rng.shuffle(held[split])
+    held = _held_out(rng, mags, caps, skip, n_valid, n_test)
     unseen = skip - set(_common_numbers(max_n))                                        # held out above 99
-    train, tries = [], 0
-    while len(train) < n_train:
-        th = _block(rng, thousands) if max_n >= 1000 else 0
-        n = th * 1000 + _block(rng, rest, zero=th > 0)
-        if n <= max_n and n not in unseen: train.append(n)
-        tries += 1
-        if tries > 100 * n_train: raise ValueError(f"these weights rarely give a number <= max_n={max_n:,}")
-    if lexicon:
-        train = train[:max(0, n_train - 100 * lexicon)] + list(range(100)) * lexicon
-        rng.shuffle(train)
-    return {'train': train, 'valid': held['valid'], 'test': held['test']}
+    return {'train': _train_numbers(rng, n_train, max_n, thousands, rest, unseen, lexicon), 'valid': held['valid'], 'test': held['test']}
 
+# %% ../nbs/A0_datasets.ipynb #39dd2752
 def numbers_corpus(src_lang:str='en', tgt_lang:str='de', **kwargs) -> ParallelData:
     "The embedded corpus: English number words <-> German number words (either direction); kwargs go to `_number_splits`."
     fns = {'en': en_number, 'de': de_number}
@@ -337,6 +350,17 @@ def _download_file(url:str, dest:str|Path, sha256:str,
     _log.info(f"downloaded {url} -> {dest}")
     return dest
 
+# %% ../nbs/A0_datasets.ipynb #d83a2abf
+def find_multi30k(start:str|Path|None=None) -> Path|None:
+    "A local Multi30k folder: `$TNB_MULTI30K`, else a `shared/data/multi30k` in `start` (cwd) or a parent, else the download cache if complete."
+    if os.environ.get('TNB_MULTI30K'): return Path(os.environ['TNB_MULTI30K']).expanduser()
+    import transformer_nb
+    for base in (Path(start or Path.cwd()).resolve(), Path(transformer_nb.__file__).resolve().parent):
+        for d in (base, *base.parents):
+            if (d/'shared'/'data'/'multi30k'/'train.en.gz').is_file(): return d/'shared'/'data'/'multi30k'
+    cache = _get_cache_dir()/'multi30k'                     # where `multi30k()` downloads it, checksummed
+    return cache if all((cache/n).is_file() for n in _MULTI30K_SHA256) else None
+
 # %% ../nbs/A0_datasets.ipynb #328614d9
 def _check_langs(src_lang, tgt_lang, langs, name):
     if src_lang not in langs or tgt_lang not in langs or src_lang == tgt_lang:
@@ -378,17 +402,6 @@ def multi30k(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None=None, 
     files = _multi30k_files(src_lang, tgt_lang, data_dir, cache_dir, download, fetch)
     return ParallelData('multi30k', src_lang, tgt_lang, *(read_parallel(*files[sp]) for sp in SPLITS))
 
-# %% ../nbs/A0_datasets.ipynb #d83a2abf
-def find_multi30k(start:str|Path|None=None) -> Path|None:
-    "A local Multi30k folder: `$TNB_MULTI30K`, else a `shared/data/multi30k` in `start` (cwd) or a parent, else the download cache if complete."
-    if os.environ.get('TNB_MULTI30K'): return Path(os.environ['TNB_MULTI30K']).expanduser()
-    import transformer_nb
-    for base in (Path(start or Path.cwd()).resolve(), Path(transformer_nb.__file__).resolve().parent):
-        for d in (base, *base.parents):
-            if (d/'shared'/'data'/'multi30k'/'train.en.gz').is_file(): return d/'shared'/'data'/'multi30k'
-    cache = _get_cache_dir()/'multi30k'                     # where `multi30k()` downloads it, checksummed
-    return cache if all((cache/n).is_file() for n in _MULTI30K_SHA256) else None
-
 # %% ../nbs/A0_datasets.ipynb #2489bf8e
 @dataclass(frozen=True)
 class _Loader:
@@ -427,6 +440,7 @@ def _multi30k(src_lang, tgt_lang, data_dir, cache_dir=None, download=True, fetch
     tgt_lang = tgt_lang or ('en' if src_lang != 'en' else 'de')
     return multi30k(src_lang, tgt_lang, data_dir, cache_dir, download, fetch)
 
+# %% ../nbs/A0_datasets.ipynb #2e0c50f5
 def _find_split(folder:Path, split:str, lang:str) -> Path|None:
     for stem in {'train': ['train'], 'valid': ['valid', 'val', 'dev'], 'test': ['test']}[split]:
         for p in (folder/f"{stem}.{lang}", folder/f"{stem}.{lang}.gz"):
