@@ -9,7 +9,7 @@ __all__ = ['PAD_ID', 'UNK_ID', 'BOS_ID', 'EOS_ID', 'get_device', 'precision_dtyp
            'count_params', 'limit_threads', 'hardware', 'git_commit', 'NotebookFile', 'skip_rest_of_notebook']
 
 # %% ../nbs/00_core.ipynb #17c841ec
-import os, random, contextlib, platform, subprocess, json, re, textwrap
+import os, random, contextlib, platform, subprocess, json, re, textwrap, codecs
 from pathlib import Path
 import numpy as np
 import torch
@@ -64,6 +64,14 @@ def count_params(model:torch.nn.Module, trainable_only:bool=True) -> int:
     "Number of distinct parameters in `model` (a tied matrix counts once)."
     ps = {id(p): p for p in model.parameters() if p.requires_grad or not trainable_only}
     return sum(p.numel() for p in ps.values())
+
+# %% ../nbs/00_core.ipynb #c0e0f0b2
+def _allow_bytes_in_weights_only():
+    "Let `torch.load(weights_only=True)` read pickled `bytes` on torch 2.4 too (later versions allow `_codecs.encode` already)."
+    add = getattr(torch.serialization, 'add_safe_globals', None)
+    if add is not None: add([codecs.encode])
+
+_allow_bytes_in_weights_only()
 
 # %% ../nbs/00_core.ipynb #d1287d87
 _TORCH_THREADS = torch.get_num_threads()      # PyTorch's own default, read before anything changes it
