@@ -31,16 +31,16 @@ BADGE_ID, SETUP_ID = 'colab-badge', 'colab-setup'
 BADGE_IMG = 'https://colab.research.google.com/assets/colab-badge.svg'
 
 # Notebooks that train models in their cells: minutes for a learner-style run of the whole notebook (every cell, slow ones
-# included) on a 2-core AMD EPYC with AVX2 shared with other jobs, as `python tools/run_notebooks.py` reports it. Colab's
-# free CPU runtime also has 2 cores.
+# included) on 2 cores, rounded up from the CPU time `python tools/run_notebooks.py` measured on an AMD EPYC under ATen's
+# portable kernels (slower than a CPU's own; 12_parsing's natively). Colab's free CPU runtime also has 2 cores.
 TRAINING = {
-    '01_attention.ipynb': 6,
-    '05_positional_encoding.ipynb': 3,
-    '06_model.ipynb': 6,
-    '09_training.ipynb': 3,
-    '10_decoding.ipynb': 3,
+    '01_attention.ipynb': 3,
+    '05_positional_encoding.ipynb': 1,
+    '06_model.ipynb': 3,
+    '09_training.ipynb': 1,
+    '10_decoding.ipynb': 1,
     '12_parsing.ipynb': 5,
-    'A3_trainer.ipynb': 2,
+    'A3_trainer.ipynb': 1,
 }
 
 def project() -> dict:
@@ -78,7 +78,7 @@ def setup_source(nb_name:str, p:dict|None=None) -> str:
         lines += [
             "    import torch",
             "    if not torch.cuda.is_available():",
-            f"        print(\"No GPU in this runtime: this notebook's training runs on the CPU, about {TRAINING[nb_name]} minutes in all on 2 cores.\")",
+            f"        print(\"No GPU in this runtime: this notebook's training runs on the CPU, about {TRAINING[nb_name]} minute{'s' if TRAINING[nb_name] > 1 else ''} in all on 2 cores.\")",
         ]
     return '\n'.join(lines)
 
