@@ -84,7 +84,6 @@ def test_setup_cell_in_a_faked_colab(tmp_path):
     redirected to a local clone: the setup cell clones, installs the package (offline: no index, no build isolation) and
     moves into nbs/, after which the notebook's own checks find their file and the package imports from the clone.
     Run a second time, it does nothing."""
-    import site
     pytest.importorskip('setuptools', minversion='77', reason="building the package offline, without build isolation, needs setuptools>=77 here")
     clone = tmp_path / 'origin'
     subprocess.run(['git', 'clone', '--quiet', '--depth', '1', f'file://{ROOT}', str(clone)], check=True)
@@ -94,7 +93,8 @@ def test_setup_cell_in_a_faked_colab(tmp_path):
     purelib = Path(subprocess.run([str(py), '-c', 'import sysconfig; print(sysconfig.get_paths()["purelib"])'],
                                   capture_output=True, text=True, check=True).stdout.strip())
     # the machine's packages as plain paths (their .pth files, such as an editable transformer_nb, are not processed)
-    (purelib / 'machine.pth').write_text('\n'.join(site.getsitepackages()) + '\n')
+    machine = [p for p in sys.path if p.endswith(('site-packages', 'dist-packages')) and Path(p).is_dir()]
+    (purelib / 'machine.pth').write_text('\n'.join(machine) + '\n')
     fake = tmp_path / 'fake'; (fake / 'google' / 'colab').mkdir(parents=True)
     (fake / 'google' / 'colab' / '__init__.py').write_text('')
     work = tmp_path / 'content'; work.mkdir()
