@@ -99,7 +99,7 @@ def test_setup_cell_in_a_faked_colab(tmp_path):
     (fake / 'google' / 'colab' / '__init__.py').write_text('')
     work = tmp_path / 'content'; work.mkdir()
     nb = json.loads((ROOT / 'nbs' / '06_model.ipynb').read_text(encoding='utf-8'))
-    setup = ''.join(c['source'] for c in nb['cells'] if c.get('id') == colab.SETUP_ID)
+    setup = next(''.join(c['source']) for c in nb['cells'] if c.get('id') == colab.SETUP_ID)
     url = colab.project()['url']
     program = (f"import sys; sys.path.append({str(fake)!r}); import google.colab\n"            # what Colab's kernel imports
                f"import importlib.util; assert importlib.util.find_spec('transformer_nb') is None, 'importable before the cell'\n"
