@@ -68,9 +68,10 @@ def setup_source(nb_name:str, p:dict|None=None) -> str:
         "# the package from it unless it is importable (its requirements are lower bounds: Colab's torch stays), move into nbs/.",
         "import importlib.util, os, subprocess, sys",
         f"if 'google.colab' in sys.modules and not os.path.isfile('{nb_name}'):",
+        "    spec = importlib.util.find_spec('transformer_nb')     # installed? (the clone's folder, of that name, is no package)",
         f"    if not os.path.isdir('{folder}'):",
         f"        subprocess.run(['git', 'clone', '--quiet', '--depth', '1', '{p['url']}'], check=True)",
-        "    if importlib.util.find_spec('transformer_nb') is None:",
+        "    if spec is None or spec.origin is None:",
         f"        subprocess.run([sys.executable, '-m', 'pip', 'install', '--quiet', './{folder}'], check=True)",
         f"    os.chdir(os.path.join('{folder}', '{p['nbs']}'))",
     ]
