@@ -107,8 +107,8 @@ def test_setup_cell_in_a_faked_colab(tmp_path):
                "import os, transformer_nb; from transformer_nb.core import NotebookFile\n"
                "print(os.getcwd()); print(transformer_nb.__file__); print(len(NotebookFile('06_model.ipynb').text))\n")
     env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'PYTHONHOME', 'VIRTUAL_ENV')}
-    env.update(PIP_NO_INDEX='1', PIP_NO_BUILD_ISOLATION='0',   # pip reads '0' here as --no-build-isolation PIP_DISABLE_PIP_VERSION_CHECK='1', GIT_CONFIG_COUNT='1',
-               GIT_CONFIG_KEY_0=f'url.file://{clone}.insteadOf', GIT_CONFIG_VALUE_0=url)
+    env.update(PIP_NO_INDEX='1', PIP_NO_BUILD_ISOLATION='0',     # pip reads '0' here as --no-build-isolation
+               PIP_DISABLE_PIP_VERSION_CHECK='1', GIT_CONFIG_COUNT='1', GIT_CONFIG_KEY_0=f'url.file://{clone}.insteadOf', GIT_CONFIG_VALUE_0=url)
     r = subprocess.run([str(py), '-c', program], cwd=work, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     cwd, where, n_cells = r.stdout.strip().splitlines()[-3:]
