@@ -1,5 +1,7 @@
 "Project configuration stays consistent: pyproject.toml vs settings.ini, README vs CI, notebooks vs modules."
-import configparser, json, re, subprocess, sys, tomllib
+import configparser, json, re, subprocess, sys
+try: import tomllib                              # Python 3.11+
+except ModuleNotFoundError: import tomli as tomllib   # Python 3.10 (the dev extras install it there)
 import pytest
 from pathlib import Path
 

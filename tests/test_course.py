@@ -8,7 +8,9 @@ import pytest
 NBS = Path(__file__).resolve().parents[1] / 'nbs'
 PAPER = sorted(p for p in NBS.glob('[0-9][0-9]_*.ipynb'))
 
-def cells(p): return json.loads(p.read_text(encoding='utf-8'))['cells']
+COLAB = ('colab-badge', 'colab-setup')      # the same two cells in every notebook (tools/colab.py): not the course's text
+
+def cells(p): return [c for c in json.loads(p.read_text(encoding='utf-8'))['cells'] if c.get('id') not in COLAB]
 def prose_words(p) -> int:
     "Words of the markdown cells, counted as runs of word characters (formulas and code spans included)."
     return len(re.findall(r'\w+', '\n'.join(''.join(c['source']) for c in cells(p) if c['cell_type'] == 'markdown')))

@@ -130,7 +130,8 @@ def tool(*args):
                           capture_output=True, text=True, env=ENV, timeout=180)
 
 def test_script_registered():
-    import tomllib
+    try: import tomllib
+    except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
     proj = tomllib.loads((Path(__file__).resolve().parents[1] / 'pyproject.toml').read_text())['project']
     assert proj['scripts']['tnb-export'] == 'transformer_nb.cli:export_main'
     assert any(d.startswith('ctranslate2') for d in proj['optional-dependencies']['deploy'])

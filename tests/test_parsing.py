@@ -196,10 +196,8 @@ def test_tnb_train_parsing_reports_f1_and_tnb_evaluate_scores_trees(tmp_path):
 # --- the second language pair (§6.1's EN-FR) ---
 
 @pytest.mark.slow
-def test_tnb_train_multi30k_en_fr(tmp_path):
-    from transformer_nb.datasets import find_multi30k
-    m30k = find_multi30k(ROOT)
-    if m30k is None: pytest.skip("no local Multi30k (../shared/data/multi30k)")
+def test_tnb_train_multi30k_en_fr(tmp_path, m30k_dir):
+    m30k = m30k_dir
     out = tmp_path / 'enfr'
     r = cli('train_main', '--dataset', 'multi30k', '--src-lang', 'en', '--tgt-lang', 'fr', '--data-dir', m30k, '--preset', 'tiny',
             '--steps', '2', '--vocab-size', '500', '--max-tokens', '500', '--test-limit', '2', '--beam', '1', '--save-every', '0',

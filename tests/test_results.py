@@ -136,11 +136,10 @@ def test_stored_translations_have_their_provenance():
             assert re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', m['commit']) and 'CPU' in m['hardware'], f
 
 @pytest.mark.slow                     # reads Multi30k and scores every stored translation file
-@pytest.mark.skipif(find_multi30k() is None, reason="Multi30k is not on this machine (tests never download)")
-def test_stored_translations_give_their_recorded_scores():
+def test_stored_translations_give_their_recorded_scores(m30k_dir):
     refs = {}
     for f, split, pair, m in stored_translations():
         if (pair, split) not in refs:
-            refs[pair, split] = [t for _, t in getattr(load_dataset('multi30k', *pair.split('-'), data_dir=find_multi30k()), split)]
+            refs[pair, split] = [t for _, t in getattr(load_dataset('multi30k', *pair.split('-'), data_dir=m30k_dir), split)]
         sc = corpus_scores(f.read_text().splitlines(), refs[pair, split])
         assert (sc['bleu'], sc['bleu_lc']) == (m['bleu'], m['bleu_lc']), (f.name, sc['bleu'], m['bleu'])
