@@ -7,7 +7,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/results.html.md"""
 # %% auto #0
 __all__ = ['PAPER_TABLE2', 'PAPER_TFLOPS', 'corpus_scores', 'paired_bootstrap', 'paired_bootstrap_mean', 'length_batches',
            'source_limits', 'long_sources', 'too_long_message', 'one_line', 'translate', 'evaluate', 'training_flops',
-           'table2_table', 'table3_variants', 'table3_table', 'plot_table3', 'attention_maps', 'sentence_maps']
+           'table2_table', 'results_headline', 'table3_variants', 'table3_table', 'plot_table3', 'attention_maps',
+           'sentence_maps', 'attention_record', 'load_attention']
 
 # %% ../nbs/11_results.ipynb #92fab81a
 import json, math, os, warnings
@@ -20,8 +21,9 @@ from .core import EOS_ID, get_device
 from .attention import attention
 from .model import PRESETS, PAPER_TABLE3
 from .data import pad_ids
+from .records import headline_table
 from .decoding import inference, greedy_decode, check_beam, Decoding, PAPER_DECODING
-from .fast_decoding import FastCache, fast_beam_search
+from .fast_decoding import FastCache, fast_beam_search   # A6's fast greedy cache and beam search, for `translate`
 
 # %% ../nbs/11_results.ipynb #83b32dda
 def corpus_scores(hyps:list[str], refs:list[str]) -> dict:
@@ -201,6 +203,15 @@ def table2_table(rows:dict=PAPER_TABLE2) -> str:
     return head + '\n'.join(f"| {k} | {fmt(de, 'g')} | {fmt(fr, 'g')} | {cost(fde)} | {cost(ffr)} |"
                             for k, (de, fr, fde, ffr) in rows.items())
 
+# %% ../nbs/11_results.ipynb #c0b1a7f0
+def results_headline(recs:list[dict]) -> str:
+    "`headline_table` of the records (the best of each corpus, direction and hardware), with '—' for the lowercased word BLEU of a one-word corpus, where it means nothing."
+    table = headline_table(recs)
+    for r in recs:
+        if 'bleu_char' in r: table = table.replace(f"| {r['bleu_char']:.1f} (characters) | {r['bleu_lc']:.1f} |", f"| {r['bleu_char']:.1f} (characters) | — |")
+    return table
+
+
 # %% ../nbs/11_results.ipynb #55f988cf
 def table3_variants(base:dict) -> dict:
     "Table 3's rows (A-E) scaled to the model `base` (a `PRESETS` entry): name -> overrides of the model (`TransformerConfig`) or, for row D's eps_ls, of training (`TrainConfig`)."
@@ -300,3 +311,22 @@ def sentence_maps(model, tok, src_text:str, tgt_text:str) -> tuple[dict, dict]:
     t_pieces = tok.pieces(tgt_text)
     labels = {'src': tok.pieces(src_text) + ['</s>'], 'tgt_in': ['<s>'] + t_pieces, 'tgt_out': t_pieces + ['</s>']}
     return {k: [w[0].cpu() for w in v] for k, v in maps.items()}, labels
+
+# %% ../nbs/11_results.ipynb #c0b1a7e7
+def attention_record(model, tok, sentences:list[str], beam:int=1) -> list[dict]:
+    "Per source sentence: the model's translation (`beam`) and the attention maps of that pair, rounded to 3 decimals, ready for JSON."
+    out = []
+    for src_text, hyp in zip(sentences, translate(model, tok, sentences, beam=beam)):
+        maps, lab = sentence_maps(model, tok, src_text, hyp)
+        out.append(dict(src=src_text, hyp=hyp, labels=lab,
+                        maps={k: [w.float().numpy().round(3).tolist() for w in ws] for k, ws in maps.items()}))
+    return out
+
+def load_attention(path) -> dict:
+    "A file of `experiments/attention_maps.py`: its provenance, and per sentence the maps as tensors, N per kind, each (h, n_q, n_k)."
+    path = Path(path)
+    if not path.is_file(): raise FileNotFoundError(f"{path}: no attention file; `python experiments/attention_maps.py` writes one")
+    rec = json.loads(path.read_text())
+    for s in rec['sentences']: s['maps'] = {k: [torch.tensor(w) for w in ws] for k, ws in s['maps'].items()}
+    return rec
+
