@@ -312,7 +312,6 @@ def sentence_maps(model, tok, src_text:str, tgt_text:str) -> tuple[dict, dict]:
     labels = {'src': tok.pieces(src_text) + ['</s>'], 'tgt_in': ['<s>'] + t_pieces, 'tgt_out': t_pieces + ['</s>']}
     return {k: [w[0].cpu() for w in v] for k, v in maps.items()}, labels
 
-# %% ../nbs/11_results.ipynb #c0b1a7e7
 def attention_record(model, tok, sentences:list[str], beam:int=1) -> list[dict]:
     "Per source sentence: the model's translation (`beam`) and the attention maps of that pair, rounded to 3 decimals, ready for JSON."
     out = []
