@@ -57,7 +57,7 @@ def test_readme_is_generated_from_index():
 
 def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(ROOT/'nbs').glob('A[0-9]*_*.ipynb')])
 
-NO_MODULE = {'A9_benchmarks.ipynb'}   # measurements only: nothing to export
+NO_MODULE = {'A9_benchmarks.ipynb', 'A13_significance.ipynb'}   # measurements and tests of stored results only: nothing to export
 
 def test_one_notebook_one_module():
     mods = {}
