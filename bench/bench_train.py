@@ -14,6 +14,7 @@ from transformer_nb.core import get_device, autocast, set_seed, limit_threads, h
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.positional import sinusoidal_encoding
 from transformer_nb.training import make_optimizer, seq2seq_loss
+from transformer_nb.trainer import TrainConfig
 
 class TorchTransformer(nn.Module):
     "nn.Transformer plus what the paper adds around it: scaled embeddings + sinusoids + dropout, tied output layer."
@@ -52,7 +53,7 @@ def make_step(model, cfg, src, tgt, device, precision, compile_, mode=None):
     net = torch.compile(model, mode=mode) if compile_ else model
     def step():
         opt.zero_grad(set_to_none=True)
-        with autocast(device, precision): loss, _, n = seq2seq_loss(net, src, tgt, cfg.eps_ls, cfg.pad_id)
+        with autocast(device, precision): loss, _, n = seq2seq_loss(net, src, tgt, TrainConfig.eps_ls, cfg.pad_id)   # the paper's label smoothing (a training setting)
         (loss / n).backward(); opt.step(); sched.step()
     return step
 

@@ -105,17 +105,21 @@ class Live:
 
 # --- data ------------------------------------------------------------------------------------------------------------
 
-FETCH = ("python -c \"from transformer_nb.datasets import multi30k; multi30k('de', 'en'); multi30k('en', 'fr')\" "
-         "(downloads it once into the package's cache, checksummed), or set TNB_MULTI30K to a folder that holds it")
+from transformer_nb.datasets import MULTI30K_FETCH
+FETCH = f"{MULTI30K_FETCH} (tests never download)"
 
 def multi30k_dir() -> Path|None:
     "A local Multi30k folder: $TNB_MULTI30K, a shared/data/multi30k above the checkout, or the package's download cache."
     from transformer_nb.datasets import find_multi30k
     return find_multi30k(ROOT)
 
-@pytest.fixture(scope='session')
-def m30k() -> Path:
-    "The Multi30k folder, or the test is skipped, naming the command that fetches it (tests never download)."
+def skip_without_multi30k() -> Path:
+    "The Multi30k folder, or skip the calling test with one line naming the command that fetches it."
     d = multi30k_dir()
     if d is None: pytest.skip(f"Multi30k is not on this machine: {FETCH}")
     return d
+
+@pytest.fixture(scope='session')
+def m30k_dir() -> Path:
+    "The Multi30k folder, or the test is skipped, naming the command that fetches it (tests never download)."
+    return skip_without_multi30k()

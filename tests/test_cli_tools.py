@@ -21,7 +21,8 @@ def run(tmp_path_factory):
     return out
 
 def test_scripts_registered():
-    import tomllib
+    try: import tomllib
+    except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
     scripts = tomllib.loads((Path(__file__).resolve().parents[1] / 'pyproject.toml').read_text())['project']['scripts']
     for n in ('translate', 'evaluate', 'average'): assert scripts[f'tnb-{n}'] == f'transformer_nb.cli:{n}_main'
 

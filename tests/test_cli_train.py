@@ -20,7 +20,8 @@ def test_help_explains_itself():
     for s in ('Train a Transformer', '--dataset', '--resume', 'examples:', 'torchrun', 'presets:'): assert s in r.stdout
 
 def test_registered_console_script():
-    import tomllib
+    try: import tomllib
+    except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
     pp = tomllib.loads((Path(__file__).resolve().parents[1] / 'pyproject.toml').read_text())
     assert pp['project']['scripts']['tnb-train'] == 'transformer_nb.cli:train_main'
 

@@ -1,5 +1,7 @@
 "Project configuration stays consistent: pyproject.toml vs settings.ini, README vs CI, notebooks vs modules."
-import configparser, json, re, subprocess, sys, tomllib
+import configparser, json, re, subprocess, sys
+try: import tomllib                              # Python 3.11+
+except ModuleNotFoundError: import tomli as tomllib   # Python 3.10 (the dev extras install it there)
 import pytest
 from pathlib import Path
 
@@ -57,7 +59,7 @@ def test_readme_is_generated_from_index():
 
 def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(ROOT/'nbs').glob('A[0-9]*_*.ipynb')])
 
-NO_MODULE = {'A9_benchmarks.ipynb', 'A13_significance.ipynb'}   # measurements and tests of stored results only: nothing to export
+NO_MODULE = {'A9_benchmarks.ipynb', 'A13_model_checks.ipynb', 'A14_significance.ipynb'}   # measurements, demonstrations and tests of stored results: nothing to export
 
 def test_one_notebook_one_module():
     mods = {}

@@ -1,14 +1,16 @@
 """The shape of the course: the paper path reads §3 to §6.3 in order, each paper notebook stays short enough to read
 (at most 70 cells and 5,000 words of prose), and every notebook links its neighbours by their `.ipynb` names, which
 work in Jupyter and which Quarto turns into the site's pages."""
-import json, re
+import ast, json, re
 from pathlib import Path
 import pytest
 
 NBS = Path(__file__).resolve().parents[1] / 'nbs'
 PAPER = sorted(p for p in NBS.glob('[0-9][0-9]_*.ipynb'))
 
-def cells(p): return json.loads(p.read_text(encoding='utf-8'))['cells']
+COLAB = ('colab-badge', 'colab-setup')      # the same two cells in every notebook (tools/colab.py): not the course's text
+
+def cells(p): return [c for c in json.loads(p.read_text(encoding='utf-8'))['cells'] if c.get('id') not in COLAB]
 def prose_words(p) -> int:
     "Words of the markdown cells, counted as runs of word characters (formulas and code spans included)."
     return len(re.findall(r'\w+', '\n'.join(''.join(c['source']) for c in cells(p) if c['cell_type'] == 'markdown')))
@@ -29,3 +31,39 @@ def test_navigation_links_notebooks(p):
     for l in links:
         if l.endswith('.ipynb'): assert (NBS / l).is_file(), f"{p.name} links {l}, which does not exist"
     if p.stem != 'index': assert '(index.ipynb)' in md[1] and '(index.ipynb)' in md[-1], f"{p.name}: no navigation at the top and bottom"
+
+# The appendix notebooks read like the paper ones: short cells, and each exported cell shown at work at once.
+APPENDIX = sorted(NBS.glob('A[0-9]*_*.ipynb'))
+CHECKS = re.compile(r'\b(test_eq|test_ne|test_close|test_fail|test_is|test_eq_type|test_shuffled|assert)\b')
+
+def imports_only(s:str) -> bool:
+    "True for a cell of import statements alone (the module's imports, shown at work by every cell after them)."
+    body = '\n'.join(l for l in s.splitlines() if not l.startswith('#|'))
+    try: return all(isinstance(n, (ast.Import, ast.ImportFrom)) for n in ast.parse(body).body)
+    except SyntaxError: return False
+
+def appendix_problems(cs:list) -> list[str]:
+    "Code cells over 40 lines, and `#| export` cells (but imports) not followed at once by a code cell that checks something."
+    out = []
+    for i, c in enumerate(cs):
+        if c['cell_type'] != 'code': continue
+        s = ''.join(c['source'])
+        if len(s.splitlines()) > 40: out.append(f"cell {i}: {len(s.splitlines())} lines")
+        if re.search(r'^#\|\s*export', s, re.M) and not imports_only(s):
+            nxt = cs[i + 1] if i + 1 < len(cs) else None
+            shown = nxt is not None and nxt['cell_type'] == 'code' and not re.search(r'^#\|\s*export', ''.join(nxt['source']), re.M)
+            if not (shown and CHECKS.search(''.join(nxt['source']))): out.append(f"cell {i}: an export not followed by a check")
+    return out
+
+def test_the_appendix_check_can_fail():
+    code = lambda s: {'cell_type': 'code', 'source': [s]}
+    md = {'cell_type': 'markdown', 'source': ['words']}
+    assert appendix_problems([code('#| export\ndef f(): pass'), code('test_eq(f(), None)')]) == []
+    assert appendix_problems([code('#| export\ndef f(): pass'), md, code('test_eq(f(), None)')]) == ['cell 0: an export not followed by a check']
+    assert appendix_problems([code('#| export\ndef f(): pass'), code('f()')]) == ['cell 0: an export not followed by a check']
+    assert appendix_problems([code('x = 1\n' * 41)]) == ['cell 0: 41 lines']
+    assert appendix_problems([code('#| export\nimport os\nfrom pathlib import Path'), md]) == []
+
+@pytest.mark.parametrize('p', APPENDIX, ids=lambda p: p.stem)
+def test_appendix_cells_are_short_and_every_export_is_shown(p):
+    assert not appendix_problems(cells(p)), f"{p.name}: {appendix_problems(cells(p))}"

@@ -1,5 +1,5 @@
 "transformer_nb.datasets (A0) and transformer_nb.data (08): corpora, bad input, checksums and the offline download path, tokenizer, batching, collate."
-import gzip, hashlib, io, pickle, urllib.error, urllib.request, warnings
+import gzip, hashlib, io, os, pickle, urllib.error, urllib.request, warnings
 from pathlib import Path
 import numpy as np
 import pytest
@@ -11,6 +11,8 @@ from transformer_nb.datasets import (ParallelData, load_dataset, read_parallel, 
                                      _number_splits, numbers_corpus, copy_corpus, _common_numbers, _magnitude, _MAGNITUDES,
                                      exact_by_magnitude, number_scores, _en_number_value, find_multi30k, multi30k, _multi30k_files,
                                      _download_file, _MULTI30K_SHA256, _MULTI30K_URL)
+
+from conftest import skip_without_multi30k
 
 ROOT = Path(__file__).resolve().parents[1]
 torch.set_num_threads(1)
@@ -58,6 +60,7 @@ def test_number_words_bad_input(bad, exc):
     with pytest.raises(exc, match=str(bad).replace('.', r'\.') if exc is TypeError else None):
         de_number(bad)
 
+@pytest.mark.slow                     # draws the 62,000 numbers of the corpus four times
 def test_number_splits_cover_what_people_type_and_hold_out_the_rest():
     sp = _number_splits()
     tr, va, te = (set(sp[k]) for k in ('train', 'valid', 'test'))
@@ -222,17 +225,34 @@ def test_parsing_registers_itself_when_imported():
 
 # ---------------------------------------------------------------- Multi30k: local folder, checksums, fake downloads
 
-M30K = find_multi30k()
+@pytest.fixture(scope='module')
+def M30K():
+    "The local Multi30k folder ($TNB_MULTI30K, a shared/data/multi30k above the checkout, or the download cache), else skip."
+    return skip_without_multi30k()
 
-def test_find_multi30k_finds_the_shared_folder():
-    "The nearest shared/data/multi30k above the checkout (../shared for a clone; further up for a git worktree)."
-    assert M30K is not None, "no shared/data/multi30k next to the repository (expected ../shared/data/multi30k)"
-    nearest = next(d/'shared'/'data'/'multi30k' for d in (ROOT, *ROOT.parents) if (d/'shared'/'data'/'multi30k'/'train.en.gz').is_file())
-    assert M30K.resolve() == nearest.resolve()
-    sums = dict(l.split()[::-1] for l in (M30K/'SHA256SUMS').read_text().splitlines() if l.strip())
-    assert sums == _MULTI30K_SHA256
+def test_find_multi30k_finds_a_checksummed_copy(M30K):
+    "The folder found holds the release the package knows, byte for byte; $TNB_MULTI30K is the first place looked."
+    for n, h in _MULTI30K_SHA256.items(): assert D._sha256_file(M30K/n) == h, n
+    if os.environ.get('TNB_MULTI30K'): assert M30K == Path(os.environ['TNB_MULTI30K']).expanduser()
 
-def test_multi30k_local_load():
+def test_find_multi30k_looks_in_order(tmp_path, monkeypatch):
+    "$TNB_MULTI30K, else a shared/data/multi30k in the start folder or above it, else the download cache when complete."
+    import transformer_nb
+    monkeypatch.setattr(transformer_nb, '__file__', str(tmp_path/'site'/'transformer_nb'/'__init__.py'))   # no shared/ above
+    monkeypatch.setenv('TNB_CACHE_DIR', str(tmp_path/'cache')); monkeypatch.delenv('TNB_MULTI30K', raising=False)
+    start = tmp_path/'repo'/'nbs'; start.mkdir(parents=True)
+    assert find_multi30k(start) is None                                          # nothing anywhere
+    cache = tmp_path/'cache'/'multi30k'; cache.mkdir(parents=True)
+    for n in list(_MULTI30K_SHA256)[:-1]: (cache/n).touch()
+    assert find_multi30k(start) is None                                          # an incomplete cache does not count
+    (cache/list(_MULTI30K_SHA256)[-1]).touch()
+    assert find_multi30k(start) == cache
+    shared = tmp_path/'shared'/'data'/'multi30k'; shared.mkdir(parents=True); (shared/'train.en.gz').touch()
+    assert find_multi30k(start) == shared                                        # ../shared beside a clone
+    monkeypatch.setenv('TNB_MULTI30K', str(tmp_path/'mine'))
+    assert find_multi30k(start) == tmp_path/'mine'                               # the environment wins
+
+def test_multi30k_local_load(M30K):
     d = load_dataset('multi30k', 'de', 'en', data_dir=M30K)
     assert (d.name, d.src_lang, d.tgt_lang) == ('multi30k', 'de', 'en')
     assert (len(d.train), len(d.valid), len(d.test)) == (29_000, 1_014, 1_000)
@@ -243,13 +263,13 @@ def test_multi30k_local_load():
     assert load_dataset('multi30k', data_dir=M30K).src_lang == 'de'
     with pytest.raises(ValueError, match="'es'"): load_dataset('multi30k', 'de', 'es', data_dir=M30K)
 
-def _copy_m30k(dst:Path, names=None):
+def _copy_m30k(M30K:Path, dst:Path, names=None):
     dst.mkdir(parents=True, exist_ok=True)
     for n in names or _MULTI30K_SHA256: (dst/n).write_bytes((M30K/n).read_bytes())
     return dst
 
-def test_multi30k_local_checksum_mismatch_and_missing(tmp_path):
-    d = _copy_m30k(tmp_path/'m')
+def test_multi30k_local_checksum_mismatch_and_missing(tmp_path, M30K):
+    d = _copy_m30k(M30K, tmp_path/'m')
     (d/'val.en.gz').write_bytes(gzip.compress(b'A dog.\n'))
     with pytest.raises(ValueError, match=r'checksum mismatch: .*val\.en\.gz has sha256 [0-9a-f]{64}, expected 14f7d25d'):
         multi30k('de', 'en', data_dir=d)
@@ -261,7 +281,7 @@ def test_multi30k_local_checksum_mismatch_and_missing(tmp_path):
     assert _MULTI30K_URL in msg
 
 @pytest.fixture
-def fake_net(monkeypatch):
+def fake_net(monkeypatch, M30K):
     "urllib.request.urlopen replaced by a server of the local Multi30k bytes; records the URLs asked for."
     served, calls = {_MULTI30K_URL + n: (M30K/n).read_bytes() for n in _MULTI30K_SHA256}, []
     def urlopen(url, timeout=None):
@@ -298,9 +318,9 @@ def test_download_checksum_mismatch_leaves_no_file(tmp_path, fake_net):
     assert 'val.en.gz' not in [p.name for p in cache.iterdir()]
     assert not [p for p in cache.iterdir() if p.name.startswith('.') or p.suffix == '.part']   # no temp files either
 
-def test_corrupt_cached_file_is_replaced(tmp_path, fake_net):
+def test_corrupt_cached_file_is_replaced(tmp_path, fake_net, M30K):
     served, calls = fake_net
-    cache = _copy_m30k(tmp_path/'multi30k')
+    cache = _copy_m30k(M30K, tmp_path/'multi30k')
     (cache/'train.en.gz').write_bytes(b'truncated')
     d = multi30k('de', 'en', cache_dir=tmp_path)
     assert calls == [_MULTI30K_URL + 'train.en.gz'] and len(d.train) == 29_000
@@ -326,7 +346,7 @@ def test_download_file_with_fetch_function(tmp_path):
 # ---------------------------------------------------------------- tokenizer
 
 @pytest.fixture(scope='module')
-def m30k(): return multi30k('de', 'en', data_dir=M30K)
+def m30k(M30K): return multi30k('de', 'en', data_dir=M30K)
 
 @pytest.fixture(scope='module')
 def tok(m30k): return Tokenizer.train(m30k, vocab_size=4000)

@@ -126,6 +126,14 @@ def test_no_module_tests_a_task_or_dataset_by_name(module):
     bad = name_tests((PKG / f'{module}.py').read_text(), _registered_names())
     assert not bad, f"transformer_nb.{module} tests names the registries own: {bad}"
 
+SCRIPTS = sorted(str(p.relative_to(PKG.parent)) for d in ('bench', 'experiments', 'tools') for p in (PKG.parent / d).rglob('*.py'))
+
+@pytest.mark.parametrize('script', SCRIPTS)
+def test_no_script_tests_a_task_or_dataset_by_name(script):
+    "The benchmarks, experiments and tools ask the registries too (a dataset named in a call is fine; a test of a name is not)."
+    bad = name_tests((PKG.parent / script).read_text(), _registered_names())
+    assert not bad, f"{script} tests names the registries own: {bad}"
+
 def test_the_name_check_can_fail():
     names = {'parsing', 'numbers'}
     assert name_tests("if task == 'parsing': pass", names) == ["line 1: compares with ['parsing']"]
@@ -149,3 +157,37 @@ def test_no_private_name_crosses_modules(module):
 def test_the_private_check_can_fail():
     assert private_imports("from .trainer import _names, Trainer") == ['trainer._names']
     assert private_imports("def f():\n    from transformer_nb.cli import _train") == ['transformer_nb.cli._train']
+
+def private_attributes(source:str) -> list[str]:
+    """Private names reached as attributes of a package module: `m._y` where `m` is bound by `import transformer_nb.x as m`,
+    `from transformer_nb import x`, `from . import x` or `m = importlib.import_module('transformer_nb.x')`, and
+    `transformer_nb.x._y` or `sys.modules['transformer_nb.x']._y`."""
+    tree, mods = ast.parse(source), {}
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            mods |= {a.asname: a.name for a in n.names if a.asname and a.name.startswith('transformer_nb.')}
+        elif isinstance(n, ast.ImportFrom) and (n.level or n.module == 'transformer_nb'):
+            mods |= {a.asname or a.name: f"transformer_nb.{a.name}" for a in n.names if a.name in MODULES and not n.module}
+            if n.module == 'transformer_nb': mods |= {a.asname or a.name: f"transformer_nb.{a.name}" for a in n.names}
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and (t := _import_module_target(n.value)):
+            mods |= {x.id: t for x in n.targets if isinstance(x, ast.Name)}
+    def module_of(v) -> str|None:
+        if isinstance(v, ast.Name): return mods.get(v.id)
+        if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == 'transformer_nb': return f"transformer_nb.{v.attr}"
+        if isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Constant) and str(v.slice.value).startswith('transformer_nb.'):
+            return v.slice.value
+        return None
+    return [f"{m}.{n.attr}" for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr.startswith('_')
+            and not n.attr.startswith('__') and (m := module_of(n.value))]
+
+@pytest.mark.parametrize('module', MODULES)
+def test_no_private_attribute_crosses_modules(module):
+    bad = private_attributes((PKG / f'{module}.py').read_text())
+    assert not bad, f"transformer_nb.{module} reaches private names of other modules: {bad}"
+
+def test_the_private_attribute_check_can_fail():
+    assert private_attributes("import transformer_nb.tasks as t\nt._split({})") == ['transformer_nb.tasks._split']
+    assert private_attributes("from . import runs\nruns._HELD") == ['transformer_nb.runs._HELD']
+    assert private_attributes("import sys\nsys.modules['transformer_nb.commands']._CTRL_C") == ['transformer_nb.commands._CTRL_C']
+    assert private_attributes("import importlib\nm = importlib.import_module('transformer_nb.cli')\nm._train([])") == ['transformer_nb.cli._train']
+    assert private_attributes("import transformer_nb.tasks as t\nt.TASKS; t.__name__") == []

@@ -48,7 +48,8 @@ def test_run_notebooks_stops_a_notebook_over_its_budget(tmp_path):
     assert 'code cell 2' in r['where'] and 'time.sleep(60)' in r['where'], r
 
 def test_flagged_cells_are_the_ones_nbdev_test_skips(tmp_path):
-    import tomllib
+    try: import tomllib
+    except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
     rn = runner()
     nb = notebook(tmp_path / 'f.ipynb', "#| export\nx = 1", "#| slow\ny = 2", "#|cuda\nz = 3", "#| hide\n#| slow\nw = 4",
                   "# not a flag: #| slow", "s = '#| cuda'", "x = 1\n#| slow")

@@ -31,6 +31,7 @@ def test_splits_are_deterministic_and_share_no_sentence():
     assert not (set(s['train']) & set(s['test'])) and not (set(s['train']) & set(s['valid'])) and not (set(s['valid']) & set(s['test']))
     assert (a.name, a.src_lang, a.tgt_lang) == ('parsing', 'en', 'tree')
 
+@pytest.mark.slow                     # counts and finds the parses of 150 sentences with a chart parser
 def test_the_grammar_is_ambiguous():
     "The string does not determine the tree: many test sentences have several parses, and the best parse is often not the sampled one."
     test = parsing_corpus(0, 0, 150).test
@@ -195,10 +196,8 @@ def test_tnb_train_parsing_reports_f1_and_tnb_evaluate_scores_trees(tmp_path):
 # --- the second language pair (§6.1's EN-FR) ---
 
 @pytest.mark.slow
-def test_tnb_train_multi30k_en_fr(tmp_path):
-    from transformer_nb.datasets import find_multi30k
-    m30k = find_multi30k(ROOT)
-    if m30k is None: pytest.skip("no local Multi30k (../shared/data/multi30k)")
+def test_tnb_train_multi30k_en_fr(tmp_path, m30k_dir):
+    m30k = m30k_dir
     out = tmp_path / 'enfr'
     r = cli('train_main', '--dataset', 'multi30k', '--src-lang', 'en', '--tgt-lang', 'fr', '--data-dir', m30k, '--preset', 'tiny',
             '--steps', '2', '--vocab-size', '500', '--max-tokens', '500', '--test-limit', '2', '--beam', '1', '--save-every', '0',

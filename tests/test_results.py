@@ -27,7 +27,7 @@ def test_results_file_has_real_records():
         assert 'nrefs:1' in r['bleu_signature'] and ('CPU' in r['hardware'] or 'CUDA' in r['hardware']), r['id']
 
 def test_readme_table_is_built_from_the_results_file():
-    "README, index and 11_results show the headline generated from the results file (the full table is in A13_significance)."
+    "README, index and 11_results show the headline generated from the results file (the full table is in A14_significance)."
     table = results_headline(load_results(RESULTS))
     assert table in (ROOT / 'README.md').read_text(), "README.md's results table differs from results/results.json: run tools/make_readme.py"
     assert table in stored_markdown_outputs(ROOT / 'nbs' / 'index.ipynb'), "re-run nbs/index.ipynb"
@@ -54,8 +54,8 @@ def test_headline_is_the_best_record_of_each_direction_and_hardware():
             if r is not best: assert all(f"| {r['id']} |" not in l for l in rows), r['id']
 
 def test_results_notebook_shows_the_results_file():
-    assert results_table(load_results(RESULTS)) in stored_markdown_outputs(ROOT / 'nbs' / 'A13_significance.ipynb'), \
-        "nbs/A13_significance.ipynb shows another table than results/results.json: re-run the notebook"
+    assert results_table(load_results(RESULTS)) in stored_markdown_outputs(ROOT / 'nbs' / 'A14_significance.ipynb'), \
+        "nbs/A14_significance.ipynb shows another table than results/results.json: re-run the notebook"
 
 def test_bad_records_are_refused(tmp_path):
     with pytest.raises(ValueError, match='lacks'): add_result(tmp_path / 'r.json', {'id': 'x', 'bleu': 1.0})
@@ -145,11 +145,11 @@ def test_stored_translations_have_their_provenance():
             assert m['command'].startswith('tnb-evaluate ') and f"--split {split}" in m['command'], f
             assert re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', m['commit']) and 'CPU' in m['hardware'], f
 
-@pytest.mark.skipif(find_multi30k() is None, reason="Multi30k is not on this machine (tests never download)")
-def test_stored_translations_give_their_recorded_scores():
+@pytest.mark.slow                     # reads Multi30k and scores every stored translation file
+def test_stored_translations_give_their_recorded_scores(m30k_dir):
     refs = {}
     for f, split, pair, m in stored_translations():
         if (pair, split) not in refs:
-            refs[pair, split] = [t for _, t in getattr(load_dataset('multi30k', *pair.split('-'), data_dir=find_multi30k()), split)]
+            refs[pair, split] = [t for _, t in getattr(load_dataset('multi30k', *pair.split('-'), data_dir=m30k_dir), split)]
         sc = corpus_scores(f.read_text().splitlines(), refs[pair, split])
         assert (sc['bleu'], sc['bleu_lc']) == (m['bleu'], m['bleu_lc']), (f.name, sc['bleu'], m['bleu'])

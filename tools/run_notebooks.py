@@ -6,7 +6,8 @@ notebook's time and, for a failure, the notebook, the cell (number and id), its 
 
     python tools/run_notebooks.py                      # every notebook in nbs/, 2 at a time, 5 minutes each
     python tools/run_notebooks.py nbs/09_training.ipynb --workers 1 --save-to /tmp/executed
-    python tools/run_notebooks.py --flagged-only           # CI: those with a `#| slow` or `#| cuda` cell
+    python tools/run_notebooks.py --flagged-only           # those with a `#| slow` or `#| cuda` cell
+    ATEN_CPU_CAPABILITY=default python tools/run_notebooks.py --flagged-only --also nbs/10_decoding.ipynb   # CI's portability pass
 
 `--flagged-only` leaves out the notebooks whose every cell `nbdev-test` runs anyway (none flagged `#| slow` or
 `#| cuda`): CI runs nbdev-test just before this, and running those again would take it past 20 minutes on 2 cores.
@@ -20,6 +21,13 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+def children_cpu() -> float:
+    "CPU seconds of this process's finished children (a notebook's kernel, once it ends); NaN where unknown (Windows)."
+    try: import resource
+    except ImportError: return float('nan')
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
 LEARNER_UNSET = ('TNB_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'MPLBACKEND')
 
 def fresh_copy(dest:Path) -> Path:
@@ -49,21 +57,23 @@ def first_line(cell) -> str:
     lines = [l for l in cell.source.splitlines() if l.strip() and not l.startswith('#|')]
     return (lines[0][:70] + ('…' if len(lines[0]) > 70 else '')) if lines else '(empty)'
 
-def run_one(nb_path:str, budget:float, save_to:str|None, keep_env:bool) -> dict:
+def run_one(nb_path:str, budget:float, save_to:str|None, keep_env:bool, native:bool=False) -> dict:
     "Execute one notebook in its own kernel (in this worker process); returns its status, time and failing cell."
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
-    env = {k: v for k, v in os.environ.items() if keep_env or k not in LEARNER_UNSET}
+    env = {k: v for k, v in os.environ.items() if (keep_env or k not in LEARNER_UNSET) and not (native and k == 'ATEN_CPU_CAPABILITY')}
     path = Path(nb_path)
     nb = nbformat.read(path, as_version=4)
+    cpu0 = children_cpu()                        # the kernel is this worker's child: its CPU time counts once it ends
     t0 = time.perf_counter(); deadline = t0 + budget
     cur = {'index': None, 'cell': None}
     def on_start(cell, cell_index, **_): cur.update(index=cell_index, cell=cell)
     client = NotebookClient(nb, kernel_name='python3', resources={'metadata': {'path': str(path.parent)}},
                             timeout_func=lambda cell: max(1, int(deadline - time.perf_counter()) + 1),
                             startup_timeout=120, on_cell_start=on_start, interrupt_on_timeout=False)
-    res = dict(notebook=path.name, status='ok', error='', cells=sum(c.cell_type == 'code' for c in nb.cells))
+    res = dict(notebook=path.name, status='ok', error='', cells=sum(c.cell_type == 'code' for c in nb.cells),
+               kernels=env.get('ATEN_CPU_CAPABILITY', 'native'))
     log = path.with_name(path.name + '.kernel.log')     # the kernel's own stderr: shown if it dies
     try:
         with open(log, 'w') as err: client.execute(stderr=err, env=env)
@@ -77,6 +87,7 @@ def run_one(nb_path:str, budget:float, save_to:str|None, keep_env:bool) -> dict:
     except Exception as e:                       # the kernel did not start, a bad notebook file, ...
         res.update(status='error', error=f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}")
     res['seconds'] = round(time.perf_counter() - t0, 1)
+    res['cpu'] = round(children_cpu() - cpu0, 1)   # on a busy machine the wall time misleads; the CPU time much less
     if res['status'] == 'ok' and res['seconds'] > budget:
         res.update(status='over budget', error=f"took {res['seconds']:.0f} s, more than the {budget:.0f} s budget")
     if res['status'] != 'ok' and cur['cell'] is not None:
@@ -96,6 +107,10 @@ def main(argv=None):
     p.add_argument('--keep-env', action='store_true', help=f"keep {', '.join(LEARNER_UNSET)} for the kernels")
     p.add_argument('--flagged-only', action='store_true',
                    help="only the notebooks with a `#| slow` or `#| cuda` cell (nbdev-test runs every cell of the others)")
+    p.add_argument('--also', nargs='+', default=[], metavar='NOTEBOOK',
+                   help="with --flagged-only: run these notebooks too")
+    p.add_argument('--native', nargs='+', default=[], metavar='NOTEBOOK',
+                   help="run these of the notebooks with the CPU's own ATen kernels, whatever ATEN_CPU_CAPABILITY says")
     a = p.parse_args(argv)
     nbs = [Path(n).resolve() for n in a.notebooks] or sorted((ROOT / 'nbs').glob('*.ipynb'))
     missing = [str(n) for n in nbs if not n.is_file()]
@@ -104,28 +119,34 @@ def main(argv=None):
     if outside: p.error(f"notebooks must be inside {ROOT}: {', '.join(outside)}")
     n_flagged = {n: flagged_cells(n) for n in nbs}
     if a.flagged_only:
-        left = [n.name for n in nbs if not n_flagged[n]]
-        nbs = [n for n in nbs if n_flagged[n]]
+        also = [Path(n).resolve() for n in a.also]
+        unknown = [str(n) for n in also if n not in n_flagged]
+        if unknown: p.error(f"--also: not one of the notebooks to run: {', '.join(unknown)}")
+        left = [n.name for n in nbs if not n_flagged[n] and n not in also]
+        nbs = [n for n in nbs if n_flagged[n] or n in also]
         if left: print(f"left out {len(left)} notebooks with no #| slow or #| cuda cell (nbdev-test runs all their cells): "
                        f"{', '.join(left)}")
         if not nbs: p.error("--flagged-only: none of the notebooks has a #| slow or #| cuda cell")
-    nbs.sort(key=lambda n: -n_flagged[n])              # roughly the long ones first (stable: by name within a count)
+    unknown = [n for n in a.native if Path(n).resolve() not in nbs]
+    if unknown: p.error(f"--native: not one of the notebooks to run: {', '.join(unknown)}")
+    nbs.sort(key=lambda n: (Path(n) not in {Path(x).resolve() for x in a.native}, -n_flagged[n]))   # roughly the long ones first
     t0, results = time.perf_counter(), []
     with tempfile.TemporaryDirectory(prefix='tnb-notebooks-') as tmp:
         copy = fresh_copy(Path(tmp) / ROOT.name)
         print(f"running {len(nbs)} notebooks as a learner would (every cell, fresh copy in {copy}, no runs/), "
               f"{a.workers} at a time, budget {a.budget:.0f} s each", flush=True)
         with ProcessPoolExecutor(a.workers) as ex:
-            futs = {ex.submit(run_one, str(copy / n.relative_to(ROOT)), a.budget, a.save_to, a.keep_env): n for n in nbs}
+            native = {Path(n).resolve() for n in a.native}
+            futs = {ex.submit(run_one, str(copy / n.relative_to(ROOT)), a.budget, a.save_to, a.keep_env, n in native): n for n in nbs}
             for f in as_completed(futs):
                 r = f.result(); results.append(r)
-                print(f"  {r['status']:>11}  {r['seconds']:6.1f} s  {r['notebook']}"
+                print(f"  {r['status']:>11}  {r['seconds']:6.1f} s ({r['cpu']:6.1f} s CPU)  {r['notebook']} ({r['kernels']} kernels)"
                       + (f"\n               {r.get('where', '')}\n               {r['error']}" if r['status'] != 'ok' else ''),
                       flush=True)
     results.sort(key=lambda r: r['notebook'])
     bad = [r for r in results if r['status'] != 'ok']
-    print(f"\n| notebook | code cells | seconds | status |\n|---|---|---|---|")
-    for r in results: print(f"| {r['notebook']} | {r['cells']} | {r['seconds']:.1f} | {r['status']} |")
+    print(f"\n| notebook | ATen kernels | code cells | seconds | CPU seconds | status |\n|---|---|---|---|---|---|")
+    for r in results: print(f"| {r['notebook']} | {r['kernels']} | {r['cells']} | {r['seconds']:.1f} | {r['cpu']:.1f} | {r['status']} |")
     print(f"\n{len(results) - len(bad)} of {len(results)} notebooks ran every cell within {a.budget:.0f} s; "
           f"wall time {time.perf_counter() - t0:.0f} s with {a.workers} workers")
     for r in bad: print(f"FAILED nbs/{r['notebook']}, {r.get('where', 'before the first cell')}: {r['error']}", file=sys.stderr)

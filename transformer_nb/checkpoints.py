@@ -54,6 +54,7 @@ def save_checkpoint(path, follow:bool=True, # False: a symbolic link at `path` i
             raise OSError(errno.ENOSPC if full else errno.EIO, os.strerror(errno.ENOSPC if full else errno.EIO)) from None
     return path
 
+# %% ../nbs/A1_checkpoints.ipynb #1fdcb9b6
 def _blocked(e:Exception) -> str|None:
     "The name of the Python object whose unpickling `weights_only=True` refused (a pickle that would run code), or None."
     msg = str(e)
@@ -73,6 +74,7 @@ def _unreadable(e:Exception) -> str:
         return f"not a file written by torch.save ({type(e).__name__}: {msg.splitlines()[0][:80]})"   # the unpickler choked on it
     return msg.splitlines()[0].split('. ')[0].rstrip('.')
 
+# %% ../nbs/A1_checkpoints.ipynb #32993bd6
 _KINDS = ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISCHR, 'a character device'), (stat.S_ISBLK, 'a block device'), (stat.S_ISSOCK, 'a socket'))
 
 def load_checkpoint(path, map_location='cpu',
@@ -132,6 +134,7 @@ def _weights_mismatch(want:dict, got:dict) -> str|None:
     if extra: return f"{len(extra)} unexpected tensor(s), e.g. {extra[0]}"
     return None
 
+# %% ../nbs/A1_checkpoints.ipynb #530b466d
 def _check_size(ck:dict, path) -> TransformerConfig:
     "The config of `ck`, unless it describes far more parameters than the file holds numbers (an edited config): then a ValueError, before anything is built."
     cfg = TransformerConfig(**ck['config'])
@@ -159,6 +162,22 @@ def _check_finite(sd:dict, path):
     if bad: raise ValueError(f"{path}: {len(bad)} of its weight tensors hold NaN or infinite values (e.g. {bad[0]}): the run "
                              f"had diverged when it was written; use an earlier checkpoint")
 
+# %% ../nbs/A1_checkpoints.ipynb #32272334
+def _check_rng(s, path):
+    "A ValueError naming `path` unless `s` is a generator state as `rng_state` writes it (restorable, not damaged)."
+    now = rng_state()
+    try:
+        ok = (isinstance(s, dict) and set(now) <= set(s) and isinstance(s['torch'], torch.Tensor)
+              and s['torch'].dtype == torch.uint8 and s['torch'].shape == now['torch'].shape
+              and isinstance(s['python'], list) and len(s['python']) == 3 and len(s['python'][1]) == len(now['python'][1])
+              and isinstance(s['numpy'], dict) and tuple(s['numpy']['keys'].shape) == tuple(now['numpy']['keys'].shape))
+        if ok: set_rng_state(s)                              # the last word: what restoring it on resume will do
+    except Exception: ok = False
+    finally: set_rng_state(now)                              # looking changes nothing
+    if not ok: raise ValueError(f"{path}: its random-generator state is damaged, so the run cannot resume exactly; "
+                                f"resume from an earlier checkpoint of the run")
+
+# %% ../nbs/A1_checkpoints.ipynb #4785a0df
 def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
                      weights:bool=True, # also check the tensors against the config (shapes, dtypes, finite values)
                      model=None, # check them against this model instead of one built from the config
@@ -192,21 +211,6 @@ def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
                                  f"counts of updates and of the data read; the file was edited or damaged")
         _check_rng(ck['rng'], path)
     return ck
-
-# %% ../nbs/A1_checkpoints.ipynb #32272334
-def _check_rng(s, path):
-    "A ValueError naming `path` unless `s` is a generator state as `rng_state` writes it (restorable, not damaged)."
-    now = rng_state()
-    try:
-        ok = (isinstance(s, dict) and set(now) <= set(s) and isinstance(s['torch'], torch.Tensor)
-              and s['torch'].dtype == torch.uint8 and s['torch'].shape == now['torch'].shape
-              and isinstance(s['python'], list) and len(s['python']) == 3 and len(s['python'][1]) == len(now['python'][1])
-              and isinstance(s['numpy'], dict) and tuple(s['numpy']['keys'].shape) == tuple(now['numpy']['keys'].shape))
-        if ok: set_rng_state(s)                              # the last word: what restoring it on resume will do
-    except Exception: ok = False
-    finally: set_rng_state(now)                              # looking changes nothing
-    if not ok: raise ValueError(f"{path}: its random-generator state is damaged, so the run cannot resume exactly; "
-                                f"resume from an earlier checkpoint of the run")
 
 # %% ../nbs/A1_checkpoints.ipynb #aed11038
 def check_tokenizer(tok, cfg:dict, name):

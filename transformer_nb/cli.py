@@ -8,27 +8,15 @@ Docs: https://transformer-nb.github.io/transformer_nb/a7_cli.html.md"""
 __all__ = ['train_main', 'translate_main', 'evaluate_main', 'average_main', 'export_main']
 
 # %% ../nbs/A7_cli.ipynb #78e8569d
-import argparse, json, os, shlex, sys, time, warnings
+import argparse, contextlib, json, shlex, sys, time, warnings
 from pathlib import Path
-from .safeguards import (UserError, check_output, check_folder, check_not_inputs, in_place,
-    atomic_write, read_text_lines, check_text_file, iter_lines, as_available, output_stream, printable)
-from .runs import RunFolder, file_names, read_files, checkpoint_step, AVERAGE, LOG, CURVE
-from .commands import CliParser, number, run_cli, check_thread_env, check_device, heavy_imports, out_of_memory
+from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
+from .runs import RunFolder, file_names, read_files
+from .commands import (CliParser, number, run_cli, check_thread_env, check_device, heavy_imports, out_of_memory, note, load_tasks,
+    load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file)
 
 # %% ../nbs/A7_cli.ipynb #14440da6
 def _fail(msg:str): raise UserError(msg)
-
-def _say(msg:str):
-    "A line about the tool's work (which checkpoint it uses): standard error, never standard output."
-    if sys.stderr is not None: print(msg, file=sys.stderr, flush=True)
-
-def _registry(name:str|None=None, dataset:str|None=None):
-    "The tasks module; the modules that register more tasks are imported only when `name` or `dataset` needs them (parsing loads NLTK)."
-    import transformer_nb.tasks as tasks
-    from transformer_nb.datasets import DATASETS
-    if (name and name not in tasks.TASKS) or (dataset and dataset not in DATASETS) or not (name or dataset):
-        import transformer_nb.parsing                                  # registers the parsing task and its corpus
-    return tasks
 
 _EPILOG = """examples:
   tnb-train                                          # the main job: number words, en -> de, about 3 minutes on a CPU
@@ -83,15 +71,14 @@ def _train_help():
     heavy_imports()
     from transformer_nb.model import PRESETS
     from transformer_nb.datasets import DATASETS
-    _registry(); p = _train_parser()
+    load_tasks(); p = _train_parser()
     p.epilog += f"\n\npresets: {', '.join(PRESETS)}\ndatasets: {', '.join(DATASETS)}"
     p.print_help(); sys.exit(0)
 
 # %% ../nbs/A7_cli.ipynb #20f0de74
 _SETTINGS = ('max_tokens', 'accum', 'epochs', 'steps', 'warmup', 'cooldown', 'save_every', 'keep', 'average', 'valid_every', 'seed',
              'lr_scale', 'clip', 'max_time', 'eps_ls', 'max_len', 'device', 'precision', 'compile', 'd_model', 'N', 'h', 'd_ff',
-             'd_k', 'd_v', 'p_drop', 'p_attn', 'p_ffn', 'pos')   # what `train_model` takes by name
-_MODEL = _SETTINGS[-10:]                             # of them, the model's (`TransformerConfig` fields)
+             'd_k', 'd_v', 'p_drop', 'p_attn', 'p_ffn', 'pos')   # the options `train_model` takes by name
 
 def _check_train(a):
     if a.steps and a.epochs: _fail("give --steps or --epochs, not both: --steps counts updates, --epochs passes over the data")
@@ -103,38 +90,21 @@ def _check_train(a):
     if a.resume and not Path(a.resume).exists(): _fail(f"--resume {a.resume}: no such file or folder")
     for s, f in [(s, x) for s in ('train', 'valid', 'test') for x in (getattr(a, s) or [])]:
         check_text_file(f, f'--{s}', regular=True)
-        if a.out and Path(f).parent.resolve() == Path(a.out).resolve() and (Path(f).name in (AVERAGE, LOG, CURVE) or checkpoint_step(f) is not None):
+        if a.out and RunFolder(a.out).owns(f):
             _fail(f"--{s} {f} is {Path(a.out) / Path(f).name}, a file this run writes into its folder --out {a.out}: move it, or choose another --out")
 
-# %% ../nbs/A7_cli.ipynb #d7fc6772
-def _resumed(a) -> dict:
-    "With --resume: the checkpoint's dataset, languages and folder where none are given; the checkpoint's metadata."
-    from transformer_nb.checkpoints import load_checkpoint, resolve_checkpoint
-    path, why = resolve_checkpoint(a.resume, 'resume')
-    meta = load_checkpoint(path, mmap=True).get('meta') or {}
-    print(f"resuming {path} ({why})")
-    was = {k: meta.get(k) for k in ('dataset', 'src_lang', 'tgt_lang')}
-    other = [f"--{k.replace('_', '-')} {getattr(a, k)}" for k, v in was.items() if getattr(a, k) and v and getattr(a, k) != v]
-    if other and not a.new_data:
-        _fail(f"--resume {a.resume}: the checkpoint was trained on {was['dataset']} ({was['src_lang']}->{was['tgt_lang']}); {' '.join(other)} "
-              f"would continue it on other data, with a tokenizer that was not learned on it: drop {'it' if len(other) == 1 else 'them'}, "
-              f"or add --new-data to do it on purpose (fine-tuning)")
-    if not other: a.dataset, a.src_lang, a.tgt_lang = a.dataset or was['dataset'], a.src_lang or was['src_lang'], a.tgt_lang or was['tgt_lang']
-    a.out = a.out or str(path.parent)
-    return meta
-
 # %% ../nbs/A7_cli.ipynb #2538e6e8
-def _task_of(a, meta:dict):
+def _task_of(a, meta:dict, langs:bool):
     "(tasks module, task) for the options and, with --resume, the checkpoint's metadata; the dataset and task names checked."
     from transformer_nb.datasets import DATASETS
     a.dataset = a.dataset or 'numbers'
-    tasks = _registry(name=a.task or meta.get('task'), dataset=a.dataset)
+    tasks = load_tasks(a.task or meta.get('task'), a.dataset)
     if a.dataset not in DATASETS: _fail(f"argument --dataset: invalid choice: {a.dataset!r} (choose from {', '.join(DATASETS)})")
     if a.task and a.task not in tasks.TASKS: _fail(f"argument --task: invalid choice: {a.task!r} (choose from {', '.join(tasks.TASKS)})")
-    own = meta.get('task') if meta.get('task') and a.dataset == meta.get('dataset') else None
-    task, files = tasks.get_task(a.task or own or tasks.task_for(a.dataset)), DATASETS[a.dataset].reads_files
+    task, files = tasks.run_task(a.dataset, a.task, meta), DATASETS[a.dataset].reads_files
     if files and not (a.train or a.data_dir): _fail(f"--dataset {a.dataset} needs --train SRC TGT, your own files (or --data-dir)")
     if not files and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
+    if not task.languages and langs: _fail(f"--dataset {a.dataset} has no languages: drop --src-lang/--tgt-lang")
     return tasks, task
 
 # %% ../nbs/A7_cli.ipynb #b426aac8
@@ -147,10 +117,12 @@ def _train(argv):
     from transformer_nb.model import PRESETS
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
     limit_threads(a.threads); check_device(a.device)
-    langs = bool(a.src_lang or a.tgt_lang)
-    meta = _resumed(a) if a.resume else {}
-    tasks, task = _task_of(a, meta)
-    if not task.languages and langs: _fail(f"--dataset {a.dataset} has no languages: drop --src-lang/--tgt-lang")
+    meta, langs = {}, bool(a.src_lang or a.tgt_lang)             # languages given, not the checkpoint's
+    if a.resume:
+        meta, (a.dataset, a.src_lang, a.tgt_lang), folder = load_tasks(a.task, a.dataset or 'numbers').resumed_run(
+            a.resume, a.dataset, a.src_lang, a.tgt_lang, a.new_data)
+        a.out = a.out or str(folder)
+    tasks, task = _task_of(a, meta, langs)
     out = RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
     with out.lock(remove_unused=created):
@@ -158,13 +130,11 @@ def _train(argv):
         if not a.resume and (old := out.outputs()) and not a.overwrite:
             _fail(f"--out {out.path} already holds a run ({file_names(old)}): continue it "
                   f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
-        files = {k: getattr(a, k) for k in ('train', 'valid', 'test')} if a.train else {}
-        data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **files)
+        data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **({k: getattr(a, k) for k in ('train', 'valid', 'test')} if a.train else {}))
         s = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None} | {'out': str(out.path)}
         s |= ({'overwrite': True} if a.overwrite else {}) | ({'progress': False} if a.no_progress else {})
         spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
-        model = {k: v for k, v in s.items() if k in _MODEL}
-        if not a.resume: tasks.check_memory(task, a.preset, a.vocab_size, a.device, **model)
+        if not a.resume: tasks.check_memory(task, a.preset, a.vocab_size, a.device, **s)
         print(f"{data}; {task.name} task; " + ('resumed' if a.resume else f"preset {a.preset or task.recipe.preset}") + f"; output in {out.path}")
         t0, command = time.time(), shlex.join(['tnb-train', *argv])
         with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
@@ -176,19 +146,9 @@ def _train(argv):
 
 # %% ../nbs/A7_cli.ipynb #678a88fc
 def _report(a, tasks, task, data, tr, seconds):
-    from transformer_nb.decoding import Decoding
-    v = tr.history['valid'][-1] if tr.history['valid'] else None
-    if tr.timed_out: print(f"stopped at the --max-time limit of {a.max_time:g} min")
-    print(f"trained {tr.step} updates in {seconds:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f} at update {v['step']}" if v else ''))
+    print('\n'.join(tasks.run_summary(tr, seconds, a.max_time)))
     if a.beam and a.beam > tr.cfg.tgt_vocab: _fail(f"--beam {a.beam} is more than the {tr.cfg.tgt_vocab} pieces of the vocabulary")
-    d = task.decoding if a.beam is None else Decoding(a.beam, task.decoding.alpha, task.decoding.max_extra)
-    for line in (tasks.test_report(tr, data, d, a.test_limit) or ((), ()))[1]: print(printable(line))
-    files = (('checkpoint', tr.last_checkpoint), ('averaged checkpoint', tr.averaged), ('loss curve', tr.run.curve), ('log', tr.run.log))
-    print('\n'.join(f"{k}: {p}" for k, p in files if p is not None and Path(p).is_file()))
-    q = shlex.quote(str(tr.run.path))
-    score = f"tnb-evaluate {q}" + ('' if not a.train else f" --src {shlex.quote(a.test[0])} --ref {shlex.quote(a.test[1])}" if a.test
-                                   else " --src YOUR_TEST.src --ref YOUR_TEST.tgt")
-    print(printable(f"next: tnb-translate {q} {shlex.quote(task.example(data))}   (then score it: {score})"))
+    print('\n'.join(tasks.closing_lines(tr, data, task.decoding_for(a.beam), a.test_limit, (a.test or ()) if a.train else None)))
 
 def train_main(argv:list|None=None):
     "Entry point of `tnb-train` (see `tnb-train --help`)."
@@ -209,35 +169,6 @@ def _add_decoding(p:CliParser):
     g.add_argument('--device'); g.add_argument('--threads', type=number(int, 1, 1024)); p.add_argument('--debug', action='store_true')
     p.set_defaults(prog=p.prog)
 
-# %% ../nbs/A7_cli.ipynb #e6466698
-def _load(a):
-    "(model, tokenizer, checkpoint, task, decoding, path) for the decoding options; says which file it uses."
-    from transformer_nb.core import limit_threads
-    from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
-    from transformer_nb.decoding import Decoding
-    device = check_device(a.device); limit_threads(a.threads)
-    path, why = resolve_checkpoint(a.checkpoint)
-    with out_of_memory(f"the checkpoint {path}"): model, tok, ck = model_from_checkpoint(path, device)
-    if tok is None: _fail(f"{path} holds no tokenizer, so it cannot translate text")
-    _say(f"{a.prog}: using {path} ({why})")
-    meta = ck.get('meta') or {}
-    task = _registry(name=meta.get('task'), dataset=meta.get('dataset')).task_of(ck)
-    if a.early_stop and not task.early_stop: _fail(f"--early-stop is for translation; a {task.name} model is decoded with the exact search")
-    if a.early_stop and a.beam == 1: _fail("--early-stop is a rule of beam search, and --beam 1 is greedy decoding: give one of them")
-    d = Decoding(a.beam or task.decoding.beam, task.decoding.alpha if a.alpha is None else a.alpha, task.decoding.max_extra,
-                 'early' if a.early_stop else 'exact')
-    if d.beam > model.cfg.tgt_vocab: _fail(f"--beam {d.beam} is more than the {model.cfg.tgt_vocab} pieces of the model's vocabulary")
-    return model, tok, ck, task, d, path
-
-def _check_lengths(a, model, tok, lines, name, start:int=0):
-    "Refuse, before decoding them, sentences longer than --max-src-len (default: the model's), naming the first ones."
-    from transformer_nb.evaluation import source_limits, long_sources, too_long_message
-    default, most = source_limits(model)
-    if a.max_src_len and a.max_src_len > most: _fail(f"--max-src-len must be <= {most} for this model, got {a.max_src_len}")
-    if bad := long_sources(tok, lines, a.max_src_len or default):
-        hint = f", or raise --max-src-len (at most {most:,})" if (a.max_src_len or default) < most else ''
-        _fail(too_long_message([(i + start, n, u) for i, n, u in bad], a.max_src_len or default, name, f": split it into sentences{hint}"))
-
 # %% ../nbs/A7_cli.ipynb #77ffbd21
 def _translate_parser() -> CliParser:
     p = CliParser(prog='tnb-translate', formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -251,31 +182,8 @@ def _translate_parser() -> CliParser:
     p.add_argument('-o', '--output', help="write the translations to this file (default: standard output)")
     return p
 
-def _sources(a, opened:list):
-    "(batches of sentences, how to name sentence i, whether all are known now): the arguments, a file read whole, or a stream as it comes."
-    if a.sentences:
-        if bad := [i for i, s in enumerate(a.sentences) if any('\udc80' <= c <= '\udcff' for c in s)]:
-            _fail(f"sentence {bad[0] + 1} on the command line is not valid UTF-8 text")
-        return [a.sentences], (lambda i: f"sentence {i + 1}"), True
-    if a.input and a.input != '-' and Path(a.input).is_file():
-        with out_of_memory(f"-i {a.input}"): lines = read_text_lines(a.input, '-i')
-        return [lines[i:i + 5000] for i in range(0, len(lines), 5000)], (lambda i: f"-i {a.input}, line {i + 1}"), True
-    stdin = getattr(sys.stdin, 'buffer', None)
-    f = open(check_text_file(a.input, '-i'), 'rb') if a.input and a.input != '-' else stdin                  # a FIFO, a device, standard input
-    if f is None: _fail("no sentences given, and there is no standard input to read them from")
-    if f is not stdin: opened.append(f)
-    elif sys.stdin.isatty(): _say("reading sentences from standard input, one per line; end with Ctrl-D")
-    name = f"-i {a.input}" if f is not stdin else 'standard input'
-    return as_available(iter_lines(f, name), most=2000), (lambda i: f"{name}, line {i + 1}"), False
-
 # %% ../nbs/A7_cli.ipynb #c4a32194
 def _translate(argv):
-    opened = []
-    try: _translate_all(argv, opened)
-    finally:
-        for f in opened: f.close()
-
-def _translate_all(argv, opened:list):
     a = _translate_parser().parse_intermixed_args(argv)          # sentences may come after the options
     if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'
     if a.sentences and a.input: _fail("give sentences as arguments or with --input, not both")
@@ -284,19 +192,13 @@ def _translate_all(argv, opened:list):
     check_not_inputs({'-o': a.output}, {'-i': a.input, **read_files(a.checkpoint)})
     for line in check_thread_env(): warnings.warn(line)
     heavy_imports()
-    from transformer_nb.evaluation import translate
-    model, tok, ck, task, d, _ = _load(a)
-    batches, name, known = _sources(a, opened)
-    if known: _check_lengths(a, model, tok, [s for b in batches for s in b], name)
-    src_lang, n = (ck.get('meta') or {}).get('src_lang'), 0
-    with output_stream(a.output) as write:
-        for batch in batches:
-            if not known: _check_lengths(a, model, tok, batch, name, n)
-            for i, why in task.input_problems(tok, batch, src_lang):
-                warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway")
-            with out_of_memory(f"decoding with --beam {d.beam} and --max-tokens {a.max_tokens}"):
-                outs = translate(model, tok, batch, d.beam, d.alpha, a.max_tokens, max_extra=d.max_extra, stop=d.stop)
-            write(''.join(o + '\n' for o in outs)); n += len(batch)
+    model, tok, ck, task, d, _ = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
+    with contextlib.ExitStack() as opened:
+        batches, name, known = sentence_batches(a.sentences, a.input, opened)
+        if known: check_source_lengths(model, tok, [s for b in batches for s in b], name, a.max_src_len)
+        with output_stream(a.output) as write:
+            for outs in translate_batches(model, tok, ck, task, d, batches, name, a.max_tokens, not known, a.max_src_len):
+                write(''.join(o + '\n' for o in outs))
 
 def translate_main(argv:list|None=None):
     "Entry point of `tnb-translate` (see `tnb-translate --help`)."
@@ -318,24 +220,6 @@ def _evaluate_parser() -> CliParser:
     p.add_argument('--id', help="the record's id (default: run, file, test set and decoding)")
     return p
 
-# %% ../nbs/A7_cli.ipynb #7bbe2ac8
-def _add_record(a, argv, ck, model, task, scores, pairs, hyps, path, test_name, d):
-    from transformer_nb.records import add_result, check_results_file
-    rec = _registry().evaluation_record(task, ck, path, model, scores, pairs, hyps, test_name, d, shlex.join(['tnb-evaluate', *argv]), a.id)
-    real = Path(os.path.realpath(a.record))                # through a symlink: its target is rewritten
-    replaced = any(r.get('id') == rec['id'] for r in check_results_file(real))
-    add_result(real, rec, task.record_keys)
-    _say(f"{a.prog}: {'replaced the record' if replaced else 'added the record'} {rec['id']} {'in' if replaced else 'to'} {a.record}")
-
-def _check_record(path):
-    "A results file must be checked before any decoding; its kinds of record may come from modules not yet imported."
-    from transformer_nb.records import check_results_file
-    try: check_results_file(path)
-    except ValueError:
-        import transformer_nb.parsing                      # registers the parsing records, then look again
-        try: check_results_file(path)
-        except ValueError as e: _fail(f"--record {e}")
-
 # %% ../nbs/A7_cli.ipynb #651af16c
 def _evaluate(argv):
     a = _evaluate_parser().parse_args(argv)
@@ -349,18 +233,17 @@ def _evaluate(argv):
     check_not_inputs({'--hyp-out': a.hyp_out, '--record': a.record}, {'--src': a.src, '--ref': a.ref, **read_files(a.checkpoint), 'a file of --data-dir': data_files})
     for line in check_thread_env(): warnings.warn(line)
     heavy_imports()
-    if a.record: _check_record(a.record)
-    model, tok, ck, task, d, path = _load(a)
-    tasks = _registry(dataset=a.dataset)
-    if a.src: (pairs, sources, scored), test_name = tasks.read_test_files(a.src, a.ref), Path(a.src).name
-    else:
-        pairs, test_name = tasks.dataset_test_set(ck, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
-        sources, scored = [s for s, _ in pairs], list(range(len(pairs)))
-    _check_lengths(a, model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"))
+    if a.record: check_record_file(a.record)
+    model, tok, ck, task, d, path = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
+    tasks = load_tasks(dataset=a.dataset or (ck.get('meta') or {}).get('dataset'))
+    pairs, sources, scored, test_name = tasks.test_set(ck, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
+    check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)
     with out_of_memory(f"decoding with --beam {d.beam} and --max-tokens {a.max_tokens}"):
         scores, hyps, lines = tasks.score_test_set(task, model, tok, pairs, d, a.max_tokens, *((sources, scored) if a.hyp_out else ()))
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
-    if a.record: _add_record(a, argv, ck, model, task, scores, pairs, hyps, path, test_name, d)
+    if a.record:
+        rec, replaced = tasks.record_evaluation(a.record, task, ck, path, model, scores, pairs, hyps, test_name, d, shlex.join(['tnb-evaluate', *argv]), a.id)
+        note(f"{a.prog}: {'replaced the record' if replaced else 'added the record'} {rec['id']} {'in' if replaced else 'to'} {a.record}")
     print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], tasks.decoding_label(d))))
 
 def evaluate_main(argv:list|None=None):

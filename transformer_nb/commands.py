@@ -6,10 +6,12 @@ Docs: https://transformer-nb.github.io/transformer_nb/a12_commands.html.md"""
 
 # %% auto #0
 __all__ = ['EXIT_CODES', 'check_range', 'number', 'CliParser', 'env_int', 'check_thread_env', 'check_device',
-           'raise_if_interrupted', 'heavy_imports', 'size', 'out_of_memory', 'run_cli']
+           'raise_if_interrupted', 'heavy_imports', 'size', 'out_of_memory', 'run_cli', 'note', 'load_tasks',
+           'check_record_file', 'load_decoder', 'check_source_lengths', 'sentence_batches', 'translate_batches']
 
 # %% ../nbs/A12_commands.ipynb #33dbea63
 import argparse, contextlib, errno, io, math, os, re, signal, sys, threading, traceback, warnings
+from pathlib import Path
 from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts
 
 # %% ../nbs/A12_commands.ipynb #d4ce8fed
@@ -168,6 +170,7 @@ def _say(prog:str, msg:str):
     except (OSError, ValueError):                      # gone for good: what is left in its buffer goes nowhere, quietly
         with contextlib.suppress(OSError, ValueError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
 
+# %% ../nbs/A12_commands.ipynb #bdb78604
 def _utf8_streams() -> list:
     "Standard output and error in UTF-8, and a buffer for an unbuffered standard output; returns what to put back."
     undo = []
@@ -194,6 +197,7 @@ def _restore_streams(undo:list):
             with contextlib.suppress(Exception): new.flush()
             with contextlib.suppress(Exception): new.detach().detach()   # leave the file descriptor open
 
+# %% ../nbs/A12_commands.ipynb #fd1e5d83
 def _argv_utf8(argv:list) -> list:
     "Arguments as UTF-8 text whatever the locale: under `LC_ALL=C PYTHONUTF8=0` Python decodes them as ASCII, keeping other bytes as surrogates."
     def fix(a):
@@ -291,3 +295,90 @@ def run_cli(prog:str, main, argv:list|None=None):
     code = _flush_stdout(say, code)
     _restore_streams(undo)
     sys.exit(code)
+
+# %% ../nbs/A12_commands.ipynb #51223027
+def note(msg:str):
+    "A line about a tool's work (which checkpoint it uses): standard error, never standard output."
+    if sys.stderr is not None: print(msg, file=sys.stderr, flush=True)
+
+def load_tasks(task:str|None=None, dataset:str|None=None):
+    "The tasks module, with `task` and `dataset` registered: the modules that register more (parsing loads NLTK) are imported only when one of them is not yet known, or neither is given (to list every choice)."
+    import transformer_nb.tasks as tasks
+    from transformer_nb.datasets import DATASETS
+    if (task and task not in tasks.TASKS) or (dataset and dataset not in DATASETS) or not (task or dataset):
+        import transformer_nb.parsing                                  # registers the parsing task and its corpus
+    return tasks
+
+def check_record_file(path, what:str='--record'):
+    "Check a results file before any decoding; its kinds of record may come from modules not yet imported."
+    from transformer_nb.records import check_results_file
+    try: check_results_file(path)
+    except ValueError:
+        import transformer_nb.parsing                      # registers the parsing records, then look again
+        try: check_results_file(path)
+        except ValueError as e: raise UserError(f"{what} {e}") from None
+
+# %% ../nbs/A12_commands.ipynb #66424ed0
+def load_decoder(checkpoint, prog:str, # how the tool names itself in the line that says which file it uses
+                 device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False):
+    "(model, tokenizer, checkpoint dict, task, `Decoding`, path) of a checkpoint or run folder; says on standard error which file it uses."
+    from transformer_nb.core import limit_threads
+    from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
+    device = check_device(device); limit_threads(threads)
+    path, why = resolve_checkpoint(checkpoint)
+    with out_of_memory(f"the checkpoint {path}"): model, tok, ck = model_from_checkpoint(path, device)
+    if tok is None: raise UserError(f"{path} holds no tokenizer, so it cannot translate text")
+    note(f"{prog}: using {path} ({why})")
+    meta = ck.get('meta') or {}
+    task = load_tasks(meta.get('task'), meta.get('dataset')).task_of(ck)
+    if early_stop and not task.early_stop: raise UserError(f"--early-stop is for translation; a {task.name} model is decoded with the exact search")
+    if early_stop and beam == 1: raise UserError("--early-stop is a rule of beam search, and --beam 1 is greedy decoding: give one of them")
+    d = task.decoding_for(beam, alpha, early_stop)
+    if d.beam > model.cfg.tgt_vocab: raise UserError(f"--beam {d.beam} is more than the {model.cfg.tgt_vocab} pieces of the model's vocabulary")
+    return model, tok, ck, task, d, path
+
+# %% ../nbs/A12_commands.ipynb #b6473400
+def check_source_lengths(model, tok, lines:list[str], name, # name(i): how a message names line i
+                         max_src_len:int|None=None, start:int=0):
+    "Refuse, before decoding them, sentences longer than `max_src_len` (default: the model's), naming the first ones."
+    from transformer_nb.evaluation import source_limits, long_sources, too_long_message
+    default, most = source_limits(model)
+    if max_src_len and max_src_len > most: raise UserError(f"--max-src-len must be <= {most} for this model, got {max_src_len}")
+    if bad := long_sources(tok, lines, max_src_len or default):
+        hint = f", or raise --max-src-len (at most {most:,})" if (max_src_len or default) < most else ''
+        raise UserError(too_long_message([(i + start, n, u) for i, n, u in bad], max_src_len or default, name, f": split it into sentences{hint}"))
+
+# %% ../nbs/A12_commands.ipynb #4b9ac0d5
+def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.ExitStack):
+    "(batches of sentences, how to name sentence i, whether all are known now): the arguments, a file read whole, or a stream as it comes (opened in `opened`)."
+    from transformer_nb.safeguards import read_text_lines, check_text_file, iter_lines, as_available
+    if sentences:
+        if bad := [i for i, s in enumerate(sentences) if any('\udc80' <= c <= '\udcff' for c in s)]:
+            raise UserError(f"sentence {bad[0] + 1} on the command line is not valid UTF-8 text")
+        return [sentences], (lambda i: f"sentence {i + 1}"), True
+    if input and input != '-' and Path(input).is_file():
+        with out_of_memory(f"-i {input}"): lines = read_text_lines(input, '-i')
+        return [lines[i:i + 5000] for i in range(0, len(lines), 5000)], (lambda i: f"-i {input}, line {i + 1}"), True
+    stdin = getattr(sys.stdin, 'buffer', None)
+    f = opened.enter_context(open(check_text_file(input, '-i'), 'rb')) if input and input != '-' else stdin   # a FIFO, a device, standard input
+    if f is None: raise UserError("no sentences given, and there is no standard input to read them from")
+    if f is stdin and sys.stdin.isatty(): note("reading sentences from standard input, one per line; end with Ctrl-D")
+    name = f"-i {input}" if f is not stdin else 'standard input'
+    return as_available(iter_lines(f, name), most=2000), (lambda i: f"{name}, line {i + 1}"), False
+
+# %% ../nbs/A12_commands.ipynb #411f1910
+def translate_batches(model, tok, ck:dict, task, decoding, batches, name, # name(i): how a message names line i
+                      max_tokens:int=4000, check_lengths:bool=False, # check each batch's lengths as it comes (a stream)
+                      max_src_len:int|None=None):
+    "The translations of each of `batches` in turn, one per line: the lines the model cannot know warned of, a stream's lengths checked."
+    from transformer_nb.evaluation import translate
+    from transformer_nb.safeguards import printable
+    src_lang, n = (ck.get('meta') or {}).get('src_lang'), 0
+    for batch in batches:
+        if check_lengths: check_source_lengths(model, tok, batch, name, max_src_len, n)
+        for i, why in task.input_problems(tok, batch, src_lang):
+            warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway")
+        with out_of_memory(f"decoding with --beam {decoding.beam} and --max-tokens {max_tokens}"):
+            outs = translate(model, tok, batch, decoding.beam, decoding.alpha, max_tokens, max_extra=decoding.max_extra, stop=decoding.stop)
+        yield outs
+        n += len(batch)

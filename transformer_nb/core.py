@@ -6,10 +6,11 @@ Docs: https://transformer-nb.github.io/transformer_nb/core.html.md"""
 
 # %% auto #0
 __all__ = ['PAD_ID', 'UNK_ID', 'BOS_ID', 'EOS_ID', 'get_device', 'precision_dtype', 'autocast', 'default_precision', 'set_seed',
-           'count_params', 'limit_threads', 'hardware', 'git_commit']
+           'count_params', 'limit_threads', 'hardware', 'git_commit', 'NotebookFile', 'skip_rest_of_notebook']
 
 # %% ../nbs/00_core.ipynb #17c841ec
-import os, random, contextlib, platform, subprocess
+import os, random, contextlib, platform, subprocess, json, re, textwrap, codecs
+from pathlib import Path
 import numpy as np
 import torch
 
@@ -64,6 +65,14 @@ def count_params(model:torch.nn.Module, trainable_only:bool=True) -> int:
     ps = {id(p): p for p in model.parameters() if p.requires_grad or not trainable_only}
     return sum(p.numel() for p in ps.values())
 
+# %% ../nbs/00_core.ipynb #c0e0f0b2
+def _allow_bytes_in_weights_only():
+    "Let `torch.load(weights_only=True)` read pickled `bytes` on torch 2.4 too (later versions allow `_codecs.encode` already)."
+    add = getattr(torch.serialization, 'add_safe_globals', None)
+    if add is not None: add([codecs.encode])
+
+_allow_bytes_in_weights_only()
+
 # %% ../nbs/00_core.ipynb #d1287d87
 _TORCH_THREADS = torch.get_num_threads()      # PyTorch's own default, read before anything changes it
 
@@ -114,3 +123,50 @@ def git_commit(path=None) -> str:
         run = lambda *a: subprocess.run(['git', *a], cwd=path, capture_output=True, text=True, check=True, timeout=10).stdout.strip()
         return run('rev-parse', '--short', 'HEAD') + ('+dirty' if run('status', '--porcelain', '--untracked-files=no') else '')
     except (OSError, ValueError, subprocess.SubprocessError): return 'unknown'   # no git, not a repo, a hang, odd bytes
+
+# %% ../nbs/00_core.ipynb #c0e0f0a2
+def _output_text(cell:dict) -> str:
+    "The text a code cell printed (streams and plain-text results, in order), as stored in the notebook file."
+    out = []
+    for o in cell.get('outputs', []):
+        t = o.get('text') if o.get('output_type') == 'stream' else o.get('data', {}).get('text/plain')
+        if t is not None: out.append(''.join(t) if isinstance(t, list) else t)
+    return ''.join(out)
+
+class NotebookFile:
+    "A notebook as its file holds it: each cell's text and each code cell's stored output, by cell id."
+    def __init__(self, path:str|Path):
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: not found in {Path.cwd()}; run the notebook from the course's nbs/ folder "
+                                    "(in Colab, run its setup cell first)")
+        cells = json.loads(path.read_text(encoding='utf-8'))['cells']
+        self.name = path.name
+        self.text = {c['id']: ''.join(c['source']) for c in cells}
+        self.outputs = {c['id']: _output_text(c) for c in cells if c['cell_type'] == 'code'}
+
+    def quoted(self, cell_id:str, *figures:str):
+        "Check that the text of cell `cell_id` quotes each of `figures` (a line break counts as a space)."
+        flat = lambda s: ' '.join(s.split())
+        missing = [f for f in figures if flat(f) not in flat(self.text[cell_id])]
+        assert not missing, f"{self.name}: the text of cell {cell_id} should say {missing} (from the outputs): edit it"
+
+    def solution(self, cell_id:str, n:int=0) -> str:
+        "The n-th ```python block of cell `cell_id` (an exercise's check or solution), to run it as a learner would."
+        return textwrap.dedent(re.findall(r"```python\n(.*?)```", self.text[cell_id], re.S)[n])
+
+    def stored(self, cell_id:str) -> str:
+        "What code cell `cell_id` printed in the run saved with the notebook (the stored run), '' if nothing."
+        return self.outputs[cell_id]
+
+# %% ../nbs/00_core.ipynb #c0e0f0a5
+def _skip_cell(lines:list) -> list: return []           # an IPython input transformer: every later cell runs as empty
+
+def skip_rest_of_notebook(reason:str):
+    "Print `reason` and run none of this notebook's later cells (in Jupyter and in `nbdev-test`); restart the kernel to undo."
+    try: from IPython import get_ipython
+    except ImportError: get_ipython = lambda: None
+    ip = get_ipython()
+    if ip is None: raise RuntimeError(reason)                # not in a notebook: nothing to skip, so stop here
+    print(reason)
+    if _skip_cell not in ip.input_transformers_cleanup: ip.input_transformers_cleanup.append(_skip_cell)

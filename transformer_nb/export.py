@@ -35,11 +35,27 @@ def _check_exportable(cfg):
                          f"and d_v={cfg.d_v}")
     return cfg
 
-# %% ../nbs/A5_export.ipynb #1824c5e0
+# %% ../nbs/A5_export.ipynb #7aa6c5e4
 _PAD_BOS_BIAS = -1e4   # output-projection bias on PAD and BOS: probability exactly 0 in float32/float16
 
 def _np(t:torch.Tensor) -> np.ndarray: return t.detach().float().cpu().numpy()
+def _norm(s, m): s.gamma, s.beta = _np(m.weight), _np(m.bias)
+def _linear(s, w, b): s.weight, s.bias = _np(w), _np(b)
 
+def _attention(s, m, cross:bool=False):
+    "Our attention `m` into CTranslate2's spec `s`: one fused QKV projection, or Q alone and KV fused for cross-attention."
+    W, b, q = m.in_proj.weight, m.in_proj.bias, m.sizes[0]      # rows: W^Q (q of them), then W^K, W^V
+    if cross: _linear(s.linear[0], W[:q], b[:q]); _linear(s.linear[1], W[q:], b[q:])
+    else: _linear(s.linear[0], W, b)
+    _linear(s.linear[-1], m.out_proj.weight, m.out_proj.bias)
+
+def _ffn(s, f, ln): _norm(s.layer_norm, ln); _linear(s.linear_0, f.w_1.weight, f.w_1.bias); _linear(s.linear_1, f.w_2.weight, f.w_2.bias)
+
+def _positions(s, p, cfg, max_positions=None):
+    "The position table: the learned one, or our sinusoids for `max_positions` rows (default cfg.max_len)."
+    s.encodings = _np(p.emb.weight if cfg.pos == 'learned' else sinusoidal_encoding(max_positions or cfg.max_len, cfg.d_model))
+
+# %% ../nbs/A5_export.ipynb #1824c5e0
 def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08_data)
                      max_positions:int|None=None, # rows of the sinusoidal table (default cfg.max_len)
                     ):
@@ -56,29 +72,17 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
     spec = ts.TransformerSpec(enc, dec)
     spec.config.layer_norm_epsilon = model.encoder[0].sub[0].norm.eps
     spec.config.add_source_eos = True
-
-    def norm(s, m): s.gamma, s.beta = _np(m.weight), _np(m.bias)
-    def linear(s, w, b): s.weight, s.bias = _np(w), _np(b)
-    def attention(s, m, cross=False):
-        W, b, q = m.in_proj.weight, m.in_proj.bias, m.sizes[0]      # rows: W^Q (q of them), then W^K, W^V
-        if cross: linear(s.linear[0], W[:q], b[:q]); linear(s.linear[1], W[q:], b[q:])
-        else: linear(s.linear[0], W, b)
-        linear(s.linear[-1], m.out_proj.weight, m.out_proj.bias)
-    def ffn(s, f, ln): norm(s.layer_norm, ln); linear(s.linear_0, f.w_1.weight, f.w_1.bias); linear(s.linear_1, f.w_2.weight, f.w_2.bias)
-    def positions(s, p):
-        s.encodings = _np(p.emb.weight if cfg.pos == 'learned' else sinusoidal_encoding(max_positions or cfg.max_len, cfg.d_model))
-
     enc.embeddings[0].weight, enc.scale_embeddings = _np(model.src_emb.lut.weight), True
     dec.embeddings.weight, dec.scale_embeddings = _np(model.tgt_emb.lut.weight), True
-    positions(enc.position_encodings, model.src_pos); positions(dec.position_encodings, model.tgt_pos)
+    _positions(enc.position_encodings, model.src_pos, cfg, max_positions); _positions(dec.position_encodings, model.tgt_pos, cfg, max_positions)
     for s, l in zip(enc.layer, model.encoder):
-        attention(s.self_attention, l.self_attn); norm(s.self_attention.layer_norm, l.sub[0].norm)
-        ffn(s.ffn, l.ffn, l.sub[1].norm)
+        _attention(s.self_attention, l.self_attn); _norm(s.self_attention.layer_norm, l.sub[0].norm)
+        _ffn(s.ffn, l.ffn, l.sub[1].norm)
     for s, l in zip(dec.layer, model.decoder):
-        attention(s.self_attention, l.self_attn); norm(s.self_attention.layer_norm, l.sub[0].norm)
-        attention(s.attention, l.cross_attn, cross=True); norm(s.attention.layer_norm, l.sub[1].norm)
-        ffn(s.ffn, l.ffn, l.sub[2].norm)
-    if cfg.norm_first: norm(enc.layer_norm, model.enc_norm); norm(dec.layer_norm, model.dec_norm)
+        _attention(s.self_attention, l.self_attn); _norm(s.self_attention.layer_norm, l.sub[0].norm)
+        _attention(s.attention, l.cross_attn, cross=True); _norm(s.attention.layer_norm, l.sub[1].norm)
+        _ffn(s.ffn, l.ffn, l.sub[2].norm)
+    if cfg.norm_first: _norm(enc.layer_norm, model.enc_norm); _norm(dec.layer_norm, model.dec_norm)
     bias = np.zeros(cfg.tgt_vocab, dtype=np.float32); bias[[cfg.pad_id, BOS_ID]] = _PAD_BOS_BIAS
     dec.projection.weight, dec.projection.bias = _np(model.generator.proj.weight), bias
     spec.register_source_vocabulary(pieces); spec.register_target_vocabulary(pieces)

@@ -82,6 +82,7 @@ class LazyKVCache:
         if self._rows is not None:
             self._k, self._v, self._rows = self._k.index_select(0, self._rows), self._v.index_select(0, self._rows), None
 
+# %% ../nbs/A6_fast_decoding.ipynb #02f242f4
 def _select_cat(old:torch.Tensor, # (B, h, n, d)
                rows:torch.Tensor, # (B',) batch rows of `old` to keep, in order
                new:torch.Tensor, # (B', h, n_new, d)
@@ -95,6 +96,7 @@ def _select_cat(old:torch.Tensor, # (B, h, n, d)
     out[:, :, n:] = new
     return out
 
+# %% ../nbs/A6_fast_decoding.ipynb #fbd1d345
 class FastCache:
     "`DecoderCache` (10_decoding) with `LazyKVCache`s, and the output layer's weight transposed once per decoding run."
     def __init__(self, n_layers:int): self.layers, self.w_out = [(LazyKVCache(), LazyKVCache()) for _ in range(n_layers)], None
@@ -169,6 +171,64 @@ def _add_finished(finished:list, alive:torch.Tensor, new:torch.Tensor, ids):
     if i.numel() == 0: return
     for s, score, h in zip(alive[i].tolist(), new[i, j].tolist(), ids(i, j).tolist()): finished[s].append((score, h))
 
+# %% ../nbs/A6_fast_decoding.ipynb #be9489cc
+def _expand(scores:torch.Tensor, # (b, r) float64 log-probabilities of the hypotheses
+            logits:torch.Tensor, # (b*r, V) their next-token logits
+            b:int, r:int, n:int, K:int) -> tuple:
+    "The 2K best one-token extensions of each sentence: (their float64 scores (b, 2K) best first, parent hypothesis, token); levers 1 and 2."
+    best_lp, best_tok = topk_log_probs(logits, n)                           # (b*r, n) each hypothesis' n best
+    cand = (scores[:, :, None] + best_lp.view(b, r, n)).view(b, r * n)      # (b, r*n) float64 sums
+    top, j = cand.topk(min(2 * K, r * n), dim=1)                            # (b, 2K) best first
+    return top, j // n, best_tok.view(b, r * n).gather(1, j)                # parent hypothesis, new token
+
+def _select(finished:list, alive, ys, top, origin, tok, lp:float, b:int, r:int, K:int) -> tuple:
+    "Record the extensions ending in EOS among the K best; keep the K best others: (their scores, parent rows, the hypotheses, the EOS-ended scores, whether the best candidate is EOS)."
+    eos = tok == EOS_ID
+    new = torch.where(eos[:, :K] & top[:, :K].isfinite(), top[:, :K] / lp, -math.inf)  # (b, K) EOS among K best
+    _add_finished(finished, alive, new, lambda i, j: ys[i * r + origin[i, j], 1:])
+    order = (eos.long() * top.shape[1] + torch.arange(top.shape[1], device=top.device)).argsort(1)[:, :K]
+    scores, tok = top.gather(1, order), tok.gather(1, order)              # (b, K) the K best non-EOS
+    rows = (torch.arange(b, device=top.device)[:, None] * r + origin.gather(1, order)).flatten()  # (b*K,) parents
+    return scores, rows, torch.cat([ys.index_select(0, rows), tok.reshape(-1, 1)], 1), new, eos[:, 0]
+
+# %% ../nbs/A6_fast_decoding.ipynb #bf544754
+def _beam_loop(model, memory, src_mask, limits, K:int, alpha:float, nbest:int, stop:str, use_cache:bool) -> list:
+    "The search of `fast_beam_search` over an encoded batch: per sentence its `nbest` best (ids, score), best first."
+    B, dev, V = memory.shape[0], memory.device, model.cfg.tgt_vocab
+    lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
+    finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
+    kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)   # (b, nbest) best finished scores
+    alive = torch.arange(B, device=dev)                    # sentences still searching
+    mem, smask, r, n = memory, src_mask, 1, min(2 * K, V)  # one memory row per sentence; r hypotheses (1 at first)
+    ys = torch.full((B, 1), BOS_ID, dtype=torch.long, device=dev)       # (b*r, t) the hypotheses
+    scores = torch.zeros(B, 1, dtype=torch.float64, device=dev)         # (b, r) their log-probabilities
+    cache = FastCache(model.cfg.N) if use_cache else None
+    for t in range(int(limits.max())):
+        b = alive.numel()
+        if use_cache: out = decode_step(model, mem, smask, ys[:, -1:], cache)                       # (b*r, 1, V)
+        else: out = model.decode(mem.repeat_interleave(r, 0), smask.repeat_interleave(r, 0), ys)    # (b*r, t+1, V)
+        top, origin, tok = _expand(scores, next_token_logits(model, out[:, -1]), b, r, n, K)        # (b, 2K) each
+        lp = length_penalty(t + 1, alpha)                                   # |Y| = t+1, EOS included
+        scores, rows, ys, new, eos = _select(finished, alive, ys, top, origin, tok, lp, b, r, K)
+        at_limit = t + 1 >= limits[alive]                                   # (b,) out of length: alive ones finish
+        ended = torch.where(at_limit[:, None] & scores.isfinite(), scores / lp, -math.inf)   # (b, K)
+        _add_finished(finished, alive, ended, lambda i, k: ys[i * K + k, 1:])
+        kbest = torch.cat([kbest, new, ended], 1).topk(nbest, dim=1).values # (b, nbest) the best finished so far
+        bound = scores.max(1).values / lp_cap[alive]                        # best an alive one can reach
+        done = at_limit | (kbest[:, -1] >= bound)                           # (b,) the n-best cannot change
+        if stop == 'early': done |= eos & kbest[:, -1].isfinite()           # or: the best candidate ended
+        keep = (~done).nonzero().flatten()                                  # sentences still searching
+        if keep.numel() == 0: break
+        rows = rows.view(b, K)[keep].flatten()
+        ys, scores, kbest = ys.view(b, K, -1)[keep].flatten(0, 1), scores[keep], kbest[keep]
+        changed = keep.numel() < b                                          # some sentences left the search
+        if changed:
+            alive = alive[keep]                                             # one memory row per sentence,
+            mem, smask = memory.index_select(0, alive), src_mask.index_select(0, alive)  # shared by its K rows
+        if cache is not None: _follow_parents(cache, rows, keep if changed else None)
+        r = K
+    return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:nbest]] for f in finished]
+
 # %% ../nbs/A6_fast_decoding.ipynb #16cdf297
 def fast_beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
                      beam:int=PAPER_DECODING.beam, # hypotheses kept per sentence (k)
@@ -184,46 +244,4 @@ def fast_beam_search(model, src:torch.Tensor, # (B, S) token ids, each row piece
     if not isinstance(nbest, int) or not 1 <= nbest <= beam: raise ValueError(f"nbest={nbest!r} must be an int in 1..beam={beam}")
     with inference(model):
         src, limits, src_mask, memory = encode_batch(model, src, max_extra)    # the encoder runs once
-        (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
-        lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
-        finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
-        kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)   # (b, nbest) best finished scores
-        alive = torch.arange(B, device=dev)                    # sentences still searching
-        mem, smask, r, n = memory, src_mask, 1, min(2 * K, V)  # one memory row per sentence; r hypotheses (1 at first)
-        ys = torch.full((B, 1), BOS_ID, dtype=torch.long, device=dev)       # (b*r, t) the hypotheses
-        scores = torch.zeros(B, 1, dtype=torch.float64, device=dev)         # (b, r) their log-probabilities
-        cache = FastCache(model.cfg.N) if use_cache else None
-        for t in range(int(limits.max())):
-            b = alive.numel()
-            if use_cache: out = decode_step(model, mem, smask, ys[:, -1:], cache)                       # (b*r, 1, V)
-            else: out = model.decode(mem.repeat_interleave(r, 0), smask.repeat_interleave(r, 0), ys)    # (b*r, t+1, V)
-            logits = next_token_logits(model, out[:, -1])                           # (b*r, V)
-            best_lp, best_tok = topk_log_probs(logits, n)                           # (b*r, n) each hypothesis' n best
-            cand = (scores[:, :, None] + best_lp.view(b, r, n)).view(b, r * n)      # (b, r*n) float64 sums
-            top, j = cand.topk(min(2 * K, r * n), dim=1)                            # (b, 2K) best first
-            origin, tok = j // n, best_tok.view(b, r * n).gather(1, j)              # parent hypothesis, new token
-            eos, lp = tok == EOS_ID, length_penalty(t + 1, alpha)                   # |Y| = t+1, EOS included
-            new = torch.where(eos[:, :K] & top[:, :K].isfinite(), top[:, :K] / lp, -math.inf)  # (b, K) EOS among K best
-            _add_finished(finished, alive, new, lambda i, j: ys[i * r + origin[i, j], 1:])
-            order = (eos.long() * top.shape[1] + torch.arange(top.shape[1], device=dev)).argsort(1)[:, :K]
-            scores, tok = top.gather(1, order), tok.gather(1, order)              # (b, K) the K best non-EOS
-            rows = (torch.arange(b, device=dev)[:, None] * r + origin.gather(1, order)).flatten()  # (b*K,) parents
-            ys = torch.cat([ys.index_select(0, rows), tok.reshape(-1, 1)], 1)      # (b*K, t+2)
-            at_limit = t + 1 >= limits[alive]                                   # (b,) out of length: alive ones finish
-            ended = torch.where(at_limit[:, None] & scores.isfinite(), scores / lp, -math.inf)   # (b, K)
-            _add_finished(finished, alive, ended, lambda i, k: ys[i * K + k, 1:])
-            kbest = torch.cat([kbest, new, ended], 1).topk(nbest, dim=1).values # (b, nbest) the best finished so far
-            bound = scores.max(1).values / lp_cap[alive]                        # best an alive one can reach
-            done = at_limit | (kbest[:, -1] >= bound)                           # (b,) the n-best cannot change
-            if stop == 'early': done |= eos[:, 0] & kbest[:, -1].isfinite()     # or: the best candidate ended
-            keep = (~done).nonzero().flatten()                                  # sentences still searching
-            if keep.numel() == 0: break
-            rows = rows.view(b, K)[keep].flatten()
-            ys, scores, kbest = ys.view(b, K, -1)[keep].flatten(0, 1), scores[keep], kbest[keep]
-            changed = keep.numel() < b                                          # some sentences left the search
-            if changed:
-                alive = alive[keep]                                             # one memory row per sentence,
-                mem, smask = memory.index_select(0, alive), src_mask.index_select(0, alive)  # shared by its K rows
-            if cache is not None: _follow_parents(cache, rows, keep if changed else None)
-            r = K
-        return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:nbest]] for f in finished]
+        return _beam_loop(model, memory, src_mask, limits, beam, alpha, nbest, stop, use_cache)

@@ -48,6 +48,7 @@ def register_record_kind(name:str, keys:tuple) -> tuple:
 
 register_record_kind('translation', RESULT_KEYS)
 
+# %% ../nbs/A8_records.ipynb #31959b60
 def _records(path:Path, keys=None) -> list[dict]:
     "Every record of the results file `path` ([] if it does not exist), each complete for a registered kind or for `keys`."
     if not path.exists(): return []

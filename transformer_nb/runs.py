@@ -103,6 +103,7 @@ def _open_in_place(path:Path, flags:int, what:str):
         os.close(fd); raise UserError(f"{path} is not a regular file, where {what} is written: remove it")
     return fd
 
+# %% ../nbs/A10_runs.ipynb #656fcb00
 @patch
 def write(self:RunFolder, name:str, mode:str='wb'):
     "Write the file `name` of the folder whole or not at all (`atomic_open`), replacing, never following, a link at the name."
@@ -124,6 +125,7 @@ def read_log(self:RunFolder) -> list[dict]:
         with contextlib.suppress(ValueError): out.append(json.loads(line))
     return out
 
+# %% ../nbs/A10_runs.ipynb #4a442c60
 @patch
 def check_links(self:RunFolder):
     "Refuse, before a run starts, a symbolic link at any name the run writes (its outputs, the lock, its temporary files)."
@@ -218,3 +220,10 @@ def newest(self:RunFolder, n:int) -> list[Path]:
     found = self.checkpoints()
     if len(found) < n: raise UserError(f"{self.path} holds {len(found)} checkpoint-<step>.pt file(s), fewer than the {n} asked for")
     return found[-n:]
+
+# %% ../nbs/A10_runs.ipynb #f8f4b7aa
+@patch
+def owns(self:RunFolder, path) -> bool:
+    "True if `path` names one of the files a run writes into this folder (a checkpoint, the average, the log, the curve), whether it exists or not."
+    p = Path(path)
+    return p.parent.resolve() == self.path.resolve() and (p.name in (AVERAGE, LOG, CURVE) or checkpoint_step(p) is not None)

@@ -54,6 +54,7 @@ def check_output(path, what:str='output') -> Path:
     _probe(real.parent, what, path)
     return p
 
+# %% ../nbs/A4_safeguards.ipynb #7ea0616d
 def check_folder(path, what:str='--out') -> Path:
     "Create the folder `path` (and its parents) if needed and check that files can be written in it; else a `UserError`."
     p = Path(path)
@@ -152,6 +153,7 @@ def atomic_open(path, mode:str='w', encoding:str|None='utf-8',
         try: os.fsync(dfd)
         finally: os.close(dfd)
 
+# %% ../nbs/A4_safeguards.ipynb #69162e6e
 def atomic_write(path, data:str|bytes, follow:bool=True) -> Path:
     "Write `data` (text as UTF-8, or bytes) to `path` with `atomic_open`; returns `path`."
     with atomic_open(path, 'wb' if isinstance(data, (bytes, bytearray)) else 'w', follow=follow) as f: f.write(data)
@@ -195,6 +197,7 @@ def _gunzip(chunks, name, size:int):
     except (zlib.error, EOFError) as e:
         raise UserError(f"{name}: looks gzip-compressed but cannot be decompressed ({e})") from None
 
+# %% ../nbs/A4_safeguards.ipynb #06558491
 def read_stream(f, # a binary file, FIFO, device or standard input
                  name:str, # how errors name it
                  max_line:int=_MAX_LINE_BYTES, size:int=1 << 20) -> bytes:
@@ -220,6 +223,7 @@ def read_stream(f, # a binary file, FIFO, device or standard input
         parts.append(c); total += len(c)
     return b''.join(parts)
 
+# %% ../nbs/A4_safeguards.ipynb #b14b67d9
 def read_stdin_lines(stream=None, # default: sys.stdin; anything with .buffer.read() or .read()
                      name:str='standard input', # how errors name the stream
                     ) -> list[str]:
@@ -229,6 +233,7 @@ def read_stdin_lines(stream=None, # default: sys.stdin; anything with .buffer.re
     if isinstance(f, io.TextIOBase): return decode_lines(f.read().encode('utf-8', 'surrogateescape'), name)
     return decode_lines(read_stream(f, name), name)
 
+# %% ../nbs/A4_safeguards.ipynb #13fbcf3f
 def check_text_file(path, what:str='input', # how the command names it, e.g. '-i'
                     regular:bool=False, # a regular file only (read more than once), not a FIFO or a device
                    ) -> Path:

@@ -6,24 +6,26 @@ Docs: https://transformer-nb.github.io/transformer_nb/a11_tasks.html.md"""
 
 # %% auto #0
 __all__ = ['PAPER_RECIPE', 'TASKS', 'Recipe', 'Task', 'register_task', 'get_task', 'task_for', 'task_of', 'NumbersTask',
-           'CopyTask', 'train_model', 'check_memory', 'test_report', 'read_test_files', 'dataset_test_set',
-           'decoding_label', 'score_test_set', 'evaluation_record']
+           'CopyTask', 'train_model', 'resumed_run', 'run_task', 'check_memory', 'test_report', 'run_summary',
+           'closing_lines', 'read_test_files', 'dataset_test_set', 'decoding_label', 'score_test_set',
+           'evaluation_record', 'test_set', 'record_evaluation']
 
 # %% ../nbs/A11_tasks.ipynb #ba23258e
-import math, warnings
-from .safeguards import UserError, read_text_lines
+import os, shlex, warnings
+import torch
+from .safeguards import UserError, read_text_lines, printable
 from fastcore.basics import patch
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from .core import UNK_ID, set_seed, hardware, git_commit
-from .model import Transformer, TransformerConfig, get_config, PRESETS
+from .core import UNK_ID, set_seed, hardware, git_commit, get_device
+from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
 from .datasets import ParallelData, load_dataset, DATASETS, number_scores, number_value, MAX_NUMBER
 from .data import Tokenizer, encode_pairs
 from .checkpoints import load_checkpoint, resolve_checkpoint, check_checkpoint, check_tokenizer, model_from_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config
 from .decoding import Decoding, PAPER_DECODING
 from .evaluation import evaluate, translate
-from .records import make_record, RESULT_KEYS
+from .records import make_record, RESULT_KEYS, add_result, check_results_file
 
 # %% ../nbs/A11_tasks.ipynb #49247532
 @dataclass(frozen=True)
@@ -102,6 +104,13 @@ def example(self:Task, data:ParallelData) -> str:
     "A sentence to try the trained model on."
     ex = data.test or data.valid or data.train
     return ex[0][0] if ex else 'hello'
+
+# %% ../nbs/A11_tasks.ipynb #4d84f05b
+@patch
+def decoding_for(self:Task, beam:int|None=None, alpha:float|None=None, early_stop:bool=False) -> Decoding:
+    "The task's decoding, with `beam` and `alpha` where given and OpenNMT-py's early stop if asked for."
+    given = {k: v for k, v in (('beam', beam), ('alpha', alpha), ('stop', 'early' if early_stop else None)) if v is not None}
+    return replace(self.decoding, **given)
 
 # %% ../nbs/A11_tasks.ipynb #bcbd90f0
 TASKS: dict[str, Task] = {}   # name -> task; see `register_task`
@@ -213,25 +222,31 @@ def _new_run_config(recipe:Recipe, given:dict) -> tuple[TrainConfig, list[str]]:
         if 'valid_every' not in given: s['valid_every'] = max(1, -(-steps // 4))
     return TrainConfig(**s), said
 
-# %% ../nbs/A11_tasks.ipynb #9e6f3678
-def _resume_state(resume, given:dict, model:dict, spm, task, preset=None, vocab_size=None):
-    "(checkpoint, its path, task, TrainConfig, notes) of a run to resume, after checking what was asked for against it."
-    path = resolve_checkpoint(resume, use='resume')[0]
-    ck = check_checkpoint(load_checkpoint(path), path, 'resume')
-    if not ck.get('tokenizer'): raise ValueError(f"{path} holds no tokenizer; cannot resume on text data")
-    if spm: raise ValueError(f"spm={spm}: a resumed run keeps the tokenizer of {path}")
-    if vocab_size and vocab_size != ck['config'].get('tgt_vocab'):
-        raise ValueError(f"{path} has a vocabulary of {ck['config'].get('tgt_vocab')} pieces (not {vocab_size}): a resumed run keeps its tokenizer")
-    if preset: get_config(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
-    if clash := [f"{k}={ck['config'].get(k)!r} (not {v!r})" for k, v in model.items() if ck['config'].get(k) != v]:
-        raise ValueError(f"{path} is a model with {', '.join(clash)}: a resumed run keeps its model; drop those settings, or "
-                         f"start a new run in another folder")
-    meta = ck.get('meta') or {}
-    tc, said = resume_config(meta.get('train_config') or {}, {'out': str(path.parent), **given})
-    if tc.steps is not None and int(ck['step']) > tc.steps:
-        raise ValueError(f"{path} is at update {ck['step']}, past the {tc.steps} updates asked for: steps counts from the "
-                         f"start of the run, so ask for more than {ck['step']} to train on")
-    return ck, path, task or task_of(ck), tc, said
+# %% ../nbs/A11_tasks.ipynb #4ee9d752
+def _tokenizer_and_config(data, task, ck, path, preset, vocab_size, spm, model_kw) -> tuple:
+    "(tokenizer, TransformerConfig, the model's name): the checkpoint's, or new from the recipe and what was given."
+    if ck is not None:
+        tok = check_tokenizer(Tokenizer.from_bytes(ck['tokenizer']), ck['config'], path)
+        return tok, TransformerConfig(**ck['config']), (ck.get('meta') or {}).get('preset', 'resumed')
+    r = task.recipe
+    model = {**({} if preset else r.model), **model_kw}                # an explicit preset starts from the preset alone
+    tok = Tokenizer.train(data, vocab_size=vocab_size or r.vocab_size, **{**r.spm, **(spm or {})})
+    preset = preset or r.preset
+    cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
+    return tok, cfg, preset + (f" ({', '.join(f'{k}={v}' for k, v in model.items())})" if model else '')
+
+def _encode(data, tok, max_len, path) -> tuple[list, list|None]:
+    "The training and validation pairs as ids; pairs longer than `max_len` dropped, saying how many."
+    with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
+        warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
+    if not train: raise ValueError(f"no training pairs left: max_len={max_len} drops all {len(data.train):,} of them (each is longer, "
+                                   f"counting BOS/EOS); raise max_len (tnb-train --max-len)" if data.train else f"{data} has no training pairs")
+    for w in dropped: warnings.warn(str(w.message).replace('encode_pairs: dropped', 'dropped').replace(f'max_len={max_len}', f'{max_len} tokens'))
+    unk = sum(ids.count(UNK_ID) for s, t in train for ids in (s, t)) / max(sum(len(s) + len(t) for s, t in train), 1) if path else 0
+    if unk > 0.01:                                           # a resumed tokenizer that does not know this corpus
+        warnings.warn(f"{unk:.0%} of the training tokens are unknown to the tokenizer of {path}: it was learned on another "
+                      f"corpus, and the model will learn to write ⁇")
+    return train, (encode_pairs(tok, data.valid) if data.valid else None)
 
 # %% ../nbs/A11_tasks.ipynb #e92055f6
 def train_model(data:ParallelData|None=None, # the corpus (None: the task's own dataset, e.g. the number corpus)
@@ -261,39 +276,54 @@ def train_model(data:ParallelData|None=None, # the corpus (None: the task's own 
     trainer.fit()
     return trainer
 
-# %% ../nbs/A11_tasks.ipynb #4ee9d752
-def _tokenizer_and_config(data, task, ck, path, preset, vocab_size, spm, model_kw) -> tuple:
-    "(tokenizer, TransformerConfig, the model's name): the checkpoint's, or new from the recipe and what was given."
-    if ck is not None:
-        tok = check_tokenizer(Tokenizer.from_bytes(ck['tokenizer']), ck['config'], path)
-        return tok, TransformerConfig(**ck['config']), (ck.get('meta') or {}).get('preset', 'resumed')
-    r = task.recipe
-    model = {**({} if preset else r.model), **model_kw}                # an explicit preset starts from the preset alone
-    tok = Tokenizer.train(data, vocab_size=vocab_size or r.vocab_size, **{**r.spm, **(spm or {})})
-    preset = preset or r.preset
-    cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
-    return tok, cfg, preset + (f" ({', '.join(f'{k}={v}' for k, v in model.items())})" if model else '')
+# %% ../nbs/A11_tasks.ipynb #9e6f3678
+def _resume_state(resume, given:dict, model:dict, spm, task, preset=None, vocab_size=None):
+    "(checkpoint, its path, task, TrainConfig, notes) of a run to resume, after checking what was asked for against it."
+    path = resolve_checkpoint(resume, use='resume')[0]
+    ck = check_checkpoint(load_checkpoint(path), path, 'resume')
+    if not ck.get('tokenizer'): raise ValueError(f"{path} holds no tokenizer; cannot resume on text data")
+    if spm: raise ValueError(f"spm={spm}: a resumed run keeps the tokenizer of {path}")
+    if vocab_size and vocab_size != ck['config'].get('tgt_vocab'):
+        raise ValueError(f"{path} has a vocabulary of {ck['config'].get('tgt_vocab')} pieces (not {vocab_size}): a resumed run keeps its tokenizer")
+    if preset: get_config(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
+    if clash := [f"{k}={ck['config'].get(k)!r} (not {v!r})" for k, v in model.items() if ck['config'].get(k) != v]:
+        raise ValueError(f"{path} is a model with {', '.join(clash)}: a resumed run keeps its model; drop those settings, or "
+                         f"start a new run in another folder")
+    meta = ck.get('meta') or {}
+    tc, said = resume_config(meta.get('train_config') or {}, {'out': str(path.parent), **given})
+    if tc.steps is not None and int(ck['step']) > tc.steps:
+        raise ValueError(f"{path} is at update {ck['step']}, past the {tc.steps} updates asked for: steps counts from the "
+                         f"start of the run, so ask for more than {ck['step']} to train on")
+    return ck, path, task or task_of(ck), tc, said
 
-def _encode(data, tok, max_len, path) -> tuple[list, list|None]:
-    "The training and validation pairs as ids; pairs longer than `max_len` dropped, saying how many."
-    with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
-        warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
-    if not train: raise ValueError(f"no training pairs left: max_len={max_len} drops all {len(data.train):,} of them (each is longer, "
-                                   f"counting BOS/EOS); raise max_len (tnb-train --max-len)" if data.train else f"{data} has no training pairs")
-    for w in dropped: warnings.warn(str(w.message).replace('encode_pairs: dropped', 'dropped').replace(f'max_len={max_len}', f'{max_len} tokens'))
-    unk = sum(ids.count(UNK_ID) for s, t in train for ids in (s, t)) / max(sum(len(s) + len(t) for s, t in train), 1) if path else 0
-    if unk > 0.01:                                           # a resumed tokenizer that does not know this corpus
-        warnings.warn(f"{unk:.0%} of the training tokens are unknown to the tokenizer of {path}: it was learned on another "
-                      f"corpus, and the model will learn to write ⁇")
-    return train, (encode_pairs(tok, data.valid) if data.valid else None)
+# %% ../nbs/A11_tasks.ipynb #1c8bd840
+def resumed_run(resume, dataset:str|None=None, src_lang:str|None=None, tgt_lang:str|None=None,
+                new_data:bool=False, # continue on other data (fine-tuning)
+                say=print) -> tuple[dict, tuple, Path]:
+    "(checkpoint metadata, (dataset, src_lang, tgt_lang), run folder) of continuing `resume`: the checkpoint's data where none is given, other data only with `new_data`."
+    path, why = resolve_checkpoint(resume, 'resume')
+    meta = load_checkpoint(path, mmap=True).get('meta') or {}
+    say(f"resuming {path} ({why})")
+    given, was = (dataset, src_lang, tgt_lang), tuple(meta.get(k) for k in ('dataset', 'src_lang', 'tgt_lang'))
+    other = [f"--{k} {g}" for k, g, w in zip(('dataset', 'src-lang', 'tgt-lang'), given, was) if g and w and g != w]
+    if other and not new_data:
+        raise UserError(f"--resume {resume}: the checkpoint was trained on {was[0]} ({was[1]}->{was[2]}); {' '.join(other)} "
+                        f"would continue it on other data, with a tokenizer that was not learned on it: drop {'it' if len(other) == 1 else 'them'}, "
+                        f"or add --new-data to do it on purpose (fine-tuning)")
+    return meta, (given if other else tuple(g or w for g, w in zip(given, was))), path.parent
+
+def run_task(dataset:str, task:str|None=None, meta:dict|None=None) -> Task:
+    "The task of a run on `dataset`: `task` if given, else a resumed checkpoint's own (its `meta`) on its own dataset, else the dataset's."
+    meta = meta or {}
+    own = meta.get('task') if meta.get('task') and dataset == meta.get('dataset') else None
+    return get_task(task or own or task_for(dataset))
 
 # %% ../nbs/A11_tasks.ipynb #96546088
-def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, device=None, **model) -> int:
+def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, device=None,
+                 **settings, # as `train_model` takes them: the `TransformerConfig` fields count, the others are ignored
+                ) -> int:
     "The parameters of the model a new run of `task` would build; a ValueError if training it cannot fit `device`'s memory."
-    import os, torch
-    from transformer_nb.model import count_config_params
-    from transformer_nb.core import get_device
-    vocab, dev = vocab_size or task.recipe.vocab_size, get_device(device)
+    model, vocab, dev = _split(settings)[1], vocab_size or task.recipe.vocab_size, get_device(device)
     n = count_config_params(get_config(preset or task.recipe.preset, src_vocab=vocab, tgt_vocab=vocab, **{**({} if preset else task.recipe.model), **model}))
     mem = (torch.cuda.get_device_properties(dev).total_memory if dev.type == 'cuda' else
            os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') if hasattr(os, 'sysconf') else None)
@@ -319,6 +349,26 @@ def test_report(trainer:Trainer, data:ParallelData, decoding:Decoding|None=None,
     more = [w for w in wrong if w[0] not in {s for s, _ in test[:3]}][:3]
     if more: lines += [f"{len(wrong)} of {len(test)} wrong; the first ones not shown above:", *(show(*w) for w in more)]
     return scores, lines
+
+# %% ../nbs/A11_tasks.ipynb #d798384a
+def run_summary(trainer:Trainer, seconds:float, max_time:float|None=None) -> list[str]:
+    "The lines that say how a run ended: its updates, time and last validation (and the time limit, if it stopped there)."
+    v = trainer.history['valid'][-1] if trainer.history['valid'] else None
+    return ([f"stopped at the --max-time limit of {max_time:g} min"] if trainer.timed_out else []) + [
+        f"trained {trainer.step} updates in {seconds:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f} at update {v['step']}" if v else '')]
+
+def closing_lines(trainer:Trainer, data:ParallelData, decoding:Decoding|None=None, limit:int|None=None,
+                  test_files:tuple|None=None, # for a run on your own files: its (source, reference) test files, or () without them
+                 ) -> list[str]:
+    "What `tnb-train` prints after a run: the test report, where the run's files are, and the commands to try next."
+    task = getattr(trainer, 'task', None) or task_for(data.name)
+    lines = [printable(l) for l in (test_report(trainer, data, decoding, limit) or ((), ()))[1]]
+    files = (('checkpoint', trainer.last_checkpoint), ('averaged checkpoint', trainer.averaged), ('loss curve', trainer.run.curve), ('log', trainer.run.log))
+    lines += [f"{k}: {p}" for k, p in files if p is not None and Path(p).is_file()]
+    q = shlex.quote(str(trainer.run.path))
+    score = f"tnb-evaluate {q}" + ('' if test_files is None else f" --src {shlex.quote(test_files[0])} --ref {shlex.quote(test_files[1])}"
+                                   if test_files else " --src YOUR_TEST.src --ref YOUR_TEST.tgt")
+    return lines + [printable(f"next: tnb-translate {q} {shlex.quote(task.example(data))}   (then score it: {score})")]
 
 # %% ../nbs/A11_tasks.ipynb #4f449ed9
 def read_test_files(src, ref) -> tuple[list, list, list]:
@@ -373,3 +423,22 @@ def evaluation_record(task:Task, ck:dict, path, model, scores:dict, pairs:list, 
     id = id or (f"{Path(path).parent.name}.{(run or 'unnamed')[:6]}-{Path(path).stem}-{test_set}-beam{d.beam}-alpha{d.alpha}"
                 f"{'-early' if d.stop == 'early' else ''}")
     return {**task.record(id, ck, model, scores, pairs, hyps, command), 'test_set': test_set, 'run': run, 'checkpoint': str(path)}
+
+# %% ../nbs/A11_tasks.ipynb #9065c49a
+def test_set(ck:dict, src=None, ref=None, # two aligned files; else a dataset's split:
+             dataset:str|None=None, split:str|None=None, src_lang=None, tgt_lang=None, data_dir=None,
+             name:str='the checkpoint') -> tuple[list, list, list, str]:
+    "(scored pairs, every source line, the indices of the scored ones, the test set's name): `src` and `ref`, or a dataset's split (`dataset_test_set`)."
+    if src is not None: return *read_test_files(src, ref), Path(src).name
+    pairs, test_name = dataset_test_set(ck, dataset, split, src_lang, tgt_lang, data_dir, name)
+    return pairs, [s for s, _ in pairs], list(range(len(pairs))), test_name
+
+def record_evaluation(results, # the results file (through a symbolic link: its target is rewritten)
+                      task:Task, ck:dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
+                      command:str, id:str|None=None) -> tuple[dict, bool]:
+    "Add the `evaluation_record` of these scores to `results`, replacing one of the same id; (the record, whether it replaced one)."
+    rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id)
+    real = Path(os.path.realpath(results))
+    replaced = any(r.get('id') == rec['id'] for r in check_results_file(real))
+    add_result(real, rec, task.record_keys)
+    return rec, replaced

@@ -298,6 +298,34 @@ def _epochs(self:Trainer, bar):
             self.epoch, self.batch_idx = self.epoch + 1, 0
             if not self.tc.valid_every and self.valid_sampler: self._validate(bar)
 
+# %% ../nbs/A3_trainer.ipynb #33e358cf
+def plot_history(history:dict, path=None, show:bool=False, title:str='loss curve',
+                 follow:bool=True, # False: replace a symbolic link at `path` instead of writing through it
+                ):
+    "Plot a training history ({'train': [...], 'valid': [...]}, as in `Trainer.history` and checkpoints); save to `path` (PNG) if given."
+    import matplotlib.pyplot as plt
+    tr, va = history.get('train', []), history.get('valid', [])
+    fig, ax = plt.subplots(figsize=(7, 3))
+    if tr:
+        x, y = np.array([r['step'] for r in tr]), np.array([r['loss'] for r in tr])
+        k = max(1, len(y) // 50)
+        ax.plot(x, y, alpha=0.3, color='C0')
+        if k > 1: ax.plot(x[k - 1:], np.convolve(y, np.ones(k) / k, 'valid'), color='C0', label=f'train (mean of {k})')
+        else: ax.lines[-1].set_label('train')
+    if va: ax.plot([r['step'] for r in va], [r['loss'] for r in va], 'o-', color='C1', label='valid')
+    ax.set_xlabel('update'); ax.set_ylabel('label-smoothed loss'); ax.legend(); ax.set_title(title)
+    fig.tight_layout()
+    if path is not None:
+        with atomic_open(path, 'wb', follow=follow) as f: fig.savefig(f, format=Path(path).suffix.lstrip('.') or 'png', dpi=100)
+    if show: plt.show()
+    else: plt.close(fig)
+    return path
+
+@patch
+def plot(self:Trainer, path=None, show:bool=False):
+    "Plot the training and validation loss; save to `path` (PNG) if given."
+    return plot_history(self.history, path, show)
+
 # %% ../nbs/A3_trainer.ipynb #61a81c2f
 @patch
 def _finish(self:Trainer):
@@ -362,31 +390,3 @@ def fit(self:Trainer) -> dict:
         for p in clash: p.unlink()
         if clash: self.say(f"deleted {len(clash)} file(s) of the earlier run in {self.run.path}: {file_names(clash)}")
         return self._train()
-
-# %% ../nbs/A3_trainer.ipynb #33e358cf
-def plot_history(history:dict, path=None, show:bool=False, title:str='loss curve',
-                 follow:bool=True, # False: replace a symbolic link at `path` instead of writing through it
-                ):
-    "Plot a training history ({'train': [...], 'valid': [...]}, as in `Trainer.history` and checkpoints); save to `path` (PNG) if given."
-    import matplotlib.pyplot as plt
-    tr, va = history.get('train', []), history.get('valid', [])
-    fig, ax = plt.subplots(figsize=(7, 3))
-    if tr:
-        x, y = np.array([r['step'] for r in tr]), np.array([r['loss'] for r in tr])
-        k = max(1, len(y) // 50)
-        ax.plot(x, y, alpha=0.3, color='C0')
-        if k > 1: ax.plot(x[k - 1:], np.convolve(y, np.ones(k) / k, 'valid'), color='C0', label=f'train (mean of {k})')
-        else: ax.lines[-1].set_label('train')
-    if va: ax.plot([r['step'] for r in va], [r['loss'] for r in va], 'o-', color='C1', label='valid')
-    ax.set_xlabel('update'); ax.set_ylabel('label-smoothed loss'); ax.legend(); ax.set_title(title)
-    fig.tight_layout()
-    if path is not None:
-        with atomic_open(path, 'wb', follow=follow) as f: fig.savefig(f, format=Path(path).suffix.lstrip('.') or 'png', dpi=100)
-    if show: plt.show()
-    else: plt.close(fig)
-    return path
-
-@patch
-def plot(self:Trainer, path=None, show:bool=False):
-    "Plot the training and validation loss; save to `path` (PNG) if given."
-    return plot_history(self.history, path, show)

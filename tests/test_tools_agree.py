@@ -1,0 +1,115 @@
+"""The command-line tools and the library agree (A7_cli, A10_runs, A11_tasks): a run folder stands for the same file in
+every tool and in `model_from_checkpoint`, and each tool says which; `train_model(task=...)` is the run `tnb-train`
+makes, bit for bit; and label smoothing goes from `tnb-train --eps-ls` to the loss one way, as a training setting.
+The tools run in this process (their entry points take `argv`), so no interpreter is started."""
+import contextlib, io, shutil, sys
+from dataclasses import fields
+from pathlib import Path
+import pytest, torch
+from transformer_nb.cli import train_main, translate_main, evaluate_main, export_main, _train_parser, _SETTINGS
+from transformer_nb.checkpoints import load_checkpoint, resolve_checkpoint, model_from_checkpoint
+from transformer_nb.datasets import load_dataset
+from transformer_nb.model import TransformerConfig
+from transformer_nb.runs import RunFolder, checkpoint_name
+from transformer_nb.tasks import train_model, resumed_run, _split
+from transformer_nb.trainer import Trainer, TrainConfig
+from transformer_nb.data import encode_pairs
+
+
+def run(main, argv) -> tuple[str, str, int]:
+    "A tool's entry point run in this process: (stdout, stderr, exit code)."
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try: main([str(a) for a in argv])
+        except SystemExit as e: code = e.code
+    return out.getvalue(), err.getvalue(), code
+
+
+@pytest.fixture(scope='module')
+def copy_run(tmp_path_factory):
+    "A copy-task run of 4 updates with checkpoints at 2 and 4 and their average; and a small test set."
+    d = tmp_path_factory.mktemp('agree')
+    small = load_dataset('copy', n_train=300, n_valid=20, n_test=20, n_symbols=6, max_len=5)
+    t = train_model(small, preset='tiny', vocab_size=16, steps=4, save_every=2, average=2, keep=0, max_tokens=400,
+                    progress=False, out=str(d / 'run'), say=lambda m: None)
+    (d / 'test.src').write_text('a b c\nd e\n'); (d / 'test.ref').write_text('a b c\nd e\n')
+    return d, t
+
+
+def said_file(stderr:str, prog:str) -> str:
+    "The file a tool says it uses: '<prog>: using PATH (why)'."
+    line = next(l for l in stderr.splitlines() if l.startswith(f'{prog}: using '))
+    return line.split(': using ', 1)[1].split(' (', 1)[0]
+
+
+def every_tool_uses(d, folder) -> dict:
+    "The file each tool, and `model_from_checkpoint`, takes for the run folder `folder`."
+    used = {}
+    out, err, code = run(translate_main, [folder, 'a b', '--threads', '1'])
+    assert code == 0, err
+    used['tnb-translate'] = said_file(err, 'tnb-translate')
+    out, err, code = run(evaluate_main, [folder, '--src', d / 'test.src', '--ref', d / 'test.ref', '--threads', '1'])
+    assert code == 0, err
+    used['tnb-evaluate'] = said_file(err, 'tnb-evaluate')
+    try: import ctranslate2  # noqa: F401
+    except ImportError: ctranslate2 = None
+    if ctranslate2 is not None:
+        out, err, code = run(export_main, ['--ctranslate2', folder, '-o', d / f'ct2-{len(list(d.iterdir()))}'])
+        assert code == 0, err
+        used['tnb-export'] = out.split(' from ', 1)[1].split(' (', 1)[0]
+    path, _ = resolve_checkpoint(folder)
+    ck = model_from_checkpoint(folder)[2]
+    want = load_checkpoint(path)
+    assert all(torch.equal(ck['model'][k], want['model'][k]) for k in want['model'])
+    used['model_from_checkpoint'] = str(path)
+    return used
+
+
+def test_a_run_folder_is_one_file_everywhere(copy_run):
+    d, t = copy_run
+    folder = RunFolder(t.run.path)
+    used = every_tool_uses(d, folder.path)                       # the average is the run's newest model
+    assert set(used.values()) == {str(folder.average)}, used
+    assert load_checkpoint(folder.average)['meta']['averaged_steps'] == [2, 4]
+    stale = Path(shutil.copytree(folder.path, d / 'stale'))      # the run went on past its average: a newer checkpoint
+    shutil.copy(stale / checkpoint_name(4), stale / checkpoint_name(6))
+    used = every_tool_uses(d, stale)
+    assert set(used.values()) == {str(stale / checkpoint_name(6))}, used
+    said = []                                                    # resuming takes the newest checkpoint, and says so
+    meta, data_of, where = resumed_run(stale, say=said.append)
+    assert said == [f"resuming {stale / checkpoint_name(6)} (the newest checkpoint of the folder)"] and where == stale
+
+
+@pytest.mark.slow                     # two short runs of the main job's recipe (tokenizer and corpus included)
+def test_train_model_is_tnb_train_bit_for_bit(tmp_path):
+    "`train_model(task='numbers', steps=N)` and `tnb-train --steps N` give the same weights, tokenizer and losses."
+    py = train_model(task='numbers', steps=6, out=str(tmp_path / 'py'), progress=False, say=lambda m: None)
+    out, err, code = run(train_main, ['--steps', '6', '--out', tmp_path / 'cli', '--no-progress', '--test-limit', '0'])
+    assert code == 0, err
+    a, b = (load_checkpoint(p / checkpoint_name(6)) for p in (tmp_path / 'py', tmp_path / 'cli'))
+    assert a['model'].keys() == b['model'].keys() and all(torch.equal(a['model'][k], b['model'][k]) for k in a['model'])
+    assert bytes(a['tokenizer']) == bytes(b['tokenizer']) and a['config'] == b['config']
+    ha, hb = a['meta']['history'], b['meta']['history']
+    strip = lambda rs: [{k: v for k, v in r.items() if k not in ('tok_s', 'time')} for r in rs]   # timings differ
+    assert strip(ha['train']) == strip(hb['train']) and strip(ha['valid']) == strip(hb['valid']), (ha, hb)
+    ta, tb = a['meta']['train_config'], b['meta']['train_config']
+    assert {k: v for k, v in ta.items() if k != 'out'} == {k: v for k, v in tb.items() if k != 'out'}
+    assert (a['meta']['task'], b['meta']['task'], a['meta']['preset']) == ('numbers', 'numbers', b['meta']['preset'])
+
+
+def test_label_smoothing_walks_one_way(copy_run):
+    "--eps-ls becomes a training setting, never a model field; the loss reads it from the training config alone."
+    a = _train_parser().parse_args(['--eps-ls', '0.2', '--d-model', '64'])
+    train, model = _split({k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None})
+    assert (train, model) == ({'eps_ls': 0.2}, {'d_model': 64})
+    assert not {'eps_ls', 'label_smoothing'} & {f.name for f in fields(TransformerConfig)}
+    d, t = copy_run
+    ck = load_checkpoint(t.last_checkpoint)
+    assert 'eps_ls' not in ck['config'] and ck['meta']['train_config']['eps_ls'] == TrainConfig().eps_ls
+    pairs = encode_pairs(t.tokenizer, [('a b', 'a b'), ('c d e', 'c d e')])
+    losses = {}
+    for eps in (0.0, 0.3):                                        # the same model and data, two training settings
+        tr = Trainer(t.model, pairs, pairs, tc=TrainConfig(eps_ls=eps, progress=False))
+        losses[eps] = tr.evaluate()
+    assert losses[0.0]['nll'] == losses[0.3]['nll'] and losses[0.0]['loss'] != losses[0.3]['loss'], losses
+    assert losses[0.0]['loss'] == pytest.approx(losses[0.0]['nll'])   # no smoothing: the loss is the NLL

@@ -1,0 +1,127 @@
+"""Give every notebook in nbs/ an "Open in Colab" badge and a Colab setup cell, or check that each has them.
+
+    python tools/colab.py            # insert or update both cells in every notebook (idempotent: a second run changes nothing)
+    python tools/colab.py --check    # exit 1, naming the notebooks, if any notebook lacks them or has an outdated copy
+
+The two cells, found again by their cell ids on every run (so running this after a merge, or after someone edited a
+notebook, moves and updates them instead of adding copies):
+
+- `colab-badge`, a markdown cell right after the title cell: a static badge linking the notebook's own path on GitHub
+  (`https://colab.research.google.com/github/<user>/<repo>/blob/<branch>/nbs/<notebook>`). It renders on GitHub, in
+  Jupyter, in Colab and on the docs site without running anything.
+- `colab-setup`, a code cell right after the badge, marked `#| hide` (not on the docs site) and `#| eval: false`
+  (`nbdev-test` and the docs build never run it). In Jupyter or a learner-style run it does nothing. In Colab it
+  fetches the course (the notebooks read stored results from `../results` and their own file for their checks), installs
+  the package from it only when `transformer_nb` is not importable already, and moves into `nbs/`. The package's
+  requirements are lower bounds, so pip keeps Colab's torch, numpy and the rest. Multi30k then comes through the
+  package's own checksummed download (`find_multi30k()` is None there, so `load_dataset('multi30k', ...)` downloads it
+  into the cache). For a notebook that trains models, a Colab runtime without a GPU is told, in one line, the CPU time
+  to expect (`TRAINING`, measured on a 2-core CPU).
+
+The repository, branch and folder come from pyproject.toml (`[project.urls] Repository`, `[tool.nbdev] branch` and
+`nbs_path`). The cells are written in nbdev's notebook format (1-space indented JSON), so `nbdev-clean` leaves them as
+they are."""
+import argparse, json, sys
+from pathlib import Path
+try: import tomllib                              # Python 3.11+
+except ModuleNotFoundError: import tomli as tomllib   # Python 3.10 (the dev extras install tomli there)
+
+ROOT = Path(__file__).resolve().parents[1]
+BADGE_ID, SETUP_ID = 'colab-badge', 'colab-setup'
+BADGE_IMG = 'https://colab.research.google.com/assets/colab-badge.svg'
+
+# Notebooks that train models in their cells: minutes for a learner-style run of the whole notebook (every cell, slow ones
+# included) on 2 cores, rounded up from the CPU time `python tools/run_notebooks.py` measured on an AMD EPYC under ATen's
+# portable kernels (slower than a CPU's own; 12_parsing's natively). Colab's free CPU runtime also has 2 cores.
+TRAINING = {
+    '01_attention.ipynb': 3,
+    '05_positional_encoding.ipynb': 1,
+    '06_model.ipynb': 3,
+    '09_training.ipynb': 1,
+    '10_decoding.ipynb': 1,
+    '12_parsing.ipynb': 5,
+    'A3_trainer.ipynb': 1,
+}
+
+def project() -> dict:
+    "GitHub user/repo, branch and notebook folder of the project, read from pyproject.toml."
+    pp = tomllib.loads((ROOT / 'pyproject.toml').read_text(encoding='utf-8'))
+    url = pp['project']['urls']['Repository'].rstrip('/')
+    return dict(url=url, repo='/'.join(url.split('/')[-2:]), branch=pp['tool']['nbdev']['branch'],
+                nbs=pp['tool']['nbdev']['nbs_path'])
+
+def colab_url(nb_name:str, p:dict|None=None) -> str:
+    "The address that opens notebook `nb_name` (its own path in the repository) in Colab."
+    p = p or project()
+    return f"https://colab.research.google.com/github/{p['repo']}/blob/{p['branch']}/{p['nbs']}/{nb_name}"
+
+def badge_source(nb_name:str, p:dict|None=None) -> str:
+    return f"[![Open In Colab]({BADGE_IMG})]({colab_url(nb_name, p)})"
+
+def setup_source(nb_name:str, p:dict|None=None) -> str:
+    p = p or project()
+    folder = p['url'].split('/')[-1]
+    lines = [
+        "#| hide",
+        "#| eval: false",
+        "# In Colab only (elsewhere this does nothing): fetch the course, whose notebooks read its stored results, install",
+        "# the package from it unless it is importable (its requirements are lower bounds: Colab's torch stays), move into nbs/.",
+        "import importlib.util, os, subprocess, sys",
+        f"if 'google.colab' in sys.modules and not os.path.isfile('{nb_name}'):",
+        "    spec = importlib.util.find_spec('transformer_nb')     # installed? (the clone's folder, of that name, is no package)",
+        f"    if not os.path.isdir('{folder}'):",
+        f"        subprocess.run(['git', 'clone', '--quiet', '--depth', '1', '{p['url']}'], check=True)",
+        "    if spec is None or spec.origin is None:",
+        f"        subprocess.run([sys.executable, '-m', 'pip', 'install', '--quiet', './{folder}'], check=True)",
+        f"    os.chdir(os.path.join('{folder}', '{p['nbs']}'))",
+    ]
+    if nb_name in TRAINING:
+        lines += [
+            "    import torch",
+            "    if not torch.cuda.is_available():",
+            f"        print(\"No GPU in this runtime: this notebook's training runs on the CPU, about {TRAINING[nb_name]} minute{'s' if TRAINING[nb_name] > 1 else ''} in all on 2 cores.\")",
+        ]
+    return '\n'.join(lines)
+
+def _src(text:str) -> list:
+    lines = text.split('\n')
+    return [l + '\n' for l in lines[:-1]] + [lines[-1]]
+
+def _cell(kind:str, cid:str, text:str) -> dict:
+    c = dict(cell_type=kind, id=cid, metadata={}, source=_src(text))
+    if kind == 'code': c.update(execution_count=None, outputs=[])
+    return dict(sorted(c.items()))
+
+def updated(nb:dict, nb_name:str, p:dict|None=None) -> dict:
+    "`nb` with the badge right after the title cell and the setup cell right after the badge (other cells untouched)."
+    cells = [c for c in nb['cells'] if c.get('id') not in (BADGE_ID, SETUP_ID)]
+    if not cells or cells[0]['cell_type'] != 'markdown' or not ''.join(cells[0]['source']).startswith('# '):
+        raise ValueError(f"{nb_name}: the first cell is not the '# Title' markdown cell")
+    new = [_cell('markdown', BADGE_ID, badge_source(nb_name, p)), _cell('code', SETUP_ID, setup_source(nb_name, p))]
+    return {**nb, 'cells': cells[:1] + new + cells[1:]}
+
+def dump(nb:dict) -> str: return json.dumps(nb, indent=1, ensure_ascii=False) + '\n'
+
+def main(argv=None) -> int:
+    a = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    a.add_argument('--check', action='store_true', help="change nothing; exit 1 if a notebook lacks the cells or has old ones")
+    args = a.parse_args(argv)
+    p = project()
+    stale = []
+    unknown = sorted(set(TRAINING) - {n.name for n in (ROOT / p['nbs']).glob('*.ipynb')})
+    if unknown: print(f"TRAINING names notebooks that do not exist: {', '.join(unknown)}", file=sys.stderr); return 1
+    for path in sorted((ROOT / p['nbs']).glob('*.ipynb')):
+        old = path.read_text(encoding='utf-8')
+        new = dump(updated(json.loads(old), path.name, p))
+        if new == old: continue
+        stale.append(path.name)
+        if not args.check: path.write_text(new, encoding='utf-8')
+    if args.check and stale:
+        print(f"{len(stale)} notebooks lack the Colab badge or setup cell, or have an old copy: {', '.join(stale)}; "
+              "run python tools/colab.py", file=sys.stderr)
+        return 1
+    print(f"every notebook has the Colab badge and setup cell" if args.check else
+          f"updated {len(stale)} notebooks" + (f": {', '.join(stale)}" if stale else ''))
+    return 0
+
+if __name__ == '__main__': sys.exit(main())
