@@ -3,7 +3,6 @@ import json, re
 from pathlib import Path
 import pytest
 from transformer_nb.records import RESULT_KEYS, load_results, add_result, headline_table, results_table
-from transformer_nb.evaluation import results_headline
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / 'results' / 'results.json'
 
@@ -28,7 +27,7 @@ def test_results_file_has_real_records():
 
 def test_readme_table_is_built_from_the_results_file():
     "README, index and 11_results show the headline generated from the results file (the full table is in A14_significance)."
-    table = results_headline(load_results(RESULTS))
+    table = headline_table(load_results(RESULTS))
     assert table in (ROOT / 'README.md').read_text(), "README.md's results table differs from results/results.json: run tools/make_readme.py"
     assert table in stored_markdown_outputs(ROOT / 'nbs' / 'index.ipynb'), "re-run nbs/index.ipynb"
     assert table in stored_markdown_outputs(ROOT / 'nbs' / '11_results.ipynb'), "re-run nbs/11_results.ipynb"
@@ -36,8 +35,8 @@ def test_readme_table_is_built_from_the_results_file():
 def test_one_word_corpora_show_no_word_bleu():
     "The number corpus's word BLEU (0.0: its sentences are one word) is shown as '—' beside its BLEU on characters."
     recs = load_results(RESULTS)
-    rows = {l.split(' | ')[3]: l for l in results_headline(recs).splitlines()[2:]}
-    chars = [r for r in recs if 'bleu_char' in r and f"| {r['id']} |" in results_headline(recs)]
+    rows = {l.split(' | ')[3]: l for l in headline_table(recs).splitlines()[2:]}
+    chars = [r for r in recs if 'bleu_char' in r and f"| {r['id']} |" in headline_table(recs)]
     assert chars
     for r in chars: assert f"| {r['bleu_char']:.1f} (characters) | — |" in rows[r['id']], rows[r['id']]
 

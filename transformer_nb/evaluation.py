@@ -7,8 +7,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/results.html.md"""
 # %% auto #0
 __all__ = ['PAPER_TABLE2', 'PAPER_TFLOPS', 'corpus_scores', 'paired_bootstrap', 'paired_bootstrap_mean', 'length_batches',
            'source_limits', 'long_sources', 'too_long_message', 'one_line', 'translate', 'evaluate', 'training_flops',
-           'table2_table', 'results_headline', 'table3_variants', 'table3_table', 'plot_table3', 'attention_maps',
-           'sentence_maps', 'attention_record', 'load_attention']
+           'table2_table', 'table3_variants', 'table3_table', 'plot_table3', 'attention_maps', 'sentence_maps',
+           'attention_record', 'load_attention']
 
 # %% ../nbs/11_results.ipynb #92fab81a
 import json, math, os, warnings
@@ -21,7 +21,6 @@ from .core import EOS_ID, get_device
 from .attention import attention
 from .model import PRESETS, PAPER_TABLE3
 from .data import pad_ids
-from .records import headline_table
 from .decoding import inference, greedy_decode, check_beam, Decoding, PAPER_DECODING
 from .fast_decoding import FastCache, fast_beam_search   # A6's fast greedy cache and beam search, for `translate`
 
@@ -202,15 +201,6 @@ def table2_table(rows:dict=PAPER_TABLE2) -> str:
             '|---|---|---|---|---|\n')
     return head + '\n'.join(f"| {k} | {fmt(de, 'g')} | {fmt(fr, 'g')} | {cost(fde)} | {cost(ffr)} |"
                             for k, (de, fr, fde, ffr) in rows.items())
-
-# %% ../nbs/11_results.ipynb #c0b1a7f0
-def results_headline(recs:list[dict]) -> str:
-    "`headline_table` of the records (the best of each corpus, direction and hardware), with '—' for the lowercased word BLEU of a one-word corpus, where it means nothing."
-    table = headline_table(recs)
-    for r in recs:
-        if 'bleu_char' in r: table = table.replace(f"| {r['bleu_char']:.1f} (characters) | {r['bleu_lc']:.1f} |", f"| {r['bleu_char']:.1f} (characters) | — |")
-    return table
-
 
 # %% ../nbs/11_results.ipynb #55f988cf
 def table3_variants(base:dict) -> dict:
