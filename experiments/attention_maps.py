@@ -74,7 +74,7 @@ def main(argv=None):
     out = Path(a.out) / f'{a.name}.json'
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f'.{out.name}.tmp')
-    tmp.write_text(json.dumps(rec, ensure_ascii=False, separators=(',', ':')) + '\n')
+    tmp.write_text(json.dumps(rec, ensure_ascii=False, separators=(',', ':')) + '\n', encoding='utf-8')
     os.replace(tmp, out)
     for s in rec['sentences']: print(f"{s['src']} -> {s['hyp']}")
     print(f"wrote {rel(out)} ({out.stat().st_size / 1024:.0f} kB); test: " +

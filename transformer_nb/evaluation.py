@@ -317,6 +317,6 @@ def load_attention(path) -> dict:
     "A file of `experiments/attention_maps.py`: its provenance, and per sentence the maps as tensors, N per kind, each (h, n_q, n_k) (None: a layer not stored)."
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"{path}: no attention file; `python experiments/attention_maps.py` writes one")
-    rec = json.loads(path.read_text())
+    rec = json.loads(path.read_text(encoding='utf-8'))
     for s in rec['sentences']: s['maps'] = {k: [None if w is None else torch.tensor(w) for w in ws] for k, ws in s['maps'].items()}
     return rec
