@@ -59,7 +59,7 @@ def test_readme_is_generated_from_index():
 
 def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(ROOT/'nbs').glob('A[0-9]*_*.ipynb')])
 
-NO_MODULE = {'A9_benchmarks.ipynb', 'A13_model_checks.ipynb'}   # measurements and demonstrations only: nothing to export
+NO_MODULE = {'A9_benchmarks.ipynb', 'A13_model_checks.ipynb', 'A14_significance.ipynb'}   # measurements, demonstrations and tests of stored results: nothing to export
 
 def test_one_notebook_one_module():
     mods = {}

@@ -7,9 +7,9 @@ from nltk import Tree
 from conftest import said
 from transformer_nb.records import load_results
 from transformer_nb.parsing import (PARSE_KEYS, PAPER_TABLE4, linearize, delinearize, _coarsen, sample_treebank, parsing_corpus,
-                                    _treebank_splits, brackets, _evalb_counts, parse_scores, _prf, _parse_brackets, read_trees,
-                                    write_treebank_files, viterbi_parse, right_branching, count_parses, english_pcfg,
-                                    _parse_table, _table4_beside)
+                                    _treebank_splits, parse_scores, write_treebank_files, viterbi_parse, right_branching,
+                                    count_parses, english_pcfg, _parse_table, _table4_beside)
+from transformer_nb.treebank import brackets, evalb_counts, prf, read_trees
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / 'results' / 'parsing.json'
@@ -63,7 +63,7 @@ def test_random_token_soup_is_repaired_or_fails_cleanly():
         else:
             assert p.tree.leaves() == words, seq
             assert all(len(st) > 0 for st in p.tree.subtrees())          # no empty constituent survives
-        m, g, t = _evalb_counts(delinearize('(S (NP XX XX )NP (VP XX (NP XX XX )NP (PP XX (NP XX XX )NP )PP )VP XX )S', words).tree, p.tree)
+        m, g, t = evalb_counts(delinearize('(S (NP XX XX )NP (VP XX (NP XX XX )NP (PP XX (NP XX XX )NP )PP )VP XX )S', words).tree, p.tree)
         assert 0 <= m <= min(g, t if p.tree is not None else 0)
 
 def test_unrepairable_output_scores_zero_and_is_counted():
@@ -81,7 +81,7 @@ def test_evalb_ignores_root_punctuation_preterminals_and_function_tags():
     gold = T("(TOP (S (`` ``) (NP-SBJ (NNP Ann)) (, ,) (VP (VBD saw) (NP (PRP him)) (PRT (RP off))) (. .) ('' '')))")
     assert brackets(gold) == Counter({('S', 0, 4): 1, ('NP', 0, 1): 1, ('VP', 1, 4): 1, ('NP', 2, 3): 1, ('ADVP', 3, 4): 1})
     test = T('(S (XX ``) (NP (XX Ann)) (XX ,) (VP (XX saw) (NP (XX him)) (ADVP (XX off))) (XX .) (XX \'\'))')
-    assert _evalb_counts(gold, test) == (5, 5, 5)
+    assert evalb_counts(gold, test) == (5, 5, 5)
 
 def test_evalb_removes_traces_and_the_constituents_they_empty():
     gold = T('(S (NP (NNS Sales)) (VP (VBD rose) (SBAR (-NONE- 0) (S (-NONE- *T*-1)))) (. .))')
@@ -91,16 +91,16 @@ def test_evalb_duplicates_are_a_multiset():
     "COLLINS README [7].5: n identical brackets in the gold file, m in the parse -> min(m, n) match."
     n1 = T('(S (NP (NN man)) (VP (VBD left)))')
     n3 = T('(S (NP (NP (NP (NN man)))) (VP (VBD left)))')
-    assert _evalb_counts(n1, n3) == (3, 3, 5)           # m > n: precision n/m, recall 100%
-    assert _evalb_counts(n3, n1) == (3, 5, 3)           # n > m: precision 100%, recall m/n
-    assert _evalb_counts(n3, n3) == (5, 5, 5)
+    assert evalb_counts(n1, n3) == (3, 3, 5)           # m > n: precision n/m, recall 100%
+    assert evalb_counts(n3, n1) == (3, 5, 3)           # n > m: precision 100%, recall m/n
+    assert evalb_counts(n3, n3) == (5, 5, 5)
 
 def test_pp_attachment_error_costs_one_bracket():
     gold = T('(S (NP (NNP John)) (VP (VBD saw) (NP (DT the) (NN man)) (PP (IN with) (NP (DT a) (NN telescope)))) (. .))')
     test = T('(S (NP (XX John)) (VP (XX saw) (NP (NP (XX the) (XX man)) (PP (XX with) (NP (XX a) (XX telescope))))) (XX .))')
-    m, g, t = _evalb_counts(gold, test)
+    m, g, t = evalb_counts(gold, test)
     assert (m, g, t) == (6, 6, 7)
-    p, r, f = _prf(m, g, t)
+    p, r, f = prf(m, g, t)
     assert round(p, 2) == 85.71 and r == 100 and round(f, 2) == 92.31
 
 # --- reading bracketed treebank files ---

@@ -7,7 +7,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/results.html.md"""
 # %% auto #0
 __all__ = ['PAPER_TABLE2', 'PAPER_TFLOPS', 'corpus_scores', 'paired_bootstrap', 'paired_bootstrap_mean', 'length_batches',
            'source_limits', 'long_sources', 'too_long_message', 'one_line', 'translate', 'evaluate', 'training_flops',
-           'table2_table', 'table3_variants', 'table3_table', 'plot_table3', 'attention_maps', 'sentence_maps']
+           'table2_table', 'table3_variants', 'table3_table', 'plot_table3', 'attention_maps', 'sentence_maps',
+           'attention_record', 'load_attention']
 
 # %% ../nbs/11_results.ipynb #92fab81a
 import json, math, os, warnings
@@ -21,7 +22,7 @@ from .attention import attention
 from .model import PRESETS, PAPER_TABLE3
 from .data import pad_ids
 from .decoding import inference, greedy_decode, check_beam, Decoding, PAPER_DECODING
-from .fast_decoding import FastCache, fast_beam_search
+from .fast_decoding import FastCache, fast_beam_search   # A6's fast greedy cache and beam search, for `translate`
 
 # %% ../nbs/11_results.ipynb #83b32dda
 def corpus_scores(hyps:list[str], refs:list[str]) -> dict:
@@ -300,3 +301,22 @@ def sentence_maps(model, tok, src_text:str, tgt_text:str) -> tuple[dict, dict]:
     t_pieces = tok.pieces(tgt_text)
     labels = {'src': tok.pieces(src_text) + ['</s>'], 'tgt_in': ['<s>'] + t_pieces, 'tgt_out': t_pieces + ['</s>']}
     return {k: [w[0].cpu() for w in v] for k, v in maps.items()}, labels
+
+def attention_record(model, tok, sentences:list[str], beam:int=1, layers:list[int]|None=None) -> list[dict]:
+    "Per source sentence: the translation (`beam`) and the attention maps of that pair, rounded to 3 decimals, ready for JSON; only `layers` (1-based; default all), the others None."
+    keep = set(layers or range(1, model.cfg.N + 1))
+    if not keep <= set(range(1, model.cfg.N + 1)): raise ValueError(f"layers {sorted(keep)}: the model has layers 1 to {model.cfg.N}")
+    out = []
+    for src_text, hyp in zip(sentences, translate(model, tok, sentences, beam=beam)):
+        maps, lab = sentence_maps(model, tok, src_text, hyp)
+        out.append(dict(src=src_text, hyp=hyp, labels=lab, maps={k: [w.float().numpy().round(3).tolist() if i + 1 in keep else None
+                                                                     for i, w in enumerate(ws)] for k, ws in maps.items()}))
+    return out
+
+def load_attention(path) -> dict:
+    "A file of `experiments/attention_maps.py`: its provenance, and per sentence the maps as tensors, N per kind, each (h, n_q, n_k) (None: a layer not stored)."
+    path = Path(path)
+    if not path.is_file(): raise FileNotFoundError(f"{path}: no attention file; `python experiments/attention_maps.py` writes one")
+    rec = json.loads(path.read_text(encoding='utf-8'))
+    for s in rec['sentences']: s['maps'] = {k: [None if w is None else torch.tensor(w) for w in ws] for k, ws in s['maps'].items()}
+    return rec

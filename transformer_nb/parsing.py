@@ -6,9 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/parsing.html.md"""
 
 # %% auto #0
 __all__ = ['PAPER_TABLE4', 'PAPER_PARSING', 'PARSE_DECODING', 'PARSE_KEYS', 'linearize', 'Parse', 'delinearize', 'english_pcfg',
-           'sample_treebank', 'parsing_corpus', 'count_parses', 'read_trees', 'write_treebank_files', 'brackets',
-           'parse_scores', 'viterbi_parse', 'right_branching', 'parse_sentences', 'evaluate_parser',
-           'make_parse_record', 'ParsingTask', 'draw_tree']
+           'sample_treebank', 'parsing_corpus', 'count_parses', 'write_treebank_files', 'parse_scores', 'viterbi_parse',
+           'right_branching', 'parse_sentences', 'evaluate_parser', 'make_parse_record', 'ParsingTask', 'draw_tree']
 
 # %% ../nbs/12_parsing.ipynb #b38e9af4
 import json, os, random, re, time
@@ -24,6 +23,9 @@ from .decoding import Decoding
 from .evaluation import translate
 from .records import register_record_kind, train_time, today
 from .tasks import Task, Recipe, register_task
+from .treebank import (coarse_label, is_preterminal, read_trees, clean_tree, ptb_files, brackets, evalb_counts,
+                                     prf, EVALB_DELETE_LABELS)
+
 
 # %% ../nbs/12_parsing.ipynb #9d711951
 PAPER_TABLE4 = [   # (parser, training, F1 on WSJ section 23): Table 4 of the paper
@@ -50,18 +52,6 @@ def _paper_table4() -> str:
             '\n'.join(f"| {p} | {t} | {f:.1f} |" for p, t, f in PAPER_TABLE4))
 
 # %% ../nbs/12_parsing.ipynb #c3df4a72
-_SYMBOL_NAMES = {'PERIOD': '.', 'COMMA': ','}   # grammar symbols for punctuation tags NLTK's grammar syntax can't spell
-
-def _coarse_label(label:str) -> str:
-    "A treebank label without its function tags, as EVALB reads it: 'NP-SBJ' -> 'NP', 'NP=2' -> 'NP', '-NONE-' stays."
-    label = _SYMBOL_NAMES.get(label, label)
-    if label.startswith('-') or not label: return label          # -NONE-, -LRB-, '' (an unlabelled root)
-    return re.split(r'[-=]', label, maxsplit=1)[0]
-
-def _is_preterminal(t) -> bool:
-    "A POS node: a tree whose only child is a word."
-    return isinstance(t, Tree) and len(t) == 1 and isinstance(t[0], str)
-
 _LEAVES = ('words', 'XX', 'tags')   # what stands at the leaves of a linearised tree
 
 def linearize(tree:Tree, leaves:str='words') -> str:
@@ -70,17 +60,17 @@ def linearize(tree:Tree, leaves:str='words') -> str:
     out = []
     def leaf(word, tag):
         if leaves == 'XX': return 'XX'
-        if leaves == 'tags': return _coarse_label(tag)
+        if leaves == 'tags': return coarse_label(tag)
         if word[:1] in '()': raise ValueError(f"the word {word!r} starts with a bracket; escape it as the treebank does (-LRB-, -RRB-)")
         return word
     def walk(t):
         if isinstance(t, str): out.append(leaf(t, 'XX')); return              # a bare word under a phrase
-        if _is_preterminal(t): out.append(leaf(t[0], t.label())); return
-        lab = _coarse_label(t.label())
+        if is_preterminal(t): out.append(leaf(t[0], t.label())); return
+        lab = coarse_label(t.label())
         out.append(f'({lab}')
         for c in t: walk(c)
         out.append(f'){lab}')
-    if not isinstance(tree, Tree) or _is_preterminal(tree):
+    if not isinstance(tree, Tree) or is_preterminal(tree):
         raise ValueError(f"linearize needs a tree with a phrase above its words, got {tree!r}")
     walk(tree)
     return ' '.join(out)
@@ -225,7 +215,7 @@ def _sample_tree(rng:random.Random, grammar:PCFG|None=None, symbol:Nonterminal|N
 def _coarsen(tree:Tree) -> Tree:
     "The tree with treebank labels: function tags stripped ('VBD-INST' -> 'VBD'), 'PERIOD' -> '.', 'COMMA' -> ','."
     if isinstance(tree, str): return tree
-    return Tree(_coarse_label(tree.label()), [_coarsen(c) for c in tree])
+    return Tree(coarse_label(tree.label()), [_coarsen(c) for c in tree])
 
 # %% ../nbs/12_parsing.ipynb #9742ff13
 def sample_treebank(n:int, seed:int=0, max_words:int=25, min_words:int=3, max_depth:int=14,
@@ -289,77 +279,18 @@ def _prod(xs):
     return out
 
 # %% ../nbs/12_parsing.ipynb #d308a73b
-_BRACKET_TOKENS = re.compile(r'\(|\)|[^\s()]+')
-
-def _where(path, text:str, pos:int) -> str:
-    line = text.count('\n', 0, pos) + 1
-    return f"{path}, line {line}, column {pos - (text.rfind(chr(10), 0, pos) + 1) + 1}"
-
-def _parse_brackets(text:str, path:str='<string>') -> list[Tree]:
-    "The bracketed trees in `text` (any layout); a malformed tree raises ValueError naming `path`, the line and the column."
-    trees, stack = [], []                                  # open nodes: [label, children, position of '(']
-    for m in _BRACKET_TOKENS.finditer(text):
-        tok = m.group()
-        if tok == '(': stack.append([None, [], m.start()])
-        elif tok == ')':
-            if not stack: raise ValueError(f"{_where(path, text, m.start())}: ')' closes nothing")
-            label, kids, start = stack.pop()
-            if not kids: raise ValueError(f"{_where(path, text, start)}: empty constituent '({label or ''})'")
-            node = Tree(label or '', kids)
-            (stack[-1][1] if stack else trees).append(node)
-        elif not stack: raise ValueError(f"{_where(path, text, m.start())}: {tok!r} outside any bracket")
-        elif stack[-1][0] is None and not stack[-1][1]: stack[-1][0] = tok       # the first token after '(' is the label
-        else: stack[-1][1].append(tok)
-    if stack: raise ValueError(f"{_where(path, text, stack[-1][2])}: '(' is never closed (the file ends first)")
-    return trees
-
-def read_trees(path) -> list[Tree]:
-    "The trees of a bracketed treebank file (UTF-8, one tree per line or multi-line s-expressions)."
-    path = Path(path)
-    if not path.is_file(): raise FileNotFoundError(f"{path}: no such treebank file")
-    try: text = path.read_text(encoding='utf-8')
-    except UnicodeDecodeError as e: raise ValueError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    return _parse_brackets(text, str(path))
-
-def _clean_tree(tree:Tree) -> Tree|None:
-    "Without empty elements (-NONE-) and the constituents they leave empty, and without an unlabelled/TOP/ROOT root."
-    def strip(t):
-        if isinstance(t, str): return t
-        if _coarse_label(t.label()) == '-NONE-': return None
-        kids = [k for k in (strip(c) for c in t) if k is not None]
-        return Tree(t.label(), kids) if kids else None
-    t = strip(tree)
-    while t is not None and t.label() in ('', 'TOP', 'ROOT') and len(t) == 1 and isinstance(t[0], Tree): t = t[0]
-    return t
-
-_PTB_SECTIONS = {'train': range(2, 22), 'valid': (22,), 'test': (23,)}    # the standard WSJ split, as in the paper
-
-def _ptb_files(wsj_dir) -> dict[str, list[Path]]:
-    "The .mrg files of the WSJ sections for each split: 02-21 train, 22 valid, 23 test."
-    wsj = Path(wsj_dir).expanduser()
-    out = {}
-    for split, secs in _PTB_SECTIONS.items():
-        out[split] = []
-        for s in secs:
-            d = wsj / f"{s:02d}"
-            if not d.is_dir(): raise FileNotFoundError(f"{d}: no section folder; expected the Penn Treebank WSJ layout "
-                                                       f"with folders 00-24 of .mrg files (treebank_3/parsed/mrg/wsj)")
-            out[split] += sorted(d.glob('*.mrg'))
-        if not out[split]: raise FileNotFoundError(f"no .mrg files in sections {list(secs)} of {wsj}")
-    return out
-
 def _treebank_pairs(paths, leaves:str='words') -> list[tuple[str, str]]:
-    "(sentence, linearised tree) pairs from bracketed treebank files, cleaned with `_clean_tree`."
+    "(sentence, linearised tree) pairs from bracketed treebank files, cleaned with `clean_tree`."
     pairs = []
     for p in [paths] if isinstance(paths, (str, os.PathLike)) else paths:
         for t in read_trees(p):
-            t = _clean_tree(t)
-            if t is not None and not _is_preterminal(t): pairs.append((' '.join(t.leaves()), linearize(t, leaves)))
+            t = clean_tree(t)
+            if t is not None and not is_preterminal(t): pairs.append((' '.join(t.leaves()), linearize(t, leaves)))
     return pairs
 
 def write_treebank_files(wsj_dir, out_dir, leaves:str='words') -> dict[str, int]:
     "Write {train,valid,test}.{en,tree} for `tnb-train --dataset files` from the WSJ sections; returns sentences per split."
-    files, out = _ptb_files(wsj_dir), Path(out_dir)
+    files, out = ptb_files(wsj_dir), Path(out_dir)
     pairs = {split: _treebank_pairs(ps, leaves) for split, ps in files.items()}   # read everything before writing anything
     out.mkdir(parents=True, exist_ok=True)
     for split, ps in pairs.items():
@@ -367,52 +298,6 @@ def write_treebank_files(wsj_dir, out_dir, leaves:str='words') -> dict[str, int]
             tmp = out / f".{split}.{ext}.tmp"
             tmp.write_text(''.join(p[i] + '\n' for p in ps), encoding='utf-8'); os.replace(tmp, out / f"{split}.{ext}")
     return {split: len(ps) for split, ps in pairs.items()}
-
-# %% ../nbs/12_parsing.ipynb #10a9fe37
-_DELETE_LABELS = frozenset({'TOP', 'ROOT', '', '-NONE-'})    # brackets never counted (the root, empty elements)
-_PUNCT_TAGS = frozenset({',', ':', '``', "''", '.'})          # COLLINS.prm: words with these tags are deleted
-_PUNCT_WORDS = frozenset({',', '.', '?', '!', ':', ';', '--', '-', '...', '``', "''", '`'})  # the same words, by spelling
-_EQ_LABELS = {'PRT': 'ADVP'}                                  # COLLINS.prm: EQ_LABEL ADVP PRT
-
-def _deleted_positions(tree:Tree) -> set[int]:
-    "Positions of the words EVALB deletes: punctuation and empty elements, by POS tag (by spelling when the tag is XX)."
-    out = set()
-    for i, (w, tag) in enumerate(tree.pos()):
-        tag = _coarse_label(tag)
-        if tag in _PUNCT_TAGS or tag == '-NONE-' or (tag == 'XX' and w in _PUNCT_WORDS): out.add(i)
-    return out
-
-def brackets(tree:Tree, deleted:set[int]|None=None) -> Counter:
-    "The labelled brackets (label, start, end) of `tree` as a multiset, after EVALB's deletions (default: the tree's own)."
-    deleted = _deleted_positions(tree) if deleted is None else deleted
-    out, pos = Counter(), [0, 0]                  # position among all words, among the words kept
-    def walk(t):
-        if isinstance(t, str) or _is_preterminal(t):
-            keep = pos[0] not in deleted; pos[0] += 1
-            if keep: pos[1] += 1; return (pos[1] - 1, pos[1])
-            return None
-        spans = [s for s in map(walk, t) if s]
-        if not spans: return None                 # dominates only deleted words: gone
-        lab = _coarse_label(t.label()); lab = _EQ_LABELS.get(lab, lab)
-        if lab not in _DELETE_LABELS: out[(lab, spans[0][0], spans[-1][1])] += 1
-        return (spans[0][0], spans[-1][1])
-    walk(tree)
-    return out
-
-def _evalb_counts(gold:Tree, test:Tree|None) -> tuple[int, int, int]:
-    "(matched, gold, test) bracket counts of one sentence; a missing parse, or one over other words, matches nothing."
-    deleted = _deleted_positions(gold)              # the reference decides which words are punctuation, for both trees
-    g = brackets(gold, deleted)
-    if test is None or len(test.leaves()) != len(gold.leaves()): return 0, sum(g.values()), 0
-    t = brackets(test, deleted)
-    return sum((g & t).values()), sum(g.values()), sum(t.values())
-
-def _prf(matched:int, gold:int, test:int) -> tuple[float, float, float]:
-    "Precision, recall and F1 in percent from bracket counts (100 each when both trees have no bracket)."
-    if gold == test == 0: return 100.0, 100.0, 100.0
-    p = 100 * matched / test if test else 0.0
-    r = 100 * matched / gold if gold else 0.0
-    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 # %% ../nbs/12_parsing.ipynb #bd1e6f9f
 _LENGTH_BINS = ((1, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 40), (41, 10_000))
@@ -430,11 +315,11 @@ def parse_scores(pairs:list[tuple[str, str]], hyps:list[str]) -> tuple[dict, lis
         if not gold.wellformed:
             raise ValueError(f"reference {i + 1} is not a well-formed linearised tree for its sentence ({gold.repairs[0]}): {ref[:80]!r}")
         out = delinearize(hyp or '', src)
-        m, g, t = _evalb_counts(gold.tree, out.tree)
+        m, g, t = evalb_counts(gold.tree, out.tree)
         status = 'failed' if out.tree is None else 'repaired' if out.repairs else 'ok'
-        rows.append(dict(words=len(src.split()), matched=m, gold=g, test=t, f1=_prf(m, g, t)[2], status=status, repairs=out.repairs))
+        rows.append(dict(words=len(src.split()), matched=m, gold=g, test=t, f1=prf(m, g, t)[2], status=status, repairs=out.repairs))
         tot.update(matched=m, gold=g, test=t, exact=int(m == g == t), **{status: 1})
-    p, r, f = _prf(tot['matched'], tot['gold'], tot['test'])
+    p, r, f = prf(tot['matched'], tot['gold'], tot['test'])
     by_len = {}
     for row in rows:
         c = by_len.setdefault(_bin(row['words']), Counter()); c.update(n=1, matched=row['matched'], gold=row['gold'], test=row['test'])
@@ -471,7 +356,7 @@ def _common_labels(pairs:list[tuple[str, str]]) -> tuple[str, str]:
     for s, lin in pairs:
         t = delinearize(lin, s).tree
         roots[t.label()] += 1
-        others.update(_coarse_label(st.label()) for st in t.subtrees() if st is not t and not _is_preterminal(st))
+        others.update(coarse_label(st.label()) for st in t.subtrees() if st is not t and not is_preterminal(st))
     return roots.most_common(1)[0][0], others.most_common(1)[0][0]
 
 # %% ../nbs/12_parsing.ipynb #96811146
@@ -584,7 +469,7 @@ def draw_tree(tree:Tree, ax=None, marks:set|None=None, title:str|None=None, font
     for at, (x, y) in xy.items():
         if at in spans:
             lab, s, e = spans[at]
-            bad = (_coarse_label(lab), s, e) in marks
+            bad = (coarse_label(lab), s, e) in marks
             ax.text(x, y, lab, ha='center', va='center', fontsize=fontsize, color='white' if bad else 'black', zorder=2,
                     bbox=dict(boxstyle='round,pad=0.2', fc='tab:red' if bad else '#dde8f5', ec='none'))
         else: ax.text(x, y, tree[at], ha='center', va='top', fontsize=fontsize, rotation=30 if n > 14 else 0, zorder=2)
@@ -593,8 +478,8 @@ def draw_tree(tree:Tree, ax=None, marks:set|None=None, title:str|None=None, font
     return ax
 
 def _phrase_brackets(t:Tree) -> set:
-    return {(_coarse_label(l), s, e) for at, (l, s, e) in _tree_spans(t).items()
-            if not _is_preterminal(t[at]) and _coarse_label(l) not in _DELETE_LABELS}
+    return {(coarse_label(l), s, e) for at, (l, s, e) in _tree_spans(t).items()
+            if not is_preterminal(t[at]) and coarse_label(l) not in EVALB_DELETE_LABELS}
 
 def _parse_errors(gold:Tree, test:Tree) -> tuple[set, set]:
     "(brackets of `test` not in `gold`, brackets of `gold` not in `test`) as (label, start, end) over all words."
@@ -607,7 +492,7 @@ def _plot_f1_by_length(recs:list[dict], ax=None):
     if ax is None: _, ax = plt.subplots(figsize=(7, 3.6))
     for r in recs:
         bins = list(r['by_length'])
-        f1 = [_prf(c['matched'], c['gold'], c['test'])[2] for c in r['by_length'].values()]
+        f1 = [prf(c['matched'], c['gold'], c['test'])[2] for c in r['by_length'].values()]
         ax.plot(range(len(bins)), f1, marker='o', label=f"{r['id']}: F1 {r['f1']:.1f}")
     ax.set_xticks(range(len(bins)), [f"{b}\n({c['n']})" for b, c in r['by_length'].items()])
     ax.set_xlabel('sentence length in words (sentences in the bin)'); ax.set_ylabel('bracket F1')

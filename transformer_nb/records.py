@@ -95,19 +95,21 @@ def fmt_minutes(seconds:float) -> str:
     m = seconds / 60
     return f"{m:.1f} min" if m < 10 else f"{m:.0f} min"
 
+def _bleu_cells(r:dict) -> str:
+    "BLEU | BLEU (lc): a one-word corpus (a `bleu_char` record) shows BLEU on characters, and '—' for the word BLEU that means nothing there."
+    return f"{r['bleu_char']:.1f} (characters) | —" if 'bleu_char' in r else f"{r['bleu']:.1f} | {r['bleu_lc']:.1f}"
+
 def results_table(recs:list[dict]) -> str:
     "The results as a markdown table (11_results shows exactly this; the README shows `headline_table`); one-word corpora show BLEU on characters."
-    bleu = lambda r: f"{r['bleu_char']:.1f} (characters)" if 'bleu_char' in r else f"{r['bleu']:.1f}"
     head = ('| run | data | direction | model | params | decoding | BLEU | BLEU (lc) | chrF | exact | train time | hardware |\n'
             '|---|---|---|---|---|---|---|---|---|---|---|---|\n')
     return head + '\n'.join(
-        f"| {r['id']} | {r['dataset']} | {r['direction']} | {r['preset']} | {r['params']/1e6:.1f}M | {r['decoding']} | {bleu(r)} | "
-        f"{r['bleu_lc']:.1f} | {r['chrf']:.1f} | {r['exact_match']:.1f}% | {fmt_minutes(r['train_time_s'])} | {r['hardware']} |"
+        f"| {r['id']} | {r['dataset']} | {r['direction']} | {r['preset']} | {r['params']/1e6:.1f}M | {r['decoding']} | {_bleu_cells(r)} | "
+        f"{r['chrf']:.1f} | {r['exact_match']:.1f}% | {fmt_minutes(r['train_time_s'])} | {r['hardware']} |"
         for r in recs)
 
 def headline_table(recs:list[dict]) -> str:
     "Markdown: per (dataset, direction, hardware) the record with the best lowercased BLEU (then exact match)."
-    bleu = lambda r: f"{r['bleu_char']:.1f} (characters)" if 'bleu_char' in r else f"{r['bleu']:.1f}"
     best = {}
     for r in recs:
         k = (r['dataset'], r['direction'], r['hardware'])
@@ -116,5 +118,5 @@ def headline_table(recs:list[dict]) -> str:
             '|---|---|---|---|---|---|---|---|---|---|---|\n')
     return head + '\n'.join(
         f"| {r['dataset']} | {r['direction']} | {r['hardware']} | {r['id']} | {r['preset']} ({r['params']/1e6:.1f}M) | "
-        f"{r['decoding']} | {bleu(r)} | {r['bleu_lc']:.1f} | {r['chrf']:.1f} | {r['exact_match']:.1f}% | "
+        f"{r['decoding']} | {_bleu_cells(r)} | {r['chrf']:.1f} | {r['exact_match']:.1f}% | "
         f"{fmt_minutes(r['train_time_s'])} |" for _, r in sorted(best.items(), key=lambda kv: kv[0]))
