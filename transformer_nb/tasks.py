@@ -417,12 +417,14 @@ def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tok
     return scores, hyps, [every[i] for i in range(len(sources))]
 
 def evaluation_record(task:Task, ck:dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
-                      command:str, id:str|None=None) -> dict:
+                      command:str, id:str|None=None, split:str|None=None, # the dataset's split scored (None: files given)
+                     ) -> dict:
     "The results-file record of scoring the checkpoint file `path` on `test_set`; its id names the evaluation unless given."
     run, d = (ck.get('meta') or {}).get('run'), decoding
     id = id or (f"{Path(path).parent.name}.{(run or 'unnamed')[:6]}-{Path(path).stem}-{test_set}-beam{d.beam}-alpha{d.alpha}"
                 f"{'-early' if d.stop == 'early' else ''}")
-    return {**task.record(id, ck, model, scores, pairs, hyps, command), 'test_set': test_set, 'run': run, 'checkpoint': str(path)}
+    return {**task.record(id, ck, model, scores, pairs, hyps, command), 'test_set': test_set, 'split': split, 'run': run,
+            'checkpoint': str(path)}
 
 # %% ../nbs/A11_tasks.ipynb #9065c49a
 def test_set(ck:dict, src=None, ref=None, # two aligned files; else a dataset's split:
@@ -435,9 +437,9 @@ def test_set(ck:dict, src=None, ref=None, # two aligned files; else a dataset's 
 
 def record_evaluation(results, # the results file (through a symbolic link: its target is rewritten)
                       task:Task, ck:dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
-                      command:str, id:str|None=None) -> tuple[dict, bool]:
+                      command:str, id:str|None=None, split:str|None=None) -> tuple[dict, bool]:
     "Add the `evaluation_record` of these scores to `results`, replacing one of the same id; (the record, whether it replaced one)."
-    rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id)
+    rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id, split)
     real = Path(os.path.realpath(results))
     replaced = any(r.get('id') == rec['id'] for r in check_results_file(real))
     add_result(real, rec, task.record_keys)
