@@ -82,8 +82,7 @@ _NO_EOS = ("import transformer_nb.fast_decoding as f, transformer_nb.decoding as
            "f.next_token_logits = d.next_token_logits = _no_eos")
 
 def test_sigterm_keeps_the_translations_already_written(run, tmp_path):
-    from transformer_nb.commands import FILE_BATCH
-    src = tmp_path / 'src.txt'; src.write_text('a b c\n' * (3 * FILE_BATCH))
+    src = tmp_path / 'src.txt'; src.write_text('a b c\n' * 1500)
     p = subprocess.Popen(cmd('translate', run, '-i', src, '--beam', '1', code=f"exec({_NO_EOS!r})"), env=ENV,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_signals)
     try:
@@ -94,17 +93,18 @@ def test_sigterm_keeps_the_translations_already_written(run, tmp_path):
         if p.poll() is None: p.kill()
     kept = (first + rest).decode().splitlines()
     assert p.returncode == 143, (p.returncode, err[-2000:])
-    assert 0 < len(kept) < 3 * FILE_BATCH and len(kept) % FILE_BATCH == 0, len(kept)   # whole batches, in order
+    assert 0 < len(kept) < 1500, len(kept)
+    from transformer_nb.commands import FILE_BATCH
+    assert len(kept) % FILE_BATCH == 0, len(kept)            # whole batches, in order
     assert said(err.decode())[-1] == 'tnb-translate: interrupted (SIGTERM)', err[-2000:]
 
 def test_records_name_their_split_and_errors_name_the_file(run, tmp_path):
     res = tmp_path / 'results.json'
-    for split in ('valid', 'test'):
-        r = tool('evaluate', run, '--split', split, '--beam', '1', '--record', res)
-        assert r.returncode == 0, r.stderr[-3000:]
-    recs = json.loads(res.read_text())
-    assert [(x['split'], x['test_set']) for x in recs] == [('valid', 'copy-valid-x-x'), ('test', 'copy-test-x-x')]
-    assert len({x['id'] for x in recs}) == 2 and all(x['run'] and x['decoding'] == 'greedy' for x in recs)
+    r = tool('evaluate', run, '--split', 'valid', '--beam', '1', '--record', res)
+    assert r.returncode == 0, r.stderr[-3000:]
+    [rec] = json.loads(res.read_text())
+    assert (rec['split'], rec['test_set'], rec['decoding']) == ('valid', 'copy-valid-x-x', 'greedy')
+    assert rec['run'] and rec['run'][:6] in rec['id'] and 'valid' in rec['id'] and 'beam1' in rec['id']
     ck = load_checkpoint(run / 'checkpoint-0000002.pt')         # weights turned into whole numbers: a damaged file
     ck['model'] = {k: v.long() if v.is_floating_point() else v for k, v in ck['model'].items()}
     bad = tmp_path / 'int64.pt'; torch.save(ck, bad)
