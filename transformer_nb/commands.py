@@ -351,6 +351,10 @@ def check_source_lengths(model, tok, lines:list[str], name, # name(i): how a mes
 # %% ../nbs/A12_commands.ipynb #4b9ac0d5
 FILE_BATCH = 500   # lines of a file decoded together: their translations are written at once, and an interrupt keeps them
 
+def _gzipped(path) -> bool:
+    with contextlib.suppress(OSError), open(path, 'rb') as f: return f.read(2) == b'\x1f\x8b'
+    return False
+
 def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.ExitStack):
     "(batches of sentences, how to name sentence i, whether all are known now): the arguments, a file read whole, or a stream as it comes (opened in `opened`)."
     from transformer_nb.safeguards import read_text_lines, check_text_file, iter_lines, as_available
@@ -358,7 +362,7 @@ def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.Exit
         if bad := [i for i, s in enumerate(sentences) if any('\udc80' <= c <= '\udcff' for c in s)]:
             raise UserError(f"sentence {bad[0] + 1} on the command line is not valid UTF-8 text")
         return [sentences], (lambda i: f"sentence {i + 1}"), True
-    if input and input != '-' and Path(input).is_file():
+    if input and input != '-' and Path(input).is_file() and not _gzipped(input):   # gzip is streamed: it may expand to anything
         with out_of_memory(f"-i {input}"): lines = read_text_lines(input, '-i')
         return [lines[i:i + FILE_BATCH] for i in range(0, len(lines), FILE_BATCH)], (lambda i: f"-i {input}, line {i + 1}"), True
     stdin = getattr(sys.stdin, 'buffer', None)

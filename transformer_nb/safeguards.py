@@ -200,15 +200,22 @@ def _gunzip(chunks, name, size:int):
 # %% ../nbs/A4_safeguards.ipynb #06558491
 def read_stream(f, # a binary file, FIFO, device or standard input
                  name:str, # how errors name it
-                 max_line:int=_MAX_LINE_BYTES, size:int=1 << 20) -> bytes:
+                 max_line:int=_MAX_LINE_BYTES, size:int=1 << 20,
+                 ratio:int=200, # gzip: refuse data that expands to over `ratio` times its size (plus 64 MiB)
+                ) -> bytes:
     """Everything `f` holds (gzip decompressed), read in chunks of `size` bytes and checked as it comes: a NUL byte
     or a line longer than `max_line` bytes stops the read at once, naming the line, so `-i /dev/zero` or a binary
-    file ends in a second with one line instead of filling the memory."""
-    first = f.read(size)
-    chunks = _chunks(f, first, size)
-    if first[:2] == b'\x1f\x8b': chunks = _gunzip(chunks, name, size)
+    file ends in a second with one line instead of filling the memory; so does a gzip bomb."""
+    first, read = f.read(size), [0]
+    def counted():
+        for c in _chunks(f, first, size): read[0] += len(c); yield c
+    gz = first[:2] == b'\x1f\x8b'
+    chunks = _gunzip(counted(), name, size) if gz else counted()
     parts, line, cur, total = [], 1, 0, 0               # cur: bytes of the current line so far
     for c in chunks:
+        if gz and total + len(c) > ratio * read[0] + (64 << 20):
+            raise UserError(f"{name}: expands to more than {(total + len(c)) >> 20} MiB from {read[0] >> 10} KiB of gzip data, "
+                            f"over {ratio} times its size; that is not a text corpus")
         if (nul := c.find(b'\0')) >= 0:
             line += c.count(b'\n', 0, nul)
             raise UserError(f"{name}, line {line}: a NUL byte at offset {total + nul}; this is not "
