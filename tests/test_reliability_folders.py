@@ -112,3 +112,15 @@ def test_records_name_their_split_and_errors_name_the_file(run, tmp_path):
     r = tool('export', '--ctranslate2', bad, '-o', tmp_path / 'exported')
     one_line(r, 'tnb-export', f'{bad}: its tensor', 'torch.int64', 'edited or damaged')
     assert not (tmp_path / 'exported').exists()
+
+def test_a_gzip_bomb_and_a_tiny_vocabulary_get_one_line_in_our_terms(run, tmp_path):
+    import gzip
+    bomb = tmp_path / 'test.de.gz'; bomb.write_bytes(gzip.compress(b'a b\n' * (40 << 20), compresslevel=9))   # 160 MiB in ~160 KiB
+    r = tool('evaluate', run, '--src', bomb, '--ref', bomb, timeout=120)
+    one_line(r, 'tnb-evaluate', f'{bomb}: expands to more than', 'over 200 times its size')
+    src, tgt = tmp_path / 'train.src', tmp_path / 'train.tgt'
+    src.write_text('wö ä ü ß 中 é\n' * 20); tgt.write_text('x y\n' * 20)
+    r = tool('train', '--dataset', 'files', '--train', src, tgt, '--vocab-size', '8', '--byte-fallback', '--out', tmp_path / 'r',
+             '--no-progress', '--test-limit', '0')
+    line = one_line(r, 'tnb-train', 'a vocabulary of 8 pieces is too small', '--vocab-size', '--no-byte-fallback')
+    assert 'character_coverage' not in line and '.cc' not in line, line       # never SentencePiece's own options and sources

@@ -319,8 +319,8 @@ def _one_line(b:bytes, name:str, line:int, offset:int) -> str:
 # %% ../nbs/A4_safeguards.ipynb #7e2f5213
 def as_available(items, # any iterable, e.g. `iter_lines` of standard input
                  most:int=1000) -> Iterator[list]:
-    "Batches of the items of `items`: each holds at least one item (waiting for it) and every further one already there, up to `most`."
-    q, done = queue.Queue(), object()
+    "Batches of the items of `items`: each holds at least one item (waiting for it) and every further one already there, up to `most`; at most `2 * most` read ahead."
+    q, done = queue.Queue(maxsize=2 * most), object()     # a reader far ahead of the decoder would hold a whole stream in memory
     def pull():
         try:
             for x in items: q.put((x, None))

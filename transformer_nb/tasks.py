@@ -11,7 +11,7 @@ __all__ = ['PAPER_RECIPE', 'TASKS', 'Recipe', 'Task', 'register_task', 'get_task
            'evaluation_record', 'test_set', 'record_evaluation']
 
 # %% ../nbs/A11_tasks.ipynb #ba23258e
-import os, shlex, warnings
+import os, re, shlex, warnings
 import torch
 from .safeguards import UserError, read_text_lines, printable
 from fastcore.basics import patch
@@ -223,6 +223,16 @@ def _new_run_config(recipe:Recipe, given:dict) -> tuple[TrainConfig, list[str]]:
     return TrainConfig(**s), said
 
 # %% ../nbs/A11_tasks.ipynb #4ee9d752
+def _train_tokenizer(data, vocab_size:int, spm:dict) -> Tokenizer:
+    "`Tokenizer.train`, with SentencePiece's advice for a vocabulary too small for the corpus's characters put in this package's options."
+    try: return Tokenizer.train(data, vocab_size=vocab_size, **spm)
+    except ValueError as e:
+        if not (m := re.search(r'smaller than required_chars\. (\d+) vs (\d+)', str(e))): raise
+        bf = spm.get('byte_fallback')
+        raise ValueError(f"a vocabulary of {m[1]} pieces is too small for this corpus: its characters"
+                         f"{' and the 256 byte pieces of byte fallback' if bf else ''} need {m[2]}; raise vocab_size (tnb-train "
+                         f"--vocab-size) to at least {m[2]}{', or turn byte fallback off (--no-byte-fallback)' if bf else ''}") from None
+
 def _tokenizer_and_config(data, task, ck, path, preset, vocab_size, spm, model_kw) -> tuple:
     "(tokenizer, TransformerConfig, the model's name): the checkpoint's, or new from the recipe and what was given."
     if ck is not None:
@@ -230,7 +240,7 @@ def _tokenizer_and_config(data, task, ck, path, preset, vocab_size, spm, model_k
         return tok, TransformerConfig(**ck['config']), (ck.get('meta') or {}).get('preset', 'resumed')
     r = task.recipe
     model = {**({} if preset else r.model), **model_kw}                # an explicit preset starts from the preset alone
-    tok = Tokenizer.train(data, vocab_size=vocab_size or r.vocab_size, **{**r.spm, **(spm or {})})
+    tok = _train_tokenizer(data, vocab_size or r.vocab_size, {**r.spm, **(spm or {})})
     preset = preset or r.preset
     cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
     return tok, cfg, preset + (f" ({', '.join(f'{k}={v}' for k, v in model.items())})" if model else '')
