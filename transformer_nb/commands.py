@@ -352,7 +352,13 @@ def check_source_lengths(model, tok, lines:list[str], name, # name(i): how a mes
 FILE_BATCH = 500   # lines of a file decoded together: their translations are written at once, and an interrupt keeps them
 
 def _gzipped(path) -> bool:
-    with contextlib.suppress(OSError), open(path, 'rb') as f: return f.read(2) == b'\x1f\x8b'
+    "True if the regular file `path` is gzip-compressed; then it is decompressed once, kept nowhere, so that a bomb is refused before any decoding."
+    with contextlib.suppress(OSError), open(path, 'rb') as f:
+        if f.read(2) != b'\x1f\x8b': return False
+        from transformer_nb.safeguards import _plain_or_gunzipped, _MAX_RATIO
+        f.seek(0)
+        for _ in _plain_or_gunzipped(f, f"-i {path}", 1 << 20, _MAX_RATIO): pass
+        return True
     return False
 
 def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.ExitStack):
