@@ -7,8 +7,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a4_safeguards.html.md"""
 # %% auto #0
 __all__ = ['STOP_SIGNALS', 'UserError', 'in_place', 'check_output', 'check_folder', 'same_file', 'check_not_inputs',
            'stale_temps', 'clean_stale_temps', 'atomic_open', 'atomic_write', 'decode_lines', 'read_stream',
-           'read_stdin_lines', 'check_text_file', 'read_text_lines', 'iter_lines', 'as_available', 'output_stream',
-           'printable', 'folder_lock', 'deferred_interrupts']
+           'read_stdin_lines', 'check_text_file', 'read_text_lines', 'check_gzip', 'iter_lines', 'as_available',
+           'output_stream', 'printable', 'folder_lock', 'deferred_interrupts']
 
 # %% ../nbs/A4_safeguards.ipynb #09a24774
 import contextlib, errno, io, os, queue, re, signal, stat, sys, threading, warnings, zlib
@@ -288,6 +288,16 @@ def _plain_or_gunzipped(f, name:str, size:int, ratio:int):
             raise UserError(f"{name}: expands to more than {out >> 20} MiB from {read >> 10} KiB of gzip data, over {ratio} times "
                             f"its size; that is not a text corpus")
         yield piece
+
+# %% ../nbs/A4_safeguards.ipynb #c4ec2a7f
+def check_gzip(f, # a binary file that can seek (a regular file, `io.BytesIO`)
+               name:str, ratio:int=_MAX_RATIO) -> bool:
+    "True if `f` holds gzip data, after decompressing it once, keeping nothing: a bomb is refused (`UserError`) before any of it is used."
+    start = f.tell(); gz = f.read(2) == b'\x1f\x8b'; f.seek(start)
+    if gz:
+        for _ in _plain_or_gunzipped(f, name, 1 << 20, ratio): pass
+        f.seek(start)
+    return gz
 
 # %% ../nbs/A4_safeguards.ipynb #d1680eaa
 def iter_lines(f, # a binary file, FIFO, device or standard input

@@ -149,10 +149,8 @@ class _Both:
     def __exit__(self, *e): self.b.__exit__(*e); self.a.__exit__(*e)
 
 @patch
-def update(self:Trainer, group:list,
-           done=None, # done(stats): bookkeeping that belongs to the update (the data position), run with it
-          ) -> dict:
-    "One optimiser update over the micro-batches `group` (lists of example indices); applied whole or not at all."
+def update(self:Trainer, group:list, done=None) -> dict:
+    "One optimiser update over the micro-batches `group` (lists of example indices), applied whole with `done(stats)`, its bookkeeping, or not at all."
     t0, pad, ddp = time.perf_counter(), self.cfg.pad_id, self.world > 1
     host = [collate([self.train_data[i] for i in idx], pad) for idx in group]
     n_total = sum(int((t[:, 1:] != pad).sum()) for _, t in host)      # counted on the host: no wait for the GPU
