@@ -68,8 +68,8 @@ def save(obj, f, *a, **k):
         else:
             f.write(b'half a checkpoint'); e = getattr(errno, _kind); raise OSError(e, os.strerror(e))
     return _save(obj, f, *a, **k)
-def update(self, group):
-    stats = _update(self, group)
+def update(self, group, *a, **k):
+    stats = _update(self, group, *a, **k)
     if stats['step'] == 1: print('TRAINING', file=sys.stderr, flush=True)
     return stats
 torch.save, Trainer.update = save, update

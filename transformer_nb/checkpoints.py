@@ -220,9 +220,11 @@ def check_tokenizer(tok, cfg:dict, name):
                          f"(source) and {cfg['tgt_vocab']} (target): the tokenizer belongs to another model")
     return tok
 
-def model_from_checkpoint(ckpt_or_path, device=None) -> tuple:
+def model_from_checkpoint(ckpt_or_path, device=None,
+                          name=None, # how errors name a checkpoint given as a dict (default: 'the checkpoint')
+                         ) -> tuple:
     "(model in eval mode on `device`, tokenizer or None, checkpoint dict) from a checkpoint, its path, or a run folder."
-    name = 'the checkpoint'
+    name = str(name) if name is not None else 'the checkpoint'
     if isinstance(ckpt_or_path, dict): ck = ckpt_or_path
     else:
         path = resolve_checkpoint(ckpt_or_path)[0]        # a run folder: the file every tool uses for it

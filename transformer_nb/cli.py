@@ -242,7 +242,8 @@ def _evaluate(argv):
         scores, hyps, lines = tasks.score_test_set(task, model, tok, pairs, d, a.max_tokens, *((sources, scored) if a.hyp_out else ()))
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
-        rec, replaced = tasks.record_evaluation(a.record, task, ck, path, model, scores, pairs, hyps, test_name, d, shlex.join(['tnb-evaluate', *argv]), a.id)
+        rec, replaced = tasks.record_evaluation(a.record, task, ck, path, model, scores, pairs, hyps, test_name, d, shlex.join(['tnb-evaluate', *argv]),
+                                                a.id, None if a.src else a.split or 'test')
         note(f"{a.prog}: {'replaced the record' if replaced else 'added the record'} {rec['id']} {'in' if replaced else 'to'} {a.record}")
     print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], tasks.decoding_label(d))))
 

@@ -107,7 +107,7 @@ def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (the fil
     checkpoint = resolve_checkpoint(checkpoint)[0]          # a run folder: its average, as translate and evaluate use
     ck = load_checkpoint(checkpoint)                        # one-line errors: missing, corrupt, foreign
     if not ck.get('tokenizer'): raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
-    model, tok, ck = model_from_checkpoint(ck, device='cpu')
+    model, tok, ck = model_from_checkpoint(ck, device='cpu', name=checkpoint)   # errors name the file
     spec = ctranslate2_spec(model, tok, max_positions)
     spec.validate(); spec.optimize(quantization=quantization)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -9,10 +9,10 @@ __all__ = ['CHECKPOINT', 'AVERAGE', 'LOG', 'CURVE', 'LOCK', 'checkpoint_name', '
            'read_files']
 
 # %% ../nbs/A10_runs.ipynb #2a514b22
-import contextlib, errno, json, os, re, stat, time
+import contextlib, errno, json, os, re, stat, time, warnings
 from pathlib import Path
 from fastcore.basics import patch
-from .safeguards import UserError, atomic_open, clean_stale_temps
+from .safeguards import UserError, atomic_open, clean_stale_temps, printable
 
 # %% ../nbs/A10_runs.ipynb #c34d56a2
 CHECKPOINT = re.compile(r'checkpoint-(\d+)\.pt')    # a training checkpoint; its step in the name
@@ -111,8 +111,12 @@ def write(self:RunFolder, name:str, mode:str='wb'):
 
 @patch
 def append_log(self:RunFolder, record:dict):
-    "Add `record` as one JSON line to the log."
+    "Add `record` as one JSON line to the log; a symbolic link planted at its name while a run goes on is removed, never followed, and said."
     self.path.mkdir(parents=True, exist_ok=True)
+    if self.log.is_symlink():                          # `check_links` refuses one before a run starts: this one came later
+        target = os.readlink(self.log); self.log.unlink()
+        warnings.warn(f"{self.log} had been replaced by a symbolic link (to {printable(target)}) during the run: the link was "
+                      f"removed, not followed, and the log goes on in a new file")
     fd = _open_in_place(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 'the log')
     with os.fdopen(fd, 'a', encoding='utf-8') as f: f.write(json.dumps(record) + '\n')
 

@@ -7,8 +7,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a4_safeguards.html.md"""
 # %% auto #0
 __all__ = ['STOP_SIGNALS', 'UserError', 'in_place', 'check_output', 'check_folder', 'same_file', 'check_not_inputs',
            'stale_temps', 'clean_stale_temps', 'atomic_open', 'atomic_write', 'decode_lines', 'read_stream',
-           'read_stdin_lines', 'check_text_file', 'read_text_lines', 'iter_lines', 'as_available', 'output_stream',
-           'printable', 'folder_lock', 'deferred_interrupts']
+           'read_stdin_lines', 'check_text_file', 'read_text_lines', 'check_gzip', 'iter_lines', 'as_available',
+           'output_stream', 'printable', 'folder_lock', 'deferred_interrupts']
 
 # %% ../nbs/A4_safeguards.ipynb #09a24774
 import contextlib, errno, io, os, queue, re, signal, stat, sys, threading, warnings, zlib
@@ -200,15 +200,22 @@ def _gunzip(chunks, name, size:int):
 # %% ../nbs/A4_safeguards.ipynb #06558491
 def read_stream(f, # a binary file, FIFO, device or standard input
                  name:str, # how errors name it
-                 max_line:int=_MAX_LINE_BYTES, size:int=1 << 20) -> bytes:
+                 max_line:int=_MAX_LINE_BYTES, size:int=1 << 20,
+                 ratio:int=200, # gzip: refuse data that expands to over `ratio` times its size (plus 64 MiB)
+                ) -> bytes:
     """Everything `f` holds (gzip decompressed), read in chunks of `size` bytes and checked as it comes: a NUL byte
     or a line longer than `max_line` bytes stops the read at once, naming the line, so `-i /dev/zero` or a binary
-    file ends in a second with one line instead of filling the memory."""
-    first = f.read(size)
-    chunks = _chunks(f, first, size)
-    if first[:2] == b'\x1f\x8b': chunks = _gunzip(chunks, name, size)
+    file ends in a second with one line instead of filling the memory; so does a gzip bomb."""
+    first, read = f.read(size), [0]
+    def counted():
+        for c in _chunks(f, first, size): read[0] += len(c); yield c
+    gz = first[:2] == b'\x1f\x8b'
+    chunks = _gunzip(counted(), name, size) if gz else counted()
     parts, line, cur, total = [], 1, 0, 0               # cur: bytes of the current line so far
     for c in chunks:
+        if gz and total + len(c) > ratio * read[0] + (64 << 20):
+            raise UserError(f"{name}: expands to more than {(total + len(c)) >> 20} MiB from {read[0] >> 10} KiB of gzip data, "
+                            f"over {ratio} times its size; that is not a text corpus")
         if (nul := c.find(b'\0')) >= 0:
             line += c.count(b'\n', 0, nul)
             raise UserError(f"{name}, line {line}: a NUL byte at offset {total + nul}; this is not "
@@ -282,6 +289,16 @@ def _plain_or_gunzipped(f, name:str, size:int, ratio:int):
                             f"its size; that is not a text corpus")
         yield piece
 
+# %% ../nbs/A4_safeguards.ipynb #c4ec2a7f
+def check_gzip(f, # a binary file that can seek (a regular file, `io.BytesIO`)
+               name:str, ratio:int=_MAX_RATIO) -> bool:
+    "True if `f` holds gzip data, after decompressing it once, keeping nothing: a bomb is refused (`UserError`) before any of it is used."
+    start = f.tell(); gz = f.read(2) == b'\x1f\x8b'; f.seek(start)
+    if gz:
+        for _ in _plain_or_gunzipped(f, name, 1 << 20, ratio): pass
+        f.seek(start)
+    return gz
+
 # %% ../nbs/A4_safeguards.ipynb #d1680eaa
 def iter_lines(f, # a binary file, FIFO, device or standard input
                name:str, # how errors name it
@@ -312,8 +329,8 @@ def _one_line(b:bytes, name:str, line:int, offset:int) -> str:
 # %% ../nbs/A4_safeguards.ipynb #7e2f5213
 def as_available(items, # any iterable, e.g. `iter_lines` of standard input
                  most:int=1000) -> Iterator[list]:
-    "Batches of the items of `items`: each holds at least one item (waiting for it) and every further one already there, up to `most`."
-    q, done = queue.Queue(), object()
+    "Batches of the items of `items`: each holds at least one item (waiting for it) and every further one already there, up to `most`; at most `2 * most` read ahead."
+    q, done = queue.Queue(maxsize=2 * most), object()     # a reader far ahead of the decoder would hold a whole stream in memory
     def pull():
         try:
             for x in items: q.put((x, None))

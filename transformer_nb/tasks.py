@@ -11,7 +11,7 @@ __all__ = ['PAPER_RECIPE', 'TASKS', 'Recipe', 'Task', 'register_task', 'get_task
            'evaluation_record', 'test_set', 'record_evaluation']
 
 # %% ../nbs/A11_tasks.ipynb #ba23258e
-import os, shlex, warnings
+import os, re, shlex, warnings
 import torch
 from .safeguards import UserError, read_text_lines, printable
 from fastcore.basics import patch
@@ -223,6 +223,16 @@ def _new_run_config(recipe:Recipe, given:dict) -> tuple[TrainConfig, list[str]]:
     return TrainConfig(**s), said
 
 # %% ../nbs/A11_tasks.ipynb #4ee9d752
+def _train_tokenizer(data, vocab_size:int, spm:dict) -> Tokenizer:
+    "`Tokenizer.train`, with SentencePiece's advice for a vocabulary too small for the corpus's characters put in this package's options."
+    try: return Tokenizer.train(data, vocab_size=vocab_size, **spm)
+    except ValueError as e:
+        if not (m := re.search(r'smaller than required_chars\. (\d+) vs (\d+)', str(e))): raise
+        bf = spm.get('byte_fallback')
+        raise ValueError(f"a vocabulary of {m[1]} pieces is too small for this corpus: its characters"
+                         f"{' and the 256 byte pieces of byte fallback' if bf else ''} need {m[2]}; raise vocab_size (tnb-train "
+                         f"--vocab-size) to at least {m[2]}{', or turn byte fallback off (--no-byte-fallback)' if bf else ''}") from None
+
 def _tokenizer_and_config(data, task, ck, path, preset, vocab_size, spm, model_kw) -> tuple:
     "(tokenizer, TransformerConfig, the model's name): the checkpoint's, or new from the recipe and what was given."
     if ck is not None:
@@ -230,7 +240,7 @@ def _tokenizer_and_config(data, task, ck, path, preset, vocab_size, spm, model_k
         return tok, TransformerConfig(**ck['config']), (ck.get('meta') or {}).get('preset', 'resumed')
     r = task.recipe
     model = {**({} if preset else r.model), **model_kw}                # an explicit preset starts from the preset alone
-    tok = Tokenizer.train(data, vocab_size=vocab_size or r.vocab_size, **{**r.spm, **(spm or {})})
+    tok = _train_tokenizer(data, vocab_size or r.vocab_size, {**r.spm, **(spm or {})})
     preset = preset or r.preset
     cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
     return tok, cfg, preset + (f" ({', '.join(f'{k}={v}' for k, v in model.items())})" if model else '')
@@ -417,12 +427,14 @@ def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tok
     return scores, hyps, [every[i] for i in range(len(sources))]
 
 def evaluation_record(task:Task, ck:dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
-                      command:str, id:str|None=None) -> dict:
+                      command:str, id:str|None=None, split:str|None=None, # the dataset's split scored (None: files given)
+                     ) -> dict:
     "The results-file record of scoring the checkpoint file `path` on `test_set`; its id names the evaluation unless given."
     run, d = (ck.get('meta') or {}).get('run'), decoding
     id = id or (f"{Path(path).parent.name}.{(run or 'unnamed')[:6]}-{Path(path).stem}-{test_set}-beam{d.beam}-alpha{d.alpha}"
                 f"{'-early' if d.stop == 'early' else ''}")
-    return {**task.record(id, ck, model, scores, pairs, hyps, command), 'test_set': test_set, 'run': run, 'checkpoint': str(path)}
+    return {**task.record(id, ck, model, scores, pairs, hyps, command), 'test_set': test_set, 'split': split, 'run': run,
+            'checkpoint': str(path)}
 
 # %% ../nbs/A11_tasks.ipynb #9065c49a
 def test_set(ck:dict, src=None, ref=None, # two aligned files; else a dataset's split:
@@ -435,9 +447,9 @@ def test_set(ck:dict, src=None, ref=None, # two aligned files; else a dataset's 
 
 def record_evaluation(results, # the results file (through a symbolic link: its target is rewritten)
                       task:Task, ck:dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
-                      command:str, id:str|None=None) -> tuple[dict, bool]:
+                      command:str, id:str|None=None, split:str|None=None) -> tuple[dict, bool]:
     "Add the `evaluation_record` of these scores to `results`, replacing one of the same id; (the record, whether it replaced one)."
-    rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id)
+    rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id, split)
     real = Path(os.path.realpath(results))
     replaced = any(r.get('id') == rec['id'] for r in check_results_file(real))
     add_result(real, rec, task.record_keys)

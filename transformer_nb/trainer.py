@@ -149,8 +149,8 @@ class _Both:
     def __exit__(self, *e): self.b.__exit__(*e); self.a.__exit__(*e)
 
 @patch
-def update(self:Trainer, group:list) -> dict:
-    "One optimiser update over the micro-batches `group` (lists of example indices)."
+def update(self:Trainer, group:list, done=None) -> dict:
+    "One optimiser update over the micro-batches `group` (lists of example indices), applied whole with `done(stats)`, its bookkeeping, or not at all."
     t0, pad, ddp = time.perf_counter(), self.cfg.pad_id, self.world > 1
     host = [collate([self.train_data[i] for i in idx], pad) for idx in group]
     n_total = sum(int((t[:, 1:] != pad).sum()) for _, t in host)      # counted on the host: no wait for the GPU
@@ -168,10 +168,13 @@ def update(self:Trainer, group:list) -> dict:
     self.scaler.unscale_(self.opt)
     gnorm = float(nn.utils.clip_grad_norm_(self.model.parameters(), self.tc.clip or float('inf')))
     lr = self.opt.param_groups[0]['lr']
-    self.scaler.step(self.opt); self.scaler.update(); self.sched.step()
-    self.step += 1
-    dt = time.perf_counter() - t0     # the GPU may still run this step: the next update's first read waits for it
-    return dict(step=self.step, loss=loss, nll=nll, lr=lr, gnorm=gnorm, tokens=int(n_total), tok_s=n_total / dt)
+    with deferred_interrupts():       # a Ctrl-C lands before the update or after its bookkeeping, never half-way: resumes stay exact
+        self.scaler.step(self.opt); self.scaler.update(); self.sched.step()
+        self.step += 1
+        dt = time.perf_counter() - t0     # the GPU may still run this step: the next update's first read waits for it
+        stats = dict(step=self.step, loss=loss, nll=nll, lr=lr, gnorm=gnorm, tokens=int(n_total), tok_s=n_total / dt)
+        if done is not None: done(stats)
+    return stats
 
 # %% ../nbs/A3_trainer.ipynb #65126ff1
 class TrainingDiverged(RuntimeError):
@@ -257,8 +260,13 @@ def load(self:Trainer, ckpt_or_path) -> 'Trainer':
 
 # %% ../nbs/A3_trainer.ipynb #44fc25e8
 @patch
-def _after_update(self:Trainer, stats:dict, bar):
+def _advance(self:Trainer, n:int, stats:dict):
+    "Record an applied update: `n` more micro-batches read, its statistics in the history (interrupts held, see `update`)."
+    self.batch_idx += n; self._rng = None
     self.history['train'].append(stats)
+
+@patch
+def _after_update(self:Trainer, stats:dict, bar):
     bar.set_postfix(loss=f"{stats['loss']:.3f}", lr=f"{stats['lr']:.2e}", tok_s=f"{stats['tok_s']:.0f}", refresh=False)
     bar.update(1)                                                     # redraws at most once a second
     for cb in self.callbacks: cb(self, stats)
@@ -291,8 +299,7 @@ def _epochs(self:Trainer, bar):
         while self.batch_idx < len(batches) and not self._done():
             self._rng = rng_state()                                    # the state at this update boundary
             group = batches[self.batch_idx:self.batch_idx + self.tc.accum]
-            stats = self.update(group)
-            self.batch_idx += len(group); self._rng = None
+            stats = self.update(group, done=lambda s: self._advance(len(group), s))
             self._after_update(stats, bar)
         if self.batch_idx >= len(batches):                            # the epoch is complete
             self.epoch, self.batch_idx = self.epoch + 1, 0
