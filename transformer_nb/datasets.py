@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a0_datasets.html.md"""
 
 # %% auto #0
 __all__ = ['SPLITS', 'MAX_NUMBER', 'MULTI30K_FETCH', 'DATASETS', 'ParallelData', 'read_lines', 'read_parallel', 'en_number',
-           'de_number', 'numbers_corpus', 'number_value', 'exact_by_magnitude', 'number_scores', 'copy_corpus',
-           'find_multi30k', 'multi30k', 'register_dataset', 'load_dataset']
+           'de_number', 'numbers_corpus', 'number_value', 'exact_by_magnitude', 'corpus_score', 'number_scores',
+           'copy_corpus', 'find_multi30k', 'multi30k', 'register_dataset', 'load_dataset']
 
 # %% ../nbs/A0_datasets.ipynb #12dd4b6c
 import contextlib, functools, inspect, gzip, hashlib, logging, os, random, tempfile, urllib.error, urllib.request, warnings
@@ -270,13 +270,24 @@ def exact_by_magnitude(pairs:list[tuple[str, str]], # (source, reference) pairs 
     for p, h in zip(pairs, hyps): hits[_magnitude(value(p))].append(h.strip() == p[1].strip())
     return {k: {'exact_match': round(100 * sum(v) / len(v), 2), 'n': len(v)} for k, v in hits.items() if v}
 
+# %% ../nbs/A0_datasets.ipynb #e7c1d2a1
+def corpus_score(metric, # a sacreBLEU metric, e.g. `BLEU()`, `BLEU(tokenize='char')`, `CHRF()`
+                 hyps:list[str], refs:list[str], # aligned, one reference each
+                 chunk:int=10_000, # sentences counted at a time: the score is the same for any chunk, only memory changes
+                ):
+    "sacreBLEU's `metric.corpus_score(hyps, [refs])`, its n-gram counts summed a chunk at a time."
+    if len(hyps) <= chunk: return metric.corpus_score(hyps, [refs])
+    from sacrebleu.utils import sum_of_lists
+    return metric._aggregate_and_compute([sum_of_lists(metric._extract_corpus_statistics(hyps[i:i + chunk], [refs[i:i + chunk]]))
+                                          for i in range(0, len(hyps), chunk)])
+
 # %% ../nbs/A0_datasets.ipynb #b2d8f6a4
 def number_scores(pairs:list[tuple[str, str]], hyps:list[str]) -> dict:
     "BLEU on characters (with its sacreBLEU signature) and `exact_by_magnitude`: the scores to read on the numbers corpus."
     from sacrebleu.metrics import BLEU
     by_magnitude = exact_by_magnitude(pairs, hyps)          # also checks that `pairs` is the numbers corpus
     bleu = BLEU(tokenize='char')
-    score = bleu.corpus_score(hyps, [[t for _, t in pairs]]).score
+    score = corpus_score(bleu, hyps, [t for _, t in pairs]).score
     return {'bleu_char': round(score, 2), 'bleu_char_signature': str(bleu.get_signature()),
             'exact_by_magnitude': by_magnitude}
 

@@ -20,18 +20,21 @@ from sacrebleu.significance import PairedTest
 from .core import EOS_ID, get_device
 from .attention import attention
 from .model import PRESETS, PAPER_TABLE3
+from .datasets import corpus_score
 from .data import pad_ids
 from .decoding import inference, greedy_decode, check_beam, Decoding, PAPER_DECODING
 from .fast_decoding import FastCache, fast_beam_search   # A6's fast greedy cache and beam search, for `translate`
 
 # %% ../nbs/11_results.ipynb #83b32dda
-def corpus_scores(hyps:list[str], refs:list[str]) -> dict:
+def corpus_scores(hyps:list[str], refs:list[str],
+                  chunk:int=10_000, # sentences counted at a time (A0's `corpus_score`): the same scores in bounded memory
+                 ) -> dict:
     "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures."
     if len(hyps) != len(refs):
         raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references: they must be aligned line by line")
     out = {}
     for key, metric in (('bleu', BLEU()), ('bleu_lc', BLEU(lowercase=True)), ('chrf', CHRF())):
-        s = metric.corpus_score(hyps, [refs])
+        s = corpus_score(metric, hyps, refs, chunk)
         out[key], out[f'{key}_signature'] = round(s.score, 2), str(metric.get_signature())
     return out
 
