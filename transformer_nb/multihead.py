@@ -14,6 +14,14 @@ import torch.nn.functional as F
 from .attention import attention
 
 # %% ../nbs/02_multihead.ipynb #b1528f4e
+_SDPA_NAN_ROWS = tuple(int(x) for x in torch.__version__.split('+')[0].split('.')[:2]) < (2, 5)
+
+def _empty_rows(mask:torch.Tensor|None) -> torch.Tensor|None:
+    "The queries of a bool `mask` that may attend to no key, (..., n_q, 1); None if there are none."
+    if mask is None or mask.dtype != torch.bool: return None
+    empty = ~mask.any(-1, keepdim=True)
+    return empty if empty.any() else None
+
 class MultiHeadAttention(nn.Module):
     "Multi-head attention (§3.2.2) with h heads of size d_k (queries, keys) and d_v (values)."
     def __init__(self, d_model:int, h:int, d_k:int|None=None, d_v:int|None=None, p_drop:float=0.0, bias:bool=True):
@@ -65,7 +73,10 @@ class MultiHeadAttention(nn.Module):
                 cache=None, # incremental decoding (10_decoding): self-attention appends to it, cross-attention fills it once
                ) -> torch.Tensor: # (B, n_q, d_model)
         q, k, v = self.project(x, mem, cache)                                    # (B, h, n, d_k or d_v)
+        empty = _empty_rows(mask) if _SDPA_NAN_ROWS else None                    # torch 2.4: NaN for a query that sees
+        if empty is not None: mask = mask | empty                                # no key; later versions, and ours, give 0
         o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=self.p_drop if self.training else 0.0)
+        if empty is not None: o = o.masked_fill(empty, 0.0)
         return self.out_proj(self.merge_heads(o))                                # (B, h, n_q, d_v) -> (B, n_q, d_model)
 
     def weights(self, x:torch.Tensor, mem:torch.Tensor|None=None, mask:torch.Tensor|None=None) -> torch.Tensor:
