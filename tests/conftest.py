@@ -47,6 +47,13 @@ def said(stderr:str) -> list:
     "The lines of stderr that say something (a tool's line about the file it uses is not an error line, nor a test's marker)."
     return [l for l in stderr.strip().splitlines() if l.strip() and l.strip() not in MARKERS and ': using ' not in l and ': exporting ' not in l]
 
+def tiny_run(tmp_path_factory, name:str, *args) -> Path:
+    "A tiny copy-task run in a fresh folder (its quality does not matter): `tnb-train` with TINY's options and `args`."
+    out = tmp_path_factory.mktemp(name) / 'run'
+    r = tool('train', *TINY, *args, '--out', out)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return out
+
 def one_line(r, prog, *needles, code=2):
     "The command failed with exit code `code` and one line on stderr, `prog: error: ...`, containing every needle."
     ls = [l for l in said(r.stderr) if not l.startswith('saving ')]

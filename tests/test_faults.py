@@ -11,15 +11,13 @@ from pathlib import Path
 import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint, save_checkpoint
 from transformer_nb.runs import RunFolder
-from conftest import ENV, TINY, cmd, tool, one_line, temps, default_signals as _default_sigint, Live, said as quiet
+from conftest import ENV, TINY, cmd, tool, tiny_run, one_line, temps, default_signals as _default_sigint, Live, said as quiet
 pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
 
 @pytest.fixture(scope='module')
 def run(tmp_path_factory):
     "A tiny copy-task run with checkpoints at updates 10 and 20 (its quality does not matter here)."
-    out = tmp_path_factory.mktemp('faults') / 'run'
-    r = tool('train', *TINY, '--steps', '20', '--save-every', '10', '--keep', '0', '--out', out)
-    assert r.returncode == 0, r.stderr[-3000:]
+    out = tiny_run(tmp_path_factory, 'faults', '--steps', '20', '--save-every', '10', '--keep', '0')
     assert [p.name for p in RunFolder(out).checkpoints()] == ['checkpoint-0000010.pt', 'checkpoint-0000020.pt']
     return out
 

@@ -12,17 +12,14 @@ from pathlib import Path
 import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint, save_checkpoint
 from transformer_nb.runs import RunFolder
-from conftest import ENV, TINY, cmd, tool, one_line, said as lines
+from conftest import ENV, TINY, cmd, tool, tiny_run, one_line, said as lines
 pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
 ENV.update(TNB_THREADS='1', OMP_NUM_THREADS='1', MPLBACKEND='Agg')
 
 @pytest.fixture(scope='module')
 def run(tmp_path_factory):
-    "A tiny copy-task run of two updates (its quality does not matter here)."
-    out = tmp_path_factory.mktemp('reliability') / 'run'
-    r = tool('train', *TINY, '--steps', '2', '--out', out)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return out
+    "A tiny copy-task run of two updates."
+    return tiny_run(tmp_path_factory, 'reliability', '--steps', '2')
 
 @pytest.fixture
 def texts(tmp_path):

@@ -9,16 +9,13 @@ import json, os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint
-from conftest import ENV, TINY, cmd, tool, one_line, said, default_signals
+from conftest import ENV, TINY, cmd, tool, tiny_run, one_line, said, default_signals
 pytestmark = pytest.mark.slow        # every test here starts the tools in fresh processes
 
 @pytest.fixture(scope='module')
 def run(tmp_path_factory):
-    "A tiny copy-task run of two updates (its quality does not matter here)."
-    out = tmp_path_factory.mktemp('folders') / 'run'
-    r = tool('train', *TINY, '--steps', '2', '--out', out)
-    assert r.returncode == 0, r.stderr[-3000:]
-    return out
+    "A tiny copy-task run of two updates."
+    return tiny_run(tmp_path_factory, 'folders', '--steps', '2')
 
 def _weights(path) -> dict: return load_checkpoint(path)['model']
 

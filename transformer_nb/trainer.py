@@ -58,7 +58,7 @@ class TrainConfig:
     accum: int = 1               # micro-batches per optimiser update
     steps: int|None = None       # stop after this many updates, counted from the start of the run (None: `epochs` epochs)
     epochs: int = 1
-    max_time: float|None = None  # also stop after this many minutes of training in this session (None: no time limit)
+    max_time: float|None = None  # also stop after this many minutes of training by this process (None: no time limit)
     warmup: int = 4000           # warm-up updates of the §5.3 schedule
     lr_scale: float = 1.0        # multiplies the §5.3 schedule (1 in the paper)
     cooldown: int = 0            # not in the paper: the rate of the last `cooldown` updates falls linearly to 0 (needs `steps`)
