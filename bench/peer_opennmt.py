@@ -4,6 +4,7 @@
 
     python peer_opennmt.py convert OURS.pt ONMT.pt   # port a pre-LN transformer_nb checkpoint's weights into OpenNMT-py
     python peer_opennmt.py serve ONMT.pt             # answer JSON requests on stdin, one per line (see `serve`)
+    python peer_opennmt.py train ONMT.pt             # training updates on batches sent on stdin (see `train`)
 
 The port is exact: OpenNMT-py 3.5.1's Transformer is pre-LN (a LayerNorm before each sub-layer and one at the end of
 each stack), with interleaved sinusoids 10000^(-2i/d_model) (`SinusoidalInterleaved`), embeddings scaled by
@@ -42,18 +43,30 @@ from pathlib import Path
 
 ONMT_SPECIALS = {0: '<blank>', 1: '<unk>', 2: '<s>', 3: '</s>'}   # transformer_nb's pad/unk/bos/eos ids -> OpenNMT tokens
 
-def model_opts(cfg:dict):
-    "OpenNMT-py training options that build the architecture of our config `cfg`."
-    import onmt.opts as opts
-    from onmt.utils.parse import ArgumentParser
-    p = ArgumentParser(); opts.train_opts(p)
-    args = ['-config', '', '-data', '{}', '-src_vocab', 'unused', '-share_vocab', '-model_dtype', 'fp32',
+def train_args(cfg:dict, train:dict|None=None) -> list[str]:
+    """OpenNMT-py training options that build the architecture of our config `cfg`; with `train` (our dropouts, label
+    smoothing, warm-up and learning-rate scale), those of training it as we do: Adam (0.9, 0.98, 1e-9), the noam schedule
+    (§5.3), no gradient clipping, the loss divided by the target tokens."""
+    args = ['-share_vocab', '-model_dtype', 'fp32',
             '-encoder_type', 'transformer', '-decoder_type', 'transformer', '-enc_layers', str(cfg['N']),
             '-dec_layers', str(cfg['N']), '-hidden_size', str(cfg['d_model']), '-word_vec_size', str(cfg['d_model']),
             '-transformer_ff', str(cfg['d_ff']), '-heads', str(cfg['h']), '-position_encoding',
             '-position_encoding_type', 'SinusoidalInterleaved', '-add_qkvbias', '-add_ffnbias', '-norm_eps', '1e-5',
             '-share_embeddings', '-share_decoder_embeddings', '-dropout', '0.0', '-attention_dropout', '0.0']
-    o = p.parse_known_args(args)[0]
+    if train:
+        if train['p_ffn'] != train['p_drop']: raise ValueError("OpenNMT-py uses one dropout after the ReLU and on each sub-layer: p_ffn must equal p_drop")
+        args += ['-dropout', str(train['p_drop']), '-attention_dropout', str(train['p_attn']),
+                 '-label_smoothing', str(train['eps_ls']), '-optim', 'adam', '-adam_beta1', '0.9', '-adam_beta2', '0.98',
+                 '-learning_rate', str(train['lr_scale']), '-decay_method', 'noam', '-warmup_steps', str(train['warmup']),
+                 '-max_grad_norm', '0', '-normalization', 'tokens', '-batch_type', 'tokens', '-accum_count', '1']
+    return args
+
+def model_opts(cfg:dict, train:dict|None=None):
+    "The options of `train_args`, parsed and validated as `onmt_train` does."
+    import onmt.opts as opts
+    from onmt.utils.parse import ArgumentParser
+    p = ArgumentParser(); opts.train_opts(p)
+    o = p.parse_known_args(['-config', '', '-data', '{}', '-src_vocab', 'unused', *train_args(cfg, train)])[0]
     ArgumentParser.update_model_opts(o); ArgumentParser.validate_model_opts(o)
     return o
 
@@ -66,9 +79,17 @@ def check_portable(cfg:dict, path):
     if cfg['d_k'] * cfg['h'] != cfg['d_model'] or cfg['d_v'] != cfg['d_k']: why.append("d_k, d_v != d_model/h")
     if why: raise ValueError(f"{path}: cannot port to OpenNMT-py: {'; '.join(why)}")
 
+def vocabs_of(sp):
+    "OpenNMT-py's vocabularies for our SentencePiece model: the same pieces with the same ids (ours: pad, unk, bos, eos first)."
+    import pyonmttok
+    tokens = [ONMT_SPECIALS.get(i, sp.id_to_piece(i)) for i in range(sp.get_piece_size())]
+    voc = pyonmttok.build_vocab_from_tokens(tokens)
+    assert voc.ids_to_tokens == tokens, "pyonmttok reordered the vocabulary"
+    return {'src': voc, 'tgt': voc, 'data_task': 'seq2seq', 'decoder_start_token': '<s>'}
+
 def convert(ours, out):
     "Port our checkpoint `ours` (weights, config, SentencePiece vocabulary) into an OpenNMT-py checkpoint `out`."
-    import torch, pyonmttok, sentencepiece as spm
+    import torch, sentencepiece as spm
     from onmt.model_builder import build_base_model
     from onmt.inputters.inputter import vocabs_to_dict
     ck = torch.load(ours, map_location='cpu', weights_only=True)
@@ -76,10 +97,7 @@ def convert(ours, out):
     check_portable(cfg, ours)
     if isinstance(proto, torch.Tensor): proto = proto.numpy().tobytes()     # the portable copy: a uint8 tensor
     sp = spm.SentencePieceProcessor(model_proto=bytes(proto))
-    tokens = [ONMT_SPECIALS.get(i, sp.id_to_piece(i)) for i in range(sp.get_piece_size())]
-    voc = pyonmttok.build_vocab_from_tokens(tokens)
-    assert voc.ids_to_tokens == tokens, "pyonmttok reordered the vocabulary"
-    vocabs = {'src': voc, 'tgt': voc, 'data_task': 'seq2seq', 'decoder_start_token': '<s>'}
+    vocabs = vocabs_of(sp)
     o = model_opts(cfg)
     m = build_base_model(o, vocabs)
     new = {}
@@ -112,7 +130,7 @@ def convert(ours, out):
     model_sd = {k: (new[k] if k in new else v).clone() for k, v in target.items() if not k.startswith('generator')}
     gen = {'weight': emb.clone(), 'bias': torch.zeros(emb.shape[0])}     # our output layer: tied, no bias
     torch.save({'model': model_sd, 'generator': gen, 'vocab': vocabs_to_dict(vocabs), 'opt': o, 'optim': None}, out)
-    print(f"wrote {out}: OpenNMT-py {cfg['N']}+{cfg['N']} layers, d_model {cfg['d_model']}, vocab {len(tokens)}")
+    print(f"wrote {out}: OpenNMT-py {cfg['N']}+{cfg['N']} layers, d_model {cfg['d_model']}, vocab {sp.get_piece_size()}")
 
 def engine(ckpt, beam:int, max_length:int, batch_size:int, batch_type:str):
     "An OpenNMT-py inference engine (what onmt_translate builds) with the paper's decoding settings."
@@ -147,8 +165,55 @@ def serve(ckpt):
         out.write(json.dumps({'seconds': dt, 'hyps': None if q.get('quiet') else [p[0] for p in preds]}) + '\n')
         out.flush()
 
+def train(ckpt):
+    """Training updates as OpenNMT-py's trainer makes them (`Trainer._gradient_accumulation`: model, `LossCompute` with
+    its label-smoothed cross-entropy and statistics, `Optimizer` with the noam schedule), from the weights of `ckpt`
+    (made by `convert`). The first request (one JSON line on stdin): {"train": our training settings (see `model_opts`),
+    "batches": [[src rows, tgt rows], ...] of padded ids}. Reply: {"params": n, "loss0": the mean smoothed loss of the
+    first batch with dropout off, before any update}. Then each request {"threads": t} makes one update per batch and
+    replies {"seconds": wall time of all of them, "loss": the mean loss of the last}."""
+    import logging, torch
+    from onmt.model_builder import build_base_model
+    from onmt.inputters.inputter import dict_to_vocabs
+    from onmt.utils.loss import LossCompute
+    from onmt.utils.optimizers import Optimizer
+    logging.disable(logging.CRITICAL)
+    out, sys.stdout = sys.stdout, sys.stderr
+    ck = torch.load(ckpt, map_location='cpu')
+    q = json.loads(sys.stdin.readline())
+    o = model_opts(_config_of(ck['opt']), q['train'])
+    vocabs = dict_to_vocabs(ck['vocab'])
+    model = build_base_model(o, vocabs)
+    model.load_state_dict(ck, strict=False)                          # OpenNMT-py's own loader: 'model' and 'generator'
+    loss_fn, optim = LossCompute.from_opts(o, model, vocabs['tgt']), Optimizer.from_opt(model, o)
+    batches = []
+    for src, tgt in q['batches']:
+        s, t = torch.tensor(src), torch.tensor(tgt)
+        batches.append({'src': s[:, :, None], 'tgt': t[:, :, None], 'srclen': (s != 0).sum(1), 'n': int((t[:, 1:] != 0).sum())})
+    def update(b):
+        optim.zero_grad(set_to_none=True)
+        model_out, attns = model(b['src'], b['tgt'], b['srclen'], bptt=False, with_align=False)
+        loss, stats = loss_fn(b, model_out, attns)
+        optim.backward(loss / b['n']); optim.step()
+        return float(loss) / b['n']
+    model.eval()
+    with torch.no_grad():
+        b = batches[0]; model_out, attns = model(b['src'], b['tgt'], b['srclen']); loss0 = float(loss_fn(b, model_out, attns)[0]) / b['n']
+    model.train()
+    out.write(json.dumps({'params': sum(p.numel() for p in model.parameters()), 'loss0': loss0}) + '\n'); out.flush()
+    for line in sys.stdin:
+        torch.set_num_threads(json.loads(line)['threads'])
+        t0 = time.perf_counter()
+        for b in batches: loss = update(b)
+        out.write(json.dumps({'seconds': time.perf_counter() - t0, 'loss': loss}) + '\n'); out.flush()
+
+def _config_of(o) -> dict:
+    "Our config fields that `model_opts` reads, back from the options stored in an OpenNMT-py checkpoint made by `convert`."
+    return dict(N=o.enc_layers, d_model=o.hidden_size, d_ff=o.transformer_ff, h=o.heads)
+
 if __name__ == '__main__':
     cmd = sys.argv[1] if len(sys.argv) > 1 else ''
     if cmd == 'convert' and len(sys.argv) == 4: convert(sys.argv[2], sys.argv[3])
     elif cmd == 'serve' and len(sys.argv) == 3: serve(Path(sys.argv[2]))
+    elif cmd == 'train' and len(sys.argv) == 3: train(Path(sys.argv[2]))
     else: sys.exit(__doc__)

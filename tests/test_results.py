@@ -152,3 +152,20 @@ def test_stored_translations_give_their_recorded_scores(m30k_dir):
             refs[pair, split] = [t for _, t in getattr(load_dataset('multi30k', *pair.split('-'), data_dir=m30k_dir), split)]
         sc = corpus_scores(f.read_text().splitlines(), refs[pair, split])
         assert (sc['bleu'], sc['bleu_lc']) == (m['bleu'], m['bleu_lc']), (f.name, sc['bleu'], m['bleu'])
+
+def test_cpu_hour_runs_are_the_recipe_and_chosen_on_valid():
+    "results/cpu_hour.json (experiments/cpu_hour.py): runs of the cpu-hour recipe as it stands, curves in time order, the final model chosen on valid."
+    from dataclasses import asdict
+    from transformer_nb.trainer import TrainConfig
+    from transformer_nb.tasks import CPU_HOUR_RECIPE
+    recs = json.loads((ROOT / 'results' / 'cpu_hour.json').read_text())
+    assert {r['direction'] for r in recs} >= {'de-en'}
+    want = {k: v for k, v in asdict(TrainConfig(**CPU_HOUR_RECIPE.train)).items() if k not in ('out', 'keep', 'progress', 'overwrite')}
+    for r in recs:
+        assert {k: r['train_config'][k] for k in want} == want, f"{r['direction']}: the stored run is not the recipe's settings"
+        steps, minutes = [p['step'] for p in r['curve']], [p['minutes'] for p in r['curve']]
+        assert steps == sorted(steps) and minutes == sorted(minutes) and steps[-1] == r['updates']
+        assert minutes[-1] <= r['wall_s'] / 60, "a checkpoint written after the command ended"
+        assert r['chosen_on_valid'] == max(r['final'], key=lambda k: r['final'][k]['valid']['bleu_lc'])
+        assert r['test_bleu_lc'] == r['final'][r['chosen_on_valid']]['test']['bleu_lc']
+        assert 'CPU' in r['hardware'] and r['command'].startswith('tnb-train ')

@@ -9,6 +9,7 @@ __all__ = ['train_main', 'translate_main', 'evaluate_main', 'average_main', 'exp
 
 # %% ../nbs/A7_cli.ipynb #78e8569d
 import argparse, contextlib, json, shlex, sys, time, warnings
+from dataclasses import replace
 from pathlib import Path
 from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
 from .runs import RunFolder, file_names, read_files
@@ -56,6 +57,7 @@ def _train_parser() -> CliParser:
     g.add_argument('--eps-ls', type=number(float, 0, 1, hi_open=True), help="label smoothing (§5.4)")
     g.add_argument('--device'); g.add_argument('--precision', choices=['auto', 'fp32', 'bf16', 'fp16'])
     g.add_argument('--compile', action='store_true', default=None); g.add_argument('--threads', type=number(int, 1, 1024))
+    g.add_argument('--recipe', metavar='NAME', help="a recipe the task names, e.g. cpu-hour (Multi30k on a 2-core CPU within an hour); options given replace its settings")
     g = p.add_argument_group('run folder and test')
     g.add_argument('--out', help="the run folder (default runs/DATASET; with --resume: the checkpoint's)")
     g.add_argument('--resume', metavar='CKPT', help="a checkpoint, or a run folder (its newest checkpoint), to continue with its own settings")
@@ -83,6 +85,7 @@ _SETTINGS = ('max_tokens', 'accum', 'epochs', 'steps', 'warmup', 'cooldown', 'sa
 def _check_train(a):
     if a.steps and a.epochs: _fail("give --steps or --epochs, not both: --steps counts updates, --epochs passes over the data")
     if a.resume and a.overwrite: _fail("--resume continues a run and --overwrite deletes one: give one of them")
+    if a.resume and a.recipe: _fail(f"--recipe {a.recipe} is for a new run: a resumed run keeps the settings of its own recipe")
     if a.new_data and not a.resume: _fail("--new-data is for --resume: it continues a checkpoint on another corpus")
     if a.cooldown and not a.steps and not a.resume: _fail(f"--cooldown {a.cooldown} needs --steps: the update at which the learning rate reaches 0")
     if a.keep and a.average and a.keep < a.average: _fail(f"--keep {a.keep} keeps fewer checkpoints than the {a.average} that --average averages")
@@ -105,6 +108,8 @@ def _task_of(a, meta:dict, langs:bool):
     if files and not (a.train or a.data_dir): _fail(f"--dataset {a.dataset} needs --train SRC TGT, your own files (or --data-dir)")
     if not files and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
     if not task.languages and langs: _fail(f"--dataset {a.dataset} has no languages: drop --src-lang/--tgt-lang")
+    if a.recipe is not None and a.recipe not in task.recipes:
+        _fail(f"argument --recipe: invalid choice: {a.recipe!r} (the {task.name} task's recipes: {', '.join(task.recipes) or 'none but its default'})")
     return tasks, task
 
 # %% ../nbs/A7_cli.ipynb #b426aac8
@@ -123,6 +128,8 @@ def _train(argv):
             a.resume, a.dataset, a.src_lang, a.tgt_lang, a.new_data)
         a.out = a.out or str(folder)
     tasks, task = _task_of(a, meta, langs)
+    if a.resume and a.threads is None and (r := task.recipes.get(meta.get('recipe'))) and r.threads is not None:
+        limit_threads(r.threads)                                  # a run of a named recipe resumes on the recipe's threads
     out = RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
     with out.lock(remove_unused=created):
@@ -134,12 +141,15 @@ def _train(argv):
         s = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None} | {'out': str(out.path)}
         s |= ({'overwrite': True} if a.overwrite else {}) | ({'progress': False} if a.no_progress else {})
         spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
-        if not a.resume: tasks.check_memory(task, a.preset, a.vocab_size, a.device, **s)
-        print(f"{data}; {task.name} task; " + ('resumed' if a.resume else f"preset {a.preset or task.recipe.preset}") + f"; output in {out.path}")
+        recipe = None if a.resume else tasks.task_recipe(task, a.recipe)
+        if recipe is not None and a.threads is not None: recipe = replace(recipe, threads=a.threads)   # --threads wins
+        if not a.resume: tasks.check_memory(task, a.preset, a.vocab_size, a.device, recipe=recipe, **s)
+        print(f"{data}; {task.name} task; " + ('resumed' if a.resume else f"{f'recipe {a.recipe}, ' if a.recipe else ''}preset "
+              f"{a.preset or recipe.preset}") + f"; output in {out.path}")
         t0, command = time.time(), shlex.join(['tnb-train', *argv])
         with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
-            tr = tasks.train_model(data, task, preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, resume=a.resume,
-                                   meta={'command': command}, say=print, **s)
+            tr = tasks.train_model(data, task, preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, resume=a.resume, recipe=recipe,
+                                   meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})}, say=print, **s)
     if tr.interrupted: sys.exit(130)
     if tr.rank == 0: _report(a, tasks, task, data, tr, time.time() - t0)
     return tr
