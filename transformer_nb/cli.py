@@ -141,8 +141,7 @@ def _train(argv):
         s = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None} | {'out': str(out.path)}
         s |= ({'overwrite': True} if a.overwrite else {}) | ({'progress': False} if a.no_progress else {})
         spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
-        recipe = None if a.resume else tasks.task_recipe(task, a.recipe)
-        if recipe is not None and a.threads is not None: recipe = replace(recipe, threads=a.threads)   # --threads wins
+        recipe = None if a.resume else replace(tasks.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
         if not a.resume: tasks.check_memory(task, a.preset, a.vocab_size, a.device, recipe=recipe, **s)
         print(f"{data}; {task.name} task; " + ('resumed' if a.resume else f"{f'recipe {a.recipe}, ' if a.recipe else ''}preset "
               f"{a.preset or recipe.preset}") + f"; output in {out.path}")
