@@ -4,8 +4,8 @@ de->en, the same configuration, the same pieces, the same batches and the same s
 
 Not a test: it prints figures and, with --json, stores them (results/train_bench.json, shown in A9_benchmarks).
 
-    python bench/bench_train_peers.py --peer-python ../onmt-venv/bin/python --threads 1 2 --repeats 5 \\
-        --json results/train_bench.json
+    python bench/bench_train_peers.py --peer-python ../onmt-venv/bin/python --same-torch-python \\
+        ../onmt-venv-sametorch/bin/python --threads 1 2 --batches 12 --repeats 3 --own-steps 40 --json results/train_bench.json
     python bench/bench_train_peers.py --batches 4 --repeats 1          # a quick trial ($ONMT_PYTHON set)
 
 OpenNMT-py runs in its own virtual environment, outside the repository: `--peer-python`, else `$ONMT_PYTHON`
@@ -23,6 +23,12 @@ What is compared, like for like:
   norm, Adam, schedule); OpenNMT-py's is what its `Trainer._gradient_accumulation` does (model, `LossCompute` with its
   statistics, `Optimizer.backward`, `Optimizer.step`), with the same Adam, noam schedule and label smoothing 0.1.
 
+Two more systems on the same batches, in the same rounds: `ours, 09's loss and nn.Dropout` is `Trainer.update` with the
+trainer's two CPU speed-ups undone (A3_trainer: the one-pass loss `SmoothedNLL` and `FastDropout`), the baseline that
+says what they bring (`--no-plain` leaves it out); `opennmt-py, our torch` (`--same-torch-python`) is OpenNMT-py in a
+second environment on the torch ours runs on (bench/peer_opennmt.py says how to make it), which separates what the
+code does from what the PyTorch release does (recent releases draw CPU dropout masks more slowly than 2.2).
+
 With `--own-steps S` it also times each system end to end with its own data pipeline and batching, as a user runs it:
 ours is `train_model` (what `tnb-train` runs: the pre-encoded pairs, `TokenBatchSampler`, the update loop), OpenNMT-py
 is `onmt_train` on the same pieces written as text (its own readers, bucketing and batching at `-batch_type tokens
@@ -34,7 +40,7 @@ Each repeat times all the batches once per system, the systems in turn (their or
 median over repeats of target tokens (BOS excluded, padding excluded) per second, and the ratio is between medians of
 the same run. The first pass of each system is a warm-up and is not timed. The load average before and after is stored.
 """
-import argparse, dataclasses, datetime, json, os, platform, re, statistics, subprocess, sys, tempfile, time
+import argparse, copy, dataclasses, datetime, json, os, platform, re, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 import torch
 from _common import ROOT, command, load_average
@@ -44,9 +50,11 @@ from transformer_nb.core import hardware, git_commit, limit_threads, set_seed, P
 from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler, collate
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.trainer import Trainer, TrainConfig
+from transformer_nb.trainer import Trainer, TrainConfig, FastDropout, fused_label_smoothed_nll
+from transformer_nb.training import label_smoothed_nll
+import transformer_nb.trainer as trainer_module
 
-OURS, PEER = 'ours', 'opennmt-py'
+OURS, PEER, PLAIN, SAME = 'ours', 'opennmt-py', "ours, 09's loss and nn.Dropout", 'opennmt-py, our torch'
 
 class PeerTrainer:
     "OpenNMT-py's training updates in its own interpreter (bench/peer_opennmt.py train), timed inside that process."
@@ -54,6 +62,7 @@ class PeerTrainer:
         env = {**os.environ, 'TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD': '1', 'PYTHONWARNINGS': 'ignore'}
         env.pop('PYTHONPATH', None)                                      # nothing of ours in OpenNMT-py's process
         if stubs := write_stubs(python, env, workdir): env['PYTHONPATH'] = str(stubs)
+        workdir.mkdir(parents=True, exist_ok=True)
         ours, onmt = workdir / 'ours.pt', workdir / 'opennmt.pt'
         torch.save({"config": dataclasses.asdict(model.cfg), 'model': model.state_dict(),
                     'tokenizer': torch.frombuffer(bytearray(tok.to_bytes()), dtype=torch.uint8)}, ours)
@@ -74,9 +83,15 @@ class PeerTrainer:
     def close(self): self.p.stdin.close(); self.p.wait()
 
 class OurTrainer:
-    "`Trainer.update` over the same batches (lists of example indices into the encoded pairs)."
-    def __init__(self, model, pairs, groups, tc):
+    """`Trainer.update` over the same batches (lists of example indices into the encoded pairs); `plain=True` undoes the
+    trainer's two CPU speed-ups (A3_trainer: `SmoothedNLL` and `FastDropout`), for the baseline measured in the same run."""
+    def __init__(self, model, pairs, groups, tc, plain:bool=False):
         self.trainer, self.groups = Trainer(model, pairs, None, tc=tc, say=lambda msg: None), groups
+        self.loss_fn = label_smoothed_nll if plain else fused_label_smoothed_nll
+        if plain:
+            for parent in list(model.modules()):
+                for name, m in list(parent.named_children()):
+                    if type(m) is FastDropout: setattr(parent, name, torch.nn.Dropout(m.p))
     def loss0(self) -> float:
         "The first batch's mean label-smoothed loss with dropout off, before any update."
         from transformer_nb.training import seq2seq_loss
@@ -86,6 +101,7 @@ class OurTrainer:
         m.train(); return float(loss / n)
     def __call__(self, threads:int) -> float:
         torch.set_num_threads(threads)
+        trainer_module.fused_label_smoothed_nll = self.loss_fn             # the loss Trainer.update calls
         t0 = time.perf_counter()
         for g in self.groups: self.trainer.update([g])
         return time.perf_counter() - t0
@@ -136,6 +152,8 @@ def main(argv=None):
     ap.add_argument('--repeats', type=int, default=5)
     ap.add_argument('--own-steps', type=int, default=0, help='also time each end to end with its own pipeline, this many updates (0: not)')
     ap.add_argument('--peer-python', default=None, help="OpenNMT-py's interpreter (default: $ONMT_PYTHON)")
+    ap.add_argument('--same-torch-python', default=None, help="also OpenNMT-py on our torch (bench/peer_opennmt.py: the second environment)")
+    ap.add_argument('--no-plain', action='store_true', help="leave out the baseline without the trainer's CPU speed-ups")
     ap.add_argument('--json', default=None, help='write the results here (e.g. results/train_bench.json)')
     a = ap.parse_args(argv)
     py = peer_python(a.peer_python)
@@ -156,16 +174,19 @@ def main(argv=None):
     train = dict(p_drop=cfg.p_drop, p_attn=cfg.p_attn, p_ffn=cfg.p_ffn, eps_ls=tc.eps_ls, warmup=tc.warmup, lr_scale=tc.lr_scale)
     work = Path(tempfile.mkdtemp(prefix='bench_train_peers.'))
     peer = PeerTrainer(py, model, tok, train, batches, work)            # ported before our first update changes the weights
+    same = PeerTrainer(a.same_torch_python, model, tok, train, batches, work / 'same') if a.same_torch_python else None
+    plain = None if a.no_plain else OurTrainer(copy.deepcopy(model), pairs, groups, tc, plain=True)
     ours = OurTrainer(model, pairs, groups, tc)
-    systems = {OURS: ours, PEER: peer}
-    loss0 = {OURS: ours.loss0(), PEER: peer.info['loss0']}
+    systems = {OURS: ours, PEER: peer, **({SAME: same} if same else {}), **({PLAIN: plain} if plain else {})}
+    loss0 = {OURS: ours.loss0(), PEER: peer.info['loss0'], **({SAME: same.info['loss0']} if same else {})}
     params = {OURS: sum(p.numel() for p in {id(p): p for p in model.parameters()}.values()), PEER: peer.info['params']}
     load_before = load_average()
     print(f"# {a.preset} pre-LN, p_drop = p_ffn = {cfg.p_drop}, {params[OURS] / 1e6:.2f}M params (OpenNMT-py "
           f"{params[PEER] / 1e6:.2f}M: its output layer has a bias); {len(batches)} batches of at most {a.max_tokens} "
           f"tokens, {tokens:,} target tokens ({tokens / padded:.0%} of the padded target); {hardware()}; OpenNMT-py "
           f"{peer.version} on torch {peer.torch}; load average {load_before[0]:.1f} at start")
-    print(f"# first batch, dropout off, before any update: loss {loss0[OURS]:.5f} (ours), {loss0[PEER]:.5f} (OpenNMT-py)")
+    print(f"# first batch, dropout off, before any update: loss {loss0[OURS]:.5f} (ours), {loss0[PEER]:.5f} (OpenNMT-py)"
+          + (f", {loss0[SAME]:.5f} (OpenNMT-py on torch {same.torch})" if same else ''))
     times = {}
     for th in a.threads:
         for name, fn in systems.items(): fn(th)                            # warm-up pass, not timed
@@ -174,6 +195,7 @@ def main(argv=None):
                 times.setdefault((th, name), []).append(systems[name](th))
             print(f"# {th} thread(s): repeat {rep + 1}/{a.repeats}, load average {load_average()[0]:.1f}", flush=True)
     peer.close()
+    if same: same.close()
     own = {}
     for th in (a.threads if a.own_steps else []):
         for name in (OURS, PEER):
@@ -193,6 +215,11 @@ def main(argv=None):
         r = statistics.median(times[th, PEER]) / statistics.median(times[th, OURS])
         ratios[f"ours / opennmt-py, {th} thread(s)"] = round(r, 3)
         print(f"# {th} thread(s): ours is {r:.2f}x OpenNMT-py")
+        for other, label in ((SAME, 'opennmt-py on our torch'), (PLAIN, "ours with 09's loss and nn.Dropout")):
+            if (th, other) not in times: continue
+            r = statistics.median(times[th, other]) / statistics.median(times[th, OURS])
+            ratios[f"ours / {label}, {th} thread(s)"] = round(r, 3)
+            print(f"# {th} thread(s): ours is {r:.2f}x {label}")
     own_rows = [dict(system=n, threads=th, tokens_per_s=round(statistics.median(r)), intervals=[round(x) for x in r])
                 for (th, n), r in own.items()]
     for th in sorted({th for th, _ in own}):
@@ -202,6 +229,7 @@ def main(argv=None):
     if a.json:
         rec = dict(date=datetime.datetime.now().isoformat(timespec='seconds'), commit=git_commit(), hardware=hardware(),
                    python=platform.python_version(), torch=torch.__version__, opennmt=peer.version, opennmt_torch=peer.torch,
+                   opennmt_same_torch=same.torch if same else None,
                    cpu_count=os.cpu_count(), threads=a.threads, preset=a.preset, config=dict(d_model=cfg.d_model, N=cfg.N, h=cfg.h, d_ff=cfg.d_ff,
                    norm_first=cfg.norm_first, p_drop=cfg.p_drop, p_ffn=cfg.p_ffn, p_attn=cfg.p_attn, vocab=tok.vocab_size),
                    params=params, loss_first_batch=loss0, max_tokens=a.max_tokens, batches=len(batches),
