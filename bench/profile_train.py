@@ -21,8 +21,8 @@ from transformer_nb.trainer import Trainer, TrainConfig
 GROUPS = [  # (group, operator name fragments), first match wins
     ('matrix products', ('aten::mm', 'aten::addmm', 'aten::bmm', 'aten::matmul')),
     ('attention kernel (fused)', ('scaled_dot_product',)),
-    ('dropout masks', ('bernoulli', 'native_dropout')),
-    ('log-softmax over the vocabulary', ('log_softmax',)),
+    ('dropout masks', ('bernoulli', 'native_dropout', 'aten::random_')),
+    ('softmax over the vocabulary (the loss)', ('log_softmax', 'logsumexp', 'aten::exp')),
     ('loss: gather, scatter, reductions', ('gather', 'scatter', 'aten::sum', 'aten::mean', 'masked_fill', 'aten::fill_', 'aten::zero_')),
     ('element-wise (scale, residual, ReLU, masks)', ('aten::div', 'aten::mul', 'aten::add', 'threshold', 'clamp', 'aten::where', 'aten::sub')),
     ('layer norm', ('layer_norm',)),
