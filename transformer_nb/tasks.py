@@ -40,7 +40,7 @@ class Recipe:
 
 PAPER_RECIPE = Recipe(train=dict(max_tokens=4096, epochs=10, warmup=4000, lr_scale=1.0, save_every=500))   # §5, at `small`
 CPU_HOUR_RECIPE = Recipe(threads=0, train=dict(                     # Multi30k on a 2-core CPU within an hour (09_training)
-    max_tokens=2500, steps=2200, warmup=800, lr_scale=0.7, cooldown=700, save_every=100, average=5, valid_every=200, max_time=56))
+    max_tokens=2500, steps=2200, warmup=800, lr_scale=0.7, cooldown=700, save_every=100, average=5, valid_every=550, max_time=56))
 
 # %% ../nbs/A11_tasks.ipynb #1bcfbc9f
 def _bleu_phrase(scores:dict, refs:list[str]) -> str:
@@ -227,7 +227,7 @@ def _new_run_config(recipe:Recipe, given:dict) -> tuple[TrainConfig, list[str]]:
         elif 'warmup' in given and w >= steps:
             warnings.warn(f"a warm-up of {w:,} updates is not shorter than the {steps:,}-update run: the learning rate will still be "
                           f"rising when the run ends (a tenth of the run, {max(1, steps // 10)}, is a common choice)")
-        if 'valid_every' not in given: s['valid_every'] = max(1, -(-steps // 4))
+        if 'valid_every' not in given and 'valid_every' not in recipe.train: s['valid_every'] = max(1, -(-steps // 4))
     return TrainConfig(**s), said
 
 # %% ../nbs/A11_tasks.ipynb #4ee9d752
