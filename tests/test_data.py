@@ -241,6 +241,8 @@ def test_find_multi30k_looks_in_order(tmp_path, monkeypatch):
     monkeypatch.setattr(transformer_nb, '__file__', str(tmp_path/'site'/'transformer_nb'/'__init__.py'))   # no shared/ above
     monkeypatch.setenv('TNB_CACHE_DIR', str(tmp_path/'cache')); monkeypatch.delenv('TNB_MULTI30K', raising=False)
     start = tmp_path/'repo'/'nbs'; start.mkdir(parents=True)
+    inside, is_file = tmp_path.resolve(), Path.is_file                           # a copy above tmp_path (a clone in /tmp
+    monkeypatch.setattr(Path, 'is_file', lambda p: p.resolve().is_relative_to(inside) and is_file(p))  # with /tmp/shared) is hidden
     assert find_multi30k(start) is None                                          # nothing anywhere
     cache = tmp_path/'cache'/'multi30k'; cache.mkdir(parents=True)
     for n in list(_MULTI30K_SHA256)[:-1]: (cache/n).touch()
