@@ -23,11 +23,12 @@ What is compared, like for like:
   norm, Adam, schedule); OpenNMT-py's is what its `Trainer._gradient_accumulation` does (model, `LossCompute` with its
   statistics, `Optimizer.backward`, `Optimizer.step`), with the same Adam, noam schedule and label smoothing 0.1.
 
-Two more systems on the same batches, in the same rounds: `ours, 09's loss and nn.Dropout` is `Trainer.update` with the
-trainer's two CPU speed-ups undone (A3_trainer: the one-pass loss `SmoothedNLL` and `FastDropout`), the baseline that
-says what they bring (`--no-plain` leaves it out); `opennmt-py, our torch` (`--same-torch-python`) is OpenNMT-py in a
-second environment on the torch ours runs on (bench/peer_opennmt.py says how to make it), which separates what the
-code does from what the PyTorch release does (recent releases draw CPU dropout masks more slowly than 2.2).
+Two more systems on the same batches, in the same rounds: `ours without the CPU speed-ups` is `Trainer.update` with the
+trainer's CPU speed-ups undone (`Trainer.speedups(False)`, A3_trainer: 09's loss, `nn.Dropout`, the plain output layer
+and PyTorch's choice of attention kernel), the baseline that says what they bring (`--no-plain` leaves it out); `opennmt-py, our torch`
+(`--same-torch-python`) is OpenNMT-py in a second environment on the torch ours runs on (bench/peer_opennmt.py says how
+to make it), which separates what the code does from what the PyTorch release does (recent releases draw CPU dropout
+masks more slowly than 2.2).
 
 With `--own-steps S` it also times each system end to end with its own data pipeline and batching, as a user runs it:
 ours is `train_model` (what `tnb-train` runs: the pre-encoded pairs, `TokenBatchSampler`, the update loop), OpenNMT-py
@@ -50,11 +51,9 @@ from transformer_nb.core import hardware, git_commit, limit_threads, set_seed, P
 from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler, collate
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.trainer import Trainer, TrainConfig, FastDropout, fused_label_smoothed_nll
-from transformer_nb.training import label_smoothed_nll
-import transformer_nb.trainer as trainer_module
+from transformer_nb.trainer import Trainer, TrainConfig
 
-OURS, PEER, PLAIN, SAME = 'ours', 'opennmt-py', "ours, 09's loss and nn.Dropout", 'opennmt-py, our torch'
+OURS, PEER, PLAIN, SAME = 'ours', 'opennmt-py', 'ours without the CPU speed-ups', 'opennmt-py, our torch'
 
 class PeerTrainer:
     "OpenNMT-py's training updates in its own interpreter (bench/peer_opennmt.py train), timed inside that process."
@@ -84,14 +83,10 @@ class PeerTrainer:
 
 class OurTrainer:
     """`Trainer.update` over the same batches (lists of example indices into the encoded pairs); `plain=True` undoes the
-    trainer's two CPU speed-ups (A3_trainer: `SmoothedNLL` and `FastDropout`), for the baseline measured in the same run."""
+    trainer's speed-ups (`Trainer.speedups(False)`, A3_trainer), for the baseline measured in the same run."""
     def __init__(self, model, pairs, groups, tc, plain:bool=False):
         self.trainer, self.groups = Trainer(model, pairs, None, tc=tc, say=lambda msg: None), groups
-        self.loss_fn = label_smoothed_nll if plain else fused_label_smoothed_nll
-        if plain:
-            for parent in list(model.modules()):
-                for name, m in list(parent.named_children()):
-                    if type(m) is FastDropout: setattr(parent, name, torch.nn.Dropout(m.p))
+        if plain: self.trainer.speedups(False)
     def loss0(self) -> float:
         "The first batch's mean label-smoothed loss with dropout off, before any update."
         from transformer_nb.training import seq2seq_loss
@@ -101,7 +96,6 @@ class OurTrainer:
         m.train(); return float(loss / n)
     def __call__(self, threads:int) -> float:
         torch.set_num_threads(threads)
-        trainer_module.fused_label_smoothed_nll = self.loss_fn             # the loss Trainer.update calls
         t0 = time.perf_counter()
         for g in self.groups: self.trainer.update([g])
         return time.perf_counter() - t0
@@ -215,7 +209,7 @@ def main(argv=None):
         r = statistics.median(times[th, PEER]) / statistics.median(times[th, OURS])
         ratios[f"ours / opennmt-py, {th} thread(s)"] = round(r, 3)
         print(f"# {th} thread(s): ours is {r:.2f}x OpenNMT-py")
-        for other, label in ((SAME, 'opennmt-py on our torch'), (PLAIN, "ours with 09's loss and nn.Dropout")):
+        for other, label in ((SAME, 'opennmt-py on our torch'), (PLAIN, 'ours without the CPU speed-ups')):
             if (th, other) not in times: continue
             r = statistics.median(times[th, other]) / statistics.median(times[th, OURS])
             ratios[f"ours / {label}, {th} thread(s)"] = round(r, 3)

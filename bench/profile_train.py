@@ -19,9 +19,9 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.trainer import Trainer, TrainConfig
 
 GROUPS = [  # (group, operator name fragments), first match wins
-    ('matrix products', ('aten::mm', 'aten::addmm', 'aten::bmm', 'aten::matmul')),
-    ('attention kernel (fused)', ('scaled_dot_product',)),
-    ('dropout masks', ('bernoulli', 'native_dropout', 'aten::random_')),
+    ('matrix products', ('aten::mm', 'aten::addmm', 'aten::bmm', 'aten::matmul')),   # the math backend's attention too
+    ('attention: the flash kernel, or the math backend\'s softmax', ('scaled_dot_product', 'aten::_softmax')),
+    ('dropout masks', ('bernoulli', 'native_dropout', 'aten::random_', 'aten::ge')),
     ('softmax over the vocabulary (the loss)', ('log_softmax', 'logsumexp', 'aten::exp')),
     ('loss: gather, scatter, reductions', ('gather', 'scatter', 'aten::sum', 'aten::mean', 'masked_fill', 'aten::fill_', 'aten::zero_')),
     ('element-wise (scale, residual, ReLU, masks)', ('aten::div', 'aten::mul', 'aten::add', 'threshold', 'clamp', 'aten::where', 'aten::sub')),

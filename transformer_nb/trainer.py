@@ -6,10 +6,11 @@ Docs: https://transformer-nb.github.io/transformer_nb/a3_trainer.html.md"""
 
 # %% auto #0
 __all__ = ['TrainConfig', 'SettingChanged', 'resume_config', 'SmoothedNLL', 'fused_label_smoothed_nll', 'FastDropout',
-           'use_fast_dropout', 'Trainer', 'TrainingDiverged', 'CheckpointWriteError', 'plot_history']
+           'attention_backend', 'use_fast_dropout', 'BufferedLinear', 'use_buffered_output', 'Trainer',
+           'TrainingDiverged', 'CheckpointWriteError', 'plot_history']
 
 # %% ../nbs/A3_trainer.ipynb #a7be368a
-import math, time, uuid, contextlib
+import math, time, uuid, contextlib, functools
 from dataclasses import dataclass, asdict, fields
 from pathlib import Path
 import numpy as np
@@ -20,7 +21,7 @@ from fastcore.basics import patch
 from .core import PAD_ID, get_device, autocast, default_precision, precision_dtype
 from .model import Transformer
 from .data import TokenBatchSampler, collate
-from .training import make_optimizer, seq2seq_loss, accumulate_grads
+from .training import make_optimizer, seq2seq_loss, accumulate_grads, label_smoothed_nll
 from .checkpoints import rng_state, set_rng_state, save_checkpoint, load_checkpoint, check_checkpoint, save_averaged
 from .safeguards import atomic_open, deferred_interrupts, clean_stale_temps
 from .runs import RunFolder, AVERAGE, CURVE, checkpoint_name, file_names
@@ -106,7 +107,7 @@ def resume_config(stored:dict, # the `TrainConfig` a checkpoint holds (`meta['tr
 class SmoothedNLL(torch.autograd.Function):
     "`label_smoothed_nll` of 09 for scores (N, V) as one node: its sums, and its gradient in one pass per block of `rows`."
     @staticmethod
-    def forward(ctx, logits, target, eps:float, pad_id:int, rows:int):  # (N, V) float, (N,) ids -> (loss sum, NLL sum)
+    def forward(ctx, logits, target, eps:float, pad_id:int, rows:int, reuse:bool=False):  # -> (loss sum, NLL sum)
         keep, lse, mean = target != pad_id, logits.new_empty(len(logits)), logits.new_empty(len(logits))
         for i in range(0, len(logits), rows):                                 # each block read while in the cache
             torch.logsumexp(logits[i:i + rows], -1, out=lse[i:i + rows])      # log sum_v exp x_v
@@ -114,30 +115,35 @@ class SmoothedNLL(torch.autograd.Function):
         x_y = logits.gather(-1, target[:, None]).squeeze(-1)                  # (N,) the reference's score
         nll = (lse - x_y).masked_fill_(~keep, 0)                              # -log p_y
         loss = (nll + eps * (x_y - mean)).masked_fill_(~keep, 0)              # (1-eps)(-log p_y) + eps(-mean_v log p_v)
-        ctx.save_for_backward(logits, target, lse, keep); ctx.eps, ctx.rows = eps, rows
+        ctx.save_for_backward(logits, target, lse, keep); ctx.eps, ctx.rows, ctx.reuse = eps, rows, reuse
         return loss.sum(), nll.sum()
 
     @staticmethod
     def backward(ctx, g_loss, g_nll):  # the gradient of g_loss * loss + g_nll * nll
         logits, target, lse, keep = ctx.saved_tensors
         eps, V, rows, dt = ctx.eps, logits.shape[-1], ctx.rows, logits.dtype
-        w = ((g_loss + g_nll) * keep).to(dt)[:, None]                         # (N, 1) weight of softmax(x)
+        s = g_loss + g_nll                                                    # weight of softmax(x) in a kept row
         c = (g_loss * eps / V * keep).to(dt)[:, None]                         # (N, 1) the uniform part
-        grad = torch.empty_like(logits)
+        fold = not logits.is_cuda and bool(s > 0)                             # s softmax(x) = exp(x - (lse - log s))
+        shift = torch.where(keep, lse - s.log(), math.inf)[:, None] if fold else lse[:, None]   # a pad row: exp(-inf)
+        w = None if fold else (s * keep).to(dt)[:, None]                      # (N, 1)
+        grad = logits if ctx.reuse else torch.empty_like(logits)              # reuse: the logits are not needed now
         for i in range(0, len(logits), rows):
-            g = torch.sub(logits[i:i + rows], lse[i:i + rows, None], out=grad[i:i + rows]).exp_()   # softmax(x)
-            g.mul_(w[i:i + rows]).sub_(c[i:i + rows])
+            g = torch.sub(logits[i:i + rows], shift[i:i + rows], out=grad[i:i + rows]).exp_()
+            if w is not None: g.mul_(w[i:i + rows])
+            g.sub_(c[i:i + rows])
         grad.scatter_add_(-1, target[:, None], -((g_loss * (1 - eps) + g_nll) * keep).to(dt)[:, None])  # the reference
-        return grad, None, None, None, None
+        return grad, None, None, None, None, None
 
 def fused_label_smoothed_nll(logits:torch.Tensor, target:torch.Tensor, eps:float=0.1, pad_id:int=PAD_ID,
-                             rows:int|None=None): # rows per block; default about 2 MB of scores (all rows on a GPU)
+                             rows:int|None=None, # rows per block; default about 512 KB of scores (all rows on a GPU)
+                             reuse_logits:bool=False): # the backward pass writes the gradient over the float32 logits
     "What `label_smoothed_nll` returns (loss sum, NLL sum, tokens), through `SmoothedNLL`."
     if not 0 <= eps < 1: raise ValueError(f"eps={eps} must be in [0, 1)")
     V = logits.shape[-1]
     x, y = logits.float().reshape(-1, V), target.reshape(-1)                 # (N, V), (N,)
-    if rows is None: rows = max(1, len(x)) if x.is_cuda else max(1, 2**19 // V)
-    loss, nll = SmoothedNLL.apply(x, y, eps, pad_id, rows)
+    if rows is None: rows = max(1, len(x)) if x.is_cuda else max(1, 2**17 // V)
+    loss, nll = SmoothedNLL.apply(x, y, eps, pad_id, rows, reuse_logits)
     return loss, nll, (y != pad_id).sum()
 
 # %% ../nbs/A3_trainer.ipynb #0c263049
@@ -146,9 +152,9 @@ class _Masked(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, keep, scale:float):
         ctx.save_for_backward(keep); ctx.scale = scale
-        return torch.mul(x, keep).mul_(scale)
+        return torch.where(keep, x, 0).mul_(scale)                          # no float copy of the mask
     @staticmethod
-    def backward(ctx, g): return torch.mul(g, ctx.saved_tensors[0]).mul_(ctx.scale), None, None
+    def backward(ctx, g): return torch.where(ctx.saved_tensors[0], g, 0).mul_(ctx.scale), None, None
 
 class FastDropout(nn.Dropout):
     "`nn.Dropout` whose CPU masks take one 64-bit random word per two entries; p is rounded to a multiple of 2^-32."
@@ -160,13 +166,51 @@ class FastDropout(nn.Dropout):
         keep = u >= min(round(self.p * 2**32) - 2**31, 2**31 - 1)           # P(drop) = round(p 2^32) / 2^32
         return _Masked.apply(x, keep, 1 / (1 - self.p))
 
-def use_fast_dropout(model:nn.Module) -> int:
-    "Replace every `nn.Dropout` of `model` by a `FastDropout` with the same p, in place; returns how many."
-    n = 0
+def attention_backend(device:torch.device, longest:int, upto:int=32):
+    "On a CPU, SDPA's math backend for batches of at most `upto` tokens a side (faster there than its flash kernel); else PyTorch's choice."
+    if device.type != 'cpu' or longest > upto: return contextlib.nullcontext()
+    from torch.nn.attention import sdpa_kernel, SDPBackend
+    return sdpa_kernel(SDPBackend.MATH)
+
+def use_fast_dropout(model:nn.Module, fast:bool=True) -> int:
+    "Replace every `nn.Dropout` of `model` by a `FastDropout` with the same p (`fast=False`: back), in place; returns how many."
+    (old, new), n = ((nn.Dropout, FastDropout) if fast else (FastDropout, nn.Dropout)), 0
     for parent in list(model.modules()):
         for name, m in list(parent.named_children()):
-            if type(m) is nn.Dropout: setattr(parent, name, FastDropout(m.p)); n += 1
+            if type(m) is old: setattr(parent, name, new(m.p)); n += 1
     return n
+
+# %% ../nbs/A3_trainer.ipynb #b13967b5
+class _IntoBuffer(torch.autograd.Function):
+    "`F.linear(x, w, b)` written into `buf` instead of fresh memory, with `nn.Linear`'s gradients."
+    @staticmethod
+    def forward(ctx, x, w, b, buf):  # x (N, d_in), w (d_out, d_in), buf (>= N*d_out,) -> (N, d_out), a view of buf
+        ctx.save_for_backward(x, w); ctx.bias = b is not None
+        out = buf[:x.shape[0] * w.shape[0]].view(x.shape[0], w.shape[0])
+        return torch.addmm(b, x, w.t(), out=out) if b is not None else torch.mm(x, w.t(), out=out)
+    @staticmethod
+    def backward(ctx, g):
+        x, w = ctx.saved_tensors
+        return g @ w, g.t() @ x, g.sum(0) if ctx.bias else None, None
+
+class BufferedLinear(nn.Linear):
+    "`nn.Linear` whose output, when training on a CPU, goes into memory it keeps from one call to the next."
+    _buf = None
+    def forward(self, x):
+        if not (self.training and torch.is_grad_enabled() and x.device.type == 'cpu'): return super().forward(x)
+        n = x.numel() // x.shape[-1] * self.out_features
+        if self._buf is None or self._buf.numel() < n or self._buf.dtype != x.dtype: self._buf = x.new_empty(n)
+        y = _IntoBuffer.apply(x.reshape(-1, x.shape[-1]), self.weight, self.bias, self._buf)
+        return y.view(*x.shape[:-1], self.out_features)               # overwritten by the next call: use it before
+
+def use_buffered_output(model:nn.Module, on:bool=True) -> bool:
+    "Make `model.generator.proj` a `BufferedLinear` sharing its weight (`on=False`: an `nn.Linear` again); whether it changed."
+    old = model.generator.proj
+    if (type(old) is BufferedLinear) == on: return False
+    new = (BufferedLinear if on else nn.Linear)(old.in_features, old.out_features, bias=old.bias is not None, device='meta')
+    new.weight, new.bias = old.weight, old.bias                       # the same parameters: tying is kept
+    model.generator.proj = new
+    return True
 
 # %% ../nbs/A3_trainer.ipynb #a85c3894
 class Trainer:
@@ -179,7 +223,7 @@ class Trainer:
         self.device = torch.device('cuda', local) if self.world > 1 and torch.cuda.is_available() else get_device(tc.device)
         self.precision = default_precision(self.device) if tc.precision == 'auto' else tc.precision
         self.model, self.cfg = model.to(self.device), model.cfg
-        if self.device.type == 'cpu': use_fast_dropout(model)          # the same dropout, cheaper masks
+        self.speedups()                                                # the same function, less work
         self.opt, self.sched = make_optimizer(model, self.cfg.d_model, tc.warmup, tc.lr_scale, total=tc.steps, cooldown=tc.cooldown)
         self.scaler = torch.amp.GradScaler(self.device.type, enabled=self.precision == 'fp16')
         self.net = model if self.world == 1 else nn.parallel.DistributedDataParallel(
@@ -196,6 +240,14 @@ class Trainer:
         self.last_checkpoint = self.resumed_from = self.averaged = self._rng = None
         self.say = say or ((lambda msg: print(msg, flush=True)) if self.is_main else (lambda msg: None))
 
+    def speedups(self, on:bool=True):
+        "The speed-ups above on (as a new `Trainer` has them) or off, for comparisons; those for a CPU only on a CPU."
+        cpu = on and self.device.type == 'cpu'
+        self.loss_fn = functools.partial(fused_label_smoothed_nll, reuse_logits=not self.tc.compile) if on else label_smoothed_nll
+        use_fast_dropout(self.model, cpu)                             # cheaper masks
+        use_buffered_output(self.model, cpu and self.precision == 'fp32' and not self.tc.compile)
+        self.short_attention = 32 if cpu else 0                       # math attention up to this many tokens a side
+
     def _sampler(self, data, shuffle):
         return TokenBatchSampler([len(s) for s, _ in data], [len(t) for _, t in data], self.tc.max_tokens,
                                  shuffle=shuffle, seed=self.tc.seed, rank=self.rank, world_size=self.world)
@@ -209,11 +261,13 @@ def _to_device(t:torch.Tensor, device) -> torch.Tensor:
     if device.type == 'cuda': t = t.pin_memory()
     return t.to(device, non_blocking=True)
 
-class _Both:
-    "Enter two context managers (DDP's no_sync and autocast) as one."
-    def __init__(self, a, b): self.a, self.b = a, b
-    def __enter__(self): self.a.__enter__(); self.b.__enter__()
-    def __exit__(self, *e): self.b.__exit__(*e); self.a.__exit__(*e)
+class _All:
+    "Enter context managers (DDP's no_sync, autocast, the attention backend) as one."
+    def __init__(self, *cms): self.cms = cms
+    def __enter__(self):
+        for c in self.cms: c.__enter__()
+    def __exit__(self, *e):
+        for c in reversed(self.cms): c.__exit__(*e)
 
 @patch
 def update(self:Trainer, group:list, done=None) -> dict:
@@ -224,11 +278,12 @@ def update(self:Trainer, group:list, done=None) -> dict:
     if ddp: n_total = int(all_reduce_sum(torch.tensor([n_total], device=self.device)).item())
     batches = [(_to_device(s, self.device), _to_device(t, self.device)) for s, t in host]
     sync = lambda last: contextlib.nullcontext() if (last or not ddp) else self.net.no_sync()
-    ctx = lambda last: _Both(sync(last), autocast(self.device, self.precision))
+    longest = max(max(s.shape[1], t.shape[1]) for s, t in host)
+    ctx = lambda last: _All(sync(last), autocast(self.device, self.precision), attention_backend(self.device, longest, self.short_attention))
     self.opt.zero_grad(set_to_none=True)
     self.net.train()
     tot = accumulate_grads(self.net, batches, self.tc.eps_ls, pad, n_total, scale=self.world, ctx=ctx,
-                           backward=lambda l: self.scaler.scale(l).backward(), loss_fn=fused_label_smoothed_nll)
+                           backward=lambda l: self.scaler.scale(l).backward(), loss_fn=self.loss_fn)
     if ddp: tot = all_reduce_sum(tot.to(self.device)).cpu()
     loss, nll = (tot[0] / max(n_total, 1)).item(), (tot[1] / max(n_total, 1)).item()
     if not math.isfinite(loss): self._diverged(loss)
