@@ -15,7 +15,7 @@ tool = partial(conftest.tool, text=True)
 def run(tmp_path_factory):
     "A copy-task model that really copies (trained for a few seconds), with three checkpoints."
     out = tmp_path_factory.mktemp('cli') / 'copy'
-    r = tool('train', '--dataset', 'copy', '--preset', 'tiny', '--d-model', '64', '--d-ff', '128', '--steps', '300',
+    r = tool('train', '--dataset', 'copy', '--preset', 'tiny', '--d-model', '64', '--d-ff', '128', '--steps', '400',
              '--out', out, '--no-progress', '--beam', '1', '--test-limit', '50', '--save-every', '100', '--keep', '3')
     assert r.returncode == 0, r.stderr[-2000:]
     return out

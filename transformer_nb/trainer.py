@@ -122,16 +122,12 @@ class SmoothedNLL(torch.autograd.Function):
     def backward(ctx, g_loss, g_nll):  # the gradient of g_loss * loss + g_nll * nll
         logits, target, lse, keep = ctx.saved_tensors
         eps, V, rows, dt = ctx.eps, logits.shape[-1], ctx.rows, logits.dtype
-        s = g_loss + g_nll                                                    # weight of softmax(x) in a kept row
+        w = ((g_loss + g_nll) * keep).to(dt)[:, None]                         # (N, 1) weight of softmax(x)
         c = (g_loss * eps / V * keep).to(dt)[:, None]                         # (N, 1) the uniform part
-        fold = not logits.is_cuda and bool(s > 0)                             # s softmax(x) = exp(x - (lse - log s))
-        shift = torch.where(keep, lse - s.log(), math.inf)[:, None] if fold else lse[:, None]   # a pad row: exp(-inf)
-        w = None if fold else (s * keep).to(dt)[:, None]                      # (N, 1)
         grad = logits if ctx.reuse else torch.empty_like(logits)              # reuse: the logits are not needed now
         for i in range(0, len(logits), rows):
-            g = torch.sub(logits[i:i + rows], shift[i:i + rows], out=grad[i:i + rows]).exp_()
-            if w is not None: g.mul_(w[i:i + rows])
-            g.sub_(c[i:i + rows])
+            g = torch.sub(logits[i:i + rows], lse[i:i + rows, None], out=grad[i:i + rows]).exp_()   # softmax(x)
+            g.mul_(w[i:i + rows]).sub_(c[i:i + rows])
         grad.scatter_add_(-1, target[:, None], -((g_loss * (1 - eps) + g_nll) * keep).to(dt)[:, None])  # the reference
         return grad, None, None, None, None, None
 
@@ -244,10 +240,8 @@ class Trainer:
         "The speed-ups above on (as a new `Trainer` has them) or off, for comparisons; those for a CPU only on a CPU."
         cpu = on and self.device.type == 'cpu'
         self.loss_fn = functools.partial(fused_label_smoothed_nll, reuse_logits=not self.tc.compile) if on else label_smoothed_nll
-        use_fast_dropout(self.model, cpu)                             # cheaper masks
+        use_fast_dropout(self.model, cpu); self.short_attention = 32 if cpu else 0   # math attention up to 32 tokens a side
         use_buffered_output(self.model, cpu and self.precision == 'fp32' and not self.tc.compile)
-        self.short_attention = 32 if cpu else 0                       # math attention up to this many tokens a side
-
     def _sampler(self, data, shuffle):
         return TokenBatchSampler([len(s) for s, _ in data], [len(t) for _, t in data], self.tc.max_tokens,
                                  shuffle=shuffle, seed=self.tc.seed, rank=self.rank, world_size=self.world)
@@ -261,13 +255,11 @@ def _to_device(t:torch.Tensor, device) -> torch.Tensor:
     if device.type == 'cuda': t = t.pin_memory()
     return t.to(device, non_blocking=True)
 
-class _All:
-    "Enter context managers (DDP's no_sync, autocast, the attention backend) as one."
-    def __init__(self, *cms): self.cms = cms
-    def __enter__(self):
-        for c in self.cms: c.__enter__()
-    def __exit__(self, *e):
-        for c in reversed(self.cms): c.__exit__(*e)
+def _all(*cms) -> contextlib.ExitStack:
+    "Enter context managers (DDP's no_sync, autocast, the attention backend) as one; a `with` on it leaves them."
+    stack = contextlib.ExitStack()
+    for c in cms: stack.enter_context(c)
+    return stack
 
 @patch
 def update(self:Trainer, group:list, done=None) -> dict:
@@ -278,10 +270,9 @@ def update(self:Trainer, group:list, done=None) -> dict:
     if ddp: n_total = int(all_reduce_sum(torch.tensor([n_total], device=self.device)).item())
     batches = [(_to_device(s, self.device), _to_device(t, self.device)) for s, t in host]
     sync = lambda last: contextlib.nullcontext() if (last or not ddp) else self.net.no_sync()
-    longest = max(max(s.shape[1], t.shape[1]) for s, t in host)
-    ctx = lambda last: _All(sync(last), autocast(self.device, self.precision), attention_backend(self.device, longest, self.short_attention))
-    self.opt.zero_grad(set_to_none=True)
-    self.net.train()
+    longest = iter([max(s.shape[1], t.shape[1]) for s, t in host])   # each micro-batch's own: DDP ranks choose alike
+    ctx = lambda last: _all(sync(last), autocast(self.device, self.precision), attention_backend(self.device, next(longest), self.short_attention))
+    self.opt.zero_grad(set_to_none=True); self.net.train()
     tot = accumulate_grads(self.net, batches, self.tc.eps_ls, pad, n_total, scale=self.world, ctx=ctx,
                            backward=lambda l: self.scaler.scale(l).backward(), loss_fn=self.loss_fn)
     if ddp: tot = all_reduce_sum(tot.to(self.device)).cpu()
