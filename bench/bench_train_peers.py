@@ -25,10 +25,10 @@ What is compared, like for like:
 
 Two more systems on the same batches, in the same rounds: `ours without the CPU speed-ups` is `Trainer.update` with the
 trainer's CPU speed-ups undone (`Trainer.speedups(False)`, A3_trainer: 09's loss, `nn.Dropout`, the plain output layer
-and PyTorch's choice of attention kernel), the baseline that says what they bring (`--no-plain` leaves it out); `opennmt-py, our torch`
-(`--same-torch-python`) is OpenNMT-py in a second environment on the torch ours runs on (bench/peer_opennmt.py says how
-to make it), which separates what the code does from what the PyTorch release does (recent releases draw CPU dropout
-masks more slowly than 2.2).
+and PyTorch's choice of attention kernel), the baseline that says what they bring (`--no-plain` leaves it out);
+`opennmt-py, our torch` (`--same-torch-python`) is OpenNMT-py in a second environment on the torch ours runs on
+(bench/peer_opennmt.py says how to make it), which separates what the code does from what the PyTorch release does
+(recent releases draw CPU dropout masks more slowly than 2.2).
 
 With `--own-steps S` it also times each system end to end with its own data pipeline and batching, as a user runs it:
 ours is `train_model` (what `tnb-train` runs: the pre-encoded pairs, `TokenBatchSampler`, the update loop), OpenNMT-py
