@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a3_trainer.html.md"""
 
 # %% auto #0
 __all__ = ['TrainConfig', 'SettingChanged', 'resume_config', 'SmoothedNLL', 'fused_label_smoothed_nll', 'FastDropout',
-           'attention_backend', 'use_fast_dropout', 'BufferedLinear', 'use_buffered_output', 'Trainer',
+           'attention_backend', 'use_fast_dropout', 'BufferedLinear', 'use_buffered_output', 'kept_output', 'Trainer',
            'TrainingDiverged', 'CheckpointWriteError', 'plot_history']
 
 # %% ../nbs/A3_trainer.ipynb #a7be368a
@@ -190,10 +190,10 @@ class _IntoBuffer(torch.autograd.Function):
         return g @ w, g.t() @ x, g.sum(0) if ctx.bias else None, None
 
 class BufferedLinear(nn.Linear):
-    "`nn.Linear` whose output, when training on a CPU, goes into memory it keeps from one call to the next."
-    _buf = None
+    "`nn.Linear` whose output, inside `kept_output` when training on a CPU, goes into memory it keeps from one call to the next."
+    _buf, keep = None, False
     def forward(self, x):
-        if not (self.training and torch.is_grad_enabled() and x.device.type == 'cpu'): return super().forward(x)
+        if not (self.keep and self.training and torch.is_grad_enabled() and x.device.type == 'cpu'): return super().forward(x)
         n = x.numel() // x.shape[-1] * self.out_features
         if self._buf is None or self._buf.numel() < n or self._buf.dtype != x.dtype: self._buf = x.new_empty(n)
         y = _IntoBuffer.apply(x.reshape(-1, x.shape[-1]), self.weight, self.bias, self._buf)
@@ -207,6 +207,15 @@ def use_buffered_output(model:nn.Module, on:bool=True) -> bool:
     new.weight, new.bias = old.weight, old.bias                       # the same parameters: tying is kept
     model.generator.proj = new
     return True
+
+@contextlib.contextmanager
+def kept_output(model:nn.Module):
+    "Inside, `model`'s `BufferedLinear` (if it has one) writes into its kept memory; outside, it computes as `nn.Linear`."
+    proj = model.generator.proj
+    if type(proj) is not BufferedLinear: yield; return
+    proj.keep = True
+    try: yield
+    finally: proj.keep = False
 
 # %% ../nbs/A3_trainer.ipynb #a85c3894
 class Trainer:
@@ -256,7 +265,7 @@ def _to_device(t:torch.Tensor, device) -> torch.Tensor:
     return t.to(device, non_blocking=True)
 
 def _all(*cms) -> contextlib.ExitStack:
-    "Enter context managers (DDP's no_sync, autocast, the attention backend) as one; a `with` on it leaves them."
+    "Enter context managers (DDP's no_sync, autocast, the kept output memory, the attention backend) as one; a `with` on it leaves them."
     stack = contextlib.ExitStack()
     for c in cms: stack.enter_context(c)
     return stack
@@ -271,7 +280,8 @@ def update(self:Trainer, group:list, done=None) -> dict:
     batches = [(_to_device(s, self.device), _to_device(t, self.device)) for s, t in host]
     sync = lambda last: contextlib.nullcontext() if (last or not ddp) else self.net.no_sync()
     longest = iter([max(s.shape[1], t.shape[1]) for s, t in host])   # each micro-batch's own: DDP ranks choose alike
-    ctx = lambda last: _all(sync(last), autocast(self.device, self.precision), attention_backend(self.device, next(longest), self.short_attention))
+    ctx = lambda last: _all(sync(last), autocast(self.device, self.precision), kept_output(self.model),
+                            attention_backend(self.device, next(longest), self.short_attention))
     self.opt.zero_grad(set_to_none=True); self.net.train()
     tot = accumulate_grads(self.net, batches, self.tc.eps_ls, pad, n_total, scale=self.world, ctx=ctx,
                            backward=lambda l: self.scaler.scale(l).backward(), loss_fn=self.loss_fn)
