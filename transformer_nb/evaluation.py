@@ -1,4 +1,4 @@
-"""§6.1 and §6.2, Tables 2 and 3: the paper's results and what they cost, BLEU computed the standard way with sacreBLEU, a paired bootstrap test for every comparison, our Multi30k results on a CPU and a GPU with their provenance, and Table 3 at Multi30k scale.
+"""§6.1 and §6.2, Tables 2 and 3: BLEU computed the standard way with sacreBLEU, the paper's results beside ours on Multi30k, Table 3 at Multi30k scale, and what a trained model's attention maps show.
 
 Docs: https://transformer-nb.github.io/transformer_nb/results.html.md"""
 
