@@ -1,0 +1,127 @@
+"""The figures that 12_parsing's text quotes, checked against where they come from: the paper's constants
+(`PAPER_PARSING`, `PAPER_TABLE4`), the parsing task's recipe, the generated treebank, the records of
+`results/parsing.json`, and the stored run of the notebook's `#| slow` cells (the demo parser's training, its scores
+and its attention counts, as the saved notebook printed them). Run at the end of the notebook by one hidden cell,
+`%run -i ../tests/prose/12_parsing.py`, so that a figure that drifts fails `nbdev-test`; everything is recomputed
+here, in a function of its own, and none of the learner's names is read or rebound."""
+
+def _check_12_prose():
+    import inspect, re, statistics
+    from pathlib import Path
+    from fastcore.test import test_fail
+    from transformer_nb.core import NotebookFile
+    from transformer_nb.model import TransformerConfig, count_config_params
+    from transformer_nb.records import load_results
+    from transformer_nb.tasks import TASKS
+    from transformer_nb.parsing import (PAPER_PARSING as PP, PAPER_TABLE4, PARSE_KEYS, _LEXICON, english_pcfg,
+                                        parsing_corpus, sample_treebank)
+    nbf = NotebookFile('12_parsing.ipynb')
+    quoted = nbf.quoted
+    quoted('fedf9d24', '92.7'); test_fail(lambda: quoted('fedf9d24', 'no such text'), contains='should say')   # the check can fail
+
+    # the stored run of the slow cells: "about 20 minutes more" (the training and the two decodings)
+    slow_s = int(re.search(r"updates in (\d+) s", nbf.stored('d049f02c')).group(1)) + sum(
+        int(x) for x in re.findall(r"\((\d+) s for 100 sentences\)", nbf.stored('a4c0e062')))
+    assert 15 <= slow_s / 60 <= 25, slow_s
+
+    # the paper's set-up and Table 4
+    T4 = {(p, t): f for p, t, f in PAPER_TABLE4}
+    ours = lambda t: T4[('Transformer (4 layers)', t)]
+    quoted('fedf9d24', f"a **{PP['N']}-layer** Transformer with $d_{{model}} = {PP['d_model']}$", f"about **{PP['train_sentences'] // 1000}K** sentences",
+           f"about **{PP['semi_supervised_sentences'] // 10**6}M** sentences", f"vocabularies of **{PP['vocab'] // 1000}K** and **{PP['vocab_semi_supervised'] // 1000}K** tokens",
+           f"**input + {PP['max_extra']}**", f"a beam of **{PP['beam']}** and length penalty **$\\alpha = {PP['alpha']}$**",
+           f"**{ours('WSJ only, discriminative')}** trained on WSJ only, **{ours('semi-supervised')}** semi-supervised",
+           f"reach {T4[('Luong et al. (2015)', 'multi-task')]}, above the Transformer's {ours('semi-supervised')}",
+           f"discriminative RNNG ({T4[('Dyer et al. (2016)', 'WSJ only, discriminative')]}) is above {ours('WSJ only, discriminative')}",
+           f"the generative RNNG ({T4[('Dyer et al. (2016)', 'generative')]})")
+    quoted('520f6174', f"with attention: {T4[('Vinyals & Kaiser et al. (2014)', 'WSJ only, discriminative')]} F1",
+           f"made them ({T4[('Vinyals & Kaiser et al. (2014)', 'semi-supervised')]})", f"The Transformer reaches {ours('WSJ only, discriminative')}")
+    quoted('648f626b', f"multi-task {T4[('Luong et al. (2015)', 'multi-task')]} is above the Transformer's {ours('semi-supervised')}")
+
+    # the records of results/parsing.json
+    recs = load_results(Path('../results/parsing.json'), PARSE_KEYS)
+    by_id = {r['id']: r for r in recs}
+    g, b, vit, rb, xx, longer, pl = (by_id[k] for k in ('parsing-greedy', 'parsing-beam21', 'parsing-viterbi', 'parsing-right-branching',
+                                                        'parsing-xx-greedy', 'parsing-2700-greedy', 'parsing-postln-greedy'))
+    assert xx['f1'] < g['f1'] / 2 and 1400 < xx['valid_nll'][-1][0] <= 1500                   # "well under half", "1,500 updates"
+    assert all(round(r['train_time_s'] / 60) == 14 for r in (xx, g))                          # "about 14 minutes"
+    quoted('520f6174', '(`parsing-xx-*`, 1,500\nupdates)', 'about 14\nminutes of training')
+    gap = lambda r: 100 * (r['f1'] - rb['f1']) / (vit['f1'] - rb['f1'])
+    paper = count_config_params(TransformerConfig(src_vocab=16_000, tgt_vocab=16_000, d_model=1024, N=4))
+    words = {w for ws in _LEXICON.values() for w in ws.split()}
+    quoted('46b7f0b3', f"A {g['params'] / 1e6:.1f}M-parameter model", f"closes {gap(g):.0f}% of the gap",
+           f"{g['malformed']} of the {g['n_sentences']:,} greedy outputs ({b['malformed']} with beam 21)",
+           f"leaves {longer['malformed']}:", f"{g['n_sentences'] - g['malformed']} of the 1,000 greedy outputs are well formed",
+           f"about {round(len(words), -2)} words", f"about {round(paper / g['params'], -1):.0f} times our parameters")
+    assert 13 <= g['train_time_s'] / 60 <= 17 and b['f1'] < g['f1'] and g['failed'] == 0     # "a quarter of an hour"; beam below greedy
+    assert b['precision'] > g['precision'] and b['recall'] < g['recall']                      # "higher precision, lower recall"
+    assert 30 <= len(english_pcfg().productions()) - sum(len(ws.split()) for ws in _LEXICON.values()) <= 60   # "a few dozen rules"
+    assert longer['malformed'] < g['malformed']
+    top = max(g['repairs'], key=g['repairs'].get)                                             # "most often for closing more brackets than were open"
+    assert top in ('closing label(s) differed from the open node', 'dropped closing bracket(s) with nothing open'), top
+    nll = [v for _, v in pl['valid_nll']]
+    assert nll[1] < nll[0] and nll[-1] >= nll[-2] - 0.01 and 'd_model=128' in pl['system'] and pl['valid_nll'][-1][0] <= 800
+    quoted('1da59d84', '$d_{model} = 128$', '800 updates', 'stopped falling after two epochs')
+    quoted('4f7cdbd6', f"a lexicon of about {round(len(words), -2)} words")
+
+    # the default run: its corpus, model and budget (trained with `tnb-train --dataset parsing`, no options)
+    r = TASKS['parsing'].recipe
+    model_kw, tc_kw, vocab = r.model, r.train, r.vocab_size
+    corpus = {k: v.default for k, v in inspect.signature(parsing_corpus).parameters.items() if k != 'kwargs'}
+    assert all(f'--{k}' not in x['command'].split(';')[0] for x in (g, b) for k in ('steps', 'max-tokens', 'vocab-size', 'd-model'))
+    per_epoch = g['valid_nll'][0][0]                                                          # validation closes each epoch
+    assert g['valid_nll'][-1][0] < tc_kw['steps'] < g['valid_nll'][-1][0] + per_epoch
+    assert [s for s, _ in g['valid_nll']] == [per_epoch * (i + 1) for i in range(len(g['valid_nll']))]
+    quoted('520f6174', f"(`parsing-*`, {tc_kw['steps']:,} updates)")
+    quoted('42ca9f30', f"({corpus['n_train']:,} training, {corpus['n_valid']} validation and {corpus['n_test']:,} test sentences, seed {corpus['seed']})",
+           f"With {vocab:,} SentencePiece pieces")
+    assert model_kw['p_attn'] == model_kw['p_drop'] and g['n_sentences'] == corpus['n_test']
+    quoted('85820f46', f"**{model_kw['N']} layers**", f"$d_{{model}} = {model_kw['d_model']}$ instead of {PP['d_model']}",
+           f"(with $h = {model_kw['h']}$ heads of $d_k = {model_kw['d_model'] // model_kw['h']}$ and $d_{{ff}} = {model_kw['d_ff']}$), dropout {model_kw['p_drop']}",
+           f"a vocabulary of {vocab:,} pieces", f"{tc_kw['steps']:,} updates of at most {tc_kw['max_tokens']:,} tokens (about "
+           f"{round(tc_kw['steps'] / per_epoch)} epochs of the {corpus['n_train']:,} training trees)", f"(warm-up {tc_kw['warmup']} updates)")
+    assert longer['train_time_s'] > 20 * 60 and longer['valid_nll'][-1][0] <= 2700 and longer['valid_nll'][:len(g['valid_nll'])] == g['valid_nll']
+    quoted('49520819', 'takes about half an hour')
+    assert 20 <= (g['train_time_s'] + int(vit['decoding'].split()[0])) / 60 <= 40             # training and Viterbi: "about half an hour"
+    quoted('a3f56269', f"`tnb-train --dataset parsing`, {tc_kw['steps']:,} updates)", f"on the {g['n_sentences']:,} test sentences",
+           "trained for 2,700 updates, beyond the default run's quarter of an hour")
+    max_words = inspect.signature(sample_treebank).parameters['max_words'].default
+    assert all(int(k.split('-')[-1]) <= max_words for x in recs for k in x['by_length'])
+    quoted('46b7f0b3', f"sentences of at most {max_words} words")
+
+    # the summary: the small corpus of the notebook's first cells
+    data = parsing_corpus(2000, 100, 200)
+    w_in, t_out = (statistics.mean(len(x.split()) for x in side) for side in zip(*data.train))
+    assert t_out / w_in > 2 and 0.3 <= g['malformed'] / g['n_sentences'] < 0.37                # "more than twice"; "a third"
+    quoted('648f626b', f"({t_out:.0f} tokens for {w_in:.0f} words here)", 'A third of its outputs still needed a repair')
+
+    # the demo parser of the slow cells, as its code and the stored run give it
+    demo_src = nbf.text['d049f02c']
+    demo_model = eval(re.search(r"DEMO_MODEL = (dict\(.*\))", demo_src).group(1))
+    demo = eval(re.search(r"demo = (parsing_corpus\(.*\))", demo_src).group(1), {'parsing_corpus': parsing_corpus})
+    steps = int(re.search(r"(\d+) updates in", nbf.stored('d049f02c')).group(1))
+    quoted('49520819', f"({demo_model['N']} layers, $d_{{model}} = {demo_model['d_model']}$) trained for {steps} updates on "
+           f"{len(demo.train):,} short sentences (at most {max(len(s.split()) for s, _ in demo.train)} words)")
+
+    # where the decoder looks: the stored run's counts, as the slow cell printed them
+    s_own, n_w, s_end, word, s_top, n_b = re.search(
+        r"own word (\[.*?\]) of (\d+); bracket rows on the end (\[.*?\]), on \*(\S+)\* (\[.*?\]) of (\d+)", nbf.stored('44351b28')).groups()
+    s_own, n_w, s_end, s_top, n_b = eval(s_own), int(n_w), eval(s_end), eval(s_top), int(n_b)
+    sentence = re.search(r'\n(.*) \n  reference:', nbf.stored('a4c0e062')).group(1)    # the stored run's long sentence
+    ends = [h + 1 for h in range(len(s_end)) if s_end[h] > n_b / 2]                   # the heads whose bracket rows rest on the end
+    tops = [h + 1 for h in range(len(s_top)) if s_top[h] == max(s_top)]                # and those that look most at the word
+    assert len(ends) == len(tops) == 2 and not set(ends) & set(tops) and s_top[tops[0] - 1] == s_top[tops[1] - 1]
+    quoted('b09ebb01', f"sentence, *{sentence}*, {min(s_own)} to {max(s_own)} of its {n_w} word pieces",
+           f"In heads {ends[0]} and {ends[1]}, {s_end[ends[0] - 1]} and {s_end[ends[1] - 1]} of the {n_b} rest on the end",
+           f"heads {tops[0]} and {tops[1]} put {s_top[tops[0] - 1]} of them each on *{word}*")
+    assert f' {word} ' in f' {sentence} '                                              # a word of the sentence
+    ref = re.search(r'reference: (.*)', nbf.stored('a4c0e062')).group(1)
+    assert ref.count('(PP') == 1 and ref.split('(PP ')[1].split()[0] == word                # "the preposition that opens the only PP"
+    if 'tr' in globals():                         # the slow cells ran: the default corpus's pieces, "every word is one piece, each bracket two"
+        from transformer_nb.data import Tokenizer
+        full = parsing_corpus()
+        tok_full = Tokenizer.train(full, vocab_size=vocab)
+        assert all(len(tok_full.pieces(t)) == (2 if t[0] in '()' else 1) for t in {t for _, lin in full.train for t in lin.split()})
+
+_check_12_prose()
+del _check_12_prose
