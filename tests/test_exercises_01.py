@@ -1,0 +1,126 @@
+"""01_attention's exercises, proven away from the learner: each check passes the printed solution and other right
+answers, reports the stub as not written yet, and fails every wrong variant with a message that names the case and the
+likely mistake; each "break it" solution names exactly the checks that fail when its change is made to the library.
+The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
+import math, re
+import pytest, torch
+from nbtools import namespace, cells
+from breakit import break_it, named_tests
+
+NB, EXERCISES = '01_attention', '83ef81e9'
+
+def exercise(n:int) -> str:
+    "The text of exercise `n` of the notebook's exercise cell, its solution included."
+    return next(p for p in re.split(r'(?m)^(?=\d+\. \*\*)', cells(NB)[EXERCISES][1]) if p.startswith(f'{n}. '))
+
+def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
+    code = [src for kind, src in cells(NB).values() if kind == 'code']
+    assert not [s for s in code if re.search(r'\bsolution\(|code_blocks\(', s)]
+    for name in ('my_attention', 'restricted_mask'):    # defined once, by the stub the learner replaces
+        assert sum(bool(re.search(rf'^def {name}\b|^{name}\s*=', s, re.M)) for s in code) == 1, name
+
+# ---------------------------------------------------------------- "Write it yourself first": check_attention
+def variant(scale=None, fill=float('-inf'), dim=-1, fix_empty=True):
+    "The solution with one mistake."
+    def my_attention(q, k, v, mask=None):
+        s = q @ k.mT * (1 / math.sqrt(q.shape[-1]) if scale is None else scale)
+        if mask is not None: s = s.masked_fill(~mask, fill)
+        w = s.softmax(dim)
+        if mask is not None and fix_empty: w = w.masked_fill(~mask, 0.0)
+        return w @ v, w
+    return my_attention
+
+def other_right_answer(q, k, v, mask=None):
+    "A right answer written differently from the solution: einsum, torch.where, nan_to_num."
+    s = torch.einsum('...id,...jd->...ij', q, k) / q.size(-1) ** 0.5
+    if mask is not None: s = torch.where(mask, s, -torch.inf)
+    w = torch.softmax(s, -1).nan_to_num(0.0)
+    return torch.einsum('...ij,...jd->...id', w, v), w
+
+def test_check_attention_passes_right_answers(capsys):
+    ns = namespace(NB, 'b1d0a002', 'b1d0a004')
+    assert ns['check_attention'](ns['my_attention']) is True
+    assert ns['check_attention'](other_right_answer) is True
+    assert capsys.readouterr().out.count('computes equation (1) with masks') == 2
+
+def test_check_attention_reports_the_stub(capsys):
+    ns = namespace(NB, 'b1d0a002', 'b1d0a003')               # the stub cell calls the check itself
+    assert 'my_attention is not written yet' in capsys.readouterr().out
+    assert ns['check_attention'](ns['my_attention']) is False
+
+@pytest.mark.parametrize('wrong, message', [
+    (variant(scale=1.0), r"no mask: the weights differ .*the scale is 1/sqrt\(d_k\)"),
+    (variant(scale=1 / 8), r"no mask: the weights differ .*the scale is 1/sqrt\(d_k\)"),      # 1/d_k
+    (variant(fill=0.0), r"padding mask: the weights differ .*masked scores are -inf"),
+    (variant(dim=-2), r"no mask: the weights differ .*the softmax runs over the keys"),
+    (variant(fix_empty=False), r"a query with no allowed key must get zero weights .*not NaN"),
+    (lambda q, k, v, mask=None: None, r"no mask: return a pair \(output, weights\), not NoneType"),
+    (lambda q, k, v, mask=None: variant()(q, k, v, mask)[::-1], r"no mask: output \(2, 3, 4, 6\), weights \(2, 3, 4, 5\); expected"),
+], ids=['no scale', '1/d_k', 'filled with 0', 'softmax over queries', 'NaN rows', 'returns None', 'swapped'])
+def test_check_attention_names_each_mistake(wrong, message):
+    ns = namespace(NB, 'b1d0a002')
+    with pytest.raises(AssertionError, match=message): ns['check_attention'](wrong)
+
+# ---------------------------------------------------------------- exercise 5: check_restricted
+ATTN = ('f979d0fa', 'dc5e0805')          # masked_softmax, attention
+
+def band(f):
+    return lambda n, r: torch.tensor([[f(i, j, r) for j in range(n)] for i in range(n)])[None, None]
+
+def test_check_restricted_passes_right_answers(capsys):
+    ns = namespace(NB, *ATTN, 'a7d1e009', EXERCISES)
+    assert ns['check_restricted'](ns['restricted_mask']) is True
+    other = lambda n, r: torch.ones(n, n, dtype=torch.bool).triu(-(r // 2)).tril(r // 2)[None, None]
+    assert ns['check_restricted'](other) is True
+    assert capsys.readouterr().out.count('the neighbourhood of size r centred on it') == 2
+
+def test_check_restricted_reports_the_stub(capsys):
+    ns = namespace(NB, *ATTN, 'a7d1e009', 'a7d1e011')
+    assert 'restricted_mask is not written yet' in capsys.readouterr().out
+    assert ns['check_restricted'](ns['restricted_mask']) is False
+
+@pytest.mark.parametrize('wrong, message', [
+    (band(lambda i, j, r: abs(i - j) <= r), r"n=5, r=1: query 0 and key 1 should be False; it is the mask \|i - j\| <= r, a neighbourhood of size 2r \+ 1"),
+    (band(lambda i, j, r: 0 <= i - j <= r // 2), r"n=6, r=3: query 0 and key 1 should be True; the neighbourhood is centred on the query"),
+    (band(lambda i, j, r: abs(i - j) > r // 2), r"n=1, r=1: query 0 and key 0 should be True; True must mean 'may attend': your mask is inverted"),
+    (lambda n, r: band(lambda i, j, r: abs(i - j) <= r // 2)(n, r).float(), r"n=1, r=1: return a bool tensor .*not torch.float32"),
+    (lambda n, r: band(lambda i, j, r: abs(i - j) <= r // 2)(n, r)[0, 0], r"n=1, r=1: shape \(1, 1\); expected \(1, 1, 1, 1\)"),
+], ids=['|i-j| <= r', 'one-sided', 'inverted', 'float', '2-d'])
+def test_check_restricted_names_each_mistake(wrong, message):
+    ns = namespace(NB, *ATTN, 'a7d1e009')
+    with pytest.raises(AssertionError, match=message): ns['check_restricted'](wrong)
+
+def test_restricted_r_means_what_the_paper_and_07_mean():
+    "Exercise 5's r is the size of the whole neighbourhood, centred on the query: 07's `local_mask`, the same mask."
+    from transformer_nb.complexity import local_mask
+    ns = namespace(NB, EXERCISES)
+    for n, r in [(7, 3), (9, 5), (6, 4), (5, 1)]:
+        assert torch.equal(ns['restricted_mask'](n, r).squeeze(), local_mask(n, r).squeeze()), (n, r)
+
+# ---------------------------------------------------------------- the "break it" exercises
+BREAK = {
+    1: dict(cell='dc5e0805', old="scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale",
+            new="scale = 1 / q.shape[-1] if scale is None else scale",
+            cells={'95f30e13': "the test right after `attention` (loops and math.exp, then check_attention)",
+                   '78f0f1b7': "the worked example's check",
+                   'c762e63d': "the fast path's test against F.scaled_dot_product_attention"},
+            tests={'test_values_match_hand_and_pytorch', 'test_shapes_and_broadcasting', 'test_float32_and_bfloat16_parity',
+                   'test_gradients_match', 'test_float_masks_are_additive_in_pytorch'}),
+    2: dict(cell='f979d0fa', old="    return w.masked_fill(~mask, 0.0)", new="    return w",
+            cells={'02e83d6d': "the test right after `masked_softmax`",
+                   '95f30e13': "the test after `attention`, whose check_attention has a query that sees nothing",
+                   'c762e63d': "the fast path's test, whose per-query mask has an empty row"},
+            tests={'test_masked_softmax', 'test_empty_row_gives_zeros_on_both_paths', 'test_values_match_hand_and_pytorch',
+                   'test_gradients_match'}),
+}
+
+@pytest.mark.slow
+@pytest.mark.skipif(tuple(int(x) for x in torch.__version__.split('+')[0].split('.')[:2]) < (2, 5),
+                    reason="torch < 2.5: PyTorch's kernel gives NaN for a query that sees nothing, so other tests fail")
+@pytest.mark.parametrize('n', BREAK)
+def test_break_it_solution_names_exactly_the_checks_that_fail(n):
+    b = BREAK[n]
+    assert named_tests(exercise(n), 'tests/test_attention.py') == b['tests'], "the solution names other tests"
+    cells_failed, tests_failed = break_it(NB, b['cell'], b['old'], b['new'], 'attention', 'tests/test_attention.py')
+    assert cells_failed == set(b['cells']), f"failing cells {cells_failed}, the solution names {set(b['cells'])}"
+    assert tests_failed == b['tests'], f"failing tests {tests_failed}, the solution names {b['tests']}"

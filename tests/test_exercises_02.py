@@ -1,0 +1,148 @@
+"""02_multihead's exercises, proven away from the learner: each check passes the printed solution and other right
+answers, reports the stub as not written yet, and fails every wrong variant with a message that names the case and the
+likely mistake; exercise 1's solution names exactly the checks that fail when its change is made to the library; the
+claims of exercise 4's solution hold. The checks and solutions run in namespaces of their own (tests/nbtools.py),
+never in the notebook's."""
+import re
+import pytest, torch
+import torch.nn as nn
+from nbtools import namespace, cells, code_blocks
+from breakit import break_it, named_tests
+
+NB, EXERCISES, MODULE = '02_multihead', '3cece8cd', 'b1528f4e'
+
+def exercise(n:int) -> str:
+    "The text of exercise `n` of the notebook's exercise cell, its solution included."
+    return next(p for p in re.split(r'(?m)^(?=\d+\. \*\*)', cells(NB)[EXERCISES][1]) if p.startswith(f'{n}. '))
+
+def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
+    code = [src for kind, src in cells(NB).values() if kind == 'code']
+    assert not [s for s in code if re.search(r'\bsolution\(|code_blocks\(', s)]
+    for name in ('split_heads', 'merge_heads', 'LoopMHA'):    # defined once, by the stub the learner replaces
+        assert sum(bool(re.search(rf'^(def|class) {name}\b|^{name}\s*=', s, re.M)) for s in code) == 1, name
+
+# ---------------------------------------------------------------- "Write it yourself first": check_heads
+def test_check_heads_passes_right_answers(capsys):
+    ns = namespace(NB, 'b2d0a002', 'b2d0a004')
+    assert ns['check_heads'](ns['split_heads'], ns['merge_heads']) is True
+    split = lambda x, h: x.unflatten(-1, (h, -1)).permute(0, 2, 1, 3)          # another right answer
+    merge = lambda x: x.permute(0, 2, 1, 3).flatten(2)
+    assert ns['check_heads'](split, merge) is True
+    assert capsys.readouterr().out.count('work inside PyTorch') == 2
+
+def test_check_heads_reports_the_stubs(capsys):
+    ns = namespace(NB, 'b2d0a002', 'b2d0a003')                # the stub cell calls the check itself
+    assert 'not written yet (split_heads)' in capsys.readouterr().out
+    assert ns['check_heads'](ns['split_heads'], ns['merge_heads']) is False
+    ns = namespace(NB, 'b2d0a002', 'b2d0a004')
+    def merge(x): raise NotImplementedError("merge_heads")
+    assert ns['check_heads'](ns['split_heads'], merge) is False
+    assert 'not written yet (merge_heads)' in capsys.readouterr().out
+
+no_transpose = lambda x, h: x.view(x.shape[0], h, x.shape[1], -1)           # right shape, heads and positions mixed
+undo = lambda x: x.reshape(x.shape[0], x.shape[2], -1)                      # its inverse: the round trip still holds
+strided = lambda x, h: x.view(*x.shape[:2], -1, h).permute(0, 3, 1, 2)     # head i takes every h-th feature
+right = namespace(NB, 'b2d0a004')
+
+@pytest.mark.parametrize('split, merge, message', [
+    (no_transpose, undo, r"head 0 must hold features 0..3 of every position .*then move h forward"),
+    (strided, right['merge_heads'], r"head 0 must hold features 0..3"),
+    (right['split_heads'], undo, r"merge_heads\(split_heads\(x, h\)\) must give x back: the heads side by side, in head order"),
+    (lambda x, h: x.view(x.shape[0], x.shape[1], h, -1), right['merge_heads'], r"gave torch.Size\(\[2, 5, 3, 4\]\); expected \(B, h, n, d\)"),
+    (right['split_heads'], lambda x: x.transpose(1, 2), r"merge_heads of a \(2, 3, 5, 4\) tensor gave torch.Size\(\[2, 5, 3, 4\]\)"),
+], ids=['no transpose', 'strided heads', 'merge without transpose', 'split not moved', 'merge not flattened'])
+def test_check_heads_names_each_mistake(split, merge, message):
+    ns = namespace(NB, 'b2d0a002')
+    with pytest.raises(AssertionError, match=message): ns['check_heads'](split, merge)
+
+# ---------------------------------------------------------------- exercise 2: check_loop_mha
+def loop_ns(*more): return namespace(NB, MODULE, 'b2e1f005', *more)
+
+def test_check_loop_mha_passes_right_answers(capsys):
+    ns = loop_ns(EXERCISES)
+    assert ns['check_loop_mha'](ns['LoopMHA']) is True
+    class Other(ns['LoopMHA']):                             # another right answer: the softmax and the mask by hand
+        def forward(self, x, mem=None, mask=None):
+            mem = x if mem is None else mem
+            heads = []
+            for wq, wk, wv in zip(self.w_q, self.w_k, self.w_v):
+                s = wq(x) @ wk(mem).mT / self.d_k ** 0.5
+                if mask is not None: s = s.masked_fill(~mask.squeeze(1), float('-inf'))
+                heads.append(s.softmax(-1) @ wv(mem))
+            return self.w_o(torch.cat(heads, -1))
+    assert ns['check_loop_mha'](Other) is True
+    assert capsys.readouterr().out.count('computes what MultiHeadAttention computes') == 2
+
+def test_check_loop_mha_reports_the_stub(capsys):
+    ns = loop_ns('b2e1f007')                                 # the stub cell calls the check itself
+    assert 'LoopMHA is not written yet' in capsys.readouterr().out
+    assert ns['check_loop_mha'](ns['LoopMHA']) is False
+
+def wrong_loop(kind:str):
+    "The solution with one mistake."
+    ns = loop_ns(EXERCISES)
+    L, attention = ns['LoopMHA'], ns['attention']
+    class Wrong(L):
+        def forward(self, x, mem=None, mask=None):
+            mem = x if mem is None else mem
+            m = None if mask is None or kind == 'no mask' else mask[:, 0]
+            src = x if kind == 'keys from x' else mem
+            heads = [attention(q(x), k(src), v(src), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]
+            if kind == 'reversed': heads = heads[::-1]
+            return torch.cat(heads, -1) if kind == 'no W^O' else self.w_o(torch.cat(heads, -1))
+    if kind == 'no biases':
+        class Wrong(L):
+            def __init__(self, d_model, h):
+                super().__init__(d_model, h)
+                for lin in [*self.w_q, *self.w_k, *self.w_v]: lin.bias = None
+            def load_from(self, mha):
+                with torch.no_grad():
+                    for i in range(self.h):
+                        r = slice(i * self.d_k, (i + 1) * self.d_k)
+                        for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), mha.in_proj.weight.split(mha.sizes)): lin.weight.copy_(W[r])
+                    self.w_o.load_state_dict(mha.out_proj.state_dict())
+    return ns, Wrong
+
+@pytest.mark.parametrize('kind, message', [
+    ('no W^O', r"d_model=32, h=4, self-attention: off by .*then apply W\^O"),
+    ('reversed', r"d_model=32, h=4, self-attention: off by .*concatenate the heads in order"),
+    ('keys from x', r"d_model=32, h=4, encoder-decoder attention: off by .*keys and values from mem"),
+    ('no mask', r"d_model=32, h=4, a causal mask: off by .*pass the mask on to `attention`"),
+    ('no biases', r"d_model=32, h=4: 4,128 parameters, ours 4,224: one nn.Linear\(d_model, d_k\) with a bias per head"),
+])
+def test_check_loop_mha_names_each_mistake(kind, message):
+    ns, Wrong = wrong_loop(kind)
+    with pytest.raises(AssertionError, match=message): ns['check_loop_mha'](Wrong)
+
+# ---------------------------------------------------------------- exercises 3 and 4: the solutions' claims
+def test_exercise_4_a_3d_mask_masks_the_wrong_sentences_when_B_equals_h():
+    from transformer_nb.multihead import MultiHeadAttention
+    torch.manual_seed(0)
+    m4, x4 = MultiHeadAttention(32, 4).eval(), torch.randn(4, 5, 32)        # B = h = 4
+    mask3 = torch.rand(4, 5, 5) > 0.3; mask3[..., 0] = True
+    with torch.no_grad():
+        assert not torch.allclose(m4(x4, mask=mask3), m4(x4, mask=mask3[:, None]))   # runs, and masks the wrong sentences
+        with pytest.raises(RuntimeError): m4(torch.randn(3, 5, 32), mask=mask3[:3])  # B != h: a size error
+
+# ---------------------------------------------------------------- the "break it" exercise
+BREAK = {
+    1: dict(cell=MODULE, old="return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.h*self.d_v)",
+            new="return x.reshape(x.shape[0], x.shape[2], self.h*self.d_v)",
+            cells={'8f52f58d': "the test right after the module (check_heads on the layer's own methods)",
+                   'e996c115': "the by-hand comparison", 'fea37ce6': "the cell after it",
+                   '7f71f683': "the comparison with nn.MultiheadAttention",
+                   '3cd3e14a': "encoder self-attention: the padding mask", 'de81a179': "masked decoder self-attention"},
+            tests={'test_heads_in_order', 'test_parity_self_attention_key_padding', 'test_parity_cross_attention_key_padding',
+                   'test_parity_causal_and_no_bias', 'test_gradient_parity', 'test_cache_self_attention_equals_full_masked_pass',
+                   'test_cache_cross_attention_computed_once', 'test_cache_select_reorders_beams'}),
+}
+
+@pytest.mark.slow
+@pytest.mark.parametrize('n', BREAK)
+def test_break_it_solution_names_exactly_the_checks_that_fail(n):
+    b = BREAK[n]
+    assert b['new'] in exercise(n), "the exercise no longer asks for this change"
+    assert named_tests(exercise(n), 'tests/test_multihead.py') == b['tests'], "the solution names other tests"
+    cells_failed, tests_failed = break_it(NB, b['cell'], b['old'], b['new'], 'multihead', 'tests/test_multihead.py')
+    assert cells_failed == set(b['cells']), f"failing cells {cells_failed}, the solution names {set(b['cells'])}"
+    assert tests_failed == b['tests'], f"failing tests {tests_failed}, the solution names {b['tests']}"

@@ -1,0 +1,98 @@
+"""03_ffn's exercises, proven away from the learner: exercise 5's check passes the printed solution and another right
+answer, reports the stub as not written yet, and fails every wrong variant with a message that names the case and the
+likely mistake; each "break it" solution names exactly the checks that fail when its change is made to the library.
+The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
+import re
+import pytest, torch
+import torch.nn as nn
+from nbtools import namespace, cells
+from breakit import break_it, named_tests
+
+NB, EXERCISES, MODULE = '03_ffn', 'c57e0dc7', '052f2c30'
+
+def exercise(n:int) -> str:
+    "The text of exercise `n` of the notebook's exercise cell, its solution included."
+    return next(p for p in re.split(r'(?m)^(?=\d+\. \*\*)', cells(NB)[EXERCISES][1]) if p.startswith(f'{n}. '))
+
+def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
+    code = [src for kind, src in cells(NB).values() if kind == 'code']
+    assert not [s for s in code if re.search(r'\bsolution\(|code_blocks\(', s)]
+    assert sum(bool(re.search(r'^def conv_to_ffn\b|^conv_to_ffn\s*=', s, re.M)) for s in code) == 1
+
+# ---------------------------------------------------------------- exercise 5: check_conv_to_ffn
+def check_ns(*more): return namespace(NB, MODULE, 'c3f0e001', *more)
+
+def test_check_conv_to_ffn_passes_right_answers(capsys):
+    ns = namespace(NB, MODULE, 'c3f0e001')
+    exec(re.findall(r"```python\n(.*?)```", exercise(5), re.S)[0], ns)       # the printed solution
+    assert ns['check_conv_to_ffn'](ns['conv_to_ffn']) is True
+    def other(conv):                                                        # another right answer: a state dict
+        f = ns['FeedForward'](conv[0].in_channels, conv[0].out_channels)
+        f.load_state_dict({'w_1.weight': conv[0].weight.squeeze(-1), 'w_1.bias': conv[0].bias,
+                           'w_2.weight': conv[2].weight.squeeze(-1), 'w_2.bias': conv[2].bias})
+        return f
+    assert ns['check_conv_to_ffn'](other) is True
+    assert capsys.readouterr().out.count('computes what the convolutions compute') == 2
+
+def test_check_conv_to_ffn_reports_the_stub(capsys):
+    ns = check_ns('c3f0e003')                                               # the stub cell calls the check itself
+    assert 'conv_to_ffn is not written yet' in capsys.readouterr().out
+    assert ns['check_conv_to_ffn'](ns['conv_to_ffn']) is False
+
+def wrong(kind:str):
+    ns = check_ns()
+    FF = ns['FeedForward']
+    def f(conv):
+        d_ff, d_model, _ = conv[0].weight.shape
+        out = FF(d_model, d_ff) if kind != 'sequential' else nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
+        if kind == 'sequential': return out
+        with torch.no_grad():
+            for lin, c in zip((out.w_1, out.w_2), (conv[0], conv[2])):
+                w = c.weight[:, :, 0]
+                if kind == 'transposed':
+                    if w.shape[0] != w.shape[1]: lin.weight = nn.Parameter(w.T.clone())
+                    else: lin.weight.copy_(w.T)
+                else: lin.weight.copy_(w)
+                if kind != 'no biases': lin.bias.copy_(c.bias)
+        return out
+    return ns, f
+
+@pytest.mark.parametrize('kind, message', [
+    ('no biases', r"d_model=16, d_ff=64: the outputs differ by .*; w_1.bias, w_2.bias should be copied"),
+    ('transposed', r"d_model=16, d_ff=64: w_1.weight has shape \(16, 64\); expected \(d_ff, d_model\) = \(64, 16\).*\(no transpose\)"),
+    ('sequential', r"d_model=16, d_ff=64: return a FeedForward, not Sequential"),
+])
+def test_check_conv_to_ffn_names_each_mistake(kind, message):
+    ns, f = wrong(kind)
+    with pytest.raises(AssertionError, match=message): ns['check_conv_to_ffn'](f)
+
+def test_a_transposed_square_weight_is_named_by_its_values():
+    ns, f = wrong('transposed')
+    def square_only(conv):                                                  # only the (8, 8) case reaches the values
+        return f(conv) if conv[0].weight.shape[0] == conv[0].weight.shape[1] else ns['conv_to_ffn_right'](conv)
+    exec(re.findall(r"```python\n(.*?)```", exercise(5), re.S)[0].replace('def conv_to_ffn', 'def conv_to_ffn_right'), ns)
+    with pytest.raises(AssertionError, match=r"d_model=8, d_ff=8: the outputs differ by .*; w_1.weight, w_2.weight should be copied"):
+        ns['check_conv_to_ffn'](square_only)
+
+# ---------------------------------------------------------------- the "break it" exercises
+BREAK = {
+    1: dict(cell=MODULE, module='ffn', old="return self.w_2(self.drop(F.relu(self.w_1(x))))",
+            new="return self.w_2(self.drop(self.w_1(x)))",
+            cells={'49c2dd43': "the test right after FeedForward", '8a84606e': "the dropout cell's evaluation-mode check",
+                   'ade98086': "the test after ffn_as_conv1d"},
+            tests={'test_ffn_matches_numpy_reference', 'test_ffn_equals_two_kernel_size_1_convolutions_values_and_grads',
+                   'test_ffn_inner_dropout_only_in_training'}),
+    2: dict(cell='0aafd592', module='ffn', old="nn.Conv1d(d_model, d_ff, kernel_size=1)",
+            new="nn.Conv1d(d_model, d_ff, kernel_size=3, padding=1)",
+            cells={'ade98086': "the test after ffn_as_conv1d"},
+            tests={'test_ffn_equals_two_kernel_size_1_convolutions_values_and_grads'}),
+}
+
+@pytest.mark.slow
+@pytest.mark.parametrize('n', BREAK)
+def test_break_it_solution_names_exactly_the_checks_that_fail(n):
+    b = BREAK[n]
+    assert named_tests(exercise(n), 'tests/test_blocks.py') == b['tests'], "the solution names other tests"
+    cells_failed, tests_failed = break_it(NB, b['cell'], b['old'], b['new'], b['module'], 'tests/test_blocks.py')
+    assert cells_failed == set(b['cells']), f"failing cells {cells_failed}, the solution names {set(b['cells'])}"
+    assert tests_failed == b['tests'], f"failing tests {tests_failed}, the solution names {b['tests']}"

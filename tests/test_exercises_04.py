@@ -1,0 +1,116 @@
+"""04_embeddings's exercises, proven away from the learner: exercise 5's check passes the printed solution and other
+right answers, reports the stub as not written yet, and fails every wrong variant with a message that names the case
+and the likely mistake (zeroing the padding outputs included, which breaks parity with nn.Embedding once tying makes
+the padding row non-zero); each "break it" solution names exactly the checks that fail when its change is made to the
+library. The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
+import math, re
+import pytest, torch
+import torch.nn as nn
+import torch.nn.functional as F
+from nbtools import namespace, cells
+from breakit import break_it, named_tests
+
+NB, EXERCISES, MODULE = '04_embeddings', '4b182bb5', 'c2ebd0ce'
+
+def exercise(n:int) -> str:
+    "The text of exercise `n` of the notebook's exercise cell, its solution included."
+    return next(p for p in re.split(r'(?m)^(?=\d+\. \*\*)', cells(NB)[EXERCISES][1]) if p.startswith(f'{n}. '))
+
+def solution_5() -> str: return re.findall(r"```python\n(.*?)```", exercise(5), re.S)[0]
+
+def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
+    code = [src for kind, src in cells(NB).values() if kind == 'code']
+    assert not [s for s in code if re.search(r'\bsolution\(|code_blocks\(', s)]
+    assert sum(bool(re.search(r'^class MyEmbeddings\b|^MyEmbeddings\s*=', s, re.M)) for s in code) == 1
+
+def check_ns(*more): return namespace(NB, MODULE, 'd4e0f001', *more)
+
+def test_check_my_embeddings_passes_right_answers(capsys):
+    ns = check_ns(solution_5())
+    assert ns['check_my_embeddings'](ns['MyEmbeddings']) is True
+    class WithFEmbedding(ns['MyEmbeddings']):               # other right answers: F.embedding's padding_idx ...
+        def forward(self, tokens): return F.embedding(tokens, self.E, padding_idx=self.pad_id) * self.scale
+    class WithHook(ns['MyEmbeddings']):                     # ... and a hook that zeroes the padding row's gradient
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            self.E.register_hook(lambda g: g.index_fill(0, torch.tensor([self.pad_id]), 0.0))
+        def forward(self, tokens): return self.E[tokens] * self.scale
+    assert ns['check_my_embeddings'](WithFEmbedding) is True
+    assert ns['check_my_embeddings'](WithHook) is True
+    assert capsys.readouterr().out.count('MyEmbeddings matches Embeddings') == 3
+
+def test_check_my_embeddings_reports_the_stub(capsys):
+    ns = check_ns('d4e0f003')                               # the stub cell calls the check itself
+    assert 'MyEmbeddings is not written yet' in capsys.readouterr().out
+    assert ns['check_my_embeddings'](ns['MyEmbeddings']) is False
+
+def wrong(kind:str):
+    "The solution with one mistake."
+    ns = check_ns(solution_5())
+    Right = ns['MyEmbeddings']
+    class Wrong(Right):
+        def __init__(self, vocab, d_model, pad_id=0):
+            super().__init__(vocab, d_model, pad_id)
+            if kind == 'N(0, 1)':
+                with torch.no_grad(): self.E.normal_(); self.E[pad_id] = 0.0
+            if kind == 'pad row not zeroed':
+                with torch.no_grad(): self.E[pad_id] = torch.randn(d_model) * d_model ** -0.5
+            if kind == 'two parameters': self.bias = nn.Parameter(torch.zeros(d_model))
+        def forward(self, tokens):
+            x = self.E[tokens]
+            if kind == 'plain indexing': return x * self.scale
+            if kind == 'zeroed padding outputs': return (x * self.scale).masked_fill((tokens == self.pad_id)[..., None], 0.0)
+            if kind == 'no scale': return super().forward(tokens) / self.scale
+            if kind == 'times d_model': return super().forward(tokens) / self.scale * self.E.shape[1]
+            return super().forward(tokens)
+    return ns, Wrong
+
+@pytest.mark.parametrize('kind, message', [
+    ('plain indexing', r"a zero padding row: the padding row E\[0\] gets a gradient .*nn.Embedding\(padding_idx=...\) gives it none"),
+    ('zeroed padding outputs', r"a non-zero padding row \(as tying makes it\): the outputs differ by .*; only at the padding tokens: "
+                               r"nn.Embedding returns the padding row as it is"),
+    ('no scale', r"a zero padding row: the outputs differ by .*; index E with the token ids and multiply by sqrt\(d_model\)"),
+    ('times d_model', r"a zero padding row: the outputs differ by .*; index E with the token ids and multiply by sqrt\(d_model\)"),
+    ('N(0, 1)', r"initialisation: the rows have a standard deviation of 1.0\d+, not 1/sqrt\(d_model\) = 0.25"),
+    ('pad row not zeroed', r"initialisation: the padding row E\[PAD_ID\] must start at zero"),
+    ('two parameters', r"MyEmbeddings\(50, 16\) holds parameters of shapes \[\(50, 16\), \(16,\)\]: hold one nn.Parameter E"),
+])
+def test_check_my_embeddings_names_each_mistake(kind, message):
+    ns, Wrong = wrong(kind)
+    with pytest.raises(AssertionError, match=message): ns['check_my_embeddings'](Wrong)
+
+def test_the_solution_keeps_nn_Embeddings_values_when_tying_trains_the_padding_row():
+    "The notebook's point: with tying the padding row moves; nn.Embedding still returns it, and so must the solution."
+    ns = check_ns(solution_5())
+    Emb, Gen, tie = (namespace(NB, MODULE, 'b110ec13', '03205754')[k] for k in ('Embeddings', 'Generator', 'tie_weights'))
+    mine, gen = ns['MyEmbeddings'](10, 8), Gen(8, 10)
+    gen.proj.weight = mine.E                                # tied by hand: the generator scores with E
+    F.cross_entropy(gen(torch.randn(3, 8)), torch.tensor([1, 2, 3])).backward()
+    with torch.no_grad(): mine.E -= mine.E.grad             # one update: the padding row is no longer zero
+    assert mine.E[0].abs().sum() > 0
+    t = torch.tensor([[4, 0, 0]])
+    torch.testing.assert_close(mine(t), F.embedding(t, mine.E, padding_idx=0) * math.sqrt(8))
+
+# ---------------------------------------------------------------- the "break it" exercises
+BREAK = {
+    1: dict(cell=MODULE, old="return self.lut(tokens) * self.scale", new="return self.lut(tokens) * self.d_model", said="multiply by `self.d_model` instead of `self.scale`",
+            cells={'a6a64540': "the test right after Embeddings", '69d1fb70': "the unit-scale measurement",
+                   'a5f6e651': "the tying cell that reads a row back through the source embedding"},
+            tests={'test_embeddings_scale_and_init'}),
+    2: dict(cell='03205754', old="for m in mats[1:]: m.weight = mats[0].weight",
+            new="for m in mats[1:]: m.weight = nn.Parameter(mats[0].weight.detach().clone())",
+            said="`m.weight = nn.Parameter(mats[0].weight.detach().clone())`",
+            cells={'d14fff0b': "the test right after tie_weights", '0882fb68': "the gradient test",
+                   '41928b75': "the figure of the rows each path updates", 'c9cb2745': "the table of what tying saves"},
+            tests={'test_tying_is_one_tensor_counted_once', 'test_tied_gradient_is_sum_of_the_three_uses'}),
+}
+
+@pytest.mark.slow
+@pytest.mark.parametrize('n', BREAK)
+def test_break_it_solution_names_exactly_the_checks_that_fail(n):
+    b = BREAK[n]
+    assert b['said'] in exercise(n), "the exercise no longer asks for this change"
+    assert named_tests(exercise(n), 'tests/test_blocks.py') == b['tests'], "the solution names other tests"
+    cells_failed, tests_failed = break_it(NB, b['cell'], b['old'], b['new'], 'embeddings', 'tests/test_blocks.py')
+    assert cells_failed == set(b['cells']), f"failing cells {cells_failed}, the solution names {set(b['cells'])}"
+    assert tests_failed == b['tests'], f"failing tests {tests_failed}, the solution names {b['tests']}"
