@@ -1,7 +1,8 @@
 """Checks that tie 05_positional_encoding's prose to its outputs (run at the notebook's end by `%run -i`, and so by
 `nbdev-test`): the float32 drift quoted for the angles, the wavelengths of exercises 3 and 4, the experiment's settings
 as the text gives them, and every figure the text quotes from the stored extrapolation run (the `#| slow` cell's saved
-output). Everything runs inside one function, so no name of the notebook is rebound."""
+output). Everything runs inside one function, which the notebook's last cell calls (`%run` alone would print a failure and go on),
+so no name of the notebook is rebound."""
 
 def _check_prose_05():
     import inspect, math, re
@@ -55,5 +56,3 @@ def _check_prose_05():
     assert all(Decimal(x) >= Decimal('0.96') for x in acc[l][:L]) and exact[l][str(L)] == '1.00'   # "perfect" inside the range
     assert all(Decimal(x) <= Decimal('0.2') for x in acc[l][L:T])                                  # "at chance (about 0.1)"
 
-_check_prose_05()
-del _check_prose_05
