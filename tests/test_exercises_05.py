@@ -146,5 +146,3 @@ def test_break_it_2_exponent():
     assert failing_tests('positional', src, ['tests/test_blocks.py::test_sinusoidal_matches_numpy_reference']) == \
         {'tests/test_blocks.py::test_sinusoidal_matches_numpy_reference'}
 
-def test_notebook_runs_clean_unchanged():
-    assert run_cells(NB) == {}
