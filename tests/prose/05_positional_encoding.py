@@ -55,4 +55,6 @@ def _check_prose_05():
               f"every string of length 1 to {L}", f"({len(d['seeds'])} seeds per kind")
     assert all(Decimal(x) >= Decimal('0.96') for x in acc[l][:L]) and exact[l][str(L)] == '1.00'   # "perfect" inside the range
     assert all(Decimal(x) <= Decimal('0.2') for x in acc[l][L:T])                                  # "at chance (about 0.1)"
+    seconds = int(re.search(r"updates: (\d+) s", out).group(1))                                    # "a minute or two"
+    assert 60 <= seconds <= 150, f"the stored run took {seconds} s; the text says a minute or two: edit it"
 
