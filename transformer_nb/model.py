@@ -38,7 +38,7 @@ class TransformerConfig:
     max_len: int = 1024        # longest sequence for learned positions (sinusoids grow on demand)
     norm_first: bool = False   # False: post-LN as in the paper; True: pre-LN (later work)
     tie: str = 'all'           # 'all': src emb = tgt emb = output projection; 'decoder': tgt emb = output; 'none'
-    p_attn: float = 0.0        # dropout on attention weights (off in the base model, §5.4; tuned for parsing, §6.3)
+    p_attn: float = 0.0        # dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)
     p_ffn: float = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)
     pad_id: int = PAD_ID
 

@@ -1,0 +1,40 @@
+"""Checks that tie 08_data's prose to its outputs (the notebook's last cell runs this file with `%run -i` and then calls
+the function, so `nbdev-test` fails on a figure that drifts): the corpus size, what the text says of the sentence
+lengths and of the number tokenizer's pieces, every figure of the padding comparison, and exercise 3's expected
+outcome (two tokenizers trained again here). Everything runs inside one function, so no name of the notebook is
+rebound; the notebook's `m30k`, `enc`, `enc_num`, `tok`, `tok_num` and `rows` are read, never changed."""
+
+def _check_prose_08():
+    import numpy as np
+    from transformer_nb.core import NotebookFile
+    from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler
+    nb = NotebookFile('08_data.ipynb')
+
+    nb.quoted('d2ed0dd0', f"{len(m30k.train):,} training pairs")
+    nb.quoted('2556b9d1', f"the {2 * len(m30k.train):,} training sentences")
+    ln = lambda e, side: np.mean([len(p[side]) for p in e])
+    assert ln(enc_num, 0) < ln(enc, 0) and ln(enc_num, 1) < ln(enc_num, 0), \
+        "the text says the numbers corpus is shorter still, and its German side in fewer pieces than the English"
+    pieces = {tok_num.sp.id_to_piece(i).lstrip('▁') for i in range(tok_num.vocab_size)}
+    assert {'achthundert', 'undzwanzig'} <= pieces, "the text names pieces the number tokenizer no longer has: edit it"
+    assert 1e5 < len(tok.to_bytes()) < 1e6, "the text calls the model 'a few hundred kilobytes'"
+    nb.quoted('01d4bdbe', f"{tok_num.vocab_size:,} pieces")
+
+    m = {(c, mt): (a, b) for c, mt, _, a, b in rows}                          # the padding comparison
+    assert all(a > 0.9 for a, _ in m.values()) and all(a > 0.95 for (c, mt), (a, _) in m.items() if mt <= 2000)
+    assert all(a - b > 0.15 for a, b in m.values()), "bucketing always far better than naive batches"
+    tb = [a for a, _ in m.values()]
+    fx = {c: [b for (cc, _), (_, b) in m.items() if cc == c] for c in ('Multi30k de-en', 'numbers en-de')}
+    nb.quoted('d9f2db73', f"keeps {min(tb):.0%} to over", f"spends {100 * (1 - max(fx['Multi30k de-en'])):.0f}–"
+                          f"{1 - min(fx['Multi30k de-en']):.0%} of")
+    nb.quoted('6349e919', f"keeps {min(tb):.0%} to over", f"waste up to {1 - min(fx['Multi30k de-en']):.0%} on Multi30k")
+    assert 0.99 < max(tb) < 1 and all(0.3 < 1 - b < 0.37 for b in fx['numbers en-de']), "'over 99%', 'a third'"
+
+    stats = {}                                                                # exercise 3's expected outcome
+    for V in (1000, 16000):
+        e = encode_pairs(Tokenizer.train(m30k, vocab_size=V), m30k.train)
+        sl, tl = [len(s) for s, _ in e], [len(t) for _, t in e]
+        stats[V] = np.mean(sl), len(TokenBatchSampler(sl, tl, 4000)), np.mean(np.square(sl))
+    (a1, b1, c1), (a16, b16, c16) = stats[1000], stats[16000]
+    nb.quoted('ec2335ac', f"grows from {a16:.1f} to\n   {a1:.1f} pieces on average ({a1 / a16:.1f} times)",
+              f"{b1} batches instead of {b16}", f"{c1 / c16:.1f} times as many (the mean of $n^2$ goes from {c16:.0f} to {c1:.0f})")

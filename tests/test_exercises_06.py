@@ -1,0 +1,65 @@
+"""The proof that 06_model's exercises are right, away from the learner: `check_sublayer` passes the printed solution,
+reports the unwritten stub as not written, and fails every wrong variant with a message naming the case; exercise 4's
+check passes its solution and names what a wrong `my_forward` gets wrong; the "break it" exercise, applied to the code,
+makes exactly the checks its solution names fail."""
+import pytest, torch
+from nbtools import cells, code_blocks, namespace, _body
+from test_exercises_05 import edited, run_cells, failing_tests
+
+NB = '06_model'
+
+def test_sublayer_solution_passes_and_stub_is_reported(capsys):
+    ns = namespace(NB, 'b6d0a002', 'b6d0a004')
+    assert ns['check_sublayer'](ns['MySublayer']) is True
+    stub = namespace(NB, 'b6d0a002', _body(cells(NB)['b6d0a003'][1]).split('\ncheck_sublayer')[0])
+    assert stub['check_sublayer'](stub['MySublayer']) is False
+    assert 'is not written yet' in capsys.readouterr().out
+
+WRONG = {   # forward(s, x, f) of a wrong sub-layer -> what the check's message must say
+    'pre-LN':             (lambda s, x, f: x + s.drop(f(s.norm(x))), 'but x \\+ f\\(LayerNorm\\(x\\)\\), pre-LN'),
+    'norm of the branch': (lambda s, x, f: x + s.norm(s.drop(f(x))), 'but x \\+ LayerNorm\\(f\\(x\\)\\)'),
+    'no residual':        (lambda s, x, f: s.norm(s.drop(f(x))), 'but LayerNorm\\(f\\(x\\)\\), with no residual'),
+    'dropout on the sum': (lambda s, x, f: s.norm(s.drop(x + f(x))), 'the dropout acts on f\\(x\\) only'),
+    'dropout last':       (lambda s, x, f: s.drop(s.norm(x + f(x))), 'the dropout acts on f\\(x\\) only'),
+    'no dropout':         (lambda s, x, f: s.norm(x + f(x)), 'where is the dropout'),
+    'returns nothing':    (lambda s, x, f: None, 'must return a tensor shaped like x'),
+    'two norms':          (lambda s, x, f: s.norm(x + s.drop(f(s.norm(x)))), 'LayerNorm\\(x \\+ f\\(x\\)\\): add x'),
+}
+
+@pytest.mark.parametrize('name', WRONG)
+def test_sublayer_wrong_answers_are_named(name):
+    fwd, says = WRONG[name]
+    ns = namespace(NB, 'b6d0a002', 'b6d0a004')
+    Wrong = type(name, (ns['MySublayer'],), {'forward': fwd})
+    with pytest.raises(AssertionError, match=says): ns['check_sublayer'](Wrong)
+
+def _forward_check():
+    ns = namespace(NB, 'cd986a1d', 'b67ef6b1', '85fcd006', 'df6780a4', 'ad5109b1', '7a34aa08', '0a73f877',
+                   '88eb653a', "tiny = get_config('tiny', src_vocab=50, tgt_vocab=50)", '67d67f6c')
+    return ns, code_blocks(NB, '2c933a1c')
+
+def test_my_forward_solution_passes(capsys):
+    ns, (check, solution) = _forward_check()
+    exec(solution, ns); exec(check, ns)
+    assert 'post-LN and pre-LN' in capsys.readouterr().out
+
+@pytest.mark.parametrize('old, new, says', [
+    ("return x + f(norm(x)) if pre else norm(x + f(x))", "return norm(x + f(x))", 'pre-LN: my_forward'),
+    ("return x + f(norm(x)) if pre else norm(x + f(x))", "return x + f(norm(x))", 'post-LN: my_forward'),
+    ("z = model.enc_norm(x)", "z = x", 'pre-LN: my_forward'),
+    ("lambda t: l.self_attn(t, mask=tgt_mask)", "lambda t: l.self_attn(t)", 'post-LN: my_forward')])
+def test_my_forward_wrong_answers_are_named(old, new, says):
+    ns, (check, solution) = _forward_check()
+    assert solution.count(old) == 1
+    exec(solution.replace(old, new), ns)
+    with pytest.raises(AssertionError, match=says): exec(check, ns)
+
+PARITY, COUNTS = '67d67f6c', 'df36e9cf'
+
+def test_break_it_1_no_final_norm_in_pre_ln():
+    src = edited(NB, '0a73f877', "self.enc_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()", "self.enc_norm = nn.Identity()")
+    got = set(run_cells(NB, {'0a73f877': src}))
+    assert got == {PARITY, COUNTS}, got
+    assert failing_tests('model', src, ['tests/test_model.py::test_parity_with_nn_transformer']) == \
+        {'tests/test_model.py::test_parity_with_nn_transformer'}
+

@@ -1,0 +1,46 @@
+"""The proof that 08_data's exercises are right, away from the learner: exercise 6's check passes the printed
+`learn_bpe` and `segment` and names what a wrong one gets wrong; each "break it" exercise, applied to the code, makes
+exactly the checks its solution names fail."""
+import pytest
+from nbtools import code_blocks, namespace
+from test_exercises_05 import edited, run_cells, failing_tests
+
+NB = '08_data'
+
+def _ex6():
+    check, solution = code_blocks(NB, 'ec2335ac')
+    return namespace(NB), check, solution
+
+def test_bpe_solution_passes(capsys):
+    ns, check, solution = _ex6()
+    exec(solution, ns); exec(check, ns)
+    assert "reproduce Sennrich et al.'s example" in capsys.readouterr().out
+
+@pytest.mark.parametrize('old, new, says', [
+    ("pairs[a, b] += c", "pairs[a, b] += 1", r"not \[\('c', 'd'\)\]: weight each pair"),                                    # counts ignored
+    ("best = min(pairs, key=lambda p: (-pairs[p], p))", "best = max(pairs, key=lambda p: (pairs[p], p))", r"merge \d should be"),
+    ("vocab = {tuple(w) + ('</w>',): c", "vocab = {tuple(w): c", r"merge 3 should be \('est', '</w>'\)"),  # no end of word
+    ("for pair in merges: syms = _merge(syms, pair)", "for pair in merges[::-1]: syms = _merge(syms, pair)", r"segment\('lowest'\) gave"),
+    ("for _ in range(n_merges):", "for _ in range(n_merges - 1):", r"recorded 9 merges"),
+])
+def test_bpe_wrong_answers_are_named(old, new, says):
+    ns, check, solution = _ex6()
+    assert solution.count(old) == 1
+    exec(solution.replace(old, new), ns)
+    with pytest.raises(AssertionError, match=says): exec(check, ns)
+
+SAMPLER, ENCODED = '14a534d9', 'e1e1330c'
+
+def test_break_it_1_bound_the_source_only():
+    src = edited(NB, '748b5e1e', "max(ms, mt, a, b)", "max(ms, a)")
+    got = set(run_cells(NB, {'748b5e1e': src}))
+    assert got == {SAMPLER}, got
+    assert failing_tests('data', src, ['tests/test_data.py::test_sampler_respects_max_tokens_and_covers_each_index_once']) == \
+        {'tests/test_data.py::test_sampler_respects_max_tokens_and_covers_each_index_once'}
+
+def test_break_it_2_source_without_eos():
+    src = edited(NB, '907a2616', "(s + [EOS_ID], [BOS_ID] + t + [EOS_ID])", "(s, [BOS_ID] + t + [EOS_ID])")
+    got = set(run_cells(NB, {'907a2616': src}))
+    assert got == {ENCODED}, got
+    assert failing_tests('data', src, ['tests/test_data.py::test_encode_pairs_conventions']) == \
+        {'tests/test_data.py::test_encode_pairs_conventions'}
