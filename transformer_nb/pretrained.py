@@ -1,6 +1,4 @@
-"""The trained models that come with the course: what a published file holds (float16 weights, tokenizer, config and
-where they came from), how to make one from a run, and `load_pretrained`, which gives a learner a real translator
-in the first minute.
+"""The trained models that come with the course: what a published file holds (float16 weights, tokenizer, config and where they came from), how to make one from a run, and `load_pretrained`, a real translator in the first minute.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a16_pretrained.html.md"""
 
