@@ -116,7 +116,7 @@ class PretrainedFile:
 
 PRETRAINED = {
     'multi30k-de-en': PretrainedFile('multi30k-de-en.pt', 'a163ce7972a4db9b2b1d2c91da340c674268740c36d01fe1a3bfbeb1e49b08b9', 15917522, "German -> English, Multi30k (the small model)"),
-    'multi30k-en-de': PretrainedFile('multi30k-en-de.pt', 'SHA_EN_DE', 0, "English -> German, Multi30k (the small model)"),
+    'multi30k-en-de': PretrainedFile('multi30k-en-de.pt', 'e8f81384b9b9ab4a6b860b6bd1165deb869d8a6f345955c23e33bd27b759142a', 15917842, "English -> German, Multi30k (the small model)"),
     'numbers': PretrainedFile('numbers.pt', 'fb76de30fea7be2be8c923b537cbeb7adfbcf1625d354b159a894c13c48b49d9', 2630444, "English number words -> German (the main job's model)"),
 }
 PRETRAINED_URL = 'https://raw.githubusercontent.com/transformer-nb/transformer_nb/v{version}/models/{file}'
