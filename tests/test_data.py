@@ -10,7 +10,7 @@ from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pa
 from transformer_nb.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
                                      _number_splits, numbers_corpus, copy_corpus, _common_numbers, _magnitude, _MAGNITUDES,
                                      exact_by_magnitude, number_scores, _en_number_value, find_multi30k, multi30k, _multi30k_files,
-                                     _download_file, _MULTI30K_SHA256, _MULTI30K_URL)
+                                     download_file, _MULTI30K_SHA256, _MULTI30K_URL)
 
 from conftest import skip_without_multi30k
 
@@ -232,7 +232,7 @@ def M30K():
 
 def test_find_multi30k_finds_a_checksummed_copy(M30K):
     "The folder found holds the release the package knows, byte for byte; $TNB_MULTI30K is the first place looked."
-    for n, h in _MULTI30K_SHA256.items(): assert D._sha256_file(M30K/n) == h, n
+    for n, h in _MULTI30K_SHA256.items(): assert D.sha256_file(M30K/n) == h, n
     if os.environ.get('TNB_MULTI30K'): assert M30K == Path(os.environ['TNB_MULTI30K']).expanduser()
 
 def test_find_multi30k_looks_in_order(tmp_path, monkeypatch):
@@ -306,8 +306,8 @@ def test_download_into_cache_then_reuse(tmp_path, fake_net, monkeypatch):
 
 def test_cache_dir_argument_and_default(tmp_path, fake_net, monkeypatch):
     monkeypatch.delenv('TNB_CACHE_DIR', raising=False); monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'xdg'))
-    assert D._get_cache_dir() == tmp_path/'xdg'/'transformer_nb'
-    assert D._get_cache_dir(tmp_path/'c') == tmp_path/'c'
+    assert D.get_cache_dir() == tmp_path/'xdg'/'transformer_nb'
+    assert D.get_cache_dir(tmp_path/'c') == tmp_path/'c'
     files = _multi30k_files('en', 'de', cache_dir=tmp_path/'c')
     assert files['valid'] == (tmp_path/'c'/'multi30k'/'val.en.gz', tmp_path/'c'/'multi30k'/'val.de.gz')
 
@@ -326,7 +326,7 @@ def test_corrupt_cached_file_is_replaced(tmp_path, fake_net, M30K):
     (cache/'train.en.gz').write_bytes(b'truncated')
     d = multi30k('de', 'en', cache_dir=tmp_path)
     assert calls == [_MULTI30K_URL + 'train.en.gz'] and len(d.train) == 29_000
-    assert D._sha256_file(cache/'train.en.gz') == _MULTI30K_SHA256['train.en.gz']
+    assert D.sha256_file(cache/'train.en.gz') == _MULTI30K_SHA256['train.en.gz']
     (cache/'train.en.gz').write_bytes(b'truncated')
     with pytest.raises(ValueError, match='checksum mismatch'): multi30k('de', 'en', cache_dir=tmp_path, download=False)
     assert not (cache/'train.en.gz').exists()              # the corrupt file did not stay in the cache
@@ -338,11 +338,11 @@ def test_network_error_says_what_to_do(tmp_path, monkeypatch):
         multi30k('de', 'en', cache_dir=tmp_path)
     assert not any((tmp_path/'multi30k').iterdir())
 
-def test_download_file_with_fetch_function(tmp_path):
+def testdownload_file_with_fetch_function(tmp_path):
     data = b'hello'; h = hashlib.sha256(data).hexdigest()
-    assert _download_file('u', tmp_path/'sub'/'f', h, fetch=lambda u: io.BytesIO(data)).read_bytes() == data
+    assert download_file('u', tmp_path/'sub'/'f', h, fetch=lambda u: io.BytesIO(data)).read_bytes() == data
     with pytest.raises(ValueError, match='checksum mismatch'):
-        _download_file('u', tmp_path/'sub'/'g', h, fetch=lambda u: io.BytesIO(b'x'))
+        download_file('u', tmp_path/'sub'/'g', h, fetch=lambda u: io.BytesIO(b'x'))
     assert sorted(p.name for p in (tmp_path/'sub').iterdir()) == ['f']
 
 # ---------------------------------------------------------------- tokenizer

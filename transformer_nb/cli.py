@@ -14,7 +14,7 @@ from pathlib import Path
 from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
 from .runs import RunFolder, file_names, read_files
 from .commands import (CliParser, number, run_cli, check_thread_env, check_device, heavy_imports, out_of_memory, note, load_tasks,
-    load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file)
+    load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file, checkpoint_files)
 
 # %% ../nbs/A7_cli.ipynb #14440da6
 def _fail(msg:str): raise UserError(msg)
@@ -168,7 +168,7 @@ def train_main(argv:list|None=None):
 # %% ../nbs/A7_cli.ipynb #c2e60101
 def _add_decoding(p:CliParser):
     "The checkpoint and the decoding options that tnb-translate and tnb-evaluate share."
-    p.add_argument('checkpoint', help="a checkpoint file, or a run folder: its average.pt while that averages the run's newest checkpoints, else its newest checkpoint")
+    p.add_argument('checkpoint', help="a checkpoint file; a run folder (its average.pt while that averages the run's newest checkpoints, else its newest checkpoint); or pretrained:NAME, a published model (multi30k-de-en, multi30k-en-de, numbers)")
     g = p.add_argument_group('decoding')
     g.add_argument('--beam', type=number(int, 1, 1_000), help="beam size; 1 = greedy (default: the task's: 4 as in §6.1, 21 for parse trees)")
     g.add_argument('--alpha', type=number(float, 0, 10), help="length penalty ((5+|Y|)/6)^alpha (default: 0.6; 0.3 for parse trees)")
@@ -198,7 +198,7 @@ def _translate(argv):
     if a.sentences and a.input: _fail("give sentences as arguments or with --input, not both")
     if a.early_stop and a.beam == 1: _fail("--early-stop is a rule of beam search, and --beam 1 is greedy decoding: give one of them")
     if a.output: check_output(a.output, '-o')
-    check_not_inputs({'-o': a.output}, {'-i': a.input, **read_files(a.checkpoint)})
+    check_not_inputs({'-o': a.output}, {'-i': a.input, **checkpoint_files(a.checkpoint)})
     for line in check_thread_env(): warnings.warn(line)
     heavy_imports()
     model, tok, ck, task, d, _ = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
@@ -239,7 +239,7 @@ def _evaluate(argv):
     for opt in ('hyp_out', 'record'):
         if getattr(a, opt): check_output(getattr(a, opt), f"--{opt.replace('_', '-')}")
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
-    check_not_inputs({'--hyp-out': a.hyp_out, '--record': a.record}, {'--src': a.src, '--ref': a.ref, **read_files(a.checkpoint), 'a file of --data-dir': data_files})
+    check_not_inputs({'--hyp-out': a.hyp_out, '--record': a.record}, {'--src': a.src, '--ref': a.ref, **checkpoint_files(a.checkpoint), 'a file of --data-dir': data_files})
     for line in check_thread_env(): warnings.warn(line)
     heavy_imports()
     if a.record: check_record_file(a.record)
@@ -286,13 +286,13 @@ def average_main(argv:list|None=None):
 def _export(argv):
     p = CliParser(prog='tnb-export', description="Export a checkpoint, or the file a run folder stands for, as a CTranslate2 model folder.",
                   epilog="examples: tnb-export --ctranslate2 runs/m30k-de-en -o exported/m30k --quantization int8")
-    p.add_argument('--ctranslate2', metavar='CKPT', required=True, help="a checkpoint, or a run folder")
+    p.add_argument('--ctranslate2', metavar='CKPT', required=True, help="a checkpoint, a run folder, or pretrained:NAME")
     p.add_argument('-o', '--out', required=True, help="the model folder to write (must not exist, or be empty)")
     p.add_argument('--quantization', choices=('float32', 'int8', 'int8_float32', 'int8_float16', 'int8_bfloat16', 'int16', 'float16', 'bfloat16'))
     p.add_argument('--max-positions', type=number(int, 1, 65_536), help="rows of the sinusoidal position table (default: the config's max_len)")
     p.add_argument('--debug', action='store_true')
     a = p.parse_args(argv)
-    read_files(a.ctranslate2)
+    checkpoint_files(a.ctranslate2)
     heavy_imports()
     from transformer_nb.export import export_ctranslate2
     from transformer_nb.checkpoints import resolve_checkpoint

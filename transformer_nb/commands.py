@@ -7,7 +7,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a12_commands.html.md"""
 # %% auto #0
 __all__ = ['EXIT_CODES', 'FILE_BATCH', 'check_range', 'number', 'CliParser', 'env_int', 'check_thread_env', 'check_device',
            'raise_if_interrupted', 'heavy_imports', 'size', 'out_of_memory', 'run_cli', 'note', 'load_tasks',
-           'check_record_file', 'load_decoder', 'check_source_lengths', 'sentence_batches', 'translate_batches']
+           'check_record_file', 'load_decoder', 'checkpoint_files', 'check_source_lengths', 'sentence_batches',
+           'translate_batches']
 
 # %% ../nbs/A12_commands.ipynb #33dbea63
 import argparse, contextlib, errno, io, math, os, re, signal, sys, threading, traceback, warnings
@@ -336,6 +337,13 @@ def load_decoder(checkpoint, prog:str, # how the tool names itself in the line t
     d = task.decoding_for(beam, alpha, early_stop)
     if d.beam > model.cfg.tgt_vocab: raise UserError(f"--beam {d.beam} is more than the {model.cfg.tgt_vocab} pieces of the model's vocabulary")
     return model, tok, ck, task, d, path
+
+# %% ../nbs/A12_commands.ipynb #a12p0002
+def checkpoint_files(ref) -> dict:
+    "`read_files` of the checkpoint or run folder `ref`; for `pretrained:NAME`, of the published file, found and checked first."
+    from transformer_nb.checkpoints import pretrained_name, pretrained_path
+    from transformer_nb.runs import read_files
+    return read_files(pretrained_path(name) if (name := pretrained_name(ref)) is not None else ref)
 
 # %% ../nbs/A12_commands.ipynb #b6473400
 def check_source_lengths(model, tok, lines:list[str], name, # name(i): how a message names line i

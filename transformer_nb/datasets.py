@@ -7,7 +7,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a0_datasets.html.md"""
 # %% auto #0
 __all__ = ['SPLITS', 'MAX_NUMBER', 'MULTI30K_FETCH', 'DATASETS', 'ParallelData', 'read_lines', 'read_parallel', 'en_number',
            'de_number', 'numbers_corpus', 'number_value', 'exact_by_magnitude', 'corpus_score', 'number_scores',
-           'copy_corpus', 'find_multi30k', 'multi30k', 'register_dataset', 'load_dataset']
+           'copy_corpus', 'get_cache_dir', 'sha256_file', 'download_file', 'find_multi30k', 'multi30k',
+           'register_dataset', 'load_dataset']
 
 # %% ../nbs/A0_datasets.ipynb #12dd4b6c
 import contextlib, functools, inspect, gzip, hashlib, logging, os, random, tempfile, urllib.error, urllib.request, warnings
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 import numpy as np
+from tqdm.auto import tqdm
 from .safeguards import decode_lines
 
 # %% ../nbs/A0_datasets.ipynb #86d2722a
@@ -324,7 +326,7 @@ _MULTI30K_SHA256 = {
     'val.fr.gz': 'ca3106f1a72390591d25f6c45cb4cd39dec4cd3f123e099748a3ce5256c160e9',
 }
 
-def _get_cache_dir(cache_dir:str|Path|None=None) -> Path:
+def get_cache_dir(cache_dir:str|Path|None=None) -> Path:
     "The cache folder: `cache_dir`, else `$TNB_CACHE_DIR`, else `$XDG_CACHE_HOME/transformer_nb` or `~/.cache/transformer_nb`."
     if cache_dir is not None: return Path(cache_dir).expanduser()
     if os.environ.get('TNB_CACHE_DIR'): return Path(os.environ['TNB_CACHE_DIR']).expanduser()
@@ -332,7 +334,7 @@ def _get_cache_dir(cache_dir:str|Path|None=None) -> Path:
     return Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache').expanduser()/'transformer_nb'
 
 # %% ../nbs/A0_datasets.ipynb #3550867e
-def _sha256_file(path:str|Path) -> str:
+def sha256_file(path:str|Path) -> str:
     "Hex SHA-256 of a file, read in 1 MiB chunks."
     h = hashlib.sha256()
     with open(path, 'rb') as f:
@@ -341,8 +343,9 @@ def _sha256_file(path:str|Path) -> str:
 
 def _urlopen(url:str): return urllib.request.urlopen(url, timeout=60)
 
-def _download_file(url:str, dest:str|Path, sha256:str,
+def download_file(url:str, dest:str|Path, sha256:str,
                   fetch:Callable|None=None, # url -> a readable binary file object (default: `urllib.request.urlopen`)
+                  progress:bool=False, # show a progress bar (tqdm, on standard error) sized by the server's Content-Length
                  ) -> Path:
     "Download `url` to `dest` atomically: streamed into a temp file beside it, renamed into place only if `sha256` matches."
     dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
@@ -350,7 +353,9 @@ def _download_file(url:str, dest:str|Path, sha256:str,
     try:
         h = hashlib.sha256()
         with os.fdopen(fd, 'wb') as f, (fetch or _urlopen)(url) as r:
-            while chunk := r.read(1 << 20): h.update(chunk); f.write(chunk)
+            size = int(getattr(r, 'headers', {}).get('Content-Length') or 0) or None
+            with tqdm(total=size, unit='B', unit_scale=True, desc=dest.name, disable=not progress, leave=False) as bar:
+                while chunk := r.read(1 << 20): h.update(chunk); f.write(chunk); bar.update(len(chunk))
             f.flush(); os.fsync(f.fileno())
         if h.hexdigest() != sha256:
             raise ValueError(f"checksum mismatch for {url}: the download has sha256 {h.hexdigest()}, expected {sha256}; "
@@ -372,7 +377,7 @@ def find_multi30k(start:str|Path|None=None) -> Path|None:
     for base in (Path(start or Path.cwd()).resolve(), Path(transformer_nb.__file__).resolve().parent):
         for d in (base, *base.parents):
             if (d/'shared'/'data'/'multi30k'/'train.en.gz').is_file(): return d/'shared'/'data'/'multi30k'
-    cache = _get_cache_dir()/'multi30k'                     # where `multi30k()` downloads it, checksummed
+    cache = get_cache_dir()/'multi30k'                     # where `multi30k()` downloads it, checksummed
     return cache if all((cache/n).is_file() for n in _MULTI30K_SHA256) else None
 
 # %% ../nbs/A0_datasets.ipynb #328614d9
@@ -388,11 +393,11 @@ def _multi30k_files(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None
     names = {sp: (f"{stem}.{src_lang}.gz", f"{stem}.{tgt_lang}.gz") for sp, stem in _MULTI30K_SPLITS.items()}
     wanted = [n for pair in names.values() for n in pair]
     local = data_dir is not None
-    folder = Path(data_dir).expanduser() if local else _get_cache_dir(cache_dir)/'multi30k'
+    folder = Path(data_dir).expanduser() if local else get_cache_dir(cache_dir)/'multi30k'
     for n in wanted:
         p = folder/n
         if p.is_file():
-            got = _sha256_file(p)
+            got = sha256_file(p)
             if got == _MULTI30K_SHA256[n]: continue
             msg = (f"checksum mismatch: {p} has sha256 {got}, expected {_MULTI30K_SHA256[n]} (corrupt, or not the "
                    f"Multi30k release this package knows; the original is {_MULTI30K_URL}{n})")
@@ -404,7 +409,7 @@ def _multi30k_files(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None
             raise FileNotFoundError(
                 f"Multi30k {src_lang}-{tgt_lang} needs {', '.join(wanted)} in {folder}; missing: {', '.join(missing)}. "
                 f"Download them from {_MULTI30K_URL}<file>" + ("" if local else ", or allow download=True"))
-        try: _download_file(_MULTI30K_URL + n, p, _MULTI30K_SHA256[n], fetch=fetch)
+        try: download_file(_MULTI30K_URL + n, p, _MULTI30K_SHA256[n], fetch=fetch)
         except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
             raise OSError(f"could not download {_MULTI30K_URL + n} ({e}). Without internet, pass data_dir= a folder "
                           f"holding {', '.join(wanted)}") from e
