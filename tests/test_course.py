@@ -67,3 +67,34 @@ def test_the_appendix_check_can_fail():
 @pytest.mark.parametrize('p', APPENDIX, ids=lambda p: p.stem)
 def test_appendix_cells_are_short_and_every_export_is_shown(p):
     assert not appendix_problems(cells(p)), f"{p.name}: {appendix_problems(cells(p))}"
+
+# Proof out of the learner's way: Jupyter and Colab show `#| hide` cells (the site does not), so hidden code, the Colab
+# setup cell included, stays a small share of each paper notebook's code lines and of the whole path's.
+HIDDEN_MAX, PATH_HIDDEN_MAX = 0.10, 0.05
+
+def code_lines(cells:list) -> tuple[int, int]:
+    "(code lines, hidden code lines) of a notebook's cells: lines of every code cell, and of those with `#| hide`."
+    srcs = [''.join(c['source']) for c in cells if c['cell_type'] == 'code']
+    n = sum(len(s.splitlines()) for s in srcs)
+    return n, sum(len(s.splitlines()) for s in srcs if re.search(r'^#\|\s*hide', s, re.M))
+
+def all_cells(p): return json.loads(p.read_text(encoding='utf-8'))['cells']
+
+def test_the_hidden_line_count_can_fail():
+    code = lambda s: {'cell_type': 'code', 'source': [s]}
+    cs = [code('#| hide\na = 1\nb = 2'), code('x = 1\n' * 7), {'cell_type': 'markdown', 'source': ['#| hide\ntext']}]
+    assert code_lines(cs) == (10, 3)                  # 30% hidden: over the budget
+    assert code_lines([code('#| export\n#|  hide\nx = 1'), code('# not hidden: #| hide')]) == (4, 3)
+
+@pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
+def test_hidden_code_is_at_most_a_tenth_of_a_paper_notebook(p):
+    n, h = code_lines(all_cells(p))
+    assert h <= HIDDEN_MAX * n, f"{p.name}: {h} of {n} code lines hidden ({100 * h / n:.1f}%, at most {100 * HIDDEN_MAX:.0f}%)"
+
+def test_hidden_code_is_at_most_a_twentieth_of_the_paper_path():
+    counts = {p.name: code_lines(all_cells(p)) for p in PAPER}
+    n, h = sum(n for n, _ in counts.values()), sum(h for _, h in counts.values())
+    worst = sorted(counts, key=lambda k: -counts[k][1] / counts[k][0])[:3]
+    assert h <= PATH_HIDDEN_MAX * n, (f"the paper path hides {h} of {n} code lines ({100 * h / n:.1f}%, at most "
+                                      f"{100 * PATH_HIDDEN_MAX:.0f}%); most hidden: " +
+                                      ', '.join(f"{k} {100 * counts[k][1] / counts[k][0]:.1f}%" for k in worst))

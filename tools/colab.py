@@ -2,6 +2,7 @@
 
     python tools/colab.py            # insert or update both cells in every notebook (idempotent: a second run changes nothing)
     python tools/colab.py --check    # exit 1, naming the notebooks, if any notebook lacks them or has an outdated copy
+                                     # (a setup cell whose time is not the one results/notebook_times.json gives is one)
 
 The two cells, found again by their cell ids on every run (so running this after a merge, or after someone edited a
 notebook, moves and updates them instead of adding copies):
@@ -9,14 +10,14 @@ notebook, moves and updates them instead of adding copies):
 - `colab-badge`, a markdown cell right after the title cell: a static badge linking the notebook's own path on GitHub
   (`https://colab.research.google.com/github/<user>/<repo>/blob/<branch>/nbs/<notebook>`). It renders on GitHub, in
   Jupyter, in Colab and on the docs site without running anything.
-- `colab-setup`, a code cell right after the badge, marked `#| hide` (not on the docs site) and `#| eval: false`
-  (`nbdev-test` and the docs build never run it). In Jupyter or a learner-style run it does nothing. In Colab it
-  fetches the course (the notebooks read stored results from `../results` and their own file for their checks), installs
-  the package from it only when `transformer_nb` is not importable already, and moves into `nbs/`. The package's
-  requirements are lower bounds, so pip keeps Colab's torch, numpy and the rest. Multi30k then comes through the
-  package's own checksummed download (`find_multi30k()` is None there, so `load_dataset('multi30k', ...)` downloads it
-  into the cache). For a notebook that trains models, a Colab runtime without a GPU is told, in one line, the CPU time
-  to expect (`TRAINING`, measured on a 2-core CPU).
+- `colab-setup`, a code cell right after the badge, marked `#| hide` (not on the docs site), seven lines. Outside Colab
+  it does nothing (`nbdev-test` runs it, so every Python that CI tests compiles it). In Colab it fetches the course
+  (the notebooks read stored results from `../results` and their own file for their checks), installs the package
+  from it only when `transformer_nb` is not importable already (the package's requirements are lower bounds, so pip
+  keeps Colab's torch, numpy and the rest), moves into `nbs/` and prints how long running every cell takes on a 2-core
+  CPU (Colab's free runtime has 2): the sentence the notebook's top states, from results/notebook_times.json
+  (`python tools/run_notebooks.py --record`; a notebook the file lacks gets no time, with a warning). Multi30k then comes through the package's own checksummed download
+  (`find_multi30k()` is None there, so `load_dataset('multi30k', ...)` downloads it into the cache).
 
 The repository, branch and folder come from pyproject.toml (`[project.urls] Repository`, `[tool.nbdev] branch` and
 `nbs_path`). The cells are written in nbdev's notebook format (1-space indented JSON), so `nbdev-clean` leaves them as
@@ -30,18 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BADGE_ID, SETUP_ID = 'colab-badge', 'colab-setup'
 BADGE_IMG = 'https://colab.research.google.com/assets/colab-badge.svg'
 
-# Notebooks that train models in their cells: minutes for a learner-style run of the whole notebook (every cell, slow ones
-# included) on 2 cores, rounded up from the CPU time `python tools/run_notebooks.py` measured on an AMD EPYC under ATen's
-# portable kernels (slower than a CPU's own; 12_parsing's natively). Colab's free CPU runtime also has 2 cores.
-TRAINING = {
-    '01_attention.ipynb': 3,
-    '05_positional_encoding.ipynb': 1,
-    '06_model.ipynb': 3,
-    '09_training.ipynb': 1,
-    '10_decoding.ipynb': 1,
-    '12_parsing.ipynb': 5,
-    'A3_trainer.ipynb': 1,
-}
+from run_notebooks import TIMES, time_sentence     # the course's one source for running times (tools/run_notebooks.py)
 
 def project() -> dict:
     "GitHub user/repo, branch and notebook folder of the project, read from pyproject.toml."
@@ -58,30 +48,24 @@ def colab_url(nb_name:str, p:dict|None=None) -> str:
 def badge_source(nb_name:str, p:dict|None=None) -> str:
     return f"[![Open In Colab]({BADGE_IMG})]({colab_url(nb_name, p)})"
 
-def setup_source(nb_name:str, p:dict|None=None) -> str:
+def setup_source(nb_name:str, p:dict|None=None, times:dict|None=None) -> str:
+    "The Colab setup cell of `nb_name`; its last line prints the notebook's time from results/notebook_times.json."
     p = p or project()
     folder = p['url'].split('/')[-1]
-    lines = [
+    return '\n'.join([
         "#| hide",
-        "#| eval: false",
-        "# In Colab only (elsewhere this does nothing): fetch the course, whose notebooks read its stored results, install",
-        "# the package from it unless it is importable (its requirements are lower bounds: Colab's torch stays), move into nbs/.",
-        "import importlib.util, os, subprocess, sys",
+        "# Colab only (elsewhere nothing happens): fetch the course, install it unless installed (Colab's torch stays), go to nbs/.",
+        "import importlib.util as iu, os, subprocess as sp, sys",
         f"if 'google.colab' in sys.modules and not os.path.isfile('{nb_name}'):",
-        "    spec = importlib.util.find_spec('transformer_nb')     # installed? (the clone's folder, of that name, is no package)",
-        f"    if not os.path.isdir('{folder}'):",
-        f"        subprocess.run(['git', 'clone', '--quiet', '--depth', '1', '{p['url']}'], check=True)",
-        "    if spec is None or spec.origin is None:",
-        f"        subprocess.run([sys.executable, '-m', 'pip', 'install', '--quiet', './{folder}'], check=True)",
-        f"    os.chdir(os.path.join('{folder}', '{p['nbs']}'))",
-    ]
-    if nb_name in TRAINING:
-        lines += [
-            "    import torch",
-            "    if not torch.cuda.is_available():",
-            f"        print(\"No GPU in this runtime: this notebook's training runs on the CPU, about {TRAINING[nb_name]} minute{'s' if TRAINING[nb_name] > 1 else ''} in all on 2 cores.\")",
-        ]
-    return '\n'.join(lines)
+        f"    if not os.path.isdir('{folder}'): sp.run(['git', 'clone', '-q', '--depth=1', '{p['url']}'], check=True)",
+        f"    if not getattr(iu.find_spec('transformer_nb'), 'origin', None): sp.run([sys.executable, '-m', 'pip', 'install', '-q', './{folder}'], check=True)",
+        f"    os.chdir('{folder}/{p['nbs']}')" + (f"; print({time_sentence(nb_name, times)!r})" if measured(nb_name, times) else ''),
+    ])
+
+def measured(nb_name:str, times:dict|None=None) -> bool:
+    "Whether results/notebook_times.json (or `times`) holds a time for `nb_name`."
+    times = times if times is not None else json.loads(TIMES.read_text(encoding='utf-8')) if TIMES.is_file() else {'notebooks': {}}
+    return nb_name in times['notebooks']
 
 def _src(text:str) -> list:
     lines = text.split('\n')
@@ -108,8 +92,12 @@ def main(argv=None) -> int:
     args = a.parse_args(argv)
     p = project()
     stale = []
-    unknown = sorted(set(TRAINING) - {n.name for n in (ROOT / p['nbs']).glob('*.ipynb')})
-    if unknown: print(f"TRAINING names notebooks that do not exist: {', '.join(unknown)}", file=sys.stderr); return 1
+    times = json.loads(TIMES.read_text(encoding='utf-8')) if TIMES.is_file() else {'notebooks': {}}
+    unmeasured = sorted(n.name for n in (ROOT / p['nbs']).glob('*.ipynb') if n.name not in times['notebooks'])
+    if unmeasured:
+        print(f"{TIMES.relative_to(ROOT)} has no time for {', '.join(unmeasured)}, whose setup cells print none (and "
+              f"tests/test_times.py fails): run python tools/run_notebooks.py {' '.join(p['nbs'] + '/' + n for n in unmeasured)} "
+              f"--record {TIMES.relative_to(ROOT)}", file=sys.stderr)
     for path in sorted((ROOT / p['nbs']).glob('*.ipynb')):
         old = path.read_text(encoding='utf-8')
         new = dump(updated(json.loads(old), path.name, p))

@@ -8,6 +8,14 @@ notebook's time and, for a failure, the notebook, the cell (number and id), its 
     python tools/run_notebooks.py nbs/09_training.ipynb --workers 1 --save-to /tmp/executed
     python tools/run_notebooks.py --flagged-only           # those with a `#| slow` or `#| cuda` cell
     ATEN_CPU_CAPABILITY=default python tools/run_notebooks.py --flagged-only --also nbs/10_decoding.ipynb   # CI's portability pass
+    nice -n 5 python tools/run_notebooks.py --workers 1 --budget 1500 --record results/notebook_times.json
+
+`--record FILE` stores each notebook's wall time (the time a learner waits for Run All) in FILE, with the machine
+(CPU model, its vector instructions, cores, torch, Python), the date, the load average before and after the run and
+ATEN_CPU_CAPABILITY if it was set. It is the course's one source for running times: each notebook's top cell and its
+Colab setup cell state `time_phrase(seconds)` (tools/colab.py writes the cell; tests/test_times.py checks all three).
+Recording some notebooks updates their entries and keeps the others', if the file names the same machine.
+Only notebooks that ran clean are recorded; `--sync-tops` then rewrites the time sentence at each notebook's top.
 
 `--flagged-only` leaves out the notebooks whose every cell `nbdev-test` runs anyway (none flagged `#| slow` or
 `#| cuda`): CI runs nbdev-test just before this, and running those again would take it past 20 minutes on 2 cores.
@@ -16,7 +24,7 @@ Notebooks with more flagged cells start first: the flagged cells are the long on
 The copy is made from the files git tracks plus untracked files it does not ignore (so `runs/`, `.venv/` and build
 outputs stay behind) and deleted afterwards: running the notebooks never changes the working tree. The package
 itself is imported from wherever it is installed (`pip install -e .` for the checkout)."""
-import argparse, os, shutil, subprocess, sys, tempfile, time
+import argparse, json, os, platform, re, shutil, subprocess, sys, tempfile, time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -27,6 +35,73 @@ def children_cpu() -> float:
     except ImportError: return float('nan')
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
+
+# How long Run All takes, in the words every notebook's top cell and Colab setup cell use (the sentence is TIME_SENTENCE).
+def time_phrase(seconds:float) -> str:
+    "'under a minute' below 60 s, 'about a minute' below 90 s, else 'about N minutes' (N: seconds / 60, rounded)."
+    if seconds < 60: return 'under a minute'
+    if seconds < 90: return 'about a minute'
+    return f"about {round(seconds / 60)} minutes"
+
+TIME_SENTENCE = "Running every cell takes {phrase} on a 2-core CPU."
+TIME_RE = re.compile(r"Running every cell takes (under a minute|about a minute|about \d+ minutes) on a 2-core CPU\.")
+TIMES = ROOT / 'results' / 'notebook_times.json'
+
+def time_sentence(nb_name:str, times:dict|None=None) -> str:
+    "The sentence about `nb_name`'s running time, from results/notebook_times.json (or `times`, that file's content)."
+    times = times if times is not None else json.loads(TIMES.read_text(encoding='utf-8'))
+    return TIME_SENTENCE.format(phrase=time_phrase(times['notebooks'][nb_name]['seconds']))
+
+def machine() -> dict:
+    "The CPU (model, vector instructions, cores), torch and Python of this machine."
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        for line in Path('/proc/cpuinfo').read_text().splitlines():
+            k, _, v = line.partition(':')
+            if k.strip() == 'model name': model = v.strip()
+            if k.strip() == 'flags': flags = set(v.split())
+    except OSError: pass
+    isa = [name for flag, name in (('avx2', 'AVX2'), ('avx512f', 'AVX-512'), ('avx512_bf16', 'AVX-512 BF16'),
+                                   ('amx_tile', 'AMX')) if flag in flags]
+    import torch
+    return dict(cpu=model, isa=isa, cores=os.cpu_count(), aten_kernels=torch.backends.cpu.get_cpu_capability(),
+                torch=torch.__version__, python=platform.python_version(), os=f"{platform.system()} {platform.release()}")
+
+def load() -> list:
+    try: return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError): return []
+
+def record(path:Path, results:list, run:dict) -> dict:
+    "Write the clean notebooks' times into `path`, keeping other notebooks' entries if the file names this machine."
+    old = json.loads(path.read_text(encoding='utf-8')) if path.is_file() else {}
+    mach = machine()
+    same = {k: v for k, v in old.get('machine', {}).items() if k != 'aten_kernels'} == \
+           {k: v for k, v in mach.items() if k != 'aten_kernels'}
+    nbs = dict(old.get('notebooks', {})) if same else {}
+    runs = list(old.get('runs', [])) if same else []
+    run = dict(run, notebooks=sorted(r['notebook'] for r in results if r['status'] == 'ok'))
+    for r in results:
+        if r['status'] == 'ok': nbs[r['notebook']] = dict(seconds=r['seconds'], cpu_seconds=r['cpu'], run=len(runs))
+    out = dict(about="Wall time of Run All for each notebook (every cell, the slow ones included), measured by "
+                     "`python tools/run_notebooks.py --record` in a fresh copy of the repository; `cpu_seconds` is the "
+                     "kernel's CPU time; `run` indexes `runs` (date, load average before and after, ATEN_CPU_CAPABILITY). "
+                     "Each notebook's top cell and Colab setup cell state tools/run_notebooks.py's time_phrase(seconds).",
+               machine=mach, runs=runs + [run], notebooks=dict(sorted(nbs.items())))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1) + '\n', encoding='utf-8')
+    return out
+
+def sync_tops(times:dict|None=None, nbs_dir:Path|None=None) -> list:
+    "Rewrite the time sentence in each recorded notebook's top cells to match the file; returns the notebooks changed."
+    times = times if times is not None else json.loads(TIMES.read_text(encoding='utf-8'))
+    changed = []
+    for name in times['notebooks']:
+        path = (nbs_dir or ROOT / 'nbs') / name
+        if not path.is_file(): continue
+        text, want = path.read_text(encoding='utf-8'), time_sentence(name, times)
+        new = TIME_RE.sub(want, text)
+        if new != text: path.write_text(new, encoding='utf-8'); changed.append(name)
+    return changed
 
 LEARNER_UNSET = ('TNB_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'MPLBACKEND')
 
@@ -111,7 +186,15 @@ def main(argv=None):
                    help="with --flagged-only: run these notebooks too")
     p.add_argument('--native', nargs='+', default=[], metavar='NOTEBOOK',
                    help="run these of the notebooks with the CPU's own ATen kernels, whatever ATEN_CPU_CAPABILITY says")
+    p.add_argument('--record', metavar='FILE', help="store each clean notebook's time, the machine and the load in FILE "
+                   "(the course's results/notebook_times.json)")
+    p.add_argument('--sync-tops', action='store_true', help="only rewrite each notebook's time sentence from "
+                   "results/notebook_times.json (after --record), then stop")
     a = p.parse_args(argv)
+    if a.sync_tops:
+        changed = sync_tops()
+        print(f"time sentence rewritten in {len(changed)} notebooks" + (f": {', '.join(changed)}" if changed else ''))
+        return 0
     nbs = [Path(n).resolve() for n in a.notebooks] or sorted((ROOT / 'nbs').glob('*.ipynb'))
     missing = [str(n) for n in nbs if not n.is_file()]
     if missing: p.error(f"no such notebook: {', '.join(missing)}")
@@ -131,6 +214,8 @@ def main(argv=None):
     if unknown: p.error(f"--native: not one of the notebooks to run: {', '.join(unknown)}")
     nbs.sort(key=lambda n: (Path(n) not in {Path(x).resolve() for x in a.native}, -n_flagged[n]))   # roughly the long ones first
     t0, results = time.perf_counter(), []
+    run = dict(date=time.strftime('%Y-%m-%d', time.gmtime()), workers=a.workers, load_before=load(),
+               aten_cpu_capability=os.environ.get('ATEN_CPU_CAPABILITY'))
     with tempfile.TemporaryDirectory(prefix='tnb-notebooks-') as tmp:
         copy = fresh_copy(Path(tmp) / ROOT.name)
         print(f"running {len(nbs)} notebooks as a learner would (every cell, fresh copy in {copy}, no runs/), "
@@ -145,6 +230,9 @@ def main(argv=None):
                       flush=True)
     results.sort(key=lambda r: r['notebook'])
     bad = [r for r in results if r['status'] != 'ok']
+    if a.record:
+        record(Path(a.record), results, dict(run, load_after=load()))
+        print(f"recorded {len(results) - len(bad)} notebooks' times in {a.record}")
     print(f"\n| notebook | ATen kernels | code cells | seconds | CPU seconds | status |\n|---|---|---|---|---|---|")
     for r in results: print(f"| {r['notebook']} | {r['kernels']} | {r['cells']} | {r['seconds']:.1f} | {r['cpu']:.1f} | {r['status']} |")
     print(f"\n{len(results) - len(bad)} of {len(results)} notebooks ran every cell within {a.budget:.0f} s; "

@@ -1,0 +1,93 @@
+"""One voice on time: each notebook's running time is measured once, into results/notebook_times.json with the machine
+that ran it (`python tools/run_notebooks.py --record results/notebook_times.json`), and stated in the same words at
+the notebook's top and in its Colab setup cell: `time_phrase(seconds)` in the sentence `TIME_SENTENCE`. After a new
+measurement, `python tools/run_notebooks.py --sync-tops` and `python tools/colab.py` write it into both."""
+import json, re, sys
+from pathlib import Path
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / 'tools'))
+import run_notebooks as rn
+
+NBS = sorted((ROOT / 'nbs').glob('*.ipynb'))
+TOP = 12          # the sentence sits in the notebook's opening cells: title, badge, setup, navigation, introduction
+NO_TOP = {'index.ipynb'}   # the landing page is read, not run: its Colab cell states its time, its prose the path's
+
+def times() -> dict: return json.loads(rn.TIMES.read_text(encoding='utf-8'))
+
+def problems(cells:list, name:str, t:dict, top:bool=True) -> list[str]:
+    """What disagrees between notebook `name`'s cells and the times file `t` (an empty list when all three agree);
+    `top=False`: the prose states no time of its own (the landing page)."""
+    if name not in t['notebooks']: return [f"{name}: no time in {rn.TIMES.name}: run tools/run_notebooks.py --record"]
+    want, out = rn.time_sentence(name, t), []
+    text = lambda c: ''.join(c['source'])
+    where = [i for i, c in enumerate(cells) if c['cell_type'] == 'markdown' and rn.TIME_RE.search(text(c))]
+    found = [m.group(0) for c in cells if c['cell_type'] == 'markdown' for m in rn.TIME_RE.finditer(text(c))]
+    if not top:
+        if found: out.append(f"{name}: the landing page states its own running time: {found}")
+    elif len(found) != 1: out.append(f"{name}: the prose states the running time {len(found)} times, not once")
+    elif found[0] != want: out.append(f"{name}: the top says {found[0]!r}, the times file {want!r}")
+    elif where[0] >= TOP: out.append(f"{name}: the running time is stated in cell {where[0]}, not at the top")
+    setup = next((text(c) for c in cells if c.get('id') == 'colab-setup'), '')
+    if want not in setup: out.append(f"{name}: the Colab setup cell does not say {want!r}")
+    return out
+
+def test_time_phrase():
+    assert [rn.time_phrase(s) for s in (5, 59.9, 60, 89.9, 90, 149, 150, 374)] == [
+        'under a minute', 'under a minute', 'about a minute', 'about a minute', 'about 2 minutes', 'about 2 minutes',
+        'about 2 minutes', 'about 6 minutes']
+    for s in (5, 75, 374, 1250):      # every phrase is one the sentence's pattern finds
+        assert rn.TIME_RE.fullmatch(rn.TIME_SENTENCE.format(phrase=rn.time_phrase(s)))
+
+def test_the_file_names_its_machine_and_every_notebook():
+    t = times()
+    m = t['machine']
+    assert m['cpu'] and m['cores'] >= 1 and m['torch'] and m['python'] and isinstance(m['isa'], list), m
+    for run in t['runs']:
+        assert re.fullmatch(r'\d{4}-\d\d-\d\d', run['date']) and 'aten_cpu_capability' in run, run
+        assert len(run['load_before']) == 3 and len(run['load_after']) == 3, run
+    assert sorted(t['notebooks']) == sorted(p.name for p in NBS), "measure every notebook: tools/run_notebooks.py --record"
+    for name, e in t['notebooks'].items(): assert e['seconds'] > 0 and 0 <= e['run'] < len(t['runs']), (name, e)
+
+@pytest.mark.parametrize('p', NBS, ids=lambda p: p.stem)
+def test_top_colab_cell_and_file_agree(p):
+    assert not problems(json.loads(p.read_text(encoding='utf-8'))['cells'], p.name, times(), p.name not in NO_TOP)
+
+def test_the_agreement_check_can_fail():
+    md = lambda s, cid='x': {'cell_type': 'markdown', 'id': cid, 'source': [s]}
+    setup = lambda s: {'cell_type': 'code', 'id': 'colab-setup', 'source': [f"print({s!r})"]}
+    t = {'notebooks': {'a.ipynb': {'seconds': 30}}}
+    ok, two = rn.TIME_SENTENCE.format(phrase='under a minute'), rn.TIME_SENTENCE.format(phrase='about 2 minutes')
+    assert problems([md('# A'), setup(ok), md(f"Intro. {ok}")], 'a.ipynb', t) == []
+    assert problems([md('# A'), setup(ok), md(f"Intro. {two}")], 'a.ipynb', t) == [
+        f"a.ipynb: the top says {two!r}, the times file {ok!r}"]
+    assert problems([md('# A'), setup(two), md(ok)], 'a.ipynb', t) == [f"a.ipynb: the Colab setup cell does not say {ok!r}"]
+    assert problems([md('# A'), setup(ok), md(ok), md(ok)], 'a.ipynb', t) == [
+        "a.ipynb: the prose states the running time 2 times, not once"]
+    assert problems([md('# A'), setup(ok)] + [md('text')] * TOP + [md(ok)], 'a.ipynb', t) == [
+        f"a.ipynb: the running time is stated in cell {TOP + 2}, not at the top"]
+    assert problems([md('# A')], 'b.ipynb', t)[0].startswith('b.ipynb: no time')
+    assert problems([md('# A'), setup(ok)], 'a.ipynb', t, top=False) == []
+    assert problems([md('# A'), setup(ok), md(ok)], 'a.ipynb', t, top=False) == [
+        f"a.ipynb: the landing page states its own running time: [{ok!r}]"]
+
+def test_sync_tops_rewrites_only_the_time_sentence(tmp_path):
+    old = rn.TIME_SENTENCE.format(phrase='about 9 minutes')
+    nb = {'cells': [{'cell_type': 'markdown', 'id': 'x', 'source': [f"Before. {old} After."]}]}
+    (tmp_path / 'a.ipynb').write_text(json.dumps(nb), encoding='utf-8')
+    assert rn.sync_tops({'notebooks': {'a.ipynb': {'seconds': 100}}}, tmp_path) == ['a.ipynb']
+    cell = json.loads((tmp_path / 'a.ipynb').read_text(encoding='utf-8'))['cells'][0]
+    assert ''.join(cell['source']) == f"Before. {rn.TIME_SENTENCE.format(phrase='about 2 minutes')} After."
+    assert rn.sync_tops({'notebooks': {'a.ipynb': {'seconds': 100}}}, tmp_path) == []
+
+def test_the_front_page_shows_the_files_times():
+    "index's path table (a stored output, also in README.md) gives each paper notebook's phrase from the file."
+    cells = json.loads((ROOT / 'nbs' / 'index.ipynb').read_text(encoding='utf-8'))['cells']
+    table = next(''.join(c['outputs'][0]['data']['text/markdown']) for c in cells if c.get('id') == '1d3e0a03')
+    t = times()['notebooks']
+    for p in sorted((ROOT / 'nbs').glob('[0-9][0-9]_*.ipynb')):
+        row = next((l for l in table.splitlines() if l.startswith(f"| [{p.stem}]")), '')
+        assert row.endswith(f"| {rn.time_phrase(t[p.name]['seconds'])} |"), f"re-run nbs/index.ipynb: {row!r}"
+    total = rn.time_phrase(sum(t[p.name]['seconds'] for p in (ROOT / 'nbs').glob('[0-9][0-9]_*.ipynb')))
+    assert f"takes {total} on a 2-core CPU" in table, "re-run nbs/index.ipynb and tools/make_readme.py"
