@@ -19,7 +19,7 @@ import argparse, json, shlex, subprocess, sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 from transformer_nb.checkpoints import PRETRAINED, load_checkpoint
-from transformer_nb.datasets import sha256_file, find_multi30k
+from transformer_nb.datasets import DATASETS, sha256_file, find_multi30k
 from transformer_nb.pretrained import make_pretrained
 from transformer_nb.runs import RunFolder
 
@@ -42,7 +42,8 @@ def main(argv=None):
     cands = {'last': last, **({'average': run.path / 'average.pt'} if (run.path / 'average.pt').is_file() else {})}
     dataset = load_checkpoint(last, mmap=True)['meta']['dataset']
     metric = METRIC[dataset]
-    data = ['--data-dir', str(find_multi30k(ROOT))] if dataset == 'multi30k' else []   # $TNB_MULTI30K or shared/ beside the clone
+    downloaded = not DATASETS[dataset].generated                      # Multi30k: $TNB_MULTI30K, or shared/ beside the clone
+    data = ['--data-dir', str(find_multi30k(ROOT))] if downloaded else []
     valid = {k: scores(p, '--split', 'valid', *data) for k, p in cands.items()}
     for k, s in valid.items(): print(f"valid, {k}: {metric} {s[metric]}", flush=True)
     chosen = max(valid, key=lambda k: (valid[k][metric], k == 'average'))   # a tie goes to the average
