@@ -9,6 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 NBS = ROOT / 'nbs'
 sys.path.insert(0, str(ROOT / 'tools'))
 import check_site                                                      # noqa: E402
+from nbdev.config import nbpath2html                                   # noqa: E402
 
 COLAB = ('colab-badge', 'colab-setup')
 
@@ -84,11 +85,38 @@ def test_check_site_reads_titles_as_pandoc_writes_them(tmp_path):
     nbs.mkdir(); site.mkdir()
     titles = {'index': 'transformer_nb', 'A12_commands': "Appendix A12: the commands' machinery",
               '03_ffn': 'The `FeedForward` *block* & friends'}
+    page = lambda stem: site / nbpath2html(nbs / f'{stem}.ipynb').name
     for stem, title in titles.items():
         (nbs / f'{stem}.ipynb').write_text(json.dumps({'cells': [{'cell_type': 'markdown', 'source': [f'# {title}']}]}))
-        (site / f'{stem}.html').write_text(pandoc_page(title), encoding='utf-8')
-    assert 'the commands’ machinery' in (site / 'A12_commands.html').read_text(encoding='utf-8')
+        page(stem).write_text(pandoc_page(title), encoding='utf-8')
+    assert 'the commands’ machinery' in page('A12_commands').read_text(encoding='utf-8')
     assert check_site.problems(site, nbs) == []
-    (site / 'A12_commands.html').write_text(pandoc_page('Appendix A12: another title'), encoding='utf-8')
-    (site / '03_ffn.html').unlink()
+    page('A12_commands').write_text(pandoc_page('Appendix A12: another title'), encoding='utf-8')
+    page('03_ffn').unlink()
     assert [b.split(':')[0] for b in check_site.problems(site, nbs)] == ['03_ffn.ipynb', 'A12_commands.ipynb']
+
+import check_docs                                                      # noqa: E402
+
+def _showdoc_cell(md:str) -> dict:
+    return {'cell_type': 'code', 'source': ['show_doc(f)'], 'outputs': [{'data': {'text/markdown': md}}]}
+
+NOISY = ('---\n\n### model_from_checkpoint\n\n```python\ndef model_from_checkpoint(\n    ckpt_or_path, device:NoneType=None,\n'
+         '    name:NoneType=None, # how errors name a checkpoint given as a dict\n)->tuple:\n```\n\n*A model.*')
+
+def test_the_api_check_finds_noise_and_missing_source_links():
+    assert check_docs.api_problems({'A1.ipynb': [_showdoc_cell(NOISY)]}) == [
+        "A1.ipynb: model_from_checkpoint: 'NoneType' in its signature", 'A1.ipynb: model_from_checkpoint: no link to its source']
+    for noise in ('cfg:__main__.TransformerConfig', 'backward:function=<lambda>', 'x=<function f at 0x7f>'):
+        md = NOISY.replace('ckpt_or_path', noise).replace('---\n\n', '---\n\n[source](https://github.com/a/b/blob/main/m.py#L1)\n\n')
+        assert len(check_docs.api_problems({'x.ipynb': [_showdoc_cell(md)]})) == 1, noise
+
+def test_api_entries_are_written_from_the_source():
+    from transformer_nb.explorer import api_entries, api_entry
+    cell = _showdoc_cell(NOISY)
+    api_entries(cell)
+    md = cell['outputs'][0]['data']['text/markdown']
+    assert 'device=None' in md and 'NoneType' not in md and '# how errors name a checkpoint' in md, md
+    assert check_docs.api_problems({'A1.ipynb': [cell]}) == [], md
+    assert '/blob/main/transformer_nb/checkpoints.py#L' in md
+    cls = api_entry('---\n\n### AttentionExplorer\n\n```python\ndef AttentionExplorer(\n    data:dict, start:VAR_KEYWORD\n):\n```\n')
+    assert 'class AttentionExplorer(' in cls and 'def AttentionExplorer' not in cls
