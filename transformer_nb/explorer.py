@@ -148,21 +148,23 @@ def _source_params(obj) -> tuple[dict, str|None]:
     return out, seg(node.returns)
 
 # %% ../nbs/A17_attention_explorer.ipynb #a17x0032
+def _index() -> dict:
+    "nbdev's index of the package (transformer_nb/_modidx.py), read as data."
+    import ast, importlib.util
+    f = Path(importlib.util.find_spec('transformer_nb').origin).with_name('_modidx.py')
+    return ast.literal_eval(f.read_text(encoding='utf-8').split('=', 1)[1])
+
 def _package_object(name:str):
-    "The package's own object (module, qualified name) for an entry's name, from nbdev's index of the package; else None."
-    import importlib
-    from transformer_nb._modidx import d
+    "The package's own (module, object) for an entry's name, found in nbdev's index of the package; else None."
+    import pkgutil
+    d = _index()
     hits = [k for syms in d['syms'].values() for k in syms if k.endswith('.' + name) and k.count('.') == name.count('.') + 2]
     if len(hits) != 1: return None
-    mod, qual = hits[0].rsplit('.', name.count('.') + 1)[0], name
-    obj = importlib.import_module(mod)
-    for part in qual.split('.'): obj = getattr(obj, part)
-    return mod, obj
+    return hits[0].rsplit('.', name.count('.') + 1)[0], pkgutil.resolve_name(hits[0])
 
 def _source_link(mod:str, obj) -> str:
     import inspect
-    from transformer_nb._modidx import d
-    st, line = d['settings'], inspect.getsourcelines(obj)[1]
+    st, line = _index()['settings'], inspect.getsourcelines(obj)[1]
     return f"{st['git_url']}/blob/{st['branch']}/{mod.replace('.', '/')}.py#L{line}"
 
 # %% ../nbs/A17_attention_explorer.ipynb #a17x0034
