@@ -133,7 +133,8 @@ def explore(path=None, **start) -> AttentionExplorer:
 def _source_params(obj) -> tuple[dict, str|None]:
     "({parameter: (annotation, default)} as the source writes them, the return annotation) of a function or a class."
     import ast, inspect, textwrap
-    target = obj.__init__ if inspect.isclass(obj) and '__init__' in vars(obj) else obj
+    import dataclasses
+    target = obj.__init__ if inspect.isclass(obj) and '__init__' in vars(obj) and not dataclasses.is_dataclass(obj) else obj
     src = textwrap.dedent(inspect.getsource(target))
     node = ast.parse(src).body[0]
     seg = lambda n: None if n is None else ast.get_source_segment(src, n)
