@@ -159,9 +159,10 @@ def _package_object(name:str):
     "The package's own (module, object) for an entry's name, found in nbdev's index of the package; else None."
     import pkgutil
     d = _index()
-    hits = [k for syms in d['syms'].values() for k in syms if k.endswith('.' + name) and k.count('.') == name.count('.') + 2]
+    ends = [k for syms in d['syms'].values() for k in syms if k.endswith('.' + name)]
+    hits = [k for k in ends if k.count('.') == name.count('.') + 2] or ends     # else a method patched onto a class
     if len(hits) != 1: return None
-    return hits[0].rsplit('.', name.count('.') + 1)[0], pkgutil.resolve_name(hits[0])
+    return '.'.join(hits[0].split('.')[:2]), pkgutil.resolve_name(hits[0])
 
 def _source_link(mod:str, obj) -> str:
     import inspect
@@ -179,9 +180,13 @@ def api_entry(md:str) -> str:
     mod, obj = found
     try: params, ret = _source_params(obj)
     except (OSError, TypeError, SyntaxError, IndexError): return md
+    try: real = inspect.signature(obj).parameters
+    except (TypeError, ValueError): real = {}
     class Written(DocmentText):
         def _fmt_param(self, nm, p):
-            if nm not in params: return super()._fmt_param(nm, p)
+            if nm not in params:                       # inherited from another library: no type made up from the default
+                if nm in real and real[nm].annotation is inspect.Parameter.empty: p = {**p, 'anno': inspect.Parameter.empty}
+                return super()._fmt_param(nm, p)
             (anno, default), kind = params[nm], p.get('kind')
             pre = '*' if kind == inspect.Parameter.VAR_POSITIONAL else '**' if kind == inspect.Parameter.VAR_KEYWORD else ''
             return pre + nm + (f':{anno}' if anno else '') + (f'={default}' if default is not None else '')
