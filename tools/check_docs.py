@@ -12,6 +12,10 @@ a page resolves to nothing:
 - a link to a bare `.html` page is refused: it opens nothing in Jupyter (link the `.ipynb`);
 - any other relative link or image (`../results/x.json`, `figure.png`) must be a file that exists.
 
+It also reads every API entry (the output of `show_doc`) as the page will show it: a signature must name the package's
+own types as the code writes them (no `__main__.`, no `NoneType` made up from a default of None, no `<lambda>` or
+`<class ...>` or `<... object at 0x...>` reprs of defaults), and each entry links its source on GitHub.
+
     python tools/check_docs.py
 """
 import json, re, sys, unicodedata
@@ -63,6 +67,26 @@ def check_links(pages:dict, nbs:Path) -> list[str]:
                     bad.append(f"{name}: {target} resolves to nothing ({(nbs / path).resolve()})")
     return bad
 
+NOISE = re.compile(r'__main__\.|NoneType|<lambda>|<class |<function |object at 0x')
+
+def api_problems(pages:dict) -> list[str]:
+    "Noise in the signatures of the API entries of `pages` {notebook name: processed cells}, and entries without a source link."
+    bad = []
+    for name, cells in pages.items():
+        for c in cells:
+            if c['cell_type'] != 'code' or 'show_doc(' not in ''.join(c['source']): continue
+            for o in c.get('outputs', []):
+                md = o.get('data', {}).get('text/markdown')
+                if md is None: continue
+                md = md if isinstance(md, str) else ''.join(md)
+                for entry in md.split('\n---\n'):
+                    head = re.search(r'^#+ (\S+)', entry, re.M)
+                    sig = re.search(r'```python\n(.*?)\n```', entry, re.S)
+                    if not (head and sig): continue
+                    if m := NOISE.search(sig.group(1)): bad.append(f"{name}: {head.group(1)}: {m.group(0)!r} in its signature")
+                    if '[source](https://github.com/' not in entry: bad.append(f"{name}: {head.group(1)}: no link to its source")
+    return bad
+
 def main():
     cfg = get_config()
     nbs = Path(cfg.nbs_path)
@@ -75,7 +99,11 @@ def main():
     if empty: sys.exit(f"docs pages without cells: {empty}")
     bad = check_links(pages, nbs)
     if bad: sys.exit(f"{len(bad)} broken link(s) in the docs pages:\n" + '\n'.join(bad))
+    bad = api_problems(pages)
+    if bad: sys.exit(f"{len(bad)} API entries that read as noise:\n" + '\n'.join(bad))
     n = sum(len(LINK.findall(''.join(c['source']))) for cells in pages.values() for c in cells if c['cell_type'] == 'markdown')
-    print(f"{len(srcs)} docs pages processed; their {n} links and images resolve")
+    entries = sum(len(re.findall(r'^#+ \S', ''.join(o['data']['text/markdown']), re.M)) for cells in pages.values() for c in cells
+                  if 'show_doc(' in ''.join(c['source']) for o in c.get('outputs', []) if 'text/markdown' in o.get('data', {}))
+    print(f"{len(srcs)} docs pages processed; their {n} links and images resolve; {entries} API entries read clean and link their source")
 
 if __name__ == '__main__': main()

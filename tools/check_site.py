@@ -1,5 +1,7 @@
 """Check a rendered docs site (after `nbdev-docs`, which needs Quarto): every notebook in nbs/ produced its page, and
-each page carries its notebook's title. The deploy workflow runs this after rendering, on pull requests too.
+each page carries its notebook's title as Pandoc writes it: markdown emphasis and code marks dropped (underscores inside
+words, as in transformer_nb, kept), straight quotes and apostrophes compared with Pandoc's curly ones. The deploy
+workflow runs this after rendering, on pull requests too.
 
     python tools/check_site.py            # the site in _docs/ (pyproject.toml's doc_path)
     python tools/check_site.py SITE_DIR
@@ -12,6 +14,19 @@ except ModuleNotFoundError: import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 
+QUOTES = str.maketrans({'\u2018': "'", '\u2019': "'", '\u201c': '"', '\u201d': '"'})
+
+def plain(text:str) -> str:
+    "`text` with Pandoc's smart quotes made straight and runs of white space made one space, for comparing titles."
+    return re.sub(r'\s+', ' ', text.translate(QUOTES))
+
+def shown_title(title:str) -> str:
+    "A markdown title as the page shows it: code marks and emphasis (`*x*`, `_x_` at word edges) dropped, quotes straight."
+    t = re.sub(r'`([^`]*)`', r'\1', title)
+    t = re.sub(r'(\*{1,2})(\S(?:.*?\S)?)\1', r'\2', t)
+    t = re.sub(r'(?<!\w)(_{1,2})(\S(?:.*?\S)?)\1(?!\w)', r'\2', t)
+    return plain(t)
+
 def problems(site:Path, nbs:Path) -> list[str]:
     "One line per notebook whose page is missing from `site` or does not show its title; [] when all are there."
     bad = []
@@ -19,8 +34,8 @@ def problems(site:Path, nbs:Path) -> list[str]:
         page = site / nbpath2html(nb).name
         title = re.match(r'#\s+(.*)', ''.join(json.loads(nb.read_text(encoding='utf-8'))['cells'][0]['source'])).group(1).strip()
         if not page.is_file(): bad.append(f"{nb.name}: no page {page}"); continue
-        text = html.unescape(page.read_text(encoding='utf-8', errors='replace'))
-        if re.sub(r'[*_`]', '', title) not in text: bad.append(f"{nb.name}: {page} does not show its title {title!r}")
+        text = plain(html.unescape(re.sub(r'<[^>]+>', '', page.read_text(encoding='utf-8', errors='replace'))))
+        if shown_title(title) not in text: bad.append(f"{nb.name}: {page} does not show its title {title!r}")
     return bad
 
 def main(argv=None) -> int:

@@ -9,7 +9,8 @@ notebook, moves and updates them instead of adding copies):
 
 - `colab-badge`, a markdown cell right after the title cell: a static badge linking the notebook's own path on GitHub
   (`https://colab.research.google.com/github/<user>/<repo>/blob/<branch>/nbs/<notebook>`). It renders on GitHub, in
-  Jupyter, in Colab and on the docs site without running anything.
+  Jupyter, in Colab and on the docs site without running anything; written as an HTML link, it stays inline on the site
+  (a markdown image alone in its paragraph becomes a centred figure with a caption there).
 - `colab-setup`, a code cell right after the badge, marked `#| hide` (not on the docs site), seven lines. Outside Colab
   it does nothing (`nbdev-test` runs it, so every Python that CI tests compiles it). In Colab it fetches the course
   (the notebooks read stored results from `../results` and their own file for their checks), installs the package
@@ -46,7 +47,8 @@ def colab_url(nb_name:str, p:dict|None=None) -> str:
     return f"https://colab.research.google.com/github/{p['repo']}/blob/{p['branch']}/{p['nbs']}/{nb_name}"
 
 def badge_source(nb_name:str, p:dict|None=None) -> str:
-    return f"[![Open In Colab]({BADGE_IMG})]({colab_url(nb_name, p)})"
+    "The badge as an inline HTML link: Quarto makes a markdown image alone in its paragraph a captioned, centred figure."
+    return f'<a href="{colab_url(nb_name, p)}"><img src="{BADGE_IMG}" alt="Open In Colab" style="display:inline"></a>'
 
 def setup_source(nb_name:str, p:dict|None=None, times:dict|None=None) -> str:
     "The Colab setup cell of `nb_name`; its last line prints the notebook's time from results/notebook_times.json."
