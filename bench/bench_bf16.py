@@ -93,13 +93,13 @@ def part_decode(a) -> dict:
         print('decode', key, {k: v for k, v in out[key].items() if k != 'times'}, flush=True)
     return out
 
-def part_bleu(a) -> dict:
+def part_bleu(a, save=lambda r: None) -> dict:
     from transformer_nb.evaluation import translate, corpus_scores, paired_bootstrap
     model, tok, ck, path = _model(a)
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))
     ref = read_lines(multi30k_file('test_2016_flickr.en.gz', a.data_dir))
-    out = dict(step=ck.get('step'), sentences=len(src), test='multi30k test2016 de-en')
-    for beam in (1, 4):
+    out = dict(step=ck.get('step'), sentences=len(src), test='multi30k test2016 de-en', run=(ck.get('meta') or {}).get('run'))
+    for beam in (4, 1):                                                            # the paper's beam first
         hyps = {p: translate(model, tok, src, beam=beam, precision=p) for p in PRECISIONS}
         sc = {p: corpus_scores(hyps[p], ref) for p in PRECISIONS}
         bs = paired_bootstrap(ref, hyps['fp32'], hyps['bf16'], 'bleu_lc')
@@ -107,7 +107,7 @@ def part_bleu(a) -> dict:
         out[key] = dict(**{f'{p}_bleu_lc': sc[p]['bleu_lc'] for p in PRECISIONS}, **{f'{p}_bleu': sc[p]['bleu'] for p in PRECISIONS},
                         same_outputs=sum(x == y for x, y in zip(hyps['fp32'], hyps['bf16'])), p_value=bs['p_value'],
                         fp32_ci=bs['baseline_ci'], bf16_ci=bs['system_ci'])
-        print('bleu', key, out[key], flush=True)
+        print('bleu', key, out[key], flush=True); save(out)
     return out
 
 def main(argv=None):
@@ -125,12 +125,14 @@ def main(argv=None):
                torch=torch.__version__, python=platform.python_version(), cores=os.cpu_count())
     for part in a.parts.split(','):
         before, t0 = load_average(), time.time()
-        r = globals()[f'part_{part}'](a)
-        rec[part] = dict(r, load_average_before=before, load_average_after=load_average(), seconds=round(time.time() - t0),
-                         date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='minutes'),
-                         command=command('bench_bf16.py', ['--parts', part] + ([] if part in ('matmul', 'train') else
-                                                                             ['--checkpoint', str(a.checkpoint)])))
-        out.write_text(json.dumps(rec, indent=1) + '\n')
+        def save(r, part=part, before=before, t0=t0):                          # after the part, or after each of its steps
+            rec[part] = dict(r, load_average_before=before, load_average_after=load_average(), seconds=round(time.time() - t0),
+                             date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='minutes'),
+                             command=command('bench_bf16.py', ['--parts', part] + ([] if part in ('matmul', 'train') else
+                                                                                 ['--checkpoint', str(a.checkpoint)])))
+            out.write_text(json.dumps(rec, indent=1) + '\n')
+        f = globals()[f'part_{part}']
+        save(f(a, save) if part == 'bleu' else f(a))
     print(f"wrote {out}")
 
 if __name__ == '__main__': main()
