@@ -11,7 +11,8 @@ each part. Parts (`--parts`, default all; each part's figures replace that part 
 - `train`: seconds per `Trainer.update` of the `small` model (vocabulary 8,000, 2,500 target tokens, Adam), each
   precision with the Trainer's own speed-ups for it;
 - `decode`: seconds to translate the first `--n` Multi30k test2016 sentences with `translate`, greedy and beam 4;
-- `bleu`: lowercased BLEU of every test2016 sentence, both precisions, with sacreBLEU's paired bootstrap.
+- `bleu`: lowercased BLEU of the test2016 sentences (`--bleu-n`: the first N), both precisions, with sacreBLEU's paired
+  bootstrap.
 
     python bench/bench_bf16.py --checkpoint /path/to/run-or-checkpoint          # de->en; Multi30k found as the tests do
     python bench/bench_bf16.py --parts matmul,train
@@ -96,8 +97,8 @@ def part_decode(a) -> dict:
 def part_bleu(a, save=lambda r: None) -> dict:
     from transformer_nb.evaluation import translate, corpus_scores, paired_bootstrap
     model, tok, ck, path = _model(a)
-    src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))
-    ref = read_lines(multi30k_file('test_2016_flickr.en.gz', a.data_dir))
+    src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.bleu_n]
+    ref = read_lines(multi30k_file('test_2016_flickr.en.gz', a.data_dir))[:a.bleu_n]
     out = dict(step=ck.get('step'), sentences=len(src), test='multi30k test2016 de-en', run=(ck.get('meta') or {}).get('run'))
     for beam in (4, 1):                                                            # the paper's beam first
         hyps = {p: translate(model, tok, src, beam=beam, precision=p) for p in PRECISIONS}
@@ -115,6 +116,7 @@ def main(argv=None):
     p.add_argument('--parts', default='matmul,train,decode,bleu')
     p.add_argument('--checkpoint', help="a de->en checkpoint or run folder (for decode and bleu)")
     p.add_argument('--data-dir'); p.add_argument('--n', type=int, default=200, help="sentences timed in `decode`")
+    p.add_argument('--bleu-n', type=int, default=None, help="score only the first N test sentences in `bleu` (default: all 1,000)")
     p.add_argument('--repeats', type=int, default=5); p.add_argument('--out', default=str(ROOT / 'results' / 'bf16_cpu.json'))
     a = p.parse_args(argv)
     limit_threads()
@@ -129,7 +131,8 @@ def main(argv=None):
             rec[part] = dict(r, load_average_before=before, load_average_after=load_average(), seconds=round(time.time() - t0),
                              date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='minutes'),
                              command=command('bench_bf16.py', ['--parts', part] + ([] if part in ('matmul', 'train') else
-                                                                                 ['--checkpoint', str(a.checkpoint)])))
+                                                                                 ['--checkpoint', str(a.checkpoint)]) +
+                                                                   (['--bleu-n', str(a.bleu_n)] if part == 'bleu' and a.bleu_n else [])))
             out.write_text(json.dumps(rec, indent=1) + '\n')
         f = globals()[f'part_{part}']
         save(f(a, save) if part == 'bleu' else f(a))
