@@ -242,6 +242,8 @@ def test_prose_quotes_the_measurement():
         *([f"({bleu['greedy']['bf16_bleu_lc']:.2f} against {bleu['greedy']['fp32_bleu_lc']:.2f} greedy)"] if 'greedy' in bleu else []),
         'Sapphire Rapids, 2 cores, torch 2.13.0', '8 to 16 times faster', '1.5 times faster')
     assert r['cpu_flags'] and 'AMD EPYC' in r['hardware'] and r['torch'].startswith('2.')
+    code = ' '.join((ROOT / 'transformer_nb' / 'core.py').read_text().replace('#', ' ').split())   # BF16_ON_AVX512's comment
+    for x in (tr['speedup'], dec['greedy']['speedup'], dec['beam4']['speedup']): assert f"({x:.2f}x)" in code, x
     for key in ('beam4', 'greedy'):                                            # equal within BLEU's noise, where measured
         if key in bleu: assert bleu[key]['p_value'] > 0.05, (key, bleu[key])
     NotebookFile(ROOT / 'nbs' / 'A3_trainer.ipynb').quoted('bf16a301', f"took {tr['bf16_s']:.2f} s in bf16 against {tr['fp32_s']:.2f} s in float32",
