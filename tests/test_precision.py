@@ -237,7 +237,7 @@ def test_prose_quotes_the_measurement():
     NotebookFile(ROOT / 'nbs' / '00_core.ipynb').quoted('bf16c0a1', 'AMD EPYC (Zen 4)', f"load average {int(min(loads))} to {round(max(loads))}",
         f"ran at {mm['fp32_gflops']:.1f} GFLOP/s in float32 and {mm['bf16_gflops']:.1f} in bf16", step,
         f"decoding was {dec['greedy']['speedup']:.2f} times faster greedy and {dec['beam4']['speedup']:.2f} times with beam 4",
-        *([f"BLEU {bleu['beam4']['bf16_bleu_lc']:.2f} against {bleu['beam4']['fp32_bleu_lc']:.2f}", f"first {bleu['sentences']} sentences",
+        *([f"BLEU {bleu['beam4']['bf16_bleu_lc']:.2f} against {bleu['beam4']['fp32_bleu_lc']:.2f}", f"the {bleu['sentences']:,} sentences of test2016", f"{bleu['beam4']['same_outputs']} of them translated identically",
            f"p = {bleu['beam4']['p_value']:.2f}"] if 'beam4' in bleu else []),
         *([f"({bleu['greedy']['bf16_bleu_lc']:.2f} against {bleu['greedy']['fp32_bleu_lc']:.2f} greedy)"] if 'greedy' in bleu else []),
         'Sapphire Rapids, 2 cores, torch 2.13.0', '8 to 16 times faster', '1.5 times faster')
