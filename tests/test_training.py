@@ -29,7 +29,7 @@ DATA = copy_ids(96, V, seed=3)
 def make(out=None, steps=6, p_drop=0.2, callbacks=(), **kw):
     set_seed(0)
     cfg = get_config('tiny', src_vocab=V, tgt_vocab=V, p_drop=p_drop)
-    kw.setdefault('device', 'cpu')                                       # exact comparisons: float32 on the CPU
+    kw.setdefault('device', 'cpu'); kw.setdefault('precision', 'fp32')   # exact comparisons: float32 on the CPU
     tc = TrainConfig(steps=steps, warmup=4, out=None if out is None else str(out), progress=False, **kw)
     return Trainer(Transformer(cfg), DATA, DATA[:32], tc=tc, sampler=Batches(len(DATA), 16),
                    valid_sampler=Batches(32, 32), callbacks=callbacks)

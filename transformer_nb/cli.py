@@ -113,6 +113,15 @@ def _task_of(a, meta:dict, langs:bool):
     return tasks, task
 
 # %% ../nbs/A7_cli.ipynb #b426aac8
+def _say_precision(prog:str):
+    "A `Trainer` callback that says once, on standard error and after the first update, the precision the run trains in and why."
+    said = []
+    def callback(tr, stats):
+        if said or not tr.is_main: return
+        from tqdm import tqdm
+        said.append(True); tqdm.write(f"{prog}: precision {tr.precision_reason}", file=sys.stderr)   # beside the progress bar
+    return callback
+
 def _train(argv):
     if any(x in ('-h', '--help') for x in argv): _train_help()
     a = _train_parser().parse_args(argv); _check_train(a)
@@ -148,7 +157,8 @@ def _train(argv):
         t0, command = time.time(), shlex.join(['tnb-train', *argv])
         with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
             tr = tasks.train_model(data, task, preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, resume=a.resume, recipe=recipe,
-                                   meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})}, say=print, **s)
+                                   meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})}, say=print,
+                                   callbacks=[_say_precision('tnb-train')], **s)
     if tr.interrupted: sys.exit(130)
     if tr.rank == 0: _report(a, tasks, task, data, tr, time.time() - t0)
     return tr
@@ -175,6 +185,8 @@ def _add_decoding(p:CliParser):
     g.add_argument('--early-stop', action='store_true', help="end a sentence's search when its best candidate is EOS, as OpenNMT-py does")
     g.add_argument('--max-tokens', type=number(int, 1, 10_000_000), default=4000, help="source tokens per batch (default: 4000)")
     g.add_argument('--max-src-len', type=number(int, 2), metavar='N', help="refuse sources longer than N tokens, EOS included (default: the model's max_len)")
+    g.add_argument('--precision', choices=['auto', 'fp32', 'bf16', 'fp16'], default='auto',
+                   help="autocast while decoding (default: auto: bf16 where the GPU or CPU computes it natively, else fp32)")
     g.add_argument('--device'); g.add_argument('--threads', type=number(int, 1, 1024)); p.add_argument('--debug', action='store_true')
     p.set_defaults(prog=p.prog)
 
@@ -206,7 +218,7 @@ def _translate(argv):
         batches, name, known = sentence_batches(a.sentences, a.input, opened)
         if known: check_source_lengths(model, tok, [s for b in batches for s in b], name, a.max_src_len)
         with output_stream(a.output) as write:
-            for outs in translate_batches(model, tok, ck, task, d, batches, name, a.max_tokens, not known, a.max_src_len):
+            for outs in translate_batches(model, tok, ck, task, d, batches, name, a.max_tokens, not known, a.max_src_len, a.precision):
                 write(''.join(o + '\n' for o in outs))
 
 def translate_main(argv:list|None=None):
@@ -248,7 +260,8 @@ def _evaluate(argv):
     pairs, sources, scored, test_name = tasks.test_set(ck, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)
     with out_of_memory(f"decoding with --beam {d.beam} and --max-tokens {a.max_tokens}"):
-        scores, hyps, lines = tasks.score_test_set(task, model, tok, pairs, d, a.max_tokens, *((sources, scored) if a.hyp_out else ()))
+        scores, hyps, lines = tasks.score_test_set(task, model, tok, pairs, d, a.max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
+                                                   precision=a.precision)
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
         rec, replaced = tasks.record_evaluation(a.record, task, ck, path, model, scores, pairs, hyps, test_name, d, shlex.join(['tnb-evaluate', *argv]),

@@ -385,7 +385,7 @@ def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.Exit
 # %% ../nbs/A12_commands.ipynb #411f1910
 def translate_batches(model, tok, ck:dict, task, decoding, batches, name, # name(i): how a message names line i
                       max_tokens:int=4000, check_lengths:bool=False, # check each batch's lengths as it comes (a stream)
-                      max_src_len:int|None=None):
+                      max_src_len:int|None=None, precision:str='auto'):
     "The translations of each of `batches` in turn, one per line: the lines the model cannot know warned of, a stream's lengths checked."
     from transformer_nb.evaluation import translate
     from transformer_nb.safeguards import printable
@@ -395,6 +395,7 @@ def translate_batches(model, tok, ck:dict, task, decoding, batches, name, # name
         for i, why in task.input_problems(tok, batch, src_lang):
             warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway")
         with out_of_memory(f"decoding with --beam {decoding.beam} and --max-tokens {max_tokens}"):
-            outs = translate(model, tok, batch, decoding.beam, decoding.alpha, max_tokens, max_extra=decoding.max_extra, stop=decoding.stop)
+            outs = translate(model, tok, batch, decoding.beam, decoding.alpha, max_tokens, max_extra=decoding.max_extra, stop=decoding.stop,
+                             precision=precision)
         yield outs
         n += len(batch)

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
-from .core import EOS_ID, get_device
+from .core import EOS_ID, get_device, autocast, choose_precision, precision_dtype
 from .attention import attention
 from .model import PRESETS, PAPER_TABLE3
 from .datasets import corpus_score
@@ -134,6 +134,7 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
               max_extra:int=PAPER_DECODING.max_extra,
               stop:str='exact', # beam search's stopping rule: 'exact' (the paper's code) or 'early' (see `fast_beam_search`)
               max_src_len:int|None=None, # longest source in tokens, EOS included: longer ones are refused, named (None: no limit)
+              precision:str='auto', # autocast while decoding: 'auto' (`choose_precision`), 'fp32', 'bf16' or 'fp16'
              ) -> list[str]: # one output per input, in input order; '' for an empty input
     "Translate `sentences` with beam search (greedy when beam=1), batched by length."
     if isinstance(sentences, str): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
@@ -143,8 +144,10 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
     check_beam(model, beam, alpha); Decoding(max_extra=max_extra, stop=stop)   # one clear error for any bad value
     if max_src_len is not None and (bad := long_sources(tokenizer, sentences, max_src_len)):   # before any decoding
         raise ValueError(too_long_message(bad, max_src_len, lambda i: f"sentences[{i}]"))
+    if precision != 'auto': precision_dtype(precision)
     if device is not None: model.to(get_device(device))
     dev, cap, srcs, cut = next(model.parameters()).device, model.cfg.max_positions, {}, 0
+    if precision == 'auto': precision = choose_precision(dev)[0]
     for i, s in enumerate(sentences):
         if not s.strip(): continue                       # empty in, empty out
         ids = list(tokenizer.encode(s.strip()))
@@ -152,21 +155,22 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
         srcs[i] = ids + [EOS_ID]
     if cut: warnings.warn(f"{cut} sentence(s) longer than the model's {cap} learned positions were truncated to their first {cap - 1} tokens")
     outs, keys = [''] * len(sentences), list(srcs)
-    for batch in length_batches([len(srcs[i]) for i in keys], max_tokens):
-        idx = [keys[j] for j in batch]
-        src = pad_ids([srcs[i] for i in idx], model.cfg.pad_id).to(dev)
-        hyps = (greedy_decode(model, src, max_extra, cache=FastCache(model.cfg.N)) if beam == 1 else
-                [h[0][0] for h in fast_beam_search(model, src, beam, alpha, max_extra, nbest=1, stop=stop)])
-        for i, h in zip(idx, hyps): outs[i] = one_line(tokenizer.decode(h))
+    with autocast(dev, precision):                       # the decoders' log-probabilities stay float32 (`next_token_logits`)
+        for batch in length_batches([len(srcs[i]) for i in keys], max_tokens):
+            idx = [keys[j] for j in batch]
+            src = pad_ids([srcs[i] for i in idx], model.cfg.pad_id).to(dev)
+            hyps = (greedy_decode(model, src, max_extra, cache=FastCache(model.cfg.N)) if beam == 1 else
+                    [h[0][0] for h in fast_beam_search(model, src, beam, alpha, max_extra, nbest=1, stop=stop)])
+            for i, h in zip(idx, hyps): outs[i] = one_line(tokenizer.decode(h))
     return outs
 
 # %% ../nbs/11_results.ipynb #9fc49ebf
 def evaluate(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PAPER_DECODING.beam, alpha:float=PAPER_DECODING.alpha,
-             max_tokens:int=4000, device=None, stop:str='exact') -> tuple[dict, list[str]]:
+             max_tokens:int=4000, device=None, stop:str='exact', precision:str='auto') -> tuple[dict, list[str]]:
     "Translate the sources of `pairs` and score against their targets; returns (scores, hypotheses)."
     if not pairs: raise ValueError("evaluate got no (source, reference) pairs")
     hyps = translate(model, tokenizer, [s for s, _ in pairs], beam=beam, alpha=alpha, max_tokens=max_tokens, device=device,
-                     stop=stop)
+                     stop=stop, precision=precision)
     refs = [t for _, t in pairs]
     scores = corpus_scores(hyps, refs)
     scores['exact_match'] = round(100 * sum(h.strip() == r.strip() for h, r in zip(hyps, refs)) / max(len(refs), 1), 2)

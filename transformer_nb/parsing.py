@@ -362,17 +362,17 @@ def _common_labels(pairs:list[tuple[str, str]]) -> tuple[str, str]:
 # %% ../nbs/12_parsing.ipynb #96811146
 def parse_sentences(model, tokenizer, sentences:list[str], beam:int=PARSE_DECODING.beam,
                     alpha:float=PARSE_DECODING.alpha, max_tokens:int=4000, device=None,
-                    max_extra:int=PARSE_DECODING.max_extra) -> list[str]:
+                    max_extra:int=PARSE_DECODING.max_extra, precision:str='auto') -> list[str]:
     "Linearised trees for `sentences`: `translate` with §6.3's beam 21, alpha 0.3 and output length <= input + 300."
     return translate(model, tokenizer, sentences, beam=beam, alpha=alpha, max_tokens=max_tokens, device=device,
-                     max_extra=max_extra)
+                     max_extra=max_extra, precision=precision)
 
 def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PARSE_DECODING.beam,
                     alpha:float=PARSE_DECODING.alpha, max_tokens:int=4000, device=None,
-                    max_extra:int=PARSE_DECODING.max_extra) -> tuple[dict, list[str]]:
+                    max_extra:int=PARSE_DECODING.max_extra, precision:str='auto') -> tuple[dict, list[str]]:
     "Parse the sentences of `pairs` (sentence, linearised tree) and score them; returns (scores, outputs)."
     if not pairs: raise ValueError("evaluate_parser got no (sentence, tree) pairs")
-    hyps = parse_sentences(model, tokenizer, [s for s, _ in pairs], beam, alpha, max_tokens, device, max_extra)
+    hyps = parse_sentences(model, tokenizer, [s for s, _ in pairs], beam, alpha, max_tokens, device, max_extra, precision)
     scores, _ = parse_scores(pairs, hyps)
     scores.update(beam=beam, alpha=alpha, max_extra=max_extra)
     return scores, hyps
@@ -429,10 +429,10 @@ class ParsingTask(Task):
                     vocab_size=1000, train=dict(max_tokens=2000, steps=2400, warmup=200, lr_scale=1.0, save_every=500))
     decoding, record_kind, record_keys = PARSE_DECODING, 'parsing', PARSE_KEYS
 
-    def score(self, model, tok, pairs, decoding=None, max_tokens=4000, device=None):
+    def score(self, model, tok, pairs, decoding=None, max_tokens=4000, device=None, precision='auto'):
         d = decoding or self.decoding
         if d.stop != 'exact': raise ValueError("stopping early is for translation; parse trees are decoded with the exact search")
-        return evaluate_parser(model, tok, pairs, d.beam, d.alpha, max_tokens, device, d.max_extra)
+        return evaluate_parser(model, tok, pairs, d.beam, d.alpha, max_tokens, device, d.max_extra, precision)
     def headline(self, sc, refs):
         return (f"bracket F1 {sc['f1']:.2f} (precision {sc['precision']:.2f}, recall {sc['recall']:.2f}), exact match "
                 f"{sc['exact_match']:.1f}%, malformed {sc['malformed']}, failed {sc['failed']}")

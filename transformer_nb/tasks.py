@@ -70,10 +70,11 @@ class Task:
         "The corpus `dataset` (see `load_dataset`)."
         return load_dataset(dataset, src_lang, tgt_lang, data_dir, **kwargs)
 
-    def score(self, model, tok, pairs:list, decoding:Decoding=None, max_tokens:int=4000, device=None) -> tuple[dict, list]:
-        "(scores, hypotheses) of `model` on the (source, reference) `pairs`."
+    def score(self, model, tok, pairs:list, decoding:Decoding=None, max_tokens:int=4000, device=None,
+              precision:str='auto') -> tuple[dict, list]:
+        "(scores, hypotheses) of `model` on the (source, reference) `pairs`, decoded in `precision` (see `translate`)."
         d = decoding or self.decoding
-        return evaluate(model, tok, pairs, d.beam, d.alpha, max_tokens, device, d.stop)
+        return evaluate(model, tok, pairs, d.beam, d.alpha, max_tokens, device, d.stop, precision)
 
     def headline(self, scores:dict, refs:list[str]) -> str:
         "The scores to read first, in one line."
@@ -158,8 +159,8 @@ class NumbersTask(Task):
                     spm=dict(normalization_rule_name='nmt_nfkc_cf', byte_fallback=True),
                     train=dict(max_tokens=1000, steps=1050, warmup=300, lr_scale=0.5, cooldown=200, save_every=25, average=5))
 
-    def score(self, model, tok, pairs, decoding=None, max_tokens=4000, device=None):
-        scores, hyps = super().score(model, tok, pairs, decoding, max_tokens, device)
+    def score(self, model, tok, pairs, decoding=None, max_tokens=4000, device=None, precision='auto'):
+        scores, hyps = super().score(model, tok, pairs, decoding, max_tokens, device, precision)
         try: scores.update(number_scores(pairs, hyps))       # not the corpus (own --src/--ref files): no extras
         except ValueError: pass
         return scores, hyps
@@ -369,7 +370,7 @@ def test_report(trainer:Trainer, data:ParallelData, decoding:Decoding|None=None,
     task = getattr(trainer, 'task', None) or task_for(data.name)
     model = model_from_checkpoint(trainer.averaged, trainer.device)[0] if trainer.averaged else trainer.model
     test, d = data.test[:limit], decoding or task.decoding
-    scores, hyps = task.score(model, trainer.tokenizer, test, d)
+    scores, hyps = task.score(model, trainer.tokenizer, test, d, precision=trainer.precision)   # as the run trained
     refs = [r for _, r in test]
     lines = [f"test ({scores['n_sentences']} sentences, beam {d.beam}): {task.headline(scores, refs)}",
              *task.details(scores)]
@@ -436,13 +437,15 @@ def decoding_label(d:Decoding) -> str:
 
 def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tokens:int=4000,
                    sources:list|None=None, scored:list|None=None, # every source line, and which of them `pairs` holds
+                   precision:str='auto', # autocast while decoding (see `translate`)
                   ) -> tuple[dict, list, list]:
     "(scores, hypotheses of `pairs`, a hypothesis for every line of `sources`: the unscored ones translated too)."
-    scores, hyps = task.score(model, tok, pairs, decoding, max_tokens)
+    scores, hyps = task.score(model, tok, pairs, decoding, max_tokens, precision=precision)
     rest = sorted(set(range(len(sources))) - set(scored)) if sources is not None else []
     if not rest: return scores, hyps, list(hyps)
     d = decoding
-    more = translate(model, tok, [sources[i] for i in rest], d.beam, d.alpha, max_tokens, max_extra=d.max_extra, stop=d.stop)
+    more = translate(model, tok, [sources[i] for i in rest], d.beam, d.alpha, max_tokens, max_extra=d.max_extra, stop=d.stop,
+                     precision=precision)
     every = dict(zip(scored, hyps)) | dict(zip(rest, more))
     return scores, hyps, [every[i] for i in range(len(sources))]
 

@@ -18,7 +18,7 @@ import torch
 import torch.nn as nn
 from tqdm import tqdm
 from fastcore.basics import patch
-from .core import PAD_ID, get_device, autocast, default_precision, precision_dtype
+from .core import PAD_ID, get_device, autocast, choose_precision, precision_dtype
 from .model import Transformer
 from .data import TokenBatchSampler, collate
 from .training import make_optimizer, seq2seq_loss, accumulate_grads, label_smoothed_nll
@@ -67,7 +67,7 @@ class TrainConfig:
     eps_ls: float = 0.1          # label smoothing (§5.4; Table 3 row D)
     max_len: int|None = 256      # drop training pairs longer than this many tokens, BOS/EOS included (None: keep all)
     device: str|None = None      # None/'auto': CUDA, then MPS, then CPU
-    precision: str = 'auto'      # 'auto' (bf16 on capable GPUs, else fp32), 'fp32', 'bf16', 'fp16'
+    precision: str = 'auto'      # 'auto' (bf16 on GPUs and CPUs that compute it natively, else fp32), 'fp32', 'bf16', 'fp16'
     compile: bool = False        # torch.compile the model
     out: str|None = None         # run folder for checkpoints, log and figures (None: write nothing)
     save_every: int = 0          # checkpoint every K updates (0: only at the end)
@@ -226,7 +226,8 @@ class Trainer:
         self.meta = dict(meta or {})                                   # saved in checkpoints, e.g. dataset and languages
         self.rank, self.world, local = init_distributed()
         self.device = torch.device('cuda', local) if self.world > 1 and torch.cuda.is_available() else get_device(tc.device)
-        self.precision = default_precision(self.device) if tc.precision == 'auto' else tc.precision
+        self.precision, self.precision_reason = (choose_precision(self.device) if tc.precision == 'auto' else
+                                                 (tc.precision, f"{tc.precision}: asked for"))   # `precision_reason` says why
         self.model, self.cfg = model.to(self.device), model.cfg
         self.speedups()                                                # the same function, less work
         self.opt, self.sched = make_optimizer(model, self.cfg.d_model, tc.warmup, tc.lr_scale, total=tc.steps, cooldown=tc.cooldown)
