@@ -150,7 +150,7 @@ def run_broken(tmp_path, nb:str, cell_id:str, old:str, new:str, module:str, test
     assert 'FAILED-CELLS ' in r.stdout, r.stdout[-2000:] + r.stderr[-3000:]
     failed_cells = json.loads(r.stdout.split('FAILED-CELLS ')[-1])
     boot = "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; import pytest; sys.exit(pytest.main(sys.argv[1:]))"
-    t = subprocess.run([sys.executable, '-c', boot, *test_files, '-q', '-p', 'no:cacheprovider', '-rf', '-x' if False else '-q'],
+    t = subprocess.run([sys.executable, '-c', boot, *test_files, '-q', '-p', 'no:cacheprovider', '-rf'],
                        cwd=ROOT, capture_output=True, text=True, env=env, timeout=timeout)
     assert str(pkg) in subprocess.run([sys.executable, '-c', boot.split('; import pytest')[0] + '; import transformer_nb; print(transformer_nb.__file__)'],
                                       cwd=ROOT, capture_output=True, text=True, env=env).stdout
@@ -159,7 +159,9 @@ def run_broken(tmp_path, nb:str, cell_id:str, old:str, new:str, module:str, test
 
 BREAK_09 = {   # exercise: (cell, old, new, module, the cells and tests its solution names)
     1: ('47761ae3', 'noam_lr(i + 1, d_model', 'noam_lr(i, d_model', 'training',
-        {'034d8aaf'}, {'tests/test_training.py::test_scheduler_steps_per_update_not_micro_batch'}),
+        {'034d8aaf'}, {'tests/test_training.py::test_scheduler_steps_per_update_not_micro_batch',
+                       'tests/test_training.py::test_cooldown_ends_the_schedule_linearly_and_resumes_exactly',
+                       'tests/test_training.py::test_trainer_accumulation_equals_one_big_batch'}),
     2: ('35316735', 'return loss.masked_fill(~keep, 0).sum(), nll', 'return loss.sum(), nll', 'training',
         {'a79014e7'}, {'tests/test_training.py::test_label_smoothing_matches_pytorch'}),
     3: ('8b990532', 'backward(loss * (scale / max(n_total, 1)))', 'backward(loss * (scale / max(n, 1)))', 'training',
@@ -171,7 +173,8 @@ BREAK_09 = {   # exercise: (cell, old, new, module, the cells and tests its solu
 def test_break_it_fails_exactly_the_named_checks(tmp_path, ex):
     cell, old, new, module, want_cells, want_tests = BREAK_09[ex]
     text = cells(NB)['545a2453'][1]
-    for t in want_tests: assert f"`{t}`" in text                           # the solution names them
+    solution = text.split(f'{ex}. **Break it.**')[1].split('</details>')[0]
+    for t in want_tests: assert t.split('::')[1] in solution, t             # the solution names them
     failed_cells, failed_tests = run_broken(tmp_path, NB, cell, old, new, module, ['tests/test_training.py'])
     assert set(failed_cells) == want_cells, failed_cells
     assert failed_tests == want_tests, failed_tests
