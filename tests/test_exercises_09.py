@@ -165,7 +165,8 @@ BREAK_09 = {   # exercise: (cell, old, new, module, the cells and tests its solu
     2: ('35316735', 'return loss.masked_fill(~keep, 0).sum(), nll', 'return loss.sum(), nll', 'training',
         {'a79014e7'}, {'tests/test_training.py::test_label_smoothing_matches_pytorch'}),
     3: ('8b990532', 'backward(loss * (scale / max(n_total, 1)))', 'backward(loss * (scale / max(n, 1)))', 'training',
-        {'6c7f5412'}, {'tests/test_training.py::test_accumulated_gradient_equals_big_batch'}),
+        {'6c7f5412'}, {'tests/test_training.py::test_accumulated_gradient_equals_big_batch',
+                       'tests/test_training.py::test_trainer_accumulation_equals_one_big_batch'}),
 }
 
 @pytest.mark.slow
