@@ -44,7 +44,7 @@ WRONG_STEPS = {   # name: (wrong step, what its message must say)
     'one sentence only': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax().item(),
         "got shape (1,); return one token id per row, shape (B,) = (6,)"),
     'newest token only, no cache': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys[:, -1:])[:, -1]).argmax(-1),
-        "the toy model on 'abc' alone, row 0 after 'c'"),
+        "the toy model on 'abc' alone, row 0 after 'c", "greedy_decode id"),
 }
 
 @pytest.mark.parametrize('name', WRONG_STEPS)
