@@ -44,8 +44,8 @@ def tool(name, *args, stdin=None, env=None, code=None, py=(), text=False, timeou
 MARKERS = {'TRAINING', 'DECODING', 'SAVE-START', 'STARTING'}        # printed by the tests' own hooks in the child, to know when to act
 
 def said(stderr:str) -> list:
-    "The lines of stderr that say something (a tool's line about the file it uses is not an error line, nor a test's marker)."
-    return [l for l in stderr.strip().splitlines() if l.strip() and l.strip() not in MARKERS and ': using ' not in l and ': exporting ' not in l]
+    "The lines of stderr that say something (a tool's line about the file or precision it uses is not an error line, nor a test's marker)."
+    return [l for l in stderr.strip().splitlines() if l.strip() and l.strip() not in MARKERS and ': using ' not in l and ': exporting ' not in l and ': precision ' not in l]
 
 def tiny_run(tmp_path_factory, name:str, *args) -> Path:
     "A tiny copy-task run in a fresh folder (its quality does not matter): `tnb-train` with TINY's options and `args`."

@@ -29,7 +29,8 @@ def edited(nb:str, cell_id:str, old:str, new:str) -> str:
 def run_cells(nb:str, edits:dict|None=None, skip:tuple=()) -> dict:
     """Run notebook `nb`'s code cells top to bottom in a namespace of their own, as `nbdev-test` does (cells flagged slow,
     cuda or `eval: false`, and IPython magics, left out), with `edits` {cell_id: new source} applied first. Every cell
-    runs, whatever the ones before it did: returns {cell_id: exception} for those that raised."""
+    runs, whatever the ones before it did (but the hidden cell that runs the prose checks): returns {cell_id: exception}
+    for those that raised."""
     import matplotlib.pyplot as plt
     from IPython.display import display
     edits, ns, failed = edits or {}, {'display': display, '__name__': '__main__'}, {}
@@ -38,6 +39,7 @@ def run_cells(nb:str, edits:dict|None=None, skip:tuple=()) -> dict:
         for cid, (kind, src) in cells(nb).items():
             src = edits.get(cid, src)
             if kind != 'code' or cid in skip or _flags(src) & {'slow', 'cuda', 'false'} or '%' in _body(src)[:1]: continue
+            if 'tests/prose/' in src: continue                   # the prose checks: the course's proof, not a learner's cell
             if 'default_exp' in _flags(src): continue
             with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
                 warnings.simplefilter('ignore')

@@ -19,7 +19,7 @@ def test_every_badge_opens_its_own_notebook():
     for nb in NBS:
         cs = cells(nb)
         assert cs[1]['id'] == colab.BADGE_ID and cs[1]['cell_type'] == 'markdown', f"{nb.name}: no badge after the title"
-        links = re.findall(r'\]\((https://colab\.research\.google\.com/github/[^)]+)\)', ''.join(cs[1]['source']))
+        links = re.findall(r'href="(https://colab\.research\.google\.com/github/[^"]+)"', ''.join(cs[1]['source']))   # an inline HTML link
         want = f"https://colab.research.google.com/github/{st['user']}/{st['repo']}/blob/{st['branch']}/{st['nbs_path']}/{nb.name}"
         assert links == [want], f"{nb.name}: the badge opens {links}, not {want}"
         assert sum(c.get('id') == colab.BADGE_ID for c in cs) == 1

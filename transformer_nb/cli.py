@@ -112,7 +112,7 @@ def _task_of(a, meta:dict, langs:bool):
         _fail(f"argument --recipe: invalid choice: {a.recipe!r} (the {task.name} task's recipes: {', '.join(task.recipes) or 'none but its default'})")
     return tasks, task
 
-# %% ../nbs/A7_cli.ipynb #b426aac8
+# %% ../nbs/A7_cli.ipynb #a7p0c001
 def _say_precision(prog:str):
     "A `Trainer` callback that says once, on standard error and after the first update, the precision the run trains in and why."
     said = []
@@ -122,6 +122,7 @@ def _say_precision(prog:str):
         said.append(True); tqdm.write(f"{prog}: precision {tr.precision_reason}", file=sys.stderr)   # beside the progress bar
     return callback
 
+# %% ../nbs/A7_cli.ipynb #b426aac8
 def _train(argv):
     if any(x in ('-h', '--help') for x in argv): _train_help()
     a = _train_parser().parse_args(argv); _check_train(a)

@@ -61,7 +61,7 @@ def _torch_probe(*names) -> bool|None:
 
 def _cpuinfo_flags(path='/proc/cpuinfo') -> set:
     "The CPU's feature flags as Linux lists them (empty elsewhere, or if unreadable)."
-    try: m = re.search(r'^flags\s*:(.*)$', Path(path).read_text(errors='replace'), re.M)
+    try: m = re.search(r'^flags\s*:(.*)$', Path(path).read_text(encoding='utf-8', errors='replace'), re.M)
     except OSError: return set()
     return set(m.group(1).split()) if m else set()
 

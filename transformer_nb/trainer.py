@@ -242,8 +242,7 @@ class Trainer:
         self.history, self.callbacks = {'train': [], 'valid': []}, list(callbacks)
         self.run = RunFolder(tc.out) if tc.out else None
         self.run_id = uuid.uuid4().hex[:12]                            # this run's identity; a resume takes the checkpoint's
-        self.interrupted = self.timed_out = False
-        self.last_checkpoint = self.resumed_from = self.averaged = self._rng = None
+        self.interrupted = self.timed_out = False; self.last_checkpoint = self.resumed_from = self.averaged = self._rng = None
         self.say = say or ((lambda msg: print(msg, flush=True)) if self.is_main else (lambda msg: None))
 
     def speedups(self, on:bool=True):

@@ -67,7 +67,11 @@ def _check_11_prose():
         return set().union(set(), *map(hardware_of, x)) if isinstance(x, list) else set()
     hw = set().union(*(hardware_of(json.loads(p.read_text(encoding='utf-8'))) for p in Path('../results').rglob('*.json')))
     assert hw == {'AMD EPYC, 2 cores (CPU), torch 2.13.0+cpu', 'AMD EPYC (AVX2), 2 cores (CPU), torch 2.13.0+cpu',
-                  'NVIDIA H100 80GB HBM3 (CUDA), torch 2.11.0+cu130'}, hw            # "an AMD EPYC with AVX2", "an H100", and no other
+                  'AMD EPYC (AVX512), 2 cores (CPU), torch 2.13.0+cpu',
+                  'NVIDIA H100 80GB HBM3 (CUDA), torch 2.11.0+cu130'}, hw            # "AVX2", "AVX-512", "an H100", and no other
+    pre = {r['id']: r for r in json.loads(Path('../results/results.json').read_text(encoding='utf-8')) if r['id'].startswith('pretrained-')}
+    nbf.quoted('da8dc3f4', f"scores {pre['pretrained-multi30k-de-en']['bleu_lc']:.1f} lowercased BLEU de→en and "
+                           f"{pre['pretrained-multi30k-en-de']['bleu_lc']:.1f} en→de with beam 4")
 
     # English→French beside the paper's
     fr = {k: r for k, r in by.items() if r['direction'] == 'en-fr'}
