@@ -125,9 +125,8 @@ def _say_precision(prog:str):
 # %% ../nbs/A7_cli.ipynb #b426aac8
 def _train(argv):
     if any(x in ('-h', '--help') for x in argv): _train_help()
-    a = _train_parser().parse_args(argv); _check_train(a)
+    a = _train_parser().parse_args(argv); _check_train(a); heavy_imports()
     for line in check_thread_env(): warnings.warn(line)
-    heavy_imports()
     from transformer_nb.core import limit_threads
     from transformer_nb.model import PRESETS
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
