@@ -144,7 +144,7 @@ def run_broken(tmp_path, nb:str, cell_id:str, old:str, new:str, module:str, test
     assert sum(old in src for cid, src in cs if cid == cell_id) == 1
     cs = [(cid, src.replace(old, new) if cid == cell_id else src) for cid, src in cs]
     (tmp_path / 'cells.json').write_text(json.dumps(cs)); (tmp_path / 'runner.py').write_text(RUNNER)
-    env = {**os.environ, 'PYTHONPATH': str(pkg), 'MPLBACKEND': 'Agg'}
+    env = {**os.environ, 'PYTHONPATH': str(pkg), 'MPLBACKEND': 'Agg', 'TNB_PRETRAINED': str(ROOT / 'models')}   # the copy has no models/ beside it
     r = subprocess.run([sys.executable, str(tmp_path / 'runner.py'), str(pkg), str(tmp_path / 'cells.json')], cwd=NBS,
                        capture_output=True, text=True, env=env, timeout=timeout)
     assert 'FAILED-CELLS ' in r.stdout, r.stdout[-2000:] + r.stderr[-3000:]
