@@ -15,7 +15,7 @@ LAYERS = [
     ['datasets', 'data', 'records'],
     ['checkpoints', 'pretrained', 'distributed', 'training', 'trainer'],
     ['decoding', 'fast_decoding', 'evaluation'],
-    ['tasks', 'complexity', 'treebank', 'parsing', 'export', 'explorer'],
+    ['tasks', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'apidocs'],
     ['commands', 'cli'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}

@@ -111,7 +111,7 @@ def test_the_api_check_finds_noise_and_missing_source_links():
         assert len(check_docs.api_problems({'x.ipynb': [_showdoc_cell(md)]})) == 1, noise
 
 def test_api_entries_are_written_from_the_source():
-    from transformer_nb.explorer import api_entries, api_entry
+    from transformer_nb.apidocs import api_entries, api_entry
     cell = _showdoc_cell(NOISY)
     api_entries(cell)
     md = cell['outputs'][0]['data']['text/markdown']

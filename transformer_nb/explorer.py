@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a17_attention_explorer.htm
 
 # %% auto #0
 __all__ = ['EXPLORER_DATA', 'KINDS', 'load_explorer', 'attention_grid', 'plot_attention', 'explorer_html', 'AttentionExplorer',
-           'explore', 'api_entry', 'api_entries']
+           'explore']
 
 # %% ../nbs/A17_attention_explorer.ipynb #a17x0004
 import html, json, uuid
@@ -128,82 +128,3 @@ class AttentionExplorer:
 def explore(path=None, **start) -> AttentionExplorer:
     "The explorer of the stored weights (`load_explorer(path)`), opening on the grid `start` names (sentence, kind, layer, head)."
     return AttentionExplorer(load_explorer(path), **start)
-
-# %% ../nbs/A17_attention_explorer.ipynb #a17x0030
-def _source_params(obj) -> tuple[dict, str|None]:
-    "({parameter: (annotation, default)} as the source writes them, the return annotation) of a function or a class."
-    import ast, inspect, textwrap
-    import dataclasses
-    target = obj.__init__ if inspect.isclass(obj) and '__init__' in vars(obj) and not dataclasses.is_dataclass(obj) else obj
-    src = textwrap.dedent(inspect.getsource(target))
-    node = ast.parse(src).body[0]
-    seg = lambda n: None if n is None else ast.get_source_segment(src, n)
-    if isinstance(node, ast.ClassDef):                 # a dataclass: its fields
-        return {n.target.id: (seg(n.annotation), seg(n.value)) for n in node.body
-                if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}, None
-    a = node.args
-    pos = a.posonlyargs + a.args
-    out = {p.arg: (seg(p.annotation), seg(d)) for p, d in zip(pos, [None] * (len(pos) - len(a.defaults)) + a.defaults)}
-    out |= {p.arg: (seg(p.annotation), seg(d)) for p, d in zip(a.kwonlyargs, a.kw_defaults)}
-    out |= {p.arg: (seg(p.annotation), None) for p in (a.vararg, a.kwarg) if p is not None}
-    return out, seg(node.returns)
-
-# %% ../nbs/A17_attention_explorer.ipynb #a17x0032
-def _index() -> dict:
-    "nbdev's index of the package (transformer_nb/_modidx.py), read as data."
-    import ast, importlib.util
-    f = Path(importlib.util.find_spec('transformer_nb').origin).with_name('_modidx.py')
-    return ast.literal_eval(f.read_text(encoding='utf-8').split('=', 1)[1])
-
-def _package_object(name:str):
-    "The package's own (module, object) for an entry's name, found in nbdev's index of the package; else None."
-    import pkgutil
-    d = _index()
-    ends = [k for syms in d['syms'].values() for k in syms if k.endswith('.' + name)]
-    hits = [k for k in ends if k.count('.') == name.count('.') + 2] or ends     # else a method patched onto a class
-    if len(hits) != 1: return None
-    return '.'.join(hits[0].split('.')[:2]), pkgutil.resolve_name(hits[0])
-
-def _source_link(mod:str, obj) -> str:
-    import inspect
-    st, line = _index()['settings'], inspect.getsourcelines(obj)[1]
-    return f"{st['git_url']}/blob/{st['branch']}/{mod.replace('.', '/')}.py#L{line}"
-
-# %% ../nbs/A17_attention_explorer.ipynb #a17x0034
-def api_entry(md:str) -> str:
-    "One nbdev API entry (markdown) written from the package's source: its signature as the code says it, and a source link."
-    import inspect, re
-    from fastcore.docments import DocmentText
-    m = re.search(r'^#+ (\S+)\n', md, re.M)
-    found = m and _package_object(m.group(1).replace('\\', ''))
-    if not found: return md
-    mod, obj = found
-    try: params, ret = _source_params(obj)
-    except (OSError, TypeError, SyntaxError, IndexError): return md
-    try: real = inspect.signature(obj).parameters
-    except (TypeError, ValueError): real = {}
-    class Written(DocmentText):
-        def _fmt_param(self, nm, p):
-            if nm not in params:                       # inherited from another library: no type made up from the default
-                if nm in real and real[nm].annotation is inspect.Parameter.empty: p = {**p, 'anno': inspect.Parameter.empty}
-                return super()._fmt_param(nm, p)
-            (anno, default), kind = params[nm], p.get('kind')
-            pre = '*' if kind == inspect.Parameter.VAR_POSITIONAL else '**' if kind == inspect.Parameter.VAR_KEYWORD else ''
-            return pre + nm + (f':{anno}' if anno else '') + (f'={default}' if default is not None else '')
-        @property
-        def _ret_str(self): return ')' + (f'->{ret}' if ret else '') + ':'
-    sig = str(Written(obj, maxline=110, docstring=False))
-    if inspect.isclass(obj): sig = 'class' + sig.removeprefix('def')
-    md = re.sub(r'```python\n.*?\n```', lambda _: f'```python\n{sig}\n```', md, count=1, flags=re.S)
-    if '[source](' not in md:
-        md = md.replace('---\n\n', f'---\n\n[source]({_source_link(mod, obj)}){{target="_blank" style="float:right; font-size:smaller"}}\n\n', 1)
-    return md
-
-# %% ../nbs/A17_attention_explorer.ipynb #a17x0036
-def api_entries(cell):
-    "nbdev docs processor: every `show_doc` output of `cell` rewritten by `api_entry`."
-    for o in cell.get('outputs', []):
-        text = o.get('data', {}).get('text/markdown')
-        if text is None: continue
-        new = api_entry(text if isinstance(text, str) else ''.join(text))
-        o['data']['text/markdown'] = new if isinstance(text, str) else new.splitlines(keepends=True)
