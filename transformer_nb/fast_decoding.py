@@ -192,8 +192,9 @@ def _select(finished:list, alive, ys, top, origin, tok, lp:float, b:int, r:int, 
     return scores, rows, torch.cat([ys.index_select(0, rows), tok.reshape(-1, 1)], 1), new, eos[:, 0]
 
 # %% ../nbs/A6_fast_decoding.ipynb #bf544754
-def _beam_loop(model, memory, src_mask, limits, K:int, alpha:float, nbest:int, stop:str, use_cache:bool) -> list:
+def _beam_loop(model, memory, src_mask, limits, decoding:Decoding, nbest:int, use_cache:bool) -> list:
     "The search of `fast_beam_search` over an encoded batch: per sentence its `nbest` best (ids, score), best first."
+    K, alpha, stop = decoding.beam, decoding.alpha, decoding.stop
     B, dev, V = memory.shape[0], memory.device, model.cfg.tgt_vocab
     lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
     finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
@@ -231,17 +232,15 @@ def _beam_loop(model, memory, src_mask, limits, K:int, alpha:float, nbest:int, s
 
 # %% ../nbs/A6_fast_decoding.ipynb #16cdf297
 def fast_beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
-                     beam:int=PAPER_DECODING.beam, # hypotheses kept per sentence (k)
-                     alpha:float=PAPER_DECODING.alpha, # length penalty exponent, lp(Y) = ((5+|Y|)/6)^alpha
-                     max_extra:int=PAPER_DECODING.max_extra, # a sentence may generate (its length + max_extra) tokens, EOS included
+                     decoding:Decoding=PAPER_DECODING, # beam k, alpha, output cap, stop: 'exact' (the bound proves the n-best final) or 'early' (also when the best candidate is EOS)
                      nbest:int|None=None, # finished hypotheses to return per sentence (default: beam)
-                     stop:str='exact', # 'exact': when the bound proves the n-best final; 'early': also when the best candidate is EOS
                      use_cache:bool=True, # False: the whole prefix through `model.decode` every step (scripted test models)
+                     *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None, # in place of decoding's
                     ) -> list[list[tuple[list[int], float]]]: # per sentence: (ids, log p(Y|X)/lp(|Y|)), best first
     "`beam_search` (10_decoding): its `nbest` best hypotheses and their scores, with less work (see the text above)."
-    check_beam(model, beam, alpha); Decoding(max_extra=max_extra, stop=stop)     # one clear error for any bad value
-    nbest = beam if nbest is None else nbest
-    if not isinstance(nbest, int) or not 1 <= nbest <= beam: raise ValueError(f"nbest={nbest!r} must be an int in 1..beam={beam}")
+    d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # checked once, here
+    nbest = d.beam if nbest is None else nbest
+    if not isinstance(nbest, int) or isinstance(nbest, bool) or not 1 <= nbest <= d.beam: raise ValueError(f"nbest={nbest!r} must be an int in 1..beam={d.beam}")
     with inference(model):
-        src, limits, src_mask, memory = encode_batch(model, src, max_extra)    # the encoder runs once
-        return _beam_loop(model, memory, src_mask, limits, beam, alpha, nbest, stop, use_cache)
+        src, limits, src_mask, memory = encode_batch(model, src, d.max_extra)    # the encoder runs once
+        return _beam_loop(model, memory, src_mask, limits, d, nbest, use_cache)

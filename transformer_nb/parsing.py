@@ -19,7 +19,7 @@ import nltk
 from nltk import PCFG, Tree, Nonterminal
 from .core import count_params, hardware, git_commit
 from .datasets import ParallelData, register_dataset
-from .decoding import Decoding
+from .decoding import Decoding, DECODE_BATCH_TOKENS
 from .evaluation import translate
 from .records import register_record_kind, train_time, today
 from .tasks import Task, Recipe, register_task
@@ -361,14 +361,14 @@ def _common_labels(pairs:list[tuple[str, str]]) -> tuple[str, str]:
 
 # %% ../nbs/12_parsing.ipynb #96811146
 def parse_sentences(model, tokenizer, sentences:list[str], beam:int=PARSE_DECODING.beam,
-                    alpha:float=PARSE_DECODING.alpha, max_tokens:int=4000, device=None,
+                    alpha:float=PARSE_DECODING.alpha, max_tokens:int=DECODE_BATCH_TOKENS, device=None,
                     max_extra:int=PARSE_DECODING.max_extra, precision:str='auto') -> list[str]:
     "Linearised trees for `sentences`: `translate` with §6.3's beam 21, alpha 0.3 and output length <= input + 300."
     return translate(model, tokenizer, sentences, beam=beam, alpha=alpha, max_tokens=max_tokens, device=device,
                      max_extra=max_extra, precision=precision)
 
 def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PARSE_DECODING.beam,
-                    alpha:float=PARSE_DECODING.alpha, max_tokens:int=4000, device=None,
+                    alpha:float=PARSE_DECODING.alpha, max_tokens:int=DECODE_BATCH_TOKENS, device=None,
                     max_extra:int=PARSE_DECODING.max_extra, precision:str='auto') -> tuple[dict, list[str]]:
     "Parse the sentences of `pairs` (sentence, linearised tree) and score them; returns (scores, outputs)."
     if not pairs: raise ValueError("evaluate_parser got no (sentence, tree) pairs")
@@ -429,7 +429,7 @@ class ParsingTask(Task):
                     vocab_size=1000, train=dict(max_tokens=2000, steps=2400, warmup=200, lr_scale=1.0, save_every=500))
     decoding, record_kind, record_keys = PARSE_DECODING, 'parsing', PARSE_KEYS
 
-    def score(self, model, tok, pairs, decoding=None, max_tokens=4000, device=None, precision='auto'):
+    def score(self, model, tok, pairs, decoding=None, max_tokens=DECODE_BATCH_TOKENS, device=None, precision='auto'):
         d = decoding or self.decoding
         if d.stop != 'exact': raise ValueError("stopping early is for translation; parse trees are decoded with the exact search")
         return evaluate_parser(model, tok, pairs, d.beam, d.alpha, max_tokens, device, d.max_extra, precision)
