@@ -163,7 +163,7 @@ def test_log_probs_in_float32_under_autocast(monkeypatch, toy):
     from transformer_nb.evaluation import translate
     model, tok = toy
     seen, real = [], fd.topk_log_probs
-    monkeypatch.setattr(fd, 'topk_log_probs', lambda logits, n: seen.append(logits.dtype) or real(logits, n))
+    monkeypatch.setattr(fd, 'topk_log_probs', lambda logits, n, *a: seen.append(logits.dtype) or real(logits, n, *a))
     out = translate(model, tok, SENTS, beam=3, precision='bf16')
     assert seen and set(seen) == {torch.float32} and len(out) == len(SENTS)
 
