@@ -56,6 +56,7 @@ def _mha_step(m, x, mem=None, mask=None, cache=None, grouped:bool=True):  # (B, 
     if B > b and grouped: o = _ungroup(o, B, m.h)
     return F.linear(m.merge_heads(o), m.out_proj.weight, m.out_proj.bias)
 
+# %% ../nbs/A6_fast_decoding.ipynb #a6c0a013
 def _layer_step(layer, x, memory, src_mask, cache, grouped:bool=True):  # one new position per row: (B, 1, d_model) -> (B, 1, d_model)
     "`DecoderLayer.forward` for one new token with its caches, in eval mode, without module calls."
     sc, cc = cache
