@@ -7,9 +7,9 @@ The data folder is `--data-dir` when a script is given one, else `$TNB_MULTI30K`
 """
 import os, sys
 from pathlib import Path
-import torch
 from transformer_nb.core import EOS_ID, PAD_ID
-from transformer_nb.datasets import find_multi30k, read_lines
+from transformer_nb.data import pad_ids
+from transformer_nb.datasets import find_multi30k
 from transformer_nb.evaluation import length_batches
 ROOT = Path(__file__).resolve().parents[1]                    # the repository
 
@@ -28,9 +28,7 @@ def source_ids(tok, lines:list[str]) -> list[list[int]]:
 def id_batches(srcs:list[list[int]], max_tokens:int):
     "(indices, (b, S) padded tensor) per length-sorted batch of at most `max_tokens` source tokens (padding included)."
     for batch in length_batches([len(s) for s in srcs], max_tokens):
-        src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
-        for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
-        yield batch, src
+        yield batch, pad_ids([srcs[i] for i in batch], PAD_ID)
 
 def rel(path) -> str:
     "`path` relative to the repository if it is an absolute path of this machine (records name no machine's folders)."

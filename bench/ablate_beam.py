@@ -9,8 +9,8 @@ checkpoint (beam 4, alpha 0.6, cap source + 50, length-sorted batches, one threa
 The source sentences are Multi30k test2016's German side (`--src`, else `test_2016_flickr.de.gz` in `--data-dir`, else
 in `$TNB_MULTI30K` or the first `shared/data/multi30k` in or above the repository, e.g. ../shared/data/multi30k).
 
-Levers of the decoder step and of the search's helpers are switched by `bench/_levers.py` (a slower version of one
-function or method of `fast_decoding` put in its place; see the table there): the one-token step, the transposed
+Levers of the decoder step and of the search's helpers are the library's `Speedups` (`fast_decoding`), named in
+`bench/_levers.py` (see the table there): the one-token step, the transposed
 output layer, the one-copy cache reorder, the cross-attention cache selected only when sentences leave, grouped
 encoder-decoder attention, log-probabilities of the kept tokens only, top-k over chunks. Three levers live in the
 search loop itself:
@@ -30,17 +30,17 @@ import argparse, json, math, statistics, sys, time, datetime
 from pathlib import Path
 import torch
 from _common import multi30k_file, source_ids, id_batches, command, rel, load_average
-from _levers import levers, label, BEAM
+from _levers import off, label, BEAM
 import transformer_nb.fast_decoding as fd
 from transformer_nb.core import BOS_ID, EOS_ID, hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint
 from transformer_nb.datasets import read_lines
 from transformer_nb.decoding import (beam_search, inference, encode_batch, next_token_logits, length_penalty, log_probs,
-                                     check_beam)
+                                     check_beam, Decoding)
 
 def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk=True, tensor_bookkeeping=True):
     "`fast_beam_search`'s loop with the switches `two_stage_topk` and `tensor_bookkeeping` (see the module docstring)."
-    check_beam(model, beam, alpha)
+    check_beam(model, Decoding(beam, alpha, max_extra))
     with inference(model):
         src, limits, src_mask, memory = encode_batch(model, src, max_extra)
         (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
@@ -108,9 +108,7 @@ def settings(beam:int) -> dict:
     "{name: function(model, src) -> best hypothesis per sentence}: the full fast version, one lever off each, the readable one."
     best = lambda hyps: [h[0][0] for h in hyps]
     def fast(**kw): return lambda m, s: best(fd.fast_beam_search(m, s, beam=beam, nbest=1, **kw))
-    def lever_off(name): return lambda m, s: _off(name, m, s)
-    def _off(name, m, s):
-        with levers(**{name: False}): return best(fd.fast_beam_search(m, s, beam=beam, nbest=1))
+    def lever_off(name): return lambda m, s: best(fd.fast_beam_search(m, s, beam=beam, nbest=1, speedups=off(name)))
     out = {FAST: fast(),
            'without stopping when the best is certain': lambda m, s: best(fd.fast_beam_search(m, s, beam=beam, nbest=beam)),
            'without two-stage top-k': lambda m, s: best(variant(m, s, beam=beam, two_stage_topk=False)),

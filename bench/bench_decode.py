@@ -23,6 +23,7 @@ from transformer_nb.core import PAD_ID, EOS_ID, get_device, set_seed
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.datasets import find_multi30k
 from transformer_nb.decoding import greedy_decode, beam_search
+from transformer_nb.data import pad_ids
 from transformer_nb.evaluation import length_batches
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SRC = (find_multi30k(ROOT) or ROOT.parent / 'shared' / 'data' / 'multi30k') / 'test_2016_flickr.de.gz'
@@ -67,9 +68,7 @@ def load(args):
 def run(model, srcs, fn, max_tokens, **kw):
     dev = next(model.parameters()).device
     for batch in length_batches([len(s) for s in srcs], max_tokens):
-        src = torch.full((len(batch), len(srcs[batch[0]])), PAD_ID, dtype=torch.long)
-        for r, i in enumerate(batch): src[r, :len(srcs[i])] = torch.tensor(srcs[i])
-        fn(model, src.to(dev), **kw)
+        fn(model, pad_ids([srcs[i] for i in batch], PAD_ID).to(dev), **kw)
     if dev.type == 'cuda': torch.cuda.synchronize()
 
 def main(argv=None):

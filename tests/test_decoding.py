@@ -8,7 +8,7 @@ from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.checkpoints import save_checkpoint, average_checkpoints, save_averaged
 from transformer_nb.decoding import (greedy_decode, beam_search, length_penalty, max_output_lengths, inference, log_probs,
-                                     DecoderCache)
+                                     DecoderCache, Decoding)
 from transformer_nb.fast_decoding import (fast_beam_search, argmax_rows, topk_rows, topk_log_probs, decode_step, FastCache)
 from transformer_nb.evaluation import translate, length_batches
 
@@ -180,11 +180,24 @@ def test_outputs_never_hold_specials(model, src):
                  best(fast_beam_search(model, src))):
         assert all(i not in (PAD_ID, BOS_ID, EOS_ID) for o in outs for i in o)
 
-def test_mode_restored_and_no_grad(model, src):
-    model.train()
-    greedy_decode(model, src); beam_search(model, src); greedy_decode(model, src, cache=FastCache(model.cfg.N)); fast_beam_search(model, src)
-    assert model.training
-    model.eval()
+def test_mode_restored_and_no_grad(model, src, monkeypatch):
+    "Every decoder runs its encoder and every step in eval mode without autograd, and leaves the model's mode as it was."
+    seen, step = [], FD.decode_step
+    def watch(*a): seen.append((torch.is_grad_enabled(), model.training))
+    def watching_step(*a, **kw): watch(); return step(*a, **kw)                 # the fast decoders' step calls no module
+    monkeypatch.setattr(FD, 'decode_step', watching_step)
+    hooks = [m.register_forward_pre_hook(watch) for m in model.modules()]
+    try:
+        for mode in (True, False):
+            for decode in (greedy_decode, beam_search, fast_greedy, fast_beam_search):
+                model.train(mode); n = len(seen)
+                with torch.enable_grad(): decode(model, src)
+                assert len(seen) > n, decode.__name__                           # the watch saw the decoder run
+                assert model.training == mode, decode.__name__
+                assert seen[n:] == [(False, False)] * (len(seen) - n), decode.__name__   # no autograd, no dropout
+    finally:
+        for h in hooks: h.remove()
+        model.eval()
 
 @pytest.mark.parametrize('greedy,beam', [(greedy_decode, beam_search), (fast_greedy, fast_beam_search)],
                          ids=['readable', 'fast'])
@@ -353,9 +366,9 @@ def test_fast_beam_search_equals_reference(kw, dtype):
         src = rand_src(n=1 + seed % 9, hi=1 + seed % 12, seed=100 + seed)
         for k, alpha, extra in [(4, 0.6, 50), (1, 0.6, 50), (3, 1.0, 2), (5, 0.0, 0), (2, 0.6, 5)]:
             ref = beam_search(m, src, k, alpha, extra)
-            same_nbest(fast_beam_search(m, src, k, alpha, extra), ref, eps=eps)
+            same_nbest(fast_beam_search(m, src, Decoding(k, alpha, extra)), ref, eps=eps)
             # nbest=1 stops sentences earlier, so the others run in smaller batches: same ids, scores to float rounding
-            same_nbest(fast_beam_search(m, src, k, alpha, extra, nbest=1), [h[:1] for h in ref], eps=eps)
+            same_nbest(fast_beam_search(m, src, Decoding(k, alpha, extra), nbest=1), [h[:1] for h in ref], eps=eps)
     # without the cache (and without grouping) both take the same path through `model.decode`: the very same numbers
     assert fast_beam_search(m, src, use_cache=False) == beam_search(m, src, use_cache=False)
 
@@ -507,8 +520,8 @@ def test_fast_beam_search_equals_reference_wide_vocabulary(kw):
     src = pad([torch.randint(4, 2048, (n,), generator=torch.Generator().manual_seed(n)).tolist() + [EOS_ID] for n in (3, 6, 1, 4)])
     for k, extra in ((4, 3), (2, 6)):
         ref = beam_search(m, src, k, 0.6, extra)
-        same_nbest(fast_beam_search(m, src, k, 0.6, extra), ref, eps=1e-5)
-        same_nbest(fast_beam_search(m, src, k, 0.6, extra, nbest=1), [h[:1] for h in ref], eps=1e-5)
+        same_nbest(fast_beam_search(m, src, Decoding(k, 0.6, extra)), ref, eps=1e-5)
+        same_nbest(fast_beam_search(m, src, Decoding(k, 0.6, extra), nbest=1), [h[:1] for h in ref], eps=1e-5)
     g = greedy_decode(m, src, max_extra=5)
     assert best(fast_beam_search(m, src, beam=1, max_extra=5)) == best(beam_search(m, src, beam=1, max_extra=5)) == g
     assert greedy_decode(m, src, max_extra=5, cache=FastCache(m.cfg.N)) == g == greedy_decode(m, src, max_extra=5, use_cache=False)

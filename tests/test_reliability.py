@@ -334,7 +334,7 @@ SHORT = ('--no-progress', '--test-limit', '0', '--out', 'OUT')                 #
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--split', 'valid'), '--split is for a dataset'),
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--src-lang', 'de'), '--src-lang is for a dataset'),
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--id', 'x'), '--id names the record that --record adds'),
-    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), '--early-stop is a rule of beam search'),
+    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), 'is a rule of beam search, and beam=1 is greedy decoding'),
 ])
 def test_contradictory_options_are_refused(run, texts, name, args, needle):
     args = [run if a == 'RUN' else texts / 'src.txt' if a == 'SRC' else texts / 'out' if a == 'OUT' else a for a in args]

@@ -183,7 +183,8 @@ def _add_decoding(p:CliParser):
     g.add_argument('--beam', type=number(int, 1, 1_000), help="beam size; 1 = greedy (default: the task's: 4 as in §6.1, 21 for parse trees)")
     g.add_argument('--alpha', type=number(float, 0, 10), help="length penalty ((5+|Y|)/6)^alpha (default: 0.6; 0.3 for parse trees)")
     g.add_argument('--early-stop', action='store_true', help="end a sentence's search when its best candidate is EOS, as OpenNMT-py does")
-    g.add_argument('--max-tokens', type=number(int, 1, 10_000_000), default=4000, help="source tokens per batch (default: 4000)")
+    g.add_argument('--max-tokens', type=number(int, 1, 10_000_000), metavar='N',
+                   help="source tokens per decoding batch, padding included; fewer use less memory (default: 4000, the library's DECODE_BATCH_TOKENS)")
     g.add_argument('--max-src-len', type=number(int, 2), metavar='N', help="refuse sources longer than N tokens, EOS included (default: the model's max_len)")
     g.add_argument('--precision', choices=['auto', 'fp32', 'bf16', 'fp16'], default='auto',
                    help="autocast while decoding (default: auto: bf16 where the GPU or CPU computes it natively, else fp32)")
@@ -208,17 +209,17 @@ def _translate(argv):
     a = _translate_parser().parse_intermixed_args(argv)          # sentences may come after the options
     if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'
     if a.sentences and a.input: _fail("give sentences as arguments or with --input, not both")
-    if a.early_stop and a.beam == 1: _fail("--early-stop is a rule of beam search, and --beam 1 is greedy decoding: give one of them")
     if a.output: check_output(a.output, '-o')
     check_not_inputs({'-o': a.output}, {'-i': a.input, **checkpoint_files(a.checkpoint)})
     for line in check_thread_env(): warnings.warn(line)
     heavy_imports()
+    from transformer_nb.decoding import DECODE_BATCH_TOKENS
     model, tok, ck, task, d, _ = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
     with contextlib.ExitStack() as opened:
         batches, name, known = sentence_batches(a.sentences, a.input, opened)
         if known: check_source_lengths(model, tok, [s for b in batches for s in b], name, a.max_src_len)
         with output_stream(a.output) as write:
-            for outs in translate_batches(model, tok, ck, task, d, batches, name, a.max_tokens, not known, a.max_src_len, a.precision):
+            for outs in translate_batches(model, tok, ck, task, d, batches, name, a.max_tokens or DECODE_BATCH_TOKENS, not known, a.max_src_len, a.precision):
                 write(''.join(o + '\n' for o in outs))
 
 def translate_main(argv:list|None=None):
@@ -255,12 +256,14 @@ def _evaluate(argv):
     for line in check_thread_env(): warnings.warn(line)
     heavy_imports()
     if a.record: check_record_file(a.record)
+    from transformer_nb.decoding import DECODE_BATCH_TOKENS
     model, tok, ck, task, d, path = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
+    max_tokens = a.max_tokens or DECODE_BATCH_TOKENS
     tasks = load_tasks(dataset=a.dataset or (ck.get('meta') or {}).get('dataset'))
     pairs, sources, scored, test_name = tasks.test_set(ck, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)
-    with out_of_memory(f"decoding with --beam {d.beam} and --max-tokens {a.max_tokens}"):
-        scores, hyps, lines = tasks.score_test_set(task, model, tok, pairs, d, a.max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
+    with out_of_memory(f"decoding with --beam {d.beam} and --max-tokens {max_tokens}"):
+        scores, hyps, lines = tasks.score_test_set(task, model, tok, pairs, d, max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
                                                    precision=a.precision)
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:

@@ -333,9 +333,7 @@ def load_decoder(checkpoint, prog:str, # how the tool names itself in the line t
     meta = ck.get('meta') or {}
     task = load_tasks(meta.get('task'), meta.get('dataset')).task_of(ck)
     if early_stop and not task.early_stop: raise UserError(f"--early-stop is for translation; a {task.name} model is decoded with the exact search")
-    if early_stop and beam == 1: raise UserError("--early-stop is a rule of beam search, and --beam 1 is greedy decoding: give one of them")
-    d = task.decoding_for(beam, alpha, early_stop)
-    if d.beam > model.cfg.tgt_vocab: raise UserError(f"--beam {d.beam} is more than the {model.cfg.tgt_vocab} pieces of the model's vocabulary")
+    d = task.decoding_for(beam, alpha, early_stop)   # the one `Decoding` of this command, checked (`translate` checks it against the model)
     return model, tok, ck, task, d, path
 
 # %% ../nbs/A12_commands.ipynb #a12p0002
@@ -383,19 +381,23 @@ def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.Exit
     return as_available(iter_lines(f, name), most=2000), (lambda i: f"{name}, line {i + 1}"), False
 
 # %% ../nbs/A12_commands.ipynb #411f1910
-def translate_batches(model, tok, ck:dict, task, decoding, batches, name, # name(i): how a message names line i
-                      max_tokens:int=4000, check_lengths:bool=False, # check each batch's lengths as it comes (a stream)
+_NAMED = 5   # lines the model cannot know that `translate_batches` names one by one; the others are counted in one line
+
+def translate_batches(model, tok, ck:dict, task, decoding, batches, name, # decoding: a `Decoding`; name(i): how a message names line i
+                      max_tokens:int, # source tokens per decoding batch (`translate`; its default: DECODE_BATCH_TOKENS)
+                      check_lengths:bool=False, # check each batch's lengths as it comes (a stream)
                       max_src_len:int|None=None, precision:str='auto'):
-    "The translations of each of `batches` in turn, one per line: the lines the model cannot know warned of, a stream's lengths checked."
+    "The translations of each of `batches` in turn, one per line: the first lines the model cannot know warned of (the others counted at the end), a stream's lengths checked."
     from transformer_nb.evaluation import translate
     from transformer_nb.safeguards import printable
-    src_lang, n = (ck.get('meta') or {}).get('src_lang'), 0
+    src_lang, n, named, more = (ck.get('meta') or {}).get('src_lang'), 0, 0, 0
     for batch in batches:
         if check_lengths: check_source_lengths(model, tok, batch, name, max_src_len, n)
         for i, why in task.input_problems(tok, batch, src_lang):
-            warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway")
+            if named == _NAMED: more += 1; continue
+            warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway"); named += 1
         with out_of_memory(f"decoding with --beam {decoding.beam} and --max-tokens {max_tokens}"):
-            outs = translate(model, tok, batch, decoding.beam, decoding.alpha, max_tokens, max_extra=decoding.max_extra, stop=decoding.stop,
-                             precision=precision)
+            outs = translate(model, tok, batch, decoding, max_tokens, precision=precision)
         yield outs
         n += len(batch)
+    if more: warnings.warn(f"{more:,} more line(s) the model cannot know, as the {_NAMED} above; translated anyway")

@@ -17,12 +17,12 @@ import numpy as np
 import torch
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
-from .core import EOS_ID, get_device, autocast, choose_precision, precision_dtype
+from .core import EOS_ID, get_device, autocast, choose_precision
 from .attention import attention
 from .model import PRESETS, PAPER_TABLE3
 from .datasets import corpus_score
 from .data import pad_ids
-from .decoding import inference, greedy_decode, check_beam, Decoding, PAPER_DECODING
+from .decoding import inference, greedy_decode, check_beam, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .fast_decoding import FastCache, fast_beam_search   # A6's fast greedy cache and beam search, for `translate`
 
 # %% ../nbs/11_results.ipynb #83b32dda
@@ -84,9 +84,13 @@ def paired_bootstrap_mean(baseline, system, # per-sentence scores of two systems
                 ci=(float(lo), float(hi)), n_samples=n_samples, n_sentences=len(a))
 
 # %% ../nbs/11_results.ipynb #2c78aeb5
-def length_batches(lengths:list[int], max_tokens:int=4000) -> list[list[int]]:
+def _check_max_tokens(max_tokens):
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, (int, np.integer)) or max_tokens < 1:
+        raise ValueError(f"max_tokens={max_tokens!r} must be an int >= 1: the source tokens of one decoding batch, padding included")
+
+def length_batches(lengths:list[int], max_tokens:int=DECODE_BATCH_TOKENS) -> list[list[int]]:
     "Indices grouped into batches of similar length with (batch size x longest) <= max_tokens; longest first."
-    if max_tokens < 1: raise ValueError(f"max_tokens={max_tokens} must be >= 1")
+    _check_max_tokens(max_tokens)
     batches, cur = [], []
     for i in sorted(range(len(lengths)), key=lambda i: -lengths[i]):
         if cur and (len(cur) + 1) * lengths[cur[0]] > max_tokens: batches.append(cur); cur = []
@@ -127,25 +131,37 @@ def one_line(text:str) -> str:
     "`text` with every line break a reader could split on replaced by a space: one output line per input line."
     return ' '.join(text.translate({ord(c): '\n' for c in _BREAKS}).split('\n')) if any(c in text for c in _BREAKS) else text
 
+def _device(device) -> torch.device:
+    "The device `device` names, or a one-line ValueError that says which devices there are."
+    try: dev = get_device(device)
+    except (RuntimeError, TypeError) as e:
+        if 'not available' in str(e): raise ValueError(str(e).split('\n')[0]) from None
+        raise ValueError(f"device={device!r} is not a device: give None (where the model is), 'cpu', 'cuda', 'cuda:N' or 'mps'") from None
+    if dev.type == 'cuda' and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(f"device={device!r}: this machine has {torch.cuda.device_count()} CUDA device(s), numbered from 0")
+    return dev
+
 def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS) and .decode(ids) -> str
-              sentences:list[str], beam:int=PAPER_DECODING.beam, alpha:float=PAPER_DECODING.alpha,
-              max_tokens:int=4000, # source tokens per batch (padding included)
+              sentences:list[str],
+              decoding:Decoding=PAPER_DECODING, # beam (1: greedy), alpha, max_extra and beam search's stop rule, whole
+              max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch, padding included
               device=None, # None: where the model is; otherwise the model is moved there
-              max_extra:int=PAPER_DECODING.max_extra,
-              stop:str='exact', # beam search's stopping rule: 'exact' (the paper's code) or 'early' (see `fast_beam_search`)
               max_src_len:int|None=None, # longest source in tokens, EOS included: longer ones are refused, named (None: no limit)
               precision:str='auto', # autocast while decoding: 'auto' (`choose_precision`), 'fp32', 'bf16' or 'fp16'
+              *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None, # in place of decoding's
              ) -> list[str]: # one output per input, in input order; '' for an empty input
     "Translate `sentences` with beam search (greedy when beam=1), batched by length."
     if isinstance(sentences, str): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
     sentences = list(sentences)
     for i, s in enumerate(sentences):
         if not isinstance(s, str): raise TypeError(f"sentences[{i}] is a {type(s).__name__}, not a str: {s!r}")
-    check_beam(model, beam, alpha); Decoding(max_extra=max_extra, stop=stop)   # one clear error for any bad value
+    d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # built and checked once, here
+    _check_max_tokens(max_tokens)
     if max_src_len is not None and (bad := long_sources(tokenizer, sentences, max_src_len)):   # before any decoding
         raise ValueError(too_long_message(bad, max_src_len, lambda i: f"sentences[{i}]"))
-    if precision != 'auto': precision_dtype(precision)
-    if device is not None: model.to(get_device(device))
+    if precision != 'auto' and precision not in ('fp32', 'bf16', 'fp16'):
+        raise ValueError(f"precision={precision!r} must be 'auto', 'fp32', 'bf16' or 'fp16'")
+    if device is not None: model.to(_device(device))
     dev, cap, srcs, cut = next(model.parameters()).device, model.cfg.max_positions, {}, 0
     if precision == 'auto': precision = choose_precision(dev)[0]
     for i, s in enumerate(sentences):
@@ -159,23 +175,27 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
         for batch in length_batches([len(srcs[i]) for i in keys], max_tokens):
             idx = [keys[j] for j in batch]
             src = pad_ids([srcs[i] for i in idx], model.cfg.pad_id).to(dev)
-            hyps = (greedy_decode(model, src, max_extra, cache=FastCache(model.cfg.N)) if beam == 1 else
-                    [h[0][0] for h in fast_beam_search(model, src, beam, alpha, max_extra, nbest=1, stop=stop)])
+            hyps = (greedy_decode(model, src, d.max_extra, cache=FastCache(model.cfg.N)) if d.beam == 1 else
+                    [h[0][0] for h in fast_beam_search(model, src, d, nbest=1)])
             for i, h in zip(idx, hyps): outs[i] = one_line(tokenizer.decode(h))
     return outs
 
 # %% ../nbs/11_results.ipynb #9fc49ebf
-def evaluate(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PAPER_DECODING.beam, alpha:float=PAPER_DECODING.alpha,
-             max_tokens:int=4000, device=None, stop:str='exact', precision:str='auto') -> tuple[dict, list[str]]:
+def evaluate(model, tokenizer, pairs:list[tuple[str, str]],
+             decoding:Decoding=PAPER_DECODING, # how to decode, whole (see `translate`)
+             max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch, padding included
+             device=None, precision:str='auto',
+             *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None, # in place of decoding's
+            ) -> tuple[dict, list[str]]:
     "Translate the sources of `pairs` and score against their targets; returns (scores, hypotheses)."
     if not pairs: raise ValueError("evaluate got no (source, reference) pairs")
-    hyps = translate(model, tokenizer, [s for s, _ in pairs], beam=beam, alpha=alpha, max_tokens=max_tokens, device=device,
-                     stop=stop, precision=precision)
+    d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # built and checked once, here
+    hyps = translate(model, tokenizer, [s for s, _ in pairs], d, max_tokens, device, precision=precision)
     refs = [t for _, t in pairs]
     scores = corpus_scores(hyps, refs)
     scores['exact_match'] = round(100 * sum(h.strip() == r.strip() for h, r in zip(hyps, refs)) / max(len(refs), 1), 2)
-    scores.update(n_sentences=len(refs), beam=beam, alpha=alpha)
-    if stop != 'exact' and beam > 1: scores['stop'] = stop          # say so when beam search stopped early
+    scores.update(n_sentences=len(refs), beam=d.beam, alpha=d.alpha)
+    if d.stop != 'exact': scores['stop'] = d.stop          # say so when beam search stopped early
     return scores, hyps
 
 # %% ../nbs/11_results.ipynb #a1b2c314

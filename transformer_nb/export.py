@@ -16,6 +16,7 @@ from .core import BOS_ID, EOS_ID
 from .positional import sinusoidal_encoding
 from .model import TransformerConfig
 from .checkpoints import load_checkpoint, model_from_checkpoint, resolve_checkpoint
+from .decoding import DECODE_BATCH_TOKENS
 from .evaluation import length_batches
 
 # %% ../nbs/A5_export.ipynb #91161e2d
@@ -140,7 +141,7 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     return tr, Tokenizer.load(d / 'sentencepiece.model'), meta
 
 def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4, alpha:float=0.6,
-                          max_tokens:int=4000, # source tokens per batch (padding included), as in `translate`
+                          max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch (padding included), as in `translate`
                           max_extra:int=50, meta:dict|None=None, # the export metadata (for learned positions' limit)
                          ) -> list[str]:
     "Translate `sentences` with an exported model; '' for an empty input, output in input order."

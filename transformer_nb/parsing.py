@@ -19,7 +19,7 @@ import nltk
 from nltk import PCFG, Tree, Nonterminal
 from .core import count_params, hardware, git_commit
 from .datasets import ParallelData, register_dataset
-from .decoding import Decoding
+from .decoding import Decoding, DECODE_BATCH_TOKENS, check_beam
 from .evaluation import translate
 from .records import register_record_kind, train_time, today
 from .tasks import Task, Recipe, register_task
@@ -360,21 +360,23 @@ def _common_labels(pairs:list[tuple[str, str]]) -> tuple[str, str]:
     return roots.most_common(1)[0][0], others.most_common(1)[0][0]
 
 # %% ../nbs/12_parsing.ipynb #96811146
-def parse_sentences(model, tokenizer, sentences:list[str], beam:int=PARSE_DECODING.beam,
-                    alpha:float=PARSE_DECODING.alpha, max_tokens:int=4000, device=None,
-                    max_extra:int=PARSE_DECODING.max_extra, precision:str='auto') -> list[str]:
+def parse_sentences(model, tokenizer, sentences:list[str], decoding:Decoding=PARSE_DECODING,
+                    max_tokens:int=DECODE_BATCH_TOKENS, device=None, precision:str='auto',
+                    *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None) -> list[str]: # in place of decoding's
     "Linearised trees for `sentences`: `translate` with §6.3's beam 21, alpha 0.3 and output length <= input + 300."
-    return translate(model, tokenizer, sentences, beam=beam, alpha=alpha, max_tokens=max_tokens, device=device,
-                     max_extra=max_extra, precision=precision)
+    d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra)
+    if d.stop != 'exact': raise ValueError("stop='early' is for translation; parse trees are decoded with the exact search")
+    return translate(model, tokenizer, sentences, d, max_tokens, device, precision=precision)
 
-def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PARSE_DECODING.beam,
-                    alpha:float=PARSE_DECODING.alpha, max_tokens:int=4000, device=None,
-                    max_extra:int=PARSE_DECODING.max_extra, precision:str='auto') -> tuple[dict, list[str]]:
+def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], decoding:Decoding=PARSE_DECODING,
+                    max_tokens:int=DECODE_BATCH_TOKENS, device=None, precision:str='auto',
+                    *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None) -> tuple[dict, list[str]]:
     "Parse the sentences of `pairs` (sentence, linearised tree) and score them; returns (scores, outputs)."
     if not pairs: raise ValueError("evaluate_parser got no (sentence, tree) pairs")
-    hyps = parse_sentences(model, tokenizer, [s for s, _ in pairs], beam, alpha, max_tokens, device, max_extra, precision)
+    d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra)
+    hyps = parse_sentences(model, tokenizer, [s for s, _ in pairs], d, max_tokens, device, precision)
     scores, _ = parse_scores(pairs, hyps)
-    scores.update(beam=beam, alpha=alpha, max_extra=max_extra)
+    scores.update(beam=d.beam, alpha=d.alpha, max_extra=d.max_extra)
     return scores, hyps
 
 # %% ../nbs/12_parsing.ipynb #bceea1cb
@@ -429,10 +431,8 @@ class ParsingTask(Task):
                     vocab_size=1000, train=dict(max_tokens=2000, steps=2400, warmup=200, lr_scale=1.0, save_every=500))
     decoding, record_kind, record_keys = PARSE_DECODING, 'parsing', PARSE_KEYS
 
-    def score(self, model, tok, pairs, decoding=None, max_tokens=4000, device=None, precision='auto'):
-        d = decoding or self.decoding
-        if d.stop != 'exact': raise ValueError("stopping early is for translation; parse trees are decoded with the exact search")
-        return evaluate_parser(model, tok, pairs, d.beam, d.alpha, max_tokens, device, d.max_extra, precision)
+    def score(self, model, tok, pairs, decoding=None, max_tokens=DECODE_BATCH_TOKENS, device=None, precision='auto'):
+        return evaluate_parser(model, tok, pairs, decoding or self.decoding, max_tokens, device, precision)
     def headline(self, sc, refs):
         return (f"bracket F1 {sc['f1']:.2f} (precision {sc['precision']:.2f}, recall {sc['recall']:.2f}), exact match "
                 f"{sc['exact_match']:.1f}%, malformed {sc['malformed']}, failed {sc['failed']}")

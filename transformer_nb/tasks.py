@@ -15,7 +15,7 @@ import os, re, shlex, warnings
 import torch
 from .safeguards import UserError, read_text_lines, printable
 from fastcore.basics import patch
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from .core import UNK_ID, set_seed, hardware, git_commit, get_device, limit_threads
 from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
@@ -23,7 +23,7 @@ from .datasets import ParallelData, load_dataset, DATASETS, number_scores, numbe
 from .data import Tokenizer, encode_pairs
 from .checkpoints import load_checkpoint, resolve_checkpoint, check_checkpoint, check_tokenizer, model_from_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config
-from .decoding import Decoding, PAPER_DECODING
+from .decoding import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .evaluation import evaluate, translate
 from .records import make_record, RESULT_KEYS, add_result, check_results_file
 
@@ -70,11 +70,10 @@ class Task:
         "The corpus `dataset` (see `load_dataset`)."
         return load_dataset(dataset, src_lang, tgt_lang, data_dir, **kwargs)
 
-    def score(self, model, tok, pairs:list, decoding:Decoding=None, max_tokens:int=4000, device=None,
+    def score(self, model, tok, pairs:list, decoding:Decoding=None, max_tokens:int=DECODE_BATCH_TOKENS, device=None,
               precision:str='auto') -> tuple[dict, list]:
-        "(scores, hypotheses) of `model` on the (source, reference) `pairs`, decoded in `precision` (see `translate`)."
-        d = decoding or self.decoding
-        return evaluate(model, tok, pairs, d.beam, d.alpha, max_tokens, device, d.stop, precision)
+        "(scores, hypotheses) of `model` on the (source, reference) `pairs`, decoded with `decoding` (default: the task's) in `precision` (see `translate`)."
+        return evaluate(model, tok, pairs, decoding or self.decoding, max_tokens, device, precision)
 
     def headline(self, scores:dict, refs:list[str]) -> str:
         "The scores to read first, in one line."
@@ -118,8 +117,7 @@ def example(self:Task, data:ParallelData) -> str:
 @patch
 def decoding_for(self:Task, beam:int|None=None, alpha:float|None=None, early_stop:bool=False) -> Decoding:
     "The task's decoding, with `beam` and `alpha` where given and OpenNMT-py's early stop if asked for."
-    given = {k: v for k, v in (('beam', beam), ('alpha', alpha), ('stop', 'early' if early_stop else None)) if v is not None}
-    return replace(self.decoding, **given)
+    return self.decoding.but(beam, alpha, stop='early' if early_stop else None)
 
 # %% ../nbs/A11_tasks.ipynb #bcbd90f0
 TASKS: dict[str, Task] = {}   # name -> task; see `register_task`
@@ -159,7 +157,7 @@ class NumbersTask(Task):
                     spm=dict(normalization_rule_name='nmt_nfkc_cf', byte_fallback=True),
                     train=dict(max_tokens=1000, steps=1050, warmup=300, lr_scale=0.5, cooldown=200, save_every=25, average=5))
 
-    def score(self, model, tok, pairs, decoding=None, max_tokens=4000, device=None, precision='auto'):
+    def score(self, model, tok, pairs, decoding=None, max_tokens=DECODE_BATCH_TOKENS, device=None, precision='auto'):
         scores, hyps = super().score(model, tok, pairs, decoding, max_tokens, device, precision)
         try: scores.update(number_scores(pairs, hyps))       # not the corpus (own --src/--ref files): no extras
         except ValueError: pass
@@ -435,7 +433,7 @@ def decoding_label(d:Decoding) -> str:
     "'greedy', or 'beam 4, alpha 0.6' (', early stop' with OpenNMT-py's rule)."
     return 'greedy' if d.beam == 1 else f"beam {d.beam}, alpha {d.alpha}{', early stop' if d.stop == 'early' else ''}"
 
-def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tokens:int=4000,
+def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tokens:int=DECODE_BATCH_TOKENS,
                    sources:list|None=None, scored:list|None=None, # every source line, and which of them `pairs` holds
                    precision:str='auto', # autocast while decoding (see `translate`)
                   ) -> tuple[dict, list, list]:
@@ -443,9 +441,7 @@ def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tok
     scores, hyps = task.score(model, tok, pairs, decoding, max_tokens, precision=precision)
     rest = sorted(set(range(len(sources))) - set(scored)) if sources is not None else []
     if not rest: return scores, hyps, list(hyps)
-    d = decoding
-    more = translate(model, tok, [sources[i] for i in rest], d.beam, d.alpha, max_tokens, max_extra=d.max_extra, stop=d.stop,
-                     precision=precision)
+    more = translate(model, tok, [sources[i] for i in rest], decoding, max_tokens, precision=precision)
     every = dict(zip(scored, hyps)) | dict(zip(rest, more))
     return scores, hyps, [every[i] for i in range(len(sources))]
 

@@ -1,0 +1,65 @@
+"`translate`, `evaluate` and `Task.score` (11_results, A11_tasks): the decoding passed whole, the inputs checked at the entry."
+import math
+import pytest
+import torch
+from transformer_nb.model import Transformer, get_config
+from transformer_nb.data import Tokenizer
+from transformer_nb.decoding import Decoding
+from transformer_nb.evaluation import translate, evaluate
+from transformer_nb.tasks import Task
+
+torch.set_num_threads(1)
+
+@pytest.fixture(scope='module')
+def tok(): return Tokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
+
+@pytest.fixture(scope='module')
+def model(tok):
+    torch.manual_seed(0)
+    return Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()   # untrained: runs to the cap
+
+PAIRS = [('one two', 'eins zwei'), ('three four two', 'drei vier zwei'), ('four', 'vier')] * 4
+
+def test_task_score_honours_every_decoding_setting(model, tok):
+    "`Task.score` decodes with each field of the `Decoding` it is given: beam, alpha, stop and the length cap max_extra."
+    srcs, pieces = [s for s, _ in PAIRS], {}
+    for extra in (0, 40):
+        d = Decoding(beam=1, max_extra=extra)
+        scores, hyps = Task().score(model, tok, PAIRS, d, precision='fp32')
+        assert hyps == translate(model, tok, srcs, beam=1, max_extra=extra, precision='fp32'), extra
+        pieces[extra] = sum(len(tok.encode(h)) for h in hyps)
+    assert pieces[0] < pieces[40], pieces                                  # an untrained model's outputs run to the cap
+    scores, hyps = Task().score(model, tok, PAIRS, Decoding(beam=3, alpha=0.2, max_extra=2, stop='early'), precision='fp32')
+    assert (scores['beam'], scores['alpha'], scores['stop']) == (3, 0.2, 'early')
+    assert hyps == translate(model, tok, srcs, beam=3, alpha=0.2, max_extra=2, stop='early', precision='fp32')
+
+def test_evaluate_takes_the_decoding_whole(model, tok):
+    d = Decoding(beam=2, alpha=0.0, max_extra=3)
+    assert evaluate(model, tok, PAIRS, d, precision='fp32') == evaluate(model, tok, PAIRS, beam=2, alpha=0.0, max_extra=3, precision='fp32')
+    assert translate(model, tok, ['one'], d, beam=1, precision='fp32') == translate(model, tok, ['one'], beam=1, max_extra=3, precision='fp32')
+
+@pytest.mark.parametrize('bad,says', [
+    (dict(max_tokens=float('nan')), 'max_tokens=nan must be an int >= 1'),
+    (dict(max_tokens=2.5), 'max_tokens=2.5 must be an int >= 1'),
+    (dict(max_tokens=True), 'max_tokens=True must be an int >= 1'),
+    (dict(max_src_len=math.inf), 'max_src_len=inf must be an int >= 2'),
+    (dict(precision='fp8'), "precision='fp8' must be 'auto', 'fp32', 'bf16' or 'fp16'"),
+    (dict(precision=None), "precision=None must be 'auto'"),
+    (dict(device='gpu'), "device='gpu' is not a device"),
+    (dict(device=1.5), "device=1.5 is not a device"),
+    (dict(beam=1, stop='early'), "stop='early' is a rule of beam search, and beam=1 is greedy decoding"),
+], ids=lambda x: str(x) if isinstance(x, dict) else '')
+def test_translate_checks_its_inputs_at_the_entry(model, tok, bad, says):
+    "Each input of `translate` checked before any decoding, in one line that names it as the caller wrote it."
+    with pytest.raises(ValueError, match=f'^{__import__("re").escape(says)}') as e: translate(model, tok, ['one two'], **bad)
+    assert '\n' not in str(e.value)
+
+def test_translate_refuses_a_cuda_device_it_lacks(model, tok):
+    dev = 'cuda:99' if torch.cuda.is_available() else 'cuda'
+    with pytest.raises(ValueError, match=f"device='{dev}'") as e: translate(model, tok, ['one'], device=dev)
+    assert '\n' not in str(e.value)
+
+def test_beam_wider_than_the_vocabulary(model, tok):
+    with pytest.raises(ValueError, match=f'beam={tok.vocab_size + 1} is more than the target vocabulary of {tok.vocab_size} pieces'):
+        translate(model, tok, ['one'], beam=tok.vocab_size + 1)
+    with pytest.raises(TypeError, match='decoding=4 must be a Decoding'): translate(model, tok, ['one'], 4)
