@@ -61,6 +61,10 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
                     ):
     "A CTranslate2 `TransformerSpec` holding `model`'s weights and `tokenizer`'s vocabulary (see the table above)."
     from ctranslate2.specs import transformer_spec as ts
+    from transformer_nb.model import Transformer
+    from transformer_nb.data import Tokenizer
+    if not isinstance(model, Transformer): raise TypeError(f"model must be a Transformer (06_model), got a {type(model).__name__}")
+    if not isinstance(tokenizer, Tokenizer): raise TypeError(f"tokenizer must be a Tokenizer (08_data), got a {type(tokenizer).__name__}")
     cfg = _check_exportable(model.cfg)
     pieces = [tokenizer.sp.id_to_piece(i) for i in range(tokenizer.vocab_size)]
     if not len(pieces) == cfg.src_vocab == cfg.tgt_vocab:

@@ -168,7 +168,9 @@ def decode_lines(data:bytes, name='input') -> list[str]:
     """The lines of UTF-8 `data`, split on '\\n', '\\r\\n' or a lone '\\r' (classic Mac text) only, and stripped. Bad
     bytes raise a ValueError naming `name`, the line and the byte offset; so does a NUL byte, which no text holds
     (a binary file, or UTF-16 text)."""
-    nul = data.find(b'\0')
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"decode_lines wants bytes (a file's contents), got a {type(data).__name__}; read_text_lines(path) reads a file")
+    data = bytes(data); nul = data.find(b'\0')
     if nul >= 0:
         line = _line_at(data, nul)
         raise ValueError(f"{name}, line {line}: a NUL byte at offset {nul}; this is not UTF-8 "
@@ -263,6 +265,7 @@ def read_text_lines(path, # a text file (plain or gzip), a FIFO or a device; '-'
                      what:str='input', # how the command names it, e.g. '-i'
                     ) -> list[str]:
     "The lines of `path` as `decode_lines` splits them, read with `read_stream`'s bounds; a `UserError` naming `what` for a folder, a missing file or a socket."
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"read_text_lines wants a file's path, got a {type(path).__name__}")
     if str(path) == '-': return read_stdin_lines()
     p = check_text_file(path, what)
     try: f = open(p, 'rb')
@@ -312,6 +315,8 @@ def iter_lines(f, # a binary file, FIFO, device or standard input
                name:str, # how errors name it
                max_line:int=_MAX_LINE_BYTES, size:int=1 << 16, ratio:int=_MAX_RATIO):
     "The lines of `f`, one at a time as they arrive, exactly as `decode_lines` splits and checks them; gzip is decompressed as it comes."
+    if not hasattr(f, 'read') or isinstance(f, io.TextIOBase):
+        raise TypeError(f"iter_lines wants a file open in binary mode (open(path, 'rb')), got a {type(f).__name__}")
     pending, line, offset = b'', 1, 0                  # offset: of `pending`'s first byte
     for chunk in _plain_or_gunzipped(f, name, size, ratio):
         pending += chunk
