@@ -82,13 +82,13 @@ def _train_help():
     p.print_help(); sys.exit(0)
 
 # %% ../nbs/A7_cli.ipynb #20f0de74
-def _settings(a) -> dict:
-    "The options given that name a field of `TrainConfig` or `TransformerConfig`: what `train_model` takes by name (the run folder is the CLI's own)."
+def _setting_names() -> tuple:
+    "The options of tnb-train that are fields of `TrainConfig` or `TransformerConfig`: those `train_model` takes by name (the run folder is the CLI's own)."
     from dataclasses import fields
     from transformer_nb.trainer import TrainConfig
     from transformer_nb.model import TransformerConfig
-    names = dict.fromkeys(f.name for c in (TrainConfig, TransformerConfig) for f in fields(c) if f.name not in ('out', 'overwrite'))
-    return {k: getattr(a, k) for k in names if getattr(a, k, None) is not None}
+    options = {x.dest for x in _train_parser()._actions} - {'out', 'overwrite'}
+    return tuple(dict.fromkeys(f.name for c in (TrainConfig, TransformerConfig) for f in fields(c) if f.name in options))
 
 def _check_train(a):
     if a.steps and a.epochs: _fail("give --steps or --epochs, not both: --steps counts updates, --epochs passes over the data")
@@ -153,7 +153,7 @@ def _train(argv):
             _fail(f"--out {out.path} already holds a run ({file_names(old)}): continue it "
                   f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
         data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **({k: getattr(a, k) for k in ('train', 'valid', 'test')} if a.train else {}))
-        s = _settings(a) | {'out': str(out.path)}
+        s = {k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None} | {'out': str(out.path)}
         s |= ({'overwrite': True} if a.overwrite else {}) | ({'progress': False} if a.no_progress else {})
         spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
         recipe = None if a.resume else replace(tasks.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
