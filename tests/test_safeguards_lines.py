@@ -36,3 +36,11 @@ def test_translate_reads_mac_lines(tmp_path):
         r = subprocess.run(['tnb-translate', 'pretrained:numbers', '--beam', '1', *args], input=inp, capture_output=True)
         assert r.returncode == 0, r.stderr
         assert r.stdout.decode().splitlines() == ['drei', 'vier'], r.stdout
+
+
+def test_a_long_mac_file_is_not_one_long_line():
+    "The bound on a line's length counts a lone '\\r' as a line break: a classic Mac file is not refused as one huge line."
+    from transformer_nb.safeguards import read_stream, UserError
+    data = b'abcdefgh\r' * 50
+    assert decode_lines(read_stream(io.BytesIO(data), 'mac.txt', max_line=20, size=7)) == ['abcdefgh'] * 50
+    with pytest.raises(UserError, match='mac.txt, line 3: longer than'): read_stream(io.BytesIO(b'a\rb\r' + b'x' * 50), 'mac.txt', max_line=20, size=7)

@@ -225,16 +225,16 @@ def read_stream(f, # a binary file, FIFO, device or standard input
             raise UserError(f"{name}: expands to more than {(total + len(c)) >> 20} MiB from {read[0] >> 10} KiB of gzip data, "
                             f"over {ratio} times its size; that is not a text corpus")
         if (nul := c.find(b'\0')) >= 0:
-            line += c.count(b'\n', 0, nul)
+            line += _line_at(c, nul) - 1
             raise UserError(f"{name}, line {line}: a NUL byte at offset {total + nul}; this is not "
                             f"UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)")
-        first_nl = c.find(b'\n')
+        first_nl = min((i for i in (c.find(b'\n'), c.find(b'\r')) if i >= 0), default=-1)   # '\r' alone ends a line too
         longest = cur + (len(c) if first_nl < 0 else first_nl)
         if longest > max_line:                          # a line within one chunk is shorter than `size`
             raise UserError(f"{name}, line {line}: longer than {max_line >> 20} MiB without a line break; is it a text file "
                             f"with one sentence per line?")
         if first_nl < 0: cur += len(c)
-        else: line += c.count(b'\n'); cur = len(c) - c.rfind(b'\n') - 1
+        else: line += _line_at(c, len(c)) - 1; cur = len(c) - max(c.rfind(b'\n'), c.rfind(b'\r')) - 1
         parts.append(c); total += len(c)
     return b''.join(parts)
 
