@@ -50,3 +50,10 @@ def test_evaluate_refuses_non_pairs():
 @pytest.mark.parametrize('m', [0, float('nan'), 2.5, None])
 def test_length_batches_checks_max_tokens(m):
     with pytest.raises(ValueError, match='max_tokens=.* must be an int >= 1'): length_batches([3, 4], m)
+
+
+def test_significance_table_says_the_same_score():
+    from transformer_nb.evaluation import _significance_table
+    other = ['Nothing here.' if i % 2 else 'Nobody there.' for i in range(100)]
+    tbl = _significance_table({'b vs a': paired_bootstrap(REFS, ['zz yy.'] * 100, other, n_samples=100)})
+    assert tbl.endswith('| +0.0 | 1.000 | no (the same score) |'), tbl
