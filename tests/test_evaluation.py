@@ -1,7 +1,7 @@
 "The scoring functions of `evaluation` (11_results): what they refuse, and what their records say."
 import re
 import pytest
-from transformer_nb.evaluation import corpus_scores, paired_bootstrap, paired_bootstrap_mean, evaluate, length_batches
+from transformer_nb.evaluation import corpus_scores, paired_bootstrap, paired_bootstrap_mean, evaluate
 
 REFS = ['A man is riding a bike.', 'Two dogs play in the snow.', 'A girl reads a book.', 'People walk in a park.'] * 25
 
@@ -45,11 +45,6 @@ def test_paired_bootstrap_mean_refuses_nan():
 def test_evaluate_refuses_non_pairs():
     with pytest.raises(ValueError, match='list of .source, reference. pairs'): evaluate(None, None, 'a sentence')
     with pytest.raises(ValueError, match=r'pairs\[1\] is not a \(source, reference\) pair'): evaluate(None, None, [('a', 'b'), 'c'])
-
-
-@pytest.mark.parametrize('m', [0, float('nan'), 2.5, None])
-def test_length_batches_checks_max_tokens(m):
-    with pytest.raises(ValueError, match='max_tokens=.* must be an int >= 1'): length_batches([3, 4], m)
 
 
 def test_significance_table_says_the_same_score():

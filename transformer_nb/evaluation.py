@@ -110,8 +110,7 @@ def paired_bootstrap_mean(baseline, system, # per-sentence scores of two systems
 # %% ../nbs/11_results.ipynb #2c78aeb5
 def length_batches(lengths:list[int], max_tokens:int=4000) -> list[list[int]]:
     "Indices grouped into batches of similar length with (batch size x longest) <= max_tokens; longest first."
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, (int, np.integer)) or max_tokens < 1:
-        raise ValueError(f"max_tokens={max_tokens!r} must be an int >= 1")
+    if max_tokens < 1: raise ValueError(f"max_tokens={max_tokens} must be >= 1")
     batches, cur = [], []
     for i in sorted(range(len(lengths)), key=lambda i: -lengths[i]):
         if cur and (len(cur) + 1) * lengths[cur[0]] > max_tokens: batches.append(cur); cur = []
