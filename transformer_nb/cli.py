@@ -234,10 +234,11 @@ def _translate_export(a):
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
     note(f"{a.prog}: using {a.checkpoint} (a CTranslate2 export{' of ' + meta['checkpoint'] if meta.get('checkpoint') else ''})")
     beam, alpha = a.beam or 4, 0.6 if a.alpha is None else a.alpha       # the paper's decoding (§6.1), as for a checkpoint
+    batch = {'max_tokens': a.max_tokens} if a.max_tokens else {}          # else ctranslate2_translate's own
     with contextlib.ExitStack() as opened:
         batches, _, _ = sentence_batches(a.sentences, a.input, opened)
         with output_stream(a.output) as write:
-            for b in batches: write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, beam, alpha, a.max_tokens, meta=meta)))
+            for b in batches: write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, beam, alpha, meta=meta, **batch)))
 
 def _translate(argv):
     a = _parse_translate(argv)
