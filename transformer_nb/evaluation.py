@@ -193,9 +193,9 @@ def evaluate(model, tokenizer, pairs:list[tuple[str, str]], beam:int=PAPER_DECOD
              max_tokens:int=4000, device=None, stop:str='exact', precision:str='auto') -> tuple[dict, list[str]]:
     "Translate the sources of `pairs` and score against their targets; returns (scores, hypotheses)."
     if isinstance(pairs, (str, bytes)): raise ValueError(f"evaluate needs a list of (source, reference) pairs, got one {type(pairs).__name__}")
+    if bad := [i for i, p in enumerate(pairs) if not (isinstance(p, (tuple, list)) and len(p) == 2)]:
+        raise ValueError(f"pairs[{bad[0]}] is not a (source, reference) pair: {pairs[bad[0]]!r:.60}")
     if not pairs: raise ValueError("evaluate got no (source, reference) pairs")
-    for i, p in enumerate(pairs):
-        if not (isinstance(p, (tuple, list)) and len(p) == 2): raise ValueError(f"pairs[{i}] is not a (source, reference) pair: {p!r:.60}")
     hyps = translate(model, tokenizer, [s for s, _ in pairs], beam=beam, alpha=alpha, max_tokens=max_tokens, device=device,
                      stop=stop, precision=precision)
     refs = [t for _, t in pairs]

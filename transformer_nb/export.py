@@ -16,7 +16,7 @@ from .core import BOS_ID, EOS_ID
 from .positional import sinusoidal_encoding
 from .model import TransformerConfig
 from .checkpoints import load_checkpoint, model_from_checkpoint, resolve_checkpoint
-from .evaluation import length_batches, one_line
+from .evaluation import length_batches
 
 # %% ../nbs/A5_export.ipynb #91161e2d
 def _ctranslate2():
@@ -161,6 +161,7 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4
                           max_extra:int=50, meta:dict|None=None, # the export metadata (for learned positions' limit)
                          ) -> list[str]:
     "Translate `sentences` with an exported model; '' for an empty input, output in input order."
+    from transformer_nb.evaluation import one_line
     if isinstance(sentences, str): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
     sentences = list(sentences)
     for i, s in enumerate(sentences):
