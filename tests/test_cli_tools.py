@@ -1,5 +1,5 @@
 "tnb-translate, tnb-evaluate and tnb-average (A7_cli) as a user runs them: a real checkpoint, files, stdin, bad input."
-import json, os, re, subprocess, sys
+import json, os, subprocess, sys
 from pathlib import Path
 import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint
@@ -112,7 +112,7 @@ def test_early_stop(run, tmp_path):
 
 def test_translate_takes_double_dash(run, tmp_path):
     "After '--' everything is positional, as for the other tools: a run folder whose name starts with a dash, and such a sentence."
-    (tmp_path / '-dash').mkdir(); os.symlink(run, tmp_path / '-dash' / 'run')
+    (tmp_path / '-dash').mkdir(); (tmp_path / '-dash' / 'run').symlink_to(run)
     r = tool('translate', '--beam', '1', '--', '-dash/run', 'a b c', '-b', cwd=tmp_path)
     assert r.returncode == 0 and r.stdout.splitlines()[0] == 'a b c', r.stderr
     assert len(r.stdout.splitlines()) == 2
@@ -163,6 +163,7 @@ def test_translate_runs_an_export(run, tmp_path):
                                         (['--cooldown', '5'], r'(cooldown=|--cooldown )5 needs (--)?steps')])
 def test_train_refuses_what_the_library_refuses(tmp_path, args, says):
     "tnb-train states no check of its own that TrainConfig makes: the library's one message, one line, exit 2, nothing trained."
+    import re
     r = tool('train', '--dataset', 'copy', '--preset', 'tiny', '--no-progress', '--out', tmp_path / 'r', *args)
     assert r.returncode == 2 and re.search(says, r.stderr) and len(conftest.said(r.stderr)) == 1, r.stderr
     assert not list((tmp_path / 'r').glob('checkpoint-*.pt'))
