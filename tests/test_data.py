@@ -527,4 +527,3 @@ def test_dataloader_end_to_end(tok, m30k):
 
 def test_padding_efficiency():
     assert padding_efficiency([[0, 1]], [2, 4], [3, 3]) == {'src': 0.75, 'tgt': 1.0, 'both': 12 / 14}
-
