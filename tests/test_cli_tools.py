@@ -108,3 +108,62 @@ def test_early_stop(run, tmp_path):
     assert r.returncode == 0 and 'early stop' in r.stdout, r.stderr
     [record] = json.loads(rec.read_text())
     assert record['decoding'] == 'beam 4, alpha 0.6, early stop' and record['id'].endswith('-beam4-alpha0.6-early'), record
+
+
+def test_translate_takes_double_dash(run, tmp_path):
+    "After '--' everything is positional, as for the other tools: a run folder whose name starts with a dash, and such a sentence."
+    (tmp_path / '-dash').mkdir(); (tmp_path / '-dash' / 'run').symlink_to(run)
+    r = tool('translate', '--beam', '1', '--', '-dash/run', 'a b c', '-b', cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == 'a b c', r.stderr
+    assert len(r.stdout.splitlines()) == 2
+    r = tool('translate', '--', '-dash/run', 'a b c', cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, 'a b c\n'), r.stderr
+
+
+def test_average_of_one_checkpoint_says_so(run, tmp_path):
+    "A run folder without --last is one checkpoint: no 'averaged 1 checkpoints', and a hint at --last N."
+    r = tool('average', run, '-o', tmp_path / 'x.pt')
+    assert r.returncode == 0 and 'averaged 1 checkpoint (' in r.stdout, (r.stdout, r.stderr)
+    assert 'is a copy of it' in r.stderr and '--last N' in r.stderr, r.stderr
+    paths = RunFolder(run).checkpoints()[-2:]
+    r = tool('average', *paths, '-o', tmp_path / 'y.pt')
+    assert 'averaged 2 checkpoints' in r.stdout and 'copy' not in r.stderr, r.stderr
+
+
+def test_export_names_the_output_folder(run):
+    pytest.importorskip('ctranslate2')
+    r = tool('export', '--ctranslate2', run, '-o', '/proc/ex')
+    assert r.returncode in (1, 2) and 'error: cannot write /proc/ex:' in r.stderr and '.tmp' not in r.stderr, r.stderr
+
+
+def test_train_help_says_what_zero_means():
+    r = tool('train', '--help')
+    text = ' '.join(r.stdout.split())
+    for opt, zero in (('--save-every N', '(0: only at the end)'), ('--keep N', '(0: all;'), ('--average N', '(0 or 1: no average)'),
+                      ('--valid-every N', '(0: at the end of each epoch)')):
+        assert opt in text and zero in text.rsplit(opt, 1)[1][:200], (opt, text)   # the last: the option's line, not the usage
+
+
+def test_translate_runs_an_export(run, tmp_path):
+    "tnb-translate decodes a folder that tnb-export wrote with CTranslate2, and its greedy outputs are the checkpoint's."
+    pytest.importorskip('ctranslate2')
+    assert tool('export', '--ctranslate2', run, '-o', tmp_path / 'ct2').returncode == 0
+    src = ['a b c', 'h g f e', '', 'b a d']
+    want = tool('translate', run, '--beam', '1', *src).stdout
+    r = tool('translate', tmp_path / 'ct2', '--beam', '1', *src)
+    assert (r.returncode, r.stdout) == (0, want), r.stderr
+    assert 'a CTranslate2 export of' in r.stderr
+    r = tool('translate', tmp_path / 'ct2', '-i', '-', stdin='a b c\rb a d\r')           # standard input, Mac lines too
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 2, r.stderr
+    r = tool('translate', tmp_path / 'ct2', '--early-stop', 'a b')
+    assert r.returncode == 2 and 'is a CTranslate2 export' in r.stderr and '--early-stop' in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize('args, says', [(['--keep', '2', '--average', '3'], r'(keep=|--keep )2 keeps fewer checkpoints than the 3'),
+                                        (['--cooldown', '5'], r'(cooldown=|--cooldown )5 needs (--)?steps')])
+def test_train_refuses_what_the_library_refuses(tmp_path, args, says):
+    "tnb-train states no check of its own that TrainConfig makes: the library's one message, one line, exit 2, nothing trained."
+    import re
+    r = tool('train', '--dataset', 'copy', '--preset', 'tiny', '--no-progress', '--out', tmp_path / 'r', *args)
+    assert r.returncode == 2 and re.search(says, r.stderr) and len(conftest.said(r.stderr)) == 1, r.stderr
+    assert not list((tmp_path / 'r').glob('checkpoint-*.pt'))

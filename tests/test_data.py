@@ -416,6 +416,35 @@ def test_encode_pairs_conventions(tok, m30k):
         short = encode_pairs(tok, m30k.valid[:50], max_len=10)
     assert all(len(s) <= 10 and len(t) <= 10 for s, t in short) and len(short) < 50
 
+# ---------------------------------------------------------------- what data's public functions refuse
+
+def _tok(): return Tokenizer.train(['a b c', 'd e f g', 'h i'] * 50, vocab_size=20)
+
+@pytest.mark.parametrize('call, exc, says', [
+    (lambda: Tokenizer.train(None), TypeError, 'wants a ParallelData or a list of sentences, got a NoneType'),
+    (lambda: Tokenizer.train([1, 2]), TypeError, 'a sentence is a int, not a str'),
+    (lambda: Tokenizer('model.spm'), TypeError, "a SentencePiece model's bytes, got a str (a file: Tokenizer.load(path))"),
+    (lambda: Tokenizer.load('/nonexistent/x.model'), FileNotFoundError, '/nonexistent/x.model: no such file'),
+    (lambda: Tokenizer.load('/'), FileNotFoundError, 'is a folder, not a SentencePiece model'),
+    (lambda: _tok().decode('a b'), TypeError, 'decode wants token ids (ints), got a str'),
+    (lambda: _tok().decode([5, 1.5]), ValueError, 'token ids are whole numbers, got 1.5'),
+    (lambda: encode_pairs(None, [('a', 'b')]), TypeError, 'encode_pairs wants a Tokenizer first'),
+    (lambda: encode_pairs(_tok(), 'a b'), ValueError, 'a list of (source, target) pairs'),
+    (lambda: encode_pairs(_tok(), [('a', 'b', 'c')]), ValueError, 'a list of (source, target) pairs'),
+    (lambda: encode_pairs(_tok(), [('a b', 'c')], max_len=0), ValueError, 'max_len=0 must be an int >= 2'),
+    (lambda: encode_pairs(_tok(), [('a b', 'c')], max_len=float('nan')), ValueError, 'max_len=nan must be an int >= 2'),
+    (lambda: encode_pairs(_tok(), [('a b c d e f', 'c')], max_len=3), ValueError, 'every one of the 1 pairs is longer than max_len=3'),
+    (lambda: TokenBatchSampler([-3, 4], [3, 4], 10), ValueError, 'at least one source and one target token'),
+    (lambda: TokenBatchSampler([3, 4], [3, 4], 10, rank=0.5, world_size=2), ValueError, 'rank=0.5 must be an int >= 0'),
+    (lambda: TokenBatchSampler([3, 4], [3, 4], 10, seed=-1), ValueError, 'seed=-1 must be an int >= 0'),
+    (lambda: padding_efficiency([], [1], [1]), ValueError, 'needs batches'),
+    (lambda: padding_efficiency([[5]], [1], [1]), ValueError, 'a batch holds example 5, but there are 1 lengths'),
+])
+def test_data_refuses_in_the_callers_terms(call, exc, says):
+    with pytest.raises(exc) as e: call()
+    assert says in str(e.value) and '\n' not in str(e.value), str(e.value)
+
+
 # ---------------------------------------------------------------- batching
 
 def _lens(n=3000, seed=0):

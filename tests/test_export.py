@@ -164,3 +164,34 @@ def test_cli_refuses_non_empty_output(ckpt, tmp_path):
     assert [p.name for p in (tmp_path / 'out').iterdir()] == ['notes.txt']
     r = tool('-o', tmp_path / 'x')
     assert r.returncode == 2 and '--ctranslate2' in r.stderr
+
+
+def test_export_names_the_folder_asked_for(ckpt, tmp_path):
+    "A folder that cannot be written is named as given, not as the temporary folder beside it; nothing is left behind."
+    with pytest.raises(OSError) as e: export_ctranslate2(ckpt, '/proc/ex')
+    assert str(e.value).startswith('cannot write /proc/ex:') and '.tmp' not in str(e.value), str(e.value)
+    (tmp_path / 'file').write_text('x')                             # a parent that is a file
+    with pytest.raises(OSError, match=f'cannot write {tmp_path}/file/m:'): export_ctranslate2(ckpt, tmp_path / 'file' / 'm')
+
+
+@pytest.mark.parametrize('call, exc, says', [
+    (lambda c, m, t: export_ctranslate2(m, '/tmp/never'), TypeError, 'checkpoint must be a path, got a Transformer: save the model'),
+    (lambda c, m, t: export_ctranslate2(c, None), TypeError, 'out_dir must be a path, got a NoneType'),
+    (lambda c, m, t: export_ctranslate2(c, '/tmp/never', max_positions=2.5), ValueError, 'max_positions=2.5 must be an int >= 1'),
+    (lambda c, m, t: ctranslate2_spec(None, t), TypeError, 'model must be a Transformer'),
+    (lambda c, m, t: ctranslate2_spec(m, 'spm.model'), TypeError, 'tokenizer must be a Tokenizer'),
+    (lambda c, m, t: load_ctranslate2(None), TypeError, 'model_dir must be a path'),
+    (lambda c, m, t: load_ctranslate2('/tmp', threads=-1), ValueError, 'threads=-1 must be an int >= 0'),
+])
+def test_export_refuses_in_the_callers_terms(ckpt, tok, call, exc, says):
+    model = model_from_checkpoint(ckpt)[0]
+    with pytest.raises(exc) as e: call(ckpt, model, tok)
+    assert says in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize('kw, says', [({'beam': 0}, 'beam=0 must be an int >= 1'), ({'alpha': float('nan')}, 'alpha=nan must be a number >= 0'),
+                                      ({'max_tokens': 0}, 'max_tokens=0 must be an int >= 1'), ({'max_extra': -1}, 'max_extra=-1 must be an int >= 0')])
+def test_ctranslate2_translate_checks_its_settings(ckpt, tmp_path, kw, says):
+    tr, tk, meta = load_ctranslate2(export_ctranslate2(ckpt, tmp_path / 'm'))
+    with pytest.raises(ValueError, match=says): ctranslate2_translate(tr, tk, ['a b'], meta=meta, **kw)
+    with pytest.raises(TypeError, match=r'sentences\[1\] is a NoneType'): ctranslate2_translate(tr, tk, ['a', None])

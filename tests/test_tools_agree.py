@@ -6,7 +6,7 @@ import contextlib, io, shutil, sys
 from dataclasses import fields
 from pathlib import Path
 import pytest, torch
-from transformer_nb.cli import train_main, translate_main, evaluate_main, export_main, _train_parser, _SETTINGS
+from transformer_nb.cli import train_main, translate_main, evaluate_main, export_main, _train_parser, _setting_names
 from transformer_nb.checkpoints import load_checkpoint, resolve_checkpoint, model_from_checkpoint
 from transformer_nb.datasets import load_dataset
 from transformer_nb.model import TransformerConfig
@@ -100,7 +100,7 @@ def test_train_model_is_tnb_train_bit_for_bit(tmp_path):
 def test_label_smoothing_walks_one_way(copy_run):
     "--eps-ls becomes a training setting, never a model field; the loss reads it from the training config alone."
     a = _train_parser().parse_args(['--eps-ls', '0.2', '--d-model', '64'])
-    train, model = _split({k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None})
+    train, model = _split({k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None})
     assert (train, model) == ({'eps_ls': 0.2}, {'d_model': 64})
     assert not {'eps_ls', 'label_smoothing'} & {f.name for f in fields(TransformerConfig)}
     d, t = copy_run

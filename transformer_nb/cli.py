@@ -49,10 +49,14 @@ def _train_parser() -> CliParser:
     for name in ('p-drop', 'p-attn', 'p-ffn'): g.add_argument(f'--{name}', type=number(float, 0, 1, hi_open=True), dest=name.replace('-', '_'))
     g.add_argument('--pos', choices=['sinusoidal', 'learned'])
     g = p.add_argument_group('training')
+    helps = {'save-every': "save a checkpoint every N updates (0: only at the end)",
+             'keep': "keep the newest N checkpoints, deleting older ones (0: all; default: 3, or --average if more)",
+             'average': "at the end, average the newest N checkpoints into average.pt, as §6.1 does (0 or 1: no average)",
+             'valid-every': "validate every N updates (0: at the end of each epoch)"}
     for name, lo, hi in (('max-tokens', 1, 10_000_000), ('accum', 1, 100_000), ('epochs', 1, None), ('steps', 1, None), ('warmup', 1, None),
                          ('cooldown', 0, None), ('save-every', 0, None), ('keep', 0, None), ('average', 0, None), ('valid-every', 0, None),
                          ('seed', 0, 2**32 - 1)):
-        g.add_argument(f'--{name}', type=number(int, lo, hi), dest=name.replace('-', '_'))
+        g.add_argument(f'--{name}', type=number(int, lo, hi), dest=name.replace('-', '_'), **({'metavar': 'N', 'help': helps[name]} if name in helps else {}))
     for name in ('lr-scale', 'clip', 'max-time'): g.add_argument(f'--{name}', type=number(float, 0, lo_open=True), dest=name.replace('-', '_'))
     g.add_argument('--eps-ls', type=number(float, 0, 1, hi_open=True), help="label smoothing (§5.4)")
     g.add_argument('--device'); g.add_argument('--precision', choices=['auto', 'fp32', 'bf16', 'fp16'])
@@ -78,17 +82,19 @@ def _train_help():
     p.print_help(); sys.exit(0)
 
 # %% ../nbs/A7_cli.ipynb #20f0de74
-_SETTINGS = ('max_tokens', 'accum', 'epochs', 'steps', 'warmup', 'cooldown', 'save_every', 'keep', 'average', 'valid_every', 'seed',
-             'lr_scale', 'clip', 'max_time', 'eps_ls', 'max_len', 'device', 'precision', 'compile', 'd_model', 'N', 'h', 'd_ff',
-             'd_k', 'd_v', 'p_drop', 'p_attn', 'p_ffn', 'pos')   # the options `train_model` takes by name
+def _setting_names() -> tuple:
+    "The options of tnb-train that are fields of `TrainConfig` or `TransformerConfig`: those `train_model` takes by name (the run folder is the CLI's own)."
+    from dataclasses import fields
+    from transformer_nb.trainer import TrainConfig
+    from transformer_nb.model import TransformerConfig
+    options = {x.dest for x in _train_parser()._actions} - {'out', 'overwrite'}
+    return tuple(dict.fromkeys(f.name for c in (TrainConfig, TransformerConfig) for f in fields(c) if f.name in options))
 
 def _check_train(a):
     if a.steps and a.epochs: _fail("give --steps or --epochs, not both: --steps counts updates, --epochs passes over the data")
     if a.resume and a.overwrite: _fail("--resume continues a run and --overwrite deletes one: give one of them")
     if a.resume and a.recipe: _fail(f"--recipe {a.recipe} is for a new run: a resumed run keeps the settings of its own recipe")
     if a.new_data and not a.resume: _fail("--new-data is for --resume: it continues a checkpoint on another corpus")
-    if a.cooldown and not a.steps and not a.resume: _fail(f"--cooldown {a.cooldown} needs --steps: the update at which the learning rate reaches 0")
-    if a.keep and a.average and a.keep < a.average: _fail(f"--keep {a.keep} keeps fewer checkpoints than the {a.average} that --average averages")
     if a.resume and (a.normalization or a.byte_fallback is not None): _fail("--normalization and --byte-fallback shape a new tokenizer; a resumed run keeps its own")
     if a.resume and not Path(a.resume).exists(): _fail(f"--resume {a.resume}: no such file or folder")
     for s, f in [(s, x) for s in ('train', 'valid', 'test') for x in (getattr(a, s) or [])]:
@@ -147,7 +153,7 @@ def _train(argv):
             _fail(f"--out {out.path} already holds a run ({file_names(old)}): continue it "
                   f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
         data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **({k: getattr(a, k) for k in ('train', 'valid', 'test')} if a.train else {}))
-        s = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None} | {'out': str(out.path)}
+        s = {k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None} | {'out': str(out.path)}
         s |= ({'overwrite': True} if a.overwrite else {}) | ({'progress': False} if a.no_progress else {})
         spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
         recipe = None if a.resume else replace(tasks.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
@@ -194,7 +200,8 @@ def _add_decoding(p:CliParser):
 # %% ../nbs/A7_cli.ipynb #77ffbd21
 def _translate_parser() -> CliParser:
     p = CliParser(prog='tnb-translate', formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Translate sentences with a checkpoint from tnb-train. One line out per line in; empty lines stay empty.",
+        description="Translate sentences with a checkpoint from tnb-train, or with a model folder from tnb-export (CTranslate2 decodes it). "
+                    "One line out per line in; empty lines stay empty.",
         epilog="examples:\n  tnb-translate runs/numbers 'three hundred forty-two'\n  tnb-translate runs/m30k-de-en -i test.de -o test.hyp.en\n"
                "  echo 'Ein Hund läuft.' | tnb-translate runs/m30k-de-en")
     _add_decoding(p)
@@ -205,11 +212,41 @@ def _translate_parser() -> CliParser:
     return p
 
 # %% ../nbs/A7_cli.ipynb #c4a32194
+def _parse_translate(argv:list):
+    "tnb-translate's arguments; sentences may come after the options, and everything after '--' is positional."
+    if '--' not in argv: return _translate_parser().parse_intermixed_args(argv)
+    i = argv.index('--'); rest = argv[i + 1:]         # argparse's intermixed parsing cannot take '--': stand-ins that
+    a = _translate_parser().parse_intermixed_args(argv[:i] + [f'\0{k}' for k in range(len(rest))])   # no argument holds (NUL)
+    back = lambda s: rest[int(s[1:])] if s.startswith('\0') else s
+    a.checkpoint, a.sentences = back(a.checkpoint), [back(s) for s in a.sentences]
+    return a
+
+def _translate_export(a):
+    "tnb-translate with a model folder that tnb-export wrote: CTranslate2 decodes, with the folder's tokenizer."
+    for given, what in ((a.early_stop, '--early-stop'), (a.precision != 'auto', f'--precision {a.precision}'), (a.max_src_len, '--max-src-len')):
+        if given: _fail(f"{what} is for checkpoints; {a.checkpoint} is a CTranslate2 export, which decodes with CTranslate2's own "
+                        f"search in the type it was exported in (tnb-export --quantization): drop {what}")
+    check_not_inputs({'-o': a.output}, {'-i': a.input, 'the export': [q for q in Path(a.checkpoint).iterdir() if q.is_file()]})
+    for line in check_thread_env(): warnings.warn(line)
+    heavy_imports()
+    from transformer_nb.core import limit_threads
+    from transformer_nb.export import load_ctranslate2, ctranslate2_translate
+    try: translator, tok, meta = load_ctranslate2(a.checkpoint, threads=limit_threads(a.threads), device=a.device or 'cpu')
+    except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
+    note(f"{a.prog}: using {a.checkpoint} (a CTranslate2 export{' of ' + meta['checkpoint'] if meta.get('checkpoint') else ''})")
+    beam, alpha = a.beam or 4, 0.6 if a.alpha is None else a.alpha       # the paper's decoding (§6.1), as for a checkpoint
+    batch = {'max_tokens': a.max_tokens} if a.max_tokens else {}          # else ctranslate2_translate's own
+    with contextlib.ExitStack() as opened:
+        batches, _, _ = sentence_batches(a.sentences, a.input, opened)
+        with output_stream(a.output) as write:
+            for b in batches: write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, beam, alpha, meta=meta, **batch)))
+
 def _translate(argv):
-    a = _translate_parser().parse_intermixed_args(argv)          # sentences may come after the options
+    a = _parse_translate(argv)
     if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'
     if a.sentences and a.input: _fail("give sentences as arguments or with --input, not both")
     if a.output: check_output(a.output, '-o')
+    if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_export(a)    # a folder tnb-export wrote
     check_not_inputs({'-o': a.output}, {'-i': a.input, **checkpoint_files(a.checkpoint)})
     for line in check_thread_env(): warnings.warn(line)
     heavy_imports()
@@ -290,9 +327,16 @@ def _average(argv):
         if len(paths) != 1 or not paths[0].is_dir(): _fail("--last N needs exactly one run folder")
         paths = RunFolder(paths[0]).newest(a.last)
     heavy_imports()
-    from transformer_nb.checkpoints import save_averaged
+    from transformer_nb.checkpoints import save_averaged, resolve_checkpoint
+    folder = paths[0] if len(paths) == 1 and paths[0].is_dir() else None
+    if folder: paths = [resolve_checkpoint(folder)[0]]            # the file the folder stands for
     out = save_averaged(paths, a.output)
-    print(f"averaged {len(paths)} checkpoints ({', '.join(q.name for q in paths)}) -> {out}", file=sys.stderr if in_place(out) else sys.stdout)
+    n, names = len(paths), ', '.join(q.name for q in paths)
+    print(f"averaged {n} checkpoint{'s' * (n != 1)} ({names}) -> {out}", file=sys.stderr if in_place(out) else sys.stdout)
+    if n == 1:
+        run = folder or (a.checkpoints[0] if a.last else paths[0].parent)
+        note(f"tnb-average: one checkpoint, so {out} is a copy of it; to average a run's newest N "
+             f"checkpoints give its folder and --last N: tnb-average {shlex.quote(str(run))} --last 5 -o {shlex.quote(str(a.output))}")
 
 def average_main(argv:list|None=None):
     "Entry point of `tnb-average` (see `tnb-average --help`)."

@@ -22,6 +22,8 @@ from .datasets import ParallelData
 class Tokenizer:
     "A SentencePiece model with the course's special ids: pad 0, unk 1, bos 2, eos 3."
     def __init__(self, model_proto:bytes):
+        if not isinstance(model_proto, (bytes, bytearray, memoryview)):
+            raise TypeError(f"Tokenizer wants a SentencePiece model's bytes, got a {type(model_proto).__name__} (a file: Tokenizer.load(path))")
         try: self.sp = spm.SentencePieceProcessor(model_proto=bytes(model_proto))
         except RuntimeError as e: raise ValueError(f"not a SentencePiece model ({len(model_proto)} bytes): {e}") from None
         got = (self.sp.pad_id(), self.sp.unk_id(), self.sp.bos_id(), self.sp.eos_id())
@@ -39,8 +41,10 @@ class Tokenizer:
               num_threads:int=1, seed:int=0, **spm_kwargs) -> 'Tokenizer':
         "Learn a joint vocabulary: from both sides of `texts.train` if given a `ParallelData`, else from the sentences."
         if isinstance(texts, ParallelData): texts = texts.train_texts()
-        if isinstance(texts, str): raise TypeError("Tokenizer.train wants a ParallelData or a list of sentences, got one str")
+        if isinstance(texts, str) or not hasattr(texts, '__iter__'):
+            raise TypeError(f"Tokenizer.train wants a ParallelData or a list of sentences, got a {type(texts).__name__}")
         sents = [t for t in texts if t]
+        if bad := next((t for t in sents if not isinstance(t, str)), None): raise TypeError(f"Tokenizer.train: a sentence is a {type(bad).__name__}, not a str: {bad!r:.60}")
         if not sents: raise ValueError("Tokenizer.train got no (non-empty) sentences")
         if not isinstance(vocab_size, int) or vocab_size < 8: raise ValueError(f"vocab_size must be an int >= 8, got {vocab_size!r}")
         bio = io.BytesIO(); spm.set_random_generator_seed(seed)
@@ -76,7 +80,9 @@ class Tokenizer:
         return cls(b)
     def save(self, path:str|Path): Path(path).write_bytes(self._proto)
     @classmethod
-    def load(cls, path:str|Path) -> 'Tokenizer': return cls(Path(path).read_bytes())
+    def load(cls, path:str|Path) -> 'Tokenizer':
+        if not Path(path).is_file(): raise FileNotFoundError(f"{path} is a folder, not a SentencePiece model" if Path(path).is_dir() else f"{path}: no such file")
+        return cls(Path(path).read_bytes())
 
 # %% ../nbs/08_data.ipynb #2d5ab5fd
 def _ids(x) -> list: return x.tolist() if hasattr(x, 'tolist') else list(x)
@@ -98,10 +104,12 @@ def pieces(self:Tokenizer, text:str) -> list[str]:
 @patch
 def decode(self:Tokenizer, ids) -> str|list[str]:
     "Text of a sequence of ids (or of a batch: 2-D tensor, list of lists), stopping at EOS, skipping PAD and BOS."
+    if isinstance(ids, (str, bytes)) or ids is None: raise TypeError(f"decode wants token ids (ints), got a {type(ids).__name__}; encode turns text into ids")
     ids = _ids(ids)
     if ids and (isinstance(ids[0], (list, tuple)) or getattr(ids[0], 'ndim', 0) > 0): return [self.decode(x) for x in ids]
     out = []
-    for i in map(int, ids):
+    for x in ids:
+        if (i := int(x)) != x: raise ValueError(f"token ids are whole numbers, got {x!r}")
         if i == EOS_ID: break
         if not 0 <= i < self.vocab_size: raise IndexError(f"token id {i} is outside the vocabulary 0..{self.vocab_size - 1}")
         if i not in (PAD_ID, BOS_ID): out.append(i)
@@ -113,10 +121,16 @@ def encode_pairs(tok:Tokenizer, pairs:list[tuple[str, str]],
                  num_threads:int|None=None, # passed to `Tokenizer.encode`
                 ) -> list[tuple[list[int], list[int]]]:
     "Token ids for each pair: source = pieces + [EOS], target = [BOS] + pieces + [EOS]."
+    if not isinstance(tok, Tokenizer): raise TypeError(f"encode_pairs wants a Tokenizer first, got a {type(tok).__name__}")
+    if isinstance(pairs, (str, bytes)) or any(not (isinstance(p, (tuple, list)) and len(p) == 2) for p in pairs):
+        raise ValueError(f"encode_pairs wants a list of (source, target) pairs, got {pairs!r:.60}")
+    if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 2):
+        raise ValueError(f"max_len={max_len!r} must be an int >= 2 (a target holds BOS and EOS), or None")
     srcs, tgts = tok.encode([s for s, _ in pairs], num_threads), tok.encode([t for _, t in pairs], num_threads)
     out = [(s + [EOS_ID], [BOS_ID] + t + [EOS_ID]) for s, t in zip(srcs, tgts)]
     if max_len is not None:
         keep = [p for p in out if len(p[0]) <= max_len and len(p[1]) <= max_len]
+        if out and not keep: raise ValueError(f"every one of the {len(out):,} pairs is longer than max_len={max_len} tokens: raise max_len")
         if len(keep) < len(out):
             msg = f"encode_pairs: dropped {len(out) - len(keep):,} of {len(out):,} pairs longer than max_len={max_len}"
             warnings.warn(msg, stacklevel=2)
@@ -134,6 +148,9 @@ class TokenBatchSampler:
         if len(self.tgt_lens) != n: raise ValueError(f"{n} source lengths but {len(self.tgt_lens)} target lengths")
         if n == 0: raise ValueError("TokenBatchSampler got no examples")
         if not isinstance(max_tokens, (int, np.integer)) or max_tokens < 1: raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+        if min(self.src_lens.min(), self.tgt_lens.min()) < 1: raise ValueError("every example needs at least one source and one target token")
+        for k, v in (('rank', rank), ('world_size', world_size), ('seed', seed)):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0: raise ValueError(f"{k}={v!r} must be an int >= 0")
         if not 1 <= world_size <= n or not 0 <= rank < world_size:
             raise ValueError(f"need 1 <= world_size <= {n} examples and 0 <= rank < world_size, got rank={rank}, world_size={world_size}")
         longest = np.maximum(self.src_lens, self.tgt_lens)
@@ -186,7 +203,7 @@ class TokenBatchSampler:
 # %% ../nbs/08_data.ipynb #df29e315
 def pad_ids(seqs:list, pad_id:int=PAD_ID) -> torch.Tensor:
     "Id lists right-padded into one long tensor (B, L): how every batch of the package is built."
-    if not len(seqs): raise ValueError("pad_ids got no sequences")
+    if isinstance(seqs, (str, bytes)) or not len(seqs): raise ValueError(f"pad_ids wants a non-empty list of id lists, got {seqs!r:.60}")
     out = np.full((len(seqs), max(len(s) for s in seqs)), pad_id, dtype=np.int64)   # filled in NumPy: a tensor per
     for i, s in enumerate(seqs): out[i, :len(s)] = s                                  # row costs ~40 times more
     return torch.from_numpy(out)
@@ -200,6 +217,8 @@ def collate(examples:list, pad_id:int=PAD_ID) -> tuple[torch.Tensor, torch.Tenso
 def padding_efficiency(batches:list[list[int]], src_lens, tgt_lens) -> dict[str, float]:
     "Share of real tokens in the padded (B, S) and (B, T) tensors of `batches`: per side and both together."
     s, t = np.asarray(src_lens), np.asarray(tgt_lens)
+    if not batches or not all(len(b) for b in batches): raise ValueError("padding_efficiency needs batches, none of them empty")
+    if (top := max(max(b) for b in batches)) >= min(len(s), len(t)): raise ValueError(f"a batch holds example {top}, but there are {min(len(s), len(t))} lengths")
     real_s = sum(int(s[b].sum()) for b in batches); pad_s = sum(len(b) * int(s[b].max()) for b in batches)
     real_t = sum(int(t[b].sum()) for b in batches); pad_t = sum(len(b) * int(t[b].max()) for b in batches)
     return {'src': real_s / pad_s, 'tgt': real_t / pad_t, 'both': (real_s + real_t) / (pad_s + pad_t)}

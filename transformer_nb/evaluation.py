@@ -26,10 +26,21 @@ from .decoding import inference, greedy_decode, check_beam, Decoding, PAPER_DECO
 from .fast_decoding import FastCache, fast_beam_search   # A6's fast greedy cache and beam search, for `translate`
 
 # %% ../nbs/11_results.ipynb #83b32dda
+def _sentences(x, name:str) -> list[str]:
+    "`x` as a list of str, else a TypeError naming `name`: one str would be scored as one sentence per character."
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a list of sentences, got one {type(x).__name__}; wrap it in a list: [{name}]")
+    try: x = list(x)
+    except TypeError: raise TypeError(f"{name} must be a list of sentences (str), got a {type(x).__name__}") from None
+    for i, s in enumerate(x):
+        if not isinstance(s, str): raise TypeError(f"{name}[{i}] is a {type(s).__name__}, not a str: {s!r:.60}")
+    return x
+
 def corpus_scores(hyps:list[str], refs:list[str],
                   chunk:int=10_000, # sentences counted at a time (A0's `corpus_score`): the same scores in bounded memory
                  ) -> dict:
     "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures."
+    hyps, refs = _sentences(hyps, 'hyps'), _sentences(refs, 'refs')
     if len(hyps) != len(refs):
         raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references: they must be aligned line by line")
     out = {}
@@ -39,6 +50,10 @@ def corpus_scores(hyps:list[str], refs:list[str],
     return out
 
 # %% ../nbs/11_results.ipynb #a1b2c302
+def _check_samples(n_samples):
+    if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        raise ValueError(f"n_samples={n_samples!r} must be an int >= 1: the number of resamples (1000 is usual)")
+
 _BLEU_METRICS = {'bleu': lambda: BLEU(), 'bleu_lc': lambda: BLEU(lowercase=True), 'chrf': lambda: CHRF()}
 
 def paired_bootstrap(refs:list[str], baseline:list[str], system:list[str], # aligned line by line
@@ -46,18 +61,21 @@ def paired_bootstrap(refs:list[str], baseline:list[str], system:list[str], # ali
                      n_samples:int=1000) -> dict:
     "sacreBLEU's paired bootstrap resampling of `system` against `baseline` (scores, delta, p-value, 95% CIs)."
     if metric not in _BLEU_METRICS: raise ValueError(f"metric must be one of {list(_BLEU_METRICS)}, got {metric!r}")
+    refs, baseline, system = _sentences(refs, 'refs'), _sentences(baseline, 'baseline'), _sentences(system, 'system')
+    _check_samples(n_samples)
     if not (len(refs) == len(baseline) == len(system)) or not refs:
         raise ValueError(f"{len(refs)} references, {len(baseline)} baseline and {len(system)} system outputs: "
                          "they must be aligned line by line (and not empty)")
-    test = PairedTest([('baseline', list(baseline)), ('system', list(system))], {metric: _BLEU_METRICS[metric]()},
-                      [list(refs)], test_type='bs', n_samples=n_samples)   # sacreBLEU's own seed (12345): reproducible
+    test = PairedTest([('baseline', baseline), ('system', system)], {metric: _BLEU_METRICS[metric]()},
+                      [refs], test_type='bs', n_samples=int(n_samples))   # sacreBLEU's own seed (12345): reproducible
     sigs, res = test()
     (name, sig), = sigs.items()
     b, s = res[name]
-    same = list(baseline) == list(system)        # sacreBLEU gives identical outputs the smallest p; they differ by nothing
+    same = s.score == b.score    # the same score (identical outputs, or different ones that score alike): every resample
     return dict(metric=metric, baseline=round(b.score, 2), system=round(s.score, 2), delta=round(s.score - b.score, 2),
-                p_value=1.0 if same else round(float(s.p_value), 4), baseline_ci=round(float(b.ci), 2),
-                system_ci=round(float(s.ci), 2), n_samples=n_samples, n_sentences=len(refs), signature=str(sig))
+                p_value=1.0 if same else round(float(s.p_value), 4), baseline_ci=round(float(b.ci), 2),  # differs by 0,
+                system_ci=round(float(s.ci), 2), n_samples=test.n_samples, n_sentences=len(refs), signature=str(sig))
+                # ... which sacreBLEU's p-value counts as the smallest p, 1/(n_samples+1), not as no difference
 
 def _significance_table(tests:dict) -> str:
     "Markdown table of {comparison: `paired_bootstrap` result}: scores with 95% CIs, delta, p and the verdict at 5%."
@@ -66,7 +84,11 @@ def _significance_table(tests:dict) -> str:
     name = {'bleu': 'BLEU', 'bleu_lc': 'BLEU (lc)', 'chrf': 'chrF'}
     return head + '\n'.join(
         f"| {k} | {name[r['metric']]} | {r['baseline']:.1f} ± {r['baseline_ci']:.1f} | {r['system']:.1f} ± {r['system_ci']:.1f} | "
-        f"{r['delta']:+.1f} | {r['p_value']:.3f} | {'yes' if r['p_value'] < 0.05 else 'no'} |" for k, r in tests.items())
+        f"{r['delta']:+.1f} | {r['p_value']:.3f} | {_verdict(r)} |" for k, r in tests.items())
+
+def _verdict(r:dict) -> str:
+    "Significant at 5%? 'no (the same score)' when the two systems score exactly alike."
+    return 'yes' if r['p_value'] < 0.05 else 'no (the same score)' if r['delta'] == 0 and r['p_value'] == 1 else 'no'
 
 # %% ../nbs/11_results.ipynb #a1b2c305
 def paired_bootstrap_mean(baseline, system, # per-sentence scores of two systems on the same sentences
@@ -75,10 +97,12 @@ def paired_bootstrap_mean(baseline, system, # per-sentence scores of two systems
     a, b = np.asarray(baseline, dtype=float), np.asarray(system, dtype=float)
     if a.ndim != 1 or a.shape != b.shape or not len(a):
         raise ValueError(f"need two aligned, non-empty lists of sentence scores, got shapes {a.shape} and {b.shape}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()): raise ValueError("sentence scores must be finite numbers (NaN or inf found)")
+    _check_samples(n_samples)
     idx = np.random.default_rng(seed).integers(0, len(a), (n_samples, len(a)))      # (n_samples, n) resampled sentences
     diffs = b[idx].mean(1) - a[idx].mean(1)                                          # (n_samples,)
     delta, centred = b.mean() - a.mean(), np.abs(diffs) - np.abs(diffs).mean()
-    p = 1.0 if np.array_equal(a, b) else (np.sum(centred > abs(delta)) + 1) / (n_samples + 1)
+    p = 1.0 if delta == 0 else (np.sum(centred > abs(delta)) + 1) / (n_samples + 1)   # the same mean: no difference
     lo, hi = np.percentile(diffs, [2.5, 97.5])
     return dict(baseline=float(a.mean()), system=float(b.mean()), delta=float(delta), p_value=float(p),
                 ci=(float(lo), float(hi)), n_samples=n_samples, n_sentences=len(a))
@@ -188,6 +212,9 @@ def evaluate(model, tokenizer, pairs:list[tuple[str, str]],
              *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None, # in place of decoding's
             ) -> tuple[dict, list[str]]:
     "Translate the sources of `pairs` and score against their targets; returns (scores, hypotheses)."
+    if isinstance(pairs, (str, bytes)): raise ValueError(f"evaluate needs a list of (source, reference) pairs, got one {type(pairs).__name__}")
+    if bad := [i for i, p in enumerate(pairs) if not (isinstance(p, (tuple, list)) and len(p) == 2)]:
+        raise ValueError(f"pairs[{bad[0]}] is not a (source, reference) pair: {pairs[bad[0]]!r:.60}")
     if not pairs: raise ValueError("evaluate got no (source, reference) pairs")
     d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # built and checked once, here
     hyps = translate(model, tokenizer, [s for s, _ in pairs], d, max_tokens, device, precision=precision)

@@ -62,6 +62,10 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
                     ):
     "A CTranslate2 `TransformerSpec` holding `model`'s weights and `tokenizer`'s vocabulary (see the table above)."
     from ctranslate2.specs import transformer_spec as ts
+    from transformer_nb.model import Transformer
+    from transformer_nb.data import Tokenizer
+    if not isinstance(model, Transformer): raise TypeError(f"model must be a Transformer (06_model), got a {type(model).__name__}")
+    if not isinstance(tokenizer, Tokenizer): raise TypeError(f"tokenizer must be a Tokenizer (08_data), got a {type(tokenizer).__name__}")
     cfg = _check_exportable(model.cfg)
     pieces = [tokenizer.sp.id_to_piece(i) for i in range(tokenizer.vocab_size)]
     if not len(pieces) == cfg.src_vocab == cfg.tgt_vocab:
@@ -99,23 +103,29 @@ def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (the fil
                       ) -> Path:
     "Convert a checkpoint into a CTranslate2 model folder with its SentencePiece model; returns the folder."
     _ctranslate2()
+    for name, v in (('checkpoint', checkpoint), ('out_dir', out_dir)):
+        if not isinstance(v, (str, os.PathLike)):
+            raise TypeError(f"{name} must be a path, got a {type(v).__name__}" + (": save the model with save_checkpoint, then export "
+                            "that file" if name == 'checkpoint' and isinstance(v, torch.nn.Module) else ''))
     out = Path(out_dir)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise FileExistsError(f"output {out} already exists and is not an empty folder: choose another one or remove it")
     if quantization is not None and quantization not in _QUANTIZATIONS:
         raise ValueError(f"quantization={quantization!r} is not one of {', '.join(_QUANTIZATIONS)}")
-    if max_positions is not None and max_positions < 1: raise ValueError(f"max_positions={max_positions} must be >= 1")
+    if max_positions is not None and (isinstance(max_positions, bool) or not isinstance(max_positions, int) or max_positions < 1):
+        raise ValueError(f"max_positions={max_positions!r} must be an int >= 1, or None")
     checkpoint = resolve_checkpoint(checkpoint)[0]          # a run folder: its average, as translate and evaluate use
     ck = load_checkpoint(checkpoint)                        # one-line errors: missing, corrupt, foreign
     if not ck.get('tokenizer'): raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
     model, tok, ck = model_from_checkpoint(ck, device='cpu', name=checkpoint)   # errors name the file
     spec = ctranslate2_spec(model, tok, max_positions)
     spec.validate(); spec.optimize(quantization=quantization)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f'.{out.name}.tmp', dir=out.parent))
-    umask = os.umask(0); os.umask(umask)
-    tmp.chmod(0o777 & ~umask)                                # mkdtemp's 0700 is for temporary folders; this is an output
+    tmp = None
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f'.{out.name}.tmp', dir=out.parent))
+        umask = os.umask(0); os.umask(umask)
+        tmp.chmod(0o777 & ~umask)                            # mkdtemp's 0700 is for temporary folders; this is an output
         spec.save(str(tmp))
         tok.save(tmp / 'sentencepiece.model')
         meta = {'checkpoint': str(Path(checkpoint).resolve()), 'step': ck.get('step'), 'config': ck['config'],
@@ -123,8 +133,12 @@ def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (the fil
         (tmp / 'transformer_nb.json').write_text(json.dumps(meta, indent=1), encoding='utf-8')
         if out.exists(): out.rmdir()                        # an empty folder: replaced by the finished one
         os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True); raise
+    except BaseException as e:
+        if tmp is not None: shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(e, OSError):                          # name the folder asked for, not our temporary one beside it
+            err = OSError(f"cannot write {out}: {e.strerror or e}"); err.errno = e.errno
+            raise err from None
+        raise
     return out
 
 # %% ../nbs/A5_export.ipynb #60fe700e
@@ -134,8 +148,11 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     "(ctranslate2.Translator, Tokenizer, export metadata) for an exported model folder."
     ct2 = _ctranslate2()
     from transformer_nb.data import Tokenizer
+    if not isinstance(model_dir, (str, os.PathLike)): raise TypeError(f"model_dir must be a path, got a {type(model_dir).__name__}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0: raise ValueError(f"threads={threads!r} must be an int >= 0 (0: CTranslate2's default)")
     d = Path(model_dir)
     if not (d / 'model.bin').is_file(): raise FileNotFoundError(f"{d} is not a CTranslate2 model folder (no model.bin)")
+    if not (d / 'sentencepiece.model').is_file(): raise FileNotFoundError(f"{d} holds no sentencepiece.model: export it with export_ctranslate2 (tnb-export)")
     tr = ct2.Translator(str(d), device=device, compute_type=compute_type, inter_threads=1, intra_threads=threads)
     meta = json.loads((d / 'transformer_nb.json').read_text(encoding='utf-8')) if (d / 'transformer_nb.json').is_file() else {}
     return tr, Tokenizer.load(d / 'sentencepiece.model'), meta
@@ -145,7 +162,15 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4
                           max_extra:int=50, meta:dict|None=None, # the export metadata (for learned positions' limit)
                          ) -> list[str]:
     "Translate `sentences` with an exported model; '' for an empty input, output in input order."
+    from transformer_nb.evaluation import one_line
     if isinstance(sentences, str): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
+    sentences = list(sentences)
+    for i, s in enumerate(sentences):
+        if not isinstance(s, str): raise TypeError(f"sentences[{i}] is a {type(s).__name__}, not a str: {s!r:.60}")
+    for name, v, lo in (('beam', beam, 1), ('max_tokens', max_tokens, 1), ('max_extra', max_extra, 0)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo: raise ValueError(f"{name}={v!r} must be an int >= {lo}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < float('inf'):
+        raise ValueError(f"alpha={alpha!r} must be a number >= 0")
     cfg = (meta or {}).get('config')
     cap = TransformerConfig(**cfg).max_positions if cfg else None
     srcs = {i: tokenizer.encode(s.strip())[:None if cap is None else cap - 1] for i, s in enumerate(sentences) if s.strip()}
@@ -156,5 +181,5 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4
         res = translator.translate_batch([[tokenizer.sp.id_to_piece(t) for t in srcs[i]] for i in idx], beam_size=beam,
                                          length_penalty=alpha, max_decoding_length=limit if cap is None else min(limit, cap),
                                          min_decoding_length=0, max_input_length=0)
-        for i, r in zip(idx, res): outs[i] = tokenizer.decode([tokenizer.sp.piece_to_id(p) for p in r.hypotheses[0]])
+        for i, r in zip(idx, res): outs[i] = one_line(tokenizer.decode([tokenizer.sp.piece_to_id(p) for p in r.hypotheses[0]]))
     return outs

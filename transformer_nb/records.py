@@ -9,7 +9,7 @@ __all__ = ['RESULT_KEYS', 'RECORD_KINDS', 'train_time', 'make_record', 'today', 
            'add_result', 'check_results_file', 'fmt_minutes', 'results_table', 'headline_table']
 
 # %% ../nbs/A8_records.ipynb #16dafa82
-import json, datetime
+import json, datetime, math, os
 from pathlib import Path
 from .core import count_params, hardware
 from .safeguards import atomic_write, folder_lock
@@ -18,14 +18,23 @@ from .safeguards import atomic_write, folder_lock
 RESULT_KEYS = ('id', 'dataset', 'direction', 'preset', 'params', 'decoding', 'bleu', 'bleu_lc', 'chrf', 'exact_match',
                'bleu_signature', 'train_time_s', 'hardware', 'date', 'commit', 'command')
 
+def _meta(ckpt) -> dict:
+    "The `meta` dict of a loaded checkpoint; a TypeError for anything else (a path: load it with `load_checkpoint`)."
+    if not isinstance(ckpt, dict): raise TypeError(f"ckpt must be a loaded checkpoint (a dict: load_checkpoint(path)), got a {type(ckpt).__name__}")
+    meta = ckpt.get('meta') or {}
+    if not isinstance(meta, dict): raise ValueError(f"the checkpoint's meta is a {type(meta).__name__}, not a dict: not a checkpoint of transformer_nb")
+    return meta
+
 def train_time(ckpt:dict) -> float:
     "Seconds spent in optimiser updates, from the training history stored in a checkpoint (validation excluded)."
-    hist = (ckpt.get('meta') or {}).get('history', {}).get('train', [])
+    hist = _meta(ckpt).get('history', {}).get('train', [])
     return round(sum(s['tokens'] / s['tok_s'] for s in hist if s.get('tok_s')), 1)
 
 def make_record(id:str, ckpt:dict, model, scores:dict, command:str) -> dict:
     "A results-file record: the scores plus where they came from (training command, commit, hardware, date)."
-    meta = ckpt.get('meta') or {}
+    meta = _meta(ckpt)
+    if missing := [k for k in ('beam', 'alpha', 'bleu', 'bleu_lc', 'chrf', 'exact_match', 'bleu_signature') if k not in scores]:
+        raise ValueError(f"scores lacks {missing}: give the scores `evaluate` returns")
     avg = meta.get('averaged_from')
     decoding = 'greedy' if scores['beam'] == 1 else f"beam {scores['beam']}, alpha {scores['alpha']}"
     if scores.get('stop', 'exact') != 'exact': decoding += f", {scores['stop']} stop"
@@ -67,16 +76,25 @@ def _records(path:Path, keys=None) -> list[dict]:
                          f"{', '.join(RECORD_KINDS)}; a module that writes another kind registers it when imported)")
     return recs
 
+def _path(path) -> Path:
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a results file's path, got a {type(path).__name__}")
+    return Path(path)
+
+def _keys(keys):
+    if isinstance(keys, str): raise TypeError(f"keys must be a tuple of key names, got one str: ({keys!r},)")
+    return keys if keys is None else tuple(keys)
+
 def load_results(path, keys=RESULT_KEYS) -> list[dict]:
     "The records of a results file (a JSON list) that have every key in `keys` (None: all); every record must be complete for a known kind or for `keys`."
-    recs = _records(Path(path), keys)
+    recs = _records(_path(path), _keys(keys))
     return recs if keys is None else [r for r in recs if all(k in r for k in keys)]
 
 def add_result(path, record:dict, keys=RESULT_KEYS) -> list[dict]:
     "Add (or replace, by id) `record` in the results file at `path`, written atomically; concurrent adds all land, records of other kinds stay."
-    missing = [k for k in keys if k not in record]
+    if not isinstance(record, dict): raise TypeError(f"record must be a dict, got a {type(record).__name__}")
+    missing = [k for k in dict.fromkeys(('id', *_keys(keys))) if k not in record]
     if missing: raise ValueError(f"result {record.get('id', '?')} lacks {missing}")
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    path = _path(path); path.parent.mkdir(parents=True, exist_ok=True)
     with folder_lock(path.parent):                     # read, add, write: one process at a time (A4_safeguards)
         recs = [r for r in _records(path, keys) if r.get('id') != record['id']] + [record]
         atomic_write(path, json.dumps(recs, indent=1, ensure_ascii=False) + '\n')
@@ -86,12 +104,14 @@ def add_result(path, record:dict, keys=RESULT_KEYS) -> list[dict]:
 def check_results_file(path) -> list[dict]:
     "The records of the results file `path` if it is one that records can be added to (or does not exist yet); a ValueError naming it otherwise."
     from transformer_nb.safeguards import in_place
-    if in_place(path): raise ValueError(f"{path} must be a regular file: a results file is read, then rewritten")
+    if in_place(_path(path)): raise ValueError(f"{path} must be a regular file: a results file is read, then rewritten")
     return load_results(path, None)
 
 # %% ../nbs/A8_records.ipynb #a6f53013
 def fmt_minutes(seconds:float) -> str:
     "A duration for the tables: one decimal under 10 minutes, whole minutes above."
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds < math.inf:
+        raise ValueError(f"seconds={seconds!r} must be a number >= 0")
     m = seconds / 60
     return f"{m:.1f} min" if m < 10 else f"{m:.0f} min"
 
@@ -99,8 +119,18 @@ def _bleu_cells(r:dict) -> str:
     "BLEU | BLEU (lc): a one-word corpus (a `bleu_char` record) shows BLEU on characters, and '—' for the word BLEU that means nothing there."
     return f"{r['bleu_char']:.1f} (characters) | —" if 'bleu_char' in r else f"{r['bleu']:.1f} | {r['bleu_lc']:.1f}"
 
+_TABLE_KEYS = ('id', 'dataset', 'direction', 'preset', 'params', 'decoding', 'bleu_lc', 'chrf', 'exact_match', 'train_time_s', 'hardware')
+
+def _check_records(recs, keys=_TABLE_KEYS):
+    "A ValueError naming the first of `recs` that lacks one of `keys` (a table's columns)."
+    if isinstance(recs, (str, dict)) or not hasattr(recs, '__iter__'): raise TypeError(f"recs must be a list of records (dicts), got a {type(recs).__name__}")
+    for i, r in enumerate(recs):
+        if not isinstance(r, dict): raise TypeError(f"recs[{i}] is a {type(r).__name__}, not a record (a dict)")
+        if missing := [k for k in keys if k not in r]: raise ValueError(f"recs[{i}] ({r.get('id', '?')}) lacks {missing}: not a translation record")
+
 def results_table(recs:list[dict]) -> str:
     "The results as a markdown table (11_results shows exactly this; the README shows `headline_table`); one-word corpora show BLEU on characters."
+    _check_records(recs)
     head = ('| run | data | direction | model | params | decoding | BLEU | BLEU (lc) | chrF | exact | train time | hardware |\n'
             '|---|---|---|---|---|---|---|---|---|---|---|---|\n')
     return head + '\n'.join(
@@ -110,6 +140,7 @@ def results_table(recs:list[dict]) -> str:
 
 def headline_table(recs:list[dict]) -> str:
     "Markdown: per (dataset, direction, hardware) the record with the best lowercased BLEU (then exact match)."
+    _check_records(recs)
     best = {}
     for r in recs:
         k = (r['dataset'], r['direction'], r['hardware'])

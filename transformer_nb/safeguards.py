@@ -160,20 +160,28 @@ def atomic_write(path, data:str|bytes, follow:bool=True) -> Path:
     return Path(path)
 
 # %% ../nbs/A4_safeguards.ipynb #366a5af2
+def _line_at(data:bytes, pos:int) -> int:
+    "The number of the line that byte `pos` of `data` is on: '\\n', '\\r\\n' and a lone '\\r' each end a line."
+    return data.count(b'\n', 0, pos) + data.count(b'\r', 0, pos) - data.count(b'\r\n', 0, pos) + 1
+
 def decode_lines(data:bytes, name='input') -> list[str]:
-    """The lines of UTF-8 `data`, split on '\\n' only and stripped. Bad bytes raise a ValueError naming `name`, the
-    line and the byte offset; so does a NUL byte, which no text holds (a binary file, or UTF-16 text)."""
-    nul = data.find(b'\0')
+    """The lines of UTF-8 `data`, split on '\\n', '\\r\\n' or a lone '\\r' (classic Mac text) only, and stripped. Bad
+    bytes raise a ValueError naming `name`, the line and the byte offset; so does a NUL byte, which no text holds
+    (a binary file, or UTF-16 text)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"decode_lines wants bytes (a file's contents), got a {type(data).__name__}; read_text_lines(path) reads a file")
+    data = bytes(data); nul = data.find(b'\0')
     if nul >= 0:
-        line = data.count(b'\n', 0, nul) + 1
+        line = _line_at(data, nul)
         raise ValueError(f"{name}, line {line}: a NUL byte at offset {nul}; this is not UTF-8 "
                          f"text (a binary file, or UTF-16 text: convert it to UTF-8)")
     try: text = data.decode('utf-8')
     except UnicodeDecodeError as e:
-        line = data.count(b'\n', 0, e.start) + 1
+        line = _line_at(data, e.start)
         raise ValueError(f"{name}, line {line}: invalid UTF-8 ({e.reason}: byte {data[e.start:e.start+1]!r} "
                          f"at offset {e.start}); the text must be UTF-8 encoded") from None
-    lines = text.removeprefix('\ufeff').split('\n')  # not splitlines(): it also splits on \x0b, \x1c, \u2028...
+    text = text.removeprefix('\ufeff').replace('\r\n', '\n').replace('\r', '\n')   # a lone '\r' ends a line too
+    lines = text.split('\n')                         # not splitlines(): it also splits on \x0b, \x1c, \u2028...
     if lines[-1] == '': lines.pop()
     return [l.strip() for l in lines]
 
@@ -217,16 +225,16 @@ def read_stream(f, # a binary file, FIFO, device or standard input
             raise UserError(f"{name}: expands to more than {(total + len(c)) >> 20} MiB from {read[0] >> 10} KiB of gzip data, "
                             f"over {ratio} times its size; that is not a text corpus")
         if (nul := c.find(b'\0')) >= 0:
-            line += c.count(b'\n', 0, nul)
+            line += _line_at(c, nul) - 1
             raise UserError(f"{name}, line {line}: a NUL byte at offset {total + nul}; this is not "
                             f"UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)")
-        first_nl = c.find(b'\n')
+        first_nl = min((i for i in (c.find(b'\n'), c.find(b'\r')) if i >= 0), default=-1)   # '\r' alone ends a line too
         longest = cur + (len(c) if first_nl < 0 else first_nl)
         if longest > max_line:                          # a line within one chunk is shorter than `size`
             raise UserError(f"{name}, line {line}: longer than {max_line >> 20} MiB without a line break; is it a text file "
                             f"with one sentence per line?")
         if first_nl < 0: cur += len(c)
-        else: line += c.count(b'\n'); cur = len(c) - c.rfind(b'\n') - 1
+        else: line += _line_at(c, len(c)) - 1; cur = len(c) - max(c.rfind(b'\n'), c.rfind(b'\r')) - 1
         parts.append(c); total += len(c)
     return b''.join(parts)
 
@@ -257,6 +265,7 @@ def read_text_lines(path, # a text file (plain or gzip), a FIFO or a device; '-'
                      what:str='input', # how the command names it, e.g. '-i'
                     ) -> list[str]:
     "The lines of `path` as `decode_lines` splits them, read with `read_stream`'s bounds; a `UserError` naming `what` for a folder, a missing file or a socket."
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"read_text_lines wants a file's path, got a {type(path).__name__}")
     if str(path) == '-': return read_stdin_lines()
     p = check_text_file(path, what)
     try: f = open(p, 'rb')
@@ -300,16 +309,20 @@ def check_gzip(f, # a binary file that can seek (a regular file, `io.BytesIO`)
     return gz
 
 # %% ../nbs/A4_safeguards.ipynb #d1680eaa
+_BREAK = re.compile(rb'\r\n|\r|\n')   # what ends a line: as `decode_lines` splits
+
 def iter_lines(f, # a binary file, FIFO, device or standard input
                name:str, # how errors name it
                max_line:int=_MAX_LINE_BYTES, size:int=1 << 16, ratio:int=_MAX_RATIO):
     "The lines of `f`, one at a time as they arrive, exactly as `decode_lines` splits and checks them; gzip is decompressed as it comes."
+    if not hasattr(f, 'read') or isinstance(f, io.TextIOBase):
+        raise TypeError(f"iter_lines wants a file open in binary mode (open(path, 'rb')), got a {type(f).__name__}")
     pending, line, offset = b'', 1, 0                  # offset: of `pending`'s first byte
     for chunk in _plain_or_gunzipped(f, name, size, ratio):
         pending += chunk
-        while (nl := pending.find(b'\n')) >= 0:
-            yield _one_line(pending[:nl], name, line, offset)
-            pending, line, offset = pending[nl + 1:], line + 1, offset + nl + 1
+        while (m := _BREAK.search(pending)) and not (m.group() == b'\r' and m.end() == len(pending)):  # '\r' last: '\n' may follow
+            yield _one_line(pending[:m.start()], name, line, offset)
+            pending, line, offset = pending[m.end():], line + 1, offset + m.end()
         if len(pending) > max_line:
             raise UserError(f"{name}, line {line}: longer than {max_line >> 20} MiB without a line break; is it a text file "
                             f"with one sentence per line?")
