@@ -58,7 +58,7 @@ from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoin
 from transformer_nb.runs import RunFolder
 from transformer_nb.evaluation import evaluate, translate
 from transformer_nb.records import today
-from transformer_nb.tasks import train_model
+from transformer_nb.workflow import train_model
 ROOT = Path(__file__).resolve().parents[1]
 PROBES = ['Seven', 'THREE', 'zero', 'Zero', 'ZERO', 'Three Hundred Forty-Two', 'three hundred forty-two',
           'Nine Hundred Ninety-Nine Thousand Nine Hundred Ninety-Nine', 'One Hundred Thousand', 'seventy-seven thousand seven']

@@ -91,14 +91,15 @@ def test_max_time_stops_with_a_checkpoint(tmp_path):
 
 def test_numbers_defaults_are_the_main_job():
     "The main job's recipe (experiments/numbers_recipe.py): case-folding tokenizer, 2 layers, a cool-down, 5 checkpoints averaged."
-    from transformer_nb.tasks import TASKS, _new_run_config
-    r = TASKS['numbers'].recipe
+    from transformer_nb.tasks import get_task
+    from transformer_nb.workflow import _new_run_config
+    r = get_task('numbers').recipe
     tc, _ = _new_run_config(r, {})
     assert (r.vocab_size, r.model['N'], r.model['d_model'], tc.steps, tc.warmup, tc.lr_scale) == (1024, 2, 128, 1050, 300, 0.5)
     assert (tc.cooldown, tc.save_every, tc.keep, tc.average) == (200, 25, 5, 5)
     assert r.spm == {'normalization_rule_name': 'nmt_nfkc_cf', 'byte_fallback': True}
-    tc, _ = _new_run_config(TASKS['translation'].recipe, {})
-    assert (tc.cooldown, tc.save_every, tc.keep, tc.average, TASKS['translation'].recipe.spm) == (0, 500, 3, 0, {})
+    tc, _ = _new_run_config(get_task('translation').recipe, {})
+    assert (tc.cooldown, tc.save_every, tc.keep, tc.average, get_task('translation').recipe.spm) == (0, 500, 3, 0, {})
 
 def test_average_of_the_last_checkpoints_is_tested_and_translated(tmp_path):
     "--average N: the run ends with average.pt, which the test, tnb-translate RUN and tnb-evaluate RUN use; a resumed run redoes it."

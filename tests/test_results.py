@@ -79,7 +79,7 @@ def sweep_module():
 def test_sweep_commands_train_exactly_the_variant():
     "The tnb-train options the sweep writes give back each variant's overrides, hence its config."
     flags = sweep_module().flags
-    from transformer_nb.tasks import _split
+    from transformer_nb.workflow import _split
     for name, o in table3_variants(PRESETS['mini']).items():
         a = _train_parser().parse_args(['--dataset', 'multi30k', '--preset', 'small', *flags(o)])
         given = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None}

@@ -11,7 +11,7 @@ from transformer_nb.checkpoints import load_checkpoint, resolve_checkpoint, mode
 from transformer_nb.datasets import load_dataset
 from transformer_nb.model import TransformerConfig
 from transformer_nb.runs import RunFolder, checkpoint_name
-from transformer_nb.tasks import train_model, resumed_run, _split
+from transformer_nb.workflow import train_model, resumed_run, _split
 from transformer_nb.trainer import Trainer, TrainConfig
 from transformer_nb.data import encode_pairs
 

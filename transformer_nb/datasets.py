@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a0_datasets.html.md"""
 # %% auto #0
 __all__ = ['SPLITS', 'MAX_NUMBER', 'MULTI30K_FETCH', 'DATASETS', 'ParallelData', 'read_lines', 'read_parallel', 'en_number',
            'de_number', 'numbers_corpus', 'number_value', 'exact_by_magnitude', 'corpus_score', 'number_scores',
-           'copy_corpus', 'get_cache_dir', 'sha256_file', 'download_file', 'find_multi30k', 'multi30k',
+           'copy_corpus', 'get_cache_dir', 'sha256_file', 'download_file', 'find_multi30k', 'multi30k', 'Loader',
            'register_dataset', 'load_dataset']
 
 # %% ../nbs/A0_datasets.ipynb #12dd4b6c
@@ -423,24 +423,25 @@ def multi30k(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None=None, 
 
 # %% ../nbs/A0_datasets.ipynb #2489bf8e
 @dataclass(frozen=True)
-class _Loader:
-    load: Callable          # (src_lang, tgt_lang, data_dir, **kwargs) -> ParallelData
-    generated: bool         # made by the package: no data_dir
-    takes: Callable|None    # the function whose keyword arguments `load` passes on (None: `load`'s own)
+class Loader:
+    "How `load_dataset` loads a corpus; a task that brings its own corpus names one in its `loaders` (A11_tasks)."
+    load: Callable                  # (src_lang, tgt_lang, data_dir, **kwargs) -> ParallelData
+    generated: bool = False         # made by the package: no data_dir
+    takes: Callable|None = None     # the function whose keyword arguments `load` passes on (None: `load`'s own)
 
     @property
     def reads_files(self) -> bool:
         "True for a corpus read from the user's own files, given as `train=(src, tgt)` (and `valid`, `test`)."
         return 'train' in inspect.signature(self.load).parameters
 
-DATASETS: dict[str, _Loader] = {}   # name -> loader; see `register_dataset`
+DATASETS: dict[str, Loader] = {}   # name -> loader; see `register_dataset`
 
 def register_dataset(name:str, generated:bool=False, # True: the corpus is generated, so a data_dir makes no sense
                      takes:Callable|None=None, # the generator whose arguments `**kwargs` are passed to (for the checks)
                     ) -> Callable:
     "Decorator: make `load_dataset(name, ...)` call the decorated `f(src_lang, tgt_lang, data_dir, **kwargs)`."
     def deco(f):
-        DATASETS[name] = _Loader(f, generated, takes)
+        DATASETS[name] = Loader(f, generated, takes)
         return f
     return deco
 
