@@ -9,7 +9,7 @@ __all__ = ['NumbersTask']
 
 # %% ../nbs/A19_numbers.ipynb #11cc0f0e
 from .datasets import number_scores, number_value, MAX_NUMBER
-from .tasks import Task, Recipe, register_task, _bleu_phrase
+from .tasks import Task, Recipe, register_task
 
 # %% ../nbs/A19_numbers.ipynb #6793d543
 @register_task
@@ -28,7 +28,7 @@ class NumbersTask(Task):
 
     def headline(self, scores, refs):
         if 'bleu_char' not in scores: return super().headline(scores, refs)
-        bleu = _bleu_phrase(scores, refs)
+        bleu = self.bleu_phrase(scores, refs)
         return (f"exact match {scores['exact_match']:.1f}%, chrF {scores['chrf']:.1f}, BLEU on characters "
                 f"{scores['bleu_char']:.1f}" + (f" ({bleu})" if bleu.startswith('word') else f", {bleu}"))
 

@@ -34,12 +34,6 @@ CPU_HOUR_RECIPE = Recipe(threads=0, train=dict(                     # Multi30k o
     max_tokens=2500, steps=2200, warmup=800, lr_scale=0.7, cooldown=700, save_every=100, average=5, valid_every=550, max_time=56))
 
 # %% ../nbs/A11_tasks.ipynb #1bcfbc9f
-def _bleu_phrase(scores:dict, refs:list[str]) -> str:
-    "'BLEU 31.2', or, for references too short for BLEU's 4-grams, a word BLEU that says it means nothing."
-    words = sum(len(r.split()) for r in refs) / max(len(refs), 1)
-    return (f"BLEU {scores['bleu']:.1f}" if words >= 4 else f"word BLEU {scores['bleu']:.1f}, which means nothing here: "
-            f"the references average {words:.1f} words, too few for BLEU's 4-grams")
-
 class Task:
     "A kind of problem: its data, recipe, decoding, scores, record and inputs. Subclass, then `register_task`."
     name = 'translation'
@@ -73,9 +67,16 @@ class Task:
         given = {k: v for k, v in (('beam', beam), ('alpha', alpha), ('stop', 'early' if early_stop else None)) if v is not None}
         return replace(self.decoding, **given)
 
+    @staticmethod
+    def bleu_phrase(scores:dict, refs:list[str]) -> str:
+        "'BLEU 31.2', or, for references too short for BLEU's 4-grams, a word BLEU that says it means nothing."
+        words = sum(len(r.split()) for r in refs) / max(len(refs), 1)
+        return (f"BLEU {scores['bleu']:.1f}" if words >= 4 else f"word BLEU {scores['bleu']:.1f}, which means nothing here: "
+                f"the references average {words:.1f} words, too few for BLEU's 4-grams")
+
     def headline(self, scores:dict, refs:list[str]) -> str:
         "The scores to read first, in one line."
-        return f"{_bleu_phrase(scores, refs)}, chrF {scores['chrf']:.1f}, exact match {scores['exact_match']:.1f}%"
+        return f"{self.bleu_phrase(scores, refs)}, chrF {scores['chrf']:.1f}, exact match {scores['exact_match']:.1f}%"
 
     def details(self, scores:dict) -> list[str]: return []      # lines to print after the headline
 
