@@ -54,7 +54,7 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     (['--steps', '0'], '--steps must be >= 1, got 0'),
     (['--dataset', 'nope'], "invalid choice: 'nope'"),
     (['--preset', 'huge'], "invalid choice: 'huge'"),
-    (['--resume', '/nonexistent/ckpt.pt'], 'no such file or folder'),
+    (['--resume', '/nonexistent/ckpt.pt'], 'checkpoint not found: /nonexistent/ckpt.pt'),
     (['--dataset', 'files'], '--dataset files needs --train'),
     (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
@@ -85,7 +85,7 @@ def test_max_time_stops_with_a_checkpoint(tmp_path):
     r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '1000000', '--max-time', '0.02', '--out', out,
                   '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert 'stopped at the --max-time limit of 0.02 min' in r.stdout
+    assert 'stopped at the time limit of --max-time 0.02 minutes' in r.stdout
     step = load_checkpoint(RunFolder(out).latest())['step']
     assert 0 < step < 1000000 and f'trained {step} updates' in r.stdout
 

@@ -194,7 +194,7 @@ def test_resume_checks_the_step_and_the_shapes(run, tmp_path):
 def test_resume_on_other_data_needs_new_data(run, tmp_path):
     shutil.copytree(run, tmp_path / 'run')
     r = tool('train', '--resume', tmp_path / 'run', '--dataset', 'numbers', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'the checkpoint was trained on copy', '--dataset numbers would continue it on other data', '--new-data')
+    one_line(r, 'tnb-train', 'was trained on copy', '--dataset numbers would continue it on other data', '--new-data')
     assert [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000002.pt']
     one_line(tool('train', *TINY, '--new-data', '--steps', '3'), 'tnb-train', '--new-data is for --resume')
 
