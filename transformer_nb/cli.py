@@ -111,6 +111,24 @@ def _task_of(a):
         _fail(f"argument --recipe: invalid choice: {a.recipe!r} (the {task.name} task's recipes: {', '.join(task.recipes) or 'none but its default'})")
     return task
 
+# %% ../nbs/A7_cli.ipynb #a7set001
+def _settings(a) -> tuple[dict, dict, dict|None]:
+    "(the settings `train_model` takes by name, the tokenizer's options, your own files) of the options given."
+    s = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None} | ({'out': a.out} if a.out else {})
+    s |= ({'overwrite': True} if a.overwrite else {}) | ({'progress': False} if a.no_progress else {})
+    spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
+    return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
+
+def _resume(a, p, s:dict, spm:dict, files):
+    "The run `--resume` continues, read and checked once by `resume_run`; a run of a named recipe resumes on its threads."
+    from transformer_nb.core import limit_threads
+    from transformer_nb.workflow import resume_run
+    with library_errors(p):
+        r = resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
+                       a.preset, a.vocab_size, say=print)
+    if a.threads is None and (rc := r.task.recipes.get((r.ck.get('meta') or {}).get('recipe'))) and rc.threads is not None: limit_threads(rc.threads)
+    return r
+
 # %% ../nbs/A7_cli.ipynb #a7p0c001
 def _say_precision(prog:str):
     "A `Trainer` callback that says once, on standard error and after the first update, the precision the run trains in and why."
@@ -131,19 +149,9 @@ def _train(argv):
     from transformer_nb import workflow
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
     limit_threads(a.threads); check_device(a.device)
-    s = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None} | ({'out': a.out} if a.out else {})
-    s |= ({'overwrite': True} if a.overwrite else {}) | ({'progress': False} if a.no_progress else {})
-    spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
-    files = {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
-    resumed = None
-    if a.resume:                                                  # read and checked once, there: settings, model, data
-        with library_errors(p):
-            resumed = workflow.resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data,
-                                          s, spm or None, a.preset, a.vocab_size, say=print)
-        task, data = resumed.task, resumed.data
-        if a.threads is None and (r := task.recipes.get((resumed.ck.get('meta') or {}).get('recipe'))) and r.threads is not None:
-            limit_threads(r.threads)                              # a run of a named recipe resumes on the recipe's threads
-    else: task = _task_of(a)
+    s, spm, files = _settings(a)
+    resumed = _resume(a, p, s, spm, files) if a.resume else None   # read and checked once, there: settings, model, data
+    task, data = (resumed.task, resumed.data) if resumed else (_task_of(a), None)
     out = RunFolder(resumed.tc.out if resumed else a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
     with out.lock(remove_unused=created):

@@ -50,5 +50,4 @@ class NumbersTask(Task):
                 out[i] = '; '.join(filter(None, [out.get(i), f"not {'an English' if src_lang == 'en' else 'a German'} number in words "
                                                  f"from zero to {MAX_NUMBER:,}, the only input this model was trained on"]))
         return sorted(out.items())
-
     def example(self, data): return 'three hundred forty-two' if data.src_lang == 'en' else Task.example(self, data)

@@ -123,6 +123,8 @@ def _data_meta(data:ParallelData) -> dict:
     files = {sp: [[p, os.path.getsize(p), sha256_file(p)] for p in ps] for sp, ps in (o.get('files') or {}).items()}
     return {k: v for k, v in (('data_dir', o.get('data_dir')), ('files', files)) if v}
 
+
+# %% ../nbs/A18_workflow.ipynb #a18trm01
 def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's name, or your training files (src, tgt); None: the task's own (on resume: the run's own)
                 task:str|Task|None=None, # default: the task of `data`'s dataset (or the checkpoint's); 'numbers' with no data
                 preset:str|None=None, vocab_size:int|None=None, spm:dict|None=None, # the model and tokenizer of a new run
@@ -180,6 +182,8 @@ def _check_model(ck:dict, path, model:dict, spm, preset, vocab_size):
         raise ValueError(f"{path} is a model with {', '.join(clash)}: a resumed run keeps its model; drop those settings, or "
                          f"start a new run in another folder")
 
+
+# %% ../nbs/A18_workflow.ipynb #a18res02
 def _changed_files(was:dict, now:dict) -> list[str]:
     "The training files of `now` that are not those of `was` (by size and sha256), each said with what it was."
     old, new = was.get('files', {}).get('train') or [], now.get('files', {}).get('train') or []
@@ -206,6 +210,8 @@ def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang,
                          f"its files, or pass new_data=True to continue on these on purpose (fine-tuning)")
     return data
 
+
+# %% ../nbs/A18_workflow.ipynb #a18res04
 def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
                data:ParallelData|None=None, # the data to continue on (None: what is named below, else the run's own)
                task:str|Task|None=None, dataset:str|None=None, src_lang:str|None=None, tgt_lang:str|None=None,
