@@ -12,7 +12,7 @@ import argparse, contextlib, json, shlex, sys, time, warnings
 from dataclasses import replace
 from pathlib import Path
 from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
-from .runs import RunFolder, file_names, read_files
+from .runs import RunFolder, RunConflict, file_names, read_files
 from .commands import (CliParser, number, run_cli, check_thread_env, check_device, heavy_imports, out_of_memory, note, load_tasks,
     load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file, checkpoint_files)
 
@@ -141,14 +141,12 @@ def _train(argv):
         limit_threads(r.threads)                                  # a run of a named recipe resumes on the recipe's threads
     out = RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
-    with out.lock(remove_unused=created):
-        out.check_links()
-        if not a.resume and (old := out.outputs()) and not a.overwrite:
-            _fail(f"--out {out.path} already holds a run ({file_names(old)}): continue it "
-                  f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
+    with contextlib.ExitStack() as held:                           # a new run claims the folder now; a resume at the checkpoint's step, in fit
+        try: held.enter_context(out.lock(remove_unused=created) if a.resume else out.claim(overwrite=a.overwrite, remove_unused=created))
+        except RunConflict as e: _fail(f"--out {out.path} already holds a run ({file_names(e.files)}): continue it "
+                                       f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
         data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **({k: getattr(a, k) for k in ('train', 'valid', 'test')} if a.train else {}))
-        s = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None} | {'out': str(out.path)}
-        s |= ({'overwrite': True} if a.overwrite else {}) | ({'progress': False} if a.no_progress else {})
+        s = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None} | ({'progress': False} if a.no_progress else {})
         spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
         recipe = None if a.resume else replace(tasks.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
         if not a.resume: tasks.check_memory(task, a.preset, a.vocab_size, a.device, recipe=recipe, **s)
@@ -156,7 +154,7 @@ def _train(argv):
               f"{a.preset or recipe.preset}") + f"; output in {out.path}")
         t0, command = time.time(), shlex.join(['tnb-train', *argv])
         with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
-            tr = tasks.train_model(data, task, preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, resume=a.resume, recipe=recipe,
+            tr = tasks.train_model(data, task, preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, resume=a.resume, recipe=recipe, out=out.path, overwrite=a.overwrite,
                                    meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})}, say=print,
                                    callbacks=[_say_precision('tnb-train')], **s)
     if tr.interrupted: sys.exit(130)

@@ -21,7 +21,7 @@ from .core import UNK_ID, set_seed, hardware, git_commit, get_device, limit_thre
 from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
 from .datasets import ParallelData, load_dataset, DATASETS, number_scores, number_value, MAX_NUMBER
 from .data import Tokenizer, encode_pairs
-from .checkpoints import load_checkpoint, resolve_checkpoint, check_checkpoint, check_tokenizer, model_from_checkpoint
+from .checkpoints import load_checkpoint, resolve_checkpoint, check_checkpoint, check_tokenizer, checkpoint_meta, model_from_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config
 from .decoding import Decoding, PAPER_DECODING
 from .evaluation import evaluate, translate
@@ -279,6 +279,8 @@ def train_model(data:ParallelData|None=None, # the corpus (None: the task's own 
                 preset:str|None=None, vocab_size:int|None=None, spm:dict|None=None, # the model and tokenizer of a new run
                 recipe:str|Recipe|None=None, # a new run's recipe: the task's default, one it names (e.g. 'cpu-hour'), or your own
                 resume=None, # a checkpoint, or a run folder (its newest checkpoint), to continue
+                out=None, # the run folder (None: none for a new run, which then writes nothing; a resume's own folder)
+                overwrite:bool=False, # start in a run folder that holds another run's files by deleting them
                 callbacks=(), meta:dict|None=None, # extra provenance stored in checkpoints (e.g. the command)
                 say=None, # where the run's lines go (default: print)
                 **settings, # `TrainConfig` and `TransformerConfig` fields, e.g. steps=300, d_model=128, eps_ls=0.1
@@ -293,15 +295,16 @@ def train_model(data:ParallelData|None=None, # the corpus (None: the task's own 
     else:
         ck, path = None, None; r = task_recipe(task, recipe); tc, said = _new_run_config(r, given)
         if r.threads is not None: limit_threads(r.threads)            # the recipe's CPU threads
-    if data is None: data = task.load(task.datasets[0]) if ck is None else task.load((ck.get('meta') or {}).get('dataset'))
+    if data is None: data = task.load(task.datasets[0]) if ck is None else task.load(checkpoint_meta(ck, path).get('dataset'))
     for line in said: say(line)
     if ck is None: set_seed(tc.seed)                                # the model's initial weights, as tnb-train draws them
     tok, cfg, named = _tokenizer_and_config(data, r, ck, path, preset, vocab_size, spm, model_kw)
     train, valid = _encode(data, tok, tc.max_len, path)
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
             'commit': git_commit(), 'hardware': hardware(), **({'recipe': recipe} if isinstance(recipe, str) else {}), **(meta or {})}
-    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, callbacks=callbacks, meta=meta, say=say)
-    if ck is not None: trainer.load(ck); trainer.resumed_from = path
+    run = out if out is not None else (path.parent if path is not None else None)
+    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=run, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say)
+    if ck is not None: trainer.load(ck, path)                      # the one check of the checkpoint, against the real model
     trainer.task = task
     trainer.fit()
     return trainer
@@ -310,7 +313,7 @@ def train_model(data:ParallelData|None=None, # the corpus (None: the task's own 
 def _resume_state(resume, given:dict, model:dict, spm, task, preset=None, vocab_size=None):
     "(checkpoint, its path, task, TrainConfig, notes) of a run to resume, after checking what was asked for against it."
     path = resolve_checkpoint(resume, use='resume')[0]
-    ck = check_checkpoint(load_checkpoint(path), path, 'resume')
+    ck = check_checkpoint(load_checkpoint(path), path, 'resume', weights=False)   # the tensors: against the model, in `Trainer.load`
     if not ck.get('tokenizer'): raise ValueError(f"{path} holds no tokenizer; cannot resume on text data")
     if spm: raise ValueError(f"spm={spm}: a resumed run keeps the tokenizer of {path}")
     if vocab_size and vocab_size != ck['config'].get('tgt_vocab'):
@@ -319,8 +322,8 @@ def _resume_state(resume, given:dict, model:dict, spm, task, preset=None, vocab_
     if clash := [f"{k}={ck['config'].get(k)!r} (not {v!r})" for k, v in model.items() if ck['config'].get(k) != v]:
         raise ValueError(f"{path} is a model with {', '.join(clash)}: a resumed run keeps its model; drop those settings, or "
                          f"start a new run in another folder")
-    meta = ck.get('meta') or {}
-    tc, said = resume_config(meta.get('train_config') or {}, {'out': str(path.parent), **given})
+    meta = checkpoint_meta(ck, path)
+    tc, said = resume_config(meta.get('train_config') or {}, given)
     if tc.steps is not None and int(ck['step']) > tc.steps:
         raise ValueError(f"{path} is at update {ck['step']}, past the {tc.steps} updates asked for: steps counts from the "
                          f"start of the run, so ask for more than {ck['step']} to train on")
