@@ -12,7 +12,7 @@ import argparse, contextlib, json, shlex, sys, time, warnings
 from dataclasses import replace
 from pathlib import Path
 from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
-from .runs import RunFolder, file_names, read_files
+from .runs import RunFolder, RunConflict, file_names, read_files
 from .commands import (CliParser, number, run_cli, check_thread_env, check_device, heavy_imports, out_of_memory, note, load_tasks,
     library_errors, cli_words, load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file, checkpoint_files)
 
@@ -114,8 +114,7 @@ def _task_of(a):
 # %% ../nbs/A7_cli.ipynb #a7set001
 def _settings(a) -> tuple[dict, dict, dict|None]:
     "(the settings `train_model` takes by name, the tokenizer's options, your own files) of the options given."
-    s = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None} | ({'out': a.out} if a.out else {})
-    s |= ({'overwrite': True} if a.overwrite else {}) | ({'progress': False} if a.no_progress else {})
+    s = {k: getattr(a, k) for k in _SETTINGS if getattr(a, k) is not None} | ({'progress': False} if a.no_progress else {})
     spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
@@ -125,7 +124,7 @@ def _resume(a, p, s:dict, spm:dict, files):
     from transformer_nb.workflow import resume_run
     with library_errors(p):
         r = resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
-                       a.preset, a.vocab_size, say=print)
+                       a.preset, a.vocab_size, out=a.out, say=print)
     if a.threads is None and (rc := r.task.recipes.get((r.ck.get('meta') or {}).get('recipe'))) and rc.threads is not None: limit_threads(rc.threads)
     return r
 
@@ -152,14 +151,12 @@ def _train(argv):
     s, spm, files = _settings(a)
     resumed = _resume(a, p, s, spm, files) if a.resume else None   # read and checked once, there: settings, model, data
     task, data = (resumed.task, resumed.data) if resumed else (_task_of(a), None)
-    out = RunFolder(resumed.tc.out if resumed else a.out or f"runs/{a.dataset}"); created = not out.path.exists()
+    out = RunFolder(resumed.out if resumed else a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
-    with out.lock(remove_unused=created):
-        out.check_links()
-        if not a.resume and (old := out.outputs()) and not a.overwrite:
-            _fail(f"--out {out.path} already holds a run ({file_names(old)}): continue it "
-                  f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
-        s['out'] = str(out.path)
+    with contextlib.ExitStack() as held:                           # a new run claims the folder now; a resume at the checkpoint's step, in fit
+        try: held.enter_context(out.lock(remove_unused=created) if a.resume else out.claim(overwrite=a.overwrite, remove_unused=created))
+        except RunConflict as e: _fail(f"--out {out.path} already holds a run ({file_names(e.files)}): continue it "
+                                       f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
         recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
         with library_errors(p):
             if not a.resume:
@@ -170,8 +167,8 @@ def _train(argv):
             t0, command = time.time(), shlex.join(['tnb-train', *argv])
             with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
                 tr = workflow.train_model(data, task, recipe=recipe, resume=resumed, meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})},
-                                          say=print, callbacks=[_say_precision('tnb-train')],
-                                          **({} if a.resume else dict(preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, **s)))
+                                          say=print, callbacks=[_say_precision('tnb-train')], **({} if a.resume else dict(
+                                          preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, out=out.path, overwrite=a.overwrite, **s)))
     if tr.interrupted: sys.exit(130)
     if tr.rank == 0: _report(a, task, data, tr, time.time() - t0)
     return tr

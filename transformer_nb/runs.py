@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a10_runs.html.md"""
 
 # %% auto #0
 __all__ = ['CHECKPOINT', 'AVERAGE', 'LOG', 'CURVE', 'LOCK', 'checkpoint_name', 'checkpoint_step', 'file_names', 'RunFolder',
-           'read_files']
+           'RunConflict', 'read_files']
 
 # %% ../nbs/A10_runs.ipynb #2a514b22
 import contextlib, errno, json, os, re, stat, time, warnings
@@ -183,6 +183,36 @@ def lock(self:RunFolder, remove_unused:bool=False, # on an error, remove the fol
         raise
     finally:
         del _HELD[key]; _flock(f, False); f.close()
+
+# %% ../nbs/A10_runs.ipynb #c1a1m0e0
+class RunConflict(UserError):
+    "A run folder holds files a run must not mix with: another run's (`later=False`), or a later continuation's (`later=True`)."
+    def __init__(self, message:str, files:list, later:bool):
+        super().__init__(message); self.files, self.later = files, later
+
+@patch
+@contextlib.contextmanager
+def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new run)
+          resumed_from=None, # the checkpoint file it resumes from, if any
+          overwrite:bool=False, # delete the files it must not mix with (saying so) instead of refusing them
+          say=print, # where the line about deleted files goes
+          remove_unused:bool|None=None, # on an error, remove the folder if nothing but the lock is in it (None: if it does not exist yet)
+         ):
+    "Hold the folder for a run while the block runs: its lock, no planted link, no stale temporary file, none of another run's files."
+    with self.lock(remove_unused=not self.path.exists() if remove_unused is None else remove_unused):
+        self.check_links()
+        clean_stale_temps(self.path, '.*.tmp*')                          # left by runs killed while saving
+        clash = self.conflicts(step, resumed_from)
+        later = resumed_from is not None and Path(resumed_from).resolve().parent == self.path.resolve()
+        if clash and not overwrite:
+            raise RunConflict(f"{self.path} holds " + (
+                f"checkpoints past update {step} ({file_names(clash)}), a later continuation of this run: resume from the "
+                f"newest of them, or write this continuation to another folder" if later else
+                f"another run's files ({file_names(clash)}): " + ("write to another folder" if step else
+                "resume that run, write to another folder, or delete them with overwrite=True")), clash, later)
+        for p in clash: p.unlink()
+        if clash: say(f"deleted {len(clash)} file(s) of the earlier run in {self.path}: {file_names(clash)}")
+        yield self
 
 # %% ../nbs/A10_runs.ipynb #214906c8
 def _span(steps:list) -> str:

@@ -12,6 +12,7 @@ __all__ = ['PAPER_RECIPE', 'CPU_HOUR_RECIPE', 'TASKS', 'BUILT_IN', 'Recipe', 'Re
 import importlib
 from dataclasses import dataclass, field, replace
 from .core import UNK_ID
+from .checkpoints import checkpoint_meta
 from .datasets import ParallelData, Loader, load_dataset, DATASETS
 from .decoding import Decoding, PAPER_DECODING
 from .evaluation import evaluate
@@ -156,7 +157,7 @@ def task_for(dataset:str) -> Task:
 
 def task_of(ck:dict) -> Task:
     "The task of a checkpoint: the one it names, else its dataset's."
-    meta = ck.get('meta') or {}
+    meta = checkpoint_meta(ck)
     return get_task(meta['task']) if meta.get('task') else task_for(meta.get('dataset'))
 
 register_task(Task())

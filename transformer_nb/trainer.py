@@ -22,9 +22,9 @@ from .core import PAD_ID, get_device, autocast, choose_precision, precision_dtyp
 from .model import Transformer
 from .data import TokenBatchSampler, collate
 from .training import make_optimizer, seq2seq_loss, accumulate_grads, label_smoothed_nll
-from .checkpoints import rng_state, set_rng_state, save_checkpoint, load_checkpoint, check_checkpoint, save_averaged
-from .safeguards import atomic_open, deferred_interrupts, clean_stale_temps
-from .runs import RunFolder, AVERAGE, CURVE, checkpoint_name, file_names
+from .checkpoints import rng_state, set_rng_state, save_checkpoint, check_checkpoint, checkpoint_meta, save_averaged
+from .safeguards import atomic_open, deferred_interrupts
+from .runs import RunFolder, checkpoint_name
 from .distributed import init_distributed, all_reduce_sum
 
 # %% ../nbs/A3_trainer.ipynb #0d02aa70
@@ -49,7 +49,6 @@ def _check_train_config(c):
     if not isinstance(c.keep, int) or c.keep < 0: raise ValueError(f"keep={c.keep!r} must be an int >= 0")
     if c.keep and c.keep < c.average:
         raise ValueError(f"keep={c.keep} keeps fewer checkpoints than the {c.average} that average={c.average} averages")
-    if c.out is not None: c.out = str(c.out)
 
 # %% ../nbs/A3_trainer.ipynb #40b5a59c
 @dataclass
@@ -69,11 +68,9 @@ class TrainConfig:
     device: str|None = None      # None/'auto': CUDA, then MPS, then CPU
     precision: str = 'auto'      # 'auto' (bf16 on GPUs and CPUs that compute it natively, else fp32), 'fp32', 'bf16', 'fp16'
     compile: bool = False        # torch.compile the model
-    out: str|None = None         # run folder for checkpoints, log and figures (None: write nothing)
     save_every: int = 0          # checkpoint every K updates (0: only at the end)
     keep: int|None = None        # keep the newest n checkpoints (0: all; None: 3, or `average` if more)
     average: int = 0             # at the end, average the newest n checkpoints into average.pt (§6.1; 0 or 1: none)
-    overwrite: bool = False      # start in a run folder that holds another run's files by deleting them
     valid_every: int = 0         # validate every K updates (0: at the end of every epoch)
     seed: int = 0                # seeds the batch order
     progress: bool = True        # tqdm progress bar (rank 0 only)
@@ -82,7 +79,7 @@ class TrainConfig:
 
 # %% ../nbs/A3_trainer.ipynb #61d37fcb
 _FIXED = ('max_tokens', 'accum', 'warmup', 'lr_scale', 'cooldown', 'clip', 'eps_ls', 'max_len', 'seed')
-_SILENT = ('max_time', 'device', 'out', 'progress', 'overwrite')
+_SILENT = ('max_time', 'device', 'progress')
 
 class SettingChanged(ValueError):
     "A resumed run was asked to train with another value of a setting that shapes its updates."
@@ -219,8 +216,10 @@ def kept_output(model:nn.Module):
 
 # %% ../nbs/A3_trainer.ipynb #a85c3894
 class Trainer:
-    "Trains a `Transformer` (§5): call `fit()`; `load(ckpt)` first to resume."
+    "Trains a `Transformer` (§5) into the run folder `run` (None: writes nothing): call `fit()`; `load(ck, path)` first to resume."
     def __init__(self, model:Transformer, train:list, valid:list|None=None, tokenizer=None, tc:TrainConfig|None=None,
+                 run:RunFolder|str|Path|None=None, # where checkpoints, the log and the loss curve go
+                 overwrite:bool=False, # `fit` deletes another run's files in `run` (saying so) instead of refusing them
                  sampler=None, valid_sampler=None, callbacks=(), meta:dict|None=None, say=None):
         self.tc = tc = tc or TrainConfig()
         self.meta = dict(meta or {})                                   # saved in checkpoints, e.g. dataset and languages
@@ -240,7 +239,8 @@ class Trainer:
         self.valid_sampler = valid_sampler or (self._sampler(valid, shuffle=False) if valid else None)
         self.step = self.epoch = self.batch_idx = 0                  # updates done; data position
         self.history, self.callbacks = {'train': [], 'valid': []}, list(callbacks)
-        self.run = RunFolder(tc.out) if tc.out else None
+        self.run = run if isinstance(run, RunFolder) or run is None else RunFolder(run)
+        self.overwrite = overwrite
         self.run_id = uuid.uuid4().hex[:12]                            # this run's identity; a resume takes the checkpoint's
         self.interrupted = self.timed_out = False; self.last_checkpoint = self.resumed_from = self.averaged = self._rng = None
         self.say = say or ((lambda msg: print(msg, flush=True)) if self.is_main else (lambda msg: None))
@@ -362,24 +362,32 @@ def save(self:Trainer) -> Path|None:
 
 # %% ../nbs/A3_trainer.ipynb #b138c6fc
 @patch
-def load(self:Trainer, ckpt_or_path) -> 'Trainer':
-    "Restore weights, optimiser, schedule, generators, step, data position and run identity from a checkpoint, to resume."
-    if isinstance(ckpt_or_path, dict): ck, name = ckpt_or_path, 'the checkpoint'
-    else:
-        ck = load_checkpoint(ckpt_or_path, map_location=self.device, use='resume')
-        self.resumed_from = Path(ckpt_or_path) if not Path(ckpt_or_path).is_dir() else RunFolder(ckpt_or_path).latest()
-        name = str(self.resumed_from)
+def load(self:Trainer, ck:dict, # a checkpoint, as `load_checkpoint` reads it
+         path=None, # the file it was read from: named in errors, and the run `fit` continues
+        ) -> 'Trainer':
+    "Restore weights, optimiser, schedule, generators, step, data position and run identity from `ck`, to resume: the one check of a resume, against this trainer's model."
+    if not isinstance(ck, dict): raise TypeError(f"ck={type(ck).__name__}: load takes a checkpoint dict, e.g. load_checkpoint(path), with path=path")
+    name = str(path) if path is not None else 'the checkpoint'
     mine = asdict(self.cfg)                                            # a different config first: it says why shapes differ
     diff = {k: (ck['config'].get(k), v) for k, v in mine.items() if isinstance(ck.get('config'), dict) and ck['config'].get(k) != v}
     if diff: raise ValueError(f"{name}: its config differs from the model's (checkpoint, model): {diff}")
-    check_checkpoint(ck, name, 'resume', model=self.model)            # shapes, dtypes, finite values, generators
+    check_checkpoint(ck, name, 'resume', model=self.model)            # meta, shapes, dtypes, finite values, generators
+    meta = checkpoint_meta(ck, name)
+    try:
+        self.opt.load_state_dict(ck['optimizer']); self.sched.load_state_dict(dict(ck['scheduler']))
+        if ck.get('scaler'): self.scaler.load_state_dict(ck['scaler'])
+        s = self.sched
+        if not (isinstance(s.last_epoch, int) and all(isinstance(x, (int, float)) and math.isfinite(x) for x in
+                                                      [*s.base_lrs, *s.get_last_lr(), *(g['lr'] for g in self.opt.param_groups)])):
+            raise ValueError('its step count or rates are not numbers')
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError, RuntimeError) as e:
+        raise ValueError(f"{name}: its optimiser or learning-rate schedule state is damaged ({type(e).__name__}: "
+                         f"{str(e).splitlines()[0][:120] if str(e) else 'no detail'}); resume from another checkpoint") from None
     self.model.load_state_dict(ck['model'])
-    self.opt.load_state_dict(ck['optimizer']); self.sched.load_state_dict(ck['scheduler'])
-    if ck.get('scaler'): self.scaler.load_state_dict(ck['scaler'])
     self.step, self.epoch, self.batch_idx = int(ck['step']), int(ck['data_pos']['epoch']), int(ck['data_pos']['batch'])
-    meta = ck.get('meta') or {}
     self.history, self.run_id = meta.get('history', self.history), meta.get('run') or self.run_id
     set_rng_state(ck['rng'])
+    self.resumed_from = Path(path) if path is not None else None
     return self
 
 # %% ../nbs/A3_trainer.ipynb #44fc25e8
@@ -507,17 +515,5 @@ def fit(self:Trainer) -> dict:
     if (msg := self._nothing_to_do()) is not None:
         self.say(msg); return self.history
     if self.run is None or not self.is_main: return self._train()
-    with self.run.lock():
-        self.run.check_links()
-        clean_stale_temps(self.run.path, '.*.tmp*')                     # left by runs killed while saving
-        clash = self.run.conflicts(self.step, self.resumed_from)
-        here = self.resumed_from is not None and Path(self.resumed_from).resolve().parent == self.run.path.resolve()
-        if clash and not self.tc.overwrite:
-            raise ValueError(f"{self.run.path} holds " + (
-                f"checkpoints past update {self.step} ({file_names(clash)}), another continuation of this run: resume from the "
-                f"newest of them, or write this continuation to another folder" if here else
-                f"another run's files ({file_names(clash)}): " + ("write to another folder" if self.step else
-                "resume that run, write to another folder, or delete them with overwrite=True (tnb-train --overwrite)")))
-        for p in clash: p.unlink()
-        if clash: self.say(f"deleted {len(clash)} file(s) of the earlier run in {self.run.path}: {file_names(clash)}")
+    with self.run.claim(self.step, self.resumed_from, self.overwrite, self.say):   # the lock, links, stale temporaries, another run's files
         return self._train()

@@ -19,7 +19,7 @@ from .core import UNK_ID, set_seed, hardware, git_commit, get_device, limit_thre
 from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs
-from .checkpoints import load_checkpoint, resolve_checkpoint, check_checkpoint, check_tokenizer, model_from_checkpoint
+from .checkpoints import load_checkpoint, resolve_checkpoint, check_checkpoint, check_tokenizer, checkpoint_meta, model_from_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config
 from .decoding import Decoding
 from .evaluation import translate
@@ -74,7 +74,7 @@ def _tokenizer_and_config(data, r:Recipe, ck, path, preset, vocab_size, spm, mod
     "(tokenizer, TransformerConfig, the model's name): the checkpoint's, or new from the recipe `r` and what was given."
     if ck is not None:
         tok = check_tokenizer(Tokenizer.from_bytes(ck['tokenizer']), ck['config'], path)
-        return tok, TransformerConfig(**ck['config']), (ck.get('meta') or {}).get('preset', 'resumed')
+        return tok, TransformerConfig(**ck['config']), checkpoint_meta(ck, path).get('preset', 'resumed')
     model = {**({} if preset else r.model), **model_kw}                # an explicit preset starts from the preset alone
     tok = _train_tokenizer(data, vocab_size or r.vocab_size, {**r.spm, **(spm or {})})
     preset = preset or r.preset
@@ -130,6 +130,8 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
                 preset:str|None=None, vocab_size:int|None=None, spm:dict|None=None, # the model and tokenizer of a new run
                 recipe:str|Recipe|None=None, # a new run's recipe: the task's default, one it names (e.g. 'cpu-hour'), or your own
                 resume=None, # a checkpoint, or a run folder (its newest checkpoint), to continue; or a `Resumed` from `resume_run`
+                out=None, # the run folder (None: none for a new run, which then writes nothing; a resume's own folder)
+                overwrite:bool=False, # start in a run folder that holds another run's files by deleting them
                 new_data:bool=False, # on resume: continue on other data than the run's (fine-tuning)
                 callbacks=(), meta:dict|None=None, # extra provenance stored in checkpoints (e.g. the command)
                 say=None, # where the run's lines go (default: print)
@@ -143,9 +145,9 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     if resume is not None:
         if recipe is not None: raise ValueError(f"recipe={recipe!r}: a resumed run keeps the settings of its own recipe; drop recipe=")
         if not isinstance(resume, Resumed):
-            resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size, say=say)
-        elif settings or spm or preset or vocab_size: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
-        ck, path, task, tc, said, data, r = resume.ck, resume.path, resume.task, resume.tc, resume.said, resume.data, resume.task.recipe
+            resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size, out=out, say=say)
+        elif settings or spm or preset or vocab_size or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
+        ck, path, task, tc, said, data, out, r = resume.ck, resume.path, resume.task, resume.tc, resume.said, resume.data, resume.out, resume.task.recipe
     else:
         task = task or (task_for(data.name) if data is not None else get_task('numbers'))
         ck, path = None, None; r = task_recipe(task, recipe); tc, said = _new_run_config(r, given)
@@ -158,8 +160,8 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
             'data': _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),
             **({'recipe': recipe} if isinstance(recipe, str) else {}), **(meta or {})}
-    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, callbacks=callbacks, meta=meta, say=say)
-    if ck is not None: trainer.load(ck); trainer.resumed_from = path      # checked there against the real model, once
+    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say)
+    if ck is not None: trainer.load(ck, path)                      # the one check of the checkpoint, against the real model
     trainer.task = task
     trainer.fit()
     return trainer
@@ -167,8 +169,8 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
 # %% ../nbs/A18_workflow.ipynb #9e6f3678
 @dataclass
 class Resumed:
-    "A run to continue, read and checked once (`resume_run`): its checkpoint, the file, its task, `TrainConfig`, notes and data."
-    ck: dict; path: Path; task: Task; tc: TrainConfig; said: list; data: ParallelData
+    "A run to continue, read and checked once (`resume_run`): its checkpoint, the file, its task, `TrainConfig`, notes, data and run folder."
+    ck: dict; path: Path; task: Task; tc: TrainConfig; said: list; data: ParallelData; out: Path
     def __repr__(self): return f"Resumed({self.path}, {self.task.name}, update {self.ck['step']}, {self.data})"
 
 def _check_model(ck:dict, path, model:dict, spm, preset, vocab_size):
@@ -218,6 +220,7 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
                data_dir=None, files:dict|None=None, # your own files: {'train': (src, tgt), 'valid': ..., 'test': ...}
                new_data:bool=False, # continue on other data than the run's (fine-tuning)
                settings:dict|None=None, spm:dict|None=None, preset:str|None=None, vocab_size:int|None=None, # as `train_model` takes them
+               out=None, # the run folder to continue in (None: the checkpoint's, where it is now)
                say=print) -> Resumed:
     "Resolve, read and check a run to continue, once: what was asked for against the checkpoint (settings, model, data)."
     path, why = resolve_checkpoint(resume, use='resume')
@@ -225,15 +228,16 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     say(f"resuming {path} ({why})")
     given, model = _split(settings or {})
     _check_model(ck, path, model, spm, preset, vocab_size)
-    meta = ck.get('meta') or {}
-    tc, said = resume_config(meta.get('train_config') or {}, {'out': str(path.parent), **given})
+    meta = checkpoint_meta(ck, path)
+    tc, said = resume_config(meta.get('train_config') or {}, given)
     if tc.steps is not None and int(ck['step']) > tc.steps:
         raise ValueError(f"{path} is at update {ck['step']}, past steps={tc.steps}: steps counts from the start of the run, so "
                          f"ask for more than {ck['step']} to train on")
     name = data.name if data is not None else dataset or meta.get('dataset')
     own = meta.get('task') if meta.get('task') and name == meta.get('dataset') else None
     task = get_task(task or own or task_for(name))   # the task named, else the run's own on its own dataset, else the dataset's
-    return Resumed(ck, path, task, tc, said, _resumed_data(meta, path, task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data))
+    data = _resumed_data(meta, path, task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data)
+    return Resumed(ck, path, task, tc, said, data, Path(out) if out is not None else path.parent)
 
 # %% ../nbs/A18_workflow.ipynb #96546088
 def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, device=None, recipe:str|Recipe|None=None,
@@ -306,7 +310,7 @@ def read_test_files(src, ref) -> tuple[list, list, list]:
 def dataset_test_set(ck:dict, dataset:str|None=None, split:str|None=None, src_lang=None, tgt_lang=None, data_dir=None,
                      name:str='the checkpoint') -> tuple[list, str]:
     "(pairs, the test set's name) of a dataset's split for the checkpoint `ck`: its own dataset, direction and test split by default."
-    meta, split = ck.get('meta') or {}, split or 'test'
+    meta, split = checkpoint_meta(ck, name), split or 'test'
     dataset = dataset or meta.get('dataset')
     if dataset is None or (dataset in DATASETS and DATASETS[dataset].reads_files):
         raise ValueError(f"{name} was trained on {'your own files' if dataset else 'an unknown corpus'}: give its test set as src= and ref=")
@@ -343,7 +347,7 @@ def evaluation_record(task:Task, ck:dict, path, model, scores:dict, pairs:list, 
                       command:str, id:str|None=None, split:str|None=None, # the dataset's split scored (None: files given)
                      ) -> dict:
     "The results-file record of scoring the checkpoint file `path` on `test_set`; its id names the evaluation unless given."
-    run, d = (ck.get('meta') or {}).get('run'), decoding
+    run, d = checkpoint_meta(ck, path).get('run'), decoding
     id = id or (f"{Path(path).parent.name}.{(run or 'unnamed')[:6]}-{Path(path).stem}-{test_set}-beam{d.beam}-alpha{d.alpha}"
                 f"{'-early' if d.stop == 'early' else ''}")
     return {**task.record(id, ck, model, scores, pairs, hyps, command), 'test_set': test_set, 'split': split, 'run': run,
