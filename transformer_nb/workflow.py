@@ -231,7 +231,7 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     meta = checkpoint_meta(ck, path)
     tc, said = resume_config(meta.get('train_config') or {}, given)
     if tc.steps is not None and int(ck['step']) > tc.steps:
-        raise ValueError(f"{path} is at update {ck['step']}, past steps={tc.steps}: steps counts from the start of the run, so "
+        raise ValueError(f"{path} is at update {ck['step']}, past the {tc.steps} updates asked for (steps={tc.steps}): steps counts from the start of the run, so "
                          f"ask for more than {ck['step']} to train on")
     name = data.name if data is not None else dataset or meta.get('dataset')
     own = meta.get('task') if meta.get('task') and name == meta.get('dataset') else None
@@ -304,7 +304,7 @@ def read_test_files(src, ref) -> tuple[list, list, list]:
     if not keep: raise ValueError(f"src={str(src)!r} and ref={str(ref)!r} hold no sentence pairs (empty or blank)")
     if empty := sorted(set(range(len(s))) - set(keep)):
         warnings.warn(f"{len(empty):,} of {len(s):,} lines have an empty source or reference and are left out of the scores (line "
-                      f"{', '.join(str(i + 1) for i in empty[:10])}{', ...' if len(empty) > 10 else ''}); the hypotheses of every line keep a line for each")
+                      f"{', '.join(str(i + 1) for i in empty[:10])}{', ...' if len(empty) > 10 else ''})")
     return [(s[i], r[i]) for i in keep], s, keep
 
 def dataset_test_set(ck:dict, dataset:str|None=None, split:str|None=None, src_lang=None, tgt_lang=None, data_dir=None,
