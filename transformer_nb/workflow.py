@@ -130,8 +130,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
                 preset:str|None=None, vocab_size:int|None=None, spm:dict|None=None, # the model and tokenizer of a new run
                 recipe:str|Recipe|None=None, # a new run's recipe: the task's default, one it names (e.g. 'cpu-hour'), or your own
                 resume=None, # a checkpoint, or a run folder (its newest checkpoint), to continue; or a `Resumed` from `resume_run`
-                out=None, # the run folder (None: none for a new run, which then writes nothing; a resume's own folder)
-                overwrite:bool=False, # start in a run folder that holds another run's files by deleting them
+                out=None, overwrite:bool=False, # the run folder (None: a new run writes nothing; a resume's own); delete another run's files in it
                 new_data:bool=False, # on resume: continue on other data than the run's (fine-tuning)
                 callbacks=(), meta:dict|None=None, # extra provenance stored in checkpoints (e.g. the command)
                 say=None, # where the run's lines go (default: print)
