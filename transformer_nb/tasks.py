@@ -279,8 +279,7 @@ def train_model(data:ParallelData|None=None, # the corpus (None: the task's own 
                 preset:str|None=None, vocab_size:int|None=None, spm:dict|None=None, # the model and tokenizer of a new run
                 recipe:str|Recipe|None=None, # a new run's recipe: the task's default, one it names (e.g. 'cpu-hour'), or your own
                 resume=None, # a checkpoint, or a run folder (its newest checkpoint), to continue
-                out=None, # the run folder (None: none for a new run, which then writes nothing; a resume's own folder)
-                overwrite:bool=False, # start in a run folder that holds another run's files by deleting them
+                out=None, overwrite:bool=False, # the run folder (default: none for a new run; a resume's own); delete another run's files in it
                 callbacks=(), meta:dict|None=None, # extra provenance stored in checkpoints (e.g. the command)
                 say=None, # where the run's lines go (default: print)
                 **settings, # `TrainConfig` and `TransformerConfig` fields, e.g. steps=300, d_model=128, eps_ls=0.1
@@ -302,11 +301,10 @@ def train_model(data:ParallelData|None=None, # the corpus (None: the task's own 
     train, valid = _encode(data, tok, tc.max_len, path)
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
             'commit': git_commit(), 'hardware': hardware(), **({'recipe': recipe} if isinstance(recipe, str) else {}), **(meta or {})}
-    run = out if out is not None else (path.parent if path is not None else None)
-    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=run, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say)
+    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out if out is not None or path is None else path.parent,
+                      overwrite=overwrite, callbacks=callbacks, meta=meta, say=say)
     if ck is not None: trainer.load(ck, path)                      # the one check of the checkpoint, against the real model
-    trainer.task = task
-    trainer.fit()
+    trainer.task = task; trainer.fit()
     return trainer
 
 # %% ../nbs/A11_tasks.ipynb #9e6f3678
