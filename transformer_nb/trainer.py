@@ -126,7 +126,7 @@ class Trainer:
         self.history, self.callbacks = {'train': [], 'valid': []}, list(callbacks)
         self.run, self.overwrite = (run if isinstance(run, RunFolder) or run is None else RunFolder(run)), overwrite
         self.run_id = uuid.uuid4().hex[:12]                            # this run's identity; a resume takes the checkpoint's
-        self.interrupted = self.timed_out = False; self.last_checkpoint = self.resumed_from = self.averaged = self._rng = None
+        self.interrupted = self.timed_out = False; self.last_checkpoint = self.resumed_from = self.averaged = self._rng = self._saved_at = None
         self.say = say or ((lambda msg: print(msg, flush=True)) if self.is_main else (lambda msg: None))
 
     def speedups(self, on:bool=True):
@@ -246,7 +246,7 @@ def save(self:Trainer) -> Path|None:
     path = self.run.checkpoint(self.step)
     wait = f"saving {path}, please wait (Ctrl-\\ quits at once, without it)"
     with deferred_interrupts(wait, reraise=not self.interrupted):   # a Ctrl-C during a periodic save stops after it
-        try: self.last_checkpoint = save_checkpoint(path, follow=False, **self.state())
+        try: self.last_checkpoint, self._saved_at = save_checkpoint(path, follow=False, **self.state()), (self.step, len(self.history['valid']))
         except OSError as e:
             good = self.last_checkpoint or self.resumed_from
             kept = f"the last good checkpoint, {good}, is kept" if good else "no checkpoint was written"
@@ -280,8 +280,10 @@ def load(self:Trainer, ck:dict, # a checkpoint, as `load_checkpoint` reads it
     self.model.load_state_dict(ck['model'])
     self.step, self.epoch, self.batch_idx = int(ck['step']), int(ck['data_pos']['epoch']), int(ck['data_pos']['batch'])
     self.history, self.run_id = meta.get('history', self.history), meta.get('run') or self.run_id
-    set_rng_state(ck['rng'])
+    set_rng_state(ck['rng']); self._rng = ck['rng']                   # the state at the update boundary, as saved
     self.resumed_from = Path(path) if path is not None else None
+    if self.resumed_from is not None and self.run is not None and self.run.owns(path) and self.resumed_from.name == checkpoint_name(self.step):
+        self.last_checkpoint, self._saved_at = self.resumed_from, (self.step, len(self.history['valid']))   # already on disk
     return self
 
 # %% ../nbs/A3_trainer.ipynb #44fc25e8
@@ -362,10 +364,11 @@ def plot(self:Trainer, path=None, show:bool=False):
 # %% ../nbs/A3_trainer.ipynb #61a81c2f
 @patch
 def _finish(self:Trainer):
+    "The end of a run, or what a finished run that is resumed lacks: the final validation, a checkpoint that holds it, the curve, the average."
     done = self.history['valid'] and self.history['valid'][-1]['step'] == self.step
-    if self.valid_sampler and self.step > self._start_step and not done: self._validate(None)   # the final model's loss too
+    if self.valid_sampler and self.step > 0 and not done: self._validate(None)   # the final model's loss too
     if self.run is None or not self.is_main: return
-    if not (self.last_checkpoint and self.last_checkpoint.name == checkpoint_name(self.step)): self.save()
+    if self._saved_at != (self.step, len(self.history['valid'])): self.save()     # its checkpoint holds the final validation
     plot_history(self.history, self.run.curve, follow=False)
     use = self.run.checkpoints()[-self.tc.average:] if self.tc.average > 1 else []
     if len(use) > 1:
@@ -405,9 +408,12 @@ def _nothing_to_do(self:Trainer) -> str|None:
 
 @patch
 def fit(self:Trainer) -> dict:
-    "Train until `steps` updates or `epochs` epochs, holding the run folder; returns the history."
+    "Train until `steps` updates or `epochs` epochs, holding the run folder; returns the history. A finished run resumed gets what it lacks (its final validation, its average)."
     if (msg := self._nothing_to_do()) is not None:
-        self.say(msg); return self.history
+        self.say(msg)
+        if self.resumed_from is None: return self.history
+        with self.run.claim(self.step, self.resumed_from, self.overwrite, self.say) if self.run and self.is_main else contextlib.nullcontext():
+            self._finish(); return self.history                        # a finished run resumed: complete what it lacks
     if self.run is None or not self.is_main: return self._train()
     with self.run.claim(self.step, self.resumed_from, self.overwrite, self.say):   # the lock, links, stale temporaries, another run's files
         return self._train()
