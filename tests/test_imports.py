@@ -16,7 +16,7 @@ LAYERS = [
     ['core', 'safeguards', 'runs'],
     ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model'],
     ['datasets', 'data', 'records'],
-    ['checkpoints', 'pretrained', 'distributed', 'training', 'trainer'],
+    ['checkpoints', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
     ['decoding', 'fast_decoding', 'evaluation'],
     ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer'],
     ['commands', 'cli'],

@@ -21,7 +21,7 @@ from .model import Transformer, TransformerConfig, count_config_params
 from .datasets import download_file, get_cache_dir, sha256_file
 from .data import Tokenizer
 from .safeguards import atomic_open, same_file
-from .runs import RunFolder, checkpoint_name, checkpoint_step
+from .runs import RunFolder, checkpoint_step
 
 # %% ../nbs/A1_checkpoints.ipynb #4b2dfe7f
 _CKPT_FORMAT = 'transformer_nb.checkpoint/1'
@@ -95,7 +95,8 @@ def load_checkpoint(path, map_location='cpu',
         with warnings.catch_warnings():                                  # e.g. "Detected pickle protocol 4"
             warnings.simplefilter('ignore'); ck = torch.load(path, map_location=map_location, weights_only=True, mmap=mmap)
     except OSError as e:                                                 # permission denied, an I/O error: not the file's content
-        if not e.errno: raise ValueError(f"{path} is not a readable checkpoint (corrupt or truncated?): {_unreadable(e)}") from None
+        if not e.errno or e.errno == errno.EINVAL:                       # torch's zip reader on a cut file: 'Invalid argument'
+            raise ValueError(f"{path} is not a readable checkpoint (corrupt or truncated?): {_unreadable(e)}") from None
         raise OSError(e.errno, e.strerror, str(path)) from None
     except Exception as e:
         if (name := _blocked(e)) is not None:
@@ -183,7 +184,21 @@ def resolve_checkpoint(path, use:str='inference', # 'inference' or 'resume' (an 
     p = Path(path)
     if not p.exists(): raise FileNotFoundError(f"checkpoint not found: {path}")
     if not p.is_dir(): return p, 'the file given'
-    return RunFolder(p).resolve(checkpoint_identity, average=use == 'inference')
+    run = RunFolder(p)
+    try:
+        found = run.resolve(checkpoint_identity, average=use == 'inference')
+        load_checkpoint(found[0], mmap=True)                               # readable, or named with the newest good one below
+    except ValueError as e:
+        bad, older = run.latest(), run.checkpoints()[:-1]
+        good = next((q for q in reversed(older) if _readable(q)), None) if bad is not None and str(bad) in str(e) else None
+        if good is None: raise
+        raise ValueError(f"{e}; the newest readable checkpoint of {p} is {good.name}: give {good} instead, or remove {bad}") from None
+    return found
+
+def _readable(path) -> bool:
+    "True if `path` loads as a checkpoint (its tensors mapped, not read)."
+    try: load_checkpoint(path, mmap=True); return True
+    except (ValueError, OSError): return False
 
 # %% ../nbs/A1_checkpoints.ipynb #838acecc
 _NEEDS = {'inference': ('config', 'model'), 'average': ('config', 'model'),
@@ -290,6 +305,8 @@ def model_from_checkpoint(ckpt_or_path, device=None,
                           name=None, # how errors name a checkpoint given as a dict (default: 'the checkpoint')
                          ) -> tuple:
     "(model in eval mode on `device`, tokenizer or None, checkpoint dict) from a checkpoint, its path, or a run folder."
+    if not isinstance(ckpt_or_path, (dict, str, os.PathLike)):
+        raise TypeError(f"model_from_checkpoint takes a checkpoint dict, a checkpoint file or a run folder, not {type(ckpt_or_path).__name__} {ckpt_or_path!r}")
     name = str(name) if name is not None else 'the checkpoint'
     if isinstance(ckpt_or_path, dict): ck = ckpt_or_path
     else:

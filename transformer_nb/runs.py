@@ -117,17 +117,39 @@ def append_log(self:RunFolder, record:dict):
         target = os.readlink(self.log); self.log.unlink()
         warnings.warn(f"{self.log} had been replaced by a symbolic link (to {printable(target)}) during the run: the link was "
                       f"removed, not followed, and the log goes on in a new file")
-    fd = _open_in_place(self.log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 'the log')
-    with os.fdopen(fd, 'a', encoding='utf-8') as f: f.write(json.dumps(record) + '\n')
+    fd = _open_in_place(self.log, os.O_RDWR | os.O_APPEND | os.O_CREAT, 'the log')
+    with os.fdopen(fd, 'ab') as f:
+        size = os.fstat(fd).st_size
+        cut = size > 0 and (os.lseek(fd, size - 1, os.SEEK_SET), os.read(fd, 1))[1] != b'\n'
+        if cut: warnings.warn(f"{self.log}: its last line was cut (a run stopped while writing it, e.g. on a full disk); "
+                              f"it is left as it is, and the log goes on on a new line")
+        f.write((b'\n' if cut else b'') + (json.dumps(record) + '\n').encode('utf-8'))
 
 @patch
 def read_log(self:RunFolder) -> list[dict]:
-    "The records of the log ([] without a log); a line that is not JSON (a run killed mid-write) is skipped."
+    "The records of the log ([] without a log); lines that are not JSON (cut by a run killed mid-write) are skipped, and counted in a warning."
     if not self.log.is_file(): return []
-    out = []
-    for line in self.log.read_text(encoding='utf-8', errors='replace').splitlines():
-        with contextlib.suppress(ValueError): out.append(json.loads(line))
+    out, bad = [], []
+    for i, line in enumerate(self.log.read_text(encoding='utf-8', errors='replace').splitlines(), 1):
+        try: out.append(json.loads(line))
+        except ValueError: bad.append(i)
+    if bad: warnings.warn(f"{self.log}: {len(bad)} line(s) that are not JSON records skipped (line {', '.join(map(str, bad[:5]))}"
+                          f"{', ...' if len(bad) > 5 else ''}): cut by a run stopped while writing them")
     return out
+
+@patch
+def trim_log(self:RunFolder, step:int) -> int:
+    "Remove the log's records of updates past `step` (left by a run killed after them), rewriting it whole; returns how many."
+    if not self.log.is_file(): return 0
+    lines = self.log.read_text(encoding='utf-8', errors='replace').splitlines(keepends=True)
+    def past(line):
+        try: r = json.loads(line)
+        except ValueError: return False
+        return isinstance(r, dict) and any(isinstance(v, dict) and isinstance(v.get('step'), int) and v['step'] > step for v in r.values())
+    keep = [l if l.endswith('\n') else l + '\n' for l in lines if not past(l)]
+    if len(keep) < len(lines):
+        with self.write(LOG, 'w') as f: f.write(''.join(keep))
+    return len(lines) - len(keep)
 
 # %% ../nbs/A10_runs.ipynb #4a442c60
 @patch
@@ -212,6 +234,8 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
                 "resume that run, write to another folder, or delete them with overwrite=True")), clash, later)
         for p in clash: p.unlink()
         if clash: say(f"deleted {len(clash)} file(s) of the earlier run in {self.path}: {file_names(clash)}")
+        if later and (n := self.trim_log(step)):                          # a run killed after validating past its checkpoint
+            say(f"removed {n} record(s) of updates past {step} from {self.log}: the continuation from update {step} writes its own")
         yield self
 
 # %% ../nbs/A10_runs.ipynb #214906c8
