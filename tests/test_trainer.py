@@ -6,7 +6,7 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.trainer import Trainer, TrainConfig
 from transformer_nb.checkpoints import load_checkpoint, save_checkpoint
 from transformer_nb.datasets import load_dataset
-from transformer_nb.tasks import train_model, run_summary
+from transformer_nb.workflow import train_model, run_summary
 from conftest import copy_ids
 
 SMALL = dict(preset='tiny', vocab_size=16, steps=4, max_tokens=400, save_every=2, average=2, valid_every=3, progress=False)
