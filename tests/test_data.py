@@ -8,9 +8,9 @@ from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb import datasets as D
 from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pairs, padding_efficiency
 from transformer_nb.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
-                                     _number_splits, numbers_corpus, copy_corpus, _common_numbers, _magnitude, _MAGNITUDES,
-                                     exact_by_magnitude, number_scores, _en_number_value, find_multi30k, multi30k, _multi30k_files,
-                                     download_file, _MULTI30K_SHA256, _MULTI30K_URL)
+                                     _number_splits, numbers_corpus, copy_corpus, _common_numbers, magnitude, MAGNITUDES,
+                                     find_multi30k, multi30k, _multi30k_files, download_file, _MULTI30K_SHA256, _MULTI30K_URL)
+from transformer_nb.numbers import exact_by_magnitude, number_scores, _en_number_value
 
 from conftest import skip_without_multi30k
 
@@ -72,9 +72,9 @@ def test_number_splits_cover_what_people_type_and_hold_out_the_rest():
     assert not (tr & va) - set(range(100)) and not (tr & te) - set(range(100)) and not (va & te) - set(range(100))
     assert not (va | te) & (common - set(range(100)))                     # round numbers are never held out
     for split in ('valid', 'test'):                                       # every magnitude, evenly where it can be
-        count = {k: sum(_magnitude(n) == k for n in sp[split]) for k in _MAGNITUDES}
+        count = {k: sum(magnitude(n) == k for n in sp[split]) for k in MAGNITUDES}
         assert count == {'0-99': 100, '100-999': 148, '1,000-99,999': 376, '100,000-999,999': 376}, count
-    train_mags = {k: sum(_magnitude(n) == k for n in sp['train']) / 60_000 for k in _MAGNITUDES}
+    train_mags = {k: sum(magnitude(n) == k for n in sp['train']) / 60_000 for k in MAGNITUDES}
     assert all(share > 0.05 for share in train_mags.values()) and train_mags['100,000-999,999'] > 0.4, train_mags
     assert max(tr | va | te) <= 999_999 and _number_splits() == sp and _number_splits(seed=1) != sp
     assert max(_number_splits(n_train=500, n_valid=10, n_test=10, max_n=5_000)['train']) <= 5_000

@@ -13,7 +13,7 @@ import importlib
 from dataclasses import dataclass, field, replace
 from .core import UNK_ID
 from .checkpoints import checkpoint_meta
-from .datasets import ParallelData, Loader, load_dataset, DATASETS
+from .datasets import ParallelData, load_dataset, DATASETS
 from .decoding import Decoding, PAPER_DECODING
 from .evaluation import evaluate
 from .records import make_record, RESULT_KEYS, register_record_kind

@@ -12,9 +12,9 @@ __all__ = ['task_recipe', 'train_model', 'Resumed', 'resume_run', 'check_memory'
 # %% ../nbs/A18_workflow.ipynb #570dbdcd
 import os, re, shlex, warnings
 import torch
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
-from .safeguards import UserError, read_text_lines, printable
+from .safeguards import read_text_lines, printable
 from .core import UNK_ID, set_seed, hardware, git_commit, get_device, limit_threads
 from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
