@@ -136,6 +136,7 @@ def read_log(self:RunFolder) -> list[dict]:
                           f"{', ...' if len(bad) > 5 else ''}): cut by a run stopped while writing them")
     return out
 
+# %% ../nbs/A10_runs.ipynb #a10trim1
 @patch
 def trim_log(self:RunFolder, step:int) -> int:
     "Remove the log's records of updates past `step` (left by a run killed after them), rewriting it whole; returns how many."
