@@ -21,7 +21,7 @@ Python for the second):
         --vocab-size 8000 --max-tokens 4000 --steps 1000 --warmup 400 --lr-scale 0.5 --seed 0 --threads 1 --save-every 0 \\
         --keep 1 --test-limit 0 --out runs/mini-de-en
     python -c "from transformer_nb.core import set_seed, limit_threads; from transformer_nb.datasets import load_dataset
-    from transformer_nb.tasks import train_model; limit_threads(1)
+    from transformer_nb.workflow import train_model; limit_threads(1)
     train_model(load_dataset('multi30k', 'de', 'en', '../shared/data/multi30k'), preset='mini', vocab_size=8000, norm_first=True,
         max_tokens=4000, steps=1000, warmup=400, lr_scale=0.5, seed=0, out='runs/mini-preln-de-en', save_every=0, keep=1)"
 

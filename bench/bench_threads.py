@@ -25,11 +25,12 @@ def worker(threads:str, updates:int):
     "One measurement, in this (fresh) process: the default job's first `updates` updates with `threads`."
     import torch
     from transformer_nb.core import limit_threads, set_seed
-    from transformer_nb.tasks import train_model, TASKS
+    from transformer_nb.tasks import get_task
+    from transformer_nb.workflow import train_model
     if threads == 'package': limit_threads()
     elif threads != 'torch': limit_threads(int(threads))
     t0 = time.perf_counter()
-    recipe = TASKS['numbers'].recipe                       # the main job, `tnb-train` with no arguments: its corpus, model,
+    recipe = get_task('numbers').recipe                       # the main job, `tnb-train` with no arguments: its corpus, model,
     tr = train_model(steps=updates, warmup=recipe.train['warmup'], valid_every=0, save_every=0, progress=False,   # batches and
                      say=lambda msg: None)                 # schedule, cut to its first updates (no short-run rule, no output)
     wall = time.perf_counter() - t0

@@ -102,7 +102,7 @@ class OurTrainer:
 
 def own_ours(data, cfg, tc, steps:int, threads:int) -> list[float]:
     "Target tokens/s of each interval of 10 updates after the first 10, of `train_model` on `data` (start-up excluded)."
-    from transformer_nb.tasks import train_model
+    from transformer_nb.workflow import train_model
     marks = []
     torch.set_num_threads(threads)
     train_model(data, preset='mini', vocab_size=cfg.tgt_vocab, norm_first=True, p_ffn=cfg.p_ffn, max_tokens=tc.max_tokens,

@@ -28,7 +28,7 @@ from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.evaluation import evaluate
 from transformer_nb.runs import RunFolder
-from transformer_nb.tasks import TASKS, CPU_HOUR_RECIPE
+from transformer_nb.tasks import CPU_HOUR_RECIPE
 
 def load_avg() -> list[float]: return [round(x, 2) for x in os.getloadavg()]
 

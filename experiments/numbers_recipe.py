@@ -52,13 +52,14 @@ from pathlib import Path
 T_START = (time.perf_counter(), time.process_time())        # before torch is imported: as `tnb-train` pays for it
 import torch
 from transformer_nb.core import hardware, git_commit, limit_threads, set_seed, count_params, _default_threads
-from transformer_nb.datasets import load_dataset, de_number, number_scores, en_number
+from transformer_nb.datasets import load_dataset, de_number, en_number
+from transformer_nb.numbers import number_scores
 from transformer_nb.data import Tokenizer
 from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.evaluation import evaluate, translate
 from transformer_nb.records import today
-from transformer_nb.tasks import train_model
+from transformer_nb.workflow import train_model
 ROOT = Path(__file__).resolve().parents[1]
 PROBES = ['Seven', 'THREE', 'zero', 'Zero', 'ZERO', 'Three Hundred Forty-Two', 'three hundred forty-two',
           'Nine Hundred Ninety-Nine Thousand Nine Hundred Ninety-Nine', 'One Hundred Thousand', 'seventy-seven thousand seven']

@@ -54,7 +54,7 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     (['--steps', '0'], '--steps must be >= 1, got 0'),
     (['--dataset', 'nope'], "invalid choice: 'nope'"),
     (['--preset', 'huge'], "invalid choice: 'huge'"),
-    (['--resume', '/nonexistent/ckpt.pt'], 'no such file or folder'),
+    (['--resume', '/nonexistent/ckpt.pt'], 'checkpoint not found: /nonexistent/ckpt.pt'),
     (['--dataset', 'files'], '--dataset files needs --train'),
     (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
@@ -85,20 +85,21 @@ def test_max_time_stops_with_a_checkpoint(tmp_path):
     r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '1000000', '--max-time', '0.02', '--out', out,
                   '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert 'stopped at the --max-time limit of 0.02 min' in r.stdout
+    assert 'stopped at the time limit of --max-time 0.02 minutes' in r.stdout
     step = load_checkpoint(RunFolder(out).latest())['step']
     assert 0 < step < 1000000 and f'trained {step} updates' in r.stdout
 
 def test_numbers_defaults_are_the_main_job():
     "The main job's recipe (experiments/numbers_recipe.py): case-folding tokenizer, 2 layers, a cool-down, 5 checkpoints averaged."
-    from transformer_nb.tasks import TASKS, _new_run_config
-    r = TASKS['numbers'].recipe
+    from transformer_nb.tasks import get_task
+    from transformer_nb.workflow import _new_run_config
+    r = get_task('numbers').recipe
     tc, _ = _new_run_config(r, {})
     assert (r.vocab_size, r.model['N'], r.model['d_model'], tc.steps, tc.warmup, tc.lr_scale) == (1024, 2, 128, 1050, 300, 0.5)
     assert (tc.cooldown, tc.save_every, tc.keep, tc.average) == (200, 25, 5, 5)
     assert r.spm == {'normalization_rule_name': 'nmt_nfkc_cf', 'byte_fallback': True}
-    tc, _ = _new_run_config(TASKS['translation'].recipe, {})
-    assert (tc.cooldown, tc.save_every, tc.keep, tc.average, TASKS['translation'].recipe.spm) == (0, 500, 3, 0, {})
+    tc, _ = _new_run_config(get_task('translation').recipe, {})
+    assert (tc.cooldown, tc.save_every, tc.keep, tc.average, get_task('translation').recipe.spm) == (0, 500, 3, 0, {})
 
 def test_average_of_the_last_checkpoints_is_tested_and_translated(tmp_path):
     "--average N: the run ends with average.pt, which the test, tnb-translate RUN and tnb-evaluate RUN use; a resumed run redoes it."

@@ -14,7 +14,7 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import collate
 from transformer_nb.training import make_optimizer, seq2seq_loss
 from transformer_nb.trainer import TrainConfig, Trainer
-from transformer_nb.checkpoints import load_checkpoint, model_from_checkpoint
+from transformer_nb.checkpoints import load_checkpoint, resolve_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.decoding import greedy_decode, beam_search
 from transformer_nb.fast_decoding import fast_beam_search, FastCache
@@ -136,11 +136,11 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
     def run(out, steps, resume=None):
         set_seed(0)
         cfg = get_config('tiny', src_vocab=V, tgt_vocab=V, d_model=64, d_ff=128, p_drop=0.1)
-        tc = TrainConfig(steps=steps, warmup=50, lr_scale=0.3, device='cuda', out=str(out), save_every=50,
+        tc = TrainConfig(steps=steps, warmup=50, lr_scale=0.3, device='cuda', save_every=50,
                          keep=0, progress=False)
-        t = Trainer(Transformer(cfg), data, data[:200], tc=tc, sampler=Batches(len(data), 64),
+        t = Trainer(Transformer(cfg), data, data[:200], tc=tc, run=out, sampler=Batches(len(data), 64),
                     valid_sampler=Batches(200, 100))
-        if resume: t.load(resume)
+        if resume: path = resolve_checkpoint(resume, use='resume')[0]; t.load(load_checkpoint(path), path)
         t.fit(); return t
     t = run(tmp_path / 'a', 200)
     assert t.precision == 'bf16' and next(t.model.parameters()).is_cuda

@@ -8,9 +8,9 @@ from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb import datasets as D
 from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pairs, padding_efficiency
 from transformer_nb.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
-                                     _number_splits, numbers_corpus, copy_corpus, _common_numbers, _magnitude, _MAGNITUDES,
-                                     exact_by_magnitude, number_scores, _en_number_value, find_multi30k, multi30k, _multi30k_files,
-                                     download_file, _MULTI30K_SHA256, _MULTI30K_URL)
+                                     _number_splits, numbers_corpus, copy_corpus, _common_numbers, magnitude, MAGNITUDES,
+                                     find_multi30k, multi30k, _multi30k_files, download_file, _MULTI30K_SHA256, _MULTI30K_URL)
+from transformer_nb.numbers import exact_by_magnitude, number_scores, _en_number_value
 
 from conftest import skip_without_multi30k
 
@@ -72,9 +72,9 @@ def test_number_splits_cover_what_people_type_and_hold_out_the_rest():
     assert not (tr & va) - set(range(100)) and not (tr & te) - set(range(100)) and not (va & te) - set(range(100))
     assert not (va | te) & (common - set(range(100)))                     # round numbers are never held out
     for split in ('valid', 'test'):                                       # every magnitude, evenly where it can be
-        count = {k: sum(_magnitude(n) == k for n in sp[split]) for k in _MAGNITUDES}
+        count = {k: sum(magnitude(n) == k for n in sp[split]) for k in MAGNITUDES}
         assert count == {'0-99': 100, '100-999': 148, '1,000-99,999': 376, '100,000-999,999': 376}, count
-    train_mags = {k: sum(_magnitude(n) == k for n in sp['train']) / 60_000 for k in _MAGNITUDES}
+    train_mags = {k: sum(magnitude(n) == k for n in sp['train']) / 60_000 for k in MAGNITUDES}
     assert all(share > 0.05 for share in train_mags.values()) and train_mags['100,000-999,999'] > 0.4, train_mags
     assert max(tr | va | te) <= 999_999 and _number_splits() == sp and _number_splits(seed=1) != sp
     assert max(_number_splits(n_train=500, n_valid=10, n_test=10, max_n=5_000)['train']) <= 5_000
@@ -164,7 +164,7 @@ def test_files_dataset(tmp_path):
 def test_registry_holds_the_built_in_corpora_and_names_them():
     assert {'numbers', 'copy', 'multi30k', 'files'} <= set(D.DATASETS)
     with pytest.raises(ValueError, match=r"unknown dataset 'wmt14'; registered: numbers, copy, multi30k, files.*"
-                                         r"import transformer_nb\.parsing for 'parsing'"):
+                                         r"get_task\('parsing'\) loads the parsing one"):
         load_dataset('wmt14')
 
 def test_register_dataset_and_its_argument_checks(monkeypatch, tmp_path):
@@ -207,14 +207,14 @@ def test_built_in_loaders_refuse_unknown_arguments_by_name(name, kw, takes):
 
 @pytest.mark.slow
 def test_parsing_registers_itself_when_imported():
-    "datasets does not import parsing (imports point one way): 'parsing' exists once transformer_nb.parsing is imported."
+    "datasets does not import parsing (imports point one way): 'parsing' exists once the registry loads the parsing task."
     import subprocess, sys
     code = ("from transformer_nb.datasets import DATASETS, load_dataset\n"
             "assert 'parsing' not in DATASETS, sorted(DATASETS)\n"
             "try: load_dataset('parsing')\n"
-            "except ValueError as e: assert 'import transformer_nb.parsing' in str(e), e\n"
+            "except ValueError as e: assert \"get_task('parsing')\" in str(e), e\n"
             "else: raise AssertionError('parsing loaded without its module')\n"
-            "import transformer_nb.parsing\n"
+            "from transformer_nb.tasks import get_task; get_task('parsing')\n"
             "d = load_dataset('parsing', n_train=20, n_valid=3, n_test=4, seed=1)\n"
             "assert (d.name, d.src_lang, d.tgt_lang) == ('parsing', 'en', 'tree'), d\n"
             "assert (len(d.train), len(d.valid), len(d.test)) == (20, 3, 4)\n"

@@ -29,7 +29,7 @@ def worker(out):
     torch.set_num_threads(1)
     model, data = setup()
     rec = []
-    t = Trainer(model, data, tc=TrainConfig(steps=STEPS, warmup=2, max_tokens=120, progress=False, out=out, save_every=2),
+    t = Trainer(model, data, tc=TrainConfig(steps=STEPS, warmup=2, max_tokens=120, progress=False, save_every=2), run=out,
                 callbacks=[recorder(rec)])
     assert t.world == 2 and t.sampler.world_size == 2 and t.sampler.rank == t.rank
     t.fit()

@@ -1,6 +1,9 @@
 """The package's imports point one way. Read statically (AST, every `import` in a module, function-level ones included):
 no module imports another module of a higher layer, so no import cycle is possible, and no module re-exports names
-that live elsewhere or looks names up lazily (a module `__getattr__`)."""
+that live elsewhere or looks names up lazily (a module `__getattr__`). The one import by a computed name is the task
+registry's: `tasks.BUILT_IN` names, as data, the modules of the package's own tasks, which import `tasks` to register
+into it; the registry imports one when its task is first asked for (a plugin, not a dependency), and a test below
+reads that table and checks it."""
 import ast
 from pathlib import Path
 import pytest
@@ -13,9 +16,9 @@ LAYERS = [
     ['core', 'safeguards', 'runs'],
     ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model'],
     ['datasets', 'data', 'records'],
-    ['checkpoints', 'pretrained', 'distributed', 'training', 'trainer'],
+    ['checkpoints', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
     ['decoding', 'fast_decoding', 'evaluation'],
-    ['tasks', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'apidocs'],
+    ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'apidocs'],
     ['commands', 'cli'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}
@@ -44,7 +47,14 @@ def imports_in(source:str) -> set[str]:
             out |= {a.name.split('.')[1] for a in node.names if a.name.startswith('transformer_nb.')}
     return out & (set(MODULES) | {'?'})
 
-GRAPH = {m: imports_in((PKG / f'{m}.py').read_text()) for m in MODULES}
+def built_in_tasks() -> dict:
+    "`tasks.BUILT_IN` read statically: task name -> (module, its datasets)."
+    tree = ast.parse((PKG / 'tasks.py').read_text())
+    node = next(n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, 'id', None) == 'BUILT_IN' for t in n.targets))
+    return ast.literal_eval(node.value)
+
+RAW = {m: imports_in((PKG / f'{m}.py').read_text()) for m in MODULES}
+GRAPH = {m: RAW[m] - ({'?'} if m == 'tasks' else set()) for m in MODULES}   # the registry's loads by name: checked below
 
 def find_cycle(graph:dict) -> list|None:
     "A cycle of `graph` (module -> modules it imports) as a path, found by depth-first search; None if there is none."
@@ -69,6 +79,13 @@ def test_imports_point_down(module):
 def test_no_cycle():
     "Independent of the layer table: a depth-first search over the import graph finds no cycle."
     assert find_cycle(GRAPH) is None, 'import cycle: ' + ' -> '.join(find_cycle(GRAPH))
+
+def test_the_registry_loads_only_its_plugins_by_name():
+    "Only `tasks` imports by a computed name, and only the modules `BUILT_IN` names: each above it, each registering into it."
+    assert [m for m in MODULES if '?' in RAW[m]] == ['tasks']
+    for name, (module, _) in built_in_tasks().items():
+        m = module.split('.')[1]
+        assert ORDER[m] > ORDER['tasks'] and 'tasks' in GRAPH[m], f"BUILT_IN[{name!r}]: {module} must sit above tasks and register into it"
 
 def test_the_checks_can_fail():
     "A function-level import counts, and the search finds the cycles of the package's history."
@@ -97,11 +114,11 @@ def test_no_shims(module):
 # ---------------------------------------------------------------------------------------------------------------
 # Components register themselves: no module but a registry's owner tests a task or dataset by its name.
 # ---------------------------------------------------------------------------------------------------------------
-OWNERS = {'datasets', 'tasks', 'parsing'}          # the registries, and the module that registers the parsing task
+OWNERS = {'datasets', 'tasks', 'numbers', 'parsing'}   # the registries, and the modules of the tasks they hold
 
 def _registered_names() -> set[str]:
-    import transformer_nb.parsing                   # noqa: F401, registers its task and corpus
-    from transformer_nb.tasks import TASKS
+    from transformer_nb.tasks import TASKS, load_all
+    load_all()                                      # every built-in task, with its corpora
     from transformer_nb.datasets import DATASETS
     return set(TASKS) | set(DATASETS)
 

@@ -79,7 +79,7 @@ def sweep_module():
 def test_sweep_commands_train_exactly_the_variant():
     "The tnb-train options the sweep writes give back each variant's overrides, hence its config."
     flags = sweep_module().flags
-    from transformer_nb.tasks import _split
+    from transformer_nb.workflow import _split
     for name, o in table3_variants(PRESETS['mini']).items():
         a = _train_parser().parse_args(['--dataset', 'multi30k', '--preset', 'small', *flags(o)])
         given = {k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None}
@@ -160,7 +160,7 @@ def test_cpu_hour_runs_are_the_recipe_and_chosen_on_valid():
     from transformer_nb.tasks import CPU_HOUR_RECIPE
     recs = json.loads((ROOT / 'results' / 'cpu_hour.json').read_text())
     assert {r['direction'] for r in recs} >= {'de-en'}
-    want = {k: v for k, v in asdict(TrainConfig(**CPU_HOUR_RECIPE.train)).items() if k not in ('out', 'keep', 'progress', 'overwrite')}
+    want = {k: v for k, v in asdict(TrainConfig(**CPU_HOUR_RECIPE.train)).items() if k not in ('keep', 'progress')}
     for r in recs:
         assert {k: r['train_config'][k] for k in want} == want, f"{r['direction']}: the stored run is not the recipe's settings"
         steps, minutes = [p['step'] for p in r['curve']], [p['minutes'] for p in r['curve']]

@@ -11,7 +11,7 @@ from transformer_nb.checkpoints import load_checkpoint, resolve_checkpoint, mode
 from transformer_nb.datasets import load_dataset
 from transformer_nb.model import TransformerConfig
 from transformer_nb.runs import RunFolder, checkpoint_name
-from transformer_nb.tasks import train_model, resumed_run, _split
+from transformer_nb.workflow import train_model, resume_run, _split
 from transformer_nb.trainer import Trainer, TrainConfig
 from transformer_nb.data import encode_pairs
 
@@ -76,7 +76,7 @@ def test_a_run_folder_is_one_file_everywhere(copy_run):
     used = every_tool_uses(d, stale)
     assert set(used.values()) == {str(stale / checkpoint_name(6))}, used
     said = []                                                    # resuming takes the newest checkpoint, and says so
-    meta, data_of, where = resumed_run(stale, say=said.append)
+    where = resume_run(stale, say=said.append).path.parent
     assert said == [f"resuming {stale / checkpoint_name(6)} (the newest checkpoint of the folder)"] and where == stale
 
 

@@ -9,7 +9,7 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads
 from transformer_nb.trainer import TrainConfig, Trainer, TrainingDiverged
 from transformer_nb.data import collate
-from transformer_nb.checkpoints import rng_state, set_rng_state, save_checkpoint, load_checkpoint, model_from_checkpoint, _CKPT_FORMAT
+from transformer_nb.checkpoints import rng_state, set_rng_state, save_checkpoint, load_checkpoint, resolve_checkpoint, model_from_checkpoint, _CKPT_FORMAT
 from transformer_nb.runs import RunFolder
 from conftest import copy_ids
 
@@ -30,9 +30,14 @@ def make(out=None, steps=6, p_drop=0.2, callbacks=(), **kw):
     set_seed(0)
     cfg = get_config('tiny', src_vocab=V, tgt_vocab=V, p_drop=p_drop)
     kw.setdefault('device', 'cpu'); kw.setdefault('precision', 'fp32')   # exact comparisons: float32 on the CPU
-    tc = TrainConfig(steps=steps, warmup=4, out=None if out is None else str(out), progress=False, **kw)
-    return Trainer(Transformer(cfg), DATA, DATA[:32], tc=tc, sampler=Batches(len(DATA), 16),
+    tc = TrainConfig(steps=steps, warmup=4, progress=False, **kw)
+    return Trainer(Transformer(cfg), DATA, DATA[:32], tc=tc, run=out, sampler=Batches(len(DATA), 16),
                    valid_sampler=Batches(32, 32), callbacks=callbacks)
+
+def ck(p):
+    "(checkpoint, path) of the checkpoint or run folder `p`, for `Trainer.load`."
+    path = resolve_checkpoint(p, use='resume')[0]
+    return load_checkpoint(path), path
 
 def losses(t): return [r['loss'] for r in t.history['train']]
 
@@ -58,7 +63,7 @@ def test_cooldown_ends_the_schedule_linearly_and_resumes_exactly(tmp_path):
     assert [r['lr'] for r in t.history['train']] == [noam_lr(s, 32, 4, total=8, cooldown=4) for s in range(1, 9)]
     a = make(out=tmp_path / 'a', steps=8, cooldown=4, save_every=5, p_drop=0.0); a.fit()   # resumed inside the cool-down
     b = make(out=tmp_path / 'b', steps=8, cooldown=4, p_drop=0.0)
-    b.load(tmp_path / 'a' / 'checkpoint-0000005.pt'); b.fit()
+    b.load(*ck(tmp_path / 'a' / 'checkpoint-0000005.pt')); b.fit()
     assert [r['lr'] for r in b.history['train']] == [r['lr'] for r in a.history['train']]
 
 def test_bad_schedule_args():
@@ -164,7 +169,7 @@ def test_resume_gives_identical_losses(tmp_path):
         if t.step == 8: raise Kill
     with pytest.raises(Kill): make(tmp_path / 'b', steps=9, save_every=3, callbacks=[kill]).fit()
     assert RunFolder(tmp_path / 'b').latest().name == 'checkpoint-0000006.pt'
-    r = make(tmp_path / 'b', steps=9, save_every=3).load(tmp_path / 'b')
+    r = make(tmp_path / 'b', steps=9, save_every=3).load(*ck(tmp_path / 'b'))
     assert (r.step, r.epoch, r.batch_idx) == (6, 0, 6)                   # saved at the end of epoch 0
     r.fit()
     assert losses(r) == losses(full) and len(losses(full)) == 9
@@ -175,7 +180,7 @@ def test_resume_rejects_other_config(tmp_path):
     set_seed(0)
     t = Trainer(Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V, d_ff=48)), DATA, tc=TrainConfig(progress=False),
                 sampler=Batches(96, 16))
-    with pytest.raises(ValueError, match='d_ff'): t.load(tmp_path)
+    with pytest.raises(ValueError, match='d_ff'): t.load(*ck(tmp_path))
 
 def test_nan_loss_stops_and_keeps_last_good_checkpoint(tmp_path):
     def poison(t, stats):
@@ -195,7 +200,7 @@ def test_keyboard_interrupt_saves_and_resumes(tmp_path, capsys):
     t.fit()                                                               # returns cleanly
     assert t.interrupted and 'interrupted at update 4' in capsys.readouterr().out
     assert RunFolder(tmp_path / 'b').latest().name == 'checkpoint-0000004.pt'
-    r = make(tmp_path / 'b', steps=6).load(tmp_path / 'b'); r.fit()
+    r = make(tmp_path / 'b', steps=6).load(*ck(tmp_path / 'b')); r.fit()
     assert losses(r) == losses(full)
 
 def test_interrupt_mid_update_resumes_exactly(tmp_path, monkeypatch):
@@ -212,7 +217,7 @@ def test_interrupt_mid_update_resumes_exactly(tmp_path, monkeypatch):
     t.model.forward = forward; t.net = t.model
     t.fit()
     assert t.interrupted and RunFolder(tmp_path / 'b').latest().name == 'checkpoint-0000003.pt'
-    r = make(tmp_path / 'b', steps=5).load(tmp_path / 'b'); r.fit()
+    r = make(tmp_path / 'b', steps=5).load(*ck(tmp_path / 'b')); r.fit()
     assert losses(r) == losses(full)
 
 def test_validation_reports_perplexity_from_nll():

@@ -12,9 +12,9 @@ import argparse, contextlib, json, shlex, sys, time, warnings
 from dataclasses import replace
 from pathlib import Path
 from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
-from .runs import RunFolder, file_names, read_files
+from .runs import RunFolder, RunConflict, file_names, read_files
 from .commands import (CliParser, number, run_cli, check_thread_env, check_device, heavy_imports, out_of_memory, note, load_tasks,
-    load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file, checkpoint_files)
+    library_errors, cli_words, load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file, checkpoint_files)
 
 # %% ../nbs/A7_cli.ipynb #14440da6
 def _fail(msg:str): raise UserError(msg)
@@ -76,9 +76,8 @@ def _train_parser() -> CliParser:
 def _train_help():
     heavy_imports()
     from transformer_nb.model import PRESETS
-    from transformer_nb.datasets import DATASETS
-    load_tasks(); p = _train_parser()
-    p.epilog += f"\n\npresets: {', '.join(PRESETS)}\ndatasets: {', '.join(DATASETS)}"
+    tasks = load_tasks(); p = _train_parser()
+    p.epilog += f"\n\npresets: {', '.join(PRESETS)}\ndatasets: {', '.join(tasks.dataset_names())}"
     p.print_help(); sys.exit(0)
 
 # %% ../nbs/A7_cli.ipynb #20f0de74
@@ -96,27 +95,44 @@ def _check_train(a):
     if a.resume and a.recipe: _fail(f"--recipe {a.recipe} is for a new run: a resumed run keeps the settings of its own recipe")
     if a.new_data and not a.resume: _fail("--new-data is for --resume: it continues a checkpoint on another corpus")
     if a.resume and (a.normalization or a.byte_fallback is not None): _fail("--normalization and --byte-fallback shape a new tokenizer; a resumed run keeps its own")
-    if a.resume and not Path(a.resume).exists(): _fail(f"--resume {a.resume}: no such file or folder")
     for s, f in [(s, x) for s in ('train', 'valid', 'test') for x in (getattr(a, s) or [])]:
         check_text_file(f, f'--{s}', regular=True)
         if a.out and RunFolder(a.out).owns(f):
             _fail(f"--{s} {f} is {Path(a.out) / Path(f).name}, a file this run writes into its folder --out {a.out}: move it, or choose another --out")
 
 # %% ../nbs/A7_cli.ipynb #2538e6e8
-def _task_of(a, meta:dict, langs:bool):
-    "(tasks module, task) for the options and, with --resume, the checkpoint's metadata; the dataset and task names checked."
-    from transformer_nb.datasets import DATASETS
+def _task_of(a):
+    "The task of a new run, its dataset and task names and its data options checked."
+    tasks = load_tasks()
     a.dataset = a.dataset or 'numbers'
-    tasks = load_tasks(a.task or meta.get('task'), a.dataset)
-    if a.dataset not in DATASETS: _fail(f"argument --dataset: invalid choice: {a.dataset!r} (choose from {', '.join(DATASETS)})")
-    if a.task and a.task not in tasks.TASKS: _fail(f"argument --task: invalid choice: {a.task!r} (choose from {', '.join(tasks.TASKS)})")
-    task, files = tasks.run_task(a.dataset, a.task, meta), DATASETS[a.dataset].reads_files
+    if a.dataset not in tasks.dataset_names(): _fail(f"argument --dataset: invalid choice: {a.dataset!r} (choose from {', '.join(tasks.dataset_names())})")
+    if a.task and a.task not in tasks.task_names(): _fail(f"argument --task: invalid choice: {a.task!r} (choose from {', '.join(tasks.task_names())})")
+    task = tasks.get_task(a.task) if a.task else tasks.task_for(a.dataset)       # the dataset's task: its corpus registered now
+    from transformer_nb.datasets import DATASETS
+    files = DATASETS[a.dataset].reads_files
     if files and not (a.train or a.data_dir): _fail(f"--dataset {a.dataset} needs --train SRC TGT, your own files (or --data-dir)")
     if not files and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
-    if not task.languages and langs: _fail(f"--dataset {a.dataset} has no languages: drop --src-lang/--tgt-lang")
+    if not task.languages and (a.src_lang or a.tgt_lang): _fail(f"--dataset {a.dataset} has no languages: drop --src-lang/--tgt-lang")
     if a.recipe is not None and a.recipe not in task.recipes:
         _fail(f"argument --recipe: invalid choice: {a.recipe!r} (the {task.name} task's recipes: {', '.join(task.recipes) or 'none but its default'})")
-    return tasks, task
+    return task
+
+# %% ../nbs/A7_cli.ipynb #a7set001
+def _settings(a) -> tuple[dict, dict, dict|None]:
+    "(the settings `train_model` takes by name, the tokenizer's options, your own files) of the options given."
+    s = {k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None} | ({'progress': False} if a.no_progress else {})
+    spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
+    return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
+
+def _resume(a, p, s:dict, spm:dict, files):
+    "The run `--resume` continues, read and checked once by `resume_run`; a run of a named recipe resumes on its threads."
+    from transformer_nb.core import limit_threads
+    from transformer_nb.workflow import resume_run
+    with library_errors(p):
+        r = resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
+                       a.preset, a.vocab_size, out=a.out, say=print)
+    if a.threads is None and (rc := r.task.recipes.get((r.ck.get('meta') or {}).get('recipe'))) and rc.threads is not None: limit_threads(rc.threads)
+    return r
 
 # %% ../nbs/A7_cli.ipynb #a7p0c001
 def _say_precision(prog:str):
@@ -131,49 +147,44 @@ def _say_precision(prog:str):
 # %% ../nbs/A7_cli.ipynb #b426aac8
 def _train(argv):
     if any(x in ('-h', '--help') for x in argv): _train_help()
-    a = _train_parser().parse_args(argv); _check_train(a); heavy_imports()
+    p = _train_parser(); a = p.parse_args(argv); _check_train(a); heavy_imports()
     for line in check_thread_env(): warnings.warn(line)
     from transformer_nb.core import limit_threads
     from transformer_nb.model import PRESETS
+    from transformer_nb import workflow
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
     limit_threads(a.threads); check_device(a.device)
-    meta, langs = {}, bool(a.src_lang or a.tgt_lang)             # languages given, not the checkpoint's
-    if a.resume:
-        meta, (a.dataset, a.src_lang, a.tgt_lang), folder = load_tasks(a.task, a.dataset or 'numbers').resumed_run(
-            a.resume, a.dataset, a.src_lang, a.tgt_lang, a.new_data)
-        a.out = a.out or str(folder)
-    tasks, task = _task_of(a, meta, langs)
-    if a.resume and a.threads is None and (r := task.recipes.get(meta.get('recipe'))) and r.threads is not None:
-        limit_threads(r.threads)                                  # a run of a named recipe resumes on the recipe's threads
-    out = RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
+    s, spm, files = _settings(a)
+    resumed = _resume(a, p, s, spm, files) if a.resume else None   # read and checked once, there: settings, model, data
+    task, data = (resumed.task, resumed.data) if resumed else (_task_of(a), None)
+    out = RunFolder(resumed.out if resumed else a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
-    with out.lock(remove_unused=created):
-        out.check_links()
-        if not a.resume and (old := out.outputs()) and not a.overwrite:
-            _fail(f"--out {out.path} already holds a run ({file_names(old)}): continue it "
-                  f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
-        data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **({k: getattr(a, k) for k in ('train', 'valid', 'test')} if a.train else {}))
-        s = {k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None} | {'out': str(out.path)}
-        s |= ({'overwrite': True} if a.overwrite else {}) | ({'progress': False} if a.no_progress else {})
-        spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
-        recipe = None if a.resume else replace(tasks.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
-        if not a.resume: tasks.check_memory(task, a.preset, a.vocab_size, a.device, recipe=recipe, **s)
-        print(f"{data}; {task.name} task; " + ('resumed' if a.resume else f"{f'recipe {a.recipe}, ' if a.recipe else ''}preset "
-              f"{a.preset or recipe.preset}") + f"; output in {out.path}")
-        t0, command = time.time(), shlex.join(['tnb-train', *argv])
-        with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
-            tr = tasks.train_model(data, task, preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, resume=a.resume, recipe=recipe,
-                                   meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})}, say=print,
-                                   callbacks=[_say_precision('tnb-train')], **s)
+    with contextlib.ExitStack() as held:                           # a new run claims the folder now; a resume at the checkpoint's step, in fit
+        try: held.enter_context(out.lock(remove_unused=created) if a.resume else out.claim(overwrite=a.overwrite, remove_unused=created))
+        except RunConflict as e: _fail(f"--out {out.path} already holds a run ({file_names(e.files)}): continue it "
+                                       f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
+        recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
+        with library_errors(p):
+            if not a.resume:
+                data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **(files or {}))
+                workflow.check_memory(task, a.preset, a.vocab_size, a.device, recipe=recipe, **s)
+            print(f"{data}; {task.name} task; " + ('resumed' if a.resume else f"{f'recipe {a.recipe}, ' if a.recipe else ''}preset "
+                  f"{a.preset or recipe.preset}") + f"; output in {out.path}")
+            t0, command = time.time(), shlex.join(['tnb-train', *argv])
+            with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
+                tr = workflow.train_model(data, task, recipe=recipe, resume=resumed, meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})},
+                                          say=print, callbacks=[_say_precision('tnb-train')], **({} if a.resume else dict(
+                                          preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, out=out.path, overwrite=a.overwrite, **s)))
     if tr.interrupted: sys.exit(130)
-    if tr.rank == 0: _report(a, tasks, task, data, tr, time.time() - t0)
+    if tr.rank == 0: _report(a, task, data, tr, time.time() - t0)
     return tr
 
 # %% ../nbs/A7_cli.ipynb #678a88fc
-def _report(a, tasks, task, data, tr, seconds):
-    print('\n'.join(tasks.run_summary(tr, seconds, a.max_time)))
+def _report(a, task, data, tr, seconds):
+    from transformer_nb.workflow import run_summary, closing_lines
+    print(cli_words('\n'.join(run_summary(tr, seconds, a.max_time)), _train_parser()))   # max_time=1 -> --max-time 1
     if a.beam and a.beam > tr.cfg.tgt_vocab: _fail(f"--beam {a.beam} is more than the {tr.cfg.tgt_vocab} pieces of the vocabulary")
-    print('\n'.join(tasks.closing_lines(tr, data, task.decoding_for(a.beam), a.test_limit, (a.test or ()) if a.train else None)))
+    print('\n'.join(closing_lines(tr, data, task.decoding_for(a.beam), a.test_limit, (a.test or ()) if a.train else None)))
 
 def train_main(argv:list|None=None):
     "Entry point of `tnb-train` (see `tnb-train --help`)."
@@ -281,7 +292,7 @@ def _evaluate_parser() -> CliParser:
 
 # %% ../nbs/A7_cli.ipynb #651af16c
 def _evaluate(argv):
-    a = _evaluate_parser().parse_args(argv)
+    p = _evaluate_parser(); a = p.parse_args(argv)
     if bool(a.src) != bool(a.ref): _fail("give both --src and --ref")
     given = [o for o, v in (('--dataset', a.dataset), ('--split', a.split), ('--src-lang', a.src_lang), ('--tgt-lang', a.tgt_lang), ('--data-dir', a.data_dir)) if v]
     if a.src and given: _fail(f"{given[0]} is for a dataset's split; with --src/--ref files it has no use: drop one or the other")
@@ -296,18 +307,18 @@ def _evaluate(argv):
     from transformer_nb.decoding import DECODE_BATCH_TOKENS
     model, tok, ck, task, d, path = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
     max_tokens = a.max_tokens or DECODE_BATCH_TOKENS
-    tasks = load_tasks(dataset=a.dataset or (ck.get('meta') or {}).get('dataset'))
-    pairs, sources, scored, test_name = tasks.test_set(ck, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
+    from transformer_nb import workflow
+    with library_errors(p): pairs, sources, scored, test_name = workflow.test_set(ck, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)
     with out_of_memory(f"decoding with --beam {d.beam} and --max-tokens {max_tokens}"):
-        scores, hyps, lines = tasks.score_test_set(task, model, tok, pairs, d, max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
+        scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
                                                    precision=a.precision)
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
-        rec, replaced = tasks.record_evaluation(a.record, task, ck, path, model, scores, pairs, hyps, test_name, d, shlex.join(['tnb-evaluate', *argv]),
+        rec, replaced = workflow.record_evaluation(a.record, task, ck, path, model, scores, pairs, hyps, test_name, d, shlex.join(['tnb-evaluate', *argv]),
                                                 a.id, None if a.src else a.split or 'test')
         note(f"{a.prog}: {'replaced the record' if replaced else 'added the record'} {rec['id']} {'in' if replaced else 'to'} {a.record}")
-    print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], tasks.decoding_label(d))))
+    print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], workflow.decoding_label(d))))
 
 def evaluate_main(argv:list|None=None):
     "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."

@@ -7,11 +7,11 @@ Docs: https://transformer-nb.github.io/transformer_nb/a12_commands.html.md"""
 # %% auto #0
 __all__ = ['EXIT_CODES', 'FILE_BATCH', 'check_range', 'number', 'CliParser', 'env_int', 'check_thread_env', 'check_device',
            'raise_if_interrupted', 'heavy_imports', 'size', 'out_of_memory', 'run_cli', 'note', 'load_tasks',
-           'check_record_file', 'load_decoder', 'checkpoint_files', 'check_source_lengths', 'sentence_batches',
-           'translate_batches']
+           'check_record_file', 'cli_words', 'library_errors', 'load_decoder', 'checkpoint_files',
+           'check_source_lengths', 'sentence_batches', 'translate_batches']
 
 # %% ../nbs/A12_commands.ipynb #33dbea63
-import argparse, contextlib, errno, io, math, os, re, signal, sys, threading, traceback, warnings
+import argparse, contextlib, errno, io, math, os, re, shlex, signal, sys, threading, traceback, warnings
 from pathlib import Path
 from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts
 
@@ -302,22 +302,37 @@ def note(msg:str):
     "A line about a tool's work (which checkpoint it uses): standard error, never standard output."
     if sys.stderr is not None: print(msg, file=sys.stderr, flush=True)
 
-def load_tasks(task:str|None=None, dataset:str|None=None):
-    "The tasks module, with `task` and `dataset` registered: the modules that register more (parsing loads NLTK) are imported only when one of them is not yet known, or neither is given (to list every choice)."
+def load_tasks():
+    "The task registry ([A11_tasks](A11_tasks.ipynb)), imported after the heavy imports; a built-in task's module loads when asked for."
     import transformer_nb.tasks as tasks
-    from transformer_nb.datasets import DATASETS
-    if (task and task not in tasks.TASKS) or (dataset and dataset not in DATASETS) or not (task or dataset):
-        import transformer_nb.parsing                                  # registers the parsing task and its corpus
     return tasks
 
 def check_record_file(path, what:str='--record'):
-    "Check a results file before any decoding; its kinds of record may come from modules not yet imported."
+    "Check a results file before any decoding, with every task's kind of record known."
     from transformer_nb.records import check_results_file
+    load_tasks().load_all()
     try: check_results_file(path)
-    except ValueError:
-        import transformer_nb.parsing                      # registers the parsing records, then look again
-        try: check_results_file(path)
-        except ValueError as e: raise UserError(f"{what} {e}") from None
+    except ValueError as e: raise UserError(f"{what} {e}") from None
+
+def cli_words(msg:str, parser:argparse.ArgumentParser) -> str:
+    "`msg`, in the library's words (`steps=5.0`, `new_data=True`, `src='a b'`), in the command's (`--steps 5.0`, `--new-data`, `--src 'a b'`), for the options `parser` has."
+    opts = {a.dest: max(a.option_strings, key=len) for a in parser._actions if a.option_strings and a.dest != 'help'}
+    if not opts: return msg
+    def word(m):
+        flag, value = opts[m[1]], m[2]
+        if value == 'True': return flag
+        if len(value) > 1 and value[0] == value[-1] == "'": value = shlex.quote(value[1:-1])
+        return f"{flag} {value}" if value else flag
+    names = '|'.join(map(re.escape, sorted(opts, key=len, reverse=True)))
+    return re.sub(rf"(?<![\w.=(-])({names})=('[^']*'|True\b|[^\s,;:)]*)", word, msg)
+
+@contextlib.contextmanager
+def library_errors(parser:argparse.ArgumentParser):
+    "Raise a library's `ValueError` inside the block again as a `UserError` in the command's words (`cli_words`)."
+    try: yield
+    except ValueError as e:
+        if cli_words(str(e), parser) == str(e): raise
+        raise UserError(cli_words(str(e), parser), getattr(e, 'exit_code', 2)) from None
 
 # %% ../nbs/A12_commands.ipynb #66424ed0
 def load_decoder(checkpoint, prog:str, # how the tool names itself in the line that says which file it uses
@@ -330,8 +345,7 @@ def load_decoder(checkpoint, prog:str, # how the tool names itself in the line t
     with out_of_memory(f"the checkpoint {path}"): model, tok, ck = model_from_checkpoint(path, device)
     if tok is None: raise UserError(f"{path} holds no tokenizer, so it cannot translate text")
     note(f"{prog}: using {path} ({why})")
-    meta = ck.get('meta') or {}
-    task = load_tasks(meta.get('task'), meta.get('dataset')).task_of(ck)
+    task = load_tasks().task_of(ck)
     if early_stop and not task.early_stop: raise UserError(f"--early-stop is for translation; a {task.name} model is decoded with the exact search")
     d = task.decoding_for(beam, alpha, early_stop)   # the one `Decoding` of this command, checked (`translate` checks it against the model)
     return model, tok, ck, task, d, path

@@ -18,10 +18,10 @@ from pathlib import Path
 import nltk
 from nltk import PCFG, Tree, Nonterminal
 from .core import count_params, hardware, git_commit
-from .datasets import ParallelData, register_dataset
+from .datasets import ParallelData, Loader
 from .decoding import Decoding, DECODE_BATCH_TOKENS, check_beam
 from .evaluation import translate
-from .records import register_record_kind, train_time, today
+from .records import train_time, today
 from .tasks import Task, Recipe, register_task
 from .treebank import (coarse_label, is_preterminal, read_trees, clean_tree, ptb_files, brackets, evalb_counts,
                                      prf, EVALB_DELETE_LABELS)
@@ -252,8 +252,7 @@ def parsing_corpus(n_train:int=20_000, n_valid:int=500, n_test:int=1_000, seed:i
     sp = _treebank_splits(n_train, n_valid, n_test, seed, **kwargs)
     return ParallelData('parsing', 'en', tgt_lang, *(_tree_pairs(sp[k], _TREE_LANGS[tgt_lang]) for k in ('train', 'valid', 'test')))
 
-@register_dataset('parsing', generated=True)
-def _parsing(src_lang, tgt_lang, data_dir, **kwargs):   # load_dataset('parsing', ...): registered on import
+def _parsing(src_lang, tgt_lang, data_dir, **kwargs):   # load_dataset('parsing', ...): the parsing task brings it (below)
     if src_lang not in (None, 'en'): raise ValueError(f"the parsing corpus reads English ('en'), not {src_lang!r}")
     return parsing_corpus(tgt_lang=tgt_lang or 'tree', **kwargs)
 
@@ -382,7 +381,6 @@ def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], decoding:Deco
 # %% ../nbs/12_parsing.ipynb #bceea1cb
 PARSE_KEYS = ('id', 'system', 'dataset', 'params', 'decoding', 'precision', 'recall', 'f1', 'exact_match', 'malformed',
               'failed', 'n_sentences', 'by_length', 'examples', 'valid_nll', 'train_time_s', 'hardware', 'date', 'commit', 'command')
-register_record_kind('parsing', PARSE_KEYS)   # a results file may hold them beside translation records (A8_records)
 
 _SCORE_KEYS = ('precision', 'recall', 'f1', 'exact_match', 'malformed', 'failed', 'n_sentences', 'by_length', 'repairs')
 
@@ -429,7 +427,8 @@ class ParsingTask(Task):
     name, datasets, early_stop = 'parsing', ('parsing',), False
     recipe = Recipe(preset='small', model=dict(d_model=64, N=4, h=4, d_ff=256, p_drop=0.1, p_attn=0.1, norm_first=True),
                     vocab_size=1000, train=dict(max_tokens=2000, steps=2400, warmup=200, lr_scale=1.0, save_every=500))
-    decoding, record_kind, record_keys = PARSE_DECODING, 'parsing', PARSE_KEYS
+    decoding, record_kind, record_keys = PARSE_DECODING, 'parsing', PARSE_KEYS   # records beside translation ones (A8_records)
+    loaders = {'parsing': Loader(_parsing, generated=True)}                        # load_dataset('parsing', ...)
 
     def score(self, model, tok, pairs, decoding=None, max_tokens=DECODE_BATCH_TOKENS, device=None, precision='auto'):
         return evaluate_parser(model, tok, pairs, decoding or self.decoding, max_tokens, device, precision)

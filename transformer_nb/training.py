@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/training.html.md"""
 __all__ = ['noam_lr', 'make_optimizer', 'label_smoothed_nll', 'label_smoothing_loss', 'seq2seq_loss', 'accumulate_grads']
 
 # %% ../nbs/09_training.ipynb #bdeb1dc4
-import contextlib, math
+import math
 import numpy as np
 import torch
 import torch.nn as nn
@@ -60,23 +60,20 @@ def label_smoothing_loss(logits, target, eps:float=0.1, pad_id:int=PAD_ID) -> to
     return loss / n.clamp_min(1)
 
 # %% ../nbs/09_training.ipynb #f35249f8
-def seq2seq_loss(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor, eps:float=0.1, pad_id:int=PAD_ID,
-                 loss_fn=label_smoothed_nll):
+def seq2seq_loss(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor, eps:float=0.1, pad_id:int=PAD_ID):
     "src (B, S), tgt (B, T) with BOS...EOS -> (smoothed loss sum, NLL sum, target tokens) over tgt[:, 1:]."
     logits = model(src, tgt[:, :-1])                                  # (B, T-1, V)
-    return loss_fn(logits, tgt[:, 1:], eps, pad_id)
+    return label_smoothed_nll(logits, tgt[:, 1:], eps, pad_id)
 
 # %% ../nbs/09_training.ipynb #8b990532
 def accumulate_grads(model:nn.Module, batches:list, eps:float=0.1, pad_id:int=PAD_ID, n_total=None,
-                     scale:float=1.0, ctx=contextlib.nullcontext, backward=lambda l: l.backward(),
-                     loss_fn=label_smoothed_nll) -> tuple:
+                     scale:float=1.0) -> tuple:
     """Backward through the micro-batches `batches` [(src, tgt), ...] so that the summed gradient is that of the mean
-    token loss over all of them (or over `n_total` tokens). Returns float64 (loss sum, NLL sum, tokens)."""
+    token loss over all of them (or over `n_total` tokens, times `scale`). Returns float64 (loss sum, NLL sum, tokens)."""
     if n_total is None: n_total = sum(int((t[:, 1:] != pad_id).sum()) for _, t in batches)
     parts = []
-    for i, (src, tgt) in enumerate(batches):
-        with ctx(i == len(batches) - 1):                         # DDP: sync gradients on the last one only
-            loss, nll, n = seq2seq_loss(model, src, tgt, eps, pad_id, loss_fn)
-            backward(loss * (scale / max(n_total, 1)))
+    for src, tgt in batches:
+        loss, nll, n = seq2seq_loss(model, src, tgt, eps, pad_id)
+        (loss * (scale / max(n_total, 1))).backward()
         parts.append(torch.stack([loss.detach().float(), nll.detach().float(), n.float()]))  # stays on the device
     return torch.stack(parts).sum(0).cpu().double()              # one device-to-host copy per update

@@ -12,7 +12,7 @@ def _check_12_prose():
     from transformer_nb.core import NotebookFile
     from transformer_nb.model import TransformerConfig, count_config_params
     from transformer_nb.records import load_results
-    from transformer_nb.tasks import TASKS
+    from transformer_nb.tasks import get_task
     from transformer_nb.parsing import (PAPER_PARSING as PP, PAPER_TABLE4, PARSE_KEYS, _LEXICON, english_pcfg,
                                         parsing_corpus, sample_treebank)
     nbf = NotebookFile('12_parsing.ipynb')
@@ -65,7 +65,7 @@ def _check_12_prose():
     quoted('4f7cdbd6', f"a lexicon of about {round(len(words), -2)} words")
 
     # the default run: its corpus, model and budget (trained with `tnb-train --dataset parsing`, no options)
-    r = TASKS['parsing'].recipe
+    r = get_task('parsing').recipe
     model_kw, tc_kw, vocab = r.model, r.train, r.vocab_size
     corpus = {k: v.default for k, v in inspect.signature(parsing_corpus).parameters.items() if k != 'kwargs'}
     assert all(f'--{k}' not in x['command'].split(';')[0] for x in (g, b) for k in ('steps', 'max-tokens', 'vocab-size', 'd-model'))

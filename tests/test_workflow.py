@@ -1,0 +1,99 @@
+"""The run workflow (A18_workflow): train_model's input checks, resume in one place (the run's own data, its files
+checked), the closing lines, and library messages in Python words that the commands put in their own."""
+import os, shlex, subprocess, sys
+from pathlib import Path
+import pytest
+from transformer_nb.datasets import load_dataset
+
+ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
+TINY = ('--preset', 'tiny', '--d-model', '32', '--d-ff', '64', '--no-progress', '--test-limit', '0')
+
+def tnb(tool, *args, cwd=None):
+    cmd = [sys.executable, '-c', f'from transformer_nb.cli import {tool}_main; {tool}_main()', *map(str, args)]
+    return subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300)
+
+def _train_model():
+    from transformer_nb import workflow
+    return workflow.train_model
+
+def _pair_files(folder:Path, name:str='a', text:str='a b\nb c\nc d\n') -> tuple[Path, Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f'{name}.src').write_text(text * 10); (folder / f'{name}.tgt').write_text(text * 10)
+    return folder / f'{name}.src', folder / f'{name}.tgt'
+
+def test_steps_given_as_a_float_is_named_at_the_entry():
+    "train_model(steps=5.0) names steps, the setting given, not valid_every, which is derived from it."
+    with pytest.raises(ValueError) as e: _train_model()(load_dataset('copy', n_train=20, n_valid=2, n_test=2), steps=5.0, say=lambda m: None)
+    assert 'steps=5.0' in str(e.value) and 'valid_every' not in str(e.value), e.value
+
+def test_data_takes_what_the_readme_promises(tmp_path):
+    "data= a corpus, a dataset's name or a pair of files; a single file is refused in one line that says what to give."
+    with pytest.raises(ValueError, match=r"data='train.en': give a corpus .* or your training files as a pair"):
+        _train_model()('train.en', say=lambda m: None)
+    src, tgt = _pair_files(tmp_path)
+    tr = _train_model()((str(src), str(tgt)), task='copy', vocab_size=12, steps=1, max_tokens=400, progress=False, say=lambda m: None)
+    assert tr.meta['dataset'] == 'files' and [f[0] for f in tr.meta['data']['files']['train']] == [str(src), str(tgt)]
+
+def test_library_messages_name_settings_not_flags():
+    from transformer_nb.workflow import test_set
+    with pytest.raises(ValueError) as e:
+        _train_model()(load_dataset('copy', n_train=50, n_valid=2, n_test=2), vocab_size=8, steps=1, progress=False, say=lambda m: None)
+    assert 'raise vocab_size= to at least' in str(e.value) and '--' not in str(e.value), e.value
+    with pytest.raises(ValueError) as e: test_set({'meta': {'dataset': 'files'}})
+    assert 'src= and ref=' in str(e.value) and '--' not in str(e.value), e.value
+
+def test_resume_reuses_the_runs_data_folder(tmp_path):
+    "A run on a data folder resumes on the same folder, without naming it again."
+    from transformer_nb.workflow import resume_run
+    _pair_files(tmp_path / 'data', 'train')
+    data = load_dataset('files', data_dir=tmp_path / 'data')
+    tr = _train_model()(data, task='copy', vocab_size=12, steps=1, max_tokens=400, progress=False, out=tmp_path / 'run', say=lambda m: None)
+    assert tr.meta['data']['data_dir'] == str((tmp_path / 'data').resolve())
+    r = resume_run(tmp_path / 'run', settings={'steps': 2}, say=lambda m: None)
+    assert r.data.origin['data_dir'] == str((tmp_path / 'data').resolve()) and r.data.train == data.train
+
+@pytest.mark.slow
+def test_resume_of_a_files_run_uses_and_checks_its_own_files(tmp_path):
+    src, tgt = _pair_files(tmp_path)
+    run = tmp_path / 'run'
+    r = tnb('train', '--dataset', 'files', '--task', 'copy', '--train', src, tgt, '--vocab-size', '12', '--steps', '2', '--out', run, *TINY)
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = tnb('train', '--resume', run, '--steps', '3', '--no-progress', '--test-limit', '0')           # its own files, not named again
+    assert r.returncode == 0, r.stderr[-2000:]
+    tgt.write_text('x y\ny z\nz a\n' * 10)                                                               # changed since
+    r = tnb('train', '--resume', run, '--steps', '4', '--no-progress', '--test-limit', '0')
+    assert r.returncode == 2 and 'was trained on other files' in r.stderr and '--new-data' in r.stderr, r.stderr[-2000:]
+    other = _pair_files(tmp_path / 'other', 'b', 'c d\nd e\ne f\n')                                       # entirely different files
+    r = tnb('train', '--resume', run, '--steps', '4', '--train', *other, '--no-progress', '--test-limit', '0')
+    assert r.returncode == 2 and 'was trained on other files' in r.stderr, r.stderr[-2000:]
+    r = tnb('train', '--resume', run, '--steps', '4', '--train', *other, '--new-data', '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = tnb('evaluate', run)                                                  # the library's src= and ref=, in the command's words
+    assert r.returncode == 2 and 'give its test set as --src and --ref' in r.stderr, r.stderr[-2000:]
+
+@pytest.mark.slow
+def test_next_hint_works_for_a_folder_named_like_an_option(tmp_path):
+    r = tnb('train', '--dataset', 'copy', '--steps', '2', '--out=-dash/run', *TINY[:-2], '--test-limit', '3', '--beam', '1', cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    last = r.stdout.rstrip().splitlines()[-1]
+    assert last.startswith('next: tnb-translate ./-dash/run '), last
+    words = shlex.split(last.removeprefix('next: ').split('   (')[0])
+    t = tnb('translate', *words[1:], cwd=tmp_path)                            # the command works as printed
+    assert t.returncode == 0 and len(t.stdout.splitlines()) == 1, (words, t.stderr[-2000:])
+    assert 'test (3 sentences, beam 1; the model at update 2, the last checkpoint)' in r.stdout, r.stdout
+
+@pytest.mark.slow
+def test_a_pair_longer_than_a_batch_is_refused_in_flags():
+    "The message names tnb-train's options, not a Python function (encode_pairs(max_len=...))."
+    r = tnb('train', '--dataset', 'copy', '--max-tokens', '4', '--steps', '1', *TINY)
+    assert r.returncode == 2 and '--max-tokens' in r.stderr and '--max-len 4' in r.stderr and 'encode_pairs' not in r.stderr, r.stderr[-2000:]
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+def test_test_report_says_which_checkpoint_it_scores(tmp_path):
+    from transformer_nb.workflow import test_report
+    data = load_dataset('copy', n_train=60, n_valid=4, n_test=4)
+    tr = _train_model()(data, preset='tiny', vocab_size=16, steps=4, save_every=2, average=2, max_tokens=400, progress=False,
+                        out=tmp_path / 'avg', say=lambda m: None)
+    assert 'average.pt, the average of' in test_report(tr, data)[1][0]
+    tr = _train_model()(data, preset='tiny', vocab_size=16, steps=2, max_tokens=400, progress=False, say=lambda m: None)
+    assert 'the model at update 2, the last checkpoint' in test_report(tr, data)[1][0]
