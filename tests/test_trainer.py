@@ -1,6 +1,6 @@
 """The Trainer (A3_trainer): a finished run resumed completes what it lacks; the caller's model is left as given; a damaged
 checkpoint is named."""
-import pytest, torch
+import pytest
 from transformer_nb.core import set_seed
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.trainer import Trainer, TrainConfig

@@ -395,7 +395,7 @@ class _Finish(_Loop):
 
 # %% ../nbs/A3_trainer.ipynb #66b9147c
 class Trainer(_Finish):
-    "Trains a `Transformer` (§5) into the run folder `run` (None: writes nothing): call `fit()`; `load(ck, path)` first to resume."
+    "Trains `model` (§5; moved to the device, its modules left as given) into the run folder `run` (None: writes nothing): `fit()`; `load(ck, path)` first to resume."
     def _nothing_to_do(self) -> str|None:
         tc = self.tc
         if tc.steps is not None and self.step >= tc.steps:
