@@ -30,6 +30,16 @@ _EPILOG = """examples:
 exit codes: 0 done; 1 the run failed (diverged, disk full); 2 a mistake in the command, its files or checkpoint;
 70 a bug in transformer_nb (add --debug to see where); 130 interrupted (Ctrl-C; a checkpoint is saved); 143 SIGTERM, 129 SIGHUP"""
 
+# %% ../nbs/A7_cli.ipynb #75a31990
+def _model_options(p:CliParser):
+    "The model options of tnb-train, in a group of their own: a preset, and the settings that override it."
+    g = p.add_argument_group('model (overrides the preset)')
+    g.add_argument('--preset', metavar='NAME', help="tiny, mini, small, base, big or a Table 3 row")
+    for name, hi in (('d-model', 65_536), ('N', 1_000), ('h', 4_096), ('d-ff', 1_048_576), ('d-k', 65_536), ('d-v', 65_536)):
+        g.add_argument(f'--{name}', type=number(int, 1, hi), dest=name.replace('-', '_'))
+    for name in ('p-drop', 'p-attn', 'p-ffn'): g.add_argument(f'--{name}', type=number(float, 0, 1, hi_open=True), dest=name.replace('-', '_'))
+    g.add_argument('--pos', choices=['sinusoidal', 'learned'])
+
 # %% ../nbs/A7_cli.ipynb #b54607c6
 def _train_parser() -> CliParser:
     p = CliParser(prog='tnb-train', formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
@@ -42,12 +52,7 @@ def _train_parser() -> CliParser:
     g.add_argument('--vocab-size', type=number(int, 8, 1_000_000)); g.add_argument('--max-len', type=number(int, 1, 1_000_000))
     g.add_argument('--normalization', choices=['nmt_nfkc', 'nmt_nfkc_cf', 'nfkc', 'nfkc_cf', 'identity'])
     g.add_argument('--byte-fallback', action=argparse.BooleanOptionalAction, default=None)
-    g = p.add_argument_group('model (overrides the preset)')
-    g.add_argument('--preset', metavar='NAME', help="tiny, mini, small, base, big or a Table 3 row")
-    for name, hi in (('d-model', 65_536), ('N', 1_000), ('h', 4_096), ('d-ff', 1_048_576), ('d-k', 65_536), ('d-v', 65_536)):
-        g.add_argument(f'--{name}', type=number(int, 1, hi), dest=name.replace('-', '_'))
-    for name in ('p-drop', 'p-attn', 'p-ffn'): g.add_argument(f'--{name}', type=number(float, 0, 1, hi_open=True), dest=name.replace('-', '_'))
-    g.add_argument('--pos', choices=['sinusoidal', 'learned'])
+    _model_options(p)
     g = p.add_argument_group('training')
     helps = {'save-every': "save a checkpoint every N updates (0: only at the end)",
              'keep': "keep the newest N checkpoints, deleting older ones (0: all; default: 3, or --average if more)",
@@ -232,6 +237,7 @@ def _parse_translate(argv:list):
     a.checkpoint, a.sentences = back(a.checkpoint), [back(s) for s in a.sentences]
     return a
 
+# %% ../nbs/A7_cli.ipynb #39b9b280
 def _translate_export(a):
     "tnb-translate with a model folder that tnb-export wrote: CTranslate2 decodes, with the folder's tokenizer."
     for given, what in ((a.early_stop, '--early-stop'), (a.precision != 'auto', f'--precision {a.precision}'), (a.max_src_len, '--max-src-len')):
@@ -252,6 +258,7 @@ def _translate_export(a):
         with output_stream(a.output) as write:
             for b in batches: write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, beam, alpha, meta=meta, **batch)))
 
+# %% ../nbs/A7_cli.ipynb #c3c5792c
 def _translate(argv):
     a = _parse_translate(argv)
     if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'

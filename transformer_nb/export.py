@@ -96,13 +96,8 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
 # %% ../nbs/A5_export.ipynb #ee24102b
 _QUANTIZATIONS = ('float32', 'int8', 'int8_float32', 'int8_float16', 'int8_bfloat16', 'int16', 'float16', 'bfloat16')
 
-def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (the file the other tools use for it)
-                       out_dir, # the model folder to write; must not exist, or be empty
-                       quantization:str|None=None, # weight type stored (None: float32), see _QUANTIZATIONS
-                       max_positions:int|None=None, # sinusoidal table rows (default: the config's max_len)
-                      ) -> Path:
-    "Convert a checkpoint into a CTranslate2 model folder with its SentencePiece model; returns the folder."
-    _ctranslate2()
+def _export_args(checkpoint, out_dir, quantization, max_positions) -> Path:
+    "The output folder of `export_ctranslate2`, once its arguments are checked (one-line errors naming the argument)."
     for name, v in (('checkpoint', checkpoint), ('out_dir', out_dir)):
         if not isinstance(v, (str, os.PathLike)):
             raise TypeError(f"{name} must be a path, got a {type(v).__name__}" + (": save the model with save_checkpoint, then export "
@@ -114,6 +109,17 @@ def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (the fil
         raise ValueError(f"quantization={quantization!r} is not one of {', '.join(_QUANTIZATIONS)}")
     if max_positions is not None and (isinstance(max_positions, bool) or not isinstance(max_positions, int) or max_positions < 1):
         raise ValueError(f"max_positions={max_positions!r} must be an int >= 1, or None")
+    return out
+
+# %% ../nbs/A5_export.ipynb #813b05d9
+def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (the file the other tools use for it)
+                       out_dir, # the model folder to write; must not exist, or be empty
+                       quantization:str|None=None, # weight type stored (None: float32), see _QUANTIZATIONS
+                       max_positions:int|None=None, # sinusoidal table rows (default: the config's max_len)
+                      ) -> Path:
+    "Convert a checkpoint into a CTranslate2 model folder with its SentencePiece model; returns the folder."
+    _ctranslate2()
+    out = _export_args(checkpoint, out_dir, quantization, max_positions)
     checkpoint = resolve_checkpoint(checkpoint)[0]          # a run folder: its average, as translate and evaluate use
     ck = load_checkpoint(checkpoint)                        # one-line errors: missing, corrupt, foreign
     if not ck.get('tokenizer'): raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
@@ -157,6 +163,7 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     meta = json.loads((d / 'transformer_nb.json').read_text(encoding='utf-8')) if (d / 'transformer_nb.json').is_file() else {}
     return tr, Tokenizer.load(d / 'sentencepiece.model'), meta
 
+# %% ../nbs/A5_export.ipynb #63ee5317
 def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4, alpha:float=0.6,
                           max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch (padding included), as in `translate`
                           max_extra:int=50, meta:dict|None=None, # the export metadata (for learned positions' limit)

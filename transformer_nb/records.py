@@ -76,6 +76,7 @@ def _records(path:Path, keys=None) -> list[dict]:
                          f"{', '.join(RECORD_KINDS)}; a module that writes another kind registers it when imported)")
     return recs
 
+# %% ../nbs/A8_records.ipynb #56b6a6e2
 def _path(path) -> Path:
     if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a results file's path, got a {type(path).__name__}")
     return Path(path)
@@ -89,6 +90,7 @@ def load_results(path, keys=RESULT_KEYS) -> list[dict]:
     recs = _records(_path(path), _keys(keys))
     return recs if keys is None else [r for r in recs if all(k in r for k in keys)]
 
+# %% ../nbs/A8_records.ipynb #c25ac938
 def add_result(path, record:dict, keys=RESULT_KEYS) -> list[dict]:
     "Add (or replace, by id) `record` in the results file at `path`, written atomically; concurrent adds all land, records of other kinds stay."
     if not isinstance(record, dict): raise TypeError(f"record must be a dict, got a {type(record).__name__}")
@@ -119,6 +121,7 @@ def _bleu_cells(r:dict) -> str:
     "BLEU | BLEU (lc): a one-word corpus (a `bleu_char` record) shows BLEU on characters, and '—' for the word BLEU that means nothing there."
     return f"{r['bleu_char']:.1f} (characters) | —" if 'bleu_char' in r else f"{r['bleu']:.1f} | {r['bleu_lc']:.1f}"
 
+# %% ../nbs/A8_records.ipynb #46adabc5
 _TABLE_KEYS = ('id', 'dataset', 'direction', 'preset', 'params', 'decoding', 'bleu_lc', 'chrf', 'exact_match', 'train_time_s', 'hardware')
 
 def _check_records(recs, keys=_TABLE_KEYS):
@@ -128,6 +131,7 @@ def _check_records(recs, keys=_TABLE_KEYS):
         if not isinstance(r, dict): raise TypeError(f"recs[{i}] is a {type(r).__name__}, not a record (a dict)")
         if missing := [k for k in keys if k not in r]: raise ValueError(f"recs[{i}] ({r.get('id', '?')}) lacks {missing}: not a translation record")
 
+# %% ../nbs/A8_records.ipynb #8570a28b
 def results_table(recs:list[dict]) -> str:
     "The results as a markdown table (11_results shows exactly this; the README shows `headline_table`); one-word corpora show BLEU on characters."
     _check_records(recs)
