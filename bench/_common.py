@@ -9,7 +9,7 @@ import os, sys
 from pathlib import Path
 import torch
 from transformer_nb.core import EOS_ID, PAD_ID
-from transformer_nb.datasets import find_multi30k, read_lines
+from transformer_nb.datasets import find_multi30k
 from transformer_nb.evaluation import length_batches
 ROOT = Path(__file__).resolve().parents[1]                    # the repository
 

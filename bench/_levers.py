@@ -29,7 +29,7 @@ from transformer_nb.decoding import log_probs
 def _decode_step_modules(model, memory, src_mask, tgt, cache):  # (B, 1) new tokens -> (B, 1, V) logits
     "`decode_step` through the modules: every sub-layer, attention and FFN as a module call (`DecoderLayer.forward`'s path)."
     x = model.embed(model.tgt_emb, model.tgt_pos, tgt, len(cache))            # (B, 1, d_model)
-    B, b = x.shape[0], memory.shape[0]                                         # b <= B: one memory row per group of B/b
+    b = memory.shape[0]                                                        # b <= B: one memory row per group of B/b
     def cross(layer, cc):                                                      # a group's queries as positions of one row
         return lambda t: layer.cross_attn(t.reshape(b, -1, t.shape[-1]), memory, mask=src_mask, cache=cc).reshape(t.shape)
     for layer, (sc, cc) in zip(model.decoder, cache.layers):

@@ -53,7 +53,6 @@ T_START = (time.perf_counter(), time.process_time())        # before torch is im
 import torch
 from transformer_nb.core import hardware, git_commit, limit_threads, set_seed, count_params, _default_threads
 from transformer_nb.datasets import load_dataset, de_number, number_scores, en_number
-from transformer_nb.data import Tokenizer
 from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.evaluation import evaluate, translate

@@ -21,7 +21,7 @@ from .model import Transformer, TransformerConfig, count_config_params
 from .datasets import download_file, get_cache_dir, sha256_file
 from .data import Tokenizer
 from .safeguards import atomic_open, same_file
-from .runs import RunFolder, checkpoint_name, checkpoint_step
+from .runs import RunFolder, checkpoint_step
 
 # %% ../nbs/A1_checkpoints.ipynb #4b2dfe7f
 _CKPT_FORMAT = 'transformer_nb.checkpoint/1'

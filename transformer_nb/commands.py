@@ -112,7 +112,7 @@ def raise_if_interrupted():
 def heavy_imports():
     "Import torch and the other C extensions with Ctrl-C held back; a Ctrl-C that came meanwhile is delivered right after."
     with deferred_interrupts():
-        import numpy, torch, sentencepiece, sacrebleu
+        import numpy, torch, sentencepiece, sacrebleu   # noqa: F401 (imported to load them, not to use them here)
     raise_if_interrupted()
 
 # %% ../nbs/A12_commands.ipynb #9c9c2d54
@@ -307,7 +307,7 @@ def load_tasks(task:str|None=None, dataset:str|None=None):
     import transformer_nb.tasks as tasks
     from transformer_nb.datasets import DATASETS
     if (task and task not in tasks.TASKS) or (dataset and dataset not in DATASETS) or not (task or dataset):
-        import transformer_nb.parsing                                  # registers the parsing task and its corpus
+        import transformer_nb.parsing  # noqa: F401 (registers the parsing task and its corpus)
     return tasks
 
 def check_record_file(path, what:str='--record'):
@@ -315,7 +315,7 @@ def check_record_file(path, what:str='--record'):
     from transformer_nb.records import check_results_file
     try: check_results_file(path)
     except ValueError:
-        import transformer_nb.parsing                      # registers the parsing records, then look again
+        import transformer_nb.parsing  # noqa: F401 (registers the parsing records), then look again
         try: check_results_file(path)
         except ValueError as e: raise UserError(f"{what} {e}") from None
 

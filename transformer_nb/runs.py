@@ -12,7 +12,7 @@ __all__ = ['CHECKPOINT', 'AVERAGE', 'LOG', 'CURVE', 'LOCK', 'checkpoint_name', '
 import contextlib, errno, json, os, re, stat, time, warnings
 from pathlib import Path
 from fastcore.basics import patch
-from .safeguards import UserError, atomic_open, clean_stale_temps, printable
+from .safeguards import UserError, atomic_open, printable
 
 # %% ../nbs/A10_runs.ipynb #c34d56a2
 CHECKPOINT = re.compile(r'checkpoint-(\d+)\.pt')    # a training checkpoint; its step in the name

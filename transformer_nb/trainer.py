@@ -24,7 +24,7 @@ from .data import TokenBatchSampler, collate
 from .training import make_optimizer, seq2seq_loss, accumulate_grads, label_smoothed_nll
 from .checkpoints import rng_state, set_rng_state, save_checkpoint, load_checkpoint, check_checkpoint, save_averaged
 from .safeguards import atomic_open, deferred_interrupts, clean_stale_temps
-from .runs import RunFolder, AVERAGE, CURVE, checkpoint_name, file_names
+from .runs import RunFolder, checkpoint_name, file_names
 from .distributed import init_distributed, all_reduce_sum
 
 # %% ../nbs/A3_trainer.ipynb #0d02aa70
