@@ -181,10 +181,18 @@ def test_outputs_never_hold_specials(model, src):
         assert all(i not in (PAD_ID, BOS_ID, EOS_ID) for o in outs for i in o)
 
 def test_mode_restored_and_no_grad(model, src):
-    model.train()
-    greedy_decode(model, src); beam_search(model, src); greedy_decode(model, src, cache=FastCache(model.cfg.N)); fast_beam_search(model, src)
-    assert model.training
-    model.eval()
+    "Every decoder runs the model in eval mode with autograd off (each module call is watched), then gives it back in the mode it had."
+    seen = []                                                   # (grad enabled, module in training mode, output needs grad)
+    def watch(m, args, out): seen.append((torch.is_grad_enabled(), m.training, isinstance(out, torch.Tensor) and out.requires_grad))
+    decoders = {'greedy': lambda: greedy_decode(model, src), 'beam': lambda: beam_search(model, src),
+                'fast greedy': lambda: greedy_decode(model, src, cache=FastCache(model.cfg.N)), 'fast beam': lambda: fast_beam_search(model, src)}
+    hook = torch.nn.modules.module.register_module_forward_hook(watch)
+    try:
+        for name, decode in decoders.items():
+            model.train(); seen.clear(); decode()
+            assert seen and not any(g or t or r for g, t, r in seen), (name, seen[:3])
+            assert model.training, name
+    finally: hook.remove(); model.eval()
 
 @pytest.mark.parametrize('greedy,beam', [(greedy_decode, beam_search), (fast_greedy, fast_beam_search)],
                          ids=['readable', 'fast'])
