@@ -130,3 +130,130 @@ def skip_without_multi30k() -> Path:
 def m30k_dir() -> Path:
     "The Multi30k folder, or the test is skipped, naming the command that fetches it (tests never download)."
     return skip_without_multi30k()
+
+
+# --- shared runs and files for the tests that run the tools ----------------------------------------------------------
+
+@pytest.fixture(scope='session')
+def twenty_step_run(tmp_path_factory) -> Path:
+    "A tiny copy-task run with checkpoints at updates 10 and 20 (its quality does not matter). Never change it: copy it."
+    out = tiny_run(tmp_path_factory, 'faults', '--steps', '20', '--save-every', '10', '--keep', '0')
+    from transformer_nb.runs import RunFolder
+    assert [p.name for p in RunFolder(out).checkpoints()] == ['checkpoint-0000010.pt', 'checkpoint-0000020.pt']
+    return out
+
+@pytest.fixture(scope='session')
+def two_step_run(tmp_path_factory) -> Path:
+    "A tiny copy-task run of two updates (`checkpoint-0000002.pt`). Never change it: copy it."
+    return tiny_run(tmp_path_factory, 'reliability', '--steps', '2')
+
+@pytest.fixture(scope='session')
+def run(twenty_step_run) -> Path:
+    "The run a test file uses unless it defines its own `run`: `twenty_step_run`."
+    return twenty_step_run
+
+@pytest.fixture
+def folder(twenty_step_run, tmp_path) -> Path:
+    "A private copy of `twenty_step_run`, for tests that change it."
+    import shutil
+    shutil.copytree(twenty_step_run, tmp_path / 'run')
+    return tmp_path / 'run'
+
+@pytest.fixture(scope='session')
+def numbers(tmp_path_factory) -> Path:
+    "A numbers-corpus run (English words -> German), trained for a few updates: the checks need its tokenizer and metadata."
+    out = tmp_path_factory.mktemp('usability') / 'numbers'
+    r = tool('train', '--preset', 'tiny', '--steps', '3', '--no-progress', '--test-limit', '0', '--out', out, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return out
+
+@pytest.fixture
+def texts(tmp_path) -> Path:
+    "Three aligned files of 30 lines: sources, references, and a copy of the sources."
+    import random
+    rng = random.Random(0)
+    src = [' '.join(rng.choice('abcdefghij') for _ in range(rng.randint(1, 6))) for _ in range(30)]
+    for name in ('src.txt', 'ref.txt', 'x.txt'): (tmp_path / name).write_text(''.join(s + '\n' for s in src))
+    return tmp_path
+
+def text_tool(name, *args, **kw):
+    "`tool` with stdout as str."
+    return tool(name, *args, text=True, **kw)
+
+def mount_tmpfs(path, opts) -> bool:
+    "Mount a tmpfs with options `opts` on `path`; False where this machine does not allow it."
+    return subprocess.run(['mount', '-t', 'tmpfs', '-o', opts, 'tmpfs', str(path)], capture_output=True).returncode == 0
+
+@pytest.fixture
+def readonly_dir(tmp_path):
+    "A folder nothing can be written into: mode 555, or for root (who ignores modes) a read-only tmpfs or chattr +i."
+    d = tmp_path / 'ro'; d.mkdir()
+    if os.geteuid() != 0:
+        d.chmod(0o555); yield d; d.chmod(0o755); return
+    if mount_tmpfs(d, 'ro,size=64k'):
+        yield d; subprocess.run(['umount', str(d)]); return
+    if subprocess.run(['chattr', '+i', str(d)], capture_output=True).returncode == 0:
+        yield d; subprocess.run(['chattr', '-i', str(d)]); return
+    pytest.skip("no way to make a read-only folder here (root, and neither mount nor chattr works)")
+
+
+# --- hooks injected into a child (`code=`): they decide *when* something happens, never what the tools do about it ------
+
+# STARTING on stderr once the command runs, just before it imports PyTorch
+STARTING = ("import sys, transformer_nb.commands as c; _h = c.heavy_imports; "
+            "c.heavy_imports = lambda: (print('STARTING', file=sys.stderr, flush=True), _h())")
+
+# A child-process wrapper around torch.save: TNB_FAULT='ENOSPC:2' makes the 2nd save write half a file and fail with
+# ENOSPC (or EROFS, ...); 'slow:2:3' announces the 2nd save on stderr and makes it take 3 s longer. It also prints
+# TRAINING on stderr after the first update, so that a test knows when training has started.
+INJECT_SRC = """
+import os, sys, time, errno, torch
+from transformer_nb.trainer import Trainer
+_save, _n, _update = torch.save, [0], Trainer.update
+_kind, _at, *_rest = os.environ.get('TNB_FAULT', 'none:0').split(':')
+def save(obj, f, *a, **k):
+    _n[0] += 1
+    if _n[0] == int(_at):
+        if _kind == 'slow':
+            print('SAVE-START', file=sys.stderr, flush=True); time.sleep(float(_rest[0]))
+        else:
+            f.write(b'half a checkpoint'); e = getattr(errno, _kind); raise OSError(e, os.strerror(e))
+    return _save(obj, f, *a, **k)
+def update(self, group, *a, **k):
+    stats = _update(self, group, *a, **k)
+    if stats['step'] == 1: print('TRAINING', file=sys.stderr, flush=True)
+    return stats
+torch.save, Trainer.update = save, update
+"""
+
+def inject_code() -> str:
+    "INJECT_SRC as a -c prefix (a function body cannot be written on one line with semicolons, so exec it)."
+    return f"exec({INJECT_SRC!r})"
+
+# Print DECODING on stderr when decoding starts, and never let EOS win, so that every sentence decodes to its length
+# limit (input + 50 tokens): a long decoding, one real step after another, whatever the tiny model learned.
+_DECODING_SRC = """
+import sys, transformer_nb.evaluation as e, transformer_nb.fast_decoding as f, transformer_nb.decoding as d
+_b, _g, _n = e.fast_beam_search, e.greedy_decode, d.next_token_logits
+def _say(fn):
+    def g(*a, **k): print('DECODING', file=sys.stderr, flush=True); return fn(*a, **k)
+    return g
+def _no_eos(model, logits):
+    logits = _n(model, logits).clone(); logits[:, 3] = -float('inf'); return logits
+e.fast_beam_search, e.greedy_decode = _say(_b), _say(_g)
+f.next_token_logits = d.next_token_logits = _no_eos
+"""
+DECODING = f"exec({_DECODING_SRC!r})"
+
+def wait_for_output(p, buf, text, timeout) -> bool:
+    "Wait until `text` is in the bytes `collect_output` gathers in `buf`, the process ends, or `timeout` seconds pass."
+    end = time.time() + timeout
+    while time.time() < end and p.poll() is None:
+        if text in b''.join(buf).decode('utf-8', 'replace'): return True
+        time.sleep(0.05)
+    return text in b''.join(buf).decode('utf-8', 'replace')
+
+def collect_output(stream, buf):
+    "Gather what `stream` gives into the list `buf`, in a background thread."
+    t = threading.Thread(target=lambda: [buf.append(c) for c in iter(lambda: stream.read1(4096) if hasattr(stream, 'read1') else os.read(stream, 4096), b'')], daemon=True)
+    t.start(); return t

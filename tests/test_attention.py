@@ -1,6 +1,5 @@
 "Tests for `transformer_nb.attention` that do not belong inline: parity with PyTorch and a hand computation, bad inputs."
 import math
-import re
 import pytest
 import torch
 import torch.nn as nn

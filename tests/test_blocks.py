@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from transformer_nb.ffn import FeedForward, ffn_as_conv1d
 from transformer_nb.embeddings import Embeddings, Generator, tie_weights
 from transformer_nb.positional import (sinusoidal_encoding, pe_frequencies, pe_shift_matrix, SinusoidalPositionalEncoding,
-                                       LearnedPositionalEmbedding, _make_positional)
+                                       LearnedPositionalEmbedding)
 
 torch.set_num_threads(1)
 
@@ -237,8 +237,6 @@ def test_learned_positions():
     torch.testing.assert_close(lpe(x), x + lpe.emb.weight)
     torch.testing.assert_close(lpe(x[:, 3:5], start=3), lpe(x)[:, 3:5])
     assert lpe.max_len == 8
-    assert isinstance(_make_positional('learned', 16, 8), LearnedPositionalEmbedding)
-    assert isinstance(_make_positional('sinusoidal', 16, 8), SinusoidalPositionalEncoding)
 
 
 # ---------------------------------------------------------------- bad inputs, each named in the message
@@ -269,8 +267,9 @@ def test_positional_bad_start_and_width(module):
 
 
 def test_bad_positional_kind_and_negative_positions():
+    from transformer_nb.model import TransformerConfig
     with pytest.raises(ValueError, match="'rotary'"):
-        _make_positional('rotary', 16)
+        TransformerConfig(pos='rotary')
     with pytest.raises(ValueError, match="start=-3"):
         sinusoidal_encoding(4, 16, start=-3)
     with pytest.raises(ValueError, match="n=-1"):

@@ -1,12 +1,116 @@
-"""Checkpoints (A1_checkpoints): damaged files are named as damaged, with the file, never an internal error."""
+"""Checkpoints (A1_checkpoints) as the tools meet them, with real processes: averaging needs one config and one
+tokenizer and never replaces a training checkpoint; missing, foreign, damaged, unreadable, pickled-code and not-a-file
+checkpoints each get one line naming the file; a resume checks the step and the shapes."""
+import os, random, shutil
+from pathlib import Path
+import pytest, torch
+from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.runs import RunFolder
+from conftest import tool, one_line, temps
 from dataclasses import asdict
-import pytest
 from transformer_nb.core import set_seed
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.checkpoints import (save_checkpoint, load_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint,
+from transformer_nb.checkpoints import (save_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint,
                                         rng_state, _CKPT_FORMAT)
-from transformer_nb.runs import RunFolder
 
+def _variant(run, tmp_path, name, change=None, **fields):
+    """A copy of the run's newest checkpoint, saved as `tmp_path/name`: `change(ck)` edits it in place; each field given
+    is set (a callable gets the checkpoint and returns the value; None removes the field)."""
+    ck = load_checkpoint(RunFolder(run).latest())
+    if change is not None: change(ck)
+    for k, v in fields.items():
+        if v is None: ck.pop(k, None)
+        else: ck[k] = v(ck) if callable(v) else v
+    torch.save(ck, tmp_path / name)
+    return tmp_path / name
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_average_needs_one_config_and_one_tokenizer(run, tmp_path):
+    from transformer_nb.data import Tokenizer
+    ck = load_checkpoint(RunFolder(run).latest())
+    n = Tokenizer.from_bytes(ck['tokenizer']).vocab_size
+    other = Tokenizer.train([' '.join('zyxwvutsrq'[i % 10] for i in range(j, j + 6)) for j in range(200)], vocab_size=n)
+    assert other.vocab_size == n and other.to_bytes() != ck['tokenizer']
+    tok = _variant(run, tmp_path, 'tok.pt', tokenizer=other.to_bytes())
+    r = tool('average', RunFolder(run).latest(), tok, '-o', tmp_path / 'avg.pt')
+    one_line(r, 'tnb-average', 'different tokenizers')
+    drop = _variant(run, tmp_path, 'drop.pt', config=lambda c: {**c['config'], 'p_drop': 0.3})
+    one_line(tool('average', RunFolder(run).latest(), drop, '-o', tmp_path / 'avg.pt'), 'tnb-average', 'different training settings (p_drop: 0.0 vs 0.3)')
+    assert not (tmp_path / 'avg.pt').exists() and temps(tmp_path) == []
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_average_never_replaces_a_training_checkpoint(run, tmp_path):
+    shutil.copytree(run, tmp_path / 'run'); newest = RunFolder(tmp_path / 'run').latest(); before = newest.read_bytes()
+    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', newest), 'tnb-average', 'is one of the checkpoints to average')
+    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', tmp_path / 'run' / 'checkpoint-0099999.pt'), 'tnb-average', 'call it e.g. avg.pt')
+    assert newest.read_bytes() == before and [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000010.pt', 'checkpoint-0000020.pt']
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_missing_or_foreign_fields_get_one_line_naming_the_file(run, tmp_path):
+    r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt')
+    assert r.returncode == 0, r.stderr
+    r = tool('train', '--resume', tmp_path / 'avg.pt', '--out', tmp_path / 'x', '--steps', '30', '--no-progress', '--test-limit', '0')
+    one_line(r, 'tnb-train', f'{tmp_path}/avg.pt lacks the optimizer, scheduler, rng and data_pos that resuming needs', 'average of checkpoints')
+    cases = [('noconfig.pt', dict(config=None), 'noconfig.pt lacks the config that inference needs'),
+             ('newer.pt', dict(config=lambda c: {**c['config'], 'rope': True}), 'newer.pt: its config has fields this version does not know (rope)'),
+             ('badh.pt', dict(config=lambda c: {**c['config'], 'h': 'four'}), 'badh.pt: its config is not valid'),
+             ('tok.pt', dict(tokenizer=b'not a sentencepiece model'), 'tok.pt: its tokenizer cannot be read'),
+             ('shape.pt', dict(config=lambda c: {**c['config'], 'd_ff': 96}), 'shape.pt: the weights do not match the architecture in its config')]
+    for name, change, msg in cases:
+        one_line(tool('translate', _variant(run, tmp_path, name, **change), 'a b'), 'tnb-translate', msg)
+    one_line(tool('train', '--resume', tmp_path / 'noconfig.pt', '--out', tmp_path / 'y', '--steps', '30'), 'tnb-train', 'noconfig.pt lacks the config')
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_unreadable_checkpoints_get_a_whole_sentence(tmp_path):
+    (tmp_path / 'random.pt').write_bytes(random.Random(0).randbytes(5000))
+    line = one_line(tool('translate', tmp_path / 'random.pt', 'a'), 'tnb-translate', 'random.pt is not a readable checkpoint')
+    assert line.endswith(')') and 'not a file written by torch.save, or a damaged one (Unsupported operand' in line
+    (tmp_path / 'empty.pt').write_bytes(b'')
+    one_line(tool('translate', tmp_path / 'empty.pt', 'a'), 'tnb-translate', 'empty.pt is not a readable checkpoint', 'empty or cut short')
+
+
+def _other_tokenizer(ck):
+    from transformer_nb.data import Tokenizer
+    ck['tokenizer'] = Tokenizer.train(['one two three four five six seven eight nine ten'] * 20, vocab_size=40).to_bytes()
+
+def _nan(ck): ck['model']['decoder.0.ffn.w_1.weight'][0, 0] = float('nan')
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_checkpoints_are_checked_against_their_use(run, tmp_path):
+    class Evil:
+        def __reduce__(self): return (os.system, (f'touch {tmp_path}/ran',))
+    torch.save({'format': 'transformer_nb.checkpoint/1', 'model': Evil()}, tmp_path / 'evil.pt')
+    one_line(tool('translate', _variant(run, tmp_path, 'tok.pt', _other_tokenizer), 'a'), 'tnb-translate',
+             'its tokenizer has', 'the tokenizer belongs to another model')
+    one_line(tool('translate', _variant(run, tmp_path, 'nan.pt', _nan), 'a', '--beam', '2'), 'tnb-translate',
+             'nan.pt: 1 of its weight tensors hold NaN or infinite values (e.g. decoder.0.ffn.w_1.weight)')
+    one_line(tool('translate', tmp_path / 'evil.pt', 'a'), 'tnb-translate', 'evil.pt was blocked: it holds pickled Python code (posix.system)')
+    assert not (tmp_path / 'ran').exists()
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_resume_checks_the_step_and_the_shapes(run, tmp_path):
+    neg = _variant(run, tmp_path, 'neg.pt', lambda ck: ck.update(step=-5))
+    one_line(tool('train', '--resume', neg, '--out', tmp_path / 'a', '--steps', '30', '--no-progress', '--test-limit', '0'),
+             'tnb-train', 'neg.pt: its step (-5) must be whole numbers >= 0')
+    def wider(ck): ck['model']['encoder.0.ffn.w_1.weight'] = torch.zeros(96, 32)
+    one_line(tool('train', '--resume', _variant(run, tmp_path, 'shape.pt', wider), '--out', tmp_path / 'b', '--steps', '30',
+                  '--no-progress', '--test-limit', '0'),
+             'tnb-train', 'shape.pt: the weights do not match the architecture in its config (encoder.0.ffn.w_1.weight has shape (96, 32)')
+    assert not list((tmp_path).glob('*/checkpoint-*.pt'))
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('make,needle', [
+    (lambda d: os.mkfifo(d / 'fifo.pt') or d / 'fifo.pt', 'fifo.pt is not a regular file'),   # reading it would wait for ever
+    (lambda d: (d / 'empty').mkdir() or d / 'empty', 'empty holds no checkpoint-<step>.pt files'),
+    (lambda d: Path('/dev/zero'), '/dev/zero is not a regular file'),
+])
+def test_a_checkpoint_that_is_no_file_is_named_for_what_it_is(tmp_path, make, needle):
+    path = make(tmp_path)
+    one_line(tool('translate', path, 'a', timeout=60), 'tnb-translate', needle)
+    one_line(tool('train', '--resume', path, timeout=60), 'tnb-train', needle)
+
+
+# Checkpoints (A1_checkpoints): damaged files are named as damaged, with the file, never an internal error.
 def _checkpoint(path, step=4, **extra):
     set_seed(0)
     m = Transformer(get_config('tiny', src_vocab=64, tgt_vocab=64))

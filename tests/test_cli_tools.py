@@ -1,12 +1,11 @@
 "tnb-translate, tnb-evaluate and tnb-average (A7_cli) as a user runs them: a real checkpoint, files, stdin, bad input."
-import json, os, subprocess, sys
+import json
 from pathlib import Path
 import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint
 from transformer_nb.runs import RunFolder
 from functools import partial
 import conftest
-from conftest import ENV
 
 pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
 tool = partial(conftest.tool, text=True)

@@ -121,3 +121,109 @@ def test_average_of_the_last_checkpoints_is_tested_and_translated(tmp_path):
     assert resolve_checkpoint(out)[0] == out / 'average.pt'
     r = tnb_train('--dataset', 'copy', '--steps', '50', '--resume', out, '--normalization', 'nmt_nfkc_cf', '--no-progress')
     assert r.returncode == 2 and 'a resumed run keeps its' in r.stderr, r.stderr
+
+
+# --- tnb-train with real processes: resumes, contradictions, limits, reports ---------------------------------------------
+import re, shutil
+from conftest import TINY, tool, text_tool, one_line
+
+@pytest.fixture(scope='module')
+def run(two_step_run):
+    "A tiny copy-task run of two updates (`checkpoint-0000002.pt`)."
+    return two_step_run
+
+def test_resume_refuses_model_options_that_contradict_the_checkpoint(folder):
+    r = tool('train', '--resume', folder, '--d-model', '64', '--steps', '30', '--no-progress', '--test-limit', '0')
+    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model=32 (not 64)', 'a resumed run keeps its model')
+    r = tool('train', '--resume', folder, '--preset', 'small', '--steps', '30', '--no-progress', '--test-limit', '0')
+    one_line(r, 'tnb-train', 'd_model=32 (not 256)')
+    assert RunFolder(folder).latest().name == 'checkpoint-0000020.pt'
+
+def test_resume_says_what_it_does_at_or_past_steps(folder):
+    r = tool('train', '--resume', folder, '--steps', '10', '--no-progress', '--test-limit', '0')
+    one_line(r, 'tnb-train', 'is at update 20, past the 10 updates asked for', 'ask for more than 20')
+    r = tool('train', '--resume', folder, '--steps', '20', '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert b'nothing to train: the run has done the 20 updates asked for' in r.stdout
+
+def test_resume_continues_the_checkpoints_dataset_and_folder(folder, tmp_path):
+    r = tool('train', '--resume', folder, '--steps', '22', '--no-progress', '--test-limit', '0', cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    ck = load_checkpoint(folder)                                                            # --out defaults to its folder
+    assert ck['step'] == 22 and ck['meta']['dataset'] == 'copy' and not (tmp_path / 'runs').exists()
+    other = tmp_path / 'other'; shutil.copytree(folder, other)                              # another run's checkpoints
+    r = tool('train', '--resume', folder / 'checkpoint-0000010.pt', '--out', other, '--steps', '12', '--no-progress', '--test-limit', '0')
+    one_line(r, 'tnb-train', f"{other} holds another run's files (checkpoint-0000010.pt", 'write to another folder')
+
+def test_git_commit_never_crashes_a_run(tmp_path):
+    bin_ = tmp_path / 'bin'; bin_.mkdir()
+    (bin_ / 'git').write_bytes(b"#!/bin/sh\nprintf '\\377\\376 not utf-8'\n"); (bin_ / 'git').chmod(0o755)
+    r = tool('train', *TINY, '--steps', '2', '--out', tmp_path / 'run', env={'PATH': f"{bin_}:{os.environ['PATH']}"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert load_checkpoint(tmp_path / 'run')['meta']['commit'] == 'unknown'
+
+
+def test_a_model_larger_than_the_memory_is_refused_before_anything(tmp_path):
+    "Sizes within their bounds can still multiply into more than the machine has: said in one line, before any data."
+    r = tool('train', *TINY, '--d-model', '16384', '--d-ff', '1048576', '--N', '100', '--h', '16', '--out', tmp_path / 'big')
+    one_line(r, 'tnb-train', 'parameters: training it needs at least', 'more than the', 'choose a smaller model')
+    assert not (tmp_path / 'big').exists()
+
+def test_resume_on_other_data_needs_new_data(run, tmp_path):
+    shutil.copytree(run, tmp_path / 'run')
+    r = tool('train', '--resume', tmp_path / 'run', '--dataset', 'numbers', '--steps', '30', '--no-progress', '--test-limit', '0')
+    one_line(r, 'tnb-train', 'was trained on copy', '--dataset numbers would continue it on other data', '--new-data')
+    assert [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000002.pt']
+    one_line(tool('train', *TINY, '--new-data', '--steps', '3'), 'tnb-train', '--new-data is for --resume')
+
+def test_a_stop_at_max_time_still_trains_and_names_only_files_that_exist(tmp_path):
+    "A time limit that passes at once still gives one update (no untrained checkpoint-0000000.pt); the closing lines name no log that was never written."
+    out = tmp_path / 'run'
+    r = tool('train', *TINY, '--steps', '50', '--max-time', '1e-9', '--out', out)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert [p.name for p in RunFolder(out).checkpoints()] == ['checkpoint-0000001.pt']          # one update, not an empty model
+    said = r.stdout.decode()
+    named = [l.split(': ', 1)[1] for l in said.splitlines() if l.split(': ', 1)[0] in ('checkpoint', 'averaged checkpoint', 'loss curve', 'log')]
+    assert 'checkpoint: ' in said and named and all(Path(f).is_file() for f in named), said   # only files that exist
+    assert 'at update 1' in said, said                                                          # the final model was validated
+
+
+def test_own_files_run_says_the_command_that_scores_it(tmp_path):
+    "A run on one's own files: banner without stray punctuation, the closing loss named by its update, and a closing hint that works."
+    import random, shlex
+    rnd = random.Random(0)
+    words = 'the a dog cat runs sleeps big small red blue'.split()
+    for split, n in (('train', 300), ('valid', 20), ('test', 20)):
+        src = [' '.join(rnd.choice(words) for _ in range(rnd.randint(2, 6))) for _ in range(n)]
+        (tmp_path / f'{split}.src').write_text('\n'.join(src) + '\n'); (tmp_path / f'{split}.tgt').write_text('\n'.join(s.upper() for s in src) + '\n')
+    args = ['--dataset', 'files', '--preset', 'tiny', '--vocab-size', '40', '--steps', '6', '--no-progress', '--out', tmp_path / 'run']
+    for split in ('train', 'valid', 'test'): args += [f'--{split}', tmp_path / f'{split}.src', tmp_path / f'{split}.tgt']
+    r = text_tool('train', *args)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = r.stdout + r.stderr
+    assert 'preset tiny;' in out and 'preset tiny ;' not in out, out[-2000:]
+    assert 'at update 6' in out, out[-2000:]                       # the closing loss is the final model's
+    assert 'warm-up: the default 4,000 updates would outlast this 6-update run, so it is 1, a tenth of the run' in out, out[-2000:]
+    valid = [l for l in out.splitlines() if re.match(r'step \d+ epoch \d+: valid loss', l)]
+    assert 1 <= len(valid) <= 4, valid                               # a few points, not one per tiny epoch
+    nxt = next(l for l in out.splitlines() if l.startswith('next: '))
+    score = nxt.split('(then score it: ')[1].rstrip(')')
+    argv = shlex.split(score)
+    assert argv[0] == 'tnb-evaluate' and '--src' in argv, score
+    e = text_tool('evaluate', *argv[1:], '--beam', '1')
+    assert e.returncode == 0, e.stderr[-2000:]
+
+
+def test_numbers_run_reports_what_means_something_and_the_next_command(tmp_path):
+    "A short run of the main job: the headline is exact match, chrF and character BLEU, per magnitude, then a next step."
+    out = tmp_path / 'numbers'
+    r = subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import train_main; train_main()', '--steps', '4',
+                        '--out', str(out), '--no-progress', '--beam', '1', '--test-limit', '40', '--save-every', '0'],
+                       capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    head = next(l for l in r.stdout.splitlines() if l.startswith('test ('))
+    assert 'exact match' in head and 'chrF' in head and 'BLEU on characters' in head, head
+    assert 'word BLEU' not in head or 'means nothing here' in head, head           # never a bare "BLEU 0.0"
+    mags = next(l for l in r.stdout.splitlines() if l.startswith('exact match per magnitude'))
+    assert '0-99' in mags and '100,000-999,999' in mags, mags
+    assert r.stdout.strip().splitlines()[-1].startswith(f"next: tnb-translate {out} 'three hundred forty-two'")

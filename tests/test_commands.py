@@ -1,11 +1,225 @@
-"The commands' shared parts (A12_commands)."
+"""What every command shares (A12_commands: `run_cli`, option checks, threads, streams, signals), with real processes:
+numbers range-checked and bounded, contradictions refused, a bug named as one, a Ctrl-C never taken for a bug, closed or
+departed streams and a lost terminal ending in the right exit code, warnings made errors not taken for bugs."""
+import json, os, pty, signal, subprocess, sys, time
+import pytest, torch
+from conftest import ENV, TINY, cmd, tool, one_line, DECODING, default_signals as _sigint_default
+from conftest import said as quiet, said as lines
 import warnings
-import torch
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
 from transformer_nb.decoding import Decoding
 from transformer_nb.commands import translate_batches
 
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.skipif(torch.cuda.is_available(), reason='this machine has CUDA')
+def test_an_unavailable_device_is_named(run, tmp_path):
+    one_line(tool('translate', run, 'a', '--device', 'cuda'), 'tnb-translate', '--device cuda: CUDA is not available on this machine')
+    one_line(tool('evaluate', run, '--device', 'cuda:1'), 'tnb-evaluate', 'CUDA is not available')
+    one_line(tool('translate', run, 'a', '--device', 'gpu'), 'tnb-translate', '--device gpu: not a device name')
+    one_line(tool('train', *TINY, '--device', 'cuda', '--out', tmp_path / 'x'), 'tnb-train', 'CUDA is not available')
+    assert not (tmp_path / 'x').exists()
+
+BAD_OPTIONS = [
+    ('train', ['--seed', '-1'], {}, '--seed must be in [0, 4294967295], got -1'),
+    ('train', ['--seed', '99999999999'], {}, '--seed must be in [0, 4294967295], got 99999999999'),
+    ('train', ['--clip', 'nan'], {}, '--clip must be > 0, got nan'),
+    ('train', ['--clip', '0'], {}, '--clip must be > 0, got 0.0'),
+    ('train', ['--lr-scale', 'inf'], {}, '--lr-scale must be > 0, got inf'),
+    ('train', ['--p-drop', 'nan'], {}, '--p-drop must be in [0, 1), got nan'),
+    ('train', ['--p-attn', '1'], {}, '--p-attn must be in [0, 1), got 1.0'),
+    ('train', ['--eps-ls', '-0.1'], {}, '--eps-ls must be in [0, 1), got -0.1'),
+    ('train', ['--max-time', 'inf'], {}, '--max-time must be > 0, got inf'),
+    ('train', ['--threads', '0'], {}, '--threads must be in [1, 1024], got 0'),
+    ('train', ['--threads', '100000'], {}, '--threads must be in [1, 1024], got 100000'),
+    ('train', ['--keep', '-1'], {}, '--keep must be >= 0, got -1'),
+    ('train', ['--save-every', '-5'], {}, '--save-every must be >= 0, got -5'),
+    ('train', ['--max-len', '0'], {}, '--max-len must be in [1, 1000000], got 0'),
+    ('train', [], {'TNB_THREADS': 'abc'}, "TNB_THREADS='abc' in the environment is not a whole number"),
+    ('train', [], {'TNB_THREADS': '-2'}, 'TNB_THREADS must be in [1, 1024], got -2'),
+    ('translate', ['--alpha', 'nan'], {}, '--alpha must be in [0, 10], got nan'),
+    ('translate', ['--alpha', 'inf'], {}, '--alpha must be in [0, 10], got inf'),
+    ('translate', ['--alpha', '-1'], {}, '--alpha must be in [0, 10], got -1.0'),
+    ('translate', ['--max-tokens', '0'], {}, '--max-tokens must be in [1, 10000000], got 0'),
+    ('translate', [], {'TNB_THREADS': 'abc'}, "TNB_THREADS='abc'"),
+    ('evaluate', ['--alpha', 'nan'], {}, '--alpha must be in [0, 10], got nan'),
+    ('average', ['--last', '0'], {}, '--last must be >= 1, got 0'),
+]
+
+HARNESS = r"""
+import contextlib, io, json, os, sys
+from transformer_nb import cli
+cases, out = json.loads(sys.argv[1]), []
+for name, argv, env in cases:
+    old = {k: os.environ.get(k) for k in env}; os.environ.update(env)
+    err = io.StringIO(); code = None
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try: getattr(cli, name + '_main')(argv)
+        except SystemExit as e: code = e.code
+        except BaseException as e: code = 'exception: ' + repr(e)[:300]
+    for k, v in old.items():
+        if v is None: os.environ.pop(k, None)
+        else: os.environ[k] = v
+    out.append([code, err.getvalue()])
+print(json.dumps(out))
+"""
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_numeric_options_are_range_checked(run, tmp_path):
+    base = {'train': [*TINY, '--steps', '1', '--out', str(tmp_path / 't')], 'translate': [str(run), 'a'],
+            'evaluate': [str(run), '--dataset', 'copy'], 'average': [str(run), '-o', str(tmp_path / 'a.pt')]}
+    cases = [(name, base[name] + argv, env) for name, argv, env, _ in BAD_OPTIONS]
+    r = subprocess.run([sys.executable, '-c', HARNESS, json.dumps(cases)], capture_output=True, text=True, env=ENV, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    for (name, argv, env, msg), (code, err) in zip(BAD_OPTIONS, json.loads(r.stdout.splitlines()[-1])):
+        lines = err.strip().splitlines()
+        assert code == 2 and lines == [f'tnb-{name}: error: {msg}'] or (code == 2 and len(lines) == 1 and msg in lines[0]), (name, argv, env, code, err)
+
+BUG = "import transformer_nb.data as d; d.Tokenizer.decode = lambda self, ids: ids.nope"
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_bug_says_it_is_one_and_where(run):
+    r = tool('translate', run, 'a b', '--beam', '1', code=BUG)
+    ls = quiet(r.stderr)
+    assert r.returncode == 70 and len(ls) == 1, r.stderr
+    line = ls[0]
+    assert line.startswith("tnb-translate: internal error, a bug in transformer_nb: AttributeError: 'list' object has no attribute 'nope'")
+    assert 'transformer_nb/evaluation.py:' in line and 'in translate' in line and 'run it again with --debug (or TNB_DEBUG=1)' in line
+    for extra, env in ((['--debug'], {}), ([], {'TNB_DEBUG': '1'})):
+        r = tool('translate', run, 'a b', '--beam', '1', *extra, code=BUG, env=env)
+        assert r.returncode == 70 and '\n'.join(quiet(r.stderr)).startswith('Traceback (most recent call last):'), r.stderr
+        assert r.stderr.strip().splitlines()[-1].startswith('tnb-translate: internal error, a bug'), r.stderr
+
+THREADS = "import atexit, sys, torch; atexit.register(lambda: print('threads', torch.get_num_threads(), file=sys.stderr))"
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_threads_option_beats_the_environment(run, tmp_path):
+    for name, args in (('translate', [run, 'a']), ('evaluate', [run, '--beam', '1', '--src', tmp_path / 's', '--ref', tmp_path / 's']),
+                       ('train', [*TINY, '--steps', '1', '--out', tmp_path / 't'])):
+        (tmp_path / 's').write_text('a b\n')
+        r = tool(name, *args, '--threads', '2', code=THREADS, env={'TNB_THREADS': '1'})
+        assert r.returncode == 0 and 'threads 2' in r.stderr, (name, r.stderr[-2000:])
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
+    "A Ctrl-C that lands inside an import can surface as another exception; run_cli still exits 130, 'interrupted'."
+    from transformer_nb.commands import run_cli
+    def main(argv):
+        try: signal.raise_signal(signal.SIGINT)
+        except KeyboardInterrupt: raise ImportError('partially initialized module') from None
+    prev = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(SystemExit) as e: run_cli('tnb-demo', main, [])
+    finally: signal.signal(signal.SIGINT, prev)
+    assert e.value.code == 130 and capsys.readouterr().err == 'tnb-demo: interrupted\n'
+    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv: {}['x'], [])   # without a Ctrl-C: a bug
+    assert e.value.code == 70
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_swallowed_ctrl_c_still_stops_the_command(capsys):
+    "Library code that swallows the KeyboardInterrupt (a bare except around an import) does not lose the Ctrl-C."
+    from transformer_nb.commands import run_cli, raise_if_interrupted
+    done = []
+    def main(argv):
+        try: signal.raise_signal(signal.SIGINT)
+        except BaseException: pass                     # what some import-time code does
+        raise_if_interrupted(); done.append(1)
+    prev = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(SystemExit) as e: run_cli('tnb-demo', main, [])
+    finally: signal.signal(signal.SIGINT, prev)
+    assert e.value.code == 130 and done == [] and capsys.readouterr().err == 'tnb-demo: interrupted\n'
+    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv: raise_if_interrupted(), [])   # a new command starts clean
+    assert e.value.code == 0
+
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('name,args,needle', [
+    ('train', ('--d-model', '10000000'), '--d-model must be in [1, 65536], got 10000000'),
+    ('train', ('--N', '1000000'), '--N must be in [1, 1000], got 1000000'),
+    ('train', ('--vocab-size', '10000000000'), '--vocab-size must be in [8, 1000000]'),
+    ('train', ('--max-tokens', '10000000000'), '--max-tokens must be in [1, 10000000]'),
+    ('translate', ('RUN', 'a', '--alpha', '2000'), '--alpha must be in [0, 10], got 2000.0'),
+    ('translate', ('RUN', 'a', '--beam', '100000'), '--beam must be in [1, 1000]'),
+    ('evaluate', ('RUN', '--max-tokens', '10000000000'), '--max-tokens must be in [1, 10000000]'),
+])
+def test_size_options_have_upper_bounds(run, name, args, needle):
+    one_line(tool(name, *[run if a == 'RUN' else a for a in args]), f'tnb-{name}', needle)
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_closed_stdout_or_stderr(run, texts):
+    "Started with >&- or 2>&-: one line (or silence, with no stderr) and exit 2, never a traceback, never mixed streams."
+    r = subprocess.run(cmd('translate', run, 'a b', '--beam', '1'), env=ENV, stderr=subprocess.PIPE, text=True,
+                       preexec_fn=lambda: os.close(1), timeout=300)
+    one_line(r, 'tnb-translate', 'standard output is closed')
+    refs = (texts / 'ref.txt').read_text().splitlines(); refs[3] = ''             # a blank reference: a warning to print
+    (texts / 'ref.txt').write_text('\n'.join(refs) + '\n')
+    p = subprocess.run(cmd('evaluate', run, '--src', texts / 'src.txt', '--ref', texts / 'ref.txt', '--beam', '1'), env=ENV,
+                       stdout=subprocess.PIPE, preexec_fn=lambda: os.close(2), timeout=300)
+    assert p.returncode == 2 and p.stdout == b'', (p.returncode, p.stdout[-2000:])   # no warning line landed in stdout
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_reader_that_leaves_gives_141_even_unbuffered(run, tmp_path):
+    "Under python -u a long write into a pipe whose reader left must fail, not be cut short in silence: exit 141."
+    (tmp_path / 'many.txt').write_text('a b c d e f g h i j\n' * 1000)        # 120 kB of output: more than a pipe holds
+    p = subprocess.Popen(cmd('translate', run, '-i', tmp_path / 'many.txt', '--beam', '1', code=DECODING),   # no EOS: long lines
+                         env={**ENV, 'PYTHONUNBUFFERED': '1'},
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_sigint_default)
+    first = p.stdout.readline(); p.stdout.close()                               # `| head -1`
+    err = p.stderr.read().decode(); p.wait(timeout=300)
+    assert first.strip() and p.returncode == 141 and lines(err) == [], (p.returncode, err[-2000:])
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_warnings_made_errors_are_not_bugs(tmp_path):
+    r = tool('train', *TINY, '--max-len', '5', '--steps', '1', '--out', tmp_path / 'w', py=('-W', 'error'))
+    line = one_line(r, 'tnb-train', 'dropped', 'a warning, which -W error or PYTHONWARNINGS turned into an error')
+    assert 'bug' not in line
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_sighup_after_the_terminal_is_gone_exits_129(run, tmp_path):
+    "The terminal closed: writing 'interrupted' to it fails with EIO, which must not turn a hangup into exit 1."
+    (tmp_path / 'long.txt').write_text(' '.join('abcdefghij'[i % 10] for i in range(300)) + '\n')
+    master, slave = pty.openpty()
+    p = subprocess.Popen(cmd('translate', run, '-i', tmp_path / 'long.txt', '--beam', '4', code=DECODING), env=ENV,
+                         stdout=subprocess.DEVNULL, stderr=slave, preexec_fn=_sigint_default)
+    os.close(slave); got = []
+    try:
+        end = time.time() + 240
+        while time.time() < end and b'DECODING' not in b''.join(got) and p.poll() is None:
+            try: got.append(os.read(master, 4096))
+            except OSError: break
+        assert b'DECODING' in b''.join(got), b''.join(got)[-2000:]
+        os.close(master)                                                        # the terminal is gone: writes give EIO
+        p.send_signal(signal.SIGHUP); p.wait(timeout=60)
+    finally:
+        if p.poll() is None: p.kill(); p.wait()
+    assert p.returncode == 129, p.returncode
+
+SHORT = ('--no-progress', '--test-limit', '0', '--out', 'OUT')                 # had they been accepted: a short run
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('name,args,needle', [
+    ('train', ('--dataset', 'copy', '--src-lang', 'de', '--steps', '1', *SHORT), '--dataset copy has no languages'),
+    ('train', ('--dataset', 'copy', '--steps', '1', '--epochs', '2', *SHORT), 'give --steps or --epochs, not both'),
+    ('train', ('--resume', 'RUN', '--overwrite', '--steps', '2', *SHORT), '--resume continues a run and --overwrite deletes one'),
+    ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--split', 'valid'), '--split is for a dataset'),
+    ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--src-lang', 'de'), '--src-lang is for a dataset'),
+    ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--id', 'x'), '--id names the record that --record adds'),
+    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), '--early-stop is a rule of beam search'),
+])
+def test_contradictory_options_are_refused(run, texts, name, args, needle):
+    args = [run if a == 'RUN' else texts / 'src.txt' if a == 'SRC' else texts / 'out' if a == 'OUT' else a for a in args]
+    one_line(tool(name, *args), f'tnb-{name}', needle)
+    assert not (texts / 'out').exists()
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_the_thread_count_validators_agree(run):
+    "TNB_THREADS=+2 is refused like TNB_THREADS=abc, whatever --threads says: one rule, before anything is loaded."
+    for raw in ('abc', '+2', '2.0'):
+        one_line(tool('translate', run, 'a', '--threads', '1', env={'TNB_THREADS': raw}), 'tnb-translate', f"TNB_THREADS={raw!r}")
+
+
+# The commands' shared parts (A12_commands).
 class EveryLine:
     "A task that cannot know any line (as a model whose tokenizer lacks a piece of each)."
     def input_problems(self, tok, lines, src_lang=None): return [(i, "'z' unknown to the model's tokenizer") for i in range(len(lines))]

@@ -4,7 +4,6 @@
 
 Errors are relative, ||out - ref|| / ||ref||, against a float64 reference on fresh random inputs: float32 lands far
 under 1e-3, bf16 operands between 1e-3 and 1e-2."""
-import math
 import pytest
 import torch
 import torch.nn.functional as F

@@ -527,3 +527,17 @@ def test_dataloader_end_to_end(tok, m30k):
 
 def test_padding_efficiency():
     assert padding_efficiency([[0, 1]], [2, 4], [3, 3]) == {'src': 0.75, 'tgt': 1.0, 'both': 12 / 14}
+
+
+# --- corpus files through tnb-train (real processes) ---------------------------------------------------------------------
+from conftest import tool, one_line
+
+@pytest.mark.slow
+def test_corpus_files_are_named_for_what_they_are(tmp_path, texts):
+    os.mkfifo(tmp_path / 'fifo')
+    (tmp_path / 'nul.txt').write_bytes(b'a b\nc \x00 d\n' * 20)
+    base = ('--dataset', 'files', '--preset', 'tiny', '--steps', '1', '--no-progress', '--test-limit', '0', '--out', tmp_path / 'o')
+    one_line(tool('train', '--train', tmp_path, texts / 'ref.txt', *base), 'tnb-train', f'--train {tmp_path} is a folder')
+    one_line(tool('train', '--train', tmp_path / 'fifo', texts / 'ref.txt', *base), 'tnb-train', 'is not a regular file')
+    one_line(tool('train', '--train', tmp_path / 'nul.txt', texts / 'ref.txt', *base), 'tnb-train', 'nul.txt, line 2: a NUL byte at offset 6')
+    assert not (tmp_path / 'o').exists()

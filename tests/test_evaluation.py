@@ -8,7 +8,7 @@ from transformer_nb.decoding import Decoding
 from transformer_nb.evaluation import translate, evaluate
 from transformer_nb.tasks import Task
 import re
-from transformer_nb.evaluation import corpus_scores, paired_bootstrap, paired_bootstrap_mean, evaluate
+from transformer_nb.evaluation import corpus_scores, paired_bootstrap, paired_bootstrap_mean
 
 torch.set_num_threads(1)
 

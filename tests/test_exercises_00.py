@@ -2,9 +2,7 @@
 runs top to bottom in an IPython shell of its own (from nbs/, as nbdev-test runs it), and the checks that fail are
 exactly the ones the solution names; the "Think" exercise's change fails none, as its solution says; the
 "Experiment"'s code runs as printed."""
-import json, os, re
-from pathlib import Path
-import pytest
+import os
 from nbtools import NBS, cells, code_blocks
 
 NB = '00_core'

@@ -5,8 +5,7 @@ claims of exercise 4's solution hold. The checks and solutions run in namespaces
 never in the notebook's."""
 import re
 import pytest, torch
-import torch.nn as nn
-from nbtools import namespace, cells, code_blocks
+from nbtools import namespace, cells
 from breakit import break_it, named_tests
 
 NB, EXERCISES, MODULE = '02_multihead', '3cece8cd', 'b1528f4e'

@@ -4,8 +4,7 @@ each "break it" exercise, applied to the code, makes exactly the checks its solu
 
 The helpers `run_cells` and `failing_tests` (used by tests/test_exercises_06.py to _08.py too) run a notebook's cells,
 or named pytest tests, with one exported cell changed, in a namespace or a process of their own."""
-import contextlib, io, os, re, subprocess, sys, textwrap, warnings
-from pathlib import Path
+import contextlib, io, os, re, subprocess, sys, warnings
 import pytest, torch
 import matplotlib
 matplotlib.use('Agg')

@@ -2,7 +2,7 @@
 reports the unwritten stub as not written, and fails every wrong variant with a message naming the case; exercise 4's
 check passes its solution and names what a wrong `my_forward` gets wrong; the "break it" exercise, applied to the code,
 makes exactly the checks its solution names fail."""
-import pytest, torch
+import pytest
 from nbtools import cells, code_blocks, namespace, _body
 from test_exercises_05 import edited, run_cells, failing_tests
 

@@ -3,8 +3,7 @@ passes the printed solution and another right answer, reports the empty stub as 
 fails each natural wrong answer with a one-line message that names the case and the mistake; and each "break it"
 exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
 fail. `run_broken` is shared with test_exercises_10.py."""
-import json, math, os, re, shutil, subprocess, sys, textwrap
-from pathlib import Path
+import json, math, os, re, shutil, subprocess, sys
 import pytest, torch
 import torch.nn.functional as F
 from nbtools import NBS, cells, code_blocks, namespace
@@ -64,7 +63,7 @@ def ls_ns():
     return namespace(NB, 'c0a1e915', '35316735', 'c0a1e916')
 
 def _q_loss(l, t, e, V_eps, pad_zero=False, reference_gets_eps=True):
-    V = l.shape[-1]; q = torch.full_like(l, e / V_eps)
+    q = torch.full_like(l, e / V_eps)
     if pad_zero: q[..., PAD_ID] = 0
     if reference_gets_eps: q.scatter_add_(-1, t[..., None], torch.full_like(l[..., :1], 1 - e))
     else: q.scatter_(-1, t[..., None], 1 - e)

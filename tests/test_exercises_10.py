@@ -2,8 +2,8 @@
 other right answers, reports the empty stub as not written (without raising), and fails each natural wrong answer
 with a one-line message that names the case and the mistake; and each "break it" exercise's change, applied to the
 notebook and to the exported module, makes exactly the checks its solution names fail."""
-import pytest, torch
-from nbtools import cells, code_blocks, namespace
+import pytest
+from nbtools import code_blocks, namespace
 from test_exercises_09 import run_broken
 from transformer_nb.core import PAD_ID, BOS_ID
 

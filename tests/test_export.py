@@ -1,6 +1,6 @@
 "Export to CTranslate2 (nbs/A5_export.ipynb): greedy output identical to ours for every exportable architecture, int8, tnb-export and its bad input."
 import os, stat
-import dataclasses, json, os, subprocess, sys
+import dataclasses, json, subprocess, sys
 from pathlib import Path
 import pytest, torch
 import torch.nn.functional as F

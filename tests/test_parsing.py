@@ -7,7 +7,7 @@ from nltk import Tree
 from conftest import said
 from transformer_nb.records import load_results
 from transformer_nb.parsing import (PARSE_KEYS, PAPER_TABLE4, linearize, delinearize, _coarsen, sample_treebank, parsing_corpus,
-                                    _treebank_splits, parse_scores, write_treebank_files, viterbi_parse, right_branching,
+                                    parse_scores, write_treebank_files, viterbi_parse, right_branching,
                                     count_parses, english_pcfg, _parse_table, _table4_beside)
 from transformer_nb.treebank import brackets, evalb_counts, prf, read_trees
 

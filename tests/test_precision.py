@@ -2,12 +2,11 @@
 mocked (this machine has neither AMX nor every other kind of CPU); the Trainer's and the decoders' 'auto'; float32
 decoding unchanged, bit for bit; the log-probabilities in float32 under autocast; tnb-train's line about its precision
 and `--precision` on tnb-translate and tnb-evaluate; the measured figures the prose of 00 and A3 quotes."""
-import json, re, sys
-from functools import partial
+import json
 from pathlib import Path
 import pytest, torch
 import transformer_nb.core as core
-from transformer_nb.core import choose_precision, default_precision, cpu_features, BOS_ID, EOS_ID
+from transformer_nb.core import choose_precision, default_precision, cpu_features, EOS_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
 import conftest

@@ -2,7 +2,7 @@
 translates, the loader finds, fetches, caches and refuses files as it says, every command takes `pretrained:NAME`, and
 the results file holds each model's test scores, equal to those of the run it came from. No test touches the network:
 downloads come from a `file://` mirror or a fetch function."""
-import io, json, os, shutil, sys, urllib.error
+import io, json, shutil, urllib.error
 from pathlib import Path
 import pytest, torch
 from conftest import tool, one_line

@@ -119,7 +119,7 @@ def test_corrupt_results_file_is_named(tmp_path):
     with pytest.raises(ValueError, match=r't3.json is not a results file'): load_results(tmp_path / 't3.json', _TABLE3_KEYS)
 
 # --- stored translations behind the significance tests (11_results, 10_decoding; experiments/hypotheses.py) ---
-from transformer_nb.datasets import find_multi30k, load_dataset
+from transformer_nb.datasets import load_dataset
 
 HYPS = ROOT / 'results' / 'hyps'
 GPU_LOGS = ROOT / 'results' / 'gpu' / 'logs'

@@ -1,8 +1,90 @@
-"""The run folder (A10_runs): one claim for a run, and a log that survives a cut line."""
-import warnings
+"""Run folders (A10_runs) through `tnb-train`, with real processes: a folder holding another run is refused, a run that
+fails early leaves no folder behind, two live runs cannot share one, a read-only folder is refused before training, and
+links planted in a run folder while it trains are replaced, never followed."""
+import json, signal, subprocess
 import pytest
+from transformer_nb.checkpoints import load_checkpoint
 from transformer_nb.runs import RunFolder
+from conftest import ENV, TINY, cmd, tool, one_line, said, inject_code, Live
+import warnings
 
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_new_run_refuses_a_folder_holding_another_run(folder):
+    before = {p.name: p.stat().st_mtime_ns for p in RunFolder(folder).checkpoints()}
+    r = tool('train', *TINY, '--steps', '3', '--out', folder)
+    one_line(r, 'tnb-train', f'--out {folder} already holds a run (checkpoint-0000010.pt, checkpoint-0000020.pt, log.jsonl, loss.png)', '--resume', '--overwrite')
+    assert {p.name: p.stat().st_mtime_ns for p in RunFolder(folder).checkpoints()} == before       # untouched
+    r = tool('train', *TINY, '--steps', '3', '--out', folder, '--overwrite')
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert [p.name for p in RunFolder(folder).checkpoints()] == ['checkpoint-0000003.pt']         # the old run is gone, as asked
+    assert len(load_checkpoint(folder)['meta']['history']['train']) == 3
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_run_that_fails_early_leaves_no_folder_behind(tmp_path):
+    "A run that fails before it writes anything removes the folder it made (but never one that was there), in one line."
+    r = tool('train', *TINY, '--steps', '3', '--max-len', '1', '--out', tmp_path / 'new')
+    one_line(r, 'tnb-train', 'no training pairs left: max_len=1 drops all 10,000 of them')           # no warning line first
+    assert not (tmp_path / 'new').exists()
+    (tmp_path / 'mine').mkdir(); (tmp_path / 'mine' / 'notes.txt').write_text('keep me\n')
+    one_line(tool('train', *TINY, '--steps', '3', '--max-len', '1', '--out', tmp_path / 'mine'), 'tnb-train', 'no training pairs left')
+    assert (tmp_path / 'mine' / 'notes.txt').read_text() == 'keep me\n'
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_two_live_runs_in_one_folder(tmp_path):
+    out = tmp_path / 'run'
+    a = Live('train', *TINY, '--steps', '100000', '--save-every', '0', '--out', out, code=inject_code())
+    try:
+        assert a.wait_for('TRAINING', where='err'), ''.join(a.out + a.err)[-3000:]   # A holds the folder and trains
+        b = tool('train', *TINY, '--steps', '3', '--d-model', '64', '--out', out)
+        one_line(b, 'tnb-train', f'the run folder {out} is in use by another run (pid {a.p.pid}')
+    finally:
+        a.signal(signal.SIGINT)
+    code, stdout, stderr = a.finish()
+    assert code == 130 and 'interrupted at update' in stdout, stderr[-3000:]
+    assert load_checkpoint(out)['config']['d_model'] == 32                                 # A's model, not B's
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_read_only_out_fails_before_training(readonly_dir):
+    r = tool('train', *TINY, '--steps', '5', '--out', readonly_dir)
+    one_line(r, 'tnb-train', f'--out {readonly_dir}: cannot write in {readonly_dir}')
+    assert b'ParallelData' not in r.stdout                                         # it failed before loading data
+    r = tool('train', *TINY, '--steps', '5', '--out', readonly_dir / 'run')
+    one_line(r, 'tnb-train', f'--out {readonly_dir}/run: cannot create the folder')
+
+
+# In the child: before update 9, wait (at most a minute) until the test has planted its links and created GO.
+_PAUSE = ("import os, time, transformer_nb.trainer as T; _u = T.Trainer.update\n"
+          "def _update(self, *a, **k):\n"
+          "    if self.step == 8:\n"
+          "        print('PAUSED', flush=True); end = time.time() + 60\n"
+          "        while not os.path.exists(os.environ['GO']) and time.time() < end: time.sleep(0.05)\n"
+          "    return _u(self, *a, **k)\n"
+          "T.Trainer.update = _update")
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_links_planted_while_a_run_trains_are_replaced_never_followed(tmp_path):
+    out, victim, go = tmp_path / 'run', tmp_path / 'victim.txt', tmp_path / 'GO'
+    victim.write_text('precious\n')
+    p = subprocess.Popen(cmd('train', *TINY, '--steps', '16', '--save-every', '8', '--valid-every', '8', '--keep', '0',
+                             '--out', out, code=f"exec({_PAUSE!r})"), env={**ENV, 'GO': str(go)}, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline() and 'PAUSED' in ''.join(iter(p.stdout.readline, 'PAUSED\n')) + 'PAUSED'
+        assert (out / 'checkpoint-0000008.pt').is_file() and (out / 'log.jsonl').is_file()
+        for name in ('log.jsonl', 'loss.png', 'checkpoint-0000016.pt'):       # the names it writes next are predictable
+            (out / name).unlink(missing_ok=True); (out / name).symlink_to(victim)
+        go.touch(); rest, err = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None: p.kill()
+    assert p.returncode == 0, err[-3000:]
+    assert victim.read_text() == 'precious\n'
+    assert not [q.name for q in out.iterdir() if q.is_symlink()]
+    assert load_checkpoint(out / 'checkpoint-0000016.pt')['step'] == 16 and (out / 'loss.png').read_bytes()[:4] == b'\x89PNG'
+    assert [json.loads(l)['valid']['step'] for l in (out / 'log.jsonl').read_text().splitlines()] == [16]
+    assert any('log.jsonl had been replaced by a symbolic link' in l and 'not followed' in l for l in said(err)), err
+
+
+# The run folder (A10_runs): one claim for a run, and a log that survives a cut line.
 def test_a_cut_last_line_does_not_swallow_the_next_record(tmp_path):
     "A disk that filled up mid-record leaves the log's last line cut: the next record starts on a line of its own."
     run = RunFolder(tmp_path)

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from transformer_nb.tasks import TASKS, BUILT_IN, get_task, task_for, task_names, dataset_names, register_task, Task
 from transformer_nb.datasets import DATASETS, load_dataset
-from transformer_nb.records import RECORD_KINDS, load_results, check_results_file
+from transformer_nb.records import RECORD_KINDS, check_results_file
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,7 +2,7 @@
 every tool and in `model_from_checkpoint`, and each tool says which; `train_model(task=...)` is the run `tnb-train`
 makes, bit for bit; and label smoothing goes from `tnb-train --eps-ls` to the loss one way, as a training setting.
 The tools run in this process (their entry points take `argv`), so no interpreter is started."""
-import contextlib, io, shutil, sys
+import contextlib, io, shutil
 from dataclasses import fields
 from pathlib import Path
 import pytest, torch
@@ -83,7 +83,7 @@ def test_a_run_folder_is_one_file_everywhere(copy_run):
 @pytest.mark.slow                     # two short runs of the main job's recipe (tokenizer and corpus included)
 def test_train_model_is_tnb_train_bit_for_bit(tmp_path):
     "`train_model(task='numbers', steps=N)` and `tnb-train --steps N` give the same weights, tokenizer and losses."
-    py = train_model(task='numbers', steps=6, out=str(tmp_path / 'py'), progress=False, say=lambda m: None)
+    train_model(task='numbers', steps=6, out=str(tmp_path / 'py'), progress=False, say=lambda m: None)
     out, err, code = run(train_main, ['--steps', '6', '--out', tmp_path / 'cli', '--no-progress', '--test-limit', '0'])
     assert code == 0, err
     a, b = (load_checkpoint(p / checkpoint_name(6)) for p in (tmp_path / 'py', tmp_path / 'cli'))

@@ -1,14 +1,150 @@
-"""The Trainer (A3_trainer): a finished run resumed completes what it lacks; the caller's model is left as given; a damaged
-checkpoint is named."""
-import pytest
+"""The Trainer under faults (A3_trainer), through `tnb-train` with real processes: Ctrl-C, SIGTERM and SIGHUP save a
+checkpoint and exit 130, 143 and 129; a second Ctrl-C waits for the write; kill -9 during a write and a full or read-only
+disk keep the last good checkpoint; an interrupt while an update is applied resumes bit for bit. Faults that cannot be
+produced for real are injected into the child (`conftest.inject_code`), around the real tools."""
+import os, random, signal, subprocess, time
+import pytest, torch
+from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.runs import RunFolder
+from conftest import ENV, TINY, cmd, tool, one_line, temps, default_signals, mount_tmpfs as _mount, inject_code, STARTING, Live, said as quiet
 from transformer_nb.core import set_seed
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.trainer import Trainer, TrainConfig
-from transformer_nb.checkpoints import load_checkpoint, save_checkpoint
+from transformer_nb.checkpoints import save_checkpoint
 from transformer_nb.datasets import load_dataset
 from transformer_nb.workflow import train_model, run_summary
 from conftest import copy_ids
 
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_second_ctrl_c_during_the_checkpoint_write_waits_for_it(tmp_path):
+    out = tmp_path / 'run'
+    a = Live('train', *TINY, '--steps', '100000', '--save-every', '0', '--out', out, code=inject_code(), env={'TNB_FAULT': 'slow:1:3'})
+    assert a.wait_for('TRAINING', where='err'), ''.join(a.out + a.err)[-3000:]
+    a.signal(signal.SIGINT)                                                       # the first Ctrl-C: save and stop
+    assert a.wait_for('SAVE-START', where='err'), ''.join(a.out + a.err)[-3000:]
+    a.signal(signal.SIGINT); time.sleep(0.5); a.signal(signal.SIGINT)             # two more while it writes
+    code, stdout, stderr = a.finish()
+    assert code == 130 and 'Traceback' not in stderr, stderr[-3000:]
+    assert quiet(stderr) == [f"saving {out}/checkpoint-{load_checkpoint(out)['step']:07d}.pt, please wait (Ctrl-\\ quits at once, without it)"] * 2, stderr
+    assert 'checkpoint saved to' in stdout and temps(out) == [], stdout
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_ctrl_c_during_a_periodic_save_stops_after_it(tmp_path):
+    out = tmp_path / 'run'
+    a = Live('train', *TINY, '--steps', '100000', '--save-every', '2', '--out', out, code=inject_code(), env={'TNB_FAULT': 'slow:1:3'})
+    assert a.wait_for('SAVE-START', where='err'), ''.join(a.out + a.err)[-3000:]
+    a.signal(signal.SIGINT)
+    code, stdout, stderr = a.finish()
+    assert code == 130 and 'Traceback' not in stderr and 'interrupted at update 2' in stdout, (stdout, stderr[-3000:])
+    assert [p.name for p in RunFolder(out).checkpoints()] == ['checkpoint-0000002.pt'] and temps(out) == []
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_ctrl_c_at_random_points(tmp_path):
+    "Ctrl-C during start-up (imports, data, tokenizer) and during training: exit 130, one line or a saved checkpoint."
+    rng = random.Random(2024)
+    plans = [('start', 0.0), ('start', rng.uniform(0.2, 2.0)), ('train', rng.uniform(0.0, 1.5)), ('train', rng.uniform(1.5, 4.0))]
+    for i, (phase, delay) in enumerate(plans):
+        out = tmp_path / f'run{i}'
+        a = Live('train', *TINY, '--steps', '100000', '--save-every', '3', '--out', out,
+                 code=inject_code() if phase == 'train' else STARTING)
+        # the interpreter's own start-up is not ours to guard: the clock starts when the command runs
+        assert a.wait_for('TRAINING' if phase == 'train' else 'STARTING', where='err'), ''.join(a.out + a.err)[-3000:]
+        time.sleep(delay); a.signal(signal.SIGINT)
+        code, stdout, stderr = a.finish()
+        assert code == 130 and 'Traceback' not in stderr, (phase, delay, stderr[-3000:])
+        if phase == 'train':                       # a Ctrl-C that lands in a periodic save says that it waits for it
+            assert 'interrupted at update' in stdout, (stdout, stderr)
+            assert all(l.startswith('saving ') and 'please wait' in l for l in quiet(stderr)), (stdout, stderr)
+        else: assert quiet(stderr) in ([], ['tnb-train: interrupted']), (phase, delay, stderr)
+        for p in RunFolder(out).checkpoints() if out.exists() else []: load_checkpoint(p)   # whatever is there is whole
+        assert not out.exists() or temps(out) == []
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_sigterm_saves_a_checkpoint_and_exits_143(tmp_path):
+    out = tmp_path / 'run'
+    a = Live('train', *TINY, '--steps', '100000', '--save-every', '0', '--out', out, code=inject_code())
+    assert a.wait_for('TRAINING', where='err'), ''.join(a.out + a.err)[-3000:]
+    a.signal(signal.SIGTERM)
+    code, stdout, stderr = a.finish()
+    assert code == 143 and 'checkpoint saved to' in stdout and 'Traceback' not in stderr, (code, stderr[-3000:])
+    assert load_checkpoint(out)['step'] > 0
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_closed_terminal_sighup_saves_a_checkpoint_and_exits_129(tmp_path):
+    out = tmp_path / 'run'
+    a = Live('train', *TINY, '--steps', '100000', '--save-every', '0', '--out', out, code=inject_code())
+    assert a.wait_for('TRAINING', where='err'), ''.join(a.out + a.err)[-3000:]
+    a.signal(signal.SIGHUP)
+    code, stdout, stderr = a.finish()
+    assert code == 129 and 'checkpoint saved to' in stdout and 'Traceback' not in stderr, (code, stderr[-3000:])
+    assert load_checkpoint(out)['step'] > 0 and temps(out) == []
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_kill_9_during_the_checkpoint_write(tmp_path):
+    out = tmp_path / 'run'
+    a = Live('train', *TINY, '--steps', '100000', '--save-every', '5', '--out', out, code=inject_code(), env={'TNB_FAULT': 'slow:2:30'})
+    assert a.wait_for('SAVE-START', where='err'), ''.join(a.out + a.err)[-3000:]
+    a.signal(signal.SIGKILL); a.finish()
+    assert [p.name for p in RunFolder(out).checkpoints()] == ['checkpoint-0000005.pt'] and len(temps(out)) == 1
+    r = tool('train', '--resume', out, '--steps', '7', '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert load_checkpoint(out)['step'] == 7 and temps(out) == []
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('err', ['ENOSPC', 'EROFS'])
+def test_disk_full_or_read_only_keeps_the_last_good_checkpoint(tmp_path, err):
+    out = tmp_path / 'run'
+    r = tool('train', *TINY, '--steps', '30', '--save-every', '10', '--out', out, code=inject_code(), env={'TNB_FAULT': f'{err}:2'})
+    strerror = os.strerror(getattr(__import__('errno'), err))
+    one_line(r, 'tnb-train', f'cannot write the checkpoint {out}/checkpoint-0000020.pt ({strerror})',
+             f'the last good checkpoint, {out}/checkpoint-0000010.pt, is kept', code=1)
+    assert [p.name for p in RunFolder(out).checkpoints()] == ['checkpoint-0000010.pt'] and temps(out) == []
+    assert load_checkpoint(out)['step'] == 10
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_really_full_disk(tmp_path, run):
+    "A tmpfs that holds one checkpoint but not two (only where this machine lets the test mount one)."
+    size = (RunFolder(run).latest().stat().st_size * 3 // 2 // 4096 + 1) * 4096
+    disk = tmp_path / 'disk'; disk.mkdir()
+    if not _mount(disk, f'size={size}'): pytest.skip('cannot mount a tmpfs here')
+    try:
+        r = tool('train', *TINY, '--steps', '20', '--save-every', '10', '--keep', '0', '--out', disk / 'run')
+        one_line(r, 'tnb-train', f'cannot write the checkpoint {disk}/run/checkpoint-0000020.pt (', 'checkpoint-0000010.pt, is kept', code=1)
+        assert [p.name for p in RunFolder(disk / 'run').checkpoints()] == ['checkpoint-0000010.pt'] and temps(disk) == []
+        assert load_checkpoint(disk / 'run')['step'] == 10
+    finally: subprocess.run(['umount', str(disk)])
+
+
+def _weights(path) -> dict: return load_checkpoint(path)['model']
+
+# In the child: a SIGINT sent while the optimiser applies update 8, after the weights changed and before the schedule and
+# the update count did: the one moment when an interrupt could leave a checkpoint that is half one update, half the next.
+_MID_UPDATE = ("import os, signal, torch.optim.lr_scheduler as L; _s = L.LambdaLR.step\n"
+               "def _step(self, *a, **k):\n"
+               "    if self.last_epoch == 7: os.kill(os.getpid(), signal.SIGINT)\n"
+               "    return _s(self, *a, **k)\n"
+               "L.LambdaLR.step = _step")
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_an_interrupt_while_an_update_is_applied_resumes_bit_for_bit(tmp_path):
+    opts = ['--steps', '12', '--keep', '0', '--max-tokens', '500', '--save-every', '5', '--valid-every', '0']   # none the default
+    whole, cut = tmp_path / 'whole', tmp_path / 'cut'
+    assert tool('train', *TINY, *opts, '--out', whole).returncode == 0
+    r = subprocess.run(cmd('train', *TINY, *opts, '--out', cut, code=f"exec({_MID_UPDATE!r})"), capture_output=True,
+                       env=ENV, stdin=subprocess.DEVNULL, preexec_fn=default_signals, timeout=300)
+    assert r.returncode == 130, r.stderr[-2000:]
+    r = tool('train', '--resume', cut, '--no-progress', '--test-limit', '0')     # no options: the run's own are restored
+    assert r.returncode == 0, r.stderr[-3000:]
+    names = sorted(p.name for p in cut.glob('checkpoint-*.pt'))
+    assert names == [f'checkpoint-{s:07d}.pt' for s in (5, 8, 10, 12)], names    # --keep 0 kept every one, --save-every 5 went on
+    assert not (cut / 'average.pt').exists()
+    a, b = _weights(whole / 'checkpoint-0000012.pt'), _weights(cut / 'checkpoint-0000012.pt')
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), [k for k in a if not torch.equal(a[k], b[k])][:3]
+    assert load_checkpoint(cut / 'checkpoint-0000012.pt')['meta']['train_config']['max_tokens'] == 500
+
+
+# The Trainer (A3_trainer): a finished run resumed completes what it lacks; the caller's model is left as given; a damaged
+# checkpoint is named.
 SMALL = dict(preset='tiny', vocab_size=16, steps=4, max_tokens=400, save_every=2, average=2, valid_every=3, progress=False)
 
 @pytest.fixture(scope='module')

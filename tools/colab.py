@@ -110,7 +110,7 @@ def main(argv=None) -> int:
         print(f"{len(stale)} notebooks lack the Colab badge or setup cell, or have an old copy: {', '.join(stale)}; "
               "run python tools/colab.py", file=sys.stderr)
         return 1
-    print(f"every notebook has the Colab badge and setup cell" if args.check else
+    print("every notebook has the Colab badge and setup cell" if args.check else
           f"updated {len(stale)} notebooks" + (f": {', '.join(stale)}" if stale else ''))
     return 0
 

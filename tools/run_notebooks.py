@@ -233,7 +233,7 @@ def main(argv=None):
     if a.record:
         record(Path(a.record), results, dict(run, load_after=load()))
         print(f"recorded {len(results) - len(bad)} notebooks' times in {a.record}")
-    print(f"\n| notebook | ATen kernels | code cells | seconds | CPU seconds | status |\n|---|---|---|---|---|---|")
+    print("\n| notebook | ATen kernels | code cells | seconds | CPU seconds | status |\n|---|---|---|---|---|---|")
     for r in results: print(f"| {r['notebook']} | {r['kernels']} | {r['cells']} | {r['seconds']:.1f} | {r['cpu']:.1f} | {r['status']} |")
     print(f"\n{len(results) - len(bad)} of {len(results)} notebooks ran every cell within {a.budget:.0f} s; "
           f"wall time {time.perf_counter() - t0:.0f} s with {a.workers} workers")

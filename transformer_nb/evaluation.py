@@ -11,7 +11,7 @@ __all__ = ['PAPER_TABLE2', 'PAPER_TFLOPS', 'corpus_scores', 'paired_bootstrap', 
            'attention_record', 'load_attention']
 
 # %% ../nbs/11_results.ipynb #92fab81a
-import json, math, os, warnings
+import json, warnings
 from pathlib import Path
 import numpy as np
 import torch

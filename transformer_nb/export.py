@@ -12,7 +12,7 @@ import os, json, shutil, tempfile
 from pathlib import Path
 import numpy as np
 import torch
-from .core import BOS_ID, EOS_ID
+from .core import BOS_ID
 from .positional import sinusoidal_encoding
 from .model import TransformerConfig
 from .checkpoints import load_checkpoint, model_from_checkpoint, resolve_checkpoint

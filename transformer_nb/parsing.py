@@ -10,7 +10,7 @@ __all__ = ['PAPER_TABLE4', 'PAPER_PARSING', 'PARSE_DECODING', 'PARSE_KEYS', 'lin
            'right_branching', 'parse_sentences', 'evaluate_parser', 'make_parse_record', 'ParsingTask', 'draw_tree']
 
 # %% ../nbs/12_parsing.ipynb #b38e9af4
-import json, os, random, re, time
+import os, random, re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
@@ -23,7 +23,7 @@ from .decoding import Decoding, DECODE_BATCH_TOKENS, check_beam
 from .evaluation import translate
 from .records import train_time, today
 from .tasks import Task, Recipe, register_task
-from .treebank import (coarse_label, is_preterminal, read_trees, clean_tree, ptb_files, brackets, evalb_counts,
+from .treebank import (coarse_label, is_preterminal, read_trees, clean_tree, ptb_files, evalb_counts,
                                      prf, EVALB_DELETE_LABELS)
 
 

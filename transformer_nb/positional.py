@@ -9,7 +9,6 @@ __all__ = ['pe_frequencies', 'sinusoidal_encoding', 'pe_shift_matrix', 'Sinusoid
            'LearnedPositionalEmbedding']
 
 # %% ../nbs/05_positional_encoding.ipynb #2897c338
-import math
 import torch
 import torch.nn as nn
 
@@ -69,11 +68,3 @@ class LearnedPositionalEmbedding(nn.Module):
                              f"for positions 0..{self.max_len - 1} (max_len={self.max_len}); use a larger max_len or "
                              f"pos='sinusoidal'")
         return x + self.emb.weight[start:end].to(x.dtype)
-
-# %% ../nbs/05_positional_encoding.ipynb #328027a0
-_POSITIONAL = {'sinusoidal': SinusoidalPositionalEncoding, 'learned': LearnedPositionalEmbedding}
-
-def _make_positional(kind:str, d_model:int, max_len:int=512) -> nn.Module:
-    "The positional module for `kind`: 'sinusoidal' (the paper) or 'learned' (Table 3, row E)."
-    if kind not in _POSITIONAL: raise ValueError(f"pos={kind!r} is not one of {sorted(_POSITIONAL)}")
-    return _POSITIONAL[kind](d_model, max_len)

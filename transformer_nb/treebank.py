@@ -9,7 +9,7 @@ __all__ = ['EVALB_DELETE_LABELS', 'coarse_label', 'is_preterminal', 'parse_brack
            'brackets', 'evalb_counts', 'prf']
 
 # %% ../nbs/A15_treebank.ipynb #a14x0004
-import os, re
+import re
 from collections import Counter
 from pathlib import Path
 from nltk import Tree

@@ -1,0 +1,25 @@
+"`tnb-export` through the shared command runner, with real processes: a bad choice is one line, and Ctrl-C during an export exits 130 and leaves no folder."
+import signal, subprocess, time
+import pytest
+from conftest import ENV, cmd, tool, one_line, wait_for_output as _wait_for, collect_output as _collect
+from conftest import default_signals as _sigint_default, said as lines
+pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
+
+def test_export_uses_the_shared_runner(run, tmp_path):
+    pytest.importorskip('ctranslate2')
+    one_line(tool('export', '--ctranslate2', run, '-o', tmp_path / 'a', '--quantization', 'int3'), 'tnb-export',
+             "argument --quantization: invalid choice: 'int3'")
+    slow = ("import sys, time, transformer_nb.export as e; _x = e.export_ctranslate2; "
+            "e.export_ctranslate2 = lambda *a, **k: (print('EXPORTING', file=sys.stderr, flush=True), time.sleep(60), _x(*a, **k))[2]")
+    p = subprocess.Popen(cmd('export', '--ctranslate2', run, '-o', tmp_path / 'c', code=slow), env=ENV,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_sigint_default)
+    err = []; _collect(p.stderr, err)
+    try:
+        assert _wait_for(p, err, 'EXPORTING', 240), b''.join(err).decode()[-2000:]
+        p.send_signal(signal.SIGINT); p.wait(timeout=60)
+    finally:
+        if p.poll() is None: p.kill(); p.wait()
+    time.sleep(0.2)
+    stderr = b''.join(err).decode()
+    assert p.returncode == 130 and [l for l in lines(stderr) if l != 'EXPORTING'] == ['tnb-export: interrupted'], stderr[-2000:]
+    assert not (tmp_path / 'c').exists()

@@ -1,0 +1,539 @@
+"""Safeguards (A4_safeguards): fast unit tests of each public function, then the guarantees they give the commands,
+checked with real processes (marked slow): outputs checked before any work, written whole or not at all, through
+symlinks, FIFOs and devices, never over an input; inputs split on newlines only, decoded with the line and offset of a
+bad byte, a gzip bomb refused."""
+import os, shutil, signal, stat, subprocess, sys
+from pathlib import Path
+import pytest
+from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.runs import RunFolder
+from conftest import ENV, cmd, tool, one_line, temps
+
+# --- unit tests, one function at a time (fast: no process but the test's own, no training) -------------------------
+
+from transformer_nb.safeguards import (UserError, in_place, check_output, check_folder, same_file, check_not_inputs, stale_temps,
+                                       clean_stale_temps, atomic_open, atomic_write, decode_lines, read_stream, read_stdin_lines,
+                                       check_text_file, read_text_lines, check_gzip, iter_lines, as_available, output_stream,
+                                       printable, folder_lock, deferred_interrupts)
+import gzip, io, socket, threading, time, warnings
+
+ROOT_USER = os.geteuid() == 0          # root writes through file modes: mode-based refusals are not testable as root
+
+def dead_pid() -> int:
+    "The id of a process that has ended (and been reaped)."
+    p = subprocess.Popen([sys.executable, '-c', 'pass']); p.wait()
+    return p.pid
+
+def unix_socket(path):
+    "A listening Unix socket at `path` (skip where the path is too long for one)."
+    if len(str(path)) > 100: pytest.skip('the temporary path is too long for a Unix socket')
+    s = socket.socket(socket.AF_UNIX); s.bind(str(path))
+    return s
+
+def test_user_error_is_a_value_error_with_an_exit_code():
+    e = UserError('bad option')
+    assert isinstance(e, ValueError) and str(e) == 'bad option' and e.exit_code == 2
+    assert UserError('the disk is full', exit_code=1).exit_code == 1
+
+def test_in_place_means_streams_and_devices(tmp_path):
+    (tmp_path / 'f.txt').write_text('x'); os.mkfifo(tmp_path / 'fifo')
+    assert not in_place(tmp_path / 'f.txt') and not in_place(tmp_path) and not in_place(tmp_path / 'missing')
+    assert in_place(tmp_path / 'fifo') and in_place('/dev/null') and in_place('/dev/stdout') and in_place('/proc/self/fd/1')
+    (tmp_path / 'null').symlink_to('/dev/null')
+    assert in_place(tmp_path / 'null')                                           # through a link
+
+def test_check_output_accepts_what_can_be_written(tmp_path):
+    (tmp_path / 'old.txt').write_text('x')
+    for p in (tmp_path / 'new.txt', tmp_path / 'old.txt', '/dev/null'): assert check_output(p, '-o') == Path(p)
+    assert sorted(q.name for q in tmp_path.iterdir()) == ['old.txt']               # the probe is gone, nothing created
+    (tmp_path / 'link.txt').symlink_to(tmp_path / 'old.txt')
+    assert check_output(tmp_path / 'link.txt') == tmp_path / 'link.txt'
+
+def test_check_output_refusals_name_the_option_and_the_problem(tmp_path, readonly_dir):
+    cases = [('', '-o: an empty file name'), ('.', '-o: an empty file name'),
+             (tmp_path, f'-o {tmp_path} is a folder; give a file name'),
+             (tmp_path / 'no' / 'x.txt', f"-o {tmp_path / 'no' / 'x.txt'}: the folder {tmp_path / 'no'} does not exist"),
+             ('/dev/no-such-device', '-o /dev/no-such-device: no such device'),
+             (readonly_dir / 'x.txt', f"-o {readonly_dir / 'x.txt'}: cannot write in {readonly_dir}")]
+    for path, msg in cases:
+        with pytest.raises(UserError) as e: check_output(path, '-o')
+        assert str(e.value).startswith(msg) and e.value.exit_code == 2, (path, str(e.value))
+    with unix_socket(tmp_path / 'sock'):
+        with pytest.raises(UserError, match='is a socket; give a file, a FIFO or a device'): check_output(tmp_path / 'sock', '-o')
+
+@pytest.mark.skipif(ROOT_USER, reason='root may write a read-only file')
+def test_check_output_refuses_a_read_only_file(tmp_path):
+    (tmp_path / 'ro.txt').write_text('keep'); (tmp_path / 'ro.txt').chmod(0o444)
+    with pytest.raises(UserError, match='ro.txt: the file is read-only'): check_output(tmp_path / 'ro.txt', '-o')
+
+def test_check_folder_creates_and_checks(tmp_path, readonly_dir):
+    assert check_folder(tmp_path / 'a' / 'b', '--out') == tmp_path / 'a' / 'b' and (tmp_path / 'a' / 'b').is_dir()
+    assert list((tmp_path / 'a' / 'b').iterdir()) == []                          # no probe left behind
+    assert check_folder(tmp_path / 'a' / 'b') == tmp_path / 'a' / 'b'             # an existing folder is fine
+    (tmp_path / 'f').write_text('x')
+    with pytest.raises(UserError, match=r"--out .*/f is a file, not a folder"): check_folder(tmp_path / 'f', '--out')
+    with pytest.raises(UserError, match=r"--out .*/f/sub: cannot create the folder \("): check_folder(tmp_path / 'f' / 'sub', '--out')
+    with pytest.raises(UserError, match='cannot write in'): check_folder(readonly_dir, 'out=')
+
+def test_same_file_through_links(tmp_path):
+    a, b = tmp_path / 'a.txt', tmp_path / 'b.txt'; a.write_text('x'); b.write_text('x')
+    (tmp_path / 'sym').symlink_to(a); os.link(a, tmp_path / 'hard')
+    assert same_file(a, a) and same_file(a, tmp_path / 'sym') and same_file(tmp_path / 'hard', a)
+    assert same_file(tmp_path / 'missing', tmp_path / '.' / 'missing')              # one path, even before it exists
+    assert not same_file(a, b) and not same_file(a, tmp_path / 'missing')         # same content is not the same file
+
+def test_check_not_inputs(tmp_path):
+    src, out = tmp_path / 'src.txt', tmp_path / 'out.txt'; src.write_text('a\n')
+    (tmp_path / 'link.txt').symlink_to(src); os.link(src, tmp_path / 'hard.txt')
+    assert check_not_inputs({'-o': out, '--hyp-out': None, '--log': '-'}, {'-i': src, '--ref': None}) is None
+    assert check_not_inputs({'-o': '/dev/null', '--log': '/dev/null'}, {'-i': '/dev/null'}) is None   # written in place
+    for o in (src, tmp_path / 'link.txt', tmp_path / 'hard.txt'):
+        with pytest.raises(UserError, match=rf"-o {o} would overwrite -i {src}: choose another file"): check_not_inputs({'-o': o}, {'-i': src})
+    ckpts = [tmp_path / 'checkpoint-0000001.pt', tmp_path / 'checkpoint-0000002.pt']
+    with pytest.raises(UserError, match='would overwrite checkpoint'): check_not_inputs({'-o': ckpts[1]}, {'checkpoint': ckpts})
+    with pytest.raises(UserError, match=rf"-o {out} and --hyp-out {out} are the same file"): check_not_inputs({'-o': out, '--hyp-out': out}, {})
+    with pytest.raises(UserError, match=r'a checkpoint-<step>\.pt name'): check_not_inputs({'-o': tmp_path / 'checkpoint-0000099.pt'}, {})
+    assert check_not_inputs({'-o': tmp_path / 'my-checkpoint-1.pt.txt'}, {}) is None
+
+def test_stale_temps_are_those_of_ended_writers(tmp_path):
+    dead, alive = dead_pid(), os.getpid()
+    for name in (f'.out.txt.tmp{dead}', f'.out.txt.tmp{alive}', '.out.txt.tmpabc', f'.other.pt.tmp{dead}', 'out.txt'):
+        (tmp_path / name).write_text('half')
+    assert [p.name for p in stale_temps(tmp_path)] == sorted([f'.other.pt.tmp{dead}', f'.out.txt.tmp{dead}'])
+    assert [p.name for p in stale_temps(tmp_path, '.out.txt.tmp*')] == [f'.out.txt.tmp{dead}']
+    assert [p.name for p in clean_stale_temps(tmp_path, '.out.txt.tmp*')] == [f'.out.txt.tmp{dead}']
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f'.out.txt.tmp{alive}', '.out.txt.tmpabc', f'.other.pt.tmp{dead}', 'out.txt'])
+    assert [p.name for p in clean_stale_temps(tmp_path)] == [f'.other.pt.tmp{dead}'] and clean_stale_temps(tmp_path) == []
+
+def test_atomic_write_replaces_whole_and_keeps_permissions(tmp_path):
+    f = tmp_path / 'out.txt'
+    assert atomic_write(f, 'one\n') == f and f.read_text() == 'one\n'
+    f.chmod(0o640)
+    atomic_write(f, b'\x00two')
+    assert f.read_bytes() == b'\x00two' and (f.stat().st_mode & 0o777) == 0o640
+    assert atomic_write(tmp_path / 'ü.txt', 'grüße') and (tmp_path / 'ü.txt').read_bytes() == 'grüße'.encode('utf-8')
+    assert temps(tmp_path) == []
+
+def test_atomic_open_shows_readers_the_old_file_until_the_end(tmp_path):
+    f = tmp_path / 'out.txt'; f.write_text('old\n')
+    with atomic_open(f) as w:
+        w.write('new, part 1\n'); w.flush()
+        assert f.read_text() == 'old\n' and len(temps(tmp_path)) == 1           # the writing goes to a temporary file
+        w.write('new, part 2\n')
+    assert f.read_text() == 'new, part 1\nnew, part 2\n' and temps(tmp_path) == []
+
+@pytest.mark.parametrize('exc', [RuntimeError('the writer failed'), KeyboardInterrupt()])
+def test_atomic_open_leaves_nothing_half_written_when_the_writer_raises(tmp_path, exc):
+    old, new = tmp_path / 'old.txt', tmp_path / 'new.txt'; old.write_text('the previous file\n')
+    for f in (old, new):
+        with pytest.raises(type(exc)):
+            with atomic_open(f) as w: w.write('half of it'); raise exc
+    assert old.read_text() == 'the previous file\n' and not new.exists() and temps(tmp_path) == []
+    with pytest.raises(ValueError):
+        atomic_write(old, 'x' * 10 + '\udcff')                                    # a failure inside write() itself
+    assert old.read_text() == 'the previous file\n' and temps(tmp_path) == []
+
+def test_atomic_open_follows_symlinks_unless_asked_not_to(tmp_path):
+    target, link = tmp_path / 'target.txt', tmp_path / 'link.txt'; target.write_text('old\n'); link.symlink_to(target)
+    atomic_write(link, 'through the link\n')
+    assert link.is_symlink() and target.read_text() == 'through the link\n'
+    atomic_write(link, 'replaces the link\n', follow=False)
+    assert not link.is_symlink() and link.read_text() == 'replaces the link\n' and target.read_text() == 'through the link\n'
+    with pytest.raises(IsADirectoryError): atomic_write(tmp_path, 'x')
+    assert temps(tmp_path) == []
+
+def test_atomic_open_writes_fifos_and_devices_in_place(tmp_path):
+    os.mkfifo(tmp_path / 'fifo'); got = []
+    t = threading.Thread(target=lambda: got.append((tmp_path / 'fifo').read_bytes())); t.start()
+    atomic_write(tmp_path / 'fifo', 'a\nb\n'); t.join(10)
+    assert got == [b'a\nb\n'] and (tmp_path / 'fifo').is_fifo() and temps(tmp_path) == []
+    atomic_write('/dev/null', 'x')
+
+@pytest.mark.skipif(not os.path.exists('/dev/full'), reason='no /dev/full here')
+def test_a_failed_write_names_the_file():
+    with pytest.raises(OSError) as e: atomic_write('/dev/full', 'x' * 100)
+    assert e.value.filename == '/dev/full' and 'No space left on device' in str(e.value)
+
+def test_decode_lines_splits_on_newline_only_and_strips():
+    assert decode_lines(b'a b\n  c  \n\nd') == ['a b', 'c', '', 'd']               # blank lines kept, no last empty line
+    assert decode_lines(b'') == [] and decode_lines(b'\n') == ['']
+    assert decode_lines('\ufeffé x\n'.encode()) == ['é x']                         # a byte-order mark is not text
+    assert decode_lines('a\x0bb\x1cc\u2028d\x85e\n'.encode()) == ['a\x0bb\x1cc\u2028d\x85e']   # not str.splitlines()
+
+def test_decode_lines_names_the_bad_byte():
+    with pytest.raises(ValueError, match=r"^in\.txt, line 2: invalid UTF-8 \(invalid start byte: byte b'\\xff' at offset 6\)"):
+        decode_lines(b'a b\nc \xff d\n', 'in.txt')
+    with pytest.raises(ValueError, match=r"^input, line 3: a NUL byte at offset 4; this is not UTF-8 text"):
+        decode_lines(b'a\nb\n\0c\n')
+    with pytest.raises(ValueError, match='line 1: a NUL byte .* or UTF-16 text: convert it to UTF-8'): decode_lines('ü'.encode('utf-16'))
+
+def test_read_stream_reads_all_and_bounds_what_it_reads():
+    data = b''.join(f'line {i}\n'.encode() for i in range(5000))
+    assert read_stream(io.BytesIO(data), 'f', size=100) == data
+    assert read_stream(io.BytesIO(gzip.compress(data)), 'f.gz', size=100) == data            # gzip, decompressed
+    assert read_stream(io.BytesIO(gzip.compress(b'a\n') + gzip.compress(b'b\n')), 'f') == b'a\nb\n'   # several members
+    with pytest.raises(UserError, match=r'^f, line 3: a NUL byte at offset 4'): read_stream(io.BytesIO(b'a\nb\n\0' + b'x' * 10), 'f')
+    with pytest.raises(UserError, match=r'^f, line 2: longer than'): read_stream(io.BytesIO(b'ab\n' + b'x' * 5000), 'f', max_line=1000, size=64)
+    with pytest.raises(UserError, match=r'^f: looks gzip-compressed but cannot be decompressed'): read_stream(io.BytesIO(b'\x1f\x8b' + b'junk' * 10), 'f')
+    with pytest.raises(UserError, match=r'ends inside the compressed data'): read_stream(io.BytesIO(gzip.compress(data)[:-100]), 'f')
+
+def test_read_stdin_lines_reads_like_a_file(monkeypatch):
+    raw = 'a b\nc\u2028d\nü\n'.encode()
+    assert read_stdin_lines(io.TextIOWrapper(io.BytesIO(raw))) == decode_lines(raw) == ['a b', 'c\u2028d', 'ü']
+    assert read_stdin_lines(io.BytesIO(raw)) == ['a b', 'c\u2028d', 'ü']                 # a binary stream
+    assert read_stdin_lines(io.StringIO('x\ny\n')) == ['x', 'y']                        # a text stream without a buffer
+    monkeypatch.setattr(sys, 'stdin', io.TextIOWrapper(io.BytesIO(b'from\nstdin\n')))
+    assert read_stdin_lines() == ['from', 'stdin']
+    with pytest.raises(ValueError, match='^standard input, line 2: invalid UTF-8'): read_stdin_lines(io.BytesIO(b'ok\n\xff\n'))
+    with pytest.raises(ValueError, match='^pipe, line 1: a NUL byte'): read_stdin_lines(io.BytesIO(b'\0'), name='pipe')
+
+def test_check_text_file(tmp_path):
+    (tmp_path / 'ok.txt').write_text('a\n'); os.mkfifo(tmp_path / 'fifo')
+    assert check_text_file(tmp_path / 'ok.txt') == tmp_path / 'ok.txt' and check_text_file(str(tmp_path / 'ok.txt'), regular=True) == tmp_path / 'ok.txt'
+    assert check_text_file(tmp_path / 'fifo', '-i') == tmp_path / 'fifo' and check_text_file('/dev/null') == Path('/dev/null')
+    for path, kw, msg in [(tmp_path, {}, f'-i {tmp_path} is a folder; give a text file, one sentence per line (plain or .gz)'),
+                          (tmp_path / 'no.txt', {}, f"-i {tmp_path / 'no.txt'}: no such file"),
+                          (tmp_path / 'fifo', dict(regular=True), f"-i {tmp_path / 'fifo'} is not a regular file (a FIFO or a device)"),
+                          ('/dev/null', dict(regular=True), '-i /dev/null is not a regular file')]:
+        with pytest.raises(UserError) as e: check_text_file(path, '-i', **kw)
+        assert str(e.value).startswith(msg), str(e.value)
+    with unix_socket(tmp_path / 'sock'):
+        with pytest.raises(UserError, match='is a socket'): check_text_file(tmp_path / 'sock', '-i')
+
+def test_read_text_lines(tmp_path, monkeypatch):
+    (tmp_path / 'a.txt').write_bytes(b'one\n two \n'); (tmp_path / 'a.txt.gz').write_bytes(gzip.compress(b'one\n two \n'))
+    assert read_text_lines(tmp_path / 'a.txt') == read_text_lines(tmp_path / 'a.txt.gz') == ['one', 'two']
+    monkeypatch.setattr(sys, 'stdin', io.TextIOWrapper(io.BytesIO(b'x\ny\n')))
+    assert read_text_lines('-') == ['x', 'y']
+    with pytest.raises(UserError, match='--src .* is a folder'): read_text_lines(tmp_path, '--src')
+    with pytest.raises(UserError, match='--src .*: no such file'): read_text_lines(tmp_path / 'nope', '--src')
+    (tmp_path / 'bad.txt').write_bytes(b'a\n\xc3\n')
+    with pytest.raises(ValueError, match=r'bad\.txt, line 2: invalid UTF-8'): read_text_lines(tmp_path / 'bad.txt')
+
+@pytest.mark.skipif(ROOT_USER, reason='root reads any file')
+def test_read_text_lines_names_an_unreadable_file(tmp_path):
+    (tmp_path / 'secret.txt').write_text('a\n'); (tmp_path / 'secret.txt').chmod(0)
+    with pytest.raises(UserError, match=r'-i .*secret\.txt: Permission denied'): read_text_lines(tmp_path / 'secret.txt', '-i')
+
+def test_check_gzip(tmp_path):
+    plain = io.BytesIO(b'a\nb\n'); plain.seek(1)
+    assert check_gzip(plain, 'p') is False and plain.tell() == 1                        # left where it was
+    gz = io.BytesIO(gzip.compress(b'a\nb\n'))
+    assert check_gzip(gz, 'g') is True and gz.tell() == 0 and gzip.decompress(gz.read()) == b'a\nb\n'
+    bomb = io.BytesIO(gzip.compress(bytes(1 << 20), compresslevel=9) * 100)             # 100 gzip members: 100 MiB from about 100 KiB
+    with pytest.raises(UserError, match=r'^bomb\.gz: expands to more than \d+ MiB .* over 200 times its size; that is not a text corpus'):
+        check_gzip(bomb, 'bomb.gz')
+    with pytest.raises(UserError, match='looks gzip-compressed but cannot be decompressed'): check_gzip(io.BytesIO(b'\x1f\x8bnot gzip'), 'x')
+
+def test_iter_lines_yields_lines_as_decode_lines_splits_them():
+    raw = '\ufeffa b\n  c \n\nd\u2028e\nlast'.encode()
+    assert list(iter_lines(io.BytesIO(raw), 'f', size=3)) == decode_lines(raw) == ['a b', 'c', '', 'd\u2028e', 'last']
+    assert list(iter_lines(io.BytesIO(gzip.compress(raw)), 'f')) == decode_lines(raw)
+    assert list(iter_lines(io.BytesIO(b''), 'f')) == [] and list(iter_lines(io.BytesIO('x\n\ufeffy\n'.encode()), 'f')) == ['x', '\ufeffy']
+
+def test_iter_lines_refusals_name_line_and_offset():
+    it = iter_lines(io.BytesIO(b'ok\nc \xff d\nnever read\n'), 'in.txt', size=4)
+    assert next(it) == 'ok'                                                              # what came before the bad line
+    with pytest.raises(UserError, match=r"^in\.txt, line 2: invalid UTF-8 \(invalid start byte: byte b'\\xff' at offset 5\)"): next(it)
+    with pytest.raises(UserError, match=r'^f, line 2: a NUL byte at offset 3'): list(iter_lines(io.BytesIO(b'ab\n\0'), 'f'))
+    with pytest.raises(UserError, match=r'^f, line 2: longer than'): list(iter_lines(io.BytesIO(b'a\n' + b'x' * 500), 'f', max_line=100, size=16))
+
+def test_iter_lines_gives_a_line_before_the_stream_ends():
+    r, w = os.pipe()
+    with os.fdopen(r, 'rb') as f:
+        os.write(w, b'first\nsec')
+        closer = threading.Timer(5, os.close, (w,)); closer.start()                      # a hung read ends in 5 s, and fails below
+        t0 = time.time(); it = iter_lines(f, 'pipe')
+        assert next(it) == 'first' and time.time() - t0 < 4
+        closer.cancel(); os.write(w, b'ond\n'); os.close(w)
+        assert list(it) == ['second']
+
+def test_as_available_batches_everything_in_order():
+    batches = list(as_available(iter(range(2500)), most=1000))
+    assert [x for b in batches for x in b] == list(range(2500)) and all(1 <= len(b) <= 1000 for b in batches)
+    assert list(as_available([])) == []
+
+def test_as_available_gives_what_is_there_without_waiting_for_more():
+    gate = threading.Event()
+    def slow():
+        yield 1; yield 2
+        gate.wait(10); yield 3
+    it = as_available(slow(), most=10)
+    first = next(it)
+    assert first in ([1, 2], [1]), first                                                 # not held back waiting for 3
+    gate.set()
+    assert [x for b in [first, *it] for x in b] == [1, 2, 3]
+
+def test_as_available_raises_the_readers_error_in_the_consumer():
+    def broken():
+        yield 'a'; yield 'b'; raise UserError('input, line 3: invalid UTF-8')
+    got = []
+    with pytest.raises(UserError, match='line 3'):
+        for b in as_available(broken()): got += b
+    assert got in ([], ['a'], ['a', 'b'])                                            # whole batches before it, in order
+
+def test_output_stream_to_standard_output(capsys):
+    with output_stream() as write: write('a\n'); write('b\n')
+    with output_stream('-') as write: write('c\n')
+    assert capsys.readouterr().out == 'a\nb\nc\n'
+
+def test_output_stream_names_standard_output_when_it_fails(monkeypatch):
+    class Full:
+        def write(self, text): raise OSError(28, 'No space left on device')
+        def flush(self): pass
+    monkeypatch.setattr(sys, 'stdout', Full())
+    with pytest.raises(OSError) as e:
+        with output_stream() as write: write('x\n')
+    assert e.value.filename == 'standard output' and e.value.errno == 28
+
+def test_output_stream_to_a_file_is_written_whole_at_the_end(tmp_path):
+    f = tmp_path / 'out.txt'; f.write_text('old\n')
+    with output_stream(f) as write:
+        write('a\n'); write('b\n')
+        assert f.read_text() == 'old\n'
+    assert f.read_text() == 'a\nb\n' and temps(tmp_path) == []
+
+def test_output_stream_keeps_the_lines_so_far_on_an_interrupt(tmp_path):
+    f = tmp_path / 'out.txt'; f.write_text('old\n')
+    with pytest.warns(UserWarning, match=r'the 2 lines written so far are in .*out\.txt\.partial; .*out\.txt is as it was'):
+        with pytest.raises(KeyboardInterrupt):
+            with output_stream(f) as write: write('a\n'); write('b\n'); raise KeyboardInterrupt
+    assert f.read_text() == 'old\n' and (tmp_path / 'out.txt.partial').read_text() == 'a\nb\n' and temps(tmp_path) == []
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')                                                   # nothing written: no .partial, no warning
+        with pytest.raises(KeyboardInterrupt):
+            with output_stream(tmp_path / 'empty.txt'): raise KeyboardInterrupt
+    assert not (tmp_path / 'empty.txt.partial').exists() and not (tmp_path / 'empty.txt').exists()
+    with pytest.raises(RuntimeError):                                                    # another error: nothing kept
+        with output_stream(tmp_path / 'other.txt') as write: write('a\n'); raise RuntimeError
+    assert not (tmp_path / 'other.txt').exists() and not (tmp_path / 'other.txt.partial').exists()
+
+def test_printable_escapes_control_characters():
+    assert printable('a b, ü 中 é') == 'a b, ü 中 é'
+    assert printable('\x1b[31mred\x07\r\n\t') == '\\x1b[31mred\\x07\\r\\n\\t'
+    assert printable(Path('/tmp/x\ny')) == '/tmp/x\\ny' and printable(3) == '3'
+
+def test_folder_lock_lets_one_holder_at_a_time(tmp_path):
+    (tmp_path / 'n').write_text('0'); errors = []
+    def add(k):
+        try:
+            for _ in range(k):
+                with folder_lock(tmp_path):                                              # read, wait, write: lost updates without the lock
+                    n = int((tmp_path / 'n').read_text()); time.sleep(0.001); (tmp_path / 'n').write_text(str(n + 1))
+        except BaseException as e: errors.append(e)
+    ts = [threading.Thread(target=add, args=(25,)) for _ in range(4)]
+    for t in ts: t.start()
+    for t in ts: t.join(60)
+    assert errors == [] and (tmp_path / 'n').read_text() == '100'
+
+def test_folder_lock_waits_for_the_holder(tmp_path):
+    entered = []
+    with folder_lock(tmp_path):
+        t = threading.Thread(target=lambda: [entered.append(time.time()) for _ in [folder_lock(tmp_path).__enter__()]])
+        t.start(); time.sleep(0.3); released = time.time()
+        assert entered == []                                                             # still waiting
+    t.join(10)
+    assert entered and entered[0] >= released
+
+@pytest.fixture
+def sigint_raises():
+    "Ctrl-C raises KeyboardInterrupt during the test, whatever handler the test runner installed."
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+def test_deferred_interrupts_holds_ctrl_c_until_the_block_ends(sigint_raises, capsys):
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with deferred_interrupts('saving, please wait') as held:
+            signal.raise_signal(signal.SIGINT); signal.raise_signal(signal.SIGINT)
+            done.append('the block ran to its end'); assert held == [signal.SIGINT] * 2
+    assert done and capsys.readouterr().err == 'saving, please wait\n' * 2
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler                # the handler is restored
+
+def test_deferred_interrupts_can_drop_what_it_held(sigint_raises, capsys):
+    with deferred_interrupts(reraise=False) as held: signal.raise_signal(signal.SIGINT)
+    assert held == [signal.SIGINT] and capsys.readouterr().err == ''
+    with deferred_interrupts() as held: pass
+    assert held == []
+
+def test_deferred_interrupts_leaves_an_ignored_signal_ignored():
+    old = signal.signal(signal.SIGTERM, signal.SIG_IGN)                                  # as under nohup
+    try:
+        with deferred_interrupts() as held: signal.raise_signal(signal.SIGTERM)
+        assert held == [] and signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+    finally: signal.signal(signal.SIGTERM, old)
+
+def test_deferred_interrupts_outside_the_main_thread_changes_nothing():
+    got = []
+    def run():
+        with deferred_interrupts() as held: got.append((held, signal.getsignal(signal.SIGINT)))
+    before = signal.getsignal(signal.SIGINT)
+    t = threading.Thread(target=run); t.start(); t.join(10)
+    assert got == [([], before)]
+
+
+# --- the guarantees, through the commands (real processes) ---------------------------------------------------------
+
+def _reader(fifo):
+    return subprocess.Popen(['cat', str(fifo)], stdout=subprocess.PIPE)
+
+def _read(p, timeout=60):
+    try: return p.communicate(timeout=timeout)[0]
+    except subprocess.TimeoutExpired: p.kill(); return p.communicate()[0]
+
+@pytest.mark.slow
+def test_outputs_through_symlinks_fifos_and_devices(run, tmp_path):
+    (tmp_path / 'target.txt').write_text('old\n'); (tmp_path / 'link.txt').symlink_to(tmp_path / 'target.txt')
+    (tmp_path / 'null').symlink_to('/dev/null'); os.mkfifo(tmp_path / 'fifo')
+    r = tool('translate', run, 'a b', 'c', '--beam', '1', '-o', tmp_path / 'link.txt')
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / 'link.txt').is_symlink() and len((tmp_path / 'target.txt').read_text().splitlines()) == 2
+    r = tool('translate', run, 'a b', '--beam', '1', '-o', tmp_path / 'null')
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / 'null').is_symlink() and stat.S_ISCHR(os.stat('/dev/null').st_mode)
+    reader = _reader(tmp_path / 'fifo')
+    r = tool('translate', run, 'a b', 'c', 'd', '--beam', '1', '-o', tmp_path / 'fifo', timeout=120)
+    got = _read(reader)
+    assert r.returncode == 0 and got.count(b'\n') == 3, (r.stderr, got)
+    assert stat.S_ISFIFO(os.stat(tmp_path / 'fifo').st_mode)
+    (tmp_path / 's').write_text('a b\nc\n'); (tmp_path / 'r').write_text('a b\nc\n')
+    reader = _reader(tmp_path / 'fifo')
+    r = tool('evaluate', run, '--beam', '1', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--hyp-out', tmp_path / 'fifo')
+    assert r.returncode == 0 and _read(reader).count(b'\n') == 2, r.stderr
+    (tmp_path / 'avg-target.pt').write_bytes(b''); (tmp_path / 'avg.pt').symlink_to(tmp_path / 'avg-target.pt')
+    r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt')
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / 'avg.pt').is_symlink() and load_checkpoint(tmp_path / 'avg-target.pt')['meta']['averaged_from']
+    assert temps(tmp_path) == []
+
+@pytest.mark.slow
+def test_outputs_are_checked_before_any_work(run, tmp_path, readonly_dir):
+    missing = tmp_path / 'no' / 'such'
+    nothing = tmp_path / 'not-yet.pt'     # not even the checkpoint is looked at before the outputs are checked
+    one_line(tool('translate', nothing, 'a', '-o', missing / 'out.txt'), 'tnb-translate', f'-o {missing}/out.txt: the folder {missing} does not exist')
+    one_line(tool('translate', nothing, 'a', '-o', readonly_dir / 'out.txt'), 'tnb-translate', f'-o {readonly_dir}/out.txt: cannot write in {readonly_dir}')
+    one_line(tool('translate', nothing, 'a', '-o', tmp_path), 'tnb-translate', 'is a folder')
+    one_line(tool('evaluate', nothing, '--dataset', 'copy', '--hyp-out', missing / 'h'), 'tnb-evaluate', 'does not exist')
+    one_line(tool('evaluate', nothing, '--dataset', 'copy', '--record', readonly_dir / 'r.json'), 'tnb-evaluate', 'cannot write in')
+    one_line(tool('average', run, '--last', '2', '-o', missing / 'avg.pt'), 'tnb-average', 'does not exist')
+    one_line(tool('average', run, '--last', '2', '-o', readonly_dir / 'avg.pt'), 'tnb-average', 'cannot write in')
+    assert temps(tmp_path) == []
+
+def _no_big_files():
+    import resource
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64, resource.RLIM_INFINITY))    # a real EFBIG past 64 bytes
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+@pytest.mark.slow
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary_file(run, tmp_path):
+    out = tmp_path / 'out.txt'; out.write_text('the previous translation\n')
+    r = tool('translate', run, *['a b c d e f g h'] * 100, '--beam', '1', '-o', out, preexec_fn=_no_big_files)
+    one_line(r, 'tnb-translate', 'File too large')
+    assert out.read_text() == 'the previous translation\n' and temps(tmp_path) == []
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists('/dev/full'), reason='no /dev/full here')
+def test_a_full_device_fails_the_run_in_one_line_naming_the_output(run):
+    "/dev/full takes no byte (ENOSPC): the disk failed, not the command, so exit 1, and the line names the output."
+    one_line(tool('translate', run, 'a b', '--beam', '1', '-o', '/dev/full'), 'tnb-translate', '/dev/full: No space left on device', code=1)
+    with open('/dev/full', 'wb') as full:
+        r = subprocess.run(cmd('translate', run, 'a b', '--beam', '1'), stdout=full, stderr=subprocess.PIPE, env=ENV, timeout=300, text=True)
+    one_line(r, 'tnb-translate', 'standard output: No space left on device', code=1)
+
+@pytest.mark.slow
+def test_stale_temporary_files_of_killed_writers_are_removed(folder, tmp_path):
+    write_and_die = "import os, sys; open(sys.argv[1] + str(os.getpid()), 'wb').write(b'half'); os.kill(os.getpid(), 9)"
+    for prefix in (folder / '.checkpoint-0000030.pt.tmp', tmp_path / '.out.txt.tmp'):
+        k = subprocess.run([sys.executable, '-c', write_and_die, str(prefix)])
+        assert k.returncode == -9
+    assert len(temps(tmp_path)) == 2
+    r = tool('train', '--resume', folder, '--steps', '21', '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-3000:]
+    r = tool('translate', folder, 'a', '--beam', '1', '-o', tmp_path / 'out.txt')
+    assert r.returncode == 0, r.stderr
+    assert temps(tmp_path) == []
+
+SEPARATORS = ['\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\x85', '\u2028', '\u2029']
+
+@pytest.mark.slow
+def test_stdin_splits_on_newline_only(run, tmp_path):
+    lines = [f'a b{s}c d' for s in SEPARATORS] + ['e f', '', 'g\r', 'h \u2028', 'a']                 # 13 lines
+    text = ('\n'.join(lines) + '\n').encode()
+    (tmp_path / 'in.txt').write_bytes(text)
+    by_stdin = tool('translate', run, '--beam', '1', stdin=text)
+    by_file = tool('translate', run, '--beam', '1', '-i', tmp_path / 'in.txt')
+    assert by_stdin.returncode == 0 and by_file.returncode == 0, by_stdin.stderr + by_file.stderr
+    assert by_stdin.stdout.count(b'\n') == len(lines) == 13
+    assert by_stdin.stdout == by_file.stdout
+    assert by_stdin.stdout.split(b'\n')[9] == b''                                                     # the empty line
+
+@pytest.mark.slow
+def test_undecodable_input_names_stream_line_and_offset(run, tmp_path):
+    bad = b'a b\nc \xff d\n'
+    one_line(tool('translate', run, stdin=bad), 'tnb-translate',
+             "standard input, line 2: invalid UTF-8 (invalid start byte: byte b'\\xff' at offset 6)")
+    (tmp_path / 'bad.txt').write_bytes(bad)
+    one_line(tool('translate', run, '-i', tmp_path / 'bad.txt'), 'tnb-translate', f"{tmp_path}/bad.txt, line 2: invalid UTF-8")
+    (tmp_path / 'ok.txt').write_text('a\nb\n')
+    one_line(tool('evaluate', run, '--src', tmp_path / 'bad.txt', '--ref', tmp_path / 'ok.txt'), 'tnb-evaluate', 'bad.txt, line 2')
+
+@pytest.mark.slow
+def test_an_input_that_is_a_folder_or_a_stream(run, tmp_path):
+    one_line(tool('translate', run, '-i', tmp_path), 'tnb-translate', f'-i {tmp_path} is a folder; give a text file')
+    r = tool('translate', run, '--beam', '1', '-i', '/dev/stdin', stdin=b'a b\nc\n')       # a stream named as a file
+    assert r.returncode == 0 and r.stdout.count(b'\n') == 2, r.stderr
+
+def snapshot(*paths) -> dict: return {str(p): Path(p).read_bytes() for p in paths}
+
+@pytest.mark.slow
+def test_translate_never_writes_over_its_inputs(run, texts):
+    "-o is compared with every file the command reads, by real path and by inode, before any work; nothing changes."
+    ck = RunFolder(run).latest()
+    (texts / 'link.txt').symlink_to(texts / 'x.txt'); os.link(texts / 'x.txt', texts / 'hard.txt')
+    before = snapshot(ck, texts / 'x.txt', run / 'loss.png')
+    for args, needle in [((run, 'five', '-o', ck), f'would overwrite a checkpoint of the run folder {ck}'),               # the model itself
+                         ((run, '-i', texts / 'x.txt', '-o', texts / 'x.txt'), 'would overwrite -i'),     # its source
+                         ((run, '-i', texts / 'x.txt', '-o', texts / 'link.txt'), 'would overwrite -i'),  # through a symlink
+                         ((run, '-i', texts / 'x.txt', '-o', texts / 'hard.txt'), 'would overwrite -i'),  # a hard link
+                         ((ck, 'a', '-o', run / 'loss.png'), 'would overwrite a file of the run folder'),
+                         ((run, 'a', '-o', texts / 'checkpoint-0000999.pt'), 'a checkpoint-<step>.pt name')]:
+        one_line(tool('translate', *args, '--beam', '1'), 'tnb-translate', needle)
+    assert snapshot(ck, texts / 'x.txt', run / 'loss.png') == before
+    assert not (texts / 'checkpoint-0000999.pt').exists()
+
+@pytest.mark.slow
+def test_evaluate_never_writes_over_its_inputs(run, texts):
+    before = snapshot(texts / 'src.txt', texts / 'ref.txt', RunFolder(run).latest())
+    base = (run, '--src', texts / 'src.txt', '--ref', texts / 'ref.txt', '--beam', '1')
+    for extra, needle in [(('--hyp-out', texts / 'ref.txt'), f"--hyp-out {texts / 'ref.txt'} would overwrite --ref"),
+                          (('--hyp-out', texts / 'src.txt'), 'would overwrite --src'),
+                          (('--record', RunFolder(run).latest()), 'would overwrite a checkpoint of the run folder'),
+                          (('--hyp-out', texts / 'h.json', '--record', texts / 'h.json'), 'are the same file')]:
+        one_line(tool('evaluate', *base, *extra), 'tnb-evaluate', needle)
+    assert snapshot(texts / 'src.txt', texts / 'ref.txt', RunFolder(run).latest()) == before
+    assert not (texts / 'h.json').exists()
+
+@pytest.mark.slow
+def test_train_never_writes_over_its_corpus(tmp_path, texts):
+    "A corpus file that is one of the files a run writes into --out (its loss curve, its log) is refused before training."
+    out = tmp_path / 'out'; out.mkdir(); shutil.copy(texts / 'src.txt', out / 'loss.png')
+    r = tool('train', '--dataset', 'files', '--train', out / 'loss.png', texts / 'ref.txt', '--out', out, '--steps', '2',
+             '--preset', 'tiny', '--no-progress', '--test-limit', '0')
+    one_line(r, 'tnb-train', f"--train {out / 'loss.png'} is {out / 'loss.png'}, a file this run writes")
+    assert (out / 'loss.png').read_bytes() == (texts / 'src.txt').read_bytes()
+
+@pytest.mark.slow
+def test_a_gzip_bomb_and_a_tiny_vocabulary_get_one_line_in_our_terms(run, tmp_path):
+    import gzip
+    bomb = tmp_path / 'test.de.gz'; bomb.write_bytes(gzip.compress(b'a b\n' * (40 << 20), compresslevel=9))   # 160 MiB in ~160 KiB
+    r = tool('evaluate', run, '--src', bomb, '--ref', bomb, timeout=120)
+    one_line(r, 'tnb-evaluate', f'{bomb}: expands to more than', 'over 200 times its size')
+    r = tool('translate', run, '-i', bomb, timeout=120)                         # streamed, and refused before decoding
+    one_line(r, 'tnb-translate', f'-i {bomb}: expands to more than', 'over 200 times its size'); assert not r.stdout
+    src, tgt = tmp_path / 'train.src', tmp_path / 'train.tgt'
+    src.write_text('wö ä ü ß 中 é\n' * 20); tgt.write_text('x y\n' * 20)
+    r = tool('train', '--dataset', 'files', '--train', src, tgt, '--vocab-size', '8', '--byte-fallback', '--out', tmp_path / 'r',
+             '--no-progress', '--test-limit', '0')
+    line = one_line(r, 'tnb-train', 'a vocabulary of 8 pieces is too small', '--vocab-size', '--no-byte-fallback')
+    assert 'character_coverage' not in line and '.cc' not in line, line       # never SentencePiece's own options and sources
