@@ -24,7 +24,7 @@ def loadavg() -> float:
 def worker(threads:str, updates:int):
     "One measurement, in this (fresh) process: the default job's first `updates` updates with `threads`."
     import torch
-    from transformer_nb.core import limit_threads, set_seed
+    from transformer_nb.core import limit_threads
     from transformer_nb.tasks import get_task
     from transformer_nb.workflow import train_model
     if threads == 'package': limit_threads()
@@ -98,7 +98,7 @@ def main():
                           f"{m['tok_s']:7.0f} tok/s, slice {m['wall_s']:5.1f} s  (load average before: {m['load_before']:.2f})",
                           flush=True)
     med = {k: statistics.median(m['s_update'] for m in v) for k, v in res.items()}
-    print(f"\n| threads | quiet ms/update | loaded ms/update | loaded / quiet | quiet vs 1 thread | loaded vs 1 thread |")
+    print("\n| threads | quiet ms/update | loaded ms/update | loaded / quiet | quiet vs 1 thread | loaded vs 1 thread |")
     print("|---|---|---|---|---|---|")
     base = {c: med.get((c, '1')) for c in ('quiet', 'loaded')}
     rows = []

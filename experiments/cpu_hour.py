@@ -21,14 +21,12 @@ made earlier by the same command (or by the flags the recipe stands for) instead
 """
 import argparse, datetime, json, os, shlex, subprocess, sys, time
 from pathlib import Path
-import torch
 ROOT = Path(__file__).resolve().parents[1]
 from transformer_nb.core import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.evaluation import evaluate
 from transformer_nb.runs import RunFolder
-from transformer_nb.tasks import CPU_HOUR_RECIPE
 
 def load_avg() -> list[float]: return [round(x, 2) for x in os.getloadavg()]
 

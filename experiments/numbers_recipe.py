@@ -54,7 +54,6 @@ import torch
 from transformer_nb.core import hardware, git_commit, limit_threads, set_seed, count_params, _default_threads
 from transformer_nb.datasets import load_dataset, de_number, en_number
 from transformer_nb.numbers import number_scores
-from transformer_nb.data import Tokenizer
 from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.evaluation import evaluate, translate

@@ -12,7 +12,7 @@ import argparse, contextlib, json, shlex, sys, time, warnings
 from dataclasses import replace
 from pathlib import Path
 from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
-from .runs import RunFolder, RunConflict, file_names, read_files
+from .runs import RunFolder, RunConflict, file_names
 from .commands import (CliParser, number, run_cli, check_thread_env, check_device, heavy_imports, out_of_memory, note, load_tasks,
     library_errors, cli_words, load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file, checkpoint_files)
 

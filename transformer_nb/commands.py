@@ -112,7 +112,7 @@ def raise_if_interrupted():
 def heavy_imports():
     "Import torch and the other C extensions with Ctrl-C held back; a Ctrl-C that came meanwhile is delivered right after."
     with deferred_interrupts():
-        import numpy, torch, sentencepiece, sacrebleu
+        import numpy, torch, sentencepiece, sacrebleu  # noqa: F401 (imported for their side effect: loaded now)
     raise_if_interrupted()
 
 # %% ../nbs/A12_commands.ipynb #9c9c2d54

@@ -8,11 +8,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/training.html.md"""
 __all__ = ['noam_lr', 'make_optimizer', 'label_smoothed_nll', 'label_smoothing_loss', 'seq2seq_loss', 'accumulate_grads']
 
 # %% ../nbs/09_training.ipynb #bdeb1dc4
-import math
-import numpy as np
 import torch
 import torch.nn as nn
-from .core import PAD_ID, BOS_ID, EOS_ID
+from .core import PAD_ID
 
 # %% ../nbs/09_training.ipynb #4255e704
 def noam_lr(step:int, # optimiser update number, 1 for the first update
