@@ -1,4 +1,4 @@
-"""The speed-ups of `transformer_nb.fast_decoding` (A6_fast_decoding), each switchable, for the benchmarks
+"""The speed-ups of `transformer_nb.fast_decoding` (A10_fast_decoding), each switchable, for the benchmarks
 (`ablate_beam.py`; `bench_peers.py` and `profile_decode.py` time the decoders as they are).
 
 A lever is a field of the library's `Speedups`; turning it off makes the fast decoders do the slower thing it replaces:

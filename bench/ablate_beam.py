@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""What each speed-up of the fast beam search buys (A6_fast_decoding): `fast_beam_search` with one lever turned off at
+"""What each speed-up of the fast beam search buys (A10_fast_decoding): `fast_beam_search` with one lever turned off at
 a time, timed in turn against the full fast version and the readable `beam_search` of 10_decoding, on a trained
 checkpoint (beam 4, alpha 0.6, cap source + 50, length-sorted batches, one thread).
 

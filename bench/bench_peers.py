@@ -1,8 +1,8 @@
 #!/usr/bin/env python
-"""Decoding speed against OpenNMT-py 3.5.1 and CTranslate2 (A9_benchmarks): sentences/s of greedy decoding and beam 4
+"""Decoding speed against OpenNMT-py 3.5.1 and CTranslate2 (A20_benchmarks): sentences/s of greedy decoding and beam 4
 on Multi30k test2016, one thread, the same model weights, the same sentences, the same batches and length cap.
 
-Not a test: it prints figures and, with --json, stores them (results/decode_bench.json, shown in A9_benchmarks).
+Not a test: it prints figures and, with --json, stores them (results/decode_bench.json, shown in A20_benchmarks).
 
     python bench/bench_peers.py --checkpoint runs/mini-preln-de-en --also runs/mini-de-en --peer opennmt \\
         --peer-python ../onmt-venv/bin/python --ctranslate2 --n 1000 --repeats 5 --json results/decode_bench.json
@@ -27,7 +27,7 @@ Python for the second):
 
 Systems, timed in turn (round robin) `--repeats` times each; the median is reported, with ratios between medians of
 the same run (the machine may be shared: the load average before and after is stored with the figures):
-- `ours`: `greedy_decode` with the fast cache / `fast_beam_search(nbest=1)` of transformer_nb (A6_fast_decoding), what `translate`
+- `ours`: `greedy_decode` with the fast cache / `fast_beam_search(nbest=1)` of transformer_nb (A10_fast_decoding), what `translate`
   and the tools use;
 - `ours, readable decoders (10_decoding)`: `greedy_decode` / `beam_search` (its n-best lists, the best of each kept),
   the decoders the course teaches: the same translations, without the speed-ups (`--no-readable` skips them);

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""Where beam search spends its time (A6_fast_decoding): a py-spy profile of the readable beam search of 10_decoding,
-of the fast one of A6 and of the fast one with the early stop, on a trained checkpoint, grouped by what the code does.
+"""Where beam search spends its time (A10_fast_decoding): a py-spy profile of the readable beam search of 10_decoding,
+of the fast one of A10 and of the fast one with the early stop, on a trained checkpoint, grouped by what the code does.
 
     pip install py-spy
     python bench/profile_decode.py --checkpoint runs/mini-de-en --json results/decode_profile.json
@@ -18,7 +18,7 @@ and the PAD/BOS mask); top-k and candidate scores; reordering the key/value cach
 bookkeeping (every other line of the search loop). Then each decoder is timed without the profiler (median of
 `--repeats`, in turn), and the decoder rows (hypotheses x steps) each computes are counted. The decoders:
 - `readable`: `beam_search` (10_decoding), its n-best lists;
-- `fast`: `fast_beam_search(..., nbest=1)` (A6_fast_decoding), what `translate` and the tools run;
+- `fast`: `fast_beam_search(..., nbest=1)` (A10_fast_decoding), what `translate` and the tools run;
 - `early stop`: `fast_beam_search(..., nbest=1, stop='early')`, which also ends a sentence as soon as its best
   candidate is EOS (OpenNMT-py's rule; faster, not the exact search).
 Not a test: it prints a table and, with --json, stores it.

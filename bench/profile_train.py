@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where a training update's time goes on a CPU (A9_benchmarks): PyTorch's profiler over `Trainer.update`, the
+"""Where a training update's time goes on a CPU (A20_benchmarks): PyTorch's profiler over `Trainer.update`, the
 operators grouped by what they do, as shares of the operators' own time.
 
     python bench/profile_train.py --threads 1 --json results/train_profile.json

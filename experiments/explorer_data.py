@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Store what the attention explorer (`transformer_nb.explorer`, Appendix A17) shows: the attention weights of a trained
+"""Store what the attention explorer (`transformer_nb.explorer`, Appendix A21) shows: the attention weights of a trained
 Multi30k model on a few test2016 sentences, every layer and head of the three kinds (encoder self-attention, decoder
 self-attention, encoder-decoder attention), as percentages rounded to whole numbers, so that the file stays small
 enough to travel inside a web page.

@@ -1,4 +1,4 @@
-"""Checkpoints (A1_checkpoints) as the tools meet them, with real processes: averaging needs one config and one
+"""Checkpoints (A05_checkpoints) as the tools meet them, with real processes: averaging needs one config and one
 tokenizer and never replaces a training checkpoint; missing, foreign, damaged, unreadable, pickled-code and not-a-file
 checkpoints each get one line naming the file; a resume checks the step and the shapes."""
 import os, random, shutil
@@ -110,7 +110,7 @@ def test_a_checkpoint_that_is_no_file_is_named_for_what_it_is(tmp_path, make, ne
     one_line(tool('train', '--resume', path, timeout=60), 'tnb-train', needle)
 
 
-# Checkpoints (A1_checkpoints): damaged files are named as damaged, with the file, never an internal error.
+# Checkpoints (A05_checkpoints): damaged files are named as damaged, with the file, never an internal error.
 def _checkpoint(path, step=4, **extra):
     set_seed(0)
     m = Transformer(get_config('tiny', src_vocab=64, tgt_vocab=64))

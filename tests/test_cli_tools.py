@@ -1,4 +1,4 @@
-"tnb-translate, tnb-evaluate and tnb-average (A7_cli) as a user runs them: a real checkpoint, files, stdin, bad input."
+"tnb-translate, tnb-evaluate and tnb-average (A19_cli) as a user runs them: a real checkpoint, files, stdin, bad input."
 import json
 from pathlib import Path
 import pytest, torch

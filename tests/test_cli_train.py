@@ -1,4 +1,4 @@
-"tnb-train (A7_cli): --help, a tiny end-to-end run that writes a loadable checkpoint, one-line errors for bad arguments."
+"tnb-train (A19_cli): --help, a tiny end-to-end run that writes a loadable checkpoint, one-line errors for bad arguments."
 import os, subprocess, sys
 from pathlib import Path
 import pytest

@@ -1,4 +1,4 @@
-"""What every command shares (A12_commands: `run_cli`, option checks, threads, streams, signals), with real processes:
+"""What every command shares (A17_commands: `run_cli`, option checks, threads, streams, signals), with real processes:
 numbers range-checked and bounded, contradictions refused, a bug named as one, a Ctrl-C never taken for a bug, closed or
 departed streams and a lost terminal ending in the right exit code, warnings made errors not taken for bugs."""
 import json, os, pty, signal, subprocess, sys, time
@@ -219,7 +219,7 @@ def test_the_thread_count_validators_agree(run):
         one_line(tool('translate', run, 'a', '--threads', '1', env={'TNB_THREADS': raw}), 'tnb-translate', f"TNB_THREADS={raw!r}")
 
 
-# The commands' shared parts (A12_commands).
+# The commands' shared parts (A17_commands).
 class EveryLine:
     "A task that cannot know any line (as a model whose tokenizer lacks a piece of each)."
     def input_problems(self, tok, lines, src_lang=None): return [(i, "'z' unknown to the model's tokenizer") for i in range(len(lines))]

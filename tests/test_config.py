@@ -59,7 +59,7 @@ def test_readme_is_generated_from_index():
 
 def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(ROOT/'nbs').glob('A[0-9]*_*.ipynb')])
 
-NO_MODULE = {'A9_benchmarks.ipynb', 'A13_model_checks.ipynb', 'A14_significance.ipynb'}   # measurements, demonstrations and tests of stored results: nothing to export
+NO_MODULE = {'A20_benchmarks.ipynb', 'A03_model_checks.ipynb', 'A12_significance.ipynb'}   # measurements, demonstrations and tests of stored results: nothing to export
 
 def test_one_notebook_one_module():
     mods = {}
@@ -75,7 +75,7 @@ def test_one_notebook_one_module():
         assert (ROOT/'transformer_nb'/f"{exp[0]}.py").exists(), f"{nb.name}: transformer_nb/{exp[0]}.py not exported"
     assert len(mods) >= 6
     assert {mods.get(m) for m in ('fast_decoding', 'cli', 'records')} == \
-           {'A6_fast_decoding.ipynb', 'A7_cli.ipynb', 'A8_records.ipynb'}, mods
+           {'A10_fast_decoding.ipynb', 'A19_cli.ipynb', 'A11_records.ipynb'}, mods
     assert NO_MODULE <= {nb.name for nb in notebooks()}, "a notebook listed in NO_MODULE does not exist"
     exported = {p.stem for p in (ROOT/'transformer_nb').glob('*.py') if not p.name.startswith('_')}
     assert exported == set(mods), f"modules without a notebook: {sorted(exported - set(mods))}"

@@ -1,4 +1,4 @@
-"transformer_nb.datasets (A0) and transformer_nb.data (08): corpora, bad input, checksums and the offline download path, tokenizer, batching, collate."
+"transformer_nb.datasets (A2) and transformer_nb.data (08): corpora, bad input, checksums and the offline download path, tokenizer, batching, collate."
 import gzip, hashlib, io, os, pickle, urllib.error, urllib.request, warnings
 from pathlib import Path
 import numpy as np

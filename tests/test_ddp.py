@@ -1,4 +1,4 @@
-"""DDP (A2_distributed, A3_trainer): `torchrun --nproc_per_node=2` on CPU (gloo) takes the same first steps as one process with the
+"""DDP (A07_distributed, A09_trainer): `torchrun --nproc_per_node=2` on CPU (gloo) takes the same first steps as one process with the
 same global batch. Run as a test; the same file is the worker that torchrun starts (`--worker OUT`)."""
 import os, socket, subprocess, sys
 from pathlib import Path

@@ -1,5 +1,5 @@
-"Decoding (10_decoding, A6_fast_decoding): greedy and beam search invariants, the fast decoders against the readable"
-" ones, translate, checkpoint averaging (A1)."
+"Decoding (10_decoding, A10_fast_decoding): greedy and beam search invariants, the fast decoders against the readable"
+" ones, translate, checkpoint averaging (A5)."
 import dataclasses, warnings
 import pytest
 import torch
@@ -72,7 +72,7 @@ def count_rows(monkeypatch):
 CONFIGS = [dict(), dict(norm_first=True), dict(pos='learned', max_len=64), dict(tie='none')]
 
 def fast_greedy(m, src, *a, **kw):
-    "10's greedy loop with the fast cache of A6: what `translate` runs for beam 1."
+    "10's greedy loop with the fast cache of A10: what `translate` runs for beam 1."
     return greedy_decode(m, src, *a, cache=FastCache(m.cfg.N), **kw)
 
 @pytest.fixture(scope='module')
@@ -248,7 +248,7 @@ def test_length_batches():
     assert all(len(b) == 1 or len(b) * max(lens[i] for i in b) <= 12 for b in bs)
     with pytest.raises(ValueError, match='max_tokens=0'): length_batches(lens, 0)
 
-# ---- checkpoint averaging (A1_checkpoints) ----
+# ---- checkpoint averaging (A05_checkpoints) ----
 def ckpt(model, step=1, **extra):
     return {'format': 'transformer_nb.checkpoint/1', 'config': dataclasses.asdict(model.cfg), 'model': model.state_dict(),
             'tokenizer': b'tok', 'optimizer': {'state': {}}, 'scheduler': {}, 'step': step, 'epoch': 0,
@@ -352,7 +352,7 @@ def test_beam_search_does_not_stop_while_a_better_hypothesis_is_alive():
         assert ids == greedy_decode(m, src, use_cache=False)[0]
 
 
-# ---- the fast beam search (A6) against the readable one (10) ----
+# ---- the fast beam search (A10) against the readable one (10) ----
 def eps_for(dtype): return 1e-9 if dtype == torch.float64 else 1e-5
 
 SLOW = pytest.mark.slow                # 15-30 s each on 2 cores: one configuration stays in the fast tier
@@ -420,7 +420,7 @@ def test_early_stop_computes_fewer_rows_and_never_scores_higher(count_rows):
     with pytest.raises(ValueError, match="stop='fast'"): translate(m, None, ['x'], beam=1, stop='fast')
 
 
-# ---- the fast greedy decoder (A6) against the readable one (10) ----
+# ---- the fast greedy decoder (A10) against the readable one (10) ----
 @pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
 @pytest.mark.parametrize('seed', [0, 1, 2])
 def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
@@ -435,7 +435,7 @@ def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
         assert len(set(map(len, g))) >= 2, g                       # outputs of several lengths: a real check
 
 
-# ---- the fast decoder step (A6) against the readable forward (06) ----
+# ---- the fast decoder step (A10) against the readable forward (06) ----
 def same_logits(fast, slow):
     """Bit for bit in float32. In float64 the output layer's transposed weight (FastCache.logits) may round the last
     bit differently from `proj(x)` on a CPU: every layer below it is still bit for bit, the logits within 4 ulps."""

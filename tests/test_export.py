@@ -1,4 +1,4 @@
-"Export to CTranslate2 (nbs/A5_export.ipynb): greedy output identical to ours for every exportable architecture, int8, tnb-export and its bad input."
+"Export to CTranslate2 (nbs/A18_export.ipynb): greedy output identical to ours for every exportable architecture, int8, tnb-export and its bad input."
 import os, stat
 import dataclasses, json, subprocess, sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"The fast decoders' speed-ups (A6_fast_decoding): each can be turned off through `Speedups`, and none changes a result."
+"The fast decoders' speed-ups (A10_fast_decoding): each can be turned off through `Speedups`, and none changes a result."
 import dataclasses
 import pytest
 import torch

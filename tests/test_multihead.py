@@ -29,7 +29,7 @@ def explicit(m, x, mem=None, mask=None):
     o, w = attention(*m.project(x, mem), mask)
     return m.out_proj(m.merge_heads(o)), w
 
-CACHES = [KVCache, LazyKVCache]   # the readable cache (10_decoding) and the lazy one (A6): the same contract
+CACHES = [KVCache, LazyKVCache]   # the readable cache (10_decoding) and the lazy one (A10): the same contract
 
 CASES = [(h, seed) for h in (1, 2, 8) for seed in (0, 1, 2)]
 

@@ -1,4 +1,4 @@
-"The numbers task (A19_numbers): a module of its own, registered when the registry first asks for it."
+"The numbers task (A14_numbers): a module of its own, registered when the registry first asks for it."
 from types import SimpleNamespace
 from transformer_nb.tasks import get_task, task_for, BUILT_IN
 from transformer_nb.data import Tokenizer

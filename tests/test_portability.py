@@ -72,13 +72,13 @@ def test_package_names_an_encoding_wherever_it_opens_text():
 
 def test_site_check_finds_missing_pages(tmp_path):
     nbs = tmp_path / 'nbs'; nbs.mkdir(); site = tmp_path / '_docs'; site.mkdir()
-    for name, title in (('00_core.ipynb', 'Core helpers'), ('A1_checkpoints.ipynb', 'Checkpoints')):
+    for name, title in (('00_core.ipynb', 'Core helpers'), ('A05_checkpoints.ipynb', 'Checkpoints')):
         (nbs / name).write_text(json.dumps({'cells': [{'cell_type': 'markdown', 'source': [f'# {title}\n', '\n', '> s']}]}))
     (site / 'core.html').write_text('<h1 class="title">Core helpers</h1>')
-    assert check_site.problems(site, nbs) == [f"A1_checkpoints.ipynb: no page {site / 'a1_checkpoints.html'}"]
-    (site / 'a1_checkpoints.html').write_text('<h1>something else</h1>')
-    assert check_site.problems(site, nbs) == [f"A1_checkpoints.ipynb: {site / 'a1_checkpoints.html'} does not show its title 'Checkpoints'"]
-    (site / 'a1_checkpoints.html').write_text('<h1>Checkpoints</h1>')
+    assert check_site.problems(site, nbs) == [f"A05_checkpoints.ipynb: no page {site / 'a05_checkpoints.html'}"]
+    (site / 'a05_checkpoints.html').write_text('<h1>something else</h1>')
+    assert check_site.problems(site, nbs) == [f"A05_checkpoints.ipynb: {site / 'a05_checkpoints.html'} does not show its title 'Checkpoints'"]
+    (site / 'a05_checkpoints.html').write_text('<h1>Checkpoints</h1>')
     assert check_site.problems(site, nbs) == []
 
 @pytest.mark.slow

@@ -1,7 +1,7 @@
 """What `precision='auto'` means (00_core's `choose_precision`) on each kind of CPU and GPU, with the CPU's features
 mocked (this machine has neither AMX nor every other kind of CPU); the Trainer's and the decoders' 'auto'; float32
 decoding unchanged, bit for bit; the log-probabilities in float32 under autocast; tnb-train's line about its precision
-and `--precision` on tnb-translate and tnb-evaluate; the measured figures the prose of 00 and A3 quotes."""
+and `--precision` on tnb-translate and tnb-evaluate; the measured figures the prose of 00 and A9 quotes."""
 import json
 from pathlib import Path
 import pytest, torch
@@ -225,7 +225,7 @@ def test_translate_and_evaluate_precision(run):
 # --- the figures the prose quotes ------------------------------------------------------------------------------------
 
 def test_prose_quotes_the_measurement():
-    "00_core and A3_trainer quote results/bf16_cpu.json (AVX512_BF16, measured here) and the AMX figures (measured elsewhere)."
+    "00_core and A09_trainer quote results/bf16_cpu.json (AVX512_BF16, measured here) and the AMX figures (measured elsewhere)."
     from transformer_nb.core import NotebookFile
     r = json.loads((ROOT / 'results' / 'bf16_cpu.json').read_text())
     mm = next(x for x in r['matmul']['rows'] if x['shape'] == '(2500 x 256) . (256 x 1024)')
@@ -245,5 +245,5 @@ def test_prose_quotes_the_measurement():
     for x in (tr['speedup'], dec['greedy']['speedup'], dec['beam4']['speedup']): assert f"({x:.2f}x)" in code, x
     for key in ('beam4', 'greedy'):                                            # equal within BLEU's noise, where measured
         if key in bleu: assert bleu[key]['p_value'] > 0.05, (key, bleu[key])
-    NotebookFile(ROOT / 'nbs' / 'A3_trainer.ipynb').quoted('bf16a301', f"took {tr['bf16_s']:.2f} s in bf16 against {tr['fp32_s']:.2f} s in float32",
+    NotebookFile(ROOT / 'nbs' / 'A09_trainer.ipynb').quoted('bf16a301', f"took {tr['bf16_s']:.2f} s in bf16 against {tr['fp32_s']:.2f} s in float32",
                                                          '1.95 s against 2.92 s', 'Sapphire Rapids')

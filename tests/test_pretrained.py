@@ -1,4 +1,4 @@
-"""The published models (Appendix A16): the files in models/ are the ones the package knows by checksum, each loads and
+"""The published models (Appendix A6): the files in models/ are the ones the package knows by checksum, each loads and
 translates, the loader finds, fetches, caches and refuses files as it says, every command takes `pretrained:NAME`, and
 the results file holds each model's test scores, equal to those of the run it came from. No test touches the network:
 downloads come from a `file://` mirror or a fetch function."""
@@ -26,7 +26,7 @@ def clean_env(monkeypatch, tmp_path):
 def test_the_files_are_the_ones_the_package_knows(name):
     pf, p = PRETRAINED[name], MODELS / PRETRAINED[name].file
     assert p.is_file(), f"{p} is missing"
-    assert (sha256_file(p), p.stat().st_size) == (pf.sha256, pf.size), f"{p}: update PRETRAINED in A1_checkpoints"
+    assert (sha256_file(p), p.stat().st_size) == (pf.sha256, pf.size), f"{p}: update PRETRAINED in A05_checkpoints"
 
 @pytest.mark.parametrize('name', sorted(PRETRAINED))
 def test_each_file_is_inference_only_float16_and_says_where_it_came_from(name):

@@ -1,4 +1,4 @@
-"""The results file (A8_records) through `tnb-evaluate --record`, with real processes: a damaged file is refused before
+"""The results file (A11_records) through `tnb-evaluate --record`, with real processes: a damaged file is refused before
 decoding, a symlink is written through, concurrent records all land, one file holds every kind of record, and it is
 UTF-8 whatever the locale."""
 import json, subprocess
@@ -78,7 +78,7 @@ def test_output_is_utf8_whatever_the_locale(run, texts):
     assert [x['id'] for x in json.loads(f.read_text(encoding='utf-8'))] == ['tr-0', 'über-1']   # a non-ASCII argument too
 
 
-# transformer_nb.records (A8): what its public functions refuse, in the caller's terms.
+# transformer_nb.records (A11): what its public functions refuse, in the caller's terms.
 REC = {k: 1 for k in RESULT_KEYS} | {'id': 'r1', 'dataset': 'd', 'direction': 'a-b', 'hardware': 'cpu'}
 
 

@@ -26,7 +26,7 @@ def test_results_file_has_real_records():
         assert 'nrefs:1' in r['bleu_signature'] and ('CPU' in r['hardware'] or 'CUDA' in r['hardware']), r['id']
 
 def test_readme_table_is_built_from_the_results_file():
-    "README, index and 11_results show the headline generated from the results file (the full table is in A14_significance)."
+    "README, index and 11_results show the headline generated from the results file (the full table is in A12_significance)."
     table = headline_table(load_results(RESULTS))
     assert table in (ROOT / 'README.md').read_text(), "README.md's results table differs from results/results.json: run tools/make_readme.py"
     assert table in stored_markdown_outputs(ROOT / 'nbs' / 'index.ipynb'), "re-run nbs/index.ipynb"
@@ -53,8 +53,8 @@ def test_headline_is_the_best_record_of_each_direction_and_hardware():
             if r is not best: assert all(f"| {r['id']} |" not in l for l in rows), r['id']
 
 def test_results_notebook_shows_the_results_file():
-    assert results_table(load_results(RESULTS)) in stored_markdown_outputs(ROOT / 'nbs' / 'A14_significance.ipynb'), \
-        "nbs/A14_significance.ipynb shows another table than results/results.json: re-run the notebook"
+    assert results_table(load_results(RESULTS)) in stored_markdown_outputs(ROOT / 'nbs' / 'A12_significance.ipynb'), \
+        "nbs/A12_significance.ipynb shows another table than results/results.json: re-run the notebook"
 
 def test_bad_records_are_refused(tmp_path):
     with pytest.raises(ValueError, match='lacks'): add_result(tmp_path / 'r.json', {'id': 'x', 'bleu': 1.0})

@@ -1,4 +1,4 @@
-"""Run folders (A10_runs) through `tnb-train`, with real processes: a folder holding another run is refused, a run that
+"""Run folders (A04_runs) through `tnb-train`, with real processes: a folder holding another run is refused, a run that
 fails early leaves no folder behind, two live runs cannot share one, a read-only folder is refused before training, and
 links planted in a run folder while it trains are replaced, never followed."""
 import json, signal, subprocess
@@ -84,7 +84,7 @@ def test_links_planted_while_a_run_trains_are_replaced_never_followed(tmp_path):
     assert any('log.jsonl had been replaced by a symbolic link' in l and 'not followed' in l for l in said(err)), err
 
 
-# The run folder (A10_runs): one claim for a run, and a log that survives a cut line.
+# The run folder (A04_runs): one claim for a run, and a log that survives a cut line.
 def test_a_cut_last_line_does_not_swallow_the_next_record(tmp_path):
     "A disk that filled up mid-record leaves the log's last line cut: the next record starts on a line of its own."
     run = RunFolder(tmp_path)

@@ -1,4 +1,4 @@
-"""Safeguards (A4_safeguards): fast unit tests of each public function, then the guarantees they give the commands,
+"""Safeguards (A01_safeguards): fast unit tests of each public function, then the guarantees they give the commands,
 checked with real processes (marked slow): outputs checked before any work, written whole or not at all, through
 symlinks, FIFOs and devices, never over an input; inputs split on newlines only, decoded with the line and offset of a
 bad byte, a gzip bomb refused."""

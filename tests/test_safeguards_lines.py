@@ -1,4 +1,4 @@
-"The line readers of `safeguards` (A4): every reader splits a file into the same lines, whatever ends them."
+"The line readers of `safeguards` (A1): every reader splits a file into the same lines, whatever ends them."
 import io, subprocess
 import pytest
 from transformer_nb.safeguards import decode_lines, iter_lines, read_text_lines, read_stdin_lines

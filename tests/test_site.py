@@ -83,17 +83,17 @@ def pandoc_page(title:str) -> str:
 def test_check_site_reads_titles_as_pandoc_writes_them(tmp_path):
     nbs, site = tmp_path / 'nbs', tmp_path / '_docs'
     nbs.mkdir(); site.mkdir()
-    titles = {'index': 'transformer_nb', 'A12_commands': "Appendix A12: the commands' machinery",
+    titles = {'index': 'transformer_nb', 'A17_commands': "Appendix A17: the commands' machinery",
               '03_ffn': 'The `FeedForward` *block* & friends'}
     page = lambda stem: site / nbpath2html(nbs / f'{stem}.ipynb').name
     for stem, title in titles.items():
         (nbs / f'{stem}.ipynb').write_text(json.dumps({'cells': [{'cell_type': 'markdown', 'source': [f'# {title}']}]}))
         page(stem).write_text(pandoc_page(title), encoding='utf-8')
-    assert 'the commands’ machinery' in page('A12_commands').read_text(encoding='utf-8')
+    assert 'the commands’ machinery' in page('A17_commands').read_text(encoding='utf-8')
     assert check_site.problems(site, nbs) == []
-    page('A12_commands').write_text(pandoc_page('Appendix A12: another title'), encoding='utf-8')
+    page('A17_commands').write_text(pandoc_page('Appendix A17: another title'), encoding='utf-8')
     page('03_ffn').unlink()
-    assert [b.split(':')[0] for b in check_site.problems(site, nbs)] == ['03_ffn.ipynb', 'A12_commands.ipynb']
+    assert [b.split(':')[0] for b in check_site.problems(site, nbs)] == ['03_ffn.ipynb', 'A17_commands.ipynb']
 
 import check_docs                                                      # noqa: E402
 
@@ -104,8 +104,8 @@ NOISY = ('---\n\n### model_from_checkpoint\n\n```python\ndef model_from_checkpoi
          '    name:NoneType=None, # how errors name a checkpoint given as a dict\n)->tuple:\n```\n\n*A model.*')
 
 def test_the_api_check_finds_noise_and_missing_source_links():
-    assert check_docs.api_problems({'A1.ipynb': [_showdoc_cell(NOISY)]}) == [
-        "A1.ipynb: model_from_checkpoint: 'NoneType' in its signature", 'A1.ipynb: model_from_checkpoint: no link to its source']
+    assert check_docs.api_problems({'A5.ipynb': [_showdoc_cell(NOISY)]}) == [
+        "A5.ipynb: model_from_checkpoint: 'NoneType' in its signature", 'A5.ipynb: model_from_checkpoint: no link to its source']
     for noise in ('cfg:__main__.TransformerConfig', 'backward:function=<lambda>', 'x=<function f at 0x7f>'):
         md = NOISY.replace('ckpt_or_path', noise).replace('---\n\n', '---\n\n[source](https://github.com/a/b/blob/main/m.py#L1)\n\n')
         assert len(check_docs.api_problems({'x.ipynb': [_showdoc_cell(md)]})) == 1, noise
@@ -116,7 +116,7 @@ def test_api_entries_are_written_from_the_source():
     api_entries(cell)
     md = cell['outputs'][0]['data']['text/markdown']
     assert 'device=None' in md and 'NoneType' not in md and '# how errors name a checkpoint' in md, md
-    assert check_docs.api_problems({'A1.ipynb': [cell]}) == [], md
+    assert check_docs.api_problems({'A5.ipynb': [cell]}) == [], md
     assert '/blob/main/transformer_nb/checkpoints.py#L' in md
     cls = api_entry('---\n\n### AttentionExplorer\n\n```python\ndef AttentionExplorer(\n    data:dict, start:VAR_KEYWORD\n):\n```\n')
     assert 'class AttentionExplorer(' in cls and 'def AttentionExplorer' not in cls

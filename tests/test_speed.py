@@ -1,4 +1,4 @@
-"""The CPU speed levers (A20_speed): the same function as 09's, and a model left as it was given."""
+"""The CPU speed levers (A08_speed): the same function as 09's, and a model left as it was given."""
 import torch, torch.nn as nn
 from transformer_nb.core import set_seed
 from transformer_nb.model import Transformer, get_config

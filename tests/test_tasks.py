@@ -1,4 +1,4 @@
-"The task registry (A11_tasks): complete on import, and a new task is one file and one registration (tests/tasks_example.py)."
+"The task registry (A13_tasks): complete on import, and a new task is one file and one registration (tests/tasks_example.py)."
 import json, subprocess, sys
 from pathlib import Path
 import pytest

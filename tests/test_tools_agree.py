@@ -1,4 +1,4 @@
-"""The command-line tools and the library agree (A7_cli, A10_runs, A11_tasks): a run folder stands for the same file in
+"""The command-line tools and the library agree (A19_cli, A04_runs, A13_tasks): a run folder stands for the same file in
 every tool and in `model_from_checkpoint`, and each tool says which; `train_model(task=...)` is the run `tnb-train`
 makes, bit for bit; and label smoothing goes from `tnb-train --eps-ls` to the loss one way, as a training setting.
 The tools run in this process (their entry points take `argv`), so no interpreter is started."""

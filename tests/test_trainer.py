@@ -1,4 +1,4 @@
-"""The Trainer under faults (A3_trainer), through `tnb-train` with real processes: Ctrl-C, SIGTERM and SIGHUP save a
+"""The Trainer under faults (A09_trainer), through `tnb-train` with real processes: Ctrl-C, SIGTERM and SIGHUP save a
 checkpoint and exit 130, 143 and 129; a second Ctrl-C waits for the write; kill -9 during a write and a full or read-only
 disk keep the last good checkpoint; an interrupt while an update is applied resumes bit for bit. Faults that cannot be
 produced for real are injected into the child (`conftest.inject_code`), around the real tools."""
@@ -143,7 +143,7 @@ def test_an_interrupt_while_an_update_is_applied_resumes_bit_for_bit(tmp_path):
     assert load_checkpoint(cut / 'checkpoint-0000012.pt')['meta']['train_config']['max_tokens'] == 500
 
 
-# The Trainer (A3_trainer): a finished run resumed completes what it lacks; the caller's model is left as given; a damaged
+# The Trainer (A09_trainer): a finished run resumed completes what it lacks; the caller's model is left as given; a damaged
 # checkpoint is named.
 SMALL = dict(preset='tiny', vocab_size=16, steps=4, max_tokens=400, save_every=2, average=2, valid_every=3, progress=False)
 

@@ -1,4 +1,4 @@
-"Training (09) and its appendices (A1 checkpoints, A3 trainer): schedule, label smoothing, accumulation, checkpoints (atomic, weights_only, keep-n), resume, NaN stop, Ctrl-C."
+"Training (09) and its appendices (A5 checkpoints, A9 trainer): schedule, label smoothing, accumulation, checkpoints (atomic, weights_only, keep-n), resume, NaN stop, Ctrl-C."
 import math, random
 import numpy as np
 import pytest

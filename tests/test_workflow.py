@@ -1,4 +1,4 @@
-"""The run workflow (A18_workflow): train_model's input checks, resume in one place (the run's own data, its files
+"""The run workflow (A16_workflow): train_model's input checks, resume in one place (the run's own data, its files
 checked), the closing lines, and library messages in Python words that the commands put in their own."""
 import os, shlex, subprocess, sys
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""§5.1: the training data, a joint SentencePiece BPE vocabulary learnt from the training split only, and batches packed by token count. Reading, generating and downloading corpora is appendix A0.
+"""§5.1: the training data, a joint SentencePiece BPE vocabulary learnt from the training split only, and batches packed by token count. Reading, generating and downloading corpora is appendix A2.
 
 Docs: https://transformer-nb.github.io/transformer_nb/data.html.md"""
 

@@ -23,7 +23,7 @@ from .model import PRESETS, PAPER_TABLE3
 from .datasets import corpus_score
 from .data import pad_ids
 from .decoding import inference, greedy_decode, check_beam, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
-from .fast_decoding import FastCache, fast_beam_search   # A6's fast greedy cache and beam search, for `translate`
+from .fast_decoding import FastCache, fast_beam_search   # A10's fast greedy cache and beam search, for `translate`
 
 # %% ../nbs/11_results.ipynb #83b32dda
 def _sentences(x, name:str) -> list[str]:
@@ -37,7 +37,7 @@ def _sentences(x, name:str) -> list[str]:
     return x
 
 def corpus_scores(hyps:list[str], refs:list[str],
-                  chunk:int=10_000, # sentences counted at a time (A0's `corpus_score`): the same scores in bounded memory
+                  chunk:int=10_000, # sentences counted at a time (A2's `corpus_score`): the same scores in bounded memory
                  ) -> dict:
     "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures."
     hyps, refs = _sentences(hyps, 'hyps'), _sentences(refs, 'refs')

@@ -427,7 +427,7 @@ class ParsingTask(Task):
     name, datasets, early_stop = 'parsing', ('parsing',), False
     recipe = Recipe(preset='small', model=dict(d_model=64, N=4, h=4, d_ff=256, p_drop=0.1, p_attn=0.1, norm_first=True),
                     vocab_size=1000, train=dict(max_tokens=2000, steps=2400, warmup=200, lr_scale=1.0, save_every=500))
-    decoding, record_kind, record_keys = PARSE_DECODING, 'parsing', PARSE_KEYS   # records beside translation ones (A8_records)
+    decoding, record_kind, record_keys = PARSE_DECODING, 'parsing', PARSE_KEYS   # records beside translation ones (A11_records)
     loaders = {'parsing': Loader(_parsing, generated=True)}                        # load_dataset('parsing', ...)
 
     def score(self, model, tok, pairs, decoding=None, max_tokens=DECODE_BATCH_TOKENS, device=None, precision='auto'):
