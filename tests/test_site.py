@@ -72,7 +72,7 @@ def test_the_chain_check_can_fail():
 @pytest.mark.parametrize('p', sorted(NBS.glob('A[0-9]*_*.ipynb')), ids=lambda p: p.stem)
 def test_appendix_titles_follow_one_pattern(p):
     title = ''.join(cells(p)[0]['source']).splitlines()[0]
-    n = re.match(r'A(\d+)_', p.name)[1]
+    n = int(re.match(r'A(\d+)_', p.name)[1])                  # the file's two digits, the title's number: A01_ is Appendix A1
     assert re.fullmatch(rf'# Appendix A{n}: \S.*', title), f"{p.name}: {title!r} is not '# Appendix A{n}: ...'"
 
 def pandoc_page(title:str) -> str:
