@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from .core import count_params
 from .checkpoints import (PRETRAINED, pretrained_path, resolve_checkpoint, load_checkpoint, check_checkpoint,
-                                         model_from_checkpoint, save_checkpoint)
+                                         model_from_checkpoint, save_checkpoint, checkpoint_meta)
 
 # %% ../nbs/A06_pretrained.ipynb #a16p0009
 _KEEP_META = ('dataset', 'src_lang', 'tgt_lang', 'task', 'preset', 'commit', 'hardware', 'command', 'recipe', 'run',
@@ -40,8 +40,8 @@ def make_pretrained(checkpoint, # a checkpoint file, or a run folder (the file t
     sd = _cast_shared(ck['model'], dtype)
     if bad := [k for k, v in sd.items() if v.is_floating_point() and not bool(torch.isfinite(v).all())]:
         raise ValueError(f"{path}: {bad[0]} does not fit in {dtype} (it overflows); publish it in float32")
-    meta = {k: v for k, v in (ck.get('meta') or {}).items() if k in _KEEP_META}
-    if avg := (ck.get('meta') or {}).get('averaged_from'): meta['averaged_from'] = [Path(p).name for p in avg]  # no machine's paths
+    meta = {k: v for k, v in checkpoint_meta(ck, path).items() if k in _KEEP_META}
+    if avg := checkpoint_meta(ck, path).get('averaged_from'): meta['averaged_from'] = [Path(p).name for p in avg]  # no machine's paths
     meta['pretrained'] = {'source': f"{path.parent.name}/{path.name}", 'step': ck.get('step'), 'dtype': str(dtype).replace('torch.', ''),
                           'made': datetime.date.today().isoformat(), **(provenance or {})}
     return save_checkpoint(out, config=ck['config'], model=sd, tokenizer=ck['tokenizer'], meta=meta)
@@ -52,7 +52,7 @@ def load_pretrained(name:str, # one of `PRETRAINED`: 'multi30k-de-en', 'multi30k
     "(model in eval mode on `device`, tokenizer, info) of the published model `name`; the file is found and checked by `pretrained_path`."
     path = pretrained_path(name)
     model, tok, ck = model_from_checkpoint(path, device)
-    meta = ck.get('meta') or {}
+    meta = checkpoint_meta(ck, path)
     info = {'name': name, 'about': PRETRAINED[name].about, 'path': str(path), 'params': count_params(model),
             **{k: meta.get(k) for k in ('dataset', 'src_lang', 'tgt_lang', 'command', 'commit', 'hardware')},
             **(meta.get('pretrained') or {})}
