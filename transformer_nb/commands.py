@@ -314,6 +314,7 @@ def check_record_file(path, what:str='--record'):
     try: check_results_file(path)
     except ValueError as e: raise UserError(f"{what} {e}") from None
 
+# %% ../nbs/A12_commands.ipynb #a12words
 _SAID_OTHERWISE = {"stop='early'": 'early_stop=True'}   # library settings that a command spells as another option
 
 def _flag(a:argparse.Action) -> str:
