@@ -134,9 +134,9 @@ def run(two_step_run):
 
 def test_resume_refuses_model_options_that_contradict_the_checkpoint(folder):
     r = tool('train', '--resume', folder, '--d-model', '64', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model=32 (not 64)', 'a resumed run keeps its model')
+    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model 32, not --d-model 64: a resumed run keeps its model')  # the file's model, then the option
     r = tool('train', '--resume', folder, '--preset', 'small', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'd_model=32 (not 256)')
+    one_line(r, 'tnb-train', 'is a model with d_model 32 and ', 'not --d-model 256 and ', '(--preset small)')
     assert RunFolder(folder).latest().name == 'checkpoint-0000020.pt'
 
 def test_resume_says_what_it_does_at_or_past_steps(folder):

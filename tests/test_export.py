@@ -175,17 +175,17 @@ def test_export_names_the_folder_asked_for(ckpt, tmp_path):
 
 
 @pytest.mark.parametrize('call, exc, says', [
-    (lambda c, m, t: export_ctranslate2(m, '/tmp/never'), TypeError, 'checkpoint must be a path, got a Transformer: save the model'),
-    (lambda c, m, t: export_ctranslate2(c, None), TypeError, 'out_dir must be a path, got a NoneType'),
-    (lambda c, m, t: export_ctranslate2(c, '/tmp/never', max_positions=2.5), ValueError, 'max_positions=2.5 must be an int >= 1'),
-    (lambda c, m, t: ctranslate2_spec(None, t), TypeError, 'model must be a Transformer'),
-    (lambda c, m, t: ctranslate2_spec(m, 'spm.model'), TypeError, 'tokenizer must be a Tokenizer'),
-    (lambda c, m, t: load_ctranslate2(None), TypeError, 'model_dir must be a path'),
-    (lambda c, m, t: load_ctranslate2('/tmp', threads=-1), ValueError, 'threads=-1 must be an int >= 0'),
+    (lambda c, m, t, d: export_ctranslate2(m, d / 'never'), TypeError, 'checkpoint must be a path, got a Transformer: save the model'),
+    (lambda c, m, t, d: export_ctranslate2(c, None), TypeError, 'out_dir must be a path, got a NoneType'),
+    (lambda c, m, t, d: export_ctranslate2(c, d / 'never', max_positions=2.5), ValueError, 'max_positions=2.5 must be an int >= 1'),
+    (lambda c, m, t, d: ctranslate2_spec(None, t), TypeError, 'model must be a Transformer'),
+    (lambda c, m, t, d: ctranslate2_spec(m, 'spm.model'), TypeError, 'tokenizer must be a Tokenizer'),
+    (lambda c, m, t, d: load_ctranslate2(None), TypeError, 'model_dir must be a path'),
+    (lambda c, m, t, d: load_ctranslate2('/tmp', threads=-1), ValueError, 'threads=-1 must be an int >= 0'),
 ])
-def test_export_refuses_in_the_callers_terms(ckpt, tok, call, exc, says):
+def test_export_refuses_in_the_callers_terms(ckpt, tok, tmp_path, call, exc, says):
     model = model_from_checkpoint(ckpt)[0]
-    with pytest.raises(exc) as e: call(ckpt, model, tok)
+    with pytest.raises(exc) as e: call(ckpt, model, tok, tmp_path)   # d / 'never': a folder that does not exist
     assert says in str(e.value), str(e.value)
 
 

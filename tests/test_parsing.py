@@ -176,7 +176,7 @@ def test_tnb_train_parsing_reports_f1_and_tnb_evaluate_scores_trees(tmp_path):
     r = cli('train_main', '--dataset', 'parsing', '--preset', 'tiny', '--steps', '3', '--out', out, '--no-progress',
             '--beam', '1', '--test-limit', '3')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert re.search(r'test \(3 sentences, beam 1\): bracket F1 \d+\.\d\d \(precision', r.stdout), r.stdout[-500:]
+    assert re.search(r'test \(3 sentences, beam 1; [^)]*\): bracket F1 \d+\.\d\d \(precision', r.stdout), r.stdout[-500:]
     data = parsing_corpus(0, 0, 3)
     (tmp_path / 'test.en').write_text(''.join(s + '\n' for s, _ in data.test))
     (tmp_path / 'test.tree').write_text(''.join(t + '\n' for _, t in data.test))
@@ -203,7 +203,7 @@ def test_tnb_train_multi30k_en_fr(tmp_path, m30k_dir):
             '--steps', '2', '--vocab-size', '500', '--max-tokens', '500', '--test-limit', '2', '--beam', '1', '--save-every', '0',
             '--out', out, '--no-progress')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert "ParallelData('multi30k', en->fr" in r.stdout and re.search(r'test \(2 sentences, beam 1\): .*BLEU', r.stdout)
+    assert "ParallelData('multi30k', en->fr" in r.stdout and re.search(r'test \(2 sentences, beam 1; [^)]*\): .*BLEU', r.stdout)
     assert "(reference 'Un homme avec un chapeau orange" in r.stdout                  # French references, first test sentence
     r = cli('evaluate_main', out, '--dataset', 'multi30k', '--data-dir', m30k, '--beam', '1', '--json')  # languages from the checkpoint
     assert r.returncode == 0, r.stderr[-2000:]

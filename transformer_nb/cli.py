@@ -269,7 +269,8 @@ def _translate(argv):
     for line in check_thread_env(): warnings.warn(line)
     heavy_imports()
     from transformer_nb.decoding import DECODE_BATCH_TOKENS
-    model, tok, ck, task, d, _ = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
+    with library_errors(_translate_parser()):                  # the library's words for its decoding, as options: --early-stop, --beam 1
+        model, tok, ck, task, d, _ = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
     with contextlib.ExitStack() as opened:
         batches, name, known = sentence_batches(a.sentences, a.input, opened)
         if known: check_source_lengths(model, tok, [s for b in batches for s in b], name, a.max_src_len)
@@ -312,7 +313,7 @@ def _evaluate(argv):
     heavy_imports()
     if a.record: check_record_file(a.record)
     from transformer_nb.decoding import DECODE_BATCH_TOKENS
-    model, tok, ck, task, d, path = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
+    with library_errors(p): model, tok, ck, task, d, path = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
     max_tokens = a.max_tokens or DECODE_BATCH_TOKENS
     from transformer_nb import workflow
     with library_errors(p): pairs, sources, scored, test_name = workflow.test_set(ck, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)

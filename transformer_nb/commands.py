@@ -314,25 +314,42 @@ def check_record_file(path, what:str='--record'):
     try: check_results_file(path)
     except ValueError as e: raise UserError(f"{what} {e}") from None
 
+# %% ../nbs/A17_commands.ipynb #a12words
+_SAID_OTHERWISE = {"stop='early'": 'early_stop=True'}   # library settings that a command spells as another option
+
+def _flag(a:argparse.Action) -> str:
+    "The option a user types for `a`: its longest name, and for `--x/--no-x` the positive one."
+    names = [o for o in a.option_strings if not (isinstance(a, argparse.BooleanOptionalAction) and o.startswith('--no-'))]
+    return max(names, key=len)
+
 def cli_words(msg:str, parser:argparse.ArgumentParser) -> str:
-    "`msg`, in the library's words (`steps=5.0`, `new_data=True`, `src='a b'`), in the command's (`--steps 5.0`, `--new-data`, `--src 'a b'`), for the options `parser` has."
-    opts = {a.dest: max(a.option_strings, key=len) for a in parser._actions if a.option_strings and a.dest != 'help'}
-    if not opts: return msg
+    "`msg`, in the library's words (`steps=5.0`, `new_data=True`, `byte_fallback=False`, `src='a b'`), in the command's (`--steps 5.0`, `--new-data`, `--no-byte-fallback`, `--src 'a b'`), for the options `parser` has."
+    acts = {a.dest: a for a in parser._actions if a.option_strings and a.dest != 'help'}
+    if not acts: return msg
     def word(m):
-        flag, value = opts[m[1]], m[2]
-        if value == 'True': return flag
+        a, value = acts[m[1]], m[2]; flag = _flag(a)
+        if value in ('True', 'False'):                     # a switch: its flag, or the flag that turns it off
+            on = (value == 'True') != isinstance(a, argparse._StoreFalseAction)
+            if on: return flag
+            return '--no-' + flag[2:] if isinstance(a, argparse.BooleanOptionalAction) else f"no {flag}"
         if len(value) > 1 and value[0] == value[-1] == "'": value = shlex.quote(value[1:-1])
         return f"{flag} {value}" if value else flag
-    names = '|'.join(map(re.escape, sorted(opts, key=len, reverse=True)))
-    return re.sub(rf"(?<![\w.=(-])({names})=('[^']*'|True\b|[^\s,;:)]*)", word, msg)
+    outside = r"(?<![\w.=-])(?<!\w\()"                      # not part of a word, nor an argument of a call: encode_pairs(max_len=3)
+    for said, setting in _SAID_OTHERWISE.items():
+        if setting.split('=')[0] in acts: msg = re.sub(outside + re.escape(said), setting, msg)
+    names = '|'.join(map(re.escape, sorted(acts, key=len, reverse=True)))
+    return re.sub(rf"{outside}({names})=('[^']*'|True\b|False\b|[^\s,;:)]*)", word, msg)
 
 @contextlib.contextmanager
 def library_errors(parser:argparse.ArgumentParser):
-    "Raise a library's `ValueError` inside the block again as a `UserError` in the command's words (`cli_words`)."
+    "Raise a library's `ValueError` inside the block again as a `UserError`, and show its warnings, in the command's words (`cli_words`)."
+    shown = warnings.showwarning
+    warnings.showwarning = lambda message, *a, **k: shown(cli_words(str(message), parser), *a, **k)
     try: yield
     except ValueError as e:
         if cli_words(str(e), parser) == str(e): raise
         raise UserError(cli_words(str(e), parser), getattr(e, 'exit_code', 2)) from None
+    finally: warnings.showwarning = shown
 
 # %% ../nbs/A17_commands.ipynb #66424ed0
 def load_decoder(checkpoint, prog:str, # how the tool names itself in the line that says which file it uses

@@ -125,12 +125,12 @@ def encode_pairs(tok:Tokenizer, pairs:list[tuple[str, str]],
     if isinstance(pairs, (str, bytes)) or any(not (isinstance(p, (tuple, list)) and len(p) == 2) for p in pairs):
         raise ValueError(f"encode_pairs wants a list of (source, target) pairs, got {pairs!r:.60}")
     if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 2):
-        raise ValueError(f"max_len={max_len!r} must be an int >= 2 (a target holds BOS and EOS), or None")
+        raise ValueError(f"max_len={max_len!r} must be an int >= 2 (a target holds BOS and EOS)")
     srcs, tgts = tok.encode([s for s, _ in pairs], num_threads), tok.encode([t for _, t in pairs], num_threads)
     out = [(s + [EOS_ID], [BOS_ID] + t + [EOS_ID]) for s, t in zip(srcs, tgts)]
     if max_len is not None:
         keep = [p for p in out if len(p[0]) <= max_len and len(p[1]) <= max_len]
-        if out and not keep: raise ValueError(f"every one of the {len(out):,} pairs is longer than max_len={max_len} tokens: raise max_len")
+        if out and not keep: raise ValueError(f"every one of the {len(out):,} pairs is longer than max_len={max_len} tokens: raise max_len=")
         if len(keep) < len(out):
             msg = f"encode_pairs: dropped {len(out) - len(keep):,} of {len(out):,} pairs longer than max_len={max_len}"
             warnings.warn(msg, stacklevel=2)

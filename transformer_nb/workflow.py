@@ -87,7 +87,7 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple[list, list|None]:
     with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
         warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
     if not train: raise ValueError(f"no training pairs left: max_len={max_len} drops all {len(data.train):,} of them (each is longer, "
-                                   f"counting BOS/EOS); raise max_len" if data.train else f"{data} has no training pairs")
+                                   f"counting BOS/EOS); raise max_len=" if data.train else f"{data} has no training pairs")
     for w in dropped: warnings.warn(str(w.message).replace('encode_pairs: dropped', 'dropped').replace(f'max_len={max_len}', f'{max_len} tokens'))
     longest = max(range(len(train)), key=lambda i: max(map(len, train[i])))
     if (n := max(map(len, train[longest]))) > tc.max_tokens:
@@ -179,8 +179,9 @@ def _check_model(ck:dict, path, model:dict, spm, preset, vocab_size):
     if vocab_size and vocab_size != ck['config'].get('tgt_vocab'):
         raise ValueError(f"{path} has a vocabulary of {ck['config'].get('tgt_vocab')} pieces (not vocab_size={vocab_size}): a resumed run keeps its tokenizer")
     if preset: get_config(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
-    if clash := [f"{k}={ck['config'].get(k)!r} (not {v!r})" for k, v in model.items() if ck['config'].get(k) != v]:
-        raise ValueError(f"{path} is a model with {', '.join(clash)}: a resumed run keeps its model; drop those settings, or "
+    if clash := [k for k, v in model.items() if ck['config'].get(k) != v]:    # what the file holds (d_model 32), then the settings (d_model=64)
+        has, asked = (' and '.join(f"{k}{sep}{c[k]!r}" for k in clash) for c, sep in ((ck['config'], ' '), (model, '=')))
+        raise ValueError(f"{path} is a model with {has}, not {asked}{f' (preset={preset!r})' if preset else ''}: a resumed run keeps its model; drop those settings, or "
                          f"start a new run in another folder")
 
 
