@@ -187,3 +187,13 @@ def test_a_damaged_schedule_names_the_checkpoint(tmp_path):
     ck = mk().state()
     with pytest.raises(ValueError, match=r"x\.pt: its optimiser or learning-rate schedule state is damaged"):
         mk().load({**ck, 'scheduler': {'junk': 1}}, tmp_path / 'x.pt')
+
+
+def test_without_a_progress_bar_every_line_goes_to_say(capsys):
+    "With progress=False the validation lines go where `say` sends them, not to standard output through the hidden bar."
+    set_seed(0)
+    model, lines = Transformer(get_config('tiny', src_vocab=20, tgt_vocab=20)), []
+    data = copy_ids(64)
+    Trainer(model, data, data[:8], tc=TrainConfig(steps=2, warmup=1, max_tokens=200, valid_every=1, device='cpu', precision='fp32',
+                                                  progress=False), say=lines.append).fit()
+    assert [l for l in lines if 'valid loss' in l] and capsys.readouterr().out == '', lines

@@ -306,7 +306,7 @@ class _Records(_Load):
         v = self.evaluate(); self.history['valid'].append(v)
         msg = f"step {v['step']} epoch {v['epoch']}: valid loss {v['loss']:.3f}, nll {v['nll']:.3f}, ppl {v['ppl']:.2f}"
         if self.is_main and self.run is not None: self.run.append_log({'valid': v})
-        if self.is_main: (bar.write if bar is not None else self.say)(msg)
+        if self.is_main: (bar.write if bar is not None and not bar.disable else self.say)(msg)   # beside a bar on screen; else `say`
         return v
 
 # %% ../nbs/A09_trainer.ipynb #6f762a17
