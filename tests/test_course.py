@@ -98,3 +98,25 @@ def test_hidden_code_is_at_most_a_twentieth_of_the_paper_path():
     assert h <= PATH_HIDDEN_MAX * n, (f"the paper path hides {h} of {n} code lines ({100 * h / n:.1f}%, at most "
                                       f"{100 * PATH_HIDDEN_MAX:.0f}%); most hidden: " +
                                       ', '.join(f"{k} {100 * counts[k][1] / counts[k][0]:.1f}%" for k in worst))
+
+# Each notebook's prose checks run from one hidden cell that `exec`s its file in tests/prose/ as UTF-8 (whatever the
+# learner's locale), never through `%run`, which prints a failing check's traceback and lets the cell pass.
+PROSE_CELL = re.compile(r"#\| hide\nexec\(compile\(open\('\.\./tests/prose/(\w+)\.py', encoding='utf-8'\)\.read\(\), "
+                        r"'\.\./tests/prose/\1\.py', 'exec'\)\)")
+
+def prose_runs(p) -> list[str]:
+    "The prose files that notebook `p` runs, each checked to run in the one form that fails the cell."
+    srcs = [''.join(c['source']) for c in all_cells(p) if c['cell_type'] == 'code' and 'tests/prose/' in ''.join(c['source'])]
+    for s in srcs: assert PROSE_CELL.match(s), f"{p.name} runs its prose checks otherwise than by exec as UTF-8:\n{s}"
+    return [PROSE_CELL.match(s).group(1) for s in srcs]
+
+def test_the_prose_cell_check_can_fail(tmp_path):
+    nb = tmp_path / 'x.ipynb'
+    nb.write_text(json.dumps({'cells': [{'cell_type': 'code', 'source': "#| hide\n%run -i ../tests/prose/x.py"}]}))
+    with pytest.raises(AssertionError, match='otherwise than by exec'): prose_runs(nb)
+
+def test_every_prose_file_is_run_once_by_its_own_notebook():
+    runs = {p.stem: prose_runs(p) for p in sorted(NBS.glob('*.ipynb'))}
+    files = sorted(f.stem for f in (NBS.parent / 'tests' / 'prose').glob('*.py'))
+    assert sorted(r for rs in runs.values() for r in rs) == files, runs
+    assert all(rs in ([], [nb]) for nb, rs in runs.items()), {nb: rs for nb, rs in runs.items() if rs not in ([], [nb])}

@@ -125,8 +125,7 @@ for cid, src in cells:
     head = [l for l in src.splitlines() if l.startswith('#|')]
     if any(re.match(r'#\|\s*(eval:\s*false|slow|cuda)', l) for l in head): continue
     body = '\n'.join(l for l in src.splitlines() if not l.startswith('#|'))
-    m = re.fullmatch(r'\s*%run -i (\S+)\s*', body)
-    try: exec(compile(open(m.group(1)).read() if m else body, cid, 'exec'), ns)
+    try: exec(compile(body, cid, 'exec'), ns)
     except Exception as e: failed[cid] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
 print('FAILED-CELLS ' + json.dumps(failed))
 '''

@@ -1,5 +1,5 @@
-"""The figures that 00_core's prose quotes, checked against the results file they come from (run by the notebook's last
-cell, `%run -i ../tests/prose/00_core.py`, from nbs/): the CPU threads section says two threads are about ten times
+"""The figures that 00_core's prose quotes, checked against the results file they come from (run from nbs/ by
+the notebook's last (hidden) cell, which `exec`s this file (`%run` would print a failure without failing the cell)): the CPU threads section says two threads are about ten times
 slower than one on a busy 2-core machine, which bench/bench_threads.py measured into results/bench_threads.json."""
 import json
 from pathlib import Path

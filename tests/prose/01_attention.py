@@ -1,6 +1,6 @@
 """The figures 01_attention's text quotes, checked against this run and the stored sweep.
 
-Run by the notebook's last cell, `%run -i ../tests/prose/01_attention.py`, in the notebook's namespace (from nbs/), so
+Run by the notebook's last (hidden) cell, which `exec`s this file in the notebook's namespace (from nbs/), so
 `nbdev-test` fails when a quoted figure drifts: the worked example's output, the scaling experiment's gradients and
 weights (recomputed here), the retrieval sweep's accuracies and losses (read from
 results/retrieval_sweep.json, which must be the default sweep of today's code) and the additive attention's timing

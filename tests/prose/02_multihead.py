@@ -1,6 +1,6 @@
 """The figures 02_multihead's text quotes, checked against the package.
 
-Run by the notebook's last cell, `%run -i ../tests/prose/02_multihead.py`, in the notebook's namespace (from nbs/), so
+Run by the notebook's last (hidden) cell, which `exec`s this file in the notebook's namespace (from nbs/), so
 `nbdev-test` fails when a quoted figure drifts: the softmax scores and matmul FLOPs of one head against eight for a
 50-token sentence, and exercise 3's parameter counts (Table 3 row (B) against the base layer), each recomputed with
 `mha_cost` and the second also counted on the module. Names defined here start with `_` and are deleted at the end."""

@@ -1,6 +1,6 @@
 """The figures 03_ffn's text quotes, checked against the package.
 
-Run by the notebook's last cell, `%run -i ../tests/prose/03_ffn.py`, in the notebook's namespace (from nbs/), so
+Run by the notebook's last (hidden) cell, which `exec`s this file in the notebook's namespace (from nbs/), so
 `nbdev-test` fails when a quoted figure drifts: the parameter counts (base and big FFNs, their share of the model),
 the fraction of hidden units the ReLU zeroes at initialisation, and exercise 3's expected outcome (the spread of the
 pre-activations and the sparsity for b_1 = +1 and -1 at three input scales), measured again here on the notebook's

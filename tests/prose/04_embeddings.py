@@ -1,6 +1,6 @@
 """The figures 04_embeddings's text quotes, checked against the package.
 
-Run by the notebook's last cell, `%run -i ../tests/prose/04_embeddings.py`, in the notebook's namespace (from nbs/), so
+Run by the notebook's last (hidden) cell, which `exec`s this file in the notebook's namespace (from nbs/), so
 `nbdev-test` fails when a quoted figure drifts: the positional encoding's norm at d_model = 512, the size of one
 embedding matrix and what tying saves (base model, 37,000 tokens; big model, 32,000), and exercise 3's expected
 outcome (the ratio of N(0, 1)-initialised token vectors to positional encodings, and the angle it leaves), each

@@ -1,7 +1,7 @@
-"""Checks that tie 05_positional_encoding's prose to its outputs (run at the notebook's end by `%run -i`, and so by
-`nbdev-test`): the float32 drift quoted for the angles, the wavelengths of exercises 3 and 4, the experiment's settings
+"""Checks that tie 05_positional_encoding's prose to its outputs (run by
+the notebook's last (hidden) cell, which `exec`s this file (`%run` would print a failure without failing the cell), and so by `nbdev-test`): the float32 drift quoted for the angles, the wavelengths of exercises 3 and 4, the experiment's settings
 as the text gives them, and every figure the text quotes from the stored extrapolation run (the `#| slow` cell's saved
-output). Everything runs inside one function, which the notebook's last cell calls (`%run` alone would print a failure and go on),
+output). Everything runs inside one function, which the notebook's last cell calls,
 so no name of the notebook is rebound."""
 
 def _check_prose_05():

@@ -1,7 +1,8 @@
-"""Checks that tie 06_model's prose to its outputs (run at the notebook's end by `%run -i`, and so by `nbdev-test`):
+"""Checks that tie 06_model's prose to its outputs (run by
+the notebook's last (hidden) cell, which `exec`s this file (`%run` would print a failure without failing the cell), and so by `nbdev-test`):
 the parameter-count gaps to Table 3 and what they say about tying, every figure quoted from the stored warm-up run
 (`results/warmup_experiment.json`, which must come from the notebook's `warmup_experiment` with its present defaults),
-and the counts of exercise 3. Everything runs inside one function, which the notebook's last cell calls (`%run` alone would print a failure and go on),
+and the counts of exercise 3. Everything runs inside one function, which the notebook's last cell calls,
 so no name of the notebook is rebound."""
 
 def _check_prose_06():

@@ -1,5 +1,6 @@
-"""Checks that tie 07_why_self_attention's prose to its outputs (the notebook's last cell runs this file with `%run -i`
-and then calls the function, so `nbdev-test` fails on a figure that drifts): Table 1 as rendered, the ratio and the
+"""Checks that tie 07_why_self_attention's prose to its outputs (run by
+the notebook's last (hidden) cell, which `exec`s this file (`%run` would print a failure without failing the cell),
+which then calls the function, so `nbdev-test` fails on a figure that drifts): Table 1 as rendered, the ratio and the
 path lengths the text quotes, and each statement about the timings, against the stored run (the saved output of the
 timing cell) and, for what holds on any CPU, against this run's `recs`. Everything runs inside one function, so no
 name of the notebook is rebound."""

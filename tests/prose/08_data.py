@@ -1,5 +1,6 @@
-"""Checks that tie 08_data's prose to its outputs (the notebook's last cell runs this file with `%run -i` and then calls
-the function, so `nbdev-test` fails on a figure that drifts): the corpus size, what the text says of the sentence
+"""Checks that tie 08_data's prose to its outputs (run by
+the notebook's last (hidden) cell, which `exec`s this file (`%run` would print a failure without failing the cell),
+which then calls the function, so `nbdev-test` fails on a figure that drifts): the corpus size, what the text says of the sentence
 lengths and of the number tokenizer's pieces, every figure of the padding comparison, and exercise 3's expected
 outcome (two tokenizers trained again here). Everything runs inside one function, so no name of the notebook is
 rebound; the notebook's `m30k`, `enc`, `enc_num`, `tok`, `tok_num` and `rows` are read, never changed."""

@@ -1,5 +1,5 @@
 """The checks that tie 09_training's prose to its numbers, run by the notebook's last (hidden) cell with
-`exec(open('../tests/prose/09_training.py').read())` (`%run -i` would print a failure
+`exec(compile(open(...).read(), ...))` (`%run -i` would print a failure
 without failing the cell, so `nbdev-test` would pass) (cwd: nbs/): every figure the text quotes from the stored results
 (results/results.json, results/gpu/*.json, results/cpu_hour.json, results/multi30k_stats.json) and from the
 arithmetic of §5.2 is recomputed here and looked up in the text, so a figure that drifts fails `nbdev-test`.

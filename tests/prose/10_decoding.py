@@ -1,5 +1,5 @@
 """The checks that tie 10_decoding's prose to its numbers, run by the notebook's last (hidden) cell with
-`exec(open('../tests/prose/10_decoding.py').read())` (`%run -i` would print a failure
+`exec(compile(open(...).read(), ...))` (`%run -i` would print a failure
 without failing the cell, so `nbdev-test` would pass) (cwd: nbs/). Figures the text quotes from formulas are recomputed; figures
 it quotes from the stored run are read from the notebook's stored outputs (`NotebookFile.stored`) and looked up in the
 text, so a figure that drifts fails `nbdev-test`; the ranges measured on other CPUs must hold the stored run. The

@@ -2,7 +2,7 @@
 (`PAPER_TABLE2`, `PAPER_TFLOPS`, `PAPER_TABLE3`), the results files (`results/results.json`, `table3.json`,
 `cpu_runs.json`, `gpu/gpu_runs.json`, `numbers_recipe.json`, `multi30k_stats.json`), the stored attention maps
 (`results/attention/`) and Multi30k where it is present. Run at the end of the notebook by one hidden cell,
-`%run -i ../tests/prose/11_results.py`, so that a figure that drifts fails `nbdev-test`; everything is recomputed
+which `exec`s this file (not `%run`, whose errors would not fail the cell), so that a figure that drifts fails `nbdev-test`; everything is recomputed
 here, in a function of its own, and none of the learner's names is read or rebound."""
 
 def _check_11_prose():

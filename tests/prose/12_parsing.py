@@ -2,7 +2,7 @@
 (`PAPER_PARSING`, `PAPER_TABLE4`), the parsing task's recipe, the generated treebank, the records of
 `results/parsing.json`, and the stored run of the notebook's `#| slow` cells (the demo parser's training, its scores
 and its attention counts, as the saved notebook printed them). Run at the end of the notebook by one hidden cell,
-`%run -i ../tests/prose/12_parsing.py`, so that a figure that drifts fails `nbdev-test`; everything is recomputed
+which `exec`s this file (not `%run`, whose errors would not fail the cell), so that a figure that drifts fails `nbdev-test`; everything is recomputed
 here, in a function of its own, and none of the learner's names is read or rebound."""
 
 def _check_12_prose():

@@ -1,5 +1,5 @@
-"""The figures that the pitfalls page's prose quotes, checked against the values its cells computed (run by the page's
-last cell, `%run -i ../tests/prose/pitfalls.py`, from nbs/; it reads the page's `params`, `hyps`, `best`, `peak`,
+"""The figures that the pitfalls page's prose quotes, checked against the values its cells computed (run from nbs/ by the page's
+last (hidden) cell, which `exec`s this file; it reads the page's `params`, `hyps`, `best`, `peak`,
 `right_lr`, `tat_lr` and `lr_per_update`, each bound once): the share a LayerNorm gain of one moves at d_model = 512,
 how much faster |Y|^0.6 grows than GNMT's penalty, the parameters with and without tying, where the per-micro-batch
 warm-up ends and peaks, and the alpha from which GNMT's penalty picks the longest hypothesis."""
