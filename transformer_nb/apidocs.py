@@ -76,8 +76,10 @@ def api_entry(md:str) -> str:
     sig = str(Written(obj, maxline=110, docstring=False))
     if inspect.isclass(obj): sig = 'class' + sig.removeprefix('def')
     md = re.sub(r'```python\n.*?\n```', lambda _: f'```python\n{sig}\n```', md, count=1, flags=re.S)
-    if '[source](' not in md:
-        md = md.replace('---\n\n', f'---\n\n[source]({_source_link(mod, obj)}){{target="_blank" style="float:right; font-size:smaller"}}\n\n', 1)
+    url = _source_link(mod, obj)
+    if '[source](' in md:                              # nbdev's link: for an object imported from the package it reads #LNone
+        md = re.sub(r'\[source\]\([^)\s]*\)', lambda _: f'[source]({url})', md, count=1)
+    else: md = md.replace('---\n\n', f'---\n\n[source]({url}){{target="_blank" style="float:right; font-size:smaller"}}\n\n', 1)
     return md
 
 # %% ../nbs/A22_api_entries.ipynb #a17x0036

@@ -6,10 +6,10 @@ Docs: https://transformer-nb.github.io/transformer_nb/a21_attention_explorer.htm
 
 # %% auto #0
 __all__ = ['EXPLORER_DATA', 'KINDS', 'load_explorer', 'attention_grid', 'plot_attention', 'explorer_html', 'AttentionExplorer',
-           'explore']
+           'explore', 'raw_html']
 
 # %% ../nbs/A21_attention_explorer.ipynb #a17x0004
-import html, json, uuid
+import html, json, re, uuid
 from pathlib import Path
 
 # %% ../nbs/A21_attention_explorer.ipynb #a17x0007
@@ -128,3 +128,14 @@ class AttentionExplorer:
 def explore(path=None, **start) -> AttentionExplorer:
     "The explorer of the stored weights (`load_explorer(path)`), opening on the grid `start` names (sentence, kind, layer, head)."
     return AttentionExplorer(load_explorer(path), **start)
+
+# %% ../nbs/A21_attention_explorer.ipynb #a17x0041
+def raw_html(cell):
+    "nbdev docs processor: each HTML output of `cell` goes to the page as a raw HTML block, so Quarto adds no scripts."
+    for o in cell.get('outputs', []):
+        d = o.get('data', {})
+        if 'text/html' not in d: continue
+        h = d.pop('text/html')
+        h = h if isinstance(h, str) else ''.join(h)
+        fence = '`' * max([3] + [len(b) + 1 for b in re.findall('`+', h)])     # longer than any run of backticks inside
+        d['text/markdown'] = f'{fence}{{=html}}\n{h}\n{fence}\n'
