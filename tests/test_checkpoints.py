@@ -110,6 +110,29 @@ def test_a_checkpoint_that_is_no_file_is_named_for_what_it_is(tmp_path, make, ne
     one_line(tool('train', '--resume', path, timeout=60), 'tnb-train', needle)
 
 
+def _damage(path, how):
+    "Damage the checkpoint file `path`: its meta a list, its schedule junk, or the file cut at 50,000 bytes (a full disk)."
+    if how == 'cut': path.write_bytes(path.read_bytes()[:50_000]); return
+    ck = load_checkpoint(path)
+    ck.update(meta=[1, 2]) if how == 'meta' else ck.update(scheduler={'junk': 1})
+    torch.save(ck, path)
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('how, says', [
+    ('meta', 'checkpoint-0000020.pt: its meta is a list, not a dict'),
+    ('schedule', 'checkpoint-0000020.pt: its optimiser or learning-rate schedule state is damaged'),
+    ('cut', 'checkpoint-0000020.pt is not a readable checkpoint (corrupt or truncated?)'),
+])
+def test_a_damaged_newest_checkpoint_is_named_by_the_commands(folder, how, says):
+    "The newest checkpoint of a run damaged: tnb-train --resume and tnb-translate name the file, never an internal error; a cut one offers the older good one."
+    _damage(folder / 'checkpoint-0000020.pt', how)
+    tools = [('train', ['--resume', folder, '--steps', '30', '--no-progress', '--test-limit', '0'])]
+    if how != 'schedule': tools.append(('translate', [folder, 'a b']))          # translating needs no schedule
+    for name, args in tools:
+        line = one_line(tool(name, *args), f'tnb-{name}', says)
+        assert 'internal error' not in line, line
+        if how == 'cut': assert f'give {folder}/checkpoint-0000010.pt instead' in line, line
+
 # Checkpoints (A05_checkpoints): damaged files are named as damaged, with the file, never an internal error.
 def _checkpoint(path, step=4, **extra):
     set_seed(0)
