@@ -10,7 +10,7 @@ from conftest import tool, one_line, temps
 from dataclasses import asdict
 from transformer_nb.core import set_seed
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.checkpoints import (save_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint,
+from transformer_nb.checkpoints import (save_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint, checkpoint_meta, save_averaged,
                                         rng_state, _CKPT_FORMAT)
 
 def _variant(run, tmp_path, name, change=None, **fields):
@@ -164,3 +164,25 @@ def test_an_unreadable_newest_checkpoint_is_named_with_the_newest_good_one(tmp_p
     with pytest.raises(ValueError) as e: resolve_checkpoint(tmp_path, use)
     msg = str(e.value)
     assert 'checkpoint-9999999.pt is not a readable checkpoint' in msg and f'give {run.checkpoint(4)} instead, or remove {run.checkpoint(9999999)}' in msg, msg
+
+
+_PATH = "must be a checkpoint file, a run folder or 'pretrained:NAME'"
+_DICT = 'ck must be a loaded checkpoint (a dict: load_checkpoint(path)), got a str'
+
+@pytest.mark.parametrize('call, exc, says', [
+    (lambda p, ck: load_checkpoint(None), TypeError, f"path {_PATH}, got a NoneType"),
+    (lambda p, ck: load_checkpoint(123), TypeError, f"path {_PATH}, got a int"),
+    (lambda p, ck: resolve_checkpoint(None), TypeError, f"path {_PATH}, got a NoneType"),
+    (lambda p, ck: load_checkpoint(p, use='train'), ValueError, "use='train' must be 'inference' or 'resume'"),
+    (lambda p, ck: save_checkpoint(None, model={}), TypeError, "path must be a file's path, got a NoneType"),
+    (lambda p, ck: save_averaged([p], None), TypeError, "out_path must be a file's path, got a NoneType"),
+    (lambda p, ck: checkpoint_meta('x.pt'), TypeError, _DICT),
+    (lambda p, ck: check_checkpoint('x.pt'), TypeError, _DICT),
+    (lambda p, ck: check_checkpoint(ck, use='x'), ValueError, "use='x' must be 'inference', 'average' or 'resume'"),
+    (lambda p, ck: model_from_checkpoint(ck, device='gpu'), ValueError, "device='gpu' is not a device"),
+])
+def test_checkpoints_refuse_in_the_callers_terms(tmp_path, call, exc, says):
+    "A wrong type or value for a checkpoint function: one line naming the argument, never pathlib's or PyTorch's own error."
+    p = _checkpoint(tmp_path / 'c.pt')
+    with pytest.raises(exc) as e: call(p, load_checkpoint(p))
+    assert str(e.value).startswith(says) and '\n' not in str(e.value), str(e.value)
