@@ -117,6 +117,12 @@ def _corpus(data, task:Task|None) -> ParallelData|None:
                      f"'train.en'))), a dataset's name ({', '.join(dataset_names())}), or your training files as a pair "
                      f"(data=('train.de', 'train.en'))")
 
+def _check_run_args(out, spm):
+    "A TypeError naming `out=` or `spm=` when it is not a folder's path or a dict of SentencePiece options."
+    if out is not None and not isinstance(out, (str, os.PathLike)): raise TypeError(f"out={out!r:.60} must be a folder's path, got a {type(out).__name__}")
+    if spm is not None and not isinstance(spm, dict):
+        raise TypeError(f"spm={spm!r:.60} must be a dict of SentencePiece options, e.g. {{'byte_fallback': True}}, got a {type(spm).__name__}")
+
 def _data_meta(data:ParallelData) -> dict:
     "Where the corpus was read from, for a resume to find and check it: the data folder, and each file's path, size and sha256."
     o = data.origin
@@ -137,10 +143,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
                 **settings, # `TrainConfig` and `TransformerConfig` fields, e.g. steps=300, d_model=128, eps_ls=0.1
                ) -> Trainer:
     "Train a model for `task` with its recipe and `settings` (or continue `resume`); returns the `Trainer` (model, tokenizer, history)."
-    say = say or (lambda msg: print(msg, flush=True))
-    if out is not None and not isinstance(out, (str, os.PathLike)): raise TypeError(f"out={out!r:.60} must be a folder's path, got a {type(out).__name__}")
-    if spm is not None and not isinstance(spm, dict):
-        raise TypeError(f"spm={spm!r:.60} must be a dict of SentencePiece options, e.g. {{'byte_fallback': True}}, got a {type(spm).__name__}")
+    _check_run_args(out, spm); say = say or (lambda msg: print(msg, flush=True))
     given, model_kw = _split(settings)
     if task is not None: task = get_task(task)
     data = _corpus(data, task)
