@@ -2,6 +2,7 @@
 tokenizer and never replaces a training checkpoint; missing, foreign, damaged, unreadable, pickled-code and not-a-file
 checkpoints each get one line naming the file; a resume checks the step and the shapes."""
 import os, random, shutil
+import transformer_nb.checkpoints as C
 from pathlib import Path
 import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint
@@ -10,7 +11,7 @@ from conftest import tool, one_line, temps
 from dataclasses import asdict
 from transformer_nb.core import set_seed
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.checkpoints import (save_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint, checkpoint_meta, save_averaged,
+from transformer_nb.checkpoints import (save_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint,
                                         rng_state, _CKPT_FORMAT)
 
 def _variant(run, tmp_path, name, change=None, **fields):
@@ -175,8 +176,8 @@ _DICT = 'ck must be a loaded checkpoint (a dict: load_checkpoint(path)), got a s
     (lambda p, ck: resolve_checkpoint(None), TypeError, f"path {_PATH}, got a NoneType"),
     (lambda p, ck: load_checkpoint(p, use='train'), ValueError, "use='train' must be 'inference' or 'resume'"),
     (lambda p, ck: save_checkpoint(None, model={}), TypeError, "path must be a file's path, got a NoneType"),
-    (lambda p, ck: save_averaged([p], None), TypeError, "out_path must be a file's path, got a NoneType"),
-    (lambda p, ck: checkpoint_meta('x.pt'), TypeError, _DICT),
+    (lambda p, ck: C.save_averaged([p], None), TypeError, "out_path must be a file's path, got a NoneType"),
+    (lambda p, ck: C.checkpoint_meta('x.pt'), TypeError, _DICT),
     (lambda p, ck: check_checkpoint('x.pt'), TypeError, _DICT),
     (lambda p, ck: check_checkpoint(ck, use='x'), ValueError, "use='x' must be 'inference', 'average' or 'resume'"),
     (lambda p, ck: model_from_checkpoint(ck, device='gpu'), ValueError, "device='gpu' is not a device"),
