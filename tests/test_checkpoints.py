@@ -181,6 +181,9 @@ _DICT = 'ck must be a loaded checkpoint (a dict: load_checkpoint(path)), got a s
     (lambda p, ck: check_checkpoint('x.pt'), TypeError, _DICT),
     (lambda p, ck: check_checkpoint(ck, use='x'), ValueError, "use='x' must be 'inference', 'average' or 'resume'"),
     (lambda p, ck: model_from_checkpoint(ck, device='gpu'), ValueError, "device='gpu' is not a device"),
+    (lambda p, ck: load_checkpoint(p, map_location='gpu'), ValueError, "map_location='gpu' is not a device"),   # not 'corrupt or truncated'
+    *([] if torch.cuda.is_available() else
+      [(lambda p, ck: load_checkpoint(p, map_location='cuda'), ValueError, "map_location='cuda': CUDA is not available on this machine")]),
 ])
 def test_checkpoints_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     "A wrong type or value for a checkpoint function: one line naming the argument, never pathlib's or PyTorch's own error."

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import transformer_nb
-from .core import get_device
+from .core import get_device, parse_device
 from .model import Transformer, TransformerConfig, count_config_params
 from .datasets import download_file, get_cache_dir, sha256_file
 from .data import Tokenizer
@@ -94,6 +94,8 @@ def load_checkpoint(path, map_location='cpu',
     "Read a checkpoint with `weights_only=True`; one-line errors for a missing, unreadable, corrupt, blocked or foreign file."
     _check_path(path, 'path', _A_CHECKPOINT)
     if use not in ('inference', 'resume'): raise ValueError(f"use={use!r} must be 'inference' or 'resume'")
+    if isinstance(map_location, (str, torch.device)) and parse_device(map_location, 'map_location').type == 'cuda' and not torch.cuda.is_available():
+        raise ValueError(f"map_location={map_location!r}: CUDA is not available on this machine; load with map_location='cpu'")   # not the file's fault
     named = isinstance(path, str) and path.startswith('pretrained:')     # a published model (`pretrained_path`, below)
     path = resolve_checkpoint(path, use)[0] if named or Path(path).is_dir() else Path(path)
     if not path.exists(): raise FileNotFoundError(f"checkpoint not found: {path}")

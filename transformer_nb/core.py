@@ -19,11 +19,11 @@ import torch
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 
 # %% ../nbs/00_core.ipynb #e147af01
-def parse_device(device) -> torch.device:
-    "`torch.device(device)`, or a one-line ValueError naming `device` and the names there are (not PyTorch's list of backends)."
+def parse_device(device, name:str='device') -> torch.device:
+    "`torch.device(device)`, or a one-line ValueError naming the argument `name`, its value and the names there are (not PyTorch's list of backends)."
     try: return torch.device(device)
     except (RuntimeError, TypeError, ValueError):
-        raise ValueError(f"device={device!r} is not a device: give 'cpu', 'cuda', 'cuda:N', 'mps', or None for the best available") from None
+        raise ValueError(f"{name}={device!r} is not a device: give 'cpu', 'cuda', 'cuda:N', 'mps', or None for the best available") from None
 
 def get_device(device:str|torch.device|None=None # 'auto'/None, 'cpu', 'cuda', 'cuda:1', 'mps', or a `torch.device`
               ) -> torch.device:
