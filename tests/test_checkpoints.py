@@ -2,6 +2,7 @@
 tokenizer and never replaces a training checkpoint; missing, foreign, damaged, unreadable, pickled-code and not-a-file
 checkpoints each get one line naming the file; a resume checks the step and the shapes."""
 import os, random, shutil
+import transformer_nb.checkpoints as C
 from pathlib import Path
 import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint
@@ -110,6 +111,29 @@ def test_a_checkpoint_that_is_no_file_is_named_for_what_it_is(tmp_path, make, ne
     one_line(tool('train', '--resume', path, timeout=60), 'tnb-train', needle)
 
 
+def _damage(path, how):
+    "Damage the checkpoint file `path`: its meta a list, its schedule junk, or the file cut at 50,000 bytes (a full disk)."
+    if how == 'cut': path.write_bytes(path.read_bytes()[:50_000]); return
+    ck = load_checkpoint(path)
+    ck.update(meta=[1, 2]) if how == 'meta' else ck.update(scheduler={'junk': 1})
+    torch.save(ck, path)
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('how, says', [
+    ('meta', 'checkpoint-0000020.pt: its meta is a list, not a dict'),
+    ('schedule', 'checkpoint-0000020.pt: its optimiser or learning-rate schedule state is damaged'),
+    ('cut', 'checkpoint-0000020.pt is not a readable checkpoint (corrupt or truncated?)'),
+])
+def test_a_damaged_newest_checkpoint_is_named_by_the_commands(folder, how, says):
+    "The newest checkpoint of a run damaged: tnb-train --resume and tnb-translate name the file, never an internal error; a cut one offers the older good one."
+    _damage(folder / 'checkpoint-0000020.pt', how)
+    tools = [('train', ['--resume', folder, '--steps', '30', '--no-progress', '--test-limit', '0'])]
+    if how != 'schedule': tools.append(('translate', [folder, 'a b']))          # translating needs no schedule
+    for name, args in tools:
+        line = one_line(tool(name, *args), f'tnb-{name}', says)
+        assert 'internal error' not in line, line
+        if how == 'cut': assert f'give {folder}/checkpoint-0000010.pt instead' in line, line
+
 # Checkpoints (A05_checkpoints): damaged files are named as damaged, with the file, never an internal error.
 def _checkpoint(path, step=4, **extra):
     set_seed(0)
@@ -141,3 +165,28 @@ def test_an_unreadable_newest_checkpoint_is_named_with_the_newest_good_one(tmp_p
     with pytest.raises(ValueError) as e: resolve_checkpoint(tmp_path, use)
     msg = str(e.value)
     assert 'checkpoint-9999999.pt is not a readable checkpoint' in msg and f'give {run.checkpoint(4)} instead, or remove {run.checkpoint(9999999)}' in msg, msg
+
+
+_PATH = "must be a checkpoint file, a run folder or 'pretrained:NAME'"
+_DICT = 'ck must be a loaded checkpoint (a dict: load_checkpoint(path)), got a str'
+
+@pytest.mark.parametrize('call, exc, says', [
+    (lambda p, ck: load_checkpoint(None), TypeError, f"path {_PATH}, got a NoneType"),
+    (lambda p, ck: load_checkpoint(123), TypeError, f"path {_PATH}, got a int"),
+    (lambda p, ck: resolve_checkpoint(None), TypeError, f"path {_PATH}, got a NoneType"),
+    (lambda p, ck: load_checkpoint(p, use='train'), ValueError, "use='train' must be 'inference' or 'resume'"),
+    (lambda p, ck: save_checkpoint(None, model={}), TypeError, "path must be a file's path, got a NoneType"),
+    (lambda p, ck: C.save_averaged([p], None), TypeError, "out_path must be a file's path, got a NoneType"),
+    (lambda p, ck: C.checkpoint_meta('x.pt'), TypeError, _DICT),
+    (lambda p, ck: check_checkpoint('x.pt'), TypeError, _DICT),
+    (lambda p, ck: check_checkpoint(ck, use='x'), ValueError, "use='x' must be 'inference', 'average' or 'resume'"),
+    (lambda p, ck: model_from_checkpoint(ck, device='gpu'), ValueError, "device='gpu' is not a device"),
+    (lambda p, ck: load_checkpoint(p, map_location='gpu'), ValueError, "map_location='gpu' is not a device"),   # not 'corrupt or truncated'
+    *([] if torch.cuda.is_available() else
+      [(lambda p, ck: load_checkpoint(p, map_location='cuda'), ValueError, "map_location='cuda': CUDA is not available on this machine")]),
+])
+def test_checkpoints_refuse_in_the_callers_terms(tmp_path, call, exc, says):
+    "A wrong type or value for a checkpoint function: one line naming the argument, never pathlib's or PyTorch's own error."
+    p = _checkpoint(tmp_path / 'c.pt')
+    with pytest.raises(exc) as e: call(p, load_checkpoint(p))
+    assert str(e.value).startswith(says) and '\n' not in str(e.value), str(e.value)

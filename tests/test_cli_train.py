@@ -123,6 +123,23 @@ def test_average_of_the_last_checkpoints_is_tested_and_translated(tmp_path):
     assert r.returncode == 2 and 'a resumed run keeps its' in r.stderr, r.stderr
 
 
+def test_a_lost_average_is_made_by_resume_which_says_what_it_scores(tmp_path):
+    """The disk was full when average.pt was written at the end of a finished run. The documented recovery, --resume, makes
+    it, tests it and says so, and its summary quotes the last validation, the one the log ends with."""
+    import json
+    out = tmp_path / 'run'
+    r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '20', '--save-every', '10', '--valid-every', '7',
+                  '--average', '2', '--out', out, '--no-progress', '--beam', '1', '--test-limit', '2')
+    assert r.returncode == 0, r.stderr[-2000:]
+    (out / 'average.pt').unlink()
+    r = tnb_train('--resume', out, '--no-progress', '--beam', '1', '--test-limit', '2')
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert 'nothing to train' in r.stdout and f'averaged the last 2 checkpoints (updates 10, 20) into {out / "average.pt"}' in r.stdout, r.stdout
+    assert (out / 'average.pt').is_file() and 'test (2 sentences, beam 1; average.pt, the average of' in r.stdout, r.stdout
+    logged = [json.loads(l)['valid']['step'] for l in (out / 'log.jsonl').read_text().splitlines() if 'valid' in json.loads(l)]
+    summary = next(l for l in r.stdout.splitlines() if l.startswith('trained '))
+    assert logged[-1] == 20 and summary.endswith('at update 20'), (logged, summary)
+
 # --- tnb-train with real processes: resumes, contradictions, limits, reports ---------------------------------------------
 import re, shutil
 from conftest import TINY, tool, text_tool, one_line

@@ -9,3 +9,11 @@ def test_hardware_closes_what_it_opens():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always'); hardware(); gc.collect()
     assert not [x for x in w if issubclass(x.category, ResourceWarning)], [str(x.message) for x in w]
+
+
+@pytest.mark.parametrize('bad', ['gpu', 1.5, 'cuda:x'])
+def test_get_device_names_what_is_not_a_device(bad):
+    "A name that is no device: one line naming the value and the names there are, not PyTorch's list of backends."
+    from transformer_nb.core import get_device
+    with pytest.raises(ValueError) as e: get_device(bad)
+    assert str(e.value).startswith(f"device={bad!r} is not a device: give 'cpu', 'cuda'") and '\n' not in str(e.value), str(e.value)

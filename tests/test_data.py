@@ -434,6 +434,8 @@ def _tok(): return Tokenizer.train(['a b c', 'd e f g', 'h i'] * 50, vocab_size=
     (lambda: encode_pairs(_tok(), [('a b', 'c')], max_len=0), ValueError, 'max_len=0 must be an int >= 2'),
     (lambda: encode_pairs(_tok(), [('a b', 'c')], max_len=float('nan')), ValueError, 'max_len=nan must be an int >= 2'),
     (lambda: encode_pairs(_tok(), [('a b c d e f', 'c')], max_len=3), ValueError, 'every one of the 1 pairs is longer than max_len=3'),
+    (lambda: encode_pairs(_tok(), [('a b', 'c'), ('a', None)]), TypeError, 'pairs[1] holds a NoneType, not a str: None'),
+    (lambda: Tokenizer.load(None), TypeError, "Tokenizer.load wants a file's path, got a NoneType"),
     (lambda: TokenBatchSampler([-3, 4], [3, 4], 10), ValueError, 'at least one source and one target token'),
     (lambda: TokenBatchSampler([3, 4], [3, 4], 10, rank=0.5, world_size=2), ValueError, 'rank=0.5 must be an int >= 0'),
     (lambda: TokenBatchSampler([3, 4], [3, 4], 10, seed=-1), ValueError, 'seed=-1 must be an int >= 0'),

@@ -525,3 +525,11 @@ def test_fast_beam_search_equals_reference_wide_vocabulary(kw):
     g = greedy_decode(m, src, max_extra=5)
     assert best(fast_beam_search(m, src, beam=1, max_extra=5)) == best(beam_search(m, src, beam=1, max_extra=5)) == g
     assert greedy_decode(m, src, max_extra=5, cache=FastCache(m.cfg.N)) == g == greedy_decode(m, src, max_extra=5, use_cache=False)
+
+
+@pytest.mark.parametrize('bad', [1.5, float('nan'), True, '5'])
+def test_greedy_checks_max_extra_as_beam_search_does(model, bad):
+    "max_extra must be an int >= 0 for every decoder: greedy decoding neither accepts 1.5 nor fails deep inside on NaN."
+    for decode in (greedy_decode, fast_greedy, beam_search, fast_beam_search):
+        with pytest.raises(ValueError) as e: decode(model, torch.tensor([[5, 3]]), max_extra=bad)
+        assert str(e.value).startswith(f'max_extra={bad!r} must be an int >= 0'), (decode.__name__, str(e.value))

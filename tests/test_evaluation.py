@@ -115,3 +115,21 @@ def test_significance_table_says_the_same_score():
     other = ['Nothing here.' if i % 2 else 'Nobody there.' for i in range(100)]
     tbl = _significance_table({'b vs a': paired_bootstrap(REFS, ['zz yy.'] * 100, other, n_samples=100)})
     assert tbl.endswith('| +0.0 | 1.000 | no (the same score) |'), tbl
+
+
+def test_corpus_scores_refuses_no_sentences():
+    with pytest.raises(ValueError, match='^corpus_scores got no sentences'): corpus_scores([], [])
+
+
+@pytest.mark.parametrize('which, says', [
+    ('model', 'model must be a Transformer (a torch.nn.Module), got a NoneType'),
+    ('tokenizer', 'tokenizer must have encode and decode (a Tokenizer), got a NoneType'),
+    ('sentences', 'sentences must be a list of strings, got a NoneType'),
+])
+def test_translate_names_a_missing_argument(model, tok, which, says):
+    args = {'model': model, 'tokenizer': tok, 'sentences': ['one two'], which: None}
+    with pytest.raises(TypeError) as e: translate(**args)
+    assert str(e.value).startswith(says), str(e.value)
+    if which == 'sentences': return
+    with pytest.raises(TypeError) as e: evaluate(args['model'], args['tokenizer'], PAIRS)
+    assert str(e.value).startswith(says), str(e.value)

@@ -7,7 +7,7 @@ from transformer_nb.checkpoints import load_checkpoint, save_checkpoint
 from transformer_nb.runs import RunFolder
 from conftest import ENV, cmd, tool, one_line, temps
 from transformer_nb.records import (RESULT_KEYS, train_time, make_record, load_results, add_result, check_results_file,
-                                    fmt_minutes, results_table, headline_table)
+                                    fmt_minutes, results_table, headline_table, register_record_kind)
 
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.parametrize('content,msg', [
@@ -96,6 +96,7 @@ REC = {k: 1 for k in RESULT_KEYS} | {'id': 'r1', 'dataset': 'd', 'direction': 'a
     (lambda p: train_time('run/checkpoint-0000100.pt'), TypeError, 'ckpt must be a loaded checkpoint (a dict: load_checkpoint(path))'),
     (lambda p: train_time({'meta': ['x']}), ValueError, "the checkpoint's meta is a list, not a dict"),
     (lambda p: make_record('x', {}, None, {'bleu': 1}, 'cmd'), ValueError, "scores lacks ['beam', 'alpha'"),
+    (lambda p: register_record_kind('mine', 'id'), TypeError, "keys must be a tuple of key names, got one str: ('id',)"),
 ])
 def test_records_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     with pytest.raises(exc) as e: call(tmp_path)

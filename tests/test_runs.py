@@ -84,6 +84,22 @@ def test_links_planted_while_a_run_trains_are_replaced_never_followed(tmp_path):
     assert any('log.jsonl had been replaced by a symbolic link' in l and 'not followed' in l for l in said(err)), err
 
 
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_resumed_run_logs_each_validation_once(tmp_path):
+    """A run killed after validating at update 12, its newest checkpoint that of update 8 (the folder as the kill leaves
+    it: the log's record of update 12, no checkpoint past 8), resumed: its log holds each update's validation once."""
+    out = tmp_path / 'run'
+    r = tool('train', *TINY, '--steps', '16', '--save-every', '8', '--valid-every', '4', '--keep', '0', '--out', out)
+    assert r.returncode == 0, r.stderr[-3000:]
+    steps = lambda: [json.loads(l)['valid']['step'] for l in (out / 'log.jsonl').read_text().splitlines() if 'valid' in json.loads(l)]
+    assert steps() == [4, 8, 12, 16]
+    lines = (out / 'log.jsonl').read_text().splitlines()
+    (out / 'log.jsonl').write_text(''.join(l + '\n' for l in lines if json.loads(l).get('valid', {}).get('step', 0) <= 12))
+    (out / 'checkpoint-0000016.pt').unlink()
+    r = tool('train', '--resume', out, '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert steps() == [4, 8, 12, 16] and b'removed 1 record(s) of updates past 8' in r.stdout, (steps(), r.stdout[-2000:])
+
 # The run folder (A04_runs): one claim for a run, and a log that survives a cut line.
 def test_a_cut_last_line_does_not_swallow_the_next_record(tmp_path):
     "A disk that filled up mid-record leaves the log's last line cut: the next record starts on a line of its own."

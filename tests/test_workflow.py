@@ -12,9 +12,11 @@ def tnb(tool, *args, cwd=None):
     cmd = [sys.executable, '-c', f'from transformer_nb.cli import {tool}_main; {tool}_main()', *map(str, args)]
     return subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300)
 
-def _train_model():
+def _workflow():
     from transformer_nb import workflow
-    return workflow.train_model
+    return workflow
+
+def _train_model(): return _workflow().train_model
 
 def _pair_files(folder:Path, name:str='a', text:str='a b\nb c\nc d\n') -> tuple[Path, Path]:
     folder.mkdir(parents=True, exist_ok=True)
@@ -97,3 +99,24 @@ def test_test_report_says_which_checkpoint_it_scores(tmp_path):
     assert 'average.pt, the average of' in test_report(tr, data)[1][0]
     tr = _train_model()(data, preset='tiny', vocab_size=16, steps=2, max_tokens=400, progress=False, say=lambda m: None)
     assert 'the model at update 2, the last checkpoint' in test_report(tr, data)[1][0]
+
+
+@pytest.mark.parametrize('call, exc, says', [
+    (lambda d: _train_model()(d, resume=123, say=lambda m: None), TypeError, 'resume=123 must be a checkpoint file or a run folder'),
+    (lambda d: _workflow().resume_run(None), TypeError, 'resume=None must be a checkpoint file or a run folder'),
+    (lambda d: _train_model()(d, out=123, steps=1, say=lambda m: None), TypeError, 'out=123 must be a folder\'s path'),
+    (lambda d: _train_model()(d, spm='x', steps=1, say=lambda m: None), TypeError, "spm='x' must be a dict of SentencePiece options"),
+    (lambda d: _train_model()(d, device='gpu', steps=1, say=lambda m: None), ValueError, "device='gpu' is not a device"),
+    (lambda d: _workflow().test_set('c.pt'), TypeError, 'ck must be a loaded checkpoint'),
+    (lambda d: _workflow().test_set({'meta': {'dataset': 'copy'}}, split='dev'), ValueError,
+     "split='dev' must be 'train', 'valid' or 'test'"),
+])
+def test_workflow_refuses_in_the_callers_terms(call, exc, says):
+    "A wrong type or value: one line that names the argument as the caller wrote it, before any work."
+    with pytest.raises(exc) as e: call(load_dataset('copy', n_train=20, n_valid=2, n_test=2))
+    assert str(e.value).startswith(says) and '\n' not in str(e.value), str(e.value)
+
+def test_check_memory_takes_a_tasks_name():
+    from transformer_nb.workflow import check_memory
+    from transformer_nb.tasks import get_task
+    assert check_memory('copy', preset='tiny', vocab_size=16) == check_memory(get_task('copy'), preset='tiny', vocab_size=16) > 0

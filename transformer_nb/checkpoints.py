@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import transformer_nb
-from .core import get_device
+from .core import get_device, parse_device
 from .model import Transformer, TransformerConfig, count_config_params
 from .datasets import download_file, get_cache_dir, sha256_file
 from .data import Tokenizer
@@ -45,9 +45,16 @@ def set_rng_state(s:dict):
     np.random.set_state((n['name'], n['keys'].cpu().numpy().astype(np.uint32), n['pos'], n['has_gauss'], n['gauss']))
 
 # %% ../nbs/A05_checkpoints.ipynb #067c7b9e
+def _check_path(path, name:str='path', what:str="a file's path"):
+    "A TypeError naming the argument `name` unless `path` is a str or a path (not None, not a number, not a loaded checkpoint)."
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"{name} must be {what}, got a {type(path).__name__}")
+
+_A_CHECKPOINT = "a checkpoint file, a run folder or 'pretrained:NAME'"
+
 def save_checkpoint(path, follow:bool=True, # False: a symbolic link at `path` is replaced, never written through
                     **state) -> Path:
     "Write `state` (plus the format tag) to `path` atomically: temp file, fsync, rename (see `atomic_open`)."
+    _check_path(path)
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_open(path, 'wb', follow=follow) as f:
         try: torch.save({'format': _CKPT_FORMAT, **state}, f)
@@ -85,6 +92,10 @@ def load_checkpoint(path, map_location='cpu',
                     mmap:bool=False, # map the tensors instead of reading them (for a quick look at the metadata)
                    ) -> dict:
     "Read a checkpoint with `weights_only=True`; one-line errors for a missing, unreadable, corrupt, blocked or foreign file."
+    _check_path(path, 'path', _A_CHECKPOINT)
+    if use not in ('inference', 'resume'): raise ValueError(f"use={use!r} must be 'inference' or 'resume'")
+    if isinstance(map_location, (str, torch.device)) and parse_device(map_location, 'map_location').type == 'cuda' and not torch.cuda.is_available():
+        raise ValueError(f"map_location={map_location!r}: CUDA is not available on this machine; load with map_location='cpu'")   # not the file's fault
     named = isinstance(path, str) and path.startswith('pretrained:')     # a published model (`pretrained_path`, below)
     path = resolve_checkpoint(path, use)[0] if named or Path(path).is_dir() else Path(path)
     if not path.exists(): raise FileNotFoundError(f"checkpoint not found: {path}")
@@ -110,8 +121,13 @@ def load_checkpoint(path, map_location='cpu',
     return ck
 
 # %% ../nbs/A05_checkpoints.ipynb #a1meta02
+def _check_loaded(ck):
+    "A TypeError unless `ck` is a checkpoint as `load_checkpoint` returns it (a dict), not its path."
+    if not isinstance(ck, dict): raise TypeError(f"ck must be a loaded checkpoint (a dict: load_checkpoint(path)), got a {type(ck).__name__}")
+
 def checkpoint_meta(ck:dict, path=None) -> dict:
     "The metadata of the checkpoint `ck` (read from `path`): {} when it has none; a ValueError naming the file when it is not a dict."
+    _check_loaded(ck)
     meta = ck.get('meta')
     if meta is None: return {}
     if not isinstance(meta, dict):
@@ -178,6 +194,7 @@ def resolve_checkpoint(path, use:str='inference', # 'inference' or 'resume' (an 
                       ) -> tuple[Path, str]:
     "(the checkpoint file `path` stands for, why): a file is itself; a run folder is resolved by `RunFolder.resolve`; `pretrained:NAME` is a published model's verified file."
     if use not in ('inference', 'resume'): raise ValueError(f"use={use!r} must be 'inference' or 'resume'")
+    _check_path(path, 'path', _A_CHECKPOINT)
     if (name := pretrained_name(path)) is not None:
         if use == 'resume': raise ValueError(f"{path} is a published model for translating: it holds no optimiser state to resume from")
         return pretrained_path(name), f"the published model {name}"
@@ -264,6 +281,7 @@ def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
                      model=None, # check them against this model instead of one built from the config
                     ) -> dict:
     "`ck` if it holds what `use` ('inference', 'average' or 'resume') needs; else a one-line ValueError naming `path` and what is wrong."
+    if use not in _NEEDS: raise ValueError(f"use={use!r} must be 'inference', 'average' or 'resume'")
     meta, missing = checkpoint_meta(ck, path), [k for k in _NEEDS[use] if ck.get(k) is None]
     if missing:
         hint = ''
@@ -380,6 +398,7 @@ def average_checkpoints(paths:list) -> dict:
 # %% ../nbs/A05_checkpoints.ipynb #f9e51626
 def save_averaged(paths:list, out_path, follow:bool=True) -> Path:
     "Average the checkpoints `paths` and write the result to `out_path` atomically (see `save_checkpoint`)."
+    _check_path(out_path, 'out_path')
     paths = [Path(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
     if twice := [p for i, p in enumerate(paths) if any(same_file(p, q) for q in paths[:i])]:
         raise ValueError(f"{twice[0]} is given more than once: an average counts each checkpoint once")

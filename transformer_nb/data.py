@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/data.html.md"""
 __all__ = ['Tokenizer', 'encode_pairs', 'TokenBatchSampler', 'pad_ids', 'collate', 'padding_efficiency']
 
 # %% ../nbs/08_data.ipynb #c7715aec
-import io, warnings
+import io, os, warnings
 from pathlib import Path
 from typing import Iterable
 from fastcore.basics import patch
@@ -81,6 +81,7 @@ class Tokenizer:
     def save(self, path:str|Path): Path(path).write_bytes(self._proto)
     @classmethod
     def load(cls, path:str|Path) -> 'Tokenizer':
+        if not isinstance(path, (str, os.PathLike)): raise TypeError(f"Tokenizer.load wants a file's path, got a {type(path).__name__}")
         if not Path(path).is_file(): raise FileNotFoundError(f"{path} is a folder, not a SentencePiece model" if Path(path).is_dir() else f"{path}: no such file")
         return cls(Path(path).read_bytes())
 
@@ -126,7 +127,10 @@ def encode_pairs(tok:Tokenizer, pairs:list[tuple[str, str]],
         raise ValueError(f"encode_pairs wants a list of (source, target) pairs, got {pairs!r:.60}")
     if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 2):
         raise ValueError(f"max_len={max_len!r} must be an int >= 2 (a target holds BOS and EOS)")
-    srcs, tgts = tok.encode([s for s, _ in pairs], num_threads), tok.encode([t for _, t in pairs], num_threads)
+    try: srcs, tgts = tok.encode([s for s, _ in pairs], num_threads), tok.encode([t for _, t in pairs], num_threads)
+    except TypeError:                                   # a sentence that is not a str: name it (looked for only then)
+        if (bad := next(((i, x) for i, p in enumerate(pairs) for x in p if not isinstance(x, str)), None)) is None: raise
+        raise TypeError(f"pairs[{bad[0]}] holds a {type(bad[1]).__name__}, not a str: {bad[1]!r:.60}") from None
     out = [(s + [EOS_ID], [BOS_ID] + t + [EOS_ID]) for s, t in zip(srcs, tgts)]
     if max_len is not None:
         keep = [p for p in out if len(p[0]) <= max_len and len(p[1]) <= max_len]

@@ -66,7 +66,8 @@ def _check_src(model, src:torch.Tensor) -> torch.Tensor:
 # %% ../nbs/10_decoding.ipynb #6345d607
 def max_output_lengths(model, src:torch.Tensor, max_extra:int=PAPER_DECODING.max_extra) -> torch.Tensor:
     "Most tokens (EOS included) each sentence of `src` may generate: its length (EOS included) + `max_extra`."
-    if max_extra < 0: raise ValueError(f"max_extra={max_extra} must be >= 0")
+    if isinstance(max_extra, bool) or not isinstance(max_extra, int) or max_extra < 0:
+        raise ValueError(f"max_extra={max_extra!r} must be an int >= 0: the tokens an output may have beyond its input's length")
     n = (src != model.cfg.pad_id).sum(1) + max_extra                     # (B,)
     if model.cfg.max_positions: n = n.clamp(max=model.cfg.max_positions)   # no learned position beyond max_len
     return n

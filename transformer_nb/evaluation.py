@@ -43,6 +43,7 @@ def corpus_scores(hyps:list[str], refs:list[str],
     hyps, refs = _sentences(hyps, 'hyps'), _sentences(refs, 'refs')
     if len(hyps) != len(refs):
         raise ValueError(f"{len(hyps)} hypotheses but {len(refs)} references: they must be aligned line by line")
+    if not hyps: raise ValueError("corpus_scores got no sentences: give the hypotheses and references of at least one")
     out = {}
     for key, metric in (('bleu', BLEU()), ('bleu_lc', BLEU(lowercase=True)), ('chrf', CHRF())):
         s = corpus_score(metric, hyps, refs, chunk)
@@ -158,12 +159,19 @@ def one_line(text:str) -> str:
 def _device(device) -> torch.device:
     "The device `device` names, or a one-line ValueError that says which devices there are."
     try: dev = get_device(device)
-    except (RuntimeError, TypeError) as e:
+    except (RuntimeError, TypeError, ValueError) as e:
         if 'not available' in str(e): raise ValueError(str(e).split('\n')[0]) from None
         raise ValueError(f"device={device!r} is not a device: give None (where the model is), 'cpu', 'cuda', 'cuda:N' or 'mps'") from None
     if dev.type == 'cuda' and dev.index is not None and dev.index >= torch.cuda.device_count():
         raise ValueError(f"device={device!r}: this machine has {torch.cuda.device_count()} CUDA device(s), numbered from 0")
     return dev
+
+def _check_model(model):
+    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a Transformer (a torch.nn.Module), got a {type(model).__name__}")
+
+def _check_tokenizer(tokenizer):
+    if not all(callable(getattr(tokenizer, f, None)) for f in ('encode', 'decode')):
+        raise TypeError(f"tokenizer must have encode and decode (a Tokenizer), got a {type(tokenizer).__name__}")
 
 def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS) and .decode(ids) -> str
               sentences:list[str],
@@ -175,11 +183,14 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
               *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None, # in place of decoding's
              ) -> list[str]: # one output per input, in input order; '' for an empty input
     "Translate `sentences` with beam search (greedy when beam=1), batched by length."
+    _check_model(model)
     if isinstance(sentences, str): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
-    sentences = list(sentences)
+    try: sentences = list(sentences)
+    except TypeError: raise TypeError(f"sentences must be a list of strings, got a {type(sentences).__name__}") from None
     for i, s in enumerate(sentences):
         if not isinstance(s, str): raise TypeError(f"sentences[{i}] is a {type(s).__name__}, not a str: {s!r}")
     d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # built and checked once, here
+    _check_tokenizer(tokenizer)
     _check_max_tokens(max_tokens)
     if max_src_len is not None and (bad := long_sources(tokenizer, sentences, max_src_len)):   # before any decoding
         raise ValueError(too_long_message(bad, max_src_len, lambda i: f"sentences[{i}]"))
@@ -216,7 +227,9 @@ def evaluate(model, tokenizer, pairs:list[tuple[str, str]],
     if bad := [i for i, p in enumerate(pairs) if not (isinstance(p, (tuple, list)) and len(p) == 2)]:
         raise ValueError(f"pairs[{bad[0]}] is not a (source, reference) pair: {pairs[bad[0]]!r:.60}")
     if not pairs: raise ValueError("evaluate got no (source, reference) pairs")
+    _check_model(model)
     d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # built and checked once, here
+    _check_tokenizer(tokenizer)
     hyps = translate(model, tokenizer, [s for s, _ in pairs], d, max_tokens, device, precision=precision)
     refs = [t for _, t in pairs]
     scores = corpus_scores(hyps, refs)

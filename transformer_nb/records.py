@@ -52,6 +52,7 @@ RECORD_KINDS: dict[str, tuple] = {}   # kind -> the keys a complete record of it
 
 def register_record_kind(name:str, keys:tuple) -> tuple:
     "Make a record with every key of `keys` a known kind, `name`, of results-file record; returns the keys."
+    if isinstance(keys, str): raise TypeError(f"keys must be a tuple of key names, got one str: ({keys!r},)")   # not its letters
     RECORD_KINDS[name] = tuple(keys)
     return RECORD_KINDS[name]
 

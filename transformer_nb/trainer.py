@@ -16,7 +16,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 from tqdm import tqdm
-from .core import get_device, autocast, choose_precision, precision_dtype
+from .core import get_device, parse_device, autocast, choose_precision, precision_dtype
 from .model import Transformer
 from .data import TokenBatchSampler, collate
 from .training import make_optimizer, label_smoothed_nll
@@ -44,6 +44,7 @@ def _check_train_config(c):
     if not _positive(c.lr_scale): raise ValueError(f"lr_scale={c.lr_scale} must be a positive number")
     if not (isinstance(c.eps_ls, (int, float)) and 0 <= c.eps_ls < 1): raise ValueError(f"eps_ls={c.eps_ls} must be in [0, 1)")
     if c.precision != 'auto': precision_dtype(c.precision)
+    if c.device not in (None, '', 'auto'): parse_device(c.device)      # a name; whether this machine has it, `get_device` says
     if c.keep is None: c.keep = max(3, c.average)
     if not isinstance(c.keep, int) or c.keep < 0: raise ValueError(f"keep={c.keep!r} must be an int >= 0")
     if c.keep and c.keep < c.average:

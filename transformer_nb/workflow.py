@@ -117,6 +117,12 @@ def _corpus(data, task:Task|None) -> ParallelData|None:
                      f"'train.en'))), a dataset's name ({', '.join(dataset_names())}), or your training files as a pair "
                      f"(data=('train.de', 'train.en'))")
 
+def _check_run_args(out, spm):
+    "A TypeError naming `out=` or `spm=` when it is not a folder's path or a dict of SentencePiece options."
+    if out is not None and not isinstance(out, (str, os.PathLike)): raise TypeError(f"out={out!r:.60} must be a folder's path, got a {type(out).__name__}")
+    if spm is not None and not isinstance(spm, dict):
+        raise TypeError(f"spm={spm!r:.60} must be a dict of SentencePiece options, e.g. {{'byte_fallback': True}}, got a {type(spm).__name__}")
+
 def _data_meta(data:ParallelData) -> dict:
     "Where the corpus was read from, for a resume to find and check it: the data folder, and each file's path, size and sha256."
     o = data.origin
@@ -137,7 +143,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
                 **settings, # `TrainConfig` and `TransformerConfig` fields, e.g. steps=300, d_model=128, eps_ls=0.1
                ) -> Trainer:
     "Train a model for `task` with its recipe and `settings` (or continue `resume`); returns the `Trainer` (model, tokenizer, history)."
-    say = say or (lambda msg: print(msg, flush=True))
+    _check_run_args(out, spm); say = say or (lambda msg: print(msg, flush=True))
     given, model_kw = _split(settings)
     if task is not None: task = get_task(task)
     data = _corpus(data, task)
@@ -223,6 +229,8 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
                out=None, # the run folder to continue in (None: the checkpoint's, where it is now)
                say=print) -> Resumed:
     "Resolve, read and check a run to continue, once: what was asked for against the checkpoint (settings, model, data)."
+    if not isinstance(resume, (str, os.PathLike)):
+        raise TypeError(f"resume={resume!r:.60} must be a checkpoint file or a run folder (its newest checkpoint), got a {type(resume).__name__}")
     path, why = resolve_checkpoint(resume, use='resume')
     ck = check_checkpoint(load_checkpoint(path), path, 'resume', weights=False)   # the weights: by `Trainer.load`, on the real model
     say(f"resuming {path} ({why})")
@@ -243,8 +251,8 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
 def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, device=None, recipe:str|Recipe|None=None,
                  **settings, # as `train_model` takes them: the `TransformerConfig` fields count, the others are ignored
                 ) -> int:
-    "The parameters of the model a new run of `task` would build; a ValueError if training it cannot fit `device`'s memory."
-    r = task_recipe(task, recipe)
+    "The parameters of the model a new run of `task` (a `Task` or its name) would build; a ValueError if training it cannot fit `device`'s memory."
+    r = task_recipe(get_task(task), recipe)
     model, vocab, dev = _split(settings)[1], vocab_size or r.vocab_size, get_device(device)
     n = count_config_params(get_config(preset or r.preset, src_vocab=vocab, tgt_vocab=vocab, **{**({} if preset else r.model), **model}))
     mem = (torch.cuda.get_device_properties(dev).total_memory if dev.type == 'cuda' else
@@ -311,6 +319,7 @@ def dataset_test_set(ck:dict, dataset:str|None=None, split:str|None=None, src_la
                      name:str='the checkpoint') -> tuple[list, str]:
     "(pairs, the test set's name) of a dataset's split for the checkpoint `ck`: its own dataset, direction and test split by default."
     meta, split = checkpoint_meta(ck, name), split or 'test'
+    if split not in ('train', 'valid', 'test'): raise ValueError(f"split={split!r} must be 'train', 'valid' or 'test'")
     dataset = dataset or meta.get('dataset')
     if dataset is None or (dataset in DATASETS and DATASETS[dataset].reads_files):
         raise ValueError(f"{name} was trained on {'your own files' if dataset else 'an unknown corpus'}: give its test set as src= and ref=")
