@@ -9,7 +9,7 @@ __all__ = ['RESULT_KEYS', 'RECORD_KINDS', 'train_time', 'make_record', 'today', 
            'add_result', 'check_results_file', 'fmt_minutes', 'results_table', 'headline_table']
 
 # %% ../nbs/A11_records.ipynb #16dafa82
-import json, datetime, math, os
+import json, datetime, math, os, re
 from pathlib import Path
 from .core import count_params, hardware
 from .safeguards import atomic_write, folder_lock
@@ -143,16 +143,21 @@ def results_table(recs:list[dict]) -> str:
         f"{r['chrf']:.1f} | {r['exact_match']:.1f}% | {fmt_minutes(r['train_time_s'])} | {r['hardware']} |"
         for r in recs)
 
+def _machine(hw:str) -> str:
+    "A `hardware` string without its PyTorch version: 'AMD EPYC (AVX512), 2 cores (CPU)', 'NVIDIA H100 80GB HBM3 (CUDA)'."
+    return re.sub(r', torch \S+$', '', hw)
+
 def headline_table(recs:list[dict]) -> str:
-    "Markdown: per (dataset, direction, hardware) the record with the best lowercased BLEU (then exact match)."
+    """Markdown: per (dataset, direction, hardware) the record with the best lowercased BLEU (then exact match), in
+    short columns that fit a page (`results_table` has every setting); the record's id is the last column."""
     _check_records(recs)
     best = {}
     for r in recs:
         k = (r['dataset'], r['direction'], r['hardware'])
         if k not in best or (r['bleu_lc'], r['exact_match']) > (best[k]['bleu_lc'], best[k]['exact_match']): best[k] = r
-    head = ('| data | direction | hardware | best run | model | decoding | BLEU | BLEU (lc) | chrF | exact | train time |\n'
-            '|---|---|---|---|---|---|---|---|---|---|---|\n')
+    head = ('| data | machine | params | decoding | BLEU | BLEU (lc) | chrF | exact | train time | record |\n'
+            '|---|---|---|---|---|---|---|---|---|---|\n')
     return head + '\n'.join(
-        f"| {r['dataset']} | {r['direction']} | {r['hardware']} | {r['id']} | {r['preset']} ({r['params']/1e6:.1f}M) | "
-        f"{r['decoding']} | {_bleu_cells(r)} | {r['chrf']:.1f} | {r['exact_match']:.1f}% | "
-        f"{fmt_minutes(r['train_time_s'])} |" for _, r in sorted(best.items(), key=lambda kv: kv[0]))
+        f"| {r['dataset']} {r['direction']} | {_machine(str(r['hardware']))} | {r['params']/1e6:.1f}M | "
+        f"{str(r['decoding']).replace(' checkpoints', '')} | {_bleu_cells(r)} | {r['chrf']:.1f} | {r['exact_match']:.1f}% | "
+        f"{fmt_minutes(r['train_time_s'])} | {r['id']} |" for _, r in sorted(best.items(), key=lambda kv: kv[0]))
