@@ -19,7 +19,8 @@ from .core import UNK_ID, set_seed, hardware, git_commit, get_device, limit_thre
 from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs
-from .checkpoints import load_checkpoint, resolve_checkpoint, check_checkpoint, check_tokenizer, checkpoint_meta, model_from_checkpoint
+from .runs import RunFolder
+from .checkpoints import read_checkpoint, check_checkpoint, check_tokenizer, checkpoint_meta, model_from_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config
 from .decoding import Decoding, DECODE_BATCH_TOKENS
 from .evaluation import translate
@@ -160,7 +161,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
             'data': _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),
             **({'recipe': recipe} if isinstance(recipe, str) else {}), **(meta or {})}
     trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say)
-    if ck is not None: trainer.load(ck, path)                      # the one check of the checkpoint, against the real model
+    if ck is not None: trainer.load(ck, path, checked=True)        # checked by `resume_run`; the weights here, against the real model
     trainer.task = task
     trainer.fit()
     return trainer
@@ -169,7 +170,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
 @dataclass
 class Resumed:
     "A run to continue, read and checked once (`resume_run`): its checkpoint, the file, its task, `TrainConfig`, notes, data and run folder."
-    ck: dict; path: Path; task: Task; tc: TrainConfig; said: list; data: ParallelData; out: Path
+    ck: dict; path: Path; task: Task; tc: TrainConfig; said: list; data: ParallelData; out: RunFolder
     def __repr__(self): return f"Resumed({self.path}, {self.task.name}, update {self.ck['step']}, {self.data})"
 
 def _check_model(ck:dict, path, model:dict, spm, preset, vocab_size):
@@ -223,8 +224,8 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
                out=None, # the run folder to continue in (None: the checkpoint's, where it is now)
                say=print) -> Resumed:
     "Resolve, read and check a run to continue, once: what was asked for against the checkpoint (settings, model, data)."
-    path, why = resolve_checkpoint(resume, use='resume')
-    ck = check_checkpoint(load_checkpoint(path), path, 'resume', weights=False)   # the weights: by `Trainer.load`, on the real model
+    ck, path, why = read_checkpoint(resume, use='resume')                         # resolved and read once
+    check_checkpoint(ck, path, 'resume', weights=False)                            # the weights: by `Trainer.load`, on the real model
     say(f"resuming {path} ({why})")
     given, model = _split(settings or {})
     _check_model(ck, path, model, spm, preset, vocab_size)
@@ -237,7 +238,7 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     own = meta.get('task') if meta.get('task') and name == meta.get('dataset') else None
     task = get_task(task or own or task_for(name))   # the task named, else the run's own on its own dataset, else the dataset's
     data = _resumed_data(meta, path, task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data)
-    return Resumed(ck, path, task, tc, said, data, Path(out) if out is not None else path.parent)
+    return Resumed(ck, path, task, tc, said, data, RunFolder(out if out is not None else path.parent))
 
 # %% ../nbs/A16_workflow.ipynb #96546088
 def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, device=None, recipe:str|Recipe|None=None,
