@@ -157,6 +157,7 @@ def _train(argv):
     for line in check_thread_env(): warnings.warn(line)
     from transformer_nb.core import limit_threads
     from transformer_nb.model import PRESETS
+    from transformer_nb.distributed import init_distributed
     from transformer_nb import workflow
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
     limit_threads(a.threads); check_device(a.device)
@@ -166,8 +167,10 @@ def _train(argv):
     out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
     start = (int(resumed.ck['step']), resumed.path) if resumed else (0, None)   # the update the run starts from, and its file
+    writes = init_distributed()[0] == 0                            # under torchrun only rank 0 writes, so only it holds the folder
     with contextlib.ExitStack() as held:                           # claimed here, once: fit's claim of the same start holds it as it is
-        try: held.enter_context(out.claim(*start, overwrite=a.overwrite, remove_unused=created))
+        try:
+            if writes: held.enter_context(out.claim(*start, overwrite=a.overwrite, remove_unused=created))
         except RunConflict as e:
             if a.resume: raise                                     # a later continuation's files, or another run's: said as they are
             _fail(f"--out {out.path} already holds a run ({file_names(e.files)}): continue it "
