@@ -165,3 +165,11 @@ def test_an_early_stop_a_task_refuses_is_one_sentence_said_as_an_option(copy_run
     assert code == 2 and err.strip().endswith(f"error: --early-stop {said}"), err
     with pytest.raises(ValueError, match=f"stop='early' {said}"):
         get_task('parsing').score(t.model, t.tokenizer, [('a b', 'a b')], Decoding(stop='early'))
+
+
+def test_the_decoding_batch_size_in_the_help_is_the_library_s():
+    "tnb-translate's --help states the decoding batch size without importing torch; it must be the library's one number."
+    from transformer_nb.cli import _translate_parser
+    from transformer_nb.decoding import DECODE_BATCH_TOKENS
+    a = next(x for x in _translate_parser()._actions if x.dest == 'max_tokens')
+    assert f"default: {DECODE_BATCH_TOKENS}, the library's DECODE_BATCH_TOKENS" in a.help, a.help
