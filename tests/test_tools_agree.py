@@ -173,3 +173,13 @@ def test_the_decoding_batch_size_in_the_help_is_the_library_s():
     from transformer_nb.decoding import DECODE_BATCH_TOKENS
     a = next(x for x in _translate_parser()._actions if x.dest == 'max_tokens')
     assert f"default: {DECODE_BATCH_TOKENS}, the library's DECODE_BATCH_TOKENS" in a.help, a.help
+
+
+def test_recipe_refusals_are_the_library_s_said_as_options(copy_run, tmp_path):
+    "A recipe the task lacks, and a recipe for a resumed run, are refused by `task_recipe` and `resume_run` alone, in tnb-train's options."
+    out, err, code = run(train_main, ['--dataset', 'copy', '--recipe', 'cpu-hour', '--out', tmp_path / 'new', '--no-progress'])
+    assert code == 2 and err.strip().endswith("error: --recipe cpu-hour: the copy task's recipes are only its default"), err
+    assert not (tmp_path / 'new').exists()                                   # claimed, nothing written, removed
+    d, t = copy_run
+    out, err, code = run(train_main, ['--resume', t.run.path, '--recipe', 'paper', '--no-progress'])
+    assert code == 2 and err.strip().endswith("error: --recipe paper: a resumed run keeps the settings of its own recipe; drop --recipe"), err

@@ -97,7 +97,6 @@ def _setting_names() -> tuple:
 def _check_train(a):
     if a.steps and a.epochs: _fail("give --steps or --epochs, not both: --steps counts updates, --epochs passes over the data")
     if a.resume and a.overwrite: _fail("--resume continues a run and --overwrite deletes one: give one of them")
-    if a.resume and a.recipe: _fail(f"--recipe {a.recipe} is for a new run: a resumed run keeps the settings of its own recipe")
     if a.new_data and not a.resume: _fail("--new-data is for --resume: it continues a checkpoint on another corpus")
     if a.resume and (a.normalization or a.byte_fallback is not None): _fail("--normalization and --byte-fallback shape a new tokenizer; a resumed run keeps its own")
     for s, f in [(s, x) for s in ('train', 'valid', 'test') for x in (getattr(a, s) or [])]:
@@ -118,8 +117,6 @@ def _task_of(a):
     if files and not (a.train or a.data_dir): _fail(f"--dataset {a.dataset} needs --train SRC TGT, your own files (or --data-dir)")
     if not files and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
     if not task.languages and (a.src_lang or a.tgt_lang): _fail(f"--dataset {a.dataset} has no languages: drop --src-lang/--tgt-lang")
-    if a.recipe is not None and a.recipe not in task.recipes:
-        _fail(f"argument --recipe: invalid choice: {a.recipe!r} (the {task.name} task's recipes: {', '.join(task.recipes) or 'none but its default'})")
     return task
 
 # %% ../nbs/A19_cli.ipynb #a7set001
@@ -136,7 +133,7 @@ def _resume(a, p, s:dict, spm:dict, files):
     from transformer_nb.workflow import resume_run
     with library_errors(p):
         r = resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
-                       a.preset, a.vocab_size, out=a.out, say=print)
+                       a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print)
     if a.threads is None and (rc := r.task.recipes.get(checkpoint_meta(r.ck, r.path).get('recipe'))) and rc.threads is not None: limit_threads(rc.threads)
     return r
 
@@ -175,8 +172,8 @@ def _train(argv):
             if a.resume: raise                                     # a later continuation's files, or another run's: said as they are
             _fail(f"--out {out.path} already holds a run ({file_names(e.files)}): continue it "
                   f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
-        recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
-        with library_errors(p):
+        with library_errors(p):                                    # recipe='x': the copy task's recipes are ... -> --recipe x: ...
+            recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
             if not a.resume:
                 data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **(files or {}))
                 workflow.check_memory(task, a.preset, a.vocab_size, a.device, recipe=recipe, **s)

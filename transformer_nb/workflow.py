@@ -143,10 +143,10 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     if task is not None: task = get_task(task)
     data = _corpus(data, task)
     if resume is not None:
-        if recipe is not None: raise ValueError(f"recipe={recipe!r}: a resumed run keeps the settings of its own recipe; drop recipe=")
         if not isinstance(resume, Resumed):
-            resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size, out=out, say=say)
-        elif settings or spm or preset or vocab_size or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
+            resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size,
+                                recipe=recipe, out=out, say=say)
+        elif settings or spm or preset or vocab_size or recipe or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
         ck, path, task, tc, said, data, out, r = resume.ck, resume.path, resume.task, resume.tc, resume.said, resume.data, resume.out, resume.task.recipe
     else:
         task = task or (task_for(data.name) if data is not None else get_task('numbers'))
@@ -221,9 +221,11 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
                data_dir=None, files:dict|None=None, # your own files: {'train': (src, tgt), 'valid': ..., 'test': ...}
                new_data:bool=False, # continue on other data than the run's (fine-tuning)
                settings:dict|None=None, spm:dict|None=None, preset:str|None=None, vocab_size:int|None=None, # as `train_model` takes them
+               recipe=None, # refused: a resumed run keeps the settings of its own recipe
                out=None, # the run folder to continue in (None: the checkpoint's, where it is now)
                say=print) -> Resumed:
     "Resolve, read and check a run to continue, once: what was asked for against the checkpoint (settings, model, data)."
+    if recipe is not None: raise ValueError(f"recipe={recipe!r}: a resumed run keeps the settings of its own recipe; drop recipe=")
     ck, path, why = read_checkpoint(resume, use='resume')                         # resolved and read once
     check_checkpoint(ck, path, 'resume', weights=False)                            # the weights: by `Trainer.load`, on the real model
     say(f"resuming {path} ({why})")
