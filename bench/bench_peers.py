@@ -54,7 +54,7 @@ from pathlib import Path
 import torch
 from _common import ROOT, multi30k_file, source_ids, id_batches, command, rel, load_average
 from transformer_nb.core import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint
+from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint, checkpoint_meta
 from transformer_nb.runs import RunFolder
 from transformer_nb.datasets import read_lines
 from transformer_nb.decoding import greedy_decode, beam_search
@@ -201,7 +201,7 @@ def main(argv=None):
         if path is None: continue
         model, tok, ck = model_from_checkpoint(path, device='cpu')
         if tok is None: sys.exit(f"{path} holds no tokenizer")
-        preset = str((ck.get('meta') or {}).get('preset', '?')).split(' ')[0]
+        preset = str(checkpoint_meta(ck).get('preset', '?')).split(' ')[0]
         label = f"{preset} {'pre-LN' if model.cfg.norm_first else 'post-LN'}"
         models[name] = dict(checkpoint=rel(path), label=label, step=ck.get('step'), norm_first=model.cfg.norm_first,
                             params=sum(p.numel() for p in {id(p): p for p in model.parameters()}.values()),

@@ -26,7 +26,7 @@ layer, about 220 kB).
 import argparse, json, os, shlex, subprocess, sys
 from pathlib import Path
 from transformer_nb.core import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
+from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint, checkpoint_meta
 from transformer_nb.evaluation import attention_record
 from transformer_nb.records import today
 
@@ -58,7 +58,7 @@ def main(argv=None):
     limit_threads(a.threads)
     ckpt = resolve_checkpoint(a.run)[0]
     model, tok, ck = model_from_checkpoint(ckpt)
-    meta = ck.get('meta') or {}
+    meta = checkpoint_meta(ck)
     scores, eval_cmd = test_scores(a.run, a.data_dir, a.threads)
     rec = dict(
         name=a.name, checkpoint=rel(ckpt), step=ck.get('step'), averaged_steps=meta.get('averaged_steps'),

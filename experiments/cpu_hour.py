@@ -23,7 +23,7 @@ import argparse, datetime, json, os, shlex, subprocess, sys, time
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 from transformer_nb.core import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint
+from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint, checkpoint_meta
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.evaluation import evaluate
 from transformer_nb.runs import RunFolder
@@ -80,7 +80,7 @@ def main(argv=None):
     rec = dict(direction=f"{a.src_lang}-{a.tgt_lang}", recipe='cpu-hour', command=command, wall_s=round(wall, 1),
                hardware=hardware(), cpu_count=os.cpu_count(), date=datetime.date.today().isoformat(), commit=git_commit(),
                load_average_before=load_before, load_average_after_run=load_after_run,
-               train_config=(ck.get('meta') or {}).get('train_config'), updates=last,
+               train_config=checkpoint_meta(ck).get('train_config'), updates=last,
                curve=curve, final=final, chosen_on_valid=chosen, test_bleu_lc=final[chosen]['test']['bleu_lc'],
                decoding='beam 4, alpha 0.6, exact search', metric='sacreBLEU on test2016 (bleu_lc: lowercased)')
     p = Path(a.results)

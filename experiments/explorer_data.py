@@ -18,7 +18,7 @@ import argparse, gzip, json, os, shlex, sys
 from pathlib import Path
 import torch
 from transformer_nb.core import git_commit, hardware, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
+from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint, checkpoint_meta
 from transformer_nb.datasets import find_multi30k
 from transformer_nb.evaluation import sentence_maps, translate
 from transformer_nb.records import today
@@ -63,7 +63,7 @@ def main(argv=None):
     limit_threads(a.threads)
     ckpt = resolve_checkpoint(a.run)[0]
     model, tok, ck = model_from_checkpoint(ckpt)
-    meta = ck.get('meta') or {}
+    meta = checkpoint_meta(ck)
     src_lang, tgt_lang = meta.get('src_lang', 'de'), meta.get('tgt_lang', 'en')
     srcs = test_sentences(a.data_dir, src_lang)
     idx = pick(srcs, a.pick, *a.words)

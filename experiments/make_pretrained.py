@@ -18,7 +18,7 @@ Then the published file itself is scored and recorded, once `PRETRAINED` knows i
 import argparse, json, shlex, subprocess, sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
-from transformer_nb.checkpoints import PRETRAINED, load_checkpoint
+from transformer_nb.checkpoints import PRETRAINED, load_checkpoint, checkpoint_meta
 from transformer_nb.datasets import DATASETS, sha256_file, find_multi30k
 from transformer_nb.pretrained import make_pretrained
 from transformer_nb.runs import RunFolder
@@ -49,7 +49,7 @@ def main(argv=None):
     chosen = max(valid, key=lambda k: (valid[k][metric], k == 'average'))   # a tie goes to the average
     test = scores(cands[chosen], *data)                                           # measured after the choice, for the record
     print(f"chosen by validation: {chosen}; its test {metric}: {test[metric]}", flush=True)
-    steps = load_checkpoint(cands[chosen], mmap=True).get('meta', {}).get('averaged_steps')
+    steps = checkpoint_meta(load_checkpoint(cands[chosen], mmap=True)).get('averaged_steps')
     out = Path(a.out) if a.out else ROOT / 'models' / PRETRAINED[a.name].file
     out.parent.mkdir(exist_ok=True)
     make_pretrained(cands[chosen], out, {

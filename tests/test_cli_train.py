@@ -244,3 +244,16 @@ def test_numbers_run_reports_what_means_something_and_the_next_command(tmp_path)
     mags = next(l for l in r.stdout.splitlines() if l.startswith('exact match per magnitude'))
     assert '0-99' in mags and '100,000-999,999' in mags, mags
     assert r.stdout.strip().splitlines()[-1].startswith(f"next: tnb-translate {out} 'three hundred forty-two'")
+
+def test_torchrun_trains_with_one_holder_of_the_run_folder(tmp_path):
+    "`torchrun --nproc_per_node=2 tnb-train` (the --help example): rank 0 claims the folder and writes; rank 1 neither."
+    import socket
+    with socket.socket() as s: s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
+    script = tmp_path / 'tnb_train.py'
+    script.write_text('from transformer_nb.cli import train_main\ntrain_main()\n')
+    cmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=2', f'--master_port={port}', script, '--dataset', 'copy',
+           '--preset', 'tiny', '--vocab-size', '16', '--steps', '2', '--max-tokens', '400', '--out', tmp_path / 'run', '--no-progress',
+           '--test-limit', '0']
+    r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env={**ENV, 'CUDA_VISIBLE_DEVICES': ''}, timeout=240)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    assert 'in use by another run' not in r.stderr and [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000002.pt']

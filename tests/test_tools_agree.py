@@ -83,6 +83,8 @@ def test_a_run_folder_is_one_file_everywhere(copy_run):
 @pytest.mark.slow                     # two short runs of the main job's recipe (tokenizer and corpus included)
 def test_train_model_is_tnb_train_bit_for_bit(tmp_path):
     "`train_model(task='numbers', steps=N)` and `tnb-train --steps N` give the same weights, tokenizer and losses."
+    from transformer_nb.core import limit_threads
+    limit_threads(None)          # tnb-train's CPU threads; train_model keeps the caller's, and float sums follow the count
     train_model(task='numbers', steps=6, out=str(tmp_path / 'py'), progress=False, say=lambda m: None)
     out, err, code = run(train_main, ['--steps', '6', '--out', tmp_path / 'cli', '--no-progress', '--test-limit', '0'])
     assert code == 0, err
@@ -113,3 +115,71 @@ def test_label_smoothing_walks_one_way(copy_run):
         losses[eps] = tr.evaluate()
     assert losses[0.0]['nll'] == losses[0.3]['nll'] and losses[0.0]['loss'] != losses[0.3]['loss'], losses
     assert losses[0.0]['loss'] == pytest.approx(losses[0.0]['nll'])   # no smoothing: the loss is the NLL
+
+
+def counting(monkeypatch, owner, name:str) -> list:
+    "Replace `owner.name` with a wrapper that records each call's first argument (for a method, the one after self)."
+    calls, real = [], getattr(owner, name)
+    def wrapper(*a, **k):
+        calls.append(a[1] if isinstance(owner, type) and len(a) > 1 else a[0] if a else None)
+        return real(*a, **k)
+    monkeypatch.setattr(owner, name, wrapper)
+    return calls
+
+
+def test_a_new_run_folder_is_checked_once_and_the_beam_said_as_an_option(tmp_path, monkeypatch):
+    "tnb-train claims its folder, and fit's claim of the same start holds it as it is: the conflicts are looked for once; a test beam wider than the vocabulary is refused in the command's words, stated once by the library."
+    conflicts, links = counting(monkeypatch, RunFolder, 'conflicts'), counting(monkeypatch, RunFolder, 'check_links')
+    out, err, code = run(train_main, ['--dataset', 'copy', '--preset', 'tiny', '--vocab-size', '16', '--steps', '2', '--max-tokens', '400',
+                                      '--out', tmp_path / 'run', '--no-progress', '--threads', '1', '--beam', '40'])
+    assert (len(conflicts), len(links)) == (1, 1), (conflicts, links)
+    assert code == 2 and err.strip().endswith('error: --beam 40 is more than the target vocabulary of 16 pieces'), err
+    assert (tmp_path / 'run' / checkpoint_name(2)).is_file()                     # the run itself is done and kept
+
+
+def test_a_resume_reads_and_checks_its_checkpoint_once(copy_run, tmp_path, monkeypatch):
+    "tnb-train --resume FOLDER: the checkpoint is resolved, read and checked once (its generators restored and checked once), and the folder claimed once."
+    import transformer_nb.checkpoints as C
+    d, t = copy_run
+    folder = Path(shutil.copytree(t.run.path, tmp_path / 'run'))
+    loads, rngs, conflicts = counting(monkeypatch, torch, 'load'), counting(monkeypatch, C, '_check_rng'), counting(monkeypatch, RunFolder, 'conflicts')
+    at_fit = []
+    real_fit = Trainer.fit
+    monkeypatch.setattr(Trainer, 'fit', lambda self: (at_fit.append((list(loads), len(rngs))), real_fit(self))[1])
+    out, err, code = run(train_main, ['--resume', folder, '--steps', '6', '--no-progress', '--test-limit', '0', '--threads', '1'])
+    assert code == 0, err
+    assert at_fit == [([folder / checkpoint_name(4)], 1)], at_fit                # one read, one check, before training
+    assert len(conflicts) == 1 and load_checkpoint(folder / checkpoint_name(6))['step'] == 6
+
+
+def test_an_early_stop_a_task_refuses_is_one_sentence_said_as_an_option(copy_run, tmp_path):
+    "The task states once that its outputs take the exact search (`Task.check_decoding`); tnb-translate says it as --early-stop."
+    from transformer_nb.checkpoints import save_checkpoint
+    from transformer_nb.decoding import Decoding
+    from transformer_nb.tasks import get_task
+    d, t = copy_run
+    ck = load_checkpoint(t.last_checkpoint)
+    path = save_checkpoint(tmp_path / 'trees.pt', **{**ck, 'meta': {**ck['meta'], 'task': 'parsing'}})   # a model of parse trees
+    said = "is for translation; a parsing model is decoded with the exact search"
+    out, err, code = run(translate_main, [path, 'a b', '--early-stop', '--threads', '1'])
+    assert code == 2 and err.strip().endswith(f"error: --early-stop {said}"), err
+    with pytest.raises(ValueError, match=f"stop='early' {said}"):
+        get_task('parsing').score(t.model, t.tokenizer, [('a b', 'a b')], Decoding(stop='early'))
+
+
+def test_the_decoding_batch_size_in_the_help_is_the_library_s():
+    "tnb-translate's --help states the decoding batch size without importing torch; it must be the library's one number."
+    from transformer_nb.cli import _translate_parser
+    from transformer_nb.decoding import DECODE_BATCH_TOKENS
+    a = next(x for x in _translate_parser()._actions if x.dest == 'max_tokens')
+    assert f"default: {DECODE_BATCH_TOKENS}, the library's DECODE_BATCH_TOKENS" in a.help, a.help
+
+
+def test_recipe_refusals_are_the_library_s_said_as_options(copy_run, tmp_path):
+    "A recipe the task lacks, and a recipe for a resumed run, are refused by `task_recipe` and `resume_run` alone, in tnb-train's options."
+    out, err, code = run(train_main, ['--dataset', 'copy', '--recipe', 'cpu-hour', '--out', tmp_path / 'new', '--no-progress'])
+    assert code == 2 and err.strip().endswith("error: --recipe cpu-hour: the copy task's recipes are only its default"), err
+    assert not (tmp_path / 'new').exists()                                   # claimed, nothing written, removed
+    d, t = copy_run
+    out, err, code = run(train_main, ['--resume', t.run.path, '--recipe', 'paper', '--no-progress'])
+    assert code == 2 and err.strip().endswith("error: --recipe paper: a resumed run keeps the settings of its own recipe; drop --recipe"), err

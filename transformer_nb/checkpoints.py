@@ -7,7 +7,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a05_checkpoints.html.md"""
 # %% auto #0
 __all__ = ['PRETRAINED', 'PRETRAINED_URL', 'rng_state', 'set_rng_state', 'save_checkpoint', 'load_checkpoint', 'checkpoint_meta',
            'PretrainedFile', 'pretrained_name', 'pretrained_path', 'checkpoint_identity', 'resolve_checkpoint',
-           'check_checkpoint', 'check_tokenizer', 'model_from_checkpoint', 'average_checkpoints', 'save_averaged']
+           'read_checkpoint', 'check_weights', 'check_checkpoint', 'check_tokenizer', 'model_from_checkpoint',
+           'average_checkpoints', 'save_averaged']
 
 # %% ../nbs/A05_checkpoints.ipynb #085de6a9
 import errno, os, random, re, shutil, stat, urllib.error, warnings
@@ -97,7 +98,8 @@ def load_checkpoint(path, map_location='cpu',
     if isinstance(map_location, (str, torch.device)) and parse_device(map_location, 'map_location').type == 'cuda' and not torch.cuda.is_available():
         raise ValueError(f"map_location={map_location!r}: CUDA is not available on this machine; load with map_location='cpu'")   # not the file's fault
     named = isinstance(path, str) and path.startswith('pretrained:')     # a published model (`pretrained_path`, below)
-    path = resolve_checkpoint(path, use)[0] if named or Path(path).is_dir() else Path(path)
+    if named or Path(path).is_dir(): return read_checkpoint(path, use, map_location, mmap)[0]   # the file it stands for (below)
+    path = Path(path)
     if not path.exists(): raise FileNotFoundError(f"checkpoint not found: {path}")
     if not path.is_file():                                               # reading a FIFO would wait for a writer for ever
         kind = next((k for test, k in _KINDS if test(path.stat().st_mode)), 'not a file')
@@ -190,27 +192,41 @@ def checkpoint_identity(path) -> dict:
     meta = checkpoint_meta(load_checkpoint(path, mmap=True), path)
     return {'run': meta.get('run'), 'steps': meta.get('averaged_steps')}
 
-def resolve_checkpoint(path, use:str='inference', # 'inference' or 'resume' (an average cannot resume)
-                      ) -> tuple[Path, str]:
-    "(the checkpoint file `path` stands for, why): a file is itself; a run folder is resolved by `RunFolder.resolve`; `pretrained:NAME` is a published model's verified file."
+def _found(path, use:str) -> tuple[Path, str, RunFolder|None]:
+    "(the file `path` stands for, why, the run folder `path` is, if it is one), before the file itself is read."
     if use not in ('inference', 'resume'): raise ValueError(f"use={use!r} must be 'inference' or 'resume'")
     _check_path(path, 'path', _A_CHECKPOINT)
     if (name := pretrained_name(path)) is not None:
         if use == 'resume': raise ValueError(f"{path} is a published model for translating: it holds no optimiser state to resume from")
-        return pretrained_path(name), f"the published model {name}"
+        return pretrained_path(name), f"the published model {name}", None
     p = Path(path)
     if not p.exists(): raise FileNotFoundError(f"checkpoint not found: {path}")
-    if not p.is_dir(): return p, 'the file given'
+    if not p.is_dir(): return p, 'the file given', None
     run = RunFolder(p)
-    try:
-        found = run.resolve(checkpoint_identity, average=use == 'inference')
-        load_checkpoint(found[0], mmap=True)                               # readable, or named with the newest good one below
+    return *_newest_readable(run, lambda: run.resolve(checkpoint_identity, average=use == 'inference')), run
+
+def _newest_readable(run:RunFolder, read):
+    "`read()`; if it fails on the folder's newest checkpoint, the error names the newest one that reads instead."
+    try: return read()
     except ValueError as e:
         bad, older = run.latest(), run.checkpoints()[:-1]
         good = next((q for q in reversed(older) if _readable(q)), None) if bad is not None and str(bad) in str(e) else None
         if good is None: raise
-        raise ValueError(f"{e}; the newest readable checkpoint of {p} is {good.name}: give {good} instead, or remove {bad}") from None
-    return found
+        raise ValueError(f"{e}; the newest readable checkpoint of {run.path} is {good.name}: give {good} instead, or remove {bad}") from None
+
+# %% ../nbs/A05_checkpoints.ipynb #a05rdc01
+def resolve_checkpoint(path, use:str='inference', # 'inference' or 'resume' (an average cannot resume)
+                      ) -> tuple[Path, str]:
+    "(the checkpoint file `path` stands for, why): a file is itself; a run folder is resolved by `RunFolder.resolve`, to a file that reads; `pretrained:NAME` is a published model's verified file."
+    found, why, run = _found(path, use)
+    if run is not None: _newest_readable(run, lambda: load_checkpoint(found, mmap=True))   # readable, or the newest that is named
+    return found, why
+
+def read_checkpoint(path, use:str='inference', map_location='cpu', mmap:bool=False) -> tuple[dict, Path, str]:
+    "(the checkpoint, its file, why that file) for what `resolve_checkpoint` takes, read once (`load_checkpoint`)."
+    found, why, run = _found(path, use)
+    read = lambda: load_checkpoint(found, map_location, mmap=mmap)
+    return (read() if run is None else _newest_readable(run, read)), found, why
 
 def _readable(path) -> bool:
     "True if `path` loads as a checkpoint (its tensors mapped, not read)."
@@ -242,7 +258,7 @@ def _check_size(ck:dict, path) -> TransformerConfig:
                          f"{want_n:,} parameters, the file holds {have_n:,} numbers)")
     return cfg
 
-def _check_weights(ck:dict, path, model=None):
+def check_weights(ck:dict, path, model=None):
     """The tensors of `ck` must be those its config describes (that of `model`, if given): shapes, floating point
     where the model's are, and finite. Without `model`, the model the config describes is built to compare with, but
     only if its parameter count is not far beyond the numbers the file holds: a config edited to an enormous size is
@@ -298,7 +314,7 @@ def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
     except (TypeError, ValueError) as e: raise ValueError(f"{path}: its config is not valid ({str(e).splitlines()[0]})") from None
     if not isinstance(ck['model'], dict) or not all(isinstance(v, torch.Tensor) for v in ck['model'].values()):
         raise ValueError(f"{path}: its model is not a dict of tensors")
-    if weights: _check_weights(ck, path, model)
+    if weights: check_weights(ck, path, model)
     if use == 'resume':
         bad = [k for k in ('optimizer', 'scheduler', 'rng', 'data_pos') if not isinstance(ck[k], dict)]
         bad += [] if isinstance(ck['step'], int) and not isinstance(ck['step'], bool) else ['step']
@@ -328,8 +344,8 @@ def model_from_checkpoint(ckpt_or_path, device=None,
     name = str(name) if name is not None else 'the checkpoint'
     if isinstance(ckpt_or_path, dict): ck = ckpt_or_path
     else:
-        path = resolve_checkpoint(ckpt_or_path)[0]        # a run folder: the file every tool uses for it
-        name, ck = str(path), load_checkpoint(path)
+        ck, path, _ = read_checkpoint(ckpt_or_path)        # a run folder: the file every tool uses for it
+        name = str(path)
     check_checkpoint(ck, name, 'inference', weights=False)
     tok = None
     if ck.get('tokenizer') is not None:
@@ -337,7 +353,7 @@ def model_from_checkpoint(ckpt_or_path, device=None,
         except Exception as e: raise ValueError(f"{name}: its tokenizer cannot be read ({str(e).strip()[:100] or type(e).__name__})") from None
         check_tokenizer(tok, ck['config'], name)
     model = Transformer(_check_size(ck, name))                # an enormous config is refused before anything is built
-    _check_weights(ck, name, model)                          # shapes and finite values, against the model itself
+    check_weights(ck, name, model)                           # shapes and finite values, against the model itself
     model.load_state_dict(ck['model'])
     return model.to(get_device(device)).eval(), tok, ck
 

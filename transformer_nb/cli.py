@@ -97,7 +97,6 @@ def _setting_names() -> tuple:
 def _check_train(a):
     if a.steps and a.epochs: _fail("give --steps or --epochs, not both: --steps counts updates, --epochs passes over the data")
     if a.resume and a.overwrite: _fail("--resume continues a run and --overwrite deletes one: give one of them")
-    if a.resume and a.recipe: _fail(f"--recipe {a.recipe} is for a new run: a resumed run keeps the settings of its own recipe")
     if a.new_data and not a.resume: _fail("--new-data is for --resume: it continues a checkpoint on another corpus")
     if a.resume and (a.normalization or a.byte_fallback is not None): _fail("--normalization and --byte-fallback shape a new tokenizer; a resumed run keeps its own")
     for s, f in [(s, x) for s in ('train', 'valid', 'test') for x in (getattr(a, s) or [])]:
@@ -118,8 +117,6 @@ def _task_of(a):
     if files and not (a.train or a.data_dir): _fail(f"--dataset {a.dataset} needs --train SRC TGT, your own files (or --data-dir)")
     if not files and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
     if not task.languages and (a.src_lang or a.tgt_lang): _fail(f"--dataset {a.dataset} has no languages: drop --src-lang/--tgt-lang")
-    if a.recipe is not None and a.recipe not in task.recipes:
-        _fail(f"argument --recipe: invalid choice: {a.recipe!r} (the {task.name} task's recipes: {', '.join(task.recipes) or 'none but its default'})")
     return task
 
 # %% ../nbs/A19_cli.ipynb #a7set001
@@ -132,11 +129,12 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
 def _resume(a, p, s:dict, spm:dict, files):
     "The run `--resume` continues, read and checked once by `resume_run`; a run of a named recipe resumes on its threads."
     from transformer_nb.core import limit_threads
+    from transformer_nb.checkpoints import checkpoint_meta
     from transformer_nb.workflow import resume_run
     with library_errors(p):
         r = resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
-                       a.preset, a.vocab_size, out=a.out, say=print)
-    if a.threads is None and (rc := r.task.recipes.get((r.ck.get('meta') or {}).get('recipe'))) and rc.threads is not None: limit_threads(rc.threads)
+                       a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print)
+    if a.threads is None and (rc := r.task.recipes.get(checkpoint_meta(r.ck, r.path).get('recipe'))) and rc.threads is not None: limit_threads(rc.threads)
     return r
 
 # %% ../nbs/A19_cli.ipynb #a7p0c001
@@ -156,20 +154,26 @@ def _train(argv):
     for line in check_thread_env(): warnings.warn(line)
     from transformer_nb.core import limit_threads
     from transformer_nb.model import PRESETS
+    from transformer_nb.distributed import init_distributed
     from transformer_nb import workflow
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
     limit_threads(a.threads); check_device(a.device)
     s, spm, files = _settings(a)
     resumed = _resume(a, p, s, spm, files) if a.resume else None   # read and checked once, there: settings, model, data
     task, data = (resumed.task, resumed.data) if resumed else (_task_of(a), None)
-    out = RunFolder(resumed.out if resumed else a.out or f"runs/{a.dataset}"); created = not out.path.exists()
+    out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
-    with contextlib.ExitStack() as held:                           # a new run claims the folder now; a resume at the checkpoint's step, in fit
-        try: held.enter_context(out.lock(remove_unused=created) if a.resume else out.claim(overwrite=a.overwrite, remove_unused=created))
-        except RunConflict as e: _fail(f"--out {out.path} already holds a run ({file_names(e.files)}): continue it "
-                                       f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
-        recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
-        with library_errors(p):
+    start = (int(resumed.ck['step']), resumed.path) if resumed else (0, None)   # the update the run starts from, and its file
+    writes = init_distributed()[0] == 0                            # under torchrun only rank 0 writes, so only it holds the folder
+    with contextlib.ExitStack() as held:                           # claimed here, once: fit's claim of the same start holds it as it is
+        try:
+            if writes: held.enter_context(out.claim(*start, overwrite=a.overwrite, remove_unused=created))
+        except RunConflict as e:
+            if a.resume: raise                                     # a later continuation's files, or another run's: said as they are
+            _fail(f"--out {out.path} already holds a run ({file_names(e.files)}): continue it "
+                  f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
+        with library_errors(p):                                    # recipe='x': the copy task's recipes are ... -> --recipe x: ...
+            recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
             if not a.resume:
                 data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **(files or {}))
                 workflow.check_memory(task, a.preset, a.vocab_size, a.device, recipe=recipe, **s)
@@ -179,17 +183,18 @@ def _train(argv):
             with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
                 tr = workflow.train_model(data, task, recipe=recipe, resume=resumed, meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})},
                                           say=print, callbacks=[_say_precision('tnb-train')], **({} if a.resume else dict(
-                                          preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, out=out.path, overwrite=a.overwrite, **s)))
+                                          preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, out=out, overwrite=a.overwrite, **s)))
     if tr.interrupted: sys.exit(130)
-    if tr.rank == 0: _report(a, task, data, tr, time.time() - t0)
+    if tr.rank == 0: _report(a, p, task, data, tr, time.time() - t0)
     return tr
 
 # %% ../nbs/A19_cli.ipynb #678a88fc
-def _report(a, task, data, tr, seconds):
+def _report(a, p, task, data, tr, seconds):
     from transformer_nb.workflow import run_summary, closing_lines
-    print(cli_words('\n'.join(run_summary(tr, seconds, a.max_time)), _train_parser()))   # max_time=1 -> --max-time 1
-    if a.beam and a.beam > tr.cfg.tgt_vocab: _fail(f"--beam {a.beam} is more than the {tr.cfg.tgt_vocab} pieces of the vocabulary")
-    print('\n'.join(closing_lines(tr, data, task.decoding_for(a.beam), a.test_limit, (a.test or ()) if a.train else None)))
+    print(cli_words('\n'.join(run_summary(tr, seconds, a.max_time)), p))   # max_time=1 -> --max-time 1
+    with library_errors(p):                                        # beam=50 wider than the vocabulary -> --beam 50
+        lines = closing_lines(tr, data, task.decoding_for(a.beam), a.test_limit, (a.test or ()) if a.train else None)
+    print('\n'.join(lines))
 
 def train_main(argv:list|None=None):
     "Entry point of `tnb-train` (see `tnb-train --help`)."

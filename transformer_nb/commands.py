@@ -354,17 +354,17 @@ def library_errors(parser:argparse.ArgumentParser):
 # %% ../nbs/A17_commands.ipynb #66424ed0
 def load_decoder(checkpoint, prog:str, # how the tool names itself in the line that says which file it uses
                  device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False):
-    "(model, tokenizer, checkpoint dict, task, `Decoding`, path) of a checkpoint or run folder; says on standard error which file it uses."
+    "(model, tokenizer, checkpoint dict, task, `Decoding`, path) of a checkpoint or run folder, read once; says on standard error which file it uses."
     from transformer_nb.core import limit_threads
-    from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
+    from transformer_nb.checkpoints import read_checkpoint, model_from_checkpoint
+    from transformer_nb.decoding import check_beam
     device = check_device(device); limit_threads(threads)
-    path, why = resolve_checkpoint(checkpoint)
-    with out_of_memory(f"the checkpoint {path}"): model, tok, ck = model_from_checkpoint(path, device)
+    with out_of_memory(f"the checkpoint {checkpoint}"): ck, path, why = read_checkpoint(checkpoint)
+    with out_of_memory(f"the checkpoint {path}"): model, tok, _ = model_from_checkpoint(ck, device, name=path)
     if tok is None: raise UserError(f"{path} holds no tokenizer, so it cannot translate text")
     note(f"{prog}: using {path} ({why})")
     task = load_tasks().task_of(ck)
-    if early_stop and not task.early_stop: raise UserError(f"--early-stop is for translation; a {task.name} model is decoded with the exact search")
-    d = task.decoding_for(beam, alpha, early_stop)   # the one `Decoding` of this command, checked (`translate` checks it against the model)
+    d = check_beam(model, task.decoding_for(beam, alpha, early_stop))   # the one `Decoding` of this command, fit for its task and model
     return model, tok, ck, task, d, path
 
 # %% ../nbs/A17_commands.ipynb #a12p0002
@@ -420,8 +420,9 @@ def translate_batches(model, tok, ck:dict, task, decoding, batches, name, # deco
                       max_src_len:int|None=None, precision:str='auto'):
     "The translations of each of `batches` in turn, one per line: the first lines the model cannot know warned of (the others counted at the end), a stream's lengths checked."
     from transformer_nb.evaluation import translate
+    from transformer_nb.checkpoints import checkpoint_meta
     from transformer_nb.safeguards import printable
-    src_lang, n, named, more = (ck.get('meta') or {}).get('src_lang'), 0, 0, 0
+    src_lang, n, named, more = checkpoint_meta(ck).get('src_lang'), 0, 0, 0
     for batch in batches:
         if check_lengths: check_source_lengths(model, tok, batch, name, max_src_len, n)
         for i, why in task.input_problems(tok, batch, src_lang):

@@ -18,6 +18,7 @@ from pathlib import Path
 import nltk
 from nltk import PCFG, Tree, Nonterminal
 from .core import count_params, hardware, git_commit
+from .checkpoints import checkpoint_meta
 from .datasets import ParallelData, Loader
 from .decoding import Decoding, DECODE_BATCH_TOKENS, check_beam
 from .evaluation import translate
@@ -363,9 +364,7 @@ def parse_sentences(model, tokenizer, sentences:list[str], decoding:Decoding=PAR
                     max_tokens:int=DECODE_BATCH_TOKENS, device=None, precision:str='auto',
                     *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None) -> list[str]: # in place of decoding's
     "Linearised trees for `sentences`: `translate` with §6.3's beam 21, alpha 0.3 and output length <= input + 300."
-    d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra)
-    if d.stop != 'exact': raise ValueError("stop='early' is for translation; parse trees are decoded with the exact search")
-    return translate(model, tokenizer, sentences, d, max_tokens, device, precision=precision)
+    return translate(model, tokenizer, sentences, decoding, max_tokens, device, precision=precision, beam=beam, alpha=alpha, max_extra=max_extra)
 
 def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], decoding:Decoding=PARSE_DECODING,
                     max_tokens:int=DECODE_BATCH_TOKENS, device=None, precision:str='auto',
@@ -388,7 +387,7 @@ def _examples(pairs, hyps, k:int=20) -> list[list[str]]: return [[s, r, h] for (
 
 def make_parse_record(id:str, ckpt:dict, model, scores:dict, pairs:list, hyps:list[str], command:str) -> dict:
     "A `results/parsing.json` record of a trained model: its scores, first outputs and provenance."
-    meta = ckpt.get('meta') or {}
+    meta = checkpoint_meta(ckpt)
     valid = [[v['step'], round(v['nll'], 4)] for v in (meta.get('history') or {}).get('valid', [])]
     decoding = 'greedy' if scores['beam'] == 1 else f"beam {scores['beam']}, alpha {scores['alpha']}"
     return dict(id=id, system=f"Transformer, {meta.get('preset', '?')}", dataset=meta.get('dataset', '?'),
@@ -431,7 +430,7 @@ class ParsingTask(Task):
     loaders = {'parsing': Loader(_parsing, generated=True)}                        # load_dataset('parsing', ...)
 
     def score(self, model, tok, pairs, decoding=None, max_tokens=DECODE_BATCH_TOKENS, device=None, precision='auto'):
-        return evaluate_parser(model, tok, pairs, decoding or self.decoding, max_tokens, device, precision)
+        return evaluate_parser(model, tok, pairs, self.check_decoding(decoding or self.decoding), max_tokens, device, precision)
     def headline(self, sc, refs):
         return (f"bracket F1 {sc['f1']:.2f} (precision {sc['precision']:.2f}, recall {sc['recall']:.2f}), exact match "
                 f"{sc['exact_match']:.1f}%, malformed {sc['malformed']}, failed {sc['failed']}")

@@ -200,6 +200,8 @@ class RunConflict(UserError):
     def __init__(self, message:str, files:list, later:bool):
         super().__init__(message); self.files, self.later = files, later
 
+_CLAIMED = {}   # real path of a claimed folder -> the starts (step, checkpoint) this process holds it for, checked
+
 @patch
 @contextlib.contextmanager
 def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new run)
@@ -208,8 +210,10 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
           say=print, # where the line about deleted files goes
           remove_unused:bool|None=None, # on an error, remove the folder if nothing but the lock is in it (None: if it does not exist yet)
          ):
-    "Hold the folder for a run while the block runs: its lock, no planted link, no stale temporary file, none of another run's files."
+    "Hold the folder for a run while the block runs: its lock, no planted link, no stale temporary file, none of another run's files; checked once for a start (a claim of the same start inside it holds as it is)."
     with self.lock(remove_unused=not self.path.exists() if remove_unused is None else remove_unused):
+        key, start = os.path.realpath(self.path), (step, None if resumed_from is None else str(Path(resumed_from).resolve()))
+        if start in _CLAIMED.get(key, ()): yield self; return             # tnb-train claimed it, then fit: checked there
         self.check_links()
         clean_stale_temps(self.path, '.*.tmp*')                          # left by runs killed while saving
         clash = self.conflicts(step, resumed_from)
@@ -224,7 +228,9 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
         if clash: say(f"deleted {len(clash)} file(s) of the earlier run in {self.path}: {file_names(clash)}")
         if later and (n := self.trim_log(step)):                          # a run killed after validating past its checkpoint
             say(f"removed {n} record(s) of updates past {step} from {self.log}: the continuation from update {step} writes its own")
-        yield self
+        _CLAIMED.setdefault(key, set()).add(start)
+        try: yield self
+        finally: _CLAIMED[key].discard(start)
 
 # %% ../nbs/A04_runs.ipynb #214906c8
 def _span(steps:list) -> str:

@@ -102,11 +102,18 @@ class Task(Reports):
     def score(self, model, tok, pairs:list, decoding:Decoding=None, max_tokens:int=DECODE_BATCH_TOKENS, device=None,
               precision:str='auto') -> tuple[dict, list]:
         "(scores, hypotheses) of `model` on the (source, reference) `pairs`, decoded with `decoding` (default: the task's) in `precision` (see `translate`)."
-        return evaluate(model, tok, pairs, decoding or self.decoding, max_tokens, device, precision)
+        return evaluate(model, tok, pairs, self.check_decoding(decoding or self.decoding), max_tokens, device, precision)
+
+    @classmethod
+    def check_decoding(cls, d:Decoding) -> Decoding:
+        "`d`, if the task's outputs may be decoded with it: OpenNMT-py's early stop only where the task allows it."
+        if d.stop == 'early' and not cls.early_stop:
+            raise ValueError(f"stop='early' is for translation; a {cls.name} model is decoded with the exact search")
+        return d
 
     def decoding_for(self, beam:int|None=None, alpha:float|None=None, early_stop:bool=False) -> Decoding:
-        "The task's decoding, with `beam` and `alpha` where given and OpenNMT-py's early stop if asked for."
-        return self.decoding.but(beam, alpha, stop='early' if early_stop else None)
+        "The task's decoding, with `beam` and `alpha` where given and OpenNMT-py's early stop if asked for (`check_decoding`)."
+        return self.check_decoding(self.decoding.but(beam, alpha, stop='early' if early_stop else None))
 
 
 # %% ../nbs/A13_tasks.ipynb #bcbd90f0

@@ -19,7 +19,8 @@ from .core import UNK_ID, set_seed, hardware, git_commit, get_device, limit_thre
 from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs
-from .checkpoints import load_checkpoint, resolve_checkpoint, check_checkpoint, check_tokenizer, checkpoint_meta, model_from_checkpoint
+from .runs import RunFolder
+from .checkpoints import read_checkpoint, check_checkpoint, check_tokenizer, checkpoint_meta, model_from_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config
 from .decoding import Decoding, DECODE_BATCH_TOKENS
 from .evaluation import translate
@@ -148,10 +149,10 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     if task is not None: task = get_task(task)
     data = _corpus(data, task)
     if resume is not None:
-        if recipe is not None: raise ValueError(f"recipe={recipe!r}: a resumed run keeps the settings of its own recipe; drop recipe=")
         if not isinstance(resume, Resumed):
-            resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size, out=out, say=say)
-        elif settings or spm or preset or vocab_size or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
+            resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size,
+                                recipe=recipe, out=out, say=say)
+        elif settings or spm or preset or vocab_size or recipe or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
         ck, path, task, tc, said, data, out, r = resume.ck, resume.path, resume.task, resume.tc, resume.said, resume.data, resume.out, resume.task.recipe
     else:
         task = task or (task_for(data.name) if data is not None else get_task('numbers'))
@@ -166,7 +167,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
             'data': _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),
             **({'recipe': recipe} if isinstance(recipe, str) else {}), **(meta or {})}
     trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say)
-    if ck is not None: trainer.load(ck, path)                      # the one check of the checkpoint, against the real model
+    if ck is not None: trainer.load(ck, path, checked=True)        # checked by `resume_run`; the weights here, against the real model
     trainer.task = task
     trainer.fit()
     return trainer
@@ -175,7 +176,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
 @dataclass
 class Resumed:
     "A run to continue, read and checked once (`resume_run`): its checkpoint, the file, its task, `TrainConfig`, notes, data and run folder."
-    ck: dict; path: Path; task: Task; tc: TrainConfig; said: list; data: ParallelData; out: Path
+    ck: dict; path: Path; task: Task; tc: TrainConfig; said: list; data: ParallelData; out: RunFolder
     def __repr__(self): return f"Resumed({self.path}, {self.task.name}, update {self.ck['step']}, {self.data})"
 
 def _check_model(ck:dict, path, model:dict, spm, preset, vocab_size):
@@ -226,13 +227,15 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
                data_dir=None, files:dict|None=None, # your own files: {'train': (src, tgt), 'valid': ..., 'test': ...}
                new_data:bool=False, # continue on other data than the run's (fine-tuning)
                settings:dict|None=None, spm:dict|None=None, preset:str|None=None, vocab_size:int|None=None, # as `train_model` takes them
+               recipe=None, # refused: a resumed run keeps the settings of its own recipe
                out=None, # the run folder to continue in (None: the checkpoint's, where it is now)
                say=print) -> Resumed:
     "Resolve, read and check a run to continue, once: what was asked for against the checkpoint (settings, model, data)."
+    if recipe is not None: raise ValueError(f"recipe={recipe!r}: a resumed run keeps the settings of its own recipe; drop recipe=")
     if not isinstance(resume, (str, os.PathLike)):
         raise TypeError(f"resume={resume!r:.60} must be a checkpoint file or a run folder (its newest checkpoint), got a {type(resume).__name__}")
-    path, why = resolve_checkpoint(resume, use='resume')
-    ck = check_checkpoint(load_checkpoint(path), path, 'resume', weights=False)   # the weights: by `Trainer.load`, on the real model
+    ck, path, why = read_checkpoint(resume, use='resume')                         # resolved and read once
+    check_checkpoint(ck, path, 'resume', weights=False)                            # the weights: by `Trainer.load`, on the real model
     say(f"resuming {path} ({why})")
     given, model = _split(settings or {})
     _check_model(ck, path, model, spm, preset, vocab_size)
@@ -245,7 +248,7 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     own = meta.get('task') if meta.get('task') and name == meta.get('dataset') else None
     task = get_task(task or own or task_for(name))   # the task named, else the run's own on its own dataset, else the dataset's
     data = _resumed_data(meta, path, task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data)
-    return Resumed(ck, path, task, tc, said, data, Path(out) if out is not None else path.parent)
+    return Resumed(ck, path, task, tc, said, data, RunFolder(out if out is not None else path.parent))
 
 # %% ../nbs/A16_workflow.ipynb #96546088
 def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, device=None, recipe:str|Recipe|None=None,
