@@ -2,22 +2,14 @@
 answers, reports the stub as not written yet, and fails every wrong variant with a message that names the case and the
 likely mistake; each "break it" solution names exactly the checks that fail when its change is made to the library.
 The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
-import math, re
+import math
 import pytest, torch
-from nbtools import namespace, cells
-from breakit import break_it, named_tests
+from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
 
-NB, EXERCISES = '01_attention', '83ef81e9'
-
-def exercise(n:int) -> str:
-    "The text of exercise `n` of the notebook's exercise cell, its solution included."
-    return next(p for p in re.split(r'(?m)^(?=\d+\. \*\*)', cells(NB)[EXERCISES][1]) if p.startswith(f'{n}. '))
+NB, EXERCISES, TESTS = '01_attention', '83ef81e9', 'tests/test_attention.py'
 
 def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
-    code = [src for kind, src in cells(NB).values() if kind == 'code']
-    assert not [s for s in code if re.search(r'\bsolution\(|code_blocks\(', s)]
-    for name in ('my_attention', 'restricted_mask'):    # defined once, by the stub the learner replaces
-        assert sum(bool(re.search(rf'^def {name}\b|^{name}\s*=', s, re.M)) for s in code) == 1, name
+    assert_no_cell_runs_a_solution(NB, 'my_attention', 'restricted_mask')
 
 # ---------------------------------------------------------------- "Write it yourself first": check_attention
 def variant(scale=None, fill=float('-inf'), dim=-1, fix_empty=True):
@@ -45,8 +37,7 @@ def test_check_attention_passes_right_answers(capsys):
 
 def test_check_attention_reports_the_stub(capsys):
     ns = namespace(NB, 'b1d0a002', 'b1d0a003')               # the stub cell calls the check itself
-    assert 'my_attention is not written yet' in capsys.readouterr().out
-    assert ns['check_attention'](ns['my_attention']) is False
+    assert_stub_reported(ns, 'check_attention', 'my_attention', capsys)
 
 @pytest.mark.parametrize('wrong, message', [
     (variant(scale=1.0), r"no mask: the weights differ .*the scale is 1/sqrt\(d_k\)"),
@@ -58,8 +49,7 @@ def test_check_attention_reports_the_stub(capsys):
     (lambda q, k, v, mask=None: variant()(q, k, v, mask)[::-1], r"no mask: output \(2, 3, 4, 6\), weights \(2, 3, 4, 5\); expected"),
 ], ids=['no scale', '1/d_k', 'filled with 0', 'softmax over queries', 'NaN rows', 'returns None', 'swapped'])
 def test_check_attention_names_each_mistake(wrong, message):
-    ns = namespace(NB, 'b1d0a002')
-    with pytest.raises(AssertionError, match=message): ns['check_attention'](wrong)
+    assert_rejects(namespace(NB, 'b1d0a002')['check_attention'], wrong, says=message)
 
 # ---------------------------------------------------------------- exercise 5: check_restricted
 ATTN = ('f979d0fa', 'dc5e0805')          # masked_softmax, attention
@@ -76,8 +66,7 @@ def test_check_restricted_passes_right_answers(capsys):
 
 def test_check_restricted_reports_the_stub(capsys):
     ns = namespace(NB, *ATTN, 'a7d1e009', 'a7d1e011')
-    assert 'restricted_mask is not written yet' in capsys.readouterr().out
-    assert ns['check_restricted'](ns['restricted_mask']) is False
+    assert_stub_reported(ns, 'check_restricted', 'restricted_mask', capsys)
 
 @pytest.mark.parametrize('wrong, message', [
     (band(lambda i, j, r: abs(i - j) <= r), r"n=5, r=1: query 0 and key 1 should be False; it is the mask \|i - j\| <= r, a neighbourhood of size 2r \+ 1"),
@@ -87,8 +76,7 @@ def test_check_restricted_reports_the_stub(capsys):
     (lambda n, r: band(lambda i, j, r: abs(i - j) <= r // 2)(n, r)[0, 0], r"n=1, r=1: shape \(1, 1\); expected \(1, 1, 1, 1\)"),
 ], ids=['|i-j| <= r', 'one-sided', 'inverted', 'float', '2-d'])
 def test_check_restricted_names_each_mistake(wrong, message):
-    ns = namespace(NB, *ATTN, 'a7d1e009')
-    with pytest.raises(AssertionError, match=message): ns['check_restricted'](wrong)
+    assert_rejects(namespace(NB, *ATTN, 'a7d1e009')['check_restricted'], wrong, says=message)
 
 def test_restricted_r_means_what_the_paper_and_07_mean():
     "Exercise 5's r is the size of the whole neighbourhood, centred on the query: 07's `local_mask`, the same mask."
@@ -119,8 +107,4 @@ BREAK = {
                     reason="torch < 2.5: PyTorch's kernel gives NaN for a query that sees nothing, so other tests fail")
 @pytest.mark.parametrize('n', BREAK)
 def test_break_it_solution_names_exactly_the_checks_that_fail(n):
-    b = BREAK[n]
-    assert named_tests(exercise(n), 'tests/test_attention.py') == b['tests'], "the solution names other tests"
-    cells_failed, tests_failed = break_it(NB, b['cell'], b['old'], b['new'], 'attention', 'tests/test_attention.py')
-    assert cells_failed == set(b['cells']), f"failing cells {cells_failed}, the solution names {set(b['cells'])}"
-    assert tests_failed == b['tests'], f"failing tests {tests_failed}, the solution names {b['tests']}"
+    assert_break_it_exercise(NB, EXERCISES, n, TESTS, module='attention', **BREAK[n])

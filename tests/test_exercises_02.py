@@ -3,22 +3,13 @@ answers, reports the stub as not written yet, and fails every wrong variant with
 likely mistake; exercise 1's solution names exactly the checks that fail when its change is made to the library; the
 claims of exercise 4's solution hold. The checks and solutions run in namespaces of their own (tests/nbtools.py),
 never in the notebook's."""
-import re
 import pytest, torch
-from nbtools import namespace, cells
-from breakit import break_it, named_tests
+from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
 
-NB, EXERCISES, MODULE = '02_multihead', '3cece8cd', 'b1528f4e'
-
-def exercise(n:int) -> str:
-    "The text of exercise `n` of the notebook's exercise cell, its solution included."
-    return next(p for p in re.split(r'(?m)^(?=\d+\. \*\*)', cells(NB)[EXERCISES][1]) if p.startswith(f'{n}. '))
+NB, EXERCISES, MODULE, TESTS = '02_multihead', '3cece8cd', 'b1528f4e', 'tests/test_multihead.py'
 
 def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
-    code = [src for kind, src in cells(NB).values() if kind == 'code']
-    assert not [s for s in code if re.search(r'\bsolution\(|code_blocks\(', s)]
-    for name in ('split_heads', 'merge_heads', 'LoopMHA'):    # defined once, by the stub the learner replaces
-        assert sum(bool(re.search(rf'^(def|class) {name}\b|^{name}\s*=', s, re.M)) for s in code) == 1, name
+    assert_no_cell_runs_a_solution(NB, 'split_heads', 'merge_heads', 'LoopMHA')
 
 # ---------------------------------------------------------------- "Write it yourself first": check_heads
 def test_check_heads_passes_right_answers(capsys):
@@ -51,8 +42,7 @@ right = namespace(NB, 'b2d0a004')
     (right['split_heads'], lambda x: x.transpose(1, 2), r"merge_heads of a \(2, 3, 5, 4\) tensor gave torch.Size\(\[2, 5, 3, 4\]\)"),
 ], ids=['no transpose', 'strided heads', 'merge without transpose', 'split not moved', 'merge not flattened'])
 def test_check_heads_names_each_mistake(split, merge, message):
-    ns = namespace(NB, 'b2d0a002')
-    with pytest.raises(AssertionError, match=message): ns['check_heads'](split, merge)
+    assert_rejects(namespace(NB, 'b2d0a002')['check_heads'], split, merge, says=message)
 
 # ---------------------------------------------------------------- exercise 2: check_loop_mha
 def loop_ns(*more): return namespace(NB, MODULE, 'b2e1f005', *more)
@@ -74,8 +64,7 @@ def test_check_loop_mha_passes_right_answers(capsys):
 
 def test_check_loop_mha_reports_the_stub(capsys):
     ns = loop_ns('b2e1f007')                                 # the stub cell calls the check itself
-    assert 'LoopMHA is not written yet' in capsys.readouterr().out
-    assert ns['check_loop_mha'](ns['LoopMHA']) is False
+    assert_stub_reported(ns, 'check_loop_mha', 'LoopMHA', capsys)
 
 def wrong_loop(kind:str):
     "The solution with one mistake."
@@ -111,7 +100,7 @@ def wrong_loop(kind:str):
 ])
 def test_check_loop_mha_names_each_mistake(kind, message):
     ns, Wrong = wrong_loop(kind)
-    with pytest.raises(AssertionError, match=message): ns['check_loop_mha'](Wrong)
+    assert_rejects(ns['check_loop_mha'], Wrong, says=message)
 
 # ---------------------------------------------------------------- exercises 3 and 4: the solutions' claims
 def test_exercise_4_a_3d_mask_masks_the_wrong_sentences_when_B_equals_h():
@@ -139,9 +128,4 @@ BREAK = {
 @pytest.mark.slow
 @pytest.mark.parametrize('n', BREAK)
 def test_break_it_solution_names_exactly_the_checks_that_fail(n):
-    b = BREAK[n]
-    assert b['new'] in exercise(n), "the exercise no longer asks for this change"
-    assert named_tests(exercise(n), 'tests/test_multihead.py') == b['tests'], "the solution names other tests"
-    cells_failed, tests_failed = break_it(NB, b['cell'], b['old'], b['new'], 'multihead', 'tests/test_multihead.py')
-    assert cells_failed == set(b['cells']), f"failing cells {cells_failed}, the solution names {set(b['cells'])}"
-    assert tests_failed == b['tests'], f"failing tests {tests_failed}, the solution names {b['tests']}"
+    assert_break_it_exercise(NB, EXERCISES, n, TESTS, module='multihead', said=BREAK[n]['new'], **BREAK[n])

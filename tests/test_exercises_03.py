@@ -2,29 +2,21 @@
 answer, reports the stub as not written yet, and fails every wrong variant with a message that names the case and the
 likely mistake; each "break it" solution names exactly the checks that fail when its change is made to the library.
 The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
-import re
 import pytest, torch
 import torch.nn as nn
-from nbtools import namespace, cells
-from breakit import break_it, named_tests
+from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, exercise_code, namespace
 
-NB, EXERCISES, MODULE = '03_ffn', 'c57e0dc7', '052f2c30'
-
-def exercise(n:int) -> str:
-    "The text of exercise `n` of the notebook's exercise cell, its solution included."
-    return next(p for p in re.split(r'(?m)^(?=\d+\. \*\*)', cells(NB)[EXERCISES][1]) if p.startswith(f'{n}. '))
+NB, EXERCISES, MODULE, TESTS = '03_ffn', 'c57e0dc7', '052f2c30', 'tests/test_blocks.py'
 
 def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
-    code = [src for kind, src in cells(NB).values() if kind == 'code']
-    assert not [s for s in code if re.search(r'\bsolution\(|code_blocks\(', s)]
-    assert sum(bool(re.search(r'^def conv_to_ffn\b|^conv_to_ffn\s*=', s, re.M)) for s in code) == 1
+    assert_no_cell_runs_a_solution(NB, 'conv_to_ffn')
 
 # ---------------------------------------------------------------- exercise 5: check_conv_to_ffn
 def check_ns(*more): return namespace(NB, MODULE, 'c3f0e001', *more)
 
 def test_check_conv_to_ffn_passes_right_answers(capsys):
     ns = namespace(NB, MODULE, 'c3f0e001')
-    exec(re.findall(r"```python\n(.*?)```", exercise(5), re.S)[0], ns)       # the printed solution
+    exec(exercise_code(NB, EXERCISES, 5), ns)                               # the printed solution
     assert ns['check_conv_to_ffn'](ns['conv_to_ffn']) is True
     def other(conv):                                                        # another right answer: a state dict
         f = ns['FeedForward'](conv[0].in_channels, conv[0].out_channels)
@@ -36,8 +28,7 @@ def test_check_conv_to_ffn_passes_right_answers(capsys):
 
 def test_check_conv_to_ffn_reports_the_stub(capsys):
     ns = check_ns('c3f0e003')                                               # the stub cell calls the check itself
-    assert 'conv_to_ffn is not written yet' in capsys.readouterr().out
-    assert ns['check_conv_to_ffn'](ns['conv_to_ffn']) is False
+    assert_stub_reported(ns, 'check_conv_to_ffn', 'conv_to_ffn', capsys)
 
 def wrong(kind:str):
     ns = check_ns()
@@ -64,13 +55,13 @@ def wrong(kind:str):
 ])
 def test_check_conv_to_ffn_names_each_mistake(kind, message):
     ns, f = wrong(kind)
-    with pytest.raises(AssertionError, match=message): ns['check_conv_to_ffn'](f)
+    assert_rejects(ns['check_conv_to_ffn'], f, says=message)
 
 def test_a_transposed_square_weight_is_named_by_its_values():
     ns, f = wrong('transposed')
     def square_only(conv):                                                  # only the (8, 8) case reaches the values
         return f(conv) if conv[0].weight.shape[0] == conv[0].weight.shape[1] else ns['conv_to_ffn_right'](conv)
-    exec(re.findall(r"```python\n(.*?)```", exercise(5), re.S)[0].replace('def conv_to_ffn', 'def conv_to_ffn_right'), ns)
+    exec(exercise_code(NB, EXERCISES, 5).replace('def conv_to_ffn', 'def conv_to_ffn_right'), ns)
     with pytest.raises(AssertionError, match=r"d_model=8, d_ff=8: the outputs differ by .*; w_1.weight, w_2.weight should be copied"):
         ns['check_conv_to_ffn'](square_only)
 
@@ -91,8 +82,4 @@ BREAK = {
 @pytest.mark.slow
 @pytest.mark.parametrize('n', BREAK)
 def test_break_it_solution_names_exactly_the_checks_that_fail(n):
-    b = BREAK[n]
-    assert named_tests(exercise(n), 'tests/test_blocks.py') == b['tests'], "the solution names other tests"
-    cells_failed, tests_failed = break_it(NB, b['cell'], b['old'], b['new'], b['module'], 'tests/test_blocks.py')
-    assert cells_failed == set(b['cells']), f"failing cells {cells_failed}, the solution names {set(b['cells'])}"
-    assert tests_failed == b['tests'], f"failing tests {tests_failed}, the solution names {b['tests']}"
+    assert_break_it_exercise(NB, EXERCISES, n, TESTS, **BREAK[n])

@@ -3,25 +3,18 @@ right answers, reports the stub as not written yet, and fails every wrong varian
 and the likely mistake (zeroing the padding outputs included, which breaks parity with nn.Embedding once tying makes
 the padding row non-zero); each "break it" solution names exactly the checks that fail when its change is made to the
 library. The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
-import math, re
+import math
 import pytest, torch
 import torch.nn as nn
 import torch.nn.functional as F
-from nbtools import namespace, cells
-from breakit import break_it, named_tests
+from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, exercise_code, namespace
 
-NB, EXERCISES, MODULE = '04_embeddings', '4b182bb5', 'c2ebd0ce'
+NB, EXERCISES, MODULE, TESTS = '04_embeddings', '4b182bb5', 'c2ebd0ce', 'tests/test_blocks.py'
 
-def exercise(n:int) -> str:
-    "The text of exercise `n` of the notebook's exercise cell, its solution included."
-    return next(p for p in re.split(r'(?m)^(?=\d+\. \*\*)', cells(NB)[EXERCISES][1]) if p.startswith(f'{n}. '))
-
-def solution_5() -> str: return re.findall(r"```python\n(.*?)```", exercise(5), re.S)[0]
+def solution_5() -> str: return exercise_code(NB, EXERCISES, 5)
 
 def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
-    code = [src for kind, src in cells(NB).values() if kind == 'code']
-    assert not [s for s in code if re.search(r'\bsolution\(|code_blocks\(', s)]
-    assert sum(bool(re.search(r'^class MyEmbeddings\b|^MyEmbeddings\s*=', s, re.M)) for s in code) == 1
+    assert_no_cell_runs_a_solution(NB, 'MyEmbeddings')
 
 def check_ns(*more): return namespace(NB, MODULE, 'd4e0f001', *more)
 
@@ -41,8 +34,7 @@ def test_check_my_embeddings_passes_right_answers(capsys):
 
 def test_check_my_embeddings_reports_the_stub(capsys):
     ns = check_ns('d4e0f003')                               # the stub cell calls the check itself
-    assert 'MyEmbeddings is not written yet' in capsys.readouterr().out
-    assert ns['check_my_embeddings'](ns['MyEmbeddings']) is False
+    assert_stub_reported(ns, 'check_my_embeddings', 'MyEmbeddings', capsys)
 
 def wrong(kind:str):
     "The solution with one mistake."
@@ -77,7 +69,7 @@ def wrong(kind:str):
 ])
 def test_check_my_embeddings_names_each_mistake(kind, message):
     ns, Wrong = wrong(kind)
-    with pytest.raises(AssertionError, match=message): ns['check_my_embeddings'](Wrong)
+    assert_rejects(ns['check_my_embeddings'], Wrong, says=message)
 
 def test_the_solution_keeps_nn_Embeddings_values_when_tying_trains_the_padding_row():
     "The notebook's point: with tying the padding row moves; nn.Embedding still returns it, and so must the solution."
@@ -108,9 +100,4 @@ BREAK = {
 @pytest.mark.slow
 @pytest.mark.parametrize('n', BREAK)
 def test_break_it_solution_names_exactly_the_checks_that_fail(n):
-    b = BREAK[n]
-    assert b['said'] in exercise(n), "the exercise no longer asks for this change"
-    assert named_tests(exercise(n), 'tests/test_blocks.py') == b['tests'], "the solution names other tests"
-    cells_failed, tests_failed = break_it(NB, b['cell'], b['old'], b['new'], 'embeddings', 'tests/test_blocks.py')
-    assert cells_failed == set(b['cells']), f"failing cells {cells_failed}, the solution names {set(b['cells'])}"
-    assert tests_failed == b['tests'], f"failing tests {tests_failed}, the solution names {b['tests']}"
+    assert_break_it_exercise(NB, EXERCISES, n, TESTS, module='embeddings', **BREAK[n])

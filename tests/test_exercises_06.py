@@ -3,8 +3,7 @@ reports the unwritten stub as not written, and fails every wrong variant with a 
 check passes its solution and names what a wrong `my_forward` gets wrong; the "break it" exercise, applied to the code,
 makes exactly the checks its solution names fail."""
 import pytest
-from nbtools import cells, code_blocks, namespace, _body
-from test_exercises_05 import edited, run_cells, failing_tests
+from nbtools import assert_break_it, assert_rejects, _body, cells, code_blocks, namespace, run_check
 
 NB = '06_model'
 
@@ -30,17 +29,16 @@ WRONG = {   # forward(s, x, f) of a wrong sub-layer -> what the check's message 
 def test_sublayer_wrong_answers_are_named(name):
     fwd, says = WRONG[name]
     ns = namespace(NB, 'b6d0a002', 'b6d0a004')
-    Wrong = type(name, (ns['MySublayer'],), {'forward': fwd})
-    with pytest.raises(AssertionError, match=says): ns['check_sublayer'](Wrong)
+    assert_rejects(ns['check_sublayer'], type(name, (ns['MySublayer'],), {'forward': fwd}), says=says)
 
 def _forward_check():
     ns = namespace(NB, 'cd986a1d', 'b67ef6b1', '85fcd006', 'df6780a4', 'ad5109b1', '7a34aa08', '0a73f877',
                    '88eb653a', "tiny = get_config('tiny', src_vocab=50, tgt_vocab=50)", '67d67f6c')
-    return ns, code_blocks(NB, '2c933a1c')
+    check, solution = code_blocks(NB, '2c933a1c')
+    return ns, check, solution
 
 def test_my_forward_solution_passes(capsys):
-    ns, (check, solution) = _forward_check()
-    exec(solution, ns); exec(check, ns)
+    run_check(*_forward_check())
     assert 'post-LN and pre-LN' in capsys.readouterr().out
 
 @pytest.mark.parametrize('old, new, says', [
@@ -49,17 +47,11 @@ def test_my_forward_solution_passes(capsys):
     ("z = model.enc_norm(x)", "z = x", 'pre-LN: my_forward'),
     ("lambda t: l.self_attn(t, mask=tgt_mask)", "lambda t: l.self_attn(t)", 'post-LN: my_forward')])
 def test_my_forward_wrong_answers_are_named(old, new, says):
-    ns, (check, solution) = _forward_check()
-    assert solution.count(old) == 1
-    exec(solution.replace(old, new), ns)
-    with pytest.raises(AssertionError, match=says): exec(check, ns)
+    run_check(*_forward_check(), old, new, says)
 
 PARITY, COUNTS = '67d67f6c', 'df36e9cf'
 
 def test_break_it_1_no_final_norm_in_pre_ln():
-    src = edited(NB, '0a73f877', "self.enc_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()", "self.enc_norm = nn.Identity()")
-    got = set(run_cells(NB, {'0a73f877': src}))
-    assert got == {PARITY, COUNTS}, got
-    assert failing_tests('model', src, ['tests/test_model.py::test_parity_with_nn_transformer']) == \
-        {'tests/test_model.py::test_parity_with_nn_transformer'}
-
+    parity = 'tests/test_model.py::test_parity_with_nn_transformer'
+    assert_break_it(NB, '0a73f877', "self.enc_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()",
+                    "self.enc_norm = nn.Identity()", 'model', [parity], prose=False, fail_cells={PARITY, COUNTS}, fail_tests={parity})

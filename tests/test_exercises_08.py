@@ -2,8 +2,7 @@
 `learn_bpe` and `segment` and names what a wrong one gets wrong; each "break it" exercise, applied to the code, makes
 exactly the checks its solution names fail."""
 import pytest
-from nbtools import code_blocks, namespace
-from test_exercises_05 import edited, run_cells, failing_tests
+from nbtools import assert_break_it, code_blocks, namespace, run_check
 
 NB = '08_data'
 
@@ -12,8 +11,7 @@ def _ex6():
     return namespace(NB), check, solution
 
 def test_bpe_solution_passes(capsys):
-    ns, check, solution = _ex6()
-    exec(solution, ns); exec(check, ns)
+    run_check(*_ex6())
     assert "reproduce Sennrich et al.'s example" in capsys.readouterr().out
 
 @pytest.mark.parametrize('old, new, says', [
@@ -24,23 +22,16 @@ def test_bpe_solution_passes(capsys):
     ("for _ in range(n_merges):", "for _ in range(n_merges - 1):", r"recorded 9 merges"),
 ])
 def test_bpe_wrong_answers_are_named(old, new, says):
-    ns, check, solution = _ex6()
-    assert solution.count(old) == 1
-    exec(solution.replace(old, new), ns)
-    with pytest.raises(AssertionError, match=says): exec(check, ns)
+    run_check(*_ex6(), old, new, says)
 
 SAMPLER, ENCODED = '14a534d9', 'e1e1330c'
 
 def test_break_it_1_bound_the_source_only():
-    src = edited(NB, '748b5e1e', "max(ms, mt, a, b)", "max(ms, a)")
-    got = set(run_cells(NB, {'748b5e1e': src}))
-    assert got == {SAMPLER}, got
-    assert failing_tests('data', src, ['tests/test_data.py::test_sampler_respects_max_tokens_and_covers_each_index_once']) == \
-        {'tests/test_data.py::test_sampler_respects_max_tokens_and_covers_each_index_once'}
+    sampler = 'tests/test_data.py::test_sampler_respects_max_tokens_and_covers_each_index_once'
+    assert_break_it(NB, '748b5e1e', "max(ms, mt, a, b)", "max(ms, a)", 'data', [sampler], prose=False,
+                    fail_cells={SAMPLER}, fail_tests={sampler})
 
 def test_break_it_2_source_without_eos():
-    src = edited(NB, '907a2616', "(s + [EOS_ID], [BOS_ID] + t + [EOS_ID])", "(s, [BOS_ID] + t + [EOS_ID])")
-    got = set(run_cells(NB, {'907a2616': src}))
-    assert got == {ENCODED}, got
-    assert failing_tests('data', src, ['tests/test_data.py::test_encode_pairs_conventions']) == \
-        {'tests/test_data.py::test_encode_pairs_conventions'}
+    conventions = 'tests/test_data.py::test_encode_pairs_conventions'
+    assert_break_it(NB, '907a2616', "(s + [EOS_ID], [BOS_ID] + t + [EOS_ID])", "(s, [BOS_ID] + t + [EOS_ID])", 'data', [conventions],
+                    prose=False, fail_cells={ENCODED}, fail_tests={conventions})

@@ -2,14 +2,13 @@
 passes the printed solution and another right answer, reports the empty stub as not written (without raising), and
 fails each natural wrong answer with a one-line message that names the case and the mistake; and each "break it"
 exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
-fail. `run_broken` is shared with test_exercises_10.py."""
-import json, math, os, re, shutil, subprocess, sys
+fail (tests/nbtools.py's `break_it`)."""
+import math
 import pytest, torch
 import torch.nn.functional as F
-from nbtools import NBS, cells, code_blocks, namespace
+from nbtools import assert_break_it, assert_stub_then_solution, cells, namespace
 from transformer_nb.core import PAD_ID
 
-ROOT = NBS.parent
 NB = '09_training'
 
 # --- exercise: the learning-rate schedule ---------------------------------------------------------------------------
@@ -20,10 +19,7 @@ def schedule_ns():
 
 def test_schedule_check_on_stub_solution_and_another_right_answer(schedule_ns, capsys):
     check = schedule_ns['check_schedule']
-    assert check(schedule_ns['my_noam_lr']) is False                     # the stub: one line, no raise
-    assert capsys.readouterr().out.startswith('my_noam_lr is still the empty stub')
-    ns = dict(schedule_ns); exec(code_blocks(NB, 'c0a1e913')[0], ns)
-    assert check(ns['my_noam_lr']) is True
+    assert_stub_then_solution(schedule_ns, 'check_schedule', 'my_noam_lr', NB, 'c0a1e913', capsys)
     def other(step, d_model=512, warmup=4000):                           # right, written differently
         if not step: return 0.
         return min(1 / math.sqrt(step * d_model), step / math.sqrt(d_model * warmup ** 3))
@@ -71,10 +67,7 @@ def _q_loss(l, t, e, V_eps, pad_zero=False, reference_gets_eps=True):
 
 def test_label_smoothing_check_on_stub_solution_and_another_right_answer(ls_ns, capsys):
     check = ls_ns['check_label_smoothing']
-    assert check(ls_ns['my_label_smoothing']) is False
-    assert capsys.readouterr().out.startswith('my_label_smoothing is still the empty stub')
-    ns = dict(ls_ns); exec(code_blocks(NB, 'c0a1e917')[0], ns)
-    assert check(ns['my_label_smoothing']) is True
+    assert_stub_then_solution(ls_ns, 'check_label_smoothing', 'my_label_smoothing', NB, 'c0a1e917', capsys)
     def other(logits, target, eps, pad_id=PAD_ID):                      # right, written differently
         keep = target.ne(pad_id).flatten()
         lg, y = logits.flatten(0, -2)[keep], target.flatten()[keep]
@@ -115,46 +108,6 @@ def test_exercise_6_annotated_q_passes_only_eps_0(ls_ns):
 
 # --- "break it": the change applied, exactly the named checks fail -----------------------------------------------------
 
-RUNNER = r'''
-import json, os, re, sys, traceback
-sys.path.insert(0, sys.argv[1])
-import matplotlib; matplotlib.use('Agg')
-import matplotlib.pyplot as plt; plt.show = lambda *a, **k: plt.close('all')
-cells, ns, failed = json.load(open(sys.argv[2])), {'__name__': '__main__'}, {}
-for cid, src in cells:
-    head = [l for l in src.splitlines() if l.startswith('#|')]
-    if any(re.match(r'#\|\s*(eval:\s*false|slow|cuda)', l) for l in head): continue
-    body = '\n'.join(l for l in src.splitlines() if not l.startswith('#|'))
-    try: exec(compile(body, cid, 'exec'), ns)
-    except Exception as e: failed[cid] = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
-print('FAILED-CELLS ' + json.dumps(failed))
-'''
-
-def run_broken(tmp_path, nb:str, cell_id:str, old:str, new:str, module:str, test_files:list, timeout=900) -> tuple[dict, set]:
-    """The learner's "break it": replace `old` with `new` in code cell `cell_id` of notebook `nb` and in the exported
-    module `module` (as `nbdev-export` would). Run every code cell that `nbdev-test` runs (hidden ones and the prose file
-    included) in a fresh interpreter, and the pytest files `test_files` on the changed package.
-    Returns ({failing cell id: error}, {failing test names})."""
-    pkg = tmp_path / 'pkg'; shutil.copytree(ROOT / 'transformer_nb', pkg / 'transformer_nb', ignore=shutil.ignore_patterns('__pycache__'))
-    mod = pkg / 'transformer_nb' / f'{module}.py'
-    text = mod.read_text(); assert text.count(old) == 1, f"{old!r} not once in {module}.py"; mod.write_text(text.replace(old, new))
-    cs = [(cid, src) for cid, (kind, src) in cells(nb).items() if kind == 'code']
-    assert sum(old in src for cid, src in cs if cid == cell_id) == 1
-    cs = [(cid, src.replace(old, new) if cid == cell_id else src) for cid, src in cs]
-    (tmp_path / 'cells.json').write_text(json.dumps(cs)); (tmp_path / 'runner.py').write_text(RUNNER)
-    env = {**os.environ, 'PYTHONPATH': str(pkg), 'MPLBACKEND': 'Agg', 'TNB_PRETRAINED': str(ROOT / 'models')}   # the copy has no models/ beside it
-    r = subprocess.run([sys.executable, str(tmp_path / 'runner.py'), str(pkg), str(tmp_path / 'cells.json')], cwd=NBS,
-                       capture_output=True, text=True, env=env, timeout=timeout)
-    assert 'FAILED-CELLS ' in r.stdout, r.stdout[-2000:] + r.stderr[-3000:]
-    failed_cells = json.loads(r.stdout.split('FAILED-CELLS ')[-1])
-    boot = "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; import pytest; sys.exit(pytest.main(sys.argv[1:]))"
-    t = subprocess.run([sys.executable, '-c', boot, *test_files, '-q', '-p', 'no:cacheprovider', '-rf'],
-                       cwd=ROOT, capture_output=True, text=True, env=env, timeout=timeout)
-    assert str(pkg) in subprocess.run([sys.executable, '-c', boot.split('; import pytest')[0] + '; import transformer_nb; print(transformer_nb.__file__)'],
-                                      cwd=ROOT, capture_output=True, text=True, env=env).stdout
-    failed_tests = {re.sub(r'\[.*\]$', '', l.split()[1]) for l in t.stdout.splitlines() if l.startswith('FAILED ')}
-    return failed_cells, failed_tests
-
 BREAK_09 = {   # exercise: (cell, old, new, module, the cells and tests its solution names)
     1: ('47761ae3', 'noam_lr(i + 1, d_model', 'noam_lr(i, d_model', 'training',
         {'034d8aaf'}, {'tests/test_training.py::test_scheduler_steps_per_update_not_micro_batch',
@@ -170,11 +123,9 @@ BREAK_09 = {   # exercise: (cell, old, new, module, the cells and tests its solu
 
 @pytest.mark.slow
 @pytest.mark.parametrize('ex', BREAK_09)
-def test_break_it_fails_exactly_the_named_checks(tmp_path, ex):
+def test_break_it_fails_exactly_the_named_checks(ex):
     cell, old, new, module, want_cells, want_tests = BREAK_09[ex]
     text = cells(NB)['545a2453'][1]
     solution = text.split(f'{ex}. **Break it.**')[1].split('</details>')[0]
     for t in want_tests: assert t.split('::')[1] in solution, t             # the solution names them
-    failed_cells, failed_tests = run_broken(tmp_path, NB, cell, old, new, module, ['tests/test_training.py'])
-    assert set(failed_cells) == want_cells, failed_cells
-    assert failed_tests == want_tests, failed_tests
+    assert_break_it(NB, cell, old, new, module, ['tests/test_training.py'], fail_cells=want_cells, fail_tests=want_tests)

@@ -3,8 +3,7 @@ other right answers, reports the empty stub as not written (without raising), an
 with a one-line message that names the case and the mistake; and each "break it" exercise's change, applied to the
 notebook and to the exported module, makes exactly the checks its solution names fail."""
 import pytest
-from nbtools import code_blocks, namespace
-from test_exercises_09 import run_broken
+from nbtools import assert_break_it, assert_stub_then_solution, namespace
 from transformer_nb.core import PAD_ID, BOS_ID
 
 NB = '10_decoding'
@@ -17,10 +16,7 @@ def ns():
 
 def test_greedy_check_on_stub_solution_and_other_right_answers(ns, capsys):
     check = ns['check_greedy_step']
-    assert check(ns['my_greedy_step']) is False
-    assert capsys.readouterr().out.startswith('my_greedy_step is still the empty stub')
-    sol = dict(ns); exec(code_blocks(NB, 'c0b1e023')[0], sol)
-    assert check(sol['my_greedy_step']) is True
+    assert_stub_then_solution(ns, 'check_greedy_step', 'my_greedy_step', NB, 'c0b1e023', capsys)
     ntl, pad_mask = ns['next_token_logits'], ns['pad_mask']
     def via_decode(model, src, ys):                       # right: the encoder and decoder called apart, PAD/BOS by hand
         sm = pad_mask(src, PAD_ID)
@@ -72,9 +68,6 @@ BREAK_10 = {   # exercise: (cell, old, new, module, the cells and tests its solu
 
 @pytest.mark.slow
 @pytest.mark.parametrize('ex', BREAK_10)
-def test_break_it_fails_exactly_the_named_checks(tmp_path, ex):
+def test_break_it_fails_exactly_the_named_checks(ex):
     cell, old, new, module, want_cells, want_tests = BREAK_10[ex]
-    failed_cells, failed_tests = run_broken(tmp_path, NB, cell, old, new, module, ['tests/test_decoding.py'])
-    print(failed_cells, failed_tests)
-    assert set(failed_cells) == want_cells, failed_cells
-    assert failed_tests == want_tests, failed_tests
+    assert_break_it(NB, cell, old, new, module, ['tests/test_decoding.py'], fail_cells=want_cells, fail_tests=want_tests)

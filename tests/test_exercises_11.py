@@ -2,7 +2,7 @@
 reports an unwritten stub without failing, and rejects each likely mistake with a message that names the case and
 the mistake; the change of the "break it" exercise makes exactly the checks its solution names fail."""
 import pytest
-from nbtools import NBS, cells, code_blocks, namespace, _body
+from nbtools import NBS, assert_stub_reported, _body, cells, code_blocks, namespace
 
 NB = '11_results'
 EXERCISES = 'a1b2c344'                      # the exercises' markdown cell: the solutions of exercises 2 and 3
@@ -40,8 +40,7 @@ def test_bleu_solution_passes(capsys):
 
 def test_bleu_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, '83b32dda', 'c0b1a7e3', 'e11c0001')          # the stub cell runs the check, as Run All does
-    assert 'my_bleu is not written yet' in capsys.readouterr().out
-    assert ns['check_bleu'](ns['my_bleu']) is False
+    assert_stub_reported(ns, 'check_bleu', 'my_bleu', capsys)
 
 @pytest.mark.parametrize('old, new, case, mistake', [
     ('(ngrams(h, n) & ngrams(ref, n))', 'Counter({g: k for g, k in ngrams(h, n).items() if g in ngrams(ref, n)})',
@@ -75,8 +74,7 @@ def test_heads_solution_passes(heads_ns, capsys):
 
 def test_heads_stub_is_reported_as_not_written(heads_ns, capsys):
     exec(_body(cells(NB)['e11c0003'][1]), heads_ns)
-    assert 'heads_looking is not written yet' in capsys.readouterr().out
-    assert heads_ns['check_heads'](heads_ns['heads_looking']) is False
+    assert_stub_reported(heads_ns, 'check_heads', 'heads_looking', capsys)
 
 @pytest.mark.parametrize('wrong, case, mistake', [
     ('lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]',

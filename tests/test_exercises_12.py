@@ -2,9 +2,8 @@
 notebook prints, reports an unwritten stub without failing, and rejects each likely mistake with a message that
 names the tree and the mistake; the change of the "break the repair" exercise makes exactly the checks its solution
 names fail, in the notebook and in tests/test_parsing.py."""
-import inspect, sys
 import pytest
-from nbtools import cells, code_blocks, namespace, _body
+from nbtools import assert_break_it, assert_stub_reported, _body, cells, code_blocks, namespace
 
 NB = '12_parsing'
 EXERCISES = '648f626b'
@@ -18,8 +17,7 @@ def test_linearize_solution_passes(capsys):
 
 def test_linearize_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'c3df4a72', 'c1225d6a', 'f8de6c71', 'e12c0001', 'e12c0002')   # the stub cell runs the check, as Run All does
-    assert 'my_linearize is not written yet' in capsys.readouterr().out
-    assert ns['check_linearize'](ns['my_linearize']) is False
+    assert_stub_reported(ns, 'check_linearize', 'my_linearize', capsys)
 
 @pytest.mark.parametrize('old, new, case, mistake', [
     ("    if is_preterminal(tree): return tree[0]                          # (NNP John) -> John\n",
@@ -58,19 +56,11 @@ def test_break_the_repair_stops_the_repair_cell_at_its_stray_bracket():
     text = ' '.join(cells(NB)[EXERCISES][1].split())
     assert 'The repair cell stops at its case `)S (S ...`' in text
 
-def test_break_the_repair_fails_exactly_the_two_named_tests(monkeypatch, tmp_path):
-    import transformer_nb.parsing as parsing
-    sys.path.insert(0, str(__import__('pathlib').Path(__file__).parent))
-    import test_parsing
-    ns = dict(vars(parsing)); exec(broken_source(), ns)
-    monkeypatch.setattr(parsing, 'delinearize', ns['delinearize']); monkeypatch.setattr(test_parsing, 'delinearize', ns['delinearize'])
-    failed = set()
-    for name, f in vars(test_parsing).items():
-        if not name.startswith('test_') or any(m.name == 'slow' for m in getattr(f, 'pytestmark', [])): continue
-        (tmp_path / name).mkdir()
-        args = [tmp_path / name if p == 'tmp_path' else None for p in inspect.signature(f).parameters]
-        try: f(*args)
-        except Exception: failed.add(name)
-    assert failed == {'test_random_token_soup_is_repaired_or_fails_cleanly', 'test_results_file_has_every_system_with_provenance'}, failed
+def test_break_the_repair_fails_exactly_the_two_named_tests():
+    "The change made to the notebook's cell and to transformer_nb/parsing.py: tests/test_parsing.py's fast tests that fail."
+    failed = {'tests/test_parsing.py::test_random_token_soup_is_repaired_or_fails_cleanly',
+              'tests/test_parsing.py::test_results_file_has_every_system_with_provenance'}
+    assert_break_it(NB, '6b63e4a8', OLD, NEW, 'parsing', ['tests/test_parsing.py'], notebook=False, pytest_args=['-m', 'not slow'],
+                    fail_tests=failed)
     text = ' '.join(cells(NB)[EXERCISES][1].split())
-    assert all(f'`{t}`' in text for t in failed)
+    assert all(f"`{t.split('::')[1]}`" in text for t in failed)
