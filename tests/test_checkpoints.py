@@ -190,3 +190,70 @@ def test_checkpoints_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     p = _checkpoint(tmp_path / 'c.pt')
     with pytest.raises(exc) as e: call(p, load_checkpoint(p))
     assert str(e.value).startswith(says) and '\n' not in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize('call, exc, says', [
+    (lambda p, ck: save_checkpoint(p.parent / 'empty.pt'), ValueError, "save_checkpoint got nothing to save to "),   # was a near-empty file
+    (lambda p, ck: save_checkpoint(p.parent / 'empty.pt', format=_CKPT_FORMAT), ValueError, "save_checkpoint got nothing to save"),
+    (lambda p, ck: C.set_rng_state('x'), TypeError, "s must be a generator state as rng_state() returns it (a dict), got a str"),
+    (lambda p, ck: C.set_rng_state({}), ValueError, "s is not a generator state as rng_state() returns it: it lacks 'torch', 'cuda', 'python', 'numpy'"),
+    (lambda p, ck: C.set_rng_state({**rng_state(), 'python': [3, [1, 2], None]}), ValueError, "s is not a generator state as rng_state() returns it: its 'python' is not Python's"),
+    (lambda p, ck: C.check_tokenizer(None, ck['config'], 'c.pt'), TypeError, "tok must be a Tokenizer, got a NoneType"),
+    (lambda p, ck: C.check_tokenizer(_tok(64), 'cfg', 'c.pt'), TypeError, "cfg must be a model's config (a TransformerConfig, or a checkpoint's config dict), got 'cfg'"),
+    (lambda p, ck: load_checkpoint(p, map_location=-1), TypeError, "map_location=-1 must be a device ('cpu', 'cuda:0', a torch.device), a dict or a function"),  # was 'corrupt or truncated?'
+    (lambda p, ck: check_checkpoint(ck, use=['inference']), ValueError, "use=['inference'] must be 'inference', 'average' or 'resume'"),
+    (lambda p, ck: C.check_weights(ck, 'c.pt', model='m'), TypeError, "model must be a Transformer, got a str"),
+    (lambda p, ck: C.check_weights({}, 'c.pt'), ValueError, "c.pt: its config and model are missing or not a dict"),
+    (lambda p, ck: C.average_checkpoints(3.0), TypeError, "paths must be a list of checkpoint files, got a float"),
+    (lambda p, ck: C.average_checkpoints([p, None]), TypeError, "paths[1] must be a checkpoint file, got a NoneType"),
+    (lambda p, ck: C.save_averaged([p, None], p.parent / 'avg.pt'), TypeError, "paths[1] must be a checkpoint file, got a NoneType"),
+    (lambda p, ck: C.pretrained_path(['numbers']), ValueError, "no published model ['numbers']: the names are"),
+])
+def test_more_checkpoint_functions_refuse_in_the_callers_terms(tmp_path, call, exc, says):
+    p = _checkpoint(tmp_path / 'c.pt')
+    with pytest.raises(exc) as e: call(p, load_checkpoint(p))
+    assert str(e.value).startswith(says) and '\n' not in str(e.value), str(e.value)
+    assert not (tmp_path / 'empty.pt').exists()
+
+def _tok(n):
+    "A stand-in with the one thing check_tokenizer reads."
+    return type('Tok', (), {'vocab_size': n})()
+
+def test_check_tokenizer_takes_a_config_or_its_dict():
+    cfg = get_config('tiny', src_vocab=64, tgt_vocab=64)
+    assert C.check_tokenizer(_tok(64), cfg, 'x') is not None and C.check_tokenizer(_tok(64), asdict(cfg), 'x') is not None
+    with pytest.raises(ValueError, match='x: its tokenizer has 63 pieces'): C.check_tokenizer(_tok(63), cfg, 'x')
+
+def test_save_checkpoint_names_a_file_in_the_way(tmp_path):
+    "A folder that is a file was a raw FileExistsError ([Errno 17]); one deeper, a raw NotADirectoryError."
+    (tmp_path / 'f').write_text('x')
+    for target in (tmp_path / 'f' / 'c.pt', tmp_path / 'f' / 'sub' / 'c.pt'):
+        with pytest.raises(NotADirectoryError) as e: save_checkpoint(target, step=1)
+        assert str(e.value) == f"{target}: {tmp_path / 'f'} is a file, not a folder", str(e.value)
+    assert save_checkpoint(tmp_path / 'new' / 'sub' / 'c.pt', step=1).is_file()             # missing folders are still made
+
+def test_average_builds_no_model_and_averages_bit_for_bit(tmp_path):
+    """The architecture check of averaging takes its shapes from a model built on the meta device: no weights allocated or
+    initialised, so no random number is drawn. The average itself is unchanged: the float32 sum in the order given, divided
+    by the count, cast back; tied tensors stay one tensor."""
+    paths = []
+    for i in range(3):
+        set_seed(i)
+        m = Transformer(get_config('tiny', src_vocab=64, tgt_vocab=64)).to(torch.bfloat16 if i == 2 else torch.float32)
+        paths.append(save_checkpoint(tmp_path / f'c{i}.pt', config=asdict(m.cfg), model=m.state_dict(), step=10 * (i + 1), meta={'run': 'r1'}))
+    sds = [load_checkpoint(p)['model'] for p in paths]
+    set_seed(123); before = (torch.get_rng_state(), torch.rand(1))
+    set_seed(123)
+    avg = C.average_checkpoints(paths)
+    assert torch.equal(torch.get_rng_state(), before[0]) and torch.equal(torch.rand(1), before[1])   # nothing drawn
+    for k, v in sds[-1].items():
+        want = v if not v.is_floating_point() else (sum((sd[k].float() for sd in sds[1:]), sds[0][k].float().clone()) / 3).to(v.dtype)
+        assert avg['model'][k].dtype == v.dtype and torch.equal(avg['model'][k], want), k
+    assert avg['model']['src_emb.lut.weight'] is avg['model']['generator.proj.weight']
+    assert avg['meta']['averaged_steps'] == [10, 20, 30]
+    bad = load_checkpoint(paths[0]); bad['model']['encoder.0.ffn.w_1.weight'] = torch.zeros(3, 3)
+    torch.save(bad, tmp_path / 'bad.pt')                              # the same protection: a shape the config does not describe
+    with pytest.raises(ValueError, match=r'bad\.pt: the weights do not match the architecture in its config \(encoder\.0\.ffn\.w_1\.weight has shape \(3, 3\)'):
+        C.average_checkpoints([tmp_path / 'bad.pt', paths[1]])
+    with pytest.raises(ValueError, match=r"cannot average .*c0\.pt and .*bad\.pt: different architectures \(tensor 'encoder\.0\.ffn\.w_1\.weight': shape"):
+        C.average_checkpoints([paths[0], tmp_path / 'bad.pt'])

@@ -257,3 +257,14 @@ def test_torchrun_trains_with_one_holder_of_the_run_folder(tmp_path):
     r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, env={**ENV, 'CUDA_VISIBLE_DEVICES': ''}, timeout=240)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     assert 'in use by another run' not in r.stderr and [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000002.pt']
+
+
+def test_tokenizer_options_on_resume_are_the_librarys_refusal(run):
+    """--normalization and --byte-fallback with --resume: refused by resume_run alone, its `name=value` words put in the
+    command's options by `cli_words`, before the checkpoint is read or anything written."""
+    from conftest import one_line
+    r = tnb_train('--resume', run, '--normalization', 'nmt_nfkc_cf', '--no-byte-fallback', '--no-progress')
+    one_line(r, 'tnb-train', f"--normalization nmt_nfkc_cf and --no-byte-fallback shape a new tokenizer, and a resumed run keeps its own (that of {run}): drop them")
+    assert r.stdout == '', r.stdout
+    r = tnb_train('--resume', run, '--byte-fallback', '--no-progress')
+    one_line(r, 'tnb-train', f"--byte-fallback shapes a new tokenizer, and a resumed run keeps its own (that of {run}): drop it")

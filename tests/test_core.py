@@ -17,3 +17,15 @@ def test_get_device_names_what_is_not_a_device(bad):
     from transformer_nb.core import get_device
     with pytest.raises(ValueError) as e: get_device(bad)
     assert str(e.value).startswith(f"device={bad!r} is not a device: give 'cpu', 'cuda'") and '\n' not in str(e.value), str(e.value)
+
+
+def test_set_seed_count_params_and_precision_name_a_bad_argument():
+    "set_seed('x') was NumPy's 'Cannot cast scalar', set_seed(-1) its 'Seed must be between 0 and 2**32 - 1'; count_params(None) an AttributeError."
+    import torch
+    from transformer_nb.core import set_seed, count_params, precision_dtype
+    for bad in ('x', -1, 2**32, 1.5, None):
+        with pytest.raises(ValueError) as e: set_seed(bad)
+        assert str(e.value) == f"seed={bad!r} must be an int in [0, 2**32 - 1]", str(e.value)
+    with pytest.raises(TypeError, match=r'^model must be a torch.nn.Module, got a NoneType$'): count_params(None)
+    assert count_params(torch.nn.Linear(2, 3)) == 9
+    with pytest.raises(ValueError, match=r"^precision=\['fp32'\] is not one of"): precision_dtype(['fp32'])

@@ -1,12 +1,12 @@
 "transformer_nb.datasets (A2) and transformer_nb.data (08): corpora, bad input, checksums and the offline download path, tokenizer, batching, collate."
-import gzip, hashlib, io, os, pickle, urllib.error, urllib.request, warnings
+import gzip, hashlib, io, os, pickle, re, urllib.error, urllib.request, warnings
 from pathlib import Path
 import numpy as np
 import pytest
 import torch
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb import datasets as D
-from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pairs, padding_efficiency
+from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pairs, padding_efficiency, pad_ids
 from transformer_nb.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
                                      _number_splits, numbers_corpus, copy_corpus, _common_numbers, magnitude, MAGNITUDES,
                                      find_multi30k, multi30k, _multi30k_files, download_file, _MULTI30K_SHA256, _MULTI30K_URL)
@@ -543,3 +543,59 @@ def test_corpus_files_are_named_for_what_they_are(tmp_path, texts):
     one_line(tool('train', '--train', tmp_path / 'fifo', texts / 'ref.txt', *base), 'tnb-train', 'is not a regular file')
     one_line(tool('train', '--train', tmp_path / 'nul.txt', texts / 'ref.txt', *base), 'tnb-train', 'nul.txt, line 2: a NUL byte at offset 6')
     assert not (tmp_path / 'o').exists()
+
+
+# --- bad input to the data functions: one line naming the argument, never NumPy's, pathlib's or range()'s error ---
+
+def _tiny_tok(): return Tokenizer.train(['one two three', 'eins zwei drei'] * 20, vocab_size=30)
+
+def test_tokenizer_save_names_the_missing_folder(tmp_path):
+    "A missing folder was a raw '[Errno 2] No such file or directory'; a file in the way, 'Not a directory'."
+    tok = _tiny_tok()
+    with pytest.raises(FileNotFoundError) as e: tok.save(tmp_path / 'no' / 'tok.model')
+    assert str(e.value) == f"{tmp_path / 'no' / 'tok.model'}: the folder {tmp_path / 'no'} does not exist", str(e.value)
+    (tmp_path / 'f').write_text('x')
+    with pytest.raises(NotADirectoryError, match=r'f/tok\.model: .*/f is a file, not a folder$'): tok.save(tmp_path / 'f' / 'tok.model')
+    with pytest.raises(IsADirectoryError, match='is a folder; give a file name$'): tok.save(tmp_path)
+    with pytest.raises(TypeError, match="^Tokenizer.save wants a file's path, got a NoneType$"): tok.save(None)
+    tok.save(tmp_path / 'tok.model'); assert Tokenizer.load(tmp_path / 'tok.model') == tok
+
+def test_encode_pairs_checks_num_threads_and_pairs():
+    tok = _tiny_tok()
+    for bad in (-2, 'x', 1.5):                                        # -2 was accepted
+        with pytest.raises(ValueError, match=rf'^num_threads={re.escape(repr(bad))} must be an int >= 0, or None'):
+            encode_pairs(tok, [('one', 'eins')], num_threads=bad)
+    with pytest.raises(ValueError, match=r'^num_threads=-1 must be an int >= 0'): tok.encode(['one'], num_threads=-1)
+    assert encode_pairs(tok, [('one', 'eins')], num_threads=0) == encode_pairs(tok, [('one', 'eins')])
+    with pytest.raises(ValueError, match=r'^encode_pairs wants a list of \(source, target\) pairs, got None'): encode_pairs(tok, None)
+
+@pytest.mark.parametrize('call, exc, says', [
+    (lambda: pad_ids([[1], None]), TypeError, 'seqs[1] is not a list of token ids (ints): None'),
+    (lambda: pad_ids([[1], 'ab']), TypeError, "seqs[1] is not a list of token ids (ints): 'ab'"),
+    (lambda: pad_ids([[1], [[2]]]), TypeError, 'seqs[1] is not a list of token ids (ints): [[2]]'),
+    (lambda: pad_ids(None), ValueError, 'pad_ids wants a non-empty list of id lists, got None'),
+    (lambda: pad_ids([[1]], pad_id='x'), TypeError, "pad_id='x' must be an int"),
+    (lambda: collate([([4, 3], [2, 3]), None]), TypeError, 'examples[1] is not a (src_ids, tgt_ids) pair: None'),
+    (lambda: collate([([4, 3], [2, 3]), ([4], [2], [3])]), TypeError, 'examples[1] is not a (src_ids, tgt_ids) pair: ([4], [2], [3])'),
+    (lambda: collate([([4, 3], [2, 3]), ([4], None)]), TypeError, 'examples[1][1] is not a list of token ids (ints): None'),
+    (lambda: collate(None), TypeError, 'collate wants a list of (src_ids, tgt_ids) pairs, got a NoneType'),
+])
+def test_pad_ids_and_collate_name_the_bad_row(call, exc, says):
+    with pytest.raises(exc) as e: call()
+    assert str(e.value).startswith(says), str(e.value)
+
+def test_corpus_score_checks_chunk():
+    from sacrebleu.metrics import BLEU
+    with pytest.raises(ValueError, match=r'^chunk=0 must be an int >= 1'): D.corpus_score(BLEU(), ['a b', 'c'], ['a b', 'c'], 0)
+
+@pytest.mark.parametrize('call, says', [
+    (lambda: read_lines(None), "path must be a text file's path, got a NoneType"),
+    (lambda: read_parallel('a.de', None), "tgt_path must be a text file's path, got a NoneType"),
+    (lambda: D.get_cache_dir(3), "cache_dir must be a folder's path, got a int"),
+    (lambda: D.copy_corpus(n_train='5'), "n_train='5' must be an int >= 0"),
+    (lambda: D.copy_corpus(max_len=2.5), 'max_len=2.5 must be an int >= 0'),
+])
+def test_datasets_name_a_bad_argument(call, says):
+    with pytest.raises((TypeError, ValueError)) as e: call()
+    assert str(e.value) == says, str(e.value)
+    with pytest.raises(ValueError, match=r"^unknown dataset \['copy'\]"): load_dataset(['copy'])

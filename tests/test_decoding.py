@@ -533,3 +533,35 @@ def test_greedy_checks_max_extra_as_beam_search_does(model, bad):
     for decode in (greedy_decode, fast_greedy, beam_search, fast_beam_search):
         with pytest.raises(ValueError) as e: decode(model, torch.tensor([[5, 3]]), max_extra=bad)
         assert str(e.value).startswith(f'max_extra={bad!r} must be an int >= 0'), (decode.__name__, str(e.value))
+
+
+# --- the decoders refuse what is not a model, a cache, a count of tokens or logits, in one line naming it ---
+
+_NOT_A_MODEL = r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType$'
+
+def test_decoders_name_a_missing_model():
+    "greedy_decode(None, src) was an AttributeError about 'training'; beam_search's about 'cfg'."
+    src = rand_src(n=2)
+    with pytest.raises(TypeError, match=_NOT_A_MODEL): greedy_decode(None, src)
+    with pytest.raises(TypeError, match=_NOT_A_MODEL): beam_search(None, src)
+    with pytest.raises(TypeError, match=_NOT_A_MODEL): fast_beam_search(None, src)
+    with pytest.raises(TypeError, match=r'^model must be a torch.nn.Module, got a str$'):
+        with inference('model'): pass
+    with pytest.raises(TypeError, match=r'^cache must be an empty decoding cache'): greedy_decode(make_model(), src, cache='fast')
+
+@pytest.mark.parametrize('args, says', [
+    ((5,), None),                                                     # fine: the paper's alpha
+    ((5, -1), 'alpha=-1 must be a number in [0, 10]'),                 # was accepted: a bonus for short outputs
+    ((5, float('nan')), 'alpha=nan must be a number in [0, 10]'),
+    ((5, '0.6'), "alpha='0.6' must be a number in [0, 10]"),
+    (('5',), "n='5' must be a number of tokens >= 0 (an int, a float or a tensor of them)"),
+    ((-7,), 'n=-7 must be a number of tokens >= 0'),
+])
+def test_length_penalty_checks_its_inputs(args, says):
+    if says is None: assert length_penalty(*args) > 1; return
+    with pytest.raises(ValueError) as e: length_penalty(*args)
+    assert str(e.value).startswith(says), str(e.value)
+
+def test_log_probs_wants_a_tensor():
+    with pytest.raises(TypeError, match=r'^logits must be a tensor \(rows, vocabulary\), got a list$'): log_probs([[0.1, 0.2]])
+    torch.testing.assert_close(log_probs(torch.tensor([[0.0, 0.0]])), torch.log(torch.tensor([[0.5, 0.5]])))

@@ -133,3 +133,87 @@ def test_translate_names_a_missing_argument(model, tok, which, says):
     if which == 'sentences': return
     with pytest.raises(TypeError) as e: evaluate(args['model'], args['tokenizer'], PAIRS)
     assert str(e.value).startswith(says), str(e.value)
+
+
+# --- every public function of `evaluation` refuses nonsense at its entry, in one line naming the argument ---
+
+def test_corpus_scores_checks_chunk():
+    "chunk=0 was range()'s 'arg 3 must not be zero'; 'x' a comparison of int and str."
+    for bad in (0, -1, 'x', 2.5, True):
+        with pytest.raises(ValueError, match=rf'^chunk={re.escape(repr(bad))} must be an int >= 1: the sentences counted at a time$'):
+            corpus_scores(['a b', 'c d'], ['a b', 'c d'], chunk=bad)
+
+@pytest.mark.parametrize('a, b, says', [
+    ('ab', 'cd', "baseline must be a list of sentence scores (numbers), got 'ab'"),      # not NumPy's 'could not convert'
+    ([1, 0], ['a', 'b'], "system must be a list of sentence scores (numbers), got ['a', 'b']"),
+    ([1, None], [0, 1], 'baseline must be a list of sentence scores (numbers), got [1, None]'),
+    (3, [0, 1], 'baseline must be a list of sentence scores (numbers), got 3'),
+])
+def test_paired_bootstrap_mean_names_what_is_not_a_score(a, b, says):
+    with pytest.raises(TypeError) as e: paired_bootstrap_mean(a, b)
+    assert str(e.value) == says, str(e.value)
+
+@pytest.mark.parametrize('seed', ['x', -1, 1.5, None])
+def test_paired_bootstrap_mean_checks_the_seed(seed):
+    with pytest.raises(ValueError, match=rf"^seed={re.escape(repr(seed))} must be an int >= 0"): paired_bootstrap_mean([1, 0], [0, 1], seed=seed)
+
+def test_paired_bootstrap_checks_the_metric():
+    with pytest.raises(ValueError, match=r"^metric must be one of .* got \['bleu'\]"): paired_bootstrap(REFS, REFS, REFS, metric=['bleu'])
+
+def test_length_batches_checks_the_lengths():
+    from transformer_nb.evaluation import length_batches
+    with pytest.raises(TypeError, match=r"^lengths must be a list of token counts \(ints\), got a str: 'abc'$"): length_batches('abc')
+    for bad, i in (([3, -1], 1), ([0], 0), ([2, 1.5], 1), ([None], 0)):                         # [3, -1] was batched
+        with pytest.raises(ValueError, match=rf"^lengths\[{i}\]={re.escape(repr(bad[i]))} must be an int >= 1"): length_batches(bad)
+    assert length_batches([]) == []
+
+def test_long_sources_and_source_limits_check_their_inputs(model, tok):
+    from transformer_nb.evaluation import long_sources, source_limits
+    with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): long_sources(None, ['one'], 10)
+    with pytest.raises(TypeError, match='^sentences must be a list of strings, got one str'): long_sources(tok, 'one two', 10)
+    with pytest.raises(TypeError, match='^sentences must be a list of strings, got a NoneType'): long_sources(tok, None, 10)
+    with pytest.raises(TypeError, match=r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType'): source_limits(None)
+
+def test_evaluate_refuses_pairs_that_are_no_list():
+    with pytest.raises(ValueError, match='^evaluate needs a list of .source, reference. pairs, got a float'): evaluate(None, None, float('nan'))
+
+@pytest.mark.parametrize('args, exc, says', [
+    (('12', 8, 9.5), TypeError, "hours='12' must be a number, got a str"),
+    ((12, None, 9.5), TypeError, 'n_gpus=None must be a number, got a NoneType'),
+    ((12, 8, float('nan')), ValueError, 'tflops=nan must be >= 0 and finite'),
+    ((-1, 8, 9.5), ValueError, 'hours=-1 must be >= 0 and finite'),
+])
+def test_training_flops_names_the_bad_figure(args, exc, says):
+    from transformer_nb.evaluation import training_flops
+    with pytest.raises(exc) as e: training_flops(*args)
+    assert str(e.value) == says, str(e.value)
+
+def test_table3_functions_check_the_records_and_the_base():
+    from transformer_nb.evaluation import table3_table, table3_variants, plot_table3
+    from transformer_nb.model import PRESETS
+    with pytest.raises(TypeError, match=r"^recs must be a list of Table 3 records \(dicts"): table3_table('x', {})
+    with pytest.raises(TypeError, match=r"^base must be a model preset \(a dict such as PRESETS\['small'\]\), got \{\} \(it lacks d_model, h, N, d_ff\)"):
+        table3_variants({})
+    with pytest.raises(TypeError, match=r"^base must be a model preset"): table3_variants('small')
+    with pytest.raises(ValueError, match=r"^recs\[0\] \(base\) lacks 'bleu': not a Table 3 record"):
+        table3_table([dict(id='base', variant='base', overrides={}, seed=0, params=1, valid_ppl=2.0)], PRESETS['small'])
+    with pytest.raises(ValueError, match="no 'base' run"): plot_table3([], PRESETS['small'])
+
+def test_attention_functions_check_model_tokenizer_and_text(model, tok):
+    from transformer_nb.evaluation import attention_maps, sentence_maps, attention_record
+    src = torch.tensor([[5, 3]])
+    says = r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType$'
+    with pytest.raises(TypeError, match=says): attention_maps(None, src, src)
+    with pytest.raises(TypeError, match=says): sentence_maps(None, tok, 'one', 'eins')
+    with pytest.raises(TypeError, match=says): attention_record(None, tok, ['one'])
+    with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): sentence_maps(model, None, 'one', 'eins')
+    with pytest.raises(TypeError, match=r'^src_text must be a sentence \(a str\), got a list'): sentence_maps(model, tok, [], 'eins')   # was accepted
+
+def test_load_attention_names_a_bad_path_or_file(tmp_path):
+    from transformer_nb.evaluation import load_attention
+    with pytest.raises(TypeError, match=r"^path must be a file's path, got a NoneType$"): load_attention(None)
+    (tmp_path / 'a.json').write_text('{"sentences": [')
+    with pytest.raises(ValueError, match=r'a\.json is not an attention file \(not JSON text'): load_attention(tmp_path / 'a.json')
+    (tmp_path / 'b.json').write_text('[1, 2]')
+    with pytest.raises(ValueError, match=r'b\.json is not an attention file: `python experiments/attention_maps.py` writes one'):
+        load_attention(tmp_path / 'b.json')

@@ -195,3 +195,26 @@ def test_ctranslate2_translate_checks_its_settings(ckpt, tmp_path, kw, says):
     tr, tk, meta = load_ctranslate2(export_ctranslate2(ckpt, tmp_path / 'm'))
     with pytest.raises(ValueError, match=says): ctranslate2_translate(tr, tk, ['a b'], meta=meta, **kw)
     with pytest.raises(TypeError, match=r'sentences\[1\] is a NoneType'): ctranslate2_translate(tr, tk, ['a', None])
+
+
+@pytest.mark.parametrize('call, exc, says', [
+    (lambda c, m, t, d: load_ctranslate2(d, device='gpu'), ValueError, "device='gpu' must be 'cpu', 'cuda' or 'auto' (CTranslate2's devices)"),
+    (lambda c, m, t, d: load_ctranslate2(d, compute_type='int3'), ValueError, "compute_type='int3' is not one of default, auto, float32, int8"),
+    (lambda c, m, t, d: ctranslate2_spec(m, t, max_positions='x'), ValueError, "max_positions='x' must be an int >= 1, or None"),
+    (lambda c, m, t, d: ctranslate2_translate(None, t, ['a b']), TypeError, "translator must be a ctranslate2.Translator (load_ctranslate2's first value), got a NoneType"),
+    (lambda c, m, t, d: ctranslate2_translate(load_ctranslate2(d)[0], None, ['a b']), TypeError, "tokenizer must be a Tokenizer"),
+    (lambda c, m, t, d: ctranslate2_translate(load_ctranslate2(d)[0], t, ['a b'], meta='x'), TypeError, "meta must be the export metadata"),
+    (lambda c, m, t, d: ctranslate2_translate(load_ctranslate2(d)[0], t, None), TypeError, "sentences must be a list of strings, got a NoneType"),
+])
+def test_ctranslate2_functions_name_the_argument(ckpt, tok, tmp_path, call, exc, says):
+    "CTranslate2's own 'unsupported device gpu' and 'Invalid compute type: int3' named the value, never the argument."
+    model, out = model_from_checkpoint(ckpt)[0], export_ctranslate2(ckpt, tmp_path / 'm')
+    with pytest.raises(exc) as e: call(ckpt, model, tok, out)
+    assert str(e.value).startswith(says) and '\n' not in str(e.value), str(e.value)
+
+@pytest.mark.skipif(ct2.get_cuda_device_count() > 0, reason='CTranslate2 sees a GPU here')
+def test_load_ctranslate2_says_a_compute_type_the_cpu_cannot_run(ckpt, tmp_path):
+    out = export_ctranslate2(ckpt, tmp_path / 'm')
+    with pytest.raises(ValueError, match=r"^compute_type='float16' on device='cpu': CTranslate2 runs .*float32.* there$"):
+        load_ctranslate2(out, compute_type='float16')
+    with pytest.raises(ValueError, match=r"^device='cuda': CTranslate2 finds no CUDA GPU on this machine"): load_ctranslate2(out, device='cuda')

@@ -362,3 +362,19 @@ def test_entry_points_check_token_tensors():
     with pytest.raises(TypeError, match='tgt must hold integer token ids, got dtype torch.float64'): m.decode(mem, None, tgt.double())
     with pytest.raises(ValueError, match=r'tgt of shape \(2,\)'): m.decode(mem, None, tgt[0])
     assert m(src.int(), tgt.int()).shape == (1, 2, V)                  # int32 ids are fine
+
+def test_transformer_wants_a_config_not_its_dict():
+    "Transformer(ck['config']) was an AttributeError about d_model: the checkpoint's dict is named, with the way to a config."
+    cfg = get_config('tiny', src_vocab=20, tgt_vocab=20)
+    with pytest.raises(TypeError, match=r"^cfg must be a TransformerConfig \(get_config\('base', ...\)\), got a dict; a checkpoint's config dict d is TransformerConfig\(\*\*d\)$"):
+        Transformer(vars(cfg))
+    with pytest.raises(TypeError, match=r'^cfg must be a TransformerConfig .*got a NoneType$'): count_config_params(None)
+    with pytest.raises(TypeError, match=r"^name must be a preset's name, one of tiny, .*; got a list$"): get_config(['tiny'])
+
+@pytest.mark.parametrize('kw, msg', [(dict(p_drop='0.1'), "p_drop='0.1' must be in [0, 1)"), (dict(p_ffn=None), 'p_ffn=None must be in [0, 1)'),
+                                     (dict(d_k=-8), 'd_k=-8 must be a positive int, or None'), (dict(d_v='64'), "d_v='64' must be a positive int, or None"),
+                                     (dict(pad_id='0'), "pad_id='0' is not an id of vocabularies")])
+def test_config_names_a_value_of_the_wrong_type(kw, msg):
+    "p_drop='0.1' was a comparison of int and str; d_k=-8 was accepted and failed later, in a layer."
+    with pytest.raises(ValueError) as e: TransformerConfig(**kw)
+    assert str(e.value).startswith(msg), str(e.value)

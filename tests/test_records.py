@@ -109,3 +109,8 @@ def test_records_still_read_and_write(tmp_path):
     assert [r['id'] for r in load_results(tmp_path / 'r.json')] == ['r1']
     assert '| r1 |' in results_table([REC]) and '| r1 |' in headline_table([REC])
     assert load_results(tmp_path / 'none.json') == []               # a results file not written yet: no records
+
+
+def test_make_record_wants_the_scores_dict():
+    with pytest.raises(TypeError, match=r'^scores must be the dict of scores `evaluate` returns, got a NoneType$'):
+        make_record('x', {}, None, None, 'cmd')

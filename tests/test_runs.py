@@ -138,3 +138,14 @@ def test_claim_refuses_another_runs_files_and_overwrite_deletes_them(tmp_path):
     with run.claim(overwrite=True, say=said.append):
         with run.claim(): pass                                    # re-entrant: tnb-train claims, then fit
     assert not run.checkpoint(10).exists() and said and 'deleted 1 file(s)' in said[0]
+
+
+def test_run_folder_functions_want_a_path():
+    "RunFolder(None), read_files(None) and checkpoint_step(None) were pathlib's 'expected str, bytes or os.PathLike object'."
+    from transformer_nb.runs import checkpoint_step, read_files
+    for call, says in ((lambda: RunFolder(None), "path must be a run folder's path, got a NoneType"),
+                       (lambda: read_files(3), 'path must be a checkpoint file or a run folder, got a int'),
+                       (lambda: checkpoint_step(None), "path must be a file's path, got a NoneType")):
+        with pytest.raises(TypeError) as e: call()
+        assert str(e.value) == says, str(e.value)
+    assert checkpoint_step('runs/x/checkpoint-0000020.pt') == 20

@@ -62,3 +62,7 @@ def test_a_new_task_is_one_file_and_one_registration(reversal, tmp_path):
     assert set(json.loads((tmp_path / 'results.json').read_text())[0]) == set(reversal.REVERSAL_KEYS)
     pkg = '\n'.join(p.read_text() for p in (ROOT / 'transformer_nb').glob('*.py'))
     assert 'reversal' not in pkg                                           # nothing else changed
+
+
+def test_get_task_names_what_is_not_a_task():
+    with pytest.raises(TypeError, match=r"^task must be a Task or a task's name \(.*\), got a list$"): get_task(['copy'])

@@ -197,3 +197,10 @@ def test_without_a_progress_bar_every_line_goes_to_say(capsys):
     Trainer(model, data, data[:8], tc=TrainConfig(steps=2, warmup=1, max_tokens=200, valid_every=1, device='cpu', precision='fp32',
                                                   progress=False), say=lines.append).fit()
     assert [l for l in lines if 'valid loss' in l] and capsys.readouterr().out == '', lines
+
+
+def test_plot_history_wants_a_history():
+    "plot_history(None) was an AttributeError about .get; a path that is a number, pathlib's own error."
+    from transformer_nb.trainer import plot_history
+    with pytest.raises(TypeError, match=r'^history must be a training history \(a dict: Trainer.history\), got a NoneType$'): plot_history(None)
+    with pytest.raises(TypeError, match=r"^path must be a file's path, got a int$"): plot_history({'train': [], 'valid': []}, path=3)

@@ -120,3 +120,51 @@ def test_check_memory_takes_a_tasks_name():
     from transformer_nb.workflow import check_memory
     from transformer_nb.tasks import get_task
     assert check_memory('copy', preset='tiny', vocab_size=16) == check_memory(get_task('copy'), preset='tiny', vocab_size=16) > 0
+
+
+def _decoding():
+    from transformer_nb.decoding import Decoding
+    return Decoding()
+
+@pytest.mark.parametrize('call, exc, says', [
+    (lambda d, p: _workflow().test_report('x', d), TypeError, 'trainer must be a Trainer (what train_model returns), got a str'),
+    (lambda d, p: _workflow().run_summary('x', 3.0), TypeError, 'trainer must be a Trainer (what train_model returns), got a str'),
+    (lambda d, p: _workflow().closing_lines('x', d), TypeError, 'trainer must be a Trainer (what train_model returns), got a str'),
+    (lambda d, p: _workflow().closing_lines('x', d, test_files='x'), TypeError, "test_files='x' must be a (source, reference) pair of files"),
+    (lambda d, p: _workflow().decoding_label('beam 4'), TypeError, "d='beam 4' must be a Decoding, e.g. Decoding(beam=4)"),
+    (lambda d, p: _workflow().task_recipe('numbers', 'x'), ValueError, "recipe='x': the numbers task's recipes are"),
+    (lambda d, p: _workflow().task_recipe('copy', ['x']), TypeError, "recipe=['x'] must be a recipe's name or a Recipe, got a list"),
+    (lambda d, p: _workflow().task_recipe(['copy']), TypeError, "task must be a Task or a task's name"),
+    (lambda d, p: _workflow().read_test_files(p, None), TypeError, "ref=None must be a text file's path"),
+    (lambda d, p: _workflow().score_test_set('copy', None, None, [], 'beam 4'), TypeError, "decoding='beam 4' must be a Decoding"),
+    (lambda d, p: _workflow().evaluation_record('copy', {}, None, None, {}, [], [], 't', _decoding(), ''), TypeError,
+     "path must be the checkpoint file's path, got a NoneType"),
+    (lambda d, p: _workflow().record_evaluation(None, 'copy', {}, 'c.pt', None, {}, [], [], 't', _decoding(), ''), TypeError,
+     "results must be a results file's path, got a NoneType"),
+    (lambda d, p: _workflow().resume_run('nowhere', data='copy'), TypeError, "data='copy' must be a ParallelData or None, got a str"),
+])
+def test_run_functions_refuse_what_they_cannot_use(tmp_path, call, exc, says):
+    "What were AttributeErrors deep inside (trainer.averaged, d.beam, task.recipes): one line naming the argument."
+    (tmp_path / 'a.src').write_text('a\n')
+    with pytest.raises(exc) as e: call(load_dataset('copy', n_train=20, n_valid=2, n_test=2), tmp_path / 'a.src')
+    assert str(e.value).startswith(says) and '\n' not in str(e.value), str(e.value)
+
+def test_task_recipe_takes_a_tasks_name():
+    from transformer_nb.tasks import get_task
+    wf = _workflow()
+    assert wf.task_recipe('copy') is get_task('copy').recipe and wf.task_recipe('numbers', None) is get_task('numbers').recipe
+
+def test_a_resumed_run_refuses_tokenizer_options_once_in_the_library(tmp_path):
+    """spm= on a resume is refused by resume_run alone, before the checkpoint is read, each option said as `name=value`,
+    which tnb-train's `cli_words` turns into its own options (test_cli_train checks the command's line)."""
+    wf = _workflow()
+    with pytest.raises(ValueError) as e: wf.resume_run(tmp_path / 'run', spm={'byte_fallback': True}, say=lambda m: None)
+    assert str(e.value) == f"byte_fallback=True shapes a new tokenizer, and a resumed run keeps its own (that of {tmp_path / 'run'}): drop it"
+    spm = {'normalization_rule_name': 'nmt_nfkc_cf', 'byte_fallback': False}
+    with pytest.raises(ValueError, match=r"^normalization_rule_name='nmt_nfkc_cf' and byte_fallback=False shape a new tokenizer, .*: drop them$"):
+        _train_model()(resume=tmp_path / 'run', spm=spm, say=lambda m: None)
+    from transformer_nb.cli import _train_parser
+    from transformer_nb.commands import cli_words
+    with pytest.raises(ValueError) as e: wf.resume_run('runs/x', spm=spm)
+    assert cli_words(str(e.value), _train_parser()) == ("--normalization nmt_nfkc_cf and --no-byte-fallback shape a new tokenizer, and a "
+                                                       "resumed run keeps its own (that of runs/x): drop them")

@@ -12,7 +12,7 @@ __all__ = ['PRETRAINED', 'PRETRAINED_URL', 'rng_state', 'set_rng_state', 'save_c
 
 # %% ../nbs/A05_checkpoints.ipynb #085de6a9
 import errno, os, random, re, shutil, stat, urllib.error, warnings
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, asdict
 from pathlib import Path
 import numpy as np
 import torch
@@ -37,8 +37,21 @@ def rng_state() -> dict:
             'numpy': {'name': name, 'keys': torch.from_numpy(keys.astype(np.int64)), 'pos': int(pos),
                       'has_gauss': int(has_gauss), 'gauss': float(gauss)}}
 
+def _rng_problem(s) -> str|None:
+    "What keeps `s` from being a state as `rng_state` writes it, in a few words; None if nothing does."
+    if miss := [k for k in ('torch', 'cuda', 'python', 'numpy') if k not in s]: return f"it lacks {', '.join(map(repr, miss))}"
+    t, py, n = s['torch'], s['python'], s['numpy']
+    if not (isinstance(t, torch.Tensor) and t.dtype == torch.uint8 and t.shape == torch.get_rng_state().shape): return "its 'torch' is not PyTorch's"
+    if not (isinstance(py, list) and len(py) == 3 and isinstance(py[1], list) and len(py[1]) == len(random.getstate()[1])): return "its 'python' is not Python's"
+    if not (isinstance(n, dict) and {'name', 'keys', 'pos', 'has_gauss', 'gauss'} <= set(n) and isinstance(n['keys'], torch.Tensor)
+            and tuple(n['keys'].shape) == np.random.get_state()[1].shape): return "its 'numpy' is not NumPy's"
+    if not isinstance(s['cuda'], (list, tuple)) or not all(isinstance(x, torch.Tensor) for x in s['cuda']): return "its 'cuda' is not a list of tensors"
+    return None
+
 def set_rng_state(s:dict):
     "Restore the generators saved by `rng_state` (its tensors may have been loaded onto a GPU)."
+    if not isinstance(s, dict): raise TypeError(f"s must be a generator state as rng_state() returns it (a dict), got a {type(s).__name__}")
+    if why := _rng_problem(s): raise ValueError(f"s is not a generator state as rng_state() returns it: {why}")
     torch.set_rng_state(s['torch'].cpu())
     if s['cuda'] and torch.cuda.is_available(): torch.cuda.set_rng_state_all([t.cpu() for t in s['cuda']])
     random.setstate((s['python'][0], tuple(s['python'][1]), s['python'][2]))
@@ -52,11 +65,23 @@ def _check_path(path, name:str='path', what:str="a file's path"):
 
 _A_CHECKPOINT = "a checkpoint file, a run folder or 'pretrained:NAME'"
 
+def _make_folder(path:Path):
+    "Create the folder of the file `path` if needed; a one-line OSError naming `path` where it cannot be (a file in the way, no permission)."
+    try: path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        up = next((q for q in path.parents if q.exists()), None)
+        if up is not None and not up.is_dir(): raise NotADirectoryError(f"{path}: {up} is a file, not a folder") from None
+        err = OSError(f"cannot create the folder {path.parent} for {path}: {e.strerror or e}"); err.errno = e.errno
+        raise err from None
+
 def save_checkpoint(path, follow:bool=True, # False: a symbolic link at `path` is replaced, never written through
                     **state) -> Path:
     "Write `state` (plus the format tag) to `path` atomically: temp file, fsync, rename (see `atomic_open`)."
     _check_path(path)
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    if not set(state) - {'format'}:
+        raise ValueError(f"save_checkpoint got nothing to save to {path}: give the state by name, e.g. config=asdict(model.cfg), "
+                         f"model=model.state_dict() (and tokenizer=tok.to_bytes())")
+    path = Path(path); _make_folder(path)
     with atomic_open(path, 'wb', follow=follow) as f:
         try: torch.save({'format': _CKPT_FORMAT, **state}, f)
         except RuntimeError as e:   # PyTorch's zip writer reports a short write (a full disk) as a RuntimeError
@@ -95,6 +120,8 @@ def load_checkpoint(path, map_location='cpu',
     "Read a checkpoint with `weights_only=True`; one-line errors for a missing, unreadable, corrupt, blocked or foreign file."
     _check_path(path, 'path', _A_CHECKPOINT)
     if use not in ('inference', 'resume'): raise ValueError(f"use={use!r} must be 'inference' or 'resume'")
+    if map_location is not None and not isinstance(map_location, (str, torch.device, dict)) and not callable(map_location):
+        raise TypeError(f"map_location={map_location!r} must be a device ('cpu', 'cuda:0', a torch.device), a dict or a function, as torch.load takes it")
     if isinstance(map_location, (str, torch.device)) and parse_device(map_location, 'map_location').type == 'cuda' and not torch.cuda.is_available():
         raise ValueError(f"map_location={map_location!r}: CUDA is not available on this machine; load with map_location='cpu'")   # not the file's fault
     named = isinstance(path, str) and path.startswith('pretrained:')     # a published model (`pretrained_path`, below)
@@ -166,7 +193,7 @@ def pretrained_path(name:str, download:bool=True,
                     fetch=None, # url -> a readable binary file object (default: urllib), as for `download_file`
                    ) -> Path:
     "The local, sha256-verified file of published model `name`: `$TNB_PRETRAINED`, the clone's models/, the cache, or a download."
-    if name not in PRETRAINED: raise ValueError(f"no published model {name!r}: the names are {', '.join(PRETRAINED)}")
+    if not isinstance(name, str) or name not in PRETRAINED: raise ValueError(f"no published model {name!r}: the names are {', '.join(PRETRAINED)}")
     pf, mirror = PRETRAINED[name], os.environ.get('TNB_PRETRAINED')
     if mirror and '://' not in mirror:                               # a folder: the file must be there
         p = Path(mirror).expanduser() / pf.file
@@ -260,11 +287,17 @@ def _check_size(ck:dict, path) -> TransformerConfig:
 
 def check_weights(ck:dict, path, model=None):
     """The tensors of `ck` must be those its config describes (that of `model`, if given): shapes, floating point
-    where the model's are, and finite. Without `model`, the model the config describes is built to compare with, but
-    only if its parameter count is not far beyond the numbers the file holds: a config edited to an enormous size is
-    refused by arithmetic."""
+    where the model's are, and finite. Without `model`, the shapes come from the model the config describes built on
+    PyTorch's meta device (no memory, no initialisation, no random numbers drawn), once its parameter count has been
+    found not far beyond the numbers the file holds: a config edited to an enormous size is refused by arithmetic."""
+    _check_loaded(ck)
+    if missing := [k for k in ('config', 'model') if not isinstance(ck.get(k), dict)]:
+        raise ValueError(f"{path}: its {_and(missing)} {'is' if len(missing) == 1 else 'are'} missing or not a dict: no weights to check")
+    if model is not None and not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a Transformer, got a {type(model).__name__}")
     cfg, sd = _check_size(ck, path), ck['model']
-    want = (model if model is not None else Transformer(cfg)).state_dict()
+    if model is None:
+        with torch.device('meta'): model = Transformer(cfg)          # shapes and dtypes only
+    want = model.state_dict()
     if why := _weights_mismatch(want, sd): raise ValueError(f"{path}: the weights do not match the architecture in its config ({why})")
     kind = [k for k, v in want.items() if v.is_floating_point() and not sd[k].is_floating_point()]
     if kind: raise ValueError(f"{path}: its tensor {kind[0]} holds {sd[kind[0]].dtype} numbers where the model has "
@@ -280,12 +313,7 @@ def _check_finite(sd:dict, path):
 def _check_rng(s, path):
     "A ValueError naming `path` unless `s` is a generator state as `rng_state` writes it (restorable, not damaged)."
     now = rng_state()
-    try:
-        ok = (isinstance(s, dict) and set(now) <= set(s) and isinstance(s['torch'], torch.Tensor)
-              and s['torch'].dtype == torch.uint8 and s['torch'].shape == now['torch'].shape
-              and isinstance(s['python'], list) and len(s['python']) == 3 and len(s['python'][1]) == len(now['python'][1])
-              and isinstance(s['numpy'], dict) and tuple(s['numpy']['keys'].shape) == tuple(now['numpy']['keys'].shape))
-        if ok: set_rng_state(s)                              # the last word: what restoring it on resume will do
+    try: set_rng_state(s); ok = True                         # its form checked, then restored: what resuming will do
     except Exception: ok = False
     finally: set_rng_state(now)                              # looking changes nothing
     if not ok: raise ValueError(f"{path}: its random-generator state is damaged, so the run cannot resume exactly; "
@@ -297,7 +325,7 @@ def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
                      model=None, # check them against this model instead of one built from the config
                     ) -> dict:
     "`ck` if it holds what `use` ('inference', 'average' or 'resume') needs; else a one-line ValueError naming `path` and what is wrong."
-    if use not in _NEEDS: raise ValueError(f"use={use!r} must be 'inference', 'average' or 'resume'")
+    if not isinstance(use, str) or use not in _NEEDS: raise ValueError(f"use={use!r} must be 'inference', 'average' or 'resume'")
     meta, missing = checkpoint_meta(ck, path), [k for k in _NEEDS[use] if ck.get(k) is None]
     if missing:
         hint = ''
@@ -330,6 +358,11 @@ def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
 # %% ../nbs/A05_checkpoints.ipynb #aed11038
 def check_tokenizer(tok, cfg:dict, name):
     "A ValueError naming `name` unless the tokenizer `tok` has exactly the model's vocabulary size (a tokenizer of another model)."
+    if isinstance(getattr(tok, 'vocab_size', None), bool) or not isinstance(getattr(tok, 'vocab_size', None), int):
+        raise TypeError(f"tok must be a Tokenizer, got a {type(tok).__name__}")
+    if isinstance(cfg, TransformerConfig): cfg = asdict(cfg)
+    if not isinstance(cfg, dict) or not {'src_vocab', 'tgt_vocab'} <= set(cfg):
+        raise TypeError(f"cfg must be a model's config (a TransformerConfig, or a checkpoint's config dict), got {cfg!r:.60}")
     if tok.vocab_size != cfg['src_vocab'] or tok.vocab_size != cfg['tgt_vocab']:
         raise ValueError(f"{name}: its tokenizer has {tok.vocab_size} pieces but the model's vocabularies have {cfg['src_vocab']} "
                          f"(source) and {cfg['tgt_vocab']} (target): the tokenizer belongs to another model")
@@ -382,10 +415,17 @@ def _check_same_architecture(path_a, ck_a:dict, path_b, ck_b:dict):
                               f"{'; ...' if len(diff) > 5 else ''})")
 
 # %% ../nbs/A05_checkpoints.ipynb #ac3ce3eb
+def _checkpoint_paths(paths) -> list[Path]:
+    "`paths`, one checkpoint file or a list of them, as a list of `Path`s; a TypeError naming what is not a path."
+    if isinstance(paths, (str, os.PathLike)): return [Path(paths)]
+    if isinstance(paths, dict) or not hasattr(paths, '__iter__'): raise TypeError(f"paths must be a list of checkpoint files, got a {type(paths).__name__}")
+    paths = list(paths)
+    for i, p in enumerate(paths): _check_path(p, f'paths[{i}]', 'a checkpoint file')
+    return [Path(p) for p in paths]
+
 def average_checkpoints(paths:list) -> dict:
     "A checkpoint dict whose model parameters are the mean of those of `paths` (checkpoints of one run)."
-    if isinstance(paths, (str, os.PathLike)): paths = [paths]
-    paths = [Path(p) for p in paths]
+    paths = _checkpoint_paths(paths)
     if not paths: raise ValueError("average_checkpoints needs at least one checkpoint path")
     total, first, steps = None, None, []
     for p in paths:                                      # one checkpoint in memory at a time, plus the running sum
@@ -415,7 +455,7 @@ def average_checkpoints(paths:list) -> dict:
 def save_averaged(paths:list, out_path, follow:bool=True) -> Path:
     "Average the checkpoints `paths` and write the result to `out_path` atomically (see `save_checkpoint`)."
     _check_path(out_path, 'out_path')
-    paths = [Path(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)]
+    paths = _checkpoint_paths(paths)
     if twice := [p for i, p in enumerate(paths) if any(same_file(p, q) for q in paths[:i])]:
         raise ValueError(f"{twice[0]} is given more than once: an average counts each checkpoint once")
     if any(same_file(p, out_path) for p in paths): raise ValueError(f"{out_path} is one of the checkpoints to average: write elsewhere")

@@ -50,7 +50,7 @@ def _train_parser() -> CliParser:
     for s in ('src-lang', 'tgt-lang', 'data-dir'): g.add_argument(f'--{s}')
     for s in ('train', 'valid', 'test'): g.add_argument(f'--{s}', nargs=2, metavar=('SRC', 'TGT'), help=f"your own {s} files (--dataset files)")
     g.add_argument('--vocab-size', type=number(int, 8, 1_000_000)); g.add_argument('--max-len', type=number(int, 1, 1_000_000))
-    g.add_argument('--normalization', choices=['nmt_nfkc', 'nmt_nfkc_cf', 'nfkc', 'nfkc_cf', 'identity'])
+    g.add_argument('--normalization', choices=['nmt_nfkc', 'nmt_nfkc_cf', 'nfkc', 'nfkc_cf', 'identity'], dest='normalization_rule_name')
     g.add_argument('--byte-fallback', action=argparse.BooleanOptionalAction, default=None)
     _model_options(p)
     g = p.add_argument_group('training')
@@ -98,7 +98,6 @@ def _check_train(a):
     if a.steps and a.epochs: _fail("give --steps or --epochs, not both: --steps counts updates, --epochs passes over the data")
     if a.resume and a.overwrite: _fail("--resume continues a run and --overwrite deletes one: give one of them")
     if a.new_data and not a.resume: _fail("--new-data is for --resume: it continues a checkpoint on another corpus")
-    if a.resume and (a.normalization or a.byte_fallback is not None): _fail("--normalization and --byte-fallback shape a new tokenizer; a resumed run keeps its own")
     for s, f in [(s, x) for s in ('train', 'valid', 'test') for x in (getattr(a, s) or [])]:
         check_text_file(f, f'--{s}', regular=True)
         if a.out and RunFolder(a.out).owns(f):
@@ -123,7 +122,7 @@ def _task_of(a):
 def _settings(a) -> tuple[dict, dict, dict|None]:
     "(the settings `train_model` takes by name, the tokenizer's options, your own files) of the options given."
     s = {k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None} | ({'progress': False} if a.no_progress else {})
-    spm = {k: v for k, v in (('normalization_rule_name', a.normalization), ('byte_fallback', a.byte_fallback)) if v is not None}
+    spm = {k: getattr(a, k) for k in ('normalization_rule_name', 'byte_fallback') if getattr(a, k) is not None}   # named as Tokenizer.train names them
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
 def _resume(a, p, s:dict, spm:dict, files):

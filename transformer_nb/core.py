@@ -44,7 +44,7 @@ _PRECISIONS = {'fp32': None, 'bf16': torch.bfloat16, 'fp16': torch.float16}
 
 def precision_dtype(precision:str) -> torch.dtype|None:
     "The autocast dtype for `precision` ('fp32', 'bf16' or 'fp16'); None means full float32."
-    if precision not in _PRECISIONS:
+    if not isinstance(precision, str) or precision not in _PRECISIONS:
         raise ValueError(f"precision={precision!r} is not one of {sorted(_PRECISIONS)}")
     return _PRECISIONS[precision]
 
@@ -105,12 +105,15 @@ def default_precision(device:torch.device|str) -> str:
 # %% ../nbs/00_core.ipynb #6945f7e7
 def set_seed(seed:int=0):
     "Seed Python, NumPy and PyTorch (all devices)."
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise ValueError(f"seed={seed!r} must be an int in [0, 2**32 - 1]")
     random.seed(seed); np.random.seed(seed); torch.manual_seed(seed)
     if torch.cuda.is_available(): torch.cuda.manual_seed_all(seed)
 
 # %% ../nbs/00_core.ipynb #3cbefbd7
 def count_params(model:torch.nn.Module, trainable_only:bool=True) -> int:
     "Number of distinct parameters in `model` (a tied matrix counts once)."
+    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch.nn.Module, got a {type(model).__name__}")
     ps = {id(p): p for p in model.parameters() if p.requires_grad or not trainable_only}
     return sum(p.numel() for p in ps.values())
 

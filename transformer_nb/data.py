@@ -78,7 +78,17 @@ class Tokenizer:
         "Rebuild from `to_bytes()` output (also from a uint8 tensor, for safetensors checkpoints)."
         if isinstance(b, torch.Tensor): b = b.cpu().numpy().tobytes()
         return cls(b)
-    def save(self, path:str|Path): Path(path).write_bytes(self._proto)
+    def save(self, path:str|Path):
+        "Write the SentencePiece model to the file `path`, in a folder that exists."
+        if not isinstance(path, (str, os.PathLike)): raise TypeError(f"Tokenizer.save wants a file's path, got a {type(path).__name__}")
+        p = Path(path)
+        if p.is_dir(): raise IsADirectoryError(f"{path} is a folder; give a file name")
+        if not p.parent.is_dir(): raise (NotADirectoryError(f"{path}: {p.parent} is a file, not a folder") if p.parent.exists()
+                                         else FileNotFoundError(f"{path}: the folder {p.parent} does not exist"))
+        try: p.write_bytes(self._proto)
+        except OSError as e:
+            err = OSError(f"cannot write {path}: {e.strerror or e}"); err.errno = e.errno
+            raise err from None
     @classmethod
     def load(cls, path:str|Path) -> 'Tokenizer':
         if not isinstance(path, (str, os.PathLike)): raise TypeError(f"Tokenizer.load wants a file's path, got a {type(path).__name__}")
@@ -95,6 +105,8 @@ def encode(self:Tokenizer, text:str|list[str],
     "Piece ids of a sentence (or a list of sentences), without bos/eos; unknown characters become `UNK_ID`."
     if isinstance(text, tuple): text = list(text)
     if not isinstance(text, (str, list)): raise TypeError(f"encode wants a str or a list of str, got {type(text).__name__}")
+    if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0):
+        raise ValueError(f"num_threads={num_threads!r} must be an int >= 0, or None (0 or None: torch's thread count)")
     return self.sp.encode(text, out_type=int, num_threads=num_threads or torch.get_num_threads())
 
 @patch
@@ -123,7 +135,7 @@ def encode_pairs(tok:Tokenizer, pairs:list[tuple[str, str]],
                 ) -> list[tuple[list[int], list[int]]]:
     "Token ids for each pair: source = pieces + [EOS], target = [BOS] + pieces + [EOS]."
     if not isinstance(tok, Tokenizer): raise TypeError(f"encode_pairs wants a Tokenizer first, got a {type(tok).__name__}")
-    if isinstance(pairs, (str, bytes)) or any(not (isinstance(p, (tuple, list)) and len(p) == 2) for p in pairs):
+    if isinstance(pairs, (str, bytes)) or not hasattr(pairs, '__iter__') or any(not (isinstance(p, (tuple, list)) and len(p) == 2) for p in pairs):
         raise ValueError(f"encode_pairs wants a list of (source, target) pairs, got {pairs!r:.60}")
     if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 2):
         raise ValueError(f"max_len={max_len!r} must be an int >= 2 (a target holds BOS and EOS)")
@@ -205,17 +217,39 @@ class TokenBatchSampler:
     def __len__(self): return len(self.batches())
 
 # %% ../nbs/08_data.ipynb #df29e315
+def _ids_row(s) -> bool:
+    "True if `s` is one row of token ids: a 1-D sequence of whole numbers."
+    try: a = None if isinstance(s, (str, bytes, dict)) else np.asarray(s)
+    except (TypeError, ValueError): return False
+    return a is not None and a.ndim == 1 and (a.dtype.kind in 'iub' or a.size == 0)
+
+def _padded(seqs, pad_id, name) -> torch.Tensor:
+    "`pad_ids`, its errors naming row i as `name(i)`."
+    if isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer)): raise TypeError(f"pad_id={pad_id!r} must be an int, the id padding is written with")
+    try:
+        out = np.full((len(seqs), max(len(s) for s in seqs)), pad_id, dtype=np.int64)   # filled in NumPy: a tensor per
+        for i, s in enumerate(seqs): out[i, :len(s)] = s                                  # row costs ~40 times more
+    except (TypeError, ValueError, OverflowError):                  # a row that is not a list of ids: named (looked for only now)
+        if (i := next((i for i, s in enumerate(seqs) if not _ids_row(s)), None)) is None: raise
+        raise TypeError(f"{name(i)} is not a list of token ids (ints): {seqs[i]!r:.60}") from None
+    return torch.from_numpy(out)
+
 def pad_ids(seqs:list, pad_id:int=PAD_ID) -> torch.Tensor:
     "Id lists right-padded into one long tensor (B, L): how every batch of the package is built."
-    if isinstance(seqs, (str, bytes)) or not len(seqs): raise ValueError(f"pad_ids wants a non-empty list of id lists, got {seqs!r:.60}")
-    out = np.full((len(seqs), max(len(s) for s in seqs)), pad_id, dtype=np.int64)   # filled in NumPy: a tensor per
-    for i, s in enumerate(seqs): out[i, :len(s)] = s                                  # row costs ~40 times more
-    return torch.from_numpy(out)
+    if isinstance(seqs, (str, bytes, dict)) or not hasattr(seqs, '__len__') or not len(seqs):
+        raise ValueError(f"pad_ids wants a non-empty list of id lists, got {seqs!r:.60}")
+    return _padded(seqs, pad_id, lambda i: f"seqs[{i}]")
 
 def collate(examples:list, pad_id:int=PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
     "Pad (src_ids, tgt_ids) pairs on the right: src (B, S), tgt (B, T), both long."
-    if not examples: raise ValueError("collate got an empty batch")
-    return pad_ids([s for s, _ in examples], pad_id), pad_ids([t for _, t in examples], pad_id)   # (B, S), (B, T)
+    if isinstance(examples, (str, bytes, dict)) or not hasattr(examples, '__len__'):
+        raise TypeError(f"collate wants a list of (src_ids, tgt_ids) pairs, got a {type(examples).__name__}")
+    if not len(examples): raise ValueError("collate got an empty batch")
+    try: srcs, tgts = [s for s, _ in examples], [t for _, t in examples]
+    except (TypeError, ValueError):                                 # not a pair: named (looked for only now)
+        i = next(i for i, e in enumerate(examples) if not (isinstance(e, (tuple, list)) and len(e) == 2))
+        raise TypeError(f"examples[{i}] is not a (src_ids, tgt_ids) pair: {examples[i]!r:.60}") from None
+    return _padded(srcs, pad_id, lambda i: f"examples[{i}][0]"), _padded(tgts, pad_id, lambda i: f"examples[{i}][1]")   # (B, S), (B, T)
 
 # %% ../nbs/08_data.ipynb #b417c66d
 def padding_efficiency(batches:list[list[int]], src_lens, tgt_lens) -> dict[str, float]:

@@ -48,7 +48,8 @@ class ParallelData:
 # %% ../nbs/A02_datasets.ipynb #ec2f0542
 _log = logging.getLogger(__name__)
 
-def _read_bytes(path) -> bytes:
+def _read_bytes(path, name:str='path') -> bytes:
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"{name} must be a text file's path, got a {type(path).__name__}")
     path = Path(path)
     if path.is_dir(): raise IsADirectoryError(f"expected a text file at {path}, but it is a folder")
     if not path.exists(): raise FileNotFoundError(f"expected a text file at {path}, but there is no such file")
@@ -76,6 +77,8 @@ def _drop_empty(pairs:list, where:str) -> list:
 
 def read_parallel(src_path:str|Path, tgt_path:str|Path) -> list[tuple[str, str]]:
     "Aligned (source, target) pairs from two files with one sentence per line; pairs with an empty side are dropped."
+    for name, p in (('src_path', src_path), ('tgt_path', tgt_path)):
+        if not isinstance(p, (str, os.PathLike)): raise TypeError(f"{name} must be a text file's path, got a {type(p).__name__}")
     missing = [str(p) for p in (src_path, tgt_path) if not Path(p).is_file()]
     if missing:
         raise FileNotFoundError(f"a parallel corpus needs a source file {src_path} and a target file {tgt_path} "
@@ -237,6 +240,8 @@ def corpus_score(metric, # a sacreBLEU metric, e.g. `BLEU()`, `BLEU(tokenize='ch
                  chunk:int=10_000, # sentences counted at a time: the score is the same for any chunk, only memory changes
                 ):
     "sacreBLEU's `metric.corpus_score(hyps, [refs])`, its n-gram counts summed a chunk at a time."
+    if isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk={chunk!r} must be an int >= 1: the sentences counted at a time")
     if len(hyps) <= chunk: return metric.corpus_score(hyps, [refs])
     from sacrebleu.utils import sum_of_lists
     return metric._aggregate_and_compute([sum_of_lists(metric._extract_corpus_statistics(hyps[i:i + chunk], [refs[i:i + chunk]]))
@@ -246,6 +251,9 @@ def corpus_score(metric, # a sacreBLEU metric, e.g. `BLEU()`, `BLEU(tokenize='ch
 def copy_corpus(n_train:int=10_000, n_valid:int=500, n_test:int=500, n_symbols:int=10, min_len:int=1,
                 max_len:int=10, seed:int=0) -> ParallelData:
     "The copy task: distinct random strings of `n_symbols` letters (space-separated), each one its own translation."
+    for name, v in (('n_train', n_train), ('n_valid', n_valid), ('n_test', n_test), ('n_symbols', n_symbols), ('min_len', min_len),
+                    ('max_len', max_len), ('seed', seed)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0: raise ValueError(f"{name}={v!r} must be an int >= 0")
     if not 1 <= n_symbols <= 26: raise ValueError(f"n_symbols must be in 1..26, got {n_symbols}")
     if not 1 <= min_len <= max_len: raise ValueError(f"need 1 <= min_len <= max_len, got {min_len}, {max_len}")
     total, avail = n_train + n_valid + n_test, sum(n_symbols**L for L in range(min_len, max_len + 1))
@@ -277,6 +285,7 @@ _MULTI30K_SHA256 = {
 
 def get_cache_dir(cache_dir:str|Path|None=None) -> Path:
     "The cache folder: `cache_dir`, else `$TNB_CACHE_DIR`, else `$XDG_CACHE_HOME/transformer_nb` or `~/.cache/transformer_nb`."
+    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)): raise TypeError(f"cache_dir must be a folder's path, got a {type(cache_dir).__name__}")
     if cache_dir is not None: return Path(cache_dir).expanduser()
     if os.environ.get('TNB_CACHE_DIR'): return Path(os.environ['TNB_CACHE_DIR']).expanduser()
     if os.name == 'nt' and os.environ.get('LOCALAPPDATA'): return Path(os.environ['LOCALAPPDATA'])/'transformer_nb'
@@ -445,7 +454,7 @@ def load_dataset(name:str='numbers', # a name in `DATASETS`: 'numbers', 'copy', 
                  **kwargs, # the loader's own arguments: see the table above
                 ) -> ParallelData:
     "Load a parallel corpus by name; see the table above."
-    if name not in DATASETS:
+    if not isinstance(name, str) or name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; registered: {', '.join(DATASETS)} (a task that brings a corpus "
                          f"registers it: transformer_nb.tasks.get_task('parsing') loads the parsing one)")
     loader = DATASETS[name]

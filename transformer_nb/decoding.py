@@ -10,7 +10,7 @@ __all__ = ['PAPER_DECODING', 'DECODE_BATCH_TOKENS', 'Decoding', 'inference', 'ma
            'beam_search']
 
 # %% ../nbs/10_decoding.ipynb #d7493d2a
-import math, contextlib
+import math, numbers, contextlib
 from dataclasses import dataclass, replace
 import torch
 from .core import BOS_ID, EOS_ID
@@ -44,6 +44,7 @@ DECODE_BATCH_TOKENS = 4000    # source tokens per decoding batch, padding includ
 @contextlib.contextmanager
 def inference(model:torch.nn.Module):
     "Eval mode (no dropout) and no autograd inside; the model's train/eval mode is restored on exit."
+    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch.nn.Module, got a {type(model).__name__}")
     was_training = model.training
     model.eval()
     try:
@@ -51,9 +52,15 @@ def inference(model:torch.nn.Module):
     finally: model.train(was_training)
 
 # %% ../nbs/10_decoding.ipynb #345010d4
+def _check_model(model):
+    "A TypeError unless `model` is a `Transformer` (06_model): a module with its config, `cfg`."
+    if not (isinstance(model, torch.nn.Module) and hasattr(model, 'cfg')):
+        raise TypeError(f"model must be a Transformer (a torch.nn.Module), got a {type(model).__name__}")
+
 def _check_src(model, src:torch.Tensor) -> torch.Tensor:
     """Raise a clear error unless `src` is a (B, S) integer tensor whose every row holds at least one token; return it
     as int64 ids on the model's device (so a CPU batch works with a model on a GPU)."""
+    _check_model(model)
     if not isinstance(src, torch.Tensor): raise TypeError(f"src must be a (B, S) tensor of token ids, got {type(src).__name__}")
     if src.dim() != 2: raise ValueError(f"src must have shape (B, S), got {tuple(src.shape)}")
     if src.dtype == torch.bool or src.is_floating_point() or src.is_complex():
@@ -127,6 +134,9 @@ def greedy_decode(model, src:torch.Tensor, # (B, S) token ids, each row pieces +
                   cache=None, # an empty cache that does the steps (default: a `DecoderCache`)
                  ) -> list[list[int]]: # per sentence the output ids, without BOS/EOS/PAD
     "Greedy decoding of a batch: the most probable next token each step, until EOS or the length cap."
+    _check_model(model)
+    if cache is not None and not callable(getattr(cache, 'step', None)):
+        raise TypeError(f"cache must be an empty decoding cache (a DecoderCache, or A10's FastCache), got a {type(cache).__name__}")
     with inference(model):
         src, limits, src_mask, memory = encode_batch(model, src, max_extra)    # the encoder runs once
         B, dev = src.shape[0], src.device
@@ -154,17 +164,23 @@ def greedy_decode(model, src:torch.Tensor, # (B, S) token ids, each row pieces +
 def length_penalty(n, # |Y|: generated tokens, EOS included (int, float or tensor)
                    alpha:float=0.6):
     "GNMT length penalty lp(Y) = ((5+|Y|)/6)^alpha, as in the paper's tensor2tensor code; lp(1) = 1."
+    if not isinstance(n, torch.Tensor) and (isinstance(n, bool) or not isinstance(n, numbers.Real) or not 0 <= n < math.inf):
+        raise ValueError(f"n={n!r} must be a number of tokens >= 0 (an int, a float or a tensor of them)")
+    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not 0 <= alpha <= 10:
+        raise ValueError(f"alpha={alpha!r} must be a number in [0, 10]")
     return ((5 + n) / 6) ** alpha
 
 # %% ../nbs/10_decoding.ipynb #01920f97
 def log_probs(logits:torch.Tensor) -> torch.Tensor:  # (R, V) -> (R, V)
     "Log-softmax over the last dim, (x - max) - log(sum(exp(x - max))): the numbers `topk_log_probs` gives for its tokens."
+    if not isinstance(logits, torch.Tensor): raise TypeError(f"logits must be a tensor (rows, vocabulary), got a {type(logits).__name__}")
     m = logits.amax(-1, keepdim=True)                                       # (R, 1)
     return (logits - m) - (logits - m).exp().sum(-1, keepdim=True).log()
 
 # %% ../nbs/10_decoding.ipynb #4be7ebdf
 def check_beam(model, decoding:Decoding, **given) -> Decoding:
     "`decoding` with the settings `given` (`Decoding.but`), if `model` can decode with it: a clear error for a beam wider than the target vocabulary."
+    _check_model(model)
     if not isinstance(decoding, Decoding): raise TypeError(f"decoding={decoding!r} must be a Decoding, e.g. Decoding(beam=4)")
     d = decoding.but(**given)
     if d.beam > model.cfg.tgt_vocab: raise ValueError(f"beam={d.beam} is more than the target vocabulary of {model.cfg.tgt_vocab} pieces")

@@ -11,7 +11,7 @@ __all__ = ['PAPER_TABLE2', 'PAPER_TFLOPS', 'corpus_scores', 'paired_bootstrap', 
            'attention_record', 'load_attention']
 
 # %% ../nbs/11_results.ipynb #92fab81a
-import json, warnings
+import json, math, numbers, os, warnings
 from pathlib import Path
 import numpy as np
 import torch
@@ -61,7 +61,7 @@ def paired_bootstrap(refs:list[str], baseline:list[str], system:list[str], # ali
                      metric:str='bleu_lc', # 'bleu' (cased), 'bleu_lc' or 'chrf'
                      n_samples:int=1000) -> dict:
     "sacreBLEU's paired bootstrap resampling of `system` against `baseline` (scores, delta, p-value, 95% CIs)."
-    if metric not in _BLEU_METRICS: raise ValueError(f"metric must be one of {list(_BLEU_METRICS)}, got {metric!r}")
+    if not isinstance(metric, str) or metric not in _BLEU_METRICS: raise ValueError(f"metric must be one of {list(_BLEU_METRICS)}, got {metric!r}")
     refs, baseline, system = _sentences(refs, 'refs'), _sentences(baseline, 'baseline'), _sentences(system, 'system')
     _check_samples(n_samples)
     if not (len(refs) == len(baseline) == len(system)) or not refs:
@@ -92,14 +92,24 @@ def _verdict(r:dict) -> str:
     return 'yes' if r['p_value'] < 0.05 else 'no (the same score)' if r['delta'] == 0 and r['p_value'] == 1 else 'no'
 
 # %% ../nbs/11_results.ipynb #a1b2c305
+def _sentence_scores(x, name:str) -> np.ndarray:
+    "`x`, a number per sentence, as a float array; else a TypeError naming `name`."
+    try: a = None if isinstance(x, (str, bytes)) else np.asarray(x)
+    except (TypeError, ValueError): a = None                          # ragged, or not numbers
+    if a is None or a.ndim == 0 or a.dtype.kind not in 'biuf':
+        raise TypeError(f"{name} must be a list of sentence scores (numbers), got {x!r:.60}")
+    return a.astype(float)
+
 def paired_bootstrap_mean(baseline, system, # per-sentence scores of two systems on the same sentences
                           n_samples:int=1000, seed:int=12345) -> dict:
     "Paired bootstrap of a sentence-averaged score: means, delta, p-value (as sacreBLEU computes it), 95% CI of delta."
-    a, b = np.asarray(baseline, dtype=float), np.asarray(system, dtype=float)
+    a, b = _sentence_scores(baseline, 'baseline'), _sentence_scores(system, 'system')
     if a.ndim != 1 or a.shape != b.shape or not len(a):
         raise ValueError(f"need two aligned, non-empty lists of sentence scores, got shapes {a.shape} and {b.shape}")
     if not (np.isfinite(a).all() and np.isfinite(b).all()): raise ValueError("sentence scores must be finite numbers (NaN or inf found)")
     _check_samples(n_samples)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed={seed!r} must be an int >= 0: it draws the resamples")
     idx = np.random.default_rng(seed).integers(0, len(a), (n_samples, len(a)))      # (n_samples, n) resampled sentences
     diffs = b[idx].mean(1) - a[idx].mean(1)                                          # (n_samples,)
     delta, centred = b.mean() - a.mean(), np.abs(diffs) - np.abs(diffs).mean()
@@ -116,6 +126,10 @@ def _check_max_tokens(max_tokens):
 def length_batches(lengths:list[int], max_tokens:int=DECODE_BATCH_TOKENS) -> list[list[int]]:
     "Indices grouped into batches of similar length with (batch size x longest) <= max_tokens; longest first."
     _check_max_tokens(max_tokens)
+    if isinstance(lengths, (str, bytes, dict)) or not hasattr(lengths, '__getitem__'):
+        raise TypeError(f"lengths must be a list of token counts (ints), got a {type(lengths).__name__}: {lengths!r:.60}")
+    if bad := next(((i, n) for i, n in enumerate(lengths) if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1), None):
+        raise ValueError(f"lengths[{bad[0]}]={bad[1]!r} must be an int >= 1: a sentence's tokens, its EOS included")
     batches, cur = [], []
     for i in sorted(range(len(lengths)), key=lambda i: -lengths[i]):
         if cur and (len(cur) + 1) * lengths[cur[0]] > max_tokens: batches.append(cur); cur = []
@@ -126,6 +140,7 @@ _CHARS_PER_TOKEN = 64   # a line with more characters than this per allowed toke
 
 def source_limits(model) -> tuple[int, int]:
     "(default, most) tokens of a source, EOS included: `max_len` for both with learned positions; `max_len` and 4x that with sinusoids."
+    _check_model(model)
     n = model.cfg.max_len
     return (n, n) if model.cfg.max_positions else (n, 4 * n)
 
@@ -133,6 +148,9 @@ def long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[
     "(index, length, unit) of every sentence longer than `max_src_len` tokens with its EOS ('tokens'), or too long to tokenize ('characters')."
     if isinstance(max_src_len, bool) or not isinstance(max_src_len, int) or max_src_len < 2:
         raise ValueError(f"max_src_len={max_src_len!r} must be an int >= 2 (a token and the EOS)")
+    _check_tokenizer(tokenizer)
+    if isinstance(sentences, (str, bytes)): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
+    if not hasattr(sentences, '__iter__'): raise TypeError(f"sentences must be a list of strings, got a {type(sentences).__name__}")
     out = []
     for i, s in enumerate(sentences):
         s = s.strip()
@@ -167,7 +185,8 @@ def _device(device) -> torch.device:
     return dev
 
 def _check_model(model):
-    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a Transformer (a torch.nn.Module), got a {type(model).__name__}")
+    if not (isinstance(model, torch.nn.Module) and hasattr(model, 'cfg')):
+        raise TypeError(f"model must be a Transformer (a torch.nn.Module), got a {type(model).__name__}")
 
 def _check_tokenizer(tokenizer):
     if not all(callable(getattr(tokenizer, f, None)) for f in ('encode', 'decode')):
@@ -224,6 +243,7 @@ def evaluate(model, tokenizer, pairs:list[tuple[str, str]],
             ) -> tuple[dict, list[str]]:
     "Translate the sources of `pairs` and score against their targets; returns (scores, hypotheses)."
     if isinstance(pairs, (str, bytes)): raise ValueError(f"evaluate needs a list of (source, reference) pairs, got one {type(pairs).__name__}")
+    if not hasattr(pairs, '__len__'): raise ValueError(f"evaluate needs a list of (source, reference) pairs, got a {type(pairs).__name__}")
     if bad := [i for i, p in enumerate(pairs) if not (isinstance(p, (tuple, list)) and len(p) == 2)]:
         raise ValueError(f"pairs[{bad[0]}] is not a (source, reference) pair: {pairs[bad[0]]!r:.60}")
     if not pairs: raise ValueError("evaluate got no (source, reference) pairs")
@@ -256,7 +276,9 @@ PAPER_TFLOPS = {'K80': 2.8, 'K40': 3.7, 'M40': 6.0, 'P100': 9.5}     # footnote 
 
 def training_flops(hours:float, n_gpus:float, tflops:float) -> float:
     "The paper's estimate of training cost: training time x number of GPUs x sustained FLOP/s of one GPU."
-    if min(hours, n_gpus, tflops) < 0: raise ValueError(f"hours={hours}, n_gpus={n_gpus}, tflops={tflops} must be >= 0")
+    for name, x in (('hours', hours), ('n_gpus', n_gpus), ('tflops', tflops)):
+        if isinstance(x, bool) or not isinstance(x, numbers.Real): raise TypeError(f"{name}={x!r} must be a number, got a {type(x).__name__}")
+        if not 0 <= x < math.inf: raise ValueError(f"{name}={x!r} must be >= 0 and finite")
     return hours * 3600 * n_gpus * tflops * 1e12
 
 def table2_table(rows:dict=PAPER_TABLE2) -> str:
@@ -272,6 +294,9 @@ def table2_table(rows:dict=PAPER_TABLE2) -> str:
 # %% ../nbs/11_results.ipynb #55f988cf
 def table3_variants(base:dict) -> dict:
     "Table 3's rows (A-E) scaled to the model `base` (a `PRESETS` entry): name -> overrides of the model (`TransformerConfig`) or, for row D's eps_ls, of training (`TrainConfig`)."
+    if not isinstance(base, dict) or (miss := [k for k in ('d_model', 'h', 'N', 'd_ff') if k not in base]):
+        raise TypeError(f"base must be a model preset (a dict such as PRESETS['small']), got {base!r:.60}"
+                        + (f" (it lacks {', '.join(miss)})" if isinstance(base, dict) else ''))
     d, h, N, d_ff = base['d_model'], base['h'], base['N'], base['d_ff']
     d_k = base.get('d_k') or d // h
     p, eps = base.get('p_drop', 0.1), 0.1                            # eps_ls: the paper's label smoothing (§5.4)
@@ -296,6 +321,13 @@ def _paper_row(name:str, base:dict) -> str:
 _TABLE3_KEYS = ('id', 'variant', 'overrides', 'seed', 'params', 'steps', 'valid_ppl', 'bleu', 'bleu_lc', 'chrf',
                'bleu_signature', 'train_time_s', 'hardware', 'date', 'commit', 'command')
 
+def _check_table3(recs, need:tuple):
+    "A TypeError or ValueError naming `recs` unless it is a list of Table 3 records, each with the keys `need`."
+    if isinstance(recs, (str, bytes, dict)) or not isinstance(recs, (list, tuple)) or not all(isinstance(r, dict) for r in recs):
+        raise TypeError(f"recs must be a list of Table 3 records (dicts: load_results(path, _TABLE3_KEYS)), got {recs!r:.60}")
+    if bad := next(((i, k) for i, r in enumerate(recs) for k in need if k not in r), None):
+        raise ValueError(f"recs[{bad[0]}] ({recs[bad[0]].get('id', 'no id')}) lacks {bad[1]!r}: not a Table 3 record")
+
 def _table3_order(recs:list[dict], base:dict) -> list[dict]:
     "`recs` in the order of the paper's rows (as `table3_variants` lists them), repeats with other seeds after each."
     order = list(table3_variants(base))
@@ -303,6 +335,7 @@ def _table3_order(recs:list[dict], base:dict) -> list[dict]:
 
 def table3_table(recs:list[dict], base:dict) -> str:
     "The Table 3 records as a markdown table next to the paper's dev perplexity and BLEU (deltas against each base)."
+    _check_table3(recs, ('id', 'variant', 'overrides', 'seed', 'params', 'valid_ppl', 'bleu'))
     by = {r['id']: r for r in recs}
     if 'base' not in by: raise ValueError("the Table 3 records have no 'base' run to compare with")
     b, pb_bleu = by['base'], PAPER_TABLE3['base'][1]
@@ -322,7 +355,9 @@ def table3_table(recs:list[dict], base:dict) -> str:
 def plot_table3(recs:list[dict], base:dict, ax=None):
     "ΔBLEU of each variant against its base: ours (Multi30k valid) beside the paper's (newstest2013), with the seed spread."
     import matplotlib.pyplot as plt
+    _check_table3(recs, ('id', 'variant', 'seed', 'bleu'))
     by = {r['id']: r for r in recs}
+    if 'base' not in by: raise ValueError("the Table 3 records have no 'base' run to compare with")
     b, pb = by['base']['bleu'], PAPER_TABLE3['base'][1]
     rows = [r for r in _table3_order(recs, base) if r['variant'] != 'base']
     ours = [r['bleu'] - b for r in rows]
@@ -343,6 +378,7 @@ def plot_table3(recs:list[dict], base:dict, ax=None):
 # %% ../nbs/11_results.ipynb #c81710b1
 def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
     "Weights of every attention layer in one teacher-forced pass: {'encoder', 'decoder', 'cross'} -> N tensors (B, h, n_q, n_k)."
+    _check_model(model)
     maps, hooks = {'encoder': [], 'decoder': [], 'cross': []}, []
     def record(kind):
         def hook(mod, args, kwargs, out):
@@ -362,6 +398,9 @@ def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
 def sentence_maps(model, tok, src_text:str, tgt_text:str) -> tuple[dict, dict]:
     "attention_maps of one (source, target) pair and tick labels: 'src' pieces, decoder inputs 'tgt_in', predictions 'tgt_out'."
     from transformer_nb.core import BOS_ID, EOS_ID
+    _check_model(model); _check_tokenizer(tok)
+    for name, s in (('src_text', src_text), ('tgt_text', tgt_text)):
+        if not isinstance(s, str): raise TypeError(f"{name} must be a sentence (a str), got a {type(s).__name__}")
     s_ids, t_ids = tok.encode(src_text), tok.encode(tgt_text)
     src, tgt = torch.tensor([s_ids + [EOS_ID]]), torch.tensor([[BOS_ID] + t_ids])
     maps = attention_maps(model, src.to(next(model.parameters()).device), tgt.to(next(model.parameters()).device))
@@ -371,6 +410,7 @@ def sentence_maps(model, tok, src_text:str, tgt_text:str) -> tuple[dict, dict]:
 
 def attention_record(model, tok, sentences:list[str], beam:int=1, layers:list[int]|None=None) -> list[dict]:
     "Per source sentence: the translation (`beam`) and the attention maps of that pair, rounded to 3 decimals, ready for JSON; only `layers` (1-based; default all), the others None."
+    _check_model(model)
     keep = set(layers or range(1, model.cfg.N + 1))
     if not keep <= set(range(1, model.cfg.N + 1)): raise ValueError(f"layers {sorted(keep)}: the model has layers 1 to {model.cfg.N}")
     out = []
@@ -382,8 +422,12 @@ def attention_record(model, tok, sentences:list[str], beam:int=1, layers:list[in
 
 def load_attention(path) -> dict:
     "A file of `experiments/attention_maps.py`: its provenance, and per sentence the maps as tensors, N per kind, each (h, n_q, n_k) (None: a layer not stored)."
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a file's path, got a {type(path).__name__}")
     path = Path(path)
     if not path.is_file(): raise FileNotFoundError(f"{path}: no attention file; `python experiments/attention_maps.py` writes one")
-    rec = json.loads(path.read_text(encoding='utf-8'))
+    try: rec = json.loads(path.read_text(encoding='utf-8'))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e: raise ValueError(f"{path} is not an attention file (not JSON text: {e})") from None
+    if not (isinstance(rec, dict) and isinstance(rec.get('sentences'), list) and all(isinstance(s, dict) and 'maps' in s for s in rec['sentences'])):
+        raise ValueError(f"{path} is not an attention file: `python experiments/attention_maps.py` writes one")
     for s in rec['sentences']: s['maps'] = {k: [None if w is None else torch.tensor(w) for w in ws] for k, ws in s['maps'].items()}
     return rec

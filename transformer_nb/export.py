@@ -29,6 +29,11 @@ def _ctranslate2():
     return ctranslate2
 
 # %% ../nbs/A18_export.ipynb #5f622135
+def _check_max_positions(max_positions):
+    "A ValueError unless `max_positions`, the rows of an exported sinusoid table, is None (the config's max_len) or an int >= 1."
+    if max_positions is not None and (isinstance(max_positions, bool) or not isinstance(max_positions, int) or max_positions < 1):
+        raise ValueError(f"max_positions={max_positions!r} must be an int >= 1, or None")
+
 def _check_exportable(cfg):
     "Raise ValueError naming the field unless CTranslate2's Transformer spec can express the config `cfg`."
     if cfg.d_k != cfg.d_v:
@@ -66,7 +71,7 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
     from transformer_nb.data import Tokenizer
     if not isinstance(model, Transformer): raise TypeError(f"model must be a Transformer (06_model), got a {type(model).__name__}")
     if not isinstance(tokenizer, Tokenizer): raise TypeError(f"tokenizer must be a Tokenizer (08_data), got a {type(tokenizer).__name__}")
-    cfg = _check_exportable(model.cfg)
+    cfg = _check_exportable(model.cfg); _check_max_positions(max_positions)
     pieces = [tokenizer.sp.id_to_piece(i) for i in range(tokenizer.vocab_size)]
     if not len(pieces) == cfg.src_vocab == cfg.tgt_vocab:
         raise ValueError(f"the tokenizer has {len(pieces)} pieces but the model's vocabularies are {cfg.src_vocab} "
@@ -107,8 +112,7 @@ def _export_args(checkpoint, out_dir, quantization, max_positions) -> Path:
         raise FileExistsError(f"output {out} already exists and is not an empty folder: choose another one or remove it")
     if quantization is not None and quantization not in _QUANTIZATIONS:
         raise ValueError(f"quantization={quantization!r} is not one of {', '.join(_QUANTIZATIONS)}")
-    if max_positions is not None and (isinstance(max_positions, bool) or not isinstance(max_positions, int) or max_positions < 1):
-        raise ValueError(f"max_positions={max_positions!r} must be an int >= 1, or None")
+    _check_max_positions(max_positions)
     return out
 
 # %% ../nbs/A18_export.ipynb #813b05d9
@@ -156,10 +160,17 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     from transformer_nb.data import Tokenizer
     if not isinstance(model_dir, (str, os.PathLike)): raise TypeError(f"model_dir must be a path, got a {type(model_dir).__name__}")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0: raise ValueError(f"threads={threads!r} must be an int >= 0 (0: CTranslate2's default)")
+    if device not in ('cpu', 'cuda', 'auto'): raise ValueError(f"device={device!r} must be 'cpu', 'cuda' or 'auto' (CTranslate2's devices)")
+    if compute_type not in ('default', 'auto', *_QUANTIZATIONS): raise ValueError(f"compute_type={compute_type!r} is not one of default, auto, {', '.join(_QUANTIZATIONS)}")
+    if device == 'cuda' and ct2.get_cuda_device_count() == 0: raise ValueError("device='cuda': CTranslate2 finds no CUDA GPU on this machine; use device='cpu'")
     d = Path(model_dir)
     if not (d / 'model.bin').is_file(): raise FileNotFoundError(f"{d} is not a CTranslate2 model folder (no model.bin)")
     if not (d / 'sentencepiece.model').is_file(): raise FileNotFoundError(f"{d} holds no sentencepiece.model: export it with export_ctranslate2 (tnb-export)")
-    tr = ct2.Translator(str(d), device=device, compute_type=compute_type, inter_threads=1, intra_threads=threads)
+    try: tr = ct2.Translator(str(d), device=device, compute_type=compute_type, inter_threads=1, intra_threads=threads)
+    except ValueError as e:                                          # a compute type this device cannot run
+        if 'compute type' not in str(e): raise
+        raise ValueError(f"compute_type={compute_type!r} on device={device!r}: CTranslate2 runs "
+                         f"{', '.join(sorted(ct2.get_supported_compute_types(device if device != 'auto' else 'cpu')))} there") from None
     meta = json.loads((d / 'transformer_nb.json').read_text(encoding='utf-8')) if (d / 'transformer_nb.json').is_file() else {}
     return tr, Tokenizer.load(d / 'sentencepiece.model'), meta
 
@@ -170,7 +181,13 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4
                          ) -> list[str]:
     "Translate `sentences` with an exported model; '' for an empty input, output in input order."
     from transformer_nb.evaluation import one_line
+    from transformer_nb.data import Tokenizer
+    if not callable(getattr(translator, 'translate_batch', None)):
+        raise TypeError(f"translator must be a ctranslate2.Translator (load_ctranslate2's first value), got a {type(translator).__name__}")
+    if not isinstance(tokenizer, Tokenizer): raise TypeError(f"tokenizer must be a Tokenizer (load_ctranslate2's second value), got a {type(tokenizer).__name__}")
+    if meta is not None and not isinstance(meta, dict): raise TypeError(f"meta must be the export metadata (load_ctranslate2's third value), got a {type(meta).__name__}")
     if isinstance(sentences, str): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
+    if not hasattr(sentences, '__iter__'): raise TypeError(f"sentences must be a list of strings, got a {type(sentences).__name__}")
     sentences = list(sentences)
     for i, s in enumerate(sentences):
         if not isinstance(s, str): raise TypeError(f"sentences[{i}] is a {type(s).__name__}, not a str: {s!r:.60}")

@@ -44,19 +44,23 @@ class TransformerConfig:
         for name in 'src_vocab', 'tgt_vocab', 'd_model', 'N', 'h', 'd_ff', 'max_len':
             v = getattr(self, name)
             if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{name}={v!r} must be a positive int")
+        for name in 'd_k', 'd_v':
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1): raise ValueError(f"{name}={v!r} must be a positive int, or None")
         if self.d_k is None and self.d_model % self.h:
             raise ValueError(f"d_model={self.d_model} is not divisible by h={self.h}; give d_k explicitly")
         self.d_k = self.d_k or self.d_model // self.h
         self.d_v = self.d_v or self.d_k
         for name in 'p_drop', 'p_attn', 'p_ffn':
-            if not 0 <= getattr(self, name) < 1: raise ValueError(f"{name}={getattr(self, name)} must be in [0, 1)")
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1: raise ValueError(f"{name}={v!r} must be in [0, 1)")
         if self.pos not in ('sinusoidal', 'learned'): raise ValueError(f"pos={self.pos!r} must be 'sinusoidal' or 'learned'")
         if self.pos == 'sinusoidal' and self.d_model % 2: raise ValueError(f"d_model={self.d_model} must be even for sinusoidal positions")
         if self.tie not in ('all', 'decoder', 'none'): raise ValueError(f"tie={self.tie!r} must be 'all', 'decoder' or 'none'")
         if self.tie == 'all' and self.src_vocab != self.tgt_vocab:
             raise ValueError(f"tie='all' needs a shared vocabulary, but src_vocab={self.src_vocab} != tgt_vocab={self.tgt_vocab}")
-        if not 0 <= self.pad_id < min(self.src_vocab, self.tgt_vocab):
-            raise ValueError(f"pad_id={self.pad_id} is not an id of vocabularies of {self.src_vocab} and {self.tgt_vocab}")
+        if isinstance(self.pad_id, bool) or not isinstance(self.pad_id, int) or not 0 <= self.pad_id < min(self.src_vocab, self.tgt_vocab):
+            raise ValueError(f"pad_id={self.pad_id!r} is not an id of vocabularies of {self.src_vocab} and {self.tgt_vocab}")
 
     @property
     def max_positions(self) -> int|None:
@@ -82,6 +86,7 @@ PRESETS = {
 
 def get_config(name:str='base', **overrides) -> TransformerConfig:
     "The preset `name` (see `PRESETS`), with any field overridden."
+    if not isinstance(name, str): raise TypeError(f"name must be a preset's name, one of {', '.join(PRESETS)}; got a {type(name).__name__}")
     if name not in PRESETS: raise KeyError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
     bad = set(overrides) - {f.name for f in fields(TransformerConfig)}
     if bad: raise TypeError(f"unknown config field(s) {sorted(bad)}; TransformerConfig has {[f.name for f in fields(TransformerConfig)]}")
@@ -141,10 +146,17 @@ def _check_mask(name:str, m, B:int):
         raise ValueError(f"{name} of shape {tuple(m.shape)} must broadcast to (B={B}, h, n_q, n_k): give 4 dimensions")
 
 # %% ../nbs/06_model.ipynb #0a73f877
+def _check_config(cfg):
+    "A TypeError unless `cfg` is a `TransformerConfig` (a checkpoint's config dict is one after `TransformerConfig(**d)`)."
+    if not isinstance(cfg, TransformerConfig):
+        hint = "; a checkpoint's config dict d is TransformerConfig(**d)" if isinstance(cfg, dict) else ''
+        raise TypeError(f"cfg must be a TransformerConfig (get_config('base', ...)), got a {type(cfg).__name__}{hint}")
+
 class Transformer(nn.Module):
     "The encoder-decoder of §3.1. `forward` returns logits (B, T, tgt_vocab), not log-probabilities."
     def __init__(self, cfg:TransformerConfig):
         super().__init__()
+        _check_config(cfg)
         self.cfg, d = cfg, cfg.d_model
         Pos = SinusoidalPositionalEncoding if cfg.pos == 'sinusoidal' else LearnedPositionalEmbedding
         self.src_emb, self.tgt_emb = Embeddings(cfg.src_vocab, d, cfg.pad_id), Embeddings(cfg.tgt_vocab, d, cfg.pad_id)
@@ -232,6 +244,7 @@ def to_torch_transformer(model:Transformer) -> nn.Transformer:
 # %% ../nbs/06_model.ipynb #c37daf4d
 def count_config_params(cfg:TransformerConfig) -> int:
     "Number of distinct parameters of `Transformer(cfg)`, from the closed form (tied matrices counted once)."
+    _check_config(cfg)
     d, h, dk, dv = cfg.d_model, cfg.h, cfg.d_k, cfg.d_v
     attn = d*(2*h*dk + h*dv) + (2*h*dk + h*dv) + h*dv*d + d
     ffn, ln = 2*d*cfg.d_ff + cfg.d_ff + d, 2*d

@@ -32,6 +32,7 @@ def train_time(ckpt:dict) -> float:
 
 def make_record(id:str, ckpt:dict, model, scores:dict, command:str) -> dict:
     "A results-file record: the scores plus where they came from (training command, commit, hardware, date)."
+    if not isinstance(scores, dict): raise TypeError(f"scores must be the dict of scores `evaluate` returns, got a {type(scores).__name__}")
     meta = _meta(ckpt)
     if missing := [k for k in ('beam', 'alpha', 'bleu', 'bleu_lc', 'chrf', 'exact_match', 'bleu_signature') if k not in scores]:
         raise ValueError(f"scores lacks {missing}: give the scores `evaluate` returns")

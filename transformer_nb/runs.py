@@ -24,6 +24,7 @@ def checkpoint_name(step:int) -> str:
 
 def checkpoint_step(path) -> int|None:
     "The step in a checkpoint's file name, or None for any other name."
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a file's path, got a {type(path).__name__}")
     m = CHECKPOINT.fullmatch(Path(path).name)
     return int(m[1]) if m else None
 
@@ -35,7 +36,9 @@ def file_names(paths:list, most:int=4) -> str:
 # %% ../nbs/A04_runs.ipynb #8c65b777
 class RunFolder:
     "The folder of one training run: its checkpoints, average, log and loss curve."
-    def __init__(self, path): self.path = Path(path)
+    def __init__(self, path):
+        if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a run folder's path, got a {type(path).__name__}")
+        self.path = Path(path)
     def __repr__(self): return f"RunFolder({str(self.path)!r})"
     def __fspath__(self): return str(self.path)
 
@@ -259,6 +262,7 @@ def resolve(self:RunFolder, identity, # path -> {'run': run id or None, 'steps':
 # %% ../nbs/A04_runs.ipynb #7d998867
 def read_files(path) -> dict:
     "The files that reading the checkpoint or run folder `path` involves, by what they are: the checkpoint, then the folder's files."
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a checkpoint file or a run folder, got a {type(path).__name__}")
     p = Path(path)
     if not p.exists(): raise UserError(f"checkpoint not found: {path}")
     run = RunFolder(p if p.is_dir() else p.parent)

@@ -151,6 +151,7 @@ def dataset_names() -> list[str]:
 def get_task(name) -> Task:
     "The task `name` (a `Task` is returned as it is); a built-in one is imported the first time."
     if isinstance(name, Task): return name
+    if not isinstance(name, str): raise TypeError(f"task must be a Task or a task's name ({', '.join(task_names())}), got a {type(name).__name__}")
     if name in BUILT_IN and name not in TASKS: importlib.import_module(BUILT_IN[name][0])
     if name not in TASKS: raise KeyError(f"unknown task {name!r}; known: {', '.join(task_names())}")
     return TASKS[name]

@@ -9,7 +9,7 @@ __all__ = ['TrainConfig', 'SettingChanged', 'resume_config', 'TrainingDiverged',
            'Trainer']
 
 # %% ../nbs/A09_trainer.ipynb #a7be368a
-import math, time, uuid, contextlib, functools
+import math, os, time, uuid, contextlib, functools
 from dataclasses import dataclass, asdict, fields
 from pathlib import Path
 import numpy as np
@@ -342,6 +342,8 @@ def plot_history(history:dict, path=None, show:bool=False, title:str='loss curve
                 ):
     "Plot a training history ({'train': [...], 'valid': [...]}, as in `Trainer.history` and checkpoints); save to `path` (PNG) if given."
     import matplotlib.pyplot as plt
+    if not isinstance(history, dict): raise TypeError(f"history must be a training history (a dict: Trainer.history), got a {type(history).__name__}")
+    if path is not None and not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a file's path, got a {type(path).__name__}")
     tr, va = history.get('train', []), history.get('valid', [])
     fig, ax = plt.subplots(figsize=(7, 3))
     if tr:

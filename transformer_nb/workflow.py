@@ -101,9 +101,11 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple[list, list|None]:
     return train, (encode_pairs(tok, data.valid) if data.valid else None)
 
 # %% ../nbs/A16_workflow.ipynb #e92055f6
-def task_recipe(task:Task, recipe:str|Recipe|None=None) -> Recipe:
-    "The recipe `recipe` of `task`: its default for None, a `Recipe` as given, else the one it names."
+def task_recipe(task:Task|str, recipe:str|Recipe|None=None) -> Recipe:
+    "The recipe `recipe` of `task` (a `Task` or its name): its default for None, a `Recipe` as given, else the one it names."
+    task = get_task(task)
     if recipe is None or isinstance(recipe, Recipe): return recipe or task.recipe
+    if not isinstance(recipe, str): raise TypeError(f"recipe={recipe!r:.60} must be a recipe's name or a Recipe, got a {type(recipe).__name__}")
     if recipe not in task.recipes:
         raise ValueError(f"recipe={recipe!r}: the {task.name} task's recipes are {', '.join(task.recipes) or 'only its default'}")
     return task.recipes[recipe]
@@ -179,10 +181,9 @@ class Resumed:
     ck: dict; path: Path; task: Task; tc: TrainConfig; said: list; data: ParallelData; out: RunFolder
     def __repr__(self): return f"Resumed({self.path}, {self.task.name}, update {self.ck['step']}, {self.data})"
 
-def _check_model(ck:dict, path, model:dict, spm, preset, vocab_size):
+def _check_model(ck:dict, path, model:dict, preset, vocab_size):
     "A resumed run keeps its tokenizer and model: refuse settings that would change them."
     if not ck.get('tokenizer'): raise ValueError(f"{path} holds no tokenizer; cannot resume on text data")
-    if spm: raise ValueError(f"spm={spm}: a resumed run keeps the tokenizer of {path}")
     if vocab_size and vocab_size != ck['config'].get('tgt_vocab'):
         raise ValueError(f"{path} has a vocabulary of {ck['config'].get('tgt_vocab')} pieces (not vocab_size={vocab_size}): a resumed run keeps its tokenizer")
     if preset: get_config(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
@@ -234,11 +235,17 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     if recipe is not None: raise ValueError(f"recipe={recipe!r}: a resumed run keeps the settings of its own recipe; drop recipe=")
     if not isinstance(resume, (str, os.PathLike)):
         raise TypeError(f"resume={resume!r:.60} must be a checkpoint file or a run folder (its newest checkpoint), got a {type(resume).__name__}")
+    _check_run_args(out, spm)
+    if spm:                                                  # the commands say it with their options (`cli_words`): --byte-fallback
+        raise ValueError(f"{' and '.join(f'{k}={v!r}' for k, v in spm.items())} shape{'s' if len(spm) == 1 else ''} a new tokenizer, "
+                         f"and a resumed run keeps its own (that of {resume}): drop {'it' if len(spm) == 1 else 'them'}")
+    for name, v, kind in (('data', data, ParallelData), ('files', files, dict), ('settings', settings, dict)):
+        if v is not None and not isinstance(v, kind): raise TypeError(f"{name}={v!r:.60} must be a {kind.__name__} or None, got a {type(v).__name__}")
     ck, path, why = read_checkpoint(resume, use='resume')                         # resolved and read once
     check_checkpoint(ck, path, 'resume', weights=False)                            # the weights: by `Trainer.load`, on the real model
     say(f"resuming {path} ({why})")
     given, model = _split(settings or {})
-    _check_model(ck, path, model, spm, preset, vocab_size)
+    _check_model(ck, path, model, preset, vocab_size)
     meta = checkpoint_meta(ck, path)
     tc, said = resume_config(meta.get('train_config') or {}, given)
     if tc.steps is not None and int(ck['step']) > tc.steps:
@@ -266,8 +273,21 @@ def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, devi
     return n
 
 # %% ../nbs/A16_workflow.ipynb #ea10c55a
+def _check_trainer(trainer):
+    "A TypeError unless `trainer` is a finished run: a `Trainer`, as `train_model` returns it."
+    if not all(hasattr(trainer, a) for a in ('model', 'tokenizer', 'history', 'step', 'run', 'averaged')):
+        raise TypeError(f"trainer must be a Trainer (what train_model returns), got a {type(trainer).__name__}")
+
+def _check_decoding(d, name:str='decoding', none:bool=False):
+    "A TypeError naming `name` unless `d` is a `Decoding` (or None, where `none`)."
+    if not (isinstance(d, Decoding) or none and d is None): raise TypeError(f"{name}={d!r:.60} must be a Decoding, e.g. Decoding(beam=4)")
+
 def test_report(trainer:Trainer, data:ParallelData, decoding:Decoding|None=None, limit:int|None=None) -> tuple[dict, list[str]]|None:
     "(scores, lines to print) of the model a run ends with on `data.test` (at most `limit` sentences); None without a test split."
+    _check_trainer(trainer); _check_decoding(decoding, none=True)
+    if not isinstance(data, ParallelData): raise TypeError(f"data must be a corpus (a ParallelData), got a {type(data).__name__}")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise ValueError(f"limit={limit!r} must be an int >= 0 (0: no test), or None (the whole test split)")
     if not data.test or limit == 0: return None
     task = getattr(trainer, 'task', None) or task_for(data.name)
     model = model_from_checkpoint(trainer.averaged, trainer.device)[0] if trainer.averaged else trainer.model
@@ -288,6 +308,9 @@ def test_report(trainer:Trainer, data:ParallelData, decoding:Decoding|None=None,
 # %% ../nbs/A16_workflow.ipynb #d798384a
 def run_summary(trainer:Trainer, seconds:float, max_time:float|None=None) -> list[str]:
     "The lines that say how a run ended: its updates, time and last validation (and the time limit, if it stopped there)."
+    _check_trainer(trainer)
+    for name, x in (('seconds', seconds), ('max_time', max_time)):
+        if (x is not None or name == 'seconds') and (isinstance(x, bool) or not isinstance(x, (int, float))): raise TypeError(f"{name}={x!r:.60} must be a number")
     v = trainer.history['valid'][-1] if trainer.history['valid'] else None
     return ([f"stopped at the time limit of max_time={max_time:g} minutes"] if trainer.timed_out else []) + [
         f"trained {trainer.step} updates in {seconds:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f} at update {v['step']}" if v else '')]
@@ -296,8 +319,10 @@ def closing_lines(trainer:Trainer, data:ParallelData, decoding:Decoding|None=Non
                   test_files:tuple|None=None, # for a run on your own files: its (source, reference) test files, or () without them
                  ) -> list[str]:
     "What `tnb-train` prints after a run: the test report, where the run's files are, and the commands to try next."
+    if test_files is not None and (not isinstance(test_files, (tuple, list)) or len(test_files) not in (0, 2)):
+        raise TypeError(f"test_files={test_files!r:.60} must be a (source, reference) pair of files, () or None")
+    lines = [printable(l) for l in (test_report(trainer, data, decoding, limit) or ((), ()))[1]]   # checks the others
     task = getattr(trainer, 'task', None) or task_for(data.name)
-    lines = [printable(l) for l in (test_report(trainer, data, decoding, limit) or ((), ()))[1]]
     files = (('checkpoint', trainer.last_checkpoint), ('averaged checkpoint', trainer.averaged), ('loss curve', trainer.run.curve), ('log', trainer.run.log))
     lines += [f"{k}: {p}" for k, p in files if p is not None and Path(p).is_file()]
     p = str(trainer.run.path)
@@ -309,6 +334,8 @@ def closing_lines(trainer:Trainer, data:ParallelData, decoding:Decoding|None=Non
 # %% ../nbs/A16_workflow.ipynb #4f449ed9
 def read_test_files(src, ref) -> tuple[list, list, list]:
     "(scored pairs, every source line, the indices of the scored lines) of the aligned files `src` and `ref`."
+    for name, p in (('src', src), ('ref', ref)):
+        if not isinstance(p, (str, os.PathLike)): raise TypeError(f"{name}={p!r:.60} must be a text file's path (sources and references, aligned), got a {type(p).__name__}")
     s, r = read_text_lines(src, 'src='), read_text_lines(ref, 'ref=')
     if len(s) != len(r): raise ValueError(f"src={str(src)!r} has {len(s):,} lines and ref={str(ref)!r} has {len(r):,}: they must be aligned line by line")
     keep = [i for i, (x, y) in enumerate(zip(s, r)) if x and y]
@@ -339,6 +366,7 @@ def dataset_test_set(ck:dict, dataset:str|None=None, split:str|None=None, src_la
 # %% ../nbs/A16_workflow.ipynb #fa97cec9
 def decoding_label(d:Decoding) -> str:
     "'greedy', or 'beam 4, alpha 0.6' (', early stop' with OpenNMT-py's rule)."
+    _check_decoding(d, 'd')
     return 'greedy' if d.beam == 1 else f"beam {d.beam}, alpha {d.alpha}{', early stop' if d.stop == 'early' else ''}"
 
 def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tokens:int=DECODE_BATCH_TOKENS,
@@ -346,6 +374,7 @@ def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tok
                    precision:str='auto', # autocast while decoding (see `translate`)
                   ) -> tuple[dict, list, list]:
     "(scores, hypotheses of `pairs`, a hypothesis for every line of `sources`: the unscored ones translated too)."
+    task = get_task(task); _check_decoding(decoding)
     scores, hyps = task.score(model, tok, pairs, decoding, max_tokens, precision=precision)
     rest = sorted(set(range(len(sources))) - set(scored)) if sources is not None else []
     if not rest: return scores, hyps, list(hyps)
@@ -357,6 +386,8 @@ def evaluation_record(task:Task, ck:dict, path, model, scores:dict, pairs:list, 
                       command:str, id:str|None=None, split:str|None=None, # the dataset's split scored (None: files given)
                      ) -> dict:
     "The results-file record of scoring the checkpoint file `path` on `test_set`; its id names the evaluation unless given."
+    task = get_task(task); _check_decoding(decoding)
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be the checkpoint file's path, got a {type(path).__name__}")
     run, d = checkpoint_meta(ck, path).get('run'), decoding
     id = id or (f"{Path(path).parent.name}.{(run or 'unnamed')[:6]}-{Path(path).stem}-{test_set}-beam{d.beam}-alpha{d.alpha}"
                 f"{'-early' if d.stop == 'early' else ''}")
@@ -376,6 +407,7 @@ def record_evaluation(results, # the results file (through a symbolic link: its 
                       task:Task, ck:dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
                       command:str, id:str|None=None, split:str|None=None) -> tuple[dict, bool]:
     "Add the `evaluation_record` of these scores to `results`, replacing one of the same id; (the record, whether it replaced one)."
+    if not isinstance(results, (str, os.PathLike)): raise TypeError(f"results must be a results file's path, got a {type(results).__name__}")
     rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id, split)
     real = Path(os.path.realpath(results))
     replaced = any(r.get('id') == rec['id'] for r in check_results_file(real))
