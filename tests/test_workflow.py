@@ -1,6 +1,6 @@
 """The run workflow (A16_workflow): train_model's input checks, resume in one place (the run's own data, its files
 checked), the closing lines, and library messages in Python words that the commands put in their own."""
-import os, shlex, subprocess, sys
+import json, os, shlex, subprocess, sys
 from pathlib import Path
 import pytest
 from transformer_nb.datasets import load_dataset
@@ -120,3 +120,31 @@ def test_check_memory_takes_a_tasks_name():
     from transformer_nb.workflow import check_memory
     from transformer_nb.tasks import get_task
     assert check_memory('copy', preset='tiny', vocab_size=16) == check_memory(get_task('copy'), preset='tiny', vocab_size=16) > 0
+
+
+# --- train_model's CPU threads are tnb-train's, unless chosen -------------------------------------------------------------
+
+THREADS_RUN = """
+import json, sys, torch
+from transformer_nb.core import limit_threads, _default_threads
+from transformer_nb.tasks import Recipe
+from transformer_nb.workflow import train_model
+from transformer_nb.datasets import load_dataset
+data, got = load_dataset('copy', n_train=60, n_valid=4, n_test=4), {}
+run = lambda **kw: train_model(data, preset='tiny', vocab_size=16, steps=1, max_tokens=400, progress=False, say=lambda m: None, **kw)
+run(); got['nothing chosen'] = torch.get_num_threads()
+limit_threads(2); run(); got['limit_threads(2)'] = torch.get_num_threads()
+limit_threads(1); run(recipe=Recipe(preset='tiny', threads=0)); got['limit_threads(1), a recipe of every core'] = torch.get_num_threads()
+limit_threads(); torch.set_num_threads(2); run(); got['torch.set_num_threads(2)'] = torch.get_num_threads()
+print(json.dumps({'got': got, 'default': _default_threads()}))
+"""
+
+@pytest.mark.slow
+def test_train_model_takes_the_package_threads_unless_chosen():
+    "In a fresh process with no thread setting: the package's default, as tnb-train; a count chosen before the call is kept."
+    env = {k: v for k, v in ENV.items() if k not in ('TNB_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS')}
+    r = subprocess.run([sys.executable, '-c', THREADS_RUN], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out['got'] == {'nothing chosen': out['default'], 'limit_threads(2)': 2, 'limit_threads(1), a recipe of every core': 1,
+                          'torch.set_num_threads(2)': 2}, out

@@ -153,23 +153,23 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
             resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size,
                                 recipe=recipe, out=out, say=say)
         elif settings or spm or preset or vocab_size or recipe or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
-        ck, path, task, tc, said, data, out, r = resume.ck, resume.path, resume.task, resume.tc, resume.said, resume.data, resume.out, resume.task.recipe
+        ck, path, task, tc, said, data, out = resume.ck, resume.path, resume.task, resume.tc, resume.said, resume.data, resume.out
+        r = task.recipes.get(rname := checkpoint_meta(ck, path).get('recipe')) or task.recipe     # the recipe the run began with
     else:
         task = task or (task_for(data.name) if data is not None else get_task('numbers'))
-        ck, path = None, None; r = task_recipe(task, recipe); tc, said = _new_run_config(r, given)
-        if r.threads is not None: limit_threads(r.threads)            # the recipe's CPU threads
+        ck, path, rname = None, None, recipe if isinstance(recipe, str) else None; r = task_recipe(task, recipe); tc, said = _new_run_config(r, given)
         if data is None: data = task.load(task.datasets[0])
+    limit_threads(r.threads, unless_chosen=True)   # the recipe's CPU threads, else the package's default, as tnb-train: unless chosen
     for line in said: say(line)
     if ck is None: set_seed(tc.seed)                                # the model's initial weights, as tnb-train draws them
     tok, cfg, named = _tokenizer_and_config(data, r, ck, path, preset, vocab_size, spm, model_kw)
     train, valid = _encode(data, tok, tc, path)
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
             'data': _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),
-            **({'recipe': recipe} if isinstance(recipe, str) else {}), **(meta or {})}
+            **({'recipe': rname} if rname in task.recipes else {}), **(meta or {})}
     trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say)
     if ck is not None: trainer.load(ck, path, checked=True)        # checked by `resume_run`; the weights here, against the real model
-    trainer.task = task
-    trainer.fit()
+    trainer.task = task; trainer.fit()
     return trainer
 
 # %% ../nbs/A16_workflow.ipynb #9e6f3678
