@@ -10,7 +10,7 @@ __all__ = ['task_recipe', 'train_model', 'Resumed', 'resume_run', 'check_memory'
            'record_evaluation']
 
 # %% ../nbs/A16_workflow.ipynb #570dbdcd
-import os, re, shlex, warnings
+import json, os, re, shlex, warnings
 import torch
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -125,10 +125,10 @@ def _check_run_args(out, spm):
         raise TypeError(f"spm={spm!r:.60} must be a dict of SentencePiece options, e.g. {{'byte_fallback': True}}, got a {type(spm).__name__}")
 
 def _data_meta(data:ParallelData) -> dict:
-    "Where the corpus was read from, for a resume to find and check it: the data folder, and each file's path, size and sha256."
+    "For a resume to find the corpus again and check it: the data folder, each file's path, size and sha256, a generated corpus's arguments, the fingerprint of its training pairs."
     o = data.origin
     files = {sp: [[p, os.path.getsize(p), sha256_file(p)] for p in ps] for sp, ps in (o.get('files') or {}).items()}
-    return {k: v for k, v in (('data_dir', o.get('data_dir')), ('files', files)) if v}
+    return {k: v for k, v in (('data_dir', o.get('data_dir')), ('files', files), ('args', o.get('args'))) if v} | {'fingerprint': data.fingerprint()}
 
 
 # %% ../nbs/A16_workflow.ipynb #a18trm01
@@ -199,6 +199,19 @@ def _changed_files(was:dict, now:dict) -> list[str]:
     return [f"{n[0]} ({n[1]:,} bytes, sha256 {n[2][:12]}) is not what {o[0]} was ({o[1]:,} bytes, sha256 {o[2][:12]})"
             for o, n in zip(old, new) if (o[1], o[2]) != (n[1], n[2])]
 
+def _other_corpus(path, was:dict, data:ParallelData, made:bool) -> str:
+    "Why `data` (`made` again from the run's arguments, or given) is not the corpus of the run at `path` (`was`: its stored data), in one line."
+    old, new, same = was.get('args') or {}, data.origin.get('args') or {}, lambda a, b: json.dumps(a) == json.dumps(b)   # (1, 2) == [1, 2]
+    diff = [k for k in old if k in new and not same(old[k], new[k])]
+    fp = f"sha256 {was['fingerprint'][:12]} of its training pairs, {data.fingerprint()[:12]} of these"
+    if made: return (f"{path} was trained on {data.name} pairs that its stored arguments no longer make ({fp}: a grammar of your own, pairs "
+                     f"changed after they were made, or another version of the generator): pass data= the corpus it trained on, or "
+                     f"new_data=True to continue on these on purpose (fine-tuning)")
+    how = f"a {data.name} corpus made with {', '.join(f'{k}={old[k]!r}' for k in diff)}, not {', '.join(f'{k}={new[k]!r}' for k in diff)}" if diff else f"other {data.name} pairs ({fp})"
+    return (f"{path} was trained on {how}: give no data (the run's own is made again from its arguments), or pass new_data=True to "
+            f"continue on this corpus on purpose (fine-tuning)")
+
+# %% ../nbs/A16_workflow.ipynb #a18res06
 def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data:bool) -> ParallelData:
     "The data a resumed run continues on: `data` or what is named, checked against the run's; else the run's own (its files, its data folder)."
     was = tuple(meta.get(k) for k in ('dataset', 'src_lang', 'tgt_lang'))
@@ -208,17 +221,19 @@ def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang,
         raise ValueError(f"{path} was trained on {was[0]} ({was[1]}->{was[2]}); {', '.join(other)} would continue it on other data, "
                          f"with a tokenizer that was not learned on it: drop {'it' if len(other) == 1 else 'them'}, or pass "
                          f"new_data=True to do it on purpose (fine-tuning)")
-    if data is None:
-        own, stored = (dataset or was[0]) == was[0], meta.get('data') or {}
+    stored, made = meta.get('data') or {}, data is None
+    if made:
+        own = (dataset or was[0]) == was[0]
         kw = files or ({sp: tuple(f[0] for f in fs) for sp, fs in stored.get('files', {}).items()} if own else {})
+        if own and not files: kw = {**stored.get('args', {}), **kw}           # a generated corpus: made with the run's arguments
         folder = data_dir or (stored.get('data_dir') if own and not files else None)
         langs = (src_lang, tgt_lang) if other else (src_lang or was[1], tgt_lang or was[2])
         data = task.load(dataset or was[0], *langs, folder, **kw)
-    if not new_data and (changed := _changed_files(meta.get('data') or {}, _data_meta(data))):
+    if not new_data and (changed := _changed_files(stored, _data_meta(data))):
         raise ValueError(f"{path} was trained on other files: {'; '.join(changed)}. A resumed run continues on its own data: give "
                          f"its files, or pass new_data=True to continue on these on purpose (fine-tuning)")
+    if not new_data and stored.get('fingerprint') not in (None, data.fingerprint()): raise ValueError(_other_corpus(path, stored, data, made))
     return data
-
 
 # %% ../nbs/A16_workflow.ipynb #a18res04
 def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
