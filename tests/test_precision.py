@@ -38,7 +38,9 @@ def test_avx512_bf16_follows_the_measured_rule(monkeypatch):
 def test_the_rule_is_the_measured_one():
     "BF16_ON_AVX512 is what results/bf16_cpu.json measured on an AVX512_BF16 CPU without AMX: bf16 faster at both jobs."
     r = json.loads((ROOT / 'results' / 'bf16_cpu.json').read_text())
-    assert r['cpu_features']['avx512_bf16'] and not r['cpu_features']['amx'] and 'avx512_bf16' in r['cpu_flags']
+    for part in ('train', 'decode'):                                         # each part names the machine it ran on
+        m = r[part]['machine']
+        assert m['cpu_features']['avx512_bf16'] and not m['cpu_features']['amx'] and 'avx512_bf16' in m['cpu_flags'], part
     faster = r['train']['speedup'] > 1 and r['decode']['greedy']['speedup'] > 1 and r['decode']['beam4']['speedup'] > 1
     assert core.BF16_ON_AVX512 == faster
 
@@ -240,7 +242,7 @@ def test_prose_quotes_the_measurement():
            f"p = {bleu['beam4']['p_value']:.2f}"] if 'beam4' in bleu else []),
         *([f"({bleu['greedy']['bf16_bleu_lc']:.2f} against {bleu['greedy']['fp32_bleu_lc']:.2f} greedy)"] if 'greedy' in bleu else []),
         'Sapphire Rapids, 2 cores, torch 2.13.0', '8 to 16 times faster', '1.5 times faster')
-    assert r['cpu_flags'] and 'AMD EPYC' in r['hardware'] and r['torch'].startswith('2.')
+    for part in parts: assert r[part]['machine']['cpu_flags'] and 'AMD EPYC' in r[part]['machine']['hardware'] and r[part]['machine']['torch'].startswith('2.')
     code = ' '.join((ROOT / 'transformer_nb' / 'core.py').read_text().replace('#', ' ').split())   # BF16_ON_AVX512's comment
     for x in (tr['speedup'], dec['greedy']['speedup'], dec['beam4']['speedup']): assert f"({x:.2f}x)" in code, x
     for key in ('beam4', 'greedy'):                                            # equal within BLEU's noise, where measured

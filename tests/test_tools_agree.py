@@ -2,7 +2,7 @@
 every tool and in `model_from_checkpoint`, and each tool says which; `train_model(task=...)` is the run `tnb-train`
 makes, bit for bit; and label smoothing goes from `tnb-train --eps-ls` to the loss one way, as a training setting.
 The tools run in this process (their entry points take `argv`), so no interpreter is started."""
-import contextlib, io, shutil
+import contextlib, io, os, shutil, subprocess, sys
 from dataclasses import fields
 from pathlib import Path
 import pytest, torch
@@ -84,7 +84,7 @@ def test_a_run_folder_is_one_file_everywhere(copy_run):
 def test_train_model_is_tnb_train_bit_for_bit(tmp_path):
     "`train_model(task='numbers', steps=N)` and `tnb-train --steps N` give the same weights, tokenizer and losses."
     from transformer_nb.core import limit_threads
-    limit_threads(None)          # tnb-train's CPU threads; train_model keeps the caller's, and float sums follow the count
+    limit_threads(None)          # as a fresh process starts: not the threads another test of this worker chose (both keep those)
     train_model(task='numbers', steps=6, out=str(tmp_path / 'py'), progress=False, say=lambda m: None)
     out, err, code = run(train_main, ['--steps', '6', '--out', tmp_path / 'cli', '--no-progress', '--test-limit', '0'])
     assert code == 0, err
@@ -97,6 +97,26 @@ def test_train_model_is_tnb_train_bit_for_bit(tmp_path):
     ta, tb = a['meta']['train_config'], b['meta']['train_config']
     assert {k: v for k, v in ta.items() if k != 'out'} == {k: v for k, v in tb.items() if k != 'out'}
     assert (a['meta']['task'], b['meta']['task'], a['meta']['preset']) == ('numbers', 'numbers', b['meta']['preset'])
+
+
+@pytest.mark.slow                     # two fresh processes, each one short run of the main job's recipe
+def test_train_model_is_tnb_train_bit_for_bit_with_no_thread_setting(tmp_path):
+    """With no thread setting anywhere (no limit_threads, TNB_THREADS or OMP_NUM_THREADS), each in a fresh process, a script's
+    `train_model(task='numbers', steps=N)` and `tnb-train --steps N` train on the same CPU threads and give the same weights."""
+    env = {k: v for k, v in os.environ.items() if k not in ('TNB_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'TNB_COMMIT')}
+    env['PYTHONPATH'] = os.pathsep.join([str(Path(__file__).resolve().parents[1]), env.get('PYTHONPATH', '')])
+    said = "import atexit, sys, torch; atexit.register(lambda: print('threads', torch.get_num_threads(), file=sys.stderr)); "
+    py = said + "from transformer_nb.workflow import train_model; train_model(task='numbers', steps=6, out=sys.argv[1], progress=False, say=print)"
+    cli = said + "from transformer_nb.cli import train_main; train_main(sys.argv[1:])"
+    runs = [subprocess.run([sys.executable, '-c', code, *args], capture_output=True, text=True, env=env, timeout=600) for code, args in
+            ((py, [str(tmp_path / 'py')]), (cli, ['--steps', '6', '--out', str(tmp_path / 'cli'), '--no-progress', '--test-limit', '0']))]
+    for r in runs: assert r.returncode == 0, r.stderr[-2000:]
+    threads = [r.stderr.strip().splitlines()[-1] for r in runs]               # the threads each trained on, said as it exits
+    a, b = (load_checkpoint(p / checkpoint_name(6)) for p in (tmp_path / 'py', tmp_path / 'cli'))
+    differ = [k for k in a['model'] if not torch.equal(a['model'][k], b['model'][k])]
+    assert not differ and threads[0] == threads[1], (f"{len(differ)} of {len(a['model'])} weights differ", threads)
+    strip = lambda rs: [{k: v for k, v in r.items() if k not in ('tok_s', 'time')} for r in rs]
+    assert strip(a['meta']['history']['train']) == strip(b['meta']['history']['train'])
 
 
 def test_label_smoothing_walks_one_way(copy_run):

@@ -1,6 +1,6 @@
 """The run workflow (A16_workflow): train_model's input checks, resume in one place (the run's own data, its files
 checked), the closing lines, and library messages in Python words that the commands put in their own."""
-import os, shlex, subprocess, sys
+import json, os, shlex, subprocess, sys, warnings
 from pathlib import Path
 import pytest
 from transformer_nb.datasets import load_dataset
@@ -168,3 +168,83 @@ def test_a_resumed_run_refuses_tokenizer_options_once_in_the_library(tmp_path):
     with pytest.raises(ValueError) as e: wf.resume_run('runs/x', spm=spm)
     assert cli_words(str(e.value), _train_parser()) == ("--normalization nmt_nfkc_cf and --no-byte-fallback shape a new tokenizer, and a "
                                                        "resumed run keeps its own (that of runs/x): drop them")
+
+
+# --- a resumed run trains on the corpus it began with ------------------------------------------------------------------
+
+GENERATED = {     # every corpus the package generates, each with arguments other than its generator's defaults, and a tokenizer
+    'copy': (dict(n_train=200, n_valid=10, n_test=10, n_symbols=5, max_len=6, seed=3), dict(vocab_size=12)),
+    'numbers': (dict(n_train=300, n_valid=20, n_test=20, max_n=999, seed=2), dict(vocab_size=60, spm={'byte_fallback': False})),
+    'parsing': (dict(n_train=200, n_valid=10, n_test=10, max_words=8, seed=1), dict(vocab_size=60)),
+}
+
+def _generated(name:str, **args):
+    from transformer_nb.tasks import task_for
+    return task_for(name).load(name, **args)          # the parsing corpus is registered by its task
+
+def _two_step_run(name:str, out:Path):
+    args, tok = GENERATED[name]
+    data = _generated(name, **args)
+    tr = _train_model()(data, preset='tiny', steps=2, max_tokens=600, progress=False, out=out, say=lambda m: None, **tok)
+    return data, tr
+
+@pytest.mark.parametrize('name', GENERATED)
+def test_a_resumed_run_makes_its_generated_corpus_again(tmp_path, name):
+    "Resumed with no data named, a run on a generated corpus trains on the same pairs (its generator's arguments, not the defaults)."
+    data, tr = _two_step_run(name, tmp_path / 'run')
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        again = _train_model()(resume=tmp_path / 'run', steps=3, say=lambda m: None)
+    assert again.train_data == tr.train_data, "the resumed run encodes other training pairs than the run it continues"
+    assert not [str(x.message) for x in w if 'unknown to the tokenizer' in str(x.message)], [str(x.message) for x in w]
+    assert again.meta['data']['fingerprint'] == tr.meta['data']['fingerprint'] == data.fingerprint()
+    assert again.meta['data']['args'] == tr.meta['data']['args'] and again.step == 3
+
+@pytest.mark.parametrize('name', GENERATED)
+def test_a_resume_on_a_corpus_made_with_other_arguments_is_refused(tmp_path, name):
+    "The same dataset made with another seed is other data: refused in one line naming the argument, unless new_data=True."
+    data, tr = _two_step_run(name, tmp_path / 'run')
+    args = GENERATED[name][0]
+    other = _generated(name, **{**args, 'seed': args['seed'] + 1})
+    with pytest.raises(ValueError) as e: _train_model()(other, resume=tmp_path / 'run', steps=3, say=lambda m: None)
+    msg = str(e.value)
+    assert f"made with seed={args['seed']}, not seed={args['seed'] + 1}" in msg and 'new_data=True' in msg and '\n' not in msg, msg
+    assert _train_model()(other, resume=tmp_path / 'run', steps=3, new_data=True, say=lambda m: None).step == 3
+
+@pytest.mark.slow
+def test_tnb_train_resumes_a_generated_corpus_made_with_its_own_arguments(tmp_path):
+    "`tnb-train --resume` (a fresh process) of a copy-task run made with n_symbols=5: the same corpus, no unknown pieces."
+    data, tr = _two_step_run('copy', tmp_path / 'run')
+    r = tnb('train', '--resume', tmp_path / 'run', '--steps', '3', '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0 and 'unknown to the tokenizer' not in r.stderr, r.stderr[-2000:]
+    from transformer_nb.checkpoints import load_checkpoint
+    from transformer_nb.runs import checkpoint_name
+    assert load_checkpoint(tmp_path / 'run' / checkpoint_name(3))['meta']['data']['fingerprint'] == data.fingerprint()
+
+
+# --- train_model's CPU threads are tnb-train's, unless chosen -------------------------------------------------------------
+
+THREADS_RUN = """
+import json, sys, torch
+from transformer_nb.core import limit_threads, _default_threads
+from transformer_nb.tasks import Recipe
+from transformer_nb.workflow import train_model
+from transformer_nb.datasets import load_dataset
+data, got = load_dataset('copy', n_train=60, n_valid=4, n_test=4), {}
+run = lambda **kw: train_model(data, preset='tiny', vocab_size=16, steps=1, max_tokens=400, progress=False, say=lambda m: None, **kw)
+run(); got['nothing chosen'] = torch.get_num_threads()
+limit_threads(2); run(); got['limit_threads(2)'] = torch.get_num_threads()
+limit_threads(1); run(recipe=Recipe(preset='tiny', threads=0)); got['limit_threads(1), a recipe of every core'] = torch.get_num_threads()
+limit_threads(); torch.set_num_threads(2); run(); got['torch.set_num_threads(2)'] = torch.get_num_threads()
+print(json.dumps({'got': got, 'default': _default_threads()}))
+"""
+
+@pytest.mark.slow
+def test_train_model_takes_the_package_threads_unless_chosen():
+    "In a fresh process with no thread setting: the package's default, as tnb-train; a count chosen before the call is kept."
+    env = {k: v for k, v in ENV.items() if k not in ('TNB_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS')}
+    r = subprocess.run([sys.executable, '-c', THREADS_RUN], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out['got'] == {'nothing chosen': out['default'], 'limit_threads(2)': 2, 'limit_threads(1), a recipe of every core': 1,
+                          'torch.set_num_threads(2)': 2}, out

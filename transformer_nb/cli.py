@@ -126,15 +126,11 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
 def _resume(a, p, s:dict, spm:dict, files):
-    "The run `--resume` continues, read and checked once by `resume_run`; a run of a named recipe resumes on its threads."
-    from transformer_nb.core import limit_threads
-    from transformer_nb.checkpoints import checkpoint_meta
+    "The run `--resume` continues, read and checked once by `resume_run` (`train_model` gives it its recipe's threads, unless chosen)."
     from transformer_nb.workflow import resume_run
     with library_errors(p):
-        r = resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
-                       a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print)
-    if a.threads is None and (rc := r.task.recipes.get(checkpoint_meta(r.ck, r.path).get('recipe'))) and rc.threads is not None: limit_threads(rc.threads)
-    return r
+        return resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
+                          a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print)
 
 # %% ../nbs/A19_cli.ipynb #a7p0c001
 def _say_precision(prog:str):

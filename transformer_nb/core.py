@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/core.html.md"""
 
 # %% auto #0
 __all__ = ['PAD_ID', 'UNK_ID', 'BOS_ID', 'EOS_ID', 'BF16_ON_AVX512', 'parse_device', 'get_device', 'precision_dtype', 'autocast',
-           'cpu_features', 'choose_precision', 'default_precision', 'set_seed', 'count_params', 'limit_threads',
-           'hardware', 'git_commit', 'NotebookFile', 'skip_rest_of_notebook']
+           'cpu_features', 'choose_precision', 'default_precision', 'set_seed', 'count_params', 'threads_chosen',
+           'limit_threads', 'hardware', 'git_commit', 'NotebookFile', 'skip_rest_of_notebook']
 
 # %% ../nbs/00_core.ipynb #17c841ec
 import os, random, contextlib, platform, subprocess, json, re, textwrap, codecs
@@ -127,6 +127,7 @@ _allow_bytes_in_weights_only()
 
 # %% ../nbs/00_core.ipynb #d1287d87
 _TORCH_THREADS = torch.get_num_threads()      # PyTorch's own default, read before anything changes it
+_THREADS = {'chosen': None, 'set': None}      # who chose the count (None: nobody, a default did), and the count set last here
 
 def _usable_cores() -> int:
     try: return len(os.sched_getaffinity(0))  # the cores this process may use (containers, taskset)
@@ -138,17 +139,23 @@ def _default_threads() -> int:
     if omp.isdigit() and int(omp) > 0: return int(omp)
     return max(1, _usable_cores() // 2)
 
-def limit_threads(n:int|None=None # threads; None: $TNB_THREADS, else `_default_threads()`; 0: PyTorch's default
+def threads_chosen() -> str|None:
+    "Who chose PyTorch's CPU threads: `limit_threads(n)` with an explicit `n`, `TNB_THREADS`, `torch.set_num_threads` called directly; None: nobody."
+    if torch.get_num_threads() != (_THREADS['set'] or _TORCH_THREADS): return 'torch.set_num_threads'
+    return _THREADS['chosen']
+
+def limit_threads(n:int|None=None, # threads; None: $TNB_THREADS, else `_default_threads()`; 0: PyTorch's default
+                  unless_chosen:bool=False, # keep a count someone chose (`threads_chosen`): `n` is then a default, e.g. a recipe's
                  ) -> int:
     "Set PyTorch's CPU threads: an explicit `n` beats `TNB_THREADS`, which beats `_default_threads()`; returns the count."
-    what = f"limit_threads({n!r})"
-    if n is None and os.environ.get('TNB_THREADS', '').strip():
-        what, n = f"TNB_THREADS={os.environ['TNB_THREADS']!r}", os.environ['TNB_THREADS'].strip()
-        n = int(n) if n.isdigit() else n
+    if unless_chosen and threads_chosen(): return torch.get_num_threads()
+    what, env = None if n is None or unless_chosen else f"limit_threads({n!r})", os.environ.get('TNB_THREADS', '').strip()
+    if env and what is None: what, n = f"TNB_THREADS={os.environ['TNB_THREADS']!r}", int(env) if env.isdigit() else env
     if n is None: n = _default_threads()
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise ValueError(f"{what}: the number of threads must be a whole number >= 0 (0: PyTorch's default)")
+        raise ValueError(f"{what or f'limit_threads({n!r})'}: the number of threads must be a whole number >= 0 (0: PyTorch's default)")
     torch.set_num_threads(n or _TORCH_THREADS)
+    _THREADS.update(chosen=what, set=torch.get_num_threads())       # a default (what=None) is nobody's choice
     return torch.get_num_threads()
 
 # %% ../nbs/00_core.ipynb #42ceb4f4

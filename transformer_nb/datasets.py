@@ -10,7 +10,7 @@ __all__ = ['SPLITS', 'MAX_NUMBER', 'MAGNITUDES', 'MULTI30K_FETCH', 'DATASETS', '
            'sha256_file', 'download_file', 'find_multi30k', 'multi30k', 'Loader', 'register_dataset', 'load_dataset']
 
 # %% ../nbs/A02_datasets.ipynb #12dd4b6c
-import contextlib, functools, inspect, gzip, hashlib, logging, os, random, tempfile, urllib.error, urllib.request, warnings
+import contextlib, functools, inspect, gzip, hashlib, json, logging, os, random, tempfile, urllib.error, urllib.request, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -30,7 +30,7 @@ class ParallelData:
     train:list        # [(src_text, tgt_text), ...]
     valid:list = field(default_factory=list)
     test:list = field(default_factory=list)
-    origin:dict = field(default_factory=dict, repr=False, compare=False)   # where it was read from: data_dir, the files of each split
+    origin:dict = field(default_factory=dict, repr=False, compare=False)   # where it came from: data_dir, each split's files, a generator's args
 
     def __repr__(self):
         return (f"ParallelData({self.name!r}, {self.src_lang}->{self.tgt_lang}, train={len(self.train):,}, "
@@ -39,6 +39,12 @@ class ParallelData:
     def train_texts(self) -> list[str]:
         "Both sides of the *training* split, the only text a tokenizer may learn from."
         return [s for s, _ in self.train] + [t for _, t in self.train]
+
+    def fingerprint(self, split:str='train') -> str:
+        "SHA-256 of the split's pairs, in order: two corpora have the same fingerprint when they hold the same pairs, in the same order."
+        h = hashlib.sha256()
+        for s, t in getattr(self, split): h.update(json.dumps([s, t], ensure_ascii=False).encode('utf-8') + b'\n')
+        return h.hexdigest()
 
     def reverse(self) -> 'ParallelData':
         "The same corpus in the other direction: the target language becomes the source."
@@ -230,9 +236,11 @@ def numbers_corpus(src_lang:str='en', tgt_lang:str='de', **kwargs) -> ParallelDa
     fns = {'en': en_number, 'de': de_number}
     if {src_lang, tgt_lang} != {'en', 'de'}:
         raise ValueError(f"the numbers corpus is 'en'->'de' or 'de'->'en', got {src_lang!r}->{tgt_lang!r}")
-    sp = _number_splits(**kwargs)
+    args = inspect.signature(_number_splits).bind(**kwargs); args.apply_defaults()     # every argument, defaults included
+    sp = _number_splits(**args.arguments)
     pairs = lambda ns: [(fns[src_lang](n), fns[tgt_lang](n)) for n in ns]
-    return ParallelData('numbers', src_lang, tgt_lang, pairs(sp['train']), pairs(sp['valid']), pairs(sp['test']))
+    return ParallelData('numbers', src_lang, tgt_lang, pairs(sp['train']), pairs(sp['valid']), pairs(sp['test']),
+                        origin={'args': dict(args.arguments)})
 
 # %% ../nbs/A02_datasets.ipynb #e7c1d2a1
 def corpus_score(metric, # a sacreBLEU metric, e.g. `BLEU()`, `BLEU(tokenize='char')`, `CHRF()`
@@ -264,8 +272,9 @@ def copy_corpus(n_train:int=10_000, n_valid:int=500, n_test:int=500, n_symbols:i
         seen.setdefault(s, None)                       # a dict keeps insertion order: deterministic
     strs = list(seen)
     pairs = lambda ss: [(s, s) for s in ss]
-    return ParallelData('copy', 'x', 'x', pairs(strs[:n_train]), pairs(strs[n_train:n_train + n_valid]),
-                        pairs(strs[n_train + n_valid:]))
+    return ParallelData('copy', 'x', 'x', pairs(strs[:n_train]), pairs(strs[n_train:n_train + n_valid]), pairs(strs[n_train + n_valid:]),
+                        origin={'args': dict(n_train=n_train, n_valid=n_valid, n_test=n_test, n_symbols=n_symbols, min_len=min_len,
+                                             max_len=max_len, seed=seed)})
 
 # %% ../nbs/A02_datasets.ipynb #63313ab7
 _MULTI30K_URL = 'https://raw.githubusercontent.com/multi30k/dataset/master/data/task1/raw/'
@@ -466,4 +475,5 @@ def load_dataset(name:str='numbers', # a name in `DATASETS`: 'numbers', 'copy', 
     if bad: raise TypeError(f"load_dataset({name!r}) got unexpected arguments {bad}; it takes {takes}")
     data = loader.load(src_lang, tgt_lang, data_dir, **kwargs)
     if data_dir is not None: data.origin['data_dir'] = str(Path(data_dir).expanduser().resolve())
+    if loader.generated: data.origin.setdefault('args', dict(kwargs))   # what makes it again (the package's generators keep all)
     return data

@@ -10,7 +10,7 @@ __all__ = ['PAPER_TABLE4', 'PAPER_PARSING', 'PARSE_DECODING', 'PARSE_KEYS', 'lin
            'right_branching', 'parse_sentences', 'evaluate_parser', 'make_parse_record', 'ParsingTask', 'draw_tree']
 
 # %% ../nbs/12_parsing.ipynb #b38e9af4
-import os, random, re
+import inspect, os, random, re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
@@ -251,7 +251,10 @@ def parsing_corpus(n_train:int=20_000, n_valid:int=500, n_test:int=1_000, seed:i
     "The generated treebank as a parallel corpus: English sentence -> linearised tree; `tgt_lang` picks the leaves (`_TREE_LANGS`)."
     if tgt_lang not in _TREE_LANGS: raise ValueError(f"the parsing corpus has target languages {list(_TREE_LANGS)}, got {tgt_lang!r}")
     sp = _treebank_splits(n_train, n_valid, n_test, seed, **kwargs)
-    return ParallelData('parsing', 'en', tgt_lang, *(_tree_pairs(sp[k], _TREE_LANGS[tgt_lang]) for k in ('train', 'valid', 'test')))
+    args = dict(n_train=n_train, n_valid=n_valid, n_test=n_test, seed=seed, **{k: kwargs.get(k, p.default) for k, p in   # what makes it
+                inspect.signature(sample_treebank).parameters.items() if k not in ('n', 'seed', 'grammar')})   # again (not a grammar)
+    return ParallelData('parsing', 'en', tgt_lang, *(_tree_pairs(sp[k], _TREE_LANGS[tgt_lang]) for k in ('train', 'valid', 'test')),
+                        origin={'args': args})
 
 def _parsing(src_lang, tgt_lang, data_dir, **kwargs):   # load_dataset('parsing', ...): the parsing task brings it (below)
     if src_lang not in (None, 'en'): raise ValueError(f"the parsing corpus reads English ('en'), not {src_lang!r}")

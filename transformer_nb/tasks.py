@@ -28,7 +28,8 @@ class Recipe:
     vocab_size: int = 8000                        # joint SentencePiece vocabulary
     spm: dict = field(default_factory=dict)       # other options of a new tokenizer (`Tokenizer.train`)
     train: dict = field(default_factory=dict)     # `TrainConfig` fields
-    threads: int|None = None                      # CPU threads (None: the package's default, half the cores; 0: PyTorch's, every core)
+    threads: int|None = None                      # CPU threads (None: the package's default, half the cores; 0: PyTorch's, every core),
+                                                  # unless a count was chosen: limit_threads(n), TNB_THREADS, --threads (`threads_chosen`)
 
 PAPER_RECIPE = Recipe(train=dict(max_tokens=4096, epochs=10, warmup=4000, lr_scale=1.0, save_every=500))   # §5, at `small`
 CPU_HOUR_RECIPE = Recipe(threads=0, train=dict(                     # Multi30k on a 2-core CPU within an hour (09_training)

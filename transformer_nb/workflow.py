@@ -10,7 +10,7 @@ __all__ = ['task_recipe', 'train_model', 'Resumed', 'resume_run', 'check_memory'
            'record_evaluation']
 
 # %% ../nbs/A16_workflow.ipynb #570dbdcd
-import os, re, shlex, warnings
+import json, os, re, shlex, warnings
 import torch
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -127,10 +127,10 @@ def _check_run_args(out, spm):
         raise TypeError(f"spm={spm!r:.60} must be a dict of SentencePiece options, e.g. {{'byte_fallback': True}}, got a {type(spm).__name__}")
 
 def _data_meta(data:ParallelData) -> dict:
-    "Where the corpus was read from, for a resume to find and check it: the data folder, and each file's path, size and sha256."
+    "For a resume to find the corpus again and check it: the data folder, each file's path, size and sha256, a generated corpus's arguments, the fingerprint of its training pairs."
     o = data.origin
     files = {sp: [[p, os.path.getsize(p), sha256_file(p)] for p in ps] for sp, ps in (o.get('files') or {}).items()}
-    return {k: v for k, v in (('data_dir', o.get('data_dir')), ('files', files)) if v}
+    return {k: v for k, v in (('data_dir', o.get('data_dir')), ('files', files), ('args', o.get('args'))) if v} | {'fingerprint': data.fingerprint()}
 
 
 # %% ../nbs/A16_workflow.ipynb #a18trm01
@@ -155,23 +155,23 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
             resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size,
                                 recipe=recipe, out=out, say=say)
         elif settings or spm or preset or vocab_size or recipe or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
-        ck, path, task, tc, said, data, out, r = resume.ck, resume.path, resume.task, resume.tc, resume.said, resume.data, resume.out, resume.task.recipe
+        ck, path, task, tc, said, data, out = resume.ck, resume.path, resume.task, resume.tc, resume.said, resume.data, resume.out
+        r = task.recipes.get(rname := checkpoint_meta(ck, path).get('recipe')) or task.recipe     # the recipe the run began with
     else:
         task = task or (task_for(data.name) if data is not None else get_task('numbers'))
-        ck, path = None, None; r = task_recipe(task, recipe); tc, said = _new_run_config(r, given)
-        if r.threads is not None: limit_threads(r.threads)            # the recipe's CPU threads
+        ck, path, rname = None, None, recipe if isinstance(recipe, str) else None; r = task_recipe(task, recipe); tc, said = _new_run_config(r, given)
         if data is None: data = task.load(task.datasets[0])
+    limit_threads(r.threads, unless_chosen=True)   # the recipe's CPU threads, else the package's default, as tnb-train: unless chosen
     for line in said: say(line)
     if ck is None: set_seed(tc.seed)                                # the model's initial weights, as tnb-train draws them
     tok, cfg, named = _tokenizer_and_config(data, r, ck, path, preset, vocab_size, spm, model_kw)
     train, valid = _encode(data, tok, tc, path)
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
             'data': _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),
-            **({'recipe': recipe} if isinstance(recipe, str) else {}), **(meta or {})}
+            **({'recipe': rname} if rname in task.recipes else {}), **(meta or {})}
     trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say)
     if ck is not None: trainer.load(ck, path, checked=True)        # checked by `resume_run`; the weights here, against the real model
-    trainer.task = task
-    trainer.fit()
+    trainer.task = task; trainer.fit()
     return trainer
 
 # %% ../nbs/A16_workflow.ipynb #9e6f3678
@@ -200,6 +200,19 @@ def _changed_files(was:dict, now:dict) -> list[str]:
     return [f"{n[0]} ({n[1]:,} bytes, sha256 {n[2][:12]}) is not what {o[0]} was ({o[1]:,} bytes, sha256 {o[2][:12]})"
             for o, n in zip(old, new) if (o[1], o[2]) != (n[1], n[2])]
 
+def _other_corpus(path, was:dict, data:ParallelData, made:bool) -> str:
+    "Why `data` (`made` again from the run's arguments, or given) is not the corpus of the run at `path` (`was`: its stored data), in one line."
+    old, new, same = was.get('args') or {}, data.origin.get('args') or {}, lambda a, b: json.dumps(a) == json.dumps(b)   # (1, 2) == [1, 2]
+    diff = [k for k in old if k in new and not same(old[k], new[k])]
+    fp = f"sha256 {was['fingerprint'][:12]} of its training pairs, {data.fingerprint()[:12]} of these"
+    if made: return (f"{path} was trained on {data.name} pairs that its stored arguments no longer make ({fp}: a grammar of your own, pairs "
+                     f"changed after they were made, or another version of the generator): pass data= the corpus it trained on, or "
+                     f"new_data=True to continue on these on purpose (fine-tuning)")
+    how = f"a {data.name} corpus made with {', '.join(f'{k}={old[k]!r}' for k in diff)}, not {', '.join(f'{k}={new[k]!r}' for k in diff)}" if diff else f"other {data.name} pairs ({fp})"
+    return (f"{path} was trained on {how}: give no data (the run's own is made again from its arguments), or pass new_data=True to "
+            f"continue on this corpus on purpose (fine-tuning)")
+
+# %% ../nbs/A16_workflow.ipynb #a18res06
 def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data:bool) -> ParallelData:
     "The data a resumed run continues on: `data` or what is named, checked against the run's; else the run's own (its files, its data folder)."
     was = tuple(meta.get(k) for k in ('dataset', 'src_lang', 'tgt_lang'))
@@ -209,17 +222,19 @@ def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang,
         raise ValueError(f"{path} was trained on {was[0]} ({was[1]}->{was[2]}); {', '.join(other)} would continue it on other data, "
                          f"with a tokenizer that was not learned on it: drop {'it' if len(other) == 1 else 'them'}, or pass "
                          f"new_data=True to do it on purpose (fine-tuning)")
-    if data is None:
-        own, stored = (dataset or was[0]) == was[0], meta.get('data') or {}
+    stored, made = meta.get('data') or {}, data is None
+    if made:
+        own = (dataset or was[0]) == was[0]
         kw = files or ({sp: tuple(f[0] for f in fs) for sp, fs in stored.get('files', {}).items()} if own else {})
+        if own and not files: kw = {**stored.get('args', {}), **kw}           # a generated corpus: made with the run's arguments
         folder = data_dir or (stored.get('data_dir') if own and not files else None)
         langs = (src_lang, tgt_lang) if other else (src_lang or was[1], tgt_lang or was[2])
         data = task.load(dataset or was[0], *langs, folder, **kw)
-    if not new_data and (changed := _changed_files(meta.get('data') or {}, _data_meta(data))):
+    if not new_data and (changed := _changed_files(stored, _data_meta(data))):
         raise ValueError(f"{path} was trained on other files: {'; '.join(changed)}. A resumed run continues on its own data: give "
                          f"its files, or pass new_data=True to continue on these on purpose (fine-tuning)")
+    if not new_data and stored.get('fingerprint') not in (None, data.fingerprint()): raise ValueError(_other_corpus(path, stored, data, made))
     return data
-
 
 # %% ../nbs/A16_workflow.ipynb #a18res04
 def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
