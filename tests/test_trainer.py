@@ -60,23 +60,15 @@ def test_ctrl_c_at_random_points(tmp_path):
         assert not out.exists() or temps(out) == []
 
 @pytest.mark.slow   # runs the tools in fresh processes
-def test_sigterm_saves_a_checkpoint_and_exits_143(tmp_path):
+@pytest.mark.parametrize('sig, code', [(signal.SIGTERM, 143), (signal.SIGHUP, 129)], ids=['sigterm', 'closed-terminal-sighup'])
+def test_a_stop_signal_saves_a_checkpoint_and_exits_128_plus_its_number(tmp_path, sig, code):
+    "SIGTERM (a scheduler's stop) and SIGHUP (a closed terminal) each save a whole checkpoint, leave no temporary file and exit 128 + n."
     out = tmp_path / 'run'
     a = Live('train', *TINY, '--steps', '100000', '--save-every', '0', '--out', out, code=inject_code())
     assert a.wait_for('TRAINING', where='err'), ''.join(a.out + a.err)[-3000:]
-    a.signal(signal.SIGTERM)
-    code, stdout, stderr = a.finish()
-    assert code == 143 and 'checkpoint saved to' in stdout and 'Traceback' not in stderr, (code, stderr[-3000:])
-    assert load_checkpoint(out)['step'] > 0
-
-@pytest.mark.slow   # runs the tools in fresh processes
-def test_a_closed_terminal_sighup_saves_a_checkpoint_and_exits_129(tmp_path):
-    out = tmp_path / 'run'
-    a = Live('train', *TINY, '--steps', '100000', '--save-every', '0', '--out', out, code=inject_code())
-    assert a.wait_for('TRAINING', where='err'), ''.join(a.out + a.err)[-3000:]
-    a.signal(signal.SIGHUP)
-    code, stdout, stderr = a.finish()
-    assert code == 129 and 'checkpoint saved to' in stdout and 'Traceback' not in stderr, (code, stderr[-3000:])
+    a.signal(sig)
+    got, stdout, stderr = a.finish()
+    assert got == code and 'checkpoint saved to' in stdout and 'Traceback' not in stderr, (got, stderr[-3000:])
     assert load_checkpoint(out)['step'] > 0 and temps(out) == []
 
 @pytest.mark.slow   # runs the tools in fresh processes
