@@ -93,6 +93,9 @@ def choose_precision(device:torch.device|str) -> tuple[str, str]:
         return ('bf16', 'bf16: this GPU supports it') if torch.cuda.is_bf16_supported() else ('fp32', 'fp32: this GPU has no bf16')
     if device.type != 'cpu': return 'fp32', f"fp32: autocast is not used on {device.type}"
     f = cpu_features()
+    native = 'AMX' if f['amx'] else 'AVX512_BF16' if f['avx512_bf16'] else None
+    if native and f['vector'] != 'unknown' and not f['vector'].startswith('AVX512'):   # ATEN_CPU_CAPABILITY=default or avx2
+        return 'fp32', f"fp32: this CPU has {native}, but PyTorch runs its {f['vector']} kernels here, whose bf16 is not native"
     if f['amx']: return 'bf16', 'bf16: this CPU has AMX'
     if f['avx512_bf16'] and BF16_ON_AVX512: return 'bf16', 'bf16: this CPU has AVX512_BF16'
     if f['avx512_bf16']: return 'fp32', 'fp32: this CPU has AVX512_BF16, which did not measure faster than float32'
