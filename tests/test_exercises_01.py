@@ -45,9 +45,10 @@ def test_check_attention_reports_the_stub(capsys):
     (variant(fill=0.0), r"padding mask: the weights differ .*masked scores are -inf"),
     (variant(dim=-2), r"no mask: the weights differ .*the softmax runs over the keys"),
     (variant(fix_empty=False), r"a query with no allowed key must get zero weights .*not NaN"),
+    (variant(fill=-1e9, fix_empty=False), r"a query with no allowed key .*not the weights \[0.167, 0.167, 0.167, 0.167, 0.167, 0.167\] \(a large negative fill"),
     (lambda q, k, v, mask=None: None, r"no mask: return a pair \(output, weights\), not NoneType"),
     (lambda q, k, v, mask=None: variant()(q, k, v, mask)[::-1], r"no mask: output \(2, 3, 4, 6\), weights \(2, 3, 4, 5\); expected"),
-], ids=['no scale', '1/d_k', 'filled with 0', 'softmax over queries', 'NaN rows', 'returns None', 'swapped'])
+], ids=['no scale', '1/d_k', 'filled with 0', 'softmax over queries', 'NaN rows', 'filled with -1e9', 'returns None', 'swapped'])
 def test_check_attention_names_each_mistake(wrong, message):
     assert_rejects(namespace(NB, 'b1d0a002')['check_attention'], wrong, says=message)
 
@@ -71,10 +72,11 @@ def test_check_restricted_reports_the_stub(capsys):
 @pytest.mark.parametrize('wrong, message', [
     (band(lambda i, j, r: abs(i - j) <= r), r"n=5, r=1: query 0 and key 1 should be False; it is the mask \|i - j\| <= r, a neighbourhood of size 2r \+ 1"),
     (band(lambda i, j, r: 0 <= i - j <= r // 2), r"n=6, r=3: query 0 and key 1 should be True; the neighbourhood is centred on the query"),
-    (band(lambda i, j, r: abs(i - j) > r // 2), r"n=1, r=1: query 0 and key 0 should be True; True must mean 'may attend': your mask is inverted"),
-    (lambda n, r: band(lambda i, j, r: abs(i - j) <= r // 2)(n, r).float(), r"n=1, r=1: return a bool tensor .*not torch.float32"),
-    (lambda n, r: band(lambda i, j, r: abs(i - j) <= r // 2)(n, r)[0, 0], r"n=1, r=1: shape \(1, 1\); expected \(1, 1, 1, 1\)"),
-], ids=['|i-j| <= r', 'one-sided', 'inverted', 'float', '2-d'])
+    (band(lambda i, j, r: abs(i - j) > r // 2), r"n=5, r=1: query 0 and key 0 should be True; True must mean 'may attend': your mask is inverted"),
+    (band(lambda i, j, r: abs(i - j) < r // 2), r"n=5, r=1: query 0 and key 0 should be True; the neighbourhood includes its edges: \|i - j\| <= r // 2, not <"),
+    (lambda n, r: band(lambda i, j, r: abs(i - j) <= r // 2)(n, r).float(), r"n=5, r=1: return a bool tensor .*not torch.float32"),
+    (lambda n, r: band(lambda i, j, r: abs(i - j) <= r // 2)(n, r)[0, 0], r"n=5, r=1: shape \(5, 5\); expected \(1, 1, 5, 5\)"),
+], ids=['|i-j| <= r', 'one-sided', 'inverted', 'strict', 'float', '2-d'])
 def test_check_restricted_names_each_mistake(wrong, message):
     assert_rejects(namespace(NB, *ATTN, 'a7d1e009')['check_restricted'], wrong, says=message)
 

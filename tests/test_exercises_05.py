@@ -3,7 +3,7 @@ solution, reports the unwritten stub as not written, and fails every wrong varia
 each "break it" exercise, applied to the code, makes exactly the checks its solution names fail (tests/nbtools.py's
 `break_it`: the notebook's cells, but the prose checks, and the named pytest tests)."""
 import pytest, torch
-from nbtools import assert_break_it, assert_rejects, _body, cells, changed, code_blocks, namespace
+from nbtools import assert_break_it, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, _body, cells, changed, code_blocks, namespace
 
 NB = '05_positional_encoding'
 
@@ -22,9 +22,9 @@ def test_encoding_solution_passes_and_stub_is_reported(capsys):
     assert 'is not written yet' in capsys.readouterr().out
     assert check(namespace(NB, 'e322c005', '51a78696')['sinusoidal_encoding']) is True   # the library passes too
 
-def _variant(base=10000, exp=2, halves=False, swap=False, shape=None):
+def _variant(base=10000, exp=2, halves=False, swap=False, shape=None, start=0):
     def my_encoding(n, d):
-        angle = torch.arange(n, dtype=torch.float64)[:, None] / base ** (exp * torch.arange(d // 2) / d)
+        angle = torch.arange(start, start + n, dtype=torch.float64)[:, None] / base ** (exp * torch.arange(d // 2) / d)
         a, b = (angle.cos(), angle.sin()) if swap else (angle.sin(), angle.cos())
         pe = torch.cat([a, b], -1) if halves else torch.stack([a, b], -1).flatten(1)
         return pe[:, :shape] if shape else pe.float()
@@ -32,7 +32,7 @@ def _variant(base=10000, exp=2, halves=False, swap=False, shape=None):
 
 @pytest.mark.parametrize('wrong, says', [
     (_variant(base=torch.e), 'base e instead of 10000'), (_variant(exp=1), 'exponent i/d_model'), (_variant(halves=True), 'two halves'),
-    (_variant(swap=True), 'sine and cosine swapped'), (_variant(shape=3), 'shape'),
+    (_variant(swap=True), 'sine and cosine swapped'), (_variant(shape=3), 'shape'), (_variant(start=1), 'positions counted from 1'),
     (lambda n, d: [[0.0] * d] * n, 'tensor')])
 def test_encoding_wrong_answers_are_named(wrong, says):
     assert_rejects(_check()[1], wrong, says=says)
@@ -59,9 +59,11 @@ def test_relative_bias_wrong_answers_are_named(name):
     assert_rejects(ns['check_relative_bias'], ns['RelativeBias'], says=says)
 
 def test_relative_bias_stub_is_reported(capsys):
-    ns = namespace(NB, 'f5e0f002', 'class RelativeBias(nn.Module):\n    def __init__(self, h, K): raise NotImplementedError')
-    assert ns['check_relative_bias'](ns['RelativeBias']) is False
-    assert 'not written yet' in capsys.readouterr().out
+    ns = namespace(NB, 'f5e0f002', 'f5e0f003')               # the stub cell calls the check itself
+    assert_stub_reported(ns, 'check_relative_bias', 'RelativeBias', capsys)
+
+def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
+    assert_no_cell_runs_a_solution(NB, 'my_encoding', 'RelativeBias')
 
 # --- "break it": exactly the checks each solution names fail ------------------------------------------------------------
 

@@ -3,6 +3,7 @@ reports the unwritten stub as not written, and fails every wrong variant with a 
 check passes its solution and names what a wrong `my_forward` gets wrong; the "break it" exercise, applied to the code,
 makes exactly the checks its solution names fail."""
 import pytest
+import torch.nn.functional as F
 from nbtools import assert_break_it, assert_rejects, _body, cells, code_blocks, namespace, run_check
 
 NB = '06_model'
@@ -22,6 +23,7 @@ WRONG = {   # forward(s, x, f) of a wrong sub-layer -> what the check's message 
     'dropout last':       (lambda s, x, f: s.drop(s.norm(x + f(x))), 'the dropout acts on f\\(x\\) only'),
     'no dropout':         (lambda s, x, f: s.norm(x + f(x)), 'where is the dropout'),
     'returns nothing':    (lambda s, x, f: None, 'must return a tensor shaped like x'),
+    'gain and bias unused': (lambda s, x, f: F.layer_norm(x + s.drop(f(x)), x.shape[-1:]), "without the LayerNorm's gain and bias: normalise with your nn.LayerNorm"),
     'two norms':          (lambda s, x, f: s.norm(x + s.drop(f(s.norm(x)))), 'LayerNorm\\(x \\+ f\\(x\\)\\): add x'),
 }
 

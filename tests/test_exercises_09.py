@@ -31,6 +31,8 @@ WRONG_SCHEDULES = {   # name: (wrong answer, what its message must say)
                         'step 0 (d_model=512, warmup=4000): ZeroDivisionError: 0 ** -0.5 is infinite; return 0 at step 0'),
     'one step early': (lambda s, d, w: d ** -0.5 * min((s + 1) ** -0.5, (s + 1) * w ** -1.5),
                        'step 0 (d_model=512, warmup=4000): got 1.747e-07, expected 0; it is the rate of step + 1'),
+    'one step late': (lambda s, d, w: d ** -0.5 * min((s - 1) ** -0.5, (s - 1) * w ** -1.5) if s > 1 else 0.,
+                      'step 1 (d_model=512, warmup=4000): got 0, expected 1.747e-07; it is the rate of step - 1: the schedule runs one update late'),
     'a rate at step 0': (lambda s, d, w: d ** -0.5 * w ** -0.5 if s == 0 else d ** -0.5 * min(s ** -0.5, s * w ** -1.5),
                          'step 0 (d_model=512, warmup=4000): got 0.0006988, expected 0; the rate at step 0 is 0'),
     'no warm-up': (lambda s, d, w: d ** -0.5 * s ** -0.5 if s else 0.,
@@ -65,6 +67,10 @@ def _q_loss(l, t, e, V_eps, pad_zero=False, reference_gets_eps=True):
     else: q.scatter_(-1, t[..., None], 1 - e)
     return -(q * l.log_softmax(-1)).sum(-1)
 
+def _q(l, t, e):
+    "The smoothed target distribution q: eps / V on every token, plus 1 - eps on the reference."
+    return torch.full_like(l, e / l.shape[-1]).scatter_add_(-1, t[..., None], torch.full_like(l[..., :1], 1 - e))
+
 def test_label_smoothing_check_on_stub_solution_and_another_right_answer(ls_ns, capsys):
     check = ls_ns['check_label_smoothing']
     assert_stub_then_solution(ls_ns, 'check_label_smoothing', 'my_label_smoothing', NB, 'c0a1e917', capsys)
@@ -83,6 +89,8 @@ WRONG_LOSSES = {
     'no smoothing': (lambda l, t, e: F.cross_entropy(l.flatten(0, 1), t.flatten(), ignore_index=PAD_ID), 'eps=0.1, unpadded targets: got 2.7984, expected 2.8003; likely no smoothing'),
     'V - 1': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1] - 1, reference_gets_eps=False)[t != PAD_ID].mean(), 'likely eps spread over the V - 1 other tokens'),
     'Annotated, V - 2': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1] - 2, True, False)[t != PAD_ID].mean(), 'eps=0.1, unpadded targets: got 2.8007, expected 2.8003; likely eps spread over V - 2 tokens, as The Annotated Transformer does'),
+    'KL, not cross-entropy': (lambda l, t, e: F.kl_div(l.log_softmax(-1), _q(l, t, e), reduction='none').sum(-1)[t != PAD_ID].mean(),
+                              'eps=0.1, unpadded targets: got 2.2863, expected 2.8003; likely KL(q || p): the loss is the cross-entropy -sum_i q_i log p_i, which adds the constant H(q)'),
     'the sign': (lambda l, t, e: -_q_loss(l, t, e, l.shape[-1])[t != PAD_ID].mean(), 'likely the sign'),
     'one per position': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1]), 'eps=0.0, unpadded targets: got a tensor of shape (3, 7); return one number'),
     'probabilities, not logs': (lambda l, t, e: -(l.softmax(-1).gather(-1, t[..., None]))[t != PAD_ID].mean(), 'average -sum_i q_i log p_i over the non-pad positions'),
