@@ -14,6 +14,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from .multihead import MultiHeadAttention
+from .model_checks import check_positive, check_one_of, check_path_args, check_sweep, check_one_sequence   # A03_model_checks
 
 # %% ../nbs/07_why_self_attention.ipynb #df99a6ce
 TABLE1 = [  # Table 1 of the paper, row by row
@@ -31,11 +32,6 @@ def table1_markdown(rows:list[dict]=TABLE1) -> str:
     return '\n'.join(lines)
 
 # %% ../nbs/07_why_self_attention.ipynb #65dbd85c
-def _check_pos(**kw):
-    for name, v in kw.items():
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-            raise ValueError(f"{name}={v!r} must be a positive integer")
-
 def layer_flops(n:int, # sequence length
                 d:int, # representation dimension (d_model)
                 k:int=3, # convolution kernel size
@@ -43,7 +39,7 @@ def layer_flops(n:int, # sequence length
                ) -> dict[str, int]: # FLOPs of one layer, per sequence, keyed like Table 1's rows
     "Leading-term FLOPs of Table 1's layers (a multiply-add = 2 FLOPs; projections, biases, nonlinearities left out)."
     r = n if r is None else r
-    _check_pos(n=n, d=d, k=k, r=r)
+    check_positive(n=n, d=d, k=k, r=r)
     return {'self-attention': 4*n*n*d,      # Q K^T and A V: n*n*d multiply-adds each
             'recurrent':      4*n*d*d,      # W x_t and U h_{t-1}: d*d each, n steps
             'convolutional':  2*k*n*d*d,    # k*d inputs -> d outputs at each of n positions
@@ -53,12 +49,12 @@ def layer_flops(n:int, # sequence length
 def _module_flops(kind:str, # a `make_layer` kind: 'self-attention', 'restricted', 'lstm', 'gru', 'rnn', 'conv' or 'separable'
                  n:int, d_model:int, k:int=3, r:int|None=None) -> int:
     "FLOPs of the forward pass of `make_layer(kind, d_model)` on one sequence of length `n` (biases left out)."
-    _check_pos(n=n, d_model=d_model, k=k, **({} if r is None else dict(r=r)))
+    check_positive(n=n, d_model=d_model, k=k, **({} if r is None else dict(r=r)))
     d, keys = d_model, n if r is None else min(r, n)   # 'restricted': the work a banded kernel would do
     flops = {'self-attention': 8*n*d*d + 4*n*n*d, 'restricted': 8*n*d*d + 4*keys*n*d,
              'lstm': 16*n*d*d, 'gru': 12*n*d*d, 'rnn': 4*n*d*d, 'conv': 2*k*n*d*d,
              'separable': 2*k*n*d + 2*n*d*d}
-    if kind not in flops: raise ValueError(f"kind={kind!r} is not one of {list(flops)}")
+    check_one_of('kind', kind, flops)
     return flops[kind]
 
 # %% ../nbs/07_why_self_attention.ipynb #fbed2b84
@@ -66,11 +62,11 @@ def local_mask(n:int, # sequence length
                r:int, # neighbourhood size: query i sees keys j with |i - j| <= r // 2
                device=None) -> torch.Tensor: # (1, 1, n, n) bool
     "Mask for restricted self-attention: each position attends to the neighbourhood of size `r` centred on it."
-    _check_pos(n=n, r=r)
+    check_positive(n=n, r=r)
     i = torch.arange(n, device=device)
     return ((i[:, None] - i[None, :]).abs() <= r // 2)[None, None]
 
-# %% ../nbs/07_why_self_attention.ipynb #6896f973
+# %% ../nbs/07_why_self_attention.ipynb #a07e0001
 class SelfAttentionLayer(nn.Module):
     "Multi-head self-attention over the whole sequence, or over a neighbourhood of size `r` (restricted)."
     def __init__(self, d_model:int, h:int=4, r:int|None=None):
@@ -86,11 +82,12 @@ class RecurrentLayer(nn.Module):
     cells = {'lstm': nn.LSTM, 'gru': nn.GRU, 'rnn': nn.RNN}
     def __init__(self, d_model:int, cell:str='lstm'):
         super().__init__()
-        if cell not in self.cells: raise ValueError(f"cell={cell!r} is not one of {list(self.cells)}")
+        check_one_of('cell', cell, self.cells)
         self.rnn = self.cells[cell](d_model, d_model, batch_first=True)
 
     def forward(self, x): return self.rnn(x)[0]  # (B, n, d_model) -> (B, n, d_model)
 
+# %% ../nbs/07_why_self_attention.ipynb #6896f973
 class CausalConv1d(nn.Module):
     "1-D convolution over positions, kernel `k`, padded on the left: output i sees inputs i-(k-1)*dilation .. i."
     def __init__(self, d_model:int, k:int=3, dilation:int=1):
@@ -120,7 +117,7 @@ def make_layer(kind:str, # one of _LAYER_KINDS
                r:int=8, # neighbourhood size (restricted)
               ) -> nn.Module:
     "A layer of the given kind mapping (B, n, d_model) -> (B, n, d_model), in eval mode."
-    if kind not in _LAYER_KINDS: raise ValueError(f"kind={kind!r} is not one of {list(_LAYER_KINDS)}")
+    check_one_of('kind', kind, _LAYER_KINDS)
     if kind == 'self-attention': layer = SelfAttentionLayer(d_model, h)
     elif kind == 'restricted':   layer = SelfAttentionLayer(d_model, h, r=r)
     elif kind == 'conv':         layer = CausalConv1d(d_model, k)
@@ -128,10 +125,11 @@ def make_layer(kind:str, # one of _LAYER_KINDS
     else:                        layer = RecurrentLayer(d_model, kind)
     return layer.eval()
 
-# %% ../nbs/07_why_self_attention.ipynb #43cf2eb3
+# %% ../nbs/07_why_self_attention.ipynb #a07e0002
 def _sync(device):
     if device.type == 'cuda': torch.cuda.synchronize(device)
 
+# %% ../nbs/07_why_self_attention.ipynb #43cf2eb3
 def benchmark_layers(ns:list[int], # sequence lengths to time
                      d_model:int=64,
                      kinds:tuple[str,...]=('self-attention', 'lstm', 'gru', 'conv'),
@@ -141,8 +139,7 @@ def benchmark_layers(ns:list[int], # sequence lengths to time
                     ) -> list[dict]: # per (layer, n): layer, n, d_model, batch, seconds (median), min_seconds
     "Median (and fastest) forward-pass time of each layer kind for each sequence length."
     ns = list(ns)
-    if not ns: raise ValueError("ns is empty: give at least one sequence length")
-    _check_pos(d_model=d_model, batch=batch, repeats=repeats, **{f'ns[{i}]': n for i, n in enumerate(ns)})
+    check_sweep(ns, d_model=d_model, batch=batch, repeats=repeats)     # A03_model_checks
     device, old = torch.device(device), torch.get_num_threads()
     if threads: torch.set_num_threads(threads)
     try:
@@ -179,7 +176,7 @@ def path_gradient(layer:nn.Module, # maps (B, n, d) -> (B, n, d), batch rows ind
                   pos:int=-1, # output position whose sensitivity is measured
                  ) -> torch.Tensor: # (n,) ||d y_pos / d x_j||_F for j = 0..n-1
     "Frobenius norm of the Jacobian of output position `pos` with respect to every input position."
-    if x.dim() != 3 or x.shape[0] != 1: raise ValueError(f"x must have shape (1, n, d), got {tuple(x.shape)}")
+    check_one_sequence(x)
     d = x.shape[-1]
     xs = x.detach().expand(d, -1, -1).clone().requires_grad_()  # (d, n, d): one copy per output feature
     y = layer(xs)[:, pos]                                        # (d, d): copy i, feature j
@@ -190,17 +187,12 @@ def path_gradient(layer:nn.Module, # maps (B, n, d) -> (B, n, d), batch rows ind
 def max_path_length(kind:str, # 'self-attention', 'recurrent', 'conv' (contiguous), 'dilated-conv' or 'restricted'
                     n:int, k:int=3, r:int|None=None) -> int:
     "Layers (recurrent: sequential steps) a signal crosses between the two ends of a length-`n` sequence."
-    _check_pos(n=n, k=k)
+    check_path_args(kind, n, k, r, ('self-attention', 'recurrent', 'conv', 'dilated-conv', 'restricted'))
     if kind == 'self-attention': return 1
     if kind == 'recurrent': return n
-    if kind in ('conv', 'dilated-conv') and k < 2: raise ValueError(f"k={k}: a kernel of size 1 never mixes positions")
     if kind == 'conv': return math.ceil((n - 1) / (k - 1))
     if kind == 'dilated-conv':
         L = 0
         while k**L < n: L += 1                             # ceil(log_k n), without float rounding
         return L
-    if kind == 'restricted':
-        if r is None or r < 2: raise ValueError(f"r={r}: restricted self-attention needs a neighbourhood r >= 2")
-        return math.ceil((n - 1) / (r // 2))
-    kinds = ['self-attention', 'recurrent', 'conv', 'dilated-conv', 'restricted']
-    raise ValueError(f"kind={kind!r} is not one of {kinds}")
+    return math.ceil((n - 1) / (r // 2))                   # 'restricted'

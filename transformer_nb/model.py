@@ -10,6 +10,7 @@ __all__ = ['PRESETS', 'PAPER_TABLE3', 'TransformerConfig', 'get_config', 'Sublay
 
 # %% ../nbs/06_model.ipynb #5ff0d801
 from dataclasses import dataclass, fields
+from fastcore.basics import patch
 import torch
 import torch.nn as nn
 from .core import PAD_ID
@@ -18,6 +19,8 @@ from .multihead import MultiHeadAttention
 from .ffn import FeedForward
 from .embeddings import Embeddings, Generator, tie_weights
 from .positional import SinusoidalPositionalEncoding, LearnedPositionalEmbedding
+from .model_checks import (check_config_fields, check_preset, check_config, check_torch_compatible,
+                                         check_tokens, check_mask, check_batch, ids_named)   # A03_model_checks
 
 # %% ../nbs/06_model.ipynb #cd986a1d
 @dataclass
@@ -41,26 +44,9 @@ class TransformerConfig:
     pad_id: int = PAD_ID
 
     def __post_init__(self):
-        for name in 'src_vocab', 'tgt_vocab', 'd_model', 'N', 'h', 'd_ff', 'max_len':
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1: raise ValueError(f"{name}={v!r} must be a positive int")
-        for name in 'd_k', 'd_v':
-            v = getattr(self, name)
-            if v is not None and (not isinstance(v, int) or isinstance(v, bool) or v < 1): raise ValueError(f"{name}={v!r} must be a positive int, or None")
-        if self.d_k is None and self.d_model % self.h:
-            raise ValueError(f"d_model={self.d_model} is not divisible by h={self.h}; give d_k explicitly")
+        check_config_fields(self)              # every field in its range, or one line naming it (A03_model_checks)
         self.d_k = self.d_k or self.d_model // self.h
         self.d_v = self.d_v or self.d_k
-        for name in 'p_drop', 'p_attn', 'p_ffn':
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1: raise ValueError(f"{name}={v!r} must be in [0, 1)")
-        if self.pos not in ('sinusoidal', 'learned'): raise ValueError(f"pos={self.pos!r} must be 'sinusoidal' or 'learned'")
-        if self.pos == 'sinusoidal' and self.d_model % 2: raise ValueError(f"d_model={self.d_model} must be even for sinusoidal positions")
-        if self.tie not in ('all', 'decoder', 'none'): raise ValueError(f"tie={self.tie!r} must be 'all', 'decoder' or 'none'")
-        if self.tie == 'all' and self.src_vocab != self.tgt_vocab:
-            raise ValueError(f"tie='all' needs a shared vocabulary, but src_vocab={self.src_vocab} != tgt_vocab={self.tgt_vocab}")
-        if isinstance(self.pad_id, bool) or not isinstance(self.pad_id, int) or not 0 <= self.pad_id < min(self.src_vocab, self.tgt_vocab):
-            raise ValueError(f"pad_id={self.pad_id!r} is not an id of vocabularies of {self.src_vocab} and {self.tgt_vocab}")
 
     @property
     def max_positions(self) -> int|None:
@@ -86,10 +72,7 @@ PRESETS = {
 
 def get_config(name:str='base', **overrides) -> TransformerConfig:
     "The preset `name` (see `PRESETS`), with any field overridden."
-    if not isinstance(name, str): raise TypeError(f"name must be a preset's name, one of {', '.join(PRESETS)}; got a {type(name).__name__}")
-    if name not in PRESETS: raise KeyError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
-    bad = set(overrides) - {f.name for f in fields(TransformerConfig)}
-    if bad: raise TypeError(f"unknown config field(s) {sorted(bad)}; TransformerConfig has {[f.name for f in fields(TransformerConfig)]}")
+    check_preset(name, overrides, PRESETS, [f.name for f in fields(TransformerConfig)])
     return TransformerConfig(**{**PRESETS[name], **overrides})
 
 # %% ../nbs/06_model.ipynb #85fcd006
@@ -131,32 +114,12 @@ class DecoderLayer(nn.Module):
         x = self.sub[1](x, lambda t: self.cross_attn(t, memory, mask=src_mask, cache=cc))
         return self.sub[2](x, self.ffn)
 
-# %% ../nbs/06_model.ipynb #df6780a4
-def _check_tokens(name:str, t):
-    "The model's entry points check their token ids once, here; the modules inside trust them."
-    if not isinstance(t, torch.Tensor): raise TypeError(f"{name} must be a tensor of token ids, got {type(t).__name__}")
-    if t.dim() != 2: raise ValueError(f"{name} of shape {tuple(t.shape)} must be (batch, length) token ids")
-    if t.dtype not in (torch.int64, torch.int32): raise TypeError(f"{name} must hold integer token ids, got dtype {t.dtype}")
-
-def _check_mask(name:str, m, B:int):
-    if m is None: return
-    if not isinstance(m, torch.Tensor) or m.dtype != torch.bool:
-        raise TypeError(f"{name} must be a torch.bool tensor (True = may attend), got {getattr(m, 'dtype', type(m).__name__)}")
-    if m.dim() != 4 or m.shape[0] not in (1, B):
-        raise ValueError(f"{name} of shape {tuple(m.shape)} must broadcast to (B={B}, h, n_q, n_k): give 4 dimensions")
-
 # %% ../nbs/06_model.ipynb #0a73f877
-def _check_config(cfg):
-    "A TypeError unless `cfg` is a `TransformerConfig` (a checkpoint's config dict is one after `TransformerConfig(**d)`)."
-    if not isinstance(cfg, TransformerConfig):
-        hint = "; a checkpoint's config dict d is TransformerConfig(**d)" if isinstance(cfg, dict) else ''
-        raise TypeError(f"cfg must be a TransformerConfig (get_config('base', ...)), got a {type(cfg).__name__}{hint}")
-
 class Transformer(nn.Module):
     "The encoder-decoder of §3.1. `forward` returns logits (B, T, tgt_vocab), not log-probabilities."
     def __init__(self, cfg:TransformerConfig):
         super().__init__()
-        _check_config(cfg)
+        check_config(cfg, TransformerConfig)
         self.cfg, d = cfg, cfg.d_model
         Pos = SinusoidalPositionalEncoding if cfg.pos == 'sinusoidal' else LearnedPositionalEmbedding
         self.src_emb, self.tgt_emb = Embeddings(cfg.src_vocab, d, cfg.pad_id), Embeddings(cfg.tgt_vocab, d, cfg.pad_id)
@@ -171,52 +134,49 @@ class Transformer(nn.Module):
         if cfg.tie == 'all': tie_weights(self.src_emb, self.tgt_emb, self.generator)
         elif cfg.tie == 'decoder': tie_weights(self.tgt_emb, self.generator)
 
-    def embed(self, emb:Embeddings, pos:nn.Module, t:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n) -> (B, n, d_model)
-        "Dropout(Embed(t) + PE): the input of a stack; an id outside the vocabulary or a position past max_len is named."
-        name = 'src' if emb is self.src_emb else 'tgt'
-        try: return self.drop(pos(emb(t), start))
-        except IndexError:                                   # on a CPU; found only now, so the usual call costs nothing
-            V = emb.lut.num_embeddings
-            raise IndexError(f"{name}: token id {t[(t < 0) | (t >= V)][0].item()} is out of range for a vocabulary of {V} "
-                             f"(valid ids: 0..{V - 1})") from None
-        except ValueError as e: raise ValueError(f"{name}: {e}") from None
 
-    def encode(self, src:torch.Tensor, src_mask:torch.Tensor|None=None) -> torch.Tensor:
-        "src (B, S) token ids -> memory (B, S, d_model). `src_mask` (B, 1, 1, S) defaults to the padding mask."
-        _check_tokens('src', src); _check_mask('src_mask', src_mask, src.shape[0])
-        if src_mask is None: src_mask = pad_mask(src, self.cfg.pad_id)
-        x = self.embed(self.src_emb, self.src_pos, src)                     # (B, S, d_model)
-        for layer in self.encoder: x = layer(x, src_mask)
-        return self.enc_norm(x)
+# %% ../nbs/06_model.ipynb #a06e0001
+@patch
+def embed(self:Transformer, emb:Embeddings, pos:nn.Module, t:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n) -> (B, n, d_model)
+    "Dropout(Embed(t) + PE): the input of a stack; an id outside the vocabulary or a position past max_len is named."
+    with ids_named('src' if emb is self.src_emb else 'tgt', t, emb.lut.num_embeddings): return self.drop(pos(emb(t), start))
 
-    def decode(self, memory:torch.Tensor, src_mask:torch.Tensor|None, tgt:torch.Tensor,
-               tgt_mask:torch.Tensor|None=None, cache=None) -> torch.Tensor:
-        "tgt (B, T) -> logits (B, T, tgt_vocab). With a decoding `cache` (10_decoding), tgt holds only the new tokens."
-        _check_tokens('tgt', tgt)
-        if memory.shape[0] != tgt.shape[0]:
-            raise ValueError(f"batch size mismatch: memory has {memory.shape[0]} rows, tgt has {tgt.shape[0]}")
-        _check_mask('src_mask', src_mask, tgt.shape[0]); _check_mask('tgt_mask', tgt_mask, tgt.shape[0])
-        start, n = (0 if cache is None else len(cache)), tgt.shape[1]      # positions continue after the cached ones
-        if tgt_mask is None and cache is None: tgt_mask = make_tgt_mask(tgt, self.cfg.pad_id)   # (B, 1, T, T)
-        elif tgt_mask is None and n > 1: tgt_mask = causal_mask(start + n, tgt.device)[..., start:, :]  # new rows only
-        x = self.embed(self.tgt_emb, self.tgt_pos, tgt, start)               # (B, T, d_model)
-        for i, layer in enumerate(self.decoder): x = layer(x, memory, src_mask, tgt_mask, None if cache is None else cache.layers[i])
-        return self.generator(self.dec_norm(x))                              # (B, T, tgt_vocab)
+@patch
+def encode(self:Transformer, src:torch.Tensor, src_mask:torch.Tensor|None=None) -> torch.Tensor:
+    "src (B, S) token ids -> memory (B, S, d_model). `src_mask` (B, 1, 1, S) defaults to the padding mask."
+    check_tokens('src', src); check_mask('src_mask', src_mask, src.shape[0])          # A03_model_checks
+    if src_mask is None: src_mask = pad_mask(src, self.cfg.pad_id)
+    x = self.embed(self.src_emb, self.src_pos, src)                     # (B, S, d_model)
+    for layer in self.encoder: x = layer(x, src_mask)
+    return self.enc_norm(x)
 
-    def forward(self, src:torch.Tensor, tgt:torch.Tensor) -> torch.Tensor:
-        "Teacher forcing: src (B, S), tgt (B, T) decoder inputs -> logits (B, T, tgt_vocab)."
-        _check_tokens('src', src); _check_tokens('tgt', tgt)
-        if src.shape[0] != tgt.shape[0]:
-            raise ValueError(f"batch size mismatch: src has {src.shape[0]} sentences, tgt has {tgt.shape[0]}")
-        src_mask = pad_mask(src, self.cfg.pad_id)   # (B, 1, 1, S)
-        return self.decode(self.encode(src, src_mask), src_mask, tgt)
+# %% ../nbs/06_model.ipynb #a06e0002
+@patch
+def decode(self:Transformer, memory:torch.Tensor, src_mask:torch.Tensor|None, tgt:torch.Tensor,
+           tgt_mask:torch.Tensor|None=None, cache=None) -> torch.Tensor:
+    "tgt (B, T) -> logits (B, T, tgt_vocab). With a decoding `cache` (10_decoding), tgt holds only the new tokens."
+    check_tokens('tgt', tgt); check_batch(memory.shape[0], tgt.shape[0], "memory has {} rows, tgt has {}")
+    check_mask('src_mask', src_mask, tgt.shape[0]); check_mask('tgt_mask', tgt_mask, tgt.shape[0])
+    start, n = (0 if cache is None else len(cache)), tgt.shape[1]      # positions continue after the cached ones
+    if tgt_mask is None and cache is None: tgt_mask = make_tgt_mask(tgt, self.cfg.pad_id)   # (B, 1, T, T)
+    elif tgt_mask is None and n > 1: tgt_mask = causal_mask(start + n, tgt.device)[..., start:, :]  # new rows only
+    x = self.embed(self.tgt_emb, self.tgt_pos, tgt, start)               # (B, T, d_model)
+    for i, layer in enumerate(self.decoder): x = layer(x, memory, src_mask, tgt_mask, None if cache is None else cache.layers[i])
+    return self.generator(self.dec_norm(x))                              # (B, T, tgt_vocab)
+
+@patch
+def forward(self:Transformer, src:torch.Tensor, tgt:torch.Tensor) -> torch.Tensor:
+    "Teacher forcing: src (B, S), tgt (B, T) decoder inputs -> logits (B, T, tgt_vocab)."
+    check_tokens('src', src); check_tokens('tgt', tgt)
+    check_batch(src.shape[0], tgt.shape[0], "src has {} sentences, tgt has {}")
+    src_mask = pad_mask(src, self.cfg.pad_id)   # (B, 1, 1, S)
+    return self.decode(self.encode(src, src_mask), src_mask, tgt)
 
 # %% ../nbs/06_model.ipynb #88eb653a
 def to_torch_transformer(model:Transformer) -> nn.Transformer:
     "An `nn.Transformer` (batch_first, eval) with `model`'s stacks: the same function from embedded inputs to decoder output."
     cfg, d = model.cfg, model.cfg.d_model
-    if cfg.h * cfg.d_k != d or cfg.d_v != cfg.d_k:
-        raise ValueError(f"nn.Transformer needs d_k = d_v = d_model/h, got d_model={d}, h={cfg.h}, d_k={cfg.d_k}, d_v={cfg.d_v}")
+    check_torch_compatible(cfg)
     kw = dict(d_model=d, nhead=cfg.h, dim_feedforward=cfg.d_ff, dropout=0.0, activation='relu',
               batch_first=True, norm_first=cfg.norm_first)
     final = lambda: nn.LayerNorm(d) if cfg.norm_first else None   # post-LN (the paper): no extra LayerNorm
@@ -244,7 +204,7 @@ def to_torch_transformer(model:Transformer) -> nn.Transformer:
 # %% ../nbs/06_model.ipynb #c37daf4d
 def count_config_params(cfg:TransformerConfig) -> int:
     "Number of distinct parameters of `Transformer(cfg)`, from the closed form (tied matrices counted once)."
-    _check_config(cfg)
+    check_config(cfg, TransformerConfig)
     d, h, dk, dv = cfg.d_model, cfg.h, cfg.d_k, cfg.d_v
     attn = d*(2*h*dk + h*dv) + (2*h*dk + h*dv) + h*dv*d + d
     ffn, ln = 2*d*cfg.d_ff + cfg.d_ff + d, 2*d
