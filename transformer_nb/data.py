@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/data.html.md"""
 __all__ = ['Tokenizer', 'encode_pairs', 'TokenBatchSampler', 'pad_ids', 'collate', 'padding_efficiency']
 
 # %% ../nbs/08_data.ipynb #c7715aec
-import io, os, warnings
+import io, warnings
 from pathlib import Path
 from typing import Iterable
 from fastcore.basics import patch
@@ -17,45 +17,17 @@ import torch
 import sentencepiece as spm
 from .core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from .datasets import ParallelData
+from .datasets import (sentencepiece_model, training_sentences, training_named, check_file_to_write,
+    writing_named, check_file_to_read, check_encode_args, check_decode_input, check_decode_ids, check_encode_pairs,
+    sentences_named, check_kept, check_sampler, check_splittable, check_batches, check_pad_id, check_id_lists,
+    check_examples, rows_named, pairs_named)   # the checks, taught in A02_datasets
 
 # %% ../nbs/08_data.ipynb #809deea2
 class Tokenizer:
     "A SentencePiece model with the course's special ids: pad 0, unk 1, bos 2, eos 3."
     def __init__(self, model_proto:bytes):
-        if not isinstance(model_proto, (bytes, bytearray, memoryview)):
-            raise TypeError(f"Tokenizer wants a SentencePiece model's bytes, got a {type(model_proto).__name__} (a file: Tokenizer.load(path))")
-        try: self.sp = spm.SentencePieceProcessor(model_proto=bytes(model_proto))
-        except RuntimeError as e: raise ValueError(f"not a SentencePiece model ({len(model_proto)} bytes): {e}") from None
-        got = (self.sp.pad_id(), self.sp.unk_id(), self.sp.bos_id(), self.sp.eos_id())
-        if got != (PAD_ID, UNK_ID, BOS_ID, EOS_ID):
-            raise ValueError(f"SentencePiece model has special ids pad/unk/bos/eos = {got}, expected "
-                             f"{(PAD_ID, UNK_ID, BOS_ID, EOS_ID)}; train it with Tokenizer.train")
+        self.sp = sentencepiece_model(model_proto)      # refused unless it has those ids (A02_datasets)
         self._proto = bytes(model_proto)
-
-    @classmethod
-    def train(cls, texts:'ParallelData|Iterable[str]', # a corpus (its training split is used) or sentences
-              vocab_size:int=8000, model_type:str='bpe',
-              character_coverage:float=1.0, # share of the training characters that get a piece (1.0: every one)
-              normalization_rule_name:str='nmt_nfkc', # SentencePiece's; 'nmt_nfkc_cf' also folds case: 'Seven' reads as 'seven'
-              byte_fallback:bool=False, # a character unseen in training becomes its UTF-8 bytes (256 pieces) instead of <unk>
-              num_threads:int=1, seed:int=0, **spm_kwargs) -> 'Tokenizer':
-        "Learn a joint vocabulary: from both sides of `texts.train` if given a `ParallelData`, else from the sentences."
-        if isinstance(texts, ParallelData): texts = texts.train_texts()
-        if isinstance(texts, str) or not hasattr(texts, '__iter__'):
-            raise TypeError(f"Tokenizer.train wants a ParallelData or a list of sentences, got a {type(texts).__name__}")
-        sents = [t for t in texts if t]
-        if bad := next((t for t in sents if not isinstance(t, str)), None): raise TypeError(f"Tokenizer.train: a sentence is a {type(bad).__name__}, not a str: {bad!r:.60}")
-        if not sents: raise ValueError("Tokenizer.train got no (non-empty) sentences")
-        if not isinstance(vocab_size, int) or vocab_size < 8: raise ValueError(f"vocab_size must be an int >= 8, got {vocab_size!r}")
-        bio = io.BytesIO(); spm.set_random_generator_seed(seed)
-        try:
-            spm.SentencePieceTrainer.train(
-                sentence_iterator=iter(sents), model_writer=bio, vocab_size=vocab_size, model_type=model_type,
-                pad_id=PAD_ID, unk_id=UNK_ID, bos_id=BOS_ID, eos_id=EOS_ID, pad_piece='<pad>', unk_piece='<unk>',
-                bos_piece='<s>', eos_piece='</s>', character_coverage=character_coverage, num_threads=num_threads,
-                normalization_rule_name=normalization_rule_name, byte_fallback=byte_fallback, input_sentence_size=0, shuffle_input_sentence=False, hard_vocab_limit=False, minloglevel=2, **spm_kwargs)
-        except RuntimeError as e: raise ValueError(f"SentencePiece training failed with vocab_size={vocab_size}: {e}") from None
-        return cls(bio.getvalue())
 
     @property
     def vocab_size(self) -> int: return self.sp.get_piece_size()
@@ -72,28 +44,47 @@ class Tokenizer:
     def __getstate__(self): return {'model_proto': self._proto}
     def __setstate__(self, state): self.__init__(state['model_proto'])
 
-    def to_bytes(self) -> bytes: return self._proto
-    @classmethod
-    def from_bytes(cls, b:'bytes|bytearray|torch.Tensor') -> 'Tokenizer':
-        "Rebuild from `to_bytes()` output (also from a uint8 tensor, for safetensors checkpoints)."
-        if isinstance(b, torch.Tensor): b = b.cpu().numpy().tobytes()
-        return cls(b)
-    def save(self, path:str|Path):
-        "Write the SentencePiece model to the file `path`, in a folder that exists."
-        if not isinstance(path, (str, os.PathLike)): raise TypeError(f"Tokenizer.save wants a file's path, got a {type(path).__name__}")
-        p = Path(path)
-        if p.is_dir(): raise IsADirectoryError(f"{path} is a folder; give a file name")
-        if not p.parent.is_dir(): raise (NotADirectoryError(f"{path}: {p.parent} is a file, not a folder") if p.parent.exists()
-                                         else FileNotFoundError(f"{path}: the folder {p.parent} does not exist"))
-        try: p.write_bytes(self._proto)
-        except OSError as e:
-            err = OSError(f"cannot write {path}: {e.strerror or e}"); err.errno = e.errno
-            raise err from None
-    @classmethod
-    def load(cls, path:str|Path) -> 'Tokenizer':
-        if not isinstance(path, (str, os.PathLike)): raise TypeError(f"Tokenizer.load wants a file's path, got a {type(path).__name__}")
-        if not Path(path).is_file(): raise FileNotFoundError(f"{path} is a folder, not a SentencePiece model" if Path(path).is_dir() else f"{path}: no such file")
-        return cls(Path(path).read_bytes())
+# %% ../nbs/08_data.ipynb #a08e0001
+@patch(cls_method=True)
+def train(cls:Tokenizer, texts:'ParallelData|Iterable[str]', # a corpus (its training split is used) or sentences
+          vocab_size:int=8000, model_type:str='bpe',
+          character_coverage:float=1.0, # share of the training characters that get a piece (1.0: every one)
+          normalization_rule_name:str='nmt_nfkc', # SentencePiece's; 'nmt_nfkc_cf' also folds case: 'Seven' reads as 'seven'
+          byte_fallback:bool=False, # a character unseen in training becomes its UTF-8 bytes (256 pieces) instead of <unk>
+          num_threads:int=1, seed:int=0, **spm_kwargs) -> 'Tokenizer':
+    "Learn a joint vocabulary: from both sides of `texts.train` if given a `ParallelData`, else from the sentences."
+    if isinstance(texts, ParallelData): texts = texts.train_texts()     # its training split, both sides, only
+    sents = training_sentences(texts, vocab_size)                        # non-empty strings (A02_datasets)
+    bio = io.BytesIO(); spm.set_random_generator_seed(seed)
+    with training_named(vocab_size):
+        spm.SentencePieceTrainer.train(
+            sentence_iterator=iter(sents), model_writer=bio, vocab_size=vocab_size, model_type=model_type,
+            pad_id=PAD_ID, unk_id=UNK_ID, bos_id=BOS_ID, eos_id=EOS_ID, pad_piece='<pad>', unk_piece='<unk>',
+            bos_piece='<s>', eos_piece='</s>', character_coverage=character_coverage, num_threads=num_threads,
+            normalization_rule_name=normalization_rule_name, byte_fallback=byte_fallback, input_sentence_size=0, shuffle_input_sentence=False, hard_vocab_limit=False, minloglevel=2, **spm_kwargs)
+    return cls(bio.getvalue())
+
+# %% ../nbs/08_data.ipynb #a08e0002
+@patch
+def to_bytes(self:Tokenizer) -> bytes: return self._proto
+
+@patch(cls_method=True)
+def from_bytes(cls:Tokenizer, b:'bytes|bytearray|torch.Tensor') -> 'Tokenizer':
+    "Rebuild from `to_bytes()` output (also from a uint8 tensor, for safetensors checkpoints)."
+    if isinstance(b, torch.Tensor): b = b.cpu().numpy().tobytes()
+    return cls(b)
+
+@patch
+def save(self:Tokenizer, path:str|Path):
+    "Write the SentencePiece model to the file `path`, in a folder that exists."
+    check_file_to_write(path)
+    with writing_named(path): Path(path).write_bytes(self._proto)
+
+@patch(cls_method=True)
+def load(cls:Tokenizer, path:str|Path) -> 'Tokenizer':
+    "The SentencePiece model in the file `path`."
+    check_file_to_read(path)
+    return cls(Path(path).read_bytes())
 
 # %% ../nbs/08_data.ipynb #2d5ab5fd
 def _ids(x) -> list: return x.tolist() if hasattr(x, 'tolist') else list(x)
@@ -104,9 +95,7 @@ def encode(self:Tokenizer, text:str|list[str],
           ) -> list[int]|list[list[int]]:
     "Piece ids of a sentence (or a list of sentences), without bos/eos; unknown characters become `UNK_ID`."
     if isinstance(text, tuple): text = list(text)
-    if not isinstance(text, (str, list)): raise TypeError(f"encode wants a str or a list of str, got {type(text).__name__}")
-    if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0):
-        raise ValueError(f"num_threads={num_threads!r} must be an int >= 0, or None (0 or None: torch's thread count)")
+    check_encode_args(text, num_threads)                                 # A02_datasets
     return self.sp.encode(text, out_type=int, num_threads=num_threads or torch.get_num_threads())
 
 @patch
@@ -117,14 +106,13 @@ def pieces(self:Tokenizer, text:str) -> list[str]:
 @patch
 def decode(self:Tokenizer, ids) -> str|list[str]:
     "Text of a sequence of ids (or of a batch: 2-D tensor, list of lists), stopping at EOS, skipping PAD and BOS."
-    if isinstance(ids, (str, bytes)) or ids is None: raise TypeError(f"decode wants token ids (ints), got a {type(ids).__name__}; encode turns text into ids")
+    check_decode_input(ids)
     ids = _ids(ids)
     if ids and (isinstance(ids[0], (list, tuple)) or getattr(ids[0], 'ndim', 0) > 0): return [self.decode(x) for x in ids]
+    check_decode_ids(ids, self.vocab_size)                                # whole numbers in the vocabulary, up to EOS
     out = []
-    for x in ids:
-        if (i := int(x)) != x: raise ValueError(f"token ids are whole numbers, got {x!r}")
+    for i in map(int, ids):
         if i == EOS_ID: break
-        if not 0 <= i < self.vocab_size: raise IndexError(f"token id {i} is outside the vocabulary 0..{self.vocab_size - 1}")
         if i not in (PAD_ID, BOS_ID): out.append(i)
     return self.sp.decode(out)
 
@@ -134,19 +122,13 @@ def encode_pairs(tok:Tokenizer, pairs:list[tuple[str, str]],
                  num_threads:int|None=None, # passed to `Tokenizer.encode`
                 ) -> list[tuple[list[int], list[int]]]:
     "Token ids for each pair: source = pieces + [EOS], target = [BOS] + pieces + [EOS]."
-    if not isinstance(tok, Tokenizer): raise TypeError(f"encode_pairs wants a Tokenizer first, got a {type(tok).__name__}")
-    if isinstance(pairs, (str, bytes)) or not hasattr(pairs, '__iter__') or any(not (isinstance(p, (tuple, list)) and len(p) == 2) for p in pairs):
-        raise ValueError(f"encode_pairs wants a list of (source, target) pairs, got {pairs!r:.60}")
-    if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 2):
-        raise ValueError(f"max_len={max_len!r} must be an int >= 2 (a target holds BOS and EOS)")
-    try: srcs, tgts = tok.encode([s for s, _ in pairs], num_threads), tok.encode([t for _, t in pairs], num_threads)
-    except TypeError:                                   # a sentence that is not a str: name it (looked for only then)
-        if (bad := next(((i, x) for i, p in enumerate(pairs) for x in p if not isinstance(x, str)), None)) is None: raise
-        raise TypeError(f"pairs[{bad[0]}] holds a {type(bad[1]).__name__}, not a str: {bad[1]!r:.60}") from None
+    check_encode_pairs(tok, pairs, max_len, Tokenizer)                  # A02_datasets
+    with sentences_named(pairs):                                         # a sentence that is not a str, named
+        srcs, tgts = tok.encode([s for s, _ in pairs], num_threads), tok.encode([t for _, t in pairs], num_threads)
     out = [(s + [EOS_ID], [BOS_ID] + t + [EOS_ID]) for s, t in zip(srcs, tgts)]
     if max_len is not None:
         keep = [p for p in out if len(p[0]) <= max_len and len(p[1]) <= max_len]
-        if out and not keep: raise ValueError(f"every one of the {len(out):,} pairs is longer than max_len={max_len} tokens: raise max_len=")
+        check_kept(len(out), len(keep), max_len)
         if len(keep) < len(out):
             msg = f"encode_pairs: dropped {len(out) - len(keep):,} of {len(out):,} pairs longer than max_len={max_len}"
             warnings.warn(msg, stacklevel=2)
@@ -160,20 +142,7 @@ class TokenBatchSampler:
                  max_tokens:int, # bound on batch_size x longest, for the source and for the target
                  shuffle:bool=True, seed:int=0, rank:int=0, world_size:int=1):
         self.src_lens, self.tgt_lens = np.asarray(src_lens, dtype=np.int64), np.asarray(tgt_lens, dtype=np.int64)
-        n = len(self.src_lens)
-        if len(self.tgt_lens) != n: raise ValueError(f"{n} source lengths but {len(self.tgt_lens)} target lengths")
-        if n == 0: raise ValueError("TokenBatchSampler got no examples")
-        if not isinstance(max_tokens, (int, np.integer)) or max_tokens < 1: raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
-        if min(self.src_lens.min(), self.tgt_lens.min()) < 1: raise ValueError("every example needs at least one source and one target token")
-        for k, v in (('rank', rank), ('world_size', world_size), ('seed', seed)):
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0: raise ValueError(f"{k}={v!r} must be an int >= 0")
-        if not 1 <= world_size <= n or not 0 <= rank < world_size:
-            raise ValueError(f"need 1 <= world_size <= {n} examples and 0 <= rank < world_size, got rank={rank}, world_size={world_size}")
-        longest = np.maximum(self.src_lens, self.tgt_lens)
-        if longest.max() > max_tokens:
-            i = int(longest.argmax())
-            raise ValueError(f"example {i} has {self.src_lens[i]} source and {self.tgt_lens[i]} target tokens, more than "
-                             f"max_tokens={max_tokens}; raise max_tokens or drop long pairs (encode_pairs(max_len=...))")
+        check_sampler(self.src_lens, self.tgt_lens, max_tokens, rank, world_size, seed)   # A02_datasets
         self.max_tokens, self.shuffle, self.seed, self.rank, self.world_size = int(max_tokens), shuffle, seed, rank, world_size
         self.epoch, self._cache = 0, None
 
@@ -193,70 +162,58 @@ class TokenBatchSampler:
             cur.append(i); ms, mt = max(ms, a), max(mt, b)
         return batches + [cur]
 
-    def all_batches(self, epoch:int|None=None) -> list[list[int]]:
-        "Every rank's batches for `epoch` (default: the current one); rank r gets items r, r+W, ..."
-        epoch = self.epoch if epoch is None else epoch
-        if self._cache and self._cache[0] == epoch: return self._cache[1]
-        rng = np.random.default_rng([self.seed, epoch])
-        batches = self._pack(rng)
-        while len(batches) % self.world_size:           # split the fullest batch until every rank gets as many
-            j = max(range(len(batches)), key=lambda k: len(batches[k]))
-            b = batches[j]
-            if len(b) < 2: raise ValueError(f"cannot give {self.world_size} ranks the same number of batches of "
-                                            f"{len(self.src_lens)} examples at max_tokens={self.max_tokens}; raise max_tokens")
-            batches[j:j + 1] = [b[:len(b) // 2], b[len(b) // 2:]]
-        if self.shuffle: batches = [batches[k] for k in rng.permutation(len(batches))]
-        self._cache = (epoch, batches)
-        return batches
+# %% ../nbs/08_data.ipynb #a08e0003
+@patch
+def all_batches(self:TokenBatchSampler, epoch:int|None=None) -> list[list[int]]:
+    "Every rank's batches for `epoch` (default: the current one); rank r gets items r, r+W, ..."
+    epoch = self.epoch if epoch is None else epoch
+    if self._cache and self._cache[0] == epoch: return self._cache[1]
+    rng = np.random.default_rng([self.seed, epoch])
+    batches = self._pack(rng)
+    while len(batches) % self.world_size:           # split the fullest batch until every rank gets as many
+        j = max(range(len(batches)), key=lambda k: len(batches[k]))
+        b = batches[j]
+        check_splittable(b, self.world_size, len(self.src_lens), self.max_tokens)
+        batches[j:j + 1] = [b[:len(b) // 2], b[len(b) // 2:]]
+    if self.shuffle: batches = [batches[k] for k in rng.permutation(len(batches))]
+    self._cache = (epoch, batches)
+    return batches
 
-    def batches(self, epoch:int|None=None) -> list[list[int]]:
-        "This rank's batches for `epoch` (default: the current one)."
-        return self.all_batches(epoch)[self.rank::self.world_size]
+@patch
+def batches(self:TokenBatchSampler, epoch:int|None=None) -> list[list[int]]:
+    "This rank's batches for `epoch` (default: the current one)."
+    return self.all_batches(epoch)[self.rank::self.world_size]
 
-    def __iter__(self): yield from self.batches()
-    def __len__(self): return len(self.batches())
+@patch
+def __iter__(self:TokenBatchSampler): yield from self.batches()
+@patch
+def __len__(self:TokenBatchSampler): return len(self.batches())
 
 # %% ../nbs/08_data.ipynb #df29e315
-def _ids_row(s) -> bool:
-    "True if `s` is one row of token ids: a 1-D sequence of whole numbers."
-    try: a = None if isinstance(s, (str, bytes, dict)) else np.asarray(s)
-    except (TypeError, ValueError): return False
-    return a is not None and a.ndim == 1 and (a.dtype.kind in 'iub' or a.size == 0)
-
 def _padded(seqs, pad_id, name) -> torch.Tensor:
     "`pad_ids`, its errors naming row i as `name(i)`."
-    if isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer)): raise TypeError(f"pad_id={pad_id!r} must be an int, the id padding is written with")
-    try:
+    check_pad_id(pad_id)
+    with rows_named(seqs, name):                                    # a row that is not a list of ids, named
         out = np.full((len(seqs), max(len(s) for s in seqs)), pad_id, dtype=np.int64)   # filled in NumPy: a tensor per
         for i, s in enumerate(seqs): out[i, :len(s)] = s                                  # row costs ~40 times more
-    except (TypeError, ValueError, OverflowError):                  # a row that is not a list of ids: named (looked for only now)
-        if (i := next((i for i, s in enumerate(seqs) if not _ids_row(s)), None)) is None: raise
-        raise TypeError(f"{name(i)} is not a list of token ids (ints): {seqs[i]!r:.60}") from None
     return torch.from_numpy(out)
 
 def pad_ids(seqs:list, pad_id:int=PAD_ID) -> torch.Tensor:
     "Id lists right-padded into one long tensor (B, L): how every batch of the package is built."
-    if isinstance(seqs, (str, bytes, dict)) or not hasattr(seqs, '__len__') or not len(seqs):
-        raise ValueError(f"pad_ids wants a non-empty list of id lists, got {seqs!r:.60}")
+    check_id_lists(seqs)
     return _padded(seqs, pad_id, lambda i: f"seqs[{i}]")
 
 def collate(examples:list, pad_id:int=PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
     "Pad (src_ids, tgt_ids) pairs on the right: src (B, S), tgt (B, T), both long."
-    if isinstance(examples, (str, bytes, dict)) or not hasattr(examples, '__len__'):
-        raise TypeError(f"collate wants a list of (src_ids, tgt_ids) pairs, got a {type(examples).__name__}")
-    if not len(examples): raise ValueError("collate got an empty batch")
-    try: srcs, tgts = [s for s, _ in examples], [t for _, t in examples]
-    except (TypeError, ValueError):                                 # not a pair: named (looked for only now)
-        i = next(i for i, e in enumerate(examples) if not (isinstance(e, (tuple, list)) and len(e) == 2))
-        raise TypeError(f"examples[{i}] is not a (src_ids, tgt_ids) pair: {examples[i]!r:.60}") from None
+    check_examples(examples)
+    with pairs_named(examples): srcs, tgts = [s for s, _ in examples], [t for _, t in examples]
     return _padded(srcs, pad_id, lambda i: f"examples[{i}][0]"), _padded(tgts, pad_id, lambda i: f"examples[{i}][1]")   # (B, S), (B, T)
 
 # %% ../nbs/08_data.ipynb #b417c66d
 def padding_efficiency(batches:list[list[int]], src_lens, tgt_lens) -> dict[str, float]:
     "Share of real tokens in the padded (B, S) and (B, T) tensors of `batches`: per side and both together."
     s, t = np.asarray(src_lens), np.asarray(tgt_lens)
-    if not batches or not all(len(b) for b in batches): raise ValueError("padding_efficiency needs batches, none of them empty")
-    if (top := max(max(b) for b in batches)) >= min(len(s), len(t)): raise ValueError(f"a batch holds example {top}, but there are {min(len(s), len(t))} lengths")
+    check_batches(batches, min(len(s), len(t)))                          # A02_datasets
     real_s = sum(int(s[b].sum()) for b in batches); pad_s = sum(len(b) * int(s[b].max()) for b in batches)
     real_t = sum(int(t[b].sum()) for b in batches); pad_t = sum(len(b) * int(t[b].max()) for b in batches)
     return {'src': real_s / pad_s, 'tgt': real_t / pad_t, 'both': (real_s + real_t) / (pad_s + pad_t)}

@@ -7,7 +7,11 @@ Docs: https://transformer-nb.github.io/transformer_nb/a02_datasets.html.md"""
 # %% auto #0
 __all__ = ['SPLITS', 'MAX_NUMBER', 'MAGNITUDES', 'MULTI30K_FETCH', 'DATASETS', 'ParallelData', 'read_lines', 'read_parallel',
            'en_number', 'de_number', 'magnitude', 'numbers_corpus', 'corpus_score', 'copy_corpus', 'get_cache_dir',
-           'sha256_file', 'download_file', 'find_multi30k', 'multi30k', 'Loader', 'register_dataset', 'load_dataset']
+           'sha256_file', 'download_file', 'find_multi30k', 'multi30k', 'Loader', 'register_dataset', 'load_dataset',
+           'sentencepiece_model', 'training_sentences', 'training_named', 'check_file_to_write', 'writing_named',
+           'check_file_to_read', 'check_encode_args', 'check_decode_input', 'check_decode_ids', 'check_encode_pairs',
+           'sentences_named', 'check_kept', 'check_sampler', 'check_splittable', 'check_batches', 'check_id_lists',
+           'check_examples', 'check_pad_id', 'rows_named', 'pairs_named']
 
 # %% ../nbs/A02_datasets.ipynb #12dd4b6c
 import contextlib, functools, inspect, gzip, hashlib, json, logging, os, random, tempfile, urllib.error, urllib.request, warnings
@@ -477,3 +481,168 @@ def load_dataset(name:str='numbers', # a name in `DATASETS`: 'numbers', 'copy', 
     if data_dir is not None: data.origin['data_dir'] = str(Path(data_dir).expanduser().resolve())
     if loader.generated: data.origin.setdefault('args', dict(kwargs))   # what makes it again (the package's generators keep all)
     return data
+
+# %% ../nbs/A02_datasets.ipynb #a02e0002
+import sentencepiece as spm
+from .core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
+
+def sentencepiece_model(model_proto) -> spm.SentencePieceProcessor:
+    "A SentencePiece processor from a model's bytes, refused unless it has the course's special ids."
+    if not isinstance(model_proto, (bytes, bytearray, memoryview)):
+        raise TypeError(f"Tokenizer wants a SentencePiece model's bytes, got a {type(model_proto).__name__} (a file: Tokenizer.load(path))")
+    try: sp = spm.SentencePieceProcessor(model_proto=bytes(model_proto))
+    except RuntimeError as e: raise ValueError(f"not a SentencePiece model ({len(model_proto)} bytes): {e}") from None
+    got = (sp.pad_id(), sp.unk_id(), sp.bos_id(), sp.eos_id())
+    if got != (PAD_ID, UNK_ID, BOS_ID, EOS_ID):
+        raise ValueError(f"SentencePiece model has special ids pad/unk/bos/eos = {got}, expected "
+                         f"{(PAD_ID, UNK_ID, BOS_ID, EOS_ID)}; train it with Tokenizer.train")
+    return sp
+
+# %% ../nbs/A02_datasets.ipynb #a02e0011
+def training_sentences(texts, vocab_size) -> list[str]:
+    "The non-empty sentences of `texts` (strings) that `Tokenizer.train` learns `vocab_size` pieces from."
+    if isinstance(texts, str) or not hasattr(texts, '__iter__'):
+        raise TypeError(f"Tokenizer.train wants a ParallelData or a list of sentences, got a {type(texts).__name__}")
+    sents = [t for t in texts if t]
+    if bad := next((t for t in sents if not isinstance(t, str)), None):
+        raise TypeError(f"Tokenizer.train: a sentence is a {type(bad).__name__}, not a str: {bad!r:.60}")
+    if not sents: raise ValueError("Tokenizer.train got no (non-empty) sentences")
+    if not isinstance(vocab_size, int) or vocab_size < 8: raise ValueError(f"vocab_size must be an int >= 8, got {vocab_size!r}")
+    return sents
+
+@contextlib.contextmanager
+def training_named(vocab_size):
+    "Around SentencePiece's trainer: its RuntimeError as a ValueError that names `vocab_size`."
+    try: yield
+    except RuntimeError as e: raise ValueError(f"SentencePiece training failed with vocab_size={vocab_size}: {e}") from None
+
+# %% ../nbs/A02_datasets.ipynb #a02e0004
+def check_file_to_write(path, who:str='Tokenizer.save'):
+    "A file's path in a folder that exists."
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"{who} wants a file's path, got a {type(path).__name__}")
+    p = Path(path)
+    if p.is_dir(): raise IsADirectoryError(f"{path} is a folder; give a file name")
+    if not p.parent.is_dir(): raise (NotADirectoryError(f"{path}: {p.parent} is a file, not a folder") if p.parent.exists()
+                                     else FileNotFoundError(f"{path}: the folder {p.parent} does not exist"))
+
+@contextlib.contextmanager
+def writing_named(path):
+    "Around a write to `path`: an OSError in one line that names the file, its errno kept."
+    try: yield
+    except OSError as e:
+        err = OSError(f"cannot write {path}: {e.strerror or e}"); err.errno = e.errno
+        raise err from None
+
+# %% ../nbs/A02_datasets.ipynb #a02e0013
+def check_file_to_read(path, who:str='Tokenizer.load'):
+    "A file that exists (not a folder)."
+    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"{who} wants a file's path, got a {type(path).__name__}")
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"{path} is a folder, not a SentencePiece model" if Path(path).is_dir() else f"{path}: no such file")
+
+def check_encode_args(text, num_threads):
+    "A str or a list of str; a thread count that is None or an int >= 0."
+    if not isinstance(text, (str, list)): raise TypeError(f"encode wants a str or a list of str, got {type(text).__name__}")
+    if num_threads is not None and (isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0):
+        raise ValueError(f"num_threads={num_threads!r} must be an int >= 0, or None (0 or None: torch's thread count)")
+
+def check_decode_input(ids):
+    "Token ids, not text."
+    if isinstance(ids, (str, bytes)) or ids is None:
+        raise TypeError(f"decode wants token ids (ints), got a {type(ids).__name__}; encode turns text into ids")
+
+def check_decode_ids(ids:list, vocab_size:int):
+    "Whole-number ids inside the vocabulary, up to the first EOS."
+    for x in ids:
+        if (i := int(x)) != x: raise ValueError(f"token ids are whole numbers, got {x!r}")
+        if i == EOS_ID: return
+        if not 0 <= i < vocab_size: raise IndexError(f"token id {i} is outside the vocabulary 0..{vocab_size - 1}")
+
+# %% ../nbs/A02_datasets.ipynb #a02e0006
+def check_encode_pairs(tok, pairs, max_len, tokenizer_cls):
+    "A `tokenizer_cls` (data's `Tokenizer`), a list of 2-tuples, and a `max_len` of None or an int >= 2."
+    if not isinstance(tok, tokenizer_cls): raise TypeError(f"encode_pairs wants a Tokenizer first, got a {type(tok).__name__}")
+    if isinstance(pairs, (str, bytes)) or not hasattr(pairs, '__iter__') or any(not (isinstance(p, (tuple, list)) and len(p) == 2) for p in pairs):
+        raise ValueError(f"encode_pairs wants a list of (source, target) pairs, got {pairs!r:.60}")
+    if max_len is not None and (isinstance(max_len, bool) or not isinstance(max_len, int) or max_len < 2):
+        raise ValueError(f"max_len={max_len!r} must be an int >= 2 (a target holds BOS and EOS)")
+
+@contextlib.contextmanager
+def sentences_named(pairs):
+    "Around encoding `pairs`: a TypeError names the first sentence that is not a str (looked for only then)."
+    try: yield
+    except TypeError:
+        if (bad := next(((i, x) for i, p in enumerate(pairs) for x in p if not isinstance(x, str)), None)) is None: raise
+        raise TypeError(f"pairs[{bad[0]}] holds a {type(bad[1]).__name__}, not a str: {bad[1]!r:.60}") from None
+
+def check_kept(n:int, kept:int, max_len:int):
+    "Some of the `n` pairs are no longer than `max_len`."
+    if n and not kept: raise ValueError(f"every one of the {n:,} pairs is longer than max_len={max_len} tokens: raise max_len=")
+
+# %% ../nbs/A02_datasets.ipynb #a02e0008
+def _int_at_least(v, low:int) -> bool: return not isinstance(v, bool) and isinstance(v, (int, np.integer)) and v >= low
+
+def check_sampler(src_lens:np.ndarray, tgt_lens:np.ndarray, max_tokens, rank, world_size, seed):
+    "The arguments of `TokenBatchSampler`, each refusal naming the value (and, for a long example, its index)."
+    n = len(src_lens)
+    if len(tgt_lens) != n: raise ValueError(f"{n} source lengths but {len(tgt_lens)} target lengths")
+    if n == 0: raise ValueError("TokenBatchSampler got no examples")
+    if not isinstance(max_tokens, (int, np.integer)) or max_tokens < 1: raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+    if min(src_lens.min(), tgt_lens.min()) < 1: raise ValueError("every example needs at least one source and one target token")
+    for k, v in (('rank', rank), ('world_size', world_size), ('seed', seed)):
+        if not _int_at_least(v, 0): raise ValueError(f"{k}={v!r} must be an int >= 0")
+    if not 1 <= world_size <= n or not 0 <= rank < world_size:
+        raise ValueError(f"need 1 <= world_size <= {n} examples and 0 <= rank < world_size, got rank={rank}, world_size={world_size}")
+    if (longest := np.maximum(src_lens, tgt_lens)).max() > max_tokens:
+        i = int(longest.argmax())
+        raise ValueError(f"example {i} has {src_lens[i]} source and {tgt_lens[i]} target tokens, more than "
+                         f"max_tokens={max_tokens}; raise max_tokens or drop long pairs (encode_pairs(max_len=...))")
+
+def check_splittable(batch:list, world_size:int, n:int, max_tokens:int):
+    "A batch of two or more examples, to split so that every rank gets as many batches."
+    if len(batch) < 2: raise ValueError(f"cannot give {world_size} ranks the same number of batches of "
+                                        f"{n} examples at max_tokens={max_tokens}; raise max_tokens")
+
+def check_batches(batches:list, n:int):
+    "Non-empty batches of indices below `n`."
+    if not batches or not all(len(b) for b in batches): raise ValueError("padding_efficiency needs batches, none of them empty")
+    if (top := max(max(b) for b in batches)) >= n: raise ValueError(f"a batch holds example {top}, but there are {n} lengths")
+
+# %% ../nbs/A02_datasets.ipynb #a02e0009
+def _ids_row(s) -> bool:
+    "True if `s` is one row of token ids: a 1-D sequence of whole numbers."
+    try: a = None if isinstance(s, (str, bytes, dict)) else np.asarray(s)
+    except (TypeError, ValueError): return False
+    return a is not None and a.ndim == 1 and (a.dtype.kind in 'iub' or a.size == 0)
+
+def check_id_lists(seqs):
+    "What `pad_ids` pads: a non-empty list."
+    if isinstance(seqs, (str, bytes, dict)) or not hasattr(seqs, '__len__') or not len(seqs):
+        raise ValueError(f"pad_ids wants a non-empty list of id lists, got {seqs!r:.60}")
+
+def check_examples(examples):
+    "What `collate` pads: a non-empty list of pairs."
+    if isinstance(examples, (str, bytes, dict)) or not hasattr(examples, '__len__'):
+        raise TypeError(f"collate wants a list of (src_ids, tgt_ids) pairs, got a {type(examples).__name__}")
+    if not len(examples): raise ValueError("collate got an empty batch")
+
+def check_pad_id(pad_id):
+    "An int to pad with."
+    if isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer)): raise TypeError(f"pad_id={pad_id!r} must be an int, the id padding is written with")
+
+# %% ../nbs/A02_datasets.ipynb #a02e0012
+@contextlib.contextmanager
+def rows_named(seqs, name):
+    "Around filling a padded array from `seqs`: an error names the row `name(i)` that is not a list of ids."
+    try: yield
+    except (TypeError, ValueError, OverflowError):
+        if (i := next((i for i, s in enumerate(seqs) if not _ids_row(s)), None)) is None: raise
+        raise TypeError(f"{name(i)} is not a list of token ids (ints): {seqs[i]!r:.60}") from None
+
+@contextlib.contextmanager
+def pairs_named(examples):
+    "Around splitting `examples` into sources and targets: an error names the example that is not a pair."
+    try: yield
+    except (TypeError, ValueError):
+        i = next(i for i, e in enumerate(examples) if not (isinstance(e, (tuple, list)) and len(e) == 2))
+        raise TypeError(f"examples[{i}] is not a (src_ids, tgt_ids) pair: {examples[i]!r:.60}") from None
