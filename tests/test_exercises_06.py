@@ -34,20 +34,30 @@ def test_sublayer_wrong_answers_are_named(name):
     assert_rejects(ns['check_sublayer'], type(name, (ns['MySublayer'],), {'forward': fwd}), says=says)
 
 def _forward_check():
-    ns = namespace(NB, 'cd986a1d', 'b67ef6b1', '85fcd006', 'df6780a4', 'ad5109b1', '7a34aa08', '0a73f877',
-                   '88eb653a', "tiny = get_config('tiny', src_vocab=50, tgt_vocab=50)", '67d67f6c')
-    check, solution = code_blocks(NB, '2c933a1c')
-    return ns, check, solution
+    ns = namespace(NB, 'cd986a1d', 'b67ef6b1', '85fcd006', 'ad5109b1', '7a34aa08', '0a73f877', 'a06e0001', 'a06e0002',
+                   '88eb653a', "tiny = get_config('tiny', src_vocab=50, tgt_vocab=50)", '67d67f6c', 'a06e0011')
+    return ns, "assert check_forward(my_forward) is True", code_blocks(NB, 'a06e0013')[0]
+
+def test_my_forward_stub_is_reported(capsys):
+    ns = _forward_check()[0]
+    exec(_body(cells(NB)['a06e0012'][1]), ns)
+    assert 'my_forward is not written yet' in capsys.readouterr().out
 
 def test_my_forward_solution_passes(capsys):
     run_check(*_forward_check())
     assert 'post-LN and pre-LN' in capsys.readouterr().out
 
+SUB = "return x + f(norm(x)) if pre else norm(x + f(x))"
 @pytest.mark.parametrize('old, new, says', [
-    ("return x + f(norm(x)) if pre else norm(x + f(x))", "return norm(x + f(x))", 'pre-LN: my_forward'),
-    ("return x + f(norm(x)) if pre else norm(x + f(x))", "return x + f(norm(x))", 'post-LN: my_forward'),
-    ("z = model.enc_norm(x)", "z = x", 'pre-LN: my_forward'),
-    ("lambda t: l.self_attn(t, mask=tgt_mask)", "lambda t: l.self_attn(t)", 'post-LN: my_forward')])
+    (SUB, "return norm(x + f(x))", r"pre-LN: my_forward.*: your sub-layers are post-LN, LayerNorm\(x \+ f\(x\)\); with model.cfg.norm_first"),
+    (SUB, "return x + f(norm(x))", r"post-LN: my_forward.*: your sub-layers are pre-LN, x \+ f\(LayerNorm\(x\)\); the paper's"),
+    ("z = model.enc_norm(x)", "z = x", r"pre-LN: my_forward.*: pre-LN ends the encoder with model.enc_norm"),
+    ("return model.generator(model.dec_norm(y))", "return model.generator(y)", r"pre-LN: my_forward.*: pre-LN ends the decoder with model.dec_norm"),
+    ("lambda t: l.self_attn(t, mask=tgt_mask)", "lambda t: l.self_attn(t)", r"post-LN: my_forward.*: the future leaks"),
+    ("lambda t: l.self_attn(t, mask=src_mask)", "lambda t: l.self_attn(t)", r"post-LN: my_forward.*: padding leaks"),
+    ("return model.generator(model.dec_norm(y))", "return model.dec_norm(y)", r"post-LN: my_forward must return the logits, shape \(4, 7, 50\)"),
+    ("x = model.src_pos(model.src_emb(src))", "x = model.src_emb.lut(src)", r"post-LN: my_forward.*: write each sub-layer"),
+])
 def test_my_forward_wrong_answers_are_named(old, new, says):
     run_check(*_forward_check(), old, new, says)
 
