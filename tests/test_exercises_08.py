@@ -2,13 +2,17 @@
 `learn_bpe` and `segment` and names what a wrong one gets wrong; each "break it" exercise, applied to the code, makes
 exactly the checks its solution names fail."""
 import pytest
-from nbtools import assert_break_it, code_blocks, namespace, run_check
+from nbtools import _body, assert_break_it, cells, code_blocks, namespace, run_check
 
 NB = '08_data'
 
 def _ex6():
-    check, solution = code_blocks(NB, 'ec2335ac')
-    return namespace(NB), check, solution
+    return namespace(NB, 'a08e0011'), "assert check_bpe(learn_bpe, segment) is True", code_blocks(NB, 'a08e0013')[0]
+
+def test_bpe_stub_is_reported(capsys):
+    ns = _ex6()[0]
+    exec(_body(cells(NB)['a08e0012'][1]), ns)
+    assert 'learn_bpe and segment are not written yet' in capsys.readouterr().out
 
 def test_bpe_solution_passes(capsys):
     run_check(*_ex6())
