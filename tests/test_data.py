@@ -599,3 +599,20 @@ def test_datasets_name_a_bad_argument(call, says):
     with pytest.raises((TypeError, ValueError)) as e: call()
     assert str(e.value) == says, str(e.value)
     with pytest.raises(ValueError, match=r"^unknown dataset \['copy'\]"): load_dataset(['copy'])
+
+def test_08_runs_offline_without_multi30k(tmp_path):
+    "08_data in a Jupyter kernel with no Multi30k to be found and none to download: every cell runs, and the one that needs it says how to fetch it."
+    import json, os, subprocess, sys
+    nbs = Path(__file__).resolve().parents[1] / 'nbs'
+    empty = tmp_path / 'no-multi30k'; empty.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != 'IN_TEST'}
+    env.update(TNB_MULTI30K=str(empty), TNB_CACHE_DIR=str(tmp_path / 'cache'), MPLBACKEND='Agg')
+    r = subprocess.run([sys.executable, '-m', 'jupyter', 'nbconvert', '--to', 'notebook', '--execute', '08_data.ipynb',
+                        '--output-dir', str(tmp_path), '--ExecutePreprocessor.timeout=300'], cwd=nbs, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    outs = [o for c in json.loads((tmp_path / '08_data.ipynb').read_text(encoding='utf-8'))['cells'] if c['cell_type'] == 'code'
+            for o in c.get('outputs', [])]
+    assert not [o for o in outs if o['output_type'] == 'error' or o.get('name') == 'stderr'], outs
+    said = [l for o in outs if o.get('name') == 'stdout' for l in ''.join(o['text']).splitlines() if 'Multi30k' in l]
+    assert len(said) == 1 and 'rest of this notebook is skipped' in said[0] and 'multi30k(' in said[0], said

@@ -2,7 +2,7 @@
 `learn_bpe` and `segment` and names what a wrong one gets wrong; each "break it" exercise, applied to the code, makes
 exactly the checks its solution names fail."""
 import pytest
-from nbtools import _body, assert_break_it, cells, code_blocks, namespace, run_check
+from nbtools import _body, assert_break_it, break_it, cells, code_blocks, namespace, run_check
 
 NB = '08_data'
 
@@ -40,3 +40,12 @@ def test_break_it_2_source_without_eos():
     conventions = 'tests/test_data.py::test_encode_pairs_conventions'
     assert_break_it(NB, '907a2616', "(s + [EOS_ID], [BOS_ID] + t + [EOS_ID])", "(s, [BOS_ID] + t + [EOS_ID])", 'data', [conventions],
                     prose=False, fail_cells={ENCODED}, fail_tests={conventions})
+
+PROSE = 'c0a1e803'
+
+@pytest.mark.parametrize('cell, old, new', [('748b5e1e', "max(ms, mt, a, b)", "max(ms, a)"),
+                                            ('907a2616', "(s + [EOS_ID], [BOS_ID] + t + [EOS_ID])", "(s, [BOS_ID] + t + [EOS_ID])")])
+def test_break_its_leave_the_hidden_prose_cell_passing(cell, old, new):
+    "A learner who makes a 'break it' change in the notebook (not the library) sees the cells the solution names fail, not the prose checks."
+    failed, _ = break_it(NB, cell, old, new)
+    assert failed and PROSE not in failed, failed
