@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/why_self_attention.html.md
 
 # %% auto #0
 __all__ = ['TABLE1', 'table1_markdown', 'layer_flops', 'local_mask', 'SelfAttentionLayer', 'RecurrentLayer', 'CausalConv1d',
-           'SeparableConv1d', 'make_layer', 'benchmark_layers', 'path_gradient', 'max_path_length']
+           'SeparableConv1d', 'make_layer', 'path_gradient', 'max_path_length', 'benchmark_layers']
 
 # %% ../nbs/07_why_self_attention.ipynb #bb93692f
 import math, time, statistics
@@ -125,6 +125,33 @@ def make_layer(kind:str, # one of _LAYER_KINDS
     else:                        layer = RecurrentLayer(d_model, kind)
     return layer.eval()
 
+# %% ../nbs/07_why_self_attention.ipynb #f217375a
+def path_gradient(layer:nn.Module, # maps (B, n, d) -> (B, n, d), batch rows independent (eval mode)
+                  x:torch.Tensor, # (1, n, d) input
+                  pos:int=-1, # output position whose sensitivity is measured
+                 ) -> torch.Tensor: # (n,) ||d y_pos / d x_j||_F for j = 0..n-1
+    "Frobenius norm of the Jacobian of output position `pos` with respect to every input position."
+    check_one_sequence(x)
+    d = x.shape[-1]
+    xs = x.detach().expand(d, -1, -1).clone().requires_grad_()  # (d, n, d): one copy per output feature
+    y = layer(xs)[:, pos]                                        # (d, d): copy i, feature j
+    g, = torch.autograd.grad(y.diagonal().sum(), xs)             # g[i] = d y_pos,i / d x: row i of the Jacobian
+    return g.pow(2).sum((0, 2)).sqrt()                           # (n,)
+
+# %% ../nbs/07_why_self_attention.ipynb #ad972bfa
+def max_path_length(kind:str, # 'self-attention', 'recurrent', 'conv' (contiguous), 'dilated-conv' or 'restricted'
+                    n:int, k:int=3, r:int|None=None) -> int:
+    "Layers (recurrent: sequential steps) a signal crosses between the two ends of a length-`n` sequence."
+    check_path_args(kind, n, k, r, ('self-attention', 'recurrent', 'conv', 'dilated-conv', 'restricted'))
+    if kind == 'self-attention': return 1
+    if kind == 'recurrent': return n
+    if kind == 'conv': return math.ceil((n - 1) / (k - 1))
+    if kind == 'dilated-conv':
+        L = 0
+        while k**L < n: L += 1                             # ceil(log_k n), without float rounding
+        return L
+    return math.ceil((n - 1) / (r // 2))                   # 'restricted'
+
 # %% ../nbs/07_why_self_attention.ipynb #a07e0002
 def _sync(device):
     if device.type == 'cuda': torch.cuda.synchronize(device)
@@ -169,30 +196,3 @@ def _timing_table(recs:list[dict], key:str='seconds') -> str:
         out.append(f"{d:>7} {n:>5} " + ' '.join(f"{t[d, n, k]*1e3:>14.3f}" if (d, n, k) in t else f"{'-':>14}"
                                               for k in kinds))
     return '\n'.join(out)
-
-# %% ../nbs/07_why_self_attention.ipynb #f217375a
-def path_gradient(layer:nn.Module, # maps (B, n, d) -> (B, n, d), batch rows independent (eval mode)
-                  x:torch.Tensor, # (1, n, d) input
-                  pos:int=-1, # output position whose sensitivity is measured
-                 ) -> torch.Tensor: # (n,) ||d y_pos / d x_j||_F for j = 0..n-1
-    "Frobenius norm of the Jacobian of output position `pos` with respect to every input position."
-    check_one_sequence(x)
-    d = x.shape[-1]
-    xs = x.detach().expand(d, -1, -1).clone().requires_grad_()  # (d, n, d): one copy per output feature
-    y = layer(xs)[:, pos]                                        # (d, d): copy i, feature j
-    g, = torch.autograd.grad(y.diagonal().sum(), xs)             # g[i] = d y_pos,i / d x: row i of the Jacobian
-    return g.pow(2).sum((0, 2)).sqrt()                           # (n,)
-
-# %% ../nbs/07_why_self_attention.ipynb #ad972bfa
-def max_path_length(kind:str, # 'self-attention', 'recurrent', 'conv' (contiguous), 'dilated-conv' or 'restricted'
-                    n:int, k:int=3, r:int|None=None) -> int:
-    "Layers (recurrent: sequential steps) a signal crosses between the two ends of a length-`n` sequence."
-    check_path_args(kind, n, k, r, ('self-attention', 'recurrent', 'conv', 'dilated-conv', 'restricted'))
-    if kind == 'self-attention': return 1
-    if kind == 'recurrent': return n
-    if kind == 'conv': return math.ceil((n - 1) / (k - 1))
-    if kind == 'dilated-conv':
-        L = 0
-        while k**L < n: L += 1                             # ceil(log_k n), without float rounding
-        return L
-    return math.ceil((n - 1) / (r // 2))                   # 'restricted'
