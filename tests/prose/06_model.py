@@ -47,7 +47,7 @@ def _check_prose_06():
     cfg = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)                  # exercise 3
     n_tied, n_untied = count_config_params(get_config('base', **cfg)), count_config_params(get_config('base', **cfg, tie='none'))
     enc_l, dec_l = (count_params(L(get_config('base', d_model=1024))) for L in (EncoderLayer, DecoderLayer))
-    nb.quoted('a06e0034', f"gives {n_tied:,} parameters, about {n_tied / 1e6:.0f}M",
+    nb.quoted('8eedcdc8', f"gives {n_tied:,} parameters, about {n_tied / 1e6:.0f}M",
               f"$4 \\times ({enc_l / 1e6:.2f}\\text{{M}} + {dec_l / 1e6:.2f}\\text{{M}}) = {4 * (enc_l + dec_l) / 1e6:.1f}$M",
               f"= {16000 * 1024 / 1e6:.1f}$M", f"it is {n_untied / 1e6:.1f}M")
     assert n_untied - n_tied == 2 * 16000 * 1024 and n_tied == 4 * (enc_l + dec_l) + 16000 * 1024
