@@ -1,5 +1,5 @@
-"""The proof that 07_why_self_attention's exercises are right, away from the learner: exercise 5's check passes the
-printed `restricted_attention` and names the case a wrong one gets wrong; each "break it" exercise, applied to the
+"""The proof that 07_why_self_attention's exercises are right, away from the learner: `check_restricted` passes the
+printed `restricted_attention` (exercise 3), reports the stub, and names the case a wrong one gets wrong; each "break it" exercise, applied to the
 code, makes exactly the checks its solution names fail."""
 import pytest
 from nbtools import _body, assert_break_it, cells, code_blocks, namespace, run_check

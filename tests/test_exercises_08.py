@@ -1,4 +1,4 @@
-"""The proof that 08_data's exercises are right, away from the learner: exercise 6's check passes the printed
+"""The proof that 08_data's exercises are right, away from the learner: exercise 5's check (`check_bpe`) reports the stub, passes the printed
 `learn_bpe` and `segment` and names what a wrong one gets wrong; each "break it" exercise, applied to the code, makes
 exactly the checks its solution names fail."""
 import pytest
