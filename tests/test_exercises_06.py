@@ -1,6 +1,6 @@
 """The proof that 06_model's exercises are right, away from the learner: `check_sublayer` passes the printed solution,
-reports the unwritten stub as not written, and fails every wrong variant with a message naming the case; exercise 4's
-check passes its solution and names what a wrong `my_forward` gets wrong; the "break it" exercise, applied to the code,
+reports the unwritten stub as not written, and fails every wrong variant with a message naming the case; exercise 2's
+check (`check_forward`) reports the stub, passes its solution and names what a wrong `my_forward` gets wrong; the "break it" exercise, applied to the code,
 makes exactly the checks its solution names fail."""
 import pytest
 import torch.nn.functional as F
