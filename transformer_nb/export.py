@@ -1,4 +1,4 @@
-"""Appendix: turn a checkpoint into a CTranslate2 model (float32 or int8) with its SentencePiece model beside it, check that it decodes exactly as our own decoder does, and serve it faster on a CPU.
+"""Appendix: turn a checkpoint into a CTranslate2 model (float32 or int8) with its SentencePiece model beside it, check that it decodes exactly as our own decoder does, and serve it faster on a CPU; or into ONNX graphs that also return every head's attention, for ONNX Runtime and the browser.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a18_export.html.md"""
 
@@ -9,7 +9,7 @@ __all__ = ['ONNX_OPSET', 'ctranslate2_spec', 'export_ctranslate2', 'load_ctransl
            'OnnxDecoder', 'tokenizer_json', 'export_onnx', 'OnnxModel', 'onnx_greedy', 'onnx_translate']
 
 # %% ../nbs/A18_export.ipynb #316325bf
-import os, json, shutil, tempfile, hashlib, base64, logging, warnings, dataclasses
+import os, json, shutil, tempfile, hashlib, base64, logging, warnings, dataclasses, inspect
 from pathlib import Path
 import numpy as np
 import torch
@@ -234,6 +234,7 @@ def _embed(model, emb, pos, t):  # (1, n) -> (1, n, d_model)
     angle = torch.arange(t.shape[1], dtype=torch.float32)[:, None] * pe_frequencies(model.cfg.d_model).float()   # (n, d_model/2)
     return x + torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)          # sin, cos, sin, cos, ... as 05's table
 
+# %% ../nbs/A18_export.ipynb #ad951056
 class OnnxEncoder(nn.Module):
     "`model`'s encoder for export: src (1, S) -> memory (1, S, d_model) and enc_attn (N, h, S, S), every layer's weights."
     def __init__(self, model): super().__init__(); self.model = model
@@ -292,13 +293,14 @@ def _export_graphs(model, out:Path, opset:int=ONNX_OPSET):
     enc, dec = OnnxEncoder(model).eval(), OnnxDecoder(model).eval()
     src, tgt = torch.tensor([[5, 6, 7, 8, 9, 10, EOS_ID]]) % model.cfg.src_vocab, torch.tensor([[BOS_ID, 5, 6, 7, 8]]) % model.cfg.tgt_vocab
     S, T = {1: 'S'}, {1: 'T'}
+    kw = {'dynamo': False} if 'dynamo' in inspect.signature(torch.onnx.export).parameters else {}   # torch 2.4: TorchScript only
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter('ignore')           # the tracer's notes on Python bools, and newer torch's advice to use dynamo
         mem = enc(src)[0]
         torch.onnx.export(enc, (src,), str(out / 'encoder.onnx'), input_names=['src'], output_names=['memory', 'enc_attn'],
-                          dynamic_axes={'src': S, 'memory': S, 'enc_attn': {2: 'S', 3: 'S'}}, opset_version=opset, dynamo=False)
+                          dynamic_axes={'src': S, 'memory': S, 'enc_attn': {2: 'S', 3: 'S'}}, opset_version=opset, **kw)
         torch.onnx.export(dec, (mem, src, tgt), str(out / 'decoder.onnx'), input_names=['memory', 'src', 'tgt'],
-                          output_names=['logits', 'self_attn', 'cross_attn'], opset_version=opset, dynamo=False,
+                          output_names=['logits', 'self_attn', 'cross_attn'], opset_version=opset, **kw,
                           dynamic_axes={'memory': S, 'src': S, 'tgt': T, 'self_attn': {2: 'T', 3: 'T'}, 'cross_attn': {2: 'T', 3: 'S'}})
 
 def _quantize_int8(path:Path):
@@ -316,13 +318,27 @@ def _sha256(path:Path) -> str:
         for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)
     return h.hexdigest()
 
+# %% ../nbs/A18_export.ipynb #84a94293
+def _onnx_config(cfg, tok, folder:Path, quantize, name:str, checkpoint:Path, step) -> dict:
+    "config.json of an ONNX export in `folder`: the model's config, special ids, limits, the files' sizes and sha256, provenance."
+    onnx, ort = _onnx()
+    files = {f: {'bytes': (folder / f).stat().st_size, 'sha256': _sha256(folder / f)}
+             for f in ('encoder.onnx', 'decoder.onnx', 'tokenizer.json', 'tokenizer.model')}
+    return {'format': 'transformer_nb-onnx', 'version': 1, 'config': dataclasses.asdict(cfg),
+            'special': {'pad': cfg.pad_id, 'bos': BOS_ID, 'eos': EOS_ID, 'unk': tok.sp.unk_id()},
+            'max_len': cfg.max_len, 'max_extra': PAPER_DECODING.max_extra, 'quantize': quantize, 'opset': ONNX_OPSET,
+            'files': files,
+            'provenance': {'checkpoint': name, 'checkpoint_sha256': _sha256(checkpoint),
+                           'step': step, 'transformer_nb': transformer_nb.__version__, 'torch': torch.__version__,
+                           'onnx': onnx.__version__, 'onnxruntime': ort.__version__, 'exporter': 'torch.onnx.export(dynamo=False)'}}
+
 # %% ../nbs/A18_export.ipynb #b8843e59
 def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the other tools use for it) or pretrained:NAME
                 out_dir, # the folder to write; must not exist, or be empty
                 quantize:str|None='int8', # 'int8' (dynamic quantization of the weights) or None (float32)
                ) -> Path:
     "Write encoder.onnx, decoder.onnx, tokenizer.json, tokenizer.model and config.json for ONNX Runtime; returns the folder."
-    onnx, ort = _onnx()
+    _onnx()
     if quantize not in ('int8', None): raise ValueError(f"quantize={quantize!r} must be 'int8' or None (float32)")
     out = _export_args(checkpoint, out_dir, None, None)
     name = str(checkpoint) if str(checkpoint).startswith('pretrained:') else None
@@ -342,16 +358,7 @@ def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the othe
         if quantize == 'int8': _quantize_int8(tmp / 'encoder.onnx'); _quantize_int8(tmp / 'decoder.onnx')
         (tmp / 'tokenizer.json').write_text(json.dumps(tok_json, ensure_ascii=False, separators=(',', ':')), encoding='utf-8')
         tok.save(tmp / 'tokenizer.model')
-        cfg = model.cfg
-        files = {f: {'bytes': (tmp / f).stat().st_size, 'sha256': _sha256(tmp / f)}
-                 for f in ('encoder.onnx', 'decoder.onnx', 'tokenizer.json', 'tokenizer.model')}
-        meta = {'format': 'transformer_nb-onnx', 'version': 1, 'config': dataclasses.asdict(cfg),
-                'special': {'pad': cfg.pad_id, 'bos': BOS_ID, 'eos': EOS_ID, 'unk': tok.sp.unk_id()},
-                'max_len': cfg.max_len, 'max_extra': PAPER_DECODING.max_extra, 'quantize': quantize, 'opset': ONNX_OPSET,
-                'files': files,
-                'provenance': {'checkpoint': name or Path(checkpoint).name, 'checkpoint_sha256': _sha256(Path(checkpoint)),
-                               'step': ck.get('step'), 'transformer_nb': transformer_nb.__version__, 'torch': torch.__version__,
-                               'onnx': onnx.__version__, 'onnxruntime': ort.__version__, 'exporter': 'torch.onnx.export(dynamo=False)'}}
+        meta = _onnx_config(model.cfg, tok, tmp, quantize, name or Path(checkpoint).name, Path(checkpoint), ck.get('step'))
         (tmp / 'config.json').write_text(json.dumps(meta, indent=1), encoding='utf-8')
         if out.exists(): out.rmdir()
         os.replace(tmp, out)
@@ -382,6 +389,7 @@ class OnnxModel:
         self.tokenizer, self.cfg = Tokenizer.load(d / 'tokenizer.model'), TransformerConfig(**self.config['config'])
     def __repr__(self): return f"OnnxModel({self.config['provenance']['checkpoint']}, {self.config['quantize'] or 'float32'})"
 
+# %% ../nbs/A18_export.ipynb #e6c39b96
 def onnx_greedy(m:OnnxModel, src:list[int], # piece ids + EOS
                 max_extra:int=PAPER_DECODING.max_extra, attention:bool=False):
     "Greedy decoding with ONNX Runtime, as `greedy_decode` (10_decoding): ids without BOS/EOS, and with `attention` the"
