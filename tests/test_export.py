@@ -1,5 +1,5 @@
 "Export to CTranslate2 (nbs/A18_export.ipynb): greedy output identical to ours for every exportable architecture, int8, tnb-export and its bad input."
-import os, stat
+import os, re, stat
 import dataclasses, json, subprocess, sys
 from pathlib import Path
 import pytest, torch
@@ -218,3 +218,119 @@ def test_load_ctranslate2_says_a_compute_type_the_cpu_cannot_run(ckpt, tmp_path)
     with pytest.raises(ValueError, match=r"^compute_type='float16' on device='cpu': CTranslate2 runs .*float32.* there$"):
         load_ctranslate2(out, compute_type='float16')
     with pytest.raises(ValueError, match=r"^device='cuda': CTranslate2 finds no CUDA GPU on this machine"): load_ctranslate2(out, device='cuda')
+
+
+# ONNX (export_onnx, onnx_translate): the folder the page loads, and its parity with our greedy decoding
+
+@pytest.fixture(scope='module')
+def onnx_mods():
+    pytest.importorskip('onnxruntime', reason="onnxruntime not installed (pip install 'transformer-nb[onnx]')")
+    import onnx
+    from transformer_nb import export
+    return onnx, export
+
+@pytest.mark.parametrize('kw', [VARIANTS[0], *(pytest.param(kw, marks=pytest.mark.slow) for kw in VARIANTS[1:])],
+                         ids=lambda kw: ','.join(f'{k}={v}' for k, v in kw.items()) or 'paper')
+def test_onnx_float32_greedy_identical(onnx_mods, tmp_path, tok, kw):
+    _, ex = onnx_mods
+    c = trained_checkpoint(tmp_path / 'm.pt', tok, **kw)
+    model, _, _ = model_from_checkpoint(c)
+    m = ex.OnnxModel(ex.export_onnx(c, tmp_path / 'onnx', quantize=None))
+    src = words(80, 7)
+    ours = [translate(model, tok, [w], beam=1, precision='fp32')[0] for w in src]
+    assert len(set(map(len, ours))) >= 3, ours
+    assert ex.onnx_translate(m, src) == ours
+    assert ex.onnx_translate(m, ['', ' ', src[0]]) == ['', '', ours[0]]            # empty in, empty out
+
+def test_onnx_int8_runs_and_is_smaller(onnx_mods, tmp_path, tok):
+    _, ex = onnx_mods
+    c = trained_checkpoint(tmp_path / 'm.pt', tok)
+    model, _, _ = model_from_checkpoint(c)
+    d8, d32 = ex.export_onnx(c, tmp_path / 'int8'), ex.export_onnx(c, tmp_path / 'fp32', quantize=None)
+    graphs = lambda d: sum((d / f).stat().st_size for f in ('encoder.onnx', 'decoder.onnx'))
+    assert graphs(d8) < 0.8 * graphs(d32)
+    src = words(80, 7)
+    ours = translate(model, tok, src, beam=1, precision='fp32')
+    int8 = ex.onnx_translate(d8, src)                                              # a folder works as well as an OnnxModel
+    assert sum(a == b for a, b in zip(int8, ours)) >= 40, list(zip(int8, ours))    # close to ours on a model that learned
+    assert all(set(o) <= set(LETTERS + ' ') for o in int8)
+    assert json.loads((d8 / 'config.json').read_text())['quantize'] == 'int8'
+
+def test_onnx_attention_is_every_head_of_every_layer(onnx_mods, tmp_path, tok):
+    "The graphs return the weights `attention_maps` (11_results) computes, (N, h, n_q, n_k) each, for the decoded sentence."
+    _, ex = onnx_mods
+    from transformer_nb.evaluation import attention_maps
+    c = trained_checkpoint(tmp_path / 'm.pt', tok, steps=40)
+    model, _, _ = model_from_checkpoint(c)
+    m = ex.OnnxModel(ex.export_onnx(c, tmp_path / 'onnx', quantize=None))
+    src = tok.encode('a b c d e') + [EOS_ID]
+    ids, att = ex.onnx_greedy(m, src, attention=True)
+    tgt = [BOS_ID] + (ids if len(ids) < len(src) + 50 else ids[:-1])               # what the last step read
+    maps = attention_maps(model, torch.tensor([src]), torch.tensor([tgt]))
+    cfg = model.cfg
+    assert att['encoder'].shape == (cfg.N, cfg.h, len(src), len(src))
+    assert att['decoder'].shape == (cfg.N, cfg.h, len(tgt), len(tgt)) and att['cross'].shape == (cfg.N, cfg.h, len(tgt), len(src))
+    for k in ('encoder', 'decoder', 'cross'):
+        torch.testing.assert_close(torch.from_numpy(att[k]), torch.stack(maps[k])[:, 0], atol=1e-5, rtol=1e-4)
+
+def test_onnx_folder_follows_the_contract(onnx_mods, ckpt, tmp_path, tok):
+    "Names, dynamic axes, opset, tokenizer.json and config.json as the page reads them; no path of this machine."
+    onnx, ex = onnx_mods
+    import hashlib
+    d = ex.export_onnx(ckpt, tmp_path / 'onnx')
+    assert sorted(p.name for p in d.iterdir()) == ['config.json', 'decoder.onnx', 'encoder.onnx', 'tokenizer.json', 'tokenizer.model']
+    dims = lambda vs: {v.name: [x.dim_param or x.dim_value for x in v.type.tensor_type.shape.dim] for v in vs}
+    enc, dec = onnx.load(d / 'encoder.onnx'), onnx.load(d / 'decoder.onnx')
+    N, h, V, dm = 2, 4, tok.vocab_size, 32
+    assert dims(enc.graph.input) == {'src': [1, 'S']}
+    assert dims(enc.graph.output) == {'memory': [1, 'S', dm], 'enc_attn': [N, h, 'S', 'S']}
+    assert dims(dec.graph.input) == {'memory': [1, 'S', dm], 'src': [1, 'S'], 'tgt': [1, 'T']}
+    assert dims(dec.graph.output) == {'logits': [1, V], 'self_attn': [N, h, 'T', 'T'], 'cross_attn': [N, h, 'T', 'S']}
+    assert min(o.version for o in enc.opset_import if o.domain in ('', 'ai.onnx')) >= 17
+    conf = json.loads((d / 'config.json').read_text())
+    assert (conf['format'], conf['version'], conf['quantize'], conf['max_extra']) == ('transformer_nb-onnx', 1, 'int8', 50)
+    assert conf['special'] == {'pad': PAD_ID, 'bos': BOS_ID, 'eos': EOS_ID, 'unk': 1} and conf['config']['d_model'] == dm
+    for f, v in conf['files'].items():
+        assert v == {'bytes': (d / f).stat().st_size, 'sha256': hashlib.sha256((d / f).read_bytes()).hexdigest()}, f
+    assert conf['provenance']['checkpoint'] == ckpt.name and conf['provenance']['checkpoint_sha256'] == hashlib.sha256(ckpt.read_bytes()).hexdigest()
+    assert str(tmp_path) not in (d / 'config.json').read_text() and '/' not in json.dumps(conf['provenance'])
+    tj = json.loads((d / 'tokenizer.json').read_text(encoding='utf-8'))
+    assert [p for p, _, _ in tj['pieces']] == [tok.sp.id_to_piece(i) for i in range(tok.vocab_size)]
+    assert tj['normalizer']['name'] == 'nmt_nfkc' and tj['model_type'] == 'bpe' and tj['normalizer']['precompiled_charsmap']
+    assert Tokenizer.load(d / 'tokenizer.model') == tok
+
+def test_onnx_pretrained_name_in_provenance(onnx_mods, tmp_path, monkeypatch):
+    "pretrained:NAME is named so in config.json (the graphs themselves are skipped here: the tests above write them)."
+    _, ex = onnx_mods
+    def no_graphs(model, out):
+        for f in ('encoder.onnx', 'decoder.onnx'): (out / f).write_bytes(b'')
+    monkeypatch.setattr(ex, '_export_graphs', no_graphs)
+    d = ex.export_onnx('pretrained:numbers', tmp_path / 'n', quantize=None)
+    assert json.loads((d / 'config.json').read_text())['provenance']['checkpoint'] == 'pretrained:numbers'
+
+@pytest.mark.parametrize('call, exc, says', [
+    (lambda ex, c, t: ex.export_onnx(c, t / 'x', quantize='int4'), ValueError, "quantize='int4' must be 'int8' or None"),
+    (lambda ex, c, t: ex.export_onnx(t / 'nope.pt', t / 'x'), FileNotFoundError, 'nope.pt'),
+    (lambda ex, c, t: ex.export_onnx(c, c), FileExistsError, 'not an empty folder'),
+    (lambda ex, c, t: ex.OnnxModel(t), FileNotFoundError, 'is not an ONNX export (no config.json)'),
+    (lambda ex, c, t: ex.OnnxModel(t, threads=-1), ValueError, 'threads=-1 must be an int >= 0'),
+    (lambda ex, c, t: ex.onnx_translate(t, ['a']), FileNotFoundError, 'is not an ONNX export'),
+])
+def test_onnx_bad_input_one_line(onnx_mods, ckpt, tmp_path, call, exc, says):
+    _, ex = onnx_mods
+    with pytest.raises(exc, match=re.escape(says)): call(ex, ckpt, tmp_path)
+    assert not (tmp_path / 'x').exists()
+
+@pytest.mark.slow
+def test_cli_onnx(onnx_mods, ckpt, tmp_path):
+    r = tool('--format', 'onnx', ckpt.parent, '-o', tmp_path / 'a', '--float32')     # a run folder works
+    assert r.returncode == 0 and 'ONNX, float32' in r.stdout, r.stderr
+    assert json.loads((tmp_path / 'a' / 'config.json').read_text())['quantize'] is None
+    r = tool('--format', 'onnx', ckpt, '-o', tmp_path / 'b')
+    assert r.returncode == 0 and 'ONNX, int8' in r.stdout, r.stderr
+    for args, says in ((('--format', 'onnx', ckpt, '-o', tmp_path / 'c', '--quantization', 'int8'), '--quantization is not an option of --format onnx'),
+                       (('--format', 'ctranslate2', ckpt, '-o', tmp_path / 'c', '--float32'), '--float32 is not an option of --format ctranslate2'),
+                       (('--format', 'onnx', '--ctranslate2', ckpt, '-o', tmp_path / 'c'), 'give the checkpoint once')):
+        r = tool(*args)
+        assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / 'c').exists()

@@ -363,19 +363,32 @@ def average_main(argv:list|None=None):
 
 # %% ../nbs/A19_cli.ipynb #390acc05
 def _export(argv):
-    p = CliParser(prog='tnb-export', description="Export a checkpoint, or the file a run folder stands for, as a CTranslate2 model folder.",
-                  epilog="examples: tnb-export --ctranslate2 runs/m30k-de-en -o exported/m30k --quantization int8")
-    p.add_argument('--ctranslate2', metavar='CKPT', required=True, help="a checkpoint, a run folder, or pretrained:NAME")
+    p = CliParser(prog='tnb-export', description="Export a checkpoint, or the file a run folder stands for, as a CTranslate2 model folder or as ONNX graphs.",
+                  epilog="examples: tnb-export --ctranslate2 runs/m30k-de-en -o exported/m30k --quantization int8\n          tnb-export --format onnx pretrained:multi30k-de-en -o site-model")
+    p.add_argument('checkpoint', nargs='?', metavar='CKPT', help="a checkpoint, a run folder, or pretrained:NAME")
+    p.add_argument('--ctranslate2', metavar='CKPT', help="the same as CKPT with --format ctranslate2")
+    p.add_argument('--format', choices=('ctranslate2', 'onnx'), default='ctranslate2', help="what to write (default: ctranslate2)")
+    p.add_argument('--float32', action='store_true', help="onnx: keep float32 weights (default: int8)")
     p.add_argument('-o', '--out', required=True, help="the model folder to write (must not exist, or be empty)")
     p.add_argument('--quantization', choices=('float32', 'int8', 'int8_float32', 'int8_float16', 'int8_bfloat16', 'int16', 'float16', 'bfloat16'))
     p.add_argument('--max-positions', type=number(int, 1, 65_536), help="rows of the sinusoidal position table (default: the config's max_len)")
     p.add_argument('--debug', action='store_true')
     a = p.parse_args(argv)
-    checkpoint_files(a.ctranslate2)
+    if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
+    ckpt = a.checkpoint or a.ctranslate2
+    for given, what, fmt in ((a.float32, '--float32', 'ctranslate2'), (a.quantization, '--quantization', 'onnx'), (a.max_positions, '--max-positions', 'onnx')):
+        if given and a.format == fmt: _fail(f"{what} is not an option of --format {fmt}")
+    checkpoint_files(ckpt)
     heavy_imports()
     from transformer_nb.export import export_ctranslate2
     from transformer_nb.checkpoints import resolve_checkpoint
-    path, why = resolve_checkpoint(a.ctranslate2)
+    path, why = resolve_checkpoint(ckpt)
+    if a.format == 'onnx':
+        from transformer_nb.export import export_onnx
+        try:
+            with out_of_memory(f"the checkpoint {path}"): out = export_onnx(ckpt, a.out, None if a.float32 else 'int8')
+        except ImportError as e: _fail(str(e))                   # onnx/onnxruntime not installed: how to install them
+        return print(f"wrote {out} (ONNX, {'float32' if a.float32 else 'int8'}; tokenizer.json and config.json beside it) from {path} ({why})")
     try:
         with out_of_memory(f"the checkpoint {path}"): out = export_ctranslate2(path, a.out, a.quantization, a.max_positions)
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it

@@ -1,0 +1,31 @@
+"""The checks that tie A18_export's prose to `results/onnx.json` (written by `bench/bench_onnx.py`), run by the notebook's
+last (hidden) cell with `exec(compile(open(...).read(), ...))` (cwd: nbs/): every figure the text quotes about the ONNX
+export on test2016 (parity, BLEU, sizes, speed ratios) is read from the file and looked up in the text, so a figure
+that drifts fails `nbdev-test`. Everything runs inside one function, so no notebook variable is rebound."""
+
+def _prose_checks_A18():
+    import json
+    from pathlib import Path
+    cells = {c.get('id'): ''.join(c['source']) for c in json.loads(Path('A18_export.ipynb').read_text(encoding='utf-8'))['cells']}
+    def quoted(cell_id, *figures):
+        text = ' '.join(cells[cell_id].split())                       # a line break counts as a space
+        missing = [f for f in figures if f not in text]
+        assert not missing, f"A18_export.ipynb: the text of cell {cell_id} should say {missing} (from results/onnx.json): edit it"
+    r = json.loads(Path('../results/onnx.json').read_text(encoding='utf-8'))
+    p, sz, s = r['parity'], r['sizes'], r['speed']['systems']
+    n, i8 = p['n_sentences'], p['bootstrap']['onnxruntime int8']
+    x = lambda k: f"{s[k]['sentences_per_s'] / s['ours']['sentences_per_s']:.2f}x"
+    quoted('f3a18e01', f"**{p['identical_fp32']:,} of {n:,}** lines identical", f"the same BLEU ({p['bleu']['ours']:.2f})",
+           f"int8 changes {n - p['identical_int8']} lines", f"BLEU by **{i8['delta']:+.2f}**", f"p = {i8['p_value']}: no significant",
+           f"which changes {n - p['auto_precision_identical_to_fp32']} lines itself",
+           f"**{sz['int8']['bytes'] / 1e6:.2f} MB** ({sz['int8']['gzip6_bytes'] / 1e6:.2f} MB gzipped)",
+           f"float32's {sz['float32']['bytes'] / 1e6:.2f} MB", f"{x('onnxruntime float32')} (float32) and **{x('onnxruntime int8')}** (int8)",
+           f"CTranslate2 {x('ctranslate2 float32')} and {x('ctranslate2 int8')}")
+    assert p['identical_fp32'] >= 0.99 * n and abs(i8['delta']) <= 0.3 and i8['p_value'] > 0.05, (p['identical_fp32'], i8)
+    assert p['bleu']['onnxruntime float32'] == p['bleu']['ours'] and p['bleu']['onnxruntime int8'] == i8['system']
+    assert 0.2 < sz['int8']['bytes'] / sz['float32']['bytes'] < 0.3                  # "a quarter of float32's"
+    assert s['onnxruntime int8']['sentences_per_s'] > s['ours']['sentences_per_s']    # "wins"
+    assert '/work/' not in json.dumps(r) and '/tmp/' not in json.dumps(r)              # no machine's own paths
+
+_prose_checks_A18()
+del _prose_checks_A18
