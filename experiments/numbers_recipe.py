@@ -21,6 +21,9 @@ Two ways to run it:
     # run the real command, `tnb-train --seed S` with its defaults (and its thread count), then probe its average.pt
     python experiments/numbers_recipe.py --name tnb-train --cli --seeds 0,1,2
 
+    # the same, on the current code: the main job's figures the front page quotes (tests/prose/index.py checks them)
+    TNB_THREADS=1 nice python experiments/numbers_recipe.py --name tnb-train --cli --seeds 0,1,2 --results results/main_job.json
+
 With `--cli` the record holds the wall and CPU time of the whole command (imports, data, tokenizer, training,
 averaging, test), as `/usr/bin/time` would measure them; extra options for `tnb-train` follow `--`. CPU time is the
 figure to compare on a busy machine; wall time equals it on a quiet one when one thread trains.

@@ -1,5 +1,7 @@
-"""README's "Use it from Python" section runs as printed: every line of its code block, in a fresh interpreter, in a
-folder where the main job's run folder exists (a numbers run trained for a few updates, averaged as the main job does)."""
+"""README.md as a new user meets it: its "Use it from Python" section runs as printed, from a script in a folder outside
+the repository (no run folder, no clone beside it), and prints what its comments say; PyTorch's CPU build comes before
+the first command that installs the package; and the published models' section gives each file's sha256 and size as
+the package checks them."""
 import os, re, subprocess, sys
 import pytest
 from pathlib import Path
@@ -7,25 +9,40 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
 
+def readme() -> str: return (ROOT / 'README.md').read_text(encoding='utf-8')
+
+def section(title:str) -> str: return readme().split(f'\n## {title}\n', 1)[1].split('\n## ', 1)[0]
+
 def python_section() -> str:
-    text = (ROOT / 'README.md').read_text(encoding='utf-8')
-    section = text.split('## Use it from Python', 1)[1].split('\n## ', 1)[0]
-    blocks = re.findall(r'```python\n(.*?)```', section, re.S)
+    blocks = re.findall(r'```python\n(.*?)```', section('Use it from Python'), re.S)
     assert len(blocks) == 1, "README's Python section should hold one python block"
     return blocks[0]
 
 @pytest.mark.slow
-def test_readme_python_section_runs(tmp_path):
+def test_readme_python_section_runs_from_any_folder(tmp_path):
     code = python_section()
-    assert "model_from_checkpoint('runs/numbers')" in code
-    r = subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import train_main; train_main()', '--preset', 'tiny',
-                        '--steps', '4', '--save-every', '2', '--average', '2', '--no-progress', '--test-limit', '0'],
-                       cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
-    assert r.returncode == 0, r.stderr[-2000:]
-    assert (tmp_path / 'runs' / 'numbers' / 'average.pt').is_file()
-    r = subprocess.run([sys.executable, '-c', code], cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300)
+    assert "load_pretrained('numbers')" in code and 'runs/' not in code      # nothing a training run must write first
+    (tmp_path / 'example.py').write_text(code, encoding='utf-8')
+    env = {k: v for k, v in ENV.items() if k != 'TNB_PRETRAINED'}
+    r = subprocess.run([sys.executable, 'example.py'], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+                       stdin=subprocess.DEVNULL)
     assert r.returncode == 0, r.stderr[-3000:]
     out = r.stdout.splitlines()
-    assert out[0].startswith('[') and len(eval(out[0])) == 2            # two translations (an untrained model's guesses)
-    assert 'nc:6|nw:0' in out[1]                                        # sacreBLEU's chrF signature
+    said = re.search(r'print\(hyps\)\s+# (.+)', code).group(1)               # what the comment promises
+    assert out[0] == said, (out[0], said)
+    assert out[1].split()[0] == '100.0' and 'nc:6|nw:0' in out[1]             # chrF of two right translations, its signature
     assert out[2].endswith(' parameters') and int(out[2].split()[0].replace(',', '')) > 60_000_000
+    assert list(tmp_path.iterdir()) == [tmp_path / 'example.py']              # it wrote nothing where it ran
+
+def test_the_cpu_build_comes_before_the_first_install():
+    text = readme()
+    cpu, first = text.find('pip install torch --index-url https://download.pytorch.org/whl/cpu'), text.find('pip install -e')
+    assert 0 <= cpu < first, "README installs the package before it says to install PyTorch's CPU build"
+
+def test_the_models_section_gives_each_file_as_the_package_checks_it():
+    from transformer_nb.checkpoints import PRETRAINED
+    text = section('The published models')
+    for name, pf in PRETRAINED.items():
+        row = next((l for l in text.splitlines() if l.startswith(f'| `{name}` |')), '')
+        assert pf.sha256 in row and f'{pf.size / 1e6:.1f} MB' in row, (name, row)
+    assert 'TNB_PRETRAINED' in text and 'pip install .' in text and 'holds no models' in text

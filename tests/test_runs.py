@@ -100,6 +100,22 @@ def test_a_resumed_run_logs_each_validation_once(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
     assert steps() == [4, 8, 12, 16] and b'removed 1 record(s) of updates past 8' in r.stdout, (steps(), r.stdout[-2000:])
 
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_resume_removes_a_cut_last_line_of_the_log(tmp_path):
+    """A run stopped while writing its log (a full disk, a kill) leaves a cut last line; `tnb-train --resume` removes
+    it and says so: afterwards every line of log.jsonl is a JSON record (JSON Lines, as other readers want it)."""
+    out = tmp_path / 'run'
+    r = tool('train', *TINY, '--steps', '8', '--save-every', '4', '--valid-every', '4', '--keep', '0', '--out', out)
+    assert r.returncode == 0, r.stderr[-3000:]
+    (out / 'checkpoint-0000008.pt').unlink()                                   # stopped after update 8's record ...
+    with open(out / 'log.jsonl', 'a') as f: f.write('{"train": {"step": 9, "lo')   # ... and in the middle of the next one
+    r = tool('train', '--resume', out, '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-3000:]
+    text = (out / 'log.jsonl').read_text()
+    assert text.endswith('\n') and [type(json.loads(l)) for l in text.splitlines()] == [dict] * len(text.splitlines())
+    assert f"removed 1 line(s) cut short (a run stopped while writing them) from {out / 'log.jsonl'}: it is JSON Lines again".encode() in r.stdout, r.stdout[-2000:]
+    assert b'removed 1 record(s) of updates past 4' in r.stdout and 'last line was cut' not in r.stderr, r.stderr[-2000:]
+
 # The run folder (A04_runs): one claim for a run, and a log that survives a cut line.
 def test_a_cut_last_line_does_not_swallow_the_next_record(tmp_path):
     "A disk that filled up mid-record leaves the log's last line cut: the next record starts on a line of its own."
@@ -126,6 +142,7 @@ def test_a_resume_trims_the_log_past_its_checkpoint(tmp_path):
     said = []
     with run.claim(8, run.checkpoint(8), say=said.append): pass
     assert run.read_log() == [{'valid': {'step': 4}}, {'valid': {'step': 8}}] and 'removed 1 record(s) of updates past 8' in said[0]
+    assert run.trim_log(8) == (0, 0)
 
 def test_claim_refuses_another_runs_files_and_overwrite_deletes_them(tmp_path):
     from transformer_nb.runs import RunConflict

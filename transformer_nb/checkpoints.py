@@ -171,9 +171,9 @@ class PretrainedFile:
     file:str; sha256:str; size:int; about:str
 
 PRETRAINED = {
-    'multi30k-de-en': PretrainedFile('multi30k-de-en.pt', 'a163ce7972a4db9b2b1d2c91da340c674268740c36d01fe1a3bfbeb1e49b08b9', 15917522, "German -> English, Multi30k (the small model)"),
-    'multi30k-en-de': PretrainedFile('multi30k-en-de.pt', 'e8f81384b9b9ab4a6b860b6bd1165deb869d8a6f345955c23e33bd27b759142a', 15917842, "English -> German, Multi30k (the small model)"),
-    'numbers': PretrainedFile('numbers.pt', 'fb76de30fea7be2be8c923b537cbeb7adfbcf1625d354b159a894c13c48b49d9', 2630444, "English number words -> German (the main job's model)"),
+    'multi30k-de-en': PretrainedFile('multi30k-de-en.pt', '570e963bbde6c6a5ebbfb325f7b47bd3908274925b229855f2ab0a119057b988', 15917522, "German -> English, Multi30k (the small model)"),
+    'multi30k-en-de': PretrainedFile('multi30k-en-de.pt', 'ccc5ce2fa1eceb4fa457a14d45519e4cd204b4f7b6bf069c05d2be8cdf5027d6', 15917842, "English -> German, Multi30k (the small model)"),
+    'numbers': PretrainedFile('numbers.pt', '2084f3c5ba2ec2f95c0594a2374c6beb1add63c21478d9bbb0338478423bdd79', 2630444, "English number words -> German (the main job's model)"),
 }
 PRETRAINED_URL = 'https://raw.githubusercontent.com/transformer-nb/transformer_nb/v{version}/models/{file}'
 

@@ -141,18 +141,20 @@ def read_log(self:RunFolder) -> list[dict]:
 
 # %% ../nbs/A04_runs.ipynb #a10trim1
 @patch
-def trim_log(self:RunFolder, step:int) -> int:
-    "Remove the log's records of updates past `step` (left by a run killed after them), rewriting it whole; returns how many."
-    if not self.log.is_file(): return 0
+def trim_log(self:RunFolder, step:int) -> tuple[int, int]:
+    "Remove the log's records of updates past `step` (left by a run killed after them) and its lines cut short (a run stopped while writing them), rewriting it whole as JSON Lines; returns how many of each."
+    if not self.log.is_file(): return 0, 0
     lines = self.log.read_text(encoding='utf-8', errors='replace').splitlines(keepends=True)
-    def past(line):
-        try: r = json.loads(line)
-        except ValueError: return False
-        return isinstance(r, dict) and any(isinstance(v, dict) and isinstance(v.get('step'), int) and v['step'] > step for v in r.values())
-    keep = [l if l.endswith('\n') else l + '\n' for l in lines if not past(l)]
+    def record(line):
+        try: return json.loads(line)
+        except ValueError: return None                        # cut short: not a JSON record
+    recs = [record(l) for l in lines]
+    past = lambda r: isinstance(r, dict) and any(isinstance(v, dict) and isinstance(v.get('step'), int) and v['step'] > step for v in r.values())
+    keep = [l if l.endswith('\n') else l + '\n' for l, r in zip(lines, recs) if r is not None and not past(r)]
     if len(keep) < len(lines):
         with self.write(LOG, 'w') as f: f.write(''.join(keep))
-    return len(lines) - len(keep)
+    return sum(map(past, recs)), recs.count(None)
+
 
 # %% ../nbs/A04_runs.ipynb #4a442c60
 @patch
@@ -229,8 +231,9 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
                 "resume that run, write to another folder, or delete them with overwrite=True")), clash, later)
         for p in clash: p.unlink()
         if clash: say(f"deleted {len(clash)} file(s) of the earlier run in {self.path}: {file_names(clash)}")
-        if later and (n := self.trim_log(step)):                          # a run killed after validating past its checkpoint
-            say(f"removed {n} record(s) of updates past {step} from {self.log}: the continuation from update {step} writes its own")
+        past, cut = self.trim_log(step) if later else (0, 0)            # a run killed after validating past its checkpoint, or mid-line
+        if cut: say(f"removed {cut} line(s) cut short (a run stopped while writing them) from {self.log}: it is JSON Lines again")
+        if past: say(f"removed {past} record(s) of updates past {step} from {self.log}: the continuation from update {step} writes its own")
         _CLAIMED.setdefault(key, set()).add(start)
         try: yield self
         finally: _CLAIMED[key].discard(start)

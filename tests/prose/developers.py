@@ -1,0 +1,27 @@
+"""The figures the developers' page (developers.ipynb) quotes, checked against their sources.
+
+Run by the page's last (hidden) cell, which `exec`s this file in the page's namespace (from nbs/), so `nbdev-test`
+fails when one drifts: the oldest versions supported (pyproject.toml's floors), and the machines of the table, which
+must be every `hardware` string the results files hold, no more and no fewer. Names defined here start with `_` and
+are deleted at the end."""
+import json as _json, re as _re
+from pathlib import Path as _Path
+from transformer_nb.core import NotebookFile as _NotebookFile
+
+_q = _NotebookFile('developers.ipynb').quoted
+
+def _hardware_of(x):                                              # every 'hardware' string in a results file
+    if isinstance(x, dict): return {x['hardware']} if 'hardware' in x else set().union(set(), *map(_hardware_of, x.values()))
+    return set().union(set(), *map(_hardware_of, x)) if isinstance(x, list) else set()
+_hw = set().union(*(_hardware_of(_json.loads(p.read_text(encoding='utf-8'))) for p in _Path('../results').rglob('*.json')))
+assert _hw == {'AMD EPYC, 2 cores (CPU), torch 2.13.0+cpu', 'AMD EPYC (AVX2), 2 cores (CPU), torch 2.13.0+cpu',
+               'AMD EPYC (AVX512), 2 cores (CPU), torch 2.13.0+cpu', 'NVIDIA H100 80GB HBM3 (CUDA), torch 2.11.0+cu130',
+               'Intel(R) Xeon(R) Processor (AVX512), 2 cores (CPU), torch 2.13.0+cpu'}, _hw   # the table's machines
+_q('c0b1a8e3', 'AMD EPYC with AVX2, 2 cores', 'AMD EPYC with AVX-512 and AVX512_BF16, 2 cores', 'NVIDIA H100 80GB',
+   'Intel Xeon with AMX and AVX512_BF16, 2 cores')
+
+_pp = _Path('../pyproject.toml').read_text(encoding='utf-8')      # the floors are the versions the text says were tested
+_py, _torch = _re.search(r'requires-python = ">=([\d.]+)"', _pp).group(1), _re.search(r'"torch>=([\d.]+)"', _pp).group(1)
+_q('ad2a834a', f"the oldest versions supported, Python {_py} and torch {_torch},")
+
+del _json, _re, _Path, _NotebookFile, _q, _hardware_of, _hw, _pp, _py, _torch
