@@ -104,3 +104,64 @@ def test_translate_mjs_arguments_and_a_bad_folder(fp32_export, tmp_path):
     assert len(got) == 3 and got[1] == '' and got[0].startswith('Two dogs') and got[2]
     r = subprocess.run([node(), LIVE / 'translate.mjs', tmp_path], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 1 and str(tmp_path) in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+# --- the page in a real browser ---------------------------------------------------------------------------------------
+
+def chromium() -> str:
+    exe = shutil.which('chromium')
+    if exe is None: pytest.skip("chromium is not installed (apt-get install chromium): the page's test drives it headless")
+    return exe
+
+def live_site(folder:Path, model_dir:Path) -> Path:
+    "A minimal site: the explorer's HTML as a page, and beside it live/ as the docs build lays it out (modules, vendor, model)."
+    from transformer_nb.explorer import explorer_html, load_explorer
+    (folder / 'live').mkdir(parents=True)
+    for f in ('app.mjs', 'translator.mjs', 'tokenizer.mjs'): shutil.copy(LIVE / f, folder / 'live' / f)
+    subprocess.run([node(), LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
+    shutil.copytree(model_dir, folder / 'live' / 'model')
+    (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><title>explorer</title>'
+                                       '<link rel="icon" href="data:,"></head>'
+                                       f'<body>{explorer_html(load_explorer())}</body></html>', encoding='utf-8')
+    return folder
+
+class serve:
+    "An http.server on 127.0.0.1 (a free port) over `folder`, in a thread, for a `with` block: its URL."
+    def __init__(self, folder): self.folder = folder
+    def __enter__(self):
+        import functools, http.server, threading
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, '.mjs': 'text/javascript', '.wasm': 'application/wasm'}
+            def log_message(self, *a): pass
+        self.httpd = http.server.ThreadingHTTPServer(('127.0.0.1', 0), functools.partial(Quiet, directory=str(self.folder)))
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return f'http://127.0.0.1:{self.httpd.server_address[1]}/'
+    def __exit__(self, *a): self.httpd.shutdown(); self.httpd.server_close()
+
+def drive(url, *sentences) -> dict:
+    r = subprocess.run([node(), ROOT / 'tests' / 'live_page.mjs', url, *sentences], capture_output=True, text=True,
+                       encoding='utf-8', timeout=600, env={**__import__('os').environ, 'CHROMIUM': chromium()})
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout)
+
+@pytest.mark.slow
+def test_page_in_chromium_translates_and_draws_as_python(fp32_export, tmp_path):
+    "Headless Chromium over the served page: load, Ctrl-Enter, a second sentence mid-decoding; translation and grid as PyTorch's."
+    node_modules(); chromium()
+    from transformer_nb.explorer import live_sentence, attention_grid, START
+    from transformer_nb.pretrained import load_pretrained
+    first, second = 'Ein Mann fährt mit dem Fahrrad über eine Brücke.', 'Zwei Mädchen spielen Fußball auf einer grünen Wiese.'
+    with serve(live_site(tmp_path / 'site', fp32_export)) as url:
+        out = drive(url, first, second)
+    assert not out['errors'], out['errors']
+    assert all(u.startswith(url) for u in out['requests']), "no request leaves the site"
+    assert out['label'].startswith('Load the live model (') and out['label'].endswith(' MB)')
+    assert out['empty'] == 'Type a German sentence in the box first.'
+    m, tok, _ = load_pretrained('multi30k-de-en')
+    rec = live_sentence(m, tok, second)                     # the second sentence, typed while the first decoded, wins
+    assert out['hyp'] == rec['hyp'] and out['option'] == f"your sentence: {second}"
+    assert out['grid'] == f"{START['kind']} {START['layer'] - 1} {START['head'] - 1}"
+    rows, cols, w = attention_grid({'config': {'N': m.cfg.N}, 'sentences': [rec]}, 0, **START)
+    want = [f"{r} → {c}: {w[i][j]:.2f}" for i, r in enumerate(rows) for j, c in enumerate(cols)]
+    assert len(out['cells']) == len(want)
+    close = lambda a, b: a.rsplit(': ', 1)[0] == b.rsplit(': ', 1)[0] and abs(float(a.rsplit(': ', 1)[1]) - float(b.rsplit(': ', 1)[1])) <= 0.011
+    assert all(close(a, b) for a, b in zip(out['cells'], want)), [(a, b) for a, b in zip(out['cells'], want) if not close(a, b)][:3]

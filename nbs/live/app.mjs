@@ -7,6 +7,10 @@ import { Translator, fetchBytes } from './translator.mjs';
 export const MAX_CHARS = 300;          // the longest input, in characters (said beside the box)
 const here = new URL('./', import.meta.url);
 const mb = n => (n / 1e6).toFixed(n < 1e7 ? 1 : 0);
+// Let the page handle input and paint between two decoder steps (ONNX Runtime's wasm runs on this thread)
+const channel = new MessageChannel(), waiting = [];
+channel.port1.onmessage = () => waiting.shift()();
+const yieldToPage = () => new Promise(r => { waiting.push(r); channel.port2.postMessage(0); });   // a task, not a microtask; unclamped, unlike setTimeout
 
 async function sizes() {
   const [model, vendor] = await Promise.all(['model/config.json', 'vendor/files.json'].map(async f => {
@@ -58,7 +62,7 @@ export async function attach(root) {
       loading = loadTranslator((b, total) => { status.textContent = `Loading the model: ${mb(b)} of ${mb(total)} MB`; })
         .then(tr => {
           translator = tr;
-          status.textContent = `Model loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s (int8 weights, ONNX Runtime Web, one thread).`;
+          status.textContent = `Model loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s (${tr.config.quantize || 'float32'} weights, ONNX Runtime Web, one thread).`;
           go.textContent = 'Translate'; go.disabled = false;
           return tr;
         }, e => { loading = null; go.disabled = false; status.textContent = `The model did not load: ${e.message}`; throw e; });
@@ -82,7 +86,7 @@ export async function attach(root) {
     const t0 = performance.now();
     let res;
     try {
-      res = await translator.translate(sentence, { onStep: () => { if (mine !== latest) throw new Error('superseded'); } });
+      res = await translator.translate(sentence, { onStep: async () => { await yieldToPage(); if (mine !== latest) throw new Error('superseded'); } });
     } catch (e) {
       if (e.message !== 'superseded') out.textContent = `Translation failed: ${e.message}`;
       return;

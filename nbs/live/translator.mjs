@@ -77,7 +77,7 @@ export class Translator {
   }
 
   // Greedy translation of one sentence: {text, src, out, record}; `record` is a sentence of the explorer's data
-  // (src_pieces, tgt_in, tgt_out and weights[kind][layer][head][row][col] in percent). onStep(t) after each token.
+  // (src_pieces, tgt_in, tgt_out and weights[kind][layer][head][row][col] in percent). Awaits onStep(t) after each token.
   async translate(text, { onStep = () => {} } = {}) {
     if (!text.trim()) return { text: '', src: [], out: [], record: null };
     const { ort } = this, { pad, bos, eos } = this.special;
@@ -98,7 +98,7 @@ export class Translator {
         if (lg[v] > bestV) { bestV = lg[v]; best = v; }
       }
       ys.push(best);
-      onStep(t);
+      await onStep(t);                    // the page yields here, so that it stays responsive while decoding
       if (best === eos) break;
     }
     const gen = ys.slice(1), out = gen.at(-1) === eos ? gen.slice(0, -1) : gen;

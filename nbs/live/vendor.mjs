@@ -1,18 +1,18 @@
-// node nbs/live/vendor.mjs: copy what the pages load from npm's pinned packages (package-lock.json) into the site's
+// node nbs/live/vendor.mjs [LIVE_DIR]: copy what the pages load from npm's pinned packages (package-lock.json) into the site's
 // sources, so the built site serves them itself: ONNX Runtime Web's wasm build into nbs/live/vendor/ (with files.json,
-// their sizes, which the page's "Load" button adds to the model's), KaTeX's dist into nbs/live/katex/. Run after `npm ci`.
+// their sizes, which the page's "Load" button adds to the model's), KaTeX's dist into nbs/live/katex/ (or into LIVE_DIR/vendor and LIVE_DIR/katex). Run after `npm ci`.
 import { cpSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url)), mods = join(here, 'node_modules');
 const ORT = ['ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'];
-const vendor = join(here, 'vendor');
+const out = process.argv[2] || here, vendor = join(out, 'vendor');
 rmSync(vendor, { recursive: true, force: true }); mkdirSync(vendor);
 const files = {};
 for (const f of ORT) { cpSync(join(mods, 'onnxruntime-web', 'dist', f), join(vendor, f)); files[f] = statSync(join(vendor, f)).size; }
 writeFileSync(join(vendor, 'files.json'), JSON.stringify(files, null, 1) + '\n');
-const katex = join(here, 'katex');
+const katex = join(out, 'katex');
 rmSync(katex, { recursive: true, force: true });
 cpSync(join(mods, 'katex', 'dist'), katex, { recursive: true });
-console.log(`nbs/live/vendor: ${Object.keys(files).join(', ')}; nbs/live/katex: ${readdirSync(katex).length} entries`);
+console.log(`${vendor}: ${Object.keys(files).join(', ')}; ${katex}: ${readdirSync(katex).length} entries`);
