@@ -23,8 +23,8 @@ async function sizes() {
 }
 
 // Load ONNX Runtime Web and the model, reporting bytes as they come; returns a Translator
-export async function loadTranslator(onProgress = () => {}) {
-  const { vendor, total } = await sizes();
+export async function loadTranslator(onProgress = () => {}, info = null) {
+  const { vendor, total } = info || await sizes();
   const got = { wasm: 0, model: 0 }, report = () => onProgress(got.wasm + got.model, total);
   const ort = await import(new URL('vendor/ort.wasm.min.mjs', here).href);
   got.wasm += vendor['ort.wasm.min.mjs']; report();
@@ -59,7 +59,7 @@ export async function attach(root) {
     if (!loading) {
       go.disabled = true;
       const t0 = performance.now();
-      loading = loadTranslator((b, total) => { status.textContent = `Loading the model: ${mb(b)} of ${mb(total)} MB`; })
+      loading = loadTranslator((b, total) => { status.textContent = `Loading the model: ${mb(b)} of ${mb(total)} MB`; }, info)
         .then(tr => {
           translator = tr;
           status.textContent = `Model loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s (${tr.config.quantize || 'float32'} weights, ONNX Runtime Web, one thread).`;
