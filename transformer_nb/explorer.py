@@ -64,7 +64,7 @@ def plot_attention(data:dict, sentence:int=0, kind:str='cross', layer:int=1, hea
 # %% ../nbs/A21_attention_explorer.ipynb #a17x0016
 _STYLE = """
 .tnb-x{font:13px/1.4 system-ui,sans-serif;max-width:100%;overflow-x:auto}.tnb-x label{margin-right:.8em;white-space:nowrap}
-.tnb-x select{font:inherit;margin-left:.25em;max-width:calc(100vw - 7em)}.tnb-x .tnb-src{margin:.4em 0;color:#444}.tnb-x svg text{font-size:12px}
+.tnb-x select{font:inherit;margin-left:.25em}.tnb-x select[name=sentence]{max-width:min(40em,calc(100vw - 8em))}.tnb-x .tnb-src{margin:.4em 0;color:#444}.tnb-x svg text{font-size:12px}
 .tnb-x .tnb-val{min-height:1.4em;font-variant-numeric:tabular-nums}.tnb-x rect.on{stroke:#d62728;stroke-width:2}
 .tnb-x .tnb-live{margin:.2em 0 .8em}.tnb-x .tnb-live textarea{width:100%;box-sizing:border-box;font:inherit;font-size:15px;padding:.3em}
 .tnb-x .tnb-live button{font:inherit;padding:.25em .8em;margin:.3em .6em .3em 0}.tnb-x .tnb-note{color:#666}
