@@ -12,7 +12,7 @@ sentences greedily in PyTorch (`translate`, batch 1, float32) and ONNX Runtime (
 CPU. With `--screens DIR`, screenshots at 1,400 and 390 px go to DIR.
 
     npm ci --prefix nbs/live && apt-get install chromium
-    python bench/bench_live.py --n 200 --screens /tmp/screens
+    python bench/bench_live.py --n 200 --screens screens
 """
 import argparse, functools, gzip, http.server, json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
 from pathlib import Path
