@@ -7,12 +7,18 @@ enough to travel inside a web page.
 For each source sentence the model translates it (`--beam`), then reads the pair once with the decoder fed that
 translation (teacher forcing, `transformer_nb.evaluation.sentence_maps`), which gives the weights every layer and head
 computed for it. The file also says which checkpoint made it (its path, step, the steps it averages and its run),
-how the run was trained, and this command.
+how the run was trained, and this command, with no machine's paths (a path outside the repository is kept by its
+name only).
 
-    python experiments/explorer_data.py /work/runs/pre-de-en --data-dir ../shared/data/multi30k
-    python experiments/explorer_data.py runs/m30k-de-en/checkpoint-0001500.pt --pick 4
+The sentences are chosen on purpose (`--lines`, test2016's line numbers from 0): three the model translates right
+(word for word; a separable verb, `bereitet ... zu`; another, `nehmen ... teil`) and four it gets wrong (an idiom,
+`Händchen halten`; a rare verb, `anstarrt`; a rare noun, `Iglu`; a verb written with a capital, `Sitzt`).
 
-Writes results/attention/explorer.json (about 150 kB for six sentences of the `small` model).
+    python experiments/explorer_data.py pretrained:multi30k-de-en
+    python experiments/explorer_data.py runs/m30k-de-en --pick 4 --words 6 11
+
+Writes transformer_nb/explorer.json (about 200 kB for seven sentences of the `small` model), which the package ships:
+`transformer_nb.explorer` reads it in Jupyter and on the docs site.
 """
 import argparse, gzip, json, os, shlex, sys
 from pathlib import Path
@@ -26,10 +32,20 @@ from transformer_nb.records import today
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ('encoder', 'decoder', 'cross')
 
+LINES = (58, 48, 114, 16, 0, 6, 122)      # test2016 lines shown by default: three right, four wrong (see above)
+
 def rel(p) -> str:
-    "A path relative to the repository when it is inside it, else as it is."
+    "A path relative to the repository when it is inside it, else its name only (no machine's folders)."
     p = Path(p).resolve()
-    return str(p.relative_to(ROOT)) if ROOT in p.parents else str(p)
+    return str(p.relative_to(ROOT)) if ROOT in p.parents else p.name
+
+def no_paths(command:str|None) -> str|None:
+    "`command` with every argument that is a path outside the repository (absolute, or climbing out with ..) cut to its name."
+    if not command: return command
+    def one(a):
+        if a.startswith('-') or '/' not in a or ':' in a.split('/')[0]: return a
+        return rel(a) if a.startswith(('/', '..', '~')) else a
+    return shlex.join(one(a) for a in shlex.split(command))
 
 def test_sentences(data_dir, lang:str) -> list[str]:
     "Multi30k's test2016 sentences in `lang`."
@@ -54,11 +70,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('run', help="a run folder (the file every tool uses for it) or a checkpoint")
     p.add_argument('--data-dir', default=None, help="Multi30k's folder (default: found beside the repository)")
-    p.add_argument('--pick', type=int, default=6, help="how many test2016 sentences (default 6)")
+    p.add_argument('--lines', type=int, nargs='+', default=None, help=f"test2016 line numbers (from 0) to store (default: {' '.join(map(str, LINES))}, or --pick)")
+    p.add_argument('--pick', type=int, default=None, help="instead of --lines: the first PICK test2016 sentences of --words words")
     p.add_argument('--words', type=int, nargs=2, default=(6, 11), help="their length in words, at least and at most")
     p.add_argument('--beam', type=int, default=4, help="the decoding that writes the translations (default 4)")
     p.add_argument('--threads', type=int, default=1)
-    p.add_argument('--out', default=str(ROOT / 'results' / 'attention' / 'explorer.json'))
+    p.add_argument('--out', default=str(ROOT / 'transformer_nb' / 'explorer.json'))
     a = p.parse_args(argv)
     limit_threads(a.threads)
     ckpt = resolve_checkpoint(a.run)[0]
@@ -66,7 +83,8 @@ def main(argv=None):
     meta = checkpoint_meta(ck)
     src_lang, tgt_lang = meta.get('src_lang', 'de'), meta.get('tgt_lang', 'en')
     srcs = test_sentences(a.data_dir, src_lang)
-    idx = pick(srcs, a.pick, *a.words)
+    idx = pick(srcs, a.pick, *a.words) if a.pick else list(a.lines or LINES)
+    if bad := [i for i in idx if not 0 <= i < len(srcs)]: sys.exit(f"--lines {bad[0]}: test2016 has lines 0 to {len(srcs) - 1}")
     hyps = translate(model, tok, [srcs[i] for i in idx], beam=a.beam)
     rec = dict(
         about="attention weights in whole percent: weights[kind][layer][head][query][key]; kinds: encoder self-attention "
@@ -74,8 +92,8 @@ def main(argv=None):
         checkpoint=rel(ckpt), step=ck.get('step'), averaged_steps=meta.get('averaged_steps'), run=meta.get('run'),
         dataset=meta.get('dataset'), split='test2016', direction=f"{src_lang}-{tgt_lang}", preset=meta.get('preset'),
         config={k: ck['config'][k] for k in ('d_model', 'N', 'h', 'd_ff')}, beam=a.beam,
-        train_command=meta.get('command'), train_commit=meta.get('commit'), hardware=hardware(), commit=git_commit(),
-        date=today(), command=shlex.join(['python', 'experiments/explorer_data.py', *(sys.argv[1:] if argv is None else argv)]),
+        train_command=no_paths(meta.get('command')), train_commit=meta.get('commit'), hardware=hardware(), commit=git_commit(),
+        date=today(), command=no_paths(shlex.join(['python', 'experiments/explorer_data.py', *(sys.argv[1:] if argv is None else argv)])),
         sentences=[sentence_record(model, tok, srcs[i], h, i) for i, h in zip(idx, hyps)])
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -120,3 +120,26 @@ def test_api_entries_are_written_from_the_source():
     assert '/blob/main/transformer_nb/checkpoints.py#L' in md
     cls = api_entry('---\n\n### AttentionExplorer\n\n```python\ndef AttentionExplorer(\n    data:dict, start:VAR_KEYWORD\n):\n```\n')
     assert 'class AttentionExplorer(' in cls and 'def AttentionExplorer' not in cls
+
+def test_the_site_loads_no_script_from_another_host():
+    "KaTeX and the live translator come from the site: _quarto.yml's maths URL is relative, and the docs workflow puts"
+    " them (and the exported model) into the built site's live/ after rendering, where nbdev never meets node_modules."
+    import yaml
+    q = yaml.safe_load((NBS / '_quarto.yml').read_text(encoding='utf-8'))
+    url = q['format']['html']['html-math-method']['url']
+    assert not re.match(r'\w+:|//', url) and url == 'live/katex/', url
+    flow = (ROOT / '.github' / 'workflows' / 'deploy.yaml').read_text(encoding='utf-8')
+    for step in ('npm ci --prefix nbs/live', 'node nbs/live/vendor.mjs _docs/live', 'tnb-export --format onnx pretrained:multi30k-de-en -o _docs/live/model'):
+        assert flow.index('nbdev-docs') < flow.index(step) < flow.index('Publish'), f"the docs workflow runs `{step}` after rendering"
+    assert 'katex.min.js' in flow and 'ort-wasm-simd-threaded.wasm' in flow, "the workflow checks they are in the site"
+
+def test_the_pages_packages_are_pinned_with_their_lock():
+    "nbs/live/package.json names exact versions (no range), and package-lock.json resolves each to that version."
+    live = NBS / 'live'
+    pkg, lock = (json.loads((live / f).read_text(encoding='utf-8')) for f in ('package.json', 'package-lock.json'))
+    deps = {**pkg['dependencies'], **pkg.get('devDependencies', {})}
+    assert {'onnxruntime-web', 'katex', 'playwright-core'} <= set(deps)
+    for name, v in deps.items():
+        assert re.fullmatch(r'\d+\.\d+\.\d+', v), f"{name}: {v} is a range, not a pinned version"
+        assert lock['packages'][f'node_modules/{name}']['version'] == v, f"{name}: the lock holds another version"
+    assert 'node_modules/' in (live / '.gitignore').read_text(encoding='utf-8').split()

@@ -90,7 +90,7 @@ def api_problems(pages:dict) -> list[str]:
 def main():
     cfg = get_config()
     nbs = Path(cfg.nbs_path)
-    cache = Path(proc_nbs(n_workers=2))
+    cache = Path(proc_nbs(n_workers=2, skip_folder_re=r'^[_.]|^node_modules$'))   # nbs/live's npm packages are no pages
     srcs = sorted(p.relative_to(nbs) for p in nbs.glob('*.ipynb'))
     missing = [str(s) for s in srcs if not (cache/s).exists()]
     if missing: sys.exit(f"docs processing produced no page for {missing}")
