@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a21_attention_explorer.htm
 
 # %% auto #0
 __all__ = ['EXPLORER_DATA', 'KINDS', 'START', 'load_explorer', 'attention_grid', 'plot_attention', 'explorer_html',
-           'AttentionExplorer', 'live_sentence', 'explore', 'raw_html']
+           'live_sentence', 'AttentionExplorer', 'explore', 'raw_html']
 
 # %% ../nbs/A21_attention_explorer.ipynb #a17x0004
 import html, json, re, uuid
@@ -141,16 +141,7 @@ def explorer_html(data:dict, sentence:int=0, kind:str=START['kind'], layer:int=S
             f'<script>{_SCRIPT.replace("__ID__", json.dumps(uid))}</script></div>')
 
 
-# %% ../nbs/A21_attention_explorer.ipynb #a17x0024
-class AttentionExplorer:
-    "The attention explorer of `data`: shown as HTML in Jupyter and on the docs site; `.plot()` draws one grid for print."
-    def __init__(self, data:dict, **start): self.data, self.start = data, start
-    def _repr_html_(self) -> str: return explorer_html(self.data, **self.start)
-    def plot(self, **grid): return plot_attention(self.data, **{**START, **self.start, **grid})
-    def __repr__(self):
-        d = self.data
-        return f"AttentionExplorer({len(d['sentences'])} sentences, {d['config']['N']} layers x {d['config']['h']} heads, {d['checkpoint']})"
-
+# %% ../nbs/A21_attention_explorer.ipynb #a17x0060
 def live_sentence(model, tok, sentence:str, max_extra:int=50) -> dict:
     "One sentence of the explorer's data computed now: its greedy translation and every weight of that pair, in percent."
     import torch
@@ -170,6 +161,17 @@ def live_sentence(model, tok, sentence:str, max_extra:int=50) -> dict:
                 src_pieces=[piece(i) for i in src[0].tolist()], tgt_in=[piece(i) for i in [BOS_ID] + tgt_out[:-1]],
                 tgt_out=[piece(i) for i in tgt_out],
                 weights={k: [(100 * w[0].float()).round(decimals=2).tolist() for w in ws] for k, ws in maps.items()})
+
+
+# %% ../nbs/A21_attention_explorer.ipynb #a17x0024
+class AttentionExplorer:
+    "The attention explorer of `data`: shown as HTML in Jupyter and on the docs site; `.plot()` draws one grid for print."
+    def __init__(self, data:dict, **start): self.data, self.start = data, start
+    def _repr_html_(self) -> str: return explorer_html(self.data, **self.start)
+    def plot(self, **grid): return plot_attention(self.data, **{**START, **self.start, **grid})
+    def __repr__(self):
+        d = self.data
+        return f"AttentionExplorer({len(d['sentences'])} sentences, {d['config']['N']} layers x {d['config']['h']} heads, {d['checkpoint']})"
 
 def explore(sentence:str|None=None, # a sentence of yours, translated live by the published model (None: the stored ones only)
             *, path=None, # the explorer's data (default: the package's)
