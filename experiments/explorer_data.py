@@ -17,7 +17,7 @@ Writes results/attention/explorer.json (about 150 kB for six sentences of the `s
 import argparse, gzip, json, os, shlex, sys
 from pathlib import Path
 import torch
-from transformer_nb.core import git_commit, hardware, limit_threads
+from transformer_nb.machine import git_commit, hardware, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint, checkpoint_meta
 from transformer_nb.datasets import find_multi30k
 from transformer_nb.evaluation import sentence_maps, translate

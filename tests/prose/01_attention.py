@@ -6,7 +6,7 @@ weights (recomputed here), the retrieval sweep's accuracies and losses (read fro
 results/retrieval_sweep.json, which must be the default sweep of today's code) and the additive attention's timing
 (this run's `rows`). Names defined here start with `_` and are deleted at the end."""
 import inspect as _inspect, json as _json
-from transformer_nb.core import NotebookFile as _NotebookFile
+from transformer_nb.machine import NotebookFile as _NotebookFile
 from transformer_nb.attention import scaling_experiment as _scaling, retrieval_experiment as _retrieval
 
 _nbf = _NotebookFile('01_attention.ipynb')

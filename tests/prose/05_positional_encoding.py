@@ -8,7 +8,7 @@ def _check_prose_05():
     import inspect, math, re
     from decimal import Decimal, ROUND_HALF_UP
     import torch
-    from transformer_nb.core import NotebookFile
+    from transformer_nb.machine import NotebookFile
     from transformer_nb.positional import pe_frequencies, sinusoidal_encoding
     nb = NotebookFile('05_positional_encoding.ipynb')
 
