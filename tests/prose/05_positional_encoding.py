@@ -26,7 +26,7 @@ def _check_prose_05():
               f"\\approx {longest:,.0f}$ positions".replace(',', '{,}'))
     wavelength = lambda base, d: 2 * math.pi * base ** ((d - 2) / d)        # the slowest pair, i = d/2 - 1
     defaults = {k: p.default for k, p in inspect.signature(extrapolation_experiment).parameters.items()}
-    nb.quoted('0c5c1cbc', f"about {wavelength(100, defaults['d_model']):,.0f} positions instead of "
+    nb.quoted('0c5c1cbd', f"about {wavelength(100, defaults['d_model']):,.0f} positions instead of "
                           f"{wavelength(10000, defaults['d_model']):,.0f}", f"$d_{{model}} = {defaults['d_model']}$")
     assert abs(wavelength(10000, 512) - longest) < 1e-6 * longest
     d = defaults                                                            # the experiment as the text describes it
