@@ -4,6 +4,7 @@ likely mistake; each "break it" solution names exactly the checks that fail when
 The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
 import math
 import pytest, torch
+from nbtools import break_it, cells
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
 
 NB, EXERCISES, TESTS = '01_attention', '83ef81e9', 'tests/test_attention.py'
@@ -115,3 +116,13 @@ BREAK = {
 @pytest.mark.parametrize('n', BREAK)
 def test_break_it_solution_names_exactly_the_checks_that_fail(n):
     assert_break_it_exercise(NB, EXERCISES, n, TESTS, module='attention', **BREAK[n])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('n', BREAK)
+def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
+    "The learner who makes a break-it change sees the cells its solution names fail, never the hidden prose checks."
+    b = BREAK[n]
+    failed, _ = break_it(NB, b['cell'], b['old'], b['new'], 'attention')
+    hidden = {cid for cid, (kind, src) in cells(NB).items() if kind == 'code' and src.startswith('#| hide')}
+    assert hidden and not set(failed) & hidden, {c: failed[c] for c in set(failed) & hidden}

@@ -4,6 +4,7 @@ likely mistake; exercise 1's solution names exactly the checks that fail when it
 claims of exercise 4's solution hold. The checks and solutions run in namespaces of their own (tests/nbtools.py),
 never in the notebook's."""
 import pytest, torch
+from nbtools import break_it, cells
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
 
 NB, EXERCISES, TESTS = '02_multihead', '3cece8cd', 'tests/test_multihead.py'
@@ -135,3 +136,13 @@ BREAK = {
 @pytest.mark.parametrize('n', BREAK)
 def test_break_it_solution_names_exactly_the_checks_that_fail(n):
     assert_break_it_exercise(NB, EXERCISES, n, TESTS, module='multihead', said=BREAK[n]['new'], **BREAK[n])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('n', BREAK)
+def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
+    "The learner who makes a break-it change sees the cells its solution names fail, never the hidden prose checks."
+    b = BREAK[n]
+    failed, _ = break_it(NB, b['cell'], b['old'], b['new'], 'multihead')
+    hidden = {cid for cid, (kind, src) in cells(NB).items() if kind == 'code' and src.startswith('#| hide')}
+    assert hidden and not set(failed) & hidden, {c: failed[c] for c in set(failed) & hidden}

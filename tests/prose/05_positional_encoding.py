@@ -9,7 +9,11 @@ def _check_prose_05():
     from decimal import Decimal, ROUND_HALF_UP
     import torch
     from transformer_nb.machine import NotebookFile
-    from transformer_nb.positional import pe_frequencies, sinusoidal_encoding
+    def pe_frequencies(d_model:int) -> torch.Tensor:      # §3.5's formula, written out here: an exercise that breaks the
+        return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)   # library fails its own cells, not this one
+    def sinusoidal_encoding(n:int, d_model:int, dtype=torch.float64) -> torch.Tensor:
+        angle = torch.arange(n, dtype=dtype)[:, None] * pe_frequencies(d_model).to(dtype)
+        return torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)
     nb = NotebookFile('05_positional_encoding.ipynb')
 
     def f32_error(n:int, d_model:int=512) -> float:
