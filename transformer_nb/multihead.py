@@ -13,16 +13,14 @@ import torch.nn as nn
 import torch.nn.functional as F
 from fastcore.basics import patch
 from .attention import attention
+from .checks import check_head_sizes, check_torch_layout, check_one_sentence
 
 # %% ../nbs/02_multihead.ipynb #b1528f4e
 class MultiHeadAttention(nn.Module):
     "Multi-head attention (§3.2.2) with h heads of size d_k (queries, keys) and d_v (values)."
     def __init__(self, d_model:int, h:int, d_k:int|None=None, d_v:int|None=None, p_drop:float=0.0, bias:bool=True):
         super().__init__()
-        if d_k is None and d_model % h:
-            raise ValueError(f"d_model={d_model} must be divisible by h={h} (each head gets d_k = d_model/h), "
-                             f"or give d_k explicitly")
-        if not 0 <= p_drop < 1: raise ValueError(f"dropout p_drop={p_drop} must be in [0, 1)")
+        check_head_sizes(d_model, h, d_k, p_drop)                             # sizes that can work (A24_checks)
         self.d_model, self.h, self.p_drop = d_model, h, p_drop
         self.d_k = d_model // h if d_k is None else d_k
         self.d_v = self.d_k if d_v is None else d_v
@@ -94,9 +92,7 @@ def weights(self:MultiHeadAttention, x:torch.Tensor, mem:torch.Tensor|None=None,
 # %% ../nbs/02_multihead.ipynb #5737bc42
 def to_torch_mha(m:MultiHeadAttention) -> nn.MultiheadAttention:
     "A `torch.nn.MultiheadAttention` (batch_first) computing the same function as `m` (needs d_k = d_v = d_model/h)."
-    if m.d_k != m.d_v or m.h * m.d_k != m.d_model:
-        raise ValueError(f"nn.MultiheadAttention needs d_k = d_v = d_model/h, got d_model={m.d_model}, h={m.h}, "
-                         f"d_k={m.d_k}, d_v={m.d_v}")
+    check_torch_layout(m.d_model, m.h, m.d_k, m.d_v)
     bias = m.in_proj.bias is not None
     ref = nn.MultiheadAttention(m.d_model, m.h, dropout=m.p_drop, bias=bias, batch_first=True)
     ref = ref.to(m.in_proj.weight.device, m.in_proj.weight.dtype).train(m.training)
@@ -124,7 +120,7 @@ def show_heads(w:torch.Tensor, # attention weights (h, n_q, n_k) of one sentence
                titles:list|None=None, ncols:int=4, size:float=2.2):
     "A grid of heat maps, one per head; returns the figure (call `plt.show()` in a notebook)."
     import matplotlib.pyplot as plt
-    if w.dim() != 3: raise ValueError(f"weights of shape {tuple(w.shape)}: expected (h, n_q, n_k) for one sentence")
+    check_one_sentence(w)
     h = w.shape[0]; ncols = min(ncols, h); nrows = -(-h // ncols)
     fig, axs = plt.subplots(nrows, ncols, figsize=(size*ncols, size*nrows), squeeze=False)
     for i, ax in enumerate(axs.flat):
