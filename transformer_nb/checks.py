@@ -1,4 +1,4 @@
-"""The checks that 00_core's device and seed, and the layers of 01, 02 and 05, make of their arguments: one function per refusal, each with its one-line message.
+"""The checks that 00_core's device and seed, and the layers of 01, 02, 04 and 05, make of their arguments: one function per refusal, each with its one-line message.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a24_checks.html.md"""
 
@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a24_checks.html.md"""
 # %% auto #0
 __all__ = ['parse_device', 'check_cuda', 'check_seed', 'check_positive_ints', 'check_choice', 'check_feature_sizes',
            'check_head_sizes', 'check_torch_layout', 'check_one_sentence', 'check_even_width', 'check_positions',
-           'check_learned_range']
+           'check_learned_range', 'check_pad_id', 'check_tie']
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
 import torch
@@ -77,3 +77,18 @@ def check_learned_range(end:int, max_len:int):
     if end > max_len:
         raise ValueError(f"positions up to {end - 1} were asked for, but learned positional embeddings only exist "
                          f"for positions 0..{max_len - 1} (max_len={max_len}); use a larger max_len or pos='sinusoidal'")
+
+# %% ../nbs/A24_checks.ipynb #a24c0017
+def check_pad_id(pad_id:int|None, vocab:int):
+    "Refuse a padding id outside the vocabulary (None: no padding id)."
+    if pad_id is not None and not 0 <= pad_id < vocab:
+        raise ValueError(f"pad_id={pad_id} is not an id of a vocabulary of {vocab}")
+
+def check_tie(modules:tuple, mats:list):
+    "Refuse what `tie_weights` cannot tie: a module of another kind (its entry of `mats` is None), none at all, shapes that differ."
+    for m, w in zip(modules, mats):
+        if w is None: raise TypeError(f"tie_weights ties Embeddings and Generator modules, got {type(m).__name__}")
+    if not mats: raise ValueError("tie_weights needs at least one module")
+    shapes = [tuple(w.weight.shape) for w in mats]
+    if len(set(shapes)) > 1:
+        raise ValueError(f"cannot tie weight matrices of shapes {shapes} (vocab, d_model): the vocabulary (and d_model) must be shared")
