@@ -32,7 +32,8 @@ import torch
 from _common import multi30k_file, source_ids, id_batches, command, rel, load_average
 from _levers import off, label, BEAM
 import transformer_nb.fast_decoding as fd
-from transformer_nb.core import BOS_ID, EOS_ID, hardware, git_commit, limit_threads
+from transformer_nb.core import BOS_ID, EOS_ID
+from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint
 from transformer_nb.datasets import read_lines
 from transformer_nb.decoding import (beam_search, inference, encode_batch, next_token_logits, length_penalty, log_probs,

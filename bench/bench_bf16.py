@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """bf16 autocast against float32 on this CPU: matrix products, a training step, decoding speed and BLEU. It decides
-whether `precision='auto'` picks bf16 on a CPU with AVX512_BF16 and no AMX (`transformer_nb.core.BF16_ON_AVX512`).
+whether `precision='auto'` picks bf16 on a CPU with AVX512_BF16 and no AMX (`transformer_nb.machine.BF16_ON_AVX512`).
 
 Every comparison alternates the two precisions, repeat after repeat, so both see the same load on a shared machine;
 the figures are medians. The record holds the CPU's flags, PyTorch's version and the load average before and after
@@ -35,7 +35,8 @@ from pathlib import Path
 import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, multi30k_file, command, load_average
-from transformer_nb.core import set_seed, limit_threads, hardware, cpu_features, choose_precision, autocast, _cpuinfo_flags
+from transformer_nb.core import set_seed
+from transformer_nb.machine import limit_threads, hardware, cpu_features, choose_precision, autocast, _cpuinfo_flags
 from transformer_nb.datasets import read_lines
 from transformer_nb.checkpoints import checkpoint_meta
 

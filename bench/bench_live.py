@@ -17,7 +17,7 @@ CPU. With `--screens DIR`, screenshots at 1,400 and 390 px go to DIR.
 import argparse, functools, gzip, http.server, json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 import torch
-from transformer_nb.core import hardware, limit_threads
+from transformer_nb.machine import hardware, limit_threads
 from transformer_nb.explorer import explorer_html, load_explorer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -22,7 +22,7 @@ float32 and int8 (greedy, `ctranslate2_translate`) when `ctranslate2` is install
 import argparse, datetime, gzip, json, statistics, sys, tempfile, time
 from pathlib import Path
 from _common import ROOT, multi30k_file, command, load_average
-from transformer_nb.core import hardware, git_commit, limit_threads
+from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
 from transformer_nb.datasets import read_lines
 from transformer_nb.evaluation import translate, corpus_scores, paired_bootstrap

@@ -20,7 +20,7 @@ Python for the second):
     tnb-train --dataset multi30k --data-dir ../shared/data/multi30k --src-lang de --tgt-lang en --preset mini \\
         --vocab-size 8000 --max-tokens 4000 --steps 1000 --warmup 400 --lr-scale 0.5 --seed 0 --threads 1 --save-every 0 \\
         --keep 1 --test-limit 0 --out runs/mini-de-en
-    python -c "from transformer_nb.core import set_seed, limit_threads; from transformer_nb.datasets import load_dataset
+    python -c "from transformer_nb.core import set_seed; from transformer_nb.machine import limit_threads; from transformer_nb.datasets import load_dataset
     from transformer_nb.workflow import train_model; limit_threads(1)
     train_model(load_dataset('multi30k', 'de', 'en', '../shared/data/multi30k'), preset='mini', vocab_size=8000, norm_first=True,
         max_tokens=4000, steps=1000, warmup=400, lr_scale=0.5, seed=0, out='runs/mini-preln-de-en', save_every=0, keep=1)"
@@ -53,7 +53,7 @@ import argparse, json, os, statistics, subprocess, sys, tempfile, time, datetime
 from pathlib import Path
 import torch
 from _common import ROOT, multi30k_file, source_ids, id_batches, command, rel, load_average
-from transformer_nb.core import hardware, git_commit, limit_threads
+from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint, checkpoint_meta
 from transformer_nb.runs import RunFolder
 from transformer_nb.datasets import read_lines

@@ -47,7 +47,8 @@ import torch
 from _common import ROOT, command, load_average
 from bench_peers import peer_python, write_stubs
 from peer_opennmt import train_args, ONMT_SPECIALS
-from transformer_nb.core import hardware, git_commit, limit_threads, set_seed, PAD_ID
+from transformer_nb.core import set_seed, PAD_ID
+from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler, collate
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config

@@ -71,7 +71,7 @@ def classify(stack, search_fn, roots):
     return 'search bookkeeping'
 
 def load(a):
-    from transformer_nb.core import limit_threads
+    from transformer_nb.machine import limit_threads
     from transformer_nb.checkpoints import model_from_checkpoint
     from transformer_nb.datasets import read_lines
     limit_threads(a.threads)
@@ -126,7 +126,7 @@ def main(argv=None):
     if not Path(spy).exists(): sys.exit("py-spy not found: pip install py-spy")
     if a.n < 1: sys.exit("--n must be at least 1")
     import torch, transformer_nb
-    from transformer_nb.core import hardware, git_commit
+    from transformer_nb.machine import hardware, git_commit
     roots = [str(Path(transformer_nb.__file__).parents[1]), *sys.path]
     names, out, work = list(decoders()), {}, Path(tempfile.mkdtemp(prefix='profile_decode.'))
     load_before = load_average()

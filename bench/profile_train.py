@@ -12,7 +12,8 @@ import argparse, collections, datetime, json, os, sys
 from pathlib import Path
 import torch
 from _common import ROOT, command, load_average
-from transformer_nb.core import hardware, git_commit, limit_threads, set_seed
+from transformer_nb.core import set_seed
+from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config

@@ -25,7 +25,7 @@ layer, about 220 kB).
 """
 import argparse, json, os, shlex, subprocess, sys
 from pathlib import Path
-from transformer_nb.core import hardware, git_commit, limit_threads
+from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint, checkpoint_meta
 from transformer_nb.evaluation import attention_record
 from transformer_nb.records import today

@@ -22,7 +22,7 @@ made earlier by the same command (or by the flags the recipe stands for) instead
 import argparse, datetime, json, os, shlex, subprocess, sys, time
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
-from transformer_nb.core import hardware, git_commit, limit_threads
+from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint, checkpoint_meta
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.evaluation import evaluate

@@ -23,7 +23,7 @@ Writes transformer_nb/explorer.json (about 200 kB for seven sentences of the `sm
 import argparse, gzip, json, os, shlex, sys
 from pathlib import Path
 import torch
-from transformer_nb.core import git_commit, hardware, limit_threads
+from transformer_nb.machine import git_commit, hardware, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint, checkpoint_meta
 from transformer_nb.datasets import find_multi30k
 from transformer_nb.evaluation import sentence_maps, translate

@@ -20,7 +20,7 @@ validation BLEU with beam 4: the run is then the one in the table).
 """
 import argparse, json, shlex, subprocess, os
 from pathlib import Path
-from transformer_nb.core import hardware, git_commit
+from transformer_nb.machine import hardware, git_commit
 from transformer_nb.runs import RunFolder
 from transformer_nb.evaluation import _TABLE3_KEYS
 from transformer_nb.records import load_results, today

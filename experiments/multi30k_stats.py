@@ -12,7 +12,8 @@
 """
 import argparse, json, math, collections, statistics
 from pathlib import Path
-from transformer_nb.core import EOS_ID, hardware, git_commit
+from transformer_nb.core import EOS_ID
+from transformer_nb.machine import hardware, git_commit
 from transformer_nb.data import Tokenizer
 from transformer_nb.datasets import load_dataset, find_multi30k
 

@@ -43,7 +43,7 @@ def main(argv=None):
     if 'greedy' in only: run(evaluate + ['--beam', '1', '--id', 'parsing-greedy'], env)
     if 'beam21' in only: run(evaluate + ['--beam', '21', '--alpha', '0.3', '--max-tokens', '1000', '--id', 'parsing-beam21'], env)
     if {'viterbi', 'right-branching'} & set(only):
-        from transformer_nb.core import limit_threads
+        from transformer_nb.machine import limit_threads
         from transformer_nb.records import add_result
         from transformer_nb.parsing import (parsing_corpus, viterbi_parse, right_branching, _common_labels, linearize,
                                             _reference_record, PARSE_KEYS)

@@ -13,7 +13,8 @@ so an interrupted sweep continues where it stopped. `base-seed1` is `base` with 
 import argparse, json, os, shlex, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
-from transformer_nb.core import hardware, git_commit, count_params
+from transformer_nb.core import count_params
+from transformer_nb.machine import hardware, git_commit
 from transformer_nb.model import PRESETS
 from transformer_nb.checkpoints import load_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder

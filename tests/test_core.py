@@ -1,10 +1,10 @@
-"The core module (00_core): `hardware()` closes what it opens."
+"The core module (00_core) and the machine module (A23_machine): `hardware()` closes what it opens; bad arguments are named."
 import gc, warnings
 import pytest
 
 @pytest.mark.slow
 def test_hardware_closes_what_it_opens():
-    from transformer_nb.core import hardware
+    from transformer_nb.machine import hardware
     gc.collect()                                        # what earlier tests left to the collector is not hardware()'s
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always'); hardware(); gc.collect()
@@ -22,7 +22,8 @@ def test_get_device_names_what_is_not_a_device(bad):
 def test_set_seed_count_params_and_precision_name_a_bad_argument():
     "set_seed('x') was NumPy's 'Cannot cast scalar', set_seed(-1) its 'Seed must be between 0 and 2**32 - 1'; count_params(None) an AttributeError."
     import torch
-    from transformer_nb.core import set_seed, count_params, precision_dtype
+    from transformer_nb.core import set_seed, count_params
+    from transformer_nb.machine import precision_dtype
     for bad in ('x', -1, 2**32, 1.5, None):
         with pytest.raises(ValueError) as e: set_seed(bad)
         assert str(e.value) == f"seed={bad!r} must be an int in [0, 2**32 - 1]", str(e.value)

@@ -7,7 +7,8 @@ under 1e-3, bf16 operands between 1e-3 and 1e-2."""
 import pytest
 import torch
 import torch.nn.functional as F
-from transformer_nb.core import set_seed, PAD_ID, autocast
+from transformer_nb.core import set_seed, PAD_ID
+from transformer_nb.machine import autocast
 from transformer_nb.attention import attention, pad_mask, tgt_mask
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import collate

@@ -4,6 +4,7 @@ likely mistake; each "break it" solution names exactly the checks that fail when
 The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
 import math
 import pytest, torch
+from nbtools import break_it, cells
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
 
 NB, EXERCISES, TESTS = '01_attention', '83ef81e9', 'tests/test_attention.py'
@@ -12,10 +13,11 @@ def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
     assert_no_cell_runs_a_solution(NB, 'my_attention', 'restricted_mask')
 
 # ---------------------------------------------------------------- "Write it yourself first": check_attention
-def variant(scale=None, fill=float('-inf'), dim=-1, fix_empty=True):
+def variant(scale=None, fill=float('-inf'), dim=-1, fix_empty=True, invert=False):
     "The solution with one mistake."
     def my_attention(q, k, v, mask=None):
         s = q @ k.mT * (1 / math.sqrt(q.shape[-1]) if scale is None else scale)
+        if mask is not None and invert: mask = ~mask                   # True read as "blocked"
         if mask is not None: s = s.masked_fill(~mask, fill)
         w = s.softmax(dim)
         if mask is not None and fix_empty: w = w.masked_fill(~mask, 0.0)
@@ -30,29 +32,33 @@ def other_right_answer(q, k, v, mask=None):
     return torch.einsum('...ij,...jd->...id', w, v), w
 
 def test_check_attention_passes_right_answers(capsys):
-    ns = namespace(NB, 'b1d0a002', 'b1d0a004')
+    ns = namespace(NB, 'b1d0a00a', 'b1d0a002', 'b1d0a004')
     assert ns['check_attention'](ns['my_attention']) is True
     assert ns['check_attention'](other_right_answer) is True
     assert capsys.readouterr().out.count('computes equation (1) with masks') == 2
 
 def test_check_attention_reports_the_stub(capsys):
-    ns = namespace(NB, 'b1d0a002', 'b1d0a003')               # the stub cell calls the check itself
+    ns = namespace(NB, 'b1d0a00a', 'b1d0a002', 'b1d0a003')               # the stub cell calls the check itself
     assert_stub_reported(ns, 'check_attention', 'my_attention', capsys)
 
 @pytest.mark.parametrize('wrong, message', [
-    (variant(scale=1.0), r"no mask: the weights differ .*the scale is 1/sqrt\(d_k\)"),
-    (variant(scale=1 / 8), r"no mask: the weights differ .*the scale is 1/sqrt\(d_k\)"),      # 1/d_k
-    (variant(fill=0.0), r"padding mask: the weights differ .*masked scores are -inf"),
-    (variant(dim=-2), r"no mask: the weights differ .*the softmax runs over the keys"),
+    (variant(scale=1.0), r"no mask: the weights differ .*the scores are not scaled: divide them by sqrt\(d_k\)"),
+    (variant(scale=1 / 8), r"no mask: the weights differ .*you divided the scores by d_k = 8: divide them by sqrt\(d_k\) = 2.82843"),
+    (variant(fill=0.0), r"padding mask: the weights differ .*masked scores were set to 0: set them to -inf before the softmax"),
+    (variant(fill=1.0), r"padding mask: the weights differ .*masked scores were set to 1: set them to -inf before the softmax"),
+    (variant(dim=-2), r"no mask: the weights differ .*the softmax ran over the queries \(dim=-2\): it must run over the keys"),
+    (variant(invert=True), r"padding mask: the weights differ .*the mask is inverted: True means 'may attend'"),
     (variant(fix_empty=False), r"a query with no allowed key must get zero weights .*not NaN"),
     (variant(fill=-1e9, fix_empty=False), r"a query with no allowed key .*not the weights \[0.167, 0.167, 0.167, 0.167, 0.167, 0.167\] \(a large negative fill"),
+    (variant(scale=2.0), r"no mask: the weights differ .*the scale is 1/sqrt\(d_k\), the softmax runs over the keys"),
     (lambda q, k, v, mask=None: None, r"no mask: return a pair \(output, weights\), not NoneType"),
     (lambda q, k, v, mask=None: variant()(q, k, v, mask)[::-1], r"no mask: output \(2, 3, 4, 6\), weights \(2, 3, 4, 5\); expected"),
-], ids=['no scale', '1/d_k', 'filled with 0', 'softmax over queries', 'NaN rows', 'filled with -1e9', 'returns None', 'swapped'])
+], ids=['no scale', '1/d_k', 'filled with 0', 'filled with 1', 'softmax over queries', 'inverted mask', 'NaN rows', 'filled with -1e9',
+        'another scale', 'returns None', 'swapped'])
 def test_check_attention_names_each_mistake(wrong, message):
-    assert_rejects(namespace(NB, 'b1d0a002')['check_attention'], wrong, says=message)
+    assert_rejects(namespace(NB, 'b1d0a00a', 'b1d0a002')['check_attention'], wrong, says=message)
 
-# ---------------------------------------------------------------- exercise 5: check_restricted
+# ---------------------------------------------------------------- exercise 4: check_restricted
 ATTN = ('f979d0fa', 'dc5e0805')          # masked_softmax, attention
 
 def band(f):
@@ -81,7 +87,7 @@ def test_check_restricted_names_each_mistake(wrong, message):
     assert_rejects(namespace(NB, *ATTN, 'a7d1e009')['check_restricted'], wrong, says=message)
 
 def test_restricted_r_means_what_the_paper_and_07_mean():
-    "Exercise 5's r is the size of the whole neighbourhood, centred on the query: 07's `local_mask`, the same mask."
+    "Exercise 4's r is the size of the whole neighbourhood, centred on the query: 07's `local_mask`, the same mask."
     from transformer_nb.complexity import local_mask
     ns = namespace(NB, EXERCISES)
     for n, r in [(7, 3), (9, 5), (6, 4), (5, 1)]:
@@ -110,3 +116,13 @@ BREAK = {
 @pytest.mark.parametrize('n', BREAK)
 def test_break_it_solution_names_exactly_the_checks_that_fail(n):
     assert_break_it_exercise(NB, EXERCISES, n, TESTS, module='attention', **BREAK[n])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('n', BREAK)
+def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
+    "The learner who makes a break-it change sees the cells its solution names fail, never the hidden prose checks."
+    b = BREAK[n]
+    failed, _ = break_it(NB, b['cell'], b['old'], b['new'], 'attention')
+    hidden = {cid for cid, (kind, src) in cells(NB).items() if kind == 'code' and src.startswith('#| hide')}
+    assert hidden and not set(failed) & hidden, {c: failed[c] for c in set(failed) & hidden}

@@ -4,9 +4,12 @@ likely mistake; exercise 1's solution names exactly the checks that fail when it
 claims of exercise 4's solution hold. The checks and solutions run in namespaces of their own (tests/nbtools.py),
 never in the notebook's."""
 import pytest, torch
+from nbtools import break_it, cells
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
 
-NB, EXERCISES, MODULE, TESTS = '02_multihead', '3cece8cd', 'b1528f4e', 'tests/test_multihead.py'
+NB, EXERCISES, TESTS = '02_multihead', '3cece8cd', 'tests/test_multihead.py'
+LAYER = ('b1528f4e', 'b1528f50', 'b1528f51')        # MultiHeadAttention: the constructor, the heads, forward
+MODULE = 'b1528f4e'                                 # the cell with merge_heads
 
 def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
     assert_no_cell_runs_a_solution(NB, 'split_heads', 'merge_heads', 'LoopMHA')
@@ -45,7 +48,7 @@ def test_check_heads_names_each_mistake(split, merge, message):
     assert_rejects(namespace(NB, 'b2d0a002')['check_heads'], split, merge, says=message)
 
 # ---------------------------------------------------------------- exercise 2: check_loop_mha
-def loop_ns(*more): return namespace(NB, MODULE, 'b2e1f005', *more)
+def loop_ns(*more): return namespace(NB, *LAYER, 'b2e1f005', *more)
 
 def test_check_loop_mha_passes_right_answers(capsys):
     ns = loop_ns(EXERCISES)
@@ -77,6 +80,7 @@ def wrong_loop(kind:str):
             src = x if kind == 'keys from x' else mem
             heads = [attention(q(x), k(src), v(src), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]
             if kind == 'reversed': heads = heads[::-1]
+            if kind in ('cat on the positions', 'cat on the batch'): return self.w_o(torch.cat(heads, 1 if kind == 'cat on the positions' else 0))
             return torch.cat(heads, -1) if kind == 'no W^O' else self.w_o(torch.cat(heads, -1))
     if kind == 'no biases':
         class Wrong(L):
@@ -97,6 +101,9 @@ def wrong_loop(kind:str):
     ('keys from x', r"d_model=32, h=4, encoder-decoder attention: off by .*keys and values from mem"),
     ('no mask', r"d_model=32, h=4, a causal mask: off by .*pass the mask on to `attention`"),
     ('no biases', r"d_model=32, h=4: 4,128 parameters, ours 4,224: one nn.Linear\(d_model, d_k\) with a bias per head"),
+    ('cat on the positions', r"^d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32: "
+                             r"concatenate the heads on the last axis, torch.cat\(heads, -1\)"),
+    ('cat on the batch', r"^d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32"),
 ])
 def test_check_loop_mha_names_each_mistake(kind, message):
     ns, Wrong = wrong_loop(kind)
@@ -129,3 +136,13 @@ BREAK = {
 @pytest.mark.parametrize('n', BREAK)
 def test_break_it_solution_names_exactly_the_checks_that_fail(n):
     assert_break_it_exercise(NB, EXERCISES, n, TESTS, module='multihead', said=BREAK[n]['new'], **BREAK[n])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('n', BREAK)
+def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
+    "The learner who makes a break-it change sees the cells its solution names fail, never the hidden prose checks."
+    b = BREAK[n]
+    failed, _ = break_it(NB, b['cell'], b['old'], b['new'], 'multihead')
+    hidden = {cid for cid, (kind, src) in cells(NB).items() if kind == 'code' and src.startswith('#| hide')}
+    assert hidden and not set(failed) & hidden, {c: failed[c] for c in set(failed) & hidden}

@@ -3,6 +3,7 @@ solution, reports the unwritten stub as not written, and fails every wrong varia
 each "break it" exercise, applied to the code, makes exactly the checks its solution names fail (tests/nbtools.py's
 `break_it`: the notebook's cells, but the prose checks, and the named pytest tests)."""
 import pytest, torch
+from nbtools import break_it
 from nbtools import assert_break_it, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, _body, cells, changed, code_blocks, namespace
 
 NB = '05_positional_encoding'
@@ -78,3 +79,16 @@ def test_break_it_2_exponent():
     assert_break_it(NB, 'e322c005', "-torch.arange(0, d_model, 2, dtype=dtype) / d_model",
                     "-torch.arange(0, d_model // 2, dtype=dtype) / d_model", 'positional', [SINUSOIDAL], prose=False,
                     fail_cells={AFTER_FREQUENCIES, AFTER_ENCODING}, fail_tests={SINUSOIDAL})
+
+
+BREAKS = {1: dict(cell='51a78696', old="torch.stack([angle.sin(), angle.cos()], dim=-1)", new="torch.stack([angle.cos(), angle.sin()], dim=-1)"),
+          2: dict(cell='e322c005', old="-torch.arange(0, d_model, 2, dtype=dtype) / d_model", new="-torch.arange(0, d_model // 2, dtype=dtype) / d_model")}
+
+@pytest.mark.slow
+@pytest.mark.parametrize('n', BREAKS)
+def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
+    "The learner who makes a break-it change sees the cells its solution names fail, never the hidden prose checks."
+    b = BREAKS[n]
+    failed, _ = break_it(NB, b['cell'], b['old'], b['new'], 'positional')
+    hidden = {cid for cid, (kind, src) in cells(NB).items() if kind == 'code' and src.startswith('#| hide')}
+    assert hidden and not set(failed) & hidden, {c: failed[c] for c in set(failed) & hidden}

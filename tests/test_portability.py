@@ -108,7 +108,7 @@ def test_setup_cell_in_a_faked_colab(tmp_path):
     program = (f"import sys; sys.path.append({str(fake)!r}); import google.colab\n"            # what Colab's kernel imports
                f"import importlib.util; assert importlib.util.find_spec('transformer_nb') is None, 'importable before the cell'\n"
                f"exec({setup!r})\nexec({setup!r})\n"                                               # twice: the second does nothing
-               "import os, transformer_nb; from transformer_nb.core import NotebookFile\n"
+               "import os, transformer_nb; from transformer_nb.machine import NotebookFile\n"
                "print(os.getcwd()); print(transformer_nb.__file__); print(len(NotebookFile('06_model.ipynb').text))\n")
     env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'PYTHONHOME', 'VIRTUAL_ENV')}
     env.update(PIP_NO_INDEX='1', PIP_NO_BUILD_ISOLATION='0',     # pip reads '0' here as --no-build-isolation

@@ -1,12 +1,13 @@
-"""What `precision='auto'` means (00_core's `choose_precision`) on each kind of CPU and GPU, with the CPU's features
+"""What `precision='auto'` means (A23_machine's `choose_precision`) on each kind of CPU and GPU, with the CPU's features
 mocked (this machine has neither AMX nor every other kind of CPU); the Trainer's and the decoders' 'auto'; float32
 decoding unchanged, bit for bit; the log-probabilities in float32 under autocast; tnb-train's line about its precision
 and `--precision` on tnb-translate and tnb-evaluate; the measured figures the prose of 00 and A9 quotes."""
 import json
 from pathlib import Path
 import pytest, torch
-import transformer_nb.core as core
-from transformer_nb.core import choose_precision, default_precision, cpu_features, EOS_ID
+import transformer_nb.machine as core
+from transformer_nb.core import EOS_ID
+from transformer_nb.machine import choose_precision, default_precision, cpu_features
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
 import conftest
@@ -227,15 +228,15 @@ def test_translate_and_evaluate_precision(run):
 # --- the figures the prose quotes ------------------------------------------------------------------------------------
 
 def test_prose_quotes_the_measurement():
-    "00_core and A09_trainer quote results/bf16_cpu.json (AVX512_BF16, measured here) and the AMX figures (measured elsewhere)."
-    from transformer_nb.core import NotebookFile
+    "A23_machine and A09_trainer quote results/bf16_cpu.json (AVX512_BF16, measured here) and the AMX figures (measured elsewhere)."
+    from transformer_nb.machine import NotebookFile
     r = json.loads((ROOT / 'results' / 'bf16_cpu.json').read_text())
     mm = next(x for x in r['matmul']['rows'] if x['shape'] == '(2500 x 256) . (256 x 1024)')
     tr, dec, bleu = r['train'], r['decode'], r.get('bleu', {})
     parts = [p for p in ('matmul', 'train', 'decode', 'bleu') if p in r]
     loads = [x for p in parts for x in (r[p]['load_average_before'][0], r[p]['load_average_after'][0])]
     step = f"took {tr['bf16_s']:.2f} s against {tr['fp32_s']:.2f} s"
-    NotebookFile(ROOT / 'nbs' / '00_core.ipynb').quoted('bf16c0a1', 'AMD EPYC (Zen 4)', f"load average {int(min(loads))} to {round(max(loads))}",
+    NotebookFile(ROOT / 'nbs' / 'A23_machine.ipynb').quoted('bf16c0a1', 'AMD EPYC (Zen 4)', f"load average {int(min(loads))} to {round(max(loads))}",
         f"ran at {mm['fp32_gflops']:.1f} GFLOP/s in float32 and {mm['bf16_gflops']:.1f} in bf16", step,
         f"decoding was {dec['greedy']['speedup']:.2f} times faster greedy and {dec['beam4']['speedup']:.2f} times with beam 4",
         *([f"BLEU {bleu['beam4']['bf16_bleu_lc']:.2f} against {bleu['beam4']['fp32_bleu_lc']:.2f}", f"the {bleu['sentences']:,} sentences of test2016", f"{bleu['beam4']['same_outputs']} of them translated identically",
@@ -243,7 +244,7 @@ def test_prose_quotes_the_measurement():
         *([f"({bleu['greedy']['bf16_bleu_lc']:.2f} against {bleu['greedy']['fp32_bleu_lc']:.2f} greedy)"] if 'greedy' in bleu else []),
         'Sapphire Rapids, 2 cores, torch 2.13.0', '8 to 16 times faster', '1.5 times faster')
     for part in parts: assert r[part]['machine']['cpu_flags'] and 'AMD EPYC' in r[part]['machine']['hardware'] and r[part]['machine']['torch'].startswith('2.')
-    code = ' '.join((ROOT / 'transformer_nb' / 'core.py').read_text().replace('#', ' ').split())   # BF16_ON_AVX512's comment
+    code = ' '.join((ROOT / 'transformer_nb' / 'machine.py').read_text().replace('#', ' ').split())   # BF16_ON_AVX512's comment
     for x in (tr['speedup'], dec['greedy']['speedup'], dec['beam4']['speedup']): assert f"({x:.2f}x)" in code, x
     for key in ('beam4', 'greedy'):                                            # equal within BLEU's noise, where measured
         if key in bleu: assert bleu[key]['p_value'] > 0.05, (key, bleu[key])

@@ -83,7 +83,7 @@ def test_a_run_folder_is_one_file_everywhere(copy_run):
 @pytest.mark.slow                     # two short runs of the main job's recipe (tokenizer and corpus included)
 def test_train_model_is_tnb_train_bit_for_bit(tmp_path):
     "`train_model(task='numbers', steps=N)` and `tnb-train --steps N` give the same weights, tokenizer and losses."
-    from transformer_nb.core import limit_threads
+    from transformer_nb.machine import limit_threads
     limit_threads(None)          # as a fresh process starts: not the threads another test of this worker chose (both keep those)
     train_model(task='numbers', steps=6, out=str(tmp_path / 'py'), progress=False, say=lambda m: None)
     out, err, code = run(train_main, ['--steps', '6', '--out', tmp_path / 'cli', '--no-progress', '--test-limit', '0'])

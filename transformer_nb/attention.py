@@ -13,7 +13,9 @@ import math
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from fastcore.basics import patch
 from .core import PAD_ID
+from .checks import check_positive_ints, check_feature_sizes, check_choice
 
 # %% ../nbs/01_attention.ipynb #f979d0fa
 def masked_softmax(scores:torch.Tensor, # (..., n_q, n_k) attention logits
@@ -64,28 +66,27 @@ class AdditiveAttention(nn.Module):
         super().__init__()
         d_k = d_q if d_k is None else d_k
         d_hidden = d_q if d_hidden is None else d_hidden
-        for name, x in (('d_q', d_q), ('d_k', d_k), ('d_hidden', d_hidden)):
-            if not isinstance(x, int) or x < 1: raise ValueError(f"{name}={x!r} must be a positive int")
+        check_positive_ints(d_q=d_q, d_k=d_k, d_hidden=d_hidden)        # A24_checks
         self.d_q, self.d_k, self.d_hidden = d_q, d_k, d_hidden
         self.w_q = nn.Linear(d_q, d_hidden, bias=False)   # W_q
         self.w_k = nn.Linear(d_k, d_hidden, bias=True)    # W_k and b
         self.w = nn.Linear(d_hidden, 1, bias=False)       # w
 
-    def forward(self, q:torch.Tensor, # (..., n_q, d_q)
-                k:torch.Tensor, # (..., n_k, d_k)
-                v:torch.Tensor, # (..., n_k, d_v)
-                mask:torch.Tensor|None=None, # bool, broadcasts to (..., n_q, n_k); True = may attend
-               ) -> tuple[torch.Tensor, torch.Tensor]: # output (..., n_q, d_v) and weights (..., n_q, n_k)
-        if q.shape[-1] != self.d_q or k.shape[-1] != self.d_k:   # a standalone module: it checks its own inputs
-            raise ValueError(f"expected q (..., n_q, {self.d_q}) and k (..., n_k, {self.d_k}), "
-                             f"got q {tuple(q.shape)} and k {tuple(k.shape)}")
-        w = masked_softmax(self.scores(q, k), mask)                                    # (..., n_q, n_k)
-        return w @ v, w
-
     def scores(self, q:torch.Tensor, k:torch.Tensor) -> torch.Tensor: # (..., n_q, d_q), (..., n_k, d_k) -> (..., n_q, n_k)
         "The compatibilities e_ij = w^T tanh(W_q q_i + W_k k_j + b), before the softmax."
         h = torch.tanh(self.w_q(q)[..., :, None, :] + self.w_k(k)[..., None, :, :])   # (..., n_q, n_k, d_h)
         return self.w(h).squeeze(-1)                                                   # (..., n_q, n_k)
+
+# %% ../nbs/01_attention.ipynb #6358584b
+@patch
+def forward(self:AdditiveAttention, q:torch.Tensor, # (..., n_q, d_q)
+            k:torch.Tensor, # (..., n_k, d_k)
+            v:torch.Tensor, # (..., n_k, d_v)
+            mask:torch.Tensor|None=None, # bool, broadcasts to (..., n_q, n_k); True = may attend
+           ) -> tuple[torch.Tensor, torch.Tensor]: # output (..., n_q, d_v) and weights (..., n_q, n_k)
+    check_feature_sizes(q, k, self.d_q, self.d_k)            # a standalone module checks its own inputs (A24_checks)
+    w = masked_softmax(self.scores(q, k), mask)                                    # (..., n_q, n_k)
+    return w @ v, w
 
 # %% ../nbs/01_attention.ipynb #e290a3d6
 def scaling_experiment(d_ks=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024), # key sizes to try
@@ -123,7 +124,7 @@ class _RetrievalScorer(nn.Module):
     "Scores of queries against keys after learned projections to d_k: 'additive', 'dot' (unscaled) or 'scaled'."
     def __init__(self, kind:str, d_in:int, d_k:int):
         super().__init__()
-        if kind not in ('additive', 'dot', 'scaled'): raise ValueError(f"kind={kind!r} is not 'additive', 'dot' or 'scaled'")
+        check_choice('kind', kind, ('additive', 'dot', 'scaled'))
         self.kind, self.d_k = kind, d_k
         if kind == 'additive':
             self.add = AdditiveAttention(d_in, d_in, d_hidden=d_k)                 # W_q, W_k and b, w
@@ -136,19 +137,7 @@ class _RetrievalScorer(nn.Module):
         s = self.w_q(q) @ self.w_k(k).mT                                           # (B, n_q, n_k)
         return s / math.sqrt(self.d_k) if self.kind == 'scaled' else s
 
-def retrieval_experiment(kinds=('additive', 'dot', 'scaled'), # scorers to compare
-                         d_ks=(4, 16, 64, 256, 1024), # key (and additive hidden) sizes
-                         seeds=(0, 1, 2), d_in:int=16, n_keys:int=16, noise:float=1.0,
-                         steps:int=600, batch:int=64, lr:float=3e-3, opt:str='adam', n_test:int=2000,
-                         threads:int|None=1, # torch CPU threads while training (None: leave as is); restored after
-                        ) -> dict: # d_k, acc and loss (kind -> (len(d_ks), len(seeds))), ideal_acc, chance
-    "Train each scorer to attend to the key its noisy query came from; held-out accuracy and cross-entropy."
-    if opt not in ('adam', 'sgd'): raise ValueError(f"opt={opt!r} is not 'adam' or 'sgd'")
-    old = torch.get_num_threads()
-    if threads: torch.set_num_threads(threads)   # these matrices are tiny: one thread is fastest on a busy machine
-    try: return _retrieval_runs(kinds, d_ks, seeds, d_in, n_keys, noise, steps, batch, lr, opt, n_test)
-    finally: torch.set_num_threads(old)
-
+# %% ../nbs/01_attention.ipynb #d1c5f4b8
 def _retrieval_runs(kinds, d_ks, seeds, d_in, n_keys, noise, steps, batch, lr, opt, n_test):
     qt, kt, jt = _retrieval_batch(n_test, n_keys, d_in, noise, torch.Generator().manual_seed(12345))  # held out
     res = dict(d_k=list(d_ks), acc={}, loss={}, chance=1 / n_keys,
@@ -170,3 +159,17 @@ def _retrieval_runs(kinds, d_ks, seeds, d_in, n_keys, noise, steps, batch, lr, o
                     acc[a, b], loss[a, b] = (s.argmax(-1) == jt).float().mean(), F.cross_entropy(s, jt)
         res['acc'][kind], res['loss'][kind] = acc, loss
     return res
+
+# %% ../nbs/01_attention.ipynb #d1c5f4b9
+def retrieval_experiment(kinds=('additive', 'dot', 'scaled'), # scorers to compare
+                         d_ks=(4, 16, 64, 256, 1024), # key (and additive hidden) sizes
+                         seeds=(0, 1, 2), d_in:int=16, n_keys:int=16, noise:float=1.0,
+                         steps:int=600, batch:int=64, lr:float=3e-3, opt:str='adam', n_test:int=2000,
+                         threads:int|None=1, # torch CPU threads while training (None: leave as is); restored after
+                        ) -> dict: # d_k, acc and loss (kind -> (len(d_ks), len(seeds))), ideal_acc, chance
+    "Train each scorer to attend to the key its noisy query came from; held-out accuracy and cross-entropy."
+    check_choice('opt', opt, ('adam', 'sgd'))
+    old = torch.get_num_threads()
+    if threads: torch.set_num_threads(threads)   # these matrices are tiny: one thread is fastest on a busy machine
+    try: return _retrieval_runs(kinds, d_ks, seeds, d_in, n_keys, noise, steps, batch, lr, opt, n_test)
+    finally: torch.set_num_threads(old)

@@ -147,7 +147,7 @@ def _train(argv):
     if any(x in ('-h', '--help') for x in argv): _train_help()
     p = _train_parser(); a = p.parse_args(argv); _check_train(a); heavy_imports()
     for line in check_thread_env(): warnings.warn(line)
-    from transformer_nb.core import limit_threads
+    from transformer_nb.machine import limit_threads
     from transformer_nb.model import PRESETS
     from transformer_nb.distributed import init_distributed
     from transformer_nb import workflow
@@ -246,7 +246,7 @@ def _translate_export(a):
     check_not_inputs({'-o': a.output}, {'-i': a.input, 'the export': [q for q in Path(a.checkpoint).iterdir() if q.is_file()]})
     for line in check_thread_env(): warnings.warn(line)
     heavy_imports()
-    from transformer_nb.core import limit_threads
+    from transformer_nb.machine import limit_threads
     from transformer_nb.export import load_ctranslate2, ctranslate2_translate
     try: translator, tok, meta = load_ctranslate2(a.checkpoint, threads=limit_threads(a.threads), device=a.device or 'cpu')
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it

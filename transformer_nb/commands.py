@@ -355,7 +355,7 @@ def library_errors(parser:argparse.ArgumentParser):
 def load_decoder(checkpoint, prog:str, # how the tool names itself in the line that says which file it uses
                  device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False):
     "(model, tokenizer, checkpoint dict, task, `Decoding`, path) of a checkpoint or run folder, read once; says on standard error which file it uses."
-    from transformer_nb.core import limit_threads
+    from transformer_nb.machine import limit_threads
     from transformer_nb.checkpoints import read_checkpoint, model_from_checkpoint
     from transformer_nb.decoding import check_beam
     device = check_device(device); limit_threads(threads)

@@ -12,14 +12,14 @@ import math
 import torch
 import torch.nn as nn
 from .core import PAD_ID
+from .checks import check_pad_id, check_tie
 
 # %% ../nbs/04_embeddings.ipynb #c2ebd0ce
 class Embeddings(nn.Module):
     "Token embeddings multiplied by sqrt(d_model) (§3.4), initialised N(0, 1/d_model) so the result has unit-scale entries."
     def __init__(self, vocab:int, d_model:int, pad_id:int|None=PAD_ID):
         super().__init__()
-        if pad_id is not None and not 0 <= pad_id < vocab:
-            raise ValueError(f"pad_id={pad_id} is not an id of a vocabulary of {vocab}")
+        check_pad_id(pad_id, vocab)                                     # an id of the vocabulary (A24_checks)
         self.lut, self.d_model, self.scale = nn.Embedding(vocab, d_model, padding_idx=pad_id), d_model, math.sqrt(d_model)
         self.reset_parameters()
 
@@ -46,14 +46,7 @@ class Generator(nn.Module):
 # %% ../nbs/04_embeddings.ipynb #03205754
 def tie_weights(*modules:nn.Module) -> nn.Parameter:
     "Make every `Embeddings`/`Generator` in `modules` share the first one's weight matrix (vocab, d_model); return it."
-    def mat(m):
-        if isinstance(m, Embeddings): return m.lut
-        if isinstance(m, Generator): return m.proj
-        raise TypeError(f"tie_weights ties Embeddings and Generator modules, got {type(m).__name__}")
-    mats = [mat(m) for m in modules]
-    if not mats: raise ValueError("tie_weights needs at least one module")
-    shapes = [tuple(m.weight.shape) for m in mats]
-    if len(set(shapes)) > 1:
-        raise ValueError(f"cannot tie weight matrices of shapes {shapes} (vocab, d_model): the vocabulary (and d_model) must be shared")
+    mats = [m.lut if isinstance(m, Embeddings) else m.proj if isinstance(m, Generator) else None for m in modules]
+    check_tie(modules, mats)                              # Embeddings or Generator, one shape (A24_checks)
     for m in mats[1:]: m.weight = mats[0].weight
     return mats[0].weight

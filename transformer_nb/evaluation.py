@@ -17,7 +17,8 @@ import numpy as np
 import torch
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
-from .core import EOS_ID, get_device, autocast, choose_precision
+from .core import EOS_ID, get_device
+from .machine import autocast, choose_precision
 from .attention import attention
 from .model import PRESETS, PAPER_TABLE3
 from .datasets import corpus_score

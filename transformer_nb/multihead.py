@@ -11,25 +11,16 @@ __all__ = ['MultiHeadAttention', 'to_torch_mha', 'mha_cost', 'show_heads']
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from fastcore.basics import patch
 from .attention import attention
+from .checks import check_head_sizes, check_torch_layout, check_one_sentence
 
 # %% ../nbs/02_multihead.ipynb #b1528f4e
-_SDPA_NAN_ROWS = tuple(int(x) for x in torch.__version__.split('+')[0].split('.')[:2]) < (2, 5)
-
-def _empty_rows(mask:torch.Tensor|None) -> torch.Tensor|None:
-    "The queries of a bool `mask` that may attend to no key, (..., n_q, 1); None if there are none."
-    if mask is None or mask.dtype != torch.bool: return None
-    empty = ~mask.any(-1, keepdim=True)
-    return empty if empty.any() else None
-
 class MultiHeadAttention(nn.Module):
     "Multi-head attention (§3.2.2) with h heads of size d_k (queries, keys) and d_v (values)."
     def __init__(self, d_model:int, h:int, d_k:int|None=None, d_v:int|None=None, p_drop:float=0.0, bias:bool=True):
         super().__init__()
-        if d_k is None and d_model % h:
-            raise ValueError(f"d_model={d_model} must be divisible by h={h} (each head gets d_k = d_model/h), "
-                             f"or give d_k explicitly")
-        if not 0 <= p_drop < 1: raise ValueError(f"dropout p_drop={p_drop} must be in [0, 1)")
+        check_head_sizes(d_model, h, d_k, p_drop)                             # sizes that can work (A24_checks)
         self.d_model, self.h, self.p_drop = d_model, h, p_drop
         self.d_k = d_model // h if d_k is None else d_k
         self.d_v = self.d_k if d_v is None else d_v
@@ -38,57 +29,70 @@ class MultiHeadAttention(nn.Module):
         self.out_proj = nn.Linear(h*self.d_v, d_model, bias=bias)        # W^O
         self.reset_parameters()
 
-    @torch.no_grad()
-    def reset_parameters(self):
-        "Xavier uniform on each of W^Q, W^K, W^V and on W^O; zero biases."
-        for w in self.in_proj.weight.split(self.sizes): nn.init.xavier_uniform_(w)
-        nn.init.xavier_uniform_(self.out_proj.weight)
-        if self.in_proj.bias is not None: nn.init.zeros_(self.in_proj.bias); nn.init.zeros_(self.out_proj.bias)
-
-    def rows(self, i:int, j:int|None=None):
-        "Rows i:j of the stacked projection as (weight, bias): 0:h*d_k is W^Q, then W^K, then W^V."
-        b = self.in_proj.bias
-        return self.in_proj.weight[i:j], None if b is None else b[i:j]
-
     def split_heads(self, x, d:int):  # (B, n, h*d) -> (B, h, n, d)
         return x.view(x.shape[0], x.shape[1], self.h, d).transpose(1, 2)
 
     def merge_heads(self, x):         # (B, h, n, d_v) -> (B, n, h*d_v): Concat(head_1, ..., head_h)
         return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.h*self.d_v)
 
-    def project(self, x, mem=None, cache=None):
-        "Heads of Q (from x) and of K, V (from x, or from mem); with a decoding `cache` (10_decoding), K, V so far."
-        if mem is None: q, k, v = F.linear(x, self.in_proj.weight, self.in_proj.bias).split(self.sizes, dim=-1)  # one GEMM
-        else:
-            q = F.linear(x, *self.rows(0, self.sizes[0]))                        # (B, n_q, h*d_k)
-            if cache is not None and len(cache): return self.split_heads(q, self.d_k), cache.k, cache.v  # K, V once
-            k, v = F.linear(mem, *self.rows(self.sizes[0])).split(self.sizes[1:], dim=-1)  # from the memory
-        q, k, v = self.split_heads(q, self.d_k), self.split_heads(k, self.d_k), self.split_heads(v, self.d_v)
-        if cache is not None: k, v = cache.append(k, v)                          # the new ones after the kept ones
-        return q, k, v                                      # (B, h, n_q, d_k), (B, h, n_k, d_k), (B, h, n_k, d_v)
+# %% ../nbs/02_multihead.ipynb #b1528f50
+@patch
+@torch.no_grad()
+def reset_parameters(self:MultiHeadAttention):
+    "Xavier uniform on each of W^Q, W^K, W^V and on W^O; zero biases."
+    for w in self.in_proj.weight.split(self.sizes): nn.init.xavier_uniform_(w)
+    nn.init.xavier_uniform_(self.out_proj.weight)
+    if self.in_proj.bias is not None: nn.init.zeros_(self.in_proj.bias); nn.init.zeros_(self.out_proj.bias)
 
-    def forward(self, x:torch.Tensor, # queries come from here (B, n_q, d_model)
-                mem:torch.Tensor|None=None, # keys/values come from here (B, n_k, d_model); None = self-attention
-                mask:torch.Tensor|None=None, # bool, broadcasts to (B, h, n_q, n_k); True = may attend
-                cache=None, # incremental decoding (10_decoding): self-attention appends to it, cross-attention fills it once
-               ) -> torch.Tensor: # (B, n_q, d_model)
-        q, k, v = self.project(x, mem, cache)                                    # (B, h, n, d_k or d_v)
-        empty = _empty_rows(mask) if _SDPA_NAN_ROWS else None                    # torch 2.4: NaN for a query that sees
-        if empty is not None: mask = mask | empty                                # no key; later versions, and ours, give 0
-        o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=self.p_drop if self.training else 0.0)
-        if empty is not None: o = o.masked_fill(empty, 0.0)
-        return self.out_proj(self.merge_heads(o))                                # (B, h, n_q, d_v) -> (B, n_q, d_model)
+@patch
+def rows(self:MultiHeadAttention, i:int, j:int|None=None):
+    "Rows i:j of the stacked projection as (weight, bias): 0:h*d_k is W^Q, then W^K, then W^V."
+    b = self.in_proj.bias
+    return self.in_proj.weight[i:j], None if b is None else b[i:j]
 
-    def weights(self, x:torch.Tensor, mem:torch.Tensor|None=None, mask:torch.Tensor|None=None) -> torch.Tensor:
-        "The attention weights (B, h, n_q, n_k) of `forward(x, mem, mask)`, from the explicit `attention` (for figures)."
-        return attention(*self.project(x, mem), mask)[1]
+@patch
+def project(self:MultiHeadAttention, x, mem=None, cache=None):
+    "Heads of Q (from x) and of K, V (from x, or from mem); with a decoding `cache` (10_decoding), K, V so far."
+    if mem is None: q, k, v = F.linear(x, self.in_proj.weight, self.in_proj.bias).split(self.sizes, dim=-1)  # one GEMM
+    else:
+        q = F.linear(x, *self.rows(0, self.sizes[0]))                        # (B, n_q, h*d_k)
+        if cache is not None and len(cache): return self.split_heads(q, self.d_k), cache.k, cache.v  # K, V once
+        k, v = F.linear(mem, *self.rows(self.sizes[0])).split(self.sizes[1:], dim=-1)  # from the memory
+    q, k, v = self.split_heads(q, self.d_k), self.split_heads(k, self.d_k), self.split_heads(v, self.d_v)
+    if cache is not None: k, v = cache.append(k, v)                          # the new ones after the kept ones
+    return q, k, v                                      # (B, h, n_q, d_k), (B, h, n_k, d_k), (B, h, n_k, d_v)
+
+# %% ../nbs/02_multihead.ipynb #b1528f51
+_SDPA_NAN_ROWS = tuple(int(x) for x in torch.__version__.split('+')[0].split('.')[:2]) < (2, 5)
+
+def _empty_rows(mask:torch.Tensor|None) -> torch.Tensor|None:
+    "The queries of a bool `mask` that may attend to no key, (..., n_q, 1); None if there are none."
+    if mask is None or mask.dtype != torch.bool: return None
+    empty = ~mask.any(-1, keepdim=True)
+    return empty if empty.any() else None
+
+@patch
+def forward(self:MultiHeadAttention, x:torch.Tensor, # queries come from here (B, n_q, d_model)
+            mem:torch.Tensor|None=None, # keys/values come from here (B, n_k, d_model); None = self-attention
+            mask:torch.Tensor|None=None, # bool, broadcasts to (B, h, n_q, n_k); True = may attend
+            cache=None, # incremental decoding (10_decoding): self-attention appends to it, cross-attention fills it once
+           ) -> torch.Tensor: # (B, n_q, d_model)
+    q, k, v = self.project(x, mem, cache)                                    # (B, h, n, d_k or d_v)
+    empty = _empty_rows(mask) if _SDPA_NAN_ROWS else None                    # torch 2.4: NaN for a query that sees
+    if empty is not None: mask = mask | empty                                # no key; later versions, and ours, give 0
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=self.p_drop if self.training else 0.0)
+    if empty is not None: o = o.masked_fill(empty, 0.0)
+    return self.out_proj(self.merge_heads(o))                                # (B, h, n_q, d_v) -> (B, n_q, d_model)
+
+@patch
+def weights(self:MultiHeadAttention, x:torch.Tensor, mem:torch.Tensor|None=None, mask:torch.Tensor|None=None) -> torch.Tensor:
+    "The attention weights (B, h, n_q, n_k) of `forward(x, mem, mask)`, from the explicit `attention` (for figures)."
+    return attention(*self.project(x, mem), mask)[1]
 
 # %% ../nbs/02_multihead.ipynb #5737bc42
 def to_torch_mha(m:MultiHeadAttention) -> nn.MultiheadAttention:
     "A `torch.nn.MultiheadAttention` (batch_first) computing the same function as `m` (needs d_k = d_v = d_model/h)."
-    if m.d_k != m.d_v or m.h * m.d_k != m.d_model:
-        raise ValueError(f"nn.MultiheadAttention needs d_k = d_v = d_model/h, got d_model={m.d_model}, h={m.h}, "
-                         f"d_k={m.d_k}, d_v={m.d_v}")
+    check_torch_layout(m.d_model, m.h, m.d_k, m.d_v)
     bias = m.in_proj.bias is not None
     ref = nn.MultiheadAttention(m.d_model, m.h, dropout=m.p_drop, bias=bias, batch_first=True)
     ref = ref.to(m.in_proj.weight.device, m.in_proj.weight.dtype).train(m.training)
@@ -116,7 +120,7 @@ def show_heads(w:torch.Tensor, # attention weights (h, n_q, n_k) of one sentence
                titles:list|None=None, ncols:int=4, size:float=2.2):
     "A grid of heat maps, one per head; returns the figure (call `plt.show()` in a notebook)."
     import matplotlib.pyplot as plt
-    if w.dim() != 3: raise ValueError(f"weights of shape {tuple(w.shape)}: expected (h, n_q, n_k) for one sentence")
+    check_one_sentence(w)
     h = w.shape[0]; ncols = min(ncols, h); nrows = -(-h // ncols)
     fig, axs = plt.subplots(nrows, ncols, figsize=(size*ncols, size*nrows), squeeze=False)
     for i, ax in enumerate(axs.flat):

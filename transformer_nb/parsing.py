@@ -17,7 +17,8 @@ from functools import cache
 from pathlib import Path
 import nltk
 from nltk import PCFG, Tree, Nonterminal
-from .core import count_params, hardware, git_commit
+from .core import count_params
+from .machine import hardware, git_commit
 from .checkpoints import checkpoint_meta
 from .datasets import ParallelData, Loader
 from .decoding import Decoding, DECODE_BATCH_TOKENS, check_beam

@@ -11,18 +11,18 @@ __all__ = ['pe_frequencies', 'sinusoidal_encoding', 'pe_shift_matrix', 'Sinusoid
 # %% ../nbs/05_positional_encoding.ipynb #2897c338
 import torch
 import torch.nn as nn
+from .checks import check_even_width, check_positions, check_learned_range
 
 # %% ../nbs/05_positional_encoding.ipynb #e322c005
 def pe_frequencies(d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model/2,)
     "The angular frequencies w_i = 10000^(-2i/d_model), i = 0 .. d_model/2-1, of the sinusoidal encoding."
-    if d_model <= 0 or d_model % 2:
-        raise ValueError(f"d_model={d_model} must be a positive even number for sinusoidal encodings (sin/cos pairs)")
+    check_even_width(d_model)                                      # sin/cos pairs (A24_checks)
     return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=dtype) / d_model)
 
 # %% ../nbs/05_positional_encoding.ipynb #51a78696
 def sinusoidal_encoding(n:int, d_model:int, start:int=0, device=None, dtype=torch.float32) -> torch.Tensor:  # (n, d_model)
     "The sinusoidal encodings (§3.5) of positions start .. start+n-1, one row per position."
-    if n < 0 or start < 0: raise ValueError(f"positions must be non-negative, got n={n}, start={start}")
+    check_positions(n, start)
     w = pe_frequencies(d_model)                                                 # (d_model/2,)
     angle = torch.arange(start, start + n, dtype=torch.float64)[:, None] * w    # (n, d_model/2)
     pe = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)             # (n, d_model): sin, cos, sin, cos, ...
@@ -63,8 +63,5 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def forward(self, x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
         end = start + x.shape[-2]
-        if end > self.max_len:
-            raise ValueError(f"positions up to {end - 1} were asked for, but learned positional embeddings only exist "
-                             f"for positions 0..{self.max_len - 1} (max_len={self.max_len}); use a larger max_len or "
-                             f"pos='sinusoidal'")
+        check_learned_range(end, self.max_len)                         # no vector past the table (A24_checks)
         return x + self.emb.weight[start:end].to(x.dtype)

@@ -11,7 +11,8 @@ __all__ = ['RESULT_KEYS', 'RECORD_KINDS', 'train_time', 'make_record', 'today', 
 # %% ../nbs/A11_records.ipynb #16dafa82
 import json, datetime, math, os, re
 from pathlib import Path
-from .core import count_params, hardware
+from .core import count_params
+from .machine import hardware
 from .safeguards import atomic_write, folder_lock
 
 # %% ../nbs/A11_records.ipynb #1da76c43

@@ -16,7 +16,9 @@ import numpy as np
 import torch
 import torch.nn as nn
 from tqdm import tqdm
-from .core import get_device, parse_device, autocast, choose_precision, precision_dtype
+from .core import get_device
+from .checks import parse_device
+from .machine import autocast, choose_precision, precision_dtype
 from .model import Transformer
 from .data import TokenBatchSampler, collate
 from .training import make_optimizer, label_smoothed_nll

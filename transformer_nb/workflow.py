@@ -15,7 +15,8 @@ import torch
 from dataclasses import dataclass, fields
 from pathlib import Path
 from .safeguards import read_text_lines, printable
-from .core import UNK_ID, set_seed, hardware, git_commit, get_device, limit_threads
+from .core import UNK_ID, set_seed, get_device
+from .machine import hardware, git_commit, limit_threads
 from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs

@@ -6,7 +6,8 @@ the fraction of hidden units the ReLU zeroes at initialisation, and exercise 3's
 pre-activations and the sparsity for b_1 = +1 and -1 at three input scales), measured again here on the notebook's
 layer and inputs (`set_seed(0)`, then `FeedForward(512, 2048)` and `torch.randn(1, 32, 512)`, as its cell draws them).
 Names defined here start with `_` and are deleted at the end."""
-from transformer_nb.core import NotebookFile as _NotebookFile, set_seed as _set_seed
+from transformer_nb.core import set_seed as _set_seed
+from transformer_nb.machine import NotebookFile as _NotebookFile
 from transformer_nb.ffn import FeedForward as _FFN
 
 _q = _NotebookFile('03_ffn.ipynb').quoted

@@ -6,7 +6,7 @@ timing cell) and, for what holds on any CPU, against this run's `recs`. Everythi
 name of the notebook is rebound."""
 
 def _check_prose_07():
-    from transformer_nb.core import NotebookFile
+    from transformer_nb.machine import NotebookFile
     from transformer_nb.complexity import table1_markdown, layer_flops, max_path_length, _module_flops, _timing_table
     nb = NotebookFile('07_why_self_attention.ipynb')
 

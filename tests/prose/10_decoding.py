@@ -9,7 +9,7 @@ what holds on any CPU. Everything runs inside one function, so no notebook varia
 def _prose_checks_10():
     import math, re
     from fastcore.test import test_eq, test_close, test_fail
-    from transformer_nb.core import NotebookFile
+    from transformer_nb.machine import NotebookFile
     nb = NotebookFile('10_decoding.ipynb'); quoted = nb.quoted
     quoted('809cce4d', 'beam size of 4'); test_fail(lambda: quoted('809cce4d', 'no such text'), contains='should say')
 

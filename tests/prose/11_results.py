@@ -9,7 +9,7 @@ def _check_11_prose():
     import json, math, re
     from pathlib import Path
     from fastcore.test import test_eq, test_fail
-    from transformer_nb.core import NotebookFile
+    from transformer_nb.machine import NotebookFile
     from transformer_nb.model import PRESETS, PAPER_TABLE3, TransformerConfig, count_config_params
     from transformer_nb.records import load_results, headline_table, fmt_minutes
     from transformer_nb.datasets import load_dataset, find_multi30k

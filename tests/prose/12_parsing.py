@@ -9,7 +9,7 @@ def _check_12_prose():
     import inspect, re, statistics
     from pathlib import Path
     from fastcore.test import test_fail
-    from transformer_nb.core import NotebookFile
+    from transformer_nb.machine import NotebookFile
     from transformer_nb.model import TransformerConfig, count_config_params
     from transformer_nb.records import load_results
     from transformer_nb.tasks import get_task

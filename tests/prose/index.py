@@ -9,7 +9,7 @@ import importlib as _importlib, inspect as _inspect, json as _json, math as _mat
 from pathlib import Path as _Path
 import torch as _torch
 from fastcore.test import test_eq as _test_eq
-from transformer_nb.core import NotebookFile as _NotebookFile
+from transformer_nb.machine import NotebookFile as _NotebookFile
 import frontpage as _fp
 
 _q = _NotebookFile('index.ipynb').quoted
