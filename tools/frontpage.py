@@ -97,7 +97,7 @@ FIGURE1 = {'data': ['encode_pairs', 'collate'], 'embeddings': ['Embeddings', 'ti
 
 # ---- the paper path: notebook, the paper's section, what you will learn; the time of Run All from notebook_times.json
 PATH = [
-    ('00_core', '—', 'the special token ids, devices and precision, seeding, CPU threads'),
+    ('00_core', '—', 'the special token ids, the device, seeding: what every later notebook needs'),
     ('01_attention', '§3.2.1', 'scaled dot-product attention, masks, why $1/\\sqrt{d_k}$, additive attention'),
     ('02_multihead', '§3.2.2–3.2.3', 'multi-head attention, its cost, its three uses in the model'),
     ('03_ffn', '§3.3', 'the position-wise feed-forward network, two 1×1 convolutions'),
