@@ -268,3 +268,27 @@ def test_tokenizer_options_on_resume_are_the_librarys_refusal(run):
     assert r.stdout == '', r.stdout
     r = tnb_train('--resume', run, '--byte-fallback', '--no-progress')
     one_line(r, 'tnb-train', f"--byte-fallback shapes a new tokenizer, and a resumed run keeps its own (that of {run}): drop it")
+
+
+@pytest.mark.parametrize('device', ['cpu', 'auto'])
+def test_device_on_a_new_and_a_resumed_run(tmp_path, device):
+    "--device was passed twice to the memory check of a new run (a TypeError, exit 70): it works on a new run and on its resume."
+    out = tmp_path / 'run'
+    r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '2', '--device', device, '--out', out, '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = tnb_train('--resume', out, '--steps', '3', '--device', device, '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert load_checkpoint(RunFolder(out).latest())['step'] == 3
+
+
+def test_own_files_without_steps_are_refused_before_training(tmp_path):
+    "Ten epochs of a small corpus of your own were 20 updates inside a 4,000-update warm-up, silently: the run is refused, saying what to give."
+    for name in ('train.en', 'train.toy'): (tmp_path / name).write_text('one two\nthree four\n' * 20)
+    files = ['--dataset', 'files', '--train', tmp_path / 'train.en', tmp_path / 'train.toy', '--no-progress', '--test-limit', '0']
+    r = tnb_train(*files, '--out', tmp_path / 'run')
+    assert r.returncode == 2 and not (tmp_path / 'run').exists(), r.stderr[-2000:]
+    [line] = [l for l in r.stderr.splitlines() if l.strip()]
+    assert line.startswith('tnb-train: error: --dataset files: give --steps N') and '--warmup N' in line and '4,000-update warm-up' in line, line
+    assert '--steps 2000' in tnb_train('--help').stdout                            # as --help's own-data example shows it
+    r = tnb_train(*files, '--preset', 'tiny', '--vocab-size', '30', '--steps', '20', '--out', tmp_path / 'run')
+    assert r.returncode == 0 and 'warm-up: the default 4,000 updates would outlast this 20-update run, so it is 2' in r.stdout, r.stderr[-2000:]

@@ -23,7 +23,10 @@ _EPILOG = """examples:
   tnb-train                                          # the main job: number words, en -> de, about 3 minutes on a CPU
   tnb-train --dataset copy --preset tiny --steps 300 # a smoke test: learn to copy
   tnb-train --dataset multi30k --src-lang de --tgt-lang en --preset small --epochs 10 --out runs/m30k-de-en
-  tnb-train --dataset files --train train.de train.en --valid dev.de dev.en --src-lang de --tgt-lang en
+  tnb-train --dataset files --train train.de train.en --valid dev.de dev.en --src-lang de --tgt-lang en --steps 2000
+                                                     # your own files need --steps (the warm-up is then at most a tenth
+                                                     # of the run) or --warmup: epochs alone are refused, as their
+                                                     # length in updates is not known before the files are tokenized
   tnb-train --resume runs/numbers --steps 2000       # continue a run with its own settings
   torchrun --nproc_per_node=2 $(which tnb-train) --dataset copy --preset tiny --steps 100
 
@@ -118,6 +121,15 @@ def _task_of(a):
     if not task.languages and (a.src_lang or a.tgt_lang): _fail(f"--dataset {a.dataset} has no languages: drop --src-lang/--tgt-lang")
     return task
 
+def _check_warmup(a, recipe):
+    "Refuse a new run on your own files with no length in updates (`--steps`) and no `--warmup`: its epochs may end inside the warm-up."
+    from transformer_nb.datasets import DATASETS
+    if not DATASETS[a.dataset].reads_files or a.steps or a.warmup or recipe.train.get('steps'): return
+    w = recipe.train.get('warmup', 4000)
+    _fail(f"--dataset {a.dataset}: give --steps N, the run's length in updates (a warm-up longer than a tenth of it is "
+          f"shortened, as for any --steps run), or choose --warmup N: {a.epochs or recipe.train.get('epochs', 1)} epochs of your "
+          f"files are an unknown number of updates, and a small corpus would end inside the {w:,}-update warm-up, untrained")
+
 # %% ../nbs/A19_cli.ipynb #a7set001
 def _settings(a) -> tuple[dict, dict, dict|None]:
     "(the settings `train_model` takes by name, the tokenizer's options, your own files) of the options given."
@@ -169,9 +181,10 @@ def _train(argv):
                   f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
         with library_errors(p):                                    # recipe='x': the copy task's recipes are ... -> --recipe x: ...
             recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
+            if not a.resume: _check_warmup(a, recipe)
             if not a.resume:
                 data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **(files or {}))
-                workflow.check_memory(task, a.preset, a.vocab_size, a.device, recipe=recipe, **s)
+                workflow.check_memory(task, a.preset, a.vocab_size, recipe=recipe, **s)   # --device is in s
             print(f"{data}; {task.name} task; " + ('resumed' if a.resume else f"{f'recipe {a.recipe}, ' if a.recipe else ''}preset "
                   f"{a.preset or recipe.preset}") + f"; output in {out.path}")
             t0, command = time.time(), shlex.join(['tnb-train', *argv])
@@ -333,6 +346,18 @@ def evaluate_main(argv:list|None=None):
     run_cli('tnb-evaluate', _evaluate, argv)
 
 # %% ../nbs/A19_cli.ipynb #dc0de427
+def _no_averages(paths:list) -> list:
+    "`paths` without the averages among them (average.pt, or a file that averages others), each skipped and named; none left is refused."
+    from transformer_nb.checkpoints import load_checkpoint, checkpoint_meta
+    def average(q):
+        if q.name == 'average.pt': return True
+        with contextlib.suppress(Exception): return bool(checkpoint_meta(load_checkpoint(q, mmap=True)).get('averaged_from'))
+        return False                                               # unreadable: `save_averaged` names it
+    if not (skip := [q for q in paths if average(q)]): return paths
+    if len(skip) == len(paths): _fail(f"{', '.join(map(str, skip))}: averages only; average the training checkpoints they came from")
+    note(f"tnb-average: skipped {', '.join(map(str, skip))}: an average of checkpoints, which averaged again would count them twice")
+    return [q for q in paths if q not in skip]
+
 def _average(argv):
     p = CliParser(prog='tnb-average', description="Average checkpoints of one run (as the paper does) into a new checkpoint.",
                   epilog="examples: tnb-average runs/m30k --last 5 -o runs/m30k/avg5.pt")
@@ -340,6 +365,9 @@ def _average(argv):
     p.add_argument('--last', type=number(int, 1), help="with a run folder: average its newest N checkpoints")
     p.add_argument('-o', '--output', required=True); p.add_argument('--debug', action='store_true')
     a = p.parse_args(argv)
+    if ref := next((q for q in a.checkpoints if q.startswith('pretrained:')), None):
+        _fail(f"{ref} is a published model, one finished checkpoint, not the checkpoints of a run: tnb-average averages a run's "
+              f"checkpoints (its folder with --last N, or its checkpoint files)")
     check_output(a.output, '-o')
     paths = [Path(q) for q in a.checkpoints]
     if a.last is not None:
@@ -349,6 +377,7 @@ def _average(argv):
     from transformer_nb.checkpoints import save_averaged, resolve_checkpoint
     folder = paths[0] if len(paths) == 1 and paths[0].is_dir() else None
     if folder: paths = [resolve_checkpoint(folder)[0]]            # the file the folder stands for
+    if len(paths) > 1: paths = _no_averages(paths)
     out = save_averaged(paths, a.output)
     n, names = len(paths), ', '.join(q.name for q in paths)
     print(f"averaged {n} checkpoint{'s' * (n != 1)} ({names}) -> {out}", file=sys.stderr if in_place(out) else sys.stdout)

@@ -394,22 +394,37 @@ def _gzipped(path) -> bool:
     with contextlib.suppress(OSError), open(path, 'rb') as f: return check_gzip(f, f"-i {path}")
     return False
 
-def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.ExitStack):
-    "(batches of sentences, how to name sentence i, whether all are known now): the arguments, a file read whole, or a stream as it comes (opened in `opened`)."
+_CONTROL = re.compile('[\x00-\x08\x0a-\x1f\x7f-\x9f]')   # control characters, but a tab: a stray '\r', an escape, a bell
+
+def _spaced(batches, name, prog:str):
+    "`batches` with every control character inside a line read as a space, said in one note at the first: one line out per line in."
+    n, said = 0, False
+    for b in batches:
+        if not said and (i := next((i for i, s in enumerate(b) if _CONTROL.search(s)), None)) is not None:
+            from transformer_nb.safeguards import printable
+            note(f"{prog}: {name(n + i)} holds control characters ({printable(''.join(dict.fromkeys(_CONTROL.findall(b[i]))))}): "
+                 f"each is read as a space, here and in any later line, so that every line in gives one line out"); said = True
+        n += len(b); yield [_CONTROL.sub(' ', s) for s in b] if said else b
+
+def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.ExitStack, prog:str='tnb-translate'):
+    "(batches of sentences, how to name sentence i, whether all are known now): the arguments, a file read whole, or a stream as it comes (opened in `opened`); control characters inside a line read as spaces (`_spaced`)."
     from transformer_nb.safeguards import read_text_lines, check_text_file, iter_lines, as_available
     if sentences:
         if bad := [i for i, s in enumerate(sentences) if any('\udc80' <= c <= '\udcff' for c in s)]:
             raise UserError(f"sentence {bad[0] + 1} on the command line is not valid UTF-8 text")
-        return [sentences], (lambda i: f"sentence {i + 1}"), True
+        name = lambda i: f"sentence {i + 1}"
+        return list(_spaced([sentences], name, prog)), name, True
     if input and input != '-' and Path(input).is_file() and not _gzipped(input):   # gzip is streamed: it may expand to anything
         with out_of_memory(f"-i {input}"): lines = read_text_lines(input, '-i')
-        return [lines[i:i + FILE_BATCH] for i in range(0, len(lines), FILE_BATCH)], (lambda i: f"-i {input}, line {i + 1}"), True
+        name = lambda i: f"-i {input}, line {i + 1}"
+        return list(_spaced([lines[i:i + FILE_BATCH] for i in range(0, len(lines), FILE_BATCH)], name, prog)), name, True
     stdin = getattr(sys.stdin, 'buffer', None)
     f = opened.enter_context(open(check_text_file(input, '-i'), 'rb')) if input and input != '-' else stdin   # a FIFO, a device, standard input
     if f is None: raise UserError("no sentences given, and there is no standard input to read them from")
     if f is stdin and sys.stdin.isatty(): note("reading sentences from standard input, one per line; end with Ctrl-D")
     name = f"-i {input}" if f is not stdin else 'standard input'
-    return as_available(iter_lines(f, name), most=2000), (lambda i: f"{name}, line {i + 1}"), False
+    at = lambda i: f"{name}, line {i + 1}"
+    return _spaced(as_available(iter_lines(f, name), most=2000), at, prog), at, False
 
 # %% ../nbs/A17_commands.ipynb #411f1910
 _NAMED = 5   # lines the model cannot know that `translate_batches` names one by one; the others are counted in one line
