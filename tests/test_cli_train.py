@@ -51,19 +51,19 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     assert load_checkpoint(RunFolder(out).latest())['step'] == 40
 
 @pytest.mark.parametrize('args,msg', [
-    (['--steps', '0'], '--steps must be >= 1, got 0'),
+    (['--steps', '0'], 'steps=0 must be an int >= 1, or None'),
     (['--dataset', 'nope'], "invalid choice: 'nope'"),
     (['--preset', 'huge'], "invalid choice: 'huge'"),
     (['--resume', '/nonexistent/ckpt.pt'], 'checkpoint not found: /nonexistent/ckpt.pt'),
     (['--dataset', 'files'], '--dataset files needs --train'),
     (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
-    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], '--lr-scale must be > 0, got -1.0'),
+    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], 'lr_scale=-1.0 must be a positive number'),
     (['--test-limit', '-1'], '--test-limit must be >= 0, got -1'),
     (['--d-k', '0'], '--d-k must be in [1, 65536], got 0'),
     (['--pos', 'relative'], "invalid choice: 'relative'"),
-    (['--max-time', '0'], '--max-time must be > 0, got 0.0'),
-    (['--max-time', 'nan'], '--max-time must be > 0, got nan'),
+    (['--max-time', '0'], 'max_time=0.0 must be a positive number, or None'),
+    (['--max-time', 'nan'], '--max-time must be a finite number, got nan'),
 ])
 def test_bad_arguments_give_one_line(args, msg, tmp_path):
     r = tnb_train(*args, '--out', tmp_path / 'o')
@@ -189,7 +189,7 @@ def test_a_model_larger_than_the_memory_is_refused_before_anything(tmp_path):
 def test_resume_on_other_data_needs_new_data(run, tmp_path):
     shutil.copytree(run, tmp_path / 'run')
     r = tool('train', '--resume', tmp_path / 'run', '--dataset', 'numbers', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'was trained on copy', '--dataset numbers would continue it on other data', '--new-data')
+    one_line(r, 'tnb-train', 'was trained on copy', "dataset='numbers' would continue it on other data", 'new_data=True')
     assert [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000002.pt']
     one_line(tool('train', *TINY, '--new-data', '--steps', '3'), 'tnb-train', '--new-data is for --resume')
 
@@ -260,14 +260,14 @@ def test_torchrun_trains_with_one_holder_of_the_run_folder(tmp_path):
 
 
 def test_tokenizer_options_on_resume_are_the_librarys_refusal(run):
-    """--normalization and --byte-fallback with --resume: refused by resume_run alone, its `name=value` words put in the
-    command's options by `cli_words`, before the checkpoint is read or anything written."""
+    """--normalization and --byte-fallback with --resume: refused by resume_run alone, in its words (the settings' names),
+    before the checkpoint is read or anything written."""
     from conftest import one_line
     r = tnb_train('--resume', run, '--normalization', 'nmt_nfkc_cf', '--no-byte-fallback', '--no-progress')
-    one_line(r, 'tnb-train', f"--normalization nmt_nfkc_cf and --no-byte-fallback shape a new tokenizer, and a resumed run keeps its own (that of {run}): drop them")
+    one_line(r, 'tnb-train', f"normalization_rule_name='nmt_nfkc_cf' and byte_fallback=False shape a new tokenizer, and a resumed run keeps its own (that of {run}): drop them")
     assert r.stdout == '', r.stdout
     r = tnb_train('--resume', run, '--byte-fallback', '--no-progress')
-    one_line(r, 'tnb-train', f"--byte-fallback shapes a new tokenizer, and a resumed run keeps its own (that of {run}): drop it")
+    one_line(r, 'tnb-train', f"byte_fallback=True shapes a new tokenizer, and a resumed run keeps its own (that of {run}): drop it")
 
 
 @pytest.mark.parametrize('device', ['cpu', 'auto'])

@@ -7,16 +7,17 @@ Docs: https://transformer-nb.github.io/transformer_nb/a17_commands.html.md"""
 # %% auto #0
 __all__ = ['EXIT_CODES', 'FILE_BATCH', 'check_range', 'number', 'CliParser', 'env_int', 'check_thread_env', 'check_device',
            'raise_if_interrupted', 'heavy_imports', 'size', 'out_of_memory', 'run_cli', 'note', 'load_tasks',
-           'check_record_file', 'cli_words', 'library_errors', 'load_decoder', 'checkpoint_files',
-           'check_source_lengths', 'sentence_batches', 'translate_batches']
+           'check_record_file', 'field_options', 'load_decoder', 'checkpoint_files', 'check_source_lengths',
+           'sentence_batches', 'translate_batches']
 
 # %% ../nbs/A17_commands.ipynb #33dbea63
-import argparse, contextlib, errno, io, math, os, re, shlex, signal, sys, threading, traceback, warnings
+import argparse, contextlib, dataclasses, errno, io, math, os, re, signal, sys, threading, traceback, warnings
 from pathlib import Path
 from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts
 
 # %% ../nbs/A17_commands.ipynb #d4ce8fed
 def _bound(lo, hi, lo_open:bool, hi_open:bool) -> str:
+    if lo is None and hi is None: return 'a finite number'
     if hi is None: return f"{'>' if lo_open else '>='} {lo}"
     if lo is None: return f"{'<' if hi_open else '<='} {hi}"
     return f"in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}"
@@ -314,46 +315,29 @@ def check_record_file(path, what:str='--record'):
     try: check_results_file(path)
     except ValueError as e: raise UserError(f"{what} {e}") from None
 
-# %% ../nbs/A17_commands.ipynb #a12words
-_SAID_OTHERWISE = {"stop='early'": 'early_stop=True'}   # library settings that a command spells as another option
+# %% ../nbs/A17_commands.ipynb #a12field
+def _kind(t) -> type:
+    "The type of an option for a field annotated `t` (`int`, `int|None`, `str|None`, ...): bool, float, int or str."
+    kinds = getattr(t, '__args__', None) or (t,)
+    return next((k for k in (bool, float, int) if k in kinds), str)
 
-def _flag(a:argparse.Action) -> str:
-    "The option a user types for `a`: its longest name, and for `--x/--no-x` the positive one."
-    names = [o for o in a.option_strings if not (isinstance(a, argparse.BooleanOptionalAction) and o.startswith('--no-'))]
-    return max(names, key=len)
-
-def cli_words(msg:str, parser:argparse.ArgumentParser) -> str:
-    "`msg`, in the library's words (`steps=5.0`, `new_data=True`, `byte_fallback=False`, `src='a b'`), in the command's (`--steps 5.0`, `--new-data`, `--no-byte-fallback`, `--src 'a b'`), for the options `parser` has."
-    acts = {a.dest: a for a in parser._actions if a.option_strings and a.dest != 'help'}
-    if not acts: return msg
-    def word(m):
-        a, value = acts[m[1]], m[2]; flag = _flag(a)
-        if value in ('True', 'False'):                     # a switch: its flag, or the flag that turns it off
-            on = (value == 'True') != isinstance(a, argparse._StoreFalseAction)
-            if on: return flag
-            return '--no-' + flag[2:] if isinstance(a, argparse.BooleanOptionalAction) else f"no {flag}"
-        if len(value) > 1 and value[0] == value[-1] == "'": value = shlex.quote(value[1:-1])
-        return f"{flag} {value}" if value else flag
-    outside = r"(?<![\w.=-])(?<!\w\()"                      # not part of a word, nor an argument of a call: encode_pairs(max_len=3)
-    for said, setting in _SAID_OTHERWISE.items():
-        if setting.split('=')[0] in acts: msg = re.sub(outside + re.escape(said), setting, msg)
-    names = '|'.join(map(re.escape, sorted(acts, key=len, reverse=True)))
-    return re.sub(rf"{outside}({names})=('[^']*'|True\b|False\b|[^\s,;:)]*)", word, msg)
-
-@contextlib.contextmanager
-def library_errors(parser:argparse.ArgumentParser):
-    "Raise a library's `ValueError` inside the block again as a `UserError`, and show its warnings, in the command's words (`cli_words`)."
-    shown = warnings.showwarning
-    warnings.showwarning = lambda message, *a, **k: shown(cli_words(str(message), parser), *a, **k)
-    try: yield
-    except ValueError as e:
-        if cli_words(str(e), parser) == str(e): raise
-        raise UserError(cli_words(str(e), parser), getattr(e, 'exit_code', 2)) from None
-    finally: warnings.showwarning = shown
+def field_options(g, cls, names=None, # the fields to offer (default: all), in the dataclass's order
+                  default:str='', # said before the field's own default, e.g. "the recipe's, else "
+                  **kw): # a field's own `add_argument` keywords, e.g. precision=dict(choices=[...])
+    "One option of `g` per field of the dataclass `cls`: `--d-model` for `d_model`, typed by its annotation, helped by the field's comment (fastcore's `docments`) and default."
+    from fastcore.docments import docments
+    docs = docments(cls)
+    for f in dataclasses.fields(cls):
+        if names is not None and f.name not in names: continue
+        kind, d = _kind(f.type), ('not set' if f.default is None else f.default)
+        a = dict(dest=f.name, help=f"{docs.get(f.name) or f.name.replace('_', ' ')} (default: {default}{d})".replace('%', '%%'))
+        if kind is bool: a['action'] = argparse.BooleanOptionalAction
+        elif kind is not str: a.update(type=number(kind), metavar='N' if kind is int else 'X')
+        g.add_argument('--' + f.name.replace('_', '-'), **{**a, **kw.get(f.name, {})})
 
 # %% ../nbs/A17_commands.ipynb #66424ed0
 def load_decoder(checkpoint, prog:str, # how the tool names itself in the line that says which file it uses
-                 device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False):
+                 device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False, max_extra:int|None=None):
     "(model, tokenizer, checkpoint dict, task, `Decoding`, path) of a checkpoint or run folder, read once; says on standard error which file it uses."
     from transformer_nb.core import limit_threads
     from transformer_nb.checkpoints import read_checkpoint, model_from_checkpoint
@@ -364,7 +348,7 @@ def load_decoder(checkpoint, prog:str, # how the tool names itself in the line t
     if tok is None: raise UserError(f"{path} holds no tokenizer, so it cannot translate text")
     note(f"{prog}: using {path} ({why})")
     task = load_tasks().task_of(ck)
-    d = check_beam(model, task.decoding_for(beam, alpha, early_stop))   # the one `Decoding` of this command, fit for its task and model
+    d = check_beam(model, task.decoding_for(beam, alpha, early_stop, max_extra))   # the one `Decoding` of this command, fit for its task and model
     return model, tok, ck, task, d, path
 
 # %% ../nbs/A17_commands.ipynb #a12p0002
