@@ -85,7 +85,7 @@ def test_max_time_stops_with_a_checkpoint(tmp_path):
     r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '1000000', '--max-time', '0.02', '--out', out,
                   '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert 'stopped at the time limit of --max-time 0.02 minutes' in r.stdout
+    assert 'stopped at the time limit of max_time=0.02 minutes' in r.stdout
     step = load_checkpoint(RunFolder(out).latest())['step']
     assert 0 < step < 1000000 and f'trained {step} updates' in r.stdout
 
@@ -151,9 +151,9 @@ def run(two_step_run):
 
 def test_resume_refuses_model_options_that_contradict_the_checkpoint(folder):
     r = tool('train', '--resume', folder, '--d-model', '64', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model 32, not --d-model 64: a resumed run keeps its model')  # the file's model, then the option
+    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model 32, not d_model=64: a resumed run keeps its model')  # the file's model, then the setting
     r = tool('train', '--resume', folder, '--preset', 'small', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'is a model with d_model 32 and ', 'not --d-model 256 and ', '(--preset small)')
+    one_line(r, 'tnb-train', 'is a model with d_model 32 and ', 'not d_model=256 and ', "(preset='small')")
     assert RunFolder(folder).latest().name == 'checkpoint-0000020.pt'
 
 def test_resume_says_what_it_does_at_or_past_steps(folder):
