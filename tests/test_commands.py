@@ -34,7 +34,7 @@ BAD_OPTIONS = [
     ('train', ['--threads', '100000'], {}, '--threads must be in [1, 1024], got 100000'),
     ('train', ['--keep', '-1'], {}, 'keep=-1 must be an int >= 0'),
     ('train', ['--save-every', '-5'], {}, 'save_every=-5 must be an int >= 0'),
-    ('train', ['--max-len', '0'], {}, 'max_len=0 must be an int >= 1, or None'),
+    ('train', ['--max-len', '0'], {}, 'max_len=0 must be a positive int'),
     ('train', [], {'TNB_THREADS': 'abc'}, "TNB_THREADS='abc' in the environment is not a whole number"),
     ('train', [], {'TNB_THREADS': '-2'}, 'TNB_THREADS must be in [1, 1024], got -2'),
     ('translate', ['--alpha', 'nan'], {}, '--alpha must be a finite number, got nan'),
@@ -205,7 +205,7 @@ SHORT = ('--no-progress', '--test-limit', '0', '--out', 'OUT')                 #
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--split', 'valid'), '--split is for a dataset'),
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--src-lang', 'de'), '--src-lang is for a dataset'),
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--id', 'x'), '--id names the record that --record adds'),
-    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), '--early-stop is a rule of beam search'),
+    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), "stop='early' is a rule of beam search"),
 ])
 def test_contradictory_options_are_refused(run, texts, name, args, needle):
     args = [run if a == 'RUN' else texts / 'src.txt' if a == 'SRC' else texts / 'out' if a == 'OUT' else a for a in args]

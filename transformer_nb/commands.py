@@ -346,9 +346,9 @@ def load_decoder(checkpoint, prog:str, # how the tool names itself in the line t
     with out_of_memory(f"the checkpoint {checkpoint}"): ck, path, why = read_checkpoint(checkpoint)
     with out_of_memory(f"the checkpoint {path}"): model, tok, _ = model_from_checkpoint(ck, device, name=path)
     if tok is None: raise UserError(f"{path} holds no tokenizer, so it cannot translate text")
-    note(f"{prog}: using {path} ({why})")
     task = load_tasks().task_of(ck)
     d = check_beam(model, task.decoding_for(beam, alpha, early_stop, max_extra))   # the one `Decoding` of this command, fit for its task and model
+    note(f"{prog}: using {path} ({why})")                          # once the options fit it: a refusal is one line
     return model, tok, ck, task, d, path
 
 # %% ../nbs/A17_commands.ipynb #a12p0002
