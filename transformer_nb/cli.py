@@ -49,9 +49,7 @@ def _model_options(p:CliParser):
 def _train_parser() -> CliParser:
     "tnb-train's options: the data, then the model and the training, made from the fields of `TransformerConfig` and `TrainConfig`."
     from fastcore.docments import docments
-    from transformer_nb.trainer import TrainConfig
-    from transformer_nb.tasks import Recipe
-    from transformer_nb.data import Tokenizer
+    from transformer_nb.trainer import TrainConfig; from transformer_nb.tasks import Recipe; from transformer_nb.data import Tokenizer
     p = CliParser(prog='tnb-train', formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
                   description="Train a Transformer; with no arguments, the main job on the embedded number corpus.")
     g = p.add_argument_group('data')
@@ -157,8 +155,7 @@ def _train(argv):
     heavy_imports()
     if any(x in ('-h', '--help') for x in argv): _train_help()
     a = _train_parser().parse_args(argv); _check_train(a)
-    from transformer_nb.core import limit_threads
-    from transformer_nb.model import PRESETS
+    from transformer_nb.core import limit_threads; from transformer_nb.model import PRESETS
     from transformer_nb.distributed import init_distributed
     from transformer_nb import workflow
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
@@ -342,7 +339,7 @@ def evaluate_main(argv:list|None=None):
     "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."
     run_cli('tnb-evaluate', _evaluate, argv)
 
-# %% ../nbs/A19_cli.ipynb #dc0de427
+# %% ../nbs/A19_cli.ipynb #a19noavg
 def _no_averages(paths:list) -> list:
     "`paths` without the averages among them (average.pt, or a file that averages others), each skipped and named; none left is refused."
     from transformer_nb.checkpoints import load_checkpoint, checkpoint_meta
@@ -355,6 +352,7 @@ def _no_averages(paths:list) -> list:
     note(f"tnb-average: skipped {', '.join(map(str, skip))}: an average of checkpoints, which averaged again would count them twice")
     return [q for q in paths if q not in skip]
 
+# %% ../nbs/A19_cli.ipynb #dc0de427
 def _average_parser() -> CliParser:
     p = CliParser(prog='tnb-average', description="Average checkpoints of one run (as the paper does) into a new checkpoint.",
                   epilog="examples: tnb-average runs/m30k --last 5 -o runs/m30k/avg5.pt")
