@@ -60,4 +60,11 @@ def test_greedy_scores_are_labelled_greedy(numbers):
 
 def test_scoring_on_another_dataset_warns_naming_both(numbers):
     r = tool('evaluate', numbers, '--beam', '1', '--dataset', 'copy', '--split', 'valid')
-    assert 'trained on the numbers dataset, and --dataset copy' in r.stderr, r.stderr
+    assert "trained on the numbers dataset, and dataset='copy'" in r.stderr, r.stderr
+
+
+def test_a_stray_carriage_return_keeps_sources_and_references_aligned(tmp_path):
+    "A '\\r' inside a line of --src no longer splits it: the scores count the lines `wc -l` counts."
+    (tmp_path / 's').write_bytes(b'seven\rnine\nthree\n'); (tmp_path / 'r').write_text('sieben neun\ndrei\n')
+    r = tool('evaluate', 'pretrained:numbers', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--beam', '1', '--json', text=True)
+    assert r.returncode == 0 and json.loads(r.stdout)['n_sentences'] == 2, r.stderr

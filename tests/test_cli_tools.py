@@ -138,8 +138,8 @@ def test_export_names_the_output_folder(run):
 def test_train_help_says_what_zero_means():
     r = tool('train', '--help')
     text = ' '.join(r.stdout.split())
-    for opt, zero in (('--save-every N', '(0: only at the end)'), ('--keep N', '(0: all;'), ('--average N', '(0 or 1: no average)'),
-                      ('--valid-every N', '(0: at the end of each epoch)')):
+    for opt, zero in (('--save-every N', '(0: only at the end)'), ('--keep N', '(0: all;'), ('--average N', '0 or 1: none)'),
+                      ('--valid-every N', '(0: at the end of every epoch)')):
         assert opt in text and zero in text.rsplit(opt, 1)[1][:200], (opt, text)   # the last: the option's line, not the usage
 
 
@@ -166,3 +166,26 @@ def test_train_refuses_what_the_library_refuses(tmp_path, args, says):
     r = tool('train', '--dataset', 'copy', '--preset', 'tiny', '--no-progress', '--out', tmp_path / 'r', *args)
     assert r.returncode == 2 and re.search(says, r.stderr) and len(conftest.said(r.stderr)) == 1, r.stderr
     assert not list((tmp_path / 'r').glob('checkpoint-*.pt'))
+
+
+def test_average_skips_averages_among_its_inputs(run, tmp_path):
+    "`tnb-average RUN/*.pt` folded average.pt into the new average: an average among the inputs is skipped, named; averages alone are refused."
+    import shutil
+    paths = RunFolder(run).checkpoints()[-2:]
+    for p in paths: shutil.copy(p, tmp_path / p.name)
+    assert tool('average', *paths, '-o', tmp_path / 'average.pt').returncode == 0
+    shutil.copy(tmp_path / 'average.pt', tmp_path / 'avg-copy.pt')                # an average under another name
+    r = tool('average', *sorted(tmp_path.glob('*.pt')), '-o', tmp_path / 'new.pt')
+    assert r.returncode == 0 and 'averaged 2 checkpoints' in r.stdout, r.stderr
+    assert f"tnb-average: skipped {tmp_path / 'average.pt'}, {tmp_path / 'avg-copy.pt'}: an average of checkpoints" in r.stderr
+    new, old = (load_checkpoint(p)['model'] for p in (tmp_path / 'new.pt', tmp_path / 'average.pt'))
+    assert all(torch.equal(new[k], old[k]) for k in old)                           # the same two checkpoints, each counted once
+    r = tool('average', tmp_path / 'average.pt', tmp_path / 'avg-copy.pt', '-o', tmp_path / 'x.pt')
+    assert r.returncode == 2 and 'averages only' in r.stderr and not (tmp_path / 'x.pt').exists(), r.stderr
+
+
+def test_average_refuses_a_published_model_saying_why(tmp_path):
+    r = tool('average', 'pretrained:numbers', '-o', tmp_path / 'x.pt')
+    assert r.returncode == 2 and not (tmp_path / 'x.pt').exists(), r.stderr
+    [line] = [l for l in r.stderr.splitlines() if l.strip()]
+    assert line.startswith('tnb-average: error: pretrained:numbers is a published model') and 'not found' not in line, line

@@ -51,19 +51,19 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     assert load_checkpoint(RunFolder(out).latest())['step'] == 40
 
 @pytest.mark.parametrize('args,msg', [
-    (['--steps', '0'], '--steps must be >= 1, got 0'),
+    (['--steps', '0'], 'steps=0 must be an int >= 1, or None'),
     (['--dataset', 'nope'], "invalid choice: 'nope'"),
     (['--preset', 'huge'], "invalid choice: 'huge'"),
     (['--resume', '/nonexistent/ckpt.pt'], 'checkpoint not found: /nonexistent/ckpt.pt'),
     (['--dataset', 'files'], '--dataset files needs --train'),
     (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
-    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], '--lr-scale must be > 0, got -1.0'),
+    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], 'lr_scale=-1.0 must be a positive number'),
     (['--test-limit', '-1'], '--test-limit must be >= 0, got -1'),
     (['--d-k', '0'], '--d-k must be in [1, 65536], got 0'),
     (['--pos', 'relative'], "invalid choice: 'relative'"),
-    (['--max-time', '0'], '--max-time must be > 0, got 0.0'),
-    (['--max-time', 'nan'], '--max-time must be > 0, got nan'),
+    (['--max-time', '0'], 'max_time=0.0 must be a positive number, or None'),
+    (['--max-time', 'nan'], '--max-time must be a finite number, got nan'),
 ])
 def test_bad_arguments_give_one_line(args, msg, tmp_path):
     r = tnb_train(*args, '--out', tmp_path / 'o')
@@ -85,7 +85,7 @@ def test_max_time_stops_with_a_checkpoint(tmp_path):
     r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '1000000', '--max-time', '0.02', '--out', out,
                   '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert 'stopped at the time limit of --max-time 0.02 minutes' in r.stdout
+    assert 'stopped at the time limit of max_time=0.02 minutes' in r.stdout
     step = load_checkpoint(RunFolder(out).latest())['step']
     assert 0 < step < 1000000 and f'trained {step} updates' in r.stdout
 
@@ -151,9 +151,9 @@ def run(two_step_run):
 
 def test_resume_refuses_model_options_that_contradict_the_checkpoint(folder):
     r = tool('train', '--resume', folder, '--d-model', '64', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model 32, not --d-model 64: a resumed run keeps its model')  # the file's model, then the option
+    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model 32, not d_model=64: a resumed run keeps its model')  # the file's model, then the setting
     r = tool('train', '--resume', folder, '--preset', 'small', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'is a model with d_model 32 and ', 'not --d-model 256 and ', '(--preset small)')
+    one_line(r, 'tnb-train', 'is a model with d_model 32 and ', 'not d_model=256 and ', "(preset='small')")
     assert RunFolder(folder).latest().name == 'checkpoint-0000020.pt'
 
 def test_resume_says_what_it_does_at_or_past_steps(folder):
@@ -189,7 +189,7 @@ def test_a_model_larger_than_the_memory_is_refused_before_anything(tmp_path):
 def test_resume_on_other_data_needs_new_data(run, tmp_path):
     shutil.copytree(run, tmp_path / 'run')
     r = tool('train', '--resume', tmp_path / 'run', '--dataset', 'numbers', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'was trained on copy', '--dataset numbers would continue it on other data', '--new-data')
+    one_line(r, 'tnb-train', 'was trained on copy', "dataset='numbers' would continue it on other data", 'new_data=True')
     assert [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000002.pt']
     one_line(tool('train', *TINY, '--new-data', '--steps', '3'), 'tnb-train', '--new-data is for --resume')
 
@@ -260,11 +260,35 @@ def test_torchrun_trains_with_one_holder_of_the_run_folder(tmp_path):
 
 
 def test_tokenizer_options_on_resume_are_the_librarys_refusal(run):
-    """--normalization and --byte-fallback with --resume: refused by resume_run alone, its `name=value` words put in the
-    command's options by `cli_words`, before the checkpoint is read or anything written."""
+    """--normalization and --byte-fallback with --resume: refused by resume_run alone, in its words (the settings' names),
+    before the checkpoint is read or anything written."""
     from conftest import one_line
     r = tnb_train('--resume', run, '--normalization', 'nmt_nfkc_cf', '--no-byte-fallback', '--no-progress')
-    one_line(r, 'tnb-train', f"--normalization nmt_nfkc_cf and --no-byte-fallback shape a new tokenizer, and a resumed run keeps its own (that of {run}): drop them")
+    one_line(r, 'tnb-train', f"normalization_rule_name='nmt_nfkc_cf' and byte_fallback=False shape a new tokenizer, and a resumed run keeps its own (that of {run}): drop them")
     assert r.stdout == '', r.stdout
     r = tnb_train('--resume', run, '--byte-fallback', '--no-progress')
-    one_line(r, 'tnb-train', f"--byte-fallback shapes a new tokenizer, and a resumed run keeps its own (that of {run}): drop it")
+    one_line(r, 'tnb-train', f"byte_fallback=True shapes a new tokenizer, and a resumed run keeps its own (that of {run}): drop it")
+
+
+@pytest.mark.parametrize('device', ['cpu', 'auto'])
+def test_device_on_a_new_and_a_resumed_run(tmp_path, device):
+    "--device was passed twice to the memory check of a new run (a TypeError, exit 70): it works on a new run and on its resume."
+    out = tmp_path / 'run'
+    r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '2', '--device', device, '--out', out, '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-2000:]
+    r = tnb_train('--resume', out, '--steps', '3', '--device', device, '--no-progress', '--test-limit', '0')
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert load_checkpoint(RunFolder(out).latest())['step'] == 3
+
+
+def test_own_files_without_steps_are_refused_before_training(tmp_path):
+    "Ten epochs of a small corpus of your own were 20 updates inside a 4,000-update warm-up, silently: the run is refused, saying what to give."
+    for name in ('train.en', 'train.toy'): (tmp_path / name).write_text('one two\nthree four\n' * 20)
+    files = ['--dataset', 'files', '--train', tmp_path / 'train.en', tmp_path / 'train.toy', '--no-progress', '--test-limit', '0']
+    r = tnb_train(*files, '--out', tmp_path / 'run')
+    assert r.returncode == 2 and not (tmp_path / 'run').exists(), r.stderr[-2000:]
+    [line] = [l for l in r.stderr.splitlines() if l.strip()]
+    assert line.startswith('tnb-train: error: --dataset files: give --steps N') and '--warmup N' in line and '4,000-update warm-up' in line, line
+    assert '--steps 2000' in tnb_train('--help').stdout                            # as --help's own-data example shows it
+    r = tnb_train(*files, '--preset', 'tiny', '--vocab-size', '30', '--steps', '20', '--out', tmp_path / 'run')
+    assert r.returncode == 0 and 'warm-up: the default 4,000 updates would outlast this 20-update run, so it is 2' in r.stdout, r.stderr[-2000:]

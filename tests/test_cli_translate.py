@@ -14,8 +14,8 @@ def test_sentences_may_follow_options(run):
 
 def test_beam_wider_than_the_vocabulary(run):
     V = load_checkpoint(run)['config']['tgt_vocab']
-    one_line(tool('translate', run, 'a b', '--beam', str(V + 1)), 'tnb-translate', f'--beam {V + 1} is more than the target vocabulary of {V} pieces')
-    one_line(tool('evaluate', run, '--beam', '1000'), 'tnb-evaluate', '--beam 1000 is more than the target vocabulary')
+    one_line(tool('translate', run, 'a b', '--beam', str(V + 1)), 'tnb-translate', f'beam={V + 1} is more than the target vocabulary of {V} pieces')
+    one_line(tool('evaluate', run, '--beam', '1000'), 'tnb-evaluate', 'beam=1000 is more than the target vocabulary')
     assert tool('translate', run, 'a b', '--beam', str(V)).returncode == 0                           # as wide as it is: fine
 
 
@@ -101,3 +101,15 @@ def test_input_outside_what_the_model_knows_is_said_and_still_translated(numbers
     assert any("'one million'" in l and 'zero to 999,999' in l for l in w), w
     r = tool('translate', numbers, '-', '--beam', '1', stdin='seven\none million\n')
     assert any(l.startswith('tnb-translate: warning: standard input, line 2') for l in warnings_of(r)), r.stderr
+
+
+def test_a_stray_carriage_return_keeps_one_line_out_per_line_in(tmp_path):
+    "`printf 'seven\\rnine\\nthree\\n'` is two lines (`wc -l`): two translations, from standard input and from -i, with one note on what was done."
+    data = b'seven\rnine\nthree\n'
+    (tmp_path / 'in.en').write_bytes(data)
+    for args, stdin, name in (([], data, 'standard input'), (['-i', tmp_path / 'in.en'], None, f"-i {tmp_path / 'in.en'}")):
+        r = tool('translate', 'pretrained:numbers', '--beam', '1', *args, stdin=stdin, text=True)
+        assert r.returncode == 0 and len(r.stdout.splitlines()) == 2 and r.stdout.splitlines()[1] == 'drei', (r.stdout, r.stderr)
+        notes = [l for l in r.stderr.splitlines() if 'control characters' in l]
+        assert notes == [f"tnb-translate: {name}, line 1 holds control characters (\\r): each is read as a space, here and in any "
+                         "later line, so that every line in gives one line out"], r.stderr

@@ -153,7 +153,7 @@ def test_a_new_run_folder_is_checked_once_and_the_beam_said_as_an_option(tmp_pat
     out, err, code = run(train_main, ['--dataset', 'copy', '--preset', 'tiny', '--vocab-size', '16', '--steps', '2', '--max-tokens', '400',
                                       '--out', tmp_path / 'run', '--no-progress', '--threads', '1', '--beam', '40'])
     assert (len(conflicts), len(links)) == (1, 1), (conflicts, links)
-    assert code == 2 and err.strip().endswith('error: --beam 40 is more than the target vocabulary of 16 pieces'), err
+    assert code == 2 and err.strip().endswith('error: beam=40 is more than the target vocabulary of 16 pieces'), err
     assert (tmp_path / 'run' / checkpoint_name(2)).is_file()                     # the run itself is done and kept
 
 
@@ -173,7 +173,7 @@ def test_a_resume_reads_and_checks_its_checkpoint_once(copy_run, tmp_path, monke
 
 
 def test_an_early_stop_a_task_refuses_is_one_sentence_said_as_an_option(copy_run, tmp_path):
-    "The task states once that its outputs take the exact search (`Task.check_decoding`); tnb-translate says it as --early-stop."
+    "The task states once that its outputs take the exact search (`Task.check_decoding`); tnb-translate says it in the same words."
     from transformer_nb.checkpoints import save_checkpoint
     from transformer_nb.decoding import Decoding
     from transformer_nb.tasks import get_task
@@ -182,24 +182,24 @@ def test_an_early_stop_a_task_refuses_is_one_sentence_said_as_an_option(copy_run
     path = save_checkpoint(tmp_path / 'trees.pt', **{**ck, 'meta': {**ck['meta'], 'task': 'parsing'}})   # a model of parse trees
     said = "is for translation; a parsing model is decoded with the exact search"
     out, err, code = run(translate_main, [path, 'a b', '--early-stop', '--threads', '1'])
-    assert code == 2 and err.strip().endswith(f"error: --early-stop {said}"), err
+    assert code == 2 and err.strip().endswith(f"error: stop='early' {said}"), err
     with pytest.raises(ValueError, match=f"stop='early' {said}"):
         get_task('parsing').score(t.model, t.tokenizer, [('a b', 'a b')], Decoding(stop='early'))
 
 
 def test_the_decoding_batch_size_in_the_help_is_the_library_s():
-    "tnb-translate's --help states the decoding batch size without importing torch; it must be the library's one number."
+    "tnb-translate's --help states the decoding batch size: the library's one number, read from it."
     from transformer_nb.cli import _translate_parser
     from transformer_nb.decoding import DECODE_BATCH_TOKENS
     a = next(x for x in _translate_parser()._actions if x.dest == 'max_tokens')
-    assert f"default: {DECODE_BATCH_TOKENS}, the library's DECODE_BATCH_TOKENS" in a.help, a.help
+    assert f"(default: {DECODE_BATCH_TOKENS})" in a.help, a.help
 
 
 def test_recipe_refusals_are_the_library_s_said_as_options(copy_run, tmp_path):
-    "A recipe the task lacks, and a recipe for a resumed run, are refused by `task_recipe` and `resume_run` alone, in tnb-train's options."
+    "A recipe the task lacks, and a recipe for a resumed run, are refused by `task_recipe` and `resume_run` alone, in the library's words."
     out, err, code = run(train_main, ['--dataset', 'copy', '--recipe', 'cpu-hour', '--out', tmp_path / 'new', '--no-progress'])
-    assert code == 2 and err.strip().endswith("error: --recipe cpu-hour: the copy task's recipes are only its default"), err
+    assert code == 2 and err.strip().endswith("error: recipe='cpu-hour': the copy task's recipes are only its default"), err
     assert not (tmp_path / 'new').exists()                                   # claimed, nothing written, removed
     d, t = copy_run
     out, err, code = run(train_main, ['--resume', t.run.path, '--recipe', 'paper', '--no-progress'])
-    assert code == 2 and err.strip().endswith("error: --recipe paper: a resumed run keeps the settings of its own recipe; drop --recipe"), err
+    assert code == 2 and err.strip().endswith("error: recipe='paper': a resumed run keeps the settings of its own recipe; drop recipe="), err

@@ -9,12 +9,12 @@ __all__ = ['train_main', 'translate_main', 'evaluate_main', 'average_main', 'exp
 
 # %% ../nbs/A19_cli.ipynb #78e8569d
 import argparse, contextlib, json, shlex, sys, time, warnings
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
 from .runs import RunFolder, RunConflict, file_names
 from .commands import (CliParser, number, run_cli, check_thread_env, check_device, heavy_imports, out_of_memory, note, load_tasks,
-    library_errors, cli_words, load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file, checkpoint_files)
+    field_options, load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file, checkpoint_files)
 
 # %% ../nbs/A19_cli.ipynb #14440da6
 def _fail(msg:str): raise UserError(msg)
@@ -23,7 +23,10 @@ _EPILOG = """examples:
   tnb-train                                          # the main job: number words, en -> de, about 3 minutes on a CPU
   tnb-train --dataset copy --preset tiny --steps 300 # a smoke test: learn to copy
   tnb-train --dataset multi30k --src-lang de --tgt-lang en --preset small --epochs 10 --out runs/m30k-de-en
-  tnb-train --dataset files --train train.de train.en --valid dev.de dev.en --src-lang de --tgt-lang en
+  tnb-train --dataset files --train train.de train.en --valid dev.de dev.en --src-lang de --tgt-lang en --steps 2000
+                                                     # your own files need --steps (the warm-up is then at most a tenth
+                                                     # of the run) or --warmup: epochs alone are refused, as their
+                                                     # length in updates is not known before the files are tokenized
   tnb-train --resume runs/numbers --steps 2000       # continue a run with its own settings
   torchrun --nproc_per_node=2 $(which tnb-train) --dataset copy --preset tiny --steps 100
 
@@ -31,50 +34,49 @@ exit codes: 0 done; 1 the run failed (diverged, disk full); 2 a mistake in the c
 70 a bug in transformer_nb (add --debug to see where); 130 interrupted (Ctrl-C; a checkpoint is saved); 143 SIGTERM, 129 SIGHUP"""
 
 # %% ../nbs/A19_cli.ipynb #75a31990
+_SIZES = dict(d_model=65_536, N=1_000, h=4_096, d_ff=1_048_576, d_k=65_536, d_v=65_536)
+_MODEL = ('d_model', 'N', 'h', 'd_k', 'd_v', 'd_ff', 'p_drop', 'pos', 'norm_first', 'tie', 'p_attn', 'p_ffn')   # a run's choice; the vocabulary is its tokenizer's
+
 def _model_options(p:CliParser):
-    "The model options of tnb-train, in a group of their own: a preset, and the settings that override it."
-    g = p.add_argument_group('model (overrides the preset)')
-    g.add_argument('--preset', metavar='NAME', help="tiny, mini, small, base, big or a Table 3 row")
-    for name, hi in (('d-model', 65_536), ('N', 1_000), ('h', 4_096), ('d-ff', 1_048_576), ('d-k', 65_536), ('d-v', 65_536)):
-        g.add_argument(f'--{name}', type=number(int, 1, hi), dest=name.replace('-', '_'))
-    for name in ('p-drop', 'p-attn', 'p-ffn'): g.add_argument(f'--{name}', type=number(float, 0, 1, hi_open=True), dest=name.replace('-', '_'))
-    g.add_argument('--pos', choices=['sinusoidal', 'learned'])
+    "The model options of tnb-train, in a group of their own: a preset, and the `TransformerConfig` fields that override it."
+    from transformer_nb.model import TransformerConfig
+    g = p.add_argument_group('model (TransformerConfig: overrides the preset)')
+    g.add_argument('--preset', metavar='NAME', help="tiny, mini, small, base, big or a Table 3 row (default: the task's recipe's)")
+    sizes = {k: dict(type=number(int, 1, hi), metavar='N') for k, hi in _SIZES.items()}   # the library bounds no size: memory does, late
+    field_options(g, TransformerConfig, _MODEL, "the preset's, else ", pos=dict(choices=['sinusoidal', 'learned']), tie=dict(choices=['all', 'decoder', 'none']), **sizes)
 
 # %% ../nbs/A19_cli.ipynb #b54607c6
 def _train_parser() -> CliParser:
+    "tnb-train's options: the data, then the model and the training, made from the fields of `TransformerConfig` and `TrainConfig`."
+    from fastcore.docments import docments
+    from transformer_nb.trainer import TrainConfig; from transformer_nb.tasks import Recipe; from transformer_nb.data import Tokenizer
     p = CliParser(prog='tnb-train', formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
                   description="Train a Transformer; with no arguments, the main job on the embedded number corpus.")
     g = p.add_argument_group('data')
-    g.add_argument('--dataset', help="the corpus (default: numbers, or the checkpoint's): numbers, copy, multi30k, files, parsing")
-    g.add_argument('--task', help="the kind of problem, for your own files: translation (default) or parsing (trees as targets)")
-    for s in ('src-lang', 'tgt-lang', 'data-dir'): g.add_argument(f'--{s}')
-    for s in ('train', 'valid', 'test'): g.add_argument(f'--{s}', nargs=2, metavar=('SRC', 'TGT'), help=f"your own {s} files (--dataset files)")
-    g.add_argument('--vocab-size', type=number(int, 8, 1_000_000)); g.add_argument('--max-len', type=number(int, 1, 1_000_000))
-    g.add_argument('--normalization', choices=['nmt_nfkc', 'nmt_nfkc_cf', 'nfkc', 'nfkc_cf', 'identity'], dest='normalization_rule_name')
-    g.add_argument('--byte-fallback', action=argparse.BooleanOptionalAction, default=None)
+    g.add_argument('--dataset', help="the corpus: numbers, copy, multi30k, files, parsing (default: numbers, or the checkpoint's)")
+    g.add_argument('--task', help="the kind of problem, for your own files: translation or parsing (trees as targets) (default: the dataset's)")
+    for s in ('src', 'tgt'): g.add_argument(f'--{s}-lang', metavar='LANG', help=f"the {dict(src='source', tgt='target')[s]} language, e.g. {s == 'src' and 'de' or 'en'} (default: the dataset's first pair)")
+    g.add_argument('--data-dir', metavar='DIR', help="a folder with the corpus's files (default: the dataset's own, downloaded or generated)")
+    for s in ('train', 'valid', 'test'): g.add_argument(f'--{s}', nargs=2, metavar=('SRC', 'TGT'), help=f"your own {s} files, aligned line by line (--dataset files; default: none)")
+    field_options(g, Recipe, ('vocab_size',), "the recipe's, else ", vocab_size=dict(type=number(int, 8, 1_000_000), metavar='N'))
+    spm = docments(Tokenizer.train)
+    g.add_argument('--normalization', choices=['nmt_nfkc', 'nmt_nfkc_cf', 'nfkc', 'nfkc_cf', 'identity'], dest='normalization_rule_name',
+                   help=f"a new tokenizer's normalization: {spm['normalization_rule_name']} (default: nmt_nfkc)")
+    g.add_argument('--byte-fallback', action=argparse.BooleanOptionalAction, help=f"in a new tokenizer, {spm['byte_fallback']} (default: off)")
     _model_options(p)
-    g = p.add_argument_group('training')
-    helps = {'save-every': "save a checkpoint every N updates (0: only at the end)",
-             'keep': "keep the newest N checkpoints, deleting older ones (0: all; default: 3, or --average if more)",
-             'average': "at the end, average the newest N checkpoints into average.pt, as §6.1 does (0 or 1: no average)",
-             'valid-every': "validate every N updates (0: at the end of each epoch)"}
-    for name, lo, hi in (('max-tokens', 1, 10_000_000), ('accum', 1, 100_000), ('epochs', 1, None), ('steps', 1, None), ('warmup', 1, None),
-                         ('cooldown', 0, None), ('save-every', 0, None), ('keep', 0, None), ('average', 0, None), ('valid-every', 0, None),
-                         ('seed', 0, 2**32 - 1)):
-        g.add_argument(f'--{name}', type=number(int, lo, hi), dest=name.replace('-', '_'), **({'metavar': 'N', 'help': helps[name]} if name in helps else {}))
-    for name in ('lr-scale', 'clip', 'max-time'): g.add_argument(f'--{name}', type=number(float, 0, lo_open=True), dest=name.replace('-', '_'))
-    g.add_argument('--eps-ls', type=number(float, 0, 1, hi_open=True), help="label smoothing (§5.4)")
-    g.add_argument('--device'); g.add_argument('--precision', choices=['auto', 'fp32', 'bf16', 'fp16'])
-    g.add_argument('--compile', action='store_true', default=None); g.add_argument('--threads', type=number(int, 1, 1024))
-    g.add_argument('--recipe', metavar='NAME', help="a recipe the task names, e.g. cpu-hour (Multi30k on a 2-core CPU within an hour); options given replace its settings")
+    g = p.add_argument_group('training (TrainConfig)')
+    field_options(g, TrainConfig, None, "the recipe's, else ", precision=dict(choices=['auto', 'fp32', 'bf16', 'fp16']),
+                  max_tokens=dict(type=number(int, 1, 10_000_000), metavar='N'), seed=dict(type=number(int, 0, 2**32 - 1), metavar='N'))
+    g.add_argument('--threads', type=number(int, 1, 1024), help="CPU threads (default: TNB_THREADS, else the recipe's, else half the cores)")
+    g.add_argument('--recipe', metavar='NAME', help="a recipe the task names, e.g. cpu-hour (Multi30k on a 2-core CPU within an hour); options given replace its settings (default: the task's own)")
     g = p.add_argument_group('run folder and test')
-    g.add_argument('--out', help="the run folder (default runs/DATASET; with --resume: the checkpoint's)")
-    g.add_argument('--resume', metavar='CKPT', help="a checkpoint, or a run folder (its newest checkpoint), to continue with its own settings")
+    g.add_argument('--out', metavar='DIR', help="the run folder (default: runs/DATASET; with --resume: the checkpoint's)")
+    g.add_argument('--resume', metavar='CKPT', help="a checkpoint, or a run folder (its newest checkpoint), to continue with its own settings (default: a new run)")
     g.add_argument('--new-data', action='store_true', help="with --resume: continue on another corpus (fine-tuning)")
     g.add_argument('--overwrite', action='store_true', help="start over in a folder that holds a run, deleting that run's files")
-    g.add_argument('--beam', type=number(int, 1, 1_000), help="beam of the final test (default: the task's)")
-    g.add_argument('--test-limit', type=number(int, 0), help="test on at most this many sentences (0: skip the test)")
-    g.add_argument('--no-progress', action='store_true'); g.add_argument('--debug', action='store_true')
+    g.add_argument('--beam', type=number(int, 1, 1_000), help="beam of the final test; 1: greedy (default: the task's, 4 as in §6.1)")
+    g.add_argument('--test-limit', type=number(int, 0), metavar='N', help="test on at most N sentences; 0: skip the test (default: the whole test split)")
+    g.add_argument('--debug', action='store_true', help="show the traceback of an internal error")
     return p
 
 # %% ../nbs/A19_cli.ipynb #b185f78b
@@ -87,12 +89,9 @@ def _train_help():
 
 # %% ../nbs/A19_cli.ipynb #20f0de74
 def _setting_names() -> tuple:
-    "The options of tnb-train that are fields of `TrainConfig` or `TransformerConfig`: those `train_model` takes by name (the run folder is the CLI's own)."
-    from dataclasses import fields
+    "The options of tnb-train that are fields of `TrainConfig` or `TransformerConfig`: those `train_model` takes by name."
     from transformer_nb.trainer import TrainConfig
-    from transformer_nb.model import TransformerConfig
-    options = {x.dest for x in _train_parser()._actions} - {'out', 'overwrite'}
-    return tuple(dict.fromkeys(f.name for c in (TrainConfig, TransformerConfig) for f in fields(c) if f.name in options))
+    return tuple(f.name for f in fields(TrainConfig)) + _MODEL
 
 def _check_train(a):
     if a.steps and a.epochs: _fail("give --steps or --epochs, not both: --steps counts updates, --epochs passes over the data")
@@ -118,19 +117,27 @@ def _task_of(a):
     if not task.languages and (a.src_lang or a.tgt_lang): _fail(f"--dataset {a.dataset} has no languages: drop --src-lang/--tgt-lang")
     return task
 
+def _check_warmup(a, recipe):
+    "Refuse a new run on your own files with no length in updates (`--steps`) and no `--warmup`: its epochs may end inside the warm-up."
+    from transformer_nb.datasets import DATASETS
+    if not DATASETS[a.dataset].reads_files or a.steps or a.warmup or recipe.train.get('steps'): return
+    w = recipe.train.get('warmup', 4000)
+    _fail(f"--dataset {a.dataset}: give --steps N, the run's length in updates (a warm-up longer than a tenth of it is "
+          f"shortened, as for any --steps run), or choose --warmup N: {a.epochs or recipe.train.get('epochs', 1)} epochs of your "
+          f"files are an unknown number of updates, and a small corpus would end inside the {w:,}-update warm-up, untrained")
+
 # %% ../nbs/A19_cli.ipynb #a7set001
 def _settings(a) -> tuple[dict, dict, dict|None]:
     "(the settings `train_model` takes by name, the tokenizer's options, your own files) of the options given."
-    s = {k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None} | ({'progress': False} if a.no_progress else {})
+    s = {k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None}
     spm = {k: getattr(a, k) for k in ('normalization_rule_name', 'byte_fallback') if getattr(a, k) is not None}   # named as Tokenizer.train names them
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
-def _resume(a, p, s:dict, spm:dict, files):
+def _resume(a, s:dict, spm:dict, files):
     "The run `--resume` continues, read and checked once by `resume_run` (`train_model` gives it its recipe's threads, unless chosen)."
     from transformer_nb.workflow import resume_run
-    with library_errors(p):
-        return resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
-                          a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print)
+    return resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
+                      a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print)
 
 # %% ../nbs/A19_cli.ipynb #a7p0c001
 def _say_precision(prog:str):
@@ -144,17 +151,17 @@ def _say_precision(prog:str):
 
 # %% ../nbs/A19_cli.ipynb #b426aac8
 def _train(argv):
+    for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
+    heavy_imports()
     if any(x in ('-h', '--help') for x in argv): _train_help()
-    p = _train_parser(); a = p.parse_args(argv); _check_train(a); heavy_imports()
-    for line in check_thread_env(): warnings.warn(line)
-    from transformer_nb.machine import limit_threads
-    from transformer_nb.model import PRESETS
+    a = _train_parser().parse_args(argv); _check_train(a)
+    from transformer_nb.machine import limit_threads; from transformer_nb.model import PRESETS
     from transformer_nb.distributed import init_distributed
     from transformer_nb import workflow
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
     limit_threads(a.threads); check_device(a.device)
     s, spm, files = _settings(a)
-    resumed = _resume(a, p, s, spm, files) if a.resume else None   # read and checked once, there: settings, model, data
+    resumed = _resume(a, s, spm, files) if a.resume else None      # read and checked once, there: settings, model, data
     task, data = (resumed.task, resumed.data) if resumed else (_task_of(a), None)
     out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
@@ -167,29 +174,27 @@ def _train(argv):
             if a.resume: raise                                     # a later continuation's files, or another run's: said as they are
             _fail(f"--out {out.path} already holds a run ({file_names(e.files)}): continue it "
                   f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
-        with library_errors(p):                                    # recipe='x': the copy task's recipes are ... -> --recipe x: ...
-            recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
-            if not a.resume:
-                data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **(files or {}))
-                workflow.check_memory(task, a.preset, a.vocab_size, a.device, recipe=recipe, **s)
-            print(f"{data}; {task.name} task; " + ('resumed' if a.resume else f"{f'recipe {a.recipe}, ' if a.recipe else ''}preset "
-                  f"{a.preset or recipe.preset}") + f"; output in {out.path}")
-            t0, command = time.time(), shlex.join(['tnb-train', *argv])
-            with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
-                tr = workflow.train_model(data, task, recipe=recipe, resume=resumed, meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})},
-                                          say=print, callbacks=[_say_precision('tnb-train')], **({} if a.resume else dict(
-                                          preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, out=out, overwrite=a.overwrite, **s)))
+        recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
+        if not a.resume:
+            _check_warmup(a, recipe)
+            data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **(files or {}))
+            workflow.check_memory(task, a.preset, a.vocab_size, recipe=recipe, **s)   # --device is in s
+        print(f"{data}; {task.name} task; " + ('resumed' if a.resume else f"{f'recipe {a.recipe}, ' if a.recipe else ''}preset "
+              f"{a.preset or recipe.preset}") + f"; output in {out.path}")
+        t0, command = time.time(), shlex.join(['tnb-train', *argv])
+        with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
+            tr = workflow.train_model(data, task, recipe=recipe, resume=resumed, meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})},
+                                      say=print, callbacks=[_say_precision('tnb-train')], **({} if a.resume else dict(
+                                      preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, out=out, overwrite=a.overwrite, **s)))
     if tr.interrupted: sys.exit(130)
-    if tr.rank == 0: _report(a, p, task, data, tr, time.time() - t0)
+    if tr.rank == 0: _report(a, task, data, tr, time.time() - t0)
     return tr
 
 # %% ../nbs/A19_cli.ipynb #678a88fc
-def _report(a, p, task, data, tr, seconds):
+def _report(a, task, data, tr, seconds):
     from transformer_nb.workflow import run_summary, closing_lines
-    print(cli_words('\n'.join(run_summary(tr, seconds, a.max_time)), p))   # max_time=1 -> --max-time 1
-    with library_errors(p):                                        # beam=50 wider than the vocabulary -> --beam 50
-        lines = closing_lines(tr, data, task.decoding_for(a.beam), a.test_limit, (a.test or ()) if a.train else None)
-    print('\n'.join(lines))
+    print('\n'.join(run_summary(tr, seconds, a.max_time)))
+    print('\n'.join(closing_lines(tr, data, task.decoding_for(a.beam), a.test_limit, (a.test or ()) if a.train else None)))
 
 def train_main(argv:list|None=None):
     "Entry point of `tnb-train` (see `tnb-train --help`)."
@@ -199,18 +204,20 @@ def train_main(argv:list|None=None):
 
 # %% ../nbs/A19_cli.ipynb #c2e60101
 def _add_decoding(p:CliParser):
-    "The checkpoint and the decoding options that tnb-translate and tnb-evaluate share."
+    "The checkpoint and the decoding options that tnb-translate and tnb-evaluate share: `Decoding`'s fields, then how to run it."
+    from transformer_nb.decoding import Decoding, DECODE_BATCH_TOKENS
     p.add_argument('checkpoint', help="a checkpoint file; a run folder (its average.pt while that averages the run's newest checkpoints, else its newest checkpoint); or pretrained:NAME, a published model (multi30k-de-en, multi30k-en-de, numbers)")
-    g = p.add_argument_group('decoding')
-    g.add_argument('--beam', type=number(int, 1, 1_000), help="beam size; 1 = greedy (default: the task's: 4 as in §6.1, 21 for parse trees)")
-    g.add_argument('--alpha', type=number(float, 0, 10), help="length penalty ((5+|Y|)/6)^alpha (default: 0.6; 0.3 for parse trees)")
-    g.add_argument('--early-stop', action='store_true', help="end a sentence's search when its best candidate is EOS, as OpenNMT-py does")
+    g = p.add_argument_group('decoding (Decoding)')
+    field_options(g, Decoding, ('beam', 'alpha', 'max_extra'), "the task's, else ")
+    g.add_argument('--early-stop', action='store_true', help="end a sentence's search when its best candidate is EOS, as OpenNMT-py does (default: off, the exact rule)")
     g.add_argument('--max-tokens', type=number(int, 1, 10_000_000), metavar='N',
-                   help="source tokens per decoding batch, padding included; fewer use less memory (default: 4000, the library's DECODE_BATCH_TOKENS)")
+                   help=f"source tokens per decoding batch, padding included; fewer use less memory (default: {DECODE_BATCH_TOKENS})")
     g.add_argument('--max-src-len', type=number(int, 2), metavar='N', help="refuse sources longer than N tokens, EOS included (default: the model's max_len)")
     g.add_argument('--precision', choices=['auto', 'fp32', 'bf16', 'fp16'], default='auto',
                    help="autocast while decoding (default: auto: bf16 where the GPU or CPU computes it natively, else fp32)")
-    g.add_argument('--device'); g.add_argument('--threads', type=number(int, 1, 1024)); p.add_argument('--debug', action='store_true')
+    g.add_argument('--device', help="cpu, cuda, cuda:N or mps (default: auto: CUDA, then MPS, then CPU)")
+    g.add_argument('--threads', type=number(int, 1, 1024), metavar='N', help="CPU threads (default: TNB_THREADS, else half the cores)")
+    p.add_argument('--debug', action='store_true', help="show the traceback of an internal error")
     p.set_defaults(prog=p.prog)
 
 # %% ../nbs/A19_cli.ipynb #77ffbd21
@@ -221,10 +228,10 @@ def _translate_parser() -> CliParser:
         epilog="examples:\n  tnb-translate runs/numbers 'three hundred forty-two'\n  tnb-translate runs/m30k-de-en -i test.de -o test.hyp.en\n"
                "  echo 'Ein Hund läuft.' | tnb-translate runs/m30k-de-en")
     _add_decoding(p)
-    p.add_argument('sentences', nargs='*', help="sentences to translate (default: --input, else standard input; '-': standard input)")
+    p.add_argument('sentences', nargs='*', help="sentences to translate ('-': standard input) (default: --input, else standard input)")
     p.error = lambda message: CliParser.error(p, message.replace('checkpoint, sentences', 'checkpoint'))   # sentences are optional
-    p.add_argument('-i', '--input', help="a UTF-8 text file (plain or .gz), one sentence per line ('-': standard input)")
-    p.add_argument('-o', '--output', help="write the translations to this file (default: standard output)")
+    p.add_argument('-i', '--input', metavar='FILE', help="a UTF-8 text file (plain or .gz), one sentence per line ('-': standard input) (default: the sentences given, else standard input)")
+    p.add_argument('-o', '--output', metavar='FILE', help="write the translations to this file (default: standard output)")
     return p
 
 # %% ../nbs/A19_cli.ipynb #c4a32194
@@ -240,12 +247,11 @@ def _parse_translate(argv:list):
 # %% ../nbs/A19_cli.ipynb #39b9b280
 def _translate_export(a):
     "tnb-translate with a model folder that tnb-export wrote: CTranslate2 decodes, with the folder's tokenizer."
-    for given, what in ((a.early_stop, '--early-stop'), (a.precision != 'auto', f'--precision {a.precision}'), (a.max_src_len, '--max-src-len')):
+    for given, what in ((a.early_stop, '--early-stop'), (a.precision != 'auto', f'--precision {a.precision}'), (a.max_src_len, '--max-src-len'),
+                         (a.max_extra is not None, '--max-extra')):
         if given: _fail(f"{what} is for checkpoints; {a.checkpoint} is a CTranslate2 export, which decodes with CTranslate2's own "
                         f"search in the type it was exported in (tnb-export --quantization): drop {what}")
     check_not_inputs({'-o': a.output}, {'-i': a.input, 'the export': [q for q in Path(a.checkpoint).iterdir() if q.is_file()]})
-    for line in check_thread_env(): warnings.warn(line)
-    heavy_imports()
     from transformer_nb.machine import limit_threads
     from transformer_nb.export import load_ctranslate2, ctranslate2_translate
     try: translator, tok, meta = load_ctranslate2(a.checkpoint, threads=limit_threads(a.threads), device=a.device or 'cpu')
@@ -260,17 +266,15 @@ def _translate_export(a):
 
 # %% ../nbs/A19_cli.ipynb #c3c5792c
 def _translate(argv):
-    a = _parse_translate(argv)
+    for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
+    heavy_imports(); a = _parse_translate(argv)
     if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'
     if a.sentences and a.input: _fail("give sentences as arguments or with --input, not both")
     if a.output: check_output(a.output, '-o')
     if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_export(a)    # a folder tnb-export wrote
     check_not_inputs({'-o': a.output}, {'-i': a.input, **checkpoint_files(a.checkpoint)})
-    for line in check_thread_env(): warnings.warn(line)
-    heavy_imports()
     from transformer_nb.decoding import DECODE_BATCH_TOKENS
-    with library_errors(_translate_parser()):                  # the library's words for its decoding, as options: --early-stop, --beam 1
-        model, tok, ck, task, d, _ = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
+    model, tok, ck, task, d, _ = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop, a.max_extra)
     with contextlib.ExitStack() as opened:
         batches, name, known = sentence_batches(a.sentences, a.input, opened)
         if known: check_source_lengths(model, tok, [s for b in batches for s in b], name, a.max_src_len)
@@ -290,17 +294,22 @@ def _evaluate_parser() -> CliParser:
                "  tnb-evaluate runs/m30k-de-en --split valid --record results.json")
     _add_decoding(p)
     g = p.add_argument_group("test set: two aligned files, or a split of a dataset (default: the checkpoint's test split)")
-    for s in ('src', 'ref', 'dataset', 'src-lang', 'tgt-lang', 'data-dir'): g.add_argument(f'--{s}')
-    g.add_argument('--split', choices=['valid', 'test'])
-    p.add_argument('--hyp-out', help="also write the hypotheses here, one line per line of --src")
-    p.add_argument('--json', action='store_true', help="print the scores as one JSON object")
-    p.add_argument('--record', metavar='RESULTS_JSON', help="add the scores, with their provenance, to this results file")
+    g.add_argument('--src', metavar='FILE', help="the sources, one per line (with --ref) (default: the checkpoint's test split)")
+    g.add_argument('--ref', metavar='FILE', help="their references, line by line (with --src) (default: the checkpoint's test split)")
+    g.add_argument('--dataset', help="a dataset's split instead: numbers, copy, multi30k, files, parsing (default: the checkpoint's)")
+    for s in ('src', 'tgt'): g.add_argument(f'--{s}-lang', metavar='LANG', help=f"the dataset's {dict(src='source', tgt='target')[s]} language (default: the checkpoint's)")
+    g.add_argument('--data-dir', metavar='DIR', help="a folder with the dataset's files (default: the checkpoint's, else the dataset's own)")
+    g.add_argument('--split', choices=['valid', 'test'], help="which split of the dataset (default: test)")
+    p.add_argument('--hyp-out', metavar='FILE', help="also write the hypotheses here, one line per line of --src (default: nowhere)")
+    p.add_argument('--json', action='store_true', help="print the scores as one JSON object (default: lines for people)")
+    p.add_argument('--record', metavar='RESULTS_JSON', help="add the scores, with their provenance, to this results file (default: none)")
     p.add_argument('--id', help="the record's id (default: run, file, test set and decoding)")
     return p
 
 # %% ../nbs/A19_cli.ipynb #651af16c
 def _evaluate(argv):
-    p = _evaluate_parser(); a = p.parse_args(argv)
+    for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
+    heavy_imports(); a = _evaluate_parser().parse_args(argv)
     if bool(a.src) != bool(a.ref): _fail("give both --src and --ref")
     given = [o for o, v in (('--dataset', a.dataset), ('--split', a.split), ('--src-lang', a.src_lang), ('--tgt-lang', a.tgt_lang), ('--data-dir', a.data_dir)) if v]
     if a.src and given: _fail(f"{given[0]} is for a dataset's split; with --src/--ref files it has no use: drop one or the other")
@@ -309,14 +318,12 @@ def _evaluate(argv):
         if getattr(a, opt): check_output(getattr(a, opt), f"--{opt.replace('_', '-')}")
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
     check_not_inputs({'--hyp-out': a.hyp_out, '--record': a.record}, {'--src': a.src, '--ref': a.ref, **checkpoint_files(a.checkpoint), 'a file of --data-dir': data_files})
-    for line in check_thread_env(): warnings.warn(line)
-    heavy_imports()
     if a.record: check_record_file(a.record)
     from transformer_nb.decoding import DECODE_BATCH_TOKENS
-    with library_errors(p): model, tok, ck, task, d, path = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop)
+    model, tok, ck, task, d, path = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop, a.max_extra)
     max_tokens = a.max_tokens or DECODE_BATCH_TOKENS
     from transformer_nb import workflow
-    with library_errors(p): pairs, sources, scored, test_name = workflow.test_set(ck, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
+    pairs, sources, scored, test_name = workflow.test_set(ck, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)
     with out_of_memory(f"decoding with --beam {d.beam} and --max-tokens {max_tokens}"):
         scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
@@ -332,14 +339,35 @@ def evaluate_main(argv:list|None=None):
     "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."
     run_cli('tnb-evaluate', _evaluate, argv)
 
+# %% ../nbs/A19_cli.ipynb #a19noavg
+def _no_averages(paths:list) -> list:
+    "`paths` without the averages among them (average.pt, or a file that averages others), each skipped and named; none left is refused."
+    from transformer_nb.checkpoints import load_checkpoint, checkpoint_meta
+    def average(q):
+        if q.name == 'average.pt': return True
+        with contextlib.suppress(Exception): return bool(checkpoint_meta(load_checkpoint(q, mmap=True)).get('averaged_from'))
+        return False                                               # unreadable: `save_averaged` names it
+    if not (skip := [q for q in paths if average(q)]): return paths
+    if len(skip) == len(paths): _fail(f"{', '.join(map(str, skip))}: averages only; average the training checkpoints they came from")
+    note(f"tnb-average: skipped {', '.join(map(str, skip))}: an average of checkpoints, which averaged again would count them twice")
+    return [q for q in paths if q not in skip]
+
 # %% ../nbs/A19_cli.ipynb #dc0de427
-def _average(argv):
+def _average_parser() -> CliParser:
     p = CliParser(prog='tnb-average', description="Average checkpoints of one run (as the paper does) into a new checkpoint.",
                   epilog="examples: tnb-average runs/m30k --last 5 -o runs/m30k/avg5.pt")
-    p.add_argument('checkpoints', nargs='+', help="checkpoint files, or one run folder together with --last")
-    p.add_argument('--last', type=number(int, 1), help="with a run folder: average its newest N checkpoints")
-    p.add_argument('-o', '--output', required=True); p.add_argument('--debug', action='store_true')
+    p.add_argument('checkpoints', nargs='+', help="checkpoint files, or one run folder together with --last (averages among them are skipped)")
+    p.add_argument('--last', type=number(int, 1), metavar='N', help="with a run folder: average its newest N checkpoints (default: its newest one alone)")
+    p.add_argument('-o', '--output', metavar='FILE', required=True, help="the checkpoint to write (not a checkpoint-<step>.pt name)")
+    p.add_argument('--debug', action='store_true', help="show the traceback of an internal error")
+    return p
+
+def _average(argv):
+    p = _average_parser()
     a = p.parse_args(argv)
+    if ref := next((q for q in a.checkpoints if q.startswith('pretrained:')), None):
+        _fail(f"{ref} is a published model, one finished checkpoint, not the checkpoints of a run: tnb-average averages a run's "
+              f"checkpoints (its folder with --last N, or its checkpoint files)")
     check_output(a.output, '-o')
     paths = [Path(q) for q in a.checkpoints]
     if a.last is not None:
@@ -349,6 +377,7 @@ def _average(argv):
     from transformer_nb.checkpoints import save_averaged, resolve_checkpoint
     folder = paths[0] if len(paths) == 1 and paths[0].is_dir() else None
     if folder: paths = [resolve_checkpoint(folder)[0]]            # the file the folder stands for
+    if len(paths) > 1: paths = _no_averages(paths)
     out = save_averaged(paths, a.output)
     n, names = len(paths), ', '.join(q.name for q in paths)
     print(f"averaged {n} checkpoint{'s' * (n != 1)} ({names}) -> {out}", file=sys.stderr if in_place(out) else sys.stdout)

@@ -7,16 +7,17 @@ Docs: https://transformer-nb.github.io/transformer_nb/a17_commands.html.md"""
 # %% auto #0
 __all__ = ['EXIT_CODES', 'FILE_BATCH', 'check_range', 'number', 'CliParser', 'env_int', 'check_thread_env', 'check_device',
            'raise_if_interrupted', 'heavy_imports', 'size', 'out_of_memory', 'run_cli', 'note', 'load_tasks',
-           'check_record_file', 'cli_words', 'library_errors', 'load_decoder', 'checkpoint_files',
-           'check_source_lengths', 'sentence_batches', 'translate_batches']
+           'check_record_file', 'field_options', 'load_decoder', 'checkpoint_files', 'check_source_lengths',
+           'sentence_batches', 'translate_batches']
 
 # %% ../nbs/A17_commands.ipynb #33dbea63
-import argparse, contextlib, errno, io, math, os, re, shlex, signal, sys, threading, traceback, warnings
+import argparse, contextlib, dataclasses, errno, io, math, os, re, signal, sys, threading, traceback, warnings
 from pathlib import Path
 from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts
 
 # %% ../nbs/A17_commands.ipynb #d4ce8fed
 def _bound(lo, hi, lo_open:bool, hi_open:bool) -> str:
+    if lo is None and hi is None: return 'a finite number'
     if hi is None: return f"{'>' if lo_open else '>='} {lo}"
     if lo is None: return f"{'<' if hi_open else '<='} {hi}"
     return f"in {'(' if lo_open else '['}{lo}, {hi}{')' if hi_open else ']'}"
@@ -314,46 +315,29 @@ def check_record_file(path, what:str='--record'):
     try: check_results_file(path)
     except ValueError as e: raise UserError(f"{what} {e}") from None
 
-# %% ../nbs/A17_commands.ipynb #a12words
-_SAID_OTHERWISE = {"stop='early'": 'early_stop=True'}   # library settings that a command spells as another option
+# %% ../nbs/A17_commands.ipynb #a12field
+def _kind(t) -> type:
+    "The type of an option for a field annotated `t` (`int`, `int|None`, `str|None`, ...): bool, float, int or str."
+    kinds = getattr(t, '__args__', None) or (t,)
+    return next((k for k in (bool, float, int) if k in kinds), str)
 
-def _flag(a:argparse.Action) -> str:
-    "The option a user types for `a`: its longest name, and for `--x/--no-x` the positive one."
-    names = [o for o in a.option_strings if not (isinstance(a, argparse.BooleanOptionalAction) and o.startswith('--no-'))]
-    return max(names, key=len)
-
-def cli_words(msg:str, parser:argparse.ArgumentParser) -> str:
-    "`msg`, in the library's words (`steps=5.0`, `new_data=True`, `byte_fallback=False`, `src='a b'`), in the command's (`--steps 5.0`, `--new-data`, `--no-byte-fallback`, `--src 'a b'`), for the options `parser` has."
-    acts = {a.dest: a for a in parser._actions if a.option_strings and a.dest != 'help'}
-    if not acts: return msg
-    def word(m):
-        a, value = acts[m[1]], m[2]; flag = _flag(a)
-        if value in ('True', 'False'):                     # a switch: its flag, or the flag that turns it off
-            on = (value == 'True') != isinstance(a, argparse._StoreFalseAction)
-            if on: return flag
-            return '--no-' + flag[2:] if isinstance(a, argparse.BooleanOptionalAction) else f"no {flag}"
-        if len(value) > 1 and value[0] == value[-1] == "'": value = shlex.quote(value[1:-1])
-        return f"{flag} {value}" if value else flag
-    outside = r"(?<![\w.=-])(?<!\w\()"                      # not part of a word, nor an argument of a call: encode_pairs(max_len=3)
-    for said, setting in _SAID_OTHERWISE.items():
-        if setting.split('=')[0] in acts: msg = re.sub(outside + re.escape(said), setting, msg)
-    names = '|'.join(map(re.escape, sorted(acts, key=len, reverse=True)))
-    return re.sub(rf"{outside}({names})=('[^']*'|True\b|False\b|[^\s,;:)]*)", word, msg)
-
-@contextlib.contextmanager
-def library_errors(parser:argparse.ArgumentParser):
-    "Raise a library's `ValueError` inside the block again as a `UserError`, and show its warnings, in the command's words (`cli_words`)."
-    shown = warnings.showwarning
-    warnings.showwarning = lambda message, *a, **k: shown(cli_words(str(message), parser), *a, **k)
-    try: yield
-    except ValueError as e:
-        if cli_words(str(e), parser) == str(e): raise
-        raise UserError(cli_words(str(e), parser), getattr(e, 'exit_code', 2)) from None
-    finally: warnings.showwarning = shown
+def field_options(g, cls, names=None, # the fields to offer (default: all), in the dataclass's order
+                  default:str='', # said before the field's own default, e.g. "the recipe's, else "
+                  **kw): # a field's own `add_argument` keywords, e.g. precision=dict(choices=[...])
+    "One option of `g` per field of the dataclass `cls`: `--d-model` for `d_model`, typed by its annotation, helped by the field's comment (fastcore's `docments`) and default."
+    from fastcore.docments import docments
+    docs = docments(cls)
+    for f in dataclasses.fields(cls):
+        if names is not None and f.name not in names: continue
+        kind, d = _kind(f.type), ('not set' if f.default is None else f.default)
+        a = dict(dest=f.name, help=f"{docs.get(f.name) or f.name.replace('_', ' ')} (default: {default}{d})".replace('%', '%%'))
+        if kind is bool: a['action'] = argparse.BooleanOptionalAction
+        elif kind is not str: a.update(type=number(kind), metavar='N' if kind is int else 'X')
+        g.add_argument('--' + f.name.replace('_', '-'), **{**a, **kw.get(f.name, {})})
 
 # %% ../nbs/A17_commands.ipynb #66424ed0
 def load_decoder(checkpoint, prog:str, # how the tool names itself in the line that says which file it uses
-                 device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False):
+                 device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False, max_extra:int|None=None):
     "(model, tokenizer, checkpoint dict, task, `Decoding`, path) of a checkpoint or run folder, read once; says on standard error which file it uses."
     from transformer_nb.machine import limit_threads
     from transformer_nb.checkpoints import read_checkpoint, model_from_checkpoint
@@ -362,9 +346,9 @@ def load_decoder(checkpoint, prog:str, # how the tool names itself in the line t
     with out_of_memory(f"the checkpoint {checkpoint}"): ck, path, why = read_checkpoint(checkpoint)
     with out_of_memory(f"the checkpoint {path}"): model, tok, _ = model_from_checkpoint(ck, device, name=path)
     if tok is None: raise UserError(f"{path} holds no tokenizer, so it cannot translate text")
-    note(f"{prog}: using {path} ({why})")
     task = load_tasks().task_of(ck)
-    d = check_beam(model, task.decoding_for(beam, alpha, early_stop))   # the one `Decoding` of this command, fit for its task and model
+    d = check_beam(model, task.decoding_for(beam, alpha, early_stop, max_extra))   # the one `Decoding` of this command, fit for its task and model
+    note(f"{prog}: using {path} ({why})")                          # once the options fit it: a refusal is one line
     return model, tok, ck, task, d, path
 
 # %% ../nbs/A17_commands.ipynb #a12p0002
@@ -394,22 +378,37 @@ def _gzipped(path) -> bool:
     with contextlib.suppress(OSError), open(path, 'rb') as f: return check_gzip(f, f"-i {path}")
     return False
 
-def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.ExitStack):
-    "(batches of sentences, how to name sentence i, whether all are known now): the arguments, a file read whole, or a stream as it comes (opened in `opened`)."
+_CONTROL = re.compile('[\x00-\x08\x0a-\x1f\x7f-\x9f]')   # control characters, but a tab: a stray '\r', an escape, a bell
+
+def _spaced(batches, name, prog:str):
+    "`batches` with every control character inside a line read as a space, said in one note at the first: one line out per line in."
+    n, said = 0, False
+    for b in batches:
+        if not said and (i := next((i for i, s in enumerate(b) if _CONTROL.search(s)), None)) is not None:
+            from transformer_nb.safeguards import printable
+            note(f"{prog}: {name(n + i)} holds control characters ({printable(''.join(dict.fromkeys(_CONTROL.findall(b[i]))))}): "
+                 f"each is read as a space, here and in any later line, so that every line in gives one line out"); said = True
+        n += len(b); yield [_CONTROL.sub(' ', s) for s in b] if said else b
+
+def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.ExitStack, prog:str='tnb-translate'):
+    "(batches of sentences, how to name sentence i, whether all are known now): the arguments, a file read whole, or a stream as it comes (opened in `opened`); control characters inside a line read as spaces (`_spaced`)."
     from transformer_nb.safeguards import read_text_lines, check_text_file, iter_lines, as_available
     if sentences:
         if bad := [i for i, s in enumerate(sentences) if any('\udc80' <= c <= '\udcff' for c in s)]:
             raise UserError(f"sentence {bad[0] + 1} on the command line is not valid UTF-8 text")
-        return [sentences], (lambda i: f"sentence {i + 1}"), True
+        name = lambda i: f"sentence {i + 1}"
+        return list(_spaced([sentences], name, prog)), name, True
     if input and input != '-' and Path(input).is_file() and not _gzipped(input):   # gzip is streamed: it may expand to anything
         with out_of_memory(f"-i {input}"): lines = read_text_lines(input, '-i')
-        return [lines[i:i + FILE_BATCH] for i in range(0, len(lines), FILE_BATCH)], (lambda i: f"-i {input}, line {i + 1}"), True
+        name = lambda i: f"-i {input}, line {i + 1}"
+        return list(_spaced([lines[i:i + FILE_BATCH] for i in range(0, len(lines), FILE_BATCH)], name, prog)), name, True
     stdin = getattr(sys.stdin, 'buffer', None)
     f = opened.enter_context(open(check_text_file(input, '-i'), 'rb')) if input and input != '-' else stdin   # a FIFO, a device, standard input
     if f is None: raise UserError("no sentences given, and there is no standard input to read them from")
     if f is stdin and sys.stdin.isatty(): note("reading sentences from standard input, one per line; end with Ctrl-D")
     name = f"-i {input}" if f is not stdin else 'standard input'
-    return as_available(iter_lines(f, name), most=2000), (lambda i: f"{name}, line {i + 1}"), False
+    at = lambda i: f"{name}, line {i + 1}"
+    return _spaced(as_available(iter_lines(f, name), most=2000), at, prog), at, False
 
 # %% ../nbs/A17_commands.ipynb #411f1910
 _NAMED = 5   # lines the model cannot know that `translate_batches` names one by one; the others are counted in one line

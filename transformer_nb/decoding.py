@@ -20,10 +20,10 @@ from .attention import pad_mask
 @dataclass(frozen=True)
 class Decoding:
     "How to decode: beam width (1: greedy), length penalty alpha, output cap input + max_extra, beam search's stopping rule."
-    beam: int = 4
-    alpha: float = 0.6
-    max_extra: int = 50
-    stop: str = 'exact'
+    beam: int = 4          # beam width; 1: greedy decoding
+    alpha: float = 0.6     # length penalty ((5+|Y|)/6)^alpha of §6.1; 0: none
+    max_extra: int = 50    # tokens an output may have beyond its source's length (§6.1: 50)
+    stop: str = 'exact'    # when beam search ends: 'exact', or 'early' (OpenNMT-py's: once the best candidate ends)
 
     def __post_init__(self):
         if not isinstance(self.beam, int) or isinstance(self.beam, bool) or self.beam < 1: raise ValueError(f"beam={self.beam!r} must be an int >= 1")

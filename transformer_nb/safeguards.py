@@ -11,7 +11,7 @@ __all__ = ['CHECKPOINT', 'STOP_SIGNALS', 'UserError', 'in_place', 'check_output'
            'output_stream', 'printable', 'flock', 'folder_lock', 'deferred_interrupts']
 
 # %% ../nbs/A01_safeguards.ipynb #09a24774
-import contextlib, errno, io, os, queue, re, signal, stat, sys, threading, warnings, zlib
+import contextlib, errno, io, itertools, os, queue, re, signal, stat, sys, threading, warnings, zlib
 from pathlib import Path
 from collections.abc import Iterator
 
@@ -160,12 +160,18 @@ def atomic_write(path, data:str|bytes, follow:bool=True) -> Path:
     return Path(path)
 
 # %% ../nbs/A01_safeguards.ipynb #366a5af2
-def _line_at(data:bytes, pos:int) -> int:
-    "The number of the line that byte `pos` of `data` is on: '\\n', '\\r\\n' and a lone '\\r' each end a line."
-    return data.count(b'\n', 0, pos) + data.count(b'\r', 0, pos) - data.count(b'\r\n', 0, pos) + 1
+def _mac(data:bytes) -> bool:
+    "True for classic Mac text: a lone '\\r' ends its lines, as no '\\n' is there. Elsewhere a '\\r' inside a line is a character of it."
+    return b'\n' not in data and b'\r' in data
+
+def _line_at(data:bytes, pos:int, mac:bool|None=None) -> int:
+    "The number of the line that byte `pos` of `data` is on: '\\n' and '\\r\\n' end a line, and a lone '\\r' in classic Mac text (`mac`; None: `_mac(data)`)."
+    if mac is None: mac = _mac(data)
+    return data.count(b'\n', 0, pos) + (data.count(b'\r', 0, pos) - data.count(b'\r\n', 0, pos) if mac else 0) + 1
 
 def decode_lines(data:bytes, name='input') -> list[str]:
-    """The lines of UTF-8 `data`, split on '\\n', '\\r\\n' or a lone '\\r' (classic Mac text) only, and stripped. Bad
+    """The lines of UTF-8 `data`, split on '\\n' or '\\r\\n' only (or a lone '\\r' in classic Mac text, which
+    has no '\\n'), and stripped: a stray '\\r' inside a line does not split it, as `wc -l` counts lines. Bad
     bytes raise a ValueError naming `name`, the line and the byte offset; so does a NUL byte, which no text holds
     (a binary file, or UTF-16 text)."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -180,7 +186,8 @@ def decode_lines(data:bytes, name='input') -> list[str]:
         line = _line_at(data, e.start)
         raise ValueError(f"{name}, line {line}: invalid UTF-8 ({e.reason}: byte {data[e.start:e.start+1]!r} "
                          f"at offset {e.start}); the text must be UTF-8 encoded") from None
-    text = text.removeprefix('\ufeff').replace('\r\n', '\n').replace('\r', '\n')   # a lone '\r' ends a line too
+    text = text.removeprefix('\ufeff').replace('\r\n', '\n')
+    if _mac(data): text = text.replace('\r', '\n')    # classic Mac text: a lone '\r' ends a line
     lines = text.split('\n')                         # not splitlines(): it also splits on \x0b, \x1c, \u2028...
     if lines[-1] == '': lines.pop()
     return [l.strip() for l in lines]
@@ -309,18 +316,21 @@ def check_gzip(f, # a binary file that can seek (a regular file, `io.BytesIO`)
     return gz
 
 # %% ../nbs/A01_safeguards.ipynb #d1680eaa
-_BREAK = re.compile(rb'\r\n|\r|\n')   # what ends a line: as `decode_lines` splits
+_BREAK, _MAC_BREAK = re.compile(rb'\r?\n'), re.compile(rb'\r\n|\r|\n')   # what ends a line: as `decode_lines` splits
 
 def iter_lines(f, # a binary file, FIFO, device or standard input
                name:str, # how errors name it
                max_line:int=_MAX_LINE_BYTES, size:int=1 << 16, ratio:int=_MAX_RATIO):
-    "The lines of `f`, one at a time as they arrive, exactly as `decode_lines` splits and checks them; gzip is decompressed as it comes."
+    """The lines of `f`, one at a time as they arrive, as `decode_lines` splits and checks them; gzip is decompressed as it comes.
+    Whether a lone '\\r' ends lines (classic Mac text) is decided by the first '\\n', else at the end or 64 KiB in."""
     if not hasattr(f, 'read') or isinstance(f, io.TextIOBase):
         raise TypeError(f"iter_lines wants a file open in binary mode (open(path, 'rb')), got a {type(f).__name__}")
-    pending, line, offset = b'', 1, 0                  # offset: of `pending`'s first byte
-    for chunk in _plain_or_gunzipped(f, name, size, ratio):
-        pending += chunk
-        while (m := _BREAK.search(pending)) and not (m.group() == b'\r' and m.end() == len(pending)):  # '\r' last: '\n' may follow
+    pending, line, offset, brk = b'', 1, 0, None       # offset: of `pending`'s first byte
+    for chunk in itertools.chain(_plain_or_gunzipped(f, name, size, ratio), [None]):   # None: the end
+        pending += chunk or b''
+        if brk is None and (b'\n' in pending or chunk is None or len(pending) >= 1 << 16):   # Mac text: at its end, or 64 KiB in
+            brk = _MAC_BREAK if _mac(pending) else _BREAK
+        while brk and (m := brk.search(pending)) and not (chunk and m.group() == b'\r' and m.end() == len(pending)):  # '\n' may follow
             yield _one_line(pending[:m.start()], name, line, offset)
             pending, line, offset = pending[m.end():], line + 1, offset + m.end()
         if len(pending) > max_line:

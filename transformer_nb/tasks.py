@@ -25,7 +25,7 @@ class Recipe:
     "The defaults of a task's runs: model preset and overrides, tokenizer, and how to train."
     preset: str = 'small'
     model: dict = field(default_factory=dict)     # `TransformerConfig` overrides of the preset
-    vocab_size: int = 8000                        # joint SentencePiece vocabulary
+    vocab_size: int = 8000                        # pieces of the joint SentencePiece vocabulary
     spm: dict = field(default_factory=dict)       # other options of a new tokenizer (`Tokenizer.train`)
     train: dict = field(default_factory=dict)     # `TrainConfig` fields
     threads: int|None = None                      # CPU threads (None: the package's default, half the cores; 0: PyTorch's, every core),
@@ -112,9 +112,9 @@ class Task(Reports):
             raise ValueError(f"stop='early' is for translation; a {cls.name} model is decoded with the exact search")
         return d
 
-    def decoding_for(self, beam:int|None=None, alpha:float|None=None, early_stop:bool=False) -> Decoding:
-        "The task's decoding, with `beam` and `alpha` where given and OpenNMT-py's early stop if asked for (`check_decoding`)."
-        return self.check_decoding(self.decoding.but(beam, alpha, stop='early' if early_stop else None))
+    def decoding_for(self, beam:int|None=None, alpha:float|None=None, early_stop:bool=False, max_extra:int|None=None) -> Decoding:
+        "The task's decoding, with `beam`, `alpha` and `max_extra` where given and OpenNMT-py's early stop if asked for (`check_decoding`)."
+        return self.check_decoding(self.decoding.but(beam, alpha, max_extra, stop='early' if early_stop else None))
 
 
 # %% ../nbs/A13_tasks.ipynb #bcbd90f0

@@ -59,7 +59,7 @@ class TrainConfig:
     max_tokens: int = 4096       # padded tokens per side (source; target) per micro-batch and process (paper: ~25k each per update)
     accum: int = 1               # micro-batches per optimiser update
     steps: int|None = None       # stop after this many updates, counted from the start of the run (None: `epochs` epochs)
-    epochs: int = 1
+    epochs: int = 1              # passes over the training data (when `steps` is None)
     max_time: float|None = None  # also stop after this many minutes of training by this process (None: no time limit)
     warmup: int = 4000           # warm-up updates of the §5.3 schedule
     lr_scale: float = 1.0        # multiplies the §5.3 schedule (1 in the paper)
@@ -67,7 +67,7 @@ class TrainConfig:
     clip: float|None = None      # clip the global gradient norm to this (None: no clipping, as in the paper)
     eps_ls: float = 0.1          # label smoothing (§5.4; Table 3 row D)
     max_len: int|None = 256      # drop training pairs longer than this many tokens, BOS/EOS included (None: keep all)
-    device: str|None = None      # None/'auto': CUDA, then MPS, then CPU
+    device: str|None = None      # cpu, cuda, cuda:N or mps; None/'auto': CUDA, then MPS, then CPU
     precision: str = 'auto'      # 'auto' (bf16 on GPUs and CPUs that compute it natively, else fp32), 'fp32', 'bf16', 'fp16'
     compile: bool = False        # torch.compile the model
     save_every: int = 0          # checkpoint every K updates (0: only at the end)

@@ -1,0 +1,83 @@
+"""Every option of every command (as `--help` listed them before the options were made from the settings dataclasses)
+is still accepted, with its value; and every option says what it is, with its default."""
+import argparse, contextlib, io
+import pytest
+from transformer_nb import cli
+from transformer_nb.commands import heavy_imports
+
+heavy_imports()
+
+TRAIN = [   # (arguments, the setting they give, its value)
+    (['--dataset', 'copy'], 'dataset', 'copy'), (['--task', 'translation'], 'task', 'translation'), (['--src-lang', 'de'], 'src_lang', 'de'),
+    (['--tgt-lang', 'en'], 'tgt_lang', 'en'), (['--data-dir', 'd'], 'data_dir', 'd'), (['--train', 'a', 'b'], 'train', ['a', 'b']),
+    (['--valid', 'a', 'b'], 'valid', ['a', 'b']), (['--test', 'a', 'b'], 'test', ['a', 'b']), (['--vocab-size', '100'], 'vocab_size', 100),
+    (['--max-len', '50'], 'max_len', 50), (['--normalization', 'nfkc'], 'normalization_rule_name', 'nfkc'),
+    (['--byte-fallback'], 'byte_fallback', True), (['--no-byte-fallback'], 'byte_fallback', False), (['--preset', 'tiny'], 'preset', 'tiny'),
+    (['--d-model', '64'], 'd_model', 64), (['--N', '2'], 'N', 2), (['--h', '4'], 'h', 4), (['--d-ff', '128'], 'd_ff', 128),
+    (['--d-k', '16'], 'd_k', 16), (['--d-v', '16'], 'd_v', 16), (['--p-drop', '0.2'], 'p_drop', 0.2), (['--p-attn', '0.1'], 'p_attn', 0.1),
+    (['--p-ffn', '0.1'], 'p_ffn', 0.1), (['--pos', 'learned'], 'pos', 'learned'), (['--max-tokens', '500'], 'max_tokens', 500),
+    (['--accum', '2'], 'accum', 2), (['--epochs', '3'], 'epochs', 3), (['--steps', '10'], 'steps', 10), (['--warmup', '5'], 'warmup', 5),
+    (['--cooldown', '2'], 'cooldown', 2), (['--save-every', '5'], 'save_every', 5), (['--keep', '2'], 'keep', 2),
+    (['--average', '2'], 'average', 2), (['--valid-every', '5'], 'valid_every', 5), (['--seed', '1'], 'seed', 1),
+    (['--lr-scale', '0.5'], 'lr_scale', 0.5), (['--clip', '1'], 'clip', 1.0), (['--max-time', '1.5'], 'max_time', 1.5),
+    (['--eps-ls', '0.2'], 'eps_ls', 0.2), (['--device', 'cpu'], 'device', 'cpu'), (['--precision', 'fp32'], 'precision', 'fp32'),
+    (['--compile'], 'compile', True), (['--threads', '2'], 'threads', 2), (['--recipe', 'cpu-hour'], 'recipe', 'cpu-hour'),
+    (['--out', 'r'], 'out', 'r'), (['--resume', 'r'], 'resume', 'r'), (['--new-data'], 'new_data', True), (['--overwrite'], 'overwrite', True),
+    (['--beam', '2'], 'beam', 2), (['--test-limit', '5'], 'test_limit', 5), (['--no-progress'], 'progress', False), (['--debug'], 'debug', True)]
+DECODING = [
+    (['--beam', '2'], 'beam', 2), (['--alpha', '0.3'], 'alpha', 0.3), (['--early-stop'], 'early_stop', True), (['--max-tokens', '100'], 'max_tokens', 100),
+    (['--max-src-len', '20'], 'max_src_len', 20), (['--precision', 'fp32'], 'precision', 'fp32'), (['--device', 'cpu'], 'device', 'cpu'),
+    (['--threads', '1'], 'threads', 1), (['--debug'], 'debug', True)]
+TRANSLATE = DECODING + [(['-i', 'f'], 'input', 'f'), (['--input', 'f'], 'input', 'f'), (['-o', 'f'], 'output', 'f'), (['--output', 'f'], 'output', 'f'),
+                        (['a b', 'c'], 'sentences', ['a b', 'c'])]
+EVALUATE = DECODING + [
+    (['--src', 's'], 'src', 's'), (['--ref', 'r'], 'ref', 'r'), (['--dataset', 'copy'], 'dataset', 'copy'), (['--src-lang', 'de'], 'src_lang', 'de'),
+    (['--tgt-lang', 'en'], 'tgt_lang', 'en'), (['--data-dir', 'd'], 'data_dir', 'd'), (['--split', 'valid'], 'split', 'valid'),
+    (['--hyp-out', 'h'], 'hyp_out', 'h'), (['--json'], 'json', True), (['--record', 'r.json'], 'record', 'r.json'), (['--id', 'x'], 'id', 'x')]
+AVERAGE = [(['--last', '2'], 'last', 2), (['--debug'], 'debug', True)]
+EXPORT = [['--quantization', 'int8'], ['--max-positions', '100'], ['--debug']]      # tnb-export's own parser: accepted, then --help
+
+PARSE = {'train': lambda argv: cli._train_parser().parse_args(argv), 'translate': lambda argv: cli._parse_translate(['ckpt', *argv]),
+         'evaluate': lambda argv: cli._evaluate_parser().parse_args(['ckpt', *argv]),
+         'average': lambda argv: cli._average_parser().parse_args(['a.pt', '-o', 'b.pt', *argv])}
+
+@pytest.mark.parametrize('name, argv, dest, value', [(n, *o) for n, opts in (('train', TRAIN), ('translate', TRANSLATE), ('evaluate', EVALUATE),
+                                                                                ('average', AVERAGE)) for o in opts])
+def test_every_option_is_still_accepted(name, argv, dest, value):
+    assert getattr(PARSE[name](argv), dest) == value
+
+def test_the_positional_arguments_and_required_options():
+    assert cli._parse_translate(['ckpt']).checkpoint == 'ckpt' and cli._evaluate_parser().parse_args(['ckpt']).checkpoint == 'ckpt'
+    a = cli._average_parser().parse_args(['a.pt', 'b.pt', '--output', 'c.pt'])
+    assert (a.checkpoints, a.output) == (['a.pt', 'b.pt'], 'c.pt')
+
+@pytest.mark.parametrize('argv', EXPORT)
+def test_every_export_option_is_still_accepted(argv):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as e: cli.export_main(['--ctranslate2', 'ckpt', '-o', 'out', *argv, '--help'])
+    assert e.value.code == 0 and '--ctranslate2' in out.getvalue()
+
+def _parsers():
+    return {'tnb-train': cli._train_parser(), 'tnb-translate': cli._translate_parser(), 'tnb-evaluate': cli._evaluate_parser(),
+            'tnb-average': cli._average_parser()}
+
+@pytest.mark.parametrize('prog', ['tnb-train', 'tnb-translate', 'tnb-evaluate', 'tnb-average'])
+def test_every_option_says_what_it_is_and_its_default(prog):
+    "Each option has help; one that takes a value says its default (or is required, or positional)."
+    for a in _parsers()[prog]._actions:
+        if isinstance(a, argparse._HelpAction): continue
+        assert a.help, (prog, a.option_strings or a.dest)
+        takes = a.option_strings and a.nargs != 0 and not isinstance(a, argparse.BooleanOptionalAction)
+        assert not takes or a.required or 'default' in a.help, (prog, a.option_strings, a.help)
+
+def test_the_options_are_the_settings_fields():
+    "tnb-train's model and training options are the fields of TransformerConfig and TrainConfig, helped by the fields' comments."
+    from dataclasses import fields
+    from fastcore.docments import docments
+    from transformer_nb.trainer import TrainConfig
+    from transformer_nb.decoding import Decoding
+    helps = {a.dest: a.help for a in cli._train_parser()._actions}
+    for f in fields(TrainConfig): assert helps[f.name].startswith(docments(TrainConfig)[f.name]), f.name
+    assert helps['max_time'].startswith('also stop after this many minutes')
+    helps = {a.dest: a.help for a in cli._translate_parser()._actions}
+    for k in ('beam', 'alpha', 'max_extra'): assert helps[k].startswith(docments(Decoding)[k]), k
