@@ -15,7 +15,8 @@ import torch
 from .core import BOS_ID
 from .positional import sinusoidal_encoding
 from .model import TransformerConfig
-from .checkpoints import load_checkpoint, model_from_checkpoint, resolve_checkpoint
+from .checkpoints import model_from_checkpoint
+from .pretrained import open_checkpoint
 from .decoding import DECODE_BATCH_TOKENS
 from .evaluation import length_batches
 
@@ -124,8 +125,7 @@ def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (the fil
     "Convert a checkpoint into a CTranslate2 model folder with its SentencePiece model; returns the folder."
     _ctranslate2()
     out = _export_args(checkpoint, out_dir, quantization, max_positions)
-    checkpoint = resolve_checkpoint(checkpoint)[0]          # a run folder: its average, as translate and evaluate use
-    ck = load_checkpoint(checkpoint)                        # one-line errors: missing, corrupt, foreign
+    c = open_checkpoint(checkpoint); checkpoint, ck = c.path, c.state   # a run folder: its average, as translate and evaluate use
     if not ck.get('tokenizer'): raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
     model, tok, ck = model_from_checkpoint(ck, device='cpu', name=checkpoint)   # errors name the file
     spec = ctranslate2_spec(model, tok, max_positions)

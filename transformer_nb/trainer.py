@@ -21,7 +21,7 @@ from .model import Transformer
 from .data import TokenBatchSampler, collate
 from .training import make_optimizer, label_smoothed_nll
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
-from .checkpoints import rng_state, set_rng_state, save_checkpoint, check_checkpoint, check_weights, checkpoint_meta, save_averaged
+from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, check_checkpoint, check_weights, save_averaged
 from .safeguards import atomic_open, deferred_interrupts
 from .runs import RunFolder, checkpoint_name
 from .distributed import init_distributed, all_reduce_sum
@@ -258,19 +258,20 @@ class _Save(_Evaluate):
 # %% ../nbs/A09_trainer.ipynb #b138c6fc
 class _Load(_Save):
     "Resuming from a checkpoint."
-    def load(self, ck:dict, # a checkpoint, as `load_checkpoint` reads it
-             path=None, # the file it was read from: named in errors, and the run `fit` continues
-             checked:bool=False, # `check_checkpoint(ck, path, 'resume', weights=False)` passed already (`resume_run`)
+    def load(self, ck:Checkpoint|dict, # a `Checkpoint` (`read_checkpoint(path, 'resume')`), or a checkpoint dict as `load_checkpoint` reads it
+             path=None, # for a dict: the file it was read from, named in errors (the run `fit` continues)
             ) -> 'Trainer':
-        "Restore weights, optimiser, schedule, generators, step, data position and run identity from `ck`, to resume, checked against this trainer's model (and the rest of a resume's checks, unless `checked`)."
-        if not isinstance(ck, dict): raise TypeError(f"ck={type(ck).__name__}: load takes a checkpoint dict, e.g. load_checkpoint(path), with path=path")
-        name = str(path) if path is not None else 'the checkpoint'
+        "Restore weights, optimiser, schedule, generators, step, data position and run identity from `ck`, to resume, checked against this trainer's model (and the rest of a resume's checks, unless it was opened for resuming)."
+        if isinstance(ck, dict): ck = Checkpoint(ck, path)
+        if not isinstance(ck, Checkpoint):
+            raise TypeError(f"ck={type(ck).__name__}: load takes a Checkpoint, e.g. read_checkpoint(path, 'resume'), or a checkpoint dict with path=path")
+        c, ck, name, path = ck, ck.state, ck.name, ck.path
         mine = asdict(self.cfg)                                            # a different config first: it says why shapes differ
         diff = {k: (ck['config'].get(k), v) for k, v in mine.items() if isinstance(ck.get('config'), dict) and ck['config'].get(k) != v}
         if diff: raise ValueError(f"{name}: its config differs from the model's (checkpoint, model): {diff}")
-        if checked: check_weights(ck, name, self.model)                   # shapes, dtypes, finite values: all a resume had left
-        else: check_checkpoint(ck, name, 'resume', model=self.model)      # meta, shapes, dtypes, finite values, generators
-        meta = checkpoint_meta(ck, name)
+        if c.use == 'resume': check_weights(ck, name, self.model)         # shapes, dtypes, finite values: all its opening had left
+        else: check_checkpoint(ck, name, 'resume', model=self.model)      # shapes, dtypes, finite values, generators
+        meta = c.meta                                                      # checked when `c` was made
         try:
             self.opt.load_state_dict(ck['optimizer']); self.sched.load_state_dict(dict(ck['scheduler']))
             if ck.get('scaler'): self.scaler.load_state_dict(ck['scaler'])
