@@ -260,9 +260,9 @@ def _weights_mismatch(want:dict, got:dict) -> str|None:
     return None
 
 # %% ../nbs/A05_checkpoints.ipynb #530b466d
-def _check_size(ck:dict, path) -> TransformerConfig:
-    "The config of `ck`, unless it describes far more parameters than the file holds numbers (an edited config): then a ValueError, before anything is built."
-    cfg = TransformerConfig(**ck['config'])
+def _check_size(ck:dict, path, cfg:TransformerConfig|None=None) -> TransformerConfig:
+    "The config of `ck` (`cfg`, if built already), unless it describes far more parameters than the file holds numbers (an edited config): then a ValueError, before anything is built."
+    cfg = cfg or TransformerConfig(**ck['config'])
     want_n, have_n = count_config_params(cfg), sum(v.numel() for v in ck['model'].values())
     if want_n > 2 * have_n + 10**6:
         raise ValueError(f"{path}: the weights do not match the architecture in its config (the config describes "
@@ -278,7 +278,7 @@ def check_weights(ck:dict, path, model=None):
     if missing := [k for k in ('config', 'model') if not isinstance(ck.get(k), dict)]:
         raise ValueError(f"{path}: its {_and(missing)} {'is' if len(missing) == 1 else 'are'} missing or not a dict: no weights to check")
     if model is not None and not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a Transformer, got a {type(model).__name__}")
-    cfg, sd = _check_size(ck, path), ck['model']
+    cfg, sd = _check_size(ck, path, getattr(model, 'cfg', None)), ck['model']   # a model given: its config, not built again
     if model is None:
         with torch.device('meta'): model = Transformer(cfg)          # shapes and dtypes only
     want = model.state_dict()
@@ -401,7 +401,7 @@ class Checkpoint:
 
     def model(self, device=None) -> Transformer:
         "The model in eval mode on `device`: an enormous config refused before anything is built, the weights checked against the model."
-        m = Transformer(_check_size(self.state, self.name))
+        m = Transformer(_check_size(self.state, self.name, self.config))
         check_weights(self.state, self.name, m)              # shapes, dtypes and finite values, against the model itself
         m.load_state_dict(self.weights)
         return m.to(get_device(device)).eval()
