@@ -3,6 +3,7 @@ tokenizer and never replaces a training checkpoint; missing, foreign, damaged, u
 checkpoints each get one line naming the file; a resume checks the step and the shapes."""
 import os, random, shutil
 import transformer_nb.checkpoints as C
+import transformer_nb.pretrained as P
 from pathlib import Path
 import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint
@@ -229,7 +230,7 @@ def test_checkpoints_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     (lambda p, ck: C.average_checkpoints(3.0), TypeError, "paths must be a list of checkpoint files, got a float"),
     (lambda p, ck: C.average_checkpoints([p, None]), TypeError, "paths[1] must be a checkpoint file, got a NoneType"),
     (lambda p, ck: C.save_averaged([p, None], p.parent / 'avg.pt'), TypeError, "paths[1] must be a checkpoint file, got a NoneType"),
-    (lambda p, ck: C.pretrained_path(['numbers']), ValueError, "no published model ['numbers']: the names are"),
+    (lambda p, ck: P.pretrained_path(['numbers']), ValueError, "no published model ['numbers']: the names are"),
 ])
 def test_more_checkpoint_functions_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     p = _checkpoint(tmp_path / 'c.pt')
