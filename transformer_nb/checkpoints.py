@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a05_checkpoints.html.md"""
 # %% auto #0
 __all__ = ['rng_state', 'set_rng_state', 'save_checkpoint', 'upgrade_checkpoint', 'load_checkpoint', 'checkpoint_meta',
            'checkpoint_identity', 'resolve_checkpoint', 'check_weights', 'check_checkpoint', 'check_tokenizer',
-           'model_from_checkpoint', 'Checkpoint', 'read_checkpoint', 'average_checkpoints', 'save_averaged']
+           'Checkpoint', 'read_checkpoint', 'model_from_checkpoint', 'average_checkpoints', 'save_averaged']
 
 # %% ../nbs/A05_checkpoints.ipynb #085de6a9
 import errno, os, random, re, shutil, stat, warnings
@@ -108,7 +108,7 @@ def _unreadable(e:Exception) -> str:
         return f"not a file written by torch.save ({type(e).__name__}: {msg.splitlines()[0][:80]})"   # the unpickler choked on it
     return msg.splitlines()[0].split('. ')[0].rstrip('.')
 
-# %% ../nbs/A05_checkpoints.ipynb #32993bd6
+# %% ../nbs/A05_checkpoints.ipynb #a05upg00
 def _from_v1(ck:dict) -> dict:
     "Format 1 to 2: the tokenizer as bytes (format 1 also took a uint8 tensor of them) and `meta` a dict or absent (format 1 also took None)."
     if isinstance(t := ck.get('tokenizer'), torch.Tensor): ck['tokenizer'] = bytes(t.cpu().numpy().tobytes())
@@ -145,6 +145,8 @@ def _not_published(path):
         raise ValueError(f"{path} names a published model: open it with open_checkpoint({path!r}) (transformer_nb.pretrained), "
                          f"which finds its file and checks its sha256")
 
+
+# %% ../nbs/A05_checkpoints.ipynb #32993bd6
 _KINDS = ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISCHR, 'a character device'), (stat.S_ISBLK, 'a block device'), (stat.S_ISSOCK, 'a socket'))
 
 def load_checkpoint(path, map_location='cpu',
@@ -352,15 +354,6 @@ def check_tokenizer(tok, cfg:dict, name):
                          f"(source) and {cfg['tgt_vocab']} (target): the tokenizer belongs to another model")
     return tok
 
-def model_from_checkpoint(ckpt_or_path, device=None,
-                          name=None, # how errors name a checkpoint given as a dict (default: 'the checkpoint')
-                         ) -> tuple:
-    "(model in eval mode on `device`, tokenizer or None, checkpoint dict) from a checkpoint, its path, or a run folder (`Checkpoint.model`)."
-    if not isinstance(ckpt_or_path, (dict, str, os.PathLike)):
-        raise TypeError(f"model_from_checkpoint takes a checkpoint dict, a checkpoint file or a run folder, not {type(ckpt_or_path).__name__} {ckpt_or_path!r}")
-    c = read_checkpoint(ckpt_or_path) if not isinstance(ckpt_or_path, dict) else Checkpoint(check_checkpoint(ckpt_or_path, name or 'the checkpoint', weights=False), name)
-    tok = c.tokenizer                                        # read and checked first: a tokenizer of another model is named as such
-    return c.model(device), tok, c.state
 
 # %% ../nbs/A05_checkpoints.ipynb #a05ckp02
 @dataclass(eq=False)
@@ -377,18 +370,13 @@ class Checkpoint:
     def __post_init__(self):
         _check_loaded(self.state)
         if self.path is not None: self.path = Path(self.path)
-        self.meta = checkpoint_meta(self.state, self.name)    # the run's identity, settings and history: {} if none; checked once
+        self.meta = checkpoint_meta(self.state, self.name)    # {} if none; checked once
     def __repr__(self): return f"Checkpoint({self.name}, {self.source}, update {self.step})"
-    @property
-    def name(self) -> str: return str(self.path) if self.path is not None else 'the checkpoint'   # how errors name it
-    @property
-    def weights(self) -> dict: return self.state['model']
-    @property
-    def step(self) -> int|None: return self.state.get('step')
-    @property
-    def train_config(self) -> dict: return self.meta.get('train_config') or {}   # the `TrainConfig` fields of the run
-    @property
-    def data(self) -> dict: return self.meta.get('data') or {}                   # the run's corpus: files, arguments, fingerprint
+    name = property(lambda self: str(self.path) if self.path is not None else 'the checkpoint', doc="How errors name it.")
+    weights = property(lambda self: self.state['model'], doc="The model's tensors.")
+    step = property(lambda self: self.state.get('step'), doc="The update it was written at (None: not a training checkpoint).")
+    train_config = property(lambda self: self.meta.get('train_config') or {}, doc="The run's `TrainConfig` fields.")
+    data = property(lambda self: self.meta.get('data') or {}, doc="The run's corpus: its files, arguments and fingerprint.")
     @cached_property
     def config(self) -> TransformerConfig: return TransformerConfig(**self.state['config'])
     @cached_property
@@ -406,11 +394,24 @@ class Checkpoint:
         m.load_state_dict(self.weights)
         return m.to(get_device(device)).eval()
 
+
+# %% ../nbs/A05_checkpoints.ipynb #a05ckp04
 def read_checkpoint(path, use:str='inference', # 'inference' (a run folder: its average, else its newest checkpoint) or 'resume'
                     map_location='cpu', mmap:bool=False) -> Checkpoint:
     "The `Checkpoint` of a file or a run folder (the file `resolve_checkpoint` chooses), read once and checked for `use` (the weights: by `Checkpoint.model`)."
     ck, found, why, run = _read(path, use, map_location, mmap)
     return Checkpoint(check_checkpoint(ck, found, use, weights=False), found, why, run, use)
+
+def model_from_checkpoint(ckpt_or_path, device=None,
+                          name=None, # how errors name a checkpoint given as a dict (default: 'the checkpoint')
+                         ) -> tuple:
+    "(model in eval mode on `device`, tokenizer or None, checkpoint dict) from a checkpoint, its path, or a run folder (`Checkpoint.model`)."
+    if not isinstance(ckpt_or_path, (dict, str, os.PathLike)):
+        raise TypeError(f"model_from_checkpoint takes a checkpoint dict, a checkpoint file or a run folder, not {type(ckpt_or_path).__name__} {ckpt_or_path!r}")
+    c = read_checkpoint(ckpt_or_path) if not isinstance(ckpt_or_path, dict) else Checkpoint(check_checkpoint(ckpt_or_path, name or 'the checkpoint', weights=False), name)
+    tok = c.tokenizer                                        # read and checked first: a tokenizer of another model is named as such
+    return c.model(device), tok, c.state
+
 
 # %% ../nbs/A05_checkpoints.ipynb #0dbc1093
 _TRAINING_ONLY = ('p_drop', 'p_attn', 'p_ffn')   # config fields that do not change the architecture

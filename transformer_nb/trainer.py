@@ -104,7 +104,6 @@ def resume_config(stored:dict, # the `TrainConfig` a checkpoint holds (`meta['tr
 # %% ../nbs/A09_trainer.ipynb #a85c3894
 class Trainer:
     "Trains `model` (§5; moved to the device, its modules left as given) into the run folder `run` (None: writes nothing): `fit()`; `load(ck, path)` first to resume."
-    # what a trainer is made of: its device, precision, model, optimiser, schedule, data, run folder and identity.
     def __init__(self, model:Transformer, train:list, valid:list|None=None, tokenizer=None, tc:TrainConfig|None=None,
                  run:RunFolder|str|Path|None=None, overwrite:bool=False, # `fit` deletes another run's files in `run`, saying so
                  sampler=None, valid_sampler=None, callbacks=(), meta:dict|None=None, say=None):
