@@ -9,7 +9,7 @@ The run's last checkpoint and its average (of the last five) are both scored on 
 decoding (`tnb-evaluate --split valid`, beam 4 and alpha 0.6 for translation); the better one, by lowercased BLEU for
 Multi30k and by exact match for the number corpus, is published: `make_pretrained` writes its float16 copy with the
 provenance (both validation scores, the choice, and the chosen float32 model's test scores, measured after the choice
-and used for nothing). The script prints the file's sha256 and size, which go into `PRETRAINED` (A05_checkpoints).
+and used for nothing). The script prints the file's sha256 and size, which go into `PRETRAINED` (A06_pretrained).
 
 Then the published file itself is scored and recorded, once `PRETRAINED` knows its checksum:
 
@@ -18,7 +18,8 @@ Then the published file itself is scored and recorded, once `PRETRAINED` knows i
 import argparse, json, shlex, subprocess, sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
-from transformer_nb.checkpoints import PRETRAINED, load_checkpoint, checkpoint_meta
+from transformer_nb.checkpoints import load_checkpoint, checkpoint_meta
+from transformer_nb.pretrained import PRETRAINED
 from transformer_nb.datasets import DATASETS, sha256_file, find_multi30k
 from transformer_nb.pretrained import make_pretrained
 from transformer_nb.runs import RunFolder

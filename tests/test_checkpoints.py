@@ -3,6 +3,7 @@ tokenizer and never replaces a training checkpoint; missing, foreign, damaged, u
 checkpoints each get one line naming the file; a resume checks the step and the shapes."""
 import os, random, shutil
 import transformer_nb.checkpoints as C
+import transformer_nb.pretrained as P
 from pathlib import Path
 import pytest, torch
 from transformer_nb.checkpoints import load_checkpoint
@@ -122,7 +123,7 @@ def _damage(path, how):
 @pytest.mark.parametrize('how, says', [
     ('meta', 'checkpoint-0000020.pt: its meta is a list, not a dict'),
     ('schedule', 'checkpoint-0000020.pt: its optimiser or learning-rate schedule state is damaged'),
-    ('cut', 'checkpoint-0000020.pt is not a readable checkpoint (corrupt or truncated?)'),
+    ('cut', 'checkpoint-0000020.pt is cut short'),
 ])
 def test_a_damaged_newest_checkpoint_is_named_by_the_commands(folder, how, says):
     "The newest checkpoint of a run damaged: tnb-train --resume and tnb-translate name the file, never an internal error; a cut one offers the older good one."
@@ -141,11 +142,33 @@ def _checkpoint(path, step=4, **extra):
     return save_checkpoint(path, format=_CKPT_FORMAT, config=asdict(m.cfg), model=m.state_dict(), optimizer={}, scheduler={},
                            step=step, rng=rng_state(), data_pos={'epoch': 0, 'batch': step}, meta={'run': 'r1'}, **extra)
 
-def test_a_cut_checkpoint_is_corrupt_or_truncated_not_an_os_error(tmp_path):
-    "torch's zip reader raises OSError(EINVAL) on a file cut at 50,000 bytes: that is the file's content, not the disk."
+@pytest.mark.parametrize('keep', [500, 50_000, -1])
+def test_a_cut_checkpoint_is_named_cut_short_without_an_os_error(tmp_path, keep):
+    "torch's zip reader raises OSError(EINVAL) on a file cut at 50,000 bytes: the file is named as cut short, with its size, and no OS error's text."
     whole = _checkpoint(tmp_path / 'whole.pt').read_bytes()
-    (tmp_path / 'cut.pt').write_bytes(whole[:50_000])
-    with pytest.raises(ValueError, match=r"cut\.pt is not a readable checkpoint \(corrupt or truncated\?\)"): load_checkpoint(tmp_path / 'cut.pt')
+    (tmp_path / 'cut.pt').write_bytes(whole[:keep])
+    with pytest.raises(ValueError) as e: load_checkpoint(tmp_path / 'cut.pt')
+    msg = str(e.value)
+    assert msg.startswith(f"{tmp_path / 'cut.pt'} is cut short: its {len(whole[:keep]):,} bytes are the start of a checkpoint whose end is missing"), msg
+    assert 'Errno' not in msg and 'Invalid argument' not in msg and '\n' not in msg, msg
+
+def test_a_checkpoint_of_format_1_opens_through_the_upgrade_hook(run, tmp_path):
+    """A training checkpoint as the previous format wrote it (format 1: its tokenizer may be a uint8 tensor, its meta None)
+    opens for resuming, upgraded by the one hook; the published models, written in format 1, open as format 2."""
+    from transformer_nb.pretrained import open_checkpoint, PRETRAINED
+    ck = load_checkpoint(RunFolder(run).latest())
+    old = {**ck, 'format': 'transformer_nb.checkpoint/1', 'tokenizer': torch.tensor(list(ck['tokenizer']), dtype=torch.uint8)}
+    torch.save(old, tmp_path / 'v1.pt')
+    c = open_checkpoint(tmp_path / 'v1.pt', 'resume')
+    assert c.state['format'] == _CKPT_FORMAT == 'transformer_nb.checkpoint/2' and c.state['tokenizer'] == ck['tokenizer']
+    assert c.meta == ck['meta'] and c.tokenizer.vocab_size == c.config.src_vocab and c.step == ck['step']
+    assert all(torch.equal(a, b) for a, b in zip(c.model().state_dict().values(), ck['model'].values()))
+    torch.save({**old, 'meta': None}, tmp_path / 'v1-no-meta.pt')
+    assert open_checkpoint(tmp_path / 'v1-no-meta.pt').meta == {} and 'meta' not in load_checkpoint(tmp_path / 'v1-no-meta.pt')
+    models = Path(__file__).resolve().parents[1] / 'models'
+    for name, pf in PRETRAINED.items():
+        assert torch.load(models / pf.file, weights_only=True, mmap=True)['format'] == 'transformer_nb.checkpoint/1'   # as published
+        assert open_checkpoint(f'pretrained:{name}').state['format'] == _CKPT_FORMAT
 
 def test_model_from_checkpoint_says_what_it_takes():
     with pytest.raises(TypeError, match=r"model_from_checkpoint takes a checkpoint dict, a checkpoint file or a run folder, not int 123"):
@@ -207,7 +230,7 @@ def test_checkpoints_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     (lambda p, ck: C.average_checkpoints(3.0), TypeError, "paths must be a list of checkpoint files, got a float"),
     (lambda p, ck: C.average_checkpoints([p, None]), TypeError, "paths[1] must be a checkpoint file, got a NoneType"),
     (lambda p, ck: C.save_averaged([p, None], p.parent / 'avg.pt'), TypeError, "paths[1] must be a checkpoint file, got a NoneType"),
-    (lambda p, ck: C.pretrained_path(['numbers']), ValueError, "no published model ['numbers']: the names are"),
+    (lambda p, ck: P.pretrained_path(['numbers']), ValueError, "no published model ['numbers']: the names are"),
 ])
 def test_more_checkpoint_functions_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     p = _checkpoint(tmp_path / 'c.pt')

@@ -1,5 +1,5 @@
 """DDP (A07_distributed, A09_trainer): `torchrun --nproc_per_node=2` on CPU (gloo) takes the same first steps as one process with the
-same global batch. Run as a test; the same file is the worker that torchrun starts (`--worker OUT`)."""
+same global batch, and `tnb-train` on two nodes (`--nnodes 2`) writes the weights of one node with two processes. Run as a test; the same file is the worker that torchrun starts (`--worker OUT`)."""
 import os, socket, subprocess, sys
 from pathlib import Path
 import pytest, torch
@@ -69,6 +69,34 @@ def test_ddp_two_processes_match_one(tmp_path):
         assert abs(a['loss'] - b['loss']) < 1e-5
         for x, y in zip(a['grads'], b['grads']): torch.testing.assert_close(x, y, rtol=1e-4, atol=1e-6)
         for x, y in zip(a['params'], b['params']): torch.testing.assert_close(x, y, rtol=1e-4, atol=1e-5)
+
+def _tnb_train(tmp_path, out, *launch) -> list:
+    "`torchrun LAUNCH tnb_train.py ...`: two updates of the copy task into `out`, as the --help example runs it."
+    script = tmp_path / 'tnb_train.py'
+    script.write_text('from transformer_nb.cli import train_main\ntrain_main()\n')
+    return [sys.executable, '-m', 'torch.distributed.run', *launch, str(script), '--dataset', 'copy', '--preset', 'tiny',
+            '--vocab-size', '16', '--steps', '2', '--max-tokens', '400', '--out', str(out), '--no-progress', '--test-limit', '0']
+
+def test_two_nodes_give_the_weights_of_one_node_with_two_processes(tmp_path):
+    """`tnb-train` under `torchrun --nnodes 2` (one process a node, c10d rendezvous on 127.0.0.1: two launches on this
+    machine, as on two hosts) writes the checkpoint that `torchrun --nproc_per_node 2` on one node writes."""
+    from transformer_nb.checkpoints import load_checkpoint
+    from transformer_nb.runs import RunFolder
+    env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
+    r = subprocess.run(_tnb_train(tmp_path, tmp_path / 'one', '--nproc_per_node=2', f'--master_port={free_port()}'),
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    port = free_port()
+    nodes = [subprocess.Popen(_tnb_train(tmp_path, tmp_path / 'two', '--nnodes=2', '--nproc_per_node=1', f'--node_rank={n}',
+                                         '--rdzv_backend=c10d', f'--rdzv_endpoint=127.0.0.1:{port}', '--rdzv_id=two-nodes', '--local_addr=127.0.0.1'),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for n in (0, 1)]
+    outs = [p.communicate(timeout=300) for p in nodes]
+    for p, (o, e) in zip(nodes, outs): assert p.returncode == 0, o[-2000:] + e[-3000:]
+    one, two = (RunFolder(tmp_path / d).checkpoints() for d in ('one', 'two'))
+    assert [p.name for p in one] == [p.name for p in two] == ['checkpoint-0000002.pt'], (one, two)
+    a, b = load_checkpoint(one[-1]), load_checkpoint(two[-1])
+    assert a['step'] == b['step'] == 2 and a['data_pos'] == b['data_pos']
+    for k in a['model']: assert torch.equal(a['model'][k], b['model'][k]), k       # the same weights, bit for bit
 
 if __name__ == '__main__' and sys.argv[1:2] == ['--worker']:
     worker(sys.argv[2])

@@ -6,8 +6,9 @@ import io, json, shutil, urllib.error
 from pathlib import Path
 import pytest, torch
 from conftest import tool, one_line
-import transformer_nb.checkpoints as C
-from transformer_nb.checkpoints import PRETRAINED, pretrained_path, model_from_checkpoint, load_checkpoint, resolve_checkpoint
+import transformer_nb.pretrained as P
+from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.pretrained import PRETRAINED, pretrained_path, open_checkpoint
 from transformer_nb.datasets import sha256_file
 from transformer_nb.pretrained import load_pretrained
 from transformer_nb.evaluation import translate
@@ -26,7 +27,7 @@ def clean_env(monkeypatch, tmp_path):
 def test_the_files_are_the_ones_the_package_knows(name):
     pf, p = PRETRAINED[name], MODELS / PRETRAINED[name].file
     assert p.is_file(), f"{p} is missing"
-    assert (sha256_file(p), p.stat().st_size) == (pf.sha256, pf.size), f"{p}: update PRETRAINED in A05_checkpoints"
+    assert (sha256_file(p), p.stat().st_size) == (pf.sha256, pf.size), f"{p}: update PRETRAINED in A06_pretrained"
 
 @pytest.mark.parametrize('name', sorted(PRETRAINED))
 def test_each_file_is_inference_only_float16_and_says_where_it_came_from(name):
@@ -75,7 +76,7 @@ def test_mirror_folder_right_missing_and_changed_file(clean_env, monkeypatch):
     with pytest.raises(ValueError, match=r"mirror/numbers.pt: its sha256 \w+\.\.\. is not that of the published model numbers"):
         pretrained_path('numbers')
     with pytest.raises(ValueError, match='is not that of the published model'): load_pretrained('numbers')
-    with pytest.raises(ValueError, match='is not that of the published model'): model_from_checkpoint('pretrained:numbers')
+    with pytest.raises(ValueError, match='is not that of the published model'): open_checkpoint('pretrained:numbers')
 
 def test_download_from_a_mirror_url_is_cached_and_reused(clean_env, monkeypatch):
     mirror = clean_env / 'www'; mirror.mkdir(); shutil.copy(MODELS / 'numbers.pt', mirror / 'numbers.pt')
@@ -94,7 +95,7 @@ def test_a_download_with_another_checksum_is_refused_and_nothing_is_written(clea
 def test_offline_without_a_copy_says_where_to_put_the_file(clean_env, monkeypatch):
     "A pip install (no clone's models/), no cache, no network: one line naming the pinned address, the folder and the checksum."
     def offline(url): raise urllib.error.URLError('[Errno -2] Name or service not known')
-    monkeypatch.setattr(C, 'transformer_nb', type('pkg', (), {'__file__': str(clean_env / 'site' / 'transformer_nb' / '__init__.py'), '__version__': C.transformer_nb.__version__}))
+    monkeypatch.setattr(P, 'transformer_nb', type('pkg', (), {'__file__': str(clean_env / 'site' / 'transformer_nb' / '__init__.py'), '__version__': P.transformer_nb.__version__}))
     with pytest.raises(OSError) as e: pretrained_path('numbers', fetch=offline)
     msg = str(e.value)
     assert msg.startswith('pretrained:numbers: cannot download https://raw.githubusercontent.com/transformer-nb/transformer_nb/v')
@@ -102,7 +103,7 @@ def test_offline_without_a_copy_says_where_to_put_the_file(clean_env, monkeypatc
     assert '\n' not in msg
 
 def test_a_damaged_cached_download_is_fetched_again(clean_env, monkeypatch):
-    monkeypatch.setattr(C, 'transformer_nb', type('pkg', (), {'__file__': str(clean_env / 'site' / 'transformer_nb' / '__init__.py'), '__version__': C.transformer_nb.__version__}))
+    monkeypatch.setattr(P, 'transformer_nb', type('pkg', (), {'__file__': str(clean_env / 'site' / 'transformer_nb' / '__init__.py'), '__version__': P.transformer_nb.__version__}))
     cached = clean_env / 'cache' / 'pretrained' / 'numbers.pt'; cached.parent.mkdir(parents=True); cached.write_bytes(b'cut sho')
     calls = []
     def fetch(url): calls.append(url); return io.BytesIO((MODELS / 'numbers.pt').read_bytes())
@@ -110,7 +111,7 @@ def test_a_damaged_cached_download_is_fetched_again(clean_env, monkeypatch):
     assert pretrained_path('numbers', fetch=fetch) == cached and len(calls) == 1  # now served from the cache
 
 def test_resume_from_a_published_model_is_refused():
-    with pytest.raises(ValueError, match='holds no optimiser state to resume from'): resolve_checkpoint('pretrained:numbers', 'resume')
+    with pytest.raises(ValueError, match='holds no optimiser state to resume from'): open_checkpoint('pretrained:numbers', 'resume')
 
 # --- the commands ----------------------------------------------------------------------------------------------------
 

@@ -165,7 +165,7 @@ def _train(argv):
     task, data = (resumed.task, resumed.data) if resumed else (_task_of(a), None)
     out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
-    start = (int(resumed.ck['step']), resumed.path) if resumed else (0, None)   # the update the run starts from, and its file
+    start = (int(resumed.checkpoint.step), resumed.path) if resumed else (0, None)   # the update the run starts from, and its file
     writes = init_distributed()[0] == 0                            # under torchrun only rank 0 writes, so only it holds the folder
     with contextlib.ExitStack() as held:                           # claimed here, once: fit's claim of the same start holds it as it is
         try:
@@ -410,8 +410,8 @@ def _export(argv):
     checkpoint_files(ckpt)
     heavy_imports()
     from transformer_nb.export import export_ctranslate2
-    from transformer_nb.checkpoints import resolve_checkpoint
-    path, why = resolve_checkpoint(ckpt)
+    from transformer_nb.pretrained import open_checkpoint
+    c = open_checkpoint(ckpt, mmap=True); path, why = c.path, c.source
     if a.format == 'onnx':
         from transformer_nb.export import export_onnx
         try:

@@ -340,11 +340,11 @@ def load_decoder(checkpoint, prog:str, # how the tool names itself in the line t
                  device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False, max_extra:int|None=None):
     "(model, tokenizer, checkpoint dict, task, `Decoding`, path) of a checkpoint or run folder, read once; says on standard error which file it uses."
     from transformer_nb.machine import limit_threads
-    from transformer_nb.checkpoints import read_checkpoint, model_from_checkpoint
+    from transformer_nb.pretrained import open_checkpoint
     from transformer_nb.decoding import check_beam
     device = check_device(device); limit_threads(threads)
-    with out_of_memory(f"the checkpoint {checkpoint}"): ck, path, why = read_checkpoint(checkpoint)
-    with out_of_memory(f"the checkpoint {path}"): model, tok, _ = model_from_checkpoint(ck, device, name=path)
+    with out_of_memory(f"the checkpoint {checkpoint}"): c = open_checkpoint(checkpoint); ck, path, why = c.state, c.path, c.source
+    with out_of_memory(f"the checkpoint {path}"): tok, model = c.tokenizer, c.model(device)
     if tok is None: raise UserError(f"{path} holds no tokenizer, so it cannot translate text")
     task = load_tasks().task_of(ck)
     d = check_beam(model, task.decoding_for(beam, alpha, early_stop, max_extra))   # the one `Decoding` of this command, fit for its task and model
@@ -354,7 +354,7 @@ def load_decoder(checkpoint, prog:str, # how the tool names itself in the line t
 # %% ../nbs/A17_commands.ipynb #a12p0002
 def checkpoint_files(ref) -> dict:
     "`read_files` of the checkpoint or run folder `ref`; for `pretrained:NAME`, of the published file, found and checked first."
-    from transformer_nb.checkpoints import pretrained_name, pretrained_path
+    from transformer_nb.pretrained import pretrained_name, pretrained_path
     from transformer_nb.runs import read_files
     return read_files(pretrained_path(name) if (name := pretrained_name(ref)) is not None else ref)
 

@@ -19,7 +19,8 @@ from .core import BOS_ID, EOS_ID
 from .attention import attention, pad_mask, tgt_mask as make_tgt_mask
 from .positional import sinusoidal_encoding, pe_frequencies
 from .model import TransformerConfig
-from .checkpoints import load_checkpoint, model_from_checkpoint, resolve_checkpoint
+from .checkpoints import model_from_checkpoint
+from .pretrained import open_checkpoint
 from .decoding import DECODE_BATCH_TOKENS, PAPER_DECODING
 from .evaluation import length_batches
 
@@ -128,8 +129,7 @@ def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (the fil
     "Convert a checkpoint into a CTranslate2 model folder with its SentencePiece model; returns the folder."
     _ctranslate2()
     out = _export_args(checkpoint, out_dir, quantization, max_positions)
-    checkpoint = resolve_checkpoint(checkpoint)[0]          # a run folder: its average, as translate and evaluate use
-    ck = load_checkpoint(checkpoint)                        # one-line errors: missing, corrupt, foreign
+    c = open_checkpoint(checkpoint); checkpoint, ck = c.path, c.state   # a run folder: its average, as translate and evaluate use
     if not ck.get('tokenizer'): raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
     model, tok, ck = model_from_checkpoint(ck, device='cpu', name=checkpoint)   # errors name the file
     spec = ctranslate2_spec(model, tok, max_positions)
@@ -342,10 +342,9 @@ def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the othe
     if quantize not in ('int8', None): raise ValueError(f"quantize={quantize!r} must be 'int8' or None (float32)")
     out = _export_args(checkpoint, out_dir, None, None)
     name = str(checkpoint) if str(checkpoint).startswith('pretrained:') else None
-    checkpoint = resolve_checkpoint(checkpoint)[0]          # a run folder: its average; pretrained:NAME: the file
-    ck = load_checkpoint(checkpoint)
-    if not ck.get('tokenizer'): raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
-    model, tok, ck = model_from_checkpoint(ck, device='cpu', name=checkpoint)
+    c = open_checkpoint(checkpoint); checkpoint, ck = c.path, c.state   # a run folder: its average; pretrained:NAME: the file
+    if c.tokenizer is None: raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
+    model, tok = c.model('cpu'), c.tokenizer
     model = model.float().eval()
     tok_json = tokenizer_json(tok)                          # refuses a tokenizer that is not BPE, before writing anything
     tmp = None

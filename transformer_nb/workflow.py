@@ -21,7 +21,8 @@ from .model import Transformer, TransformerConfig, get_config, PRESETS, count_co
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs
 from .runs import RunFolder
-from .checkpoints import read_checkpoint, check_checkpoint, check_tokenizer, checkpoint_meta, model_from_checkpoint
+from .checkpoints import Checkpoint, checkpoint_meta, model_from_checkpoint
+from .pretrained import open_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config
 from .decoding import Decoding, DECODE_BATCH_TOKENS
 from .evaluation import translate
@@ -72,11 +73,9 @@ def _train_tokenizer(data, vocab_size:int, spm:dict) -> Tokenizer:
                          f"{' and the 256 byte pieces of byte fallback' if bf else ''} need {m[2]}; raise vocab_size= to at least "
                          f"{m[2]}{', or turn byte fallback off (byte_fallback=False)' if bf else ''}") from None
 
-def _tokenizer_and_config(data, r:Recipe, ck, path, preset, vocab_size, spm, model_kw) -> tuple:
-    "(tokenizer, TransformerConfig, the model's name): the checkpoint's, or new from the recipe `r` and what was given."
-    if ck is not None:
-        tok = check_tokenizer(Tokenizer.from_bytes(ck['tokenizer']), ck['config'], path)
-        return tok, TransformerConfig(**ck['config']), checkpoint_meta(ck, path).get('preset', 'resumed')
+def _tokenizer_and_config(data, r:Recipe, c:Checkpoint|None, preset, vocab_size, spm, model_kw) -> tuple:
+    "(tokenizer, TransformerConfig, the model's name): the resumed checkpoint's `c`, or new from the recipe `r` and what was given."
+    if c is not None: return c.tokenizer, c.config, c.meta.get('preset', 'resumed')
     model = {**({} if preset else r.model), **model_kw}                # an explicit preset starts from the preset alone
     tok = _train_tokenizer(data, vocab_size or r.vocab_size, {**r.spm, **(spm or {})})
     preset = preset or r.preset
@@ -156,31 +155,33 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
             resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size,
                                 recipe=recipe, out=out, say=say)
         elif settings or spm or preset or vocab_size or recipe or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
-        ck, path, task, tc, said, data, out = resume.ck, resume.path, resume.task, resume.tc, resume.said, resume.data, resume.out
-        r = task.recipes.get(rname := checkpoint_meta(ck, path).get('recipe')) or task.recipe     # the recipe the run began with
+        c, task, tc, said, data, out = resume.checkpoint, resume.task, resume.tc, resume.said, resume.data, resume.out
+        r = task.recipes.get(rname := c.meta.get('recipe')) or task.recipe     # the recipe the run began with
     else:
         task = task or (task_for(data.name) if data is not None else get_task('numbers'))
-        ck, path, rname = None, None, recipe if isinstance(recipe, str) else None; r = task_recipe(task, recipe); tc, said = _new_run_config(r, given)
+        c, rname = None, recipe if isinstance(recipe, str) else None; r = task_recipe(task, recipe); tc, said = _new_run_config(r, given)
         if data is None: data = task.load(task.datasets[0])
     limit_threads(r.threads, unless_chosen=True)   # the recipe's CPU threads, else the package's default, as tnb-train: unless chosen
     for line in said: say(line)
-    if ck is None: set_seed(tc.seed)                                # the model's initial weights, as tnb-train draws them
-    tok, cfg, named = _tokenizer_and_config(data, r, ck, path, preset, vocab_size, spm, model_kw)
-    train, valid = _encode(data, tok, tc, path)
+    if c is None: set_seed(tc.seed)                                # the model's initial weights, as tnb-train draws them
+    tok, cfg, named = _tokenizer_and_config(data, r, c, preset, vocab_size, spm, model_kw)
+    train, valid = _encode(data, tok, tc, c.path if c else None)
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
             'data': _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),
             **({'recipe': rname} if rname in task.recipes else {}), **(meta or {})}
     trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say)
-    if ck is not None: trainer.load(ck, path, checked=True)        # checked by `resume_run`; the weights here, against the real model
+    if c is not None: trainer.load(c)                              # checked for resuming by `resume_run`; the weights here, against the real model
     trainer.task = task; trainer.fit()
     return trainer
 
 # %% ../nbs/A16_workflow.ipynb #9e6f3678
 @dataclass
 class Resumed:
-    "A run to continue, read and checked once (`resume_run`): its checkpoint, the file, its task, `TrainConfig`, notes, data and run folder."
-    ck: dict; path: Path; task: Task; tc: TrainConfig; said: list; data: ParallelData; out: RunFolder
-    def __repr__(self): return f"Resumed({self.path}, {self.task.name}, update {self.ck['step']}, {self.data})"
+    "A run to continue, read and checked once (`resume_run`): its `Checkpoint`, its task, `TrainConfig`, notes, data and run folder."
+    checkpoint: Checkpoint; task: Task; tc: TrainConfig; said: list; data: ParallelData; out: RunFolder
+    @property
+    def path(self) -> Path: return self.checkpoint.path          # the file it continues from
+    def __repr__(self): return f"Resumed({self.path}, {self.task.name}, update {self.checkpoint.step}, {self.data})"
 
 def _check_model(ck:dict, path, model:dict, preset, vocab_size):
     "A resumed run keeps its tokenizer and model: refuse settings that would change them."
@@ -257,13 +258,13 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
                          f"and a resumed run keeps its own (that of {resume}): drop {'it' if len(spm) == 1 else 'them'}")
     for name, v, kind in (('data', data, ParallelData), ('files', files, dict), ('settings', settings, dict)):
         if v is not None and not isinstance(v, kind): raise TypeError(f"{name}={v!r:.60} must be a {kind.__name__} or None, got a {type(v).__name__}")
-    ck, path, why = read_checkpoint(resume, use='resume')                         # resolved and read once
-    check_checkpoint(ck, path, 'resume', weights=False)                            # the weights: by `Trainer.load`, on the real model
-    say(f"resuming {path} ({why})")
+    c = open_checkpoint(resume, use='resume')           # found, read and checked once (the weights: by `Trainer.load`, on the real model)
+    ck, path = c.state, c.path
+    say(f"resuming {path} ({c.source})")
     given, model = _split(settings or {})
     _check_model(ck, path, model, preset, vocab_size)
-    meta = checkpoint_meta(ck, path)
-    tc, said = resume_config(meta.get('train_config') or {}, given)
+    meta = c.meta
+    tc, said = resume_config(c.train_config, given)
     if tc.steps is not None and int(ck['step']) > tc.steps:
         raise ValueError(f"{path} is at update {ck['step']}, past the {tc.steps} updates asked for (steps={tc.steps}): steps counts from the start of the run, so "
                          f"ask for more than {ck['step']} to train on")
@@ -271,7 +272,7 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     own = meta.get('task') if meta.get('task') and name == meta.get('dataset') else None
     task = get_task(task or own or task_for(name))   # the task named, else the run's own on its own dataset, else the dataset's
     data = _resumed_data(meta, path, task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data)
-    return Resumed(ck, path, task, tc, said, data, RunFolder(out if out is not None else path.parent))
+    return Resumed(c, task, tc, said, data, RunFolder(out if out is not None else path.parent))
 
 # %% ../nbs/A16_workflow.ipynb #96546088
 def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, device=None, recipe:str|Recipe|None=None,
