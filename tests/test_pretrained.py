@@ -10,7 +10,7 @@ import transformer_nb.checkpoints as C
 from transformer_nb.checkpoints import PRETRAINED, pretrained_path, model_from_checkpoint, load_checkpoint, resolve_checkpoint
 from transformer_nb.datasets import sha256_file
 from transformer_nb.pretrained import load_pretrained
-from transformer_nb.evaluation import translate
+from transformer_nb.fast_decoding import translate
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / 'models'

@@ -17,7 +17,7 @@ from .positional import sinusoidal_encoding
 from .model import TransformerConfig
 from .checkpoints import load_checkpoint, model_from_checkpoint, resolve_checkpoint
 from .decoding import DECODE_BATCH_TOKENS
-from .evaluation import length_batches
+from .fast_decoding import length_batches
 
 # %% ../nbs/A18_export.ipynb #91161e2d
 def _ctranslate2():
@@ -180,7 +180,7 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4
                           max_extra:int=50, meta:dict|None=None, # the export metadata (for learned positions' limit)
                          ) -> list[str]:
     "Translate `sentences` with an exported model; '' for an empty input, output in input order."
-    from transformer_nb.evaluation import one_line
+    from transformer_nb.fast_decoding import one_line
     from transformer_nb.data import Tokenizer
     if not callable(getattr(translator, 'translate_batch', None)):
         raise TypeError(f"translator must be a ctranslate2.Translator (load_ctranslate2's first value), got a {type(translator).__name__}")

@@ -20,8 +20,9 @@ from nltk import PCFG, Tree, Nonterminal
 from .core import count_params, hardware, git_commit
 from .checkpoints import checkpoint_meta
 from .datasets import ParallelData, Loader
-from .decoding import Decoding, DECODE_BATCH_TOKENS, check_beam
-from .evaluation import translate
+from .decoding import Decoding, DECODE_BATCH_TOKENS
+from .fast_decoding import check_beam
+from .fast_decoding import translate
 from .records import train_time, today
 from .tasks import Task, Recipe, register_task
 from .treebank import (coarse_label, is_preterminal, read_trees, clean_tree, ptb_files, evalb_counts,

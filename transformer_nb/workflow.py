@@ -23,7 +23,7 @@ from .runs import RunFolder
 from .checkpoints import read_checkpoint, check_checkpoint, check_tokenizer, checkpoint_meta, model_from_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config
 from .decoding import Decoding, DECODE_BATCH_TOKENS
-from .evaluation import translate
+from .fast_decoding import translate
 from .records import add_result, check_results_file
 from .tasks import Task, Recipe, get_task, task_for, dataset_names
 
