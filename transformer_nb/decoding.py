@@ -1,4 +1,4 @@
-"""§6.1: turning a trained model into translations with greedy decoding and beam search (beam 4, length penalty α = 0.6, output length ≤ input + 50) on the key/value cache; checkpoint averaging; and whether the differences they make are real.
+"""§6.1: turning a trained model into translations with greedy decoding and beam search (beam 4, length penalty α = 0.6, output length ≤ input + 50) on the key/value cache.
 
 Docs: https://transformer-nb.github.io/transformer_nb/decoding.html.md"""
 
