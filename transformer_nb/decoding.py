@@ -59,7 +59,7 @@ def encode_batch(model, src:torch.Tensor, max_extra:int=PAPER_DECODING.max_extra
     src_mask = pad_mask(src, model.cfg.pad_id)
     return src, max_output_lengths(model, src, max_extra), src_mask, model.encode(src, src_mask)
 
-# %% ../nbs/10_decoding.ipynb #0924cf59
+# %% ../nbs/10_decoding.ipynb #0924cf58
 class KVCache:
     "Keys and values of one attention layer so far, each (B, h, n, d): self-attention appends, cross-attention fills once."
     def __init__(self): self.k = self.v = None
@@ -77,6 +77,7 @@ class KVCache:
         if self.k is not None: self.k, self.v = self.k.index_select(0, idx), self.v.index_select(0, idx)
         return self
 
+# %% ../nbs/10_decoding.ipynb #0924cf59
 class DecoderCache:
     "What decoding keeps between steps: a (self-attention, encoder-decoder attention) pair of `KVCache`s per layer."
     def __init__(self, n_layers:int): self.layers = [(KVCache(), KVCache()) for _ in range(n_layers)]
