@@ -66,7 +66,7 @@ def test_bleu_averaged_over_sentences_is_named():
 @pytest.fixture
 def heads_ns(monkeypatch):
     monkeypatch.chdir(NBS)                                          # the check reads ../results/attention, as the notebook does
-    return namespace(NB, 'c81710b1', 'e11c0002')                    # load_attention, then the check
+    return namespace(NB, 'c81710b1', 'c81710b2', 'c81710b3', 'e11c0002')                    # load_attention, then the check
 
 HEADS = code_blocks(NB, EXERCISES)[1]
 

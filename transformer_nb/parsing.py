@@ -243,7 +243,6 @@ def sample_treebank(n:int, seed:int=0, max_words:int=25, min_words:int=3, max_de
         if min_words <= len(t.leaves()) <= max_words and s not in seen: seen.add(s); out.append(t)
     return out
 
-# %% ../nbs/12_parsing.ipynb #9742ff14
 def _treebank_splits(n_train:int=20_000, n_valid:int=500, n_test:int=1_000, seed:int=0, **kwargs) -> dict[str, list[Tree]]:
     "Train/valid/test trees (refined labels) with no sentence in two splits; kwargs go to `sample_treebank`."
     for k, v in (('n_train', n_train), ('n_valid', n_valid), ('n_test', n_test)):
