@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a10_fast_decoding.html.md"
 
 # %% auto #0
 __all__ = ['ALL_SPEEDUPS', 'check_beam', 'Speedups', 'decode_step', 'LazyKVCache', 'FastCache', 'argmax_rows', 'topk_rows',
-           'topk_log_probs', 'fast_beam_search', 'length_batches', 'source_limits', 'long_sources', 'too_long_message',
-           'one_line', 'check_tokenizer', 'check_sentences', 'check_translate', 'translate_checked', 'translate']
+           'topk_log_probs', 'fast_beam_search', 'length_batches', 'one_line', 'check_tokenizer', 'source_limits',
+           'long_sources', 'too_long_message', 'check_sentences', 'check_translate', 'translate_checked', 'translate']
 
 # %% ../nbs/A10_fast_decoding.ipynb #a03d901a
 import math, warnings
@@ -327,6 +327,28 @@ def length_batches(lengths:list[int], max_tokens:int=DECODE_BATCH_TOKENS) -> lis
     return batches + [cur] if cur else batches
 
 
+# %% ../nbs/A10_fast_decoding.ipynb #dc0a0023
+_BREAKS = '\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029'      # what any reader may take for the end of a line
+
+def one_line(text:str) -> str:
+    "`text` with every line break a reader could split on replaced by a space: one output line per input line."
+    return ' '.join(text.translate({ord(c): '\n' for c in _BREAKS}).split('\n')) if any(c in text for c in _BREAKS) else text
+
+def _device(device) -> torch.device:
+    "The device `device` names, or a one-line ValueError that says which devices there are."
+    try: dev = get_device(device)
+    except (RuntimeError, TypeError, ValueError) as e:
+        if 'not available' in str(e): raise ValueError(str(e).split('\n')[0]) from None
+        raise ValueError(f"device={device!r} is not a device: give None (where the model is), 'cpu', 'cuda', 'cuda:N' or 'mps'") from None
+    if dev.type == 'cuda' and dev.index is not None and dev.index >= torch.cuda.device_count():
+        raise ValueError(f"device={device!r}: this machine has {torch.cuda.device_count()} CUDA device(s), numbered from 0")
+    return dev
+
+def check_tokenizer(tokenizer):
+    if not all(callable(getattr(tokenizer, f, None)) for f in ('encode', 'decode')):
+        raise TypeError(f"tokenizer must have encode and decode (a Tokenizer), got a {type(tokenizer).__name__}")
+
+
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0022
 _CHARS_PER_TOKEN = 64   # a line with more characters than this per allowed token is too long, without tokenizing it
 
@@ -358,28 +380,6 @@ def too_long_message(bad:list, max_src_len:int, name=lambda i: f"sentence {i + 1
     more = '' if len(bad) == 1 else (f"; {len(bad) - 1:,} more: {', '.join(name(j) for j, _, _ in bad[1:4])}"
                                      f"{', ...' if len(bad) > 4 else ''}")
     return f"{name(i)} is {what}{more}{hint}"
-
-# %% ../nbs/A10_fast_decoding.ipynb #dc0a0023
-_BREAKS = '\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029'      # what any reader may take for the end of a line
-
-def one_line(text:str) -> str:
-    "`text` with every line break a reader could split on replaced by a space: one output line per input line."
-    return ' '.join(text.translate({ord(c): '\n' for c in _BREAKS}).split('\n')) if any(c in text for c in _BREAKS) else text
-
-def _device(device) -> torch.device:
-    "The device `device` names, or a one-line ValueError that says which devices there are."
-    try: dev = get_device(device)
-    except (RuntimeError, TypeError, ValueError) as e:
-        if 'not available' in str(e): raise ValueError(str(e).split('\n')[0]) from None
-        raise ValueError(f"device={device!r} is not a device: give None (where the model is), 'cpu', 'cuda', 'cuda:N' or 'mps'") from None
-    if dev.type == 'cuda' and dev.index is not None and dev.index >= torch.cuda.device_count():
-        raise ValueError(f"device={device!r}: this machine has {torch.cuda.device_count()} CUDA device(s), numbered from 0")
-    return dev
-
-def check_tokenizer(tokenizer):
-    if not all(callable(getattr(tokenizer, f, None)) for f in ('encode', 'decode')):
-        raise TypeError(f"tokenizer must have encode and decode (a Tokenizer), got a {type(tokenizer).__name__}")
-
 
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0024
 def check_sentences(sentences) -> list[str]:

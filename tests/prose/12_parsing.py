@@ -83,7 +83,7 @@ def _check_12_prose():
            "trained for 2,700 updates, beyond the default run's quarter of an hour")
     max_words = inspect.signature(sample_treebank).parameters['max_words'].default
     assert all(int(k.split('-')[-1]) <= max_words for x in recs for k in x['by_length'])
-    quoted('46b7f0b3', f"sentences of at most {max_words} words")
+    quoted('e12c0d00', f"sentences of at most {max_words} words")
 
     # the summary: the small corpus of the notebook's first cells
     data = parsing_corpus(2000, 100, 200)
