@@ -14,7 +14,7 @@ def _prose_checks_10():
     quoted('809cce4d', 'beam size of 4'); test_fail(lambda: quoted('809cce4d', 'no such text'), contains='should say')
 
     # the length penalty's formula (87fea6de)
-    quoted('87fea6de', 'lp(Y) = \\left(\\frac{5 + |Y|}{6}\\right)^{\\alpha}')
+    quoted('87fea6de', 'lp(Y) &= \\left(\\frac{5 + |Y|}{6}\\right)^{\\alpha}')
 
     # the six words (b5491631): the stored run within the range the text gives; the live run: hgfedcba is wrong
     g = globals()
