@@ -10,7 +10,7 @@ from pathlib import Path
 from transformer_nb.core import EOS_ID, PAD_ID
 from transformer_nb.data import pad_ids
 from transformer_nb.datasets import find_multi30k
-from transformer_nb.evaluation import length_batches
+from transformer_nb.fast_decoding import length_batches
 ROOT = Path(__file__).resolve().parents[1]                    # the repository
 
 def multi30k_file(name:str, data_dir=None) -> Path:

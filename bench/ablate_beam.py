@@ -37,7 +37,8 @@ from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint
 from transformer_nb.datasets import read_lines
 from transformer_nb.decoding import (beam_search, inference, encode_batch, next_token_logits, length_penalty, log_probs,
-                                     check_beam, Decoding)
+                                     Decoding)
+from transformer_nb.fast_decoding import check_beam
 
 def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk=True, tensor_bookkeeping=True):
     "`fast_beam_search`'s loop with the switches `two_stage_topk` and `tensor_bookkeeping` (see the module docstring)."

@@ -96,7 +96,7 @@ def _model(a):
     return model.eval(), tok, ck, path
 
 def part_decode(a) -> dict:
-    from transformer_nb.evaluation import translate
+    from transformer_nb.fast_decoding import translate
     model, tok, ck, path = _model(a)
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.n]
     out = dict(checkpoint=checkpoint_meta(ck).get('preset'), step=ck.get('step'), sentences=len(src), threads=torch.get_num_threads(),
@@ -110,7 +110,8 @@ def part_decode(a) -> dict:
     return out
 
 def part_bleu(a, save=lambda r: None) -> dict:
-    from transformer_nb.evaluation import translate, corpus_scores, paired_bootstrap
+    from transformer_nb.fast_decoding import translate
+    from transformer_nb.evaluation import corpus_scores, paired_bootstrap
     model, tok, ck, path = _model(a)
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.bleu_n]
     ref = read_lines(multi30k_file('test_2016_flickr.en.gz', a.data_dir))[:a.bleu_n]

@@ -52,7 +52,7 @@ def main(argv=None):
     with gzip.open(d / 'test_2016_flickr.de.gz', 'rt', encoding='utf-8') as f: sents = f.read().splitlines()[:a.n]
     from transformer_nb.export import export_onnx, onnx_translate, OnnxModel
     from transformer_nb.pretrained import load_pretrained
-    from transformer_nb.evaluation import translate
+    from transformer_nb.fast_decoding import translate
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         model_dir = Path(a.model_dir) if a.model_dir else export_onnx('pretrained:multi30k-de-en', tmp / 'model')

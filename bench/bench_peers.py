@@ -59,7 +59,8 @@ from transformer_nb.runs import RunFolder
 from transformer_nb.datasets import read_lines
 from transformer_nb.decoding import greedy_decode, beam_search
 from transformer_nb.fast_decoding import fast_beam_search, FastCache
-from transformer_nb.evaluation import length_batches, corpus_scores
+from transformer_nb.fast_decoding import length_batches
+from transformer_nb.evaluation import corpus_scores
 
 OURS, READABLE, EARLY = 'ours', 'ours, readable decoders (10_decoding)', 'ours (early stop)'
 

@@ -20,7 +20,7 @@ def test_the_paper_path_is_complete_and_in_order():
 
 @pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
 def test_paper_notebooks_stay_short(p):
-    assert len(cells(p)) <= 70, f"{p.name}: {len(cells(p))} cells"
+    assert len(cells(p)) <= 85, f"{p.name}: {len(cells(p))} cells"   # exported cells a screen at most: more, shorter cells
     assert prose_words(p) <= 5000, f"{p.name}: {prose_words(p):,} words of prose"
 
 @pytest.mark.parametrize('p', sorted(NBS.glob('*.ipynb')), ids=lambda p: p.stem)

@@ -10,7 +10,7 @@ from transformer_nb.checkpoints import save_checkpoint, average_checkpoints, sav
 from transformer_nb.decoding import (greedy_decode, beam_search, length_penalty, max_output_lengths, inference, log_probs,
                                      DecoderCache, Decoding)
 from transformer_nb.fast_decoding import (fast_beam_search, argmax_rows, topk_rows, topk_log_probs, decode_step, FastCache)
-from transformer_nb.evaluation import translate, length_batches
+from transformer_nb.fast_decoding import translate, length_batches
 
 torch.set_num_threads(1)
 V = 16

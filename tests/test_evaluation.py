@@ -5,7 +5,8 @@ import torch
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
 from transformer_nb.decoding import Decoding
-from transformer_nb.evaluation import translate, evaluate
+from transformer_nb.fast_decoding import translate
+from transformer_nb.evaluation import evaluate
 from transformer_nb.tasks import Task
 import re
 from transformer_nb.evaluation import corpus_scores, paired_bootstrap, paired_bootstrap_mean
@@ -161,14 +162,14 @@ def test_paired_bootstrap_checks_the_metric():
     with pytest.raises(ValueError, match=r"^metric must be one of .* got \['bleu'\]"): paired_bootstrap(REFS, REFS, REFS, metric=['bleu'])
 
 def test_length_batches_checks_the_lengths():
-    from transformer_nb.evaluation import length_batches
+    from transformer_nb.fast_decoding import length_batches
     with pytest.raises(TypeError, match=r"^lengths must be a list of token counts \(ints\), got a str: 'abc'$"): length_batches('abc')
     for bad, i in (([3, -1], 1), ([0], 0), ([2, 1.5], 1), ([None], 0)):                         # [3, -1] was batched
         with pytest.raises(ValueError, match=rf"^lengths\[{i}\]={re.escape(repr(bad[i]))} must be an int >= 1"): length_batches(bad)
     assert length_batches([]) == []
 
 def test_long_sources_and_source_limits_check_their_inputs(model, tok):
-    from transformer_nb.evaluation import long_sources, source_limits
+    from transformer_nb.fast_decoding import long_sources, source_limits
     with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): long_sources(None, ['one'], 10)
     with pytest.raises(TypeError, match='^sentences must be a list of strings, got one str'): long_sources(tok, 'one two', 10)
     with pytest.raises(TypeError, match='^sentences must be a list of strings, got a NoneType'): long_sources(tok, None, 10)

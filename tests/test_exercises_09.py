@@ -104,7 +104,7 @@ def test_label_smoothing_check_names_the_mistake(ls_ns, name):
     assert says in msg and '\n' not in msg and not msg.startswith(('close:', '==:')), msg
 
 def test_exercise_6_annotated_q_passes_only_eps_0(ls_ns):
-    "Exercise 6: The Annotated Transformer's q passes eps=0 only; the check stops at eps=0.1 and names it."
+    "Exercise 4: The Annotated Transformer's q passes eps=0 only; the check stops at eps=0.1 and names it."
     text = cells(NB)['545a2453'][1]
     assert 'Only the first, `eps=0.0`' in text and 'At `eps=0.1` the check stops' in text
     with pytest.raises(AssertionError, match=r"^eps=0\.1, unpadded targets: .*The Annotated Transformer"):

@@ -47,6 +47,8 @@ def test_bleu_stub_is_reported_as_not_written(capsys):
      "case 'a repeated 4-gram'", 'clip the counts'),
     ('bp = min(1.0, math.exp(1 - r / c))', 'bp = 1.0', "case 'a short hypothesis'", 'the brevity penalty'),
     ('bp = min(1.0, math.exp(1 - r / c))', 'bp = min(1.0, math.exp(1 - c / r))', "case 'a short hypothesis'", 'the brevity penalty'),
+    ('math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / 4)', 'sum(m / t for m, t in zip(match, total)) / 4',
+     "case 'a short hypothesis'", 'the arithmetic mean of the precisions'),   # named as that, not as the brevity penalty
 ])
 def test_bleu_mistakes_are_named(old, new, case, mistake):
     ns = variant(old, new)
@@ -64,7 +66,7 @@ def test_bleu_averaged_over_sentences_is_named():
 @pytest.fixture
 def heads_ns(monkeypatch):
     monkeypatch.chdir(NBS)                                          # the check reads ../results/attention, as the notebook does
-    return namespace(NB, 'c81710b1', 'e11c0002')                    # load_attention, then the check
+    return namespace(NB, 'c81710b1', 'c81710b2', 'c81710b3', 'e11c0002')                    # load_attention, then the check
 
 HEADS = code_blocks(NB, EXERCISES)[1]
 

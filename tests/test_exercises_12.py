@@ -8,7 +8,7 @@ from nbtools import assert_break_it, assert_stub_reported, _body, cells, code_bl
 NB = '12_parsing'
 EXERCISES = '648f626b'
 
-def lin_ns(): return namespace(NB, 'c3df4a72', 'c1225d6a', 'f8de6c71', 'e12c0001')   # linearize, the grammar, _sample_tree, the check
+def lin_ns(): return namespace(NB, 'c3df4a72', 'c1225d6b', 'c1225d6c', 'c1225d6a', 'f8de6c71', 'e12c0001')   # linearize, the grammar, _sample_tree, the check
 SOLUTION = code_blocks(NB, EXERCISES)[0]
 
 def test_linearize_solution_passes(capsys):
@@ -16,7 +16,7 @@ def test_linearize_solution_passes(capsys):
     assert ns['check_linearize'](ns['my_linearize']) is True and 'writes 4 trees as linearize does' in capsys.readouterr().out
 
 def test_linearize_stub_is_reported_as_not_written(capsys):
-    ns = namespace(NB, 'c3df4a72', 'c1225d6a', 'f8de6c71', 'e12c0001', 'e12c0002')   # the stub cell runs the check, as Run All does
+    ns = namespace(NB, 'c3df4a72', 'c1225d6b', 'c1225d6c', 'c1225d6a', 'f8de6c71', 'e12c0001', 'e12c0002')   # the stub cell runs the check, as Run All does
     assert_stub_reported(ns, 'check_linearize', 'my_linearize', capsys)
 
 @pytest.mark.parametrize('old, new, case, mistake', [
@@ -51,7 +51,7 @@ def broken_source():
     return src.replace(OLD, NEW)
 
 def test_break_the_repair_stops_the_repair_cell_at_its_stray_bracket():
-    ns = namespace(NB, 'c3df4a72', broken_source(), 'cbca9625')
+    ns = namespace(NB, 'c3df4a72', '6b63e4a6', '6b63e4a7', broken_source(), 'cbca9625')
     with pytest.raises(ValueError, match=r"a closing bracket '\)S' with nothing open"): exec(_body(cells(NB)['5ec88712'][1]), ns)
     text = ' '.join(cells(NB)[EXERCISES][1].split())
     assert 'The repair cell stops at its case `)S (S ...`' in text

@@ -11,7 +11,7 @@ from transformer_nb.core import PAD_ID, BOS_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
 from transformer_nb.checkpoints import save_checkpoint, model_from_checkpoint
-from transformer_nb.evaluation import translate
+from transformer_nb.fast_decoding import translate
 from transformer_nb.export import (export_ctranslate2, load_ctranslate2, ctranslate2_translate, _check_exportable,
                                    ctranslate2_spec)
 

@@ -33,3 +33,28 @@ def test_each_speedup_off_gives_the_same_translations(model, lever):
 def test_speedups_are_checked(model):
     with pytest.raises(ValueError, match='not both'): Speedups(one_token_step=False, grouped_cross=False)
     with pytest.raises(TypeError, match='speedups=1 must be a Speedups'): fast_beam_search(model, batch(vocab=300), speedups=1)
+
+def test_translate_refuses_a_lone_surrogate_in_one_line():
+    "A line the CLI refuses as not UTF-8 is refused by the library too, in one line, before any decoding (not pybind11's cast error)."
+    from transformer_nb.data import Tokenizer
+    from transformer_nb.model import Transformer, get_config
+    from transformer_nb.fast_decoding import translate
+    tok = Tokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
+    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
+    with pytest.raises(ValueError) as e: translate(m, tok, ['one', '\udcff seven'])
+    assert str(e.value) == 'sentences[1] is not valid UTF-8 text'
+
+def test_the_beam_size_is_checked_once_per_translate(monkeypatch):
+    "translate checks its Decoding once at its entry and passes it down whole: one vocabulary check, no Decoding rebuilt."
+    import transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd
+    from transformer_nb.data import Tokenizer
+    from transformer_nb.model import Transformer, get_config
+    tok = Tokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
+    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
+    d = dec.Decoding(beam=3)
+    calls = {'fits': 0, 'decoding': 0}
+    fits, whole = fd.check_beam_fits, dec.check_decoding
+    monkeypatch.setattr(fd, 'check_beam_fits', lambda *a: (calls.__setitem__('fits', calls['fits'] + 1), fits(*a))[1])
+    monkeypatch.setattr(dec, 'check_decoding', lambda *a: (calls.__setitem__('decoding', calls['decoding'] + 1), whole(*a))[1])
+    fd.translate(m, tok, ['one two', 'three', 'two one'], d, max_tokens=4)
+    assert calls == {'fits': 1, 'decoding': 0}

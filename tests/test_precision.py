@@ -147,7 +147,7 @@ def test_decoders_auto(monkeypatch, toy, features, want):
 
 def test_fp32_decoding_unchanged(toy):
     "precision='fp32' decodes exactly as the decoders do without autocast (as `translate` did before it had a precision)."
-    from transformer_nb.evaluation import translate
+    from transformer_nb.fast_decoding import translate
     from transformer_nb.decoding import greedy_decode, Decoding
     from transformer_nb.fast_decoding import FastCache, fast_beam_search
     model, tok = toy
@@ -162,7 +162,7 @@ def test_fp32_decoding_unchanged(toy):
 
 def test_log_probs_in_float32_under_autocast(monkeypatch, toy):
     import transformer_nb.fast_decoding as fd
-    from transformer_nb.evaluation import translate
+    from transformer_nb.fast_decoding import translate
     model, tok = toy
     seen, real = [], fd.topk_log_probs
     monkeypatch.setattr(fd, 'topk_log_probs', lambda logits, n, *a: seen.append(logits.dtype) or real(logits, n, *a))

@@ -11,7 +11,7 @@ from transformer_nb.checkpoints import load_checkpoint
 from transformer_nb.pretrained import PRETRAINED, pretrained_path, open_checkpoint
 from transformer_nb.datasets import sha256_file
 from transformer_nb.pretrained import load_pretrained
-from transformer_nb.evaluation import translate
+from transformer_nb.fast_decoding import translate
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / 'models'

@@ -341,7 +341,7 @@ def load_decoder(checkpoint, prog:str, # how the tool names itself in the line t
     "(model, tokenizer, checkpoint dict, task, `Decoding`, path) of a checkpoint or run folder, read once; says on standard error which file it uses."
     from transformer_nb.machine import limit_threads
     from transformer_nb.pretrained import open_checkpoint
-    from transformer_nb.decoding import check_beam
+    from transformer_nb.fast_decoding import check_beam
     device = check_device(device); limit_threads(threads)
     with out_of_memory(f"the checkpoint {checkpoint}"): c = open_checkpoint(checkpoint); ck, path, why = c.state, c.path, c.source
     with out_of_memory(f"the checkpoint {path}"): tok, model = c.tokenizer, c.model(device)
@@ -362,7 +362,7 @@ def checkpoint_files(ref) -> dict:
 def check_source_lengths(model, tok, lines:list[str], name, # name(i): how a message names line i
                          max_src_len:int|None=None, start:int=0):
     "Refuse, before decoding them, sentences longer than `max_src_len` (default: the model's), naming the first ones."
-    from transformer_nb.evaluation import source_limits, long_sources, too_long_message
+    from transformer_nb.fast_decoding import source_limits, long_sources, too_long_message
     default, most = source_limits(model)
     if max_src_len and max_src_len > most: raise UserError(f"--max-src-len must be <= {most} for this model, got {max_src_len}")
     if bad := long_sources(tok, lines, max_src_len or default):
@@ -418,7 +418,7 @@ def translate_batches(model, tok, ck:dict, task, decoding, batches, name, # deco
                       check_lengths:bool=False, # check each batch's lengths as it comes (a stream)
                       max_src_len:int|None=None, precision:str='auto'):
     "The translations of each of `batches` in turn, one per line: the first lines the model cannot know warned of (the others counted at the end), a stream's lengths checked."
-    from transformer_nb.evaluation import translate
+    from transformer_nb.fast_decoding import translate
     from transformer_nb.checkpoints import checkpoint_meta
     from transformer_nb.safeguards import printable
     src_lang, n, named, more = checkpoint_meta(ck).get('src_lang'), 0, 0, 0

@@ -22,7 +22,7 @@ from .model import TransformerConfig
 from .checkpoints import model_from_checkpoint
 from .pretrained import open_checkpoint
 from .decoding import DECODE_BATCH_TOKENS, PAPER_DECODING
-from .evaluation import length_batches
+from .fast_decoding import length_batches
 
 # %% ../nbs/A18_export.ipynb #91161e2d
 def _ctranslate2():
@@ -184,7 +184,7 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4
                           max_extra:int=50, meta:dict|None=None, # the export metadata (for learned positions' limit)
                          ) -> list[str]:
     "Translate `sentences` with an exported model; '' for an empty input, output in input order."
-    from transformer_nb.evaluation import one_line
+    from transformer_nb.fast_decoding import one_line
     from transformer_nb.data import Tokenizer
     if not callable(getattr(translator, 'translate_batch', None)):
         raise TypeError(f"translator must be a ctranslate2.Translator (load_ctranslate2's first value), got a {type(translator).__name__}")
@@ -408,7 +408,7 @@ def onnx_greedy(m:OnnxModel, src:list[int], # piece ids + EOS
 def onnx_translate(model, # an export folder, or an `OnnxModel` opened from one
                    sentences:list[str], max_extra:int=PAPER_DECODING.max_extra, threads:int=1) -> list[str]:
     "Translate `sentences` greedily with ONNX Runtime, one at a time (the page's way); '' for an empty input."
-    from transformer_nb.evaluation import one_line
+    from transformer_nb.fast_decoding import one_line
     m = model if isinstance(model, OnnxModel) else OnnxModel(model, threads)
     if isinstance(sentences, str): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
     sentences = list(sentences)

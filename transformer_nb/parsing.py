@@ -6,8 +6,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/parsing.html.md"""
 
 # %% auto #0
 __all__ = ['PAPER_TABLE4', 'PAPER_PARSING', 'PARSE_DECODING', 'PARSE_KEYS', 'linearize', 'Parse', 'delinearize', 'english_pcfg',
-           'sample_treebank', 'parsing_corpus', 'count_parses', 'write_treebank_files', 'parse_scores', 'viterbi_parse',
-           'right_branching', 'parse_sentences', 'evaluate_parser', 'make_parse_record', 'ParsingTask', 'draw_tree']
+           'sample_treebank', 'parsing_corpus', 'parse_scores', 'parse_sentences', 'evaluate_parser',
+           'make_parse_record', 'ParsingTask', 'draw_tree', 'viterbi_parse', 'right_branching', 'count_parses',
+           'write_treebank_files']
 
 # %% ../nbs/12_parsing.ipynb #b38e9af4
 import inspect, os, random, re
@@ -21,8 +22,9 @@ from .core import count_params
 from .machine import hardware, git_commit
 from .checkpoints import checkpoint_meta
 from .datasets import ParallelData, Loader
-from .decoding import Decoding, DECODE_BATCH_TOKENS, check_beam
-from .evaluation import translate
+from .decoding import Decoding, DECODE_BATCH_TOKENS
+from .fast_decoding import check_beam
+from .fast_decoding import translate
 from .records import train_time, today
 from .tasks import Task, Recipe, register_task
 from .treebank import (coarse_label, is_preterminal, read_trees, clean_tree, ptb_files, evalb_counts,
@@ -77,7 +79,7 @@ def linearize(tree:Tree, leaves:str='words') -> str:
     walk(tree)
     return ' '.join(out)
 
-# %% ../nbs/12_parsing.ipynb #6b63e4a8
+# %% ../nbs/12_parsing.ipynb #6b63e4a6
 @dataclass
 class Parse:
     "A tree read back from a token sequence: `tree` is None when the sequence could not be repaired."
@@ -86,31 +88,16 @@ class Parse:
     @property
     def wellformed(self) -> bool: return self.tree is not None and not self.repairs
 
-def delinearize(seq:str, words:list[str]|str) -> Parse:
-    "Rebuild the tree of `seq` (from `linearize`) over `words` (a list, or a space-separated sentence), repairing defects."
-    words = words.split() if isinstance(words, str) else list(words)
-    top, stack, fixes = [], [], Counter()      # top-level items; open nodes [label, children]; repairs by kind
-    for tok in seq.split():
-        if tok.startswith('(') and len(tok) > 1:
-            node = [tok[1:], []]; (stack[-1][1] if stack else top).append(node); stack.append(node)
-        elif tok == '(': fixes['dropped a bare "(" without a label'] += 1
-        elif tok.startswith(')'):
-            if not stack: fixes['dropped closing bracket(s) with nothing open'] += 1; continue
-            if len(tok) > 1 and tok[1:] != stack[-1][0]: fixes['closing label(s) differed from the open node'] += 1
-            stack.pop()
-        else: (stack[-1][1] if stack else top).append(tok)               # a leaf: tag XX, or a POS tag
-    if stack: fixes['closed bracket(s) left open at the end'] += len(stack)
-    if not any(isinstance(x, list) for x in top):
-        return Parse(None, [f"unrepairable: no constituent in {seq[:60]!r}" + ('...' if len(seq) > 60 else '')])
-    if len(top) > 1: fixes['wrapped several top-level pieces in TOP'] += 1; root = ['TOP', top]
-    else: root = top[0]
+# %% ../nbs/12_parsing.ipynb #6b63e4a7
+def _fit_leaves(root:list, n_words:int, fixes:Counter):
+    "Make the tree `root` ([label, children]) hold `n_words` leaves: extra leaves dropped from the right, empty constituents removed, missing words attached to the root; each repair counted in `fixes`."
     n_leaves = [0]
     def count(node):
         for c in node[1]:
             if isinstance(c, list): count(c)
             else: n_leaves[0] += 1
     count(root)
-    extra = n_leaves[0] - len(words)
+    extra = n_leaves[0] - n_words
     def drop_last_leaves(node, k):                  # remove k leaves from the right; returns how many are still to go
         for i in range(len(node[1]) - 1, -1, -1):
             if k == 0: break
@@ -129,6 +116,27 @@ def delinearize(seq:str, words:list[str]|str) -> Parse:
         node[1] = kept
     prune(root)
     if extra < 0: root[1].extend(['XX'] * -extra); fixes['attached missing words to the root'] += -extra
+
+# %% ../nbs/12_parsing.ipynb #6b63e4a8
+def delinearize(seq:str, words:list[str]|str) -> Parse:
+    "Rebuild the tree of `seq` (from `linearize`) over `words` (a list, or a space-separated sentence), repairing defects."
+    words = words.split() if isinstance(words, str) else list(words)
+    top, stack, fixes = [], [], Counter()      # top-level items; open nodes [label, children]; repairs by kind
+    for tok in seq.split():
+        if tok.startswith('(') and len(tok) > 1:
+            node = [tok[1:], []]; (stack[-1][1] if stack else top).append(node); stack.append(node)
+        elif tok == '(': fixes['dropped a bare "(" without a label'] += 1
+        elif tok.startswith(')'):
+            if not stack: fixes['dropped closing bracket(s) with nothing open'] += 1; continue
+            if len(tok) > 1 and tok[1:] != stack[-1][0]: fixes['closing label(s) differed from the open node'] += 1
+            stack.pop()
+        else: (stack[-1][1] if stack else top).append(tok)               # a leaf: tag XX, or a POS tag
+    if stack: fixes['closed bracket(s) left open at the end'] += len(stack)
+    if not any(isinstance(x, list) for x in top):
+        return Parse(None, [f"unrepairable: no constituent in {seq[:60]!r}" + ('...' if len(seq) > 60 else '')])
+    if len(top) > 1: fixes['wrapped several top-level pieces in TOP'] += 1; root = ['TOP', top]
+    else: root = top[0]
+    _fit_leaves(root, len(words), fixes)             # as many leaves as words (the table above)
     it = iter(words)
     def leaf(tok):                                  # a preterminal over the next word: its tag if the leaf was one, else XX
         w = next(it); return Tree('XX' if tok in ('XX', w) else tok, [w])
@@ -137,7 +145,7 @@ def delinearize(seq:str, words:list[str]|str) -> Parse:
     tree = build(root)
     return Parse(tree, [f"{k} (x{v})" if v > 1 else k for k, v in fixes.items()])
 
-# %% ../nbs/12_parsing.ipynb #c1225d6a
+# %% ../nbs/12_parsing.ipynb #c1225d6b
 _LEXICON = {   # preterminal -> words (each equally likely)
     'DT': 'the a this that every some no each',
     'DT-PL': 'the some no these those',
@@ -166,6 +174,7 @@ _LEXICON = {   # preterminal -> words (each equally likely)
     'PERIOD': '.', 'COMMA': ',',
 }
 
+# %% ../nbs/12_parsing.ipynb #c1225d6c
 _RULES = '''
 S -> NP VP PERIOD [0.60] | NP-PRO VP PERIOD [0.12] | PP COMMA NP VP PERIOD [0.10]
    | S-CL COMMA CC S-CL PERIOD [0.08] | NP VP-SAY PERIOD [0.10]
@@ -189,6 +198,7 @@ VP-GAP -> VBD-T [0.8] | VBD-T PP [0.2]
 ADVP -> RB [1.0]
 '''
 
+# %% ../nbs/12_parsing.ipynb #c1225d6a
 @cache
 def english_pcfg() -> PCFG:
     "The course's PCFG of English: `_RULES` plus the `_LEXICON`, each word of a preterminal equally likely."
@@ -247,6 +257,7 @@ def _tree_pairs(trees:list[Tree], leaves:str='words') -> list[tuple[str, str]]:
 
 _TREE_LANGS = {'tree': 'words', 'tree-xx': 'XX', 'tree-tags': 'tags'}   # target "language" -> leaves of the linearisation
 
+# %% ../nbs/12_parsing.ipynb #9742ff15
 def parsing_corpus(n_train:int=20_000, n_valid:int=500, n_test:int=1_000, seed:int=0, tgt_lang:str='tree',
                    **kwargs) -> ParallelData:
     "The generated treebank as a parallel corpus: English sentence -> linearised tree; `tgt_lang` picks the leaves (`_TREE_LANGS`)."
@@ -260,48 +271,6 @@ def parsing_corpus(n_train:int=20_000, n_valid:int=500, n_test:int=1_000, seed:i
 def _parsing(src_lang, tgt_lang, data_dir, **kwargs):   # load_dataset('parsing', ...): the parsing task brings it (below)
     if src_lang not in (None, 'en'): raise ValueError(f"the parsing corpus reads English ('en'), not {src_lang!r}")
     return parsing_corpus(tgt_lang=tgt_lang or 'tree', **kwargs)
-
-# %% ../nbs/12_parsing.ipynb #7e9ea15c
-def count_parses(words:list[str]|str, grammar:PCFG|None=None) -> int:
-    "How many trees `grammar` (default `english_pcfg()`) gives the sentence: 0 if none, counted in the chart."
-    grammar = grammar or english_pcfg()
-    words = words.split() if isinstance(words, str) else list(words)
-    try: grammar.check_coverage(words)
-    except ValueError: return 0
-    chart = nltk.ChartParser(grammar).chart_parse(words)
-    memo = {}
-    def n(edge):
-        if isinstance(edge.lhs(), str): return 1                              # a word
-        if edge not in memo:
-            memo[edge] = sum(_prod(n(c) for c in kids) for kids in chart.child_pointer_lists(edge)) or 1
-        return memo[edge]
-    return sum(n(e) for e in chart.select(start=0, end=len(words), is_complete=True, lhs=grammar.start()))
-
-def _prod(xs):
-    out = 1
-    for x in xs: out *= x
-    return out
-
-# %% ../nbs/12_parsing.ipynb #d308a73b
-def _treebank_pairs(paths, leaves:str='words') -> list[tuple[str, str]]:
-    "(sentence, linearised tree) pairs from bracketed treebank files, cleaned with `clean_tree`."
-    pairs = []
-    for p in [paths] if isinstance(paths, (str, os.PathLike)) else paths:
-        for t in read_trees(p):
-            t = clean_tree(t)
-            if t is not None and not is_preterminal(t): pairs.append((' '.join(t.leaves()), linearize(t, leaves)))
-    return pairs
-
-def write_treebank_files(wsj_dir, out_dir, leaves:str='words') -> dict[str, int]:
-    "Write {train,valid,test}.{en,tree} for `tnb-train --dataset files` from the WSJ sections; returns sentences per split."
-    files, out = ptb_files(wsj_dir), Path(out_dir)
-    pairs = {split: _treebank_pairs(ps, leaves) for split, ps in files.items()}   # read everything before writing anything
-    out.mkdir(parents=True, exist_ok=True)
-    for split, ps in pairs.items():
-        for i, ext in enumerate(('en', 'tree')):
-            tmp = out / f".{split}.{ext}.tmp"
-            tmp.write_text(''.join(p[i] + '\n' for p in ps), encoding='utf-8'); os.replace(tmp, out / f"{split}.{ext}")
-    return {split: len(ps) for split, ps in pairs.items()}
 
 # %% ../nbs/12_parsing.ipynb #bd1e6f9f
 _LENGTH_BINS = ((1, 5), (6, 10), (11, 15), (16, 20), (21, 25), (26, 40), (41, 10_000))
@@ -333,35 +302,6 @@ def parse_scores(pairs:list[tuple[str, str]], hyps:list[str]) -> tuple[dict, lis
                   exact_match=round(100 * tot['exact'] / max(len(rows), 1), 2), malformed=tot['repaired'],
                   failed=tot['failed'], n_sentences=len(rows), by_length=by_len, repairs=dict(kinds.most_common()))
     return scores, rows
-
-# %% ../nbs/12_parsing.ipynb #dfa48170
-def viterbi_parse(words:list[str]|str, grammar:PCFG|None=None) -> Tree|None:
-    "The most probable tree of `words` under `grammar` (default `english_pcfg()`), with treebank labels; None if it has none."
-    grammar = grammar or english_pcfg()
-    words = words.split() if isinstance(words, str) else list(words)
-    try: parser = nltk.ViterbiParser(grammar, max_time=None)      # newer NLTK: no time limit per sentence
-    except TypeError: parser = nltk.ViterbiParser(grammar)
-    try: best = next(iter(parser.parse(words)), None)
-    except ValueError: return None                                  # a word the grammar does not know
-    return None if best is None else _coarsen(Tree.fromstring(best.pformat(margin=10**9).rsplit(' (p=', 1)[0]))
-
-def right_branching(words:list[str]|str, root:str='S', label:str='NP') -> Tree:
-    "The right-branching tree over `words`: (root w1 (label w2 (label w3 ...))), each word under an XX preterminal."
-    words = words.split() if isinstance(words, str) else list(words)
-    if not words: raise ValueError("right_branching needs at least one word")
-    leaf = lambda w: Tree('XX', [w])
-    t = leaf(words[-1])
-    for w in reversed(words[1:-1]): t = Tree(label, [leaf(w), t])
-    return Tree(root, [leaf(words[0]), t] if len(words) > 1 else [t])
-
-def _common_labels(pairs:list[tuple[str, str]]) -> tuple[str, str]:
-    "The most frequent root label and the most frequent other bracket label in the references of `pairs`."
-    roots, others = Counter(), Counter()
-    for s, lin in pairs:
-        t = delinearize(lin, s).tree
-        roots[t.label()] += 1
-        others.update(coarse_label(st.label()) for st in t.subtrees() if st is not t and not is_preterminal(st))
-    return roots.most_common(1)[0][0], others.most_common(1)[0][0]
 
 # %% ../nbs/12_parsing.ipynb #96811146
 def parse_sentences(model, tokenizer, sentences:list[str], decoding:Decoding=PARSE_DECODING,
@@ -400,6 +340,7 @@ def make_parse_record(id:str, ckpt:dict, model, scores:dict, pairs:list, hyps:li
                 valid_nll=valid, train_time_s=train_time(ckpt), hardware=meta.get('hardware', hardware()), date=today(),
                 commit=meta.get('commit', 'unknown'), command=f"train: {meta.get('command', '?')}; evaluate: {command}")
 
+# %% ../nbs/12_parsing.ipynb #bceea1cc
 def _reference_record(id:str, system:str, pairs:list, hyps:list[str], seconds:float, command:str, dataset:str='parsing') -> dict:
     "A record for a parser that is not trained (the Viterbi ceiling, the right-branching floor); `seconds` to parse."
     scores, _ = parse_scores(pairs, hyps)
@@ -453,6 +394,7 @@ def _tree_spans(tree:Tree) -> dict:
     walk(tree, ())
     return out
 
+# %% ../nbs/12_parsing.ipynb #42a1ba4b
 def draw_tree(tree:Tree, ax=None, marks:set|None=None, title:str|None=None, fontsize:float=9):
     "Draw `tree` with matplotlib; nodes whose (label, start, end) is in `marks` in red. Returns the axes."
     import matplotlib.pyplot as plt
@@ -479,6 +421,7 @@ def draw_tree(tree:Tree, ax=None, marks:set|None=None, title:str|None=None, font
     if title: ax.set_title(title, fontsize=fontsize + 1, loc='left')
     return ax
 
+# %% ../nbs/12_parsing.ipynb #42a1ba4c
 def _phrase_brackets(t:Tree) -> set:
     return {(coarse_label(l), s, e) for at, (l, s, e) in _tree_spans(t).items()
             if not is_preterminal(t[at]) and coarse_label(l) not in EVALB_DELETE_LABELS}
@@ -501,3 +444,74 @@ def _plot_f1_by_length(recs:list[dict], ax=None):
     ax.grid(alpha=0.3); ax.legend(fontsize=8, loc='lower left')
     ax.figure.tight_layout()
     return ax
+
+# %% ../nbs/12_parsing.ipynb #dfa48170
+def viterbi_parse(words:list[str]|str, grammar:PCFG|None=None) -> Tree|None:
+    "The most probable tree of `words` under `grammar` (default `english_pcfg()`), with treebank labels; None if it has none."
+    grammar = grammar or english_pcfg()
+    words = words.split() if isinstance(words, str) else list(words)
+    try: parser = nltk.ViterbiParser(grammar, max_time=None)      # newer NLTK: no time limit per sentence
+    except TypeError: parser = nltk.ViterbiParser(grammar)
+    try: best = next(iter(parser.parse(words)), None)
+    except ValueError: return None                                  # a word the grammar does not know
+    return None if best is None else _coarsen(Tree.fromstring(best.pformat(margin=10**9).rsplit(' (p=', 1)[0]))
+
+def right_branching(words:list[str]|str, root:str='S', label:str='NP') -> Tree:
+    "The right-branching tree over `words`: (root w1 (label w2 (label w3 ...))), each word under an XX preterminal."
+    words = words.split() if isinstance(words, str) else list(words)
+    if not words: raise ValueError("right_branching needs at least one word")
+    leaf = lambda w: Tree('XX', [w])
+    t = leaf(words[-1])
+    for w in reversed(words[1:-1]): t = Tree(label, [leaf(w), t])
+    return Tree(root, [leaf(words[0]), t] if len(words) > 1 else [t])
+
+def _common_labels(pairs:list[tuple[str, str]]) -> tuple[str, str]:
+    "The most frequent root label and the most frequent other bracket label in the references of `pairs`."
+    roots, others = Counter(), Counter()
+    for s, lin in pairs:
+        t = delinearize(lin, s).tree
+        roots[t.label()] += 1
+        others.update(coarse_label(st.label()) for st in t.subtrees() if st is not t and not is_preterminal(st))
+    return roots.most_common(1)[0][0], others.most_common(1)[0][0]
+
+# %% ../nbs/12_parsing.ipynb #7e9ea15c
+def count_parses(words:list[str]|str, grammar:PCFG|None=None) -> int:
+    "How many trees `grammar` (default `english_pcfg()`) gives the sentence: 0 if none, counted in the chart."
+    grammar = grammar or english_pcfg()
+    words = words.split() if isinstance(words, str) else list(words)
+    try: grammar.check_coverage(words)
+    except ValueError: return 0
+    chart = nltk.ChartParser(grammar).chart_parse(words)
+    memo = {}
+    def n(edge):
+        if isinstance(edge.lhs(), str): return 1                              # a word
+        if edge not in memo:
+            memo[edge] = sum(_prod(n(c) for c in kids) for kids in chart.child_pointer_lists(edge)) or 1
+        return memo[edge]
+    return sum(n(e) for e in chart.select(start=0, end=len(words), is_complete=True, lhs=grammar.start()))
+
+def _prod(xs):
+    out = 1
+    for x in xs: out *= x
+    return out
+
+# %% ../nbs/12_parsing.ipynb #d308a73b
+def _treebank_pairs(paths, leaves:str='words') -> list[tuple[str, str]]:
+    "(sentence, linearised tree) pairs from bracketed treebank files, cleaned with `clean_tree`."
+    pairs = []
+    for p in [paths] if isinstance(paths, (str, os.PathLike)) else paths:
+        for t in read_trees(p):
+            t = clean_tree(t)
+            if t is not None and not is_preterminal(t): pairs.append((' '.join(t.leaves()), linearize(t, leaves)))
+    return pairs
+
+def write_treebank_files(wsj_dir, out_dir, leaves:str='words') -> dict[str, int]:
+    "Write {train,valid,test}.{en,tree} for `tnb-train --dataset files` from the WSJ sections; returns sentences per split."
+    files, out = ptb_files(wsj_dir), Path(out_dir)
+    pairs = {split: _treebank_pairs(ps, leaves) for split, ps in files.items()}   # read everything before writing anything
+    out.mkdir(parents=True, exist_ok=True)
+    for split, ps in pairs.items():
+        for i, ext in enumerate(('en', 'tree')):
+            tmp = out / f".{split}.{ext}.tmp"
+            tmp.write_text(''.join(p[i] + '\n' for p in ps), encoding='utf-8'); os.replace(tmp, out / f"{split}.{ext}")
+    return {split: len(ps) for split, ps in pairs.items()}

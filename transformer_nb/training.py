@@ -1,4 +1,4 @@
-"""§5.2–5.4: Adam with the warm-up learning-rate schedule, dropout and label smoothing, the loss of a batch, gradient accumulation and the training loop, and the paper's hardware and step times beside ours. Checkpoints, DDP and the full `Trainer` are appendices A5, A7 and A9.
+"""§5.2–5.4: Adam with the warm-up learning-rate schedule, dropout and label smoothing, the loss of a batch and the training loop.
 
 Docs: https://transformer-nb.github.io/transformer_nb/training.html.md"""
 

@@ -25,7 +25,7 @@ from .checkpoints import Checkpoint, checkpoint_meta, model_from_checkpoint
 from .pretrained import open_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config
 from .decoding import Decoding, DECODE_BATCH_TOKENS
-from .evaluation import translate
+from .fast_decoding import translate
 from .records import add_result, check_results_file
 from .tasks import Task, Recipe, get_task, task_for, dataset_names
 

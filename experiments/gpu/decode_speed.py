@@ -6,7 +6,7 @@ import torch
 from transformer_nb.core import get_device
 from transformer_nb.machine import hardware
 from transformer_nb.checkpoints import model_from_checkpoint
-from transformer_nb.evaluation import translate
+from transformer_nb.fast_decoding import translate
 def main():
     ap = argparse.ArgumentParser(); ap.add_argument('ckpt'); ap.add_argument('src'); ap.add_argument('out')
     ap.add_argument('--device', default='cuda'); ap.add_argument('--n', type=int, default=1000)

@@ -38,7 +38,7 @@ def _prose_checks_09():
     quoted('c0a1e905', f"{100_000 * 0.4 / 3600:.1f} hours")
     assert all(15 <= 100_000 / (4.5e6 * m / 25_000) <= 25 and 1 <= 100_000 * 4.5e6 * m / 25_000 * 0.4 / 3.15e7 < 100 for m in (25, 30))
 
-    # the GPU runs (b3904ff4) and the CPU hour (5d1fb809, f855dfa6, af79c858)
+    # the GPU runs (b3904ff4) and the CPU hour (5d1fb809, f855dfa6)
     uni = json.loads((R / 'multi30k_stats.json').read_text())['unigram_valid_ppl']['de-en']
     n3, n6 = runs['m30k-de-en-gpu-w512n3'], runs['m30k-de-en-gpu-w512n6']
     past = [next(v['step'] for v in r['valid'] if v['ppl'] < uni) for r in (n3, n6)]
@@ -63,12 +63,10 @@ def _prose_checks_09():
     assert h['train_config']['steps'] - h['train_config']['cooldown'] == 1500                 # the cool-down starts after update 1,500
     quoted('5d1fb809', f"last 700 of its {h['train_config']['steps']:,} updates", f"warm-up of {h['train_config']['warmup']} updates")
     assert h['wall_s'] <= 3600 and f[h['chosen_on_valid']]['test']['bleu_lc'] >= 40
-    quoted('af79c858', f"scored {f['last']['test']['bleu_lc']:.2f} on test2016 after {h['wall_s'] / 60:.1f}",
-           f"{h['train_config']['steps']:,} updates of the `small` model", f"about {cpu_step_s:.1f} s for an update")
 
-    # the exercises' figures (545a2453)
-    quoted('545a2453', f"({c[1200]['bleu_lc']:.2f} at update 1,200", f"{c[1500]['bleu_lc']:.2f} at 1,500)")
-    assert round(100_000 * 10 * cpu_step_s / 86_400) == 22                                       # exercise 5
-    quoted('545a2453', f"about {cpu_step_s:.1f} s per update", 'about 22 days')
+    # the figures of the more exercises, under Going deeper (c0a1e9d1)
+    quoted('c0a1e9d1', f"({c[1200]['bleu_lc']:.2f} at update 1,200", f"{c[1500]['bleu_lc']:.2f} at 1,500)")
+    assert round(100_000 * 10 * cpu_step_s / 86_400) == 22                                       # exercise 6
+    quoted('c0a1e9d1', f"about {cpu_step_s:.1f} s per update", 'about 22 days')
 
 _prose_checks_09(); del _prose_checks_09

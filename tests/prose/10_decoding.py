@@ -7,15 +7,14 @@ live run (this kernel's variables: the toy model, its decodes, the averaging cur
 what holds on any CPU. Everything runs inside one function, so no notebook variable is rebound."""
 
 def _prose_checks_10():
-    import math, re
+    import re
     from fastcore.test import test_eq, test_close, test_fail
     from transformer_nb.machine import NotebookFile
     nb = NotebookFile('10_decoding.ipynb'); quoted = nb.quoted
     quoted('809cce4d', 'beam size of 4'); test_fail(lambda: quoted('809cce4d', 'no such text'), contains='should say')
 
-    # formulas (87fea6de, 6c19e063)
-    quoted('87fea6de', f"|Y|^{{0.6}} = {20 ** 0.6:.2f}", f"= {((5 + 20) / 6) ** 0.6:.2f}")
-    quoted('6c19e063', f"e^{{-0.45}} \\approx {math.exp(-0.45):.2f}")
+    # the length penalty's formula (87fea6de)
+    quoted('87fea6de', 'lp(Y) &= \\left(\\frac{5 + |Y|}{6}\\right)^{\\alpha}')
 
     # the six words (b5491631): the stored run within the range the text gives; the live run: hgfedcba is wrong
     g = globals()
@@ -35,7 +34,6 @@ def _prose_checks_10():
            f"between {c0[1]} and {c0[2]}", "ranged from 54.8% to 81.6%", "only from 91.8% to 95.2%")
     assert 54.8 <= float(avg_s[0]) <= 81.6 and 91.8 <= float(avg_s[1]) <= 95.2, avg_s        # the stored run is in the ranges
     quoted('c0b1e004', f"smaller, {beam_s[2]} points"); assert float(beam_s[3]) < 0.05 and float(beam_s[2]) < float(avg_s[2])
-    quoted('c0b1e017', 'a few points on the toy')
 
     # the live run: what holds on any CPU
     curves, avg_test, beam_test, loss_test = g['curves'], g['avg_test'], g['beam_test'], g['loss_test']
@@ -44,10 +42,10 @@ def _prose_checks_10():
     for c in curves.values(): assert c['average'][-1] < min(c['alone'])     # in every run the average of ten beats every snapshot
     assert abs(beam_test['delta']) < 0.1 and avg_test['delta'] > 0           # beam: a few points either way; averaging ahead
 
-    # exercise 3 (c0b1e018): two runs' mixture scores over 10 nats per word, several times either model's loss
+    # exercise 4, under Going deeper (c0b1e0d1): two runs' mixture scores over 10 nats per word, several times either model's loss
     word_loss, averaged_model, runs = g['word_loss'], g['averaged_model'], g['runs']
     mixed, fresh = word_loss(averaged_model([runs[0][-1], runs[1][-1]])).mean().item(), word_loss(g['untrained']).mean().item()
     assert mixed > 10 and mixed > 0.6 * fresh and all(3 * curves[s]['alone'][0] < mixed for s in (0, 1)), (mixed, fresh)
-    quoted('c0b1e018', 'scores over 10 nats per word')
+    quoted('c0b1e0d1', 'scores over 10 nats per word')
 
 _prose_checks_10(); del _prose_checks_10

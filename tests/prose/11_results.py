@@ -84,6 +84,13 @@ def _check_11_prose():
            f"It scores {best['bleu']:.1f} cased BLEU on test2016 ({best['bleu_lc']:.1f} lowercased)",
            f"{P2['Transformer (big)'][1]} BLEU for the big model")
     quoted('a1b2c343', f"(our en→fr {best['bleu']:.1f} against the paper's {P2['Transformer (big)'][1]})")
+    # the 13.8 row: the same recipe six post-LN layers deep, whose training stalls in the same time
+    n6r, gpu = by['m30k-en-fr-gpu-w512n6-avg5-beam4'], json.loads(Path('../results/gpu/gpu_runs.json').read_text())
+    n6, n3 = gpu['m30k-en-fr-gpu-w512n6'], gpu['m30k-en-fr-gpu-w512n3']
+    assert f"{n6r['bleu']:.1f}" == '13.8' and n6['config']['N'] == 6 and n3['config']['N'] == 3 and not n6['config'].get('norm_first')
+    assert {k: v for k, v in n6['config'].items() if v != n3['config'][k]} == {'N': 6}
+    quoted('a1b2c332', f"The table's {n6r['bleu']:.1f} row", f"in the same {n6['train_config']['max_time']} minutes",
+           f"(validation perplexity {n6['valid'][-1]['ppl']:.1f} after {n6['steps']:,} updates, against {n3['valid'][-1]['ppl']:.1f} for N = 3)")
     quoted('ba454799', f"short ({w['en']:.0f} English words on average)")
     m30k_dir = find_multi30k()
     if m30k_dir is not None:
