@@ -336,7 +336,11 @@ def _share_embedding(folder:Path, tie:str):
     from onnx import numpy_helper, TensorProto
     if tie not in ('all', 'decoder'): return []
     enc, dec = onnx.load(folder / 'encoder.onnx'), onnx.load(folder / 'decoder.onnx')
-    proj = next(n for n in dec.graph.node if n.op_type == 'MatMulInteger' and n.name.startswith('/generator/'))
+    proj = next((n for n in dec.graph.node if n.op_type == 'MatMulInteger' and n.name.startswith('/generator/')), None)
+    lookup = lambda g, ids: any(n.op_type == 'DequantizeLinear' and n.input[0] == q.output[0] for q in g.node
+                                if q.op_type == 'Gather' and q.input[1] == ids for n in g.node)
+    if proj is None or not lookup(dec.graph, 'tgt') or (tie == 'all' and not lookup(enc.graph, 'src')):
+        return []                                                   # another quantizer's layout: the graphs stay as they are
     inits = {i.name: i for i in dec.graph.initializer}
     scale = next(x for n in dec.graph.node if n.op_type == 'Mul' for x in n.input if x in inits and x.startswith(proj.input[1].removesuffix('_quantized')))
     for old, new in ((proj.input[1], 'embedding_quantized'), (scale, 'embedding_scale'), (proj.input[3], 'embedding_zero_point')):
