@@ -73,6 +73,7 @@ def main(argv=None):
         quantize = json.loads((model_dir / 'config.json').read_text())['quantize'] or 'float32'
         loaded = ['vendor/ort.wasm.min.mjs', 'vendor/ort-wasm-simd-threaded.mjs', 'vendor/ort-wasm-simd-threaded.wasm',
                   'model/config.json', 'model/tokenizer.json', 'model/encoder.onnx', 'model/decoder.onnx']
+        loaded += [f'model/{f}' for f in json.loads((model_dir / 'config.json').read_text())['files'] if f.endswith('.bin')]   # external data
         sizes = {f: ((root / 'live' / f).stat().st_size, len(gzip.compress((root / 'live' / f).read_bytes(), 9))) for f in loaded}
         # the same sentences in Python, one at a time, one thread
         m, tok, _ = load_pretrained('multi30k-de-en')

@@ -32,4 +32,4 @@ def test_export_onnx_uses_the_shared_runner(run, tmp_path):
     assert not (tmp_path / 'a').exists()
     r = tool('export', '--format', 'onnx', run, '-o', tmp_path / 'b', text=True)
     assert r.returncode == 0 and r.stdout.startswith(f"wrote {tmp_path / 'b'} (ONNX, int8;"), (r.stdout, r.stderr[-2000:])
-    assert {p.name for p in (tmp_path / 'b').iterdir()} == {'encoder.onnx', 'decoder.onnx', 'tokenizer.json', 'tokenizer.model', 'config.json'}
+    assert {p.name for p in (tmp_path / 'b').iterdir()} == {'encoder.onnx', 'decoder.onnx', 'embedding.bin', 'tokenizer.json', 'tokenizer.model', 'config.json'}

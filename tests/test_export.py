@@ -247,7 +247,7 @@ def test_onnx_int8_runs_and_is_smaller(onnx_mods, tmp_path, tok):
     c = trained_checkpoint(tmp_path / 'm.pt', tok)
     model, _, _ = model_from_checkpoint(c)
     d8, d32 = ex.export_onnx(c, tmp_path / 'int8'), ex.export_onnx(c, tmp_path / 'fp32', quantize=None)
-    graphs = lambda d: sum((d / f).stat().st_size for f in ('encoder.onnx', 'decoder.onnx'))
+    graphs = lambda d: sum((d / f).stat().st_size for f in ('encoder.onnx', 'decoder.onnx', 'embedding.bin') if (d / f).is_file())
     assert graphs(d8) < 0.8 * graphs(d32)
     src = words(80, 7)
     ours = translate(model, tok, src, beam=1, precision='fp32')
@@ -255,6 +255,25 @@ def test_onnx_int8_runs_and_is_smaller(onnx_mods, tmp_path, tok):
     assert sum(a == b for a, b in zip(int8, ours)) >= 40, list(zip(int8, ours))    # close to ours on a model that learned
     assert all(set(o) <= set(LETTERS + ' ') for o in int8)
     assert json.loads((d8 / 'config.json').read_text())['quantize'] == 'int8'
+
+@pytest.mark.parametrize('tie, tables', [('all', 1), ('decoder', 2), ('none', 3)])
+def test_onnx_int8_stores_a_tied_table_once(onnx_mods, tmp_path, tok, tie, tables):
+    "int8: the decoder looks words up in its output projection's weight; with tie='all' the encoder reads the same bytes"
+    " from embedding.bin (external data, listed in config.json). Each layout decodes mostly as the float32 export."
+    onnx, ex = onnx_mods
+    c = trained_checkpoint(tmp_path / 'm.pt', tok, tie=tie)
+    d8, d32 = ex.export_onnx(c, tmp_path / 'int8'), ex.export_onnx(c, tmp_path / 'fp32', quantize=None)
+    g = [onnx.load(d8 / f, load_external_data=False).graph for f in ('encoder.onnx', 'decoder.onnx')]
+    V, dm = tok.vocab_size, 32
+    big = {(i.name, i.data_location) for x in g for i in x.initializer if list(i.dims) in ([V, dm], [dm, V])}
+    assert len({n for n, _ in big}) == tables, big                                 # distinct tables of V x d_model
+    files = json.loads((d8 / 'config.json').read_text())['files']
+    assert ('embedding.bin' in files) == (tie == 'all') == (d8 / 'embedding.bin').is_file()
+    if tie == 'all':
+        assert big == {('embedding_quantized', onnx.TensorProto.EXTERNAL)} and files['embedding.bin']['bytes'] == V * dm
+    src = words(80, 7)
+    int8, fp32 = ex.onnx_translate(d8, src), ex.onnx_translate(d32, src)
+    assert sum(a == b for a, b in zip(int8, fp32)) >= 40, list(zip(int8, fp32))  # a barely trained model: near-ties flip
 
 def test_onnx_attention_is_every_head_of_every_layer(onnx_mods, tmp_path, tok):
     "The graphs return the weights `attention_maps` (11_results) computes, (N, h, n_q, n_k) each, for the decoded sentence."
@@ -278,7 +297,7 @@ def test_onnx_folder_follows_the_contract(onnx_mods, ckpt, tmp_path, tok):
     onnx, ex = onnx_mods
     import hashlib
     d = ex.export_onnx(ckpt, tmp_path / 'onnx')
-    assert sorted(p.name for p in d.iterdir()) == ['config.json', 'decoder.onnx', 'encoder.onnx', 'tokenizer.json', 'tokenizer.model']
+    assert sorted(p.name for p in d.iterdir()) == ['config.json', 'decoder.onnx', 'embedding.bin', 'encoder.onnx', 'tokenizer.json', 'tokenizer.model']
     dims = lambda vs: {v.name: [x.dim_param or x.dim_value for x in v.type.tensor_type.shape.dim] for v in vs}
     enc, dec = onnx.load(d / 'encoder.onnx'), onnx.load(d / 'decoder.onnx')
     N, h, V, dm = 2, 4, tok.vocab_size, 32

@@ -105,6 +105,17 @@ def test_translate_mjs_arguments_and_a_bad_folder(fp32_export, tmp_path):
     r = subprocess.run([node(), LIVE / 'translate.mjs', tmp_path], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 1 and str(tmp_path) in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
+def test_translate_mjs_reads_the_int8_export_with_its_shared_table(tmp_path):
+    "The int8 export (the page's): both graphs read embedding.bin, which the loader passes to ONNX Runtime Web as external"
+    " data. On 50 test2016 sentences it gives ONNX Runtime's (Python) translations but for rare near-ties of int8 kernels."
+    node_modules()
+    ex = export_module()
+    d = ex.export_onnx('pretrained:multi30k-de-en', tmp_path / 'int8')
+    assert 'embedding.bin' in json.loads((d / 'config.json').read_text())['files']
+    with gzip.open(skip_without_multi30k() / 'test_2016_flickr.de.gz', 'rt', encoding='utf-8') as f: src = f.read().splitlines()[:50]
+    got, want = run_node(LIVE / 'translate.mjs', d, stdin='\n'.join(src) + '\n'), ex.onnx_translate(d, src)
+    assert len(got) == 50 and sum(g == w for g, w in zip(got, want)) >= 45, list(zip(got, want))
+
 # --- the page in a real browser ---------------------------------------------------------------------------------------
 
 def chromium() -> str:

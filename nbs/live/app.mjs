@@ -2,7 +2,7 @@
 // Nothing heavy loads until the reader clicks: then ONNX Runtime Web (wasm, one thread) and the exported int8 model
 // come from the site itself, with a progress line. Each translation is greedy and joins the explorer's sentences, so
 // the same grid shows its every layer and head.
-import { Translator, fetchBytes } from './translator.mjs';
+import { Translator, fetchBytes, modelFiles } from './translator.mjs';
 
 export const MAX_CHARS = 300;          // the longest input, in characters (said beside the box)
 const here = new URL('./', import.meta.url);
@@ -18,7 +18,7 @@ async function sizes() {
     if (!r.ok) throw new Error(`${f}: ${r.status}`);
     return r.json();
   }));
-  const files = ['tokenizer.json', 'encoder.onnx', 'decoder.onnx'].map(f => model.files[f].bytes);
+  const files = modelFiles(model).map(f => model.files[f].bytes);
   return { model, vendor, total: files.reduce((a, b) => a + b, 0) + vendor['ort-wasm-simd-threaded.wasm'] + vendor['ort.wasm.min.mjs'] };
 }
 

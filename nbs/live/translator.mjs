@@ -6,6 +6,12 @@ import { Tokenizer } from './tokenizer.mjs';
 
 export const KINDS = ['encoder', 'decoder', 'cross'];
 
+// The files of an export that the page downloads: the vocabulary, both graphs, and the external data they read
+// (embedding.bin: an int8 export's tied embedding table, stored once for both graphs), as config.json lists them
+export function modelFiles(config) {
+  return ['tokenizer.json', 'encoder.onnx', 'decoder.onnx', ...Object.keys(config.files || {}).filter(f => f.endsWith('.bin'))];
+}
+
 // Bytes of `url`, reporting (bytes so far, total or 0) as they arrive; `read` replaces fetch (Node reads files)
 export async function fetchBytes(url, onBytes = () => {}) {
   const r = await fetch(url);
@@ -59,11 +65,12 @@ export class Translator {
     const dec = new TextDecoder();
     const config = JSON.parse(dec.decode(await read('config.json', () => {})));
     if (config.format !== 'transformer_nb-onnx') throw new Error(`config.json: format ${config.format}, expected transformer_nb-onnx`);
-    const names = ['tokenizer.json', 'encoder.onnx', 'decoder.onnx'];
+    const names = modelFiles(config);
     const total = names.reduce((a, n) => a + (config.files?.[n]?.bytes || 0), 0), got = {};
     const bytes = await Promise.all(names.map(n => read(n, b => { got[n] = b; onProgress(Object.values(got).reduce((a, x) => a + x, 0), total); })));
     const tokenizer = new Tokenizer(JSON.parse(dec.decode(bytes[0])));
-    const opts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', ...sessionOptions };
+    const externalData = names.slice(3).map((path, i) => ({ path, data: bytes[3 + i] }));   // downloaded once, given to both
+    const opts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', ...(externalData.length ? { externalData } : {}), ...sessionOptions };
     const encoder = await ort.InferenceSession.create(bytes[1], opts);
     const decoder = await ort.InferenceSession.create(bytes[2], opts);
     return new Translator(ort, encoder, decoder, tokenizer, config);
