@@ -120,3 +120,52 @@ def test_every_prose_file_is_run_once_by_its_own_notebook():
     files = sorted(f.stem for f in (NBS.parent / 'tests' / 'prose').glob('*.py'))
     assert sorted(r for rs in runs.values() for r in rs) == files, runs
     assert all(rs in ([], [nb]) for nb, rs in runs.items()), {nb: rs for nb, rs in runs.items() if rs not in ([], [nb])}
+
+# The main line a learner finishes: from the title to the exercises, at most 2,000 words of prose in each paper
+# notebook (what goes deeper follows a "Going deeper" heading); 00 at most 600 words. Teaching cells hold the method:
+# at most 10 `raise` statements in the paper path's exported cells and at most 3 exported cells over 30 lines (the
+# checks live in the appendices' functions, called once at each public entry).
+GOING_DEEPER = re.compile(r'^#+\s*Going deeper', re.M | re.I)
+MAIN_LINE_MAX, CORE_MAX, RAISES_MAX, LONG_MAX = 2000, 600, 10, 3
+
+def main_line(cs:list) -> list:
+    "The cells before the first 'Going deeper' heading."
+    i = next((i for i, c in enumerate(cs) if c['cell_type'] == 'markdown' and GOING_DEEPER.search(''.join(c['source']))), len(cs))
+    return cs[:i]
+
+def words(cs:list) -> int:
+    return len(re.findall(r'\w+', '\n'.join(''.join(c['source']) for c in cs if c['cell_type'] == 'markdown')))
+
+def exported(cs:list) -> list[str]:
+    return [s for c in cs if c['cell_type'] == 'code' and re.match(r'#\|\s*export', s := ''.join(c['source']))]
+
+def raises(srcs:list[str]) -> int:
+    "`raise` statements in the cells' code (one-line `if ...: raise` included), counted on the syntax tree."
+    body = lambda s: '\n'.join(l for l in s.splitlines() if not l.lstrip().startswith('#|'))
+    return sum(isinstance(n, ast.Raise) for s in srcs for n in ast.walk(ast.parse(body(s))))
+def long_cells(srcs:list[str]) -> int: return sum(len(s.splitlines()) > 30 for s in srcs)
+
+def test_the_main_line_measures_can_fail():
+    md = lambda s: {'cell_type': 'markdown', 'source': [s]}
+    code = lambda s: {'cell_type': 'code', 'source': [s]}
+    cs = [md('# Title\none two'), md('## Going deeper\nthree four five')]
+    assert words(main_line(cs)) == 3 and words(cs) == 8
+    src = '#| export\ndef f(x):\n    if x: raise ValueError(x)\n    raise KeyError(x)\n' + 'y = 1\n' * 30
+    assert raises(exported([code(src), code('raise X')])) == 2 and long_cells(exported([code(src)])) == 1
+
+@pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
+def test_the_main_line_is_short(p):
+    n, most = words(main_line(cells(p))), CORE_MAX if p.name.startswith('00') else MAIN_LINE_MAX
+    assert n <= most, f"{p.name}: {n:,} words of prose before 'Going deeper' (at most {most:,})"
+
+def test_teaching_cells_hold_the_method():
+    srcs = {p.name: exported(cells(p)) for p in PAPER}
+    r, l = sum(raises(s) for s in srcs.values()), sum(long_cells(s) for s in srcs.values())
+    where = lambda f: ', '.join(f"{k} {f(s)}" for k, s in srcs.items() if f(s))
+    assert r <= RAISES_MAX, f"{r} raise statements in the paper path's exported cells (at most {RAISES_MAX}): {where(raises)}"
+    assert l <= LONG_MAX, f"{l} exported cells over 30 lines in the paper path (at most {LONG_MAX}): {where(long_cells)}"
+
+@pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
+def test_each_paper_notebook_links_the_paper(p):
+    md = '\n'.join(''.join(c['source']) for c in main_line(cells(p)) if c['cell_type'] == 'markdown')
+    assert 'arxiv.org/abs/1706.03762' in md, f"{p.name} does not link the paper (arXiv 1706.03762)"
