@@ -30,8 +30,8 @@ def cpu_name() -> str:
 def site(folder:Path, model_dir:Path) -> Path:
     (folder / 'live').mkdir(parents=True)
     for f in ('app.mjs', 'translator.mjs', 'tokenizer.mjs'): shutil.copy(LIVE / f, folder / 'live' / f)
-    subprocess.run(['node', LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
     shutil.copytree(model_dir, folder / 'live' / 'model')
+    subprocess.run(['node', LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
     (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
                                        '<title>A21: the attention explorer</title><link rel="icon" href="data:,"></head><body style="margin:1em">'
                                        f'<h1>The attention explorer</h1>{explorer_html(load_explorer())}</body></html>', encoding='utf-8')

@@ -128,8 +128,8 @@ def live_site(folder:Path, model_dir:Path) -> Path:
     from transformer_nb.explorer import explorer_html, load_explorer
     (folder / 'live').mkdir(parents=True)
     for f in ('app.mjs', 'translator.mjs', 'tokenizer.mjs'): shutil.copy(LIVE / f, folder / 'live' / f)
-    subprocess.run([node(), LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
     shutil.copytree(model_dir, folder / 'live' / 'model')
+    subprocess.run([node(), LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
     (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><title>explorer</title>'
                                        '<link rel="icon" href="data:,"></head>'
                                        f'<body>{explorer_html(load_explorer())}</body></html>', encoding='utf-8')
