@@ -138,6 +138,8 @@ def test_vendor_writes_gzip_copies_of_the_big_files_under_12_mb(int8_export, tmp
     click = sum(listed['gz'].values()) + sum(listed['bytes'][f.split('/')[1]] for f in JS)
     print(f"the click downloads {click / 1e6:.2f} MB (gzip copies, decompressed in the page)")
     assert click <= 12e6, click
+    flow = (ROOT / '.github' / 'workflows' / 'deploy.yaml').read_text(encoding='utf-8')
+    assert flow.index('tnb-export --format onnx') < flow.index('node nbs/live/vendor.mjs'), "the site's model is exported before vendor.mjs compresses it"
 
 def test_translate_mjs_reads_the_gzip_copies(int8_export, tmp_path):
     "A folder with only the gzip copies of the big files: translate.mjs decompresses them (DecompressionStream, as the page"
