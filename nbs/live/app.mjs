@@ -6,7 +6,7 @@ import { Translator, fetchBytes, gunzip, modelFiles } from './translator.mjs';
 
 export const MAX_CHARS = 300;          // the longest input, in characters (said beside the box)
 const here = new URL('./', import.meta.url), WASM = 'ort-wasm-simd-threaded.wasm';
-const mb = n => (n / 1e6).toFixed(n < 1e7 ? 1 : 0);
+const mb = n => (n / 1e6).toFixed(1);
 // Let the page handle input and paint between two decoder steps (ONNX Runtime's wasm runs on this thread)
 const channel = new MessageChannel(), waiting = [];
 channel.port1.onmessage = () => waiting.shift()();
