@@ -27,18 +27,22 @@ async function sizes() {
   return { model, js, wasm, wasmGz: `vendor/${WASM}` in gz, modelGz, total: files.reduce((a, b) => a + b, 0) + wasm + js };
 }
 
-// Load ONNX Runtime Web and the model, reporting bytes as they come; returns a Translator
+// Load ONNX Runtime Web and the model (both at once), reporting bytes as they come; returns a Translator
 export async function loadTranslator(onProgress = () => {}, info = null) {
-  const { js, wasmGz, modelGz, total } = info || await sizes();
+  const { model, js, wasmGz, modelGz, total } = info || await sizes();
   const got = { wasm: 0, model: 0 }, report = () => onProgress(got.wasm + got.model, total);
-  const ort = await import(new URL('vendor/ort.wasm.min.mjs', here).href);
-  got.wasm += js; report();                                  // ONNX Runtime's two modules (the second loads with the first session)
-  ort.env.wasm.numThreads = 1;
-  ort.env.wasm.wasmPaths = new URL('vendor/', here).href;
-  const wasm = await fetchBytes(new URL(`vendor/${WASM}${wasmGz ? '.gz' : ''}`, here).href, b => { got.wasm = js + b; report(); });
-  ort.env.wasm.wasmBinary = wasmGz ? await gunzip(wasm) : wasm;
-  ort.env.logLevel = 'error';
-  return Translator.load(ort, new URL('model/', here).href, { gz: modelGz, onProgress: b => { got.model = b; report(); } });
+  const ort = (async () => {
+    const ort = await import(new URL('vendor/ort.wasm.min.mjs', here).href);
+    got.wasm += js; report();                                // ONNX Runtime's two modules (the second loads with the first session)
+    ort.env.wasm.numThreads = 1;
+    ort.env.wasm.wasmPaths = new URL('vendor/', here).href;
+    const wasm = await fetchBytes(new URL(`vendor/${WASM}${wasmGz ? '.gz' : ''}`, here).href, b => { got.wasm = js + b; report(); });
+    ort.env.wasm.wasmBinary = wasmGz ? await gunzip(wasm) : wasm;
+    ort.env.logLevel = 'error';
+    return ort;
+  })();
+  ort.catch(() => {});                                       // a failure is reported by Translator.load, which awaits it
+  return Translator.load(ort, new URL('model/', here).href, { config: model, gz: modelGz, onProgress: b => { got.model = b; report(); } });
 }
 
 const HTML = `

@@ -70,17 +70,19 @@ export class Translator {
   // Load from a folder of `tnb-export --format onnx`: `read(name, onBytes)` gives a file's bytes (default: fetch from
   // `base`). `gz` maps the files that have a gzip copy beside them (NAME.gz, as vendor.mjs writes) to its size: those are
   // read compressed and decompressed here; the others, plain. onProgress(bytes read, total) counts the bytes read.
-  static async load(ort, base, { read, gz = {}, onProgress = () => {}, sessionOptions = {} } = {}) {
+  // `ort` may be a promise (the page fetches ONNX Runtime while the model downloads); `config`, config.json if read already.
+  static async load(ort, base, { read, gz = {}, config = null, onProgress = () => {}, sessionOptions = {} } = {}) {
     const url = name => new URL(name, base).href;
     read = read || ((name, cb) => fetchBytes(url(name), cb));
     const dec = new TextDecoder();
-    const config = JSON.parse(dec.decode(await read('config.json', () => {})));
+    config = config || JSON.parse(dec.decode(await read('config.json', () => {})));
     if (config.format !== 'transformer_nb-onnx') throw new Error(`config.json: format ${config.format}, expected transformer_nb-onnx`);
     const names = modelFiles(config);
     const size = n => n in gz ? gz[n] : (config.files?.[n]?.bytes || 0);
     const total = names.reduce((a, n) => a + size(n), 0), got = {};
     const seen = n => b => { got[n] = b; onProgress(Object.values(got).reduce((a, x) => a + x, 0), total); };
     const bytes = await Promise.all(names.map(async n => n in gz ? gunzip(await read(`${n}.gz`, seen(n))) : read(n, seen(n))));
+    ort = await ort;
     const tokenizer = new Tokenizer(JSON.parse(dec.decode(bytes[0])));
     const externalData = names.slice(3).map((path, i) => ({ path, data: bytes[3 + i] }));   // downloaded once, given to both
     const opts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', ...(externalData.length ? { externalData } : {}), ...sessionOptions };
