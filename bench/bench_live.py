@@ -4,10 +4,11 @@ ONNX Runtime in Python on the same test2016 sentences, measured in the same run.
 
 It exports the published de→en model to ONNX (int8, as the docs workflow does; `--model-dir` reuses an export), lays out
 a minimal site as the docs build does (the explorer's HTML as a page, live/ beside it with the modules, ONNX Runtime
-Web from nbs/live/node_modules and the model), serves it from 127.0.0.1 with Python's http.server (which compresses
-nothing: the bytes below are what crosses the wire uncompressed, and gzip -9's size of each file is printed beside
-them), and drives Chromium with bench/live_bench.mjs. Printed: the bytes and time of the first load (after the click),
-the median greedy milliseconds per sentence (decoding alone, and the page's whole run with the grid), the same
+Web from nbs/live/node_modules and the model, with vendor.mjs's gzip copies of the big files), serves it from 127.0.0.1
+with Python's http.server (which compresses nothing: the page fetches the gzip copies and decompresses them itself), and
+drives Chromium with bench/live_bench.mjs. Printed: the bytes of the first load (after the click) as Chromium's network
+records count them, in all and per file beside each file's plain size, and its time, the median greedy milliseconds per
+sentence (decoding alone, and the page's whole run with the grid), the same
 sentences greedily in PyTorch (`translate`, batch 1, float32) and ONNX Runtime (`onnx_translate`, int8), and the
 CPU. With `--screens DIR`, screenshots at 1,400 and 390 px go to DIR.
 
@@ -30,8 +31,8 @@ def cpu_name() -> str:
 def site(folder:Path, model_dir:Path) -> Path:
     (folder / 'live').mkdir(parents=True)
     for f in ('app.mjs', 'translator.mjs', 'tokenizer.mjs'): shutil.copy(LIVE / f, folder / 'live' / f)
-    subprocess.run(['node', LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
     shutil.copytree(model_dir, folder / 'live' / 'model')
+    subprocess.run(['node', LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
     (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
                                        '<title>A21: the attention explorer</title><link rel="icon" href="data:,"></head><body style="margin:1em">'
                                        f'<h1>The attention explorer</h1>{explorer_html(load_explorer())}</body></html>', encoding='utf-8')
@@ -71,10 +72,10 @@ def main(argv=None):
         if r.returncode: sys.exit(f"live_bench.mjs failed: {r.stderr[-2000:]}")
         js = json.loads(r.stdout)
         quantize = json.loads((model_dir / 'config.json').read_text())['quantize'] or 'float32'
-        loaded = ['vendor/ort.wasm.min.mjs', 'vendor/ort-wasm-simd-threaded.mjs', 'vendor/ort-wasm-simd-threaded.wasm',
-                  'model/config.json', 'model/tokenizer.json', 'model/encoder.onnx', 'model/decoder.onnx']
-        loaded += [f'model/{f}' for f in json.loads((model_dir / 'config.json').read_text())['files'] if f.endswith('.bin')]   # external data
-        sizes = {f: ((root / 'live' / f).stat().st_size, len(gzip.compress((root / 'live' / f).read_bytes(), 9))) for f in loaded}
+        # each file the click fetched, with its bytes over the wire (Chromium's records) and the plain file's size
+        base = f'http://127.0.0.1:{httpd.server_address[1]}/live/'
+        files = {u[len(base):]: (n, enc) for u, (n, enc) in js['loadFiles'].items() if u.startswith(base)}
+        plain = {f: (root / 'live' / f.removesuffix('.gz')).stat().st_size for f in files}
         # the same sentences in Python, one at a time, one thread
         m, tok, _ = load_pretrained('multi30k-de-en')
         translate(m, tok, sents[:1], beam=1, precision='fp32')
@@ -91,9 +92,11 @@ def main(argv=None):
     print(f"model: {quantize}; page errors: {len(js['errors'])}; "
           f"requests off 127.0.0.1: {sum(not u.startswith('http://127.0.0.1') for u in js['requests'])}")
     print(f"before the click: {js['bytesBeforeClick'] / 1e3:.0f} kB; button: {js['label']!r}")
-    print(f"first load after the click: {js['loadBytes'] / 1e6:.2f} MB over the wire (uncompressed, http.server), "
-          f"{sum(g for _, g in sizes.values()) / 1e6:.2f} MB if gzip -9 compressed; {js['loadMs'] / 1000:.2f} s from localhost")
-    for f, (raw, gz) in sizes.items(): print(f"  {f:38s} {raw / 1e6:7.2f} MB   gzip {gz / 1e6:6.2f} MB")
+    encodings = sorted({enc or 'none' for _, enc in files.values()})
+    print(f"first load after the click: {js['loadBytes'] / 1e6:.2f} MB over the wire from http.server (Content-Encoding: "
+          f"{', '.join(encodings)}{': the server compresses nothing' if encodings == ['none'] else ''}), {sum(plain.values()) / 1e6:.2f} MB once decompressed; "
+          f"{js['loadMs'] / 1000:.2f} s from localhost")
+    for f, (n, _) in sorted(files.items(), key=lambda x: -x[1][0]): print(f"  {f:42s} {n / 1e6:7.3f} MB over the wire   {plain[f] / 1e6:7.3f} MB plain")
     t = js['times']
     print(f"median greedy ms per sentence over {len(sents)} test2016 sentences (mean {statistics.mean(t['tokens']):.1f} tokens out):")
     print(f"  Chromium, ONNX Runtime Web, decoding alone    {med(t['decode']):7.1f} ms  (p90 {sorted(t['decode'])[int(0.9 * len(sents))]:.0f})")

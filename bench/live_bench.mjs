@@ -1,8 +1,9 @@
 // node bench/live_bench.mjs URL SENTENCES_JSON [SCREENS_DIR]: the live translator in headless Chromium (Debian's
-// `chromium`, driven by playwright-core from nbs/live), one thread. Prints JSON: bytes the click loads and the time to
-// "Translate", each sentence's greedy time (decoding alone, and the page's whole run: decoding, yields, the grid), and
-// what a reader meets (umlauts, one word, an empty box, a 500-character paste). With SCREENS_DIR, screenshots there at
-// 1,400 and 390 px wide. Bench/bench_live.py runs it; it is not a test.
+// `chromium`, driven by playwright-core from nbs/live), one thread. Prints JSON: bytes the click loads (in all, and each
+// response's, from Chromium's network records) and the time to "Translate", each sentence's greedy time (decoding
+// alone, and the page's whole run: decoding, yields, the grid), and what a reader meets (umlauts, one word, an empty
+// box, a 500-character paste). With SCREENS_DIR, screenshots there at 1,400 and 390 px wide. Bench/bench_live.py runs
+// it; it is not a test.
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 const require = createRequire(new URL('../nbs/live/package.json', import.meta.url));
@@ -17,7 +18,12 @@ page.on('pageerror', e => out.errors.push(e.message));
 const cdp = await page.context().newCDPSession(page);
 await cdp.send('Network.enable');
 let bytes = 0;
-cdp.on('Network.loadingFinished', e => { bytes += e.encodedDataLength; });
+const urls = {}, files = {};                 // after the click: each response's bytes over the wire and Content-Encoding
+cdp.on('Network.responseReceived', e => { const h = e.response.headers; urls[e.requestId] = [e.response.url, h['Content-Encoding'] || h['content-encoding'] || '']; });
+cdp.on('Network.loadingFinished', e => {
+  bytes += e.encodedDataLength;
+  if (out.bytesBeforeClick !== undefined && out.loadBytes === undefined) { const [u, enc] = urls[e.requestId] || ['?', '']; files[u] = [e.encodedDataLength, enc]; }
+});
 page.on('request', r => out.requests.push(r.url()));
 await page.goto(url);
 const go = page.locator('.tnb-live .tnb-go');
@@ -29,6 +35,7 @@ await go.click();
 await page.waitForFunction(() => document.querySelector('.tnb-live .tnb-go').textContent === 'Translate', null, { timeout: 120000, polling: 20 });
 out.loadMs = Date.now() - t0;
 out.loadBytes = bytes - out.bytesBeforeClick;
+out.loadFiles = files;
 out.status = await page.textContent('.tnb-live .tnb-status');
 
 // timings: one warm-up sentence, then each sentence, decoding alone and the page's whole run

@@ -105,16 +105,55 @@ def test_translate_mjs_arguments_and_a_bad_folder(fp32_export, tmp_path):
     r = subprocess.run([node(), LIVE / 'translate.mjs', tmp_path], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 1 and str(tmp_path) in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
-def test_translate_mjs_reads_the_int8_export_with_its_shared_table(tmp_path):
+@pytest.fixture(scope='module')
+def int8_export(tmp_path_factory) -> Path:
+    "The pretrained de→en model exported as the docs workflow does it (int8, `tnb-export --format onnx`)."
+    return export_module().export_onnx('pretrained:multi30k-de-en', tmp_path_factory.mktemp('onnx') / 'int8')
+
+def test_translate_mjs_reads_the_int8_export_with_its_shared_table(int8_export):
     "The int8 export (the page's): both graphs read embedding.bin, which the loader passes to ONNX Runtime Web as external"
     " data. On 50 test2016 sentences it gives ONNX Runtime's (Python) translations but for rare near-ties of int8 kernels."
     node_modules()
-    ex = export_module()
-    d = ex.export_onnx('pretrained:multi30k-de-en', tmp_path / 'int8')
+    d = int8_export
     assert 'embedding.bin' in json.loads((d / 'config.json').read_text())['files']
     with gzip.open(skip_without_multi30k() / 'test_2016_flickr.de.gz', 'rt', encoding='utf-8') as f: src = f.read().splitlines()[:50]
-    got, want = run_node(LIVE / 'translate.mjs', d, stdin='\n'.join(src) + '\n'), ex.onnx_translate(d, src)
+    got, want = run_node(LIVE / 'translate.mjs', d, stdin='\n'.join(src) + '\n'), export_module().onnx_translate(d, src)
     assert len(got) == 50 and sum(g == w for g, w in zip(got, want)) >= 45, list(zip(got, want))
+
+# The big files the click downloads, which vendor.mjs gives gzip copies (NAME.gz) that the page decompresses itself
+GZ = ['vendor/ort-wasm-simd-threaded.wasm', 'model/tokenizer.json', 'model/encoder.onnx', 'model/decoder.onnx', 'model/embedding.bin']
+JS = ['vendor/ort.wasm.min.mjs', 'vendor/ort-wasm-simd-threaded.mjs']
+
+def test_vendor_writes_gzip_copies_of_the_big_files_under_12_mb(int8_export, tmp_path):
+    "vendor.mjs over a site's live/ folder with the int8 model: a gzip copy of each big file, decompressing to it, sized in"
+    " vendor/files.json; what the click downloads (the copies and ONNX Runtime's two modules) weighs at most 12 MB, with"
+    " no help from the server."
+    node_modules()
+    live = live_site(tmp_path / 'site', int8_export) / 'live'
+    listed = json.loads((live / 'vendor' / 'files.json').read_text())
+    assert sorted(listed['gz']) == sorted(GZ)
+    for f in GZ:
+        z = (live / f'{f}.gz').read_bytes()
+        assert gzip.decompress(z) == (live / f).read_bytes() and listed['gz'][f] == len(z) < (live / f).stat().st_size, f
+    click = sum(listed['gz'].values()) + sum(listed['bytes'][f.split('/')[1]] for f in JS)
+    print(f"the click downloads {click / 1e6:.2f} MB (gzip copies, decompressed in the page)")
+    assert click <= 12e6, click
+    flow = (ROOT / '.github' / 'workflows' / 'deploy.yaml').read_text(encoding='utf-8')
+    assert flow.index('tnb-export --format onnx') < flow.index('node nbs/live/vendor.mjs'), "the site's model is exported before vendor.mjs compresses it"
+
+def test_translate_mjs_reads_the_gzip_copies(int8_export, tmp_path):
+    "A folder with only the gzip copies of the big files: translate.mjs decompresses them (DecompressionStream, as the page"
+    " does) and translates as from the plain files; a corrupt copy is one line and exit 1."
+    node_modules()
+    live = live_site(tmp_path / 'site', int8_export) / 'live'
+    only = tmp_path / 'only'
+    shutil.copytree(live / 'model', only)
+    for f in GZ[1:]: (only / f.split('/')[1]).unlink()
+    src = ['Zwei Hunde spielen im Schnee.', 'Ein Mann fährt mit dem Fahrrad über eine Brücke.', '']
+    assert run_node(LIVE / 'translate.mjs', only, *src, stdin='') == run_node(LIVE / 'translate.mjs', int8_export, *src, stdin='')
+    (only / 'encoder.onnx.gz').write_bytes((only / 'encoder.onnx.gz').read_bytes()[:1000])
+    r = subprocess.run([node(), LIVE / 'translate.mjs', only, 'Hallo.'], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 1 and str(only) in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 # --- the page in a real browser ---------------------------------------------------------------------------------------
 
@@ -128,8 +167,8 @@ def live_site(folder:Path, model_dir:Path) -> Path:
     from transformer_nb.explorer import explorer_html, load_explorer
     (folder / 'live').mkdir(parents=True)
     for f in ('app.mjs', 'translator.mjs', 'tokenizer.mjs'): shutil.copy(LIVE / f, folder / 'live' / f)
-    subprocess.run([node(), LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
     shutil.copytree(model_dir, folder / 'live' / 'model')
+    subprocess.run([node(), LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
     (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><title>explorer</title>'
                                        '<link rel="icon" href="data:,"></head>'
                                        f'<body>{explorer_html(load_explorer())}</body></html>', encoding='utf-8')
@@ -165,6 +204,13 @@ def test_page_in_chromium_translates_and_draws_as_python(fp32_export, tmp_path):
         out = drive(url, first, second)
     assert not out['errors'], out['errors']
     assert all(u.startswith(url) for u in out['requests']), "no request leaves the site"
+    # the click fetched the gzip copies, not the plain files, from a server that compresses nothing (http.server)
+    after = {u[len(url) + len('live/'):]: (n, enc) for u, n, enc in out['transfers'][out['transfersBeforeClick']:]}
+    gz = json.loads((tmp_path / 'site' / 'live' / 'vendor' / 'files.json').read_text())['gz']     # this export has no embedding.bin
+    assert sorted(gz) == sorted(f for f in GZ if 'embedding' not in f)
+    assert {f'{f}.gz' for f in gz} <= set(after) and not set(gz) & set(after), sorted(after)
+    assert not any(enc for _, enc in after.values()), after
+    assert all(gz[f] <= after[f'{f}.gz'][0] <= gz[f] + 2000 for f in gz), (gz, after)
     assert out['label'].startswith('Load the live model (') and out['label'].endswith(' MB)')
     assert out['empty'] == 'Type a German sentence in the box first.'
     m, tok, _ = load_pretrained('multi30k-de-en')

@@ -2,38 +2,47 @@
 // Nothing heavy loads until the reader clicks: then ONNX Runtime Web (wasm, one thread) and the exported int8 model
 // come from the site itself, with a progress line. Each translation is greedy and joins the explorer's sentences, so
 // the same grid shows its every layer and head.
-import { Translator, fetchBytes, modelFiles } from './translator.mjs';
+import { Translator, fetchBytes, gunzip, modelFiles } from './translator.mjs';
 
 export const MAX_CHARS = 300;          // the longest input, in characters (said beside the box)
-const here = new URL('./', import.meta.url);
-const mb = n => (n / 1e6).toFixed(n < 1e7 ? 1 : 0);
+const here = new URL('./', import.meta.url), WASM = 'ort-wasm-simd-threaded.wasm';
+const mb = n => (n / 1e6).toFixed(1);
 // Let the page handle input and paint between two decoder steps (ONNX Runtime's wasm runs on this thread)
 const channel = new MessageChannel(), waiting = [];
 channel.port1.onmessage = () => waiting.shift()();
 const yieldToPage = () => new Promise(r => { waiting.push(r); channel.port2.postMessage(0); });   // a task, not a microtask; unclamped, unlike setTimeout
 
+// What the click downloads, from vendor.mjs's files.json: the gzip copies where it wrote them (fetched and decompressed
+// here, so that the bytes on the wire do not depend on the server compressing them), else the plain files
 async function sizes() {
   const [model, vendor] = await Promise.all(['model/config.json', 'vendor/files.json'].map(async f => {
     const r = await fetch(new URL(f, here));
     if (!r.ok) throw new Error(`${f}: ${r.status}`);
     return r.json();
   }));
-  const files = modelFiles(model).map(f => model.files[f].bytes);
-  return { model, vendor, total: files.reduce((a, b) => a + b, 0) + vendor['ort-wasm-simd-threaded.wasm'] + vendor['ort.wasm.min.mjs'] };
+  const gz = vendor.gz || {}, bytes = vendor.bytes || vendor;
+  const modelGz = Object.fromEntries(Object.entries(gz).filter(([f]) => f.startsWith('model/')).map(([f, n]) => [f.slice(6), n]));
+  const wasm = gz[`vendor/${WASM}`] ?? bytes[WASM], js = bytes['ort.wasm.min.mjs'] + bytes['ort-wasm-simd-threaded.mjs'];
+  const files = modelFiles(model).map(f => modelGz[f] ?? model.files[f].bytes);
+  return { model, js, wasm, wasmGz: `vendor/${WASM}` in gz, modelGz, total: files.reduce((a, b) => a + b, 0) + wasm + js };
 }
 
-// Load ONNX Runtime Web and the model, reporting bytes as they come; returns a Translator
+// Load ONNX Runtime Web and the model (both at once), reporting bytes as they come; returns a Translator
 export async function loadTranslator(onProgress = () => {}, info = null) {
-  const { vendor, total } = info || await sizes();
+  const { model, js, wasmGz, modelGz, total } = info || await sizes();
   const got = { wasm: 0, model: 0 }, report = () => onProgress(got.wasm + got.model, total);
-  const ort = await import(new URL('vendor/ort.wasm.min.mjs', here).href);
-  got.wasm += vendor['ort.wasm.min.mjs']; report();
-  ort.env.wasm.numThreads = 1;
-  ort.env.wasm.wasmPaths = new URL('vendor/', here).href;
-  ort.env.wasm.wasmBinary = await fetchBytes(new URL('vendor/ort-wasm-simd-threaded.wasm', here).href,
-                                             b => { got.wasm = vendor['ort.wasm.min.mjs'] + b; report(); });
-  ort.env.logLevel = 'error';
-  return Translator.load(ort, new URL('model/', here).href, { onProgress: b => { got.model = b; report(); } });
+  const ort = (async () => {
+    const ort = await import(new URL('vendor/ort.wasm.min.mjs', here).href);
+    got.wasm += js; report();                                // ONNX Runtime's two modules (the second loads with the first session)
+    ort.env.wasm.numThreads = 1;
+    ort.env.wasm.wasmPaths = new URL('vendor/', here).href;
+    const wasm = await fetchBytes(new URL(`vendor/${WASM}${wasmGz ? '.gz' : ''}`, here).href, b => { got.wasm = js + b; report(); });
+    ort.env.wasm.wasmBinary = wasmGz ? await gunzip(wasm) : wasm;
+    ort.env.logLevel = 'error';
+    return ort;
+  })();
+  ort.catch(() => {});                                       // a failure is reported by Translator.load, which awaits it
+  return Translator.load(ort, new URL('model/', here).href, { config: model, gz: modelGz, onProgress: b => { got.model = b; report(); } });
 }
 
 const HTML = `

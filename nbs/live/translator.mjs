@@ -30,6 +30,15 @@ export async function fetchBytes(url, onBytes = () => {}) {
   return out;
 }
 
+// The content of gzip `bytes` (a file's NAME.gz), by the platform's DecompressionStream (browsers; Node ≥ 18), so that
+// what crosses the wire is compressed whatever the server does. Bytes that are not gzip come back as they are: a server
+// that sends NAME.gz with `Content-Encoding: gzip` has had it undone by the browser already.
+export async function gunzip(bytes) {
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
 // A (N, h, rows, cols) float32 tensor as nested arrays weights[layer][head][row][col], in percent (as the stored explorer)
 function nested(t) {
   const [N, h, R, C] = t.dims, d = t.data, out = [];
@@ -58,16 +67,22 @@ export class Translator {
     this.maxExtra = config.max_extra;
   }
 
-  // Load from a folder of `tnb-export --format onnx`: `read(name)` gives a file's bytes (default: fetch from `base`)
-  static async load(ort, base, { read, onProgress = () => {}, sessionOptions = {} } = {}) {
+  // Load from a folder of `tnb-export --format onnx`: `read(name, onBytes)` gives a file's bytes (default: fetch from
+  // `base`). `gz` maps the files that have a gzip copy beside them (NAME.gz, as vendor.mjs writes) to its size: those are
+  // read compressed and decompressed here; the others, plain. onProgress(bytes read, total) counts the bytes read.
+  // `ort` may be a promise (the page fetches ONNX Runtime while the model downloads); `config`, config.json if read already.
+  static async load(ort, base, { read, gz = {}, config = null, onProgress = () => {}, sessionOptions = {} } = {}) {
     const url = name => new URL(name, base).href;
     read = read || ((name, cb) => fetchBytes(url(name), cb));
     const dec = new TextDecoder();
-    const config = JSON.parse(dec.decode(await read('config.json', () => {})));
+    config = config || JSON.parse(dec.decode(await read('config.json', () => {})));
     if (config.format !== 'transformer_nb-onnx') throw new Error(`config.json: format ${config.format}, expected transformer_nb-onnx`);
     const names = modelFiles(config);
-    const total = names.reduce((a, n) => a + (config.files?.[n]?.bytes || 0), 0), got = {};
-    const bytes = await Promise.all(names.map(n => read(n, b => { got[n] = b; onProgress(Object.values(got).reduce((a, x) => a + x, 0), total); })));
+    const size = n => n in gz ? gz[n] : (config.files?.[n]?.bytes || 0);
+    const total = names.reduce((a, n) => a + size(n), 0), got = {};
+    const seen = n => b => { got[n] = b; onProgress(Object.values(got).reduce((a, x) => a + x, 0), total); };
+    const bytes = await Promise.all(names.map(async n => n in gz ? gunzip(await read(`${n}.gz`, seen(n))) : read(n, seen(n))));
+    ort = await ort;
     const tokenizer = new Tokenizer(JSON.parse(dec.decode(bytes[0])));
     const externalData = names.slice(3).map((path, i) => ({ path, data: bytes[3 + i] }));   // downloaded once, given to both
     const opts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', ...(externalData.length ? { externalData } : {}), ...sessionOptions };
