@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a24_checks.html.md"""
 __all__ = ['parse_device', 'check_cuda', 'check_seed', 'check_positive_ints', 'check_choice', 'check_feature_sizes',
            'check_head_sizes', 'check_torch_layout', 'check_one_sentence', 'check_even_width', 'check_positions',
            'check_learned_range', 'check_pad_id', 'check_tie', 'check_module', 'check_dropout', 'check_smoothing',
-           'check_schedule']
+           'check_noam_args']
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
 import torch
@@ -107,7 +107,7 @@ def check_smoothing(eps:float):
     "Refuse a label-smoothing `eps` outside [0, 1) (eps = 1 would leave nothing of the target)."
     if not 0 <= eps < 1: raise ValueError(f"eps={eps} must be in [0, 1)")
 
-def check_schedule(step:int, warmup:int, cooldown:int, total:int|None):
+def check_noam_args(step:int, warmup:int, cooldown:int, total:int|None):
     "Refuse a negative update number, a warmup under one update, or a cooldown that is negative or has no `total` to end at."
     if step < 0: raise ValueError(f"step={step} must be >= 0")
     if warmup < 1: raise ValueError(f"warmup={warmup} must be >= 1")

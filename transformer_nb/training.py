@@ -10,7 +10,7 @@ __all__ = ['noam_lr', 'make_optimizer', 'label_smoothed_nll', 'label_smoothing_l
 # %% ../nbs/09_training.ipynb #bdeb1dc4
 import torch
 import torch.nn as nn
-from .checks import check_schedule, check_smoothing
+from .checks import check_noam_args, check_smoothing
 from .core import PAD_ID
 
 # %% ../nbs/09_training.ipynb #4255e704
@@ -20,7 +20,7 @@ def noam_lr(step:int, # optimiser update number, 1 for the first update
             cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
            ) -> float:
     "The learning rate of §5.3 at update `step` (0 at step 0); with `cooldown`, ending in a linear decay to 0."
-    check_schedule(step, warmup, cooldown, total)
+    check_noam_args(step, warmup, cooldown, total)
     if step == 0: return 0.0
     lr = scale * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
     return lr * min(1.0, max(total + 1 - step, 0) / cooldown) if cooldown else lr
