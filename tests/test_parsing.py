@@ -8,7 +8,7 @@ from conftest import said
 from transformer_nb.records import load_results
 from transformer_nb.parsing import (PARSE_KEYS, PAPER_TABLE4, linearize, delinearize, _coarsen, sample_treebank, parsing_corpus,
                                     parse_scores, write_treebank_files, viterbi_parse, right_branching,
-                                    count_parses, english_pcfg, _parse_table, _table4_beside)
+                                    count_parses, english_pcfg, _parse_table, _table4_beside, _parsing, evaluate_parser)
 from transformer_nb.treebank import brackets, evalb_counts, prf, read_trees
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,6 +21,26 @@ def cli(main:str, *args, cwd=None):
     return subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300)
 
 # --- the generated treebank ---
+
+def test_every_entry_refuses_bad_input_in_one_line():
+    "Each refusal of 12's functions (its check taught in A15, called at the entry) keeps its type and one-line message."
+    john = Tree('S', [Tree('NP', [Tree('NNP', ['John'])]), Tree('VBD', ['left'])])
+    cases = [(lambda: linearize(john, 'pos'), "leaves='pos' must be one of ('words', 'XX', 'tags')"),
+             (lambda: linearize(Tree('NN', ['dog'])), "linearize needs a tree with a phrase above its words, got Tree('NN', ['dog'])"),
+             (lambda: linearize(Tree('S', [Tree('-LRB-', ['(']), Tree('NN', ['x'])])),
+              "the word '(' starts with a bracket; escape it as the treebank does (-LRB-, -RRB-)"),
+             (lambda: parsing_corpus(10, -1, 5), "n_valid must be an int >= 0, got -1"),
+             (lambda: parsing_corpus(10, 1, 5, tgt_lang='xml'), "the parsing corpus has target languages ['tree', 'tree-xx', 'tree-tags'], got 'xml'"),
+             (lambda: _parsing('de', None, None), "the parsing corpus reads English ('en'), not 'de'"),
+             (lambda: parse_scores([('a b', '(S a b )S')], []), "0 outputs for 1 sentences: they must be aligned"),
+             (lambda: evaluate_parser(None, None, []), "evaluate_parser got no (sentence, tree) pairs"),
+             (lambda: right_branching(''), "right_branching needs at least one word")]
+    for f, msg in cases:
+        with pytest.raises(ValueError) as e: f()
+        assert str(e.value) == msg
+    assert linearize(Tree('S', [Tree('-LRB-', ['(']), Tree('NN', ['x'])]), 'XX') == '(S XX XX )S'   # no word written, no refusal
+    with pytest.raises(ValueError, match=r"^reference 2 is not a well-formed linearised tree for its sentence \("):
+        parse_scores([('a b', '(S a b )S'), ('a b', '(S a b')], ['(S a b )S', '(S a b )S'])
 
 def test_splits_are_deterministic_and_share_no_sentence():
     a, b = parsing_corpus(3000, 200, 300), parsing_corpus(3000, 200, 300)

@@ -70,6 +70,10 @@ def test_bad_schedule_args():
     with pytest.raises(ValueError, match='needs steps'): TrainConfig(cooldown=10)
     with pytest.raises(ValueError, match='needs total'): noam_lr(1, 512, 10, cooldown=5)
     with pytest.raises(ValueError, match='warmup=0'): noam_lr(1, 512, 0)
+    with pytest.raises(ValueError, match=r'step=-1 must be >= 0'): noam_lr(-1)
+    with pytest.raises(ValueError, match=r'cooldown=-1 must be >= 0'): noam_lr(1, 512, 10, total=100, cooldown=-1)
+    for eps in (-0.1, 1.0):
+        with pytest.raises(ValueError, match=rf'^eps={eps} must be in \[0, 1\)$'): label_smoothed_nll(torch.zeros(2, 5), torch.ones(2, dtype=torch.long), eps)
     with pytest.raises(ValueError, match='steps=0'): TrainConfig(steps=0)
     with pytest.raises(ValueError, match="precision='fp8'"): TrainConfig(precision='fp8')
 

@@ -1,4 +1,4 @@
-"""The checks that 00_core's device and seed, and the layers of 01, 02, 04 and 05, make of their arguments: one function per refusal, each with its one-line message.
+"""The checks that 00_core's device, seed and parameter count, the layers of 01 to 05, and 09's loss and schedule make of their arguments: one function per refusal, each with its one-line message.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a24_checks.html.md"""
 
@@ -7,7 +7,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a24_checks.html.md"""
 # %% auto #0
 __all__ = ['parse_device', 'check_cuda', 'check_seed', 'check_positive_ints', 'check_choice', 'check_feature_sizes',
            'check_head_sizes', 'check_torch_layout', 'check_one_sentence', 'check_even_width', 'check_positions',
-           'check_learned_range', 'check_pad_id', 'check_tie']
+           'check_learned_range', 'check_pad_id', 'check_tie', 'check_module', 'check_dropout', 'check_smoothing',
+           'check_noam_args']
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
 import torch
@@ -92,3 +93,23 @@ def check_tie(modules:tuple, mats:list):
     shapes = [tuple(w.weight.shape) for w in mats]
     if len(set(shapes)) > 1:
         raise ValueError(f"cannot tie weight matrices of shapes {shapes} (vocab, d_model): the vocabulary (and d_model) must be shared")
+
+# %% ../nbs/A24_checks.ipynb #a24c0031
+def check_module(model):
+    "Refuse a `model` that is not a `torch.nn.Module` (there would be no parameters to count)."
+    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch.nn.Module, got a {type(model).__name__}")
+
+def check_dropout(name:str, p:float):
+    "Refuse a dropout probability `p` (the argument `name`) outside [0, 1)."
+    if not 0 <= p < 1: raise ValueError(f"dropout {name}={p} must be in [0, 1)")
+
+def check_smoothing(eps:float):
+    "Refuse a label-smoothing `eps` outside [0, 1) (eps = 1 would leave nothing of the target)."
+    if not 0 <= eps < 1: raise ValueError(f"eps={eps} must be in [0, 1)")
+
+def check_noam_args(step:int, warmup:int, cooldown:int, total:int|None):
+    "Refuse a negative update number, a warmup under one update, or a cooldown that is negative or has no `total` to end at."
+    if step < 0: raise ValueError(f"step={step} must be >= 0")
+    if warmup < 1: raise ValueError(f"warmup={warmup} must be >= 1")
+    if cooldown < 0 or (cooldown and total is None): raise ValueError(f"cooldown={cooldown} must be >= 0, and > 0 needs total")
+

@@ -11,7 +11,7 @@ __all__ = ['PAD_ID', 'UNK_ID', 'BOS_ID', 'EOS_ID', 'get_device', 'set_seed', 'co
 import random
 import numpy as np
 import torch
-from .checks import parse_device, check_cuda, check_seed
+from .checks import parse_device, check_cuda, check_seed, check_module
 
 # %% ../nbs/00_core.ipynb #94a43b09
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
@@ -40,6 +40,6 @@ def set_seed(seed:int=0):
 # %% ../nbs/00_core.ipynb #3cbefbd7
 def count_params(model:torch.nn.Module, trainable_only:bool=True) -> int:
     "Number of distinct parameters in `model` (a tied matrix counts once)."
-    if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch.nn.Module, got a {type(model).__name__}")
+    check_module(model)
     ps = {id(p): p for p in model.parameters() if p.requires_grad or not trainable_only}
     return sum(p.numel() for p in ps.values())

@@ -28,7 +28,8 @@ from .fast_decoding import translate
 from .records import train_time, today
 from .tasks import Task, Recipe, register_task
 from .treebank import (coarse_label, is_preterminal, read_trees, clean_tree, ptb_files, evalb_counts,
-                                     prf, EVALB_DELETE_LABELS)
+                                     prf, EVALB_DELETE_LABELS, check_linearizable, check_split_sizes, check_source_lang,
+                                     check_target_lang, check_aligned, check_references, check_not_empty)
 
 
 # %% ../nbs/12_parsing.ipynb #9d711951
@@ -60,13 +61,11 @@ _LEAVES = ('words', 'XX', 'tags')   # what stands at the leaves of a linearised 
 
 def linearize(tree:Tree, leaves:str='words') -> str:
     "The tree as a token sequence with labelled brackets: '(S (NP John )NP (VP left )VP . )S'; leaves 'words', 'XX' or 'tags'."
-    if leaves not in _LEAVES: raise ValueError(f"leaves={leaves!r} must be one of {_LEAVES}")
+    check_linearizable(tree, leaves, _LEAVES)
     out = []
     def leaf(word, tag):
         if leaves == 'XX': return 'XX'
-        if leaves == 'tags': return coarse_label(tag)
-        if word[:1] in '()': raise ValueError(f"the word {word!r} starts with a bracket; escape it as the treebank does (-LRB-, -RRB-)")
-        return word
+        return coarse_label(tag) if leaves == 'tags' else word
     def walk(t):
         if isinstance(t, str): out.append(leaf(t, 'XX')); return              # a bare word under a phrase
         if is_preterminal(t): out.append(leaf(t[0], t.label())); return
@@ -74,8 +73,6 @@ def linearize(tree:Tree, leaves:str='words') -> str:
         out.append(f'({lab}')
         for c in t: walk(c)
         out.append(f'){lab}')
-    if not isinstance(tree, Tree) or is_preterminal(tree):
-        raise ValueError(f"linearize needs a tree with a phrase above its words, got {tree!r}")
     walk(tree)
     return ' '.join(out)
 
@@ -246,8 +243,7 @@ def sample_treebank(n:int, seed:int=0, max_words:int=25, min_words:int=3, max_de
 
 def _treebank_splits(n_train:int=20_000, n_valid:int=500, n_test:int=1_000, seed:int=0, **kwargs) -> dict[str, list[Tree]]:
     "Train/valid/test trees (refined labels) with no sentence in two splits; kwargs go to `sample_treebank`."
-    for k, v in (('n_train', n_train), ('n_valid', n_valid), ('n_test', n_test)):
-        if not isinstance(v, int) or v < 0: raise ValueError(f"{k} must be an int >= 0, got {v!r}")
+    check_split_sizes(n_train=n_train, n_valid=n_valid, n_test=n_test)
     trees = sample_treebank(n_test + n_valid + n_train, seed, **kwargs)
     return {'test': trees[:n_test], 'valid': trees[n_test:n_test + n_valid], 'train': trees[n_test + n_valid:]}
 
@@ -261,7 +257,7 @@ _TREE_LANGS = {'tree': 'words', 'tree-xx': 'XX', 'tree-tags': 'tags'}   # target
 def parsing_corpus(n_train:int=20_000, n_valid:int=500, n_test:int=1_000, seed:int=0, tgt_lang:str='tree',
                    **kwargs) -> ParallelData:
     "The generated treebank as a parallel corpus: English sentence -> linearised tree; `tgt_lang` picks the leaves (`_TREE_LANGS`)."
-    if tgt_lang not in _TREE_LANGS: raise ValueError(f"the parsing corpus has target languages {list(_TREE_LANGS)}, got {tgt_lang!r}")
+    check_target_lang(tgt_lang, _TREE_LANGS)
     sp = _treebank_splits(n_train, n_valid, n_test, seed, **kwargs)
     args = dict(n_train=n_train, n_valid=n_valid, n_test=n_test, seed=seed, **{k: kwargs.get(k, p.default) for k, p in   # what makes it
                 inspect.signature(sample_treebank).parameters.items() if k not in ('n', 'seed', 'grammar')})   # again (not a grammar)
@@ -269,7 +265,7 @@ def parsing_corpus(n_train:int=20_000, n_valid:int=500, n_test:int=1_000, seed:i
                         origin={'args': args})
 
 def _parsing(src_lang, tgt_lang, data_dir, **kwargs):   # load_dataset('parsing', ...): the parsing task brings it (below)
-    if src_lang not in (None, 'en'): raise ValueError(f"the parsing corpus reads English ('en'), not {src_lang!r}")
+    check_source_lang(src_lang)
     return parsing_corpus(tgt_lang=tgt_lang or 'tree', **kwargs)
 
 # %% ../nbs/12_parsing.ipynb #bd1e6f9f
@@ -281,12 +277,11 @@ def _bin(n:int) -> str:
 
 def parse_scores(pairs:list[tuple[str, str]], hyps:list[str]) -> tuple[dict, list[dict]]:
     "Bracket P/R/F1 (EVALB rules) of linearised `hyps` against the references of `pairs` (sentence, linearised tree)."
-    if len(hyps) != len(pairs): raise ValueError(f"{len(hyps)} outputs for {len(pairs)} sentences: they must be aligned")
+    check_aligned(hyps, pairs)
+    golds = [delinearize(ref, src) for src, ref in pairs]
+    check_references(golds, [ref for _, ref in pairs])
     rows, tot = [], Counter()
-    for i, ((src, ref), hyp) in enumerate(zip(pairs, hyps)):
-        gold = delinearize(ref, src)
-        if not gold.wellformed:
-            raise ValueError(f"reference {i + 1} is not a well-formed linearised tree for its sentence ({gold.repairs[0]}): {ref[:80]!r}")
+    for (src, ref), hyp, gold in zip(pairs, hyps, golds):
         out = delinearize(hyp or '', src)
         m, g, t = evalb_counts(gold.tree, out.tree)
         status = 'failed' if out.tree is None else 'repaired' if out.repairs else 'ok'
@@ -314,7 +309,7 @@ def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], decoding:Deco
                     max_tokens:int=DECODE_BATCH_TOKENS, device=None, precision:str='auto',
                     *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None) -> tuple[dict, list[str]]:
     "Parse the sentences of `pairs` (sentence, linearised tree) and score them; returns (scores, outputs)."
-    if not pairs: raise ValueError("evaluate_parser got no (sentence, tree) pairs")
+    check_not_empty(pairs, "evaluate_parser got no (sentence, tree) pairs")
     d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra)
     hyps = parse_sentences(model, tokenizer, [s for s, _ in pairs], d, max_tokens, device, precision)
     scores, _ = parse_scores(pairs, hyps)
@@ -459,7 +454,7 @@ def viterbi_parse(words:list[str]|str, grammar:PCFG|None=None) -> Tree|None:
 def right_branching(words:list[str]|str, root:str='S', label:str='NP') -> Tree:
     "The right-branching tree over `words`: (root w1 (label w2 (label w3 ...))), each word under an XX preterminal."
     words = words.split() if isinstance(words, str) else list(words)
-    if not words: raise ValueError("right_branching needs at least one word")
+    check_not_empty(words, "right_branching needs at least one word")
     leaf = lambda w: Tree('XX', [w])
     t = leaf(words[-1])
     for w in reversed(words[1:-1]): t = Tree(label, [leaf(w), t])

@@ -10,6 +10,7 @@ __all__ = ['noam_lr', 'make_optimizer', 'label_smoothed_nll', 'label_smoothing_l
 # %% ../nbs/09_training.ipynb #bdeb1dc4
 import torch
 import torch.nn as nn
+from .checks import check_noam_args, check_smoothing
 from .core import PAD_ID
 
 # %% ../nbs/09_training.ipynb #4255e704
@@ -19,9 +20,7 @@ def noam_lr(step:int, # optimiser update number, 1 for the first update
             cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
            ) -> float:
     "The learning rate of §5.3 at update `step` (0 at step 0); with `cooldown`, ending in a linear decay to 0."
-    if step < 0: raise ValueError(f"step={step} must be >= 0")
-    if warmup < 1: raise ValueError(f"warmup={warmup} must be >= 1")
-    if cooldown < 0 or (cooldown and total is None): raise ValueError(f"cooldown={cooldown} must be >= 0, and > 0 needs total")
+    check_noam_args(step, warmup, cooldown, total)
     if step == 0: return 0.0
     lr = scale * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
     return lr * min(1.0, max(total + 1 - step, 0) / cooldown) if cooldown else lr
@@ -44,7 +43,7 @@ def label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
                        target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
                        eps:float=0.1, pad_id:int=PAD_ID):
     "Sums over non-pad positions: (label-smoothed cross-entropy, plain NLL, number of tokens)."
-    if not 0 <= eps < 1: raise ValueError(f"eps={eps} must be in [0, 1)")
+    check_smoothing(eps)
     lp = logits.float().log_softmax(-1)                               # (..., V), in float32 even under autocast
     keep = target != pad_id                                           # (...)
     nll = -lp.gather(-1, target[..., None]).squeeze(-1)               # (...) -log p_y

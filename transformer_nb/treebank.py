@@ -6,7 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a15_treebank.html.md"""
 
 # %% auto #0
 __all__ = ['EVALB_DELETE_LABELS', 'coarse_label', 'is_preterminal', 'parse_brackets', 'read_trees', 'clean_tree', 'ptb_files',
-           'brackets', 'evalb_counts', 'prf']
+           'brackets', 'evalb_counts', 'prf', 'check_linearizable', 'check_split_sizes', 'check_source_lang',
+           'check_target_lang', 'check_aligned', 'check_references', 'check_not_empty']
 
 # %% ../nbs/A15_treebank.ipynb #a14x0004
 import re
@@ -140,3 +141,42 @@ def prf(matched:int, gold:int, test:int) -> tuple[float, float, float]:
     p = 100 * matched / test if test else 0.0
     r = 100 * matched / gold if gold else 0.0
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+# %% ../nbs/A15_treebank.ipynb #a14x0041
+def check_linearizable(tree, leaves:str, choices:tuple):
+    "Refuse what `linearize` cannot write: leaves not in `choices`, no phrase above the words, a word starting with a bracket."
+    if leaves not in choices: raise ValueError(f"leaves={leaves!r} must be one of {choices}")
+    if not isinstance(tree, Tree) or is_preterminal(tree):
+        raise ValueError(f"linearize needs a tree with a phrase above its words, got {tree!r}")
+    for word in tree.leaves() if leaves == 'words' else ():
+        if word[:1] in '()': raise ValueError(f"the word {word!r} starts with a bracket; escape it as the treebank does (-LRB-, -RRB-)")
+
+def check_split_sizes(**sizes):
+    "Refuse a split size (name=value) that is not an int >= 0."
+    for k, v in sizes.items():
+        if not isinstance(v, int) or v < 0: raise ValueError(f"{k} must be an int >= 0, got {v!r}")
+
+def check_source_lang(src_lang):
+    "The generated parsing corpus reads English only (None: English)."
+    if src_lang not in (None, 'en'): raise ValueError(f"the parsing corpus reads English ('en'), not {src_lang!r}")
+
+def check_target_lang(tgt_lang, langs):
+    "Refuse a target 'language' (a kind of linearised tree) not among `langs`."
+    if tgt_lang not in langs: raise ValueError(f"the parsing corpus has target languages {list(langs)}, got {tgt_lang!r}")
+
+
+# %% ../nbs/A15_treebank.ipynb #a14x0043
+def check_aligned(hyps:list, pairs:list):
+    "Refuse outputs that are not one per (sentence, tree) pair."
+    if len(hyps) != len(pairs): raise ValueError(f"{len(hyps)} outputs for {len(pairs)} sentences: they must be aligned")
+
+def check_references(golds:list, refs:list[str]):
+    "Refuse the first reference whose reading (`golds[i]`, with `wellformed` and `repairs`) is not a well-formed tree of its sentence."
+    for i, (gold, ref) in enumerate(zip(golds, refs)):
+        if not gold.wellformed:
+            raise ValueError(f"reference {i + 1} is not a well-formed linearised tree for its sentence ({gold.repairs[0]}): {ref[:80]!r}")
+
+def check_not_empty(items, message:str):
+    "Refuse an empty list of what a function needs (pairs to score, words to bracket) with the one line `message`."
+    if not items: raise ValueError(message)
+
