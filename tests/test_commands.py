@@ -84,7 +84,7 @@ def test_a_bug_says_it_is_one_and_where(run):
     assert r.returncode == 70 and len(ls) == 1, r.stderr
     line = ls[0]
     assert line.startswith("tnb-translate: internal error, a bug in transformer_nb: AttributeError: 'list' object has no attribute 'nope'")
-    assert 'transformer_nb/evaluation.py:' in line and 'in translate' in line and 'run it again with --debug (or TNB_DEBUG=1)' in line
+    assert 'transformer_nb/fast_decoding.py:' in line and 'in translate_checked' in line and 'run it again with --debug (or TNB_DEBUG=1)' in line
     for extra, env in ((['--debug'], {}), ([], {'TNB_DEBUG': '1'})):
         r = tool('translate', run, 'a b', '--beam', '1', *extra, code=BUG, env=env)
         assert r.returncode == 70 and '\n'.join(quiet(r.stderr)).startswith('Traceback (most recent call last):'), r.stderr

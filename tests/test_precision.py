@@ -130,7 +130,8 @@ SENTS = ['one two', 'three two one four', '', 'two', 'one two three three four']
 @pytest.mark.parametrize('features,want', [(AMX, 'bf16'), (AVX512_BF16, 'bf16'), (AVX2, 'fp32')])
 def test_decoders_auto(monkeypatch, toy, features, want):
     "`translate` (and `evaluate`, tnb-translate, tnb-evaluate through it) decodes under the precision 'auto' picks."
-    import transformer_nb.evaluation as ev
+    import transformer_nb.fast_decoding as ev                   # `translate` and the decoders it calls (A10)
+    from transformer_nb.evaluation import evaluate
     model, tok = toy
     mock_cpu(monkeypatch, features, True)
     seen, states = [], []
@@ -140,7 +141,7 @@ def test_decoders_auto(monkeypatch, toy, features, want):
     for name in ('greedy_decode', 'fast_beam_search'):            # the autocast each decoder runs under
         monkeypatch.setattr(ev, name, lambda *a, f=getattr(ev, name), **k: states.append(state()) or f(*a, **k))
     for beam in (1, 3): ev.translate(model, tok, SENTS, beam=beam)
-    ev.evaluate(model, tok, [('one two', 'eins zwei')], beam=1)
+    evaluate(model, tok, [('one two', 'eins zwei')], beam=1)
     assert seen == [want] * 3
     assert set(states) == {torch.bfloat16 if want == 'bf16' else torch.float32}
     with pytest.raises(ValueError, match="'fp8'"): ev.translate(model, tok, SENTS, precision='fp8')

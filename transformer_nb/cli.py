@@ -399,9 +399,10 @@ def _export(argv):
     p.add_argument('--format', choices=('ctranslate2', 'onnx'), default='ctranslate2', help="what to write (default: ctranslate2)")
     p.add_argument('--float32', action='store_true', help="onnx: keep float32 weights (default: int8)")
     p.add_argument('-o', '--out', required=True, help="the model folder to write (must not exist, or be empty)")
-    p.add_argument('--quantization', choices=('float32', 'int8', 'int8_float32', 'int8_float16', 'int8_bfloat16', 'int16', 'float16', 'bfloat16'))
+    p.add_argument('--quantization', choices=('float32', 'int8', 'int8_float32', 'int8_float16', 'int8_bfloat16', 'int16', 'float16', 'bfloat16'),
+                   help="ctranslate2: the weights' type in the export (default: float32)")
     p.add_argument('--max-positions', type=number(int, 1, 65_536), help="rows of the sinusoidal position table (default: the config's max_len)")
-    p.add_argument('--debug', action='store_true')
+    p.add_argument('--debug', action='store_true', help="on an internal error, print the whole traceback (default: one line)")
     a = p.parse_args(argv)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
     ckpt = a.checkpoint or a.ctranslate2

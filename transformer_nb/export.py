@@ -312,6 +312,14 @@ def _quantize_int8(path:Path):
     finally: logging.getLogger().disabled = was
     os.replace(q, path)
 
+def _sha256(path:Path) -> str:
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)
+    return h.hexdigest()
+
+
+# %% ../nbs/A18_export.ipynb #471f4395
 EMBEDDING_FILE = 'embedding.bin'   # the int8 embedding table that both graphs of a tied model read (ONNX external data)
 
 def _lookup_from_projection(g, table:str, scale:str, zp:str, ids:str):
@@ -329,6 +337,8 @@ def _lookup_from_projection(g, table:str, scale:str, zp:str, ids:str):
     keep = [i for i in g.initializer if i.name not in old or i.name in used]
     del g.initializer[:]; g.initializer.extend(keep)
 
+
+# %% ../nbs/A18_export.ipynb #471f4397
 def _share_embedding(folder:Path, tie:str):
     "Store a tied int8 embedding table once: the decoder looks words up in its output projection's weight, and with"
     " `tie='all'` the encoder does too, both reading it from EMBEDDING_FILE. Returns the files written."
@@ -360,11 +370,6 @@ def _share_embedding(folder:Path, tie:str):
     onnx.save(enc, folder / 'encoder.onnx'); onnx.save(dec, folder / 'decoder.onnx')
     return [EMBEDDING_FILE]
 
-def _sha256(path:Path) -> str:
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for chunk in iter(lambda: f.read(1 << 20), b''): h.update(chunk)
-    return h.hexdigest()
 
 # %% ../nbs/A18_export.ipynb #84a94293
 def _onnx_config(cfg, tok, folder:Path, quantize, name:str, checkpoint:Path, step, extra:list=()) -> dict:

@@ -2,7 +2,7 @@
 // Nothing heavy loads until the reader clicks: then ONNX Runtime Web (wasm, one thread) and the exported int8 model
 // come from the site itself, with a progress line. Each translation is greedy and joins the explorer's sentences, so
 // the same grid shows its every layer and head.
-import { Translator, fetchBytes, gunzip, modelFiles } from './translator.mjs';
+import { modelFiles } from './files.mjs';   // the translator itself loads on the click (loadTranslator), not with the page
 
 export const MAX_CHARS = 300;          // the longest input, in characters (said beside the box)
 const here = new URL('./', import.meta.url), WASM = 'ort-wasm-simd-threaded.wasm';
@@ -29,6 +29,7 @@ async function sizes() {
 
 // Load ONNX Runtime Web and the model (both at once), reporting bytes as they come; returns a Translator
 export async function loadTranslator(onProgress = () => {}, info = null) {
+  const { Translator, fetchBytes, gunzip } = await import('./translator.mjs');
   const { model, js, wasmGz, modelGz, total } = info || await sizes();
   const got = { wasm: 0, model: 0 }, report = () => onProgress(got.wasm + got.model, total);
   const ort = (async () => {

@@ -3,14 +3,11 @@
 // stop at EOS or after the source's length + max_extra tokens), and every layer's and head's attention of the result.
 // The same module runs in the page (onnxruntime-web's wasm build) and in Node (translate.mjs); ONNX Runtime is given.
 import { Tokenizer } from './tokenizer.mjs';
+import { modelFiles } from './files.mjs';
 
 export const KINDS = ['encoder', 'decoder', 'cross'];
 
-// The files of an export that the page downloads: the vocabulary, both graphs, and the external data they read
-// (embedding.bin: an int8 export's tied embedding table, stored once for both graphs), as config.json lists them
-export function modelFiles(config) {
-  return ['tokenizer.json', 'encoder.onnx', 'decoder.onnx', ...Object.keys(config.files || {}).filter(f => f.endsWith('.bin'))];
-}
+export { modelFiles };
 
 // Bytes of `url`, reporting (bytes so far, total or 0) as they arrive; `read` replaces fetch (Node reads files)
 export async function fetchBytes(url, onBytes = () => {}) {

@@ -16,7 +16,7 @@ const here = dirname(fileURLToPath(import.meta.url)), mods = join(here, 'node_mo
 const ORT = ['ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm'];
 const out = resolve(process.argv[2] || here), vendor = join(out, 'vendor'), model = join(out, 'model');
 mkdirSync(out, { recursive: true });
-if (out !== here) for (const f of ['app.mjs', 'translator.mjs', 'tokenizer.mjs']) cpSync(join(here, f), join(out, f));
+if (out !== here) for (const f of ['app.mjs', 'files.mjs', 'translator.mjs', 'tokenizer.mjs']) cpSync(join(here, f), join(out, f));
 rmSync(vendor, { recursive: true, force: true }); mkdirSync(vendor);
 const bytes = {}, gz = {};
 for (const f of ORT) { cpSync(join(mods, 'onnxruntime-web', 'dist', f), join(vendor, f)); bytes[f] = statSync(join(vendor, f)).size; }
