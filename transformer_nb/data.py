@@ -19,7 +19,7 @@ from .core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from .datasets import ParallelData
 from .datasets import (sentencepiece_model, training_sentences, training_named, check_file_to_write,
     writing_named, check_file_to_read, check_encode_args, check_decode_input, check_decode_ids, check_encode_pairs,
-    sentences_named, check_kept, check_sampler, check_splittable, check_batches, check_pad_id, check_id_lists,
+    sentences_named, check_kept, check_sampler, check_splittable, check_batches, check_pad_int, check_id_lists,
     check_examples, rows_named, pairs_named)   # the checks, taught in A02_datasets
 
 # %% ../nbs/08_data.ipynb #809deea2
@@ -192,7 +192,7 @@ def __len__(self:TokenBatchSampler): return len(self.batches())
 # %% ../nbs/08_data.ipynb #df29e315
 def _padded(seqs, pad_id, name) -> torch.Tensor:
     "`pad_ids`, its errors naming row i as `name(i)`."
-    check_pad_id(pad_id)
+    check_pad_int(pad_id)
     with rows_named(seqs, name):                                    # a row that is not a list of ids, named
         out = np.full((len(seqs), max(len(s) for s in seqs)), pad_id, dtype=np.int64)   # filled in NumPy: a tensor per
         for i, s in enumerate(seqs): out[i, :len(s)] = s                                  # row costs ~40 times more

@@ -11,7 +11,7 @@ __all__ = ['SPLITS', 'MAX_NUMBER', 'MAGNITUDES', 'MULTI30K_FETCH', 'DATASETS', '
            'sentencepiece_model', 'training_sentences', 'training_named', 'check_file_to_write', 'writing_named',
            'check_file_to_read', 'check_encode_args', 'check_decode_input', 'check_decode_ids', 'check_encode_pairs',
            'sentences_named', 'check_kept', 'check_sampler', 'check_splittable', 'check_batches', 'check_id_lists',
-           'check_examples', 'check_pad_id', 'rows_named', 'pairs_named']
+           'check_examples', 'check_pad_int', 'rows_named', 'pairs_named']
 
 # %% ../nbs/A02_datasets.ipynb #12dd4b6c
 import contextlib, functools, inspect, gzip, hashlib, json, logging, os, random, tempfile, urllib.error, urllib.request, warnings
@@ -626,7 +626,7 @@ def check_examples(examples):
         raise TypeError(f"collate wants a list of (src_ids, tgt_ids) pairs, got a {type(examples).__name__}")
     if not len(examples): raise ValueError("collate got an empty batch")
 
-def check_pad_id(pad_id):
+def check_pad_int(pad_id):
     "An int to pad with."
     if isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer)): raise TypeError(f"pad_id={pad_id!r} must be an int, the id padding is written with")
 

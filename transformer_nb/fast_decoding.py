@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a10_fast_decoding.html.md"
 
 # %% auto #0
 __all__ = ['ALL_SPEEDUPS', 'check_beam', 'Speedups', 'decode_step', 'LazyKVCache', 'FastCache', 'argmax_rows', 'topk_rows',
-           'topk_log_probs', 'fast_beam_search', 'length_batches', 'one_line', 'check_tokenizer', 'source_limits',
+           'topk_log_probs', 'fast_beam_search', 'length_batches', 'one_line', 'check_tokenizer_api', 'source_limits',
            'long_sources', 'too_long_message', 'check_sentences', 'check_translate', 'translate_checked', 'translate']
 
 # %% ../nbs/A10_fast_decoding.ipynb #a03d901a
@@ -345,7 +345,7 @@ def _device(device) -> torch.device:
         raise ValueError(f"device={device!r}: this machine has {torch.cuda.device_count()} CUDA device(s), numbered from 0")
     return dev
 
-def check_tokenizer(tokenizer):
+def check_tokenizer_api(tokenizer):
     if not all(callable(getattr(tokenizer, f, None)) for f in ('encode', 'decode')):
         raise TypeError(f"tokenizer must have encode and decode (a Tokenizer), got a {type(tokenizer).__name__}")
 
@@ -363,7 +363,7 @@ def long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[
     "(index, length, unit) of every sentence longer than `max_src_len` tokens with its EOS ('tokens'), or too long to tokenize ('characters')."
     if isinstance(max_src_len, bool) or not isinstance(max_src_len, int) or max_src_len < 2:
         raise ValueError(f"max_src_len={max_src_len!r} must be an int >= 2 (a token and the EOS)")
-    check_tokenizer(tokenizer)
+    check_tokenizer_api(tokenizer)
     if isinstance(sentences, (str, bytes)): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
     if not hasattr(sentences, '__iter__'): raise TypeError(f"sentences must be a list of strings, got a {type(sentences).__name__}")
     out = []
@@ -399,7 +399,7 @@ def check_translate(model, tokenizer, sentences, decoding:Decoding, max_tokens, 
     check_model(model)
     sentences = check_sentences(sentences)
     d = check_beam(model, decoding, **given)              # built and checked once, here
-    check_tokenizer(tokenizer)
+    check_tokenizer_api(tokenizer)
     _check_max_tokens(max_tokens)
     if max_src_len is not None and (bad := long_sources(tokenizer, sentences, max_src_len)):   # before any decoding
         raise ValueError(too_long_message(bad, max_src_len, lambda i: f"sentences[{i}]"))

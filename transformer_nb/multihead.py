@@ -29,6 +29,13 @@ class MultiHeadAttention(nn.Module):
         self.out_proj = nn.Linear(h*self.d_v, d_model, bias=bias)        # W^O
         self.reset_parameters()
 
+    @torch.no_grad()
+    def reset_parameters(self):
+        "Xavier uniform on each of W^Q, W^K, W^V and on W^O; zero biases."
+        for w in self.in_proj.weight.split(self.sizes): nn.init.xavier_uniform_(w)
+        nn.init.xavier_uniform_(self.out_proj.weight)
+        if self.in_proj.bias is not None: nn.init.zeros_(self.in_proj.bias); nn.init.zeros_(self.out_proj.bias)
+
     def split_heads(self, x, d:int):  # (B, n, h*d) -> (B, h, n, d)
         return x.view(x.shape[0], x.shape[1], self.h, d).transpose(1, 2)
 
@@ -36,14 +43,6 @@ class MultiHeadAttention(nn.Module):
         return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.h*self.d_v)
 
 # %% ../nbs/02_multihead.ipynb #b1528f50
-@patch
-@torch.no_grad()
-def reset_parameters(self:MultiHeadAttention):
-    "Xavier uniform on each of W^Q, W^K, W^V and on W^O; zero biases."
-    for w in self.in_proj.weight.split(self.sizes): nn.init.xavier_uniform_(w)
-    nn.init.xavier_uniform_(self.out_proj.weight)
-    if self.in_proj.bias is not None: nn.init.zeros_(self.in_proj.bias); nn.init.zeros_(self.out_proj.bias)
-
 @patch
 def rows(self:MultiHeadAttention, i:int, j:int|None=None):
     "Rows i:j of the stacked projection as (weight, bias): 0:h*d_k is W^Q, then W^K, then W^V."
