@@ -429,7 +429,7 @@ def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the othe
 
 # %% ../nbs/A18_export.ipynb #a275696d
 class OnnxModel:
-    "An exported folder opened for ONNX Runtime: `encoder` and `decoder` sessions, `tokenizer`, `config` (config.json)."
+    "An exported folder opened for ONNX Runtime: `encoder` and `decoder` (`InferenceSession`s), `tokenizer`, `config` (config.json)."
     def __init__(self, model_dir, threads:int=1):
         _, ort = _onnx()
         from transformer_nb.data import Tokenizer

@@ -34,7 +34,7 @@ export async function loadTranslator(onProgress = () => {}, info = null) {
   const got = { wasm: 0, model: 0 }, report = () => onProgress(got.wasm + got.model, total);
   const ort = (async () => {
     const ort = await import(new URL('vendor/ort.wasm.min.mjs', here).href);
-    got.wasm += js; report();                                // ONNX Runtime's two modules (the second loads with the first session)
+    got.wasm += js; report();                                // ONNX Runtime's two modules (the second loads with the first graph)
     ort.env.wasm.numThreads = 1;
     ort.env.wasm.wasmPaths = new URL('vendor/', here).href;
     const wasm = await fetchBytes(new URL(`vendor/${WASM}${wasmGz ? '.gz' : ''}`, here).href, b => { got.wasm = js + b; report(); });
