@@ -206,6 +206,7 @@ class RunConflict(UserError):
         super().__init__(message); self.files, self.later = files, later
 
 _CLAIMED = {}   # real path of a claimed folder -> the starts (step, checkpoint) this process holds it for, checked
+def _start(step:int, resumed_from) -> tuple: return step, None if resumed_from is None else str(Path(resumed_from).resolve())
 
 @patch
 @contextlib.contextmanager
@@ -217,8 +218,8 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
          ):
     "Hold the folder for a run while the block runs: its lock, no planted link, no stale temporary file, none of another run's files; checked once for a start (a claim of the same start inside it holds as it is)."
     with self.lock(remove_unused=not self.path.exists() if remove_unused is None else remove_unused):
-        key, start = os.path.realpath(self.path), (step, None if resumed_from is None else str(Path(resumed_from).resolve()))
-        if start in _CLAIMED.get(key, ()): yield self; return             # tnb-train claimed it, then fit: checked there
+        key, start = os.path.realpath(self.path), _start(step, resumed_from)
+        if start in _CLAIMED.get(key, ()): yield self; return             # claimed for this start around this claim: checked there
         self.check_links()
         clean_stale_temps(self.path, '.*.tmp*')                          # left by runs killed while saving
         clash = self.conflicts(step, resumed_from)
@@ -237,6 +238,11 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
         _CLAIMED.setdefault(key, set()).add(start)
         try: yield self
         finally: _CLAIMED[key].discard(start)
+
+@patch
+def holds(self:RunFolder, step:int=0, resumed_from=None) -> bool:
+    "True while this process holds the folder claimed for a run starting at update `step` from `resumed_from` (a claimer need not claim it again)."
+    return _start(step, resumed_from) in _CLAIMED.get(os.path.realpath(self.path), ())
 
 # %% ../nbs/A04_runs.ipynb #214906c8
 def _span(steps:list) -> str:
