@@ -315,7 +315,12 @@ def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
                     ) -> dict:
     "`ck` if it holds what `use` ('inference', 'average' or 'resume') needs; else a one-line ValueError naming `path` and what is wrong."
     if not isinstance(use, str) or use not in _NEEDS: raise ValueError(f"use={use!r} must be 'inference', 'average' or 'resume'")
-    meta, missing = checkpoint_meta(ck, path), [k for k in _NEEDS[use] if ck.get(k) is None]
+    _check(ck, path, use, weights, model, checkpoint_meta(ck, path))
+    return ck
+
+def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> TransformerConfig:
+    "`check_checkpoint` of `ck`, whose `meta` is parsed already; returns its config, built once in checking it."
+    missing = [k for k in _NEEDS[use] if ck.get(k) is None]
     if missing:
         hint = ''
         if use == 'resume' and meta.get('averaged_from'):
@@ -327,7 +332,7 @@ def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
     if set(cfg) - known:
         raise ValueError(f"{path}: its config has fields this version does not know ({', '.join(sorted(set(cfg) - known))}); "
                          f"was it written by another version of transformer_nb?")
-    try: TransformerConfig(**cfg)
+    try: config = TransformerConfig(**cfg)
     except (TypeError, ValueError) as e: raise ValueError(f"{path}: its config is not valid ({str(e).splitlines()[0]})") from None
     if not isinstance(ck['model'], dict) or not all(isinstance(v, torch.Tensor) for v in ck['model'].values()):
         raise ValueError(f"{path}: its model is not a dict of tensors")
@@ -342,7 +347,7 @@ def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
         if neg: raise ValueError(f"{path}: its {_and([f'{k} ({v!r})' for k, v in neg.items()])} must be whole numbers >= 0, "
                                  f"counts of updates and of the data read; the file was edited or damaged")
         _check_rng(ck['rng'], path)
-    return ck
+    return config
 
 # %% ../nbs/A05_checkpoints.ipynb #aed11038
 def check_tokenizer(tok, cfg:dict, name):
@@ -374,6 +379,12 @@ class Checkpoint:
         _check_loaded(self.state)
         if self.path is not None: self.path = Path(self.path)
         self.meta = checkpoint_meta(self.state, self.name)    # {} if none; checked once
+    def check(self, use:str, # 'inference', 'average' or 'resume': what it must hold for it (`check_checkpoint`)
+              weights:bool=False, model=None) -> 'Checkpoint':
+        "Itself, checked for `use` with its meta as parsed; its `config` is the one built in checking it."
+        if not isinstance(use, str) or use not in _NEEDS: raise ValueError(f"use={use!r} must be 'inference', 'average' or 'resume'")
+        self.config, self.use = _check(self.state, self.name, use, weights, model, self.meta), use
+        return self
     def __repr__(self): return f"Checkpoint({self.name}, {self.source}, update {self.step})"
     name = property(lambda self: str(self.path) if self.path is not None else 'the checkpoint', doc="How errors name it.")
     weights = property(lambda self: self.state['model'], doc="The model's tensors.")
@@ -403,7 +414,7 @@ def read_checkpoint(path, use:str='inference', # 'inference' (a run folder: its 
                     map_location='cpu', mmap:bool=False) -> Checkpoint:
     "The `Checkpoint` of a file or a run folder (the file `resolve_checkpoint` chooses), read once and checked for `use` (the weights: by `Checkpoint.model`)."
     ck, found, why, run = _read(path, use, map_location, mmap)
-    return Checkpoint(check_checkpoint(ck, found, use, weights=False), found, why, run, use)
+    return Checkpoint(ck, found, why, run).check(use)                 # its meta parsed and its config built: once
 
 def model_from_checkpoint(ckpt_or_path, device=None,
                           name=None, # how errors name a checkpoint given as a dict (default: 'the checkpoint')
@@ -411,7 +422,7 @@ def model_from_checkpoint(ckpt_or_path, device=None,
     "(model in eval mode on `device`, tokenizer or None, checkpoint dict) from a checkpoint, its path, or a run folder (`Checkpoint.model`)."
     if not isinstance(ckpt_or_path, (dict, str, os.PathLike)):
         raise TypeError(f"model_from_checkpoint takes a checkpoint dict, a checkpoint file or a run folder, not {type(ckpt_or_path).__name__} {ckpt_or_path!r}")
-    c = read_checkpoint(ckpt_or_path) if not isinstance(ckpt_or_path, dict) else Checkpoint(check_checkpoint(ckpt_or_path, name or 'the checkpoint', weights=False), name)
+    c = read_checkpoint(ckpt_or_path) if not isinstance(ckpt_or_path, dict) else Checkpoint(ckpt_or_path, name).check('inference')
     tok = c.tokenizer                                        # read and checked first: a tokenizer of another model is named as such
     return c.model(device), tok, c.state
 
@@ -423,9 +434,9 @@ def _tokenizer_bytes(ck:dict) -> bytes|None:
     t = ck.get('tokenizer')
     return bytes(t.cpu().numpy().tobytes()) if isinstance(t, torch.Tensor) else (bytes(t) if t is not None else None)
 
-def _check_same_architecture(path_a, ck_a:dict, path_b, ck_b:dict):
+def _check_same_architecture(a:Checkpoint, b:Checkpoint):
     "Raise ValueError naming both files unless the two checkpoints come from one run, with one config, tokenizer and tensor shapes."
-    ra, rb = (checkpoint_meta(c, p).get('run') for c, p in ((ck_a, path_a), (ck_b, path_b)))
+    (path_a, ck_a, ra), (path_b, ck_b, rb) = ((c.name, c.state, c.meta.get('run')) for c in (a, b))
     if ra and rb and ra != rb:
         raise ValueError(f"cannot average {path_a} and {path_b}: they come from different runs ({ra} and {rb}); an average "
                          f"of two separately trained models is not a model (their hidden units are in different orders)")
@@ -455,25 +466,26 @@ def average_checkpoints(paths:list) -> dict:
     if not paths: raise ValueError("average_checkpoints needs at least one checkpoint path")
     total, first, steps = None, None, []
     for p in paths:                                      # one checkpoint in memory at a time, plus the running sum
-        ck = check_checkpoint(load_checkpoint(p), p, 'average', weights=first is None)   # weights_only=True, one-line errors
+        c = Checkpoint(load_checkpoint(p), p).check('average', weights=first is None)   # weights_only=True, one-line errors
+        ck = c.state
         if first is None:
-            first = (p, ck)
+            first = c
             total = {k: v.to(torch.promote_types(v.dtype, torch.float32)).clone()
                      for k, v in ck['model'].items() if v.is_floating_point()}
         else:
-            _check_same_architecture(*first, p, ck)          # the first's tensors fit its config, so these fit theirs
+            _check_same_architecture(first, c)          # the first's tensors fit its config, so these fit theirs
             _check_finite(ck['model'], p)
             for k in total: total[k] += ck['model'][k]
-        last = ck; steps.append(ck.get('step', checkpoint_step(p)))
+        last = c; steps.append(ck.get('step', checkpoint_step(p)))
     avg, shared = {}, {}                                 # keep tied tensors tied (they share storage in `last`)
-    for k, v in last['model'].items():
+    for k, v in last.weights.items():
         if k not in total: avg[k] = v; continue
         key = (v.untyped_storage().data_ptr(), v.storage_offset(), tuple(v.shape), v.stride())
         if key not in shared: shared[key] = (total[k] / len(paths)).to(v.dtype)
         avg[k] = shared[key]
-    out = {k: v for k, v in last.items() if k not in ('optimizer', 'scheduler', 'rng', 'data_pos')}
+    out = {k: v for k, v in last.state.items() if k not in ('optimizer', 'scheduler', 'rng', 'data_pos')}
     out['model'] = avg
-    out['meta'] = {**checkpoint_meta(last), 'averaged_from': [str(p) for p in paths],
+    out['meta'] = {**last.meta, 'averaged_from': [str(p) for p in paths],
                    'averaged_steps': [int(s) for s in steps] if None not in steps else None}
     return out
 

@@ -24,7 +24,7 @@ from .model import Transformer
 from .data import TokenBatchSampler, collate
 from .training import make_optimizer, label_smoothed_nll
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
-from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, check_checkpoint, check_weights, save_averaged
+from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, check_weights, save_averaged
 from .safeguards import atomic_open, deferred_interrupts
 from .runs import RunFolder, checkpoint_name
 from .distributed import init_distributed, all_reduce_sum
@@ -330,7 +330,7 @@ def load(self:Trainer, ck:Checkpoint|dict, # a `Checkpoint` (`read_checkpoint(pa
     diff = {k: (ck['config'].get(k), v) for k, v in mine.items() if isinstance(ck.get('config'), dict) and ck['config'].get(k) != v}
     if diff: raise ValueError(f"{name}: its config differs from the model's (checkpoint, model): {diff}")
     if c.use == 'resume': check_weights(ck, name, self.model)         # shapes, dtypes, finite values: all its opening had left
-    else: check_checkpoint(ck, name, 'resume', model=self.model)      # shapes, dtypes, finite values, generators
+    else: c.check('resume', weights=True, model=self.model)           # shapes, dtypes, finite values, generators
     meta = c.meta                                                      # checked when `c` was made
     try:
         self.opt.load_state_dict(ck['optimizer']); self.sched.load_state_dict(dict(ck['scheduler']))
