@@ -196,3 +196,21 @@ def test_plot_history_wants_a_history():
     from transformer_nb.trainer import plot_history
     with pytest.raises(TypeError, match=r'^history must be a training history \(a dict: Trainer.history\), got a NoneType$'): plot_history(None)
     with pytest.raises(TypeError, match=r"^path must be a file's path, got a int$"): plot_history({'train': [], 'valid': []}, path=3)
+
+
+def test_the_trainer_is_given_its_precision_and_processes(monkeypatch):
+    "Trainer(..., parallel=, precision=) trains with what it is given; without them `trainer_setup` builds them; train_model chooses the precision once."
+    from transformer_nb import trainer as T
+    set_seed(0)
+    data, par = copy_ids(64), T.Parallel(device='cpu')
+    t = Trainer(Transformer(get_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(steps=1, warmup=1, max_tokens=200, progress=False),
+                parallel=par, precision=T.Precision('fp32', 'cpu', 'given'), say=lambda m: None)
+    assert (t.parallel, t.precision, t.precision_reason, t.rank, t.world, t.is_main, t.device, t.net) == (par, 'fp32', 'given', 0, 1, True, par.device, t.model)
+    t.fit(); assert t.step == 1
+    with pytest.raises(ValueError, match=r"^precision='fp32' is given, and the TrainConfig asks for precision='bf16': give one of them$"):
+        T.trainer_setup(TrainConfig(precision='bf16'), par, T.Precision('fp32', 'cpu'))
+    chosen = []
+    monkeypatch.setattr(T.Precision, 'choose', classmethod(lambda cls, *a: chosen.append(a) or cls('fp32', a[1], 'counted')))
+    tr = train_model(load_dataset('copy', n_train=40, n_valid=4, n_test=4, n_symbols=5, max_len=4), preset='tiny', vocab_size=12, steps=1,
+                     max_tokens=400, progress=False, say=lambda m: None)
+    assert len(chosen) == 1 and tr.precision_reason == 'counted', chosen

@@ -36,13 +36,14 @@ def test_data_takes_what_the_readme_promises(tmp_path):
     tr = _train_model()((str(src), str(tgt)), task='copy', vocab_size=12, steps=1, max_tokens=400, progress=False, say=lambda m: None)
     assert tr.meta['dataset'] == 'files' and [f[0] for f in tr.meta['data']['files']['train']] == [str(src), str(tgt)]
 
-def test_library_messages_name_settings_not_flags():
+def test_library_messages_name_settings_in_both_forms():
+    "A message a command's user can meet names the argument and the option: vocab_size= (--vocab-size); no rewriting between them."
     from transformer_nb.workflow import test_set
     with pytest.raises(ValueError) as e:
         _train_model()(load_dataset('copy', n_train=50, n_valid=2, n_test=2), vocab_size=8, steps=1, progress=False, say=lambda m: None)
-    assert 'raise vocab_size= to at least' in str(e.value) and '--' not in str(e.value), e.value
+    assert 'raise vocab_size= (--vocab-size) to at least' in str(e.value), e.value
     with pytest.raises(ValueError) as e: test_set({'meta': {'dataset': 'files'}})
-    assert 'src= and ref=' in str(e.value) and '--' not in str(e.value), e.value
+    assert 'give its test set as src= and ref= (--src, --ref)' in str(e.value), e.value
 
 def test_resume_reuses_the_runs_data_folder(tmp_path):
     "A run on a data folder resumes on the same folder, without naming it again."
@@ -203,7 +204,7 @@ def test_a_resume_on_a_corpus_made_with_other_arguments_is_refused(tmp_path, nam
     other = _generated(name, **{**args, 'seed': args['seed'] + 1})
     with pytest.raises(ValueError) as e: _train_model()(other, resume=tmp_path / 'run', steps=3, say=lambda m: None)
     msg = str(e.value)
-    assert f"made with seed={args['seed']}, not seed={args['seed'] + 1}" in msg and 'new_data=True' in msg and '\n' not in msg, msg
+    assert f"made with seed={args['seed']}, not seed={args['seed'] + 1}" in msg and 'new_data=True (--new-data)' in msg and '\n' not in msg, msg
     assert _train_model()(other, resume=tmp_path / 'run', steps=3, new_data=True, say=lambda m: None).step == 3
 
 @pytest.mark.slow
@@ -243,3 +244,49 @@ def test_train_model_takes_the_package_threads_unless_chosen():
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out['got'] == {'nothing chosen': out['default'], 'limit_threads(2)': 2, 'limit_threads(1), a recipe of every core': 1,
                           'torch.set_num_threads(2)': 2}, out
+
+
+def test_a_resume_reads_parses_and_claims_once(tmp_path, monkeypatch):
+    "train_model(resume=...) reads the checkpoint once, parses its meta once, builds its TransformerConfig once and claims the run folder once."
+    import torch
+    from transformer_nb import checkpoints, model, runs
+    data = load_dataset('copy', n_train=40, n_valid=4, n_test=4, n_symbols=5, max_len=4)
+    train = lambda **kw: _train_model()(data, say=lambda m: None, progress=False, **kw)
+    train(preset='tiny', vocab_size=12, steps=2, max_tokens=400, out=tmp_path / 'run')
+    counts = {}
+    def counted(name, f):
+        def g(*a, **k): counts[name] = counts.get(name, 0) + 1; return f(*a, **k)
+        return g
+    monkeypatch.setattr(torch, 'load', counted('read', torch.load))
+    monkeypatch.setattr(checkpoints, 'checkpoint_meta', counted('meta', checkpoints.checkpoint_meta))
+    monkeypatch.setattr(model.TransformerConfig, '__post_init__', counted('config', model.TransformerConfig.__post_init__))
+    monkeypatch.setattr(runs.RunFolder, 'claim', counted('claim', runs.RunFolder.claim))
+    monkeypatch.setattr(_workflow().Trainer, 'update', lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))   # stop at the first update
+    tr = train(resume=tmp_path / 'run', steps=4)
+    assert tr.interrupted and counts == {'read': 1, 'meta': 1, 'config': 1, 'claim': 1}, counts
+
+def test_a_record_holds_no_path_of_this_machine(tmp_path):
+    "An evaluation recorded from absolute paths keeps them relative to the results file, or as names: no folder of this machine."
+    from transformer_nb.pretrained import open_checkpoint
+    from transformer_nb.decoding import Decoding
+    from transformer_nb.tasks import task_of
+    w = _workflow()
+    data = load_dataset('copy', n_train=40, n_valid=4, n_test=4, n_symbols=5, max_len=4)
+    run = tmp_path / 'project' / 'runs' / 'r'
+    w.train_model(data, preset='tiny', vocab_size=12, steps=1, max_tokens=400, out=run, progress=False, say=lambda m: None,
+                  meta={'command': shlex.join(['tnb-train', '--dataset', 'copy', f'--out={run}'])})
+    c = open_checkpoint(run)                                                # one Checkpoint, passed down whole
+    task = task_of(c)
+    pairs, _, _, name = w.test_set(c)
+    tr_model, d = c.model(), Decoding(beam=1)
+    scores, hyps, _ = w.score_test_set(task, tr_model, c.tokenizer, pairs, d)
+    for results in (tmp_path / 'project' / 'results' / 'results.json', tmp_path / 'elsewhere' / 'results.json'):
+        results.parent.mkdir(parents=True)
+        rec, _ = w.record_evaluation(results, task, c, c.path, tr_model, scores, pairs, hyps, name, d,
+                                     shlex.join(['tnb-evaluate', str(run), '--record', str(results)]))
+        text = results.read_text()
+        assert str(tmp_path) not in text and rec['run'] == c.meta['run'], text
+    near, far = (json.loads((tmp_path / p / 'results.json').read_text())[0] for p in ('project/results', 'elsewhere'))
+    assert near['checkpoint'] == '../runs/r/checkpoint-0000001.pt' and far['checkpoint'] == '../project/runs/r/checkpoint-0000001.pt', (near, far)
+    assert w._portable(run / 'checkpoint-0000001.pt', Path('/nowhere/results')) == 'checkpoint-0000001.pt'   # far away: its name alone
+    assert near['command'] == 'train: tnb-train --dataset copy --out=../runs/r; evaluate: tnb-evaluate ../runs/r --record results.json', near

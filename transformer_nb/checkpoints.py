@@ -379,6 +379,10 @@ class Checkpoint:
         _check_loaded(self.state)
         if self.path is not None: self.path = Path(self.path)
         self.meta = checkpoint_meta(self.state, self.name)    # {} if none; checked once
+    @classmethod
+    def of(cls, ck, name=None) -> 'Checkpoint':
+        "`ck` itself if it is a `Checkpoint`; else the `Checkpoint` of the checkpoint dict `ck` (its meta parsed once), named `name` in errors."
+        return ck if isinstance(ck, Checkpoint) else cls(ck, name)
     def check(self, use:str, # 'inference', 'average' or 'resume': what it must hold for it (`check_checkpoint`)
               weights:bool=False, model=None) -> 'Checkpoint':
         "Itself, checked for `use` with its meta as parsed; its `config` is the one built in checking it."

@@ -12,7 +12,7 @@ __all__ = ['PAPER_RECIPE', 'CPU_HOUR_RECIPE', 'TASKS', 'BUILT_IN', 'Recipe', 'Re
 import importlib
 from dataclasses import dataclass, field
 from .core import UNK_ID
-from .checkpoints import checkpoint_meta
+from .checkpoints import Checkpoint
 from .datasets import ParallelData, load_dataset, DATASETS
 from .decoding import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .evaluation import evaluate
@@ -162,9 +162,9 @@ def task_for(dataset:str) -> Task:
     if own := next((n for n, (_, ds) in BUILT_IN.items() if dataset in ds), None): return get_task(own)
     return next((t for t in TASKS.values() if dataset in t.datasets), TASKS['translation'])
 
-def task_of(ck:dict) -> Task:
-    "The task of a checkpoint: the one it names, else its dataset's."
-    meta = checkpoint_meta(ck)
+def task_of(ck:Checkpoint|dict) -> Task:
+    "The task of a checkpoint (a `Checkpoint`, as a command opens it, or a checkpoint dict): the one it names, else its dataset's."
+    meta = Checkpoint.of(ck).meta
     return get_task(meta['task']) if meta.get('task') else task_for(meta.get('dataset'))
 
 register_task(Task())

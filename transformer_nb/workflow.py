@@ -21,9 +21,9 @@ from .model import Transformer, TransformerConfig, get_config, PRESETS, count_co
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs
 from .runs import RunFolder
-from .checkpoints import Checkpoint, checkpoint_meta, model_from_checkpoint
+from .checkpoints import Checkpoint, model_from_checkpoint
 from .pretrained import open_checkpoint
-from .trainer import Trainer, TrainConfig, resume_config
+from .trainer import Trainer, TrainConfig, resume_config, trainer_setup
 from .decoding import Decoding, DECODE_BATCH_TOKENS
 from .fast_decoding import translate
 from .records import add_result, check_results_file
@@ -70,8 +70,8 @@ def _train_tokenizer(data, vocab_size:int, spm:dict) -> Tokenizer:
         if not (m := re.search(r'smaller than required_chars\. (\d+) vs (\d+)', str(e))): raise
         bf = spm.get('byte_fallback')
         raise ValueError(f"a vocabulary of {m[1]} pieces is too small for this corpus: its characters"
-                         f"{' and the 256 byte pieces of byte fallback' if bf else ''} need {m[2]}; raise vocab_size= to at least "
-                         f"{m[2]}{', or turn byte fallback off (byte_fallback=False)' if bf else ''}") from None
+                         f"{' and the 256 byte pieces of byte fallback' if bf else ''} need {m[2]}; raise vocab_size= (--vocab-size) to at least "
+                         f"{m[2]}{', or turn byte fallback off (byte_fallback=False, --no-byte-fallback)' if bf else ''}") from None
 
 def _tokenizer_and_config(data, r:Recipe, c:Checkpoint|None, preset, vocab_size, spm, model_kw) -> tuple:
     "(tokenizer, TransformerConfig, the model's name): the resumed checkpoint's `c`, or new from the recipe `r` and what was given."
@@ -88,12 +88,13 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple[list, list|None]:
     with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
         warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
     if not train: raise ValueError(f"no training pairs left: max_len={max_len} drops all {len(data.train):,} of them (each is longer, "
-                                   f"counting BOS/EOS); raise max_len=" if data.train else f"{data} has no training pairs")
+                                   f"counting BOS/EOS); raise max_len= (--max-len)" if data.train else f"{data} has no training pairs")
     for w in dropped: warnings.warn(str(w.message).replace('encode_pairs: dropped', 'dropped').replace(f'max_len={max_len}', f'{max_len} tokens'))
     longest = max(range(len(train)), key=lambda i: max(map(len, train[i])))
     if (n := max(map(len, train[longest]))) > tc.max_tokens:
         raise ValueError(f"training pair {longest + 1} has {n} tokens, more than a batch of max_tokens={tc.max_tokens} can hold: raise "
-                         f"max_tokens= to at least {n}, or drop the longer pairs with max_len={tc.max_tokens}")
+                         f"max_tokens= (--max-tokens) to at least {n}, or drop the longer pairs with max_len={tc.max_tokens} "
+                         f"(--max-len {tc.max_tokens})")
     unk = sum(ids.count(UNK_ID) for s, t in train for ids in (s, t)) / max(sum(len(s) + len(t) for s, t in train), 1) if path else 0
     if unk > 0.01:                                           # a resumed tokenizer that does not know this corpus
         warnings.warn(f"{unk:.0%} of the training tokens are unknown to the tokenizer of {path}: it was learned on another "
@@ -169,7 +170,9 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
             'data': _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),
             **({'recipe': rname} if rname in task.recipes else {}), **(meta or {})}
-    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say)
+    parallel, precision = trainer_setup(tc)                        # the processes and the precision, chosen once, here
+    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say,
+                      parallel=parallel, precision=precision)
     if c is not None: trainer.load(c)                              # checked for resuming by `resume_run`; the weights here, against the real model
     trainer.task = task; trainer.fit()
     return trainer
@@ -209,10 +212,10 @@ def _other_corpus(path, was:dict, data:ParallelData, made:bool) -> str:
     fp = f"sha256 {was['fingerprint'][:12]} of its training pairs, {data.fingerprint()[:12]} of these"
     if made: return (f"{path} was trained on {data.name} pairs that its stored arguments no longer make ({fp}: a grammar of your own, pairs "
                      f"changed after they were made, or another version of the generator): pass data= the corpus it trained on, or "
-                     f"new_data=True to continue on these on purpose (fine-tuning)")
+                     f"new_data=True (--new-data) to continue on these on purpose (fine-tuning)")
     how = f"a {data.name} corpus made with {', '.join(f'{k}={old[k]!r}' for k in diff)}, not {', '.join(f'{k}={new[k]!r}' for k in diff)}" if diff else f"other {data.name} pairs ({fp})"
-    return (f"{path} was trained on {how}: give no data (the run's own is made again from its arguments), or pass new_data=True to "
-            f"continue on this corpus on purpose (fine-tuning)")
+    return (f"{path} was trained on {how}: give no data (the run's own is made again from its arguments), or pass new_data=True "
+            f"(--new-data) to continue on this corpus on purpose (fine-tuning)")
 
 # %% ../nbs/A16_workflow.ipynb #a18res06
 def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data:bool) -> ParallelData:
@@ -223,7 +226,7 @@ def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang,
     if other and not new_data:
         raise ValueError(f"{path} was trained on {was[0]} ({was[1]}->{was[2]}); {', '.join(other)} would continue it on other data, "
                          f"with a tokenizer that was not learned on it: drop {'it' if len(other) == 1 else 'them'}, or pass "
-                         f"new_data=True to do it on purpose (fine-tuning)")
+                         f"new_data=True (--new-data) to do it on purpose (fine-tuning)")
     stored, made = meta.get('data') or {}, data is None
     if made:
         own = (dataset or was[0]) == was[0]
@@ -234,7 +237,7 @@ def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang,
         data = task.load(dataset or was[0], *langs, folder, **kw)
     if not new_data and (changed := _changed_files(stored, _data_meta(data))):
         raise ValueError(f"{path} was trained on other files: {'; '.join(changed)}. A resumed run continues on its own data: give "
-                         f"its files, or pass new_data=True to continue on these on purpose (fine-tuning)")
+                         f"its files, or pass new_data=True (--new-data) to continue on these on purpose (fine-tuning)")
     if not new_data and stored.get('fingerprint') not in (None, data.fingerprint()): raise ValueError(_other_corpus(path, stored, data, made))
     return data
 
@@ -253,7 +256,7 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     if not isinstance(resume, (str, os.PathLike)):
         raise TypeError(f"resume={resume!r:.60} must be a checkpoint file or a run folder (its newest checkpoint), got a {type(resume).__name__}")
     _check_run_args(out, spm)
-    if spm:                                                  # the commands say it with their options (`cli_words`): --byte-fallback
+    if spm:
         raise ValueError(f"{' and '.join(f'{k}={v!r}' for k, v in spm.items())} shape{'s' if len(spm) == 1 else ''} a new tokenizer, "
                          f"and a resumed run keeps its own (that of {resume}): drop {'it' if len(spm) == 1 else 'them'}")
     for name, v, kind in (('data', data, ParallelData), ('files', files, dict), ('settings', settings, dict)):
@@ -267,7 +270,7 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     tc, said = resume_config(c.train_config, given)
     if tc.steps is not None and int(ck['step']) > tc.steps:
         raise ValueError(f"{path} is at update {ck['step']}, past the {tc.steps} updates asked for (steps={tc.steps}): steps counts from the start of the run, so "
-                         f"ask for more than {ck['step']} to train on")
+                         f"ask for more than {ck['step']} (--steps N) to train on")
     name = data.name if data is not None else dataset or meta.get('dataset')
     own = meta.get('task') if meta.get('task') and name == meta.get('dataset') else None
     task = get_task(task or own or task_for(name))   # the task named, else the run's own on its own dataset, else the dataset's
@@ -329,7 +332,7 @@ def run_summary(trainer:Trainer, seconds:float, max_time:float|None=None) -> lis
     for name, x in (('seconds', seconds), ('max_time', max_time)):
         if (x is not None or name == 'seconds') and (isinstance(x, bool) or not isinstance(x, (int, float))): raise TypeError(f"{name}={x!r:.60} must be a number")
     v = trainer.history['valid'][-1] if trainer.history['valid'] else None
-    return ([f"stopped at the time limit of max_time={max_time:g} minutes"] if trainer.timed_out else []) + [
+    return ([f"stopped at the time limit of max_time={max_time:g} minutes (--max-time {max_time:g})"] if trainer.timed_out else []) + [
         f"trained {trainer.step} updates in {seconds:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f} at update {v['step']}" if v else '')]
 
 def closing_lines(trainer:Trainer, data:ParallelData, decoding:Decoding|None=None, limit:int|None=None,
@@ -362,22 +365,23 @@ def read_test_files(src, ref) -> tuple[list, list, list]:
                       f"{', '.join(str(i + 1) for i in empty[:10])}{', ...' if len(empty) > 10 else ''})")
     return [(s[i], r[i]) for i in keep], s, keep
 
-def dataset_test_set(ck:dict, dataset:str|None=None, split:str|None=None, src_lang=None, tgt_lang=None, data_dir=None,
+def dataset_test_set(ck:Checkpoint|dict, # the checkpoint opened (`open_checkpoint`), or a checkpoint dict
+                     dataset:str|None=None, split:str|None=None, src_lang=None, tgt_lang=None, data_dir=None,
                      name:str='the checkpoint') -> tuple[list, str]:
     "(pairs, the test set's name) of a dataset's split for the checkpoint `ck`: its own dataset, direction and test split by default."
-    meta, split = checkpoint_meta(ck, name), split or 'test'
+    meta, split = Checkpoint.of(ck, name).meta, split or 'test'
     if split not in ('train', 'valid', 'test'): raise ValueError(f"split={split!r} must be 'train', 'valid' or 'test'")
     dataset = dataset or meta.get('dataset')
     if dataset is None or (dataset in DATASETS and DATASETS[dataset].reads_files):
-        raise ValueError(f"{name} was trained on {'your own files' if dataset else 'an unknown corpus'}: give its test set as src= and ref=")
+        raise ValueError(f"{name} was trained on {'your own files' if dataset else 'an unknown corpus'}: give its test set as src= and ref= (--src, --ref)")
     same, was = dataset == meta.get('dataset'), (meta.get('src_lang'), meta.get('tgt_lang'))
     langs = (src_lang or (was[0] if same else None), tgt_lang or (was[1] if same else None))
     if same and langs != was:
         raise ValueError(f"the model translates {was[0]}->{was[1]}, and {langs[0]}->{langs[1]} would score it in a direction it "
-                        f"was not trained for (near zero): drop src_lang= and tgt_lang=, or give src= and ref=")
-    if not same: warnings.warn(f"{name} was trained on the {meta.get('dataset')} dataset, and dataset={dataset!r} scores it on another corpus: expect scores near zero")
+                        f"was not trained for (near zero): drop src_lang= and tgt_lang= (--src-lang, --tgt-lang), or give src= and ref= (--src, --ref)")
+    if not same: warnings.warn(f"{name} was trained on the {meta.get('dataset')} dataset, and dataset={dataset!r} (--dataset {dataset}) scores it on another corpus: expect scores near zero")
     data = task_for(dataset).load(dataset, *langs, data_dir)
-    if not (pairs := getattr(data, split)): raise ValueError(f"split={split!r}: the {dataset} dataset has no {split} split")
+    if not (pairs := getattr(data, split)): raise ValueError(f"split={split!r} (--split {split}): the {dataset} dataset has no {split} split")
     return pairs, f"{dataset}-{split}-{data.src_lang}-{data.tgt_lang}"
 
 # %% ../nbs/A16_workflow.ipynb #fa97cec9
@@ -399,20 +403,42 @@ def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tok
     every = dict(zip(scored, hyps)) | dict(zip(rest, more))
     return scores, hyps, [every[i] for i in range(len(sources))]
 
-def evaluation_record(task:Task, ck:dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
+def _portable(p, base:Path) -> str:
+    "The path `p` as a record keeps it: as given if relative; else relative to `base` when inside `base`'s parent, else its name alone (no machine's folders)."
+    p = str(p)
+    if not os.path.isabs(p): return p
+    top = Path(os.path.realpath(base)).parent
+    return os.path.relpath(p, base) if Path(os.path.realpath(p)).is_relative_to(top) else Path(p).name
+
+def _portable_command(command:str, base:Path) -> str:
+    "`command` with each absolute path among its words (`--out=/x/y` too) written by `_portable`."
+    try: words = shlex.split(command)
+    except ValueError: return command                                # not a shell line: kept as it is
+    def one(w):
+        k, eq, v = w.partition('=') if w.startswith('-') else ('', '', w)
+        return k + eq + _portable(v, base) if os.path.isabs(v) else w
+    out = [one(w) for w in words]
+    return command if out == words else shlex.join(out)
+
+def evaluation_record(task:Task, ck:Checkpoint|dict, # the checkpoint scored (`open_checkpoint`), or a checkpoint dict
+                      path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
                       command:str, id:str|None=None, split:str|None=None, # the dataset's split scored (None: files given)
+                      base=None, # the folder of the results file: paths are kept relative to it (None: the current folder)
                      ) -> dict:
-    "The results-file record of scoring the checkpoint file `path` on `test_set`; its id names the evaluation unless given."
+    "The results-file record of scoring the checkpoint file `path` on `test_set`; its id names the evaluation unless given. It holds no absolute path of this machine."
     task = get_task(task); _check_decoding(decoding)
     if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be the checkpoint file's path, got a {type(path).__name__}")
-    run, d = checkpoint_meta(ck, path).get('run'), decoding
+    c, d, base = Checkpoint.of(ck, path), decoding, Path(base if base is not None else os.getcwd())
+    run, meta = c.meta.get('run'), c.meta
     id = id or (f"{Path(path).parent.name}.{(run or 'unnamed')[:6]}-{Path(path).stem}-{test_set}-beam{d.beam}-alpha{d.alpha}"
                 f"{'-early' if d.stop == 'early' else ''}")
-    return {**task.record(id, ck, model, scores, pairs, hyps, command), 'test_set': test_set, 'split': split, 'run': run,
-            'checkpoint': str(path)}
+    state = {**c.state, 'meta': {**meta, 'command': _portable_command(meta['command'], base)}} if isinstance(meta.get('command'), str) else c.state
+    return {**task.record(id, state, model, scores, pairs, hyps, _portable_command(command, base)), 'test_set': test_set, 'split': split,
+            'run': run, 'checkpoint': _portable(path, base)}
 
 # %% ../nbs/A16_workflow.ipynb #9065c49a
-def test_set(ck:dict, src=None, ref=None, # two aligned files; else a dataset's split:
+def test_set(ck:Checkpoint|dict, # the checkpoint opened (`open_checkpoint`), or a checkpoint dict
+             src=None, ref=None, # two aligned files; else a dataset's split:
              dataset:str|None=None, split:str|None=None, src_lang=None, tgt_lang=None, data_dir=None,
              name:str='the checkpoint') -> tuple[list, list, list, str]:
     "(scored pairs, every source line, the indices of the scored ones, the test set's name): `src` and `ref`, or a dataset's split (`dataset_test_set`)."
@@ -421,11 +447,11 @@ def test_set(ck:dict, src=None, ref=None, # two aligned files; else a dataset's 
     return pairs, [s for s, _ in pairs], list(range(len(pairs))), test_name
 
 def record_evaluation(results, # the results file (through a symbolic link: its target is rewritten)
-                      task:Task, ck:dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
+                      task:Task, ck:Checkpoint|dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
                       command:str, id:str|None=None, split:str|None=None) -> tuple[dict, bool]:
-    "Add the `evaluation_record` of these scores to `results`, replacing one of the same id; (the record, whether it replaced one)."
+    "Add the `evaluation_record` of these scores to `results` (its paths relative to the results file's folder), replacing one of the same id; (the record, whether it replaced one)."
     if not isinstance(results, (str, os.PathLike)): raise TypeError(f"results must be a results file's path, got a {type(results).__name__}")
-    rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id, split)
+    rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id, split, base=Path(results).absolute().parent)
     real = Path(os.path.realpath(results))
     replaced = any(r.get('id') == rec['id'] for r in check_results_file(real))
     add_result(real, rec, task.record_keys)
