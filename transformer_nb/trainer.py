@@ -148,6 +148,8 @@ def trainer_setup(tc, # the run's `TrainConfig`: its `device` and `precision`
                   parallel:Parallel|None=None, precision:Precision|None=None, # those given already: kept
                  ) -> tuple[Parallel, Precision]:
     "The collaborators of a `Trainer` of `tc`, each built once where not given: its processes (and so its device), then its precision there."
+    for name, x, kind, how in (('parallel', parallel, Parallel, 'Parallel.join()'), ('precision', precision, Precision, "Precision.choose('auto', device)")):
+        if x is not None and not isinstance(x, kind): raise TypeError(f"{name}={x!r:.60} must be a {kind.__name__}, e.g. {how}")
     parallel = parallel or Parallel.join(tc.device)
     precision = precision or Precision.choose(tc.precision, parallel.device)
     if tc.precision not in ('auto', precision.name):

@@ -144,6 +144,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
                 new_data:bool=False, # on resume: continue on other data than the run's (fine-tuning)
                 callbacks=(), meta:dict|None=None, # extra provenance stored in checkpoints (e.g. the command)
                 say=None, # where the run's lines go (default: print)
+                parallel=None, # the processes to train in, a `Parallel` (default: joined here, `trainer_setup`); a command that joined them passes them
                 **settings, # `TrainConfig` and `TransformerConfig` fields, e.g. steps=300, d_model=128, eps_ls=0.1
                ) -> Trainer:
     "Train a model for `task` with its recipe and `settings` (or continue `resume`); returns the `Trainer` (model, tokenizer, history)."
@@ -170,7 +171,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
             'data': _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),
             **({'recipe': rname} if rname in task.recipes else {}), **(meta or {})}
-    parallel, precision = trainer_setup(tc)                        # the processes and the precision, chosen once, here
+    parallel, precision = trainer_setup(tc, parallel)              # the processes and the precision, chosen once, here
     trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say,
                       parallel=parallel, precision=precision)
     if c is not None: trainer.load(c)                              # checked for resuming by `resume_run`; the weights here, against the real model
