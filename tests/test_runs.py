@@ -166,3 +166,13 @@ def test_run_folder_functions_want_a_path():
         with pytest.raises(TypeError) as e: call()
         assert str(e.value) == says, str(e.value)
     assert checkpoint_step('runs/x/checkpoint-0000020.pt') == 20
+
+
+def test_portable_paths_hold_no_folder_of_this_machine(tmp_path):
+    "A path a record keeps: relative as given, relative to the record's folder when beside it, else its name; in a command's words too."
+    from transformer_nb.runs import portable_path, portable_command
+    base = tmp_path / 'project' / 'results'
+    assert portable_path(tmp_path / 'project' / 'runs' / 'x' / 'average.pt', base) == '../runs/x/average.pt'
+    assert portable_path('/somewhere/else/average.pt', base) == 'average.pt' and portable_path('runs/x', base) == 'runs/x'
+    line = portable_command(f"tnb-train --dataset copy --out {tmp_path}/project/runs/x --data-dir=/data/corpus", base)
+    assert line == 'tnb-train --dataset copy --out ../runs/x --data-dir=corpus' and str(tmp_path) not in line, line

@@ -270,6 +270,7 @@ def test_a_record_holds_no_path_of_this_machine(tmp_path):
     from transformer_nb.pretrained import open_checkpoint
     from transformer_nb.decoding import Decoding
     from transformer_nb.tasks import task_of
+    from transformer_nb.runs import portable_path
     w = _workflow()
     data = load_dataset('copy', n_train=40, n_valid=4, n_test=4, n_symbols=5, max_len=4)
     run = tmp_path / 'project' / 'runs' / 'r'
@@ -288,5 +289,5 @@ def test_a_record_holds_no_path_of_this_machine(tmp_path):
         assert str(tmp_path) not in text and rec['run'] == c.meta['run'], text
     near, far = (json.loads((tmp_path / p / 'results.json').read_text())[0] for p in ('project/results', 'elsewhere'))
     assert near['checkpoint'] == '../runs/r/checkpoint-0000001.pt' and far['checkpoint'] == '../project/runs/r/checkpoint-0000001.pt', (near, far)
-    assert w._portable(run / 'checkpoint-0000001.pt', Path('/nowhere/results')) == 'checkpoint-0000001.pt'   # far away: its name alone
+    assert portable_path(run / 'checkpoint-0000001.pt', Path('/nowhere/results')) == 'checkpoint-0000001.pt'   # far away: its name alone
     assert near['command'] == 'train: tnb-train --dataset copy --out=../runs/r; evaluate: tnb-evaluate ../runs/r --record results.json', near

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a04_runs.html.md"""
 
 # %% auto #0
 __all__ = ['AVERAGE', 'LOG', 'CURVE', 'LOCK', 'checkpoint_name', 'checkpoint_step', 'file_names', 'RunFolder', 'RunConflict',
-           'read_files']
+           'read_files', 'portable_path', 'portable_command']
 
 # %% ../nbs/A04_runs.ipynb #2a514b22
 import contextlib, errno, json, os, stat, time, warnings
@@ -292,3 +292,22 @@ def owns(self:RunFolder, path) -> bool:
     "True if `path` names one of the files a run writes into this folder (a checkpoint, the average, the log, the curve), whether it exists or not."
     p = Path(path)
     return p.parent.resolve() == self.path.resolve() and (p.name in (AVERAGE, LOG, CURVE) or checkpoint_step(p) is not None)
+
+# %% ../nbs/A04_runs.ipynb #a04port2
+def portable_path(p, base) -> str:
+    "`p` as a record kept in the folder `base` names it: as given if relative; else relative to `base` when inside `base`'s parent, else its name alone."
+    p = str(p)
+    if not os.path.isabs(p): return p
+    top = Path(os.path.realpath(base)).parent
+    return os.path.relpath(p, base) if Path(os.path.realpath(p)).is_relative_to(top) else Path(p).name
+
+def portable_command(command:str, base) -> str:
+    "`command` with each absolute path among its words (`--out=/x/y` too) written by `portable_path`; a line that is not shell words, as it is."
+    import shlex
+    try: words = shlex.split(command)
+    except ValueError: return command
+    def one(w):
+        k, eq, v = w.partition('=') if w.startswith('-') else ('', '', w)
+        return k + eq + portable_path(v, base) if os.path.isabs(v) else w
+    out = [one(w) for w in words]
+    return command if out == words else shlex.join(out)

@@ -20,7 +20,7 @@ from .machine import hardware, git_commit, limit_threads
 from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs
-from .runs import RunFolder
+from .runs import RunFolder, portable_path, portable_command
 from .checkpoints import Checkpoint, model_from_checkpoint
 from .pretrained import open_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config, trainer_setup
@@ -404,23 +404,6 @@ def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tok
     every = dict(zip(scored, hyps)) | dict(zip(rest, more))
     return scores, hyps, [every[i] for i in range(len(sources))]
 
-def _portable(p, base:Path) -> str:
-    "The path `p` as a record keeps it: as given if relative; else relative to `base` when inside `base`'s parent, else its name alone (no machine's folders)."
-    p = str(p)
-    if not os.path.isabs(p): return p
-    top = Path(os.path.realpath(base)).parent
-    return os.path.relpath(p, base) if Path(os.path.realpath(p)).is_relative_to(top) else Path(p).name
-
-def _portable_command(command:str, base:Path) -> str:
-    "`command` with each absolute path among its words (`--out=/x/y` too) written by `_portable`."
-    try: words = shlex.split(command)
-    except ValueError: return command                                # not a shell line: kept as it is
-    def one(w):
-        k, eq, v = w.partition('=') if w.startswith('-') else ('', '', w)
-        return k + eq + _portable(v, base) if os.path.isabs(v) else w
-    out = [one(w) for w in words]
-    return command if out == words else shlex.join(out)
-
 def evaluation_record(task:Task, ck:Checkpoint|dict, # the checkpoint scored (`open_checkpoint`), or a checkpoint dict
                       path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
                       command:str, id:str|None=None, split:str|None=None, # the dataset's split scored (None: files given)
@@ -433,9 +416,9 @@ def evaluation_record(task:Task, ck:Checkpoint|dict, # the checkpoint scored (`o
     run, meta = c.meta.get('run'), c.meta
     id = id or (f"{Path(path).parent.name}.{(run or 'unnamed')[:6]}-{Path(path).stem}-{test_set}-beam{d.beam}-alpha{d.alpha}"
                 f"{'-early' if d.stop == 'early' else ''}")
-    state = {**c.state, 'meta': {**meta, 'command': _portable_command(meta['command'], base)}} if isinstance(meta.get('command'), str) else c.state
-    return {**task.record(id, state, model, scores, pairs, hyps, _portable_command(command, base)), 'test_set': test_set, 'split': split,
-            'run': run, 'checkpoint': _portable(path, base)}
+    state = {**c.state, 'meta': {**meta, 'command': portable_command(meta['command'], base)}} if isinstance(meta.get('command'), str) else c.state
+    return {**task.record(id, state, model, scores, pairs, hyps, portable_command(command, base)), 'test_set': test_set, 'split': split,
+            'run': run, 'checkpoint': portable_path(path, base)}
 
 # %% ../nbs/A16_workflow.ipynb #9065c49a
 def test_set(ck:Checkpoint|dict, # the checkpoint opened (`open_checkpoint`), or a checkpoint dict
