@@ -445,8 +445,7 @@ def _files(src_lang, tgt_lang, data_dir, train=None, valid=None, test=None) -> P
     folder = Path(data_dir).expanduser() if data_dir is not None else None
     paths = {'train': train, 'valid': valid, 'test': test}
     if folder is not None and not folder.is_dir():
-        raise FileNotFoundError(f"data_dir={str(data_dir)!r} (--data-dir {data_dir}) is not a folder"
-                                + (" (it is a file)" if folder.exists() else ""))
+        raise FileNotFoundError(f"data_dir={str(data_dir)!r} (--data-dir {data_dir}) is not a folder")
     if paths['train'] is None:
         if folder is None: raise ValueError("load_dataset('files') needs train=(src_path, tgt_path) or a data_dir")
         for sp in SPLITS:
