@@ -355,8 +355,7 @@ def find_multi30k(start:str|Path|None=None) -> Path|None:
 def _check_langs(src_lang, tgt_lang, langs, name):
     if src_lang not in langs or tgt_lang not in langs or src_lang == tgt_lang:
         raise ValueError(f"{name} has languages {langs}; got src_lang={src_lang!r} (--src-lang {src_lang}), "
-                         f"tgt_lang={tgt_lang!r} (--tgt-lang {tgt_lang}) "
-                         "(two different ones are needed)")
+                         f"tgt_lang={tgt_lang!r} (--tgt-lang {tgt_lang}) (two different ones are needed)")
 
 def _multi30k_files(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None=None, cache_dir:str|Path|None=None,
                    download:bool=True, fetch:Callable|None=None) -> dict[str, tuple[Path, Path]]:
