@@ -46,3 +46,10 @@ def test_the_models_section_gives_each_file_as_the_package_checks_it():
         row = next((l for l in text.splitlines() if l.startswith(f'| `{name}` |')), '')
         assert pf.sha256 in row and f'{pf.size / 1e6:.1f} MB' in row, (name, row)
     assert 'TNB_PRETRAINED' in text and 'pip install .' in text and 'holds no models' in text
+
+def test_the_course_map_lists_every_appendix_and_the_reading_order_ends_at_the_last():
+    "A new appendix gets its row in the course map, and the reading order runs to the last appendix the sidebar lists."
+    text, appendices = section('Course map'), sorted(p.stem for p in (ROOT / 'nbs').glob('A[0-9][0-9]_*.ipynb'))
+    missing = [a for a in appendices if f'| [{a}](nbs/{a}.ipynb) |' not in text]
+    assert not missing, f"README's course map (nbs/index.ipynb) has no row for {missing}"
+    assert f'[{appendices[-1]}](nbs/{appendices[-1]}.ipynb) (the engineering around it' in text
