@@ -1,4 +1,4 @@
-"""What every command shares (A17_commands: `run_cli`, option checks, threads, streams, signals), with real processes:
+"""What every command shares (A25_process: `run_cli`, streams, signals; A17_commands: option checks, threads), with real processes:
 numbers range-checked and bounded, contradictions refused, a bug named as one, a Ctrl-C never taken for a bug, closed or
 departed streams and a lost terminal ending in the right exit code, warnings made errors not taken for bugs."""
 import json, os, pty, signal, subprocess, sys, time
@@ -9,7 +9,7 @@ import warnings
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
 from transformer_nb.decoding import Decoding
-from transformer_nb.commands import translate_batches
+from transformer_nb.fast_decoding import translate_batches
 
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.skipif(torch.cuda.is_available(), reason='this machine has CUDA')
@@ -103,7 +103,7 @@ def test_threads_option_beats_the_environment(run, tmp_path):
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
     "A Ctrl-C that lands inside an import can surface as another exception; run_cli still exits 130, 'interrupted'."
-    from transformer_nb.commands import run_cli
+    from transformer_nb.process import run_cli
     def main(argv):
         try: signal.raise_signal(signal.SIGINT)
         except KeyboardInterrupt: raise ImportError('partially initialized module') from None
@@ -118,7 +118,7 @@ def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_a_swallowed_ctrl_c_still_stops_the_command(capsys):
     "Library code that swallows the KeyboardInterrupt (a bare except around an import) does not lose the Ctrl-C."
-    from transformer_nb.commands import run_cli, raise_if_interrupted
+    from transformer_nb.process import run_cli, raise_if_interrupted
     done = []
     def main(argv):
         try: signal.raise_signal(signal.SIGINT)
@@ -219,7 +219,7 @@ def test_the_thread_count_validators_agree(run):
         one_line(tool('translate', run, 'a', '--threads', '1', env={'TNB_THREADS': raw}), 'tnb-translate', f"TNB_THREADS={raw!r}")
 
 
-# The commands' shared parts (A17_commands).
+# The translation of a stream (A10_fast_decoding), as tnb-translate runs it.
 class EveryLine:
     "A task that cannot know any line (as a model whose tokenizer lacks a piece of each)."
     def input_problems(self, tok, lines, src_lang=None): return [(i, "'z' unknown to the model's tokenizer") for i in range(len(lines))]
@@ -232,9 +232,53 @@ def test_unknown_lines_are_named_a_few_then_counted():
     batches = [['one'] * 1000] * 3
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
-        outs = [o for b in translate_batches(model, tok, {}, EveryLine(), Decoding(beam=1, max_extra=0), batches,
-                                             lambda i: f"line {i + 1}", 1000) for o in b]
+        outs = [o for b in translate_batches(model, tok, Decoding(beam=1, max_extra=0), batches, lambda i: f"line {i + 1}", 1000,
+                                             problems=EveryLine().input_problems) for o in b]
     assert len(outs) == 3000
     said = [str(x.message) for x in w]
     assert 2 <= len(said) <= 11, len(said)
     assert said[0].startswith("line 1: 'one': ") and said[-1].startswith(f"{3000 - len(said) + 1:,} more"), said
+
+
+# Checked once: a command opens its checkpoint once and checks its decoding once, whatever the number of batches.
+def _count_calls(monkeypatch, counts, *where):
+    "Count the calls of each function `name` of `module` in `where` ((module, name) pairs) under `name`."
+    for mod, name in where:
+        f = getattr(mod, name)
+        monkeypatch.setattr(mod, name, lambda *a, _f=f, _n=name, **k: (counts.update([_n]), _f(*a, **k))[1])
+
+def _walk_counts(monkeypatch):
+    import collections
+    import transformer_nb.pretrained as pt, transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd, transformer_nb.machine as mc
+    counts = collections.Counter()
+    _count_calls(monkeypatch, counts, (pt, 'sha256_file'), (pt, 'pretrained_name'), (pt, 'read_checkpoint'), (dec, 'check_decoding'),
+                 (fd, 'check_beam_fits'), (fd, 'check_translate'), (mc, 'choose_precision'), (fd, 'choose_precision'))
+    return counts
+
+def test_translate_opens_hashes_and_checks_once(monkeypatch, tmp_path, capsys):
+    "`tnb-translate --beam 4 pretrained:numbers` on 1,001 lines (3 batches): the published file parsed, read and hashed once, the "
+    "`Decoding` checked once as it is built and once against the model, 'auto' precision resolved once, `translate`'s entry never."
+    from transformer_nb.cli import translate_main
+    counts = _walk_counts(monkeypatch)
+    (tmp_path / 'src.txt').write_text('seven\n' * 1000 + 'nine\n')
+    with pytest.raises(SystemExit) as e: translate_main(['--beam', '4', 'pretrained:numbers', '-i', tmp_path / 'src.txt', '-o', tmp_path / 'out.txt'])
+    assert e.value.code == 0, capsys.readouterr().err
+    assert (tmp_path / 'out.txt').read_text().splitlines() == ['sieben'] * 1000 + ['neun']
+    assert dict(counts) == {'sha256_file': 1, 'pretrained_name': 1, 'read_checkpoint': 1, 'check_decoding': 1, 'check_beam_fits': 1,
+                            'choose_precision': 1}, counts
+
+def test_evaluate_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
+    "`tnb-evaluate pretrained:numbers`: the file read and hashed once, its `Decoding` built and checked once."
+    from transformer_nb.cli import evaluate_main
+    counts = _walk_counts(monkeypatch)
+    (tmp_path / 's').write_text('seven\nnine\n'); (tmp_path / 'r').write_text('sieben\nneun\n')
+    with pytest.raises(SystemExit) as e: evaluate_main(['pretrained:numbers', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--beam', '1'])
+    assert e.value.code == 0, capsys.readouterr().err
+    assert (counts['sha256_file'], counts['pretrained_name'], counts['read_checkpoint'], counts['check_decoding'], counts['choose_precision']) == (1, 1, 1, 1, 1), counts
+
+def test_a_second_check_would_be_counted(monkeypatch):
+    "The counting above can fail: a second opening of the published model is two hashes."
+    from transformer_nb.pretrained import open_checkpoint
+    counts = _walk_counts(monkeypatch)
+    open_checkpoint('pretrained:numbers'); open_checkpoint('pretrained:numbers')
+    assert (counts['sha256_file'], counts['read_checkpoint']) == (2, 2)
