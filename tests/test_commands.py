@@ -282,3 +282,16 @@ def test_a_second_check_would_be_counted(monkeypatch):
     counts = _walk_counts(monkeypatch)
     open_checkpoint('pretrained:numbers'); open_checkpoint('pretrained:numbers')
     assert (counts['sha256_file'], counts['read_checkpoint']) == (2, 2)
+
+def test_export_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
+    "`tnb-export --format onnx pretrained:numbers`: opened and hashed once, its sha256 recorded from that one hash, its name kept."
+    pytest.importorskip('onnxruntime')
+    import json
+    from transformer_nb.cli import export_main
+    from transformer_nb.pretrained import PRETRAINED
+    counts = _walk_counts(monkeypatch)
+    with pytest.raises(SystemExit) as e: export_main(['--format', 'onnx', 'pretrained:numbers', '-o', tmp_path / 'x'])
+    assert e.value.code == 0, capsys.readouterr().err
+    assert (counts['sha256_file'], counts['pretrained_name'], counts['read_checkpoint']) == (1, 1, 1), counts
+    prov = json.loads((tmp_path / 'x' / 'config.json').read_text())['provenance']
+    assert (prov['checkpoint'], prov['checkpoint_sha256']) == ('pretrained:numbers', PRETRAINED['numbers'].sha256)

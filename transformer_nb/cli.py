@@ -423,14 +423,14 @@ def _export(argv):
         if given and a.format == fmt: _fail(f"{what} is not an option of --format {fmt}")
     heavy_imports()
     from transformer_nb.export import export_ctranslate2, export_onnx
-    c = open_decoder(ckpt, {}, {}, mmap=True); path, why = c.path, c.source     # opened once: a published model's file hashed once
-    if a.format == 'onnx':                                         # its provenance names a published model by its name
+    c = open_decoder(ckpt, {}, {}, mmap=True); path, why = c.path, c.source     # opened once, passed down: a published model's file hashed once
+    if a.format == 'onnx':
         try:
-            with out_of_memory(f"the checkpoint {path}"): out = export_onnx(ckpt if c.pretrained else path, a.out, None if a.float32 else 'int8')
+            with out_of_memory(f"the checkpoint {path}"): out = export_onnx(c, a.out, None if a.float32 else 'int8')
         except ImportError as e: _fail(str(e))                   # onnx/onnxruntime not installed: how to install them
         return print(f"wrote {out} (ONNX, {'float32' if a.float32 else 'int8'}; tokenizer.json and config.json beside it) from {path} ({why})")
     try:
-        with out_of_memory(f"the checkpoint {path}"): out = export_ctranslate2(path, a.out, a.quantization, a.max_positions)
+        with out_of_memory(f"the checkpoint {path}"): out = export_ctranslate2(c, a.out, a.quantization, a.max_positions)
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
     print(f"wrote {out} (CTranslate2, {a.quantization or 'float32'}; sentencepiece.model beside it) from {path} ({why})")
 
