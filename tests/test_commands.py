@@ -39,7 +39,7 @@ BAD_OPTIONS = [
     ('train', [], {'TNB_THREADS': '-2'}, 'TNB_THREADS must be in [1, 1024], got -2'),
     ('translate', ['--alpha', 'nan'], {}, '--alpha must be a finite number, got nan'),
     ('translate', ['--alpha', 'inf'], {}, '--alpha must be a finite number, got inf'),
-    ('translate', ['--alpha', '-1'], {}, 'alpha=-1.0 must be a number in [0, 10]'),
+    ('translate', ['--alpha', '-1'], {}, 'alpha=-1.0 (--alpha -1.0) must be a number in [0, 10]'),
     ('translate', ['--max-tokens', '0'], {}, '--max-tokens must be in [1, 10000000], got 0'),
     ('translate', [], {'TNB_THREADS': 'abc'}, "TNB_THREADS='abc'"),
     ('evaluate', ['--alpha', 'nan'], {}, '--alpha must be a finite number, got nan'),
@@ -139,8 +139,8 @@ def test_a_swallowed_ctrl_c_still_stops_the_command(capsys):
     ('train', ('--N', '1000000'), '--N must be in [1, 1000], got 1000000'),
     ('train', ('--vocab-size', '10000000000'), '--vocab-size must be in [8, 1000000]'),
     ('train', ('--max-tokens', '10000000000'), '--max-tokens must be in [1, 10000000]'),
-    ('translate', ('RUN', 'a', '--alpha', '2000'), 'alpha=2000.0 must be a number in [0, 10]'),
-    ('translate', ('RUN', 'a', '--beam', '100000'), 'beam=100000 is more than the target vocabulary'),
+    ('translate', ('RUN', 'a', '--alpha', '2000'), 'alpha=2000.0 (--alpha 2000.0) must be a number in [0, 10]'),
+    ('translate', ('RUN', 'a', '--beam', '100000'), 'beam=100000 (--beam 100000) is more than the target vocabulary'),
     ('evaluate', ('RUN', '--max-tokens', '10000000000'), '--max-tokens must be in [1, 10000000]'),
 ])
 def test_size_options_have_upper_bounds(run, name, args, needle):
@@ -205,7 +205,7 @@ SHORT = ('--no-progress', '--test-limit', '0', '--out', 'OUT')                 #
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--split', 'valid'), '--split is for a dataset'),
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--src-lang', 'de'), '--src-lang is for a dataset'),
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--id', 'x'), '--id names the record that --record adds'),
-    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), "stop='early' is a rule of beam search"),
+    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), "stop='early' (--early-stop) is a rule of beam search"),
 ])
 def test_contradictory_options_are_refused(run, texts, name, args, needle):
     args = [run if a == 'RUN' else texts / 'src.txt' if a == 'SRC' else texts / 'out' if a == 'OUT' else a for a in args]
