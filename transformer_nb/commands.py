@@ -136,9 +136,9 @@ def field_options(g, cls, names=None, # the fields to offer (default: all), in t
 
 # %% ../nbs/A17_commands.ipynb #66424ed0
 def checkpoint_files(c) -> dict:
-    "The files that the opened `Checkpoint` `c` involves (`read_files`): its file, and the files of the folder that holds it."
+    "The files that the opened `Checkpoint` `c` involves (`read_files`): the run folder's it was opened from, else its file's and its folder's."
     from transformer_nb.runs import read_files
-    return read_files(c.path)
+    return read_files(c.run.path if c.run is not None else c.path)
 
 def open_decoder(ref, # a checkpoint file, a run folder, or pretrained:NAME
                  outputs:dict, inputs:dict, # {'-o': path}, {'-i': path}: as `check_not_inputs` takes them
