@@ -3,7 +3,7 @@ is still accepted, with its value; and every option says what it is, with its de
 import argparse, contextlib, io
 import pytest
 from transformer_nb import cli
-from transformer_nb.commands import heavy_imports
+from transformer_nb.process import heavy_imports
 
 heavy_imports()
 

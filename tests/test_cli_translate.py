@@ -14,8 +14,8 @@ def test_sentences_may_follow_options(run):
 
 def test_beam_wider_than_the_vocabulary(run):
     V = load_checkpoint(run)['config']['tgt_vocab']
-    one_line(tool('translate', run, 'a b', '--beam', str(V + 1)), 'tnb-translate', f'beam={V + 1} is more than the target vocabulary of {V} pieces')
-    one_line(tool('evaluate', run, '--beam', '1000'), 'tnb-evaluate', 'beam=1000 is more than the target vocabulary')
+    one_line(tool('translate', run, 'a b', '--beam', str(V + 1)), 'tnb-translate', f'beam={V + 1} (--beam {V + 1}) is more than the target vocabulary of {V} pieces')
+    one_line(tool('evaluate', run, '--beam', '1000'), 'tnb-evaluate', 'beam=1000 (--beam 1000) is more than the target vocabulary')
     assert tool('translate', run, 'a b', '--beam', str(V)).returncode == 0                           # as wide as it is: fine
 
 
@@ -72,8 +72,8 @@ def test_sigterm_keeps_the_translations_already_written(run, tmp_path):
         if p.poll() is None: p.kill()
     kept = (first + rest).decode().splitlines()
     assert p.returncode == 143, (p.returncode, err[-2000:])
-    from transformer_nb import commands
-    assert 0 < len(kept) < 1500 and len(kept) % getattr(commands, 'FILE_BATCH', 5000) == 0, len(kept)   # whole batches, in order
+    from transformer_nb.fast_decoding import FILE_BATCH
+    assert 0 < len(kept) < 1500 and len(kept) % FILE_BATCH == 0, len(kept)   # whole batches, in order
     assert said(err.decode())[-1] == 'tnb-translate: interrupted (SIGTERM)', err[-2000:]
 
 

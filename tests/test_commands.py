@@ -1,15 +1,9 @@
-"""What every command shares (A17_commands: `run_cli`, option checks, threads, streams, signals), with real processes:
-numbers range-checked and bounded, contradictions refused, a bug named as one, a Ctrl-C never taken for a bug, closed or
-departed streams and a lost terminal ending in the right exit code, warnings made errors not taken for bugs."""
-import json, os, pty, signal, subprocess, sys, time
+"""What every command shares (A17_commands: option checks, threads, devices, the checkpoint opened once), with real
+processes: numbers range-checked and bounded, contradictions refused, and each decoding command opening, hashing and
+checking once. How a command ends as a process (exit codes, signals, streams) is tests/test_process.py."""
+import json, subprocess, sys
 import pytest, torch
-from conftest import ENV, TINY, cmd, tool, one_line, DECODING, default_signals as _sigint_default
-from conftest import said as quiet, said as lines
-import warnings
-from transformer_nb.model import Transformer, get_config
-from transformer_nb.data import Tokenizer
-from transformer_nb.decoding import Decoding
-from transformer_nb.commands import translate_batches
+from conftest import ENV, TINY, tool, one_line
 
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.skipif(torch.cuda.is_available(), reason='this machine has CUDA')
@@ -39,7 +33,7 @@ BAD_OPTIONS = [
     ('train', [], {'TNB_THREADS': '-2'}, 'TNB_THREADS must be in [1, 1024], got -2'),
     ('translate', ['--alpha', 'nan'], {}, '--alpha must be a finite number, got nan'),
     ('translate', ['--alpha', 'inf'], {}, '--alpha must be a finite number, got inf'),
-    ('translate', ['--alpha', '-1'], {}, 'alpha=-1.0 must be a number in [0, 10]'),
+    ('translate', ['--alpha', '-1'], {}, 'alpha=-1.0 (--alpha -1.0) must be a number in [0, 10]'),
     ('translate', ['--max-tokens', '0'], {}, '--max-tokens must be in [1, 10000000], got 0'),
     ('translate', [], {'TNB_THREADS': 'abc'}, "TNB_THREADS='abc'"),
     ('evaluate', ['--alpha', 'nan'], {}, '--alpha must be a finite number, got nan'),
@@ -75,21 +69,6 @@ def test_numeric_options_are_range_checked(run, tmp_path):
         lines = err.strip().splitlines()
         assert code == 2 and lines == [f'tnb-{name}: error: {msg}'] or (code == 2 and len(lines) == 1 and msg in lines[0]), (name, argv, env, code, err)
 
-BUG = "import transformer_nb.data as d; d.Tokenizer.decode = lambda self, ids: ids.nope"
-
-@pytest.mark.slow   # runs the tools in fresh processes
-def test_a_bug_says_it_is_one_and_where(run):
-    r = tool('translate', run, 'a b', '--beam', '1', code=BUG)
-    ls = quiet(r.stderr)
-    assert r.returncode == 70 and len(ls) == 1, r.stderr
-    line = ls[0]
-    assert line.startswith("tnb-translate: internal error, a bug in transformer_nb: AttributeError: 'list' object has no attribute 'nope'")
-    assert 'transformer_nb/fast_decoding.py:' in line and 'in translate_checked' in line and 'run it again with --debug (or TNB_DEBUG=1)' in line
-    for extra, env in ((['--debug'], {}), ([], {'TNB_DEBUG': '1'})):
-        r = tool('translate', run, 'a b', '--beam', '1', *extra, code=BUG, env=env)
-        assert r.returncode == 70 and '\n'.join(quiet(r.stderr)).startswith('Traceback (most recent call last):'), r.stderr
-        assert r.stderr.strip().splitlines()[-1].startswith('tnb-translate: internal error, a bug'), r.stderr
-
 THREADS = "import atexit, sys, torch; atexit.register(lambda: print('threads', torch.get_num_threads(), file=sys.stderr))"
 
 @pytest.mark.slow   # runs the tools in fresh processes
@@ -100,38 +79,6 @@ def test_threads_option_beats_the_environment(run, tmp_path):
         r = tool(name, *args, '--threads', '2', code=THREADS, env={'TNB_THREADS': '1'})
         assert r.returncode == 0 and 'threads 2' in r.stderr, (name, r.stderr[-2000:])
 
-@pytest.mark.slow   # runs the tools in fresh processes
-def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
-    "A Ctrl-C that lands inside an import can surface as another exception; run_cli still exits 130, 'interrupted'."
-    from transformer_nb.commands import run_cli
-    def main(argv):
-        try: signal.raise_signal(signal.SIGINT)
-        except KeyboardInterrupt: raise ImportError('partially initialized module') from None
-    prev = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        with pytest.raises(SystemExit) as e: run_cli('tnb-demo', main, [])
-    finally: signal.signal(signal.SIGINT, prev)
-    assert e.value.code == 130 and capsys.readouterr().err == 'tnb-demo: interrupted\n'
-    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv: {}['x'], [])   # without a Ctrl-C: a bug
-    assert e.value.code == 70
-
-@pytest.mark.slow   # runs the tools in fresh processes
-def test_a_swallowed_ctrl_c_still_stops_the_command(capsys):
-    "Library code that swallows the KeyboardInterrupt (a bare except around an import) does not lose the Ctrl-C."
-    from transformer_nb.commands import run_cli, raise_if_interrupted
-    done = []
-    def main(argv):
-        try: signal.raise_signal(signal.SIGINT)
-        except BaseException: pass                     # what some import-time code does
-        raise_if_interrupted(); done.append(1)
-    prev = signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        with pytest.raises(SystemExit) as e: run_cli('tnb-demo', main, [])
-    finally: signal.signal(signal.SIGINT, prev)
-    assert e.value.code == 130 and done == [] and capsys.readouterr().err == 'tnb-demo: interrupted\n'
-    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv: raise_if_interrupted(), [])   # a new command starts clean
-    assert e.value.code == 0
-
 
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.parametrize('name,args,needle', [
@@ -139,61 +86,12 @@ def test_a_swallowed_ctrl_c_still_stops_the_command(capsys):
     ('train', ('--N', '1000000'), '--N must be in [1, 1000], got 1000000'),
     ('train', ('--vocab-size', '10000000000'), '--vocab-size must be in [8, 1000000]'),
     ('train', ('--max-tokens', '10000000000'), '--max-tokens must be in [1, 10000000]'),
-    ('translate', ('RUN', 'a', '--alpha', '2000'), 'alpha=2000.0 must be a number in [0, 10]'),
-    ('translate', ('RUN', 'a', '--beam', '100000'), 'beam=100000 is more than the target vocabulary'),
+    ('translate', ('RUN', 'a', '--alpha', '2000'), 'alpha=2000.0 (--alpha 2000.0) must be a number in [0, 10]'),
+    ('translate', ('RUN', 'a', '--beam', '100000'), 'beam=100000 (--beam 100000) is more than the target vocabulary'),
     ('evaluate', ('RUN', '--max-tokens', '10000000000'), '--max-tokens must be in [1, 10000000]'),
 ])
 def test_size_options_have_upper_bounds(run, name, args, needle):
     one_line(tool(name, *[run if a == 'RUN' else a for a in args]), f'tnb-{name}', needle)
-
-@pytest.mark.slow   # runs the tools in fresh processes
-def test_a_closed_stdout_or_stderr(run, texts):
-    "Started with >&- or 2>&-: one line (or silence, with no stderr) and exit 2, never a traceback, never mixed streams."
-    r = subprocess.run(cmd('translate', run, 'a b', '--beam', '1'), env=ENV, stderr=subprocess.PIPE, text=True,
-                       preexec_fn=lambda: os.close(1), timeout=300)
-    one_line(r, 'tnb-translate', 'standard output is closed')
-    refs = (texts / 'ref.txt').read_text().splitlines(); refs[3] = ''             # a blank reference: a warning to print
-    (texts / 'ref.txt').write_text('\n'.join(refs) + '\n')
-    p = subprocess.run(cmd('evaluate', run, '--src', texts / 'src.txt', '--ref', texts / 'ref.txt', '--beam', '1'), env=ENV,
-                       stdout=subprocess.PIPE, preexec_fn=lambda: os.close(2), timeout=300)
-    assert p.returncode == 2 and p.stdout == b'', (p.returncode, p.stdout[-2000:])   # no warning line landed in stdout
-
-@pytest.mark.slow   # runs the tools in fresh processes
-def test_a_reader_that_leaves_gives_141_even_unbuffered(run, tmp_path):
-    "Under python -u a long write into a pipe whose reader left must fail, not be cut short in silence: exit 141."
-    (tmp_path / 'many.txt').write_text('a b c d e f g h i j\n' * 1000)        # 120 kB of output: more than a pipe holds
-    p = subprocess.Popen(cmd('translate', run, '-i', tmp_path / 'many.txt', '--beam', '1', code=DECODING),   # no EOS: long lines
-                         env={**ENV, 'PYTHONUNBUFFERED': '1'},
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_sigint_default)
-    first = p.stdout.readline(); p.stdout.close()                               # `| head -1`
-    err = p.stderr.read().decode(); p.wait(timeout=300)
-    assert first.strip() and p.returncode == 141 and lines(err) == [], (p.returncode, err[-2000:])
-
-@pytest.mark.slow   # runs the tools in fresh processes
-def test_warnings_made_errors_are_not_bugs(tmp_path):
-    r = tool('train', *TINY, '--max-len', '5', '--steps', '1', '--out', tmp_path / 'w', py=('-W', 'error'))
-    line = one_line(r, 'tnb-train', 'dropped', 'a warning, which -W error or PYTHONWARNINGS turned into an error')
-    assert 'bug' not in line
-
-@pytest.mark.slow   # runs the tools in fresh processes
-def test_sighup_after_the_terminal_is_gone_exits_129(run, tmp_path):
-    "The terminal closed: writing 'interrupted' to it fails with EIO, which must not turn a hangup into exit 1."
-    (tmp_path / 'long.txt').write_text(' '.join('abcdefghij'[i % 10] for i in range(300)) + '\n')
-    master, slave = pty.openpty()
-    p = subprocess.Popen(cmd('translate', run, '-i', tmp_path / 'long.txt', '--beam', '4', code=DECODING), env=ENV,
-                         stdout=subprocess.DEVNULL, stderr=slave, preexec_fn=_sigint_default)
-    os.close(slave); got = []
-    try:
-        end = time.time() + 240
-        while time.time() < end and b'DECODING' not in b''.join(got) and p.poll() is None:
-            try: got.append(os.read(master, 4096))
-            except OSError: break
-        assert b'DECODING' in b''.join(got), b''.join(got)[-2000:]
-        os.close(master)                                                        # the terminal is gone: writes give EIO
-        p.send_signal(signal.SIGHUP); p.wait(timeout=60)
-    finally:
-        if p.poll() is None: p.kill(); p.wait()
-    assert p.returncode == 129, p.returncode
 
 SHORT = ('--no-progress', '--test-limit', '0', '--out', 'OUT')                 # had they been accepted: a short run
 
@@ -205,7 +103,7 @@ SHORT = ('--no-progress', '--test-limit', '0', '--out', 'OUT')                 #
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--split', 'valid'), '--split is for a dataset'),
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--src-lang', 'de'), '--src-lang is for a dataset'),
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--id', 'x'), '--id names the record that --record adds'),
-    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), "stop='early' is a rule of beam search"),
+    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), "stop='early' (--early-stop) is a rule of beam search"),
 ])
 def test_contradictory_options_are_refused(run, texts, name, args, needle):
     args = [run if a == 'RUN' else texts / 'src.txt' if a == 'SRC' else texts / 'out' if a == 'OUT' else a for a in args]
@@ -219,22 +117,58 @@ def test_the_thread_count_validators_agree(run):
         one_line(tool('translate', run, 'a', '--threads', '1', env={'TNB_THREADS': raw}), 'tnb-translate', f"TNB_THREADS={raw!r}")
 
 
-# The commands' shared parts (A17_commands).
-class EveryLine:
-    "A task that cannot know any line (as a model whose tokenizer lacks a piece of each)."
-    def input_problems(self, tok, lines, src_lang=None): return [(i, "'z' unknown to the model's tokenizer") for i in range(len(lines))]
+# Checked once: a command opens its checkpoint once and checks its decoding once, whatever the number of batches.
+def _count_calls(monkeypatch, counts, *where):
+    "Count the calls of each function `name` of `module` in `where` ((module, name) pairs) under `name`."
+    for mod, name in where:
+        f = getattr(mod, name)
+        monkeypatch.setattr(mod, name, lambda *a, _f=f, _n=name, **k: (counts.update([_n]), _f(*a, **k))[1])
 
-def test_unknown_lines_are_named_a_few_then_counted():
-    "3,000 lines the model cannot know give a few warnings that name them and one line that counts the rest, not 3,000."
-    torch.manual_seed(0)
-    tok = Tokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=20)
-    model = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
-    batches = [['one'] * 1000] * 3
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter('always')
-        outs = [o for b in translate_batches(model, tok, {}, EveryLine(), Decoding(beam=1, max_extra=0), batches,
-                                             lambda i: f"line {i + 1}", 1000) for o in b]
-    assert len(outs) == 3000
-    said = [str(x.message) for x in w]
-    assert 2 <= len(said) <= 11, len(said)
-    assert said[0].startswith("line 1: 'one': ") and said[-1].startswith(f"{3000 - len(said) + 1:,} more"), said
+def _walk_counts(monkeypatch):
+    import collections
+    import transformer_nb.pretrained as pt, transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd, transformer_nb.machine as mc
+    counts = collections.Counter()
+    _count_calls(monkeypatch, counts, (pt, 'sha256_file'), (pt, 'pretrained_name'), (pt, 'read_checkpoint'), (dec, 'check_decoding'),
+                 (fd, 'check_beam_fits'), (fd, 'check_translate'), (mc, 'choose_precision'), (fd, 'choose_precision'))
+    return counts
+
+def test_translate_opens_hashes_and_checks_once(monkeypatch, tmp_path, capsys):
+    "`tnb-translate --beam 4 pretrained:numbers` on 1,001 lines (3 batches): the published file parsed, read and hashed once, the "
+    "`Decoding` checked once as it is built and once against the model, 'auto' precision resolved once, `translate`'s entry never."
+    from transformer_nb.cli import translate_main
+    counts = _walk_counts(monkeypatch)
+    (tmp_path / 'src.txt').write_text('seven\n' * 1000 + 'nine\n')
+    with pytest.raises(SystemExit) as e: translate_main(['--beam', '4', 'pretrained:numbers', '-i', tmp_path / 'src.txt', '-o', tmp_path / 'out.txt'])
+    assert e.value.code == 0, capsys.readouterr().err
+    assert (tmp_path / 'out.txt').read_text().splitlines() == ['sieben'] * 1000 + ['neun']
+    assert dict(counts) == {'sha256_file': 1, 'pretrained_name': 1, 'read_checkpoint': 1, 'check_decoding': 1, 'check_beam_fits': 1,
+                            'choose_precision': 1}, counts
+
+def test_evaluate_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
+    "`tnb-evaluate pretrained:numbers`: the file read and hashed once, its `Decoding` built and checked once."
+    from transformer_nb.cli import evaluate_main
+    counts = _walk_counts(monkeypatch)
+    (tmp_path / 's').write_text('seven\nnine\n'); (tmp_path / 'r').write_text('sieben\nneun\n')
+    with pytest.raises(SystemExit) as e: evaluate_main(['pretrained:numbers', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--beam', '1'])
+    assert e.value.code == 0, capsys.readouterr().err
+    assert (counts['sha256_file'], counts['pretrained_name'], counts['read_checkpoint'], counts['check_decoding'], counts['choose_precision']) == (1, 1, 1, 1, 1), counts
+
+def test_a_second_check_would_be_counted(monkeypatch):
+    "The counting above can fail: a second opening of the published model is two hashes."
+    from transformer_nb.pretrained import open_checkpoint
+    counts = _walk_counts(monkeypatch)
+    open_checkpoint('pretrained:numbers'); open_checkpoint('pretrained:numbers')
+    assert (counts['sha256_file'], counts['read_checkpoint']) == (2, 2)
+
+def test_export_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
+    "`tnb-export --format onnx pretrained:numbers`: opened and hashed once, its sha256 recorded from that one hash, its name kept."
+    pytest.importorskip('onnxruntime')
+    import json
+    from transformer_nb.cli import export_main
+    from transformer_nb.pretrained import PRETRAINED
+    counts = _walk_counts(monkeypatch)
+    with pytest.raises(SystemExit) as e: export_main(['--format', 'onnx', 'pretrained:numbers', '-o', tmp_path / 'x'])
+    assert e.value.code == 0, capsys.readouterr().err
+    assert (counts['sha256_file'], counts['pretrained_name'], counts['read_checkpoint']) == (1, 1, 1), counts
+    prov = json.loads((tmp_path / 'x' / 'config.json').read_text())['provenance']
+    assert (prov['checkpoint'], prov['checkpoint_sha256']) == ('pretrained:numbers', PRETRAINED['numbers'].sha256)

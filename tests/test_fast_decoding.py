@@ -1,11 +1,13 @@
-"The fast decoders' speed-ups (A10_fast_decoding): each can be turned off through `Speedups`, and none changes a result."
-import dataclasses
+"""The fast decoders' speed-ups (A10_fast_decoding): each can be turned off through `Speedups`, and none changes a result;
+and the translation of a stream names a few unknown lines, then counts the rest."""
+import dataclasses, warnings
 import pytest
 import torch
 from transformer_nb.core import PAD_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.decoding import greedy_decode, beam_search, Decoding
-from transformer_nb.fast_decoding import fast_beam_search, FastCache, Speedups
+from transformer_nb.data import Tokenizer
+from transformer_nb.fast_decoding import fast_beam_search, FastCache, Speedups, translate_batches
 
 torch.set_num_threads(1)
 LEVERS = [f.name for f in dataclasses.fields(Speedups)]
@@ -58,3 +60,23 @@ def test_the_beam_size_is_checked_once_per_translate(monkeypatch):
     monkeypatch.setattr(dec, 'check_decoding', lambda *a: (calls.__setitem__('decoding', calls['decoding'] + 1), whole(*a))[1])
     fd.translate(m, tok, ['one two', 'three', 'two one'], d, max_tokens=4)
     assert calls == {'fits': 1, 'decoding': 0}
+
+# The translation of a stream, as tnb-translate runs it.
+class EveryLine:
+    "A task that cannot know any line (as a model whose tokenizer lacks a piece of each)."
+    def input_problems(self, tok, lines, src_lang=None): return [(i, "'z' unknown to the model's tokenizer") for i in range(len(lines))]
+
+def test_unknown_lines_are_named_a_few_then_counted():
+    "3,000 lines the model cannot know give a few warnings that name them and one line that counts the rest, not 3,000."
+    torch.manual_seed(0)
+    tok = Tokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=20)
+    model = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
+    batches = [['one'] * 1000] * 3
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        outs = [o for b in translate_batches(model, tok, Decoding(beam=1, max_extra=0), batches, lambda i: f"line {i + 1}", 1000,
+                                             problems=EveryLine().input_problems) for o in b]
+    assert len(outs) == 3000
+    said = [str(x.message) for x in w]
+    assert 2 <= len(said) <= 11, len(said)
+    assert said[0].startswith("line 1: 'one': ") and said[-1].startswith(f"{3000 - len(said) + 1:,} more"), said

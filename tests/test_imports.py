@@ -13,7 +13,7 @@ MODULES = sorted(p.stem for p in PKG.glob('*.py') if p.stem not in ('__init__', 
 
 # Bottom to top. A module may import modules of its own layer that come before it, and modules of lower layers.
 LAYERS = [
-    ['checks', 'core', 'machine', 'safeguards', 'runs'],
+    ['checks', 'core', 'machine', 'safeguards', 'process', 'runs'],
     ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model_checks', 'model'],
     ['datasets', 'data', 'records'],
     ['checkpoints', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],

@@ -13,8 +13,9 @@ from dataclasses import fields, replace
 from pathlib import Path
 from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
 from .runs import RunFolder, RunConflict, file_names
-from .commands import (CliParser, number, run_cli, check_thread_env, check_device, heavy_imports, out_of_memory, note, load_tasks,
-    field_options, load_decoder, check_source_lengths, sentence_batches, translate_batches, check_record_file, checkpoint_files)
+from .process import run_cli, heavy_imports, out_of_memory, note
+from transformer_nb.commands import (CliParser, number, check_thread_env, check_device, load_tasks, field_options, open_decoder, load_decoder,
+    check_record_file)
 
 # %% ../nbs/A19_cli.ipynb #14440da6
 def _fail(msg:str): raise UserError(msg)
@@ -220,6 +221,19 @@ def _add_decoding(p:CliParser):
     p.add_argument('--debug', action='store_true', help="show the traceback of an internal error")
     p.set_defaults(prog=p.prog)
 
+def _started(argv, parse):
+    "`parse(argv)` of a command that loads PyTorch: the thread variables checked before it loads, then the heavy imports."
+    for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
+    heavy_imports(); return parse(argv)
+
+def _decoder(a, c) -> tuple:
+    "(model, tokenizer, task, `Decoding`, precision, max_tokens) of the opened `Checkpoint` `c`: each resolved and checked once, here."
+    from transformer_nb.machine import choose_precision
+    from transformer_nb.decoding import DECODE_BATCH_TOKENS
+    model, tok, task, d = load_decoder(c, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop, a.max_extra)
+    precision = choose_precision(next(model.parameters()).device)[0] if a.precision == 'auto' else a.precision
+    return model, tok, task, d, precision, a.max_tokens or DECODE_BATCH_TOKENS
+
 # %% ../nbs/A19_cli.ipynb #77ffbd21
 def _translate_parser() -> CliParser:
     p = CliParser(prog='tnb-translate', formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -254,33 +268,33 @@ def _translate_export(a):
     check_not_inputs({'-o': a.output}, {'-i': a.input, 'the export': [q for q in Path(a.checkpoint).iterdir() if q.is_file()]})
     from transformer_nb.machine import limit_threads
     from transformer_nb.export import load_ctranslate2, ctranslate2_translate
+    from transformer_nb.fast_decoding import sentence_batches
     try: translator, tok, meta = load_ctranslate2(a.checkpoint, threads=limit_threads(a.threads), device=a.device or 'cpu')
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
     note(f"{a.prog}: using {a.checkpoint} (a CTranslate2 export{' of ' + meta['checkpoint'] if meta.get('checkpoint') else ''})")
     beam, alpha = a.beam or 4, 0.6 if a.alpha is None else a.alpha       # the paper's decoding (§6.1), as for a checkpoint
     batch = {'max_tokens': a.max_tokens} if a.max_tokens else {}          # else ctranslate2_translate's own
     with contextlib.ExitStack() as opened:
-        batches, _, _ = sentence_batches(a.sentences, a.input, opened)
+        batches, _, _ = sentence_batches(a.sentences, a.input, opened, lambda m: note(f"{a.prog}: {m}"))
         with output_stream(a.output) as write:
             for b in batches: write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, beam, alpha, meta=meta, **batch)))
 
 # %% ../nbs/A19_cli.ipynb #c3c5792c
 def _translate(argv):
-    for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
-    heavy_imports(); a = _parse_translate(argv)
+    a = _started(argv, _parse_translate)
     if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'
     if a.sentences and a.input: _fail("give sentences as arguments or with --input, not both")
     if a.output: check_output(a.output, '-o')
     if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_export(a)    # a folder tnb-export wrote
-    check_not_inputs({'-o': a.output}, {'-i': a.input, **checkpoint_files(a.checkpoint)})
-    from transformer_nb.decoding import DECODE_BATCH_TOKENS
-    model, tok, ck, task, d, _ = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop, a.max_extra)
+    from transformer_nb.fast_decoding import sentence_batches, translate_source
+    c = open_decoder(a.checkpoint, {'-o': a.output}, {'-i': a.input})               # opened once, passed down
+    model, tok, task, d, precision, max_tokens = _decoder(a, c)
+    problems = lambda tok, lines: task.input_problems(tok, lines, c.meta.get('src_lang'))
     with contextlib.ExitStack() as opened:
-        batches, name, known = sentence_batches(a.sentences, a.input, opened)
-        if known: check_source_lengths(model, tok, [s for b in batches for s in b], name, a.max_src_len)
+        source = sentence_batches(a.sentences, a.input, opened, lambda m: note(f"{a.prog}: {m}"))
+        outs = translate_source(model, tok, d, source, max_tokens, a.max_src_len, precision, problems)
         with output_stream(a.output) as write:
-            for outs in translate_batches(model, tok, ck, task, d, batches, name, a.max_tokens or DECODE_BATCH_TOKENS, not known, a.max_src_len, a.precision):
-                write(''.join(o + '\n' for o in outs))
+            for b in outs: write(''.join(o + '\n' for o in b))
 
 def translate_main(argv:list|None=None):
     "Entry point of `tnb-translate` (see `tnb-translate --help`)."
@@ -308,30 +322,29 @@ def _evaluate_parser() -> CliParser:
 
 # %% ../nbs/A19_cli.ipynb #651af16c
 def _evaluate(argv):
-    for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
-    heavy_imports(); a = _evaluate_parser().parse_args(argv)
+    a = _started(argv, _evaluate_parser().parse_args)
     if bool(a.src) != bool(a.ref): _fail("give both --src and --ref")
     given = [o for o, v in (('--dataset', a.dataset), ('--split', a.split), ('--src-lang', a.src_lang), ('--tgt-lang', a.tgt_lang), ('--data-dir', a.data_dir)) if v]
     if a.src and given: _fail(f"{given[0]} is for a dataset's split; with --src/--ref files it has no use: drop one or the other")
     if a.id is not None and not a.record: _fail("--id names the record that --record adds: give --record too")
-    for opt in ('hyp_out', 'record'):
-        if getattr(a, opt): check_output(getattr(a, opt), f"--{opt.replace('_', '-')}")
+    outs = {'--hyp-out': a.hyp_out, '--record': a.record}
+    for o, path in outs.items():
+        if path: check_output(path, o)
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
-    check_not_inputs({'--hyp-out': a.hyp_out, '--record': a.record}, {'--src': a.src, '--ref': a.ref, **checkpoint_files(a.checkpoint), 'a file of --data-dir': data_files})
+    c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
     if a.record: check_record_file(a.record)
-    from transformer_nb.decoding import DECODE_BATCH_TOKENS
-    model, tok, ck, task, d, path = load_decoder(a.checkpoint, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop, a.max_extra)
-    max_tokens = a.max_tokens or DECODE_BATCH_TOKENS
+    model, tok, task, d, precision, max_tokens = _decoder(a, c)
     from transformer_nb import workflow
-    pairs, sources, scored, test_name = workflow.test_set(ck, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
+    from transformer_nb.fast_decoding import check_source_lengths
+    pairs, sources, scored, test_name = workflow.test_set(c.state, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)
-    with out_of_memory(f"decoding with --beam {d.beam} and --max-tokens {max_tokens}"):
+    with out_of_memory(f"decoding with beam={d.beam} (--beam {d.beam}) and max_tokens={max_tokens} (--max-tokens {max_tokens})"):
         scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
-                                                   precision=a.precision)
+                                                   precision=precision)
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
-        rec, replaced = workflow.record_evaluation(a.record, task, ck, path, model, scores, pairs, hyps, test_name, d, shlex.join(['tnb-evaluate', *argv]),
-                                                a.id, None if a.src else a.split or 'test')
+        rec, replaced = workflow.record_evaluation(a.record, task, c.state, c.path, model, scores, pairs, hyps, test_name, d,
+                                                   shlex.join(['tnb-evaluate', *argv]), a.id, None if a.src else a.split or 'test')
         note(f"{a.prog}: {'replaced the record' if replaced else 'added the record'} {rec['id']} {'in' if replaced else 'to'} {a.record}")
     print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], workflow.decoding_label(d))))
 
@@ -342,10 +355,10 @@ def evaluate_main(argv:list|None=None):
 # %% ../nbs/A19_cli.ipynb #a19noavg
 def _no_averages(paths:list) -> list:
     "`paths` without the averages among them (average.pt, or a file that averages others), each skipped and named; none left is refused."
-    from transformer_nb.checkpoints import load_checkpoint, checkpoint_meta
+    from transformer_nb.pretrained import open_checkpoint
     def average(q):
         if q.name == 'average.pt': return True
-        with contextlib.suppress(Exception): return bool(checkpoint_meta(load_checkpoint(q, mmap=True)).get('averaged_from'))
+        with contextlib.suppress(Exception): return bool(open_checkpoint(q, mmap=True).meta.get('averaged_from'))
         return False                                               # unreadable: `save_averaged` names it
     if not (skip := [q for q in paths if average(q)]): return paths
     if len(skip) == len(paths): _fail(f"{', '.join(map(str, skip))}: averages only; average the training checkpoints they came from")
@@ -408,19 +421,16 @@ def _export(argv):
     ckpt = a.checkpoint or a.ctranslate2
     for given, what, fmt in ((a.float32, '--float32', 'ctranslate2'), (a.quantization, '--quantization', 'onnx'), (a.max_positions, '--max-positions', 'onnx')):
         if given and a.format == fmt: _fail(f"{what} is not an option of --format {fmt}")
-    checkpoint_files(ckpt)
     heavy_imports()
-    from transformer_nb.export import export_ctranslate2
-    from transformer_nb.pretrained import open_checkpoint
-    c = open_checkpoint(ckpt, mmap=True); path, why = c.path, c.source
+    from transformer_nb.export import export_ctranslate2, export_onnx
+    c = open_decoder(ckpt, {}, {}, mmap=True); path, why = c.path, c.source     # opened once, passed down: a published model's file hashed once
     if a.format == 'onnx':
-        from transformer_nb.export import export_onnx
         try:
-            with out_of_memory(f"the checkpoint {path}"): out = export_onnx(ckpt, a.out, None if a.float32 else 'int8')
+            with out_of_memory(f"the checkpoint {path}"): out = export_onnx(c, a.out, None if a.float32 else 'int8')
         except ImportError as e: _fail(str(e))                   # onnx/onnxruntime not installed: how to install them
         return print(f"wrote {out} (ONNX, {'float32' if a.float32 else 'int8'}; tokenizer.json and config.json beside it) from {path} ({why})")
     try:
-        with out_of_memory(f"the checkpoint {path}"): out = export_ctranslate2(path, a.out, a.quantization, a.max_positions)
+        with out_of_memory(f"the checkpoint {path}"): out = export_ctranslate2(c, a.out, a.quantization, a.max_positions)
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
     print(f"wrote {out} (CTranslate2, {a.quantization or 'float32'}; sentencepiece.model beside it) from {path} ({why})")
 

@@ -200,11 +200,11 @@ def beam_search(model, src:torch.Tensor, # (B, S) token ids, each row pieces + E
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0003
 def check_decoding(d):
     "One ValueError line unless the settings of `d` (a `Decoding`) can be run: 10's `Decoding.__post_init__`."
-    if not isinstance(d.beam, int) or isinstance(d.beam, bool) or d.beam < 1: raise ValueError(f"beam={d.beam!r} must be an int >= 1")
-    if not isinstance(d.alpha, (int, float)) or not 0 <= d.alpha <= 10: raise ValueError(f"alpha={d.alpha!r} must be a number in [0, 10]")
-    if not isinstance(d.max_extra, int) or isinstance(d.max_extra, bool) or d.max_extra < 0: raise ValueError(f"max_extra={d.max_extra!r} must be an int >= 0")
+    if not isinstance(d.beam, int) or isinstance(d.beam, bool) or d.beam < 1: raise ValueError(f"beam={d.beam!r} (--beam {d.beam}) must be an int >= 1")
+    if not isinstance(d.alpha, (int, float)) or not 0 <= d.alpha <= 10: raise ValueError(f"alpha={d.alpha!r} (--alpha {d.alpha}) must be a number in [0, 10]")
+    if not isinstance(d.max_extra, int) or isinstance(d.max_extra, bool) or d.max_extra < 0: raise ValueError(f"max_extra={d.max_extra!r} (--max-extra {d.max_extra}) must be an int >= 0")
     if d.stop not in ('exact', 'early'): raise ValueError(f"stop={d.stop!r} must be 'exact' or 'early'")
-    if d.stop == 'early' and d.beam == 1: raise ValueError("stop='early' is a rule of beam search, and beam=1 is greedy decoding: give one or the other")
+    if d.stop == 'early' and d.beam == 1: raise ValueError("stop='early' (--early-stop) is a rule of beam search, and beam=1 (--beam 1) is greedy decoding: give one or the other")
 
 @patch
 def __post_init__(self:Decoding):
@@ -213,7 +213,7 @@ def __post_init__(self:Decoding):
 
 def check_beam_fits(model, beam:int):
     "A ValueError if `beam` hypotheses cannot be kept: more than the target vocabulary has pieces."
-    if beam > model.cfg.tgt_vocab: raise ValueError(f"beam={beam} is more than the target vocabulary of {model.cfg.tgt_vocab} pieces")
+    if beam > model.cfg.tgt_vocab: raise ValueError(f"beam={beam} (--beam {beam}) is more than the target vocabulary of {model.cfg.tgt_vocab} pieces")
 
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0005
 from .checks import check_module               # one home: A24_checks

@@ -19,7 +19,7 @@ from .core import BOS_ID, EOS_ID
 from .attention import attention, pad_mask, tgt_mask as make_tgt_mask
 from .positional import sinusoidal_encoding, pe_frequencies
 from .model import TransformerConfig
-from .checkpoints import model_from_checkpoint
+from .checkpoints import model_from_checkpoint, Checkpoint
 from .pretrained import open_checkpoint
 from .decoding import DECODE_BATCH_TOKENS, PAPER_DECODING
 from .fast_decoding import length_batches
@@ -109,7 +109,7 @@ _QUANTIZATIONS = ('float32', 'int8', 'int8_float32', 'int8_float16', 'int8_bfloa
 def _export_args(checkpoint, out_dir, quantization, max_positions) -> Path:
     "The output folder of `export_ctranslate2`, once its arguments are checked (one-line errors naming the argument)."
     for name, v in (('checkpoint', checkpoint), ('out_dir', out_dir)):
-        if not isinstance(v, (str, os.PathLike)):
+        if not isinstance(v, (str, os.PathLike)) and not (name == 'checkpoint' and isinstance(v, Checkpoint)):   # a Checkpoint opened once
             raise TypeError(f"{name} must be a path, got a {type(v).__name__}" + (": save the model with save_checkpoint, then export "
                             "that file" if name == 'checkpoint' and isinstance(v, torch.nn.Module) else ''))
     out = Path(out_dir)
@@ -121,7 +121,7 @@ def _export_args(checkpoint, out_dir, quantization, max_positions) -> Path:
     return out
 
 # %% ../nbs/A18_export.ipynb #813b05d9
-def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (the file the other tools use for it)
+def export_ctranslate2(checkpoint, # a checkpoint file, a run folder (the file the other tools use for it), or an opened `Checkpoint`
                        out_dir, # the model folder to write; must not exist, or be empty
                        quantization:str|None=None, # weight type stored (None: float32), see _QUANTIZATIONS
                        max_positions:int|None=None, # sinusoidal table rows (default: the config's max_len)
@@ -129,7 +129,7 @@ def export_ctranslate2(checkpoint, # a checkpoint file, or a run folder (the fil
     "Convert a checkpoint into a CTranslate2 model folder with its SentencePiece model; returns the folder."
     _ctranslate2()
     out = _export_args(checkpoint, out_dir, quantization, max_positions)
-    c = open_checkpoint(checkpoint); checkpoint, ck = c.path, c.state   # a run folder: its average, as translate and evaluate use
+    c = checkpoint if isinstance(checkpoint, Checkpoint) else open_checkpoint(checkpoint); checkpoint, ck = c.path, c.state   # a run folder: its average, as translate and evaluate use
     if not ck.get('tokenizer'): raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
     model, tok, ck = model_from_checkpoint(ck, device='cpu', name=checkpoint)   # errors name the file
     spec = ctranslate2_spec(model, tok, max_positions)
@@ -372,7 +372,7 @@ def _share_embedding(folder:Path, tie:str):
 
 
 # %% ../nbs/A18_export.ipynb #84a94293
-def _onnx_config(cfg, tok, folder:Path, quantize, name:str, checkpoint:Path, step, extra:list=()) -> dict:
+def _onnx_config(cfg, tok, folder:Path, quantize, name:str, checkpoint:Path, step, extra:list=(), sha256:str|None=None) -> dict:
     "config.json of an ONNX export in `folder`: the model's config, special ids, limits, the files' sizes and sha256"
     " (`extra`: files the graphs read besides, such as EMBEDDING_FILE), provenance."
     onnx, ort = _onnx()
@@ -382,12 +382,12 @@ def _onnx_config(cfg, tok, folder:Path, quantize, name:str, checkpoint:Path, ste
             'special': {'pad': cfg.pad_id, 'bos': BOS_ID, 'eos': EOS_ID, 'unk': tok.sp.unk_id()},
             'max_len': cfg.max_len, 'max_extra': PAPER_DECODING.max_extra, 'quantize': quantize, 'opset': ONNX_OPSET,
             'files': files,
-            'provenance': {'checkpoint': name, 'checkpoint_sha256': _sha256(checkpoint),
+            'provenance': {'checkpoint': name, 'checkpoint_sha256': sha256 or _sha256(checkpoint),
                            'step': step, 'transformer_nb': transformer_nb.__version__, 'torch': torch.__version__,
                            'onnx': onnx.__version__, 'onnxruntime': ort.__version__, 'exporter': 'torch.onnx.export(dynamo=False)'}}
 
 # %% ../nbs/A18_export.ipynb #b8843e59
-def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the other tools use for it) or pretrained:NAME
+def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the other tools use for it), pretrained:NAME, or an opened `Checkpoint`
                 out_dir, # the folder to write; must not exist, or be empty
                 quantize:str|None='int8', # 'int8' (dynamic quantization of the weights) or None (float32)
                ) -> Path:
@@ -396,8 +396,8 @@ def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the othe
     _onnx()
     if quantize not in ('int8', None): raise ValueError(f"quantize={quantize!r} must be 'int8' or None (float32)")
     out = _export_args(checkpoint, out_dir, None, None)
-    name = str(checkpoint) if str(checkpoint).startswith('pretrained:') else None
-    c = open_checkpoint(checkpoint); checkpoint, ck = c.path, c.state   # a run folder: its average; pretrained:NAME: the file
+    c = checkpoint if isinstance(checkpoint, Checkpoint) else open_checkpoint(checkpoint)   # a run folder: its average; pretrained:NAME: the file
+    name, checkpoint, ck = c.pretrained and f"pretrained:{c.pretrained}", c.path, c.state
     if c.tokenizer is None: raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
     model, tok = c.model('cpu'), c.tokenizer
     model = model.float().eval()
@@ -415,7 +415,7 @@ def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the othe
             extra = _share_embedding(tmp, model.cfg.tie)        # the tied table once, not three times
         (tmp / 'tokenizer.json').write_text(json.dumps(tok_json, ensure_ascii=False, separators=(',', ':')), encoding='utf-8')
         tok.save(tmp / 'tokenizer.model')
-        meta = _onnx_config(model.cfg, tok, tmp, quantize, name or Path(checkpoint).name, Path(checkpoint), ck.get('step'), extra)
+        meta = _onnx_config(model.cfg, tok, tmp, quantize, name or Path(checkpoint).name, Path(checkpoint), ck.get('step'), extra, c.sha256)
         (tmp / 'config.json').write_text(json.dumps(meta, indent=1), encoding='utf-8')
         if out.exists(): out.rmdir()
         os.replace(tmp, out)
