@@ -328,7 +328,7 @@ def test_a_validation_pair_longer_than_a_batch_gets_advice_that_holds(tmp_path):
         _train_model()(data, task='translation', preset='tiny', vocab_size=30, epochs=1, max_tokens=30, progress=False, say=lambda m: None)
     msg = str(e.value)
     assert msg.startswith('validation pair 3 has ') and 'max_tokens=30 (--max-tokens 30)' in msg and 'line 3 of the validation files' in msg, msg
-    assert 'max_len= drops training pairs only' in msg and 'encode_pairs' not in msg, msg
+    assert 'max_len= (--max-len) drops training pairs only' in msg and 'encode_pairs' not in msg, msg
 
 def test_test_files_are_named_in_both_forms(tmp_path):
     "read_test_files names src= and ref= as a caller and tnb-evaluate's user give them: src='x' (--src x)."
@@ -339,3 +339,13 @@ def test_test_files_are_named_in_both_forms(tmp_path):
     with pytest.raises(ValueError) as e: rt(tmp_path / 'hyp.txt', tmp_path / 'ref.txt')
     assert str(e.value) == (f"src={str(tmp_path / 'hyp.txt')!r} (--src {tmp_path / 'hyp.txt'}) has 3 lines and ref={str(tmp_path / 'ref.txt')!r} "
                             f"(--ref {tmp_path / 'ref.txt'}) has 2: they must be aligned line by line"), e.value
+
+@pytest.mark.slow
+def test_tnb_train_refuses_a_long_validation_line_with_advice_that_holds(tmp_path):
+    "As a user met it: --max-tokens smaller than a line of --valid; one line naming that line and what fixes it (--max-len drops training pairs only)."
+    _own_files(tmp_path); (tmp_path / 'v.src').write_text('one two\n' + 'one two ' * 20 + '\n')
+    r = tnb('train', '--dataset', 'files', '--train', tmp_path / 'a.src', tmp_path / 'a.tgt', '--valid', tmp_path / 'v.src', tmp_path / 'v.tgt',
+            '--vocab-size', '30', '--max-tokens', '30', '--steps', '2', '--out', tmp_path / 'run', *TINY)
+    err = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(err) == 1 and 'validation pair 2 has' in err[0] and '(--max-tokens 30)' in err[0], r.stderr[-2000:]
+    assert 'line 2 of the validation files (max_len= (--max-len) drops training pairs only)' in err[0], err[0]

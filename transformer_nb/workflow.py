@@ -115,7 +115,7 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple[list, list|None]:
     if valid and (n := max(max(map(len, v)) for v in valid)) > tc.max_tokens:    # max_len drops training pairs only
         i = next(i for i, v in enumerate(valid) if max(map(len, v)) == n)
         raise ValueError(f"validation pair {i + 1} has {n} tokens, more than a batch of max_tokens={tc.max_tokens} (--max-tokens {tc.max_tokens}) can "
-                         f"hold: raise it to at least {n}, or shorten or remove line {i + 1} of the validation files (max_len= drops training pairs only)")
+                         f"hold: raise it to at least {n}, or shorten or remove line {i + 1} of the validation files (max_len= (--max-len) drops training pairs only)")
     return train, valid
 
 # %% ../nbs/A16_workflow.ipynb #e92055f6
