@@ -264,10 +264,10 @@ def test_tokenizer_options_on_resume_are_the_librarys_refusal(run):
     before the checkpoint is read or anything written."""
     from conftest import one_line
     r = tnb_train('--resume', run, '--normalization', 'nmt_nfkc_cf', '--no-byte-fallback', '--no-progress')
-    one_line(r, 'tnb-train', f"normalization_rule_name='nmt_nfkc_cf' and byte_fallback=False shape a new tokenizer, and a resumed run keeps its own (that of {run}): drop them")
+    one_line(r, 'tnb-train', f"normalization_rule_name='nmt_nfkc_cf' (--normalization nmt_nfkc_cf) and byte_fallback=False (--no-byte-fallback) shape a new tokenizer, and a resumed run keeps its own (that of {run}): drop them")
     assert r.stdout == '', r.stdout
     r = tnb_train('--resume', run, '--byte-fallback', '--no-progress')
-    one_line(r, 'tnb-train', f"byte_fallback=True shapes a new tokenizer, and a resumed run keeps its own (that of {run}): drop it")
+    one_line(r, 'tnb-train', f"byte_fallback=True (--byte-fallback) shapes a new tokenizer, and a resumed run keeps its own (that of {run}): drop it")
 
 
 @pytest.mark.parametrize('device', ['cpu', 'auto'])
@@ -279,6 +279,22 @@ def test_device_on_a_new_and_a_resumed_run(tmp_path, device):
     r = tnb_train('--resume', out, '--steps', '3', '--device', device, '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
     assert load_checkpoint(RunFolder(out).latest())['step'] == 3
+
+
+def test_own_files_by_epochs_inside_a_warm_up_given_say_so_before_the_first_update(tmp_path):
+    """`--warmup 10 --epochs 2` on a tiny corpus of your own was 2 updates inside the 10-update warm-up, silently: now, as
+    for a --steps run with a warm-up given, a warning says so once the run's length in updates is known, before its first update."""
+    for name in ('a.src', 'a.tgt', 'v.src', 'v.tgt'): (tmp_path / name).write_text('one two\nthree four\n' * (20 if name[0] == 'a' else 1))
+    r = tnb_train('--dataset', 'files', '--train', tmp_path / 'a.src', tmp_path / 'a.tgt', '--valid', tmp_path / 'v.src', tmp_path / 'v.tgt',
+                  '--preset', 'tiny', '--vocab-size', '30', '--warmup', '10', '--epochs', '2', '--no-progress', '--test-limit', '0',
+                  '--out', tmp_path / 'run')
+    assert r.returncode == 0, r.stderr[-2000:]
+    err = [l for l in r.stderr.splitlines() if l.strip()]
+    warned = [i for i, l in enumerate(err) if 'warm-up of 10 updates is not shorter than this 2-update run (2 epochs)' in l]
+    first = [i for i, l in enumerate(err) if l.startswith('tnb-train: precision')]       # said after the first update
+    assert len(warned) == 1 and first and warned[0] < first[0], r.stderr
+    assert 'warmup=1 (--warmup 1)' in err[warned[0]], err[warned[0]]
+    assert load_checkpoint(RunFolder(tmp_path / 'run').latest())['meta']['train_config']['warmup'] == 10    # as given
 
 
 def test_own_files_without_steps_are_refused_before_training(tmp_path):

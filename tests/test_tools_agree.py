@@ -202,4 +202,4 @@ def test_recipe_refusals_are_the_library_s_said_as_options(copy_run, tmp_path):
     assert not (tmp_path / 'new').exists()                                   # claimed, nothing written, removed
     d, t = copy_run
     out, err, code = run(train_main, ['--resume', t.run.path, '--recipe', 'paper', '--no-progress'])
-    assert code == 2 and err.strip().endswith("error: recipe='paper': a resumed run keeps the settings of its own recipe; drop recipe="), err
+    assert code == 2 and err.strip().endswith("error: recipe='paper' (--recipe paper): a resumed run keeps the settings of its own recipe; drop it"), err

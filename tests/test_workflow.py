@@ -160,9 +160,9 @@ def test_a_resumed_run_refuses_tokenizer_options_once_in_the_library(tmp_path):
     which tnb-train says as it is (test_cli_train checks the command's line)."""
     wf = _workflow()
     with pytest.raises(ValueError) as e: wf.resume_run(tmp_path / 'run', spm={'byte_fallback': True}, say=lambda m: None)
-    assert str(e.value) == f"byte_fallback=True shapes a new tokenizer, and a resumed run keeps its own (that of {tmp_path / 'run'}): drop it"
+    assert str(e.value) == f"byte_fallback=True (--byte-fallback) shapes a new tokenizer, and a resumed run keeps its own (that of {tmp_path / 'run'}): drop it"
     spm = {'normalization_rule_name': 'nmt_nfkc_cf', 'byte_fallback': False}
-    with pytest.raises(ValueError, match=r"^normalization_rule_name='nmt_nfkc_cf' and byte_fallback=False shape a new tokenizer, .*: drop them$"):
+    with pytest.raises(ValueError, match=r"^normalization_rule_name='nmt_nfkc_cf' \(--normalization nmt_nfkc_cf\) and byte_fallback=False \(--no-byte-fallback\) shape a new tokenizer, .*: drop them$"):
         _train_model()(resume=tmp_path / 'run', spm=spm, say=lambda m: None)
 
 
@@ -291,3 +291,61 @@ def test_a_record_holds_no_path_of_this_machine(tmp_path):
     assert near['checkpoint'] == '../runs/r/checkpoint-0000001.pt' and far['checkpoint'] == '../project/runs/r/checkpoint-0000001.pt', (near, far)
     assert portable_path(run / 'checkpoint-0000001.pt', Path('/nowhere/results')) == 'checkpoint-0000001.pt'   # far away: its name alone
     assert near['command'] == 'train: tnb-train --dataset copy --out=../runs/r; evaluate: tnb-evaluate ../runs/r --record results.json', near
+
+
+def _own_files(folder:Path) -> dict:
+    "A tiny corpus of your own: 40 training pairs (one batch, so one update an epoch) and two validation pairs."
+    for name, text in (('a.src', 'one two\nthree four\n' * 20), ('a.tgt', 'eins zwei\ndrei vier\n' * 20),
+                       ('v.src', 'one two\nthree four\n'), ('v.tgt', 'eins zwei\ndrei vier\n')):
+        (folder / name).write_text(text)
+    return load_dataset('files', 'src', 'tgt', train=(folder / 'a.src', folder / 'a.tgt'), valid=(folder / 'v.src', folder / 'v.tgt'))
+
+def test_a_run_by_epochs_that_would_end_inside_its_warm_up_says_so_before_it_starts(tmp_path):
+    """Own data by epochs: 2 epochs of a tiny corpus are 2 updates. As a `steps` run: a warm-up left to its default is
+    cut to a tenth of the run (at the same peak rate) and said before the first update; one given is kept, with a warning."""
+    data, said = _own_files(tmp_path), []
+    kw = dict(task='translation', preset='tiny', vocab_size=30, d_model=32, d_ff=64, progress=False)
+    tr = _train_model()(data, epochs=2, say=said.append, callbacks=[lambda t, s: said.append(f"update {s['step']}")], **kw)
+    assert said[0] == ('warm-up: the default 4,000 updates would outlast this 2-update run (2 epochs), so it is 1, a tenth of the run, '
+                       'with the same peak learning rate'), said                     # before the first update
+    assert (tr.step, tr.tc.warmup, round(tr.tc.lr_scale, 4)) == (2, 1, round((1 / 4000) ** 0.5, 4))
+    assert tr.history['train'][0]['lr'] == pytest.approx(32 ** -0.5 * 4000 ** -0.5)   # the default schedule's peak, at once
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        tr = _train_model()(data, epochs=2, warmup=10, say=said.append, **kw)
+    assert [str(x.message) for x in w if 'warm-up' in str(x.message)] == [
+        'a warm-up of 10 updates is not shorter than this 2-update run (2 epochs): the learning rate will still be rising when the run '
+        'ends (a tenth of the run, warmup=1 (--warmup 1), is a common choice)'], [str(x.message) for x in w]
+    assert (tr.step, tr.tc.warmup) == (2, 10)
+    said.clear(); tr = _train_model()(data, epochs=2, warmup=2, max_tokens=40, say=said.append, **kw)   # smaller batches: more updates
+    assert tr.step > 2 and tr.tc.warmup == 2 and not [s for s in said if 'warm-up' in s], said   # a warm-up shorter than the run: as given
+
+def test_a_validation_pair_longer_than_a_batch_gets_advice_that_holds(tmp_path):
+    "max_len drops training pairs only: a validation pair longer than a batch is refused naming its line, a larger max_tokens, or the line."
+    data = _own_files(tmp_path)
+    data.valid.append(('one two ' * 20, 'eins zwei ' * 20))
+    with pytest.raises(ValueError) as e:
+        _train_model()(data, task='translation', preset='tiny', vocab_size=30, epochs=1, max_tokens=30, progress=False, say=lambda m: None)
+    msg = str(e.value)
+    assert msg.startswith('validation pair 3 has ') and 'max_tokens=30 (--max-tokens 30)' in msg and 'line 3 of the validation files' in msg, msg
+    assert 'max_len= (--max-len) drops training pairs only' in msg and 'encode_pairs' not in msg, msg
+
+def test_test_files_are_named_in_both_forms(tmp_path):
+    "read_test_files names src= and ref= as a caller and tnb-evaluate's user give them: src='x' (--src x)."
+    (tmp_path / 'hyp.txt').write_text('a\nb\nc\n'); (tmp_path / 'ref.txt').write_text('a\nb\n')
+    rt = _workflow().read_test_files
+    with pytest.raises(ValueError) as e: rt(tmp_path / 'nosuch.txt', tmp_path / 'ref.txt')
+    assert str(e.value) == f"src={str(tmp_path / 'nosuch.txt')!r} (--src {tmp_path / 'nosuch.txt'}): no such file", e.value
+    with pytest.raises(ValueError) as e: rt(tmp_path / 'hyp.txt', tmp_path / 'ref.txt')
+    assert str(e.value) == (f"src={str(tmp_path / 'hyp.txt')!r} (--src {tmp_path / 'hyp.txt'}) has 3 lines and ref={str(tmp_path / 'ref.txt')!r} "
+                            f"(--ref {tmp_path / 'ref.txt'}) has 2: they must be aligned line by line"), e.value
+
+@pytest.mark.slow
+def test_tnb_train_refuses_a_long_validation_line_with_advice_that_holds(tmp_path):
+    "As a user met it: --max-tokens smaller than a line of --valid; one line naming that line and what fixes it (--max-len drops training pairs only)."
+    _own_files(tmp_path); (tmp_path / 'v.src').write_text('one two\n' + 'one two ' * 20 + '\n')
+    r = tnb('train', '--dataset', 'files', '--train', tmp_path / 'a.src', tmp_path / 'a.tgt', '--valid', tmp_path / 'v.src', tmp_path / 'v.tgt',
+            '--vocab-size', '30', '--max-tokens', '30', '--steps', '2', '--out', tmp_path / 'run', *TINY)
+    err = r.stderr.strip().splitlines()
+    assert r.returncode == 2 and len(err) == 1 and 'validation pair 2 has' in err[0] and '(--max-tokens 30)' in err[0], r.stderr[-2000:]
+    assert 'line 2 of the validation files (max_len= (--max-len) drops training pairs only)' in err[0], err[0]

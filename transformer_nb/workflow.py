@@ -12,9 +12,9 @@ __all__ = ['task_recipe', 'train_model', 'Resumed', 'resume_run', 'check_memory'
 # %% ../nbs/A16_workflow.ipynb #570dbdcd
 import json, os, re, shlex, warnings
 import torch
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from .safeguards import read_text_lines, printable
+from .safeguards import UserError, read_text_lines, printable
 from .core import UNK_ID, set_seed, get_device
 from .machine import hardware, git_commit, limit_threads
 from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
@@ -23,13 +23,13 @@ from .data import Tokenizer, encode_pairs
 from .runs import RunFolder, portable_path, portable_command
 from .checkpoints import Checkpoint, model_from_checkpoint
 from .pretrained import open_checkpoint
-from .trainer import Trainer, TrainConfig, resume_config, trainer_setup
+from .trainer import Trainer, TrainConfig, resume_config, trainer_setup, batch_sampler, run_updates
 from .decoding import Decoding, DECODE_BATCH_TOKENS
 from .fast_decoding import translate
 from .records import add_result, check_results_file
 from .tasks import Task, Recipe, get_task, task_for, dataset_names
 
-# %% ../nbs/A16_workflow.ipynb #cd6f68db
+# %% ../nbs/A16_workflow.ipynb #a16spl01
 def _split(settings:dict) -> tuple[dict, dict]:
     "(TrainConfig fields, TransformerConfig fields) of `settings`, each checked against its field's type; a TypeError for any other name."
     tf, mf = {f.name: f.type for f in fields(TrainConfig)}, {f.name: f.type for f in fields(TransformerConfig) if f.name not in ('src_vocab', 'tgt_vocab')}
@@ -42,6 +42,7 @@ def _split(settings:dict) -> tuple[dict, dict]:
         if float in kinds and (isinstance(v, bool) or not isinstance(v, (int, float))): raise ValueError(f"{k}={v!r} must be a number")
     return {k: v for k, v in settings.items() if k in tf}, {k: v for k, v in settings.items() if k in mf}
 
+# %% ../nbs/A16_workflow.ipynb #cd6f68db
 def _new_run_config(recipe:Recipe, given:dict) -> tuple[TrainConfig, list[str]]:
     "The `TrainConfig` of a new run: the recipe, then `given`, then the short-run rule; and what to say about it."
     s = {k: v for k, v in recipe.train.items() if not ({'steps', 'epochs'} & set(given) and k in ('steps', 'epochs'))}
@@ -49,18 +50,28 @@ def _new_run_config(recipe:Recipe, given:dict) -> tuple[TrainConfig, list[str]]:
     if s.get('steps') is None and 'cooldown' not in given: s.pop('cooldown', None)    # the recipe's cool-down needs its steps
     steps, said = s.get('steps'), []
     if steps is not None:
-        w = s.get('warmup', TrainConfig.warmup)
-        if 'warmup' not in given and w >= steps:
-            new = max(1, steps // 10)
-            said.append(f"warm-up: the default {w:,} updates would outlast this {steps:,}-update run, so it is {new:,}, a tenth "
-                        f"of the run, with the same peak learning rate")
-            if 'lr_scale' not in given: s['lr_scale'] = s.get('lr_scale', 1.0) * (new / w) ** 0.5   # d^-0.5 warmup^-0.5 unchanged
-            s['warmup'] = new
-        elif 'warmup' in given and w >= steps:
-            warnings.warn(f"a warm-up of {w:,} updates is not shorter than the {steps:,}-update run: the learning rate will still be "
-                          f"rising when the run ends (a tenth of the run, {max(1, steps // 10)}, is a common choice)")
+        said = _fit_warmup(s, given, steps, f"this {steps:,}-update run")
         if 'valid_every' not in given and 'valid_every' not in recipe.train: s['valid_every'] = max(1, -(-steps // 4))
     return TrainConfig(**s), said
+
+def _fit_warmup(s:dict, given:dict, updates:int, run:str) -> list[str]:
+    "The short-run rule on the settings `s` of a run of `updates` updates (`run` names it): a warm-up not given that would outlast it becomes a tenth of it, at the same peak rate; one given is kept, with a warning. What to say."
+    w = s.get('warmup', TrainConfig.warmup)
+    if w < updates: return []
+    if 'warmup' in given:
+        warnings.warn(f"a warm-up of {w:,} updates is not shorter than {run}: the learning rate will still be rising when the run "
+                      f"ends (a tenth of the run, warmup={max(1, updates // 10)} (--warmup {max(1, updates // 10)}), is a common choice)")
+        return []
+    new = max(1, updates // 10)
+    if 'lr_scale' not in given: s['lr_scale'] = s.get('lr_scale', 1.0) * (new / w) ** 0.5   # d^-0.5 warmup^-0.5 unchanged
+    s['warmup'] = new
+    return [f"warm-up: the default {w:,} updates would outlast {run}, so it is {new:,}, a tenth of the run, with the same peak learning rate"]
+
+def _epochs_warmup(tc:TrainConfig, given:dict, sampler, say) -> TrainConfig:
+    "A new run given in epochs, once its batches (`sampler`) are known: the short-run rule on its length in updates, said through `say`."
+    n, s = run_updates(sampler, tc, beyond=tc.warmup), {'warmup': tc.warmup, 'lr_scale': tc.lr_scale}
+    for line in _fit_warmup(s, given, n, f"this {n:,}-update run ({tc.epochs} epoch{'s' * (tc.epochs != 1)})"): say(line)
+    return replace(tc, **s)
 
 # %% ../nbs/A16_workflow.ipynb #4ee9d752
 def _train_tokenizer(data, vocab_size:int, spm:dict) -> Tokenizer:
@@ -82,8 +93,9 @@ def _tokenizer_and_config(data, r:Recipe, c:Checkpoint|None, preset, vocab_size,
     cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
     return tok, cfg, preset + (f" ({', '.join(f'{k}={v}' for k, v in model.items())})" if model else '')
 
+# %% ../nbs/A16_workflow.ipynb #a16enc01
 def _encode(data, tok, tc:TrainConfig, path) -> tuple[list, list|None]:
-    "The training and validation pairs as ids; pairs longer than `tc.max_len` dropped, saying how many; a pair longer than a batch refused."
+    "The training and validation pairs as ids; training pairs longer than `tc.max_len` dropped, saying how many; a pair longer than a batch refused."
     max_len = tc.max_len
     with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
         warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
@@ -99,7 +111,12 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple[list, list|None]:
     if unk > 0.01:                                           # a resumed tokenizer that does not know this corpus
         warnings.warn(f"{unk:.0%} of the training tokens are unknown to the tokenizer of {path}: it was learned on another "
                       f"corpus, and the model will learn to write ⁇")
-    return train, (encode_pairs(tok, data.valid) if data.valid else None)
+    valid = encode_pairs(tok, data.valid) if data.valid else None
+    if valid and (n := max(max(map(len, v)) for v in valid)) > tc.max_tokens:    # max_len drops training pairs only
+        i = next(i for i, v in enumerate(valid) if max(map(len, v)) == n)
+        raise ValueError(f"validation pair {i + 1} has {n} tokens, more than a batch of max_tokens={tc.max_tokens} (--max-tokens {tc.max_tokens}) can "
+                         f"hold: raise it to at least {n}, or shorten or remove line {i + 1} of the validation files (max_len= (--max-len) drops training pairs only)")
+    return train, valid
 
 # %% ../nbs/A16_workflow.ipynb #e92055f6
 def task_recipe(task:Task|str, recipe:str|Recipe|None=None) -> Recipe:
@@ -134,6 +151,22 @@ def _data_meta(data:ParallelData) -> dict:
     return {k: v for k, v in (('data_dir', o.get('data_dir')), ('files', files), ('args', o.get('args'))) if v} | {'fingerprint': data.fingerprint()}
 
 
+# %% ../nbs/A16_workflow.ipynb #a16beg01
+def _begin(data, task, recipe, resume, given, settings, spm, preset, vocab_size, out, new_data, say) -> tuple:
+    "(checkpoint or None, task, recipe, its name, `TrainConfig`, what to say, data, run folder) of the run `train_model` is asked for: `resume`'s, read and checked by `resume_run`, or a new one's."
+    if resume is not None:
+        if not isinstance(resume, Resumed):
+            resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size,
+                                recipe=recipe, out=out, say=say)
+        elif settings or spm or preset or vocab_size or recipe or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
+        c, task = resume.checkpoint, resume.task
+        r = task.recipes.get(rname := c.meta.get('recipe')) or task.recipe     # the recipe the run began with
+        return c, task, r, rname, resume.tc, resume.said, resume.data, resume.out
+    task = task or (task_for(data.name) if data is not None else get_task('numbers'))
+    r, rname = task_recipe(task, recipe), recipe if isinstance(recipe, str) else None
+    tc, said = _new_run_config(r, given)
+    return None, task, r, rname, tc, said, data if data is not None else task.load(task.datasets[0]), out
+
 # %% ../nbs/A16_workflow.ipynb #a18trm01
 def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's name, or your training files (src, tgt); None: the task's own (on resume: the run's own)
                 task:str|Task|None=None, # default: the task of `data`'s dataset (or the checkpoint's); 'numbers' with no data
@@ -152,17 +185,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     given, model_kw = _split(settings)
     if task is not None: task = get_task(task)
     data = _corpus(data, task)
-    if resume is not None:
-        if not isinstance(resume, Resumed):
-            resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size,
-                                recipe=recipe, out=out, say=say)
-        elif settings or spm or preset or vocab_size or recipe or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
-        c, task, tc, said, data, out = resume.checkpoint, resume.task, resume.tc, resume.said, resume.data, resume.out
-        r = task.recipes.get(rname := c.meta.get('recipe')) or task.recipe     # the recipe the run began with
-    else:
-        task = task or (task_for(data.name) if data is not None else get_task('numbers'))
-        c, rname = None, recipe if isinstance(recipe, str) else None; r = task_recipe(task, recipe); tc, said = _new_run_config(r, given)
-        if data is None: data = task.load(task.datasets[0])
+    c, task, r, rname, tc, said, data, out = _begin(data, task, recipe, resume, given, settings, spm, preset, vocab_size, out, new_data, say)
     limit_threads(r.threads, unless_chosen=True)   # the recipe's CPU threads, else the package's default, as tnb-train: unless chosen
     for line in said: say(line)
     if c is None: set_seed(tc.seed)                                # the model's initial weights, as tnb-train draws them
@@ -172,8 +195,10 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
             'data': _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),
             **({'recipe': rname} if rname in task.recipes else {}), **(meta or {})}
     parallel, precision = trainer_setup(tc, parallel)              # the processes and the precision, chosen once, here
+    sampler = batch_sampler(train, tc, parallel)                   # the batches: a new run given in epochs knows its length in updates now
+    if c is None and tc.steps is None: tc = _epochs_warmup(tc, given, sampler, say)   # a new run given in epochs: said before its first update
     trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say,
-                      parallel=parallel, precision=precision)
+                      parallel=parallel, precision=precision, sampler=sampler)
     if c is not None: trainer.load(c)                              # checked for resuming by `resume_run`; the weights here, against the real model
     trainer.task = task; trainer.fit()
     return trainer
@@ -198,6 +223,10 @@ def _check_model(ck:dict, path, model:dict, preset, vocab_size):
         raise ValueError(f"{path} is a model with {has}, not {asked}{f' (preset={preset!r})' if preset else ''}: a resumed run keeps its model; drop those settings, or "
                          f"start a new run in another folder")
 
+def _spm_named(k:str, v) -> str:
+    "A tokenizer option as a caller (`spm={...}`) and, where it has one, `tnb-train`'s option name it."
+    cli = {'normalization_rule_name': f"--normalization {v}", 'byte_fallback': '--byte-fallback' if v else '--no-byte-fallback'}.get(k)
+    return f"{k}={v!r}" + (f" ({cli})" if cli else '')
 
 # %% ../nbs/A16_workflow.ipynb #a18res02
 def _changed_files(was:dict, now:dict) -> list[str]:
@@ -253,12 +282,13 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
                out=None, # the run folder to continue in (None: the checkpoint's, where it is now)
                say=print) -> Resumed:
     "Resolve, read and check a run to continue, once: what was asked for against the checkpoint (settings, model, data)."
-    if recipe is not None: raise ValueError(f"recipe={recipe!r}: a resumed run keeps the settings of its own recipe; drop recipe=")
+    if recipe is not None: raise ValueError(f"recipe={recipe!r}{f' (--recipe {shlex.quote(recipe)})' if isinstance(recipe, str) else ''}: a "
+                                            f"resumed run keeps the settings of its own recipe; drop it")
     if not isinstance(resume, (str, os.PathLike)):
         raise TypeError(f"resume={resume!r:.60} must be a checkpoint file or a run folder (its newest checkpoint), got a {type(resume).__name__}")
     _check_run_args(out, spm)
     if spm:
-        raise ValueError(f"{' and '.join(f'{k}={v!r}' for k, v in spm.items())} shape{'s' if len(spm) == 1 else ''} a new tokenizer, "
+        raise ValueError(f"{' and '.join(_spm_named(k, v) for k, v in spm.items())} shape{'s' if len(spm) == 1 else ''} a new tokenizer, "
                          f"and a resumed run keeps its own (that of {resume}): drop {'it' if len(spm) == 1 else 'them'}")
     for name, v, kind in (('data', data, ParallelData), ('files', files, dict), ('settings', settings, dict)):
         if v is not None and not isinstance(v, kind): raise TypeError(f"{name}={v!r:.60} must be a {kind.__name__} or None, got a {type(v).__name__}")
@@ -352,15 +382,25 @@ def closing_lines(trainer:Trainer, data:ParallelData, decoding:Decoding|None=Non
                                    if test_files else " --src YOUR_TEST.src --ref YOUR_TEST.tgt")
     return lines + [printable(f"next: tnb-translate {q} {shlex.quote(task.example(data))}   (then score it: {score})")]
 
+# %% ../nbs/A16_workflow.ipynb #a16nam01
+def _named(name:str, p) -> str: return f"{name}={str(p)!r} (--{name} {shlex.quote(str(p))})"   # as both a caller and tnb-evaluate's user name it
+
+def _read_named(name:str, p) -> list[str]:
+    "`read_text_lines` of the file given as `name`, its refusals of the file naming it in both forms."
+    try: return read_text_lines(p, f"--{name}")
+    except UserError as e:
+        if not str(e).startswith(cli := f"--{name} {p}"): raise
+        raise UserError(_named(name, p) + str(e)[len(cli):]) from None
+
 # %% ../nbs/A16_workflow.ipynb #4f449ed9
 def read_test_files(src, ref) -> tuple[list, list, list]:
     "(scored pairs, every source line, the indices of the scored lines) of the aligned files `src` and `ref`."
     for name, p in (('src', src), ('ref', ref)):
         if not isinstance(p, (str, os.PathLike)): raise TypeError(f"{name}={p!r:.60} must be a text file's path (sources and references, aligned), got a {type(p).__name__}")
-    s, r = read_text_lines(src, 'src='), read_text_lines(ref, 'ref=')
-    if len(s) != len(r): raise ValueError(f"src={str(src)!r} has {len(s):,} lines and ref={str(ref)!r} has {len(r):,}: they must be aligned line by line")
+    s, r = _read_named('src', src), _read_named('ref', ref)
+    if len(s) != len(r): raise ValueError(f"{_named('src', src)} has {len(s):,} lines and {_named('ref', ref)} has {len(r):,}: they must be aligned line by line")
     keep = [i for i, (x, y) in enumerate(zip(s, r)) if x and y]
-    if not keep: raise ValueError(f"src={str(src)!r} and ref={str(ref)!r} hold no sentence pairs (empty or blank)")
+    if not keep: raise ValueError(f"{_named('src', src)} and {_named('ref', ref)} hold no sentence pairs (empty or blank)")
     if empty := sorted(set(range(len(s))) - set(keep)):
         warnings.warn(f"{len(empty):,} of {len(s):,} lines have an empty source or reference and are left out of the scores (line "
                       f"{', '.join(str(i + 1) for i in empty[:10])}{', ...' if len(empty) > 10 else ''})")
