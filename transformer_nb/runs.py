@@ -199,7 +199,7 @@ def lock(self:RunFolder, remove_unused:bool=False, # on an error, remove the fol
     finally:
         del _HELD[key]; flock(f.fileno(), False); f.close()
 
-# %% ../nbs/A04_runs.ipynb #c1a1m0e0
+# %% ../nbs/A04_runs.ipynb #a04holds
 class RunConflict(UserError):
     "A run folder holds files a run must not mix with: another run's (`later=False`), or a later continuation's (`later=True`)."
     def __init__(self, message:str, files:list, later:bool):
@@ -208,6 +208,13 @@ class RunConflict(UserError):
 _CLAIMED = {}   # real path of a claimed folder -> the starts (step, checkpoint) this process holds it for, checked
 def _start(step:int, resumed_from) -> tuple: return step, None if resumed_from is None else str(Path(resumed_from).resolve())
 
+@patch
+def holds(self:RunFolder, step:int=0, resumed_from=None) -> bool:
+    "True while this process holds the folder claimed for a run starting at update `step` from `resumed_from` (a claimer need not claim it again)."
+    return _start(step, resumed_from) in _CLAIMED.get(os.path.realpath(self.path), ())
+
+
+# %% ../nbs/A04_runs.ipynb #c1a1m0e0
 @patch
 @contextlib.contextmanager
 def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new run)
@@ -239,10 +246,6 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
         try: yield self
         finally: _CLAIMED[key].discard(start)
 
-@patch
-def holds(self:RunFolder, step:int=0, resumed_from=None) -> bool:
-    "True while this process holds the folder claimed for a run starting at update `step` from `resumed_from` (a claimer need not claim it again)."
-    return _start(step, resumed_from) in _CLAIMED.get(os.path.realpath(self.path), ())
 
 # %% ../nbs/A04_runs.ipynb #214906c8
 def _span(steps:list) -> str:
