@@ -152,7 +152,8 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
     src, _ = collate(data[:8])
     cpu = greedy_decode(model, src)
     assert greedy_decode(model.to(DEV), src.to(DEV)) == cpu == greedy_decode(model, src.to(DEV), cache=FastCache(model.cfg.N))
-    r = run(tmp_path / 'a', 200, resume=tmp_path / 'a' / 'checkpoint-0000100.pt')   # resume from update 100
+    r = run(tmp_path / 'b', 200, resume=tmp_path / 'a' / 'checkpoint-0000100.pt')   # resume from update 100, in another folder:
+    #                                                  # `a` holds its later checkpoints, which a continuation must not mix with
     again = [x['loss'] for x in r.history['train']][100:110]
     assert max(abs(a - b) for a, b in zip(again, h[100:110])) < 1e-3        # GPU kernels may reorder sums slightly
 
