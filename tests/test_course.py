@@ -19,8 +19,8 @@ def words(cs:list) -> int:
 def test_the_paper_path_is_complete_and_in_order():
     assert [p.name[:2] for p in PAPER] == ['00', '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12']
 
-# A paper notebook's length is counted over every cell, the two Colab cells included, as the project's before-stop
-# check counts it: at most 70 cells (exported cells a screen at most: more, shorter cells) and 5,000 words of prose.
+# A paper notebook's length is counted over every cell, the two Colab cells included (a learner scrolls past them
+# too): at most 70 cells (exported cells a screen at most: more, shorter cells) and 5,000 words of prose.
 CELLS_MAX, PROSE_MAX = 70, 5000
 
 def length_problems(cs:list) -> list[str]:
@@ -141,9 +141,9 @@ def test_every_prose_file_is_run_once_by_its_own_notebook():
     assert all(rs in ([], [nb]) for nb, rs in runs.items()), {nb: rs for nb, rs in runs.items() if rs not in ([], [nb])}
 
 # The main line a learner finishes: from the title to the exercises, at most 2,000 words of prose in each paper
-# notebook (what goes deeper follows a "Going deeper" heading), counted as the project's before-stop check counts
-# them: every markdown cell before that heading, the Colab badge included; 00, which that check leaves out, at most
-# 600 words of its own text (the Colab cells left out). Teaching cells hold the method:
+# notebook (what goes deeper follows a "Going deeper" heading), counted over every markdown cell before that heading,
+# the Colab badge included; 00, the common ground rather than a paper section, at most 600 words of its own text (the
+# Colab cells left out). Teaching cells hold the method:
 # at most 10 `raise` statements in the paper path's exported cells and at most 3 exported cells over 30 lines (the
 # checks live in the appendices' functions, called once at each public entry).
 GOING_DEEPER = re.compile(r'^#+\s*Going deeper', re.M | re.I)
