@@ -201,3 +201,39 @@ def test_teaching_cells_hold_the_method():
 def test_each_paper_notebook_links_the_paper(p):
     md = '\n'.join(''.join(c['source']) for c in main_line(cells(p)) if c['cell_type'] == 'markdown')
     assert 'arxiv.org/abs/1706.03762' in md, f"{p.name} does not link the paper (arXiv 1706.03762)"
+
+# The figures are part of the course, stored with the notebooks: a cell that draws with `plt.show()` (outside a function,
+# in a cell Run All runs) keeps its image. Executing with MPLBACKEND=Agg leaves every such cell without one.
+SKIPPED = re.compile(r'^#\|\s*(slow|cuda|export|eval:\s*false)\b', re.M)
+
+def shows_a_figure(src:str) -> bool:
+    "True when the cell's own code (not a function or class it defines) calls `plt.show()`."
+    try: tree = ast.parse('\n'.join(l for l in src.splitlines() if not l.lstrip().startswith(('#|', '%', '!'))))
+    except SyntaxError: return False
+    todo = list(tree.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)): continue
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == 'show' and \
+           isinstance(n.func.value, ast.Name) and n.func.value.id == 'plt': return True
+        todo.extend(ast.iter_child_nodes(n))
+    return False
+
+def figures_missing(cs:list) -> list[str]:
+    "Ids of the code cells that show a figure in Run All but store no image."
+    img = lambda c: any(k.startswith('image/') for o in c.get('outputs', []) for k in o.get('data', {}))
+    return [c.get('id') for c in cs if c['cell_type'] == 'code' and not SKIPPED.search(s := ''.join(c['source']))
+            and shows_a_figure(s) and not img(c)]
+
+def test_the_figure_check_can_fail():
+    code = lambda s, outs=(): {'cell_type': 'code', 'id': 'x', 'source': [s], 'outputs': list(outs)}
+    png = {'output_type': 'display_data', 'data': {'image/png': 'iVBOR', 'text/plain': ['<Figure>']}}
+    drawn = 'fig, ax = plt.subplots()\nfor i in range(2): ax.plot([i])\nplt.show()'
+    assert figures_missing([code(drawn, [png])]) == []
+    assert figures_missing([code(drawn)]) == ['x']                                          # run under Agg: no image
+    assert figures_missing([code('if True:\n    plt.show()')]) == ['x']
+    assert figures_missing([code('def f():\n    plt.show()'), code('#| slow\nplt.show()'), code('print(1)')]) == []
+
+@pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
+def test_paper_notebooks_store_their_figures(p):
+    assert not figures_missing(all_cells(p)), f"{p.name}: cells {figures_missing(all_cells(p))} show a figure but store no image (execute it without MPLBACKEND=Agg)"
