@@ -1,5 +1,5 @@
 """The shape of the course: the paper path reads §3 to §6.3 in order, each paper notebook stays short enough to read
-(at most 70 cells and 5,000 words of prose), and every notebook links its neighbours by their `.ipynb` names, which
+(at most 70 cells and 5,000 words of prose, the Colab cells counted; at most 2,000 words before "Going deeper"), and every notebook links its neighbours by their `.ipynb` names, which
 work in Jupyter and which Quarto turns into the site's pages."""
 import ast, json, re
 from pathlib import Path
@@ -11,17 +11,38 @@ PAPER = sorted(p for p in NBS.glob('[0-9][0-9]_*.ipynb'))
 COLAB = ('colab-badge', 'colab-setup')      # the same two cells in every notebook (tools/colab.py): not the course's text
 
 def cells(p): return [c for c in json.loads(p.read_text(encoding='utf-8'))['cells'] if c.get('id') not in COLAB]
-def prose_words(p) -> int:
-    "Words of the markdown cells, counted as runs of word characters (formulas and code spans included)."
-    return len(re.findall(r'\w+', '\n'.join(''.join(c['source']) for c in cells(p) if c['cell_type'] == 'markdown')))
+def all_cells(p): return json.loads(p.read_text(encoding='utf-8'))['cells']
+def words(cs:list) -> int:
+    "Words of the markdown cells, counted as runs of word characters (formulas, code spans and links included)."
+    return len(re.findall(r'\w+', '\n'.join(''.join(c['source']) for c in cs if c['cell_type'] == 'markdown')))
 
 def test_the_paper_path_is_complete_and_in_order():
     assert [p.name[:2] for p in PAPER] == ['00', '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12']
 
+# A paper notebook's length is counted over every cell, the two Colab cells included (a learner scrolls past them
+# too): at most 70 cells (exported cells a screen at most: more, shorter cells) and 5,000 words of prose.
+CELLS_MAX, PROSE_MAX = 70, 5000
+
+def length_problems(cs:list) -> list[str]:
+    "What is over the caps in a paper notebook's cells `cs` (all of them): the number of cells, the words of prose."
+    n, w = len(cs), words(cs)
+    return ([f"{n} cells (at most {CELLS_MAX})"] if n > CELLS_MAX else []) + \
+           ([f"{w:,} words of prose (at most {PROSE_MAX:,})"] if w > PROSE_MAX else [])
+
+BADGE = ('<a href="https://colab.research.google.com/github/o/r/blob/main/nbs/01_x.ipynb"><img '
+         'src="https://colab.research.google.com/assets/colab-badge.svg" alt="Open In Colab"></a>')
+
+def test_the_length_caps_can_fail():
+    md = lambda s, cid='x': {'cell_type': 'markdown', 'id': cid, 'source': [s]}
+    badge = md(BADGE, 'colab-badge')
+    assert length_problems([badge] + [md('w')] * (CELLS_MAX - 1)) == []
+    assert length_problems([badge] + [md('w')] * CELLS_MAX) == [f"{CELLS_MAX + 1} cells (at most {CELLS_MAX})"]  # the badge counts
+    assert length_problems([md('w ' * PROSE_MAX)]) == []
+    assert length_problems([md('w ' * PROSE_MAX), badge]) == [f"{PROSE_MAX + words([badge]):,} words of prose (at most {PROSE_MAX:,})"]
+
 @pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
 def test_paper_notebooks_stay_short(p):
-    assert len(cells(p)) <= 85, f"{p.name}: {len(cells(p))} cells"   # exported cells a screen at most: more, shorter cells
-    assert prose_words(p) <= 5000, f"{p.name}: {prose_words(p):,} words of prose"
+    assert not length_problems(all_cells(p)), f"{p.name}: {length_problems(all_cells(p))}"
 
 @pytest.mark.parametrize('p', sorted(NBS.glob('*.ipynb')), ids=lambda p: p.stem)
 def test_navigation_links_notebooks(p):
@@ -78,8 +99,6 @@ def code_lines(cells:list) -> tuple[int, int]:
     n = sum(len(s.splitlines()) for s in srcs)
     return n, sum(len(s.splitlines()) for s in srcs if re.search(r'^#\|\s*hide', s, re.M))
 
-def all_cells(p): return json.loads(p.read_text(encoding='utf-8'))['cells']
-
 def test_the_hidden_line_count_can_fail():
     code = lambda s: {'cell_type': 'code', 'source': [s]}
     cs = [code('#| hide\na = 1\nb = 2'), code('x = 1\n' * 7), {'cell_type': 'markdown', 'source': ['#| hide\ntext']}]
@@ -122,7 +141,9 @@ def test_every_prose_file_is_run_once_by_its_own_notebook():
     assert all(rs in ([], [nb]) for nb, rs in runs.items()), {nb: rs for nb, rs in runs.items() if rs not in ([], [nb])}
 
 # The main line a learner finishes: from the title to the exercises, at most 2,000 words of prose in each paper
-# notebook (what goes deeper follows a "Going deeper" heading); 00 at most 600 words. Teaching cells hold the method:
+# notebook (what goes deeper follows a "Going deeper" heading), counted over every markdown cell before that heading,
+# the Colab badge included; 00, the common ground rather than a paper section, at most 600 words of its own text (the
+# Colab cells left out). Teaching cells hold the method:
 # at most 10 `raise` statements in the paper path's exported cells and at most 3 exported cells over 30 lines (the
 # checks live in the appendices' functions, called once at each public entry).
 GOING_DEEPER = re.compile(r'^#+\s*Going deeper', re.M | re.I)
@@ -133,8 +154,10 @@ def main_line(cs:list) -> list:
     i = next((i for i, c in enumerate(cs) if c['cell_type'] == 'markdown' and GOING_DEEPER.search(''.join(c['source']))), len(cs))
     return cs[:i]
 
-def words(cs:list) -> int:
-    return len(re.findall(r'\w+', '\n'.join(''.join(c['source']) for c in cs if c['cell_type'] == 'markdown')))
+def main_line_problem(cs:list, most:int=MAIN_LINE_MAX) -> str|None:
+    "The words of prose before 'Going deeper' in cells `cs`, if more than `most`."
+    n = words(main_line(cs))
+    return f"{n:,} words of prose before 'Going deeper' (at most {most:,})" if n > most else None
 
 def exported(cs:list) -> list[str]:
     return [s for c in cs if c['cell_type'] == 'code' and re.match(r'#\|\s*export', s := ''.join(c['source']))]
@@ -153,10 +176,19 @@ def test_the_main_line_measures_can_fail():
     src = '#| export\ndef f(x):\n    if x: raise ValueError(x)\n    raise KeyError(x)\n' + 'y = 1\n' * 30
     assert raises(exported([code(src), code('raise X')])) == 2 and long_cells(exported([code(src)])) == 1
 
+def test_the_main_line_check_counts_the_badge():
+    md = lambda s, cid='x': {'cell_type': 'markdown', 'id': cid, 'source': [s]}
+    badge = md(BADGE, 'colab-badge')
+    text = md('# Title\n' + 'word ' * (MAIN_LINE_MAX - 1 - words([badge])))
+    assert main_line_problem([text, badge]) is None
+    assert main_line_problem([text, badge, md('two more')]) == f"{MAIN_LINE_MAX + 2:,} words of prose before 'Going deeper' (at most {MAIN_LINE_MAX:,})"
+    assert main_line_problem([text, badge, md('## Going deeper\n' + 'word ' * 100)]) is None     # what follows is not counted
+    assert main_line_problem([text, md('two more')]) is None                                    # without the badge: under
+
 @pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
 def test_the_main_line_is_short(p):
-    n, most = words(main_line(cells(p))), CORE_MAX if p.name.startswith('00') else MAIN_LINE_MAX
-    assert n <= most, f"{p.name}: {n:,} words of prose before 'Going deeper' (at most {most:,})"
+    problem = main_line_problem(cells(p), CORE_MAX) if p.name.startswith('00') else main_line_problem(all_cells(p))
+    assert problem is None, f"{p.name}: {problem}"
 
 def test_teaching_cells_hold_the_method():
     srcs = {p.name: exported(cells(p)) for p in PAPER}
@@ -169,3 +201,39 @@ def test_teaching_cells_hold_the_method():
 def test_each_paper_notebook_links_the_paper(p):
     md = '\n'.join(''.join(c['source']) for c in main_line(cells(p)) if c['cell_type'] == 'markdown')
     assert 'arxiv.org/abs/1706.03762' in md, f"{p.name} does not link the paper (arXiv 1706.03762)"
+
+# The figures are part of the course, stored with the notebooks: a cell that draws with `plt.show()` (outside a function,
+# in a cell Run All runs) keeps its image. Executing with MPLBACKEND=Agg leaves every such cell without one.
+SKIPPED = re.compile(r'^#\|\s*(slow|cuda|export|eval:\s*false)\b', re.M)
+
+def shows_a_figure(src:str) -> bool:
+    "True when the cell's own code (not a function or class it defines) calls `plt.show()`."
+    try: tree = ast.parse('\n'.join(l for l in src.splitlines() if not l.lstrip().startswith(('#|', '%', '!'))))
+    except SyntaxError: return False
+    todo = list(tree.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)): continue
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == 'show' and \
+           isinstance(n.func.value, ast.Name) and n.func.value.id == 'plt': return True
+        todo.extend(ast.iter_child_nodes(n))
+    return False
+
+def figures_missing(cs:list) -> list[str]:
+    "Ids of the code cells that show a figure in Run All but store no image."
+    img = lambda c: any(k.startswith('image/') for o in c.get('outputs', []) for k in o.get('data', {}))
+    return [c.get('id') for c in cs if c['cell_type'] == 'code' and not SKIPPED.search(s := ''.join(c['source']))
+            and shows_a_figure(s) and not img(c)]
+
+def test_the_figure_check_can_fail():
+    code = lambda s, outs=(): {'cell_type': 'code', 'id': 'x', 'source': [s], 'outputs': list(outs)}
+    png = {'output_type': 'display_data', 'data': {'image/png': 'iVBOR', 'text/plain': ['<Figure>']}}
+    drawn = 'fig, ax = plt.subplots()\nfor i in range(2): ax.plot([i])\nplt.show()'
+    assert figures_missing([code(drawn, [png])]) == []
+    assert figures_missing([code(drawn)]) == ['x']                                          # run under Agg: no image
+    assert figures_missing([code('if True:\n    plt.show()')]) == ['x']
+    assert figures_missing([code('def f():\n    plt.show()'), code('#| slow\nplt.show()'), code('print(1)')]) == []
+
+@pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
+def test_paper_notebooks_store_their_figures(p):
+    assert not figures_missing(all_cells(p)), f"{p.name}: cells {figures_missing(all_cells(p))} show a figure but store no image (execute it without MPLBACKEND=Agg)"
