@@ -134,12 +134,6 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
     spm = {k: getattr(a, k) for k in ('normalization_rule_name', 'byte_fallback') if getattr(a, k) is not None}   # named as Tokenizer.train names them
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
-def _resume(a, s:dict, spm:dict, files):
-    "The run `--resume` continues, read and checked once by `resume_run` (`train_model` gives it its recipe's threads, unless chosen)."
-    from transformer_nb.workflow import resume_run
-    return resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
-                      a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print)
-
 # %% ../nbs/A19_cli.ipynb #a7p0c001
 def _say_precision(prog:str):
     "A `Trainer` callback that says once, on standard error and after the first update, the precision the run trains in and why."
@@ -162,7 +156,8 @@ def _train(argv):
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
     limit_threads(a.threads); check_device(a.device)
     s, spm, files = _settings(a)
-    resumed = _resume(a, s, spm, files) if a.resume else None      # read and checked once, there: settings, model, data
+    resumed = workflow.resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
+        a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print) if a.resume else None   # read and checked once, there: settings, model, data
     task, data = (resumed.task, resumed.data) if resumed else (_task_of(a), None)
     out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
@@ -228,11 +223,8 @@ def _started(argv, parse):
 
 def _decoder(a, c) -> tuple:
     "(model, tokenizer, task, `Decoding`, precision, max_tokens) of the opened `Checkpoint` `c`: each resolved and checked once, here."
-    from transformer_nb.machine import choose_precision
     from transformer_nb.decoding import DECODE_BATCH_TOKENS
-    model, tok, task, d = load_decoder(c, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop, a.max_extra)
-    precision = choose_precision(next(model.parameters()).device)[0] if a.precision == 'auto' else a.precision
-    return model, tok, task, d, precision, a.max_tokens or DECODE_BATCH_TOKENS
+    return *load_decoder(c, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop, a.max_extra, a.precision), a.max_tokens or DECODE_BATCH_TOKENS
 
 # %% ../nbs/A19_cli.ipynb #77ffbd21
 def _translate_parser() -> CliParser:

@@ -143,9 +143,10 @@ def field_options(g, cls, names=None, # the fields to offer (default: all), in t
 
 # %% ../nbs/A17_commands.ipynb #66424ed0
 def load_decoder(c, prog:str, # c: the opened `Checkpoint`; prog: how the tool names itself in the line that says which file it uses
-                 device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False, max_extra:int|None=None):
-    "(model, tokenizer, task, `Decoding`) of the opened `Checkpoint` `c`; says on standard error which file it uses."
-    from transformer_nb.machine import limit_threads
+                 device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False, max_extra:int|None=None,
+                 precision:str='auto'): # 'auto' is resolved here, once, for the model's device
+    "(model, tokenizer, task, `Decoding`, precision) of the opened `Checkpoint` `c`; says on standard error which file it uses."
+    from transformer_nb.machine import limit_threads, choose_precision
     from transformer_nb.fast_decoding import check_beam
     device = check_device(device); limit_threads(threads)
     with out_of_memory(f"the checkpoint {c.path}"): tok, model = c.tokenizer, c.model(device)
@@ -153,4 +154,4 @@ def load_decoder(c, prog:str, # c: the opened `Checkpoint`; prog: how the tool n
     task = load_tasks().task_of(c)
     d = check_beam(model, task.decoding_for(beam, alpha, early_stop, max_extra))   # the one `Decoding` of this command, fit for its task and model
     note(f"{prog}: using {c.path} ({c.source})")                  # once the options fit it: a refusal is one line
-    return model, tok, task, d
+    return model, tok, task, d, choose_precision(next(model.parameters()).device)[0] if precision == 'auto' else precision
