@@ -151,8 +151,7 @@ def _train(argv):
     if any(x in ('-h', '--help') for x in argv): _train_help()
     a = _train_parser().parse_args(argv); _check_train(a)
     from transformer_nb.machine import limit_threads; from transformer_nb.model import PRESETS
-    from transformer_nb.trainer import Parallel
-    from transformer_nb import workflow
+    from transformer_nb.trainer import Parallel; from transformer_nb import workflow
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
     limit_threads(a.threads); check_device(a.device)
     s, spm, files = _settings(a)
