@@ -71,13 +71,21 @@ def test_every_option_says_what_it_is_and_its_default(prog):
         assert not takes or a.required or 'default' in a.help, (prog, a.option_strings, a.help)
 
 def test_the_options_are_the_settings_fields():
-    "tnb-train's model and training options are the fields of TransformerConfig and TrainConfig, helped by the fields' comments."
+    "tnb-train's model and training options are the fields of TransformerConfig and TrainConfig, helped by the fields' comments in a command's words."
     from dataclasses import fields
+    from transformer_nb.commands import _plain
     from fastcore.docments import docments
     from transformer_nb.trainer import TrainConfig
     from transformer_nb.decoding import Decoding
     helps = {a.dest: a.help for a in cli._train_parser()._actions}
-    for f in fields(TrainConfig): assert helps[f.name].startswith(docments(TrainConfig)[f.name]), f.name
+    for f in fields(TrainConfig): assert helps[f.name].startswith(_plain(docments(TrainConfig)[f.name])), f.name
     assert helps['max_time'].startswith('also stop after this many minutes')
     helps = {a.dest: a.help for a in cli._translate_parser()._actions}
-    for k in ('beam', 'alpha', 'max_extra'): assert helps[k].startswith(docments(Decoding)[k]), k
+    for k in ('beam', 'alpha', 'max_extra'): assert helps[k].startswith(_plain(docments(Decoding)[k])), k
+
+
+def test_help_is_in_a_command_users_words():
+    "--max-time's help once said 'None: no time limit' and --device's None/'auto', words a command refuses: no Python literal is left."
+    helps = {a.option_strings[0]: a.help for a in cli._train_parser()._actions if a.option_strings}
+    assert '(not set: no time limit)' in helps['--max-time'] and 'not set/auto' in helps['--device'], (helps['--max-time'], helps['--device'])
+    assert not [o for o, h in helps.items() if h and ('None' in h or 'False' in h or 'True' in h)]

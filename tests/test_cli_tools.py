@@ -184,6 +184,21 @@ def test_average_skips_averages_among_its_inputs(run, tmp_path):
     assert r.returncode == 2 and 'averages only' in r.stderr and not (tmp_path / 'x.pt').exists(), r.stderr
 
 
+def test_average_names_a_missing_average_as_not_found(run, tmp_path):
+    "A non-existent .../average.pt among the inputs was 'skipped' as an average, exit 0: it is a missing checkpoint, one line, exit 2."
+    r = tool('average', RunFolder(run).latest(), tmp_path / 'average.pt', '-o', tmp_path / 'x.pt')
+    assert (r.returncode, r.stderr.strip()) == (2, f"tnb-average: error: checkpoint not found: {tmp_path / 'average.pt'}"), r.stderr
+    assert not (tmp_path / 'x.pt').exists()
+
+def test_average_of_a_folder_without_last_is_its_newest_training_checkpoint(run, tmp_path):
+    "`tnb-average RUN -o x` copied RUN/average.pt, the file it skips when named: now the newest training checkpoint, as --help says."
+    import shutil
+    shutil.copytree(run, tmp_path / 'r'); folder = RunFolder(tmp_path / 'r')
+    assert tool('average', folder.path, '--last', '2', '-o', folder.path / 'average.pt').returncode == 0
+    r = tool('average', folder.path, '-o', tmp_path / 'x.pt')
+    assert r.returncode == 0 and f"averaged 1 checkpoint ({folder.latest().name})" in r.stdout, (r.stdout, r.stderr)
+    assert 'never its average.pt' in tool('average', '--help').stdout
+
 def test_average_refuses_a_published_model_saying_why(tmp_path):
     r = tool('average', 'pretrained:numbers', '-o', tmp_path / 'x.pt')
     assert r.returncode == 2 and not (tmp_path / 'x.pt').exists(), r.stderr

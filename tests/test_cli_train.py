@@ -308,3 +308,15 @@ def test_own_files_without_steps_are_refused_before_training(tmp_path):
     assert '--steps 2000' in tnb_train('--help').stdout                            # as --help's own-data example shows it
     r = tnb_train(*files, '--preset', 'tiny', '--vocab-size', '30', '--steps', '20', '--out', tmp_path / 'run')
     assert r.returncode == 0 and 'warm-up: the default 4,000 updates would outlast this 20-update run, so it is 2' in r.stdout, r.stderr[-2000:]
+
+def test_a_run_joins_its_processes_once(tmp_path, monkeypatch, capsys):
+    "tnb-train joined the process group twice (its own init_distributed, then the Trainer's): one `Parallel`, joined once, is passed down."
+    import transformer_nb.distributed as D
+    from transformer_nb import cli
+    calls, join = [], D.init_distributed
+    monkeypatch.setattr(D, 'init_distributed', lambda *a, **k: calls.append(1) or join(*a, **k))
+    import transformer_nb.trainer as T; monkeypatch.setattr(T, 'init_distributed', D.init_distributed)
+    with pytest.raises(SystemExit) as e:
+        cli.train_main(['--dataset', 'copy', '--preset', 'tiny', '--steps', '2', '--no-progress', '--test-limit', '0',
+                        '--device', 'cpu', '--out', str(tmp_path / 'r')])
+    assert e.value.code in (0, None) and len(calls) == 1, (e.value.code, calls, capsys.readouterr().err[-2000:])

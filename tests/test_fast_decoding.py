@@ -46,6 +46,19 @@ def test_translate_refuses_a_lone_surrogate_in_one_line():
     with pytest.raises(ValueError) as e: translate(m, tok, ['one', '\udcff seven'])
     assert str(e.value) == 'sentences[1] is not valid UTF-8 text'
 
+def test_translate_says_what_it_does_with_a_carriage_return_as_the_command_does():
+    "`translate(m, tok, ['seven\\rnine'])` read the '\\r' as a space silently, where tnb-translate says so: the library warns in the same line."
+    from transformer_nb.fast_decoding import translate
+    tok = Tokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
+    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter('always')
+        out = translate(m, tok, ['one', 'one\rtwo', 'two\x1b'], beam=1)
+    assert len(out) == 3 and out[1] == translate(m, tok, ['one two'], beam=1)[0]
+    assert [str(w.message) for w in said] == ["sentences[1] holds control characters (\\r): each is read as a space, here and in any "
+                                              "later line, so that every line in gives one line out"]
+    assert said[0].filename == __file__                                 # pointed at the caller's line
+
 def test_the_beam_size_is_checked_once_per_translate(monkeypatch):
     "translate checks its Decoding once at its entry and passes it down whole: one vocabulary check, no Decoding rebuilt."
     import transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd

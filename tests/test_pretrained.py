@@ -110,6 +110,21 @@ def test_a_damaged_cached_download_is_fetched_again(clean_env, monkeypatch):
     assert pretrained_path('numbers', fetch=fetch) == cached and len(calls) == 1
     assert pretrained_path('numbers', fetch=fetch) == cached and len(calls) == 1  # now served from the cache
 
+def test_a_published_model_carries_no_path_of_the_machine_that_made_it(tmp_path):
+    "make_pretrained wrote the build machine's run folder into the published meta's command (tnb-train --resume /tmp/r1 ...)."
+    from dataclasses import asdict
+    from transformer_nb.checkpoints import save_checkpoint
+    from transformer_nb.data import Tokenizer
+    from transformer_nb.model import Transformer, get_config
+    tok = Tokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
+    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
+    run = tmp_path / 'build' / 'r1'
+    ck = save_checkpoint(run / 'checkpoint-0000005.pt', config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=5,
+                         meta={'command': f"tnb-train --resume {run} --out={run} --steps 5", 'averaged_from': [str(run / 'checkpoint-0000005.pt')]})
+    pub = load_checkpoint(P.make_pretrained(ck, tmp_path / 'models' / 'toy.pt'))
+    assert str(tmp_path) not in json.dumps(pub['meta']), pub['meta']
+    assert pub['meta']['command'] == 'tnb-train --resume ../build/r1 --out=../build/r1 --steps 5'
+
 def test_resume_from_a_published_model_is_refused():
     with pytest.raises(ValueError, match='holds no optimiser state to resume from'): open_checkpoint('pretrained:numbers', 'resume')
 

@@ -7,7 +7,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a05_checkpoints.html.md"""
 # %% auto #0
 __all__ = ['rng_state', 'set_rng_state', 'save_checkpoint', 'upgrade_checkpoint', 'load_checkpoint', 'checkpoint_meta',
            'checkpoint_identity', 'resolve_checkpoint', 'check_weights', 'check_checkpoint', 'check_tokenizer',
-           'Checkpoint', 'read_checkpoint', 'model_from_checkpoint', 'average_checkpoints', 'save_averaged']
+           'Checkpoint', 'read_checkpoint', 'model_from_checkpoint', 'average_checkpoints', 'save_averaged',
+           'average_run']
 
 # %% ../nbs/A05_checkpoints.ipynb #085de6a9
 import errno, os, random, re, shutil, stat, warnings
@@ -505,3 +506,30 @@ def save_averaged(paths:list, out_path, follow:bool=True) -> Path:
         raise ValueError(f"{out_path}: a checkpoint-<step>.pt name would pass the average off as the newest training "
                          f"checkpoint of its folder; call it e.g. avg.pt")
     return save_checkpoint(out_path, follow=follow, **average_checkpoints(paths))
+
+# %% ../nbs/A05_checkpoints.ipynb #a05avr02
+def _is_average(p:Path) -> bool:
+    "True if `p` is an average: an `average.pt`, or a file whose metadata names the checkpoints it averaged."
+    if p.name == 'average.pt': return True
+    try: return bool(checkpoint_meta(load_checkpoint(p, mmap=True)).get('averaged_from'))
+    except (ValueError, OSError): return False             # unreadable: `save_averaged` names it
+
+def average_run(paths:list, # checkpoint files of one run, or one run folder
+                out_path, # the checkpoint to write (not a checkpoint-<step>.pt name)
+                last:int|None=None, # with a run folder: average its newest `last` checkpoints (default: its newest one alone)
+                say=None, # how a skipped average is said (default: `warnings.warn`)
+               ) -> tuple[Path, list[Path]]:
+    "(the file written, the checkpoints averaged): `save_averaged` of a run's checkpoints, averages among them skipped and named."
+    paths = _checkpoint_paths(paths)
+    if ref := next((p for p in paths if str(p).startswith('pretrained:')), None):
+        raise ValueError(f"{ref} is a published model, one finished checkpoint, not the checkpoints of a run: tnb-average averages "
+                         f"a run's checkpoints (its folder with last=N (--last N), or its checkpoint files)")
+    folder = len(paths) == 1 and paths[0].is_dir()
+    if last is not None and not folder: raise ValueError(f"last={last} (--last {last}) needs exactly one run folder")
+    if folder: paths = RunFolder(paths[0]).newest(last or 1)   # training checkpoints: never the average.pt the folder stands for
+    if missing := next((p for p in paths if not p.exists()), None): raise FileNotFoundError(f"checkpoint not found: {missing}")
+    if len(paths) > 1 and (skip := [p for p in paths if _is_average(p)]):
+        if len(skip) == len(paths): raise ValueError(f"{', '.join(map(str, skip))}: averages only; average the training checkpoints they came from")
+        (say or warnings.warn)(f"skipped {', '.join(map(str, skip))}: an average of checkpoints, which averaged again would count them twice")
+        paths = [p for p in paths if p not in skip]
+    return save_averaged(paths, out_path), paths

@@ -11,10 +11,10 @@ __all__ = ['train_main', 'translate_main', 'evaluate_main', 'average_main', 'exp
 import argparse, contextlib, json, shlex, sys, time, warnings
 from dataclasses import fields, replace
 from pathlib import Path
-from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
+from .safeguards import UserError, check_output, check_folder, check_text_file, in_place, atomic_write, output_stream
 from .runs import RunFolder, RunConflict, file_names
 from .process import run_cli, heavy_imports, out_of_memory, note
-from transformer_nb.commands import (CliParser, number, check_thread_env, check_device, load_tasks, field_options, open_decoder, load_decoder,
+from transformer_nb.commands import (CliParser, number, check_thread_env, check_device, load_tasks, field_options, load_decoder,
     check_record_file)
 
 # %% ../nbs/A19_cli.ipynb #14440da6
@@ -134,12 +134,6 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
     spm = {k: getattr(a, k) for k in ('normalization_rule_name', 'byte_fallback') if getattr(a, k) is not None}   # named as Tokenizer.train names them
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
-def _resume(a, s:dict, spm:dict, files):
-    "The run `--resume` continues, read and checked once by `resume_run` (`train_model` gives it its recipe's threads, unless chosen)."
-    from transformer_nb.workflow import resume_run
-    return resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
-                      a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print)
-
 # %% ../nbs/A19_cli.ipynb #a7p0c001
 def _say_precision(prog:str):
     "A `Trainer` callback that says once, on standard error and after the first update, the precision the run trains in and why."
@@ -157,20 +151,20 @@ def _train(argv):
     if any(x in ('-h', '--help') for x in argv): _train_help()
     a = _train_parser().parse_args(argv); _check_train(a)
     from transformer_nb.machine import limit_threads; from transformer_nb.model import PRESETS
-    from transformer_nb.distributed import init_distributed
-    from transformer_nb import workflow
+    from transformer_nb.trainer import Parallel; from transformer_nb import workflow
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
     limit_threads(a.threads); check_device(a.device)
     s, spm, files = _settings(a)
-    resumed = _resume(a, s, spm, files) if a.resume else None      # read and checked once, there: settings, model, data
+    resumed = workflow.resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
+        a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print) if a.resume else None   # read and checked once, there: settings, model, data
     task, data = (resumed.task, resumed.data) if resumed else (_task_of(a), None)
     out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
     start = (int(resumed.checkpoint.step), resumed.path) if resumed else (0, None)   # the update the run starts from, and its file
-    writes = init_distributed()[0] == 0                            # under torchrun only rank 0 writes, so only it holds the folder
+    parallel = Parallel.join(resumed.tc.device if resumed else a.device)   # the processes, joined once: only rank 0 writes, so only it holds the folder
     with contextlib.ExitStack() as held:                           # claimed here, once: fit's claim of the same start holds it as it is
         try:
-            if writes: held.enter_context(out.claim(*start, overwrite=a.overwrite, remove_unused=created))
+            if parallel.is_main: held.enter_context(out.claim(*start, overwrite=a.overwrite, remove_unused=created))
         except RunConflict as e:
             if a.resume: raise                                     # a later continuation's files, or another run's: said as they are
             _fail(f"--out {out.path} already holds a run ({file_names(e.files)}): continue it "
@@ -185,7 +179,7 @@ def _train(argv):
         t0, command = time.time(), shlex.join(['tnb-train', *argv])
         with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
             tr = workflow.train_model(data, task, recipe=recipe, resume=resumed, meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})},
-                                      say=print, callbacks=[_say_precision('tnb-train')], **({} if a.resume else dict(
+                                      say=print, parallel=parallel, callbacks=[_say_precision('tnb-train')], **({} if a.resume else dict(
                                       preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, out=out, overwrite=a.overwrite, **s)))
     if tr.interrupted: sys.exit(130)
     if tr.rank == 0: _report(a, task, data, tr, time.time() - t0)
@@ -228,11 +222,8 @@ def _started(argv, parse):
 
 def _decoder(a, c) -> tuple:
     "(model, tokenizer, task, `Decoding`, precision, max_tokens) of the opened `Checkpoint` `c`: each resolved and checked once, here."
-    from transformer_nb.machine import choose_precision
     from transformer_nb.decoding import DECODE_BATCH_TOKENS
-    model, tok, task, d = load_decoder(c, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop, a.max_extra)
-    precision = choose_precision(next(model.parameters()).device)[0] if a.precision == 'auto' else a.precision
-    return model, tok, task, d, precision, a.max_tokens or DECODE_BATCH_TOKENS
+    return *load_decoder(c, a.prog, a.device, a.threads, a.beam, a.alpha, a.early_stop, a.max_extra, a.precision), a.max_tokens or DECODE_BATCH_TOKENS
 
 # %% ../nbs/A19_cli.ipynb #77ffbd21
 def _translate_parser() -> CliParser:
@@ -260,24 +251,16 @@ def _parse_translate(argv:list):
 
 # %% ../nbs/A19_cli.ipynb #39b9b280
 def _translate_export(a):
-    "tnb-translate with a model folder that tnb-export wrote: CTranslate2 decodes, with the folder's tokenizer."
+    "tnb-translate with a model folder that tnb-export wrote: CTranslate2 decodes it ([A18_export](A18_export.ipynb)'s `translate_export`)."
     for given, what in ((a.early_stop, '--early-stop'), (a.precision != 'auto', f'--precision {a.precision}'), (a.max_src_len, '--max-src-len'),
                          (a.max_extra is not None, '--max-extra')):
         if given: _fail(f"{what} is for checkpoints; {a.checkpoint} is a CTranslate2 export, which decodes with CTranslate2's own "
                         f"search in the type it was exported in (tnb-export --quantization): drop {what}")
-    check_not_inputs({'-o': a.output}, {'-i': a.input, 'the export': [q for q in Path(a.checkpoint).iterdir() if q.is_file()]})
     from transformer_nb.machine import limit_threads
-    from transformer_nb.export import load_ctranslate2, ctranslate2_translate
-    from transformer_nb.fast_decoding import sentence_batches
-    try: translator, tok, meta = load_ctranslate2(a.checkpoint, threads=limit_threads(a.threads), device=a.device or 'cpu')
+    from transformer_nb.export import translate_export
+    try: translate_export(a.checkpoint, a.sentences, a.input, a.output, a.beam or 4, 0.6 if a.alpha is None else a.alpha, a.max_tokens,
+                          limit_threads(a.threads), a.device or 'cpu', lambda m: note(f"{a.prog}: {m}"))   # the paper's decoding (§6.1)
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
-    note(f"{a.prog}: using {a.checkpoint} (a CTranslate2 export{' of ' + meta['checkpoint'] if meta.get('checkpoint') else ''})")
-    beam, alpha = a.beam or 4, 0.6 if a.alpha is None else a.alpha       # the paper's decoding (§6.1), as for a checkpoint
-    batch = {'max_tokens': a.max_tokens} if a.max_tokens else {}          # else ctranslate2_translate's own
-    with contextlib.ExitStack() as opened:
-        batches, _, _ = sentence_batches(a.sentences, a.input, opened, lambda m: note(f"{a.prog}: {m}"))
-        with output_stream(a.output) as write:
-            for b in batches: write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, beam, alpha, meta=meta, **batch)))
 
 # %% ../nbs/A19_cli.ipynb #c3c5792c
 def _translate(argv):
@@ -287,6 +270,7 @@ def _translate(argv):
     if a.output: check_output(a.output, '-o')
     if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_export(a)    # a folder tnb-export wrote
     from transformer_nb.fast_decoding import sentence_batches, translate_source
+    from transformer_nb.pretrained import open_decoder
     c = open_decoder(a.checkpoint, {'-o': a.output}, {'-i': a.input})               # opened once, passed down
     model, tok, task, d, precision, max_tokens = _decoder(a, c)
     problems = lambda tok, lines: task.input_problems(tok, lines, c.meta.get('src_lang'))
@@ -330,20 +314,21 @@ def _evaluate(argv):
     outs = {'--hyp-out': a.hyp_out, '--record': a.record}
     for o, path in outs.items():
         if path: check_output(path, o)
+    from transformer_nb.pretrained import open_decoder
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
     c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
     if a.record: check_record_file(a.record)
     model, tok, task, d, precision, max_tokens = _decoder(a, c)
     from transformer_nb import workflow
     from transformer_nb.fast_decoding import check_source_lengths
-    pairs, sources, scored, test_name = workflow.test_set(c.state, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
+    pairs, sources, scored, test_name = workflow.test_set(c, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)
     with out_of_memory(f"decoding with beam={d.beam} (--beam {d.beam}) and max_tokens={max_tokens} (--max-tokens {max_tokens})"):
         scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
                                                    precision=precision)
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
-        rec, replaced = workflow.record_evaluation(a.record, task, c.state, c.path, model, scores, pairs, hyps, test_name, d,
+        rec, replaced = workflow.record_evaluation(a.record, task, c, c.path, model, scores, pairs, hyps, test_name, d,
                                                    shlex.join(['tnb-evaluate', *argv]), a.id, None if a.src else a.split or 'test')
         note(f"{a.prog}: {'replaced the record' if replaced else 'added the record'} {rec['id']} {'in' if replaced else 'to'} {a.record}")
     print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], workflow.decoding_label(d))))
@@ -352,52 +337,25 @@ def evaluate_main(argv:list|None=None):
     "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."
     run_cli('tnb-evaluate', _evaluate, argv)
 
-# %% ../nbs/A19_cli.ipynb #a19noavg
-def _no_averages(paths:list) -> list:
-    "`paths` without the averages among them (average.pt, or a file that averages others), each skipped and named; none left is refused."
-    from transformer_nb.pretrained import open_checkpoint
-    def average(q):
-        if q.name == 'average.pt': return True
-        with contextlib.suppress(Exception): return bool(open_checkpoint(q, mmap=True).meta.get('averaged_from'))
-        return False                                               # unreadable: `save_averaged` names it
-    if not (skip := [q for q in paths if average(q)]): return paths
-    if len(skip) == len(paths): _fail(f"{', '.join(map(str, skip))}: averages only; average the training checkpoints they came from")
-    note(f"tnb-average: skipped {', '.join(map(str, skip))}: an average of checkpoints, which averaged again would count them twice")
-    return [q for q in paths if q not in skip]
-
 # %% ../nbs/A19_cli.ipynb #dc0de427
 def _average_parser() -> CliParser:
     p = CliParser(prog='tnb-average', description="Average checkpoints of one run (as the paper does) into a new checkpoint.",
                   epilog="examples: tnb-average runs/m30k --last 5 -o runs/m30k/avg5.pt")
-    p.add_argument('checkpoints', nargs='+', help="checkpoint files, or one run folder together with --last (averages among them are skipped)")
-    p.add_argument('--last', type=number(int, 1), metavar='N', help="with a run folder: average its newest N checkpoints (default: its newest one alone)")
+    p.add_argument('checkpoints', nargs='+', help="checkpoint files, or one run folder: its newest training checkpoints (averages among them are skipped)")
+    p.add_argument('--last', type=number(int, 1), metavar='N', help="with a run folder: average its newest N checkpoints (default: its newest training checkpoint alone, a copy; never its average.pt)")
     p.add_argument('-o', '--output', metavar='FILE', required=True, help="the checkpoint to write (not a checkpoint-<step>.pt name)")
     p.add_argument('--debug', action='store_true', help="show the traceback of an internal error")
     return p
 
 def _average(argv):
-    p = _average_parser()
-    a = p.parse_args(argv)
-    if ref := next((q for q in a.checkpoints if q.startswith('pretrained:')), None):
-        _fail(f"{ref} is a published model, one finished checkpoint, not the checkpoints of a run: tnb-average averages a run's "
-              f"checkpoints (its folder with --last N, or its checkpoint files)")
-    check_output(a.output, '-o')
-    paths = [Path(q) for q in a.checkpoints]
-    if a.last is not None:
-        if len(paths) != 1 or not paths[0].is_dir(): _fail("--last N needs exactly one run folder")
-        paths = RunFolder(paths[0]).newest(a.last)
-    heavy_imports()
-    from transformer_nb.checkpoints import save_averaged, resolve_checkpoint
-    folder = paths[0] if len(paths) == 1 and paths[0].is_dir() else None
-    if folder: paths = [resolve_checkpoint(folder)[0]]            # the file the folder stands for
-    if len(paths) > 1: paths = _no_averages(paths)
-    out = save_averaged(paths, a.output)
+    a = _average_parser().parse_args(argv)
+    check_output(a.output, '-o'); heavy_imports()
+    from transformer_nb.checkpoints import average_run
+    out, paths = average_run(a.checkpoints, a.output, a.last, say=lambda m: note(f"tnb-average: {m}"))   # A05_checkpoints: averages skipped
     n, names = len(paths), ', '.join(q.name for q in paths)
     print(f"averaged {n} checkpoint{'s' * (n != 1)} ({names}) -> {out}", file=sys.stderr if in_place(out) else sys.stdout)
-    if n == 1:
-        run = folder or (a.checkpoints[0] if a.last else paths[0].parent)
-        note(f"tnb-average: one checkpoint, so {out} is a copy of it; to average a run's newest N "
-             f"checkpoints give its folder and --last N: tnb-average {shlex.quote(str(run))} --last 5 -o {shlex.quote(str(a.output))}")
+    if n == 1: note(f"tnb-average: one checkpoint, so {out} is a copy of it; to average a run's newest N checkpoints give its folder "
+                    f"and --last N: tnb-average {shlex.quote(str(paths[0].parent))} --last 5 -o {shlex.quote(str(a.output))}")
 
 def average_main(argv:list|None=None):
     "Entry point of `tnb-average` (see `tnb-average --help`)."
@@ -418,21 +376,11 @@ def _export(argv):
     p.add_argument('--debug', action='store_true', help="on an internal error, print the whole traceback (default: one line)")
     a = p.parse_args(argv)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
-    ckpt = a.checkpoint or a.ctranslate2
-    for given, what, fmt in ((a.float32, '--float32', 'ctranslate2'), (a.quantization, '--quantization', 'onnx'), (a.max_positions, '--max-positions', 'onnx')):
-        if given and a.format == fmt: _fail(f"{what} is not an option of --format {fmt}")
     heavy_imports()
-    from transformer_nb.export import export_ctranslate2, export_onnx
-    c = open_decoder(ckpt, {}, {}, mmap=True); path, why = c.path, c.source     # opened once, passed down: a published model's file hashed once
-    if a.format == 'onnx':
-        try:
-            with out_of_memory(f"the checkpoint {path}"): out = export_onnx(c, a.out, None if a.float32 else 'int8')
-        except ImportError as e: _fail(str(e))                   # onnx/onnxruntime not installed: how to install them
-        return print(f"wrote {out} (ONNX, {'float32' if a.float32 else 'int8'}; tokenizer.json and config.json beside it) from {path} ({why})")
+    from transformer_nb.export import export                      # A18_export: opened once, the other format's options refused
     try:
-        with out_of_memory(f"the checkpoint {path}"): out = export_ctranslate2(c, a.out, a.quantization, a.max_positions)
-    except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
-    print(f"wrote {out} (CTranslate2, {a.quantization or 'float32'}; sentencepiece.model beside it) from {path} ({why})")
+        with out_of_memory(f"the checkpoint {a.checkpoint or a.ctranslate2}"): print(export(a.checkpoint or a.ctranslate2, a.out, a.format, a.quantization, a.max_positions, a.float32)[1])
+    except ImportError as e: _fail(str(e))                       # CTranslate2, or onnx/onnxruntime, not installed: how to install them
 
 def export_main(argv:list|None=None):
     "Entry point of `tnb-export` (see `tnb-export --help`)."

@@ -6,11 +6,11 @@ Docs: https://transformer-nb.github.io/transformer_nb/a17_commands.html.md"""
 
 # %% auto #0
 __all__ = ['check_range', 'number', 'CliParser', 'env_int', 'check_thread_env', 'check_device', 'load_tasks', 'check_record_file',
-           'field_options', 'checkpoint_files', 'open_decoder', 'load_decoder']
+           'field_options', 'load_decoder']
 
 # %% ../nbs/A17_commands.ipynb #33dbea63
 import argparse, dataclasses, math, os, re
-from .safeguards import UserError, check_not_inputs
+from .safeguards import UserError
 from .process import first_line, out_of_memory, note
 
 # %% ../nbs/A17_commands.ipynb #d4ce8fed
@@ -120,6 +120,13 @@ def _kind(t) -> type:
     kinds = getattr(t, '__args__', None) or (t,)
     return next((k for k in (bool, float, int) if k in kinds), str)
 
+_WORDS = ((r"\bNone\b", 'not set'), (r"\bFalse\b", 'off'), (r"\bTrue\b", 'on'), (r"'([\w.:-]+)'", r'\1'))   # Python's literals, as a command's user reads them
+
+def _plain(text) -> str:
+    "`text` (a field's comment or default) in a command's words: `None` is 'not set', `False`/`True` off/on, and quoted words lose their quotes."
+    for pat, word in _WORDS: text = re.sub(pat, word, str(text))
+    return text
+
 def field_options(g, cls, names=None, # the fields to offer (default: all), in the dataclass's order
                   default:str='', # said before the field's own default, e.g. "the recipe's, else "
                   **kw): # a field's own `add_argument` keywords, e.g. precision=dict(choices=[...])
@@ -128,36 +135,23 @@ def field_options(g, cls, names=None, # the fields to offer (default: all), in t
     docs = docments(cls)
     for f in dataclasses.fields(cls):
         if names is not None and f.name not in names: continue
-        kind, d = _kind(f.type), ('not set' if f.default is None else f.default)
-        a = dict(dest=f.name, help=f"{docs.get(f.name) or f.name.replace('_', ' ')} (default: {default}{d})".replace('%', '%%'))
+        kind, doc = _kind(f.type), _plain(docs.get(f.name) or f.name.replace('_', ' '))
+        a = dict(dest=f.name, help=f"{doc} (default: {default}{_plain(f.default)})".replace('%', '%%'))
         if kind is bool: a['action'] = argparse.BooleanOptionalAction
         elif kind is not str: a.update(type=number(kind), metavar='N' if kind is int else 'X')
         g.add_argument('--' + f.name.replace('_', '-'), **{**a, **kw.get(f.name, {})})
 
 # %% ../nbs/A17_commands.ipynb #66424ed0
-def checkpoint_files(c) -> dict:
-    "The files that the opened `Checkpoint` `c` involves (`read_files`): the run folder's it was opened from, else its file's and its folder's."
-    from transformer_nb.runs import read_files
-    return read_files(c.run.path if c.run is not None else c.path)
-
-def open_decoder(ref, # a checkpoint file, a run folder, or pretrained:NAME
-                 outputs:dict, inputs:dict, # {'-o': path}, {'-i': path}: as `check_not_inputs` takes them
-                 mmap:bool=False):
-    "The `Checkpoint` of `ref`, opened once for the whole command; an output that is one of the files it reads (or of `inputs`) is refused."
-    from transformer_nb.pretrained import open_checkpoint
-    with out_of_memory(f"the checkpoint {ref}"): c = open_checkpoint(ref, mmap=mmap)
-    check_not_inputs(outputs, {**inputs, **checkpoint_files(c)})
-    return c
-
 def load_decoder(c, prog:str, # c: the opened `Checkpoint`; prog: how the tool names itself in the line that says which file it uses
-                 device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False, max_extra:int|None=None):
-    "(model, tokenizer, task, `Decoding`) of the opened `Checkpoint` `c`; says on standard error which file it uses."
-    from transformer_nb.machine import limit_threads
+                 device=None, threads:int|None=None, beam:int|None=None, alpha:float|None=None, early_stop:bool=False, max_extra:int|None=None,
+                 precision:str='auto'): # 'auto' is resolved here, once, for the model's device
+    "(model, tokenizer, task, `Decoding`, precision) of the opened `Checkpoint` `c`; says on standard error which file it uses."
+    from transformer_nb.machine import limit_threads, choose_precision
     from transformer_nb.fast_decoding import check_beam
     device = check_device(device); limit_threads(threads)
     with out_of_memory(f"the checkpoint {c.path}"): tok, model = c.tokenizer, c.model(device)
     if tok is None: raise UserError(f"{c.path} holds no tokenizer, so it cannot translate text")
-    task = load_tasks().task_of(c.state)
+    task = load_tasks().task_of(c)
     d = check_beam(model, task.decoding_for(beam, alpha, early_stop, max_extra))   # the one `Decoding` of this command, fit for its task and model
     note(f"{prog}: using {c.path} ({c.source})")                  # once the options fit it: a refusal is one line
-    return model, tok, task, d
+    return model, tok, task, d, choose_precision(next(model.parameters()).device)[0] if precision == 'auto' else precision

@@ -6,10 +6,11 @@ Docs: https://transformer-nb.github.io/transformer_nb/a18_export.html.md"""
 
 # %% auto #0
 __all__ = ['ONNX_OPSET', 'EMBEDDING_FILE', 'ctranslate2_spec', 'export_ctranslate2', 'load_ctranslate2', 'ctranslate2_translate',
-           'OnnxEncoder', 'OnnxDecoder', 'tokenizer_json', 'export_onnx', 'OnnxModel', 'onnx_greedy', 'onnx_translate']
+           'OnnxEncoder', 'OnnxDecoder', 'tokenizer_json', 'export_onnx', 'OnnxModel', 'onnx_greedy', 'onnx_translate',
+           'export', 'translate_export']
 
 # %% ../nbs/A18_export.ipynb #316325bf
-import os, json, shutil, tempfile, hashlib, base64, logging, warnings, dataclasses, inspect
+import contextlib, os, json, shutil, tempfile, hashlib, base64, logging, warnings, dataclasses, inspect
 from pathlib import Path
 import numpy as np
 import torch
@@ -195,10 +196,10 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4
     sentences = list(sentences)
     for i, s in enumerate(sentences):
         if not isinstance(s, str): raise TypeError(f"sentences[{i}] is a {type(s).__name__}, not a str: {s!r:.60}")
-    for name, v, lo in (('beam', beam, 1), ('max_tokens', max_tokens, 1), ('max_extra', max_extra, 0)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo: raise ValueError(f"{name}={v!r} must be an int >= {lo}")
+    for name, v, lo in (('beam', beam, 1), ('max_tokens', max_tokens, 1), ('max_extra', max_extra, 0)):   # named as the library and the command name them
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo: raise ValueError(f"{name}={v!r} (--{name.replace('_', '-')} {v!r}) must be an int >= {lo}")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 <= alpha < float('inf'):
-        raise ValueError(f"alpha={alpha!r} must be a number >= 0")
+        raise ValueError(f"alpha={alpha!r} (--alpha {alpha!r}) must be a number >= 0")
     cfg = (meta or {}).get('config')
     cap = TransformerConfig(**cfg).max_positions if cfg else None
     srcs = {i: tokenizer.encode(s.strip())[:None if cap is None else cap - 1] for i, s in enumerate(sentences) if s.strip()}
@@ -480,3 +481,40 @@ def onnx_translate(model, # an export folder, or an `OnnxModel` opened from one
         if cap is not None: ids = ids[:cap - 1]                          # as `translate` truncates (and warns)
         outs.append(one_line(tok.decode(onnx_greedy(m, ids + [EOS_ID], max_extra))))
     return outs
+
+# %% ../nbs/A18_export.ipynb #a18cli01
+def export(checkpoint, # a checkpoint file, a run folder, pretrained:NAME, or an opened `Checkpoint`
+           out, # the model folder to write (must not exist, or be empty)
+           format:str='ctranslate2', # 'ctranslate2' or 'onnx'
+           quantization:str|None=None, max_positions:int|None=None, # ctranslate2 only: see `export_ctranslate2`
+           float32:bool=False, # onnx only: keep float32 weights (default: int8)
+          ) -> tuple[Path, str]:
+    "(the folder written, what it holds and from where) of `checkpoint` exported as `tnb-export` exports it."
+    if format not in ('ctranslate2', 'onnx'): raise ValueError(f"format={format!r} (--format {format}) must be ctranslate2 or onnx")
+    for given, what, fmt in ((float32, 'float32', 'ctranslate2'), (quantization, 'quantization', 'onnx'), (max_positions, 'max_positions', 'onnx')):
+        if given and format == fmt: raise ValueError(f"{what} (--{what.replace('_', '-')}) is not an option of format={fmt!r} (--format {fmt})")
+    c = checkpoint if isinstance(checkpoint, Checkpoint) else open_checkpoint(checkpoint, mmap=True)   # opened once: a published file hashed once
+    if format == 'onnx':
+        o = export_onnx(c, out, None if float32 else 'int8')
+        return o, f"wrote {o} (ONNX, {'float32' if float32 else 'int8'}; tokenizer.json and config.json beside it) from {c.path} ({c.source})"
+    o = export_ctranslate2(c, out, quantization, max_positions)
+    return o, f"wrote {o} (CTranslate2, {quantization or 'float32'}; sentencepiece.model beside it) from {c.path} ({c.source})"
+
+# %% ../nbs/A18_export.ipynb #a18cli04
+def translate_export(model_dir, # a folder written by `export_ctranslate2`
+                     sentences:list[str], input:str|None=None, # the sentences, else a file ('-' or None: standard input)
+                     output:str|None=None, # the file to write (None: standard output)
+                     beam:int=4, alpha:float=0.6, max_tokens:int|None=None, # the paper's decoding (section 6.1); `ctranslate2_translate`'s batches
+                     threads:int=0, device:str='cpu', say=print, # how the folder used and the input's oddities are said
+                    ):
+    "Translate as `tnb-translate` does with an exported folder: one line out per line in, written batch by batch."
+    from transformer_nb.fast_decoding import sentence_batches
+    from transformer_nb.safeguards import check_not_inputs, output_stream
+    check_not_inputs({'-o': output}, {'-i': input, 'the export': [q for q in Path(model_dir).iterdir() if q.is_file()]})
+    translator, tok, meta = load_ctranslate2(model_dir, threads=threads, device=device)
+    say(f"using {model_dir} (a CTranslate2 export{' of ' + meta['checkpoint'] if meta.get('checkpoint') else ''})")
+    with contextlib.ExitStack() as opened:
+        batches, _, _ = sentence_batches(sentences, input, opened, say)
+        with output_stream(output) as write:
+            for b in batches: write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, beam, alpha, meta=meta,
+                                                                                   **({'max_tokens': max_tokens} if max_tokens else {}))))

@@ -435,6 +435,19 @@ def translate_checked(model, tokenizer, sentences:list[str], d:Decoding, max_tok
             for i, h in zip(idx, hyps): outs[i] = one_line(tokenizer.decode(h))
     return outs
 
+# %% ../nbs/A10_fast_decoding.ipynb #a10ctl01
+_CONTROL = re.compile('[\x00-\x08\x0a-\x1f\x7f-\x9f]')   # control characters, but a tab: a stray '\r', an escape, a bell
+
+def _spaced(batches, name, say):
+    "`batches` with every control character inside a line read as a space, said (`say`) once, at the first: one line out per line in."
+    n, said = 0, False
+    for b in batches:
+        if not said and (i := next((i for i, s in enumerate(b) if _CONTROL.search(s)), None)) is not None:
+            say(f"{name(n + i)} holds control characters ({printable(''.join(dict.fromkeys(_CONTROL.findall(b[i]))))}): "
+                f"each is read as a space, here and in any later line, so that every line in gives one line out"); said = True
+        n += len(b); yield [_CONTROL.sub(' ', s) for s in b] if said else b
+
+
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0026
 def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS) and .decode(ids) -> str
               sentences:list[str],
@@ -448,6 +461,7 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
     "Translate `sentences` with beam search (greedy when beam=1), batched by length."
     sentences, d, dev = check_translate(model, tokenizer, sentences, decoding, max_tokens, max_src_len, precision, device,
                                         beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # once, here
+    sentences = next(_spaced([sentences], lambda i: f"sentences[{i}]", lambda m: warnings.warn(m, stacklevel=4)))   # as tnb-translate says it
     return translate_checked(model, tokenizer, sentences, d, max_tokens, dev, precision)
 
 # %% ../nbs/A10_fast_decoding.ipynb #a10tf001
@@ -468,17 +482,6 @@ def _gzipped(path, what:str) -> bool:
     "True if the regular file `path` is gzip-compressed; then it is decompressed once, kept nowhere, so that a bomb is refused before any decoding."
     with contextlib.suppress(OSError), open(path, 'rb') as f: return check_gzip(f, f"{what} {path}")
     return False
-
-_CONTROL = re.compile('[\x00-\x08\x0a-\x1f\x7f-\x9f]')   # control characters, but a tab: a stray '\r', an escape, a bell
-
-def _spaced(batches, name, say):
-    "`batches` with every control character inside a line read as a space, said (`say`) once, at the first: one line out per line in."
-    n, said = 0, False
-    for b in batches:
-        if not said and (i := next((i for i, s in enumerate(b) if _CONTROL.search(s)), None)) is not None:
-            say(f"{name(n + i)} holds control characters ({printable(''.join(dict.fromkeys(_CONTROL.findall(b[i]))))}): "
-                f"each is read as a space, here and in any later line, so that every line in gives one line out"); said = True
-        n += len(b); yield [_CONTROL.sub(' ', s) for s in b] if said else b
 
 def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.ExitStack,
                      say=note, # how a line about the input is said (a command: `note`; Python: `warnings.warn`)

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a06_pretrained.html.md"""
 
 # %% auto #0
 __all__ = ['PRETRAINED', 'PRETRAINED_URL', 'PretrainedFile', 'pretrained_name', 'pretrained_path', 'open_checkpoint',
-           'make_pretrained', 'load_pretrained']
+           'checkpoint_files', 'open_decoder', 'make_pretrained', 'load_pretrained']
 
 # %% ../nbs/A06_pretrained.ipynb #a16p0004
 import datetime, os, urllib.error
@@ -17,6 +17,9 @@ import transformer_nb
 from .core import count_params
 from .datasets import download_file, get_cache_dir, sha256_file
 from .checkpoints import Checkpoint, read_checkpoint, check_weights, save_checkpoint
+from .safeguards import check_not_inputs
+from .process import out_of_memory
+from .runs import read_files, portable_command
 
 # %% ../nbs/A06_pretrained.ipynb #a1p0c002
 @dataclass(frozen=True)
@@ -78,6 +81,20 @@ def open_checkpoint(ref, # a checkpoint file, a run folder, or 'pretrained:NAME'
     c.source, c.pretrained, c.sha256 = f"the published model {name}", name, PRETRAINED[name].sha256
     return c
 
+# %% ../nbs/A06_pretrained.ipynb #a06dec01
+def checkpoint_files(c) -> dict:
+    "The files that the opened `Checkpoint` `c` involves (`read_files`): the run folder's it was opened from, else its file's and its folder's."
+    return read_files(c.run.path if c.run is not None else c.path)
+
+def open_decoder(ref, # a checkpoint file, a run folder, or pretrained:NAME
+                 outputs:dict, inputs:dict, # {'-o': path}, {'-i': path}: as `check_not_inputs` takes them
+                 mmap:bool=False):
+    "The `Checkpoint` of `ref`, opened once for the whole command; an output that is one of the files it reads (or of `inputs`) is refused."
+    with out_of_memory(f"the checkpoint {ref}"): c = open_checkpoint(ref, mmap=mmap)
+    check_not_inputs(outputs, {**inputs, **checkpoint_files(c)})
+    return c
+
+
 # %% ../nbs/A06_pretrained.ipynb #a16p0009
 _KEEP_META = ('dataset', 'src_lang', 'tgt_lang', 'task', 'preset', 'commit', 'hardware', 'command', 'recipe', 'run',
               'train_config', 'history', 'averaged_steps')   # what results records and provenance read
@@ -105,6 +122,7 @@ def make_pretrained(checkpoint, # a checkpoint file, or a run folder (the file t
         raise ValueError(f"{path}: {bad[0]} does not fit in {dtype} (it overflows); publish it in float32")
     meta = {k: v for k, v in c.meta.items() if k in _KEEP_META}
     if avg := c.meta.get('averaged_from'): meta['averaged_from'] = [Path(p).name for p in avg]  # no machine's paths
+    if meta.get('command'): meta['command'] = portable_command(meta['command'], Path(out).parent)   # nor in the command that trained it
     meta['pretrained'] = {'source': f"{path.parent.name}/{path.name}", 'step': ck.get('step'), 'dtype': str(dtype).replace('torch.', ''),
                           'made': datetime.date.today().isoformat(), **(provenance or {})}
     return save_checkpoint(out, config=ck['config'], model=sd, tokenizer=ck['tokenizer'], meta=meta)
