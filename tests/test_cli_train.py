@@ -52,10 +52,10 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
 
 @pytest.mark.parametrize('args,msg', [
     (['--steps', '0'], 'steps=0 must be an int >= 1, or None'),
-    (['--dataset', 'nope'], "invalid choice: 'nope'"),
+    (['--dataset', 'nope'], "invalid choice: dataset='nope' (--dataset nope)"),
     (['--preset', 'huge'], "invalid choice: 'huge'"),
     (['--resume', '/nonexistent/ckpt.pt'], 'checkpoint not found: /nonexistent/ckpt.pt'),
-    (['--dataset', 'files'], '--dataset files needs --train'),
+    (['--dataset', 'files'], "dataset='files' (--dataset files) needs --train SRC TGT"),
     (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
     (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], 'lr_scale=-1.0 must be a positive number'),
@@ -297,16 +297,17 @@ def test_own_files_by_epochs_inside_a_warm_up_given_say_so_before_the_first_upda
     assert load_checkpoint(RunFolder(tmp_path / 'run').latest())['meta']['train_config']['warmup'] == 10    # as given
 
 
-def test_own_files_without_steps_are_refused_before_training(tmp_path):
-    "Ten epochs of a small corpus of your own were 20 updates inside a 4,000-update warm-up, silently: the run is refused, saying what to give."
+def test_own_files_by_epochs_fit_the_warm_up_and_say_so(tmp_path):
+    "Ten epochs of a small corpus of your own were 20 updates inside a 4,000-update warm-up, silently: the warm-up is cut to a tenth of the run, said before the first update."
     for name in ('train.en', 'train.toy'): (tmp_path / name).write_text('one two\nthree four\n' * 20)
     files = ['--dataset', 'files', '--train', tmp_path / 'train.en', tmp_path / 'train.toy', '--no-progress', '--test-limit', '0']
-    r = tnb_train(*files, '--out', tmp_path / 'run')
-    assert r.returncode == 2 and not (tmp_path / 'run').exists(), r.stderr[-2000:]
-    [line] = [l for l in r.stderr.splitlines() if l.strip()]
-    assert line.startswith('tnb-train: error: --dataset files: give --steps N') and '--warmup N' in line and '4,000-update warm-up' in line, line
-    assert '--steps 2000' in tnb_train('--help').stdout                            # as --help's own-data example shows it
-    r = tnb_train(*files, '--preset', 'tiny', '--vocab-size', '30', '--steps', '20', '--out', tmp_path / 'run')
+    assert '--epochs 10' in tnb_train('--help').stdout and 'outlast the run is cut to a tenth' in tnb_train('--help').stdout   # --help's own-data example
+    r = tnb_train(*files, '--preset', 'tiny', '--vocab-size', '30', '--epochs', '2', '--out', tmp_path / 'run')
+    assert r.returncode == 0, r.stderr[-2000:]
+    [said] = [l for l in r.stdout.splitlines() if l.startswith('warm-up: the default 4,000 updates would outlast this')]
+    assert '(2 epochs)' in said and 'a tenth of the run' in said, said
+    assert r.stdout.index(said) < r.stdout.index('trained '), r.stdout             # before the run, not in its summary
+    r = tnb_train(*files, '--preset', 'tiny', '--vocab-size', '30', '--steps', '20', '--out', tmp_path / 'run2')
     assert r.returncode == 0 and 'warm-up: the default 4,000 updates would outlast this 20-update run, so it is 2' in r.stdout, r.stderr[-2000:]
 
 def test_a_run_joins_its_processes_once(tmp_path, monkeypatch, capsys):

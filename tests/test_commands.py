@@ -97,7 +97,7 @@ SHORT = ('--no-progress', '--test-limit', '0', '--out', 'OUT')                 #
 
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.parametrize('name,args,needle', [
-    ('train', ('--dataset', 'copy', '--src-lang', 'de', '--steps', '1', *SHORT), '--dataset copy has no languages'),
+    ('train', ('--dataset', 'copy', '--src-lang', 'de', '--steps', '1', *SHORT), "dataset='copy' (--dataset copy) has no languages"),
     ('train', ('--dataset', 'copy', '--steps', '1', '--epochs', '2', *SHORT), 'give --steps or --epochs, not both'),
     ('train', ('--resume', 'RUN', '--overwrite', '--steps', '2', *SHORT), '--resume continues a run and --overwrite deletes one'),
     ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--split', 'valid'), '--split is for a dataset'),

@@ -234,6 +234,7 @@ def test_the_figure_check_can_fail():
     assert figures_missing([code('if True:\n    plt.show()')]) == ['x']
     assert figures_missing([code('def f():\n    plt.show()'), code('#| slow\nplt.show()'), code('print(1)')]) == []
 
-@pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
-def test_paper_notebooks_store_their_figures(p):
+@pytest.mark.parametrize('p', sorted(NBS.glob('*.ipynb')), ids=lambda p: p.stem)
+def test_notebooks_store_their_figures(p):
+    "Every notebook, paper path, appendices and pages alike."
     assert not figures_missing(all_cells(p)), f"{p.name}: cells {figures_missing(all_cells(p))} show a figure but store no image (execute it without MPLBACKEND=Agg)"

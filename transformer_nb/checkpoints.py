@@ -14,6 +14,7 @@ __all__ = ['rng_state', 'set_rng_state', 'save_checkpoint', 'upgrade_checkpoint'
 import errno, os, random, re, shutil, stat, warnings
 from dataclasses import dataclass, fields, asdict
 from functools import cached_property
+from fastcore.basics import patch
 from pathlib import Path
 import numpy as np
 import torch
@@ -384,12 +385,6 @@ class Checkpoint:
     def of(cls, ck, name=None) -> 'Checkpoint':
         "`ck` itself if it is a `Checkpoint`; else the `Checkpoint` of the checkpoint dict `ck` (its meta parsed once), named `name` in errors."
         return ck if isinstance(ck, Checkpoint) else cls(ck, name)
-    def check(self, use:str, # 'inference', 'average' or 'resume': what it must hold for it (`check_checkpoint`)
-              weights:bool=False, model=None) -> 'Checkpoint':
-        "Itself, checked for `use` with its meta as parsed; its `config` is the one built in checking it."
-        if not isinstance(use, str) or use not in _NEEDS: raise ValueError(f"use={use!r} must be 'inference', 'average' or 'resume'")
-        self.config, self.use = _check(self.state, self.name, use, weights, model, self.meta), use
-        return self
     def __repr__(self): return f"Checkpoint({self.name}, {self.source}, update {self.step})"
     name = property(lambda self: str(self.path) if self.path is not None else 'the checkpoint', doc="How errors name it.")
     weights = property(lambda self: self.state['model'], doc="The model's tensors.")
@@ -406,12 +401,23 @@ class Checkpoint:
         except Exception as e: raise ValueError(f"{self.name}: its tokenizer cannot be read ({str(e).strip()[:100] or type(e).__name__})") from None
         return check_tokenizer(tok, self.state['config'], self.name)
 
-    def model(self, device=None) -> Transformer:
-        "The model in eval mode on `device`: an enormous config refused before anything is built, the weights checked against the model."
-        m = Transformer(_check_size(self.state, self.name, self.config))
-        check_weights(self.state, self.name, m)              # shapes, dtypes and finite values, against the model itself
-        m.load_state_dict(self.weights)
-        return m.to(get_device(device)).eval()
+
+# %% ../nbs/A05_checkpoints.ipynb #a05ckp05
+@patch
+def check(self:Checkpoint, use:str, # 'inference', 'average' or 'resume': what it must hold for it (`check_checkpoint`)
+          weights:bool=False, model=None) -> Checkpoint:
+    "Itself, checked for `use` with its meta as parsed; its `config` is the one built in checking it."
+    if not isinstance(use, str) or use not in _NEEDS: raise ValueError(f"use={use!r} must be 'inference', 'average' or 'resume'")
+    self.config, self.use = _check(self.state, self.name, use, weights, model, self.meta), use
+    return self
+
+@patch
+def model(self:Checkpoint, device=None) -> Transformer:
+    "The model in eval mode on `device`: an enormous config refused before anything is built, the weights checked against the model."
+    m = Transformer(_check_size(self.state, self.name, self.config))
+    check_weights(self.state, self.name, m)              # shapes, dtypes and finite values, against the model itself
+    m.load_state_dict(self.weights)
+    return m.to(get_device(device)).eval()
 
 
 # %% ../nbs/A05_checkpoints.ipynb #a05ckp04

@@ -14,8 +14,7 @@ from pathlib import Path
 from .safeguards import UserError, check_output, check_folder, check_text_file, in_place, atomic_write, output_stream
 from .runs import RunFolder, RunConflict, file_names
 from .process import run_cli, heavy_imports, out_of_memory, note
-from transformer_nb.commands import (CliParser, number, check_thread_env, check_device, load_tasks, field_options, load_decoder,
-    check_record_file)
+from .commands import CliParser, number, check_thread_env, check_device, load_tasks, field_options, load_decoder
 
 # %% ../nbs/A19_cli.ipynb #14440da6
 def _fail(msg:str): raise UserError(msg)
@@ -24,10 +23,9 @@ _EPILOG = """examples:
   tnb-train                                          # the main job: number words, en -> de, about 3 minutes on a CPU
   tnb-train --dataset copy --preset tiny --steps 300 # a smoke test: learn to copy
   tnb-train --dataset multi30k --src-lang de --tgt-lang en --preset small --epochs 10 --out runs/m30k-de-en
-  tnb-train --dataset files --train train.de train.en --valid dev.de dev.en --src-lang de --tgt-lang en --steps 2000
-                                                     # your own files need --steps (the warm-up is then at most a tenth
-                                                     # of the run) or --warmup: epochs alone are refused, as their
-                                                     # length in updates is not known before the files are tokenized
+  tnb-train --dataset files --train train.de train.en --valid dev.de dev.en --src-lang de --tgt-lang en --epochs 10
+                                                     # your own files, by --epochs or --steps: a warm-up that would
+                                                     # outlast the run is cut to a tenth of it, said before it starts
   tnb-train --resume runs/numbers --steps 2000       # continue a run with its own settings
   torchrun --nproc_per_node=2 $(which tnb-train) --dataset copy --preset tiny --steps 100
 
@@ -103,46 +101,12 @@ def _check_train(a):
         if a.out and RunFolder(a.out).owns(f):
             _fail(f"--{s} {f} is {Path(a.out) / Path(f).name}, a file this run writes into its folder --out {a.out}: move it, or choose another --out")
 
-# %% ../nbs/A19_cli.ipynb #2538e6e8
-def _task_of(a):
-    "The task of a new run, its dataset and task names and its data options checked."
-    tasks = load_tasks()
-    a.dataset = a.dataset or 'numbers'
-    if a.dataset not in tasks.dataset_names(): _fail(f"argument --dataset: invalid choice: {a.dataset!r} (choose from {', '.join(tasks.dataset_names())})")
-    if a.task and a.task not in tasks.task_names(): _fail(f"argument --task: invalid choice: {a.task!r} (choose from {', '.join(tasks.task_names())})")
-    task = tasks.get_task(a.task) if a.task else tasks.task_for(a.dataset)       # the dataset's task: its corpus registered now
-    from transformer_nb.datasets import DATASETS
-    files = DATASETS[a.dataset].reads_files
-    if files and not (a.train or a.data_dir): _fail(f"--dataset {a.dataset} needs --train SRC TGT, your own files (or --data-dir)")
-    if not files and (a.train or a.valid or a.test): _fail("--train/--valid/--test are for --dataset files")
-    if not task.languages and (a.src_lang or a.tgt_lang): _fail(f"--dataset {a.dataset} has no languages: drop --src-lang/--tgt-lang")
-    return task
-
-def _check_warmup(a, recipe):
-    "Refuse a new run on your own files with no length in updates (`--steps`) and no `--warmup`: its epochs may end inside the warm-up."
-    from transformer_nb.datasets import DATASETS
-    if not DATASETS[a.dataset].reads_files or a.steps or a.warmup or recipe.train.get('steps'): return
-    w = recipe.train.get('warmup', 4000)
-    _fail(f"--dataset {a.dataset}: give --steps N, the run's length in updates (a warm-up longer than a tenth of it is "
-          f"shortened, as for any --steps run), or choose --warmup N: {a.epochs or recipe.train.get('epochs', 1)} epochs of your "
-          f"files are an unknown number of updates, and a small corpus would end inside the {w:,}-update warm-up, untrained")
-
 # %% ../nbs/A19_cli.ipynb #a7set001
 def _settings(a) -> tuple[dict, dict, dict|None]:
     "(the settings `train_model` takes by name, the tokenizer's options, your own files) of the options given."
     s = {k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None}
     spm = {k: getattr(a, k) for k in ('normalization_rule_name', 'byte_fallback') if getattr(a, k) is not None}   # named as Tokenizer.train names them
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
-
-# %% ../nbs/A19_cli.ipynb #a7p0c001
-def _say_precision(prog:str):
-    "A `Trainer` callback that says once, on standard error and after the first update, the precision the run trains in and why."
-    said = []
-    def callback(tr, stats):
-        if said or not tr.is_main: return
-        from tqdm import tqdm
-        said.append(True); tqdm.write(f"{prog}: precision {tr.precision_reason}", file=sys.stderr)   # beside the progress bar
-    return callback
 
 # %% ../nbs/A19_cli.ipynb #b426aac8
 def _train(argv):
@@ -151,13 +115,13 @@ def _train(argv):
     if any(x in ('-h', '--help') for x in argv): _train_help()
     a = _train_parser().parse_args(argv); _check_train(a)
     from transformer_nb.machine import limit_threads; from transformer_nb.model import PRESETS
-    from transformer_nb.trainer import Parallel; from transformer_nb import workflow
+    from transformer_nb.trainer import Parallel, say_precision; from transformer_nb import workflow
     if a.preset is not None and a.preset not in PRESETS: _fail(f"argument --preset: invalid choice: {a.preset!r} (choose from {', '.join(PRESETS)})")
-    limit_threads(a.threads); check_device(a.device)
-    s, spm, files = _settings(a)
+    limit_threads(a.threads); check_device(a.device); s, spm, files = _settings(a)
     resumed = workflow.resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
         a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print) if a.resume else None   # read and checked once, there: settings, model, data
-    task, data = (resumed.task, resumed.data) if resumed else (_task_of(a), None)
+    (a.dataset, task), data = ((a.dataset, resumed.task), resumed.data) if resumed else (workflow.new_run_task(
+        a.dataset, a.task, a.src_lang, a.tgt_lang, a.data_dir, files), None)   # a new run's dataset, task and data options checked together
     out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
     start = (int(resumed.checkpoint.step), resumed.path) if resumed else (0, None)   # the update the run starts from, and its file
@@ -171,7 +135,6 @@ def _train(argv):
                   f"with --resume {out.path}, start over with --overwrite (deletes those files), or choose another --out")
         recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
         if not a.resume:
-            _check_warmup(a, recipe)
             data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **(files or {}))
             workflow.check_memory(task, a.preset, a.vocab_size, recipe=recipe, **s)   # --device is in s
         print(f"{data}; {task.name} task; " + ('resumed' if a.resume else f"{f'recipe {a.recipe}, ' if a.recipe else ''}preset "
@@ -179,18 +142,14 @@ def _train(argv):
         t0, command = time.time(), shlex.join(['tnb-train', *argv])
         with out_of_memory(f"training this model with these batches on {a.device or 'this device'}"):
             tr = workflow.train_model(data, task, recipe=recipe, resume=resumed, meta={'command': command, **({'recipe': a.recipe} if a.recipe else {})},
-                                      say=print, parallel=parallel, callbacks=[_say_precision('tnb-train')], **({} if a.resume else dict(
+                                      say=print, parallel=parallel, callbacks=[say_precision('tnb-train')], **({} if a.resume else dict(
                                       preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, out=out, overwrite=a.overwrite, **s)))
     if tr.interrupted: sys.exit(130)
-    if tr.rank == 0: _report(a, task, data, tr, time.time() - t0)
+    if tr.rank == 0: print('\n'.join([*workflow.run_summary(tr, time.time() - t0, a.max_time), *workflow.closing_lines(
+        tr, data, task.decoding_for(a.beam), a.test_limit, (a.test or ()) if a.train else None)]))
     return tr
 
 # %% ../nbs/A19_cli.ipynb #678a88fc
-def _report(a, task, data, tr, seconds):
-    from transformer_nb.workflow import run_summary, closing_lines
-    print('\n'.join(run_summary(tr, seconds, a.max_time)))
-    print('\n'.join(closing_lines(tr, data, task.decoding_for(a.beam), a.test_limit, (a.test or ()) if a.train else None)))
-
 def train_main(argv:list|None=None):
     "Entry point of `tnb-train` (see `tnb-train --help`)."
     try: run_cli('tnb-train', _train, argv)
@@ -314,12 +273,11 @@ def _evaluate(argv):
     outs = {'--hyp-out': a.hyp_out, '--record': a.record}
     for o, path in outs.items():
         if path: check_output(path, o)
-    from transformer_nb.pretrained import open_decoder
+    from transformer_nb.pretrained import open_decoder; from transformer_nb import workflow
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
     c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
-    if a.record: check_record_file(a.record)
+    if a.record: workflow.check_record_file(a.record)
     model, tok, task, d, precision, max_tokens = _decoder(a, c)
-    from transformer_nb import workflow
     from transformer_nb.fast_decoding import check_source_lengths
     pairs, sources, scored, test_name = workflow.test_set(c, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a09_trainer.html.md"""
 
 # %% auto #0
 __all__ = ['TrainConfig', 'SettingChanged', 'resume_config', 'Precision', 'Parallel', 'trainer_setup', 'batch_sampler',
-           'run_updates', 'Trainer', 'TrainingDiverged', 'CheckpointWriteError', 'plot_history']
+           'run_updates', 'Trainer', 'TrainingDiverged', 'CheckpointWriteError', 'plot_history', 'say_precision']
 
 # %% ../nbs/A09_trainer.ipynb #a7be368a
 import math, os, time, uuid, contextlib, functools
@@ -507,3 +507,13 @@ def _claim(self:Trainer):
     "The run folder held while the run writes (`RunFolder.claim`: the lock, links, stale temporaries, another run's files), unless held already for this start (`tnb-train` claims it first) or not written by this process."
     if self.run is None or not self.is_main or self.run.holds(self.step, self.resumed_from): return contextlib.nullcontext()
     return self.run.claim(self.step, self.resumed_from, self.overwrite, self.say)
+
+# %% ../nbs/A09_trainer.ipynb #a09sayp1
+def say_precision(prog:str): # how the command names itself, e.g. 'tnb-train'
+    "A `Trainer` callback that says once, on standard error and after the first update, the precision the run trains in and why."
+    said = []
+    def callback(tr, stats):
+        if said or not tr.is_main: return
+        import sys
+        said.append(True); tqdm.write(f"{prog}: precision {tr.precision_reason}", file=sys.stderr)   # beside the progress bar
+    return callback
