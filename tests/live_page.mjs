@@ -12,6 +12,7 @@ const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || 
 const out = { requests: [], errors: [] };
 try {
   const page = await browser.newPage();
+  page.setDefaultTimeout(120000);                    // a loaded CI machine: the model loads and decodes slower than 30 s
   page.on('request', r => out.requests.push(r.url()));
   const cdp = await page.context().newCDPSession(page), urls = {};          // the browser's own network records
   await cdp.send('Network.enable');

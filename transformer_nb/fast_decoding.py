@@ -12,7 +12,7 @@ __all__ = ['ALL_SPEEDUPS', 'FILE_BATCH', 'check_beam', 'Speedups', 'decode_step'
            'translate_source', 'translate_file']
 
 # %% ../nbs/A10_fast_decoding.ipynb #a03d901a
-import contextlib, math, re, sys, warnings
+import contextlib, math, os, re, sys, warnings
 from pathlib import Path
 from dataclasses import dataclass
 import numpy as np
@@ -483,6 +483,11 @@ def _gzipped(path, what:str) -> bool:
     with contextlib.suppress(OSError), open(path, 'rb') as f: return check_gzip(f, f"{what} {path}")
     return False
 
+def _own_reader(stream):
+    "A reader of its own on `stream`'s file descriptor (`stream` itself if it has none): `as_available`'s thread may still be reading when a command stops, and Python's shutdown closes `sys.stdin` under it (a fatal error, exit -6), never this one."
+    try: return open(os.dup(stream.fileno()), 'rb')
+    except (AttributeError, OSError, ValueError): return stream            # a test's or a notebook's stream: no descriptor
+
 def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.ExitStack,
                      say=note, # how a line about the input is said (a command: `note`; Python: `warnings.warn`)
                      what:str='-i', # how messages name the input: the command's option, or the argument
@@ -497,11 +502,11 @@ def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.Exit
         with out_of_memory(f"{what} {input}"): lines = read_text_lines(input, what)
         name = lambda i: f"{what} {input}, line {i + 1}"
         return list(_spaced([lines[i:i + FILE_BATCH] for i in range(0, len(lines), FILE_BATCH)], name, say)), name, True
-    stdin = getattr(sys.stdin, 'buffer', None)
-    f = opened.enter_context(open(check_text_file(input, what), 'rb')) if input and input != '-' else stdin   # a FIFO, a device, standard input
-    if f is None: raise UserError("no sentences given, and there is no standard input to read them from")
-    if f is stdin and sys.stdin.isatty(): note("reading sentences from standard input, one per line; end with Ctrl-D")
-    name = f"{what} {input}" if f is not stdin else 'standard input'
+    stdin, named = getattr(sys.stdin, 'buffer', None), input and input != '-'
+    if not named and stdin is None: raise UserError("no sentences given, and there is no standard input to read them from")
+    if not named and sys.stdin.isatty(): note("reading sentences from standard input, one per line; end with Ctrl-D")
+    f = opened.enter_context(open(check_text_file(input, what), 'rb')) if named else _own_reader(stdin)   # a FIFO, a device, standard input
+    name = f"{what} {input}" if named else 'standard input'
     at = lambda i: f"{name}, line {i + 1}"
     return _spaced(as_available(iter_lines(f, name), most=2000), at, say), at, False
 
