@@ -12,7 +12,7 @@ __all__ = ['PositiveInt', 'Count', 'PositiveFloat', 'Probability', 'Seed', 'Rang
            'check_tie', 'check_module', 'check_dropout', 'check_smoothing', 'check_noam_args']
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
-import math, numbers
+import math, numbers, re
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import Annotated, Literal, Union, get_args, get_origin, get_type_hints
@@ -56,7 +56,7 @@ class SettingError(ValueError):
     def render(self, say=None) -> str:
         "The message with each setting said by `say(name, value)` (default: `name=value`, as Python reads it)."
         say = say or (lambda n, v: f"{n}={v!r}")
-        return self.msg.format(**{n: say(n, v) for n, v in self.values.items()})
+        return re.sub(r'\{([^{}]+)\}', lambda m: say(m[1], self.values[m[1]]) if m[1] in self.values else m[0], self.msg)
 
 # %% ../nbs/A24_checks.ipynb #a24d0008
 @dataclass(frozen=True)
