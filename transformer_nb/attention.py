@@ -56,6 +56,7 @@ def tgt_mask(tgt:torch.Tensor, # (B, n) target token ids
 
 # %% ../nbs/01_attention.ipynb #6358584a
 from typing import Literal
+from fastcore.basics import patch
 from .checks import check_value, PositiveInt
 
 def check_features(q:torch.Tensor, k:torch.Tensor, d_q:int, d_k:int):
@@ -82,12 +83,16 @@ class AdditiveAttention(nn.Module):
         h = torch.tanh(self.w_q(q)[..., :, None, :] + self.w_k(k)[..., None, :, :])   # (..., n_q, n_k, d_h)
         return self.w(h).squeeze(-1)                                                   # (..., n_q, n_k)
 
-    def forward(self, q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # (..., n_q, d_q), (..., n_k, d_k), (..., n_k, d_v)
-                mask:torch.Tensor|None=None, # bool, broadcasts to (..., n_q, n_k); True = may attend
-               ) -> tuple[torch.Tensor, torch.Tensor]: # output (..., n_q, d_v) and weights (..., n_q, n_k)
-        check_features(q, k, self.d_q, self.d_k)                  # a standalone module checks its own inputs
-        w = masked_softmax(self.scores(q, k), mask)               # (..., n_q, n_k)
-        return w @ v, w
+# %% ../nbs/01_attention.ipynb #6358584b
+@patch
+def forward(self:AdditiveAttention, q:torch.Tensor, # (..., n_q, d_q)
+            k:torch.Tensor, # (..., n_k, d_k)
+            v:torch.Tensor, # (..., n_k, d_v)
+            mask:torch.Tensor|None=None, # bool, broadcasts to (..., n_q, n_k); True = may attend
+           ) -> tuple[torch.Tensor, torch.Tensor]: # output (..., n_q, d_v) and weights (..., n_q, n_k)
+    check_features(q, k, self.d_q, self.d_k)                  # a standalone module checks its own inputs
+    w = masked_softmax(self.scores(q, k), mask)               # (..., n_q, n_k)
+    return w @ v, w
 
 # %% ../nbs/01_attention.ipynb #e290a3d6
 def scaling_experiment(d_ks=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024), # key sizes to try
