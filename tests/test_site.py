@@ -247,3 +247,11 @@ def test_the_colab_badge_comes_from_the_site(monkeypatch):
     cell = {'cell_type': 'markdown', 'source': md}
     site_html.colab_badge(cell)
     assert cell['source'] == md
+
+def test_the_link_check_reads_code_as_code(tmp_path):
+    "A link written inside a fenced code block (A22 shows source that builds `[source]({url})`) is not checked; one outside"
+    " it, or an image inside a raw HTML block, is."
+    md = lambda s: {'cell_type': 'markdown', 'source': [s]}
+    pages = {'a.ipynb': [md('```python\nf"[source]({url})"\n```\n\n[b](b.ipynb)\n\n```{=html}\n<img src="x.png">\n```\n')]}
+    assert check_docs.check_links(pages, tmp_path) == ['a.ipynb: b.ipynb: there is no notebook b.ipynb',
+                                                      f"a.ipynb: x.png resolves to nothing ({(tmp_path / 'x.png').resolve()})"]
