@@ -258,6 +258,9 @@ class Live {
     host.replaceChildren(this.box);
     this.switchTo(this.dir, true);
   }
+  // For the tests and the benchmark (bench/live_bench.mjs): the current direction's Translator once loaded, and its load
+  get translator() { return this.ready?.[this.dir] || null; }
+  loadModel() { return this.load(this.dir, this.latest); }
   counted() {
     const n = [...this.text.value].length, over = n > MAX_CHARS;
     this.count.classList.toggle('over', over);
@@ -298,14 +301,14 @@ class Live {
     try { await before; await this.decode(mine, tr, raw); } finally { done(); }
   }
   async load(name, mine) {
-    if (this.ready?.[name]) return models[name];
+    if (this.ready?.[name]) return this.ready[name];
     const t0 = performance.now();
     this.go.disabled = true;
     try {
       const tr = await loadTranslator(name, (b, total) => {
         if (mine === this.latest || this.dir === name) this.status.textContent = `Downloading the ${DIRECTIONS[name].from} → ${DIRECTIONS[name].to} model: ${mb(b)} of ${mb(total)} MB`;
       });
-      (this.ready ||= {})[name] = true;
+      (this.ready ||= {})[name] = tr;
       this.status.textContent = `Model loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s.`;
       this.describe();
       return tr;
