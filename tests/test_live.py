@@ -303,19 +303,21 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     assert out['width'][0] <= out['width'][1], "nothing wider than the window"
 
 def test_the_pages_helpers_show_pieces_cut_text_and_find_what_the_model_cannot_read():
-    "app.mjs's helpers under Node: pieces shown without ▁, a text over 300 characters cut at a space before the limit"
-    " (an emoji counts once), and what the model cannot read from the tokenizer: unknown runs and dropped characters."
+    "app.mjs's helpers under Node: pieces shown without ▁, a text over 300 characters (UTF-16 units, as the translator"
+    " counts) cut at a space before the limit, never inside an emoji, and what the model cannot read: unknown runs and"
+    " dropped characters, from the translator's report or else from its tokenizer."
     node()
     script = """
 import { shownPiece, continues, piecesText, cutText, unreadable, MAX_CHARS } from './nbs/live/app.mjs';
 const tok = { normalize: t => t.replace(/\\u200b/g, ''), encodeNormalized: t => t.split(' ').map(w => [w, /[<😀]/.test(w) ? 1 : 5]) };
-const long = 'ab '.repeat(99) + 'Wort' + '😀'.repeat(10);
+const long = 'ab '.repeat(99) + 'Wort' + '😀'.repeat(10), odd = cutText('a' + '😀'.repeat(150)).text;
 console.log(JSON.stringify({
   shown: ['▁Hund', 'rad', '▁', '</s>', '<unk>'].map(shownPiece), cont: ['▁Hund', 'rad', '</s>', '.'].map(continues),
   text: piecesText(['▁Ein', '▁Fahr', 'rad', '.', '</s>']), max: MAX_CHARS, short: cutText('Ein Hund.'),
-  long: [...cutText(long).text].length, word: [...cutText('x'.repeat(400)).text].length, emoji: cutText('😀'.repeat(300)).cut,
+  long: cutText(long).text.length, word: cutText('x'.repeat(400)).text.length, emoji: cutText('😀'.repeat(150)).cut,
+  odd: [odd.length, /[\\ud800-\\udbff]$/.test(odd)],
   lost: unreadable({ tokenizer: tok, special: { unk: 1 } }, 'a < b 😀 c\\u200b', {}),
-  given: unreadable({}, '', { unknown: ['<', { text: '>' }] }) }));
+  given: unreadable({}, '', { unknown: ['<', { text: '>', as: 'dropped' }] }) }));
 """
     r = subprocess.run([node(), '--input-type=module', '-e', script], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -323,4 +325,6 @@ console.log(JSON.stringify({
     assert got['shown'] == ['Hund', 'rad', '␣', '</s>', '<unk>'] and got['cont'] == [False, True, False, True]
     assert got['text'] == 'Ein Fahrrad.' and got['max'] == 300 and got['short'] == {'text': 'Ein Hund.', 'cut': False}
     assert got['long'] == 3 * 99 - 1 and got['word'] == 300 and got['emoji'] is False     # cut at the last space; a 400-letter word at 300
-    assert got['lost'] == ['<', '😀', '\u200b'] and got['given'] == ['<', '>']
+    assert got['odd'] == [299, False], "an emoji (two UTF-16 units) is never cut in half"
+    assert got['lost'] == [{'text': '<', 'as': 'unknown'}, {'text': '😀', 'as': 'unknown'}, {'text': '\u200b', 'as': 'dropped'}]
+    assert got['given'] == [{'text': '<', 'as': 'unknown'}, {'text': '>', 'as': 'dropped'}]

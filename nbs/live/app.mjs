@@ -25,23 +25,26 @@ export const shownPiece = p => p === SPACE ? '\u2423' : p.replace(/^\u2581/, '')
 export const continues = p => !p.startsWith(SPACE) && !/^<.*>$/.test(p);
 // The text of a list of pieces, as a reader would write it (</s> and <s> left out)
 export const piecesText = ps => ps.filter(p => !/^<\/?s>$/.test(p)).join('').replaceAll(SPACE, ' ').trim();
-// `text` cut to MAX_CHARS at the last space before the limit (or at the limit, in a word longer than 40 characters)
+// `text` cut to MAX_CHARS characters (UTF-16 units, as the translator and a textarea count them) at the last space before
+// the limit, or at the limit in a word longer than 40 characters, never inside an emoji's surrogate pair
 export function cutText(text, max = MAX_CHARS) {
-  const chars = [...text];                                  // characters, not UTF-16 units: an emoji is one
-  if (chars.length <= max) return { text, cut: false };
+  if (text.length <= max) return { text, cut: false };
   let at = max;
-  const space = chars.slice(0, max + 1).lastIndexOf(' ');
+  if (/[\udc00-\udfff]/.test(text[at])) at--;
+  const space = text.lastIndexOf(' ', max);
   if (space > max - 40) at = space;
-  return { text: chars.slice(0, at).join('').trimEnd(), cut: true };
+  return { text: text.slice(0, at).trimEnd(), cut: true };
 }
-// What of `text` the model cannot read: characters its vocabulary lacks (each run one unknown piece) and characters its
-// normalization drops. From the translator's own report where it gives one (`unknown`), else from its tokenizer.
+// What of `text` the model cannot read: [{text, as}], `as` 'unknown' (characters its vocabulary lacks, each run one
+// unknown piece) or 'dropped' (characters its normalization removes). From the translator's own report where it gives
+// one (`unknown`), else from its tokenizer.
 export function unreadable(translator, text, res) {
-  if (Array.isArray(res?.unknown)) return res.unknown.map(u => typeof u === 'string' ? u : (u.text ?? u.piece ?? u.char ?? String(u)));
-  const tok = translator.tokenizer, unk = translator.special?.unk ?? 1, out = [];
-  for (const [p, id] of tok.encodeNormalized(tok.normalize(text))) if (id === unk) out.push(p.replaceAll(SPACE, ' ').trim());
-  for (const c of new Set(text)) if (!/\s/.test(c) && tok.normalize(c) === '') out.push(c);
-  return [...new Set(out.filter(Boolean))];
+  if (Array.isArray(res?.unknown)) return res.unknown.map(u => typeof u === 'string' ? { text: u, as: 'unknown' } : { text: u.text ?? u.piece ?? String(u), as: u.as || 'unknown' });
+  const tok = translator.tokenizer, unk = translator.special?.unk ?? 1, out = [], seen = new Set();
+  const note = (t, as) => { if (t && !seen.has(as + t)) { seen.add(as + t); out.push({ text: t, as }); } };
+  for (const [p, id] of tok.encodeNormalized(tok.normalize(text))) if (id === unk) note(p.replaceAll(SPACE, ' ').trim(), 'unknown');
+  for (const c of new Set(text)) if (!/\s/.test(c) && tok.normalize(c) === '') note(c, 'dropped');
+  return out;
 }
 
 // ---- loading -----------------------------------------------------------------------------------------------------------
@@ -262,11 +265,11 @@ class Live {
   get translator() { return this.ready?.[this.dir] || null; }
   loadModel() { return this.load(this.dir, this.latest); }
   counted() {
-    const n = [...this.text.value].length, over = n > MAX_CHARS;
+    const n = this.text.value.length, over = n > MAX_CHARS;
     this.count.classList.toggle('over', over);
     if (!over) { this.count.textContent = `${n} / ${MAX_CHARS} characters`; return; }
     const kept = cutText(this.text.value.trim()).text, tail = kept.split(' ').slice(-3).join(' ');
-    this.count.textContent = `${n} / ${MAX_CHARS} characters: only the first ${[...kept].length} will be translated, up to “…${tail}”`;
+    this.count.textContent = `${n} / ${MAX_CHARS} characters: only the first ${kept.length} will be translated, up to “…${tail}”`;
   }
   async switchTo(name, first = false) {
     const d = DIRECTIONS[name];
@@ -337,9 +340,12 @@ class Live {
     const hyp = h('b', { class: 'tnb-hyp', lang: DIRECTIONS[this.dir].to === 'German' ? 'de' : 'en' }, res.text || '(nothing)');
     const parts = [h('p', { class: 'tnb-line' }, '→ ', hyp),
       h('p', { class: 'tnb-meta' }, `${how} · ${res.out.length} pieces in ${ms.toFixed(0)} ms`)];
-    if (cut || res.cut) parts.push(h('p', { class: 'tnb-warn' }, `Only the first ${[...text].length} of ${[...raw].length} characters were translated.`));
-    if (lost.length) parts.push(h('p', { class: 'tnb-warn' }, 'Not in the model\'s vocabulary, so read as the unknown piece (marked red below) or left out: ',
-      ...lost.map(c => h('code', {}, c)), '.'));
+    if (cut || res.cut) parts.push(h('p', { class: 'tnb-warn' }, `Only the first ${text.length} of ${raw.length} characters were translated.`));
+    const unknown = lost.filter(u => u.as !== 'dropped'), dropped = lost.filter(u => u.as === 'dropped');
+    if (unknown.length) parts.push(h('p', { class: 'tnb-warn' }, 'Not in the model\'s vocabulary, so read as the unknown piece (marked red below): ',
+      ...unknown.map(u => h('code', {}, u.text)), '.'));
+    if (dropped.length) parts.push(h('p', { class: 'tnb-warn' }, 'Left out by the model\'s normalization: ',
+      ...dropped.map(u => h('code', {}, [...u.text].map(c => /\p{L}|\p{N}|\p{P}|\p{S}/u.test(c) ? c : `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`).join(''))), '.'));
     if (this.compact && src.length) parts.push(h('p', { class: 'tnb-src-pieces' }, h('span', { class: 'tnb-what' }, 'What the model read: '), chips(src)));
     if (this.compact && res.record) {
       const to = new URL(`${document.querySelector('meta[name="quarto:offset"]')?.content || './'}a21_attention_explorer.html`, location.href);
