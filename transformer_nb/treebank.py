@@ -1,4 +1,4 @@
-"""What 12_parsing takes for granted: reading Penn Treebank files, with errors that name the file, line and column, and scoring trees the way EVALB does, rule by rule, each rule tested on hand-worked trees.
+"""What 12_parsing takes for granted: reading Penn Treebank files, with errors that name the file, line and column, and scoring trees the way EVALB does, rule by rule, each rule tested on hand-worked trees; and drawing trees.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a15_treebank.html.md"""
 
@@ -6,8 +6,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/a15_treebank.html.md"""
 
 # %% auto #0
 __all__ = ['EVALB_DELETE_LABELS', 'coarse_label', 'is_preterminal', 'parse_brackets', 'read_trees', 'clean_tree', 'ptb_files',
-           'brackets', 'evalb_counts', 'prf', 'check_linearizable', 'check_split_sizes', 'check_source_lang',
-           'check_target_lang', 'check_aligned', 'check_references', 'check_not_empty']
+           'brackets', 'evalb_counts', 'prf', 'draw_tree', 'draw_brackets', 'parse_errors', 'check_linearizable',
+           'check_split_sizes', 'check_source_lang', 'check_target_lang', 'check_aligned', 'check_references',
+           'check_not_empty']
 
 # %% ../nbs/A15_treebank.ipynb #a14x0004
 import re
@@ -141,6 +142,81 @@ def prf(matched:int, gold:int, test:int) -> tuple[float, float, float]:
     p = 100 * matched / test if test else 0.0
     r = 100 * matched / gold if gold else 0.0
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+# %% ../nbs/A15_treebank.ipynb #a15d0002
+_PALETTE = (('#aec7e8', '#1f77b4'), ('#ffbb78', '#ff7f0e'), ('#98df8a', '#2ca02c'),
+            ('#c5b0d5', '#9467bd'), ('#c49c94', '#8c564b'), ('#f7b6d2', '#e377c2'), ('#dbdb8d', '#bcbd22'),
+            ('#9edae5', '#17becf'))   # (box, line) colours of the k-th phrase, depth first (tab20, without the red of `marks`)
+
+def _tree_spans(tree:Tree) -> dict:
+    "Every node's position in `tree` -> (label, first word, end), spans over all words (no deletions)."
+    out, pos = {}, [0]
+    def walk(t, at):
+        if isinstance(t, str): pos[0] += 1; return
+        start = pos[0]
+        for i, c in enumerate(t): walk(c, at + (i,))
+        out[at] = (t.label(), start, pos[0])
+    walk(tree, ())
+    return out
+
+def draw_tree(tree:Tree, ax=None, marks:set|None=None, title:str|None=None, fontsize:float=9, phrase_colors:bool=False):
+    "Draw `tree` with matplotlib; nodes whose (label, start, end) is in `marks` in red; `phrase_colors`: each phrase its own colour, depth first (as `draw_brackets`). Returns the axes."
+    import matplotlib.pyplot as plt
+    n, spans, marks = len(tree.leaves()), _tree_spans(tree), marks or set()
+    depth = tree.height()
+    if ax is None: _, ax = plt.subplots(figsize=(max(4, 0.75 * n), 0.5 * depth + 0.8), dpi=100)
+    xy, leaf = {}, [0]
+    def place(t, at, d):
+        if isinstance(t, str): xy[at] = (leaf[0], -depth); leaf[0] += 1; return xy[at]
+        kids = [place(c, at + (i,), d + 1) for i, c in enumerate(t)]
+        xy[at] = (sum(k[0] for k in kids) / len(kids), -d)
+        return xy[at]
+    place(tree, (), 0)
+    phrases = [at for at in tree.treepositions('preorder') if isinstance(tree[at], Tree) and not is_preterminal(tree[at])]
+    for at, (x, y) in xy.items():
+        if at: px, py = xy[at[:-1]]; ax.plot([px, x], [py - 0.15, y + 0.15], color='0.6', lw=0.8, zorder=1)
+    for at, (x, y) in xy.items():
+        if at in spans:
+            lab, s, e = spans[at]
+            bad = (coarse_label(lab), s, e) in marks
+            fc = 'tab:red' if bad else _PALETTE[phrases.index(at) % len(_PALETTE)][0] if phrase_colors and at in phrases else '#eeeeee' if phrase_colors else '#dde8f5'
+            ax.text(x, y, lab, ha='center', va='center', fontsize=fontsize, color='white' if bad else 'black', zorder=2,
+                    bbox=dict(boxstyle='round,pad=0.2', fc=fc, ec='none'))
+        else: ax.text(x, y, tree[at], ha='center', va='top', fontsize=fontsize, rotation=30 if n > 14 else 0, zorder=2)
+    ax.set_xlim(-0.7, n - 0.3); ax.set_ylim(-depth - 1.2, 0.6); ax.axis('off')
+    if title: ax.set_title(title, fontsize=fontsize + 1, loc='left')
+    return ax
+
+def draw_brackets(seq:str, ax=None, title:str|None=None, fontsize:float=9):
+    "Draw the tokens of a linearised tree in a row, each phrase's two brackets in its colour (as `draw_tree` with `phrase_colors`), joined by an arc. Returns the axes."
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Arc
+    toks = seq.split()
+    if ax is None: _, ax = plt.subplots(figsize=(max(4, 0.6 * len(toks)), 1.6), dpi=100)
+    opened, stack, low = 0, [], 0.0
+    for i, tok in enumerate(toks):
+        if tok.startswith('(') and len(tok) > 1: k = opened; opened += 1; stack.append((k, i))
+        elif tok.startswith(')') and stack:
+            k, j = stack.pop()
+            h = 0.25 + 0.06 * (i - j)                       # wider phrases, higher arcs
+            ax.add_patch(Arc(((i + j) / 2, -0.25), i - j, 2 * h, theta1=180, theta2=360, color=_PALETTE[k % len(_PALETTE)][1], lw=1.2))
+            low = max(low, h)
+        else: k = None
+        ax.text(i, 0, tok, ha='center', va='center', fontsize=fontsize, zorder=2,
+                bbox=None if k is None else dict(boxstyle='round,pad=0.2', fc=_PALETTE[k % len(_PALETTE)][0], ec='none'))
+    ax.set_xlim(-0.7, len(toks) - 0.3); ax.set_ylim(-0.35 - low, 0.4); ax.axis('off')
+    if title: ax.set_title(title, fontsize=fontsize + 1, loc='left')
+    return ax
+
+# %% ../nbs/A15_treebank.ipynb #a15d0003
+def _phrase_brackets(t:Tree) -> set:
+    return {(coarse_label(l), s, e) for at, (l, s, e) in _tree_spans(t).items()
+            if not is_preterminal(t[at]) and coarse_label(l) not in EVALB_DELETE_LABELS}
+
+def parse_errors(gold:Tree, test:Tree) -> tuple[set, set]:
+    "(brackets of `test` not in `gold`, brackets of `gold` not in `test`) as (label, start, end) over all words, to mark with `draw_tree`."
+    g, t = _phrase_brackets(gold), _phrase_brackets(test)
+    return t - g, g - t
 
 # %% ../nbs/A15_treebank.ipynb #a14x0041
 def check_linearizable(tree, leaves:str, choices:tuple):
