@@ -11,7 +11,7 @@ __all__ = ['check_bleu', 'check_heads', 'check_linearize', 'check_corpus_prf']
 import math
 import torch
 
-# %% ../nbs/A26_exercises.ipynb #a26c1101
+# %% ../nbs/A26_exercises.ipynb #a26c1105
 import functools
 from collections import Counter
 
@@ -28,6 +28,7 @@ def _reporting(check):
         return False
     return run
 
+# %% ../nbs/A26_exercises.ipynb #a26c1101
 def _bleu_arithmetic(hyps, refs) -> float:
     "BLEU with the four precisions averaged arithmetically instead of geometrically: a mistake `check_bleu` names."
     m, t, c, r = [0] * 4, [0] * 4, 0, 0

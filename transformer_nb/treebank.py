@@ -144,10 +144,6 @@ def prf(matched:int, gold:int, test:int) -> tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 # %% ../nbs/A15_treebank.ipynb #a15d0002
-_PALETTE = (('#aec7e8', '#1f77b4'), ('#ffbb78', '#ff7f0e'), ('#98df8a', '#2ca02c'),
-            ('#c5b0d5', '#9467bd'), ('#c49c94', '#8c564b'), ('#f7b6d2', '#e377c2'), ('#dbdb8d', '#bcbd22'),
-            ('#9edae5', '#17becf'))   # (box, line) colours of the k-th phrase, depth first (tab20, without the red of `marks`)
-
 def _tree_spans(tree:Tree) -> dict:
     "Every node's position in `tree` -> (label, first word, end), spans over all words (no deletions)."
     out, pos = {}, [0]
@@ -158,6 +154,11 @@ def _tree_spans(tree:Tree) -> dict:
         out[at] = (t.label(), start, pos[0])
     walk(tree, ())
     return out
+
+# %% ../nbs/A15_treebank.ipynb #a15d0009
+_PALETTE = (('#aec7e8', '#1f77b4'), ('#ffbb78', '#ff7f0e'), ('#98df8a', '#2ca02c'),
+            ('#c5b0d5', '#9467bd'), ('#c49c94', '#8c564b'), ('#f7b6d2', '#e377c2'), ('#dbdb8d', '#bcbd22'),
+            ('#9edae5', '#17becf'))   # (box, line) colours of the k-th phrase, depth first (tab20, without the red of `marks`)
 
 def draw_tree(tree:Tree, ax=None, marks:set|None=None, title:str|None=None, fontsize:float=9, phrase_colors:bool=False):
     "Draw `tree` with matplotlib; nodes whose (label, start, end) is in `marks` in red; `phrase_colors`: each phrase its own colour, depth first (as `draw_brackets`). Returns the axes."
@@ -187,6 +188,7 @@ def draw_tree(tree:Tree, ax=None, marks:set|None=None, title:str|None=None, font
     if title: ax.set_title(title, fontsize=fontsize + 1, loc='left')
     return ax
 
+# %% ../nbs/A15_treebank.ipynb #a15d0006
 def draw_brackets(seq:str, ax=None, title:str|None=None, fontsize:float=9):
     "Draw the tokens of a linearised tree in a row, each phrase's two brackets in its colour (as `draw_tree` with `phrase_colors`), joined by an arc. Returns the axes."
     import matplotlib.pyplot as plt
