@@ -24,7 +24,7 @@ def corpus_scores(hyps:list[str], refs:list[str],
                   chunk:int=10_000, # sentences counted at a time (A2's `corpus_score`): the same scores in bounded memory
                  ) -> dict:
     "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures."
-    hyps, refs = check_hyps_refs(hyps, refs)            # aligned, non-empty lists of str (A12)
+    hyps, refs = check_hyps_refs(hyps, refs)            # aligned, non-empty lists of str (checks: Going deeper)
     out = {}
     for key, metric in (('bleu', BLEU()), ('bleu_lc', BLEU(lowercase=True)), ('chrf', CHRF())):
         s = corpus_score(metric, hyps, refs, chunk)
@@ -241,7 +241,7 @@ def evaluate(model, tokenizer, pairs:list[tuple[str, str]],
              *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None, # in place of decoding's
             ) -> tuple[dict, list[str]]:
     "Translate the sources of `pairs` and score against their targets; returns (scores, hypotheses)."
-    check_pairs(pairs)                                   # a non-empty list of (source, reference) pairs (A12)
+    check_pairs(pairs)                                   # a non-empty list of (source, reference) pairs
     srcs, d, dev = check_translate(model, tokenizer, [s for s, _ in pairs], decoding, max_tokens, None, precision, device,
                                    beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # checked once, here
     hyps = translate_checked(model, tokenizer, srcs, d, max_tokens, dev, precision)
@@ -279,6 +279,6 @@ def attention_record(model, tok, sentences:list[str], beam:int=1, layers:list[in
 
 def load_attention(path) -> dict:
     "A file of `experiments/attention_maps.py`: its provenance, and per sentence the maps as tensors, N per kind, each (h, n_q, n_k) (None: a layer not stored)."
-    rec = read_attention_file(path)                     # checked: one line if it is not an attention file (A12)
+    rec = read_attention_file(path)                     # checked: one line if it is not an attention file
     for s in rec['sentences']: s['maps'] = {k: [None if w is None else torch.tensor(w) for w in ws] for k, ws in s['maps'].items()}
     return rec
