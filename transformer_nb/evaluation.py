@@ -93,6 +93,7 @@ def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
 # %% ../nbs/11_results.ipynb #e11d0011
 import json, math, numbers, os
 from pathlib import Path
+from .records import RESULT_KEYS
 from .decoding import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .fast_decoding import check_translate, translate_checked, check_tokenizer_api   # A10's checks of `translate`
 
@@ -185,7 +186,7 @@ def _paper_row(name:str, base:dict) -> str:
     return paper[ours.index(name)]
 
 _TABLE3_KEYS = ('id', 'variant', 'overrides', 'seed', 'params', 'steps', 'valid_ppl', 'bleu', 'bleu_lc', 'chrf',
-               'bleu_signature', 'train_time_s', 'hardware', 'date', 'commit', 'command')
+               'bleu_signature') + RESULT_KEYS[RESULT_KEYS.index('train_time_s'):]   # + the provenance of every record (A11)
 
 def _table3_order(recs:list[dict], base:dict) -> list[dict]:
     "`recs` in the order of the paper's rows (as `table3_variants` lists them), repeats with other seeds after each."

@@ -13,7 +13,8 @@ def _check_12_prose():
     from transformer_nb.model import TransformerConfig, count_config_params
     from transformer_nb.records import load_results
     from transformer_nb.tasks import get_task
-    from transformer_nb.parsing import (PAPER_PARSING as PP, PAPER_TABLE4, PARSE_KEYS, _LEXICON, english_pcfg,
+    from transformer_nb.treebank import PARSE_KEYS
+    from transformer_nb.parsing import (PAPER_PARSING as PP, PAPER_TABLE4, _LEXICON, english_pcfg,
                                         parsing_corpus, sample_treebank)
     nbf = NotebookFile('12_parsing.ipynb')
     quoted = nbf.quoted
