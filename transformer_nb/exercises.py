@@ -6,7 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a26_exercises.html.md"""
 
 # %% auto #0
 __all__ = ['report', 'check_pad_batch', 'diagnose_weights', 'check_attention', 'check_restricted', 'check_heads',
-           'check_loop_mha', 'check_conv_to_ffn', 'check_my_embeddings', 'check_encoding', 'check_relative_bias']
+           'check_loop_mha', 'check_conv_to_ffn', 'check_my_embeddings', 'check_encoding', 'check_relative_bias',
+           'check_bleu', 'check_heads_looking', 'check_linearize', 'check_corpus_prf']
 
 # %% ../nbs/A26_exercises.ipynb #a26e0004
 import copy, functools, math, re
@@ -367,3 +368,129 @@ def check_relative_bias(RelativeBias) -> str:
     rb(6, 6).sum().backward()
     assert (table.grad != 0).all(), "some rows of the table get no gradient: every offset from -K to K should be used"
     return "RelativeBias gives b[h, i, j] = table[clip(j - i, -K, K) + K, h], and every row of its table learns"
+
+# %% ../nbs/A26_exercises.ipynb #a26c1105
+from collections import Counter
+
+# %% ../nbs/A26_exercises.ipynb #a26c1101
+def _bleu_arithmetic(hyps, refs) -> float:
+    "BLEU with the four precisions averaged arithmetically instead of geometrically: a mistake `check_bleu` names."
+    m, t, c, r = [0] * 4, [0] * 4, 0, 0
+    for h, ref in zip(hyps, refs):
+        h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
+        for n in range(4):
+            hc, rc = Counter(zip(*[h[i:] for i in range(n + 1)])), Counter(zip(*[ref[i:] for i in range(n + 1)]))
+            m[n] += sum(min(k, rc[g]) for g, k in hc.items()); t[n] += max(len(h) - n, 0)
+    return 100 * (1 if c >= r else math.exp(1 - r / c)) * sum(a / b if b else 0 for a, b in zip(m, t)) / 4
+
+@report
+def check_bleu(my_bleu) -> str:
+    "11_results, exercise 2: your `my_bleu(hyps, refs)` (corpus BLEU, 0 to 100) against sacreBLEU's, one ingredient per case."
+    from transformer_nb.evaluation import corpus_scores
+    caps = (['a man in a blue shirt is standing on a ladder .', 'two dogs play in the snow .', 'a girl is reading a book'],
+            ['a man in a blue shirt stands on a ladder .', 'two dogs are playing in the snow .',
+             'a young girl is reading a book in the park .'])
+    cases = [("identical captions", caps[1], caps[1], "a hypothesis equal to its reference must score 100: count the "
+              "matches over all hypothesis n-grams, and BP is 1 when c >= r"),
+             ("a short hypothesis", caps[0][2:], caps[1][2:], "the brevity penalty: BP = min(1, exp(1 - r/c)), with c the "
+              "hypothesis length and r the reference length"),
+             ("a repeated 4-gram", ['a cat and a cat and a cat .'], ['a cat and a dog .'], "clip the counts: an n-gram of "
+              "the hypothesis counts at most as often as the reference has it (the smaller of the two counts)"),
+             ("three captions", *caps, "sum the matches, the n-gram totals and the lengths over the corpus before dividing; "
+              "an average of sentence scores is not corpus BLEU")]
+    for name, hyps, refs, mistake in cases:
+        mine, theirs = my_bleu(hyps, refs), corpus_scores(hyps, refs)['bleu']
+        assert isinstance(mine, (int, float)), f"case '{name}': my_bleu returned {mine!r}; return one number, 0 to 100"
+        if abs(mine - theirs) >= 0.01 and abs(mine - _bleu_arithmetic(hyps, refs)) < 0.01:
+            mistake = ("the arithmetic mean of the precisions: BLEU takes their geometric mean, "
+                       "exp((log p1 + log p2 + log p3 + log p4) / 4), times BP")
+        assert abs(mine - theirs) < 0.01, f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: {mistake}"
+    return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums"
+
+# %% ../nbs/A26_exercises.ipynb #a26c1103
+@report
+def check_heads_looking(heads_looking, path='../results/attention/multi30k.json') -> str:
+    "11_results, exercise 3: your `heads_looking(w, rows, col)` on the stored Multi30k maps (layer 3), against the readings of the text."
+    from transformer_nb.evaluation import load_attention
+    s = load_attention(path)['sentences'][0]
+    src, out, enc, cross = s['labels']['src'], s['labels']['tgt_out'], s['maps']['encoder'][2], s['maps']['cross'][2]
+    cases = [("the comma, in, einem and am -> spielen (encoder)", enc, [src.index(w) for w in (',', '▁in', '▁einem', '▁am')], src.index('▁spielen'), [3]),
+             ("Gruppe, älterer and Menschen -> Menschen (encoder)", enc, [src.index(w) for w in ('▁Gruppe', '▁älterer', '▁Menschen')], src.index('▁Menschen'), [4]),
+             ("playing -> spielen (enc-dec)", cross, [out.index('▁playing')], src.index('▁spielen'), [2, 3, 4, 6, 8]),
+             ("in -> am (enc-dec)", cross, [out.index('▁in')], src.index('▁am'), [1, 2, 3, 4, 6, 7]),
+             ("tent -> Zelt (enc-dec)", cross, [out.index('▁tent')], src.index('▁Zelt'), [1, 2, 3, 4, 5, 6, 7, 8])]
+    for name, w, rows, col, want in cases:
+        got = heads_looking(w, rows, col)
+        try: got = [int(h) for h in got]
+        except (TypeError, ValueError): raise AssertionError(f"case '{name}': got {got!r}; return a list of head numbers (ints)")
+        if got == want: continue
+        hint = ("heads are numbered from 1, as in the plots' titles: add 1" if got == [h - 1 for h in want] else
+                "every row of `rows` must put its largest weight on `col` (all of them, not any)"
+                if got == [h + 1 for h in range(w.shape[0]) if any(w[h, r].argmax() == col for r in rows)] else
+                "a row's largest weight is over the keys, the last axis: w[h, r].argmax()"
+                if got == [h + 1 for h in range(w.shape[0]) if all(w[h, :, col].argmax() == r for r in rows)] else
+                "compare each row's argmax over the keys with `col`, for every head")
+        raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
+    return f"heads_looking reads the {len(cases)} readings of the text from the maps"
+
+# %% ../nbs/A26_exercises.ipynb #a26c1201
+_GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) "
+            "(S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))")     # "John saw Mary, and Anna Bob.": indices =1, =2
+
+@report
+def check_linearize(fn) -> str:
+    "12_parsing, exercise 1: your `fn(tree) -> str` against `linearize` (words at the leaves) on John's tree, a gapping tree and sampled trees."
+    from nltk import Tree
+    from transformer_nb.treebank import coarse_label, is_preterminal
+    from transformer_nb.parsing import linearize, sample_treebank
+    trees = {"John's tree": Tree.fromstring('(S (NP-SBJ (NNP John)) (VP (VBZ has) (NP (DT a) (NN dog))) (. .))'),
+             "the gapping tree": Tree.fromstring(_GAPPING), **{f"sampled tree {k}": t for k, t in enumerate(sample_treebank(3, seed=3), 1)}}
+    for name, t in trees.items():
+        got, want = fn(t), linearize(t)
+        if got == want: continue
+        assert isinstance(got, str), f"{name}: {fn.__name__} returned a {type(got).__name__}; return one string, tokens joined by spaces"
+        toks, ref = got.split(), want.split()
+        tags = {lab for s in t.subtrees() if is_preterminal(s) for lab in (s.label(), coarse_label(s.label()))}
+        new = [x for x in toks if x not in ref]                       # tokens linearize never writes for this tree
+        assert not any(x.strip('()') in tags for x in new), \
+            f"{name}: a POS tag in the output ({got[:70]}...); a preterminal is not a phrase: write its word alone"
+        assert ')' not in new, f"{name}: a bare ')' ({got[:70]}...); the closing bracket carries its label too, ')NP'"
+        assert not any(x[0] in '()' and '=' in x[1:] for x in new), \
+            (f"{name}: a label kept its index ({next(x for x in new if x[0] in '()' and '=' in x)}); `label.split('-')[0]` strips "
+             "a function tag but not the '=1' of a gapping index: use coarse_label, coarse_label('NP=1') is 'NP'")
+        assert not any(x[0] in '()' and '-' in x[1:] for x in new), \
+            f"{name}: a function tag kept ({got[:70]}...); strip it, as EVALB does: coarse_label('NP-SBJ') is 'NP'"
+        k = next((i for i, (a, b) in enumerate(zip(toks, ref)) if a != b), min(len(toks), len(ref)))
+        raise AssertionError(f"{name}: token {k} is {toks[k] if k < len(toks) else 'missing'!r} where linearize writes "
+                             f"{ref[k] if k < len(ref) else 'nothing more'!r}\n  yours: {got}\n  want:  {want}")
+    return f"{fn.__name__} writes {len(trees)} trees as linearize does"
+
+# %% ../nbs/A26_exercises.ipynb #a26c1203
+@report
+def check_corpus_prf(fn) -> str:
+    "12_parsing, exercise 3: your `fn(counts) -> (precision, recall, F1)` in percent, for (matched, reference, parse) counts per sentence."
+    from transformer_nb.treebank import prf
+    close = lambda a, b: len(a) == len(b) and all(abs(x - y) < 1e-6 for x, y in zip(a, b))
+    cases = [("one sentence", [(6, 6, 7)]), ("a failed parse", [(6, 6, 7), (0, 5, 0)]),
+             ("sentences of different sizes", [(1, 1, 1), (2, 10, 10)])]
+    for name, counts in cases:
+        want = prf(*(sum(c[i] for c in counts) for i in range(3)))
+        try: got = fn(counts)
+        except ZeroDivisionError:
+            raise AssertionError(f"case '{name}': ZeroDivisionError. Likely mistake: a failed parse has no brackets (parse 0); "
+                                 "sum the counts over the test set, then divide") from None
+        assert isinstance(got, (tuple, list)) and len(got) == 3, f"case '{name}': got {got!r}; return (precision, recall, F1)"
+        got = tuple(float(x) for x in got)
+        if close(got, want): continue
+        per_sentence = [prf(*c) for c in counts]
+        hint = ("in percent: multiply by 100" if close(got, [x / 100 for x in want]) else
+                "precision and recall swapped: precision is over the parse's brackets (matched / parse), recall over the "
+                "reference's (matched / reference)" if close(got[:2], want[1::-1]) else
+                "F1 is the harmonic mean 2PR / (P + R), not the average (P + R) / 2"
+                if close(got[:2], want[:2]) and close(got[2:], [(want[0] + want[1]) / 2]) else
+                "an average of the sentences' scores: sum matched, reference and parse over the sentences, then divide"
+                if close(got, [sum(s[i] for s in per_sentence) / len(counts) for i in range(3)]) else
+                "compare with prf(matched, reference, parse) of the summed counts")
+        raise AssertionError(f"case '{name}': yours ({', '.join(f'{x:.2f}' for x in got)}), the corpus's "
+                             f"({', '.join(f'{x:.2f}' for x in want)}). Likely mistake: {hint}")
+    return f"{fn.__name__} scores {len(cases)} test sets as EVALB sums them"
