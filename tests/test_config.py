@@ -59,7 +59,8 @@ def test_readme_is_generated_from_index():
 
 def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(ROOT/'nbs').glob('A[0-9]*_*.ipynb')])
 
-NO_MODULE = {'A20_benchmarks.ipynb', 'A12_significance.ipynb'}   # measurements, demonstrations and tests of stored results: nothing to export
+NO_MODULE = {'A20_benchmarks.ipynb', 'A12_significance.ipynb',   # measurements, demonstrations and tests of stored results: nothing to export
+             'A22_api_entries.ipynb'}                         # the site's build code, which lives in tools/apidocs.py, not in the package
 
 def test_one_notebook_one_module():
     mods = {}

@@ -18,7 +18,7 @@ LAYERS = [
     ['datasets', 'data', 'records'],
     ['checkpoints', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
     ['decoding', 'fast_decoding', 'evaluation'],
-    ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'apidocs', 'exercises'],
+    ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
     ['commands', 'cli'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}
