@@ -2,13 +2,13 @@
 (A26): `check_sublayer` passes the printed `MySublayer`, reports the unwritten stub as not written, and names every wrong
 variant; `check_forward` (exercise 2) reports the stub, passes the printed `my_forward`, names the mistakes of a wrong
 one and refuses the parts the exercise forbids (the model's `encode`/`decode`/`forward`, its layers and sub-layers);
-`check_parsing_count` (exercise 3) passes the printed counts and names the setting behind a wrong one; the "break it"
+`check_parsing_counts` (exercise 3) passes the printed `parsing_counts` and names the setting behind a wrong count; the "break it"
 exercise, applied to the code, makes exactly the checks its solution names fail."""
 import re
 import pytest
 import torch.nn.functional as F
 from nbtools import assert_break_it, _body, cells, code_blocks, namespace
-from transformer_nb.exercises import check_sublayer, check_forward, check_parsing_count
+from transformer_nb.exercises import check_sublayer, check_forward, check_parsing_counts
 
 NB = '06_model'
 
@@ -47,7 +47,7 @@ def test_sublayer_wrong_answers_are_named(name, capsys):
     fwd, says = WRONG[name]
     cls = name.replace(' ', '_')
     wrong = type(cls, (namespace(NB, 'b6d0a004')['MySublayer'],), {'forward': fwd})
-    assert_named(check_sublayer, wrong, says=f"^{cls} (is not right yet: |raised ).*{says}", capsys=capsys)
+    assert_named(check_sublayer, wrong, says=f"^(Not yet: |{cls} raised ).*{says}", capsys=capsys)
 
 def my_forward(old=None, new=''):
     "The printed `my_forward` (exercise 2's solution), with `old` replaced by `new`: a wrong answer."
@@ -85,11 +85,12 @@ SUB = "return x + f(norm(x)) if pre else norm(x + f(x))"
 def test_my_forward_wrong_answers_are_named(old, new, says, capsys):
     assert_named(check_forward, my_forward(old, new), says=says, capsys=capsys)
 
-def test_parsing_count_stub_and_solution(capsys):
-    stub = namespace(NB, _body(cells(NB)['b06f0011'][1]).split('\ncheck_parsing_count')[0])
-    assert verdict(check_parsing_count, stub['tied'], stub['untied'], capsys=capsys)[1].startswith('tied and untied are not written yet')
+def test_parsing_counts_stub_and_solution(capsys):
+    stub = namespace(NB, _body(cells(NB)['b06f0011'][1]).split('\ncheck_parsing_counts')[0])
+    assert verdict(check_parsing_counts, stub['parsing_counts'], capsys=capsys)[1].startswith('parsing_counts is not written yet')
     sol = namespace(NB, 'from transformer_nb.model import Transformer, get_config', 'b06f0012')
-    assert verdict(check_parsing_count, sol['tied'], sol['untied'], capsys=capsys)[0] is True
+    assert verdict(check_parsing_counts, sol['parsing_counts'], capsys=capsys) == \
+        (True, "tied 100,384,768 and untied 133,152,768: the parsing model's counts\n")
 
 @pytest.mark.parametrize('over, which, says', [
     (dict(N=6), 'tied', r"tied=[\d,]+ is not the count of §6.3's model: N=6, the base model's depth"),
@@ -98,16 +99,17 @@ def test_parsing_count_stub_and_solution(capsys):
     (dict(src_vocab=16384, tgt_vocab=16384), 'tied', r"a vocabulary of 16,384 \(2\^14\)"),
     (dict(tie='decoder'), 'untied', r"untied=[\d,]+ is tie='decoder' .*: untied is tie='none'"),
     (dict(d_k=64, d_v=64), 'tied', r"d_k = d_v = 64, the base model's: here d_k = d_model/h = 128"),
-    (dict(N=3), 'untied', r"untied=[\d,]+ is not the count .*count with count_config_params"),
+    (dict(N=3), 'untied', r"untied=[\d,]+ is not the count .*count the model of get_config"),
 ])
-def test_parsing_count_wrong_answers_are_named(over, which, says, capsys):
+def test_parsing_counts_wrong_answers_are_named(over, which, says, capsys):
     from transformer_nb.model import count_config_params, get_config
     parsing = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)
     count = lambda **o: count_config_params(get_config('base', **{**parsing, **o}))
     right = dict(tied=count(tie='all'), untied=count(tie='none'))
     wrong = {**right, which: count(**{'tie': 'all' if which == 'tied' else 'none', **over})}
-    assert_named(check_parsing_count, wrong['tied'], wrong['untied'], says=says, capsys=capsys)
-    assert_named(check_parsing_count, right['untied'], right['tied'], says='the two counts are swapped', capsys=capsys)
+    assert_named(check_parsing_counts, lambda: (wrong['tied'], wrong['untied']), says='^Not yet: .*' + says, capsys=capsys)
+    assert_named(check_parsing_counts, lambda: (right['untied'], right['tied']), says='the two counts are swapped', capsys=capsys)
+    assert_named(check_parsing_counts, lambda: right['tied'], says=r'must return two counts, \(tied, untied\)', capsys=capsys)
 
 COUNTS, PARITY = 'df36e9cf', '67d67f6c'
 

@@ -1,4 +1,4 @@
-"""The proof that 07_why_self_attention's exercises are right, away from the learner: `check_restricted`
+"""The proof that 07_why_self_attention's exercises are right, away from the learner: `check_restricted_attention`
 (`transformer_nb.exercises`, A26) passes the printed `restricted_attention` (exercise 3), reports the stub, names the
 case a wrong one gets wrong, and enforces the exercise's rule (no tensor with an n x n part: full attention under a band
 mask is refused, though its values are right); each "break it" exercise, applied to the code, makes exactly the checks
@@ -6,7 +6,7 @@ its solution names fail."""
 import re
 import pytest
 from nbtools import _body, assert_break_it, cells, code_blocks, namespace
-from transformer_nb.exercises import check_restricted
+from transformer_nb.exercises import check_restricted_attention
 
 NB = '07_why_self_attention'
 
@@ -19,12 +19,12 @@ def restricted(old=None, new=''):
     return namespace(NB, code)['restricted_attention']
 
 def test_restricted_attention_stub_is_reported(capsys):
-    ns = namespace(NB, _body(cells(NB)['a07e0012'][1]).split('\ncheck_restricted')[0])
-    assert check_restricted(ns['restricted_attention']) is False
+    ns = namespace(NB, _body(cells(NB)['a07e0012'][1]).split('\ncheck_restricted_attention')[0])
+    assert check_restricted_attention(ns['restricted_attention']) is False
     assert capsys.readouterr().out.startswith('restricted_attention is not written yet')
 
 def test_restricted_attention_solution_passes(capsys):
-    assert check_restricted(restricted()) is True
+    assert check_restricted_attention(restricted()) is True
     assert 'agrees with full attention under local_mask, and builds no n x n tensor' in capsys.readouterr().out
 
 BANDED = "    return F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(q.shape[-2], r))\n"
@@ -43,7 +43,7 @@ FIRST = '    n, w = q.shape[-2], r // 2\n'
     (FIRST, "    from transformer_nb.complexity import local_mask\n" + FULL, r'n=37, r=5: restricted_attention makes a tensor of shape \(.*37, 37\), with an n x n part'),
 ])
 def test_restricted_attention_wrong_answers_are_named(old, new, says, capsys):
-    assert check_restricted(restricted(old, new)) is False
+    assert check_restricted_attention(restricted(old, new)) is False
     assert re.search(says, capsys.readouterr().out)
 
 AFTER_MAKE_LAYER, PATHS, STACKS, PATH_TESTS = '8c7195fc', 'b0c24289', 'dfef6b00', '0aa4a5a9'
