@@ -60,7 +60,7 @@ def test_module_flops_crossover_with_lstm_at_2d():
     (lambda: layer_flops(8.0, 8), 'n=8.0'), (lambda: _module_flops('cnn', 8, 8), "'cnn'"),
     (lambda: local_mask(4, 0), 'r=0'), (lambda: make_layer('transformer', 8), "'transformer'"),
     (lambda: max_path_length('conv', 10, k=1), 'k=1'), (lambda: max_path_length('restricted', 10), 'r=None'),
-    (lambda: benchmark_layers([]), 'ns is empty'), (lambda: benchmark_layers([8], repeats=0), 'repeats=0'),
+    (lambda: benchmark_layers([]), 'ns=[] must hold at least one sequence length'), (lambda: benchmark_layers([8], repeats=0), 'repeats=0'),
     (lambda: path_gradient(nn.Identity(), torch.zeros(3, 4)), '(3, 4)')])
 def test_bad_input_names_the_value(call, msg):
     with pytest.raises(ValueError, match=None) as e: call()

@@ -1,19 +1,33 @@
-"""The proof that 06_model's exercises are right, away from the learner: `check_sublayer` passes the printed solution,
-reports the unwritten stub as not written, and fails every wrong variant with a message naming the case; exercise 2's
-check (`check_forward`) reports the stub, passes its solution and names what a wrong `my_forward` gets wrong; the "break it" exercise, applied to the code,
-makes exactly the checks its solution names fail."""
+"""The proof that 06_model's exercises are right, away from the learner. Their checks live in `transformer_nb.exercises`
+(A26): `check_sublayer` passes the printed `MySublayer`, reports the unwritten stub as not written, and names every wrong
+variant; `check_forward` (exercise 2) reports the stub, passes the printed `my_forward`, names the mistakes of a wrong
+one and refuses the parts the exercise forbids (the model's `encode`/`decode`/`forward`, its layers and sub-layers);
+`check_parsing_counts` (exercise 3) passes the printed `parsing_counts` and names the setting behind a wrong count; the "break it"
+exercise, applied to the code, makes exactly the checks its solution names fail."""
+import re
 import pytest
 import torch.nn.functional as F
-from nbtools import assert_break_it, assert_rejects, _body, cells, code_blocks, namespace, run_check
+from nbtools import assert_break_it, _body, cells, code_blocks, namespace
+from transformer_nb.exercises import check_sublayer, check_forward, check_parsing_counts
 
 NB = '06_model'
 
+def verdict(check, *answer, capsys) -> tuple[bool, str]:
+    "What `check(*answer)` returns, and the line it prints."
+    ok = check(*answer)
+    return ok, capsys.readouterr().out
+
+def assert_named(check, *answer, says:str, capsys):
+    "The check refuses the answer (False, never an exception) with a line that matches the regular expression `says`."
+    ok, out = verdict(check, *answer, capsys=capsys)
+    assert ok is False and re.search(says, out), out
+
 def test_sublayer_solution_passes_and_stub_is_reported(capsys):
-    ns = namespace(NB, 'b6d0a002', 'b6d0a004')
-    assert ns['check_sublayer'](ns['MySublayer']) is True
-    stub = namespace(NB, 'b6d0a002', _body(cells(NB)['b6d0a003'][1]).split('\ncheck_sublayer')[0])
-    assert stub['check_sublayer'](stub['MySublayer']) is False
-    assert 'is not written yet' in capsys.readouterr().out
+    assert verdict(check_sublayer, namespace(NB, 'b6d0a004')['MySublayer'], capsys=capsys) == \
+        (True, "MySublayer is the paper's post-LN sub-layer\n")
+    stub = namespace(NB, _body(cells(NB)['b6d0a003'][1]).split('\ncheck_sublayer')[0])
+    assert verdict(check_sublayer, stub['MySublayer'], capsys=capsys) == \
+        (False, "MySublayer is not written yet: replace `raise NotImplementedError` with your code (or open the solution)\n")
 
 WRONG = {   # forward(s, x, f) of a wrong sub-layer -> what the check's message must say
     'pre-LN':             (lambda s, x, f: x + s.drop(f(s.norm(x))), 'but x \\+ f\\(LayerNorm\\(x\\)\\), pre-LN'),
@@ -25,27 +39,30 @@ WRONG = {   # forward(s, x, f) of a wrong sub-layer -> what the check's message 
     'returns nothing':    (lambda s, x, f: None, 'must return a tensor shaped like x'),
     'gain and bias unused': (lambda s, x, f: F.layer_norm(x + s.drop(f(x)), x.shape[-1:]), "without the LayerNorm's gain and bias: normalise with your nn.LayerNorm"),
     'two norms':          (lambda s, x, f: s.norm(x + s.drop(f(s.norm(x)))), 'LayerNorm\\(x \\+ f\\(x\\)\\): add x'),
+    'raises':             (lambda s, x, f: x.reshape(3, -1, 7), "RuntimeError: shape '\\[3, -1, 7\\]' is invalid"),
 }
 
 @pytest.mark.parametrize('name', WRONG)
-def test_sublayer_wrong_answers_are_named(name):
+def test_sublayer_wrong_answers_are_named(name, capsys):
     fwd, says = WRONG[name]
-    ns = namespace(NB, 'b6d0a002', 'b6d0a004')
-    assert_rejects(ns['check_sublayer'], type(name, (ns['MySublayer'],), {'forward': fwd}), says=says)
+    cls = name.replace(' ', '_')
+    wrong = type(cls, (namespace(NB, 'b6d0a004')['MySublayer'],), {'forward': fwd})
+    assert_named(check_sublayer, wrong, says=f"^(Not yet: |{cls} raised ).*{says}", capsys=capsys)
 
-def _forward_check():
-    ns = namespace(NB, 'cd986a1d', 'b67ef6b1', '85fcd006', 'ad5109b1', '7a34aa08', '0a73f877', 'a06e0001', 'a06e0002',
-                   '88eb653a', "tiny = get_config('tiny', src_vocab=50, tgt_vocab=50)", '67d67f6c', 'a06e0011')
-    return ns, "assert check_forward(my_forward) is True", code_blocks(NB, 'a06e0013')[0]
+def my_forward(old=None, new=''):
+    "The printed `my_forward` (exercise 2's solution), with `old` replaced by `new`: a wrong answer."
+    code = code_blocks(NB, 'a06e0013')[0]
+    if old is not None:
+        assert code.count(old) == 1, old
+        code = code.replace(old, new)
+    return namespace(NB, code)['my_forward']
 
 def test_my_forward_stub_is_reported(capsys):
-    ns = _forward_check()[0]
-    exec(_body(cells(NB)['a06e0012'][1]), ns)
-    assert 'my_forward is not written yet' in capsys.readouterr().out
+    ns = namespace(NB, _body(cells(NB)['a06e0012'][1]).split('\ncheck_forward')[0])
+    assert verdict(check_forward, ns['my_forward'], capsys=capsys)[1].startswith('my_forward is not written yet')
 
 def test_my_forward_solution_passes(capsys):
-    run_check(*_forward_check())
-    assert 'post-LN and pre-LN' in capsys.readouterr().out
+    assert verdict(check_forward, my_forward(), capsys=capsys) == (True, "my_forward computes Transformer.forward, post-LN and pre-LN\n")
 
 SUB = "return x + f(norm(x)) if pre else norm(x + f(x))"
 @pytest.mark.parametrize('old, new, says', [
@@ -57,13 +74,46 @@ SUB = "return x + f(norm(x)) if pre else norm(x + f(x))"
     ("lambda t: l.self_attn(t, mask=src_mask)", "lambda t: l.self_attn(t)", r"post-LN: my_forward.*: padding leaks"),
     ("return model.generator(model.dec_norm(y))", "return model.dec_norm(y)", r"post-LN: my_forward must return the logits, shape \(4, 7, 50\)"),
     ("x = model.src_pos(model.src_emb(src))", "x = model.src_emb.lut(src)", r"post-LN: my_forward.*: write each sub-layer"),
+    # the exercise's rule: none of the model's own stacks
+    ("        x = residual(l.sub[1].norm, x, l.ffn)", "        x = l.sub[1](x, l.ffn)", r"my_forward calls SublayerConnection: this exercise asks you to write it out"),
+    ("    z = model.enc_norm(x)", "    z = model.encode(src)", r"my_forward calls Transformer.encode"),
+    ("    return model.generator(model.dec_norm(y))", "    return model.decode(z, src_mask, tgt)", r"my_forward calls Transformer.decode"),
+    ("    for l in model.encoder:", "    for l in model.encoder:\n        x = l(x, src_mask); continue", r"my_forward calls EncoderLayer"),
+    ("    for l in model.decoder:", "    for l in model.decoder:\n        y = l(y, z, src_mask, tgt_mask); continue", r"my_forward calls DecoderLayer"),
+    ("    pre = model.cfg.norm_first", "    return model(src, tgt)", r"my_forward calls Transformer.forward"),
 ])
-def test_my_forward_wrong_answers_are_named(old, new, says):
-    run_check(*_forward_check(), old, new, says)
+def test_my_forward_wrong_answers_are_named(old, new, says, capsys):
+    assert_named(check_forward, my_forward(old, new), says=says, capsys=capsys)
 
-PARITY, COUNTS = '67d67f6c', 'df36e9cf'
+def test_parsing_counts_stub_and_solution(capsys):
+    stub = namespace(NB, _body(cells(NB)['b06f0011'][1]).split('\ncheck_parsing_counts')[0])
+    assert verdict(check_parsing_counts, stub['parsing_counts'], capsys=capsys)[1].startswith('parsing_counts is not written yet')
+    sol = namespace(NB, 'from transformer_nb.model import Transformer, get_config', 'b06f0012')
+    assert verdict(check_parsing_counts, sol['parsing_counts'], capsys=capsys) == \
+        (True, "tied 100,384,768 and untied 133,152,768: the parsing model's counts\n")
+
+@pytest.mark.parametrize('over, which, says', [
+    (dict(N=6), 'tied', r"tied=[\d,]+ is not the count of §6.3's model: N=6, the base model's depth"),
+    (dict(d_model=512), 'untied', r"untied=[\d,]+ is not .*: d_model=512, the base model's"),
+    (dict(d_ff=4096), 'tied', r"d_ff=4096, the big model's"),
+    (dict(src_vocab=16384, tgt_vocab=16384), 'tied', r"a vocabulary of 16,384 \(2\^14\)"),
+    (dict(tie='decoder'), 'untied', r"untied=[\d,]+ is tie='decoder' .*: untied is tie='none'"),
+    (dict(d_k=64, d_v=64), 'tied', r"d_k = d_v = 64, the base model's: here d_k = d_model/h = 128"),
+    (dict(N=3), 'untied', r"untied=[\d,]+ is not the count .*count the model of get_config"),
+])
+def test_parsing_counts_wrong_answers_are_named(over, which, says, capsys):
+    from transformer_nb.model import count_config_params, get_config
+    parsing = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)
+    count = lambda **o: count_config_params(get_config('base', **{**parsing, **o}))
+    right = dict(tied=count(tie='all'), untied=count(tie='none'))
+    wrong = {**right, which: count(**{'tie': 'all' if which == 'tied' else 'none', **over})}
+    assert_named(check_parsing_counts, lambda: (wrong['tied'], wrong['untied']), says='^Not yet: .*' + says, capsys=capsys)
+    assert_named(check_parsing_counts, lambda: (right['untied'], right['tied']), says='the two counts are swapped', capsys=capsys)
+    assert_named(check_parsing_counts, lambda: right['tied'], says=r'must return two counts, \(tied, untied\)', capsys=capsys)
+
+COUNTS, PARITY = 'df36e9cf', '67d67f6c'
 
 def test_break_it_1_no_final_norm_in_pre_ln():
     parity = 'tests/test_model.py::test_parity_with_nn_transformer'
     assert_break_it(NB, '0a73f877', "self.enc_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()",
-                    "self.enc_norm = nn.Identity()", 'model', [parity], prose=False, fail_cells={PARITY, COUNTS}, fail_tests={parity})
+                    "self.enc_norm = nn.Identity()", 'model', [parity], prose=False, fail_cells={COUNTS, PARITY}, fail_tests={parity})

@@ -1,23 +1,36 @@
-"""The proof that 07_why_self_attention's exercises are right, away from the learner: `check_restricted` passes the
-printed `restricted_attention` (exercise 3), reports the stub, and names the case a wrong one gets wrong; each "break it" exercise, applied to the
-code, makes exactly the checks its solution names fail."""
+"""The proof that 07_why_self_attention's exercises are right, away from the learner: `check_restricted_attention`
+(`transformer_nb.exercises`, A26) passes the printed `restricted_attention` (exercise 3), reports the stub, names the
+case a wrong one gets wrong, and enforces the exercise's rule (no tensor with an n x n part: full attention under a band
+mask is refused, though its values are right); each "break it" exercise, applied to the code, makes exactly the checks
+its solution names fail."""
+import re
 import pytest
-from nbtools import _body, assert_break_it, cells, code_blocks, namespace, run_check
+from nbtools import _body, assert_break_it, cells, code_blocks, namespace
+from transformer_nb.exercises import check_restricted_attention
 
 NB = '07_why_self_attention'
 
-def _ex5():
-    ns = namespace(NB, '65dbd85c', 'fbed2b84', 'a07e0011')
-    return ns, "assert check_restricted(restricted_attention) is True", code_blocks(NB, 'a07e0013')[0]
+def restricted(old=None, new=''):
+    "The printed `restricted_attention` (exercise 3's solution), with `old` replaced by `new`: a wrong answer."
+    code = code_blocks(NB, 'a07e0013')[0]
+    if old is not None:
+        assert code.count(old) == 1, old
+        code = code.replace(old, new)
+    return namespace(NB, code)['restricted_attention']
 
 def test_restricted_attention_stub_is_reported(capsys):
-    ns = _ex5()[0]
-    exec(_body(cells(NB)['a07e0012'][1]), ns)
-    assert 'restricted_attention is not written yet' in capsys.readouterr().out
+    ns = namespace(NB, _body(cells(NB)['a07e0012'][1]).split('\ncheck_restricted_attention')[0])
+    assert check_restricted_attention(ns['restricted_attention']) is False
+    assert capsys.readouterr().out.startswith('restricted_attention is not written yet')
 
 def test_restricted_attention_solution_passes(capsys):
-    run_check(*_ex5())
-    assert 'agrees with full attention under local_mask' in capsys.readouterr().out
+    assert check_restricted_attention(restricted()) is True
+    assert 'agrees with full attention under local_mask, and builds no n x n tensor' in capsys.readouterr().out
+
+BANDED = "    return F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(q.shape[-2], r))\n"
+FULL = ("    s = (q @ k.transpose(-2, -1)) / q.shape[-1] ** 0.5\n"
+        "    return s.masked_fill(~local_mask(q.shape[-2], r), float('-inf')).softmax(-1) @ v\n")
+FIRST = '    n, w = q.shape[-2], r // 2\n'
 
 @pytest.mark.parametrize('old, new, says', [
     ("n, w = q.shape[-2], r // 2", "n, w = q.shape[-2], r", r'n=10, r=3: restricted_attention differs.*: a query sees the keys j with \|i - j\| <= r // 2, not r'),
@@ -25,11 +38,15 @@ def test_restricted_attention_solution_passes(capsys):
     ("/ q.shape[-1] ** 0.5", "", r'n=10, r=3: .*: divide the scores by sqrt\(d_k\)'),
     ("s.softmax(-1)", "s.softmax(-2)", r'n=10, r=3: .*: softmax over the window'),
     ("return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))", "return s.softmax(-1)", r'n=10, r=3: restricted_attention must return shape \(2, 4, 10, 16\)'),
+    # the exercise's rule: right values through an n x n tensor are refused
+    (FIRST, "    from transformer_nb.complexity import local_mask\n" + BANDED, r'n=37, r=5: restricted_attention makes a tensor of shape \(37, 37\), with an n x n part'),
+    (FIRST, "    from transformer_nb.complexity import local_mask\n" + FULL, r'n=37, r=5: restricted_attention makes a tensor of shape \(.*37, 37\), with an n x n part'),
 ])
-def test_restricted_attention_wrong_answers_are_named(old, new, says):
-    run_check(*_ex5(), old, new, says)
+def test_restricted_attention_wrong_answers_are_named(old, new, says, capsys):
+    assert check_restricted_attention(restricted(old, new)) is False
+    assert re.search(says, capsys.readouterr().out)
 
-AFTER_MAKE_LAYER, PATHS, STACKS, PATH_TESTS = '8c7195fc', '92895e98', 'dfef6b00', '0aa4a5a9'
+AFTER_MAKE_LAYER, PATHS, STACKS, PATH_TESTS = '8c7195fc', 'b0c24289', 'dfef6b00', '0aa4a5a9'
 
 def test_break_it_1_conv_padded_on_both_sides():
     causal = 'tests/test_complexity.py::test_conv_is_causal_and_sees_k_positions'

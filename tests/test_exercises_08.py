@@ -1,21 +1,25 @@
-"""The proof that 08_data's exercises are right, away from the learner: exercise 5's check (`check_bpe`) reports the stub, passes the printed
-`learn_bpe` and `segment` and names what a wrong one gets wrong; each "break it" exercise, applied to the code, makes
-exactly the checks its solution names fail."""
+"""The proof that 08_data's exercises are right, away from the learner: exercise 5's check (`check_bpe`,
+`transformer_nb.exercises`, A26) reports the stub, passes the printed `learn_bpe` and `segment` and names what a wrong
+one gets wrong; each "break it" exercise, applied to the code, makes exactly the checks its solution names fail."""
 import pytest
-from nbtools import _body, assert_break_it, break_it, cells, code_blocks, namespace, run_check
+import re
+from nbtools import _body, assert_break_it, break_it, cells, changed, code_blocks, namespace
+from transformer_nb.exercises import check_bpe
 
 NB = '08_data'
 
-def _ex6():
-    return namespace(NB, 'a08e0011'), "assert check_bpe(learn_bpe, segment) is True", code_blocks(NB, 'a08e0013')[0]
+def bpe(old=None, new=''):
+    "The printed `learn_bpe` and `segment` (exercise 5's solution), with `old` replaced by `new`: a wrong answer."
+    ns = namespace(NB, changed(code_blocks(NB, 'a08e0013')[0], old, new) if old is not None else code_blocks(NB, 'a08e0013')[0])
+    return ns['learn_bpe'], ns['segment']
 
 def test_bpe_stub_is_reported(capsys):
-    ns = _ex6()[0]
-    exec(_body(cells(NB)['a08e0012'][1]), ns)
-    assert 'learn_bpe and segment are not written yet' in capsys.readouterr().out
+    ns = namespace(NB, _body(cells(NB)['a08e0012'][1]).split('\ncheck_bpe')[0])
+    assert check_bpe(ns['learn_bpe'], ns['segment']) is False
+    assert capsys.readouterr().out.startswith('learn_bpe, segment is not written yet')
 
 def test_bpe_solution_passes(capsys):
-    run_check(*_ex6())
+    assert check_bpe(*bpe()) is True
     assert "reproduce Sennrich et al.'s example" in capsys.readouterr().out
 
 @pytest.mark.parametrize('old, new, says', [
@@ -26,8 +30,9 @@ def test_bpe_solution_passes(capsys):
     ("for pair in merges: syms = _merge(syms, pair)", "for pair in merges[::-1]: syms = _merge(syms, pair)", r"segment\('lowest'\) gave"),
     ("for _ in range(n_merges):", "for _ in range(n_merges - 1):", r"recorded 9 merges"),
 ])
-def test_bpe_wrong_answers_are_named(old, new, says):
-    run_check(*_ex6(), old, new, says)
+def test_bpe_wrong_answers_are_named(old, new, says, capsys):
+    assert check_bpe(*bpe(old, new)) is False
+    assert re.search(says, capsys.readouterr().out)
 
 SAMPLER, ENCODED = '14a534d9', 'e1e1330c'
 

@@ -7,6 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a26_exercises.html.md"""
 # %% auto #0
 __all__ = ['report', 'check_pad_batch', 'diagnose_weights', 'check_attention', 'check_restricted', 'check_heads',
            'check_loop_mha', 'check_conv_to_ffn', 'check_my_embeddings', 'check_encoding', 'check_relative_bias',
+           'check_sublayer', 'check_forward', 'check_parsing_counts', 'check_restricted_attention', 'check_bpe',
            'check_bleu', 'check_heads_looking', 'check_linearize', 'check_corpus_prf']
 
 # %% ../nbs/A26_exercises.ipynb #a26e0004
@@ -19,6 +20,7 @@ from .core import PAD_ID, count_params
 from .embeddings import Embeddings
 from .ffn import FeedForward
 from .multihead import MultiHeadAttention
+from .model import Transformer, get_config, count_config_params, random_batch, perturb
 
 # %% ../nbs/A26_exercises.ipynb #a26s0002
 def _names(answers) -> str: return ', '.join(getattr(a, '__name__', type(a).__name__) for a in answers)
@@ -368,6 +370,194 @@ def check_relative_bias(RelativeBias) -> str:
     rb(6, 6).sum().backward()
     assert (table.grad != 0).all(), "some rows of the table get no gradient: every offset from -K to K should be used"
     return "RelativeBias gives b[h, i, j] = table[clip(j - i, -K, K) + K, h], and every row of its table learns"
+
+# %% ../nbs/A26_exercises.ipynb #a26c0605
+@report
+def check_sublayer(cls) -> str:
+    "06_model, write it yourself: `cls(d_model, p_drop)`, forward(x, f) = LayerNorm(x + Dropout(f(x))), against the formula and PyTorch."
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(2, 5, 8, generator=g) * 3 + 1                                  # (B, n, d_model), not normalised
+    def built(p_drop):
+        s = cls(8, p_drop)
+        norms = [m for m in s.modules() if isinstance(m, nn.LayerNorm)]
+        assert len(norms) == 1, f"{cls.__name__} needs one nn.LayerNorm(d_model), found {len(norms)}"
+        with torch.no_grad(): norms[0].weight.copy_(1 + torch.randn(8, generator=g)); norms[0].bias.copy_(torch.randn(8, generator=g))
+        return s, norms[0]
+    cls(8, 0.0).eval()(x, lambda t: t)                                              # the stub stops here
+    s, ln = built(0.0); s.eval(); y = s(x, lambda t: 2 * t)
+    assert isinstance(y, torch.Tensor) and y.shape == x.shape, \
+        f"forward(x, f) must return a tensor shaped like x, {tuple(x.shape)}; got {getattr(y, 'shape', y)}"
+    LN = lambda t: F.layer_norm(t, (8,), ln.weight, ln.bias)
+    for name, f in (('f(x) = 2x', lambda t: 2 * t), ('f(x) = sin(x) - x', lambda t: t.sin() - t)):
+        y = s(x, f)
+        if torch.allclose(y, LN(x + f(x)), atol=1e-5): continue
+        add = "add x to f(x), then normalise the sum"
+        seen = {'x + f(LayerNorm(x)), pre-LN': (x + f(LN(x)), add), 'x + LayerNorm(f(x))': (x + LN(f(x)), add),
+                'LayerNorm(f(x)), with no residual x': (LN(f(x)), add),
+                "x + f(x) normalised without the LayerNorm's gain and bias": (F.layer_norm(x + f(x), (8,)),
+                    "normalise with your nn.LayerNorm module, whose weight and bias are learned")}
+        why = [(k, a) for k, (v, a) in seen.items() if torch.allclose(y, v, atol=1e-5)]
+        raise AssertionError(f"{name}: the output is not LayerNorm(x + f(x))" + (f" but {why[0][0]}: {why[0][1]}" if why else f": {add}"))
+    s, ln = built(0.5); s.train()
+    assert torch.allclose(s(x, lambda t: torch.zeros_like(t)), F.layer_norm(x, (8,), ln.weight, ln.bias), atol=1e-5), \
+        "with f(x) = 0 in training mode the output must be LayerNorm(x): the dropout acts on f(x) only, not on x, the sum or the output"
+    assert not torch.equal(s(x, lambda t: t), s(x, lambda t: t)), "in training mode, Dropout(f(x)) must drop entries: where is the dropout?"
+    assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), "in eval mode the dropout must do nothing"
+    ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False).eval()   # post-LN
+    (s1, l1), (s2, l2) = built(0.0), built(0.0)
+    with torch.no_grad():
+        for mine, theirs in ((l1, ref.norm1), (l2, ref.norm2)): mine.load_state_dict(theirs.state_dict())
+        y = s2.eval()(s1.eval()(x, lambda t: ref.self_attn(t, t, t, need_weights=False)[0]), lambda t: ref.linear2(F.relu(ref.linear1(t))))
+        assert torch.allclose(y, ref(x), atol=1e-5), "two of your sub-layers do not give nn.TransformerEncoderLayer's output"
+    return f"{cls.__name__} is the paper's post-LN sub-layer"
+
+# %% ../nbs/A26_exercises.ipynb #a26c0608
+class _Refused(Exception): pass
+
+def _refusing(model:nn.Module) -> nn.Module:
+    "A copy of `model` whose encode/decode/forward and whose layers and sub-layers raise `_Refused`, naming themselves."
+    def refuse(what):
+        def call(*args, **kwargs): raise _Refused(what)
+        return call
+    m = copy.deepcopy(model)
+    for k in ('encode', 'decode', 'forward'): setattr(m, k, refuse(f"Transformer.{k}"))
+    for mod in m.modules():
+        if type(mod).__name__ in ('EncoderLayer', 'DecoderLayer', 'SublayerConnection'): mod.forward = refuse(type(mod).__name__)
+    return m
+
+# %% ../nbs/A26_exercises.ipynb #a26c0615
+def _forward_mistake(fn, m, y, s, t) -> str:
+    "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
+    def variant(norm_first=None, **swap):                      # the same weights, built another way
+        v = copy.deepcopy(m)
+        if norm_first is not None:
+            for layer in [*v.encoder, *v.decoder]:
+                for sub in layer.sub: sub.norm_first = norm_first
+        for k, mod in swap.items(): setattr(v, k, mod)
+        return v
+    pre, I, g = m.cfg.norm_first, nn.Identity(), _refusing(m)
+    ps = torch.tensor([[5, 6, 7, 8, 9, 3], [10, 11, 3, 0, 0, 0]])                  # a probe: source padding,
+    pt = torch.tensor([[2, 12, 13, 14, 15, 16], [2, 17, 18, 19, 20, 21]])          # no target padding
+    later, padded = pt.clone(), F.pad(ps, (0, 3))                               # later tokens changed; more padding
+    later[:, 3:] += 10
+    why = [(lambda: not torch.allclose(fn(g, ps, later)[:, :3], fn(g, ps, pt)[:, :3], atol=1e-5),
+            "the future leaks: the decoder's self-attention needs the target mask make_tgt_mask(tgt)"),
+           (lambda: not torch.allclose(fn(g, padded, pt), fn(g, ps, pt), atol=1e-5),
+            "padding leaks: the encoder's self-attention and the cross-attention need pad_mask(src)"),
+           (lambda: torch.allclose(y, variant(norm_first=not pre)(s, t), atol=1e-5),
+            "your sub-layers are " + ("post-LN, LayerNorm(x + f(x)); with model.cfg.norm_first they are x + f(LayerNorm(x))"
+                                      if pre else "pre-LN, x + f(LayerNorm(x)); the paper's are LayerNorm(x + f(x))")),
+           (lambda: pre and torch.allclose(y, variant(enc_norm=I)(s, t), atol=1e-5), "pre-LN ends the encoder with model.enc_norm: the memory z is enc_norm(x)"),
+           (lambda: pre and torch.allclose(y, variant(dec_norm=I)(s, t), atol=1e-5), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
+    return next((w for hit, w in why if hit()), "write each sub-layer with its own sub[i].norm, in the order of the equations")
+
+# %% ../nbs/A26_exercises.ipynb #a26c0614
+@report
+def check_forward(fn) -> str:
+    "06_model, exercise 2: `fn(model, src, tgt)` against `Transformer.forward`, post-LN and pre-LN, with the model's own stacks refused."
+    s, t = random_batch(seed=1)
+    fn(Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50)).eval(), s, t)        # the stub stops here
+    for norm_first in (False, True):
+        name = 'pre' if norm_first else 'post'
+        torch.manual_seed(1); m = perturb(Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50, norm_first=norm_first))).eval()
+        with torch.no_grad():
+            ref = m(s, t)
+            try: y = fn(_refusing(m), s, t)
+            except _Refused as e:
+                raise AssertionError(f"my_forward calls {e}: this exercise asks you to write it out, each sub-layer with its "
+                                     "layer's self_attn, cross_attn or ffn and its sub[i].norm") from None
+            assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
+                f"{name}-LN: my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}"
+            if (err := (y - ref).abs().max().item()) < 1e-5: continue
+            raise AssertionError(f"{name}-LN: my_forward's logits differ from the model's by up to {err:.2g}: {_forward_mistake(fn, m, y, s, t)}")
+    return f"{fn.__name__} computes Transformer.forward, post-LN and pre-LN"
+
+# %% ../nbs/A26_exercises.ipynb #a26c0611
+@report
+def check_parsing_counts(fn) -> str:
+    "06_model, exercise 3: `fn()` returns (tied, untied), the parameters of §6.3's parsing model with tie='all' and tie='none'."
+    parsing = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)
+    count = lambda tie, **over: count_config_params(get_config('base', **{**parsing, **over}, tie=tie))
+    got = fn()
+    assert isinstance(got, tuple) and len(got) == 2, f"{fn.__name__}() must return two counts, (tied, untied); got {got!r}"
+    tied, untied = got
+    right = {'tied': count('all'), 'untied': count('none')}
+    assert (tied, untied) != (right['untied'], right['tied']), "the two counts are swapped: tied shares one matrix, so it is the smaller"
+    slips = {"N=6, the base model's depth: §6.3 has 4 layers": dict(N=6), "d_model=512, the base model's: §6.3's is 1024": dict(d_model=512),
+             "d_ff=4096, the big model's: apart from N and d_model the model is base's, d_ff = 2048": dict(d_ff=4096),
+             "a vocabulary of 16,384 (2^14): the paper's 16K is 16,000": dict(src_vocab=16384, tgt_vocab=16384),
+             "d_k = d_v = 64, the base model's: here d_k = d_model/h = 128": dict(d_k=64, d_v=64)}
+    for which, given, tie in (('tied', tied, 'all'), ('untied', untied, 'none')):
+        if given == right[which]: continue
+        assert not (which == 'untied' and given == count('decoder')), \
+            f"untied={given:,} is tie='decoder' (the target embedding is the output layer): untied is tie='none'"
+        why = next((w for w, over in slips.items() if given == count(tie, **over)), "count the model of get_config('base', ...) with its changes")
+        raise AssertionError(f"{which}={given:,} is not the count of §6.3's model: {why}" if isinstance(given, int) else
+                             f"{which}={given!r} is not a count of parameters: count with count_params or count_config_params")
+    return f"tied {tied:,} and untied {untied:,}: the parsing model's counts"
+
+# %% ../nbs/A26_exercises.ipynb #a26c0702
+from torch.overrides import TorchFunctionMode
+from .complexity import local_mask
+
+class _Shapes(TorchFunctionMode):
+    "While active: the shape of every tensor that a torch function (or a tensor's method or operator) returns."
+    def __init__(self): super().__init__(); self.shapes = []
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in (out if isinstance(out, (tuple, list)) else (out,)):
+            if isinstance(t, torch.Tensor): self.shapes.append(tuple(t.shape))
+        return out
+
+# %% ../nbs/A26_exercises.ipynb #a26c0705
+@report
+def check_restricted_attention(fn) -> str:
+    "07_why_self_attention, exercise 3: `fn(q, k, v, r)` against full attention under `local_mask`; an n x n tensor is refused."
+    fn(*torch.randn(3, 1, 1, 4, 8).unbind(0), 3)                                     # the stub stops here
+    g = torch.Generator().manual_seed(0)
+    for n, r in [(10, 3), (17, 8), (5, 100), (64, 1)]:
+        q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
+        ref = F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r))
+        y = fn(q, k, v, r)
+        assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
+            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', y)}"
+        if (err := (y - ref).abs().max().item()) < 1e-5: continue
+        near = lambda x: torch.allclose(y, x, atol=1e-5)
+        w, ends = r // 2, torch.zeros(n, dtype=torch.bool); ends[:r // 2] = ends[n - r // 2:] = True
+        why = ("a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
+               else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
+               else f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
+               if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
+               else "softmax over the window's scores, then the weighted sum of the window's values")
+        raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
+    n, r = 37, 5                                                                      # the rule: no n x n tensor
+    q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
+    with _Shapes() as seen: fn(q, k, v, r)
+    big = [s for s in seen.shapes if sum(d >= n for d in s) >= 2]
+    assert not big, (f"n={n}, r={r}: restricted_attention makes a tensor of shape {big[0]}, with an n x n part: compute "
+                     "each query's r // 2 * 2 + 1 scores only (pad the keys, then Tensor.unfold), never a full score matrix or mask")
+    return f"{fn.__name__} agrees with full attention under local_mask, and builds no n x n tensor"
+
+# %% ../nbs/A26_exercises.ipynb #a26c0802
+@report
+def check_bpe(learn_bpe, segment) -> str:
+    "08_data, exercise 5: `learn_bpe(word_counts, n_merges)` and `segment(word, merges)` on Sennrich et al. (2016)'s example."
+    toy = {'low': 5, 'lower': 2, 'newest': 6, 'widest': 3}                  # word counts, Sennrich et al. (2016)
+    merges = learn_bpe(toy, 10); segment('lowest', merges)             # the stubs stop here
+    assert len(merges) == 10, f"learn_bpe(toy, 10) recorded {len(merges)} merges, not one per round"
+    want = [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'),
+            ('e', 'w'), ('ew', 'est</w>'), ('n', 'ewest</w>'), ('low', '</w>'), ('d', 'est</w>')]
+    bad = [(i + 1, w, m) for i, (w, m) in enumerate(zip(want, merges)) if w != m]
+    why = ("end each word with the symbol '</w>'" if not any('</w>' in s for pair in merges for s in pair) else
+           "('e', 'w'), ('n', 'e') and ('w', 'est</w>') all occur 6 times there: a tie goes to the smallest pair"
+           if bad and bad[0][0] == 6 and bad[0][2] in (('n', 'e'), ('w', 'est</w>'))
+           else "weight each pair by its word's count; ties go to the smallest pair")
+    assert not bad, "merge {} should be {}, yours is {}: ".format(*bad[0]) + why
+    got = learn_bpe({'ab': 1, 'cd': 3}, 1)                              # 'cd' occurs three times, 'ab' once
+    assert got == [('c', 'd')], f"learn_bpe({{'ab': 1, 'cd': 3}}, 1) gave {got}, not [('c', 'd')]: weight each pair by its word's count"
+    seg = segment('lowest', merges)                                     # a word never seen, in pieces that were
+    assert seg == ['low', 'est</w>'], f"segment('lowest') gave {seg}, not ['low', 'est</w>']: apply the merges in order"
+    return "learn_bpe and segment reproduce Sennrich et al.'s example"
 
 # %% ../nbs/A26_exercises.ipynb #a26c1105
 from collections import Counter

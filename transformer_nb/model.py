@@ -6,7 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/model.html.md"""
 
 # %% auto #0
 __all__ = ['PRESETS', 'PAPER_TABLE3', 'TransformerConfig', 'get_config', 'SublayerConnection', 'EncoderLayer', 'DecoderLayer',
-           'Transformer', 'to_torch_transformer', 'count_config_params']
+           'Transformer', 'random_batch', 'perturb', 'to_torch_transformer', 'count_config_params', 'record_shapes',
+           'draw_model', 'check_config_rules']
 
 # %% ../nbs/06_model.ipynb #5ff0d801
 from dataclasses import dataclass, fields
@@ -15,14 +16,13 @@ from fastcore.basics import patch
 import torch
 import torch.nn as nn
 from .core import PAD_ID
-from .checks import PositiveInt, Count, Probability, validate
+from .checks import PositiveInt, Count, Probability, SettingError, validate
 from .attention import pad_mask, causal_mask, tgt_mask as make_tgt_mask
 from .multihead import MultiHeadAttention
 from .ffn import FeedForward
 from .embeddings import Embeddings, Generator, tie_weights
 from .positional import SinusoidalPositionalEncoding, LearnedPositionalEmbedding
-from .model_checks import (check_config_rules, check_preset, check_config, check_torch_compatible,
-                                         check_tokens, check_mask, check_batch, ids_named)   # A03_model_checks
+from .model_checks import check_preset, check_config, check_tokens, check_mask, check_batch, ids_named   # A03
 
 # %% ../nbs/06_model.ipynb #cd986a1d
 @dataclass
@@ -46,14 +46,9 @@ class TransformerConfig:
     pad_id: Count = PAD_ID           # the padding token's id
 
     def __post_init__(self):
-        validate(self); check_config_rules(self)   # each field as declared, then the rules that tie them (A24, A03)
+        validate(self); check_config_rules(self)   # each field as declared (A24), then the rules that tie them
         self.d_k = self.d_k or self.d_model // self.h
         self.d_v = self.d_v or self.d_k
-
-    @property
-    def max_positions(self) -> int|None:
-        "The longest sequence the model can encode: `max_len` with learned positions; None (no limit) with sinusoids."
-        return self.max_len if self.pos == 'learned' else None
 
 # %% ../nbs/06_model.ipynb #b67ef6b1
 _BASE = dict(d_model=512, N=6, h=8, d_ff=2048, p_drop=0.1)
@@ -174,7 +169,27 @@ def forward(self:Transformer, src:torch.Tensor, tgt:torch.Tensor) -> torch.Tenso
     src_mask = pad_mask(src, self.cfg.pad_id)   # (B, 1, 1, S)
     return self.decode(self.encode(src, src_mask), src_mask, tgt)
 
+# %% ../nbs/06_model.ipynb #b06f0021
+def random_batch(B:int=4, S:int=9, T:int=7, V:int=50, seed:int=0) -> tuple[torch.Tensor, torch.Tensor]:
+    "Random src (B, S) and tgt (B, T) ids below `V`, padded by different amounts on both sides (tgt starts with BOS)."
+    g = torch.Generator().manual_seed(seed)
+    src, tgt = torch.randint(4, V, (B, S), generator=g), torch.randint(4, V, (B, T), generator=g)
+    tgt[:, 0] = 2
+    for b in range(B):
+        src[b, torch.randint(1, S + 1, (1,), generator=g).item():] = 0
+        tgt[b, torch.randint(1, T + 1, (1,), generator=g).item():] = 0
+    return src, tgt
+
+@torch.no_grad()
+def perturb(model:nn.Module, scale:float=0.2) -> nn.Module:
+    "`model` with random biases and LayerNorm gains/shifts: at initialisation they are 0 and 1, and hide mapping mistakes."
+    for n, p in model.named_parameters():
+        if p.dim() == 1: p.copy_(torch.randn_like(p) * scale + (1.0 if 'norm' in n and n.endswith('weight') else 0.0))
+    return model
+
 # %% ../nbs/06_model.ipynb #88eb653a
+from .model_checks import check_torch_compatible
+
 def to_torch_transformer(model:Transformer) -> nn.Transformer:
     "An `nn.Transformer` (batch_first, eval) with `model`'s stacks: the same function from embedded inputs to decoder output."
     cfg, d = model.cfg, model.cfg.d_model
@@ -214,6 +229,11 @@ def count_config_params(cfg:TransformerConfig) -> int:
     emb = {'all': cfg.src_vocab*d, 'decoder': (cfg.src_vocab + cfg.tgt_vocab)*d, 'none': (cfg.src_vocab + 2*cfg.tgt_vocab)*d}[cfg.tie]
     return layers + emb + (2*cfg.max_len*d if cfg.pos == 'learned' else 0)
 
+@patch(as_prop=True)
+def max_positions(self:TransformerConfig) -> int|None:
+    "The longest sequence the model can encode: `max_len` with learned positions; None (no limit) with sinusoids."
+    return self.max_len if self.pos == 'learned' else None
+
 # %% ../nbs/06_model.ipynb #6e95d00b
 PAPER_TABLE3 = {   # preset: (PPL dev, BLEU dev, params x 10^6 or None)
     'base': (4.92, 25.8, 65),
@@ -225,3 +245,70 @@ PAPER_TABLE3 = {   # preset: (PPL dev, BLEU dev, params x 10^6 or None)
     'E-learned': (4.92, 25.7, None),
     'big': (4.33, 26.4, 213),
 }
+
+# %% ../nbs/06_model.ipynb #b06f0031
+def record_shapes(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor) -> dict:
+    "Output shapes of the main modules during `model(src, tgt)` (the first call of each), by name."
+    enc, dec = model.encoder[0], model.decoder[0]
+    named = dict(src_in=model.drop, enc_attn=enc.self_attn, enc_an1=enc.sub[0], enc_ffh=enc.ffn.w_1, enc_ffn=enc.ffn,
+                 enc_an2=enc.sub[1], memory=model.encoder[-1], tgt_emb=model.tgt_emb, dec_attn=dec.self_attn,
+                 dec_an1=dec.sub[0], cross=dec.cross_attn, dec_an2=dec.sub[1], dec_ffn=dec.ffn, dec_an3=dec.sub[2],
+                 logits=model.generator)
+    shapes, hooks = {}, []
+    for k, mod in named.items():
+        def hook(mod, inp, out, k=k): shapes.setdefault(k, tuple(out.shape))   # returns None: output unchanged
+        hooks.append(mod.register_forward_hook(hook))
+    try: model(src, tgt)
+    finally:
+        for h in hooks: h.remove()
+    return shapes
+
+# %% ../nbs/06_model.ipynb #b06f0033
+def draw_model(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor):
+    "Figure 1 of the paper, drawn from one forward pass of `model` on `src`, `tgt`: each box with the shape of its output."
+    import matplotlib.pyplot as plt
+    shapes = record_shapes(model, src, tgt)
+    fig, ax = plt.subplots(figsize=(8, 6.6), dpi=100); ax.set_xlim(0, 10); ax.set_ylim(-0.1, 9.4); ax.axis('off')
+    W, fc = 3.4, {'attn': '#f5e6c8', 'norm': '#e4eed5', 'ffn': '#dde8f5', 'io': '#eeeeee'}
+    def box(x, y, text, shape, kind):
+        ax.add_patch(plt.Rectangle((x - W/2, y - 0.3), W, 0.6, fc=fc[kind], ec='k', lw=0.8))
+        ax.text(x, y + 0.09, text, ha='center', va='center', fontsize=9.5)
+        ax.text(x, y - 0.16, str(shape), ha='center', va='center', fontsize=8.5, family='monospace', color='#7a1f1f')
+    line = lambda xs, ys, **kw: ax.plot(xs, ys, color=kw.get('c', 'k'), lw=0.8)
+    arrow = lambda a, b, c='k': ax.annotate('', b, a, arrowprops=dict(arrowstyle='->', lw=0.8, color=c))
+    stacks = {2.6: ([('Inputs: source ids', tuple(src.shape), 'io'), ('Embedding ×√d_model + PE', shapes['src_in'], 'ffn')],
+                    [('Multi-Head Attention', shapes['enc_attn'], 'attn'), ('Add & Norm', shapes['enc_an1'], 'norm'),
+                     (f"Feed Forward (hidden {shapes['enc_ffh'][-1]})", shapes['enc_ffn'], 'ffn'), ('Add & Norm', shapes['enc_an2'], 'norm')]),
+              7.4: ([('Outputs, shifted right', tuple(tgt.shape), 'io'), ('Embedding ×√d_model + PE', shapes['tgt_emb'], 'ffn')],
+                    [('Masked Multi-Head Attention', shapes['dec_attn'], 'attn'), ('Add & Norm', shapes['dec_an1'], 'norm'),
+                     ('Multi-Head Attention over z', shapes['cross'], 'attn'), ('Add & Norm', shapes['dec_an2'], 'norm'),
+                     ('Feed Forward', shapes['dec_ffn'], 'ffn'), ('Add & Norm', shapes['dec_an3'], 'norm')])}
+    for x, (bottom, layer) in stacks.items():
+        ys = [0.35, 1.25] + [2.45 + 0.85 * i for i in range(len(layer))]
+        for y, (text, shape, kind) in zip(ys, bottom + layer): box(x, y, text, shape, kind)
+        for y0, y1 in zip(ys, ys[1:]): arrow((x, y0 + 0.3), (x, y1 - 0.3))
+        for i in range(0, len(layer), 2):                                     # the residual connection around each sub-layer
+            y0, y1, xr = ys[2 + i] - 0.42, ys[3 + i], x - W/2 - 0.25
+            line([x, xr, xr], [y0, y0, y1], c='gray'); arrow((xr, y1), (x - W/2, y1), c='gray')
+        ax.add_patch(plt.Rectangle((x - W/2 - 0.45, ys[2] - 0.55), W + 0.7, ys[-1] - ys[2] + 1.0, fill=False, ec='gray', ls='--', lw=0.8))
+        ax.text(x + (W/2 + 0.45) * (1 if x > 5 else -1), ys[2] - 0.5, f"{model.cfg.N} ×", fontsize=10,
+                ha='left' if x > 5 else 'right', va='bottom')
+    ytop = 2.45 + 0.85 * 3 + 0.3                                              # top of the encoder
+    line([2.6, 2.6, 5.2, 5.2], [ytop, ytop + 0.55, ytop + 0.55, 2.45 + 0.85 * 2]); arrow((5.2, 2.45 + 0.85 * 2), (7.4 - W/2, 2.45 + 0.85 * 2))
+    ax.text(3.9, ytop + 0.63, f"memory z {shapes['memory']}", ha='center', fontsize=8.5, family='monospace', color='#7a1f1f')
+    y_lin = 2.45 + 0.85 * 6 + 0.25
+    arrow((7.4, y_lin - 0.55), (7.4, y_lin - 0.3)); box(7.4, y_lin, 'Linear (weights tied to E): logits', shapes['logits'], 'ffn')
+    arrow((7.4, y_lin + 0.3), (7.4, y_lin + 0.6)); box(7.4, y_lin + 0.9, 'Softmax', shapes['logits'], 'io')
+    return fig
+
+# %% ../nbs/06_model.ipynb #a13e0004
+def check_config_rules(cfg):
+    "Refuse a `TransformerConfig` whose fields, each valid as declared, do not fit together (its `__post_init__` calls this)."
+    if cfg.d_k is None and cfg.d_model % cfg.h:
+        raise SettingError("{d_model} is not divisible by {h}: give d_k explicitly", d_model=cfg.d_model, h=cfg.h)
+    if cfg.pos == 'sinusoidal' and cfg.d_model % 2:
+        raise SettingError("{d_model} must be even for sinusoidal positions (sin/cos pairs)", d_model=cfg.d_model)
+    if cfg.tie == 'all' and cfg.src_vocab != cfg.tgt_vocab:
+        raise SettingError("{tie} needs a shared vocabulary, but {src_vocab} != {tgt_vocab}", tie=cfg.tie, src_vocab=cfg.src_vocab, tgt_vocab=cfg.tgt_vocab)
+    if cfg.pad_id >= min(cfg.src_vocab, cfg.tgt_vocab):
+        raise SettingError(f"{{pad_id}} is not an id of vocabularies of {cfg.src_vocab} and {cfg.tgt_vocab}", pad_id=cfg.pad_id)

@@ -2,7 +2,7 @@
 the notebook's last (hidden) cell, which `exec`s this file (`%run` would print a failure without failing the cell), and so by `nbdev-test`):
 the parameter-count gaps to Table 3 and what they say about tying, every figure quoted from the stored warm-up run
 (`results/warmup_experiment.json`, which must come from the notebook's `warmup_experiment` with its present defaults),
-and the counts of exercise 3. Everything runs inside one function, which the notebook's last cell calls,
+and the counts of exercise 3 (its solution). Everything runs inside one function, which the notebook's last cell calls,
 so no name of the notebook is rebound."""
 
 def _check_prose_06():
@@ -48,7 +48,7 @@ def _check_prose_06():
     cfg = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)                  # exercise 3
     n_tied, n_untied = count_config_params(get_config('base', **cfg)), count_config_params(get_config('base', **cfg, tie='none'))
     enc_l, dec_l = (count_params(L(get_config('base', d_model=1024))) for L in (EncoderLayer, DecoderLayer))
-    nb.quoted('8eedcdc8', f"gives {n_tied:,} parameters, about {n_tied / 1e6:.0f}M",
+    nb.quoted('b06f0012', f"the count is {n_tied:,} parameters, about {n_tied / 1e6:.0f}M",
               f"$4 \\times ({enc_l / 1e6:.2f}\\text{{M}} + {dec_l / 1e6:.2f}\\text{{M}}) = {4 * (enc_l + dec_l) / 1e6:.1f}$M",
               f"= {16000 * 1024 / 1e6:.1f}$M", f"it is {n_untied / 1e6:.1f}M")
     assert n_untied - n_tied == 2 * 16000 * 1024 and n_tied == 4 * (enc_l + dec_l) + 16000 * 1024

@@ -1,6 +1,6 @@
 """Checks that tie 07_why_self_attention's prose to its outputs (run by
 the notebook's last (hidden) cell, which `exec`s this file (`%run` would print a failure without failing the cell),
-which then calls the function, so `nbdev-test` fails on a figure that drifts): Table 1 as rendered, the ratio and the
+which then calls the function, so `nbdev-test` fails on a figure that drifts): Table 1 as rendered (and as the main line's prose writes it), the ratio and the
 path lengths the text quotes, and each statement about the timings, against the stored run (the saved output of the
 timing cell) and, for what holds on any CPU, against this run's `recs`. Everything runs inside one function, so no
 name of the notebook is rebound."""
@@ -14,6 +14,7 @@ def _check_prose_07():
     assert len(md) == 2 + 4 and md[2] == '| Self-Attention | O(n²·d) | O(1) | O(1) |'
     assert '| Recurrent | O(n·d²) | O(n) | O(n) |' in md and '| Convolutional | O(k·n·d²) | O(1) | O(log_k(n)) |' in md
     assert '| Self-Attention (restricted) | O(r·n·d) | O(1) | O(n/r) |' in md
+    nb.quoted('fe980fc1', *md)                                             # the main line's table is the data's
 
     f = layer_flops(30, 512)
     nb.quoted('7351b3e1', f"${512}/{30} \\approx {f['recurrent'] / f['self-attention']:.0f}$")
