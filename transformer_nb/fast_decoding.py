@@ -25,7 +25,7 @@ from .decoding import greedy_decode, inference, encode_batch, next_token_logits,
 from .decoding import check_model, check_src, check_beam_fits   # the checks below, exported into `decoding`
 from .safeguards import (UserError, printable, check_gzip, read_text_lines, check_text_file, iter_lines, as_available,
     check_output, check_not_inputs, output_stream)
-from .process import note, out_of_memory
+from .process import note, out_of_memory, settings_line
 
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0010
 def check_beam(model, decoding:Decoding, **given) -> Decoding:
@@ -470,9 +470,9 @@ def check_source_lengths(model, tokenizer, lines:list[str], name, # name(i): how
     "Refuse, before decoding them, sentences longer than `max_src_len` (default: the model's), naming the first ones."
     default, most = source_limits(model)
     if max_src_len and max_src_len > most:
-        raise ValueError(f"max_src_len={max_src_len} (--max-src-len {max_src_len}) must be <= {most} for this model")
+        raise ValueError(settings_line(f"{{max_src_len}} must be <= {most} for this model", max_src_len=max_src_len))
     if bad := long_sources(tokenizer, lines, max_src_len or default):
-        hint = f", or raise max_src_len (--max-src-len; at most {most:,})" if (max_src_len or default) < most else ''
+        hint = settings_line(f", or raise {{max_src_len}} (at most {most:,})", max_src_len=max_src_len or default) if (max_src_len or default) < most else ''
         raise ValueError(too_long_message([(i + start, n, u) for i, n, u in bad], max_src_len or default, name, f": split it into sentences{hint}"))
 
 # %% ../nbs/A10_fast_decoding.ipynb #a10tf003
@@ -527,7 +527,7 @@ def translate_batches(model, tokenizer, d:Decoding, batches, name, # d: a `Decod
         for i, why in (problems(tokenizer, batch) if problems else ()):
             if named == _NAMED: more += 1; continue
             warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway"); named += 1
-        with out_of_memory(f"decoding with beam={d.beam} (--beam {d.beam}) and max_tokens={max_tokens} (--max-tokens {max_tokens})"):
+        with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=max_tokens)):
             outs = translate_checked(model, tokenizer, batch, d, max_tokens, None, precision)
         yield outs
         n += len(batch)
