@@ -53,12 +53,17 @@ Seed = Annotated[int, Range(0, 2**32 - 1)]                    # what NumPy's and
 Threads = Annotated[int, Range(0, 1024)]                      # CPU threads; 0: PyTorch's own default (every core)
 
 # %% ../nbs/A24_checks.ipynb #a24e0002
+@cache
+def _device_name(name:str) -> bool:
+    "True if `torch.device` takes the name: each name is parsed once, however many declarations check it."
+    import torch
+    try: torch.device(name); return True
+    except (RuntimeError, TypeError, ValueError): return False
+
 def is_device(x) -> bool:
     "True for a `torch.device`, for 'auto' and for a name `torch.device` takes ('cpu', 'cuda', 'cuda:1', 'mps', ...)."
     import torch
-    if isinstance(x, torch.device) or x == 'auto': return True
-    try: torch.device(x); return isinstance(x, str)
-    except (RuntimeError, TypeError, ValueError): return False
+    return isinstance(x, torch.device) or (isinstance(x, str) and (x == 'auto' or _device_name(x)))
 
 Device = Annotated[object, Rule(is_device, "a device: 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'")]   # None where allowed: 'auto'
 

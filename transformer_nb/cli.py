@@ -112,9 +112,10 @@ def _train(argv):
     heavy_imports()
     if any(x in ('-h', '--help') for x in argv): _train_help()
     a = _train_parser().parse_args(argv); _check_train(a)
-    from transformer_nb.machine import limit_threads
+    from transformer_nb.machine import limit_threads; from transformer_nb.core import get_device
     from transformer_nb.trainer import Parallel, say_precision; from transformer_nb import workflow
     limit_threads(a.threads); s, spm, files = _settings(a)
+    device = get_device(a.device) if a.device is not None else None   # resolved once, here: a device this machine lacks is refused first
     resumed = workflow.resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
         a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print) if a.resume else None   # read and checked once, there: settings, model, data
     (a.dataset, task), data = ((a.dataset, resumed.task), resumed.data) if resumed else (workflow.new_run_task(
@@ -122,7 +123,7 @@ def _train(argv):
     out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     check_folder(out.path, '--out')
     start = (int(resumed.checkpoint.step), resumed.path) if resumed else (0, None)   # the update the run starts from, and its file
-    parallel = Parallel.join(resumed.tc.device if resumed else a.device)   # the device resolved, and the processes joined, once: only rank 0 writes
+    parallel = Parallel.join(device or (resumed.tc.device if resumed else None))   # the processes joined once: only rank 0 writes
     with contextlib.ExitStack() as held:                           # claimed here, once: fit's claim of the same start holds it as it is
         try:
             if parallel.is_main: held.enter_context(out.claim(*start, overwrite=a.overwrite, remove_unused=created))

@@ -101,8 +101,8 @@ def _help(s, prefix:str, words:bool=True) -> str:
     none = re.search(r'\(None: ([^)]*)\)', doc)
     if s.default is None and none: doc, default = doc.replace(none[0], '').rstrip(), none[1]
     elif m := re.search(r'\(default:? ([^)]*)\)', doc): doc, default = doc.replace(m[0], '').rstrip(), m[1]
-    else: default = None if s.default is dataclasses.MISSING else s.default
-    said = [w for w in (words, default is not None and f"default: {prefix}{default}") if w]
+    else: default = s.default
+    said = [w for w in (words, default is not dataclasses.MISSING and f"default: {prefix}{default}") if w]
     return plain(doc + (f" ({'; '.join(said)})" if said else '')).replace('%', '%%')
 
 def field_options(g, cls, names=None, # the fields to offer (default: all), in the dataclass's order

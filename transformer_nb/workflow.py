@@ -233,7 +233,7 @@ def new_run_task(dataset:str|None=None, # a registered dataset's name (default: 
 
 # %% ../nbs/A16_workflow.ipynb #a16beg01
 def _begin(data, task, recipe, resume, given, settings, spm, preset, vocab_size, out, new_data, say) -> tuple:
-    "(checkpoint or None, task, recipe, its name, `TrainConfig`, what to say, data, run folder) of the run `train_model` is asked for: `resume`'s, read and checked by `resume_run`, or a new one's."
+    "(checkpoint or None, task, recipe, its name, `TrainConfig`, what to say, data, run folder, the data's `_data_meta`) of the run `train_model` is asked for: `resume`'s, read and checked by `resume_run`, or a new one's."
     if resume is not None:
         if not isinstance(resume, Resumed):
             resume = resume_run(resume, data, task, new_data=new_data, settings=settings, spm=spm, preset=preset, vocab_size=vocab_size,
@@ -241,11 +241,12 @@ def _begin(data, task, recipe, resume, given, settings, spm, preset, vocab_size,
         elif settings or spm or preset or vocab_size or recipe or out: raise ValueError("a `Resumed` run has its settings: give them to resume_run, which checks them")
         c, task = resume.checkpoint, resume.task
         r = task.recipes.get(rname := c.meta.get('recipe')) or task.recipe     # the recipe the run began with
-        return c, task, r, rname, resume.tc, resume.said, resume.data, resume.out
+        return c, task, r, rname, resume.tc, resume.said, resume.data, resume.out, resume.data_meta
     task = task or (task_for(data.name) if data is not None else get_task('numbers'))
     r, rname = task_recipe(task, recipe), recipe if isinstance(recipe, str) else None
     tc, said = _new_run_config(r, given)
-    return None, task, r, rname, tc, said, data if data is not None else task.load(task.datasets[0]), out
+    data = data if data is not None else task.load(task.datasets[0])
+    return None, task, r, rname, tc, said, data, out, None
 
 # %% ../nbs/A16_workflow.ipynb #a18trm01
 def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's name, or your training files (src, tgt); None: the task's own (on resume: the run's own)
@@ -265,14 +266,14 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     given, model_kw = _split(settings)
     if task is not None: task = get_task(task)
     data = _corpus(data, task)
-    c, task, r, rname, tc, said, data, out = _begin(data, task, recipe, resume, given, settings, spm, preset, vocab_size, out, new_data, say)
+    c, task, r, rname, tc, said, data, out, data_meta = _begin(data, task, recipe, resume, given, settings, spm, preset, vocab_size, out, new_data, say)
     limit_threads(r.threads, unless_chosen=True)   # the recipe's CPU threads, else the package's default, as tnb-train: unless chosen
     for line in said: say(line)
     if c is None: set_seed(tc.seed)                                # the model's initial weights, as tnb-train draws them
     tok, cfg, named = _tokenizer_and_config(data, r, c, preset, vocab_size, spm, model_kw)
     train, valid = _encode(data, tok, tc, c.path if c else None)
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
-            'data': _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),
+            'data': data_meta or _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),   # a resume's, made once as it was checked
             **({'recipe': rname} if rname in task.recipes else {}), **(meta or {})}
     parallel, precision = trainer_setup(tc, parallel)              # the processes and the precision, chosen once, here
     sampler = batch_sampler(train, tc, parallel)                   # the batches: a new run given in epochs knows its length in updates now
@@ -286,8 +287,9 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
 # %% ../nbs/A16_workflow.ipynb #9e6f3678
 @dataclass
 class Resumed:
-    "A run to continue, read and checked once (`resume_run`): its `Checkpoint`, its task, `TrainConfig`, notes, data and run folder."
+    "A run to continue, read and checked once (`resume_run`): its `Checkpoint`, its task, `TrainConfig`, notes, data (and what its checkpoints store of it) and run folder."
     checkpoint: Checkpoint; task: Task; tc: TrainConfig; said: list; data: ParallelData; out: RunFolder
+    data_meta: dict|None = None   # `_data_meta(data)`, made once when the data was checked: its files hashed and its pairs fingerprinted once
     @property
     def path(self) -> Path: return self.checkpoint.path          # the file it continues from
     def __repr__(self): return f"Resumed({self.path}, {self.task.name}, update {self.checkpoint.step}, {self.data})"
@@ -326,8 +328,8 @@ def _other_corpus(path, was:dict, data:ParallelData, made:bool) -> SettingError:
                         f"{{new_data}} to continue on this corpus on purpose (fine-tuning)", new_data=True)
 
 # %% ../nbs/A16_workflow.ipynb #a18res06
-def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data:bool) -> ParallelData:
-    "The data a resumed run continues on: `data` or what is named, checked against the run's; else the run's own (its files, its data folder)."
+def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data:bool) -> tuple[ParallelData, dict]:
+    "(the data a resumed run continues on, its `_data_meta`): `data` or what is named, checked against the run's; else the run's own (its files, its data folder)."
     was = tuple(meta.get(k) for k in ('dataset', 'src_lang', 'tgt_lang'))
     asked = (data.name, data.src_lang, data.tgt_lang) if data is not None else (dataset, src_lang, tgt_lang)
     other = {k: g for k, g, w in zip(('dataset', 'src_lang', 'tgt_lang'), asked, was) if g and w and g != w}
@@ -343,11 +345,12 @@ def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang,
         folder = data_dir or (stored.get('data_dir') if own and not files else None)
         langs = (src_lang, tgt_lang) if other else (src_lang or was[1], tgt_lang or was[2])
         data = task.load(dataset or was[0], *langs, folder, **kw)
-    if not new_data and (changed := _changed_files(stored, _data_meta(data))):
+    now = _data_meta(data)                                       # its files hashed and its pairs fingerprinted, once
+    if not new_data and (changed := _changed_files(stored, now)):
         raise SettingError(f"{literal(path)} was trained on other files: {literal('; '.join(changed))}. A resumed run continues on its own data: "
                            f"give its files, or pass {{new_data}} to continue on these on purpose (fine-tuning)", new_data=True)
-    if not new_data and stored.get('fingerprint') not in (None, data.fingerprint()): raise _other_corpus(path, stored, data, made)
-    return data
+    if not new_data and stored.get('fingerprint') not in (None, now['fingerprint']): raise _other_corpus(path, stored, data, made)
+    return data, now
 
 # %% ../nbs/A16_workflow.ipynb #a18res04
 def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
@@ -382,8 +385,8 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     name = data.name if data is not None else dataset or meta.get('dataset')
     own = meta.get('task') if meta.get('task') and name == meta.get('dataset') else None
     task = get_task(task or own or task_for(name))   # the task named, else the run's own on its own dataset, else the dataset's
-    data = _resumed_data(meta, path, task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data)
-    return Resumed(c, task, tc, said, data, RunFolder(out if out is not None else path.parent))
+    data, data_meta = _resumed_data(meta, path, task, data, dataset, src_lang, tgt_lang, data_dir, files, new_data)
+    return Resumed(c, task, tc, said, data, RunFolder(out if out is not None else path.parent), data_meta)
 
 # %% ../nbs/A16_workflow.ipynb #96546088
 def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, device=None, recipe:str|Recipe|None=None,
@@ -515,7 +518,7 @@ def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tok
                    precision:str='auto', # autocast while decoding (see `translate`)
                   ) -> tuple[dict, list, list]:
     "(scores, hypotheses of `pairs`, a hypothesis for every line of `sources`: the unscored ones translated too)."
-    task = get_task(task); _check_decoding(decoding)
+    task = get_task(task)                                         # the decoding: checked by `task.score`, once
     scores, hyps = task.score(model, tok, pairs, decoding, max_tokens, precision=precision)
     rest = sorted(set(range(len(sources))) - set(scored)) if sources is not None else []
     if not rest: return scores, hyps, list(hyps)
