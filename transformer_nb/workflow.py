@@ -183,7 +183,7 @@ def task_recipe(task:Task|str, recipe:str|Recipe|None=None) -> Recipe:
     if recipe is None or isinstance(recipe, Recipe): return recipe or task.recipe
     if not isinstance(recipe, str): raise TypeError(f"recipe={recipe!r:.60} must be a recipe's name or a Recipe, got a {type(recipe).__name__}")
     if recipe not in task.recipes:
-        raise ValueError(f"recipe={recipe!r}: the {task.name} task's recipes are {', '.join(task.recipes) or 'only its default'}")
+        raise SettingError(f"{{recipe}}: the {task.name} task's recipes are {', '.join(task.recipes) or 'only its default'}", recipe=recipe)
     return task.recipes[recipe]
 
 def _corpus(data, task:Task|None) -> ParallelData|None:
