@@ -241,3 +241,16 @@ def test_average_walk_reads_each_checkpoint_once(monkeypatch, folder, tmp_path, 
     with pytest.raises(SystemExit) as e: average_main([folder, '--last', '2', '-o', tmp_path / 'avg.pt'])
     assert e.value.code == 0, capsys.readouterr().err
     assert counts['read'] == 2, counts
+
+def test_the_library_refuses_a_long_line_with_the_commands_line(capsys):
+    "translate() from Python once decoded a line of 17,000 words for 8 s; tnb-translate refused it: now both refuse it, in one line, the same."
+    from transformer_nb.cli import translate_main
+    from transformer_nb.pretrained import load_pretrained
+    from transformer_nb.fast_decoding import translate
+    line = 'seven ' * 1100                                                   # 1,101 tokens, over the model's 1,024
+    with pytest.raises(SystemExit) as e: translate_main(['pretrained:numbers', line])
+    said = capsys.readouterr().err.strip().splitlines()[-1].split('error: ', 1)[1]
+    model, tok = load_pretrained('numbers')[:2]
+    with pytest.raises(ValueError) as f: translate(model, tok, [line])
+    assert e.value.code == 2 and said.replace('sentence 1', 'sentences[0]').replace('--max-src-len 1024', 'max_src_len=1024') == str(f.value), (said, f.value)
+    with pytest.raises(ValueError, match='101,999 characters long'): translate(model, tok, ['seven ' * 17000])   # at once, untokenized

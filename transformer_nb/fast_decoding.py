@@ -454,13 +454,14 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
               decoding:Decoding=PAPER_DECODING, # beam (1: greedy), alpha, max_extra and beam search's stop rule, whole
               max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch, padding included
               device=None, # None: where the model is; otherwise the model is moved there
-              max_src_len:int|None=None, # longest source in tokens, EOS included: longer ones are refused, named (None: no limit)
+              max_src_len:int|None=None, # longest source in tokens, EOS included: longer ones are refused, named (None: the model's, as the commands)
               precision:str='auto', # autocast while decoding: 'auto' (`choose_precision`), 'fp32', 'bf16' or 'fp16'
               *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None, # in place of decoding's
              ) -> list[str]: # one output per input, in input order; '' for an empty input
     "Translate `sentences` with beam search (greedy when beam=1), batched by length."
-    sentences, d, dev = check_translate(model, tokenizer, sentences, decoding, max_tokens, max_src_len, precision, device,
+    sentences, d, dev = check_translate(model, tokenizer, sentences, decoding, max_tokens, None, precision, device,
                                         beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # once, here
+    check_source_lengths(model, tokenizer, sentences, lambda i: f"sentences[{i}]", max_src_len)   # the commands' limit, and their line
     sentences = next(_spaced([sentences], lambda i: f"sentences[{i}]", lambda m: warnings.warn(m, stacklevel=4)))   # as tnb-translate says it
     return translate_checked(model, tokenizer, sentences, d, max_tokens, dev, precision)
 

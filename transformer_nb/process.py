@@ -246,7 +246,7 @@ def run_cli(prog:str, main, argv:list|None=None):
         if debug: traceback.print_exc()
         if _CTRL_C or term: interrupted(); code = stopped() if term else EXIT_CODES['interrupted']
         else: code, line = _ending(e, debug); say(line)
-    finally: warnings.showwarning = shown
+    finally: warnings.showwarning = shown; name_options({})   # outside a command, settings are Python's again
     code = _flush_stdout(say, code)
     _restore_streams(undo)
     sys.exit(code)
