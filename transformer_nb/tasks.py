@@ -121,7 +121,8 @@ class Task(Reports):
 
     @classmethod
     def check_decoding(cls, d:Decoding) -> Decoding:
-        "`d`, if the task's outputs may be decoded with it: OpenNMT-py's early stop only where the task allows it."
+        "`d`, if it is a `Decoding` the task's outputs may be decoded with: OpenNMT-py's early stop only where the task allows it."
+        if not isinstance(d, Decoding): raise TypeError(f"decoding={d!r:.60} must be a Decoding, e.g. Decoding(beam=4)")
         if d.stop == 'early' and not cls.early_stop:
             raise SettingError(f"{{stop}} is for translation; a {cls.name} model is decoded with the exact search", stop=d.stop)
         return d
