@@ -50,7 +50,7 @@ def test_evaluate_takes_the_decoding_whole(model, tok):
     (dict(precision=None), "precision=None must be 'auto'"),
     (dict(device='gpu'), "device='gpu' is not a device"),
     (dict(device=1.5), "device=1.5 is not a device"),
-    (dict(beam=1, stop='early'), "stop='early' (--early-stop) is a rule of beam search, and beam=1 (--beam 1) is greedy decoding"),
+    (dict(beam=1, stop='early'), "stop='early' is a rule of beam search, and beam=1 is greedy decoding"),
 ], ids=lambda x: str(x) if isinstance(x, dict) else '')
 def test_translate_checks_its_inputs_at_the_entry(model, tok, bad, says):
     "Each input of `translate` checked before any decoding, in one line that names it as the caller wrote it."
@@ -63,7 +63,7 @@ def test_translate_refuses_a_cuda_device_it_lacks(model, tok):
     assert '\n' not in str(e.value)
 
 def test_beam_wider_than_the_vocabulary(model, tok):
-    with pytest.raises(ValueError, match=f'beam={tok.vocab_size + 1} \\(--beam {tok.vocab_size + 1}\\) is more than the target vocabulary of {tok.vocab_size} pieces'):
+    with pytest.raises(ValueError, match=f'beam={tok.vocab_size + 1} is more than the target vocabulary of {tok.vocab_size} pieces'):
         translate(model, tok, ['one'], beam=tok.vocab_size + 1)
     with pytest.raises(TypeError, match='decoding=4 must be a Decoding'): translate(model, tok, ['one'], 4)
 

@@ -6,14 +6,14 @@ Docs: https://transformer-nb.github.io/transformer_nb/a24_checks.html.md"""
 
 # %% auto #0
 __all__ = ['PositiveInt', 'Count', 'PositiveFloat', 'Probability', 'Seed', 'Threads', 'Device', 'Range', 'Rule', 'is_device',
-           'device_missing', 'SettingError', 'literal', 'SettingWarning', 'Kind', 'parts', 'describe', 'check_value',
-           'Setting', 'settings', 'validate', 'check_fields', 'parse_device', 'check_seed', 'check_positive_ints',
-           'check_choice', 'check_feature_sizes', 'check_head_sizes', 'check_torch_layout', 'check_one_sentence',
-           'check_even_width', 'check_positions', 'check_learned_range', 'check_pad_id', 'check_tie', 'check_module',
-           'check_dropout', 'check_smoothing', 'check_noam_args']
+           'device_missing', 'SettingError', 'SettingWarning', 'Kind', 'parts', 'describe', 'check_value', 'Setting',
+           'settings', 'validate', 'check_fields', 'parse_device', 'check_seed', 'check_positive_ints', 'check_choice',
+           'check_feature_sizes', 'check_head_sizes', 'check_torch_layout', 'check_one_sentence', 'check_even_width',
+           'check_positions', 'check_learned_range', 'check_pad_id', 'check_tie', 'check_module', 'check_dropout',
+           'check_smoothing', 'check_noam_args']
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
-import math, numbers
+import math, numbers, re
 from dataclasses import dataclass, fields, MISSING
 from functools import cache
 from typing import Annotated, Callable, Literal, Union, get_args, get_origin, get_type_hints
@@ -94,11 +94,7 @@ class SettingError(ValueError):
     def render(self, say=None) -> str:
         "The message with each setting said by `say(name, value)` (default: `name=value`, as Python reads it)."
         say = say or (lambda n, v: f"{n}={v!r}")
-        return self.msg.format(**{n: say(n, v) for n, v in self.values.items()})
-
-def literal(text) -> str:
-    "`text` (a path, a file's name, another library's message) to put in a `SettingError`'s message as it is: its braces doubled."
-    return str(text).replace('{', '{{').replace('}', '}}')
+        return re.sub(r'\{([^{}]+)\}', lambda m: say(m[1], self.values[m[1]]) if m[1] in self.values else m[0], self.msg)
 
 class SettingWarning(UserWarning):
     "A warning about settings, named as `SettingError` names them: `str()` in Python's words, `render` in a command's."

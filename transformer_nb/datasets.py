@@ -22,7 +22,7 @@ from typing import Annotated, Callable
 import numpy as np
 from tqdm.auto import tqdm
 from .safeguards import decode_lines
-from .checks import Range, Seed, SettingError, check_value, literal
+from .checks import Range, Seed, SettingError, check_value
 from .process import settings_line
 
 # %% ../nbs/A02_datasets.ipynb #86d2722a
@@ -385,7 +385,7 @@ def _multi30k_files(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None
                 f"Download them from {_MULTI30K_URL}<file>" + ("" if local else ", or allow download=True"))
         try: download_file(_MULTI30K_URL + n, p, _MULTI30K_SHA256[n], fetch=fetch)
         except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
-            raise OSError(settings_line(f"could not download {_MULTI30K_URL + n} ({literal(e)}). Without internet, give {{data_dir}}, a "
+            raise OSError(settings_line(f"could not download {_MULTI30K_URL + n} ({e}). Without internet, give {{data_dir}}, a "
                                         f"folder holding {', '.join(wanted)}", data_dir='FOLDER')) from e
     return {sp: (folder/s, folder/t) for sp, (s, t) in names.items()}
 
@@ -455,7 +455,7 @@ def _files(src_lang, tgt_lang, data_dir, train=None, valid=None, test=None) -> P
             if None in found and (sp == 'train' or found != [None, None]):   # train is required, half a split is an error
                 raise FileNotFoundError(settings_line(f"load_dataset('files') expected {sp}.{src_lang} and {sp}.{tgt_lang} (optionally .gz"
                                                       f"{'; or val., dev.' if sp == 'valid' else ''}) in {{data_dir}}; found "
-                                                      f"{literal(sorted(p.name for p in folder.glob('*')))}", data_dir=str(data_dir)))
+                                                      f"{sorted(p.name for p in folder.glob('*'))}", data_dir=str(data_dir)))
             paths[sp] = tuple(found) if None not in found else None
     res = lambda p: Path(p).expanduser() if folder is None else folder/Path(p).expanduser()
     splits = {}
@@ -525,7 +525,7 @@ def training_sentences(texts, vocab_size) -> list[str]:
 def training_named(vocab_size):
     "Around SentencePiece's trainer: its RuntimeError as a ValueError that names `vocab_size`."
     try: yield
-    except RuntimeError as e: raise SettingError("SentencePiece training failed with {vocab_size}: " + literal(e),
+    except RuntimeError as e: raise SettingError("SentencePiece training failed with {vocab_size}: " + str(e),
                                                  vocab_size=vocab_size) from None
 
 # %% ../nbs/A02_datasets.ipynb #a02e0004

@@ -148,8 +148,8 @@ def say_setting(name:str, value) -> str:
 
 def settings_line(msg:str, **values) -> str:
     "`msg` with each setting it names (`{name}`) said as the running command's option, else as `name=value`: a line about settings that is not a refusal."
-    if _OPTIONS: msg = plain(msg)                                  # a command's words; Python's in a notebook or a script
-    return msg.format(**{n: say_setting(n, v) for n, v in values.items()})
+    from transformer_nb.checks import SettingError                   # its rule: each `{name}` given a value, other braces as they are
+    return SettingError(plain(msg) if _OPTIONS else msg, **values).render(say_setting)   # a command's words; Python's in a notebook
 
 def _names_settings(e) -> bool:
     checks = sys.modules.get('transformer_nb.checks')                # loaded if anything raised one: never imported here

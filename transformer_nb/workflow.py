@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from .safeguards import UserError, read_text_lines, printable
 from .checks import (Range, PositiveInt, Count, Device, Threads, SettingError, SettingWarning, check_value,
-    check_fields, settings, validate, literal)
+    check_fields, settings, validate)
 from .process import settings_line
 from .core import UNK_ID, set_seed, get_device
 from .machine import hardware, git_commit, limit_threads, PrecisionName
@@ -298,12 +298,12 @@ def _check_model(ck:dict, path, model:dict, preset, vocab_size):
     "A resumed run keeps its tokenizer and model: refuse settings that would change them."
     if not ck.get('tokenizer'): raise ValueError(f"{path} holds no tokenizer; cannot resume on text data")
     if vocab_size and vocab_size != ck['config'].get('tgt_vocab'):
-        raise SettingError(f"{literal(path)} has a vocabulary of {ck['config'].get('tgt_vocab')} pieces, not {{vocab_size}}: a resumed run keeps its tokenizer",
+        raise SettingError(f"{path} has a vocabulary of {ck['config'].get('tgt_vocab')} pieces, not {{vocab_size}}: a resumed run keeps its tokenizer",
                            vocab_size=vocab_size)
     if preset: get_config(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
     if clash := [k for k, v in model.items() if ck['config'].get(k) != v]:    # what the file holds (d_model 32), then the settings (d_model=64)
         has, asked = ' and '.join(f"{k} {ck['config'][k]!r}" for k in clash), ' and '.join(f"{{{k}}}" for k in clash)
-        raise SettingError(f"{literal(path)} is a model with {literal(has)}, not {asked}{' ({preset})' if preset else ''}: a resumed run keeps its model; "
+        raise SettingError(f"{path} is a model with {has}, not {asked}{' ({preset})' if preset else ''}: a resumed run keeps its model; "
                            f"drop those settings, or start a new run in another folder", **{k: model[k] for k in clash}, **({'preset': preset} if preset else {}))
 
 
@@ -320,11 +320,11 @@ def _other_corpus(path, was:dict, data:ParallelData, made:bool) -> SettingError:
     old, new, same = was.get('args') or {}, data.origin.get('args') or {}, lambda a, b: json.dumps(a) == json.dumps(b)   # (1, 2) == [1, 2]
     diff = [k for k in old if k in new and not same(old[k], new[k])]
     fp = f"sha256 {was['fingerprint'][:12]} of its training pairs, {data.fingerprint()[:12]} of these"
-    if made: return SettingError(f"{literal(path)} was trained on {data.name} pairs that its stored arguments no longer make ({fp}: a grammar of your "
+    if made: return SettingError(f"{path} was trained on {data.name} pairs that its stored arguments no longer make ({fp}: a grammar of your "
                                  f"own, pairs changed after they were made, or another version of the generator): pass data= the corpus it "
                                  f"trained on, or {{new_data}} to continue on these on purpose (fine-tuning)", new_data=True)
     how = f"a {data.name} corpus made with {', '.join(f'{k}={old[k]!r}' for k in diff)}, not {', '.join(f'{k}={new[k]!r}' for k in diff)}" if diff else f"other {data.name} pairs ({fp})"
-    return SettingError(f"{literal(path)} was trained on {literal(how)}: give no data (the run's own is made again from its arguments), or pass "
+    return SettingError(f"{path} was trained on {how}: give no data (the run's own is made again from its arguments), or pass "
                         f"{{new_data}} to continue on this corpus on purpose (fine-tuning)", new_data=True)
 
 # %% ../nbs/A16_workflow.ipynb #a18res06
@@ -334,7 +334,7 @@ def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang,
     asked = (data.name, data.src_lang, data.tgt_lang) if data is not None else (dataset, src_lang, tgt_lang)
     other = {k: g for k, g, w in zip(('dataset', 'src_lang', 'tgt_lang'), asked, was) if g and w and g != w}
     if other and not new_data:
-        raise SettingError(f"{literal(path)} was trained on {was[0]} ({was[1]}->{was[2]}); {', '.join(f'{{{k}}}' for k in other)} would continue "
+        raise SettingError(f"{path} was trained on {was[0]} ({was[1]}->{was[2]}); {', '.join(f'{{{k}}}' for k in other)} would continue "
                            f"it on other data, with a tokenizer that was not learned on it: drop {'it' if len(other) == 1 else 'them'}, or "
                            f"pass {{new_data}} to do it on purpose (fine-tuning)", **other, new_data=True)
     stored, made = meta.get('data') or {}, data is None
@@ -347,7 +347,7 @@ def _resumed_data(meta:dict, path, task:Task, data, dataset, src_lang, tgt_lang,
         data = task.load(dataset or was[0], *langs, folder, **kw)
     now = _data_meta(data)                                       # its files hashed and its pairs fingerprinted, once
     if not new_data and (changed := _changed_files(stored, now)):
-        raise SettingError(f"{literal(path)} was trained on other files: {literal('; '.join(changed))}. A resumed run continues on its own data: "
+        raise SettingError(f"{path} was trained on other files: {'; '.join(changed)}. A resumed run continues on its own data: "
                            f"give its files, or pass {{new_data}} to continue on these on purpose (fine-tuning)", new_data=True)
     if not new_data and stored.get('fingerprint') not in (None, now['fingerprint']): raise _other_corpus(path, stored, data, made)
     return data, now
@@ -369,7 +369,7 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     _check_run_args(out, spm)
     if spm:
         raise SettingError(f"{' and '.join(f'{{{k}}}' for k in spm)} shape{'s' if len(spm) == 1 else ''} a new tokenizer, and a resumed run "
-                           f"keeps its own (that of {literal(resume)}): drop {'it' if len(spm) == 1 else 'them'}", **spm)
+                           f"keeps its own (that of {resume}): drop {'it' if len(spm) == 1 else 'them'}", **spm)
     for name, v, kind in (('data', data, ParallelData), ('files', files, dict), ('settings', settings, dict)):
         if v is not None and not isinstance(v, kind): raise TypeError(f"{name}={v!r:.60} must be a {kind.__name__} or None, got a {type(v).__name__}")
     c = open_checkpoint(resume, use='resume')           # found, read and checked once (the weights: by `Trainer.load`, on the real model)
@@ -380,7 +380,7 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     meta = c.meta
     tc, said = resume_config(c.train_config, given)
     if tc.steps is not None and int(ck['step']) > tc.steps:
-        raise SettingError(f"{literal(path)} is at update {ck['step']}, past the updates asked for, {{steps}}: steps count from the start of the "
+        raise SettingError(f"{path} is at update {ck['step']}, past the updates asked for, {{steps}}: steps count from the start of the "
                            f"run, so ask for more than {ck['step']} to train on", steps=tc.steps)
     name = data.name if data is not None else dataset or meta.get('dataset')
     own = meta.get('task') if meta.get('task') and name == meta.get('dataset') else None
@@ -467,7 +467,7 @@ def _read_named(name:str, p) -> list[str]:
     try: return read_text_lines(p, name)
     except UserError as e:
         if not str(e).startswith(said := f"{name} {p}"): raise
-        raise SettingError(f"{{{name}}}" + literal(str(e)[len(said):]), **{name: str(p)}) from None
+        raise SettingError(f"{{{name}}}" + (str(e)[len(said):]), **{name: str(p)}) from None
 
 # %% ../nbs/A16_workflow.ipynb #4f449ed9
 def read_test_files(src, ref) -> tuple[list, list, list]:
@@ -492,7 +492,7 @@ def dataset_test_set(ck:Checkpoint|dict, # the checkpoint opened (`open_checkpoi
     check_value('split', split, Literal['train', 'valid', 'test'])
     dataset = dataset or meta.get('dataset')
     if dataset is None or (dataset in DATASETS and DATASETS[dataset].reads_files):
-        raise SettingError(f"{literal(name)} was trained on {'your own files' if dataset else 'an unknown corpus'}: give its test set as {{src}} and {{ref}}",
+        raise SettingError(f"{name} was trained on {'your own files' if dataset else 'an unknown corpus'}: give its test set as {{src}} and {{ref}}",
                            src='FILE', ref='FILE')
     same, was = dataset == meta.get('dataset'), (meta.get('src_lang'), meta.get('tgt_lang'))
     langs = (src_lang or (was[0] if same else None), tgt_lang or (was[1] if same else None))
@@ -501,7 +501,7 @@ def dataset_test_set(ck:Checkpoint|dict, # the checkpoint opened (`open_checkpoi
         raise SettingError(f"the model translates {was[0]}->{was[1]}, and {langs[0]}->{langs[1]} would score it in a direction it was not "
                            f"trained for (near zero): drop {' and '.join(f'{{{k}}}' for k in given)}, or give {{src}} and {{ref}}",
                            **given, src='FILE', ref='FILE')
-    if not same: warnings.warn(SettingWarning(f"{literal(name)} was trained on the {meta.get('dataset')} dataset, and {{dataset}} scores it on "
+    if not same: warnings.warn(SettingWarning(f"{name} was trained on the {meta.get('dataset')} dataset, and {{dataset}} scores it on "
                                               f"another corpus: expect scores near zero", dataset=dataset))
     data = task_for(dataset).load(dataset, *langs, data_dir)
     if not (pairs := getattr(data, split)): raise SettingError(f"{{split}}: the {dataset} dataset has no {split} split", split=split)
@@ -549,7 +549,7 @@ def check_record_file(path):
     try: check_results_file(path)
     except ValueError as e:
         rest = str(e)[len(str(path)):] if str(e).startswith(str(path)) else f": {e}"
-        raise SettingError('{record}' + literal(rest), record=str(path)) from None
+        raise SettingError('{record}' + (rest), record=str(path)) from None
 
 # %% ../nbs/A16_workflow.ipynb #9065c49a
 def test_set(ck:Checkpoint|dict, # the checkpoint opened (`open_checkpoint`), or a checkpoint dict
