@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a10_fast_decoding.html.md"
 __all__ = ['ALL_SPEEDUPS', 'FILE_BATCH', 'check_beam', 'Speedups', 'decode_step', 'LazyKVCache', 'FastCache', 'argmax_rows',
            'topk_rows', 'topk_log_probs', 'fast_beam_search', 'length_batches', 'one_line', 'check_tokenizer_api',
            'source_limits', 'long_sources', 'too_long_message', 'check_sentences', 'check_translate',
-           'translate_checked', 'translate', 'check_source_lengths', 'sentence_batches', 'translate_batches',
+           'translate_checked', 'check_source_lengths', 'translate', 'sentence_batches', 'translate_batches',
            'translate_source', 'translate_file']
 
 # %% ../nbs/A10_fast_decoding.ipynb #a03d901a
@@ -448,6 +448,17 @@ def _spaced(batches, name, say):
         n += len(b); yield [_CONTROL.sub(' ', s) for s in b] if said else b
 
 
+# %% ../nbs/A10_fast_decoding.ipynb #a10tf001
+def check_source_lengths(model, tokenizer, lines:list[str], name, # name(i): how a message names line i
+                         max_src_len:int|None=None, start:int=0):
+    "Refuse, before decoding them, sentences longer than `max_src_len` (default: the model's), naming the first ones."
+    default, most = source_limits(model)
+    if max_src_len and max_src_len > most:
+        raise ValueError(settings_line(f"{{max_src_len}} must be <= {most} for this model", max_src_len=max_src_len))
+    if bad := long_sources(tokenizer, lines, max_src_len or default):
+        hint = settings_line(f", or raise {{max_src_len}} (at most {most:,})", max_src_len=max_src_len or default) if (max_src_len or default) < most else ''
+        raise ValueError(too_long_message([(i + start, n, u) for i, n, u in bad], max_src_len or default, name, f": split it into sentences{hint}"))
+
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0026
 def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS) and .decode(ids) -> str
               sentences:list[str],
@@ -464,17 +475,6 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
     check_source_lengths(model, tokenizer, sentences, lambda i: f"sentences[{i}]", max_src_len)   # the commands' limit, and their line
     sentences = next(_spaced([sentences], lambda i: f"sentences[{i}]", lambda m: warnings.warn(m, stacklevel=4)))   # as tnb-translate says it
     return translate_checked(model, tokenizer, sentences, d, max_tokens, dev, precision)
-
-# %% ../nbs/A10_fast_decoding.ipynb #a10tf001
-def check_source_lengths(model, tokenizer, lines:list[str], name, # name(i): how a message names line i
-                         max_src_len:int|None=None, start:int=0):
-    "Refuse, before decoding them, sentences longer than `max_src_len` (default: the model's), naming the first ones."
-    default, most = source_limits(model)
-    if max_src_len and max_src_len > most:
-        raise ValueError(settings_line(f"{{max_src_len}} must be <= {most} for this model", max_src_len=max_src_len))
-    if bad := long_sources(tokenizer, lines, max_src_len or default):
-        hint = settings_line(f", or raise {{max_src_len}} (at most {most:,})", max_src_len=max_src_len or default) if (max_src_len or default) < most else ''
-        raise ValueError(too_long_message([(i + start, n, u) for i, n, u in bad], max_src_len or default, name, f": split it into sentences{hint}"))
 
 # %% ../nbs/A10_fast_decoding.ipynb #a10tf003
 FILE_BATCH = 500   # lines of a file decoded together: their translations are written at once, and an interrupt keeps them
