@@ -138,7 +138,7 @@ def test_export_names_the_output_folder(run):
 def test_train_help_says_what_zero_means():
     r = tool('train', '--help')
     text = ' '.join(r.stdout.split())
-    for opt, zero in (('--save-every N', '(0: only at the end)'), ('--keep N', '(0: all;'), ('--average N', '0 or 1: none)'),
+    for opt, zero in (('--save-every N', '(0: only at the end)'), ('--keep N', '; 0: all ('), ('--average N', '0 or 1: none)'),
                       ('--valid-every N', '(0: at the end of every epoch)')):
         assert opt in text and zero in text.rsplit(opt, 1)[1][:200], (opt, text)   # the last: the option's line, not the usage
 

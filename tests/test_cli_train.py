@@ -60,7 +60,7 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
     (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], '--lr-scale -1.0 must be a number > 0'),
     (['--test-limit', '-1'], '--test-limit -1 must be an int >= 0, or none'),
-    (['--d-k', '0', '--steps', '1', '--dataset', 'copy'], 'd_k=0'),
+    (['--d-k', '0'], '--d-k 0 must be an int >= 1, or none'),
     (['--pos', 'relative', '--steps', '1', '--dataset', 'copy'], "relative"),
     (['--max-time', '0'], '--max-time 0.0 must be a number > 0, or none'),
     (['--seed', '4294967296'], '--seed 4294967296 must be an int in [0, 4294967295]'),   # what set_seed takes: one Seed
@@ -87,7 +87,7 @@ def test_max_time_stops_with_a_checkpoint(tmp_path):
     r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '1000000', '--max-time', '0.02', '--out', out,
                   '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert 'stopped at the time limit of max_time=0.02 minutes' in r.stdout
+    assert 'stopped at the time limit of 0.02 minutes (--max-time 0.02)' in r.stdout
     step = load_checkpoint(RunFolder(out).latest())['step']
     assert 0 < step < 1000000 and f'trained {step} updates' in r.stdout
 
@@ -153,14 +153,14 @@ def run(two_step_run):
 
 def test_resume_refuses_model_options_that_contradict_the_checkpoint(folder):
     r = tool('train', '--resume', folder, '--d-model', '64', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model 32, not d_model=64: a resumed run keeps its model')  # the file's model, then the setting
+    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model 32, not --d-model 64: a resumed run keeps its model')  # the file's model, then the option
     r = tool('train', '--resume', folder, '--preset', 'small', '--steps', '30', '--no-progress', '--test-limit', '0')
     one_line(r, 'tnb-train', 'is a model with d_model 32 and ', 'not d_model=256 and ', "(preset='small')")
     assert RunFolder(folder).latest().name == 'checkpoint-0000020.pt'
 
 def test_resume_says_what_it_does_at_or_past_steps(folder):
     r = tool('train', '--resume', folder, '--steps', '10', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'is at update 20, past the 10 updates asked for', 'ask for more than 20')
+    one_line(r, 'tnb-train', 'is at update 20, past the updates asked for, --steps 10', 'ask for more than 20')
     r = tool('train', '--resume', folder, '--steps', '20', '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-3000:]
     assert b'nothing to train: the run has done the 20 updates asked for' in r.stdout
@@ -191,7 +191,7 @@ def test_a_model_larger_than_the_memory_is_refused_before_anything(tmp_path):
 def test_resume_on_other_data_needs_new_data(run, tmp_path):
     shutil.copytree(run, tmp_path / 'run')
     r = tool('train', '--resume', tmp_path / 'run', '--dataset', 'numbers', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'was trained on copy', "dataset='numbers' would continue it on other data", 'new_data=True')
+    one_line(r, 'tnb-train', 'was trained on copy', "--dataset numbers would continue it on other data", 'pass --new-data')
     assert [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000002.pt']
     one_line(tool('train', *TINY, '--new-data', '--steps', '3'), 'tnb-train', '--new-data is for --resume')
 

@@ -26,9 +26,10 @@ class CliParser(argparse.ArgumentParser):
 
     def options(self) -> dict:
         "This parser's table: each setting's name (its destination) -> (its option, how it takes a value), for `name_options`."
-        how = lambda a: ('bool' if isinstance(a, argparse.BooleanOptionalAction) else 'flag' if a.nargs == 0 else 'value')
-        return {a.dest: (max(a.option_strings, key=len), how(a)) if a.option_strings else ('', '') for a in self._actions
-                if not isinstance(a, argparse._HelpAction)}
+        bool_ = lambda a: isinstance(a, argparse.BooleanOptionalAction)       # said '--x' or '--no-x' by its value
+        how = lambda a: 'bool' if bool_(a) else 'flag' if a.nargs == 0 else 'value'
+        opt = lambda a: a.option_strings[0] if bool_(a) else max(a.option_strings, key=len)   # '--input', not '-i'
+        return {a.dest: (opt(a), how(a)) if a.option_strings else ('', '') for a in self._actions if not isinstance(a, argparse._HelpAction)}
 
     def _checked(self, a):
         "The parsed `a`, its declared options checked, `none` read as None; `a.given` holds the declared settings given explicitly."

@@ -452,6 +452,7 @@ def _spaced(batches, name, say):
 def check_source_lengths(model, tokenizer, lines:list[str], name, # name(i): how a message names line i
                          max_src_len:int|None=None, start:int=0):
     "Refuse, before decoding them, sentences longer than `max_src_len` (default: the model's), naming the first ones."
+    if max_src_len is not None: long_sources(tokenizer, [], max_src_len)   # an int >= 2 first, then within the model's reach
     default, most = source_limits(model)
     if max_src_len and max_src_len > most:
         raise ValueError(settings_line(f"{{max_src_len}} must be <= {most} for this model", max_src_len=max_src_len))
