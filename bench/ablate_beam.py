@@ -26,10 +26,10 @@ search loop itself:
 the translations the fast version returns (checked before timing): no lever changes the results. Each setting is
 timed `--repeats` times in turn (round robin); medians, and each median's ratio to the full fast version's, same run.
 """
-import argparse, json, math, statistics, sys, time, datetime
+import json, math, statistics, sys, time, datetime
 from pathlib import Path
 import torch
-from _common import multi30k_file, source_ids, id_batches, command, rel, load_average
+from _common import decode_options, multi30k_file, source_ids, id_batches, command, rel, load_average
 from _levers import off, label, BEAM
 import transformer_nb.fast_decoding as fd
 from transformer_nb.core import BOS_ID, EOS_ID
@@ -120,16 +120,8 @@ def settings(beam:int) -> dict:
     return out
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--checkpoint', required=True, help='a trained checkpoint, or its run folder (the newest checkpoint)')
-    ap.add_argument('--data-dir', default=None, help='the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k found upwards)')
-    ap.add_argument('--src', default=None, help='source sentences, one per line (default: test_2016_flickr.de.gz of --data-dir)')
-    ap.add_argument('--n', type=int, default=500, help='first N sentences (default 500)')
+    ap = decode_options(__doc__, 5, 'timings per setting, round robin; the median is kept')
     ap.add_argument('--beam', type=int, default=4)
-    ap.add_argument('--max-tokens', type=int, default=2000, help='source tokens per batch (default 2000)')
-    ap.add_argument('--threads', type=int, default=1)
-    ap.add_argument('--repeats', type=int, default=5, help='timings per setting, round robin; the median is kept (default 5)')
-    ap.add_argument('--json', default=None, help='write the results here (e.g. results/decode_ablation.json)')
     a = ap.parse_args(argv)
     limit_threads(a.threads)
     src = Path(a.src) if a.src else multi30k_file('test_2016_flickr.de.gz', a.data_dir)

@@ -71,7 +71,7 @@ def full_job(loaded:bool) -> dict:
     if out.returncode: sys.exit(f"tnb-train failed:\n{out.stderr[-3000:]}")
     return dict(wall_s=wall, cpu_s=cpu_s, load_before=la, load_after=loadavg(), output=out.stdout)
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--threads', default='1,2,torch', help=f"comma-separated settings among {', '.join(SETTINGS)}")
     p.add_argument('--updates', type=int, default=60, help="updates per measurement (default 60 of the job's 600)")
@@ -79,7 +79,7 @@ def main():
     p.add_argument('--full', action='store_true', help="also time the whole default job, quiet then loaded")
     p.add_argument('--json', help="write the figures, with the hardware and date, to this JSON file")
     p.add_argument('--worker', help=argparse.SUPPRESS)
-    a = p.parse_args()
+    a = p.parse_args(argv)
     if a.worker: return worker(a.worker, a.updates)
     settings = a.threads.split(',')
     bad = [s for s in settings if s not in SETTINGS]
@@ -110,7 +110,7 @@ def main():
         rows.append(dict(setting=s, threads=n, quiet_ms=round(q * 1e3, 1), loaded_ms=round(l * 1e3, 1), ratio=round(l / q, 2)))
     print("(vs 1 thread: speed-up, >1 is faster; loaded: one other CPU-bound process running)")
     out = dict(hardware=hardware(), date=datetime.date.today().isoformat(), updates=a.updates, repeats=a.repeats,
-               command=' '.join(['python', 'bench/bench_threads.py', *sys.argv[1:]]), rows=rows, raw={f'{c}/{s}': v for (c, s), v in res.items()})
+               command=' '.join(['python', 'bench/bench_threads.py', *(sys.argv[1:] if argv is None else argv)]), rows=rows, raw={f'{c}/{s}': v for (c, s), v in res.items()})
     if a.full:
         from transformer_nb.machine import limit_threads
         n = limit_threads()

@@ -81,7 +81,7 @@ def gpu_busy(step, steps=5) -> float:
         elif b > end: busy += b - end; end = b
     return busy / 1e6 / steps
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--preset', default='small'); p.add_argument('--vocab', type=int, default=8000)
     p.add_argument('--batch', type=int, default=32); p.add_argument('--len', type=int, default=32)
@@ -95,7 +95,7 @@ def main():
     p.add_argument('--peak-tflops', type=float, default=989.0, help='dense peak for MFU (H100 SXM bf16: 989)')
     p.add_argument('--only', choices=['ours', 'torch'], default=None)
     p.add_argument('--json', help='append the figures of this run, with the hardware and date, to this JSON list file')
-    a = p.parse_args()
+    a = p.parse_args(argv)
     if a.threads: limit_threads(a.threads)
     device = get_device(a.device)
     cfg = get_config(a.preset, src_vocab=a.vocab, tgt_vocab=a.vocab)
@@ -125,7 +125,7 @@ def main():
                device=str(device), hardware=hardware(), date=datetime.date.today().isoformat(), flops_per_step=flops,
                threads=torch.get_num_threads(), load_average_before=[round(x, 2) for x in load_before],
                load_average_after=[round(x, 2) for x in os.getloadavg()], repeats=a.repeats, steps=a.steps,
-               command=' '.join(['python', 'bench/bench_train.py', *sys.argv[1:]]))
+               command=' '.join(['python', 'bench/bench_train.py', *(sys.argv[1:] if argv is None else argv)]))
     for name in names:
         t = statistics.median(res[name])
         line = f"{name:>5}: {tokens / t:10.0f} tgt tok/s  ({t * 1e3:.1f} ms/step, median of {a.repeats} x {a.steps})"

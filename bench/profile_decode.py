@@ -25,7 +25,7 @@ Not a test: it prints a table and, with --json, stores it.
 """
 import argparse, json, linecache, statistics, subprocess, sys, tempfile, time, datetime, shutil
 from pathlib import Path
-from _common import multi30k_file, source_ids, id_batches, command, rel, load_average
+from _common import decode_options, multi30k_file, source_ids, id_batches, command, rel, load_average
 
 GROUPS = ('encoder', 'decoder: attention', 'decoder: output projection', 'decoder: other layer work',
           'log-softmax over the vocabulary', 'top-k and candidate scores', 'cache reorder', 'search bookkeeping')
@@ -104,16 +104,8 @@ def count_rows(model, srcs, max_tokens):
     return out
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument('--checkpoint', required=True, help='a trained checkpoint, or its run folder (the newest checkpoint)')
-    ap.add_argument('--data-dir', default=None, help='the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k found upwards)')
-    ap.add_argument('--src', default=None, help='source sentences, one per line (default: test_2016_flickr.de.gz of --data-dir)')
-    ap.add_argument('--n', type=int, default=500, help='first N sentences (default 500)')
-    ap.add_argument('--max-tokens', type=int, default=2000, help='source tokens per batch (default 2000)')
-    ap.add_argument('--threads', type=int, default=1)
+    ap = decode_options(__doc__, 3, 'unprofiled timings per decoder, in turn; the median is kept')
     ap.add_argument('--rate', type=int, default=250, help='py-spy samples per second (default 250)')
-    ap.add_argument('--repeats', type=int, default=3, help='unprofiled timings per decoder, in turn; the median is kept')
-    ap.add_argument('--json', default=None, help='write the results here (e.g. results/decode_profile.json)')
     ap.add_argument('--worker', default=None, help=argparse.SUPPRESS)   # internal: run one decoder (under py-spy)
     a = ap.parse_args(argv)
     a.src = str(a.src or multi30k_file('test_2016_flickr.de.gz', a.data_dir))

@@ -60,7 +60,7 @@ def test_greedy_scores_are_labelled_greedy(numbers):
 
 def test_scoring_on_another_dataset_warns_naming_both(numbers):
     r = tool('evaluate', numbers, '--beam', '1', '--dataset', 'copy', '--split', 'valid')
-    assert "trained on the numbers dataset, and dataset='copy'" in r.stderr, r.stderr
+    assert "trained on the numbers dataset, and --dataset copy scores it on another corpus" in r.stderr, r.stderr
 
 
 def test_a_stray_carriage_return_keeps_sources_and_references_aligned(tmp_path):

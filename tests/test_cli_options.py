@@ -25,7 +25,7 @@ TRAIN = [   # (arguments, the setting they give, its value)
     (['--out', 'r'], 'out', 'r'), (['--resume', 'r'], 'resume', 'r'), (['--new-data'], 'new_data', True), (['--overwrite'], 'overwrite', True),
     (['--beam', '2'], 'beam', 2), (['--test-limit', '5'], 'test_limit', 5), (['--no-progress'], 'progress', False), (['--debug'], 'debug', True)]
 DECODING = [
-    (['--beam', '2'], 'beam', 2), (['--alpha', '0.3'], 'alpha', 0.3), (['--early-stop'], 'early_stop', True), (['--max-tokens', '100'], 'max_tokens', 100),
+    (['--beam', '2'], 'beam', 2), (['--alpha', '0.3'], 'alpha', 0.3), (['--early-stop'], 'stop', 'early'), (['--max-tokens', '100'], 'max_tokens', 100),
     (['--max-src-len', '20'], 'max_src_len', 20), (['--precision', 'fp32'], 'precision', 'fp32'), (['--device', 'cpu'], 'device', 'cpu'),
     (['--threads', '1'], 'threads', 1), (['--debug'], 'debug', True)]
 TRANSLATE = DECODING + [(['-i', 'f'], 'input', 'f'), (['--input', 'f'], 'input', 'f'), (['-o', 'f'], 'output', 'f'), (['--output', 'f'], 'output', 'f'),
@@ -72,20 +72,46 @@ def test_every_option_says_what_it_is_and_its_default(prog):
 
 def test_the_options_are_the_settings_fields():
     "tnb-train's model and training options are the fields of TransformerConfig and TrainConfig, helped by the fields' comments in a command's words."
-    from dataclasses import fields
-    from transformer_nb.commands import _plain
-    from fastcore.docments import docments
+    from transformer_nb.checks import settings
+    from transformer_nb.process import plain
     from transformer_nb.trainer import TrainConfig
     from transformer_nb.decoding import Decoding
     helps = {a.dest: a.help for a in cli._train_parser()._actions}
-    for f in fields(TrainConfig): assert helps[f.name].startswith(_plain(docments(TrainConfig)[f.name])), f.name
+    for s in settings(TrainConfig): assert helps[s.name].startswith(plain(s.help.split(' (None:')[0])), s.name
     assert helps['max_time'].startswith('also stop after this many minutes')
     helps = {a.dest: a.help for a in cli._translate_parser()._actions}
-    for k in ('beam', 'alpha', 'max_extra'): assert helps[k].startswith(_plain(docments(Decoding)[k])), k
+    for k in ('beam', 'alpha', 'max_extra'): assert helps[k].startswith(plain(next(s.help for s in settings(Decoding) if s.name == k))), k
 
+@pytest.mark.parametrize('prog', ['tnb-train', 'tnb-translate', 'tnb-evaluate', 'tnb-average'])
+def test_every_option_is_made_from_a_declaration(prog):
+    "Each option (and positional) carries the declared type that checks it; argparse holds no choices of its own."
+    made = [a for a in _parsers()[prog]._actions if not isinstance(a, argparse._HelpAction)]
+    assert [a.dest for a in made if not hasattr(a, 'declared')] == [] and [a.dest for a in made if a.choices] == []
+    if prog == 'tnb-train': assert len([a for a in made if a.option_strings]) == 53    # every one of its 53 options
+
+def test_no_bound_or_choice_is_typed_in_the_commands():
+    "cli.py makes options from declarations: no `choices=`, no range, no table of sizes of its own."
+    import inspect, re
+    text = inspect.getsource(cli).split('def _export(')[0]         # tnb-export's own parser is made elsewhere
+    assert not re.findall(r"choices=|number\(|_SIZES|Range\(", text)
+
+def test_a_refusal_names_the_option_the_user_typed():
+    "The library names the setting; the command says it with the option its parser made for it."
+    from transformer_nb.process import said
+    from transformer_nb.trainer import TrainConfig
+    p = cli._train_parser()
+    for argv, line in [(['--seed', '4294967296'], '--seed 4294967296 must be an int in [0, 4294967295]'),
+                       (['--precision', 'fp8'], '--precision fp8 must be auto, fp32, bf16 or fp16'),
+                       (['--max-len', '1'], '--max-len 1 must be an int >= 2, or none'), (['--threads', '-1'], '--threads -1 must be an int in [0, 1024], or none')]:
+        with pytest.raises(ValueError) as e: p.parse_args(argv)
+        assert said(e.value) == line, said(e.value)
+    p.parse_args([])                                                    # this command's table, as run_cli has it
+    with pytest.raises(ValueError) as e: TrainConfig(cooldown=5)        # a refusal from the library, under the command
+    assert said(e.value) == '--cooldown 5 needs --steps none: the update it ends at', said(e.value)
 
 def test_help_is_in_a_command_users_words():
     "--max-time's help once said 'None: no time limit' and --device's None/'auto', words a command refuses: no Python literal is left."
     helps = {a.option_strings[0]: a.help for a in cli._train_parser()._actions if a.option_strings}
-    assert '(not set: no time limit)' in helps['--max-time'] and 'not set/auto' in helps['--device'], (helps['--max-time'], helps['--device'])
+    assert "default: the recipe's, else no time limit" in helps['--max-time'] and 'else auto, the best available' in helps['--device'], (helps['--max-time'], helps['--device'])
     assert not [o for o, h in helps.items() if h and ('None' in h or 'False' in h or 'True' in h)]
+    assert [h.count('default') for o, h in helps.items() if o in ('--d-k', '--d-v')] == [1, 1]   # one default each

@@ -138,7 +138,7 @@ def test_export_names_the_output_folder(run):
 def test_train_help_says_what_zero_means():
     r = tool('train', '--help')
     text = ' '.join(r.stdout.split())
-    for opt, zero in (('--save-every N', '(0: only at the end)'), ('--keep N', '(0: all;'), ('--average N', '0 or 1: none)'),
+    for opt, zero in (('--save-every N', '(0: only at the end)'), ('--keep N', '; 0: all ('), ('--average N', '0 or 1: none)'),
                       ('--valid-every N', '(0: at the end of every epoch)')):
         assert opt in text and zero in text.rsplit(opt, 1)[1][:200], (opt, text)   # the last: the option's line, not the usage
 
@@ -158,8 +158,8 @@ def test_translate_runs_an_export(run, tmp_path):
     assert r.returncode == 2 and 'is a CTranslate2 export' in r.stderr and '--early-stop' in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize('args, says', [(['--keep', '2', '--average', '3'], r'(keep=|--keep )2 keeps fewer checkpoints than the 3'),
-                                        (['--cooldown', '5'], r'(cooldown=|--cooldown )5 needs (--)?steps')])
+@pytest.mark.parametrize('args, says', [(['--keep', '2', '--average', '3'], r'--keep 2 keeps fewer checkpoints than the 3 that --average 3 averages'),
+                                        (['--cooldown', '5'], r'--cooldown 5 needs --steps none')])
 def test_train_refuses_what_the_library_refuses(tmp_path, args, says):
     "tnb-train states no check of its own that TrainConfig makes: the library's one message, one line, exit 2, nothing trained."
     import re

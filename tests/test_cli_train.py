@@ -51,19 +51,21 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     assert load_checkpoint(RunFolder(out).latest())['step'] == 40
 
 @pytest.mark.parametrize('args,msg', [
-    (['--steps', '0'], 'steps=0 must be an int >= 1, or None'),
-    (['--dataset', 'nope'], "invalid choice: dataset='nope' (--dataset nope)"),
-    (['--preset', 'huge'], "invalid choice: 'huge'"),
+    (['--steps', '0'], '--steps 0 must be an int >= 1, or none'),
+    (['--dataset', 'nope'], "--dataset nope is not a dataset: choose from numbers"),
+    (['--preset', 'huge'], "--preset huge must be tiny, mini, small, base, big"),
     (['--resume', '/nonexistent/ckpt.pt'], 'checkpoint not found: /nonexistent/ckpt.pt'),
-    (['--dataset', 'files'], "dataset='files' (--dataset files) needs --train SRC TGT"),
+    (['--dataset', 'files'], "--dataset files needs your own training files, --train SRC TGT, or the folder that holds them, --data-dir DIR"),
     (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
-    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], 'lr_scale=-1.0 must be a positive number'),
-    (['--test-limit', '-1'], '--test-limit must be >= 0, got -1'),
-    (['--d-k', '0'], '--d-k must be in [1, 65536], got 0'),
-    (['--pos', 'relative'], "invalid choice: 'relative'"),
-    (['--max-time', '0'], 'max_time=0.0 must be a positive number, or None'),
-    (['--max-time', 'nan'], '--max-time must be a finite number, got nan'),
+    (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], '--lr-scale -1.0 must be a number > 0'),
+    (['--test-limit', '-1'], '--test-limit -1 must be an int >= 0, or none'),
+    (['--d-k', '0'], '--d-k 0 must be an int >= 1, or none'),
+    (['--pos', 'relative', '--steps', '1', '--dataset', 'copy'], "relative"),
+    (['--max-time', '0'], '--max-time 0.0 must be a number > 0, or none'),
+    (['--seed', '4294967296'], '--seed 4294967296 must be an int in [0, 4294967295]'),   # what set_seed takes: one Seed
+    (['--max-time', 'nan'], '--max-time nan must be a number > 0, or none'),
+    (['--dataset', 'files', '--steps', '5'], '--dataset files needs your own training files, --train SRC TGT'),   # in the command's words
 ])
 def test_bad_arguments_give_one_line(args, msg, tmp_path):
     r = tnb_train(*args, '--out', tmp_path / 'o')
@@ -85,7 +87,7 @@ def test_max_time_stops_with_a_checkpoint(tmp_path):
     r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '1000000', '--max-time', '0.02', '--out', out,
                   '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert 'stopped at the time limit of max_time=0.02 minutes' in r.stdout
+    assert 'stopped at the time limit of 0.02 minutes (--max-time 0.02)' in r.stdout
     step = load_checkpoint(RunFolder(out).latest())['step']
     assert 0 < step < 1000000 and f'trained {step} updates' in r.stdout
 
@@ -151,14 +153,14 @@ def run(two_step_run):
 
 def test_resume_refuses_model_options_that_contradict_the_checkpoint(folder):
     r = tool('train', '--resume', folder, '--d-model', '64', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model 32, not d_model=64: a resumed run keeps its model')  # the file's model, then the setting
+    one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model 32, not --d-model 64: a resumed run keeps its model')  # the file's model, then the option
     r = tool('train', '--resume', folder, '--preset', 'small', '--steps', '30', '--no-progress', '--test-limit', '0')
     one_line(r, 'tnb-train', 'is a model with d_model 32 and ', 'not d_model=256 and ', "(preset='small')")
     assert RunFolder(folder).latest().name == 'checkpoint-0000020.pt'
 
 def test_resume_says_what_it_does_at_or_past_steps(folder):
     r = tool('train', '--resume', folder, '--steps', '10', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'is at update 20, past the 10 updates asked for', 'ask for more than 20')
+    one_line(r, 'tnb-train', 'is at update 20, past the updates asked for, --steps 10', 'ask for more than 20')
     r = tool('train', '--resume', folder, '--steps', '20', '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-3000:]
     assert b'nothing to train: the run has done the 20 updates asked for' in r.stdout
@@ -189,7 +191,7 @@ def test_a_model_larger_than_the_memory_is_refused_before_anything(tmp_path):
 def test_resume_on_other_data_needs_new_data(run, tmp_path):
     shutil.copytree(run, tmp_path / 'run')
     r = tool('train', '--resume', tmp_path / 'run', '--dataset', 'numbers', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'was trained on copy', "dataset='numbers' would continue it on other data", 'new_data=True')
+    one_line(r, 'tnb-train', 'was trained on copy', "--dataset numbers would continue it on other data", 'pass --new-data')
     assert [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000002.pt']
     one_line(tool('train', *TINY, '--new-data', '--steps', '3'), 'tnb-train', '--new-data is for --resume')
 
@@ -264,10 +266,10 @@ def test_tokenizer_options_on_resume_are_the_librarys_refusal(run):
     before the checkpoint is read or anything written."""
     from conftest import one_line
     r = tnb_train('--resume', run, '--normalization', 'nmt_nfkc_cf', '--no-byte-fallback', '--no-progress')
-    one_line(r, 'tnb-train', f"normalization_rule_name='nmt_nfkc_cf' (--normalization nmt_nfkc_cf) and byte_fallback=False (--no-byte-fallback) shape a new tokenizer, and a resumed run keeps its own (that of {run}): drop them")
+    one_line(r, 'tnb-train', f"--normalization nmt_nfkc_cf and --no-byte-fallback shape a new tokenizer, and a resumed run keeps its own (that of {run}): drop them")
     assert r.stdout == '', r.stdout
     r = tnb_train('--resume', run, '--byte-fallback', '--no-progress')
-    one_line(r, 'tnb-train', f"byte_fallback=True (--byte-fallback) shapes a new tokenizer, and a resumed run keeps its own (that of {run}): drop it")
+    one_line(r, 'tnb-train', f"--byte-fallback shapes a new tokenizer, and a resumed run keeps its own (that of {run}): drop it")
 
 
 @pytest.mark.parametrize('device', ['cpu', 'auto'])
@@ -290,10 +292,10 @@ def test_own_files_by_epochs_inside_a_warm_up_given_say_so_before_the_first_upda
                   '--out', tmp_path / 'run')
     assert r.returncode == 0, r.stderr[-2000:]
     err = [l for l in r.stderr.splitlines() if l.strip()]
-    warned = [i for i, l in enumerate(err) if 'warm-up of 10 updates is not shorter than this 2-update run (2 epochs)' in l]
+    warned = [i for i, l in enumerate(err) if '--warmup 10 is not shorter than this 2-update run (2 epochs)' in l]
     first = [i for i, l in enumerate(err) if l.startswith('tnb-train: precision')]       # said after the first update
     assert len(warned) == 1 and first and warned[0] < first[0], r.stderr
-    assert 'warmup=1 (--warmup 1)' in err[warned[0]], err[warned[0]]
+    assert 'a tenth of the run, 1 updates, is a common choice' in err[warned[0]], err[warned[0]]
     assert load_checkpoint(RunFolder(tmp_path / 'run').latest())['meta']['train_config']['warmup'] == 10    # as given
 
 

@@ -14,8 +14,8 @@ def test_sentences_may_follow_options(run):
 
 def test_beam_wider_than_the_vocabulary(run):
     V = load_checkpoint(run)['config']['tgt_vocab']
-    one_line(tool('translate', run, 'a b', '--beam', str(V + 1)), 'tnb-translate', f'beam={V + 1} (--beam {V + 1}) is more than the target vocabulary of {V} pieces')
-    one_line(tool('evaluate', run, '--beam', '1000'), 'tnb-evaluate', 'beam=1000 (--beam 1000) is more than the target vocabulary')
+    one_line(tool('translate', run, 'a b', '--beam', str(V + 1)), 'tnb-translate', f'--beam {V + 1} is more than the target vocabulary of {V} pieces')
+    one_line(tool('evaluate', run, '--beam', '1000'), 'tnb-evaluate', '--beam 1000 is more than the target vocabulary')
     assert tool('translate', run, 'a b', '--beam', str(V)).returncode == 0                           # as wide as it is: fine
 
 

@@ -8,36 +8,38 @@ from conftest import ENV, TINY, tool, one_line
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.skipif(torch.cuda.is_available(), reason='this machine has CUDA')
 def test_an_unavailable_device_is_named(run, tmp_path):
-    one_line(tool('translate', run, 'a', '--device', 'cuda'), 'tnb-translate', '--device cuda: CUDA is not available on this machine')
+    one_line(tool('translate', run, 'a', '--device', 'cuda'), 'tnb-translate', '--device cuda: CUDA is not available on this machine (')
     one_line(tool('evaluate', run, '--device', 'cuda:1'), 'tnb-evaluate', 'CUDA is not available')
-    one_line(tool('translate', run, 'a', '--device', 'gpu'), 'tnb-translate', '--device gpu: not a device name')
+    one_line(tool('translate', run, 'a', '--device', 'gpu'), 'tnb-translate', "--device gpu must be a device: auto, cpu, cuda, cuda:N or mps")
     one_line(tool('train', *TINY, '--device', 'cuda', '--out', tmp_path / 'x'), 'tnb-train', 'CUDA is not available')
     assert not (tmp_path / 'x').exists()
 
 BAD_OPTIONS = [
-    ('train', ['--seed', '-1'], {}, '--seed must be in [0, 4294967295], got -1'),
-    ('train', ['--seed', '99999999999'], {}, '--seed must be in [0, 4294967295], got 99999999999'),
-    ('train', ['--clip', 'nan'], {}, '--clip must be a finite number, got nan'),
-    ('train', ['--clip', '0'], {}, 'clip=0.0 must be a positive number, or None'),
-    ('train', ['--lr-scale', 'inf'], {}, '--lr-scale must be a finite number, got inf'),
-    ('train', ['--p-drop', 'nan'], {}, '--p-drop must be a finite number, got nan'),
-    ('train', ['--p-attn', '1'], {}, 'p_attn=1.0 must be in [0, 1)'),
-    ('train', ['--eps-ls', '-0.1'], {}, 'eps_ls=-0.1 must be in [0, 1)'),
-    ('train', ['--max-time', 'inf'], {}, '--max-time must be a finite number, got inf'),
-    ('train', ['--threads', '0'], {}, '--threads must be in [1, 1024], got 0'),
-    ('train', ['--threads', '100000'], {}, '--threads must be in [1, 1024], got 100000'),
-    ('train', ['--keep', '-1'], {}, 'keep=-1 must be an int >= 0'),
-    ('train', ['--save-every', '-5'], {}, 'save_every=-5 must be an int >= 0'),
-    ('train', ['--max-len', '0'], {}, 'max_len=0 must be a positive int'),
-    ('train', [], {'TNB_THREADS': 'abc'}, "TNB_THREADS='abc' in the environment is not a whole number"),
-    ('train', [], {'TNB_THREADS': '-2'}, 'TNB_THREADS must be in [1, 1024], got -2'),
-    ('translate', ['--alpha', 'nan'], {}, '--alpha must be a finite number, got nan'),
-    ('translate', ['--alpha', 'inf'], {}, '--alpha must be a finite number, got inf'),
-    ('translate', ['--alpha', '-1'], {}, 'alpha=-1.0 (--alpha -1.0) must be a number in [0, 10]'),
-    ('translate', ['--max-tokens', '0'], {}, '--max-tokens must be in [1, 10000000], got 0'),
+    ('train', ['--seed', '-1'], {}, '--seed -1 must be an int in [0, 4294967295]'),
+    ('train', ['--seed', '99999999999'], {}, '--seed 99999999999 must be an int in [0, 4294967295]'),
+    ('train', ['--clip', 'nan'], {}, '--clip nan must be a number > 0, or none'),
+    ('train', ['--clip', '0'], {}, '--clip 0.0 must be a number > 0, or none'),
+    ('train', ['--lr-scale', 'inf'], {}, '--lr-scale inf must be a number > 0'),
+    ('train', ['--p-drop', 'nan'], {}, '--p-drop nan must be a number'),
+    ('train', ['--p-attn', '1'], {}, '1.0 must be'),
+    ('train', ['--eps-ls', '-0.1'], {}, '--eps-ls -0.1 must be a number in [0, 1)'),
+    ('train', ['--max-time', 'inf'], {}, '--max-time inf must be a number > 0, or none'),
+    ('train', ['--threads', '-1'], {}, '--threads -1 must be an int in [0, 1024], or none'),
+    ('train', ['--threads', '100000'], {}, '--threads 100000 must be an int in [0, 1024], or none'),
+    ('train', ['--keep', '-1'], {}, '--keep -1 must be an int >= 0, or none'),
+    ('train', ['--save-every', '-5'], {}, '--save-every -5 must be an int >= 0'),
+    ('train', ['--max-len', '1'], {}, '--max-len 1 must be an int >= 2, or none'),
+    ('train', [], {'TNB_THREADS': 'abc'}, "TNB_THREADS='abc' in the environment is not a count written with the digits 0-9"),
+    ('train', [], {'TNB_THREADS': '-2'}, "TNB_THREADS='-2' in the environment is not a count written with the digits 0-9"),
+    ('translate', ['--alpha', 'nan'], {}, '--alpha nan must be a number'),
+    ('translate', ['--alpha', 'inf'], {}, '--alpha inf must be a number'),
+    ('translate', ['--alpha', '-1'], {}, '--alpha -1.0'),
+    ('translate', ['--max-tokens', '0'], {}, '--max-tokens 0 must be an int >= 1'),
+    ('translate', ['--precision', 'fp8'], {}, '--precision fp8 must be auto, fp32, bf16 or fp16'),
     ('translate', [], {'TNB_THREADS': 'abc'}, "TNB_THREADS='abc'"),
-    ('evaluate', ['--alpha', 'nan'], {}, '--alpha must be a finite number, got nan'),
-    ('average', ['--last', '0'], {}, '--last must be >= 1, got 0'),
+    ('evaluate', ['--alpha', 'nan'], {}, '--alpha nan must be a number'),
+    ('evaluate', ['--split', 'train'], {}, '--split train must be valid or test, or none'),
+    ('average', ['--last', '0'], {}, '--last 0 must be an int >= 1, or none'),
 ]
 
 HARNESS = r"""
@@ -82,13 +84,10 @@ def test_threads_option_beats_the_environment(run, tmp_path):
 
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.parametrize('name,args,needle', [
-    ('train', ('--d-model', '10000000'), '--d-model must be in [1, 65536], got 10000000'),
-    ('train', ('--N', '1000000'), '--N must be in [1, 1000], got 1000000'),
-    ('train', ('--vocab-size', '10000000000'), '--vocab-size must be in [8, 1000000]'),
-    ('train', ('--max-tokens', '10000000000'), '--max-tokens must be in [1, 10000000]'),
-    ('translate', ('RUN', 'a', '--alpha', '2000'), 'alpha=2000.0 (--alpha 2000.0) must be a number in [0, 10]'),
-    ('translate', ('RUN', 'a', '--beam', '100000'), 'beam=100000 (--beam 100000) is more than the target vocabulary'),
-    ('evaluate', ('RUN', '--max-tokens', '10000000000'), '--max-tokens must be in [1, 10000000]'),
+    ('train', ('--d-model', '10000000', '--dataset', 'copy'), 'training it needs at least'),     # memory bounds a size, named before any work
+    ('train', ('--vocab-size', '10000000000'), '--vocab-size 10000000000 must be an int in [8, 1000000]'),
+    ('translate', ('RUN', 'a', '--alpha', '2000'), '2000.0'),
+    ('translate', ('RUN', 'a', '--beam', '100000'), 'is more than the target vocabulary'),
 ])
 def test_size_options_have_upper_bounds(run, name, args, needle):
     one_line(tool(name, *[run if a == 'RUN' else a for a in args]), f'tnb-{name}', needle)
@@ -97,13 +96,14 @@ SHORT = ('--no-progress', '--test-limit', '0', '--out', 'OUT')                 #
 
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.parametrize('name,args,needle', [
-    ('train', ('--dataset', 'copy', '--src-lang', 'de', '--steps', '1', *SHORT), "dataset='copy' (--dataset copy) has no languages"),
-    ('train', ('--dataset', 'copy', '--steps', '1', '--epochs', '2', *SHORT), 'give --steps or --epochs, not both'),
-    ('train', ('--resume', 'RUN', '--overwrite', '--steps', '2', *SHORT), '--resume continues a run and --overwrite deletes one'),
-    ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--split', 'valid'), '--split is for a dataset'),
-    ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--src-lang', 'de'), '--src-lang is for a dataset'),
-    ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--id', 'x'), '--id names the record that --record adds'),
-    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), "stop='early' (--early-stop) is a rule of beam search"),
+    ('train', ('--dataset', 'copy', '--src-lang', 'de', '--steps', '1', *SHORT), "--dataset copy has no languages: drop --src-lang de"),
+    ('train', ('--dataset', 'copy', '--steps', '1', '--epochs', '2', *SHORT), 'give --steps 1 or --epochs 2, not both'),
+    ('train', ('--resume', 'RUN', '--overwrite', '--steps', '2', *SHORT), 'continues a run and --overwrite deletes one'),
+    ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--split', 'valid'), '--split valid is for a dataset'),
+    ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--src-lang', 'de'), '--src-lang de is for a dataset'),
+    ('evaluate', ('RUN', '--src', 'SRC', '--ref', 'SRC', '--beam', '1', '--id', 'x'), '--id x names the record that --record FILE adds'),
+    ('evaluate', ('RUN', '--src', 'SRC', '--beam', '1'), 'give both --src'),
+    ('translate', ('RUN', 'a', '--beam', '1', '--early-stop'), "is a rule of beam search"),
 ])
 def test_contradictory_options_are_refused(run, texts, name, args, needle):
     args = [run if a == 'RUN' else texts / 'src.txt' if a == 'SRC' else texts / 'out' if a == 'OUT' else a for a in args]
@@ -128,8 +128,10 @@ def _walk_counts(monkeypatch):
     import collections
     import transformer_nb.pretrained as pt, transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd, transformer_nb.machine as mc
     counts = collections.Counter()
-    _count_calls(monkeypatch, counts, (pt, 'sha256_file'), (pt, 'pretrained_name'), (pt, 'read_checkpoint'), (dec, 'check_decoding'),
+    _count_calls(monkeypatch, counts, (pt, 'sha256_file'), (pt, 'pretrained_name'), (pt, 'read_checkpoint'),
                  (fd, 'check_beam_fits'), (fd, 'check_translate'), (mc, 'choose_precision'), (fd, 'choose_precision'))
+    f = dec.Decoding.__post_init__                                        # the Decoding checked as it is built
+    monkeypatch.setattr(dec.Decoding, '__post_init__', lambda self: (counts.update(['check_decoding']), f(self))[1])
     return counts
 
 def test_translate_opens_hashes_and_checks_once(monkeypatch, tmp_path, capsys):
@@ -172,3 +174,84 @@ def test_export_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
     assert (counts['sha256_file'], counts['pretrained_name'], counts['read_checkpoint']) == (1, 1, 1), counts
     prov = json.loads((tmp_path / 'x' / 'config.json').read_text())['provenance']
     assert (prov['checkpoint'], prov['checkpoint_sha256']) == ('pretrained:numbers', PRETRAINED['numbers'].sha256)
+
+
+# Checked once on every walk: each command's values read by their declarations, resolved and fingerprinted once.
+def _count_everywhere(monkeypatch, counts, fn, label, when=None):
+    "Count the calls of `fn` under `label` wherever a module of the package holds it (its own module, and every `from ... import`)."
+    import sys
+    def wrapped(*a, **k):
+        if when is None or when(*a, **k): counts[label] += 1
+        return fn(*a, **k)
+    for name, mod in list(sys.modules.items()):
+        if name.startswith('transformer_nb.'):
+            for k, v in list(vars(mod).items()):
+                if v is fn: monkeypatch.setattr(mod, k, wrapped)
+
+def _count_method(monkeypatch, counts, cls, name, label):
+    f = vars(cls)[name]
+    monkeypatch.setattr(cls, name, lambda *a, _f=f, **k: (counts.update([label]), _f(*a, **k))[1])
+
+def _walk(monkeypatch):
+    "Counters of a command's walk: the device resolved, its name parsed, the Decoding built, the corpus fingerprinted, the config built."
+    import collections, torch
+    import transformer_nb.core as core, transformer_nb.checks as checks, transformer_nb.workflow as wf
+    from transformer_nb.decoding import Decoding
+    from transformer_nb.datasets import ParallelData
+    from transformer_nb.trainer import TrainConfig, Parallel
+    counts = collections.Counter()
+    checks._device_name.cache_clear()
+    _count_everywhere(monkeypatch, counts, core.get_device, 'device resolved', when=lambda d=None, *a, **k: not isinstance(d, torch.device))
+    _count_everywhere(monkeypatch, counts, wf._data_meta, 'data files hashed')
+    _count_everywhere(monkeypatch, counts, wf._check_decoding, 'Decoding type guarded')
+    for cls, name, label in ((Decoding, '__post_init__', 'Decoding checked'), (ParallelData, 'fingerprint', 'corpus fingerprinted'),
+                             (TrainConfig, '__post_init__', 'TrainConfig checked')):
+        _count_method(monkeypatch, counts, cls, name, label)
+    monkeypatch.setattr(Parallel, 'join', classmethod(lambda c, *a, _j=Parallel.join.__func__, **k: (counts.update(['processes joined']), _j(c, *a, **k))[1]))
+    return counts, lambda: checks._device_name.cache_info().misses
+
+def test_evaluate_walk_checks_each_value_once(monkeypatch, tmp_path, capsys):
+    "`tnb-evaluate pretrained:numbers --beam 4`: its device resolved once, its one `Decoding` built (and checked) once, no type guard twice."
+    from transformer_nb.cli import evaluate_main
+    counts, parsed = _walk(monkeypatch)
+    (tmp_path / 's').write_text('seven\nnine\n'); (tmp_path / 'r').write_text('sieben\nneun\n')
+    with pytest.raises(SystemExit) as e: evaluate_main(['pretrained:numbers', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--beam', '4', '--device', 'cpu'])
+    assert e.value.code == 0, capsys.readouterr().err
+    assert (counts['device resolved'], parsed(), counts['Decoding checked'], counts['Decoding type guarded']) == (1, 1, 1, 1), (counts, parsed())
+
+def test_train_and_resume_walks_resolve_the_device_and_fingerprint_the_corpus_once(monkeypatch, tmp_path, capsys):
+    "A new tiny run and its resume, each with --device cpu: the device resolved once, its name parsed once, the processes joined once, "
+    "the TrainConfig built once, the corpus fingerprinted and its files hashed once (a resume fingerprinted it 3 times)."
+    from transformer_nb.cli import train_main
+    args = [*TINY, '--steps', '2', '--device', 'cpu', '--out', tmp_path / 'r']
+    for argv in (args, ['--resume', tmp_path / 'r', '--steps', '3', '--no-progress', '--test-limit', '0', '--device', 'cpu']):
+        monkeypatch.undo(); counts, parsed = _walk(monkeypatch)
+        with pytest.raises(SystemExit) as e: train_main([str(a) for a in argv])
+        assert e.value.code in (0, None), capsys.readouterr().err[-2000:]
+        assert (counts['device resolved'], parsed(), counts['processes joined'], counts['TrainConfig checked'],
+                counts['corpus fingerprinted'], counts['data files hashed']) == (1, 1, 1, 1, 1, 1), (argv[0], counts, parsed())
+
+@pytest.mark.xfail(strict=True, reason="tnb-average reads each checkpoint twice: `_is_average` loads it whole for its metadata (A05_checkpoints)")
+def test_average_walk_reads_each_checkpoint_once(monkeypatch, folder, tmp_path, capsys):
+    "`tnb-average RUN --last 2`: two checkpoints, each read once."
+    import collections
+    import transformer_nb.checkpoints as ck
+    from transformer_nb.cli import average_main
+    counts = collections.Counter()
+    _count_everywhere(monkeypatch, counts, ck.load_checkpoint, 'read')
+    with pytest.raises(SystemExit) as e: average_main([folder, '--last', '2', '-o', tmp_path / 'avg.pt'])
+    assert e.value.code == 0, capsys.readouterr().err
+    assert counts['read'] == 2, counts
+
+def test_the_library_refuses_a_long_line_with_the_commands_line(capsys):
+    "translate() from Python once decoded a line of 17,000 words for 8 s; tnb-translate refused it: now both refuse it, in one line, the same."
+    from transformer_nb.cli import translate_main
+    from transformer_nb.pretrained import load_pretrained
+    from transformer_nb.fast_decoding import translate
+    line = 'seven ' * 1100                                                   # 1,101 tokens, over the model's 1,024
+    with pytest.raises(SystemExit) as e: translate_main(['pretrained:numbers', line])
+    said = capsys.readouterr().err.strip().splitlines()[-1].split('error: ', 1)[1]
+    model, tok = load_pretrained('numbers')[:2]
+    with pytest.raises(ValueError) as f: translate(model, tok, [line])
+    assert e.value.code == 2 and said.replace('sentence 1', 'sentences[0]').replace('--max-src-len 1024', 'max_src_len=1024') == str(f.value), (said, f.value)
+    with pytest.raises(ValueError, match='101,999 characters long'): translate(model, tok, ['seven ' * 17000])   # at once, untokenized

@@ -142,13 +142,12 @@ def test_missing_file_lists_what_was_expected(tmp_path):
     (tmp_path/'x.de').write_text('eins\n')
     with pytest.raises(FileNotFoundError) as e: read_parallel(tmp_path/'x.de', tmp_path/'x.en')
     assert str(tmp_path/'x.en') in str(e.value) and 'not found' in str(e.value)
-    with pytest.raises(FileNotFoundError, match=r'expected train\.de and train\.en .* in data_dir=' + re.escape(repr(str(tmp_path)))
-                       + re.escape(f' (--data-dir {tmp_path})')):
+    with pytest.raises(FileNotFoundError, match=r'expected train\.de and train\.en .* in data_dir=' + re.escape(repr(str(tmp_path))) + '; found'):
         load_dataset('files', 'de', 'en', data_dir=tmp_path)
-    with pytest.raises(FileNotFoundError, match=re.escape(f"data_dir='{tmp_path}/none' (--data-dir {tmp_path}/none) is not a folder")):
+    with pytest.raises(FileNotFoundError, match=re.escape(f"data_dir='{tmp_path}/none' is not a folder")):
         load_dataset('files', 'de', 'en', data_dir=tmp_path/'none')
     (tmp_path/'e.de').write_text(''); (tmp_path/'e.en').write_text(''); (tmp_path/'b.de').write_text('\n\n'); (tmp_path/'b.en').write_text(' \n\n')
-    with pytest.raises(ValueError, match=r"\(--train \S+e\.de \S+e\.en\) holds no sentence pair: the files are empty"):
+    with pytest.raises(ValueError, match=r"train=\('\S+e\.de', '\S+e\.en'\) holds no sentence pair: the files are empty"):
         load_dataset('files', train=(tmp_path/'e.de', tmp_path/'e.en'))
     with pytest.warns(UserWarning, match='dropped 2 of 2'), pytest.raises(ValueError, match=r"holds no sentence pair"):
         load_dataset('files', train=(tmp_path/'b.de', tmp_path/'b.en'))
@@ -439,14 +438,14 @@ def _tok(): return Tokenizer.train(['a b c', 'd e f g', 'h i'] * 50, vocab_size=
     (lambda: encode_pairs(None, [('a', 'b')]), TypeError, 'encode_pairs wants a Tokenizer first'),
     (lambda: encode_pairs(_tok(), 'a b'), ValueError, 'a list of (source, target) pairs'),
     (lambda: encode_pairs(_tok(), [('a', 'b', 'c')]), ValueError, 'a list of (source, target) pairs'),
-    (lambda: encode_pairs(_tok(), [('a b', 'c')], max_len=0), ValueError, 'max_len=0 (--max-len 0) must be an int >= 2'),
+    (lambda: encode_pairs(_tok(), [('a b', 'c')], max_len=0), ValueError, 'max_len=0 must be an int >= 2, or None'),
     (lambda: encode_pairs(_tok(), [('a b', 'c')], max_len=float('nan')), ValueError, 'max_len=nan must be an int >= 2'),
     (lambda: encode_pairs(_tok(), [('a b c d e f', 'c')], max_len=3), ValueError, 'every one of the 1 pairs is longer than max_len=3'),
     (lambda: encode_pairs(_tok(), [('a b', 'c'), ('a', None)]), TypeError, 'pairs[1] holds a NoneType, not a str: None'),
     (lambda: Tokenizer.load(None), TypeError, "Tokenizer.load wants a file's path, got a NoneType"),
     (lambda: TokenBatchSampler([-3, 4], [3, 4], 10), ValueError, 'at least one source and one target token'),
     (lambda: TokenBatchSampler([3, 4], [3, 4], 10, rank=0.5, world_size=2), ValueError, 'rank=0.5 must be an int >= 0'),
-    (lambda: TokenBatchSampler([3, 4], [3, 4], 10, seed=-1), ValueError, 'seed=-1 must be an int >= 0'),
+    (lambda: TokenBatchSampler([3, 4], [3, 4], 10, seed=-1), ValueError, 'seed=-1 must be an int in [0, 4294967295]'),
     (lambda: padding_efficiency([], [1], [1]), ValueError, 'needs batches'),
     (lambda: padding_efficiency([[5]], [1], [1]), ValueError, 'a batch holds example 5, but there are 1 lengths'),
 ])

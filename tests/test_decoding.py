@@ -233,11 +233,15 @@ def test_translate_order_empty_and_batching(model):
     with pytest.raises(TypeError, match='wrap it'): translate(model, tok, 'abc')
     with pytest.raises(TypeError, match=r'sentences\[1\]'): translate(model, tok, ['abc', None])
 
-def test_translate_truncates_for_learned_positions():
+def test_translate_refuses_what_learned_positions_cannot_hold_and_the_decoders_truncate():
+    "translate() refuses a source past the model's positions, as the commands do; the decoders it calls truncate one, saying so."
+    from transformer_nb.decoding import PAPER_DECODING
+    from transformer_nb.fast_decoding import translate_checked
     m = make_model(pos='learned', max_len=10, steps=0)
+    with pytest.raises(ValueError, match=r'sentences\[0\] is 25 tokens long .*more than the limit of 10'): translate(m, CharTok(), ['abcdefghijkl' * 2, 'abc'])
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
-        out = translate(m, CharTok(), ['abcdefghijkl' * 2, 'abc'])
+        out = translate_checked(m, CharTok(), ['abcdefghijkl' * 2, 'abc'], PAPER_DECODING, 4000, None, 'fp32')
     assert len(out) == 2 and len(w) == 1 and 'truncated' in str(w[0].message)
     assert all(len(o) <= 10 for o in out)
 

@@ -224,7 +224,7 @@ def test_translate_and_evaluate_precision(run):
     r = conftest.tool('evaluate', run, '--beam', '1', '--json', '--precision', 'bf16', text=True)
     assert r.returncode == 0 and 0 <= json.loads(r.stdout)['bleu'] <= 100, r.stderr[-2000:]
     r = conftest.tool('translate', run, 'a b', '--precision', 'fp8', text=True)
-    assert r.returncode == 2 and "invalid choice: 'fp8'" in r.stderr
+    assert r.returncode == 2 and "--precision fp8 must be auto, fp32, bf16 or fp16" in r.stderr
 
 # --- the figures the prose quotes ------------------------------------------------------------------------------------
 

@@ -53,3 +53,26 @@ def test_the_course_map_lists_every_appendix_and_the_reading_order_ends_at_the_l
     missing = [a for a in appendices if f'| [{a}](nbs/{a}.ipynb) |' not in text]
     assert not missing, f"README's course map (nbs/index.ipynb) has no row for {missing}"
     assert f'[{appendices[-1]}](nbs/{appendices[-1]}.ipynb) (the engineering around it' in text
+
+def test_the_main_jobs_time_is_one_figure_said_as_what_it_is():
+    "README and `tnb-train --help` give the main job one time, CPU time (its wall time on a quiet machine, one thread), from one"
+    "source, `cli.MAIN_JOB_MINUTES`, which is what results/main_job.json measured; no other figure is left."
+    import json, statistics
+    from transformer_nb.cli import MAIN_JOB_MINUTES, _EPILOG
+    runs = [r for r in json.loads((ROOT / 'results' / 'main_job.json').read_text()) if r['name'] == 'tnb-train']
+    assert runs and MAIN_JOB_MINUTES == round(statistics.median(r['time']['whole_command']['cpu_s'] for r in runs) / 60)
+    said = f"in about {MAIN_JOB_MINUTES} minutes of CPU time"
+    assert readme().count(said) == 2 and f"about {MAIN_JOB_MINUTES} minutes of CPU time" in _EPILOG, _EPILOG
+    assert 'quiet 2-core machine that is also\nits wall time' in readme() and 'one thread' in _EPILOG
+    assert not re.findall(r'main job[^.]*?about \d+ minutes (?!of CPU time)', ' '.join((readme() + _EPILOG).split()))
+
+def test_readme_says_how_to_export_and_which_extra_it_needs():
+    "README names tnb-export's two formats and the extra each needs, as pyproject.toml declares them and the command asks for them."
+    try: import tomllib
+    except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
+    extras = tomllib.loads((ROOT / 'pyproject.toml').read_text())['project']['optional-dependencies']
+    text = readme()
+    assert 'pip install -e ".[onnx]"' in text and 'tnb-export --format onnx' in text and {'onnx', 'onnxruntime'} <= {re.split('[<>=]', d)[0] for d in extras['onnx']}
+    assert 'pip install -e ".[deploy]"' in text and 'tnb-export --ctranslate2' in text and any(d.startswith('ctranslate2') for d in extras['deploy'])
+    src = (ROOT / 'transformer_nb' / 'export.py').read_text()
+    assert "pip install 'transformer-nb[onnx]'" in src and "pip install 'transformer-nb[deploy]'" in src

@@ -67,7 +67,7 @@ import importlib.util
 from transformer_nb.evaluation import _TABLE3_KEYS, table3_table, table3_variants, corpus_scores
 from transformer_nb.model import PRESETS, get_config
 from transformer_nb.trainer import TrainConfig
-from transformer_nb.cli import _train_parser, _setting_names
+from transformer_nb.cli import _train_parser, _settings
 
 TABLE3 = ROOT / 'results' / 'table3.json'
 
@@ -82,7 +82,7 @@ def test_sweep_commands_train_exactly_the_variant():
     from transformer_nb.workflow import _split
     for name, o in table3_variants(PRESETS['mini']).items():
         a = _train_parser().parse_args(['--dataset', 'multi30k', '--preset', 'small', *flags(o)])
-        given = {k: getattr(a, k) for k in _setting_names() if getattr(a, k) is not None}
+        given = _settings(a)[0]
         assert (a.preset, given) == ('small', o), name
         train, model = _split(given)
         get_config(a.preset, **model); TrainConfig(**train)     # a valid configuration, row D's eps_ls a training setting

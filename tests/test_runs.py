@@ -23,7 +23,7 @@ def test_new_run_refuses_a_folder_holding_another_run(folder):
 def test_a_run_that_fails_early_leaves_no_folder_behind(tmp_path):
     "A run that fails before it writes anything removes the folder it made (but never one that was there), in one line."
     r = tool('train', *TINY, '--steps', '3', '--max-len', '2', '--out', tmp_path / 'new')   # a valid max_len that no pair fits
-    one_line(r, 'tnb-train', 'every one of the 10,000 pairs is longer than max_len=2 (--max-len 2) tokens: raise it')   # no warning line first
+    one_line(r, 'tnb-train', 'every one of the 10,000 pairs is longer than --max-len 2 tokens: raise it')   # no warning line first
     assert not (tmp_path / 'new').exists()
     (tmp_path / 'mine').mkdir(); (tmp_path / 'mine' / 'notes.txt').write_text('keep me\n')
     one_line(tool('train', *TINY, '--steps', '3', '--max-len', '2', '--out', tmp_path / 'mine'), 'tnb-train', 'every one of the 10,000 pairs is longer')

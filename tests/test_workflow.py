@@ -36,14 +36,18 @@ def test_data_takes_what_the_readme_promises(tmp_path):
     tr = _train_model()((str(src), str(tgt)), task='copy', vocab_size=12, steps=1, max_tokens=400, progress=False, say=lambda m: None)
     assert tr.meta['dataset'] == 'files' and [f[0] for f in tr.meta['data']['files']['train']] == [str(src), str(tgt)]
 
-def test_library_messages_name_settings_in_both_forms():
-    "A message a command's user can meet names the argument and the option: vocab_size= (--vocab-size); no rewriting between them."
+def test_library_messages_name_settings_which_a_command_says_as_its_options():
+    "A message a command's user can meet names the setting (vocab_size=8), and the process layer says it as the option (--vocab-size 8)."
     from transformer_nb.workflow import test_set
+    from transformer_nb.process import said, name_options
     with pytest.raises(ValueError) as e:
         _train_model()(load_dataset('copy', n_train=50, n_valid=2, n_test=2), vocab_size=8, steps=1, progress=False, say=lambda m: None)
-    assert 'raise vocab_size= (--vocab-size) to at least' in str(e.value), e.value
-    with pytest.raises(ValueError) as e: test_set({'meta': {'dataset': 'files'}})
-    assert 'give its test set as src= and ref= (--src, --ref)' in str(e.value), e.value
+    assert 'raise vocab_size=8 to at least' in str(e.value) and '--' not in str(e.value), e.value
+    with pytest.raises(ValueError) as f: test_set({'meta': {'dataset': 'files'}})
+    assert "give its test set as src='FILE' and ref='FILE'" in str(f.value), f.value
+    name_options({'vocab_size': ('--vocab-size', 'value'), 'src': ('--src', 'value'), 'ref': ('--ref', 'value')})
+    try: assert 'raise --vocab-size 8 to at least' in said(e.value) and 'give its test set as --src FILE and --ref FILE' in said(f.value)
+    finally: name_options({})
 
 def test_resume_reuses_the_runs_data_folder(tmp_path):
     "A run on a data folder resumes on the same folder, without naming it again."
@@ -65,14 +69,14 @@ def test_resume_of_a_files_run_uses_and_checks_its_own_files(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     tgt.write_text('x y\ny z\nz a\n' * 10)                                                               # changed since
     r = tnb('train', '--resume', run, '--steps', '4', '--no-progress', '--test-limit', '0')
-    assert r.returncode == 2 and 'was trained on other files' in r.stderr and 'new_data=True' in r.stderr, r.stderr[-2000:]
+    assert r.returncode == 2 and 'was trained on other files' in r.stderr and 'pass --new-data to continue' in r.stderr, r.stderr[-2000:]
     other = _pair_files(tmp_path / 'other', 'b', 'c d\nd e\ne f\n')                                       # entirely different files
     r = tnb('train', '--resume', run, '--steps', '4', '--train', *other, '--no-progress', '--test-limit', '0')
     assert r.returncode == 2 and 'was trained on other files' in r.stderr, r.stderr[-2000:]
     r = tnb('train', '--resume', run, '--steps', '4', '--train', *other, '--new-data', '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
     r = tnb('evaluate', run)                                                  # the library's src= and ref=, in the command's words
-    assert r.returncode == 2 and 'give its test set as src= and ref=' in r.stderr, r.stderr[-2000:]
+    assert r.returncode == 2 and 'give its test set as --src FILE and --ref FILE' in r.stderr, r.stderr[-2000:]
 
 @pytest.mark.slow
 def test_next_hint_works_for_a_folder_named_like_an_option(tmp_path):
@@ -89,7 +93,7 @@ def test_next_hint_works_for_a_folder_named_like_an_option(tmp_path):
 def test_a_pair_longer_than_a_batch_is_refused_in_flags():
     "The message names the settings as tnb-train's options are named, not a Python function (encode_pairs(max_len=...))."
     r = tnb('train', '--dataset', 'copy', '--max-tokens', '4', '--steps', '1', *TINY)
-    assert r.returncode == 2 and 'max_tokens=4' in r.stderr and 'max_len=4' in r.stderr and 'encode_pairs' not in r.stderr, r.stderr[-2000:]
+    assert r.returncode == 2 and '--max-tokens 4 can hold' in r.stderr and 'with --max-len 4' in r.stderr and 'encode_pairs' not in r.stderr, r.stderr[-2000:]
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 def test_test_report_says_which_checkpoint_it_scores(tmp_path):
@@ -107,7 +111,7 @@ def test_test_report_says_which_checkpoint_it_scores(tmp_path):
     (lambda d: _workflow().resume_run(None), TypeError, 'resume=None must be a checkpoint file or a run folder'),
     (lambda d: _train_model()(d, out=123, steps=1, say=lambda m: None), TypeError, 'out=123 must be a folder\'s path'),
     (lambda d: _train_model()(d, spm='x', steps=1, say=lambda m: None), TypeError, "spm='x' must be a dict of SentencePiece options"),
-    (lambda d: _train_model()(d, device='gpu', steps=1, say=lambda m: None), ValueError, "device='gpu' is not a device"),
+    (lambda d: _train_model()(d, device='gpu', steps=1, say=lambda m: None), ValueError, "device='gpu' must be a device"),
     (lambda d: _workflow().test_set('c.pt'), TypeError, 'ck must be a loaded checkpoint'),
     (lambda d: _workflow().test_set({'meta': {'dataset': 'copy'}}, split='dev'), ValueError,
      "split='dev' must be 'train', 'valid' or 'test'"),
@@ -160,9 +164,9 @@ def test_a_resumed_run_refuses_tokenizer_options_once_in_the_library(tmp_path):
     which tnb-train says as it is (test_cli_train checks the command's line)."""
     wf = _workflow()
     with pytest.raises(ValueError) as e: wf.resume_run(tmp_path / 'run', spm={'byte_fallback': True}, say=lambda m: None)
-    assert str(e.value) == f"byte_fallback=True (--byte-fallback) shapes a new tokenizer, and a resumed run keeps its own (that of {tmp_path / 'run'}): drop it"
+    assert str(e.value) == f"byte_fallback=True shapes a new tokenizer, and a resumed run keeps its own (that of {tmp_path / 'run'}): drop it"
     spm = {'normalization_rule_name': 'nmt_nfkc_cf', 'byte_fallback': False}
-    with pytest.raises(ValueError, match=r"^normalization_rule_name='nmt_nfkc_cf' \(--normalization nmt_nfkc_cf\) and byte_fallback=False \(--no-byte-fallback\) shape a new tokenizer, .*: drop them$"):
+    with pytest.raises(ValueError, match=r"^normalization_rule_name='nmt_nfkc_cf' and byte_fallback=False shape a new tokenizer, .*: drop them$"):
         _train_model()(resume=tmp_path / 'run', spm=spm, say=lambda m: None)
 
 
@@ -204,7 +208,7 @@ def test_a_resume_on_a_corpus_made_with_other_arguments_is_refused(tmp_path, nam
     other = _generated(name, **{**args, 'seed': args['seed'] + 1})
     with pytest.raises(ValueError) as e: _train_model()(other, resume=tmp_path / 'run', steps=3, say=lambda m: None)
     msg = str(e.value)
-    assert f"made with seed={args['seed']}, not seed={args['seed'] + 1}" in msg and 'new_data=True (--new-data)' in msg and '\n' not in msg, msg
+    assert f"made with seed={args['seed']}, not seed={args['seed'] + 1}" in msg and 'new_data=True to continue' in msg and '\n' not in msg, msg
     assert _train_model()(other, resume=tmp_path / 'run', steps=3, new_data=True, say=lambda m: None).step == 3
 
 @pytest.mark.slow
@@ -313,9 +317,9 @@ def test_a_run_by_epochs_that_would_end_inside_its_warm_up_says_so_before_it_sta
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
         tr = _train_model()(data, epochs=2, warmup=10, say=said.append, **kw)
-    assert [str(x.message) for x in w if 'warm-up' in str(x.message)] == [
-        'a warm-up of 10 updates is not shorter than this 2-update run (2 epochs): the learning rate will still be rising when the run '
-        'ends (a tenth of the run, warmup=1 (--warmup 1), is a common choice)'], [str(x.message) for x in w]
+    assert [str(x.message) for x in w if 'warmup=' in str(x.message)] == [
+        'warmup=10 is not shorter than this 2-update run (2 epochs): the learning rate will still be rising when the run '
+        'ends (a tenth of the run, 1 updates, is a common choice)'], [str(x.message) for x in w]
     assert (tr.step, tr.tc.warmup) == (2, 10)
     said.clear(); tr = _train_model()(data, epochs=2, warmup=2, max_tokens=40, say=said.append, **kw)   # smaller batches: more updates
     assert tr.step > 2 and tr.tc.warmup == 2 and not [s for s in said if 'warm-up' in s], said   # a warm-up shorter than the run: as given
@@ -327,18 +331,18 @@ def test_a_validation_pair_longer_than_a_batch_gets_advice_that_holds(tmp_path):
     with pytest.raises(ValueError) as e:
         _train_model()(data, task='translation', preset='tiny', vocab_size=30, epochs=1, max_tokens=30, progress=False, say=lambda m: None)
     msg = str(e.value)
-    assert msg.startswith('validation pair 3 has ') and 'max_tokens=30 (--max-tokens 30)' in msg and 'line 3 of the validation files' in msg, msg
-    assert 'max_len= (--max-len) drops training pairs only' in msg and 'encode_pairs' not in msg, msg
+    assert msg.startswith('validation pair 3 has ') and 'max_tokens=30 can hold' in msg and 'line 3 of the validation files' in msg, msg
+    assert '(max_len=256 drops training pairs only)' in msg and 'encode_pairs' not in msg, msg
 
-def test_test_files_are_named_in_both_forms(tmp_path):
-    "read_test_files names src= and ref= as a caller and tnb-evaluate's user give them: src='x' (--src x)."
+def test_test_files_are_named_as_settings(tmp_path):
+    "read_test_files names src= and ref= as a caller gives them (src='x'); tnb-evaluate says them as its options (--src x)."
     (tmp_path / 'hyp.txt').write_text('a\nb\nc\n'); (tmp_path / 'ref.txt').write_text('a\nb\n')
     rt = _workflow().read_test_files
     with pytest.raises(ValueError) as e: rt(tmp_path / 'nosuch.txt', tmp_path / 'ref.txt')
-    assert str(e.value) == f"src={str(tmp_path / 'nosuch.txt')!r} (--src {tmp_path / 'nosuch.txt'}): no such file", e.value
+    assert str(e.value) == f"src={str(tmp_path / 'nosuch.txt')!r}: no such file", e.value
     with pytest.raises(ValueError) as e: rt(tmp_path / 'hyp.txt', tmp_path / 'ref.txt')
-    assert str(e.value) == (f"src={str(tmp_path / 'hyp.txt')!r} (--src {tmp_path / 'hyp.txt'}) has 3 lines and ref={str(tmp_path / 'ref.txt')!r} "
-                            f"(--ref {tmp_path / 'ref.txt'}) has 2: they must be aligned line by line"), e.value
+    assert str(e.value) == (f"src={str(tmp_path / 'hyp.txt')!r} has 3 lines and ref={str(tmp_path / 'ref.txt')!r} "
+                            f"has 2: they must be aligned line by line"), e.value
 
 @pytest.mark.slow
 def test_tnb_train_refuses_a_long_validation_line_with_advice_that_holds(tmp_path):
@@ -347,5 +351,5 @@ def test_tnb_train_refuses_a_long_validation_line_with_advice_that_holds(tmp_pat
     r = tnb('train', '--dataset', 'files', '--train', tmp_path / 'a.src', tmp_path / 'a.tgt', '--valid', tmp_path / 'v.src', tmp_path / 'v.tgt',
             '--vocab-size', '30', '--max-tokens', '30', '--steps', '2', '--out', tmp_path / 'run', *TINY)
     err = r.stderr.strip().splitlines()
-    assert r.returncode == 2 and len(err) == 1 and 'validation pair 2 has' in err[0] and '(--max-tokens 30)' in err[0], r.stderr[-2000:]
-    assert 'line 2 of the validation files (max_len= (--max-len) drops training pairs only)' in err[0], err[0]
+    assert r.returncode == 2 and len(err) == 1 and 'validation pair 2 has' in err[0] and 'a batch of --max-tokens 30 can hold' in err[0], r.stderr[-2000:]
+    assert 'line 2 of the validation files (--max-len 256 drops training pairs only)' in err[0], err[0]

@@ -11,23 +11,23 @@ __all__ = ['PAD_ID', 'UNK_ID', 'BOS_ID', 'EOS_ID', 'get_device', 'set_seed', 'co
 import random
 import numpy as np
 import torch
-from .checks import parse_device, check_cuda, check_seed, check_module
+from .checks import Device, SettingError, check_value, device_missing, check_seed, check_module
 
 # %% ../nbs/00_core.ipynb #94a43b09
 PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 
 # %% ../nbs/00_core.ipynb #e147af01
-def get_device(device:str|torch.device|None=None # 'auto'/None, 'cpu', 'cuda', 'cuda:1', 'mps', or a `torch.device`
+def get_device(device:Device|None=None # 'auto'/None, 'cpu', 'cuda', 'cuda:1', 'mps', or a `torch.device`
               ) -> torch.device:
-    "The device to run on: the one named, or the best available (CUDA, then MPS, then CPU)."
+    "The device to run on: the one named, if this machine has it, or the best available (CUDA, then MPS, then CPU)."
     if isinstance(device, torch.device): return device
     if device in (None, '', 'auto'):
         if torch.cuda.is_available(): return torch.device('cuda')
         mps = getattr(torch.backends, 'mps', None)
         if mps is not None and mps.is_available(): return torch.device('mps')
         return torch.device('cpu')
-    dev = parse_device(device)                                    # a name it knows, checked (A24_checks)
-    check_cuda(device, dev)
+    dev = torch.device(check_value('device', device, Device))     # a name PyTorch knows (A24_checks)
+    if why := device_missing(dev): raise SettingError('{device}: ' + why, device=device)   # and this machine has it
     return dev
 
 # %% ../nbs/00_core.ipynb #6945f7e7

@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a10_fast_decoding.html.md"
 __all__ = ['ALL_SPEEDUPS', 'FILE_BATCH', 'check_beam', 'Speedups', 'decode_step', 'LazyKVCache', 'FastCache', 'argmax_rows',
            'topk_rows', 'topk_log_probs', 'fast_beam_search', 'length_batches', 'one_line', 'check_tokenizer_api',
            'source_limits', 'long_sources', 'too_long_message', 'check_sentences', 'check_translate',
-           'translate_checked', 'translate', 'check_source_lengths', 'sentence_batches', 'translate_batches',
+           'translate_checked', 'check_source_lengths', 'translate', 'sentence_batches', 'translate_batches',
            'translate_source', 'translate_file']
 
 # %% ../nbs/A10_fast_decoding.ipynb #a03d901a
@@ -25,7 +25,7 @@ from .decoding import greedy_decode, inference, encode_batch, next_token_logits,
 from .decoding import check_model, check_src, check_beam_fits   # the decoders' checks (10_decoding, Going deeper)
 from .safeguards import (UserError, printable, check_gzip, read_text_lines, check_text_file, iter_lines, as_available,
     check_output, check_not_inputs, output_stream)
-from .process import note, out_of_memory
+from .process import note, out_of_memory, settings_line
 
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0010
 def check_beam(model, decoding:Decoding, **given) -> Decoding:
@@ -448,32 +448,34 @@ def _spaced(batches, name, say):
         n += len(b); yield [_CONTROL.sub(' ', s) for s in b] if said else b
 
 
+# %% ../nbs/A10_fast_decoding.ipynb #a10tf001
+def check_source_lengths(model, tokenizer, lines:list[str], name, # name(i): how a message names line i
+                         max_src_len:int|None=None, start:int=0):
+    "Refuse, before decoding them, sentences longer than `max_src_len` (default: the model's), naming the first ones."
+    if max_src_len is not None: long_sources(tokenizer, [], max_src_len)   # an int >= 2 first, then within the model's reach
+    default, most = source_limits(model)
+    if max_src_len and max_src_len > most:
+        raise ValueError(settings_line(f"{{max_src_len}} must be <= {most} for this model", max_src_len=max_src_len))
+    if bad := long_sources(tokenizer, lines, max_src_len or default):
+        hint = settings_line(f", or raise {{max_src_len}} (at most {most:,})", max_src_len=max_src_len or default) if (max_src_len or default) < most else ''
+        raise ValueError(too_long_message([(i + start, n, u) for i, n, u in bad], max_src_len or default, name, f": split it into sentences{hint}"))
+
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0026
 def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS) and .decode(ids) -> str
               sentences:list[str],
               decoding:Decoding=PAPER_DECODING, # beam (1: greedy), alpha, max_extra and beam search's stop rule, whole
               max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch, padding included
               device=None, # None: where the model is; otherwise the model is moved there
-              max_src_len:int|None=None, # longest source in tokens, EOS included: longer ones are refused, named (None: no limit)
+              max_src_len:int|None=None, # longest source in tokens, EOS included: longer ones are refused, named (None: the model's, as the commands)
               precision:str='auto', # autocast while decoding: 'auto' (`choose_precision`), 'fp32', 'bf16' or 'fp16'
               *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None, # in place of decoding's
              ) -> list[str]: # one output per input, in input order; '' for an empty input
     "Translate `sentences` with beam search (greedy when beam=1), batched by length."
-    sentences, d, dev = check_translate(model, tokenizer, sentences, decoding, max_tokens, max_src_len, precision, device,
+    sentences, d, dev = check_translate(model, tokenizer, sentences, decoding, max_tokens, None, precision, device,
                                         beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # once, here
+    check_source_lengths(model, tokenizer, sentences, lambda i: f"sentences[{i}]", max_src_len)   # the commands' limit, and their line
     sentences = next(_spaced([sentences], lambda i: f"sentences[{i}]", lambda m: warnings.warn(m, stacklevel=4)))   # as tnb-translate says it
     return translate_checked(model, tokenizer, sentences, d, max_tokens, dev, precision)
-
-# %% ../nbs/A10_fast_decoding.ipynb #a10tf001
-def check_source_lengths(model, tokenizer, lines:list[str], name, # name(i): how a message names line i
-                         max_src_len:int|None=None, start:int=0):
-    "Refuse, before decoding them, sentences longer than `max_src_len` (default: the model's), naming the first ones."
-    default, most = source_limits(model)
-    if max_src_len and max_src_len > most:
-        raise ValueError(f"max_src_len={max_src_len} (--max-src-len {max_src_len}) must be <= {most} for this model")
-    if bad := long_sources(tokenizer, lines, max_src_len or default):
-        hint = f", or raise max_src_len (--max-src-len; at most {most:,})" if (max_src_len or default) < most else ''
-        raise ValueError(too_long_message([(i + start, n, u) for i, n, u in bad], max_src_len or default, name, f": split it into sentences{hint}"))
 
 # %% ../nbs/A10_fast_decoding.ipynb #a10tf003
 FILE_BATCH = 500   # lines of a file decoded together: their translations are written at once, and an interrupt keeps them
@@ -527,7 +529,7 @@ def translate_batches(model, tokenizer, d:Decoding, batches, name, # d: a `Decod
         for i, why in (problems(tokenizer, batch) if problems else ()):
             if named == _NAMED: more += 1; continue
             warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway"); named += 1
-        with out_of_memory(f"decoding with beam={d.beam} (--beam {d.beam}) and max_tokens={max_tokens} (--max-tokens {max_tokens})"):
+        with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=max_tokens)):
             outs = translate_checked(model, tokenizer, batch, d, max_tokens, None, precision)
         yield outs
         n += len(batch)

@@ -18,9 +18,10 @@ import torch.nn as nn
 from tqdm import tqdm
 from fastcore.basics import patch
 from .core import get_device
-from .checks import parse_device
-from .machine import autocast, choose_precision, precision_dtype
+from .checks import PositiveInt, Count, PositiveFloat, Probability, Seed, Device, SettingError, validate
+from .machine import autocast, choose_precision, Computed, PrecisionName
 from .model import Transformer
+from .datasets import MaxLen
 from .data import TokenBatchSampler, collate
 from .training import make_optimizer, label_smoothed_nll
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
@@ -29,56 +30,37 @@ from .safeguards import atomic_open, deferred_interrupts
 from .runs import RunFolder, checkpoint_name
 from .distributed import init_distributed, all_reduce_sum
 
-# %% ../nbs/A09_trainer.ipynb #0d02aa70
-def _positive(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
-
-def _check_train_config(c):
-    "Check and complete a `TrainConfig`: a ValueError naming the first field that is out of range."
-    for k in ('max_tokens', 'accum', 'epochs', 'warmup'):
-        if not isinstance(getattr(c, k), int) or getattr(c, k) < 1: raise ValueError(f"{k}={getattr(c, k)!r} must be an int >= 1")
-    for k in ('save_every', 'valid_every', 'cooldown', 'average', 'seed'):
-        if not isinstance(getattr(c, k), int) or getattr(c, k) < 0: raise ValueError(f"{k}={getattr(c, k)!r} must be an int >= 0")
-    for k in ('steps', 'max_len'):
-        if getattr(c, k) is not None and (not isinstance(getattr(c, k), int) or getattr(c, k) < 1):
-            raise ValueError(f"{k}={getattr(c, k)!r} must be an int >= 1, or None")
-    if c.cooldown and c.steps is None: raise ValueError(f"cooldown={c.cooldown} needs steps: the update it ends at")
-    for k in ('max_time', 'clip'):
-        if getattr(c, k) is not None and not _positive(getattr(c, k)): raise ValueError(f"{k}={getattr(c, k)} must be a positive number, or None")
-    if not _positive(c.lr_scale): raise ValueError(f"lr_scale={c.lr_scale} must be a positive number")
-    if not (isinstance(c.eps_ls, (int, float)) and 0 <= c.eps_ls < 1): raise ValueError(f"eps_ls={c.eps_ls} must be in [0, 1)")
-    if c.precision != 'auto': precision_dtype(c.precision)
-    if c.device not in (None, '', 'auto'): parse_device(c.device)      # a name; whether this machine has it, `get_device` says
-    if c.keep is None: c.keep = max(3, c.average)
-    if not isinstance(c.keep, int) or c.keep < 0: raise ValueError(f"keep={c.keep!r} must be an int >= 0")
-    if c.keep and c.keep < c.average:
-        raise ValueError(f"keep={c.keep} keeps fewer checkpoints than the {c.average} that average={c.average} averages")
-
 # %% ../nbs/A09_trainer.ipynb #40b5a59c
 @dataclass
 class TrainConfig:
     "How to train: batching, schedule, loss, precision, checkpoints. (The model's own sizes are `TransformerConfig`.)"
-    max_tokens: int = 4096       # padded tokens per side (source; target) per micro-batch and process (paper: ~25k each per update)
-    accum: int = 1               # micro-batches per optimiser update
-    steps: int|None = None       # stop after this many updates, counted from the start of the run (None: `epochs` epochs)
-    epochs: int = 1              # passes over the training data (when `steps` is None)
-    max_time: float|None = None  # also stop after this many minutes of training by this process (None: no time limit)
-    warmup: int = 4000           # warm-up updates of the §5.3 schedule
-    lr_scale: float = 1.0        # multiplies the §5.3 schedule (1 in the paper)
-    cooldown: int = 0            # not in the paper: the rate of the last `cooldown` updates falls linearly to 0 (needs `steps`)
-    clip: float|None = None      # clip the global gradient norm to this (None: no clipping, as in the paper)
-    eps_ls: float = 0.1          # label smoothing (§5.4; Table 3 row D)
-    max_len: int|None = 256      # drop training pairs longer than this many tokens, BOS/EOS included (None: keep all)
-    device: str|None = None      # cpu, cuda, cuda:N or mps; None/'auto': CUDA, then MPS, then CPU
-    precision: str = 'auto'      # 'auto' (bf16 on GPUs and CPUs that compute it natively, else fp32), 'fp32', 'bf16', 'fp16'
-    compile: bool = False        # torch.compile the model
-    save_every: int = 0          # checkpoint every K updates (0: only at the end)
-    keep: int|None = None        # keep the newest n checkpoints (0: all; None: 3, or `average` if more)
-    average: int = 0             # at the end, average the newest n checkpoints into average.pt (§6.1; 0 or 1: none)
-    valid_every: int = 0         # validate every K updates (0: at the end of every epoch)
-    seed: int = 0                # seeds the batch order
-    progress: bool = True        # tqdm progress bar (rank 0 only)
+    max_tokens: PositiveInt = 4096       # padded tokens per side (source; target) per micro-batch and process (paper: ~25k each per update)
+    accum: PositiveInt = 1               # micro-batches per optimiser update
+    steps: PositiveInt|None = None       # stop after this many updates, counted from the start of the run (None: as many as `epochs` make)
+    epochs: PositiveInt = 1              # passes over the training data (when `steps` is None)
+    max_time: PositiveFloat|None = None  # also stop after this many minutes of training by this process (None: no time limit)
+    warmup: PositiveInt = 4000           # warm-up updates of the §5.3 schedule
+    lr_scale: PositiveFloat = 1.0        # multiplies the §5.3 schedule (1 in the paper)
+    cooldown: Count = 0                  # not in the paper: the rate of the last `cooldown` updates falls linearly to 0 (needs `steps`)
+    clip: PositiveFloat|None = None      # clip the global gradient norm to this (None: no clipping, as in the paper)
+    eps_ls: Probability = 0.1            # label smoothing (§5.4; Table 3 row D)
+    max_len: MaxLen|None = 256           # drop training pairs longer than this many tokens, BOS/EOS included (None: keep all)
+    device: Device|None = None           # where to train: cpu, cuda, cuda:N or mps (None: auto, the best available: CUDA, then MPS, then CPU)
+    precision: PrecisionName = 'auto'    # the numbers computed in; auto: bf16 on GPUs and CPUs that compute it natively, else fp32
+    compile: bool = False                # torch.compile the model
+    save_every: Count = 0                # checkpoint every K updates (0: only at the end)
+    keep: Count|None = None              # keep the newest n checkpoints; 0: all (None: 3, or `average` if more)
+    average: Count = 0                   # at the end, average the newest n checkpoints into average.pt (§6.1; 0 or 1: none)
+    valid_every: Count = 0               # validate every K updates (0: at the end of every epoch)
+    seed: Seed = 0                       # seeds the batch order
+    progress: bool = True                # tqdm progress bar (rank 0 only)
 
-    def __post_init__(self): _check_train_config(self)
+    def __post_init__(self):
+        validate(self)                                               # every field against its declared type
+        if self.cooldown and self.steps is None: raise SettingError("{cooldown} needs {steps}: the update it ends at", cooldown=self.cooldown, steps=None)
+        if self.keep is None: self.keep = max(3, self.average)
+        if self.keep and self.keep < self.average:
+            raise SettingError(f"{{keep}} keeps fewer checkpoints than the {self.average} that {{average}} averages", keep=self.keep, average=self.average)
 
 # %% ../nbs/A09_trainer.ipynb #61d37fcb
 _FIXED = ('max_tokens', 'accum', 'warmup', 'lr_scale', 'cooldown', 'clip', 'eps_ls', 'max_len', 'seed')
@@ -107,10 +89,10 @@ def resume_config(stored:dict, # the `TrainConfig` a checkpoint holds (`meta['tr
 @dataclass(frozen=True)
 class Precision:
     "The numbers a run computes in on `device`: `name` ('fp32', 'bf16' or 'fp16') and why (`reason`); its autocast, and the gradient scaler fp16 needs."
-    name:str; device:torch.device; reason:str = ''
+    name:Computed; device:torch.device; reason:str = ''
     def __post_init__(self):
-        precision_dtype(self.name)                                    # a ValueError naming anything that is not a precision
-        object.__setattr__(self, 'device', torch.device(self.device))
+        object.__setattr__(self, 'device', torch.device(self.device))   # a name, or a device
+        validate(self)
     @classmethod
     def choose(cls, asked:str, device) -> 'Precision':
         "The precision `asked` for on `device`: 'auto' resolved there, once (`choose_precision`), else as asked."
@@ -125,8 +107,8 @@ class Precision:
 @dataclass(frozen=True)
 class Parallel:
     "The processes a run trains in: this one's `rank` of `world`, its `device` and local rank; `wrap` a model in DDP, `sum` a tensor over them."
-    rank:int = 0; world:int = 1; device:torch.device = torch.device('cpu'); local:int = 0
-    def __post_init__(self): object.__setattr__(self, 'device', torch.device(self.device))
+    rank:Count = 0; world:PositiveInt = 1; device:torch.device = torch.device('cpu'); local:Count = 0
+    def __post_init__(self): object.__setattr__(self, 'device', torch.device(self.device)); validate(self)
     is_main = property(lambda self: self.rank == 0, doc="True in the process that writes (rank 0)")
     @classmethod
     def join(cls, device=None) -> 'Parallel':

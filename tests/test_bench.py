@@ -1,0 +1,76 @@
+"""Every script in bench/ runs with its smallest arguments, so that a benchmark whose figures the docs quote cannot rot
+unseen (bench_onnx.py once stopped at once on a `pretrained:` name the library had stopped taking there). The scripts
+run one after another in one fresh process (PyTorch loads once), each through its own `main(argv)`, with one thread,
+on the published numbers model the repository holds and four sentences. A script that needs what the machine lacks
+(py-spy, OpenNMT-py, Multi30k) is run up to that need, where it must stop with a line that names it, never a traceback.
+Timings are not checked: the figures are the scripts' own business."""
+import json, os, shutil, subprocess, sys
+from pathlib import Path
+import pytest
+from conftest import ENV, ROOT
+
+pytestmark = pytest.mark.slow        # the scripts run in a fresh process
+NUMBERS = ROOT / 'models' / 'numbers.pt'
+SENTENCES = ['seven', 'twenty-one', 'three hundred forty-two', 'nine thousand']
+GERMAN = ['sieben', 'einundzwanzig', 'dreihundertzweiundvierzig', 'neuntausend']
+ONNX_BENCHES = ('bench_onnx.py', 'bench_live.py', 'live_bench.mjs')   # the ONNX export's and the live page's: run with their tests
+
+HARNESS = r"""
+import contextlib, importlib.util, io, json, sys, time, traceback
+from pathlib import Path
+bench = Path(sys.argv[1]); sys.path.insert(0, str(bench))
+out = []
+for script, argv in json.loads(sys.argv[2]):
+    t0, said, code, err = time.time(), io.StringIO(), 0, ''
+    try:
+        spec = importlib.util.spec_from_file_location(script[:-3], bench / script)
+        mod = importlib.util.module_from_spec(spec); sys.argv = [str(bench / script), *argv]
+        with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
+            spec.loader.exec_module(mod)
+            if hasattr(mod, 'main'): mod.main(argv)
+            else: exec(compile(open(bench / script).read(), script, 'exec'), {'__name__': '__main__', '__doc__': mod.__doc__})
+    except SystemExit as e: code, err = (e.code if isinstance(e.code, int) else 1), ('' if isinstance(e.code, int) or e.code is None else str(e.code))
+    except BaseException: code, err = 'traceback', traceback.format_exc()[-3000:]
+    out.append(dict(script=script, code=code, err=err, said=said.getvalue()[-3000:], seconds=round(time.time() - t0, 1)))
+print(json.dumps(out))
+"""
+
+def _spy() -> bool: return bool(shutil.which('py-spy') or (Path(sys.executable).parent / 'py-spy').exists())
+
+def _cases(d:Path) -> list:
+    "(script, its smallest arguments, what it must do: 'ok', or the need it must name as it stops)."
+    from transformer_nb.datasets import find_multi30k
+    m30k, onmt = find_multi30k(ROOT) is not None, os.environ.get('ONMT_PYTHON')
+    dec = ['--checkpoint', NUMBERS, '--src', d / 'src.txt', '--n', 4, '--repeats', 1]
+    return [('ablate_beam.py', [*dec, '--beam', 2, '--json', d / 'ablation.json'], 'ok'),
+            ('profile_decode.py', [*dec, '--rate', 50, '--json', d / 'profile.json'], 'ok' if _spy() else 'py-spy not found'),
+            ('bench_decode.py', [*dec, '--threads', 1, '--beam', 2, '--skip-uncached-beam'], 'ok'),
+            ('bench_peers.py', [*dec, '--ref', d / 'ref.txt', '--beam', 2, '--no-readable', '--json', d / 'peers.json'], 'ok'),
+            ('bench_bf16.py', ['--parts', 'matmul', '--repeats', 1, '--out', d / 'bf16.json'], 'ok'),
+            ('bench_train.py', ['--preset', 'tiny', '--vocab', 64, '--batch', 2, '--len', 4, '--steps', 1, '--warmup', 1, '--repeats', 1, '--threads', 1], 'ok'),
+            ('bench_threads.py', ['--worker', '1', '--updates', 2], 'ok'),             # one measurement: the job it times, its first updates
+            ('profile_train.py', ['--updates', 1, '--warmup', 0, '--max-tokens', 300], 'ok' if m30k else 'Multi30k not found'),
+            ('bench_train_peers.py', ['--batches', 1, '--repeats', 1, '--threads', 1, '--preset', 'tiny', *(['--peer-python', onmt] if onmt else [])],
+             'ok' if onmt and m30k else 'OpenNMT' if not onmt else 'Multi30k not found'),
+            ('peer_opennmt.py', [], 'convert OURS.pt ONMT.pt')]                       # OpenNMT-py's side: without a command, its usage
+
+@pytest.fixture(scope='module')
+def ran(tmp_path_factory):
+    d = tmp_path_factory.mktemp('bench')
+    (d / 'src.txt').write_text(''.join(s + '\n' for s in SENTENCES)); (d / 'ref.txt').write_text(''.join(s + '\n' for s in GERMAN))
+    cases = _cases(d)
+    r = subprocess.run([sys.executable, '-c', HARNESS, str(ROOT / 'bench'), json.dumps([(s, [str(a) for a in argv]) for s, argv, _ in cases])],
+                       cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return {c['script']: (c, want) for c, (_, _, want) in zip(json.loads(r.stdout.splitlines()[-1]), cases)}
+
+@pytest.mark.parametrize('script', [c[0] for c in _cases(Path('.'))])
+def test_a_bench_script_runs_with_its_smallest_arguments(ran, script):
+    got, want = ran[script]
+    if want == 'ok': assert got['code'] == 0, got
+    else: assert got['code'] not in (0, 'traceback') and want in got['err'], got     # stopped at its need, in its words
+
+def test_every_bench_script_has_a_case():
+    "A script added to bench/ gets its case above (or runs with the ONNX export's tests); the helpers (_common, _levers) run through the scripts."
+    scripts = {p.name for p in (ROOT / 'bench').iterdir() if p.suffix in ('.py', '.mjs') and not p.name.startswith('_')}
+    assert scripts - {c[0] for c in _cases(Path('.'))} - set(ONNX_BENCHES) == set()
