@@ -9,7 +9,7 @@ __all__ = ['PositiveInt', 'Count', 'PositiveFloat', 'Probability', 'Seed', 'Rang
            'check_value', 'Setting', 'settings', 'validate', 'parse_device', 'check_cuda', 'check_seed',
            'check_positive_ints', 'check_choice', 'check_feature_sizes', 'check_head_sizes', 'check_torch_layout',
            'check_one_sentence', 'check_even_width', 'check_positions', 'check_learned_range', 'check_pad_id',
-           'check_tie', 'check_module', 'check_dropout', 'check_smoothing', 'check_noam_args']
+           'check_tie', 'check_module', 'check_dropout']
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
 import math, numbers, re
@@ -213,14 +213,3 @@ def check_module(model):
 def check_dropout(name:str, p:float):
     "Refuse a dropout probability `p` (the argument `name`) outside [0, 1)."
     if not 0 <= p < 1: raise ValueError(f"dropout {name}={p} must be in [0, 1)")
-
-def check_smoothing(eps:float):
-    "Refuse a label-smoothing `eps` outside [0, 1) (eps = 1 would leave nothing of the target)."
-    if not 0 <= eps < 1: raise ValueError(f"eps={eps} must be in [0, 1)")
-
-def check_noam_args(step:int, warmup:int, cooldown:int, total:int|None):
-    "Refuse a negative update number, a warmup under one update, or a cooldown that is negative or has no `total` to end at."
-    if step < 0: raise ValueError(f"step={step} must be >= 0")
-    if warmup < 1: raise ValueError(f"warmup={warmup} must be >= 1")
-    if cooldown < 0 or (cooldown and total is None): raise ValueError(f"cooldown={cooldown} must be >= 0, and > 0 needs total")
-
