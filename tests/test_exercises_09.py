@@ -1,30 +1,36 @@
-"""The proof of 09_training's exercises, away from the learner: each check (`check_schedule`, `check_label_smoothing`)
-passes the printed solution and another right answer, reports the empty stub as not written (without raising), and
-fails each natural wrong answer with a one-line message that names the case and the mistake; and each "break it"
-exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
+"""The proof of 09_training's exercises, away from the learner: each check (`check_schedule`, `check_label_smoothing`,
+in transformer_nb/exercises.py) passes the printed solution and another right answer, reports the empty stub as not
+written (without raising), and answers each natural wrong answer with False and one printed line that names the case
+and the mistake, or the other definition it follows (tensor2tensor's, The Annotated Transformer's); and each "break
+it" exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
 fail (tests/nbtools.py's `break_it`)."""
 import math
 import pytest, torch
 import torch.nn.functional as F
-from nbtools import assert_break_it, assert_stub_then_solution, cells, namespace
+from nbtools import assert_break_it, assert_stub_reported, cells, code_blocks, namespace
 from transformer_nb.core import PAD_ID
+from transformer_nb.exercises import check_schedule, check_label_smoothing
 
 NB = '09_training'
 
+def verdict(check, fn, capsys) -> tuple[bool, str]:
+    "What `check(fn)` returns and the one line it prints."
+    capsys.readouterr(); ok = check(fn); out = capsys.readouterr().out
+    assert out.count('\n') == 1, out                                      # one line, never a traceback
+    return ok, out.strip()
+
 # --- exercise: the learning-rate schedule ---------------------------------------------------------------------------
 
-@pytest.fixture(scope='module')
-def schedule_ns():
-    return namespace(NB, 'c0a1e911', '4255e704', 'c0a1e912')      # the stub, noam_lr, the check (run on the stub)
-
-def test_schedule_check_on_stub_solution_and_another_right_answer(schedule_ns, capsys):
-    check = schedule_ns['check_schedule']
-    assert_stub_then_solution(schedule_ns, 'check_schedule', 'my_noam_lr', NB, 'c0a1e913', capsys)
+def test_schedule_check_on_stub_solution_and_another_right_answer(capsys):
+    ns = namespace(NB, 'c0a1e911')                                          # the stub, and its one-line check
+    assert_stub_reported(ns, 'check_schedule', 'my_noam_lr', capsys)
+    sol = {}; exec(code_blocks(NB, 'c0a1e913')[0], sol)
+    assert verdict(check_schedule, sol['my_noam_lr'], capsys)[0] is True
     def other(step, d_model=512, warmup=4000):                           # right, written differently
         if not step: return 0.
         return min(1 / math.sqrt(step * d_model), step / math.sqrt(d_model * warmup ** 3))
-    assert check(other) is True
-    assert 'your schedule equals noam_lr' in capsys.readouterr().out
+    ok, out = verdict(check_schedule, other, capsys)
+    assert ok is True and out.startswith('your schedule equals noam_lr'), out
 
 WRONG_SCHEDULES = {   # name: (wrong answer, what its message must say)
     'no step-0 guard': (lambda s, d, w: d ** -0.5 * min(s ** -0.5, s * w ** -1.5),
@@ -48,17 +54,12 @@ WRONG_SCHEDULES = {   # name: (wrong answer, what its message must say)
 }
 
 @pytest.mark.parametrize('name', WRONG_SCHEDULES)
-def test_schedule_check_names_the_mistake(schedule_ns, name):
+def test_schedule_check_names_the_mistake(name, capsys):
     fn, says = WRONG_SCHEDULES[name]
-    with pytest.raises(AssertionError) as e: schedule_ns['check_schedule'](fn)
-    msg = str(e.value)
-    assert says in msg and '\n' not in msg and not msg.startswith(('close:', '==:')), msg
+    ok, msg = verdict(check_schedule, fn, capsys)
+    assert ok is False and says in msg and not msg.startswith(('close:', '==:')), msg
 
 # --- exercise: label smoothing -----------------------------------------------------------------------------------------
-
-@pytest.fixture(scope='module')
-def ls_ns():
-    return namespace(NB, 'c0a1e915', '35316735', 'c0a1e916')
 
 def _q_loss(l, t, e, V_eps, pad_zero=False, reference_gets_eps=True):
     q = torch.full_like(l, e / V_eps)
@@ -71,48 +72,60 @@ def _q(l, t, e):
     "The smoothed target distribution q: eps / V on every token, plus 1 - eps on the reference."
     return torch.full_like(l, e / l.shape[-1]).scatter_add_(-1, t[..., None], torch.full_like(l[..., :1], 1 - e))
 
-def test_label_smoothing_check_on_stub_solution_and_another_right_answer(ls_ns, capsys):
-    check = ls_ns['check_label_smoothing']
-    assert_stub_then_solution(ls_ns, 'check_label_smoothing', 'my_label_smoothing', NB, 'c0a1e917', capsys)
+def test_label_smoothing_check_on_stub_solution_and_another_right_answer(capsys):
+    ns = namespace(NB, 'c0a1e915')
+    assert_stub_reported(ns, 'check_label_smoothing', 'my_label_smoothing', capsys)
+    sol = dict(ns); exec(code_blocks(NB, 'c0a1e917')[0], sol)
+    assert verdict(check_label_smoothing, sol['my_label_smoothing'], capsys)[0] is True
     def other(logits, target, eps, pad_id=PAD_ID):                      # right, written differently
         keep = target.ne(pad_id).flatten()
         lg, y = logits.flatten(0, -2)[keep], target.flatten()[keep]
         logp = lg - lg.logsumexp(-1, keepdim=True)
         return ((eps - 1) * logp[torch.arange(len(y)), y] - eps * logp.mean(-1)).mean()
-    assert check(other) is True
-    assert "your loss equals PyTorch's" in capsys.readouterr().out
+    ok, out = verdict(check_label_smoothing, other, capsys)
+    assert ok is True and out.startswith("your loss equals label_smoothing_loss, PyTorch's"), out
+
+def _t2t_constant(l, t, e):
+    "tensor2tensor's loss as its code computes it: the cross-entropy with its target, less that target's entropy."
+    V = l.shape[-1]
+    h = -((1 - e) * math.log(1 - e) + e * math.log(e / (V - 1))) if e else 0.0
+    return (_q_loss(l, t, e, V - 1, reference_gets_eps=False) - h)[t != PAD_ID].mean()
 
 WRONG_LOSSES = {
     'padding counted': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1]).mean(), 'eps=0.1, padded targets: got 2.7218, expected 2.6328; likely padding counted'),
     'a sum': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1])[t != PAD_ID].sum(), 'eps=0.0, unpadded targets: got 58.7667, expected 2.7984; likely a sum'),
     'every position': (lambda l, t, e: (_q_loss(l, t, e, l.shape[-1]) * (t != PAD_ID)).mean(), 'eps=0.1, padded targets: got 1.5044, expected 2.6328; likely divided by every position'),
     'no smoothing': (lambda l, t, e: F.cross_entropy(l.flatten(0, 1), t.flatten(), ignore_index=PAD_ID), 'eps=0.1, unpadded targets: got 2.7984, expected 2.8003; likely no smoothing'),
-    'V - 1': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1] - 1, reference_gets_eps=False)[t != PAD_ID].mean(), 'likely eps spread over the V - 1 other tokens'),
-    'Annotated, V - 2': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1] - 2, True, False)[t != PAD_ID].mean(), 'eps=0.1, unpadded targets: got 2.8007, expected 2.8003; likely eps spread over V - 2 tokens, as The Annotated Transformer does'),
+    'tensor2tensor, V - 1': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1] - 1, reference_gets_eps=False)[t != PAD_ID].mean(),
+        "eps=0.1, unpadded targets: got 2.8005, expected 2.8003; that is tensor2tensor's label smoothing (the paper's own code): 1 - eps on the reference, eps / (V - 1) on each other token; another definition, not a mistake"),
+    'tensor2tensor, less H(q)': (_t2t_constant, "that is tensor2tensor's label smoothing as its code computes it: eps / (V - 1) on each other token, less the constant H(q); another definition, not a mistake"),
+    'Annotated, V - 2': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1] - 2, True, False)[t != PAD_ID].mean(), "eps=0.1, unpadded targets: got 2.8007, expected 2.8003; that is The Annotated Transformer's label smoothing: eps / (V - 2) on each token but the reference and PAD; another definition, not a mistake"),
     'KL, not cross-entropy': (lambda l, t, e: F.kl_div(l.log_softmax(-1), _q(l, t, e), reduction='none').sum(-1)[t != PAD_ID].mean(),
                               'eps=0.1, unpadded targets: got 2.2863, expected 2.8003; likely KL(q || p): the loss is the cross-entropy -sum_i q_i log p_i, which adds the constant H(q)'),
     'the sign': (lambda l, t, e: -_q_loss(l, t, e, l.shape[-1])[t != PAD_ID].mean(), 'likely the sign'),
     'one per position': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1]), 'eps=0.0, unpadded targets: got a tensor of shape (3, 7); return one number'),
-    'probabilities, not logs': (lambda l, t, e: -(l.softmax(-1).gather(-1, t[..., None]))[t != PAD_ID].mean(), 'average -sum_i q_i log p_i over the non-pad positions'),
+    'probabilities, not logs': (lambda l, t, e: -(l.softmax(-1).gather(-1, t[..., None]))[t != PAD_ID].mean(), 'likely q is wrong: eps / V on every token plus 1 - eps on the reference; average -sum_i q_i log p_i over the non-pad positions'),
 }
 
 @pytest.mark.parametrize('name', WRONG_LOSSES)
-def test_label_smoothing_check_names_the_mistake(ls_ns, name):
+def test_label_smoothing_check_names_the_mistake(name, capsys):
     fn, says = WRONG_LOSSES[name]
-    with pytest.raises(AssertionError) as e: ls_ns['check_label_smoothing'](lambda l, t, eps, pad_id=PAD_ID: fn(l, t, eps))
-    msg = str(e.value)
-    assert says in msg and '\n' not in msg and not msg.startswith(('close:', '==:')), msg
+    ok, msg = verdict(check_label_smoothing, lambda l, t, eps, pad_id=PAD_ID: fn(l, t, eps), capsys)
+    assert ok is False and says in msg and not msg.startswith(('close:', '==:')), msg
+    assert ('another definition, not a mistake' in msg) == name.startswith(('tensor2tensor', 'Annotated')), msg
 
-def test_exercise_6_annotated_q_passes_only_eps_0(ls_ns):
-    "Exercise 4: The Annotated Transformer's q passes eps=0 only; the check stops at eps=0.1 and names it."
+def test_exercise_4_other_definitions_pass_only_eps_0(capsys):
+    "Exercise 4: tensor2tensor's and The Annotated Transformer's q pass eps=0 only; at eps=0.1 the check names each, not as a mistake."
     text = cells(NB)['545a2453'][1]
-    assert 'Only the first, `eps=0.0`' in text and 'At `eps=0.1` the check stops' in text
-    with pytest.raises(AssertionError, match=r"^eps=0\.1, unpadded targets: .*The Annotated Transformer"):
-        ls_ns['check_label_smoothing'](WRONG_LOSSES['Annotated, V - 2'][0])
+    assert 'Only `eps=0.0`' in text and 'At `eps=0.1` the check names each definition, says it is not a mistake, and returns False' in text
     g = torch.Generator().manual_seed(0)
     lg, tg = torch.randn(3, 7, 11, generator=g), torch.randint(4, 11, (3, 7), generator=g); tg[0, 4:] = PAD_ID
-    ref = ls_ns['label_smoothing_loss']
-    assert [e for e in (0.0, 0.1, 0.3) if torch.allclose(WRONG_LOSSES['Annotated, V - 2'][0](lg, tg, e), ref(lg, tg, e), atol=1e-5)] == [0.0]
+    from transformer_nb.training import label_smoothing_loss
+    for name in ('tensor2tensor, V - 1', 'tensor2tensor, less H(q)', 'Annotated, V - 2'):
+        fn = WRONG_LOSSES[name][0]
+        ok, msg = verdict(check_label_smoothing, lambda l, t, eps, pad_id=PAD_ID: fn(l, t, eps), capsys)
+        assert ok is False and msg.startswith('eps=0.1, unpadded targets: ') and 'not a mistake' in msg, msg
+        assert [e for e in (0.0, 0.1, 0.3) if torch.allclose(fn(lg, tg, e), label_smoothing_loss(lg, tg, e), atol=1e-5)] == [0.0], name
 
 # --- "break it": the change applied, exactly the named checks fail -----------------------------------------------------
 

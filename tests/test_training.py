@@ -68,12 +68,13 @@ def test_cooldown_ends_the_schedule_linearly_and_resumes_exactly(tmp_path):
 
 def test_bad_schedule_args():
     with pytest.raises(ValueError, match='needs steps'): TrainConfig(cooldown=10)
-    with pytest.raises(ValueError, match='needs total'): noam_lr(1, 512, 10, cooldown=5)
-    with pytest.raises(ValueError, match='warmup=0'): noam_lr(1, 512, 0)
-    with pytest.raises(ValueError, match=r'step=-1 must be >= 0'): noam_lr(-1)
-    with pytest.raises(ValueError, match=r'cooldown=-1 must be >= 0'): noam_lr(1, 512, 10, total=100, cooldown=-1)
-    for eps in (-0.1, 1.0):
-        with pytest.raises(ValueError, match=rf'^eps={eps} must be in \[0, 1\)$'): label_smoothed_nll(torch.zeros(2, 5), torch.ones(2, dtype=torch.long), eps)
+    with pytest.raises(ValueError, match=r'^cooldown=5 needs total'): noam_lr(1, 512, 10, cooldown=5)
+    with pytest.raises(ValueError, match=r'^warmup=0 must be an int >= 1$'): noam_lr(1, 512, 0)
+    with pytest.raises(ValueError, match=r'^step=-1 must be an int >= 0$'): noam_lr(-1)
+    with pytest.raises(ValueError, match=r'^step=1.5 must be an int >= 0$'): noam_lr(1.5)
+    with pytest.raises(ValueError, match=r'^cooldown=-1 must be an int >= 0$'): noam_lr(1, 512, 10, total=100, cooldown=-1)
+    for eps in (-0.1, 1.0, float('nan'), '0.1'):
+        with pytest.raises(ValueError, match=rf'^eps={eps!r} must be a number in \[0, 1\)$'): label_smoothed_nll(torch.zeros(2, 5), torch.ones(2, dtype=torch.long), eps)
     with pytest.raises(ValueError, match='steps=0'): TrainConfig(steps=0)
     with pytest.raises(ValueError, match="precision='fp8'"): TrainConfig(precision='fp8')
 

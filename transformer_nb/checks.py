@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a24_checks.html.md"""
 __all__ = ['PositiveInt', 'Count', 'PositiveFloat', 'Probability', 'Seed', 'Threads', 'Device', 'Range', 'Rule', 'is_device',
            'device_missing', 'SettingError', 'SettingWarning', 'Kind', 'parts', 'describe', 'check_value', 'Setting',
            'settings', 'validate', 'check_fields', 'parse_device', 'check_seed', 'check_positive_ints', 'check_choice',
-           'check_module', 'check_smoothing', 'check_noam_args']
+           'check_module', 'check_dropout']
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
 import math, numbers, re
@@ -215,13 +215,6 @@ def check_module(model):
     "Refuse a `model` that is not a `torch.nn.Module` (there would be no parameters to count)."
     if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch.nn.Module, got a {type(model).__name__}")
 
-def check_smoothing(eps:float):
-    "Refuse a label-smoothing `eps` outside [0, 1) (eps = 1 would leave nothing of the target)."
-    if not 0 <= eps < 1: raise ValueError(f"eps={eps} must be in [0, 1)")
-
-def check_noam_args(step:int, warmup:int, cooldown:int, total:int|None):
-    "Refuse a negative update number, a warmup under one update, or a cooldown that is negative or has no `total` to end at."
-    if step < 0: raise ValueError(f"step={step} must be >= 0")
-    if warmup < 1: raise ValueError(f"warmup={warmup} must be >= 1")
-    if cooldown < 0 or (cooldown and total is None): raise ValueError(f"cooldown={cooldown} must be >= 0, and > 0 needs total")
-
+def check_dropout(name:str, p:float):
+    "Refuse a dropout probability `p` (the argument `name`) outside [0, 1)."
+    if not 0 <= p < 1: raise ValueError(f"dropout {name}={p} must be in [0, 1)")

@@ -8,7 +8,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a26_exercises.html.md"""
 __all__ = ['report', 'check_pad_batch', 'diagnose_weights', 'check_attention', 'check_restricted', 'check_heads',
            'check_loop_mha', 'check_conv_to_ffn', 'check_my_embeddings', 'check_encoding', 'check_relative_bias',
            'check_sublayer', 'check_forward', 'check_parsing_counts', 'check_restricted_attention', 'check_bpe',
-           'check_bleu', 'check_heads_looking', 'check_linearize', 'check_corpus_prf']
+           'check_schedule', 'check_label_smoothing', 'check_greedy_step', 'check_bleu', 'check_heads_looking',
+           'check_linearize', 'check_corpus_prf']
 
 # %% ../nbs/A26_exercises.ipynb #a26e0004
 import copy, functools, math, re
@@ -558,6 +559,137 @@ def check_bpe(learn_bpe, segment) -> str:
     seg = segment('lowest', merges)                                     # a word never seen, in pieces that were
     assert seg == ['low', 'est</w>'], f"segment('lowest') gave {seg}, not ['low', 'est</w>']: apply the merges in order"
     return "learn_bpe and segment reproduce Sennrich et al.'s example"
+
+# %% ../nbs/A26_exercises.ipynb #a26c0901
+import copy
+import torch.nn.functional as F
+from .core import PAD_ID, BOS_ID, EOS_ID
+from .training import noam_lr, label_smoothing_loss
+
+# %% ../nbs/A26_exercises.ipynb #a26c0902
+def _verdict(fn, cases, passed:str) -> bool:
+    """Run `cases()`, which raises an AssertionError naming the first case `fn` gets wrong and the likely mistake, and
+    print that line; or print `passed` (every case passed), or that `fn` is not written yet. True only if every case passed."""
+    name = getattr(fn, '__name__', '<lambda>').replace('<lambda>', 'your function')
+    try: cases()
+    except NotImplementedError:
+        print(f"{name} is not written yet: replace `raise NotImplementedError` with your code (or open the solution)")
+        return False
+    except AssertionError as e: print(e); return False
+    except Exception as e: print(f"{name} raised {type(e).__name__}: {e}"); return False   # a bug in your code: the case is in its message
+    print(passed); return True
+
+# %% ../nbs/A26_exercises.ipynb #a26c0905
+def check_schedule(fn) -> bool:
+    "Compare your `fn(step, d_model, warmup)` with `noam_lr` at step 0, in warm-up, at the peak and in the decay; print the likely mistake."
+    same = lambda a, b: math.isclose(a, b, rel_tol=1e-9) or a == b
+    def cases():
+        for d, w in ((512, 4000), (256, 800), (64, 10)):
+            for s in (0, 1, 2, w // 2, w - 1, w, w + 1, 4 * w, 100_000):
+                case, want = f"step {s} (d_model={d}, warmup={w})", noam_lr(s, d, w)
+                try: got = float(fn(s, d, w))
+                except ZeroDivisionError: raise AssertionError(f"{case}: ZeroDivisionError: 0 ** -0.5 is infinite; return 0 at step 0 before the formula") from None
+                if same(got, want): continue
+                hint = ("it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) else
+                        "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
+                        "the rate at step 0 is 0 (nothing has been trained yet): return 0 before the formula" if s == 0 else
+                        "it is the rate for d_model=512, warmup=4000: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, 4000)) else
+                        f"it is {got / want:.4g} times the right rate at every step: the factor is d_model ** -0.5" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
+                        "no warm-up: take the smaller of the two terms, min(step ** -0.5, step * warmup ** -1.5)" if s < w and same(got, d ** -0.5 * s ** -0.5) else
+                        "in warm-up the rate rises linearly, d_model ** -0.5 * step * warmup ** -1.5 (check the exponent -1.5)" if s <= w else
+                        "after the peak the rate falls as d_model ** -0.5 * step ** -0.5")
+                raise AssertionError(f"{case}: got {got:.4g}, expected {want:.4g}; {hint}")
+    return _verdict(fn, cases, "your schedule equals noam_lr at step 0, in warm-up, at the peak and in the decay, for three sizes of model and warm-up")
+
+# %% ../nbs/A26_exercises.ipynb #a26c0908
+def _smoothing_mistake(logits, t, eps:float, got) -> str:
+    "What a loss `got` that differs from the label-smoothed cross-entropy matches instead: a mistake, or another definition."
+    V = logits.shape[-1]
+    lp, keep = logits.log_softmax(-1), t != PAD_ID
+    nll, total = -lp.gather(-1, t[..., None])[..., 0], -lp.sum(-1)                # -log p_y and -sum_i log p_i, per position
+    ls = (1 - eps) * nll + eps * total / V                                            # the right loss of each position
+    q = torch.full((V,), eps / V) + (1 - eps) * torch.eye(V)[0]                       # a smoothed target, for its entropy H(q)
+    t2t = (1 - eps) * nll + eps * (total - nll) / (V - 1)                             # 1 - eps on the reference, eps/(V-1) on each other
+    h_t2t = -((1 - eps) * math.log(1 - eps) + eps * math.log(eps / (V - 1))) if eps else 0.0
+    other = "another definition, not a mistake; this exercise asks for PyTorch's, eps / V on every token, the reference included"
+    seen = {"likely the sign: the loss is -sum_i q_i log p_i, a positive number": -ls[keep].mean(),
+            "likely padding counted: leave out the positions whose target is PAD_ID": ls.mean(),
+            "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
+            "likely divided by every position: divide by the number of non-pad positions only": ls[keep].sum() / t.numel(),
+            "likely no smoothing: eps / V goes to every token": nll[keep].mean(),
+            "likely KL(q || p): the loss is the cross-entropy -sum_i q_i log p_i, which adds the constant H(q)": (ls + q.xlogy(q).sum())[keep].mean(),
+            f"that is tensor2tensor's label smoothing (the paper's own code): 1 - eps on the reference, eps / (V - 1) on each other token; {other}": t2t[keep].mean(),
+            f"that is tensor2tensor's label smoothing as its code computes it: eps / (V - 1) on each other token, less the constant H(q); {other}": (t2t - h_t2t)[keep].mean(),
+            f"that is The Annotated Transformer's label smoothing: eps / (V - 2) on each token but the reference and PAD; {other}":
+                ((1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean()}
+    return next((h for h, v in seen.items() if abs(got - v) < 1e-5),
+                "likely q is wrong: eps / V on every token plus 1 - eps on the reference; average -sum_i q_i log p_i over the non-pad positions")
+
+# %% ../nbs/A26_exercises.ipynb #a26c0909
+def check_label_smoothing(fn) -> bool:
+    "Compare your `fn(logits, target, eps)` with `label_smoothing_loss` (PyTorch's label-smoothed cross-entropy), without and with padding."
+    g = torch.Generator().manual_seed(0)
+    logits, target = torch.randn(3, 7, 11, generator=g), torch.randint(4, 11, (3, 7), generator=g)
+    padded = target.clone(); padded[0, 4:] = PAD_ID; padded[2, 1:] = PAD_ID             # padded positions are not words
+    def cases():
+        for t, eps in ((target, 0.0), (target, 0.1), (target, 0.3), (padded, 0.1), (padded, 0.3)):
+            case = f"eps={eps}, {'padded' if t is padded else 'unpadded'} targets"
+            got = torch.as_tensor(fn(logits, t, eps)).detach().float()
+            assert got.numel() == 1, f"{case}: got a tensor of shape {tuple(got.shape)}; return one number, the mean over the non-pad positions"
+            want = label_smoothing_loss(logits, t, eps)
+            assert torch.allclose(want, F.cross_entropy(logits.view(-1, 11), t.view(-1), label_smoothing=eps, ignore_index=PAD_ID))
+            if abs(got - want) >= 1e-5:
+                raise AssertionError(f"{case}: got {got.item():.4f}, expected {want.item():.4f}; {_smoothing_mistake(logits, t, eps, got)}")
+    return _verdict(fn, cases, "your loss equals label_smoothing_loss, PyTorch's label-smoothed cross-entropy, for eps = 0, 0.1 and 0.3, with and without padding")
+
+# %% ../nbs/A26_exercises.ipynb #a26c1001
+from .data import pad_ids
+from .decoding import greedy_decode, next_token_logits, inference
+
+# %% ../nbs/A26_exercises.ipynb #a26c1002
+def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
+    "What your `step` does instead, when it chose token `got` for row `i` of the prefixes `ys` (b, t): the first rule it follows."
+    ntl, out = lambda lg: next_token_logits(m, lg.clone()), lambda y: m(src, y)     # (b, t, V) the logits of every position
+    probes = (ys, torch.cat([ys, ys[:, 1:].flip(1)], 1))                           # two prefixes on which the rules differ
+    mine = [torch.as_tensor(step(m, src, y)).reshape(-1) for y in probes]
+    rules = {"a decoder never emits PAD or BOS: forbid them with next_token_logits before the argmax": lambda y: out(y)[:, -1].argmax(-1),
+             "that is a position, not a token: an argmax over the time axis; take the last position, [:, -1], and the argmax over "
+             "the vocabulary, dim=-1": lambda y: out(y).argmax(1)[:, -1],
+             "that is the first position's choice: the next token comes from the last, model(src, ys)[:, -1]": lambda y: ntl(out(y)[:, 0]).argmax(-1),
+             "that is the choice after the newest token alone: without a cache the decoder reads the whole prefix, model(src, ys)":
+                 lambda y: ntl(m(src, y[:, -1:])[:, -1]).argmax(-1)}
+    for k, (hint, rule) in enumerate(rules.items()):
+        if (k or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, rule(y)) for a, y in zip(mine, probes)): return hint
+    if got in (PAD_ID, BOS_ID): return next(iter(rules))
+    if got < ys.shape[1] and (out(ys)[i].argmax(0) == got).any(): return list(rules)[1]
+    return "take the argmax of next_token_logits(model, model(src, ys)[:, -1])"
+
+# %% ../nbs/A26_exercises.ipynb #a26c1003
+def check_greedy_step(step, model) -> bool:
+    """Run your `step(model, src, ys)` on the prefixes `greedy_decode` goes through for six sentences, as a batch and one at a
+    time, and on a copy of `model` that scores PAD and BOS highest; compare each token with greedy_decode's."""
+    g = torch.Generator().manual_seed(0)
+    rows = [torch.randint(4, model.cfg.src_vocab, (n,), generator=g).tolist() + [EOS_ID] for n in (3, 8, 5, 1, 4, 5)]
+    src, bos, extra = pad_ids(rows), torch.full((len(rows), 1), BOS_ID), 3           # outputs of at most len + 3 tokens
+    specials = copy.deepcopy(model)                                                  # the same model, PAD and BOS scored highest
+    bonus = torch.zeros(model.cfg.tgt_vocab); bonus[PAD_ID], bonus[BOS_ID] = 100., 50.
+    specials.generator.register_forward_hook(lambda mod, inp, out: out + bonus)
+    def compare(m, src, ys, want, case):                                             # want: (b,) the tokens greedy_decode chose
+        with inference(m):
+            got = torch.as_tensor(step(m, src, ys)).reshape(-1)
+            assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}"
+            for i in (got != want).nonzero().flatten().tolist():
+                raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, greedy_decode id "
+                                     f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
+    def cases():
+        for m, name in ((model, 'the model'), (specials, 'a copy of the model that scores PAD and BOS highest')):
+            firsts = [o[0] if o else EOS_ID for o in greedy_decode(m, src, extra)]
+            compare(m, src, bos, torch.tensor(firsts), f"{name}, the first step of six sentences as a batch")
+        for row, out in zip(rows, greedy_decode(model, src, extra)):                 # one sentence at a time, along greedy's output
+            ids = [BOS_ID] + out + ([EOS_ID] if len(out) < len(row) + extra else [])   # it ended in EOS, or at its cap
+            for t in range(1, len(ids)):
+                compare(model, torch.tensor([row]), torch.tensor([ids[:t]]), torch.tensor(ids[t:t + 1]), f"the model on {row} alone")
+    return _verdict(step, cases, "your greedy step chooses every token greedy_decode chooses, in a batch and one sentence at a time, and never PAD or BOS")
 
 # %% ../nbs/A26_exercises.ipynb #a26c1105
 from collections import Counter

@@ -34,6 +34,12 @@ def _prose_checks_09():
     w = runs['m30k-de-en-gpu-w512n3']
     quoted('452c0caf', f"d_model {w['config']['d_model']}, N = {w['config']['N']}, batches of {w['train_config']['max_tokens']:,} tokens")
 
+    # the toy run's loss curve (c9a10001): its plateau is the uniform guess over the 16 tokens of the copy task
+    import math
+    assert round(math.log(16), 1) == 2.8; quoted('c9a10001', '$\\log 16 \\approx 2.8$ nats, a uniform guess over the 16 tokens')
+    losses, nlls = globals()['losses'], globals()['nlls']                    # the live run: true on any CPU
+    assert losses[0] > math.log(16) > min(losses[:50]) and losses[-1] > nlls[-1], (losses[0], min(losses[:50]))
+
     # "100K" as epochs (cell c0a1e905)
     quoted('c0a1e905', f"{100_000 * 0.4 / 3600:.1f} hours")
     assert all(15 <= 100_000 / (4.5e6 * m / 25_000) <= 25 and 1 <= 100_000 * 4.5e6 * m / 25_000 * 0.4 / 3.15e7 < 100 for m in (25, 30))
