@@ -20,7 +20,7 @@ import nltk
 from nltk import PCFG, Tree, Nonterminal
 from .core import count_params
 from .machine import hardware, git_commit
-from .checkpoints import checkpoint_meta
+from .checkpoints import Checkpoint
 from .datasets import ParallelData, Loader
 from .decoding import Decoding, DECODE_BATCH_TOKENS
 from .fast_decoding import check_beam
@@ -30,7 +30,6 @@ from .tasks import Task, Recipe, register_task
 from .treebank import (coarse_label, is_preterminal, read_trees, clean_tree, ptb_files, evalb_counts,
                                      prf, EVALB_DELETE_LABELS, check_linearizable, check_split_sizes, check_source_lang,
                                      check_target_lang, check_aligned, check_references, check_not_empty)
-
 
 # %% ../nbs/12_parsing.ipynb #9d711951
 PAPER_TABLE4 = [   # (parser, training, F1 on WSJ section 23): Table 4 of the paper
@@ -324,9 +323,9 @@ _SCORE_KEYS = ('precision', 'recall', 'f1', 'exact_match', 'malformed', 'failed'
 
 def _examples(pairs, hyps, k:int=20) -> list[list[str]]: return [[s, r, h] for (s, r), h in list(zip(pairs, hyps))[:k]]
 
-def make_parse_record(id:str, ckpt:dict, model, scores:dict, pairs:list, hyps:list[str], command:str) -> dict:
-    "A `results/parsing.json` record of a trained model: its scores, first outputs and provenance."
-    meta = checkpoint_meta(ckpt)
+def make_parse_record(id:str, ckpt:Checkpoint, model, scores:dict, pairs:list, hyps:list[str], command:str) -> dict:
+    "A `results/parsing.json` record of a trained model (`ckpt`: its opened checkpoint): its scores, first outputs and provenance."
+    meta = ckpt.meta
     valid = [[v['step'], round(v['nll'], 4)] for v in (meta.get('history') or {}).get('valid', [])]
     decoding = 'greedy' if scores['beam'] == 1 else f"beam {scores['beam']}, alpha {scores['alpha']}"
     return dict(id=id, system=f"Transformer, {meta.get('preset', '?')}", dataset=meta.get('dataset', '?'),

@@ -21,8 +21,7 @@ from .model import Transformer, TransformerConfig, get_config, PRESETS, count_co
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs
 from .runs import RunFolder, portable_path, portable_command
-from .checkpoints import Checkpoint, model_from_checkpoint
-from .pretrained import open_checkpoint
+from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config, trainer_setup, batch_sampler, run_updates
 from .decoding import Decoding, DECODE_BATCH_TOKENS
 from .fast_decoding import translate
@@ -230,14 +229,15 @@ class Resumed:
     def path(self) -> Path: return self.checkpoint.path          # the file it continues from
     def __repr__(self): return f"Resumed({self.path}, {self.task.name}, update {self.checkpoint.step}, {self.data})"
 
-def _check_model(ck:dict, path, model:dict, preset, vocab_size):
+def _check_model(c:Checkpoint, model:dict, preset, vocab_size):
     "A resumed run keeps its tokenizer and model: refuse settings that would change them."
-    if not ck.get('tokenizer'): raise ValueError(f"{path} holds no tokenizer; cannot resume on text data")
-    if vocab_size and vocab_size != ck['config'].get('tgt_vocab'):
-        raise ValueError(f"{path} has a vocabulary of {ck['config'].get('tgt_vocab')} pieces (not vocab_size={vocab_size}): a resumed run keeps its tokenizer")
+    path, cfg = c.path, {f.name: getattr(c.config, f.name) for f in fields(c.config)}
+    if not c.tokenizer_bytes: raise ValueError(f"{path} holds no tokenizer; cannot resume on text data")
+    if vocab_size and vocab_size != cfg['tgt_vocab']:
+        raise ValueError(f"{path} has a vocabulary of {cfg['tgt_vocab']} pieces (not vocab_size={vocab_size}): a resumed run keeps its tokenizer")
     if preset: get_config(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
-    if clash := [k for k, v in model.items() if ck['config'].get(k) != v]:    # what the file holds (d_model 32), then the settings (d_model=64)
-        has, asked = (' and '.join(f"{k}{sep}{c[k]!r}" for k in clash) for c, sep in ((ck['config'], ' '), (model, '=')))
+    if clash := [k for k, v in model.items() if cfg.get(k) != v]:    # what the file holds (d_model 32), then the settings (d_model=64)
+        has, asked = (' and '.join(f"{k}{sep}{c[k]!r}" for k in clash) for c, sep in ((cfg, ' '), (model, '=')))
         raise ValueError(f"{path} is a model with {has}, not {asked}{f' (preset={preset!r})' if preset else ''}: a resumed run keeps its model; drop those settings, or "
                          f"start a new run in another folder")
 
@@ -311,15 +311,15 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     for name, v, kind in (('data', data, ParallelData), ('files', files, dict), ('settings', settings, dict)):
         if v is not None and not isinstance(v, kind): raise TypeError(f"{name}={v!r:.60} must be a {kind.__name__} or None, got a {type(v).__name__}")
     c = open_checkpoint(resume, use='resume')           # found, read and checked once (the weights: by `Trainer.load`, on the real model)
-    ck, path = c.state, c.path
+    path = c.path
     say(f"resuming {path} ({c.source})")
     given, model = _split(settings or {})
-    _check_model(ck, path, model, preset, vocab_size)
+    _check_model(c, model, preset, vocab_size)
     meta = c.meta
     tc, said = resume_config(c.train_config, given)
-    if tc.steps is not None and int(ck['step']) > tc.steps:
-        raise ValueError(f"{path} is at update {ck['step']}, past the {tc.steps} updates asked for (steps={tc.steps}): steps counts from the start of the run, so "
-                         f"ask for more than {ck['step']} (--steps N) to train on")
+    if tc.steps is not None and int(c.step) > tc.steps:
+        raise ValueError(f"{path} is at update {c.step}, past the {tc.steps} updates asked for (steps={tc.steps}): steps counts from the start of the run, so "
+                         f"ask for more than {c.step} (--steps N) to train on")
     name = data.name if data is not None else dataset or meta.get('dataset')
     own = meta.get('task') if meta.get('task') and name == meta.get('dataset') else None
     task = get_task(task or own or task_for(name))   # the task named, else the run's own on its own dataset, else the dataset's
@@ -474,8 +474,8 @@ def evaluation_record(task:Task, ck:Checkpoint|dict, # the checkpoint scored (`o
     run, meta = c.meta.get('run'), c.meta
     id = id or (f"{Path(path).parent.name}.{(run or 'unnamed')[:6]}-{Path(path).stem}-{test_set}-beam{d.beam}-alpha{d.alpha}"
                 f"{'-early' if d.stop == 'early' else ''}")
-    state = {**c.state, 'meta': {**meta, 'command': portable_command(meta['command'], base)}} if isinstance(meta.get('command'), str) else c.state
-    return {**task.record(id, state, model, scores, pairs, hyps, portable_command(command, base)), 'test_set': test_set, 'split': split,
+    c = c.with_meta(command=portable_command(meta['command'], base)) if isinstance(meta.get('command'), str) else c
+    return {**task.record(id, c, model, scores, pairs, hyps, portable_command(command, base)), 'test_set': test_set, 'split': split,
             'run': run, 'checkpoint': portable_path(path, base)}
 
 # %% ../nbs/A16_workflow.ipynb #a16chkrf
