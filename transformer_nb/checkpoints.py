@@ -1,4 +1,4 @@
-"""What a checkpoint holds so that a run resumes exactly (weights, config, tokenizer, optimiser and schedule, every random generator, the position in the data), written atomically and read with `weights_only=True`.
+"""What a checkpoint holds so that a run resumes exactly (weights, config, tokenizer, optimiser and schedule, every random generator, the position in the data), written atomically, and opened by one reader, `open_checkpoint` (a file, a run folder or a published model), which finds damage before a tensor is used and reads with `weights_only=True`.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a05_checkpoints.html.md"""
 
@@ -11,7 +11,7 @@ __all__ = ['PRETRAINED', 'PRETRAINED_URL', 'rng_state', 'set_rng_state', 'save_c
            'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'average_run']
 
 # %% ../nbs/A05_checkpoints.ipynb #085de6a9
-import copy, errno, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
+import copy, errno, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
 from dataclasses import dataclass, fields, asdict
 from functools import cached_property
 from fastcore.basics import patch
@@ -130,9 +130,17 @@ def upgrade_checkpoint(ck:dict) -> dict:
 # %% ../nbs/A05_checkpoints.ipynb #a05zip01
 _ZEROS = 64   # a file cut inside a tensor may end in a few zero bytes; this many where its end should be is damage
 
-def _zeros_at_end(b:bytes) -> str|None:
+def _trailing_zeros(b) -> int:
+    "How many zero bytes `b` (a file's bytes, or its memory map) ends with, read from the end a MiB at a time."
+    n, end = 0, len(b)
+    while end > 0:
+        chunk = b[max(0, end - (1 << 20)):end]; kept = len(chunk.rstrip(b'\0')); n += len(chunk) - kept; end -= len(chunk)
+        if kept: break
+    return n
+
+def _zeros_at_end(b) -> str|None:
     "'its last N bytes are zeros ...' if `b`, a file's bytes, ends in zeros; else None."
-    n = len(b) - len(b.rstrip(b'\0'))
+    n = _trailing_zeros(b)
     return f"its last {n:,} bytes are zeros where its end should be" if n >= 4 else None
 
 def _end_missing(b:bytes) -> str|None:
@@ -140,7 +148,7 @@ def _end_missing(b:bytes) -> str|None:
     first = b[30:30 + int.from_bytes(b[26:28], 'little')]      # the first record's name: the directory lists it first, at offset 0
     at = b.rfind(first)
     at = at - 46 if at >= 46 and b[at - 46:at - 42] == b'PK\x01\x02' and b[at - 4:at] == bytes(4) else -1
-    if at < 0: return _zeros_at_end(b) if len(b) - len(b.rstrip(b'\0')) >= _ZEROS else None   # cut (or zeroed) before the directory
+    if at < 0: return _zeros_at_end(b) if _trailing_zeros(b) >= _ZEROS else None   # cut (or zeroed) before the directory
     while at + 4 <= len(b):                                     # walk the directory: each entry's length is in its header
         sig = b[at:at + 4]; n = {b'PK\x01\x02': 46, b'PK\x06\x06': 12, b'PK\x06\x07': 20, b'PK\x05\x06': 22}.get(sig)
         if n is None: return _zeros_at_end(b) or f"its directory breaks off at byte {at:,}"
@@ -161,14 +169,14 @@ def _check_intact(path:Path, only:str|None=None, # check the records whose name 
         try: z = zipfile.ZipFile(f)
         except (zipfile.BadZipFile, ValueError, EOFError) as e:
             if head[:4] != b'PK\x03\x04': raise ValueError(f"{path} is not a checkpoint: not a file written by torch.save") from None
-            f.seek(0); b = f.read()                             # the error's path only: the whole file, to say what is wrong
-            why = _end_missing(b) if 'not a zip file' in str(e) else _zeros_at_end(b) or f"its directory is broken ({str(e).rstrip('.')})"
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as b:   # the error's path only: the whole file, mapped, to say what is wrong
+                why = _end_missing(b) if 'not a zip file' in str(e) else _zeros_at_end(b) or f"its directory is broken ({str(e).rstrip('.')})"
             if why is not None: raise damaged(why) from None
             raise ValueError(f"{path} is cut short: its {size:,} bytes are the start of a checkpoint whose end is missing "
                              f"(a copy, download or save that stopped early); copy it again, or use another checkpoint") from None
         f.seek(30); first = f.read(int.from_bytes(head[26:28], 'little'))   # the first record's name
-        if head[:4] == b'PK\x03\x04' and first.decode('utf-8', 'replace') not in z.NameToInfo:   # an end record that lists nothing
-            f.seek(max(0, size - 65_536)); raise damaged(_zeros_at_end(f.read()) or "its directory does not list its records")
+        if head[:4] == b'PK\x03\x04' and first.decode('utf-8', 'replace') not in z.namelist():   # an end record that lists nothing
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as b: raise damaged(_zeros_at_end(b) or "its directory does not list its records")
         for info in z.infolist():
             if only and not info.filename.endswith(only): continue
             try:
