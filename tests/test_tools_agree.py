@@ -60,7 +60,7 @@ def every_tool_uses(d, folder) -> dict:
     path, _ = resolve_checkpoint(folder)
     ck = model_from_checkpoint(folder)[2]
     want = torch.load(path, weights_only=True)
-    assert all(torch.equal(ck['model'][k], want['model'][k]) for k in want['model'])
+    assert all(torch.equal(ck.weights[k], want['model'][k]) for k in want['model'])
     used['model_from_checkpoint'] = str(path)
     return used
 

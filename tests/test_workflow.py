@@ -108,7 +108,7 @@ def test_test_report_says_which_checkpoint_it_scores(tmp_path):
     (lambda d: _train_model()(d, out=123, steps=1, say=lambda m: None), TypeError, 'out=123 must be a folder\'s path'),
     (lambda d: _train_model()(d, spm='x', steps=1, say=lambda m: None), TypeError, "spm='x' must be a dict of SentencePiece options"),
     (lambda d: _train_model()(d, device='gpu', steps=1, say=lambda m: None), ValueError, "device='gpu' is not a device"),
-    (lambda d: _workflow().test_set('c.pt'), TypeError, 'ck must be a loaded checkpoint'),
+    (lambda d: _workflow().test_set('c.pt'), TypeError, 'ck must be what a checkpoint holds'),
     (lambda d: _workflow().test_set({'meta': {'dataset': 'copy'}}, split='dev'), ValueError,
      "split='dev' must be 'train', 'valid' or 'test'"),
 ])
