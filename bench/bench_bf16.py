@@ -110,7 +110,8 @@ def part_decode(a) -> dict:
 
 def part_bleu(a, save=lambda r: None) -> dict:
     from transformer_nb.fast_decoding import translate
-    from transformer_nb.evaluation import corpus_scores, paired_bootstrap
+    from transformer_nb.evaluation import corpus_scores
+    from transformer_nb.significance import paired_bootstrap
     model, tok, ck, path = _model(a)
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.bleu_n]
     ref = read_lines(multi30k_file('test_2016_flickr.en.gz', a.data_dir))[:a.bleu_n]

@@ -3,8 +3,9 @@
 ONNX Runtime in Python on the same test2016 sentences, measured in the same run. Not a test: it prints figures.
 
 It exports the published de→en model to ONNX (int8, as the docs workflow does; `--model-dir` reuses an export), lays out
-a minimal site as the docs build does (the explorer's HTML as a page, live/ beside it with the modules, ONNX Runtime
-Web from nbs/live/node_modules and the model, with vendor.mjs's gzip copies of the big files), serves it from 127.0.0.1
+a minimal site as the docs build does (the explorer's HTML as a page with the hook tools/site_html.py gives it, live/
+beside it as vendor.mjs writes it: the modules, ONNX Runtime Web from nbs/live/node_modules and the model as models/de-en/,
+gzip copies of the big files), serves it from 127.0.0.1
 with Python's http.server (which compresses nothing: the page fetches the gzip copies and decompresses them itself), and
 drives Chromium with bench/live_bench.mjs. Printed: the bytes of the first load (after the click) as Chromium's network
 records count them, in all and per file beside each file's plain size, and its time, the median greedy milliseconds per
@@ -15,7 +16,7 @@ CPU. With `--screens DIR`, screenshots at 1,400 and 390 px go to DIR.
     npm ci --prefix nbs/live && apt-get install chromium
     python bench/bench_live.py --n 200 --screens screens
 """
-import argparse, functools, gzip, http.server, json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
+import argparse, functools, gzip, http.server, json, os, statistics, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 import torch
 from transformer_nb.machine import hardware, limit_threads
@@ -29,14 +30,22 @@ def cpu_name() -> str:
     except (OSError, StopIteration): return 'unknown CPU'
 
 def site(folder:Path, model_dir:Path) -> Path:
-    (folder / 'live').mkdir(parents=True)
-    for f in ('app.mjs', 'translator.mjs', 'tokenizer.mjs'): shutil.copy(LIVE / f, folder / 'live' / f)
-    shutil.copytree(model_dir, folder / 'live' / 'model')
-    subprocess.run(['node', LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
+    sys.path.insert(0, str(ROOT / 'tools'))
+    from site_html import live_explorer                      # the hook the docs build gives each explorer
+    subprocess.run(['node', LIVE / 'vendor.mjs', folder / 'live', f'de-en={model_dir}'], check=True, capture_output=True)
+    cell = {'outputs': [{'data': {'text/html': explorer_html(load_explorer())}}]}
+    live_explorer(cell)
     (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">'
                                        '<title>A21: the attention explorer</title><link rel="icon" href="data:,"></head><body style="margin:1em">'
-                                       f'<h1>The attention explorer</h1>{explorer_html(load_explorer())}</body></html>', encoding='utf-8')
+                                       f'<h1>The attention explorer</h1>{cell["outputs"][0]["data"]["text/html"]}</body></html>', encoding='utf-8')
     return folder
+
+def plain_size(root:Path, model_dir:Path, f:str) -> int:
+    "Bytes of the file that the site's `f` (under live/) is the gzip copy of, or of `f` itself."
+    f = f.removesuffix('.gz')
+    if f.startswith('models/de-en/'): return (model_dir / f.split('/')[-1]).stat().st_size
+    if f.startswith('vendor/') and f.endswith('.wasm'): return (LIVE / 'node_modules' / 'onnxruntime-web' / 'dist' / f.split('/')[-1]).stat().st_size
+    return (root / 'live' / f).stat().st_size
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -75,7 +84,7 @@ def main(argv=None):
         # each file the click fetched, with its bytes over the wire (Chromium's records) and the plain file's size
         base = f'http://127.0.0.1:{httpd.server_address[1]}/live/'
         files = {u[len(base):]: (n, enc) for u, (n, enc) in js['loadFiles'].items() if u.startswith(base)}
-        plain = {f: (root / 'live' / f.removesuffix('.gz')).stat().st_size for f in files}
+        plain = {f: plain_size(root, model_dir, f) for f in files}
         # the same sentences in Python, one at a time, one thread
         m, tok, _ = load_pretrained('multi30k-de-en')
         translate(m, tok, sents[:1], beam=1, precision='fp32')
@@ -91,7 +100,7 @@ def main(argv=None):
     print(f"CPU: {cpu_name()} ({os.cpu_count()} cores); {hardware()}; Chromium headless, ONNX Runtime Web wasm, 1 thread")
     print(f"model: {quantize}; page errors: {len(js['errors'])}; "
           f"requests off 127.0.0.1: {sum(not u.startswith('http://127.0.0.1') for u in js['requests'])}")
-    print(f"before the click: {js['bytesBeforeClick'] / 1e3:.0f} kB; button: {js['label']!r}")
+    print(f"before the click: {js['bytesBeforeClick'] / 1e3:.0f} kB; the page says: {js['label']!r}")
     encodings = sorted({enc or 'none' for _, enc in files.values()})
     print(f"first load after the click: {js['loadBytes'] / 1e6:.2f} MB over the wire from http.server (Content-Encoding: "
           f"{', '.join(encodings)}{': the server compresses nothing' if encodings == ['none'] else ''}), {sum(plain.values()) / 1e6:.2f} MB once decompressed; "

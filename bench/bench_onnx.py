@@ -25,7 +25,8 @@ from _common import ROOT, multi30k_file, command, load_average
 from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
 from transformer_nb.datasets import read_lines
-from transformer_nb.evaluation import corpus_scores, paired_bootstrap
+from transformer_nb.evaluation import corpus_scores
+from transformer_nb.significance import paired_bootstrap
 from transformer_nb.fast_decoding import translate
 from transformer_nb.export import export_onnx, OnnxModel, onnx_translate
 

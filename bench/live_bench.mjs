@@ -1,6 +1,6 @@
 // node bench/live_bench.mjs URL SENTENCES_JSON [SCREENS_DIR]: the live translator in headless Chromium (Debian's
-// `chromium`, driven by playwright-core from nbs/live), one thread. Prints JSON: bytes the click loads (in all, and each
-// response's, from Chromium's network records) and the time to "Translate", each sentence's greedy time (decoding
+// `chromium`, driven by playwright-core from nbs/live), one thread. Prints JSON: bytes the first load fetches (in all, and
+// each response's, from Chromium's network records) and its time, each sentence's greedy time (decoding
 // alone, and the page's whole run: decoding, yields, the grid), and what a reader meets (umlauts, one word, an empty
 // box, a 500-character paste). With SCREENS_DIR, screenshots there at 1,400 and 390 px wide. Bench/bench_live.py runs
 // it; it is not a test.
@@ -26,26 +26,27 @@ cdp.on('Network.loadingFinished', e => {
 });
 page.on('request', r => out.requests.push(r.url()));
 await page.goto(url);
-const go = page.locator('.tnb-live .tnb-go');
+const go = page.locator('.tnb-x .tnb-live .tnb-go');
 await go.waitFor();
-out.label = await go.textContent();
+await page.waitForFunction(() => /downloads/.test(document.querySelector('.tnb-x .tnb-live .tnb-note').textContent), null, { polling: 20 });
+out.label = await page.textContent('.tnb-x .tnb-live .tnb-note');
 out.bytesBeforeClick = bytes;
 const t0 = Date.now();
-await go.click();
-await page.waitForFunction(() => document.querySelector('.tnb-live .tnb-go').textContent === 'Translate', null, { timeout: 120000, polling: 20 });
+await page.evaluate(() => document.querySelector('.tnb-x').tnbLive.loadModel());   // what the first click does first
 out.loadMs = Date.now() - t0;
 out.loadBytes = bytes - out.bytesBeforeClick;
 out.loadFiles = files;
-out.status = await page.textContent('.tnb-live .tnb-status');
+out.status = await page.textContent('.tnb-x .tnb-live .tnb-status');
 
 // timings: one warm-up sentence, then each sentence, decoding alone and the page's whole run
 out.times = await page.evaluate(async list => {
   const root = document.querySelector('.tnb-x'), live = root.tnbLive, tr = live.translator, ta = root.querySelector('textarea');
-  await tr.translate(list[0]);
+  live.decoding.value = '1';                                  // greedy, in the page's run too
+  await tr.translate(list[0], { beam: 1 });
   const decode = [], run = [], tokens = [];
   for (const s of list) {
     let t = performance.now();
-    const r = await tr.translate(s);
+    const r = await tr.translate(s, { beam: 1 });
     decode.push(performance.now() - t); tokens.push(r.out.length + 1);
     ta.value = s; t = performance.now();
     await live.run();
@@ -56,15 +57,19 @@ out.times = await page.evaluate(async list => {
 
 // what a reader meets
 const tries = {};
+const said = () => ['.tnb-status', '.tnb-result'].map(c => document.querySelector(`.tnb-x .tnb-live ${c}`).textContent).join(' | ');
 async function attempt(name, fill) {
-  await page.fill('.tnb-live textarea', '');
-  await page.focus('.tnb-live textarea');
+  await page.fill('.tnb-x .tnb-live textarea', '');
+  await page.focus('.tnb-x .tnb-live textarea');
   await fill();
-  const before = await page.textContent('.tnb-live .tnb-out');
+  await page.evaluate(() => { document.querySelector('.tnb-x .tnb-live .tnb-status').textContent = ''; });
+  const before = await page.evaluate(said);
   await page.keyboard.press('Control+Enter');
-  await page.waitForFunction(b => { const t = document.querySelector('.tnb-live .tnb-out').textContent; return t !== b && !t.startsWith('Translating'); },
-                             before, { timeout: 120000, polling: 20 });
-  tries[name] = { typed: (await page.inputValue('.tnb-live textarea')).length, out: await page.textContent('.tnb-live .tnb-out') };
+  await page.waitForFunction(b => {
+    const t = ['.tnb-status', '.tnb-result'].map(c => document.querySelector(`.tnb-x .tnb-live ${c}`).textContent).join(' | ');
+    return t !== b && !t.includes('Translating');
+  }, before, { timeout: 120000, polling: 20 });
+  tries[name] = { typed: (await page.inputValue('.tnb-x .tnb-live textarea')).length, out: await page.evaluate(said) };
 }
 await attempt('umlauts', () => page.keyboard.insertText('Ein älterer Mann öffnet die Tür für zwei Mädchen, die über die Straße gehen.'));
 if (screens) await page.screenshot({ path: `${screens}/live-1400.png`, fullPage: true });

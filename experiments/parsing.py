@@ -45,8 +45,8 @@ def main(argv=None):
     if {'viterbi', 'right-branching'} & set(only):
         from transformer_nb.machine import limit_threads
         from transformer_nb.records import add_result
-        from transformer_nb.parsing import (parsing_corpus, viterbi_parse, right_branching, _common_labels, linearize,
-                                            _reference_record, PARSE_KEYS)
+        from transformer_nb.parsing import parsing_corpus, viterbi_parse, right_branching, _common_labels, linearize
+        from transformer_nb.treebank import PARSE_KEYS
         limit_threads(a.threads)
         data, command = parsing_corpus(), shlex.join(['python', 'experiments/parsing.py', *(sys.argv[1:] if argv is None else argv)])
         if 'viterbi' in only:
@@ -62,5 +62,16 @@ def main(argv=None):
             rec = _reference_record('parsing-right-branching', f'right-branching trees, labels {root}/{label} (floor)', data.test,
                                    hyps, time.time() - t0, command)
             add_result(a.results, rec, PARSE_KEYS); print(f"right-branching: F1 {rec['f1']}")
+
+def _reference_record(id:str, system:str, pairs:list, hyps:list[str], seconds:float, command:str, dataset:str='parsing') -> dict:
+    "A `results/parsing.json` record for a parser that is not trained (the Viterbi ceiling, the right-branching floor); `seconds` to parse."
+    from transformer_nb.machine import hardware, git_commit
+    from transformer_nb.records import today
+    from transformer_nb.parsing import parse_scores
+    from transformer_nb.treebank import _SCORE_KEYS, _examples
+    scores, _ = parse_scores(pairs, hyps)
+    return dict(id=id, system=system, dataset=dataset, params=0, decoding=f"{seconds:.0f} s to parse",
+                **{k: scores[k] for k in _SCORE_KEYS}, examples=_examples(pairs, hyps), valid_nll=[], train_time_s=0.0,
+                hardware=hardware(), date=today(), commit=git_commit(), command=command)
 
 if __name__ == '__main__': main()

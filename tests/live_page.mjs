@@ -1,20 +1,33 @@
-// node tests/live_page.mjs URL SENTENCE [SECOND]: open the page in headless Chromium (Debian's `chromium`, driven by
-// playwright-core from nbs/live), load the live model with the explorer's button, type SENTENCE, press Ctrl-Enter, and
-// print JSON: the button's label, the translation, the grid's cells, the requests made (and each response's bytes over
-// the wire, from Chromium's network records) and any error. With SECOND, it types SECOND and clicks while the first
-// still decodes, and reports the translation that ends on the page.
+// node tests/live_page.mjs URL: a reader's walk through a page with the front page's translator (#tnb-front) and an
+// attention explorer with its own (A21), in headless Chromium (Debian's `chromium`, $CHROMIUM, driven by playwright-core
+// from nbs/live), every other host blocked. Prints JSON of what the reader saw, the requests made with each response's
+// bytes over the wire (Chromium's network records), and any error. The walk:
+// 1. the front translator: Translate on an empty box, a text over the limit (the counter), an example clicked (the
+//    model loads, the translation comes), the beam view stepped with its buttons and the arrow keys;
+// 2. a hostile sentence (markup, an emoji) typed and translated;
+// 3. the switch to English→German, which loads the second model, and an English sentence;
+// 4. the explorer: FIRST typed and Ctrl-Enter, then SECOND typed and clicked while FIRST still decodes; the grid.
 import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 const require = createRequire(new URL('../nbs/live/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
 
-const [url, sentence, second] = process.argv.slice(2);
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-const out = { requests: [], errors: [] };
+const [url, first, second, english, hostile] = process.argv.slice(2);
+const profile = mkdtempSync(join(tmpdir(), 'tnb-chromium-'));
+const ctx = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, viewport: { width: +(process.env.WIDTH || 1200), height: 900 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+const out = { requests: [], errors: [], dialogs: 0, steps: [] };
+const origin = new URL(url).origin;
 try {
-  const page = await browser.newPage();
+  const page = ctx.pages()[0] || await ctx.newPage();
   page.setDefaultTimeout(120000);                    // a loaded CI machine: the model loads and decodes slower than 30 s
+  await page.route(u => u.origin !== origin, r => { out.requests.push(`blocked ${r.request().url()}`); r.abort(); });
   page.on('request', r => out.requests.push(r.url()));
-  const cdp = await page.context().newCDPSession(page), urls = {};          // the browser's own network records
+  page.on('dialog', d => { out.dialogs++; d.dismiss(); });
+  const cdp = await ctx.newCDPSession(page), urls = {};          // the browser's own network records
   await cdp.send('Network.enable');
   out.transfers = [];                                                // [url, bytes over the wire, Content-Encoding]
   cdp.on('Network.responseReceived', e => { urls[e.requestId] = [e.response.url, e.response.headers['Content-Encoding'] || e.response.headers['content-encoding'] || '']; });
@@ -22,31 +35,73 @@ try {
   page.on('pageerror', e => out.errors.push(e.message));
   page.on('console', m => { if (m.type() === 'error') out.errors.push(m.text()); });
   await page.goto(url);
-  const go = page.locator('.tnb-live .tnb-go');
-  await go.waitFor({ timeout: 30000 });
-  out.label = await go.textContent();
+  const F = '#tnb-front .tnb-live', X = '.tnb-x .tnb-live';
+  await page.locator(`${F} .tnb-go`).waitFor({ timeout: 30000 });
+  await page.locator(`${X} .tnb-go`).waitFor({ timeout: 30000 });
+  await page.waitForFunction(s => /downloads/.test(document.querySelector(s).textContent), `${F} .tnb-note`);
+  out.note = await page.textContent(`${F} .tnb-note`);
+  out.placeholder = await page.getAttribute(`${F} textarea`, 'placeholder');
   out.requestsBeforeClick = out.requests.length;
-  out.transfersBeforeClick = out.transfers.length;
-  await go.click();                                                  // loads the model (the box is empty: nothing to translate)
-  await page.waitForFunction(() => document.querySelector('.tnb-live .tnb-go').textContent === 'Translate', null, { timeout: 120000 });
-  out.status = await page.textContent('.tnb-live .tnb-status');
-  await page.waitForFunction(() => document.querySelector('.tnb-live .tnb-out').textContent !== '');
-  out.empty = await page.textContent('.tnb-live .tnb-out');
-  await page.fill('.tnb-live textarea', sentence);
-  await page.focus('.tnb-live textarea');
+  // 1. the front translator
+  await page.click(`${F} .tnb-go`);
+  out.empty = await page.textContent(`${F} .tnb-status`);
+  await page.fill(`${F} textarea`, 'Ein Hund läuft über die Wiese. '.repeat(11));
+  out.count = await page.textContent(`${F} .tnb-count`);
+  const example = page.locator(`${F} .tnb-ex`).first();
+  out.example = await example.textContent();
+  await example.click();
+  await page.waitForSelector(`${F} .tnb-result .tnb-hyp`);
+  out.status = await page.textContent(`${F} .tnb-status`);
+  out.front = { hyp: await page.textContent(`${F} .tnb-hyp`), meta: await page.textContent(`${F} .tnb-meta`),
+                chips: await page.$$eval(`${F} .tnb-src-pieces .tnb-chips > span`, s => s.map(x => x.textContent)) };
+  if (await page.locator(`${F} .tnb-beam-wrap:not([hidden])`).count()) {
+    await page.click(`${F} .tnb-beam-wrap > summary`);
+    const pos = () => page.textContent(`${F} .tnb-bv-pos`);
+    out.steps.push(await pos());
+    await page.click(`${F} .tnb-bv-nav button[aria-label="Next step"]`); out.steps.push(await pos());
+    await page.focus(`${F} .tnb-beam`);
+    await page.keyboard.press('ArrowRight'); out.steps.push(await pos());
+    await page.keyboard.press('ArrowLeft'); out.steps.push(await pos());
+    await page.keyboard.press('End'); out.steps.push(await pos());
+    out.end = await page.textContent(`${F} .tnb-bv-end`);
+    out.rows = await page.$$eval(`${F} .tnb-bv-table tbody tr`, rs => rs.map(r => r.className));
+    await page.keyboard.press('Home'); out.steps.push(await pos());
+    out.firstRows = await page.$$eval(`${F} .tnb-bv-table tbody tr`, rs => rs.map(r => [r.className, r.querySelector('.hyp').textContent]));
+    out.attention = await page.$$eval(`${F} .tnb-bv-att .tnb-chips > span`, s => s.map(x => x.title));
+  }
+  // 2. a hostile sentence
+  await page.fill(`${F} textarea`, hostile);
+  await page.focus(`${F} textarea`);
+  await page.keyboard.press('Control+Enter');
+  await page.waitForFunction(([s, t]) => document.querySelector(s)?.textContent.includes(t), [`${F} .tnb-warn`, '😀']);
+  out.hostile = { hyp: await page.textContent(`${F} .tnb-hyp`), warn: await page.textContent(`${F} .tnb-warn`),
+                  scripts: await page.$$eval(`${F} script`, s => s.length) };
+  // 3. English → German
+  out.requestsBeforeSwitch = out.requests.slice();
+  await page.click(`${F} .tnb-dir button[data-dir="en-de"]`);
+  out.switched = { placeholder: await page.getAttribute(`${F} textarea`, 'placeholder'), note: await page.textContent(`${F} .tnb-note`) };
+  await page.fill(`${F} textarea`, english);
+  await page.click(`${F} .tnb-go`);
+  await page.waitForSelector(`${F} .tnb-result .tnb-hyp`);
+  out.english = await page.textContent(`${F} .tnb-hyp`);
+  // 4. the explorer
+  await page.fill(`${X} textarea`, first);
+  await page.focus(`${X} textarea`);
   await page.keyboard.press('Control+Enter');
   if (second) {
-    await page.waitForFunction(() => document.querySelector('.tnb-live .tnb-out').textContent.startsWith('Translating'), null, { polling: 20 });
-    await page.fill('.tnb-live textarea', second);
-    await go.click();
+    await page.waitForFunction(s => document.querySelector(s).textContent.startsWith('Translating'), `${X} .tnb-result`, { polling: 20 });
+    await page.fill(`${X} textarea`, second);
+    await page.click(`${X} .tnb-go`);
   }
-  await page.waitForSelector('.tnb-live .tnb-out .tnb-hyp', { timeout: 120000 });
-  out.hyp = await page.textContent('.tnb-live .tnb-out .tnb-hyp');
-  out.line = await page.textContent('.tnb-live .tnb-out');
+  await page.waitForSelector(`${X} .tnb-result .tnb-hyp`);
+  out.hyp = await page.textContent(`${X} .tnb-hyp`);
   out.option = await page.$eval('select[name=sentence]', s => s.options[s.selectedIndex].textContent);
   out.grid = await page.$eval('select[name=kind]', s => s.value) + ' ' + await page.$eval('select[name=layer]', s => s.value) + ' ' +
              await page.$eval('select[name=head]', s => s.value);
   out.cells = await page.$$eval('.tnb-x svg rect title', ts => ts.map(t => t.textContent));
+  out.explorerBeam = await page.locator(`${X} .tnb-beam-wrap:not([hidden])`).count();
+  out.width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
 } catch (e) { out.errors.push(String(e)); }
-await browser.close();
+await ctx.close();
+rmSync(profile, { recursive: true, force: true });
 console.log(JSON.stringify(out));

@@ -10,9 +10,8 @@ notebook `nb`'s code cells run top to bottom in an IPython shell, from nbs/, as 
 (files or node ids). It returns the cells that raised and the node ids of the tests that failed (parameters dropped),
 for the test to compare with what the solution names; `assert_break_it` makes that comparison. The repository is never
 changed."""
-import ast, json, os, re, shutil, subprocess, sys, tempfile, textwrap
+import ast, contextlib, io, json, os, re, shutil, subprocess, sys, tempfile, textwrap
 from pathlib import Path
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS = ROOT / 'nbs'
@@ -72,8 +71,17 @@ def assert_no_cell_runs_a_solution(nb:str, *names:str):
 
 # ---------------------------------------------------------------- a check's verdicts
 def assert_rejects(check, *answer, says:str):
-    "`check(*answer)` fails with an AssertionError whose message matches the regular expression `says`."
-    with pytest.raises(AssertionError, match=says): check(*answer)
+    """`check(*answer)` refuses the answer, naming the mistake: a check of `transformer_nb.exercises` returns False (never
+    True) and prints a line that matches the regular expression `says`; a check that raises fails with an AssertionError
+    whose message matches it."""
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out): ok = check(*answer)
+    except AssertionError as e:
+        assert re.search(says, str(e)), f"the check failed with {str(e)!r}, which does not match {says!r}"
+        return
+    assert ok is not True, f"the check passed the wrong answer: {out.getvalue()!r}"
+    assert re.search(says, out.getvalue()), f"the check said {out.getvalue()!r}, which does not match {says!r}"
 
 def assert_stub_reported(ns:dict, check:str, name:str, capsys):
     "The stub cell, run into `ns`, printed that `name` is not written yet, and `ns[check]` returns False on the stub."

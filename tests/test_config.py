@@ -59,13 +59,16 @@ def test_readme_is_generated_from_index():
 
 def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(ROOT/'nbs').glob('A[0-9]*_*.ipynb')])
 
-NO_MODULE = {'A20_benchmarks.ipynb', 'A12_significance.ipynb'}   # measurements, demonstrations and tests of stored results: nothing to export
+NO_MODULE = {'A20_benchmarks.ipynb',   # measurements, demonstrations and tests of stored results: nothing to export
+             'A22_api_entries.ipynb'}                         # the site's build code, which lives in tools/apidocs.py, not in the package
 
 def test_one_notebook_one_module():
     mods = {}
     for nb in notebooks():
         src = [''.join(c['source']) for c in json.loads(nb.read_text())['cells']]
         exp = [m for s in src for m in re.findall(r'^#\|\s*default_exp\s+(\S+)', s, re.M)]
+        into = {m for s in src for m in re.findall(r'^#\|\s*export[s]?[ \t]+(\S+)', s, re.M)}   # `#| export other_module`
+        assert into <= set(exp), f"{nb.name} writes into {sorted(into - set(exp))}, another notebook's module"
         if nb.name in NO_MODULE:
             assert exp == [], f"{nb.name} exports {exp}; it is meant to have no module"
             continue

@@ -389,7 +389,7 @@ def test_fast_beam_search_equals_reference_at_the_cap_and_when_scripted(monkeypa
 def test_beam_larger_than_vocabulary(model):
     for search in (fast_beam_search, beam_search):
         assert len(search(model, torch.tensor([[5, 3]]), beam=V)) == 1                 # the whole vocabulary is fine
-        with pytest.raises(ValueError, match=f'beam={V + 1} \\(--beam {V + 1}\\) is more than the target vocabulary of {V} pieces'):
+        with pytest.raises(ValueError, match=f'beam={V + 1} is more than the target vocabulary of {V} pieces'):
             search(model, torch.tensor([[5, 3]]), beam=V + 1)
     for bad in (0, 5, 2.0):
         with pytest.raises(ValueError, match='nbest='): fast_beam_search(model, torch.tensor([[5, 3]]), beam=4, nbest=bad)

@@ -1,9 +1,12 @@
 """00_core's exercises, proven by mutation: each "Break it" change is applied to the notebook's own cell (and to the
 exported module, as nbdev-export would), the notebook runs top to bottom in an IPython shell of its own (from nbs/, as
 nbdev-test runs it: tests/nbtools.py's `break_it`), and the checks that fail are exactly the ones the solution names;
-the "Think" exercise's change fails none, as its solution says. The exercises on precision moved with it to A23_machine
-and are proven here too."""
-from nbtools import break_it, cells, code_blocks
+the "Think" exercise's change fails none, as its solution says; exercise 3's check (`check_pad_batch`, from
+transformer_nb.exercises) passes the printed solution and another right answer, reports the stub as not written yet,
+and names each wrong answer. The exercises on precision moved with it to A23_machine and are proven here too."""
+import pytest, torch
+from nbtools import assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, break_it, cells, code_blocks, namespace
+from transformer_nb.exercises import check_pad_batch
 
 NB, EX = '00_core', 'c0e0ex00'
 MACHINE = 'A23_machine'
@@ -25,6 +28,45 @@ def test_exercise_2_a_plain_list_in_count_params_fails_nothing():
     old = "    ps = {id(p): p for p in model.parameters() if p.requires_grad or not trainable_only}\n    return sum(p.numel() for p in ps.values())"
     new = "    ps = [p for p in model.parameters() if p.requires_grad or not trainable_only]\n    return sum(p.numel() for p in ps)"
     assert failing_checks('3cbefbd7', old, new) == set()
+
+# ---------------------------------------------------------------- exercise 3: check_pad_batch
+def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
+    assert_no_cell_runs_a_solution(NB, 'pad_batch')
+
+def test_check_pad_batch_passes_right_answers(capsys):
+    ns = namespace(NB, '94a43b09', EX)                                       # PAD_ID, then the printed solution
+    assert check_pad_batch(ns['pad_batch']) is True
+    from torch.nn.utils.rnn import pad_sequence                             # another right answer
+    other = lambda seqs, pad_id=0: pad_sequence([torch.tensor(s) for s in seqs], batch_first=True, padding_value=pad_id)
+    assert check_pad_batch(other) is True
+    assert capsys.readouterr().out.count('pads on the right with pad_id') == 2
+
+def test_check_pad_batch_reports_the_stub(capsys):
+    ns = namespace(NB, '94a43b09', 'c0e0f005')                              # the stub cell calls the check itself
+    assert_stub_reported(ns, 'check_pad_batch', 'pad_batch', capsys)
+
+def _padded(seqs, pad_id=0, left=False, fill=None, n=None, dtype=torch.long):
+    "Right answers and wrong ones: padded on the left, with another value, to a fixed length, as floats."
+    n = n or max(map(len, seqs)); p = pad_id if fill is None else fill
+    return torch.tensor([[p] * (n - len(s)) * left + s + [p] * (n - len(s)) * (not left) for s in seqs], dtype=dtype)
+
+def _in_place(seqs, pad_id=0):
+    n = max(map(len, seqs))
+    for s in seqs: s += [pad_id] * (n - len(s))                             # pads the learner's own lists
+    return torch.tensor(seqs)
+
+@pytest.mark.parametrize('wrong, message', [
+    (lambda seqs, pad_id=0: _padded(seqs, pad_id, left=True), r"gave \[\[2, 5, 6, 3\], \[0, 2, 7, 3\]\]; you padded on the left"),
+    (lambda seqs, pad_id=0: _padded(seqs, pad_id, fill=0), r"pad_id=9\) gave .*; you padded with 0, not with pad_id=9"),
+    (lambda seqs, pad_id=0: _padded(seqs, pad_id, n=8), r"shape \(2, 8\); expected \(2, 4\), one row per sentence, as long as the longest"),
+    (lambda seqs, pad_id=0: _padded(seqs, pad_id, dtype=torch.float32), r"ids are whole numbers, torch.long .*not torch.float32"),
+    (lambda seqs, pad_id=0: _padded(seqs, pad_id).tolist(), r"returned a list: return a tensor"),
+    (_in_place, r"changed its input lists: build new rows"),
+    (lambda seqs, pad_id=0: _padded(seqs, pad_id).flip(1),
+     r"gave \[\[3, 6, 5, 2\], \[0, 3, 7, 2\]\]; each row holds the sentence's ids, then pad_id up to the longest"),
+], ids=['left', 'zeros', 'fixed length', 'float', 'list', 'in place', 'reversed'])
+def test_check_pad_batch_names_each_mistake(wrong, message):
+    assert_rejects(check_pad_batch, wrong, says=message)
 
 def test_machine_exercise_1_an_autocast_that_ignores_precision_fails_the_check_after_it():
     "A23_machine's exercise 1, solution: 'The test cell right after `autocast`' catches it (and no other)."

@@ -1,11 +1,13 @@
-"""01_attention's exercises, proven away from the learner: each check passes the printed solution and other right
-answers, reports the stub as not written yet, and fails every wrong variant with a message that names the case and the
-likely mistake; each "break it" solution names exactly the checks that fail when its change is made to the library.
-The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
+"""01_attention's exercises, proven away from the learner: each check (transformer_nb.exercises, taught in A26) passes
+the printed solution and other right answers, reports the stub as not written yet, and refuses every wrong variant
+with a message that names the case and the likely mistake; each "break it" solution names exactly the checks that fail
+when its change is made to the library. The solutions run in namespaces of their own (tests/nbtools.py), never in the
+notebook's."""
 import math
 import pytest, torch
 from nbtools import break_it, cells
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
+from transformer_nb.exercises import check_attention, check_restricted
 
 NB, EXERCISES, TESTS = '01_attention', '83ef81e9', 'tests/test_attention.py'
 
@@ -32,13 +34,13 @@ def other_right_answer(q, k, v, mask=None):
     return torch.einsum('...ij,...jd->...id', w, v), w
 
 def test_check_attention_passes_right_answers(capsys):
-    ns = namespace(NB, 'b1d0a00a', 'b1d0a002', 'b1d0a004')
+    ns = namespace(NB, 'b1d0a004')
     assert ns['check_attention'](ns['my_attention']) is True
     assert ns['check_attention'](other_right_answer) is True
     assert capsys.readouterr().out.count('computes equation (1) with masks') == 2
 
 def test_check_attention_reports_the_stub(capsys):
-    ns = namespace(NB, 'b1d0a00a', 'b1d0a002', 'b1d0a003')               # the stub cell calls the check itself
+    ns = namespace(NB, 'b1d0a003')                                       # the stub cell calls the check itself
     assert_stub_reported(ns, 'check_attention', 'my_attention', capsys)
 
 @pytest.mark.parametrize('wrong, message', [
@@ -56,23 +58,21 @@ def test_check_attention_reports_the_stub(capsys):
 ], ids=['no scale', '1/d_k', 'filled with 0', 'filled with 1', 'softmax over queries', 'inverted mask', 'NaN rows', 'filled with -1e9',
         'another scale', 'returns None', 'swapped'])
 def test_check_attention_names_each_mistake(wrong, message):
-    assert_rejects(namespace(NB, 'b1d0a00a', 'b1d0a002')['check_attention'], wrong, says=message)
+    assert_rejects(check_attention, wrong, says=message)
 
 # ---------------------------------------------------------------- exercise 4: check_restricted
-ATTN = ('f979d0fa', 'dc5e0805')          # masked_softmax, attention
-
 def band(f):
     return lambda n, r: torch.tensor([[f(i, j, r) for j in range(n)] for i in range(n)])[None, None]
 
 def test_check_restricted_passes_right_answers(capsys):
-    ns = namespace(NB, *ATTN, 'a7d1e009', EXERCISES)
+    ns = namespace(NB, EXERCISES)
     assert ns['check_restricted'](ns['restricted_mask']) is True
     other = lambda n, r: torch.ones(n, n, dtype=torch.bool).triu(-(r // 2)).tril(r // 2)[None, None]
     assert ns['check_restricted'](other) is True
     assert capsys.readouterr().out.count('the neighbourhood of size r centred on it') == 2
 
 def test_check_restricted_reports_the_stub(capsys):
-    ns = namespace(NB, *ATTN, 'a7d1e009', 'a7d1e011')
+    ns = namespace(NB, 'a7d1e011')
     assert_stub_reported(ns, 'check_restricted', 'restricted_mask', capsys)
 
 @pytest.mark.parametrize('wrong, message', [
@@ -84,7 +84,7 @@ def test_check_restricted_reports_the_stub(capsys):
     (lambda n, r: band(lambda i, j, r: abs(i - j) <= r // 2)(n, r)[0, 0], r"n=5, r=1: shape \(5, 5\); expected \(1, 1, 5, 5\)"),
 ], ids=['|i-j| <= r', 'one-sided', 'inverted', 'strict', 'float', '2-d'])
 def test_check_restricted_names_each_mistake(wrong, message):
-    assert_rejects(namespace(NB, *ATTN, 'a7d1e009')['check_restricted'], wrong, says=message)
+    assert_rejects(check_restricted, wrong, says=message)
 
 def test_restricted_r_means_what_the_paper_and_07_mean():
     "Exercise 4's r is the size of the whole neighbourhood, centred on the query: 07's `local_mask`, the same mask."
@@ -126,3 +126,10 @@ def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
     failed, _ = break_it(NB, b['cell'], b['old'], b['new'], 'attention')
     hidden = {cid for cid, (kind, src) in cells(NB).items() if kind == 'code' and src.startswith('#| hide')}
     assert hidden and not set(failed) & hidden, {c: failed[c] for c in set(failed) & hidden}
+
+
+def test_an_answer_that_raises_is_named_and_run_all_goes_on(capsys):
+    "A learner's error is one printed line, and the check returns False: Run All never stops at an exercise."
+    def broken(q, k, v, mask=None): return q @ v, None        # (..., n_q, d_k) @ (..., n_k, d_v): a size error
+    assert check_attention(broken) is False
+    assert capsys.readouterr().out.startswith('broken raised RuntimeError: ')

@@ -1,14 +1,15 @@
-"""02_multihead's exercises, proven away from the learner: each check passes the printed solution and other right
-answers, reports the stub as not written yet, and fails every wrong variant with a message that names the case and the
-likely mistake; exercise 1's solution names exactly the checks that fail when its change is made to the library; the
+"""02_multihead's exercises, proven away from the learner: each check (transformer_nb.exercises, taught in A26) passes
+the printed solution and other right answers, reports the stub as not written yet, and refuses every wrong variant with
+a message that names the case and the likely mistake (merging the heads without the transpose included); exercise 1's solution names exactly the checks that fail when its change is made to the library; the
 claims of exercise 4's solution hold. The checks and solutions run in namespaces of their own (tests/nbtools.py),
 never in the notebook's."""
 import pytest, torch
+import torch.nn as nn
 from nbtools import break_it, cells
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
+from transformer_nb.exercises import check_heads, check_loop_mha
 
 NB, EXERCISES, TESTS = '02_multihead', '3cece8cd', 'tests/test_multihead.py'
-LAYER = ('b1528f4e', 'b1528f50', 'b1528f51')        # MultiHeadAttention: the constructor, the heads, forward
 MODULE = 'b1528f4e'                                 # the cell with merge_heads
 
 def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
@@ -16,7 +17,7 @@ def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
 
 # ---------------------------------------------------------------- "Write it yourself first": check_heads
 def test_check_heads_passes_right_answers(capsys):
-    ns = namespace(NB, 'b2d0a002', 'b2d0a004')
+    ns = namespace(NB, 'b2d0a004')
     assert ns['check_heads'](ns['split_heads'], ns['merge_heads']) is True
     split = lambda x, h: x.unflatten(-1, (h, -1)).permute(0, 2, 1, 3)          # another right answer
     merge = lambda x: x.permute(0, 2, 1, 3).flatten(2)
@@ -24,13 +25,13 @@ def test_check_heads_passes_right_answers(capsys):
     assert capsys.readouterr().out.count('work inside PyTorch') == 2
 
 def test_check_heads_reports_the_stubs(capsys):
-    ns = namespace(NB, 'b2d0a002', 'b2d0a003')                # the stub cell calls the check itself
-    assert 'not written yet (split_heads)' in capsys.readouterr().out
+    ns = namespace(NB, 'b2d0a003')                            # the stub cell calls the check itself
+    assert 'split_heads is not written yet' in capsys.readouterr().out
     assert ns['check_heads'](ns['split_heads'], ns['merge_heads']) is False
-    ns = namespace(NB, 'b2d0a002', 'b2d0a004')
+    ns = namespace(NB, 'b2d0a004')
     def merge(x): raise NotImplementedError("merge_heads")
     assert ns['check_heads'](ns['split_heads'], merge) is False
-    assert 'not written yet (merge_heads)' in capsys.readouterr().out
+    assert 'merge_heads is not written yet' in capsys.readouterr().out
 
 no_transpose = lambda x, h: x.view(x.shape[0], h, x.shape[1], -1)           # right shape, heads and positions mixed
 undo = lambda x: x.reshape(x.shape[0], x.shape[2], -1)                      # its inverse: the round trip still holds
@@ -38,17 +39,18 @@ strided = lambda x, h: x.view(*x.shape[:2], -1, h).permute(0, 3, 1, 2)     # hea
 right = namespace(NB, 'b2d0a004')
 
 @pytest.mark.parametrize('split, merge, message', [
-    (no_transpose, undo, r"head 0 must hold features 0..3 of every position .*then move h forward"),
+    (no_transpose, undo, r"split_heads viewed \(B, n, h\*d\) straight as \(B, h, n, d\): without the transpose"),
     (strided, right['merge_heads'], r"head 0 must hold features 0..3"),
-    (right['split_heads'], undo, r"merge_heads\(split_heads\(x, h\)\) must give x back: the heads side by side, in head order"),
+    (right['split_heads'], undo, r"merge_heads reshaped \(B, h, n, d\) straight to \(B, n, h\*d\): without the transpose\(1, 2\)"),
+    (right['split_heads'], lambda x: right['merge_heads'](x.flip(1)), r"merge_heads\(split_heads\(x, h\)\) must give x back: the heads side by side, in head order"),
     (lambda x, h: x.view(x.shape[0], x.shape[1], h, -1), right['merge_heads'], r"gave torch.Size\(\[2, 5, 3, 4\]\); expected \(B, h, n, d\)"),
     (right['split_heads'], lambda x: x.transpose(1, 2), r"merge_heads of a \(2, 3, 5, 4\) tensor gave torch.Size\(\[2, 5, 3, 4\]\)"),
-], ids=['no transpose', 'strided heads', 'merge without transpose', 'split not moved', 'merge not flattened'])
+], ids=['no transpose', 'strided heads', 'merge without transpose', 'heads reversed', 'split not moved', 'merge not flattened'])
 def test_check_heads_names_each_mistake(split, merge, message):
-    assert_rejects(namespace(NB, 'b2d0a002')['check_heads'], split, merge, says=message)
+    assert_rejects(check_heads, split, merge, says=message)
 
 # ---------------------------------------------------------------- exercise 2: check_loop_mha
-def loop_ns(*more): return namespace(NB, *LAYER, 'b2e1f005', *more)
+def loop_ns(*more): return namespace(NB, *more)
 
 def test_check_loop_mha_passes_right_answers(capsys):
     ns = loop_ns(EXERCISES)
@@ -66,7 +68,7 @@ def test_check_loop_mha_passes_right_answers(capsys):
     assert capsys.readouterr().out.count('computes what MultiHeadAttention computes') == 2
 
 def test_check_loop_mha_reports_the_stub(capsys):
-    ns = loop_ns('b2e1f007')                                 # the stub cell calls the check itself
+    ns = loop_ns('b2e1f007')                                 # the stub cell calls the check itself (the LoopMHA stub)
     assert_stub_reported(ns, 'check_loop_mha', 'LoopMHA', capsys)
 
 def wrong_loop(kind:str):
@@ -82,6 +84,13 @@ def wrong_loop(kind:str):
             if kind == 'reversed': heads = heads[::-1]
             if kind in ('cat on the positions', 'cat on the batch'): return self.w_o(torch.cat(heads, 1 if kind == 'cat on the positions' else 0))
             return torch.cat(heads, -1) if kind == 'no W^O' else self.w_o(torch.cat(heads, -1))
+    if kind == 'one Linear for all heads':                     # Q, K, V of all heads stacked: the rule the exercise states
+        class Wrong(L):
+            def __init__(self, d_model, h):
+                nn.Module.__init__(self)
+                self.h, self.d_k, self.qkv, self.w_o = h, d_model // h, nn.Linear(d_model, 3 * d_model), nn.Linear(d_model, d_model)
+                self.w_q = self.w_k = self.w_v = None
+            def load_from(self, mha): pass
     if kind == 'no biases':
         class Wrong(L):
             def __init__(self, d_model, h):
@@ -99,15 +108,16 @@ def wrong_loop(kind:str):
     ('no W^O', r"d_model=32, h=4, self-attention: off by .*then apply W\^O"),
     ('reversed', r"d_model=32, h=4, self-attention: off by .*concatenate the heads in order"),
     ('keys from x', r"d_model=32, h=4, encoder-decoder attention: off by .*keys and values from mem"),
-    ('no mask', r"d_model=32, h=4, a causal mask: off by .*pass the mask on to `attention`"),
+    ('no mask', r"d_model=32, h=4, a causal mask: off by .*pass the mask on to every head, its head axis dropped"),
     ('no biases', r"d_model=32, h=4: 4,128 parameters, ours 4,224: one nn.Linear\(d_model, d_k\) with a bias per head"),
-    ('cat on the positions', r"^d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32: "
+    ('cat on the positions', r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32: "
                              r"concatenate the heads on the last axis, torch.cat\(heads, -1\)"),
-    ('cat on the batch', r"^d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32"),
+    ('cat on the batch', r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32"),
+    ('one Linear for all heads', r"^Not yet: LoopMHA\(32, 4\) holds 2 nn.Linear layers, 0 of them nn.Linear\(d_model, d_k\): one per head"),
 ])
 def test_check_loop_mha_names_each_mistake(kind, message):
     ns, Wrong = wrong_loop(kind)
-    assert_rejects(ns['check_loop_mha'], Wrong, says=message)
+    assert_rejects(check_loop_mha, Wrong, says=message)
 
 # ---------------------------------------------------------------- exercises 3 and 4: the solutions' claims
 def test_exercise_4_a_3d_mask_masks_the_wrong_sentences_when_B_equals_h():
@@ -124,9 +134,9 @@ BREAK = {
     1: dict(cell=MODULE, old="return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.h*self.d_v)",
             new="return x.reshape(x.shape[0], x.shape[2], self.h*self.d_v)",
             cells={'8f52f58d': "the test right after the module (check_heads on the layer's own methods)",
-                   'e996c115': "the by-hand comparison", 'fea37ce6': "the cell after it",
-                   '7f71f683': "the comparison with nn.MultiheadAttention",
-                   '3cd3e14a': "encoder self-attention: the padding mask", 'de81a179': "masked decoder self-attention"},
+                   'e996c115': "the by-hand comparison", '3cd3e14a': "encoder self-attention: the padding mask",
+                   'de81a179': "masked decoder self-attention", 'b2e2f008': "the decoding cache's test (Going deeper)",
+                   '7f71f683': "the comparison with nn.MultiheadAttention (Going deeper)"},
             tests={'test_heads_in_order', 'test_parity_self_attention_key_padding', 'test_parity_cross_attention_key_padding',
                    'test_parity_causal_and_no_bias', 'test_gradient_parity', 'test_cache_self_attention_equals_full_masked_pass',
                    'test_cache_cross_attention_computed_once', 'test_cache_select_reorders_beams'}),

@@ -1,10 +1,11 @@
-"""03_ffn's exercises, proven away from the learner: exercise 5's check passes the printed solution and another right
-answer, reports the stub as not written yet, and fails every wrong variant with a message that names the case and the
-likely mistake; each "break it" solution names exactly the checks that fail when its change is made to the library.
+"""03_ffn's exercises, proven away from the learner: exercise 5's check (transformer_nb.exercises, taught in A26) passes
+the printed solution and another right answer, reports the stub as not written yet, and refuses every wrong variant
+with a message that names the case and the likely mistake (d_model and d_ff swapped included); each "break it" solution names exactly the checks that fail when its change is made to the library.
 The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
 import pytest, torch
 import torch.nn as nn
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, exercise_code, namespace
+from transformer_nb.exercises import check_conv_to_ffn
 
 NB, EXERCISES, MODULE, TESTS = '03_ffn', 'c57e0dc7', '052f2c30', 'tests/test_blocks.py'
 
@@ -12,10 +13,10 @@ def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
     assert_no_cell_runs_a_solution(NB, 'conv_to_ffn')
 
 # ---------------------------------------------------------------- exercise 5: check_conv_to_ffn
-def check_ns(*more): return namespace(NB, MODULE, 'c3f0e001', *more)
+def check_ns(*more): return namespace(NB, MODULE, *more)          # the notebook's own FeedForward, as the learner's answer uses
 
 def test_check_conv_to_ffn_passes_right_answers(capsys):
-    ns = namespace(NB, MODULE, 'c3f0e001')
+    ns = check_ns()
     exec(exercise_code(NB, EXERCISES, 5), ns)                               # the printed solution
     assert ns['check_conv_to_ffn'](ns['conv_to_ffn']) is True
     def other(conv):                                                        # another right answer: a state dict
@@ -35,7 +36,8 @@ def wrong(kind:str):
     FF = ns['FeedForward']
     def f(conv):
         d_ff, d_model, _ = conv[0].weight.shape
-        out = FF(d_model, d_ff) if kind != 'sequential' else nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
+        if kind == 'swapped reading': d_model, d_ff = d_ff, d_model          # (in, out, 1) read from an (out, in, 1) weight
+        out = FF(d_ff, d_model) if kind == 'swapped build' else FF(d_model, d_ff) if kind != 'sequential' else nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
         if kind == 'sequential': return out
         with torch.no_grad():
             for lin, c in zip((out.w_1, out.w_2), (conv[0], conv[2])):
@@ -52,18 +54,29 @@ def wrong(kind:str):
     ('no biases', r"d_model=16, d_ff=64: the outputs differ by .*; w_1.bias, w_2.bias should be copied"),
     ('transposed', r"d_model=16, d_ff=64: w_1.weight has shape \(16, 64\); expected \(d_ff, d_model\) = \(64, 16\).*\(no transpose\)"),
     ('sequential', r"d_model=16, d_ff=64: return a FeedForward, not Sequential"),
+    ('swapped build', r"^Not yet: d_model=16, d_ff=64: d_model and d_ff are swapped: a Conv1d weight is \(out, in, 1\)"),
+    ('swapped reading', r"^Not yet: d_model=16, d_ff=64: d_model and d_ff are swapped"),
 ])
 def test_check_conv_to_ffn_names_each_mistake(kind, message):
     ns, f = wrong(kind)
-    assert_rejects(ns['check_conv_to_ffn'], f, says=message)
+    assert_rejects(check_conv_to_ffn, f, says=message)
+
+def test_a_swap_with_new_parameters_is_named_from_the_layer_sizes():
+    "FeedForward(d_ff, d_model) given new parameters in place of copies runs, and is still named from its in/out features."
+    ns = check_ns()
+    def f(conv):
+        d_ff, d_model, _ = conv[0].weight.shape
+        out = ns['FeedForward'](d_ff, d_model)
+        for lin, c in zip((out.w_1, out.w_2), (conv[0], conv[2])): lin.weight, lin.bias = nn.Parameter(c.weight[:, :, 0].clone()), nn.Parameter(c.bias.clone())
+        return out
+    assert_rejects(check_conv_to_ffn, f, says=r"d_model=16, d_ff=64: d_model and d_ff are swapped")
 
 def test_a_transposed_square_weight_is_named_by_its_values():
     ns, f = wrong('transposed')
     def square_only(conv):                                                  # only the (8, 8) case reaches the values
         return f(conv) if conv[0].weight.shape[0] == conv[0].weight.shape[1] else ns['conv_to_ffn_right'](conv)
     exec(exercise_code(NB, EXERCISES, 5).replace('def conv_to_ffn', 'def conv_to_ffn_right'), ns)
-    with pytest.raises(AssertionError, match=r"d_model=8, d_ff=8: the outputs differ by .*; w_1.weight, w_2.weight should be copied"):
-        ns['check_conv_to_ffn'](square_only)
+    assert_rejects(check_conv_to_ffn, square_only, says=r"d_model=8, d_ff=8: the outputs differ by .*; w_1.weight, w_2.weight should be copied")
 
 # ---------------------------------------------------------------- the "break it" exercises
 BREAK = {

@@ -1,6 +1,6 @@
-"""04_embeddings's exercises, proven away from the learner: exercise 5's check passes the printed solution and other
-right answers, reports the stub as not written yet, and fails every wrong variant with a message that names the case
-and the likely mistake (zeroing the padding outputs included, which breaks parity with nn.Embedding once tying makes
+"""04_embeddings's exercises, proven away from the learner: exercise 5's check (transformer_nb.exercises, taught in A26)
+passes the printed solution and other right answers, reports the stub as not written yet, and refuses every wrong
+variant with a message that names the case and the likely mistake (a wrong scale by the factor it gives) (zeroing the padding outputs included, which breaks parity with nn.Embedding once tying makes
 the padding row non-zero); each "break it" solution names exactly the checks that fail when its change is made to the
 library. The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
 import math
@@ -8,6 +8,7 @@ import pytest, torch
 import torch.nn as nn
 import torch.nn.functional as F
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, exercise_code, namespace
+from transformer_nb.exercises import check_my_embeddings
 
 NB, EXERCISES, MODULE, TESTS = '04_embeddings', '4b182bb5', 'c2ebd0ce', 'tests/test_blocks.py'
 
@@ -16,7 +17,7 @@ def solution_5() -> str: return exercise_code(NB, EXERCISES, 5)
 def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
     assert_no_cell_runs_a_solution(NB, 'MyEmbeddings')
 
-def check_ns(*more): return namespace(NB, MODULE, 'd4e0f001', *more)
+def check_ns(*more): return namespace(NB, MODULE, *more)
 
 def test_check_my_embeddings_passes_right_answers(capsys):
     ns = check_ns(solution_5())
@@ -54,6 +55,7 @@ def wrong(kind:str):
             if kind == 'zeroed padding outputs': return (x * self.scale).masked_fill((tokens == self.pad_id)[..., None], 0.0)
             if kind == 'no scale': return super().forward(tokens) / self.scale
             if kind == 'times d_model': return super().forward(tokens) / self.scale * self.E.shape[1]
+            if kind == 'divided': return super().forward(tokens) / self.scale ** 2
             return super().forward(tokens)
     return ns, Wrong
 
@@ -61,15 +63,22 @@ def wrong(kind:str):
     ('plain indexing', r"a zero padding row: the padding row E\[0\] gets a gradient .*nn.Embedding\(padding_idx=...\) gives it none"),
     ('zeroed padding outputs', r"a non-zero padding row \(as tying makes it\): the outputs differ by .*; only at the padding tokens: "
                                r"nn.Embedding returns the padding row as it is"),
-    ('no scale', r"a zero padding row: the outputs differ by .*; index E with the token ids and multiply by sqrt\(d_model\)"),
-    ('times d_model', r"a zero padding row: the outputs differ by .*; index E with the token ids and multiply by sqrt\(d_model\)"),
-    ('N(0, 1)', r"initialisation: the rows have a standard deviation of 1.0\d+, not 1/sqrt\(d_model\) = 0.25"),
+    ('no scale', r"a zero padding row: the outputs differ by .*; the embeddings are not scaled: multiply by sqrt\(d_model\)"),
+    ('times d_model', r"a zero padding row: the outputs differ by .*; you multiplied by d_model = 16: the paper scales by its square root, 4"),
+    ('divided', r"a zero padding row: the outputs differ by .*; you divided by sqrt\(d_model\) = 4: multiply by it"),
+    ('N(0, 1)', r"initialisation: the rows have a standard deviation of [01]\.\d+, not 1/sqrt\(d_model\) = 0.25"),
     ('pad row not zeroed', r"initialisation: the padding row E\[PAD_ID\] must start at zero"),
     ('two parameters', r"MyEmbeddings\(50, 16\) holds parameters of shapes \[\(50, 16\), \(16,\)\]: hold one nn.Parameter E"),
 ])
 def test_check_my_embeddings_names_each_mistake(kind, message):
     ns, Wrong = wrong(kind)
-    assert_rejects(ns['check_my_embeddings'], Wrong, says=message)
+    assert_rejects(check_my_embeddings, Wrong, says=message)
+
+def test_a_scale_that_is_no_named_factor_gets_the_general_hint():
+    ns = check_ns(solution_5())
+    class Doubled(ns['MyEmbeddings']):
+        def forward(self, tokens): return super().forward(tokens) * 2
+    assert_rejects(check_my_embeddings, Doubled, says=r"index E with the token ids and multiply by sqrt\(d_model\)")
 
 def test_the_solution_keeps_nn_Embeddings_values_when_tying_trains_the_padding_row():
     "The notebook's point: with tying the padding row moves; nn.Embedding still returns it, and so must the solution."

@@ -1,11 +1,19 @@
-"""11_results's exercises, proven away from the learner's names: each check accepts the solution the notebook prints,
-reports an unwritten stub without failing, and rejects each likely mistake with a message that names the case and
-the mistake; the change of the "break it" exercise makes exactly the checks its solution names fail."""
+"""11_results's exercises, proven away from the learner's names: each check (`transformer_nb.exercises`, A26) accepts
+the solution the notebook prints, reports an unwritten stub without failing, and names each likely mistake with the
+case it fails, returning False and never raising; the change of the "break it" exercise makes exactly the checks its
+solution names fail."""
+import contextlib, io
 import pytest
-from nbtools import NBS, assert_stub_reported, _body, cells, code_blocks, namespace
+from nbtools import NBS, _body, cells, code_blocks, namespace
+from transformer_nb.exercises import check_bleu, check_heads_looking
 
 NB = '11_results'
 EXERCISES = 'a1b2c344'                      # the exercises' markdown cell: the solutions of exercises 2 and 3
+
+def said(check, *answer, **kw) -> tuple:
+    "What `check(*answer)` returns, and the line it prints."
+    with contextlib.redirect_stdout(io.StringIO()) as out: ok = check(*answer, **kw)
+    return ok, out.getvalue().strip()
 
 # --- exercise 1: break `training_flops` ---
 
@@ -27,20 +35,24 @@ def test_break_training_flops_fails_the_two_estimates_and_nothing_else():
 
 # --- exercise 2: BLEU from its definition ---
 
-def bleu_ns(): return namespace(NB, '83b32dda', 'c0b1a7e3')          # corpus_scores, then the check
 SOLUTION = code_blocks(NB, EXERCISES)[0]
 
-def variant(old, new):
-    assert old in SOLUTION, old
-    ns = bleu_ns(); exec(SOLUTION.replace(old, new), ns); return ns
+def solution_ns(src=SOLUTION):
+    ns = {}; exec(_body(cells(NB)['e11c0001'][1]).split('def my_bleu')[0], ns)    # the stub cell's imports, as the learner has them
+    exec(src, ns); return ns
 
-def test_bleu_solution_passes(capsys):
-    ns = bleu_ns(); exec(SOLUTION, ns)
-    assert ns['check_bleu'](ns['my_bleu']) is True and 'agrees with sacreBLEU' in capsys.readouterr().out
+def test_bleu_stub_cell_imports_what_the_solution_uses():
+    head = _body(cells(NB)['e11c0001'][1]).split('def my_bleu')[0]
+    assert 'import math' in head and 'from collections import Counter' in head
+
+def test_bleu_solution_passes():
+    assert said(check_bleu, solution_ns()['my_bleu']) == \
+        (True, "your BLEU agrees with sacreBLEU's on 4 cases: clipping, the brevity penalty, corpus sums")
 
 def test_bleu_stub_is_reported_as_not_written(capsys):
-    ns = namespace(NB, '83b32dda', 'c0b1a7e3', 'e11c0001')          # the stub cell runs the check, as Run All does
-    assert_stub_reported(ns, 'check_bleu', 'my_bleu', capsys)
+    ns = namespace(NB, 'e11c0001')                                   # the stub cell runs the check, as Run All does
+    assert 'my_bleu is not written yet' in capsys.readouterr().out
+    assert said(check_bleu, ns['my_bleu'])[0] is False
 
 @pytest.mark.parametrize('old, new, case, mistake', [
     ('(ngrams(h, n) & ngrams(ref, n))', 'Counter({g: k for g, k in ngrams(h, n).items() if g in ngrams(ref, n)})',
@@ -49,34 +61,37 @@ def test_bleu_stub_is_reported_as_not_written(capsys):
     ('bp = min(1.0, math.exp(1 - r / c))', 'bp = min(1.0, math.exp(1 - c / r))', "case 'a short hypothesis'", 'the brevity penalty'),
     ('math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / 4)', 'sum(m / t for m, t in zip(match, total)) / 4',
      "case 'a short hypothesis'", 'the arithmetic mean of the precisions'),   # named as that, not as the brevity penalty
+    ('return 100 * bp', 'return bp', "case 'identical captions'", 'must score 100'),
 ])
 def test_bleu_mistakes_are_named(old, new, case, mistake):
-    ns = variant(old, new)
-    with pytest.raises(AssertionError) as e: ns['check_bleu'](ns['my_bleu'])
-    assert case in str(e.value) and mistake in str(e.value), str(e.value)
+    assert old in SOLUTION, old
+    ok, line = said(check_bleu, solution_ns(SOLUTION.replace(old, new))['my_bleu'])
+    assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
 
 def test_bleu_averaged_over_sentences_is_named():
-    ns = bleu_ns(); exec(SOLUTION, ns)
-    one = ns['my_bleu']
-    with pytest.raises(AssertionError) as e: ns['check_bleu'](lambda hs, rs: sum(one([h], [r]) for h, r in zip(hs, rs)) / len(hs))
-    assert "case 'three captions'" in str(e.value) and 'sum the matches' in str(e.value)
+    one = solution_ns()['my_bleu']
+    ok, line = said(check_bleu, lambda hs, rs: sum(one([h], [r]) for h, r in zip(hs, rs)) / len(hs))
+    assert not ok and "case 'three captions'" in line and 'sum the matches' in line, line
+
+def test_bleu_that_returns_no_number_is_told_so():
+    ok, line = said(check_bleu, lambda hs, rs: None)
+    assert not ok and 'return one number' in line, line
 
 # --- exercise 3: reading the maps with code ---
 
 @pytest.fixture
-def heads_ns(monkeypatch):
-    monkeypatch.chdir(NBS)                                          # the check reads ../results/attention, as the notebook does
-    return namespace(NB, 'c81710b1', 'c81710b2', 'c81710b3', 'e11c0002')                    # load_attention, then the check
+def in_nbs(monkeypatch): monkeypatch.chdir(NBS)                     # the check reads ../results/attention, as the notebook does
 
 HEADS = code_blocks(NB, EXERCISES)[1]
 
-def test_heads_solution_passes(heads_ns, capsys):
-    exec(HEADS, heads_ns)
-    assert heads_ns['check_heads'](heads_ns['heads_looking']) is True and 'reads the 5 readings' in capsys.readouterr().out
+def test_heads_solution_passes(in_nbs):
+    ns = {}; exec(HEADS, ns)
+    assert said(check_heads_looking, ns['heads_looking']) == (True, 'heads_looking reads the 5 readings of the text from the maps')
 
-def test_heads_stub_is_reported_as_not_written(heads_ns, capsys):
-    exec(_body(cells(NB)['e11c0003'][1]), heads_ns)
-    assert_stub_reported(heads_ns, 'check_heads', 'heads_looking', capsys)
+def test_heads_stub_is_reported_as_not_written(in_nbs, capsys):
+    ns = namespace(NB, 'e11c0003')
+    assert 'heads_looking is not written yet' in capsys.readouterr().out
+    assert said(check_heads_looking, ns['heads_looking'])[0] is False
 
 @pytest.mark.parametrize('wrong, case, mistake', [
     ('lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]',
@@ -88,6 +103,11 @@ def test_heads_stub_is_reported_as_not_written(heads_ns, capsys):
     ('lambda w, rows, col: None', "case 'the comma, in, einem and am -> spielen (encoder)'", 'return a list'),
     ('lambda w, rows, col: [1]', "case 'the comma, in, einem and am -> spielen (encoder)'", "compare each row's argmax"),
 ])
-def test_heads_mistakes_are_named(heads_ns, wrong, case, mistake):
-    with pytest.raises(AssertionError) as e: heads_ns['check_heads'](eval(wrong))
-    assert case in str(e.value) and mistake in str(e.value), str(e.value)
+def test_heads_mistakes_are_named(in_nbs, wrong, case, mistake):
+    ok, line = said(check_heads_looking, eval(wrong))
+    assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
+
+def test_a_check_that_raises_inside_the_answer_says_so_and_returns_false(in_nbs):
+    def broken(w, rows, col): return 1 / 0
+    ok, line = said(check_heads_looking, broken)
+    assert not ok and line == 'broken raised ZeroDivisionError: division by zero', line

@@ -1,23 +1,36 @@
-"""12_parsing's exercises, proven away from the learner's names: the linearisation check accepts the solution the
-notebook prints, reports an unwritten stub without failing, and rejects each likely mistake with a message that
-names the tree and the mistake; the change of the "break the repair" exercise makes exactly the checks its solution
-names fail, in the notebook and in tests/test_parsing.py."""
+"""12_parsing's exercises, proven away from the learner's names: each check (`transformer_nb.exercises`, A26) accepts
+the solution the notebook prints, reports an unwritten stub without failing, and names each likely mistake with the
+tree or case it fails, returning False and never raising; the change of the "break the repair" exercise makes exactly
+the checks its solution names fail, in the notebook and in tests/test_parsing.py."""
+import contextlib, io
 import pytest
-from nbtools import assert_break_it, assert_stub_reported, _body, cells, code_blocks, namespace
+from nbtools import assert_break_it, _body, cells, code_blocks, exercise, namespace
+from transformer_nb.exercises import check_linearize, check_corpus_prf
+from transformer_nb.treebank import coarse_label, is_preterminal
 
 NB = '12_parsing'
 EXERCISES = '648f626b'
 
-def lin_ns(): return namespace(NB, 'c3df4a72', 'c1225d6b', 'c1225d6c', 'c1225d6a', 'f8de6c71', 'e12c0001')   # linearize, the grammar, _sample_tree, the check
+def said(check, *answer) -> tuple:
+    "What `check(*answer)` returns, and the line it prints."
+    with contextlib.redirect_stdout(io.StringIO()) as out: ok = check(*answer)
+    return ok, out.getvalue().strip()
+
+# --- exercise 1: write the linearisation ---
+
 SOLUTION = code_blocks(NB, EXERCISES)[0]
 
-def test_linearize_solution_passes(capsys):
-    ns = lin_ns(); exec(SOLUTION, ns)
-    assert ns['check_linearize'](ns['my_linearize']) is True and 'writes 4 trees as linearize does' in capsys.readouterr().out
+def solution(src=SOLUTION):
+    ns = {'coarse_label': coarse_label, 'is_preterminal': is_preterminal}      # what the notebook's imports give the learner
+    exec(src, ns); return ns['my_linearize']
+
+def test_linearize_solution_passes():
+    assert said(check_linearize, solution()) == (True, 'my_linearize writes 5 trees as linearize does')
 
 def test_linearize_stub_is_reported_as_not_written(capsys):
-    ns = namespace(NB, 'c3df4a72', 'c1225d6b', 'c1225d6c', 'c1225d6a', 'f8de6c71', 'e12c0001', 'e12c0002')   # the stub cell runs the check, as Run All does
-    assert_stub_reported(ns, 'check_linearize', 'my_linearize', capsys)
+    ns = namespace(NB, 'e12c0002')                                   # the stub cell runs the check, as Run All does
+    assert 'my_linearize is not written yet' in capsys.readouterr().out
+    assert said(check_linearize, ns['my_linearize'])[0] is False
 
 @pytest.mark.parametrize('old, new, case, mistake', [
     ("    if is_preterminal(tree): return tree[0]                          # (NNP John) -> John\n",
@@ -25,20 +38,22 @@ def test_linearize_stub_is_reported_as_not_written(capsys):
     ("return tree[0]", "return f'{tree.label()} {tree[0]}'", "John's tree", 'a POS tag in the output'),
     ("f'){lab}'", "')'", "John's tree", "a bare ')'"),
     ("lab = coarse_label(tree.label())", "lab = tree.label()", "John's tree", 'a function tag kept'),
+    ("lab = coarse_label(tree.label())", "lab = tree.label().split('-')[0]", "the gapping tree",        # right on NP-SBJ,
+     "a label kept its index ((NP=1); `label.split('-')[0]` strips a function tag but not the '=1'"),   # wrong on NP=1
     ("return tree[0]", "return 'XX'", "John's tree", "token 2 is 'XX' where linearize writes 'John'"),
     ("return ' '.join(", "return (", "John's tree", 'return one string'),
 ])
 def test_linearize_mistakes_are_named(old, new, case, mistake):
     assert old in SOLUTION, old
-    ns = lin_ns(); exec(SOLUTION.replace(old, new), ns)
-    with pytest.raises(AssertionError) as e: ns['check_linearize'](ns['my_linearize'])
-    assert str(e.value).startswith(case) and mistake in str(e.value), str(e.value)
+    ok, line = said(check_linearize, solution(SOLUTION.replace(old, new)))
+    assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
 
 def test_linearize_mistake_only_in_sampled_trees_is_named():
-    "A walk that forgets the words under a phrase's bare leaves still passes John's tree; a sampled tree shows it."
-    ns = lin_ns(); exec(SOLUTION, ns); sol = ns['my_linearize']
-    with pytest.raises(AssertionError) as e: ns['check_linearize'](lambda t: sol(t).replace(' . )S', ' )S') if t.label() != 'S' or 'NP-SBJ' not in str(t) else sol(t))
-    assert str(e.value).startswith('sampled tree 3'), str(e.value)
+    "A walk that loses the sentence-final period of a sampled tree passes the hand-written trees; a sampled tree shows it."
+    sol = solution()
+    hand = lambda t: t.label() == 'S' and 'NNP John' in str(t)
+    ok, line = said(check_linearize, lambda t: sol(t) if hand(t) else sol(t).replace(' . )S', ' )S'))
+    assert not ok and line.startswith('Not yet: sampled tree 1'), line
 
 # --- exercise 2: break the repair ---
 
@@ -51,7 +66,7 @@ def broken_source():
     return src.replace(OLD, NEW)
 
 def test_break_the_repair_stops_the_repair_cell_at_its_stray_bracket():
-    ns = namespace(NB, 'c3df4a72', '6b63e4a6', '6b63e4a7', broken_source(), 'cbca9625')
+    ns = namespace(NB, 'c3df4a72', broken_source(), 'cbca9625')
     with pytest.raises(ValueError, match=r"a closing bracket '\)S' with nothing open"): exec(_body(cells(NB)['5ec88712'][1]), ns)
     text = ' '.join(cells(NB)[EXERCISES][1].split())
     assert 'The repair cell stops at its case `)S (S ...`' in text
@@ -64,3 +79,43 @@ def test_break_the_repair_fails_exactly_the_two_named_tests():
                     fail_tests=failed)
     text = ' '.join(cells(NB)[EXERCISES][1].split())
     assert all(f"`{t.split('::')[1]}`" in text for t in failed)
+
+# --- exercise 3: score a test set ---
+
+PRF = code_blocks(NB, EXERCISES)[1]
+
+def corpus(src=PRF):
+    ns = {}; exec(src, ns); return ns['my_corpus_prf']
+
+def test_corpus_prf_solution_passes():
+    assert said(check_corpus_prf, corpus()) == (True, 'my_corpus_prf scores 3 test sets as EVALB sums them')
+
+def test_corpus_prf_stub_is_reported_as_not_written(capsys):
+    ns = namespace(NB, 'e12c0004')
+    assert 'my_corpus_prf is not written yet' in capsys.readouterr().out
+    assert said(check_corpus_prf, ns['my_corpus_prf'])[0] is False
+
+@pytest.mark.parametrize('old, new, case, mistake', [
+    ("p, r = 100 * m / t, 100 * m / g", "p, r = 100 * m / g, 100 * m / t", "case 'one sentence'", 'precision and recall swapped'),
+    ("p, r = 100 * m / t, 100 * m / g", "p, r = m / t, m / g", "case 'one sentence'", 'in percent'),
+    ("return p, r, 2 * p * r / (p + r)", "return p, r, (p + r) / 2", "case 'one sentence'", 'the harmonic mean'),
+    ("    m, g, t = (sum(c[i] for c in counts) for i in range(3))          # summed over the test set\n"
+     "    p, r = 100 * m / t, 100 * m / g                                    # over the parse's, the reference's brackets\n",
+     "    p = sum(100 * m / t for m, g, t in counts) / len(counts)\n    r = sum(100 * m / g for m, g, t in counts) / len(counts)\n",
+     "case 'a failed parse'", 'ZeroDivisionError. Likely mistake: a failed parse has no brackets'),
+])
+def test_corpus_prf_mistakes_are_named(old, new, case, mistake):
+    assert old in PRF, old
+    ok, line = said(check_corpus_prf, corpus(PRF.replace(old, new)))
+    assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
+
+def test_corpus_prf_sentence_average_is_named():
+    from transformer_nb.treebank import prf
+    ok, line = said(check_corpus_prf, lambda cs: tuple(sum(prf(*c)[i] for c in cs) / len(cs) for i in range(3)))
+    assert not ok and "case 'a failed parse'" in line and "an average of the sentences' scores" in line, line
+
+def test_the_exercises_are_three_and_each_has_its_check():
+    text = cells(NB)[EXERCISES][1]
+    assert [exercise(NB, EXERCISES, n)[:3] for n in (1, 2, 3)] == ['1. ', '2. ', '3. ']
+    assert 'check_linearize(my_linearize)' in cells(NB)['e12c0002'][1] and 'check_corpus_prf(my_corpus_prf)' in cells(NB)['e12c0004'][1]
+    assert '`NP=1`' in text                                          # the rule the check holds: indices stripped too

@@ -68,9 +68,9 @@ def test_the_beam_size_is_checked_once_per_translate(monkeypatch):
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     d = dec.Decoding(beam=3)
     calls = {'fits': 0, 'decoding': 0}
-    fits, whole = fd.check_beam_fits, dec.check_decoding
+    fits, whole = fd.check_beam_fits, dec.Decoding.__post_init__
     monkeypatch.setattr(fd, 'check_beam_fits', lambda *a: (calls.__setitem__('fits', calls['fits'] + 1), fits(*a))[1])
-    monkeypatch.setattr(dec, 'check_decoding', lambda *a: (calls.__setitem__('decoding', calls['decoding'] + 1), whole(*a))[1])
+    monkeypatch.setattr(dec.Decoding, '__post_init__', lambda *a: (calls.__setitem__('decoding', calls['decoding'] + 1), whole(*a))[1])
     fd.translate(m, tok, ['one two', 'three', 'two one'], d, max_tokens=4)
     assert calls == {'fits': 1, 'decoding': 0}
 

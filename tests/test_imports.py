@@ -17,8 +17,8 @@ LAYERS = [
     ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model_checks', 'model'],
     ['datasets', 'data'],
     ['checkpoints', 'records', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
-    ['decoding', 'fast_decoding', 'evaluation'],
-    ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'apidocs', 'exercises'],
+    ['decoding', 'fast_decoding', 'evaluation', 'significance'],
+    ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
     ['commands', 'cli'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}

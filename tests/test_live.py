@@ -1,6 +1,7 @@
 """The live translator of the docs site (`nbs/live/`, plain ES modules): its SentencePiece tokenizer gives Python's
-pieces on all of Multi30k, `translate.mjs` gives `tnb-translate --beam 1`'s translations, and the page, driven in
-headless Chromium, gives Python's translation and attention."""
+pieces on all of Multi30k, `translate.mjs` gives `tnb-translate --beam 1`'s translations, `vendor.mjs` publishes what
+the pages fetch and nothing else, and the pages, driven in headless Chromium as a reader uses them (the front page's
+translator in both directions, the beam search step by step, the explorer), give Python's translation and attention."""
 import gzip, json, shutil, subprocess
 from pathlib import Path
 import pytest
@@ -19,10 +20,11 @@ def node() -> str:
     if exe is None: pytest.skip("node is not installed: the live translator's tests run its JavaScript in Node")
     return exe
 
-def node_modules():
-    "node, with nbs/live's packages (onnxruntime-web, playwright-core) installed, or skip."
+def node_modules(*also):
+    "node, with nbs/live's packages installed (onnxruntime-web and those named, e.g. playwright-core), or skip."
     node()
-    if not (LIVE / 'node_modules' / 'onnxruntime-web').is_dir(): pytest.skip("nbs/live's packages are not installed: npm ci --prefix nbs/live")
+    for pkg in ('onnxruntime-web', *also):
+        if not (LIVE / 'node_modules' / pkg).is_dir(): pytest.skip(f"nbs/live's package {pkg} is not installed: npm ci --prefix nbs/live")
 
 def export_module():
     "transformer_nb.export with the ONNX export (its dependencies installed), or skip."
@@ -120,58 +122,99 @@ def test_translate_mjs_reads_the_int8_export_with_its_shared_table(int8_export):
     got, want = run_node(LIVE / 'translate.mjs', d, stdin='\n'.join(src) + '\n'), export_module().onnx_translate(d, src)
     assert len(got) == 50 and sum(g == w for g, w in zip(got, want)) >= 45, list(zip(got, want))
 
-# The big files the click downloads, which vendor.mjs gives gzip copies (NAME.gz) that the page decompresses itself
-GZ = ['vendor/ort-wasm-simd-threaded.wasm', 'model/tokenizer.json', 'model/encoder.onnx', 'model/decoder.onnx', 'model/embedding.bin']
-JS = ['vendor/ort.wasm.min.mjs', 'vendor/ort-wasm-simd-threaded.mjs']
 
-def test_vendor_writes_gzip_copies_of_the_big_files_under_12_mb(int8_export, tmp_path):
-    "vendor.mjs over a site's live/ folder with the int8 model: a gzip copy of each big file, decompressing to it, sized in"
-    " vendor/files.json; what the click downloads (the copies and ONNX Runtime's two modules) weighs at most 12 MB, with"
-    " no help from the server."
-    node_modules()
-    live = live_site(tmp_path / 'site', int8_export) / 'live'
-    listed = json.loads((live / 'vendor' / 'files.json').read_text())
-    assert sorted(listed['gz']) == sorted(GZ)
-    for f in GZ:
-        z = (live / f'{f}.gz').read_bytes()
-        assert gzip.decompress(z) == (live / f).read_bytes() and listed['gz'][f] == len(z) < (live / f).stat().st_size, f
-    click = sum(listed['gz'].values()) + sum(listed['bytes'][f.split('/')[1]] for f in JS)
-    print(f"the click downloads {click / 1e6:.2f} MB (gzip copies, decompressed in the page)")
-    assert click <= 12e6, click
-    flow = (ROOT / '.github' / 'workflows' / 'deploy.yaml').read_text(encoding='utf-8')
-    assert flow.index('tnb-export --format onnx') < flow.index('node nbs/live/vendor.mjs'), "the site's model is exported before vendor.mjs compresses it"
+@pytest.fixture(scope='module')
+def int8_en_de(tmp_path_factory) -> Path:
+    "The pretrained en→de model exported as the docs build does it (int8): the front page's second direction."
+    return export_module().export_onnx('pretrained:multi30k-en-de', tmp_path_factory.mktemp('onnx') / 'en-de')
 
-def test_translate_mjs_reads_the_gzip_copies(int8_export, tmp_path):
-    "A folder with only the gzip copies of the big files: translate.mjs decompresses them (DecompressionStream, as the page"
-    " does) and translates as from the plain files; a corrupt copy is one line and exit 1."
+# --- what the site publishes (vendor.mjs) -----------------------------------------------------------------------------
+
+def vendor(live:Path, **models) -> str:
+    "node nbs/live/vendor.mjs LIVE NAME=DIR ...: its one line of output."
+    r = subprocess.run([node(), LIVE / 'vendor.mjs', live, *(f'{n.replace("_", "-")}={d}' for n, d in models.items())],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+def listing(live:Path) -> dict:
+    "Every file under `live`, by its path, with its size."
+    return {p.relative_to(live).as_posix(): p.stat().st_size for p in sorted(live.rglob('*')) if p.is_file()}
+
+def page_modules() -> set[str]:
+    "The modules the page imports: app.mjs and, transitively, every './x.mjs' they import."
+    seen, todo = set(), ['app.mjs']
+    while todo:
+        f = todo.pop()
+        if f not in seen:
+            seen.add(f)
+            todo += __import__('re').findall(r'''(?:from|import\()\s*['"]\./([\w.-]+\.mjs)['"]''', (LIVE / f).read_text(encoding='utf-8'))
+    return seen
+
+def test_vendor_publishes_what_the_page_fetches_and_nothing_else(int8_export, int8_en_de, tmp_path):
+    "vendor.mjs over a site's live/ folder with both directions: the page's modules, ONNX Runtime's two modules and its"
+    " wasm as a gzip copy, each model's config.json and gzip copies of its files, KaTeX's script, style and woff2 fonts;"
+    " no plain .onnx, .bin or .wasm; vendor/files.json sizes every file the page downloads; what the first translation"
+    " downloads in either direction weighs at most 12 MB; a second run over the same folder writes the same files."
     node_modules()
-    live = live_site(tmp_path / 'site', int8_export) / 'live'
-    only = tmp_path / 'only'
-    shutil.copytree(live / 'model', only)
-    for f in GZ[1:]: (only / f.split('/')[1]).unlink()
+    live = tmp_path / 'live'
+    (live / 'model').mkdir(parents=True); (live / 'model' / 'stale.onnx').write_bytes(b'x')      # an older layout's folder
+    vendor(live, de_en=int8_export, en_de=int8_en_de)
+    files, listed = listing(live), json.loads((live / 'vendor' / 'files.json').read_text())
+    assert listed['models'] == ['de-en', 'en-de'] and listed['weights'] == {'de-en': 'int8', 'en-de': 'int8'}
+    assert not any(f.endswith(('.onnx', '.bin', '.wasm', '.ttf', '.woff')) or f.startswith('model/') for f in files), sorted(files)
+    assert {f for f in files if f.endswith('.mjs') and '/' not in f} == page_modules()
+    assert {f for f in files if f.startswith('katex/') and not f.endswith('.woff2')} == {'katex/katex.min.js', 'katex/katex.min.css'}
+    fetched = {f for f in files if f.startswith(('vendor/', 'models/'))} - {'vendor/files.json'}
+    assert set(listed['bytes']) == fetched and all(listed['bytes'][f] == files[f] for f in fetched)
+    cfg = json.loads((int8_export / 'config.json').read_text())
+    for name, d in (('de-en', int8_export), ('en-de', int8_en_de)):
+        for f in ['tokenizer.json', 'encoder.onnx', 'decoder.onnx', *(f for f in cfg['files'] if f.endswith('.bin'))]:
+            assert gzip.decompress((live / 'models' / name / f'{f}.gz').read_bytes()) == (d / f).read_bytes(), (name, f)
+        first = sum(n for f, n in listed['bytes'].items() if f.startswith(('vendor/', f'models/{name}/')))
+        print(f"{name}: the first translation downloads {first / 1e6:.2f} MB (gzip copies, decompressed in the page)")
+        assert first <= 12e6, (name, first)
+    vendor(live, de_en=int8_export, en_de=int8_en_de)
+    assert listing(live) == files, "a second run writes the same files"
+
+def test_translate_mjs_reads_the_sites_model_folder(int8_export, tmp_path):
+    "The site's models/de-en/ holds only config.json and the gzip copies: translate.mjs decompresses them"
+    " (DecompressionStream, as the page does) and translates as from the export; a corrupt copy is one line and exit 1."
+    node_modules()
+    live = tmp_path / 'live'
+    vendor(live, de_en=int8_export)
+    only = live / 'models' / 'de-en'
     src = ['Zwei Hunde spielen im Schnee.', 'Ein Mann fährt mit dem Fahrrad über eine Brücke.', '']
     assert run_node(LIVE / 'translate.mjs', only, *src, stdin='') == run_node(LIVE / 'translate.mjs', int8_export, *src, stdin='')
     (only / 'encoder.onnx.gz').write_bytes((only / 'encoder.onnx.gz').read_bytes()[:1000])
     r = subprocess.run([node(), LIVE / 'translate.mjs', only, 'Hallo.'], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 1 and str(only) in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
-# --- the page in a real browser ---------------------------------------------------------------------------------------
+# --- the pages in a real browser --------------------------------------------------------------------------------------
 
 def chromium() -> str:
     exe = shutil.which('chromium')
     if exe is None: pytest.skip("chromium is not installed (apt-get install chromium): the page's test drives it headless")
     return exe
 
-def live_site(folder:Path, model_dir:Path) -> Path:
-    "A minimal site: the explorer's HTML as a page, and beside it live/ as the docs build lays it out (modules, vendor, model)."
+def live_site(folder:Path, **models) -> Path:
+    "A minimal site as the docs build lays it out: a page with the front page's translator and an attention explorer,"
+    " each with the hook tools/site_html.py gives it, and beside it live/ as vendor.mjs writes it."
+    import sys
+    sys.path.insert(0, str(ROOT / 'tools'))
+    from site_html import FRONT, live_explorer
     from transformer_nb.explorer import explorer_html, load_explorer
-    (folder / 'live').mkdir(parents=True)
-    for f in ('app.mjs', 'translator.mjs', 'tokenizer.mjs'): shutil.copy(LIVE / f, folder / 'live' / f)
-    shutil.copytree(model_dir, folder / 'live' / 'model')
-    subprocess.run([node(), LIVE / 'vendor.mjs', folder / 'live'], check=True, capture_output=True)
+    vendor(folder / 'live', **models)
+    if 'trace' not in (LIVE / 'translator.mjs').read_text(encoding='utf-8'):
+        # nbs/live/translator.mjs decodes greedily only, for now: the page's beam view is tested on tests/live_standin.mjs,
+        # which adds the beam search and its trace to it (the page asks the same of the real module)
+        shutil.move(folder / 'live' / 'translator.mjs', folder / 'live' / 'translator_greedy.mjs')
+        shutil.copy(ROOT / 'tests' / 'live_standin.mjs', folder / 'live' / 'translator.mjs')
+    cell = {'outputs': [{'data': {'text/html': explorer_html(load_explorer())}}]}
+    live_explorer(cell)
     (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><title>explorer</title>'
-                                       '<link rel="icon" href="data:,"></head>'
-                                       f'<body>{explorer_html(load_explorer())}</body></html>', encoding='utf-8')
+                                       '<meta name="quarto:offset" content="./"><link rel="icon" href="data:,"></head>'
+                                       f'<body>{FRONT}{cell["outputs"][0]["data"]["text/html"]}</body></html>', encoding='utf-8')
     return folder
 
 class serve:
@@ -193,32 +236,95 @@ def drive(url, *sentences) -> dict:
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout)
 
+def beam_record(model, tok, sentence:str) -> dict:
+    "The explorer's record of `sentence` decoded as the page decodes it (beam 4, alpha 0.6), its weights from PyTorch."
+    import torch
+    from transformer_nb.core import BOS_ID, EOS_ID
+    from transformer_nb.decoding import beam_search
+    from transformer_nb.evaluation import attention_maps
+    src = torch.tensor([tok.encode(sentence) + [EOS_ID]])
+    ids = beam_search(model, src, beam=4, alpha=0.6)[0][0][0]
+    tgt_out = ids + [EOS_ID]
+    maps = attention_maps(model, src, torch.tensor([[BOS_ID] + tgt_out[:-1]]))
+    piece = tok.sp.id_to_piece
+    return dict(src=sentence, hyp=tok.decode(ids), src_pieces=[piece(i) for i in src[0].tolist()], tgt_out=[piece(i) for i in tgt_out],
+                tgt_in=[piece(i) for i in [BOS_ID] + tgt_out[:-1]], weights={k: [(100 * w[0].float()).tolist() for w in ws] for k, ws in maps.items()})
+
 @pytest.mark.slow
-def test_page_in_chromium_translates_and_draws_as_python(fp32_export, tmp_path):
-    "Headless Chromium over the served page: load, Ctrl-Enter, a second sentence mid-decoding; translation and grid as PyTorch's."
-    node_modules(); chromium()
-    from transformer_nb.explorer import live_sentence, attention_grid, START
+def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, int8_en_de, tmp_path):
+    "Headless Chromium over a served page, other hosts blocked: the front translator (empty box, the limit, an example,"
+    " the beam stepped by button and key, a hostile sentence, the switch to English→German, which alone fetches its"
+    " model), then the explorer (Ctrl-Enter, a second sentence mid-decoding): translation and grid as PyTorch's beam 4."
+    node_modules('playwright-core'); chromium()
+    from transformer_nb.explorer import attention_grid, START
     from transformer_nb.pretrained import load_pretrained
     first, second = 'Ein Mann fährt mit dem Fahrrad über eine Brücke.', 'Zwei Mädchen spielen Fußball auf einer grünen Wiese.'
-    with serve(live_site(tmp_path / 'site', fp32_export)) as url:
-        out = drive(url, first, second)
+    hostile = '<script>alert(1)</script> Ein Hund 😀'
+    with serve(live_site(tmp_path / 'site', de_en=fp32_export, en_de=int8_en_de)) as url:
+        out = drive(url, first, second, 'A dog is running through the snow.', hostile)
     assert not out['errors'], out['errors']
     assert all(u.startswith(url) for u in out['requests']), "no request leaves the site"
-    # the click fetched the gzip copies, not the plain files, from a server that compresses nothing (http.server)
-    after = {u[len(url) + len('live/'):]: (n, enc) for u, n, enc in out['transfers'][out['transfersBeforeClick']:]}
-    gz = json.loads((tmp_path / 'site' / 'live' / 'vendor' / 'files.json').read_text())['gz']     # this export has no embedding.bin
-    assert sorted(gz) == sorted(f for f in GZ if 'embedding' not in f)
-    assert {f'{f}.gz' for f in gz} <= set(after) and not set(gz) & set(after), sorted(after)
-    assert not any(enc for _, enc in after.values()), after
-    assert all(gz[f] <= after[f'{f}.gz'][0] <= gz[f] + 2000 for f in gz), (gz, after)
-    assert out['label'].startswith('Load the live model (') and out['label'].endswith(' MB)')
-    assert out['empty'] == 'Type a German sentence in the box first.'
+    # before a click: the page, app.mjs and files.json, nothing heavy; the note says what the click downloads
+    early = out['requests'][:out['requestsBeforeClick']]
+    assert not any('/models/' in u or 'ort' in u.rsplit('/', 1)[-1] for u in early), early
+    assert 'German → English translation downloads it (' in out['note'] and 'int8' not in out['note'], out['note']   # fp32 here
+    assert out['placeholder'].startswith('Type a German sentence') and out['empty'].startswith('Type a German sentence')
+    assert 'only the first' in out['count'], out['count']
+    # the example: the model loaded, the translation, the pieces the model read (no ▁), the beam stepped
+    assert out['status'].startswith('Model loaded in') and out['front']['hyp'], out
+    assert out['front']['meta'].startswith('beam search, 4 hypotheses'), out['front']['meta']
+    assert out['front']['chips'] and not any('▁' in c for c in out['front']['chips'])
+    n = int(out['steps'][0].rsplit(' ', 1)[1])
+    assert out['steps'] == [f'Step {i} of {n}' for i in (1, 2, 3, 2, n, 1)], out['steps']
+    assert 'kept' in out['firstRows'][0][0] and len(out['firstRows']) == 8, out['firstRows']
+    assert out['end'] and 'ended' in ' '.join(out['rows']) and len(out['attention']) == len(out['front']['chips'])
+    # the hostile sentence: shown as text, never run; the emoji said to be unknown
+    assert out['dialogs'] == 0 and out['hostile']['scripts'] == 0 and '😀' in out['hostile']['warn'], out['hostile']
+    # English → German: its model is fetched only after the switch
+    assert not any('/models/en-de/' in u for u in out['requestsBeforeSwitch'])
+    assert any('/models/en-de/' in u for u in out['requests']) and out['english'], out['english']
+    assert out['switched']['placeholder'].startswith('Type an English sentence'), out['switched']
+    # the click fetched the gzip copies (never the plain files), from a server that compresses nothing (http.server)
+    got = {u[len(url):]: (n, enc) for u, n, enc in out['transfers']}
+    sizes = json.loads((tmp_path / 'site' / 'live' / 'vendor' / 'files.json').read_text())['bytes']
+    assert all(f'live/{f}' in got and sizes[f] <= got[f'live/{f}'][0] <= sizes[f] + 2000 for f in sizes), (sizes, got)
+    assert not any(enc for _, enc in got.values())
+    # the explorer: the second sentence, typed while the first decoded, wins; translation and grid as PyTorch's
     m, tok, _ = load_pretrained('multi30k-de-en')
-    rec = live_sentence(m, tok, second)                     # the second sentence, typed while the first decoded, wins
-    assert out['hyp'] == rec['hyp'] and out['option'] == f"your sentence: {second}"
+    rec = beam_record(m, tok, second)
+    assert out['hyp'] == rec['hyp'] and out['option'] == f"your sentence: {second}" and out['explorerBeam'] == 1
     assert out['grid'] == f"{START['kind']} {START['layer'] - 1} {START['head'] - 1}"
     rows, cols, w = attention_grid({'config': {'N': m.cfg.N}, 'sentences': [rec]}, 0, **START)
-    want = [f"{r} → {c}: {w[i][j]:.2f}" for i, r in enumerate(rows) for j, c in enumerate(cols)]
+    shown = lambda p: p[1:] if p.startswith('▁') and len(p) > 1 else p
+    want = [f"{shown(r)} → {shown(c)}: {w[i][j]:.2f}" for i, r in enumerate(rows) for j, c in enumerate(cols)]
     assert len(out['cells']) == len(want)
     close = lambda a, b: a.rsplit(': ', 1)[0] == b.rsplit(': ', 1)[0] and abs(float(a.rsplit(': ', 1)[1]) - float(b.rsplit(': ', 1)[1])) <= 0.011
     assert all(close(a, b) for a, b in zip(out['cells'], want)), [(a, b) for a, b in zip(out['cells'], want) if not close(a, b)][:3]
+    assert out['width'][0] <= out['width'][1], "nothing wider than the window"
+
+def test_the_pages_helpers_show_pieces_cut_text_and_find_what_the_model_cannot_read():
+    "app.mjs's helpers under Node: pieces shown without ▁, a text over 300 characters (UTF-16 units, as the translator"
+    " counts) cut at a space before the limit, never inside an emoji, and what the model cannot read: unknown runs and"
+    " dropped characters, from the translator's report or else from its tokenizer."
+    node()
+    script = """
+import { shownPiece, continues, piecesText, cutText, unreadable, MAX_CHARS } from './nbs/live/app.mjs';
+const tok = { normalize: t => t.replace(/\\u200b/g, ''), encodeNormalized: t => t.split(' ').map(w => [w, /[<😀]/.test(w) ? 1 : 5]) };
+const long = 'ab '.repeat(99) + 'Wort' + '😀'.repeat(10), odd = cutText('a' + '😀'.repeat(150)).text;
+console.log(JSON.stringify({
+  shown: ['▁Hund', 'rad', '▁', '</s>', '<unk>'].map(shownPiece), cont: ['▁Hund', 'rad', '</s>', '.'].map(continues),
+  text: piecesText(['▁Ein', '▁Fahr', 'rad', '.', '</s>']), max: MAX_CHARS, short: cutText('Ein Hund.'),
+  long: cutText(long).text.length, word: cutText('x'.repeat(400)).text.length, emoji: cutText('😀'.repeat(150)).cut,
+  odd: [odd.length, /[\\ud800-\\udbff]$/.test(odd)],
+  lost: unreadable({ tokenizer: tok, special: { unk: 1 } }, 'a < b 😀 c\\u200b', {}),
+  given: unreadable({}, '', { unknown: ['<', { text: '>', as: 'dropped' }] }) }));
+"""
+    r = subprocess.run([node(), '--input-type=module', '-e', script], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got['shown'] == ['Hund', 'rad', '␣', '</s>', '<unk>'] and got['cont'] == [False, True, False, True]
+    assert got['text'] == 'Ein Fahrrad.' and got['max'] == 300 and got['short'] == {'text': 'Ein Hund.', 'cut': False}
+    assert got['long'] == 3 * 99 - 1 and got['word'] == 300 and got['emoji'] is False     # cut at the last space; a 400-letter word at 300
+    assert got['odd'] == [299, False], "an emoji (two UTF-16 units) is never cut in half"
+    assert got['lost'] == [{'text': '<', 'as': 'unknown'}, {'text': '😀', 'as': 'unknown'}, {'text': '\u200b', 'as': 'dropped'}]
+    assert got['given'] == [{'text': '<', 'as': 'unknown'}, {'text': '>', 'as': 'dropped'}]

@@ -371,9 +371,9 @@ def test_transformer_wants_a_config_not_its_dict():
     with pytest.raises(TypeError, match=r'^cfg must be a TransformerConfig .*got a NoneType$'): count_config_params(None)
     with pytest.raises(TypeError, match=r"^name must be a preset's name, one of tiny, .*; got a list$"): get_config(['tiny'])
 
-@pytest.mark.parametrize('kw, msg', [(dict(p_drop='0.1'), "p_drop='0.1' must be in [0, 1)"), (dict(p_ffn=None), 'p_ffn=None must be in [0, 1)'),
-                                     (dict(d_k=-8), 'd_k=-8 must be a positive int, or None'), (dict(d_v='64'), "d_v='64' must be a positive int, or None"),
-                                     (dict(pad_id='0'), "pad_id='0' is not an id of vocabularies")])
+@pytest.mark.parametrize('kw, msg', [(dict(p_drop='0.1'), "p_drop='0.1' must be a number in [0, 1)"), (dict(p_ffn=None), 'p_ffn=None must be a number in [0, 1)'),
+                                     (dict(d_k=-8), 'd_k=-8 must be an int >= 1, or None'), (dict(d_v='64'), "d_v='64' must be an int >= 1, or None"),
+                                     (dict(pad_id='0'), "pad_id='0' must be an int >= 0"), (dict(pad_id=40000), "pad_id=40000 is not an id of vocabularies")])
 def test_config_names_a_value_of_the_wrong_type(kw, msg):
     "p_drop='0.1' was a comparison of int and str; d_k=-8 was accepted and failed later, in a layer."
     with pytest.raises(ValueError) as e: TransformerConfig(**kw)

@@ -111,7 +111,7 @@ def test_the_api_check_finds_noise_and_missing_source_links():
         assert len(check_docs.api_problems({'x.ipynb': [_showdoc_cell(md)]})) == 1, noise
 
 def test_api_entries_are_written_from_the_source():
-    from transformer_nb.apidocs import api_entries, api_entry
+    from apidocs import api_entries, api_entry                        # tools/apidocs.py: the site's code, not the package's
     cell = _showdoc_cell(NOISY)
     api_entries(cell)
     md = cell['outputs'][0]['data']['text/markdown']
@@ -121,17 +121,29 @@ def test_api_entries_are_written_from_the_source():
     cls = api_entry('---\n\n### AttentionExplorer\n\n```python\ndef AttentionExplorer(\n    data:dict, start:VAR_KEYWORD\n):\n```\n')
     assert 'class AttentionExplorer(' in cls and 'def AttentionExplorer' not in cls
 
-def test_the_site_loads_no_script_from_another_host():
-    "KaTeX and the live translator come from the site: _quarto.yml's maths URL is relative, and the docs workflow puts"
-    " them (and the exported model) into the built site's live/ after rendering, where nbdev never meets node_modules."
+def test_the_docs_workflow_builds_with_the_preview_script_and_checks_for_other_hosts():
+    "KaTeX and the live translator come from the site: _quarto.yml's maths URL is relative, and the docs workflow builds"
+    " the site with the contributor's command, tools/preview.py, which writes _docs/live/ after rendering (nbdev never"
+    " meets node_modules) with both published models, and fails on any load from another host (tools/check_hosts.py)."
     import yaml
     q = yaml.safe_load((NBS / '_quarto.yml').read_text(encoding='utf-8'))
     url = q['format']['html']['html-math-method']['url']
     assert not re.match(r'\w+:|//', url) and url == 'live/katex/', url
+    assert 'colab-badge.svg' in q['project']['resources'] and (NBS / 'colab-badge.svg').is_file()
     flow = (ROOT / '.github' / 'workflows' / 'deploy.yaml').read_text(encoding='utf-8')
-    for step in ('npm ci --prefix nbs/live', 'node nbs/live/vendor.mjs _docs/live', 'tnb-export --format onnx pretrained:multi30k-de-en -o _docs/live/model'):
-        assert flow.index('nbdev-docs') < flow.index(step) < flow.index('Publish'), f"the docs workflow runs `{step}` after rendering"
-    assert 'katex.min.js' in flow and 'ort-wasm-simd-threaded.wasm' in flow, "the workflow checks they are in the site"
+    assert flow.index('python tools/preview.py --no-serve') < flow.index('tools/check_hosts.py _docs') < flow.index('Publish')
+    import preview                                                     # tools/preview.py
+    steps = ' '.join(__import__('inspect').getsource(f) for f in (preview.pages, preview.live, preview.check))
+    for step in ('nbdev-docs', "'npm'", "'ci'", 'vendor.mjs', 'tnb-export', 'check_site.py', 'check_hosts.py'):
+        assert step in steps, f"tools/preview.py does not run {step}"
+    assert set(preview.MODELS) == {'de-en', 'en-de'} and preview.site_env()['TNB_SITE'] == '1'
+    assert str(ROOT / 'tools') in preview.site_env()['PYTHONPATH'].split(__import__('os').pathsep)
+
+def test_the_preview_script_says_its_recipe():
+    import contextlib, io, preview
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf), pytest.raises(SystemExit) as e: preview.main(['--help'])
+    assert e.value.code == 0 and 'python tools/preview.py' in buf.getvalue() and 'npm ci' in buf.getvalue()
 
 def test_the_pages_packages_are_pinned_with_their_lock():
     "nbs/live/package.json names exact versions (no range), and package-lock.json resolves each to that version."
@@ -143,3 +155,103 @@ def test_the_pages_packages_are_pinned_with_their_lock():
         assert re.fullmatch(r'\d+\.\d+\.\d+', v), f"{name}: {v} is a range, not a pinned version"
         assert lock['packages'][f'node_modules/{name}']['version'] == v, f"{name}: the lock holds another version"
     assert 'node_modules/' in (live / '.gitignore').read_text(encoding='utf-8').split()
+
+# --- no page loads anything from another host (tools/check_hosts.py) -------------------------------------------------
+
+import check_hosts                                                     # noqa: E402
+
+def test_the_host_check_finds_every_kind_of_load():
+    page = """<script src="https://cdn.example/x.js"></script><link rel="stylesheet" href="//fonts.example/a.css">
+    <img srcset="a.png 1x, https://img.example/b.png 2x"><iframe src="http://frame.example/"></iframe>
+    <div style="background:url('https://bg.example/i.png')"></div><style>@import "https://css.example/c.css";</style>
+    <script type="module">import x from 'https://esm.example/m.js'; fetch(`https://api.example/q`);</script>
+    <object data="https://obj.example/o.swf"></object><video poster="https://vid.example/p.jpg"></video>"""
+    assert sorted(check_hosts.html_loads(page)) == sorted(['https://cdn.example/x.js', '//fonts.example/a.css', 'https://img.example/b.png',
+        'http://frame.example/', 'https://esm.example/m.js', 'https://api.example/q', 'https://obj.example/o.swf',
+        'https://vid.example/p.jpg', 'https://css.example/c.css', 'https://bg.example/i.png'])
+    fine = """<a href="https://github.com/x">source</a><link rel="canonical" href="https://site.example/p.html">
+    <meta property="og:image" content="https://site.example/i.png"><img src="figure.png"><script src="site_libs/q.js"></script>
+    <script type="application/json">{"u": "https://data.example/"}</script><p>see https://example.org</p>
+    <script>const ns = 'http://www.w3.org/2000/svg'; fetch(new URL('live/x', location.href))</script>"""
+    assert check_hosts.html_loads(fine) == []
+    assert check_hosts.css_loads("a{src:url(fonts/k.woff2)} b{src:url( 'https://f.example/k.woff2' )}") == ['https://f.example/k.woff2']
+    assert check_hosts.markdown_loads('![a](https://i.example/a.png) [a link](https://example.org) ![b](b.png)') == ['https://i.example/a.png']
+
+def test_the_host_check_reads_a_built_site(tmp_path):
+    (tmp_path / 'a.html').write_text('<img src="https://x.example/i.png"><a href="https://ok.example">ok</a>', encoding='utf-8')
+    (tmp_path / 'site_libs').mkdir()
+    (tmp_path / 'site_libs' / 's.css').write_text('@font-face{src:url(https://fonts.example/f.woff2)}', encoding='utf-8')
+    (tmp_path / 'b.mjs').write_text("export const m = await import('https://esm.example/m.js');", encoding='utf-8')
+    (tmp_path / 'c.html.md').write_text('![x](https://md.example/x.png)', encoding='utf-8')      # a Markdown copy: no page
+    assert check_hosts.site_problems(tmp_path) == ['a.html: loads https://x.example/i.png', 'b.mjs: loads https://esm.example/m.js',
+                                                   'site_libs/s.css: loads https://fonts.example/f.woff2']
+    assert check_hosts.main([str(tmp_path)]) == 1
+    for p in tmp_path.rglob('*.*'): p.unlink()
+    assert check_hosts.site_problems(tmp_path) == [] and check_hosts.main([str(tmp_path)]) == 0
+
+def _nb(tmp_path, cells, metadata=None) -> Path:
+    p = tmp_path / 'x.ipynb'
+    p.write_text(json.dumps({'cells': cells, 'metadata': metadata or {}}), encoding='utf-8')
+    return p
+
+def test_the_host_check_finds_widgets_and_loads_in_notebooks(tmp_path):
+    badge = {'cell_type': 'markdown', 'id': 'colab-badge', 'source': [f'<a href="https://colab.research.google.com/x"><img src="{check_hosts.COLAB_BADGE}" alt="Open In Colab"></a>']}
+    prose = {'cell_type': 'markdown', 'source': ['Read [the paper](https://arxiv.org/abs/1706.03762).']}
+    assert check_hosts.notebook_problems(_nb(tmp_path, [badge, prose])) == []
+    widget = {'cell_type': 'code', 'id': 'w', 'source': ['for x in tqdm(xs): pass'], 'outputs': [
+        {'output_type': 'display_data', 'data': {check_hosts.WIDGET: {'model_id': 'a'}, 'text/plain': ['  0%|']}}]}
+    html = {'cell_type': 'code', 'source': ['HTML(...)'], 'outputs': [
+        {'output_type': 'execute_result', 'data': {'text/html': ['<script src="https://unpkg.com/x@*/embed.js"></script>']}}]}
+    image = {'cell_type': 'markdown', 'source': ['![chart](https://img.example/c.png)']}
+    bad = check_hosts.notebook_problems(_nb(tmp_path, [badge, widget, html, image], {'widgets': {'state': {}}}))
+    assert bad == ['x.ipynb: stores widget state (metadata.widgets)',
+                   'x.ipynb cell 1 (w): a stored widget output (its page would load widget scripts from a CDN)',
+                   'x.ipynb cell 2: its text/html output loads https://unpkg.com/x@*/embed.js',
+                   'x.ipynb cell 3: Markdown loads https://img.example/c.png'], bad
+
+# A06_pretrained stores two tqdm widget outputs and the widgets' state, which make its page load jQuery, require.js and
+# the widget manager from CDNs: strict, so that this mark fails (XPASS) once A06 is clean, and comes off with it.
+PENDING = {'A06_pretrained.ipynb': 'its tqdm widget outputs and widget state are still stored'}
+
+@pytest.mark.parametrize('p', [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=PENDING[p.name])) if p.name in PENDING else p
+                               for p in sorted(NBS.glob('*.ipynb'))], ids=lambda p: p.stem)
+def test_no_notebook_makes_its_page_load_from_another_host(p):
+    "No stored output, widget or Markdown image of a notebook loads anything from another host on its page."
+    bad = check_hosts.notebook_problems(p)
+    assert not bad, '\n'.join(bad)
+
+# --- the site's own docs processors (tools/site_html.py) --------------------------------------------------------------
+
+import site_html                                                       # noqa: E402
+
+def test_the_front_translator_replaces_the_cells_words_on_the_site_only(monkeypatch):
+    cell = {'cell_type': 'markdown', 'source': f"## Try it\n\nWhat the model knows.\n\n{site_html.MARKER}\nOn the site it runs here."}
+    readme = {**cell}
+    monkeypatch.delenv('TNB_SITE', raising=False)
+    site_html.front_translator(readme)
+    assert readme['source'] == cell['source'], "README keeps the cell's words"
+    monkeypatch.setenv('TNB_SITE', '1')
+    site_html.front_translator(cell)
+    assert cell['source'].startswith('## Try it\n\nWhat the model knows.\n\n````{=html}\n<div class="tnb-front" id="tnb-front">')
+    assert 'On the site it runs here' not in cell['source'] and "m.front(document.getElementById('tnb-front'))" in cell['source']
+    nb = json.loads((NBS / 'index.ipynb').read_text(encoding='utf-8'))
+    assert sum(site_html.MARKER in ''.join(c['source']) for c in nb['cells'] if c['cell_type'] == 'markdown') == 1
+
+def test_the_colab_badge_comes_from_the_site(monkeypatch):
+    md = f'<a href="https://colab.research.google.com/github/x"><img src="{site_html.COLAB_IMG}" alt="Open In Colab"></a>'
+    monkeypatch.setenv('TNB_SITE', '1')
+    cell = {'cell_type': 'markdown', 'source': md}
+    site_html.colab_badge(cell)
+    assert check_hosts.markdown_loads(cell['source']) == [] and 'href="https://colab.research.google.com/github/x"' in cell['source']
+    monkeypatch.delenv('TNB_SITE')
+    cell = {'cell_type': 'markdown', 'source': md}
+    site_html.colab_badge(cell)
+    assert cell['source'] == md
+
+def test_the_link_check_reads_code_as_code(tmp_path):
+    "A link written inside a fenced code block (A22 shows source that builds `[source]({url})`) is not checked; one outside"
+    " it, or an image inside a raw HTML block, is."
+    md = lambda s: {'cell_type': 'markdown', 'source': [s]}
+    pages = {'a.ipynb': [md('```python\nf"[source]({url})"\n```\n\n[b](b.ipynb)\n\n```{=html}\n<img src="x.png">\n```\n')]}
+    assert check_docs.check_links(pages, tmp_path) == ['a.ipynb: b.ipynb: there is no notebook b.ipynb',
+                                                      f"a.ipynb: x.png resolves to nothing ({(tmp_path / 'x.png').resolve()})"]

@@ -25,6 +25,11 @@ from nbdev.serve import proc_nbs
 
 LINK = re.compile(r'!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)')   # [text](target), ![alt](src)
 IMG = re.compile(r'<img[^>]*\ssrc=["\']([^"\']+)["\']')
+CODE = re.compile(r'^(`{3,}|~{3,})(?!\{=html\})[^\n]*\n.*?^\1[ \t]*$', re.M | re.S)   # a fenced code block (not a raw HTML one)
+
+def prose(text:str) -> str:
+    "`text` without its fenced code blocks: what looks like a link inside code (`[source]({url})`) is code, not a link."
+    return CODE.sub('', text)
 
 def slug(heading:str) -> str:
     "The anchor Quarto (pandoc) gives a heading: lower case, markup and punctuation dropped, spaces to hyphens."
@@ -53,6 +58,7 @@ def check_links(pages:dict, nbs:Path) -> list[str]:
             text = ''.join(c['source']) if c['cell_type'] == 'markdown' else ''.join(
                 o.get('data', {}).get('text/markdown', '') if isinstance(o.get('data', {}).get('text/markdown', ''), str)
                 else ''.join(o['data']['text/markdown']) for o in c.get('outputs', []))
+            text = prose(text)
             for target in [m.group(1) for m in LINK.finditer(text)] + IMG.findall(text):
                 if re.match(r'^[a-z][a-z0-9+.-]*:', target): continue      # http:, https:, mailto:, data:
                 path, _, anchor = target.partition('#')

@@ -7,12 +7,10 @@ Docs: https://transformer-nb.github.io/transformer_nb/a24_checks.html.md"""
 # %% auto #0
 __all__ = ['PositiveInt', 'Count', 'PositiveFloat', 'Probability', 'Seed', 'Range', 'SettingError', 'Kind', 'parts', 'describe',
            'check_value', 'Setting', 'settings', 'validate', 'parse_device', 'check_cuda', 'check_seed',
-           'check_positive_ints', 'check_choice', 'check_feature_sizes', 'check_head_sizes', 'check_torch_layout',
-           'check_one_sentence', 'check_even_width', 'check_positions', 'check_learned_range', 'check_pad_id',
-           'check_tie', 'check_module', 'check_dropout', 'check_smoothing', 'check_noam_args']
+           'check_positive_ints', 'check_choice', 'check_module', 'check_smoothing', 'check_noam_args']
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
-import math, numbers
+import math, numbers, re
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import Annotated, Literal, Union, get_args, get_origin, get_type_hints
@@ -56,7 +54,7 @@ class SettingError(ValueError):
     def render(self, say=None) -> str:
         "The message with each setting said by `say(name, value)` (default: `name=value`, as Python reads it)."
         say = say or (lambda n, v: f"{n}={v!r}")
-        return self.msg.format(**{n: say(n, v) for n, v in self.values.items()})
+        return re.sub(r'\{([^{}]+)\}', lambda m: say(m[1], self.values[m[1]]) if m[1] in self.values else m[0], self.msg)
 
 # %% ../nbs/A24_checks.ipynb #a24d0008
 @dataclass(frozen=True)
@@ -153,66 +151,10 @@ def check_choice(name:str, value, choices:tuple):
     if value not in choices:
         raise ValueError(f"{name}={value!r} is not " + ', '.join(map(repr, choices[:-1])) + f" or {choices[-1]!r}")
 
-def check_feature_sizes(q:torch.Tensor, k:torch.Tensor, d_q:int, d_k:int):
-    "Refuse queries or keys whose last dimension is not the layer's d_q or d_k."
-    if q.shape[-1] != d_q or k.shape[-1] != d_k:
-        raise ValueError(f"expected q (..., n_q, {d_q}) and k (..., n_k, {d_k}), got q {tuple(q.shape)} and k {tuple(k.shape)}")
-
-# %% ../nbs/A24_checks.ipynb #a24c0012
-def check_head_sizes(d_model:int, h:int, d_k:int|None, p_drop:float):
-    "Refuse a multi-head layer whose d_model does not split into h heads (when d_k is not given) or whose dropout is not a probability < 1."
-    if d_k is None and d_model % h:
-        raise ValueError(f"d_model={d_model} must be divisible by h={h} (each head gets d_k = d_model/h), or give d_k explicitly")
-    if not 0 <= p_drop < 1: raise ValueError(f"dropout p_drop={p_drop} must be in [0, 1)")
-
-def check_torch_layout(d_model:int, h:int, d_k:int, d_v:int):
-    "Refuse sizes that `torch.nn.MultiheadAttention` cannot hold: it needs d_k = d_v = d_model/h."
-    if d_k != d_v or h * d_k != d_model:
-        raise ValueError(f"nn.MultiheadAttention needs d_k = d_v = d_model/h, got d_model={d_model}, h={h}, d_k={d_k}, d_v={d_v}")
-
-def check_one_sentence(w:torch.Tensor):
-    "Refuse attention weights that are not (h, n_q, n_k), one sentence's."
-    if w.dim() != 3: raise ValueError(f"weights of shape {tuple(w.shape)}: expected (h, n_q, n_k) for one sentence")
-
-# %% ../nbs/A24_checks.ipynb #a24c0014
-def check_even_width(d_model:int):
-    "Refuse a width that sinusoidal encodings cannot fill with (sin, cos) pairs."
-    if d_model <= 0 or d_model % 2:
-        raise ValueError(f"d_model={d_model} must be a positive even number for sinusoidal encodings (sin/cos pairs)")
-
-def check_positions(n:int, start:int):
-    "Refuse a negative number of positions or a negative first position."
-    if n < 0 or start < 0: raise ValueError(f"positions must be non-negative, got n={n}, start={start}")
-
-def check_learned_range(end:int, max_len:int):
-    "Refuse positions past a learned table: there is no vector for them (never a silent wrap or clip)."
-    if end > max_len:
-        raise ValueError(f"positions up to {end - 1} were asked for, but learned positional embeddings only exist "
-                         f"for positions 0..{max_len - 1} (max_len={max_len}); use a larger max_len or pos='sinusoidal'")
-
-# %% ../nbs/A24_checks.ipynb #a24c0017
-def check_pad_id(pad_id:int|None, vocab:int):
-    "Refuse a padding id outside the vocabulary (None: no padding id)."
-    if pad_id is not None and not 0 <= pad_id < vocab:
-        raise ValueError(f"pad_id={pad_id} is not an id of a vocabulary of {vocab}")
-
-def check_tie(modules:tuple, mats:list):
-    "Refuse what `tie_weights` cannot tie: a module of another kind (its entry of `mats` is None), none at all, shapes that differ."
-    for m, w in zip(modules, mats):
-        if w is None: raise TypeError(f"tie_weights ties Embeddings and Generator modules, got {type(m).__name__}")
-    if not mats: raise ValueError("tie_weights needs at least one module")
-    shapes = [tuple(w.weight.shape) for w in mats]
-    if len(set(shapes)) > 1:
-        raise ValueError(f"cannot tie weight matrices of shapes {shapes} (vocab, d_model): the vocabulary (and d_model) must be shared")
-
 # %% ../nbs/A24_checks.ipynb #a24c0031
 def check_module(model):
     "Refuse a `model` that is not a `torch.nn.Module` (there would be no parameters to count)."
     if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch.nn.Module, got a {type(model).__name__}")
-
-def check_dropout(name:str, p:float):
-    "Refuse a dropout probability `p` (the argument `name`) outside [0, 1)."
-    if not 0 <= p < 1: raise ValueError(f"dropout {name}={p} must be in [0, 1)")
 
 def check_smoothing(eps:float):
     "Refuse a label-smoothing `eps` outside [0, 1) (eps = 1 would leave nothing of the target)."

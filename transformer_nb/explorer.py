@@ -1,4 +1,4 @@
-"""Every attention weight of a trained German→English model, on a few Multi30k test sentences, in a grid you can explore: choose a sentence, the kind of attention, a layer and a head, and point at a cell to read its weight. It runs in the page, on the docs site and in Jupyter alike, from weights the package ships; a sentence of your own is translated and drawn live, in the browser on the docs site and by PyTorch in Jupyter.
+"""Every attention weight of a trained German→English model, on a few Multi30k test sentences, in a grid you can explore: choose a sentence, the kind of attention, a layer and a head, and point at a cell to read its weight. It runs in the page, on the docs site and in Jupyter alike, from weights the package ships; a sentence of your own is translated and drawn live, in the browser on the docs site (with its beam search, step by step) and by PyTorch in Jupyter.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a21_attention_explorer.html.md"""
 
@@ -6,10 +6,10 @@ Docs: https://transformer-nb.github.io/transformer_nb/a21_attention_explorer.htm
 
 # %% auto #0
 __all__ = ['EXPLORER_DATA', 'KINDS', 'START', 'load_explorer', 'attention_grid', 'plot_attention', 'explorer_html',
-           'live_sentence', 'AttentionExplorer', 'explore', 'raw_html']
+           'live_sentence', 'AttentionExplorer', 'explore']
 
 # %% ../nbs/A21_attention_explorer.ipynb #a17x0004
-import html, json, re, uuid
+import html, json, uuid
 from pathlib import Path
 
 # %% ../nbs/A21_attention_explorer.ipynb #a17x0007
@@ -63,13 +63,17 @@ def plot_attention(data:dict, sentence:int=0, kind:str='cross', layer:int=1, hea
 
 # %% ../nbs/A21_attention_explorer.ipynb #a17x0016
 _STYLE = """
-.tnb-x{font:13px/1.4 system-ui,sans-serif;max-width:100%;overflow-x:auto}.tnb-x label{margin-right:.8em;white-space:nowrap}
-.tnb-x select{font:inherit;margin-left:.25em}.tnb-x select[name=sentence]{max-width:min(40em,calc(100vw - 8em))}.tnb-x .tnb-src{margin:.4em 0;color:#444}.tnb-x svg text{font-size:12px}
+.tnb-x{font:13px/1.4 system-ui,sans-serif;max-width:100%;overflow-x:auto}
+.tnb-x .tnb-ctl{display:flex;flex-wrap:wrap;align-items:center;gap:.3em 1em}
+.tnb-x .tnb-ctl label{display:inline-flex;align-items:center;gap:.3em;max-width:100%;min-width:0;white-space:nowrap}
+.tnb-x .tnb-ctl label:first-child{flex:1 1 100%}.tnb-x select{font:inherit;min-width:0;max-width:100%}
+.tnb-x select[name=sentence]{flex:1 1 auto;width:0}.tnb-x .tnb-src{margin:.4em 0 .2em;color:#444}
+.tnb-x .tnb-pc{margin:.15em 0;line-height:1.9}.tnb-x .tnb-pc b{font-weight:normal;color:#666;margin-right:.3em;white-space:nowrap}
+.tnb-x .tnb-pc span{border:1px solid #c8cde0;border-radius:3px;padding:0 .25em;margin-left:.4em;white-space:pre}
+.tnb-x .tnb-pc span.cont{margin-left:1px}.tnb-x .tnb-pc span.unk{border-color:#d62728;color:#d62728}
+.tnb-x svg{display:block;max-width:100%;height:auto}.tnb-x svg text{font-size:12px}
 .tnb-x .tnb-val{min-height:1.4em;font-variant-numeric:tabular-nums}.tnb-x rect.on{stroke:#d62728;stroke-width:2}
-.tnb-x .tnb-live{margin:.2em 0 .8em}.tnb-x .tnb-live textarea{width:100%;box-sizing:border-box;font:inherit;font-size:15px;padding:.3em}
-.tnb-x .tnb-live button{font:inherit;padding:.25em .8em;margin:.3em .6em .3em 0}.tnb-x .tnb-note{color:#666}
-.tnb-x .tnb-status{color:#666;min-height:1.2em}.tnb-x .tnb-out{font-size:15px;min-height:1.4em}
-@media print{.tnb-x .tnb-ctl,.tnb-x .tnb-live{display:none}}
+@media print{.tnb-x .tnb-ctl{display:none}}
 """
 
 # %% ../nbs/A21_attention_explorer.ipynb #a17x0018
@@ -79,23 +83,31 @@ const root=document.getElementById(__ID__), D=JSON.parse(root.querySelector('scr
 const K=D.kinds, sel={}, q=n=>root.querySelector('select[name='+n+']'), ns='http://www.w3.org/2000/svg';
 for(const n of ['sentence','kind','layer','head']){sel[n]=q(n);sel[n].onchange=draw;}
 function el(t,a,p){const e=document.createElementNS(ns,t);for(const k in a)e.setAttribute(k,a[k]);if(p)p.appendChild(e);return e;}
+const special=p=>/^<.*>$/.test(p), lab=p=>p==='\u2581'?'\u2423':p.replace(/^\u2581/,'');   // a piece as shown: no "▁"
+function pieces(box,name,ps){  // one chip per piece; a piece that goes on a word (no "▁") sits against the one before
+  box.textContent='';const b=document.createElement('b');b.textContent=name;box.appendChild(b);
+  ps.forEach((p,i)=>{const e=document.createElement('span');e.textContent=lab(p);
+    e.className=(i&&!special(p)&&p[0]!=='\u2581'?'cont':'')+(p==='<unk>'?' unk':'');box.appendChild(e);});}
 function draw(){
   const s=D.sentences[+sel.sentence.value], k=sel.kind.value, l=+sel.layer.value, h=sel.head.value;
-  const rows=s[K[k][1]], cols=s[K[k][2]], H=s.weights[k][l], hs=h==='mean'?H:[H[+h]];
+  const rows=s[K[k][1]].map(lab), cols=s[K[k][2]].map(lab), H=s.weights[k][l], hs=h==='mean'?H:[H[+h]];
   const w=rows.map((_,i)=>cols.map((_,j)=>hs.reduce((a,g)=>a+g[i][j],0)/(100*hs.length)));
   root.querySelector('.tnb-src').textContent=s.src+'  →  '+s.hyp;
+  const pc=root.querySelectorAll('.tnb-pc');pieces(pc[0],'source pieces',s.src_pieces);pieces(pc[1],'output pieces',s.tgt_out);
   const c=24, lw=8+7.5*Math.max(...rows.map(r=>r.length)), th=10+6*Math.max(...cols.map(r=>r.length));
-  const svg=el('svg',{width:lw+c*cols.length+th,height:th+c*rows.length+4,role:'img'}), out=root.querySelector('.tnb-val');
+  const W=lw+c*cols.length+th, Ht=th+c*rows.length+4;      // drawn at this size, scaled down to fit a narrower column
+  const svg=el('svg',{width:W,height:Ht,viewBox:'0 0 '+W+' '+Ht,role:'img','aria-label':K[k][0]}), out=root.querySelector('.tnb-val');
   cols.forEach((t,j)=>{const x=lw+c*j+c/2,y=th-4;el('text',{x:x,y:y,transform:'rotate(-55 '+x+' '+y+')','class':'c'+j},svg).textContent=t;});
   rows.forEach((t,i)=>{el('text',{x:lw-6,y:th+c*i+c*0.68,'text-anchor':'end','class':'r'+i},svg).textContent=t;});
   rows.forEach((_,i)=>cols.forEach((_,j)=>{const v=w[i][j], g=Math.round(255-200*v), r=Math.round(255-230*v);
     const e=el('rect',{x:lw+c*j,y:th+c*i,width:c-1,height:c-1,fill:'rgb('+r+','+g+',255)'},svg);
     el('title',{},e).textContent=rows[i]+' → '+cols[j]+': '+v.toFixed(2);
-    e.onmouseenter=()=>{e.classList.add('on');out.textContent='row “'+rows[i]+'” → column “'+cols[j]+'”: weight '+v.toFixed(2);
-      svg.querySelectorAll('.r'+i+',.c'+j).forEach(t=>t.style.fontWeight='bold');};
+    e.onmouseenter=()=>{svg.querySelectorAll('rect.on').forEach(x=>x.dispatchEvent(new Event('mouseleave')));
+      e.classList.add('on');out.textContent='row “'+rows[i]+'” → column “'+cols[j]+'”: weight '+v.toFixed(2);
+      svg.querySelectorAll('.r'+i+',.c'+j).forEach(t=>t.style.fontWeight='bold');}; e.onclick=e.onmouseenter;
     e.onmouseleave=()=>{e.classList.remove('on');svg.querySelectorAll('.r'+i+',.c'+j).forEach(t=>t.style.fontWeight='');};}));
   const old=root.querySelector('svg'); old?old.replaceWith(svg):root.appendChild(svg);
-  out.textContent='point at a cell to read its weight';
+  out.textContent='point at a cell (or tap it) to read its weight';
 }
 draw();
 root.tnbAdd=function(s){  // a sentence translated live (nbs/live/app.mjs) joins the list, replacing the last one, and is drawn
@@ -105,24 +117,13 @@ root.tnbAdd=function(s){  // a sentence translated live (nbs/live/app.mjs) joins
 })();
 """
 
-# %% ../nbs/A21_attention_explorer.ipynb #a17x0051
-_LIVE = r"""
-(function(){
-const root=document.getElementById(__ID__);
-if(!/^https?:$/.test(location.protocol)||window.Jupyter||'jpThemeLight' in document.body.dataset)return;  // not in Jupyter
-import(new URL('live/app.mjs',document.baseURI).href).then(m=>m.attach(root)).catch(()=>{});
-})();
-"""
-
 # %% ../nbs/A21_attention_explorer.ipynb #a17x0021
 # Where the explorer opens: encoder–decoder attention, last layer, head 4. The last layer's heads are the sharpest (the
 # largest weight of a row is the highest, next cell), and head 4's rows point at the German word each English word
 # translates (the live sentence below checks one).
 START = dict(kind='cross', layer=3, head=4)
 
-def explorer_html(data:dict, sentence:int=0, kind:str=START['kind'], layer:int=START['layer'], head:int|None=START['head'],
-                  live:bool=True, # on the docs site, the box that translates the reader's sentence (see `_LIVE`)
-                 ) -> str:
+def explorer_html(data:dict, sentence:int=0, kind:str=START['kind'], layer:int=START['layer'], head:int|None=START['head']) -> str:
     "A self-contained HTML explorer of `data` (controls, weights as JSON, script), opening on the grid the arguments name."
     uid = f"tnb-x-{uuid.uuid4().hex[:10]}"
     def options(name, items, chosen):
@@ -135,9 +136,8 @@ def explorer_html(data:dict, sentence:int=0, kind:str=START['kind'], layer:int=S
            options('head', heads, 'mean' if head is None else str(head - 1)))
     payload = dict(kinds=KINDS, sentences=data['sentences'])
     js = json.dumps(payload, ensure_ascii=False, separators=(',', ':')).replace('</', '<\\/')
-    hook = f'<div class="tnb-live" hidden></div><script>{_LIVE.replace("__ID__", json.dumps(uid))}</script>' if live else ''
-    return (f'<div class="tnb-x" id="{uid}"><style>{_STYLE}</style>{hook}<div class="tnb-ctl">{ctl}</div>'
-            f'<div class="tnb-src"></div><div class="tnb-val"></div><script type="application/json" class="tnb-data">{js}</script>'
+    return (f'<div class="tnb-x" id="{uid}"><style>{_STYLE}</style><div class="tnb-ctl">{ctl}</div>'
+            f'<div class="tnb-src"></div><div class="tnb-pc"></div><div class="tnb-pc"></div><div class="tnb-val"></div><script type="application/json" class="tnb-data">{js}</script>'
             f'<script>{_SCRIPT.replace("__ID__", json.dumps(uid))}</script></div>')
 
 
@@ -186,14 +186,3 @@ def explore(sentence:str|None=None, # a sentence of yours, translated live by th
         data = {**data, 'sentences': [live_sentence(m, tok, sentence)] + data['sentences']}
     return AttentionExplorer(data, **start)
 
-
-# %% ../nbs/A21_attention_explorer.ipynb #a17x0041
-def raw_html(cell):
-    "nbdev docs processor: each HTML output of `cell` goes to the page as a raw HTML block, so Quarto adds no scripts."
-    for o in cell.get('outputs', []):
-        d = o.get('data', {})
-        if 'text/html' not in d: continue
-        h = d.pop('text/html')
-        h = h if isinstance(h, str) else ''.join(h)
-        fence = '`' * max([3] + [len(b) + 1 for b in re.findall('`+', h)])     # longer than any run of backticks inside
-        d['text/markdown'] = f'{fence}{{=html}}\n{h}\n{fence}\n'

@@ -21,7 +21,7 @@ from .core import BOS_ID, EOS_ID, get_device
 from .machine import autocast, choose_precision
 from .data import pad_ids
 from .decoding import greedy_decode, inference, encode_batch, next_token_logits, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
-from .decoding import check_model, check_src, check_beam_fits   # the checks below, exported into `decoding`
+from .decoding import check_model, check_src, check_beam_fits   # the decoders' checks (10_decoding, Going deeper)
 from .safeguards import printable, check_output, check_not_inputs, output_stream
 from .textio import spaced, sentence_batches   # A27: the sentences of a file or a stream, one line out per line in
 from .process import out_of_memory

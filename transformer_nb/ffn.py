@@ -11,14 +11,14 @@ __all__ = ['FeedForward', 'ffn_as_conv1d']
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .checks import check_dropout
+from .checks import check_value, Probability
 
 # %% ../nbs/03_ffn.ipynb #052f2c30
 class FeedForward(nn.Module):
-    "FFN(x) = max(0, x W1 + b1) W2 + b2 (§3.3), applied to each position; `p_inner` is optional dropout after the ReLU."
+    "FFN(x) = max(0, x W1 + b1) W2 + b2 (§3.3), applied to each position; `p_inner`: dropout after the ReLU (Going deeper)."
     def __init__(self, d_model:int=512, d_ff:int=2048, p_inner:float=0.0):
         super().__init__()
-        check_dropout('p_inner', p_inner)
+        check_value('p_inner', p_inner, Probability)    # a dropout rate in [0, 1) (A24_checks)
         self.w_1 = nn.Linear(d_model, d_ff)   # W1 (stored as W1^T), b1
         self.w_2 = nn.Linear(d_ff, d_model)   # W2 (stored as W2^T), b2
         self.drop = nn.Dropout(p_inner)

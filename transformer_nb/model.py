@@ -10,41 +10,43 @@ __all__ = ['PRESETS', 'PAPER_TABLE3', 'TransformerConfig', 'get_config', 'Sublay
 
 # %% ../nbs/06_model.ipynb #5ff0d801
 from dataclasses import dataclass, fields
+from typing import Literal
 from fastcore.basics import patch
 import torch
 import torch.nn as nn
 from .core import PAD_ID
+from .checks import PositiveInt, Count, Probability, validate
 from .attention import pad_mask, causal_mask, tgt_mask as make_tgt_mask
 from .multihead import MultiHeadAttention
 from .ffn import FeedForward
 from .embeddings import Embeddings, Generator, tie_weights
 from .positional import SinusoidalPositionalEncoding, LearnedPositionalEmbedding
-from .model_checks import (check_config_fields, check_preset, check_config, check_torch_compatible,
+from .model_checks import (check_config_rules, check_preset, check_config, check_torch_compatible,
                                          check_tokens, check_mask, check_batch, ids_named)   # A03_model_checks
 
 # %% ../nbs/06_model.ipynb #cd986a1d
 @dataclass
 class TransformerConfig:
     "Hyperparameters of the encoder-decoder, named as in the paper (Table 3)."
-    src_vocab: int = 37000     # source vocabulary size (the paper: ~37k shared BPE tokens for EN-DE)
-    tgt_vocab: int = 37000     # target vocabulary size
-    d_model: int = 512         # width of every sub-layer output
-    N: int = 6                 # layers in each stack
-    h: int = 8                 # attention heads
-    d_k: int|None = None       # query/key size per head (default d_model/h)
-    d_v: int|None = None       # value size per head (default d_k)
-    d_ff: int = 2048           # inner size of the feed-forward networks
-    p_drop: float = 0.1        # residual dropout and dropout on embedding+position sums
-    pos: str = 'sinusoidal'    # 'sinusoidal' or 'learned' (Table 3, row E)
-    max_len: int = 1024        # longest sequence for learned positions (sinusoids grow on demand)
-    norm_first: bool = False   # False: post-LN as in the paper; True: pre-LN (later work)
-    tie: str = 'all'           # 'all': src emb = tgt emb = output projection; 'decoder': tgt emb = output; 'none'
-    p_attn: float = 0.0        # dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)
-    p_ffn: float = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)
-    pad_id: int = PAD_ID
+    src_vocab: PositiveInt = 37000   # source vocabulary size (the paper: ~37k shared BPE tokens for EN-DE)
+    tgt_vocab: PositiveInt = 37000   # target vocabulary size
+    d_model: PositiveInt = 512       # width of every sub-layer output
+    N: PositiveInt = 6               # layers in each stack
+    h: PositiveInt = 8               # attention heads
+    d_k: PositiveInt|None = None     # query/key size per head (None: d_model/h)
+    d_v: PositiveInt|None = None     # value size per head (None: d_k)
+    d_ff: PositiveInt = 2048         # inner size of the feed-forward networks
+    p_drop: Probability = 0.1        # residual dropout and dropout on embedding+position sums
+    pos: Literal['sinusoidal', 'learned'] = 'sinusoidal'   # position encodings: sinusoids, or learned (Table 3, row E)
+    max_len: PositiveInt = 1024      # longest sequence for learned positions (sinusoids grow on demand)
+    norm_first: bool = False         # False: post-LN as in the paper; True: pre-LN (later work)
+    tie: Literal['all', 'decoder', 'none'] = 'all'   # all: src emb = tgt emb = output projection; decoder: tgt emb = output
+    p_attn: Probability = 0.0        # dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)
+    p_ffn: Probability = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)
+    pad_id: Count = PAD_ID           # the padding token's id
 
     def __post_init__(self):
-        check_config_fields(self)              # every field in its range, or one line naming it (A03_model_checks)
+        validate(self); check_config_rules(self)   # each field as declared, then the rules that tie them (A24, A03)
         self.d_k = self.d_k or self.d_model // self.h
         self.d_v = self.d_v or self.d_k
 

@@ -6,23 +6,23 @@ Docs: https://transformer-nb.github.io/transformer_nb/positional_encoding.html.m
 
 # %% auto #0
 __all__ = ['pe_frequencies', 'sinusoidal_encoding', 'pe_shift_matrix', 'SinusoidalPositionalEncoding',
-           'LearnedPositionalEmbedding']
+           'LearnedPositionalEmbedding', 'check_even_width', 'check_learned_range']
 
 # %% ../nbs/05_positional_encoding.ipynb #2897c338
 import torch
 import torch.nn as nn
-from .checks import check_even_width, check_positions, check_learned_range
+from .checks import check_value, Count
 
 # %% ../nbs/05_positional_encoding.ipynb #e322c005
 def pe_frequencies(d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model/2,)
     "The angular frequencies w_i = 10000^(-2i/d_model), i = 0 .. d_model/2-1, of the sinusoidal encoding."
-    check_even_width(d_model)                                      # sin/cos pairs (A24_checks)
+    check_even_width(d_model)                                      # sin/cos pairs (Going deeper)
     return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=dtype) / d_model)
 
 # %% ../nbs/05_positional_encoding.ipynb #51a78696
 def sinusoidal_encoding(n:int, d_model:int, start:int=0, device=None, dtype=torch.float32) -> torch.Tensor:  # (n, d_model)
     "The sinusoidal encodings (§3.5) of positions start .. start+n-1, one row per position."
-    check_positions(n, start)
+    for name, v in (('n', n), ('start', start)): check_value(name, v, Count)   # ints >= 0 (A24_checks)
     w = pe_frequencies(d_model)                                                 # (d_model/2,)
     angle = torch.arange(start, start + n, dtype=torch.float64)[:, None] * w    # (n, d_model/2)
     pe = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)             # (n, d_model): sin, cos, sin, cos, ...
@@ -63,5 +63,17 @@ class LearnedPositionalEmbedding(nn.Module):
 
     def forward(self, x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
         end = start + x.shape[-2]
-        check_learned_range(end, self.max_len)                         # no vector past the table (A24_checks)
+        check_learned_range(end, self.max_len)                         # no vector past the table (Going deeper)
         return x + self.emb.weight[start:end].to(x.dtype)
+
+# %% ../nbs/05_positional_encoding.ipynb #f5a0e003
+def check_even_width(d_model:int):
+    "Refuse a width that sinusoidal encodings cannot fill with (sin, cos) pairs."
+    if not isinstance(d_model, int) or d_model <= 0 or d_model % 2:
+        raise ValueError(f"d_model={d_model!r} must be a positive even number for sinusoidal encodings (sin/cos pairs)")
+
+def check_learned_range(end:int, max_len:int):
+    "Refuse positions past a learned table: there is no vector for them (never a silent wrap or clip)."
+    if end > max_len:
+        raise ValueError(f"positions up to {end - 1} were asked for, but learned positional embeddings only exist "
+                         f"for positions 0..{max_len - 1} (max_len={max_len}); use a larger max_len or pos='sinusoidal'")

@@ -1,115 +1,391 @@
-// The live translator in the attention explorer's page (explorer.py loads this module only where the site serves it).
-// Nothing heavy loads until the reader clicks: then ONNX Runtime Web (wasm, one thread) and the exported int8 model
-// come from the site itself, with a progress line. Each translation is greedy and joins the explorer's sentences, so
-// the same grid shows its every layer and head.
-import { modelFiles } from './files.mjs';   // the translator itself loads on the click (loadTranslator), not with the page
+// The live translator of the docs site. The site's build (tools/site_html.py) puts two kinds of hook on its pages: the
+// front page's `front(box)`, a compact translator, and `attach(explorer)` on each attention explorer (Appendix A21),
+// the full one, whose translations join the explorer's grid. Nothing heavy loads with the page: the first translation
+// downloads ONNX Runtime Web (wasm, one thread) and the chosen direction's int8 model, from the site itself, with a
+// progress line; the other direction's model loads only when the reader switches to it. Each translation is decoded as
+// DECODING says, and its search is shown a step at a time (BeamView).
+export const MAX_CHARS = 300;                  // the longest input, in characters: the page says so before it cuts
+export const DECODING = { beam: 4, alpha: 0.6 };   // tnb-translate's default; { beam: 1, alpha: 0.6 } decodes greedily
+export const DIRECTIONS = {
+  'de-en': { from: 'German', to: 'English', examples: [
+    'Ein brauner Hund rennt durch den tiefen Schnee.', 'Zwei Kinder spielen am Strand.',
+    'Eine Frau mit einem roten Hut fährt Fahrrad.', 'Ein Mann spielt Gitarre auf der Straße.'] },
+  'en-de': { from: 'English', to: 'German', examples: [
+    'A brown dog runs through the deep snow.', 'Two children are playing on the beach.',
+    'A woman in a red hat is riding a bike.', 'A man is playing guitar on the street.'] },
+};
+const SPACE = '\u2581', WASM = 'ort-wasm-simd-threaded.wasm';
+const here = new URL('./', import.meta.url);
+const mb = n => (n / 1e6).toFixed(1), a = w => (/^[AEIOU]/.test(w) ? 'an ' : 'a ') + w;
 
-export const MAX_CHARS = 300;          // the longest input, in characters (said beside the box)
-const here = new URL('./', import.meta.url), WASM = 'ort-wasm-simd-threaded.wasm';
-const mb = n => (n / 1e6).toFixed(1);
+// ---- what a reader sees of pieces and text (exported for the tests) ----------------------------------------------------
+// A SentencePiece piece as the page shows it: without the word-start mark ▁ (a lone ▁ is a visible space)
+export const shownPiece = p => p === SPACE ? '\u2423' : p.replace(/^\u2581/, '');
+// Whether a piece goes on the word before it (it has no ▁ and is no special piece like </s>)
+export const continues = p => !p.startsWith(SPACE) && !/^<.*>$/.test(p);
+// The text of a list of pieces, as a reader would write it (</s> and <s> left out)
+export const piecesText = ps => ps.filter(p => !/^<\/?s>$/.test(p)).join('').replaceAll(SPACE, ' ').trim();
+// `text` cut to MAX_CHARS characters (UTF-16 units, as the translator and a textarea count them) at the last space before
+// the limit, or at the limit in a word longer than 40 characters, never inside an emoji's surrogate pair
+export function cutText(text, max = MAX_CHARS) {
+  if (text.length <= max) return { text, cut: false };
+  let at = max;
+  if (/[\udc00-\udfff]/.test(text[at])) at--;
+  const space = text.lastIndexOf(' ', max);
+  if (space > max - 40) at = space;
+  return { text: text.slice(0, at).trimEnd(), cut: true };
+}
+// What of `text` the model cannot read: [{text, as}], `as` 'unknown' (characters its vocabulary lacks, each run one
+// unknown piece) or 'dropped' (characters its normalization removes). From the translator's own report where it gives
+// one (`unknown`), else from its tokenizer.
+export function unreadable(translator, text, res) {
+  if (Array.isArray(res?.unknown)) return res.unknown.map(u => typeof u === 'string' ? { text: u, as: 'unknown' } : { text: u.text ?? u.piece ?? String(u), as: u.as || 'unknown' });
+  const tok = translator.tokenizer, unk = translator.special?.unk ?? 1, out = [], seen = new Set();
+  const note = (t, as) => { if (t && !seen.has(as + t)) { seen.add(as + t); out.push({ text: t, as }); } };
+  for (const [p, id] of tok.encodeNormalized(tok.normalize(text))) if (id === unk) note(p.replaceAll(SPACE, ' ').trim(), 'unknown');
+  for (const c of new Set(text)) if (!/\s/.test(c) && tok.normalize(c) === '') note(c, 'dropped');
+  return out;
+}
+
+// ---- loading -----------------------------------------------------------------------------------------------------------
+// vendor/files.json (vendor.mjs): every file the page downloads, with its bytes on the wire ({bytes: {path: n}, models})
+let listing = null;
+export function files() {
+  listing = listing || fetch(new URL('vendor/files.json', here)).then(r => { if (!r.ok) throw new Error(`vendor/files.json: ${r.status}`); return r.json(); });
+  listing.catch(() => { listing = null; });
+  return listing;
+}
+const sum = (bytes, prefix) => Object.entries(bytes).filter(([f]) => f.startsWith(prefix)).reduce((a, [, n]) => a + n, 0);
+
+// Bytes each time a bar moves: ONNX Runtime (once, for both directions) and each direction's model
+let ortLoad = null;
+const progress = { ort: 0, ortTotal: 0, listeners: new Set() };
+function loadOrt(info, fetchBytes, gunzip) {
+  if (ortLoad) return ortLoad;
+  const b = info.bytes, js = b['vendor/ort.wasm.min.mjs'] + b['vendor/ort-wasm-simd-threaded.mjs'], gz = `vendor/${WASM}.gz` in b;
+  progress.ortTotal = sum(b, 'vendor/');
+  const tell = () => progress.listeners.forEach(f => f());
+  ortLoad = (async () => {
+    const ort = await import(new URL('vendor/ort.wasm.min.mjs', here).href);
+    progress.ort = b['vendor/ort.wasm.min.mjs']; tell();
+    ort.env.wasm.numThreads = 1;
+    ort.env.wasm.wasmPaths = new URL('vendor/', here).href;
+    const wasm = await fetchBytes(new URL(`vendor/${WASM}${gz ? '.gz' : ''}`, here).href, n => { progress.ort = js + n; tell(); });
+    ort.env.wasm.wasmBinary = gz ? await gunzip(wasm) : wasm;
+    ort.env.logLevel = 'error';
+    progress.ort = progress.ortTotal; tell();
+    return ort;
+  })();
+  ortLoad.catch(() => { ortLoad = null; });
+  return ortLoad;
+}
+
+const models = {};
+// The Translator of direction `name` (loaded once); onProgress(bytes, total) counts what this load still downloads
+export function loadTranslator(name, onProgress = () => {}) {
+  if (models[name]) return models[name];
+  models[name] = (async () => {
+    const info = await files(), { Translator, fetchBytes, gunzip } = await import('./translator.mjs');
+    const base = `models/${name}/`, b = info.bytes;
+    if (!(`${base}config.json` in b)) throw new Error(`this site has no ${name} model`);
+    const gz = Object.fromEntries(Object.entries(b).filter(([f]) => f.startsWith(base) && f.endsWith('.gz')).map(([f, n]) => [f.slice(base.length, -3), n]));
+    const ortDone = ortLoad && progress.ort === progress.ortTotal, modelTotal = sum(b, base);
+    let got = 0;
+    const tell = () => onProgress((ortDone ? 0 : progress.ort) + got, (ortDone ? 0 : progress.ortTotal || sum(b, 'vendor/')) + modelTotal);
+    progress.listeners.add(tell);
+    try {
+      const ort = loadOrt(info, fetchBytes, gunzip);
+      return await Translator.load(ort, new URL(base, here).href, { gz, onProgress: n => { got = n; tell(); } });
+    } finally { progress.listeners.delete(tell); }
+  })();
+  models[name].catch(() => { delete models[name]; });
+  return models[name];
+}
+// Bytes the first translation in direction `name` downloads (ONNX Runtime too, unless it is loaded)
+async function downloadSize(name) {
+  const b = (await files()).bytes;
+  return (ortLoad ? 0 : sum(b, 'vendor/')) + sum(b, `models/${name}/`);
+}
+
 // Let the page handle input and paint between two decoder steps (ONNX Runtime's wasm runs on this thread)
 const channel = new MessageChannel(), waiting = [];
 channel.port1.onmessage = () => waiting.shift()();
-const yieldToPage = () => new Promise(r => { waiting.push(r); channel.port2.postMessage(0); });   // a task, not a microtask; unclamped, unlike setTimeout
+channel.port1.unref?.(); channel.port2.unref?.();   // under Node (the tests), the channel keeps no process alive
+const yieldToPage = () => new Promise(r => { waiting.push(r); channel.port2.postMessage(0); });   // a task, not a microtask
 
-// What the click downloads, from vendor.mjs's files.json: the gzip copies where it wrote them (fetched and decompressed
-// here, so that the bytes on the wire do not depend on the server compressing them), else the plain files
-async function sizes() {
-  const [model, vendor] = await Promise.all(['model/config.json', 'vendor/files.json'].map(async f => {
-    const r = await fetch(new URL(f, here));
-    if (!r.ok) throw new Error(`${f}: ${r.status}`);
-    return r.json();
-  }));
-  const gz = vendor.gz || {}, bytes = vendor.bytes || vendor;
-  const modelGz = Object.fromEntries(Object.entries(gz).filter(([f]) => f.startsWith('model/')).map(([f, n]) => [f.slice(6), n]));
-  const wasm = gz[`vendor/${WASM}`] ?? bytes[WASM], js = bytes['ort.wasm.min.mjs'] + bytes['ort-wasm-simd-threaded.mjs'];
-  const files = modelFiles(model).map(f => modelGz[f] ?? model.files[f].bytes);
-  return { model, js, wasm, wasmGz: `vendor/${WASM}` in gz, modelGz, total: files.reduce((a, b) => a + b, 0) + wasm + js };
+// ---- a little DOM ------------------------------------------------------------------------------------------------------
+function h(tag, attrs = {}, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === false || v == null) continue;
+    if (k === 'class') e.className = v; else if (k.startsWith('on')) e.addEventListener(k.slice(2), v); else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const k of kids.flat()) if (k != null && k !== false) e.append(k);
+  return e;
 }
-
-// Load ONNX Runtime Web and the model (both at once), reporting bytes as they come; returns a Translator
-export async function loadTranslator(onProgress = () => {}, info = null) {
-  const { Translator, fetchBytes, gunzip } = await import('./translator.mjs');
-  const { model, js, wasmGz, modelGz, total } = info || await sizes();
-  const got = { wasm: 0, model: 0 }, report = () => onProgress(got.wasm + got.model, total);
-  const ort = (async () => {
-    const ort = await import(new URL('vendor/ort.wasm.min.mjs', here).href);
-    got.wasm += js; report();                                // ONNX Runtime's two modules (the second loads with the first graph)
-    ort.env.wasm.numThreads = 1;
-    ort.env.wasm.wasmPaths = new URL('vendor/', here).href;
-    const wasm = await fetchBytes(new URL(`vendor/${WASM}${wasmGz ? '.gz' : ''}`, here).href, b => { got.wasm = js + b; report(); });
-    ort.env.wasm.wasmBinary = wasmGz ? await gunzip(wasm) : wasm;
-    ort.env.logLevel = 'error';
-    return ort;
-  })();
-  ort.catch(() => {});                                       // a failure is reported by Translator.load, which awaits it
-  return Translator.load(ort, new URL('model/', here).href, { config: model, gz: modelGz, onProgress: b => { got.model = b; report(); } });
-}
-
-const HTML = `
-<div class="tnb-live-row"><textarea rows="2" maxlength="${MAX_CHARS}" placeholder="Ein Mann fährt mit dem Fahrrad über eine Brücke."
-  aria-label="A German sentence to translate"></textarea></div>
-<div class="tnb-live-row"><button type="button" class="tnb-go"></button>
-  <span class="tnb-note">German, at most ${MAX_CHARS} characters; Ctrl-Enter translates. The model runs in your browser.</span></div>
-<div class="tnb-status" aria-live="polite"></div><div class="tnb-out" aria-live="polite"></div>`;
-
-// Give the explorer `root` (explorer.py's HTML) its live box; nothing happens where the model is not served
-export async function attach(root) {
-  const box = root.querySelector('.tnb-live');
-  if (!box || box.dataset.ready) return;
-  let info;
-  try { info = await sizes(); } catch { return; }          // no exported model beside the page: the stored explorer only
-  box.innerHTML = HTML; box.hidden = false; box.dataset.ready = '1';
-  const text = box.querySelector('textarea'), go = box.querySelector('.tnb-go');
-  const status = box.querySelector('.tnb-status'), out = box.querySelector('.tnb-out');
-  let translator = null, loading = null, latest = 0;
-  go.textContent = `Load the live model (${mb(info.total)} MB)`;
-
-  async function load() {
-    if (!loading) {
-      go.disabled = true;
-      const t0 = performance.now();
-      loading = loadTranslator((b, total) => { status.textContent = `Loading the model: ${mb(b)} of ${mb(total)} MB`; }, info)
-        .then(tr => {
-          translator = tr;
-          status.textContent = `Model loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s (${tr.config.quantize || 'float32'} weights, ONNX Runtime Web, one thread).`;
-          go.textContent = 'Translate'; go.disabled = false;
-          return tr;
-        }, e => { loading = null; go.disabled = false; status.textContent = `The model did not load: ${e.message}`; throw e; });
+// Chips of pieces: one per piece, a piece that continues a word against the one before; unknown pieces marked
+function chips(pieces, weights = null, unk = '<unk>') {
+  return h('span', { class: 'tnb-chips' }, pieces.map((p, i) => {
+    const e = h('span', { class: [continues(p) && i ? 'cont' : '', p === unk ? 'unk' : ''].join(' ').trim() || null }, shownPiece(p));
+    if (weights) {
+      const w = weights[i] / 100;
+      e.style.background = `rgba(31, 90, 220, ${(0.85 * w).toFixed(3)})`;
+      if (w > 0.45) e.style.color = '#fff';
+      e.title = `${shownPiece(p)}: ${w.toFixed(2)}`;
     }
-    return loading;
-  }
+    return e;
+  }));
+}
+const fmt = x => Number.isFinite(x) ? x.toFixed(2) : '−∞';
 
-  let busy = Promise.resolve();                           // one decoding at a time; a newer request stops the older
-  async function run() {
-    const mine = ++latest, sentence = text.value.trim().slice(0, MAX_CHARS);
-    try { await load(); } catch { return; }
-    const before = busy; let done;
-    busy = new Promise(r => { done = r; });
-    try { await before; await decode(mine, sentence); } finally { done(); }
+// ---- the beam, step by step --------------------------------------------------------------------------------------------
+// One step t of `trace` (translator.mjs: {t, candidates: [{from, token, piece, logp, score, kept, ended}], beams,
+// finished, chosen, cross}); `compact` for the front page. Back/Next buttons and the arrow keys move through the steps.
+export class BeamView {
+  constructor(box, { compact = false } = {}) {
+    this.box = box; this.compact = compact; this.t = 0; this.res = null;
+    this.layer = null; this.head = 'mean';
+    box.classList.add('tnb-beam');
+    box.setAttribute('role', 'region');
+    box.setAttribute('aria-label', 'Beam search, step by step');
+    box.tabIndex = 0;
+    box.addEventListener('keydown', e => {
+      const go = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];
+      if (e.target.tagName === 'SELECT') return;
+      if (go) { e.preventDefault(); this.go(this.t + go); }
+      else if (e.key === 'Home') { e.preventDefault(); this.go(0); }
+      else if (e.key === 'End') { e.preventDefault(); this.go(Infinity); }
+    });
   }
+  show(res, { src, source }) {
+    this.res = res; this.src = src; this.source = source;
+    this.layer = res.trace?.[0]?.cross ? res.trace[0].cross.length - 1 : 0;
+    this.go(0);
+  }
+  get steps() { return this.res?.trace?.length || 0; }
+  go(t) {
+    if (!this.steps) return;
+    this.t = Math.max(0, Math.min(this.steps - 1, t));
+    this.draw();
+  }
+  draw() {
+    const { res, t, compact } = this, tr = res.trace, s = tr[t], prev = t ? tr[t - 1].beams : [{ pieces: [] }];
+    const last = t === tr.length - 1, beam = Math.max(1, prev.length);
+    const nav = h('div', { class: 'tnb-bv-nav' },
+      h('button', { type: 'button', 'aria-label': 'First step', disabled: t === 0, onclick: () => this.go(0) }, '« First'),
+      h('button', { type: 'button', 'aria-label': 'Previous step', disabled: t === 0, onclick: () => this.go(t - 1) }, '◀ Back'),
+      h('span', { class: 'tnb-bv-pos', 'aria-live': 'polite' }, `Step ${t + 1} of ${tr.length}`),
+      h('button', { type: 'button', 'aria-label': 'Next step', disabled: last, onclick: () => this.go(t + 1) }, 'Next ▶'),
+      h('button', { type: 'button', 'aria-label': 'Last step', disabled: last, onclick: () => this.go(Infinity) }, 'Last »'));
+    const say = h('p', { class: 'tnb-bv-say' }, t === 0
+      ? `The search starts from <s> alone. Each row adds one piece; log p is the hypothesis's log-probability, and score divides it by the length penalty ((5 + |Y|)/6)^α. The ${res.beamWidth || 4} best go on; a row that adds </s> ends.`
+      : `Each of the ${beam} hypotheses kept after step ${t} gets one more piece; these are the best extensions.`);
+    // the piece chosen at this step: the best extension (trace's `chosen`, a token id), whose attention is shown below
+    const best = s.candidates.findIndex(c => c.token === (typeof s.chosen === 'object' && s.chosen ? s.chosen.token : s.chosen));
+    const chosenAt = best < 0 ? 0 : best, chosen = s.candidates[chosenAt]?.piece;
+    const fate = (c, i) => (c.ended ? 'finished' : c.kept ? 'kept' : 'dropped') + (i === chosenAt ? ', best' : '');
+    const rows = s.candidates.map((c, i) => {
+      const parent = prev[c.from]?.pieces || [];
+      const p = c.piece ?? '', isEnd = /^<\/s>$/.test(p);
+      const added = isEnd ? h('span', { class: 'tnb-eos' }, '⟨end⟩') : h('b', {}, (p.startsWith(SPACE) && parent.length ? ' ' : '') + shownPiece(p));
+      return h('tr', { class: (c.ended ? 'ended' : c.kept ? 'kept' : 'dropped') + (i === chosenAt ? ' best' : '') },
+        compact ? null : h('td', { class: 'n' }, String(i + 1)),
+        h('td', { class: 'hyp' }, h('span', { class: 'prefix' }, piecesText(parent)), added),
+        h('td', { class: 'num' }, fmt(c.logp)), h('td', { class: 'num' }, fmt(c.score)), h('td', { class: 'fate' }, fate(c, i)));
+    });
+    const table = h('table', { class: 'tnb-bv-table' },
+      h('caption', {}, `Step ${t + 1}: the best one-piece extensions`),
+      h('thead', {}, h('tr', {}, compact ? null : h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'hypothesis + piece'),
+        h('th', { scope: 'col', class: 'num' }, 'log p'), h('th', { scope: 'col', class: 'num' }, 'score'), h('th', { scope: 'col' }, ''))),
+      h('tbody', {}, rows));
+    const fin = (s.finished || []).slice().sort((a, b) => b.score - a.score);
+    const finished = h('div', { class: 'tnb-bv-fin' }, h('b', {}, `Finished (${fin.length}):`), ' ',
+      fin.length ? fin.slice(0, compact ? 3 : 8).map((f, i) => h('span', { class: i === 0 ? 'best' : null },
+        `“${piecesText(f.pieces || [])}” ${fmt(f.score)}`)) : 'none yet');
+    const out = [nav, say, h('div', { class: 'tnb-bv-scroll' }, table), finished];
+    if (s.cross && chosen != null) {
+      const L = s.cross.length, H = s.cross[0].length;
+      const pick = this.head === 'mean'
+        ? s.cross[this.layer][0].map((_, j) => s.cross[this.layer].reduce((a, hd) => a + hd[j], 0) / H)
+        : s.cross[this.layer][this.head];
+      const sel = (name, items, value, set) => h('label', {}, name, ' ', h('select', { onchange: e => { set(e.target.value); this.draw(); this.box.focus(); } },
+        items.map(([v, t]) => h('option', { value: v, selected: String(v) === String(value) }, t))));
+      const att = h('div', { class: 'tnb-bv-att' },
+        h('p', {}, `Where the decoder looked in the source as it chose “${/^<\/s>$/.test(chosen) ? '⟨end⟩' : shownPiece(chosen)}”, the best extension: `,
+          `its encoder–decoder attention, ${compact ? `layer ${this.layer + 1}, mean of the heads.` : 'in the layer and head chosen here.'}`),
+        compact ? null : h('span', { class: 'tnb-bv-sel' },
+          sel('layer', [...Array(L).keys()].map(i => [i, i + 1]), this.layer, v => { this.layer = +v; }),
+          sel('head', [['mean', 'mean'], ...[...Array(H).keys()].map(i => [i, i + 1])], this.head, v => { this.head = v === 'mean' ? 'mean' : +v; })),
+        chips(this.source, pick));
+      out.push(att);
+    }
+    if (last) out.push(h('p', { class: 'tnb-bv-end' }, 'The search stops here: no open hypothesis can still beat the finished ones, or the length limit is reached. The translation is the finished hypothesis with the best score: ',
+      h('b', {}, `“${res.text}”`), '.'));
+    this.box.replaceChildren(...out);
+  }
+}
 
-  async function decode(mine, sentence) {
-    if (mine !== latest) return;                            // a newer request came while this one waited
-    if (!sentence) { out.textContent = 'Type a German sentence in the box first.'; return; }
-    out.textContent = 'Translating…';
+// ---- the translator box ------------------------------------------------------------------------------------------------
+class Live {
+  // host: where the box goes; explorer: the A21 explorer whose grid shows each translation (full mode), else null
+  constructor(host, { explorer = null, compact = false, names }) {
+    Object.assign(this, { host, explorer, compact, names });
+    this.dir = names[0]; this.latest = 0; this.busy = Promise.resolve(); this.said = new Set();
+    const id = `tnb-${Math.random().toString(36).slice(2, 8)}`;
+    this.text = h('textarea', { rows: 2, id: `${id}-text`, 'aria-describedby': `${id}-count`, spellcheck: 'false' });
+    this.count = h('span', { class: 'tnb-count', id: `${id}-count`, 'aria-live': 'polite' });
+    this.go = h('button', { type: 'button', class: 'tnb-go', onclick: () => this.run() }, 'Translate');
+    this.dirs = h('div', { class: 'tnb-dir', role: 'group', 'aria-label': 'Direction' }, names.map(n =>
+      h('button', { type: 'button', 'data-dir': n, 'aria-pressed': String(n === this.dir), onclick: () => this.switchTo(n) },
+        `${DIRECTIONS[n].from} → ${DIRECTIONS[n].to}`)));
+    this.decoding = h('select', { 'aria-label': 'Decoding', onchange: () => { if (this.text.value.trim()) this.run(); } },
+      h('option', { value: DECODING.beam, selected: true }, DECODING.beam > 1 ? `beam search, ${DECODING.beam} hypotheses` : 'greedy'),
+      h('option', { value: DECODING.beam > 1 ? 1 : 4 }, DECODING.beam > 1 ? 'greedy' : 'beam search, 4 hypotheses'));
+    this.examples = h('div', { class: 'tnb-examples' });
+    this.note = h('p', { class: 'tnb-note' });
+    this.status = h('div', { class: 'tnb-status', 'aria-live': 'polite' });
+    this.result = h('div', { class: 'tnb-result', 'aria-live': 'polite' });
+    this.beamBox = h('div');
+    this.beam = new BeamView(this.beamBox, { compact });
+    this.beamWrap = compact ? h('details', { class: 'tnb-beam-wrap', hidden: true }, h('summary', {}, 'Watch the beam search, step by step'), this.beamBox)
+                            : h('div', { class: 'tnb-beam-wrap', hidden: true }, h('h4', {}, 'The beam search, step by step'), this.beamBox);
+    this.box = h('div', { class: `tnb-live${compact ? ' tnb-compact' : ''}` },
+      h('div', { class: 'tnb-bar' }, this.dirs, h('label', { class: 'tnb-dec' }, 'Decoding ', this.decoding)),
+      this.examples,
+      h('label', { class: 'tnb-label', for: `${id}-text` }),
+      this.text,
+      h('div', { class: 'tnb-bar' }, this.go, this.count),
+      this.note, this.status, this.result, this.beamWrap);
+    this.text.addEventListener('input', () => this.counted());
+    this.text.addEventListener('keydown', e => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); this.run(); } });
+    host.replaceChildren(this.box);
+    this.switchTo(this.dir, true);
+  }
+  // For the tests and the benchmark (bench/live_bench.mjs): the current direction's Translator once loaded, and its load
+  get translator() { return this.ready?.[this.dir] || null; }
+  loadModel() { return this.load(this.dir, this.latest); }
+  counted() {
+    const n = this.text.value.length, over = n > MAX_CHARS;
+    this.count.classList.toggle('over', over);
+    if (!over) { this.count.textContent = `${n} / ${MAX_CHARS} characters`; return; }
+    const kept = cutText(this.text.value.trim()).text, tail = kept.split(' ').slice(-3).join(' ');
+    this.count.textContent = `${n} / ${MAX_CHARS} characters: only the first ${kept.length} will be translated, up to “…${tail}”`;
+  }
+  async switchTo(name, first = false) {
+    const d = DIRECTIONS[name];
+    if (!first && name === this.dir) return;
+    this.dir = name; this.latest++;
+    for (const b of this.dirs.children) b.setAttribute('aria-pressed', String(b.dataset.dir === name));
+    this.box.querySelector('.tnb-label').textContent = `${d.from} sentence`;
+    this.text.placeholder = `Type ${a(d.from)} sentence here, or pick an example`;
+    this.examples.replaceChildren(h('span', {}, 'Examples:'), ...d.examples.map(s =>
+      h('button', { type: 'button', class: 'tnb-ex', onclick: () => { this.text.value = s; this.counted(); this.run(); } }, s)));
+    if (!first) { this.result.replaceChildren(); this.beamWrap.hidden = true; this.status.textContent = ''; }
+    this.counted();
+    this.describe();
+  }
+  async describe() {
+    const name = this.dir, d = DIRECTIONS[name], loaded = models[name] && this.ready?.[name];
+    const note = ['The model runs in your browser. '];
+    if (!loaded) { try { note.push(`The first ${d.from} → ${d.to} translation downloads it (${mb(await downloadSize(name))} MB). `); } catch {} }
+    let weights = 'int8';
+    try { weights = (await files()).weights?.[name] || weights; } catch {}
+    if (weights === 'int8') note.push(`Its int8 weights can change a word against the Python model's translation (tnb-translate). `);
+    note.push('Ctrl-Enter translates.');
+    if (name === this.dir) this.note.textContent = note.join('');
+  }
+  async run() {
+    const mine = ++this.latest, name = this.dir, raw = this.text.value.trim();
+    if (!raw) { this.status.textContent = `Type ${a(DIRECTIONS[name].from)} sentence in the box, or click an example.`; this.text.focus(); return; }
+    let tr;
+    try { tr = await this.load(name, mine); } catch { return; }
+    const before = this.busy; let done;
+    this.busy = new Promise(r => { done = r; });
+    try { await before; await this.decode(mine, tr, raw); } finally { done(); }
+  }
+  async load(name, mine) {
+    if (this.ready?.[name]) return this.ready[name];
+    const t0 = performance.now();
+    this.go.disabled = true;
+    try {
+      const tr = await loadTranslator(name, (b, total) => {
+        if (mine === this.latest || this.dir === name) this.status.textContent = `Downloading the ${DIRECTIONS[name].from} → ${DIRECTIONS[name].to} model: ${mb(b)} of ${mb(total)} MB`;
+      });
+      (this.ready ||= {})[name] = tr;
+      this.status.textContent = `Model loaded in ${((performance.now() - t0) / 1000).toFixed(1)} s.`;
+      this.describe();
+      return tr;
+    } catch (e) {
+      this.status.textContent = `The model did not load: ${e.message}`;
+      throw e;
+    } finally { this.go.disabled = false; }
+  }
+  async decode(mine, tr, raw) {
+    if (mine !== this.latest) return;                       // a newer request came while this one waited
+    const { text, cut } = cutText(raw), beam = +this.decoding.value;
+    this.result.replaceChildren(h('span', { class: 'tnb-wait' }, 'Translating…'));
     const t0 = performance.now();
     let res;
     try {
-      res = await translator.translate(sentence, { onStep: async () => { await yieldToPage(); if (mine !== latest) throw new Error('superseded'); } });
+      res = await tr.translate(text, { beam, alpha: DECODING.alpha, trace: true,
+        onStep: async () => { await yieldToPage(); if (mine !== this.latest) throw new Error('superseded'); } });
     } catch (e) {
-      if (e.message !== 'superseded') out.textContent = `Translation failed: ${e.message}`;
+      if (e.message !== 'superseded' && mine === this.latest) this.result.textContent = `Translation failed: ${e.message}`;
       return;
     }
-    if (mine !== latest) return;
-    const ms = performance.now() - t0;
-    out.textContent = '';
-    const b = document.createElement('b'); b.className = 'tnb-hyp'; b.textContent = res.text || '(nothing)';
-    out.append('→ ', b, ` (greedy, ${res.out.length} tokens in ${ms.toFixed(0)} ms)`);
-    if (root.tnbAdd) root.tnbAdd(res.record);
+    if (mine !== this.latest) return;
+    const ms = performance.now() - t0, traced = Array.isArray(res.trace) && res.trace.length > 0;
+    const how = traced && beam > 1 ? `beam search, ${beam} hypotheses, α = ${DECODING.alpha}` : 'greedy';
+    const lost = unreadable(tr, text, res), src = res.record?.src_pieces || [];
+    const hyp = h('b', { class: 'tnb-hyp', lang: DIRECTIONS[this.dir].to === 'German' ? 'de' : 'en' }, res.text || '(nothing)');
+    const parts = [h('p', { class: 'tnb-line' }, '→ ', hyp),
+      h('p', { class: 'tnb-meta' }, `${how} · ${res.out.length} pieces in ${ms.toFixed(0)} ms`)];
+    if (cut || res.cut) parts.push(h('p', { class: 'tnb-warn' }, `Only the first ${text.length} of ${raw.length} characters were translated.`));
+    const unknown = lost.filter(u => u.as !== 'dropped'), dropped = lost.filter(u => u.as === 'dropped');
+    if (unknown.length) parts.push(h('p', { class: 'tnb-warn' }, 'Not in the model\'s vocabulary, so read as the unknown piece (marked red below): ',
+      ...unknown.map(u => h('code', {}, u.text)), '.'));
+    if (dropped.length) parts.push(h('p', { class: 'tnb-warn' }, 'Left out by the model\'s normalization: ',
+      ...dropped.map(u => h('code', {}, [...u.text].map(c => /\p{L}|\p{N}|\p{P}|\p{S}/u.test(c) ? c : `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`).join(''))), '.'));
+    if (this.compact && src.length) parts.push(h('p', { class: 'tnb-src-pieces' }, h('span', { class: 'tnb-what' }, 'What the model read: '), chips(src)));
+    if (this.compact && res.record) {
+      const to = new URL(`${document.querySelector('meta[name="quarto:offset"]')?.content || './'}a21_attention_explorer.html`, location.href);
+      to.search = new URLSearchParams({ dir: this.dir, text }).toString(); to.hash = 'watch-the-beam-search';
+      parts.push(h('p', { class: 'tnb-more' }, h('a', { href: to.href }, 'Every attention weight of this sentence, layer by layer and head by head: the attention explorer')));
+    }
+    this.result.replaceChildren(...parts);
+    res.beamWidth = beam;
+    this.beamWrap.hidden = !traced;
+    if (traced) this.beam.show(res, { src: text, source: src.length ? src : res.trace[0]?.source || [] });
+    if (this.explorer?.tnbAdd && res.record) this.explorer.tnbAdd(res.record);
+    this.host.dispatchEvent(new CustomEvent('tnb-translated', { detail: { ms, text: res.text, beam: traced ? beam : 1 } }));
   }
+}
 
-  go.addEventListener('click', run);
-  text.addEventListener('keydown', e => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); run(); } });
-  root.tnbLive = { run, load, get translator() { return translator; } };        // for tests and the benchmark
+// The models this site serves, in DIRECTIONS' order, or [] (then no translator: the stored explorer only)
+async function served() {
+  try { const m = (await files()).models || []; return Object.keys(DIRECTIONS).filter(n => m.includes(n)); } catch { return []; }
+}
+
+// The front page's compact translator, in `box`
+export async function front(box) {
+  if (!box || box.dataset.ready) return;
+  const names = await served();
+  if (!names.length) { box.querySelector('.tnb-wait')?.replaceChildren('This build of the site has no live translator.'); return; }
+  box.dataset.ready = '1';
+  box.tnbLive = new Live(box, { compact: true, names });
+}
+
+// The full translator on the attention explorer `root` (explorer.py's HTML): its translations join the explorer's grid.
+// A link from the front page (?dir=…&text=…) fills the box and translates.
+export async function attach(root) {
+  if (!root || root.dataset.live) return;
+  const names = await served();
+  if (!names.length) return;
+  root.dataset.live = '1';
+  const host = h('div', { class: 'tnb-live-host' });
+  root.insertBefore(host, root.querySelector('.tnb-ctl'));
+  const live = root.tnbLive = new Live(host, { explorer: root, names });
+  const q = new URLSearchParams(location.search), dir = q.get('dir'), text = q.get('text');
+  if (dir && names.includes(dir)) await live.switchTo(dir);
+  if (text) { live.text.value = text.slice(0, 2000); live.counted(); live.run(); }
 }

@@ -42,7 +42,7 @@ _q('b1d0a008', f"about {round(_stored['seconds'] / 60)} minutes")
 _q('04be7ce9', f"about {100 * _stored['ideal_acc']:.0f}% of the time")
 
 # the timing of additive against dot-product attention, measured in this run
-_q('b564c16c', 'at least ten times slower')
-assert rows[0][0].startswith('additive') and rows[0][1] > 10 * rows[1][1], f"additive {rows[0][1]:.2f} ms, dot {rows[1][1]:.2f} ms: not ten times slower"
+_q('b564c16c', 'always several times slower')
+assert rows[0][0].startswith('additive') and rows[0][1] > 3 * rows[1][1], f"additive {rows[0][1]:.2f} ms, dot {rows[1][1]:.2f} ms: not several times slower"
 
 del _out, _inspect, _json, _NotebookFile, _scaling, _retrieval, _nbf, _q, _r, _i64, _i1024, _stored, _defaults, _acc, _loss, _A, _L

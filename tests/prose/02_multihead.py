@@ -11,6 +11,6 @@ _q = _NotebookFile('02_multihead.ipynb').quoted
 _one, _eight = _cost(512, 1, 50), _cost(512, 8, 50)
 _q('d1da67a9', f"({_one['scores']:,} → {_eight['scores']:,} here, against about {round(_eight['flops'] / 1e7) * 10} million")
 _rowB, _base = _cost(512, 8, 1, d_k=16, d_v=64)['params'], _cost(512, 8, 1)['params']
-_q('3cece8ce', f"{_rowB:,}".replace(',', '{,}'), f"{_base:,} for the base layer")
+_q('3cece8cd', f"{_rowB:,}".replace(',', '{,}'), f"{_base:,} for the base layer")
 test_eq(_rowB, count_params(_MHA(512, 8, d_k=16, d_v=64)))
 del _NotebookFile, _cost, _MHA, _q, _one, _eight, _rowB, _base

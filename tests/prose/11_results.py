@@ -83,7 +83,6 @@ def _check_11_prose():
     quoted('a1b2c332', f"test2016's\n{M30K['test2016_sentences']:,} sentences of {w['de']:.1f} (German) to {w['fr']:.1f} (French) words",
            f"It scores {best['bleu']:.1f} cased BLEU on test2016 ({best['bleu_lc']:.1f} lowercased)",
            f"{P2['Transformer (big)'][1]} BLEU for the big model")
-    quoted('a1b2c343', f"(our en→fr {best['bleu']:.1f} against the paper's {P2['Transformer (big)'][1]})")
     # the 13.8 row: the same recipe six post-LN layers deep, whose training stalls in the same time
     n6r, gpu = by['m30k-en-fr-gpu-w512n6-avg5-beam4'], json.loads(Path('../results/gpu/gpu_runs.json').read_text())
     n6, n3 = gpu['m30k-en-fr-gpu-w512n6'], gpu['m30k-en-fr-gpu-w512n3']

@@ -13,7 +13,8 @@ def _check_12_prose():
     from transformer_nb.model import TransformerConfig, count_config_params
     from transformer_nb.records import load_results
     from transformer_nb.tasks import get_task
-    from transformer_nb.parsing import (PAPER_PARSING as PP, PAPER_TABLE4, PARSE_KEYS, _LEXICON, english_pcfg,
+    from transformer_nb.treebank import PARSE_KEYS
+    from transformer_nb.parsing import (PAPER_PARSING as PP, PAPER_TABLE4, _LEXICON, english_pcfg,
                                         parsing_corpus, sample_treebank)
     nbf = NotebookFile('12_parsing.ipynb')
     quoted = nbf.quoted
@@ -32,6 +33,12 @@ def _check_12_prose():
     quoted('520f6174', f"with attention: {T4[('Vinyals & Kaiser et al. (2014)', 'WSJ only, discriminative')]} F1",
            f"made them ({T4[('Vinyals & Kaiser et al. (2014)', 'semi-supervised')]})", f"The Transformer reaches {ours('WSJ only, discriminative')}")
     quoted('648f626b', f"multi-task {T4[('Luong et al. (2015)', 'multi-task')]} is above the Transformer's {ours('semi-supervised')}")
+    others = [(p, t, f) for p, t, f in PAPER_TABLE4 if not p.startswith('Transformer')]
+    assert max(f for p, t, f in others if t == 'semi-supervised') < ours('semi-supervised')          # "within each training setting"
+    assert T4[('Vinyals & Kaiser et al. (2014)', 'WSJ only, discriminative')] < T4[('Petrov et al. (2006)', 'WSJ only, discriminative')] \
+        < ours('WSJ only, discriminative')                            # §6.3: unlike the RNN, above the BerkeleyParser on WSJ only
+    from transformer_nb.parsing import PARSE_DECODING
+    assert (PARSE_DECODING.beam, PARSE_DECODING.alpha, PARSE_DECODING.max_extra) == (PP['beam'], PP['alpha'], PP['max_extra'])
 
     # the records of results/parsing.json
     recs = load_results(Path('../results/parsing.json'), PARSE_KEYS)
@@ -47,7 +54,7 @@ def _check_12_prose():
     quoted('46b7f0b3', f"A {g['params'] / 1e6:.1f}M-parameter model", f"closes {gap(g):.0f}% of the gap",
            f"{g['malformed']} of the {g['n_sentences']:,} greedy outputs ({b['malformed']} with beam 21)",
            f"leaves {longer['malformed']}:")
-    quoted('e12c0d00', f"{g['n_sentences'] - g['malformed']} of the 1,000 greedy outputs are well formed",
+    quoted('e12g0003', f"{g['n_sentences'] - g['malformed']} of the 1,000 greedy outputs are well formed",
            f"about {round(len(words), -2)} words", f"about {round(paper / g['params'], -1):.0f} times our parameters")
     assert 13 <= g['train_time_s'] / 60 <= 17 and b['f1'] < g['f1'] and g['failed'] == 0     # "a quarter of an hour"; beam below greedy
     assert b['precision'] > g['precision'] and b['recall'] < g['recall']                      # "higher precision, lower recall"
@@ -83,7 +90,7 @@ def _check_12_prose():
            "trained for 2,700 updates, beyond the default run's quarter of an hour")
     max_words = inspect.signature(sample_treebank).parameters['max_words'].default
     assert all(int(k.split('-')[-1]) <= max_words for x in recs for k in x['by_length'])
-    quoted('e12c0d00', f"sentences of at most {max_words} words")
+    quoted('e12g0003', f"sentences of at most {max_words} words")
 
     # the summary: the small corpus of the notebook's first cells
     data = parsing_corpus(2000, 100, 200)
