@@ -164,9 +164,3 @@ def test_commands_say_one_line_for_a_bad_name_a_changed_file_and_no_network(tmp_
 def test_an_output_may_not_overwrite_the_published_file(tmp_path):
     r = tool('translate', 'pretrained:numbers', 'seven', '-o', MODELS / 'numbers.pt')
     assert r.returncode == 2 and (MODELS / 'numbers.pt').stat().st_size == PRETRAINED['numbers'].size, r.stderr
-
-def test_the_appendix_stores_no_widget():
-    "A06 stored two tqdm widgets (a download's progress bar) and their state, which made its page load jQuery, require.js and unpkg scripts."
-    nb = json.loads((ROOT / 'nbs' / 'A06_pretrained.ipynb').read_text(encoding='utf-8'))
-    kinds = {k for c in nb['cells'] for o in c.get('outputs', []) for k in o.get('data', {})}
-    assert 'application/vnd.jupyter.widget-view+json' not in kinds and 'widgets' not in nb['metadata'], (kinds, nb['metadata'])
