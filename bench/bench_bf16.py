@@ -38,7 +38,6 @@ from _common import ROOT, multi30k_file, command, load_average
 from transformer_nb.core import set_seed
 from transformer_nb.machine import limit_threads, hardware, cpu_features, choose_precision, autocast, _cpuinfo_flags
 from transformer_nb.datasets import read_lines
-from transformer_nb.checkpoints import checkpoint_meta
 
 PRECISIONS = ('fp32', 'bf16')
 
@@ -99,8 +98,8 @@ def part_decode(a) -> dict:
     from transformer_nb.fast_decoding import translate
     model, tok, ck, path = _model(a)
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.n]
-    out = dict(checkpoint=checkpoint_meta(ck).get('preset'), step=ck.get('step'), sentences=len(src), threads=torch.get_num_threads(),
-               config={k: ck['config'][k] for k in ('d_model', 'N', 'h', 'd_ff', 'tgt_vocab')})
+    out = dict(checkpoint=ck.meta.get('preset'), step=ck.step, sentences=len(src), threads=torch.get_num_threads(),
+               config={k: getattr(ck.config, k) for k in ('d_model', 'N', 'h', 'd_ff', 'tgt_vocab')})
     for beam in (1, 4):
         for p in PRECISIONS: translate(model, tok, src[:20], beam=beam, precision=p)   # warm-up
         t = interleaved({p: (lambda p=p: translate(model, tok, src, beam=beam, precision=p)) for p in PRECISIONS}, a.repeats)
@@ -116,7 +115,7 @@ def part_bleu(a, save=lambda r: None) -> dict:
     model, tok, ck, path = _model(a)
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.bleu_n]
     ref = read_lines(multi30k_file('test_2016_flickr.en.gz', a.data_dir))[:a.bleu_n]
-    out = dict(step=ck.get('step'), sentences=len(src), test='multi30k test2016 de-en', run=checkpoint_meta(ck).get('run'))
+    out = dict(step=ck.step, sentences=len(src), test='multi30k test2016 de-en', run=ck.meta.get('run'))
     for beam in (4, 1):                                                            # the paper's beam first
         hyps = {p: translate(model, tok, src, beam=beam, precision=p) for p in PRECISIONS}
         sc = {p: corpus_scores(hyps[p], ref) for p in PRECISIONS}

@@ -54,7 +54,7 @@ from pathlib import Path
 import torch
 from _common import ROOT, multi30k_file, source_ids, id_batches, command, rel, load_average
 from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint, checkpoint_meta
+from transformer_nb.checkpoints import model_from_checkpoint, open_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.datasets import read_lines
 from transformer_nb.decoding import greedy_decode, beam_search
@@ -101,9 +101,9 @@ class CT2:
 
 def portable_checkpoint(ours_ckpt, out) -> Path:
     "A copy of our checkpoint that any torch reads with weights_only=True: config, weights, tokenizer as a uint8 tensor."
-    ck = load_checkpoint(ours_ckpt)
-    tok = torch.frombuffer(bytearray(ck['tokenizer']), dtype=torch.uint8)
-    torch.save({'config': ck['config'], 'model': ck['model'], 'tokenizer': tok}, out)
+    c = open_checkpoint(ours_ckpt)
+    tok = torch.frombuffer(bytearray(c.tokenizer_bytes), dtype=torch.uint8)
+    torch.save({'config': {k: getattr(c.config, k) for k in c.config.__dataclass_fields__}, 'model': c.weights, 'tokenizer': tok}, out)
     return Path(out)
 
 def peer_python(arg) -> str:
@@ -202,9 +202,9 @@ def main(argv=None):
         if path is None: continue
         model, tok, ck = model_from_checkpoint(path, device='cpu')
         if tok is None: sys.exit(f"{path} holds no tokenizer")
-        preset = str(checkpoint_meta(ck).get('preset', '?')).split(' ')[0]
+        preset = str(ck.meta.get('preset', '?')).split(' ')[0]
         label = f"{preset} {'pre-LN' if model.cfg.norm_first else 'post-LN'}"
-        models[name] = dict(checkpoint=rel(path), label=label, step=ck.get('step'), norm_first=model.cfg.norm_first,
+        models[name] = dict(checkpoint=rel(path), label=label, step=ck.step, norm_first=model.cfg.norm_first,
                             params=sum(p.numel() for p in {id(p): p for p in model.parameters()}.values()),
                             vocab=tok.vocab_size, srcs=source_ids(tok, lines), tok=tok)
         systems += [(name, s, Ours(model, a.max_tokens, DECODERS[s])) for s in ours]

@@ -26,7 +26,7 @@ layer, about 220 kB).
 import argparse, json, os, shlex, subprocess, sys
 from pathlib import Path
 from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint, checkpoint_meta
+from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
 from transformer_nb.evaluation import attention_record
 from transformer_nb.records import today
 
@@ -58,12 +58,12 @@ def main(argv=None):
     limit_threads(a.threads)
     ckpt = resolve_checkpoint(a.run)[0]
     model, tok, ck = model_from_checkpoint(ckpt)
-    meta = checkpoint_meta(ck)
+    meta = ck.meta
     scores, eval_cmd = test_scores(a.run, a.data_dir, a.threads)
     rec = dict(
-        name=a.name, checkpoint=rel(ckpt), step=ck.get('step'), averaged_steps=meta.get('averaged_steps'),
+        name=a.name, checkpoint=rel(ckpt), step=ck.step, averaged_steps=meta.get('averaged_steps'),
         dataset=meta.get('dataset'), direction=f"{meta.get('src_lang')}-{meta.get('tgt_lang')}", preset=meta.get('preset'),
-        config={k: ck['config'][k] for k in ('d_model', 'N', 'h', 'd_ff', 'norm_first')},
+        config={k: getattr(ck.config, k) for k in ('d_model', 'N', 'h', 'd_ff', 'norm_first')},
         params=sum(p.numel() for p in {id(p): p for p in model.parameters()}.values()),
         test={k: v for k, v in scores.items() if not k.endswith('_signature')}, test_command=eval_cmd,
         beam=a.beam, train_command=meta.get('command'), train_hardware=meta.get('hardware'), train_commit=meta.get('commit'),

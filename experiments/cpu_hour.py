@@ -23,7 +23,7 @@ import argparse, datetime, json, os, shlex, subprocess, sys, time
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, load_checkpoint, checkpoint_meta
+from transformer_nb.checkpoints import model_from_checkpoint, open_checkpoint
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.evaluation import evaluate
 from transformer_nb.runs import RunFolder
@@ -64,23 +64,23 @@ def main(argv=None):
     limit_threads(0)                                                   # scoring is outside the timed command: every core
     data = load_dataset('multi30k', a.src_lang, a.tgt_lang, d)
     run = RunFolder(a.out)
-    cks = {int(load_checkpoint(p)['step']): p for p in run.checkpoints()}
+    cks = {int(open_checkpoint(p, None, mmap=True).step): p for p in run.checkpoints()}
     last = max(cks)
     curve = []
     for step in sorted(s for s in cks if s % a.every == 0 or s == last):
-        ck = load_checkpoint(cks[step])
-        curve.append(dict(step=step, minutes=round((ck['meta']['time'] - started) / 60, 2), **score(cks[step], data.test)))
+        ck = open_checkpoint(cks[step], None, mmap=True)
+        curve.append(dict(step=step, minutes=round((ck.meta['time'] - started) / 60, 2), **score(cks[step], data.test)))
         print(f"update {step}: {curve[-1]['minutes']:.1f} min, test BLEU {curve[-1]['bleu_lc']:.2f} (lowercased)", flush=True)
     avg = Path(a.out) / 'average.pt'
     final = {}
     for name, path in (('last', cks[last]), ('average', avg)):
         if path.exists(): final[name] = dict(valid=score(path, data.valid), test=score(path, data.test))
     chosen = max(final, key=lambda k: final[k]['valid']['bleu_lc'])
-    ck = load_checkpoint(cks[last])
+    ck = open_checkpoint(cks[last], None, mmap=True)
     rec = dict(direction=f"{a.src_lang}-{a.tgt_lang}", recipe='cpu-hour', command=command, wall_s=round(wall, 1),
                hardware=hardware(), cpu_count=os.cpu_count(), date=datetime.date.today().isoformat(), commit=git_commit(),
                load_average_before=load_before, load_average_after_run=load_after_run,
-               train_config=checkpoint_meta(ck).get('train_config'), updates=last,
+               train_config=ck.train_config, updates=last,
                curve=curve, final=final, chosen_on_valid=chosen, test_bleu_lc=final[chosen]['test']['bleu_lc'],
                decoding='beam 4, alpha 0.6, exact search', metric='sacreBLEU on test2016 (bleu_lc: lowercased)')
     p = Path(a.results)

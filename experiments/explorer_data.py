@@ -24,7 +24,7 @@ import argparse, gzip, json, os, shlex, sys
 from pathlib import Path
 import torch
 from transformer_nb.machine import git_commit, hardware, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint, checkpoint_meta
+from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
 from transformer_nb.datasets import find_multi30k
 from transformer_nb.evaluation import sentence_maps
 from transformer_nb.fast_decoding import translate
@@ -81,7 +81,7 @@ def main(argv=None):
     limit_threads(a.threads)
     ckpt = resolve_checkpoint(a.run)[0]
     model, tok, ck = model_from_checkpoint(ckpt)
-    meta = checkpoint_meta(ck)
+    meta = ck.meta
     src_lang, tgt_lang = meta.get('src_lang', 'de'), meta.get('tgt_lang', 'en')
     srcs = test_sentences(a.data_dir, src_lang)
     idx = pick(srcs, a.pick, *a.words) if a.pick else list(a.lines or LINES)
@@ -90,9 +90,9 @@ def main(argv=None):
     rec = dict(
         about="attention weights in whole percent: weights[kind][layer][head][query][key]; kinds: encoder self-attention "
               "(source x source), decoder self-attention (target x target), encoder-decoder (target x source)",
-        checkpoint=rel(ckpt), step=ck.get('step'), averaged_steps=meta.get('averaged_steps'), run=meta.get('run'),
+        checkpoint=rel(ckpt), step=ck.step, averaged_steps=meta.get('averaged_steps'), run=meta.get('run'),
         dataset=meta.get('dataset'), split='test2016', direction=f"{src_lang}-{tgt_lang}", preset=meta.get('preset'),
-        config={k: ck['config'][k] for k in ('d_model', 'N', 'h', 'd_ff')}, beam=a.beam,
+        config={k: getattr(ck.config, k) for k in ('d_model', 'N', 'h', 'd_ff')}, beam=a.beam,
         train_command=no_paths(meta.get('command')), train_commit=meta.get('commit'), hardware=hardware(), commit=git_commit(),
         date=today(), command=no_paths(shlex.join(['python', 'experiments/explorer_data.py', *(sys.argv[1:] if argv is None else argv)])),
         sentences=[sentence_record(model, tok, srcs[i], h, i) for i, h in zip(idx, hyps)])

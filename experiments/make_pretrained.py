@@ -9,7 +9,7 @@ The run's last checkpoint and its average (of the last five) are both scored on 
 decoding (`tnb-evaluate --split valid`, beam 4 and alpha 0.6 for translation); the better one, by lowercased BLEU for
 Multi30k and by exact match for the number corpus, is published: `make_pretrained` writes its float16 copy with the
 provenance (both validation scores, the choice, and the chosen float32 model's test scores, measured after the choice
-and used for nothing). The script prints the file's sha256 and size, which go into `PRETRAINED` (A06_pretrained).
+and used for nothing). The script prints the file's sha256 and size, which go into `PRETRAINED` (A05_checkpoints).
 
 Then the published file itself is scored and recorded, once `PRETRAINED` knows its checksum:
 
@@ -18,8 +18,7 @@ Then the published file itself is scored and recorded, once `PRETRAINED` knows i
 import argparse, json, shlex, subprocess, sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
-from transformer_nb.checkpoints import load_checkpoint, checkpoint_meta
-from transformer_nb.pretrained import PRETRAINED
+from transformer_nb.checkpoints import open_checkpoint, PRETRAINED
 from transformer_nb.datasets import DATASETS, sha256_file, find_multi30k
 from transformer_nb.pretrained import make_pretrained
 from transformer_nb.runs import RunFolder
@@ -41,7 +40,7 @@ def main(argv=None):
     run = RunFolder(a.run)
     last = run.checkpoints()[-1]
     cands = {'last': last, **({'average': run.path / 'average.pt'} if (run.path / 'average.pt').is_file() else {})}
-    dataset = load_checkpoint(last, mmap=True)['meta']['dataset']
+    dataset = open_checkpoint(last, None, mmap=True).meta['dataset']
     metric = METRIC[dataset]
     downloaded = not DATASETS[dataset].generated                      # Multi30k: $TNB_MULTI30K, or shared/ beside the clone
     data = ['--data-dir', str(find_multi30k(ROOT))] if downloaded else []
@@ -50,7 +49,7 @@ def main(argv=None):
     chosen = max(valid, key=lambda k: (valid[k][metric], k == 'average'))   # a tie goes to the average
     test = scores(cands[chosen], *data)                                           # measured after the choice, for the record
     print(f"chosen by validation: {chosen}; its test {metric}: {test[metric]}", flush=True)
-    steps = checkpoint_meta(load_checkpoint(cands[chosen], mmap=True)).get('averaged_steps')
+    steps = open_checkpoint(cands[chosen], None, mmap=True).meta.get('averaged_steps')
     out = Path(a.out) if a.out else ROOT / 'models' / PRETRAINED[a.name].file
     out.parent.mkdir(exist_ok=True)
     make_pretrained(cands[chosen], out, {

@@ -58,7 +58,7 @@ from transformer_nb.core import set_seed, count_params
 from transformer_nb.machine import hardware, git_commit, limit_threads, _default_threads
 from transformer_nb.datasets import load_dataset, de_number, en_number
 from transformer_nb.numbers import number_scores
-from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint, checkpoint_meta
+from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.evaluation import evaluate
 from transformer_nb.fast_decoding import translate
@@ -187,14 +187,14 @@ def run_cli(args, seed:int) -> dict:
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     avg = out / 'average.pt'
     model, tok, ck = model_from_checkpoint(avg if avg.is_file() else RunFolder(out).checkpoints()[-1])
-    hist = checkpoint_meta(ck).get('history', {}).get('train', [])
+    hist = ck.meta.get('history', {}).get('train', [])
     limit_threads(1)
     res = score(model, tok, load_dataset('numbers').test, 4)
     lines = p.stdout.splitlines()
     rec = dict(id=f"{args.name}-s{seed}", name=args.name, seed=seed, tnb_train=shlex.join(cmd),
-               config={'model': ck['config'], 'train': checkpoint_meta(ck).get('train_config')},
+               config={'model': {k: getattr(ck.config, k) for k in ck.config.__dataclass_fields__}, 'train': ck.train_config},
                tokenizer=tok.options, vocab_size=tok.vocab_size, params=count_params(model),
-               averaged=checkpoint_meta(ck).get('averaged_from'), lr_peak=max((s['lr'] for s in hist), default=None),
+               averaged=ck.meta.get('averaged_from'), lr_peak=max((s['lr'] for s in hist), default=None),
                lr_last=hist[-1]['lr'] if hist else None,
                printed=[l for l in lines if l.startswith(('test (', 'exact match per magnitude', 'trained ', 'averaged '))],
                results={'tnb-train (avg:4)': res},

@@ -16,7 +16,7 @@ from pathlib import Path
 from transformer_nb.core import count_params
 from transformer_nb.machine import hardware, git_commit
 from transformer_nb.model import PRESETS
-from transformer_nb.checkpoints import load_checkpoint, model_from_checkpoint
+from transformer_nb.checkpoints import open_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.evaluation import table3_variants, _TABLE3_KEYS
 from transformer_nb.records import add_result, load_results, train_time, today
@@ -55,16 +55,16 @@ def variant(name:str, args) -> dict:
     if rc.returncode: raise RuntimeError(f"tnb-evaluate failed for {name}: {rc.stderr.strip()}")
     sc = json.loads(rc.stdout)
     (out / 'valid.json').write_text(rc.stdout)                         # written only once the scores are complete
-    ck = load_checkpoint(RunFolder(out).latest())
-    hist = ck['meta']['history']
+    ck = open_checkpoint(RunFolder(out).latest())
+    hist = ck.meta['history']
     valid = [v for v in hist['valid'] if v['step'] == args.steps]
     if not valid: raise RuntimeError(f"{name}: no validation at update {args.steps} in {out}")
     params = count_params(model_from_checkpoint(ck)[0])                 # tied weights counted once
     print(f"{name}: valid ppl {valid[-1]['ppl']:.2f}, BLEU {sc['bleu']:.2f} ({time.time() - t0:.0f}s)", flush=True)
     return dict(id=name, variant=base_name, overrides=overrides, seed=seed, params=params, steps=args.steps,
                 valid_ppl=round(valid[-1]['ppl'], 3), **{k: sc[k] for k in ('bleu', 'bleu_lc', 'chrf', 'bleu_signature')},
-                train_time_s=train_time(ck), hardware=ck['meta'].get('hardware', hardware()), date=today(),
-                commit=ck['meta'].get('commit', git_commit()), command=f"{shlex.join(train)}; {shlex.join(evaluate)}")
+                train_time_s=train_time(ck), hardware=ck.meta.get('hardware', hardware()), date=today(),
+                commit=ck.meta.get('commit', git_commit()), command=f"{shlex.join(train)}; {shlex.join(evaluate)}")
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

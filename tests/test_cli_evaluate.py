@@ -3,7 +3,6 @@ refused, blank references left out with the hypotheses kept aligned, records nam
 labelled greedy, and a warning when a checkpoint is scored on another dataset than its own."""
 import json
 import pytest, torch
-from transformer_nb.checkpoints import load_checkpoint
 from conftest import tool, text_tool, one_line, said as lines
 pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
 
@@ -42,7 +41,7 @@ def test_records_name_their_split_and_errors_name_the_file(run, tmp_path):
     [rec] = json.loads(res.read_text())
     assert (rec['split'], rec['test_set'], rec['decoding']) == ('valid', 'copy-valid-x-x', 'greedy')
     assert rec['run'] and rec['run'][:6] in rec['id'] and 'valid' in rec['id'] and 'beam1' in rec['id']
-    ck = load_checkpoint(run / 'checkpoint-0000002.pt')         # weights turned into whole numbers: a damaged file
+    ck = torch.load(run / 'checkpoint-0000002.pt', weights_only=True)         # weights turned into whole numbers: a damaged file
     ck['model'] = {k: v.long() if v.is_floating_point() else v for k, v in ck['model'].items()}
     bad = tmp_path / 'int64.pt'; torch.save(ck, bad)
     pytest.importorskip('ctranslate2')

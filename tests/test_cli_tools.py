@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 import pytest, torch
-from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.checkpoints import open_checkpoint
 from transformer_nb.runs import RunFolder
 from functools import partial
 import conftest
@@ -49,9 +49,7 @@ def test_translate_unknown_characters_and_long_input(run):
     assert r.returncode == 0, r.stderr
     assert len(r.stdout.split('\n')) == 3
 
-@pytest.mark.parametrize('make,msg', [
-    (lambda d: d / 'missing.pt', 'not found'),
-    (lambda d: (d / 'junk.pt').write_bytes(b'\x00garbage') and d / 'junk.pt', 'not a readable checkpoint'),
+@pytest.mark.parametrize('make,msg', [    # missing, not a checkpoint, cut, damaged: test_checkpoints.py, in all five commands
     (lambda d: torch.save({'weights': torch.zeros(2)}, d / 'foreign.pt') or d / 'foreign.pt', 'not a transformer_nb checkpoint'),
 ])
 def test_bad_checkpoint_one_line(run, tmp_path, make, msg):
@@ -63,7 +61,7 @@ def test_bad_checkpoint_one_line(run, tmp_path, make, msg):
         assert len(lines) == 1 and lines[0].startswith(f'tnb-{name}: error:') and msg in lines[0], r.stderr
 
 def test_checkpoint_whose_weights_do_not_fit_its_config(run, tmp_path):
-    ck = load_checkpoint(RunFolder(run).checkpoints()[-1])
+    ck = torch.load(RunFolder(run).checkpoints()[-1], weights_only=True)
     ck['config']['d_ff'] = 256                                      # another architecture than the weights
     torch.save(ck, tmp_path / 'other.pt')
     r = tool('translate', tmp_path / 'other.pt', 'a b')
@@ -87,12 +85,12 @@ def test_average(run, tmp_path):
     r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt')
     assert r.returncode == 0, r.stderr
     paths = RunFolder(run).checkpoints()[-2:]
-    a, b, avg = (load_checkpoint(p)['model'] for p in (*paths, tmp_path / 'avg.pt'))
+    a, b, avg = (open_checkpoint(p, None).weights for p in (*paths, tmp_path / 'avg.pt'))
     k = 'encoder.0.ffn.w_1.weight'
     torch.testing.assert_close(avg[k], (a[k] + b[k]) / 2)
     assert tool('translate', tmp_path / 'avg.pt', 'a b c').stdout == 'a b c\n'
     # another architecture: a clear error and no output file
-    ck = load_checkpoint(paths[-1]); ck['config']['h'] = 2; torch.save(ck, tmp_path / 'h2.pt')
+    ck = torch.load(paths[-1], weights_only=True); ck['config']['h'] = 2; torch.save(ck, tmp_path / 'h2.pt')
     r = tool('average', paths[-1], tmp_path / 'h2.pt', '-o', tmp_path / 'bad.pt')
     assert r.returncode == 2 and 'different architectures' in r.stderr and not (tmp_path / 'bad.pt').exists(), r.stderr
     assert tool('average', run, '--last', '0', '-o', tmp_path / 'x.pt').returncode == 2
@@ -178,7 +176,7 @@ def test_average_skips_averages_among_its_inputs(run, tmp_path):
     r = tool('average', *sorted(tmp_path.glob('*.pt')), '-o', tmp_path / 'new.pt')
     assert r.returncode == 0 and 'averaged 2 checkpoints' in r.stdout, r.stderr
     assert f"tnb-average: skipped {tmp_path / 'average.pt'}, {tmp_path / 'avg-copy.pt'}: an average of checkpoints" in r.stderr
-    new, old = (load_checkpoint(p)['model'] for p in (tmp_path / 'new.pt', tmp_path / 'average.pt'))
+    new, old = (open_checkpoint(p, None).weights for p in (tmp_path / 'new.pt', tmp_path / 'average.pt'))
     assert all(torch.equal(new[k], old[k]) for k in old)                           # the same two checkpoints, each counted once
     r = tool('average', tmp_path / 'average.pt', tmp_path / 'avg-copy.pt', '-o', tmp_path / 'x.pt')
     assert r.returncode == 2 and 'averages only' in r.stderr and not (tmp_path / 'x.pt').exists(), r.stderr

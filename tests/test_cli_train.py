@@ -3,7 +3,7 @@ import os, subprocess, sys
 from pathlib import Path
 import pytest
 import torch
-from transformer_nb.checkpoints import load_checkpoint, model_from_checkpoint
+from transformer_nb.checkpoints import open_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 
 pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
@@ -48,7 +48,7 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     r = tnb_train('--dataset', 'copy', '--steps', '40', '--resume', out, '--out', out, '--no-progress', '--beam', '1',
                   '--test-limit', '5')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert load_checkpoint(RunFolder(out).latest())['step'] == 40
+    assert open_checkpoint(RunFolder(out).latest(), None).step == 40
 
 @pytest.mark.parametrize('args,msg', [
     (['--steps', '0'], '--steps 0 must be an int >= 1, or none'),
@@ -79,7 +79,7 @@ def test_table3_options_reach_the_model_and_test_limit_0_skips_the_test_set(tmp_
                   '--out', out, '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
     assert 'test (' not in r.stdout and 'checkpoint:' in r.stdout          # no test-set evaluation was run
-    cfg = load_checkpoint(RunFolder(out).latest())['config']
+    cfg = torch.load(RunFolder(out).latest(), weights_only=True)['config']
     assert (cfg['d_k'], cfg['d_v'], cfg['pos'], cfg['d_model']) == (4, 6, 'learned', 32)
 
 def test_max_time_stops_with_a_checkpoint(tmp_path):
@@ -88,7 +88,7 @@ def test_max_time_stops_with_a_checkpoint(tmp_path):
                   '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
     assert 'stopped at the time limit of 0.02 minutes (--max-time 0.02)' in r.stdout
-    step = load_checkpoint(RunFolder(out).latest())['step']
+    step = open_checkpoint(RunFolder(out).latest(), None).step
     assert 0 < step < 1000000 and f'trained {step} updates' in r.stdout
 
 def test_numbers_defaults_are_the_main_job():
@@ -112,13 +112,13 @@ def test_average_of_the_last_checkpoints_is_tested_and_translated(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert f'averaged the last 3 checkpoints (updates 10, 20, 30) into {out / "average.pt"}' in r.stdout
     assert f'averaged checkpoint: {out / "average.pt"}' in r.stdout and len(list(out.glob('checkpoint-*.pt'))) == 3
-    avg = load_checkpoint(out / 'average.pt')
+    avg = torch.load(out / 'average.pt', weights_only=True)
     assert [Path(p).name for p in avg['meta']['averaged_from']] == [f'checkpoint-{s:07d}.pt' for s in (10, 20, 30)]
     assert resolve_checkpoint(out)[0] == out / 'average.pt' and resolve_checkpoint(out, 'resume')[0] == out / 'checkpoint-0000030.pt'
     r = tnb_train('--dataset', 'copy', '--steps', '40', '--resume', out, '--no-progress', '--beam', '1', '--test-limit', '5',
                   '--save-every', '10', '--average', '2')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert [Path(p).name for p in load_checkpoint(out / 'average.pt')['meta']['averaged_from']] == ['checkpoint-0000030.pt', 'checkpoint-0000040.pt']
+    assert [Path(p).name for p in open_checkpoint(out / 'average.pt', None).meta['averaged_from']] == ['checkpoint-0000030.pt', 'checkpoint-0000040.pt']
     os.utime(out / 'average.pt', (0, 0))                                   # file times do not matter: what it averages does
     assert resolve_checkpoint(out)[0] == out / 'average.pt'
     r = tnb_train('--dataset', 'copy', '--steps', '50', '--resume', out, '--normalization', 'nmt_nfkc_cf', '--no-progress')
@@ -168,8 +168,8 @@ def test_resume_says_what_it_does_at_or_past_steps(folder):
 def test_resume_continues_the_checkpoints_dataset_and_folder(folder, tmp_path):
     r = tool('train', '--resume', folder, '--steps', '22', '--no-progress', '--test-limit', '0', cwd=tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
-    ck = load_checkpoint(folder)                                                            # --out defaults to its folder
-    assert ck['step'] == 22 and ck['meta']['dataset'] == 'copy' and not (tmp_path / 'runs').exists()
+    ck = open_checkpoint(folder, None)                                                       # --out defaults to its folder
+    assert ck.step == 22 and ck.meta['dataset'] == 'copy' and not (tmp_path / 'runs').exists()
     other = tmp_path / 'other'; shutil.copytree(folder, other)                              # another run's checkpoints
     r = tool('train', '--resume', folder / 'checkpoint-0000010.pt', '--out', other, '--steps', '12', '--no-progress', '--test-limit', '0')
     one_line(r, 'tnb-train', f"{other} holds another run's files (checkpoint-0000010.pt", 'write to another folder')
@@ -179,7 +179,7 @@ def test_git_commit_never_crashes_a_run(tmp_path):
     (bin_ / 'git').write_bytes(b"#!/bin/sh\nprintf '\\377\\376 not utf-8'\n"); (bin_ / 'git').chmod(0o755)
     r = tool('train', *TINY, '--steps', '2', '--out', tmp_path / 'run', env={'PATH': f"{bin_}:{os.environ['PATH']}"})
     assert r.returncode == 0, r.stderr[-3000:]
-    assert load_checkpoint(tmp_path / 'run')['meta']['commit'] == 'unknown'
+    assert open_checkpoint(tmp_path / 'run', None).meta['commit'] == 'unknown'
 
 
 def test_a_model_larger_than_the_memory_is_refused_before_anything(tmp_path):
@@ -280,7 +280,7 @@ def test_device_on_a_new_and_a_resumed_run(tmp_path, device):
     assert r.returncode == 0, r.stderr[-2000:]
     r = tnb_train('--resume', out, '--steps', '3', '--device', device, '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-2000:]
-    assert load_checkpoint(RunFolder(out).latest())['step'] == 3
+    assert open_checkpoint(RunFolder(out).latest(), None).step == 3
 
 
 def test_own_files_by_epochs_inside_a_warm_up_given_say_so_before_the_first_update(tmp_path):
@@ -296,7 +296,7 @@ def test_own_files_by_epochs_inside_a_warm_up_given_say_so_before_the_first_upda
     first = [i for i, l in enumerate(err) if l.startswith('tnb-train: precision')]       # said after the first update
     assert len(warned) == 1 and first and warned[0] < first[0], r.stderr
     assert 'a tenth of the run, 1 updates, is a common choice' in err[warned[0]], err[warned[0]]
-    assert load_checkpoint(RunFolder(tmp_path / 'run').latest())['meta']['train_config']['warmup'] == 10    # as given
+    assert open_checkpoint(RunFolder(tmp_path / 'run').latest(), None).meta['train_config']['warmup'] == 10    # as given
 
 
 def test_own_files_by_epochs_fit_the_warm_up_and_say_so(tmp_path):

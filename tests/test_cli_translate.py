@@ -3,7 +3,7 @@ arguments, input the model cannot know, a beam wider than the vocabulary, a huge
 ends a long decoding within seconds, keeping the translations already written."""
 import os, signal, subprocess, time
 import pytest
-from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.checkpoints import open_checkpoint
 from conftest import ENV, cmd, tool, one_line, said, DECODING, wait_for_output as _wait_for, collect_output as _collect
 from conftest import default_signals, default_signals as _sigint_default, said as lines
 pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
@@ -13,7 +13,7 @@ def test_sentences_may_follow_options(run):
     assert r.returncode == 0 and r.stdout.count(b'\n') == 2, r.stderr
 
 def test_beam_wider_than_the_vocabulary(run):
-    V = load_checkpoint(run)['config']['tgt_vocab']
+    V = open_checkpoint(run, None).config.tgt_vocab
     one_line(tool('translate', run, 'a b', '--beam', str(V + 1)), 'tnb-translate', f'--beam {V + 1} is more than the target vocabulary of {V} pieces')
     one_line(tool('evaluate', run, '--beam', '1000'), 'tnb-evaluate', '--beam 1000 is more than the target vocabulary')
     assert tool('translate', run, 'a b', '--beam', str(V)).returncode == 0                           # as wide as it is: fine
@@ -72,7 +72,7 @@ def test_sigterm_keeps_the_translations_already_written(run, tmp_path):
         if p.poll() is None: p.kill()
     kept = (first + rest).decode().splitlines()
     assert p.returncode == 143, (p.returncode, err[-2000:])
-    from transformer_nb.fast_decoding import FILE_BATCH
+    from transformer_nb.textio import FILE_BATCH
     assert 0 < len(kept) < 1500 and len(kept) % FILE_BATCH == 0, len(kept)   # whole batches, in order
     assert said(err.decode())[-1] == 'tnb-translate: interrupted (SIGTERM)', err[-2000:]
 

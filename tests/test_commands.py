@@ -126,9 +126,9 @@ def _count_calls(monkeypatch, counts, *where):
 
 def _walk_counts(monkeypatch):
     import collections
-    import transformer_nb.pretrained as pt, transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd, transformer_nb.machine as mc
+    import transformer_nb.checkpoints as ck, transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd, transformer_nb.machine as mc
     counts = collections.Counter()
-    _count_calls(monkeypatch, counts, (pt, 'sha256_file'), (pt, 'pretrained_name'), (pt, 'read_checkpoint'),
+    _count_calls(monkeypatch, counts, (ck, 'sha256_file'), (ck, '_published'), (ck, '_load'), (ck, '_check_intact'),
                  (fd, 'check_beam_fits'), (fd, 'check_translate'), (mc, 'choose_precision'), (fd, 'choose_precision'))
     f = dec.Decoding.__post_init__                                        # the Decoding checked as it is built
     monkeypatch.setattr(dec.Decoding, '__post_init__', lambda self: (counts.update(['check_decoding']), f(self))[1])
@@ -143,7 +143,7 @@ def test_translate_opens_hashes_and_checks_once(monkeypatch, tmp_path, capsys):
     with pytest.raises(SystemExit) as e: translate_main(['--beam', '4', 'pretrained:numbers', '-i', tmp_path / 'src.txt', '-o', tmp_path / 'out.txt'])
     assert e.value.code == 0, capsys.readouterr().err
     assert (tmp_path / 'out.txt').read_text().splitlines() == ['sieben'] * 1000 + ['neun']
-    assert dict(counts) == {'sha256_file': 1, 'pretrained_name': 1, 'read_checkpoint': 1, 'check_decoding': 1, 'check_beam_fits': 1,
+    assert dict(counts) == {'sha256_file': 1, '_published': 1, '_load': 1, 'check_decoding': 1, 'check_beam_fits': 1,
                             'choose_precision': 1}, counts
 
 def test_evaluate_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
@@ -153,25 +153,25 @@ def test_evaluate_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
     (tmp_path / 's').write_text('seven\nnine\n'); (tmp_path / 'r').write_text('sieben\nneun\n')
     with pytest.raises(SystemExit) as e: evaluate_main(['pretrained:numbers', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--beam', '1'])
     assert e.value.code == 0, capsys.readouterr().err
-    assert (counts['sha256_file'], counts['pretrained_name'], counts['read_checkpoint'], counts['check_decoding'], counts['choose_precision']) == (1, 1, 1, 1, 1), counts
+    assert (counts['sha256_file'], counts['_published'], counts['_load'], counts['_check_intact'], counts['check_decoding'], counts['choose_precision']) == (1, 1, 1, 0, 1, 1), counts
 
 def test_a_second_check_would_be_counted(monkeypatch):
     "The counting above can fail: a second opening of the published model is two hashes."
-    from transformer_nb.pretrained import open_checkpoint
+    from transformer_nb.checkpoints import open_checkpoint
     counts = _walk_counts(monkeypatch)
     open_checkpoint('pretrained:numbers'); open_checkpoint('pretrained:numbers')
-    assert (counts['sha256_file'], counts['read_checkpoint']) == (2, 2)
+    assert (counts['sha256_file'], counts['_load']) == (2, 2)
 
 def test_export_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
     "`tnb-export --format onnx pretrained:numbers`: opened and hashed once, its sha256 recorded from that one hash, its name kept."
     pytest.importorskip('onnxruntime')
     import json
     from transformer_nb.cli import export_main
-    from transformer_nb.pretrained import PRETRAINED
+    from transformer_nb.checkpoints import PRETRAINED
     counts = _walk_counts(monkeypatch)
     with pytest.raises(SystemExit) as e: export_main(['--format', 'onnx', 'pretrained:numbers', '-o', tmp_path / 'x'])
     assert e.value.code == 0, capsys.readouterr().err
-    assert (counts['sha256_file'], counts['pretrained_name'], counts['read_checkpoint']) == (1, 1, 1), counts
+    assert (counts['sha256_file'], counts['_published'], counts['_load'], counts['_check_intact']) == (1, 1, 1, 0), counts
     prov = json.loads((tmp_path / 'x' / 'config.json').read_text())['provenance']
     assert (prov['checkpoint'], prov['checkpoint_sha256']) == ('pretrained:numbers', PRETRAINED['numbers'].sha256)
 
@@ -238,7 +238,7 @@ def test_average_walk_reads_each_checkpoint_once(monkeypatch, folder, tmp_path, 
     import transformer_nb.checkpoints as ck
     from transformer_nb.cli import average_main
     counts = collections.Counter()
-    _count_everywhere(monkeypatch, counts, ck.load_checkpoint, 'read')
+    _count_everywhere(monkeypatch, counts, ck._load, 'read')
     with pytest.raises(SystemExit) as e: average_main([folder, '--last', '2', '-o', tmp_path / 'avg.pt'])
     assert e.value.code == 0, capsys.readouterr().err
     assert counts['read'] == 2, counts

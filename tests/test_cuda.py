@@ -14,7 +14,7 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import collate
 from transformer_nb.training import make_optimizer, seq2seq_loss
 from transformer_nb.trainer import TrainConfig, Trainer
-from transformer_nb.checkpoints import load_checkpoint, resolve_checkpoint, model_from_checkpoint
+from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.decoding import greedy_decode, beam_search
 from transformer_nb.fast_decoding import fast_beam_search, FastCache
@@ -140,13 +140,13 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
                          keep=0, progress=False)
         t = Trainer(Transformer(cfg), data, data[:200], tc=tc, run=out, sampler=Batches(len(data), 64),
                     valid_sampler=Batches(200, 100))
-        if resume: path = resolve_checkpoint(resume, use='resume')[0]; t.load(load_checkpoint(path), path)
+        if resume: path = resolve_checkpoint(resume, use='resume')[0]; t.load(torch.load(path, weights_only=True), path)
         t.fit(); return t
     t = run(tmp_path / 'a', 200)
     assert t.precision == 'bf16' and next(t.model.parameters()).is_cuda
     h = [r['loss'] for r in t.history['train']]
     assert sum(h[-20:]) / 20 < 0.5 * sum(h[:20]) / 20                     # it learns
-    ck = load_checkpoint(RunFolder(tmp_path / 'a').latest())                # weights_only, mapped to the CPU
+    ck = torch.load(RunFolder(tmp_path / 'a').latest(), weights_only=True)                # weights_only, mapped to the CPU
     assert all(v.device.type == 'cpu' for v in ck['model'].values())
     model, _, _ = model_from_checkpoint(ck, device='cpu')
     src, _ = collate(data[:8])

@@ -80,7 +80,6 @@ def _tnb_train(tmp_path, out, *launch) -> list:
 def test_two_nodes_give_the_weights_of_one_node_with_two_processes(tmp_path):
     """`tnb-train` under `torchrun --nnodes 2` (one process a node, c10d rendezvous on 127.0.0.1: two launches on this
     machine, as on two hosts) writes the checkpoint that `torchrun --nproc_per_node 2` on one node writes."""
-    from transformer_nb.checkpoints import load_checkpoint
     from transformer_nb.runs import RunFolder
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
     r = subprocess.run(_tnb_train(tmp_path, tmp_path / 'one', '--nproc_per_node=2', f'--master_port={free_port()}'),
@@ -94,7 +93,7 @@ def test_two_nodes_give_the_weights_of_one_node_with_two_processes(tmp_path):
     for p, (o, e) in zip(nodes, outs): assert p.returncode == 0, o[-2000:] + e[-3000:]
     one, two = (RunFolder(tmp_path / d).checkpoints() for d in ('one', 'two'))
     assert [p.name for p in one] == [p.name for p in two] == ['checkpoint-0000002.pt'], (one, two)
-    a, b = load_checkpoint(one[-1]), load_checkpoint(two[-1])
+    a, b = torch.load(one[-1], weights_only=True), torch.load(two[-1], weights_only=True)
     assert a['step'] == b['step'] == 2 and a['data_pos'] == b['data_pos']
     for k in a['model']: assert torch.equal(a['model'][k], b['model'][k]), k       # the same weights, bit for bit
 

@@ -147,7 +147,7 @@ def test_cli(ckpt, tmp_path):
 @pytest.mark.parametrize('make,msg', [
     (lambda d: d / 'missing.pt', 'checkpoint not found'),
     (lambda d: d / 'no-run-folder', 'checkpoint not found'),
-    (lambda d: (d / 'junk.pt').write_bytes(b'\x00garbage') and d / 'junk.pt', 'not a readable checkpoint'),
+    (lambda d: (d / 'junk.pt').write_bytes(b'\x00garbage') and d / 'junk.pt', 'junk.pt is not a checkpoint'),
     (lambda d: torch.save({'weights': torch.zeros(2)}, d / 'foreign.pt') or d / 'foreign.pt', 'not a transformer_nb checkpoint'),
 ])
 @pytest.mark.slow

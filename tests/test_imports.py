@@ -13,10 +13,10 @@ MODULES = sorted(p.stem for p in PKG.glob('*.py') if p.stem not in ('__init__', 
 
 # Bottom to top. A module may import modules of its own layer that come before it, and modules of lower layers.
 LAYERS = [
-    ['checks', 'core', 'machine', 'safeguards', 'process', 'runs'],
+    ['checks', 'core', 'machine', 'safeguards', 'process', 'textio', 'runs'],
     ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model_checks', 'model'],
-    ['datasets', 'data', 'records'],
-    ['checkpoints', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
+    ['datasets', 'data'],
+    ['checkpoints', 'records', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
     ['decoding', 'fast_decoding', 'evaluation', 'significance'],
     ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
     ['commands', 'cli'],

@@ -6,9 +6,8 @@ import io, json, shutil, urllib.error
 from pathlib import Path
 import pytest, torch
 from conftest import tool, one_line
-import transformer_nb.pretrained as P
-from transformer_nb.checkpoints import load_checkpoint
-from transformer_nb.pretrained import PRETRAINED, pretrained_path, open_checkpoint
+import transformer_nb.pretrained as P, transformer_nb.checkpoints as C
+from transformer_nb.checkpoints import PRETRAINED, pretrained_path, open_checkpoint, model_from_checkpoint
 from transformer_nb.datasets import sha256_file
 from transformer_nb.pretrained import load_pretrained
 from transformer_nb.fast_decoding import translate
@@ -27,11 +26,11 @@ def clean_env(monkeypatch, tmp_path):
 def test_the_files_are_the_ones_the_package_knows(name):
     pf, p = PRETRAINED[name], MODELS / PRETRAINED[name].file
     assert p.is_file(), f"{p} is missing"
-    assert (sha256_file(p), p.stat().st_size) == (pf.sha256, pf.size), f"{p}: update PRETRAINED in A06_pretrained"
+    assert (sha256_file(p), p.stat().st_size) == (pf.sha256, pf.size), f"{p}: update PRETRAINED in A05_checkpoints"
 
 @pytest.mark.parametrize('name', sorted(PRETRAINED))
 def test_each_file_is_inference_only_float16_and_says_where_it_came_from(name):
-    ck = load_checkpoint(MODELS / PRETRAINED[name].file)                    # weights_only=True
+    ck = torch.load(MODELS / PRETRAINED[name].file, weights_only=True)                    # weights_only=True
     assert sorted(ck) == ['config', 'format', 'meta', 'model', 'tokenizer']
     assert {v.dtype for v in ck['model'].values() if v.is_floating_point()} == {torch.float16}
     pre = ck['meta']['pretrained']
@@ -55,7 +54,7 @@ def test_results_file_holds_each_model_with_the_scores_of_its_run():
     for name in PRETRAINED:
         rec = recs[f'pretrained-{name}']
         assert rec['checkpoint'].endswith(PRETRAINED[name].file) if 'checkpoint' in rec else True
-        run = load_checkpoint(MODELS / PRETRAINED[name].file)['meta']['pretrained']['test_run']
+        run = open_checkpoint(MODELS / PRETRAINED[name].file, None).meta['pretrained']['test_run']
         for k in ('bleu', 'bleu_lc', 'chrf', 'exact_match'):
             if k in run and k in rec: assert rec[k] == pytest.approx(run[k], abs=0.05), (name, k, rec[k], run[k])
     assert recs['pretrained-multi30k-de-en']['bleu_lc'] >= 40 and recs['pretrained-multi30k-en-de']['bleu_lc'] >= 37
@@ -95,7 +94,7 @@ def test_a_download_with_another_checksum_is_refused_and_nothing_is_written(clea
 def test_offline_without_a_copy_says_where_to_put_the_file(clean_env, monkeypatch):
     "A pip install (no clone's models/), no cache, no network: one line naming the pinned address, the folder and the checksum."
     def offline(url): raise urllib.error.URLError('[Errno -2] Name or service not known')
-    monkeypatch.setattr(P, 'transformer_nb', type('pkg', (), {'__file__': str(clean_env / 'site' / 'transformer_nb' / '__init__.py'), '__version__': P.transformer_nb.__version__}))
+    monkeypatch.setattr(C, 'transformer_nb', type('pkg', (), {'__file__': str(clean_env / 'site' / 'transformer_nb' / '__init__.py'), '__version__': C.transformer_nb.__version__}))
     with pytest.raises(OSError) as e: pretrained_path('numbers', fetch=offline)
     msg = str(e.value)
     assert msg.startswith('pretrained:numbers: cannot download https://raw.githubusercontent.com/transformer-nb/transformer_nb/v')
@@ -103,7 +102,7 @@ def test_offline_without_a_copy_says_where_to_put_the_file(clean_env, monkeypatc
     assert '\n' not in msg
 
 def test_a_damaged_cached_download_is_fetched_again(clean_env, monkeypatch):
-    monkeypatch.setattr(P, 'transformer_nb', type('pkg', (), {'__file__': str(clean_env / 'site' / 'transformer_nb' / '__init__.py'), '__version__': P.transformer_nb.__version__}))
+    monkeypatch.setattr(C, 'transformer_nb', type('pkg', (), {'__file__': str(clean_env / 'site' / 'transformer_nb' / '__init__.py'), '__version__': C.transformer_nb.__version__}))
     cached = clean_env / 'cache' / 'pretrained' / 'numbers.pt'; cached.parent.mkdir(parents=True); cached.write_bytes(b'cut sho')
     calls = []
     def fetch(url): calls.append(url); return io.BytesIO((MODELS / 'numbers.pt').read_bytes())
@@ -121,9 +120,15 @@ def test_a_published_model_carries_no_path_of_the_machine_that_made_it(tmp_path)
     run = tmp_path / 'build' / 'r1'
     ck = save_checkpoint(run / 'checkpoint-0000005.pt', config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=5,
                          meta={'command': f"tnb-train --resume {run} --out={run} --steps 5", 'averaged_from': [str(run / 'checkpoint-0000005.pt')]})
-    pub = load_checkpoint(P.make_pretrained(ck, tmp_path / 'models' / 'toy.pt'))
+    pub = torch.load(P.make_pretrained(ck, tmp_path / 'models' / 'toy.pt'), weights_only=True)
     assert str(tmp_path) not in json.dumps(pub['meta']), pub['meta']
     assert pub['meta']['command'] == 'tnb-train --resume ../build/r1 --out=../build/r1 --steps 5'
+
+def test_every_reader_takes_a_published_model(clean_env):
+    "model_from_checkpoint('pretrained:numbers') sent the user to another module's function; the one reader takes the name."
+    model, tok, c = model_from_checkpoint('pretrained:numbers')
+    assert (c.pretrained, c.sha256, c.path) == ('numbers', PRETRAINED['numbers'].sha256, MODELS / 'numbers.pt') and not model.training
+    assert C.resolve_checkpoint('pretrained:numbers') == (MODELS / 'numbers.pt', 'the published model numbers')
 
 def test_resume_from_a_published_model_is_refused():
     with pytest.raises(ValueError, match='holds no optimiser state to resume from'): open_checkpoint('pretrained:numbers', 'resume')

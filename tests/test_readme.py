@@ -40,7 +40,7 @@ def test_the_cpu_build_comes_before_the_first_install():
     assert 0 <= cpu < first, "README installs the package before it says to install PyTorch's CPU build"
 
 def test_the_models_section_gives_each_file_as_the_package_checks_it():
-    from transformer_nb.pretrained import PRETRAINED
+    from transformer_nb.checkpoints import PRETRAINED
     text = section('The published models')
     for name, pf in PRETRAINED.items():
         row = next((l for l in text.splitlines() if l.startswith(f'| `{name}` |')), '')

@@ -2,8 +2,8 @@
 decoding, a symlink is written through, concurrent records all land, one file holds every kind of record, and it is
 UTF-8 whatever the locale."""
 import json, subprocess
-import pytest
-from transformer_nb.checkpoints import load_checkpoint, save_checkpoint
+import pytest, torch
+from transformer_nb.checkpoints import Checkpoint, save_checkpoint
 from transformer_nb.runs import RunFolder
 from conftest import ENV, cmd, tool, one_line, temps
 from transformer_nb.records import (RESULT_KEYS, train_time, make_record, load_results, add_result, check_results_file,
@@ -56,7 +56,7 @@ def test_one_results_file_holds_translation_and_parsing_records(run, tmp_path, t
     f.write_text(json.dumps([PARSE_RECORD]))                                    # a parsing record first
     r = tool('evaluate', run, '--src', texts / 'src.txt', '--ref', texts / 'ref.txt', '--beam', '1', '--record', f, '--id', 'tr-1')
     assert r.returncode == 0 and b'exact match' in r.stdout, r.stderr[-2000:]
-    ck = load_checkpoint(RunFolder(run).latest()); ck['meta'].update(task='parsing', dataset='parsing')   # a parser
+    ck = torch.load(RunFolder(run).latest(), weights_only=True); ck['meta'].update(task='parsing', dataset='parsing')   # a parser
     save_checkpoint(tmp_path / 'parser' / 'checkpoint-0000010.pt', **{k: v for k, v in ck.items() if k != 'format'})
     (tmp_path / 'words.txt').write_text('a b c\nd e\nf\n')
     (tmp_path / 'trees.txt').write_text('(S (NP XX XX ) (VP XX ) )\n(S (NP XX ) (VP XX ) )\n(S (VP XX ) )\n')
@@ -93,9 +93,9 @@ REC = {k: 1 for k in RESULT_KEYS} | {'id': 'r1', 'dataset': 'd', 'direction': 'a
     (lambda p: headline_table([3]), TypeError, 'recs[0] is a int, not a record'),
     (lambda p: fmt_minutes(-5), ValueError, 'seconds=-5 must be a number >= 0'),
     (lambda p: fmt_minutes(float('nan')), ValueError, 'seconds=nan must be a number >= 0'),
-    (lambda p: train_time('run/checkpoint-0000100.pt'), TypeError, 'ckpt must be a loaded checkpoint (a dict: load_checkpoint(path))'),
-    (lambda p: train_time({'meta': ['x']}), ValueError, "the checkpoint's meta is a list, not a dict"),
-    (lambda p: make_record('x', {}, None, {'bleu': 1}, 'cmd'), ValueError, "scores lacks ['beam', 'alpha'"),
+    (lambda p: train_time('run/checkpoint-0000100.pt'), TypeError, 'ck must be an opened checkpoint (a Checkpoint: open_checkpoint(path)), got a str'),
+    (lambda p: train_time({'meta': {}}), TypeError, 'ck must be an opened checkpoint (a Checkpoint: open_checkpoint(path)), got a dict'),
+    (lambda p: make_record('x', Checkpoint({}), None, {'bleu': 1}, 'cmd'), ValueError, "scores lacks ['beam', 'alpha'"),
     (lambda p: register_record_kind('mine', 'id'), TypeError, "keys must be a tuple of key names, got one str: ('id',)"),
 ])
 def test_records_refuse_in_the_callers_terms(tmp_path, call, exc, says):

@@ -3,7 +3,7 @@ fails early leaves no folder behind, two live runs cannot share one, a read-only
 links planted in a run folder while it trains are replaced, never followed."""
 import json, signal, subprocess
 import pytest
-from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.checkpoints import open_checkpoint
 from transformer_nb.runs import RunFolder
 from conftest import ENV, TINY, cmd, tool, one_line, said, inject_code, Live
 import warnings
@@ -17,7 +17,7 @@ def test_new_run_refuses_a_folder_holding_another_run(folder):
     r = tool('train', *TINY, '--steps', '3', '--out', folder, '--overwrite')
     assert r.returncode == 0, r.stderr[-3000:]
     assert [p.name for p in RunFolder(folder).checkpoints()] == ['checkpoint-0000003.pt']         # the old run is gone, as asked
-    assert len(load_checkpoint(folder)['meta']['history']['train']) == 3
+    assert len(open_checkpoint(folder, None).meta['history']['train']) == 3
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_a_run_that_fails_early_leaves_no_folder_behind(tmp_path):
@@ -41,7 +41,7 @@ def test_two_live_runs_in_one_folder(tmp_path):
         a.signal(signal.SIGINT)
     code, stdout, stderr = a.finish()
     assert code == 130 and 'interrupted at update' in stdout, stderr[-3000:]
-    assert load_checkpoint(out)['config']['d_model'] == 32                                 # A's model, not B's
+    assert open_checkpoint(out, None).config.d_model == 32                                 # A's model, not B's
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_read_only_out_fails_before_training(readonly_dir):
@@ -79,7 +79,7 @@ def test_links_planted_while_a_run_trains_are_replaced_never_followed(tmp_path):
     assert p.returncode == 0, err[-3000:]
     assert victim.read_text() == 'precious\n'
     assert not [q.name for q in out.iterdir() if q.is_symlink()]
-    assert load_checkpoint(out / 'checkpoint-0000016.pt')['step'] == 16 and (out / 'loss.png').read_bytes()[:4] == b'\x89PNG'
+    assert open_checkpoint(out / 'checkpoint-0000016.pt', None).step == 16 and (out / 'loss.png').read_bytes()[:4] == b'\x89PNG'
     assert [json.loads(l)['valid']['step'] for l in (out / 'log.jsonl').read_text().splitlines()] == [16]
     assert any('log.jsonl had been replaced by a symbolic link' in l and 'not followed' in l for l in said(err)), err
 

@@ -209,12 +209,7 @@ def test_the_host_check_finds_widgets_and_loads_in_notebooks(tmp_path):
                    'x.ipynb cell 2: its text/html output loads https://unpkg.com/x@*/embed.js',
                    'x.ipynb cell 3: Markdown loads https://img.example/c.png'], bad
 
-# A06_pretrained stores two tqdm widget outputs and the widgets' state, which make its page load jQuery, require.js and
-# the widget manager from CDNs: strict, so that this mark fails (XPASS) once A06 is clean, and comes off with it.
-PENDING = {'A06_pretrained.ipynb': 'its tqdm widget outputs and widget state are still stored'}
-
-@pytest.mark.parametrize('p', [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=PENDING[p.name])) if p.name in PENDING else p
-                               for p in sorted(NBS.glob('*.ipynb'))], ids=lambda p: p.stem)
+@pytest.mark.parametrize('p', sorted(NBS.glob('*.ipynb')), ids=lambda p: p.stem)
 def test_no_notebook_makes_its_page_load_from_another_host(p):
     "No stored output, widget or Markdown image of a notebook loads anything from another host on its page."
     bad = check_hosts.notebook_problems(p)

@@ -45,14 +45,14 @@ def reversal():
     TASKS.pop('reversal', None); DATASETS.pop('reversal', None); RECORD_KINDS.pop('reversal', None)
 
 def test_a_new_task_is_one_file_and_one_registration(reversal, tmp_path):
-    from transformer_nb.checkpoints import load_checkpoint
+    from transformer_nb.checkpoints import open_checkpoint
     from transformer_nb.workflow import train_model, test_set, score_test_set, record_evaluation
     t = get_task('reversal')
     assert task_for('reversal') is t and load_dataset('reversal', n_train=2, n_valid=0, n_test=0).train[0][1].split() == \
            load_dataset('reversal', n_train=2, n_valid=0, n_test=0).train[0][0].split()[::-1]
     tr = train_model(task='reversal', out=tmp_path / 'run', progress=False, say=lambda m: None)   # its corpus and recipe
     assert (tr.step, tr.meta['task'], tr.meta['dataset'], tr.cfg.d_model) == (6, 'reversal', 'reversal', 32)
-    ck = load_checkpoint(tr.last_checkpoint)
+    ck = open_checkpoint(tr.last_checkpoint)                               # as tnb-evaluate opens it
     pairs, sources, scored, name = test_set(ck)                            # its test split, through its own loader
     d = t.decoding_for(beam=1)
     scores, hyps, _ = score_test_set(t, tr.model, tr.tokenizer, pairs, d)

@@ -7,7 +7,7 @@ from dataclasses import fields
 from pathlib import Path
 import pytest, torch
 from transformer_nb.cli import train_main, translate_main, evaluate_main, export_main, _train_parser, _settings
-from transformer_nb.checkpoints import load_checkpoint, resolve_checkpoint, model_from_checkpoint
+from transformer_nb.checkpoints import open_checkpoint, resolve_checkpoint, model_from_checkpoint
 from transformer_nb.datasets import load_dataset
 from transformer_nb.model import TransformerConfig
 from transformer_nb.runs import RunFolder, checkpoint_name
@@ -59,8 +59,8 @@ def every_tool_uses(d, folder) -> dict:
         used['tnb-export'] = out.split(' from ', 1)[1].split(' (', 1)[0]
     path, _ = resolve_checkpoint(folder)
     ck = model_from_checkpoint(folder)[2]
-    want = load_checkpoint(path)
-    assert all(torch.equal(ck['model'][k], want['model'][k]) for k in want['model'])
+    want = torch.load(path, weights_only=True)
+    assert all(torch.equal(ck.weights[k], want['model'][k]) for k in want['model'])
     used['model_from_checkpoint'] = str(path)
     return used
 
@@ -70,7 +70,7 @@ def test_a_run_folder_is_one_file_everywhere(copy_run):
     folder = RunFolder(t.run.path)
     used = every_tool_uses(d, folder.path)                       # the average is the run's newest model
     assert set(used.values()) == {str(folder.average)}, used
-    assert load_checkpoint(folder.average)['meta']['averaged_steps'] == [2, 4]
+    assert open_checkpoint(folder.average, None).meta['averaged_steps'] == [2, 4]
     stale = Path(shutil.copytree(folder.path, d / 'stale'))      # the run went on past its average: a newer checkpoint
     shutil.copy(stale / checkpoint_name(4), stale / checkpoint_name(6))
     used = every_tool_uses(d, stale)
@@ -88,7 +88,7 @@ def test_train_model_is_tnb_train_bit_for_bit(tmp_path):
     train_model(task='numbers', steps=6, out=str(tmp_path / 'py'), progress=False, say=lambda m: None)
     out, err, code = run(train_main, ['--steps', '6', '--out', tmp_path / 'cli', '--no-progress', '--test-limit', '0'])
     assert code == 0, err
-    a, b = (load_checkpoint(p / checkpoint_name(6)) for p in (tmp_path / 'py', tmp_path / 'cli'))
+    a, b = (torch.load(p / checkpoint_name(6), weights_only=True) for p in (tmp_path / 'py', tmp_path / 'cli'))
     assert a['model'].keys() == b['model'].keys() and all(torch.equal(a['model'][k], b['model'][k]) for k in a['model'])
     assert bytes(a['tokenizer']) == bytes(b['tokenizer']) and a['config'] == b['config']
     ha, hb = a['meta']['history'], b['meta']['history']
@@ -112,7 +112,7 @@ def test_train_model_is_tnb_train_bit_for_bit_with_no_thread_setting(tmp_path):
             ((py, [str(tmp_path / 'py')]), (cli, ['--steps', '6', '--out', str(tmp_path / 'cli'), '--no-progress', '--test-limit', '0']))]
     for r in runs: assert r.returncode == 0, r.stderr[-2000:]
     threads = [r.stderr.strip().splitlines()[-1] for r in runs]               # the threads each trained on, said as it exits
-    a, b = (load_checkpoint(p / checkpoint_name(6)) for p in (tmp_path / 'py', tmp_path / 'cli'))
+    a, b = (torch.load(p / checkpoint_name(6), weights_only=True) for p in (tmp_path / 'py', tmp_path / 'cli'))
     differ = [k for k in a['model'] if not torch.equal(a['model'][k], b['model'][k])]
     assert not differ and threads[0] == threads[1], (f"{len(differ)} of {len(a['model'])} weights differ", threads)
     strip = lambda rs: [{k: v for k, v in r.items() if k not in ('tok_s', 'time')} for r in rs]
@@ -126,7 +126,7 @@ def test_label_smoothing_walks_one_way(copy_run):
     assert (train, model) == ({'eps_ls': 0.2}, {'d_model': 64})
     assert not {'eps_ls', 'label_smoothing'} & {f.name for f in fields(TransformerConfig)}
     d, t = copy_run
-    ck = load_checkpoint(t.last_checkpoint)
+    ck = torch.load(t.last_checkpoint, weights_only=True)
     assert 'eps_ls' not in ck['config'] and ck['meta']['train_config']['eps_ls'] == TrainConfig().eps_ls
     pairs = encode_pairs(t.tokenizer, [('a b', 'a b'), ('c d e', 'c d e')])
     losses = {}
@@ -169,7 +169,7 @@ def test_a_resume_reads_and_checks_its_checkpoint_once(copy_run, tmp_path, monke
     out, err, code = run(train_main, ['--resume', folder, '--steps', '6', '--no-progress', '--test-limit', '0', '--threads', '1'])
     assert code == 0, err
     assert at_fit == [([folder / checkpoint_name(4)], 1)], at_fit                # one read, one check, before training
-    assert len(conflicts) == 1 and load_checkpoint(folder / checkpoint_name(6))['step'] == 6
+    assert len(conflicts) == 1 and open_checkpoint(folder / checkpoint_name(6), None).step == 6
 
 
 def test_an_early_stop_a_task_refuses_is_one_sentence_said_as_an_option(copy_run, tmp_path):
@@ -178,7 +178,7 @@ def test_an_early_stop_a_task_refuses_is_one_sentence_said_as_an_option(copy_run
     from transformer_nb.decoding import Decoding
     from transformer_nb.tasks import get_task
     d, t = copy_run
-    ck = load_checkpoint(t.last_checkpoint)
+    ck = torch.load(t.last_checkpoint, weights_only=True)
     path = save_checkpoint(tmp_path / 'trees.pt', **{**ck, 'meta': {**ck['meta'], 'task': 'parsing'}})   # a model of parse trees
     said = "is for translation; a parsing model is decoded with the exact search"
     out, err, code = run(translate_main, [path, 'a b', '--early-stop', '--threads', '1'])

@@ -4,7 +4,7 @@ disk keep the last good checkpoint; an interrupt while an update is applied resu
 produced for real are injected into the child (`conftest.inject_code`), around the real tools."""
 import os, random, signal, subprocess, time
 import pytest, torch
-from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.checkpoints import open_checkpoint
 from transformer_nb.runs import RunFolder
 from conftest import ENV, TINY, cmd, tool, one_line, temps, default_signals, mount_tmpfs as _mount, inject_code, STARTING, Live, said as quiet
 from transformer_nb.core import set_seed
@@ -25,7 +25,7 @@ def test_second_ctrl_c_during_the_checkpoint_write_waits_for_it(tmp_path):
     a.signal(signal.SIGINT); time.sleep(0.5); a.signal(signal.SIGINT)             # two more while it writes
     code, stdout, stderr = a.finish()
     assert code == 130 and 'Traceback' not in stderr, stderr[-3000:]
-    assert quiet(stderr) == [f"saving {out}/checkpoint-{load_checkpoint(out)['step']:07d}.pt, please wait (Ctrl-\\ quits at once, without it)"] * 2, stderr
+    assert quiet(stderr) == [f"saving {out}/checkpoint-{open_checkpoint(out, None).step:07d}.pt, please wait (Ctrl-\\ quits at once, without it)"] * 2, stderr
     assert 'checkpoint saved to' in stdout and temps(out) == [], stdout
 
 @pytest.mark.slow   # runs the tools in fresh processes
@@ -56,7 +56,7 @@ def test_ctrl_c_at_random_points(tmp_path):
             assert 'interrupted at update' in stdout, (stdout, stderr)
             assert all(l.startswith('saving ') and 'please wait' in l for l in quiet(stderr)), (stdout, stderr)
         else: assert quiet(stderr) in ([], ['tnb-train: interrupted']), (phase, delay, stderr)
-        for p in RunFolder(out).checkpoints() if out.exists() else []: load_checkpoint(p)   # whatever is there is whole
+        for p in RunFolder(out).checkpoints() if out.exists() else []: torch.load(p, weights_only=True)   # whatever is there is whole
         assert not out.exists() or temps(out) == []
 
 @pytest.mark.slow   # runs the tools in fresh processes
@@ -69,7 +69,7 @@ def test_a_stop_signal_saves_a_checkpoint_and_exits_128_plus_its_number(tmp_path
     a.signal(sig)
     got, stdout, stderr = a.finish()
     assert got == code and 'checkpoint saved to' in stdout and 'Traceback' not in stderr, (got, stderr[-3000:])
-    assert load_checkpoint(out)['step'] > 0 and temps(out) == []
+    assert open_checkpoint(out, None).step > 0 and temps(out) == []
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_kill_9_during_the_checkpoint_write(tmp_path):
@@ -80,7 +80,7 @@ def test_kill_9_during_the_checkpoint_write(tmp_path):
     assert [p.name for p in RunFolder(out).checkpoints()] == ['checkpoint-0000005.pt'] and len(temps(out)) == 1
     r = tool('train', '--resume', out, '--steps', '7', '--no-progress', '--test-limit', '0')
     assert r.returncode == 0, r.stderr[-3000:]
-    assert load_checkpoint(out)['step'] == 7 and temps(out) == []
+    assert open_checkpoint(out, None).step == 7 and temps(out) == []
 
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.parametrize('err', ['ENOSPC', 'EROFS'])
@@ -91,7 +91,7 @@ def test_disk_full_or_read_only_keeps_the_last_good_checkpoint(tmp_path, err):
     one_line(r, 'tnb-train', f'cannot write the checkpoint {out}/checkpoint-0000020.pt ({strerror})',
              f'the last good checkpoint, {out}/checkpoint-0000010.pt, is kept', code=1)
     assert [p.name for p in RunFolder(out).checkpoints()] == ['checkpoint-0000010.pt'] and temps(out) == []
-    assert load_checkpoint(out)['step'] == 10
+    assert open_checkpoint(out, None).step == 10
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_a_really_full_disk(tmp_path, run):
@@ -103,11 +103,11 @@ def test_a_really_full_disk(tmp_path, run):
         r = tool('train', *TINY, '--steps', '20', '--save-every', '10', '--keep', '0', '--out', disk / 'run')
         one_line(r, 'tnb-train', f'cannot write the checkpoint {disk}/run/checkpoint-0000020.pt (', 'checkpoint-0000010.pt, is kept', code=1)
         assert [p.name for p in RunFolder(disk / 'run').checkpoints()] == ['checkpoint-0000010.pt'] and temps(disk) == []
-        assert load_checkpoint(disk / 'run')['step'] == 10
+        assert open_checkpoint(disk / 'run', None).step == 10
     finally: subprocess.run(['umount', str(disk)])
 
 
-def _weights(path) -> dict: return load_checkpoint(path)['model']
+def _weights(path) -> dict: return open_checkpoint(path, None).weights
 
 # In the child: a SIGINT sent while the optimiser applies update 8, after the weights changed and before the schedule and
 # the update count did: the one moment when an interrupt could leave a checkpoint that is half one update, half the next.
@@ -132,7 +132,7 @@ def test_an_interrupt_while_an_update_is_applied_resumes_bit_for_bit(tmp_path):
     assert not (cut / 'average.pt').exists()
     a, b = _weights(whole / 'checkpoint-0000012.pt'), _weights(cut / 'checkpoint-0000012.pt')
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a), [k for k in a if not torch.equal(a[k], b[k])][:3]
-    assert load_checkpoint(cut / 'checkpoint-0000012.pt')['meta']['train_config']['max_tokens'] == 500
+    assert open_checkpoint(cut / 'checkpoint-0000012.pt', None).meta['train_config']['max_tokens'] == 500
 
 
 # The Trainer (A09_trainer): a finished run resumed completes what it lacks; the caller's model is left as given; a damaged
@@ -145,7 +145,7 @@ def small(): return load_dataset('copy', n_train=300, n_valid=20, n_test=20, n_s
 def test_the_last_checkpoint_holds_the_final_validation(small, tmp_path):
     "Saved at update 4 by save_every=2, then validated at the end: the checkpoint is written again with that validation."
     train_model(small, out=str(tmp_path), say=lambda m: None, **SMALL)
-    ck = load_checkpoint(tmp_path / 'checkpoint-0000004.pt')
+    ck = torch.load(tmp_path / 'checkpoint-0000004.pt', weights_only=True)
     assert [v['step'] for v in ck['meta']['history']['valid']] == [3, 4]
 
 def test_a_finished_run_resumed_makes_its_missing_average_and_final_validation(small, tmp_path):
@@ -153,13 +153,13 @@ def test_a_finished_run_resumed_makes_its_missing_average_and_final_validation(s
     train_model(small, out=str(tmp_path), say=lambda m: None, **SMALL)
     (tmp_path / 'average.pt').unlink()
     path = tmp_path / 'checkpoint-0000004.pt'
-    ck = load_checkpoint(path); ck['meta']['history']['valid'] = ck['meta']['history']['valid'][:1]; save_checkpoint(path, **ck)
+    ck = torch.load(path, weights_only=True); ck['meta']['history']['valid'] = ck['meta']['history']['valid'][:1]; save_checkpoint(path, **ck)
     said = []
     r = train_model(small, resume=tmp_path, say=said.append)
     assert any('nothing to train' in s for s in said) and any('averaged the last 2 checkpoints (updates 2, 4)' in s for s in said), said
     assert r.averaged == tmp_path / 'average.pt' and r.averaged.is_file()
     assert r.history['valid'][-1]['step'] == 4 and 'at update 4' in run_summary(r, 1.0)[-1]
-    assert [v['step'] for v in load_checkpoint(path)['meta']['history']['valid']] == [3, 4]
+    assert [v['step'] for v in open_checkpoint(path, None).meta['history']['valid']] == [3, 4]
 
 def test_the_callers_model_is_left_as_given():
     "The CPU levers go into the model for an update and come out after it: the caller's model keeps its own modules."

@@ -16,6 +16,15 @@ def snapshot(folder:Path) -> dict:
 def _cut_short(d:Path):
     b = NUMBERS.read_bytes(); (d / 'cut.pt').write_bytes(b[:len(b) // 3])
 
+def _flipped(d:Path):
+    "A copy of the published file with every 64th byte of its first tensor flipped (a bad disk or copy), given by its path."
+    import zipfile
+    b = bytearray(NUMBERS.read_bytes())
+    with zipfile.ZipFile(NUMBERS) as z: info = z.getinfo('archive/data/0')
+    at = info.header_offset; start = at + 30 + int.from_bytes(b[at + 26:at + 28], 'little') + int.from_bytes(b[at + 28:at + 30], 'little')
+    for i in range(start, start + info.compress_size, 64): b[i] ^= 0xFF
+    (d / 'flipped.pt').write_bytes(bytes(b))
+
 def _damaged_mirror(d:Path):
     (d / 'mirror').mkdir(); (d / 'mirror' / 'numbers.pt').write_bytes(NUMBERS.read_bytes() + b'x')
 
@@ -35,6 +44,7 @@ REFUSALS = [
      lambda d: (d / 'notes.txt').write_text('keep me\n'), {}, ['--out notes.txt is a file, not a folder']),
     ('checkpoint-not-found', 'translate', ['runs/nothere', 'five'], None, None, {}, ['checkpoint not found: runs/nothere']),
     ('checkpoint-cut-short', 'translate', ['cut.pt', 'five'], None, _cut_short, {}, ['cut.pt is cut short']),
+    ('checkpoint-damaged', 'translate', ['flipped.pt', 'five'], None, _flipped, {}, ['flipped.pt is damaged: its record archive/data/0']),
     ('output-folder-missing', 'translate', [NUMBERS, 'five', '-o', 'no/such/out.txt'], None, None, {},
      ['-o no/such/out.txt: the folder', 'no/such does not exist']),
     ('output-over-input', 'translate', [NUMBERS, '-i', 'in.txt', '-o', 'in.txt'], None,

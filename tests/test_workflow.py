@@ -112,7 +112,7 @@ def test_test_report_says_which_checkpoint_it_scores(tmp_path):
     (lambda d: _train_model()(d, out=123, steps=1, say=lambda m: None), TypeError, 'out=123 must be a folder\'s path'),
     (lambda d: _train_model()(d, spm='x', steps=1, say=lambda m: None), TypeError, "spm='x' must be a dict of SentencePiece options"),
     (lambda d: _train_model()(d, device='gpu', steps=1, say=lambda m: None), ValueError, "device='gpu' must be a device"),
-    (lambda d: _workflow().test_set('c.pt'), TypeError, 'ck must be a loaded checkpoint'),
+    (lambda d: _workflow().test_set('c.pt'), TypeError, 'ck must be what a checkpoint holds'),
     (lambda d: _workflow().test_set({'meta': {'dataset': 'copy'}}, split='dev'), ValueError,
      "split='dev' must be 'train', 'valid' or 'test'"),
 ])
@@ -217,9 +217,9 @@ def test_tnb_train_resumes_a_generated_corpus_made_with_its_own_arguments(tmp_pa
     data, tr = _two_step_run('copy', tmp_path / 'run')
     r = tnb('train', '--resume', tmp_path / 'run', '--steps', '3', '--no-progress', '--test-limit', '0')
     assert r.returncode == 0 and 'unknown to the tokenizer' not in r.stderr, r.stderr[-2000:]
-    from transformer_nb.checkpoints import load_checkpoint
+    from transformer_nb.checkpoints import open_checkpoint
     from transformer_nb.runs import checkpoint_name
-    assert load_checkpoint(tmp_path / 'run' / checkpoint_name(3))['meta']['data']['fingerprint'] == data.fingerprint()
+    assert open_checkpoint(tmp_path / 'run' / checkpoint_name(3), None).meta['data']['fingerprint'] == data.fingerprint()
 
 
 # --- train_model's CPU threads are tnb-train's, unless chosen -------------------------------------------------------------
@@ -262,7 +262,7 @@ def test_a_resume_reads_parses_and_claims_once(tmp_path, monkeypatch):
         def g(*a, **k): counts[name] = counts.get(name, 0) + 1; return f(*a, **k)
         return g
     monkeypatch.setattr(torch, 'load', counted('read', torch.load))
-    monkeypatch.setattr(checkpoints, 'checkpoint_meta', counted('meta', checkpoints.checkpoint_meta))
+    monkeypatch.setattr(checkpoints, '_meta_of', counted('meta', checkpoints._meta_of))
     monkeypatch.setattr(model.TransformerConfig, '__post_init__', counted('config', model.TransformerConfig.__post_init__))
     monkeypatch.setattr(runs.RunFolder, 'claim', counted('claim', runs.RunFolder.claim))
     monkeypatch.setattr(_workflow().Trainer, 'update', lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))   # stop at the first update
@@ -271,7 +271,7 @@ def test_a_resume_reads_parses_and_claims_once(tmp_path, monkeypatch):
 
 def test_a_record_holds_no_path_of_this_machine(tmp_path):
     "An evaluation recorded from absolute paths keeps them relative to the results file, or as names: no folder of this machine."
-    from transformer_nb.pretrained import open_checkpoint
+    from transformer_nb.checkpoints import open_checkpoint
     from transformer_nb.decoding import Decoding
     from transformer_nb.tasks import task_of
     from transformer_nb.runs import portable_path

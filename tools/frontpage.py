@@ -173,6 +173,6 @@ def main_job_runs() -> list[dict]:
 # ---- the published models
 def models_table() -> Markdown:
     "The published models (`PRETRAINED`): name, what it does, the file's size and sha256."
-    from transformer_nb.pretrained import PRETRAINED
+    from transformer_nb.checkpoints import PRETRAINED
     rows = [f"| `{n}` | {p.about} | {p.file}, {p.size / 1e6:.1f} MB | `{p.sha256}` |" for n, p in PRETRAINED.items()]
     return Markdown('| name | what it does | file | sha256 |\n|---|---|---|---|\n' + '\n'.join(rows))

@@ -233,8 +233,8 @@ def _translate(argv):
     if a.sentences and a.input: _fail(settings_line("give sentences as arguments or with {input}, not both", input=a.input))
     if a.output: check_output(a.output, '-o')
     if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_export(a)    # a folder tnb-export wrote
-    from transformer_nb.fast_decoding import sentence_batches, translate_source
-    from transformer_nb.pretrained import open_decoder
+    from transformer_nb.fast_decoding import translate_source; from transformer_nb.textio import sentence_batches
+    from transformer_nb.checkpoints import open_decoder
     c = open_decoder(a.checkpoint, {'-o': a.output}, {'-i': a.input})               # opened once, passed down
     model, tok, task, d, precision, max_tokens = _decoder(a, c)
     problems = lambda tok, lines: task.input_problems(tok, lines, c.meta.get('src_lang'))
@@ -282,7 +282,7 @@ def _evaluate(argv):
     outs = {'--hyp-out': a.hyp_out, '--record': a.record}
     for o, path in outs.items():
         if path: check_output(path, o)
-    from transformer_nb.pretrained import open_decoder; from transformer_nb import workflow
+    from transformer_nb.checkpoints import open_decoder; from transformer_nb import workflow
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
     c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
     if a.record: workflow.check_record_file(a.record)                  # before any decoding

@@ -20,8 +20,7 @@ from .core import BOS_ID, EOS_ID
 from .attention import attention, pad_mask, tgt_mask as make_tgt_mask
 from .positional import sinusoidal_encoding, pe_frequencies
 from .model import TransformerConfig
-from .checkpoints import model_from_checkpoint, Checkpoint
-from .pretrained import open_checkpoint
+from .checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
 from .decoding import DECODE_BATCH_TOKENS, PAPER_DECODING
 from .fast_decoding import length_batches
 
@@ -130,9 +129,9 @@ def export_ctranslate2(checkpoint, # a checkpoint file, a run folder (the file t
     "Convert a checkpoint into a CTranslate2 model folder with its SentencePiece model; returns the folder."
     _ctranslate2()
     out = _export_args(checkpoint, out_dir, quantization, max_positions)
-    c = checkpoint if isinstance(checkpoint, Checkpoint) else open_checkpoint(checkpoint); checkpoint, ck = c.path, c.state   # a run folder: its average, as translate and evaluate use
-    if not ck.get('tokenizer'): raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
-    model, tok, ck = model_from_checkpoint(ck, device='cpu', name=checkpoint)   # errors name the file
+    c = checkpoint if isinstance(checkpoint, Checkpoint) else open_checkpoint(checkpoint); checkpoint = c.path   # a run folder: its average, as translate and evaluate use
+    if not c.tokenizer_bytes: raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
+    model, tok, c = model_from_checkpoint(c, device='cpu')   # errors name the file
     spec = ctranslate2_spec(model, tok, max_positions)
     spec.validate(); spec.optimize(quantization=quantization)
     tmp = None
@@ -143,7 +142,7 @@ def export_ctranslate2(checkpoint, # a checkpoint file, a run folder (the file t
         tmp.chmod(0o777 & ~umask)                            # mkdtemp's 0700 is for temporary folders; this is an output
         spec.save(str(tmp))
         tok.save(tmp / 'sentencepiece.model')
-        meta = {'checkpoint': str(Path(checkpoint).resolve()), 'step': ck.get('step'), 'config': ck['config'],
+        meta = {'checkpoint': str(Path(checkpoint).resolve()), 'step': c.step, 'config': dataclasses.asdict(c.config),
                 'quantization': quantization or 'float32', 'max_positions': max_positions or model.cfg.max_len}
         (tmp / 'transformer_nb.json').write_text(json.dumps(meta, indent=1), encoding='utf-8')
         if out.exists(): out.rmdir()                        # an empty folder: replaced by the finished one
@@ -398,7 +397,7 @@ def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the othe
     if quantize not in ('int8', None): raise ValueError(f"quantize={quantize!r} must be 'int8' or None (float32)")
     out = _export_args(checkpoint, out_dir, None, None)
     c = checkpoint if isinstance(checkpoint, Checkpoint) else open_checkpoint(checkpoint)   # a run folder: its average; pretrained:NAME: the file
-    name, checkpoint, ck = c.pretrained and f"pretrained:{c.pretrained}", c.path, c.state
+    name, checkpoint = c.pretrained and f"pretrained:{c.pretrained}", c.path
     if c.tokenizer is None: raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
     model, tok = c.model('cpu'), c.tokenizer
     model = model.float().eval()
@@ -416,7 +415,7 @@ def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the othe
             extra = _share_embedding(tmp, model.cfg.tie)        # the tied table once, not three times
         (tmp / 'tokenizer.json').write_text(json.dumps(tok_json, ensure_ascii=False, separators=(',', ':')), encoding='utf-8')
         tok.save(tmp / 'tokenizer.model')
-        meta = _onnx_config(model.cfg, tok, tmp, quantize, name or Path(checkpoint).name, Path(checkpoint), ck.get('step'), extra, c.sha256)
+        meta = _onnx_config(model.cfg, tok, tmp, quantize, name or Path(checkpoint).name, Path(checkpoint), c.step, extra, c.sha256)
         (tmp / 'config.json').write_text(json.dumps(meta, indent=1), encoding='utf-8')
         if out.exists(): out.rmdir()
         os.replace(tmp, out)
@@ -508,7 +507,7 @@ def translate_export(model_dir, # a folder written by `export_ctranslate2`
                      threads:int=0, device:str='cpu', say=print, # how the folder used and the input's oddities are said
                     ):
     "Translate as `tnb-translate` does with an exported folder: one line out per line in, written batch by batch."
-    from transformer_nb.fast_decoding import sentence_batches
+    from transformer_nb.textio import sentence_batches
     from transformer_nb.safeguards import check_not_inputs, output_stream
     check_not_inputs({'-o': output}, {'-i': input, 'the export': [q for q in Path(model_dir).iterdir() if q.is_file()]})
     translator, tok, meta = load_ctranslate2(model_dir, threads=threads, device=device)

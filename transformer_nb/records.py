@@ -14,27 +14,26 @@ from pathlib import Path
 from .core import count_params
 from .machine import hardware
 from .safeguards import atomic_write, folder_lock
+from .checkpoints import Checkpoint
 
 # %% ../nbs/A11_records.ipynb #1da76c43
 RESULT_KEYS = ('id', 'dataset', 'direction', 'preset', 'params', 'decoding', 'bleu', 'bleu_lc', 'chrf', 'exact_match',
                'bleu_signature', 'train_time_s', 'hardware', 'date', 'commit', 'command')
 
-def _meta(ckpt) -> dict:
-    "The `meta` dict of a loaded checkpoint; a TypeError for anything else (a path: load it with `load_checkpoint`)."
-    if not isinstance(ckpt, dict): raise TypeError(f"ckpt must be a loaded checkpoint (a dict: load_checkpoint(path)), got a {type(ckpt).__name__}")
-    meta = ckpt.get('meta') or {}
-    if not isinstance(meta, dict): raise ValueError(f"the checkpoint's meta is a {type(meta).__name__}, not a dict: not a checkpoint of transformer_nb")
-    return meta
+def _meta(ck) -> dict:
+    "The metadata of the opened checkpoint `ck`, as it was parsed when the file was read; a TypeError for anything else."
+    if not isinstance(ck, Checkpoint): raise TypeError(f"ck must be an opened checkpoint (a Checkpoint: open_checkpoint(path)), got a {type(ck).__name__}")
+    return ck.meta
 
-def train_time(ckpt:dict) -> float:
+def train_time(ck:Checkpoint) -> float:
     "Seconds spent in optimiser updates, from the training history stored in a checkpoint (validation excluded)."
-    hist = _meta(ckpt).get('history', {}).get('train', [])
+    hist = _meta(ck).get('history', {}).get('train', [])
     return round(sum(s['tokens'] / s['tok_s'] for s in hist if s.get('tok_s')), 1)
 
-def make_record(id:str, ckpt:dict, model, scores:dict, command:str) -> dict:
-    "A results-file record: the scores plus where they came from (training command, commit, hardware, date)."
+def make_record(id:str, ck:Checkpoint, model, scores:dict, command:str) -> dict:
+    "A results-file record: the scores plus where they came from (training command, commit, hardware, date), from the opened checkpoint `ck`."
     if not isinstance(scores, dict): raise TypeError(f"scores must be the dict of scores `evaluate` returns, got a {type(scores).__name__}")
-    meta = _meta(ckpt)
+    meta = _meta(ck)
     if missing := [k for k in ('beam', 'alpha', 'bleu', 'bleu_lc', 'chrf', 'exact_match', 'bleu_signature') if k not in scores]:
         raise ValueError(f"scores lacks {missing}: give the scores `evaluate` returns")
     avg = meta.get('averaged_from')
@@ -44,7 +43,7 @@ def make_record(id:str, ckpt:dict, model, scores:dict, command:str) -> dict:
     return dict(id=id, dataset=meta.get('dataset', '?'), direction=f"{meta.get('src_lang', '?')}-{meta.get('tgt_lang', '?')}",
                 preset=meta.get('preset', '?'), params=count_params(model), decoding=decoding,
                 **{k: scores[k] for k in ('bleu', 'bleu_lc', 'chrf', 'exact_match', 'bleu_signature')},
-                train_time_s=train_time(ckpt), hardware=meta.get('hardware', hardware()), date=today(),
+                train_time_s=train_time(ck), hardware=meta.get('hardware', hardware()), date=today(),
                 commit=meta.get('commit', 'unknown'), command=f"train: {meta.get('command', '?')}; evaluate: {command}")
 
 def today() -> str: return datetime.date.today().isoformat()

@@ -71,7 +71,7 @@ class Reports:
                 f"chrF {scores['chrf']:.2f}  ({scores['chrf_signature']})",
                 f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences ({decoding})"]
 
-    def record(self, id:str, ck:dict, model, scores:dict, pairs:list, hyps:list, command:str) -> dict:
+    def record(self, id:str, ck:Checkpoint, model, scores:dict, pairs:list, hyps:list, command:str) -> dict:
         "A results-file record of these scores ([A11_records](A11_records.ipynb))."
         extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'exact_by_magnitude') if k in scores}
         return {**make_record(id, ck, model, scores, command), **extras}
@@ -89,7 +89,6 @@ class Reports:
         "A sentence to try the trained model on."
         ex = data.test or data.valid or data.train
         return ex[0][0] if ex else 'hello'
-
 
 # %% ../nbs/A13_tasks.ipynb #a11tsk02
 class Task(Reports):

@@ -25,7 +25,7 @@ from .datasets import MaxLen
 from .data import TokenBatchSampler, collate
 from .training import make_optimizer, label_smoothed_nll
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
-from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, check_weights, save_averaged
+from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
 from .safeguards import atomic_open, deferred_interrupts
 from .runs import RunFolder, checkpoint_name
 from .distributed import init_distributed, all_reduce_sum
@@ -317,23 +317,22 @@ def save(self:Trainer) -> Path|None:
 # %% ../nbs/A09_trainer.ipynb #b138c6fc
 # Resuming from a checkpoint.
 @patch
-def load(self:Trainer, ck:Checkpoint|dict, # a `Checkpoint` (`read_checkpoint(path, 'resume')`), or a checkpoint dict as `load_checkpoint` reads it
+def load(self:Trainer, ck:Checkpoint|dict, # a `Checkpoint` (`open_checkpoint(path, 'resume')`), or what a checkpoint file holds (a dict)
          path=None, # for a dict: the file it was read from, named in errors (the run `fit` continues)
         ) -> 'Trainer':
     "Restore weights, optimiser, schedule, generators, step, data position and run identity from `ck`, to resume, checked against this trainer's model (and the rest of a resume's checks, unless it was opened for resuming)."
     if isinstance(ck, dict): ck = Checkpoint(ck, path)
     if not isinstance(ck, Checkpoint):
-        raise TypeError(f"ck={type(ck).__name__}: load takes a Checkpoint, e.g. read_checkpoint(path, 'resume'), or a checkpoint dict with path=path")
-    c, ck, name, path = ck, ck.state, ck.name, ck.path
+        raise TypeError(f"ck={type(ck).__name__}: load takes a Checkpoint, e.g. open_checkpoint(path, 'resume'), or a checkpoint dict with path=path")
+    c, name, path = ck.check('resume'), ck.name, ck.path               # what resuming needs (nothing again if it was opened for it)
     mine = asdict(self.cfg)                                            # a different config first: it says why shapes differ
-    diff = {k: (ck['config'].get(k), v) for k, v in mine.items() if isinstance(ck.get('config'), dict) and ck['config'].get(k) != v}
+    diff = {k: (getattr(c.config, k), v) for k, v in mine.items() if getattr(c.config, k) != v}
     if diff: raise ValueError(f"{name}: its config differs from the model's (checkpoint, model): {diff}")
-    if c.use == 'resume': check_weights(ck, name, self.model)         # shapes, dtypes, finite values: all its opening had left
-    else: c.check('resume', weights=True, model=self.model)           # shapes, dtypes, finite values, generators
+    c.check('resume', weights=True, model=self.model)                  # shapes, dtypes, finite values: on this model
     meta = c.meta                                                      # checked when `c` was made
     try:
-        self.opt.load_state_dict(ck['optimizer']); self.sched.load_state_dict(dict(ck['scheduler']))
-        if ck.get('scaler'): self.scaler.load_state_dict(ck['scaler'])
+        self.opt.load_state_dict(c.optimizer); self.sched.load_state_dict(dict(c.scheduler))
+        if c.scaler: self.scaler.load_state_dict(c.scaler)
         s = self.sched
         if not (isinstance(s.last_epoch, int) and all(isinstance(x, (int, float)) and math.isfinite(x) for x in
                                                       [*s.base_lrs, *s.get_last_lr(), *(g['lr'] for g in self.opt.param_groups)])):
@@ -341,10 +340,10 @@ def load(self:Trainer, ck:Checkpoint|dict, # a `Checkpoint` (`read_checkpoint(pa
     except (KeyError, IndexError, TypeError, ValueError, AttributeError, RuntimeError) as e:
         raise ValueError(f"{name}: its optimiser or learning-rate schedule state is damaged ({type(e).__name__}: "
                          f"{str(e).splitlines()[0][:120] if str(e) else 'no detail'}); resume from another checkpoint") from None
-    self.model.load_state_dict(ck['model'])
-    self.step, self.epoch, self.batch_idx = int(ck['step']), int(ck['data_pos']['epoch']), int(ck['data_pos']['batch'])
+    self.model.load_state_dict(c.weights)
+    self.step, self.epoch, self.batch_idx = int(c.step), int(c.data_pos['epoch']), int(c.data_pos['batch'])
     self.history, self.run_id = meta.get('history', self.history), meta.get('run') or self.run_id
-    set_rng_state(ck['rng']); self._rng = ck['rng']                   # the state at the update boundary, as saved
+    set_rng_state(c.rng); self._rng = c.rng                   # the state at the update boundary, as saved
     self.resumed_from = Path(path) if path is not None else None
     if self.resumed_from is not None and self.run is not None and self.run.owns(path) and self.resumed_from.name == checkpoint_name(self.step):
         self.last_checkpoint, self._saved_at = self.resumed_from, (self.step, len(self.history['valid']))   # already on disk

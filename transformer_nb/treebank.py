@@ -228,12 +228,11 @@ _SCORE_KEYS = ('precision', 'recall', 'f1', 'exact_match', 'malformed', 'failed'
 
 def _examples(pairs, hyps, k:int=20) -> list[list[str]]: return [[s, r, h] for (s, r), h in list(zip(pairs, hyps))[:k]]
 
-def make_parse_record(id:str, ckpt:dict, model, scores:dict, pairs:list, hyps:list[str], command:str) -> dict:
-    "A `results/parsing.json` record of a trained model: its scores (`evaluate_parser`'s), first outputs and provenance."
-    from transformer_nb.checkpoints import checkpoint_meta
+def make_parse_record(id:str, ckpt, model, scores:dict, pairs:list, hyps:list[str], command:str) -> dict:
+    "A `results/parsing.json` record of a trained model (`ckpt`: its opened `Checkpoint`): its scores (`evaluate_parser`'s), first outputs and provenance."
     from transformer_nb.core import count_params
     from transformer_nb.records import train_time, today
-    meta = checkpoint_meta(ckpt)
+    meta = ckpt.meta
     valid = [[v['step'], round(v['nll'], 4)] for v in (meta.get('history') or {}).get('valid', [])]
     decoding = 'greedy' if scores['beam'] == 1 else f"beam {scores['beam']}, alpha {scores['alpha']}"
     return dict(id=id, system=f"Transformer, {meta.get('preset', '?')}", dataset=meta.get('dataset', '?'),

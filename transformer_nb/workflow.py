@@ -26,8 +26,7 @@ from .model import Transformer, TransformerConfig, get_config, PRESETS, count_co
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs
 from .runs import RunFolder, portable_path, portable_command
-from .checkpoints import Checkpoint, model_from_checkpoint
-from .pretrained import open_checkpoint
+from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config, trainer_setup, batch_sampler, run_updates
 from .decoding import Decoding, DECODE_BATCH_TOKENS
 from .fast_decoding import translate
@@ -294,15 +293,16 @@ class Resumed:
     def path(self) -> Path: return self.checkpoint.path          # the file it continues from
     def __repr__(self): return f"Resumed({self.path}, {self.task.name}, update {self.checkpoint.step}, {self.data})"
 
-def _check_model(ck:dict, path, model:dict, preset, vocab_size):
+def _check_model(c:Checkpoint, model:dict, preset, vocab_size):
     "A resumed run keeps its tokenizer and model: refuse settings that would change them."
-    if not ck.get('tokenizer'): raise ValueError(f"{path} holds no tokenizer; cannot resume on text data")
-    if vocab_size and vocab_size != ck['config'].get('tgt_vocab'):
-        raise SettingError(f"{path} has a vocabulary of {ck['config'].get('tgt_vocab')} pieces, not {{vocab_size}}: a resumed run keeps its tokenizer",
+    path, cfg = c.path, {f.name: getattr(c.config, f.name) for f in fields(c.config)}
+    if not c.tokenizer_bytes: raise ValueError(f"{path} holds no tokenizer; cannot resume on text data")
+    if vocab_size and vocab_size != cfg['tgt_vocab']:
+        raise SettingError(f"{path} has a vocabulary of {cfg['tgt_vocab']} pieces, not {{vocab_size}}: a resumed run keeps its tokenizer",
                            vocab_size=vocab_size)
     if preset: get_config(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
-    if clash := [k for k, v in model.items() if ck['config'].get(k) != v]:    # what the file holds (d_model 32), then the settings (d_model=64)
-        has, asked = ' and '.join(f"{k} {ck['config'][k]!r}" for k in clash), ' and '.join(f"{{{k}}}" for k in clash)
+    if clash := [k for k, v in model.items() if cfg.get(k) != v]:    # what the file holds (d_model 32), then the settings (d_model=64)
+        has, asked = ' and '.join(f"{k} {cfg[k]!r}" for k in clash), ' and '.join(f"{{{k}}}" for k in clash)
         raise SettingError(f"{path} is a model with {has}, not {asked}{' ({preset})' if preset else ''}: a resumed run keeps its model; "
                            f"drop those settings, or start a new run in another folder", **{k: model[k] for k in clash}, **({'preset': preset} if preset else {}))
 
@@ -373,15 +373,15 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     for name, v, kind in (('data', data, ParallelData), ('files', files, dict), ('settings', settings, dict)):
         if v is not None and not isinstance(v, kind): raise TypeError(f"{name}={v!r:.60} must be a {kind.__name__} or None, got a {type(v).__name__}")
     c = open_checkpoint(resume, use='resume')           # found, read and checked once (the weights: by `Trainer.load`, on the real model)
-    ck, path = c.state, c.path
+    path = c.path
     say(f"resuming {path} ({c.source})")
     given, model = _split(settings or {})
-    _check_model(ck, path, model, preset, vocab_size)
+    _check_model(c, model, preset, vocab_size)
     meta = c.meta
     tc, said = resume_config(c.train_config, given)
-    if tc.steps is not None and int(ck['step']) > tc.steps:
-        raise SettingError(f"{path} is at update {ck['step']}, past the updates asked for, {{steps}}: steps count from the start of the "
-                           f"run, so ask for more than {ck['step']} to train on", steps=tc.steps)
+    if tc.steps is not None and int(c.step) > tc.steps:
+        raise SettingError(f"{path} is at update {c.step}, past the updates asked for, {{steps}}: steps count from the start of the "
+                           f"run, so ask for more than {c.step} to train on", steps=tc.steps)
     name = data.name if data is not None else dataset or meta.get('dataset')
     own = meta.get('task') if meta.get('task') and name == meta.get('dataset') else None
     task = get_task(task or own or task_for(name))   # the task named, else the run's own on its own dataset, else the dataset's
@@ -538,8 +538,8 @@ def evaluation_record(task:Task, ck:Checkpoint|dict, # the checkpoint scored (`o
     run, meta = c.meta.get('run'), c.meta
     id = id or (f"{Path(path).parent.name}.{(run or 'unnamed')[:6]}-{Path(path).stem}-{test_set}-beam{d.beam}-alpha{d.alpha}"
                 f"{'-early' if d.stop == 'early' else ''}")
-    state = {**c.state, 'meta': {**meta, 'command': portable_command(meta['command'], base)}} if isinstance(meta.get('command'), str) else c.state
-    return {**task.record(id, state, model, scores, pairs, hyps, portable_command(command, base)), 'test_set': test_set, 'split': split,
+    c = c.with_meta(command=portable_command(meta['command'], base)) if isinstance(meta.get('command'), str) else c
+    return {**task.record(id, c, model, scores, pairs, hyps, portable_command(command, base)), 'test_set': test_set, 'split': split,
             'run': run, 'checkpoint': portable_path(path, base)}
 
 # %% ../nbs/A16_workflow.ipynb #a16chkrf

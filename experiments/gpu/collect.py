@@ -3,15 +3,15 @@
     python3 experiments/gpu/collect.py RUNS_DIR OUT.json"""
 import json, statistics, sys
 from pathlib import Path
-from transformer_nb.checkpoints import load_checkpoint
+from transformer_nb.checkpoints import open_checkpoint
 from transformer_nb.runs import RunFolder
 def summary(run:Path) -> dict:
-    ck = load_checkpoint(RunFolder(run).latest())
-    meta, hist = ck['meta'], ck['meta']['history']
+    ck = open_checkpoint(RunFolder(run).latest(), None, mmap=True)
+    meta, hist = ck.meta, ck.meta['history']
     tr = hist['train']
     tok_s = [r['tok_s'] for r in tr[20:]] or [r['tok_s'] for r in tr]
-    out = dict(config=ck['config'], train_config=meta['train_config'], command=meta.get('command'),
-               hardware=meta.get('hardware'), commit=meta.get('commit'), steps=ck['step'], epochs=ck['epoch'],
+    out = dict(config={k: getattr(ck.config, k) for k in ck.config.__dataclass_fields__}, train_config=meta['train_config'], command=meta.get('command'),
+               hardware=meta.get('hardware'), commit=meta.get('commit'), steps=ck.step, epochs=ck.data_pos['epoch'],
                train_time_s=round(sum(r['tokens'] / r['tok_s'] for r in tr if r.get('tok_s')), 1),
                median_tok_s=round(statistics.median(tok_s)),
                train=[{k: r[k] for k in ('step', 'loss', 'lr')} for r in tr[::10]],

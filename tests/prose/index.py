@@ -70,7 +70,7 @@ assert 'log_probs' in _inspect.getsource(_importlib.import_module('transformer_n
 assert 'topk_log_probs(logits' in _inspect.getsource(_importlib.import_module('transformer_nb.fast_decoding'))
 
 # the published models: how many, and where a wheel downloads them from
-from transformer_nb.pretrained import PRETRAINED as _PRETRAINED, PRETRAINED_URL as _URL
+from transformer_nb.checkpoints import PRETRAINED as _PRETRAINED, PRETRAINED_URL as _URL
 assert len(_PRETRAINED) == 3; _q('b0d1e1a0', 'Three trained models')
 _q('b0d1e1a2', _URL.format(version='<version>', file='<file>'))
 
