@@ -55,6 +55,13 @@ def site(folder:Path, model_dir:Path) -> Path:
     (folder / 'index.html').write_text(PAGE, encoding='utf-8')
     return folder
 
+def cli_args(argv) -> list:
+    "The arguments as given, with the --json file named relative to the repository (it may not exist yet, so `command` would keep it absolute)."
+    args = list(sys.argv[1:] if argv is None else argv)
+    for i, x in enumerate(args):
+        if os.path.isabs(str(x)) and Path(x).resolve().is_relative_to(ROOT): args[i] = os.path.relpath(Path(x).resolve(), ROOT)
+    return args
+
 def pct(xs:list, q:float) -> float:
     "The q-quantile of xs (linear between the closest ranks, as numpy's default)."
     s = sorted(xs); i = q * (len(s) - 1); lo = int(i)
@@ -110,7 +117,7 @@ def main(argv=None):
     rec = {'model': 'pretrained:multi30k-de-en', 'quantize': config['quantize'] or 'float32', 'n_sentences': len(sents),
            'cpu': cpu_name(), 'hardware': hardware(), 'threads': 1, 'browser': f"Chromium {js['browser']} (headless)",
            'onnxruntime_web': json.loads((LIVE / 'package.json').read_text())['dependencies']['onnxruntime-web'],
-           'commit': git_commit(ROOT), 'date': datetime.date.today().isoformat(), 'command': command('bench_live.py', argv),
+           'commit': git_commit(ROOT), 'date': datetime.date.today().isoformat(), 'command': command('bench_live.py', cli_args(argv)),
            'load_average_before': load_before, 'load_average_after': load_after, 'shared_machine': True,
            'load': {'bytes': js['loadBytes'], 'ms': round(js['loadMs']), 'files': {f: {'bytes': n, 'plain_bytes': plain[f]} for f, n in sorted(files.items())}},
            'targets': TARGETS, 'met': met, 'decoding': runs,

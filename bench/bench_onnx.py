@@ -45,7 +45,7 @@ def main(argv=None):
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.n]
     ref = read_lines(multi30k_file('test_2016_flickr.en.gz', a.data_dir))[:a.n]
     c = open_checkpoint(a.checkpoint)                                   # a file, a run folder or pretrained:NAME, read once
-    path, model, tok = c.path, c.model('cpu').float().eval(), c.tokenizer
+    model, tok = c.model('cpu').float().eval(), c.tokenizer
     tmp = Path(tempfile.mkdtemp(prefix='bench_onnx')); atexit.register(shutil.rmtree, tmp, True)   # the exports go at exit
     d32, d8 = export_onnx(c, tmp / 'fp32', quantize=None), export_onnx(c, tmp / 'int8')
     m32, m8 = OnnxModel(d32), OnnxModel(d8)
@@ -93,7 +93,7 @@ def main(argv=None):
             times[k].append(len(speed_src) / (time.perf_counter() - t))
     load_after = load_average()
     speed = {k: {'sentences_per_s': round(statistics.median(v), 2), 'runs': [round(x, 2) for x in v],
-                 'ms_per_sentence': round(1000 / statistics.median(v), 1)} for k, v in times.items()}
+                 'ms_per_sentence': round(1000 / round(statistics.median(v), 2), 1)} for k, v in times.items()}   # the rate as stored
     rec = {'checkpoint': a.checkpoint, 'hardware': hardware(), 'threads': 1, 'commit': git_commit(ROOT),
            'date': datetime.date.today().isoformat(), 'command': command('bench_onnx.py', argv),
            'versions': json.loads((d8 / 'config.json').read_text())['provenance'] | ({'ctranslate2': ct2.__version__} if ct2 else {}),

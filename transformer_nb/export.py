@@ -1,4 +1,4 @@
-"""Appendix: turn a checkpoint into a CTranslate2 model (float32 or int8) with its SentencePiece model beside it, check that it decodes exactly as our own decoder does, and serve it faster on a CPU; or into ONNX graphs that also return every head's attention, for ONNX Runtime and the browser.
+"""Appendix: turn a checkpoint into a CTranslate2 model (float32 or int8) with its SentencePiece model beside it, check that it decodes exactly as our own decoder does, and serve it faster on a CPU; or into ONNX graphs, a decoder step with a cache among them, that also return every head's attention, for ONNX Runtime and the browser.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a18_export.html.md"""
 
