@@ -379,52 +379,60 @@ def test_cli_onnx(onnx_mods, ckpt, tmp_path):
     assert not (tmp_path / 'c').exists()
 
 
-def test_onnx_export_replaces_an_export_with_overwrite_only(onnx_mods, ckpt, tmp_path):
+def cli_run(main, argv, capsys) -> tuple:
+    "(exit code, stdout, stderr) of the command `main` run in this process, as run_cli runs it."
+    with pytest.raises(SystemExit) as e: main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return e.value.code, out.out, out.err
+
+def test_onnx_export_replaces_an_export_with_overwrite_only(onnx_mods, ckpt, tmp_path, capsys):
     "tnb-export -o DIR twice: refused in one line that says how to replace it; with --overwrite the new export takes the"
     " folder once it is complete (the site's gzip copies go with the old one); a folder that holds anything else, never."
-    _, ex = onnx_mods
+    from transformer_nb.cli import export_main
     d = tmp_path / 'site-model'
-    assert tool('--format', 'onnx', ckpt, '-o', d, '--float32').returncode == 0
+    assert cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--float32'], capsys)[0] == 0
     (d / 'decoder.onnx.gz').write_bytes(b'the site copy of the old graph')
-    r = tool('--format', 'onnx', ckpt, '-o', d)
-    assert r.returncode == 2 and 'already holds an export' in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    r = tool('--format', 'onnx', ckpt, '-o', d, '--overwrite')
-    assert r.returncode == 0 and 'ONNX, int8' in r.stdout, r.stderr
+    code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d], capsys)
+    assert code == 2 and 'already holds an export' in err and len(err.strip().splitlines()) == 1, err
+    code, out, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--overwrite'], capsys)
+    assert code == 0 and 'ONNX, int8' in out, err
     assert json.loads((d / 'config.json').read_text())['quantize'] == 'int8' and not (d / 'decoder.onnx.gz').exists()
     (d / 'notes.txt').write_text('mine')
-    r = tool('--format', 'onnx', ckpt, '-o', d, '--overwrite')
-    assert r.returncode == 2 and 'not an empty folder' in r.stderr and (d / 'notes.txt').read_text() == 'mine', r.stderr
+    code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--overwrite'], capsys)
+    assert code == 2 and 'not an empty folder' in err and (d / 'notes.txt').read_text() == 'mine', err
     assert not [p for p in tmp_path.iterdir() if p.name.startswith('.')]          # no temporary or old folder left
 
-def test_onnx_export_on_a_read_only_disk_is_a_users_error(onnx_mods, ckpt, tmp_path, monkeypatch):
+def test_onnx_export_on_a_read_only_disk_is_a_users_error(onnx_mods, ckpt, tmp_path, monkeypatch, capsys):
     "A read-only file system (EROFS) where the folder goes: one line naming the folder, exit 2 as in every other command, nothing written."
     import errno, tempfile
     from transformer_nb.cli import export_main
     def ro(*a, **k): raise OSError(errno.EROFS, 'Read-only file system')
     monkeypatch.setattr(tempfile, 'mkdtemp', ro)
-    with pytest.raises(SystemExit) as e: export_main(['--format', 'onnx', str(ckpt), '-o', str(tmp_path / 'ro' / 'm')])
-    assert e.value.code == 2 and not (tmp_path / 'ro' / 'm').exists()
+    code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', tmp_path / 'ro' / 'm'], capsys)
+    assert code == 2 and err.strip() == f"tnb-export: error: cannot write {tmp_path / 'ro' / 'm'}: Read-only file system", err
+    assert not (tmp_path / 'ro' / 'm').exists()
 
-def test_tnb_translate_says_what_an_onnx_folder_is_for(onnx_mods, ckpt, tmp_path):
-    d = onnx_mods[1].export_onnx(ckpt, tmp_path / 'onnx')
-    r = subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import translate_main; translate_main()', str(d), 'a b'],
-                       capture_output=True, text=True, env=ENV, timeout=180)
-    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and 'is an ONNX export' in r.stderr and 'nbs/live/translate.mjs' in r.stderr, r.stderr
+def test_tnb_translate_says_what_an_onnx_folder_is_for(onnx_mods, ckpt, tmp_path, capsys):
+    from transformer_nb.cli import translate_main
+    code, _, err = cli_run(translate_main, [onnx_mods[1].export_onnx(ckpt, tmp_path / 'onnx'), 'a b'], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and 'is an ONNX export' in err and 'nbs/live/translate.mjs' in err, err
 
-def test_export_help_says_which_options_are_whose():
-    r = tool('--help')
-    h = ' '.join(r.stdout.split())
-    assert 'ctranslate2 only: rows of the sinusoidal position table' in h and '--overwrite' in h
-    ex = r.stdout[r.stdout.index('examples:'):].splitlines()
+def test_export_help_says_which_options_are_whose(capsys):
+    from transformer_nb.cli import export_main
+    code, out, _ = cli_run(export_main, ['--help'], capsys)
+    h = ' '.join(out.split())
+    assert code == 0 and 'ctranslate2 only: rows of the sinusoidal position table' in h and '--overwrite' in h
+    ex = out[out.index('examples:'):].splitlines()
     assert len(ex) == 3 and ex[1].strip().startswith('tnb-export --ctranslate2') and ex[2].strip().startswith('tnb-export --format onnx'), ex
 
 @pytest.mark.slow
-def test_bench_onnx_runs_with_its_smallest_arguments(onnx_mods, tmp_path):
-    "bench/bench_onnx.py, whose figures A18_export and A20_benchmarks quote, runs end to end on one sentence (so it cannot rot unseen)."
+def test_bench_onnx_runs_with_its_smallest_arguments(onnx_mods, ckpt, tmp_path):
+    "bench/bench_onnx.py, whose figures A18_export and A20_benchmarks quote, runs end to end on one sentence (so it cannot rot"
+    " unseen), with the small trained model in place of the published one to keep it quick."
     from conftest import ROOT, skip_without_multi30k
     skip_without_multi30k()
-    r = subprocess.run([sys.executable, ROOT / 'bench' / 'bench_onnx.py', '--n', '1', '--speed-n', '1', '--repeats', '1', '--no-ctranslate2',
-                        '--json', tmp_path / 'onnx.json'], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=900)
+    r = subprocess.run([sys.executable, ROOT / 'bench' / 'bench_onnx.py', '--checkpoint', ckpt, '--n', '1', '--speed-n', '1', '--repeats', '1',
+                        '--no-ctranslate2', '--json', tmp_path / 'onnx.json'], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=900)
     assert r.returncode == 0, r.stderr[-2000:]
     rec = json.loads((tmp_path / 'onnx.json').read_text())
     assert rec['parity']['n_sentences'] == 1 and set(rec['speed']['systems']) == {'ours', 'onnxruntime float32', 'onnxruntime int8'}
