@@ -107,7 +107,7 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
     spec.register_source_vocabulary(pieces); spec.register_target_vocabulary(pieces)
     return spec
 
-# %% ../nbs/A18_export.ipynb #ee24102b
+# %% ../nbs/A18_export.ipynb #a18fo001
 _QUANTIZATIONS = ('float32', 'int8', 'int8_float32', 'int8_float16', 'int8_bfloat16', 'int16', 'float16', 'bfloat16')
 _CT2_FILES = ('model.bin', 'config.json', 'sentencepiece.model', 'transformer_nb.json',
               *(f'{w}_vocabulary.{x}' for w in ('shared', 'source', 'target') for x in ('json', 'txt')))
@@ -129,6 +129,7 @@ def _export_files(folder:Path) -> set|None:
         if c.get('format') == 'transformer_nb-onnx' and isinstance(c.get('files'), dict): names = {'config.json', *c['files']}
     return None if names is None else names | {f'{n}.gz' for n in names}
 
+# %% ../nbs/A18_export.ipynb #ee24102b
 def _check_out_folder(out:Path, overwrite:bool=False):
     "Refuse the output folder `out` unless it is new, empty, or (with `overwrite`) holds an export and nothing else."
     if not out.exists(): return
@@ -158,6 +159,7 @@ def _export_args(checkpoint, out_dir, quantization, max_positions, overwrite:boo
     _check_max_positions(max_positions)
     return out
 
+# %% ../nbs/A18_export.ipynb #a18fo003
 def _write_folder(out:Path, fill) -> Path:
     "Write the folder `out` all or nothing: `fill(tmp)` writes a new folder beside it, which takes `out`'s place once"
     " complete; an export `out` held (checked by `_export_args`) is set aside by a rename then, and deleted last."
@@ -517,17 +519,14 @@ class OnnxModel:
             if not (d / f).is_file(): raise FileNotFoundError(f"{d} is not an ONNX export (no {f}): write one with export_onnx (tnb-export --format onnx)")
         self.config = _read_json(d / 'config.json')
         if self.config.get('format') != 'transformer_nb-onnx': raise ValueError(f"{d / 'config.json'} is not the config of a transformer_nb ONNX export")
-        if self.config.get('version') != ONNX_FORMAT_VERSION:
-            raise ValueError(f"{d} is an ONNX export of version {self.config.get('version')}, this package reads version "
-                             f"{ONNX_FORMAT_VERSION} (a decoder with a cache): export it again (tnb-export --format onnx)")
+        if (v := self.config.get('version')) != ONNX_FORMAT_VERSION: raise ValueError(f"{d} is an ONNX export of version {v}, this package "
+                                                                         f"reads version {ONNX_FORMAT_VERSION} (a decoder with a cache): export it again (tnb-export --format onnx)")
         for f, rec in self.config.get('files', {}).items():
             if (d / f).is_file() and sha256_file(d / f) != rec.get('sha256'):
                 raise ValueError(f"{d / f} is damaged: its sha256 differs from the one config.json records; export it again")
-        o = ort.SessionOptions(); o.intra_op_num_threads = o.inter_op_num_threads = threads
-        o.log_severity_level = 3                                         # errors only
+        o = ort.SessionOptions(); o.intra_op_num_threads = o.inter_op_num_threads = threads; o.log_severity_level = 3   # errors only
         self.encoder, self.decoder = (ort.InferenceSession(str(d / f), o, providers=['CPUExecutionProvider']) for f in ('encoder.onnx', 'decoder.onnx'))
-        self.tokenizer, self.cfg = Tokenizer.load(d / 'tokenizer.model'), TransformerConfig(**self.config['config'])
-        self.names = _graph_names(self.cfg.N)
+        self.tokenizer, self.cfg = Tokenizer.load(d / 'tokenizer.model'), TransformerConfig(**self.config['config']); self.names = _graph_names(self.cfg.N)
     def __repr__(self): return f"OnnxModel({self.config['provenance']['checkpoint']}, {self.config['quantize'] or 'float32'})"
 
     def encode(self, src:list[int]) -> tuple[dict, np.ndarray]:
@@ -573,6 +572,7 @@ def onnx_greedy(m:OnnxModel, src:list[int], # piece ids + EOS
     cross_w = np.stack([np.stack([r['cross'][i][0, :, -1] for r in rows], 1) for i in range(m.cfg.N)])
     return ids, {'encoder': enc_attn, 'decoder': dec, 'cross': cross_w}
 
+# %% ../nbs/A18_export.ipynb #a18dc002
 def onnx_beam(m:OnnxModel, src:list[int], # piece ids + EOS
               decoding:Decoding=PAPER_DECODING) -> list[int]: # beam, alpha, max_extra and stop, as `fast_beam_search`
     "Beam search with ONNX Runtime by `fast_beam_search`'s rule (A10) with nbest=1, as `translate` runs it: the best ids, without BOS/EOS."
@@ -603,6 +603,7 @@ def onnx_beam(m:OnnxModel, src:list[int], # piece ids + EOS
         tgt, r = tok.view(-1, 1).tolist(), K
     return sorted(finished, key=lambda x: -x[0])[0][1]
 
+# %% ../nbs/A18_export.ipynb #a18dc004
 def onnx_translate(model, # an export folder, or an `OnnxModel` opened from one
                    sentences:list[str], decoding:Decoding=PAPER_DECODING, # beam (1: greedy), alpha, max_extra, stop, as `translate`
                    threads:int=1, *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None,
