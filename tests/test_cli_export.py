@@ -33,3 +33,9 @@ def test_export_onnx_uses_the_shared_runner(run, tmp_path):
     r = tool('export', '--format', 'onnx', run, '-o', tmp_path / 'b', text=True)
     assert r.returncode == 0 and r.stdout.startswith(f"wrote {tmp_path / 'b'} (ONNX, int8;"), (r.stdout, r.stderr[-2000:])
     assert {p.name for p in (tmp_path / 'b').iterdir()} == {'encoder.onnx', 'decoder.onnx', 'embedding.bin', 'tokenizer.json', 'tokenizer.model', 'config.json'}
+
+def test_export_onnx_into_a_read_only_folder_exits_2(run, readonly_dir):
+    "A read-only output: one line naming the folder asked for, exit 2, as every other command says it; nothing written."
+    pytest.importorskip('onnxruntime')
+    one_line(tool('export', '--format', 'onnx', run, '-o', readonly_dir / 'm'), 'tnb-export', f"cannot write {readonly_dir / 'm'}")
+    assert list(readonly_dir.iterdir()) == []

@@ -1,4 +1,4 @@
-"Export to CTranslate2 (nbs/A18_export.ipynb): greedy output identical to ours for every exportable architecture, int8, tnb-export and its bad input."
+"Export to CTranslate2 and ONNX (nbs/A18_export.ipynb): greedy and beam output identical to ours for every exportable architecture, int8, the output folder (and --overwrite), tnb-export and its bad input."
 import os, re, stat
 import dataclasses, json, subprocess, sys
 from pathlib import Path
@@ -110,6 +110,10 @@ def test_what_ctranslate2_cannot_express(tok):
 def test_output_folder_rules(ckpt, tmp_path):
     (tmp_path / 'empty').mkdir()
     assert (export_ctranslate2(ckpt, tmp_path / 'empty') / 'model.bin').is_file()       # an empty folder is fine
+    with pytest.raises(ValueError, match='already holds an export: choose another folder, or replace that export with overwrite=True'):
+        export_ctranslate2(ckpt, tmp_path / 'empty', quantization='int8')
+    meta = lambda: json.loads((tmp_path / 'empty' / 'transformer_nb.json').read_text())['quantization']
+    assert export_ctranslate2(ckpt, tmp_path / 'empty', quantization='int8', overwrite=True) == tmp_path / 'empty' and meta() == 'int8'   # replaced
     (tmp_path / 'full').mkdir(); (tmp_path / 'full' / 'keep.txt').write_text('mine')
     with pytest.raises(FileExistsError, match='not an empty folder'): export_ctranslate2(ckpt, tmp_path / 'full')
     assert [p.name for p in (tmp_path / 'full').iterdir()] == ['keep.txt']
@@ -167,11 +171,19 @@ def test_cli_refuses_non_empty_output(ckpt, tmp_path):
 
 
 def test_export_names_the_folder_asked_for(ckpt, tmp_path):
-    "A folder that cannot be written is named as given, not as the temporary folder beside it; nothing is left behind."
-    with pytest.raises(OSError) as e: export_ctranslate2(ckpt, '/proc/ex')
+    "A folder that cannot be written is named as given, not as the temporary folder beside it, and refused before any"
+    " work as a user's error (exit 2 in tnb-export); nothing is left behind."
+    from transformer_nb.safeguards import UserError
+    with pytest.raises(UserError) as e: export_ctranslate2(ckpt, '/proc/ex')
     assert str(e.value).startswith('cannot write /proc/ex:') and '.tmp' not in str(e.value), str(e.value)
     (tmp_path / 'file').write_text('x')                             # a parent that is a file
-    with pytest.raises(OSError, match=f'cannot write {tmp_path}/file/m:'): export_ctranslate2(ckpt, tmp_path / 'file' / 'm')
+    with pytest.raises(UserError, match=f'cannot write {tmp_path}/file/m:'): export_ctranslate2(ckpt, tmp_path / 'file' / 'm')
+
+def test_a_broken_record_in_a_ctranslate2_folder_is_named(ckpt, tmp_path):
+    out = export_ctranslate2(ckpt, tmp_path / 'm')
+    (out / 'transformer_nb.json').write_text('{"checkpoint": ', encoding='utf-8')
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(out / 'transformer_nb.json'))} is not valid JSON \(.*\): export the folder again$"):
+        load_ctranslate2(out)
 
 
 @pytest.mark.parametrize('call, exc, says', [
@@ -231,7 +243,9 @@ def onnx_mods():
 
 @pytest.mark.parametrize('kw', [VARIANTS[0], *(pytest.param(kw, marks=pytest.mark.slow) for kw in VARIANTS[1:])],
                          ids=lambda kw: ','.join(f'{k}={v}' for k, v in kw.items()) or 'paper')
-def test_onnx_float32_greedy_identical(onnx_mods, tmp_path, tok, kw):
+def test_onnx_float32_greedy_and_beam_identical(onnx_mods, tmp_path, tok, kw):
+    "The float32 export, decoded with the cached step by `onnx_translate`, gives our greedy and beam-4 outputs; the cached"
+    " step gives the tokens of the same graph re-reading the whole prefix."
     _, ex = onnx_mods
     c = trained_checkpoint(tmp_path / 'm.pt', tok, **kw)
     model, _, _ = model_from_checkpoint(c)
@@ -239,8 +253,12 @@ def test_onnx_float32_greedy_identical(onnx_mods, tmp_path, tok, kw):
     src = words(80, 7)
     ours = [translate(model, tok, [w], beam=1, precision='fp32')[0] for w in src]
     assert len(set(map(len, ours))) >= 3, ours
-    assert ex.onnx_translate(m, src) == ours
-    assert ex.onnx_translate(m, ['', ' ', src[0]]) == ['', '', ours[0]]            # empty in, empty out
+    assert ex.onnx_translate(m, src, beam=1) == ours
+    assert ex.onnx_translate(m, ['', ' ', src[0]], beam=1) == ['', '', ours[0]]    # empty in, empty out
+    beam = translate(model, tok, src, precision='fp32')                            # beam 4, alpha 0.6: tnb-translate's
+    assert sum(a == b for a, b in zip(ex.onnx_translate(m, src), beam)) >= 78, list(zip(ex.onnx_translate(m, src), beam))
+    ids = [tok.encode(w) + [EOS_ID] for w in src[:20]]
+    assert [ex.onnx_greedy(m, i) for i in ids] == [ex.onnx_greedy(m, i, use_cache=False) for i in ids]
 
 def test_onnx_int8_runs_and_is_smaller(onnx_mods, tmp_path, tok):
     _, ex = onnx_mods
@@ -251,7 +269,7 @@ def test_onnx_int8_runs_and_is_smaller(onnx_mods, tmp_path, tok):
     assert graphs(d8) < 0.8 * graphs(d32)
     src = words(80, 7)
     ours = translate(model, tok, src, beam=1, precision='fp32')
-    int8 = ex.onnx_translate(d8, src)                                              # a folder works as well as an OnnxModel
+    int8 = ex.onnx_translate(d8, src, beam=1)                                      # a folder works as well as an OnnxModel
     assert sum(a == b for a, b in zip(int8, ours)) >= 40, list(zip(int8, ours))    # close to ours on a model that learned
     assert all(set(o) <= set(LETTERS + ' ') for o in int8)
     assert json.loads((d8 / 'config.json').read_text())['quantize'] == 'int8'
@@ -272,7 +290,7 @@ def test_onnx_int8_stores_a_tied_table_once(onnx_mods, tmp_path, tok, tie, table
     if tie == 'all':
         assert big == {('embedding_quantized', onnx.TensorProto.EXTERNAL)} and files['embedding.bin']['bytes'] == V * dm
     src = words(80, 7)
-    int8, fp32 = ex.onnx_translate(d8, src), ex.onnx_translate(d32, src)
+    int8, fp32 = ex.onnx_translate(d8, src, beam=1), ex.onnx_translate(d32, src, beam=1)
     assert sum(a == b for a, b in zip(int8, fp32)) >= 40, list(zip(int8, fp32))  # a barely trained model: near-ties flip
 
 def test_onnx_attention_is_every_head_of_every_layer(onnx_mods, tmp_path, tok):
@@ -300,14 +318,16 @@ def test_onnx_folder_follows_the_contract(onnx_mods, ckpt, tmp_path, tok):
     assert sorted(p.name for p in d.iterdir()) == ['config.json', 'decoder.onnx', 'embedding.bin', 'encoder.onnx', 'tokenizer.json', 'tokenizer.model']
     dims = lambda vs: {v.name: [x.dim_param or x.dim_value for x in v.type.tensor_type.shape.dim] for v in vs}
     enc, dec = onnx.load(d / 'encoder.onnx'), onnx.load(d / 'decoder.onnx')
-    N, h, V, dm = 2, 4, tok.vocab_size, 32
+    N, h, V, dk, dm = 2, 4, tok.vocab_size, 8, 32
+    kv = lambda p, shape: {f'{p}_{x}{i}': shape for i in range(N) for x in 'kv'}
     assert dims(enc.graph.input) == {'src': [1, 'S']}
-    assert dims(enc.graph.output) == {'memory': [1, 'S', dm], 'enc_attn': [N, h, 'S', 'S']}
-    assert dims(dec.graph.input) == {'memory': [1, 'S', dm], 'src': [1, 'S'], 'tgt': [1, 'T']}
-    assert dims(dec.graph.output) == {'logits': [1, V], 'self_attn': [N, h, 'T', 'T'], 'cross_attn': [N, h, 'T', 'S']}
+    assert dims(enc.graph.output) == {'enc_attn': [N, h, 'S', 'S'], **kv('cross', [1, h, 'S', dk])}
+    assert dims(dec.graph.input) == {'tgt': ['B', 'T'], 'parents': ['B'], **kv('past', ['R', h, 'P', dk]), **kv('cross', [1, h, 'S', dk])}
+    assert dims(dec.graph.output) == {'logits': ['B', V], **kv('present', ['B', h, 'P+T', dk]),
+                                      **{f'self_attn{i}': ['B', h, 'T', 'P+T'] for i in range(N)}, **{f'cross_attn{i}': ['B', h, 'T', 'S'] for i in range(N)}}
     assert min(o.version for o in enc.opset_import if o.domain in ('', 'ai.onnx')) >= 17
     conf = json.loads((d / 'config.json').read_text())
-    assert (conf['format'], conf['version'], conf['quantize'], conf['max_extra']) == ('transformer_nb-onnx', 1, 'int8', 50)
+    assert (conf['format'], conf['version'], conf['quantize'], conf['max_extra']) == ('transformer_nb-onnx', 2, 'int8', 50)
     assert conf['special'] == {'pad': PAD_ID, 'bos': BOS_ID, 'eos': EOS_ID, 'unk': 1} and conf['config']['d_model'] == dm
     for f, v in conf['files'].items():
         assert v == {'bytes': (d / f).stat().st_size, 'sha256': hashlib.sha256((d / f).read_bytes()).hexdigest()}, f
@@ -334,6 +354,10 @@ def test_onnx_pretrained_name_in_provenance(onnx_mods, tmp_path, monkeypatch):
     (lambda ex, c, t: ex.OnnxModel(t), FileNotFoundError, 'is not an ONNX export (no config.json)'),
     (lambda ex, c, t: ex.OnnxModel(t, threads=-1), ValueError, 'threads=-1 must be an int >= 0'),
     (lambda ex, c, t: ex.onnx_translate(t, ['a']), FileNotFoundError, 'is not an ONNX export'),
+    (lambda ex, c, t: ex.onnx_translate(ex.export_onnx(c, t / 'o'), ['a', 3]), TypeError, 'sentences[1] is a int, not a str'),
+    (lambda ex, c, t: ex.onnx_translate(ex.export_onnx(c, t / 'o'), ['a'], beam=0), ValueError, 'beam=0'),
+    (lambda ex, c, t: ex.onnx_translate(ex.export_onnx(c, t / 'o'), ['a'], beam=99), ValueError, 'beam=99 is more than the target vocabulary of'),
+    (lambda ex, c, t: ex.onnx_translate(ex.export_onnx(c, t / 'o'), ['a b ' * 2000]), ValueError, 'sentences[0] is 4,001 tokens long'),
 ])
 def test_onnx_bad_input_one_line(onnx_mods, ckpt, tmp_path, call, exc, says):
     _, ex = onnx_mods
@@ -353,3 +377,63 @@ def test_cli_onnx(onnx_mods, ckpt, tmp_path):
         r = tool(*args)
         assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / 'c').exists()
+
+
+def cli_run(main, argv, capsys) -> tuple:
+    "(exit code, stdout, stderr) of the command `main` run in this process, as run_cli runs it."
+    with pytest.raises(SystemExit) as e: main([str(a) for a in argv])
+    out = capsys.readouterr()
+    return e.value.code, out.out, out.err
+
+def test_onnx_export_replaces_an_export_with_overwrite_only(onnx_mods, ckpt, tmp_path, capsys):
+    "tnb-export -o DIR twice: refused in one line that says how to replace it; with --overwrite the new export takes the"
+    " folder once it is complete (the site's gzip copies go with the old one); a folder that holds anything else, never."
+    from transformer_nb.cli import export_main
+    d = tmp_path / 'site-model'
+    assert cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--float32'], capsys)[0] == 0
+    (d / 'decoder.onnx.gz').write_bytes(b'the site copy of the old graph')
+    code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d], capsys)
+    assert code == 2 and 'already holds an export' in err and len(err.strip().splitlines()) == 1, err
+    code, out, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--overwrite'], capsys)
+    assert code == 0 and 'ONNX, int8' in out, err
+    assert json.loads((d / 'config.json').read_text())['quantize'] == 'int8' and not (d / 'decoder.onnx.gz').exists()
+    (d / 'notes.txt').write_text('mine')
+    code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--overwrite'], capsys)
+    assert code == 2 and 'not an empty folder' in err and (d / 'notes.txt').read_text() == 'mine', err
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith('.')]          # no temporary or old folder left
+
+def test_onnx_export_on_a_read_only_disk_is_a_users_error(onnx_mods, ckpt, tmp_path, monkeypatch, capsys):
+    "A read-only file system (EROFS) where the folder goes: one line naming the folder, exit 2 as in every other command, nothing written."
+    import errno, tempfile
+    from transformer_nb.cli import export_main
+    def ro(*a, **k): raise OSError(errno.EROFS, 'Read-only file system')
+    monkeypatch.setattr(tempfile, 'mkdtemp', ro)
+    code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', tmp_path / 'ro' / 'm'], capsys)
+    assert code == 2 and err.strip() == f"tnb-export: error: cannot write {tmp_path / 'ro' / 'm'}: Read-only file system", err
+    assert not (tmp_path / 'ro' / 'm').exists()
+
+def test_tnb_translate_says_what_an_onnx_folder_is_for(onnx_mods, ckpt, tmp_path, capsys):
+    from transformer_nb.cli import translate_main
+    code, _, err = cli_run(translate_main, [onnx_mods[1].export_onnx(ckpt, tmp_path / 'onnx'), 'a b'], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and 'is an ONNX export' in err and 'nbs/live/translate.mjs' in err, err
+
+def test_export_help_says_which_options_are_whose(capsys):
+    from transformer_nb.cli import export_main
+    code, out, _ = cli_run(export_main, ['--help'], capsys)
+    h = ' '.join(out.split())
+    assert code == 0 and 'ctranslate2 only: rows of the sinusoidal position table' in h and '--overwrite' in h
+    ex = out[out.index('examples:'):].splitlines()
+    assert len(ex) == 3 and ex[1].strip().startswith('tnb-export --ctranslate2') and ex[2].strip().startswith('tnb-export --format onnx'), ex
+
+@pytest.mark.slow
+def test_bench_onnx_runs_with_its_smallest_arguments(onnx_mods, ckpt, tmp_path):
+    "bench/bench_onnx.py, whose figures A18_export and A20_benchmarks quote, runs end to end on one sentence (so it cannot rot"
+    " unseen), with the small trained model in place of the published one to keep it quick."
+    from conftest import ROOT, skip_without_multi30k
+    skip_without_multi30k()
+    r = subprocess.run([sys.executable, ROOT / 'bench' / 'bench_onnx.py', '--checkpoint', ckpt, '--n', '1', '--speed-n', '1', '--repeats', '1',
+                        '--no-ctranslate2', '--json', tmp_path / 'onnx.json'], capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rec = json.loads((tmp_path / 'onnx.json').read_text())
+    assert rec['parity']['n_sentences'] == 1 and set(rec['speed']['systems']) == {'ours', 'onnxruntime float32', 'onnxruntime int8'}
+    assert 0 <= rec['parity']['identical_fp32_beam4'] <= 1

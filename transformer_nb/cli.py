@@ -233,6 +233,7 @@ def _translate(argv):
     if a.sentences and a.input: _fail(settings_line("give sentences as arguments or with {input}, not both", input=a.input))
     if a.output: check_output(a.output, '-o')
     if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_export(a)    # a folder tnb-export wrote
+    if (Path(a.checkpoint) / 'decoder.onnx').is_file(): _fail(f"{a.checkpoint} is an ONNX export (tnb-export --format onnx), made for the site's live translator: translate with it in Node (node nbs/live/translate.mjs DIR 'sentence') or in Python (transformer_nb.export.onnx_translate); tnb-translate reads checkpoints and CTranslate2 exports")
     from transformer_nb.fast_decoding import translate_source; from transformer_nb.textio import sentence_batches
     from transformer_nb.checkpoints import open_decoder
     c = open_decoder(a.checkpoint, {'-o': a.output}, {'-i': a.input})               # opened once, passed down
@@ -330,22 +331,24 @@ def average_main(argv:list|None=None):
 # %% ../nbs/A19_cli.ipynb #390acc05
 def _export(argv):
     p = CliParser(prog='tnb-export', description="Export a checkpoint, or the file a run folder stands for, as a CTranslate2 model folder or as ONNX graphs.",
-                  epilog="examples: tnb-export --ctranslate2 runs/m30k-de-en -o exported/m30k --quantization int8\n          tnb-export --format onnx pretrained:multi30k-de-en -o site-model")
+                  formatter_class=argparse.RawDescriptionHelpFormatter,
+                  epilog="examples:\n  tnb-export --ctranslate2 runs/m30k-de-en -o exported/m30k --quantization int8\n  tnb-export --format onnx pretrained:multi30k-de-en -o site-model --overwrite")
     p.add_argument('checkpoint', nargs='?', metavar='CKPT', help="a checkpoint, a run folder, or pretrained:NAME")
     p.add_argument('--ctranslate2', metavar='CKPT', help="the same as CKPT with --format ctranslate2")
     p.add_argument('--format', choices=('ctranslate2', 'onnx'), default='ctranslate2', help="what to write (default: ctranslate2)")
     p.add_argument('--float32', action='store_true', help="onnx: keep float32 weights (default: int8)")
-    p.add_argument('-o', '--out', required=True, help="the model folder to write (must not exist, or be empty)")
+    p.add_argument('-o', '--out', required=True, help="the model folder to write (must not exist, or be empty; --overwrite replaces an export)")
+    p.add_argument('--overwrite', action='store_true', help="replace the export the folder holds, once the new one is written (a folder that holds anything else is refused)")
     p.add_argument('--quantization', choices=('float32', 'int8', 'int8_float32', 'int8_float16', 'int8_bfloat16', 'int16', 'float16', 'bfloat16'),
                    help="ctranslate2: the weights' type in the export (default: float32)")
-    p.add_argument('--max-positions', type=int, help="rows of the sinusoidal position table (default: the config's max_len)")
+    p.add_argument('--max-positions', type=int, help="ctranslate2 only: rows of the sinusoidal position table (default: the config's max_len)")
     p.add_argument('--debug', action='store_true', help="on an internal error, print the whole traceback (default: one line)")
     a = p.parse_args(argv)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
     heavy_imports()
     from transformer_nb.export import export                      # A18_export: opened once, the other format's options refused
     try:
-        with out_of_memory(f"the checkpoint {a.checkpoint or a.ctranslate2}"): print(export(a.checkpoint or a.ctranslate2, a.out, a.format, a.quantization, a.max_positions, a.float32)[1])
+        with out_of_memory(f"the checkpoint {a.checkpoint or a.ctranslate2}"): print(export(a.checkpoint or a.ctranslate2, a.out, a.format, a.quantization, a.max_positions, a.float32, a.overwrite)[1])
     except ImportError as e: _fail(str(e))                       # CTranslate2, or onnx/onnxruntime, not installed: how to install them
 
 def export_main(argv:list|None=None):

@@ -561,9 +561,7 @@ def check_bpe(learn_bpe, segment) -> str:
     return "learn_bpe and segment reproduce Sennrich et al.'s example"
 
 # %% ../nbs/A26_exercises.ipynb #a26c0901
-import copy
-import torch.nn.functional as F
-from .core import PAD_ID, BOS_ID, EOS_ID
+from .core import BOS_ID, EOS_ID
 from .training import noam_lr, label_smoothing_loss
 
 # %% ../nbs/A26_exercises.ipynb #a26c0902

@@ -1,6 +1,7 @@
 // SentencePiece BPE in plain JavaScript: the model's normalization (its precompiled character map, e.g. nmt_nfkc),
-// then byte-pair merges by score, then decoding back to text. It reads `tokenizer.json` of `tnb-export --format onnx`
-// and gives the pieces Python's `sentencepiece` gives. Runs in the browser and in Node, with no dependency.
+// then byte-pair merges by score, byte fallback (a character the vocabulary lacks becomes its UTF-8 bytes, <0xNN>
+// pieces, in a model trained with it), then decoding back to text. It reads `tokenizer.json` of `tnb-export --format
+// onnx` and gives the pieces Python's `sentencepiece` gives. Runs in the browser and in Node, with no dependency.
 
 const NORMAL = 1, UNKNOWN = 2, CONTROL = 3, USER_DEFINED = 4, UNUSED = 5, BYTE = 6;
 const SPACE = '\u2581';                               // ▁, the piece's mark for a space
@@ -65,6 +66,18 @@ function utf8Len(b, i) {
 
 const enc = new TextEncoder(), dec = new TextDecoder();
 const SPACE_BYTES = enc.encode(SPACE), REPLACEMENT = enc.encode('\ufffd');
+const bytePiece = b => `<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`;   // sentencepiece's ByteToPiece
+
+// Text of UTF-8 `bytes` as sentencepiece decodes byte pieces: each valid character, and U+FFFD for each byte of none
+function bytesText(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length;) {
+    const n = utf8Len(bytes, i);
+    s += n ? dec.decode(bytes.subarray(i, i + n)) : '\ufffd';
+    i += n || 1;
+  }
+  return s;
+}
 
 // A max-heap of candidate merges: highest score first, then the leftmost.
 class Agenda {
@@ -114,7 +127,11 @@ export class Tokenizer {
     const n = spec.normalizer;
     this.norm = n;
     this.charmap = n.precompiled_charsmap ? new CharMap(base64Bytes(n.precompiled_charsmap)) : null;
-    if (this.types.includes(BYTE)) throw new Error('tokenizer.json: byte-fallback pieces are not supported');
+    this.byteFallback = !!spec.byte_fallback;                         // unknown characters become byte pieces
+    this.byteIds = Array.from({ length: 256 }, (_, b) => this.reserved.get(bytePiece(b)));
+    if (this.byteFallback && this.byteIds.some(i => i === undefined || this.types[i] !== BYTE))
+      throw new Error('tokenizer.json: byte fallback is on, but the 256 byte pieces <0x00> ... <0xFF> are not all there');
+    this.byteValue = new Map(this.byteIds.map((id, b) => [id, b]));    // a byte piece's id -> its byte
   }
 
   static async load(url) {
@@ -142,8 +159,9 @@ export class Tokenizer {
     return n ? [bytes.subarray(pos, pos + n), n] : [REPLACEMENT, 1];
   }
 
-  // The normalized text, with spaces as ▁: sentencepiece's Normalizer::Normalize
-  normalize(text) {
+  // The normalized text, with spaces as ▁: sentencepiece's Normalizer::Normalize. The characters the normalization
+  // removes (a zero-width space, a control character) are pushed on `dropped`, if given.
+  normalize(text, dropped = null) {
     const b = enc.encode(text), n = this.norm, out = [];
     const removeExtra = n.remove_extra_whitespaces, escape = n.escape_whitespaces;
     let pos = 0;
@@ -160,6 +178,7 @@ export class Tokenizer {
     if (n.add_dummy_prefix) pushSpace();
     while (pos < b.length) {
       const [r, len] = this.normalizePrefix(b, pos);
+      if (dropped && !r.length) dropped.push(dec.decode(b.subarray(pos, pos + len)));
       let s = 0;
       if (prevSpace) while (s < r.length && r[s] === 0x20) s++;
       if (s < r.length) {
@@ -219,12 +238,33 @@ export class Tokenizer {
       const [a, b] = revMerge.get(w); resegment(a); resegment(b);
     };
     for (let i = 0; i !== -1; i = syms[i].next) resegment(syms[i].piece);
-    const merged = [];                                  // a run of unknown pieces is one <unk>, as in sentencepiece
+    const merged = [];            // as sentencepiece: an unknown piece becomes its bytes (byte fallback), else a run is one <unk>
     for (const [w, id] of out) {
       const last = merged.at(-1);
-      if (id === this.unkId && last && last[1] === this.unkId) last[0] += w; else merged.push([w, id]);
+      if (id === this.unkId && this.byteFallback) for (const b of enc.encode(w)) merged.push([bytePiece(b), this.byteIds[b]]);
+      else if (id === this.unkId && last && last[1] === this.unkId) last[0] += w;
+      else merged.push([w, id]);
     }
     return merged;
+  }
+
+  // The source as the translator needs it: {ids, pieces, unknown}, where `unknown` lists, in order and once each, what
+  // the model cannot read as it was typed: {text, as} with as 'unknown' (became <unk>), 'bytes' (spelled in byte
+  // pieces) or 'dropped' (removed by the normalization).
+  encodeInfo(text) {
+    const dropped = [], pieces = this.encodeNormalized(this.normalize(text, dropped)), unknown = [], seen = new Set();
+    const note = (t, as) => { const k = `${as}\u0000${t}`; if (t && !seen.has(k)) { seen.add(k); unknown.push({ text: t, as }); } };
+    for (const d of dropped) if (d.trim()) note(d, 'dropped');
+    const surface = w => w.split(SPACE).join(' ').trim();
+    for (let i = 0; i < pieces.length; i++) {
+      const [w, id] = pieces[i];
+      if (id === this.unkId) note(surface(w), 'unknown');
+      else if (this.byteValue.has(id)) {                  // a run of byte pieces: the characters they spell
+        let j = i; while (j < pieces.length && this.byteValue.has(pieces[j][1])) j++;
+        note(bytesText(Uint8Array.from(pieces.slice(i, j), p => this.byteValue.get(p[1]))).trim(), 'bytes'); i = j - 1;
+      }
+    }
+    return { ids: pieces.map(p => p[1]), pieces: pieces.map(p => p[0]), unknown };
   }
 
   // The pieces of a sentence, as strings (Python: sp.encode(text, out_type=str))
@@ -232,25 +272,32 @@ export class Tokenizer {
   // The piece ids of a sentence, without BOS/EOS (Python: Tokenizer.encode)
   encode(text) { return this.encodeNormalized(this.normalize(text)).map(p => p[1]); }
 
-  // Text of piece ids: stops at EOS, skips PAD and BOS, as the package's Tokenizer.decode (then sentencepiece's decode)
+  // Text of piece ids: stops at EOS, skips PAD and BOS, as the package's Tokenizer.decode, then sentencepiece's Decode:
+  // a run of byte pieces is the text its bytes spell, and the first piece's leading ▁ is not a space.
   decode(ids) {
-    let text = '', bos = true;
+    const n = this.norm, strip = n.add_dummy_prefix || n.remove_extra_whitespaces;
+    let text = '', bosWs = true, bosWsSeen = false, bytes = [];
+    const flush = () => { if (bytes.length) { text += bytesText(Uint8Array.from(bytes)); bytes = []; } };
     for (const id of ids) {
       if (id === this.eosId) break;
       if (!(id >= 0 && id < this.vocabSize)) throw new Error(`token id ${id} is outside the vocabulary 0..${this.vocabSize - 1}`);
       if (id === this.padId || id === this.bosId) continue;
       const t = this.types[id];
-      let s;
+      if (t === BYTE) { bytes.push(this.byteValue.get(id) ?? parseInt(this.pieces[id].slice(3, 5), 16)); continue; }
+      flush();
+      if (bosWsSeen || text) bosWs = false;
+      let s = '', seen = false;
       if (t === CONTROL) s = '';
       else if (t === UNKNOWN) s = UNK_SURFACE;
       else {
         let p = this.pieces[id];
-        if (bos && (this.norm.add_dummy_prefix || this.norm.remove_extra_whitespaces) && p.startsWith(SPACE)) p = p.slice(SPACE.length);
+        if (bosWs && strip && p.startsWith(SPACE)) { p = p.slice(SPACE.length); seen = !n.remove_extra_whitespaces; }
         s = p.split(SPACE).join(' ');
       }
-      if (bos && s) bos = false;
+      bosWsSeen = seen;
       text += s;
     }
+    flush();
     return text;
   }
 }
