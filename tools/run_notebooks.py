@@ -53,8 +53,10 @@ def where_measured(times:dict, names:list) -> str:
     the highest load, so that no sentence calls a busy machine quiet."""
     cores = times['machine']['cores']
     runs = [times['runs'][times['notebooks'][n]['run']] for n in names]
-    worst = max(max(r['load_before'][:1] + r['load_after'][:1], default=float('inf')) for r in runs)
+    unknown = float('inf')                             # a run with no load recorded is not called quiet
+    worst = max((r[k] or [unknown])[0] for r in runs for k in ('load_before', 'load_after'))
     if worst < cores / 2: return f"on a quiet {cores}-core machine"
+    if worst == unknown: return f"on a {cores}-core machine whose load was not recorded"
     return f"on a {cores}-core machine shared with other work (load average up to {worst:.1f})"
 
 def time_sentence(nb_name:str, times:dict|None=None) -> str:
