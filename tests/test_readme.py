@@ -77,3 +77,14 @@ def test_readme_says_how_to_export_and_which_extra_it_needs():
     assert 'pip install -e ".[deploy]"' in text and 'tnb-export --ctranslate2' in text and any(d.startswith('ctranslate2') for d in extras['deploy'])
     src = (ROOT / 'transformer_nb' / 'export.py').read_text()
     assert "pip install 'transformer-nb[onnx]'" in src and "pip install 'transformer-nb[deploy]'" in src
+
+def test_readme_gives_the_learners_page_then_the_library():
+    "README is the front page for learners (short), then \"Use the library\" under its own title, without what only the site"
+    " needs there (a second badge, navigation lines, the page's running time); links to either page go to its section."
+    text = readme()
+    assert text.index('\n## Try it\n') < text.index('\n## Three ways in\n') < text.index('\n# Use the library\n') \
+        < text.index('\n## Install and run the main job\n') < text.index('\n## Use it from Python\n')
+    front, use = text.split('\n# Use the library\n', 1)
+    assert len(front.split()) <= 1500, f"the front page has grown to {len(front.split())} words (at most 1,500)"
+    assert 'colab-badge' not in use and '[← ' not in use and 'Running every cell takes' not in use
+    assert '](nbs/use.ipynb' not in text and '](nbs/index.ipynb' not in text and '](#use-the-library)' in front

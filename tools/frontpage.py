@@ -1,8 +1,9 @@
-"""The front page's figure and tables (nbs/index.ipynb, which tools/make_readme.py turns into README.md): Figure 1
-labelled with the code, the paper path with each notebook's running time, the notation, the results and the published
-models. Each is built from the package and the results files, so the page cannot drift from them; the page calls one
-function per figure or table, so a reader of the notebook sees prose and figures, and this file holds the code.
-tests/prose/index.py checks what the page's prose says against the same sources."""
+"""The figure and tables of the front page (nbs/index.ipynb: Figure 1 labelled with the code, the paper path with each
+notebook's running time, the notation) and of "Use the library" (nbs/use.ipynb: the results, Table 3 at Multi30k
+scale, the published models); tools/make_readme.py turns the two pages into README.md. Each is built from the package
+and the results files, so the pages cannot drift from them; a page calls one function per figure or table, so a reader
+of the notebook sees prose and figures, and this file holds the code. tests/prose/index.py and tests/prose/use.py check
+what the pages' prose says against the same sources."""
 import inspect, json
 from pathlib import Path
 
