@@ -63,7 +63,8 @@ def test_the_main_jobs_time_is_one_figure_said_as_what_it_is():
     assert runs and MAIN_JOB_MINUTES == round(statistics.median(r['time']['whole_command']['cpu_s'] for r in runs) / 60)
     said = f"in about {MAIN_JOB_MINUTES} minutes of CPU time"
     assert readme().count(said) == 2 and f"about {MAIN_JOB_MINUTES} minutes of CPU time" in _EPILOG, _EPILOG
-    assert 'quiet 2-core machine that is also\nits wall time' in readme() and 'one thread' in _EPILOG
+    assert 'It uses one thread, so on a quiet 2-core machine that is also its wall time' in ' '.join(readme().split())
+    assert 'one thread' in _EPILOG
     assert not re.findall(r'main job[^.]*?about \d+ minutes (?!of CPU time)', ' '.join((readme() + _EPILOG).split()))
 
 def test_readme_says_how_to_export_and_which_extra_it_needs():
@@ -76,3 +77,14 @@ def test_readme_says_how_to_export_and_which_extra_it_needs():
     assert 'pip install -e ".[deploy]"' in text and 'tnb-export --ctranslate2' in text and any(d.startswith('ctranslate2') for d in extras['deploy'])
     src = (ROOT / 'transformer_nb' / 'export.py').read_text()
     assert "pip install 'transformer-nb[onnx]'" in src and "pip install 'transformer-nb[deploy]'" in src
+
+def test_readme_gives_the_learners_page_then_the_library():
+    "README is the front page for learners (short), then \"Use the library\" under its own title, without what only the site"
+    " needs there (a second badge, navigation lines, the page's running time); links to either page go to its section."
+    text = readme()
+    assert text.index('\n## Try it\n') < text.index('\n## Three ways in\n') < text.index('\n# Use the library\n') \
+        < text.index('\n## Install and run the main job\n') < text.index('\n## Use it from Python\n')
+    front, use = text.split('\n# Use the library\n', 1)
+    assert len(front.split()) <= 1500, f"the front page has grown to {len(front.split())} words (at most 1,500)"
+    assert 'colab-badge' not in use and '[← ' not in use and 'Running every cell takes' not in use
+    assert '](nbs/use.ipynb' not in text and '](nbs/index.ipynb' not in text and '](#use-the-library)' in front

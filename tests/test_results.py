@@ -26,10 +26,10 @@ def test_results_file_has_real_records():
         assert 'nrefs:1' in r['bleu_signature'] and ('CPU' in r['hardware'] or 'CUDA' in r['hardware']), r['id']
 
 def test_readme_table_is_built_from_the_results_file():
-    "README, index and 11_results show the headline generated from the results file (the full table is in A12_significance)."
+    "README, \"Use the library\" and 11_results show the headline generated from the results file (the full table is in A12_significance)."
     table = headline_table(load_results(RESULTS))
     assert table in (ROOT / 'README.md').read_text(), "README.md's results table differs from results/results.json: run tools/make_readme.py"
-    assert table in stored_markdown_outputs(ROOT / 'nbs' / 'index.ipynb'), "re-run nbs/index.ipynb"
+    assert table in stored_markdown_outputs(ROOT / 'nbs' / 'use.ipynb'), "re-run nbs/use.ipynb"
     assert table in stored_markdown_outputs(ROOT / 'nbs' / '11_results.ipynb'), "re-run nbs/11_results.ipynb"
 
 def test_one_word_corpora_show_no_word_bleu():

@@ -82,12 +82,27 @@ def test_sync_tops_rewrites_only_the_time_sentence(tmp_path):
     assert rn.sync_tops({'notebooks': {'a.ipynb': {'seconds': 100}}}, tmp_path) == []
 
 def test_the_front_page_shows_the_files_times():
-    "index's path table (a stored output, also in README.md) gives each paper notebook's phrase from the file."
+    "index's path table (a stored output, also in README.md) gives each paper notebook's phrase from the file, and the"
+    " path's total as wall time and CPU time, on the machine as the file records its load (`where_measured`)."
     cells = json.loads((ROOT / 'nbs' / 'index.ipynb').read_text(encoding='utf-8'))['cells']
     table = next(''.join(c['outputs'][0]['data']['text/markdown']) for c in cells if c.get('id') == '1d3e0a03')
-    t = times()['notebooks']
-    for p in sorted((ROOT / 'nbs').glob('[0-9][0-9]_*.ipynb')):
-        row = next((l for l in table.splitlines() if l.startswith(f"| [{p.stem}]")), '')
-        assert row.endswith(f"| {rn.time_phrase(t[p.name]['seconds'])} |"), f"re-run nbs/index.ipynb: {row!r}"
-    total = rn.time_phrase(sum(t[p.name]['seconds'] for p in (ROOT / 'nbs').glob('[0-9][0-9]_*.ipynb')))
-    assert f"takes {total} on a 2-core CPU" in table, "re-run nbs/index.ipynb and tools/make_readme.py"
+    t = times()
+    paper = sorted(p.name for p in (ROOT / 'nbs').glob('[0-9][0-9]_*.ipynb'))
+    for name in paper:
+        row = next((l for l in table.splitlines() if l.startswith(f"| [{name[:-6]}]")), '')
+        assert row.endswith(f"| {rn.time_phrase(t['notebooks'][name]['seconds'])} |"), f"re-run nbs/index.ipynb: {row!r}"
+    wall, cpu = (rn.time_phrase(sum(t['notebooks'][n][k] for n in paper)) for k in ('seconds', 'cpu_seconds'))
+    said = f"takes {wall} of wall time ({cpu} of CPU time), one notebook at a time {rn.where_measured(t, paper)}."
+    assert said in table, "re-run nbs/index.ipynb and tools/make_readme.py"
+    assert '| Run All (wall time) |' in table.splitlines()[0]
+
+def test_a_busy_machine_is_never_called_quiet():
+    "The machine phrase follows the loads the file records for the notebooks named, before and after each run."
+    run = lambda before, after: {'load_before': [before, 1, 1], 'load_after': [after, 1, 1]}
+    t = {'machine': {'cores': 2}, 'runs': [run(0.3, 0.5), run(0.4, 3.2), run(4.1, 0.2)],
+         'notebooks': {'a': {'run': 0}, 'b': {'run': 1}, 'c': {'run': 2}}}
+    assert rn.where_measured(t, ['a']) == 'on a quiet 2-core machine'
+    assert rn.where_measured(t, ['a', 'b']) == 'on a 2-core machine shared with other work (load average up to 3.2)'
+    assert rn.where_measured(t, ['c']) == 'on a 2-core machine shared with other work (load average up to 4.1)'
+    t['runs'][0]['load_after'] = []                                     # a run with no load recorded is not called quiet
+    assert rn.where_measured(t, ['a']) == 'on a 2-core machine whose load was not recorded'

@@ -1,8 +1,9 @@
-"""The front page's figure and tables (nbs/index.ipynb, which tools/make_readme.py turns into README.md): Figure 1
-labelled with the code, the paper path with each notebook's running time, the notation, the results and the published
-models. Each is built from the package and the results files, so the page cannot drift from them; the page calls one
-function per figure or table, so a reader of the notebook sees prose and figures, and this file holds the code.
-tests/prose/index.py checks what the page's prose says against the same sources."""
+"""The figure and tables of the front page (nbs/index.ipynb: Figure 1 labelled with the code, the paper path with each
+notebook's running time, the notation) and of "Use the library" (nbs/use.ipynb: the results, Table 3 at Multi30k
+scale, the published models); tools/make_readme.py turns the two pages into README.md. Each is built from the package
+and the results files, so the pages cannot drift from them; a page calls one function per figure or table, so a reader
+of the notebook sees prose and figures, and this file holds the code. tests/prose/index.py and tests/prose/use.py check
+what the pages' prose says against the same sources."""
 import inspect, json
 from pathlib import Path
 
@@ -97,31 +98,34 @@ FIGURE1 = {'data': ['encode_pairs', 'collate'], 'embeddings': ['Embeddings', 'ti
 
 # ---- the paper path: notebook, the paper's section, what you will learn; the time of Run All from notebook_times.json
 PATH = [
-    ('00_core', '—', 'the special token ids, the device, seeding: what every later notebook needs'),
-    ('01_attention', '§3.2.1', 'scaled dot-product attention, masks, why $1/\\sqrt{d_k}$, additive attention'),
-    ('02_multihead', '§3.2.2–3.2.3', 'multi-head attention, its cost, its three uses in the model'),
-    ('03_ffn', '§3.3', 'the position-wise feed-forward network, two 1×1 convolutions'),
+    ('00_core', '—', 'the special token ids, the device and the seed: what every later notebook needs'),
+    ('01_attention', '§3.2.1', 'scaled dot-product attention, padding and causal masks, why $1/\\sqrt{d_k}$'),
+    ('02_multihead', '§3.2.2–3.2.3', 'multi-head attention, what each head looks at, its three uses in the model'),
+    ('03_ffn', '§3.3', 'the position-wise feed-forward network, two 1×1 convolutions, where the parameters are'),
     ('04_embeddings', '§3.4', 'embeddings scaled by $\\sqrt{d_{model}}$, the pre-softmax projection, weight tying'),
-    ('05_positional_encoding', '§3.5', 'sinusoidal encodings, their relative-offset rotation, learned positions'),
+    ('05_positional_encoding', '§3.5', 'sinusoidal encodings, relative offsets as rotations, learned positions'),
     ('06_model', '§3.1, Table 3', 'post-LN sub-layers, the encoder and decoder stacks, every Table 3 model'),
     ('07_why_self_attention', '§4, Table 1', 'cost per layer, sequential operations and path length, measured'),
-    ('08_data', '§5.1', 'the training data, a joint BPE vocabulary, batches by token count'),
-    ('09_training', '§5.2–5.4', 'Adam and the warm-up schedule, dropout, label smoothing, the training step'),
+    ('08_data', '§5.1', 'the corpora, a joint BPE vocabulary, batches by token count'),
+    ('09_training', '§5.2–5.4', 'the warm-up schedule, dropout, label smoothing, a training loop'),
     ('10_decoding', '§6.1', 'greedy and beam search, the length penalty, checkpoint averaging'),
-    ('11_results', '§6.1–6.2, Tables 2–3', 'BLEU with sacreBLEU, Tables 2 and 3 at Multi30k scale'),
+    ('11_results', '§6.1–6.2, Tables 2–3', 'BLEU with sacreBLEU, Tables 2 and 3 at Multi30k scale, a trained model\'s attention'),
     ('12_parsing', '§6.3, Table 4', 'constituency parsing as translation, bracket F1'),
 ]
 
 def path_table() -> Markdown:
-    "The paper path as a table: each notebook, its section, what it teaches, and how long Run All takes."
+    """The paper path as a table: each notebook, its section, what it teaches, and the wall time of Run All; then the
+    path's total, as wall time and CPU time, and the machine as the times file records it (`where_measured`)."""
     import sys
     sys.path.insert(0, str(ROOT / 'tools'))
-    from run_notebooks import time_phrase              # the course's one wording for running times
-    times = _json('notebook_times.json')['notebooks']
-    rows = [f"| [{n}]({n}.ipynb) | {sec} | {what} | {time_phrase(times[n + '.ipynb']['seconds'])} |" for n, sec, what in PATH]
-    total = sum(times[n + '.ipynb']['seconds'] for n, *_ in PATH)
-    return Markdown('| notebook | paper | what you will learn | running every cell |\n|---|---|---|---|\n' + '\n'.join(rows) +
-                    f"\n\nIn all, running the thirteen notebooks takes {time_phrase(total)} on a 2-core CPU.")
+    from run_notebooks import time_phrase, where_measured      # the course's one wording for running times
+    times = _json('notebook_times.json')
+    nbs, names = times['notebooks'], [n + '.ipynb' for n, *_ in PATH]
+    rows = [f"| [{n}]({n}.ipynb) | {sec} | {what} | {time_phrase(nbs[n + '.ipynb']['seconds'])} |" for n, sec, what in PATH]
+    wall, cpu = (sum(nbs[n][k] for n in names) for k in ('seconds', 'cpu_seconds'))
+    return Markdown('| notebook | paper | what you will learn | Run All (wall time) |\n|---|---|---|---|\n' + '\n'.join(rows) +
+                    f"\n\nIn all, Run All of the thirteen notebooks takes {time_phrase(wall)} of wall time "
+                    f"({time_phrase(cpu)} of CPU time), one notebook at a time {where_measured(times, names)}.")
 
 # ---- notation: symbol, what it is in the paper, in the code, the paper's value (base model, EN-DE), the default here
 def notation() -> list[tuple]:

@@ -47,6 +47,18 @@ TIME_SENTENCE = "Running every cell takes {phrase} on a 2-core CPU."
 TIME_RE = re.compile(r"Running every cell takes (under a minute|about a minute|about \d+ minutes) on a 2-core CPU\.")
 TIMES = ROOT / 'results' / 'notebook_times.json'
 
+def where_measured(times:dict, names:list) -> str:
+    """Where notebooks `names` were timed, from the times file's record of their runs: 'on a quiet N-core machine' when
+    the load average (1 minute) stayed under half the cores before and after each of their runs, else the machine and
+    the highest load, so that no sentence calls a busy machine quiet."""
+    cores = times['machine']['cores']
+    runs = [times['runs'][times['notebooks'][n]['run']] for n in names]
+    unknown = float('inf')                             # a run with no load recorded is not called quiet
+    worst = max((r[k] or [unknown])[0] for r in runs for k in ('load_before', 'load_after'))
+    if worst < cores / 2: return f"on a quiet {cores}-core machine"
+    if worst == unknown: return f"on a {cores}-core machine whose load was not recorded"
+    return f"on a {cores}-core machine shared with other work (load average up to {worst:.1f})"
+
 def time_sentence(nb_name:str, times:dict|None=None) -> str:
     "The sentence about `nb_name`'s running time, from results/notebook_times.json (or `times`, that file's content)."
     times = times if times is not None else json.loads(TIMES.read_text(encoding='utf-8'))
