@@ -79,6 +79,7 @@ try {
   // 3. English → German
   out.requestsBeforeSwitch = out.requests.slice();
   await page.click(`${F} .tnb-dir button[data-dir="en-de"]`);
+  await page.waitForFunction(s => /English → German/.test(document.querySelector(s)?.textContent || ''), `${F} .tnb-note`);   // said once the note is rewritten
   out.switched = { placeholder: await page.getAttribute(`${F} textarea`, 'placeholder'), note: await page.textContent(`${F} .tnb-note`) };
   await page.fill(`${F} textarea`, english);
   await page.click(`${F} .tnb-go`);

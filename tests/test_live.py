@@ -428,6 +428,7 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     assert not any('/models/en-de/' in u for u in out['requestsBeforeSwitch'])
     assert any('/models/en-de/' in u for u in out['requests']) and out['english'], out['english']
     assert out['switched']['placeholder'].startswith('Type an English sentence'), out['switched']
+    assert out['switched']['note'].count('int8 weights can change a word') == 1, out['switched']['note']   # said once, for the int8 model
     # the click fetched the gzip copies (never the plain files), from a server that compresses nothing (http.server)
     got = {u[len(url):]: (n, enc) for u, n, enc in out['transfers']}
     sizes = json.loads((tmp_path / 'site' / 'live' / 'vendor' / 'files.json').read_text())['bytes']
