@@ -38,7 +38,7 @@ def test_time_phrase():
         'under a minute', 'under a minute', 'about a minute', 'about a minute', 'about 2 minutes', 'about 2 minutes',
         'about 2 minutes', 'about 6 minutes']
     for s in (5, 75, 374, 1250):      # every phrase is one the sentence's pattern finds
-        assert rn.TIME_RE.fullmatch(rn.TIME_SENTENCE.format(phrase=rn.time_phrase(s)))
+        assert rn.TIME_RE.fullmatch(rn.TIME_SENTENCE.format(phrase=rn.time_phrase(s), where='on a quiet 2-core machine'))
 
 def test_the_file_names_its_machine_and_every_notebook():
     t = times()
@@ -57,8 +57,8 @@ def test_top_colab_cell_and_file_agree(p):
 def test_the_agreement_check_can_fail():
     md = lambda s, cid='x': {'cell_type': 'markdown', 'id': cid, 'source': [s]}
     setup = lambda s: {'cell_type': 'code', 'id': 'colab-setup', 'source': [f"print({s!r})"]}
-    t = {'notebooks': {'a.ipynb': {'seconds': 30}}}
-    ok, two = rn.TIME_SENTENCE.format(phrase='under a minute'), rn.TIME_SENTENCE.format(phrase='about 2 minutes')
+    t = {'machine': {'cores': 2}, 'runs': [{'load_before': [0.3], 'load_after': [0.5]}], 'notebooks': {'a.ipynb': {'seconds': 30, 'run': 0}}}
+    ok, two = rn.TIME_SENTENCE.format(phrase='under a minute', where='on a quiet 2-core machine'), rn.TIME_SENTENCE.format(phrase='about 2 minutes', where='on a quiet 2-core machine')
     assert problems([md('# A'), setup(ok), md(f"Intro. {ok}")], 'a.ipynb', t) == []
     assert problems([md('# A'), setup(ok), md(f"Intro. {two}")], 'a.ipynb', t) == [
         f"a.ipynb: the top says {two!r}, the times file {ok!r}"]
@@ -73,13 +73,14 @@ def test_the_agreement_check_can_fail():
         f"a.ipynb: the landing page states its own running time: [{ok!r}]"]
 
 def test_sync_tops_rewrites_only_the_time_sentence(tmp_path):
-    old = rn.TIME_SENTENCE.format(phrase='about 9 minutes')
+    old = rn.TIME_SENTENCE.format(phrase='about 9 minutes', where='on a quiet 2-core machine')
     nb = {'cells': [{'cell_type': 'markdown', 'id': 'x', 'source': [f"Before. {old} After."]}]}
     (tmp_path / 'a.ipynb').write_text(json.dumps(nb), encoding='utf-8')
-    assert rn.sync_tops({'notebooks': {'a.ipynb': {'seconds': 100}}}, tmp_path) == ['a.ipynb']
+    t = {'machine': {'cores': 2}, 'runs': [{'load_before': [0.3], 'load_after': [0.5]}], 'notebooks': {'a.ipynb': {'seconds': 100, 'run': 0}}}
+    assert rn.sync_tops(t, tmp_path) == ['a.ipynb']
     cell = json.loads((tmp_path / 'a.ipynb').read_text(encoding='utf-8'))['cells'][0]
-    assert ''.join(cell['source']) == f"Before. {rn.TIME_SENTENCE.format(phrase='about 2 minutes')} After."
-    assert rn.sync_tops({'notebooks': {'a.ipynb': {'seconds': 100}}}, tmp_path) == []
+    assert ''.join(cell['source']) == f"Before. {rn.TIME_SENTENCE.format(phrase='about 2 minutes', where='on a quiet 2-core machine')} After."
+    assert rn.sync_tops(t, tmp_path) == []
 
 def test_the_front_page_shows_the_files_times():
     "index's path table (a stored output, also in README.md) gives each paper notebook's phrase from the file, and the"
@@ -104,5 +105,9 @@ def test_a_busy_machine_is_never_called_quiet():
     assert rn.where_measured(t, ['a']) == 'on a quiet 2-core machine'
     assert rn.where_measured(t, ['a', 'b']) == 'on a 2-core machine shared with other work (load average up to 3.2)'
     assert rn.where_measured(t, ['c']) == 'on a 2-core machine shared with other work (load average up to 4.1)'
+    t['runs'][1].update(workers=1, load_after=[1.9, 1, 1])             # one notebook at a time on a machine quiet as it began:
+    assert rn.where_measured(t, ['b']) == 'on a quiet 2-core machine'   # the load after is the notebooks' own
+    t['runs'][1]['workers'] = 2
+    assert rn.where_measured(t, ['b']) == 'on a 2-core machine shared with other work (load average up to 1.9)'
     t['runs'][0]['load_after'] = []                                     # a run with no load recorded is not called quiet
     assert rn.where_measured(t, ['a']) == 'on a 2-core machine whose load was not recorded'

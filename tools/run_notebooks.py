@@ -43,26 +43,31 @@ def time_phrase(seconds:float) -> str:
     if seconds < 90: return 'about a minute'
     return f"about {round(seconds / 60)} minutes"
 
-TIME_SENTENCE = "Running every cell takes {phrase} on a 2-core CPU."
-TIME_RE = re.compile(r"Running every cell takes (under a minute|about a minute|about \d+ minutes) on a 2-core CPU\.")
+TIME_SENTENCE = "Running every cell takes {phrase} of wall time {where}."
+TIME_RE = re.compile(r"Running every cell takes (under a minute|about a minute|about \d+ minutes)"
+                     r" (of wall time on a (quiet )?\d+-core machine( shared with other work \(load average up to [\d.]+\)| whose load was not recorded)?|on a 2-core CPU)\.")
 TIMES = ROOT / 'results' / 'notebook_times.json'
 
 def where_measured(times:dict, names:list) -> str:
     """Where notebooks `names` were timed, from the times file's record of their runs: 'on a quiet N-core machine' when
-    the load average (1 minute) stayed under half the cores before and after each of their runs, else the machine and
-    the highest load, so that no sentence calls a busy machine quiet."""
+    the load average (1 minute) stayed under half the cores before and after each of their runs, or when it was under
+    half the cores as each run began and a run of one notebook at a time (`--workers 1`) never took it past the cores
+    (the notebooks' own load, nothing else's); else the machine and the highest load, so that no sentence calls a busy
+    machine quiet."""
     cores = times['machine']['cores']
     runs = [times['runs'][times['notebooks'][n]['run']] for n in names]
     unknown = float('inf')                             # a run with no load recorded is not called quiet
     worst = max((r[k] or [unknown])[0] for r in runs for k in ('load_before', 'load_after'))
-    if worst < cores / 2: return f"on a quiet {cores}-core machine"
+    before = max((r['load_before'] or [unknown])[0] for r in runs)
+    if worst < cores / 2 or (before < cores / 2 and worst <= cores and all(r.get('workers') == 1 for r in runs)):
+        return f"on a quiet {cores}-core machine"       # nothing else ran: one notebook at a time is all the load after
     if worst == unknown: return f"on a {cores}-core machine whose load was not recorded"
     return f"on a {cores}-core machine shared with other work (load average up to {worst:.1f})"
 
 def time_sentence(nb_name:str, times:dict|None=None) -> str:
     "The sentence about `nb_name`'s running time, from results/notebook_times.json (or `times`, that file's content)."
     times = times if times is not None else json.loads(TIMES.read_text(encoding='utf-8'))
-    return TIME_SENTENCE.format(phrase=time_phrase(times['notebooks'][nb_name]['seconds']))
+    return TIME_SENTENCE.format(phrase=time_phrase(times['notebooks'][nb_name]['seconds']), where=where_measured(times, [nb_name]))
 
 def machine() -> dict:
     "The CPU (model, vector instructions, cores), torch and Python of this machine."
