@@ -6,12 +6,11 @@ Docs: https://transformer-nb.github.io/transformer_nb/data.html.md"""
 
 # %% auto #0
 __all__ = ['Tokenizer', 'encode_pairs', 'TokenBatchSampler', 'collate', 'drop_long', 'balance_ranks', 'pad_ids',
-           'padding_efficiency']
+           'plot_bpe_merges', 'plot_padding', 'padding_efficiency']
 
 # %% ../nbs/08_data.ipynb #c7715aec
 import io
 from typing import Iterable
-from fastcore.basics import patch
 import numpy as np
 import torch
 import sentencepiece as spm
@@ -25,49 +24,40 @@ class Tokenizer:
     def __init__(self, model_proto:bytes):
         self.sp = sentencepiece_model(model_proto)      # refused unless it has those ids (A02_datasets)
         self._proto = bytes(model_proto)
-    @property
-    def vocab_size(self) -> int: return self.sp.get_piece_size()
-    def __len__(self): return self.vocab_size
-    def __eq__(self, other): return isinstance(other, Tokenizer) and self._proto == other._proto
+        self.vocab_size = self.sp.get_piece_size()
 
-# %% ../nbs/08_data.ipynb #a08e0001
-@patch(cls_method=True)
-def train(cls:Tokenizer, texts:'ParallelData|Iterable[str]', # a corpus (its training split is used) or sentences
-          vocab_size:int=8000, model_type:str='bpe', character_coverage:float=1.0, # 1.0: every training character gets a piece
-          normalization_rule_name:str='nmt_nfkc', # 'nmt_nfkc_cf' also folds case; byte_fallback: an unseen character as its UTF-8 bytes
-          byte_fallback:bool=False, num_threads:int=1, seed:int=0, **spm_kwargs) -> 'Tokenizer':
-    "Learn a joint vocabulary: from both sides of `texts.train` if given a `ParallelData`, else from the sentences."
-    if isinstance(texts, ParallelData): texts = texts.train_texts()     # its training split, both sides, only
-    sents = training_sentences(texts, vocab_size)                        # non-empty strings (A02_datasets)
-    bio = io.BytesIO(); spm.set_random_generator_seed(seed)
-    with training_named(vocab_size):
-        spm.SentencePieceTrainer.train(
-            sentence_iterator=iter(sents), model_writer=bio, vocab_size=vocab_size, model_type=model_type, pad_id=PAD_ID, unk_id=UNK_ID,
-            bos_id=BOS_ID, eos_id=EOS_ID, pad_piece='<pad>', unk_piece='<unk>', bos_piece='<s>', eos_piece='</s>', character_coverage=character_coverage,
-            num_threads=num_threads, normalization_rule_name=normalization_rule_name, byte_fallback=byte_fallback, input_sentence_size=0,
-            shuffle_input_sentence=False, hard_vocab_limit=False, minloglevel=2, **spm_kwargs)
-    return cls(bio.getvalue())
+    @classmethod
+    def train(cls, texts:'ParallelData|Iterable[str]', # a corpus (its training split is used) or sentences
+              vocab_size:int=8000, model_type:str='bpe', character_coverage:float=1.0, # 1.0: every training character gets a piece
+              normalization_rule_name:str='nmt_nfkc', # 'nmt_nfkc_cf' also folds case; byte_fallback: an unseen character as its UTF-8 bytes
+              byte_fallback:bool=False, num_threads:int=1, seed:int=0, **spm_kwargs) -> 'Tokenizer':
+        "Learn a joint vocabulary: from both sides of `texts.train` if given a `ParallelData`, else from the sentences."
+        if isinstance(texts, ParallelData): texts = texts.train_texts()     # its training split, both sides, only
+        sents = training_sentences(texts, vocab_size)                        # non-empty strings (A02_datasets)
+        bio = io.BytesIO(); spm.set_random_generator_seed(seed)
+        with training_named(vocab_size):
+            spm.SentencePieceTrainer.train(
+                sentence_iterator=iter(sents), model_writer=bio, vocab_size=vocab_size, model_type=model_type, pad_id=PAD_ID, unk_id=UNK_ID,
+                bos_id=BOS_ID, eos_id=EOS_ID, pad_piece='<pad>', unk_piece='<unk>', bos_piece='<s>', eos_piece='</s>', character_coverage=character_coverage,
+                num_threads=num_threads, normalization_rule_name=normalization_rule_name, byte_fallback=byte_fallback, input_sentence_size=0,
+                shuffle_input_sentence=False, hard_vocab_limit=False, minloglevel=2, **spm_kwargs)
+        return cls(bio.getvalue())
 
-# %% ../nbs/08_data.ipynb #2d5ab5fd
-@patch
-def encode(self:Tokenizer, text:str|list[str], num_threads:int|None=None) -> list[int]|list[list[int]]:
-    "Piece ids of a sentence (or of a list, on `num_threads`: default torch's), without bos/eos; an unknown character is `UNK_ID`."
-    text = list(text) if isinstance(text, tuple) else text
-    check_encode_args(text, num_threads)                                 # A02_datasets
-    return self.sp.encode(text, out_type=int, num_threads=num_threads or torch.get_num_threads())
+    def encode(self, text:str|list[str], num_threads:int|None=None) -> list[int]|list[list[int]]:
+        "Piece ids of a sentence (or of a list, on `num_threads`: default torch's), without bos/eos; an unknown character is `UNK_ID`."
+        text = list(text) if isinstance(text, tuple) else text
+        check_encode_args(text, num_threads)                                 # A02_datasets
+        return self.sp.encode(text, out_type=int, num_threads=num_threads or torch.get_num_threads())
 
-@patch
-def pieces(self:Tokenizer, text:str) -> list[str]: return self.sp.encode(text, out_type=str)   # for reading, not for the model
+    def pieces(self, text:str) -> list[str]: return self.sp.encode(text, out_type=str)   # for reading, not for the model
 
-@patch
-def decode(self:Tokenizer, ids) -> str|list[str]:
-    "Text of a sequence of ids (or of a batch: 2-D tensor, list of lists), stopping at EOS, skipping PAD and BOS."
-    check_decode_input(ids)
-    ids = ids.tolist() if hasattr(ids, 'tolist') else list(ids)
-    if ids and (isinstance(ids[0], (list, tuple)) or getattr(ids[0], 'ndim', 0) > 0): return [self.decode(x) for x in ids]
-    check_decode_ids(ids, self.vocab_size)                                # whole numbers in the vocabulary, up to EOS
-    ids = [int(i) for i in ids]
-    return self.sp.decode([i for i in ids[:ids.index(EOS_ID) if EOS_ID in ids else None] if i not in (PAD_ID, BOS_ID)])
+    def decode(self, ids) -> str|list[str]:
+        "Text of a sequence of ids (or of a batch: 2-D tensor, list of lists), stopping at EOS, skipping PAD and BOS."
+        check_decode_input(ids)
+        ids = ids.tolist() if hasattr(ids, 'tolist') else list(ids)
+        if ids and (isinstance(ids[0], (list, tuple)) or getattr(ids[0], 'ndim', 0) > 0): return [self.decode(x) for x in ids]
+        check_decode_ids(ids, self.vocab_size)                                # whole numbers in the vocabulary, up to EOS
+        return self.sp.decode([int(i) for i in ids[:ids.index(EOS_ID) if EOS_ID in ids else None] if i not in (PAD_ID, BOS_ID)])
 
 # %% ../nbs/08_data.ipynb #907a2616
 def encode_pairs(tok:Tokenizer, pairs:list[tuple[str, str]],
@@ -127,6 +117,7 @@ def collate(examples:list, pad_id:int=PAD_ID) -> tuple[torch.Tensor, torch.Tenso
 
 # %% ../nbs/08_data.ipynb #a08e0002
 from pathlib import Path
+from fastcore.basics import patch
 from .datasets import check_file_to_write, writing_named, check_file_to_read
 
 @patch(as_prop=True)
@@ -139,6 +130,13 @@ def options(self:Tokenizer) -> dict:
 def __repr__(self:Tokenizer) -> str:
     on = [k.replace('_', ' ') for k, v in self.options.items() if v]
     return f"Tokenizer(vocab_size={self.vocab_size}{''.join(', ' + o for o in on)})"
+
+@patch
+def __eq__(self:Tokenizer, other): return isinstance(other, Tokenizer) and self._proto == other._proto   # the same model
+@patch
+def __hash__(self:Tokenizer): return hash(self._proto)                     # equal tokenizers, equal hashes
+@patch
+def __len__(self:Tokenizer): return self.vocab_size
 
 @patch
 def __getstate__(self:Tokenizer): return {'model_proto': self._proto}      # pickled as its bytes
@@ -206,6 +204,36 @@ def pad_ids(seqs:list, pad_id:int=PAD_ID) -> torch.Tensor:
     "Id lists right-padded into one long tensor (B, L): how every batch of the package is built."
     check_id_lists(seqs)
     return _padded(seqs, pad_id, lambda i: f"seqs[{i}]")
+
+# %% ../nbs/08_data.ipynb #b08f0051
+def plot_bpe_merges(texts:list[str], word:str, sizes:tuple[int, ...]=(26, 28, 30, 40, 60, 100, 200)):
+    "`word` as segmented by tokenizers trained on `texts` with each vocabulary size, a row each, with its number of merges; returns the figure."
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(10, 3.6), dpi=100)
+    for row, V in enumerate(sizes):
+        t = Tokenizer.train(texts, vocab_size=V)
+        ps = t.pieces(word)
+        x = np.cumsum([0] + [len(p) for p in ps])                                    # where each piece starts
+        for j, p in enumerate(ps):
+            ax.add_patch(plt.Rectangle((x[j], -row), len(p), 0.8, fc=f'C{j % 10}', alpha=0.35, ec='k'))
+            ax.text(x[j] + len(p) / 2, 0.4 - row, p, ha='center', va='center', fontsize=9.5)
+        merges = sum(len(t.sp.id_to_piece(i)) > 1 for i in range(4, t.vocab_size))   # the pieces longer than a character
+        ax.text(-0.5, 0.4 - row, f'{merges} merges', ha='right', va='center', fontsize=10)
+    ax.set(xlim=(-7, len(word) + 2), ylim=(-len(sizes) + 0.7, 1)); ax.axis('off')
+    ax.set_title(f"'{word}' as BPE learns more merges")
+    return fig
+
+def plot_padding(examples:list, batch:list[int], seed:int=0):
+    "The source side of `batch` (indices into `examples`) beside as many examples taken at random, real tokens dark, padding white; returns the figure."
+    import matplotlib.pyplot as plt
+    naive = np.random.default_rng(seed).permutation(len(examples))[:len(batch)].tolist()   # as a loader that only shuffles takes them
+    fig, axs = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True, dpi=100)
+    for ax, b, name in [(axs[0], naive, 'random sentences'), (axs[1], batch, 'a token batch')]:
+        x = collate([examples[i] for i in b])[0] != PAD_ID                           # (B, S): real tokens
+        ax.imshow(x, aspect='auto', cmap='Blues', vmin=0, vmax=1.3, interpolation='nearest')
+        ax.set(title=f"{name}: {len(b)} sentences, {x.float().mean().item():.0%} real tokens", xlabel='source position', xlim=(-0.5, 40.5))
+    axs[0].set_ylabel('sentence'); fig.tight_layout()
+    return fig
 
 # %% ../nbs/08_data.ipynb #b417c66d
 from .datasets import check_batches
