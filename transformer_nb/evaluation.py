@@ -8,22 +8,19 @@ Docs: https://transformer-nb.github.io/transformer_nb/results.html.md"""
 __all__ = ['PAPER_TABLE2', 'PAPER_TFLOPS', 'corpus_scores', 'training_flops', 'table3_variants', 'attention_maps',
            'check_sentence_list', 'check_hyps_refs', 'check_pairs', 'check_amounts', 'check_base_preset',
            'check_variant', 'check_table3', 'check_texts', 'check_layers', 'read_attention_file', 'table2_table',
-           'table3_table', 'plot_table3', 'evaluate', 'sentence_maps', 'attention_record', 'load_attention']
+           'table3_table', 'plot_table3', 'evaluate', 'sentence_maps', 'attention_record', 'load_attention', 'show_map']
 
 # %% ../nbs/11_results.ipynb #92fab81a
 import torch
 from sacrebleu.metrics import BLEU, CHRF
-from .attention import attention
 from .model import PRESETS, PAPER_TABLE3
 from .datasets import corpus_score
 from .decoding import inference, check_model
 from .fast_decoding import translate
 
 # %% ../nbs/11_results.ipynb #83b32dda
-def corpus_scores(hyps:list[str], refs:list[str],
-                  chunk:int=10_000, # sentences counted at a time (A2's `corpus_score`): the same scores in bounded memory
-                 ) -> dict:
-    "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures."
+def corpus_scores(hyps:list[str], refs:list[str], chunk:int=10_000) -> dict:
+    "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures; `chunk` sentences at a time (bounded memory)."
     hyps, refs = check_hyps_refs(hyps, refs)            # aligned, non-empty lists of str (checks: Going deeper)
     out = {}
     for key, metric in (('bleu', BLEU()), ('bleu_lc', BLEU(lowercase=True)), ('chrf', CHRF())):
@@ -76,10 +73,9 @@ def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
     check_model(model)
     maps, hooks = {'encoder': [], 'decoder': [], 'cross': []}, []
     def record(kind):
-        def hook(mod, args, kwargs, out):
+        def hook(mod, args, kwargs, out):   # the layer's inputs again, through the explicit attention of 02: (B, h, n_q, n_k)
             mem = kwargs.get('mem', args[1] if len(args) > 1 else None)
-            q, k, v = mod.project(args[0], mem)
-            maps[kind].append(attention(q, k, v, kwargs.get('mask'))[1].detach())
+            maps[kind].append(mod.weights(args[0], mem, kwargs.get('mask')).detach())
         return hook
     for kind, mods in (('encoder', [l.self_attn for l in model.encoder]), ('decoder', [l.self_attn for l in model.decoder]),
                        ('cross', [l.cross_attn for l in model.decoder])):
@@ -283,3 +279,23 @@ def load_attention(path) -> dict:
     rec = read_attention_file(path)                     # checked: one line if it is not an attention file
     for s in rec['sentences']: s['maps'] = {k: [None if w is None else torch.tensor(w) for w in ws] for k, ws in s['maps'].items()}
     return rec
+
+# %% ../nbs/11_results.ipynb #gd11map1
+from .multihead import show_heads
+
+def show_map(s:dict, # a sentence: 'maps' (kind -> N tensors (h, n_q, n_k)) and 'labels', as `sentence_maps` and `load_attention` give
+             kind:str, # 'encoder', 'decoder' or 'cross'
+             layer:int, # 1-based
+             heads:list|None=None, # 1-based; default all
+             show:bool=True, # plt.show() the figure (in a notebook); False: return it
+             **kw): # passed to `show_heads` (size, ncols)
+    "Heads of one layer's map of sentence `s`; rows are queries, columns keys."
+    import matplotlib.pyplot as plt
+    q, k = {'encoder': ('src', 'src'), 'decoder': ('tgt_out', 'tgt_in'), 'cross': ('tgt_out', 'src')}[kind]
+    w = s['maps'][kind][layer - 1]                                           # (h, n_q, n_k)
+    heads = list(heads or range(1, w.shape[0] + 1))
+    fig = show_heads(w[[h - 1 for h in heads]], s['labels'][q], s['labels'][k], titles=[f'{kind}, layer {layer}, head {h}' for h in heads], **kw)
+    for ax in fig.axes: ax.tick_params(labelsize=9)                          # legible tick labels ...
+    fig.set_dpi(100)                                                         # ... at 100 dpi
+    if not show: return fig
+    plt.show()

@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/parsing.html.md"""
 # %% auto #0
 __all__ = ['PAPER_TABLE4', 'PAPER_PARSING', 'PARSE_DECODING', 'linearize', 'parse_sentences', 'evaluate_parser', 'Parse',
            'delinearize', 'english_pcfg', 'sample_treebank', 'parsing_corpus', 'parse_scores', 'ParsingTask',
-           'viterbi_parse', 'right_branching', 'count_parses', 'write_treebank_files']
+           'plot_parse_pair', 'viterbi_parse', 'right_branching', 'count_parses', 'write_treebank_files']
 
 # %% ../nbs/12_parsing.ipynb #b38e9af4
 from nltk import Tree
@@ -345,6 +345,21 @@ class ParsingTask(Task):
                 f"{sc['exact_match']:.1f}%, malformed {sc['malformed']}, failed {sc['failed']}")
     def summary(self, sc, refs, decoding): return [self.headline(sc, refs), f"{sc['n_sentences']} sentences ({decoding}, max length input+{sc['max_extra']})"]
     def record(self, id, ck, model, scores, pairs, hyps, command): return make_parse_record(id, ck, model, scores, pairs, hyps, command)
+
+# %% ../nbs/12_parsing.ipynb #gd12fig1
+from .treebank import draw_tree, parse_errors
+
+def plot_parse_pair(gold:Tree, test:Tree, # the reference tree and a parse of the same words
+                    titles:tuple=('reference (red: missed)', 'parse (red: not in the reference)'),
+                    height:float=6, # inches; the width grows with the sentence (at least 7)
+                   ):
+    "The reference above the parse, each one's brackets that the other lacks in red; returns the figure."
+    import matplotlib.pyplot as plt
+    wrong, missed = parse_errors(gold, test)
+    fig, axs = plt.subplots(2, 1, figsize=(max(7, 0.6 * len(gold.leaves())), height), dpi=100)
+    draw_tree(gold, axs[0], marks=missed, title=titles[0])
+    draw_tree(test, axs[1], marks=wrong, title=titles[1])
+    return fig
 
 # %% ../nbs/12_parsing.ipynb #dfa48170
 def viterbi_parse(words:list[str]|str, grammar:PCFG|None=None) -> Tree|None:
