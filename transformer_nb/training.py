@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/training.html.md"""
 
 # %% auto #0
 __all__ = ['noam_lr', 'make_optimizer', 'label_smoothed_nll', 'label_smoothing_loss', 'seq2seq_loss', 'accumulate_grads',
-           'check_noam_args', 'check_smoothing', 'fused_adam', 'copy_ids', 'plot_schedule', 'plot_losses']
+           'check_noam_args', 'check_smoothing', 'copy_ids', 'plot_schedule', 'plot_losses', 'fused_adam']
 
 # %% ../nbs/09_training.ipynb #bdeb1dc4
 import torch
@@ -86,13 +86,6 @@ def check_smoothing(eps:float):
     "`label_smoothed_nll`'s eps: in [0, 1) (eps = 1 would leave nothing of the target)."
     check_value('eps', eps, Probability)
 
-# %% ../nbs/09_training.ipynb #c9a10021
-def fused_adam(params:list, fused:bool|None=None) -> bool|None:
-    "What `torch.optim.Adam(..., fused=)` gets: `fused` if given, else True when every parameter is on a GPU; None: PyTorch's default."
-    if fused is None: fused = bool(params) and all(p.is_cuda for p in params)
-    return fused or None
-
-
 # %% ../nbs/09_training.ipynb #c9a10024
 def copy_ids(n:int, vocab:int=20, min_len:int=3, max_len:int=10, seed:int=0) -> list:
     "`n` copy-task examples as ids (src = ids + [EOS], tgt = [BOS] + ids + [EOS]), ids in [4, vocab): no tokenizer needed."
@@ -125,4 +118,9 @@ def plot_losses(losses:list, nlls:list, warmup:int|None=None, show:bool=True):
     ax.legend(); fig.tight_layout()
     if show: plt.show()
     return fig
+
+def fused_adam(params:list, fused:bool|None=None) -> bool|None:
+    "What `torch.optim.Adam(..., fused=)` gets: `fused` if given, else True when every parameter is on a GPU; None: PyTorch's default."
+    if fused is None: fused = bool(params) and all(p.is_cuda for p in params)
+    return fused or None
 
