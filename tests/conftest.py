@@ -5,8 +5,7 @@ Tests that start real processes are marked `slow`: `pytest -m "not slow"` is the
 CI's portability matrix."""
 import os, signal, subprocess, sys, threading, time
 from pathlib import Path
-import pytest, torch
-from transformer_nb.core import BOS_ID, EOS_ID
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {k: v for k, v in os.environ.items() if k not in ('TNB_COMMIT', 'TNB_DEBUG', 'PYTHONUNBUFFERED', 'PYTHONWARNINGS')}
@@ -14,14 +13,7 @@ ENV.update(TNB_THREADS='1', OMP_NUM_THREADS='1', MPLBACKEND='Agg')
 TINY = ['--dataset', 'copy', '--preset', 'tiny', '--no-progress', '--test-limit', '0']   # a run whose quality does not matter
 
 
-def copy_ids(n:int, vocab:int=20, min_len:int=3, max_len:int=10, seed:int=0) -> list:
-    """`n` id-level copy-task examples (src = ids + [EOS], tgt = [BOS] + ids + [EOS]), ids in [4, vocab): no tokenizer.
-    Batch them with `transformer_nb.data.collate`. (The text copy task of the package is `datasets.copy_corpus`.)"""
-    g, out = torch.Generator().manual_seed(seed), []
-    for _ in range(n):
-        ids = torch.randint(4, vocab, (int(torch.randint(min_len, max_len + 1, (1,), generator=g)),), generator=g).tolist()
-        out.append((ids + [EOS_ID], [BOS_ID] + ids + [EOS_ID]))
-    return out
+from transformer_nb.training import copy_ids  # noqa: F401  (for the tests: id-level copy-task pairs of 09_training; batch them with `data.collate`)
 
 
 # --- the command-line harness -----------------------------------------------------------------------------------------

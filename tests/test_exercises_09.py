@@ -135,7 +135,7 @@ BREAK_09 = {   # exercise: (cell, old, new, module, the cells and tests its solu
                        'tests/test_training.py::test_cooldown_ends_the_schedule_linearly_and_resumes_exactly',
                        'tests/test_training.py::test_trainer_accumulation_equals_one_big_batch'}),
     2: ('35316735', 'return loss.masked_fill(~keep, 0).sum(), nll', 'return loss.sum(), nll', 'training',
-        {'a79014e7', '6c7f5412'}, {'tests/test_training.py::test_label_smoothing_matches_pytorch',
+        {'a79014e7', '6c7f5412', 'c9a10025'}, {'tests/test_training.py::test_label_smoothing_matches_pytorch',
                                    'tests/test_training.py::test_label_smoothing_ignores_pad_logits',
                                    'tests/test_training.py::test_accumulated_gradient_equals_big_batch'}),
     3: ('8b990532', '(loss * (scale / max(n_total, 1))).backward()', '(loss * (scale / max(n, 1))).backward()', 'training',

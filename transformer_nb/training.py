@@ -6,12 +6,12 @@ Docs: https://transformer-nb.github.io/transformer_nb/training.html.md"""
 
 # %% auto #0
 __all__ = ['noam_lr', 'make_optimizer', 'label_smoothed_nll', 'label_smoothing_loss', 'seq2seq_loss', 'accumulate_grads',
-           'check_noam_args', 'check_smoothing']
+           'check_noam_args', 'check_smoothing', 'copy_ids', 'plot_schedule', 'plot_losses', 'fused_adam']
 
 # %% ../nbs/09_training.ipynb #bdeb1dc4
 import torch
 import torch.nn as nn
-from .core import PAD_ID
+from .core import PAD_ID, BOS_ID, EOS_ID
 
 # %% ../nbs/09_training.ipynb #4255e704
 def noam_lr(step:int, # optimiser update number, 1 for the first update
@@ -33,8 +33,7 @@ def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.
                   ):
     "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr` (step once per update)."
     params = list({id(p): p for p in model.parameters() if p.requires_grad}.values())  # tied weights once
-    if fused is None: fused = bool(params) and all(p.is_cuda for p in params)
-    opt = torch.optim.Adam(params, lr=scale, betas=betas, eps=eps, fused=fused or None)
+    opt = torch.optim.Adam(params, lr=scale, betas=betas, eps=eps, fused=fused_adam(params, fused))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup, 1.0, total, cooldown))
     return opt, sched
 
@@ -86,3 +85,42 @@ def check_noam_args(step:int, warmup:int, cooldown:int, total:int|None):
 def check_smoothing(eps:float):
     "`label_smoothed_nll`'s eps: in [0, 1) (eps = 1 would leave nothing of the target)."
     check_value('eps', eps, Probability)
+
+# %% ../nbs/09_training.ipynb #c9a10024
+def copy_ids(n:int, vocab:int=20, min_len:int=3, max_len:int=10, seed:int=0) -> list:
+    "`n` copy-task examples as ids (src = ids + [EOS], tgt = [BOS] + ids + [EOS]), ids in [4, vocab): no tokenizer needed."
+    g, out = torch.Generator().manual_seed(seed), []
+    for _ in range(n):
+        ids = torch.randint(4, vocab, (int(torch.randint(min_len, max_len + 1, (1,), generator=g)),), generator=g).tolist()
+        out.append((ids + [EOS_ID], [BOS_ID] + ids + [EOS_ID]))
+    return out
+
+def plot_schedule(runs=((512, 4000), (1024, 4000), (512, 8000), (256, 4000)), steps:int=20_000, show:bool=True):
+    "The figure of §5.3's learning rate against the update, one curve per (d_model, warmup) of `runs`."
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 3.2), dpi=100)
+    s = range(1, steps + 1, 10)
+    for d, w in runs:
+        name = ' (base)' if (d, w) == (512, 4000) else ' (big)' if d == 1024 else ''
+        ax.plot(s, [noam_lr(i, d, w) for i in s], label=f"d_model={d}, warmup={w}{name}")
+    ax.set(xlabel='step (optimiser update)', ylabel='learning rate', title='§5.3: linear warm-up, then 1/√step')
+    ax.legend(loc='upper right'); fig.tight_layout()
+    if show: plt.show()
+    return fig
+
+def plot_losses(losses:list, nlls:list, warmup:int|None=None, show:bool=True):
+    "The figure of a run's label-smoothed loss and plain NLL per update (nats per target token), the warm-up's end marked."
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 3.2), dpi=100)
+    ax.plot(losses, label='label-smoothed loss (trained on)'); ax.plot(nlls, label='NLL, $-\\log p_y$ (perplexity = exp)')
+    if warmup: ax.axvline(warmup, c='gray', ls=':', label='end of the warm-up')
+    ax.set(xlabel='update', ylabel='nats per target token', title='the toy run: copying sequences of 3 to 10 tokens')
+    ax.legend(); fig.tight_layout()
+    if show: plt.show()
+    return fig
+
+def fused_adam(params:list, fused:bool|None=None) -> bool|None:
+    "What `torch.optim.Adam(..., fused=)` gets: `fused` if given, else True when every parameter is on a GPU; None: PyTorch's default."
+    if fused is None: fused = bool(params) and all(p.is_cuda for p in params)
+    return fused or None
+

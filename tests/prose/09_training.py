@@ -17,6 +17,8 @@ def _prose_checks_09():
               for r in results if r['dataset'] == 'multi30k' and r['decoding'] == 'greedy' and '(CPU)' in r['hardware']
               and '--threads 1 ' in r['command']]                               # the stored CPU runs of "§5.2 Hardware"
     assert len(stored) >= 2, stored
+    assert {s[0] for s in stored} == {r['id'] for r in results if r['dataset'] == 'multi30k' and r['decoding'] == 'greedy'   # the notebook's
+              and '--threads 1 ' in r['command'] and 'cuda' not in r['command']}                                                # filter, the same runs
     cpu_step_s = statistics.mean(secs / n for _, n, secs in stored)
     small_params = next(r['params'] for r in results if r['id'] == stored[0][0])
     gpu = json.loads((R / 'gpu/bench_train_gpu.json').read_text())
@@ -32,6 +34,8 @@ def _prose_checks_09():
     assert (round(0.4 / ms[False]), round(0.4 / ms[True])) == (5, 6)        # "a fifth (eager) to a sixth (compiled)"
     assert all(round(100_000 * s / 3600) == 2 for s in ms.values())         # "about two hours"
     w = runs['m30k-de-en-gpu-w512n3']
+    assert {g['hardware'].split(' (')[0] for g in gpu} == {'NVIDIA H100 80GB HBM3'}       # the notebook names it 'NVIDIA H100 80GB'
+    quoted('452c0caf', 'on one NVIDIA H100 80GB')
     quoted('452c0caf', f"d_model {w['config']['d_model']}, N = {w['config']['N']}, batches of {w['train_config']['max_tokens']:,} tokens")
 
     # the toy run's loss curve (c9a10001): its plateau is the uniform guess over the 16 tokens of the copy task
@@ -67,6 +71,7 @@ def _prose_checks_09():
     quoted('f855dfa6', f"passes 37 BLEU at {next(p['minutes'] for p in h['curve'] if p['bleu_lc'] >= 37):.1f} minutes",
            f"update 1,800, {1800 - h['train_config']['steps'] + h['train_config']['cooldown']} updates into it, scored {c[1800]['bleu_lc']:.2f}")
     assert h['train_config']['steps'] - h['train_config']['cooldown'] == 1500                 # the cool-down starts after update 1,500
+    assert h['hardware'].startswith('AMD EPYC (AVX2), 2 cores (CPU)'); quoted('5d1fb809', 'on the 2-core AMD EPYC (AVX2)')
     quoted('5d1fb809', f"last 700 of its {h['train_config']['steps']:,} updates", f"warm-up of {h['train_config']['warmup']} updates")
     assert h['wall_s'] <= 3600 and f[h['chosen_on_valid']]['test']['bleu_lc'] >= 40
 
