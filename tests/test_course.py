@@ -148,7 +148,7 @@ def test_every_prose_file_is_run_once_by_its_own_notebook():
 # 30 lines there (a module's input checks, called once at each public entry, follow its notebook's main line under
 # "Going deeper", or live in an appendix's module).
 GOING_DEEPER = re.compile(r'^#+\s*Going deeper', re.M | re.I)
-MAIN_LINE_MAX, CORE_MAX, RAISES_MAX, LONG_MAX = 2000, 600, 10, 3
+MAIN_LINE_MAX, CORE_MAX, RAISES_MAX, LONG_MAX, SCREEN = 2000, 600, 10, 5, 50   # SCREEN: about the lines a laptop screen shows of a cell in Jupyter
 
 def main_line(cs:list) -> list:
     "The cells before the first 'Going deeper' heading."
@@ -197,6 +197,7 @@ def test_teaching_cells_hold_the_method():
     where = lambda f: ', '.join(f"{k} {f(s)}" for k, s in srcs.items() if f(s))
     assert r <= RAISES_MAX, f"{r} raise statements in the main lines' exported cells (at most {RAISES_MAX}): {where(raises)}"
     assert l <= LONG_MAX, f"{l} exported cells over 30 lines in the main lines (at most {LONG_MAX}): {where(long_cells)}"
+    assert not (big := where(lambda s: sum(len(x.splitlines()) > SCREEN for x in s))), f"main-line cells over a screen ({SCREEN} lines): {big}"   # a class whole, as nanoGPT writes it, but one screen
 
 @pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
 def test_each_paper_notebook_links_the_paper(p):
