@@ -371,8 +371,8 @@ def test_cli_onnx(onnx_mods, ckpt, tmp_path):
     assert json.loads((tmp_path / 'a' / 'config.json').read_text())['quantize'] is None
     r = tool('--format', 'onnx', ckpt, '-o', tmp_path / 'b')
     assert r.returncode == 0 and 'ONNX, int8' in r.stdout, r.stderr
-    for args, says in ((('--format', 'onnx', ckpt, '-o', tmp_path / 'c', '--quantization', 'int8'), "quantization (--quantization) is not an option of format='onnx' (--format onnx)"),
-                       (('--format', 'ctranslate2', ckpt, '-o', tmp_path / 'c', '--float32'), "float32 (--float32) is not an option of format='ctranslate2' (--format ctranslate2)"),
+    for args, says in ((('--format', 'onnx', ckpt, '-o', tmp_path / 'c', '--quantization', 'int8'), "--quantization int8 is not an option of --format onnx"),
+                       (('--format', 'ctranslate2', ckpt, '-o', tmp_path / 'c', '--float32'), "--float32 is not an option of --format ctranslate2"),
                        (('--format', 'onnx', '--ctranslate2', ckpt, '-o', tmp_path / 'c'), 'give the checkpoint once')):
         r = tool(*args)
         assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

@@ -98,7 +98,7 @@ def _help(s, prefix:str, words:bool=True) -> str:
     "An option's help from the declaration `s`: its comment, what it admits in words (unless `words` is off), and its default (a comment's `(None: X)` is the default's X)."
     from transformer_nb.checks import describe
     doc, k = s.help or s.name.replace('_', ' '), s.kind
-    words = words and ((k.choices and len(k.choices) <= 6) or str(k.range) or k.rules) and describe(s.type).removesuffix(', or None')
+    words = words and ((k.choices and len(k.choices) <= 8) or str(k.range) or k.rules) and describe(s.type).removesuffix(', or None')   # a list of 8 at most
     none = re.search(r'\(None: ([^)]*)\)', doc)
     if s.default is None and none: doc, default = doc.replace(none[0], '').rstrip(), none[1]
     elif m := re.search(r'\(default:? ([^)]*)\)', doc): doc, default = doc.replace(m[0], '').rstrip(), m[1]
