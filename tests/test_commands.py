@@ -231,9 +231,8 @@ def test_train_and_resume_walks_resolve_the_device_and_fingerprint_the_corpus_on
         assert (counts['device resolved'], parsed(), counts['processes joined'], counts['TrainConfig checked'],
                 counts['corpus fingerprinted'], counts['data files hashed']) == (1, 1, 1, 1, 1, 1), (argv[0], counts, parsed())
 
-@pytest.mark.xfail(strict=True, reason="tnb-average reads each checkpoint twice: `_is_average` loads it whole for its metadata (A05_checkpoints)")
 def test_average_walk_reads_each_checkpoint_once(monkeypatch, folder, tmp_path, capsys):
-    "`tnb-average RUN --last 2`: two checkpoints, each read once."
+    "`tnb-average RUN --last 2`: two checkpoints, each read once (once read twice: whole for its metadata, then for its weights)."
     import collections
     import transformer_nb.checkpoints as ck
     from transformer_nb.cli import average_main
