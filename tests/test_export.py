@@ -201,8 +201,9 @@ def test_export_refuses_in_the_callers_terms(ckpt, tok, tmp_path, call, exc, say
     assert says in str(e.value), str(e.value)
 
 
-@pytest.mark.parametrize('kw, says', [({'beam': 0}, r'beam=0 \(--beam 0\) must be an int >= 1'), ({'alpha': float('nan')}, r'alpha=nan \(--alpha nan\) must be a number >= 0'),
-                                      ({'max_tokens': 0}, r'max_tokens=0 \(--max-tokens 0\) must be an int >= 1'), ({'max_extra': -1}, r'max_extra=-1 \(--max-extra -1\) must be an int >= 0')])
+@pytest.mark.parametrize('kw, says', [({'beam': 0}, r'^beam=0 must be an int >= 1$'), ({'alpha': float('nan')}, r'^alpha=nan must be a number in \[0, 10\]$'),
+                                      ({'alpha': 11}, r'^alpha=11 must be a number in \[0, 10\]$'),   # as `Decoding` declares it (it once took any alpha >= 0)
+                                      ({'max_tokens': 0}, r'^max_tokens=0 must be an int >= 1$'), ({'max_extra': -1}, r'^max_extra=-1 must be an int >= 0$')])
 def test_ctranslate2_translate_checks_its_settings(ckpt, tmp_path, kw, says):
     tr, tk, meta = load_ctranslate2(export_ctranslate2(ckpt, tmp_path / 'm'))
     with pytest.raises(ValueError, match=says): ctranslate2_translate(tr, tk, ['a b'], meta=meta, **kw)

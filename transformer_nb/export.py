@@ -89,12 +89,17 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
                      max_positions:int|None=None, # rows of the sinusoidal table (default cfg.max_len)
                     ):
     "A CTranslate2 `TransformerSpec` holding `model`'s weights and `tokenizer`'s vocabulary (see the table above)."
-    from ctranslate2.specs import transformer_spec as ts
     from transformer_nb.model import Transformer
     from transformer_nb.data import Tokenizer
     if not isinstance(model, Transformer): raise TypeError(f"model must be a Transformer (06_model), got a {type(model).__name__}")
     if not isinstance(tokenizer, Tokenizer): raise TypeError(f"tokenizer must be a Tokenizer (08_data), got a {type(tokenizer).__name__}")
-    cfg = _check_exportable(model.cfg); check_fields(ExportOptions, dict(max_positions=max_positions))
+    check_fields(ExportOptions, dict(max_positions=max_positions))   # as declared
+    return _spec(model, tokenizer, max_positions)
+
+def _spec(model, tokenizer, max_positions:int|None=None):
+    "`ctranslate2_spec` of arguments already checked."
+    from ctranslate2.specs import transformer_spec as ts
+    cfg = _check_exportable(model.cfg)
     pieces = [tokenizer.sp.id_to_piece(i) for i in range(tokenizer.vocab_size)]
     if not len(pieces) == cfg.src_vocab == cfg.tgt_vocab:
         raise ValueError(f"the tokenizer has {len(pieces)} pieces but the model's vocabularies are {cfg.src_vocab} "
@@ -158,15 +163,14 @@ def _check_out_folder(out:Path, overwrite:bool=False):
         raise SettingError(f"output {str(out).replace('{', '{{').replace('}', '}}')} already holds an export: choose another "
                            "folder, or replace that export with {overwrite}", overwrite=True)
 
-def _export_args(checkpoint, out_dir, quantization, max_positions, overwrite:bool=False) -> Path:
-    "The output folder of `export_ctranslate2`, once its arguments are checked (one-line errors naming the argument)."
+def _export_args(checkpoint, out_dir, o:ExportOptions) -> Path:
+    "The output folder of an export with the options `o` (checked as they were built), once the paths are checked (one-line errors naming the argument)."
     for name, v in (('checkpoint', checkpoint), ('out_dir', out_dir)):
         if not isinstance(v, (str, os.PathLike)) and not (name == 'checkpoint' and isinstance(v, Checkpoint)):   # a Checkpoint opened once
             raise TypeError(f"{name} must be a path, got a {type(v).__name__}" + (": save the model with save_checkpoint, then export "
                             "that file" if name == 'checkpoint' and isinstance(v, torch.nn.Module) else ''))
-    check_fields(ExportOptions, dict(overwrite=overwrite, quantization=quantization, max_positions=max_positions))   # as declared
     out = Path(out_dir)
-    _check_out_folder(out, overwrite)
+    _check_out_folder(out, o.overwrite)
     return out
 
 # %% ../nbs/A18_export.ipynb #a18fo003
@@ -204,12 +208,16 @@ def export_ctranslate2(checkpoint, # a checkpoint file, a run folder (the file t
                        overwrite:bool=False, # replace the export `out_dir` holds, once the new one is written
                       ) -> Path:
     "Convert a checkpoint into a CTranslate2 model folder with its SentencePiece model; returns the folder."
+    return _ctranslate2_folder(checkpoint, out_dir, ExportOptions('ctranslate2', quantization, max_positions, overwrite=overwrite))
+
+def _ctranslate2_folder(checkpoint, out_dir, o:ExportOptions) -> Path:
+    "`export_ctranslate2` with its options checked once, as `o`."
     _ctranslate2()
-    out = _export_args(checkpoint, out_dir, quantization, max_positions, overwrite)
+    out, quantization, max_positions = _export_args(checkpoint, out_dir, o), o.quantization, o.max_positions
     c = checkpoint if isinstance(checkpoint, Checkpoint) else open_checkpoint(checkpoint); checkpoint = c.path   # a run folder: its average, as translate and evaluate use
     if not c.tokenizer_bytes: raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
     model, tok, c = model_from_checkpoint(c, device='cpu')   # errors name the file
-    spec = ctranslate2_spec(model, tok, max_positions)
+    spec = _spec(model, tok, max_positions)
     spec.validate(); spec.optimize(quantization=quantization)
     def fill(tmp:Path):
         spec.save(str(tmp))
@@ -487,9 +495,13 @@ def export_onnx(checkpoint, # a checkpoint file, a run folder (the file the othe
                ) -> Path:
     "Write encoder.onnx, decoder.onnx, tokenizer.json, tokenizer.model and config.json for ONNX Runtime (int8, tied"
     " embeddings: with embedding.bin, the table both graphs read); returns the folder."
-    _onnx()
     if quantize not in ('int8', None): raise ValueError(f"quantize={quantize!r} must be 'int8' or None (float32)")
-    out = _export_args(checkpoint, out_dir, None, None, overwrite)
+    return _onnx_folder(checkpoint, out_dir, ExportOptions('onnx', float32=quantize is None, overwrite=overwrite))
+
+def _onnx_folder(checkpoint, out_dir, o:ExportOptions) -> Path:
+    "`export_onnx` with its options checked once, as `o`."
+    _onnx()
+    out, quantize = _export_args(checkpoint, out_dir, o), None if o.float32 else 'int8'
     c = checkpoint if isinstance(checkpoint, Checkpoint) else open_checkpoint(checkpoint)   # a run folder: its average; pretrained:NAME: the file
     name, checkpoint = c.pretrained and f"pretrained:{c.pretrained}", c.path
     if c.tokenizer is None: raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
@@ -635,12 +647,12 @@ def export(checkpoint, # a checkpoint file, a run folder, pretrained:NAME, or an
            overwrite:bool=False, # each as `ExportOptions` declares it
           ) -> tuple[Path, str]:
     "(the folder written, what it holds and from where) of `checkpoint` exported as `tnb-export` exports it."
-    ExportOptions(format, quantization, max_positions, float32, overwrite)   # checked once, before the checkpoint is opened
+    opts = ExportOptions(format, quantization, max_positions, float32, overwrite)   # checked once, before the checkpoint is opened
     c = checkpoint if isinstance(checkpoint, Checkpoint) else open_checkpoint(checkpoint, mmap=True)   # opened once: a published file hashed once
     if format == 'onnx':
-        o = export_onnx(c, out, None if float32 else 'int8', overwrite)
+        o = _onnx_folder(c, out, opts)
         return o, f"wrote {o} (ONNX, {'float32' if float32 else 'int8'}; tokenizer.json and config.json beside it) from {c.path} ({c.source})"
-    o = export_ctranslate2(c, out, quantization, max_positions, overwrite)
+    o = _ctranslate2_folder(c, out, opts)
     return o, f"wrote {o} (CTranslate2, {quantization or 'float32'}; sentencepiece.model beside it) from {c.path} ({c.source})"
 
 # %% ../nbs/A18_export.ipynb #a18cli04
