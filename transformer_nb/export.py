@@ -93,8 +93,7 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
     from transformer_nb.data import Tokenizer
     if not isinstance(model, Transformer): raise TypeError(f"model must be a Transformer (06_model), got a {type(model).__name__}")
     if not isinstance(tokenizer, Tokenizer): raise TypeError(f"tokenizer must be a Tokenizer (08_data), got a {type(tokenizer).__name__}")
-    check_fields(ExportOptions, dict(max_positions=max_positions))   # as declared
-    return _spec(model, tokenizer, max_positions)
+    check_fields(ExportOptions, dict(max_positions=max_positions)); return _spec(model, tokenizer, max_positions)   # as declared
 
 def _spec(model, tokenizer, max_positions:int|None=None):
     "`ctranslate2_spec` of arguments already checked."
