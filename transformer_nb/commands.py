@@ -80,7 +80,7 @@ def load_tasks():
     return tasks
 
 
-# %% ../nbs/A17_commands.ipynb #a12field
+# %% ../nbs/A17_commands.ipynb #a17cv01
 def _conversion(k, default, prefix:str) -> dict:
     "The `add_argument` keywords that turn an option's text into a value of the `Kind` `k`: argparse converts, the declaration checks."
     if k.base is bool:
@@ -106,6 +106,7 @@ def _help(s, prefix:str, words:bool=True) -> str:
     said = [w for w in (words, default is not dataclasses.MISSING and f"default: {prefix}{default}") if w]
     return plain(doc + (f" ({'; '.join(said)})" if said else '')).replace('%', '%%')
 
+# %% ../nbs/A17_commands.ipynb #a12field
 def field_options(g, cls, names=None, # the fields to offer (default: all), in the dataclass's order
                   default:str='', # said before the field's own default, e.g. "the recipe's, else " (then an option left out is None: the caller's default)
                   **kw): # a field's own `add_argument` keywords: flags=['-o', '--out'] or ['NAME'] (a positional), an action, a metavar; never a bound or a choice
