@@ -192,8 +192,8 @@ _DICT = 'ck must be what a checkpoint holds (a dict; open a file with open_check
     (lambda p, ck: C.Checkpoint('x.pt'), TypeError, _DICT),
     (lambda p, ck: check_checkpoint('x.pt'), TypeError, _DICT),
     (lambda p, ck: check_checkpoint(ck, use='x'), ValueError, "use='x' must be 'inference', 'average' or 'resume'"),
-    (lambda p, ck: model_from_checkpoint(ck, device='gpu'), ValueError, "device='gpu' is not a device"),
-    (lambda p, ck: open_checkpoint(p, map_location='gpu'), ValueError, "map_location='gpu' is not a device"),   # not 'corrupt or truncated'
+    (lambda p, ck: model_from_checkpoint(ck, device='gpu'), ValueError, "device='gpu' must be a device: 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'"),
+    (lambda p, ck: open_checkpoint(p, map_location='gpu'), ValueError, "map_location='gpu' must be a device: 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'"),   # not 'corrupt or truncated'
     *([] if torch.cuda.is_available() else
       [(lambda p, ck: open_checkpoint(p, map_location='cuda'), ValueError, "map_location='cuda': CUDA is not available on this machine")]),
 ])

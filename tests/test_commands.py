@@ -163,15 +163,20 @@ def test_a_second_check_would_be_counted(monkeypatch):
     assert (counts['sha256_file'], counts['_load']) == (2, 2)
 
 def test_export_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
-    "`tnb-export --format onnx pretrained:numbers`: opened and hashed once, its sha256 recorded from that one hash, its name kept."
+    "`tnb-export --format onnx pretrained:numbers`: opened and hashed once, its options checked once (`ExportOptions`), its sha256 "
+    "recorded from that one hash, its name kept."
     pytest.importorskip('onnxruntime')
     import json
     from transformer_nb.cli import export_main
     from transformer_nb.checkpoints import PRETRAINED
+    import transformer_nb.export as ex
     counts = _walk_counts(monkeypatch)
+    _count_method(monkeypatch, counts, ex.ExportOptions, '__post_init__', 'ExportOptions checked')
+    _count_everywhere(monkeypatch, counts, ex.check_fields, 'options checked again')
     with pytest.raises(SystemExit) as e: export_main(['--format', 'onnx', 'pretrained:numbers', '-o', tmp_path / 'x'])
     assert e.value.code == 0, capsys.readouterr().err
-    assert (counts['sha256_file'], counts['_published'], counts['_load'], counts['_check_intact']) == (1, 1, 1, 0), counts
+    assert (counts['sha256_file'], counts['_published'], counts['_load'], counts['_check_intact'], counts['ExportOptions checked'],
+            counts['options checked again']) == (1, 1, 1, 0, 1, 0), counts
     prov = json.loads((tmp_path / 'x' / 'config.json').read_text())['provenance']
     assert (prov['checkpoint'], prov['checkpoint_sha256']) == ('pretrained:numbers', PRETRAINED['numbers'].sha256)
 
@@ -231,9 +236,8 @@ def test_train_and_resume_walks_resolve_the_device_and_fingerprint_the_corpus_on
         assert (counts['device resolved'], parsed(), counts['processes joined'], counts['TrainConfig checked'],
                 counts['corpus fingerprinted'], counts['data files hashed']) == (1, 1, 1, 1, 1, 1), (argv[0], counts, parsed())
 
-@pytest.mark.xfail(strict=True, reason="tnb-average reads each checkpoint twice: `_is_average` loads it whole for its metadata (A05_checkpoints)")
 def test_average_walk_reads_each_checkpoint_once(monkeypatch, folder, tmp_path, capsys):
-    "`tnb-average RUN --last 2`: two checkpoints, each read once."
+    "`tnb-average RUN --last 2`: two checkpoints, each read once (once read twice: whole for its metadata, then for its weights)."
     import collections
     import transformer_nb.checkpoints as ck
     from transformer_nb.cli import average_main

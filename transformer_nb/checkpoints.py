@@ -20,7 +20,7 @@ import numpy as np
 import torch
 import transformer_nb
 from .core import get_device
-from .checks import parse_device
+from .checks import parse_device, SettingError
 import transformer_nb.machine  # noqa: F401 (on import it lets torch.load(weights_only=True) read pickled bytes on torch 2.4 too)
 from .model import Transformer, TransformerConfig, count_config_params
 from .data import Tokenizer
@@ -667,10 +667,10 @@ def average_run(paths:list, # checkpoint files of one run, or one run folder
     "(the file written, the checkpoints averaged): a run's checkpoints averaged, each read once; averages among them skipped and named."
     paths = _checkpoint_paths(paths)
     if ref := next((p for p in paths if _published(str(p)) is not None), None):
-        raise ValueError(f"{ref} is a published model, one finished checkpoint, not the checkpoints of a run: tnb-average averages "
-                         f"a run's checkpoints (its folder with last=N (--last N), or its checkpoint files)")
+        raise SettingError(f"{ref} is a published model, one finished checkpoint, not the checkpoints of a run: tnb-average averages "
+                         "a run's checkpoints (its folder with {last}, or its checkpoint files)", last=5)
     folder = len(paths) == 1 and paths[0].is_dir()
-    if last is not None and not folder: raise ValueError(f"last={last} (--last {last}) needs exactly one run folder")
+    if last is not None and not folder: raise SettingError("{last} needs exactly one run folder", last=last)
     if not folder:
         if missing := next((p for p in paths if not p.exists()), None): raise FileNotFoundError(f"checkpoint not found: {missing}")
         return _save_average(paths, out_path, skip=len(paths) > 1, say=say)

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a19_cli.html.md"""
 
 # %% auto #0
 __all__ = ['MAIN_JOB_MINUTES', 'Command', 'train_main', 'Decoder', 'TranslateIO', 'translate_main', 'EvaluateOutputs',
-           'evaluate_main', 'average_main', 'export_main']
+           'evaluate_main', 'average_main', 'ExportIO', 'export_main']
 
 # %% ../nbs/A19_cli.ipynb #78e8569d
 import argparse, contextlib, json, shlex, sys, time, warnings
@@ -329,26 +329,36 @@ def average_main(argv:list|None=None):
     run_cli('tnb-average', _average, argv)
 
 # %% ../nbs/A19_cli.ipynb #390acc05
-def _export(argv):
+@dataclass(frozen=True)
+class ExportIO:
+    "What tnb-export reads, and the folder it writes."
+    out: str                       # the model folder to write (must not exist, or be empty; `overwrite` replaces an export)
+    checkpoint: str|None = None    # a checkpoint, a run folder, or pretrained:NAME
+    ctranslate2: str|None = None   # the same as CKPT with `format` ctranslate2
+
+def _export_parser() -> CliParser:
+    "tnb-export's options: the files (`ExportIO`), and how it writes them (`ExportOptions`, [A18_export](A18_export.ipynb))."
+    from transformer_nb.export import ExportOptions
     p = CliParser(prog='tnb-export', description="Export a checkpoint, or the file a run folder stands for, as a CTranslate2 model folder or as ONNX graphs.",
                   formatter_class=argparse.RawDescriptionHelpFormatter,
                   epilog="examples:\n  tnb-export --ctranslate2 runs/m30k-de-en -o exported/m30k --quantization int8\n  tnb-export --format onnx pretrained:multi30k-de-en -o site-model --overwrite")
-    p.add_argument('checkpoint', nargs='?', metavar='CKPT', help="a checkpoint, a run folder, or pretrained:NAME")
-    p.add_argument('--ctranslate2', metavar='CKPT', help="the same as CKPT with --format ctranslate2")
-    p.add_argument('--format', choices=('ctranslate2', 'onnx'), default='ctranslate2', help="what to write (default: ctranslate2)")
-    p.add_argument('--float32', action='store_true', help="onnx: keep float32 weights (default: int8)")
-    p.add_argument('-o', '--out', required=True, help="the model folder to write (must not exist, or be empty; --overwrite replaces an export)")
-    p.add_argument('--overwrite', action='store_true', help="replace the export the folder holds, once the new one is written (a folder that holds anything else is refused)")
-    p.add_argument('--quantization', choices=('float32', 'int8', 'int8_float32', 'int8_float16', 'int8_bfloat16', 'int16', 'float16', 'bfloat16'),
-                   help="ctranslate2: the weights' type in the export (default: float32)")
-    p.add_argument('--max-positions', type=int, help="ctranslate2 only: rows of the sinusoidal position table (default: the config's max_len)")
-    p.add_argument('--debug', action='store_true', help="on an internal error, print the whole traceback (default: one line)")
-    a = p.parse_args(argv)
+    field_options(p, ExportIO, ('checkpoint',), checkpoint=dict(flags=['checkpoint'], nargs='?', metavar='CKPT'))
+    field_options(p, ExportIO, ('ctranslate2',), ctranslate2=dict(metavar='CKPT'))
+    field_options(p, ExportOptions)
+    field_options(p, ExportIO, ('out',), out=dict(flags=['-o', '--out'], metavar='DIR'))
+    field_options(p, Command)
+    return p
+
+def _export(argv):
+    from transformer_nb.checks import settings
+    from transformer_nb.export import ExportOptions
+    a = _export_parser().parse_args(argv)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
     heavy_imports()
     from transformer_nb.export import export                      # A18_export: opened once, the other format's options refused
     try:
-        with out_of_memory(f"the checkpoint {a.checkpoint or a.ctranslate2}"): print(export(a.checkpoint or a.ctranslate2, a.out, a.format, a.quantization, a.max_positions, a.float32, a.overwrite)[1])
+        with out_of_memory(f"the checkpoint {a.checkpoint or a.ctranslate2}"):
+            print(export(a.checkpoint or a.ctranslate2, a.out, **{s.name: getattr(a, s.name) for s in settings(ExportOptions)})[1])
     except ImportError as e: _fail(str(e))                       # CTranslate2, or onnx/onnxruntime, not installed: how to install them
 
 def export_main(argv:list|None=None):

@@ -80,7 +80,7 @@ def load_tasks():
     return tasks
 
 
-# %% ../nbs/A17_commands.ipynb #a12field
+# %% ../nbs/A17_commands.ipynb #a17cv01
 def _conversion(k, default, prefix:str) -> dict:
     "The `add_argument` keywords that turn an option's text into a value of the `Kind` `k`: argparse converts, the declaration checks."
     if k.base is bool:
@@ -98,7 +98,7 @@ def _help(s, prefix:str, words:bool=True) -> str:
     "An option's help from the declaration `s`: its comment, what it admits in words (unless `words` is off), and its default (a comment's `(None: X)` is the default's X)."
     from transformer_nb.checks import describe
     doc, k = s.help or s.name.replace('_', ' '), s.kind
-    words = words and ((k.choices and len(k.choices) <= 6) or str(k.range) or k.rules) and describe(s.type).removesuffix(', or None')
+    words = words and ((k.choices and len(k.choices) <= 8) or str(k.range) or k.rules) and describe(s.type).removesuffix(', or None')   # a list of 8 at most
     none = re.search(r'\(None: ([^)]*)\)', doc)
     if s.default is None and none: doc, default = doc.replace(none[0], '').rstrip(), none[1]
     elif m := re.search(r'\(default:? ([^)]*)\)', doc): doc, default = doc.replace(m[0], '').rstrip(), m[1]
@@ -106,6 +106,7 @@ def _help(s, prefix:str, words:bool=True) -> str:
     said = [w for w in (words, default is not dataclasses.MISSING and f"default: {prefix}{default}") if w]
     return plain(doc + (f" ({'; '.join(said)})" if said else '')).replace('%', '%%')
 
+# %% ../nbs/A17_commands.ipynb #a12field
 def field_options(g, cls, names=None, # the fields to offer (default: all), in the dataclass's order
                   default:str='', # said before the field's own default, e.g. "the recipe's, else " (then an option left out is None: the caller's default)
                   **kw): # a field's own `add_argument` keywords: flags=['-o', '--out'] or ['NAME'] (a positional), an action, a metavar; never a bound or a choice
