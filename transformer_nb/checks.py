@@ -199,7 +199,7 @@ def parse_device(device, name:str='device'):
 
 def check_seed(seed):
     "Refuse a seed that is not a `Seed`, an int in [0, 2**32 - 1] (a bool, a float, a negative number, ...)."
-    if seed is None or not _admits(parts(Seed), seed): raise ValueError(f"seed={seed!r} must be an int in [0, 2**32 - 1]")
+    check_value('seed', seed, Seed)                               # its message from the declaration: [0, 4294967295]
 
 # %% ../nbs/A24_checks.ipynb #a24c0010
 def check_positive_ints(**sizes):

@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/model.html.md"""
 
 # %% auto #0
 __all__ = ['PRESETS', 'PAPER_TABLE3', 'TransformerConfig', 'SublayerConnection', 'EncoderLayer', 'DecoderLayer', 'Transformer',
-           'get_config', 'decode_cached', 'random_batch', 'perturb', 'to_torch_transformer', 'count_config_params',
-           'plot_param_counts', 'record_shapes', 'draw_model', 'check_config_rules']
+           'get_config', 'decode_cached', 'layer_step', 'random_batch', 'perturb', 'to_torch_transformer',
+           'count_config_params', 'plot_param_counts', 'record_shapes', 'draw_model', 'check_config_rules']
 
 # %% ../nbs/06_model.ipynb #5ff0d801
 from dataclasses import dataclass
@@ -165,11 +165,15 @@ def decode_cached(model:Transformer, memory:torch.Tensor, src_mask:torch.Tensor|
     start, n = len(cache), tgt.shape[1]                                   # positions continue after the cached ones
     if tgt_mask is None and n > 1: tgt_mask = causal_mask(start + n, tgt.device)[..., start:, :]  # new rows only
     x = model.embed(model.tgt_emb, model.tgt_pos, tgt, start)            # (B, n, d_model)
-    for layer, (sc, cc) in zip(model.decoder, cache.layers):              # each layer: self-attention and cross caches
-        x = layer.sub[0](x, lambda t: layer.self_attn(t, mask=tgt_mask, cache=sc))
-        x = layer.sub[1](x, lambda t: layer.cross_attn(t, memory, mask=src_mask, cache=cc))
-        x = layer.sub[2](x, layer.ffn)
+    for layer, caches in zip(model.decoder, cache.layers): x = layer_step(layer, x, memory, src_mask, tgt_mask, caches)
     return model.generator(model.dec_norm(x))
+
+def layer_step(layer:DecoderLayer, x:torch.Tensor, memory:torch.Tensor, src_mask, tgt_mask, caches) -> torch.Tensor:
+    "One decoder layer on the new rows `x` (B, n, d_model), with its (self-attention, cross-attention) `caches`."
+    sc, cc = caches
+    x = layer.sub[0](x, lambda t: layer.self_attn(t, mask=tgt_mask, cache=sc))
+    x = layer.sub[1](x, lambda t: layer.cross_attn(t, memory, mask=src_mask, cache=cc))
+    return layer.sub[2](x, layer.ffn)
 
 # %% ../nbs/06_model.ipynb #b06f0021
 def random_batch(B:int=4, S:int=9, T:int=7, V:int=50, seed:int=0) -> tuple[torch.Tensor, torch.Tensor]:
