@@ -89,7 +89,7 @@ def test_corpus_scores_refuses_no_sentences():
 @pytest.mark.parametrize('which, says', [
     ('model', 'model must be a Transformer (a torch.nn.Module), got a NoneType'),
     ('tokenizer', 'tokenizer must have encode and decode (a Tokenizer), got a NoneType'),
-    ('sentences', 'sentences must be a list of strings, got a NoneType'),
+    ('sentences', 'sentences must be a list of sentences (str), got a NoneType'),
 ])
 def test_translate_names_a_missing_argument(model, tok, which, says):
     args = {'model': model, 'tokenizer': tok, 'sentences': ['one two'], which: None}
@@ -118,8 +118,8 @@ def test_length_batches_checks_the_lengths():
 def test_long_sources_and_source_limits_check_their_inputs(model, tok):
     from transformer_nb.fast_decoding import long_sources, source_limits
     with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): long_sources(None, ['one'], 10)
-    with pytest.raises(TypeError, match='^sentences must be a list of strings, got one str'): long_sources(tok, 'one two', 10)
-    with pytest.raises(TypeError, match='^sentences must be a list of strings, got a NoneType'): long_sources(tok, None, 10)
+    with pytest.raises(TypeError, match='^sentences must be a list of sentences, got one str'): long_sources(tok, 'one two', 10)
+    with pytest.raises(TypeError, match=r'^sentences must be a list of sentences \(str\), got a NoneType'): long_sources(tok, None, 10)
     with pytest.raises(TypeError, match=r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType'): source_limits(None)
 
 def test_evaluate_refuses_pairs_that_are_no_list():

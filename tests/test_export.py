@@ -217,7 +217,7 @@ def test_ctranslate2_translate_checks_its_settings(ckpt, tmp_path, kw, says):
     (lambda c, m, t, d: ctranslate2_translate(None, t, ['a b']), TypeError, "translator must be a ctranslate2.Translator (load_ctranslate2's first value), got a NoneType"),
     (lambda c, m, t, d: ctranslate2_translate(load_ctranslate2(d)[0], None, ['a b']), TypeError, "tokenizer must be a Tokenizer"),
     (lambda c, m, t, d: ctranslate2_translate(load_ctranslate2(d)[0], t, ['a b'], meta='x'), TypeError, "meta must be the export metadata"),
-    (lambda c, m, t, d: ctranslate2_translate(load_ctranslate2(d)[0], t, None), TypeError, "sentences must be a list of strings, got a NoneType"),
+    (lambda c, m, t, d: ctranslate2_translate(load_ctranslate2(d)[0], t, None), TypeError, "sentences must be a list of sentences (str), got a NoneType"),
 ])
 def test_ctranslate2_functions_name_the_argument(ckpt, tok, tmp_path, call, exc, says):
     "CTranslate2's own 'unsupported device gpu' and 'Invalid compute type: int3' named the value, never the argument."

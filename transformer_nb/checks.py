@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a24_checks.html.md"""
 __all__ = ['PositiveInt', 'Count', 'PositiveFloat', 'Probability', 'Seed', 'Threads', 'Device', 'Range', 'Rule', 'is_device',
            'device_missing', 'SettingError', 'SettingWarning', 'Kind', 'parts', 'describe', 'check_value', 'Setting',
            'settings', 'validate', 'check_fields', 'parse_device', 'check_seed', 'check_positive_ints', 'check_choice',
-           'check_module', 'check_dropout']
+           'check_module', 'check_dropout', 'check_sentence_list']
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
 import math, numbers, re
@@ -218,3 +218,14 @@ def check_module(model):
 def check_dropout(name:str, p:float):
     "Refuse a dropout probability `p` (the argument `name`) outside [0, 1)."
     if not 0 <= p < 1: raise ValueError(f"dropout {name}={p} must be in [0, 1)")
+
+# %% ../nbs/A24_checks.ipynb #a24sl002
+def check_sentence_list(x, name:str='sentences') -> list[str]:
+    "`x` as a list of str, else a TypeError naming `name`: one str would be read as one sentence per character."
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"{name} must be a list of sentences, got one {type(x).__name__}; wrap it in a list: [{name}]")
+    try: x = list(x)
+    except TypeError: raise TypeError(f"{name} must be a list of sentences (str), got a {type(x).__name__}") from None
+    for i, s in enumerate(x):
+        if not isinstance(s, str): raise TypeError(f"{name}[{i}] is a {type(s).__name__}, not a str: {s!r:.60}")
+    return x

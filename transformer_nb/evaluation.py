@@ -6,9 +6,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/results.html.md"""
 
 # %% auto #0
 __all__ = ['PAPER_TABLE2', 'PAPER_TFLOPS', 'corpus_scores', 'training_flops', 'table3_variants', 'attention_maps',
-           'check_sentence_list', 'check_hyps_refs', 'check_pairs', 'check_amounts', 'check_base_preset',
-           'check_variant', 'check_table3', 'check_texts', 'check_layers', 'read_attention_file', 'table2_table',
-           'table3_table', 'plot_table3', 'evaluate', 'sentence_maps', 'attention_record', 'load_attention', 'show_map']
+           'check_hyps_refs', 'check_pairs', 'check_amounts', 'check_base_preset', 'check_variant', 'check_table3',
+           'check_texts', 'check_layers', 'read_attention_file', 'table2_table', 'table3_table', 'plot_table3',
+           'evaluate', 'sentence_maps', 'attention_record', 'load_attention', 'show_map']
 
 # %% ../nbs/11_results.ipynb #92fab81a
 import torch
@@ -91,19 +91,10 @@ import json, math, numbers, os
 from pathlib import Path
 from .records import RESULT_KEYS
 from .decoding import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
+from .checks import check_sentence_list   # A24: a list of sentences, one line naming what is not
 from .fast_decoding import check_translate, translate_checked, check_tokenizer_api   # A10's checks of `translate`
 
 # %% ../nbs/11_results.ipynb #a12c0002
-def check_sentence_list(x, name:str) -> list[str]:
-    "`x` as a list of str, else a TypeError naming `name`: one str would be scored as one sentence per character."
-    if isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be a list of sentences, got one {type(x).__name__}; wrap it in a list: [{name}]")
-    try: x = list(x)
-    except TypeError: raise TypeError(f"{name} must be a list of sentences (str), got a {type(x).__name__}") from None
-    for i, s in enumerate(x):
-        if not isinstance(s, str): raise TypeError(f"{name}[{i}] is a {type(s).__name__}, not a str: {s!r:.60}")
-    return x
-
 def check_hyps_refs(hyps, refs) -> tuple[list[str], list[str]]:
     "`corpus_scores`'s hypotheses and references: two aligned, non-empty lists of str."
     hyps, refs = check_sentence_list(hyps, 'hyps'), check_sentence_list(refs, 'refs')

@@ -22,6 +22,7 @@ from .machine import autocast, choose_precision
 from .data import pad_ids
 from .decoding import greedy_decode, inference, encode_batch, next_token_logits, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .decoding import check_model, check_src, check_beam_fits   # the decoders' checks (10_decoding, Going deeper)
+from .checks import check_sentence_list   # A24: a list of sentences
 from .safeguards import printable, check_output, check_not_inputs, output_stream
 from .textio import spaced, sentence_batches   # A27: the sentences of a file or a stream, one line out per line in
 from .process import out_of_memory, settings_line
@@ -369,8 +370,7 @@ def long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[
     if isinstance(max_src_len, bool) or not isinstance(max_src_len, int) or max_src_len < 2:
         raise ValueError(f"max_src_len={max_src_len!r} must be an int >= 2 (a token and the EOS)")
     check_tokenizer_api(tokenizer)
-    if isinstance(sentences, (str, bytes)): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
-    if not hasattr(sentences, '__iter__'): raise TypeError(f"sentences must be a list of strings, got a {type(sentences).__name__}")
+    sentences = check_sentence_list(sentences, 'sentences')            # A24: a list of str, or one line naming what is not
     out = []
     for i, s in enumerate(sentences):
         s = s.strip()
@@ -390,11 +390,8 @@ def too_long_message(bad:list, max_src_len:int, name=lambda i: f"sentence {i + 1
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0024
 def check_sentences(sentences) -> list[str]:
     "`sentences` as a list of str that UTF-8 can encode (no lone surrogates), else one line naming the first bad one."
-    if isinstance(sentences, str): raise TypeError("sentences must be a list of strings, got one str; wrap it: [sentence]")
-    try: sentences = list(sentences)
-    except TypeError: raise TypeError(f"sentences must be a list of strings, got a {type(sentences).__name__}") from None
+    sentences = check_sentence_list(sentences, 'sentences')            # A24: a list of str, or one line naming what is not
     for i, s in enumerate(sentences):
-        if not isinstance(s, str): raise TypeError(f"sentences[{i}] is a {type(s).__name__}, not a str: {s!r}")
         try: s.encode('utf-8')
         except UnicodeEncodeError: raise ValueError(f"sentences[{i}] is not valid UTF-8 text") from None   # as tnb-translate says it
     return sentences

@@ -12,8 +12,7 @@ import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 from typing import Literal
-from .checks import PositiveInt, Seed, check_value
-from .evaluation import check_sentence_list
+from .checks import PositiveInt, Seed, check_value, check_sentence_list
 
 # %% ../nbs/A12_significance.ipynb #a1b2c302
 _BLEU_METRICS = {'bleu': lambda: BLEU(), 'bleu_lc': lambda: BLEU(lowercase=True), 'chrf': lambda: CHRF()}
