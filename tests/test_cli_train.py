@@ -155,7 +155,7 @@ def test_resume_refuses_model_options_that_contradict_the_checkpoint(folder):
     r = tool('train', '--resume', folder, '--d-model', '64', '--steps', '30', '--no-progress', '--test-limit', '0')
     one_line(r, 'tnb-train', 'checkpoint-0000020.pt is a model with d_model 32, not --d-model 64: a resumed run keeps its model')  # the file's model, then the option
     r = tool('train', '--resume', folder, '--preset', 'small', '--steps', '30', '--no-progress', '--test-limit', '0')
-    one_line(r, 'tnb-train', 'is a model with d_model 32 and ', 'not d_model=256 and ', "(preset='small')")
+    one_line(r, 'tnb-train', 'is a model with d_model 32 and ', 'not --d-model 256 and ', "(--preset small)")
     assert RunFolder(folder).latest().name == 'checkpoint-0000020.pt'
 
 def test_resume_says_what_it_does_at_or_past_steps(folder):
@@ -193,7 +193,7 @@ def test_resume_on_other_data_needs_new_data(run, tmp_path):
     r = tool('train', '--resume', tmp_path / 'run', '--dataset', 'numbers', '--steps', '30', '--no-progress', '--test-limit', '0')
     one_line(r, 'tnb-train', 'was trained on copy', "--dataset numbers would continue it on other data", 'pass --new-data')
     assert [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000002.pt']
-    one_line(tool('train', *TINY, '--new-data', '--steps', '3'), 'tnb-train', '--new-data is for --resume')
+    one_line(tool('train', *TINY, '--new-data', '--steps', '3'), 'tnb-train', '--new-data is for a resume')
 
 def test_a_stop_at_max_time_still_trains_and_names_only_files_that_exist(tmp_path):
     "A time limit that passes at once still gives one update (no untrained checkpoint-0000000.pt); the closing lines name no log that was never written."

@@ -272,6 +272,16 @@ def test_bench_live_runs_with_its_smallest_arguments(int8_export, tmp_path):
     assert rec['n_sentences'] == 2 and set(rec['decoding']) == {'greedy', 'beam4'} and rec['load']['bytes'] > 1e6
     assert all(len(v['ms']) == 2 for v in rec['sentences'].values())
 
+def test_live_steps_runs_with_its_smallest_arguments(int8_export):
+    "bench/live_steps.mjs, the decoder step's CPU time by rows and positions kept, runs on the int8 export with one run per round."
+    node_modules()
+    r = subprocess.run([node(), ROOT / 'bench' / 'live_steps.mjs', int8_export, '--runs', '1'], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rec = json.loads(r.stdout)
+    assert rec['runs'] == 1 and rec['quantize'] == 'int8' and len(rec['ms_per_step']) == 10 and all(v > 0 for v in rec['ms_per_step'].values())
+    bad = subprocess.run([node(), ROOT / 'bench' / 'live_steps.mjs', int8_export, '--runs', '0'], capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 2 and 'usage: node bench/live_steps.mjs' in bad.stderr
+
 # --- what the site publishes (vendor.mjs) -----------------------------------------------------------------------------
 
 def vendor(live:Path, **models) -> str:

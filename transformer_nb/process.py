@@ -146,6 +146,7 @@ def say_setting(name:str, value) -> str:
     if how == 'bool': return opt if value else f"--no-{opt[2:]}"
     return _word(value) if how == '' else f"{opt} {_word(value)}"
 
+# %% ../nbs/A25_process.ipynb #a25s0003
 def settings_line(msg:str, **values) -> str:
     "`msg` with each setting it names (`{name}`) said as the running command's option, else as `name=value`: a line about settings that is not a refusal."
     from transformer_nb.checks import SettingError                   # its rule: each `{name}` given a value, other braces as they are

@@ -58,6 +58,7 @@ class RunOptions:
     test_limit: Count|None = None        # test on at most this many sentences; 0: skip the test (None: the whole test split)
     def __post_init__(self): validate(self)
 
+# %% ../nbs/A16_workflow.ipynb #a16dec03
 @dataclass(frozen=True)
 class EvalSet:
     "What a checkpoint is scored on: two aligned files, or a split of a dataset (`test_set`)."
