@@ -1,8 +1,10 @@
 """Helpers shared by the test files (import them with `from conftest import ...`): the command-line harness that runs
 the installed tools in fresh interpreters, the checks of their one-line errors, background runs, and where Multi30k is.
 
-Tests that start real processes are marked `slow`: `pytest -m "not slow"` is the fast tier, for a quick check and for
-CI's portability matrix."""
+Two tiers. A plain `pytest` runs the fast one: every test not marked `slow`. The tests marked `slow` train through the
+command-line tools in fresh processes, run a whole notebook with a mistake made on purpose, or drive a browser;
+`pytest --slow` runs them too (so does any `-m` expression, which then chooses alone). `.ci/slow` runs that tier and
+the notebooks that need it, as the GitHub workflow does."""
 import os, signal, subprocess, sys, threading, time
 from pathlib import Path
 import pytest
@@ -14,6 +16,31 @@ TINY = ['--dataset', 'copy', '--preset', 'tiny', '--no-progress', '--test-limit'
 
 
 from transformer_nb.training import copy_ids  # noqa: F401  (for the tests: id-level copy-task pairs of 09_training; batch them with `data.collate`)
+
+
+# --- the two tiers ------------------------------------------------------------------------------------------------------
+
+SLOW_CMD = 'pytest -n 2 --dist loadfile --slow'
+
+def pytest_addoption(parser):
+    parser.addoption('--slow', action='store_true', help="run the tests marked slow too (whole runs of the tools, "
+                     "notebooks with a mistake made on purpose, the browser); a plain pytest leaves them out")
+
+def runs_slow_tests(config) -> bool:
+    "Whether this session keeps the tests marked `slow`: with `--slow`, or with a `-m` expression, which chooses alone."
+    return config.getoption('--slow') or bool(config.getoption('markexpr'))
+
+def pytest_collection_modifyitems(config, items):
+    if runs_slow_tests(config): return
+    slow = [it for it in items if it.get_closest_marker('slow')]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [it for it in items if not it.get_closest_marker('slow')]
+
+def pytest_terminal_summary(terminalreporter, config):
+    if not runs_slow_tests(config):
+        terminalreporter.write_line(f"the tests marked slow were left out: `{SLOW_CMD}` runs every test, or `bash .ci/slow` "
+                                    "that tier and the notebooks it needs")
 
 
 # --- the command-line harness -----------------------------------------------------------------------------------------

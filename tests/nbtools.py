@@ -144,7 +144,7 @@ def break_it(nb:str, cell:str|None=None, old:str='', new:str='', module:str|None
     The cells: all that `nbdev-test` runs, but `#| hide` ones with `hidden=False` (the Colab setup and the prose checks),
     the prose checks' cell with `prose=False`, the ids in `skip`; none with `notebook=False`. With `name_errors=False` a
     cell that fails with a NameError (a name an earlier failing cell never defined) is not counted. `pytest_args` go
-    to pytest before `tests` (`['-m', 'not slow']`)."""
+    to pytest before `tests` (`['-m', 'not slow']`); without a `-m` there, the tests marked slow run too."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         pkg = shutil.copytree(ROOT / 'transformer_nb', tmp / 'transformer_nb', ignore=shutil.ignore_patterns('__pycache__'))
@@ -173,7 +173,8 @@ def break_it(nb:str, cell:str|None=None, old:str='', new:str='', module:str|None
         if tests:
             (tmp / '_break_it_plugin.py').write_text(_PLUGIN, encoding='utf-8')
             r = subprocess.run([sys.executable, '-c', _BOOT, '-q', '-p', 'no:cacheprovider', '-p', '_break_it_plugin',
-                                f'--rootdir={ROOT}', *pytest_args, *tests], cwd=ROOT, capture_output=True, text=True,
+                                f'--rootdir={ROOT}', *(() if '-m' in pytest_args else ('--slow',)), *pytest_args, *tests],
+                               cwd=ROOT, capture_output=True, text=True,
                                env={**env, 'BREAK_IT_OUT': str(tmp / 'tests.json')}, timeout=timeout)
             assert r.returncode in (0, 1), \
                 f"pytest {' '.join(tests)} could not run (exit {r.returncode}):\n{r.stdout[-3000:]}{r.stderr[-2000:]}"

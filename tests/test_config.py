@@ -94,3 +94,25 @@ def test_scripts_exist():
     for name, target in pyproject()['project'].get('scripts', {}).items():
         mod, fn = target.split(':')
         assert callable(getattr(importlib.import_module(mod), fn)), f"{name} -> {target} is not callable"
+
+def test_a_plain_pytest_leaves_out_the_slow_tier_and_says_so():
+    "README's pytest is the fast tier: the tests marked slow are deselected, said at the end, and `--slow` or `-m` keeps them."
+    def collect(*args):
+        r = subprocess.run([sys.executable, '-m', 'pytest', '--collect-only', '-q', '-p', 'no:cacheprovider', *args,
+                            'tests/test_exercises_10.py'], cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+        return {l for l in r.stdout.splitlines() if '::' in l}, r.stdout
+    fast, out = collect()
+    every, _ = collect('--slow')
+    slow, _ = collect('-m', 'slow')
+    assert slow and fast and fast | slow == every and not fast & slow, (len(fast), len(slow), len(every))
+    assert all('test_break_it' in t for t in slow) and not any('test_break_it' in t for t in fast)
+    assert '`pytest -n 2 --dist loadfile --slow` runs every test' in out
+
+def test_the_slow_tier_runs_what_ci_leaves_out():
+    "`.ci/slow` runs pytest's slow tier and the notebooks that `.ci/run` runs natively under the portable kernels, and CI runs it."
+    slow, ci = (ROOT/'.ci/slow').read_text(), (ROOT/'.ci/run').read_text()
+    assert 'pytest -n 2 --dist loadfile -m slow' in slow
+    for nb in ('09_training', '12_parsing'): assert f'nbs/{nb}.ipynb' in ci.split('--native')[1] and f'nbs/{nb}.ipynb' in slow
+    assert 'ATEN_CPU_CAPABILITY=default python tools/run_notebooks.py' in slow and 'nbs/10_decoding.ipynb' in slow
+    assert 'run: bash .ci/slow' in (ROOT/'.github/workflows/test.yaml').read_text()

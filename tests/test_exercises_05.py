@@ -77,10 +77,12 @@ def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
 AFTER_ENCODING, ROTATION, AFTER_FREQUENCIES = '6784a200', 'b6cf0554', 'c451f5f6'
 SINUSOIDAL = 'tests/test_blocks.py::test_sinusoidal_matches_numpy_reference'
 
+@pytest.mark.slow
 def test_break_it_1_swap_sine_and_cosine():
     assert_break_it(NB, '51a78696', "torch.stack([angle.sin(), angle.cos()], dim=-1)", "torch.stack([angle.cos(), angle.sin()], dim=-1)",
                     'positional', [SINUSOIDAL], prose=False, fail_cells={AFTER_ENCODING, ROTATION}, fail_tests={SINUSOIDAL})
 
+@pytest.mark.slow
 def test_break_it_2_exponent():
     assert_break_it(NB, 'e322c005', "-torch.arange(0, d_model, 2, dtype=dtype) / d_model",
                     "-torch.arange(0, d_model // 2, dtype=dtype) / d_model", 'positional', [SINUSOIDAL], prose=False,

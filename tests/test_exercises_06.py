@@ -113,6 +113,7 @@ def test_parsing_counts_wrong_answers_are_named(over, which, says, capsys):
 
 COUNTS, PARITY = 'df36e9cf', '67d67f6c'
 
+@pytest.mark.slow
 def test_break_it_1_no_final_norm_in_pre_ln():
     parity = 'tests/test_model.py::test_parity_with_nn_transformer'
     assert_break_it(NB, '0a73f877', "self.enc_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()",

@@ -48,12 +48,14 @@ def test_restricted_attention_wrong_answers_are_named(old, new, says, capsys):
 
 AFTER_MAKE_LAYER, PATHS, STACKS, PATH_TESTS = '8c7195fc', 'b0c24289', 'dfef6b00', '0aa4a5a9'
 
+@pytest.mark.slow
 def test_break_it_1_conv_padded_on_both_sides():
     causal = 'tests/test_complexity.py::test_conv_is_causal_and_sees_k_positions'
     assert_break_it(NB, '6896f973', "self.conv(F.pad(x.transpose(1, 2), (self.pad, 0)))",
                     "self.conv(F.pad(x.transpose(1, 2), (self.pad // 2, self.pad - self.pad // 2)))",
                     'complexity', [causal], prose=False, fail_cells={AFTER_MAKE_LAYER, PATHS, STACKS}, fail_tests={causal})
 
+@pytest.mark.slow
 def test_break_it_2_path_length_off_by_one():
     paths = 'tests/test_complexity.py::test_max_path_length'
     assert_break_it(NB, 'ad972bfa', "return math.ceil((n - 1) / (k - 1))", "return math.ceil((n - 1) / k)",

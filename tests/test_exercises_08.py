@@ -36,11 +36,13 @@ def test_bpe_wrong_answers_are_named(old, new, says, capsys):
 
 SAMPLER, ENCODED = '14a534d9', 'e1e1330c'
 
+@pytest.mark.slow
 def test_break_it_1_bound_the_source_only():
     sampler = 'tests/test_data.py::test_sampler_respects_max_tokens_and_covers_each_index_once'
     assert_break_it(NB, '748b5e1e', "max(ms, mt, a, b)", "max(ms, a)", 'data', [sampler], prose=False,
                     fail_cells={SAMPLER}, fail_tests={sampler})
 
+@pytest.mark.slow
 def test_break_it_2_source_without_eos():
     conventions = 'tests/test_data.py::test_encode_pairs_conventions'
     assert_break_it(NB, '907a2616', "(s + [EOS_ID], [BOS_ID] + t + [EOS_ID])", "(s, [BOS_ID] + t + [EOS_ID])", 'data', [conventions],
@@ -50,6 +52,7 @@ PROSE = 'c0a1e803'
 
 @pytest.mark.parametrize('cell, old, new', [('748b5e1e', "max(ms, mt, a, b)", "max(ms, a)"),
                                             ('907a2616', "(s + [EOS_ID], [BOS_ID] + t + [EOS_ID])", "(s, [BOS_ID] + t + [EOS_ID])")])
+@pytest.mark.slow
 def test_break_its_leave_the_hidden_prose_cell_passing(cell, old, new):
     "A learner who makes a 'break it' change in the notebook (not the library) sees the cells the solution names fail, not the prose checks."
     failed, _ = break_it(NB, cell, old, new)

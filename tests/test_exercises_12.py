@@ -71,6 +71,7 @@ def test_break_the_repair_stops_the_repair_cell_at_its_stray_bracket():
     text = ' '.join(cells(NB)[EXERCISES][1].split())
     assert 'The repair cell stops at its case `)S (S ...`' in text
 
+@pytest.mark.slow
 def test_break_the_repair_fails_exactly_the_two_named_tests():
     "The change made to the notebook's cell and to transformer_nb/parsing.py: tests/test_parsing.py's fast tests that fail."
     failed = {'tests/test_parsing.py::test_random_token_soup_is_repaired_or_fails_cleanly',
