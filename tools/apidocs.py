@@ -54,6 +54,7 @@ def api_entry(md:str) -> str:
     found = m and _package_object(m.group(1).replace('\\', ''))
     if not found: return md
     mod, obj = found
+    if isinstance(obj, property): obj = obj.fget       # a property (`@patch(as_prop=True)`): its getter's source and line
     try: params, ret = _source_params(obj)
     except (OSError, TypeError, SyntaxError, IndexError): return md
     try: real = inspect.signature(obj).parameters
