@@ -219,29 +219,32 @@ export class Translator {
     const res = beam === 1 ? await this.greedy(enc, limit, alpha, steps, onStep) : await this.beamSearch(enc, limit, beam, alpha, steps, onStep);
     const { out, ended } = res, gen = ended ? [...out, this.special.eos] : out;
     const tgtIn = [this.special.bos, ...gen.slice(0, -1)];
-    const grid = await this.step(enc.cross, this.empty(), [tgtIn], [0]);   // one teacher-forced pass over the output
-    const self = grid.self.map(t => percent(t)), cross = grid.cross.map(t => percent(t));
+    let self = res.self, cross = res.cross;
+    if (!self) {                                                   // one teacher-forced pass over the output for its grid
+      const r = await this.step(enc.cross, this.empty(), [tgtIn], [0]);
+      self = r.self.map(t => percent(t)); cross = r.cross.map(t => percent(t));
+    }
     const piece = i => this.tokenizer.pieces[i], hyp = this.tokenizer.decode(out);
     const record = { src: s.text, hyp, live: true, src_pieces: src.map(piece), tgt_in: tgtIn.map(piece), tgt_out: gen.map(piece),
                      weights: { encoder: Array.from({ length: this.N }, (_, l) => percent(enc.enc, l)), decoder: self, cross } };
     return { text: oneLine(hyp), src, out, record, unknown: s.unknown, cut: s.cut, trace: steps || undefined };
   }
 
-  // Greedy decoding (`greedy_decode`): {out, ended}. Its steps fetch no attention but the trace's cross rows, as the
-  // beam search's do: `translate` draws the grid from one teacher-forced pass over the output.
+  // Greedy decoding (`greedy_decode`): {out, ended, self, cross}, the attention rows of every step put together
   async greedy(enc, limit, alpha, steps, onStep) {
-    const { eos } = this.special, ys = [this.special.bos];
+    const { eos } = this.special, ys = [this.special.bos], rows = [];
     let past = this.empty(), logp = 0;
     for (let t = 0; t < limit; t++) {
-      const r = await this.step(enc.cross, past, [[ys.at(-1)]], [0], steps ? 'cross' : 'none');
+      const r = await this.step(enc.cross, past, [[ys.at(-1)]], [0]);
       past = r.past;
       const lg = r.logits;
       let best = 0;
       for (let v = 1; v < this.V; v++) if (lg[v] > lg[best]) best = v;
+      rows.push({ self: r.self.map(x => percent(x)), cross: r.cross.map(x => percent(x)) });
       if (steps) {
         const top = rowBest(lg, 0, this.V, 2), ended = best === eos || t + 1 >= limit, lp = lengthPenalty(t + 1, alpha);
         const tokens = [...ys.slice(1), best], chosenLogp = logp + top.logp[0];
-        steps.push({ t, chosen: best, cross: r.cross.map(x => percent(x).map(h => h[0])),
+        steps.push({ t, chosen: best, cross: rows.at(-1).cross.map(l => l.map(h => h[0])),
                      candidates: top.ids.map((token, k) => ({ from: 0, token, piece: this.tokenizer.pieces[token], logp: logp + top.logp[k],
                                                               score: (logp + top.logp[k]) / lp, kept: k === 0 && !ended, ended: k === 0 && ended })),
                      beams: ended ? [] : [this.hyp(tokens, chosenLogp, lp)], finished: ended ? [this.hyp(best === eos ? tokens.slice(0, -1) : tokens, chosenLogp, lp)] : [] });
@@ -251,8 +254,11 @@ export class Translator {
       await onStep(t);
       if (best === eos) break;
     }
-    const ended = ys.at(-1) === eos;
-    return { out: ended ? ys.slice(1, -1) : ys.slice(1), ended };
+    const T = rows.length, ended = ys.at(-1) === eos;
+    const pad = row => [...row, ...new Array(T - row.length).fill(0)];
+    return { out: ended ? ys.slice(1, -1) : ys.slice(1), ended,
+             self: Array.from({ length: this.N }, (_, l) => Array.from({ length: this.h }, (_, k) => rows.map(r => pad(r.self[l][k][0])))),
+             cross: Array.from({ length: this.N }, (_, l) => Array.from({ length: this.h }, (_, k) => rows.map(r => r.cross[l][k][0]))) };
   }
 
   hyp(tokens, logp, lp, score = logp / lp) { return { tokens, pieces: tokens.map(i => this.tokenizer.pieces[i]), logp, score }; }
