@@ -16,9 +16,10 @@ def _hardware_of(x):                                              # every 'hardw
 _hw = set().union(*(_hardware_of(_json.loads(p.read_text(encoding='utf-8'))) for p in _Path('../results').rglob('*.json')))
 assert _hw == {'AMD EPYC, 2 cores (CPU), torch 2.13.0+cpu', 'AMD EPYC (AVX2), 2 cores (CPU), torch 2.13.0+cpu',
                'AMD EPYC (AVX512), 2 cores (CPU), torch 2.13.0+cpu', 'NVIDIA H100 80GB HBM3 (CUDA), torch 2.11.0+cu130',
+               'NVIDIA H200 (CUDA), torch 2.11.0+cu130',
                'Intel(R) Xeon(R) Processor (AVX512), 2 cores (CPU), torch 2.13.0+cpu',
                'Intel(R) Xeon(R) Processor @ 2.50GHz (AVX512), 2 cores (CPU), torch 2.13.0+cpu'}, _hw   # the table's machines
-_q('c0b1a8e3', 'AMD EPYC with AVX2, 2 cores', 'AMD EPYC with AVX-512 and AVX512_BF16, 2 cores', 'NVIDIA H100 80GB',
+_q('c0b1a8e3', 'AMD EPYC with AVX2, 2 cores', 'AMD EPYC with AVX-512 and AVX512_BF16, 2 cores', 'NVIDIA H100 80GB', 'NVIDIA H200',
    'Intel Xeon with AMX and AVX512_BF16, 2 cores', 'Intel Xeon with AVX-512 (no AMX), 2 cores')
 
 _pp = _Path('../pyproject.toml').read_text(encoding='utf-8')      # the floors are the versions the text says were tested
