@@ -706,6 +706,7 @@ def _bleu_like(hyps, refs, orders:int=4, weight:float|None=None, arithmetic:bool
     if not all(m): return 0.0
     return 100 * bp * math.exp(sum(w * math.log(a / b) for a, b in zip(m, t)))
 
+# %% ../nbs/A26_exercises.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
     "11_results, exercise 2: your `my_bleu(hyps, refs)` (corpus BLEU, 0 to 100) against sacreBLEU's, one ingredient per case."
@@ -757,6 +758,7 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
             (spread + ", not the first one's", [r['id'] for r in var if abs(r['bleu'] - base) > seeds[0]]),
             (spread + ", not their mean", [r['id'] for r in var if abs(r['bleu'] - base) > sum(seeds) / len(seeds)])]
 
+# %% ../nbs/A26_exercises.ipynb #a26v0005
 @report
 def check_beyond_noise(fn, path='../results/table3.json') -> str:
     "12_variations, exercise 2: your `beyond_noise(recs)` on made-up Table 3 records and on the stored table (only width and key size)."
