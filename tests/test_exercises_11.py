@@ -4,7 +4,7 @@ case it fails, returning False and never raising; the change of the "break it" e
 solution names fail."""
 import contextlib, io
 import pytest
-from nbtools import NBS, _body, cells, code_blocks, namespace
+from nbtools import _body, cells, code_blocks, namespace
 from transformer_nb.exercises import check_bleu
 
 NB = '11_results'

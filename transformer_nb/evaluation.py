@@ -11,7 +11,6 @@ __all__ = ['PAPER_TABLE2', 'PAPER_TFLOPS', 'corpus_scores', 'training_flops', 'c
 # %% ../nbs/11_results.ipynb #92fab81a
 from sacrebleu.metrics import BLEU, CHRF
 from .datasets import corpus_score
-from .fast_decoding import translate
 
 # %% ../nbs/11_results.ipynb #83b32dda
 def corpus_scores(hyps:list[str], refs:list[str], chunk:int=10_000) -> dict:
