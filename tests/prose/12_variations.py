@@ -94,6 +94,14 @@ def _check_12_prose():
     test_eq(argmax_heads(cross, [out.index('▁in')], '▁am', src), [1, 2, 3, 4, 6, 7])
     test_eq(argmax_heads(cross, [out.index('▁tent')], '▁Zelt', src), list(range(1, 9)))
     test_eq([tin[dec[3, out.index(w)].argmax()] for w in ('▁tent', '▁by', '▁water', '.')], ['▁in', '▁in', '▁by', '▁by'])
+    # the times the "your own run" cells quote come from the stored runs
+    jobs = [r for r in json.loads(Path('../results/main_job.json').read_text()) if r['name'] == 'tnb-train']
+    assert f"each stored run took {max(r['time']['whole_command']['cpu_s'] for r in jobs) / 60:.0f} minutes of CPU time or less on {jobs[0]['hardware']}" in nbf.stored('c0b1a7e6')
+    assert all(r['tnb_train'].startswith('tnb-train --seed ') for r in jobs)                                # tnb-train with its defaults, per seed
+    same = by['m30k-de-en-small-beam4']
+    assert f"(its stored run: {same['train_time_s'] / 60:.0f} minutes of updates on {same['hardware']})" in nbf.stored('c0b1a7f4')
+    flags = lambda cmd: re.sub(r'--out \S+ ', '', cmd.split('; ')[0].removeprefix('train: '))           # the command without its run folder
+    test_eq(flags(same['command']), flags(MT['train_command']))                                              # "the same command"
     assert '/work/' not in ''.join(nbf.outputs.values()) and '/tmp/' not in ''.join(nbf.outputs.values())   # no machine's own paths
     # the exercises: the variants beyond the noise, as the solution of exercise 2 finds them
     test_eq(sorted(k for k in t3 if t3[k]['variant'] != 'base' and abs(t3[k]['bleu'] - t3['base']['bleu']) > abs(t3['base-seed1']['bleu'] - t3['base']['bleu'])),
