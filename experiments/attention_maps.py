@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Store the attention maps of a trained model, so that 11_results can show them without a training run.
+"""Store the attention maps of a trained model, so that 12_variations can show them without a training run.
 
 For each source sentence it translates with the model of a run folder (its `average.pt` while that is the newest, as
 every tool does, else its newest checkpoint), runs the pair through the model once with the decoder reading that
@@ -27,7 +27,7 @@ import argparse, json, os, shlex, subprocess, sys
 from pathlib import Path
 from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
-from transformer_nb.evaluation import attention_record
+from transformer_nb.variations import attention_record
 from transformer_nb.records import today
 
 ROOT = Path(__file__).resolve().parents[1]

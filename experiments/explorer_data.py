@@ -26,7 +26,7 @@ import torch
 from transformer_nb.machine import git_commit, hardware, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
 from transformer_nb.datasets import find_multi30k
-from transformer_nb.evaluation import sentence_maps
+from transformer_nb.variations import sentence_maps
 from transformer_nb.fast_decoding import translate
 from transformer_nb.records import today
 

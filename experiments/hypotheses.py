@@ -22,7 +22,7 @@ import argparse, json, shlex, subprocess, os
 from pathlib import Path
 from transformer_nb.machine import hardware, git_commit
 from transformer_nb.runs import RunFolder
-from transformer_nb.evaluation import _TABLE3_KEYS
+from transformer_nb.variations import _TABLE3_KEYS
 from transformer_nb.records import load_results, today
 from transformer_nb.datasets import find_multi30k
 

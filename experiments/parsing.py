@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """§6.3 on one CPU: train the parser on the generated treebank, score it greedy and with beam 21 (alpha 0.3, output length
 <= input + 300), and score the grammar's Viterbi parse (the ceiling) and right-branching trees (the floor) on the same
-test split. Every result becomes a record in `--results` with its commands, commit, hardware and date (12_parsing).
+test split. Every result becomes a record in `--results` with its commands, commit, hardware and date (13_parsing).
 
     python experiments/parsing.py                              # train with tnb-train --dataset parsing, then score all
     python experiments/parsing.py --skip-train --only greedy   # rescore an existing run

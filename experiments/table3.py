@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Table 3 at Multi30k scale: train the paper's variations of a base model with one budget and score them (11_results).
+"""Table 3 at Multi30k scale: train the paper's variations of a base model with one budget and score them (12_variations).
 
 Every variant of `table3_variants(PRESETS[--preset])` that `--only` names is trained by `tnb-train` for `--steps`
 updates (same batch size, schedule, seed, data and BPE vocabulary), then scored by `tnb-evaluate` on the validation
@@ -18,7 +18,7 @@ from transformer_nb.machine import hardware, git_commit
 from transformer_nb.model import PRESETS
 from transformer_nb.checkpoints import open_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
-from transformer_nb.evaluation import table3_variants, _TABLE3_KEYS
+from transformer_nb.variations import table3_variants, _TABLE3_KEYS
 from transformer_nb.records import add_result, load_results, train_time, today
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / 'shared' / 'data' / 'multi30k'

@@ -137,7 +137,7 @@ def test_training_flops_names_the_bad_figure(args, exc, says):
     assert str(e.value) == says, str(e.value)
 
 def test_table3_functions_check_the_records_and_the_base():
-    from transformer_nb.evaluation import table3_table, table3_variants, plot_table3
+    from transformer_nb.variations import table3_table, table3_variants, plot_table3
     from transformer_nb.model import PRESETS
     with pytest.raises(TypeError, match=r"^recs must be a list of Table 3 records \(dicts"): table3_table('x', {})
     with pytest.raises(TypeError, match=r"^base must be a model preset \(a dict such as PRESETS\['small'\]\), got \{\} \(it lacks d_model, h, N, d_ff\)"):
@@ -148,7 +148,7 @@ def test_table3_functions_check_the_records_and_the_base():
     with pytest.raises(ValueError, match="no 'base' run"): plot_table3([], PRESETS['small'])
 
 def test_attention_functions_check_model_tokenizer_and_text(model, tok):
-    from transformer_nb.evaluation import attention_maps, sentence_maps, attention_record
+    from transformer_nb.variations import attention_maps, sentence_maps, attention_record
     src = torch.tensor([[5, 3]])
     says = r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType$'
     with pytest.raises(TypeError, match=says): attention_maps(None, src, src)
@@ -158,7 +158,7 @@ def test_attention_functions_check_model_tokenizer_and_text(model, tok):
     with pytest.raises(TypeError, match=r'^src_text must be a sentence \(a str\), got a list'): sentence_maps(model, tok, [], 'eins')   # was accepted
 
 def test_load_attention_names_a_bad_path_or_file(tmp_path):
-    from transformer_nb.evaluation import load_attention
+    from transformer_nb.variations import load_attention
     with pytest.raises(TypeError, match=r"^path must be a file's path, got a NoneType$"): load_attention(None)
     (tmp_path / 'a.json').write_text('{"sentences": [')
     with pytest.raises(ValueError, match=r'a\.json is not an attention file \(not JSON text'): load_attention(tmp_path / 'a.json')

@@ -1,122 +1,117 @@
-"""12_parsing's exercises, proven away from the learner's names: each check (`transformer_nb.exercises`, A26) accepts
+"""12_variations's exercises, proven away from the learner's names: each check (`transformer_nb.exercises`, A26) accepts
 the solution the notebook prints, reports an unwritten stub without failing, and names each likely mistake with the
-tree or case it fails, returning False and never raising; the change of the "break the repair" exercise makes exactly
-the checks its solution names fail, in the notebook and in tests/test_parsing.py."""
+case it fails, returning False and never raising; the change of the "break it" exercise makes exactly the check its
+solution names fail."""
 import contextlib, io
 import pytest
-from nbtools import assert_break_it, _body, cells, code_blocks, exercise, namespace
-from transformer_nb.exercises import check_linearize, check_corpus_prf
-from transformer_nb.treebank import coarse_label, is_preterminal
+from nbtools import NBS, _body, cells, code_blocks, exercise, namespace
+from transformer_nb.exercises import check_beyond_noise, check_heads_looking
 
-NB = '12_parsing'
-EXERCISES = '648f626b'
+NB = '12_variations'
+EXERCISES = '12a00010'                      # the exercises' markdown cell: the solutions of exercises 2 and 3
 
-def said(check, *answer) -> tuple:
+def said(check, *answer, **kw) -> tuple:
     "What `check(*answer)` returns, and the line it prints."
-    with contextlib.redirect_stdout(io.StringIO()) as out: ok = check(*answer)
+    with contextlib.redirect_stdout(io.StringIO()) as out: ok = check(*answer, **kw)
     return ok, out.getvalue().strip()
 
-# --- exercise 1: write the linearisation ---
+@pytest.fixture
+def in_nbs(monkeypatch): monkeypatch.chdir(NBS)                     # the checks read ../results, as the notebook does
 
-SOLUTION = code_blocks(NB, EXERCISES)[0]
+# --- exercise 1: break `table3_variants` ---
 
-def solution(src=SOLUTION):
-    ns = {'coarse_label': coarse_label, 'is_preterminal': is_preterminal}      # what the notebook's imports give the learner
-    exec(src, ns); return ns['my_linearize']
+def test_break_table3_variants_fails_the_paper_rows_check_at_a_h1():
+    src = _body(cells(NB)['55f988cf'][1])
+    old = "dict(h=k, d_k=d // k, d_v=d // k)"
+    new = 'dict(h=k, d_k=d_k, d_v=d_k)'
+    assert old in src and f'`{new}` instead of `{old}`' in ' '.join(exercise(NB, EXERCISES, 1).split())
+    ns = namespace(NB, src.replace(old, new))
+    test = _body(cells(NB)['e152138c'][1])
+    with pytest.raises(AssertionError, match="h=1"): exec(test, ns)
+    exec(test, namespace(NB, src))                                                       # the cell as written passes
+    assert 'fails at `A-h1`' in exercise(NB, EXERCISES, 1)
 
-def test_linearize_solution_passes():
-    assert said(check_linearize, solution()) == (True, 'my_linearize writes 5 trees as linearize does')
+# --- exercise 2: beyond the noise ---
 
-def test_linearize_stub_is_reported_as_not_written(capsys):
-    ns = namespace(NB, 'e12c0002')                                   # the stub cell runs the check, as Run All does
-    assert 'my_linearize is not written yet' in capsys.readouterr().out
-    assert said(check_linearize, ns['my_linearize'])[0] is False
+BEYOND = code_blocks(NB, EXERCISES)[0]
 
-@pytest.mark.parametrize('old, new, case, mistake', [
-    ("    if is_preterminal(tree): return tree[0]                          # (NNP John) -> John\n",
-     "    if isinstance(tree, str): return tree\n", "John's tree", 'a POS tag in the output'),
-    ("return tree[0]", "return f'{tree.label()} {tree[0]}'", "John's tree", 'a POS tag in the output'),
-    ("f'){lab}'", "')'", "John's tree", "a bare ')'"),
-    ("lab = coarse_label(tree.label())", "lab = tree.label()", "John's tree", 'a function tag kept'),
-    ("lab = coarse_label(tree.label())", "lab = tree.label().split('-')[0]", "the gapping tree",        # right on NP-SBJ,
-     "a label kept its index ((NP=1); `label.split('-')[0]` strips a function tag but not the '=1'"),   # wrong on NP=1
-    ("return tree[0]", "return 'XX'", "John's tree", "token 2 is 'XX' where linearize writes 'John'"),
-    ("return ' '.join(", "return (", "John's tree", 'return one string'),
-])
-def test_linearize_mistakes_are_named(old, new, case, mistake):
-    assert old in SOLUTION, old
-    ok, line = said(check_linearize, solution(SOLUTION.replace(old, new)))
-    assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
+def beyond(src=BEYOND):
+    ns = {}; exec(src, ns); return ns['beyond_noise']
 
-def test_linearize_mistake_only_in_sampled_trees_is_named():
-    "A walk that loses the sentence-final period of a sampled tree passes the hand-written trees; a sampled tree shows it."
-    sol = solution()
-    hand = lambda t: t.label() == 'S' and 'NNP John' in str(t)
-    ok, line = said(check_linearize, lambda t: sol(t) if hand(t) else sol(t).replace(' . )S', ' )S'))
-    assert not ok and line.startswith('Not yet: sampled tree 1'), line
+def test_beyond_solution_passes(in_nbs):
+    assert said(check_beyond_noise, beyond()) == (True, 'beyond_noise finds the variants beyond the noise in 5 tables')
 
-# --- exercise 2: break the repair ---
-
-OLD = "if not stack: fixes['dropped closing bracket(s) with nothing open'] += 1; continue"
-NEW = "if not stack: raise ValueError(f'a closing bracket {tok!r} with nothing open')"
-
-def broken_source():
-    src = _body(cells(NB)['6b63e4a8'][1])
-    assert OLD in src
-    return src.replace(OLD, NEW)
-
-def test_break_the_repair_stops_the_repair_cell_at_its_stray_bracket():
-    ns = namespace(NB, 'c3df4a72', broken_source(), 'cbca9625')
-    with pytest.raises(ValueError, match=r"a closing bracket '\)S' with nothing open"): exec(_body(cells(NB)['5ec88712'][1]), ns)
-    text = ' '.join(cells(NB)[EXERCISES][1].split())
-    assert 'The repair cell stops at its case `)S (S ...`' in text
-
-@pytest.mark.slow
-def test_break_the_repair_fails_exactly_the_two_named_tests():
-    "The change made to the notebook's cell and to transformer_nb/parsing.py: tests/test_parsing.py's fast tests that fail."
-    failed = {'tests/test_parsing.py::test_random_token_soup_is_repaired_or_fails_cleanly',
-              'tests/test_parsing.py::test_results_file_has_every_system_with_provenance'}
-    assert_break_it(NB, '6b63e4a8', OLD, NEW, 'parsing', ['tests/test_parsing.py'], notebook=False, pytest_args=['-m', 'not slow'],
-                    fail_tests=failed)
-    text = ' '.join(cells(NB)[EXERCISES][1].split())
-    assert all(f"`{t.split('::')[1]}`" in text for t in failed)
-
-# --- exercise 3: score a test set ---
-
-PRF = code_blocks(NB, EXERCISES)[1]
-
-def corpus(src=PRF):
-    ns = {}; exec(src, ns); return ns['my_corpus_prf']
-
-def test_corpus_prf_solution_passes():
-    assert said(check_corpus_prf, corpus()) == (True, 'my_corpus_prf scores 3 test sets as EVALB sums them')
-
-def test_corpus_prf_stub_is_reported_as_not_written(capsys):
-    ns = namespace(NB, 'e12c0004')
-    assert 'my_corpus_prf is not written yet' in capsys.readouterr().out
-    assert said(check_corpus_prf, ns['my_corpus_prf'])[0] is False
+def test_beyond_stub_is_reported_as_not_written(in_nbs, capsys):
+    ns = namespace(NB, 'e12c0002')
+    assert 'beyond_noise is not written yet' in capsys.readouterr().out
+    assert said(check_beyond_noise, ns['beyond_noise'])[0] is False
 
 @pytest.mark.parametrize('old, new, case, mistake', [
-    ("p, r = 100 * m / t, 100 * m / g", "p, r = 100 * m / g, 100 * m / t", "case 'one sentence'", 'precision and recall swapped'),
-    ("p, r = 100 * m / t, 100 * m / g", "p, r = m / t, m / g", "case 'one sentence'", 'in percent'),
-    ("return p, r, 2 * p * r / (p + r)", "return p, r, (p + r) / 2", "case 'one sentence'", 'the harmonic mean'),
-    ("    m, g, t = (sum(c[i] for c in counts) for i in range(3))          # summed over the test set\n"
-     "    p, r = 100 * m / t, 100 * m / g                                    # over the parse's, the reference's brackets\n",
-     "    p = sum(100 * m / t for m, g, t in counts) / len(counts)\n    r = sum(100 * m / g for m, g, t in counts) / len(counts)\n",
-     "case 'a failed parse'", 'ZeroDivisionError. Likely mistake: a failed parse has no brackets'),
+    ("abs(r['bleu'] - base) > noise]", "r['bleu'] - base < -noise]", "case 'a gain beyond the noise'", 'either sign counts'),
+    ("abs(r['bleu'] - base) > noise]", "r['bleu'] - base > noise]", "case 'a loss beyond the noise'", "|BLEU - base BLEU| with the spread"),
+    ("abs(r['bleu'] - base) > noise]", "abs(r['bleu'] - base) >= noise]", "case 'a variant exactly at the spread'", '>, not >='),
+    ("noise = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')",
+     "noise = next(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')",
+     "case 'two other seeds'", "not the first one's"),                                   # the first seed's spread only
+    ("noise = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')",
+     "noise = (lambda ds: sum(ds) / len(ds))([abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base'])",
+     "case 'two other seeds'", "not their mean"),                                         # the mean spread
+    ("return [r['id'] for r in recs", "return [r for r in recs", "case 'a loss beyond the noise'", "return a list of the variants' ids"),
 ])
-def test_corpus_prf_mistakes_are_named(old, new, case, mistake):
-    assert old in PRF, old
-    ok, line = said(check_corpus_prf, corpus(PRF.replace(old, new)))
+def test_beyond_mistakes_are_named(in_nbs, old, new, case, mistake):
+    assert old in BEYOND, old
+    ok, line = said(check_beyond_noise, beyond(BEYOND.replace(old, new)))
     assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
 
-def test_corpus_prf_sentence_average_is_named():
-    from transformer_nb.treebank import prf
-    ok, line = said(check_corpus_prf, lambda cs: tuple(sum(prf(*c)[i] for c in cs) / len(cs) for i in range(3)))
-    assert not ok and "case 'a failed parse'" in line and "an average of the sentences' scores" in line, line
+def test_beyond_that_lists_the_seed_runs_is_named(in_nbs):
+    sol = beyond()
+    ok, line = said(check_beyond_noise, lambda recs: sol(recs) + [r['id'] for r in recs if r['variant'] == 'base' and r['id'] != 'base'])
+    assert not ok and "the other runs of 'base' are the noise" in line, line
 
-def test_the_exercises_are_three_and_each_has_its_check():
-    text = cells(NB)[EXERCISES][1]
-    assert [exercise(NB, EXERCISES, n)[:3] for n in (1, 2, 3)] == ['1. ', '2. ', '3. ']
-    assert 'check_linearize(my_linearize)' in cells(NB)['e12c0002'][1] and 'check_corpus_prf(my_corpus_prf)' in cells(NB)['e12c0004'][1]
-    assert '`NP=1`' in text                                          # the rule the check holds: indices stripped too
+def test_beyond_against_the_papers_deltas_is_not_passed(in_nbs):
+    "Reading the paper's column, or comparing with base-seed1 instead of base, does not pass."
+    ok, line = said(check_beyond_noise, lambda recs: ['B-dk4', 'C-d64'])
+    assert not ok and line.startswith("Not yet: case 'a loss beyond the noise'"), line
+    sol = beyond()
+    ok, line = said(check_beyond_noise, lambda recs: sol([dict(r, id='base' if r['id'] == 'base-seed1' else 'base-seed1' if r['id'] == 'base' else r['id']) for r in recs]))
+    assert not ok, line
+
+# --- exercise 3: reading the maps with code ---
+
+HEADS = code_blocks(NB, EXERCISES)[1]
+
+def test_heads_solution_passes(in_nbs):
+    ns = {}; exec(HEADS, ns)
+    assert said(check_heads_looking, ns['heads_looking']) == (True, 'heads_looking reads a made-up map and the 5 readings of the text from the stored maps')
+
+def test_heads_stub_is_reported_as_not_written(in_nbs, capsys):
+    ns = namespace(NB, 'e11c0003')
+    assert 'heads_looking is not written yet' in capsys.readouterr().out
+    assert said(check_heads_looking, ns['heads_looking'])[0] is False
+
+@pytest.mark.parametrize('wrong, case, mistake', [
+    ('lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]',
+     "case 'a made-up map: rows 1 and 2 -> key 3'", 'numbered from 1'),
+    ('lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if any(w[h, r].argmax() == col for r in rows)]',
+     "case 'a made-up map: rows 1 and 2 -> key 3'", 'not any'),
+    ('lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, :, col].argmax() == r for r in rows)]',
+     "case 'a made-up map: rows 1 and 2 -> key 3'", 'over the keys'),
+    ('lambda w, rows, col: None', "case 'a made-up map: rows 1 and 2 -> key 3'", 'return a list'),
+    ('lambda w, rows, col: [1]', "case 'a made-up map: rows 1 and 2 -> key 3'", "compare each row's argmax"),
+    ('lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w.mean(0)[r].argmax() == col for r in rows)]',
+     "case 'a made-up map: rows 1 and 2 -> key 3'", 'the heads averaged'),                                  # a heads summary over the wrong axis
+    ('lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if w[h, rows].mean(0).argmax() == col]',
+     "case 'a made-up map: rows 1 and 2 -> key 3'", 'the rows averaged'),
+    ('lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if w[h].mean(0).argmax() == col]',
+     "case 'a made-up map: rows 1 and 2 -> key 3'", 'averaged over every query'),
+    ('lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, r].mean(0) == col for r in rows)]',
+     "case 'a made-up map: rows 1 and 2 -> key 3'", "w[h, r].argmax()"),                                    # a mean where an argmax belongs
+])
+def test_heads_mistakes_are_named(in_nbs, wrong, case, mistake):
+    ok, line = said(check_heads_looking, eval(wrong))
+    assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
+
+def test_a_check_that_raises_inside_the_answer_says_so_and_returns_false(in_nbs):
+    def broken(w, rows, col): return 1 / 0
+    ok, line = said(check_heads_looking, broken)
+    assert not ok and line == 'broken raised ZeroDivisionError: division by zero', line

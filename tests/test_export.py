@@ -295,9 +295,9 @@ def test_onnx_int8_stores_a_tied_table_once(onnx_mods, tmp_path, tok, tie, table
     assert sum(a == b for a, b in zip(int8, fp32)) >= 40, list(zip(int8, fp32))  # a barely trained model: near-ties flip
 
 def test_onnx_attention_is_every_head_of_every_layer(onnx_mods, tmp_path, tok):
-    "The graphs return the weights `attention_maps` (11_results) computes, (N, h, n_q, n_k) each, for the decoded sentence."
+    "The graphs return the weights `attention_maps` (12_variations) computes, (N, h, n_q, n_k) each, for the decoded sentence."
     _, ex = onnx_mods
-    from transformer_nb.evaluation import attention_maps
+    from transformer_nb.variations import attention_maps
     c = trained_checkpoint(tmp_path / 'm.pt', tok, steps=40)
     model, _, _ = model_from_checkpoint(c)
     m = ex.OnnxModel(ex.export_onnx(c, tmp_path / 'onnx', quantize=None))

@@ -395,7 +395,7 @@ def beam_record(model, tok, sentence:str) -> dict:
     import torch
     from transformer_nb.core import BOS_ID, EOS_ID
     from transformer_nb.decoding import beam_search
-    from transformer_nb.evaluation import attention_maps
+    from transformer_nb.variations import attention_maps
     src = torch.tensor([tok.encode(sentence) + [EOS_ID]])
     ids = beam_search(model, src, beam=4, alpha=0.6)[0][0][0]
     tgt_out = ids + [EOS_ID]

@@ -1,4 +1,4 @@
-"§6.3 parsing (12_parsing): the generated treebank, linearised trees and their repair, EVALB scoring, the results file, the CLI."
+"§6.3 parsing (13_parsing): the generated treebank, linearised trees and their repair, EVALB scoring, the results file, the CLI."
 import json, os, random, re, subprocess, sys
 from collections import Counter
 from pathlib import Path
@@ -181,11 +181,11 @@ def test_results_file_has_every_system_with_provenance():
     assert max(by['parsing-greedy']['f1'], by['parsing-beam21']['f1']) <= by['parsing-viterbi']['f1'] + 1.0
 
 def test_notebook_shows_the_results_file():
-    nb = json.loads((ROOT / 'nbs' / '12_parsing.ipynb').read_text())
+    nb = json.loads((ROOT / 'nbs' / '13_parsing.ipynb').read_text())
     shown = [''.join(o['data']['text/markdown']) for c in nb['cells'] if c['cell_type'] == 'code'
              for o in c.get('outputs', []) if 'text/markdown' in o.get('data', {})]
     recs = load_results(RESULTS, PARSE_KEYS)
-    assert parse_table(recs) in shown and _table4_beside(recs) in shown, "re-run nbs/12_parsing.ipynb"
+    assert parse_table(recs) in shown and _table4_beside(recs) in shown, "re-run nbs/13_parsing.ipynb"
     assert len(PAPER_TABLE4) == 12
 
 # --- the command line ---

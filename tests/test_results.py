@@ -62,9 +62,10 @@ def test_bad_records_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r'bad.json: record 0 \(y\) lacks'): load_results(tmp_path / 'bad.json')
     assert not (tmp_path / 'r.json').exists()
 
-# --- Table 3 at Multi30k scale (11_results, experiments/table3.py) ---
+# --- Table 3 at Multi30k scale (12_variations, experiments/table3.py) ---
 import importlib.util
-from transformer_nb.evaluation import _TABLE3_KEYS, table3_table, table3_variants, corpus_scores
+from transformer_nb.evaluation import corpus_scores
+from transformer_nb.variations import _TABLE3_KEYS, table3_table, table3_variants
 from transformer_nb.model import PRESETS, get_config
 from transformer_nb.trainer import TrainConfig
 from transformer_nb.cli import _train_parser, _settings
@@ -111,7 +112,7 @@ def test_table3_file_has_real_records():
 
 def test_table3_notebook_and_readme_show_the_file():
     table = table3_table(load_results(TABLE3, _TABLE3_KEYS), PRESETS['mini'])
-    assert table in stored_markdown_outputs(ROOT / 'nbs' / '11_results.ipynb'), "re-run nbs/11_results.ipynb"
+    assert table in stored_markdown_outputs(ROOT / 'nbs' / '12_variations.ipynb'), "re-run nbs/12_variations.ipynb"
     assert table in (ROOT / 'README.md').read_text(), "README.md's Table 3 differs from results/table3.json: run tools/make_readme.py"
 
 def test_corrupt_results_file_is_named(tmp_path):

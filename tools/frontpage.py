@@ -109,8 +109,9 @@ PATH = [
     ('08_data', '§5.1', 'the corpora, a joint BPE vocabulary, batches by token count'),
     ('09_training', '§5.2–5.4', 'the warm-up schedule, dropout, label smoothing, a training loop'),
     ('10_decoding', '§6.1', 'greedy and beam search, the length penalty, checkpoint averaging'),
-    ('11_results', '§6.1–6.2, Tables 2–3', 'BLEU with sacreBLEU, Tables 2 and 3 at Multi30k scale, a trained model\'s attention'),
-    ('12_parsing', '§6.3, Table 4', 'constituency parsing as translation, bracket F1'),
+    ('11_results', '§6.1, Table 2', 'BLEU with sacreBLEU and why scores disagree, Table 2 and its costs, our results beside it'),
+    ('12_variations', '§6.2, Table 3', 'Table 3 at Multi30k scale against a seed band, a trained model\'s attention maps'),
+    ('13_parsing', '§6.3, Table 4', 'constituency parsing as translation, bracket F1'),
 ]
 
 def path_table() -> Markdown:
@@ -124,7 +125,7 @@ def path_table() -> Markdown:
     rows = [f"| [{n}]({n}.ipynb) | {sec} | {what} | {time_phrase(nbs[n + '.ipynb']['seconds'])} |" for n, sec, what in PATH]
     wall, cpu = (sum(nbs[n][k] for n in names) for k in ('seconds', 'cpu_seconds'))
     return Markdown('| notebook | paper | what you will learn | Run All (wall time) |\n|---|---|---|---|\n' + '\n'.join(rows) +
-                    f"\n\nIn all, Run All of the thirteen notebooks takes {time_phrase(wall)} of wall time "
+                    f"\n\nIn all, Run All of the fourteen notebooks takes {time_phrase(wall)} of wall time "
                     f"({time_phrase(cpu)} of CPU time), one notebook at a time {where_measured(times, names)}.")
 
 # ---- notation: symbol, what it is in the paper, in the code, the paper's value (base model, EN-DE), the default here
@@ -166,7 +167,7 @@ def results_table() -> Markdown:
 def table3() -> Markdown:
     "Table 3's variations at Multi30k scale (results/table3.json), beside the paper's figures."
     from transformer_nb.records import load_results
-    from transformer_nb.evaluation import _TABLE3_KEYS, table3_table
+    from transformer_nb.variations import _TABLE3_KEYS, table3_table
     from transformer_nb.model import PRESETS
     return Markdown(table3_table(load_results(RESULTS / 'table3.json', _TABLE3_KEYS), PRESETS['mini']))
 

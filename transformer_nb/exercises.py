@@ -8,8 +8,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a26_exercises.html.md"""
 __all__ = ['report', 'check_pad_batch', 'diagnose_weights', 'check_attention', 'check_restricted', 'check_heads',
            'check_loop_mha', 'check_conv_to_ffn', 'check_my_embeddings', 'check_encoding', 'check_relative_bias',
            'check_sublayer', 'check_forward', 'check_parsing_counts', 'check_restricted_attention', 'check_bpe',
-           'check_schedule', 'check_label_smoothing', 'check_greedy_step', 'check_bleu', 'check_heads_looking',
-           'check_linearize', 'check_corpus_prf']
+           'check_schedule', 'check_label_smoothing', 'check_greedy_step', 'check_bleu', 'check_beyond_noise',
+           'check_heads_looking', 'check_linearize', 'check_corpus_prf']
 
 # %% ../nbs/A26_exercises.ipynb #a26e0004
 import copy, functools, math, re
@@ -693,16 +693,20 @@ def check_greedy_step(step, model) -> bool:
 from collections import Counter
 
 # %% ../nbs/A26_exercises.ipynb #a26c1101
-def _bleu_arithmetic(hyps, refs) -> float:
-    "BLEU with the four precisions averaged arithmetically instead of geometrically: a mistake `check_bleu` names."
-    m, t, c, r = [0] * 4, [0] * 4, 0, 0
+def _bleu_like(hyps, refs, orders:int=4, weight:float|None=None, arithmetic:bool=False) -> float:
+    "BLEU as a learner might write it: n-grams of orders 1 to `orders`, each precision weighted `weight` (default 1/orders), their geometric (or `arithmetic`) mean; 0 to 100."
+    m, t, c, r = [0] * orders, [0] * orders, 0, 0
     for h, ref in zip(hyps, refs):
         h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
-        for n in range(4):
+        for n in range(orders):
             hc, rc = Counter(zip(*[h[i:] for i in range(n + 1)])), Counter(zip(*[ref[i:] for i in range(n + 1)]))
             m[n] += sum(min(k, rc[g]) for g, k in hc.items()); t[n] += max(len(h) - n, 0)
-    return 100 * (1 if c >= r else math.exp(1 - r / c)) * sum(a / b if b else 0 for a, b in zip(m, t)) / 4
+    bp, w = (1 if c >= r else math.exp(1 - r / c)), weight or 1 / orders
+    if arithmetic: return 100 * bp * sum(a / b if b else 0 for a, b in zip(m, t)) / orders
+    if not all(m): return 0.0
+    return 100 * bp * math.exp(sum(w * math.log(a / b) for a, b in zip(m, t)))
 
+# %% ../nbs/A26_exercises.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
     "11_results, exercise 2: your `my_bleu(hyps, refs)` (corpus BLEU, 0 to 100) against sacreBLEU's, one ingredient per case."
@@ -721,20 +725,76 @@ def check_bleu(my_bleu) -> str:
     for name, hyps, refs, mistake in cases:
         mine, theirs = my_bleu(hyps, refs), corpus_scores(hyps, refs)['bleu']
         assert isinstance(mine, (int, float)), f"case '{name}': my_bleu returned {mine!r}; return one number, 0 to 100"
-        if abs(mine - theirs) >= 0.01 and abs(mine - _bleu_arithmetic(hyps, refs)) < 0.01:
+        near = lambda x: abs(mine - x) < 0.01
+        if near(theirs): continue
+        fewer = next((k for k in (1, 2, 3) for w in (None, 0.25) if near(_bleu_like(hyps, refs, k, w))), None)
+        if near(theirs / 100):
+            mistake = "a score on a 0-1 scale: corpus BLEU is reported from 0 to 100 here, as sacreBLEU does (multiply by 100)"
+        elif fewer:
+            mistake = (f"n-grams of orders 1 to {fewer} only: BLEU uses n = 1, 2, 3 and 4, each log p_n weighted 1/4 "
+                       f"(range(1, 5) and four counts)")
+        elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = ("the arithmetic mean of the precisions: BLEU takes their geometric mean, "
                        "exp((log p1 + log p2 + log p3 + log p4) / 4), times BP")
         assert abs(mine - theirs) < 0.01, f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: {mistake}"
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums"
 
+# %% ../nbs/A26_exercises.ipynb #a26v0002
+_NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): each built so that one mistake shows
+    ("a loss beyond the noise", [('base', 'base', 30.0), ('base-seed1', 'base', 31.0), ('A', 'A', 28.5), ('B', 'B', 30.5)], ['A']),
+    ("a gain beyond the noise", [('base', 'base', 30.0), ('base-seed1', 'base', 29.0), ('C', 'C', 32.0)], ['C']),
+    ("a variant exactly at the spread", [('base', 'base', 30.0), ('base-seed1', 'base', 31.0), ('F', 'F', 29.0)], []),
+    ("two other seeds", [('base', 'base', 30.0), ('base-seed1', 'base', 30.5), ('base-seed2', 'base', 28.0), ('D', 'D', 28.4),
+                         ('E', 'E', 27.5), ('G', 'G', 30.8)], ['E'])]   # the spreads: 0.5 the first seed's, 1.25 their mean, 2 the largest
+
+def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
+    "(likely mistake, the ids it gives) for Table 3 records `recs`: the answers of the mistakes `check_beyond_noise` names."
+    base = next(r['bleu'] for r in recs if r['id'] == 'base')
+    seeds = [abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base']
+    var, spread = [r for r in recs if r['variant'] != 'base'], "the spread is the largest |BLEU - base BLEU| over every other run of 'base'"
+    return [("either sign counts: a gain beyond the spread is as real as a loss (compare |BLEU - base BLEU|)",
+             [r['id'] for r in var if r['bleu'] - base < -max(seeds)]),
+            ("beyond means more than the spread: >, not >=", [r['id'] for r in var if abs(r['bleu'] - base) >= max(seeds)]),
+            (spread + ", not the first one's", [r['id'] for r in var if abs(r['bleu'] - base) > seeds[0]]),
+            (spread + ", not their mean", [r['id'] for r in var if abs(r['bleu'] - base) > sum(seeds) / len(seeds)])]
+
+# %% ../nbs/A26_exercises.ipynb #a26v0005
+@report
+def check_beyond_noise(fn, path='../results/table3.json') -> str:
+    "12_variations, exercise 2: your `beyond_noise(recs)` on made-up Table 3 records and on the stored table (only width and key size)."
+    import json
+    from pathlib import Path
+    stored = json.loads(Path(path).read_text(encoding='utf-8'))
+    cases = [(name, [dict(id=i, variant=v, bleu=b) for i, v, b in rows], want) for name, rows, want in _NOISE_CASES]
+    cases.append(("the stored Table 3", stored, ['B-dk4', 'C-d64', 'C-d256']))
+    for name, recs, want in cases:
+        got = fn([dict(r) for r in recs])
+        try: ids = sorted(got) if all(isinstance(x, str) for x in got) else None
+        except TypeError: ids = None
+        assert ids is not None, f"case '{name}': got {got!r:.80}; return a list of the variants' ids (str)"
+        if ids == sorted(want): continue
+        hint = ("the other runs of 'base' are the noise, not variants: leave out every record whose variant is 'base'"
+                if any(r['variant'] == 'base' for r in recs if r['id'] in ids) else
+                next((h for h, alt in _noise_mistakes(recs) if sorted(alt) == ids),
+                     "compare each variant's |BLEU - base BLEU| with the spread, the largest over the other runs of 'base'"))
+        raise AssertionError(f"case '{name}': got {ids}, want {sorted(want)}. Likely mistake: {hint}")
+    return f"{fn.__name__} finds the variants beyond the noise in {len(cases)} tables"
+
 # %% ../nbs/A26_exercises.ipynb #a26c1103
+_HEADS_MADE_UP = torch.tensor([[[.5, .05, .45], [0., .3, .7], [.2, .45, .35]],     # rows 1, 2 and 3 of 4 heads over 3 keys:
+                               [[.4, .45, .15], [.2, .3, .5], [.3, .5, .2]],      # only head 3 puts both rows 1 and 2 on key 3,
+                               [[0., .3, .7], [.35, .1, .55], [.55, .45, 0.]],    # and each way of averaging, or of reading
+                               [[.4, .45, .15], [.5, .05, .45], [.15, .2, .65]]]) # the wrong axis, gives other heads
+"A made-up map (h, n_q, n_k): rows 1 and 2 look hardest at key 3 in head 3 only; each wrong reading gives another answer."
+
 @report
 def check_heads_looking(heads_looking, path='../results/attention/multi30k.json') -> str:
-    "11_results, exercise 3: your `heads_looking(w, rows, col)` on the stored Multi30k maps (layer 3), against the readings of the text."
-    from transformer_nb.evaluation import load_attention
+    "12_variations, exercise 3: your `heads_looking(w, rows, col)` on the stored Multi30k maps (layer 3), against the readings of the text."
+    from transformer_nb.variations import load_attention
     s = load_attention(path)['sentences'][0]
     src, out, enc, cross = s['labels']['src'], s['labels']['tgt_out'], s['maps']['encoder'][2], s['maps']['cross'][2]
-    cases = [("the comma, in, einem and am -> spielen (encoder)", enc, [src.index(w) for w in (',', '▁in', '▁einem', '▁am')], src.index('▁spielen'), [3]),
+    cases = [("a made-up map: rows 1 and 2 -> key 3", _HEADS_MADE_UP, [0, 1], 2, [3]),
+             ("the comma, in, einem and am -> spielen (encoder)", enc, [src.index(w) for w in (',', '▁in', '▁einem', '▁am')], src.index('▁spielen'), [3]),
              ("Gruppe, älterer and Menschen -> Menschen (encoder)", enc, [src.index(w) for w in ('▁Gruppe', '▁älterer', '▁Menschen')], src.index('▁Menschen'), [4]),
              ("playing -> spielen (enc-dec)", cross, [out.index('▁playing')], src.index('▁spielen'), [2, 3, 4, 6, 8]),
              ("in -> am (enc-dec)", cross, [out.index('▁in')], src.index('▁am'), [1, 2, 3, 4, 6, 7]),
@@ -749,9 +809,15 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
                 if got == [h + 1 for h in range(w.shape[0]) if any(w[h, r].argmax() == col for r in rows)] else
                 "a row's largest weight is over the keys, the last axis: w[h, r].argmax()"
                 if got == [h + 1 for h in range(w.shape[0]) if all(w[h, :, col].argmax() == r for r in rows)] else
+                "the heads averaged (w.mean(0), axis 0): read each head's map on its own, w[h]"
+                if got == [h + 1 for h in range(w.shape[0]) if all(w.mean(0)[r].argmax() == col for r in rows)] else
+                "the rows averaged before the argmax: every row of `rows` must look hardest at `col` on its own"
+                if got == [h + 1 for h in range(w.shape[0]) if w[h, rows].mean(0).argmax() == col] else
+                "averaged over every query (w[h].mean(0)): read only the rows of `rows`, each over the keys"
+                if got == [h + 1 for h in range(w.shape[0]) if w[h].mean(0).argmax() == col] else
                 "compare each row's argmax over the keys with `col`, for every head")
         raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
-    return f"heads_looking reads the {len(cases)} readings of the text from the maps"
+    return f"heads_looking reads a made-up map and the {len(cases) - 1} readings of the text from the stored maps"
 
 # %% ../nbs/A26_exercises.ipynb #a26c1201
 _GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) "
@@ -759,7 +825,7 @@ _GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,)
 
 @report
 def check_linearize(fn) -> str:
-    "12_parsing, exercise 1: your `fn(tree) -> str` against `linearize` (words at the leaves) on John's tree, a gapping tree and sampled trees."
+    "13_parsing, exercise 1: your `fn(tree) -> str` against `linearize` (words at the leaves) on John's tree, a gapping tree and sampled trees."
     from nltk import Tree
     from transformer_nb.treebank import coarse_label, is_preterminal
     from transformer_nb.parsing import linearize, sample_treebank
@@ -788,7 +854,7 @@ def check_linearize(fn) -> str:
 # %% ../nbs/A26_exercises.ipynb #a26c1203
 @report
 def check_corpus_prf(fn) -> str:
-    "12_parsing, exercise 3: your `fn(counts) -> (precision, recall, F1)` in percent, for (matched, reference, parse) counts per sentence."
+    "13_parsing, exercise 3: your `fn(counts) -> (precision, recall, F1)` in percent, for (matched, reference, parse) counts per sentence."
     from transformer_nb.treebank import prf
     close = lambda a, b: len(a) == len(b) and all(abs(x - y) < 1e-6 for x, y in zip(a, b))
     cases = [("one sentence", [(6, 6, 7)]), ("a failed parse", [(6, 6, 7), (0, 5, 0)]),

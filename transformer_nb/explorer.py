@@ -147,7 +147,7 @@ def live_sentence(model, tok, sentence:str, max_extra:int=50) -> dict:
     import torch
     from transformer_nb.core import BOS_ID, EOS_ID
     from transformer_nb.decoding import greedy_decode, max_output_lengths
-    from transformer_nb.evaluation import attention_maps
+    from transformer_nb.variations import attention_maps
     from transformer_nb.fast_decoding import one_line
     if not isinstance(sentence, str) or not sentence.strip(): raise ValueError(f"sentence={sentence!r}: give a sentence to translate (a non-empty str)")
     ids = tok.encode(sentence.strip())

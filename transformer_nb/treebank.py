@@ -1,4 +1,4 @@
-"""What 12_parsing takes for granted: reading Penn Treebank files, with errors that name the file, line and column, and scoring trees the way EVALB does, rule by rule, each rule tested on hand-worked trees; and drawing trees.
+"""What 13_parsing takes for granted: reading Penn Treebank files, with errors that name the file, line and column, and scoring trees the way EVALB does, rule by rule, each rule tested on hand-worked trees; and drawing trees.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a15_treebank.html.md"""
 
@@ -243,7 +243,7 @@ def make_parse_record(id:str, ckpt, model, scores:dict, pairs:list, hyps:list[st
 
 # %% ../nbs/A15_treebank.ipynb #a15r0004
 def parse_table(recs:list[dict]) -> str:
-    "Parsing records as a markdown table (12_parsing and README show exactly this)."
+    "Parsing records as a markdown table (13_parsing and README show exactly this)."
     head = ('| run | system | decoding | params | precision | recall | F1 | exact | malformed | failed | train time | hardware |\n'
             '|---|---|---|---|---|---|---|---|---|---|---|---|\n')
     return head + '\n'.join(

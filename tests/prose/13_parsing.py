@@ -1,11 +1,11 @@
-"""The figures that 12_parsing's text quotes, checked against where they come from: the paper's constants
+"""The figures that 13_parsing's text quotes, checked against where they come from: the paper's constants
 (`PAPER_PARSING`, `PAPER_TABLE4`), the parsing task's recipe, the generated treebank, the records of
 `results/parsing.json`, and the stored run of the notebook's `#| slow` cells (the demo parser's training, its scores
 and its attention counts, as the saved notebook printed them). Run at the end of the notebook by one hidden cell,
 which `exec`s this file (not `%run`, whose errors would not fail the cell), so that a figure that drifts fails `nbdev-test`; everything is recomputed
 here, in a function of its own, and none of the learner's names is read or rebound."""
 
-def _check_12_prose():
+def _check_13_prose():
     import inspect, re, statistics
     from pathlib import Path
     from fastcore.test import test_fail
@@ -16,7 +16,7 @@ def _check_12_prose():
     from transformer_nb.treebank import PARSE_KEYS
     from transformer_nb.parsing import (PAPER_PARSING as PP, PAPER_TABLE4, _LEXICON, english_pcfg,
                                         parsing_corpus, sample_treebank)
-    nbf = NotebookFile('12_parsing.ipynb')
+    nbf = NotebookFile('13_parsing.ipynb')
     quoted = nbf.quoted
     quoted('fedf9d24', '92.7'); test_fail(lambda: quoted('fedf9d24', 'no such text'), contains='should say')   # the check can fail
 
@@ -112,5 +112,5 @@ def _check_12_prose():
         tok_full = Tokenizer.train(full, vocab_size=vocab)
         assert all(len(tok_full.pieces(t)) == (2 if t[0] in '()' else 1) for t in {t for _, lin in full.train for t in lin.split()})
 
-_check_12_prose()
-del _check_12_prose
+_check_13_prose()
+del _check_13_prose

@@ -1,0 +1,113 @@
+"""The figures that 12_variations's text quotes, checked against where they come from: the paper's Table 3
+(`PAPER_TABLE3`), the sweep's records (`results/table3.json`), the stored attention maps (`results/attention/`), the
+results file they are scored in (`results/results.json`) and Multi30k where it is present. Run at the end of the
+notebook by one hidden cell, which `exec`s this file (not `%run`, whose errors would not fail the cell), so that a
+figure that drifts fails `nbdev-test`; everything is recomputed here, in a function of its own, and none of the
+learner's names is read or rebound."""
+
+def _check_12_prose():
+    import json, re
+    from pathlib import Path
+    from fastcore.test import test_eq, test_fail
+    from transformer_nb.machine import NotebookFile
+    from transformer_nb.model import PRESETS, PAPER_TABLE3
+    from transformer_nb.records import load_results
+    from transformer_nb.datasets import load_dataset, find_multi30k
+    from transformer_nb.variations import _TABLE3_KEYS, load_attention
+    nbf = NotebookFile('12_variations.ipynb')
+    quoted = nbf.quoted
+    quoted('12a00005', '§6.3'); test_fail(lambda: quoted('12a00005', 'no such text'), contains='should say')   # the check can fail
+    by = {r['id']: r for r in load_results(Path('../results/results.json'))}
+    t3 = {r['id']: r for r in load_results(Path('../results/table3.json'), _TABLE3_KEYS)}
+    M30K = json.loads(Path('../results/multi30k_stats.json').read_text())
+    w = M30K['test2016_words_per_sentence']
+    quoted('ba454799', f"short ({w['en']:.0f} English words on average)")
+    m30k_dir = find_multi30k()
+
+    # Table 3 at Multi30k scale: the sweep's records and the paper's rows
+    t3_base = t3['base']
+    opt = lambda name, r=t3_base: float(re.search(rf'--{name} ([\d.]+)', r['command']).group(1))
+    steps, warm = int(opt('steps')), int(opt('warmup'))
+    d3 = lambda k, key='bleu': t3[k][key] - t3_base[key]
+    pd3 = lambda k: PAPER_TABLE3[k][1] - PAPER_TABLE3['base'][1]
+    quoted('ba454799', f"moves BLEU by {abs(d3('base-seed1')):.1f} and perplexity by {abs(d3('base-seed1', 'valid_ppl')):.1f}",
+           f"costs {-d3('B-dk4'):.1f} BLEU and {d3('B-dk4', 'valid_ppl'):.0f} points of perplexity",
+           f"{t3['C-d64']['params'] / 1e6:.1f}M parameters) costs {-d3('C-d64'):.1f} BLEU and {d3('C-d64', 'valid_ppl'):.0f} points",
+           f"{t3['C-d256']['params'] / 1e6:.1f}M parameters) gains {d3('C-d256'):.1f} BLEU and {-d3('C-d256', 'valid_ppl'):.1f}\n  points",
+           f"costs {-d3('C-N1'):.1f} BLEU and no perplexity", f"(+{d3('A-h1'):.1f};", f"lose {-d3('A-h16'):.1f}, inside the noise",
+           f"unchanged (−{-d3('D-drop0.0'):.1f})", f"({t3['D-ls0.0']['valid_ppl']:.1f} against\n  {t3_base['valid_ppl']:.2f})",
+           f"BLEU does not (−{-d3('D-ls0.0'):.1f})", f"+{d3('E-learned'):.1f} BLEU, inside the noise")
+    assert abs(d3('C-N1', 'valid_ppl')) < 0.2                                               # "no perplexity"
+    quoted('ba454799', f"no perplexity ({t3['C-N1']['valid_ppl']:.1f} against {t3_base['valid_ppl']:.1f};")
+    assert all(abs(d3(k)) < abs(d3('base-seed1')) for k in ('C-N1', 'A-h16', 'E-learned'))   # "inside the noise"
+    test_eq({k for k in t3 if k != 'base-seed1' and abs(d3(k)) > abs(d3('base-seed1'))}, {'B-dk4', 'C-d64', 'C-d256'})   # "only width and key size"
+    for f in ('steps', 'max-tokens', 'warmup', 'lr-scale', 'seed', 'vocab-size'):               # one budget for every variant
+        assert len({opt(f, r) for r in t3.values() if r['seed'] == 0}) == 1, f
+    test_eq(opt('lr-scale'), 0.5)
+    quoted('a74c6cb3', f"the same {steps} updates of at most {int(opt('max-tokens'))} tokens per side",
+           f"(warm-up {warm}, half the paper's rate)", f"and {int(opt('vocab-size')) // 1000}k BPE vocabulary")
+    mini = PRESETS['mini']
+    quoted('b18df25a', f"($d_{{model}}$ {mini['d_model']}, {mini['N']}+{mini['N']} layers, {mini['h']} heads of $d_k={mini['d_model'] // mini['h']}$, "
+           f"$d_{{ff}}={mini['d_ff']}$,\n{t3_base['params'] / 1e6:.1f}M parameters")
+    quoted('b18df25a', f"a single head is {-pd3('A-h1'):.1f} BLEU worse than eight")
+    quoted('ba454799', f"the paper's 6 → 2 layers: {-pd3('C-N2'):.1f} BLEU)", f"the paper's quarter,\n  $d_k = 16$, costs {-pd3('B-dk16'):.1f}",
+           f"(the paper's halving: {-pd3('C-d256'):.1f})", f"(the paper's doubling: {pd3('C-d1024'):.1f})",
+           f"(+{d3('A-h1'):.1f}; the paper: −{-pd3('A-h1'):.1f})", f"the paper's −{-pd3('D-drop0.0'):.1f}",
+           f"({PAPER_TABLE3['D-ls0.0'][0]} against {PAPER_TABLE3['base'][0]}, −{-pd3('D-ls0.0'):.1f} BLEU)", f"(the paper: −{-pd3('E-learned'):.1f})")
+    if m30k_dir is not None:     # "a little over six epochs": the sweep's 800 updates, counted in batches of the same data
+        from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler
+        m30k = load_dataset('multi30k', 'en', 'de', data_dir=m30k_dir, download=False)
+        ex = encode_pairs(Tokenizer.train(m30k, vocab_size=int(opt('vocab-size'))), m30k.train, max_len=256)
+        epochs = steps / len(TokenBatchSampler([len(s) for s, _ in ex], [len(t) for _, t in ex], int(opt('max-tokens'))))
+        assert 6 < epochs < 6.5, epochs                   # also the "six epochs" of the summary
+
+    # the attention maps: what the text reads in the stored maps
+    argmax_heads = lambda w, rows, col, keys: [h + 1 for h in range(w.shape[0]) if all(w[h, r].argmax() == keys.index(col) for r in rows)]
+    NUM = load_attention('../results/attention/numbers.json'); num = NUM['sentences'][0]
+    src, out = num['labels']['src'], num['labels']['tgt_out']
+    enc, cross, dec = (num['maps'][k][1] for k in ('encoder', 'cross', 'decoder'))            # layer 2: (h, n_q, n_k)
+    test_eq(argmax_heads(enc, [src.index(w) for w in ('▁three', '▁hundred', '▁forty')], 'two', src), [2])
+    test_eq([src[i] for i in range(src.index('▁thousand')) if enc[3, i].argmax() != src.index('▁thousand')], ['two'])   # head 4: the first block but two
+    test_eq(out, ['▁dreihundertzwei', 'undvier', 'zigtausendein', 'undsiebzig', '</s>'])
+    test_eq(argmax_heads(cross, [out.index('undvier')], '▁forty', src), [3, 4])
+    test_eq(argmax_heads(cross, [out.index('zigtausendein')], 'one', src), [3, 4])
+    test_eq(argmax_heads(cross, [out.index('undsiebzig')], '▁seventy', src), [1, 3, 4])
+    test_eq(argmax_heads(cross, [0], '▁three', src), [1, 2, 3, 4])
+    test_eq([h + 1 for h in range(4) if all(dec[h, t].argmax() == t and dec[h, t, t] > 0.8 for t in range(len(out)))], [2, 3, 4])
+    test_eq(NUM['test']['exact_match'], by['numbers-en-de-default-avg5-beam4']['exact_match'])    # the main job's model of the results table
+    quoted('977893a0', f": {NUM['config']['N']} layers of {NUM['config']['h']} heads)", f"*{num['hyp']}*", f"*{num['src']}*")
+    MT = load_attention('../results/attention/multi30k.json'); mt = MT['sentences'][0]
+    src, out, tin = mt['labels']['src'], mt['labels']['tgt_out'], mt['labels']['tgt_in']
+    enc, cross, dec = (mt['maps'][k][2] for k in ('encoder', 'cross', 'decoder'))             # layer 3: (h, n_q, n_k)
+    test_eq([w is None for w in mt['maps']['cross']], [True, True, False])                   # the file keeps the last layer
+    test_eq((MT['name'], MT['direction'], MT['step'], MT['beam'], MT['layers']), ('multi30k', 'de-en', 1500, 4, [3]))
+    quoted('b77a1888', f"*{mt['src']}*", f"*{mt['hyp']}*", f"after {MT['step']:,} updates", f"{MT['config']['N']} layers of {MT['config']['h']} heads")
+    assert abs(MT['test']['bleu'] - 37.3) < 0.05 and MT['test']['n_sentences'] == 1000
+    test_eq(round(enc[2, src.index(','), src.index('▁spielen')].item(), 2), 0.97)
+    test_eq(src.index('▁spielen') - src.index(','), 8)                                                 # "eight pieces later"
+    test_eq(argmax_heads(enc, [src.index(w) for w in (',', '▁in', '▁einem', '▁am')], '▁spielen', src), [3])
+    test_eq(argmax_heads(enc, [src.index(w) for w in ('▁Gruppe', '▁älterer', '▁Menschen')], '▁Menschen', src), [4])
+    test_eq(argmax_heads(cross, [out.index('▁playing')], '▁spielen', src), [2, 3, 4, 6, 8])
+    test_eq([h + 1 for h in range(8) if cross[h, out.index('▁playing'), src.index('▁spielen')] > 0.995], [2, 4])
+    test_eq(src[-3], '▁spielen')                                                                         # the last word before the full stop
+    test_eq(len(argmax_heads(cross, [out.index('▁instruments')], '▁Instrumente', src)), 7)
+    test_eq(argmax_heads(cross, [out.index('▁in')], '▁am', src), [1, 2, 3, 4, 6, 7])
+    test_eq(argmax_heads(cross, [out.index('▁tent')], '▁Zelt', src), list(range(1, 9)))
+    test_eq([tin[dec[3, out.index(w)].argmax()] for w in ('▁tent', '▁by', '▁water', '.')], ['▁in', '▁in', '▁by', '▁by'])
+    # the times the "your own run" cells quote come from the stored runs
+    jobs = [r for r in json.loads(Path('../results/main_job.json').read_text()) if r['name'] == 'tnb-train']
+    assert f"each stored run took {max(r['time']['whole_command']['cpu_s'] for r in jobs) / 60:.0f} minutes of CPU time or less on a 2-core AMD EPYC)" in nbf.stored('c0b1a7e6')
+    assert all(r['hardware'].startswith('AMD EPYC') and ', 2 cores (CPU)' in r['hardware'] for r in jobs)
+    assert all(r['tnb_train'].startswith('tnb-train --seed ') for r in jobs)                                # tnb-train with its defaults, per seed
+    same = by['m30k-de-en-small-beam4']
+    assert f"(its stored run: {same['train_time_s'] / 60:.0f} minutes of updates on a 2-core AMD EPYC)" in nbf.stored('c0b1a7f4')
+    assert same['hardware'].startswith('AMD EPYC') and ', 2 cores (CPU)' in same['hardware']
+    flags = lambda cmd: re.sub(r'--out \S+ ', '', cmd.split('; ')[0].removeprefix('train: '))           # the command without its run folder
+    test_eq(flags(same['command']), flags(MT['train_command']))                                              # "the same command"
+    assert '/work/' not in ''.join(nbf.outputs.values()) and '/tmp/' not in ''.join(nbf.outputs.values())   # no machine's own paths
+    # the exercises: the variants beyond the noise, as the solution of exercise 2 finds them
+    test_eq(sorted(k for k in t3 if t3[k]['variant'] != 'base' and abs(t3[k]['bleu'] - t3['base']['bleu']) > abs(t3['base-seed1']['bleu'] - t3['base']['bleu'])),
+            ['B-dk4', 'C-d256', 'C-d64'])
+
+_check_12_prose()
+del _check_12_prose
