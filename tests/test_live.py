@@ -483,3 +483,91 @@ console.log(JSON.stringify({
     assert got['odd'] == [299, False], "an emoji (two UTF-16 units) is never cut in half"
     assert got['lost'] == [{'text': '<', 'as': 'unknown'}, {'text': '😀', 'as': 'unknown'}, {'text': '\u200b', 'as': 'dropped'}]
     assert got['given'] == [{'text': '<', 'as': 'unknown'}, {'text': '>', 'as': 'dropped'}]
+
+# --- the beam view's words, held against a search traced in Python -----------------------------------------------------
+
+def python_beam_labels(model, tok, sentence:str, beam:int=4, alpha:float=0.6, max_extra:int=50) -> list[dict]:
+    "Each step of 10_decoding's `beam_search` on `sentence`, traced, labelled by the rule the page states, and stopped as"
+    " tnb-translate stops (one translation wanted: once the best finished score is at least the best open log p / lp(L))."
+    import torch
+    from transformer_nb.core import EOS_ID
+    from transformer_nb.decoding import beam_search, length_penalty, max_output_lengths
+    src, trace, finished, steps = torch.tensor([tok.encode(sentence) + [EOS_ID]]), [], [], []
+    beam_search(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
+    L = int(max_output_lengths(model, src, max_extra)[0])
+    for t, s in enumerate(trace):
+        ys, (origin, token, logp, ends, go) = s['ys'], (s[k][0] for k in ('origin', 'tok', 'logp', 'ends', 'go'))
+        rows = []
+        for j in range(logp.numel()):
+            parent, end = ys[int(origin[j])][1:].tolist(), int(token[j]) == EOS_ID
+            fate = 'finishes' if bool(ends[j]) else 'goes on' if j in go.tolist() else 'dropped'
+            if fate == 'goes on' and t + 1 >= L: fate = 'finishes'                               # at the cap, they end too
+            rows.append(dict(tokens=parent if end else parent + [int(token[j])], logp=float(logp[j]), fate=fate))
+            if fate == 'finishes': finished.append((float(logp[j]) / s['lp'], rows[-1]['tokens']))
+        open_ = [r for r in rows if r['fate'] == 'goes on']
+        best = max(finished, key=lambda f: f[0]) if finished else None                      # the first to end on a tie
+        reach = open_[0]['logp'] / length_penalty(L, alpha) if open_ else None          # the most an open one could score
+        done = t + 1 >= L or not open_ or (best is not None and best[0] >= reach)
+        for r in open_: r['fate'] = 'left open' if done else r['fate']
+        steps.append(dict(rows=rows, best=best, done=done, best_open=rows.index(open_[0]) if open_ else None, n_finished=len(finished)))
+        if done: break
+    return steps
+
+BEAM_VIEW = """
+import { beamStep } from './nbs/live/app.mjs';
+import { readFileSync } from 'node:fs';
+const { results, maxExtra } = JSON.parse(readFileSync(0, 'utf8'));
+console.log(JSON.stringify(results.map(([res, beam]) => res.trace.map((_, t) => beamStep(res, t, { beam, alpha: 0.6, limit: res.src.length + maxExtra })))));
+"""
+
+def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_export):
+    "The words of the page's beam view (app.mjs's `beamStep`, over translate.mjs's trace of the float32 export) against"
+    " 10_decoding's `beam_search` traced in PyTorch, at every step of two sentences: each row's hypothesis, log p and fate"
+    " (finishes: an end among the 4 best; dropped: an end below them, or an open row past the 4 best; goes on; left open"
+    " when the search stops), the best open row, the best finished hypothesis and its score, the translation chosen in the"
+    " end, the step where the search stops, and every finished hypothesis counted; and the greedy view: one hypothesis, the"
+    " piece taken at each step greedy_decode's, ending at its end."
+    node_modules()
+    import torch
+    from transformer_nb.pretrained import load_pretrained
+    from transformer_nb.decoding import greedy_decode
+    from transformer_nb.core import EOS_ID
+    model, tok, _ = load_pretrained('multi30k-de-en')
+    model = model.float()
+    # the front page's first example (its chosen translation ends 3 steps before the search, 8 finish), and a short one
+    sentences = ['Ein brauner Hund rennt durch den tiefen Schnee.', 'Hallo.']
+    traced = [json.loads(l) for l in run_node(LIVE / 'translate.mjs', fp32_export, '--json', '--trace', *sentences, stdin='')]
+    greedy = json.loads(run_node(LIVE / 'translate.mjs', fp32_export, '--json', '--trace', '--beam', '1', sentences[0], stdin='')[0])
+    max_extra = json.loads((fp32_export / 'config.json').read_text())['max_extra']
+    r = subprocess.run([node(), '--input-type=module', '-e', BEAM_VIEW], input=json.dumps({'results': [[x, 4] for x in traced] + [[greedy, 1]],
+                       'maxExtra': max_extra}), capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    *views, gview = json.loads(r.stdout)
+    for sentence, res, view in zip(sentences, traced, views):
+        want = python_beam_labels(model, tok, sentence, max_extra=max_extra)
+        assert len(view) == len(want), (sentence, len(view), len(want))                   # it stops at the same step
+        for t, (v, w) in enumerate(zip(view, want)):
+            assert [(r['tokens'], r['fate']) for r in v['rows']] == [(r['tokens'], r['fate']) for r in w['rows']], (sentence, t)
+            assert all(abs(a['logp'] - b['logp']) < 1e-3 for a, b in zip(v['rows'], w['rows'])), (sentence, t)
+            assert [i for i, r in enumerate(v['rows']) if r['bestOpen']] == ([w['best_open']] if w['best_open'] is not None else [])
+            assert (v['best'] or {}).get('tokens') == (w['best'][1] if w['best'] else None) and len(v['finished']) == w['n_finished']
+            assert v['best'] is None or abs(v['best']['score'] - w['best'][0]) < 1e-3
+            assert v['done'] == w['done'] == (t == len(want) - 1) and (v['stop'] == 'bound') == w['done'], (sentence, t)
+            finished = [r['score'] for r in v['rows'] if r['fate'] == 'finishes']
+            assert all(s is not None for s in finished) and all(r['score'] is None for r in v['rows'] if r['fate'] != 'finishes')
+        chosen = view[-1]['chosen']                                                             # the translation: the best finished
+        assert chosen['tokens'] == want[-1]['best'][1] == res['out'] and abs(chosen['score'] - want[-1]['best'][0]) < 1e-3
+        assert all(v['chosen'] == chosen for v in view)
+        ends = [t for t, w in enumerate(want) if any(r['fate'] == 'finishes' and r['tokens'] == chosen['tokens'] for r in w['rows'])]
+        assert chosen['step'] == ends[0] and ends[0] < len(want) - 1                           # it finished before the search stopped
+        paths = [[i for i, r in enumerate(v['rows']) if r['path']] for v in view]               # its row, at each step until then
+        assert all(len(p) == 1 for p in paths[:ends[0] + 1]) and not any(paths[ends[0] + 1:])
+        assert all(view[t]['rows'][p[0]]['tokens'] == chosen['tokens'][:t + 1] for t, p in enumerate(paths[:ends[0]]))
+    assert any(r['fate'] == 'dropped' and r['piece'] == '</s>' and any(q['fate'] == 'goes on' and q['logp'] < r['logp'] for q in v['rows'])
+               for v in views[0] for r in v['rows']), "an end dropped above an open row that goes on: the case the rule explains"
+    assert len(views[0][-1]['finished']) == 8
+    # greedy: one hypothesis; row 1 is taken at each step, greedy_decode's tokens, and the last step takes the end
+    out = greedy_decode(model, torch.tensor([tok.encode(sentences[0]) + [EOS_ID]]))[0]
+    assert all(v['greedy'] and [r['fate'] for r in v['rows']] == ['taken', 'not taken'] for v in gview)
+    assert [v['rows'][0]['tokens'][-1] for v in gview[:-1]] == out and gview[-1]['rows'][0]['piece'] == '</s>'
+    assert [v['stop'] for v in gview] == [None] * (len(gview) - 1) + ['end'] and gview[-1]['chosen']['tokens'] == out

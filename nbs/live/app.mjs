@@ -139,8 +139,64 @@ function chips(pieces, weights = null, unk = '<unk>') {
 const fmt = x => Number.isFinite(x) ? x.toFixed(2) : '−∞';
 
 // ---- the beam, step by step --------------------------------------------------------------------------------------------
+// GNMT's length penalty lp(|Y|) = ((5 + |Y|) / 6)^alpha (`length_penalty`, 10_decoding; translator.mjs's lengthPenalty)
+const lengthPenalty = (n, alpha) => ((5 + n) / 6) ** alpha;
+const isEnd = p => p === '</s>';
+// The most pieces a translation of a source of `srcLen` tokens (EOS included) may have, EOS included, as the translator
+// caps it (`max_output_lengths`, 10_decoding): srcLen + max_extra, within learned positions
+export function outputCap(tr, srcLen) {
+  const L = srcLen + tr.maxExtra;
+  return tr.maxPositions ? Math.min(L, tr.maxPositions) : L;
+}
+
+// What the beam view says of step t of `res.trace` (translator.mjs), decoded with `beam` and `alpha` and the length cap
+// `limit` (outputCap); exported for the tests, which hold it against a search traced in Python. By 10_decoding's rule,
+// as tnb-translate runs it (one translation wanted): the step lists the 2k best one-piece extensions by log p; an
+// ⟨end⟩ among the k best finishes its hypothesis, scored log p / lp(|Y|); an ⟨end⟩ below them is dropped; the k best
+// rows without ⟨end⟩ go on (at the cap, they finish too). The search stops when the best finished score is at least the
+// best open log p / lp(L), the most an open hypothesis could still score, or at the cap. With beam 1 (greedy), the
+// step's two rows are the piece taken and the runner-up. Returns {t, greedy, rows: [{tokens, prefix, piece, logp, score
+// (null unless it finishes), fate ('goes on' | 'finishes' | 'dropped' | 'left open' | 'taken' | 'not taken'), why,
+// bestOpen, path}], open (the best open {text, logp, reach} or null), finished (every finished {text, score, tokens} so
+// far, best first), chosen ({text, score, tokens, step}: the translation, the best finished at the end), done, stop
+// ('bound' | 'cap' | 'end' | null)}.
+export function beamStep(res, t, { beam, alpha, limit }) {
+  const tr = res.trace, s = tr[t], K = beam, greedy = K === 1;
+  const prev = t ? tr[t - 1].beams : [{ tokens: [], pieces: [] }], lp = lengthPenalty(t + 1, alpha), atCap = t + 1 >= limit;
+  const last = tr.at(-1).finished[0], same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const chosen = { text: piecesText(last.pieces), score: last.score, tokens: last.tokens,
+                   step: tr.findIndex(e => e.finished.some(f => same(f.tokens, last.tokens))) };
+  const byEos = chosen.tokens.length < limit;                   // it ended with ⟨end⟩ (else at the cap)
+  let open = 0;
+  const rows = s.candidates.map((c, i) => {
+    const parent = prev[c.from] || { tokens: [], pieces: [] }, end = isEnd(c.piece), tokens = end ? parent.tokens : [...parent.tokens, c.token];
+    let fate, why = '';
+    if (greedy) fate = i === 0 ? 'taken' : 'not taken';
+    else if (end) {
+      fate = i < K && Number.isFinite(c.logp) ? 'finishes' : 'dropped';
+      if (fate === 'dropped') why = `⟨end⟩ below the ${K} best rows`;
+    } else if (open < K && Number.isFinite(c.logp)) { open++; fate = atCap ? 'finishes' : 'goes on'; if (atCap) why = 'the length cap'; }
+    else { fate = 'dropped'; why = `not among the ${K} best rows without ⟨end⟩`; }
+    const onPath = same(parent.tokens, chosen.tokens.slice(0, t)) &&
+      (t < chosen.tokens.length ? !end && c.token === chosen.tokens[t] : t === chosen.tokens.length && byEos && end);
+    const finishes = fate === 'finishes' || (greedy && i === 0 && (end || atCap));
+    return { tokens, text: piecesText([...parent.pieces, c.piece]), prefix: piecesText(parent.pieces), piece: c.piece, logp: c.logp, score: finishes ? c.logp / lp : null,
+             fate, why, bestOpen: false, path: onPath };
+  });
+  const openRows = rows.filter(r => greedy ? r.fate === 'taken' && r.score === null : r.fate === 'goes on');
+  const first = openRows[0] || null;
+  if (first) first.bestOpen = true;
+  const finished = (s.finished || []).map(f => ({ text: piecesText(f.pieces || []), score: f.score, tokens: f.tokens }));
+  const best = finished[0] || null, reach = first ? first.logp / lengthPenalty(limit, alpha) : null;
+  const stop = greedy ? (rows[0] && isEnd(rows[0].piece) ? 'end' : atCap ? 'cap' : null)
+             : atCap ? 'cap' : !first ? 'bound' : best && best.score >= reach ? 'bound' : null;
+  for (const r of rows) if (stop && r.fate === 'goes on') r.fate = 'left open';
+  return { t, greedy, rows, open: first && { text: first.text, logp: first.logp, reach }, finished, best, chosen, done: !!stop, stop };
+}
+
 // One step t of `trace` (translator.mjs: {t, candidates: [{from, token, piece, logp, score, kept, ended}], beams,
-// finished, chosen, cross}); `compact` for the front page. Back/Next buttons and the arrow keys move through the steps.
+// finished, chosen, cross}) as beamStep reads it; `compact` for the front page. Back/Next buttons and the arrow keys
+// move through the steps. show(res, {source, beam, alpha, limit}).
 export class BeamView {
   constructor(box, { compact = false } = {}) {
     this.box = box; this.compact = compact; this.t = 0; this.res = null;
@@ -157,8 +213,9 @@ export class BeamView {
       else if (e.key === 'End') { e.preventDefault(); this.go(Infinity); }
     });
   }
-  show(res, { src, source }) {
-    this.res = res; this.src = src; this.source = source;
+  show(res, { source, beam, alpha, limit }) {
+    Object.assign(this, { res, source, beam, alpha, limit });
+    this.box.setAttribute('aria-label', beam > 1 ? 'Beam search, step by step' : 'Greedy decoding, step by step');
     this.layer = res.trace?.[0]?.cross ? res.trace[0].cross.length - 1 : 0;
     this.go(0);
   }
@@ -169,41 +226,64 @@ export class BeamView {
     this.draw();
   }
   draw() {
-    const { res, t, compact } = this, tr = res.trace, s = tr[t], prev = t ? tr[t - 1].beams : [{ pieces: [] }];
-    const last = t === tr.length - 1, beam = Math.max(1, prev.length);
+    const { res, t, compact, beam: K, alpha, limit } = this, tr = res.trace, last = t === tr.length - 1;
+    const v = beamStep(res, t, { beam: K, alpha, limit }), greedy = v.greedy, q = x => `“${x}”`;
     const nav = h('div', { class: 'tnb-bv-nav' },
       h('button', { type: 'button', 'aria-label': 'First step', disabled: t === 0, onclick: () => this.go(0) }, '« First'),
       h('button', { type: 'button', 'aria-label': 'Previous step', disabled: t === 0, onclick: () => this.go(t - 1) }, '◀ Back'),
       h('span', { class: 'tnb-bv-pos', 'aria-live': 'polite' }, `Step ${t + 1} of ${tr.length}`),
       h('button', { type: 'button', 'aria-label': 'Next step', disabled: last, onclick: () => this.go(t + 1) }, 'Next ▶'),
       h('button', { type: 'button', 'aria-label': 'Last step', disabled: last, onclick: () => this.go(Infinity) }, 'Last »'));
-    const say = h('p', { class: 'tnb-bv-say' }, t === 0
-      ? `The search starts from <s> alone. Each row adds one piece; log p is the hypothesis's log-probability, and score divides it by the length penalty ((5 + |Y|)/6)^α. The ${res.beamWidth || 4} best go on; a row that adds </s> ends.`
-      : `Each of the ${beam} hypotheses kept after step ${t} gets one more piece; these are the best extensions.`);
-    // the piece chosen at this step: the best extension (trace's `chosen`, a token id), whose attention is shown below
-    const best = s.candidates.findIndex(c => c.token === (typeof s.chosen === 'object' && s.chosen ? s.chosen.token : s.chosen));
-    const chosenAt = best < 0 ? 0 : best, chosen = s.candidates[chosenAt]?.piece;
-    const fate = (c, i) => (c.ended ? 'finished' : c.kept ? 'kept' : 'dropped') + (i === chosenAt ? ', best' : '');
-    const rows = s.candidates.map((c, i) => {
-      const parent = prev[c.from]?.pieces || [];
-      const p = c.piece ?? '', isEnd = /^<\/s>$/.test(p);
-      const added = isEnd ? h('span', { class: 'tnb-eos' }, '⟨end⟩') : h('b', {}, (p.startsWith(SPACE) && parent.length ? ' ' : '') + shownPiece(p));
-      return h('tr', { class: (c.ended ? 'ended' : c.kept ? 'kept' : 'dropped') + (i === chosenAt ? ' best' : '') },
-        compact ? null : h('td', { class: 'n' }, String(i + 1)),
-        h('td', { class: 'hyp' }, h('span', { class: 'prefix' }, piecesText(parent)), added),
-        h('td', { class: 'num' }, fmt(c.logp)), h('td', { class: 'num' }, fmt(c.score)), h('td', { class: 'fate' }, fate(c, i)));
+    // the rule, at every step
+    const rule = h('p', { class: 'tnb-bv-rule' }, greedy
+      ? `Greedy decoding keeps one hypothesis: each step it takes the most probable next piece (row 1; row 2 is the runner-up, never taken). It stops when the piece taken is ⟨end⟩, or at ${limit} pieces, the length cap.`
+      : `The rows: the ${2 * K} best one-piece extensions of the ${t ? `${K} open hypotheses` : 'start, <s> alone'}, by log p (the sum of their pieces' log-probabilities). ` +
+        `An ⟨end⟩ among the ${K} best rows finishes its hypothesis, ranked by score = log p / ((5 + |Y|)/6)^${alpha}; an ⟨end⟩ below them is dropped, whatever its log p. ` +
+        `The ${K} best rows without ⟨end⟩ go on. The search stops once the best finished score is at least the most an open hypothesis could still score (its log p / lp(${limit}), ${limit} pieces being the length cap), or at the cap.`);
+    const badge = (cls, text) => h('span', { class: `tnb-bv-badge ${cls}` }, text);
+    const rows = v.rows.map((r, i) => {
+      const end = isEnd(r.piece), added = end ? h('span', { class: 'tnb-eos' }, '⟨end⟩') : h('b', {}, (r.piece.startsWith(SPACE) && r.prefix ? ' ' : '') + shownPiece(r.piece));
+      const cls = { 'goes on': 'kept', 'left open': 'kept', finishes: 'ended', dropped: 'dropped', taken: end || (last && v.stop === 'cap') ? 'ended' : 'kept', 'not taken': 'dropped' }[r.fate];
+      return h('tr', { class: [cls, r.bestOpen ? 'best-open' : '', r.path ? 'path' : ''].filter(Boolean).join(' ') },
+        h('td', { class: 'n' }, String(i + 1)),
+        h('td', { class: 'hyp' }, h('span', { class: 'prefix' }, r.prefix), added),
+        h('td', { class: 'num' }, fmt(r.logp)),
+        greedy ? null : h('td', { class: 'num' }, r.score === null ? '' : fmt(r.score)),
+        h('td', { class: 'fate' }, h('span', {}, r.fate + (r.why ? `: ${r.why}` : '')),
+          r.bestOpen && !greedy ? badge('open', 'best open') : null,
+          r.path && !greedy ? badge('path', (end && r.fate === 'finishes') || (r.fate === 'finishes' && v.stop === 'cap') ? 'the translation' : 'leads to the translation') : null));
     });
     const table = h('table', { class: 'tnb-bv-table' },
-      h('caption', {}, `Step ${t + 1}: the best one-piece extensions`),
-      h('thead', {}, h('tr', {}, compact ? null : h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'hypothesis + piece'),
-        h('th', { scope: 'col', class: 'num' }, 'log p'), h('th', { scope: 'col', class: 'num' }, 'score'), h('th', { scope: 'col' }, ''))),
+      h('caption', {}, greedy ? `Step ${t + 1}: the two most probable next pieces` : `Step ${t + 1}: the ${v.rows.length} best one-piece extensions, by log p`),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'hypothesis + piece'),
+        h('th', { scope: 'col', class: 'num' }, 'log p'), greedy ? null : h('th', { scope: 'col', class: 'num' }, 'score'), h('th', { scope: 'col' }, ''))),
       h('tbody', {}, rows));
-    const fin = (s.finished || []).slice().sort((a, b) => b.score - a.score);
-    const finished = h('div', { class: 'tnb-bv-fin' }, h('b', {}, `Finished (${fin.length}):`), ' ',
-      fin.length ? fin.slice(0, compact ? 3 : 8).map((f, i) => h('span', { class: i === 0 ? 'best' : null },
-        `“${piecesText(f.pieces || [])}” ${fmt(f.score)}`)) : 'none yet');
-    const out = [nav, say, h('div', { class: 'tnb-bv-scroll' }, table), finished];
-    if (s.cross && chosen != null) {
+    // the three hypotheses that matter at this step, each with the number that decides, and whether the search stops
+    const facts = [];
+    if (!greedy) {
+      facts.push(h('li', { class: 'open' }, badge('open', 'best open'), ' ', v.open
+        ? `${q(v.open.text)}, log p ${fmt(v.open.logp)}: the most it could still score is ${fmt(v.open.logp)} / lp(${limit}) = ${fmt(v.open.reach)}`
+        : 'none'));
+      facts.push(h('li', { class: 'fin' }, badge('fin', 'best finished'), ' ', v.best ? `${q(v.best.text)}, score ${fmt(v.best.score)}` : 'none yet'));
+      facts.push(h('li', { class: 'path' }, badge('path', 'the translation'), ' ', `${q(v.chosen.text)}, score ${fmt(v.chosen.score)}: `,
+        v.chosen.step < t ? `finished at step ${v.chosen.step + 1}` : v.chosen.step === t ? 'it finishes at this step' : 'it is still open; its row is marked'));
+      facts.push(h('li', { class: 'stop' }, v.stop === 'cap' ? `Step ${t + 1} reaches the length cap, ${limit} pieces: the search stops.`
+        : !v.open ? 'No hypothesis is open: the search stops.'
+        : !v.best ? 'Nothing has finished yet: the search goes on.'
+        : `Best finished ${fmt(v.best.score)} ${v.done ? '≥' : '<'} ${fmt(v.open.reach)}, the most an open one could score: ` +
+          (v.done ? 'none can beat it, so the search stops.' : 'one still could, so the search goes on.')));
+    }
+    const out = [nav, rule, h('div', { class: 'tnb-bv-scroll' }, table)];
+    if (facts.length) out.push(h('ul', { class: 'tnb-bv-facts' }, facts));
+    if (!greedy) {
+      const shown = compact ? 3 : 8, fin = v.finished;
+      out.push(h('div', { class: 'tnb-bv-fin' },
+        h('b', {}, fin.length > shown ? `Finished (${fin.length}, the ${shown} best shown):` : `Finished (${fin.length}):`), ' ',
+        fin.length ? fin.slice(0, shown).map((f, i) => h('span', { class: i === 0 ? 'best' : null }, `${q(f.text)} ${fmt(f.score)}`)) : 'none yet'));
+    }
+    // the attention of the query that scored row 1
+    const top = v.rows[0]?.piece, s = tr[t];
+    if (s.cross && top != null) {
       const L = s.cross.length, H = s.cross[0].length;
       const pick = this.head === 'mean'
         ? s.cross[this.layer][0].map((_, j) => s.cross[this.layer].reduce((a, hd) => a + hd[j], 0) / H)
@@ -211,7 +291,7 @@ export class BeamView {
       const sel = (name, items, value, set) => h('label', {}, name, ' ', h('select', { onchange: e => { set(e.target.value); this.draw(); this.box.focus(); } },
         items.map(([v, t]) => h('option', { value: v, selected: String(v) === String(value) }, t))));
       const att = h('div', { class: 'tnb-bv-att' },
-        h('p', {}, `Where the decoder looked in the source as it chose “${/^<\/s>$/.test(chosen) ? '⟨end⟩' : shownPiece(chosen)}”, the best extension: `,
+        h('p', {}, `Where the decoder looked in the source as it scored row 1's “${isEnd(top) ? '⟨end⟩' : shownPiece(top)}”: `,
           `its encoder–decoder attention, ${compact ? `layer ${this.layer + 1}, mean of the heads.` : 'in the layer and head chosen here.'}`),
         compact ? null : h('span', { class: 'tnb-bv-sel' },
           sel('layer', [...Array(L).keys()].map(i => [i, i + 1]), this.layer, v => { this.layer = +v; }),
@@ -219,8 +299,11 @@ export class BeamView {
         chips(this.source, pick));
       out.push(att);
     }
-    if (last) out.push(h('p', { class: 'tnb-bv-end' }, 'The search stops here: no open hypothesis can still beat the finished ones, or the length limit is reached. The translation is the finished hypothesis with the best score: ',
-      h('b', {}, `“${res.text}”`), '.'));
+    if (last) out.push(h('p', { class: 'tnb-bv-end' }, greedy
+      ? (v.stop === 'cap' ? `Greedy decoding stops here, at the length cap of ${limit} pieces. ` : 'Greedy decoding stops here: the piece taken is ⟨end⟩. ')
+      : (v.stop === 'cap' ? `The search stops here, at the length cap of ${limit} pieces. ` : 'The search stops here. '),
+      greedy ? 'The translation is its one hypothesis: ' : 'The translation is the finished hypothesis with the best score: ',
+      h('b', {}, q(res.text)), greedy ? '.' : `, ${fmt(v.chosen.score)}.`));
     this.box.replaceChildren(...out);
   }
 }
@@ -353,9 +436,8 @@ class Live {
       parts.push(h('p', { class: 'tnb-more' }, h('a', { href: to.href }, 'Every attention weight of this sentence, layer by layer and head by head: the attention explorer')));
     }
     this.result.replaceChildren(...parts);
-    res.beamWidth = beam;
     this.beamWrap.hidden = !traced;
-    if (traced) this.beam.show(res, { src: text, source: src.length ? src : res.trace[0]?.source || [] });
+    if (traced) this.beam.show(res, { source: src.length ? src : res.trace[0]?.source || [], beam, alpha: DECODING.alpha, limit: outputCap(tr, res.src.length) });
     if (this.explorer?.tnbAdd && res.record) this.explorer.tnbAdd(res.record);
     this.host.dispatchEvent(new CustomEvent('tnb-translated', { detail: { ms, text: res.text, beam: traced ? beam : 1 } }));
   }
