@@ -571,3 +571,41 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
     assert all(v['greedy'] and [r['fate'] for r in v['rows']] == ['taken', 'not taken'] for v in gview)
     assert [v['rows'][0]['tokens'][-1] for v in gview[:-1]] == out and gview[-1]['rows'][0]['piece'] == '</s>'
     assert [v['stop'] for v in gview] == [None] * (len(gview) - 1) + ['end'] and gview[-1]['chosen']['tokens'] == out
+
+def test_the_page_splits_paragraphs_names_invisible_characters_and_sees_the_language():
+    "app.mjs's helpers under Node: a paragraph split into sentences (at . ! ? … before a capital, a digit or a quote, and"
+    " at line breaks; never after a number, an initial, an abbreviation), characters a reader cannot see named, a zero-width"
+    " space reported as read as a space, the share of unknown pieces, and which language a text looks like."
+    node()
+    script = """
+import { splitSentences, visible, looksLike, unknownShare, unreadable } from './nbs/live/app.mjs';
+const tok = { normalize: t => '▁' + t.replace(/\\u200b/g, ' ').replace(/\\u00ad/g, '').split(/\\s+/).filter(Boolean).join('▁'), encodeNormalized: t => [] };
+console.log(JSON.stringify({
+  split: ['Ein Mann fährt Rad. Zwei Hunde spielen im Schnee! Was nun?', 'Am 3. Mai kam Dr. Müller. Er lachte.',
+          'J. K. Rowling schreibt, z.B. Bücher. „Ja“, sagt er.', 'Ein Hund.\\nzwei Katzen', 'Er sagt: „Hallo.“ Dann geht er…', 'ein satz. noch einer', ''].map(splitSentences),
+  visible: visible('Ein\\u00adHund\\u200b x\\u00a0y \\u2062z'),
+  looks: ['The dog is running in the park.', 'Ein Hund läuft über die Wiese.', 'مرحبا بالعالم', 'Hallo.'].map(looksLike),
+  share: unknownShare(['▁', '<unk>', '▁', '<unk>', '▁Hund', '</s>']),
+  lost: unreadable({ tokenizer: tok }, 'a\\u200bb c\\u00add', { unknown: [] }) }));
+"""
+    r = subprocess.run([node(), '--input-type=module', '-e', script], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got['split'] == [['Ein Mann fährt Rad.', 'Zwei Hunde spielen im Schnee!', 'Was nun?'], ['Am 3. Mai kam Dr. Müller.', 'Er lachte.'],
+                            ['J. K. Rowling schreibt, z.B. Bücher.', '„Ja“, sagt er.'], ['Ein Hund.', 'zwei Katzen'],
+                            ['Er sagt: „Hallo.“', 'Dann geht er…'], ['ein satz. noch einer'], []]
+    assert got['visible'] == 'Ein⟨soft hyphen⟩Hund⟨zero-width space⟩ x⟨no-break space⟩y ⟨U+2062⟩z'
+    assert got['looks'] == ['English', 'German', None, None] and got['share'] == {'unknown': 2, 'total': 3}
+    assert got['lost'] == [{'text': '\u200b', 'as': 'space'}, {'text': '\u00ad', 'as': 'dropped'}]
+
+def test_both_command_line_translators_say_they_take_one_sentence_a_line():
+    "The page splits a paragraph into sentences; the two command-line translators do not, and say so: tnb-translate's"
+    " --help and A19's words, and translate.mjs's usage line and header, each read a line as one sentence."
+    node()
+    from transformer_nb.cli import _translate_parser
+    assert 'Each line is translated as one sentence' in ' '.join(_translate_parser().format_help().split())
+    r = node_fails(LIVE / 'translate.mjs')
+    assert r.returncode == 2 and 'one sentence a line' in r.stderr, r.stderr
+    assert 'translated as one sentence, as tnb-translate reads its lines' in ' '.join((LIVE / 'translate.mjs').read_text(encoding='utf-8').split())
+    a19 = json.loads((ROOT / 'nbs' / 'A19_cli.ipynb').read_text(encoding='utf-8'))
+    assert any('Each line is translated as one sentence' in ' '.join(''.join(c['source']).split()) for c in a19['cells'] if c['cell_type'] == 'markdown')

@@ -526,7 +526,7 @@ class Live {
     }
     if (this.compact && results.some(r => r.record)) {
       const to = new URL(`${document.querySelector('meta[name="quarto:offset"]')?.content || './'}a21_attention_explorer.html`, location.href);
-      to.search = new URLSearchParams({ dir: this.dir, text }).toString(); to.hash = 'watch-the-beam-search';
+      to.search = new URLSearchParams({ dir: this.dir, text }).toString(); to.hash = 'translator';
       parts.push(h('p', { class: 'tnb-more' }, h('a', { href: to.href }, `Every attention weight of ${n > 1 ? 'these sentences' : 'this sentence'}, layer by layer and head by head: the attention explorer`)));
     }
     this.result.replaceChildren(...parts);
@@ -563,16 +563,28 @@ export async function front(box) {
 }
 
 // The full translator on the attention explorer `root` (explorer.py's HTML): its translations join the explorer's grid.
-// A link from the front page (?dir=…&text=…) fills the box and translates.
+// The first one on a page is #translator. A link to it (#translator: 10_decoding's, the front page's with ?dir=…&text=…)
+// lands on it: the page scrolls to it and translates the text given, else the first example, so that the reader finds
+// a sentence decoded and its search ready to step through; once translated, if the reader has not scrolled meanwhile,
+// the page scrolls again, so that the input and the result are in view whatever moved above them.
 export async function attach(root) {
   if (!root || root.dataset.live) return;
   const names = await served();
   if (!names.length) return;
   root.dataset.live = '1';
   const host = h('div', { class: 'tnb-live-host' });
+  if (!document.getElementById('translator')) host.id = 'translator';
   root.insertBefore(host, root.querySelector('.tnb-ctl'));
   const live = root.tnbLive = new Live(host, { explorer: root, names });
   const q = new URLSearchParams(location.search), dir = q.get('dir'), text = q.get('text');
+  const landed = host.id === 'translator' && location.hash === '#translator';
   if (dir && names.includes(dir)) await live.switchTo(dir);
-  if (text) { live.text.value = text.slice(0, 2000); live.counted(); live.run(); }
+  if (!text && !landed) return;
+  live.text.value = (text || DIRECTIONS[live.dir].examples[0]).slice(0, 2000); live.counted();
+  if (landed) {
+    host.scrollIntoView({ block: 'start' });
+    const at = window.scrollY;
+    host.addEventListener('tnb-translated', () => { if (Math.abs(window.scrollY - at) < 4) live.text.scrollIntoView({ block: 'start' }); }, { once: true });
+  }
+  live.run();
 }
