@@ -456,6 +456,23 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     close = lambda a, b: a.rsplit(': ', 1)[0] == b.rsplit(': ', 1)[0] and abs(float(a.rsplit(': ', 1)[1]) - float(b.rsplit(': ', 1)[1])) <= 0.011
     assert all(close(a, b) for a, b in zip(out['cells'], want)), [(a, b) for a, b in zip(out['cells'], want) if not close(a, b)][:3]
     assert out['width'][0] <= out['width'][1], "nothing wider than the window"
+    # the beam view's words at the last step of the example, against beam_search traced in PyTorch (the export is float32)
+    want = python_beam_labels(m.float(), tok, out['example'])
+    score, ids = want[-1]['best']
+    assert out['facts'][1] == f"best finished “{tok.decode(ids)}”, score {score:.2f}", out['facts']
+    assert out['facts'][2].startswith(f"the translation “{tok.decode(ids)}”, score {score:.2f}: ") and out['front']['hyp'] == tok.decode(ids)
+    assert out['facts'][3].endswith('none can beat it, so the search stops.') and len(want) == n
+    assert out['finished'] == (f"Finished ({want[-1]['n_finished']}, the 3 best shown):" if want[-1]['n_finished'] > 3 else f"Finished ({want[-1]['n_finished']}):")
+    # a paragraph: two sentences, each translated alone (beam 4, as PyTorch's), joined; a view each
+    one, two = (beam_record(m, tok, s)['hyp'] for s in ('Ein Hund läuft über die Wiese.', 'Zwei Katzen schlafen.'))
+    assert out['paragraph']['hyp'] == f"{one} {two}" and out['paragraph']['views'] == 2, out['paragraph']
+    assert out['paragraph']['which'][0].startswith('Sentence 1 of 2: Ein Hund läuft über die Wiese.'), out['paragraph']
+    # English in the German box: said, and the other direction offered
+    assert out['language']['line'].startswith('This looks like English, but this model reads German') and out['language']['offer'] == 'Translate it English → German'
+    # a link to #translator: the first example decoded, the input and its translation in the window
+    land = out['landing']
+    assert land['text'] == out['example'] and land['hyp'] == out['front']['hyp'] and land['scrolled'] > 0
+    assert 0 <= land['input'][0] and land['result'][1] <= land['height'], land
 
 def test_the_pages_helpers_show_pieces_cut_text_and_find_what_the_model_cannot_read():
     "app.mjs's helpers under Node: pieces shown without ▁, a text over 300 characters (UTF-16 units, as the translator"

@@ -313,7 +313,7 @@ export class BeamView {
       ? `Greedy decoding keeps one hypothesis: each step it takes the most probable next piece (row 1; row 2 is the runner-up, never taken). It stops when the piece taken is ⟨end⟩, or at ${limit} pieces, the length cap.`
       : `The rows: the ${2 * K} best one-piece extensions of the ${t ? `${K} open hypotheses` : 'start, <s> alone'}, by log p (the sum of their pieces' log-probabilities). ` +
         `An ⟨end⟩ among the ${K} best rows finishes its hypothesis, ranked by score = log p / ((5 + |Y|)/6)^${alpha}; an ⟨end⟩ below them is dropped, whatever its log p. ` +
-        `The ${K} best rows without ⟨end⟩ go on. The search stops once the best finished score is at least the most an open hypothesis could still score (its log p / lp(${limit}), ${limit} pieces being the length cap), or at the cap.`);
+        `The ${K} best rows without ⟨end⟩ go on. The search stops once the best finished score is at least the most an open hypothesis could still score (its log p / lp(${limit}), ${limit} pieces being the length cap), or at the cap: one translation is wanted, as tnb-translate wants one (10_decoding's beam_search, which returns the ${K} best, waits for the ${K}th).`);
     const badge = (cls, text) => h('span', { class: `tnb-bv-badge ${cls}` }, text);
     const rows = v.rows.map((r, i) => {
       const end = isEnd(r.piece), added = end ? h('span', { class: 'tnb-eos' }, '⟨end⟩') : h('b', {}, (r.piece.startsWith(SPACE) && r.prefix ? ' ' : '') + shownPiece(r.piece));
