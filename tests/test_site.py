@@ -252,3 +252,23 @@ def test_the_link_check_reads_code_as_code(tmp_path):
     pages = {'a.ipynb': [md('```python\nf"[source]({url})"\n```\n\n[b](b.ipynb)\n\n```{=html}\n<img src="x.png">\n```\n')]}
     assert check_docs.check_links(pages, tmp_path) == ['a.ipynb: b.ipynb: there is no notebook b.ipynb',
                                                       f"a.ipynb: x.png resolves to nothing ({(tmp_path / 'x.png').resolve()})"]
+
+def test_no_docs_page_has_a_cell_that_nbdev_warns_of():
+    "nbdev's docs build runs every cell with an import (for the API entries) and warns, printing the whole cell, of one"
+    " that also holds other code: each such cell is split, its imports apart. Checked with nbdev's own rules (`_do_eval`,"
+    " and `add_show_docs`, which says which pages have API entries), on every notebook as the build reads it."
+    import warnings
+    from nbdev.process import NBProcessor
+    from nbdev.processors import _do_eval, add_show_docs
+    warned = []
+    for path in sorted(NBS.glob('*.ipynb')):
+        proc = NBProcessor(path, procs=[add_show_docs], rm_directives=False)
+        proc.process()
+        nb = proc.nb
+        if not nb.has_docs_: continue                                   # nbdev runs no cell of a page without API entries
+        for c in nb.cells:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                _do_eval(c)
+            if any('Found cells containing imports' in str(x.message) for x in w): warned.append(f"{path.name}: {c.source.splitlines()[0]}")
+    assert not warned, warned
