@@ -272,3 +272,24 @@ def test_no_docs_page_has_a_cell_that_nbdev_warns_of():
                 _do_eval(c)
             if any('Found cells containing imports' in str(x.message) for x in w): warned.append(f"{path.name}: {c.source.splitlines()[0]}")
     assert not warned, warned
+
+def test_the_preview_script_says_each_step_and_its_time(tmp_path):
+    "tools/preview.py announces each step, stamps each line its tools print with the time since the step began, says when"
+    " a tool is silent a while (Quarto renders in silence), ends with the steps' times, and --record writes them with the"
+    " machine and its load, as the developers' page quotes them (results/site_build.json)."
+    import contextlib, io, sys, preview
+    preview.TIMES.clear()
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        with preview.step(1, 'a quick one'):
+            preview.run(sys.executable, '-c', 'import time; print("first", flush=True); time.sleep(1.3); print("second")', quiet_after=0.5)
+        preview.summary(str(tmp_path / 'times.json'), [0.5, 0.4, 0.3])
+    out = buf.getvalue().splitlines()
+    assert out[0] == 'preview: step 1/5: a quick one' and out[1].startswith('$ ') and out[2] == '  [ 0:00] first', out
+    assert any(l.endswith('is still at work)') for l in out) and any(l.endswith('] second') for l in out), out
+    assert re.fullmatch(r'preview: step 1/5 took \d+ s', out[out.index('preview: the build\'s steps took') - 1]), out
+    rec = json.loads((tmp_path / 'times.json').read_text())
+    assert [s['step'] for s in rec['steps']] == ['1. a quick one'] and rec['seconds'] > 0 and rec['load_before'] == [0.5, 0.4, 0.3]
+    assert {'hardware', 'amx', 'cores', 'date', 'load_after', 'about'} <= set(rec)
+    assert preview.clock(42.4) == '42 s' and preview.clock(185) == '3 min 05 s'
+    preview.TIMES.clear()
