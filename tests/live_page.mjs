@@ -46,6 +46,7 @@ try {
   out.placeholder = await page.getAttribute(`${F} textarea`, 'placeholder');
   out.requestsBeforeClick = out.requests.length;
   // 1. the front translator
+  out.at = '1. the front translator';
   await page.click(`${F} .tnb-go`);
   out.empty = await page.textContent(`${F} .tnb-status`);
   await page.fill(`${F} textarea`, 'Ein Hund läuft über die Wiese. '.repeat(11));
@@ -75,6 +76,7 @@ try {
     out.attention = await page.$$eval(`${F} .tnb-bv-att .tnb-chips > span`, s => s.map(x => x.title));
   }
   // 2. a hostile sentence
+  out.at = '2. a hostile sentence';
   await page.fill(`${F} textarea`, hostile);
   await page.focus(`${F} textarea`);
   await page.keyboard.press('Control+Enter');
@@ -82,17 +84,20 @@ try {
   out.hostile = { hyp: await page.textContent(`${F} .tnb-hyp`), warn: await page.textContent(`${F} .tnb-warn`),
                   scripts: await page.$$eval(`${F} script`, s => s.length) };
   // 2b. a paragraph: each sentence translated alone, with its own view
+  out.at = '2b. a paragraph';
   await page.fill(`${F} textarea`, PARAGRAPH);
   await page.click(`${F} .tnb-go`);
   await page.waitForFunction(s => document.querySelectorAll(s).length === 2, `${F} .tnb-bv-sentence`);
   out.paragraph = { hyp: await page.textContent(`${F} .tnb-hyp`), which: await page.$$eval(`${F} .tnb-bv-which`, ps => ps.map(p => p.textContent)),
                     views: await page.$$eval(`${F} .tnb-bv-sentence .tnb-beam`, vs => vs.length) };
   // 2c. English in the German box: the page says so and offers the other direction (not taken here)
+  out.at = '2c. English in the German box';
   await page.fill(`${F} textarea`, ENGLISH_IN_GERMAN);
   await page.click(`${F} .tnb-go`);
   await page.waitForSelector(`${F} .tnb-lang`);
   out.language = { line: await page.textContent(`${F} .tnb-lang`), offer: await page.textContent(`${F} .tnb-lang button`) };
   // 3. English → German
+  out.at = '3. English → German';
   out.requestsBeforeSwitch = out.requests.slice();
   await page.click(`${F} .tnb-dir button[data-dir="en-de"]`);
   await page.waitForFunction(s => /English → German/.test(document.querySelector(s)?.textContent || ''), `${F} .tnb-note`);   // said once the note is rewritten
@@ -102,6 +107,7 @@ try {
   await page.waitForSelector(`${F} .tnb-result .tnb-hyp`);
   out.english = await page.textContent(`${F} .tnb-hyp`);
   // 4. the explorer
+  out.at = '4. the explorer';
   await page.fill(`${X} textarea`, first);
   await page.focus(`${X} textarea`);
   await page.keyboard.press('Control+Enter');
@@ -119,6 +125,7 @@ try {
   out.explorerBeam = await page.locator(`${X} .tnb-beam-wrap:not([hidden])`).count();
   out.width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   // 5. a link to #translator (10_decoding's): the page opens on the explorer's translator, an example decoded, in view
+  out.at = '5. a link to #translator';
   const landing = await ctx.newPage();
   landing.setDefaultTimeout(120000);
   landing.on('pageerror', e => out.errors.push(e.message));
@@ -132,7 +139,10 @@ try {
              input: [box('#translator textarea').top, box('#translator textarea').bottom], result: [box('#translator .tnb-hyp').top, box('#translator .tnb-hyp').bottom],
              height: innerHeight, scrolled: scrollY };
   });
-} catch (e) { out.errors.push(String(e)); }
+} catch (e) {
+  out.errors.push(`${String(e).split('\n')[0]} (in ${out.at})`);
+  try { out.stuck = await ctx.pages()[0].evaluate(() => [...document.querySelectorAll('.tnb-live')].map(b => [b.querySelector('.tnb-status')?.textContent, b.querySelector('.tnb-result')?.textContent.slice(0, 200)])); } catch {}
+}
 await ctx.close();
 rmSync(profile, { recursive: true, force: true });
 console.log(JSON.stringify(out));
