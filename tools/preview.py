@@ -67,8 +67,9 @@ def run(*args, quiet_after:float=30, **kw):
     "Run a command from the repository's root, each line it prints stamped with the time since its step began; when it"
     " says nothing for `quiet_after` seconds (Quarto renders in silence), a line says it is still at work."
     print('$', ' '.join(str(a) for a in args), flush=True)
+    env = {**(kw.pop('env', None) or os.environ), 'PYTHONUNBUFFERED': '1'}     # a Python tool's lines as it prints them
     p = subprocess.Popen([str(a) for a in args], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, encoding='utf-8', errors='replace', bufsize=1, **kw)
+                         text=True, encoding='utf-8', errors='replace', bufsize=1, env=env, **kw)
     lines = queue.Queue()
     threading.Thread(target=lambda: [*map(lines.put, p.stdout), lines.put(None)], daemon=True).start()
     while True:
