@@ -626,3 +626,19 @@ def test_both_command_line_translators_say_they_take_one_sentence_a_line():
     assert 'translated as one sentence, as tnb-translate reads its lines' in ' '.join((LIVE / 'translate.mjs').read_text(encoding='utf-8').split())
     a19 = json.loads((ROOT / 'nbs' / 'A19_cli.ipynb').read_text(encoding='utf-8'))
     assert any('Each line is translated as one sentence' in ' '.join(''.join(c['source']).split()) for c in a19['cells'] if c['cell_type'] == 'markdown')
+
+def test_the_page_reports_a_soft_hyphen_and_a_zero_width_space_by_name(tokenizer_file):
+    "With the published model's tokenizer: a soft hyphen is an unknown piece and a zero-width space is read as a space;"
+    " the page reports both, by name (what a reader cannot see is never an empty chip)."
+    node()
+    script = f"""
+import {{ unreadable, visible }} from './nbs/live/app.mjs';
+import {{ Tokenizer }} from './nbs/live/tokenizer.mjs';
+import {{ readFileSync }} from 'node:fs';
+const tok = new Tokenizer(JSON.parse(readFileSync({json.dumps(str(tokenizer_file))}, 'utf8'))), text = 'Ein Hund\\u00adspielt im\\u200bSchnee.';
+const lost = unreadable({{ tokenizer: tok, special: {{ unk: 1 }} }}, text, {{ unknown: tok.encodeInfo(text).unknown }});
+console.log(JSON.stringify(lost.map(u => [u.as, visible(u.text)])));
+"""
+    r = subprocess.run([node(), '--input-type=module', '-e', script], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [['unknown', '⟨soft hyphen⟩'], ['space', '⟨zero-width space⟩']]
