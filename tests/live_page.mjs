@@ -5,8 +5,10 @@
 // 1. the front translator: Translate on an empty box, a text over the limit (the counter), an example clicked (the
 //    model loads, the translation comes), the beam view stepped with its buttons and the arrow keys;
 // 2. a hostile sentence (markup, an emoji) typed and translated;
+// 2b. a paragraph of two sentences (each its own view); 2c. English in the German box (the line that says so);
 // 3. the switch to English→German, which loads the second model, and an English sentence;
-// 4. the explorer: FIRST typed and Ctrl-Enter, then SECOND typed and clicked while FIRST still decodes; the grid.
+// 4. the explorer: FIRST typed and Ctrl-Enter, then SECOND typed and clicked while FIRST still decodes; the grid;
+// 5. the page opened again at #translator (10_decoding's link): an example decoded, the input and the result in view.
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ const require = createRequire(new URL('../nbs/live/package.json', import.meta.ur
 const { chromium } = require('playwright-core');
 
 const [url, first, second, english, hostile] = process.argv.slice(2);
+const PARAGRAPH = 'Ein Hund läuft über die Wiese. Zwei Katzen schlafen.', ENGLISH_IN_GERMAN = 'The dog is running in the park.';
 const profile = mkdtempSync(join(tmpdir(), 'tnb-chromium-'));
 const ctx = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, viewport: { width: +(process.env.WIDTH || 1200), height: 900 },
@@ -43,6 +46,7 @@ try {
   out.placeholder = await page.getAttribute(`${F} textarea`, 'placeholder');
   out.requestsBeforeClick = out.requests.length;
   // 1. the front translator
+  out.at = '1. the front translator';
   await page.click(`${F} .tnb-go`);
   out.empty = await page.textContent(`${F} .tnb-status`);
   await page.fill(`${F} textarea`, 'Ein Hund läuft über die Wiese. '.repeat(11));
@@ -64,19 +68,36 @@ try {
     await page.keyboard.press('ArrowLeft'); out.steps.push(await pos());
     await page.keyboard.press('End'); out.steps.push(await pos());
     out.end = await page.textContent(`${F} .tnb-bv-end`);
+    out.facts = await page.$$eval(`${F} .tnb-bv-facts li`, ls => ls.map(l => l.textContent));
+    out.finished = await page.textContent(`${F} .tnb-bv-fin > b`);
     out.rows = await page.$$eval(`${F} .tnb-bv-table tbody tr`, rs => rs.map(r => r.className));
     await page.keyboard.press('Home'); out.steps.push(await pos());
     out.firstRows = await page.$$eval(`${F} .tnb-bv-table tbody tr`, rs => rs.map(r => [r.className, r.querySelector('.hyp').textContent]));
     out.attention = await page.$$eval(`${F} .tnb-bv-att .tnb-chips > span`, s => s.map(x => x.title));
   }
   // 2. a hostile sentence
+  out.at = '2. a hostile sentence';
   await page.fill(`${F} textarea`, hostile);
   await page.focus(`${F} textarea`);
   await page.keyboard.press('Control+Enter');
   await page.waitForFunction(([s, t]) => document.querySelector(s)?.textContent.includes(t), [`${F} .tnb-warn`, '😀']);
   out.hostile = { hyp: await page.textContent(`${F} .tnb-hyp`), warn: await page.textContent(`${F} .tnb-warn`),
                   scripts: await page.$$eval(`${F} script`, s => s.length) };
+  // 2b. a paragraph: each sentence translated alone, with its own view
+  out.at = '2b. a paragraph';
+  await page.fill(`${F} textarea`, PARAGRAPH);
+  await page.click(`${F} .tnb-go`);
+  await page.waitForFunction(s => document.querySelectorAll(s).length === 2, `${F} .tnb-bv-sentence`);
+  out.paragraph = { hyp: await page.textContent(`${F} .tnb-hyp`), which: await page.$$eval(`${F} .tnb-bv-which`, ps => ps.map(p => p.textContent)),
+                    views: await page.$$eval(`${F} .tnb-bv-sentence .tnb-beam`, vs => vs.length) };
+  // 2c. English in the German box: the page says so and offers the other direction (not taken here)
+  out.at = '2c. English in the German box';
+  await page.fill(`${F} textarea`, ENGLISH_IN_GERMAN);
+  await page.click(`${F} .tnb-go`);
+  await page.waitForSelector(`${F} .tnb-lang`);
+  out.language = { line: await page.textContent(`${F} .tnb-lang`), offer: await page.textContent(`${F} .tnb-lang button`) };
   // 3. English → German
+  out.at = '3. English → German';
   out.requestsBeforeSwitch = out.requests.slice();
   await page.click(`${F} .tnb-dir button[data-dir="en-de"]`);
   await page.waitForFunction(s => /English → German/.test(document.querySelector(s)?.textContent || ''), `${F} .tnb-note`);   // said once the note is rewritten
@@ -86,6 +107,7 @@ try {
   await page.waitForSelector(`${F} .tnb-result .tnb-hyp`);
   out.english = await page.textContent(`${F} .tnb-hyp`);
   // 4. the explorer
+  out.at = '4. the explorer';
   await page.fill(`${X} textarea`, first);
   await page.focus(`${X} textarea`);
   await page.keyboard.press('Control+Enter');
@@ -102,7 +124,25 @@ try {
   out.cells = await page.$$eval('.tnb-x svg rect title', ts => ts.map(t => t.textContent));
   out.explorerBeam = await page.locator(`${X} .tnb-beam-wrap:not([hidden])`).count();
   out.width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
-} catch (e) { out.errors.push(String(e)); }
+  // 5. a link to #translator (10_decoding's): the page opens on the explorer's translator, an example decoded, in view
+  out.at = '5. a link to #translator';
+  const landing = await ctx.newPage();
+  landing.setDefaultTimeout(120000);
+  landing.on('pageerror', e => out.errors.push(e.message));
+  await landing.route(u => u.origin !== origin, r => { out.requests.push(`blocked ${r.request().url()}`); r.abort(); });
+  await landing.goto(`${url}#translator`);
+  await landing.waitForSelector('#translator .tnb-result .tnb-hyp');
+  await landing.waitForTimeout(300);
+  out.landing = await landing.evaluate(() => {
+    const box = s => document.querySelector(s).getBoundingClientRect();
+    return { text: document.querySelector('#translator textarea').value, hyp: document.querySelector('#translator .tnb-hyp').textContent,
+             input: [box('#translator textarea').top, box('#translator textarea').bottom], result: [box('#translator .tnb-hyp').top, box('#translator .tnb-hyp').bottom],
+             height: innerHeight, scrolled: scrollY };
+  });
+} catch (e) {
+  out.errors.push(`${String(e).split('\n')[0]} (in ${out.at})`);
+  try { out.stuck = await ctx.pages()[0].evaluate(() => [...document.querySelectorAll('.tnb-live')].map(b => [b.querySelector('.tnb-status')?.textContent, b.querySelector('.tnb-result')?.textContent.slice(0, 200)])); } catch {}
+}
 await ctx.close();
 rmSync(profile, { recursive: true, force: true });
 console.log(JSON.stringify(out));

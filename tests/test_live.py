@@ -456,6 +456,23 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     close = lambda a, b: a.rsplit(': ', 1)[0] == b.rsplit(': ', 1)[0] and abs(float(a.rsplit(': ', 1)[1]) - float(b.rsplit(': ', 1)[1])) <= 0.011
     assert all(close(a, b) for a, b in zip(out['cells'], want)), [(a, b) for a, b in zip(out['cells'], want) if not close(a, b)][:3]
     assert out['width'][0] <= out['width'][1], "nothing wider than the window"
+    # the beam view's words at the last step of the example, against beam_search traced in PyTorch (the export is float32)
+    want = python_beam_labels(m.float(), tok, out['example'])
+    score, ids = want[-1]['best']
+    assert out['facts'][1] == f"best finished “{tok.decode(ids)}”, score {score:.2f}", out['facts']
+    assert out['facts'][2].startswith(f"the translation “{tok.decode(ids)}”, score {score:.2f}: ") and out['front']['hyp'] == tok.decode(ids)
+    assert out['facts'][3].endswith('none can beat it, so the search stops.') and len(want) == n
+    assert out['finished'] == (f"Finished ({want[-1]['n_finished']}, the 3 best shown):" if want[-1]['n_finished'] > 3 else f"Finished ({want[-1]['n_finished']}):")
+    # a paragraph: two sentences, each translated alone (beam 4, as PyTorch's), joined; a view each
+    one, two = (beam_record(m, tok, s)['hyp'] for s in ('Ein Hund läuft über die Wiese.', 'Zwei Katzen schlafen.'))
+    assert out['paragraph']['hyp'] == f"{one} {two}" and out['paragraph']['views'] == 2, out['paragraph']
+    assert out['paragraph']['which'][0].startswith('Sentence 1 of 2: Ein Hund läuft über die Wiese.'), out['paragraph']
+    # English in the German box: said, and the other direction offered
+    assert out['language']['line'].startswith('This looks like English, but this model reads German') and out['language']['offer'] == 'Translate it English → German'
+    # a link to #translator: the first example decoded, the input and its translation in the window
+    land = out['landing']
+    assert land['text'] == out['example'] and land['hyp'] == out['front']['hyp'] and land['scrolled'] > 0
+    assert 0 <= land['input'][0] and land['result'][1] <= land['height'], land
 
 def test_the_pages_helpers_show_pieces_cut_text_and_find_what_the_model_cannot_read():
     "app.mjs's helpers under Node: pieces shown without ▁, a text over 300 characters (UTF-16 units, as the translator"
@@ -483,3 +500,145 @@ console.log(JSON.stringify({
     assert got['odd'] == [299, False], "an emoji (two UTF-16 units) is never cut in half"
     assert got['lost'] == [{'text': '<', 'as': 'unknown'}, {'text': '😀', 'as': 'unknown'}, {'text': '\u200b', 'as': 'dropped'}]
     assert got['given'] == [{'text': '<', 'as': 'unknown'}, {'text': '>', 'as': 'dropped'}]
+
+# --- the beam view's words, held against a search traced in Python -----------------------------------------------------
+
+def python_beam_labels(model, tok, sentence:str, beam:int=4, alpha:float=0.6, max_extra:int=50) -> list[dict]:
+    "Each step of 10_decoding's `beam_search` on `sentence`, traced, labelled by the rule the page states, and stopped as"
+    " tnb-translate stops (one translation wanted: once the best finished score is at least the best open log p / lp(L))."
+    import torch
+    from transformer_nb.core import EOS_ID
+    from transformer_nb.decoding import beam_search, length_penalty, max_output_lengths
+    src, trace, finished, steps = torch.tensor([tok.encode(sentence) + [EOS_ID]]), [], [], []
+    beam_search(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
+    L = int(max_output_lengths(model, src, max_extra)[0])
+    for t, s in enumerate(trace):
+        ys, (origin, token, logp, ends, go) = s['ys'], (s[k][0] for k in ('origin', 'tok', 'logp', 'ends', 'go'))
+        rows = []
+        for j in range(logp.numel()):
+            parent, end = ys[int(origin[j])][1:].tolist(), int(token[j]) == EOS_ID
+            fate = 'finishes' if bool(ends[j]) else 'goes on' if j in go.tolist() else 'dropped'
+            if fate == 'goes on' and t + 1 >= L: fate = 'finishes'                               # at the cap, they end too
+            rows.append(dict(tokens=parent if end else parent + [int(token[j])], logp=float(logp[j]), fate=fate))
+            if fate == 'finishes': finished.append((float(logp[j]) / s['lp'], rows[-1]['tokens']))
+        open_ = [r for r in rows if r['fate'] == 'goes on']
+        best = max(finished, key=lambda f: f[0]) if finished else None                      # the first to end on a tie
+        reach = open_[0]['logp'] / length_penalty(L, alpha) if open_ else None          # the most an open one could score
+        done = t + 1 >= L or not open_ or (best is not None and best[0] >= reach)
+        for r in open_: r['fate'] = 'left open' if done else r['fate']
+        steps.append(dict(rows=rows, best=best, done=done, best_open=rows.index(open_[0]) if open_ else None, n_finished=len(finished)))
+        if done: break
+    return steps
+
+BEAM_VIEW = """
+import { beamStep } from './nbs/live/app.mjs';
+import { readFileSync } from 'node:fs';
+const { results, maxExtra } = JSON.parse(readFileSync(0, 'utf8'));
+console.log(JSON.stringify(results.map(([res, beam]) => res.trace.map((_, t) => beamStep(res, t, { beam, alpha: 0.6, limit: res.src.length + maxExtra })))));
+"""
+
+def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_export):
+    "The words of the page's beam view (app.mjs's `beamStep`, over translate.mjs's trace of the float32 export) against"
+    " 10_decoding's `beam_search` traced in PyTorch, at every step of two sentences: each row's hypothesis, log p and fate"
+    " (finishes: an end among the 4 best; dropped: an end below them, or an open row past the 4 best; goes on; left open"
+    " when the search stops), the best open row, the best finished hypothesis and its score, the translation chosen in the"
+    " end, the step where the search stops, and every finished hypothesis counted; and the greedy view: one hypothesis, the"
+    " piece taken at each step greedy_decode's, ending at its end."
+    node_modules()
+    import torch
+    from transformer_nb.pretrained import load_pretrained
+    from transformer_nb.decoding import greedy_decode
+    from transformer_nb.core import EOS_ID
+    model, tok, _ = load_pretrained('multi30k-de-en')
+    model = model.float()
+    # the front page's first example (its chosen translation ends 3 steps before the search, 8 finish), and a short one
+    sentences = ['Ein brauner Hund rennt durch den tiefen Schnee.', 'Hallo.']
+    traced = [json.loads(l) for l in run_node(LIVE / 'translate.mjs', fp32_export, '--json', '--trace', *sentences, stdin='')]
+    greedy = json.loads(run_node(LIVE / 'translate.mjs', fp32_export, '--json', '--trace', '--beam', '1', sentences[0], stdin='')[0])
+    max_extra = json.loads((fp32_export / 'config.json').read_text())['max_extra']
+    r = subprocess.run([node(), '--input-type=module', '-e', BEAM_VIEW], input=json.dumps({'results': [[x, 4] for x in traced] + [[greedy, 1]],
+                       'maxExtra': max_extra}), capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    *views, gview = json.loads(r.stdout)
+    for sentence, res, view in zip(sentences, traced, views):
+        want = python_beam_labels(model, tok, sentence, max_extra=max_extra)
+        assert len(view) == len(want), (sentence, len(view), len(want))                   # it stops at the same step
+        for t, (v, w) in enumerate(zip(view, want)):
+            assert [(r['tokens'], r['fate']) for r in v['rows']] == [(r['tokens'], r['fate']) for r in w['rows']], (sentence, t)
+            assert all(abs(a['logp'] - b['logp']) < 1e-3 for a, b in zip(v['rows'], w['rows'])), (sentence, t)
+            assert [i for i, r in enumerate(v['rows']) if r['bestOpen']] == ([w['best_open']] if w['best_open'] is not None else [])
+            assert (v['best'] or {}).get('tokens') == (w['best'][1] if w['best'] else None) and len(v['finished']) == w['n_finished']
+            assert v['best'] is None or abs(v['best']['score'] - w['best'][0]) < 1e-3
+            assert v['done'] == w['done'] == (t == len(want) - 1) and (v['stop'] == 'bound') == w['done'], (sentence, t)
+            finished = [r['score'] for r in v['rows'] if r['fate'] == 'finishes']
+            assert all(s is not None for s in finished) and all(r['score'] is None for r in v['rows'] if r['fate'] != 'finishes')
+        chosen = view[-1]['chosen']                                                             # the translation: the best finished
+        assert chosen['tokens'] == want[-1]['best'][1] == res['out'] and abs(chosen['score'] - want[-1]['best'][0]) < 1e-3
+        assert all(v['chosen'] == chosen for v in view)
+        ends = [t for t, w in enumerate(want) if any(r['fate'] == 'finishes' and r['tokens'] == chosen['tokens'] for r in w['rows'])]
+        assert chosen['step'] == ends[0] and ends[0] < len(want) - 1                           # it finished before the search stopped
+        paths = [[i for i, r in enumerate(v['rows']) if r['path']] for v in view]               # its row, at each step until then
+        assert all(len(p) == 1 for p in paths[:ends[0] + 1]) and not any(paths[ends[0] + 1:])
+        assert all(view[t]['rows'][p[0]]['tokens'] == chosen['tokens'][:t + 1] for t, p in enumerate(paths[:ends[0]]))
+    assert any(r['fate'] == 'dropped' and r['piece'] == '</s>' and any(q['fate'] == 'goes on' and q['logp'] < r['logp'] for q in v['rows'])
+               for v in views[0] for r in v['rows']), "an end dropped above an open row that goes on: the case the rule explains"
+    assert len(views[0][-1]['finished']) == 8
+    # greedy: one hypothesis; row 1 is taken at each step, greedy_decode's tokens, and the last step takes the end
+    out = greedy_decode(model, torch.tensor([tok.encode(sentences[0]) + [EOS_ID]]))[0]
+    assert all(v['greedy'] and [r['fate'] for r in v['rows']] == ['taken', 'not taken'] for v in gview)
+    assert [v['rows'][0]['tokens'][-1] for v in gview[:-1]] == out and gview[-1]['rows'][0]['piece'] == '</s>'
+    assert [v['stop'] for v in gview] == [None] * (len(gview) - 1) + ['end'] and gview[-1]['chosen']['tokens'] == out
+
+def test_the_page_splits_paragraphs_names_invisible_characters_and_sees_the_language():
+    "app.mjs's helpers under Node: a paragraph split into sentences (at . ! ? … before a capital, a digit or a quote, and"
+    " at line breaks; never after a number, an initial, an abbreviation), characters a reader cannot see named, a zero-width"
+    " space reported as read as a space, the share of unknown pieces, and which language a text looks like."
+    node()
+    script = """
+import { splitSentences, visible, looksLike, unknownShare, unreadable } from './nbs/live/app.mjs';
+const tok = { normalize: t => '▁' + t.replace(/\\u200b/g, ' ').replace(/\\u00ad/g, '').split(/\\s+/).filter(Boolean).join('▁'), encodeNormalized: t => [] };
+console.log(JSON.stringify({
+  split: ['Ein Mann fährt Rad. Zwei Hunde spielen im Schnee! Was nun?', 'Am 3. Mai kam Dr. Müller. Er lachte.',
+          'J. K. Rowling schreibt, z.B. Bücher. „Ja“, sagt er.', 'Ein Hund.\\nzwei Katzen', 'Er sagt: „Hallo.“ Dann geht er…', 'ein satz. noch einer', ''].map(splitSentences),
+  visible: visible('Ein\\u00adHund\\u200b x\\u00a0y \\u2062z'),
+  looks: ['The dog is running in the park.', 'Ein Hund läuft über die Wiese.', 'مرحبا بالعالم', 'Hallo.'].map(looksLike),
+  share: unknownShare(['▁', '<unk>', '▁', '<unk>', '▁Hund', '</s>']),
+  lost: unreadable({ tokenizer: tok }, 'a\\u200bb c\\u00add', { unknown: [] }) }));
+"""
+    r = subprocess.run([node(), '--input-type=module', '-e', script], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got['split'] == [['Ein Mann fährt Rad.', 'Zwei Hunde spielen im Schnee!', 'Was nun?'], ['Am 3. Mai kam Dr. Müller.', 'Er lachte.'],
+                            ['J. K. Rowling schreibt, z.B. Bücher.', '„Ja“, sagt er.'], ['Ein Hund.', 'zwei Katzen'],
+                            ['Er sagt: „Hallo.“', 'Dann geht er…'], ['ein satz. noch einer'], []]
+    assert got['visible'] == 'Ein⟨soft hyphen⟩Hund⟨zero-width space⟩ x⟨no-break space⟩y ⟨U+2062⟩z'
+    assert got['looks'] == ['English', 'German', None, None] and got['share'] == {'unknown': 2, 'total': 3}
+    assert got['lost'] == [{'text': '\u200b', 'as': 'space'}, {'text': '\u00ad', 'as': 'dropped'}]
+
+def test_both_command_line_translators_say_they_take_one_sentence_a_line():
+    "The page splits a paragraph into sentences; the two command-line translators do not, and say so: tnb-translate's"
+    " --help and A19's words, and translate.mjs's usage line and header, each read a line as one sentence."
+    node()
+    from transformer_nb.cli import _translate_parser
+    assert 'Each line is translated as one sentence' in ' '.join(_translate_parser().format_help().split())
+    r = node_fails(LIVE / 'translate.mjs')
+    assert r.returncode == 2 and 'one sentence a line' in r.stderr, r.stderr
+    assert 'translated as one sentence, as tnb-translate reads its lines' in ' '.join((LIVE / 'translate.mjs').read_text(encoding='utf-8').split())
+    a19 = json.loads((ROOT / 'nbs' / 'A19_cli.ipynb').read_text(encoding='utf-8'))
+    assert any('Each line is translated as one sentence' in ' '.join(''.join(c['source']).split()) for c in a19['cells'] if c['cell_type'] == 'markdown')
+
+def test_the_page_reports_a_soft_hyphen_and_a_zero_width_space_by_name(tokenizer_file):
+    "With the published model's tokenizer: a soft hyphen is an unknown piece and a zero-width space is read as a space;"
+    " the page reports both, by name (what a reader cannot see is never an empty chip)."
+    node()
+    script = f"""
+import {{ unreadable, visible }} from './nbs/live/app.mjs';
+import {{ Tokenizer }} from './nbs/live/tokenizer.mjs';
+import {{ readFileSync }} from 'node:fs';
+const tok = new Tokenizer(JSON.parse(readFileSync({json.dumps(str(tokenizer_file))}, 'utf8'))), text = 'Ein Hund\\u00adspielt im\\u200bSchnee.';
+const lost = unreadable({{ tokenizer: tok, special: {{ unk: 1 }} }}, text, {{ unknown: tok.encodeInfo(text).unknown }});
+console.log(JSON.stringify(lost.map(u => [u.as, visible(u.text)])));
+"""
+    r = subprocess.run([node(), '--input-type=module', '-e', script], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [['unknown', '⟨soft hyphen⟩'], ['space', '⟨zero-width space⟩']]

@@ -252,3 +252,44 @@ def test_the_link_check_reads_code_as_code(tmp_path):
     pages = {'a.ipynb': [md('```python\nf"[source]({url})"\n```\n\n[b](b.ipynb)\n\n```{=html}\n<img src="x.png">\n```\n')]}
     assert check_docs.check_links(pages, tmp_path) == ['a.ipynb: b.ipynb: there is no notebook b.ipynb',
                                                       f"a.ipynb: x.png resolves to nothing ({(tmp_path / 'x.png').resolve()})"]
+
+def test_no_docs_page_has_a_cell_that_nbdev_warns_of():
+    "nbdev's docs build runs every cell with an import (for the API entries) and warns, printing the whole cell, of one"
+    " that also holds other code: each such cell is split, its imports apart. Checked with nbdev's own rules (`_do_eval`,"
+    " and `add_show_docs`, which says which pages have API entries), on every notebook as the build reads it."
+    import warnings
+    from nbdev.process import NBProcessor
+    from nbdev.processors import _do_eval, add_show_docs
+    warned = []
+    for path in sorted(NBS.glob('*.ipynb')):
+        proc = NBProcessor(path, procs=[add_show_docs], rm_directives=False)
+        proc.process()
+        nb = proc.nb
+        if not nb.has_docs_: continue                                   # nbdev runs no cell of a page without API entries
+        for c in nb.cells:
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter('always')
+                _do_eval(c)
+            if any('Found cells containing imports' in str(x.message) for x in w): warned.append(f"{path.name}: {c.source.splitlines()[0]}")
+    assert not warned, warned
+
+def test_the_preview_script_says_each_step_and_its_time(tmp_path):
+    "tools/preview.py announces each step, stamps each line its tools print with the time since the step began, says when"
+    " a tool is silent a while (Quarto renders in silence), ends with the steps' times, and --record writes them with the"
+    " machine and its load, as the developers' page quotes them (results/site_build.json)."
+    import contextlib, io, sys, preview
+    preview.TIMES.clear()
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        with preview.step(1, 'a quick one'):
+            preview.run(sys.executable, '-c', 'import time; print("first", flush=True); time.sleep(1.3); print("second")', quiet_after=0.5)
+        preview.summary(str(tmp_path / 'times.json'), [0.5, 0.4, 0.3])
+    out = buf.getvalue().splitlines()
+    assert out[0] == 'preview: step 1/5: a quick one' and out[1].startswith('$ ') and out[2] == '  [ 0:00] first', out
+    assert any(l.endswith('is still at work)') for l in out) and any(l.endswith('] second') for l in out), out
+    assert re.fullmatch(r'preview: step 1/5 took \d+ s', out[out.index('preview: the build\'s steps took') - 1]), out
+    rec = json.loads((tmp_path / 'times.json').read_text())
+    assert [s['step'] for s in rec['steps']] == ['1. a quick one'] and rec['seconds'] > 0 and rec['load_before'] == [0.5, 0.4, 0.3]
+    assert {'hardware', 'amx', 'cores', 'date', 'load_after', 'about'} <= set(rec)
+    assert preview.clock(42.4) == '42 s' and preview.clock(185) == '3 min 05 s'
+    preview.TIMES.clear()

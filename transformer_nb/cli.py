@@ -191,6 +191,7 @@ class TranslateIO:
 def _translate_parser() -> CliParser:
     p = CliParser(prog='tnb-translate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Translate sentences with a checkpoint from tnb-train, or with a model folder from tnb-export (CTranslate2 decodes it). "
+                    "Each line is translated as one sentence (the models were trained on sentences): split a paragraph into sentences first, one a line. "
                     "One line out per line in; empty lines stay empty.",
         epilog="examples:\n  tnb-translate runs/numbers 'three hundred forty-two'\n  tnb-translate runs/m30k-de-en -i test.de -o test.hyp.en\n"
                "  echo 'Ein Hund läuft.' | tnb-translate runs/m30k-de-en")

@@ -25,6 +25,54 @@ export const shownPiece = p => p === SPACE ? '\u2423' : p.replace(/^\u2581/, '')
 export const continues = p => !p.startsWith(SPACE) && !/^<.*>$/.test(p);
 // The text of a list of pieces, as a reader would write it (</s> and <s> left out)
 export const piecesText = ps => ps.filter(p => !/^<\/?s>$/.test(p)).join('').replaceAll(SPACE, ' ').trim();
+// Characters a reader cannot see, by name: shown as ⟨name⟩ wherever the page shows what the model read
+const INVISIBLE = { 0x00AD: 'soft hyphen', 0x200B: 'zero-width space', 0x200C: 'zero-width non-joiner', 0x200D: 'zero-width joiner',
+  0x2060: 'word joiner', 0xFEFF: 'zero-width no-break space', 0x200E: 'left-to-right mark', 0x200F: 'right-to-left mark',
+  0x00A0: 'no-break space', 0x202F: 'narrow no-break space', 0x180E: 'Mongolian vowel separator', 0x034F: 'combining grapheme joiner' };
+const ODD = /[\p{Cf}\p{Cc}\p{Zs}\p{Zl}\p{Zp}\u034f]/u, PLAIN = /[ \t\n\r]/;
+// `text` with each character a reader cannot see (a format or control character, a space other than the plain one)
+// written as ⟨its name⟩, or ⟨U+XXXX⟩
+export const visible = text => [...text].map(c => !ODD.test(c) || PLAIN.test(c) ? c
+  : `⟨${INVISIBLE[c.codePointAt(0)] || `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`}⟩`).join('');
+
+// `text` split into sentences, each to be translated alone (the models were trained on one sentence at a time): at a line
+// break, and after . ! ? or … (and any closing quote or bracket) followed by a space and a capital letter, a digit or an
+// opening quote, unless the word before the full stop is a number ("am 3. Mai"), one letter ("J. K."), has a full stop
+// inside ("z.B.", "e.g.") or is a common abbreviation (Dr., Mr., St., Nr., ...)
+const ABBREV = new Set(['dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'nr', 'no', 'vs', 'bzw', 'ca', 'hr', 'fr', 'jr', 'sr', 'str', 'inc', 'ltd', 'co', 'mt', 'vgl', 'usw', 'etc', 'evtl', 'ggf', 'geb', 'jh', 'abb']);
+export function splitSentences(text) {
+  const out = [];
+  for (const line of text.split(/\r\n|[\n\r\u2028\u2029]/)) {
+    const re = /([.!?…]+)["'»«“”’)\]]*\s+(?=[\p{Lu}\p{N}"'„“«‘(¿¡])/gu;
+    let start = 0, m;
+    while ((m = re.exec(line))) {
+      const end = m.index + m[0].length, before = line.slice(start, m.index).split(/\s+/).at(-1) || '';
+      if (m[1] === '.' && (/^\p{N}+$/u.test(before) || /^\p{L}$/u.test(before) || /\./.test(before) || ABBREV.has(before.toLowerCase()))) continue;
+      out.push(line.slice(start, end).trim()); start = end;
+    }
+    out.push(line.slice(start).trim());
+  }
+  return out.filter(Boolean);
+}
+
+// Which language `text` looks like, by its common words (and German's letters ä ö ü ß): 'German', 'English' or null
+const WORDS = {
+  German: 'der die das den dem des ein eine einer einem einen eines und ist sind mit auf im vom zum zur nicht zwei drei vier sich von zu vor bei am beim für über unter neben hinter ihr sein seine ihre es er sie wir ich du auch oder aber als wie was wird werden hat haben mann männer frau frauen menschen kind kinder hund junge mädchen spielt spielen läuft steht sitzt trägt vor einem',
+  English: 'the a and is are with on of to at by from two three four his her their its it he she they we i you also or but as what will be has have man men woman women people child children dog boy girl plays playing runs running stands standing sits sitting wearing this that there',
+};
+const SETS = Object.fromEntries(Object.entries(WORDS).map(([k, v]) => [k, new Set(v.split(' '))]));
+export function looksLike(text) {
+  const words = text.toLowerCase().match(/\p{L}+/gu) || [], n = {};
+  for (const [lang, set] of Object.entries(SETS)) n[lang] = words.filter(w => set.has(w)).length;
+  n.German += (text.match(/[äöüß]/gi) || []).length > 0 ? 2 : 0;
+  const [a, b] = Object.entries(n).sort((x, y) => y[1] - x[1]);
+  return a[1] >= 2 && a[1] > 2 * b[1] ? a[0] : null;
+}
+// How many of a source's pieces the model cannot read: {unknown, total}, </s> and a lone word start left out
+export function unknownShare(pieces, unk = '<unk>') {
+  const real = pieces.filter(p => p !== SPACE && !/^<\/?s>$/.test(p));
+  return { unknown: real.filter(p => p === unk).length, total: real.length };
+}
 // `text` cut to MAX_CHARS characters (UTF-16 units, as the translator and a textarea count them) at the last space before
 // the limit, or at the limit in a word longer than 40 characters, never inside an emoji's surrogate pair
 export function cutText(text, max = MAX_CHARS) {
@@ -35,15 +83,24 @@ export function cutText(text, max = MAX_CHARS) {
   if (space > max - 40) at = space;
   return { text: text.slice(0, at).trimEnd(), cut: true };
 }
-// What of `text` the model cannot read: [{text, as}], `as` 'unknown' (characters its vocabulary lacks, each run one
-// unknown piece) or 'dropped' (characters its normalization removes). From the translator's own report where it gives
-// one (`unknown`), else from its tokenizer.
+// What of `text` the model cannot read as written: [{text, as}], `as` 'unknown' (characters its vocabulary lacks, each
+// run one unknown piece), 'dropped' (characters its normalization removes) or 'space' (characters it reads as a space,
+// as a zero-width space). From the translator's own report where it gives one (`unknown`), else from its tokenizer;
+// characters a reader cannot see are checked against the tokenizer either way.
 export function unreadable(translator, text, res) {
-  if (Array.isArray(res?.unknown)) return res.unknown.map(u => typeof u === 'string' ? { text: u, as: 'unknown' } : { text: u.text ?? u.piece ?? String(u), as: u.as || 'unknown' });
-  const tok = translator.tokenizer, unk = translator.special?.unk ?? 1, out = [], seen = new Set();
-  const note = (t, as) => { if (t && !seen.has(as + t)) { seen.add(as + t); out.push({ text: t, as }); } };
-  for (const [p, id] of tok.encodeNormalized(tok.normalize(text))) if (id === unk) note(p.replaceAll(SPACE, ' ').trim(), 'unknown');
-  for (const c of new Set(text)) if (!/\s/.test(c) && tok.normalize(c) === '') note(c, 'dropped');
+  const tok = translator?.tokenizer, out = [], seen = new Set();
+  const note = (t, as) => { if (t && !seen.has(t)) { seen.add(t); out.push({ text: t, as }); } };
+  if (Array.isArray(res?.unknown)) for (const u of res.unknown) typeof u === 'string' ? note(u, 'unknown') : note(u.text ?? u.piece ?? String(u), u.as || 'unknown');
+  else if (tok) {
+    const unk = translator.special?.unk ?? 1;
+    for (const [p, id] of tok.encodeNormalized(tok.normalize(text))) if (id === unk) note(p.replaceAll(SPACE, ' ').trim(), 'unknown');
+    for (const c of new Set(text)) if (!/\s/.test(c) && tok.normalize(c) === '') note(c, 'dropped');
+  }
+  if (tok) for (const c of new Set(text)) {
+    if (seen.has(c) || !ODD.test(c) || PLAIN.test(c)) continue;
+    const r = tok.normalize(`a${c}b`);
+    if (r === tok.normalize('ab')) note(c, 'dropped'); else if (r === tok.normalize('a b')) note(c, 'space');
+  }
   return out;
 }
 
@@ -124,9 +181,12 @@ function h(tag, attrs = {}, ...kids) {
   return e;
 }
 // Chips of pieces: one per piece, a piece that continues a word against the one before; unknown pieces marked
-function chips(pieces, weights = null, unk = '<unk>') {
+// (`unknown`: the indices of unknown pieces, whose text is what the reader typed; default: the pieces '<unk>')
+function chips(pieces, weights = null, unknown = null) {
+  const unk = unknown || new Set(pieces.flatMap((p, i) => p === '<unk>' ? [i] : []));
   return h('span', { class: 'tnb-chips' }, pieces.map((p, i) => {
-    const e = h('span', { class: [continues(p) && i ? 'cont' : '', p === unk ? 'unk' : ''].join(' ').trim() || null }, shownPiece(p));
+    const shown = visible(shownPiece(p)), e = h('span', { class: [continues(p) && i ? 'cont' : '', unk.has(i) ? 'unk' : ''].join(' ').trim() || null }, shown);
+    if (p === SPACE) e.title = 'a word start alone (see below)';
     if (weights) {
       const w = weights[i] / 100;
       e.style.background = `rgba(31, 90, 220, ${(0.85 * w).toFixed(3)})`;
@@ -136,11 +196,81 @@ function chips(pieces, weights = null, unk = '<unk>') {
     return e;
   }));
 }
+// The pieces the model read of `sentence` as the page shows them: {pieces, unknown}, an unknown piece as the text it
+// stands for (the record's pieces name it <unk>), `unknown` the indices of those
+function readPieces(tr, sentence, res) {
+  const src = res.record?.src_pieces || res.trace?.[0]?.source || [], unk = tr.special?.unk ?? 1;
+  const info = tr.tokenizer?.encodeInfo?.(sentence.trim());
+  const unknown = new Set((res.src || []).flatMap((id, i) => id === unk ? [i] : []));
+  if (info && info.pieces.length + 1 === src.length) return { pieces: [...info.pieces, src.at(-1)], unknown };
+  return { pieces: src, unknown: null };
+}
+// The line that explains the chip ␣, where `pieces` hold one: a word's start read as a piece of its own
+function spaceNote(pieces) {
+  if (!pieces.includes(SPACE)) return [];
+  return [h('p', { class: 'tnb-what tnb-space-note' }, '␣ is the start of a word read as a piece of its own: the vocabulary has no piece that begins a word with what follows it (often an unknown character), so the model reads the word start alone, then the rest.')];
+}
 const fmt = x => Number.isFinite(x) ? x.toFixed(2) : '−∞';
 
 // ---- the beam, step by step --------------------------------------------------------------------------------------------
+// GNMT's length penalty lp(|Y|) = ((5 + |Y|) / 6)^alpha (`length_penalty`, 10_decoding; translator.mjs's lengthPenalty)
+const lengthPenalty = (n, alpha) => ((5 + n) / 6) ** alpha;
+const isEnd = p => p === '</s>';
+// The most pieces a translation of a source of `srcLen` tokens (EOS included) may have, EOS included, as the translator
+// caps it (`max_output_lengths`, 10_decoding): srcLen + max_extra, within learned positions
+export function outputCap(tr, srcLen) {
+  const L = srcLen + tr.maxExtra;
+  return tr.maxPositions ? Math.min(L, tr.maxPositions) : L;
+}
+
+// What the beam view says of step t of `res.trace` (translator.mjs), decoded with `beam` and `alpha` and the length cap
+// `limit` (outputCap); exported for the tests, which hold it against a search traced in Python. By 10_decoding's rule,
+// as tnb-translate runs it (one translation wanted): the step lists the 2k best one-piece extensions by log p; an
+// ⟨end⟩ among the k best finishes its hypothesis, scored log p / lp(|Y|); an ⟨end⟩ below them is dropped; the k best
+// rows without ⟨end⟩ go on (at the cap, they finish too). The search stops when the best finished score is at least the
+// best open log p / lp(L), the most an open hypothesis could still score, or at the cap. With beam 1 (greedy), the
+// step's two rows are the piece taken and the runner-up. Returns {t, greedy, rows: [{tokens, prefix, piece, logp, score
+// (null unless it finishes), fate ('goes on' | 'finishes' | 'dropped' | 'left open' | 'taken' | 'not taken'), why,
+// bestOpen, path}], open (the best open {text, logp, reach} or null), finished (every finished {text, score, tokens} so
+// far, best first), chosen ({text, score, tokens, step}: the translation, the best finished at the end), done, stop
+// ('bound' | 'cap' | 'end' | null)}.
+export function beamStep(res, t, { beam, alpha, limit }) {
+  const tr = res.trace, s = tr[t], K = beam, greedy = K === 1;
+  const prev = t ? tr[t - 1].beams : [{ tokens: [], pieces: [] }], lp = lengthPenalty(t + 1, alpha), atCap = t + 1 >= limit;
+  const last = tr.at(-1).finished[0], same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const chosen = { text: piecesText(last.pieces), score: last.score, tokens: last.tokens,
+                   step: tr.findIndex(e => e.finished.some(f => same(f.tokens, last.tokens))) };
+  const byEos = chosen.tokens.length < limit;                   // it ended with ⟨end⟩ (else at the cap)
+  let open = 0;
+  const rows = s.candidates.map((c, i) => {
+    const parent = prev[c.from] || { tokens: [], pieces: [] }, end = isEnd(c.piece), tokens = end ? parent.tokens : [...parent.tokens, c.token];
+    let fate, why = '';
+    if (greedy) fate = i === 0 ? 'taken' : 'not taken';
+    else if (end) {
+      fate = i < K && Number.isFinite(c.logp) ? 'finishes' : 'dropped';
+      if (fate === 'dropped') why = `⟨end⟩ below the ${K} best rows`;
+    } else if (open < K && Number.isFinite(c.logp)) { open++; fate = atCap ? 'finishes' : 'goes on'; if (atCap) why = 'the length cap'; }
+    else { fate = 'dropped'; why = `not among the ${K} best rows without ⟨end⟩`; }
+    const onPath = same(parent.tokens, chosen.tokens.slice(0, t)) &&
+      (t < chosen.tokens.length ? !end && c.token === chosen.tokens[t] : t === chosen.tokens.length && byEos && end);
+    const finishes = fate === 'finishes' || (greedy && i === 0 && (end || atCap));
+    return { tokens, text: piecesText([...parent.pieces, c.piece]), prefix: piecesText(parent.pieces), piece: c.piece, logp: c.logp, score: finishes ? c.logp / lp : null,
+             fate, why, bestOpen: false, path: onPath };
+  });
+  const openRows = rows.filter(r => greedy ? r.fate === 'taken' && r.score === null : r.fate === 'goes on');
+  const first = openRows[0] || null;
+  if (first) first.bestOpen = true;
+  const finished = (s.finished || []).map(f => ({ text: piecesText(f.pieces || []), score: f.score, tokens: f.tokens }));
+  const best = finished[0] || null, reach = first ? first.logp / lengthPenalty(limit, alpha) : null;
+  const stop = greedy ? (rows[0] && isEnd(rows[0].piece) ? 'end' : atCap ? 'cap' : null)
+             : atCap ? 'cap' : !first ? 'bound' : best && best.score >= reach ? 'bound' : null;
+  for (const r of rows) if (stop && r.fate === 'goes on') r.fate = 'left open';
+  return { t, greedy, rows, open: first && { text: first.text, logp: first.logp, reach }, finished, best, chosen, done: !!stop, stop };
+}
+
 // One step t of `trace` (translator.mjs: {t, candidates: [{from, token, piece, logp, score, kept, ended}], beams,
-// finished, chosen, cross}); `compact` for the front page. Back/Next buttons and the arrow keys move through the steps.
+// finished, chosen, cross}) as beamStep reads it; `compact` for the front page. Back/Next buttons and the arrow keys
+// move through the steps. show(res, {source, beam, alpha, limit}).
 export class BeamView {
   constructor(box, { compact = false } = {}) {
     this.box = box; this.compact = compact; this.t = 0; this.res = null;
@@ -157,8 +287,9 @@ export class BeamView {
       else if (e.key === 'End') { e.preventDefault(); this.go(Infinity); }
     });
   }
-  show(res, { src, source }) {
-    this.res = res; this.src = src; this.source = source;
+  show(res, { source, unknown = null, beam, alpha, limit }) {
+    Object.assign(this, { res, source, unknown, beam, alpha, limit });
+    this.box.setAttribute('aria-label', beam > 1 ? 'Beam search, step by step' : 'Greedy decoding, step by step');
     this.layer = res.trace?.[0]?.cross ? res.trace[0].cross.length - 1 : 0;
     this.go(0);
   }
@@ -169,41 +300,64 @@ export class BeamView {
     this.draw();
   }
   draw() {
-    const { res, t, compact } = this, tr = res.trace, s = tr[t], prev = t ? tr[t - 1].beams : [{ pieces: [] }];
-    const last = t === tr.length - 1, beam = Math.max(1, prev.length);
+    const { res, t, compact, beam: K, alpha, limit } = this, tr = res.trace, last = t === tr.length - 1;
+    const v = beamStep(res, t, { beam: K, alpha, limit }), greedy = v.greedy, q = x => `“${x}”`;
     const nav = h('div', { class: 'tnb-bv-nav' },
       h('button', { type: 'button', 'aria-label': 'First step', disabled: t === 0, onclick: () => this.go(0) }, '« First'),
       h('button', { type: 'button', 'aria-label': 'Previous step', disabled: t === 0, onclick: () => this.go(t - 1) }, '◀ Back'),
       h('span', { class: 'tnb-bv-pos', 'aria-live': 'polite' }, `Step ${t + 1} of ${tr.length}`),
       h('button', { type: 'button', 'aria-label': 'Next step', disabled: last, onclick: () => this.go(t + 1) }, 'Next ▶'),
       h('button', { type: 'button', 'aria-label': 'Last step', disabled: last, onclick: () => this.go(Infinity) }, 'Last »'));
-    const say = h('p', { class: 'tnb-bv-say' }, t === 0
-      ? `The search starts from <s> alone. Each row adds one piece; log p is the hypothesis's log-probability, and score divides it by the length penalty ((5 + |Y|)/6)^α. The ${res.beamWidth || 4} best go on; a row that adds </s> ends.`
-      : `Each of the ${beam} hypotheses kept after step ${t} gets one more piece; these are the best extensions.`);
-    // the piece chosen at this step: the best extension (trace's `chosen`, a token id), whose attention is shown below
-    const best = s.candidates.findIndex(c => c.token === (typeof s.chosen === 'object' && s.chosen ? s.chosen.token : s.chosen));
-    const chosenAt = best < 0 ? 0 : best, chosen = s.candidates[chosenAt]?.piece;
-    const fate = (c, i) => (c.ended ? 'finished' : c.kept ? 'kept' : 'dropped') + (i === chosenAt ? ', best' : '');
-    const rows = s.candidates.map((c, i) => {
-      const parent = prev[c.from]?.pieces || [];
-      const p = c.piece ?? '', isEnd = /^<\/s>$/.test(p);
-      const added = isEnd ? h('span', { class: 'tnb-eos' }, '⟨end⟩') : h('b', {}, (p.startsWith(SPACE) && parent.length ? ' ' : '') + shownPiece(p));
-      return h('tr', { class: (c.ended ? 'ended' : c.kept ? 'kept' : 'dropped') + (i === chosenAt ? ' best' : '') },
-        compact ? null : h('td', { class: 'n' }, String(i + 1)),
-        h('td', { class: 'hyp' }, h('span', { class: 'prefix' }, piecesText(parent)), added),
-        h('td', { class: 'num' }, fmt(c.logp)), h('td', { class: 'num' }, fmt(c.score)), h('td', { class: 'fate' }, fate(c, i)));
+    // the rule, at every step
+    const rule = h('p', { class: 'tnb-bv-rule' }, greedy
+      ? `Greedy decoding keeps one hypothesis: each step it takes the most probable next piece (row 1; row 2 is the runner-up, never taken). It stops when the piece taken is ⟨end⟩, or at ${limit} pieces, the length cap.`
+      : `The rows: the ${2 * K} best one-piece extensions of the ${t ? `${K} open hypotheses` : 'start, <s> alone'}, by log p (the sum of their pieces' log-probabilities). ` +
+        `An ⟨end⟩ among the ${K} best rows finishes its hypothesis, ranked by score = log p / ((5 + |Y|)/6)^${alpha}; an ⟨end⟩ below them is dropped, whatever its log p. ` +
+        `The ${K} best rows without ⟨end⟩ go on. The search stops once the best finished score is at least the most an open hypothesis could still score (its log p / lp(${limit}), ${limit} pieces being the length cap), or at the cap: one translation is wanted, as tnb-translate wants one (10_decoding's beam_search, which returns the ${K} best, waits for the ${K}th).`);
+    const badge = (cls, text) => h('span', { class: `tnb-bv-badge ${cls}` }, text);
+    const rows = v.rows.map((r, i) => {
+      const end = isEnd(r.piece), added = end ? h('span', { class: 'tnb-eos' }, '⟨end⟩') : h('b', {}, (r.piece.startsWith(SPACE) && r.prefix ? ' ' : '') + shownPiece(r.piece));
+      const cls = { 'goes on': 'kept', 'left open': 'kept', finishes: 'ended', dropped: 'dropped', taken: end || (last && v.stop === 'cap') ? 'ended' : 'kept', 'not taken': 'dropped' }[r.fate];
+      return h('tr', { class: [cls, r.bestOpen ? 'best-open' : '', r.path ? 'path' : ''].filter(Boolean).join(' ') },
+        h('td', { class: 'n' }, String(i + 1)),
+        h('td', { class: 'hyp' }, h('span', { class: 'prefix' }, r.prefix), added),
+        h('td', { class: 'num lp', 'data-label': 'log p' }, fmt(r.logp)),
+        greedy ? null : h('td', { class: 'num sc', 'data-label': r.score === null ? null : 'score' }, r.score === null ? '' : fmt(r.score)),
+        h('td', { class: 'fate' }, h('span', {}, r.fate + (r.why ? `: ${r.why}` : '')),
+          r.bestOpen && !greedy ? badge('open', 'best open') : null,
+          r.path && !greedy ? badge('path', (end && r.fate === 'finishes') || (r.fate === 'finishes' && v.stop === 'cap') ? 'the translation' : 'leads to the translation') : null));
     });
     const table = h('table', { class: 'tnb-bv-table' },
-      h('caption', {}, `Step ${t + 1}: the best one-piece extensions`),
-      h('thead', {}, h('tr', {}, compact ? null : h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'hypothesis + piece'),
-        h('th', { scope: 'col', class: 'num' }, 'log p'), h('th', { scope: 'col', class: 'num' }, 'score'), h('th', { scope: 'col' }, ''))),
+      h('caption', {}, greedy ? `Step ${t + 1}: the two most probable next pieces` : `Step ${t + 1}: the ${v.rows.length} best one-piece extensions, by log p`),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'hypothesis + piece'),
+        h('th', { scope: 'col', class: 'num' }, 'log p'), greedy ? null : h('th', { scope: 'col', class: 'num' }, 'score'), h('th', { scope: 'col' }, ''))),
       h('tbody', {}, rows));
-    const fin = (s.finished || []).slice().sort((a, b) => b.score - a.score);
-    const finished = h('div', { class: 'tnb-bv-fin' }, h('b', {}, `Finished (${fin.length}):`), ' ',
-      fin.length ? fin.slice(0, compact ? 3 : 8).map((f, i) => h('span', { class: i === 0 ? 'best' : null },
-        `“${piecesText(f.pieces || [])}” ${fmt(f.score)}`)) : 'none yet');
-    const out = [nav, say, h('div', { class: 'tnb-bv-scroll' }, table), finished];
-    if (s.cross && chosen != null) {
+    // the three hypotheses that matter at this step, each with the number that decides, and whether the search stops
+    const facts = [];
+    if (!greedy) {
+      facts.push(h('li', { class: 'open' }, badge('open', 'best open'), ' ', v.open
+        ? `${q(v.open.text)}, log p ${fmt(v.open.logp)}: the most it could still score is ${fmt(v.open.logp)} / lp(${limit}) = ${fmt(v.open.reach)}`
+        : 'none'));
+      facts.push(h('li', { class: 'fin' }, badge('fin', 'best finished'), ' ', v.best ? `${q(v.best.text)}, score ${fmt(v.best.score)}` : 'none yet'));
+      facts.push(h('li', { class: 'path' }, badge('path', 'the translation'), ' ', `${q(v.chosen.text)}, score ${fmt(v.chosen.score)}: `,
+        v.chosen.step < t ? `finished at step ${v.chosen.step + 1}` : v.chosen.step === t ? 'it finishes at this step' : 'it is still open; its row is marked'));
+      facts.push(h('li', { class: 'stop' }, v.stop === 'cap' ? `Step ${t + 1} reaches the length cap, ${limit} pieces: the search stops.`
+        : !v.open ? 'No hypothesis is open: the search stops.'
+        : !v.best ? 'Nothing has finished yet: the search goes on.'
+        : `Best finished ${fmt(v.best.score)} ${v.done ? '≥' : '<'} ${fmt(v.open.reach)}, the most an open one could score: ` +
+          (v.done ? 'none can beat it, so the search stops.' : 'one still could, so the search goes on.')));
+    }
+    const out = [nav, rule, h('div', { class: 'tnb-bv-scroll' }, table)];
+    if (facts.length) out.push(h('ul', { class: 'tnb-bv-facts' }, facts));
+    if (!greedy) {
+      const shown = compact ? 3 : 8, fin = v.finished;
+      out.push(h('div', { class: 'tnb-bv-fin' },
+        h('b', {}, fin.length > shown ? `Finished (${fin.length}, the ${shown} best shown):` : `Finished (${fin.length}):`), ' ',
+        fin.length ? fin.slice(0, shown).map((f, i) => h('span', { class: i === 0 ? 'best' : null }, `${q(f.text)} ${fmt(f.score)}`)) : 'none yet'));
+    }
+    // the attention of the query that scored row 1
+    const top = v.rows[0]?.piece, s = tr[t];
+    if (s.cross && top != null) {
       const L = s.cross.length, H = s.cross[0].length;
       const pick = this.head === 'mean'
         ? s.cross[this.layer][0].map((_, j) => s.cross[this.layer].reduce((a, hd) => a + hd[j], 0) / H)
@@ -211,16 +365,19 @@ export class BeamView {
       const sel = (name, items, value, set) => h('label', {}, name, ' ', h('select', { onchange: e => { set(e.target.value); this.draw(); this.box.focus(); } },
         items.map(([v, t]) => h('option', { value: v, selected: String(v) === String(value) }, t))));
       const att = h('div', { class: 'tnb-bv-att' },
-        h('p', {}, `Where the decoder looked in the source as it chose “${/^<\/s>$/.test(chosen) ? '⟨end⟩' : shownPiece(chosen)}”, the best extension: `,
+        h('p', {}, `Where the decoder looked in the source as it scored row 1's “${isEnd(top) ? '⟨end⟩' : shownPiece(top)}”: `,
           `its encoder–decoder attention, ${compact ? `layer ${this.layer + 1}, mean of the heads.` : 'in the layer and head chosen here.'}`),
         compact ? null : h('span', { class: 'tnb-bv-sel' },
           sel('layer', [...Array(L).keys()].map(i => [i, i + 1]), this.layer, v => { this.layer = +v; }),
           sel('head', [['mean', 'mean'], ...[...Array(H).keys()].map(i => [i, i + 1])], this.head, v => { this.head = v === 'mean' ? 'mean' : +v; })),
-        chips(this.source, pick));
+        chips(this.source, pick, this.unknown), ...spaceNote(this.source));
       out.push(att);
     }
-    if (last) out.push(h('p', { class: 'tnb-bv-end' }, 'The search stops here: no open hypothesis can still beat the finished ones, or the length limit is reached. The translation is the finished hypothesis with the best score: ',
-      h('b', {}, `“${res.text}”`), '.'));
+    if (last) out.push(h('p', { class: 'tnb-bv-end' }, greedy
+      ? (v.stop === 'cap' ? `Greedy decoding stops here, at the length cap of ${limit} pieces. ` : 'Greedy decoding stops here: the piece taken is ⟨end⟩. ')
+      : (v.stop === 'cap' ? `The search stops here, at the length cap of ${limit} pieces. ` : 'The search stops here. '),
+      greedy ? 'The translation is its one hypothesis: ' : 'The translation is the finished hypothesis with the best score: ',
+      h('b', {}, q(res.text)), greedy ? '.' : `, ${fmt(v.chosen.score)}.`));
     this.box.replaceChildren(...out);
   }
 }
@@ -245,10 +402,9 @@ class Live {
     this.note = h('p', { class: 'tnb-note' });
     this.status = h('div', { class: 'tnb-status', 'aria-live': 'polite' });
     this.result = h('div', { class: 'tnb-result', 'aria-live': 'polite' });
-    this.beamBox = h('div');
-    this.beam = new BeamView(this.beamBox, { compact });
-    this.beamWrap = compact ? h('details', { class: 'tnb-beam-wrap', hidden: true }, h('summary', {}, 'Watch the beam search, step by step'), this.beamBox)
-                            : h('div', { class: 'tnb-beam-wrap', hidden: true }, h('h4', {}, 'The beam search, step by step'), this.beamBox);
+    this.beamBox = h('div', { class: 'tnb-beams' });
+    this.beamHead = compact ? h('summary', {}, 'Watch the beam search, step by step') : h('h4', {}, 'The beam search, step by step');
+    this.beamWrap = h(compact ? 'details' : 'div', { class: 'tnb-beam-wrap', hidden: true }, this.beamHead, this.beamBox);
     this.box = h('div', { class: `tnb-live${compact ? ' tnb-compact' : ''}` },
       h('div', { class: 'tnb-bar' }, this.dirs, h('label', { class: 'tnb-dec' }, 'Decoding ', this.decoding)),
       this.examples,
@@ -322,42 +478,73 @@ class Live {
   }
   async decode(mine, tr, raw) {
     if (mine !== this.latest) return;                       // a newer request came while this one waited
-    const { text, cut } = cutText(raw), beam = +this.decoding.value;
+    const { text, cut } = cutText(raw), beam = +this.decoding.value, sentences = splitSentences(text);
     this.result.replaceChildren(h('span', { class: 'tnb-wait' }, 'Translating…'));
-    const t0 = performance.now();
-    let res;
+    const t0 = performance.now(), results = [];
     try {
-      res = await tr.translate(text, { beam, alpha: DECODING.alpha, trace: true,
-        onStep: async () => { await yieldToPage(); if (mine !== this.latest) throw new Error('superseded'); } });
+      for (const [i, s] of sentences.entries()) {
+        if (sentences.length > 1) this.result.replaceChildren(h('span', { class: 'tnb-wait' }, `Translating sentence ${i + 1} of ${sentences.length}…`));
+        results.push(await tr.translate(s, { beam, alpha: DECODING.alpha, trace: true,
+          onStep: async () => { await yieldToPage(); if (mine !== this.latest) throw new Error('superseded'); } }));
+      }
     } catch (e) {
       if (e.message !== 'superseded' && mine === this.latest) this.result.textContent = `Translation failed: ${e.message}`;
       return;
     }
     if (mine !== this.latest) return;
-    const ms = performance.now() - t0, traced = Array.isArray(res.trace) && res.trace.length > 0;
+    const ms = performance.now() - t0, n = sentences.length, d = DIRECTIONS[this.dir];
+    const traced = results.every(r => Array.isArray(r.trace) && r.trace.length > 0);
     const how = traced && beam > 1 ? `beam search, ${beam} hypotheses, α = ${DECODING.alpha}` : 'greedy';
-    const lost = unreadable(tr, text, res), src = res.record?.src_pieces || [];
-    const hyp = h('b', { class: 'tnb-hyp', lang: DIRECTIONS[this.dir].to === 'German' ? 'de' : 'en' }, res.text || '(nothing)');
+    const joined = results.map(r => r.text).filter(Boolean).join(' ');
+    const lost = [], srcs = results.map(r => r.record?.src_pieces || []), read = results.map((r, i) => readPieces(tr, sentences[i], r));
+    for (const [i, r] of results.entries()) for (const u of unreadable(tr, sentences[i], r)) if (!lost.some(x => x.text === u.text)) lost.push(u);
+    const hyp = h('b', { class: 'tnb-hyp', lang: d.to === 'German' ? 'de' : 'en' }, joined || '(nothing)');
+    const pieces = results.reduce((a, r) => a + r.out.length, 0);
     const parts = [h('p', { class: 'tnb-line' }, '→ ', hyp),
-      h('p', { class: 'tnb-meta' }, `${how} · ${res.out.length} pieces in ${ms.toFixed(0)} ms`)];
-    if (cut || res.cut) parts.push(h('p', { class: 'tnb-warn' }, `Only the first ${text.length} of ${raw.length} characters were translated.`));
-    const unknown = lost.filter(u => u.as !== 'dropped'), dropped = lost.filter(u => u.as === 'dropped');
-    if (unknown.length) parts.push(h('p', { class: 'tnb-warn' }, 'Not in the model\'s vocabulary, so read as the unknown piece (marked red below): ',
-      ...unknown.map(u => h('code', {}, u.text)), '.'));
-    if (dropped.length) parts.push(h('p', { class: 'tnb-warn' }, 'Left out by the model\'s normalization: ',
-      ...dropped.map(u => h('code', {}, [...u.text].map(c => /\p{L}|\p{N}|\p{P}|\p{S}/u.test(c) ? c : `U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}`).join(''))), '.'));
-    if (this.compact && src.length) parts.push(h('p', { class: 'tnb-src-pieces' }, h('span', { class: 'tnb-what' }, 'What the model read: '), chips(src)));
-    if (this.compact && res.record) {
+      h('p', { class: 'tnb-meta' }, `${n > 1 ? `${n} sentences, each translated alone · ` : ''}${how} · ${pieces} pieces in ${ms.toFixed(0)} ms`)];
+    if (cut || results.some(r => r.cut)) parts.push(h('p', { class: 'tnb-warn' }, `Only the first ${text.length} of ${raw.length} characters were translated.`));
+    // the reader's language: most pieces unknown, or words of the other direction's language
+    const share = srcs.reduce((a, p) => { const s = unknownShare(p); return { unknown: a.unknown + s.unknown, total: a.total + s.total }; }, { unknown: 0, total: 0 });
+    const other = this.names.find(m => m !== this.dir), looks = looksLike(text);
+    const mostly = share.total > 0 && share.unknown / share.total > 0.5, wrong = looks && looks !== d.from;
+    if (mostly || wrong) {
+      const why = wrong ? `This looks like ${looks}, but this model reads ${d.from}: it reads your words as ${d.from} ones, so the translation means little.`
+                        : `${share.unknown} of the ${share.total} pieces the model read are unknown to it: it reads ${d.from} (the words of image captions), so the translation means little.`;
+      const offer = other && (wrong ? looks === DIRECTIONS[other].from : true)
+        ? h('button', { type: 'button', class: 'tnb-switch', onclick: async () => { await this.switchTo(other); this.text.value = raw; this.counted(); this.run(); } },
+            `${wrong ? '' : `Is it ${DIRECTIONS[other].from}? `}Translate it ${DIRECTIONS[other].from} → ${DIRECTIONS[other].to}`) : null;
+      parts.push(h('p', { class: 'tnb-lang' }, why, offer ? ' ' : '', offer));
+    }
+    const unknown = lost.filter(u => u.as === 'unknown' || u.as === 'bytes'), dropped = lost.filter(u => u.as === 'dropped'), spaces = lost.filter(u => u.as === 'space');
+    const code = u => h('code', {}, visible(u.text));
+    if (unknown.length) parts.push(h('p', { class: 'tnb-warn' }, 'Not in the model\'s vocabulary, so read as the unknown piece (marked red below): ', ...unknown.map(code), '.'));
+    if (dropped.length) parts.push(h('p', { class: 'tnb-warn' }, 'Left out by the model\'s normalization: ', ...dropped.map(code), '.'));
+    if (spaces.length) parts.push(h('p', { class: 'tnb-warn' }, 'Read as a space by the model\'s normalization, so a word is split there: ', ...spaces.map(code), '.'));
+    if (this.compact && srcs.some(p => p.length)) {
+      parts.push(h('p', { class: 'tnb-src-pieces' }, h('span', { class: 'tnb-what' }, 'What the model read: '),
+                   ...read.flatMap((r, i) => [i ? h('span', { class: 'tnb-what' }, ' | ') : null, chips(r.pieces, null, r.unknown)])), ...spaceNote(srcs.flat()));
+    }
+    if (this.compact && results.some(r => r.record)) {
       const to = new URL(`${document.querySelector('meta[name="quarto:offset"]')?.content || './'}a21_attention_explorer.html`, location.href);
-      to.search = new URLSearchParams({ dir: this.dir, text }).toString(); to.hash = 'watch-the-beam-search';
-      parts.push(h('p', { class: 'tnb-more' }, h('a', { href: to.href }, 'Every attention weight of this sentence, layer by layer and head by head: the attention explorer')));
+      to.search = new URLSearchParams({ dir: this.dir, text }).toString(); to.hash = 'translator';
+      parts.push(h('p', { class: 'tnb-more' }, h('a', { href: to.href }, `Every attention weight of ${n > 1 ? 'these sentences' : 'this sentence'}, layer by layer and head by head: the attention explorer`)));
     }
     this.result.replaceChildren(...parts);
-    res.beamWidth = beam;
+    // one view of the search per sentence
     this.beamWrap.hidden = !traced;
-    if (traced) this.beam.show(res, { src: text, source: src.length ? src : res.trace[0]?.source || [] });
-    if (this.explorer?.tnbAdd && res.record) this.explorer.tnbAdd(res.record);
-    this.host.dispatchEvent(new CustomEvent('tnb-translated', { detail: { ms, text: res.text, beam: traced ? beam : 1 } }));
+    const what = beam > 1 ? 'the beam search' : 'greedy decoding';
+    this.beamHead.textContent = n > 1 ? `${this.compact ? 'Watch ' : ''}${what} of each sentence, step by step` : `${this.compact ? 'Watch ' : ''}${what}, step by step`;
+    if (!this.compact) this.beamHead.textContent = this.beamHead.textContent[0].toUpperCase() + this.beamHead.textContent.slice(1);
+    if (traced) {
+      this.views = results.map((r, i) => {
+        const box = h('div'), view = new BeamView(box, { compact: this.compact });
+        view.show(r, { source: read[i].pieces, unknown: read[i].unknown, beam, alpha: DECODING.alpha, limit: outputCap(tr, r.src.length) });
+        return n > 1 ? h('div', { class: 'tnb-bv-sentence' }, h('p', { class: 'tnb-bv-which' }, `Sentence ${i + 1} of ${n}: `, h('q', {}, sentences[i]), ' → ', h('q', {}, r.text)), box) : box;
+      });
+      this.beamBox.replaceChildren(...this.views);
+    }
+    if (this.explorer?.tnbAdd) for (const r of results) if (r.record) this.explorer.tnbAdd(r.record);
+    this.host.dispatchEvent(new CustomEvent('tnb-translated', { detail: { ms, text: joined, beam: traced ? beam : 1, sentences: n } }));
   }
 }
 
@@ -376,16 +563,28 @@ export async function front(box) {
 }
 
 // The full translator on the attention explorer `root` (explorer.py's HTML): its translations join the explorer's grid.
-// A link from the front page (?dir=…&text=…) fills the box and translates.
+// The first one on a page is #translator. A link to it (#translator: 10_decoding's, the front page's with ?dir=…&text=…)
+// lands on it: the page scrolls to it and translates the text given, else the first example, so that the reader finds
+// a sentence decoded and its search ready to step through; once translated, if the reader has not scrolled meanwhile,
+// the page scrolls again, so that the input and the result are in view whatever moved above them.
 export async function attach(root) {
   if (!root || root.dataset.live) return;
   const names = await served();
   if (!names.length) return;
   root.dataset.live = '1';
   const host = h('div', { class: 'tnb-live-host' });
+  if (!document.getElementById('translator')) host.id = 'translator';
   root.insertBefore(host, root.querySelector('.tnb-ctl'));
   const live = root.tnbLive = new Live(host, { explorer: root, names });
   const q = new URLSearchParams(location.search), dir = q.get('dir'), text = q.get('text');
+  const landed = host.id === 'translator' && location.hash === '#translator';
   if (dir && names.includes(dir)) await live.switchTo(dir);
-  if (text) { live.text.value = text.slice(0, 2000); live.counted(); live.run(); }
+  if (!text && !landed) return;
+  live.text.value = (text || DIRECTIONS[live.dir].examples[0]).slice(0, 2000); live.counted();
+  if (landed) {
+    host.scrollIntoView({ block: 'start' });
+    const at = window.scrollY;
+    host.addEventListener('tnb-translated', () => { if (Math.abs(window.scrollY - at) < 4) live.text.scrollIntoView({ block: 'start' }); }, { once: true });
+  }
+  live.run();
 }

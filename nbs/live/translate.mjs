@@ -1,4 +1,6 @@
 // node nbs/live/translate.mjs MODEL_DIR [--beam N] [--alpha A] [--json] [--trace] 'sentence' ...   (or sentences on stdin)
+// Each argument, or each line of stdin, is translated as one sentence, as tnb-translate reads its lines: split a paragraph
+// into sentences first, one a line (the page splits a paragraph itself, with app.mjs's splitSentences).
 // One translation per sentence, from a folder of `tnb-export --format onnx`, by the modules the page loads
 // (translator.mjs, tokenizer.mjs) and ONNX Runtime Web's wasm backend, one thread: beam search with beam 4 and alpha
 // 0.6 unless told (--beam 1: greedy), as tnb-translate decodes. Every file is checked against the sha256 config.json
@@ -11,7 +13,7 @@ import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { Translator, MAX_CHARS, BEAM, ALPHA } from './translator.mjs';
 
-const USAGE = "usage: node nbs/live/translate.mjs MODEL_DIR [--beam N] [--alpha A] [--json] [--trace] 'sentence' ... (or sentences on stdin)";
+const USAGE = "usage: node nbs/live/translate.mjs MODEL_DIR [--beam N] [--alpha A] [--json] [--trace] 'sentence' ... (or sentences on stdin, one sentence a line)";
 const fail = (msg, code = 2) => { console.error(`translate.mjs: ${msg}`); process.exit(code); };
 const args = process.argv.slice(2), given = [], opts = { beam: BEAM, alpha: ALPHA, trace: false };
 let json = false;

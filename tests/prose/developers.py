@@ -26,4 +26,11 @@ _pp = _Path('../pyproject.toml').read_text(encoding='utf-8')      # the floors a
 _py, _torch = _re.search(r'requires-python = ">=([\d.]+)"', _pp).group(1), _re.search(r'"torch>=([\d.]+)"', _pp).group(1)
 _q('ad2a834a', f"the oldest versions supported, Python {_py} and torch {_torch},")
 
-del _json, _re, _Path, _NotebookFile, _q, _hardware_of, _hw, _pp, _py, _torch
+_sb = _json.loads(_Path('../results/site_build.json').read_text(encoding='utf-8'))   # tools/preview.py --no-serve --record
+_clock = lambda x: (lambda m, s: f"{m} min {s:02d} s" if m else f"{s} s")(*divmod(round(x), 60))   # tools/preview.py's clock
+assert _sb['hardware'].startswith('Intel(R) Xeon(R)') and _sb['amx'] and _sb['cores'] == 2, _sb['hardware']
+assert _sb['steps'][0]['step'].startswith('1. the pages') and len(_sb['steps']) == 5
+_q('d0e0a003', f"took {_clock(_sb['seconds'])} on a 2-core Intel Xeon with AMX, {_clock(_sb['steps'][0]['seconds'])} of it in step 1",
+   f"a load average of {_sb['load_before'][0]:.1f} when it began and {_sb['load_after'][0]:.1f} when it ended")
+
+del _json, _re, _Path, _NotebookFile, _q, _hardware_of, _hw, _pp, _py, _torch, _sb, _clock
