@@ -9,7 +9,8 @@ resident set size) is its own; the stages and what each does:
   `--vocab` pieces learnt from it (`Tokenizer.train`, the course's BPE);
 - `encode`: both sides encoded a block at a time into token ids on disk (`encode_to_disk`), opened memory-mapped;
 - `batch`: the token batches of one epoch from the lengths alone (`EncodedCorpus.sampler`, `--max-tokens` a side);
-- `shard`: each of `--world` processes' share of those batches, every batch in exactly one share, as DDP reads them.
+- `shard`: one of `--world` processes' share of the batches, as DDP reads them (its cost is each process's), and a check
+  that the `--world` shares hold every pair exactly once.
 
 Target (stated, and checked into the JSON): every stage of the data path within `--target-gb` GB of peak memory (8),
 and the data path (load to shard) within `--target-minutes` minutes (15) on 2 cores. The corpus is never held as Python
@@ -44,6 +45,7 @@ def generate(folder:Path, pairs:int, seed:int=0):
 
 def stage(name:str, a, work:Path) -> dict:
     "Run stage `name` in this process (the child); returns what it measured besides time and memory."
+    import numpy as np
     from transformer_nb import wmt14
     from transformer_nb.data import Tokenizer
     if name == 'generate': generate(work, a.pairs); return {'bytes': sum((work / f).stat().st_size for f in ('train.en', 'train.de'))}
@@ -64,17 +66,18 @@ def stage(name:str, a, work:Path) -> dict:
         b = enc.sampler(a.max_tokens).all_batches(0)
         return {'batches': len(b), 'max_tokens': a.max_tokens}
     if name == 'shard':
-        seen, sizes = 0, []
-        for r in range(a.world):                                   # each process builds its own sampler and takes its share
-            mine = enc.sampler(a.max_tokens, rank=r, world_size=a.world).batches(0)
-            sizes.append(len(mine)); seen += sum(len(x) for x in mine)
-        assert seen == len(enc) and len(set(sizes)) == 1, (seen, len(enc), sizes)
-        first = enc[int(enc.sampler(a.max_tokens, rank=0, world_size=a.world).batches(0)[0][0])]   # read from the memory map
-        return {'world': a.world, 'batches_per_process': sizes[0], 'first_example_tokens': [len(first[0]), len(first[1])]}
+        s = enc.sampler(a.max_tokens, rank=0, world_size=a.world)
+        mine = s.batches(0)                                        # what one process builds and keeps: its share
+        shares = [s.all_batches(0)[r::a.world] for r in range(a.world)]
+        seen = np.bincount(np.concatenate([np.asarray(b) for sh in shares for b in sh]), minlength=len(enc))
+        assert (seen == 1).all() and len({len(sh) for sh in shares}) == 1, 'every pair in exactly one share, the same number of batches each'
+        first = enc[int(mine[0][0])]                               # read from the memory map
+        return {'world': a.world, 'batches_per_process': len(mine), 'first_example_tokens': [len(first[0]), len(first[1])]}
 
 def child(a):
     "The stage of `--stage`, its result as a JSON line on standard output."
     work = Path(a.dir)
+    import numpy, transformer_nb.wmt14, transformer_nb.data             # noqa: F401  (imported before the clock starts)
     t0 = time.perf_counter(); out = stage(a.stage, a, work); out['seconds'] = round(time.perf_counter() - t0, 1)
     print(json.dumps(out), flush=True)
 
@@ -89,9 +92,10 @@ def run_stage(name:str, argv:list, work:Path) -> dict:
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
+    from transformer_nb.wmt14 import SPM_SAMPLE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--pairs', type=int, default=4_500_000, help='sentence pairs in the synthetic corpus (default 4,500,000: WMT14 EN-DE)')
-    ap.add_argument('--sample', type=int, default=1_000_000, help="sentences in the tokenizer's sample, both sides together (default 1,000,000)")
+    ap.add_argument('--sample', type=int, default=SPM_SAMPLE, help=f"sentences in the tokenizer's sample, both sides together (default {SPM_SAMPLE:,}: the wmt14 task's)")
     ap.add_argument('--vocab', type=int, default=37_000, help='pieces of the shared vocabulary (default 37,000: the paper EN-DE)')
     ap.add_argument('--max-tokens', type=int, default=3125, help='padded tokens a side per batch and process (default 3,125: 25,000 on 8)')
     ap.add_argument('--max-len', type=int, default=256, help='drop pairs longer than this many tokens (default 256)')
