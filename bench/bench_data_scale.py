@@ -88,6 +88,7 @@ def run_stage(name:str, argv:list, work:Path) -> dict:
     if p.returncode: sys.exit(f"stage {name} failed (exit {p.returncode})")
     res = json.loads(out.strip().splitlines()[-1])
     res['peak_rss_mb'] = round(usage.ru_maxrss / 1024, 1)          # Linux: KiB
+    res['cpu_seconds'] = round(usage.ru_utime + usage.ru_stime, 1)  # on a shared machine, what the stage itself used
     return res
 
 def main(argv=None):
@@ -119,7 +120,7 @@ def main(argv=None):
         for name in STAGES:
             res[name] = r = run_stage(name, passed, work)
             print(f"{name:9s} {r['seconds']:8.1f} s  peak {r['peak_rss_mb'] / 1024:6.2f} GB  " +
-                  ', '.join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in r.items() if k not in ('seconds', 'peak_rss_mb')), flush=True)
+                  ', '.join(f"{k} {v:,}" if isinstance(v, int) else f"{k} {v}" for k, v in r.items() if k not in ('seconds', 'peak_rss_mb', 'cpu_seconds')), flush=True)
     finally:
         if not (a.keep or a.dir): shutil.rmtree(work, ignore_errors=True)
     total, peak = sum(res[s]['seconds'] for s in PATH), max(res[s]['peak_rss_mb'] for s in PATH) / 1024

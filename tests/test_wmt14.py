@@ -194,7 +194,7 @@ def test_the_scale_benchmark_with_its_smallest_arguments(tmp_path):
     "bench/bench_data_scale.py end to end on a small synthetic corpus in this test's folder: every stage, its figures."
     from conftest import ROOT
     r = subprocess.run([sys.executable, str(ROOT / 'bench' / 'bench_data_scale.py'), '--pairs', '500', '--sample', '800', '--vocab', '80',
-                        '--world', '2', '--max-tokens', '500', '--threads', '1', '--dir', str(tmp_path / 'w'), '--json', str(tmp_path / 'r.json')],
+                        '--world', '2', '--max-tokens', '3000', '--max-len', '2000', '--threads', '1', '--dir', str(tmp_path / 'w'), '--json', str(tmp_path / 'r.json')],
                        capture_output=True, text=True, env=ENV, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     rec = json.loads((tmp_path / 'r.json').read_text())
@@ -219,3 +219,17 @@ def test_tnb_train_runs_the_paper_recipe_scaled_down(mirror, tmp_path):
     assert 'update: 300 padded tokens a side x 1 process x accum 2 = 600 a side (tokens_per_update 600)' in r.stdout + r.stderr
     assert sorted(p.name for p in (tmp_path / 'run').glob('checkpoint-*.pt'))[-2:] == ['checkpoint-0000002.pt', 'checkpoint-0000003.pt']
     assert (tmp_path / 'run' / 'average.pt').is_file()
+
+def test_the_stored_scale_figures_are_whole():
+    "results/data_scale.json (bench/bench_data_scale.py at 4.5 million pairs): every stage, its machine, its target and whether it was met."
+    from conftest import ROOT
+    rec = json.loads((ROOT / 'results' / 'data_scale.json').read_text())
+    s, a = rec['stages'], rec['args']
+    assert a['pairs'] == s['load']['pairs'] == 4_500_000 and 0.99 * 4_500_000 < s['encode']['pairs_kept'] <= 4_500_000
+    assert (a['vocab'], a['max_tokens'], a['world'], s['shard']['world']) == (37_000, 3125, 8, 8) and s['vocab']['pieces'] == 37_000
+    assert 'CPU' in rec['machine'] and rec['cores'] == 2 and len(rec['load_before']) == len(rec['load_after']) == 3
+    path = ['load', 'vocab', 'encode', 'batch', 'shard']
+    assert rec['data_path_seconds'] == round(sum(s[k]['seconds'] for k in path), 1)
+    assert rec['data_path_peak_gb'] == round(max(s[k]['peak_rss_mb'] for k in path) / 1024, 2)
+    assert rec['target_met'] == (rec['data_path_seconds'] <= 60 * rec['target']['minutes'] and rec['data_path_peak_gb'] <= rec['target']['gb'])
+    assert s['shard']['batches_per_process'] * 8 >= s['batch']['batches']
