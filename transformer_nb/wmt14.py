@@ -11,14 +11,14 @@ __all__ = ['WMT14_ARCHIVES', 'WMT14_PAIRS', 'PAPER_VOCAB', 'PAPER_STEPS', 'PAPER
            'sgm_lines', 'fetch_wmt14', 'paper_recipe', 'WMT14Data', 'WMT14Task', 'iter_pairs', 'sample_lines',
            'EncodedCorpus', 'encode_to_disk', 'DataOptions', 'data_main']
 
-# %% ../nbs/A28_wmt14.ipynb #701f2d25
+# %% ../nbs/A28_wmt14.ipynb #751f1aed
 import contextlib, gzip, hashlib, http.client, http.server, io, json, os, random, re, shutil, socket, tarfile, tempfile, threading
 import time, urllib.error, urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 import numpy as np
-from .checks import PositiveInt, SettingError, validate
+from .checks import Count, SettingError, validate
 from .safeguards import UserError, atomic_open, atomic_write
 from .datasets import sha256_file, load_dataset, Loader, ParallelData
 from .data import Tokenizer, TokenBatchSampler
@@ -28,7 +28,7 @@ from .process import run_cli, note
 from .commands import CliParser, field_options
 from .cli import Command
 
-# %% ../nbs/A28_wmt14.ipynb #b060a943
+# %% ../nbs/A28_wmt14.ipynb #5e5b1799
 @dataclass(frozen=True)
 class Archive:
     "One WMT file: its name, its canonical address, and the checksum the package holds for it (None: not known)."
@@ -49,7 +49,7 @@ WMT14_ARCHIVES = {a.name: a for a in [
             source="sacreBLEU's dataset table (wmt14/full)"),
 ]}
 
-# %% ../nbs/A28_wmt14.ipynb #50837192
+# %% ../nbs/A28_wmt14.ipynb #fc64177e
 WMT14_PAIRS = {
     'en-de': dict(train=[('training-parallel-europarl-v7.tgz', 'training/europarl-v7.de-en'),
                          ('training-parallel-commoncrawl.tgz', 'commoncrawl.de-en'),
@@ -76,7 +76,7 @@ def pair_archives(pair:str) -> list[Archive]:
     names = [n for n, _ in p['train']] + [p['valid'][0], p['test'][0]]
     return [WMT14_ARCHIVES[n] for n in dict.fromkeys(names)]
 
-# %% ../nbs/A28_wmt14.ipynb #ddf2136d
+# %% ../nbs/A28_wmt14.ipynb #4bf4b6de
 def _tar_add(tar, name:str, data:bytes):
     info = tarfile.TarInfo(name); info.size, info.mtime = len(data), 0
     tar.addfile(info, io.BytesIO(data))
@@ -91,7 +91,7 @@ def _sentences(rng, n:int, lang:str) -> list[str]:
              'fr': 'la maison un chat voit petit vert rivière ville vieux'.split()}[lang]
     return [' '.join(rng.choices(words, k=rng.randint(2, 9))) + ' .' for _ in range(n)]
 
-# %% ../nbs/A28_wmt14.ipynb #c2f71c4d
+# %% ../nbs/A28_wmt14.ipynb #adf804cd
 def sample_archives(folder, pair:str='en-de', n:int=20, # sentence pairs per training corpus, and in valid and test
                     seed:int=0) -> dict[str, str]:
     "Write small archives laid out like `pair`'s real ones into `folder`; returns {file name: SHA-256} (a test's checksum table)."
@@ -109,7 +109,7 @@ def sample_archives(folder, pair:str='en-de', n:int=20, # sentence pairs per tra
             for name, data in members.items(): _tar_add(tar, name, data)
     return {arch: sha256_file(folder/arch) for arch in files}
 
-# %% ../nbs/A28_wmt14.ipynb #ef7ca295
+# %% ../nbs/A28_wmt14.ipynb #40a26466
 class _Handler(http.server.SimpleHTTPRequestHandler):
     "GET with byte ranges; `server.break_after` bytes of a body then a dropped connection, once per file; `server.log` of (path, range)."
     def log_message(self, *a): pass
@@ -137,7 +137,7 @@ def serve_folder(folder, break_after:dict|None=None): # {file name: bytes sent b
     try: yield srv
     finally: srv.shutdown(); srv.server_close(); th.join()
 
-# %% ../nbs/A28_wmt14.ipynb #d7cebc57
+# %% ../nbs/A28_wmt14.ipynb #2a8fc34a
 def read_checksums(path) -> dict[str, str]:
     "{file name: SHA-256} from a file of `sha256sum` lines ('HEX  NAME'); a bad line is refused naming it."
     out = {}
@@ -159,7 +159,7 @@ def file_digest(path, algo:str='sha256') -> str:
         while chunk := f.read(1 << 20): h.update(chunk)
     return h.hexdigest()
 
-# %% ../nbs/A28_wmt14.ipynb #234009ed
+# %% ../nbs/A28_wmt14.ipynb #e8b533e3
 class ChecksumMismatch(ValueError): "A file whose checksum is not the one expected."
 
 def _verify(path:Path, want, trust:bool, what:str) -> str:
@@ -200,7 +200,7 @@ def download_resumable(url:str, dest, want=None, # (algo, hex) to check against,
     os.replace(part, dest)
     return digest
 
-# %% ../nbs/A28_wmt14.ipynb #3e75af4d
+# %% ../nbs/A28_wmt14.ipynb #7b2a69ff
 def _member(tar_path:Path, names:list[str]) -> dict[str, bytes]:
     "The members `names` of a tar or tgz (a name may end in .gz inside, then it is decompressed), read in one pass."
     want, got = set(names), {}
@@ -217,7 +217,7 @@ def sgm_lines(data:bytes) -> list[str]:
 
 def _lines(data:bytes) -> list[str]: return data.decode('utf-8').splitlines()
 
-# %% ../nbs/A28_wmt14.ipynb #27b845fb
+# %% ../nbs/A28_wmt14.ipynb #099e0c4c
 def _write_split(folder:Path, split:str, src:str, tgt:str, parts, manifest:dict):
     "Write `split`.src/.tgt from `parts` [(where, src lines, tgt lines)], each part's sides aligned."
     n = 0
@@ -235,7 +235,7 @@ def _train_parts(folder:Path, pair:str, src:str, tgt:str):
         yield f"{arch}:{stem}", _lines(got[f"{stem}.{src}{gz}"]), _lines(got[f"{stem}.{tgt}{gz}"])
         del got
 
-# %% ../nbs/A28_wmt14.ipynb #59cc9748
+# %% ../nbs/A28_wmt14.ipynb #1bdb996a
 def _verify_nothing(a:Archive):
     raise UserError(f"{a.name}: the package holds no checksum for it, so a download could not be verified; give its SHA-256 "
                     f"with --checksums FILE, or accept it unverified with --trust-unverified")
@@ -261,7 +261,7 @@ def _unpack(pair, src, tgt, paths:dict, out:Path, manifest:dict, say) -> Path:
     except BaseException: shutil.rmtree(work, ignore_errors=True); raise
     return out
 
-# %% ../nbs/A28_wmt14.ipynb #c6fbc495
+# %% ../nbs/A28_wmt14.ipynb #948bc148
 def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/wmt14-PAIR/ (the corpus), DEST/archives/
                 base_url:str|None=None, # a mirror that serves the archives by file name (None: each archive's canonical address)
                 archives=None, # a folder that already holds some or all of the archives (by their file names): used, not downloaded
@@ -289,7 +289,7 @@ def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/w
         manifest['archives'][a.name] = {'sha256': manifest['archives'][a.name], 'checked': want[0] if want else 'trusted', 'path': str(path)}
     return _unpack(pair, src, tgt, {n: Path(v['path']) for n, v in manifest['archives'].items()}, out, manifest, say)
 
-# %% ../nbs/A28_wmt14.ipynb #cb9d08e3
+# %% ../nbs/A28_wmt14.ipynb #0090194a
 PAPER_VOCAB = {'en-de': 37_000, 'en-fr': 32_000}      # §5.1: shared source-target vocabularies
 PAPER_STEPS = {'base': 100_000, 'big': 300_000}      # §5.2
 PAPER_AVERAGE = {'base': 5, 'big': 20}               # §6.1: the last checkpoints averaged
@@ -305,7 +305,7 @@ def paper_recipe(size:Literal['base', 'big'], pair:str='en-de') -> Recipe:
                              tokens_per_update=PAPER_TOKENS, save_every_minutes=PAPER_SAVE_MINUTES, average=PAPER_AVERAGE[size],
                              precision='auto', valid_every=5000))
 
-# %% ../nbs/A28_wmt14.ipynb #817d1a4a
+# %% ../nbs/A28_wmt14.ipynb #debaac50
 SPM_SAMPLE = 1_000_000    # sentences (both sides together) the shared vocabulary is learnt from: a sample of the corpus
 
 @dataclass(repr=False)
@@ -332,7 +332,7 @@ class WMT14Task(Task):
     recipes = {'paper-base': paper_recipe('base'), 'paper-big': paper_recipe('big'),
                'paper-base-en-fr': paper_recipe('base', 'en-fr'), 'paper-big-en-fr': paper_recipe('big', 'en-fr')}
 
-# %% ../nbs/A28_wmt14.ipynb #1cf15e87
+# %% ../nbs/A28_wmt14.ipynb #3a58b178
 def iter_pairs(src_path, tgt_path, block:int=100_000):
     "Blocks of up to `block` aligned (source lines, target lines) from two text files, streamed; refused where they stop aligning."
     with open(src_path, encoding='utf-8') as fs, open(tgt_path, encoding='utf-8') as ft:
@@ -356,7 +356,7 @@ def sample_lines(paths:list, k:int, seed:int=0) -> list[str]:
                 elif (j := rng.randrange(seen)) < k: out[j] = line
     return out
 
-# %% ../nbs/A28_wmt14.ipynb #1ca6be01
+# %% ../nbs/A28_wmt14.ipynb #1e67f328
 class EncodedCorpus:
     "A parallel corpus encoded once into token ids on disk and memory-mapped: `len`, `[i]` -> (src ids, tgt ids), the lengths."
     def __init__(self, folder):
@@ -374,7 +374,7 @@ class EncodedCorpus:
         "Token batches of at most `max_tokens` padded tokens a side, this process's share of `world_size`."
         return TokenBatchSampler(self.src_lens, self.tgt_lens, max_tokens, shuffle=shuffle, seed=seed, rank=rank, world_size=world_size)
 
-# %% ../nbs/A28_wmt14.ipynb #2a8d1731
+# %% ../nbs/A28_wmt14.ipynb #fdfd5845
 def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256, block:int=100_000,
                    num_threads:int=0, say=lambda m: None) -> EncodedCorpus:
     "Encode two aligned files into `out` (source ids + EOS, BOS + target ids + EOS), a block at a time; pairs longer than `max_len` are dropped."
@@ -403,28 +403,29 @@ def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256,
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return EncodedCorpus(out)
 
-# %% ../nbs/A28_wmt14.ipynb #4d7119ea
+# %% ../nbs/A28_wmt14.ipynb #8da86040
 @dataclass(frozen=True)
 class DataOptions:
     "What `tnb-data wmt14` takes."
-    corpus: Literal['wmt14']                   # the corpus to fetch: wmt14
+    corpus: Literal['wmt14']                   # the corpus to fetch
     dest: str                                  # the folder to write into: DEST/wmt14-PAIR (the corpus) and DEST/archives
     pair: Literal[tuple(WMT14_PAIRS)] = 'en-de'   # the WMT14 language pair
     archives: str|None = None                  # a folder that already holds some or all of the archives, by their file names
     base_url: str|None = None                  # a mirror that serves the archives by file name (None: statmt.org, each archive's own address)
     checksums: str|None = None                 # a file of 'SHA256  FILENAME' lines (sha256sum's) for archives the package holds no checksum for
     trust_unverified: bool = False             # accept an archive no checksum can check; its SHA-256 is written into MANIFEST.json
-    retries: PositiveInt = 3                   # tries again after a broken connection, resuming each time
+    retries: Count = 3                         # tries again after a broken connection, resuming each time
     def __post_init__(self): validate(self)
 
 def _data_parser() -> CliParser:
     p = CliParser(prog='tnb-data', description="Download, check and unpack a corpus at the paper's scale.",
                   epilog="example: tnb-data wmt14 --pair en-de data/  (then: tnb-train --dataset wmt14 --data-dir data/wmt14-en-de --recipe paper-base)")
-    field_options(p, DataOptions, None, corpus=dict(flags=['corpus']), dest=dict(flags=['dest'], metavar='DEST'))
+    field_options(p, DataOptions, None, corpus=dict(flags=['corpus']), dest=dict(flags=['dest'], metavar='DEST'), archives=dict(metavar='DIR'),
+                  base_url=dict(metavar='URL'), checksums=dict(metavar='FILE'))
     field_options(p, Command)
     return p
 
-# %% ../nbs/A28_wmt14.ipynb #42f6e400
+# %% ../nbs/A28_wmt14.ipynb #6e67f48c
 def _data(argv):
     a = _data_parser().parse_args(argv)
     opts = DataOptions(**{f: getattr(a, f) for f in DataOptions.__dataclass_fields__})   # checked once more, as declared
