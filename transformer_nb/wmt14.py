@@ -11,7 +11,7 @@ __all__ = ['WMT14_ARCHIVES', 'WMT14_PAIRS', 'PAPER_VOCAB', 'PAPER_STEPS', 'PAPER
            'sgm_lines', 'fetch_wmt14', 'paper_recipe', 'WMT14Data', 'WMT14Task', 'iter_pairs', 'sample_lines',
            'EncodedCorpus', 'encode_to_disk', 'DataOptions', 'data_main']
 
-# %% ../nbs/A28_wmt14.ipynb #751f1aed
+# %% ../nbs/A28_wmt14.ipynb #91a466ec
 import contextlib, gzip, hashlib, http.client, http.server, io, json, os, random, re, shutil, socket, tarfile, tempfile, threading
 import time, urllib.error, urllib.request
 from dataclasses import dataclass
@@ -28,7 +28,7 @@ from .process import run_cli, note
 from .commands import CliParser, field_options
 from .cli import Command
 
-# %% ../nbs/A28_wmt14.ipynb #5e5b1799
+# %% ../nbs/A28_wmt14.ipynb #88c08836
 @dataclass(frozen=True)
 class Archive:
     "One WMT file: its name, its canonical address, and the checksum the package holds for it (None: not known)."
@@ -49,7 +49,7 @@ WMT14_ARCHIVES = {a.name: a for a in [
             source="sacreBLEU's dataset table (wmt14/full)"),
 ]}
 
-# %% ../nbs/A28_wmt14.ipynb #fc64177e
+# %% ../nbs/A28_wmt14.ipynb #8d909860
 WMT14_PAIRS = {
     'en-de': dict(train=[('training-parallel-europarl-v7.tgz', 'training/europarl-v7.de-en'),
                          ('training-parallel-commoncrawl.tgz', 'commoncrawl.de-en'),
@@ -76,7 +76,7 @@ def pair_archives(pair:str) -> list[Archive]:
     names = [n for n, _ in p['train']] + [p['valid'][0], p['test'][0]]
     return [WMT14_ARCHIVES[n] for n in dict.fromkeys(names)]
 
-# %% ../nbs/A28_wmt14.ipynb #4bf4b6de
+# %% ../nbs/A28_wmt14.ipynb #672222ad
 def _tar_add(tar, name:str, data:bytes):
     info = tarfile.TarInfo(name); info.size, info.mtime = len(data), 0
     tar.addfile(info, io.BytesIO(data))
@@ -91,7 +91,7 @@ def _sentences(rng, n:int, lang:str) -> list[str]:
              'fr': 'la maison un chat voit petit vert rivière ville vieux'.split()}[lang]
     return [' '.join(rng.choices(words, k=rng.randint(2, 9))) + ' .' for _ in range(n)]
 
-# %% ../nbs/A28_wmt14.ipynb #adf804cd
+# %% ../nbs/A28_wmt14.ipynb #6eb38e80
 def sample_archives(folder, pair:str='en-de', n:int=20, # sentence pairs per training corpus, and in valid and test
                     seed:int=0) -> dict[str, str]:
     "Write small archives laid out like `pair`'s real ones into `folder`; returns {file name: SHA-256} (a test's checksum table)."
@@ -109,7 +109,7 @@ def sample_archives(folder, pair:str='en-de', n:int=20, # sentence pairs per tra
             for name, data in members.items(): _tar_add(tar, name, data)
     return {arch: sha256_file(folder/arch) for arch in files}
 
-# %% ../nbs/A28_wmt14.ipynb #40a26466
+# %% ../nbs/A28_wmt14.ipynb #eaa7b6de
 class _Handler(http.server.SimpleHTTPRequestHandler):
     "GET with byte ranges; `server.break_after` bytes of a body then a dropped connection, once per file; `server.log` of (path, range)."
     def log_message(self, *a): pass
@@ -137,7 +137,7 @@ def serve_folder(folder, break_after:dict|None=None): # {file name: bytes sent b
     try: yield srv
     finally: srv.shutdown(); srv.server_close(); th.join()
 
-# %% ../nbs/A28_wmt14.ipynb #2a8fc34a
+# %% ../nbs/A28_wmt14.ipynb #02faf1f4
 def read_checksums(path) -> dict[str, str]:
     "{file name: SHA-256} from a file of `sha256sum` lines ('HEX  NAME'); a bad line is refused naming it."
     out = {}
@@ -159,7 +159,7 @@ def file_digest(path, algo:str='sha256') -> str:
         while chunk := f.read(1 << 20): h.update(chunk)
     return h.hexdigest()
 
-# %% ../nbs/A28_wmt14.ipynb #e8b533e3
+# %% ../nbs/A28_wmt14.ipynb #ba95fca4
 class ChecksumMismatch(ValueError): "A file whose checksum is not the one expected."
 
 def _verify(path:Path, want, trust:bool, what:str) -> str:
@@ -200,7 +200,7 @@ def download_resumable(url:str, dest, want=None, # (algo, hex) to check against,
     os.replace(part, dest)
     return digest
 
-# %% ../nbs/A28_wmt14.ipynb #7b2a69ff
+# %% ../nbs/A28_wmt14.ipynb #fab96839
 def _member(tar_path:Path, names:list[str]) -> dict[str, bytes]:
     "The members `names` of a tar or tgz (a name may end in .gz inside, then it is decompressed), read in one pass."
     want, got = set(names), {}
@@ -217,7 +217,7 @@ def sgm_lines(data:bytes) -> list[str]:
 
 def _lines(data:bytes) -> list[str]: return data.decode('utf-8').splitlines()
 
-# %% ../nbs/A28_wmt14.ipynb #099e0c4c
+# %% ../nbs/A28_wmt14.ipynb #b8052504
 def _write_split(folder:Path, split:str, src:str, tgt:str, parts, manifest:dict):
     "Write `split`.src/.tgt from `parts` [(where, src lines, tgt lines)], each part's sides aligned."
     n = 0
@@ -235,7 +235,7 @@ def _train_parts(folder:Path, pair:str, src:str, tgt:str):
         yield f"{arch}:{stem}", _lines(got[f"{stem}.{src}{gz}"]), _lines(got[f"{stem}.{tgt}{gz}"])
         del got
 
-# %% ../nbs/A28_wmt14.ipynb #1bdb996a
+# %% ../nbs/A28_wmt14.ipynb #d767125f
 def _verify_nothing(a:Archive):
     raise UserError(f"{a.name}: the package holds no checksum for it, so a download could not be verified; give its SHA-256 "
                     f"with --checksums FILE, or accept it unverified with --trust-unverified")
@@ -261,7 +261,7 @@ def _unpack(pair, src, tgt, paths:dict, out:Path, manifest:dict, say) -> Path:
     except BaseException: shutil.rmtree(work, ignore_errors=True); raise
     return out
 
-# %% ../nbs/A28_wmt14.ipynb #948bc148
+# %% ../nbs/A28_wmt14.ipynb #2c92b818
 def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/wmt14-PAIR/ (the corpus), DEST/archives/
                 base_url:str|None=None, # a mirror that serves the archives by file name (None: each archive's canonical address)
                 archives=None, # a folder that already holds some or all of the archives (by their file names): used, not downloaded
@@ -289,7 +289,7 @@ def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/w
         manifest['archives'][a.name] = {'sha256': manifest['archives'][a.name], 'checked': want[0] if want else 'trusted', 'path': str(path)}
     return _unpack(pair, src, tgt, {n: Path(v['path']) for n, v in manifest['archives'].items()}, out, manifest, say)
 
-# %% ../nbs/A28_wmt14.ipynb #0090194a
+# %% ../nbs/A28_wmt14.ipynb #b6c1ded0
 PAPER_VOCAB = {'en-de': 37_000, 'en-fr': 32_000}      # §5.1: shared source-target vocabularies
 PAPER_STEPS = {'base': 100_000, 'big': 300_000}      # §5.2
 PAPER_AVERAGE = {'base': 5, 'big': 20}               # §6.1: the last checkpoints averaged
@@ -305,7 +305,7 @@ def paper_recipe(size:Literal['base', 'big'], pair:str='en-de') -> Recipe:
                              tokens_per_update=PAPER_TOKENS, save_every_minutes=PAPER_SAVE_MINUTES, average=PAPER_AVERAGE[size],
                              precision='auto', valid_every=5000))
 
-# %% ../nbs/A28_wmt14.ipynb #debaac50
+# %% ../nbs/A28_wmt14.ipynb #bce76412
 SPM_SAMPLE = 1_000_000    # sentences (both sides together) the shared vocabulary is learnt from: a sample of the corpus
 
 @dataclass(repr=False)
@@ -332,7 +332,7 @@ class WMT14Task(Task):
     recipes = {'paper-base': paper_recipe('base'), 'paper-big': paper_recipe('big'),
                'paper-base-en-fr': paper_recipe('base', 'en-fr'), 'paper-big-en-fr': paper_recipe('big', 'en-fr')}
 
-# %% ../nbs/A28_wmt14.ipynb #3a58b178
+# %% ../nbs/A28_wmt14.ipynb #1a4dd6d7
 def iter_pairs(src_path, tgt_path, block:int=100_000):
     "Blocks of up to `block` aligned (source lines, target lines) from two text files, streamed; refused where they stop aligning."
     with open(src_path, encoding='utf-8') as fs, open(tgt_path, encoding='utf-8') as ft:
@@ -356,7 +356,7 @@ def sample_lines(paths:list, k:int, seed:int=0) -> list[str]:
                 elif (j := rng.randrange(seen)) < k: out[j] = line
     return out
 
-# %% ../nbs/A28_wmt14.ipynb #1e67f328
+# %% ../nbs/A28_wmt14.ipynb #7cfb0028
 class EncodedCorpus:
     "A parallel corpus encoded once into token ids on disk and memory-mapped: `len`, `[i]` -> (src ids, tgt ids), the lengths."
     def __init__(self, folder):
@@ -374,7 +374,7 @@ class EncodedCorpus:
         "Token batches of at most `max_tokens` padded tokens a side, this process's share of `world_size`."
         return TokenBatchSampler(self.src_lens, self.tgt_lens, max_tokens, shuffle=shuffle, seed=seed, rank=rank, world_size=world_size)
 
-# %% ../nbs/A28_wmt14.ipynb #fdfd5845
+# %% ../nbs/A28_wmt14.ipynb #8f890357
 def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256, block:int=100_000,
                    num_threads:int=0, say=lambda m: None) -> EncodedCorpus:
     "Encode two aligned files into `out` (source ids + EOS, BOS + target ids + EOS), a block at a time; pairs longer than `max_len` are dropped."
@@ -403,7 +403,7 @@ def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256,
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return EncodedCorpus(out)
 
-# %% ../nbs/A28_wmt14.ipynb #8da86040
+# %% ../nbs/A28_wmt14.ipynb #b901f793
 @dataclass(frozen=True)
 class DataOptions:
     "What `tnb-data wmt14` takes."
@@ -425,7 +425,7 @@ def _data_parser() -> CliParser:
     field_options(p, Command)
     return p
 
-# %% ../nbs/A28_wmt14.ipynb #6e67f48c
+# %% ../nbs/A28_wmt14.ipynb #7aaa977d
 def _data(argv):
     a = _data_parser().parse_args(argv)
     opts = DataOptions(**{f: getattr(a, f) for f in DataOptions.__dataclass_fields__})   # checked once more, as declared
