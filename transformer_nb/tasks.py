@@ -62,15 +62,13 @@ class Reports:
     def headline(self, scores:dict, refs:list[str]) -> str:
         "The scores to read first, in one line."
         return f"{self.bleu_phrase(scores, refs)}, chrF {scores['chrf']:.1f}, exact match {scores['exact_match']:.1f}%"
-
     def details(self, scores:dict) -> list[str]: return []      # lines to print after the headline
     def summary(self, scores:dict, refs:list[str], decoding:str) -> list[str]:
         "What `tnb-evaluate` prints: every score with its signature."
         return [f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})",
                 f"BLEU {scores['bleu_lc']:.2f}  lowercased ({scores['bleu_lc_signature']})",
                 f"chrF {scores['chrf']:.2f}  ({scores['chrf_signature']})",
-                *([f"BLEU {scores['bleu_paper']:.2f}  the paper's: tokenized, compounds split ({scores['bleu_paper_signature']})"]
-                  if 'bleu_paper' in scores else []),
+                *[f"BLEU {scores['bleu_paper']:.2f}  the paper's: tokenized, compounds split ({scores['bleu_paper_signature']})"] * ('bleu_paper' in scores),
                 f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences ({decoding})"]
 
     def record(self, id:str, ck:Checkpoint, model, scores:dict, pairs:list, hyps:list, command:str) -> dict:

@@ -1,0 +1,138 @@
+"""Training on a cluster (A29_cluster): a run stopped as Slurm stops a preempted job (SIGTERM to every process of the
+step) on two loopback nodes and started again with `--resume` ends with the weights of the run that was never stopped,
+bit for bit; the Slurm batch script is well-formed and runs the commands the page gives."""
+import json, os, re, signal, socket, subprocess, sys, time
+from pathlib import Path
+import pytest, torch
+
+ROOT = Path(__file__).resolve().parents[1]
+SBATCH = ROOT / 'experiments' / 'slurm' / 'paper.sbatch'
+PAGE = ROOT / 'nbs' / 'A29_cluster.ipynb'
+
+def free_port():
+    with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+ENV = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}   # gloo on CPUs, also on a GPU box
+STEPS, EVERY = 40, 4
+
+def two_nodes(tmp_path, out, *train_args, rdzv_id='requeue'):
+    "Two `torchrun --nnodes 2` launches of tnb-train on 127.0.0.1 (one process a node), each in its own session as on two hosts."
+    script = tmp_path / 'tnb_train.py'
+    script.write_text('from transformer_nb.cli import train_main\ntrain_main()\n')
+    port = free_port()
+    return [subprocess.Popen([sys.executable, '-m', 'torch.distributed.run', '--nnodes=2', '--nproc_per_node=1', f'--node_rank={n}',
+                              '--rdzv_backend=c10d', f'--rdzv_endpoint=127.0.0.1:{port}', f'--rdzv_id={rdzv_id}', '--local_addr=127.0.0.1',
+                              str(script), *train_args],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
+            for n in (0, 1)]
+
+def train_args(out) -> list[str]:
+    "A run of the copy task with dropout (so every rank's generator matters), a checkpoint every EVERY updates."
+    return ['--dataset', 'copy', '--preset', 'tiny', '--p-drop', '0.1', '--vocab-size', '16', '--steps', str(STEPS), '--max-tokens', '800',
+            '--save-every', str(EVERY), '--keep', '0', '--out', str(out), '--no-progress', '--test-limit', '0']
+
+def finish(nodes, timeout=300) -> list[tuple[int, str]]:
+    outs = [p.communicate(timeout=timeout) for p in nodes]
+    return [(p.returncode, o[-2000:] + e[-3000:]) for p, (o, e) in zip(nodes, outs)]
+
+def checkpoints(run) -> list[Path]: return sorted(Path(run).glob('checkpoint-*.pt'))
+
+@pytest.mark.slow
+def test_a_requeued_run_on_two_nodes_resumes_bit_for_bit(tmp_path):
+    from transformer_nb.runs import RunFolder
+    for rc, log in finish(two_nodes(tmp_path, tmp_path / 'whole', *train_args(tmp_path / 'whole'), rdzv_id='whole')):
+        assert rc == 0, log
+    whole = torch.load(RunFolder(tmp_path / 'whole').checkpoints()[-1], weights_only=True)
+    assert whole['step'] == STEPS
+
+    run = tmp_path / 'stopped'
+    nodes = two_nodes(tmp_path, run, *train_args(run), rdzv_id='stopped')
+    t0 = time.monotonic()
+    while not checkpoints(run) and time.monotonic() - t0 < 240 and all(p.poll() is None for p in nodes): time.sleep(0.02)
+    assert checkpoints(run), 'no checkpoint was written: ' + str(finish(nodes))
+    for p in nodes: os.killpg(p.pid, signal.SIGTERM)        # as Slurm preempts: SIGTERM to every process of the job step
+    ended = finish(nodes)
+    newest = torch.load(checkpoints(run)[-1], weights_only=True)
+    assert 0 < newest['step'] < STEPS, (newest['step'], ended)      # stopped part-way, a checkpoint kept
+    assert any(rc != 0 for rc, _ in ended), ended
+
+    for rc, log in finish(two_nodes(tmp_path, run, '--resume', str(run), '--no-progress', '--test-limit', '0', rdzv_id='again')):
+        assert rc == 0, log
+    again = torch.load(RunFolder(run).checkpoints()[-1], weights_only=True)
+    assert again['step'] == STEPS and again['data_pos'] == whole['data_pos']
+    for k in whole['model']: assert torch.equal(whole['model'][k], again['model'][k]), k      # the same weights, bit for bit
+    for a, b in zip(whole['optimizer']['state'].values(), again['optimizer']['state'].values()):
+        for k in a: assert torch.equal(torch.as_tensor(a[k]), torch.as_tensor(b[k])), k
+
+# The batch script, read and run under a stand-in Slurm: `srun` runs its command, `scontrol` names this host and writes
+# down a requeue, and `torchrun` writes down its arguments and waits to be stopped, as a training run would.
+FAKES = {
+    'srun': 'exec "$@"\n',
+    'scontrol': 'if [ "$1" = show ]; then echo 127.0.0.1; else echo "scontrol $*" >> "$SLURM_LOG"; fi\n',
+    'torchrun': ('echo "torchrun $*" >> "$SLURM_LOG"\n[ -n "${FAKE_DONE:-}" ] && exit 0\n'
+                 'trap \'echo "torchrun: SIGTERM" >> "$SLURM_LOG"; exit 143\' TERM\nwhile :; do sleep 0.05; done\n'),
+}
+
+def sbatch_lines(text:str) -> dict[str, str]:
+    "The #SBATCH options of a batch script: name -> value ('' for a flag), read as sbatch reads them, up to the first command."
+    out = {}
+    for line in text.splitlines()[1:]:
+        if line.strip() and not line.startswith('#'): break
+        if m := re.match(r'#SBATCH\s+--([\w-]+)(?:=(\S+))?\s*$', line): out[m[1]] = m[2] or ''
+    return out
+
+def test_the_batch_script_is_well_formed():
+    text = SBATCH.read_text(encoding='utf-8')
+    assert text.startswith('#!/bin/bash\n')
+    assert subprocess.run(['bash', '-n', str(SBATCH)], capture_output=True).returncode == 0
+    opts = sbatch_lines(text)
+    assert {'requeue', 'signal', 'open-mode', 'nodes', 'ntasks-per-node', 'gpus-per-node', 'time'} <= set(opts), opts
+    assert opts['requeue'] == '' and opts['open-mode'] == 'append' and opts['ntasks-per-node'] == '1'   # one torchrun a node
+    assert re.fullmatch(r'B:USR1@\d+', opts['signal'])                       # to the batch shell, before the time limit
+    body = text.splitlines()
+    first_cmd = next(i for i, l in enumerate(body[1:], 1) if l.strip() and not l.startswith('#'))
+    assert all(not l.startswith('#SBATCH') for l in body[first_cmd:]), 'an #SBATCH line after the first command is ignored'
+    for ref in ('https://slurm.schedmd.com/sbatch.html', 'https://slurm.schedmd.com/preempt.html', 'https://slurm.schedmd.com/scontrol.html'):
+        assert ref in text                                                   # what it relies on, cited
+
+def page_commands() -> list[str]:
+    "The shell commands of the page's ```sh blocks, continuation lines joined, comments dropped."
+    cells = json.loads(PAGE.read_text(encoding='utf-8'))['cells']
+    text = '\n'.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown')
+    out = []
+    for block in re.findall(r'```sh\n(.*?)```', text, re.S):
+        for cmd in block.replace('\\\n', ' ').splitlines():
+            cmd = cmd.split(' #')[0].strip()
+            if cmd and not cmd.startswith('#'): out.append(' '.join(cmd.split()))
+    return out
+
+def run_sbatch(tmp_path, env:dict, usr1:bool) -> tuple[int, list[str]]:
+    fakes = tmp_path / 'bin'; fakes.mkdir(exist_ok=True)
+    for name, body in FAKES.items(): (fakes / name).write_text('#!/bin/bash\n' + body); (fakes / name).chmod(0o755)
+    log = tmp_path / 'slurm.log'; log.unlink(missing_ok=True)
+    env = {**os.environ, 'PATH': f"{fakes}:{os.environ['PATH']}", 'SLURM_LOG': str(log), 'SLURM_JOB_ID': '4242',
+           'SLURM_JOB_NUM_NODES': '2', 'SLURM_JOB_NODELIST': 'node[1-2]', **env}
+    p = subprocess.Popen(['bash', str(SBATCH)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if usr1:
+        t0 = time.monotonic()
+        while not (log.is_file() and 'torchrun' in log.read_text()) and time.monotonic() - t0 < 30: time.sleep(0.05)
+        time.sleep(0.2)
+        p.send_signal(signal.SIGUSR1)                        # what --signal=B:USR1@300 sends before the time limit
+    out, err = p.communicate(timeout=60)
+    return p.returncode, log.read_text().splitlines() if log.is_file() else [err]
+
+@pytest.mark.slow
+def test_the_batch_script_runs_the_page_commands_and_requeues(tmp_path):
+    rc, log = run_sbatch(tmp_path, {}, usr1=True)
+    assert rc == 0 and len(log) == 3, log
+    multi = [c for c in page_commands() if c.startswith('torchrun --nnodes')]
+    assert len(multi) == 1, page_commands()
+    want = multi[0].replace('HOST0', '127.0.0.1').replace('--rdzv-id paper-base', '--rdzv-id 4242')
+    assert log[0] == want, (log[0], want)                    # the page's command on several nodes, as Slurm starts it
+    assert log[1:] == ['torchrun: SIGTERM', 'scontrol requeue 4242']     # stopped with a checkpoint, then requeued
+    single = [c for c in page_commands() if c.startswith('torchrun --nproc_per_node')]
+    assert single and single[0].split('--no-python')[1] == want.split('--no-python')[1]   # one node: the same tnb-train
+    run = tmp_path / 'runs' / 'paper-base-en-de'; run.mkdir(parents=True)
+    (run / 'checkpoint-0004200.pt').write_bytes(b'')          # the requeued job finds the run's checkpoints
+    rc, log = run_sbatch(tmp_path, {'FAKE_DONE': '1', 'SLURM_RESTART_COUNT': '1'}, usr1=False)
+    assert rc == 0 and log == [want.split('--no-python')[0] + '--no-python tnb-train --resume runs/paper-base-en-de'], log
