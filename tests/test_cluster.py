@@ -136,3 +136,62 @@ def test_the_batch_script_runs_the_page_commands_and_requeues(tmp_path):
     (run / 'checkpoint-0004200.pt').write_bytes(b'')          # the requeued job finds the run's checkpoints
     rc, log = run_sbatch(tmp_path, {'FAKE_DONE': '1', 'SLURM_RESTART_COUNT': '1'}, usr1=False)
     assert rc == 0 and log == [want.split('--no-python')[0] + '--no-python tnb-train --resume runs/paper-base-en-de'], log
+
+# The dress rehearsal: the page's commands, in fresh processes, on a slice of WMT14 laid out like the real archives and
+# served over loopback. `paper-base` is scaled down in steps and model size only (and the vocabulary, to the few words
+# the slice holds): the ~25,000 tokens a side per update, the schedule, dropout and label smoothing stay the paper's.
+SMALL = ['--steps', '12', '--d-model', '32', '--N', '1', '--h', '2', '--d-ff', '64', '--vocab-size', '60']
+
+def tool(name:str) -> list[str]:
+    "A command-line tool of the package run by this Python, as `pip install` puts it on PATH."
+    mod, fn = {'tnb-data': ('transformer_nb.wmt14', 'data_main'), 'tnb-train': ('transformer_nb.cli', 'train_main'),
+               'tnb-average': ('transformer_nb.cli', 'average_main'), 'tnb-evaluate': ('transformer_nb.cli', 'evaluate_main')}[name]
+    return [sys.executable, '-c', f'import sys; sys.argv[0] = {name!r}; from {mod} import {fn}; {fn}()']
+
+def run_tool(*cmd, cwd) -> subprocess.CompletedProcess:
+    r = subprocess.run([*tool(cmd[0]), *cmd[1:]], cwd=cwd, capture_output=True, text=True, env=ENV, timeout=600)
+    assert r.returncode == 0, f"{' '.join(cmd)}\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
+    return r
+
+@pytest.mark.slow
+def test_dress_rehearsal(tmp_path):
+    wmt14 = pytest.importorskip('transformer_nb.wmt14')
+    commands = page_commands()
+    download = next(c for c in commands if c.startswith('tnb-data wmt14'))
+    multi = next(c for c in commands if c.startswith('torchrun --nnodes'))
+    average = next(c for c in commands if c.startswith('tnb-average'))
+    evaluate = next(c for c in commands if c.startswith('tnb-evaluate'))
+    # 1. download: the page's command, with a mirror on loopback that serves a slice laid out like the real archives
+    sums = wmt14.sample_archives(tmp_path / 'mirror', 'en-de', n=300)
+    (tmp_path / 'SHA256SUMS').write_text(''.join(f"{h}  {n}\n" for n, h in sums.items()))
+    with wmt14.serve_folder(tmp_path / 'mirror') as srv:
+        run_tool(*download.split(), '--base-url', srv.url, '--checksums', str(tmp_path / 'SHA256SUMS'), cwd=tmp_path)
+    data = tmp_path / 'data' / 'wmt14-en-de'
+    assert json.loads((data / 'MANIFEST.json').read_text())['pair'] == 'en-de'
+    # 2-4. vocabulary and training: the page's command on two loopback nodes, a checkpoint every 0.3 s of training
+    train = multi.split('--no-python ')[1].split()
+    assert train[0] == 'tnb-train'
+    script = tmp_path / 'tnb_train.py'
+    script.write_text('from transformer_nb.cli import train_main\ntrain_main()\n')
+    port, run = free_port(), tmp_path / 'runs' / 'paper-base-en-de'
+    nodes = [subprocess.Popen([sys.executable, '-m', 'torch.distributed.run', '--nnodes=2', '--nproc_per_node=1', f'--node_rank={n}',
+                               '--rdzv_backend=c10d', f'--rdzv_endpoint=127.0.0.1:{port}', '--rdzv_id=rehearsal', '--local_addr=127.0.0.1',
+                               str(script), *train[1:], *SMALL, '--save-every-minutes', '0.005', '--no-progress', '--test-limit', '0'],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV) for n in (0, 1)]
+    ended = finish(nodes, timeout=600)
+    for rc, log in ended: assert rc == 0, log
+    log = ended[0][1]
+    assert re.search(r'update: [\d,]+ padded tokens a side x 2 processes x accum \d+ = 2[5-9],\d{3} a side', log), log   # ~25,000
+    ck = torch.load(run / 'checkpoint-0000012.pt', weights_only=True)
+    assert ck['meta']['train_config']['save_every_minutes'] == 0.005 and ck['meta']['train_config']['warmup'] == 4000
+    steps = sorted(int(p.stem.split('-')[1]) for p in checkpoints(run))
+    assert len(steps) >= 5, steps                                   # checkpoints by time, enough to average the last 5
+    # 5. average, as the page does it (the run wrote its own average.pt too)
+    run_tool(*average.split(), cwd=tmp_path)
+    assert (run / 'avg5.pt').is_file() and (run / 'average.pt').is_file()
+    # 6. decode newstest2014 with beam 4, alpha 0.6, input + 50; both scorings with their signatures
+    scores = json.loads(run_tool(*evaluate.split(), '--json', cwd=tmp_path).stdout)
+    assert len((tmp_path / 'newstest2014.hyp.de').read_text().splitlines()) == 300
+    assert scores['beam'] == 4 and scores['alpha'] == 0.6 and scores['n_sentences'] == 300
+    assert 'tok:13a' in scores['bleu_signature'] and 'tok:moses-de|split:compounds' in scores['bleu_paper_signature']
+    assert 0 <= scores['bleu'] <= 100 and 0 <= scores['bleu_paper'] <= 100
