@@ -68,7 +68,7 @@ class Reports:
         return [f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})",
                 f"BLEU {scores['bleu_lc']:.2f}  lowercased ({scores['bleu_lc_signature']})",
                 f"chrF {scores['chrf']:.2f}  ({scores['chrf_signature']})",
-                *[f"BLEU {scores['bleu_paper']:.2f}  the paper's: tokenized, compounds split ({scores['bleu_paper_signature']})"] * ('bleu_paper' in scores),
+                *([f"BLEU {scores['bleu_paper']:.2f}  the paper's: tokenized, compounds split ({scores['bleu_paper_signature']})"] if 'bleu_paper' in scores else []),
                 f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences ({decoding})"]
 
     def record(self, id:str, ck:Checkpoint, model, scores:dict, pairs:list, hyps:list, command:str) -> dict:
