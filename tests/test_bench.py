@@ -52,6 +52,8 @@ def _cases(d:Path) -> list:
             ('profile_train.py', ['--updates', 1, '--warmup', 0, '--max-tokens', 300], 'ok' if m30k else 'Multi30k not found'),
             ('bench_train_peers.py', ['--batches', 1, '--repeats', 1, '--threads', 1, '--preset', 'tiny', *(['--peer-python', onmt] if onmt else [])],
              'ok' if onmt and m30k else 'OpenNMT' if not onmt else 'Multi30k not found'),
+            ('bench_data_scale.py', ['--pairs', 300, '--sample', 600, '--vocab', 60, '--world', 2, '--max-tokens', 400, '--threads', 1,
+                                     '--dir', d / 'scale', '--json', d / 'scale.json'], 'ok'),
             ('peer_opennmt.py', [], 'convert OURS.pt ONMT.pt')]                       # OpenNMT-py's side: without a command, its usage
 
 @pytest.fixture(scope='module')

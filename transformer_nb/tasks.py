@@ -136,6 +136,7 @@ TASKS: dict[str, Task] = {}   # name -> task, once registered; see `register_tas
 BUILT_IN = {                  # the package's tasks in modules of their own: name -> (module, its datasets), imported when first asked for
     'numbers': ('transformer_nb.numbers', ('numbers',)),
     'parsing': ('transformer_nb.parsing', ('parsing',)),
+    'wmt14': ('transformer_nb.wmt14', ('wmt14',)),
 }
 
 def register_task(task):

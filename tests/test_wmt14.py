@@ -1,0 +1,206 @@
+"""WMT14 at the paper's scale (A28_wmt14): the download against a loopback server that serves small archives laid out like
+the real ones (never the network), resumed after a broken connection, refused when damaged or unverifiable, unpacked
+whole or not at all; the paper's recipes, number by number; the time-based checkpoints and the update size; and the
+on-disk data path a `Trainer` reads."""
+import gzip, io, json, os, subprocess, sys, tarfile
+from pathlib import Path
+import numpy as np
+import pytest
+from conftest import ENV
+from transformer_nb.wmt14 import (WMT14_ARCHIVES, WMT14_PAIRS, pair_archives, sample_archives, serve_folder, fetch_wmt14,
+                                  download_resumable, sgm_lines, paper_recipe, sample_lines, encode_to_disk, EncodedCorpus,
+                                  iter_pairs, ChecksumMismatch)
+from transformer_nb.safeguards import UserError
+
+@pytest.fixture(scope='module')
+def mirror(tmp_path_factory):
+    "A folder of small en-de archives laid out like the real ones, and their test-only checksum table."
+    d = tmp_path_factory.mktemp('mirror')
+    return d, sample_archives(d, 'en-de', n=12, seed=1)
+
+def leftovers(folder:Path) -> list[str]:
+    "Hidden work folders or .part files anywhere under `folder`."
+    return sorted(p.name for p in Path(folder).rglob('*') if p.name.startswith('.wmt14') or p.name.endswith('.part'))
+
+def members(path:Path) -> dict:
+    with tarfile.open(path) as t: return {m.name: t.extractfile(m).read() for m in t if m.isfile()}
+
+def test_the_table_names_canonical_addresses_and_no_invented_hash():
+    assert all(a.url.startswith('https://www.statmt.org/wmt1') and a.url.rsplit('/', 1)[1] == a.name for a in WMT14_ARCHIVES.values())
+    assert [a.name for a in WMT14_ARCHIVES.values() if a.sha256] == []        # none of the real archives' SHA-256 is known
+    assert WMT14_ARCHIVES['test-full.tgz'].md5 and 'sacreBLEU' in WMT14_ARCHIVES['test-full.tgz'].source
+    assert [n for n, _ in WMT14_PAIRS['en-fr']['train']] == ['training-parallel-europarl-v7.tgz', 'training-parallel-commoncrawl.tgz',
+        'training-parallel-un.tgz', 'training-parallel-nc-v9.tgz', 'training-giga-fren.tar']
+
+def test_download_over_loopback_gives_the_archives_lines(mirror, tmp_path):
+    d, sums = mirror
+    with serve_folder(d) as srv:
+        out = fetch_wmt14('en-de', tmp_path, base_url=srv.url, checksums=sums)
+    assert {p for p, _ in srv.log} == {f"/{a.name}" for a in pair_archives('en-de')}
+    ep = members(d / 'training-parallel-europarl-v7.tgz')
+    cc = members(d / 'training-parallel-commoncrawl.tgz'); nc = members(d / 'training-parallel-nc-v9.tgz')
+    want = lambda lang: (ep[f'training/europarl-v7.de-en.{lang}'] + cc[f'commoncrawl.de-en.{lang}'] + nc[f'training/news-commentary-v9.de-en.{lang}']).decode()
+    assert (out / 'train.en').read_text() == want('en') and (out / 'train.de').read_text() == want('de')
+    dev, test = members(d / 'dev.tgz'), members(d / 'test-full.tgz')
+    assert (out / 'valid.de').read_text() == dev['dev/newstest2013.de'].decode()
+    assert (out / 'test.en').read_text().splitlines() == sgm_lines(test['test-full/newstest2014-deen-src.en.sgm'])
+    man = json.loads((out / 'MANIFEST.json').read_text())
+    assert man['splits'] == {'train': 36, 'valid': 12, 'test': 12}
+    assert {n: a['sha256'] for n, a in man['archives'].items()} == sums and {a['checked'] for a in man['archives'].values()} == {'sha256'}
+    assert leftovers(tmp_path) == []
+    assert fetch_wmt14('en-de', tmp_path) == out                             # complete: nothing to do, no network asked
+
+def test_en_fr_reads_gigaword_gzipped_inside_its_tar(tmp_path):
+    sums = sample_archives(tmp_path / 'm', 'en-fr', n=4)
+    out = fetch_wmt14('en-fr', tmp_path / 'out', archives=tmp_path / 'm', checksums=sums)
+    giga = members(tmp_path / 'm' / 'training-giga-fren.tar')
+    assert (out / 'train.fr').read_text().endswith(gzip.decompress(giga['giga-fren.release2.fixed.fr.gz']).decode())
+    assert json.loads((out / 'MANIFEST.json').read_text())['splits'] == {'train': 20, 'valid': 4, 'test': 4}
+
+def test_a_broken_connection_resumes_with_a_range_request(mirror, tmp_path):
+    d, sums = mirror
+    name = 'training-parallel-europarl-v7.tgz'
+    with serve_folder(d, break_after={name: 300}) as srv:
+        with pytest.raises(OSError, match='keeps the 300 bytes'):
+            download_resumable(f"{srv.url}/{name}", tmp_path / name, ('sha256', sums[name]), retries=0)
+        assert (tmp_path / f"{name}.part").stat().st_size == 300
+        assert download_resumable(f"{srv.url}/{name}", tmp_path / name, ('sha256', sums[name]), retries=0) == sums[name]
+    assert srv.log == [(f"/{name}", None), (f"/{name}", 'bytes=300-')]
+    assert (tmp_path / name).read_bytes() == (d / name).read_bytes() and leftovers(tmp_path) == []
+    with serve_folder(d, break_after={'dev.tgz': 50}) as srv:                # within one call: it tries again by itself
+        out = fetch_wmt14('en-de', tmp_path / 'all', base_url=srv.url, checksums=sums, retries=1)
+    assert ('/dev.tgz', 'bytes=50-') in srv.log and (out / 'valid.en').is_file()
+
+def test_a_damaged_archive_is_refused_and_nothing_is_left(mirror, tmp_path):
+    d, sums = mirror
+    bad = tmp_path / 'bad'; bad.mkdir()
+    for n in sums: (bad / n).write_bytes((d / n).read_bytes())
+    data = bytearray((bad / 'training-parallel-commoncrawl.tgz').read_bytes()); data[len(data) // 2] ^= 0xFF
+    (bad / 'training-parallel-commoncrawl.tgz').write_bytes(bytes(data))
+    with serve_folder(bad) as srv, pytest.raises(ChecksumMismatch, match='commoncrawl.tgz: sha256 is .* expected'):
+        fetch_wmt14('en-de', tmp_path / 'out', base_url=srv.url, checksums=sums)
+    assert not (tmp_path / 'out' / 'wmt14-en-de').exists() and leftovers(tmp_path / 'out') == []
+    assert not (tmp_path / 'out' / 'archives' / 'training-parallel-commoncrawl.tgz').exists()
+    with pytest.raises(ChecksumMismatch):                                    # the same from a folder the user has
+        fetch_wmt14('en-de', tmp_path / 'own', archives=bad, checksums=sums)
+    assert (bad / 'training-parallel-commoncrawl.tgz').exists() and not (tmp_path / 'own' / 'wmt14-en-de').exists()
+
+def test_an_archive_that_cannot_be_unpacked_leaves_no_half_corpus(mirror, tmp_path):
+    d, sums = mirror
+    own = tmp_path / 'own'; own.mkdir()
+    for n in sums: (own / n).write_bytes((d / n).read_bytes())
+    with tarfile.open(own / 'training-parallel-nc-v9.tgz', 'w:gz') as t:       # verified (its checksum given), yet misaligned
+        for lang, text in (('en', b'a\nb\n'), ('de', b'a\n')):
+            info = tarfile.TarInfo(f'training/news-commentary-v9.de-en.{lang}'); info.size = len(text); t.addfile(info, io.BytesIO(text))
+    sums = {**sums, 'training-parallel-nc-v9.tgz': __import__('hashlib').sha256((own / 'training-parallel-nc-v9.tgz').read_bytes()).hexdigest()}
+    with pytest.raises(UserError, match='2 en lines but 1 de lines'):
+        fetch_wmt14('en-de', tmp_path / 'out', archives=own, checksums=sums)
+    assert os.listdir(tmp_path / 'out') == [] if (tmp_path / 'out').exists() else True
+
+def test_without_a_checksum_nothing_is_used_unless_trusted(mirror, tmp_path):
+    d, sums = mirror
+    with serve_folder(d) as srv:
+        with pytest.raises(UserError, match='--checksums FILE, or accept it unverified with --trust-unverified'):
+            fetch_wmt14('en-de', tmp_path / 'a', base_url=srv.url)
+        assert srv.log == []                                                 # refused before a byte was asked for
+        out = fetch_wmt14('en-de', tmp_path / 'b', base_url=srv.url, checksums={'test-full.tgz': sums['test-full.tgz']}, trust_unverified=True)
+    man = json.loads((out / 'MANIFEST.json').read_text())
+    assert {n: a['checked'] for n, a in man['archives'].items()} == {n: 'trusted' for n in sums} | {'test-full.tgz': 'sha256'}
+    assert {n: a['sha256'] for n, a in man['archives'].items()} == sums
+
+def test_the_package_md5_of_the_test_set_is_checked(mirror, tmp_path):
+    "test-full.tgz has a published MD5: the small one here does not match it, so it is refused even when trusting the rest."
+    d, sums = mirror
+    with pytest.raises(ChecksumMismatch, match='test-full.tgz: md5 is'):
+        fetch_wmt14('en-de', tmp_path, archives=d, checksums={k: v for k, v in sums.items() if k != 'test-full.tgz'}, trust_unverified=True)
+
+def test_the_recipes_hold_the_papers_numbers():
+    from transformer_nb.tasks import get_task
+    from transformer_nb.model import get_config
+    from transformer_nb.training import make_optimizer
+    from transformer_nb.trainer import TrainConfig, update_size
+    t = get_task('wmt14')
+    want = {'paper-base': ('base', 'en-de', 0.1, 37_000, 100_000, 5), 'paper-big': ('big', 'en-de', 0.3, 37_000, 300_000, 20),
+            'paper-base-en-fr': ('base', 'en-fr', 0.1, 32_000, 100_000, 5), 'paper-big-en-fr': ('big', 'en-fr', 0.1, 32_000, 300_000, 20)}
+    assert sorted(t.recipes) == sorted(want) and t.recipe == t.recipes['paper-base']
+    for name, (size, pair, p, vocab, steps, avg) in want.items():
+        r = t.recipes[name]
+        tc = TrainConfig(**r.train)
+        cfg = get_config(r.preset, **r.model)
+        assert (r.preset, cfg.p_drop, r.vocab_size, tc.steps, tc.average, tc.keep) == (size, p, vocab, steps, avg, avg), name
+        assert (tc.warmup, tc.lr_scale, tc.eps_ls, tc.save_every_minutes, tc.precision, tc.tokens_per_update) == (4000, 1.0, 0.1, 10, 'auto', 25_000)
+        assert update_size(tc, 8).accum == 1 and update_size(tc, 1).accum == 8
+        assert (cfg.d_model, cfg.h, cfg.d_ff, cfg.N) == ((512, 8, 2048, 6) if size == 'base' else (1024, 16, 4096, 6))
+    opt, _ = make_optimizer(__import__('torch').nn.Linear(2, 2), 512, 4000)
+    assert (opt.defaults['betas'], opt.defaults['eps']) == ((0.9, 0.98), 1e-9)
+    assert (t.decoding.beam, t.decoding.alpha, t.decoding.max_extra) == (4, 0.6, 50)
+    assert paper_recipe('big', 'en-fr') == t.recipes['paper-big-en-fr']
+
+def test_the_update_size_is_derived_from_the_processes():
+    from transformer_nb.trainer import TrainConfig, update_size
+    tc = TrainConfig(max_tokens=4096, tokens_per_update=25_000)
+    assert [update_size(tc, w).accum for w in (1, 2, 4, 8)] == [7, 4, 2, 1]
+    assert update_size(TrainConfig(max_tokens=100, accum=3), 2).accum == 3
+
+def _tiny_trainer(data, tmp_path, **tc):
+    from transformer_nb.model import Transformer, get_config
+    from transformer_nb.trainer import Trainer, TrainConfig
+    said = []
+    cfg = get_config('tiny', src_vocab=40, tgt_vocab=40)
+    t = Trainer(Transformer(cfg), data, tc=TrainConfig(**{'warmup': 2, 'progress': False, **tc}), run=tmp_path / 'run',
+                sampler=data.sampler(tc.get('max_tokens', 4096)) if isinstance(data, EncodedCorpus) else None, say=said.append)
+    return t, said
+
+def test_the_trainer_reads_the_encoded_corpus_from_disk(mirror, tmp_path):
+    from transformer_nb.data import Tokenizer
+    d, sums = mirror
+    out = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
+    tok = Tokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
+    enc = encode_to_disk(tok, out / 'train.en', out / 'train.de', tmp_path / 'enc', block=5)
+    assert isinstance(enc.ids['src'], np.memmap) and len(enc) == 36 and enc.meta['dtype'] == 'uint16'
+    again = EncodedCorpus(tmp_path / 'enc')
+    assert all(np.array_equal(enc[i][1], again[i][1]) for i in range(len(enc)))
+    src, tgt = zip(*(p for a, b in iter_pairs(out / 'train.en', out / 'train.de') for p in zip(a, b)))
+    assert [tok.decode(enc[i][0].tolist()) for i in range(3)] == list(src[:3])
+    t, said = _tiny_trainer(enc, tmp_path, steps=3, max_tokens=200, tokens_per_update=400, save_every_minutes=1e-9, keep=0)
+    t.fit()
+    assert t.tc.accum == 2 and said[0] == 'update: 200 padded tokens a side x 1 process x accum 2 = 400 a side (tokens_per_update 400)'
+    assert [p.name for p in t.run.checkpoints()] == [f'checkpoint-{i:07d}.pt' for i in (1, 2, 3)]    # one a "minute"
+    t2, _ = _tiny_trainer(enc, tmp_path / 'b', steps=3, max_tokens=200, save_every_minutes=60.0, keep=0)
+    t2.fit()
+    assert [p.name for p in t2.run.checkpoints()] == ['checkpoint-0000003.pt']                    # only the final one
+
+@pytest.mark.slow
+def test_tnb_data_in_a_fresh_process(mirror, tmp_path):
+    d, sums = mirror
+    (tmp_path / 'sums').write_text(''.join(f"{h}  {n}\n" for n, h in sums.items()))
+    run = lambda *a: subprocess.run([sys.executable, '-c', 'from transformer_nb.wmt14 import data_main; data_main()', *map(str, a)],
+                                    capture_output=True, text=True, env=ENV, timeout=120)
+    with serve_folder(d) as srv:
+        r = run('wmt14', tmp_path / 'out', '--base-url', srv.url, '--checksums', tmp_path / 'sums')
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.endswith(': train 36 pairs, valid 12 pairs, test 12 pairs\n')
+        r = run('wmt14', tmp_path / 'no', '--base-url', srv.url)
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert r.returncode == 2 and len(lines) == 1 and lines[0].startswith('tnb-data: error: ') and '--trust-unverified' in lines[0], r.stderr
+    r = run('wmt14', tmp_path / 'x', '--pair', 'de-en')
+    assert r.returncode == 2 and r.stderr == 'tnb-data: error: --pair de-en must be en-de or en-fr\n', r.stderr
+    (tmp_path / 'bad').write_text('not a checksum line\n')
+    r = run('wmt14', tmp_path / 'y', '--archives', d, '--checksums', tmp_path / 'bad')
+    assert r.returncode == 2 and 'line 1' in r.stderr, r.stderr
+
+@pytest.mark.slow
+def test_the_scale_benchmark_with_its_smallest_arguments(tmp_path):
+    "bench/bench_data_scale.py end to end on a small synthetic corpus in this test's folder: every stage, its figures."
+    from conftest import ROOT
+    r = subprocess.run([sys.executable, str(ROOT / 'bench' / 'bench_data_scale.py'), '--pairs', '500', '--sample', '800', '--vocab', '80',
+                        '--world', '2', '--max-tokens', '500', '--threads', '1', '--dir', str(tmp_path / 'w'), '--json', str(tmp_path / 'r.json')],
+                       capture_output=True, text=True, env=ENV, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rec = json.loads((tmp_path / 'r.json').read_text())
+    assert list(rec['stages']) == ['generate', 'load', 'vocab', 'encode', 'batch', 'shard']
+    s = rec['stages']
+    assert s['load']['pairs'] == 500 and s['vocab']['sample_sentences'] == 800 and s['encode']['pairs_kept'] == 500
+    assert s['shard']['world'] == 2 and s['shard']['batches_per_process'] * 2 >= s['batch']['batches']
+    assert all(v['peak_rss_mb'] > 0 and v['seconds'] >= 0 for v in s.values()) and rec['target'] == {'minutes': 15.0, 'gb': 8.0}
+    assert 'data path (load to shard)' in r.stdout and rec['machine']
