@@ -139,7 +139,8 @@ def test_the_batch_script_runs_the_page_commands_and_requeues(tmp_path):
 
 # The dress rehearsal: the page's commands, in fresh processes, on a slice of WMT14 laid out like the real archives and
 # served over loopback. `paper-base` is scaled down in steps and model size only (and the vocabulary, to the few words
-# the slice holds): the ~25,000 tokens a side per update, the schedule, dropout and label smoothing stay the paper's.
+# the slice holds): the ~25,000 tokens a side per update, dropout and label smoothing stay the paper's, and tnb-train
+# fits the warm-up to the shorter run as it does for any run shorter than its warm-up.
 SMALL = ['--steps', '12', '--d-model', '32', '--N', '1', '--h', '2', '--d-ff', '64', '--vocab-size', '60']
 
 def tool(name:str) -> list[str]:
@@ -183,7 +184,9 @@ def test_dress_rehearsal(tmp_path):
     log = ended[0][1]
     assert re.search(r'update: [\d,]+ padded tokens a side x 2 processes x accum \d+ = 2[5-9],\d{3} a side', log), log   # ~25,000
     ck = torch.load(run / 'checkpoint-0000012.pt', weights_only=True)
-    assert ck['meta']['train_config']['save_every_minutes'] == 0.005 and ck['meta']['train_config']['warmup'] == 4000
+    tc = ck['meta']['train_config']
+    assert (tc['save_every_minutes'], tc['tokens_per_update'], tc['eps_ls'], ck['config']['p_drop']) == (0.005, 25_000, 0.1, 0.1), tc
+    assert tc['warmup'] == 1            # tnb-train fits the 4,000 warm-up updates to a 12-update run (a tenth of it), peak rate kept
     steps = sorted(int(p.stem.split('-')[1]) for p in checkpoints(run))
     assert len(steps) >= 5, steps                                   # checkpoints by time, enough to average the last 5
     # 5. average, as the page does it (the run wrote its own average.pt too)

@@ -623,3 +623,13 @@ def test_08_runs_offline_without_multi30k(tmp_path):
     assert not [o for o in outs if o['output_type'] == 'error' or o.get('name') == 'stderr'], outs
     said = [l for o in outs if o.get('name') == 'stdout' for l in ''.join(o['text']).splitlines() if 'Multi30k' in l]
     assert len(said) == 1 and 'rest of this notebook is skipped' in said[0] and 'multi30k(' in said[0], said
+
+def test_files_in_a_relative_data_dir(tmp_path, monkeypatch):
+    "`--dataset files --data-dir data/corpus`, a folder given relative to the current one, as the cluster page gives it."
+    from transformer_nb.datasets import load_dataset
+    (tmp_path / 'data' / 'corpus').mkdir(parents=True)
+    for lang, text in (('en', 'a house\nthe cat\n'), ('de', 'ein Haus\ndie Katze\n')): (tmp_path / 'data' / 'corpus' / f'train.{lang}').write_text(text)
+    monkeypatch.chdir(tmp_path)
+    d = load_dataset('files', 'en', 'de', 'data/corpus')
+    assert d.train == [('a house', 'ein Haus'), ('the cat', 'die Katze')]
+    assert d.origin['files']['train'] == [str(tmp_path / 'data' / 'corpus' / f'train.{l}') for l in ('en', 'de')]
