@@ -198,3 +198,25 @@ def test_dress_rehearsal(tmp_path):
     assert scores['beam'] == 4 and scores['alpha'] == 0.6 and scores['n_sentences'] == 300
     assert 'tok:13a' in scores['bleu_signature'] and 'tok:moses-de|split:compounds' in scores['bleu_paper_signature']
     assert 0 <= scores['bleu'] <= 100 and 0 <= scores['bleu_paper'] <= 100
+
+def test_the_page_quotes_the_recipes_and_the_paper():
+    "The figures the page states, against the recipes, the decoding, the batch script and the paper's Table 2 they come from."
+    from transformer_nb import wmt14
+    from transformer_nb.decoding import PAPER_DECODING
+    from transformer_nb.evaluation import PAPER_TABLE2
+    cells = json.loads(PAGE.read_text(encoding='utf-8'))['cells']
+    text = ' '.join(' '.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown').split())
+    (de_b, fr_b, *_), (de_B, fr_B, *_) = PAPER_TABLE2['Transformer (base model)'], PAPER_TABLE2['Transformer (big)']
+    for quote in (f"reports {de_b} BLEU (base) and {de_B} (big) on newstest2014 English→German, and {fr_b} and {fr_B} on English→French",
+                  f"({wmt14.PAPER_VOCAB['en-de']:,} pieces for EN-DE, {wmt14.PAPER_VOCAB['en-fr']:,} for EN-FR)",
+                  f"about {wmt14.PAPER_TOKENS:,} source and {wmt14.PAPER_TOKENS:,} target tokens per update",
+                  f"{wmt14.PAPER_STEPS['base'] // 1000}k (base) or {wmt14.PAPER_STEPS['big'] // 1000}k (big) steps",
+                  f"a checkpoint every {wmt14.PAPER_SAVE_MINUTES} minutes of training",
+                  f"the last {wmt14.PAPER_AVERAGE['base']} (base) or {wmt14.PAPER_AVERAGE['big']} (big) checkpoints",
+                  f"beam {PAPER_DECODING.beam}, length penalty α = {PAPER_DECODING.alpha} and outputs up to {PAPER_DECODING.max_extra} tokens longer",
+                  f"`--signal=B:USR1@{sbatch_lines(SBATCH.read_text())['signal'].split('@')[1]}`"):
+        assert quote in text, quote
+    recipe = wmt14.paper_recipe('base').train
+    assert recipe['warmup'] == 4000 and 'schedule with 4,000 warm-up steps' in text
+    assert f"--last {wmt14.PAPER_AVERAGE['base']} -o" in text and f"paper-big: --last {wmt14.PAPER_AVERAGE['big']}" in text
+    assert f"--beam {PAPER_DECODING.beam} --alpha {PAPER_DECODING.alpha} --max-extra {PAPER_DECODING.max_extra}" in text

@@ -162,7 +162,7 @@ def test_files_dataset(tmp_path):
     assert d2.train == [('one', 'eins'), ('two', 'zwei')] and d2.valid == [] and d2.test == [('four', 'vier')]
     (tmp_path/'test.de.gz').unlink()
     with pytest.raises(FileNotFoundError, match=r'expected test\.de and test\.en'): load_dataset('files', 'de', 'en', data_dir=tmp_path)
-    with pytest.raises(ValueError, match='unknown dataset'): load_dataset('wmt14')
+    with pytest.raises(ValueError, match='unknown dataset'): load_dataset('wmt15')
     with pytest.raises(TypeError, match='n_train'): load_dataset('files', train=('a', 'b'), n_train=3)
     with pytest.raises(ValueError, match='data_dir'): load_dataset('numbers', data_dir=tmp_path)
 
@@ -170,9 +170,9 @@ def test_files_dataset(tmp_path):
 
 def test_registry_holds_the_built_in_corpora_and_names_them():
     assert {'numbers', 'copy', 'multi30k', 'files'} <= set(D.DATASETS)
-    with pytest.raises(ValueError, match=r"unknown dataset 'wmt14'; registered: numbers, copy, multi30k, files.*"
+    with pytest.raises(ValueError, match=r"unknown dataset 'wmt15'; registered: numbers, copy, multi30k, files.*"
                                          r"get_task\('parsing'\) loads the parsing one"):
-        load_dataset('wmt14')
+        load_dataset('wmt15')
 
 def test_register_dataset_and_its_argument_checks(monkeypatch, tmp_path):
     monkeypatch.setattr(D, 'DATASETS', dict(D.DATASETS))          # registrations made here are undone afterwards
