@@ -204,3 +204,18 @@ def test_the_scale_benchmark_with_its_smallest_arguments(tmp_path):
     assert s['shard']['world'] == 2 and s['shard']['batches_per_process'] * 2 >= s['batch']['batches']
     assert all(v['peak_rss_mb'] > 0 and v['seconds'] >= 0 for v in s.values()) and rec['target'] == {'minutes': 15.0, 'gb': 8.0}
     assert 'data path (load to shard)' in r.stdout and rec['machine']
+
+@pytest.mark.slow
+def test_tnb_train_runs_the_paper_recipe_scaled_down(mirror, tmp_path):
+    "`tnb-train --dataset wmt14 --recipe paper-base`, scaled down in steps and size: the derived update is said, a checkpoint every 'minute'."
+    from conftest import tool
+    d, sums = mirror
+    corpus = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
+    r = tool('train', '--dataset', 'wmt14', '--data-dir', corpus, '--recipe', 'paper-base', '--preset', 'tiny', '--vocab-size', 60,
+             '--steps', 3, '--max-tokens', 300, '--tokens-per-update', 600, '--save-every-minutes', 1e-6, '--average', 2,
+             '--device', 'cpu', '--no-progress', '--out', tmp_path / 'run', text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert 'update: 300 padded tokens a side x 1 process x accum 2 = 600 a side (tokens_per_update 25,000)' not in r.stdout + r.stderr
+    assert 'update: 300 padded tokens a side x 1 process x accum 2 = 600 a side (tokens_per_update 600)' in r.stdout + r.stderr
+    assert sorted(p.name for p in (tmp_path / 'run').glob('checkpoint-*.pt'))[-2:] == ['checkpoint-0000002.pt', 'checkpoint-0000003.pt']
+    assert (tmp_path / 'run' / 'average.pt').is_file()
