@@ -60,7 +60,8 @@ def test_readme_is_generated_from_index():
 def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(ROOT/'nbs').glob('A[0-9]*_*.ipynb')])
 
 NO_MODULE = {'A20_benchmarks.ipynb',   # measurements, demonstrations and tests of stored results: nothing to export
-             'A22_api_entries.ipynb'}                         # the site's build code, which lives in tools/apidocs.py, not in the package
+             'A22_api_entries.ipynb',                         # the site's build code, which lives in tools/apidocs.py, not in the package
+             'A29_cluster.ipynb'}                             # commands to run on a cluster: the tools, a Slurm script
 
 def test_one_notebook_one_module():
     mods = {}

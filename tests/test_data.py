@@ -162,7 +162,7 @@ def test_files_dataset(tmp_path):
     assert d2.train == [('one', 'eins'), ('two', 'zwei')] and d2.valid == [] and d2.test == [('four', 'vier')]
     (tmp_path/'test.de.gz').unlink()
     with pytest.raises(FileNotFoundError, match=r'expected test\.de and test\.en'): load_dataset('files', 'de', 'en', data_dir=tmp_path)
-    with pytest.raises(ValueError, match='unknown dataset'): load_dataset('wmt14')
+    with pytest.raises(ValueError, match='unknown dataset'): load_dataset('wmt15')
     with pytest.raises(TypeError, match='n_train'): load_dataset('files', train=('a', 'b'), n_train=3)
     with pytest.raises(ValueError, match='data_dir'): load_dataset('numbers', data_dir=tmp_path)
 
@@ -170,9 +170,9 @@ def test_files_dataset(tmp_path):
 
 def test_registry_holds_the_built_in_corpora_and_names_them():
     assert {'numbers', 'copy', 'multi30k', 'files'} <= set(D.DATASETS)
-    with pytest.raises(ValueError, match=r"unknown dataset 'wmt14'; registered: numbers, copy, multi30k, files.*"
+    with pytest.raises(ValueError, match=r"unknown dataset 'wmt15'; registered: numbers, copy, multi30k, files.*"
                                          r"get_task\('parsing'\) loads the parsing one"):
-        load_dataset('wmt14')
+        load_dataset('wmt15')
 
 def test_register_dataset_and_its_argument_checks(monkeypatch, tmp_path):
     monkeypatch.setattr(D, 'DATASETS', dict(D.DATASETS))          # registrations made here are undone afterwards
@@ -623,3 +623,13 @@ def test_08_runs_offline_without_multi30k(tmp_path):
     assert not [o for o in outs if o['output_type'] == 'error' or o.get('name') == 'stderr'], outs
     said = [l for o in outs if o.get('name') == 'stdout' for l in ''.join(o['text']).splitlines() if 'Multi30k' in l]
     assert len(said) == 1 and 'rest of this notebook is skipped' in said[0] and 'multi30k(' in said[0], said
+
+def test_files_in_a_relative_data_dir(tmp_path, monkeypatch):
+    "`--dataset files --data-dir data/corpus`, a folder given relative to the current one, as the cluster page gives it."
+    from transformer_nb.datasets import load_dataset
+    (tmp_path / 'data' / 'corpus').mkdir(parents=True)
+    for lang, text in (('en', 'a house\nthe cat\n'), ('de', 'ein Haus\ndie Katze\n')): (tmp_path / 'data' / 'corpus' / f'train.{lang}').write_text(text)
+    monkeypatch.chdir(tmp_path)
+    d = load_dataset('files', 'en', 'de', 'data/corpus')
+    assert d.train == [('a house', 'ein Haus'), ('the cat', 'die Katze')]
+    assert d.origin['files']['train'] == [str(tmp_path / 'data' / 'corpus' / f'train.{l}') for l in ('en', 'de')]

@@ -294,7 +294,7 @@ def _evaluate(argv):
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)
     with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=max_tokens)):
         scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
-                                                   precision=precision)
+                                                   precision=precision, lang=c.meta.get('tgt_lang'))
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
         rec, replaced = workflow.record_evaluation(a.record, task, c, c.path, model, scores, pairs, hyps, test_name, d,

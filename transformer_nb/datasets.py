@@ -456,7 +456,7 @@ def _files(src_lang, tgt_lang, data_dir, train=None, valid=None, test=None) -> P
                 raise FileNotFoundError(settings_line(f"load_dataset('files') expected {sp}.{src_lang} and {sp}.{tgt_lang} (optionally .gz"
                                                       f"{'; or val., dev.' if sp == 'valid' else ''}) in {{data_dir}}; found "
                                                       f"{sorted(p.name for p in folder.glob('*'))}", data_dir=str(data_dir)))
-            paths[sp] = tuple(found) if None not in found else None
+            paths[sp] = tuple(p.name for p in found) if None not in found else None   # names in `folder`, which `res` joins
     res = lambda p: Path(p).expanduser() if folder is None else folder/Path(p).expanduser()
     splits = {}
     for sp in SPLITS:

@@ -62,18 +62,18 @@ class Reports:
     def headline(self, scores:dict, refs:list[str]) -> str:
         "The scores to read first, in one line."
         return f"{self.bleu_phrase(scores, refs)}, chrF {scores['chrf']:.1f}, exact match {scores['exact_match']:.1f}%"
-
     def details(self, scores:dict) -> list[str]: return []      # lines to print after the headline
     def summary(self, scores:dict, refs:list[str], decoding:str) -> list[str]:
         "What `tnb-evaluate` prints: every score with its signature."
         return [f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})",
                 f"BLEU {scores['bleu_lc']:.2f}  lowercased ({scores['bleu_lc_signature']})",
                 f"chrF {scores['chrf']:.2f}  ({scores['chrf_signature']})",
+                *([f"BLEU {scores['bleu_paper']:.2f}  the paper's: tokenized, compounds split ({scores['bleu_paper_signature']})"] if 'bleu_paper' in scores else []),
                 f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences ({decoding})"]
 
     def record(self, id:str, ck:Checkpoint, model, scores:dict, pairs:list, hyps:list, command:str) -> dict:
         "A results-file record of these scores ([A11_records](A11_records.ipynb))."
-        extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'exact_by_magnitude') if k in scores}
+        extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'bleu_paper', 'bleu_paper_signature', 'exact_by_magnitude') if k in scores}
         return {**make_record(id, ck, model, scores, command), **extras}
 
     def input_problems(self, tok, lines:list[str], src_lang:str|None=None) -> list[tuple[int, str]]:

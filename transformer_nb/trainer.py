@@ -396,6 +396,10 @@ def _done(self:Trainer) -> bool:
         self.timed_out = True; return True
     return self.step >= self.tc.steps if self.tc.steps is not None else self.epoch >= self.tc.epochs
 
+def _rank_seed(seed:int, step:int, rank:int) -> int:
+    "The seed of process `rank`'s generators at update `step` of a run on several processes: each process draws its own dropout, and a resumed run, whose checkpoint holds the generators of rank 0 only, draws on every process what the run would have drawn had it never stopped."
+    return ((seed * 1_000_003 + step) * 4_099 + rank) % (1 << 63)
+
 @patch
 def _epochs(self:Trainer, bar):
     "Updates until `_done`, epoch by epoch from the data position."
@@ -404,6 +408,7 @@ def _epochs(self:Trainer, bar):
         batches = list(self.sampler)
         if not batches: raise ValueError("the training data gives no batches: is it empty?")
         while self.batch_idx < len(batches) and not self._done():
+            if self.world > 1: torch.manual_seed(_rank_seed(self.tc.seed, self.step, self.rank))   # see `_rank_seed`
             self._rng = rng_state()                                    # the state at this update boundary
             group = batches[self.batch_idx:self.batch_idx + self.tc.accum]
             stats = self.update(group, done=lambda s: self._advance(len(group), s))

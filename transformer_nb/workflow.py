@@ -30,6 +30,7 @@ from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config, trainer_setup, batch_sampler, run_updates
 from .decoding import Decoding, DECODE_BATCH_TOKENS
 from .fast_decoding import translate
+from .significance import paper_bleu
 from .records import add_result, check_results_file
 from .tasks import Task, Recipe, get_task, task_for, dataset_names, task_names, load_all
 
@@ -517,10 +518,12 @@ def decoding_label(d:Decoding) -> str:
 def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tokens:int=DECODE_BATCH_TOKENS,
                    sources:list|None=None, scored:list|None=None, # every source line, and which of them `pairs` holds
                    precision:str='auto', # autocast while decoding (see `translate`)
+                   lang:str|None=None, # the target language of a translation task: adds the paper's tokenized BLEU ([A12](A12_significance.ipynb))
                   ) -> tuple[dict, list, list]:
     "(scores, hypotheses of `pairs`, a hypothesis for every line of `sources`: the unscored ones translated too)."
     task = get_task(task)                                         # the decoding: checked by `task.score`, once
     scores, hyps = task.score(model, tok, pairs, decoding, max_tokens, precision=precision)
+    if lang and task.languages and 'bleu' in scores: scores |= paper_bleu(hyps, [t for _, t in pairs], lang)
     rest = sorted(set(range(len(sources))) - set(scored)) if sources is not None else []
     if not rest: return scores, hyps, list(hyps)
     more = translate(model, tok, [sources[i] for i in rest], decoding, max_tokens, precision=precision)

@@ -1,0 +1,222 @@
+"""Training on a cluster (A29_cluster): a run stopped as Slurm stops a preempted job (SIGTERM to every process of the
+step) on two loopback nodes and started again with `--resume` ends with the weights of the run that was never stopped,
+bit for bit; the Slurm batch script is well-formed and runs the commands the page gives."""
+import json, os, re, signal, socket, subprocess, sys, time
+from pathlib import Path
+import pytest, torch
+
+ROOT = Path(__file__).resolve().parents[1]
+SBATCH = ROOT / 'experiments' / 'slurm' / 'paper.sbatch'
+PAGE = ROOT / 'nbs' / 'A29_cluster.ipynb'
+
+def free_port():
+    with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+ENV = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}   # gloo on CPUs, also on a GPU box
+STEPS, EVERY = 40, 4
+
+def two_nodes(tmp_path, out, *train_args, rdzv_id='requeue'):
+    "Two `torchrun --nnodes 2` launches of tnb-train on 127.0.0.1 (one process a node), each in its own session as on two hosts."
+    script = tmp_path / 'tnb_train.py'
+    script.write_text('from transformer_nb.cli import train_main\ntrain_main()\n')
+    port = free_port()
+    return [subprocess.Popen([sys.executable, '-m', 'torch.distributed.run', '--nnodes=2', '--nproc_per_node=1', f'--node_rank={n}',
+                              '--rdzv_backend=c10d', f'--rdzv_endpoint=127.0.0.1:{port}', f'--rdzv_id={rdzv_id}', '--local_addr=127.0.0.1',
+                              str(script), *train_args],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV, start_new_session=True)
+            for n in (0, 1)]
+
+def train_args(out) -> list[str]:
+    "A run of the copy task with dropout (so every rank's generator matters), a checkpoint every EVERY updates."
+    return ['--dataset', 'copy', '--preset', 'tiny', '--p-drop', '0.1', '--vocab-size', '16', '--steps', str(STEPS), '--max-tokens', '800',
+            '--save-every', str(EVERY), '--keep', '0', '--out', str(out), '--no-progress', '--test-limit', '0']
+
+def finish(nodes, timeout=300) -> list[tuple[int, str]]:
+    outs = [p.communicate(timeout=timeout) for p in nodes]
+    return [(p.returncode, o[-2000:] + e[-3000:]) for p, (o, e) in zip(nodes, outs)]
+
+def checkpoints(run) -> list[Path]: return sorted(Path(run).glob('checkpoint-*.pt'))
+
+@pytest.mark.slow
+def test_a_requeued_run_on_two_nodes_resumes_bit_for_bit(tmp_path):
+    from transformer_nb.runs import RunFolder
+    for rc, log in finish(two_nodes(tmp_path, tmp_path / 'whole', *train_args(tmp_path / 'whole'), rdzv_id='whole')):
+        assert rc == 0, log
+    whole = torch.load(RunFolder(tmp_path / 'whole').checkpoints()[-1], weights_only=True)
+    assert whole['step'] == STEPS
+
+    run = tmp_path / 'stopped'
+    nodes = two_nodes(tmp_path, run, *train_args(run), rdzv_id='stopped')
+    t0 = time.monotonic()
+    while not checkpoints(run) and time.monotonic() - t0 < 240 and all(p.poll() is None for p in nodes): time.sleep(0.02)
+    assert checkpoints(run), 'no checkpoint was written: ' + str(finish(nodes))
+    for p in nodes: os.killpg(p.pid, signal.SIGTERM)        # as Slurm preempts: SIGTERM to every process of the job step
+    ended = finish(nodes)
+    newest = torch.load(checkpoints(run)[-1], weights_only=True)
+    assert 0 < newest['step'] < STEPS, (newest['step'], ended)      # stopped part-way, a checkpoint kept
+    assert any(rc != 0 for rc, _ in ended), ended
+
+    for rc, log in finish(two_nodes(tmp_path, run, '--resume', str(run), '--no-progress', '--test-limit', '0', rdzv_id='again')):
+        assert rc == 0, log
+    again = torch.load(RunFolder(run).checkpoints()[-1], weights_only=True)
+    assert again['step'] == STEPS and again['data_pos'] == whole['data_pos']
+    for k in whole['model']: assert torch.equal(whole['model'][k], again['model'][k]), k      # the same weights, bit for bit
+    for a, b in zip(whole['optimizer']['state'].values(), again['optimizer']['state'].values()):
+        for k in a: assert torch.equal(torch.as_tensor(a[k]), torch.as_tensor(b[k])), k
+
+# The batch script, read and run under a stand-in Slurm: `srun` runs its command, `scontrol` names this host and writes
+# down a requeue, and `torchrun` writes down its arguments and waits to be stopped, as a training run would.
+FAKES = {
+    'srun': 'exec "$@"\n',
+    'scontrol': 'if [ "$1" = show ]; then echo 127.0.0.1; else echo "scontrol $*" >> "$SLURM_LOG"; fi\n',
+    'torchrun': ('echo "torchrun $*" >> "$SLURM_LOG"\n[ -n "${FAKE_DONE:-}" ] && exit 0\n'
+                 'trap \'echo "torchrun: SIGTERM" >> "$SLURM_LOG"; exit 143\' TERM\nwhile :; do sleep 0.05; done\n'),
+}
+
+def sbatch_lines(text:str) -> dict[str, str]:
+    "The #SBATCH options of a batch script: name -> value ('' for a flag), read as sbatch reads them, up to the first command."
+    out = {}
+    for line in text.splitlines()[1:]:
+        if line.strip() and not line.startswith('#'): break
+        if m := re.match(r'#SBATCH\s+--([\w-]+)(?:=(\S+))?\s*$', line): out[m[1]] = m[2] or ''
+    return out
+
+def test_the_batch_script_is_well_formed():
+    text = SBATCH.read_text(encoding='utf-8')
+    assert text.startswith('#!/bin/bash\n')
+    assert subprocess.run(['bash', '-n', str(SBATCH)], capture_output=True).returncode == 0
+    opts = sbatch_lines(text)
+    assert {'requeue', 'signal', 'open-mode', 'nodes', 'ntasks-per-node', 'gpus-per-node', 'time'} <= set(opts), opts
+    assert opts['requeue'] == '' and opts['open-mode'] == 'append' and opts['ntasks-per-node'] == '1'   # one torchrun a node
+    assert re.fullmatch(r'B:USR1@\d+', opts['signal'])                       # to the batch shell, before the time limit
+    body = text.splitlines()
+    first_cmd = next(i for i, l in enumerate(body[1:], 1) if l.strip() and not l.startswith('#'))
+    assert all(not l.startswith('#SBATCH') for l in body[first_cmd:]), 'an #SBATCH line after the first command is ignored'
+    for ref in ('https://slurm.schedmd.com/sbatch.html', 'https://slurm.schedmd.com/preempt.html', 'https://slurm.schedmd.com/scontrol.html'):
+        assert ref in text                                                   # what it relies on, cited
+
+def page_commands() -> list[str]:
+    "The shell commands of the page's ```sh blocks, continuation lines joined, comments dropped."
+    cells = json.loads(PAGE.read_text(encoding='utf-8'))['cells']
+    text = '\n'.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown')
+    out = []
+    for block in re.findall(r'```sh\n(.*?)```', text, re.S):
+        for cmd in block.replace('\\\n', ' ').splitlines():
+            cmd = cmd.split(' #')[0].strip()
+            if cmd and not cmd.startswith('#'): out.append(' '.join(cmd.split()))
+    return out
+
+def run_sbatch(tmp_path, env:dict, usr1:bool) -> tuple[int, list[str]]:
+    fakes = tmp_path / 'bin'; fakes.mkdir(exist_ok=True)
+    for name, body in FAKES.items(): (fakes / name).write_text('#!/bin/bash\n' + body); (fakes / name).chmod(0o755)
+    log = tmp_path / 'slurm.log'; log.unlink(missing_ok=True)
+    env = {**os.environ, 'PATH': f"{fakes}:{os.environ['PATH']}", 'SLURM_LOG': str(log), 'SLURM_JOB_ID': '4242',
+           'SLURM_JOB_NUM_NODES': '2', 'SLURM_JOB_NODELIST': 'node[1-2]', **env}
+    p = subprocess.Popen(['bash', str(SBATCH)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if usr1:
+        t0 = time.monotonic()
+        while not (log.is_file() and 'torchrun' in log.read_text()) and time.monotonic() - t0 < 30: time.sleep(0.05)
+        time.sleep(0.2)
+        p.send_signal(signal.SIGUSR1)                        # what --signal=B:USR1@300 sends before the time limit
+    out, err = p.communicate(timeout=60)
+    return p.returncode, log.read_text().splitlines() if log.is_file() else [err]
+
+@pytest.mark.slow
+def test_the_batch_script_runs_the_page_commands_and_requeues(tmp_path):
+    rc, log = run_sbatch(tmp_path, {}, usr1=True)
+    assert rc == 0 and len(log) == 3, log
+    multi = [c for c in page_commands() if c.startswith('torchrun --nnodes')]
+    assert len(multi) == 1, page_commands()
+    want = multi[0].replace('HOST0', '127.0.0.1').replace('--rdzv-id paper-base', '--rdzv-id 4242')
+    assert log[0] == want, (log[0], want)                    # the page's command on several nodes, as Slurm starts it
+    assert log[1:] == ['torchrun: SIGTERM', 'scontrol requeue 4242']     # stopped with a checkpoint, then requeued
+    single = [c for c in page_commands() if c.startswith('torchrun --nproc_per_node')]
+    assert single and single[0].split('--no-python')[1] == want.split('--no-python')[1]   # one node: the same tnb-train
+    run = tmp_path / 'runs' / 'paper-base-en-de'; run.mkdir(parents=True)
+    (run / 'checkpoint-0004200.pt').write_bytes(b'')          # the requeued job finds the run's checkpoints
+    rc, log = run_sbatch(tmp_path, {'FAKE_DONE': '1', 'SLURM_RESTART_COUNT': '1'}, usr1=False)
+    assert rc == 0 and log == [want.split('--no-python')[0] + '--no-python tnb-train --resume runs/paper-base-en-de'], log
+
+# The dress rehearsal: the page's commands, in fresh processes, on a slice of WMT14 laid out like the real archives and
+# served over loopback. `paper-base` is scaled down in steps and model size only (and the vocabulary, to the few words
+# the slice holds): the ~25,000 tokens a side per update, dropout and label smoothing stay the paper's, and tnb-train
+# fits the warm-up to the shorter run as it does for any run shorter than its warm-up.
+SMALL = ['--steps', '12', '--d-model', '32', '--N', '1', '--h', '2', '--d-ff', '64', '--vocab-size', '60']
+
+def tool(name:str) -> list[str]:
+    "A command-line tool of the package run by this Python, as `pip install` puts it on PATH."
+    mod, fn = {'tnb-data': ('transformer_nb.wmt14', 'data_main'), 'tnb-train': ('transformer_nb.cli', 'train_main'),
+               'tnb-average': ('transformer_nb.cli', 'average_main'), 'tnb-evaluate': ('transformer_nb.cli', 'evaluate_main')}[name]
+    return [sys.executable, '-c', f'import sys; sys.argv[0] = {name!r}; from {mod} import {fn}; {fn}()']
+
+def run_tool(*cmd, cwd) -> subprocess.CompletedProcess:
+    r = subprocess.run([*tool(cmd[0]), *cmd[1:]], cwd=cwd, capture_output=True, text=True, env=ENV, timeout=600)
+    assert r.returncode == 0, f"{' '.join(cmd)}\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
+    return r
+
+@pytest.mark.slow
+def test_dress_rehearsal(tmp_path):
+    wmt14 = pytest.importorskip('transformer_nb.wmt14')
+    commands = page_commands()
+    download = next(c for c in commands if c.startswith('tnb-data wmt14'))
+    multi = next(c for c in commands if c.startswith('torchrun --nnodes'))
+    average = next(c for c in commands if c.startswith('tnb-average'))
+    evaluate = next(c for c in commands if c.startswith('tnb-evaluate'))
+    # 1. download: the page's command, with a mirror on loopback that serves a slice laid out like the real archives
+    sums = wmt14.sample_archives(tmp_path / 'mirror', 'en-de', n=300)
+    (tmp_path / 'SHA256SUMS').write_text(''.join(f"{h}  {n}\n" for n, h in sums.items()))
+    with wmt14.serve_folder(tmp_path / 'mirror') as srv:
+        run_tool(*download.split(), '--base-url', srv.url, '--checksums', str(tmp_path / 'SHA256SUMS'), cwd=tmp_path)
+    data = tmp_path / 'data' / 'wmt14-en-de'
+    assert json.loads((data / 'MANIFEST.json').read_text())['pair'] == 'en-de'
+    # 2-4. vocabulary and training: the page's command on two loopback nodes, a checkpoint every 0.3 s of training
+    train = multi.split('--no-python ')[1].split()
+    assert train[0] == 'tnb-train'
+    script = tmp_path / 'tnb_train.py'
+    script.write_text('from transformer_nb.cli import train_main\ntrain_main()\n')
+    port, run = free_port(), tmp_path / 'runs' / 'paper-base-en-de'
+    nodes = [subprocess.Popen([sys.executable, '-m', 'torch.distributed.run', '--nnodes=2', '--nproc_per_node=1', f'--node_rank={n}',
+                               '--rdzv_backend=c10d', f'--rdzv_endpoint=127.0.0.1:{port}', '--rdzv_id=rehearsal', '--local_addr=127.0.0.1',
+                               str(script), *train[1:], *SMALL, '--save-every-minutes', '0.005', '--no-progress', '--test-limit', '0'],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV) for n in (0, 1)]
+    ended = finish(nodes, timeout=600)
+    for rc, log in ended: assert rc == 0, log
+    log = ended[0][1]
+    assert re.search(r'update: [\d,]+ padded tokens a side x 2 processes x accum \d+ = 2[5-9],\d{3} a side', log), log   # ~25,000
+    ck = torch.load(run / 'checkpoint-0000012.pt', weights_only=True)
+    tc = ck['meta']['train_config']
+    assert (tc['save_every_minutes'], tc['tokens_per_update'], tc['eps_ls'], ck['config']['p_drop']) == (0.005, 25_000, 0.1, 0.1), tc
+    assert tc['warmup'] == 1            # tnb-train fits the 4,000 warm-up updates to a 12-update run (a tenth of it), peak rate kept
+    steps = sorted(int(p.stem.split('-')[1]) for p in checkpoints(run))
+    assert len(steps) >= 5, steps                                   # checkpoints by time, enough to average the last 5
+    # 5. average, as the page does it (the run wrote its own average.pt too)
+    run_tool(*average.split(), cwd=tmp_path)
+    assert (run / 'avg5.pt').is_file() and (run / 'average.pt').is_file()
+    # 6. decode newstest2014 with beam 4, alpha 0.6, input + 50; both scorings with their signatures
+    scores = json.loads(run_tool(*evaluate.split(), '--json', cwd=tmp_path).stdout)
+    assert len((tmp_path / 'newstest2014.hyp.de').read_text().splitlines()) == 300
+    assert scores['beam'] == 4 and scores['alpha'] == 0.6 and scores['n_sentences'] == 300
+    assert 'tok:13a' in scores['bleu_signature'] and 'tok:moses-de|split:compounds' in scores['bleu_paper_signature']
+    assert 0 <= scores['bleu'] <= 100 and 0 <= scores['bleu_paper'] <= 100
+
+def test_the_page_quotes_the_recipes_and_the_paper():
+    "The figures the page states, against the recipes, the decoding, the batch script and the paper's Table 2 they come from."
+    from transformer_nb import wmt14
+    from transformer_nb.decoding import PAPER_DECODING
+    from transformer_nb.evaluation import PAPER_TABLE2
+    cells = json.loads(PAGE.read_text(encoding='utf-8'))['cells']
+    text = ' '.join(' '.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown').split())
+    (de_b, fr_b, *_), (de_B, fr_B, *_) = PAPER_TABLE2['Transformer (base model)'], PAPER_TABLE2['Transformer (big)']
+    for quote in (f"reports {de_b} BLEU (base) and {de_B} (big) on newstest2014 English→German, and {fr_b} and {fr_B} on English→French",
+                  f"({wmt14.PAPER_VOCAB['en-de']:,} pieces for EN-DE, {wmt14.PAPER_VOCAB['en-fr']:,} for EN-FR)",
+                  f"about {wmt14.PAPER_TOKENS:,} source and {wmt14.PAPER_TOKENS:,} target tokens per update",
+                  f"{wmt14.PAPER_STEPS['base'] // 1000}k (base) or {wmt14.PAPER_STEPS['big'] // 1000}k (big) steps",
+                  f"a checkpoint every {wmt14.PAPER_SAVE_MINUTES} minutes of training",
+                  f"the last {wmt14.PAPER_AVERAGE['base']} (base) or {wmt14.PAPER_AVERAGE['big']} (big) checkpoints",
+                  f"beam {PAPER_DECODING.beam}, length penalty α = {PAPER_DECODING.alpha} and outputs up to {PAPER_DECODING.max_extra} tokens longer",
+                  f"`--signal=B:USR1@{sbatch_lines(SBATCH.read_text())['signal'].split('@')[1]}`"):
+        assert quote in text, quote
+    recipe = wmt14.paper_recipe('base').train
+    assert recipe['warmup'] == 4000 and 'schedule with 4,000 warm-up steps' in text
+    assert f"--last {wmt14.PAPER_AVERAGE['base']} -o" in text and f"paper-big: --last {wmt14.PAPER_AVERAGE['big']}" in text
+    assert f"--beam {PAPER_DECODING.beam} --alpha {PAPER_DECODING.alpha} --max-extra {PAPER_DECODING.max_extra}" in text
