@@ -11,7 +11,7 @@ __all__ = ['PRETRAINED', 'PRETRAINED_URL', 'rng_state', 'set_rng_state', 'save_c
            'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'average_run']
 
 # %% ../nbs/A05_checkpoints.ipynb #085de6a9
-import copy, errno, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
+import copy, errno, hashlib, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
 from dataclasses import dataclass, fields, asdict
 from functools import cached_property
 from fastcore.basics import patch
@@ -524,6 +524,7 @@ def model(self:Checkpoint, device=None) -> Transformer:
     m = Transformer(_check_size(self._state, self.name, self.config))
     check_weights(self._state, self.name, m)             # shapes, dtypes and finite values, against the model itself
     m.load_state_dict(self.weights)
+    if self.tokenizer_bytes: m.tokenizer_sha256 = hashlib.sha256(self.tokenizer_bytes).hexdigest()   # its tokenizer's fingerprint: another is refused
     return m.to(get_device(device)).eval()
 
 # %% ../nbs/A05_checkpoints.ipynb #a05ckp04
