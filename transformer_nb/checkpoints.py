@@ -691,6 +691,7 @@ def check_replace(path, # the checkpoint a command is to write
                   overwrite:bool=False, # the command's --overwrite: replace a checkpoint there
                   what:str='-o'): # how the command names it
     "Refuse, before any work, to write the checkpoint `path` over a file: any file without `overwrite`, and with it anything but a checkpoint (the only file it replaces), as `tnb-export` replaces only an export."
+    if str(path) == '-': raise UserError(f"{what} -: a checkpoint is a file, never standard output; give a file name")   # '-' is standard output elsewhere
     p = Path(path)
     if not p.exists() or p.is_dir() or not p.is_file(): return      # new; a folder, a FIFO or a device: `check_output` says
     if not overwrite:

@@ -82,7 +82,7 @@ def load_tasks():
 
 # %% ../nbs/A17_commands.ipynb #a17cv01
 def _conversion(k, default, prefix:str) -> dict:
-    "The `add_argument` keywords that turn an option's text into a value of the `Kind` `k`: argparse converts, the declaration checks."
+    "The `add_argument` keywords that turn an option's text into a value of the `Kind` `k`: a number written in ASCII digits (`from_text`), any other text as it is, which the declaration then refuses in its words; an empty value refused here."
     if k.base is bool:
         return dict(action='store_true') if default is False and not prefix else dict(action=argparse.BooleanOptionalAction, default=None)
     if k.base in (tuple, list): return dict(nargs=len(k.items) if k.base is tuple else '*', metavar='X')
