@@ -177,14 +177,18 @@ def test_translate_mjs_refuses_a_damaged_file(int8_export, tmp_path):
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and 'decoder.onnx is damaged' in r.stderr, r.stderr
 
 def test_translate_mjs_cuts_what_the_page_cuts(int8_export):
-    "A 5,000-character line is cut to the page's 300 characters, said in one line on stderr, and translated in seconds."
+    "A 2,000-character line (within the model's 1,024 tokens) is cut to the page's 300 characters, said in one line on"
+    " stderr, and translated in seconds; a 5,000-character line, over the limit of tokens, is refused as tnb-translate refuses it."
     node_modules()
-    long = ('Eine Frau mit einem roten Hut sitzt auf einer Bank im Park und liest ein Buch. ' * 70)[:5000]
+    text = 'Eine Frau mit einem roten Hut sitzt auf einer Bank im Park und liest ein Buch. ' * 70
     t = time.perf_counter()
-    r = subprocess.run([node(), LIVE / 'translate.mjs', int8_export, '--beam', '1', long, 'Ein Hund.'], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    r = subprocess.run([node(), LIVE / 'translate.mjs', int8_export, '--beam', '1', text[:2000], 'Ein Hund.'], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0 and time.perf_counter() - t < 120, r.stderr
     assert len(r.stdout.splitlines()) == 2 and r.stderr.strip().splitlines() == [
         "translate.mjs: sentence 1 is longer than the page's 300 characters (or the model's 1024 tokens): cut there, as the page cuts it"]
+    r = subprocess.run([node(), LIVE / 'translate.mjs', int8_export, '--beam', '1', 'Ein Hund.', text[:5000]], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 2 and not r.stdout and r.stderr.startswith('translate.mjs: sentence 2 is 1,0') and r.stderr.endswith(
+        " tokens long (its end-of-sentence token included), more than the limit of 1,024: split it into sentences\n"), r.stderr
 
 def test_translate_mjs_gives_the_page_its_result_and_trace(int8_export):
     "--json prints what `Translator.translate` returns to the page; --trace adds the beam's steps, by the rule of"

@@ -136,6 +136,18 @@ def _read_json(path:Path) -> dict:
     if not isinstance(d, dict): raise ValueError(f"{path} holds a JSON {type(d).__name__}, not the object an export writes: export the folder again")
     return d
 
+
+def _export_files(folder:Path) -> set|None:
+    "The names of the files of the export that `folder` holds, with the gzip copies the site adds (NAME.gz); None if it holds no export of ours."
+    names = None
+    if (folder / 'model.bin').is_file() and (folder / 'transformer_nb.json').is_file(): names = set(_CT2_FILES)
+    elif (folder / 'config.json').is_file():
+        try: c = _read_json(folder / 'config.json')
+        except (ValueError, OSError): c = {}
+        if c.get('format') == 'transformer_nb-onnx' and isinstance(c.get('files'), dict): names = {'config.json', *c['files']}
+    return None if names is None else names | {f'{n}.gz' for n in names}
+
+# %% ../nbs/A18_export.ipynb #a18ck001
 def _file_records(folder:Path, skip:str) -> dict:
     "{name: {'bytes', 'sha256'}} of every file in `folder` but `skip` (the record that lists them): what an export checks before use."
     return {p.name: {'bytes': p.stat().st_size, 'sha256': sha256_file(p)} for p in sorted(folder.iterdir()) if p.is_file() and p.name != skip}
@@ -157,16 +169,6 @@ def check_files(folder, # an export's folder
         if not p.is_file(): raise ValueError(f"{p} is missing: {record} lists it; export the folder again")
         if p.stat().st_size != rec.get('bytes') or sha256_file(p) != rec.get('sha256'):
             raise ValueError(f"{p} is damaged: its sha256 differs from the one {record} records; export the folder again")
-
-def _export_files(folder:Path) -> set|None:
-    "The names of the files of the export that `folder` holds, with the gzip copies the site adds (NAME.gz); None if it holds no export of ours."
-    names = None
-    if (folder / 'model.bin').is_file() and (folder / 'transformer_nb.json').is_file(): names = set(_CT2_FILES)
-    elif (folder / 'config.json').is_file():
-        try: c = _read_json(folder / 'config.json')
-        except (ValueError, OSError): c = {}
-        if c.get('format') == 'transformer_nb-onnx' and isinstance(c.get('files'), dict): names = {'config.json', *c['files']}
-    return None if names is None else names | {f'{n}.gz' for n in names}
 
 # %% ../nbs/A18_export.ipynb #ee24102b
 def _check_out_folder(out:Path, overwrite:bool=False):
