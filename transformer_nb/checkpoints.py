@@ -694,6 +694,7 @@ def check_replace(path, # the checkpoint a command is to write
     if str(path) == '-': raise UserError(f"{what} -: a checkpoint is a file, never standard output; give a file name")   # '-' is standard output elsewhere
     p = Path(path)
     if not p.exists() or p.is_dir() or not p.is_file(): return      # new; a folder, a FIFO or a device: `check_output` says
+    if checkpoint_step(p) is not None: return                        # a training checkpoint's name: refused by `average_run`, in its words
     if not overwrite:
         raise SettingError(f"{what} {str(path).replace('{', '{{').replace('}', '}}')} already exists: choose another name, or replace "
                            "the checkpoint it holds with {overwrite}", overwrite=True)
