@@ -202,3 +202,45 @@ def test_average_refuses_a_published_model_saying_why(tmp_path):
     assert r.returncode == 2 and not (tmp_path / 'x.pt').exists(), r.stderr
     [line] = [l for l in r.stderr.splitlines() if l.strip()]
     assert line.startswith('tnb-average: error: pretrained:numbers is a published model') and 'not found' not in line, line
+
+
+def test_average_replaces_a_checkpoint_with_overwrite_only(run, tmp_path):
+    "tnb-average -o follows every command's rule: an existing file is replaced with --overwrite only, and then only if it"
+    " is a checkpoint (it once replaced any file); '-' is no file name for a checkpoint (it once wrote a file named '-')."
+    notes = tmp_path / 'notes.txt'; notes.write_text('mine')
+    for args, says in ((['-o', notes], f"tnb-average: error: -o {notes} already exists: choose another name, or replace the checkpoint it holds with --overwrite"),
+                       (['-o', notes, '--overwrite'], f"tnb-average: error: -o {notes} already exists and is not a checkpoint, the only file --overwrite replaces: choose another name"),
+                       (['-o', '-'], "tnb-average: error: -o -: a checkpoint is a file, never standard output; give a file name")):
+        r = tool('average', run, *args, cwd=tmp_path)
+        assert (r.returncode, r.stderr.strip()) == (2, says), r.stderr
+    assert notes.read_text() == 'mine' and not (tmp_path / '-').exists()
+    assert tool('average', run, '-o', tmp_path / 'a.pt').returncode == 0
+    assert tool('average', run, '-o', tmp_path / 'a.pt').returncode == 2
+    assert tool('average', run, '-o', tmp_path / 'a.pt', '--overwrite').returncode == 0
+
+@pytest.mark.parametrize('name, args, says', [
+    ('translate', ['--beam', '٣', 'one'], "--beam '٣' must be an int >= 1"),            # Python's int() reads Arabic-Indic digits
+    ('translate', ['--beam', '４', 'one'], "--beam '４' must be an int >= 1"),            # and full-width ones
+    ('translate', ['--max-tokens', '1_000', 'one'], "--max-tokens 1_000 must be an int >= 1"),
+    ('evaluate', ['--alpha', '٠.٦'], "--alpha '٠.٦' must be a number in [0, 10]"),
+    ('translate', ['--device', 'meta', 'one'], "--device meta must be a device: auto, cpu, cuda, cuda:N or mps, or none"),   # once an internal error
+    ('translate', ['-o', '', 'one'], "argument -o/--output: an empty value ('') (see tnb-translate --help)"),   # once 'Is a directory'
+    ('evaluate', ['--dataset', ''], "argument --dataset: an empty value ('') (see tnb-evaluate --help)"),
+    ('average', ['-o', ''], "argument -o/--output: an empty value ('') (see tnb-average --help)"),
+])
+def test_ordinary_mistakes_are_one_line_naming_the_option(run, name, args, says):
+    r = tool(name, run, *args)
+    assert r.returncode == 2 and [l for l in r.stderr.splitlines() if ': using ' not in l] == [f"tnb-{name}: error: {says}"], r.stderr
+
+def test_an_empty_checkpoint_argument_is_named_as_empty(tmp_path):
+    "'' was read as '.', the current folder: 'holds no checkpoint-<step>.pt files'."
+    r = tool('translate', '', 'one')
+    assert (r.returncode, r.stderr.strip()) == (2, "tnb-translate: error: argument checkpoint: an empty value ('') (see tnb-translate --help)"), r.stderr
+    r = tool('average', '', '-o', tmp_path / 'x.pt')
+    assert (r.returncode, r.stderr.strip()) == (2, "tnb-average: error: paths[0] is an empty path (''): give a checkpoint file"), r.stderr
+
+def test_a_nul_byte_is_refused_as_it_arrives(run):
+    "-i /dev/zero was refused only after 16 MiB (a minute on two cores) as a line too long: its first byte is a NUL."
+    r = tool('translate', run, '-i', '/dev/zero', timeout=60)
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1] == ("tnb-translate: error: -i /dev/zero, line 1: a NUL byte at offset 0; "
+                                                                       "this is not UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)"), r.stderr

@@ -438,3 +438,58 @@ def test_bench_onnx_runs_with_its_smallest_arguments(onnx_mods, ckpt, tmp_path):
     rec = json.loads((tmp_path / 'onnx.json').read_text())
     assert rec['parity']['n_sentences'] == 1 and set(rec['speed']['systems']) == {'ours', 'onnxruntime float32', 'onnxruntime int8'}
     assert 0 <= rec['parity']['identical_fp32_beam4'] <= 1
+
+
+# A CTranslate2 export is checked as a checkpoint is: every file's size and sha256, recorded when written, before any use
+
+def _flip(p:Path, at:int=1000):
+    with open(p, 'r+b') as f: f.seek(at); b = f.read(1); f.seek(at); f.write(bytes([b[0] ^ 0x55]))
+
+@pytest.mark.parametrize('damage', ['flipped', 'truncated', 'foreign', 'missing', 'no record'])
+def test_a_damaged_ctranslate2_export_is_refused_before_use(ckpt, tmp_path, tok, damage):
+    "A changed byte, a truncated model.bin, another export's model.bin, a file gone or a record of no files: one line naming the file."
+    out = export_ctranslate2(ckpt, tmp_path / 'm')
+    record = json.loads((out / 'transformer_nb.json').read_text())
+    assert set(record['files']) == {p.name for p in out.iterdir()} - {'transformer_nb.json'} and 'model.bin' in record['files']
+    if damage == 'flipped': _flip(out / 'model.bin')
+    elif damage == 'truncated': (out / 'model.bin').write_bytes((out / 'model.bin').read_bytes()[:3000])
+    elif damage == 'foreign': (out / 'model.bin').write_bytes((export_ctranslate2(trained_checkpoint(tmp_path / 'other.pt', tok, steps=2), tmp_path / 'o') / 'model.bin').read_bytes())
+    elif damage == 'missing': (out / 'config.json').unlink()
+    else: (out / 'transformer_nb.json').write_text(json.dumps({k: v for k, v in record.items() if k != 'files'}))
+    says = {'missing': f"{out / 'config.json'} is missing: transformer_nb.json lists it; export the folder again",
+            'no record': f"{out / 'transformer_nb.json'} records no sha256 of the export's files: export the folder again"}.get(
+            damage, f"{out / 'model.bin'} is damaged: its sha256 differs from the one transformer_nb.json records; export the folder again")
+    with pytest.raises(ValueError) as e: load_ctranslate2(out)
+    assert str(e.value) == says
+
+def test_ctranslate2_refuses_a_line_too_long_and_another_models_tokenizer(ckpt, tmp_path, tok):
+    "A source longer than the export's position table is refused in `translate`'s words (it once ended in CTranslate2's"
+    " RuntimeError); a tokenizer that is not the export's is refused by its fingerprint, and `translate` refuses another"
+    " model's tokenizer by its fingerprint or its size."
+    out = export_ctranslate2(ckpt, tmp_path / 'm', max_positions=16)
+    tr, tk, meta = load_ctranslate2(out)
+    with pytest.raises(ValueError, match=r'^sentences\[1\] is 2\d tokens long \(its end-of-sentence token included\), more than the limit of 16$'):
+        ctranslate2_translate(tr, tk, ['a b', ' '.join('abcdefgh' * 3)], meta=meta)
+    other = Tokenizer.train(words(2000, 5) + ['abc def gh'] * 50, vocab_size=30)
+    with pytest.raises(ValueError, match=r"^the tokenizer \(30 pieces\) is not the one this export was made with \(its fingerprint"):
+        ctranslate2_translate(tr, other, ['a b'], meta=meta)
+    model = model_from_checkpoint(ckpt)[0]
+    with pytest.raises(ValueError, match=r"^the tokenizer \(30 pieces\) is not the one this model was trained with \(its fingerprint"):
+        translate(model, other, ['a b'])
+    del model.tokenizer_sha256                                      # a model built in Python: its size tells
+    with pytest.raises(ValueError, match=rf"^the tokenizer has 30 pieces but the model's vocabularies have {tok.vocab_size} \(source\) and {tok.vocab_size} \(target\)"):
+        translate(model, other, ['a b'])
+
+@pytest.mark.slow
+def test_tnb_translate_refuses_a_damaged_export_and_a_line_too_long(ckpt, tmp_path):
+    "tnb-translate with a CTranslate2 export: a damaged model.bin, or a line over the limit, is one line and exit 2 (it"
+    " once translated a damaged model.bin to empty lines, exit 0, and ended a long line in an internal error, exit 70)."
+    from conftest import tool as command
+    out = export_ctranslate2(ckpt, tmp_path / 'm', max_positions=16)
+    long = ' '.join('abcdefgh' * 3)
+    r = command('translate', out, '--beam', '1', stdin=f'a b\n{long}\n')
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith(
+        'tnb-translate: error: standard input, line 2 is ') and r.stderr.strip().endswith('more than the limit of 16: split it into sentences'), r.stderr
+    _flip(out / 'model.bin')
+    r = command('translate', out, 'a b')
+    assert r.returncode == 2 and r.stderr.strip() == f"tnb-translate: error: {out / 'model.bin'} is damaged: its sha256 differs from the one transformer_nb.json records; export the folder again", r.stderr

@@ -141,14 +141,14 @@ def test_python_onnx_translate_agrees_with_translate_mjs(fp32_export):
         assert sum(g == w for g, w in zip(got, want)) >= 19 and len(got) == 20, (beam, [(g, w) for g, w in zip(got, want) if g != w])
 
 def test_translate_mjs_arguments_and_a_bad_folder(int8_export, tmp_path):
-    "Sentences as arguments, one line each, empty in empty out; a folder that is no export: one line, exit 1; a bad option: one line, exit 2."
+    "Sentences as arguments, one line each, empty in empty out; a folder that is no export, or a bad option: one line, exit 2, as tnb-translate."
     node_modules()
     got = run_node(LIVE / 'translate.mjs', int8_export, '--beam', '1', 'Zwei Hunde spielen im Schnee.', '', '  Ein Mann.  ', '--', '--beam', stdin='')
     assert len(got) == 4 and got[1] == '' and got[0].startswith('Two dogs') and got[2] and got[3]   # after --, a sentence
     r = node_fails(LIVE / 'translate.mjs', tmp_path)
-    assert r.returncode == 1 and str(tmp_path) in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    for args, says in ((('--beam', '0'), '--beam 0: must be a whole number >= 1'), (('--alpha', 'x'), '--alpha x: must be a number >= 0'),
-                       (('--beams', '2'), 'unknown option --beams'), (('--trace',), '--trace needs --json')):
+    assert r.returncode == 2 and str(tmp_path) in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    for args, says in ((('--beam', '0'), '--beam 0 must be an int >= 1'), (('--alpha', 'x'), '--alpha x must be a number in [0, 10]'),
+                       (('--beams', '2'), 'unrecognized arguments: --beams'), (('--trace',), '--trace needs --json')):
         r = node_fails(LIVE / 'translate.mjs', int8_export, *args, 'Hallo.')
         assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
 
@@ -174,17 +174,21 @@ def test_translate_mjs_refuses_a_damaged_file(int8_export, tmp_path):
     d = tmp_path / 'm'; shutil.copytree(int8_export, d)
     with open(d / 'decoder.onnx', 'r+b') as f: f.seek(40000); b = f.read(1); f.seek(40000); f.write(bytes([b[0] ^ 0x10]))
     r = node_fails(LIVE / 'translate.mjs', d, 'Hallo.')
-    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1 and 'decoder.onnx is damaged' in r.stderr, r.stderr
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and 'decoder.onnx is damaged' in r.stderr, r.stderr
 
 def test_translate_mjs_cuts_what_the_page_cuts(int8_export):
-    "A 5,000-character line is cut to the page's 300 characters, said in one line on stderr, and translated in seconds."
+    "A 2,000-character line (within the model's 1,024 tokens) is cut to the page's 300 characters, said in one line on"
+    " stderr, and translated in seconds; a 5,000-character line, over the limit of tokens, is refused as tnb-translate refuses it."
     node_modules()
-    long = ('Eine Frau mit einem roten Hut sitzt auf einer Bank im Park und liest ein Buch. ' * 70)[:5000]
+    text = 'Eine Frau mit einem roten Hut sitzt auf einer Bank im Park und liest ein Buch. ' * 70
     t = time.perf_counter()
-    r = subprocess.run([node(), LIVE / 'translate.mjs', int8_export, '--beam', '1', long, 'Ein Hund.'], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    r = subprocess.run([node(), LIVE / 'translate.mjs', int8_export, '--beam', '1', text[:2000], 'Ein Hund.'], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0 and time.perf_counter() - t < 120, r.stderr
     assert len(r.stdout.splitlines()) == 2 and r.stderr.strip().splitlines() == [
         "translate.mjs: sentence 1 is longer than the page's 300 characters (or the model's 1024 tokens): cut there, as the page cuts it"]
+    r = subprocess.run([node(), LIVE / 'translate.mjs', int8_export, '--beam', '1', 'Ein Hund.', text[:5000]], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 2 and not r.stdout and r.stderr.startswith('translate.mjs: sentence 2 is 1,0') and r.stderr.endswith(
+        " tokens long (its end-of-sentence token included), more than the limit of 1,024: split it into sentences\n"), r.stderr
 
 def test_translate_mjs_gives_the_page_its_result_and_trace(int8_export):
     "--json prints what `Translator.translate` returns to the page; --trace adds the beam's steps, by the rule of"
@@ -333,7 +337,7 @@ def test_vendor_publishes_what_the_page_fetches_and_nothing_else(int8_export, in
 
 def test_translate_mjs_reads_the_sites_model_folder(int8_export, tmp_path):
     "The site's models/de-en/ holds only config.json and the gzip copies: translate.mjs decompresses them"
-    " (DecompressionStream, as the page does) and translates as from the export; a corrupt copy is one line and exit 1."
+    " (DecompressionStream, as the page does) and translates as from the export; a corrupt copy is one line and exit 2."
     node_modules()
     live = tmp_path / 'live'
     vendor(live, de_en=int8_export)
@@ -342,7 +346,7 @@ def test_translate_mjs_reads_the_sites_model_folder(int8_export, tmp_path):
     assert run_node(LIVE / 'translate.mjs', only, *src, stdin='') == run_node(LIVE / 'translate.mjs', int8_export, *src, stdin='')
     (only / 'encoder.onnx.gz').write_bytes((only / 'encoder.onnx.gz').read_bytes()[:1000])
     r = subprocess.run([node(), LIVE / 'translate.mjs', only, 'Hallo.'], capture_output=True, text=True, cwd=ROOT)
-    assert r.returncode == 1 and str(only) in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert r.returncode == 2 and str(only) in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 # --- the pages in a real browser --------------------------------------------------------------------------------------
 

@@ -401,8 +401,10 @@ def test_outputs_through_symlinks_fifos_and_devices(run, tmp_path):
     reader = _reader(tmp_path / 'fifo')
     r = tool('evaluate', run, '--beam', '1', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--hyp-out', tmp_path / 'fifo')
     assert r.returncode == 0 and _read(reader).count(b'\n') == 2, r.stderr
-    (tmp_path / 'avg-target.pt').write_bytes(b''); (tmp_path / 'avg.pt').symlink_to(tmp_path / 'avg-target.pt')
+    (tmp_path / 'avg.pt').symlink_to(tmp_path / 'avg-target.pt')          # a link to a file yet to be written
     r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt')
+    assert r.returncode == 0, r.stderr
+    r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt', '--overwrite')   # the checkpoint there, replaced through the link
     assert r.returncode == 0, r.stderr
     assert (tmp_path / 'avg.pt').is_symlink() and open_checkpoint(tmp_path / 'avg-target.pt', None).meta['averaged_from']
     assert temps(tmp_path) == []

@@ -203,3 +203,79 @@ def test_recipe_refusals_are_the_library_s_said_as_options(copy_run, tmp_path):
     d, t = copy_run
     out, err, code = run(train_main, ['--resume', t.run.path, '--recipe', 'paper', '--no-progress'])
     assert code == 2 and err.strip().endswith("error: --recipe paper: a resumed run keeps the settings of its own recipe; drop it"), err
+
+
+# --- the same refusals in the library, tnb-translate and the live translator (nbs/live/translate.mjs) ---------------------
+
+def _refusal_cases(vocab:int, long_line:str, long_tokens:int) -> list:
+    "(id, args, stdin bytes, the library's refusal (a call on (onnx folder, BytesIO)), the line tnb-translate and translate.mjs say, what the CLI adds)."
+    from io import BytesIO
+    from transformer_nb.export import onnx_translate
+    from transformer_nb.safeguards import iter_lines
+    lib = lambda **kw: lambda d: onnx_translate(d, ['one'], **kw)
+    lines = lambda d, data: list(iter_lines(BytesIO(data), 'standard input'))
+    nul = '; this is not UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)'
+    bad = lambda why, b, at: f"invalid UTF-8 ({why}: byte b'\\x{b:02x}' at offset {at}); the text must be UTF-8 encoded"
+    chars = 64 * 1024 + 1
+    return [   # id, args, stdin, library call, the library's words, the commands' words, the CLI's hint beyond them
+        ('beam 0', ['--beam', '0'], b'one\n', lib(beam=0), "beam=0 must be an int >= 1", "--beam 0 must be an int >= 1", ''),
+        ('beam -1', ['--beam=-1'], b'one\n', lib(beam=-1), "beam=-1 must be an int >= 1", "--beam -1 must be an int >= 1", ''),
+        ('beam 1.5', ['--beam', '1.5'], b'one\n', lib(beam=1.5), "beam=1.5 must be an int >= 1", "--beam 1.5 must be an int >= 1", ''),
+        ('beam x', ['--beam', 'x'], b'one\n', lib(beam='x'), "beam='x' must be an int >= 1", "--beam x must be an int >= 1", ''),
+        ('beam arabic-indic 3', ['--beam', '٣'], b'one\n', lib(beam='٣'), "beam='٣' must be an int >= 1", "--beam '٣' must be an int >= 1", ''),
+        ('beam full-width 4', ['--beam', '４'], b'one\n', lib(beam='４'), "beam='４' must be an int >= 1", "--beam '４' must be an int >= 1", ''),
+        ('beam 1_000', ['--beam', '1_000'], b'one\n', lib(beam='1_000'), "beam='1_000' must be an int >= 1", "--beam 1_000 must be an int >= 1", ''),
+        ('beam over the vocabulary', ['--beam', '100000'], b'one\n', lib(beam=100000),
+         f"beam=100000 is more than the target vocabulary of {vocab} pieces", f"--beam 100000 is more than the target vocabulary of {vocab} pieces", ''),
+        ('alpha -1', ['--alpha', '-1'], b'one\n', lib(alpha=-1.0), "alpha=-1.0 must be a number in [0, 10]", "--alpha -1.0 must be a number in [0, 10]", ''),
+        ('alpha nan', ['--alpha', 'nan'], b'one\n', lib(alpha=float('nan')), "alpha=nan must be a number in [0, 10]", "--alpha nan must be a number in [0, 10]", ''),
+        ('alpha 11', ['--alpha', '11'], b'one\n', lib(alpha=11.0), "alpha=11.0 must be a number in [0, 10]", "--alpha 11.0 must be a number in [0, 10]", ''),
+        ('alpha arabic-indic 0.6', ['--alpha', '٠.٦'], b'one\n', lib(alpha='٠.٦'), "alpha='٠.٦' must be a number in [0, 10]", "--alpha '٠.٦' must be a number in [0, 10]", ''),
+        ('a NUL byte', [], b'one\ntw\x00o\n', lambda d: lines(d, b'one\ntw\x00o\n'), *['standard input, line 2: a NUL byte at offset 6' + nul] * 2, ''),
+        ('UTF-16 text', [], 'eins\n'.encode('utf-16'), lambda d: lines(d, 'eins\n'.encode('utf-16')), *['standard input, line 1: a NUL byte at offset 3' + nul] * 2, ''),
+        ('an invalid start byte', [], b'one\n\xff\xfe two\n', lambda d: lines(d, b'one\n\xff\xfe two\n'), *['standard input, line 2: ' + bad('invalid start byte', 0xff, 4)] * 2, ''),
+        ('an invalid continuation byte', [], b'caf\xc3( ok\n', lambda d: lines(d, b'caf\xc3( ok\n'), *['standard input, line 1: ' + bad('invalid continuation byte', 0xc3, 3)] * 2, ''),
+        ('a surrogate', [], b'a\xed\xa0\x80b\n', lambda d: lines(d, b'a\xed\xa0\x80b\n'), *['standard input, line 1: ' + bad('invalid continuation byte', 0xed, 1)] * 2, ''),
+        ('a line cut inside a character', [], b'one\nab\xe2\x82\nthree\n', lambda d: lines(d, b'one\nab\xe2\x82\nthree\n'),
+         *['standard input, line 2: ' + bad('unexpected end of data', 0xe2, 6)] * 2, ''),
+        ('a line over the limit of tokens', [], f'one\n{long_line}\n'.encode(), lambda d: onnx_translate(d, ['one', long_line]),
+         f"sentences[1] is {long_tokens:,} tokens long (its end-of-sentence token included), more than the limit of 1,024",
+         f"standard input, line 2 is {long_tokens:,} tokens long (its end-of-sentence token included), more than the limit of 1,024: split it into sentences",
+         ', or raise --max-src-len 1024 (at most 4,096)'),
+        ('a line of 65,537 characters', [], b'x' * chars + b'\n', lambda d: onnx_translate(d, ['x' * chars]),
+         f"sentences[0] is {chars:,} characters long, far more than any sentence within the limit of 1,024 tokens",
+         f"standard input, line 1 is {chars:,} characters long, far more than any sentence within the limit of 1,024 tokens: split it into sentences",
+         ', or raise --max-src-len 1024 (at most 4,096)'),
+    ]
+
+@pytest.fixture(scope='module')
+def numbers_onnx(numbers, tmp_path_factory):
+    "The numbers run (conftest) and its ONNX export (int8, as the site's)."
+    pytest.importorskip('onnxruntime', reason="onnxruntime not installed (pip install 'transformer-nb[onnx]')")
+    from transformer_nb.export import export_onnx
+    return numbers, export_onnx(numbers, tmp_path_factory.mktemp('refusals') / 'onnx')
+
+@pytest.mark.slow
+def test_the_library_the_command_and_the_live_translator_refuse_alike(numbers_onnx):
+    "Twenty bad inputs (an option's value, bytes that are not UTF-8 text, a line too long), each refused by the library"
+    " (`onnx_translate`, `iter_lines`), by `tnb-translate` and by `node nbs/live/translate.mjs` (exit 2) in the same words."
+    import shutil as sh
+    from conftest import tool
+    from transformer_nb.data import Tokenizer
+    node = sh.which('node')
+    if node is None: pytest.skip("node is not installed: translate.mjs runs in Node")
+    mjs = Path(__file__).resolve().parents[1] / 'nbs' / 'live' / 'translate.mjs'
+    if not (mjs.parent / 'node_modules' / 'onnxruntime-web').is_dir(): pytest.skip("nbs/live's packages are not installed: npm ci --prefix nbs/live")
+    run, d = numbers_onnx
+    tok = Tokenizer.load(d / 'tokenizer.model')
+    long_line = ' '.join(['three hundred forty-two'] * 400)
+    cases = _refusal_cases(tok.vocab_size, long_line, len(tok.encode(long_line)) + 1)
+    assert len(cases) == 20 and len({c[0] for c in cases}) == 20
+    for name, args, stdin, call, lib_says, says, hint in cases:
+        with pytest.raises((ValueError, TypeError)) as e: call(d)
+        assert str(e.value) == lib_says, (name, str(e.value))
+        r = tool('translate', run, *args, stdin=stdin)
+        err = [l for l in r.stderr.splitlines() if ': using ' not in l]
+        assert r.returncode == 2 and err == [f"tnb-translate: error: {says}{hint}"], (name, r.returncode, r.stderr)
+        r = subprocess.run([node, mjs, d, *args], input=stdin, capture_output=True, timeout=300)
+        assert r.returncode == 2 and r.stderr.decode() == f"translate.mjs: {says}\n" and not r.stdout, (name, r.returncode, r.stderr.decode())

@@ -8,10 +8,10 @@ Docs: https://transformer-nb.github.io/transformer_nb/a05_checkpoints.html.md"""
 __all__ = ['PRETRAINED', 'PRETRAINED_URL', 'rng_state', 'set_rng_state', 'save_checkpoint', 'upgrade_checkpoint',
            'PretrainedFile', 'pretrained_path', 'checkpoint_identity', 'resolve_checkpoint', 'check_weights',
            'check_checkpoint', 'check_tokenizer', 'Checkpoint', 'open_checkpoint', 'model_from_checkpoint',
-           'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'average_run']
+           'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'average_run', 'check_replace']
 
 # %% ../nbs/A05_checkpoints.ipynb #085de6a9
-import copy, errno, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
+import copy, errno, hashlib, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
 from dataclasses import dataclass, fields, asdict
 from functools import cached_property
 from fastcore.basics import patch
@@ -67,6 +67,7 @@ def set_rng_state(s:dict):
 def _check_path(path, name:str='path', what:str="a file's path"):
     "A TypeError naming the argument `name` unless `path` is a str or a path (not None, not a number, not a loaded checkpoint)."
     if not isinstance(path, (str, os.PathLike)): raise TypeError(f"{name} must be {what}, got a {type(path).__name__}")
+    if not str(os.fspath(path)).strip(): raise ValueError(f"{name} is an empty path ({os.fspath(path)!r}): give {what}")   # Path('') is '.', the current folder
 
 _A_CHECKPOINT = "a checkpoint file, a run folder or 'pretrained:NAME'"
 
@@ -524,6 +525,7 @@ def model(self:Checkpoint, device=None) -> Transformer:
     m = Transformer(_check_size(self._state, self.name, self.config))
     check_weights(self._state, self.name, m)             # shapes, dtypes and finite values, against the model itself
     m.load_state_dict(self.weights)
+    if self.tokenizer_bytes: m.tokenizer_sha256 = hashlib.sha256(self.tokenizer_bytes).hexdigest()   # its tokenizer's fingerprint: another is refused
     return m.to(get_device(device)).eval()
 
 # %% ../nbs/A05_checkpoints.ipynb #a05ckp04
@@ -683,3 +685,19 @@ def average_run(paths:list, # checkpoint files of one run, or one run folder
             if all(p.exists() for p in listed): raise
     raise UserError(f"{run.path} changed while its checkpoints were read ({tries} times a listed one was gone: a run still "
                     f"training there prunes them); average again, or once it has stopped")
+
+# %% ../nbs/A05_checkpoints.ipynb #rfcfa8c9
+def check_replace(path, # the checkpoint a command is to write
+                  overwrite:bool=False, # the command's --overwrite: replace a checkpoint there
+                  what:str='-o'): # how the command names it
+    "Refuse, before any work, to write the checkpoint `path` over a file: any file without `overwrite`, and with it anything but a checkpoint (the only file it replaces), as `tnb-export` replaces only an export."
+    if str(path) == '-': raise UserError(f"{what} -: a checkpoint is a file, never standard output; give a file name")   # '-' is standard output elsewhere
+    p = Path(path)
+    if not p.exists() or p.is_dir() or not p.is_file(): return      # new; a folder, a FIFO or a device: `check_output` says
+    if checkpoint_step(p) is not None: return                        # a training checkpoint's name: refused by `average_run`, in its words
+    if not overwrite:
+        raise SettingError(f"{what} {str(path).replace('{', '{{').replace('}', '}}')} already exists: choose another name, or replace "
+                           "the checkpoint it holds with {overwrite}", overwrite=True)
+    try: open_checkpoint(p, None, mmap=True)
+    except (ValueError, OSError, UserError):
+        raise UserError(f"{what} {path} already exists and is not a checkpoint, the only file --overwrite replaces: choose another name") from None

@@ -6,9 +6,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/a24_checks.html.md"""
 
 # %% auto #0
 __all__ = ['PositiveInt', 'Count', 'PositiveFloat', 'Probability', 'Seed', 'Threads', 'Device', 'Range', 'Rule', 'is_device',
-           'device_missing', 'SettingError', 'SettingWarning', 'Kind', 'parts', 'describe', 'check_value', 'Setting',
-           'settings', 'validate', 'check_fields', 'parse_device', 'check_seed', 'check_positive_ints', 'check_choice',
-           'check_module', 'check_dropout', 'check_sentence_list']
+           'device_missing', 'SettingError', 'SettingWarning', 'Kind', 'parts', 'describe', 'check_value', 'from_text',
+           'Setting', 'settings', 'validate', 'check_fields', 'parse_device', 'check_seed', 'check_positive_ints',
+           'check_choice', 'check_module', 'check_dropout', 'check_sentence_list']
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
 import math, numbers, re
@@ -51,17 +51,19 @@ Seed = Annotated[int, Range(0, 2**32 - 1)]                    # what NumPy's and
 Threads = Annotated[int, Range(0, 1024)]                      # CPU threads; 0: PyTorch's own default (every core)
 
 # %% ../nbs/A24_checks.ipynb #a24e0002
+_COMPUTING = ('cpu', 'cuda', 'mps')   # the devices a model runs on; 'meta' (shapes, no values) and the rest are not
+
 @cache
 def _device_name(name:str) -> bool:
-    "True if `torch.device` takes the name: each name is parsed once, however many declarations check it."
+    "True if `torch.device` takes the name and it names a device that computes: each name is parsed once, however many declarations check it."
     import torch
-    try: torch.device(name); return True
+    try: return torch.device(name).type in _COMPUTING
     except (RuntimeError, TypeError, ValueError): return False
 
 def is_device(x) -> bool:
-    "True for a `torch.device`, for 'auto' and for a name `torch.device` takes ('cpu', 'cuda', 'cuda:1', 'mps', ...)."
+    "True for 'auto', and for a `torch.device` or a name `torch.device` takes of a device that computes ('cpu', 'cuda', 'cuda:1', 'mps'); not 'meta'."
     import torch
-    return isinstance(x, torch.device) or (isinstance(x, str) and (x == 'auto' or _device_name(x)))
+    return (isinstance(x, torch.device) and x.type in _COMPUTING) or (isinstance(x, str) and (x == 'auto' or _device_name(x)))
 
 Device = Annotated[object, Rule(is_device, "a device: 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'")]   # None where allowed: 'auto'
 
@@ -158,6 +160,16 @@ def check_value(name:str, value, tp):
     k = parts(tp)
     if (value is None and k.optional) or _admits(k, value): return value
     raise SettingError(f"{{{name}}} must be {describe(tp)}", **{name: value})
+
+# %% ../nbs/A24_checks.ipynb #rfb5d198
+_WRITTEN = {int: re.compile(r'[+-]?[0-9]+'),                                 # ASCII digits, as a person types a number
+            float: re.compile(r'[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|infinity|nan)', re.I)}
+
+def from_text(text:str, base:type):
+    "The int or float `base` that the option text `text` writes in ASCII digits ('4', '0.6', '1e-3'); else `text` itself, which"
+    " the declaration then refuses in its own words. Python's int() and float() read '٣', '４' and '1_000' as numbers; no option does."
+    t = text.strip()
+    return base(t) if base in _WRITTEN and _WRITTEN[base].fullmatch(t) else text
 
 # %% ../nbs/A24_checks.ipynb #a24d0013
 @dataclass(frozen=True)

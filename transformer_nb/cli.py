@@ -318,7 +318,8 @@ def _average_parser() -> CliParser:
 def _average(argv):
     heavy_imports(); a = _average_parser().parse_args(argv)
     check_output(a.output, '-o')
-    from transformer_nb.checkpoints import average_run
+    from transformer_nb.checkpoints import average_run, check_replace
+    check_replace(a.output, a.overwrite)                              # a file there: a checkpoint, with --overwrite only
     out, paths = average_run(a.checkpoints, a.output, a.last, say=lambda m: note(f"tnb-average: {m}"))   # A05_checkpoints: averages skipped
     n, names = len(paths), ', '.join(q.name for q in paths)
     print(f"averaged {n} checkpoint{'s' * (n != 1)} ({names}) -> {out}", file=sys.stderr if in_place(out) else sys.stdout)

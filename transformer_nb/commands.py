@@ -82,15 +82,16 @@ def load_tasks():
 
 # %% ../nbs/A17_commands.ipynb #a17cv01
 def _conversion(k, default, prefix:str) -> dict:
-    "The `add_argument` keywords that turn an option's text into a value of the `Kind` `k`: argparse converts, the declaration checks."
+    "The `add_argument` keywords that turn an option's text into a value of the `Kind` `k`: a number written in ASCII digits (`from_text`), any other text as it is, which the declaration then refuses in its words; an empty value refused here."
     if k.base is bool:
         return dict(action='store_true') if default is False and not prefix else dict(action=argparse.BooleanOptionalAction, default=None)
     if k.base in (tuple, list): return dict(nargs=len(k.items) if k.base is tuple else '*', metavar='X')
+    from transformer_nb.checks import from_text
     base = k.base if k.base in (int, float) else str
     def convert(text:str):
         if k.optional and base is not str and text.strip().lower() == 'none': return NONE
-        return base(text)
-    convert.__name__ = base.__name__                              # argparse's "invalid int value: 'x'"
+        if base is str and not text.strip(): raise argparse.ArgumentTypeError("an empty value ('')")   # never a name, a path or a choice
+        return text if base is str else from_text(text, base)    # ASCII digits, else the text: the declaration refuses it
     metavar = ('{' + ','.join(map(str, k.choices)) + '}' if len(k.choices) <= 6 else 'NAME') if k.choices else {int: 'N', float: 'X'}.get(base)
     return dict(type=convert, **({'metavar': metavar} if metavar else {}))
 

@@ -525,8 +525,11 @@ def training_sentences(texts, vocab_size) -> list[str]:
 def training_named(vocab_size):
     "Around SentencePiece's trainer: its RuntimeError as a ValueError that names `vocab_size`."
     try: yield
-    except RuntimeError as e: raise SettingError("SentencePiece training failed with {vocab_size}: " + str(e),
-                                                 vocab_size=vocab_size) from None
+    except RuntimeError as e:
+        if '!sentences_.empty()' in str(e):              # nothing left to learn from: not a matter of the vocabulary's size
+            raise ValueError("SentencePiece kept none of the training sentences: it skips a sentence longer than its limit of 4,192 "
+                             "bytes (max_sentence_length), and every one is; give one sentence per line") from None
+        raise SettingError("SentencePiece training failed with {vocab_size}: " + str(e), vocab_size=vocab_size) from None
 
 # %% ../nbs/A02_datasets.ipynb #a02e0004
 def check_file_to_write(path, who:str='Tokenizer.save'):

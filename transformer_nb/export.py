@@ -6,12 +6,12 @@ Docs: https://transformer-nb.github.io/transformer_nb/a18_export.html.md"""
 
 # %% auto #0
 __all__ = ['Quantization', 'ONNX_OPSET', 'ONNX_FORMAT_VERSION', 'EMBEDDING_FILE', 'ExportOptions', 'ctranslate2_spec',
-           'export_ctranslate2', 'load_ctranslate2', 'ctranslate2_translate', 'OnnxEncoder', 'OnnxDecoder',
-           'tokenizer_json', 'export_onnx', 'OnnxModel', 'onnx_greedy', 'onnx_beam', 'onnx_translate', 'export',
-           'translate_export']
+           'check_files', 'export_ctranslate2', 'load_ctranslate2', 'ctranslate2_translate', 'OnnxEncoder',
+           'OnnxDecoder', 'tokenizer_json', 'export_onnx', 'OnnxModel', 'onnx_greedy', 'onnx_beam', 'onnx_translate',
+           'export', 'translate_export']
 
 # %% ../nbs/A18_export.ipynb #316325bf
-import contextlib, os, json, math, shutil, tempfile, base64, logging, warnings, dataclasses, inspect
+import contextlib, os, json, math, shutil, tempfile, base64, logging, warnings, dataclasses, inspect, hashlib
 from dataclasses import dataclass
 from typing import Literal, get_args
 from pathlib import Path
@@ -136,6 +136,7 @@ def _read_json(path:Path) -> dict:
     if not isinstance(d, dict): raise ValueError(f"{path} holds a JSON {type(d).__name__}, not the object an export writes: export the folder again")
     return d
 
+
 def _export_files(folder:Path) -> set|None:
     "The names of the files of the export that `folder` holds, with the gzip copies the site adds (NAME.gz); None if it holds no export of ours."
     names = None
@@ -145,6 +146,29 @@ def _export_files(folder:Path) -> set|None:
         except (ValueError, OSError): c = {}
         if c.get('format') == 'transformer_nb-onnx' and isinstance(c.get('files'), dict): names = {'config.json', *c['files']}
     return None if names is None else names | {f'{n}.gz' for n in names}
+
+# %% ../nbs/A18_export.ipynb #a18ck001
+def _file_records(folder:Path, skip:str) -> dict:
+    "{name: {'bytes', 'sha256'}} of every file in `folder` but `skip` (the record that lists them): what an export checks before use."
+    return {p.name: {'bytes': p.stat().st_size, 'sha256': sha256_file(p)} for p in sorted(folder.iterdir()) if p.is_file() and p.name != skip}
+
+def check_files(folder, # an export's folder
+                record:str, # the name of its file that lists the others ('config.json', 'transformer_nb.json')
+                files, # what that file records: {name: {'bytes': n, 'sha256': hex}}
+                needed=(), # the files the export cannot be used without: each must be listed
+               ):
+    "Refuse, as damaged (one line naming the file), an export whose files are missing, truncated, or not the ones `record` lists by size and sha256."
+    d = Path(folder)
+    if not isinstance(files, dict) or not files: raise ValueError(f"{d / record} records no sha256 of the export's files: export the folder again")
+    for f in needed:
+        if f not in files: raise ValueError(f"{d / record} records no sha256 for {f}: export the folder again")
+    for f, rec in files.items():
+        p = d / f
+        if not isinstance(f, str) or Path(f).name != f or not isinstance(rec, dict):
+            raise ValueError(f"{d / record} is damaged: it lists {f!r} oddly; export the folder again")
+        if not p.is_file(): raise ValueError(f"{p} is missing: {record} lists it; export the folder again")
+        if p.stat().st_size != rec.get('bytes') or sha256_file(p) != rec.get('sha256'):
+            raise ValueError(f"{p} is damaged: its sha256 differs from the one {record} records; export the folder again")
 
 # %% ../nbs/A18_export.ipynb #ee24102b
 def _check_out_folder(out:Path, overwrite:bool=False):
@@ -222,7 +246,8 @@ def _ctranslate2_folder(checkpoint, out_dir, o:ExportOptions) -> Path:
         spec.save(str(tmp))
         tok.save(tmp / 'sentencepiece.model')
         meta = {'checkpoint': str(Path(checkpoint).resolve()), 'step': c.step, 'config': dataclasses.asdict(c.config),
-                'quantization': quantization or 'float32', 'max_positions': max_positions or model.cfg.max_len}
+                'quantization': quantization or 'float32', 'max_positions': max_positions or model.cfg.max_len,
+                'files': _file_records(tmp, 'transformer_nb.json')}   # each file's size and sha256, checked before every use
         (tmp / 'transformer_nb.json').write_text(json.dumps(meta, indent=1), encoding='utf-8')
     return _write_folder(out, fill)
 
@@ -241,12 +266,15 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     d = Path(model_dir)
     if not (d / 'model.bin').is_file(): raise FileNotFoundError(f"{d} is not a CTranslate2 model folder (no model.bin)")
     if not (d / 'sentencepiece.model').is_file(): raise FileNotFoundError(f"{d} holds no sentencepiece.model: export it with export_ctranslate2 (tnb-export)")
+    if not (d / 'transformer_nb.json').is_file(): raise FileNotFoundError(f"{d} holds no transformer_nb.json, the record of its files: export it with export_ctranslate2 (tnb-export)")
+    meta = _read_json(d / 'transformer_nb.json')
+    check_files(d, 'transformer_nb.json', meta.get('files'), ('model.bin', 'config.json', 'sentencepiece.model'))   # as a checkpoint is checked: before use
     try: tr = ct2.Translator(str(d), device=device, compute_type=compute_type, inter_threads=1, intra_threads=threads)
     except ValueError as e:                                          # a compute type this device cannot run
         if 'compute type' not in str(e): raise
         raise ValueError(f"compute_type={compute_type!r} on device={device!r}: CTranslate2 runs "
                          f"{', '.join(sorted(ct2.get_supported_compute_types(device if device != 'auto' else 'cpu')))} there") from None
-    meta = _read_json(d / 'transformer_nb.json') if (d / 'transformer_nb.json').is_file() else {}
+    except RuntimeError as e: raise ValueError(f"{d / 'model.bin'} is damaged: CTranslate2 cannot read it ({str(e).splitlines()[0]}); export the folder again") from None
     return tr, Tokenizer.load(d / 'sentencepiece.model'), meta
 
 # %% ../nbs/A18_export.ipynb #63ee5317
@@ -254,7 +282,8 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4
                           max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch (padding included), as in `translate`
                           max_extra:int=50, meta:dict|None=None, # the export metadata (for learned positions' limit)
                          ) -> list[str]:
-    "Translate `sentences` with an exported model; '' for an empty input, output in input order."
+    "Translate `sentences` with an exported model; '' for an empty input, output in input order; a source longer than"
+    " the export's position table (EOS included) refused, as `translate` refuses it."
     from transformer_nb.fast_decoding import one_line
     from transformer_nb.data import Tokenizer
     if not callable(getattr(translator, 'translate_batch', None)):
@@ -265,7 +294,10 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4
     Decoding(beam, alpha, max_extra); check_value('max_tokens', max_tokens, PositiveInt)   # as declared: `Decoding`'s fields, `translate`'s batches
     cfg = (meta or {}).get('config')
     cap = TransformerConfig(**cfg).max_positions if cfg else None
-    srcs = {i: tokenizer.encode(s.strip())[:None if cap is None else cap - 1] for i, s in enumerate(sentences) if s.strip()}
+    _check_tokenizer(tokenizer, meta)
+    if meta and (bad := long_sources(tokenizer, sentences, meta.get('max_positions') or cap)):   # before any decoding, as `translate` refuses them
+        raise ValueError(too_long_message(bad, meta.get('max_positions') or cap, lambda i: f"sentences[{i}]"))
+    srcs = {i: tokenizer.encode(s.strip()) for i, s in enumerate(sentences) if s.strip()}
     keys, outs = list(srcs), [''] * len(sentences)
     for batch in length_batches([len(srcs[k]) + 1 for k in keys], max_tokens):
         idx = [keys[j] for j in batch]
@@ -275,6 +307,16 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4
                                          min_decoding_length=0, max_input_length=0)
         for i, r in zip(idx, res): outs[i] = one_line(tokenizer.decode([tokenizer.sp.piece_to_id(p) for p in r.hypotheses[0]]))
     return outs
+
+def _check_tokenizer(tokenizer, meta:dict|None):
+    "Refuse a tokenizer that is not the export's: by its fingerprint (the sha256 of its model, which the export records), else by its size."
+    want = ((meta or {}).get('files') or {}).get('sentencepiece.model', {}).get('sha256')
+    if want and hashlib.sha256(tokenizer.to_bytes()).hexdigest() != want:
+        raise ValueError(f"the tokenizer ({tokenizer.vocab_size:,} pieces) is not the one this export was made with (its fingerprint, the sha256 "
+                         "of its model, differs from sentencepiece.model's): use the tokenizer load_ctranslate2 returns")
+    cfg = (meta or {}).get('config') or {}
+    if cfg and tokenizer.vocab_size != cfg.get('tgt_vocab'):
+        raise ValueError(f"the tokenizer has {tokenizer.vocab_size:,} pieces but the model's vocabulary has {cfg.get('tgt_vocab'):,}: use the tokenizer load_ctranslate2 returns")
 
 # %% ../nbs/A18_export.ipynb #8ca908ff
 def _onnx():
@@ -535,9 +577,7 @@ class OnnxModel:
         if self.config.get('format') != 'transformer_nb-onnx': raise ValueError(f"{d / 'config.json'} is not the config of a transformer_nb ONNX export")
         if (v := self.config.get('version')) != ONNX_FORMAT_VERSION: raise ValueError(f"{d} is an ONNX export of version {v}, this package "
                                                                          f"reads version {ONNX_FORMAT_VERSION} (a decoder with a cache): export it again (tnb-export --format onnx)")
-        for f, rec in self.config.get('files', {}).items():
-            if (d / f).is_file() and sha256_file(d / f) != rec.get('sha256'):
-                raise ValueError(f"{d / f} is damaged: its sha256 differs from the one config.json records; export it again")
+        check_files(d, 'config.json', self.config.get('files'), ('encoder.onnx', 'decoder.onnx', 'tokenizer.model'))   # each file, before use
         o = ort.SessionOptions(); o.intra_op_num_threads = o.inter_op_num_threads = threads; o.log_severity_level = 3   # errors only
         self.encoder, self.decoder = (ort.InferenceSession(str(d / f), o, providers=['CPUExecutionProvider']) for f in ('encoder.onnx', 'decoder.onnx'))
         self.tokenizer, self.cfg = Tokenizer.load(d / 'tokenizer.model'), TransformerConfig(**self.config['config']); self.names = _graph_names(self.cfg.N)
@@ -668,7 +708,14 @@ def translate_export(model_dir, # a folder written by `export_ctranslate2`
     translator, tok, meta = load_ctranslate2(model_dir, threads=threads, device=device)
     say(f"using {model_dir} (a CTranslate2 export{' of ' + meta['checkpoint'] if meta.get('checkpoint') else ''})")
     with contextlib.ExitStack() as opened:
-        batches, _, _ = sentence_batches(sentences, input, opened, say)
+        batches, name, known = sentence_batches(sentences, input, opened, say)
+        limit, start = meta['max_positions'], 0
+        def checked(b:list, start:int) -> list:                          # a line too long for the export: refused as the checkpoint path refuses it
+            if bad := long_sources(tok, b, limit): raise ValueError(too_long_message([(i + start, n, u) for i, n, u in bad], limit, name, ": split it into sentences"))
+            return b
+        if known: batches = [checked(b, sum(map(len, batches[:k]))) for k, b in enumerate(batches)]   # every line, before any decoding
         with output_stream(output) as write:
-            for b in batches: write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, beam, alpha, meta=meta,
-                                                                                   **({'max_tokens': max_tokens} if max_tokens else {}))))
+            for b in batches:                                            # a stream: each batch as it comes
+                b, start = b if known else checked(b, start), start + len(b)
+                write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, beam, alpha, meta=meta,
+                                                                      **({'max_tokens': max_tokens} if max_tokens else {}))))

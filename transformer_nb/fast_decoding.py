@@ -11,7 +11,7 @@ __all__ = ['ALL_SPEEDUPS', 'check_beam', 'Speedups', 'decode_step', 'LazyKVCache
            'check_source_lengths', 'translate', 'translate_batches', 'translate_source', 'translate_file']
 
 # %% ../nbs/A10_fast_decoding.ipynb #a03d901a
-import contextlib, math, warnings
+import contextlib, hashlib, math, warnings
 from pathlib import Path
 from dataclasses import dataclass
 import numpy as np
@@ -351,9 +351,18 @@ def _device(device) -> torch.device:
         raise ValueError(f"device={device!r}: this machine has {torch.cuda.device_count()} CUDA device(s), numbered from 0")
     return dev
 
-def check_tokenizer_api(tokenizer):
+def check_tokenizer_api(tokenizer, model=None):
+    "Refuse what is not a tokenizer, and (given the `model`) a tokenizer of another model: by its fingerprint, the sha256 of its bytes, where the model carries its own's (`Checkpoint.model`), else by its size."
     if not all(callable(getattr(tokenizer, f, None)) for f in ('encode', 'decode')):
         raise TypeError(f"tokenizer must have encode and decode (a Tokenizer), got a {type(tokenizer).__name__}")
+    if model is None: return
+    n, want = getattr(tokenizer, 'vocab_size', None), getattr(model, 'tokenizer_sha256', None)
+    if want and callable(getattr(tokenizer, 'to_bytes', None)) and hashlib.sha256(tokenizer.to_bytes()).hexdigest() != want:
+        raise ValueError(f"the tokenizer ({n:,} pieces) is not the one this model was trained with (its fingerprint, the sha256 of its bytes, "
+                         "differs from the one the checkpoint holds): use the model's own tokenizer (model_from_checkpoint returns both)")
+    if isinstance(n, int) and not isinstance(n, bool) and not n == model.cfg.src_vocab == model.cfg.tgt_vocab:
+        raise ValueError(f"the tokenizer has {n:,} pieces but the model's vocabularies have {model.cfg.src_vocab:,} (source) and "
+                         f"{model.cfg.tgt_vocab:,} (target): it belongs to another model; use the model's own tokenizer (model_from_checkpoint returns both)")
 
 
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0022
@@ -401,7 +410,7 @@ def check_translate(model, tokenizer, sentences, decoding:Decoding, max_tokens, 
     check_model(model)
     sentences = check_sentences(sentences)
     d = check_beam(model, decoding, **given)              # built and checked once, here
-    check_tokenizer_api(tokenizer)
+    check_tokenizer_api(tokenizer, model)                 # a tokenizer, and the model's own
     _check_max_tokens(max_tokens)
     if max_src_len is not None and (bad := long_sources(tokenizer, sentences, max_src_len)):   # before any decoding
         raise ValueError(too_long_message(bad, max_src_len, lambda i: f"sentences[{i}]"))

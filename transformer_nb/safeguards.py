@@ -325,14 +325,16 @@ def iter_lines(f, # a binary file, FIFO, device or standard input
     Whether a lone '\\r' ends lines (classic Mac text) is decided by the first '\\n', else at the end or 64 KiB in."""
     if not hasattr(f, 'read') or isinstance(f, io.TextIOBase):
         raise TypeError(f"iter_lines wants a file open in binary mode (open(path, 'rb')), got a {type(f).__name__}")
-    pending, line, offset, brk = b'', 1, 0, None       # offset: of `pending`'s first byte
+    pending, line, offset, brk, seen = b'', 1, 0, None, 0   # offset: of `pending`'s first byte; seen: its bytes searched for a break
     for chunk in itertools.chain(_plain_or_gunzipped(f, name, size, ratio), [None]):   # None: the end
         pending += chunk or b''
         if brk is None and (b'\n' in pending or chunk is None or len(pending) >= 1 << 16):   # Mac text: at its end, or 64 KiB in
             brk = _MAC_BREAK if _mac(pending) else _BREAK
-        while brk and (m := brk.search(pending)) and not (chunk and m.group() == b'\r' and m.end() == len(pending)):  # '\n' may follow
+        while brk and (m := brk.search(pending, seen)) and not (chunk and m.group() == b'\r' and m.end() == len(pending)):  # '\n' may follow
             yield _one_line(pending[:m.start()], name, line, offset)
-            pending, line, offset = pending[m.end():], line + 1, offset + m.end()
+            pending, line, offset, seen = pending[m.end():], line + 1, offset + m.end(), 0
+        if brk: seen = max(0, len(pending) - 1)              # a long line is searched once, not again with every chunk
+        if chunk and b'\0' in chunk: _one_line(pending, name, line, offset)   # a NUL in the line still open: refused now, not 16 MiB later
         if len(pending) > max_line:
             raise UserError(f"{name}, line {line}: longer than {max_line >> 20} MiB without a line break; is it a text file "
                             f"with one sentence per line?")

@@ -88,6 +88,7 @@ class AverageOptions:
     checkpoints: list[str]               # checkpoint files, or one run folder: its newest training checkpoints (averages among them are skipped)
     output: str                          # the checkpoint to write (not a checkpoint-<step>.pt name)
     last: PositiveInt|None = None        # with a run folder: average its newest N checkpoints (None: its newest training checkpoint alone, a copy; never its average.pt)
+    overwrite: bool = False              # replace the checkpoint that `output` holds (a file that is not a checkpoint is never replaced)
     def __post_init__(self): validate(self)
 
 # %% ../nbs/A16_workflow.ipynb #a16spl01

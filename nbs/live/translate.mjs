@@ -4,7 +4,9 @@
 // One translation per sentence, from a folder of `tnb-export --format onnx`, by the modules the page loads
 // (translator.mjs, tokenizer.mjs) and ONNX Runtime Web's wasm backend, one thread: beam search with beam 4 and alpha
 // 0.6 unless told (--beam 1: greedy), as tnb-translate decodes. Every file is checked against the sha256 config.json
-// records; a sentence longer than the page's 300 characters is cut there, as the page cuts it, and said on stderr.
+// records. What tnb-translate refuses, this refuses in its words (exit 2): an option's bad value, a NUL byte or invalid
+// UTF-8 on standard input, a sentence longer than the model's limit of tokens. A sentence longer than the page's 300
+// characters (within that limit) is cut there, as the page cuts it, and said on stderr.
 // Where the folder holds gzip copies (NAME.gz, as vendor.mjs writes them for the site), it reads those and decompresses
 // them as the page does. With --json, each line is the page's result as JSON ({text, src, out, unknown, cut}, and with
 // --trace the step-by-step trace of the search; `record`, the grid's weights, is left out).
@@ -15,35 +17,100 @@ import { Translator, MAX_CHARS, BEAM, ALPHA } from './translator.mjs';
 
 const USAGE = "usage: node nbs/live/translate.mjs MODEL_DIR [--beam N] [--alpha A] [--json] [--trace] 'sentence' ... (or sentences on stdin, one sentence a line)";
 const fail = (msg, code = 2) => { console.error(`translate.mjs: ${msg}`); process.exit(code); };
+
+// A value as tnb-translate's messages write it: text as Python's shlex.quote quotes it, a float as Python's repr
+const quote = s => s === '' ? "''" : /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'"'"'`)}'`;
+const pyFloat = x => Number.isNaN(x) ? 'nan' : !Number.isFinite(x) ? (x > 0 ? 'inf' : '-inf') : Number.isInteger(x) && Math.abs(x) < 1e16 ? x.toFixed(1) : String(x);
+const count = n => n.toLocaleString('en-US');
+// An option's text as a number, as tnb-translate reads it (transformer_nb.checks.from_text): ASCII digits only, else the text
+const WRITTEN = { int: /^[+-]?[0-9]+$/, float: /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|infinity|nan)$/i };
+const number = (text, kind) => WRITTEN[kind].test(text.trim()) ? Number(text.trim().replace(/^([+-]?)inf(inity)?$/i, '$1Infinity')) : text;
+const OPTION = { '--beam': ['int', x => Number.isInteger(x) && x >= 1, 'an int >= 1'], '--alpha': ['float', x => Number.isFinite(x) && x >= 0 && x <= 10, 'a number in [0, 10]'] };
+const looksNegative = v => /^-\d+$|^-\d*\.\d+$/.test(v);    // argparse takes these as values, any other '-...' as an option
+
 const args = process.argv.slice(2), given = [], opts = { beam: BEAM, alpha: ALPHA, trace: false };
 let json = false;
 let dir = null;
 for (let i = 0, options = true; i < args.length; i++) {
   const a = args[i], [flag, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, null];
   if (options && a === '--') { options = false; continue; }
-  if (options && (flag === '--beam' || flag === '--alpha')) {
+  if (options && flag in OPTION) {
     const v = inline ?? args[++i];
-    if (v === undefined) fail(`${flag} needs a value`);
-    const x = Number(v);
-    if (flag === '--beam' && !(Number.isInteger(x) && x >= 1)) fail(`--beam ${v}: must be a whole number >= 1`);
-    if (flag === '--alpha' && !(v.trim() !== '' && Number.isFinite(x) && x >= 0)) fail(`--alpha ${v}: must be a number >= 0`);
+    if (v === undefined || (inline === null && v.startsWith('-') && !looksNegative(v))) fail(`argument ${flag}: expected one argument`);
+    const [kind, ok, words] = OPTION[flag], x = number(v, kind);
+    const said = typeof x === 'string' ? quote(x) : kind === 'float' ? pyFloat(x) : String(x);
+    if (typeof x === 'string' || !ok(x)) fail(`${flag} ${said} must be ${words}`);
     opts[flag.slice(2)] = x; continue;
   }
   if (options && (a === '--json' || a === '--trace')) { if (a === '--json') json = true; else opts.trace = true; continue; }
-  if (options && a.startsWith('--')) fail(`unknown option ${flag}; ${USAGE}`);
+  if (options && a.startsWith('-') && a !== '-' && !looksNegative(a)) fail(`unrecognized arguments: ${a}`);
   if (dir === null) dir = a; else given.push(a);
 }
 if (dir === null) fail(USAGE);
+if (dir.trim() === '') fail("argument MODEL_DIR: an empty value ('')");
 if (opts.trace && !json) fail('--trace needs --json: the trace is printed as JSON');
+
+// The lines of standard input's bytes, checked as tnb-translate checks them (transformer_nb.safeguards.iter_lines): a NUL
+// byte, or bytes that are not UTF-8, refused naming the line and the offset in Python's words; a BOM dropped; each trimmed
+function utf8Error(b, i) {       // [reason, offset] of the first byte at or after i that Python's UTF-8 decoder refuses, or null
+  for (; i < b.length; i++) {
+    const c = b[i];
+    if (c < 0x80) continue;
+    const n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n) return ['invalid start byte', i];
+    const lo = c === 0xe0 ? 0xa0 : c === 0xf0 ? 0x90 : 0x80, hi = c === 0xed ? 0x9f : c === 0xf4 ? 0x8f : 0xbf;
+    for (let k = 1; k < n; k++) {
+      if (i + k >= b.length) return ['unexpected end of data', i];
+      const x = b[i + k];
+      if (k === 1 ? x < lo || x > hi : (x & 0xc0) !== 0x80) return ['invalid continuation byte', i];
+    }
+    i += n - 1;
+  }
+  return null;
+}
+
+function stdinLines(bytes) {
+  const mac = !bytes.includes(0x0a) && bytes.includes(0x0d), lines = [], dec = new TextDecoder();
+  for (let start = 0, line = 1; start < bytes.length; line++) {
+    let end = start;
+    while (end < bytes.length && bytes[end] !== 0x0a && !(mac && bytes[end] === 0x0d)) end++;
+    const next = end + 1;
+    if (!mac && end > start && bytes[end - 1] === 0x0d && end < bytes.length) end--;   // '\r\n' ends a line; a lone '\r' is in it
+    const b = bytes.subarray(start, end), nul = b.indexOf(0);
+    if (nul >= 0) fail(`standard input, line ${line}: a NUL byte at offset ${start + nul}; this is not UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)`);
+    const bad = utf8Error(b, 0);
+    if (bad) fail(`standard input, line ${line}: invalid UTF-8 (${bad[0]}: byte b'\\x${b[bad[1]].toString(16).padStart(2, '0')}' at offset ${start + bad[1]}); the text must be UTF-8 encoded`);
+    const s = dec.decode(b);
+    lines.push((line === 1 ? s.replace(/^\ufeff/, '') : s).trim());
+    start = next;
+  }
+  return lines;
+}
+
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
 let tr;
 try {
   const gz = Object.fromEntries(readdirSync(dir).filter(f => f.endsWith('.gz')).map(f => [f.slice(0, -3), statSync(join(dir, f)).size]));
   tr = await Translator.load(ort, null, { read: async name => new Uint8Array(readFileSync(join(dir, name))), gz });
-} catch (e) { fail(`${dir}: ${e.message.split('\n')[0]}`, 1); }
-let sentences = given;
-if (!given.length) { sentences = readFileSync(0, 'utf8').split('\n'); if (sentences.at(-1) === '') sentences.pop(); }
+} catch (e) { fail(`${dir}: ${e.message.split('\n')[0]}`); }   // no export there, or a damaged one: exit 2, as tnb-translate refuses it
+if (opts.beam > tr.V) fail(`--beam ${opts.beam} is more than the target vocabulary of ${tr.V} pieces`);
+const sentences = given.length ? given : stdinLines(readFileSync(0));
+const name = i => given.length ? `sentence ${i + 1}` : `standard input, line ${i + 1}`;
+// Sentences longer than the model's limit (tokens, EOS included), refused before any decoding in tnb-translate's words
+const limit = tr.maxSrc, bad = [];
+for (const [i, s] of sentences.entries()) {
+  const t = s.trim(), chars = [...t].length;
+  if (chars > 64 * limit) bad.push([i, chars, 'characters']);
+  else if (t && tr.tokenizer.encode(t).length + 1 > limit) bad.push([i, tr.tokenizer.encode(t).length + 1, 'tokens']);
+}
+if (bad.length) {
+  const [i, n, unit] = bad[0];
+  const what = unit === 'tokens' ? `${count(n)} tokens long (its end-of-sentence token included), more than the limit of ${count(limit)}`
+                                  : `${count(n)} characters long, far more than any sentence within the limit of ${count(limit)} tokens`;
+  const more = bad.length === 1 ? '' : `; ${count(bad.length - 1)} more: ${bad.slice(1, 4).map(([j]) => name(j)).join(', ')}${bad.length > 4 ? ', ...' : ''}`;
+  fail(`${name(i)} is ${what}${more}: split it into sentences`);
+}
 for (const [i, s] of sentences.entries()) {
   let r;
   try { r = await tr.translate(s, opts); } catch (e) { fail(`sentence ${i + 1}: ${e.message.split('\n')[0]}`, 1); }

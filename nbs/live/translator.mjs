@@ -151,7 +151,7 @@ export class Translator {
       const b = n in gz ? await gunzip(await read(`${n}.gz`, seen(n))) : await read(n, seen(n));
       const want = config.files?.[n]?.sha256;
       if (!want) throw new Error(`config.json records no sha256 for ${n}: export the folder again`);
-      if (await sha256(b) !== want) throw new Error(`${n} is damaged: its sha256 differs from the one config.json records (export the folder again)`);
+      if (await sha256(b) !== want) throw new Error(`${n} is damaged: its sha256 differs from the one config.json records; export the folder again`);
       return b;
     }));
     ort = await ort;
