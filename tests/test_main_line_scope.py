@@ -138,15 +138,6 @@ TO_MOVE = {
         'return torch.ones(n, n, dtype=torch.bool, device=device).tril()[None, None]',
         'return pad_mask(tgt, pad_id) & causal_mask(tgt.shape[1], tgt.device)',
     ],
-    '03_ffn': [
-        'from transformer_nb.checks import check_value, Probability',
-        "check_value('p_inner', p_inner, Probability)    # a dropout rate in [0, 1) (A24_checks)",
-    ],
-    '04_embeddings': [
-        'from transformer_nb.checks import check_value, Range',
-        "check_value('pad_id', pad_id, Annotated[int, Range(0, vocab - 1)] | None)   # an id of the vocabulary, or None",
-        'check_tie(modules, mats)                             # Embeddings or Generators, of one shape (Going deeper)',
-    ],
     '05_positional_encoding': [
         'from transformer_nb.checks import check_value, Count',
         'def pe_frequencies(d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model/2,)',
@@ -251,7 +242,6 @@ TO_MOVE = {
 # and input checks are written under Going deeper and imported at the top; they are to move into the main line or out of it.
 KNOWN_FORWARD = {
     '01_attention': {'plot_attention_steps', 'plot_saturation', 'plot_weight_maps'},
-    '04_embeddings': {'check_tie'},
     '05_positional_encoding': {'check_even_width', 'check_learned_range', 'plot_pe_curves', 'plot_pe_gram',
         'plot_pe_heatmap'},
     '06_model': {'check_config_rules', 'decode_cached', 'draw_model', 'get_config', 'plot_param_counts'},
