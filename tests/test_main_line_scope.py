@@ -173,9 +173,7 @@ TO_MOVE = {
         'self.enc_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()   # pre-LN only: post-LN ends in a LayerNorm',
         'self.dec_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()',
         'check_encode(src, src_mask)',
-        'def decode(self, memory, src_mask, tgt, tgt_mask=None, cache=None) -> torch.Tensor:  # memory (B, S, d_model), tgt (B, T)',
         'check_decode(memory, src_mask, tgt, tgt_mask)',
-        'if cache is not None: return decode_cached(self, memory, src_mask, tgt, tgt_mask, cache)   # Going deeper',
         'check_src_tgt(src, tgt)',
     ],
     '07_why_self_attention': [
@@ -244,7 +242,7 @@ KNOWN_FORWARD = {
     '01_attention': {'plot_attention_steps', 'plot_saturation', 'plot_weight_maps'},
     '05_positional_encoding': {'check_even_width', 'check_learned_range', 'plot_pe_curves', 'plot_pe_gram',
         'plot_pe_heatmap'},
-    '06_model': {'check_config_rules', 'decode_cached', 'draw_model', 'get_config', 'plot_param_counts'},
+    '06_model': {'check_config_rules', 'draw_model', 'get_config', 'plot_param_counts'},
     '07_why_self_attention': {'SeparableConv1d', 'check_one_sequence', 'check_path_args', 'check_sweep',
         'plot_layer_flops', 'plot_path_gradients', 'plot_path_lengths'},
     '08_data': {'_padded', 'balance_ranks', 'drop_long', 'plot_bpe_merges', 'plot_padding'},
