@@ -47,7 +47,7 @@ WRONG_STEPS = {   # name: (wrong step, what its message must say)
     'first position': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, 0]).argmax(-1),
         "alone, row 0 after [2, ", "that is the first position's choice: the next token comes from the last"),
     'logits returned': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]),
-        "the model, the first step of six sentences as a batch: got shape (72,); return one token id per row, shape (B,) = (6,)"),
+        "the model, the first step of six sentences as a batch: got shape (6, 12); return one token id per row, shape (B,) = (6,)"),
     'argmax over the batch': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax(0),
         "got shape (12,); return one token id per row"),
     'one sentence only': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax().item(),
