@@ -71,6 +71,9 @@ def test_check_loop_mha_reports_the_stub(capsys):
     ns = loop_ns('b2e1f007')                                 # the stub cell calls the check itself (the LoopMHA stub)
     assert_stub_reported(ns, 'check_loop_mha', 'LoopMHA', capsys)
 
+SCORES = {'no scaling': lambda s: (1.0, -1), 'scaled by d_model': lambda s: ((s.h * s.d_k) ** -0.5, -1),
+          'softmax over the queries': lambda s: (s.d_k ** -0.5, -2)}   # kind -> (scale, softmax dim) of a hand-written attention
+
 def wrong_loop(kind:str):
     "The solution with one mistake."
     ns = loop_ns(EXERCISES)
@@ -81,6 +84,11 @@ def wrong_loop(kind:str):
             m = None if mask is None or kind == 'no mask' else mask[:, 0]
             src = x if kind == 'keys from x' else mem
             heads = [attention(q(x), k(src), v(src), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]
+            if kind in SCORES:                                  # the attention written by hand, with one mistake
+                scale, dim = SCORES[kind](self)
+                scores = [q(x) @ k(src).mT * scale for q, k in zip(self.w_q, self.w_k)]          # (B, n_q, n_k) each
+                if m is not None: scores = [s.masked_fill(~m, float('-inf')) for s in scores]
+                heads = [s.softmax(dim) @ v(src) for s, v in zip(scores, self.w_v)]
             if kind == 'reversed': heads = heads[::-1]
             if kind in ('cat on the positions', 'cat on the batch'): return self.w_o(torch.cat(heads, 1 if kind == 'cat on the positions' else 0))
             return torch.cat(heads, -1) if kind == 'no W^O' else self.w_o(torch.cat(heads, -1))
@@ -108,7 +116,10 @@ def wrong_loop(kind:str):
     ('no W^O', r"d_model=32, h=4, self-attention: off by .*then apply W\^O"),
     ('reversed', r"d_model=32, h=4, self-attention: off by .*concatenate the heads in order"),
     ('keys from x', r"d_model=32, h=4, encoder-decoder attention: off by .*keys and values from mem"),
-    ('no mask', r"d_model=32, h=4, a causal mask: off by .*pass the mask on to every head, its head axis dropped"),
+    ('no mask', r"d_model=32, h=4, a causal mask: off by .*; the mask is not applied: pass the mask on to every head, its head axis dropped"),
+    ('no scaling', r"d_model=32, h=4, self-attention: off by .*; the scores are not divided by sqrt\(d_k\): each head is softmax\(Q K\^T / sqrt\(d_k\)\) V$"),
+    ('scaled by d_model', r"d_model=32, h=4, self-attention: off by .*; the scores are divided by sqrt\(d_model\), the model's width"),
+    ('softmax over the queries', r"d_model=32, h=4, self-attention: off by .*; the softmax runs over the queries \(dim -2\)"),
     ('no biases', r"d_model=32, h=4: 4,128 parameters, ours 4,224: one nn.Linear\(d_model, d_k\) with a bias per head"),
     ('cat on the positions', r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32: "
                              r"concatenate the heads on the last axis, torch.cat\(heads, -1\)"),

@@ -80,8 +80,8 @@ def test_a_transposed_square_weight_is_named_by_its_values():
 
 # ---------------------------------------------------------------- the "break it" exercises
 BREAK = {
-    1: dict(cell=MODULE, module='ffn', old="return self.w_2(self.drop(F.relu(self.w_1(x))))",
-            new="return self.w_2(self.drop(self.w_1(x)))",
+    1: dict(cell=MODULE, module='ffn', old="return F.relu(self.w_1(x))",
+            new="return self.w_1(x)",
             cells={'49c2dd43': "the test right after FeedForward", '8a84606e': "the dropout cell's evaluation-mode check",
                    'ade98086': "the test after ffn_as_conv1d"},
             tests={'test_ffn_matches_numpy_reference', 'test_ffn_equals_two_kernel_size_1_convolutions_values_and_grads',

@@ -73,7 +73,10 @@ SUB = "return x + f(norm(x)) if pre else norm(x + f(x))"
     ("lambda t: l.self_attn(t, mask=tgt_mask)", "lambda t: l.self_attn(t)", r"post-LN: my_forward.*: the future leaks"),
     ("lambda t: l.self_attn(t, mask=src_mask)", "lambda t: l.self_attn(t)", r"post-LN: my_forward.*: padding leaks"),
     ("return model.generator(model.dec_norm(y))", "return model.dec_norm(y)", r"post-LN: my_forward must return the logits, shape \(4, 7, 50\)"),
-    ("x = model.src_pos(model.src_emb(src))", "x = model.src_emb.lut(src)", r"post-LN: my_forward.*: write each sub-layer"),
+    ("x = model.src_pos(model.src_emb(src))", "x = model.src_emb.lut(src)", r"post-LN: my_forward.*: a stack's input is the bare table's rows"),
+    ("x = model.src_pos(model.src_emb(src))", "x = model.src_emb(src)", r"post-LN: my_forward.*: the encoder's input has no positions"),
+    ("y = model.tgt_pos(model.tgt_emb(tgt))", "y = model.tgt_emb(tgt)", r"post-LN: my_forward.*: the decoder's input has no positions"),
+    ("x = model.src_pos(model.src_emb(src))", "x = model.src_pos(model.src_emb.lut(src))", r"post-LN: my_forward.*: an embedding without its sqrt\(d_model\)"),
     # the exercise's rule: none of the model's own stacks
     ("        x = residual(l.sub[1].norm, x, l.ffn)", "        x = l.sub[1](x, l.ffn)", r"my_forward calls SublayerConnection: this exercise asks you to write it out"),
     ("    z = model.enc_norm(x)", "    z = model.encode(src)", r"my_forward calls Transformer.encode"),
@@ -96,7 +99,8 @@ def test_parsing_counts_stub_and_solution(capsys):
     (dict(N=6), 'tied', r"tied=[\d,]+ is not the count of §6.3's model: N=6, the base model's depth"),
     (dict(d_model=512), 'untied', r"untied=[\d,]+ is not .*: d_model=512, the base model's"),
     (dict(d_ff=4096), 'tied', r"d_ff=4096, the big model's"),
-    (dict(src_vocab=16384, tgt_vocab=16384), 'tied', r"a vocabulary of 16,384 \(2\^14\)"),
+    (dict(src_vocab=16, tgt_vocab=16), 'tied', r"a vocabulary of 16 \(16K is sixteen thousand tokens\)"),
+    (dict(N=6, src_vocab=16384, tgt_vocab=16384), 'untied', r"N=6, the base model's depth"),    # a slip on the other reading
     (dict(tie='decoder'), 'untied', r"untied=[\d,]+ is tie='decoder' .*: untied is tie='none'"),
     (dict(d_k=64, d_v=64), 'tied', r"d_k = d_v = 64, the base model's: here d_k = d_model/h = 128"),
     (dict(N=3), 'untied', r"untied=[\d,]+ is not the count .*count the model of get_config"),
@@ -110,6 +114,17 @@ def test_parsing_counts_wrong_answers_are_named(over, which, says, capsys):
     assert_named(check_parsing_counts, lambda: (wrong['tied'], wrong['untied']), says='^Not yet: .*' + says, capsys=capsys)
     assert_named(check_parsing_counts, lambda: (right['untied'], right['tied']), says='the two counts are swapped', capsys=capsys)
     assert_named(check_parsing_counts, lambda: right['tied'], says=r'must return two counts, \(tied, untied\)', capsys=capsys)
+
+def test_parsing_counts_leaves_16k_as_the_paper_does(capsys):
+    "The paper writes 16K: 16,000 and 16,384 both pass, each counted the same way in both; a mix of the two is named."
+    from transformer_nb.model import count_config_params, get_config
+    count = lambda v, tie: count_config_params(get_config('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
+    ok, msg = verdict(check_parsing_counts, lambda: (count(16384, 'all'), count(16384, 'none')), capsys=capsys)
+    assert ok is True and 'with 16K read as 16,384 (the paper writes only 16K; 16,000 is as right)' in msg, msg
+    assert "16,000" not in verdict(check_parsing_counts, lambda: (count(16000, 'all'), count(16000, 'none')), capsys=capsys)[1]
+    assert_named(check_parsing_counts, lambda: (count(16000, 'all'), count(16384, 'none')),
+                 says=r'tied counts a vocabulary of 16,000 and untied one of 16,384: read 16K the same way in both', capsys=capsys)
+    assert_named(check_parsing_counts, lambda: (count(16384, 'none'), count(16384, 'all')), says='the two counts are swapped', capsys=capsys)
 
 COUNTS, PARITY = 'df36e9cf', '67d67f6c'
 

@@ -29,6 +29,19 @@ def test_bpe_solution_passes(capsys):
     ("vocab = {tuple(w) + ('</w>',): c", "vocab = {tuple(w): c", r"merge 3 should be \('est', '</w>'\).*: end each word with the symbol '</w>'"),  # no end of word
     ("for pair in merges: syms = _merge(syms, pair)", "for pair in merges[::-1]: syms = _merge(syms, pair)", r"segment\('lowest'\) gave"),
     ("for _ in range(n_merges):", "for _ in range(n_merges - 1):", r"recorded 9 merges"),
+    # the merges kept in another form
+    ("merges.append(best)", "merges.append(''.join(best))", r"learn_bpe recorded the merge 'es': keep each merge as the pair of symbols it joined"),
+    ("merges.append(best)", "merges.append(' '.join(best))", r"learn_bpe recorded the merge 'e s': keep each merge as the pair"),
+    ("merges.append(best)", "merges.append(list(best))", r"learn_bpe recorded the merge \['e', 's'\]: keep each merge as .* a tuple"),
+    # segment, tried on several words
+    ("    syms = list(word) + ['</w>']\n    for pair", "    syms = list(word)\n    for pair",
+     r"segment\('lowest'\) gave \['low', 'est'\], not .*: split the word into its characters plus '</w>'"),
+    ("    for pair in merges: syms = _merge(syms, pair)",
+     "    for a, b in merges:\n        i = next((i for i in range(len(syms) - 1) if (syms[i], syms[i + 1]) == (a, b)), None)\n"
+     "        if i is not None: syms[i:i + 2] = [a + b]",
+     r"segment\('lowlow'\) gave \['low', 'l', 'o', 'w', '</w>'\], not \['low', 'low</w>'\]: merge every occurrence of a pair"),
+    ("    syms = list(word) + ['</w>']\n    for pair in merges: syms = _merge(syms, pair)\n    return syms",
+     "    return ['low', 'est</w>']", r"segment\('newer'\) gave \['low', 'est</w>'\], not \['n', 'ew', 'e', 'r', '</w>'\]: apply each merge"),
 ])
 def test_bpe_wrong_answers_are_named(old, new, says, capsys):
     assert check_bpe(*bpe(old, new)) is False

@@ -104,7 +104,10 @@ WRONG_LOSSES = {
                               'eps=0.1, unpadded targets: got 2.2863, expected 2.8003; likely KL(q || p): the loss is the cross-entropy -sum_i q_i log p_i, which adds the constant H(q)'),
     'the sign': (lambda l, t, e: -_q_loss(l, t, e, l.shape[-1])[t != PAD_ID].mean(), 'likely the sign'),
     'one per position': (lambda l, t, e: _q_loss(l, t, e, l.shape[-1]), 'eps=0.0, unpadded targets: got a tensor of shape (3, 7); return one number'),
-    'probabilities, not logs': (lambda l, t, e: -(l.softmax(-1).gather(-1, t[..., None]))[t != PAD_ID].mean(), 'likely q is wrong: eps / V on every token plus 1 - eps on the reference; average -sum_i q_i log p_i over the non-pad positions'),
+    'probabilities, not logs': (lambda l, t, e: -(l.softmax(-1).gather(-1, t[..., None]))[t != PAD_ID].mean(), 'likely probabilities where log-probabilities belong'),
+    'smoothed over probabilities': (lambda l, t, e: -(_q(l, t, e) * l.softmax(-1)).sum(-1)[t != PAD_ID].mean(), 'likely probabilities where log-probabilities belong'),
+    'smoothed over raw logits': (lambda l, t, e: -(_q(l, t, e) * l).sum(-1)[t != PAD_ID].mean(), 'likely raw logits where log-probabilities belong: take log_softmax(logits) first'),
+    'raw logits, no smoothing': (lambda l, t, e: -l.gather(-1, t[..., None])[..., 0][t != PAD_ID].mean(), 'likely raw logits where log-probabilities belong'),
 }
 
 @pytest.mark.parametrize('name', WRONG_LOSSES)

@@ -3,7 +3,7 @@ the printed solution and other right answers, reports the empty stub as not writ
 each natural wrong answer with False and one printed line that names the case and the mistake; and each "break it"
 exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
 fail."""
-import pytest
+import pytest, torch
 from nbtools import assert_break_it, cells, code_blocks, namespace
 from transformer_nb.core import PAD_ID, BOS_ID
 from transformer_nb.exercises import check_greedy_step
@@ -32,7 +32,7 @@ def test_greedy_check_on_stub_solution_and_other_right_answers(ns, capsys):
         sm = pad_mask(src, PAD_ID)
         lg = model.decode(model.encode(src, sm), sm, ys)[:, -1].clone()
         lg[:, [PAD_ID, BOS_ID]] = float('-inf')
-        return lg.log_softmax(-1).argmax(1, keepdim=True)  # (B, 1) is accepted too
+        return lg.log_softmax(-1).argmax(1)
     assert verdict(via_decode, ns['model'], capsys)[0] is True
     ok, out = verdict(lambda m, s, ys: ntl(m, m(s, ys)[:, -1]).softmax(-1).argmax(-1), ns['model'], capsys)
     assert ok is True and out.startswith('your greedy step chooses every token greedy_decode chooses'), out
@@ -47,11 +47,19 @@ WRONG_STEPS = {   # name: (wrong step, what its message must say)
     'first position': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, 0]).argmax(-1),
         "alone, row 0 after [2, ", "that is the first position's choice: the next token comes from the last"),
     'logits returned': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]),
-        "the model, the first step of six sentences as a batch: got shape (72,); return one token id per row, shape (B,) = (6,)"),
+        "the model, the first step of six sentences as a batch: got shape (6, 12); return one token id per row, shape (B,) = (6,)"),
     'argmax over the batch': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax(0),
         "got shape (12,); return one token id per row"),
     'one sentence only': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax().item(),
-        "got shape (1,); return one token id per row, shape (B,) = (6,)"),
+        "got shape (); return one token id per row, shape (B,) = (6,)"),
+    'PAD and BOS scored 0': (lambda ns: lambda m, s, ys: m(s, ys)[:, -1].index_fill(-1, torch.tensor([PAD_ID, BOS_ID]), 0.0).argmax(-1),
+        "a copy of the model whose every score is below 0, the first step of six sentences as a batch, row 0 after [2]: chose id 0",
+        "PAD and BOS were given a score of 0, which can still be the largest: forbid them with -inf"),
+    'a kept axis, (B, 1)': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax(-1, keepdim=True),
+        "the model, the first step of six sentences as a batch: got shape (6, 1); return one token id per row, shape (B,) = (6,): "
+        "drop the kept axis (argmax(-1) without keepdim)"),
+    'a row of the batch, (1, B)': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax(-1)[None],
+        "got shape (1, 6); return one token id per row, shape (B,) = (6,): drop the kept axis"),
     'newest token only, no cache': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys[:, -1:])[:, -1]).argmax(-1),
         "alone, row 0 after [2, ", "that is the choice after the newest token alone"),
 }

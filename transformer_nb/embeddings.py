@@ -9,18 +9,15 @@ __all__ = ['Embeddings', 'Generator', 'tie_weights', 'check_tie']
 
 # %% ../nbs/04_embeddings.ipynb #70ba5460
 import math
-from typing import Annotated
 import torch
 import torch.nn as nn
 from .core import PAD_ID
-from .checks import check_value, Range
 
 # %% ../nbs/04_embeddings.ipynb #c2ebd0ce
 class Embeddings(nn.Module):
     "Token embeddings multiplied by sqrt(d_model) (§3.4), initialised N(0, 1/d_model) so the result has unit-scale entries."
     def __init__(self, vocab:int, d_model:int, pad_id:int|None=PAD_ID):
         super().__init__()
-        check_value('pad_id', pad_id, Annotated[int, Range(0, vocab - 1)] | None)   # an id of the vocabulary, or None
         self.lut, self.d_model, self.scale = nn.Embedding(vocab, d_model, padding_idx=pad_id), d_model, math.sqrt(d_model)
         self.reset_parameters()
 
@@ -47,12 +44,23 @@ class Generator(nn.Module):
 # %% ../nbs/04_embeddings.ipynb #03205754
 def tie_weights(*modules:nn.Module) -> nn.Parameter:
     "Make every `Embeddings`/`Generator` in `modules` share the first one's weight matrix (vocab, d_model); return it."
-    mats = [m.lut if isinstance(m, Embeddings) else m.proj if isinstance(m, Generator) else None for m in modules]
-    check_tie(modules, mats)                             # Embeddings or Generators, of one shape (Going deeper)
+    mats = [m.lut if isinstance(m, Embeddings) else m.proj for m in modules]   # their (vocab, d_model) matrices
     for m in mats[1:]: m.weight = mats[0].weight
     return mats[0].weight
 
 # %% ../nbs/04_embeddings.ipynb #f4a0e002
+from typing import Annotated
+from fastcore.basics import patch
+from .checks import check_value, Range
+
+_embeddings_init = Embeddings.__init__
+
+@patch
+def __init__(self:Embeddings, vocab:int, d_model:int, pad_id:int|None=PAD_ID):
+    "The main line's constructor, after checking that `pad_id` is an id of the vocabulary, or None."
+    check_value('pad_id', pad_id, Annotated[int, Range(0, vocab - 1)] | None)
+    _embeddings_init(self, vocab, d_model, pad_id)
+
 def check_tie(modules:tuple, mats:list):
     "Refuse what `tie_weights` cannot tie: no module, one that is not an `Embeddings` or a `Generator` (None in `mats`), shapes that differ."
     other = [type(m).__name__ for m, w in zip(modules, mats) if w is None]
@@ -62,3 +70,11 @@ def check_tie(modules:tuple, mats:list):
                f"cannot tie weight matrices of shapes {shapes} (vocab, d_model): the vocabulary (and d_model) must be shared"
                if len(set(shapes)) > 1 else None)
     if problem: raise (TypeError if other else ValueError)(problem)
+
+_tie_unchecked = tie_weights
+
+def tie_weights(*modules:nn.Module) -> nn.Parameter:
+    "Make every `Embeddings`/`Generator` in `modules` share the first one's weight matrix (vocab, d_model); return it."
+    check_tie(modules, [m.lut if isinstance(m, Embeddings) else m.proj if isinstance(m, Generator) else None for m in modules])
+    return _tie_unchecked(*modules)
+

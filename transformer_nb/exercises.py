@@ -195,6 +195,25 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
             f"{x.shape[0] * x.shape[1]} rows of h*d_k = {d_model}: concatenate the heads on the last axis, "
             f"torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)") from None
 
+def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True) -> torch.Tensor:
+    "MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`, the mask."
+    mem = x if mem is None else mem
+    (Wq, Wk, Wv), (bq, bk, bv) = m.in_proj.weight.split(m.sizes), m.in_proj.bias.split(m.sizes)
+    q, k, v = (m.split_heads(F.linear(t, W, b), d) for t, W, b, d in ((x, Wq, bq, m.d_k), (mem, Wk, bk, m.d_k), (mem, Wv, bv, m.d_v)))
+    s = q @ k.mT * (m.d_k ** -0.5 if scale is None else scale)                # (B, h, n_q, n_k)
+    if mask is not None and masked: s = s.masked_fill(~mask, float('-inf'))
+    return m.out_proj(m.merge_heads(s.softmax(dim) @ v))
+
+def _loop_mistake(m, got, args, kw) -> str|None:
+    "The usual mistake whose output `got` equals, or None."
+    mistakes = {"the scores are not divided by sqrt(d_k): each head is softmax(Q K^T / sqrt(d_k)) V": dict(scale=1.0),
+                "the scores are divided by sqrt(d_model), the model's width: divide by sqrt(d_k), one head's": dict(scale=m.d_model ** -0.5),
+                "the softmax runs over the queries (dim -2): each query's weights must sum to 1 over the keys (dim -1)": dict(dim=-2),
+                "the mask is not applied: " + _LOOP_HINTS['a causal mask']: dict(masked=False)}
+    with torch.no_grad():
+        return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
+
+
 # %% ../nbs/A26_exercises.ipynb #a26s0206
 @report
 def check_loop_mha(LoopMHA) -> str:
@@ -217,7 +236,7 @@ def check_loop_mha(LoopMHA) -> str:
             assert isinstance(got, torch.Tensor) and got.shape == want.shape, \
                 f"d_model={d_model}, h={h}, {case}: output {getattr(got, 'shape', type(got).__name__)}; expected (B, n_q, d_model) = {tuple(want.shape)}"
             err = (got - want).abs().max().item()
-            assert err < 1e-5, f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; {_LOOP_HINTS[case]}"
+            assert err < 1e-5, f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; {_loop_mistake(ours, got, args, kw) or _LOOP_HINTS[case]}"
     return "LoopMHA computes what MultiHeadAttention computes, head by head"
 
 # %% ../nbs/A26_exercises.ipynb #a26s0302
@@ -426,6 +445,17 @@ def _refusing(model:nn.Module) -> nn.Module:
         if type(mod).__name__ in ('EncoderLayer', 'DecoderLayer', 'SublayerConnection'): mod.forward = refuse(type(mod).__name__)
     return m
 
+# %% ../nbs/A26_exercises.ipynb #a26c0616
+class _NoPositions(nn.Module):
+    "A position module that adds nothing: the input of a stack without positions."
+    def forward(self, x, start:int=0): return x
+
+class _Unscaled(nn.Module):
+    "An `Embeddings` without its sqrt(d_model): the table's rows as they are."
+    def __init__(self, emb): super().__init__(); self.lut = emb.lut
+    def forward(self, t): return self.lut(t)
+
+
 # %% ../nbs/A26_exercises.ipynb #a26c0615
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
@@ -445,6 +475,18 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the future leaks: the decoder's self-attention needs the target mask make_tgt_mask(tgt)"),
            (lambda: not torch.allclose(fn(g, padded, pt), fn(g, ps, pt), atol=1e-5),
             "padding leaks: the encoder's self-attention and the cross-attention need pad_mask(src)"),
+           (lambda: torch.allclose(y, variant(src_pos=_NoPositions())(s, t), atol=1e-5),
+            "the encoder's input has no positions: it is model.src_pos(model.src_emb(src)), the embeddings plus PE"),
+           (lambda: torch.allclose(y, variant(tgt_pos=_NoPositions())(s, t), atol=1e-5),
+            "the decoder's input has no positions: it is model.tgt_pos(model.tgt_emb(tgt)), the embeddings plus PE"),
+           (lambda: torch.allclose(y, variant(src_pos=_NoPositions(), tgt_pos=_NoPositions())(s, t), atol=1e-5),
+            "neither stack's input has positions: add them with model.src_pos and model.tgt_pos"),
+           (lambda: any(torch.allclose(y, variant(**{k: _Unscaled(getattr(m, k))})(s, t), atol=1e-5) for k in ('src_emb', 'tgt_emb')),
+            "an embedding without its sqrt(d_model): call model.src_emb(src) and model.tgt_emb(tgt), not their .lut"),
+           (lambda: any(torch.allclose(y, variant(**{f'{k}_pos': _NoPositions(), f'{k}_emb': _Unscaled(getattr(m, f'{k}_emb'))})(s, t), atol=1e-5)
+                        for k in ('src', 'tgt')),
+            "a stack's input is the bare table's rows: it is model.src_pos(model.src_emb(src)) (and the same for tgt), "
+            "the embeddings times sqrt(d_model), plus PE"),
            (lambda: torch.allclose(y, variant(norm_first=not pre)(s, t), atol=1e-5),
             "your sub-layers are " + ("post-LN, LayerNorm(x + f(x)); with model.cfg.norm_first they are x + f(LayerNorm(x))"
                                       if pre else "pre-LN, x + f(LayerNorm(x)); the paper's are LayerNorm(x + f(x))")),
@@ -477,25 +519,34 @@ def check_forward(fn) -> str:
 @report
 def check_parsing_counts(fn) -> str:
     "06_model, exercise 3: `fn()` returns (tied, untied), the parameters of §6.3's parsing model with tie='all' and tie='none'."
-    parsing = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)
-    count = lambda tie, **over: count_config_params(get_config('base', **{**parsing, **over}, tie=tie))
+    parsing, readings = dict(N=4, d_model=1024), (16000, 16384)       # "16K": the paper does not say 16,000 or 2^14
+    count = lambda tie, v, **over: count_config_params(get_config('base', **{**parsing, 'src_vocab': v, 'tgt_vocab': v, **over}, tie=tie))
     got = fn()
     assert isinstance(got, tuple) and len(got) == 2, f"{fn.__name__}() must return two counts, (tied, untied); got {got!r}"
     tied, untied = got
-    right = {'tied': count('all'), 'untied': count('none')}
-    assert (tied, untied) != (right['untied'], right['tied']), "the two counts are swapped: tied shares one matrix, so it is the smaller"
+    for v in readings:
+        if (tied, untied) == (count('all', v), count('none', v)):
+            return f"tied {tied:,} and untied {untied:,}: the parsing model's counts" + ('' if v == 16000 else
+                   f", with 16K read as {v:,} (the paper writes only 16K; 16,000 is as right)")
+    for v in readings:
+        assert (tied, untied) != (count('none', v), count('all', v)), "the two counts are swapped: tied shares one matrix, so it is the smaller"
+    mixed = [(a, b) for a in readings for b in readings if a != b and (tied, untied) == (count('all', a), count('none', b))]
+    assert not mixed, f"tied counts a vocabulary of {mixed[0][0]:,} and untied one of {mixed[0][1]:,}: read 16K the same way in both"
     slips = {"N=6, the base model's depth: §6.3 has 4 layers": dict(N=6), "d_model=512, the base model's: §6.3's is 1024": dict(d_model=512),
              "d_ff=4096, the big model's: apart from N and d_model the model is base's, d_ff = 2048": dict(d_ff=4096),
-             "a vocabulary of 16,384 (2^14): the paper's 16K is 16,000": dict(src_vocab=16384, tgt_vocab=16384),
-             "d_k = d_v = 64, the base model's: here d_k = d_model/h = 128": dict(d_k=64, d_v=64)}
+             "d_k = d_v = 64, the base model's: here d_k = d_model/h = 128": dict(d_k=64, d_v=64),
+             "a vocabulary of 16 (16K is sixteen thousand tokens)": dict(src_vocab=16, tgt_vocab=16)}
+    right = {'tied': [count('all', v) for v in readings], 'untied': [count('none', v) for v in readings]}
     for which, given, tie in (('tied', tied, 'all'), ('untied', untied, 'none')):
-        if given == right[which]: continue
-        assert not (which == 'untied' and given == count('decoder')), \
+        if given in right[which]: continue
+        assert not (which == 'untied' and given in [count('decoder', v) for v in readings]), \
             f"untied={given:,} is tie='decoder' (the target embedding is the output layer): untied is tie='none'"
-        why = next((w for w, over in slips.items() if given == count(tie, **over)), "count the model of get_config('base', ...) with its changes")
+        why = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)),
+                   "count the model of get_config('base', ...) with its changes")
         raise AssertionError(f"{which}={given:,} is not the count of §6.3's model: {why}" if isinstance(given, int) else
                              f"{which}={given!r} is not a count of parameters: count with count_params or count_config_params")
     return f"tied {tied:,} and untied {untied:,}: the parsing model's counts"
+
 
 # %% ../nbs/A26_exercises.ipynb #a26c0702
 from torch.overrides import TorchFunctionMode
@@ -539,12 +590,37 @@ def check_restricted_attention(fn) -> str:
                      "each query's r // 2 * 2 + 1 scores only (pad the keys, then Tensor.unfold), never a full score matrix or mask")
     return f"{fn.__name__} agrees with full attention under local_mask, and builds no n x n tensor"
 
+# %% ../nbs/A26_exercises.ipynb #a26c0803
+def _bpe_segment(word:str, merges:list, every:bool=True, end:bool=True) -> list:
+    "`word` in pieces: its characters (and '</w>' if `end`), each merge applied in order to every occurrence (or the first)."
+    syms = list(word) + (['</w>'] if end else [])
+    for a, b in merges:
+        i = 0
+        while i < len(syms) - 1:
+            if (syms[i], syms[i + 1]) == (a, b):
+                syms[i:i + 2] = [a + b]
+                if not every: break
+            else: i += 1
+    return syms
+
+def _segment_mistake(seg, word:str, merges:list) -> str:
+    "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
+    if not any(str(p).endswith('</w>') for p in seg): return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
+    if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
+    if seg == _bpe_segment(word, merges[::-1]): return "apply the merges in the order learnt, first to last"
+    return "apply each merge, in the order learnt, to every adjacent occurrence of its pair, left to right"
+
+
 # %% ../nbs/A26_exercises.ipynb #a26c0802
 @report
 def check_bpe(learn_bpe, segment) -> str:
     "08_data, exercise 5: `learn_bpe(word_counts, n_merges)` and `segment(word, merges)` on Sennrich et al. (2016)'s example."
     toy = {'low': 5, 'lower': 2, 'newest': 6, 'widest': 3}                  # word counts, Sennrich et al. (2016)
     merges = learn_bpe(toy, 10); segment('lowest', merges)             # the stubs stop here
+    pair = lambda m: isinstance(m, tuple) and len(m) == 2 and all(isinstance(s, str) for s in m)
+    odd = next((m for m in merges if not pair(m)), None)
+    assert odd is None, (f"learn_bpe recorded the merge {odd!r}: keep each merge as the pair of symbols it joined, "
+                         "a tuple such as ('e', 's'), which a pair of adjacent symbols can be compared with")
     assert len(merges) == 10, f"learn_bpe(toy, 10) recorded {len(merges)} merges, not one per round"
     want = [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'),
             ('e', 'w'), ('ew', 'est</w>'), ('n', 'ewest</w>'), ('low', '</w>'), ('d', 'est</w>')]
@@ -556,8 +632,9 @@ def check_bpe(learn_bpe, segment) -> str:
     assert not bad, "merge {} should be {}, yours is {}: ".format(*bad[0]) + why
     got = learn_bpe({'ab': 1, 'cd': 3}, 1)                              # 'cd' occurs three times, 'ab' once
     assert got == [('c', 'd')], f"learn_bpe({{'ab': 1, 'cd': 3}}, 1) gave {got}, not [('c', 'd')]: weight each pair by its word's count"
-    seg = segment('lowest', merges)                                     # a word never seen, in pieces that were
-    assert seg == ['low', 'est</w>'], f"segment('lowest') gave {seg}, not ['low', 'est</w>']: apply the merges in order"
+    for word in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e'):   # seen, unseen, repeated pairs
+        seg, right = segment(word, merges), _bpe_segment(word, want)
+        assert list(seg) == right, f"segment({word!r}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, want)}"
     return "learn_bpe and segment reproduce Sennrich et al.'s example"
 
 # %% ../nbs/A26_exercises.ipynb #a26c0901
@@ -615,6 +692,10 @@ def _smoothing_mistake(logits, t, eps:float, got) -> str:
             "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
             "likely divided by every position: divide by the number of non-pad positions only": ls[keep].sum() / t.numel(),
             "likely no smoothing: eps / V goes to every token": nll[keep].mean(),
+            "likely probabilities where log-probabilities belong: the loss is -sum_i q_i log p_i, log p from log_softmax(logits)":
+                -((1 - eps) * lp.exp().gather(-1, t[..., None])[..., 0] + eps / V)[keep].mean(),
+            "likely raw logits where log-probabilities belong: take log_softmax(logits) first, then -sum_i q_i log p_i":
+                -((1 - eps) * logits.gather(-1, t[..., None])[..., 0] + eps * logits.mean(-1))[keep].mean(),
             "likely KL(q || p): the loss is the cross-entropy -sum_i q_i log p_i, which adds the constant H(q)": (ls + q.xlogy(q).sum())[keep].mean(),
             f"that is tensor2tensor's label smoothing (the paper's own code): 1 - eps on the reference, eps / (V - 1) on each other token; {other}": t2t[keep].mean(),
             f"that is tensor2tensor's label smoothing as its code computes it: eps / (V - 1) on each other token, less the constant H(q); {other}": (t2t - h_t2t)[keep].mean(),
@@ -650,37 +731,46 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     ntl, out = lambda lg: next_token_logits(m, lg.clone()), lambda y: m(src, y)     # (b, t, V) the logits of every position
     probes = (ys, torch.cat([ys, ys[:, 1:].flip(1)], 1))                           # two prefixes on which the rules differ
     mine = [torch.as_tensor(step(m, src, y)).reshape(-1) for y in probes]
+    def zeroed(lg):                                                                 # PAD and BOS scored 0, not -inf
+        lg = lg.clone(); lg[:, [PAD_ID, BOS_ID]] = 0.0; return lg
     rules = {"a decoder never emits PAD or BOS: forbid them with next_token_logits before the argmax": lambda y: out(y)[:, -1].argmax(-1),
+             "PAD and BOS were given a score of 0, which can still be the largest: forbid them with -inf (next_token_logits)":
+                 lambda y: zeroed(out(y)[:, -1]).argmax(-1),
              "that is a position, not a token: an argmax over the time axis; take the last position, [:, -1], and the argmax over "
              "the vocabulary, dim=-1": lambda y: out(y).argmax(1)[:, -1],
              "that is the first position's choice: the next token comes from the last, model(src, ys)[:, -1]": lambda y: ntl(out(y)[:, 0]).argmax(-1),
              "that is the choice after the newest token alone: without a cache the decoder reads the whole prefix, model(src, ys)":
                  lambda y: ntl(m(src, y[:, -1:])[:, -1]).argmax(-1)}
     for k, (hint, rule) in enumerate(rules.items()):
-        if (k or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, rule(y)) for a, y in zip(mine, probes)): return hint
+        if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, rule(y)) for a, y in zip(mine, probes)): return hint
     if got in (PAD_ID, BOS_ID): return next(iter(rules))
-    if got < ys.shape[1] and (out(ys)[i].argmax(0) == got).any(): return list(rules)[1]
+    if got < ys.shape[1] and (out(ys)[i].argmax(0) == got).any(): return list(rules)[2]
     return "take the argmax of next_token_logits(model, model(src, ys)[:, -1])"
 
 # %% ../nbs/A26_exercises.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
     """Run your `step(model, src, ys)` on the prefixes `greedy_decode` goes through for six sentences, as a batch and one at a
-    time, and on a copy of `model` that scores PAD and BOS highest; compare each token with greedy_decode's."""
+    time, on a copy of `model` that scores PAD and BOS highest and on one whose every score is below 0; compare each token
+    with greedy_decode's, and the shape, (B,)."""
     g = torch.Generator().manual_seed(0)
     rows = [torch.randint(4, model.cfg.src_vocab, (n,), generator=g).tolist() + [EOS_ID] for n in (3, 8, 5, 1, 4, 5)]
     src, bos, extra = pad_ids(rows), torch.full((len(rows), 1), BOS_ID), 3           # outputs of at most len + 3 tokens
     specials = copy.deepcopy(model)                                                  # the same model, PAD and BOS scored highest
     bonus = torch.zeros(model.cfg.tgt_vocab); bonus[PAD_ID], bonus[BOS_ID] = 100., 50.
     specials.generator.register_forward_hook(lambda mod, inp, out: out + bonus)
+    below_0 = copy.deepcopy(model)                                                   # every score negative: argmax unchanged
+    below_0.generator.register_forward_hook(lambda mod, inp, out: out - out.amax(-1, keepdim=True) - 1.0)
     def compare(m, src, ys, want, case):                                             # want: (b,) the tokens greedy_decode chose
         with inference(m):
-            got = torch.as_tensor(step(m, src, ys)).reshape(-1)
-            assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}"
+            got = torch.as_tensor(step(m, src, ys))
+            assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}" + \
+                (": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else "")
             for i in (got != want).nonzero().flatten().tolist():
                 raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, greedy_decode id "
                                      f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
     def cases():
-        for m, name in ((model, 'the model'), (specials, 'a copy of the model that scores PAD and BOS highest')):
+        for m, name in ((model, 'the model'), (specials, 'a copy of the model that scores PAD and BOS highest'),
+                        (below_0, 'a copy of the model whose every score is below 0')):
             firsts = [o[0] if o else EOS_ID for o in greedy_decode(m, src, extra)]
             compare(m, src, bos, torch.tensor(firsts), f"{name}, the first step of six sentences as a batch")
         for row, out in zip(rows, greedy_decode(model, src, extra)):                 # one sentence at a time, along greedy's output

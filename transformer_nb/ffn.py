@@ -11,17 +11,14 @@ __all__ = ['FeedForward', 'ffn_as_conv1d']
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .checks import check_value, Probability
 
 # %% ../nbs/03_ffn.ipynb #052f2c30
 class FeedForward(nn.Module):
-    "FFN(x) = max(0, x W1 + b1) W2 + b2 (§3.3), applied to each position; `p_inner`: dropout after the ReLU (Going deeper)."
-    def __init__(self, d_model:int=512, d_ff:int=2048, p_inner:float=0.0):
+    "FFN(x) = max(0, x W1 + b1) W2 + b2 (§3.3), applied to each position."
+    def __init__(self, d_model:int=512, d_ff:int=2048):
         super().__init__()
-        check_value('p_inner', p_inner, Probability)    # a dropout rate in [0, 1) (A24_checks)
         self.w_1 = nn.Linear(d_model, d_ff)   # W1 (stored as W1^T), b1
         self.w_2 = nn.Linear(d_ff, d_model)   # W2 (stored as W2^T), b2
-        self.drop = nn.Dropout(p_inner)
         self.reset_parameters()
 
     @torch.no_grad()
@@ -30,7 +27,11 @@ class FeedForward(nn.Module):
         for lin in (self.w_1, self.w_2): nn.init.xavier_uniform_(lin.weight); nn.init.zeros_(lin.bias)
 
     def forward(self, x):  # (..., d_model) -> (..., d_model)
-        return self.w_2(self.drop(F.relu(self.w_1(x))))  # hidden: (..., d_ff)
+        return self.w_2(self.hidden(x))
+
+    def hidden(self, x):   # (..., d_model) -> (..., d_ff): max(0, x W1 + b1)
+        return F.relu(self.w_1(x))
+
 
 # %% ../nbs/03_ffn.ipynb #0aafd592
 def ffn_as_conv1d(ffn:FeedForward) -> nn.Sequential:
@@ -41,3 +42,25 @@ def ffn_as_conv1d(ffn:FeedForward) -> nn.Sequential:
         for c, lin in zip((conv[0], conv[2]), (ffn.w_1, ffn.w_2)):
             c.weight.copy_(lin.weight[:, :, None]); c.bias.copy_(lin.bias)   # (out, in) -> (out, in, 1)
     return conv
+
+# %% ../nbs/03_ffn.ipynb #f3a0e0p1
+from fastcore.basics import patch
+from .checks import check_value, Probability
+
+_ffn_init = FeedForward.__init__
+
+@patch
+def __init__(self:FeedForward, d_model:int=512, d_ff:int=2048,
+             p_inner:float=0.0): # dropout on the hidden activations, after the ReLU (not in the paper)
+    "The paper's network, with `p_inner`, checked to be a rate in [0, 1)."
+    check_value('p_inner', p_inner, Probability)    # a dropout rate in [0, 1) (A24_checks)
+    _ffn_init(self, d_model, d_ff)
+    self.drop = nn.Dropout(p_inner)
+
+_ffn_hidden = FeedForward.hidden
+
+@patch
+def hidden(self:FeedForward, x):   # (..., d_model) -> (..., d_ff)
+    "max(0, x W1 + b1), then dropout at rate `p_inner` while training."
+    return self.drop(_ffn_hidden(self, x))
+

@@ -118,10 +118,9 @@ class Transformer(nn.Module):
         for layer in self.encoder: x = layer(x, src_mask)
         return self.enc_norm(x)
 
-    def decode(self, memory, src_mask, tgt, tgt_mask=None, cache=None) -> torch.Tensor:  # memory (B, S, d_model), tgt (B, T)
-        "tgt (B, T) -> logits (B, T, tgt_vocab). With a decoding `cache` (10_decoding), tgt holds only the new tokens."
+    def decode(self, memory, src_mask, tgt, tgt_mask=None) -> torch.Tensor:  # memory (B, S, d_model), tgt (B, T)
+        "tgt (B, T) -> logits (B, T, tgt_vocab); Going deeper adds a decoding cache."
         check_decode(memory, src_mask, tgt, tgt_mask)
-        if cache is not None: return decode_cached(self, memory, src_mask, tgt, tgt_mask, cache)   # Going deeper
         if tgt_mask is None: tgt_mask = make_tgt_mask(tgt, self.cfg.pad_id)   # (B, 1, T, T): padding and the future
         x = self.embed(self.tgt_emb, self.tgt_pos, tgt)                      # (B, T, d_model)
         for layer in self.decoder: x = layer(x, memory, src_mask, tgt_mask)
@@ -159,6 +158,8 @@ def get_config(name:str='base', **overrides) -> TransformerConfig:
     return TransformerConfig(**{**PRESETS[name], **overrides})
 
 # %% ../nbs/06_model.ipynb #b06g0021
+from fastcore.basics import patch
+
 def decode_cached(model:Transformer, memory:torch.Tensor, src_mask:torch.Tensor|None, tgt:torch.Tensor,
                   tgt_mask:torch.Tensor|None, cache) -> torch.Tensor:
     "`model.decode(memory, src_mask, tgt, tgt_mask, cache)`: `tgt` (B, n) the new tokens -> their logits (B, n, tgt_vocab)."
@@ -174,6 +175,16 @@ def layer_step(layer:DecoderLayer, x:torch.Tensor, memory:torch.Tensor, src_mask
     x = layer.sub[0](x, lambda t: layer.self_attn(t, mask=tgt_mask, cache=sc))
     x = layer.sub[1](x, lambda t: layer.cross_attn(t, memory, mask=src_mask, cache=cc))
     return layer.sub[2](x, layer.ffn)
+
+_decode_whole = Transformer.decode
+
+@patch
+def decode(self:Transformer, memory, src_mask, tgt, tgt_mask=None, cache=None) -> torch.Tensor:  # memory (B, S, d_model)
+    "tgt (B, T) -> logits (B, T, tgt_vocab). With a decoding `cache` (10_decoding), tgt holds only the new tokens."
+    if cache is None: return _decode_whole(self, memory, src_mask, tgt, tgt_mask)
+    check_decode(memory, src_mask, tgt, tgt_mask)
+    return decode_cached(self, memory, src_mask, tgt, tgt_mask, cache)
+
 
 # %% ../nbs/06_model.ipynb #b06f0021
 def random_batch(B:int=4, S:int=9, T:int=7, V:int=50, seed:int=0) -> tuple[torch.Tensor, torch.Tensor]:

@@ -3,8 +3,9 @@
 Run by the notebook's last (hidden) cell, which `exec`s this file in the notebook's namespace (from nbs/), so
 `nbdev-test` fails when a quoted figure drifts: the worked example's output, the scaling experiment's gradients and
 weights (recomputed here), the retrieval sweep's accuracies and losses (read from
-results/retrieval_sweep.json, which must be the default sweep of today's code) and the additive attention's timing
-(this run's `rows`). Names defined here start with `_` and are deleted at the end."""
+results/retrieval_sweep.json, which must be the default sweep of today's code) and the sizes of additive and
+dot-product attention's intermediates (this run's `rows`; no timing is asserted). Names defined here start with `_`
+and are deleted at the end."""
 import inspect as _inspect, json as _json
 from transformer_nb.machine import NotebookFile as _NotebookFile
 from transformer_nb.attention import scaling_experiment as _scaling, retrieval_experiment as _retrieval
@@ -41,8 +42,10 @@ assert all(abs(_A('scaled', i) - _stored['ideal_acc']) < 0.01 for i in range(1, 
 _q('b1d0a008', f"about {round(_stored['seconds'] / 60)} minutes")
 _q('d0cebbe8', f"about {100 * _stored['ideal_acc']:.0f}% of the time")
 
-# the timing of additive against dot-product attention, measured in this run
-_q('b564c16c', 'always several times slower')
-assert rows[0][0].startswith('additive') and rows[0][1] > 3 * rows[1][1], f"additive {rows[0][1]:.2f} ms, dot {rows[1][1]:.2f} ms: not several times slower"
+# additive against dot-product attention: the text quotes no timing (this run's times depend on the machine and its
+# load), only the sizes of the largest intermediates, which the printed table gives
+_floats = [int(r[2].split()[0].replace(',', '')) for r in rows]
+assert rows[0][0].startswith('additive') and _floats[0] == d * _floats[1], f"intermediates {_floats}: not d_h = {d} times larger"
+_q('b564c16c', 'the text quotes none of', '$d_h$ times larger than the weights')
 
-del _out, _inspect, _json, _NotebookFile, _scaling, _retrieval, _nbf, _q, _r, _i64, _i1024, _stored, _defaults, _acc, _loss, _A, _L
+del _out, _inspect, _json, _NotebookFile, _scaling, _retrieval, _nbf, _q, _r, _i64, _i1024, _stored, _defaults, _acc, _loss, _A, _L, _floats

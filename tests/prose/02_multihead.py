@@ -3,7 +3,7 @@
 Run by the notebook's last (hidden) cell, which `exec`s this file in the notebook's namespace (from nbs/), so
 `nbdev-test` fails when a quoted figure drifts: the softmax scores and matmul FLOPs of one head against eight for a
 50-token sentence, and exercise 3's parameter counts (Table 3 row (B) against the base layer), each recomputed with
-`mha_cost` and the second also counted on the module. Names defined here start with `_` and are deleted at the end."""
+`mha_cost` and the second also counted on the module; the untrained heads' peaks (this run's `w_base`). Names defined here start with `_` and are deleted at the end."""
 from transformer_nb.machine import NotebookFile as _NotebookFile
 from transformer_nb.multihead import mha_cost as _cost, MultiHeadAttention as _MHA
 
@@ -13,4 +13,8 @@ _q('d1da67a9', f"({_one['scores']:,} → {_eight['scores']:,} here, against abou
 _rowB, _base = _cost(512, 8, 1, d_k=16, d_v=64)['params'], _cost(512, 8, 1)['params']
 _q('3cece8cd', f"{_rowB:,}".replace(',', '{,}'), f"{_base:,} for the base layer")
 test_eq(_rowB, count_params(_MHA(512, 8, d_k=16, d_v=64)))
-del _NotebookFile, _cost, _MHA, _q, _one, _eight, _rowB, _base
+# the untrained heads' map: in the rows that see t = 3 to 6 keys, the largest weight is 1.5 to 2 times 1/t
+_peaks, _share = w_base[0, :, 2:6].max(-1).values.max(0).values, 1 / torch.arange(3, 7)   # rows 'cat' .. '.'
+assert (1.5 <= _peaks / _share).all() and (_peaks / _share <= 2).all(), f"row peaks {_peaks.tolist()}: not 1.5 to 2 times {_share.tolist()}"
+_q('40d30c88', 'not\nuniform', 'the largest weight is one and a half to two times that share')
+del _NotebookFile, _cost, _MHA, _q, _one, _eight, _rowB, _base, _peaks, _share

@@ -1,0 +1,297 @@
+"""What a paper notebook's main line (the cells before "Going deeper", as tests/test_main_line.py counts them) may use
+and what it may export.
+
+No forward references: every name a main-line code cell uses is bound by an earlier main-line cell (or the cell
+itself), or comes from the standard library, torch, a listed dependency (pyproject.toml), IPython's display, or a
+`transformer_nb` module that an earlier paper notebook exports or an appendix exports (the library the course stands on:
+checks, datasets, exercises...). A name imported from the notebook's own module must already be bound by an earlier
+main-line cell, so nothing written under Going deeper is used above it; a module of a later paper notebook is never
+imported. Names are read statically (`symtable`): the uses in function bodies count too. At the exercises, the
+names a natural answer uses are in scope (`STUB_NAMES`).
+
+Only the paper's method: an exported main-line cell holds no input check, cache, rank, dtype handling or option the
+paper lacks (`ENGINEERING`, a denylist of the tokens such code is written with); what the library needs beyond the
+paper joins the same class under Going deeper (`@patch`, a subclass, or fields declared there). `ALLOWED` lists the
+few lines kept on purpose, each with its reason; `TO_MOVE` lists, per notebook, the lines that still are to move (it
+may only shrink: a line in it that is gone fails the test, so the list stays true).
+
+Each measure is shown failing on made-up cells first."""
+import ast, builtins, importlib, re, symtable, sys
+import pytest
+from test_main_line import NBS, PAPER, cells, src, main_line
+try: import tomllib
+except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
+
+ROOT = NBS.parent
+THROUGH = '10'                                     # the notebooks these rules hold for (11 onwards: see TO_MOVE's note)
+CHECKED = [p for p in PAPER if p.stem[:2] <= THROUGH]
+
+def module_of() -> dict[str, str]:
+    "module name -> the notebook that exports it (`#| default_exp`)."
+    out = {}
+    for p in sorted(NBS.glob('*.ipynb')):
+        for c in cells(p):
+            m = re.search(r'^#\|\s*default_exp\s+(\S+)', src(c), re.M)
+            if m: out[m[1]] = p.stem; break
+    return out
+
+def dependencies() -> set[str]:
+    "Top-level import names of pyproject.toml's dependencies, plus what a notebook runs in (IPython)."
+    deps = tomllib.loads((ROOT / 'pyproject.toml').read_text())['project']['dependencies']
+    names = {re.match(r'[A-Za-z0-9_.-]+', d)[0].lower().replace('-', '_') for d in deps}
+    return names | {'IPython', 'fastcore', 'matplotlib', 'numpy'}
+
+def code_of(c) -> str:
+    "A code cell's Python, its `%magic` and `!shell` lines blanked."
+    return '\n'.join('' if re.match(r'\s*[%!]', l) else l for l in src(c).splitlines())
+
+def bound_and_used(code:str) -> tuple[set, set]:
+    "(names the cell binds at its top level, names it uses as globals, in function bodies included)."
+    top = symtable.symtable(code, '<cell>', 'exec')
+    binds = lambda s: s.is_assigned() or s.is_imported() or s.is_namespace()
+    bound, used = {s.get_name() for s in top.get_symbols() if binds(s)}, set()
+    def walk(t, is_top):
+        for s in t.get_symbols():
+            if s.is_referenced() and (not binds(s) if is_top else s.is_global()): used.add(s.get_name())
+        for ch in t.get_children(): walk(ch, False)
+    walk(top, True)
+    return bound, used
+
+def star_names(mod:str) -> set[str]:
+    m = importlib.import_module(mod)
+    return set(getattr(m, '__all__', [n for n in dir(m) if not n.startswith('_')]))
+
+def scope_problems(stem:str, cs:list, mods:dict, deps:set, stubs:tuple=(), known:set=frozenset()) -> list[str]:
+    "Forward references and imports from later or unlisted modules in the main line `cs` of notebook `stem`, but for `known`."
+    own = next((m for m, nb in mods.items() if nb == stem), None)
+    scope, out = set(dir(builtins)) | {'display', 'get_ipython'}, []
+    for c in cs:
+        if c['cell_type'] != 'code': continue
+        code, cid = code_of(c), c.get('id')
+        bound, used = bound_and_used(code)
+        for n in ast.walk(ast.parse(code)):
+            if isinstance(n, ast.Import): heads = [(a.name, None) for a in n.names]
+            elif isinstance(n, ast.ImportFrom) and n.level == 0: heads = [(n.module, n.names)]
+            else: continue
+            for mod, names in heads:
+                top, sub = mod.split('.')[0], (mod.split('.') + [''])[1]
+                if top == 'transformer_nb':
+                    nb = mods.get(sub, '?')
+                    if sub == own:
+                        late = [a.name for a in names or [] if a.name != '*' and a.name not in scope | known]
+                        if late: out.append(f"{stem} cell {cid}: imports {late} from its own module before they are written")
+                    elif nb == '?' or (nb[:1].isdigit() and nb >= stem):
+                        out.append(f"{stem} cell {cid}: imports from transformer_nb.{sub} ({nb}), not an earlier notebook's module")
+                elif top not in sys.stdlib_module_names and top not in deps and top != 'torch':
+                    out.append(f"{stem} cell {cid}: imports {mod}, neither the standard library, torch nor a dependency")
+                if names and any(a.name == '*' for a in names): bound |= star_names(mod)
+        late = sorted(used - scope - bound - known)
+        if late: out.append(f"{stem} cell {cid}: uses {late} before they are defined or imported")
+        scope |= bound
+        if cid in dict(stubs):
+            missing = sorted(set(dict(stubs)[cid]) - scope - known)
+            if missing: out.append(f"{stem} exercise cell {cid}: {missing} not in scope for a natural answer")
+    return out
+
+# What a natural answer uses, in scope at each exercise stub: notebook -> (stub cell id, names).
+STUB_NAMES = {'02_multihead': (('b2d0a003', ('math', 'torch')), ('b2e1f007', ('math', 'attention', 'nn', 'torch', 'count_params'))),
+              '06_model': (('b6d0a003', ('nn', 'F')), ('a06e0012', ('F', 'torch', 'pad_mask', 'make_tgt_mask')),
+                           ('b06f0011', ('get_config', 'count_params', 'Transformer'))),
+              '10_decoding': (('c0b1e021', ('PAD_ID', 'BOS_ID', 'EOS_ID', 'torch')),)}
+
+# ---------------------------------------------------------------- the paper's method only
+ENGINEERING = re.compile(r'\braise\b|\bassert\b|\bcheck_\w+|\bvalidate\(|\bcache\b|\bcached?_\w*|\w*_cache\b|\brank\b|'
+                         r'\bworld_size\b|\bdtype\b|\.to\(|\bdevice\b|persistent\s*=|\bwarnings\.|\bnorm_first\b|\bp_attn\b|'
+                         r'\bp_ffn\b|\btorch\.__version__')
+
+def engineering_lines(cs:list) -> list[str]:
+    "Lines of exported main-line cells written with engineering tokens (comments aside)."
+    out = []
+    for c in cs:
+        s = src(c)
+        if c['cell_type'] != 'code' or not re.match(r'\s*#\|\s*export', s): continue
+        for line in s.splitlines():
+            code = re.sub(r'#.*', '', re.sub(r'(["\']).*?\1', '""', line))     # strings and comments aside
+            if ENGINEERING.search(code): out.append(line.strip())
+    return out
+
+# Kept on purpose (notebook -> {line: reason}): none yet.
+ALLOWED = {}
+# Still to move under Going deeper (notebook -> lines); only shrinks.
+TO_MOVE = {
+    '00_core': [
+        'from transformer_nb.checks import Device, SettingError, check_value, device_missing, check_seed, check_module',
+        "def get_device(device:Device|None=None # 'auto'/None, 'cpu', 'cuda', 'cuda:1', 'mps', or a `torch.device`",
+        ') -> torch.device:',
+        'if isinstance(device, torch.device): return device',
+        "if device in (None, '', 'auto'):",
+        "if torch.cuda.is_available(): return torch.device('cuda')",
+        "if mps is not None and mps.is_available(): return torch.device('mps')",
+        "return torch.device('cpu')",
+        "dev = torch.device(check_value('device', device, Device))     # a name PyTorch knows (A24_checks)",
+        "if why := device_missing(dev): raise SettingError('{device}: ' + why, device=device)   # and this machine has it",
+        'check_seed(seed)                                              # an int in [0, 2**32 - 1] (A24_checks)',
+        'check_module(model)',
+    ],
+    '01_attention': [
+        'def causal_mask(n:int, device=None) -> torch.Tensor: # (1, 1, n, n) bool',
+        'return torch.ones(n, n, dtype=torch.bool, device=device).tril()[None, None]',
+        'return pad_mask(tgt, pad_id) & causal_mask(tgt.shape[1], tgt.device)',
+    ],
+    '05_positional_encoding': [
+        'from transformer_nb.checks import check_value, Count',
+        'def pe_frequencies(d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model/2,)',
+        'check_even_width(d_model)                                      # sin/cos pairs (Going deeper)',
+        'return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=dtype) / d_model)',
+        'def sinusoidal_encoding(n:int, d_model:int, start:int=0, device=None, dtype=torch.float32) -> torch.Tensor:  # (n, d_model)',
+        "for name, v in (('n', n), ('start', start)): check_value(name, v, Count)   # ints >= 0 (A24_checks)",
+        'angle = torch.arange(start, start + n, dtype=torch.float64)[:, None] * w    # (n, d_model/2)',
+        'return pe.to(device=device, dtype=dtype)',
+        'def pe_shift_matrix(k:int, d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model, d_model)',
+        'return torch.block_diag(*blocks).to(dtype)',
+        "self.register_buffer('pe', sinusoidal_encoding(max_len, d_model), persistent=False)  # (max_len, d_model)",
+        'self.pe = sinusoidal_encoding(max(end, 2 * self.pe.shape[0]), self.d_model, device=x.device)',
+        'return x + self.pe[start:end].to(x.dtype)',
+        'check_learned_range(end, self.max_len)                         # no vector past the table (Going deeper)',
+        'return x + self.emb.weight[start:end].to(x.dtype)',
+    ],
+    '06_model': [
+        'from transformer_nb.model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # A03',
+        'norm_first: bool = False         # False: post-LN as in the paper; True: pre-LN (later work)',
+        'p_attn: Probability = 0.0        # dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)',
+        "p_ffn: Probability = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)",
+        'validate(self); check_config_rules(self)   # each field as declared (A24), then the rules that tie them',
+        'def __init__(self, d_model:int, p_drop:float, norm_first:bool=False):',
+        'self.norm, self.drop, self.norm_first = nn.LayerNorm(d_model), nn.Dropout(p_drop), norm_first',
+        'if self.norm_first: return x + self.drop(f(self.norm(x)))',
+        'def _mha(cfg): return MultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v, p_drop=cfg.p_attn)',
+        'self.self_attn, self.ffn = _mha(cfg), FeedForward(cfg.d_model, cfg.d_ff, cfg.p_ffn)',
+        'self.sub = nn.ModuleList(SublayerConnection(cfg.d_model, cfg.p_drop, cfg.norm_first) for _ in range(2))',
+        'self.self_attn, self.cross_attn, self.ffn = _mha(cfg), _mha(cfg), FeedForward(cfg.d_model, cfg.d_ff, cfg.p_ffn)',
+        'self.sub = nn.ModuleList(SublayerConnection(cfg.d_model, cfg.p_drop, cfg.norm_first) for _ in range(3))',
+        'check_config(cfg, TransformerConfig)',
+        'self.enc_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()   # pre-LN only: post-LN ends in a LayerNorm',
+        'self.dec_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()',
+        'check_encode(src, src_mask)',
+        'check_decode(memory, src_mask, tgt, tgt_mask)',
+        'check_src_tgt(src, tgt)',
+    ],
+    '07_why_self_attention': [
+        'from transformer_nb.checks import PositiveInt, SettingError, check_value',
+        'for name, v in dict(n=n, d=d, k=k, r=r).items(): check_value(name, v, PositiveInt)',
+        'device=None) -> torch.Tensor: # (1, 1, n, n) bool',
+        'for name, v in dict(n=n, r=r).items(): check_value(name, v, PositiveInt)',
+        'i = torch.arange(n, device=device)',
+        'mask = None if self.r is None else local_mask(x.shape[1], self.r, x.device)',
+        "check_value('cell', cell, Literal['lstm', 'gru', 'rnn'])",
+        "check_value('kind', kind, LayerKind)",
+        'check_one_sequence(x)',
+        'check_path_args(kind, n, k, r)',
+    ],
+    '08_data': [
+        'from transformer_nb.datasets import (ParallelData, sentencepiece_model, training_sentences, training_named, check_encode_args,',
+        'check_decode_input, check_decode_ids, check_encode_pairs, sentences_named, check_sampler, check_examples, pairs_named)   # A02',
+        'check_encode_args(text, num_threads)                                 # A02_datasets',
+        'check_decode_input(ids)',
+        'check_decode_ids(ids, self.vocab_size)                                # whole numbers in the vocabulary, up to EOS',
+        'check_encode_pairs(tok, pairs, max_len, Tokenizer)                  # A02_datasets',
+        'shuffle:bool=True, seed:int=0, rank:int=0, world_size:int=1): # rank of world_size: DDP (Going deeper)',
+        'self.src_lens, self.tgt_lens = np.asarray(src_lens, dtype=np.int64), np.asarray(tgt_lens, dtype=np.int64)',
+        'check_sampler(self.src_lens, self.tgt_lens, max_tokens, rank, world_size, seed)   # A02_datasets',
+        'self.max_tokens, self.shuffle, self.seed, self.rank, self.world_size = int(max_tokens), shuffle, seed, rank, world_size',
+        'self.epoch, self._cache = 0, None',
+        'if not (self._cache and self._cache[0] == epoch):',
+        'batches = balance_ranks(self._pack(rng), self.world_size, len(self.src_lens), self.max_tokens)   # DDP: Going deeper',
+        'self._cache = (epoch, [batches[k] for k in rng.permutation(len(batches))] if self.shuffle else batches)',
+        'return self._cache[1]',
+        "def batches(self, epoch:int|None=None) -> list[list[int]]: return self.all_batches(epoch)[self.rank::self.world_size]   # this rank's",
+        'check_examples(examples)',
+    ],
+    '09_training': [
+        'check_noam_args(step, warmup, cooldown, total)',
+        'check_smoothing(eps)',
+    ],
+    '10_decoding': [
+        'from transformer_nb.checks import PositiveInt, Count, Range, SettingError, validate, check_value',
+        'validate(self)                             # each field as declared, or one line naming it (A24_checks)',
+        'raise SettingError("{stop} is a rule of beam search, and {beam} is greedy decoding: give one or the other", stop=self.stop, beam=self.beam)',
+        'def greedy_decode(model, src:torch.Tensor, max_extra:int=PAPER_DECODING.max_extra, use_cache:bool=True, cache=None) -> list[list[int]]:',
+        'src = check_src(model, src); check_max_extra(max_extra); check_cache(cache)   # the checks (Going deeper)',
+        'out, alive = [None] * len(src), torch.arange(len(src), device=src.device)   # results; sentences still decoding',
+        'ys = torch.full((len(src), 1), BOS_ID, device=src.device)             # (b, t) prefixes of the alive sentences',
+        'cache = start_cache(model, use_cache, cache)                           # the key/value cache (Going deeper)',
+        'nxt = cache.argmax(next_token_logits(model, cache.step(model, memory, src_mask, ys[:, -1:])))   # (b,) the newest token in',
+        'cache.select(keep)                                                       # the cache keeps their rows',
+        'check_penalty(n, alpha)                                    # (Going deeper)',
+        'max_extra:int=PAPER_DECODING.max_extra, use_cache:bool=True, trace:list|None=None) -> list:',
+        'Decoding(beam, alpha, max_extra); src = check_src(model, src); check_beam_fits(model, beam)   # the checks (Going deeper)',
+        '(B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab',
+        'finished, alive, r = [[] for _ in range(B)], torch.arange(B, device=dev), 1   # r hypotheses per sentence: 1, then K',
+        'ys = torch.full((B, 1), BOS_ID, device=dev)                           # (b*r, t) the hypotheses of the alive sentences',
+        'scores = torch.zeros(B, 1, dtype=torch.float64, device=dev)           # (b, r) their log-probabilities',
+        'cache = start_cache(model, use_cache)                                 # the key/value cache (Going deeper)',
+        'logits = cache.step(model, memory, src_mask, ys[:, -1:])          # (b*r, V): the newest token in',
+        "rows = (torch.arange(b, device=dev)[:, None] * r + origin.gather(1, go)).flatten()   # (b*K,) their parents' rows",
+        'cache.select(rows)',
+    ],
+}
+
+# Names still used ahead of their definition (notebook -> names); only shrinks. Figure helpers (`plot_*`, `draw_model`)
+# and input checks are written under Going deeper and imported at the top; they are to move into the main line or out of it.
+KNOWN_FORWARD = {
+    '01_attention': {'plot_attention_steps', 'plot_saturation', 'plot_weight_maps'},
+    '05_positional_encoding': {'check_even_width', 'check_learned_range', 'plot_pe_curves', 'plot_pe_gram',
+        'plot_pe_heatmap'},
+    '06_model': {'check_config_rules', 'draw_model', 'get_config', 'plot_param_counts'},
+    '07_why_self_attention': {'SeparableConv1d', 'check_one_sequence', 'check_path_args', 'check_sweep',
+        'plot_layer_flops', 'plot_path_gradients', 'plot_path_lengths'},
+    '08_data': {'_padded', 'balance_ranks', 'drop_long', 'plot_bpe_merges', 'plot_padding'},
+    '09_training': {'check_noam_args', 'check_smoothing', 'fused_adam', 'plot_losses', 'plot_schedule'},
+    '10_decoding': {'CharTokenizer', 'check_beam_fits', 'check_cache', 'check_max_extra', 'check_penalty',
+        'check_src', 'encode_batch', 'full_precision', 'inference', 'log_probs', 'plot_averaging', 'plot_beam',
+        'start_cache', 'train_snapshots'},
+}
+
+# ---------------------------------------------------------------- each measure, shown failing
+def _code(s, cid='x'): return {'cell_type': 'code', 'source': [s], 'id': cid}
+
+def test_the_measures_can_fail():
+    mods, deps = {'attention': '01_attention', 'multihead': '02_multihead', 'positional': '05_positional_encoding'}, {'fastcore'}
+    ok = [_code('import math\nfrom transformer_nb.attention import attention'), _code('def f(x): return math.sqrt(attention)')]
+    assert scope_problems('02_multihead', ok, mods, deps) == []
+    late = [_code('def f(x): return show_heads(x)', 'a'), _code('def show_heads(w): pass', 'b')]
+    assert scope_problems('02_multihead', late, mods, deps) == ["02_multihead cell a: uses ['show_heads'] before they are defined or imported"]
+    own = [_code('from transformer_nb.multihead import show_heads', 'c')]
+    assert 'before they are written' in scope_problems('02_multihead', own, mods, deps)[0]
+    ahead = [_code('from transformer_nb.positional import sinusoidal_encoding', 'd')]
+    assert 'not an earlier notebook' in scope_problems('04_embeddings', ahead, mods, deps)[0]
+    assert 'neither the standard library' in scope_problems('02_multihead', [_code('import pandas')], mods, deps)[0]
+    stub = [_code('import torch', 's0'), _code('def answer(): raise NotImplementedError', 's1')]
+    assert scope_problems('02_multihead', stub, mods, deps, (('s1', ('math',)),)) == ["02_multihead exercise cell s1: ['math'] not in scope for a natural answer"]
+    exported = [_code('#| export\nclass M:\n    def __init__(self, d):\n        check_sizes(d)  # refuse\n'
+                      '        if d < 1: raise ValueError("d")\n        self.x = torch.zeros(d, dtype=torch.bool)\n'
+                      '    def f(self, x, cache=None): return x  # no cache here\n'), _code('raise SystemExit')]
+    assert engineering_lines(exported) == ['check_sizes(d)  # refuse', 'if d < 1: raise ValueError("d")',
+                                           'self.x = torch.zeros(d, dtype=torch.bool)', 'def f(self, x, cache=None): return x  # no cache here']
+
+# ---------------------------------------------------------------- the paper path
+@pytest.mark.parametrize('p', CHECKED, ids=lambda p: p.stem)
+def test_no_forward_references(p):
+    args = p.stem, main_line(cells(p)), module_of(), dependencies(), STUB_NAMES.get(p.stem, ())
+    known = KNOWN_FORWARD.get(p.stem, set())
+    problems = scope_problems(*args, known=known)
+    assert not problems, '\n'.join(problems)
+    still = {n for m in scope_problems(*args) for n in re.findall(r"'(\w+)'", m)}
+    assert known <= still, f"{p.name}: {sorted(known - still)} no longer used ahead of their definition: drop them from KNOWN_FORWARD"
+
+def test_every_stub_named_is_a_main_line_cell():
+    for stem, stubs in STUB_NAMES.items():
+        for cid, _ in stubs: assert any(c.get('id') == cid for c in main_line(cells(NBS / f'{stem}.ipynb'))), f"{stem}: no main-line cell {cid}"
+
+@pytest.mark.parametrize('p', CHECKED, ids=lambda p: p.stem)
+def test_main_line_exports_only_the_paper(p):
+    lines, allowed, to_move = engineering_lines(main_line(cells(p))), ALLOWED.get(p.stem, {}), TO_MOVE.get(p.stem, [])
+    extra = [l for l in lines if l not in allowed and l not in to_move]
+    assert not extra, f"{p.name}: engineering in the main line's exported cells (move it under Going deeper):\n" + '\n'.join(extra)
+    gone = [l for l in list(allowed) + to_move if l not in lines]
+    assert not gone, f"{p.name}: listed in ALLOWED or TO_MOVE but no longer in the main line (drop them from the list): {gone}"
