@@ -9,7 +9,7 @@ __all__ = ['WMT14_ARCHIVES', 'WMT14_PAIRS', 'PAPER_VOCAB', 'PAPER_STEPS', 'PAPER
            'PAPER_SAVE_MINUTES', 'SPM_SAMPLE', 'Archive', 'pair_langs', 'pair_archives', 'sample_archives',
            'serve_folder', 'read_checksums', 'checksum_for', 'file_digest', 'ChecksumMismatch', 'download_resumable',
            'sgm_lines', 'fetch_wmt14', 'paper_recipe', 'iter_pairs', 'sample_lines', 'TrainFiles', 'EncodedCorpus',
-           'encode_to_disk', 'WMT14Data', 'WMT14Task', 'encoded_cache', 'DataOptions', 'data_main']
+           'encode_to_disk', 'encoded_cache', 'WMT14Data', 'WMT14Task', 'DataOptions', 'data_main']
 
 # %% ../nbs/A28_wmt14.ipynb #d9b4ce7d
 import contextlib, gzip, hashlib, http.client, http.server, io, itertools, json, os, random, re, shutil, socket, tarfile, tempfile, threading
@@ -20,7 +20,7 @@ from typing import Literal
 import numpy as np
 from .checks import Count, SettingError, validate
 from .safeguards import UserError, atomic_open, atomic_write
-from .datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel, _find_split
+from .datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .data import Tokenizer, TokenBatchSampler
 from .core import BOS_ID, EOS_ID, UNK_ID
 from .tasks import Task, Recipe, register_task
@@ -335,6 +335,7 @@ def sample_lines(paths:list, k:int, seed:int=0) -> list[str]:
                 elif (j := rng.randrange(seen)) < k: out[j] = line
     return out
 
+# %% ../nbs/A28_wmt14.ipynb #a28trf01
 class TrainFiles:
     "The training pairs of two aligned files, never held: iterating reads them (a pair with an empty side skipped, as `read_parallel` skips it); `len` counts them once."
     def __init__(self, src, tgt): self.src, self.tgt, self._n = Path(src), Path(tgt), None
@@ -350,7 +351,6 @@ class TrainFiles:
         return p
     def __eq__(self, other): return isinstance(other, TrainFiles) and (self.src, self.tgt) == (other.src, other.tgt)
     def __repr__(self): return f"TrainFiles({str(self.src)!r}, {str(self.tgt)!r})"
-
 
 # %% ../nbs/A28_wmt14.ipynb #f9ca8347
 class EncodedCorpus:
@@ -408,48 +408,6 @@ def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256,
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return EncodedCorpus(out)
 
-# %% ../nbs/A28_wmt14.ipynb #d3625d4b
-SPM_SAMPLE = 1_000_000    # sentences (both sides together) the shared vocabulary is learnt from: a sample of the corpus
-
-@dataclass(repr=False)
-class WMT14Data(ParallelData):
-    "A WMT14 corpus: training pairs read from their files (`TrainFiles`), a vocabulary learnt from a sample (`SPM_SAMPLE` sentences, both sides of the same pairs), ids on disk (`encoded`)."
-    def train_texts(self) -> list[str]:
-        n = len(self.train); idx = iter(sorted(random.Random(0).sample(range(n), min(n, SPM_SAMPLE // 2))))
-        want, picked = next(idx, None), []
-        for i, p in enumerate(self.train):                     # one pass, only the sample kept
-            if i == want: picked.append(p); want = next(idx, None)
-        return [s for s, _ in picked] + [t for _, t in picked]
-    def encoded(self, tok:Tokenizer, max_len:int|None=256, say=lambda m: note(f"wmt14: {m}")) -> EncodedCorpus:
-        "Its training pairs as ids, memory-mapped: encoded once by `tok`, kept in the folder `encoded` beside the training files (`encoded_cache`)."
-        return encoded_cache(tok, self.train.src, self.train.tgt, self.train.src.parent/'encoded', max_len, say)
-
-def _wmt14(src_lang, tgt_lang, data_dir, **files):
-    "A corpus folder `fetch_wmt14` wrote: train (streamed), valid (newstest2013) and test (newstest2014); `files`: a resumed run's own, {split: (source, target)}."
-    if data_dir is None and not files.get('train'): raise SettingError("the wmt14 corpus is read from the folder `tnb-data wmt14` writes: give {data_dir}", data_dir=None)
-    if bad := sorted(set(files) - set(SPLITS)): raise TypeError(f"load_dataset('wmt14') got unexpected arguments {bad}; it takes train, valid, test")
-    man = Path(data_dir or '.')/'MANIFEST.json'
-    pair = json.loads(man.read_text())['pair'] if data_dir is not None and man.is_file() else None
-    src, tgt = (src_lang, tgt_lang) if src_lang and tgt_lang else pair_langs(pair) if pair else (src_lang or 'src', tgt_lang or 'tgt')
-    paths = {}
-    for sp in SPLITS:
-        found = tuple(files[sp]) if files.get(sp) else tuple(_find_split(Path(data_dir), sp, l) for l in (src, tgt))
-        if None in found and (sp == 'train' or found != (None, None)):
-            raise FileNotFoundError(settings_line(f"the wmt14 corpus needs {sp}.{src} and {sp}.{tgt} in {{data_dir}}; found "
-                                                  f"{sorted(p.name for p in Path(data_dir).glob('*'))}", data_dir=str(data_dir)))
-        if None not in found: paths[sp] = tuple(Path(p).resolve() for p in found)
-    small = {sp: read_parallel(*paths[sp]) if sp in paths else [] for sp in ('valid', 'test')}
-    return WMT14Data('wmt14', src, tgt, TrainFiles(*paths['train']), small['valid'], small['test'],
-                     origin={'files': {sp: [str(p) for p in ps] for sp, ps in paths.items()}})
-
-@register_task
-class WMT14Task(Task):
-    "WMT14 EN-DE or EN-FR at the paper's scale: a corpus folder `fetch_wmt14` wrote, and the paper's recipes."
-    name, datasets, loaders = 'wmt14', ('wmt14',), {'wmt14': Loader(_wmt14)}
-    recipe = paper_recipe('base')
-    recipes = {'paper-base': paper_recipe('base'), 'paper-big': paper_recipe('big'),
-               'paper-base-en-fr': paper_recipe('base', 'en-fr'), 'paper-big-en-fr': paper_recipe('big', 'en-fr')}
-
 # %% ../nbs/A28_wmt14.ipynb #a28cach1
 @contextlib.contextmanager
 def _locked(path):
@@ -466,6 +424,7 @@ def _file_id(path) -> dict:
     "What says a file is the one encoded: its name, size and modification time."
     st = Path(path).stat(); return {'name': Path(path).name, 'bytes': st.st_size, 'mtime_ns': st.st_mtime_ns}
 
+# %% ../nbs/A28_wmt14.ipynb #a28cch03
 def encoded_cache(tok:Tokenizer, src_path, tgt_path, cache, # the folder that keeps the encodings, one per tokenizer and `max_len`
                   max_len:int|None=256, say=lambda m: None) -> EncodedCorpus:
     "The pairs of `src_path` and `tgt_path` encoded by `tok`: read from `cache` if encoded from these files, else encoded (again) into a new folder renamed into place."
@@ -492,6 +451,54 @@ def encoded_cache(tok:Tokenizer, src_path, tgt_path, cache, # the folder that ke
         finally:
             for p in (work, cache/f".{key}.stale"): shutil.rmtree(p, ignore_errors=True)
     return EncodedCorpus(folder)
+
+# %% ../nbs/A28_wmt14.ipynb #d3625d4b
+SPM_SAMPLE = 1_000_000    # sentences (both sides together) the shared vocabulary is learnt from: a sample of the corpus
+
+@dataclass(repr=False)
+class WMT14Data(ParallelData):
+    "A WMT14 corpus: training pairs read from their files (`TrainFiles`), a vocabulary learnt from a sample (`SPM_SAMPLE` sentences, both sides of the same pairs), ids on disk (`encoded`)."
+    def train_texts(self) -> list[str]:
+        n = len(self.train); idx = iter(sorted(random.Random(0).sample(range(n), min(n, SPM_SAMPLE // 2))))
+        want, picked = next(idx, None), []
+        for i, p in enumerate(self.train):                     # one pass, only the sample kept
+            if i == want: picked.append(p); want = next(idx, None)
+        return [s for s, _ in picked] + [t for _, t in picked]
+    def encoded(self, tok:Tokenizer, max_len:int|None=256, say=lambda m: note(f"wmt14: {m}")) -> EncodedCorpus:
+        "Its training pairs as ids, memory-mapped: encoded once by `tok`, kept in the folder `encoded` beside the training files (`encoded_cache`)."
+        return encoded_cache(tok, self.train.src, self.train.tgt, self.train.src.parent/'encoded', max_len, say)
+
+def _split_file(folder:Path, split:str, lang:str) -> Path|None:
+    "The file of `split` in `lang` in `folder`, as the files dataset names them (valid also val or dev; each plain or .gz)."
+    stems = {'train': ['train'], 'valid': ['valid', 'val', 'dev'], 'test': ['test']}[split]
+    return next((p for s in stems for p in (folder/f"{s}.{lang}", folder/f"{s}.{lang}.gz") if p.is_file()), None)
+
+# %% ../nbs/A28_wmt14.ipynb #a28tsk01
+def _wmt14(src_lang, tgt_lang, data_dir, **files):
+    "A corpus folder `fetch_wmt14` wrote: train (streamed), valid (newstest2013) and test (newstest2014); `files`: a resumed run's own, {split: (source, target)}."
+    if data_dir is None and not files.get('train'): raise SettingError("the wmt14 corpus is read from the folder `tnb-data wmt14` writes: give {data_dir}", data_dir=None)
+    if bad := sorted(set(files) - set(SPLITS)): raise TypeError(f"load_dataset('wmt14') got unexpected arguments {bad}; it takes train, valid, test")
+    man = Path(data_dir or '.')/'MANIFEST.json'
+    pair = json.loads(man.read_text())['pair'] if data_dir is not None and man.is_file() else None
+    src, tgt = (src_lang, tgt_lang) if src_lang and tgt_lang else pair_langs(pair) if pair else (src_lang or 'src', tgt_lang or 'tgt')
+    paths = {}
+    for sp in SPLITS:
+        found = tuple(files[sp]) if files.get(sp) else tuple(_split_file(Path(data_dir), sp, l) for l in (src, tgt))
+        if None in found and (sp == 'train' or found != (None, None)):
+            raise FileNotFoundError(settings_line(f"the wmt14 corpus needs {sp}.{src} and {sp}.{tgt} in {{data_dir}}; found "
+                                                  f"{sorted(p.name for p in Path(data_dir).glob('*'))}", data_dir=str(data_dir)))
+        if None not in found: paths[sp] = tuple(Path(p).resolve() for p in found)
+    small = {sp: read_parallel(*paths[sp]) if sp in paths else [] for sp in ('valid', 'test')}
+    return WMT14Data('wmt14', src, tgt, TrainFiles(*paths['train']), small['valid'], small['test'],
+                     origin={'files': {sp: [str(p) for p in ps] for sp, ps in paths.items()}})
+
+@register_task
+class WMT14Task(Task):
+    "WMT14 EN-DE or EN-FR at the paper's scale: a corpus folder `fetch_wmt14` wrote, and the paper's recipes."
+    name, datasets, loaders = 'wmt14', ('wmt14',), {'wmt14': Loader(_wmt14)}
+    recipe = paper_recipe('base')
+    recipes = {'paper-base': paper_recipe('base'), 'paper-big': paper_recipe('big'),
+               'paper-base-en-fr': paper_recipe('base', 'en-fr'), 'paper-big-en-fr': paper_recipe('big', 'en-fr')}
 
 # %% ../nbs/A28_wmt14.ipynb #edf2e953
 @dataclass(frozen=True)
