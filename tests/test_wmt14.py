@@ -9,7 +9,7 @@ import pytest
 from conftest import ENV
 from transformer_nb.wmt14 import (WMT14_ARCHIVES, WMT14_PAIRS, pair_archives, sample_archives, serve_folder, fetch_wmt14,
                                   download_resumable, sgm_lines, paper_recipe, sample_lines, encode_to_disk, EncodedCorpus,
-                                  iter_pairs, ChecksumMismatch)
+                                  iter_pairs, ChecksumMismatch, TrainFiles)
 from transformer_nb.safeguards import UserError
 
 @pytest.fixture(scope='module')
@@ -219,6 +219,18 @@ def test_tnb_train_runs_the_paper_recipe_scaled_down(mirror, tmp_path):
     assert 'update: 300 padded tokens a side x 1 process x accum 2 = 600 a side (tokens_per_update 600)' in r.stdout + r.stderr
     assert sorted(p.name for p in (tmp_path / 'run').glob('checkpoint-*.pt'))[-2:] == ['checkpoint-0000002.pt', 'checkpoint-0000003.pt']
     assert (tmp_path / 'run' / 'average.pt').is_file()
+    cache = [p for p in (corpus / 'encoded').iterdir() if not p.name.startswith('.')]
+    assert len(cache) == 1 and 'wmt14: encoding the training pairs into' in r.stderr, r.stderr[-2000:]   # encoded once, beside the data
+    ids = (cache[0] / 'src.ids.npy').stat()
+    r = tool('train', '--resume', tmp_path / 'run', '--steps', 4, '--no-progress', '--test-limit', 0, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert f'wmt14: the training pairs, encoded once, read from {cache[0]}' in r.stderr and 'encoding' not in r.stderr, r.stderr[-2000:]
+    assert (cache[0] / 'src.ids.npy').stat().st_ino == ids.st_ino and (tmp_path / 'run' / 'checkpoint-0000004.pt').is_file()
+    ids = cache[0] / 'tgt.ids.npy'; ids.write_bytes(ids.read_bytes()[:-2] + bytes([255, 255]))     # damaged on disk
+    r = tool('train', '--resume', tmp_path / 'run', '--steps', 5, '--no-progress', '--test-limit', 0, text=True)
+    lines = [l for l in r.stderr.splitlines() if l.startswith('tnb-train: ')]
+    assert r.returncode == 2 and len(lines) == 1 and 'not a whole encoded corpus (tgt.ids.npy changed since it was written)' in lines[0], r.stderr[-2000:]
+    assert not (tmp_path / 'run' / 'checkpoint-0000005.pt').exists()
 
 def test_the_stored_scale_figures_are_whole():
     "results/data_scale.json (bench/bench_data_scale.py at 4.5 million pairs): every stage, its machine, its target and whether it was met."
@@ -233,3 +245,36 @@ def test_the_stored_scale_figures_are_whole():
     assert rec['data_path_peak_gb'] == round(max(s[k]['peak_rss_mb'] for k in path) / 1024, 2)
     assert rec['target_met'] == (rec['data_path_seconds'] <= 60 * rec['target']['minutes'] and rec['data_path_peak_gb'] <= rec['target']['gb'])
     assert s['shard']['batches_per_process'] * 8 >= s['batch']['batches']
+
+def test_a_wmt14_run_trains_from_the_memory_mapped_cache(mirror, tmp_path, capsys):
+    "`train_model` (what `tnb-train --dataset wmt14` runs): the training pairs streamed, never a list; the ids encoded once beside"
+    " the data and memory-mapped; the same pairs and batches as lists of ids give; a second run reads the cache, a changed corpus is encoded again."
+    from transformer_nb.tasks import get_task
+    from transformer_nb.workflow import train_model
+    from transformer_nb.datasets import read_parallel
+    from transformer_nb.data import encode_pairs
+    from transformer_nb.trainer import batch_sampler
+    d, sums = mirror
+    corpus = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
+    run = lambda: train_model(get_task('wmt14').load('wmt14', data_dir=corpus), recipe='paper-base', preset='tiny', vocab_size=60, steps=2,
+                              max_tokens=300, tokens_per_update=300, device='cpu', progress=False, valid_every=0, say=lambda m: None)
+    data = get_task('wmt14').load('wmt14', data_dir=corpus)
+    assert isinstance(data.train, TrainFiles) and (data.train.src, len(data.train), len(data.valid)) == (corpus / 'train.en', 36, 12)
+    t = run()
+    enc = t.train_data
+    assert isinstance(enc, EncodedCorpus) and isinstance(enc.ids['src'], np.memmap) and isinstance(enc.offsets['tgt'], np.memmap)
+    assert enc.folder.parent == corpus / 'encoded' and sorted(p.name for p in enc.folder.iterdir()) == [
+        'encoded.json', 'src.ids.npy', 'src.offsets.npy', 'tgt.ids.npy', 'tgt.offsets.npy']
+    assert [f['name'] for f in enc.meta['corpus']] == ['train.en', 'train.de'] and 'encoding the training pairs' in capsys.readouterr().err
+    lists = encode_pairs(t.tokenizer, read_parallel(corpus / 'train.en', corpus / 'train.de'), max_len=256)   # the list path's ids
+    assert [(a.tolist(), b.tolist()) for a, b in (enc[i] for i in range(len(enc)))] == [(list(a), list(b)) for a, b in lists]
+    assert t.sampler.batches(0) == batch_sampler(lists, t.tc, t.parallel).batches(0)                         # and its batches
+    ino = (enc.folder / 'src.ids.npy').stat().st_ino
+    t2 = run()                                                   # a second run: the same tokenizer, so the same cache, read
+    assert t2.tokenizer == t.tokenizer and t2.train_data.folder == enc.folder and (enc.folder / 'src.ids.npy').stat().st_ino == ino
+    assert 'read from' in capsys.readouterr().err
+    for lang, line in (('en', 'the green cat .'), ('de', 'die grüne Katze .')):
+        with open(corpus / f'train.{lang}', 'a', encoding='utf-8') as f: f.write(line + '\n')
+    again = get_task('wmt14').load('wmt14', data_dir=corpus).encoded(t.tokenizer, say=lambda m: None)   # a changed corpus, the same key
+    assert again.folder == enc.folder and len(again) == 37 and (enc.folder / 'src.ids.npy').stat().st_ino != ino
+    assert [p.name for p in (corpus / 'encoded').iterdir() if p.is_dir()] == [enc.folder.name]          # replaced, nothing left over

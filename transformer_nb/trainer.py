@@ -153,10 +153,11 @@ def trainer_setup(tc, # the run's `TrainConfig`: its `device` and `precision`
     return parallel, precision
 
 # %% ../nbs/A09_trainer.ipynb #a09bs002
-def batch_sampler(data:list, # pairs of ids
+def batch_sampler(data:list, # pairs of ids, or a corpus that knows its lengths, `src_lens` and `tgt_lens` (A28's `EncodedCorpus`)
                   tc:TrainConfig, parallel:Parallel, shuffle:bool=True) -> TokenBatchSampler:
     "The token batches a `Trainer` of `tc` reads `data` in: at most `tc.max_tokens` padded tokens a side, seeded by `tc.seed`, this process's share of `parallel`."
-    return TokenBatchSampler([len(s) for s, _ in data], [len(t) for _, t in data], tc.max_tokens,
+    lens = (data.src_lens, data.tgt_lens) if hasattr(data, 'src_lens') else ([len(s) for s, _ in data], [len(t) for _, t in data])
+    return TokenBatchSampler(*lens, tc.max_tokens,
                              shuffle=shuffle, seed=tc.seed, rank=parallel.rank, world_size=parallel.world)
 
 def run_updates(sampler:TokenBatchSampler, tc:TrainConfig,

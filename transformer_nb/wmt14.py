@@ -8,11 +8,11 @@ Docs: https://transformer-nb.github.io/transformer_nb/a28_wmt14.html.md"""
 __all__ = ['WMT14_ARCHIVES', 'WMT14_PAIRS', 'PAPER_VOCAB', 'PAPER_STEPS', 'PAPER_AVERAGE', 'PAPER_P_DROP', 'PAPER_TOKENS',
            'PAPER_SAVE_MINUTES', 'SPM_SAMPLE', 'Archive', 'pair_langs', 'pair_archives', 'sample_archives',
            'serve_folder', 'read_checksums', 'checksum_for', 'file_digest', 'ChecksumMismatch', 'download_resumable',
-           'sgm_lines', 'fetch_wmt14', 'paper_recipe', 'WMT14Data', 'WMT14Task', 'iter_pairs', 'sample_lines',
-           'EncodedCorpus', 'encode_to_disk', 'DataOptions', 'data_main']
+           'sgm_lines', 'fetch_wmt14', 'paper_recipe', 'iter_pairs', 'sample_lines', 'TrainFiles', 'EncodedCorpus',
+           'encode_to_disk', 'encoded_cache', 'WMT14Data', 'WMT14Task', 'DataOptions', 'data_main']
 
 # %% ../nbs/A28_wmt14.ipynb #d9b4ce7d
-import contextlib, gzip, hashlib, http.client, http.server, io, json, os, random, re, shutil, socket, tarfile, tempfile, threading
+import contextlib, gzip, hashlib, http.client, http.server, io, itertools, json, os, random, re, shutil, socket, tarfile, tempfile, threading
 import time, urllib.error, urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,11 +20,11 @@ from typing import Literal
 import numpy as np
 from .checks import Count, SettingError, validate
 from .safeguards import UserError, atomic_open, atomic_write
-from .datasets import sha256_file, load_dataset, Loader, ParallelData
+from .datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .data import Tokenizer, TokenBatchSampler
-from .core import BOS_ID, EOS_ID
+from .core import BOS_ID, EOS_ID, UNK_ID
 from .tasks import Task, Recipe, register_task
-from .process import run_cli, note
+from .process import run_cli, note, settings_line
 from .commands import CliParser, field_options
 from .cli import Command
 
@@ -305,40 +305,19 @@ def paper_recipe(size:Literal['base', 'big'], pair:str='en-de') -> Recipe:
                              tokens_per_update=PAPER_TOKENS, save_every_minutes=PAPER_SAVE_MINUTES, average=PAPER_AVERAGE[size],
                              precision='auto', valid_every=5000))
 
-# %% ../nbs/A28_wmt14.ipynb #d3625d4b
-SPM_SAMPLE = 1_000_000    # sentences (both sides together) the shared vocabulary is learnt from: a sample of the corpus
-
-@dataclass(repr=False)
-class WMT14Data(ParallelData):
-    "A WMT14 corpus, whose shared vocabulary is learnt from a sample: `SPM_SAMPLE` sentences, both sides of the same pairs."
-    def train_texts(self) -> list[str]:
-        idx = sorted(random.Random(0).sample(range(len(self.train)), min(len(self.train), SPM_SAMPLE // 2)))
-        return [self.train[i][0] for i in idx] + [self.train[i][1] for i in idx]
-
-def _wmt14(src_lang, tgt_lang, data_dir):
-    "A corpus folder `fetch_wmt14` wrote: its train, valid (newstest2013) and test (newstest2014) files."
-    if data_dir is None: raise SettingError("the wmt14 corpus is read from the folder `tnb-data wmt14` writes: give {data_dir}", data_dir=None)
-    man = Path(data_dir)/'MANIFEST.json'
-    pair = json.loads(man.read_text())['pair'] if man.is_file() else None
-    src, tgt = (src_lang, tgt_lang) if src_lang and tgt_lang else pair_langs(pair) if pair else (src_lang, tgt_lang)
-    d = load_dataset('files', src, tgt, data_dir)
-    return WMT14Data('wmt14', d.src_lang, d.tgt_lang, d.train, d.valid, d.test, origin=d.origin)
-
-@register_task
-class WMT14Task(Task):
-    "WMT14 EN-DE or EN-FR at the paper's scale: a corpus folder `fetch_wmt14` wrote, and the paper's recipes."
-    name, datasets, loaders = 'wmt14', ('wmt14',), {'wmt14': Loader(_wmt14)}
-    recipe = paper_recipe('base')
-    recipes = {'paper-base': paper_recipe('base'), 'paper-big': paper_recipe('big'),
-               'paper-base-en-fr': paper_recipe('base', 'en-fr'), 'paper-big-en-fr': paper_recipe('big', 'en-fr')}
-
 # %% ../nbs/A28_wmt14.ipynb #3ebc7c41
+def _open_text(path):
+    "A UTF-8 text file (plain or gzip) read line by line: split on '\\n' alone, as `read_lines` splits, a byte-order mark dropped."
+    with open(path, 'rb') as f: gz = f.read(2) == b'\x1f\x8b'
+    return (gzip.open if gz else open)(path, 'rt', encoding='utf-8-sig', newline='\n')
+
 def iter_pairs(src_path, tgt_path, block:int=100_000):
-    "Blocks of up to `block` aligned (source lines, target lines) from two text files, streamed; refused where they stop aligning."
-    with open(src_path, encoding='utf-8') as fs, open(tgt_path, encoding='utf-8') as ft:
+    "Blocks of up to `block` aligned (source lines, target lines), stripped, from two text files, streamed; refused where they stop aligning."
+    with _open_text(src_path) as fs, _open_text(tgt_path) as ft:
         n = 0
         while True:
-            a = [l.rstrip('\n') for _, l in zip(range(block), fs)]; b = [l.rstrip('\n') for _, l in zip(range(len(a) or block), ft)]
+            try: a = [l.strip() for _, l in zip(range(block), fs)]; b = [l.strip() for _, l in zip(range(len(a) or block), ft)]
+            except UnicodeDecodeError as e: raise UserError(f"{src_path} or {tgt_path}, after line {n:,}: invalid UTF-8 ({e.reason}); the text must be UTF-8") from None
             if len(a) != len(b) or (not a and ft.readline()):
                 raise UserError(f"{src_path} and {tgt_path} have different numbers of lines (they part at line {n + min(len(a), len(b)) + 1:,})")
             if not a: return
@@ -348,7 +327,7 @@ def sample_lines(paths:list, k:int, seed:int=0) -> list[str]:
     "`k` non-empty lines drawn uniformly from the files `paths` together (reservoir sampling, one pass): the tokenizer's sample."
     rng, out, seen = random.Random(seed), [], 0
     for p in paths:
-        with open(p, encoding='utf-8') as f:
+        with _open_text(p) as f:
             for line in f:
                 if not (line := line.strip()): continue
                 seen += 1
@@ -356,52 +335,170 @@ def sample_lines(paths:list, k:int, seed:int=0) -> list[str]:
                 elif (j := rng.randrange(seen)) < k: out[j] = line
     return out
 
+# %% ../nbs/A28_wmt14.ipynb #a28trf01
+class TrainFiles:
+    "The training pairs of two aligned files, never held: iterating reads them (a pair with an empty side skipped, as `read_parallel` skips it); `len` counts them once."
+    def __init__(self, src, tgt): self.src, self.tgt, self._n = Path(src), Path(tgt), None
+    def __iter__(self):
+        for a, b in iter_pairs(self.src, self.tgt): yield from ((s, t) for s, t in zip(a, b) if s and t)
+    def __len__(self):
+        if self._n is None: self._n = sum(1 for _ in self)
+        return self._n
+    def __getitem__(self, i):
+        "A pair, or a slice as a list, read from the files (`i` from the start: a read up to it)."
+        if isinstance(i, slice): return list(itertools.islice(self, *i.indices(len(self))))
+        if (i := i + len(self) if i < 0 else i) < 0 or (p := next(itertools.islice(self, i, None), None)) is None: raise IndexError(f"pair {i} of {len(self):,}")
+        return p
+    def __eq__(self, other): return isinstance(other, TrainFiles) and (self.src, self.tgt) == (other.src, other.tgt)
+    def __repr__(self): return f"TrainFiles({str(self.src)!r}, {str(self.tgt)!r})"
+
 # %% ../nbs/A28_wmt14.ipynb #f9ca8347
 class EncodedCorpus:
-    "A parallel corpus encoded once into token ids on disk and memory-mapped: `len`, `[i]` -> (src ids, tgt ids), the lengths."
-    def __init__(self, folder):
-        self.folder = Path(folder); meta = json.loads((self.folder/'encoded.json').read_text())
-        self.meta, dt = meta, np.dtype(meta['dtype'])
-        self.ids = {s: np.load(self.folder/f"{s}.ids.npy", mmap_mode='r') for s in ('src', 'tgt')}
-        self.offsets = {s: np.load(self.folder/f"{s}.offsets.npy", mmap_mode='r') for s in ('src', 'tgt')}
-        assert all(self.ids[s].dtype == dt for s in self.ids)
+    "A parallel corpus encoded once into token ids on disk and memory-mapped: `len`, `[i]` -> (src ids, tgt ids), the lengths; `verify`: each file's SHA-256 checked against `encoded.json`."
+    def __init__(self, folder, verify:bool=False):
+        self.folder = Path(folder)
+        try:
+            self.meta = meta = json.loads((self.folder/'encoded.json').read_text()); dt = np.dtype(meta['dtype'])
+            if verify and (bad := [n for n, h in meta['sha256'].items() if file_digest(self.folder/n) != h]): raise ValueError(f"{', '.join(bad)} changed since it was written")
+            self.ids = {s: np.load(self.folder/f"{s}.ids.npy", mmap_mode='r') for s in ('src', 'tgt')}
+            self.offsets = {s: np.load(self.folder/f"{s}.offsets.npy", mmap_mode='r') for s in ('src', 'tgt')}
+            if not all(self.ids[s].dtype == dt and self.offsets[s][0] == 0 and self.offsets[s][-1] == len(self.ids[s]) for s in self.ids) \
+               or len(self.offsets['src']) != len(self.offsets['tgt']): raise ValueError("its ids and offsets do not agree")
+        except (OSError, ValueError, KeyError, TypeError, IndexError) as e:
+            raise UserError(f"{self.folder}: not a whole encoded corpus ({e}); delete that folder and it is encoded again") from None
         self.src_lens, self.tgt_lens = (np.diff(self.offsets[s]).astype(np.int32) for s in ('src', 'tgt'))
     def __len__(self): return len(self.src_lens)
     def __getitem__(self, i):
         o, p = self.offsets['src'], self.offsets['tgt']
         return (self.ids['src'][o[i]:o[i + 1]].astype(np.int64), self.ids['tgt'][p[i]:p[i + 1]].astype(np.int64))
+    def __repr__(self): return f"EncodedCorpus({str(self.folder)!r}, {len(self):,} pairs)"
     def sampler(self, max_tokens:int, rank:int=0, world_size:int=1, seed:int=0, shuffle:bool=True) -> TokenBatchSampler:
         "Token batches of at most `max_tokens` padded tokens a side, this process's share of `world_size`."
         return TokenBatchSampler(self.src_lens, self.tgt_lens, max_tokens, shuffle=shuffle, seed=seed, rank=rank, world_size=world_size)
 
 # %% ../nbs/A28_wmt14.ipynb #2af2dc8d
 def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256, block:int=100_000,
-                   num_threads:int=0, say=lambda m: None) -> EncodedCorpus:
-    "Encode two aligned files into `out` (source ids + EOS, BOS + target ids + EOS), a block at a time; pairs longer than `max_len` are dropped."
+                   num_threads:int=0, say=lambda m: None, meta:dict|None=None, # more to record in `encoded.json`
+                  ) -> EncodedCorpus:
+    "Encode two aligned files into `out` (source ids + EOS, BOS + target ids + EOS), a block at a time; pairs with an empty side, or longer than `max_len`, are dropped."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     dt = np.uint16 if tok.vocab_size <= 65_536 else np.int32
     tmp = Path(tempfile.mkdtemp(prefix='.encoding.', dir=out))
-    lens, kept, total = {'src': [], 'tgt': []}, 0, 0
+    lens, n = {'src': [], 'tgt': []}, dict(pairs=0, read=0, empty=0, too_long=0, tokens=0, unk=0)
     try:
         files = {s: open(tmp/f"{s}.bin", 'wb') for s in ('src', 'tgt')}
         for a, b in iter_pairs(src_path, tgt_path, block):
             ea, eb = tok.sp.encode(a, out_type=int, num_threads=num_threads), tok.sp.encode(b, out_type=int, num_threads=num_threads)
             la, lb = np.fromiter(map(len, ea), np.int64, len(ea)) + 1, np.fromiter(map(len, eb), np.int64, len(eb)) + 2
-            keep = np.ones(len(a), bool) if max_len is None else (la <= max_len) & (lb <= max_len) & (la > 1) & (lb > 2)
+            some, short = (la > 1) & (lb > 2), np.ones(len(a), bool) if max_len is None else (la <= max_len) & (lb <= max_len)
+            keep = some & short
             for side, enc, extra, ln in (('src', ea, ([], [EOS_ID]), la), ('tgt', eb, ([BOS_ID], [EOS_ID]), lb)):
-                flat = [t for i in np.flatnonzero(keep) for t in (*extra[0], *enc[i], *extra[1])]
-                files[side].write(np.asarray(flat, dt).tobytes()); lens[side].append(ln[keep])
-            kept, total = kept + int(keep.sum()), total + len(a); del ea, eb
-            say(f"encoded {total:,} pairs")
+                flat = np.asarray([t for i in np.flatnonzero(keep) for t in (*extra[0], *enc[i], *extra[1])], dt)
+                files[side].write(flat.tobytes()); lens[side].append(ln[keep]); n['tokens'] += len(flat); n['unk'] += int((flat == UNK_ID).sum())
+            n['pairs'] += int(keep.sum()); n['read'] += len(a); n['empty'] += int((~some).sum()); n['too_long'] += int((some & ~short).sum())
+            del ea, eb; say(f"encoded {n['read']:,} pairs")
         for f in files.values(): f.close()
         for s in ('src', 'tgt'):
             ln = np.concatenate(lens[s]) if lens[s] else np.zeros(0, np.int64)
             np.save(out/f"{s}.offsets.npy", np.concatenate([[0], np.cumsum(ln)]).astype(np.int64))
             ids = np.fromfile(tmp/f"{s}.bin", dtype=dt); np.save(out/f"{s}.ids.npy", ids); del ids
-        atomic_write(out/'encoded.json', json.dumps({'pairs': kept, 'read': total, 'dtype': np.dtype(dt).name, 'vocab_size': tok.vocab_size,
-                                                    'max_len': max_len, 'src': str(src_path), 'tgt': str(tgt_path)}) + '\n')
+        sums = {f"{s}.{k}.npy": file_digest(out/f"{s}.{k}.npy") for s in ('src', 'tgt') for k in ('ids', 'offsets')}
+        atomic_write(out/'encoded.json', json.dumps({**n, 'dtype': np.dtype(dt).name, 'vocab_size': tok.vocab_size, 'max_len': max_len,
+                                                    'src': str(src_path), 'tgt': str(tgt_path), 'sha256': sums, **(meta or {})}) + '\n')
     finally: shutil.rmtree(tmp, ignore_errors=True)
     return EncodedCorpus(out)
+
+# %% ../nbs/A28_wmt14.ipynb #a28cach1
+@contextlib.contextmanager
+def _locked(path):
+    "An exclusive lock on the file `path` while the block runs: of the processes on one corpus, one encodes and the others wait, then read its work."
+    try: import fcntl
+    except ImportError: fcntl = None                          # Windows: no lock (one process a machine)
+    with open(path, 'a+b') as f:
+        if fcntl: fcntl.flock(f, fcntl.LOCK_EX)
+        try: yield
+        finally:
+            if fcntl: fcntl.flock(f, fcntl.LOCK_UN)
+
+def _file_id(path) -> dict:
+    "What says a file is the one encoded: its name, size and modification time."
+    st = Path(path).stat(); return {'name': Path(path).name, 'bytes': st.st_size, 'mtime_ns': st.st_mtime_ns}
+
+# %% ../nbs/A28_wmt14.ipynb #a28cch03
+def encoded_cache(tok:Tokenizer, src_path, tgt_path, cache, # the folder that keeps the encodings, one per tokenizer and `max_len`
+                  max_len:int|None=256, say=lambda m: None) -> EncodedCorpus:
+    "The pairs of `src_path` and `tgt_path` encoded by `tok`: read from `cache` if encoded from these files, else encoded (again) into a new folder renamed into place."
+    digest, cache = hashlib.sha256(tok.to_bytes()).hexdigest(), Path(cache)
+    key = f"{digest[:16]}-len{max_len}"; folder = cache/key
+    want = {'tokenizer': digest, 'max_len': max_len, 'corpus': [_file_id(src_path), _file_id(tgt_path)]}
+    try: cache.mkdir(parents=True, exist_ok=True)
+    except OSError as e: raise UserError(f"{cache}: cannot keep the encoded corpus there ({e.strerror}); the corpus folder must be writable") from None
+    with _locked(cache/f".{key}.lock"):
+        for old in cache.glob(f".{key}.*"):                   # what a process stopped while encoding left (it held this lock)
+            if old.is_dir(): shutil.rmtree(old, ignore_errors=True)
+        if folder.exists():
+            try: was = {k: json.loads((folder/'encoded.json').read_text()).get(k) for k in want}
+            except (OSError, ValueError, AttributeError): was = None       # damaged: refused below, by `EncodedCorpus`
+            if was in (None, want):
+                enc = EncodedCorpus(folder, verify=True); say(f"the training pairs, encoded once, read from {folder}"); return enc
+            say(f"{folder} was encoded from other files than these: encoding them again")
+        work = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=cache))
+        try:
+            say(f"encoding the training pairs into {folder} (once; later runs read it)")
+            encode_to_disk(tok, src_path, tgt_path, work, max_len, say=say, meta=want)
+            if folder.exists(): os.rename(folder, cache/f".{key}.stale")
+            os.rename(work, folder)
+        finally:
+            for p in (work, cache/f".{key}.stale"): shutil.rmtree(p, ignore_errors=True)
+    return EncodedCorpus(folder)
+
+# %% ../nbs/A28_wmt14.ipynb #d3625d4b
+SPM_SAMPLE = 1_000_000    # sentences (both sides together) the shared vocabulary is learnt from: a sample of the corpus
+
+@dataclass(repr=False)
+class WMT14Data(ParallelData):
+    "A WMT14 corpus: training pairs read from their files (`TrainFiles`), a vocabulary learnt from a sample (`SPM_SAMPLE` sentences, both sides of the same pairs), ids on disk (`encoded`)."
+    def train_texts(self) -> list[str]:
+        n = len(self.train); idx = iter(sorted(random.Random(0).sample(range(n), min(n, SPM_SAMPLE // 2))))
+        want, picked = next(idx, None), []
+        for i, p in enumerate(self.train):                     # one pass, only the sample kept
+            if i == want: picked.append(p); want = next(idx, None)
+        return [s for s, _ in picked] + [t for _, t in picked]
+    def encoded(self, tok:Tokenizer, max_len:int|None=256, say=lambda m: note(f"wmt14: {m}")) -> EncodedCorpus:
+        "Its training pairs as ids, memory-mapped: encoded once by `tok`, kept in the folder `encoded` beside the training files (`encoded_cache`)."
+        return encoded_cache(tok, self.train.src, self.train.tgt, self.train.src.parent/'encoded', max_len, say)
+
+def _split_file(folder:Path, split:str, lang:str) -> Path|None:
+    "The file of `split` in `lang` in `folder`, as the files dataset names them (valid also val or dev; each plain or .gz)."
+    stems = {'train': ['train'], 'valid': ['valid', 'val', 'dev'], 'test': ['test']}[split]
+    return next((p for s in stems for p in (folder/f"{s}.{lang}", folder/f"{s}.{lang}.gz") if p.is_file()), None)
+
+# %% ../nbs/A28_wmt14.ipynb #a28tsk01
+def _wmt14(src_lang, tgt_lang, data_dir, **files):
+    "A corpus folder `fetch_wmt14` wrote: train (streamed), valid (newstest2013) and test (newstest2014); `files`: a resumed run's own, {split: (source, target)}."
+    if data_dir is None and not files.get('train'): raise SettingError("the wmt14 corpus is read from the folder `tnb-data wmt14` writes: give {data_dir}", data_dir=None)
+    if bad := sorted(set(files) - set(SPLITS)): raise TypeError(f"load_dataset('wmt14') got unexpected arguments {bad}; it takes train, valid, test")
+    man = Path(data_dir or '.')/'MANIFEST.json'
+    pair = json.loads(man.read_text())['pair'] if data_dir is not None and man.is_file() else None
+    src, tgt = (src_lang, tgt_lang) if src_lang and tgt_lang else pair_langs(pair) if pair else (src_lang or 'src', tgt_lang or 'tgt')
+    paths = {}
+    for sp in SPLITS:
+        found = tuple(files[sp]) if files.get(sp) else tuple(_split_file(Path(data_dir), sp, l) for l in (src, tgt))
+        if None in found and (sp == 'train' or found != (None, None)):
+            raise FileNotFoundError(settings_line(f"the wmt14 corpus needs {sp}.{src} and {sp}.{tgt} in {{data_dir}}; found "
+                                                  f"{sorted(p.name for p in Path(data_dir).glob('*'))}", data_dir=str(data_dir)))
+        if None not in found: paths[sp] = tuple(Path(p).resolve() for p in found)
+    small = {sp: read_parallel(*paths[sp]) if sp in paths else [] for sp in ('valid', 'test')}
+    return WMT14Data('wmt14', src, tgt, TrainFiles(*paths['train']), small['valid'], small['test'],
+                     origin={'files': {sp: [str(p) for p in ps] for sp, ps in paths.items()}})
+
+@register_task
+class WMT14Task(Task):
+    "WMT14 EN-DE or EN-FR at the paper's scale: a corpus folder `fetch_wmt14` wrote, and the paper's recipes."
+    name, datasets, loaders = 'wmt14', ('wmt14',), {'wmt14': Loader(_wmt14)}
+    recipe = paper_recipe('base')
+    recipes = {'paper-base': paper_recipe('base'), 'paper-big': paper_recipe('big'),
+               'paper-base-en-fr': paper_recipe('base', 'en-fr'), 'paper-big-en-fr': paper_recipe('big', 'en-fr')}
 
 # %% ../nbs/A28_wmt14.ipynb #edf2e953
 @dataclass(frozen=True)

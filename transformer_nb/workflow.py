@@ -155,18 +155,25 @@ def _tokenizer_and_config(data, r:Recipe, c:Checkpoint|None, preset, vocab_size,
     return tok, cfg, preset + (f" ({', '.join(f'{k}={v}' for k, v in model.items())})" if model else '')
 
 # %% ../nbs/A16_workflow.ipynb #a16enc01
-def _encode(data, tok, tc:TrainConfig, path) -> tuple[list, list|None]:
-    "The training and validation pairs as ids; training pairs longer than `tc.max_len` dropped, saying how many; a pair longer than a batch refused."
+def _encode(data, tok, tc:TrainConfig, path) -> tuple:
+    "The training and validation pairs as ids (a corpus too large for lists, one with `encoded`, as ids on disk, memory-mapped: A28_wmt14); training pairs longer than `tc.max_len` dropped, saying how many; a pair longer than a batch refused."
     max_len = tc.max_len
-    with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
-        warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
-    if not train: raise ValueError(f"{data} has no training pairs")   # max_len dropping all of them is refused by encode_pairs
-    for w in dropped: warnings.warn(str(w.message).replace('encode_pairs: dropped', 'dropped').replace(f'max_len={max_len}', f'{max_len} tokens'))
-    longest = max(range(len(train)), key=lambda i: max(map(len, train[i])))
+    if callable(getattr(data, 'encoded', None)):             # encoded once to disk, never held as lists: an `EncodedCorpus`
+        train = data.encoded(tok, max_len); m = train.meta
+        if not len(train): raise ValueError(f"{data} has no training pairs of at most {max_len} tokens")
+        if m['too_long']: warnings.warn(f"dropped {m['too_long']:,} of {m['read'] - m['empty']:,} pairs longer than {max_len} tokens")
+        longest = int(train.src_lens.clip(min=train.tgt_lens).argmax())   # from the lengths alone
+        unk = m['unk'] / max(m['tokens'], 1) if path else 0
+    else:
+        with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
+            warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
+        if not train: raise ValueError(f"{data} has no training pairs")   # max_len dropping all of them is refused by encode_pairs
+        for w in dropped: warnings.warn(str(w.message).replace('encode_pairs: dropped', 'dropped').replace(f'max_len={max_len}', f'{max_len} tokens'))
+        longest = max(range(len(train)), key=lambda i: max(map(len, train[i])))
+        unk = sum(ids.count(UNK_ID) for s, t in train for ids in (s, t)) / max(sum(len(s) + len(t) for s, t in train), 1) if path else 0
     if (n := max(map(len, train[longest]))) > tc.max_tokens:
         raise SettingError(f"training pair {longest + 1} has {n} tokens, more than a batch of {{max_tokens}} can hold: raise it to at "
                            f"least {n}, or drop the longer pairs with {{max_len}}", max_tokens=tc.max_tokens, max_len=tc.max_tokens)
-    unk = sum(ids.count(UNK_ID) for s, t in train for ids in (s, t)) / max(sum(len(s) + len(t) for s, t in train), 1) if path else 0
     if unk > 0.01:                                           # a resumed tokenizer that does not know this corpus
         warnings.warn(f"{unk:.0%} of the training tokens are unknown to the tokenizer of {path}: it was learned on another "
                       f"corpus, and the model will learn to write ⁇")
