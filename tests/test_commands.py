@@ -259,3 +259,48 @@ def test_the_library_refuses_a_long_line_with_the_commands_line(capsys):
     with pytest.raises(ValueError) as f: translate(model, tok, [line])
     assert e.value.code == 2 and said.replace('sentence 1', 'sentences[0]').replace('--max-src-len 1024', 'max_src_len=1024') == str(f.value), (said, f.value)
     with pytest.raises(ValueError, match='101,999 characters long'): translate(model, tok, ['seven ' * 17000])   # at once, untokenized
+
+# Decoding loads and checks only what decoding needs: no training module, and alpha checked before the search, not at its steps.
+TRAINING_MODULES = {'transformer_nb.' + m for m in ('trainer', 'training', 'speed', 'distributed', 'workflow', 'evaluation')}
+MODULES = r"""
+import json, sys
+from transformer_nb import cli
+try: cli.translate_main(sys.argv[1:])
+except SystemExit as e: code = e.code
+print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('transformer_nb.'))]))
+"""
+
+@pytest.mark.slow   # runs the tool in a fresh process
+@pytest.mark.parametrize('model', ['pretrained:numbers', 'pretrained:multi30k-de-en'])
+def test_translate_loads_no_training_module(model):
+    "`tnb-translate` with a checkpoint: at most 25 of the package's modules, none of training's (options come from `options`)."
+    r = subprocess.run([sys.executable, '-c', MODULES, model, 'seven'], capture_output=True, text=True, env=ENV, timeout=600)
+    code, mods = json.loads(r.stdout.splitlines()[-1])
+    assert code == 0, r.stderr[-2000:]
+    assert not TRAINING_MODULES & set(mods) and len(mods) <= 25, (len(mods), mods)
+
+def test_the_option_classes_need_nothing_of_training():
+    "The commands' option classes sit in a module that imports no training module, so a decoding command reads them cheaply."
+    import ast, transformer_nb.options as o
+    from pathlib import Path
+    tree = ast.parse(Path(o.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported <= {'typing', 'dataclasses', 'checks', 'machine', 'decoding'}, imported
+    import transformer_nb.tasks as tasks
+    assert not {'trainer', 'evaluation', 'workflow'} & {n.module for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
+                                                         if isinstance(n, ast.ImportFrom) and n.level == 1 and n.col_offset == 0}
+
+def test_alpha_is_checked_before_the_search_not_at_its_steps(monkeypatch):
+    "A beam search of 60 steps checks alpha twice (its penalties, its stopping bound), as one of 6 steps does: never per step."
+    import collections, torch
+    import transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd
+    from transformer_nb.model import Transformer, get_config
+    counts = collections.Counter()
+    _count_calls(monkeypatch, counts, (dec, 'check_penalty'), (fd, 'check_penalty'), (fd, 'decode_step'))
+    ntl = fd.next_token_logits                                             # EOS forbidden: every search runs to its cap
+    monkeypatch.setattr(fd, 'next_token_logits', lambda model, x: ntl(model, x).index_fill_(1, torch.tensor([dec.EOS_ID]), float('-inf')))
+    m = Transformer(get_config('tiny', src_vocab=12, tgt_vocab=12)).eval()
+    for extra, steps in ((3, 6), (57, 60)):
+        counts.clear()
+        fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, nbest=1)
+        assert counts['decode_step'] == steps and counts['check_penalty'] == 2, (extra, counts)

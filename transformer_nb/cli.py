@@ -54,7 +54,7 @@ def _model_options(p:CliParser):
 def _train_parser() -> CliParser:
     "tnb-train's options, each made from its declaration: the data, the model, the training, the run folder and its test."
     from transformer_nb.trainer import TrainConfig; from transformer_nb.tasks import Recipe, TokenizerOptions
-    from transformer_nb.decoding import Decoding; from transformer_nb.workflow import TrainData, RunOptions
+    from transformer_nb.decoding import Decoding; from transformer_nb.options import TrainData, RunOptions
     p = CliParser(prog='tnb-train', formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
                   description="Train a Transformer; with no arguments, the main job on the embedded number corpus.")
     g = p.add_argument_group('data')
@@ -162,7 +162,7 @@ class Decoder:
 
 def _add_decoding(p:CliParser):
     "The checkpoint and the decoding options that tnb-translate and tnb-evaluate share: `Decoding`'s fields, then how to run it (`DecodeOptions`)."
-    from transformer_nb.decoding import Decoding; from transformer_nb.workflow import DecodeOptions
+    from transformer_nb.decoding import Decoding; from transformer_nb.options import DecodeOptions
     field_options(p, Decoder, checkpoint=dict(flags=['checkpoint']))
     g = p.add_argument_group('decoding (Decoding)')
     field_options(g, Decoding, ('beam', 'alpha', 'max_extra', 'stop'), "the task's, else ", stop=dict(flags=['--early-stop'], action='store_const', const='early'))
@@ -259,7 +259,7 @@ class EvaluateOutputs:
     id: str|None = None        # the record's id (None: run, file, test set and decoding)
 
 def _evaluate_parser() -> CliParser:
-    from transformer_nb.workflow import EvalSet
+    from transformer_nb.options import EvalSet
     p = CliParser(prog='tnb-evaluate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Score a checkpoint on a test set: sacreBLEU for translation, bracket F1 for parse trees.",
         epilog="examples:\n  tnb-evaluate runs/m30k-de-en --src test.de --ref test.en\n  tnb-evaluate runs/numbers --beam 1 --json\n"
@@ -307,7 +307,7 @@ def evaluate_main(argv:list|None=None):
 
 # %% ../nbs/A19_cli.ipynb #dc0de427
 def _average_parser() -> CliParser:
-    from transformer_nb.workflow import AverageOptions
+    from transformer_nb.options import AverageOptions
     p = CliParser(prog='tnb-average', description="Average checkpoints of one run (as the paper does) into a new checkpoint.",
                   epilog="examples: tnb-average runs/m30k --last 5 -o runs/m30k/avg5.pt")
     field_options(p, AverageOptions, None, checkpoints=dict(flags=['checkpoints'], nargs='+'), output=dict(flags=['-o', '--output'], metavar='FILE'))

@@ -6,9 +6,10 @@ Docs: https://transformer-nb.github.io/transformer_nb/a10_fast_decoding.html.md"
 
 # %% auto #0
 __all__ = ['ALL_SPEEDUPS', 'check_beam', 'Speedups', 'decode_step', 'LazyKVCache', 'FastCache', 'argmax_rows', 'topk_rows',
-           'topk_log_probs', 'fast_beam_search', 'length_batches', 'one_line', 'check_tokenizer_api', 'source_limits',
-           'long_sources', 'too_long_message', 'check_sentences', 'check_translate', 'translate_checked',
-           'check_source_lengths', 'translate', 'translate_batches', 'translate_source', 'translate_file']
+           'topk_log_probs', 'penalties', 'fast_beam_search', 'length_batches', 'one_line', 'check_tokenizer_api',
+           'source_limits', 'long_sources', 'too_long_message', 'check_sentences', 'check_translate',
+           'translate_checked', 'check_source_lengths', 'translate', 'translate_batches', 'translate_source',
+           'translate_file']
 
 # %% ../nbs/A10_fast_decoding.ipynb #a03d901a
 import contextlib, math, warnings
@@ -21,7 +22,7 @@ from .core import BOS_ID, EOS_ID, get_device
 from .machine import autocast, choose_precision
 from .data import pad_ids
 from .decoding import greedy_decode, inference, encode_batch, next_token_logits, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
-from .decoding import check_model, check_src, check_beam_fits   # the decoders' checks (10_decoding, Going deeper)
+from .decoding import check_model, check_src, check_beam_fits, check_penalty   # the decoders' checks (10_decoding, Going deeper)
 from .checks import check_sentence_list   # A24: a list of sentences
 from .safeguards import printable, check_output, check_not_inputs, output_stream
 from .textio import spaced, sentence_batches   # A27: the sentences of a file or a stream, one line out per line in
@@ -235,6 +236,11 @@ def _add_finished(finished:list, alive:torch.Tensor, new:torch.Tensor, ids):
     for s, score, h in zip(alive[i].tolist(), new[i, j].tolist(), ids(i, j).tolist()): finished[s].append((score, h))
 
 # %% ../nbs/A10_fast_decoding.ipynb #be9489cc
+def penalties(alpha:float, n:int) -> list[float]:
+    "lp(1), ..., lp(n), each the float `length_penalty` gives: a search's penalties, alpha checked once here, never at a step."
+    check_penalty(n, alpha)
+    return [((5 + k) / 6) ** alpha for k in range(1, n + 1)]
+
 def _expand(scores:torch.Tensor, # (b, r) float64 log-probabilities of the hypotheses
             logits:torch.Tensor, # (b*r, V) their next-token logits
             b:int, r:int, n:int, K:int, speedups:Speedups=ALL_SPEEDUPS) -> tuple:
@@ -261,6 +267,7 @@ def _beam_loop(model, memory, src_mask, limits, decoding:Decoding, nbest:int, us
     K, alpha, stop = decoding.beam, decoding.alpha, decoding.stop
     B, dev, V = memory.shape[0], memory.device, model.cfg.tgt_vocab
     lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
+    lps = penalties(alpha, int(limits.max()))              # lp(t + 1) of every step, alpha checked once
     finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
     kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)   # (b, nbest) best finished scores
     alive = torch.arange(B, device=dev)                    # sentences still searching
@@ -273,7 +280,7 @@ def _beam_loop(model, memory, src_mask, limits, decoding:Decoding, nbest:int, us
         if use_cache: out = decode_step(model, mem, smask, ys[:, -1:], cache)                       # (b*r, 1, V)
         else: out = model.decode(mem.repeat_interleave(r, 0), smask.repeat_interleave(r, 0), ys)    # (b*r, t+1, V)
         top, origin, tok = _expand(scores, next_token_logits(model, out[:, -1]), b, r, n, K, speedups)        # (b, 2K) each
-        lp = length_penalty(t + 1, alpha)                                   # |Y| = t+1, EOS included
+        lp = lps[t]                                                         # lp(|Y|), |Y| = t+1, EOS included
         scores, rows, ys, new, eos = _select(finished, alive, ys, top, origin, tok, lp, b, r, K)
         at_limit = t + 1 >= limits[alive]                                   # (b,) out of length: alive ones finish
         ended = torch.where(at_limit[:, None] & scores.isfinite(), scores / lp, -math.inf)   # (b, K)
