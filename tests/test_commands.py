@@ -304,3 +304,10 @@ def test_alpha_is_checked_before_the_search_not_at_its_steps(monkeypatch):
         counts.clear()
         fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, nbest=1)
         assert counts['decode_step'] == steps and counts['check_penalty'] == 2, (extra, counts)
+
+def test_the_commands_stay_small():
+    "The commands' two modules hold at most 500 lines together: what they share is made from declarations, not written out."
+    import transformer_nb.cli as cli, transformer_nb.commands as commands
+    from pathlib import Path
+    n = sum(len(Path(m.__file__).read_text().splitlines()) for m in (cli, commands))
+    assert n <= 500, f"cli.py and commands.py hold {n} lines"

@@ -245,9 +245,7 @@ def _translate(argv):
         with output_stream(a.output) as write:
             for b in outs: write(''.join(o + '\n' for o in b))
 
-def translate_main(argv:list|None=None):
-    "Entry point of `tnb-translate` (see `tnb-translate --help`)."
-    run_cli('tnb-translate', _translate, argv)
+def translate_main(argv:list|None=None): "Entry point of `tnb-translate` (see `tnb-translate --help`)."; run_cli('tnb-translate', _translate, argv)
 
 # %% ../nbs/A19_cli.ipynb #f9d3fd1b
 @dataclass(frozen=True)
@@ -301,9 +299,7 @@ def _evaluate(argv):
         note(f"{a.prog}: {'replaced the record' if replaced else 'added the record'} {rec['id']} {'in' if replaced else 'to'} {a.record}")
     print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], workflow.decoding_label(d))))
 
-def evaluate_main(argv:list|None=None):
-    "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."
-    run_cli('tnb-evaluate', _evaluate, argv)
+def evaluate_main(argv:list|None=None): "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."; run_cli('tnb-evaluate', _evaluate, argv)
 
 # %% ../nbs/A19_cli.ipynb #dc0de427
 def _average_parser() -> CliParser:
@@ -324,9 +320,7 @@ def _average(argv):
     if n == 1: note(f"tnb-average: one checkpoint, so {out} is a copy of it; to average a run's newest N checkpoints give its folder "
                     f"and --last N: tnb-average {shlex.quote(str(paths[0].parent))} --last 5 -o {shlex.quote(str(a.output))}")
 
-def average_main(argv:list|None=None):
-    "Entry point of `tnb-average` (see `tnb-average --help`)."
-    run_cli('tnb-average', _average, argv)
+def average_main(argv:list|None=None): "Entry point of `tnb-average` (see `tnb-average --help`)."; run_cli('tnb-average', _average, argv)
 
 # %% ../nbs/A19_cli.ipynb #390acc05
 @dataclass(frozen=True)
@@ -361,6 +355,4 @@ def _export(argv):
             print(export(a.checkpoint or a.ctranslate2, a.out, **{s.name: getattr(a, s.name) for s in settings(ExportOptions)})[1])
     except ImportError as e: _fail(str(e))                       # CTranslate2, or onnx/onnxruntime, not installed: how to install them
 
-def export_main(argv:list|None=None):
-    "Entry point of `tnb-export` (see `tnb-export --help`)."
-    run_cli('tnb-export', _export, argv)
+def export_main(argv:list|None=None): "Entry point of `tnb-export` (see `tnb-export --help`)."; run_cli('tnb-export', _export, argv)

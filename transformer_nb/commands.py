@@ -49,18 +49,14 @@ class CliParser(argparse.ArgumentParser):
 
 # %% ../nbs/A17_commands.ipynb #4d22b0cd
 def env_int(name:str) -> int|None:
-    """The count in the environment variable `name` (None when unset or empty); a `UserError` unless it is written with
-    the digits 0-9 alone (`+2`, `-1` and `٣` are refused, as `limit_threads` refuses them). Its bounds are checked where
-    it is used, by the declared kind of what it counts."""
+    "The count in the variable `name` (None: unset or empty); a `UserError` unless written with the digits 0-9 alone (`+2`, `-1`, `٣`), bounds checked where it is used."
     raw = os.environ.get(name, '').strip()
     if not raw: return None
     if not re.fullmatch(r'[0-9]+', raw):
         raise UserError(f"{name}={os.environ[name]!r} in the environment is not a count written with the digits 0-9")
     return int(raw)
 
-def _cores() -> int:
-    try: return len(os.sched_getaffinity(0))
-    except AttributeError: return os.cpu_count() or 1
+def _cores() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1
 
 _THREAD_VARS = ('OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'TNB_THREADS')
 
