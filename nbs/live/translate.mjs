@@ -1,7 +1,8 @@
 // node nbs/live/translate.mjs MODEL_DIR [--beam N] [--alpha A] [--json] [--trace] 'sentence' ...   (or sentences on stdin)
 // One translation per sentence, from a folder of `tnb-export --format onnx`, by the modules the page loads
-// (translator.mjs, tokenizer.mjs) and ONNX Runtime Web's wasm backend, one thread: beam search with beam 4 and alpha
-// 0.6 unless told (--beam 1: greedy), as tnb-translate decodes. Every file is checked against the sha256 config.json
+// (translator.mjs, tokenizer.mjs) and ONNX Runtime Web's wasm backend, one thread: beam search with the beam and alpha
+// the export's config.json records (the paper's 4 and 0.6) unless told (--beam 1: greedy), as tnb-translate decodes.
+// Every file is checked against the sha256 config.json
 // records; a sentence longer than the page's 300 characters is cut there, as the page cuts it, and said on stderr.
 // Where the folder holds gzip copies (NAME.gz, as vendor.mjs writes them for the site), it reads those and decompresses
 // them as the page does. With --json, each line is the page's result as JSON ({text, src, out, unknown, cut}, and with
@@ -9,11 +10,11 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
-import { Translator, MAX_CHARS, BEAM, ALPHA } from './translator.mjs';
+import { Translator, MAX_CHARS } from './translator.mjs';
 
 const USAGE = "usage: node nbs/live/translate.mjs MODEL_DIR [--beam N] [--alpha A] [--json] [--trace] 'sentence' ... (or sentences on stdin)";
 const fail = (msg, code = 2) => { console.error(`translate.mjs: ${msg}`); process.exit(code); };
-const args = process.argv.slice(2), given = [], opts = { beam: BEAM, alpha: ALPHA, trace: false };
+const args = process.argv.slice(2), given = [], opts = { trace: false };   // beam and alpha: config.json's unless given
 let json = false;
 let dir = null;
 for (let i = 0, options = true; i < args.length; i++) {
