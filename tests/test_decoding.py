@@ -1,6 +1,6 @@
 "Decoding (10_decoding, A10_fast_decoding): greedy and beam search invariants, the fast decoders against the readable"
 " ones, translate, checkpoint averaging (A5)."
-import dataclasses, warnings
+import contextlib, dataclasses, warnings
 import pytest
 import torch
 import transformer_nb.fast_decoding as FD
@@ -252,7 +252,7 @@ def test_translate_refuses_what_learned_positions_cannot_hold_and_the_decoders_t
     with pytest.raises(ValueError, match=r'sentences\[0\] is 25 tokens long .*more than the limit of 10'): translate(m, CharTok(), ['abcdefghijkl' * 2, 'abc'])
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
-        out = translate_checked(m, CharTok(), ['abcdefghijkl' * 2, 'abc'], PAPER_DECODING, 4000, None, 'fp32')
+        out = translate_checked(m, CharTok(), ['abcdefghijkl' * 2, 'abc'], PAPER_DECODING, 4000, contextlib.nullcontext())
     assert len(out) == 2 and len(w) == 1 and 'truncated' in str(w[0].message)
     assert all(len(o) <= 10 for o in out)
 

@@ -176,9 +176,10 @@ def _started(argv, parse):
     heavy_imports(); return parse(argv)
 
 def _decoder(a, c) -> tuple:
-    "(model, tokenizer, task, `Decoding`, precision, max_tokens) of the opened `Checkpoint` `c`: each resolved and checked once, here."
+    "(model, tokenizer, task, `Decoding`, `DecodeOptions`) of the opened `Checkpoint` `c`: each built and checked once, here, and passed down whole."
+    from transformer_nb.checks import settings; from transformer_nb.options import DecodeOptions
     decoding = {k: v for k, v in a.given.items() if k in ('beam', 'alpha', 'max_extra', 'stop')}
-    return *load_decoder(c, a.prog, a.device, a.threads, a.precision, **decoding), a.max_tokens
+    return load_decoder(c, a.prog, DecodeOptions(**{s.name: getattr(a, s.name) for s in settings(DecodeOptions)}), **decoding)
 
 # %% ../nbs/A19_cli.ipynb #77ffbd21
 @dataclass(frozen=True)
@@ -237,11 +238,11 @@ def _translate(argv):
     from transformer_nb.fast_decoding import translate_source; from transformer_nb.textio import sentence_batches
     from transformer_nb.checkpoints import open_decoder
     c = open_decoder(a.checkpoint, {'-o': a.output}, {'-i': a.input})               # opened once, passed down
-    model, tok, task, d, precision, max_tokens = _decoder(a, c)
+    model, tok, task, d, o = _decoder(a, c)
     problems = lambda tok, lines: task.input_problems(tok, lines, c.meta.get('src_lang'))
     with contextlib.ExitStack() as opened:
         source = sentence_batches(a.sentences, a.input, opened, lambda m: note(f"{a.prog}: {m}"))
-        outs = translate_source(model, tok, d, source, max_tokens, a.max_src_len, precision, problems)
+        outs = translate_source(model, tok, d, source, o, problems)
         with output_stream(a.output) as write:
             for b in outs: write(''.join(o + '\n' for o in b))
 
@@ -285,13 +286,13 @@ def _evaluate(argv):
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
     c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
     if a.record: workflow.check_record_file(a.record)                  # before any decoding
-    model, tok, task, d, precision, max_tokens = _decoder(a, c)
+    model, tok, task, d, o = _decoder(a, c)
     from transformer_nb.fast_decoding import check_source_lengths
     pairs, sources, scored, test_name = workflow.test_set(c, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
-    check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)
-    with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=max_tokens)):
-        scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
-                                                   precision=precision)
+    check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), o.max_src_len)
+    with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens)):
+        scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, o.max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
+                                                   precision=o.precision)
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
         rec, replaced = workflow.record_evaluation(a.record, task, c, c.path, model, scores, pairs, hyps, test_name, d,

@@ -122,17 +122,17 @@ def field_options(g, cls, names=None, # the fields to offer (default: all), in t
 
 # %% ../nbs/A17_commands.ipynb #66424ed0
 def load_decoder(c, prog:str, # c: the opened `Checkpoint`; prog: how the tool names itself in the line that says which file it uses
-                 device=None, threads:int|None=None, # resolved here, once: `get_device`, `limit_threads`
-                 precision:str='auto', # 'auto' is resolved here, once, for the model's device
+                 o, # the command's `DecodeOptions` (A28): its device, threads and 'auto' precision resolved here, once
                  **decoding): # the `Decoding` settings given (beam, alpha, max_extra, stop), in place of the task's
-    "(model, tokenizer, task, `Decoding`, precision) of the opened `Checkpoint` `c`; says on standard error which file it uses."
+    "(model, tokenizer, task, `Decoding`, `DecodeOptions` left to do) of the opened `Checkpoint` `c`; says on standard error which file it uses."
     from transformer_nb.core import get_device
     from transformer_nb.machine import limit_threads, choose_precision
     from transformer_nb.fast_decoding import check_beam
-    device = get_device(device); limit_threads(threads)
+    device = get_device(o.device); limit_threads(o.threads)
     with out_of_memory(f"the checkpoint {c.path}"): tok, model = c.tokenizer, c.model(device)
     if tok is None: raise UserError(f"{c.path} holds no tokenizer, so it cannot translate text")
     task = load_tasks().task_of(c)
     d = check_beam(model, task.decoding_for(**decoding))          # the one `Decoding` of this command, fit for its task and model
     note(f"{prog}: using {c.path} ({c.source})")                  # once the options fit it: a refusal is one line
-    return model, tok, task, d, choose_precision(next(model.parameters()).device)[0] if precision == 'auto' else precision
+    precision = choose_precision(next(model.parameters()).device)[0] if o.precision == 'auto' else o.precision
+    return model, tok, task, d, dataclasses.replace(o, device=None, threads=None, precision=precision)   # the model placed, the threads set

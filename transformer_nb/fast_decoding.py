@@ -8,8 +8,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a10_fast_decoding.html.md"
 __all__ = ['ALL_SPEEDUPS', 'check_decoding_for', 'check_beam', 'Speedups', 'decode_step', 'LazyKVCache', 'FastCache',
            'argmax_rows', 'topk_rows', 'topk_log_probs', 'penalties', 'fast_beam_search', 'length_batches', 'one_line',
            'check_tokenizer_api', 'source_limits', 'long_sources', 'too_long_message', 'check_sentences',
-           'check_translate', 'translate_checked', 'check_source_lengths', 'translate', 'translate_batches',
-           'translate_source', 'translate_file']
+           'check_options', 'check_translate', 'run_options', 'translate_checked', 'check_source_lengths', 'translate',
+           'translate_batches', 'translate_source', 'translate_file']
 
 # %% ../nbs/A10_fast_decoding.ipynb #a03d901a
 import contextlib, math, warnings
@@ -19,11 +19,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from .core import BOS_ID, EOS_ID, get_device
-from .machine import autocast, choose_precision
+from .machine import autocast, choose_precision, limit_threads
 from .data import pad_ids
 from .decoding import greedy_decode, inference, encode_batch, next_token_logits, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .decoding import check_model, check_src, check_beam_fits, check_penalty   # the decoders' checks (10_decoding, Going deeper)
-from .checks import check_sentence_list   # A24: a list of sentences
+from .checks import check_sentence_list, check_value   # A24: a list of sentences, a value as declared
+from .options import DecodeOptions, DECODE_OPTIONS   # A28: how a `Decoding` runs
 from .safeguards import printable, check_output, check_not_inputs, output_stream
 from .textio import spaced, sentence_batches   # A27: the sentences of a file or a stream, one line out per line in
 from .process import out_of_memory, settings_line
@@ -327,13 +328,9 @@ def _fast_beam(model, src, d:Decoding, nbest:int, use_cache:bool=True, speedups:
         return _beam_loop(model, memory, src_mask, limits, d, nbest, use_cache, speedups)
 
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0021
-def _check_max_tokens(max_tokens):
-    if isinstance(max_tokens, bool) or not isinstance(max_tokens, (int, np.integer)) or max_tokens < 1:
-        raise ValueError(f"max_tokens={max_tokens!r} must be an int >= 1: the source tokens of one decoding batch, padding included")
-
 def length_batches(lengths:list[int], max_tokens:int=DECODE_BATCH_TOKENS) -> list[list[int]]:
     "Indices grouped into batches of similar length with (batch size x longest) <= max_tokens; longest first."
-    _check_max_tokens(max_tokens)
+    check_value('max_tokens', max_tokens, DecodeOptions.__annotations__['max_tokens'])   # as `DecodeOptions` declares it (A28)
     if isinstance(lengths, (str, bytes, dict)) or not hasattr(lengths, '__getitem__'):
         raise TypeError(f"lengths must be a list of token counts (ints), got a {type(lengths).__name__}: {lengths!r:.60}")
     if bad := next(((i, n) for i, n in enumerate(lengths) if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1), None):
@@ -351,16 +348,6 @@ _BREAKS = '\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029'      # what any reader may 
 def one_line(text:str) -> str:
     "`text` with every line break a reader could split on replaced by a space: one output line per input line."
     return ' '.join(text.translate({ord(c): '\n' for c in _BREAKS}).split('\n')) if any(c in text for c in _BREAKS) else text
-
-def _device(device) -> torch.device:
-    "The device `device` names, or a one-line ValueError that says which devices there are."
-    try: dev = get_device(device)
-    except (RuntimeError, TypeError, ValueError) as e:
-        if 'not available' in str(e): raise ValueError(str(e).split('\n')[0]) from None
-        raise ValueError(f"device={device!r} is not a device: give None (where the model is), 'cpu', 'cuda', 'cuda:N' or 'mps'") from None
-    if dev.type == 'cuda' and dev.index is not None and dev.index >= torch.cuda.device_count():
-        raise ValueError(f"device={device!r}: this machine has {torch.cuda.device_count()} CUDA device(s), numbered from 0")
-    return dev
 
 def check_tokenizer_api(tokenizer):
     if not all(callable(getattr(tokenizer, f, None)) for f in ('encode', 'decode')):
@@ -407,25 +394,31 @@ def check_sentences(sentences) -> list[str]:
         except UnicodeEncodeError: raise ValueError(f"sentences[{i}] is not valid UTF-8 text") from None   # as tnb-translate says it
     return sentences
 
-def check_translate(model, tokenizer, sentences, decoding:Decoding, max_tokens, max_src_len, precision, device, **given) -> tuple:
-    "(sentences, `Decoding`, device or None) once every argument of `translate` is checked, in one line each."
+def check_options(options:DecodeOptions, **given) -> DecodeOptions:
+    "`options` with the settings `given` in place of its own (`DecodeOptions.but`, A28): each checked as declared."
+    if not isinstance(options, DecodeOptions): raise TypeError(f"options={options!r:.60} must be a DecodeOptions, e.g. DecodeOptions(max_tokens=2000)")
+    return options.but(**given)
+
+def check_translate(model, tokenizer, sentences, decoding:Decoding, options:DecodeOptions, # whole: how to decode, how to run it
+                    beam=None, alpha=None, max_extra=None, stop=None, **given) -> tuple: # in place of decoding's, then of options'
+    "(sentences, `Decoding`, `DecodeOptions`) once every argument of `translate` is checked, each setting by its declaration."
     check_model(model)
     sentences = check_sentences(sentences)
-    d = check_beam(model, decoding, **given)              # built and checked once, here
+    d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # built and checked once, here
     check_tokenizer_api(tokenizer)
-    _check_max_tokens(max_tokens)
-    if max_src_len is not None and (bad := long_sources(tokenizer, sentences, max_src_len)):   # before any decoding
-        raise ValueError(too_long_message(bad, max_src_len, lambda i: f"sentences[{i}]"))
-    if precision != 'auto' and precision not in ('fp32', 'bf16', 'fp16'):
-        raise ValueError(f"precision={precision!r} must be 'auto', 'fp32', 'bf16' or 'fp16'")
-    return sentences, d, None if device is None else _device(device)
+    return sentences, d, check_options(options, **given)
+
+def run_options(model, o:DecodeOptions):
+    "The autocast that decoding with `o` runs in, once `model` is on `o.device` (None: where it is), `o.threads` set (None: as they are) and 'auto' precision resolved: once per call, whatever the number of batches."
+    if o.device is not None: model.to(get_device(o.device))           # a device this machine lacks: one line that names it
+    if o.threads is not None: limit_threads(o.threads)
+    dev = next(model.parameters()).device
+    return autocast(dev, choose_precision(dev)[0] if o.precision == 'auto' else o.precision)   # checked here, once
 
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0025
-def translate_checked(model, tokenizer, sentences:list[str], d:Decoding, max_tokens:int, device, precision:str) -> list[str]:
+def translate_checked(model, tokenizer, sentences:list[str], d:Decoding, max_tokens:int, amp) -> list[str]: # amp: `run_options`'s autocast
     "`translate` once its arguments are checked: pieces + EOS per sentence, batches of similar length, the fast decoders."
-    if device is not None: model.to(device)
     dev, cap, srcs, cut = next(model.parameters()).device, model.cfg.max_positions, {}, 0
-    if precision == 'auto': precision = choose_precision(dev)[0]
     for i, s in enumerate(sentences):
         if not s.strip(): continue                       # empty in, empty out
         ids = list(tokenizer.encode(s.strip()))
@@ -433,7 +426,7 @@ def translate_checked(model, tokenizer, sentences:list[str], d:Decoding, max_tok
         srcs[i] = ids + [EOS_ID]
     if cut: warnings.warn(f"{cut} sentence(s) longer than the model's {cap} learned positions were truncated to their first {cap - 1} tokens")
     outs, keys = [''] * len(sentences), list(srcs)
-    with autocast(dev, precision):                       # the decoders' log-probabilities stay float32 (`next_token_logits`)
+    with amp:                                            # the decoders' log-probabilities stay float32 (`next_token_logits`)
         for batch in length_batches([len(srcs[i]) for i in keys], max_tokens):
             idx = [keys[j] for j in batch]
             src = pad_ids([srcs[i] for i in idx], model.cfg.pad_id).to(dev)
@@ -458,66 +451,60 @@ def check_source_lengths(model, tokenizer, lines:list[str], name, # name(i): how
 def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS) and .decode(ids) -> str
               sentences:list[str],
               decoding:Decoding=PAPER_DECODING, # beam (1: greedy), alpha, max_extra and beam search's stop rule, whole
-              max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch, padding included
-              device=None, # None: where the model is; otherwise the model is moved there
-              max_src_len:int|None=None, # longest source in tokens, EOS included: longer ones are refused, named (None: the model's, as the commands)
-              precision:str='auto', # autocast while decoding: 'auto' (`choose_precision`), 'fp32', 'bf16' or 'fp16'
+              options:DecodeOptions=DECODE_OPTIONS, # how it runs, whole: batches, longest source, precision, device, threads (A28)
               *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None, # in place of decoding's
+              max_tokens:int|None=None, max_src_len:int|None=None, precision:str|None=None, device=None, threads:int|None=None, # in place of options'
              ) -> list[str]: # one output per input, in input order; '' for an empty input
     "Translate `sentences` with beam search (greedy when beam=1), batched by length."
-    sentences, d, dev = check_translate(model, tokenizer, sentences, decoding, max_tokens, None, precision, device,
-                                        beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # once, here
-    check_source_lengths(model, tokenizer, sentences, lambda i: f"sentences[{i}]", max_src_len)   # the commands' limit, and their line
+    sentences, d, o = check_translate(model, tokenizer, sentences, decoding, options, beam, alpha, max_extra, stop, max_tokens=max_tokens,
+                                      max_src_len=max_src_len, precision=precision, device=device, threads=threads)   # once, here
+    check_source_lengths(model, tokenizer, sentences, lambda i: f"sentences[{i}]", o.max_src_len)   # the commands' limit, and their line
     sentences = next(spaced([sentences], lambda i: f"sentences[{i}]", lambda m: warnings.warn(m, stacklevel=4)))   # as tnb-translate says it
-    return translate_checked(model, tokenizer, sentences, d, max_tokens, dev, precision)
+    return translate_checked(model, tokenizer, sentences, d, o.max_tokens, run_options(model, o))
 
 # %% ../nbs/A10_fast_decoding.ipynb #a10tf005
 _NAMED = 5   # lines the model cannot know that `translate_batches` names one by one; the others are counted in one line
 
 def translate_batches(model, tokenizer, d:Decoding, batches, name, # d: a `Decoding` checked against the model (`check_beam`); name(i): how a message names line i
-                      max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch
+                      o:DecodeOptions=DECODE_OPTIONS, # how to run it, whole (checked: `check_options`)
                       check_lengths:bool=False, # check each batch's lengths as it comes (a stream)
-                      max_src_len:int|None=None, precision:str='auto',
                       problems=None, # (tokenizer, lines) -> [(i, why)]: lines the model cannot know (a task's `input_problems`)
                      ):
     "The translations of each of `batches` in turn, one per line (`translate_checked`); the first lines the model cannot know warned of, the others counted at the end."
-    if precision == 'auto': precision = choose_precision(next(model.parameters()).device)[0]   # resolved once, for every batch
-    n, named, more = 0, 0, 0
+    amp, n, named, more = run_options(model, o), 0, 0, 0    # device, threads and precision: once, for every batch
     for batch in batches:
-        if check_lengths: check_source_lengths(model, tokenizer, batch, name, max_src_len, n)
+        if check_lengths: check_source_lengths(model, tokenizer, batch, name, o.max_src_len, n)
         for i, why in (problems(tokenizer, batch) if problems else ()):
             if named == _NAMED: more += 1; continue
             warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway"); named += 1
-        with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=max_tokens)):
-            outs = translate_checked(model, tokenizer, batch, d, max_tokens, None, precision)
+        with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens)):
+            outs = translate_checked(model, tokenizer, batch, d, o.max_tokens, amp)
         yield outs
         n += len(batch)
     if more: warnings.warn(f"{more:,} more line(s) the model cannot know, as the {_NAMED} above; translated anyway")
 
 def translate_source(model, tokenizer, d:Decoding, source:tuple, # (batches, name, known) of `sentence_batches`
-                     max_tokens:int=DECODE_BATCH_TOKENS, max_src_len:int|None=None, precision:str='auto', problems=None):
+                     o:DecodeOptions=DECODE_OPTIONS, problems=None):
     "`translate_batches` of a `sentence_batches` source: sentences known at once are all checked for length before the first is decoded."
     batches, name, known = source
-    if known: check_source_lengths(model, tokenizer, [s for b in batches for s in b], name, max_src_len)
-    return translate_batches(model, tokenizer, d, batches, name, max_tokens, not known, max_src_len, precision, problems)
+    if known: check_source_lengths(model, tokenizer, [s for b in batches for s in b], name, o.max_src_len)
+    return translate_batches(model, tokenizer, d, batches, name, o, not known, problems)
 
 # %% ../nbs/A10_fast_decoding.ipynb #a10tf008
 def translate_file(model, tokenizer, # as for `translate`
                    input, # a UTF-8 text file (plain or gzip), one sentence per line; '-': standard input; a pipe as it comes
                    output=None, # a file for the translations, one per line, written as they come (None: return them)
-                   decoding:Decoding=PAPER_DECODING, max_tokens:int=DECODE_BATCH_TOKENS, device=None,
-                   max_src_len:int|None=None, # longest source in tokens, EOS included (default: the model's): longer lines are refused, named, before any is decoded
-                   precision:str='auto', # 'auto' (resolved once, for every batch), 'fp32', 'bf16' or 'fp16'
+                   decoding:Decoding=PAPER_DECODING, options:DecodeOptions=DECODE_OPTIONS, # whole, as for `translate` ('auto' precision resolved once, for every batch)
                    problems=None, # (tokenizer, lines) -> [(i, why)]: lines to warn of, e.g. a task's `input_problems`
+                   **given, # beam, alpha, max_extra, stop, max_tokens, max_src_len, precision, device, threads: in place of decoding's and options'
                   ) -> list[str]|Path: # the translations, or `output`
     "Translate the lines of `input` as `tnb-translate -i input -o output` does: one line out per line in, long lines refused before any decoding."
-    _, d, dev = check_translate(model, tokenizer, [], decoding, max_tokens, None, precision, device)   # once, here
+    _, d, o = check_translate(model, tokenizer, [], decoding, options, **given)   # once, here
     if not isinstance(input, (str, Path)): raise TypeError(f"input must be a file's path or '-', got a {type(input).__name__}; for a list, use translate")
-    if dev is not None: model.to(dev)
     if output is not None: check_output(output, 'output'); check_not_inputs({'output': output}, {'input': input})
     with contextlib.ExitStack() as opened:
         source = sentence_batches([], str(input), opened, warnings.warn, 'input')
-        outs = translate_source(model, tokenizer, d, source, max_tokens, max_src_len, precision, problems)
+        outs = translate_source(model, tokenizer, d, source, o, problems)
         if output is None: return [o for b in outs for o in b]
         with output_stream(output) as write:
             for b in outs: write(''.join(o + '\n' for o in b))

@@ -465,7 +465,7 @@ def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tok
     scores, hyps = task.score(model, tok, pairs, decoding, max_tokens, precision=precision)
     rest = sorted(set(range(len(sources))) - set(scored)) if sources is not None else []
     if not rest: return scores, hyps, list(hyps)
-    more = translate(model, tok, [sources[i] for i in rest], decoding, max_tokens, precision=precision)
+    more = translate(model, tok, [sources[i] for i in rest], decoding, max_tokens=max_tokens, precision=precision)
     every = dict(zip(scored, hyps)) | dict(zip(rest, more))
     return scores, hyps, [every[i] for i in range(len(sources))]
 
