@@ -159,6 +159,13 @@ def _end_missing(b:bytes) -> str|None:
     return None
 
 # %% ../nbs/A05_checkpoints.ipynb #a05zip03
+def _read_hashed(path:Path) -> tuple[bytes, str]:
+    "(the bytes of `path`, their sha256): the file read once, in 1 MiB chunks, each hashed as it is read."
+    h, chunks = hashlib.sha256(), []
+    with open(path, 'rb') as f:
+        while chunk := f.read(1 << 20): h.update(chunk); chunks.append(chunk)
+    return b''.join(chunks), h.hexdigest()
+
 def _check_intact(path:Path, only:str|None=None, # check the records whose name ends so alone (a look at the metadata: 'data.pkl')
                   data:bytes|None=None, # the file's bytes, read already (`_read_hashed`): checked in memory, the file not read again
                  ) -> Path:
@@ -189,7 +196,7 @@ def _check_intact(path:Path, only:str|None=None, # check the records whose name 
                 raise damaged(f"its record {info.filename} {how}") from None
     return path
 
-# %% ../nbs/A05_checkpoints.ipynb #32993bd6
+# %% ../nbs/A05_checkpoints.ipynb #a05maploc
 _KINDS = ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISCHR, 'a character device'), (stat.S_ISBLK, 'a block device'), (stat.S_ISSOCK, 'a socket'))
 
 def _check_map_location(map_location):
@@ -199,13 +206,7 @@ def _check_map_location(map_location):
     if isinstance(map_location, (str, torch.device)) and parse_device(map_location, 'map_location').type == 'cuda' and not torch.cuda.is_available():
         raise ValueError(f"map_location={map_location!r}: CUDA is not available on this machine; load with map_location='cpu'")   # not the file's fault
 
-def _read_hashed(path:Path) -> tuple[bytes, str]:
-    "(the bytes of `path`, their sha256): the file read once, in 1 MiB chunks, each hashed as it is read."
-    h, chunks = hashlib.sha256(), []
-    with open(path, 'rb') as f:
-        while chunk := f.read(1 << 20): h.update(chunk); chunks.append(chunk)
-    return b''.join(chunks), h.hexdigest()
-
+# %% ../nbs/A05_checkpoints.ipynb #32993bd6
 def _load(path:Path, map_location='cpu', mmap:bool=False, # map the tensors instead of reading them (a look at the metadata)
           verified:bool=False, # its bytes are known to be whole already (a published model's sha256): no CRC pass
           only:str|None=None, # the records to check (`_check_intact`); None: every one
