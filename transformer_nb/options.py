@@ -21,8 +21,8 @@ class DecodeOptions:
     max_tokens: PositiveInt = DECODE_BATCH_TOKENS    # source tokens per decoding batch, padding included; fewer use less memory
     max_src_len: Annotated[int, Range(2)]|None = None   # refuse sources longer than this many tokens, EOS included (None: the model's max_len)
     precision: PrecisionName = 'auto'    # autocast while decoding; auto: bf16 where the GPU or CPU computes it natively, else fp32
-    device: Device|None = None           # where to decode: auto (the best available: CUDA, then MPS, then CPU), cpu, cuda, cuda:N or mps (None: where the model is; a command loads it on auto's)
-    threads: Threads|None = None         # CPU threads; 0: PyTorch's default, every core (None: as they are; a command's: TNB_THREADS, else half the cores)
+    device: Device|None = None           # where to decode: cpu, cuda, cuda:N, mps, or auto: the best available, CUDA, then MPS, then CPU (None: auto for a command, where the model is for `translate`)
+    threads: Threads|None = None         # CPU threads; 0: PyTorch's default, every core (None: TNB_THREADS, else half the cores, for a command; as they are for `translate`)
     def __post_init__(self): validate(self)
 
     def but(self, max_tokens:int|None=None, max_src_len:int|None=None, precision:str|None=None, device=None, threads:int|None=None) -> 'DecodeOptions':
