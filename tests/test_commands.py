@@ -128,14 +128,14 @@ def _walk_counts(monkeypatch):
     import collections
     import transformer_nb.checkpoints as ck, transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd, transformer_nb.machine as mc
     counts = collections.Counter()
-    _count_calls(monkeypatch, counts, (ck, 'sha256_file'), (ck, '_published'), (ck, '_load'), (ck, '_check_intact'),
+    _count_calls(monkeypatch, counts, (ck, 'sha256_file'), (ck, '_published'), (ck, '_load'), (ck, '_check_intact'), (ck, '_read_hashed'),
                  (fd, 'check_beam_fits'), (fd, 'check_translate'), (mc, 'choose_precision'), (fd, 'choose_precision'))
     f = dec.Decoding.__post_init__                                        # the Decoding checked as it is built
     monkeypatch.setattr(dec.Decoding, '__post_init__', lambda self: (counts.update(['check_decoding']), f(self))[1])
     return counts
 
 def test_translate_opens_hashes_and_checks_once(monkeypatch, tmp_path, capsys):
-    "`tnb-translate --beam 4 pretrained:numbers` on 1,001 lines (3 batches): the published file parsed, read and hashed once, the "
+    "`tnb-translate --beam 4 pretrained:numbers` on 1,001 lines (3 batches): the published file parsed once, read once and hashed as it is read, the "
     "`Decoding` checked once as it is built and once against the model, 'auto' precision resolved once, `translate`'s entry never."
     from transformer_nb.cli import translate_main
     counts = _walk_counts(monkeypatch)
@@ -143,24 +143,27 @@ def test_translate_opens_hashes_and_checks_once(monkeypatch, tmp_path, capsys):
     with pytest.raises(SystemExit) as e: translate_main(['--beam', '4', 'pretrained:numbers', '-i', tmp_path / 'src.txt', '-o', tmp_path / 'out.txt'])
     assert e.value.code == 0, capsys.readouterr().err
     assert (tmp_path / 'out.txt').read_text().splitlines() == ['sieben'] * 1000 + ['neun']
-    assert dict(counts) == {'sha256_file': 1, '_published': 1, '_load': 1, 'check_decoding': 1, 'check_beam_fits': 1,
-                            'choose_precision': 1}, counts
+    assert dict(counts) == {'_read_hashed': 1, '_published': 1, '_load': 1, 'check_decoding': 1, 'check_beam_fits': 1,
+                            'choose_precision': 1}, counts                # no second pass to hash it (sha256_file) or check it
 
 def test_evaluate_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
-    "`tnb-evaluate pretrained:numbers`: the file read and hashed once, its `Decoding` built and checked once."
+    "`tnb-evaluate pretrained:numbers`: the file read once and hashed as it is read, its `Decoding` built and checked once."
     from transformer_nb.cli import evaluate_main
     counts = _walk_counts(monkeypatch)
     (tmp_path / 's').write_text('seven\nnine\n'); (tmp_path / 'r').write_text('sieben\nneun\n')
     with pytest.raises(SystemExit) as e: evaluate_main(['pretrained:numbers', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--beam', '1'])
     assert e.value.code == 0, capsys.readouterr().err
-    assert (counts['sha256_file'], counts['_published'], counts['_load'], counts['_check_intact'], counts['check_decoding'], counts['choose_precision']) == (1, 1, 1, 0, 1, 1), counts
+    assert (counts['_read_hashed'], counts['sha256_file'], counts['_published'], counts['_load'], counts['_check_intact'], counts['check_decoding'],
+            counts['choose_precision']) == (1, 0, 1, 1, 0, 1, 1), counts
 
 def test_a_second_check_would_be_counted(monkeypatch):
-    "The counting above can fail: a second opening of the published model is two hashes."
+    "The counting above can fail: a second opening of the published model is two reads; mapped, it is hashed by a pass of its own."
     from transformer_nb.checkpoints import open_checkpoint
     counts = _walk_counts(monkeypatch)
     open_checkpoint('pretrained:numbers'); open_checkpoint('pretrained:numbers')
-    assert (counts['sha256_file'], counts['_load']) == (2, 2)
+    assert (counts['_read_hashed'], counts['_load'], counts['sha256_file']) == (2, 2, 0)
+    open_checkpoint('pretrained:numbers', mmap=True)
+    assert (counts['_read_hashed'], counts['_load'], counts['sha256_file']) == (2, 3, 1)
 
 def test_export_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
     "`tnb-export --format onnx pretrained:numbers`: opened and hashed once, its options checked once (`ExportOptions`), its sha256 "
@@ -175,8 +178,8 @@ def test_export_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
     _count_everywhere(monkeypatch, counts, ex.check_fields, 'options checked again')
     with pytest.raises(SystemExit) as e: export_main(['--format', 'onnx', 'pretrained:numbers', '-o', tmp_path / 'x'])
     assert e.value.code == 0, capsys.readouterr().err
-    assert (counts['sha256_file'], counts['_published'], counts['_load'], counts['_check_intact'], counts['ExportOptions checked'],
-            counts['options checked again']) == (1, 1, 1, 0, 1, 0), counts
+    assert (counts['_read_hashed'], counts['sha256_file'], counts['_published'], counts['_load'], counts['_check_intact'],
+            counts['ExportOptions checked'], counts['options checked again']) == (0, 1, 1, 1, 0, 1, 0), counts   # mapped: one pass hashes it
     prov = json.loads((tmp_path / 'x' / 'config.json').read_text())['provenance']
     assert (prov['checkpoint'], prov['checkpoint_sha256']) == ('pretrained:numbers', PRETRAINED['numbers'].sha256)
 
@@ -259,3 +262,55 @@ def test_the_library_refuses_a_long_line_with_the_commands_line(capsys):
     with pytest.raises(ValueError) as f: translate(model, tok, [line])
     assert e.value.code == 2 and said.replace('sentence 1', 'sentences[0]').replace('--max-src-len 1024', 'max_src_len=1024') == str(f.value), (said, f.value)
     with pytest.raises(ValueError, match='101,999 characters long'): translate(model, tok, ['seven ' * 17000])   # at once, untokenized
+
+# Decoding loads and checks only what decoding needs: no training module, and alpha checked before the search, not at its steps.
+TRAINING_MODULES = {'transformer_nb.' + m for m in ('trainer', 'training', 'speed', 'distributed', 'workflow', 'evaluation')}
+MODULES = r"""
+import json, sys
+from transformer_nb import cli
+try: cli.translate_main(sys.argv[1:])
+except SystemExit as e: code = e.code
+print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('transformer_nb.'))]))
+"""
+
+@pytest.mark.slow   # runs the tool in a fresh process
+@pytest.mark.parametrize('model', ['pretrained:numbers', 'pretrained:multi30k-de-en'])
+def test_translate_loads_no_training_module(model):
+    "`tnb-translate` with a checkpoint: at most 25 of the package's modules, none of training's (options come from `options`)."
+    r = subprocess.run([sys.executable, '-c', MODULES, model, 'seven'], capture_output=True, text=True, env=ENV, timeout=600)
+    code, mods = json.loads(r.stdout.splitlines()[-1])
+    assert code == 0, r.stderr[-2000:]
+    assert not TRAINING_MODULES & set(mods) and len(mods) <= 25, (len(mods), mods)
+
+def test_the_option_classes_need_nothing_of_training():
+    "The commands' option classes sit in a module that imports no training module, so a decoding command reads them cheaply."
+    import ast, transformer_nb.options as o
+    from pathlib import Path
+    tree = ast.parse(Path(o.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert imported <= {'typing', 'dataclasses', 'checks', 'machine', 'decoding'}, imported
+    import transformer_nb.tasks as tasks
+    assert not {'trainer', 'evaluation', 'workflow'} & {n.module for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
+                                                         if isinstance(n, ast.ImportFrom) and n.level == 1 and n.col_offset == 0}
+
+def test_alpha_is_checked_before_the_search_not_at_its_steps(monkeypatch):
+    "A beam search of 60 steps checks alpha twice (its penalties, its stopping bound), as one of 6 steps does: never per step."
+    import collections, torch
+    import transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd
+    from transformer_nb.model import Transformer, get_config
+    counts = collections.Counter()
+    _count_calls(monkeypatch, counts, (dec, 'check_penalty'), (fd, 'check_penalty'), (fd, 'decode_step'))
+    ntl = fd.next_token_logits                                             # EOS forbidden: every search runs to its cap
+    monkeypatch.setattr(fd, 'next_token_logits', lambda model, x: ntl(model, x).index_fill_(1, torch.tensor([dec.EOS_ID]), float('-inf')))
+    m = Transformer(get_config('tiny', src_vocab=12, tgt_vocab=12)).eval()
+    for extra, steps in ((3, 6), (57, 60)):
+        counts.clear()
+        fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, nbest=1)
+        assert counts['decode_step'] == steps and counts['check_penalty'] == 2, (extra, counts)
+
+def test_the_commands_stay_small():
+    "The commands' two modules hold at most 500 lines together: what they share is made from declarations, not written out."
+    import transformer_nb.cli as cli, transformer_nb.commands as commands
+    from pathlib import Path
+    n = sum(len(Path(m.__file__).read_text().splitlines()) for m in (cli, commands))
+    assert n <= 500, f"cli.py and commands.py hold {n} lines"

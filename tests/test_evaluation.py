@@ -47,9 +47,9 @@ def test_evaluate_takes_the_decoding_whole(model, tok):
     (dict(max_tokens=True), 'max_tokens=True must be an int >= 1'),
     (dict(max_src_len=math.inf), 'max_src_len=inf must be an int >= 2'),
     (dict(precision='fp8'), "precision='fp8' must be 'auto', 'fp32', 'bf16' or 'fp16'"),
-    (dict(precision=None), "precision=None must be 'auto'"),
-    (dict(device='gpu'), "device='gpu' is not a device"),
-    (dict(device=1.5), "device=1.5 is not a device"),
+    (dict(precision=''), "precision='' must be 'auto'"),
+    (dict(device='gpu'), "device='gpu' must be a device"),
+    (dict(device=1.5), "device=1.5 must be a device"),
     (dict(beam=1, stop='early'), "stop='early' is a rule of beam search, and beam=1 is greedy decoding"),
 ], ids=lambda x: str(x) if isinstance(x, dict) else '')
 def test_translate_checks_its_inputs_at_the_entry(model, tok, bad, says):

@@ -8,6 +8,7 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.decoding import greedy_decode, beam_search, Decoding
 from transformer_nb.data import Tokenizer
 from transformer_nb.fast_decoding import fast_beam_search, FastCache, Speedups, translate_batches
+from transformer_nb.options import DecodeOptions
 
 torch.set_num_threads(1)
 LEVERS = [f.name for f in dataclasses.fields(Speedups)]
@@ -87,7 +88,7 @@ def test_unknown_lines_are_named_a_few_then_counted():
     batches = [['one'] * 1000] * 3
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
-        outs = [o for b in translate_batches(model, tok, Decoding(beam=1, max_extra=0), batches, lambda i: f"line {i + 1}", 1000,
+        outs = [o for b in translate_batches(model, tok, Decoding(beam=1, max_extra=0), batches, lambda i: f"line {i + 1}", DecodeOptions(max_tokens=1000),
                                              problems=EveryLine().input_problems) for o in b]
     assert len(outs) == 3000
     said = [str(x.message) for x in w]

@@ -17,7 +17,7 @@ LAYERS = [
     ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model_checks', 'model'],
     ['datasets', 'data'],
     ['checkpoints', 'records', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
-    ['decoding', 'fast_decoding', 'evaluation', 'variations', 'significance'],
+    ['decoding', 'options', 'fast_decoding', 'evaluation', 'variations', 'significance'],
     ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
     ['commands', 'cli', 'wmt14'],
 ]

@@ -11,7 +11,7 @@ __all__ = ['PRETRAINED', 'PRETRAINED_URL', 'rng_state', 'set_rng_state', 'save_c
            'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'average_run', 'check_replace']
 
 # %% ../nbs/A05_checkpoints.ipynb #085de6a9
-import copy, errno, hashlib, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
+import contextlib, copy, errno, hashlib, io, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
 from dataclasses import dataclass, fields, asdict
 from functools import cached_property
 from fastcore.basics import patch
@@ -160,24 +160,33 @@ def _end_missing(b:bytes) -> str|None:
     return None
 
 # %% ../nbs/A05_checkpoints.ipynb #a05zip03
+def _read_hashed(path:Path) -> tuple[bytes, str]:
+    "(the bytes of `path`, their sha256): the file read once, in 1 MiB chunks, each hashed as it is read."
+    h, chunks = hashlib.sha256(), []
+    with open(path, 'rb') as f:
+        while chunk := f.read(1 << 20): h.update(chunk); chunks.append(chunk)
+    return b''.join(chunks), h.hexdigest()
+
 def _check_intact(path:Path, only:str|None=None, # check the records whose name ends so alone (a look at the metadata: 'data.pkl')
+                  data:bytes|None=None, # the file's bytes, read already (`_read_hashed`): checked in memory, the file not read again
                  ) -> Path:
     "`path`, if it is a whole zip archive whose records match their CRC-32s; else a ValueError saying, in one line, how it is not."
     damaged = lambda why: ValueError(f"{path} is damaged: {why}; copy it again, or use another checkpoint")
-    with open(path, 'rb') as f:
+    whole = lambda f: contextlib.nullcontext(data) if data is not None else mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    with (io.BytesIO(data) if data is not None else open(path, 'rb')) as f:
         size, head = f.seek(0, 2), (f.seek(0), f.read(30))[1]
         if size == 0: raise ValueError(f"{path} is empty: not a checkpoint (a save or a copy that wrote nothing)")
         try: z = zipfile.ZipFile(f)
         except (zipfile.BadZipFile, ValueError, EOFError) as e:
             if head[:4] != b'PK\x03\x04': raise ValueError(f"{path} is not a checkpoint: not a file written by torch.save") from None
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as b:   # the error's path only: the whole file, mapped, to say what is wrong
+            with whole(f) as b:                                  # the error's path only: the whole file, mapped, to say what is wrong
                 why = _end_missing(b) if 'not a zip file' in str(e) else _zeros_at_end(b) or f"its directory is broken ({str(e).rstrip('.')})"
             if why is not None: raise damaged(why) from None
             raise ValueError(f"{path} is cut short: its {size:,} bytes are the start of a checkpoint whose end is missing "
                              f"(a copy, download or save that stopped early); copy it again, or use another checkpoint") from None
         f.seek(30); first = f.read(int.from_bytes(head[26:28], 'little'))   # the first record's name
         if head[:4] == b'PK\x03\x04' and first.decode('utf-8', 'replace') not in z.namelist():   # an end record that lists nothing
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as b: raise damaged(_zeros_at_end(b) or "its directory does not list its records")
+            with whole(f) as b: raise damaged(_zeros_at_end(b) or "its directory does not list its records")
         for info in z.infolist():
             if only and not info.filename.endswith(only): continue
             try:
@@ -188,7 +197,7 @@ def _check_intact(path:Path, only:str|None=None, # check the records whose name 
                 raise damaged(f"its record {info.filename} {how}") from None
     return path
 
-# %% ../nbs/A05_checkpoints.ipynb #32993bd6
+# %% ../nbs/A05_checkpoints.ipynb #a05maploc
 _KINDS = ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISCHR, 'a character device'), (stat.S_ISBLK, 'a block device'), (stat.S_ISSOCK, 'a socket'))
 
 def _check_map_location(map_location):
@@ -198,19 +207,25 @@ def _check_map_location(map_location):
     if isinstance(map_location, (str, torch.device)) and parse_device(map_location, 'map_location').type == 'cuda' and not torch.cuda.is_available():
         raise ValueError(f"map_location={map_location!r}: CUDA is not available on this machine; load with map_location='cpu'")   # not the file's fault
 
+# %% ../nbs/A05_checkpoints.ipynb #32993bd6
 def _load(path:Path, map_location='cpu', mmap:bool=False, # map the tensors instead of reading them (a look at the metadata)
           verified:bool=False, # its bytes are known to be whole already (a published model's sha256): no CRC pass
           only:str|None=None, # the records to check (`_check_intact`); None: every one
+          published:str|None=None, # the published model it must be (its sha256 checked on the bytes read)
+          hashed:list|None=None, # a list that gets the file's sha256, where its bytes are read (not mapped)
          ) -> dict:
-    "What the checkpoint file `path` holds, in this version's format: found whole, then read with `weights_only=True`; one line for each way it cannot be."
+    "What the checkpoint file `path` holds, in this version's format: read once (or mapped), found whole, then loaded with `weights_only=True`; one line for each way it cannot be."
     if not path.exists(): raise FileNotFoundError(f"checkpoint not found: {path}")
     if not path.is_file():                                               # reading a FIFO would wait for a writer for ever
         kind = next((k for test, k in _KINDS if test(path.stat().st_mode)), 'not a file')
         raise ValueError(f"{path} is not a regular file ({kind}); a checkpoint is a file written by tnb-train")
-    if not verified: _check_intact(path, only)                           # damage found before any tensor is used
+    data = None if mmap else _read_hashed(path)                          # its bytes, read once and hashed as they are read
+    if data is not None and hashed is not None: hashed.append(data[1])
+    if published is not None and data is not None: _check_published(path, published, data[1])
+    elif not verified: _check_intact(path, only, data and data[0])       # damage found before any tensor is used
     try:
         with warnings.catch_warnings():                                  # e.g. "Detected pickle protocol 4"
-            warnings.simplefilter('ignore'); ck = torch.load(path, map_location=map_location, weights_only=True, mmap=mmap)
+            warnings.simplefilter('ignore'); ck = torch.load(path if data is None else io.BytesIO(data[0]), map_location=map_location, weights_only=True, mmap=mmap)
     except OSError as e:                                                 # permission denied, an I/O error: not the file's content
         if not e.errno or e.errno == errno.EINVAL: raise ValueError(f"{path} is not a checkpoint: {_unreadable(e)}") from None
         raise OSError(e.errno, e.strerror, str(path)) from None
@@ -256,17 +271,22 @@ PRETRAINED = {
 }
 PRETRAINED_URL = 'https://raw.githubusercontent.com/transformer-nb/transformer_nb/v{version}/models/{file}'
 
-def _verified(path:Path, name:str) -> Path:
-    "`path`, if its sha256 is that of published model `name`; else a ValueError naming the file."
-    want, got = PRETRAINED[name].sha256, sha256_file(path)            # the one time a command hashes the file
-    if got != want: raise ValueError(f"{path}: its sha256 {got[:16]}... is not that of the published model {name} "
-                                     f"({want[:16]}...): a changed or damaged copy, refused; put the published file there")
+def _check_published(path:Path, name:str, got:str):
+    "A ValueError naming the file `path` unless `got`, its sha256, is that of published model `name`."
+    if got != (want := PRETRAINED[name].sha256):
+        raise ValueError(f"{path}: its sha256 {got[:16]}... is not that of the published model {name} ({want[:16]}...): "
+                         f"a changed or damaged copy, refused; put the published file there")
+
+def _verified(path:Path, name:str, verify:bool=True) -> Path:
+    "`path`, if its sha256 is that of published model `name` (`verify=False`: checked later, on the bytes loaded); else a ValueError naming the file."
+    if verify: _check_published(path, name, sha256_file(path))
     return path
 
 # %% ../nbs/A05_checkpoints.ipynb #a05pub1b
 def pretrained_path(name:str, download:bool=True,
                     fetch=None, # url -> a readable binary file object (default: urllib), as for `download_file`
                     progress:bool=True, # a progress bar while downloading (on standard error)
+                    verify:bool=True, # False: a local file's sha256 is left to its reader (`open_checkpoint` hashes it as it reads it)
                    ) -> Path:
     "The local, sha256-verified file of published model `name`: `$TNB_PRETRAINED`, the clone's models/, the cache, or a download."
     if not isinstance(name, str) or name not in PRETRAINED: raise ValueError(f"no published model {name!r}: the names are {', '.join(PRETRAINED)}")
@@ -275,9 +295,9 @@ def pretrained_path(name:str, download:bool=True,
         p = Path(mirror).expanduser() / pf.file
         if not p.is_file(): raise FileNotFoundError(f"TNB_PRETRAINED={mirror} holds no {pf.file}: put the published "
                                                     f"file there (sha256 {pf.sha256})")
-        return _verified(p, name)
+        return _verified(p, name, verify)
     clone = Path(transformer_nb.__file__).resolve().parents[1] / 'models' / pf.file   # the package runs from a clone
-    if not mirror and clone.is_file(): return _verified(clone, name)
+    if not mirror and clone.is_file(): return _verified(clone, name, verify)
     cached = get_cache_dir() / 'pretrained' / pf.file
     if cached.is_file():
         if sha256_file(cached) == pf.sha256: return cached
@@ -308,13 +328,13 @@ def _published(ref) -> str|None:
 # %% ../nbs/A05_checkpoints.ipynb #a05fnd00
 _USES = ('inference', 'average', 'resume')
 
-def _found(ref, use:str|None) -> tuple[Path, str, RunFolder|None, str|None, tuple|None]:
+def _found(ref, use:str|None, verify:bool=True) -> tuple[Path, str, RunFolder|None, str|None, tuple|None]: # verify=False: a published file's sha256 left to its reader
     "(the file `ref` stands for, why, the run folder `ref` is, the published name `ref` is, the file's `_look` if the folder's rule took one), before the file itself is read."
     if use is not None and use not in _USES: raise ValueError(f"use={use!r} must be 'inference', 'average', 'resume' or None")
     _check_path(ref, 'ref', _A_CHECKPOINT)
     if (name := _published(ref)) is not None:
         if use == 'resume': raise ValueError(f"{ref} is a published model for translating: it holds no optimiser state to resume from")
-        return pretrained_path(name), f"the published model {name}", None, name, None   # found, and its sha256 verified: once
+        return pretrained_path(name, verify=verify), f"the published model {name}", None, name, None   # found (and verified, or left to its reader)
     p = Path(ref)
     if not p.exists(): raise FileNotFoundError(f"checkpoint not found: {ref}")
     if not p.is_dir(): return p, 'the file given', None, None, None
@@ -469,7 +489,7 @@ class Checkpoint:
                  source:str='the file given', # why that file: 'the file given', 'the newest checkpoint of the folder', 'the published model numbers'
                  run:RunFolder|None=None, # the run folder it was opened from, if it was
                  pretrained:str|None=None, # NAME, for 'pretrained:NAME'
-                 sha256:str|None=None, # the file's sha256, where it was computed (a published model's: verified once, when found)
+                 sha256:str|None=None, # the file's sha256, computed as its bytes were read (a published model's: verified then)
                  meta:dict|None=None): # its meta, if parsed already (`_look`)
         _check_loaded(state)
         self._state, self.path, self.source, self.run = state, None if path is None else Path(path), source, run
@@ -534,13 +554,11 @@ def open_checkpoint(ref, # a checkpoint file, a run folder, or 'pretrained:NAME'
                     map_location='cpu', mmap:bool=False) -> Checkpoint:
     "`ref` found, checked for damage, read once (`weights_only=True`) and checked for `use`: the `Checkpoint` a command opens once and passes down."
     _check_map_location(map_location)
-    path, why, run, name, seen = _found(ref, use)
-    if seen is not None and map_location == 'cpu':      # looked at already to be chosen: checked whole now, never read again
-        state, meta = _newest_readable(run, lambda: (_check_intact(path), seen)[1])
-    else:
-        read = lambda: _load(path, map_location, mmap, verified=name is not None)   # a published file: its sha256 checked when found
-        state, meta = (read() if run is None else _newest_readable(run, read)), None
-    c = Checkpoint(state, path, why, run, name, name and PRETRAINED[name].sha256, meta=meta)
+    path, why, run, name, _ = _found(ref, use, verify=mmap)   # a file loaded (not mapped) is hashed as it is read, once
+    hashed = []                                          # a folder's file, looked at to be chosen (its metadata), is now read whole, once
+    read = lambda: _load(path, map_location, mmap, verified=name is not None, published=name, hashed=hashed)
+    state = read() if run is None else _newest_readable(run, read)
+    c = Checkpoint(state, path, why, run, name, name and PRETRAINED[name].sha256 or next(iter(hashed), None))
     return c.check(use) if use is not None else c                       # its meta parsed and its config built: once
 
 def model_from_checkpoint(ref, # a checkpoint file, a run folder, 'pretrained:NAME', an opened `Checkpoint` or a checkpoint dict

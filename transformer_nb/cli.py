@@ -54,7 +54,7 @@ def _model_options(p:CliParser):
 def _train_parser() -> CliParser:
     "tnb-train's options, each made from its declaration: the data, the model, the training, the run folder and its test."
     from transformer_nb.trainer import TrainConfig; from transformer_nb.tasks import Recipe, TokenizerOptions
-    from transformer_nb.decoding import Decoding; from transformer_nb.workflow import TrainData, RunOptions
+    from transformer_nb.decoding import Decoding; from transformer_nb.options import TrainData, RunOptions
     p = CliParser(prog='tnb-train', formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
                   description="Train a Transformer; with no arguments, the main job on the embedded number corpus.")
     g = p.add_argument_group('data')
@@ -162,7 +162,7 @@ class Decoder:
 
 def _add_decoding(p:CliParser):
     "The checkpoint and the decoding options that tnb-translate and tnb-evaluate share: `Decoding`'s fields, then how to run it (`DecodeOptions`)."
-    from transformer_nb.decoding import Decoding; from transformer_nb.workflow import DecodeOptions
+    from transformer_nb.decoding import Decoding; from transformer_nb.options import DecodeOptions
     field_options(p, Decoder, checkpoint=dict(flags=['checkpoint']))
     g = p.add_argument_group('decoding (Decoding)')
     field_options(g, Decoding, ('beam', 'alpha', 'max_extra', 'stop'), "the task's, else ", stop=dict(flags=['--early-stop'], action='store_const', const='early'))
@@ -176,9 +176,10 @@ def _started(argv, parse):
     heavy_imports(); return parse(argv)
 
 def _decoder(a, c) -> tuple:
-    "(model, tokenizer, task, `Decoding`, precision, max_tokens) of the opened `Checkpoint` `c`: each resolved and checked once, here."
+    "(model, tokenizer, task, `Decoding`, `DecodeOptions`) of the opened `Checkpoint` `c`: each built and checked once, here, and passed down whole."
+    from transformer_nb.checks import settings; from transformer_nb.options import DecodeOptions
     decoding = {k: v for k, v in a.given.items() if k in ('beam', 'alpha', 'max_extra', 'stop')}
-    return *load_decoder(c, a.prog, a.device, a.threads, a.precision, **decoding), a.max_tokens
+    return load_decoder(c, a.prog, DecodeOptions(**{s.name: getattr(a, s.name) for s in settings(DecodeOptions)}), **decoding)
 
 # %% ../nbs/A19_cli.ipynb #77ffbd21
 @dataclass(frozen=True)
@@ -238,17 +239,15 @@ def _translate(argv):
     from transformer_nb.fast_decoding import translate_source; from transformer_nb.textio import sentence_batches
     from transformer_nb.checkpoints import open_decoder
     c = open_decoder(a.checkpoint, {'-o': a.output}, {'-i': a.input})               # opened once, passed down
-    model, tok, task, d, precision, max_tokens = _decoder(a, c)
+    model, tok, task, d, o = _decoder(a, c)
     problems = lambda tok, lines: task.input_problems(tok, lines, c.meta.get('src_lang'))
     with contextlib.ExitStack() as opened:
         source = sentence_batches(a.sentences, a.input, opened, lambda m: note(f"{a.prog}: {m}"))
-        outs = translate_source(model, tok, d, source, max_tokens, a.max_src_len, precision, problems)
+        outs = translate_source(model, tok, d, source, o, problems)
         with output_stream(a.output) as write:
             for b in outs: write(''.join(o + '\n' for o in b))
 
-def translate_main(argv:list|None=None):
-    "Entry point of `tnb-translate` (see `tnb-translate --help`)."
-    run_cli('tnb-translate', _translate, argv)
+def translate_main(argv:list|None=None): "Entry point of `tnb-translate` (see `tnb-translate --help`)."; run_cli('tnb-translate', _translate, argv)
 
 # %% ../nbs/A19_cli.ipynb #f9d3fd1b
 @dataclass(frozen=True)
@@ -260,7 +259,7 @@ class EvaluateOutputs:
     id: str|None = None        # the record's id (None: run, file, test set and decoding)
 
 def _evaluate_parser() -> CliParser:
-    from transformer_nb.workflow import EvalSet
+    from transformer_nb.options import EvalSet
     p = CliParser(prog='tnb-evaluate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Score a checkpoint on a test set: sacreBLEU for translation, bracket F1 for parse trees.",
         epilog="examples:\n  tnb-evaluate runs/m30k-de-en --src test.de --ref test.en\n  tnb-evaluate runs/numbers --beam 1 --json\n"
@@ -288,13 +287,13 @@ def _evaluate(argv):
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
     c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
     if a.record: workflow.check_record_file(a.record)                  # before any decoding
-    model, tok, task, d, precision, max_tokens = _decoder(a, c)
+    model, tok, task, d, o = _decoder(a, c)
     from transformer_nb.fast_decoding import check_source_lengths
     pairs, sources, scored, test_name = workflow.test_set(c, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
-    check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), a.max_src_len)
-    with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=max_tokens)):
-        scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
-                                                   precision=precision, lang=c.meta.get('tgt_lang'))
+    check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), o.max_src_len)
+    with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens)):
+        scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, o.max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
+                                                   precision=o.precision, lang=c.meta.get('tgt_lang'))
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
         rec, replaced = workflow.record_evaluation(a.record, task, c, c.path, model, scores, pairs, hyps, test_name, d,
@@ -302,13 +301,11 @@ def _evaluate(argv):
         note(f"{a.prog}: {'replaced the record' if replaced else 'added the record'} {rec['id']} {'in' if replaced else 'to'} {a.record}")
     print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], workflow.decoding_label(d))))
 
-def evaluate_main(argv:list|None=None):
-    "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."
-    run_cli('tnb-evaluate', _evaluate, argv)
+def evaluate_main(argv:list|None=None): "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."; run_cli('tnb-evaluate', _evaluate, argv)
 
 # %% ../nbs/A19_cli.ipynb #dc0de427
 def _average_parser() -> CliParser:
-    from transformer_nb.workflow import AverageOptions
+    from transformer_nb.options import AverageOptions
     p = CliParser(prog='tnb-average', description="Average checkpoints of one run (as the paper does) into a new checkpoint.",
                   epilog="examples: tnb-average runs/m30k --last 5 -o runs/m30k/avg5.pt")
     field_options(p, AverageOptions, None, checkpoints=dict(flags=['checkpoints'], nargs='+'), output=dict(flags=['-o', '--output'], metavar='FILE'))
@@ -326,9 +323,7 @@ def _average(argv):
     if n == 1: note(f"tnb-average: one checkpoint, so {out} is a copy of it; to average a run's newest N checkpoints give its folder "
                     f"and --last N: tnb-average {shlex.quote(str(paths[0].parent))} --last 5 -o {shlex.quote(str(a.output))}")
 
-def average_main(argv:list|None=None):
-    "Entry point of `tnb-average` (see `tnb-average --help`)."
-    run_cli('tnb-average', _average, argv)
+def average_main(argv:list|None=None): "Entry point of `tnb-average` (see `tnb-average --help`)."; run_cli('tnb-average', _average, argv)
 
 # %% ../nbs/A19_cli.ipynb #390acc05
 @dataclass(frozen=True)
@@ -363,6 +358,4 @@ def _export(argv):
             print(export(a.checkpoint or a.ctranslate2, a.out, **{s.name: getattr(a, s.name) for s in settings(ExportOptions)})[1])
     except ImportError as e: _fail(str(e))                       # CTranslate2, or onnx/onnxruntime, not installed: how to install them
 
-def export_main(argv:list|None=None):
-    "Entry point of `tnb-export` (see `tnb-export --help`)."
-    run_cli('tnb-export', _export, argv)
+def export_main(argv:list|None=None): "Entry point of `tnb-export` (see `tnb-export --help`)."; run_cli('tnb-export', _export, argv)

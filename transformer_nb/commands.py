@@ -49,18 +49,14 @@ class CliParser(argparse.ArgumentParser):
 
 # %% ../nbs/A17_commands.ipynb #4d22b0cd
 def env_int(name:str) -> int|None:
-    """The count in the environment variable `name` (None when unset or empty); a `UserError` unless it is written with
-    the digits 0-9 alone (`+2`, `-1` and `٣` are refused, as `limit_threads` refuses them). Its bounds are checked where
-    it is used, by the declared kind of what it counts."""
+    "The count in the variable `name` (None: unset or empty); a `UserError` unless written with the digits 0-9 alone (`+2`, `-1`, `٣`), bounds checked where it is used."
     raw = os.environ.get(name, '').strip()
     if not raw: return None
     if not re.fullmatch(r'[0-9]+', raw):
         raise UserError(f"{name}={os.environ[name]!r} in the environment is not a count written with the digits 0-9")
     return int(raw)
 
-def _cores() -> int:
-    try: return len(os.sched_getaffinity(0))
-    except AttributeError: return os.cpu_count() or 1
+def _cores() -> int: return len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else os.cpu_count() or 1
 
 _THREAD_VARS = ('OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'TNB_THREADS')
 
@@ -127,17 +123,17 @@ def field_options(g, cls, names=None, # the fields to offer (default: all), in t
 
 # %% ../nbs/A17_commands.ipynb #66424ed0
 def load_decoder(c, prog:str, # c: the opened `Checkpoint`; prog: how the tool names itself in the line that says which file it uses
-                 device=None, threads:int|None=None, # resolved here, once: `get_device`, `limit_threads`
-                 precision:str='auto', # 'auto' is resolved here, once, for the model's device
+                 o, # the command's `DecodeOptions` (A30): its device, threads and 'auto' precision resolved here, once
                  **decoding): # the `Decoding` settings given (beam, alpha, max_extra, stop), in place of the task's
-    "(model, tokenizer, task, `Decoding`, precision) of the opened `Checkpoint` `c`; says on standard error which file it uses."
+    "(model, tokenizer, task, `Decoding`, `DecodeOptions` left to do) of the opened `Checkpoint` `c`; says on standard error which file it uses."
     from transformer_nb.core import get_device
     from transformer_nb.machine import limit_threads, choose_precision
     from transformer_nb.fast_decoding import check_beam
-    device = get_device(device); limit_threads(threads)
+    device = get_device(o.device); limit_threads(o.threads)
     with out_of_memory(f"the checkpoint {c.path}"): tok, model = c.tokenizer, c.model(device)
     if tok is None: raise UserError(f"{c.path} holds no tokenizer, so it cannot translate text")
     task = load_tasks().task_of(c)
     d = check_beam(model, task.decoding_for(**decoding))          # the one `Decoding` of this command, fit for its task and model
     note(f"{prog}: using {c.path} ({c.source})")                  # once the options fit it: a refusal is one line
-    return model, tok, task, d, choose_precision(next(model.parameters()).device)[0] if precision == 'auto' else precision
+    precision = choose_precision(next(model.parameters()).device)[0] if o.precision == 'auto' else o.precision
+    return model, tok, task, d, dataclasses.replace(o, device=None, threads=None, precision=precision)   # the model placed, the threads set

@@ -19,7 +19,7 @@ from .checks import PositiveInt, Count, Range, SettingError, validate, check_val
 @dataclass(frozen=True)
 class Decoding:
     "How to decode: beam width (1: greedy), length penalty alpha, output cap input + max_extra, beam search's stopping rule."
-    beam: PositiveInt = 4                          # beam width; 1: greedy decoding
+    beam: PositiveInt = 4                          # beam width; 1: greedy decoding, where alpha plays no part
     alpha: Annotated[float, Range(0, 10)] = 0.6    # length penalty ((5+|Y|)/6)^alpha of §6.1; 0: none
     max_extra: Count = 50                          # tokens an output may have beyond its source's length (§6.1: 50)
     stop: Literal['exact', 'early'] = 'exact'      # when beam search ends: exact, or early (OpenNMT-py's: once the best candidate ends)

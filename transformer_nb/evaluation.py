@@ -47,7 +47,8 @@ def training_flops(hours:float, n_gpus:float, tflops:float) -> float:
 import math, numbers
 from .decoding import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .checks import check_sentence_list   # A24: a list of sentences, one line naming what is not
-from .fast_decoding import check_translate, translate_checked   # A10's checks of `translate`
+from .fast_decoding import check_translate, translate_checked, run_options   # A10's checks of `translate`
+from .options import DECODE_OPTIONS   # A30: how a `Decoding` runs
 
 # %% ../nbs/11_results.ipynb #a12c0002
 def check_hyps_refs(hyps, refs) -> tuple[list[str], list[str]]:
@@ -94,9 +95,9 @@ def evaluate(model, tokenizer, pairs:list[tuple[str, str]],
             ) -> tuple[dict, list[str]]:
     "Translate the sources of `pairs` and score against their targets; returns (scores, hypotheses)."
     check_pairs(pairs)                                   # a non-empty list of (source, reference) pairs
-    srcs, d, dev = check_translate(model, tokenizer, [s for s, _ in pairs], decoding, max_tokens, None, precision, device,
-                                   beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # checked once, here
-    hyps = translate_checked(model, tokenizer, srcs, d, max_tokens, dev, precision)
+    srcs, d, o = check_translate(model, tokenizer, [s for s, _ in pairs], decoding, DECODE_OPTIONS, beam, alpha, max_extra, stop,
+                                 max_tokens=max_tokens, device=device, precision=precision)   # checked once, here, as declared (A30)
+    hyps = translate_checked(model, tokenizer, srcs, d, o.max_tokens, run_options(model, o))
     refs = [t for _, t in pairs]
     scores = corpus_scores(hyps, refs)
     scores['exact_match'] = round(100 * sum(h.strip() == r.strip() for h, r in zip(hyps, refs)) / max(len(refs), 1), 2)

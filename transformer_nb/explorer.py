@@ -142,11 +142,12 @@ def explorer_html(data:dict, sentence:int=0, kind:str=START['kind'], layer:int=S
 
 
 # %% ../nbs/A21_attention_explorer.ipynb #a17x0060
-def live_sentence(model, tok, sentence:str, max_extra:int=50) -> dict:
+def live_sentence(model, tok, sentence:str, max_extra:int|None=None) -> dict:   # None: the paper's (`PAPER_DECODING`)
     "One sentence of the explorer's data computed now: its greedy translation and every weight of that pair, in percent."
     import torch
     from transformer_nb.core import BOS_ID, EOS_ID
-    from transformer_nb.decoding import greedy_decode, max_output_lengths
+    from transformer_nb.decoding import greedy_decode, max_output_lengths, PAPER_DECODING
+    max_extra = PAPER_DECODING.max_extra if max_extra is None else max_extra
     from transformer_nb.variations import attention_maps
     from transformer_nb.fast_decoding import one_line
     if not isinstance(sentence, str) or not sentence.strip(): raise ValueError(f"sentence={sentence!r}: give a sentence to translate (a non-empty str)")

@@ -28,7 +28,7 @@ from .model import TransformerConfig
 from .datasets import sha256_file
 from .checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
 from .decoding import DECODE_BATCH_TOKENS, PAPER_DECODING, Decoding, length_penalty
-from .fast_decoding import length_batches, check_sentences, topk_log_probs, long_sources, too_long_message, one_line
+from .fast_decoding import length_batches, check_sentences, topk_log_probs, long_sources, too_long_message, one_line, check_decoding_for
 
 # %% ../nbs/A18_export.ipynb #91161e2d
 def _ctranslate2():
@@ -278,9 +278,9 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     return tr, Tokenizer.load(d / 'sentencepiece.model'), meta
 
 # %% ../nbs/A18_export.ipynb #63ee5317
-def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=4, alpha:float=0.6,
+def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=PAPER_DECODING.beam, alpha:float=PAPER_DECODING.alpha,
                           max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch (padding included), as in `translate`
-                          max_extra:int=50, meta:dict|None=None, # the export metadata (for learned positions' limit)
+                          max_extra:int=PAPER_DECODING.max_extra, meta:dict|None=None, # the export metadata (for learned positions' limit)
                          ) -> list[str]:
     "Translate `sentences` with an exported model; '' for an empty input, output in input order; a source longer than"
     " the export's position table (EOS included) refused, as `translate` refuses it."
@@ -666,9 +666,7 @@ def onnx_translate(model, # an export folder, or an `OnnxModel` opened from one
     " a source longer than the model's `max_len` tokens (EOS included) refused, greedy or beam search."
     m = model if isinstance(model, OnnxModel) else OnnxModel(model, threads)
     sentences = check_sentences(sentences)
-    if not isinstance(decoding, Decoding): raise TypeError(f"decoding={decoding!r} must be a Decoding, e.g. Decoding(beam=4)")
-    d = decoding.but(beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)
-    if d.beam > m.cfg.tgt_vocab: raise SettingError(f"{{beam}} is more than the target vocabulary of {m.cfg.tgt_vocab} pieces", beam=d.beam)
+    d = check_decoding_for(m, decoding, beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # as `translate` checks it (A10)
     tok = m.tokenizer
     if bad := long_sources(tok, sentences, m.cfg.max_len):                    # before any decoding, as `translate` with max_src_len
         raise ValueError(too_long_message(bad, m.cfg.max_len, lambda i: f"sentences[{i}]"))
@@ -698,7 +696,7 @@ def export(checkpoint, # a checkpoint file, a run folder, pretrained:NAME, or an
 def translate_export(model_dir, # a folder written by `export_ctranslate2`
                      sentences:list[str], input:str|None=None, # the sentences, else a file ('-' or None: standard input)
                      output:str|None=None, # the file to write (None: standard output)
-                     beam:int=4, alpha:float=0.6, max_tokens:int|None=None, # the paper's decoding (section 6.1); `ctranslate2_translate`'s batches
+                     beam:int=PAPER_DECODING.beam, alpha:float=PAPER_DECODING.alpha, max_tokens:int|None=None, # the paper's decoding (section 6.1); `ctranslate2_translate`'s batches
                      threads:int=0, device:str='cpu', say=print, # how the folder used and the input's oddities are said
                     ):
     "Translate as `tnb-translate` does with an exported folder: one line out per line in, written batch by batch."

@@ -64,7 +64,7 @@ def parse_sentences(model, tokenizer, sentences:list[str], decoding:Decoding=PAR
                     max_tokens:int=DECODE_BATCH_TOKENS, device=None, precision:str='auto',
                     *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None) -> list[str]: # in place of decoding's
     "Linearised trees for `sentences`: `translate` with §6.3's beam 21, alpha 0.3 and output length <= input + 300."
-    return translate(model, tokenizer, sentences, decoding, max_tokens, device, precision=precision, beam=beam, alpha=alpha, max_extra=max_extra)
+    return translate(model, tokenizer, sentences, decoding, max_tokens=max_tokens, device=device, precision=precision, beam=beam, alpha=alpha, max_extra=max_extra)
 
 def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], decoding:Decoding=PARSE_DECODING,
                     max_tokens:int=DECODE_BATCH_TOKENS, device=None, precision:str='auto',

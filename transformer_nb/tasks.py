@@ -18,8 +18,6 @@ from .model import PRESETS, TransformerConfig
 from .checkpoints import Checkpoint
 from .datasets import ParallelData, load_dataset, DATASETS, VocabSize
 from .decoding import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
-from .evaluation import evaluate
-from .trainer import TrainConfig
 from .records import make_record, RESULT_KEYS, register_record_kind
 
 
@@ -36,7 +34,12 @@ class Recipe:
 
     def __post_init__(self):
         validate(self)
-        check_fields(TransformerConfig, self.model); check_fields(TokenizerOptions, self.spm); check_fields(TrainConfig, self.train)
+        check_fields(TransformerConfig, self.model); check_fields(TokenizerOptions, self.spm)   # `train`: when a run takes it
+
+    def train_fields(self) -> dict:
+        "`train`, checked as `TrainConfig` declares its fields: when a run takes the recipe, never when a decoder loads its task."
+        from transformer_nb.trainer import TrainConfig
+        check_fields(TrainConfig, self.train); return self.train
 
 @dataclass(frozen=True)
 class TokenizerOptions:
@@ -116,6 +119,7 @@ class Task(Reports):
     def score(self, model, tok, pairs:list, decoding:Decoding=None, max_tokens:int=DECODE_BATCH_TOKENS, device=None,
               precision:str='auto') -> tuple[dict, list]:
         "(scores, hypotheses) of `model` on the (source, reference) `pairs`, decoded with `decoding` (default: the task's) in `precision` (see `translate`)."
+        from transformer_nb.evaluation import evaluate              # loaded by scoring, not by a decoder that loads its task
         return evaluate(model, tok, pairs, self.check_decoding(decoding or self.decoding), max_tokens, device, precision)
 
     @classmethod

@@ -157,7 +157,7 @@ def plot_table3(recs:list[dict], base:dict, ax=None):
 def sentence_maps(model, tok, src_text:str, tgt_text:str) -> tuple[dict, dict]:
     "attention_maps of one (source, target) pair and tick labels: 'src' pieces, decoder inputs 'tgt_in', predictions 'tgt_out'."
     from transformer_nb.core import BOS_ID, EOS_ID
-    check_model(model); check_tokenizer_api(tok)
+    check_model(model); check_tokenizer_api(tok, model)
     check_texts(src_text=src_text, tgt_text=tgt_text)
     s_ids, t_ids = tok.encode(src_text), tok.encode(tgt_text)
     src, tgt = torch.tensor([s_ids + [EOS_ID]]), torch.tensor([[BOS_ID] + t_ids])

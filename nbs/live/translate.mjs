@@ -2,8 +2,8 @@
 // Each argument, or each line of stdin, is translated as one sentence, as tnb-translate reads its lines: split a paragraph
 // into sentences first, one a line (the page splits a paragraph itself, with app.mjs's splitSentences).
 // One translation per sentence, from a folder of `tnb-export --format onnx`, by the modules the page loads
-// (translator.mjs, tokenizer.mjs) and ONNX Runtime Web's wasm backend, one thread: beam search with beam 4 and alpha
-// 0.6 unless told (--beam 1: greedy), as tnb-translate decodes. Every file is checked against the sha256 config.json
+// (translator.mjs, tokenizer.mjs) and ONNX Runtime Web's wasm backend, one thread: beam search with the beam and
+// alpha the export's config.json records (the paper's 4 and 0.6) unless told (--beam 1: greedy), as tnb-translate decodes. Every file is checked against the sha256 config.json
 // records. What tnb-translate refuses, this refuses in its words (exit 2): an option's bad value, a NUL byte or invalid
 // UTF-8 on standard input, a sentence longer than the model's limit of tokens. A sentence longer than the page's 300
 // characters (within that limit) is cut there, as the page cuts it, and said on stderr.
@@ -13,7 +13,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
-import { Translator, MAX_CHARS, BEAM, ALPHA } from './translator.mjs';
+import { Translator, MAX_CHARS } from './translator.mjs';
 
 const USAGE = "usage: node nbs/live/translate.mjs MODEL_DIR [--beam N] [--alpha A] [--json] [--trace] 'sentence' ... (or sentences on stdin, one sentence a line)";
 const fail = (msg, code = 2) => { console.error(`translate.mjs: ${msg}`); process.exit(code); };
@@ -28,7 +28,7 @@ const number = (text, kind) => WRITTEN[kind].test(text.trim()) ? Number(text.tri
 const OPTION = { '--beam': ['int', x => Number.isInteger(x) && x >= 1, 'an int >= 1'], '--alpha': ['float', x => Number.isFinite(x) && x >= 0 && x <= 10, 'a number in [0, 10]'] };
 const looksNegative = v => /^-\d+$|^-\d*\.\d+$/.test(v);    // argparse takes these as values, any other '-...' as an option
 
-const args = process.argv.slice(2), given = [], opts = { beam: BEAM, alpha: ALPHA, trace: false };
+const args = process.argv.slice(2), given = [], opts = { trace: false };   // beam and alpha: config.json's unless given
 let json = false;
 let dir = null;
 for (let i = 0, options = true; i < args.length; i++) {

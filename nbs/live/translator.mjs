@@ -14,7 +14,6 @@ import { modelFiles } from './files.mjs';
 export const KINDS = ['encoder', 'decoder', 'cross'];
 export const MAX_CHARS = 300;          // the longest input, in characters (UTF-16 units, as a textarea's maxlength)
 export const FORMAT_VERSION = 2;       // config.json's version: the decoder step with a cache
-export const BEAM = 4, ALPHA = 0.6;    // the paper's decoding (section 6.1), tnb-translate's default
 
 export { modelFiles };
 
@@ -125,6 +124,7 @@ export class Translator {
     this.maxPositions = c.pos === 'learned' ? c.max_len : null;
     this.maxSrc = c.max_len;                // source tokens, EOS included: the package's default limit (tnb-translate --max-src-len)
     this.maxExtra = config.max_extra;
+    this.beam = config.beam; this.alpha = config.alpha;   // the decoding rule the export wrote (the paper's, section 6.1)
     const kv = p => Array.from({ length: this.N }, (_, i) => [`${p}_k${i}`, `${p}_v${i}`]).flat();
     this.names = { cross: kv('cross'), past: kv('past'), present: kv('present'),
                    selfAttn: Array.from({ length: this.N }, (_, i) => `self_attn${i}`), crossAttn: Array.from({ length: this.N }, (_, i) => `cross_attn${i}`) };
@@ -207,7 +207,7 @@ export class Translator {
   // sentence of the explorer's data (src_pieces, tgt_in, tgt_out, weights[kind][layer][head][row][col] in percent) for
   // the output; with `trace`, one entry per step (see `beamSearch`). Awaits onStep(t) after each step: the page yields
   // there, and may throw to stop.
-  async translate(text, { beam = BEAM, alpha = ALPHA, trace = false, onStep = () => {} } = {}) {
+  async translate(text, { beam = this.beam, alpha = this.alpha, trace = false, onStep = () => {} } = {}) {
     if (!Number.isInteger(beam) || beam < 1 || beam > this.V) throw new Error(`beam ${beam} must be a whole number from 1 to ${this.V}, the target vocabulary`);
     if (!(typeof alpha === 'number' && alpha >= 0 && alpha < Infinity)) throw new Error(`alpha ${alpha} must be a number >= 0`);
     const s = this.source(text), empty = { text: '', src: [], out: [], record: null, unknown: s.unknown, cut: s.cut, trace: trace ? [] : undefined };
