@@ -181,7 +181,7 @@ def download_resumable(url:str, dest, want=None, # (algo, hex) to check against,
         have = part.stat().st_size if part.exists() else 0
         req = urllib.request.Request(url, headers={'Range': f"bytes={have}-"} if have else {})
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as r, open(part, 'ab' if have and r.status == 206 else 'wb') as f:
+            with urllib.request.urlopen(req, timeout=timeout) as r, part.open('ab' if have and r.status == 206 else 'wb') as f:
                 start = have if r.status == 206 else 0
                 if start: say(f"resuming {dest.name} at byte {have:,}")
                 size = start + int(r.headers['Content-Length']) if r.headers.get('Content-Length') else None
@@ -358,7 +358,7 @@ class EncodedCorpus:
     def __init__(self, folder, verify:bool=False):
         self.folder = Path(folder)
         try:
-            self.meta = meta = json.loads((self.folder/'encoded.json').read_text()); dt = np.dtype(meta['dtype'])
+            self.meta = meta = json.loads((self.folder/'encoded.json').read_text(encoding='utf-8')); dt = np.dtype(meta['dtype'])
             if verify and (bad := [n for n, h in meta['sha256'].items() if file_digest(self.folder/n) != h]): raise ValueError(f"{', '.join(bad)} changed since it was written")
             self.ids = {s: np.load(self.folder/f"{s}.ids.npy", mmap_mode='r') for s in ('src', 'tgt')}
             self.offsets = {s: np.load(self.folder/f"{s}.offsets.npy", mmap_mode='r') for s in ('src', 'tgt')}
@@ -437,7 +437,7 @@ def encoded_cache(tok:Tokenizer, src_path, tgt_path, cache, # the folder that ke
         for old in cache.glob(f".{key}.*"):                   # what a process stopped while encoding left (it held this lock)
             if old.is_dir(): shutil.rmtree(old, ignore_errors=True)
         if folder.exists():
-            try: was = {k: json.loads((folder/'encoded.json').read_text()).get(k) for k in want}
+            try: was = {k: json.loads((folder/'encoded.json').read_text(encoding='utf-8')).get(k) for k in want}
             except (OSError, ValueError, AttributeError): was = None       # damaged: refused below, by `EncodedCorpus`
             if was in (None, want):
                 enc = EncodedCorpus(folder, verify=True); say(f"the training pairs, encoded once, read from {folder}"); return enc
@@ -479,7 +479,7 @@ def _wmt14(src_lang, tgt_lang, data_dir, **files):
     if data_dir is None and not files.get('train'): raise SettingError("the wmt14 corpus is read from the folder `tnb-data wmt14` writes: give {data_dir}", data_dir=None)
     if bad := sorted(set(files) - set(SPLITS)): raise TypeError(f"load_dataset('wmt14') got unexpected arguments {bad}; it takes train, valid, test")
     man = Path(data_dir or '.')/'MANIFEST.json'
-    pair = json.loads(man.read_text())['pair'] if data_dir is not None and man.is_file() else None
+    pair = json.loads(man.read_text(encoding='utf-8'))['pair'] if data_dir is not None and man.is_file() else None
     src, tgt = (src_lang, tgt_lang) if src_lang and tgt_lang else pair_langs(pair) if pair else (src_lang or 'src', tgt_lang or 'tgt')
     paths = {}
     for sp in SPLITS:
@@ -528,7 +528,7 @@ def _data(argv):
     opts = DataOptions(**{f: getattr(a, f) for f in DataOptions.__dataclass_fields__})   # checked once more, as declared
     say = lambda m: note(f"tnb-data: {m}")
     out = fetch_wmt14(opts.pair, opts.dest, opts.base_url, opts.archives, opts.checksums, opts.trust_unverified, opts.retries, say=say)
-    man = json.loads((out/'MANIFEST.json').read_text())
+    man = json.loads((out/'MANIFEST.json').read_text(encoding='utf-8'))
     print(f"{out}: " + ', '.join(f"{k} {v:,} pairs" for k, v in man['splits'].items()))
 
 def data_main(argv:list|None=None):
