@@ -124,3 +124,14 @@ def test_every_test_gates_every_landing():
     assert '09_training.ipynb' in flagged, flagged               # the notebook whose training runs rounding changes most
     wf = (ROOT/'.github/workflows/test.yaml').read_text()
     assert 'run: bash .ci/run' in wf and 'run: bash .ci/slow' not in wf, "the workflow runs the slow tier through .ci/run"
+
+def test_ci_times_reads_each_tier_from_a_log():
+    "tools/ci_times.py: the tiers' seconds from `.ci/run`'s stamps (`.ci/slow`'s count from its own start); a partial log is refused."
+    sys.path.insert(0, str(ROOT/'tools'))
+    import ci_times
+    log = '\n'.join(['== [0s] 1. PyTorch', '== [40s] 5. README\'s test command', 'noise', '== [400s] 6. the slow tier: bash .ci/slow',
+                     '== [0s] 1. pytest\'s slow tier', '== [1500s] 2. portability', '== [1800s] done', '== [2210s] 7. docs pages', '== [2240s] done'])
+    assert ci_times.parse(log) == dict(total_s=2240, setup_s=40, fast_tier_s=360, slow_tier_s=1810, slow_pytest_s=1500,
+                                       portability_s=300, docs_s=30)
+    with pytest.raises(ValueError, match='lacks the stamps of steps 7, done'):
+        ci_times.parse('\n'.join(log.splitlines()[:-2]))
