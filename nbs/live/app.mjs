@@ -5,7 +5,7 @@
 // progress line; the other direction's model loads only when the reader switches to it. Each translation is decoded as
 // DECODING says, and its search is shown a step at a time (BeamView).
 export const MAX_CHARS = 300;                  // the longest input, in characters: the page says so before it cuts
-export const DECODING = { beam: 4, alpha: 0.6 };   // tnb-translate's default; { beam: 1, alpha: 0.6 } decodes greedily
+export const DECODING = { beam: 4 };   // the decoding menu's first choice (greedy is the other); alpha is the export's (config.json)
 export const DIRECTIONS = {
   'de-en': { from: 'German', to: 'English', examples: [
     'Ein brauner Hund rennt durch den tiefen Schnee.', 'Zwei Kinder spielen am Strand.',
@@ -484,7 +484,7 @@ class Live {
     try {
       for (const [i, s] of sentences.entries()) {
         if (sentences.length > 1) this.result.replaceChildren(h('span', { class: 'tnb-wait' }, `Translating sentence ${i + 1} of ${sentences.length}…`));
-        results.push(await tr.translate(s, { beam, alpha: DECODING.alpha, trace: true,
+        results.push(await tr.translate(s, { beam, alpha: tr.alpha, trace: true,
           onStep: async () => { await yieldToPage(); if (mine !== this.latest) throw new Error('superseded'); } }));
       }
     } catch (e) {
@@ -494,7 +494,7 @@ class Live {
     if (mine !== this.latest) return;
     const ms = performance.now() - t0, n = sentences.length, d = DIRECTIONS[this.dir];
     const traced = results.every(r => Array.isArray(r.trace) && r.trace.length > 0);
-    const how = traced && beam > 1 ? `beam search, ${beam} hypotheses, α = ${DECODING.alpha}` : 'greedy';
+    const how = traced && beam > 1 ? `beam search, ${beam} hypotheses, α = ${tr.alpha}` : 'greedy';
     const joined = results.map(r => r.text).filter(Boolean).join(' ');
     const lost = [], srcs = results.map(r => r.record?.src_pieces || []), read = results.map((r, i) => readPieces(tr, sentences[i], r));
     for (const [i, r] of results.entries()) for (const u of unreadable(tr, sentences[i], r)) if (!lost.some(x => x.text === u.text)) lost.push(u);
@@ -538,7 +538,7 @@ class Live {
     if (traced) {
       this.views = results.map((r, i) => {
         const box = h('div'), view = new BeamView(box, { compact: this.compact });
-        view.show(r, { source: read[i].pieces, unknown: read[i].unknown, beam, alpha: DECODING.alpha, limit: outputCap(tr, r.src.length) });
+        view.show(r, { source: read[i].pieces, unknown: read[i].unknown, beam, alpha: tr.alpha, limit: outputCap(tr, r.src.length) });
         return n > 1 ? h('div', { class: 'tnb-bv-sentence' }, h('p', { class: 'tnb-bv-which' }, `Sentence ${i + 1} of ${n}: `, h('q', {}, sentences[i]), ' → ', h('q', {}, r.text)), box) : box;
       });
       this.beamBox.replaceChildren(...this.views);
