@@ -293,3 +293,13 @@ def test_the_preview_script_says_each_step_and_its_time(tmp_path):
     assert {'hardware', 'amx', 'cores', 'date', 'load_after', 'about'} <= set(rec)
     assert preview.clock(42.4) == '42 s' and preview.clock(185) == '3 min 05 s'
     preview.TIMES.clear()
+
+def test_an_anchor_that_is_no_heading_is_set_by_the_page_script():
+    "check_docs.SCRIPT_ANCHORS: each id it accepts without a heading is one the live translator's script gives its host."
+    app = (ROOT/'nbs'/'live'/'app.mjs').read_text(encoding='utf-8')
+    for page, ids in check_docs.SCRIPT_ANCHORS.items():
+        assert (ROOT/'nbs'/page).is_file(), page
+        for i in ids: assert f"host.id = '{i}'" in app, (page, i)
+    assert check_docs.check_links({'a.ipynb': [{'cell_type': 'markdown', 'source': ['[x](b.ipynb#translator)']}],
+                                   'b.ipynb': [{'cell_type': 'markdown', 'source': ['# B']}]}, ROOT/'nbs') == \
+        ['a.ipynb: b.ipynb#translator: no heading #translator in b.ipynb']
