@@ -123,17 +123,17 @@ def draw_model(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor):
     import matplotlib.pyplot as plt
     e, d, shapes = model.encoder[0], model.decoder[0], {}
     boxes = [('Input Embedding + PE', model.drop), ('Multi-Head Attention', e.self_attn), ('Add & Norm', e.sub[0]), ('Feed Forward', e.ffn),
-             ('Add & Norm', e.sub[1]), ('Output Embedding + PE', model.tgt_emb), ('Masked Multi-Head Attention', d.self_attn), ('Add & Norm', d.sub[0]),
-             ('Multi-Head Attention over z', d.cross_attn), ('Add & Norm', d.sub[1]), ('Feed Forward', d.ffn), ('Add & Norm', d.sub[2]), ('Linear: logits', model.generator)]
+             ('Add & Norm', e.sub[1]), ('memory z (after N layers)', model.encoder[-1]), ('Output Embedding + PE', model.tgt_emb), ('Masked Multi-Head Attention', d.self_attn),
+             ('Add & Norm', d.sub[0]), ('Multi-Head Attention over z', d.cross_attn), ('Add & Norm', d.sub[1]), ('Feed Forward', d.ffn), ('Add & Norm', d.sub[2]), ('Linear: logits', model.generator)]
     hooks = [m.register_forward_hook(lambda m, i, out: shapes.setdefault(m, tuple(out.shape)) and None) for _, m in boxes]
     model(src, tgt); [h.remove() for h in hooks]                         # the first output of each module: its shape
     fig, ax = plt.subplots(figsize=(8, 6.6), dpi=100)
     for i, (text, m) in enumerate(boxes):                                # each stack upwards, an arrow from the box below
-        x, y = (2.5, 1.4 * i) if i < 5 else (7.5, 0.9 * (i - 5))
-        ax.annotate(f"{text}\n{shapes[m]}", (x, y - 0.55), (x, y), ha='center', va='center', arrowprops=dict(arrowstyle='<-') if y else None,
-                    bbox=dict(boxstyle='round', fc='#f5e6c8' if 'Attention' in text else '#e4eed5' if 'Norm' in text else '#dde8f5'))
-    ax.annotate('memory z', (5.6, 2.7), (2.5, 6.3), ha='center', arrowprops=dict(arrowstyle='->', connectionstyle='angle,angleA=0,angleB=90'))
-    ax.set(xlim=(0, 10), ylim=(-0.5, 6.9), title=f"Figure 1 from the model: the first of N = {model.cfg.N} layers in each stack"); ax.axis('off')
+        x, y, step = (2.5, 1.2 * i, 1.2) if i < 6 else (7.5, 0.9 * (i - 6), 0.9)
+        ax.annotate(f"{text}\n{shapes[m]}", (x, y - step + 0.33), (x, y), ha='center', va='center', arrowprops=dict(arrowstyle='<-') if y else None,
+                    annotation_clip=False, bbox=dict(boxstyle='round', fc='#f5e6c8' if 'Attention' in text else '#e4eed5' if 'Norm' in text else '#dde8f5'))
+    ax.annotate('', (5.9, 3.03), (3.7, 6.0), arrowprops=dict(arrowstyle='->', connectionstyle='angle,angleA=0,angleB=90'))
+    ax.set(xlim=(0, 10), ylim=(-0.5, 6.6), title=f"Figure 1 from the model: the first of N = {model.cfg.N} layers in each stack"); ax.axis('off')
     return fig
 
 # %% ../nbs/06_model.ipynb #b06gx001
