@@ -131,5 +131,5 @@ COUNTS, PARITY = 'df36e9cf', '67d67f6c'
 @pytest.mark.slow
 def test_break_it_1_no_final_norm_in_pre_ln():
     parity = 'tests/test_model.py::test_parity_with_nn_transformer'
-    assert_break_it(NB, '0a73f877', "self.enc_norm = nn.LayerNorm(d) if cfg.norm_first else nn.Identity()",
+    assert_break_it(NB, 'b06gx003', "self.enc_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()",
                     "self.enc_norm = nn.Identity()", 'model', [parity], prose=False, fail_cells={COUNTS, PARITY}, fail_tests={parity})

@@ -136,8 +136,12 @@ def draw_model(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor):
     ax.set(xlim=(0, 10), ylim=(-0.5, 6.6), title=f"Figure 1 from the model: the first of N = {model.cfg.N} layers in each stack"); ax.axis('off')
     return fig
 
-# %% ../nbs/06_model.ipynb #b06gx001
+# %% ../nbs/06_model.ipynb #a13e0004
 from typing import Annotated
+from dataclasses import fields
+from fastcore.basics import patch
+from .checks import SettingError, validate
+from .model_checks import check_preset
 
 def _declare_fields(cls, after:str, **new):
     "Declare the `new` fields (name=(type, default, help)) of the dataclass `cls` after its field `after`, in place."
@@ -152,10 +156,6 @@ _declare_fields(TransformerConfig, 'max_len',
 _declare_fields(TransformerConfig, 'tie',
                 p_attn=(Probability, 0.0, "dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)"),
                 p_ffn=(Probability, 0.0, "dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)"))
-
-# %% ../nbs/06_model.ipynb #a13e0004
-from fastcore.basics import patch
-from .checks import SettingError, validate
 
 def check_config_rules(cfg):
     "Refuse a `TransformerConfig` whose fields, each valid as declared, do not fit together (its `__post_init__` calls this)."
@@ -175,6 +175,23 @@ def __post_init__(self:TransformerConfig):
     "Each field checked as declared (A24), then the rules that tie them; then the main line's defaults of d_k and d_v."
     validate(self); check_config_rules(self)
     _paper_defaults(self)
+
+PRESETS.update({   # every other row of Table 3, each changing base in what its row lists
+    **{f'A-h{h}': dict(_BASE, h=h, d_k=dk, d_v=dk) for h, dk in [(1, 512), (4, 128), (16, 32), (32, 16)]},
+    **{f'B-dk{dk}': dict(_BASE, d_k=dk, d_v=64) for dk in (16, 32)},
+    **{f'C-N{n}': dict(_BASE, N=n) for n in (2, 4, 8)},
+    'C-d256': dict(_BASE, d_model=256, d_k=32, d_v=32), 'C-d1024': dict(_BASE, d_model=1024, d_k=128, d_v=128),
+    **{f'C-dff{f}': dict(_BASE, d_ff=f) for f in (1024, 4096)},
+    **{f'D-drop{p}': dict(_BASE, p_drop=p) for p in (0.0, 0.2)},
+    'E-learned': dict(_BASE, pos='learned'),
+})
+
+_get_config_unchecked = get_config
+
+def get_config(name:str='base', **overrides) -> TransformerConfig:
+    "The preset `name` (see `PRESETS`), with any field overridden; an unknown preset or field is named."
+    check_preset(name, overrides, PRESETS, [f.name for f in fields(TransformerConfig)])
+    return _get_config_unchecked(name, **overrides)
 
 # %% ../nbs/06_model.ipynb #b06gx003
 from .model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # A03
@@ -220,8 +237,8 @@ def __init__(self:Transformer, cfg:TransformerConfig):  # noqa: F811 (@patch: ea
     check_config(cfg, TransformerConfig)
     _paper_init(self, cfg)
     if cfg.tie == 'decoder': tie_weights(self.tgt_emb, self.generator)    # the target side only (not in the paper)
-    final = lambda: nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()
-    self.enc_norm, self.dec_norm = final(), final()
+    self.enc_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()   # pre-LN only: post-LN ends in a LayerNorm
+    self.dec_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()
     self.generator = self._modules.pop('generator')     # last again: the order of parameters that checkpoints store
 
 @patch
@@ -252,27 +269,6 @@ def forward(self:Transformer, src:torch.Tensor, tgt:torch.Tensor) -> torch.Tenso
     "Teacher forcing: src (B, S), tgt (B, T) decoder inputs -> logits (B, T, tgt_vocab)."
     check_src_tgt(src, tgt)
     return _paper_forward(self, src, tgt)
-
-# %% ../nbs/06_model.ipynb #b67ef6b1
-from dataclasses import fields
-from .model_checks import check_preset
-
-PRESETS.update({   # every other row of Table 3, each changing base in what its row lists
-    **{f'A-h{h}': dict(_BASE, h=h, d_k=dk, d_v=dk) for h, dk in [(1, 512), (4, 128), (16, 32), (32, 16)]},
-    **{f'B-dk{dk}': dict(_BASE, d_k=dk, d_v=64) for dk in (16, 32)},
-    **{f'C-N{n}': dict(_BASE, N=n) for n in (2, 4, 8)},
-    'C-d256': dict(_BASE, d_model=256, d_k=32, d_v=32), 'C-d1024': dict(_BASE, d_model=1024, d_k=128, d_v=128),
-    **{f'C-dff{f}': dict(_BASE, d_ff=f) for f in (1024, 4096)},
-    **{f'D-drop{p}': dict(_BASE, p_drop=p) for p in (0.0, 0.2)},
-    'E-learned': dict(_BASE, pos='learned'),
-})
-
-_get_config_unchecked = get_config
-
-def get_config(name:str='base', **overrides) -> TransformerConfig:
-    "The preset `name` (see `PRESETS`), with any field overridden; an unknown preset or field is named."
-    check_preset(name, overrides, PRESETS, [f.name for f in fields(TransformerConfig)])
-    return _get_config_unchecked(name, **overrides)
 
 # %% ../nbs/06_model.ipynb #b06g0021
 from fastcore.basics import patch
