@@ -119,20 +119,6 @@ def engineering_lines(cs:list) -> list[str]:
 ALLOWED = {}
 # Still to move under Going deeper (notebook -> lines); only shrinks.
 TO_MOVE = {
-    '00_core': [
-        'from transformer_nb.checks import Device, SettingError, check_value, device_missing, check_seed, check_module',
-        "def get_device(device:Device|None=None # 'auto'/None, 'cpu', 'cuda', 'cuda:1', 'mps', or a `torch.device`",
-        ') -> torch.device:',
-        'if isinstance(device, torch.device): return device',
-        "if device in (None, '', 'auto'):",
-        "if torch.cuda.is_available(): return torch.device('cuda')",
-        "if mps is not None and mps.is_available(): return torch.device('mps')",
-        "return torch.device('cpu')",
-        "dev = torch.device(check_value('device', device, Device))     # a name PyTorch knows (A24_checks)",
-        "if why := device_missing(dev): raise SettingError('{device}: ' + why, device=device)   # and this machine has it",
-        'check_seed(seed)                                              # an int in [0, 2**32 - 1] (A24_checks)',
-        'check_module(model)',
-    ],
     '01_attention': [
         'def causal_mask(n:int, device=None) -> torch.Tensor: # (1, 1, n, n) bool',
         'return torch.ones(n, n, dtype=torch.bool, device=device).tril()[None, None]',
