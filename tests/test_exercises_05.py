@@ -84,13 +84,13 @@ def test_break_it_1_swap_sine_and_cosine():
 
 @pytest.mark.slow
 def test_break_it_2_exponent():
-    assert_break_it(NB, 'e322c005', "-torch.arange(0, d_model, 2, dtype=dtype) / d_model",
-                    "-torch.arange(0, d_model // 2, dtype=dtype) / d_model", 'positional', [SINUSOIDAL], prose=False,
+    assert_break_it(NB, 'e322c005', "-torch.arange(0, d_model, 2).double() / d_model",
+                    "-torch.arange(0, d_model // 2).double() / d_model", 'positional', [SINUSOIDAL], prose=False,
                     fail_cells={AFTER_FREQUENCIES, AFTER_ENCODING}, fail_tests={SINUSOIDAL})
 
 
 BREAKS = {1: dict(cell='51a78696', old="torch.stack([angle.sin(), angle.cos()], dim=-1)", new="torch.stack([angle.cos(), angle.sin()], dim=-1)"),
-          2: dict(cell='e322c005', old="-torch.arange(0, d_model, 2, dtype=dtype) / d_model", new="-torch.arange(0, d_model // 2, dtype=dtype) / d_model")}
+          2: dict(cell='e322c005', old="-torch.arange(0, d_model, 2).double() / d_model", new="-torch.arange(0, d_model // 2).double() / d_model")}
 
 @pytest.mark.slow
 @pytest.mark.parametrize('n', BREAKS)

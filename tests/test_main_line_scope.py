@@ -119,54 +119,6 @@ def engineering_lines(cs:list) -> list[str]:
 ALLOWED = {}
 # Still to move under Going deeper (notebook -> lines); only shrinks.
 TO_MOVE = {
-    '00_core': [
-        'from transformer_nb.checks import Device, SettingError, check_value, device_missing, check_seed, check_module',
-        "def get_device(device:Device|None=None # 'auto'/None, 'cpu', 'cuda', 'cuda:1', 'mps', or a `torch.device`",
-        ') -> torch.device:',
-        'if isinstance(device, torch.device): return device',
-        "if device in (None, '', 'auto'):",
-        "if torch.cuda.is_available(): return torch.device('cuda')",
-        "if mps is not None and mps.is_available(): return torch.device('mps')",
-        "return torch.device('cpu')",
-        "dev = torch.device(check_value('device', device, Device))     # a name PyTorch knows (A24_checks)",
-        "if why := device_missing(dev): raise SettingError('{device}: ' + why, device=device)   # and this machine has it",
-        'check_seed(seed)                                              # an int in [0, 2**32 - 1] (A24_checks)',
-        'check_module(model)',
-    ],
-    '01_attention': [
-        'def causal_mask(n:int, device=None) -> torch.Tensor: # (1, 1, n, n) bool',
-        'return torch.ones(n, n, dtype=torch.bool, device=device).tril()[None, None]',
-        'return pad_mask(tgt, pad_id) & causal_mask(tgt.shape[1], tgt.device)',
-    ],
-    '05_positional_encoding': [
-        'from transformer_nb.checks import check_value, Count',
-        'def pe_frequencies(d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model/2,)',
-        'check_even_width(d_model)                                      # sin/cos pairs (Going deeper)',
-        'return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=dtype) / d_model)',
-        'def sinusoidal_encoding(n:int, d_model:int, start:int=0, device=None, dtype=torch.float32) -> torch.Tensor:  # (n, d_model)',
-        "for name, v in (('n', n), ('start', start)): check_value(name, v, Count)   # ints >= 0 (A24_checks)",
-        'angle = torch.arange(start, start + n, dtype=torch.float64)[:, None] * w    # (n, d_model/2)',
-        'return pe.to(device=device, dtype=dtype)',
-        'def pe_shift_matrix(k:int, d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model, d_model)',
-        'return torch.block_diag(*blocks).to(dtype)',
-        "self.register_buffer('pe', sinusoidal_encoding(max_len, d_model), persistent=False)  # (max_len, d_model)",
-        'self.pe = sinusoidal_encoding(max(end, 2 * self.pe.shape[0]), self.d_model, device=x.device)',
-        'return x + self.pe[start:end].to(x.dtype)',
-        'check_learned_range(end, self.max_len)                         # no vector past the table (Going deeper)',
-        'return x + self.emb.weight[start:end].to(x.dtype)',
-    ],
-    '07_why_self_attention': [
-        'from transformer_nb.checks import PositiveInt, SettingError, check_value',
-        'for name, v in dict(n=n, d=d, k=k, r=r).items(): check_value(name, v, PositiveInt)',
-        'device=None) -> torch.Tensor: # (1, 1, n, n) bool',
-        'for name, v in dict(n=n, r=r).items(): check_value(name, v, PositiveInt)',
-        'i = torch.arange(n, device=device)',
-        'mask = None if self.r is None else local_mask(x.shape[1], self.r, x.device)',
-        "check_value('cell', cell, Literal['lstm', 'gru', 'rnn'])",
-        "check_value('kind', kind, LayerKind)",
-        'check_one_sequence(x)',
-        'check_path_args(kind, n, k, r)',
-    ],
     '08_data': [
         'from transformer_nb.datasets import (ParallelData, sentencepiece_model, training_sentences, training_named, check_encode_args,',
         'check_decode_input, check_decode_ids, check_encode_pairs, sentences_named, check_sampler, check_examples, pairs_named)   # A02',
@@ -218,11 +170,6 @@ TO_MOVE = {
 # Names still used ahead of their definition (notebook -> names); only shrinks. Figure helpers (`plot_*`, `draw_model`)
 # and input checks are written under Going deeper and imported at the top; they are to move into the main line or out of it.
 KNOWN_FORWARD = {
-    '01_attention': {'plot_attention_steps', 'plot_saturation', 'plot_weight_maps'},
-    '05_positional_encoding': {'check_even_width', 'check_learned_range', 'plot_pe_curves', 'plot_pe_gram',
-        'plot_pe_heatmap'},
-    '07_why_self_attention': {'SeparableConv1d', 'check_one_sequence', 'check_path_args', 'check_sweep',
-        'plot_layer_flops', 'plot_path_gradients', 'plot_path_lengths'},
     '08_data': {'_padded', 'balance_ranks', 'drop_long', 'plot_bpe_merges', 'plot_padding'},
     '09_training': {'check_noam_args', 'check_smoothing', 'fused_adam', 'plot_losses', 'plot_schedule'},
     '10_decoding': {'CharTokenizer', 'check_beam_fits', 'check_cache', 'check_max_extra', 'check_penalty',

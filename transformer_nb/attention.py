@@ -9,25 +9,20 @@ __all__ = ['masked_softmax', 'attention', 'pad_mask', 'causal_mask', 'tgt_mask',
            'plot_saturation', 'check_features', 'AdditiveAttention', 'scaling_experiment', 'retrieval_experiment']
 
 # %% ../nbs/01_attention.ipynb #3d79de9c
-import math
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+import math, torch
+import torch.nn as nn, torch.nn.functional as F
 from .core import PAD_ID
 
+
 # %% ../nbs/01_attention.ipynb #f979d0fa
-def masked_softmax(scores:torch.Tensor, # (..., n_q, n_k) attention logits
-                   mask:torch.Tensor|None=None, # bool, broadcasts to scores; True = may attend
-                  ) -> torch.Tensor: # (..., n_q, n_k) weights; rows sum to 1 (0 for a row with nothing to attend to)
-    "Softmax over the last dim with masked positions set to -inf first (weight exactly 0)."
+def masked_softmax(scores:torch.Tensor, mask:torch.Tensor|None=None) -> torch.Tensor: # (..., n_q, n_k) -> (..., n_q, n_k)
+    "Softmax over the last dim of `scores` with the positions `mask` hides (bool, True = may attend) set to -inf first."
     if mask is None: return scores.softmax(dim=-1)
     w = scores.masked_fill(~mask, float('-inf')).softmax(dim=-1)
     return w.masked_fill(~mask, 0.0)   # turns the NaN rows of fully-masked queries into 0; a no-op elsewhere
 
 # %% ../nbs/01_attention.ipynb #dc5e0805
-def attention(q:torch.Tensor, # queries (..., n_q, d_k)
-              k:torch.Tensor, # keys    (..., n_k, d_k)
-              v:torch.Tensor, # values  (..., n_k, d_v)
+def attention(q:torch.Tensor, k:torch.Tensor, v:torch.Tensor, # queries (..., n_q, d_k), keys (..., n_k, d_k), values (..., n_k, d_v)
               mask:torch.Tensor|None=None, # bool, broadcasts to (..., n_q, n_k); True = may attend
               dropout:nn.Module|None=None, # applied to the attention weights
               scale:float|None=None, # multiplies q.k; None = 1/sqrt(d_k), the paper's choice
@@ -40,18 +35,27 @@ def attention(q:torch.Tensor, # queries (..., n_q, d_k)
     return w @ v, w                              # (..., n_q, d_v), (..., n_q, n_k)
 
 # %% ../nbs/01_attention.ipynb #0a7042ff
-def pad_mask(tokens:torch.Tensor, # (B, n) token ids
-             pad_id:int=PAD_ID) -> torch.Tensor: # (B, 1, 1, n) bool
+def pad_mask(tokens:torch.Tensor, pad_id:int=PAD_ID) -> torch.Tensor: # (B, n) token ids -> (B, 1, 1, n) bool
     "Mask that lets every query attend to every real (non-pad) key."
     return (tokens != pad_id)[:, None, None, :]
 
-def causal_mask(n:int, device=None) -> torch.Tensor: # (1, 1, n, n) bool
+def causal_mask(n:int) -> torch.Tensor: # (1, 1, n, n) bool
     "Mask that lets position i attend to positions <= i only (the decoder's 'subsequent' mask)."
-    return torch.ones(n, n, dtype=torch.bool, device=device).tril()[None, None]
+    return torch.ones(n, n).tril().bool()[None, None]
 
-def tgt_mask(tgt:torch.Tensor, # (B, n) target token ids
-             pad_id:int=PAD_ID) -> torch.Tensor: # (B, 1, n, n) bool
+def tgt_mask(tgt:torch.Tensor, pad_id:int=PAD_ID) -> torch.Tensor: # (B, n) target token ids -> (B, 1, n, n) bool
     "Decoder self-attention mask: causal and not a pad key."
+    return pad_mask(tgt, pad_id) & causal_mask(tgt.shape[1])
+
+# %% ../nbs/01_attention.ipynb #gd01dev1
+_causal_mask_here, _tgt_mask_here = causal_mask, tgt_mask   # the main line's, made on the CPU
+
+def causal_mask(n:int, device=None) -> torch.Tensor: # (1, 1, n, n) bool
+    "Mask that lets position i attend to positions <= i only (the decoder's 'subsequent' mask), on `device`."
+    return _causal_mask_here(n).to(device)
+
+def tgt_mask(tgt:torch.Tensor, pad_id:int=PAD_ID) -> torch.Tensor: # (B, n) target token ids -> (B, 1, n, n) bool
+    "Decoder self-attention mask: causal and not a pad key, on the device of `tgt`."
     return pad_mask(tgt, pad_id) & causal_mask(tgt.shape[1], tgt.device)
 
 # %% ../nbs/01_attention.ipynb #gd01fig1
@@ -127,7 +131,6 @@ class AdditiveAttention(nn.Module):
         h = torch.tanh(self.w_q(q)[..., :, None, :] + self.w_k(k)[..., None, :, :])   # (..., n_q, n_k, d_h)
         return self.w(h).squeeze(-1)                                                   # (..., n_q, n_k)
 
-# %% ../nbs/01_attention.ipynb #6358584b
 @patch
 def forward(self:AdditiveAttention, q:torch.Tensor, # (..., n_q, d_q)
             k:torch.Tensor, # (..., n_k, d_k)

@@ -6,17 +6,14 @@ Docs: https://transformer-nb.github.io/transformer_nb/why_self_attention.html.md
 
 # %% auto #0
 __all__ = ['LayerKind', 'PathKind', 'TABLE1', 'layer_flops', 'local_mask', 'SelfAttentionLayer', 'RecurrentLayer', 'CausalConv1d',
-           'make_layer', 'path_gradient', 'max_path_length', 'table1_markdown', 'SeparableConv1d', 'benchmark_layers',
-           'check_path_args', 'check_sweep', 'check_one_sequence', 'plot_layer_flops', 'plot_path_gradients',
+           'make_layer', 'path_gradient', 'max_path_length', 'table1_markdown', 'SeparableConv1d', 'check_path_args',
+           'check_sweep', 'check_one_sequence', 'benchmark_layers', 'plot_layer_flops', 'plot_path_gradients',
            'plot_path_lengths']
 
 # %% ../nbs/07_why_self_attention.ipynb #bb93692f
 import math, time, statistics, itertools
 from typing import Literal, get_args
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
-from .checks import PositiveInt, SettingError, check_value
+import torch, torch.nn as nn, torch.nn.functional as F
 from .multihead import MultiHeadAttention
 
 # %% ../nbs/07_why_self_attention.ipynb #65dbd85c
@@ -27,7 +24,6 @@ def layer_flops(n:int, # sequence length
                ) -> dict[str, int]: # FLOPs of one layer, per sequence, keyed like Table 1's rows
     "Leading-term FLOPs of Table 1's layers (a multiply-add = 2 FLOPs; projections, biases, nonlinearities left out)."
     r = n if r is None else r
-    for name, v in dict(n=n, d=d, k=k, r=r).items(): check_value(name, v, PositiveInt)
     return {'self-attention': 4*n*n*d,      # Q K^T and A V: n*n*d multiply-adds each
             'recurrent':      4*n*d*d,      # W x_t and U h_{t-1}: d*d each, n steps
             'convolutional':  2*k*n*d*d,    # k*d inputs -> d outputs at each of n positions
@@ -36,10 +32,9 @@ def layer_flops(n:int, # sequence length
 # %% ../nbs/07_why_self_attention.ipynb #fbed2b84
 def local_mask(n:int, # sequence length
                r:int, # neighbourhood size: query i sees keys j with |i - j| <= r // 2
-               device=None) -> torch.Tensor: # (1, 1, n, n) bool
+              ) -> torch.Tensor: # (1, 1, n, n) bool
     "Mask for restricted self-attention: each position attends to the neighbourhood of size `r` centred on it."
-    for name, v in dict(n=n, r=r).items(): check_value(name, v, PositiveInt)
-    i = torch.arange(n, device=device)
+    i = torch.arange(n)
     return ((i[:, None] - i[None, :]).abs() <= r // 2)[None, None]
 
 # %% ../nbs/07_why_self_attention.ipynb #a07e0001
@@ -50,7 +45,7 @@ class SelfAttentionLayer(nn.Module):
         self.mha, self.r = MultiHeadAttention(d_model, h), r
 
     def forward(self, x):  # (B, n, d_model) -> (B, n, d_model)
-        mask = None if self.r is None else local_mask(x.shape[1], self.r, x.device)
+        mask = None if self.r is None else local_mask(x.shape[1], self.r)
         return self.mha(x, mask=mask)
 
 class RecurrentLayer(nn.Module):
@@ -58,7 +53,6 @@ class RecurrentLayer(nn.Module):
     cells = {'lstm': nn.LSTM, 'gru': nn.GRU, 'rnn': nn.RNN}
     def __init__(self, d_model:int, cell:str='lstm'):
         super().__init__()
-        check_value('cell', cell, Literal['lstm', 'gru', 'rnn'])
         self.rnn = self.cells[cell](d_model, d_model, batch_first=True)
 
     def forward(self, x): return self.rnn(x)[0]  # (B, n, d_model) -> (B, n, d_model)
@@ -74,20 +68,18 @@ class CausalConv1d(nn.Module):
         return self.conv(F.pad(x.transpose(1, 2), (self.pad, 0))).transpose(1, 2)
 
 # %% ../nbs/07_why_self_attention.ipynb #ae310692
-LayerKind = Literal['self-attention', 'restricted', 'lstm', 'gru', 'rnn', 'conv', 'separable']
+LayerKind = Literal['self-attention', 'restricted', 'lstm', 'gru', 'rnn', 'conv']
 _LAYER_KINDS = get_args(LayerKind)
 
 def make_layer(kind:LayerKind, d_model:int, h:int=4, k:int=3, r:int=8) -> nn.Module:
     "A layer of the given kind, (B, n, d_model) -> (B, n, d_model), in eval mode: h heads, kernel size k, neighbourhood r."
-    check_value('kind', kind, LayerKind)
     make = {'self-attention': lambda: SelfAttentionLayer(d_model, h), 'restricted': lambda: SelfAttentionLayer(d_model, h, r=r),
-            'conv': lambda: CausalConv1d(d_model, k), 'separable': lambda: SeparableConv1d(d_model, k)}   # separable: Going deeper
+            'conv': lambda: CausalConv1d(d_model, k)}
     return make.get(kind, lambda: RecurrentLayer(d_model, kind))().eval()
 
 # %% ../nbs/07_why_self_attention.ipynb #f217375a
 def path_gradient(layer:nn.Module, x:torch.Tensor, pos:int=-1) -> torch.Tensor:
     "(n,): ||d y_pos / d x_j||_F for each input position j; `layer` maps (B, n, d) -> (B, n, d), rows independent; x is (1, n, d)."
-    check_one_sequence(x)
     d = x.shape[-1]
     xs = x.detach().expand(d, -1, -1).clone().requires_grad_()  # (d, n, d): one copy per output feature
     y = layer(xs)[:, pos]                                        # (d, d): copy i, feature j
@@ -99,7 +91,6 @@ PathKind = Literal['self-attention', 'recurrent', 'conv', 'dilated-conv', 'restr
 
 def max_path_length(kind:PathKind, n:int, k:int=3, r:int|None=None) -> int:
     "Layers (recurrent: sequential steps) a signal crosses between the two ends of a length-`n` sequence."
-    check_path_args(kind, n, k, r)
     if kind == 'self-attention': return 1
     if kind == 'recurrent': return n
     if kind == 'conv': return math.ceil((n - 1) / (k - 1))
@@ -107,6 +98,11 @@ def max_path_length(kind:PathKind, n:int, k:int=3, r:int|None=None) -> int:
     return math.ceil((n - 1) / (r // 2))                   # 'restricted'
 
 # %% ../nbs/07_why_self_attention.ipynb #b77962e6
+from fastcore.basics import patch
+from .checks import PositiveInt, SettingError, check_value
+LayerKind = Literal[LayerKind, 'separable']   # the main line's kinds and the separable convolution below, which make_layer builds too
+_LAYER_KINDS = get_args(LayerKind)
+
 def _module_flops(kind:LayerKind, # a `make_layer` kind
                  n:int, d_model:int, k:int=3, r:int|None=None) -> int:
     "FLOPs of the forward pass of `make_layer(kind, d_model)` on one sequence of length `n` (biases left out)."
@@ -142,6 +138,66 @@ class SeparableConv1d(nn.Module):
 
     def forward(self, x):  # (B, n, d_model) -> (B, n, d_model)
         return self.pointwise(self.depthwise(F.pad(x.transpose(1, 2), (self.pad, 0)))).transpose(1, 2)
+
+_make_layer = make_layer   # the main line's
+
+def make_layer(kind:LayerKind, d_model:int, h:int=4, k:int=3, r:int=8) -> nn.Module:
+    "A layer of the given kind, (B, n, d_model) -> (B, n, d_model), in eval mode; 'separable' included, any other kind refused."
+    check_value('kind', kind, LayerKind)
+    return SeparableConv1d(d_model, k).eval() if kind == 'separable' else _make_layer(kind, d_model, h, k, r)
+
+# %% ../nbs/07_why_self_attention.ipynb #b07f0011
+def check_path_args(kind:str, n:int, k:int, r:int|None):
+    "The arguments of `max_path_length`: a kind it knows, positive sizes, a kernel that mixes positions, a neighbourhood of at least 2."
+    check_value('kind', kind, PathKind)
+    for name, v in dict(n=n, k=k).items(): check_value(name, v, PositiveInt)
+    if kind in ('conv', 'dilated-conv') and k < 2: raise SettingError("{k}: a kernel of size 1 never mixes positions", k=k)
+    if kind == 'restricted' and (r is None or r < 2): raise SettingError("{r}: restricted self-attention needs a neighbourhood r >= 2", r=r)
+
+def check_sweep(ns:list, **sizes):
+    "The lengths of a benchmark (at least one, each an int >= 1) and its other sizes (each an int >= 1)."
+    if not ns: raise SettingError("{ns} must hold at least one sequence length", ns=ns)
+    for name, v in {**sizes, **{f'ns[{i}]': n for i, n in enumerate(ns)}}.items(): check_value(name, v, PositiveInt)
+
+def check_one_sequence(x:torch.Tensor):
+    "An input of shape (1, n, d): one sequence."
+    if x.dim() != 3 or x.shape[0] != 1: raise ValueError(f"x must have shape (1, n, d), got {tuple(x.shape)}")
+
+_layer_flops, _local_mask, _path_gradient, _max_path_length = layer_flops, local_mask, path_gradient, max_path_length   # the main line's
+
+def layer_flops(n:int, d:int, k:int=3, r:int|None=None) -> dict[str, int]:
+    "Leading-term FLOPs of Table 1's layers, after checking that every size is an int >= 1."
+    for name, v in dict(n=n, d=d, k=k, r=n if r is None else r).items(): check_value(name, v, PositiveInt)
+    return _layer_flops(n, d, k, r)
+
+def local_mask(n:int, r:int, device=None) -> torch.Tensor: # (1, 1, n, n) bool
+    "Mask for restricted self-attention, after checking the sizes, made on `device`."
+    for name, v in dict(n=n, r=r).items(): check_value(name, v, PositiveInt)
+    return _local_mask(n, r).to(device)
+
+def path_gradient(layer:nn.Module, x:torch.Tensor, pos:int=-1) -> torch.Tensor:
+    "(n,): ||d y_pos / d x_j||_F for each input position j, after checking that x is one sequence (1, n, d)."
+    check_one_sequence(x)
+    return _path_gradient(layer, x, pos)
+
+def max_path_length(kind:PathKind, n:int, k:int=3, r:int|None=None) -> int:
+    "Layers (recurrent: sequential steps) a signal crosses between the two ends of a length-`n` sequence, arguments checked."
+    check_path_args(kind, n, k, r)
+    return _max_path_length(kind, n, k, r)
+
+_recurrent_init = RecurrentLayer.__init__
+
+@patch
+def __init__(self:RecurrentLayer, d_model:int, cell:str='lstm'):
+    "The main line's constructor, after checking the cell's name."
+    check_value('cell', cell, Literal['lstm', 'gru', 'rnn'])
+    _recurrent_init(self, d_model, cell)
+
+@patch
+def forward(self:SelfAttentionLayer, x):  # (B, n, d_model) -> (B, n, d_model)
+    "The main line's forward, the mask made on the device of `x`."
+    mask = None if self.r is None else local_mask(x.shape[1], self.r, x.device)
+    return self.mha(x, mask=mask)
 
 # %% ../nbs/07_why_self_attention.ipynb #43cf2eb3
 def _sync(device):
@@ -186,23 +242,6 @@ def _timing_table(recs:list[dict], key:str='seconds') -> str:
         out.append(f"{d:>7} {n:>5} " + ' '.join(f"{t[d, n, k]*1e3:>14.3f}" if (d, n, k) in t else f"{'-':>14}"
                                               for k in kinds))
     return '\n'.join(out)
-
-# %% ../nbs/07_why_self_attention.ipynb #b07f0011
-def check_path_args(kind:str, n:int, k:int, r:int|None):
-    "The arguments of `max_path_length`: a kind it knows, positive sizes, a kernel that mixes positions, a neighbourhood of at least 2."
-    check_value('kind', kind, PathKind)
-    for name, v in dict(n=n, k=k).items(): check_value(name, v, PositiveInt)
-    if kind in ('conv', 'dilated-conv') and k < 2: raise SettingError("{k}: a kernel of size 1 never mixes positions", k=k)
-    if kind == 'restricted' and (r is None or r < 2): raise SettingError("{r}: restricted self-attention needs a neighbourhood r >= 2", r=r)
-
-def check_sweep(ns:list, **sizes):
-    "The lengths of a benchmark (at least one, each an int >= 1) and its other sizes (each an int >= 1)."
-    if not ns: raise SettingError("{ns} must hold at least one sequence length", ns=ns)
-    for name, v in {**sizes, **{f'ns[{i}]': n for i, n in enumerate(ns)}}.items(): check_value(name, v, PositiveInt)
-
-def check_one_sequence(x:torch.Tensor):
-    "An input of shape (1, n, d): one sequence."
-    if x.dim() != 3 or x.shape[0] != 1: raise ValueError(f"x must have shape (1, n, d), got {tuple(x.shape)}")
 
 # %% ../nbs/07_why_self_attention.ipynb #b07f0031
 def plot_layer_flops(d:int=512, k:int=3, r:int=16, ns:list[int]=[2**i for i in range(2, 13)]):

@@ -10,62 +10,52 @@ __all__ = ['pe_frequencies', 'sinusoidal_encoding', 'pe_shift_matrix', 'Sinusoid
            'plot_pe_gram']
 
 # %% ../nbs/05_positional_encoding.ipynb #2897c338
-import torch
-import torch.nn as nn
-from .checks import check_value, Count
+import torch, torch.nn as nn
+
 
 # %% ../nbs/05_positional_encoding.ipynb #e322c005
-def pe_frequencies(d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model/2,)
+def pe_frequencies(d_model:int) -> torch.Tensor:  # (d_model/2,) float64
     "The angular frequencies w_i = 10000^(-2i/d_model), i = 0 .. d_model/2-1, of the sinusoidal encoding."
-    check_even_width(d_model)                                      # sin/cos pairs (Going deeper)
-    return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=dtype) / d_model)
+    return 10000.0 ** (-torch.arange(0, d_model, 2).double() / d_model)
 
 # %% ../nbs/05_positional_encoding.ipynb #51a78696
-def sinusoidal_encoding(n:int, d_model:int, start:int=0, device=None, dtype=torch.float32) -> torch.Tensor:  # (n, d_model)
+def sinusoidal_encoding(n:int, d_model:int, start:int=0) -> torch.Tensor:  # (n, d_model) float64
     "The sinusoidal encodings (§3.5) of positions start .. start+n-1, one row per position."
-    for name, v in (('n', n), ('start', start)): check_value(name, v, Count)   # ints >= 0 (A24_checks)
     w = pe_frequencies(d_model)                                                 # (d_model/2,)
-    angle = torch.arange(start, start + n, dtype=torch.float64)[:, None] * w    # (n, d_model/2)
-    pe = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)             # (n, d_model): sin, cos, sin, cos, ...
-    return pe.to(device=device, dtype=dtype)
+    angle = torch.arange(start, start + n).double()[:, None] * w                # (n, d_model/2)
+    return torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)           # (n, d_model): sin, cos, sin, cos, ...
 
 # %% ../nbs/05_positional_encoding.ipynb #b827e1c9
-def pe_shift_matrix(k:int, d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model, d_model)
+def pe_shift_matrix(k:int, d_model:int) -> torch.Tensor:  # (d_model, d_model) float64
     "The matrix M_k with PE(pos+k) = M_k @ PE(pos) for every pos: a 2x2 rotation by k*w_i on each (sin, cos) pair."
     phi = k * pe_frequencies(d_model)                                           # (d_model/2,)
     c, s = phi.cos(), phi.sin()
     blocks = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)  # (d_model/2, 2, 2)
-    return torch.block_diag(*blocks).to(dtype)
+    return torch.block_diag(*blocks)
 
 # %% ../nbs/05_positional_encoding.ipynb #6654e4a9
 class SinusoidalPositionalEncoding(nn.Module):
     "Adds the sinusoidal encodings of positions start.. to x (§3.5); the table grows on demand, so any length works."
     def __init__(self, d_model:int, max_len:int=512):
         super().__init__()
-        self.d_model = d_model
-        self.register_buffer('pe', sinusoidal_encoding(max_len, d_model), persistent=False)  # (max_len, d_model)
+        self.d_model, self.pe = d_model, sinusoidal_encoding(max_len, d_model).float()   # (max_len, d_model), fixed
 
     def forward(self, x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
         end = start + x.shape[-2]
-        if end > self.pe.shape[0]:   # longer than ever seen: recompute, at least doubling
-            self.pe = sinusoidal_encoding(max(end, 2 * self.pe.shape[0]), self.d_model, device=x.device)
-        return x + self.pe[start:end].to(x.dtype)
+        if end > len(self.pe):   # longer than ever seen: recompute, at least doubling
+            self.pe = sinusoidal_encoding(max(end, 2 * len(self.pe)), self.d_model).float()
+        return x + self.pe[start:end]
 
 # %% ../nbs/05_positional_encoding.ipynb #ea7509b4
 class LearnedPositionalEmbedding(nn.Module):
-    "Adds a learned vector per position to x (Table 3, row E); positions >= max_len are an error."
+    "Adds a learned vector per position to x (Table 3, row E), for positions 0 .. max_len-1."
     def __init__(self, d_model:int, max_len:int=512):
         super().__init__()
         self.d_model, self.emb = d_model, nn.Embedding(max_len, d_model)   # weight (max_len, d_model)
         nn.init.normal_(self.emb.weight, 0.0, 2 ** -0.5)   # the RMS of a sinusoid's entries, so both kinds start alike
 
-    @property
-    def max_len(self) -> int: return self.emb.num_embeddings
-
     def forward(self, x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
-        end = start + x.shape[-2]
-        check_learned_range(end, self.max_len)                         # no vector past the table (Going deeper)
-        return x + self.emb.weight[start:end].to(x.dtype)
+        return x + self.emb.weight[start:start + x.shape[-2]]
 
 # %% ../nbs/05_positional_encoding.ipynb #f5a0e003
 def check_even_width(d_model:int):
@@ -78,6 +68,54 @@ def check_learned_range(end:int, max_len:int):
     if end > max_len:
         raise ValueError(f"positions up to {end - 1} were asked for, but learned positional embeddings only exist "
                          f"for positions 0..{max_len - 1} (max_len={max_len}); use a larger max_len or pos='sinusoidal'")
+
+# %% ../nbs/05_positional_encoding.ipynb #gd05chk1
+from fastcore.basics import patch
+from .checks import check_value, Count
+
+_pe_frequencies, _sinusoidal_encoding, _pe_shift_matrix = pe_frequencies, sinusoidal_encoding, pe_shift_matrix   # the main line's
+
+def pe_frequencies(d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model/2,)
+    "The angular frequencies w_i = 10000^(-2i/d_model), i = 0 .. d_model/2-1, of the sinusoidal encoding, in `dtype`."
+    check_even_width(d_model)                                                   # sin/cos pairs
+    return _pe_frequencies(d_model).to(dtype)
+
+def sinusoidal_encoding(n:int, d_model:int, start:int=0, device=None, dtype=torch.float32) -> torch.Tensor:  # (n, d_model)
+    "The sinusoidal encodings (§3.5) of positions start .. start+n-1, one row per position, computed in float64."
+    for name, v in (('n', n), ('start', start)): check_value(name, v, Count)   # ints >= 0 (A24_checks)
+    return _sinusoidal_encoding(n, d_model, start).to(device=device, dtype=dtype)
+
+def pe_shift_matrix(k:int, d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model, d_model)
+    "The matrix M_k with PE(pos+k) = M_k @ PE(pos) for every pos, in `dtype`."
+    return _pe_shift_matrix(k, d_model).to(dtype)
+
+# %% ../nbs/05_positional_encoding.ipynb #gd05chk3
+_spe_init = SinusoidalPositionalEncoding.__init__
+
+@patch
+def __init__(self:SinusoidalPositionalEncoding, d_model:int, max_len:int=512):
+    "The main line's constructor, its table kept as a non-persistent buffer (moved with the module, never saved)."
+    _spe_init(self, d_model, max_len)
+    self.register_buffer('pe', self.__dict__.pop('pe'), persistent=False)   # (max_len, d_model)
+
+@patch
+def forward(self:SinusoidalPositionalEncoding, x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
+    "The main line's forward, the table regrown on the device of `x` and added in its dtype."
+    end = start + x.shape[-2]
+    if end > self.pe.shape[0]:   # longer than ever seen: recompute, at least doubling
+        self.pe = sinusoidal_encoding(max(end, 2 * self.pe.shape[0]), self.d_model, device=x.device)
+    return x + self.pe[start:end].to(x.dtype)
+
+@patch(as_prop=True)
+def max_len(self:LearnedPositionalEmbedding) -> int: return self.emb.num_embeddings
+
+@patch
+def forward(self:LearnedPositionalEmbedding, # noqa: F811 (the second class whose `forward` this module patches)
+            x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
+    "The main line's forward, after checking that the table has a vector for every position; added in the dtype of `x`."
+    end = start + x.shape[-2]
+    check_learned_range(end, self.max_len)                         # no vector past the table
+    return x + self.emb.weight[start:end].to(x.dtype)
 
 # %% ../nbs/05_positional_encoding.ipynb #gd05fig1
 def plot_pe_heatmap(pe:torch.Tensor): # (n, d_model) encodings, one row per position
