@@ -75,7 +75,7 @@ def main(argv=None):
     work = Path(a.dir) if a.dir else Path(tempfile.mkdtemp(prefix='tnb-encode-'))
     work.mkdir(parents=True, exist_ok=True)
     variants = a.variants.split(',')
-    runs, load0 = {v: [] for v in variants}, os.getloadavg()
+    runs, cpu, peak, load0 = {v: [] for v in variants}, {v: [] for v in variants}, {v: [] for v in variants}, os.getloadavg()
     try:
         generate(work, a.pairs)
         tok = Tokenizer.train(wmt14.sample_lines([work / 'train.en', work / 'train.de'], a.sample), vocab_size=a.vocab, num_threads=a.threads)
@@ -83,12 +83,14 @@ def main(argv=None):
         ref = None
         for r in range(a.repeats):
             for v in variants:
-                p = subprocess.run([sys.executable, __file__, '--run', v, '--dir', str(work), '--threads', str(a.threads)], capture_output=True, text=True)
-                if p.returncode: sys.exit(f"run {v} failed: {p.stderr[-2000:]}")
-                runs[v].append(json.loads(p.stdout.strip().splitlines()[-1])['seconds'])
+                p = subprocess.Popen([sys.executable, __file__, '--run', v, '--dir', str(work), '--threads', str(a.threads)], stdout=subprocess.PIPE, text=True)
+                got = p.stdout.read(); _, status, use = os.wait4(p.pid, 0)       # this run's own CPU time (all its threads) and peak memory
+                if os.waitstatus_to_exitcode(status): sys.exit(f"run {v} failed (exit {os.waitstatus_to_exitcode(status)})")
+                runs[v].append(json.loads(got.strip().splitlines()[-1])['seconds'])
+                cpu[v].append(round(use.ru_utime + use.ru_stime, 1)); peak[v].append(round(use.ru_maxrss / 1024, 1))   # Linux: KiB
                 got = files_of(work / f'out-{v}'); ref = ref or got
                 if got != ref: sys.exit(f"{v}: its files differ from the first run's")
-                print(f"repeat {r + 1} {v:15s} {runs[v][-1]:7.1f} s", flush=True)
+                print(f"repeat {r + 1} {v:15s} {runs[v][-1]:7.1f} s, cpu {cpu[v][-1]:7.1f} s, peak {peak[v][-1]:7.1f} MB", flush=True)
     finally:
         if not a.dir: shutil.rmtree(work, ignore_errors=True)
     med = {v: statistics.median(x) for v, x in runs.items()}
@@ -96,11 +98,11 @@ def main(argv=None):
     print(f"medians {', '.join(f'{v} {s:.1f} s' for v, s in med.items())}; {', '.join(f'{k} {x}' for k, x in ratios.items())} "
           f"({a.pairs:,} pairs on {hardware()}, load {os.getloadavg()[0]:.1f})")
     if a.json:
-        rec = dict(about="bench/bench_encode.py: encode_to_disk before and after, interleaved runs in fresh processes, the files checked byte-equal",
+        rec = dict(about="bench/bench_encode.py: encode_to_disk before and after, interleaved runs in fresh processes, the files checked byte-equal; cpu_seconds each run's CPU time (all threads), peak_rss_mb its maximum resident set",
                    machine=hardware(), cores=os.cpu_count(), date=time.strftime('%Y-%m-%d'),
                    load_before=[round(x, 2) for x in load0], load_after=[round(x, 2) for x in os.getloadavg()],
                    args={k: v for k, v in vars(a).items() if k not in ('run', 'dir', 'json')},
-                   seconds=runs, median_seconds=med, ratios=ratios, identical=True)
+                   seconds=runs, median_seconds=med, cpu_seconds=cpu, median_cpu_seconds={v: statistics.median(x) for v, x in cpu.items()}, peak_rss_mb=peak, ratios=ratios, identical=True)
         atomic_write(a.json, json.dumps(rec, indent=1) + "\n")
 
 if __name__ == '__main__':
