@@ -63,7 +63,7 @@ def main(argv=None):
     ap.add_argument('--repeats', type=int, default=3, help='runs of each variant, interleaved (default 3)')
     ap.add_argument('--variants', default='before,before-default,after', help='the encoders compared (default: all three)')
     ap.add_argument('--dir', default=None, help="the run's own folder (default: a new temporary folder, removed at the end)")
-    ap.add_argument('--json', default=None, help='write the figures here')
+    ap.add_argument('--json', default=None, help='append the figures to this JSON list')
     ap.add_argument('--run', help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.run: return child(a)
@@ -103,7 +103,8 @@ def main(argv=None):
                    load_before=[round(x, 2) for x in load0], load_after=[round(x, 2) for x in os.getloadavg()],
                    args={k: v for k, v in vars(a).items() if k not in ('run', 'dir', 'json')},
                    seconds=runs, median_seconds=med, cpu_seconds=cpu, median_cpu_seconds={v: statistics.median(x) for v, x in cpu.items()}, peak_rss_mb=peak, ratios=ratios, identical=True)
-        atomic_write(a.json, json.dumps(rec, indent=1) + "\n")
+        old = json.loads(Path(a.json).read_text(encoding='utf-8')) if Path(a.json).is_file() else []
+        atomic_write(a.json, json.dumps([*(old if isinstance(old, list) else [old]), rec], indent=1) + "\n")   # one record a run, appended
 
 if __name__ == '__main__':
     main()

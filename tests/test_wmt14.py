@@ -320,12 +320,15 @@ def test_the_scale_benchmark_says_how_to_run_it_at_full_size(capsys):
     assert '--pairs 2000 --sample 4000 --vocab 200' in out and '(default 4,500,000' in out
 
 def test_the_stored_encoding_speed_figures_are_whole():
-    "results/encode_speed.json (bench/bench_encode.py at 300,000 pairs): interleaved runs of each encoder, their medians and ratios computed from them, the files equal, the machine named."
+    "results/encode_speed.json (bench/bench_encode.py at 300,000 and 200,000 pairs): interleaved runs of each encoder, their medians and ratios computed from them, the files equal, the machine and its load named."
     import statistics
     from conftest import ROOT
-    rec = json.loads((ROOT / 'results' / 'encode_speed.json').read_text())
-    assert rec['args']['pairs'] == 300_000 and rec['identical'] is True and rec['machine'] and rec['cores'] >= 1
-    runs = rec['seconds']
-    assert set(runs) == {'before', 'before-default', 'after'} and {len(v) for v in runs.values()} == {rec['args']['repeats']}
-    assert rec['median_seconds'] == {v: statistics.median(x) for v, x in runs.items()}
-    assert rec['ratios'] == {f"{v}/after": round(rec['median_seconds'][v] / rec['median_seconds']['after'], 2) for v in ('before', 'before-default')}
+    recs = json.loads((ROOT / 'results' / 'encode_speed.json').read_text())
+    assert [r['args']['pairs'] for r in recs] == [300_000, 200_000]
+    for rec in recs:
+        assert rec['identical'] is True and rec['machine'] and rec['cores'] >= 1 and len(rec['load_before']) == 3
+        runs = rec['seconds']
+        assert set(runs) == {'before', 'before-default', 'after'} and {len(v) for v in runs.values()} == {rec['args']['repeats']}
+        assert rec['median_seconds'] == {v: statistics.median(x) for v, x in runs.items()}
+        assert rec['ratios'] == {f"{v}/after": round(rec['median_seconds'][v] / rec['median_seconds']['after'], 2) for v in ('before', 'before-default')}
+    assert recs[1]['median_cpu_seconds'] == {v: statistics.median(x) for v, x in recs[1]['cpu_seconds'].items()}
