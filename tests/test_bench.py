@@ -54,6 +54,8 @@ def _cases(d:Path) -> list:
              'ok' if onmt and m30k else 'OpenNMT' if not onmt else 'Multi30k not found'),
             ('bench_data_scale.py', ['--pairs', 300, '--sample', 600, '--vocab', 60, '--world', 2, '--max-tokens', 3000, '--max-len', 2000, '--threads', 1,
                                      '--dir', d / 'scale', '--json', d / 'scale.json'], 'ok'),
+            ('bench_encode.py', ['--pairs', 300, '--sample', 600, '--vocab', 60, '--repeats', 1, '--threads', 1, '--dir', d / 'encode',
+                                 '--json', d / 'encode.json'], 'ok'),
             ('peer_opennmt.py', [], 'convert OURS.pt ONMT.pt')]                       # OpenNMT-py's side: without a command, its usage
 
 @pytest.fixture(scope='module')

@@ -214,3 +214,25 @@ def test_the_trainer_is_given_its_precision_and_processes(monkeypatch):
     tr = train_model(load_dataset('copy', n_train=40, n_valid=4, n_test=4, n_symbols=5, max_len=4), preset='tiny', vocab_size=12, steps=1,
                      max_tokens=400, progress=False, say=lambda m: None)
     assert len(chosen) == 1 and tr.precision_reason == 'counted', chosen
+
+@pytest.mark.slow
+def test_a_compiled_trainer_makes_one_graph_for_every_batch_shape():
+    "torch.compile in the trainer, configured as on a GPU (no CPU levers), over micro-batches whose (B, S, T) all differ: one graph from the first batch on, no recompilation, no graph break."
+    import numpy as np, torch._dynamo
+    from torch._dynamo.utils import counters
+    from transformer_nb.model import TransformerConfig
+    from transformer_nb.speed import CpuLevers
+    rng, V = np.random.default_rng(0), 64
+    data = [(np.r_[rng.integers(4, V, rng.integers(2, 40)), 2], np.r_[1, rng.integers(4, V, rng.integers(2, 40)), 2]) for _ in range(400)]
+    set_seed(0); model = Transformer(TransformerConfig(src_vocab=V, tgt_vocab=V, d_model=16, N=1, h=2, d_ff=32))
+    tr = Trainer(model, data, tc=TrainConfig(max_tokens=200, accum=3, steps=4, warmup=2, compile=True, progress=False, device='cpu', precision='fp32'), say=quiet)
+    tr.levers, tr.short_attention = CpuLevers(tr.model, dropout=False), 0          # what a GPU runs
+    torch._dynamo.reset(); counters.clear()
+    tr.sampler.set_epoch(0); batches = [b for b in tr.sampler if len(b) > 1][:12]   # 0/1 specialisation aside: batches of 2 and more
+    shapes = {(len(b), max(len(data[i][0]) for i in b), max(len(data[i][1]) for i in b)) for b in batches}
+    stats = [tr.update(batches[:3])]; first = dict(counters['stats'])
+    stats += [tr.update(batches[k:k + 3]) for k in range(3, 12, 3)]
+    assert len(shapes) >= 8 and first.get('unique_graphs') == 1, (shapes, first)
+    assert dict(counters['stats']) == {**first, 'calls_captured': counters['stats']['calls_captured']} and counters['stats']['unique_graphs'] == 1, dict(counters['stats'])
+    assert not counters['recompiles'] and not counters['graph_break'], (dict(counters['recompiles']), dict(counters['graph_break']))
+    assert [s['step'] for s in stats] == [1, 2, 3, 4] and all(np.isfinite(s['loss']) and s['loss'] > 0 for s in stats)

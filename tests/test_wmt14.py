@@ -278,3 +278,57 @@ def test_a_wmt14_run_trains_from_the_memory_mapped_cache(mirror, tmp_path, capsy
     again = get_task('wmt14').load('wmt14', data_dir=corpus).encoded(t.tokenizer, say=lambda m: None)   # a changed corpus, the same key
     assert again.folder == enc.folder and len(again) == 37 and (enc.folder / 'src.ids.npy').stat().st_ino != ino
     assert [p.name for p in (corpus / 'encoded').iterdir() if p.is_dir()] == [enc.folder.name]          # replaced, nothing left over
+
+def _serial_encoding(tok, src, tgt, max_len):
+    "What `encode_to_disk` must write, computed the plain way: each line encoded alone, on one thread, the arrays saved whole."
+    from transformer_nb.core import BOS_ID, EOS_ID
+    ids, lens = {'src': [], 'tgt': []}, {'src': [], 'tgt': []}
+    for a, b in zip(src.read_text(encoding='utf-8').split('\n')[:-1], tgt.read_text(encoding='utf-8').split('\n')[:-1]):
+        s, t = tok.sp.encode(a.strip(), out_type=int, num_threads=1) + [EOS_ID], [BOS_ID] + tok.sp.encode(b.strip(), out_type=int, num_threads=1) + [EOS_ID]
+        if len(s) == 1 or len(t) == 2 or len(s) > max_len or len(t) > max_len: continue
+        for side, x in (('src', s), ('tgt', t)): ids[side] += x; lens[side].append(len(x))
+    return {f"{s}.{k}": v for s in ids for k, v in (('ids', np.asarray(ids[s], np.uint16)), ('offsets', np.concatenate([[0], np.cumsum(lens[s])]).astype(np.int64)))}
+
+def test_the_parallel_encoding_is_bit_identical_to_the_serial_one(tmp_path):
+    "`encode_to_disk` on two threads, blocks read ahead, ids flattened in NumPy: its files hold, byte for byte, what encoding each line alone gives; empty and long pairs dropped alike."
+    from transformer_nb.data import Tokenizer
+    from transformer_nb.wmt14 import encode_to_disk
+    rng = np.random.default_rng(1)
+    words = ['Haus', 'über', 'the', 'naïve', 'Straße', 'ﬁne', 'a', 'zzz', '東京', 'x' * 30]
+    lines = [' '.join(rng.choice(words, rng.integers(0, 25))) for _ in range(700)]
+    src, tgt = tmp_path / 'train.en', tmp_path / 'train.de'
+    src.write_text('\n'.join(lines) + '\n', encoding='utf-8'); tgt.write_text('\n'.join(lines[::-1]) + '\n', encoding='utf-8')
+    tok = Tokenizer.train(lines[:400], vocab_size=60)
+    want = _serial_encoding(tok, src, tgt, 40)
+    for threads, block in ((1, 1000), (2, 64), (0, 7)):
+        enc = encode_to_disk(tok, src, tgt, tmp_path / f'e{threads}', max_len=40, block=block, num_threads=threads)
+        for name, arr in want.items():
+            np.save(tmp_path / 'want.npy', arr)
+            assert (tmp_path / f'e{threads}' / f'{name}.npy').read_bytes() == (tmp_path / 'want.npy').read_bytes(), (threads, name)
+        assert enc.meta['pairs'] == len(enc) == len(want['src.offsets']) - 1 and enc.meta['read'] == 700 and enc.meta['empty'] > 0 and enc.meta['too_long'] > 0
+
+def test_the_scale_benchmark_says_how_to_run_it_at_full_size(capsys):
+    "`bench_data_scale.py --help` gives the command at 4.5 million pairs (its default) and the smoke run's."
+    from conftest import ROOT
+    sys.path.insert(0, str(ROOT / 'bench'))
+    try:
+        import bench_data_scale
+        with pytest.raises(SystemExit): bench_data_scale.main(['--help'])
+    finally: sys.path.remove(str(ROOT / 'bench'))
+    out = ' '.join(capsys.readouterr().out.split())                 # argparse wraps the options' help
+    assert 'python bench/bench_data_scale.py --json results/data_scale.json' in out and '4.5 million pairs' in out
+    assert '--pairs 2000 --sample 4000 --vocab 200' in out and '(default 4,500,000' in out
+
+def test_the_stored_encoding_speed_figures_are_whole():
+    "results/encode_speed.json (bench/bench_encode.py at 300,000 and 200,000 pairs): interleaved runs of each encoder, their medians and ratios computed from them, the files equal, the machine and its load named."
+    import statistics
+    from conftest import ROOT
+    recs = json.loads((ROOT / 'results' / 'encode_speed.json').read_text())
+    assert [r['args']['pairs'] for r in recs] == [300_000, 200_000]
+    for rec in recs:
+        assert rec['identical'] is True and rec['machine'] and rec['cores'] >= 1 and len(rec['load_before']) == 3
+        runs = rec['seconds']
+        assert set(runs) == {'before', 'before-default', 'after'} and {len(v) for v in runs.values()} == {rec['args']['repeats']}
+        assert rec['median_seconds'] == {v: statistics.median(x) for v, x in runs.items()}
+        assert rec['ratios'] == {f"{v}/after": round(rec['median_seconds'][v] / rec['median_seconds']['after'], 2) for v in ('before', 'before-default')}
+    assert recs[1]['median_cpu_seconds'] == {v: statistics.median(x) for v, x in recs[1]['cpu_seconds'].items()}

@@ -218,6 +218,12 @@ def _to_device(t:torch.Tensor, device) -> torch.Tensor:
     if device.type == 'cuda': t = t.pin_memory()
     return t.to(device, non_blocking=True)
 
+def _any_shape(*ts:torch.Tensor) -> tuple:
+    "`ts`, their batch and length dimensions marked dynamic for `torch.compile`: one graph serves every batch shape from the first batch on (not a graph for the first shape, then another once a shape changes)."
+    for t in ts:
+        for d in range(t.dim()): torch._dynamo.maybe_mark_dynamic(t, d)
+    return ts
+
 def _all(*cms) -> contextlib.ExitStack:
     "Enter context managers (DDP's no_sync, autocast, the kept output memory, the attention backend) as one; a `with` on it leaves them."
     stack = contextlib.ExitStack()
@@ -235,7 +241,8 @@ def _backward(self:Trainer, batches:list, n_total:int, ctx, scale:float=1.0) -> 
     parts = []
     for i, (src, tgt) in enumerate(batches):
         with ctx(i == len(batches) - 1):                              # DDP: sync gradients on the last one only
-            loss, nll, n = self.loss_fn(self.net(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, self.cfg.pad_id)
+            inputs = _any_shape(src, tgt[:, :-1]) if self.tc.compile else (src, tgt[:, :-1])   # every micro-batch has its own shape
+            loss, nll, n = self.loss_fn(self.net(*inputs), tgt[:, 1:], self.tc.eps_ls, self.cfg.pad_id)
             self.scaler.scale(loss * (scale / max(n_total, 1))).backward()
         parts.append(torch.stack([loss.detach().float(), nll.detach().float(), n.float()]))  # stays on the device
     return torch.stack(parts).sum(0).cpu().double()                  # one device-to-host copy per update

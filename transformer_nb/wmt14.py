@@ -12,7 +12,7 @@ __all__ = ['WMT14_ARCHIVES', 'WMT14_PAIRS', 'PAPER_VOCAB', 'PAPER_STEPS', 'PAPER
            'encode_to_disk', 'encoded_cache', 'WMT14Data', 'WMT14Task', 'DataOptions', 'data_main']
 
 # %% ../nbs/A28_wmt14.ipynb #d9b4ce7d
-import contextlib, gzip, hashlib, http.client, http.server, io, itertools, json, os, random, re, shutil, socket, tarfile, tempfile, threading
+import concurrent.futures, contextlib, gzip, hashlib, http.client, http.server, io, itertools, json, os, random, re, shutil, socket, tarfile, tempfile, threading
 import time, urllib.error, urllib.request
 from dataclasses import dataclass
 from pathlib import Path
@@ -377,8 +377,36 @@ class EncodedCorpus:
         return TokenBatchSampler(self.src_lens, self.tgt_lens, max_tokens, shuffle=shuffle, seed=seed, rank=rank, world_size=world_size)
 
 # %% ../nbs/A28_wmt14.ipynb #2af2dc8d
+def _flat(enc:list, keep:np.ndarray, lens:np.ndarray, bos:bool, dt) -> np.ndarray:
+    "The kept sentences of `enc` (lists of ids) as one array, each as BOS (if `bos`) + its ids + EOS; `lens` their lengths with those."
+    ln = lens[keep]; ends = np.cumsum(ln); out = np.empty(int(ends[-1]) if len(ends) else 0, dt)
+    fixed = np.zeros(len(out), bool); fixed[ends - 1] = True; out[ends - 1] = EOS_ID
+    if bos: fixed[ends - ln] = True; out[ends - ln] = BOS_ID
+    out[~fixed] = np.fromiter(itertools.chain.from_iterable(itertools.compress(enc, keep)), dt, count=len(out) - int(fixed.sum()))
+    return out
+
+def _npy_from_bin(src:Path, dest:Path, dt, chunk:int=1 << 24):
+    "The raw ids of `src` as the NumPy file `dest`, copied `chunk` ids at a time: the whole array is never in memory."
+    n = src.stat().st_size // np.dtype(dt).itemsize
+    arr = np.lib.format.open_memmap(dest, mode='w+', dtype=dt, shape=(n,))
+    with open(src, 'rb') as f:
+        for i in range(0, n, chunk): arr[i:i + chunk] = np.fromfile(f, dtype=dt, count=min(chunk, n - i))
+    arr.flush(); del arr
+
+def _encoded_blocks(tok:Tokenizer, src_path, tgt_path, block:int, num_threads:int):
+    "(source lines, their ids, target ids) a block at a time; the next block is read and encoded on a thread (SentencePiece's `num_threads` on both sides at once) while the caller writes this one."
+    blocks = iter_pairs(src_path, tgt_path, block)
+    def work():
+        if (ab := next(blocks, None)) is None: return None
+        e = tok.encode(ab[0] + ab[1], num_threads); return ab[0], e[:len(ab[0])], e[len(ab[0]):]
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix='encode') as pool:
+        nxt = pool.submit(work)
+        while (got := nxt.result()) is not None:
+            nxt = pool.submit(work); yield got
+
 def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256, block:int=100_000,
-                   num_threads:int=0, say=lambda m: None, meta:dict|None=None, # more to record in `encoded.json`
+                   num_threads:int=0, # SentencePiece's threads (0: torch's thread count, as `Tokenizer.encode`)
+                   say=lambda m: None, meta:dict|None=None, # more to record in `encoded.json`
                   ) -> EncodedCorpus:
     "Encode two aligned files into `out` (source ids + EOS, BOS + target ids + EOS), a block at a time; pairs with an empty side, or longer than `max_len`, are dropped."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
@@ -387,13 +415,12 @@ def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256,
     lens, n = {'src': [], 'tgt': []}, dict(pairs=0, read=0, empty=0, too_long=0, tokens=0, unk=0)
     try:
         files = {s: open(tmp/f"{s}.bin", 'wb') for s in ('src', 'tgt')}
-        for a, b in iter_pairs(src_path, tgt_path, block):
-            ea, eb = tok.sp.encode(a, out_type=int, num_threads=num_threads), tok.sp.encode(b, out_type=int, num_threads=num_threads)
+        for a, ea, eb in _encoded_blocks(tok, src_path, tgt_path, block, num_threads):
             la, lb = np.fromiter(map(len, ea), np.int64, len(ea)) + 1, np.fromiter(map(len, eb), np.int64, len(eb)) + 2
             some, short = (la > 1) & (lb > 2), np.ones(len(a), bool) if max_len is None else (la <= max_len) & (lb <= max_len)
             keep = some & short
-            for side, enc, extra, ln in (('src', ea, ([], [EOS_ID]), la), ('tgt', eb, ([BOS_ID], [EOS_ID]), lb)):
-                flat = np.asarray([t for i in np.flatnonzero(keep) for t in (*extra[0], *enc[i], *extra[1])], dt)
+            for side, enc, bos, ln in (('src', ea, False, la), ('tgt', eb, True, lb)):
+                flat = _flat(enc, keep, ln, bos, dt)
                 files[side].write(flat.tobytes()); lens[side].append(ln[keep]); n['tokens'] += len(flat); n['unk'] += int((flat == UNK_ID).sum())
             n['pairs'] += int(keep.sum()); n['read'] += len(a); n['empty'] += int((~some).sum()); n['too_long'] += int((some & ~short).sum())
             del ea, eb; say(f"encoded {n['read']:,} pairs")
@@ -401,7 +428,7 @@ def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256,
         for s in ('src', 'tgt'):
             ln = np.concatenate(lens[s]) if lens[s] else np.zeros(0, np.int64)
             np.save(out/f"{s}.offsets.npy", np.concatenate([[0], np.cumsum(ln)]).astype(np.int64))
-            ids = np.fromfile(tmp/f"{s}.bin", dtype=dt); np.save(out/f"{s}.ids.npy", ids); del ids
+            _npy_from_bin(tmp/f"{s}.bin", out/f"{s}.ids.npy", dt)
         sums = {f"{s}.{k}.npy": file_digest(out/f"{s}.{k}.npy") for s in ('src', 'tgt') for k in ('ids', 'offsets')}
         atomic_write(out/'encoded.json', json.dumps({**n, 'dtype': np.dtype(dt).name, 'vocab_size': tok.vocab_size, 'max_len': max_len,
                                                     'src': str(src_path), 'tgt': str(tgt_path), 'sha256': sums, **(meta or {})}) + '\n')
