@@ -78,7 +78,7 @@ def broken_source():
     return src.replace(OLD, NEW)
 
 def test_break_the_repair_stops_the_repair_cell_at_its_stray_bracket():
-    ns = namespace(NB, 'c3df4a72', broken_source(), 'cbca9625')
+    ns = namespace(NB, 'c3df4a72', 'e12g0005', broken_source(), 'cbca9625')   # linearize, checked as under Going deeper
     with pytest.raises(ValueError, match=r"a closing bracket '\)S' with nothing open"): exec(_body(cells(NB)['5ec88712'][1]), ns)
     text = ' '.join(cells(NB)[MORE][1].split())
     assert 'The repair cell stops at its case `)S (S ...`' in text

@@ -23,7 +23,7 @@ try: import tomllib
 except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
 
 ROOT = NBS.parent
-THROUGH = '10'                                     # the notebooks these rules hold for (11 onwards: see TO_MOVE's note)
+THROUGH = '99'                                     # the notebooks these rules hold for: every paper notebook
 CHECKED = [p for p in PAPER if p.stem[:2] <= THROUGH]
 
 def module_of() -> dict[str, str]:
@@ -97,7 +97,10 @@ def scope_problems(stem:str, cs:list, mods:dict, deps:set, stubs:tuple=(), known
 STUB_NAMES = {'02_multihead': (('b2d0a003', ('math', 'torch')), ('b2e1f007', ('math', 'attention', 'nn', 'torch', 'count_params'))),
               '06_model': (('b6d0a003', ('nn', 'F')), ('a06e0012', ('F', 'torch', 'pad_mask', 'make_tgt_mask')),
                            ('b06f0011', ('get_config', 'count_params', 'Transformer'))),
-              '10_decoding': (('c0b1e021', ('PAD_ID', 'BOS_ID', 'EOS_ID', 'torch')),)}
+              '10_decoding': (('c0b1e021', ('PAD_ID', 'BOS_ID', 'EOS_ID', 'torch')),),
+              '11_results': (('e11c0001', ('math', 'Counter')),),
+              '12_variations': (('e12c0002', ('t3',)), ('e11c0003', ('torch', 'layer3', 'lab'))),
+              '13_parsing': (('e12c0002', ('Tree', 'is_preterminal', 'coarse_label', 'john')), ('e12c0004', ('evalb_counts', 'prf')))}
 
 # ---------------------------------------------------------------- the paper's method only
 ENGINEERING = re.compile(r'\braise\b|\bassert\b|\bcheck_\w+|\bvalidate\(|\bcache\b|\bcached?_\w*|\w*_cache\b|\brank\b|'
@@ -138,10 +141,6 @@ TO_MOVE = {
         "def batches(self, epoch:int|None=None) -> list[list[int]]: return self.all_batches(epoch)[self.rank::self.world_size]   # this rank's",
         'check_examples(examples)',
     ],
-    '09_training': [
-        'check_noam_args(step, warmup, cooldown, total)',
-        'check_smoothing(eps)',
-    ],
     '10_decoding': [
         'from transformer_nb.checks import PositiveInt, Count, Range, SettingError, validate, check_value',
         'validate(self)                             # each field as declared, or one line naming it (A24_checks)',
@@ -171,7 +170,6 @@ TO_MOVE = {
 # and input checks are written under Going deeper and imported at the top; they are to move into the main line or out of it.
 KNOWN_FORWARD = {
     '08_data': {'_padded', 'balance_ranks', 'drop_long', 'plot_bpe_merges', 'plot_padding'},
-    '09_training': {'check_noam_args', 'check_smoothing', 'fused_adam', 'plot_losses', 'plot_schedule'},
     '10_decoding': {'CharTokenizer', 'check_beam_fits', 'check_cache', 'check_max_extra', 'check_penalty',
         'check_src', 'encode_batch', 'full_precision', 'inference', 'log_probs', 'plot_averaging', 'plot_beam',
         'start_cache', 'train_snapshots'},

@@ -15,7 +15,6 @@ from .datasets import corpus_score
 # %% ../nbs/11_results.ipynb #83b32dda
 def corpus_scores(hyps:list[str], refs:list[str], chunk:int=10_000) -> dict:
     "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures; `chunk` sentences at a time (bounded memory)."
-    hyps, refs = check_hyps_refs(hyps, refs)            # aligned, non-empty lists of str (checks: Going deeper)
     out = {}
     for key, metric in (('bleu', BLEU()), ('bleu_lc', BLEU(lowercase=True)), ('chrf', CHRF())):
         s = corpus_score(metric, hyps, refs, chunk)
@@ -40,7 +39,6 @@ PAPER_TFLOPS = {'K80': 2.8, 'K40': 3.7, 'M40': 6.0, 'P100': 9.5}     # footnote 
 
 def training_flops(hours:float, n_gpus:float, tflops:float) -> float:
     "The paper's estimate of training cost: training time x number of GPUs x sustained FLOP/s of one GPU."
-    check_amounts(hours=hours, n_gpus=n_gpus, tflops=tflops)
     return hours * 3600 * n_gpus * tflops * 1e12
 
 # %% ../nbs/11_results.ipynb #e11d0011
@@ -72,6 +70,17 @@ def check_amounts(**xs):
     for name, x in xs.items():
         if isinstance(x, bool) or not isinstance(x, numbers.Real): raise TypeError(f"{name}={x!r} must be a number, got a {type(x).__name__}")
         if not 0 <= x < math.inf: raise ValueError(f"{name}={x!r} must be >= 0 and finite")
+
+_scores_unchecked, _flops_unchecked = corpus_scores, training_flops
+
+def corpus_scores(hyps:list[str], refs:list[str], chunk:int=10_000) -> dict:
+    "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures; `chunk` sentences at a time (bounded memory)."
+    return _scores_unchecked(*check_hyps_refs(hyps, refs), chunk)   # aligned, non-empty lists of str
+
+def training_flops(hours:float, n_gpus:float, tflops:float) -> float:
+    "The paper's estimate of training cost: training time x number of GPUs x sustained FLOP/s of one GPU."
+    check_amounts(hours=hours, n_gpus=n_gpus, tflops=tflops)
+    return _flops_unchecked(hours, n_gpus, tflops)
 
 
 # %% ../nbs/11_results.ipynb #e11d0001

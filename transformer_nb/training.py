@@ -19,21 +19,18 @@ def noam_lr(step:int, # optimiser update number, 1 for the first update
             total:int|None=None, # updates in the whole run (needed by `cooldown`)
             cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
            ) -> float:
-    "The learning rate of §5.3 at update `step` (0 at step 0); with `cooldown`, ending in a linear decay to 0."
-    check_noam_args(step, warmup, cooldown, total)
+    "The learning rate of §5.3 at update `step` (0 at step 0); with `cooldown`, ending in a linear decay to 0 (Going deeper)."
     if step == 0: return 0.0
     lr = scale * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
     return lr * min(1.0, max(total + 1 - step, 0) / cooldown) if cooldown else lr
 
 # %% ../nbs/09_training.ipynb #47761ae3
-def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0,
-                   betas:tuple=(0.9, 0.98), eps:float=1e-9,
+def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0, betas:tuple=(0.9, 0.98), eps:float=1e-9,
                    total:int|None=None, cooldown:int=0, # an optional linear cool-down at the end (see `noam_lr`)
-                   fused:bool|None=None, # one CUDA kernel for all parameters (default: when they are all on a GPU)
-                  ):
+                   **adam): # more of `torch.optim.Adam`'s options (Going deeper sets `fused`)
     "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr` (step once per update)."
     params = list({id(p): p for p in model.parameters() if p.requires_grad}.values())  # tied weights once
-    opt = torch.optim.Adam(params, lr=scale, betas=betas, eps=eps, fused=fused_adam(params, fused))
+    opt = torch.optim.Adam(params, lr=scale, betas=betas, eps=eps, **adam)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup, 1.0, total, cooldown))
     return opt, sched
 
@@ -42,7 +39,6 @@ def label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
                        target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
                        eps:float=0.1, pad_id:int=PAD_ID):
     "Sums over non-pad positions: (label-smoothed cross-entropy, plain NLL, number of tokens)."
-    check_smoothing(eps)
     lp = logits.float().log_softmax(-1)                               # (..., V), in float32 even under autocast
     keep = target != pad_id                                           # (...)
     nll = -lp.gather(-1, target[..., None]).squeeze(-1)               # (...) -log p_y
@@ -95,6 +91,25 @@ def check_smoothing(eps:float):
     "`label_smoothed_nll`'s eps: in [0, 1) (eps = 1 would leave nothing of the target)."
     check_value('eps', eps, Probability)
 
+_noam_unchecked, _nll_unchecked = noam_lr, label_smoothed_nll
+
+def noam_lr(step:int, # optimiser update number, 1 for the first update
+            d_model:int=512, warmup:int=4000, scale:float=1.0,
+            total:int|None=None, # updates in the whole run (needed by `cooldown`)
+            cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
+           ) -> float:
+    "The learning rate of §5.3 at update `step` (0 at step 0); with `cooldown`, ending in a linear decay to 0."
+    check_noam_args(step, warmup, cooldown, total)
+    return _noam_unchecked(step, d_model, warmup, scale, total, cooldown)
+
+def label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
+                       target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
+                       eps:float=0.1, pad_id:int=PAD_ID):
+    "Sums over non-pad positions: (label-smoothed cross-entropy, plain NLL, number of tokens)."
+    check_smoothing(eps)
+    return _nll_unchecked(logits, target, eps, pad_id)
+
+
 # %% ../nbs/09_training.ipynb #c9a10024
 def plot_schedule(runs=((512, 4000), (1024, 4000), (512, 8000), (256, 4000)), steps:int=20_000, show:bool=True):
     "The figure of §5.3's learning rate against the update, one curve per (d_model, warmup) of `runs`."
@@ -124,4 +139,15 @@ def fused_adam(params:list, fused:bool|None=None) -> bool|None:
     "What `torch.optim.Adam(..., fused=)` gets: `fused` if given, else True when every parameter is on a GPU; None: PyTorch's default."
     if fused is None: fused = bool(params) and all(p.is_cuda for p in params)
     return fused or None
+
+_make_optimizer_paper = make_optimizer
+
+def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0,
+                   betas:tuple=(0.9, 0.98), eps:float=1e-9,
+                   total:int|None=None, cooldown:int=0, # an optional linear cool-down at the end (see `noam_lr`)
+                   fused:bool|None=None, # one CUDA kernel for all parameters (default: when they are all on a GPU)
+                  ):
+    "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr` (step once per update)."
+    params = [p for p in model.parameters() if p.requires_grad]
+    return _make_optimizer_paper(model, d_model, warmup, scale, betas, eps, total, cooldown, fused=fused_adam(params, fused))
 
