@@ -74,11 +74,11 @@ def test_check_my_embeddings_names_each_mistake(kind, message):
     ns, Wrong = wrong(kind)
     assert_rejects(check_my_embeddings, Wrong, says=message)
 
-def test_a_scale_that_is_no_named_factor_gets_the_general_hint():
+def test_a_scale_that_is_no_named_factor_is_measured():
     ns = check_ns(solution_5())
     class Doubled(ns['MyEmbeddings']):
         def forward(self, tokens): return super().forward(tokens) * 2
-    assert_rejects(check_my_embeddings, Doubled, says=r"index E with the token ids and multiply by sqrt\(d_model\)")
+    assert_rejects(check_my_embeddings, Doubled, says=r"the rows of E times 8: the factor is sqrt\(d_model\) = 4")
 
 def test_the_solution_keeps_nn_Embeddings_values_when_tying_trains_the_padding_row():
     "The notebook's point: with tying the padding row moves; nn.Embedding still returns it, and so must the solution."

@@ -103,7 +103,7 @@ def test_parsing_counts_stub_and_solution(capsys):
     (dict(N=6, src_vocab=16384, tgt_vocab=16384), 'untied', r"N=6, the base model's depth"),    # a slip on the other reading
     (dict(tie='decoder'), 'untied', r"untied=[\d,]+ is tie='decoder' .*: untied is tie='none'"),
     (dict(d_k=64, d_v=64), 'tied', r"d_k = d_v = 64, the base model's: here d_k = d_model/h = 128"),
-    (dict(N=3), 'untied', r"untied=[\d,]+ is not the count .*count the model of get_config"),
+    (dict(N=3), 'untied', r"untied=[\d,]+ is not the count .*N=3: §6.3's 4 layers are in each stack"),
 ])
 def test_parsing_counts_wrong_answers_are_named(over, which, says, capsys):
     from transformer_nb.model import count_config_params, get_config

@@ -51,7 +51,7 @@ WRONG_STEPS = {   # name: (wrong step, what its message must say)
     'argmax over the batch': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax(0),
         "got shape (12,); return one token id per row"),
     'one sentence only': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax().item(),
-        "got shape (); return one token id per row, shape (B,) = (6,)"),
+        "returned int ", "not a tensor; return one token id per row as a tensor, shape (B,) = (6,)"),
     'PAD and BOS scored 0': (lambda ns: lambda m, s, ys: m(s, ys)[:, -1].index_fill(-1, torch.tensor([PAD_ID, BOS_ID]), 0.0).argmax(-1),
         "a copy of the model whose every score is below 0, the first step of six sentences as a batch, row 0 after [2]: chose id 0",
         "PAD and BOS were given a score of 0, which can still be the largest: forbid them with -inf"),

@@ -50,7 +50,7 @@ def test_bleu_stub_cell_imports_what_the_solution_uses():
 
 def test_bleu_solution_passes():
     assert said(check_bleu, solution_ns()['my_bleu']) == \
-        (True, "your BLEU agrees with sacreBLEU's on 4 cases: clipping, the brevity penalty, corpus sums")
+        (True, "your BLEU agrees with sacreBLEU's on 5 cases: clipping, the brevity penalty, corpus sums, case")
 
 def test_bleu_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e11c0001')                                   # the stub cell runs the check, as Run All does
