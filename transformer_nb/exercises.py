@@ -965,7 +965,8 @@ def check_greedy_step(step, model) -> bool:
             ids = [BOS_ID] + out + ([EOS_ID] if len(out) < len(row) + extra else [])   # it ended in EOS, or at its cap
             for t in range(1, len(ids)):
                 compare(model, torch.tensor([row]), torch.tensor([ids[:t]]), torch.tensor(ids[t:t + 1]), f"the model on {row} alone")
-        torch.manual_seed(0); mixed = perturb(copy.deepcopy(model), 1.0)             # a copy whose choices vary from position to position
+        with torch.random.fork_rng(devices=[]):                                      # the learner's random state left as it was
+            torch.manual_seed(0); mixed = perturb(copy.deepcopy(model), 1.0)         # a copy whose choices vary from position to position
         eos = copy.deepcopy(mixed)                                                   # ... and one that scores EOS highest
         lift = torch.zeros(model.cfg.tgt_vocab); lift[EOS_ID] = 100.
         eos.generator.register_forward_hook(lambda mod, inp, out: out + lift)
