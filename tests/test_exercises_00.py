@@ -79,3 +79,52 @@ def test_machine_exercise_2_experiment_runs_as_printed(capsys):
     exec("import torch\nfrom transformer_nb.machine import autocast\n" + code_blocks(MACHINE, 'd39be88c')[0], ns)
     out = capsys.readouterr().out.splitlines()
     assert [l.split()[0] for l in out] == ['fp32', 'bf16'] and all(l.endswith('ms per product') for l in out), out
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+from transformer_nb.core import PAD_ID
+from transformer_nb import exercises as _ex
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 00 pad_batch: each answer and the words its message must contain
+def pb_list(seqs, pad_id=PAD_ID):
+    n = max(len(s) for s in seqs); return [s + [pad_id] * (n - len(s)) for s in seqs]
+add('check_pad_batch', 'returns a list', ['list', 'tensor'], pb_list)
+def pb_inplace(seqs, pad_id=PAD_ID):
+    n = max(len(s) for s in seqs)
+    for s in seqs: s.extend([pad_id] * (n - len(s)))
+    return torch.tensor(seqs)
+add('check_pad_batch', 'extends the input lists in place', ['input', 'changed'], pb_inplace)
+def pb_float(seqs, pad_id=PAD_ID):
+    n = max(len(s) for s in seqs); return torch.tensor([s + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.float)
+add('check_pad_batch', 'float dtype', ['long', 'float'], pb_float)
+def pb_zero(seqs, pad_id=PAD_ID):
+    n = max(len(s) for s in seqs); return torch.tensor([s + [0] * (n - len(s)) for s in seqs])
+add('check_pad_batch', 'pads with 0 always', ['0', 'pad_id'], pb_zero)
+def pb_left(seqs, pad_id=PAD_ID):
+    n = max(len(s) for s in seqs); return torch.tensor([[pad_id] * (n - len(s)) + s for s in seqs])
+add('check_pad_batch', 'pads on the left', ['left'], pb_left)
+def pb_first(seqs, pad_id=PAD_ID):
+    n = len(seqs[0]); return torch.tensor([(s + [pad_id] * n)[:n] for s in seqs])
+add('check_pad_batch', 'pads to the first sequence length', ['longest', 'first', 'shape'], pb_first)
+def pb_transposed(seqs, pad_id=PAD_ID):
+    n = max(len(s) for s in seqs); return torch.tensor([s + [pad_id] * (n - len(s)) for s in seqs]).T
+add('check_pad_batch', 'returns (n, B)', ['transpose', 'shape', '(n, b)'], pb_transposed)
+def pb_offby1(seqs, pad_id=PAD_ID):
+    n = max(len(s) for s in seqs) + 1; return torch.tensor([s + [pad_id] * (n - len(s)) for s in seqs])
+add('check_pad_batch', 'one pad too many', ['longest', 'extra', 'shape'], pb_offby1)
+SAYS_CHECK_PAD_BATCH = {
+"returns a list": "return\\ a\\ tensor",
+"extends the input lists in place": "build\\ new\\ rows,\\ and\\ leave\\ the\\ sentences\\ as\\ they\\ are",
+"float dtype": "ids\\ are\\ whole\\ numbers,\\ torch\\.long\\ \\(what\\ nn\\.Embedding\\ takes\\),\\ not\\ torch\\.float32",
+"pads with 0 always": "you\\ padded\\ with\\ 0,\\ not\\ with\\ pad_id=9",
+"pads on the left": "you\\ padded\\ on\\ the\\ left:\\ the\\ pads\\ go\\ after\\ the\\ sentence,\\ on\\ the\\ right",
+"pads to the first sequence length": "expected\\ \\(3,\\ 5\\),\\ one\\ row\\ per\\ sentence,\\ as\\ long\\ as\\ the\\ longest",
+"returns (n, B)": "expected\\ \\(2,\\ 4\\),\\ one\\ row\\ per\\ sentence,\\ as\\ long\\ as\\ the\\ longest",
+"one pad too many": "expected\\ \\(2,\\ 4\\),\\ one\\ row\\ per\\ sentence,\\ as\\ long\\ as\\ the\\ longest"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_PAD_BATCH))
+def test_fresh_wrong_answers_named_by_check_pad_batch(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_pad_batch, *FRESH['check_pad_batch', label], says=SAYS_CHECK_PAD_BATCH[label])

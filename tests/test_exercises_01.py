@@ -133,3 +133,118 @@ def test_an_answer_that_raises_is_named_and_run_all_goes_on(capsys):
     def broken(q, k, v, mask=None): return q @ v, None        # (..., n_q, d_k) @ (..., n_k, d_v): a size error
     assert check_attention(broken) is False
     assert capsys.readouterr().out.startswith('broken raised RuntimeError: ')
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+from transformer_nb import exercises as _ex
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 01 my_attention: each answer and the words its message must contain
+def at_noscale(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1)
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    w = s.softmax(-1); return w @ v, w
+add('check_attention', 'no 1/sqrt(d_k)', ['sqrt', 'scale'], at_noscale)
+def at_dk(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / q.shape[-1]
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    w = s.softmax(-1).nan_to_num(0.0); return w @ v, w
+add('check_attention', 'scale 1/d_k', ['1/d_k', 'sqrt', 'scale'], at_dk)
+def at_nk(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-2])
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    w = s.softmax(-1).nan_to_num(0.0); return w @ v, w
+add('check_attention', 'sqrt of number of keys', ['n_k', 'number of keys', 'sequence length', 'keys'], at_nk)
+def at_dim(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    w = s.softmax(-2).nan_to_num(0.0); return w @ v, w
+add('check_attention', 'softmax over queries', ['dim', 'axis', 'queries'], at_dim)
+def at_invert(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None: s = s.masked_fill(mask, float('-inf'))
+    w = s.softmax(-1).nan_to_num(0.0); return w @ v, w
+add('check_attention', 'mask inverted', ['true', 'invert', 'opposite'], at_invert)
+def at_zero(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None: s = s.masked_fill(~mask, 0.0)
+    w = s.softmax(-1); return w @ v, w
+add('check_attention', 'masked scores 0 not -inf', ['-inf', '0'], at_zero)
+def at_nan(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    w = s.softmax(-1); return w @ v, w
+add('check_attention', 'NaN on fully masked row', ['nan', 'all masked', 'every key'], at_nan)
+def at_mulmask(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    w = s.softmax(-1)
+    if mask is not None: w = w * mask
+    return w @ v, w
+add('check_attention', 'masks after the softmax without renormalising', ['after the softmax', 'renormal', 'sum to'], at_mulmask)
+def at_noT(q, k, v, mask=None):
+    s = torch.einsum('...id,...jd->...ij', q, k) / math.sqrt(q.shape[-1])
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    w = s.softmax(-1).nan_to_num(0.0); return w @ v, w.transpose(-2, -1)
+add('check_attention', 'returns transposed weights', ['transpose', 'shape', '(n_k, n_q)'], at_noT)
+def at_fill1(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None: s = s.masked_fill(~mask, -1.0)
+    w = s.softmax(-1); return w @ v, w
+add('check_attention', 'masked scores -1', ['-inf'], at_fill1)
+SAYS_CHECK_ATTENTION = {
+"no 1/sqrt(d_k)": "the\\ weights\\ differ\\ from\\ PyTorch's\\ by\\ 0\\.45:\\ the\\ scores\\ are\\ not\\ scaled:\\ divide\\ them\\ by\\ sqrt\\(",
+"scale 1/d_k": "the\\ weights\\ differ\\ from\\ PyTorch's\\ by\\ 0\\.4:\\ you\\ divided\\ the\\ scores\\ by\\ d_k\\ =\\ 8:\\ divide\\ them\\ b",
+"sqrt of number of keys": "the\\ weights\\ differ\\ from\\ PyTorch's\\ by\\ 0\\.073:\\ you\\ divided\\ the\\ scores\\ by\\ sqrt\\(n_k\\)\\ =\\ sqrt\\(6\\),",
+"softmax over queries": "the\\ weights\\ differ\\ from\\ PyTorch's\\ by\\ 0\\.47:\\ the\\ softmax\\ ran\\ over\\ the\\ queries\\ \\(dim=\\-2\\):\\ it\\ m",
+"mask inverted": "the\\ weights\\ differ\\ from\\ PyTorch's\\ by\\ 0\\.97:\\ the\\ mask\\ is\\ inverted:\\ True\\ means\\ 'may\\ attend',\\ ",
+"masked scores 0 not -inf": "the\\ weights\\ differ\\ from\\ PyTorch's\\ by\\ 0\\.21:\\ masked\\ scores\\ were\\ set\\ to\\ 0:\\ set\\ them\\ to\\ \\-inf\\ b",
+"NaN on fully masked row": "a\\ query\\ with\\ no\\ allowed\\ key\\ must\\ get\\ zero\\ weights\\ and\\ a\\ zero\\ output,\\ not\\ NaN",
+"masks after the softmax without renormalising": "fill\\ the\\ masked\\ scores\\ with\\ \\-inf\\ before\\ the\\ softmax",
+"returns transposed weights": "return\\ them\\ \\(\\.\\.\\.,\\ n_q,\\ n_k\\),\\ one\\ row\\ per\\ query",
+"masked scores -1": "set\\ the\\ masked\\ scores\\ to\\ \\-inf\\ before\\ the\\ softmax\\ \\(e\\^\\-inf\\ =\\ 0\\)"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_ATTENTION))
+def test_fresh_wrong_answers_named_by_check_attention(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_attention, *FRESH['check_attention', label], says=SAYS_CHECK_ATTENTION[label])
+
+# 01 restricted_mask: each answer and the words its message must contain
+def rm_r(n, r):
+    i = torch.arange(n); return ((i[:, None] - i[None]).abs() <= r)[None, None]
+add('check_restricted', 'uses r not r//2', ['r // 2', 'r//2', 'half', 'wide'], rm_r)
+def rm_lt(n, r):
+    i = torch.arange(n); return ((i[:, None] - i[None]).abs() < r // 2)[None, None]
+add('check_restricted', '< instead of <=', ['<=', 'narrow', 'edge', 'r // 2'], rm_lt)
+def rm_2d(n, r):
+    i = torch.arange(n); return (i[:, None] - i[None]).abs() <= r // 2
+add('check_restricted', 'shape (n, n)', ['shape', '(1, 1, n, n)'], rm_2d)
+def rm_float(n, r):
+    i = torch.arange(n); return ((i[:, None] - i[None]).abs() <= r // 2).float()[None, None]
+add('check_restricted', 'float mask', ['bool', 'float'], rm_float)
+def rm_inv(n, r):
+    i = torch.arange(n); return ((i[:, None] - i[None]).abs() > r // 2)[None, None]
+add('check_restricted', 'inverted', ['true', 'invert', 'opposite'], rm_inv)
+def rm_causal(n, r):
+    i = torch.arange(n); d = i[:, None] - i[None]; return ((d >= 0) & (d <= r // 2))[None, None]
+add('check_restricted', 'one-sided window (past only)', ['one side', 'centered', 'centred', 'both sides', 'future', 'past'], rm_causal)
+def rm_triu(n, r):
+    return torch.ones(n, n, dtype=torch.bool).triu(-(r // 2)).tril(r // 2 - 1)[None, None]
+add('check_restricted', 'off by one on the right edge', ['right', 'after', 'symmetric', 'future', 'edge', 'r // 2'], rm_triu)
+def rm_r2float(n, r):
+    i = torch.arange(n); return ((i[:, None] - i[None]).abs() <= r / 2)[None, None]
+# rm_r2float (|i-j| <= r/2) is right for integer offsets: not a wrong answer
+SAYS_CHECK_RESTRICTED = {
+"uses r not r//2": "it\\ is\\ the\\ mask\\ \\|i\\ \\-\\ j\\|\\ <=\\ r,\\ a\\ neighbourhood\\ of\\ size\\ 2r\\ \\+\\ 1:\\ r\\ is\\ the\\ size\\ of\\ the\\ whole\\ ne",
+"< instead of <=": "the\\ neighbourhood\\ includes\\ its\\ edges:\\ \\|i\\ \\-\\ j\\|\\ <=\\ r\\ //\\ 2,\\ not\\ <",
+"shape (n, n)": "expected\\ \\(1,\\ 1,\\ 5,\\ 5\\),\\ which\\ broadcasts\\ over\\ batch\\ and\\ heads",
+"float mask": "return\\ a\\ bool\\ tensor\\ \\(True\\ =\\ may\\ attend\\),\\ not\\ torch\\.float32",
+"inverted": "True\\ must\\ mean\\ 'may\\ attend':\\ your\\ mask\\ is\\ inverted",
+"one-sided window (past only)": "your\\ mask\\ is\\ not\\ symmetric\\ \\(n=6,\\ r=3:\\ query\\ 1\\ may\\ see\\ key\\ 0,\\ query\\ 0\\ may\\ not\\ see\\ key\\ 1\\)",
+"off by one on the right edge": "your\\ mask\\ is\\ not\\ symmetric\\ \\(n=6,\\ r=3:\\ query\\ 1\\ may\\ see\\ key\\ 0,\\ query\\ 0\\ may\\ not\\ see\\ key\\ 1\\)"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_RESTRICTED))
+def test_fresh_wrong_answers_named_by_check_restricted(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_restricted, *FRESH['check_restricted', label], says=SAYS_CHECK_RESTRICTED[label])

@@ -167,3 +167,145 @@ def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
     failed, _ = break_it(NB, b['cell'], b['old'], b['new'], 'multihead')
     hidden = {cid for cid, (kind, src) in cells(NB).items() if kind == 'code' and src.startswith('#| hide')}
     assert hidden and not set(failed) & hidden, {c: failed[c] for c in set(failed) & hidden}
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+import math
+from transformer_nb.attention import attention
+from transformer_nb import exercises as _ex
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 02 split/merge heads: each answer and the words its message must contain
+def sh_noT(x, h): B, n, D = x.shape; return x.reshape(B, h, n, D // h)
+def mh_ok(x): B, h, n, d = x.shape; return x.transpose(1, 2).reshape(B, n, h * d)
+add('check_heads', 'split without transpose', ['transpose', 'positions', 'mix'], sh_noT, mh_ok)
+def sh_ok(x, h): B, n, D = x.shape; return x.view(B, n, h, D // h).transpose(1, 2)
+def mh_noT(x): B, h, n, d = x.shape; return x.reshape(B, n, h * d)
+add('check_heads', 'merge without transpose', ['transpose', 'positions', 'mix'], sh_ok, mh_noT)
+def sh_dh(x, h): B, n, D = x.shape; return x.view(B, n, D // h, h).permute(0, 3, 1, 2)
+def mh_dh(x): B, h, n, d = x.shape; return x.permute(0, 2, 3, 1).reshape(B, n, h * d)
+add('check_heads', 'strided heads: view (B,n,d,h)', ['feature', 'interleav', 'stride', 'contiguous', 'i*d'], sh_dh, mh_dh)
+def sh_Bnhd(x, h): B, n, D = x.shape; return x.view(B, n, h, D // h)
+add('check_heads', 'split returns (B,n,h,d)', ['shape', '(b, h, n, d)'], sh_Bnhd, mh_ok)
+def sh_d(x, d): B, n, D = x.shape; return x.view(B, n, D // d, d).transpose(1, 2)
+add('check_heads', 'treats h as d (number of heads vs head size)', ['head size', 'number of heads', 'h ', 'size'], sh_d, mh_ok)
+def mh_sum(x): return x.sum(1).repeat(1, 1, x.shape[1])
+add('check_heads', 'merge sums heads', ['concat', 'sum', 'values'], sh_ok, mh_sum)
+def mh_mean(x): B, h, n, d = x.shape; return x.mean(1)
+add('check_heads', 'merge averages heads (shape d)', ['shape', 'concat'], sh_ok, mh_mean)
+SAYS_CHECK_HEADS = {
+"split without transpose": "view\\ it\\ as\\ \\(B,\\ n,\\ h,\\ d\\),\\ then\\ transpose\\(1,\\ 2\\)",
+"merge without transpose": "without\\ the\\ transpose\\(1,\\ 2\\)\\ that\\ brings\\ n\\ before\\ h,\\ each\\ row\\ mixes\\ heads\\ and\\ positions",
+"strided heads: view (B,n,d,h)": "split\\ the\\ last\\ axis\\ into\\ \\(h,\\ d\\),\\ then\\ move\\ h\\ forward",
+"split returns (B,n,h,d)": "expected\\ \\(B,\\ h,\\ n,\\ d\\)\\ =\\ \\(2,\\ 3,\\ 5,\\ 4\\)",
+"treats h as d (number of heads vs head size)": "expected\\ \\(B,\\ h,\\ n,\\ d\\)\\ =\\ \\(2,\\ 3,\\ 5,\\ 4\\)",
+"merge sums heads": "Concat\\(head_1,\\ \\.\\.\\.,\\ head_h\\)\\ puts\\ them\\ side\\ by\\ side,\\ head\\ i\\ in\\ features\\ i\\*d\\ \\.\\.\\ \\(i\\+1\\)\\*d\\ \\-\\ 1\\ ",
+"merge averages heads (shape d)": "Concat\\(head_1,\\ \\.\\.\\.,\\ head_h\\)\\ puts\\ them\\ side\\ by\\ side"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_HEADS))
+def test_fresh_wrong_answers_named_by_check_heads(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_heads, *FRESH['check_heads', label], says=SAYS_CHECK_HEADS[label])
+
+# 02 LoopMHA: each answer and the words its message must contain
+class _LoopBase(nn.Module):
+    def __init__(self, d_model, h):
+        super().__init__()
+        self.h, self.d_k = h, d_model // h
+        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))
+        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()
+        self.w_o = nn.Linear(h * self.d_k, d_model)
+    def load_from(self, mha):
+        d = self.d_k * self.h
+        Wq, Wk, Wv = mha.in_proj.weight.split(d) if hasattr(mha, 'in_proj') else None
+        bq, bk, bv = mha.in_proj.bias.split(d)
+        with torch.no_grad():
+            for i in range(self.h):
+                sl = slice(i * self.d_k, (i + 1) * self.d_k)
+                for lin, Wm, bm in ((self.w_q[i], Wq, bq), (self.w_k[i], Wk, bk), (self.w_v[i], Wv, bv)):
+                    lin.weight.copy_(Wm[sl]); lin.bias.copy_(bm[sl])
+            self.w_o.weight.copy_(mha.out_proj.weight); self.w_o.bias.copy_(mha.out_proj.bias)
+        return self
+    def head(self, i, x, mem, m):
+        return attention(self.w_q[i](x), self.w_k[i](mem), self.w_v[i](mem), m)[0]
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem
+        m = None if mask is None else mask[:, 0]
+        return self.w_o(torch.cat([self.head(i, x, mem, m) for i in range(self.h)], -1))
+
+class LM_noscale(_LoopBase):
+    def head(self, i, x, mem, m):
+        q, k, v = self.w_q[i](x), self.w_k[i](mem), self.w_v[i](mem)
+        s = q @ k.transpose(-2, -1)
+        if m is not None: s = s.masked_fill(~m, float('-inf'))
+        return s.softmax(-1).nan_to_num(0) @ v
+add('check_loop_mha', 'no 1/sqrt(d_k)', ['sqrt', 'scale'], LM_noscale)
+class LM_dmodel(_LoopBase):
+    def head(self, i, x, mem, m):
+        q, k, v = self.w_q[i](x), self.w_k[i](mem), self.w_v[i](mem)
+        return attention(q, k, v, m, scale=1 / math.sqrt(self.h * self.d_k))[0]
+add('check_loop_mha', 'scale by sqrt(d_model)', ['d_model', 'sqrt', 'scale', 'd_k'], LM_dmodel)
+class LM_nomem(_LoopBase):
+    def forward(self, x, mem=None, mask=None):
+        m = None if mask is None else mask[:, 0]
+        return self.w_o(torch.cat([self.head(i, x, x, m) for i in range(self.h)], -1))
+add('check_loop_mha', 'ignores mem (cross-attention)', ['mem', 'cross'], LM_nomem)
+class LM_nomask(_LoopBase):
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem
+        return self.w_o(torch.cat([self.head(i, x, mem, None) for i in range(self.h)], -1))
+add('check_loop_mha', 'ignores mask', ['mask'], LM_nomask)
+class LM_sumheads(_LoopBase):
+    def __init__(self, d_model, h):
+        super().__init__(d_model, h); self.w_o = nn.Linear(self.d_k * h, d_model)
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem
+        m = None if mask is None else mask[:, 0]
+        hs = [self.head(i, x, mem, m) for i in range(self.h)]
+        return self.w_o(torch.stack(hs, -2).flatten(-2).view(*x.shape[:-1], self.d_k, self.h).transpose(-1, -2).flatten(-2)) if False else self.w_o(torch.stack(hs, -1).flatten(-2))
+add('check_loop_mha', 'concatenation interleaved (stack on last dim)', ['concat', 'order', 'interleav', 'head'], LM_sumheads)
+class LM_loadT(_LoopBase):
+    def load_from(self, mha):
+        d = self.d_k * self.h
+        Wq, Wk, Wv = mha.in_proj.weight.split(d); bq, bk, bv = mha.in_proj.bias.split(d)
+        with torch.no_grad():
+            for i in range(self.h):
+                sl = slice(i * self.d_k, (i + 1) * self.d_k)
+                for lin, Wm, bm in ((self.w_q[i], Wq, bq), (self.w_k[i], Wk, bk), (self.w_v[i], Wv, bv)):
+                    lin.weight.copy_(Wm[:, sl].T if Wm.shape[0] == Wm.shape[1] else Wm[sl]); lin.bias.copy_(bm[sl])
+            self.w_o.weight.copy_(mha.out_proj.weight); self.w_o.bias.copy_(mha.out_proj.bias)
+        return self
+add('check_loop_mha', 'load_from takes columns, transposed', ['load_from', 'rows', 'weights'], LM_loadT)
+class LM_loadorder(_LoopBase):
+    def load_from(self, mha):
+        d = self.d_k * self.h
+        Wk, Wq, Wv = mha.in_proj.weight.split(d); bk, bq, bv = mha.in_proj.bias.split(d)
+        with torch.no_grad():
+            for i in range(self.h):
+                sl = slice(i * self.d_k, (i + 1) * self.d_k)
+                for lin, Wm, bm in ((self.w_q[i], Wq, bq), (self.w_k[i], Wk, bk), (self.w_v[i], Wv, bv)):
+                    lin.weight.copy_(Wm[sl]); lin.bias.copy_(bm[sl])
+            self.w_o.weight.copy_(mha.out_proj.weight); self.w_o.bias.copy_(mha.out_proj.bias)
+        return self
+add('check_loop_mha', 'load_from swaps Q and K blocks', ['load_from', 'block', 'q', 'order'], LM_loadorder)
+class LM_maskfull(_LoopBase):
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem
+        return self.w_o(torch.cat([self.head(i, x, mem, mask) for i in range(self.h)], -1))
+add('check_loop_mha', 'passes the 4-d mask to each head (broadcast to 4-d output)', ['mask', 'shape', '(b, 1'], LM_maskfull)
+SAYS_CHECK_LOOP_MHA = {
+"no 1/sqrt(d_k)": "the\\ scores\\ are\\ not\\ divided\\ by\\ sqrt\\(d_k\\):\\ each\\ head\\ is\\ softmax\\(Q\\ K\\^T\\ /\\ sqrt\\(d_k\\)\\)\\ V",
+"scale by sqrt(d_model)": "the\\ scores\\ are\\ divided\\ by\\ sqrt\\(d_model\\),\\ the\\ model's\\ width:\\ divide\\ by\\ sqrt\\(d_k\\),\\ one\\ head'",
+"ignores mem (cross-attention)": "queries\\ come\\ from\\ x,\\ keys\\ and\\ values\\ from\\ mem",
+"ignores mask": "the\\ mask\\ is\\ not\\ applied:\\ pass\\ the\\ mask\\ on\\ to\\ every\\ head,\\ its\\ head\\ axis\\ dropped:\\ \\(B,\\ 1,\\ n_q",
+"concatenation interleaved (stack on last dim)": "the\\ heads\\ are\\ interleaved\\ feature\\ by\\ feature\\ \\(torch\\.stack\\(heads,\\ \\-1\\)\\):\\ concatenate\\ them,\\ t",
+"load_from takes columns, transposed": "head\\ i's\\ W_i\\^Q\\ is\\ in_proj\\.weight\\[i\\*d_k:\\(i\\+1\\)\\*d_k\\]\\ \\(rows:\\ nn\\.Linear\\ stores\\ \\(out,\\ in\\),\\ no\\ tr",
+"load_from swaps Q and K blocks": "load_from\\ swapped\\ W\\^Q\\ and\\ W\\^K:\\ in_proj\\.weight\\ holds\\ W\\^Q,\\ W\\^K\\ and\\ W\\^V\\ in\\ that\\ order,\\ d_mode",
+"passes the 4-d mask to each head (broadcast to 4-d output)": "drop\\ its\\ head\\ axis,\\ mask\\[:,\\ 0\\]\\ \\->\\ \\(B,\\ n_q,\\ n_k\\)"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_LOOP_MHA))
+def test_fresh_wrong_answers_named_by_check_loop_mha(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_loop_mha, *FRESH['check_loop_mha', label], says=SAYS_CHECK_LOOP_MHA[label])

@@ -96,3 +96,71 @@ BREAK = {
 @pytest.mark.parametrize('n', BREAK)
 def test_break_it_solution_names_exactly_the_checks_that_fail(n):
     assert_break_it_exercise(NB, EXERCISES, n, TESTS, **BREAK[n])
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+from transformer_nb.ffn import FeedForward
+from transformer_nb import exercises as _ex
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 03 conv_to_ffn: each answer and the words its message must contain
+def _ffn(conv):
+    d_ff, d_model = conv[0].weight.shape[:2]; return FeedForward(d_model, d_ff)
+def cf_noT(conv):
+    f = _ffn(conv)
+    with torch.no_grad():
+        f.w_1.weight.copy_(conv[0].weight.squeeze(-1)); f.w_1.bias.copy_(conv[0].bias)
+        f.w_2.weight.copy_(conv[2].weight.squeeze(-1).T.reshape(f.w_2.weight.shape)); f.w_2.bias.copy_(conv[2].bias)
+    return f
+add('check_conv_to_ffn', 'w_2 transposed and reshaped', ['transpose', 'w_2', 'layout', '(out, in'], cf_noT)
+def cf_nobias(conv):
+    f = _ffn(conv)
+    with torch.no_grad():
+        f.w_1.weight.copy_(conv[0].weight[..., 0]); f.w_2.weight.copy_(conv[2].weight[..., 0])
+    return f
+add('check_conv_to_ffn', 'forgets biases', ['bias'], cf_nobias)
+def cf_swap(conv):
+    f = _ffn(conv)
+    with torch.no_grad():
+        f.w_1.weight.copy_(conv[0].weight[..., 0]); f.w_1.bias.copy_(conv[0].bias)
+        f.w_2.weight.copy_(conv[2].weight[..., 0]); f.w_2.bias.zero_()
+    return f
+add('check_conv_to_ffn', 'second bias zeroed', ['bias', 'b_2', 'second'], cf_swap)
+def cf_share(conv):
+    f = _ffn(conv)
+    f.w_1.weight = nn.Parameter(conv[0].weight[..., 0]); f.w_1.bias = conv[0].bias
+    f.w_2.weight = nn.Parameter(conv[2].weight[..., 0]); f.w_2.bias = conv[2].bias
+    return f
+# cf_share computes the same function: not a wrong answer
+def cf_fixed(conv):
+    f = FeedForward(512, 2048)
+    with torch.no_grad():
+        f.w_1.weight[:conv[0].weight.shape[0], :conv[0].weight.shape[1]] = conv[0].weight[..., 0]
+    return f
+add('check_conv_to_ffn', 'hard-codes 512/2048', ['size', 'd_model', 'd_ff', 'shape'], cf_fixed)
+def cf_seq(conv):
+    l1, l2 = nn.Linear(conv[0].in_channels, conv[0].out_channels), nn.Linear(conv[2].in_channels, conv[2].out_channels)
+    with torch.no_grad():
+        l1.weight.copy_(conv[0].weight[..., 0]); l1.bias.copy_(conv[0].bias); l2.weight.copy_(conv[2].weight[..., 0]); l2.bias.copy_(conv[2].bias)
+    return nn.Sequential(l1, nn.ReLU(), l2)
+add('check_conv_to_ffn', 'returns nn.Sequential not FeedForward', ['feedforward', 'sequential'], cf_seq)
+def cf_nodtype(conv):
+    f = _ffn(conv)
+    with torch.no_grad():
+        f.w_1.weight.copy_(conv[0].weight.mean(-1)); f.w_1.bias.copy_(conv[0].bias)
+        f.w_2.weight.copy_(conv[2].weight.sum(-1) / 2); f.w_2.bias.copy_(conv[2].bias)
+    return f
+add('check_conv_to_ffn', 'halves w_2 (thinks of kernel taps)', ['w_2', 'scale', 'weight'], cf_nodtype)
+SAYS_CHECK_CONV_TO_FFN = {
+"w_2 transposed and reshaped": "w_2\\.weight\\ should\\ be\\ copied\\ from\\ the\\ convolutions\\ \\(w_1\\ from\\ conv\\[0\\],\\ w_2\\ from\\ conv\\[2\\],\\ wei",
+"forgets biases": "w_1\\.bias,\\ w_2\\.bias\\ should\\ be\\ copied\\ from\\ the\\ convolutions\\ \\(w_1\\ from\\ conv\\[0\\],\\ w_2\\ from\\ conv",
+"second bias zeroed": "w_2\\.bias\\ should\\ be\\ copied\\ from\\ the\\ convolutions\\ \\(w_1\\ from\\ conv\\[0\\],\\ w_2\\ from\\ conv\\[2\\],\\ weigh",
+"hard-codes 512/2048": "expected\\ \\(d_ff,\\ d_model\\)\\ =\\ \\(64,\\ 16\\),\\ the\\ Conv1d\\ weight\\ \\(out,\\ in,\\ 1\\)\\ without\\ its\\ last\\ axis\\ ",
+"returns nn.Sequential not FeedForward": "return\\ a\\ FeedForward,\\ not\\ Sequential",
+"halves w_2 (thinks of kernel taps)": "w_2\\.weight\\ should\\ be\\ copied\\ from\\ the\\ convolutions\\ \\(w_1\\ from\\ conv\\[0\\],\\ w_2\\ from\\ conv\\[2\\],\\ wei"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_CONV_TO_FFN))
+def test_fresh_wrong_answers_named_by_check_conv_to_ffn(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_conv_to_ffn, *FRESH['check_conv_to_ffn', label], says=SAYS_CHECK_CONV_TO_FFN[label])

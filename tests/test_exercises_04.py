@@ -74,11 +74,11 @@ def test_check_my_embeddings_names_each_mistake(kind, message):
     ns, Wrong = wrong(kind)
     assert_rejects(check_my_embeddings, Wrong, says=message)
 
-def test_a_scale_that_is_no_named_factor_gets_the_general_hint():
+def test_a_scale_that_is_no_named_factor_is_measured():
     ns = check_ns(solution_5())
     class Doubled(ns['MyEmbeddings']):
         def forward(self, tokens): return super().forward(tokens) * 2
-    assert_rejects(check_my_embeddings, Doubled, says=r"index E with the token ids and multiply by sqrt\(d_model\)")
+    assert_rejects(check_my_embeddings, Doubled, says=r"the rows of E times 8: the factor is sqrt\(d_model\) = 4")
 
 def test_the_solution_keeps_nn_Embeddings_values_when_tying_trains_the_padding_row():
     "The notebook's point: with tying the padding row moves; nn.Embedding still returns it, and so must the solution."
@@ -110,3 +110,60 @@ BREAK = {
 @pytest.mark.parametrize('n', BREAK)
 def test_break_it_solution_names_exactly_the_checks_that_fail(n):
     assert_break_it_exercise(NB, EXERCISES, n, TESTS, module='embeddings', **BREAK[n])
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+from transformer_nb.core import PAD_ID
+from transformer_nb import exercises as _ex
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 04 MyEmbeddings: each answer and the words its message must contain
+class _EmbBase(nn.Module):
+    def __init__(self, vocab, d_model, pad_id=PAD_ID):
+        super().__init__()
+        self.d_model, self.pad_id = d_model, pad_id
+        E = torch.randn(vocab, d_model) * d_model ** -0.5
+        if pad_id is not None: E[pad_id] = 0
+        self.E = nn.Parameter(E)
+    def forward(self, tokens): return F.embedding(tokens, self.E, padding_idx=self.pad_id) * math.sqrt(self.d_model)
+class ME_plain(_EmbBase):
+    def forward(self, tokens): return self.E[tokens] * math.sqrt(self.d_model)
+add('check_my_embeddings', 'plain indexing: pad row gets gradient', ['pad', 'gradient'], ME_plain)
+class ME_noscale(_EmbBase):
+    def forward(self, tokens): return F.embedding(tokens, self.E, padding_idx=self.pad_id)
+add('check_my_embeddings', 'no sqrt(d_model)', ['sqrt', 'scale'], ME_noscale)
+class ME_dmodel(_EmbBase):
+    def forward(self, tokens): return F.embedding(tokens, self.E, padding_idx=self.pad_id) * self.d_model
+add('check_my_embeddings', 'times d_model', ['sqrt', 'd_model'], ME_dmodel)
+class ME_divide(_EmbBase):
+    def forward(self, tokens): return F.embedding(tokens, self.E, padding_idx=self.pad_id) / math.sqrt(self.d_model)
+add('check_my_embeddings', 'divides by sqrt(d_model)', ['divide', 'multipl'], ME_divide)
+class ME_init(_EmbBase):
+    def __init__(self, vocab, d_model, pad_id=PAD_ID):
+        super().__init__(vocab, d_model, pad_id); self.E = nn.Parameter(torch.randn(vocab, d_model))
+add('check_my_embeddings', 'N(0,1) init, pad row not zero', ['init', 'n(0', 'padding row', 'zero', 'std'], ME_init)
+class ME_buffer(_EmbBase):
+    def __init__(self, vocab, d_model, pad_id=PAD_ID):
+        super().__init__(vocab, d_model, pad_id); E = self.E.detach().clone(); del self.E; self.register_buffer('E', E)
+add('check_my_embeddings', 'E a buffer, not a parameter', ['parameter'], ME_buffer)
+class ME_onehot(_EmbBase):
+    def forward(self, tokens): return F.one_hot(tokens, self.E.shape[0]).float() @ self.E * math.sqrt(self.d_model)
+add('check_my_embeddings', 'one-hot matmul (pad row gets gradient)', ['pad', 'gradient'], ME_onehot)
+class ME_sqrtE(_EmbBase):
+    def forward(self, tokens): return F.embedding(tokens, self.E * math.sqrt(self.d_model), padding_idx=self.pad_id).detach() if False else F.embedding(tokens, self.E, padding_idx=self.pad_id) * math.sqrt(self.E.shape[0])
+add('check_my_embeddings', 'sqrt(vocab) not sqrt(d_model)', ['vocab', 'sqrt', 'd_model'], ME_sqrtE)
+SAYS_CHECK_MY_EMBEDDINGS = {
+"plain indexing: pad row gets gradient": "nn\\.Embedding\\(padding_idx=\\.\\.\\.\\)\\ gives\\ it\\ none:\\ stop\\ the\\ gradient\\ at\\ the\\ padding\\ tokens",
+"no sqrt(d_model)": "the\\ embeddings\\ are\\ not\\ scaled:\\ multiply\\ by\\ sqrt\\(d_model\\)",
+"times d_model": "you\\ multiplied\\ by\\ d_model\\ =\\ 16:\\ the\\ paper\\ scales\\ by\\ its\\ square\\ root,\\ 4",
+"divides by sqrt(d_model)": "you\\ divided\\ by\\ sqrt\\(d_model\\)\\ =\\ 4:\\ multiply\\ by\\ it",
+"N(0,1) init, pad row not zero": "the\\ rows\\ have\\ a\\ standard\\ deviation\\ of\\ 0\\.965,\\ not\\ 1/sqrt\\(d_model\\)\\ =\\ 0\\.25:\\ draw\\ from\\ N\\(0,\\ 1/",
+"E a buffer, not a parameter": "hold\\ one\\ nn\\.Parameter\\ E\\ of\\ shape\\ \\(vocab,\\ d_model\\)\\ =\\ \\(50,\\ 16\\)",
+"one-hot matmul (pad row gets gradient)": "nn\\.Embedding\\(padding_idx=\\.\\.\\.\\)\\ gives\\ it\\ none:\\ stop\\ the\\ gradient\\ at\\ the\\ padding\\ tokens",
+"sqrt(vocab) not sqrt(d_model)": "your\\ outputs\\ are\\ the\\ rows\\ of\\ E\\ times\\ 7\\.071\\ =\\ sqrt\\(vocab\\)\\ =\\ sqrt\\(50\\):\\ the\\ factor\\ is\\ sqrt\\(d_"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_MY_EMBEDDINGS))
+def test_fresh_wrong_answers_named_by_check_my_embeddings(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_my_embeddings, *FRESH['check_my_embeddings', label], says=SAYS_CHECK_MY_EMBEDDINGS[label])

@@ -100,3 +100,113 @@ def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
     failed, _ = break_it(NB, b['cell'], b['old'], b['new'], 'positional')
     hidden = {cid for cid, (kind, src) in cells(NB).items() if kind == 'code' and src.startswith('#| hide')}
     assert hidden and not set(failed) & hidden, {c: failed[c] for c in set(failed) & hidden}
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+import math
+import torch.nn as nn
+from transformer_nb import exercises as _ex
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 05 my_encoding: each answer and the words its message must contain
+def pe_ref(n, d, f=lambda pos, i, d: pos / 10000 ** (2 * i / d)):
+    pe = torch.zeros(n, d)
+    for pos in range(n):
+        for i in range(d // 2):
+            pe[pos, 2 * i], pe[pos, 2 * i + 1] = math.sin(f(pos, i, d)), math.cos(f(pos, i, d))
+    return pe
+def en_2i_index(n, d):   # uses the dimension index (2i) as i -> exponent 4i/d
+    return pe_ref(n, d, lambda pos, i, d: pos / 10000 ** (4 * i / d))
+add('check_encoding', 'exponent 4i/d (uses dimension index for i)', ['2i', 'exponent', 'dimension', 'pair'], en_2i_index)
+def en_halves(n, d):
+    pos = torch.arange(n)[:, None].float(); w = 10000 ** (-torch.arange(0, d, 2).float() / d)
+    return torch.cat([torch.sin(pos * w), torch.cos(pos * w)], -1)
+add('check_encoding', 'concatenated halves not interleaved', ['halves', 'interleav', 'even', 'concat'], en_halves)
+def en_swap(n, d):
+    pe = pe_ref(n, d); return pe.view(n, d // 2, 2).flip(-1).reshape(n, d)
+add('check_encoding', 'cos in even, sin in odd', ['swap', 'even', 'sin', 'cos'], en_swap)
+def en_start1(n, d): return pe_ref(n + 1, d)[1:]
+add('check_encoding', 'positions from 1', ['position', 'start', '0', '1'], en_start1)
+def en_mul(n, d): return pe_ref(n, d, lambda pos, i, d: pos * 10000 ** (2 * i / d))
+add('check_encoding', 'multiplies by 10000^(2i/d)', ['multipl', 'divide'], en_mul)
+def en_base(n, d): return pe_ref(n, d, lambda pos, i, d: pos / 1000 ** (2 * i / d))
+add('check_encoding', 'base 1000', ['10000', 'base'], en_base)
+def en_f64(n, d): return pe_ref(n, d).double().tolist()
+add('check_encoding', 'returns a list', ['list', 'tensor'], en_f64)
+def en_dexp(n, d): return pe_ref(n, d, lambda pos, i, d: pos / 10000 ** (i / d))
+add('check_encoding', 'exponent i/d (forgot the 2)', ['2i', 'exponent'], en_dexp)
+def en_shape(n, d): return pe_ref(n, d).T
+add('check_encoding', 'transposed (d, n)', ['shape', 'transpose'], en_shape)
+SAYS_CHECK_ENCODING = {
+"exponent 4i/d (uses dimension index for i)": "written\\ with\\ the\\ dimension\\ j\\ =\\ 2i,\\ it\\ is\\ j/d_model",
+"concatenated halves not interleaved": "PE\\[0,\\ 1\\]\\ is\\ 0\\.00000,\\ the\\ formula\\ gives\\ 1\\.00000:\\ your\\ table\\ has\\ the\\ sines\\ and\\ the\\ cosines\\ i",
+"cos in even, sin in odd": "PE\\[0,\\ 0\\]\\ is\\ 1\\.00000,\\ the\\ formula\\ gives\\ 0\\.00000:\\ your\\ table\\ has\\ sine\\ and\\ cosine\\ swapped\\ \\(th",
+"positions from 1": "PE\\[0,\\ 0\\]\\ is\\ 0\\.84147,\\ the\\ formula\\ gives\\ 0\\.00000:\\ your\\ table\\ has\\ positions\\ counted\\ from\\ 1\\ \\(t",
+"multiplies by 10000^(2i/d)": "PE\\[1,\\ 2\\]\\ is\\ \\-0\\.02068,\\ the\\ formula\\ gives\\ 0\\.31098:\\ your\\ table\\ has\\ pos\\ multiplied\\ by\\ 10000\\^\\(2",
+"base 1000": "PE\\[1,\\ 2\\]\\ is\\ 0\\.40931,\\ the\\ formula\\ gives\\ 0\\.31098:\\ your\\ table\\ has\\ the\\ base\\ 1000\\ instead\\ of\\ 10",
+"returns a list": "expected\\ a\\ tensor\\ of\\ shape\\ \\(1,\\ 2\\)",
+"exponent i/d (forgot the 2)": "PE\\[1,\\ 2\\]\\ is\\ 0\\.53317,\\ the\\ formula\\ gives\\ 0\\.31098:\\ your\\ table\\ has\\ the\\ exponent\\ i/d_model\\ inst",
+"transposed (d, n)": "expected\\ a\\ tensor\\ of\\ shape\\ \\(1,\\ 2\\)"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_ENCODING))
+def test_fresh_wrong_answers_named_by_check_encoding(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_encoding, *FRESH['check_encoding', label], says=SAYS_CHECK_ENCODING[label])
+
+# 05 RelativeBias: each answer and the words its message must contain
+class _RB(nn.Module):
+    def __init__(self, h, K):
+        super().__init__(); self.h, self.K = h, K; self.table = nn.Parameter(torch.randn(2 * K + 1, h))
+    def off(self, n_q, n_k): return torch.arange(n_k)[None] - torch.arange(n_q)[:, None]
+    def forward(self, n_q, n_k):
+        return self.table[self.off(n_q, n_k).clamp(-self.K, self.K) + self.K].permute(2, 0, 1)
+class RB_ij(_RB):
+    def off(self, n_q, n_k): return torch.arange(n_q)[:, None] - torch.arange(n_k)[None]
+add('check_relative_bias', 'offset i - j instead of j - i', ['j - i', 'i - j', 'sign', 'offset'], RB_ij)
+class RB_noclip(_RB):
+    def forward(self, n_q, n_k):
+        o = self.off(n_q, n_k) + self.K
+        return self.table[o % (2 * self.K + 1)].permute(2, 0, 1)
+add('check_relative_bias', 'wraps instead of clipping', ['clip'], RB_noclip)
+class RB_noK(_RB):
+    def forward(self, n_q, n_k):
+        return self.table[self.off(n_q, n_k).clamp(0, 2 * self.K)].permute(2, 0, 1)
+add('check_relative_bias', 'forgot + K (clamps into 0..2K)', ['+ k', 'shift', 'clip', 'offset', 'index'], RB_noK)
+class RB_perm(_RB):
+    def forward(self, n_q, n_k):
+        return self.table[self.off(n_q, n_k).clamp(-self.K, self.K) + self.K].permute(2, 1, 0) if n_q == n_k else self.table[self.off(n_q, n_k).clamp(-self.K, self.K) + self.K].transpose(0, 2).transpose(1, 2)
+add('check_relative_bias', 'transposes the square case', ['transpose', 'j - i', 'i - j', 'offset'], RB_perm)
+class RB_shape(_RB):
+    def forward(self, n_q, n_k): return self.table[self.off(n_q, n_k).clamp(-self.K, self.K) + self.K]
+add('check_relative_bias', 'returns (n_q, n_k, h)', ['shape', '(h, n_q, n_k)'], RB_shape)
+class RB_detach(_RB):
+    def forward(self, n_q, n_k):
+        idx = self.off(n_q, n_k).clamp(-self.K, self.K) + self.K
+        return torch.tensor(self.table.detach().numpy()[idx.numpy()]).permute(2, 0, 1)
+add('check_relative_bias', 'builds it through numpy: no gradient', ['gradient', 'grad'], RB_detach)
+class RB_tableshape(_RB):
+    def __init__(self, h, K):
+        super().__init__(h, K); self.table = nn.Parameter(torch.randn(h, 2 * K + 1))
+    def forward(self, n_q, n_k): return self.table[:, self.off(n_q, n_k).clamp(-self.K, self.K) + self.K]
+add('check_relative_bias', 'table of shape (h, 2K+1)', ['(2k + 1, h)', 'table', 'shape'], RB_tableshape)
+class RB_2K(_RB):
+    def __init__(self, h, K):
+        super().__init__(h, K); self.table = nn.Parameter(torch.randn(2 * K, h))
+    def forward(self, n_q, n_k): return self.table[self.off(n_q, n_k).clamp(-self.K, self.K - 1) + self.K].permute(2, 0, 1)
+add('check_relative_bias', 'table with 2K rows', ['2k + 1', 'rows', 'table', 'shape'], RB_2K)
+SAYS_CHECK_RELATIVE_BIAS = {
+"offset i - j instead of j - i": "it\\ is\\ j\\ \\-\\ i,\\ key\\ minus\\ query,\\ so\\ that\\ keys\\ after\\ the\\ query\\ get\\ the\\ positive\\ offsets",
+"wraps instead of clipping": "clip\\ it\\ to\\ \\[\\-K,\\ K\\]\\ instead\\ of\\ taking\\ it\\ modulo\\ 2K\\ \\+\\ 1,\\ so\\ that\\ every\\ far\\ key\\ shares\\ the\\ ro",
+"forgot + K (clamps into 0..2K)": "clip\\ j\\ \\-\\ i\\ to\\ \\[\\-K,\\ K\\],\\ then\\ add\\ K\\ to\\ index\\ the\\ table",
+"transposes the square case": "it\\ is\\ j\\ \\-\\ i,\\ key\\ minus\\ query,\\ so\\ that\\ keys\\ after\\ the\\ query\\ get\\ the\\ positive\\ offsets",
+"returns (n_q, n_k, h)": "expected\\ \\(h,\\ n_q,\\ n_k\\)\\ =\\ \\(3,\\ 4,\\ 4\\)",
+"builds it through numpy: no gradient": "index\\ the\\ nn\\.Parameter\\ itself,\\ table\\[idx\\],\\ not\\ a\\ copy\\ \\(\\.detach\\(\\),\\ \\.numpy\\(\\),\\ \\.tolist\\(\\)\\ or\\ t",
+"table of shape (h, 2K+1)": "it\\ has\\ \\[\\(3,\\ 5\\)\\]",
+"table with 2K rows": "it\\ has\\ \\[\\(4,\\ 3\\)\\]"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_RELATIVE_BIAS))
+def test_fresh_wrong_answers_named_by_check_relative_bias(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_relative_bias, *FRESH['check_relative_bias', label], says=SAYS_CHECK_RELATIVE_BIAS[label])

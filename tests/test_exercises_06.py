@@ -103,7 +103,7 @@ def test_parsing_counts_stub_and_solution(capsys):
     (dict(N=6, src_vocab=16384, tgt_vocab=16384), 'untied', r"N=6, the base model's depth"),    # a slip on the other reading
     (dict(tie='decoder'), 'untied', r"untied=[\d,]+ is tie='decoder' .*: untied is tie='none'"),
     (dict(d_k=64, d_v=64), 'tied', r"d_k = d_v = 64, the base model's: here d_k = d_model/h = 128"),
-    (dict(N=3), 'untied', r"untied=[\d,]+ is not the count .*count the model of get_config"),
+    (dict(N=3), 'untied', r"untied=[\d,]+ is not the count .*N=3: §6.3's 4 layers are in each stack"),
 ])
 def test_parsing_counts_wrong_answers_are_named(over, which, says, capsys):
     from transformer_nb.model import count_config_params, get_config
@@ -133,3 +133,157 @@ def test_break_it_1_no_final_norm_in_pre_ln():
     parity = 'tests/test_model.py::test_parity_with_nn_transformer'
     assert_break_it(NB, 'b06gx003', "self.enc_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()",
                     "self.enc_norm = nn.Identity()", 'model', [parity], prose=False, fail_cells={COUNTS, PARITY}, fail_tests={parity})
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+import functools
+import torch
+import torch.nn as nn
+from transformer_nb.core import count_params
+from transformer_nb.attention import pad_mask
+from transformer_nb.attention import tgt_mask as make_tgt_mask
+from transformer_nb.model import Transformer, get_config
+from transformer_nb import exercises as _ex
+from nbtools import assert_rejects
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 06 MySublayer: each answer and the words its message must contain
+class SL_pre(nn.Module):
+    def __init__(self, d_model, p_drop): super().__init__(); self.norm = nn.LayerNorm(d_model); self.drop = nn.Dropout(p_drop)
+    def forward(self, x, f): return x + self.drop(f(self.norm(x)))
+add('check_sublayer', 'pre-LN', ['pre-ln', 'before', 'post-ln'], SL_pre)
+class SL_nores(SL_pre):
+    def forward(self, x, f): return self.norm(self.drop(f(x)))
+add('check_sublayer', 'no residual', ['residual', 'x +'], SL_nores)
+class SL_dropsum(SL_pre):
+    def forward(self, x, f): return self.norm(self.drop(x + f(x)))
+add('check_sublayer', 'dropout on the sum', ['dropout', 'sum', 'residual'], SL_dropsum)
+class SL_nodrop(SL_pre):
+    def forward(self, x, f): return self.norm(x + f(x))
+add('check_sublayer', 'no dropout', ['dropout'], SL_nodrop)
+class SL_fdrop(SL_pre):
+    def forward(self, x, f): return self.norm(x + f(self.drop(x)))
+add('check_sublayer', 'dropout on the input of f', ['dropout', 'input', 'output of'], SL_fdrop)
+class SL_fnorm(SL_pre):
+    def forward(self, x, f): return self.norm(x + self.drop(f(x)))
+    def __init__(self, d_model, p_drop): super().__init__(d_model, p_drop); self.norm = nn.LayerNorm(d_model, elementwise_affine=False)
+add('check_sublayer', 'LayerNorm without gain/bias', ['gain', 'affine', 'bias', 'learn', 'parameter'], SL_fnorm)
+class SL_fdrop_F(SL_pre):
+    def forward(self, x, f): return self.norm(x + F.dropout(f(x), self.drop.p))
+add('check_sublayer', 'F.dropout without training flag (drops in eval)', ['eval', 'training'], SL_fdrop_F)
+SAYS_CHECK_SUBLAYER = {
+"pre-LN": "the\\ output\\ is\\ not\\ LayerNorm\\(x\\ \\+\\ f\\(x\\)\\)\\ but\\ x\\ \\+\\ f\\(LayerNorm\\(x\\)\\),\\ pre\\-LN:\\ add\\ x\\ to\\ f\\(x\\),\\ then",
+"no residual": "the\\ output\\ is\\ not\\ LayerNorm\\(x\\ \\+\\ f\\(x\\)\\)\\ but\\ LayerNorm\\(f\\(x\\)\\),\\ with\\ no\\ residual\\ x:\\ add\\ x\\ to\\ f\\(",
+"dropout on the sum": "the\\ dropout\\ acts\\ on\\ f\\(x\\)\\ only,\\ not\\ on\\ x,\\ the\\ sum\\ or\\ the\\ output",
+"no dropout": "where\\ is\\ the\\ dropout\\?",
+"dropout on the input of f": "the\\ dropout\\ acts\\ on\\ f's\\ output,\\ Dropout\\(f\\(x\\)\\),\\ not\\ on\\ its\\ input",
+"LayerNorm without gain/bias": "the\\ paper's\\ LayerNorm\\ learns\\ them,\\ nn\\.LayerNorm\\(d_model\\)",
+"F.dropout without training flag (drops in eval)": "in\\ eval\\ mode\\ the\\ dropout\\ must\\ do\\ nothing"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_SUBLAYER))
+def test_fresh_wrong_answers_named_by_check_sublayer(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_sublayer, *FRESH['check_sublayer', label], says=SAYS_CHECK_SUBLAYER[label])
+
+# 06 my_forward: each answer and the words its message must contain
+def _fw(model, src, tgt, *, pos=True, causal=True, srcmask_cross=True, mem='z', prenorm=None, enc_norm=True,
+        tgtmask=None, emb_tgt='tgt', self_mask_enc=True, order='sa_ca_ff', gen=True, last_norm=True):
+    pre = model.cfg.norm_first if prenorm is None else prenorm
+    def residual(norm, x, f): return x + f(norm(x)) if pre else norm(x + f(x))
+    src_mask = pad_mask(src)
+    tmask = make_tgt_mask(tgt) if causal else pad_mask(tgt)
+    if tgtmask is not None: tmask = tgtmask(tgt)
+    x = model.src_emb(src); x = model.src_pos(x) if pos else x
+    for l in model.encoder:
+        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask if self_mask_enc else None))
+        x = residual(l.sub[1].norm, x, l.ffn)
+    z = model.enc_norm(x) if enc_norm else x
+    y = (model.tgt_emb if emb_tgt == 'tgt' else model.src_emb)(tgt); y = model.tgt_pos(y) if pos else y
+    for l in model.decoder:
+        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tmask))
+        m = z if mem == 'z' else x
+        if order == 'sa_ca_ff':
+            y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, m, mask=src_mask if srcmask_cross else None))
+            y = residual(l.sub[2].norm, y, l.ffn)
+        else:
+            y = residual(l.sub[1].norm, y, l.ffn)
+            y = residual(l.sub[2].norm, y, lambda t: l.cross_attn(t, m, mask=src_mask if srcmask_cross else None))
+    y = model.dec_norm(y) if last_norm else y
+    return model.generator(y) if gen else y
+def fw(name, **kw):
+    f = functools.partial(_fw, **kw); f.__name__ = name; return f
+add('check_forward', 'no positions', ['position'], fw('my_forward', pos=False))
+add('check_forward', 'no causal mask in decoder', ['causal', 'future', 'make_tgt_mask'], fw('my_forward', causal=False))
+add('check_forward', 'no source mask in cross-attention', ['pad', 'src_mask', 'mask'], fw('my_forward', srcmask_cross=False))
+add('check_forward', 'always post-LN (ignores norm_first)', ['norm_first', 'pre-ln'], fw('my_forward', prenorm=False))
+add('check_forward', 'forgets enc_norm in pre-LN', ['enc_norm'], fw('my_forward', enc_norm=False))
+add('check_forward', 'forgets dec_norm in pre-LN', ['dec_norm'], fw('my_forward', last_norm=False))
+add('check_forward', 'no padding mask in encoder self-attention', ['pad', 'src_mask', 'mask'], fw('my_forward', self_mask_enc=False))
+add('check_forward', 'FFN before cross-attention', ['order', 'cross', 'ffn'], fw('my_forward', order='ff_ca'))
+add('check_forward', 'returns decoder states not logits', ['generator', 'logits', 'shape'], fw('my_forward', gen=False))
+def fw_encode(model, src, tgt):
+    sm = pad_mask(src); return model.decode(model.encode(src, sm), sm, tgt)
+fw_encode.__name__ = 'my_forward'
+add('check_forward', 'calls encode/decode', ['encode', 'forbid'], fw_encode)
+add('check_forward', 'always pre-LN', ['norm_first', 'pre-ln', 'post-ln'], fw('my_forward', prenorm=True))
+SAYS_CHECK_FORWARD = {
+"no positions": "my_forward's\\ logits\\ differ\\ from\\ the\\ model's\\ by\\ up\\ to\\ 2\\.1:\\ neither\\ stack's\\ input\\ has\\ positi",
+"no causal mask in decoder": "my_forward's\\ logits\\ differ\\ from\\ the\\ model's\\ by\\ up\\ to\\ 1\\.4:\\ the\\ future\\ leaks:\\ the\\ decoder's\\ ",
+"no source mask in cross-attention": "my_forward's\\ logits\\ differ\\ from\\ the\\ model's\\ by\\ up\\ to\\ 1:\\ padding\\ leaks:\\ the\\ encoder's\\ self\\-",
+"always post-LN (ignores norm_first)": "with\\ model\\.cfg\\.norm_first\\ they\\ are\\ x\\ \\+\\ f\\(LayerNorm\\(x\\)\\)",
+"forgets enc_norm in pre-LN": "my_forward's\\ logits\\ differ\\ from\\ the\\ model's\\ by\\ up\\ to\\ 1\\.3:\\ pre\\-LN\\ ends\\ the\\ encoder\\ with\\ mod",
+"forgets dec_norm in pre-LN": "my_forward's\\ logits\\ differ\\ from\\ the\\ model's\\ by\\ up\\ to\\ 4\\.8:\\ pre\\-LN\\ ends\\ the\\ decoder\\ with\\ mod",
+"no padding mask in encoder self-attention": "my_forward's\\ logits\\ differ\\ from\\ the\\ model's\\ by\\ up\\ to\\ 1\\.4:\\ padding\\ leaks:\\ the\\ encoder's\\ sel",
+"FFN before cross-attention": "my_forward's\\ logits\\ differ\\ from\\ the\\ model's\\ by\\ up\\ to\\ 2\\.7:\\ the\\ decoder's\\ feed\\-forward\\ netwo",
+"returns decoder states not logits": "got\\ torch\\.Size\\(\\[4,\\ 7,\\ 32\\]\\)",
+"calls encode/decode": "this\\ exercise\\ asks\\ you\\ to\\ write\\ it\\ out,\\ each\\ sub\\-layer\\ with\\ its\\ layer's\\ self_attn,\\ cross_a",
+"always pre-LN": "the\\ paper's\\ are\\ LayerNorm\\(x\\ \\+\\ f\\(x\\)\\)"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_FORWARD))
+def test_fresh_wrong_answers_named_by_check_forward(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_forward, *FRESH['check_forward', label], says=SAYS_CHECK_FORWARD[label])
+
+# 06 parsing_counts: each answer and the words its message must contain
+def _pc(**kw):
+    cfg = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000); cfg.update(kw)
+    tie = cfg.pop('tie_pair', ('all', 'none'))
+    with torch.device('meta'):
+        return tuple(count_params(Transformer(get_config('base', **cfg, tie=t))) for t in tie)
+def pc_big(): return _pc(h=16, d_ff=4096)
+add('check_parsing_counts', 'big model sizes (h=16, d_ff=4096)', ['d_ff', '4096', 'big'], pc_big)
+def pc_N6(): return _pc(N=6)
+add('check_parsing_counts', 'N=6', ['n=4', 'layers', 'n='], pc_N6)
+def pc_512(): return _pc(d_model=512)
+add('check_parsing_counts', 'd_model=512', ['d_model', '1024'], pc_512)
+def pc_vocab37(): return _pc(src_vocab=37000, tgt_vocab=37000)
+add('check_parsing_counts', 'vocabulary 37000', ['vocab', '16'], pc_vocab37)
+def pc_swapped(): return tuple(reversed(_pc()))
+add('check_parsing_counts', '(untied, tied) swapped', ['order', 'swap', 'tied'], pc_swapped)
+def pc_decoder(): return _pc(tie_pair=('decoder', 'none'))
+add('check_parsing_counts', "tie='decoder' for tied", ['tie', 'decoder', 'all'], pc_decoder)
+def pc_dff1024(): return _pc(d_ff=1024)
+add('check_parsing_counts', 'd_ff = d_model (1024)', ['d_ff', '2048'], pc_dff1024)
+def pc_oneN(): return _pc(N=2)
+add('check_parsing_counts', 'N=2 (4 layers total)', ['n=4', 'layers', 'each stack'], pc_oneN)
+def pc_sum():
+    t, u = _pc(); return t, u, u - t
+add('check_parsing_counts', 'returns a 3-tuple', ['two', 'tuple', 'pair'], pc_sum)
+SAYS_CHECK_PARSING_COUNTS = {
+"big model sizes (h=16, d_ff=4096)": "d_ff=4096,\\ the\\ big\\ model's:\\ apart\\ from\\ N\\ and\\ d_model\\ the\\ model\\ is\\ base's,\\ d_ff\\ =\\ 2048",
+"N=6": "N=6,\\ the\\ base\\ model's\\ depth:\\ §6\\.3\\ has\\ 4\\ layers",
+"d_model=512": "d_model=512,\\ the\\ base\\ model's:\\ §6\\.3's\\ is\\ 1024",
+"vocabulary 37000": "a\\ vocabulary\\ of\\ 37,000:\\ §6\\.3's\\ is\\ 16K",
+"(untied, tied) swapped": "tied\\ shares\\ one\\ matrix,\\ so\\ it\\ is\\ the\\ smaller",
+"tie='decoder' for tied": "tied\\ is\\ tie='all',\\ one\\ matrix\\ for\\ the\\ source\\ and\\ target\\ embeddings\\ and\\ the\\ output\\ layer",
+"d_ff = d_model (1024)": "d_ff=1,024:\\ apart\\ from\\ N\\ and\\ d_model\\ the\\ model\\ is\\ base's,\\ d_ff\\ =\\ 2048",
+"N=2 (4 layers total)": "N=2:\\ §6\\.3's\\ 4\\ layers\\ are\\ in\\ each\\ stack,\\ N=4\\ \\(4\\ encoder\\ and\\ 4\\ decoder\\ layers\\)",
+"returns a 3-tuple": "got\\ \\(100384768,\\ 133152768,\\ 32768000\\)"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_PARSING_COUNTS))
+def test_fresh_wrong_answers_named_by_check_parsing_counts(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_parsing_counts, *FRESH['check_parsing_counts', label], says=SAYS_CHECK_PARSING_COUNTS[label])

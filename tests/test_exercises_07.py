@@ -60,3 +60,63 @@ def test_break_it_2_path_length_off_by_one():
     paths = 'tests/test_complexity.py::test_max_path_length'
     assert_break_it(NB, 'ad972bfa', "return math.ceil((n - 1) / (k - 1))", "return math.ceil((n - 1) / k)",
                     'complexity', [paths], prose=False, fail_cells={STACKS, PATH_TESTS}, fail_tests={paths})
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+import functools
+import math
+import torch
+import torch.nn.functional as F
+from transformer_nb.attention import attention
+from transformer_nb.complexity import local_mask
+from transformer_nb import exercises as _ex
+from nbtools import assert_rejects
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 07 restricted_attention: each answer and the words its message must contain
+def _ra(q, k, v, r, *, half=None, fill=float('-inf'), scale=True, pad_mask_on=True, dim=-1, pad_val=0.0):
+    B, h, n, d = q.shape; w = r // 2 if half is None else half(r)
+    kp = F.pad(k, (0, 0, w, w), value=pad_val); vp = F.pad(v, (0, 0, w, w))
+    K = kp.unfold(2, 2 * w + 1, 1).transpose(-1, -2)       # (B, h, n, 2w+1, d)
+    V = vp.unfold(2, 2 * w + 1, 1).transpose(-1, -2)
+    s = (q[..., None, :] * K).sum(-1)
+    if scale: s = s / math.sqrt(d)
+    if pad_mask_on:
+        j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)[None]
+        s = s.masked_fill((j < 0) | (j >= n), fill)
+    a = s.softmax(dim)
+    return (a[..., None] * V).sum(-2)
+def ra(**kw):
+    f = functools.partial(_ra, **kw); f.__name__ = 'restricted_attention'; return f
+add('check_restricted_attention', 'no 1/sqrt(d_k)', ['sqrt', 'scale'], ra(scale=False))
+add('check_restricted_attention', 'padded rows not masked (score 0)', ['pad', '-inf', 'end'], ra(pad_mask_on=False))
+add('check_restricted_attention', 'padded rows filled with 0 not -inf', ['pad', '-inf', '0'], ra(fill=0.0))
+add('check_restricted_attention', 'window r not r//2 each side', ['r // 2', 'window', 'wide', 'size'], ra(half=lambda r: r))
+add('check_restricted_attention', 'window (r-1)//2', ['r // 2', 'window', 'narrow', 'even', 'size'], ra(half=lambda r: (r - 1) // 2))
+add('check_restricted_attention', 'softmax over the wrong axis', ['dim', 'axis', 'softmax'], ra(dim=-2))
+def ra_full(q, k, v, r):
+    return attention(q, k, v, local_mask(q.shape[-2], r))[0]
+add('check_restricted_attention', 'builds the n x n mask', ['n x n', 'n × n', 'n×n'], ra_full)
+def ra_causal(q, k, v, r):
+    B, h, n, d = q.shape; w = r // 2
+    kp = F.pad(k, (0, 0, w, 0)); vp = F.pad(v, (0, 0, w, 0))
+    K = kp.unfold(2, w + 1, 1).transpose(-1, -2); V = vp.unfold(2, w + 1, 1).transpose(-1, -2)
+    s = (q[..., None, :] * K).sum(-1) / math.sqrt(d)
+    j = torch.arange(n)[:, None] + torch.arange(-w, 1)[None]
+    return (s.masked_fill(j < 0, float('-inf')).softmax(-1)[..., None] * V).sum(-2)
+add('check_restricted_attention', 'only the past half of the window', ['one side', 'past', 'both sides', 'centred', 'centered', 'future'], ra_causal)
+SAYS_CHECK_RESTRICTED_ATTENTION = {
+"no 1/sqrt(d_k)": "restricted_attention\\ differs\\ from\\ masked\\ attention\\ by\\ up\\ to\\ 1\\.3:\\ divide\\ the\\ scores\\ by\\ sqrt",
+"padded rows not masked (score 0)": "restricted_attention\\ differs\\ from\\ masked\\ attention\\ by\\ up\\ to\\ 1\\.2:\\ only\\ the\\ queries\\ within\\ 1",
+"padded rows filled with 0 not -inf": "restricted_attention\\ differs\\ from\\ masked\\ attention\\ by\\ up\\ to\\ 1\\.2:\\ only\\ the\\ queries\\ within\\ 1",
+"window r not r//2 each side": "restricted_attention\\ differs\\ from\\ masked\\ attention\\ by\\ up\\ to\\ 2\\.5:\\ a\\ query\\ sees\\ the\\ keys\\ j\\ w",
+"window (r-1)//2": "it\\ must\\ reach\\ r\\ //\\ 2\\ =\\ 4\\ \\(r\\ =\\ 8\\)",
+"softmax over the wrong axis": "restricted_attention\\ differs\\ from\\ masked\\ attention\\ by\\ up\\ to\\ 2\\.2:\\ with\\ every\\ value\\ 1\\ the\\ ou",
+"builds the n x n mask": "restricted_attention\\ makes\\ a\\ tensor\\ of\\ shape\\ \\(37,\\ 37\\),\\ with\\ an\\ n\\ x\\ n\\ part:\\ compute\\ each\\ qu",
+"only the past half of the window": "your\\ queries\\ see\\ only\\ keys\\ at\\ or\\ before\\ them:\\ the\\ window\\ is\\ centred,\\ r\\ //\\ 2\\ keys\\ before\\ an"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_RESTRICTED_ATTENTION))
+def test_fresh_wrong_answers_named_by_check_restricted_attention(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_restricted_attention, *FRESH['check_restricted_attention', label], says=SAYS_CHECK_RESTRICTED_ATTENTION[label])

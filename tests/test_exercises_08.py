@@ -70,3 +70,86 @@ def test_break_its_leave_the_hidden_prose_cell_passing(cell, old, new):
     "A learner who makes a 'break it' change in the notebook (not the library) sees the cells the solution names fail, not the prose checks."
     failed, _ = break_it(NB, cell, old, new)
     assert failed and PROSE not in failed, failed
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+import functools
+from collections import Counter
+from transformer_nb import exercises as _ex
+from nbtools import assert_rejects
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 08 BPE: each answer and the words its message must contain
+def _merge(syms, pair):
+    i = 0
+    while i < len(syms) - 1:
+        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i] + syms[i + 1]]
+        else: i += 1
+    return syms
+def learn_ok(word_counts, n_merges, *, weight=True, end=True, tie=lambda pairs: min(pairs, key=lambda p: (-pairs[p], p)), once=False, joined=False):
+    vocab = {tuple(w) + (('</w>',) if end else ()): c for w, c in word_counts.items()}
+    merges = []
+    for _ in range(n_merges):
+        pairs = Counter()
+        for syms, c in vocab.items():
+            seen = set()
+            for p in zip(syms, syms[1:]):
+                if once and p in seen: continue
+                seen.add(p); pairs[p] += c if weight else 1
+        if not pairs: break
+        best = tie(pairs); merges.append(best[0] + best[1] if joined else best)
+        vocab = {tuple(_merge(list(s), best)): c for s, c in vocab.items()}
+    return merges
+def seg_ok(word, merges, end=True):
+    syms = list(word) + (['</w>'] if end else [])
+    for pair in merges: syms = _merge(syms, pair)
+    return syms
+def bp(name, **kw):
+    f = functools.partial(learn_ok, **kw); f.__name__ = 'learn_bpe'; return f
+add('check_bpe', 'pairs not weighted by word count', ['count', 'weight', 'frequen'], bp('l', weight=False), seg_ok)
+add('check_bpe', 'no end-of-word symbol', ['</w>', 'end'], bp('l', end=False), functools.partial(seg_ok, end=False))
+add('check_bpe', 'ties broken by max not min', ['tie', 'smallest'], bp('l', tie=lambda pairs: max(pairs, key=lambda p: (pairs[p], p))), seg_ok)
+add('check_bpe', 'ties: first seen (most_common)', ['tie', 'smallest'], bp('l', tie=lambda pairs: pairs.most_common(1)[0][0]), seg_ok)
+add('check_bpe', 'merges stored as joined strings', ['pair', 'tuple', 'form', 'string'], bp('l', joined=True), lambda w, m: seg_ok(w, [tuple(x) if isinstance(x, tuple) else x for x in m]))
+def seg_greedy(word, merges):   # applies each merge once only (first occurrence)
+    syms = list(word) + ['</w>']
+    for a, b in merges:
+        for i in range(len(syms) - 1):
+            if (syms[i], syms[i + 1]) == (a, b): syms[i:i + 2] = [a + b]; break
+    return syms
+add('check_bpe', 'segment merges only the first occurrence', ['every', 'occurrence', 'once', 'each'], learn_ok, seg_greedy)
+def seg_frequent(word, merges):   # applies the merges by repeatedly choosing the earliest-learnt available pair?? no: in reverse order
+    syms = list(word) + ['</w>']
+    for pair in reversed(merges): syms = _merge(syms, pair)
+    return syms
+add('check_bpe', 'segment applies merges in reverse order', ['order'], learn_ok, seg_frequent)
+def seg_nomerge_end(word, merges):   # forgets '</w>' in segment only
+    syms = list(word)
+    for pair in merges: syms = _merge(syms, pair)
+    return syms
+add('check_bpe', "segment forgets '</w>'", ['</w>', 'end'], learn_ok, seg_nomerge_end)
+add('check_bpe', 'counts a pair once per word', ['count', 'every', 'occurrence', 'once'], bp('l', once=True), seg_ok)
+def learn_chars(word_counts, n_merges):   # recounts on the original words every time (never applies merges)
+    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}
+    pairs = Counter()
+    for syms, c in vocab.items():
+        for p in zip(syms, syms[1:]): pairs[p] += c
+    return [p for p, _ in sorted(pairs.items(), key=lambda kv: (-kv[1], kv[0]))[:n_merges]]
+add('check_bpe', 'counts pairs once, never re-counts after merging', ['merge', 'recount', 'again', 'after'], learn_chars, seg_ok)
+SAYS_CHECK_BPE = {
+"pairs not weighted by word count": "weight\\ each\\ pair\\ by\\ its\\ word's\\ count",
+"no end-of-word symbol": "end\\ each\\ word\\ with\\ the\\ symbol\\ '</w>'",
+"ties broken by max not min": "yours\\ takes\\ the\\ largest",
+"ties: first seen (most_common)": "\\('e',\\ 'w'\\),\\ \\('n',\\ 'e'\\)\\ and\\ \\('w',\\ 'est</w>'\\)\\ all\\ occur\\ 6\\ times\\ there:\\ a\\ tie\\ goes\\ to\\ the\\ sma",
+"merges stored as joined strings": "keep\\ each\\ merge\\ as\\ the\\ pair\\ of\\ symbols\\ it\\ joined,\\ a\\ tuple\\ such\\ as\\ \\('e',\\ 's'\\),\\ which\\ a\\ pair",
+"segment merges only the first occurrence": "merge\\ every\\ occurrence\\ of\\ a\\ pair\\ in\\ the\\ word,\\ left\\ to\\ right,\\ not\\ only\\ the\\ first",
+"segment applies merges in reverse order": "apply\\ the\\ merges\\ in\\ the\\ order\\ learnt,\\ first\\ to\\ last",
+"segment forgets '</w>'": "split\\ the\\ word\\ into\\ its\\ characters\\ plus\\ '</w>'\\ before\\ the\\ merges,\\ as\\ learn_bpe\\ does",
+"counts a pair once per word": "count\\ every\\ occurrence\\ of\\ a\\ pair\\ in\\ a\\ word,\\ not\\ once\\ per\\ word",
+"counts pairs once, never re-counts after merging": "after\\ each\\ merge,\\ count\\ the\\ pairs\\ again\\ on\\ the\\ merged\\ words:\\ a\\ new\\ symbol\\ such\\ as\\ 'es'\\ pai"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_BPE))
+def test_fresh_wrong_answers_named_by_check_bpe(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_bpe, *FRESH['check_bpe', label], says=SAYS_CHECK_BPE[label])

@@ -153,3 +153,89 @@ def test_break_it_fails_exactly_the_named_checks(ex):
     solution = text.split(f'{ex}. **Break it.**')[1].split('</details>')[0]
     for t in want_tests: assert t.split('::')[1] in solution, t             # the solution names them
     assert_break_it(NB, cell, old, new, module, ['tests/test_training.py'], fail_cells=want_cells, fail_tests=want_tests)
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+import functools
+from transformer_nb import exercises as _ex
+from nbtools import assert_rejects
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 09 my_noam_lr: each answer and the words its message must contain
+def nl(f):
+    f.__name__ = 'my_noam_lr'; return f
+add('check_schedule', 'no step-0 guard (ZeroDivision)', ['step 0', '0 at step 0', 'zero'], nl(lambda step, d_model=512, warmup=4000: d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)))
+add('check_schedule', 'max instead of min', ['min', 'max'], nl(lambda step, d_model=512, warmup=4000: 0.0 if step == 0 else d_model ** -0.5 * max(step ** -0.5, step * warmup ** -1.5)))
+add('check_schedule', 'warmup ** -0.5 in warm-up term', ['warmup', '-1.5'], nl(lambda step, d_model=512, warmup=4000: 0.0 if step == 0 else d_model ** -0.5 * min(step ** -0.5, step * warmup ** -0.5)))
+add('check_schedule', 'd_model ** 0.5', ['d_model', '-0.5'], nl(lambda step, d_model=512, warmup=4000: 0.0 if step == 0 else d_model ** 0.5 * min(step ** -0.5, step * warmup ** -1.5)))
+add('check_schedule', 'hard-coded d_model=512', ['d_model', 'hard', '512'], nl(lambda step, d_model=512, warmup=4000: 0.0 if step == 0 else 512 ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)))
+add('check_schedule', 'hard-coded warmup 4000', ['warmup', 'hard', '4000'], nl(lambda step, d_model=512, warmup=4000: 0.0 if step == 0 else d_model ** -0.5 * min(step ** -0.5, step * 4000 ** -1.5)))
+add('check_schedule', 'step+1 (off by one)', ['one step', 'step + 1', 'off by one', 'late', 'early'], nl(lambda step, d_model=512, warmup=4000: 0.0 if step == 0 else d_model ** -0.5 * min((step + 1) ** -0.5, (step + 1) * warmup ** -1.5)))
+add('check_schedule', 'integer division 1/2 -> sqrt via **(1/2) ok; uses step ** 0.5', ['-0.5', 'decay', 'step ** -0.5'], nl(lambda step, d_model=512, warmup=4000: 0.0 if step == 0 else d_model ** -0.5 * min(step ** 0.5, step * warmup ** -1.5)))
+add('check_schedule', 'returns a tensor', ['float', 'tensor'], nl(lambda step, d_model=512, warmup=4000: torch.tensor(0.0 if step == 0 else d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5))))
+SAYS_CHECK_SCHEDULE = {
+"no step-0 guard (ZeroDivision)": "return\\ 0\\ at\\ step\\ 0\\ before\\ the\\ formula",
+"max instead of min": "no\\ warm\\-up:\\ take\\ the\\ smaller\\ of\\ the\\ two\\ terms,\\ min\\(step\\ \\*\\*\\ \\-0\\.5,\\ step\\ \\*\\ warmup\\ \\*\\*\\ \\-1\\.5\\)",
+"warmup ** -0.5 in warm-up term": "in\\ warm\\-up\\ the\\ rate\\ rises\\ linearly,\\ d_model\\ \\*\\*\\ \\-0\\.5\\ \\*\\ step\\ \\*\\ warmup\\ \\*\\*\\ \\-1\\.5\\ \\(check\\ the\\ exp",
+"d_model ** 0.5": "it\\ is\\ 512\\ times\\ the\\ right\\ rate\\ at\\ every\\ step:\\ the\\ factor\\ is\\ d_model\\ \\*\\*\\ \\-0\\.5",
+"hard-coded d_model=512": "it\\ is\\ the\\ rate\\ for\\ d_model=512:\\ use\\ the\\ argument\\ `d_model`",
+"hard-coded warmup 4000": "it\\ is\\ the\\ rate\\ for\\ warmup=4000:\\ use\\ the\\ argument\\ `warmup`",
+"step+1 (off by one)": "use\\ `step`\\ as\\ it\\ is\\ \\(1\\ for\\ the\\ first\\ update\\)",
+"integer division 1/2 -> sqrt via **(1/2) ok; uses step ** 0.5": "after\\ the\\ peak\\ the\\ rate\\ falls\\ as\\ d_model\\ \\*\\*\\ \\-0\\.5\\ \\*\\ step\\ \\*\\*\\ \\-0\\.5",
+"returns a tensor": "returned\\ a\\ torch\\.float32\\ tensor,\\ which\\ rounds\\ the\\ rate\\ to\\ 7\\ digits:\\ compute\\ with\\ Python\\ nu"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_SCHEDULE))
+def test_fresh_wrong_answers_named_by_check_schedule(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_schedule, *FRESH['check_schedule', label], says=SAYS_CHECK_SCHEDULE[label])
+
+# 09 my_label_smoothing: each answer and the words its message must contain
+def ls(f):
+    f.__name__ = 'my_label_smoothing'; return f
+def _lsm(logits, target, eps, pad_id=PAD_ID, *, lp=None, denom=None, keep_pad=False, uniform_all=True, mean_all=False):
+    V = logits.shape[-1]
+    lp = logits.log_softmax(-1) if lp is None else lp(logits)
+    q = torch.full_like(lp, eps / V if uniform_all else eps / (V - 1))
+    q.scatter_(-1, target[..., None], (1 - eps) + (eps / V if uniform_all else 0.0))
+    loss = -(q * lp).sum(-1)
+    keep = torch.ones_like(target, dtype=torch.bool) if keep_pad else target != pad_id
+    if mean_all: return loss.masked_fill(~keep, 0).sum() / target.numel()
+    return loss[keep].mean()
+add('check_label_smoothing', 'over probabilities not log-probs', ['log', 'probabilit'], ls(functools.partial(_lsm, lp=lambda x: x.softmax(-1))))
+add('check_label_smoothing', 'over raw logits', ['log_softmax', 'logits', 'log-prob'], ls(functools.partial(_lsm, lp=lambda x: x)))
+add('check_label_smoothing', 'pad not ignored', ['pad'], ls(functools.partial(_lsm, keep_pad=True)))
+add('check_label_smoothing', 'mean over all positions incl. pad', ['pad', 'mean', 'non-pad'], ls(functools.partial(_lsm, mean_all=True)))
+add('check_label_smoothing', 'eps/(V-1) on others (t2t)', ['v - 1', 'tensor2tensor', 'v-1'], ls(functools.partial(_lsm, uniform_all=False)))
+add('check_label_smoothing', 'log_softmax over dim 0', ['dim', 'axis', 'vocab'], ls(functools.partial(_lsm, lp=lambda x: x.log_softmax(0))))
+def ls_sum(logits, target, eps, pad_id=PAD_ID):
+    lp = logits.log_softmax(-1); keep = target != pad_id
+    loss = (1 - eps) * -lp.gather(-1, target[..., None]).squeeze(-1) + eps * -lp.sum(-1)
+    return loss[keep].mean()
+add('check_label_smoothing', 'sum not mean over vocabulary for uniform term', ['uniform', 'v', 'sum', 'mean'], ls(ls_sum))
+def ls_noeps(logits, target, eps, pad_id=PAD_ID):
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1), ignore_index=pad_id)
+add('check_label_smoothing', 'ignores eps', ['eps', 'smooth'], ls(ls_noeps))
+def ls_ce_pad0(logits, target, eps, pad_id=PAD_ID):
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1), label_smoothing=eps, ignore_index=0)
+add('check_label_smoothing', 'ignore_index=0 hard-coded', ['pad_id', 'pad'], ls(ls_ce_pad0))
+def ls_sumtok(logits, target, eps, pad_id=PAD_ID):
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), target.reshape(-1), label_smoothing=eps, ignore_index=pad_id, reduction='sum')
+add('check_label_smoothing', 'sum over tokens not mean', ['sum', 'mean'], ls(ls_sumtok))
+SAYS_CHECK_LABEL_SMOOTHING = {
+"over probabilities not log-probs": "likely\\ probabilities\\ where\\ log\\-probabilities\\ belong:\\ the\\ loss\\ is\\ \\-sum_i\\ q_i\\ log\\ p_i,\\ log\\ p",
+"over raw logits": "likely\\ raw\\ logits\\ where\\ log\\-probabilities\\ belong:\\ take\\ log_softmax\\(logits\\)\\ first,\\ then\\ \\-su",
+"pad not ignored": "likely\\ padding\\ counted:\\ leave\\ out\\ the\\ positions\\ whose\\ target\\ is\\ PAD_ID",
+"mean over all positions incl. pad": "likely\\ divided\\ by\\ every\\ position:\\ divide\\ by\\ the\\ number\\ of\\ non\\-pad\\ positions\\ only",
+"eps/(V-1) on others (t2t)": "this\\ exercise\\ asks\\ for\\ PyTorch's,\\ eps\\ /\\ V\\ on\\ every\\ token,\\ the\\ reference\\ included",
+"log_softmax over dim 0": "likely\\ log_softmax\\ over\\ the\\ wrong\\ axis:\\ normalise\\ over\\ the\\ vocabulary,\\ the\\ last\\ axis\\ \\(dim=",
+"sum not mean over vocabulary for uniform term": "likely\\ the\\ uniform\\ part\\ summed\\ over\\ the\\ vocabulary:\\ eps\\ /\\ V\\ on\\ each\\ token\\ makes\\ it\\ eps\\ tim",
+"ignores eps": "likely\\ no\\ smoothing:\\ eps\\ /\\ V\\ goes\\ to\\ every\\ token",
+"ignore_index=0 hard-coded": "likely\\ PAD_ID\\ where\\ the\\ argument\\ pad_id\\ belongs:\\ leave\\ out\\ the\\ positions\\ whose\\ target\\ is\\ p",
+"sum over tokens not mean": "likely\\ a\\ sum:\\ divide\\ by\\ the\\ number\\ of\\ non\\-pad\\ positions"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_LABEL_SMOOTHING))
+def test_fresh_wrong_answers_named_by_check_label_smoothing(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_label_smoothing, *FRESH['check_label_smoothing', label], says=SAYS_CHECK_LABEL_SMOOTHING[label])

@@ -51,7 +51,7 @@ WRONG_STEPS = {   # name: (wrong step, what its message must say)
     'argmax over the batch': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax(0),
         "got shape (12,); return one token id per row"),
     'one sentence only': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax().item(),
-        "got shape (); return one token id per row, shape (B,) = (6,)"),
+        "returned int ", "not a tensor; return one token id per row as a tensor, shape (B,) = (6,)"),
     'PAD and BOS scored 0': (lambda ns: lambda m, s, ys: m(s, ys)[:, -1].index_fill(-1, torch.tensor([PAD_ID, BOS_ID]), 0.0).argmax(-1),
         "a copy of the model whose every score is below 0, the first step of six sentences as a batch, row 0 after [2]: chose id 0",
         "PAD and BOS were given a score of 0, which can still be the largest: forbid them with -inf"),
@@ -112,3 +112,44 @@ def test_break_it_fails_exactly_the_named_checks(ex):
     for t in want_tests if len(want_tests) < 3 else (): assert t.split('::')[1] in solution, t      # the solution names them
     if len(want_tests) >= 3: assert f'`tests/test_decoding.py`, {len(want_tests)} tests' in solution  # ... or counts them
     assert_break_it(NB, cell, old, new, module, ['tests/test_decoding.py'], fail_cells=want_cells, fail_tests=want_tests)
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+from transformer_nb.core import EOS_ID
+from transformer_nb.decoding import next_token_logits
+from transformer_nb import exercises as _ex
+from nbtools import assert_rejects
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 10 my_greedy_step: each answer and the words its message must contain
+def gs(f):
+    f.__name__ = 'my_greedy_step'; return f
+add('check_greedy_step', 'returns (B, 1)', ['shape', '(b,)'], gs(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, -1]).argmax(-1, keepdim=True)))
+add('check_greedy_step', 'first position not last', ['last', 'position'], gs(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, 0]).argmax(-1)))
+add('check_greedy_step', 'PAD/BOS not forbidden', ['pad', 'bos', 'forbid'], gs(lambda model, src, ys: model(src, ys)[:, -1].argmax(-1)))
+def gs_zero(model, src, ys):
+    lg = model(src, ys)[:, -1].clone(); lg[:, [PAD_ID, BOS_ID]] = 0; return lg.argmax(-1)
+add('check_greedy_step', 'forbids with 0 not -inf', ['0', '-inf'], gs(gs_zero))
+add('check_greedy_step', 'argmax over batch axis', ['axis', 'dim', 'shape', 'batch'], gs(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, -1]).argmax(0)))
+add('check_greedy_step', 'returns a list', ['tensor', 'list'], gs(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, -1]).argmax(-1).tolist()))
+add('check_greedy_step', 'argmin', ['argmin', 'most probable', 'largest', 'argmax'], gs(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, -1]).nan_to_num(float('inf'), float('inf'), float('inf')).argmin(-1)))
+add('check_greedy_step', 'feeds src as target (model(ys, src))', ['src', 'order', 'argument', 'swap'], gs(lambda model, src, ys: next_token_logits(model, model(ys, src)[:, -1]).argmax(-1)))
+def gs_eos(model, src, ys):
+    lg = next_token_logits(model, model(src, ys)[:, -1]); lg[:, EOS_ID] = float('-inf'); return lg.argmax(-1)
+add('check_greedy_step', 'forbids EOS too', ['eos'], gs(gs_eos))
+SAYS_CHECK_GREEDY_STEP = {
+"returns (B, 1)": "return\\ one\\ token\\ id\\ per\\ row,\\ shape\\ \\(B,\\)\\ =\\ \\(6,\\):\\ drop\\ the\\ kept\\ axis\\ \\(argmax\\(\\-1\\)\\ without\\ kee",
+"first position not last": "that\\ is\\ the\\ first\\ position's\\ choice:\\ the\\ next\\ token\\ comes\\ from\\ the\\ last,\\ model\\(src,\\ ys\\)\\[:,",
+"PAD/BOS not forbidden": "a\\ decoder\\ never\\ emits\\ PAD\\ or\\ BOS:\\ forbid\\ them\\ with\\ next_token_logits\\ before\\ the\\ argmax",
+"forbids with 0 not -inf": "PAD\\ and\\ BOS\\ were\\ given\\ a\\ score\\ of\\ 0,\\ which\\ can\\ still\\ be\\ the\\ largest:\\ forbid\\ them\\ with\\ \\-inf",
+"argmax over batch axis": "take\\ it\\ over\\ the\\ vocabulary,\\ dim=\\-1",
+"returns a list": "return\\ one\\ token\\ id\\ per\\ row\\ as\\ a\\ tensor,\\ shape\\ \\(B,\\)\\ =\\ \\(6,\\)",
+"argmin": "that\\ is\\ the\\ least\\ probable\\ token\\ \\(an\\ argmin\\):\\ the\\ next\\ token\\ is\\ the\\ most\\ probable,\\ the\\ arg",
+"feeds src as target (model(ys, src))": "the\\ source\\ and\\ the\\ prefix\\ are\\ swapped:\\ the\\ model\\ reads\\ model\\(src,\\ ys\\),\\ the\\ source\\ first",
+"forbids EOS too": "EOS\\ ends\\ the\\ sentence"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_GREEDY_STEP))
+def test_fresh_wrong_answers_named_by_check_greedy_step(label, ns):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_greedy_step, *FRESH['check_greedy_step', label], ns['model'], says=SAYS_CHECK_GREEDY_STEP[label])

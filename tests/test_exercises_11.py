@@ -50,7 +50,7 @@ def test_bleu_stub_cell_imports_what_the_solution_uses():
 
 def test_bleu_solution_passes():
     assert said(check_bleu, solution_ns()['my_bleu']) == \
-        (True, "your BLEU agrees with sacreBLEU's on 4 cases: clipping, the brevity penalty, corpus sums")
+        (True, "your BLEU agrees with sacreBLEU's on 5 cases: clipping, the brevity penalty, corpus sums, case")
 
 def test_bleu_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e11c0001')                                   # the stub cell runs the check, as Run All does
@@ -99,3 +99,63 @@ def test_budget_solution_gives_the_hours_it_states():
     assert round(ns['hours']('P100')) == 12                                                   # back to §5.2's 12 hours
     text = ' '.join(cells(NB)[EXERCISES][1].split())
     assert '# (40.9, 19.1)' in text and 'About 41 hours on K80s and 19 on M40s, against 12 on P100s' in text
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+import functools
+import math
+from collections import Counter
+from transformer_nb import exercises as _ex
+from nbtools import assert_rejects
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 11 my_bleu: each answer and the words its message must contain
+def bl(f):
+    f.__name__ = 'my_bleu'; return f
+def _bleu(hyps, refs, *, orders=4, clip=True, corpus=True, bp=True, scale=100, bp_form='ok', geo=True, c_r='ok', lower=False):
+    ng = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))
+    def stats(pairs):
+        match, total, c, r = [0] * orders, [0] * orders, 0, 0
+        for h, ref in pairs:
+            if lower: h, ref = h.lower(), ref.lower()
+            h, ref = h.split(), ref.split()
+            c, r = c + len(h), r + len(ref)
+            for n in range(1, orders + 1):
+                hn, rn = ng(h, n), ng(ref, n)
+                match[n - 1] += sum((hn & rn).values()) if clip else sum(v for g, v in hn.items() if g in rn)
+                total[n - 1] += max(len(h) - n + 1, 0)
+        return match, total, c, r
+    def score(match, total, c, r):
+        if c_r == 'swap': c, r = r, c
+        b = 1.0 if not bp else (min(1.0, math.exp(1 - r / c)) if bp_form == 'ok' else (math.exp(1 - c / r) if bp_form == 'inv' else min(1.0, c / r)))
+        ps = [m / t for m, t in zip(match, total)]
+        mean = math.exp(sum(math.log(p) for p in ps) / orders) if geo else sum(ps) / orders
+        return scale * b * mean
+    if corpus: return score(*stats(zip(hyps, refs)))
+    return sum(score(*stats([(h, r)])) if all(stats([(h, r)])[0]) else 0.0 for h, r in zip(hyps, refs)) / len(hyps)
+def bv(**kw): return bl(functools.partial(_bleu, **kw))
+add('check_bleu', '0-1 scale', ['0-1', '100', 'scale', 'percent'], bv(scale=1))
+add('check_bleu', 'three n-gram orders', ['order', '4-gram', 'n-gram', 'up to 4'], bv(orders=3))
+add('check_bleu', 'no clipping', ['clip'], bv(clip=False))
+add('check_bleu', 'sentence average not corpus', ['corpus', 'sentence', 'average'], bv(corpus=False))
+add('check_bleu', 'no brevity penalty', ['brevity'], bv(bp=False))
+add('check_bleu', 'brevity penalty r/c inverted', ['brevity'], bv(c_r='swap'))
+add('check_bleu', 'arithmetic mean of precisions', ['geometric', 'arithmetic', 'mean'], bv(geo=False))
+add('check_bleu', 'brevity as c/r ratio', ['brevity', 'exp'], bv(bp_form='ratio'))
+add('check_bleu', 'lowercases', ['case', 'lower'], bv(lower=True))
+SAYS_CHECK_BLEU = {
+"0-1 scale": "a\\ score\\ on\\ a\\ 0\\-1\\ scale:\\ corpus\\ BLEU\\ is\\ reported\\ from\\ 0\\ to\\ 100\\ here,\\ as\\ sacreBLEU\\ does\\ \\(mul",
+"three n-gram orders": "n\\-grams\\ of\\ orders\\ 1\\ to\\ 3\\ only:\\ BLEU\\ uses\\ n\\ =\\ 1,\\ 2,\\ 3\\ and\\ 4,\\ each\\ log\\ p_n\\ weighted\\ 1/4\\ \\(ran",
+"no clipping": "clip\\ the\\ counts:\\ an\\ n\\-gram\\ of\\ the\\ hypothesis\\ counts\\ at\\ most\\ as\\ often\\ as\\ the\\ reference\\ has\\ ",
+"sentence average not corpus": "sum\\ the\\ matches,\\ the\\ n\\-gram\\ totals\\ and\\ the\\ lengths\\ over\\ the\\ corpus\\ before\\ dividing;\\ an\\ ave",
+"no brevity penalty": "the\\ brevity\\ penalty:\\ BP\\ =\\ min\\(1,\\ exp\\(1\\ \\-\\ r/c\\)\\),\\ with\\ c\\ the\\ hypothesis\\ length\\ and\\ r\\ the\\ ref",
+"brevity penalty r/c inverted": "the\\ brevity\\ penalty:\\ BP\\ =\\ min\\(1,\\ exp\\(1\\ \\-\\ r/c\\)\\),\\ with\\ c\\ the\\ hypothesis\\ length\\ and\\ r\\ the\\ ref",
+"arithmetic mean of precisions": "the\\ arithmetic\\ mean\\ of\\ the\\ precisions:\\ BLEU\\ takes\\ their\\ geometric\\ mean,\\ exp\\(\\(log\\ p1\\ \\+\\ log\\ ",
+"brevity as c/r ratio": "the\\ brevity\\ penalty:\\ BP\\ =\\ min\\(1,\\ exp\\(1\\ \\-\\ r/c\\)\\),\\ with\\ c\\ the\\ hypothesis\\ length\\ and\\ r\\ the\\ ref",
+"lowercases": "BLEU\\ is\\ case\\-sensitive\\ here,\\ as\\ sacreBLEU's\\ default\\ is:\\ 'A'\\ and\\ 'a'\\ are\\ different\\ words;\\ c"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_BLEU))
+def test_fresh_wrong_answers_named_by_check_bleu(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_bleu, *FRESH['check_bleu', label], says=SAYS_CHECK_BLEU[label])

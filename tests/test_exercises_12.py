@@ -39,7 +39,7 @@ def beyond(src=BEYOND):
     ns = {}; exec(src, ns); return ns['beyond_noise']
 
 def test_beyond_solution_passes(in_nbs):
-    assert said(check_beyond_noise, beyond()) == (True, 'beyond_noise finds the variants beyond the noise in 5 tables')
+    assert said(check_beyond_noise, beyond()) == (True, 'beyond_noise finds the variants beyond the noise in 6 tables')
 
 def test_beyond_stub_is_reported_as_not_written(in_nbs, capsys):
     ns = namespace(NB, 'e12c0002')
@@ -48,7 +48,7 @@ def test_beyond_stub_is_reported_as_not_written(in_nbs, capsys):
 
 @pytest.mark.parametrize('old, new, case, mistake', [
     ("abs(r['bleu'] - base) > noise]", "r['bleu'] - base < -noise]", "case 'a gain beyond the noise'", 'either sign counts'),
-    ("abs(r['bleu'] - base) > noise]", "r['bleu'] - base > noise]", "case 'a loss beyond the noise'", "|BLEU - base BLEU| with the spread"),
+    ("abs(r['bleu'] - base) > noise]", "r['bleu'] - base > noise]", "case 'a loss beyond the noise'", "either sign counts: a loss"),
     ("abs(r['bleu'] - base) > noise]", "abs(r['bleu'] - base) >= noise]", "case 'a variant exactly at the spread'", '>, not >='),
     ("noise = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')",
      "noise = next(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')",
@@ -115,3 +115,67 @@ def test_a_check_that_raises_inside_the_answer_says_so_and_returns_false(in_nbs)
     def broken(w, rows, col): return 1 / 0
     ok, line = said(check_heads_looking, broken)
     assert not ok and line == 'broken raised ZeroDivisionError: division by zero', line
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+import torch
+from transformer_nb import exercises as _ex
+from nbtools import assert_rejects
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 12 beyond_noise: each answer and the words its message must contain
+def bn(f):
+    f.__name__ = 'beyond_noise'; return f
+def _base(recs): return next(r['bleu'] for r in recs if r['id'] == 'base')
+add('check_beyond_noise', 'only improvements (no abs)', ['sign', 'either', 'abs', 'below', 'worse'], bn(lambda recs: [r['id'] for r in recs if r['variant'] != 'base' and r['bleu'] - _base(recs) > max(abs(s['bleu'] - _base(recs)) for s in recs if s['variant'] == 'base' and s['id'] != 'base')]))
+# seed runs never exceed the spread by definition: not a wrong answer
+_x = ('check_beyond_noise', 'includes the seed runs', ['seed'], bn(lambda recs: [r['id'] for r in recs if r['id'] != 'base' and abs(r['bleu'] - _base(recs)) > max(abs(s['bleu'] - _base(recs)) for s in recs if s['variant'] == 'base' and s['id'] != 'base')]))
+add('check_beyond_noise', '>= instead of >', ['more than', '>=', 'equal', 'strictly'], bn(lambda recs: [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - _base(recs)) >= max(abs(s['bleu'] - _base(recs)) for s in recs if s['variant'] == 'base' and s['id'] != 'base')]))
+add('check_beyond_noise', 'noise = max - min of seeds', ['spread', 'largest', 'base', 'range'], bn(lambda recs: (lambda seeds: [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - _base(recs)) > max(seeds) - min(seeds)])([s['bleu'] for s in recs if s['variant'] == 'base'])))
+add('check_beyond_noise', 'noise = std of seeds', ['spread', 'largest', 'std'], bn(lambda recs: (lambda seeds: [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - _base(recs)) > torch.tensor(seeds).std().item()])([s['bleu'] for s in recs if s['variant'] == 'base'])))
+add('check_beyond_noise', 'hard-coded noise 1.0 BLEU', ['spread', 'noise', 'hard'], bn(lambda recs: [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - _base(recs)) > 1.0]))
+add('check_beyond_noise', 'base = first record', ['base', 'first'], bn(lambda recs: [r['id'] for r in recs[1:] if r['variant'] != 'base' and abs(r['bleu'] - recs[0]['bleu']) > max(abs(s['bleu'] - recs[0]['bleu']) for s in recs if s['variant'] == 'base' and s is not recs[0])]))
+add('check_beyond_noise', 'returns variant names not ids', ['id', 'variant'], bn(lambda recs: [r['variant'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - _base(recs)) > max(abs(s['bleu'] - _base(recs)) for s in recs if s['variant'] == 'base' and s['id'] != 'base')]))
+add('check_beyond_noise', 'noise from base-vs-mean of seeds', ['spread', 'largest', 'mean'], bn(lambda recs: (lambda seeds: [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - _base(recs)) > abs(sum(seeds) / len(seeds) - _base(recs))])([s['bleu'] for s in recs if s['variant'] == 'base' and s['id'] != 'base'])))
+SAYS_CHECK_BEYOND_NOISE = {
+"only improvements (no abs)": "either\\ sign\\ counts:\\ a\\ loss\\ beyond\\ the\\ spread\\ is\\ as\\ real\\ as\\ a\\ gain\\ \\(compare\\ \\|BLEU\\ \\-\\ base\\ BL",
+">= instead of >": "beyond\\ means\\ more\\ than\\ the\\ spread:\\ >,\\ not\\ >=",
+"noise = max - min of seeds": "the\\ spread\\ is\\ the\\ largest\\ \\|BLEU\\ \\-\\ base\\ BLEU\\|\\ over\\ every\\ other\\ run\\ of\\ 'base',\\ measured\\ from",
+"noise = std of seeds": "the\\ spread\\ is\\ the\\ largest\\ \\|BLEU\\ \\-\\ base\\ BLEU\\|\\ over\\ every\\ other\\ run\\ of\\ 'base',\\ not\\ the\\ stand",
+"hard-coded noise 1.0 BLEU": "one\\ fixed\\ threshold\\ for\\ every\\ table:\\ the\\ spread\\ comes\\ from\\ each\\ table's\\ own\\ runs\\ of\\ 'base'",
+"base = first record": "the\\ base\\ run\\ is\\ the\\ record\\ whose\\ id\\ is\\ 'base',\\ wherever\\ it\\ stands\\ in\\ the\\ list,\\ not\\ the\\ fir",
+"returns variant names not ids": "return\\ the\\ ids\\ of\\ the\\ records\\ \\('A\\-h4'\\),\\ not\\ their\\ variant\\ names\\ \\('A'\\)",
+"noise from base-vs-mean of seeds": "the\\ spread\\ is\\ the\\ largest\\ \\|BLEU\\ \\-\\ base\\ BLEU\\|\\ over\\ every\\ other\\ run\\ of\\ 'base',\\ not\\ the\\ dista"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_BEYOND_NOISE))
+def test_fresh_wrong_answers_named_by_check_beyond_noise(label, in_nbs):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_beyond_noise, *FRESH['check_beyond_noise', label], says=SAYS_CHECK_BEYOND_NOISE[label])
+
+# 12 heads_looking: each answer and the words its message must contain
+def hl(f):
+    f.__name__ = 'heads_looking'; return f
+add('check_heads_looking', 'numbered from 0', ['from 1', 'numbered', '0'], hl(lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]))
+add('check_heads_looking', 'any row instead of every row', ['every', 'all', 'any'], hl(lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if any(w[h, r].argmax() == col for r in rows)]))
+add('check_heads_looking', 'argmax over queries (column)', ['axis', 'key', 'row', 'column', 'query'], hl(lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, :, r].argmax() == col for r in rows)]))
+add('check_heads_looking', 'averages rows then argmax', ['every', 'mean', 'average'], hl(lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if w[h, list(rows)].mean(0).argmax() == col]))
+add('check_heads_looking', 'threshold 0.5 instead of argmax', ['largest', 'argmax', 'threshold', 'hardest'], hl(lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, r, col] > 0.5 for r in rows)]))
+add('check_heads_looking', 'averaged over heads axis (mean over dim 0)', ['head', 'axis', 'mean'], hl(lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w.mean(0)[r].argmax() == col for r in rows)]))
+add('check_heads_looking', 'returns a tensor of bools per head', ['list', 'numbers', 'heads'], hl(lambda w, rows, col: torch.tensor([all(w[h, r].argmax() == col for r in rows) for h in range(w.shape[0])])))
+add('check_heads_looking', 'only the last row checked', ['every', 'one row', 'only'], hl(lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if w[h, rows[-1]].argmax() == col]))
+SAYS_CHECK_HEADS_LOOKING = {
+"numbered from 0": "heads\\ are\\ numbered\\ from\\ 1,\\ as\\ in\\ the\\ plots'\\ titles:\\ add\\ 1",
+"any row instead of every row": "every\\ row\\ of\\ `rows`\\ must\\ put\\ its\\ largest\\ weight\\ on\\ `col`\\ \\(all\\ of\\ them,\\ not\\ any\\)",
+"argmax over queries (column)": "a\\ row's\\ largest\\ weight\\ is\\ over\\ the\\ keys,\\ the\\ last\\ axis:\\ w\\[h,\\ r\\]\\.argmax\\(\\),\\ not\\ an\\ argmax\\ do",
+"averages rows then argmax": "the\\ rows\\ averaged\\ before\\ the\\ argmax:\\ every\\ row\\ of\\ `rows`\\ must\\ look\\ hardest\\ at\\ `col`\\ on\\ its",
+"threshold 0.5 instead of argmax": "a\\ weight\\ above\\ 0\\.5\\ is\\ not\\ the\\ largest\\ weight:\\ compare\\ each\\ row's\\ argmax\\ over\\ the\\ keys\\ with",
+"averaged over heads axis (mean over dim 0)": "the\\ heads\\ averaged\\ \\(w\\.mean\\(0\\),\\ axis\\ 0\\):\\ read\\ each\\ head's\\ map\\ on\\ its\\ own,\\ w\\[h\\]",
+"returns a tensor of bools per head": "return\\ the\\ numbers\\ of\\ the\\ heads\\ whose\\ flag\\ is\\ set,\\ numbered\\ from\\ 1:\\ \\[3\\]",
+"only the last row checked": "only\\ the\\ last\\ row\\ of\\ `rows`\\ was\\ read:\\ every\\ row\\ of\\ `rows`\\ must\\ look\\ hardest\\ at\\ `col`"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_HEADS_LOOKING))
+def test_fresh_wrong_answers_named_by_check_heads_looking(label, in_nbs):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_heads_looking, *FRESH['check_heads_looking', label], says=SAYS_CHECK_HEADS_LOOKING[label])

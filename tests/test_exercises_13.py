@@ -132,3 +132,92 @@ def test_the_exercises_are_three_and_each_has_its_check():
     assert [exercise(NB, EXERCISES, n)[:3] for n in (1, 2, 3)] == ['1. ', '2. ', '3. ']
     assert 'check_linearize(my_linearize)' in cells(NB)['e12c0002'][1] and 'check_corpus_prf(my_corpus_prf)' in cells(NB)['e12c0004'][1]
     assert '`NP=1`' in text                                          # the rule the check holds: indices stripped too
+
+# ---------------------------------------------------------------- fresh wrong answers, written as new learners would
+import functools
+from transformer_nb import exercises as _ex
+from nbtools import assert_rejects
+FRESH = {}   # label: (checker, answer, the words its message must contain)
+def add(checker, label, kw, *args): FRESH[checker, label] = args
+
+# 13 my_linearize: each answer and the words its message must contain
+def ln(f):
+    f.__name__ = 'my_linearize'; return f
+def _lin(tree, *, close_lab=True, coarse=True, preterm=True, open_sep=False):
+    if isinstance(tree, str): return tree
+    if preterm and is_preterminal(tree): return tree[0]
+    lab = coarse_label(tree.label()) if coarse else tree.label()
+    o = f'( {lab}' if open_sep else f'({lab}'
+    return ' '.join([o, *(_lin(t, close_lab=close_lab, coarse=coarse, preterm=preterm, open_sep=open_sep) for t in tree), f'){lab}' if close_lab else ')'])
+def lv(**kw): return ln(functools.partial(_lin, **kw))
+add('check_linearize', 'bare closing bracket', ['closing', ')lab', 'label'], lv(close_lab=False))
+add('check_linearize', 'labels not coarsened', ['coarse', 'function tag', 'np-sbj', 'index', 'tag'], lv(coarse=False))
+add('check_linearize', 'POS nodes bracketed', ['pos', 'preterminal', 'tag'], lv(preterm=False))
+def lin_tags(tree):
+    if is_preterminal(tree): return tree.label()
+    lab = coarse_label(tree.label()); return ' '.join([f'({lab}', *(lin_tags(t) for t in tree), f'){lab}'])
+add('check_linearize', 'tags at the leaves not words', ['word', 'tag', 'leaves'], ln(lin_tags))
+def lin_list(tree):
+    if is_preterminal(tree): return [tree[0]]
+    lab = coarse_label(tree.label()); return [f'({lab}', *[x for t in tree for x in lin_list(t)], f'){lab}']
+add('check_linearize', 'returns a list of tokens', ['str', 'string', 'list'], ln(lin_list))
+def lin_split(tree):
+    if is_preterminal(tree): return tree[0]
+    lab = tree.label().split('-')[0]; return ' '.join([f'({lab}', *(lin_split(t) for t in tree), f'){lab}'])
+add('check_linearize', "strips tags with split('-') only (keeps =1)", ['coarse', 'index', '=', 'np=1'], ln(lin_split))
+def lin_nospace(tree):
+    if is_preterminal(tree): return tree[0]
+    lab = coarse_label(tree.label()); return f'({lab} ' + ' '.join(lin_nospace(t) for t in tree) + f'){lab}'
+add('check_linearize', 'no space before closing bracket', ['space', 'token'], ln(lin_nospace))
+def lin_bfs(tree):
+    out, queue = [], [tree]
+    while queue:
+        t = queue.pop(0)
+        if is_preterminal(t): out.append(t[0]); continue
+        lab = coarse_label(t.label()); out.append(f'({lab}'); queue.extend(list(t)); out.append(f'){lab}')
+    return ' '.join(out)
+add('check_linearize', 'breadth-first walk', ['depth-first', 'order', 'depth first'], ln(lin_bfs))
+SAYS_CHECK_LINEARIZE = {
+"bare closing bracket": "the\\ closing\\ bracket\\ carries\\ its\\ label\\ too,\\ '\\)NP'",
+"labels not coarsened": "strip\\ it,\\ as\\ EVALB\\ does:\\ coarse_label\\('NP\\-SBJ'\\)\\ is\\ 'NP'",
+"POS nodes bracketed": "a\\ preterminal\\ is\\ not\\ a\\ phrase:\\ write\\ its\\ word\\ alone",
+"tags at the leaves not words": "a\\ preterminal\\ is\\ not\\ a\\ phrase:\\ write\\ its\\ word\\ alone",
+"returns a list of tokens": "return\\ one\\ string,\\ tokens\\ joined\\ by\\ spaces",
+"strips tags with split('-') only (keeps =1)": "`label\\.split\\('\\-'\\)\\[0\\]`\\ strips\\ a\\ function\\ tag\\ but\\ not\\ the\\ '=1'\\ of\\ a\\ gapping\\ index:\\ use\\ coars",
+"no space before closing bracket": "each\\ bracket\\ is\\ a\\ token\\ of\\ its\\ own,\\ separated\\ by\\ spaces:\\ '\\(NP\\ John\\ \\)NP'",
+"breadth-first walk": "walk\\ the\\ tree\\ depth\\-first:\\ a\\ phrase's\\ opening\\ bracket,\\ then\\ each\\ child's\\ whole\\ subtree\\ in\\ "
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_LINEARIZE))
+def test_fresh_wrong_answers_named_by_check_linearize(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_linearize, *FRESH['check_linearize', label], says=SAYS_CHECK_LINEARIZE[label])
+
+# 13 my_corpus_prf: each answer and the words its message must contain
+def cp(f):
+    f.__name__ = 'my_corpus_prf'; return f
+def _prf(m, g, t): 
+    p, r = 100 * m / t, 100 * m / g; return p, r, 2 * p * r / (p + r)
+add('check_corpus_prf', 'averages per-sentence scores', ['sum', 'average', 'sentence', 'corpus'], cp(lambda counts: tuple(sum(x) / len(counts) for x in zip(*[_prf(*c) if c[0] else (0.0, 0.0, 0.0) for c in counts]))))
+add('check_corpus_prf', 'precision and recall swapped', ['precision', 'recall', 'swap'], cp(lambda counts: (lambda m, g, t: (lambda p, r: (p, r, 2 * p * r / (p + r)))(100 * m / g, 100 * m / t))(*[sum(c[i] for c in counts) for i in range(3)])))
+add('check_corpus_prf', 'fraction not percent', ['percent', '100'], cp(lambda counts: (lambda m, g, t: (m / t, m / g, 2 * m / (g + t)))(*[sum(c[i] for c in counts) for i in range(3)])))
+add('check_corpus_prf', 'F1 as arithmetic mean', ['harmonic', 'f1', 'mean'], cp(lambda counts: (lambda m, g, t: (100 * m / t, 100 * m / g, 50 * m / t + 50 * m / g))(*[sum(c[i] for c in counts) for i in range(3)])))
+# the notebook's own solution divides 0/0 when nothing matched: not a wrong answer by the exercise's spec
+_y = ('check_corpus_prf', 'ZeroDivision when nothing matched', ['0', 'zero', 'divid', 'failed', 'no bracket'], cp(lambda counts: _prf(*[sum(c[i] for c in counts) for i in range(3)])))
+add('check_corpus_prf', 'skips failed parses (t == 0)', ['failed', 'parse', 'skip', 'reference'], cp(lambda counts: (lambda cs: (lambda m, g, t: _prf(m, g, t) if m else (0.0, 0.0, 0.0))(*[sum(c[i] for c in cs) for i in range(3)]))([c for c in counts if c[2] > 0])))
+add('check_corpus_prf', 'F1 = 2m/(g+t) without percent', ['percent', '100', 'f1'], cp(lambda counts: (lambda m, g, t: (100 * m / t, 100 * m / g, 2 * m / (g + t)))(*[sum(c[i] for c in counts) for i in range(3)])))
+add('check_corpus_prf', 'returns a dict', ['tuple', 'dict', 'three'], cp(lambda counts: (lambda m, g, t: dict(p=100 * m / t, r=100 * m / g, f1=200 * m / (g + t)))(*[sum(c[i] for c in counts) for i in range(3)])))
+SAYS_CHECK_CORPUS_PRF = {
+"averages per-sentence scores": "an\\ average\\ of\\ the\\ sentences'\\ scores:\\ sum\\ matched,\\ reference\\ and\\ parse\\ over\\ the\\ sentences,\\ ",
+"precision and recall swapped": "precision\\ and\\ recall\\ swapped:\\ precision\\ is\\ over\\ the\\ parse's\\ brackets\\ \\(matched\\ /\\ parse\\),\\ re",
+"fraction not percent": "in\\ percent:\\ multiply\\ by\\ 100",
+"F1 as arithmetic mean": "F1\\ is\\ the\\ harmonic\\ mean\\ 2PR\\ /\\ \\(P\\ \\+\\ R\\),\\ not\\ the\\ average\\ \\(P\\ \\+\\ R\\)\\ /\\ 2",
+"skips failed parses (t == 0)": "a\\ failed\\ parse\\ still\\ counts:\\ its\\ reference\\ brackets\\ are\\ missed,\\ which\\ lowers\\ the\\ recall;\\ s",
+"F1 = 2m/(g+t) without percent": "F1\\ in\\ percent\\ too:\\ 2PR\\ /\\ \\(P\\ \\+\\ R\\)\\ with\\ P\\ and\\ R\\ in\\ percent,\\ or\\ 100\\ \\*\\ 2\\ \\*\\ matched\\ /\\ \\(referenc",
+"returns a dict": "return\\ \\(precision,\\ recall,\\ F1\\)"
+}
+
+@pytest.mark.parametrize('label', list(SAYS_CHECK_CORPUS_PRF))
+def test_fresh_wrong_answers_named_by_check_corpus_prf(label):
+    "Each wrong answer a new learner writes is refused, with a message that names its mistake."
+    assert_rejects(_ex.check_corpus_prf, *FRESH['check_corpus_prf', label], says=SAYS_CHECK_CORPUS_PRF[label])

@@ -79,12 +79,25 @@ def diagnose_weights(w, q, k, mask=None) -> str:
              (dict(invert=True), "the mask is inverted: True means 'may attend', so the scores to fill are where the "
                                  "mask is False (~mask)"),
              (dict(fill=0.0), "masked scores were set to 0: set them to -inf before the softmax (e^-inf = 0)"),
-             (dict(fill=1.0), "masked scores were set to 1: set them to -inf before the softmax (e^-inf = 0)")]
+             (dict(fill=1.0), "masked scores were set to 1: set them to -inf before the softmax (e^-inf = 0)"),
+             (dict(scale=k.shape[-2] ** -0.5), f"you divided the scores by sqrt(n_k) = sqrt({k.shape[-2]}), the number of keys: "
+                                               f"d_k is the size of one query or key vector, divide by sqrt(d_k) = {d_k ** 0.5:g}")]
     for kw, why in tries:
         if mask is None and ('invert' in kw or 'fill' in kw): continue
         a, b = w.nan_to_num(0.0), _weights(q, k, mask, **kw)
         if 'fill' in kw: a, b = a.masked_fill(~mask, 0.0), b.masked_fill(~mask, 0.0)   # zeroed after, or not
         if torch.allclose(a, b, atol=1e-6): return why
+    if mask is not None:
+        m = mask.expand(w.shape)
+        if torch.allclose(w, _weights(q, k) * m, atol=1e-6):
+            return ("the weights were masked after the softmax: a query's weights then sum to less than 1; fill the masked "
+                    "scores with -inf before the softmax")
+        if (w.nan_to_num(0.0).abs() * ~m).amax() > 1e-6:
+            return (f"masked keys still get weight (up to {(w.nan_to_num(0.0).abs() * ~m).amax():.2g}): a finite fill leaves "
+                    "them some; set the masked scores to -inf before the softmax (e^-inf = 0)")
+    rows = w.nan_to_num(0.0).sum(-1)
+    if not torch.allclose(rows[rows > 0], torch.ones_like(rows[rows > 0]), atol=1e-6):
+        return "a query's weights must sum to 1 over the keys: softmax(scores, dim=-1)"
     return "the scale is 1/sqrt(d_k), the softmax runs over the keys (last axis), masked scores are -inf"
 
 # %% ../nbs/A26_exercises.ipynb #a26s0104
@@ -105,7 +118,8 @@ def check_attention(fn) -> str:
         assert isinstance(res, tuple) and len(res) == 2, f"{name}: return a pair (output, weights), not {type(res).__name__}"
         out, w = res
         assert (tuple(out.shape), tuple(w.shape)) == ((2, 3, 4, 5), (2, 3, 4, 6)), \
-            f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6)"
+            f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6)" + \
+            (": the weights are transposed; return them (..., n_q, n_k), one row per query" if tuple(w.shape) == (2, 3, 6, 4) else "")
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
                lambda: diagnose_weights(w, q, k, m))
@@ -123,7 +137,14 @@ def check_attention(fn) -> str:
 def check_restricted(restricted_mask) -> str:
     "01_attention, exercise 4: `restricted_mask(n, r)` against the paper's neighbourhood of size r: |i - j| <= r // 2."
     band = lambda n, f: torch.tensor([[f(i, j) for j in range(n)] for i in range(n)])
-    for n, r in [(5, 1), (6, 3), (7, 5), (6, 4), (9, 3), (1, 1)]:                 # (1, 1) last: one cell cannot tell mistakes apart
+    cases = [(5, 1), (6, 3), (7, 5), (6, 4), (9, 3), (1, 1)]                   # (1, 1) last: one cell cannot tell mistakes apart
+    def asymmetric():                                                          # (n, r, i, j): i sees j, j does not see i
+        for n, r in cases:
+            m = restricted_mask(n, r)
+            if not (isinstance(m, torch.Tensor) and m.dtype == torch.bool and tuple(m.shape) == (1, 1, n, n)): continue
+            hit = next(((i, j) for i, j in m[0, 0].nonzero().tolist() if not m[0, 0, j, i]), None)
+            if hit: return (n, r, *hit)
+    for n, r in cases:
         m = restricted_mask(n, r)
         assert isinstance(m, torch.Tensor) and m.dtype == torch.bool, \
             f"n={n}, r={r}: return a bool tensor (True = may attend), not {getattr(m, 'dtype', type(m).__name__)}"
@@ -131,7 +152,11 @@ def check_restricted(restricted_mask) -> str:
         want = band(n, lambda i, j: abs(i - j) <= r // 2)
         if torch.equal(m[0, 0], want): continue
         i, j = (m[0, 0] != want).nonzero()[0].tolist()
-        hint = ("it is the mask |i - j| <= r, a neighbourhood of size 2r + 1: r is the size of the whole neighbourhood, "
+        asym = asymmetric()
+        hint = (f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
+                f"symmetric (n={asym[0]}, r={asym[1]}: query {asym[2]} may see key {asym[3]}, query {asym[3]} may not see key "
+                f"{asym[2]})" if asym else
+                "it is the mask |i - j| <= r, a neighbourhood of size 2r + 1: r is the size of the whole neighbourhood, "
                 "r // 2 on each side" if torch.equal(m[0, 0], band(n, lambda i, j: abs(i - j) <= r)) else
                 "the neighbourhood includes its edges: |i - j| <= r // 2, not <" if torch.equal(m[0, 0], band(n, lambda i, j: abs(i - j) < r // 2)) else
                 "True must mean 'may attend': your mask is inverted" if torch.equal(m[0, 0], ~want) else
@@ -164,10 +189,14 @@ def check_heads(split_heads, merge_heads) -> str:
             else "head 0 must hold features 0..3 of every position (x[..., 0:4]): split the last axis into (h, d), then move h forward")
     merged = merge_heads(right)
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
-        f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', merged)}; expected (B, n, h*d) = (2, 5, 12)"
+        f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', merged)}; expected (B, n, h*d) = (2, 5, 12)" + \
+        (": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side"
+         if isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 4) else "")
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
             "brings n before h, each row mixes heads and positions" if torch.equal(merged, right.reshape(2, 5, 12))
+            else "merge_heads added the heads: Concat(head_1, ..., head_h) puts them side by side, head i in features "
+                 "i*d .. (i+1)*d - 1 (transpose(1, 2), then reshape)" if torch.allclose(merged[..., :4], right.sum(1))
             else "merge_heads(split_heads(x, h)) must give x back: the heads side by side, in head order")
     mha = nn.MultiheadAttention(12, 3, batch_first=True, dtype=torch.float64).eval()   # PyTorch's layer, random biases
     with torch.no_grad():
@@ -195,21 +224,43 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
             f"{x.shape[0] * x.shape[1]} rows of h*d_k = {d_model}: concatenate the heads on the last axis, "
             f"torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)") from None
 
-def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True) -> torch.Tensor:
-    "MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`, the mask."
+def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False,
+                 interleave:bool=False) -> torch.Tensor:
+    """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
+    the mask, W^Q and W^K swapped (`qk`), or the heads interleaved feature by feature (`interleave`) instead of concatenated."""
     mem = x if mem is None else mem
     (Wq, Wk, Wv), (bq, bk, bv) = m.in_proj.weight.split(m.sizes), m.in_proj.bias.split(m.sizes)
+    if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
     q, k, v = (m.split_heads(F.linear(t, W, b), d) for t, W, b, d in ((x, Wq, bq, m.d_k), (mem, Wk, bk, m.d_k), (mem, Wv, bv, m.d_v)))
     s = q @ k.mT * (m.d_k ** -0.5 if scale is None else scale)                # (B, h, n_q, n_k)
     if mask is not None and masked: s = s.masked_fill(~mask, float('-inf'))
-    return m.out_proj(m.merge_heads(s.softmax(dim) @ v))
+    o = s.softmax(dim) @ v                                                    # (B, h, n_q, d_v)
+    return m.out_proj(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o))
+
+def _loaded_rows(loop, m) -> str|None:
+    "A sentence if `loop`'s per-head weights are not blocks of d_k rows of `m`'s in_proj.weight (or W^O is not out_proj's)."
+    d_model, d_k = m.d_model, m.d_k
+    blocks = m.in_proj.weight.split(d_k)                                       # every head's rows of W^Q, W^K, W^V
+    lins = [l for l in loop.modules() if isinstance(l, nn.Linear)]
+    odd = [l for l in lins if (l.in_features, l.out_features) == (d_model, d_k) 
+           and not any(torch.equal(l.weight, b) for b in (*blocks, m.out_proj.weight))]
+    if odd:
+        return (f"load_from: {len(odd)} of the per-head weights are not rows of in_proj.weight; head i's W_i^Q is "
+                "in_proj.weight[i*d_k:(i+1)*d_k] (rows: nn.Linear stores (out, in), no transpose), W_i^K the same rows of the "
+                "second block, W_i^V of the third")
+    if not any(torch.equal(l.weight, m.out_proj.weight) for l in lins):
+        return "load_from: W^O is not out_proj.weight: copy it whole, with its bias"
+    return None
 
 def _loop_mistake(m, got, args, kw) -> str|None:
     "The usual mistake whose output `got` equals, or None."
     mistakes = {"the scores are not divided by sqrt(d_k): each head is softmax(Q K^T / sqrt(d_k)) V": dict(scale=1.0),
                 "the scores are divided by sqrt(d_model), the model's width: divide by sqrt(d_k), one head's": dict(scale=m.d_model ** -0.5),
                 "the softmax runs over the queries (dim -2): each query's weights must sum to 1 over the keys (dim -1)": dict(dim=-2),
-                "the mask is not applied: " + _LOOP_HINTS['a causal mask']: dict(masked=False)}
+                "the mask is not applied: " + _LOOP_HINTS['a causal mask']: dict(masked=False),
+                "load_from swapped W^Q and W^K: in_proj.weight holds W^Q, W^K and W^V in that order, d_model rows each": dict(qk=True),
+                "the heads are interleaved feature by feature (torch.stack(heads, -1)): concatenate them, torch.cat(heads, -1), "
+                "head 1's d_k features, then head 2's, ...": dict(interleave=True)}
     with torch.no_grad():
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
 
@@ -234,9 +285,12 @@ def check_loop_mha(LoopMHA) -> str:
                                ('a causal mask', (x,), dict(mask=causal_mask(5)))]:
             want, got = ours(*args, **kw), _loop_output(loop, case, args, kw, d_model, h, x)
             assert isinstance(got, torch.Tensor) and got.shape == want.shape, \
-                f"d_model={d_model}, h={h}, {case}: output {getattr(got, 'shape', type(got).__name__)}; expected (B, n_q, d_model) = {tuple(want.shape)}"
+                f"d_model={d_model}, h={h}, {case}: output {getattr(got, 'shape', type(got).__name__)}; expected (B, n_q, d_model) = {tuple(want.shape)}" + \
+                (": the mask (B, 1, n_q, n_k) went to each head whole; drop its head axis, mask[:, 0] -> (B, n_q, n_k)"
+                 if 'mask' in kw and isinstance(got, torch.Tensor) and got.dim() == 4 else "")
             err = (got - want).abs().max().item()
-            assert err < 1e-5, f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; {_loop_mistake(ours, got, args, kw) or _LOOP_HINTS[case]}"
+            assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
+                                f"{_loaded_rows(loop, ours) or _loop_mistake(ours, got, args, kw) or _LOOP_HINTS[case]}")
     return "LoopMHA computes what MultiHeadAttention computes, head by head"
 
 # %% ../nbs/A26_exercises.ipynb #a26s0302
@@ -285,6 +339,12 @@ def _scale_hint(y, E, t, d:int) -> str:
                         (d ** -0.5, f"you divided by sqrt(d_model) = {d ** 0.5:g}: multiply by it"),
                         (float(d), f"you multiplied by d_model = {d}: the paper scales by its square root, {d ** 0.5:g}")):
         if torch.allclose(y, E[t] * factor, atol=1e-6): return why
+    rows = E[t]
+    c = ((y * rows).sum() / (rows * rows).sum().clamp_min(1e-12)).item()                  # the one factor that fits best
+    if torch.allclose(y, rows * c, atol=1e-5):
+        vocab = E.shape[0]
+        return (f"your outputs are the rows of E times {c:.4g}" + (f" = sqrt(vocab) = sqrt({vocab})" if abs(c - vocab ** 0.5) < 1e-3 else "")
+                + f": the factor is sqrt(d_model) = {d ** 0.5:g}")
     return "index E with the token ids and multiply by sqrt(d_model)"
 
 # %% ../nbs/A26_exercises.ipynb #a26s0404
@@ -327,6 +387,9 @@ def _pe_table(n:int, d:int, base=10000, exp=2, swap=False, halves=False, start=0
                          for r in angles], dtype=torch.float64)
 
 _PE_MISTAKES = {'the base e instead of 10000': dict(base=math.e), 'the exponent i/d_model instead of 2i/d_model': dict(exp=1),
+                'the base 1000 instead of 10000': dict(base=1000), 'the base 100 instead of 10000': dict(base=100),
+                'the exponent 4i/d_model: i counts the pairs (sin, cos), so pair i sits in dimensions 2i and 2i+1 and has the '
+                'exponent 2i/d_model; written with the dimension j = 2i, it is j/d_model': dict(exp=4),
                 'sine and cosine swapped (the sine goes in the even dimensions 2i)': dict(swap=True),
                 'the sines and the cosines in two halves (they interleave: sin in dimension 2i, cos in 2i+1)': dict(halves=True),
                 'positions counted from 1 (the first position is pos = 0)': dict(start=1),
@@ -357,11 +420,17 @@ def check_encoding(fn) -> str:
 
 # %% ../nbs/A26_exercises.ipynb #a26s0507
 def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
-    "A name for the wrong bias `b`: the offset flipped (i - j) or wrapped instead of clipped; '' if neither."
+    "A name for the wrong bias `b`: the offset flipped (i - j), wrapped instead of clipped, or not shifted by K; '' if none."
     rows = lambda f: torch.stack([torch.stack([table[f(i, j)] for j in range(n_k)]) for i in range(n_q)]).permute(2, 0, 1)
     if torch.equal(b, rows(lambda i, j: min(max(i - j, -K), K) + K)):
         return ": you used the offset i - j (query minus key); it is j - i, key minus query, so that keys after the query get the positive offsets"
-    if torch.equal(b, rows(lambda i, j: (j - i) % (2 * K + 1))): return ": the offset wraps around; clip it to [-K, K]"
+    if any(torch.equal(b, rows(f)) for f in (lambda i, j: (j - i) % (2 * K + 1), lambda i, j: (j - i + K) % (2 * K + 1))):
+        return (": the offset wraps around; clip it to [-K, K] instead of taking it modulo 2K + 1, so that every far key shares "
+                "the row of offset K or -K")
+    if torch.equal(b, rows(lambda i, j: min(max(j - i, 0), 2 * K))):
+        return ": the offset was clipped to [0, 2K] without adding K; clip j - i to [-K, K], then add K to index the table"
+    if torch.equal(b, rows(lambda i, j: min(max(j - i, -K), K) % (2 * K + 1))):
+        return ": the clipped offset indexes the table without + K, so the negative offsets wrap to the end rows; add K"
     return ""
 
 # %% ../nbs/A26_exercises.ipynb #a26s0509
@@ -387,7 +456,10 @@ def check_relative_bias(RelativeBias) -> str:
                 assert torch.equal(b[:, i, j], table[o + K]), (f"forward({n_q}, {n_k})[:, {i}, {j}] should be table[{o + K}] "
                     f"(offset j - i = {j - i}" + (f", clipped to {o}" if o != j - i else "") + f", plus K); it is {got[0]}"
                     + _bias_hint(b.detach(), table.detach(), n_q, n_k, K))
-    rb(6, 6).sum().backward()
+    out = rb(6, 6)
+    assert out.requires_grad, ("the bias does not depend on the table: index the nn.Parameter itself, table[idx], not a copy "
+                               "(.detach(), .numpy(), .tolist() or torch.tensor(...) cut the gradient)")
+    out.sum().backward()
     assert (table.grad != 0).all(), "some rows of the table get no gradient: every offset from -K to K should be used"
     return "RelativeBias gives b[h, i, j] = table[clip(j - i, -K, K) + K, h], and every row of its table learns"
 
@@ -401,6 +473,8 @@ def check_sublayer(cls) -> str:
         s = cls(8, p_drop)
         norms = [m for m in s.modules() if isinstance(m, nn.LayerNorm)]
         assert len(norms) == 1, f"{cls.__name__} needs one nn.LayerNorm(d_model), found {len(norms)}"
+        assert norms[0].weight is not None and norms[0].bias is not None, \
+            "your nn.LayerNorm has no gain and bias (elementwise_affine=False): the paper's LayerNorm learns them, nn.LayerNorm(d_model)"
         with torch.no_grad(): norms[0].weight.copy_(1 + torch.randn(8, generator=g)); norms[0].bias.copy_(torch.randn(8, generator=g))
         return s, norms[0]
     cls(8, 0.0).eval()(x, lambda t: t)                                              # the stub stops here
@@ -422,6 +496,9 @@ def check_sublayer(cls) -> str:
     assert torch.allclose(s(x, lambda t: torch.zeros_like(t)), F.layer_norm(x, (8,), ln.weight, ln.bias), atol=1e-5), \
         "with f(x) = 0 in training mode the output must be LayerNorm(x): the dropout acts on f(x) only, not on x, the sum or the output"
     assert not torch.equal(s(x, lambda t: t), s(x, lambda t: t)), "in training mode, Dropout(f(x)) must drop entries: where is the dropout?"
+    five = lambda t: torch.full_like(t, 5.0)                                         # f ignores its input: only Dropout(f(x)) drops
+    assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias), atol=1e-5), \
+        "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
     assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), "in eval mode the dropout must do nothing"
     ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False).eval()   # post-LN
     (s1, l1), (s2, l2) = built(0.0), built(0.0)
@@ -459,8 +536,16 @@ class _Unscaled(nn.Module):
 # %% ../nbs/A26_exercises.ipynb #a26c0615
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
-    def variant(norm_first=None, **swap):                      # the same weights, built another way
+    def variant(norm_first=None, ffn_first=None, **swap):      # the same weights, built another way
         v = copy.deepcopy(m)
+        if ffn_first is not None:                              # the decoder's FFN before its cross-attention, with norms i, j
+            i, j = ffn_first
+            for l in v.decoder:
+                def fwd(x, memory, src_mask, tgt_mask, l=l):
+                    x = l.sub[0](x, lambda t: l.self_attn(t, mask=tgt_mask))
+                    x = l.sub[i](x, l.ffn)
+                    return l.sub[j](x, lambda t: l.cross_attn(t, memory, mask=src_mask))
+                l.forward = fwd
         if norm_first is not None:
             for layer in [*v.encoder, *v.decoder]:
                 for sub in layer.sub: sub.norm_first = norm_first
@@ -491,6 +576,9 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "your sub-layers are " + ("post-LN, LayerNorm(x + f(x)); with model.cfg.norm_first they are x + f(LayerNorm(x))"
                                       if pre else "pre-LN, x + f(LayerNorm(x)); the paper's are LayerNorm(x + f(x))")),
            (lambda: pre and torch.allclose(y, variant(enc_norm=I)(s, t), atol=1e-5), "pre-LN ends the encoder with model.enc_norm: the memory z is enc_norm(x)"),
+           (lambda: any(torch.allclose(y, variant(ffn_first=o)(s, t), atol=1e-5) for o in ((1, 2), (2, 1))),
+            "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
+            "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and torch.allclose(y, variant(dec_norm=I)(s, t), atol=1e-5), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
     return next((w for hit, w in why if hit()), "write each sub-layer with its own sub[i].norm, in the order of the equations")
 
@@ -535,13 +623,23 @@ def check_parsing_counts(fn) -> str:
     slips = {"N=6, the base model's depth: §6.3 has 4 layers": dict(N=6), "d_model=512, the base model's: §6.3's is 1024": dict(d_model=512),
              "d_ff=4096, the big model's: apart from N and d_model the model is base's, d_ff = 2048": dict(d_ff=4096),
              "d_k = d_v = 64, the base model's: here d_k = d_model/h = 128": dict(d_k=64, d_v=64),
-             "a vocabulary of 16 (16K is sixteen thousand tokens)": dict(src_vocab=16, tgt_vocab=16)}
+             "a vocabulary of 16 (16K is sixteen thousand tokens)": dict(src_vocab=16, tgt_vocab=16),
+             **{f"N={n}: §6.3's 4 layers are in each stack, N=4 (4 encoder and 4 decoder layers)": dict(N=n) for n in (1, 2, 3, 8)},
+             **{f"d_ff={f:,}: apart from N and d_model the model is base's, d_ff = 2048": dict(d_ff=f) for f in (512, 1024, 8192)},
+             **{f"h={k}: apart from N and d_model the model is base's, h = 8": dict(h=k) for k in (4, 16)},
+             **{f"a vocabulary of {v:,}: §6.3's is 16K": dict(src_vocab=v, tgt_vocab=v) for v in (8000, 32000, 32768, 37000)}}
     right = {'tied': [count('all', v) for v in readings], 'untied': [count('none', v) for v in readings]}
     for which, given, tie in (('tied', tied, 'all'), ('untied', untied, 'none')):
         if given in right[which]: continue
         assert not (which == 'untied' and given in [count('decoder', v) for v in readings]), \
             f"untied={given:,} is tie='decoder' (the target embedding is the output layer): untied is tie='none'"
-        why = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)),
+        assert not (which == 'tied' and given in [count('decoder', v) for v in readings]), \
+            (f"tied={given:,} is tie='decoder', which shares only the target embedding and the output layer: tied is tie='all', "
+             "one matrix for the source and target embeddings and the output layer")
+        pairs = [(w1, w2, {**o1, **o2}) for k, (w1, o1) in enumerate(slips.items()) for w2, o2 in list(slips.items())[k + 1:]
+                 if not set(o1) & set(o2)]                                  # two slips at once, in different settings
+        why = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)), None) or \
+              next((f"{w1}; and {w2}" for w1, w2, over in pairs for v in readings if isinstance(given, int) and given == count(tie, v, **over)),
                    "count the model of get_config('base', ...) with its changes")
         raise AssertionError(f"{which}={given:,} is not the count of §6.3's model: {why}" if isinstance(given, int) else
                              f"{which}={given!r} is not a count of parameters: count with count_params or count_config_params")
@@ -562,6 +660,27 @@ class _Shapes(TorchFunctionMode):
         return out
 
 # %% ../nbs/A26_exercises.ipynb #a26c0705
+def _window_mistake(fn, q, k, v, r:int) -> str:
+    "What `fn` does wrong, read from two probes: values of 1 (each query's weights must sum to 1), and which keys move which queries."
+    n, w = q.shape[-2], r // 2
+    ones = fn(q, k, torch.ones_like(v), r)
+    if not torch.allclose(ones, torch.ones_like(ones), atol=1e-5):
+        return ("with every value 1 the output must be 1, and each query's weights must sum to 1 over its window: softmax over "
+                "the window's axis (the keys), not over the queries")
+    base = fn(q, k, v, r)
+    for t in (n // 2, 0, n - 1):
+        k2, v2 = k.clone(), v.clone(); k2[..., t, :] += 1.0; v2[..., t, :] += 1.0
+        moved = ((fn(q, k2, v2, r) - base).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist()
+        want = [i for i in range(n) if abs(i - t) <= w]
+        if moved != want:
+            side = ("your queries see only keys at or before them: the window is centred, r // 2 keys before and after each query"
+                    if moved and min(moved) >= t else
+                    "your queries see only keys at or after them: the window is centred, r // 2 keys before and after each query"
+                    if moved and max(moved) <= t
+                    else f"only the queries within r // 2 = {w} of it may see it")
+            return f"changing key {t} moved the outputs of queries {moved}; {side}"
+    return "softmax over the window's scores, then the weighted sum of the window's values"
+
 @report
 def check_restricted_attention(fn) -> str:
     "07_why_self_attention, exercise 3: `fn(q, k, v, r)` against full attention under `local_mask`; an n x n tensor is refused."
@@ -576,11 +695,13 @@ def check_restricted_attention(fn) -> str:
         if (err := (y - ref).abs().max().item()) < 1e-5: continue
         near = lambda x: torch.allclose(y, x, atol=1e-5)
         w, ends = r // 2, torch.zeros(n, dtype=torch.bool); ends[:r // 2] = ends[n - r // 2:] = True
+        half = next((u for u in range(n) if u != w and near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * u + 1)))), None)
         why = ("a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
+               else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
                else f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
                if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
-               else "softmax over the window's scores, then the weighted sum of the window's values")
+               else _window_mistake(fn, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
     n, r = 37, 5                                                                      # the rule: no n x n tensor
     q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
@@ -602,6 +723,40 @@ def _bpe_segment(word:str, merges:list, every:bool=True, end:bool=True) -> list:
                 if not every: break
             else: i += 1
     return syms
+
+def _bpe_learn(word_counts:dict, n_merges:int, tie:str='min', weight:bool=True, once:bool=False, recount:bool=True) -> list:
+    "Sennrich et al.'s learning step, or one miswritten way of it: ties to the 'max' or the 'first' pair seen, unweighted pairs, each pair counted `once` per word, or counted once and never again (`recount=False`)."
+    vocab, merges = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}, []
+    def counts():
+        pairs = {}
+        for syms, c in vocab.items():
+            for p in (dict.fromkeys(zip(syms, syms[1:])) if once else zip(syms, syms[1:])): pairs[p] = pairs.get(p, 0) + (c if weight else 1)
+        return pairs
+    pairs = counts()
+    for _ in range(n_merges):
+        if not pairs: break
+        best = (min(pairs, key=lambda p: (-pairs[p], p)) if tie == 'min' else max(pairs, key=lambda p: (pairs[p], p)) if tie == 'max'
+                else max(pairs, key=pairs.get))
+        merges.append(best)
+        if recount:
+            vocab = {tuple(_merge_pair(list(s), best)): c for s, c in vocab.items()}
+            pairs = counts()
+        else: del pairs[best]
+    return merges
+
+def _merge_pair(syms:list, pair:tuple) -> list:
+    i = 0
+    while i < len(syms) - 1:
+        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [pair[0] + pair[1]]
+        else: i += 1
+    return syms
+
+_BPE_MISTAKES = {"ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the largest": dict(tie='max'),
+                 "ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the first one counted": dict(tie='first'),
+                 "weight each pair by its word's count": dict(weight=False),
+                 "count every occurrence of a pair in a word, not once per word": dict(once=True),
+                 "after each merge, count the pairs again on the merged words: a new symbol such as 'es' pairs with its "
+                 "neighbours": dict(recount=False)}
 
 def _segment_mistake(seg, word:str, merges:list) -> str:
     "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
@@ -627,11 +782,15 @@ def check_bpe(learn_bpe, segment) -> str:
     bad = [(i + 1, w, m) for i, (w, m) in enumerate(zip(want, merges)) if w != m]
     why = ("end each word with the symbol '</w>'" if not any('</w>' in s for pair in merges for s in pair) else
            "('e', 'w'), ('n', 'e') and ('w', 'est</w>') all occur 6 times there: a tie goes to the smallest pair"
-           if bad and bad[0][0] == 6 and bad[0][2] in (('n', 'e'), ('w', 'est</w>'))
-           else "weight each pair by its word's count; ties go to the smallest pair")
+           if bad and bad[0][0] == 6 and bad[0][2] in (('n', 'e'), ('w', 'est</w>')) else
+           next((w for w, kw in _BPE_MISTAKES.items() if merges == _bpe_learn(toy, 10, **kw)),
+                "weight each pair by its word's count; ties go to the smallest pair"))
     assert not bad, "merge {} should be {}, yours is {}: ".format(*bad[0]) + why
     got = learn_bpe({'ab': 1, 'cd': 3}, 1)                              # 'cd' occurs three times, 'ab' once
     assert got == [('c', 'd')], f"learn_bpe({{'ab': 1, 'cd': 3}}, 1) gave {got}, not [('c', 'd')]: weight each pair by its word's count"
+    got = learn_bpe({'aaaaa': 1, 'bc': 3}, 1)                          # ('a', 'a') occurs 4 times in 'aaaaa</w>', ('b', 'c') 3 times
+    assert got == [('a', 'a')], (f"learn_bpe({{'aaaaa': 1, 'bc': 3}}, 1) gave {got}, not [('a', 'a')]: ('a', 'a') occurs 4 times "
+                                 "in 'a a a a a </w>'; count every occurrence of a pair in a word, not once per word")
     for word in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e'):   # seen, unseen, repeated pairs
         seg, right = segment(word, merges), _bpe_segment(word, want)
         assert list(seg) == right, f"segment({word!r}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, want)}"
@@ -662,13 +821,19 @@ def check_schedule(fn) -> bool:
         for d, w in ((512, 4000), (256, 800), (64, 10)):
             for s in (0, 1, 2, w // 2, w - 1, w, w + 1, 4 * w, 100_000):
                 case, want = f"step {s} (d_model={d}, warmup={w})", noam_lr(s, d, w)
-                try: got = float(fn(s, d, w))
+                try: raw = fn(s, d, w)
                 except ZeroDivisionError: raise AssertionError(f"{case}: ZeroDivisionError: 0 ** -0.5 is infinite; return 0 at step 0 before the formula") from None
+                assert not (isinstance(raw, torch.Tensor) and raw.dtype != torch.float64), \
+                    (f"{case}: returned a {raw.dtype} tensor, which rounds the rate to 7 digits: compute with Python numbers "
+                     "(** or math.sqrt) and return a float")
+                got = float(raw)
                 if same(got, want): continue
                 hint = ("it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) else
                         "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
                         "the rate at step 0 is 0 (nothing has been trained yet): return 0 before the formula" if s == 0 else
                         "it is the rate for d_model=512, warmup=4000: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, 4000)) else
+                        "it is the rate for warmup=4000: use the argument `warmup`" if same(got, noam_lr(s, d, 4000)) else
+                        "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
                         f"it is {got / want:.4g} times the right rate at every step: the factor is d_model ** -0.5" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
                         "no warm-up: take the smaller of the two terms, min(step ** -0.5, step * warmup ** -1.5)" if s < w and same(got, d ** -0.5 * s ** -0.5) else
                         "in warm-up the rate rises linearly, d_model ** -0.5 * step * warmup ** -1.5 (check the exponent -1.5)" if s <= w else
@@ -692,6 +857,10 @@ def _smoothing_mistake(logits, t, eps:float, got) -> str:
             "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
             "likely divided by every position: divide by the number of non-pad positions only": ls[keep].sum() / t.numel(),
             "likely no smoothing: eps / V goes to every token": nll[keep].mean(),
+            "likely log_softmax over the wrong axis: normalise over the vocabulary, the last axis (dim=-1)":
+                ((1 - eps) * -logits.log_softmax(0).gather(-1, t[..., None])[..., 0] - eps * logits.log_softmax(0).mean(-1))[keep].mean(),
+            "likely the uniform part summed over the vocabulary: eps / V on each token makes it eps times the mean of -log p_i, not the sum":
+                ((1 - eps) * nll + eps * total)[keep].mean(),
             "likely probabilities where log-probabilities belong: the loss is -sum_i q_i log p_i, log p from log_softmax(logits)":
                 -((1 - eps) * lp.exp().gather(-1, t[..., None])[..., 0] + eps / V)[keep].mean(),
             "likely raw logits where log-probabilities belong: take log_softmax(logits) first, then -sum_i q_i log p_i":
@@ -719,6 +888,12 @@ def check_label_smoothing(fn) -> bool:
             assert torch.allclose(want, F.cross_entropy(logits.view(-1, 11), t.view(-1), label_smoothing=eps, ignore_index=PAD_ID))
             if abs(got - want) >= 1e-5:
                 raise AssertionError(f"{case}: got {got.item():.4f}, expected {want.item():.4f}; {_smoothing_mistake(logits, t, eps, got)}")
+        other = padded.clone(); other[padded == PAD_ID] = 3                           # the same padding, written with pad_id=3
+        got = torch.as_tensor(fn(logits, other, 0.1, pad_id=3)).detach().float()
+        if abs(got - label_smoothing_loss(logits, padded, 0.1)) >= 1e-5:
+            raise AssertionError(f"eps=0.1, targets padded with pad_id=3: got {got.item():.4f}, expected "
+                                 f"{label_smoothing_loss(logits, padded, 0.1).item():.4f}; likely PAD_ID where the argument "
+                                 "pad_id belongs: leave out the positions whose target is pad_id")
     return _verdict(fn, cases, "your loss equals label_smoothing_loss, PyTorch's label-smoothed cross-entropy, for eps = 0, 0.1 and 0.3, with and without padding")
 
 # %% ../nbs/A26_exercises.ipynb #a26c1001
@@ -740,7 +915,15 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
              "the vocabulary, dim=-1": lambda y: out(y).argmax(1)[:, -1],
              "that is the first position's choice: the next token comes from the last, model(src, ys)[:, -1]": lambda y: ntl(out(y)[:, 0]).argmax(-1),
              "that is the choice after the newest token alone: without a cache the decoder reads the whole prefix, model(src, ys)":
-                 lambda y: ntl(m(src, y[:, -1:])[:, -1]).argmax(-1)}
+                 lambda y: ntl(m(src, y[:, -1:])[:, -1]).argmax(-1),
+             "that is the least probable token (an argmin): the next token is the most probable, the argmax":
+                 lambda y: ntl(out(y)[:, -1]).nan_to_num(neginf=float('inf')).argmin(-1),
+             "that is the least probable token (an argmin) of the raw logits: the next token is the argmax of next_token_logits":
+                 lambda y: out(y)[:, -1].argmin(-1),
+             "the source and the prefix are swapped: the model reads model(src, ys), the source first":
+                 lambda y: ntl(m(y, src)[:, -1]).argmax(-1),
+             "EOS was forbidden too: only PAD and BOS are, as next_token_logits does; EOS ends the sentence":
+                 lambda y: ntl(out(y)[:, -1]).index_fill(-1, torch.tensor([EOS_ID]), float('-inf')).argmax(-1)}
     for k, (hint, rule) in enumerate(rules.items()):
         if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, rule(y)) for a, y in zip(mine, probes)): return hint
     if got in (PAD_ID, BOS_ID): return next(iter(rules))
@@ -760,13 +943,18 @@ def check_greedy_step(step, model) -> bool:
     specials.generator.register_forward_hook(lambda mod, inp, out: out + bonus)
     below_0 = copy.deepcopy(model)                                                   # every score negative: argmax unchanged
     below_0.generator.register_forward_hook(lambda mod, inp, out: out - out.amax(-1, keepdim=True) - 1.0)
-    def compare(m, src, ys, want, case):                                             # want: (b,) the tokens greedy_decode chose
+    def compare(m, src, ys, want, case, who='greedy_decode'):                        # want: (b,) the tokens `who` chose
         with inference(m):
-            got = torch.as_tensor(step(m, src, ys))
+            raw = step(m, src, ys)
+            assert isinstance(raw, torch.Tensor), (f"{case}: returned {type(raw).__name__} {raw!r:.40}, not a tensor; return one "
+                                                   f"token id per row as a tensor, shape (B,) = ({len(ys)},)")
+            got = raw
             assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}" + \
-                (": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else "")
+                (": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
+                 ": that is an argmax over the batch axis (dim=0); take it over the vocabulary, dim=-1"
+                 if tuple(got.shape) == (m.cfg.tgt_vocab,) else "")
             for i in (got != want).nonzero().flatten().tolist():
-                raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, greedy_decode id "
+                raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, {who} id "
                                      f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
     def cases():
         for m, name in ((model, 'the model'), (specials, 'a copy of the model that scores PAD and BOS highest'),
@@ -777,6 +965,15 @@ def check_greedy_step(step, model) -> bool:
             ids = [BOS_ID] + out + ([EOS_ID] if len(out) < len(row) + extra else [])   # it ended in EOS, or at its cap
             for t in range(1, len(ids)):
                 compare(model, torch.tensor([row]), torch.tensor([ids[:t]]), torch.tensor(ids[t:t + 1]), f"the model on {row} alone")
+        with torch.random.fork_rng(devices=[]):                                      # the learner's random state left as it was
+            torch.manual_seed(0); mixed = perturb(copy.deepcopy(model), 1.0)         # a copy whose choices vary from position to position
+        eos = copy.deepcopy(mixed)                                                   # ... and one that scores EOS highest
+        lift = torch.zeros(model.cfg.tgt_vocab); lift[EOS_ID] = 100.
+        eos.generator.register_forward_hook(lambda mod, inp, out: out + lift)
+        ys = torch.cat([bos, torch.randint(4, model.cfg.tgt_vocab, (len(rows), 4), generator=g)], 1)   # prefixes of 5 tokens
+        for m, name in ((mixed, 'a perturbed copy of the model'), (eos, 'a copy of the model that scores EOS highest')):
+            with inference(m): want = next_token_logits(m, m(src, ys)[:, -1]).argmax(-1)
+            compare(m, src, ys, want, f"{name}, prefixes of 5 tokens", 'the argmax of next_token_logits')
     return _verdict(step, cases, "your greedy step chooses every token greedy_decode chooses, in a batch and one sentence at a time, and never PAD or BOS")
 
 # %% ../nbs/A26_exercises.ipynb #a26c1105
@@ -811,7 +1008,10 @@ def check_bleu(my_bleu) -> str:
              ("a repeated 4-gram", ['a cat and a cat and a cat .'], ['a cat and a dog .'], "clip the counts: an n-gram of "
               "the hypothesis counts at most as often as the reference has it (the smaller of the two counts)"),
              ("three captions", *caps, "sum the matches, the n-gram totals and the lengths over the corpus before dividing; "
-              "an average of sentence scores is not corpus BLEU")]
+              "an average of sentence scores is not corpus BLEU"),
+             ("a capital letter", ['A man sleeps on the bench .', 'two dogs play in the snow .'],
+              ['a man sleeps on the bench .', 'two dogs play in the snow .'], "BLEU is case-sensitive here, as sacreBLEU's "
+              "default is: 'A' and 'a' are different words; compare the words as they are, without .lower()")]
     for name, hyps, refs, mistake in cases:
         mine, theirs = my_bleu(hyps, refs), corpus_scores(hyps, refs)['bleu']
         assert isinstance(mine, (int, float)), f"case '{name}': my_bleu returned {mine!r}; return one number, 0 to 100"
@@ -827,7 +1027,7 @@ def check_bleu(my_bleu) -> str:
             mistake = ("the arithmetic mean of the precisions: BLEU takes their geometric mean, "
                        "exp((log p1 + log p2 + log p3 + log p4) / 4), times BP")
         assert abs(mine - theirs) < 0.01, f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: {mistake}"
-    return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums"
+    return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case"
 
 # %% ../nbs/A26_exercises.ipynb #a26v0002
 _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): each built so that one mistake shows
@@ -835,14 +1035,32 @@ _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): ea
     ("a gain beyond the noise", [('base', 'base', 30.0), ('base-seed1', 'base', 29.0), ('C', 'C', 32.0)], ['C']),
     ("a variant exactly at the spread", [('base', 'base', 30.0), ('base-seed1', 'base', 31.0), ('F', 'F', 29.0)], []),
     ("two other seeds", [('base', 'base', 30.0), ('base-seed1', 'base', 30.5), ('base-seed2', 'base', 28.0), ('D', 'D', 28.4),
-                         ('E', 'E', 27.5), ('G', 'G', 30.8)], ['E'])]   # the spreads: 0.5 the first seed's, 1.25 their mean, 2 the largest
+                         ('E', 'E', 27.5), ('G', 'G', 30.8), ('H', 'H', 30.6)], ['E']),
+    # the spreads: 0.5 the first seed's, 0.75 |their mean - base|, 1.25 the mean of |BLEU - base|, 2 the largest
+    ("base in the middle, ids that are not variant names", [('A-h4', 'A', 27.0), ('base-seed1', 'base', 30.6), ('base', 'base', 30.0),
+                         ('B-dk16', 'B', 30.4), ('C-d256', 'C', 31.0)], ['A-h4', 'C-d256'])]
 
 def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
     "(likely mistake, the ids it gives) for Table 3 records `recs`: the answers of the mistakes `check_beyond_noise` names."
     base = next(r['bleu'] for r in recs if r['id'] == 'base')
     seeds = [abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base']
     var, spread = [r for r in recs if r['variant'] != 'base'], "the spread is the largest |BLEU - base BLEU| over every other run of 'base'"
-    return [("either sign counts: a gain beyond the spread is as real as a loss (compare |BLEU - base BLEU|)",
+    runs = torch.tensor([r['bleu'] for r in recs if r['variant'] == 'base'], dtype=torch.float64)
+    first = recs[0]['bleu']
+    first_seeds = [abs(r['bleu'] - first) for r in recs[1:] if r['variant'] == 'base'] or [0.0]
+    beyond = lambda x: [r['id'] for r in var if abs(r['bleu'] - base) > x]
+    return [(spread + ", measured from base's own run; the range of the base runs, max - min, is another number",
+             beyond(float(runs.max() - runs.min()))),
+            (spread + ", not the standard deviation of the base runs", beyond(float(runs.std()))),
+            (spread + ", not the standard deviation of the base runs", beyond(float(runs.std(correction=0)))),
+            ("the base run is the record whose id is 'base', wherever it stands in the list, not the first record",
+             [r['id'] for r in recs[1:] if r['variant'] != 'base' and abs(r['bleu'] - first) > max(first_seeds)]),
+            ("either sign counts: a loss beyond the spread is as real as a gain (compare |BLEU - base BLEU|)",
+             [r['id'] for r in var if r['bleu'] - base > max(seeds)]),
+            (spread + ", not the distance of their mean from base",
+             beyond(abs(sum(r['bleu'] for r in recs if r['variant'] == 'base' and r['id'] != 'base') / len(seeds) - base))),
+            ("return the ids of the records ('A-h4'), not their variant names ('A')",
+             [r['variant'] for r in var if abs(r['bleu'] - base) > max(seeds)]),("either sign counts: a gain beyond the spread is as real as a loss (compare |BLEU - base BLEU|)",
              [r['id'] for r in var if r['bleu'] - base < -max(seeds)]),
             ("beyond means more than the spread: >, not >=", [r['id'] for r in var if abs(r['bleu'] - base) >= max(seeds)]),
             (spread + ", not the first one's", [r['id'] for r in var if abs(r['bleu'] - base) > seeds[0]]),
@@ -857,18 +1075,32 @@ def check_beyond_noise(fn, path='../results/table3.json') -> str:
     stored = json.loads(Path(path).read_text(encoding='utf-8'))
     cases = [(name, [dict(id=i, variant=v, bleu=b) for i, v, b in rows], want) for name, rows, want in _NOISE_CASES]
     cases.append(("the stored Table 3", stored, ['B-dk4', 'C-d64', 'C-d256']))
+    answers = []                                                   # every table first: a mistake is named only if it explains them all
     for name, recs, want in cases:
         got = fn([dict(r) for r in recs])
         try: ids = sorted(got) if all(isinstance(x, str) for x in got) else None
         except TypeError: ids = None
         assert ids is not None, f"case '{name}': got {got!r:.80}; return a list of the variants' ids (str)"
-        if ids == sorted(want): continue
-        hint = ("the other runs of 'base' are the noise, not variants: leave out every record whose variant is 'base'"
-                if any(r['variant'] == 'base' for r in recs if r['id'] in ids) else
-                next((h for h, alt in _noise_mistakes(recs) if sorted(alt) == ids),
-                     "compare each variant's |BLEU - base BLEU| with the spread, the largest over the other runs of 'base'"))
-        raise AssertionError(f"case '{name}': got {ids}, want {sorted(want)}. Likely mistake: {hint}")
-    return f"{fn.__name__} finds the variants beyond the noise in {len(cases)} tables"
+        answers.append(ids)
+    wrong = [(name, recs, want, ids) for (name, recs, want), ids in zip(cases, answers) if ids != sorted(want)]
+    if not wrong: return f"{fn.__name__} finds the variants beyond the noise in {len(cases)} tables"
+    name, recs, want, ids = wrong[0]
+    alts = [_noise_mistakes(rs) for _, rs, _ in cases]            # per table: [(mistake, its ids)], the same mistakes in order
+    def fixed() -> bool:                                           # one threshold T for every table: the ids are those with |d| > T
+        lo, hi = 0.0, math.inf
+        for (_, rs, _), a in zip(cases, answers):
+            base = next(r['bleu'] for r in rs if r['id'] == 'base')
+            d = {r['id']: abs(r['bleu'] - base) for r in rs if r['variant'] != 'base'}
+            if not set(a) <= set(d): return False
+            lo, hi = max([lo, *(v for k, v in d.items() if k not in a)]), min([hi, *(d[k] for k in a)])
+        return lo < hi
+    hint = ("the other runs of 'base' are the noise, not variants: leave out every record whose variant is 'base'"
+            if any(r['variant'] == 'base' for r in recs if r['id'] in ids) else
+            next((h for k, (h, _) in enumerate(alts[0]) if all(sorted(alt[k][1]) == a for alt, a in zip(alts, answers))), None) or
+            ("one fixed threshold for every table: the spread comes from each table's own runs of 'base', the largest "
+             "|BLEU - base BLEU| among them" if fixed() else
+             "compare each variant's |BLEU - base BLEU| with the spread, the largest over the other runs of 'base'"))
+    raise AssertionError(f"case '{name}': got {ids}, want {sorted(want)}. Likely mistake: {hint}")
 
 # %% ../nbs/A26_exercises.ipynb #a26c1103
 _HEADS_MADE_UP = torch.tensor([[[.5, .05, .45], [0., .3, .7], [.2, .45, .35]],     # rows 1, 2 and 3 of 4 heads over 3 keys:
@@ -889,23 +1121,39 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
              ("playing -> spielen (enc-dec)", cross, [out.index('▁playing')], src.index('▁spielen'), [2, 3, 4, 6, 8]),
              ("in -> am (enc-dec)", cross, [out.index('▁in')], src.index('▁am'), [1, 2, 3, 4, 6, 7]),
              ("tent -> Zelt (enc-dec)", cross, [out.index('▁tent')], src.index('▁Zelt'), [1, 2, 3, 4, 5, 6, 7, 8])]
+    answers = []                                                   # every case first: a mistake is named only if it explains them all
     for name, w, rows, col, want in cases:
         got = heads_looking(w, rows, col)
-        try: got = [int(h) for h in got]
+        if isinstance(got, torch.Tensor) and got.dtype == torch.bool or (
+                isinstance(got, (list, tuple, torch.Tensor)) and len(got) == w.shape[0] and set(map(int, got)) <= {0, 1} and
+                [h + 1 for h, b in enumerate(got) if b] == want and want != [int(x) for x in got]):
+            raise AssertionError(f"case '{name}': got {[int(x) for x in got]}, one flag per head; return the numbers of the "
+                                 f"heads whose flag is set, numbered from 1: {want}")
+        try: answers.append([int(h) for h in got])
         except (TypeError, ValueError): raise AssertionError(f"case '{name}': got {got!r}; return a list of head numbers (ints)")
+    heads = lambda w, keep: [h + 1 for h in range(w.shape[0]) if keep(h)]
+    readings = [("heads are numbered from 1, as in the plots' titles: add 1",
+                 lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]),
+                ("every row of `rows` must put its largest weight on `col` (all of them, not any)",
+                 lambda w, rows, col: heads(w, lambda h: any(w[h, r].argmax() == col for r in rows))),
+                ("a row's largest weight is over the keys, the last axis: w[h, r].argmax()",
+                 lambda w, rows, col: heads(w, lambda h: all(w[h, :, col].argmax() == r for r in rows))),
+                ("a row's largest weight is over the keys, the last axis: w[h, r].argmax(), not an argmax down the column",
+                 lambda w, rows, col: heads(w, lambda h: all(w[h, :, r].argmax() == col for r in rows if r < w.shape[2]))),
+                ("the heads averaged (w.mean(0), axis 0): read each head's map on its own, w[h]",
+                 lambda w, rows, col: heads(w, lambda h: all(w.mean(0)[r].argmax() == col for r in rows))),
+                ("the rows averaged before the argmax: every row of `rows` must look hardest at `col` on its own",
+                 lambda w, rows, col: heads(w, lambda h: w[h, rows].mean(0).argmax() == col)),
+                ("averaged over every query (w[h].mean(0)): read only the rows of `rows`, each over the keys",
+                 lambda w, rows, col: heads(w, lambda h: w[h].mean(0).argmax() == col)),
+                *((f"only the {'first' if k == 0 else 'last'} row of `rows` was read: every row of `rows` must look hardest at `col`",
+                   lambda w, rows, col, k=k: heads(w, lambda h: w[h, rows[k]].argmax() == col)) for k in (0, -1)),
+                *((f"a weight above {t} is not the largest weight: compare each row's argmax over the keys with `col`",
+                   lambda w, rows, col, t=t: heads(w, lambda h: all(w[h, r, col] > t for r in rows))) for t in (0.5, 0.3, 0.4, 0.25))]
+    for (name, w, rows, col, want), got in zip(cases, answers):
         if got == want: continue
-        hint = ("heads are numbered from 1, as in the plots' titles: add 1" if got == [h - 1 for h in want] else
-                "every row of `rows` must put its largest weight on `col` (all of them, not any)"
-                if got == [h + 1 for h in range(w.shape[0]) if any(w[h, r].argmax() == col for r in rows)] else
-                "a row's largest weight is over the keys, the last axis: w[h, r].argmax()"
-                if got == [h + 1 for h in range(w.shape[0]) if all(w[h, :, col].argmax() == r for r in rows)] else
-                "the heads averaged (w.mean(0), axis 0): read each head's map on its own, w[h]"
-                if got == [h + 1 for h in range(w.shape[0]) if all(w.mean(0)[r].argmax() == col for r in rows)] else
-                "the rows averaged before the argmax: every row of `rows` must look hardest at `col` on its own"
-                if got == [h + 1 for h in range(w.shape[0]) if w[h, rows].mean(0).argmax() == col] else
-                "averaged over every query (w[h].mean(0)): read only the rows of `rows`, each over the keys"
-                if got == [h + 1 for h in range(w.shape[0]) if w[h].mean(0).argmax() == col] else
-                "compare each row's argmax over the keys with `col`, for every head")
+        hint = next((h for h, f in readings if all(f(w2, r2, c2) == a for (_, w2, r2, c2, _), a in zip(cases, answers))),
+                    "compare each row's argmax over the keys, w[h, r].argmax(), with `col`, for every head")
         raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
     return f"heads_looking reads a made-up map and the {len(cases) - 1} readings of the text from the stored maps"
 
@@ -936,6 +1184,11 @@ def check_linearize(fn) -> str:
              "a function tag but not the '=1' of a gapping index: use coarse_label, coarse_label('NP=1') is 'NP'")
         assert not any(x[0] in '()' and '-' in x[1:] for x in new), \
             f"{name}: a function tag kept ({got[:70]}...); strip it, as EVALB does: coarse_label('NP-SBJ') is 'NP'"
+        glued = next((x for x in new if ')' in x[1:] or '(' in x[1:]), None)
+        assert glued is None, (f"{name}: the token {glued!r} glues a bracket to a word; each bracket is a token of its own, "
+                               "separated by spaces: '(NP John )NP'")
+        assert sorted(toks) != sorted(ref), (f"{name}: the right tokens in another order ({got[:70]}...); walk the tree depth-first: "
+                                             "a phrase's opening bracket, then each child's whole subtree in turn, then its closing bracket")
         k = next((i for i, (a, b) in enumerate(zip(toks, ref)) if a != b), min(len(toks), len(ref)))
         raise AssertionError(f"{name}: token {k} is {toks[k] if k < len(toks) else 'missing'!r} where linearize writes "
                              f"{ref[k] if k < len(ref) else 'nothing more'!r}\n  yours: {got}\n  want:  {want}")
@@ -966,6 +1219,10 @@ def check_corpus_prf(fn) -> str:
                 if close(got[:2], want[:2]) and close(got[2:], [(want[0] + want[1]) / 2]) else
                 "an average of the sentences' scores: sum matched, reference and parse over the sentences, then divide"
                 if close(got, [sum(s[i] for s in per_sentence) / len(counts) for i in range(3)]) else
+                "a failed parse still counts: its reference brackets are missed, which lowers the recall; sum every sentence's counts"
+                if close(got, prf(*(sum(c[i] for c in counts if c[2]) for i in range(3)))) else
+                "F1 in percent too: 2PR / (P + R) with P and R in percent, or 100 * 2 * matched / (reference + parse)"
+                if close(got[:2], want[:2]) and close(got[2:], [want[2] / 100]) else
                 "compare with prf(matched, reference, parse) of the summed counts")
         raise AssertionError(f"case '{name}': yours ({', '.join(f'{x:.2f}' for x in got)}), the corpus's "
                              f"({', '.join(f'{x:.2f}' for x in want)}). Likely mistake: {hint}")
