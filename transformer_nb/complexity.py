@@ -7,8 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/why_self_attention.html.md
 # %% auto #0
 __all__ = ['LayerKind', 'PathKind', 'TABLE1', 'layer_flops', 'local_mask', 'SelfAttentionLayer', 'RecurrentLayer', 'CausalConv1d',
            'make_layer', 'path_gradient', 'max_path_length', 'table1_markdown', 'SeparableConv1d', 'check_path_args',
-           'check_sweep', 'check_one_sequence', 'benchmark_layers', 'plot_layer_flops', 'plot_path_gradients',
-           'plot_path_lengths']
+           'check_sweep', 'check_one_sequence', 'benchmark_layers']
 
 # %% ../nbs/07_why_self_attention.ipynb #bb93692f
 import math, time, statistics, itertools
@@ -242,40 +241,3 @@ def _timing_table(recs:list[dict], key:str='seconds') -> str:
         out.append(f"{d:>7} {n:>5} " + ' '.join(f"{t[d, n, k]*1e3:>14.3f}" if (d, n, k) in t else f"{'-':>14}"
                                               for k in kinds))
     return '\n'.join(out)
-
-# %% ../nbs/07_why_self_attention.ipynb #b07f0031
-def plot_layer_flops(d:int=512, k:int=3, r:int=16, ns:list[int]=[2**i for i in range(2, 13)]):
-    "Table 1's first column: `layer_flops` of each layer against n (4 .. 4096) on log-log axes, n = d dotted; returns the figure."
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 3.4), dpi=100)
-    for kind, rr, style in [('self-attention', None, 'o-'), ('recurrent', None, 's-'), ('convolutional', None, '^-'), ('restricted', r, 'o--')]:
-        ax.loglog(ns, [layer_flops(n, d, k, r=rr)[kind] for n in ns], style, ms=3, label=kind + (f', r = {rr}' if rr else ''))
-    ax.axvline(d, ls=':', color='gray')
-    ax.text(d * 1.1, 0.05, f'n = d = {d}', color='gray', transform=ax.get_xaxis_transform())
-    ax.set(xlabel='sequence length n', ylabel='FLOPs per layer', title=f'Table 1, first column, for d = {d} and k = {k}')
-    ax.legend(); fig.tight_layout()
-    return fig
-
-def plot_path_gradients(paths:dict, k:int=3, title:str=''):
-    "`path_gradient` of each layer (a dict kind -> (n,)) against the distance n - j, log scale, exact zeros left out; returns the figure."
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 3.4), dpi=100)
-    for kind, g in paths.items():
-        dist = torch.arange(len(g) - 1, -1, -1)                                  # distance n-1-j from the output position
-        ax.semilogy(dist, g.masked_fill(g == 0, float('nan')), 'o-', ms=2.5, label=kind)   # no 0 on a log axis
-    if 'conv' in paths:
-        ax.annotate(f'conv: exactly 0 beyond distance k-1 = {k-1}', (k - 1, paths['conv'][-k].item()), (0.3, 0.76),
-                    textcoords='axes fraction', arrowprops=dict(arrowstyle='->', color='gray'), fontsize=9)
-    ax.set(xlabel='distance n - j between output n and input j', ylabel='||∂y_n / ∂x_j||', title=title)
-    ax.legend(); fig.tight_layout()
-    return fig
-
-def plot_path_lengths(k:int=3, r:int=8, ns:list[int]=[2**i for i in range(2, 14)]):
-    "Table 1's last column: `max_path_length` of each kind against n (4 .. 8192) on log-log axes; returns the figure."
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(7, 3.4), dpi=100)
-    for kind, style in [('recurrent', 's-'), ('conv', '^-'), ('restricted', 'o--'), ('dilated-conv', 'v-'), ('self-attention', 'o-')]:
-        ax.loglog(ns, [max_path_length(kind, n, k, r) for n in ns], style, ms=3, label=kind)
-    ax.set(xlabel='sequence length n', ylabel='layers (recurrent: steps)', title=f'Table 1, last column: k = {k}, r = {r}')
-    ax.legend(); fig.tight_layout()
-    return fig

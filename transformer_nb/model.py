@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/model.html.md"""
 # %% auto #0
 __all__ = ['PRESETS', 'PAPER_TABLE3', 'TransformerConfig', 'get_config', 'SublayerConnection', 'EncoderLayer', 'DecoderLayer',
            'Transformer', 'draw_model', 'check_config_rules', 'decode_cached', 'layer_step', 'random_batch', 'perturb',
-           'to_torch_transformer', 'count_config_params', 'plot_param_counts', 'record_shapes']
+           'to_torch_transformer', 'count_config_params', 'plot_param_counts']
 
 # %% ../nbs/06_model.ipynb #5ff0d801
 from dataclasses import dataclass
@@ -390,20 +390,3 @@ def plot_param_counts(vocab:int=37000):
     ax.set(xlabel='parameters (millions)', title="Table 3's parameter counts, ours against the paper's")
     plt.tight_layout()
     return fig
-
-# %% ../nbs/06_model.ipynb #b06f0031
-def record_shapes(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor) -> dict:
-    "Output shapes of the main modules during `model(src, tgt)` (the first call of each), by name."
-    enc, dec = model.encoder[0], model.decoder[0]
-    named = dict(src_in=model.drop, enc_attn=enc.self_attn, enc_an1=enc.sub[0], enc_ffh=enc.ffn.w_1, enc_ffn=enc.ffn,
-                 enc_an2=enc.sub[1], memory=model.encoder[-1], tgt_emb=model.tgt_emb, dec_attn=dec.self_attn,
-                 dec_an1=dec.sub[0], cross=dec.cross_attn, dec_an2=dec.sub[1], dec_ffn=dec.ffn, dec_an3=dec.sub[2],
-                 logits=model.generator)
-    shapes, hooks = {}, []
-    for k, mod in named.items():
-        def hook(mod, inp, out, k=k): shapes.setdefault(k, tuple(out.shape))   # returns None: output unchanged
-        hooks.append(mod.register_forward_hook(hook))
-    try: model(src, tgt)
-    finally:
-        for h in hooks: h.remove()
-    return shapes

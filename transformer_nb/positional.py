@@ -6,8 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/positional_encoding.html.m
 
 # %% auto #0
 __all__ = ['pe_frequencies', 'sinusoidal_encoding', 'pe_shift_matrix', 'SinusoidalPositionalEncoding',
-           'LearnedPositionalEmbedding', 'check_even_width', 'check_learned_range', 'plot_pe_heatmap', 'plot_pe_curves',
-           'plot_pe_gram']
+           'LearnedPositionalEmbedding', 'check_even_width', 'check_learned_range']
 
 # %% ../nbs/05_positional_encoding.ipynb #2897c338
 import torch, torch.nn as nn
@@ -116,38 +115,3 @@ def forward(self:LearnedPositionalEmbedding, # noqa: F811 (the second class whos
     end = start + x.shape[-2]
     check_learned_range(end, self.max_len)                         # no vector past the table
     return x + self.emb.weight[start:end].to(x.dtype)
-
-# %% ../nbs/05_positional_encoding.ipynb #gd05fig1
-def plot_pe_heatmap(pe:torch.Tensor): # (n, d_model) encodings, one row per position
-    "The encodings as a heat map, one column per position; returns the figure."
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(10, 3.6), dpi=100)
-    im = ax.imshow(pe.T.float().numpy(), aspect='auto', cmap='RdBu', vmin=-1, vmax=1, interpolation='nearest')
-    ax.set(title=f'$PE_{{(pos, j)}}$, $d_{{model}}={pe.shape[1]}$: one column per position', xlabel='position $pos$', ylabel='dimension $j$')
-    fig.colorbar(im, ax=ax)
-    return fig
-
-def plot_pe_curves(pe:torch.Tensor, # (n, d_model) encodings, one row per position
-                   dims:list): # the dimensions j to draw
-    "A few dimensions of the encodings against position; returns the figure."
-    import matplotlib.pyplot as plt
-    fig, ax = plt.subplots(figsize=(10, 3.4), dpi=100)
-    for j in dims: ax.plot(pe[:, j].float().numpy(), label=f'dim {j} ({"sin" if j % 2 == 0 else "cos"})')
-    ax.set(title='a few dimensions against position: the frequency falls with j', xlabel='position $pos$', ylabel='$PE_{(pos, j)}$')
-    ax.legend(loc='lower left', ncol=len(dims))
-    return fig
-
-def plot_pe_gram(G:torch.Tensor, # (n, n) dot products of the encodings, PE_p . PE_q
-                 ks:torch.Tensor, # the offsets k to draw, (from -min(positions) up)
-                 positions:list): # the positions p whose row G[p, p + k] is drawn against k
-    "The Gram matrix of the encodings, and its rows against the offset; returns the figure."
-    import matplotlib.pyplot as plt
-    fig, (a0, a1) = plt.subplots(1, 2, figsize=(11, 3.8), dpi=100)
-    im = a0.imshow(G.float().numpy(), cmap='viridis'); fig.colorbar(im, ax=a0)
-    a0.set(title='$PE_p \\cdot PE_q$ (constant along diagonals)', xlabel='$q$', ylabel='$p$')
-    for p in positions:
-        m = ks < G.shape[0] - p                                  # offsets that stay inside the table
-        a1.plot(ks[m].numpy(), G[p, p + ks[m]].float().numpy(), lw=3 if p == positions[0] else 1, label=f'$pos={p}$')
-    a1.set(title='$PE_{pos} \\cdot PE_{pos+k}$: same curve for every pos', xlabel='offset $k$'); a1.legend()
-    fig.tight_layout()
-    return fig
