@@ -1,0 +1,97 @@
+"""Bad inputs named alike on every path: a file's bad line as the option gives the file (`-i FILE`, `--src FILE`,
+`--ref FILE`); a CTranslate2 export refuses a beam wider than its vocabulary and a missing GPU as a checkpoint does
+(`--beam N`, `--device cuda`); an export folder given where a checkpoint belongs is named as an export; and no
+`max_extra` pushes an output's cap past 4,096 extra tokens (a huge one once ended in an internal error, or filled the
+memory). The commands run in this process (their entry points take `argv`)."""
+import contextlib, io, re
+import pytest, torch
+from transformer_nb.checks import SettingError
+from transformer_nb.safeguards import read_text_lines
+from transformer_nb.workflow import read_test_files
+from transformer_nb.checkpoints import resolve_checkpoint
+from transformer_nb.decoding import max_output_lengths
+from transformer_nb.model import Transformer, get_config
+from transformer_nb.cli import translate_main, evaluate_main, average_main
+
+torch.set_num_threads(1)
+CLI = lambda n, v: f"--{n.replace('_', '-')} {v}"      # how a command says a setting
+
+
+def run(main, argv) -> tuple[str, str, int]:
+    "A command run in this process: (stdout, stderr, exit code)."
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try: main([str(a) for a in argv])
+        except SystemExit as e: code = e.code
+    return out.getvalue(), err.getvalue(), code
+
+def error_line(err:str, prog:str) -> str:
+    "The one line a refusal prints, beside the '<prog>: using ...' line."
+    ls = [l for l in err.splitlines() if ': using ' not in l]
+    assert len(ls) == 1 and ls[0].startswith(f'{prog}: error: '), err
+    return ls[0][len(f'{prog}: error: '):]
+
+
+def test_a_files_bad_line_is_named_as_the_option_gives_the_file(tmp_path):
+    (tmp_path / 'nul.txt').write_bytes(b'one\ntw\x00o\n'); (tmp_path / 'bad.txt').write_bytes(b'one \xff\n')
+    nul, bad = re.escape(str(tmp_path / 'nul.txt')), re.escape(str(tmp_path / 'bad.txt'))
+    with pytest.raises(ValueError, match=rf"^-i {nul}, line 2: a NUL byte at offset 6; "): read_text_lines(tmp_path / 'nul.txt', '-i')
+    with pytest.raises(ValueError, match=rf"^-i {bad}, line 1: invalid UTF-8 \(invalid start byte"): read_text_lines(tmp_path / 'bad.txt', '-i')
+    with pytest.raises(ValueError, match=rf"^{bad}, line 1: invalid UTF-8"): read_text_lines(tmp_path / 'bad.txt')   # no option: the path
+    (tmp_path / 'ok.txt').write_text('one\n')
+    for src, ref, name in ((tmp_path / 'ok.txt', tmp_path / 'bad.txt', 'ref'), (tmp_path / 'nul.txt', tmp_path / 'ok.txt', 'src')):
+        with pytest.raises(SettingError) as e: read_test_files(src, ref)          # the setting it names, in Python's words or a command's
+        assert e.value.render(CLI).startswith(f"--{name} {tmp_path / ('nul.txt' if name == 'src' else 'bad.txt')}, line "), str(e.value)
+        assert str(e.value).startswith(f"{name}='{tmp_path}/"), str(e.value)
+
+
+def test_the_commands_name_a_files_bad_line_by_its_option(tmp_path):
+    (tmp_path / 'nul.txt').write_bytes(b'seven\x00\n'); (tmp_path / 'bad.txt').write_bytes(b'342 \xff\n'); (tmp_path / 'ok.txt').write_text('seven\n')
+    out, err, code = run(translate_main, ['pretrained:numbers', '-i', tmp_path / 'nul.txt', '--threads', '1'])
+    assert code == 2 and not out and error_line(err, 'tnb-translate').startswith(f"-i {tmp_path / 'nul.txt'}, line 1: a NUL byte at offset 5")
+    out, err, code = run(evaluate_main, ['pretrained:numbers', '--src', tmp_path / 'ok.txt', '--ref', tmp_path / 'bad.txt', '--threads', '1'])
+    assert code == 2 and error_line(err, 'tnb-evaluate').startswith(f"--ref {tmp_path / 'bad.txt'}, line 1: invalid UTF-8"), err
+
+
+def test_an_outputs_cap_stops_at_4096_extra_tokens():
+    m = Transformer(get_config('tiny', src_vocab=16, tgt_vocab=16)).eval()
+    src = torch.tensor([[5, 6, 3, 0], [5, 3, 0, 0]])                               # 3 and 2 tokens, EOS included, then padding
+    assert max_output_lengths(m, src, 50).tolist() == [53, 52]                     # the paper's +50, unchanged
+    assert max_output_lengths(m, src, 10**20).tolist() == [3 + 4096, 2 + 4096]     # no int64 overflow, no list of 10**20 penalties
+    out, err, code = run(translate_main, ['pretrained:numbers', 'seven', '--max-extra', 10**20, '--threads', '1'])
+    assert code == 0 and out == 'sieben\n', err
+
+
+@pytest.fixture(scope='module')
+def numbers_ct2(tmp_path_factory):
+    pytest.importorskip('ctranslate2', reason="ctranslate2 not installed (pip install 'transformer-nb[deploy]')")
+    from transformer_nb.export import export_ctranslate2
+    return export_ctranslate2('pretrained:numbers', tmp_path_factory.mktemp('ct2') / 'numbers')
+
+
+def test_a_ctranslate2_export_refuses_as_a_checkpoint_does(numbers_ct2):
+    from transformer_nb.export import load_ctranslate2, ctranslate2_translate
+    tr, tk, meta = load_ctranslate2(numbers_ct2)
+    V = meta['config']['tgt_vocab']
+    with pytest.raises(SettingError) as e: ctranslate2_translate(tr, tk, ['seven'], beam=V + 1, meta=meta)
+    assert str(e.value) == f"beam={V + 1} is more than the target vocabulary of {V} pieces"
+    for model in (numbers_ct2, 'pretrained:numbers'):                                # the same words on both paths
+        out, err, code = run(translate_main, [model, 'seven', '--beam', V + 1, '--threads', '1'])
+        assert code == 2 and not out and error_line(err, 'tnb-translate') == f"--beam {V + 1} is more than the target vocabulary of {V} pieces", err
+    assert ctranslate2_translate(tr, tk, ['seven'], max_extra=10**20, meta=meta) == ['sieben']   # capped as `max_output_lengths` caps it
+    import ctranslate2
+    if ctranslate2.get_cuda_device_count() == 0:
+        with pytest.raises(SettingError) as e: load_ctranslate2(numbers_ct2, device='cuda')
+        assert e.value.render(CLI) == "--device cuda: CTranslate2 finds no CUDA GPU on this machine"
+
+
+def test_an_export_folder_given_for_a_checkpoint_is_named_an_export(numbers_ct2, tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"is a CTranslate2 export \(tnb-export\), not a checkpoint or a run folder: give the checkpoint it was exported from$"):
+        resolve_checkpoint(numbers_ct2)
+    (tmp_path / 'onnx').mkdir(); (tmp_path / 'onnx' / 'encoder.onnx').write_bytes(b'')
+    with pytest.raises(FileNotFoundError, match=r"is an ONNX export \(tnb-export\)"): resolve_checkpoint(tmp_path / 'onnx')
+    (tmp_path / 'src').write_text('seven\n')
+    out, err, code = run(evaluate_main, [numbers_ct2, '--src', tmp_path / 'src', '--ref', tmp_path / 'src', '--threads', '1'])
+    assert code == 2 and error_line(err, 'tnb-evaluate') == f"{numbers_ct2} is a CTranslate2 export (tnb-export), not a checkpoint or a run folder: give the checkpoint it was exported from"
+    out, err, code = run(average_main, [numbers_ct2, '-o', tmp_path / 'avg.pt'])
+    assert code == 2 and 'is a CTranslate2 export (tnb-export)' in err and not (tmp_path / 'avg.pt').exists()
