@@ -95,3 +95,38 @@ def test_an_export_folder_given_for_a_checkpoint_is_named_an_export(numbers_ct2,
     assert code == 2 and error_line(err, 'tnb-evaluate') == f"{numbers_ct2} is a CTranslate2 export (tnb-export), not a checkpoint or a run folder: give the checkpoint it was exported from"
     out, err, code = run(average_main, [numbers_ct2, '-o', tmp_path / 'avg.pt'])
     assert code == 2 and 'is a CTranslate2 export (tnb-export)' in err and not (tmp_path / 'avg.pt').exists()
+
+
+@pytest.mark.slow
+def test_translate_mjs_refuses_a_folder_as_onnx_translate_does_and_stops_quietly_at_a_closed_pipe(tmp_path):
+    "A folder that holds no export, a config.json that is not JSON or not an object, a listed file missing: the live"
+    " translator's line is the library's (`onnx_translate`), exit 2; a reader that leaves early ends it with 141, no trace."
+    import json, shutil, subprocess
+    from pathlib import Path
+    pytest.importorskip('onnxruntime', reason="onnxruntime not installed (pip install 'transformer-nb[onnx]')")
+    from transformer_nb.export import export_onnx, onnx_translate
+    node, mjs = shutil.which('node'), Path(__file__).resolve().parents[1] / 'nbs' / 'live' / 'translate.mjs'
+    if node is None: pytest.skip("node is not installed: translate.mjs runs in Node")
+    if not (mjs.parent / 'node_modules' / 'onnxruntime-web').is_dir(): pytest.skip("nbs/live's packages are not installed: npm ci --prefix nbs/live")
+    good = export_onnx('pretrained:numbers', tmp_path / 'onnx', quantize=None)
+    def broken(name, change):
+        d = Path(shutil.copytree(good, tmp_path / name)); change(d); return d
+    (tmp_path / 'empty').mkdir(); (tmp_path / 'file.txt').write_text('seven\n')
+    folders = [tmp_path / 'missing', tmp_path / 'empty', tmp_path / 'file.txt',
+               broken('not-json', lambda d: (d / 'config.json').write_text('{')),
+               broken('a-list', lambda d: (d / 'config.json').write_text('[1]')),
+               broken('a-string', lambda d: (d / 'config.json').write_text('"x"')),
+               broken('foreign', lambda d: (d / 'config.json').write_text(json.dumps({'format': 'other'}))),
+               broken('no-tokenizer', lambda d: (d / 'tokenizer.json').unlink())]
+    for d in folders:
+        with pytest.raises((ValueError, FileNotFoundError)) as e: onnx_translate(d, ['seven'])
+        r = subprocess.run([node, mjs, d, 'seven'], capture_output=True, timeout=300)
+        says = r.stderr.decode()
+        if d.name == 'not-json':      # the JSON parser's own words differ (Python's json, V8's JSON.parse); the rest is the same
+            assert str(e.value).startswith(f"{d / 'config.json'} is not valid JSON (") and says.startswith(f"translate.mjs: {d / 'config.json'} is not valid JSON ("), says
+            assert says.endswith("): export the folder again\n") and str(e.value).endswith("): export the folder again")
+        else: assert says == f"translate.mjs: {e.value}\n", (d.name, says, str(e.value))
+        assert r.returncode == 2 and not r.stdout, (d.name, r.returncode)
+    r = subprocess.run(f"yes seven | head -200 | {node} {mjs} {good} | head -1; echo \"${{PIPESTATUS[2]}}\"", shell=True,
+                       executable='bash', capture_output=True, text=True, timeout=300)
+    assert r.stdout == 'sieben\n141\n' and r.stderr == '', (r.stdout, r.stderr)
