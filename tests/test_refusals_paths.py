@@ -130,3 +130,10 @@ def test_translate_mjs_refuses_a_folder_as_onnx_translate_does_and_stops_quietly
     r = subprocess.run(f"yes seven | head -200 | {node} {mjs} {good} | head -1; echo \"${{PIPESTATUS[2]}}\"", shell=True,
                        executable='bash', capture_output=True, text=True, timeout=300)
     assert r.stdout == 'sieben\n141\n' and r.stderr == '', (r.stdout, r.stderr)
+    for args, stdin, where, said in (([], b'seven\x1b\x07eight\nthree\n', 'standard input, line 1', r'\x1b\x07'), (['seven\x01eight', 'three'], b'', 'sentence 1', r'\x01')):
+        note = f"{where} holds control characters ({said}): each is read as a space, here and in any later line, so that every line in gives one line out"
+        r = subprocess.run([node, mjs, good, *args], input=stdin, capture_output=True, timeout=300)   # control characters: spaces in both, said alike
+        assert r.returncode == 0 and r.stdout == b'siebenhundertacht\ndrei\n' and r.stderr.decode() == f"translate.mjs: {note}\n", (r.stdout, r.stderr)
+        from conftest import tool
+        r = tool('translate', 'pretrained:numbers', *args, '--threads', '1', stdin=stdin if stdin else None)
+        assert r.returncode == 0 and r.stdout == b'siebenhundertacht\ndrei\n' and f"tnb-translate: {note}" in r.stderr.splitlines(), r.stderr

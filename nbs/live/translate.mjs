@@ -109,8 +109,18 @@ try {
   tr = await Translator.load(ort, null, { read: async name => new Uint8Array(readFileSync(join(dir, name))), gz, config });
 } catch (e) { fail(`${dir}: ${e.message.split('\n')[0]}`); }   // a damaged export: exit 2, as tnb-translate refuses it
 if (opts.beam > tr.V) fail(`--beam ${opts.beam} is more than the target vocabulary of ${tr.V} pieces`);
-const sentences = given.length ? given : stdinLines(readFileSync(0));
 const name = i => given.length ? `sentence ${i + 1}` : `standard input, line ${i + 1}`;
+// Control characters but a tab (a stray '\r', an escape, a bell) read as spaces, said once, at the first line that holds
+// one, in tnb-translate's words (transformer_nb.textio.spaced): both then translate the same text
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+const escape = c => ({ '\n': '\\n', '\r': '\\r' })[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;   // as Python's repr
+const sentences = (given.length ? given : stdinLines(readFileSync(0))).map((s, i, all) => {
+  if (!s.match(CONTROL)) return s;
+  if (all.findIndex(x => x.match(CONTROL)) === i)
+    console.error(`translate.mjs: ${name(i)} holds control characters (${[...new Set(s.match(CONTROL))].map(escape).join('')}): ` +
+                  'each is read as a space, here and in any later line, so that every line in gives one line out');
+  return s.replace(CONTROL, ' ');
+});
 // Sentences longer than the model's limit (tokens, EOS included), refused before any decoding in tnb-translate's words
 const limit = tr.maxSrc, bad = [];
 for (const [i, s] of sentences.entries()) {
