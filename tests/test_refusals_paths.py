@@ -137,3 +137,17 @@ def test_translate_mjs_refuses_a_folder_as_onnx_translate_does_and_stops_quietly
         from conftest import tool
         r = tool('translate', 'pretrained:numbers', *args, '--threads', '1', stdin=stdin if stdin else None)
         assert r.returncode == 0 and r.stdout == b'siebenhundertacht\ndrei\n' and f"tnb-translate: {note}" in r.stderr.splitlines(), r.stderr
+
+
+def test_an_average_of_another_run_among_the_inputs_is_refused_not_skipped(tmp_path):
+    "`tnb-average A.pt B.pt` with B an average of another run once skipped B as an average and wrote a copy of A (exit 0)."
+    from pathlib import Path
+    models = Path(__file__).resolve().parents[1] / 'models'
+    for order in ((models / 'numbers.pt', models / 'multi30k-en-de.pt'), (models / 'multi30k-en-de.pt', models / 'numbers.pt')):
+        out, err, code = run(average_main, [*order, '-o', tmp_path / 'avg.pt'])
+        assert code == 2 and error_line(err, 'tnb-average').startswith(f"cannot average {models / 'numbers.pt'} and {models / 'multi30k-en-de.pt'}: they come from different runs ("), err
+        assert not (tmp_path / 'avg.pt').exists()
+    (tmp_path / 'notes.txt').write_text('mine')                       # a file that is no checkpoint: never offered to --overwrite
+    out, err, code = run(average_main, [models / 'numbers.pt', '-o', tmp_path / 'notes.txt'])
+    assert code == 2 and error_line(err, 'tnb-average') == f"-o {tmp_path / 'notes.txt'} already exists and is not a checkpoint, the only file --overwrite replaces: choose another name"
+    assert (tmp_path / 'notes.txt').read_text() == 'mine'
