@@ -151,3 +151,16 @@ def test_an_average_of_another_run_among_the_inputs_is_refused_not_skipped(tmp_p
     out, err, code = run(average_main, [models / 'numbers.pt', '-o', tmp_path / 'notes.txt'])
     assert code == 2 and error_line(err, 'tnb-average') == f"-o {tmp_path / 'notes.txt'} already exists and is not a checkpoint, the only file --overwrite replaces: choose another name"
     assert (tmp_path / 'notes.txt').read_text() == 'mine'
+
+
+def test_tnb_data_names_a_bad_checksums_file_by_its_option(tmp_path):
+    "A --checksums file missing, or not UTF-8, once ended in Python's own words ('utf-8' codec can't decode ...), naming no file."
+    from transformer_nb.wmt14 import data_main, read_checksums
+    (tmp_path / 'bad.txt').write_bytes(b'0' * 64 + b'  x.tgz \xff\n')
+    for f, says in (('bad.txt', ", line 1: invalid UTF-8 (invalid start byte: byte b'\\xff' at offset 72); the text must be UTF-8 encoded"),
+                    ('nothing.txt', ': no such file')):
+        out, err, code = run(data_main, ['wmt14', tmp_path / 'dest', '--checksums', tmp_path / f, '--base-url', 'http://127.0.0.1:9'])
+        assert code == 2 and error_line(err, 'tnb-data') == f"--checksums {tmp_path / f}{says}", err
+        with pytest.raises(SettingError) as e: read_checksums(tmp_path / f)
+        assert str(e.value) == f"checksums='{tmp_path / f}'{says}"
+    assert not (tmp_path / 'dest').exists()
