@@ -15,7 +15,7 @@ from typing import Literal
 import torch
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from .safeguards import UserError, read_text_lines, printable
+from .safeguards import read_text_lines, printable
 from .checks import Count, SettingError, SettingWarning, check_value, check_fields, settings
 from .process import settings_line
 from .core import UNK_ID, set_seed, get_device
