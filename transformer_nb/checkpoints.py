@@ -631,7 +631,7 @@ def _average(paths:list[Path], skip:bool=False, # skip the averages among `paths
     total, first, steps, used, skipped = None, None, [], [], []
     for p in paths:                                      # one checkpoint in memory at a time, plus the running sum
         c = open_checkpoint(p, None)                     # found whole, weights_only=True, one-line errors
-        if skip and _is_average(c): skipped.append(p); continue
+        if skip and _is_average(c): skipped.append((p, c.meta.get('run'))); continue
         c.check('average', weights=first is None)
         if first is None:
             first = c
@@ -642,6 +642,11 @@ def _average(paths:list[Path], skip:bool=False, # skip the averages among `paths
             _check_finite(c.weights, p)
             for k in total: total[k] += c.weights[k]
         last = c; used.append(p); steps.append(c.step if c.step is not None else checkpoint_step(p))
+    ra = first.meta.get('run') if first is not None else None
+    if ra and (other := next(((p, r) for p, r in skipped if r and r != ra), None)):   # an average of another run: a mistake, never skipped
+        raise ValueError(f"cannot average {first.name} and {other[0]}: they come from different runs ({ra} and {other[1]}); an average "
+                         f"of two separately trained models is not a model (their hidden units are in different orders)")
+    skipped = [p for p, _ in skipped]
     if skipped and not used: raise ValueError(f"{', '.join(map(str, skipped))}: averages only; average the training checkpoints they came from")
     if skipped: (say or warnings.warn)(f"skipped {', '.join(map(str, skipped))}: an average of checkpoints, which averaged again would count them twice")
     avg, shared = {}, {}                                 # keep tied tensors tied (they share storage in `last`)
@@ -713,9 +718,9 @@ def check_replace(path, # the checkpoint a command is to write
     p = Path(path)
     if not p.exists() or p.is_dir() or not p.is_file(): return      # new; a folder, a FIFO or a device: `check_output` says
     if checkpoint_step(p) is not None: return                        # a training checkpoint's name: refused by `average_run`, in its words
+    try: open_checkpoint(p, None, mmap=True)                         # first: a file that is no checkpoint is never offered to --overwrite
+    except (ValueError, OSError, UserError):
+        raise UserError(f"{what} {path} already exists and is not a checkpoint, the only file --overwrite replaces: choose another name") from None
     if not overwrite:
         raise SettingError(f"{what} {str(path).replace('{', '{{').replace('}', '}}')} already exists: choose another name, or replace "
                            "the checkpoint it holds with {overwrite}", overwrite=True)
-    try: open_checkpoint(p, None, mmap=True)
-    except (ValueError, OSError, UserError):
-        raise UserError(f"{what} {path} already exists and is not a checkpoint, the only file --overwrite replaces: choose another name") from None

@@ -201,8 +201,8 @@ def log_probs(logits:torch.Tensor) -> torch.Tensor:  # (R, V) -> (R, V)
 
 # %% ../nbs/10_decoding.ipynb #d10g0004
 def max_output_lengths(model, src:torch.Tensor, max_extra:int=PAPER_DECODING.max_extra) -> torch.Tensor:
-    "Most tokens (EOS included) each sentence of `src` (B, S) may generate, (B,): its length (EOS included) + `max_extra`."
-    n = (src != model.cfg.pad_id).sum(1) + max_extra                     # (B,)
+    "Most tokens (EOS included) each sentence of `src` (B, S) may generate, (B,): its length (EOS included) + `max_extra` (4,096 at most)."
+    n = (src != model.cfg.pad_id).sum(1) + min(max_extra, 4096)          # (B,); past 4,096 extra tokens no output runs on: a huge max_extra would fill the memory
     return n.clamp(max=model.cfg.max_positions) if model.cfg.max_positions else n   # no learned position beyond max_len
 
 def encode_batch(model, src:torch.Tensor, max_extra:int=PAPER_DECODING.max_extra) -> tuple:

@@ -262,7 +262,7 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0: raise ValueError(f"threads={threads!r} must be an int >= 0 (0: CTranslate2's default)")
     if device not in ('cpu', 'cuda', 'auto'): raise ValueError(f"device={device!r} must be 'cpu', 'cuda' or 'auto' (CTranslate2's devices)")
     if compute_type not in ('default', 'auto', *_QUANTIZATIONS): raise ValueError(f"compute_type={compute_type!r} is not one of default, auto, {', '.join(_QUANTIZATIONS)}")
-    if device == 'cuda' and ct2.get_cuda_device_count() == 0: raise ValueError("device='cuda': CTranslate2 finds no CUDA GPU on this machine; use device='cpu'")
+    if device == 'cuda' and ct2.get_cuda_device_count() == 0: raise SettingError("{device}: CTranslate2 finds no CUDA GPU on this machine", device=device)
     d = Path(model_dir)
     if not (d / 'model.bin').is_file(): raise FileNotFoundError(f"{d} is not a CTranslate2 model folder (no model.bin)")
     if not (d / 'sentencepiece.model').is_file(): raise FileNotFoundError(f"{d} holds no sentencepiece.model: export it with export_ctranslate2 (tnb-export)")
@@ -295,13 +295,15 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=P
     cfg = (meta or {}).get('config')
     cap = TransformerConfig(**cfg).max_positions if cfg else None
     _check_tokenizer(tokenizer, meta)
+    if cfg and beam > cfg.get('tgt_vocab', beam):                     # as `translate` refuses it (`check_beam_fits`)
+        raise SettingError(f"{{beam}} is more than the target vocabulary of {cfg['tgt_vocab']} pieces", beam=beam)
     if meta and (bad := long_sources(tokenizer, sentences, meta.get('max_positions') or cap)):   # before any decoding, as `translate` refuses them
         raise ValueError(too_long_message(bad, meta.get('max_positions') or cap, lambda i: f"sentences[{i}]"))
     srcs = {i: tokenizer.encode(s.strip()) for i, s in enumerate(sentences) if s.strip()}
     keys, outs = list(srcs), [''] * len(sentences)
     for batch in length_batches([len(srcs[k]) + 1 for k in keys], max_tokens):
         idx = [keys[j] for j in batch]
-        limit = max(len(srcs[i]) for i in idx) + 1 + max_extra           # + 1: the source's EOS
+        limit = max(len(srcs[i]) for i in idx) + 1 + min(max_extra, 4096)   # + 1: the source's EOS; 4,096 extra at most, as `max_output_lengths` caps it
         res = translator.translate_batch([[tokenizer.sp.id_to_piece(t) for t in srcs[i]] for i in idx], beam_size=beam,
                                          length_penalty=alpha, max_decoding_length=limit if cap is None else min(limit, cap),
                                          min_decoding_length=0, max_input_length=0)
@@ -603,7 +605,7 @@ class OnnxModel:
 # %% ../nbs/A18_export.ipynb #e6c39b96
 def _output_limit(m:OnnxModel, n_src:int, max_extra:int) -> int:
     "Most tokens (EOS included) a source of `n_src` ids (EOS included) may get: + max_extra, within learned positions (`max_output_lengths`)."
-    limit = n_src + max_extra
+    limit = n_src + min(max_extra, 4096)                                  # as `max_output_lengths` caps it
     return min(limit, m.cfg.max_positions) if m.cfg.max_positions else limit
 
 def onnx_greedy(m:OnnxModel, src:list[int], # piece ids + EOS

@@ -258,6 +258,8 @@ def resolve(self:RunFolder, identity, # path -> {'run': run id or None, 'steps':
     "The file the folder stands for, and why in a few words: the run's current average, else its newest checkpoint."
     latest, avg = self.latest(), self.average if average and self.average.is_file() else None
     if latest is None and avg is None:
+        if kind := next((k for f, k in (('transformer_nb.json', 'a CTranslate2 export'), ('encoder.onnx', 'an ONNX export')) if (self.path / f).is_file()), None):
+            raise FileNotFoundError(f"{self.path} is {kind} (tnb-export), not a checkpoint or a run folder: give the checkpoint it was exported from")
         raise FileNotFoundError(f"{self.path} holds no checkpoint-<step>.pt files: give a checkpoint file, or the run "
                                 f"folder of a tnb-train run")
     if avg is None: return latest, "the newest checkpoint of the folder"

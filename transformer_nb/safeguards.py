@@ -269,15 +269,15 @@ def check_text_file(path, what:str='input', # how the command names it, e.g. '-i
     return p
 
 def read_text_lines(path, # a text file (plain or gzip), a FIFO or a device; '-': standard input
-                     what:str='input', # how the command names it, e.g. '-i'
+                     what:str|None=None, # how the command names it, e.g. '-i': then every refusal says '-i PATH' (None: 'input' for a file's absence, the path alone for its lines)
                     ) -> list[str]:
     "The lines of `path` as `decode_lines` splits them, read with `read_stream`'s bounds; a `UserError` naming `what` for a folder, a missing file or a socket."
     if not isinstance(path, (str, os.PathLike)): raise TypeError(f"read_text_lines wants a file's path, got a {type(path).__name__}")
     if str(path) == '-': return read_stdin_lines()
-    p = check_text_file(path, what)
+    p, name = check_text_file(path, what or 'input'), str(path) if what is None else f"{what} {path}"   # a line's refusal names the file as `-i FILE`, as a stream's does
     try: f = open(p, 'rb')
-    except OSError as e: raise UserError(f"{what} {path}: {e.strerror or e}") from None
-    with f: return decode_lines(read_stream(f, str(path)), str(path))
+    except OSError as e: raise UserError(f"{what or 'input'} {path}: {e.strerror or e}") from None
+    with f: return decode_lines(read_stream(f, name), name)
 
 # %% ../nbs/A01_safeguards.ipynb #acc1a1f6
 _MAX_RATIO = 200   # decompressed bytes per compressed byte beyond which a gzip "text" is refused

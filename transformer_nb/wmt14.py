@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal
 import numpy as np
 from .checks import Count, SettingError, validate
-from .safeguards import UserError, atomic_open, atomic_write
+from .safeguards import UserError, atomic_open, atomic_write, read_text_lines
 from .datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .data import Tokenizer, TokenBatchSampler
 from .core import BOS_ID, EOS_ID, UNK_ID
@@ -141,7 +141,11 @@ def serve_folder(folder, break_after:dict|None=None): # {file name: bytes sent b
 def read_checksums(path) -> dict[str, str]:
     "{file name: SHA-256} from a file of `sha256sum` lines ('HEX  NAME'); a bad line is refused naming it."
     out = {}
-    for i, line in enumerate(Path(path).read_text(encoding='utf-8').splitlines(), 1):
+    try: lines = read_text_lines(path, 'checksums')                   # a missing file, a folder, bytes that are not UTF-8: one line naming it
+    except ValueError as e:
+        if not str(e).startswith(said := f"checksums {path}"): raise
+        raise SettingError('{checksums}' + str(e)[len(said):], checksums=str(path)) from None   # a command says --checksums FILE
+    for i, line in enumerate(lines, 1):
         if not line.strip() or line.lstrip().startswith('#'): continue
         m = re.fullmatch(r'([0-9a-fA-F]{64})\s+\*?(\S.*)', line.strip())
         if not m: raise UserError(f"{path}, line {i}: expected 'SHA256  FILENAME' as sha256sum writes it, got {line.strip()[:80]!r}")

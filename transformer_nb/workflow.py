@@ -15,7 +15,7 @@ from typing import Literal
 import torch
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from .safeguards import UserError, read_text_lines, printable
+from .safeguards import read_text_lines, printable
 from .checks import Count, SettingError, SettingWarning, check_value, check_fields, settings
 from .process import settings_line
 from .core import UNK_ID, set_seed, get_device
@@ -416,7 +416,7 @@ def closing_lines(trainer:Trainer, data:ParallelData, decoding:Decoding|None=Non
 def _read_named(name:str, p) -> list[str]:
     "`read_text_lines` of the file given as the setting `name`, its refusals of the file naming that setting (`--src FILE` to a command's user)."
     try: return read_text_lines(p, name)
-    except UserError as e:
+    except ValueError as e:                                        # a UserError (the file), or a line's bytes (`decode_lines`)
         if not str(e).startswith(said := f"{name} {p}"): raise
         raise SettingError(f"{{{name}}}" + (str(e)[len(said):]), **{name: str(p)}) from None
 

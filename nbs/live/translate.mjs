@@ -87,16 +87,40 @@ function stdinLines(bytes) {
   return lines;
 }
 
+// A reader that stops early (`| head -1`): stop quietly, with the status tnb-translate ends with there (141: SIGPIPE's)
+process.stdout.on('error', e => { if (e.code === 'EPIPE') process.exit(141); throw e; });
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
-let tr;
+// A folder that is no export, or a config.json that is not one, refused in onnx_translate's words (transformer_nb.export.OnnxModel)
+const isFile = p => { try { return statSync(p).isFile(); } catch { return false; } };
+const there = f => isFile(join(dir, f)) || isFile(join(dir, `${f}.gz`));
+for (const f of ['config.json', 'encoder.onnx', 'decoder.onnx'])
+  if (!there(f)) fail(`${dir} is not an ONNX export (no ${f}): write one with export_onnx (tnb-export --format onnx)`);
+let config, tr;
+try { config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')); }
+catch (e) { fail(`${join(dir, 'config.json')} is not valid JSON (${e.message.split('\n')[0]}): export the folder again`); }
+const pyType = x => x === null ? 'NoneType' : Array.isArray(x) ? 'list' : typeof x === 'string' ? 'str' : typeof x === 'boolean' ? 'bool' : Number.isInteger(x) ? 'int' : 'float';
+if (config === null || typeof config !== 'object' || Array.isArray(config))
+  fail(`${join(dir, 'config.json')} holds a JSON ${pyType(config)}, not the object an export writes: export the folder again`);
+if (config.format !== 'transformer_nb-onnx') fail(`${join(dir, 'config.json')} is not the config of a transformer_nb ONNX export`);
+for (const f of Object.keys(config.files || {})) if (!there(f)) fail(`${join(dir, f)} is missing: config.json lists it; export the folder again`);
 try {
   const gz = Object.fromEntries(readdirSync(dir).filter(f => f.endsWith('.gz')).map(f => [f.slice(0, -3), statSync(join(dir, f)).size]));
-  tr = await Translator.load(ort, null, { read: async name => new Uint8Array(readFileSync(join(dir, name))), gz });
-} catch (e) { fail(`${dir}: ${e.message.split('\n')[0]}`); }   // no export there, or a damaged one: exit 2, as tnb-translate refuses it
+  tr = await Translator.load(ort, null, { read: async name => new Uint8Array(readFileSync(join(dir, name))), gz, config });
+} catch (e) { fail(`${dir}: ${e.message.split('\n')[0]}`); }   // a damaged export: exit 2, as tnb-translate refuses it
 if (opts.beam > tr.V) fail(`--beam ${opts.beam} is more than the target vocabulary of ${tr.V} pieces`);
-const sentences = given.length ? given : stdinLines(readFileSync(0));
 const name = i => given.length ? `sentence ${i + 1}` : `standard input, line ${i + 1}`;
+// Control characters but a tab (a stray '\r', an escape, a bell) read as spaces, said once, at the first line that holds
+// one, in tnb-translate's words (transformer_nb.textio.spaced): both then translate the same text
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
+const escape = c => ({ '\n': '\\n', '\r': '\\r' })[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;   // as Python's repr
+const sentences = (given.length ? given : stdinLines(readFileSync(0))).map((s, i, all) => {
+  if (!s.match(CONTROL)) return s;
+  if (all.findIndex(x => x.match(CONTROL)) === i)
+    console.error(`translate.mjs: ${name(i)} holds control characters (${[...new Set(s.match(CONTROL))].map(escape).join('')}): ` +
+                  'each is read as a space, here and in any later line, so that every line in gives one line out');
+  return s.replace(CONTROL, ' ');
+});
 // Sentences longer than the model's limit (tokens, EOS included), refused before any decoding in tnb-translate's words
 const limit = tr.maxSrc, bad = [];
 for (const [i, s] of sentences.entries()) {
