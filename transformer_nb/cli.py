@@ -111,7 +111,7 @@ def _train(argv, table):
     for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
     heavy_imports()
     if any(x in ('-h', '--help') for x in argv): _train_help()
-    a = _train_parser().parse_args(argv); table.update(a.table); _check_train(a)
+    a = _train_parser().parse_args(argv, table=table); _check_train(a)
     from transformer_nb.machine import limit_threads; from transformer_nb.core import get_device
     from transformer_nb.trainer import Parallel, say_precision; from transformer_nb import workflow
     limit_threads(a.threads); s, spm, files = _settings(a)
@@ -173,7 +173,7 @@ def _add_decoding(p:CliParser):
 def _started(argv, parse, table:dict):
     "`parse(argv)` of a command that loads PyTorch: the thread variables checked before it loads, then the heavy imports; its options put in `run_cli`'s `table`."
     for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
-    heavy_imports(); a = parse(argv); table.update(a.table); return a
+    heavy_imports(); return parse(argv, table=table)
 
 def _decoder(a, c) -> tuple:
     "(model, tokenizer, task, `Decoding`, `DecodeOptions`) of the opened `Checkpoint` `c`: each built and checked once, here, and passed down whole."
@@ -203,11 +203,11 @@ def _translate_parser() -> CliParser:
     return p
 
 # %% ../nbs/A19_cli.ipynb #c4a32194
-def _parse_translate(argv:list):
-    "tnb-translate's arguments; sentences may come after the options, and everything after '--' is positional."
-    if '--' not in argv: return _translate_parser().parse_intermixed_args(argv)
+def _parse_translate(argv:list, table:dict|None=None):
+    "tnb-translate's arguments (its options put in the command's `table`); sentences may come after the options, and everything after '--' is positional."
+    if '--' not in argv: return _translate_parser().parse_intermixed_args(argv, table=table)
     i = argv.index('--'); rest = argv[i + 1:]         # argparse's intermixed parsing cannot take '--': stand-ins that
-    a = _translate_parser().parse_intermixed_args(argv[:i] + [f'\0{k}' for k in range(len(rest))])   # no argument holds (NUL)
+    a = _translate_parser().parse_intermixed_args(argv[:i] + [f'\0{k}' for k in range(len(rest))], table=table)   # no argument holds (NUL)
     back = lambda s: rest[int(s[1:])] if s.startswith('\0') else s
     a.checkpoint, a.sentences = back(a.checkpoint), [back(s) for s in a.sentences]
     return a
@@ -313,7 +313,7 @@ def _average_parser() -> CliParser:
     return p
 
 def _average(argv, table):
-    heavy_imports(); a = _average_parser().parse_args(argv); table.update(a.table)
+    heavy_imports(); a = _average_parser().parse_args(argv, table=table)
     check_output(a.output, '-o')
     from transformer_nb.checkpoints import average_run, check_replace
     check_replace(a.output, a.overwrite)                              # a file there: a checkpoint, with --overwrite only
@@ -349,7 +349,7 @@ def _export_parser() -> CliParser:
 def _export(argv, table):
     from transformer_nb.checks import settings
     from transformer_nb.export import ExportOptions
-    a = _export_parser().parse_args(argv); table.update(a.table)
+    a = _export_parser().parse_args(argv, table=table)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
     heavy_imports()
     from transformer_nb.export import export                      # A18_export: opened once, the other format's options refused

@@ -22,7 +22,7 @@ from .core import BOS_ID, EOS_ID, get_device
 from .machine import autocast, choose_precision, limit_threads
 from .data import pad_ids
 from .decoding import greedy_decode, inference, encode_batch, next_token_logits, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
-from .decoding import check_model, check_src, check_beam_fits   # the decoders' checks (10_decoding, Going deeper)
+from .decoding import check_model, check_src, check_beam_fits, check_penalty   # the decoders' checks (10_decoding, Going deeper)
 from .checks import check_sentence_list, check_value, SettingError   # A24: a list of sentences, a value as declared
 from .options import DecodeOptions, DECODE_OPTIONS   # A30: how a `Decoding` runs
 from .safeguards import printable, check_output, check_not_inputs, output_stream
@@ -242,8 +242,9 @@ def _add_finished(finished:list, alive:torch.Tensor, new:torch.Tensor, ids):
 
 # %% ../nbs/A10_fast_decoding.ipynb #be9489cc
 def penalties(alpha:float, n:int) -> list[float]:
-    "lp(1), ..., lp(n): 10's `length_penalty` of each length, computed once before a search, never at a step."
-    return [length_penalty(k, alpha) for k in range(1, n + 1)]   # 10's one formula, its Python floats; its checks run here, not in the loop
+    "lp(1), ..., lp(n): 10's `length_penalty` of each length, its Python floats; alpha checked once here, before a search, never at a step."
+    check_penalty(n, alpha)
+    return [length_penalty(k, alpha, checked=True) for k in range(1, n + 1)]   # 10's one formula
 
 def _expand(scores:torch.Tensor, # (b, r) float64 log-probabilities of the hypotheses
             logits:torch.Tensor, # (b*r, V) their next-token logits
@@ -271,7 +272,7 @@ def _beam_loop(model, memory, src_mask, limits, decoding:Decoding, nbest:int, us
     K, alpha, stop = decoding.beam, decoding.alpha, decoding.stop
     B, dev, V = memory.shape[0], memory.device, model.cfg.tgt_vocab
     lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
-    lps = penalties(alpha, int(limits.max()))              # lp(t + 1) of every step, alpha checked once
+    lps = penalties(alpha, int(limits.max()))              # lp(t + 1) of every step: 10's formula, before the loop, never in it
     finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
     kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)   # (b, nbest) best finished scores
     alive = torch.arange(B, device=dev)                    # sentences still searching

@@ -524,7 +524,7 @@ def _data_parser() -> CliParser:
 
 # %% ../nbs/A28_wmt14.ipynb #8f028ab4
 def _data(argv, table):
-    a = _data_parser().parse_args(argv); table.update(a.table)
+    a = _data_parser().parse_args(argv, table=table)
     opts = DataOptions(**{f: getattr(a, f) for f in DataOptions.__dataclass_fields__})   # checked once more, as declared
     say = lambda m: note(f"tnb-data: {m}")
     out = fetch_wmt14(opts.pair, opts.dest, opts.base_url, opts.archives, opts.checksums, opts.trust_unverified, opts.retries, say=say)
