@@ -29,6 +29,7 @@ from transformer_nb.datasets import read_lines
 from transformer_nb.evaluation import corpus_scores
 from transformer_nb.significance import paired_bootstrap
 from transformer_nb.fast_decoding import translate
+from transformer_nb.decoding import Decoding
 from transformer_nb.export import export_onnx, OnnxModel, onnx_translate
 
 def main(argv=None):
@@ -66,7 +67,7 @@ def main(argv=None):
         from transformer_nb.export import export_ctranslate2, load_ctranslate2, ctranslate2_translate
         for q in ('float32', 'int8'):
             tr, ctok, meta = load_ctranslate2(export_ctranslate2(c, tmp / f'ct2-{q}', quantization=q), threads=1)
-            systems[f'ctranslate2 {q}'] = (lambda tr, ctok, meta: lambda xs: ctranslate2_translate(tr, ctok, xs, beam=1, meta=meta))(tr, ctok, meta)
+            systems[f'ctranslate2 {q}'] = (lambda tr, ctok, meta: lambda xs: ctranslate2_translate(tr, ctok, xs, Decoding(beam=1), meta=meta))(tr, ctok, meta)
 
     print(f"{hardware()}; 1 thread; {len(src)} test2016 sentences for parity, {min(a.speed_n, len(src))} timed x {a.repeats}",
           flush=True)

@@ -26,13 +26,14 @@ from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, open_checkpoint
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.evaluation import evaluate
+from transformer_nb.decoding import PAPER_DECODING
 from transformer_nb.runs import RunFolder
 
 def load_avg() -> list[float]: return [round(x, 2) for x in os.getloadavg()]
 
 def score(path, pairs, beam=4) -> dict:
     model, tok, _ = model_from_checkpoint(path, device='cpu')
-    s, _ = evaluate(model, tok, pairs, beam=beam)
+    s, _ = evaluate(model, tok, pairs, PAPER_DECODING.but(beam=beam))
     return {k: s[k] for k in ('bleu', 'bleu_lc', 'chrf')}
 
 def main(argv=None):

@@ -61,6 +61,7 @@ from transformer_nb.numbers import number_scores
 from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.evaluation import evaluate
+from transformer_nb.decoding import Decoding
 from transformer_nb.fast_decoding import translate
 from transformer_nb.records import today
 from transformer_nb.workflow import train_model
@@ -103,7 +104,7 @@ def runaway(hyps:list[str], refs:list[str]) -> dict:
 def score(model, tok, pairs, beam) -> dict:
     "The test split's scores with `beam` (alpha 0.6, as tnb-train), the runaway check and the probes."
     t0 = clock()
-    sc, hyps = evaluate(model, tok, pairs, beam=beam, alpha=0.6)
+    sc, hyps = evaluate(model, tok, pairs, Decoding(beam=beam, alpha=0.6))
     sc.update(number_scores(pairs, hyps))
     t = since(t0)
     refs = [r for _, r in pairs]

@@ -106,14 +106,15 @@ def test_a_refusal_names_the_option_the_user_typed():
                        (['--precision', 'fp8'], '--precision fp8 must be auto, fp32, bf16 or fp16'),
                        (['--max-len', '1'], '--max-len 1 must be an int >= 2, or none'), (['--threads', '-1'], '--threads -1 must be an int in [0, 1024], or none')]:
         with pytest.raises(ValueError) as e: p.parse_args(argv)
-        assert said(e.value) == line, said(e.value)
+        assert said(e.value, p.options()) == line, said(e.value, p.options())
     for argv, line in [(['--quantization', 'int4'], "--quantization int4 must be float32, int8, int8_float32, int8_float16, int8_bfloat16, int16, float16 or bfloat16, or none"),
                        (['--max-positions', '0'], '--max-positions 0 must be an int >= 1, or none'), (['--format', 'tf'], '--format tf must be ctranslate2 or onnx')]:
         with pytest.raises(ValueError) as e: cli._export_parser().parse_args(['c', '-o', 'd', *argv])   # tnb-export's bounds: its declaration's
-        assert said(e.value) == line, said(e.value)
-    p.parse_args([])                                                    # this command's table, as run_cli has it
+        assert said(e.value, cli._export_parser().options()) == line, said(e.value)
+    table = p.parse_args([]).table                                      # this command's table, as it hands it to run_cli
     with pytest.raises(ValueError) as e: TrainConfig(cooldown=5)        # a refusal from the library, under the command
-    assert said(e.value) == '--cooldown 5 needs --steps none: the update it ends at', said(e.value)
+    assert said(e.value, table) == '--cooldown 5 needs --steps none: the update it ends at', said(e.value, table)
+    assert said(e.value) == 'cooldown=5 needs steps=None: the update it ends at'   # no table: Python's words, nothing kept from the parse
 
 def test_no_library_message_spells_an_option():
     "A library message names the setting (`last=0`); only the command layer says it as an option (`--last 0`)."

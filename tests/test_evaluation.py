@@ -5,6 +5,8 @@ import torch
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
 from transformer_nb.decoding import Decoding
+from transformer_nb.options import DecodeOptions
+FP32 = DecodeOptions(precision='fp32')
 from transformer_nb.fast_decoding import translate
 from transformer_nb.evaluation import evaluate
 from transformer_nb.tasks import Task
@@ -28,17 +30,18 @@ def test_task_score_honours_every_decoding_setting(model, tok):
     srcs, pieces = [s for s, _ in PAIRS], {}
     for extra in (0, 40):
         d = Decoding(beam=1, max_extra=extra)
-        scores, hyps = Task().score(model, tok, PAIRS, d, precision='fp32')
+        scores, hyps = Task().score(model, tok, PAIRS, d, FP32)
         assert hyps == translate(model, tok, srcs, beam=1, max_extra=extra, precision='fp32'), extra
         pieces[extra] = sum(len(tok.encode(h)) for h in hyps)
     assert pieces[0] < pieces[40], pieces                                  # an untrained model's outputs run to the cap
-    scores, hyps = Task().score(model, tok, PAIRS, Decoding(beam=3, alpha=0.2, max_extra=2, stop='early'), precision='fp32')
+    scores, hyps = Task().score(model, tok, PAIRS, Decoding(beam=3, alpha=0.2, max_extra=2, stop='early'), FP32)
     assert (scores['beam'], scores['alpha'], scores['stop']) == (3, 0.2, 'early')
     assert hyps == translate(model, tok, srcs, beam=3, alpha=0.2, max_extra=2, stop='early', precision='fp32')
 
 def test_evaluate_takes_the_decoding_whole(model, tok):
     d = Decoding(beam=2, alpha=0.0, max_extra=3)
-    assert evaluate(model, tok, PAIRS, d, precision='fp32') == evaluate(model, tok, PAIRS, beam=2, alpha=0.0, max_extra=3, precision='fp32')
+    assert evaluate(model, tok, PAIRS, d, FP32) == evaluate(model, tok, PAIRS, Decoding().but(beam=2, alpha=0.0, max_extra=3), FP32)
+    assert evaluate(model, tok, PAIRS, d, FP32)[1] == translate(model, tok, [s for s, _ in PAIRS], d, FP32)
     assert translate(model, tok, ['one'], d, beam=1, precision='fp32') == translate(model, tok, ['one'], beam=1, max_extra=3, precision='fp32')
 
 @pytest.mark.parametrize('bad,says', [

@@ -12,6 +12,9 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
 from transformer_nb.checkpoints import save_checkpoint, model_from_checkpoint
 from transformer_nb.fast_decoding import translate
+from transformer_nb.decoding import Decoding, PAPER_DECODING
+from transformer_nb.options import DecodeOptions
+GREEDY = PAPER_DECODING.but(beam=1)
 from transformer_nb.export import (export_ctranslate2, load_ctranslate2, ctranslate2_translate, _check_exportable,
                                    ctranslate2_spec)
 
@@ -64,7 +67,7 @@ def test_greedy_identical_after_export(tmp_path, tok, kw):
     assert tok2 == tok
     src = words(80, 7)
     ours = [translate(model, tok, [w], beam=1, precision='fp32')[0] for w in src]   # float32, as the export; one sentence per batch
-    theirs = [ctranslate2_translate(tr, tok2, [w], beam=1, meta=meta)[0] for w in src]
+    theirs = [ctranslate2_translate(tr, tok2, [w], GREEDY, meta=meta)[0] for w in src]
     assert len(set(map(len, ours))) >= 3, ours                          # outputs of several lengths: a real check
     assert theirs == ours
 
@@ -75,20 +78,20 @@ def test_trained_model_roundtrip_and_batched(ckpt, tmp_path, tok):
     src = words(150, 8)
     right = sum(o == ' '.join(reversed(w.split())) for o, w in zip(translate(model, tok, src, beam=1, precision='fp32'), src))
     assert right >= 15, right                                            # it learned something
-    assert ctranslate2_translate(tr, tok, src, beam=1, meta=meta, max_tokens=1) == [translate(model, tok, [w], beam=1, precision='fp32')[0] for w in src]
+    assert ctranslate2_translate(tr, tok, src, GREEDY, DecodeOptions(max_tokens=1), meta) == [translate(model, tok, [w], beam=1, precision='fp32')[0] for w in src]
     # batched with the batch's longest cap: identical wherever no output reaches a cap
-    batched = ctranslate2_translate(tr, tok, ['', *src, '  '], beam=1, meta=meta)
+    batched = ctranslate2_translate(tr, tok, ['', *src, '  '], GREEDY, meta=meta)
     assert batched[0] == '' and batched[-1] == '' and len(batched) == len(src) + 2
-    beam = ctranslate2_translate(tr, tok, src, beam=4, meta=meta)
+    beam = ctranslate2_translate(tr, tok, src, PAPER_DECODING, meta=meta)
     assert sum(a == b for a, b in zip(beam, translate(model, tok, src, precision='fp32'))) >= 0.9 * len(src)
 
 def test_int8(ckpt, tmp_path, tok):
     f32, i8 = export_ctranslate2(ckpt, tmp_path / 'f32'), export_ctranslate2(ckpt, tmp_path / 'i8', quantization='int8')
     assert (i8 / 'model.bin').stat().st_size < 0.75 * (f32 / 'model.bin').stat().st_size
     src = words(150, 9)
-    a = ctranslate2_translate(*load_ctranslate2(f32)[:2], src, beam=1)
-    b = ctranslate2_translate(*load_ctranslate2(i8)[:2], src, beam=1)
-    c = ctranslate2_translate(*load_ctranslate2(f32, compute_type='int8')[:2], src, beam=1)
+    a = ctranslate2_translate(*load_ctranslate2(f32)[:2], src, GREEDY)
+    b = ctranslate2_translate(*load_ctranslate2(i8)[:2], src, GREEDY)
+    c = ctranslate2_translate(*load_ctranslate2(f32, compute_type='int8')[:2], src, GREEDY)
     assert b == c                                  # int8 weights from the exported file = quantised at load time
     # int8 changes some outputs of this barely trained model, how many depends on the CPU's int8 kernels (42% of them
     # on an AVX2 machine here, under 20% on an AVX-512 one), but it must still do the task about as well as float32
@@ -201,12 +204,13 @@ def test_export_refuses_in_the_callers_terms(ckpt, tok, tmp_path, call, exc, say
     assert says in str(e.value), str(e.value)
 
 
-@pytest.mark.parametrize('kw, says', [({'beam': 0}, r'^beam=0 must be an int >= 1$'), ({'alpha': float('nan')}, r'^alpha=nan must be a number in \[0, 10\]$'),
-                                      ({'alpha': 11}, r'^alpha=11 must be a number in \[0, 10\]$'),   # as `Decoding` declares it (it once took any alpha >= 0)
-                                      ({'max_tokens': 0}, r'^max_tokens=0 must be an int >= 1$'), ({'max_extra': -1}, r'^max_extra=-1 must be an int >= 0$')])
-def test_ctranslate2_translate_checks_its_settings(ckpt, tmp_path, kw, says):
+@pytest.mark.parametrize('kw, exc, says', [({'decoding': 4}, TypeError, r'^decoding=4 must be a Decoding'),
+                                           ({'options': 2000}, TypeError, r'^options=2000 must be a DecodeOptions'),
+                                           ({'decoding': Decoding(beam=9999)}, ValueError, r'^beam=9999 is more than the target vocabulary')])
+def test_ctranslate2_translate_takes_decoding_and_options_whole(ckpt, tmp_path, kw, exc, says):
+    "Its settings come whole, each checked as declared when built (`Decoding`, `DecodeOptions`): here only their types and the beam's fit."
     tr, tk, meta = load_ctranslate2(export_ctranslate2(ckpt, tmp_path / 'm'))
-    with pytest.raises(ValueError, match=says): ctranslate2_translate(tr, tk, ['a b'], meta=meta, **kw)
+    with pytest.raises(exc, match=says): ctranslate2_translate(tr, tk, ['a b'], meta=meta, **kw)
     with pytest.raises(TypeError, match=r'sentences\[1\] is a NoneType'): ctranslate2_translate(tr, tk, ['a', None])
 
 

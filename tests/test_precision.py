@@ -10,6 +10,8 @@ from transformer_nb.core import EOS_ID
 from transformer_nb.machine import choose_precision, default_precision, cpu_features
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import Tokenizer
+from transformer_nb.decoding import Decoding
+from transformer_nb.options import DecodeOptions
 import conftest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,7 +143,7 @@ def test_decoders_auto(monkeypatch, toy, features, want):
     for name in ('greedy_decode', 'fast_beam_search'):            # the autocast each decoder runs under
         monkeypatch.setattr(ev, name, lambda *a, f=getattr(ev, name), **k: states.append(state()) or f(*a, **k))
     for beam in (1, 3): ev.translate(model, tok, SENTS, beam=beam)
-    evaluate(model, tok, [('one two', 'eins zwei')], beam=1)
+    evaluate(model, tok, [('one two', 'eins zwei')], Decoding(beam=1))
     assert seen == [want] * 3
     assert set(states) == {torch.bfloat16 if want == 'bf16' else torch.float32}
     with pytest.raises(ValueError, match="'fp8'"): ev.translate(model, tok, SENTS, precision='fp8')
@@ -219,7 +221,7 @@ def test_translate_and_evaluate_precision(run):
     assert r.returncode == 0, r.stderr[-2000:]
     fp32, keys = json.loads(r.stdout), ('bleu', 'bleu_lc', 'chrf', 'exact_match', 'n_sentences')
     from transformer_nb.datasets import load_dataset
-    mine = evaluate(model, tok, load_dataset('copy').test, beam=1, precision='fp32')[0]
+    mine = evaluate(model, tok, load_dataset('copy').test, Decoding(beam=1), DecodeOptions(precision='fp32'))[0]
     assert {k: fp32[k] for k in keys} == {k: mine[k] for k in keys}
     r = conftest.tool('evaluate', run, '--beam', '1', '--json', '--precision', 'bf16', text=True)
     assert r.returncode == 0 and 0 <= json.loads(r.stdout)['bleu'] <= 100, r.stderr[-2000:]

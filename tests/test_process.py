@@ -25,7 +25,7 @@ def test_a_bug_says_it_is_one_and_where(run):
 def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
     "A Ctrl-C that lands inside an import can surface as another exception; run_cli still exits 130, 'interrupted'."
     from transformer_nb.process import run_cli
-    def main(argv):
+    def main(argv, table):
         try: signal.raise_signal(signal.SIGINT)
         except KeyboardInterrupt: raise ImportError('partially initialized module') from None
     prev = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -33,7 +33,7 @@ def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
         with pytest.raises(SystemExit) as e: run_cli('tnb-demo', main, [])
     finally: signal.signal(signal.SIGINT, prev)
     assert e.value.code == 130 and capsys.readouterr().err == 'tnb-demo: interrupted\n'
-    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv: {}['x'], [])   # without a Ctrl-C: a bug
+    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv, table: {}['x'], [])   # without a Ctrl-C: a bug
     assert e.value.code == 70
 
 @pytest.mark.slow   # runs the tools in fresh processes
@@ -41,7 +41,7 @@ def test_a_swallowed_ctrl_c_still_stops_the_command(capsys):
     "Library code that swallows the KeyboardInterrupt (a bare except around an import) does not lose the Ctrl-C."
     from transformer_nb.process import run_cli, raise_if_interrupted
     done = []
-    def main(argv):
+    def main(argv, table):
         try: signal.raise_signal(signal.SIGINT)
         except BaseException: pass                     # what some import-time code does
         raise_if_interrupted(); done.append(1)
@@ -50,7 +50,7 @@ def test_a_swallowed_ctrl_c_still_stops_the_command(capsys):
         with pytest.raises(SystemExit) as e: run_cli('tnb-demo', main, [])
     finally: signal.signal(signal.SIGINT, prev)
     assert e.value.code == 130 and done == [] and capsys.readouterr().err == 'tnb-demo: interrupted\n'
-    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv: raise_if_interrupted(), [])   # a new command starts clean
+    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv, table: raise_if_interrupted(), [])   # a new command starts clean
     assert e.value.code == 0
 
 @pytest.mark.slow   # runs the tools in fresh processes

@@ -39,15 +39,14 @@ def test_data_takes_what_the_readme_promises(tmp_path):
 def test_library_messages_name_settings_which_a_command_says_as_its_options():
     "A message a command's user can meet names the setting (vocab_size=8), and the process layer says it as the option (--vocab-size 8)."
     from transformer_nb.workflow import test_set
-    from transformer_nb.process import said, name_options
+    from transformer_nb.process import said
     with pytest.raises(ValueError) as e:
         _train_model()(load_dataset('copy', n_train=50, n_valid=2, n_test=2), vocab_size=8, steps=1, progress=False, say=lambda m: None)
     assert 'raise vocab_size=8 to at least' in str(e.value) and '--' not in str(e.value), e.value
     with pytest.raises(ValueError) as f: test_set({'meta': {'dataset': 'files'}})
     assert "give its test set as src='FILE' and ref='FILE'" in str(f.value), f.value
-    name_options({'vocab_size': ('--vocab-size', 'value'), 'src': ('--src', 'value'), 'ref': ('--ref', 'value')})
-    try: assert 'raise --vocab-size 8 to at least' in said(e.value) and 'give its test set as --src FILE and --ref FILE' in said(f.value)
-    finally: name_options({})
+    table = {'vocab_size': ('--vocab-size', 'value'), 'src': ('--src', 'value'), 'ref': ('--ref', 'value')}   # a command's, as its parser made it
+    assert 'raise --vocab-size 8 to at least' in said(e.value, table) and 'give its test set as --src FILE and --ref FILE' in said(f.value, table)
 
 def test_resume_reuses_the_runs_data_folder(tmp_path):
     "A run on a data folder resumes on the same folder, without naming it again."

@@ -12,7 +12,7 @@ __all__ = ['PositiveInt', 'Count', 'PositiveFloat', 'Probability', 'Seed', 'Thre
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
 import math, numbers, re
-from dataclasses import dataclass, fields, MISSING
+from dataclasses import dataclass, fields, is_dataclass, MISSING
 from functools import cache
 from typing import Annotated, Callable, Literal, Union, get_args, get_origin, get_type_hints
 import types
@@ -187,9 +187,11 @@ def _default(f):
 
 @cache
 def settings(cls) -> tuple[Setting, ...]:
-    "The declarations of the settings dataclass `cls`, in order: each field's annotation (`Annotated` kept), default and comment."
+    "The declarations of the settings dataclass `cls`, in order: each field's annotation (`Annotated` kept), default and comment (an inherited field's from the class that declares it)."
     from fastcore.docments import docments
-    hints, docs = get_type_hints(cls, include_extras=True), docments(cls)
+    hints, docs = get_type_hints(cls, include_extras=True), {}
+    for c in reversed(cls.__mro__):                                  # a base's fields first, as `fields` orders them
+        if is_dataclass(c): docs |= {k: v for k, v in docments(c).items() if v}
     return tuple(Setting(f.name, hints[f.name], parts(hints[f.name]), _default(f), docs.get(f.name) or '') for f in fields(cls))
 
 def validate(obj):

@@ -107,11 +107,11 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
 # %% ../nbs/A19_cli.ipynb #b426aac8
-def _train(argv):
+def _train(argv, table):
     for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
     heavy_imports()
     if any(x in ('-h', '--help') for x in argv): _train_help()
-    a = _train_parser().parse_args(argv); _check_train(a)
+    a = _train_parser().parse_args(argv, table=table); _check_train(a)
     from transformer_nb.machine import limit_threads; from transformer_nb.core import get_device
     from transformer_nb.trainer import Parallel, say_precision; from transformer_nb import workflow
     limit_threads(a.threads); s, spm, files = _settings(a)
@@ -130,7 +130,7 @@ def _train(argv):
         except RunConflict as e:
             if a.resume: raise                                     # a later continuation's files, or another run's: said as they are
             _fail(settings_line(f"{{out}} already holds a run ({file_names(e.files)}): continue it with {{resume}}, start over with "
-                                f"{{overwrite}} (deletes those files), or choose another folder", out=str(out.path), resume=str(out.path), overwrite=True))
+                                f"{{overwrite}} (deletes those files), or choose another folder", a.table, out=str(out.path), resume=str(out.path), overwrite=True))
         recipe = None if a.resume else replace(workflow.task_recipe(task, a.recipe), **({'threads': a.threads} if a.threads else {}))
         if not a.resume:
             data = task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **(files or {}))
@@ -143,7 +143,7 @@ def _train(argv):
                                       say=print, parallel=parallel, callbacks=[say_precision('tnb-train')], **({} if a.resume else dict(
                                       preset=a.preset, vocab_size=a.vocab_size, spm=spm or None, out=out, overwrite=a.overwrite, **s)))
     if tr.interrupted: sys.exit(130)
-    if tr.rank == 0: print('\n'.join([*workflow.run_summary(tr, time.time() - t0, a.max_time), *workflow.closing_lines(
+    if tr.rank == 0: print('\n'.join([*workflow.run_summary(tr, time.time() - t0, a.max_time, a.table), *workflow.closing_lines(
         tr, data, task.decoding_for(a.beam), a.test_limit, (a.test or ()) if a.train else None)]))
     return tr
 
@@ -170,10 +170,10 @@ def _add_decoding(p:CliParser):
     field_options(p, Command)
     p.set_defaults(prog=p.prog)
 
-def _started(argv, parse):
-    "`parse(argv)` of a command that loads PyTorch: the thread variables checked before it loads, then the heavy imports."
+def _started(argv, parse, table:dict):
+    "`parse(argv)` of a command that loads PyTorch: the thread variables checked before it loads, then the heavy imports; its options put in `run_cli`'s `table`."
     for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
-    heavy_imports(); return parse(argv)
+    heavy_imports(); return parse(argv, table=table)
 
 def _decoder(a, c) -> tuple:
     "(model, tokenizer, task, `Decoding`, `DecodeOptions`) of the opened `Checkpoint` `c`: each built and checked once, here, and passed down whole."
@@ -203,11 +203,11 @@ def _translate_parser() -> CliParser:
     return p
 
 # %% ../nbs/A19_cli.ipynb #c4a32194
-def _parse_translate(argv:list):
-    "tnb-translate's arguments; sentences may come after the options, and everything after '--' is positional."
-    if '--' not in argv: return _translate_parser().parse_intermixed_args(argv)
+def _parse_translate(argv:list, table:dict|None=None):
+    "tnb-translate's arguments (its options put in the command's `table`); sentences may come after the options, and everything after '--' is positional."
+    if '--' not in argv: return _translate_parser().parse_intermixed_args(argv, table=table)
     i = argv.index('--'); rest = argv[i + 1:]         # argparse's intermixed parsing cannot take '--': stand-ins that
-    a = _translate_parser().parse_intermixed_args(argv[:i] + [f'\0{k}' for k in range(len(rest))])   # no argument holds (NUL)
+    a = _translate_parser().parse_intermixed_args(argv[:i] + [f'\0{k}' for k in range(len(rest))], table=table)   # no argument holds (NUL)
     back = lambda s: rest[int(s[1:])] if s.startswith('\0') else s
     a.checkpoint, a.sentences = back(a.checkpoint), [back(s) for s in a.sentences]
     return a
@@ -220,19 +220,19 @@ def _translate_export(a):
         if k in a.given and a.given[k] not in (None, 'auto'):
             raise SettingError(f"{{{k}}} is for checkpoints; {a.checkpoint} is a CTranslate2 export, which decodes with CTranslate2's own "
                                f"search in the type it was exported in (tnb-export --quantization): drop it", **{k: a.given[k]})
-    from transformer_nb.machine import limit_threads
-    from transformer_nb.decoding import PAPER_DECODING
+    from transformer_nb.machine import limit_threads; from transformer_nb.checks import settings
+    from transformer_nb.decoding import PAPER_DECODING; from transformer_nb.options import DecodeOptions
     from transformer_nb.export import translate_export
     d = PAPER_DECODING.but(a.beam, a.alpha)                        # the paper's decoding (§6.1), with what was given
-    try: translate_export(a.checkpoint, a.sentences, a.input, a.output, d.beam, d.alpha, a.max_tokens,
-                          limit_threads(a.threads), a.device or 'cpu', lambda m: note(f"{a.prog}: {m}"))
+    o = DecodeOptions(**{s.name: getattr(a, s.name) for s in settings(DecodeOptions)}).but(threads=limit_threads(a.threads))
+    try: translate_export(a.checkpoint, a.sentences, a.input, a.output, d, o, lambda m: note(f"{a.prog}: {m}"))
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
 
 # %% ../nbs/A19_cli.ipynb #c3c5792c
-def _translate(argv):
-    a = _started(argv, _parse_translate)
+def _translate(argv, table):
+    a = _started(argv, _parse_translate, table)
     if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'
-    if a.sentences and a.input: _fail(settings_line("give sentences as arguments or with {input}, not both", input=a.input))
+    if a.sentences and a.input: _fail(settings_line("give sentences as arguments or with {input}, not both", a.table, input=a.input))
     if a.output: check_output(a.output, '-o')
     if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_export(a)    # a folder tnb-export wrote
     if (Path(a.checkpoint) / 'decoder.onnx').is_file(): _fail(f"{a.checkpoint} is an ONNX export (tnb-export --format onnx), made for the site's live translator: translate with it in Node (node nbs/live/translate.mjs DIR 'sentence') or in Python (transformer_nb.export.onnx_translate); tnb-translate reads checkpoints and CTranslate2 exports")
@@ -272,8 +272,8 @@ def _evaluate_parser() -> CliParser:
     return p
 
 # %% ../nbs/A19_cli.ipynb #651af16c
-def _evaluate(argv):
-    a = _started(argv, _evaluate_parser().parse_args)
+def _evaluate(argv, table):
+    a = _started(argv, _evaluate_parser().parse_args, table)
     from transformer_nb.checks import SettingError
     if bool(a.src) != bool(a.ref): raise SettingError("give both {src} and {ref}", src=a.src or 'FILE', ref=a.ref or 'FILE')
     split = [k for k in ('dataset', 'split', 'src_lang', 'tgt_lang', 'data_dir') if getattr(a, k)]
@@ -291,9 +291,9 @@ def _evaluate(argv):
     from transformer_nb.fast_decoding import check_source_lengths
     pairs, sources, scored, test_name = workflow.test_set(c, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), o.max_src_len)
-    with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens)):
-        scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, o.max_tokens, *((sources, scored) if a.hyp_out else (None, None)),
-                                                   precision=o.precision, lang=c.meta.get('tgt_lang'))
+    with out_of_memory("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens):
+        scores, hyps, lines = workflow.score_test_set(task, model, tok, pairs, d, o, *((sources, scored) if a.hyp_out else (None, None)),
+                                                   lang=c.meta.get('tgt_lang'))
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
         rec, replaced = workflow.record_evaluation(a.record, task, c, c.path, model, scores, pairs, hyps, test_name, d,
@@ -312,8 +312,8 @@ def _average_parser() -> CliParser:
     field_options(p, Command)
     return p
 
-def _average(argv):
-    heavy_imports(); a = _average_parser().parse_args(argv)
+def _average(argv, table):
+    heavy_imports(); a = _average_parser().parse_args(argv, table=table)
     check_output(a.output, '-o')
     from transformer_nb.checkpoints import average_run, check_replace
     check_replace(a.output, a.overwrite)                              # a file there: a checkpoint, with --overwrite only
@@ -346,10 +346,10 @@ def _export_parser() -> CliParser:
     field_options(p, Command)
     return p
 
-def _export(argv):
+def _export(argv, table):
     from transformer_nb.checks import settings
     from transformer_nb.export import ExportOptions
-    a = _export_parser().parse_args(argv)
+    a = _export_parser().parse_args(argv, table=table)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
     heavy_imports()
     from transformer_nb.export import export                      # A18_export: opened once, the other format's options refused

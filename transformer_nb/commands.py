@@ -10,7 +10,7 @@ __all__ = ['NONE', 'NoneGiven', 'CliParser', 'env_int', 'check_thread_env', 'loa
 # %% ../nbs/A17_commands.ipynb #33dbea63
 import argparse, dataclasses, os, re
 from .safeguards import UserError
-from .process import out_of_memory, note, name_options, plain
+from .process import out_of_memory, note, plain
 
 # %% ../nbs/A17_commands.ipynb #3e06ed91
 class NoneGiven:
@@ -21,19 +21,19 @@ NONE = NoneGiven()
 class CliParser(argparse.ArgumentParser):
     "An `ArgumentParser` whose declared options are checked by their declarations once parsed, whose options name the settings in every refusal, and whose errors are `UserError`s (one line through `run_cli`)."
     def error(self, message): raise UserError(f"{message} (see {self.prog} --help)")
-    def parse_args(self, args=None, namespace=None): return self._checked(super().parse_args(args, namespace))
-    def parse_intermixed_args(self, args=None, namespace=None): return self._checked(super().parse_intermixed_args(args, namespace))
+    def parse_args(self, args=None, namespace=None, table=None): return self._checked(super().parse_args(args, namespace), table)
+    def parse_intermixed_args(self, args=None, namespace=None, table=None): return self._checked(super().parse_intermixed_args(args, namespace), table)
 
     def options(self) -> dict:
-        "This parser's table: each setting's name (its destination) -> (its option, how it takes a value), for `name_options`."
+        "This parser's table: each setting's name (its destination) -> (its option, how it takes a value), for `said` and `settings_line`."
         bool_ = lambda a: isinstance(a, argparse.BooleanOptionalAction)       # said '--x' or '--no-x' by its value
         how = lambda a: 'bool' if bool_(a) else 'flag' if a.nargs == 0 else 'value'
         opt = lambda a: a.option_strings[0] if bool_(a) else max(a.option_strings, key=len)   # '--input', not '-i'
         return {a.dest: (opt(a), how(a)) if a.option_strings else ('', '') for a in self._actions if not isinstance(a, argparse._HelpAction)}
 
-    def _checked(self, a):
-        "The parsed `a`, its declared options checked, `none` read as None; `a.given` holds the declared settings given explicitly."
-        name_options(self.options())                                  # from here on, a refusal names the option
+    def _checked(self, a, table:dict|None=None):
+        "The parsed `a`, its declared options checked, `none` read as None; `a.given` holds the declared settings given explicitly, `a.table` the `options` (put in the command's `table`, `run_cli`'s)."
+        a.table = {} if table is None else table; a.table.update(self.options())   # made once, before any check: a refusal names the option
         from transformer_nb.checks import check_value
         a.given = {}
         for act in self._actions:

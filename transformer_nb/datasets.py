@@ -23,7 +23,7 @@ import numpy as np
 from tqdm.auto import tqdm
 from .safeguards import decode_lines
 from .checks import Range, Seed, SettingError, check_value
-from .process import settings_line
+from .process import in_settings
 
 # %% ../nbs/A02_datasets.ipynb #86d2722a
 SPLITS = ('train', 'valid', 'test')
@@ -385,8 +385,8 @@ def _multi30k_files(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None
                 f"Download them from {_MULTI30K_URL}<file>" + ("" if local else ", or allow download=True"))
         try: download_file(_MULTI30K_URL + n, p, _MULTI30K_SHA256[n], fetch=fetch)
         except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
-            raise OSError(settings_line(f"could not download {_MULTI30K_URL + n} ({e}). Without internet, give {{data_dir}}, a "
-                                        f"folder holding {', '.join(wanted)}", data_dir='FOLDER')) from e
+            raise in_settings(OSError, f"could not download {_MULTI30K_URL + n} ({e}). Without internet, give {{data_dir}}, a "
+                                       f"folder holding {', '.join(wanted)}", data_dir='FOLDER') from e
     return {sp: (folder/s, folder/t) for sp, (s, t) in names.items()}
 
 def multi30k(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None=None, cache_dir:str|Path|None=None,
@@ -447,15 +447,15 @@ def _files(src_lang, tgt_lang, data_dir, train=None, valid=None, test=None) -> P
     folder = Path(data_dir).expanduser() if data_dir is not None else None
     paths = {'train': train, 'valid': valid, 'test': test}
     if folder is not None and not folder.is_dir():
-        raise FileNotFoundError(settings_line("{data_dir} is not a folder", data_dir=str(data_dir)))   # a command's user: --data-dir DIR
+        raise in_settings(FileNotFoundError, "{data_dir} is not a folder", data_dir=str(data_dir))   # a command's user: --data-dir DIR
     if paths['train'] is None:
         if folder is None: raise ValueError("load_dataset('files') needs train=(src_path, tgt_path) or a data_dir")
         for sp in SPLITS:
             found = [_find_split(folder, sp, l) for l in (src_lang, tgt_lang)]
             if None in found and (sp == 'train' or found != [None, None]):   # train is required, half a split is an error
-                raise FileNotFoundError(settings_line(f"load_dataset('files') expected {sp}.{src_lang} and {sp}.{tgt_lang} (optionally .gz"
-                                                      f"{'; or val., dev.' if sp == 'valid' else ''}) in {{data_dir}}; found "
-                                                      f"{sorted(p.name for p in folder.glob('*'))}", data_dir=str(data_dir)))
+                raise in_settings(FileNotFoundError, f"load_dataset('files') expected {sp}.{src_lang} and {sp}.{tgt_lang} (optionally .gz"
+                                  f"{'; or val., dev.' if sp == 'valid' else ''}) in {{data_dir}}; found "
+                                  f"{sorted(p.name for p in folder.glob('*'))}", data_dir=str(data_dir))
             paths[sp] = tuple(p.name for p in found) if None not in found else None   # names in `folder`, which `res` joins
     res = lambda p: Path(p).expanduser() if folder is None else folder/Path(p).expanduser()
     splits = {}

@@ -65,9 +65,9 @@ def greedy_decode(model, src:torch.Tensor, max_extra:int=PAPER_DECODING.max_extr
         return out
 
 # %% ../nbs/10_decoding.ipynb #0ba526be
-def length_penalty(n, alpha:float=PAPER_DECODING.alpha):
-    "GNMT's lp(Y) = ((5 + |Y|)/6)^alpha, |Y| = `n` generated tokens, EOS included (an int, a float or a tensor); lp(1) = 1."
-    check_penalty(n, alpha)                                    # (Going deeper)
+def length_penalty(n, alpha:float=PAPER_DECODING.alpha, checked:bool=False):
+    "GNMT's lp(Y) = ((5 + |Y|)/6)^alpha, |Y| = `n` generated tokens, EOS included (an int, a float or a tensor); lp(1) = 1. `checked`: the caller has checked `alpha` once, for a whole search."
+    if not checked: check_penalty(n, alpha)                    # (Going deeper)
     return ((5 + n) / 6) ** alpha
 
 # %% ../nbs/10_decoding.ipynb #4be7ebdf

@@ -43,10 +43,10 @@ def training_flops(hours:float, n_gpus:float, tflops:float) -> float:
 
 # %% ../nbs/11_results.ipynb #e11d0011
 import math, numbers
-from .decoding import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
+from .decoding import Decoding, PAPER_DECODING
 from .checks import check_sentence_list   # A24: a list of sentences, one line naming what is not
 from .fast_decoding import check_translate, translate_checked, run_options   # A10's checks of `translate`
-from .options import DECODE_OPTIONS   # A30: how a `Decoding` runs
+from .options import DecodeOptions, DECODE_OPTIONS   # A30: how a `Decoding` runs
 
 # %% ../nbs/11_results.ipynb #a12c0002
 def check_hyps_refs(hyps, refs) -> tuple[list[str], list[str]]:
@@ -98,14 +98,11 @@ def table2_table(rows:dict=PAPER_TABLE2) -> str:
 # %% ../nbs/11_results.ipynb #9fc49ebf
 def evaluate(model, tokenizer, pairs:list[tuple[str, str]],
              decoding:Decoding=PAPER_DECODING, # how to decode, whole (see `translate`)
-             max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch, padding included
-             device=None, precision:str='auto',
-             *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None, stop:str|None=None, # in place of decoding's
+             options:DecodeOptions=DECODE_OPTIONS, # how it runs, whole: batches, precision, device, threads (A30)
             ) -> tuple[dict, list[str]]:
     "Translate the sources of `pairs` and score against their targets; returns (scores, hypotheses)."
     check_pairs(pairs)                                   # a non-empty list of (source, reference) pairs
-    srcs, d, o = check_translate(model, tokenizer, [s for s, _ in pairs], decoding, DECODE_OPTIONS, beam, alpha, max_extra, stop,
-                                 max_tokens=max_tokens, device=device, precision=precision)   # checked once, here, as declared (A30)
+    srcs, d, o = check_translate(model, tokenizer, [s for s, _ in pairs], decoding, options)   # checked once, here, as declared (A30)
     hyps = translate_checked(model, tokenizer, srcs, d, o.max_tokens, run_options(model, o))
     refs = [t for _, t in pairs]
     scores = corpus_scores(hyps, refs)

@@ -22,13 +22,14 @@ import torch.nn.functional as F
 import transformer_nb
 from .core import BOS_ID, EOS_ID
 from .safeguards import UserError
-from .checks import SettingError, PositiveInt, validate, check_fields, check_value
+from .checks import SettingError, PositiveInt, validate, check_fields
 from .positional import sinusoidal_encoding, pe_frequencies
 from .model import TransformerConfig
 from .datasets import sha256_file
 from .checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
-from .decoding import DECODE_BATCH_TOKENS, PAPER_DECODING, Decoding, length_penalty
-from .fast_decoding import length_batches, check_sentences, topk_log_probs, long_sources, too_long_message, one_line, check_decoding_for
+from .decoding import PAPER_DECODING, Decoding, length_penalty
+from .options import DecodeOptions, DECODE_OPTIONS
+from .fast_decoding import length_batches, check_sentences, topk_log_probs, long_sources, too_long_message, one_line, check_decoding_for, check_options
 
 # %% ../nbs/A18_export.ipynb #91161e2d
 def _ctranslate2():
@@ -278,9 +279,10 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     return tr, Tokenizer.load(d / 'sentencepiece.model'), meta
 
 # %% ../nbs/A18_export.ipynb #63ee5317
-def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=PAPER_DECODING.beam, alpha:float=PAPER_DECODING.alpha,
-                          max_tokens:int=DECODE_BATCH_TOKENS, # source tokens per decoding batch (padding included), as in `translate`
-                          max_extra:int=PAPER_DECODING.max_extra, meta:dict|None=None, # the export metadata (for learned positions' limit)
+def ctranslate2_translate(translator, tokenizer, sentences:list[str],
+                          decoding:Decoding=PAPER_DECODING, # beam, alpha and max_extra, whole, as in `translate` (the stop rule is CTranslate2's own)
+                          options:DecodeOptions=DECODE_OPTIONS, # its `max_tokens`: source tokens per decoding batch, as in `translate` (device and threads: the translator's)
+                          meta:dict|None=None, # the export metadata (for learned positions' limit)
                          ) -> list[str]:
     "Translate `sentences` with an exported model; '' for an empty input, output in input order; a source longer than"
     " the export's position table (EOS included) refused, as `translate` refuses it."
@@ -291,9 +293,11 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=P
     if not isinstance(tokenizer, Tokenizer): raise TypeError(f"tokenizer must be a Tokenizer (load_ctranslate2's second value), got a {type(tokenizer).__name__}")
     if meta is not None and not isinstance(meta, dict): raise TypeError(f"meta must be the export metadata (load_ctranslate2's third value), got a {type(meta).__name__}")
     sentences = check_sentences(sentences)                           # as `translate` checks them
-    Decoding(beam, alpha, max_extra); check_value('max_tokens', max_tokens, PositiveInt)   # as declared: `Decoding`'s fields, `translate`'s batches
     cfg = (meta or {}).get('config')
     cap = TransformerConfig(**cfg).max_positions if cfg else None
+    from types import SimpleNamespace                                # the target vocabulary that a beam must fit
+    shape = SimpleNamespace(cfg=TransformerConfig(**cfg) if cfg else SimpleNamespace(tgt_vocab=tokenizer.vocab_size))
+    d, o = check_decoding_for(shape, decoding), check_options(options)   # whole, each as declared
     _check_tokenizer(tokenizer, meta)
     if cfg and beam > cfg.get('tgt_vocab', beam):                     # as `translate` refuses it (`check_beam_fits`)
         raise SettingError(f"{{beam}} is more than the target vocabulary of {cfg['tgt_vocab']} pieces", beam=beam)
@@ -301,11 +305,11 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str], beam:int=P
         raise ValueError(too_long_message(bad, meta.get('max_positions') or cap, lambda i: f"sentences[{i}]"))
     srcs = {i: tokenizer.encode(s.strip()) for i, s in enumerate(sentences) if s.strip()}
     keys, outs = list(srcs), [''] * len(sentences)
-    for batch in length_batches([len(srcs[k]) + 1 for k in keys], max_tokens):
+    for batch in length_batches([len(srcs[k]) + 1 for k in keys], o.max_tokens):
         idx = [keys[j] for j in batch]
-        limit = max(len(srcs[i]) for i in idx) + 1 + min(max_extra, 4096)   # + 1: the source's EOS; 4,096 extra at most, as `max_output_lengths` caps it
-        res = translator.translate_batch([[tokenizer.sp.id_to_piece(t) for t in srcs[i]] for i in idx], beam_size=beam,
-                                         length_penalty=alpha, max_decoding_length=limit if cap is None else min(limit, cap),
+        limit = max(len(srcs[i]) for i in idx) + 1 + min(d.max_extra, 4096)   # + 1: the source's EOS; 4,096 extra at most, as `max_output_lengths` caps it
+        res = translator.translate_batch([[tokenizer.sp.id_to_piece(t) for t in srcs[i]] for i in idx], beam_size=d.beam,
+                                         length_penalty=d.alpha, max_decoding_length=limit if cap is None else min(limit, cap),
                                          min_decoding_length=0, max_input_length=0)
         for i, r in zip(idx, res): outs[i] = one_line(tokenizer.decode([tokenizer.sp.piece_to_id(p) for p in r.hypotheses[0]]))
     return outs
@@ -698,14 +702,16 @@ def export(checkpoint, # a checkpoint file, a run folder, pretrained:NAME, or an
 def translate_export(model_dir, # a folder written by `export_ctranslate2`
                      sentences:list[str], input:str|None=None, # the sentences, else a file ('-' or None: standard input)
                      output:str|None=None, # the file to write (None: standard output)
-                     beam:int=PAPER_DECODING.beam, alpha:float=PAPER_DECODING.alpha, max_tokens:int|None=None, # the paper's decoding (section 6.1); `ctranslate2_translate`'s batches
-                     threads:int=0, device:str='cpu', say=print, # how the folder used and the input's oddities are said
+                     decoding:Decoding=PAPER_DECODING, # as `ctranslate2_translate` takes it, whole
+                     options:DecodeOptions=DECODE_OPTIONS, # its batches (`max_tokens`), device (None: cpu) and threads (None: CTranslate2's default)
+                     say=print, # how the folder used and the input's oddities are said
                     ):
     "Translate as `tnb-translate` does with an exported folder: one line out per line in, written batch by batch."
     from transformer_nb.textio import sentence_batches
     from transformer_nb.safeguards import check_not_inputs, output_stream
     check_not_inputs({'-o': output}, {'-i': input, 'the export': [q for q in Path(model_dir).iterdir() if q.is_file()]})
-    translator, tok, meta = load_ctranslate2(model_dir, threads=threads, device=device)
+    options = check_options(options)
+    translator, tok, meta = load_ctranslate2(model_dir, threads=options.threads or 0, device=options.device or 'cpu')
     say(f"using {model_dir} (a CTranslate2 export{' of ' + meta['checkpoint'] if meta.get('checkpoint') else ''})")
     with contextlib.ExitStack() as opened:
         batches, name, known = sentence_batches(sentences, input, opened, say)
@@ -717,5 +723,4 @@ def translate_export(model_dir, # a folder written by `export_ctranslate2`
         with output_stream(output) as write:
             for b in batches:                                            # a stream: each batch as it comes
                 b, start = b if known else checked(b, start), start + len(b)
-                write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, beam, alpha, meta=meta,
-                                                                      **({'max_tokens': max_tokens} if max_tokens else {}))))
+                write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, decoding, options, meta)))

@@ -23,11 +23,11 @@ from .machine import autocast, choose_precision, limit_threads
 from .data import pad_ids
 from .decoding import greedy_decode, inference, encode_batch, next_token_logits, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .decoding import check_model, check_src, check_beam_fits, check_penalty   # the decoders' checks (10_decoding, Going deeper)
-from .checks import check_sentence_list, check_value   # A24: a list of sentences, a value as declared
+from .checks import check_sentence_list, check_value, SettingError   # A24: a list of sentences, a value as declared
 from .options import DecodeOptions, DECODE_OPTIONS   # A30: how a `Decoding` runs
 from .safeguards import printable, check_output, check_not_inputs, output_stream
 from .textio import spaced, sentence_batches   # A27: the sentences of a file or a stream, one line out per line in
-from .process import out_of_memory, settings_line
+from .process import out_of_memory, in_settings
 
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0010
 def check_decoding_for(cfg_model, decoding:Decoding, **given) -> Decoding:
@@ -242,9 +242,9 @@ def _add_finished(finished:list, alive:torch.Tensor, new:torch.Tensor, ids):
 
 # %% ../nbs/A10_fast_decoding.ipynb #be9489cc
 def penalties(alpha:float, n:int) -> list[float]:
-    "lp(1), ..., lp(n), each the float `length_penalty` gives: a search's penalties, alpha checked once here, never at a step."
+    "lp(1), ..., lp(n): 10's `length_penalty` of each length, its Python floats; alpha checked once here, before a search, never at a step."
     check_penalty(n, alpha)
-    return [((5 + k) / 6) ** alpha for k in range(1, n + 1)]
+    return [length_penalty(k, alpha, checked=True) for k in range(1, n + 1)]   # 10's one formula
 
 def _expand(scores:torch.Tensor, # (b, r) float64 log-probabilities of the hypotheses
             logits:torch.Tensor, # (b*r, V) their next-token logits
@@ -272,7 +272,7 @@ def _beam_loop(model, memory, src_mask, limits, decoding:Decoding, nbest:int, us
     K, alpha, stop = decoding.beam, decoding.alpha, decoding.stop
     B, dev, V = memory.shape[0], memory.device, model.cfg.tgt_vocab
     lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
-    lps = penalties(alpha, int(limits.max()))              # lp(t + 1) of every step, alpha checked once
+    lps = penalties(alpha, int(limits.max()))              # lp(t + 1) of every step: 10's formula, before the loop, never in it
     finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
     kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)   # (b, nbest) best finished scores
     alive = torch.arange(B, device=dev)                    # sentences still searching
@@ -451,10 +451,11 @@ def check_source_lengths(model, tokenizer, lines:list[str], name, # name(i): how
     if max_src_len is not None: long_sources(tokenizer, [], max_src_len)   # an int >= 2 first, then within the model's reach
     default, most = source_limits(model)
     if max_src_len and max_src_len > most:
-        raise ValueError(settings_line(f"{{max_src_len}} must be <= {most} for this model", max_src_len=max_src_len))
+        raise SettingError(f"{{max_src_len}} must be <= {most} for this model", max_src_len=max_src_len)
     if bad := long_sources(tokenizer, lines, max_src_len or default):
-        hint = settings_line(f", or raise {{max_src_len}} (at most {most:,})", max_src_len=max_src_len or default) if (max_src_len or default) < most else ''
-        raise ValueError(too_long_message([(i + start, n, u) for i, n, u in bad], max_src_len or default, name, f": split it into sentences{hint}"))
+        hint = f", or raise {{max_src_len}} (at most {most:,})" if (max_src_len or default) < most else ''
+        raise in_settings(ValueError, too_long_message([(i + start, n, u) for i, n, u in bad], max_src_len or default, name, f": split it into sentences{hint}"),
+                          max_src_len=max_src_len or default)
 
 # %% ../nbs/A10_fast_decoding.ipynb #dc0a0026
 def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS) and .decode(ids) -> str
@@ -486,7 +487,7 @@ def translate_batches(model, tokenizer, d:Decoding, batches, name, # d: a `Decod
         for i, why in (problems(tokenizer, batch) if problems else ()):
             if named == _NAMED: more += 1; continue
             warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway"); named += 1
-        with out_of_memory(settings_line("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens)):
+        with out_of_memory("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens):
             outs = translate_checked(model, tokenizer, batch, d, o.max_tokens, amp)
         yield outs
         n += len(batch)

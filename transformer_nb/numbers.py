@@ -10,7 +10,7 @@ __all__ = ['number_value', 'exact_by_magnitude', 'number_scores', 'NumbersTask']
 # %% ../nbs/A14_numbers.ipynb #11cc0f0e
 import contextlib, functools
 from .datasets import MAX_NUMBER, MAGNITUDES, magnitude, en_number, de_number, corpus_score
-from .decoding import DECODE_BATCH_TOKENS
+from .options import DECODE_OPTIONS
 from .tasks import Task, Recipe, register_task
 
 # %% ../nbs/A14_numbers.ipynb #c9e3a1f2
@@ -73,8 +73,8 @@ class NumbersTask(Task):
                     spm=dict(normalization_rule_name='nmt_nfkc_cf', byte_fallback=True),
                     train=dict(max_tokens=1000, steps=1050, warmup=300, lr_scale=0.5, cooldown=200, save_every=25, average=5))
 
-    def score(self, model, tok, pairs, decoding=None, max_tokens=DECODE_BATCH_TOKENS, device=None, precision='auto'):
-        scores, hyps = super().score(model, tok, pairs, decoding, max_tokens, device, precision)
+    def score(self, model, tok, pairs, decoding=None, options=DECODE_OPTIONS):
+        scores, hyps = super().score(model, tok, pairs, decoding, options)
         try: scores.update(number_scores(pairs, hyps))       # not the corpus (your own test files): no extras
         except ValueError: pass
         return scores, hyps

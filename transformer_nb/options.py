@@ -10,18 +10,16 @@ __all__ = ['DECODE_OPTIONS', 'DecodeOptions', 'TrainData', 'RunOptions', 'EvalSe
 # %% ../nbs/A30_options.ipynb #a28a0004
 from typing import Annotated, Literal
 from dataclasses import dataclass, replace
-from .checks import Range, PositiveInt, Count, Device, Threads, validate
-from .machine import PrecisionName
+from .checks import Range, PositiveInt, Count, Threads, validate
+from .machine import Runtime
 from .decoding import DECODE_BATCH_TOKENS
 
 # %% ../nbs/A30_options.ipynb #a28a0011
 @dataclass(frozen=True)
-class DecodeOptions:
-    "How a `Decoding` runs: its batches, the longest source it takes, its precision, device and CPU threads (`translate`, the decoding commands)."
+class DecodeOptions(Runtime):
+    "How a `Decoding` runs: its device and precision (`Runtime`'s, which training shares), its batches, the longest source it takes and CPU threads (`translate`, the decoding commands). Its `max_tokens` is not `TrainConfig.max_tokens`: source tokens per decoding batch, not padded tokens a side per training micro-batch, so each keeps its own default."
     max_tokens: PositiveInt = DECODE_BATCH_TOKENS    # source tokens per decoding batch, padding included; fewer use less memory
     max_src_len: Annotated[int, Range(2)]|None = None   # refuse sources longer than this many tokens, EOS included (None: the model's max_len)
-    precision: PrecisionName = 'auto'    # autocast while decoding; auto: bf16 where the GPU or CPU computes it natively, else fp32
-    device: Device|None = None           # where to decode: cpu, cuda, cuda:N, mps, or auto: the best available, CUDA, then MPS, then CPU (None: auto for a command, where the model is for `translate`)
     threads: Threads|None = None         # CPU threads; 0: PyTorch's default, every core (None: TNB_THREADS, else half the cores, for a command; as they are for `translate`)
     def __post_init__(self): validate(self)
 

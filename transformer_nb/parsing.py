@@ -102,8 +102,8 @@ import nltk
 from nltk import PCFG, Nonterminal
 from .datasets import ParallelData, Loader
 from .tasks import Task, Recipe, register_task
-from .decoding import DECODE_BATCH_TOKENS
-from .fast_decoding import translate, check_beam
+from .options import DecodeOptions, DECODE_OPTIONS
+from .fast_decoding import translate
 from .treebank import check_linearizable, check_not_empty
 from .treebank import (read_trees, clean_tree, ptb_files, evalb_counts, prf, PARSE_KEYS, make_parse_record,
                                      check_split_sizes, check_source_lang, check_target_lang, check_aligned, check_references)
@@ -335,20 +335,17 @@ def parse_scores(pairs:list[tuple[str, str]], hyps:list[str]) -> tuple[dict, lis
 
 # %% ../nbs/13_parsing.ipynb #96811146
 def parse_sentences(model, tokenizer, sentences:list[str], decoding:Decoding=PARSE_DECODING,
-                    max_tokens:int=DECODE_BATCH_TOKENS, device=None, precision:str='auto',
-                    *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None) -> list[str]: # in place of decoding's
+                    options:DecodeOptions=DECODE_OPTIONS) -> list[str]: # how to decode and how it runs, each whole (see `translate`)
     "Linearised trees for `sentences`: `translate` with §6.3's beam 21, alpha 0.3 and output length <= input + 300."
-    return translate(model, tokenizer, sentences, decoding, max_tokens=max_tokens, device=device, precision=precision, beam=beam, alpha=alpha, max_extra=max_extra)
+    return translate(model, tokenizer, sentences, decoding, options)
 
 def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], decoding:Decoding=PARSE_DECODING,
-                    max_tokens:int=DECODE_BATCH_TOKENS, device=None, precision:str='auto',
-                    *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None) -> tuple[dict, list[str]]:
+                    options:DecodeOptions=DECODE_OPTIONS) -> tuple[dict, list[str]]:
     "Parse the sentences of `pairs` (sentence, linearised tree) and score them; returns (scores, outputs)."
     check_not_empty(pairs, "evaluate_parser got no (sentence, tree) pairs")
-    d = check_beam(model, decoding, beam=beam, alpha=alpha, max_extra=max_extra)
-    hyps = parse_sentences(model, tokenizer, [s for s, _ in pairs], d, max_tokens, device, precision)
+    hyps = parse_sentences(model, tokenizer, [s for s, _ in pairs], decoding, options)   # `decoding` and `options` checked there, once
     scores, _ = parse_scores(pairs, hyps)
-    scores.update(beam=d.beam, alpha=d.alpha, max_extra=d.max_extra)
+    scores.update(beam=decoding.beam, alpha=decoding.alpha, max_extra=decoding.max_extra)
     return scores, hyps
 
 # %% ../nbs/13_parsing.ipynb #9fd370e6
@@ -361,8 +358,8 @@ class ParsingTask(Task):
     decoding, record_kind, record_keys = PARSE_DECODING, 'parsing', PARSE_KEYS   # records beside translation ones (A11_records)
     loaders = {'parsing': Loader(_parsing, generated=True)}                        # load_dataset('parsing', ...)
 
-    def score(self, model, tok, pairs, decoding=None, max_tokens=DECODE_BATCH_TOKENS, device=None, precision='auto'):
-        return evaluate_parser(model, tok, pairs, self.check_decoding(decoding or self.decoding), max_tokens, device, precision)
+    def score(self, model, tok, pairs, decoding=None, options=DECODE_OPTIONS):
+        return evaluate_parser(model, tok, pairs, self.check_decoding(decoding or self.decoding), options)
     def headline(self, sc, refs):
         return (f"bracket F1 {sc['f1']:.2f} (precision {sc['precision']:.2f}, recall {sc['recall']:.2f}), exact match "
                 f"{sc['exact_match']:.1f}%, malformed {sc['malformed']}, failed {sc['failed']}")

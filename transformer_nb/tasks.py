@@ -17,7 +17,8 @@ from .core import UNK_ID
 from .model import PRESETS, TransformerConfig
 from .checkpoints import Checkpoint
 from .datasets import ParallelData, load_dataset, DATASETS, VocabSize
-from .decoding import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
+from .decoding import Decoding, PAPER_DECODING
+from .options import DecodeOptions, DECODE_OPTIONS
 from .records import make_record, RESULT_KEYS, register_record_kind
 
 
@@ -116,11 +117,10 @@ class Task(Reports):
         "The corpus `dataset` (see `load_dataset`)."
         return load_dataset(dataset, src_lang, tgt_lang, data_dir, **kwargs)
 
-    def score(self, model, tok, pairs:list, decoding:Decoding=None, max_tokens:int=DECODE_BATCH_TOKENS, device=None,
-              precision:str='auto') -> tuple[dict, list]:
-        "(scores, hypotheses) of `model` on the (source, reference) `pairs`, decoded with `decoding` (default: the task's) in `precision` (see `translate`)."
+    def score(self, model, tok, pairs:list, decoding:Decoding|None=None, options:DecodeOptions=DECODE_OPTIONS) -> tuple[dict, list]:
+        "(scores, hypotheses) of `model` on the (source, reference) `pairs`, decoded with `decoding` (default: the task's), run as `options` say (see `translate`)."
         from transformer_nb.evaluation import evaluate              # loaded by scoring, not by a decoder that loads its task
-        return evaluate(model, tok, pairs, self.check_decoding(decoding or self.decoding), max_tokens, device, precision)
+        return evaluate(model, tok, pairs, self.check_decoding(decoding or self.decoding), options)
 
     @classmethod
     def check_decoding(cls, d:Decoding) -> Decoding:

@@ -19,8 +19,8 @@ import torch.nn as nn
 from tqdm import tqdm
 from fastcore.basics import patch
 from .core import get_device
-from .checks import PositiveInt, Count, PositiveFloat, Probability, Seed, Device, SettingError, validate
-from .machine import autocast, choose_precision, Computed, PrecisionName
+from .checks import PositiveInt, Count, PositiveFloat, Probability, Seed, SettingError, validate
+from .machine import autocast, choose_precision, Computed, Runtime
 from .model import Transformer
 from .datasets import MaxLen
 from .data import TokenBatchSampler, collate
@@ -32,9 +32,9 @@ from .runs import RunFolder, checkpoint_name
 from .distributed import init_distributed, all_reduce_sum
 
 # %% ../nbs/A09_trainer.ipynb #40b5a59c
-@dataclass
-class TrainConfig:
-    "How to train: batching, schedule, loss, precision, checkpoints. (The model's own sizes are `TransformerConfig`.)"
+@dataclass(frozen=True)
+class TrainConfig(Runtime):
+    "How to train: batching, schedule, loss, checkpoints; where and in what numbers (`device`, `precision`: `Runtime`'s, which decoding shares). (The model's own sizes are `TransformerConfig`.) Its `max_tokens` is not `DecodeOptions.max_tokens`: padded tokens a side per training micro-batch, not source tokens per decoding batch, so each keeps its own default."
     max_tokens: PositiveInt = 4096       # padded tokens per side (source; target) per micro-batch and process (paper: ~25k each per update)
     accum: PositiveInt = 1               # micro-batches per optimiser update
     tokens_per_update: PositiveInt|None = None   # the update's size in padded tokens a side (§5.1: ~25,000): `accum` becomes as many micro-batches as reach it on the processes torchrun starts (None: `accum` as given)
@@ -47,8 +47,6 @@ class TrainConfig:
     clip: PositiveFloat|None = None      # clip the global gradient norm to this (None: no clipping, as in the paper)
     eps_ls: Probability = 0.1            # label smoothing (§5.4; Table 3 row D)
     max_len: MaxLen|None = 256           # drop training pairs longer than this many tokens, BOS/EOS included (None: keep all)
-    device: Device|None = None           # where to train: cpu, cuda, cuda:N or mps (None: auto, the best available: CUDA, then MPS, then CPU)
-    precision: PrecisionName = 'auto'    # the numbers computed in; auto: bf16 on GPUs and CPUs that compute it natively, else fp32
     compile: bool = False                # torch.compile the model
     save_every: Count = 0                # checkpoint every K updates (0: only at the end)
     save_every_minutes: PositiveFloat|None = None   # also checkpoint after every this many minutes of training (§6.1: 10; None: by updates only)
@@ -61,7 +59,7 @@ class TrainConfig:
     def __post_init__(self):
         validate(self)                                               # every field against its declared type
         if self.cooldown and self.steps is None: raise SettingError("{cooldown} needs {steps}: the update it ends at", cooldown=self.cooldown, steps=None)
-        if self.keep is None: self.keep = max(3, self.average)
+        if self.keep is None: object.__setattr__(self, 'keep', max(3, self.average))   # frozen: set once, here
         if self.keep and self.keep < self.average:
             raise SettingError(f"{{keep}} keeps fewer checkpoints than the {self.average} that {{average}} averages", keep=self.keep, average=self.average)
 

@@ -24,7 +24,7 @@ from .datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .data import Tokenizer, TokenBatchSampler
 from .core import BOS_ID, EOS_ID, UNK_ID
 from .tasks import Task, Recipe, register_task
-from .process import run_cli, note, settings_line
+from .process import run_cli, note, in_settings
 from .commands import CliParser, field_options
 from .cli import Command
 
@@ -516,8 +516,8 @@ def _wmt14(src_lang, tgt_lang, data_dir, **files):
     for sp in SPLITS:
         found = tuple(files[sp]) if files.get(sp) else tuple(_split_file(Path(data_dir), sp, l) for l in (src, tgt))
         if None in found and (sp == 'train' or found != (None, None)):
-            raise FileNotFoundError(settings_line(f"the wmt14 corpus needs {sp}.{src} and {sp}.{tgt} in {{data_dir}}; found "
-                                                  f"{sorted(p.name for p in Path(data_dir).glob('*'))}", data_dir=str(data_dir)))
+            raise in_settings(FileNotFoundError, f"the wmt14 corpus needs {sp}.{src} and {sp}.{tgt} in {{data_dir}}; found "
+                              f"{sorted(p.name for p in Path(data_dir).glob('*'))}", data_dir=str(data_dir))
         if None not in found: paths[sp] = tuple(Path(p).resolve() for p in found)
     small = {sp: read_parallel(*paths[sp]) if sp in paths else [] for sp in ('valid', 'test')}
     return WMT14Data('wmt14', src, tgt, TrainFiles(*paths['train']), small['valid'], small['test'],
@@ -554,8 +554,8 @@ def _data_parser() -> CliParser:
     return p
 
 # %% ../nbs/A28_wmt14.ipynb #8f028ab4
-def _data(argv):
-    a = _data_parser().parse_args(argv)
+def _data(argv, table):
+    a = _data_parser().parse_args(argv, table=table)
     opts = DataOptions(**{f: getattr(a, f) for f in DataOptions.__dataclass_fields__})   # checked once more, as declared
     say = lambda m: note(f"tnb-data: {m}")
     out = fetch_wmt14(opts.pair, opts.dest, opts.base_url, opts.archives, opts.checksums, opts.trust_unverified, opts.retries, say=say)

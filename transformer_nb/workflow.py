@@ -26,7 +26,8 @@ from .data import Tokenizer, encode_pairs
 from .runs import RunFolder, portable_path, portable_command
 from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
 from .trainer import Trainer, TrainConfig, resume_config, trainer_setup, batch_sampler, run_updates
-from .decoding import Decoding, DECODE_BATCH_TOKENS
+from .decoding import Decoding
+from .options import DecodeOptions, DECODE_OPTIONS
 from .fast_decoding import translate
 from .significance import paper_bleu
 from .records import add_result, check_results_file
@@ -375,7 +376,7 @@ def test_report(trainer:Trainer, data:ParallelData, decoding:Decoding|None=None,
     which = (f"{Path(trainer.averaged).name}, the average of the run's newest checkpoints" if trainer.averaged else
              f"the model at update {trainer.step}, the last checkpoint")     # say which: a run may end without its average
     test, d = data.test[:limit], decoding or task.decoding
-    scores, hyps = task.score(model, trainer.tokenizer, test, d, precision=trainer.precision)   # as the run trained
+    scores, hyps = task.score(model, trainer.tokenizer, test, d, DecodeOptions(precision=trainer.precision))   # as the run trained
     refs = [r for _, r in test]
     lines = [f"test ({scores['n_sentences']} sentences, beam {d.beam}; {which}): {task.headline(scores, refs)}",
              *task.details(scores)]
@@ -387,13 +388,13 @@ def test_report(trainer:Trainer, data:ParallelData, decoding:Decoding|None=None,
     return scores, lines
 
 # %% ../nbs/A16_workflow.ipynb #d798384a
-def run_summary(trainer:Trainer, seconds:float, max_time:float|None=None) -> list[str]:
-    "The lines that say how a run ended: its updates, time and last validation (and the time limit, if it stopped there)."
+def run_summary(trainer:Trainer, seconds:float, max_time:float|None=None, table:dict|None=None) -> list[str]:
+    "The lines that say how a run ended: its updates, time and last validation (and the time limit, if it stopped there, said as the option of a command's `table`)."
     _check_trainer(trainer)
     for name, x in (('seconds', seconds), ('max_time', max_time)):
         if (x is not None or name == 'seconds') and (isinstance(x, bool) or not isinstance(x, (int, float))): raise TypeError(f"{name}={x!r:.60} must be a number")
     v = trainer.history['valid'][-1] if trainer.history['valid'] else None
-    return ([settings_line(f"stopped at the time limit of {max_time:g} minutes ({{max_time}})", max_time=max_time)] if trainer.timed_out else []) + [
+    return ([settings_line(f"stopped at the time limit of {max_time:g} minutes ({{max_time}})", table, max_time=max_time)] if trainer.timed_out else []) + [
         f"trained {trainer.step} updates in {seconds:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f} at update {v['step']}" if v else '')]
 
 def closing_lines(trainer:Trainer, data:ParallelData, decoding:Decoding|None=None, limit:int|None=None,
@@ -464,18 +465,17 @@ def decoding_label(d:Decoding) -> str:
     _check_decoding(d, 'd')
     return 'greedy' if d.beam == 1 else f"beam {d.beam}, alpha {d.alpha}{', early stop' if d.stop == 'early' else ''}"
 
-def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, max_tokens:int=DECODE_BATCH_TOKENS,
+def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, options:DecodeOptions=DECODE_OPTIONS, # how it runs, whole (see `translate`)
                    sources:list|None=None, scored:list|None=None, # every source line, and which of them `pairs` holds
-                   precision:str='auto', # autocast while decoding (see `translate`)
                    lang:str|None=None, # the target language of a translation task: adds the paper's tokenized BLEU ([A12](A12_significance.ipynb))
                   ) -> tuple[dict, list, list]:
     "(scores, hypotheses of `pairs`, a hypothesis for every line of `sources`: the unscored ones translated too)."
     task = get_task(task)                                         # the decoding: checked by `task.score`, once
-    scores, hyps = task.score(model, tok, pairs, decoding, max_tokens, precision=precision)
+    scores, hyps = task.score(model, tok, pairs, decoding, options)
     if lang and task.languages and 'bleu' in scores: scores |= paper_bleu(hyps, [t for _, t in pairs], lang)
     rest = sorted(set(range(len(sources))) - set(scored)) if sources is not None else []
     if not rest: return scores, hyps, list(hyps)
-    more = translate(model, tok, [sources[i] for i in rest], decoding, max_tokens=max_tokens, precision=precision)
+    more = translate(model, tok, [sources[i] for i in rest], decoding, options)
     every = dict(zip(scored, hyps)) | dict(zip(rest, more))
     return scores, hyps, [every[i] for i in range(len(sources))]
 
