@@ -9,7 +9,7 @@ from transformer_nb.checks import SettingError
 from transformer_nb.safeguards import read_text_lines
 from transformer_nb.workflow import read_test_files
 from transformer_nb.checkpoints import resolve_checkpoint
-from transformer_nb.decoding import max_output_lengths
+from transformer_nb.decoding import Decoding, max_output_lengths
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.cli import translate_main, evaluate_main, average_main
 
@@ -73,12 +73,12 @@ def test_a_ctranslate2_export_refuses_as_a_checkpoint_does(numbers_ct2):
     from transformer_nb.export import load_ctranslate2, ctranslate2_translate
     tr, tk, meta = load_ctranslate2(numbers_ct2)
     V = meta['config']['tgt_vocab']
-    with pytest.raises(SettingError) as e: ctranslate2_translate(tr, tk, ['seven'], beam=V + 1, meta=meta)
+    with pytest.raises(SettingError) as e: ctranslate2_translate(tr, tk, ['seven'], Decoding(beam=V + 1), meta=meta)
     assert str(e.value) == f"beam={V + 1} is more than the target vocabulary of {V} pieces"
     for model in (numbers_ct2, 'pretrained:numbers'):                                # the same words on both paths
         out, err, code = run(translate_main, [model, 'seven', '--beam', V + 1, '--threads', '1'])
         assert code == 2 and not out and error_line(err, 'tnb-translate') == f"--beam {V + 1} is more than the target vocabulary of {V} pieces", err
-    assert ctranslate2_translate(tr, tk, ['seven'], max_extra=10**20, meta=meta) == ['sieben']   # capped as `max_output_lengths` caps it
+    assert ctranslate2_translate(tr, tk, ['seven'], Decoding(max_extra=10**20), meta=meta) == ['sieben']   # capped as `max_output_lengths` caps it
     import ctranslate2
     if ctranslate2.get_cuda_device_count() == 0:
         with pytest.raises(SettingError) as e: load_ctranslate2(numbers_ct2, device='cuda')

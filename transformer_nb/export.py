@@ -299,8 +299,8 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str],
     shape = SimpleNamespace(cfg=TransformerConfig(**cfg) if cfg else SimpleNamespace(tgt_vocab=tokenizer.vocab_size))
     d, o = check_decoding_for(shape, decoding), check_options(options)   # whole, each as declared
     _check_tokenizer(tokenizer, meta)
-    if cfg and beam > cfg.get('tgt_vocab', beam):                     # as `translate` refuses it (`check_beam_fits`)
-        raise SettingError(f"{{beam}} is more than the target vocabulary of {cfg['tgt_vocab']} pieces", beam=beam)
+    if cfg and d.beam > cfg['tgt_vocab']:                     # as `translate` refuses it (`check_beam_fits`)
+        raise SettingError(f"{{beam}} is more than the target vocabulary of {cfg['tgt_vocab']} pieces", beam=d.beam)
     if meta and (bad := long_sources(tokenizer, sentences, meta.get('max_positions') or cap)):   # before any decoding, as `translate` refuses them
         raise ValueError(too_long_message(bad, meta.get('max_positions') or cap, lambda i: f"sentences[{i}]"))
     srcs = {i: tokenizer.encode(s.strip()) for i, s in enumerate(sentences) if s.strip()}
