@@ -228,15 +228,20 @@ def encode_batch(model, src:torch.Tensor, max_extra:int=PAPER_DECODING.max_extra
 import inspect
 from fastcore.basics import patch
 
+@patch
+def __post_init__(self:Decoding):
+    "Each field as declared, or one line naming it (A24_checks), and the rule tying `stop` to `beam`."
+    validate(self)
+    if self.stop == 'early' and self.beam == 1:
+        raise SettingError("{stop} is a rule of beam search, and {beam} is greedy decoding: give one or the other", stop=self.stop, beam=self.beam)
+
 _decoding_init = Decoding.__init__
 
 @patch
 def __init__(self:Decoding, *args, **kwargs):
-    "The main line's constructor, then each field as declared, or one line naming it (A24_checks), and the rule tying `stop` to `beam`."
+    "The main line's constructor, then the checks of `__post_init__` (the main line's dataclass was built without one)."
     _decoding_init(self, *args, **kwargs)
-    validate(self)
-    if self.stop == 'early' and self.beam == 1:
-        raise SettingError("{stop} is a rule of beam search, and {beam} is greedy decoding: give one or the other", stop=self.stop, beam=self.beam)
+    self.__post_init__()
 
 Decoding.__init__.__signature__ = inspect.signature(_decoding_init)     # help() shows the fields
 
