@@ -122,57 +122,11 @@ def engineering_lines(cs:list) -> list[str]:
 ALLOWED = {}
 # Still to move under Going deeper (notebook -> lines); only shrinks.
 TO_MOVE = {
-    '08_data': [
-        'from transformer_nb.datasets import (ParallelData, sentencepiece_model, training_sentences, training_named, check_encode_args,',
-        'check_decode_input, check_decode_ids, check_encode_pairs, sentences_named, check_sampler, check_examples, pairs_named)   # A02',
-        'check_encode_args(text, num_threads)                                 # A02_datasets',
-        'check_decode_input(ids)',
-        'check_decode_ids(ids, self.vocab_size)                                # whole numbers in the vocabulary, up to EOS',
-        'check_encode_pairs(tok, pairs, max_len, Tokenizer)                  # A02_datasets',
-        'shuffle:bool=True, seed:int=0, rank:int=0, world_size:int=1): # rank of world_size: DDP (Going deeper)',
-        'self.src_lens, self.tgt_lens = np.asarray(src_lens, dtype=np.int64), np.asarray(tgt_lens, dtype=np.int64)',
-        'check_sampler(self.src_lens, self.tgt_lens, max_tokens, rank, world_size, seed)   # A02_datasets',
-        'self.max_tokens, self.shuffle, self.seed, self.rank, self.world_size = int(max_tokens), shuffle, seed, rank, world_size',
-        'self.epoch, self._cache = 0, None',
-        'if not (self._cache and self._cache[0] == epoch):',
-        'batches = balance_ranks(self._pack(rng), self.world_size, len(self.src_lens), self.max_tokens)   # DDP: Going deeper',
-        'self._cache = (epoch, [batches[k] for k in rng.permutation(len(batches))] if self.shuffle else batches)',
-        'return self._cache[1]',
-        "def batches(self, epoch:int|None=None) -> list[list[int]]: return self.all_batches(epoch)[self.rank::self.world_size]   # this rank's",
-        'check_examples(examples)',
-    ],
-    '10_decoding': [
-        'from transformer_nb.checks import PositiveInt, Count, Range, SettingError, validate, check_value',
-        'validate(self)                             # each field as declared, or one line naming it (A24_checks)',
-        'raise SettingError("{stop} is a rule of beam search, and {beam} is greedy decoding: give one or the other", stop=self.stop, beam=self.beam)',
-        'def greedy_decode(model, src:torch.Tensor, max_extra:int=PAPER_DECODING.max_extra, use_cache:bool=True, cache=None) -> list[list[int]]:',
-        'src = check_src(model, src); check_max_extra(max_extra); check_cache(cache)   # the checks (Going deeper)',
-        'out, alive = [None] * len(src), torch.arange(len(src), device=src.device)   # results; sentences still decoding',
-        'ys = torch.full((len(src), 1), BOS_ID, device=src.device)             # (b, t) prefixes of the alive sentences',
-        'cache = start_cache(model, use_cache, cache)                           # the key/value cache (Going deeper)',
-        'nxt = cache.argmax(next_token_logits(model, cache.step(model, memory, src_mask, ys[:, -1:])))   # (b,) the newest token in',
-        'cache.select(keep)                                                       # the cache keeps their rows',
-        'check_penalty(n, alpha)                                    # (Going deeper)',
-        'max_extra:int=PAPER_DECODING.max_extra, use_cache:bool=True, trace:list|None=None) -> list:',
-        'Decoding(beam, alpha, max_extra); src = check_src(model, src); check_beam_fits(model, beam)   # the checks (Going deeper)',
-        '(B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab',
-        'finished, alive, r = [[] for _ in range(B)], torch.arange(B, device=dev), 1   # r hypotheses per sentence: 1, then K',
-        'ys = torch.full((B, 1), BOS_ID, device=dev)                           # (b*r, t) the hypotheses of the alive sentences',
-        'scores = torch.zeros(B, 1, dtype=torch.float64, device=dev)           # (b, r) their log-probabilities',
-        'cache = start_cache(model, use_cache)                                 # the key/value cache (Going deeper)',
-        'logits = cache.step(model, memory, src_mask, ys[:, -1:])          # (b*r, V): the newest token in',
-        "rows = (torch.arange(b, device=dev)[:, None] * r + origin.gather(1, go)).flatten()   # (b*K,) their parents' rows",
-        'cache.select(rows)',
-    ],
 }
 
 # Names still used ahead of their definition (notebook -> names); only shrinks. Figure helpers (`plot_*`, `draw_model`)
 # and input checks are written under Going deeper and imported at the top; they are to move into the main line or out of it.
 KNOWN_FORWARD = {
-    '08_data': {'_padded', 'balance_ranks', 'drop_long', 'plot_bpe_merges', 'plot_padding'},
-    '10_decoding': {'CharTokenizer', 'check_beam_fits', 'check_cache', 'check_max_extra', 'check_penalty',
-        'check_src', 'encode_batch', 'full_precision', 'inference', 'log_probs', 'plot_averaging', 'plot_beam',
-        'start_cache', 'train_snapshots'},
 }
 
 # ---------------------------------------------------------------- each measure, shown failing

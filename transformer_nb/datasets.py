@@ -12,7 +12,7 @@ __all__ = ['SPLITS', 'MAX_NUMBER', 'MAGNITUDES', 'MULTI30K_FETCH', 'DATASETS', '
            'check_file_to_write', 'writing_named', 'check_file_to_read', 'check_encode_args', 'check_decode_input',
            'check_decode_ids', 'check_encode_pairs', 'sentences_named', 'check_kept', 'check_sampler',
            'check_splittable', 'check_batches', 'check_id_lists', 'check_examples', 'check_pad_int', 'rows_named',
-           'pairs_named']
+           'pairs_named', 'CharTokenizer']
 
 # %% ../nbs/A02_datasets.ipynb #12dd4b6c
 import contextlib, functools, inspect, gzip, hashlib, json, logging, os, random, tempfile, urllib.error, urllib.request, warnings
@@ -663,3 +663,11 @@ def pairs_named(examples):
     except (TypeError, ValueError):
         i = next(i for i, e in enumerate(examples) if not (isinstance(e, (tuple, list)) and len(e) == 2))
         raise TypeError(f"examples[{i}] is not a (src_ids, tgt_ids) pair: {examples[i]!r:.60}") from None
+
+# %% ../nbs/A02_datasets.ipynb #a02e0041
+class CharTokenizer:
+    "Letters -> ids 4.. (0-3 are PAD, UNK, BOS, EOS); unknown characters -> UNK (1): the toy tokenizer of the decoders' tests."
+    def __init__(self, chars:str): self.chars, self.vocab_size = chars, 4 + len(chars)
+    def encode(self, s:str) -> list[int]: return [4 + self.chars.index(c) if c in self.chars else 1 for c in s]
+    def decode(self, ids) -> str: return ''.join(self.chars[i - 4] for i in ids if i >= 4)
+

@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a09_trainer.html.md"""
 # %% auto #0
 __all__ = ['TrainConfig', 'update_size', 'SettingChanged', 'resume_config', 'Precision', 'Parallel', 'trainer_setup',
            'batch_sampler', 'run_updates', 'Trainer', 'TrainingDiverged', 'CheckpointWriteError', 'plot_history',
-           'say_precision']
+           'say_precision', 'train_snapshots']
 
 # %% ../nbs/A09_trainer.ipynb #a7be368a
 import math, os, time, uuid, contextlib, functools
@@ -524,3 +524,18 @@ def say_precision(prog:str): # how the command names itself, e.g. 'tnb-train'
         import sys
         said.append(True); tqdm.write(f"{prog}: precision {tr.precision_reason}", file=sys.stderr)   # beside the progress bar
     return callback
+
+# %% ../nbs/A09_trainer.ipynb #a09snap2
+import copy
+
+def train_snapshots(model, next_batch, steps:int=250, every:int=5, keep:int=10, lr:float=1e-2) -> tuple:
+    "Train `model` with Adam at a constant `lr`, a batch `next_batch()` = (src, tgt) a step, on 09's loss without smoothing; the model (eval mode) and its last `keep` snapshots, `every` steps apart."
+    from transformer_nb.training import seq2seq_loss
+    opt = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9)
+    snapshots = []
+    for step in range(1, steps + 1):
+        loss, _, n = seq2seq_loss(model, *next_batch(), eps=0.0)      # summed NLL of n target tokens
+        opt.zero_grad(); (loss / n).backward(); opt.step()
+        if step % every == 0 and step > steps - every * keep: snapshots.append(copy.deepcopy(model).state_dict())
+    return model.eval(), snapshots
+
