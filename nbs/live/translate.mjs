@@ -14,6 +14,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-web';
 import { Translator, MAX_CHARS } from './translator.mjs';
+import { modelFiles } from './files.mjs';
 
 const USAGE = "usage: node nbs/live/translate.mjs MODEL_DIR [--beam N] [--alpha A] [--json] [--trace] 'sentence' ... (or sentences on stdin, one sentence a line)";
 const fail = (msg, code = 2) => { console.error(`translate.mjs: ${msg}`); process.exit(code); };
@@ -103,7 +104,7 @@ const pyType = x => x === null ? 'NoneType' : Array.isArray(x) ? 'list' : typeof
 if (config === null || typeof config !== 'object' || Array.isArray(config))
   fail(`${join(dir, 'config.json')} holds a JSON ${pyType(config)}, not the object an export writes: export the folder again`);
 if (config.format !== 'transformer_nb-onnx') fail(`${join(dir, 'config.json')} is not the config of a transformer_nb ONNX export`);
-for (const f of Object.keys(config.files || {})) if (!there(f)) fail(`${join(dir, f)} is missing: config.json lists it; export the folder again`);
+for (const f of modelFiles(config)) if (!there(f)) fail(`${join(dir, f)} is missing: config.json lists it; export the folder again`);   // the files it reads (files.mjs)
 try {
   const gz = Object.fromEntries(readdirSync(dir).filter(f => f.endsWith('.gz')).map(f => [f.slice(0, -3), statSync(join(dir, f)).size]));
   tr = await Translator.load(ort, null, { read: async name => new Uint8Array(readFileSync(join(dir, name))), gz, config });
