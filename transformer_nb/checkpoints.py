@@ -623,7 +623,7 @@ def _is_average(c:Checkpoint) -> bool:
     "True if `c` is an average: an `average.pt`, or a file whose metadata names the checkpoints it averaged."
     return c.path is not None and c.path.name == 'average.pt' or bool(c.meta.get('averaged_from'))
 
-# %% ../nbs/A05_checkpoints.ipynb #a05avg02
+# %% ../nbs/A05_checkpoints.ipynb #a05avgx02
 def _average(paths:list[Path], skip:bool=False, # skip the averages among `paths` (averaged again, they would count their checkpoints twice)
              say=None) -> tuple[dict, list[Path]]:
     "(a checkpoint dict whose weights are the mean of those of `paths`, the paths averaged): each file read once, whole."
@@ -661,6 +661,7 @@ def _average(paths:list[Path], skip:bool=False, # skip the averages among `paths
                    'averaged_steps': [int(s) for s in steps] if None not in steps else None}
     return out, used
 
+# %% ../nbs/A05_checkpoints.ipynb #a05avg02
 def average_checkpoints(paths:list) -> dict:
     "A checkpoint dict whose model parameters are the mean of those of `paths` (checkpoints of one run), each read once."
     return _average(_checkpoint_paths(paths))[0]

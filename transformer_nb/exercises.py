@@ -208,7 +208,7 @@ def check_heads(split_heads, merge_heads) -> str:
     assert torch.allclose(y, ref, atol=1e-9), f"with your heads, nn.MultiheadAttention's output is off by {(y - ref).abs().max():.2g}"
     return "split_heads and merge_heads work inside PyTorch's nn.MultiheadAttention"
 
-# %% ../nbs/A26_exercises.ipynb #a26s0205
+# %% ../nbs/A26_exercises.ipynb #a26s02x05
 _LOOP_HINTS = {'self-attention': "load_from must copy every head's rows of W^Q, W^K, W^V (and their biases) and W^O; "
                                  "concatenate the heads in order, then apply W^O",
                'encoder-decoder attention': "queries come from x, keys and values from mem",
@@ -224,6 +224,7 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
             f"{x.shape[0] * x.shape[1]} rows of h*d_k = {d_model}: concatenate the heads on the last axis, "
             f"torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)") from None
 
+# %% ../nbs/A26_exercises.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False,
                  interleave:bool=False) -> torch.Tensor:
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
@@ -237,6 +238,7 @@ def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, m
     o = s.softmax(dim) @ v                                                    # (B, h, n_q, d_v)
     return m.out_proj(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o))
 
+# %% ../nbs/A26_exercises.ipynb #a26s0205
 def _loaded_rows(loop, m) -> str|None:
     "A sentence if `loop`'s per-head weights are not blocks of d_k rows of `m`'s in_proj.weight (or W^O is not out_proj's)."
     d_model, d_k = m.d_model, m.d_k
@@ -263,7 +265,6 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                 "head 1's d_k features, then head 2's, ...": dict(interleave=True)}
     with torch.no_grad():
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
-
 
 # %% ../nbs/A26_exercises.ipynb #a26s0206
 @report
@@ -463,20 +464,24 @@ def check_relative_bias(RelativeBias) -> str:
     assert (table.grad != 0).all(), "some rows of the table get no gradient: every offset from -K to K should be used"
     return "RelativeBias gives b[h, i, j] = table[clip(j - i, -K, K) + K, h], and every row of its table learns"
 
+# %% ../nbs/A26_exercises.ipynb #a26c06h05
+def _sublayer_built(cls, p_drop:float, g:torch.Generator):
+    "(`cls(8, p_drop)`, its one nn.LayerNorm given a random gain and bias drawn from `g`); a sub-layer without one refused."
+    s = cls(8, p_drop)
+    norms = [m for m in s.modules() if isinstance(m, nn.LayerNorm)]
+    assert len(norms) == 1, f"{cls.__name__} needs one nn.LayerNorm(d_model), found {len(norms)}"
+    assert norms[0].weight is not None and norms[0].bias is not None, \
+        "your nn.LayerNorm has no gain and bias (elementwise_affine=False): the paper's LayerNorm learns them, nn.LayerNorm(d_model)"
+    with torch.no_grad(): norms[0].weight.copy_(1 + torch.randn(8, generator=g)); norms[0].bias.copy_(torch.randn(8, generator=g))
+    return s, norms[0]
+
 # %% ../nbs/A26_exercises.ipynb #a26c0605
 @report
 def check_sublayer(cls) -> str:
     "06_model, write it yourself: `cls(d_model, p_drop)`, forward(x, f) = LayerNorm(x + Dropout(f(x))), against the formula and PyTorch."
     g = torch.Generator().manual_seed(0)
     x = torch.randn(2, 5, 8, generator=g) * 3 + 1                                  # (B, n, d_model), not normalised
-    def built(p_drop):
-        s = cls(8, p_drop)
-        norms = [m for m in s.modules() if isinstance(m, nn.LayerNorm)]
-        assert len(norms) == 1, f"{cls.__name__} needs one nn.LayerNorm(d_model), found {len(norms)}"
-        assert norms[0].weight is not None and norms[0].bias is not None, \
-            "your nn.LayerNorm has no gain and bias (elementwise_affine=False): the paper's LayerNorm learns them, nn.LayerNorm(d_model)"
-        with torch.no_grad(): norms[0].weight.copy_(1 + torch.randn(8, generator=g)); norms[0].bias.copy_(torch.randn(8, generator=g))
-        return s, norms[0]
+    built = functools.partial(_sublayer_built, cls, g=g)
     cls(8, 0.0).eval()(x, lambda t: t)                                              # the stub stops here
     s, ln = built(0.0); s.eval(); y = s(x, lambda t: 2 * t)
     assert isinstance(y, torch.Tensor) and y.shape == x.shape, \
@@ -533,24 +538,28 @@ class _Unscaled(nn.Module):
     def forward(self, t): return self.lut(t)
 
 
+# %% ../nbs/A26_exercises.ipynb #a26c06h15
+def _model_variant(m, norm_first=None, ffn_first=None, **swap):
+    "A copy of `m`, the same weights built another way: its sub-layers pre- or post-LN, the decoder's FFN before its cross-attention (norms `ffn_first`), or modules swapped in."
+    v = copy.deepcopy(m)
+    if ffn_first is not None:                              # the decoder's FFN before its cross-attention, with norms i, j
+        i, j = ffn_first
+        for l in v.decoder:
+            def fwd(x, memory, src_mask, tgt_mask, l=l):
+                x = l.sub[0](x, lambda t: l.self_attn(t, mask=tgt_mask))
+                x = l.sub[i](x, l.ffn)
+                return l.sub[j](x, lambda t: l.cross_attn(t, memory, mask=src_mask))
+            l.forward = fwd
+    if norm_first is not None:
+        for layer in [*v.encoder, *v.decoder]:
+            for sub in layer.sub: sub.norm_first = norm_first
+    for k, mod in swap.items(): setattr(v, k, mod)
+    return v
+
 # %% ../nbs/A26_exercises.ipynb #a26c0615
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
-    def variant(norm_first=None, ffn_first=None, **swap):      # the same weights, built another way
-        v = copy.deepcopy(m)
-        if ffn_first is not None:                              # the decoder's FFN before its cross-attention, with norms i, j
-            i, j = ffn_first
-            for l in v.decoder:
-                def fwd(x, memory, src_mask, tgt_mask, l=l):
-                    x = l.sub[0](x, lambda t: l.self_attn(t, mask=tgt_mask))
-                    x = l.sub[i](x, l.ffn)
-                    return l.sub[j](x, lambda t: l.cross_attn(t, memory, mask=src_mask))
-                l.forward = fwd
-        if norm_first is not None:
-            for layer in [*v.encoder, *v.decoder]:
-                for sub in layer.sub: sub.norm_first = norm_first
-        for k, mod in swap.items(): setattr(v, k, mod)
-        return v
+    variant = functools.partial(_model_variant, m)
     pre, I, g = m.cfg.norm_first, nn.Identity(), _refusing(m)
     ps = torch.tensor([[5, 6, 7, 8, 9, 3], [10, 11, 3, 0, 0, 0]])                  # a probe: source padding,
     pt = torch.tensor([[2, 12, 13, 14, 15, 16], [2, 17, 18, 19, 20, 21]])          # no target padding
@@ -603,6 +612,17 @@ def check_forward(fn) -> str:
             raise AssertionError(f"{name}-LN: my_forward's logits differ from the model's by up to {err:.2g}: {_forward_mistake(fn, m, y, s, t)}")
     return f"{fn.__name__} computes Transformer.forward, post-LN and pre-LN"
 
+# %% ../nbs/A26_exercises.ipynb #a26c06h11
+# The usual slips in counting §6.3's parsing model, each with the settings that make it.
+_PARSING_SLIPS = {"N=6, the base model's depth: §6.3 has 4 layers": dict(N=6), "d_model=512, the base model's: §6.3's is 1024": dict(d_model=512),
+                  "d_ff=4096, the big model's: apart from N and d_model the model is base's, d_ff = 2048": dict(d_ff=4096),
+                  "d_k = d_v = 64, the base model's: here d_k = d_model/h = 128": dict(d_k=64, d_v=64),
+                  "a vocabulary of 16 (16K is sixteen thousand tokens)": dict(src_vocab=16, tgt_vocab=16),
+                  **{f"N={n}: §6.3's 4 layers are in each stack, N=4 (4 encoder and 4 decoder layers)": dict(N=n) for n in (1, 2, 3, 8)},
+                  **{f"d_ff={f:,}: apart from N and d_model the model is base's, d_ff = 2048": dict(d_ff=f) for f in (512, 1024, 8192)},
+                  **{f"h={k}: apart from N and d_model the model is base's, h = 8": dict(h=k) for k in (4, 16)},
+                  **{f"a vocabulary of {v:,}: §6.3's is 16K": dict(src_vocab=v, tgt_vocab=v) for v in (8000, 32000, 32768, 37000)}}
+
 # %% ../nbs/A26_exercises.ipynb #a26c0611
 @report
 def check_parsing_counts(fn) -> str:
@@ -620,14 +640,7 @@ def check_parsing_counts(fn) -> str:
         assert (tied, untied) != (count('none', v), count('all', v)), "the two counts are swapped: tied shares one matrix, so it is the smaller"
     mixed = [(a, b) for a in readings for b in readings if a != b and (tied, untied) == (count('all', a), count('none', b))]
     assert not mixed, f"tied counts a vocabulary of {mixed[0][0]:,} and untied one of {mixed[0][1]:,}: read 16K the same way in both"
-    slips = {"N=6, the base model's depth: §6.3 has 4 layers": dict(N=6), "d_model=512, the base model's: §6.3's is 1024": dict(d_model=512),
-             "d_ff=4096, the big model's: apart from N and d_model the model is base's, d_ff = 2048": dict(d_ff=4096),
-             "d_k = d_v = 64, the base model's: here d_k = d_model/h = 128": dict(d_k=64, d_v=64),
-             "a vocabulary of 16 (16K is sixteen thousand tokens)": dict(src_vocab=16, tgt_vocab=16),
-             **{f"N={n}: §6.3's 4 layers are in each stack, N=4 (4 encoder and 4 decoder layers)": dict(N=n) for n in (1, 2, 3, 8)},
-             **{f"d_ff={f:,}: apart from N and d_model the model is base's, d_ff = 2048": dict(d_ff=f) for f in (512, 1024, 8192)},
-             **{f"h={k}: apart from N and d_model the model is base's, h = 8": dict(h=k) for k in (4, 16)},
-             **{f"a vocabulary of {v:,}: §6.3's is 16K": dict(src_vocab=v, tgt_vocab=v) for v in (8000, 32000, 32768, 37000)}}
+    slips = _PARSING_SLIPS
     right = {'tied': [count('all', v) for v in readings], 'untied': [count('none', v) for v in readings]}
     for which, given, tie in (('tied', tied, 'all'), ('untied', untied, 'none')):
         if given in right[which]: continue
@@ -645,7 +658,6 @@ def check_parsing_counts(fn) -> str:
                              f"{which}={given!r} is not a count of parameters: count with count_params or count_config_params")
     return f"tied {tied:,} and untied {untied:,}: the parsing model's counts"
 
-
 # %% ../nbs/A26_exercises.ipynb #a26c0702
 from torch.overrides import TorchFunctionMode
 from .complexity import local_mask
@@ -659,7 +671,7 @@ class _Shapes(TorchFunctionMode):
             if isinstance(t, torch.Tensor): self.shapes.append(tuple(t.shape))
         return out
 
-# %% ../nbs/A26_exercises.ipynb #a26c0705
+# %% ../nbs/A26_exercises.ipynb #a26c07x05
 def _window_mistake(fn, q, k, v, r:int) -> str:
     "What `fn` does wrong, read from two probes: values of 1 (each query's weights must sum to 1), and which keys move which queries."
     n, w = q.shape[-2], r // 2
@@ -681,6 +693,7 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
             return f"changing key {t} moved the outputs of queries {moved}; {side}"
     return "softmax over the window's scores, then the weighted sum of the window's values"
 
+# %% ../nbs/A26_exercises.ipynb #a26c0705
 @report
 def check_restricted_attention(fn) -> str:
     "07_why_self_attention, exercise 3: `fn(q, k, v, r)` against full attention under `local_mask`; an n x n tensor is refused."
@@ -711,7 +724,7 @@ def check_restricted_attention(fn) -> str:
                      "each query's r // 2 * 2 + 1 scores only (pad the keys, then Tensor.unfold), never a full score matrix or mask")
     return f"{fn.__name__} agrees with full attention under local_mask, and builds no n x n tensor"
 
-# %% ../nbs/A26_exercises.ipynb #a26c0803
+# %% ../nbs/A26_exercises.ipynb #a26c08x03
 def _bpe_segment(word:str, merges:list, every:bool=True, end:bool=True) -> list:
     "`word` in pieces: its characters (and '</w>' if `end`), each merge applied in order to every occurrence (or the first)."
     syms = list(word) + (['</w>'] if end else [])
@@ -724,6 +737,7 @@ def _bpe_segment(word:str, merges:list, every:bool=True, end:bool=True) -> list:
             else: i += 1
     return syms
 
+# %% ../nbs/A26_exercises.ipynb #a26c08x13
 def _bpe_learn(word_counts:dict, n_merges:int, tie:str='min', weight:bool=True, once:bool=False, recount:bool=True) -> list:
     "Sennrich et al.'s learning step, or one miswritten way of it: ties to the 'max' or the 'first' pair seen, unweighted pairs, each pair counted `once` per word, or counted once and never again (`recount=False`)."
     vocab, merges = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}, []
@@ -751,6 +765,7 @@ def _merge_pair(syms:list, pair:tuple) -> list:
         else: i += 1
     return syms
 
+# %% ../nbs/A26_exercises.ipynb #a26c0803
 _BPE_MISTAKES = {"ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the largest": dict(tie='max'),
                  "ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the first one counted": dict(tie='first'),
                  "weight each pair by its word's count": dict(weight=False),
@@ -764,7 +779,6 @@ def _segment_mistake(seg, word:str, merges:list) -> str:
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
     if seg == _bpe_segment(word, merges[::-1]): return "apply the merges in the order learnt, first to last"
     return "apply each merge, in the order learnt, to every adjacent occurrence of its pair, left to right"
-
 
 # %% ../nbs/A26_exercises.ipynb #a26c0802
 @report
@@ -930,6 +944,22 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     if got < ys.shape[1] and (out(ys)[i].argmax(0) == got).any(): return list(rules)[2]
     return "take the argmax of next_token_logits(model, model(src, ys)[:, -1])"
 
+# %% ../nbs/A26_exercises.ipynb #a26c10h03
+def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
+    "Run your `step(m, src, ys)` and compare its tokens with `want`, (b,) the tokens `who` chose: the first difference named."
+    with inference(m):
+        raw = step(m, src, ys)
+        assert isinstance(raw, torch.Tensor), (f"{case}: returned {type(raw).__name__} {raw!r:.40}, not a tensor; return one "
+                                               f"token id per row as a tensor, shape (B,) = ({len(ys)},)")
+        got = raw
+        assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}" + \
+            (": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
+             ": that is an argmax over the batch axis (dim=0); take it over the vocabulary, dim=-1"
+             if tuple(got.shape) == (m.cfg.tgt_vocab,) else "")
+        for i in (got != want).nonzero().flatten().tolist():
+            raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, {who} id "
+                                 f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
+
 # %% ../nbs/A26_exercises.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
     """Run your `step(model, src, ys)` on the prefixes `greedy_decode` goes through for six sentences, as a batch and one at a
@@ -943,19 +973,7 @@ def check_greedy_step(step, model) -> bool:
     specials.generator.register_forward_hook(lambda mod, inp, out: out + bonus)
     below_0 = copy.deepcopy(model)                                                   # every score negative: argmax unchanged
     below_0.generator.register_forward_hook(lambda mod, inp, out: out - out.amax(-1, keepdim=True) - 1.0)
-    def compare(m, src, ys, want, case, who='greedy_decode'):                        # want: (b,) the tokens `who` chose
-        with inference(m):
-            raw = step(m, src, ys)
-            assert isinstance(raw, torch.Tensor), (f"{case}: returned {type(raw).__name__} {raw!r:.40}, not a tensor; return one "
-                                                   f"token id per row as a tensor, shape (B,) = ({len(ys)},)")
-            got = raw
-            assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}" + \
-                (": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
-                 ": that is an argmax over the batch axis (dim=0); take it over the vocabulary, dim=-1"
-                 if tuple(got.shape) == (m.cfg.tgt_vocab,) else "")
-            for i in (got != want).nonzero().flatten().tolist():
-                raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, {who} id "
-                                     f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
+    compare = functools.partial(_compare_step, step)                                 # want: (b,) the tokens `who` chose
     def cases():
         for m, name in ((model, 'the model'), (specials, 'a copy of the model that scores PAD and BOS highest'),
                         (below_0, 'a copy of the model whose every score is below 0')):
@@ -1102,13 +1120,39 @@ def check_beyond_noise(fn, path='../results/table3.json') -> str:
              "compare each variant's |BLEU - base BLEU| with the spread, the largest over the other runs of 'base'"))
     raise AssertionError(f"case '{name}': got {ids}, want {sorted(want)}. Likely mistake: {hint}")
 
-# %% ../nbs/A26_exercises.ipynb #a26c1103
+# %% ../nbs/A26_exercises.ipynb #a26c11h03
 _HEADS_MADE_UP = torch.tensor([[[.5, .05, .45], [0., .3, .7], [.2, .45, .35]],     # rows 1, 2 and 3 of 4 heads over 3 keys:
                                [[.4, .45, .15], [.2, .3, .5], [.3, .5, .2]],      # only head 3 puts both rows 1 and 2 on key 3,
                                [[0., .3, .7], [.35, .1, .55], [.55, .45, 0.]],    # and each way of averaging, or of reading
                                [[.4, .45, .15], [.5, .05, .45], [.15, .2, .65]]]) # the wrong axis, gives other heads
 "A made-up map (h, n_q, n_k): rows 1 and 2 look hardest at key 3 in head 3 only; each wrong reading gives another answer."
 
+# %% ../nbs/A26_exercises.ipynb #a26c11h13
+def _heads(w, keep) -> list[int]:
+    "The heads of `w` that `keep(h)` keeps, numbered from 1."
+    return [h + 1 for h in range(w.shape[0]) if keep(h)]
+
+# The wrong readings of a map, each with the mistake that explains it.
+_HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
+                    lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]),
+                   ("every row of `rows` must put its largest weight on `col` (all of them, not any)",
+                    lambda w, rows, col: _heads(w, lambda h: any(w[h, r].argmax() == col for r in rows))),
+                   ("a row's largest weight is over the keys, the last axis: w[h, r].argmax()",
+                    lambda w, rows, col: _heads(w, lambda h: all(w[h, :, col].argmax() == r for r in rows))),
+                   ("a row's largest weight is over the keys, the last axis: w[h, r].argmax(), not an argmax down the column",
+                    lambda w, rows, col: _heads(w, lambda h: all(w[h, :, r].argmax() == col for r in rows if r < w.shape[2]))),
+                   ("the heads averaged (w.mean(0), axis 0): read each head's map on its own, w[h]",
+                    lambda w, rows, col: _heads(w, lambda h: all(w.mean(0)[r].argmax() == col for r in rows))),
+                   ("the rows averaged before the argmax: every row of `rows` must look hardest at `col` on its own",
+                    lambda w, rows, col: _heads(w, lambda h: w[h, rows].mean(0).argmax() == col)),
+                   ("averaged over every query (w[h].mean(0)): read only the rows of `rows`, each over the keys",
+                    lambda w, rows, col: _heads(w, lambda h: w[h].mean(0).argmax() == col)),
+                   *((f"only the {'first' if k == 0 else 'last'} row of `rows` was read: every row of `rows` must look hardest at `col`",
+                      lambda w, rows, col, k=k: _heads(w, lambda h: w[h, rows[k]].argmax() == col)) for k in (0, -1)),
+                   *((f"a weight above {t} is not the largest weight: compare each row's argmax over the keys with `col`",
+                      lambda w, rows, col, t=t: _heads(w, lambda h: all(w[h, r, col] > t for r in rows))) for t in (0.5, 0.3, 0.4, 0.25))]
+
+# %% ../nbs/A26_exercises.ipynb #a26c1103
 @report
 def check_heads_looking(heads_looking, path='../results/attention/multi30k.json') -> str:
     "12_variations, exercise 3: your `heads_looking(w, rows, col)` on the stored Multi30k maps (layer 3), against the readings of the text."
@@ -1131,25 +1175,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
                                  f"heads whose flag is set, numbered from 1: {want}")
         try: answers.append([int(h) for h in got])
         except (TypeError, ValueError): raise AssertionError(f"case '{name}': got {got!r}; return a list of head numbers (ints)")
-    heads = lambda w, keep: [h + 1 for h in range(w.shape[0]) if keep(h)]
-    readings = [("heads are numbered from 1, as in the plots' titles: add 1",
-                 lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]),
-                ("every row of `rows` must put its largest weight on `col` (all of them, not any)",
-                 lambda w, rows, col: heads(w, lambda h: any(w[h, r].argmax() == col for r in rows))),
-                ("a row's largest weight is over the keys, the last axis: w[h, r].argmax()",
-                 lambda w, rows, col: heads(w, lambda h: all(w[h, :, col].argmax() == r for r in rows))),
-                ("a row's largest weight is over the keys, the last axis: w[h, r].argmax(), not an argmax down the column",
-                 lambda w, rows, col: heads(w, lambda h: all(w[h, :, r].argmax() == col for r in rows if r < w.shape[2]))),
-                ("the heads averaged (w.mean(0), axis 0): read each head's map on its own, w[h]",
-                 lambda w, rows, col: heads(w, lambda h: all(w.mean(0)[r].argmax() == col for r in rows))),
-                ("the rows averaged before the argmax: every row of `rows` must look hardest at `col` on its own",
-                 lambda w, rows, col: heads(w, lambda h: w[h, rows].mean(0).argmax() == col)),
-                ("averaged over every query (w[h].mean(0)): read only the rows of `rows`, each over the keys",
-                 lambda w, rows, col: heads(w, lambda h: w[h].mean(0).argmax() == col)),
-                *((f"only the {'first' if k == 0 else 'last'} row of `rows` was read: every row of `rows` must look hardest at `col`",
-                   lambda w, rows, col, k=k: heads(w, lambda h: w[h, rows[k]].argmax() == col)) for k in (0, -1)),
-                *((f"a weight above {t} is not the largest weight: compare each row's argmax over the keys with `col`",
-                   lambda w, rows, col, t=t: heads(w, lambda h: all(w[h, r, col] > t for r in rows))) for t in (0.5, 0.3, 0.4, 0.25))]
+    readings = _HEADS_READINGS
     for (name, w, rows, col, want), got in zip(cases, answers):
         if got == want: continue
         hint = next((h for h, f in readings if all(f(w2, r2, c2) == a for (_, w2, r2, c2, _), a in zip(cases, answers))),

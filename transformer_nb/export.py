@@ -278,7 +278,7 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     except RuntimeError as e: raise ValueError(f"{d / 'model.bin'} is damaged: CTranslate2 cannot read it ({str(e).splitlines()[0]}); export the folder again") from None
     return tr, Tokenizer.load(d / 'sentencepiece.model'), meta
 
-# %% ../nbs/A18_export.ipynb #63ee5317
+# %% ../nbs/A18_export.ipynb #63ee53x07
 def ctranslate2_translate(translator, tokenizer, sentences:list[str],
                           decoding:Decoding=PAPER_DECODING, # beam, alpha and max_extra, whole, as in `translate` (the stop rule is CTranslate2's own)
                           options:DecodeOptions=DECODE_OPTIONS, # its `max_tokens`: source tokens per decoding batch, as in `translate` (device and threads: the translator's)
@@ -314,6 +314,7 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str],
         for i, r in zip(idx, res): outs[i] = one_line(tokenizer.decode([tokenizer.sp.piece_to_id(p) for p in r.hypotheses[0]]))
     return outs
 
+# %% ../nbs/A18_export.ipynb #63ee5317
 def _check_tokenizer(tokenizer, meta:dict|None):
     "Refuse a tokenizer that is not the export's: by its fingerprint (the sha256 of its model, which the export records), else by its size."
     want = ((meta or {}).get('files') or {}).get('sentencepiece.model', {}).get('sha256')

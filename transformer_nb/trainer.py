@@ -210,7 +210,7 @@ class Trainer:
     precision = property(lambda self: self.amp.name, doc="'fp32', 'bf16' or 'fp16': the name of its `Precision`, `amp`")
     precision_reason = property(lambda self: self.amp.reason, doc="Why it computes in that precision")
 
-# %% ../nbs/A09_trainer.ipynb #a3back01
+# %% ../nbs/A09_trainer.ipynb #a3backx01
 def _to_device(t:torch.Tensor, device) -> torch.Tensor:
     "Copy a host tensor to `device`; on a GPU through page-locked memory, so the copy does not block the host."
     if device.type == 'cuda': t = t.pin_memory()
@@ -232,6 +232,7 @@ class TrainingDiverged(RuntimeError):
     "The loss became NaN or infinite."
     exit_code = 1                                                     # for tnb-train: the run failed, the command was fine
 
+# %% ../nbs/A09_trainer.ipynb #a3back01
 # The backward pass of an update, and the stop on a loss that is not finite.
 @patch
 def _backward(self:Trainer, batches:list, n_total:int, ctx, scale:float=1.0) -> torch.Tensor:

@@ -380,7 +380,7 @@ class EncodedCorpus:
         "Token batches of at most `max_tokens` padded tokens a side, this process's share of `world_size`."
         return TokenBatchSampler(self.src_lens, self.tgt_lens, max_tokens, shuffle=shuffle, seed=seed, rank=rank, world_size=world_size)
 
-# %% ../nbs/A28_wmt14.ipynb #2af2dc8d
+# %% ../nbs/A28_wmt14.ipynb #2af2dcx0d
 def _flat(enc:list, keep:np.ndarray, lens:np.ndarray, bos:bool, dt) -> np.ndarray:
     "The kept sentences of `enc` (lists of ids) as one array, each as BOS (if `bos`) + its ids + EOS; `lens` their lengths with those."
     ln = lens[keep]; ends = np.cumsum(ln); out = np.empty(int(ends[-1]) if len(ends) else 0, dt)
@@ -408,6 +408,7 @@ def _encoded_blocks(tok:Tokenizer, src_path, tgt_path, block:int, num_threads:in
         while (got := nxt.result()) is not None:
             nxt = pool.submit(work); yield got
 
+# %% ../nbs/A28_wmt14.ipynb #2af2dc8d
 def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256, block:int=100_000,
                    num_threads:int=0, # SentencePiece's threads (0: torch's thread count, as `Tokenizer.encode`)
                    say=lambda m: None, meta:dict|None=None, # more to record in `encoded.json`
