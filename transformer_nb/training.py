@@ -15,23 +15,18 @@ from .core import PAD_ID, BOS_ID, EOS_ID
 
 # %% ../nbs/09_training.ipynb #4255e704
 def noam_lr(step:int, # optimiser update number, 1 for the first update
-            d_model:int=512, warmup:int=4000, scale:float=1.0,
-            total:int|None=None, # updates in the whole run (needed by `cooldown`)
-            cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
-           ) -> float:
-    "The learning rate of §5.3 at update `step` (0 at step 0); with `cooldown`, ending in a linear decay to 0 (Going deeper)."
+            d_model:int=512, warmup:int=4000) -> float:
+    "The learning rate of §5.3 at update `step` (0 at step 0)."
     if step == 0: return 0.0
-    lr = scale * d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
-    return lr * min(1.0, max(total + 1 - step, 0) / cooldown) if cooldown else lr
+    return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 # %% ../nbs/09_training.ipynb #47761ae3
-def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0, betas:tuple=(0.9, 0.98), eps:float=1e-9,
-                   total:int|None=None, cooldown:int=0, # an optional linear cool-down at the end (see `noam_lr`)
-                   **adam): # more of `torch.optim.Adam`'s options (Going deeper sets `fused`)
+def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, betas:tuple=(0.9, 0.98), eps:float=1e-9,
+                   **adam): # more of `torch.optim.Adam`'s options, `lr` among them: the base rate (1.0) the schedule multiplies
     "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr` (step once per update)."
     params = list({id(p): p for p in model.parameters() if p.requires_grad}.values())  # tied weights once
-    opt = torch.optim.Adam(params, lr=scale, betas=betas, eps=eps, **adam)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup, 1.0, total, cooldown))
+    opt = torch.optim.Adam(params, **{'lr': 1.0, **adam}, betas=betas, eps=eps)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))
     return opt, sched
 
 # %% ../nbs/09_training.ipynb #c9a1f001
@@ -107,14 +102,18 @@ def check_smoothing(eps:float):
 
 _noam_unchecked, _nll_unchecked = noam_lr, label_smoothed_nll
 
+def _cooldown_factor(step:int, total:int|None, cooldown:int) -> float:
+    "Not in the paper: 1, then over the last `cooldown` of `total` updates c/c, (c-1)/c, ..., 1/c, and 0 after `total`."
+    return min(1.0, max(total + 1 - step, 0) / cooldown) if cooldown else 1.0
+
 def noam_lr(step:int, # optimiser update number, 1 for the first update
             d_model:int=512, warmup:int=4000, scale:float=1.0,
             total:int|None=None, # updates in the whole run (needed by `cooldown`)
             cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
            ) -> float:
-    "The learning rate of §5.3 at update `step` (0 at step 0); with `cooldown`, ending in a linear decay to 0."
+    "The learning rate of §5.3 at update `step` (0 at step 0), times `scale`; with `cooldown`, ending in a linear decay to 0."
     check_noam_args(step, warmup, cooldown, total)
-    return _noam_unchecked(step, d_model, warmup, scale, total, cooldown)
+    return scale * _noam_unchecked(step, d_model, warmup) * _cooldown_factor(step, total, cooldown)
 
 def label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
                        target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
@@ -137,7 +136,11 @@ def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.
                    total:int|None=None, cooldown:int=0, # an optional linear cool-down at the end (see `noam_lr`)
                    fused:bool|None=None, # one CUDA kernel for all parameters (default: when they are all on a GPU)
                   ):
-    "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr` (step once per update)."
+    "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr(step, d_model, warmup, scale, total, cooldown)` (step once per update)."
+    check_noam_args(1, warmup, cooldown, total)
     params = [p for p in model.parameters() if p.requires_grad]
-    return _make_optimizer_paper(model, d_model, warmup, scale, betas, eps, total, cooldown, fused=fused_adam(params, fused))
-
+    opt, sched = _make_optimizer_paper(model, d_model, warmup, betas, eps, lr=scale, fused=fused_adam(params, fused))
+    sched.lr_lambdas = [lambda i, f=f: f(i) * _cooldown_factor(i + 1, total, cooldown) for f in sched.lr_lambdas]   # the main line's, wrapped
+    for g, base, f in zip(opt.param_groups, sched.base_lrs, sched.lr_lambdas): g['lr'] = base * f(sched.last_epoch)   # step 0's rate, as LambdaLR sets it
+    sched._last_lr = [g['lr'] for g in opt.param_groups]
+    return opt, sched
