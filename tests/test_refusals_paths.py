@@ -164,3 +164,18 @@ def test_tnb_data_names_a_bad_checksums_file_by_its_option(tmp_path):
         with pytest.raises(SettingError) as e: read_checksums(tmp_path / f)
         assert str(e.value) == f"checksums='{tmp_path / f}'{says}"
     assert not (tmp_path / 'dest').exists()
+
+
+def test_tnb_average_names_o_and_hints_last_only_for_a_run_folder(tmp_path):
+    "`-o` one of the inputs once went unnamed; one checkpoint once drew a `--last 5` hint for a folder with no checkpoint-<step>.pt."
+    import shutil
+    from pathlib import Path
+    models = Path(__file__).resolve().parents[1] / 'models'
+    (tmp_path / 'run').mkdir(); ck = tmp_path / 'run' / 'checkpoint-1.pt'; shutil.copy(models / 'numbers.pt', ck)
+    out, err, code = run(average_main, [ck, '-o', ck])
+    assert code == 2 and error_line(err, 'tnb-average') == f"-o {ck} is one of the checkpoints to average: write elsewhere", err
+    assert ck.read_bytes() == (models / 'numbers.pt').read_bytes()
+    out, err, code = run(average_main, [models / 'numbers.pt', '-o', tmp_path / 'a.pt'])
+    assert code == 0 and '--last' not in err and (tmp_path / 'a.pt').exists(), err
+    out, err, code = run(average_main, [ck, '-o', tmp_path / 'b.pt'])
+    assert code == 0 and f"--last 5 -o {tmp_path / 'b.pt'}" in err, err
