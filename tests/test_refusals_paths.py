@@ -179,3 +179,17 @@ def test_tnb_average_names_o_and_hints_last_only_for_a_run_folder(tmp_path):
     assert code == 0 and '--last' not in err and (tmp_path / 'a.pt').exists(), err
     out, err, code = run(average_main, [ck, '-o', tmp_path / 'b.pt'])
     assert code == 0 and f"--last 5 -o {tmp_path / 'b.pt'}" in err, err
+
+
+def test_tnb_export_names_its_output_as_o(tmp_path):
+    "tnb-export once said 'output X ... is not an empty folder: it is a file' where every other command says `-o X`."
+    from pathlib import Path
+    from transformer_nb.cli import export_main
+    ckpt = Path(__file__).resolve().parents[1] / 'models' / 'numbers.pt'
+    (tmp_path / 'f.txt').write_text('mine'); (tmp_path / 'full').mkdir(); (tmp_path / 'full' / 'notes.txt').write_text('mine')
+    for fmt in ('ctranslate2', 'onnx'):
+        out, err, code = run(export_main, ['--format', fmt, ckpt, '-o', tmp_path / 'f.txt'])
+        assert code == 2 and error_line(err, 'tnb-export') == f"-o {tmp_path / 'f.txt'} is a file, not an empty folder; give a folder (empty or new)", err
+        out, err, code = run(export_main, ['--format', fmt, ckpt, '-o', tmp_path / 'full'])
+        assert code == 2 and error_line(err, 'tnb-export').startswith(f"-o {tmp_path / 'full'} already exists and is not an empty folder"), err
+    assert (tmp_path / 'f.txt').read_text() == 'mine' and [p.name for p in tmp_path.joinpath('full').iterdir()] == ['notes.txt']
