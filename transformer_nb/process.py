@@ -159,9 +159,11 @@ def _words(e) -> tuple|None:
     return getattr(e, 'setting_words', None) if isinstance(e, BaseException) else None
 
 def said(e:BaseException, table:dict|None=None) -> str:
-    "The first line of what `e` says; the settings it names (`_words`) said as the options of a command's `table` (none: as Python names them)."
+    "The first line of what `e` says; the settings it names (`_words`) said as the options of a command's `table` (none: as Python names them); one that starts with a positional's value names it as argparse does (`argument CORPUS: ...`)."
     if (words := _words(e)) is None: return first_line(e) if isinstance(e, BaseException) else str(e)
-    return settings_line(words[0], table, **words[1]).splitlines()[0]
+    line = settings_line(words[0], table, **words[1]).splitlines()[0]
+    m = re.match(r'\{(\w+)\}', words[0]); pos = (table or {}).get(m[1]) if m and m[1] in words[1] else None
+    return f"argument {pos[0]}: {line}" if pos and pos[0] and pos[1] == '' else line
 
 # %% ../nbs/A25_process.ipynb #9a7dbb39
 _DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS}
