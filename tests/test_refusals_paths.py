@@ -193,3 +193,19 @@ def test_tnb_export_names_its_output_as_o(tmp_path):
         out, err, code = run(export_main, ['--format', fmt, ckpt, '-o', tmp_path / 'full'])
         assert code == 2 and error_line(err, 'tnb-export').startswith(f"-o {tmp_path / 'full'} already exists and is not an empty folder"), err
     assert (tmp_path / 'f.txt').read_text() == 'mine' and [p.name for p in tmp_path.joinpath('full').iterdir()] == ['notes.txt']
+
+
+def test_tnb_data_names_the_corpus_and_checks_its_places_before_the_checksum_rule(tmp_path):
+    "`wmt15 must be wmt14` once named no argument; a DEST that is a file, a missing --archives folder, a bad --base-url once met the checksum refusal first."
+    from transformer_nb.wmt14 import data_main, fetch_wmt14
+    (tmp_path / 'f.txt').write_text('mine'); d = tmp_path / 'd'
+    for argv, says in ((['wmt15', d], "argument corpus: wmt15 must be wmt14"),
+                       (['wmt14', tmp_path / 'f.txt'], f"argument DEST: {tmp_path / 'f.txt'} is a file; give a folder (new, or one tnb-data wrote)"),
+                       (['wmt14', d, '--archives', tmp_path / 'nope'], f"--archives {tmp_path / 'nope'}: no such folder"),
+                       (['wmt14', d, '--archives', tmp_path / 'f.txt'], f"--archives {tmp_path / 'f.txt'}: not a folder"),
+                       (['wmt14', d, '--base-url', 'ftp:/x'], "--base-url ftp:/x is not an http:// or https:// address with a host"),
+                       (['wmt14', d, '--base-url', 'mirror/wmt'], "--base-url mirror/wmt is not an http:// or https:// address with a host")):
+        out, err, code = run(data_main, argv)
+        assert code == 2 and error_line(err, 'tnb-data') == says, err
+    assert not d.exists() and (tmp_path / 'f.txt').read_text() == 'mine'
+    with pytest.raises(SettingError, match=r"^archives='\S*nope': no such folder$"): fetch_wmt14('en-de', d, archives=tmp_path / 'nope')
