@@ -209,3 +209,14 @@ def test_tnb_data_names_the_corpus_and_checks_its_places_before_the_checksum_rul
         assert code == 2 and error_line(err, 'tnb-data') == says, err
     assert not d.exists() and (tmp_path / 'f.txt').read_text() == 'mine'
     with pytest.raises(SettingError, match=r"^archives='\S*nope': no such folder$"): fetch_wmt14('en-de', d, archives=tmp_path / 'nope')
+
+
+def test_an_empty_value_reads_the_same_for_every_option(tmp_path):
+    "`--alpha ''` once said 'must be a number' where `--device ''` said 'an empty value'."
+    from transformer_nb.wmt14 import data_main
+    for main, prog, argv, opt in ((translate_main, 'tnb-translate', ['x', '--alpha', ''], '--alpha'), (translate_main, 'tnb-translate', ['x', '--beam', ' '], '--beam'),
+                                  (translate_main, 'tnb-translate', ['x', '--device', ''], '--device'), (average_main, 'tnb-average', ['x', '-o', tmp_path / 'a.pt', '--last', ''], '--last'),
+                                  (data_main, 'tnb-data', ['wmt14', tmp_path / 'd', '--retries', ''], '--retries')):
+        out, err, code = run(main, argv)
+        assert code == 2 and error_line(err, prog) == f"argument {opt}: an empty value ('') (see {prog} --help)", err
+    assert list(tmp_path.iterdir()) == []

@@ -86,7 +86,7 @@ def _conversion(k, default, prefix:str) -> dict:
     base = k.base if k.base in (int, float) else str
     def convert(text:str):
         if k.optional and base is not str and text.strip().lower() == 'none': return NONE
-        if base is str and not text.strip(): raise argparse.ArgumentTypeError("an empty value ('')")   # never a name, a path or a choice
+        if not text.strip(): raise argparse.ArgumentTypeError("an empty value ('')")   # never a name, a path, a choice or a number
         return text if base is str else from_text(text, base)    # ASCII digits, else the text: the declaration refuses it
     metavar = ('{' + ','.join(map(str, k.choices)) + '}' if len(k.choices) <= 6 else 'NAME') if k.choices else {int: 'N', float: 'X'}.get(base)
     return dict(type=convert, **({'metavar': metavar} if metavar else {}))
