@@ -220,3 +220,16 @@ def test_an_empty_value_reads_the_same_for_every_option(tmp_path):
         out, err, code = run(main, argv)
         assert code == 2 and error_line(err, prog) == f"argument {opt}: an empty value ('') (see {prog} --help)", err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_tnb_train_names_a_train_files_bad_line_by_train(tmp_path):
+    "`--train nul.txt ref.txt` once said 'nul.txt, line 1' without --train, where -i, --src and --ref name their option."
+    from transformer_nb.cli import train_main
+    from transformer_nb.datasets import load_dataset
+    (tmp_path / 'nul.txt').write_bytes(b'one\ntw\x00o\n'); (tmp_path / 'ref.txt').write_text('eins\nzwei\n')
+    nul = tmp_path / 'nul.txt'
+    for pair in ((nul, tmp_path / 'ref.txt'), (tmp_path / 'ref.txt', nul)):
+        out, err, code = run(train_main, ['--dataset', 'files', '--train', *pair, '--out', tmp_path / 'run'])
+        assert code == 2 and error_line(err, 'tnb-train') == f"--train {nul}, line 2: a NUL byte at offset 6; this is not UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)", err
+    assert not (tmp_path / 'run').exists()
+    with pytest.raises(SettingError, match=r"^train='\S*nul\.txt', line 2: a NUL byte"): load_dataset('files', train=(nul, tmp_path / 'ref.txt'))
