@@ -3,7 +3,7 @@
 (`--beam N`, `--device cuda`); an export folder given where a checkpoint belongs is named as an export; and no
 `max_extra` pushes an output's cap past 4,096 extra tokens (a huge one once ended in an internal error, or filled the
 memory). The commands run in this process (their entry points take `argv`)."""
-import contextlib, io, re
+import contextlib, io, os, re
 import pytest, torch
 from transformer_nb.checks import SettingError
 from transformer_nb.safeguards import read_text_lines
@@ -233,3 +233,15 @@ def test_tnb_train_names_a_train_files_bad_line_by_train(tmp_path):
         assert code == 2 and error_line(err, 'tnb-train') == f"--train {nul}, line 2: a NUL byte at offset 6; this is not UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)", err
     assert not (tmp_path / 'run').exists()
     with pytest.raises(SettingError, match=r"^train='\S*nul\.txt', line 2: a NUL byte"): load_dataset('files', train=(nul, tmp_path / 'ref.txt'))
+
+
+@pytest.mark.skipif(not os.path.exists('/dev/full'), reason='no /dev/full on this system')
+def test_a_full_output_device_is_named_by_its_option(tmp_path):
+    "`-o /dev/full` once ended in '/dev/full: No space left on device', no option named; a full disk is exit 1 (the command was fine)."
+    from pathlib import Path
+    ckpt = Path(__file__).resolve().parents[1] / 'models' / 'numbers.pt'
+    (tmp_path / 'in.txt').write_text('twenty-one\n')
+    for main, prog, argv in ((translate_main, 'tnb-translate', [ckpt, '-i', tmp_path / 'in.txt', '-o', '/dev/full']),
+                             (average_main, 'tnb-average', [ckpt, '-o', '/dev/full'])):
+        out, err, code = run(main, argv)
+        assert code == 1 and error_line(err, prog) == "-o /dev/full: No space left on device", err

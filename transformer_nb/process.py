@@ -10,7 +10,7 @@ __all__ = ['EXIT_CODES', 'raise_if_interrupted', 'heavy_imports', 'first_line', 
 
 # %% ../nbs/A25_process.ipynb #a25c0004
 import contextlib, errno, io, os, re, shlex, signal, sys, threading, traceback, warnings
-from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts
+from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts, output_name
 
 # %% ../nbs/A25_process.ipynb #6c1fdcdb
 _CTRL_C = []   # the Ctrl-Cs that `run_cli` has seen in this command
@@ -33,6 +33,7 @@ def first_line(e:BaseException) -> str:
     s = str(e).strip()
     if isinstance(e, OSError) and e.strerror and s.startswith('[Errno'):    # '[Errno 28] ...': say it plainly
         s = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+        if e.filename and (what := output_name(e.filename)): s = f"{what} {s}"   # an output the command named: `-o /dev/full: No space left on device`
     return s.splitlines()[0].strip() if s else type(e).__name__
 
 def _where(e:BaseException) -> str:
