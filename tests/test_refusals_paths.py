@@ -3,7 +3,7 @@
 (`--beam N`, `--device cuda`); an export folder given where a checkpoint belongs is named as an export; and no
 `max_extra` pushes an output's cap past 4,096 extra tokens (a huge one once ended in an internal error, or filled the
 memory). The commands run in this process (their entry points take `argv`)."""
-import contextlib, io, re
+import contextlib, io, os, re
 import pytest, torch
 from transformer_nb.checks import SettingError
 from transformer_nb.safeguards import read_text_lines
@@ -164,3 +164,84 @@ def test_tnb_data_names_a_bad_checksums_file_by_its_option(tmp_path):
         with pytest.raises(SettingError) as e: read_checksums(tmp_path / f)
         assert str(e.value) == f"checksums='{tmp_path / f}'{says}"
     assert not (tmp_path / 'dest').exists()
+
+
+def test_tnb_average_names_o_and_hints_last_only_for_a_run_folder(tmp_path):
+    "`-o` one of the inputs once went unnamed; one checkpoint once drew a `--last 5` hint for a folder with no checkpoint-<step>.pt."
+    import shutil
+    from pathlib import Path
+    models = Path(__file__).resolve().parents[1] / 'models'
+    (tmp_path / 'run').mkdir(); ck = tmp_path / 'run' / 'checkpoint-1.pt'; shutil.copy(models / 'numbers.pt', ck)
+    out, err, code = run(average_main, [ck, '-o', ck])
+    assert code == 2 and error_line(err, 'tnb-average') == f"-o {ck} is one of the checkpoints to average: write elsewhere", err
+    assert ck.read_bytes() == (models / 'numbers.pt').read_bytes()
+    out, err, code = run(average_main, [models / 'numbers.pt', '-o', tmp_path / 'a.pt'])
+    assert code == 0 and '--last' not in err and (tmp_path / 'a.pt').exists(), err
+    out, err, code = run(average_main, [ck, '-o', tmp_path / 'b.pt'])
+    assert code == 0 and f"--last 5 -o {tmp_path / 'b.pt'}" in err, err
+
+
+def test_tnb_export_names_its_output_as_o(tmp_path):
+    "tnb-export once said 'output X ... is not an empty folder: it is a file' where every other command says `-o X`."
+    from pathlib import Path
+    from transformer_nb.cli import export_main
+    ckpt = Path(__file__).resolve().parents[1] / 'models' / 'numbers.pt'
+    (tmp_path / 'f.txt').write_text('mine'); (tmp_path / 'full').mkdir(); (tmp_path / 'full' / 'notes.txt').write_text('mine')
+    for fmt in ('ctranslate2', 'onnx'):
+        out, err, code = run(export_main, ['--format', fmt, ckpt, '-o', tmp_path / 'f.txt'])
+        assert code == 2 and error_line(err, 'tnb-export') == f"-o {tmp_path / 'f.txt'} is a file, not an empty folder; give a folder (empty or new)", err
+        out, err, code = run(export_main, ['--format', fmt, ckpt, '-o', tmp_path / 'full'])
+        assert code == 2 and error_line(err, 'tnb-export').startswith(f"-o {tmp_path / 'full'} already exists and is not an empty folder"), err
+    assert (tmp_path / 'f.txt').read_text() == 'mine' and [p.name for p in tmp_path.joinpath('full').iterdir()] == ['notes.txt']
+
+
+def test_tnb_data_names_the_corpus_and_checks_its_places_before_the_checksum_rule(tmp_path):
+    "`wmt15 must be wmt14` once named no argument; a DEST that is a file, a missing --archives folder, a bad --base-url once met the checksum refusal first."
+    from transformer_nb.wmt14 import data_main, fetch_wmt14
+    (tmp_path / 'f.txt').write_text('mine'); d = tmp_path / 'd'
+    for argv, says in ((['wmt15', d], "argument corpus: wmt15 must be wmt14"),
+                       (['wmt14', tmp_path / 'f.txt'], f"argument DEST: {tmp_path / 'f.txt'} is a file; give a folder (new, or one tnb-data wrote)"),
+                       (['wmt14', d, '--archives', tmp_path / 'nope'], f"--archives {tmp_path / 'nope'}: no such folder"),
+                       (['wmt14', d, '--archives', tmp_path / 'f.txt'], f"--archives {tmp_path / 'f.txt'}: not a folder"),
+                       (['wmt14', d, '--base-url', 'ftp:/x'], "--base-url ftp:/x is not an http:// or https:// address with a host"),
+                       (['wmt14', d, '--base-url', 'mirror/wmt'], "--base-url mirror/wmt is not an http:// or https:// address with a host")):
+        out, err, code = run(data_main, argv)
+        assert code == 2 and error_line(err, 'tnb-data') == says, err
+    assert not d.exists() and (tmp_path / 'f.txt').read_text() == 'mine'
+    with pytest.raises(SettingError, match=r"^archives='\S*nope': no such folder$"): fetch_wmt14('en-de', d, archives=tmp_path / 'nope')
+
+
+def test_an_empty_value_reads_the_same_for_every_option(tmp_path):
+    "`--alpha ''` once said 'must be a number' where `--device ''` said 'an empty value'."
+    from transformer_nb.wmt14 import data_main
+    for main, prog, argv, opt in ((translate_main, 'tnb-translate', ['x', '--alpha', ''], '--alpha'), (translate_main, 'tnb-translate', ['x', '--beam', ' '], '--beam'),
+                                  (translate_main, 'tnb-translate', ['x', '--device', ''], '--device'), (average_main, 'tnb-average', ['x', '-o', tmp_path / 'a.pt', '--last', ''], '--last'),
+                                  (data_main, 'tnb-data', ['wmt14', tmp_path / 'd', '--retries', ''], '--retries')):
+        out, err, code = run(main, argv)
+        assert code == 2 and error_line(err, prog) == f"argument {opt}: an empty value ('') (see {prog} --help)", err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_tnb_train_names_a_train_files_bad_line_by_train(tmp_path):
+    "`--train nul.txt ref.txt` once said 'nul.txt, line 1' without --train, where -i, --src and --ref name their option."
+    from transformer_nb.cli import train_main
+    from transformer_nb.datasets import load_dataset
+    (tmp_path / 'nul.txt').write_bytes(b'one\ntw\x00o\n'); (tmp_path / 'ref.txt').write_text('eins\nzwei\n')
+    nul = tmp_path / 'nul.txt'
+    for pair in ((nul, tmp_path / 'ref.txt'), (tmp_path / 'ref.txt', nul)):
+        out, err, code = run(train_main, ['--dataset', 'files', '--train', *pair, '--out', tmp_path / 'run'])
+        assert code == 2 and error_line(err, 'tnb-train') == f"--train {nul}, line 2: a NUL byte at offset 6; this is not UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)", err
+    assert not (tmp_path / 'run').exists()
+    with pytest.raises(SettingError, match=r"^train='\S*nul\.txt', line 2: a NUL byte"): load_dataset('files', train=(nul, tmp_path / 'ref.txt'))
+
+
+@pytest.mark.skipif(not os.path.exists('/dev/full'), reason='no /dev/full on this system')
+def test_a_full_output_device_is_named_by_its_option(tmp_path):
+    "`-o /dev/full` once ended in '/dev/full: No space left on device', no option named; a full disk is exit 1 (the command was fine)."
+    from pathlib import Path
+    ckpt = Path(__file__).resolve().parents[1] / 'models' / 'numbers.pt'
+    (tmp_path / 'in.txt').write_text('twenty-one\n')
+    for main, prog, argv in ((translate_main, 'tnb-translate', [ckpt, '-i', tmp_path / 'in.txt', '-o', '/dev/full']),
+                             (average_main, 'tnb-average', [ckpt, '-o', '/dev/full'])):
+        out, err, code = run(main, argv)
+        assert code == 1 and error_line(err, prog) == "-o /dev/full: No space left on device", err

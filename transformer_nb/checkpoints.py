@@ -672,7 +672,7 @@ def _save_average(paths:list[Path], out_path, follow:bool=True, skip:bool=False,
     _check_path(out_path, 'out_path')
     if twice := [p for i, p in enumerate(paths) if any(same_file(p, q) for q in paths[:i])]:
         raise ValueError(f"{twice[0]} is given more than once: an average counts each checkpoint once")
-    if any(same_file(p, out_path) for p in paths): raise ValueError(f"{out_path} is one of the checkpoints to average: write elsewhere")
+    if any(same_file(p, out_path) for p in paths): raise ValueError(f"-o {out_path} is one of the checkpoints to average: write elsewhere")
     if checkpoint_step(out_path) is not None:
         raise ValueError(f"{out_path}: a checkpoint-<step>.pt name would pass the average off as the newest training "
                          f"checkpoint of its folder; call it e.g. avg.pt")

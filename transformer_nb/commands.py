@@ -29,7 +29,7 @@ class CliParser(argparse.ArgumentParser):
         bool_ = lambda a: isinstance(a, argparse.BooleanOptionalAction)       # said '--x' or '--no-x' by its value
         how = lambda a: 'bool' if bool_(a) else 'flag' if a.nargs == 0 else 'value'
         opt = lambda a: a.option_strings[0] if bool_(a) else max(a.option_strings, key=len)   # '--input', not '-i'
-        return {a.dest: (opt(a), how(a)) if a.option_strings else ('', '') for a in self._actions if not isinstance(a, argparse._HelpAction)}
+        return {a.dest: (opt(a), how(a)) if a.option_strings else (a.metavar or a.dest, '') for a in self._actions if not isinstance(a, argparse._HelpAction)}
 
     def _checked(self, a, table:dict|None=None):
         "The parsed `a`, its declared options checked, `none` read as None; `a.given` holds the declared settings given explicitly, `a.table` the `options` (put in the command's `table`, `run_cli`'s)."
@@ -86,7 +86,7 @@ def _conversion(k, default, prefix:str) -> dict:
     base = k.base if k.base in (int, float) else str
     def convert(text:str):
         if k.optional and base is not str and text.strip().lower() == 'none': return NONE
-        if base is str and not text.strip(): raise argparse.ArgumentTypeError("an empty value ('')")   # never a name, a path or a choice
+        if not text.strip(): raise argparse.ArgumentTypeError("an empty value ('')")   # never a name, a path, a choice or a number
         return text if base is str else from_text(text, base)    # ASCII digits, else the text: the declaration refuses it
     metavar = ('{' + ','.join(map(str, k.choices)) + '}' if len(k.choices) <= 6 else 'NAME') if k.choices else {int: 'N', float: 'X'}.get(base)
     return dict(type=convert, **({'metavar': metavar} if metavar else {}))

@@ -441,11 +441,19 @@ def _find_split(folder:Path, split:str, lang:str) -> Path|None:
             if p.is_file(): return p
     return None
 
+def _read_split(sp:str, src:Path, tgt:Path, named:bool) -> list:
+    "`read_parallel` of a split; a bad line of a file given as the setting `sp` is named by it (`--train FILE, line 3` to a command's user)."
+    try: return read_parallel(src, tgt)
+    except ValueError as e:
+        p = next((str(p) for p in (src, tgt) if str(e).startswith(f"{p}, line ")), None)
+        if not named or p is None: raise
+        raise SettingError(f"{{{sp}}}" + str(e)[len(p):], **{sp: p}) from None
+
 @register_dataset('files')
 def _files(src_lang, tgt_lang, data_dir, train=None, valid=None, test=None) -> ParallelData:
     src_lang, tgt_lang = src_lang or 'src', tgt_lang or 'tgt'
     folder = Path(data_dir).expanduser() if data_dir is not None else None
-    paths = {'train': train, 'valid': valid, 'test': test}
+    paths = {'train': train, 'valid': valid, 'test': test}; given = {sp for sp, p in paths.items() if p is not None}   # named by their setting
     if folder is not None and not folder.is_dir():
         raise in_settings(FileNotFoundError, "{data_dir} is not a folder", data_dir=str(data_dir))   # a command's user: --data-dir DIR
     if paths['train'] is None:
@@ -462,7 +470,7 @@ def _files(src_lang, tgt_lang, data_dir, train=None, valid=None, test=None) -> P
     for sp in SPLITS:
         if paths[sp] is None: splits[sp] = []; continue
         if len(paths[sp]) != 2: raise ValueError(f"{sp}= must be a (src_path, tgt_path) pair, got {paths[sp]!r}")
-        splits[sp] = read_parallel(res(paths[sp][0]), res(paths[sp][1]))
+        splits[sp] = _read_split(sp, res(paths[sp][0]), res(paths[sp][1]), sp in given)
     if not splits['train']:                                  # nothing to learn a vocabulary or a model from
         a, b = (str(res(x)) for x in paths['train'])
         raise SettingError("{train} holds no sentence pair: the files are empty, or every line has an empty side", train=(a, b))

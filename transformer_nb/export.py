@@ -175,16 +175,16 @@ def check_files(folder, # an export's folder
 def _check_out_folder(out:Path, overwrite:bool=False):
     "Refuse the output folder `out` unless it is new, empty, or (with `overwrite`) holds an export and nothing else."
     if not out.exists(): return
-    if not out.is_dir(): raise FileExistsError(f"output {out} already exists and is not an empty folder: it is a file; choose another name")
+    if not out.is_dir(): raise FileExistsError(f"-o {out} is a file, not an empty folder; give a folder (empty or new)")
     items = list(out.iterdir())
     if not items: return
     ours = _export_files(out)
     if ours is None or any(p.is_dir() or p.name not in ours for p in items):
-        raise FileExistsError(f"output {out} already exists and is not an empty folder"
+        raise FileExistsError(f"-o {out} already exists and is not an empty folder"
                               + (", nor one that holds an export and nothing else (the only folder an export replaces)" if overwrite else
                                  ": choose another one or remove it"))
     if not overwrite:
-        raise SettingError(f"output {str(out).replace('{', '{{').replace('}', '}}')} already holds an export: choose another "
+        raise SettingError(f"-o {str(out).replace('{', '{{').replace('}', '}}')} already holds an export: choose another "
                            "folder, or replace that export with {overwrite}", overwrite=True)
 
 def _export_args(checkpoint, out_dir, o:ExportOptions) -> Path:

@@ -10,7 +10,7 @@ __all__ = ['EXIT_CODES', 'raise_if_interrupted', 'heavy_imports', 'first_line', 
 
 # %% ../nbs/A25_process.ipynb #a25c0004
 import contextlib, errno, io, os, re, shlex, signal, sys, threading, traceback, warnings
-from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts
+from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts, output_name
 
 # %% ../nbs/A25_process.ipynb #6c1fdcdb
 _CTRL_C = []   # the Ctrl-Cs that `run_cli` has seen in this command
@@ -33,6 +33,7 @@ def first_line(e:BaseException) -> str:
     s = str(e).strip()
     if isinstance(e, OSError) and e.strerror and s.startswith('[Errno'):    # '[Errno 28] ...': say it plainly
         s = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+        if e.filename and (what := output_name(e.filename)): s = f"{what} {s}"   # an output the command named: `-o /dev/full: No space left on device`
     return s.splitlines()[0].strip() if s else type(e).__name__
 
 def _where(e:BaseException) -> str:
@@ -159,9 +160,11 @@ def _words(e) -> tuple|None:
     return getattr(e, 'setting_words', None) if isinstance(e, BaseException) else None
 
 def said(e:BaseException, table:dict|None=None) -> str:
-    "The first line of what `e` says; the settings it names (`_words`) said as the options of a command's `table` (none: as Python names them)."
+    "The first line of what `e` says; the settings it names (`_words`) said as the options of a command's `table` (none: as Python names them); one that starts with a positional's value names it as argparse does (`argument CORPUS: ...`)."
     if (words := _words(e)) is None: return first_line(e) if isinstance(e, BaseException) else str(e)
-    return settings_line(words[0], table, **words[1]).splitlines()[0]
+    line = settings_line(words[0], table, **words[1]).splitlines()[0]
+    m = re.match(r'\{(\w+)\}', words[0]); pos = (table or {}).get(m[1]) if m and m[1] in words[1] else None
+    return f"argument {pos[0]}: {line}" if pos and pos[0] and pos[1] == '' else line
 
 # %% ../nbs/A25_process.ipynb #9a7dbb39
 _DISK_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS}

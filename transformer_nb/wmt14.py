@@ -13,7 +13,7 @@ __all__ = ['WMT14_ARCHIVES', 'WMT14_PAIRS', 'PAPER_VOCAB', 'PAPER_STEPS', 'PAPER
 
 # %% ../nbs/A28_wmt14.ipynb #d9b4ce7d
 import concurrent.futures, contextlib, gzip, hashlib, http.client, http.server, io, itertools, json, os, random, re, shutil, socket, tarfile, tempfile, threading
-import time, urllib.error, urllib.request
+import time, urllib.error, urllib.parse, urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -266,6 +266,14 @@ def _unpack(pair, src, tgt, paths:dict, out:Path, manifest:dict, say) -> Path:
     return out
 
 # %% ../nbs/A28_wmt14.ipynb #9721e56b
+def _check_places(dest:Path, archives, base_url):
+    "Refuse, before any checksum rule or download, a DEST that is a file, an `archives` folder that is not there, and a `base_url` that is no http(s) address."
+    if dest.exists() and not dest.is_dir(): raise SettingError("{dest} is a file; give a folder (new, or one tnb-data wrote)", dest=str(dest))
+    if archives is not None and not Path(archives).is_dir():
+        raise SettingError("{archives}: " + ("not a folder" if Path(archives).exists() else "no such folder"), archives=str(archives))
+    if base_url is not None and not ((u := urllib.parse.urlsplit(base_url)).scheme in ('http', 'https') and u.netloc):
+        raise SettingError("{base_url} is not an http:// or https:// address with a host", base_url=base_url)
+
 def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/wmt14-PAIR/ (the corpus), DEST/archives/
                 base_url:str|None=None, # a mirror that serves the archives by file name (None: each archive's canonical address)
                 archives=None, # a folder that already holds some or all of the archives (by their file names): used, not downloaded
@@ -273,7 +281,7 @@ def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/w
                 trust_unverified:bool=False, # accept an archive that nothing can check (its SHA-256 goes into MANIFEST.json)
                 retries:int=3, say=lambda m: None) -> Path:
     "Download (or find), check and unpack WMT14 `pair` into DEST/wmt14-PAIR: train/valid/test files and MANIFEST.json; returns that folder."
-    src, tgt = pair_langs(pair); dest = Path(dest)
+    src, tgt = pair_langs(pair); dest = Path(dest); _check_places(dest, archives, base_url)
     out = dest/f"wmt14-{pair}"
     if (out/'MANIFEST.json').is_file(): say(f"{out} is already complete"); return out
     sums = read_checksums(checksums) if isinstance(checksums, (str, os.PathLike)) else dict(checksums or {})
