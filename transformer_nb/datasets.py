@@ -449,6 +449,8 @@ def _read_split(sp:str, src:Path, tgt:Path, named:bool) -> list:
         if not named or p is None: raise
         raise SettingError(f"{{{sp}}}" + str(e)[len(p):], **{sp: p}) from None
 
+
+# %% ../nbs/A02_datasets.ipynb #a02r5p1f
 @register_dataset('files')
 def _files(src_lang, tgt_lang, data_dir, train=None, valid=None, test=None) -> ParallelData:
     src_lang, tgt_lang = src_lang or 'src', tgt_lang or 'tgt'
