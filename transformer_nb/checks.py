@@ -12,7 +12,7 @@ __all__ = ['PositiveInt', 'Count', 'PositiveFloat', 'Probability', 'Seed', 'Thre
 
 # %% ../nbs/A24_checks.ipynb #a24c0004
 import math, numbers, re
-from dataclasses import dataclass, fields, is_dataclass, MISSING
+from dataclasses import dataclass, field, fields, is_dataclass, MISSING
 from functools import cache
 from typing import Annotated, Callable, Literal, Union, get_args, get_origin, get_type_hints
 import types
@@ -40,7 +40,7 @@ class Range:
 @dataclass(frozen=True)
 class Rule:
     "A test a setting's value must pass beyond its type and bounds, and what it admits in words: `Annotated[str, Rule(f, 'a device name')]`."
-    test: Callable
+    test: Callable = field(repr=False)   # its words say what it admits (and keep a signature readable)
     words: str
 
 PositiveInt = Annotated[int, Range(1)]                        # a size or a count of at least one
