@@ -5,23 +5,7 @@
 # torch.compile. Prints the run's median target tokens per second over updates 11 to the end, from its checkpoint.
 #   bash experiments/gpu/paper_recipe.sh          # writes $OUT/paper_recipe_gpu.json
 set -uo pipefail
-export PYTHONUNBUFFERED=1 MPLBACKEND=Agg OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-if ! python3 -c "import fastcore, sentencepiece, tqdm" 2>/dev/null; then
-  python3 -m pip install -q --no-index --find-links .whl --target /tmp/site fastcore tqdm sentencepiece packaging
-  export PYTHONPATH=$PWD:/tmp/site
-else export PYTHONPATH=$PWD; fi
-D=/tmp/wmt/wmt14-en-de; mkdir -p $D
-python3 - "$D" <<'PY'
-import sys; sys.path.insert(0, 'bench')
-from pathlib import Path
-from bench_data_scale import generate
-d = Path(sys.argv[1]); generate(d, 100_000)
-for sp in ('valid', 'test'):
-    for l in ('en', 'de'):
-        with open(d / f'train.{l}', encoding='utf-8') as f: head = [next(f) for _ in range(500)]
-        (d / f'{sp}.{l}').write_text(''.join(head), encoding='utf-8')
-PY
+source experiments/gpu/wmt_slice.sh     # the wheels, PYTHONPATH, $OUT, and the corpus in $D
 STEPS=${STEPS:-60}
 timeout 420 python3 -c "import sys; sys.argv[0] = 'tnb-train'; from transformer_nb.cli import train_main; train_main()" \
   --dataset wmt14 --data-dir $D --src-lang en --tgt-lang de --recipe paper-base --device cuda --compile \

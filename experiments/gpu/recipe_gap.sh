@@ -6,23 +6,7 @@
 # (TORCH_LOGS=recompiles, with the run's standard error) to $OUT/recipe_gap.recompiles.log. About 8 minutes on one H200.
 #   bash experiments/gpu/recipe_gap.sh          # writes $OUT/recipe_gap.json (one line a variant)
 set -uo pipefail
-export PYTHONUNBUFFERED=1 MPLBACKEND=Agg OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
-if ! python3 -c "import fastcore, sentencepiece, tqdm" 2>/dev/null; then
-  python3 -m pip install -q --no-index --find-links .whl --target /tmp/site fastcore tqdm sentencepiece packaging
-  export PYTHONPATH=$PWD:/tmp/site
-else export PYTHONPATH=$PWD; fi
-D=/tmp/wmt/wmt14-en-de; mkdir -p $D
-python3 - "$D" <<'PY'
-import sys; sys.path.insert(0, 'bench')
-from pathlib import Path
-from bench_data_scale import generate
-d = Path(sys.argv[1]); generate(d, 100_000)
-for sp in ('valid', 'test'):
-    for l in ('en', 'de'):
-        with open(d / f'train.{l}', encoding='utf-8') as f: head = [next(f) for _ in range(500)]
-        (d / f'{sp}.{l}').write_text(''.join(head), encoding='utf-8')
-PY
+source experiments/gpu/wmt_slice.sh     # the wheels, PYTHONPATH, $OUT, and the corpus in $D
 STEPS=${STEPS:-30}; R="python3 experiments/gpu/recipe_gap.py --data $D --steps $STEPS --json $OUT/recipe_gap.json"
 rm -f "$OUT/recipe_gap.json"
 echo "== recipe (3,125 x accum 8), compiled"; TORCH_LOGS=recompiles timeout 220 $R --variant recipe 2> "$OUT/recipe_gap.recompiles.log"; tail -3 "$OUT/recipe_gap.recompiles.log"

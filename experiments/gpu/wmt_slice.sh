@@ -1,0 +1,20 @@
+# Sourced by paper_recipe.sh and recipe_gap.sh: the carried wheels where the machine lacks them, this checkout on
+# PYTHONPATH, $OUT, and in $D a synthetic corpus laid out as `tnb-data wmt14` writes it (100,000 pairs from
+# bench/bench_data_scale.py's generator, lengths about as WMT14's; valid and test: its first 500 pairs).
+export PYTHONUNBUFFERED=1 MPLBACKEND=Agg OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+if ! python3 -c "import fastcore, sentencepiece, tqdm" 2>/dev/null; then
+  python3 -m pip install -q --no-index --find-links .whl --target /tmp/site fastcore tqdm sentencepiece packaging
+  export PYTHONPATH=$PWD:/tmp/site
+else export PYTHONPATH=$PWD; fi
+D=/tmp/wmt/wmt14-en-de; mkdir -p $D
+python3 - "$D" <<'PY'
+import sys; sys.path.insert(0, 'bench')
+from pathlib import Path
+from bench_data_scale import generate
+d = Path(sys.argv[1]); generate(d, 100_000)
+for sp in ('valid', 'test'):
+    for l in ('en', 'de'):
+        with open(d / f'train.{l}', encoding='utf-8') as f: head = [next(f) for _ in range(500)]
+        (d / f'{sp}.{l}').write_text(''.join(head), encoding='utf-8')
+PY
