@@ -109,13 +109,25 @@ try {
   // 4. the explorer
   out.at = '4. the explorer';
   await page.fill(`${X} textarea`, first);
+  if (second) {
+    // the second sentence arrives the moment the first starts decoding: typed and clicked from inside the page, in the
+    // observer of the first's "Translating…", so it lands mid-decoding on any machine, fast or loaded (polling from here
+    // could miss a decoding that ends between two polls)
+    await page.evaluate(([X, second]) => {
+      const result = document.querySelector(`${X} .tnb-result`), box = document.querySelector(`${X} textarea`);
+      const seen = new MutationObserver(() => {
+        if (!result.textContent.startsWith('Translating')) return;
+        seen.disconnect();
+        box.value = second; box.dispatchEvent(new Event('input', { bubbles: true }));
+        document.querySelector(`${X} .tnb-go`).click();
+        window.tnbSecondMidDecoding = true;
+      });
+      seen.observe(result, { childList: true, subtree: true, characterData: true });
+    }, [X, second]);
+  }
   await page.focus(`${X} textarea`);
   await page.keyboard.press('Control+Enter');
-  if (second) {
-    await page.waitForFunction(s => document.querySelector(s).textContent.startsWith('Translating'), `${X} .tnb-result`, { polling: 20 });
-    await page.fill(`${X} textarea`, second);
-    await page.click(`${X} .tnb-go`);
-  }
+  if (second) await page.waitForFunction(() => window.tnbSecondMidDecoding === true);
   await page.waitForSelector(`${X} .tnb-result .tnb-hyp`);
   out.hyp = await page.textContent(`${X} .tnb-hyp`);
   out.option = await page.$eval('select[name=sentence]', s => s.options[s.selectedIndex].textContent);
