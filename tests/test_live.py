@@ -631,6 +631,18 @@ def test_both_command_line_translators_say_they_take_one_sentence_a_line():
     a19 = json.loads((ROOT / 'nbs' / 'A19_cli.ipynb').read_text(encoding='utf-8'))
     assert any('Each line is translated as one sentence' in ' '.join(''.join(c['source']).split()) for c in a19['cells'] if c['cell_type'] == 'markdown')
 
+def test_translate_mjs_without_its_packages_says_how_to_install_them(tmp_path):
+    "Where nbs/live's packages are not installed (README's commands do not install them), translate.mjs still gives its"
+    " usage line and refuses a bad option, and a translation ends in one line that names `npm ci --prefix nbs/live`."
+    for f in LIVE.glob('*.mjs'): shutil.copy(f, tmp_path / f.name)        # the page's modules, with no node_modules beside them
+    script = tmp_path / 'translate.mjs'
+    r = node_fails(script)
+    assert r.returncode == 2 and r.stderr.startswith('translate.mjs: usage: node nbs/live/translate.mjs MODEL_DIR'), r.stderr
+    r = node_fails(script, tmp_path, '--beam', 'x', 'Hallo.')
+    assert (r.returncode, r.stderr) == (2, 'translate.mjs: --beam x must be an int >= 1\n'), r.stderr
+    r = node_fails(script, tmp_path, 'Hallo.')
+    assert (r.returncode, r.stderr, r.stdout) == (1, 'translate.mjs: ONNX Runtime Web is not installed: run npm ci --prefix nbs/live\n', ''), r.stderr
+
 def test_the_page_reports_a_soft_hyphen_and_a_zero_width_space_by_name(tokenizer_file):
     "With the published model's tokenizer: a soft hyphen is an unknown piece and a zero-width space is read as a space;"
     " the page reports both, by name (what a reader cannot see is never an empty chip)."

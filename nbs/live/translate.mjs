@@ -12,7 +12,6 @@
 // --trace the step-by-step trace of the search; `record`, the grid's weights, is left out).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import * as ort from 'onnxruntime-web';
 import { Translator, MAX_CHARS } from './translator.mjs';
 import { modelFiles } from './files.mjs';
 
@@ -90,6 +89,12 @@ function stdinLines(bytes) {
 
 // A reader that stops early (`| head -1`): stop quietly, with the status tnb-translate ends with there (141: SIGPIPE's)
 process.stdout.on('error', e => { if (e.code === 'EPIPE') process.exit(141); throw e; });
+// ONNX Runtime Web, one of nbs/live's pinned packages: imported once the arguments are read, so that the usage line and
+// an option's error need no package, and its absence is one line that says how to install it
+const ort = await import('onnxruntime-web').catch(e => {
+  if (e.code === 'ERR_MODULE_NOT_FOUND') fail('ONNX Runtime Web is not installed: run npm ci --prefix nbs/live', 1);
+  throw e;
+});
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
 // A folder that is no export, or a config.json that is not one, refused in onnx_translate's words (transformer_nb.export.OnnxModel)
