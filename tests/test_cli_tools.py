@@ -157,7 +157,7 @@ def test_translate_runs_an_export(run, tmp_path):
 
 
 @pytest.mark.parametrize('args, says', [(['--keep', '2', '--average', '3'], r'--keep 2 keeps fewer checkpoints than the 3 that --average 3 averages'),
-                                        (['--cooldown', '5'], r'--cooldown 5 needs --steps none')])
+                                        (['--cooldown', '5'], r'--cooldown 5 needs --steps N')])
 def test_train_refuses_what_the_library_refuses(tmp_path, args, says):
     "tnb-train states no check of its own that TrainConfig makes: the library's one message, one line, exit 2, nothing trained."
     import re

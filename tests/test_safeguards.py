@@ -44,10 +44,37 @@ def test_in_place_means_streams_and_devices(tmp_path):
 
 def test_check_output_accepts_what_can_be_written(tmp_path):
     (tmp_path / 'old.txt').write_text('x')
-    for p in (tmp_path / 'new.txt', tmp_path / 'old.txt', '/dev/null'): assert check_output(p, '-o') == Path(p)
+    for p in (tmp_path / 'new.txt', '/dev/null'): assert check_output(p, '-o') == Path(p)
+    assert check_output(tmp_path / 'old.txt', '-o', overwrite=True) == tmp_path / 'old.txt'   # an existing file: on request only
     assert sorted(q.name for q in tmp_path.iterdir()) == ['old.txt']               # the probe is gone, nothing created
-    (tmp_path / 'link.txt').symlink_to(tmp_path / 'old.txt')
-    assert check_output(tmp_path / 'link.txt') == tmp_path / 'link.txt'
+    (tmp_path / 'null').symlink_to('/dev/null')
+    assert check_output(tmp_path / 'null') == tmp_path / 'null'                    # a link to a device: written in place, nothing replaced
+
+def test_check_output_never_replaces_what_it_was_not_asked_to(tmp_path):
+    "An existing file without overwrite, a symlink (even with it), a training checkpoint's name, a run's own files: one line each, nothing touched."
+    from transformer_nb.checks import SettingError
+    from transformer_nb.process import said
+    (tmp_path / 'old.txt').write_text('x'); (tmp_path / 'link.txt').symlink_to(tmp_path / 'old.txt')
+    (tmp_path / 'dangling').symlink_to(tmp_path / 'not-yet.txt')
+    run = tmp_path / 'run'; run.mkdir(); (run / 'checkpoint-0000040.pt').write_bytes(b'ck'); (run / 'log.jsonl').write_text('{}\n')
+    (run / 'loss.png').write_bytes(b'png')
+    with pytest.raises(SettingError) as e: check_output(tmp_path / 'old.txt', '-o')
+    assert said(e.value, {'overwrite': ('--overwrite', 'flag')}) == f"-o {tmp_path / 'old.txt'} already exists: choose another name, or replace it with --overwrite"
+    assert str(e.value).endswith('or replace it with overwrite=True')                # the library's words name the argument
+    for path, needle in [(tmp_path / 'link.txt', f"-o {tmp_path / 'link.txt'} is a symlink: refusing to write through it"),
+                         (tmp_path / 'dangling', 'is a symlink: refusing to write through it'),
+                         (run / 'checkpoint-0000040.pt', 'a checkpoint-<step>.pt name would pass this file off as a training checkpoint'),
+                         (tmp_path / 'checkpoint-0000099.pt', 'a checkpoint-<step>.pt name'),
+                         (run / 'log.jsonl', f"is the log.jsonl of the training run in {run}, which only tnb-train writes"),
+                         (run / 'loss.png', 'is the loss.png of the training run in')]:
+        for overwrite in (False, True):
+            with pytest.raises(UserError) as e: check_output(path, '-o', overwrite)
+            assert needle in str(e.value) and len(str(e.value).splitlines()) == 1, (path, str(e.value))
+    assert (tmp_path / 'old.txt').read_text() == 'x' and (tmp_path / 'link.txt').is_symlink() and not (tmp_path / 'not-yet.txt').exists()
+    assert (run / 'checkpoint-0000040.pt').read_bytes() == b'ck' and not (tmp_path / 'checkpoint-0000099.pt').exists()
+    (tmp_path / 'notes').mkdir(); (tmp_path / 'notes' / 'log.jsonl').write_text('mine')   # the name alone, in a folder that holds no run: yours
+    assert check_output(tmp_path / 'notes' / 'log.jsonl', '-o', overwrite=True) == tmp_path / 'notes' / 'log.jsonl'
+    assert check_output(tmp_path / 'results.json', '--record', adds=True) and check_output(tmp_path / 'link.txt', '--record', adds=True)   # a results file is added to
 
 def test_check_output_refusals_name_the_option_and_the_problem(tmp_path, readonly_dir):
     cases = [('', '-o: an empty file name'), ('.', '-o: an empty file name'),
@@ -190,8 +217,9 @@ def test_read_stdin_lines_reads_like_a_file(monkeypatch):
 def test_check_text_file(tmp_path):
     (tmp_path / 'ok.txt').write_text('a\n'); os.mkfifo(tmp_path / 'fifo')
     assert check_text_file(tmp_path / 'ok.txt') == tmp_path / 'ok.txt' and check_text_file(str(tmp_path / 'ok.txt'), regular=True) == tmp_path / 'ok.txt'
-    assert check_text_file(tmp_path / 'fifo', '-i') == tmp_path / 'fifo' and check_text_file('/dev/null') == Path('/dev/null')
+    assert check_text_file('/dev/null') == Path('/dev/null')
     for path, kw, msg in [(tmp_path, {}, f'-i {tmp_path} is a folder; give a text file, one sentence per line (plain or .gz)'),
+                          (tmp_path / 'fifo', {}, f"-i {tmp_path / 'fifo'} is a named pipe (FIFO): reading it would wait until a program writes to it"),
                           (tmp_path / 'no.txt', {}, f"-i {tmp_path / 'no.txt'}: no such file"),
                           (tmp_path / 'fifo', dict(regular=True), f"-i {tmp_path / 'fifo'} is not a regular file (a FIFO or a device)"),
                           ('/dev/null', dict(regular=True), '-i /dev/null is not a regular file')]:

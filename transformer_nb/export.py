@@ -173,7 +173,8 @@ def check_files(folder, # an export's folder
 
 # %% ../nbs/A18_export.ipynb #ee24102b
 def _check_out_folder(out:Path, overwrite:bool=False):
-    "Refuse the output folder `out` unless it is new, empty, or (with `overwrite`) holds an export and nothing else."
+    "Refuse the output folder `out` unless it is new, empty, or (with `overwrite`) holds an export and nothing else; never a symlink (`check_output`'s rule)."
+    if out.is_symlink(): raise UserError(f"-o {out} is a symlink: refusing to write through it (it points to {os.readlink(out)}); remove the link or give another name")
     if not out.exists(): return
     if not out.is_dir(): raise FileExistsError(f"-o {out} is a file, not an empty folder; give a folder (empty or new)")
     items = list(out.iterdir())

@@ -208,6 +208,17 @@ class RunConflict(UserError):
 _CLAIMED = {}   # real path of a claimed folder -> the starts (step, checkpoint) this process holds it for, checked
 def _start(step:int, resumed_from) -> tuple: return step, None if resumed_from is None else str(Path(resumed_from).resolve())
 
+def _run_of(path) -> str|None:
+    "The id of the run that wrote the checkpoint `path` (None where it does not say, or cannot be read)."
+    from transformer_nb.checkpoints import checkpoint_identity          # A05 reads checkpoints; it loads this module first
+    try: return checkpoint_identity(path).get('run')
+    except (ValueError, OSError): return None
+
+def _other_runs(ckpt, files:list) -> list[Path]:
+    "The checkpoints among `files` that another run than the one of the checkpoint `ckpt` wrote (by the run ids they hold)."
+    mine = _run_of(ckpt)
+    return [p for p in files if checkpoint_step(p) is not None and mine and (r := _run_of(p)) and r != mine]
+
 @patch
 def holds(self:RunFolder, step:int=0, resumed_from=None) -> bool:
     "True while this process holds the folder claimed for a run starting at update `step` from `resumed_from` (a claimer need not claim it again)."
@@ -231,6 +242,7 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
         clean_stale_temps(self.path, '.*.tmp*')                          # left by runs killed while saving
         clash = self.conflicts(step, resumed_from)
         later = resumed_from is not None and Path(resumed_from).resolve().parent == self.path.resolve()
+        if later and clash and _other_runs(resumed_from, clash): later = False   # past it, but another run's: said as another run's files
         if clash and not overwrite:
             raise RunConflict(f"{self.path} holds " + (
                 f"checkpoints past update {step} ({file_names(clash)}), a later continuation of this run: resume from the "
@@ -248,6 +260,16 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
 
 
 # %% ../nbs/A04_runs.ipynb #214906c8
+def _newest_why(run, latest:Path, identity, average:bool) -> str:
+    "Why the folder stands for its newest checkpoint; a `UserError` where resuming it would continue another run than the checkpoints beside it, a note where decoding with it."
+    older = run.checkpoints()[:-1]
+    if not older: return "the newest checkpoint of the folder"
+    mine, theirs = identity(latest).get('run'), identity(older[-1]).get('run')
+    if not (mine and theirs and mine != theirs): return "the newest checkpoint of the folder"
+    if not average: raise UserError(f"{latest} comes from another run ({mine}) than {older[-1].name} beside it ({theirs}): resuming the folder "
+                                    f"would mix two runs; give the checkpoint to resume from, or move the other run's file out")
+    return f"the newest checkpoint of the folder, from another run ({mine}) than {older[-1].name} beside it ({theirs})"
+
 def _span(steps:list) -> str:
     return f"update {steps[0]}" if len(steps) == 1 else f"updates {steps[0]} to {steps[-1]}"
 
@@ -262,7 +284,7 @@ def resolve(self:RunFolder, identity, # path -> {'run': run id or None, 'steps':
             raise FileNotFoundError(f"{self.path} is {kind} (tnb-export), not a checkpoint or a run folder: give the checkpoint it was exported from")
         raise FileNotFoundError(f"{self.path} holds no checkpoint-<step>.pt files: give a checkpoint file, or the run "
                                 f"folder of a tnb-train run")
-    if avg is None: return latest, "the newest checkpoint of the folder"
+    if avg is None: return latest, _newest_why(self, latest, identity, average)
     a = identity(avg)
     steps = sorted(a.get('steps') or [])
     if latest is None: return avg, f"the average of {_span(steps)}, with no checkpoint beside it" if steps else "an average, with no checkpoint beside it"

@@ -37,6 +37,9 @@ def _probe(folder:Path, what:str, path):
     except FileExistsError: probe.unlink(missing_ok=True)
     except OSError as e: raise UserError(f"{what} {path}: cannot write in {folder} ({e.strerror})") from None
 
+_CHECKPOINT_NAME = ("a checkpoint-<step>.pt name would pass this file off as a training checkpoint (the newest of its folder, "
+                    "which the tools pick by name); choose another name")
+
 _OUTPUTS = {}   # the outputs `check_output` passed in this process: path -> how the command names it ('-o')
 
 def _passed(p:Path, what:str) -> Path: _OUTPUTS[os.path.abspath(p)] = what; return p
@@ -45,27 +48,58 @@ def output_name(path) -> str|None:
     "How the command named the output `path` that `check_output` passed (`-o`), for an error writing it later (a full disk); None for any other path."
     return _OUTPUTS.get(os.path.abspath(path)) if isinstance(path, (str, os.PathLike)) else None
 
-def check_output(path, what:str='output') -> Path:
-    """Check, before any work starts, that `path` can be written: it is not a folder, its folder exists and takes a
-    new file, and an existing file, FIFO or device accepts writing. Returns `path`; a `UserError` naming `what` otherwise."""
+CHECKPOINT = re.compile(r'checkpoint-(\d+)\.pt')    # the name of a training checkpoint, its step in it (A04_runs)
+_RUN_FILES = ('average.pt', 'log.jsonl', 'loss.png', '.lock')   # what a training run writes beside its checkpoints (A04_runs)
+
+def _escaped(s) -> str: return str(s).replace('{', '{{').replace('}', '}}')   # a path inside a `SettingError` message
+
+def _run_file(p:Path) -> bool:
+    "True if `p` names a file of a training run: one of a run's own names in a folder that holds a run (its checkpoints, or its lock)."
+    d = p.parent
+    if p.name not in _RUN_FILES or not d.is_dir(): return False
+    try: return (d / '.lock').is_file() or any(CHECKPOINT.fullmatch(q.name) for q in d.iterdir())
+    except OSError: return False
+
+def check_output(path, what:str='output', # how the command names it ('-o'), or the argument
+                 overwrite:bool=False, # replace an existing file (a command's --overwrite); never through a symlink, never a run's file
+                 replaces=None, # path -> why an existing file is not one this output may replace, or None where it may (a checkpoint's output: it is a checkpoint)
+                 adds:bool=False, # the file is added to, not replaced (a results file): an existing one is the point
+                ) -> Path:
+    """The one rule for every file a command or a library function writes, checked before any work starts: `path` is
+    not a folder, not a symlink (written through, it would replace the file it points to), not a training checkpoint's
+    name nor a file of a run's folder, and an existing file is replaced only with `overwrite`; its folder exists and
+    takes a new file, and an existing file, FIFO or device accepts writing. Returns `path`; a `UserError` naming
+    `what` otherwise (a `SettingError` naming `overwrite` where it would help)."""
     p = Path(path)
     if str(path).strip() in ('', '.'): raise UserError(f"{what}: an empty file name")
-    if p.is_dir(): raise UserError(f"{what} {path} is a folder; give a file name")
-    if in_place(p):
+    if p.is_dir() and not p.is_symlink(): raise UserError(f"{what} {path} is a folder; give a file name")
+    if in_place(p):                                    # a FIFO, a device (a link to one too): written in place, nothing replaced
         if not p.exists(): raise UserError(f"{what} {path}: no such device")
         if stat.S_ISSOCK(os.stat(p).st_mode): raise UserError(f"{what} {path} is a socket; give a file, a FIFO or a device")
         if not os.access(p, os.W_OK): raise UserError(f"{what} {path}: permission denied")
         return _passed(p, what)
-    real = Path(os.path.realpath(p))                   # through symlinks: the file that will be replaced
+    if p.is_symlink() and not adds:
+        raise UserError(f"{what} {path} is a symlink: refusing to write through it (it points to {os.readlink(p)}); remove the link or give another name")
+    if CHECKPOINT.fullmatch(p.name): raise UserError(f"{what} {path}: {_CHECKPOINT_NAME}")
+    if _run_file(p) and not (p.name == 'average.pt' and replaces is not None):   # a checkpoint's output may replace a run's average
+        raise UserError(f"{what} {path} is the {p.name} of the training run in {p.parent}, which only tnb-train writes: choose another name")
+    real = Path(os.path.realpath(p))                   # a link in the folders above is followed: the file itself is not one
     if not real.parent.is_dir(): raise UserError(f"{what} {path}: the folder {real.parent} does not exist")
+    if real.exists() and not adds:
+        if replaces is not None and (why := replaces(real)): raise UserError(f"{what} {path} already exists and {why}: choose another name")
+        if not overwrite:
+            from transformer_nb.checks import SettingError
+            raise SettingError(f"{_escaped(what)} {_escaped(path)} already exists: choose another name, or replace it with {{overwrite}}", overwrite=True)
     if real.exists() and not os.access(real, os.W_OK): raise UserError(f"{what} {path}: the file is read-only")
     _probe(real.parent, what, path)
     return _passed(p, what)
 
+
 # %% ../nbs/A01_safeguards.ipynb #7ea0616d
 def check_folder(path, what:str='--out') -> Path:
-    "Create the folder `path` (and its parents) if needed and check that files can be written in it; else a `UserError`."
+    "Create the folder `path` (and its parents) if needed and check that files can be written in it; else a `UserError`: a symlink at `path` too (`check_output`'s rule), which would send the files elsewhere."
     p = Path(path)
+    if p.is_symlink(): raise UserError(f"{what} {path} is a symlink: refusing to write through it (it points to {os.readlink(p)}); remove the link or give another name")
     if p.exists() and not p.is_dir(): raise UserError(f"{what} {path} is a file, not a folder")
     try: p.mkdir(parents=True, exist_ok=True)
     except OSError as e: raise UserError(f"{what} {path}: cannot create the folder ({e.strerror})") from None
@@ -79,8 +113,6 @@ def same_file(a, b) -> bool:
     try: sa, sb = os.stat(a), os.stat(b)
     except (OSError, ValueError): return False
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
-
-CHECKPOINT = re.compile(r'checkpoint-(\d+)\.pt')    # the name of a training checkpoint, its step in it (A04_runs)
 
 def check_not_inputs(outputs:dict, # {how the user named it, e.g. '-o': path or None}
                       inputs:dict, # {how the user named it, e.g. '-i': path, or a list of paths (a run folder's checkpoints)}
@@ -96,8 +128,7 @@ def check_not_inputs(outputs:dict, # {how the user named it, e.g. '-o': path or 
         for k2, p2 in outs[i + 1:]:
             if same_file(p, p2): raise UserError(f"{k} {p} and {k2} {p2} are the same file: give each output its own")
         if CHECKPOINT.fullmatch(Path(p).name):
-            raise UserError(f"{k} {p}: a checkpoint-<step>.pt name would pass this file off as a training checkpoint "
-                            f"(the newest of its folder, which the tools pick by name); choose another name")
+            raise UserError(f"{k} {p}: {_CHECKPOINT_NAME}")
 
 # %% ../nbs/A01_safeguards.ipynb #8f42be6b
 def _alive(pid:int) -> bool:
@@ -267,13 +298,19 @@ def read_stdin_lines(stream=None, # default: sys.stdin; anything with .buffer.re
 def check_text_file(path, what:str='input', # how the command names it, e.g. '-i'
                     regular:bool=False, # a regular file only (read more than once), not a FIFO or a device
                    ) -> Path:
-    "`path` as a `Path` if it can be read as a text file; else a `UserError` naming `what`, the path and the problem."
+    """`path` as a `Path` if it can be read as a text file; else a `UserError` naming `what`, the path and the problem.
+    A named pipe (FIFO) in the file system is refused: opening it waits, for ever, until some program writes to it. A
+    pipe the shell hands over (`-i <(zcat a.gz)`, `/dev/stdin`) is open already, and read as it comes."""
     p, hint = Path(path), "give a text file, one sentence per line (plain or .gz)"
     if p.is_dir(): raise UserError(f"{what} {path} is a folder; {hint}")
     if not p.exists(): raise UserError(f"{what} {path}: no such file")
     mode = os.stat(p).st_mode
     if stat.S_ISSOCK(mode) or (regular and not stat.S_ISREG(mode)):
         raise UserError(f"{what} {path} is {'a socket' if stat.S_ISSOCK(mode) else 'not a regular file (a FIFO or a device)'}; {hint}")
+    held = os.path.abspath(p).startswith(('/dev/stdin', '/dev/fd/', '/proc/')) or os.path.realpath(p).startswith('/proc/')
+    if stat.S_ISFIFO(mode) and not held:               # /dev/stdin, /dev/fd/N: a pipe this process holds open already
+        raise UserError(f"{what} {path} is a named pipe (FIFO): reading it would wait until a program writes to it; {hint}, "
+                        f"or - and that program's output on standard input")
     return p
 
 def read_text_lines(path, # a text file (plain or gzip), a FIFO or a device; '-': standard input
