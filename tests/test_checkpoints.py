@@ -42,8 +42,8 @@ def test_average_needs_one_config_and_one_tokenizer(run, tmp_path):
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_average_never_replaces_a_training_checkpoint(run, tmp_path):
     shutil.copytree(run, tmp_path / 'run'); newest = RunFolder(tmp_path / 'run').latest(); before = newest.read_bytes()
-    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', newest), 'tnb-average', 'is one of the checkpoints to average')
-    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', tmp_path / 'run' / 'checkpoint-0099999.pt'), 'tnb-average', 'call it e.g. avg.pt')
+    for more in ([], ['--overwrite']): one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', newest, *more), 'tnb-average', 'a checkpoint-<step>.pt name would pass this file off')
+    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', tmp_path / 'run' / 'checkpoint-0099999.pt'), 'tnb-average', 'a checkpoint-<step>.pt name would pass this file off')
     assert newest.read_bytes() == before and [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000010.pt', 'checkpoint-0000020.pt']
 
 @pytest.mark.slow   # runs the tools in fresh processes

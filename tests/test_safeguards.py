@@ -412,11 +412,13 @@ def _read(p, timeout=60):
 
 @pytest.mark.slow
 def test_outputs_through_symlinks_fifos_and_devices(run, tmp_path):
+    "A FIFO, a device and a link to one are written in place; a link to a file is refused, even with --overwrite: nothing is written through it."
     (tmp_path / 'target.txt').write_text('old\n'); (tmp_path / 'link.txt').symlink_to(tmp_path / 'target.txt')
     (tmp_path / 'null').symlink_to('/dev/null'); os.mkfifo(tmp_path / 'fifo')
-    r = tool('translate', run, 'a b', 'c', '--beam', '1', '-o', tmp_path / 'link.txt')
-    assert r.returncode == 0, r.stderr
-    assert (tmp_path / 'link.txt').is_symlink() and len((tmp_path / 'target.txt').read_text().splitlines()) == 2
+    for more in ([], ['--overwrite']):
+        one_line(tool('translate', run, 'a b', 'c', '--beam', '1', '-o', tmp_path / 'link.txt', *more), 'tnb-translate',
+                 f"-o {tmp_path / 'link.txt'} is a symlink: refusing to write through it")
+    assert (tmp_path / 'link.txt').is_symlink() and (tmp_path / 'target.txt').read_text() == 'old\n'
     r = tool('translate', run, 'a b', '--beam', '1', '-o', tmp_path / 'null')
     assert r.returncode == 0, r.stderr
     assert (tmp_path / 'null').is_symlink() and stat.S_ISCHR(os.stat('/dev/null').st_mode)
@@ -430,11 +432,9 @@ def test_outputs_through_symlinks_fifos_and_devices(run, tmp_path):
     r = tool('evaluate', run, '--beam', '1', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--hyp-out', tmp_path / 'fifo')
     assert r.returncode == 0 and _read(reader).count(b'\n') == 2, r.stderr
     (tmp_path / 'avg.pt').symlink_to(tmp_path / 'avg-target.pt')          # a link to a file yet to be written
-    r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt')
-    assert r.returncode == 0, r.stderr
-    r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt', '--overwrite')   # the checkpoint there, replaced through the link
-    assert r.returncode == 0, r.stderr
-    assert (tmp_path / 'avg.pt').is_symlink() and open_checkpoint(tmp_path / 'avg-target.pt', None).meta['averaged_from']
+    for more in ([], ['--overwrite']):
+        one_line(tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt', *more), 'tnb-average', 'is a symlink: refusing to write through it')
+    assert (tmp_path / 'avg.pt').is_symlink() and not (tmp_path / 'avg-target.pt').exists()
     assert temps(tmp_path) == []
 
 @pytest.mark.slow
@@ -522,11 +522,13 @@ def test_translate_never_writes_over_its_inputs(run, texts):
     ck = RunFolder(run).latest()
     (texts / 'link.txt').symlink_to(texts / 'x.txt'); os.link(texts / 'x.txt', texts / 'hard.txt')
     before = snapshot(ck, texts / 'x.txt', run / 'loss.png')
-    for args, needle in [((run, 'five', '-o', ck), f'would overwrite a checkpoint of the run folder {ck}'),               # the model itself
+    for args, needle in [((run, 'five', '-o', ck), 'a checkpoint-<step>.pt name would pass this file off'),   # the model itself
                          ((run, '-i', texts / 'x.txt', '-o', texts / 'x.txt'), 'would overwrite -i'),     # its source
                          ((run, '-i', texts / 'x.txt', '-o', texts / 'link.txt'), 'would overwrite -i'),  # through a symlink
                          ((run, '-i', texts / 'x.txt', '-o', texts / 'hard.txt'), 'would overwrite -i'),  # a hard link
-                         ((ck, 'a', '-o', run / 'loss.png'), 'would overwrite a file of the run folder'),
+                         ((ck, 'a', '-o', run / 'loss.png'), f'is the loss.png of the training run in {run}'),
+                         ((ck, 'a', '-o', run / 'loss.png', '--overwrite'), 'is the loss.png of the training run'),   # a run's file: never
+                         ((run, 'a', '-o', run / 'average.pt', '--overwrite'), 'is the average.pt of the training run'),
                          ((run, 'a', '-o', texts / 'checkpoint-0000999.pt'), 'a checkpoint-<step>.pt name')]:
         one_line(tool('translate', *args, '--beam', '1'), 'tnb-translate', needle)
     assert snapshot(ck, texts / 'x.txt', run / 'loss.png') == before
@@ -538,7 +540,7 @@ def test_evaluate_never_writes_over_its_inputs(run, texts):
     base = (run, '--src', texts / 'src.txt', '--ref', texts / 'ref.txt', '--beam', '1')
     for extra, needle in [(('--hyp-out', texts / 'ref.txt'), f"--hyp-out {texts / 'ref.txt'} would overwrite --ref"),
                           (('--hyp-out', texts / 'src.txt'), 'would overwrite --src'),
-                          (('--record', RunFolder(run).latest()), 'would overwrite a checkpoint of the run folder'),
+                          (('--record', RunFolder(run).latest()), 'a checkpoint-<step>.pt name would pass this file off'),
                           (('--hyp-out', texts / 'h.json', '--record', texts / 'h.json'), 'are the same file')]:
         one_line(tool('evaluate', *base, *extra), 'tnb-evaluate', needle)
     assert snapshot(texts / 'src.txt', texts / 'ref.txt', RunFolder(run).latest()) == before

@@ -711,6 +711,7 @@ def average_run(paths:list, # checkpoint files of one run, or one run folder
     from transformer_nb.options import AverageOptions
     paths = _checkpoint_paths(paths); _check_path(out_path, 'out_path')
     AverageOptions([str(p) for p in paths], os.fspath(out_path), last, overwrite)   # last=0, overwrite='yes': refused as declared
+    if any(same_file(p, out_path) for p in paths): raise ValueError(f"{what} {out_path} is one of the checkpoints to average: write elsewhere")
     check_replace(out_path, overwrite, what)
     if ref := next((p for p in paths if _published(str(p)) is not None), None):
         raise SettingError(f"{ref} is a published model, one finished checkpoint, not the checkpoints of a run: tnb-average averages "

@@ -12,7 +12,7 @@ __all__ = ['MAIN_JOB_MINUTES', 'Command', 'train_main', 'Decoder', 'TranslateIO'
 import argparse, contextlib, json, shlex, sys, time, warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from .safeguards import UserError, check_output, check_folder, check_text_file, in_place, atomic_write, output_stream
+from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
 from .runs import RunFolder, RunConflict, file_names
 from .process import run_cli, heavy_imports, out_of_memory, note, settings_line
 from .commands import CliParser, check_thread_env, load_tasks, field_options, load_decoder
@@ -261,7 +261,7 @@ def _translate(argv, table):
     a = _started(argv, _parse_translate, table)
     if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'
     if a.sentences and a.input: _fail(settings_line("give sentences as arguments or with {input}, not both", a.table, input=a.input))
-    if a.output: check_output(a.output, '-o', a.overwrite)
+    if a.output: check_not_inputs({'-o': a.output}, {'-i': a.input}); check_output(a.output, '-o', a.overwrite)   # onto its input: said as such, never offered --overwrite
     if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_export(a)    # a folder tnb-export wrote
     if (Path(a.checkpoint) / 'decoder.onnx').is_file(): _fail(f"{a.checkpoint} is an ONNX export (tnb-export --format onnx), made for the site's live translator: translate with it in Node (node nbs/live/translate.mjs DIR 'sentence') or in Python (transformer_nb.export.onnx_translate); tnb-translate reads checkpoints and CTranslate2 exports")
     from transformer_nb.fast_decoding import translate_source; from transformer_nb.textio import sentence_batches
@@ -310,6 +310,7 @@ def _evaluate(argv, table):
                                            **{split[0]: getattr(a, split[0])}, src=a.src, ref=a.ref)
     if a.id is not None and not a.record: raise SettingError("{id} names the record that {record} adds: give it too", id=a.id, record='FILE')
     outs = {'--hyp-out': a.hyp_out, '--record': a.record}
+    check_not_inputs(outs, {'--src': a.src, '--ref': a.ref})           # onto an input: said as such, never offered --overwrite
     if a.hyp_out: check_output(a.hyp_out, '--hyp-out', a.overwrite)
     if a.record: check_output(a.record, '--record', adds=True)           # a results file: added to, as `check_record_file` allows
     from transformer_nb.checkpoints import open_decoder; from transformer_nb import workflow

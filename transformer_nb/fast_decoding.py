@@ -512,7 +512,7 @@ def translate_file(model, tokenizer, # as for `translate`
     "Translate the lines of `input` as `tnb-translate -i input -o output` does: one line out per line in, long lines refused before any decoding."
     _, d, o = check_translate(model, tokenizer, [], decoding, options, **given)   # once, here
     if not isinstance(input, (str, Path)): raise TypeError(f"input must be a file's path or '-', got a {type(input).__name__}; for a list, use translate")
-    if output is not None: check_output(output, 'output', overwrite); check_not_inputs({'output': output}, {'input': input})
+    if output is not None: check_not_inputs({'output': output}, {'input': input}); check_output(output, 'output', overwrite)
     with contextlib.ExitStack() as opened:
         source = sentence_batches([], str(input), opened, warnings.warn, 'input')
         outs = translate_source(model, tokenizer, d, source, o, problems)
