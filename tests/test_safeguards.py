@@ -5,7 +5,6 @@ bad byte, a gzip bomb refused."""
 import os, shutil, signal, stat, subprocess, sys
 from pathlib import Path
 import pytest
-from transformer_nb.checkpoints import open_checkpoint
 from transformer_nb.runs import RunFolder
 from conftest import ENV, cmd, tool, one_line, temps
 

@@ -8,7 +8,6 @@ import pytest, torch
 import transformer_nb
 from transformer_nb.checks import SettingError
 from transformer_nb.process import said
-from transformer_nb.safeguards import UserError
 from transformer_nb.checkpoints import average_run, open_checkpoint
 from transformer_nb import cli
 
