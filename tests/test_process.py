@@ -146,3 +146,11 @@ def test_ctrl_c_mid_run_is_a_clean_stop_in_every_command(run, tmp_path, name):
     assert not (tmp_path / 'out.txt').exists() and not (tmp_path / 'out.pt').exists()          # nothing half-written
     assert not [p for p in tmp_path.rglob('*') if '.tmp' in p.name]
     if prog == 'export': assert not (tmp_path / 'out').exists()
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_ctrl_c_while_the_process_shuts_down_ends_it_at_once(run, tmp_path):
+    "The command is done and Python is shutting down (its atexit work, the libraries' thread pools): Ctrl-C ends it at once, exit 130, no trace."
+    ending = "import atexit, sys, time; atexit.register(lambda: (print('ENDING', file=sys.stderr, flush=True), time.sleep(120)))"
+    got, said_, stderr = _ctrl_c('translate', [run, 'a b', '--beam', '1', '-o', tmp_path / 'out.txt'], ending, 'ENDING', tmp_path)
+    assert got == 130 and said_ == [] and 'Traceback' not in stderr and 'Exception ignored' not in stderr, (got, stderr[-3000:])
+    assert (tmp_path / 'out.txt').read_text().count('\n') == 1                 # the work was done, and is whole
