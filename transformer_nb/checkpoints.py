@@ -350,7 +350,8 @@ def _newest_readable(run:RunFolder, read):
     try: return read()
     except ValueError as e:
         bad, older = run.latest(), run.checkpoints()[:-1]
-        good = next((q for q in reversed(older) if _readable(q)), None) if bad is not None and str(bad) in str(e) else None
+        unread = bad is not None and str(bad) in str(e) and not _readable(bad)   # not a readable file refused for another reason (another run's)
+        good = next((q for q in reversed(older) if _readable(q)), None) if unread else None
         if good is None: raise
         raise ValueError(f"{e}; the newest readable checkpoint of {run.path} is {good.name}: give {good} instead, or remove {bad}") from None
 
