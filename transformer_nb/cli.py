@@ -76,19 +76,11 @@ def _train_parser() -> CliParser:
     return p
 
 # %% ../nbs/A19_cli.ipynb #b185f78b
-def _recipe_lines(tasks) -> str:
-    "The --recipe names each task offers, as its registry holds them: 'recipes: paper, cpu-hour (translation: ...)'."
-    tasks.load_all(); lines = []
-    for name in tasks.task_names():
-        t = tasks.get_task(name)
-        if t.recipes: lines.append(f"  {', '.join(t.recipes)} ({name} task: {', '.join(d for d in tasks.dataset_names() if tasks.task_for(d) is t)})")
-    return "recipes (--recipe NAME), by task and its datasets:\n" + '\n'.join(lines)
-
 def _train_help():
     heavy_imports()
-    from transformer_nb.model import PRESETS
+    from transformer_nb.model import PRESETS; from transformer_nb.workflow import recipe_lines
     tasks = load_tasks(); p = _train_parser()
-    p.epilog += f"\n\npresets: {', '.join(PRESETS)}\ndatasets: {', '.join(tasks.dataset_names())}\n{_recipe_lines(tasks)}"
+    p.epilog += f"\n\npresets: {', '.join(PRESETS)}\ndatasets: {', '.join(tasks.dataset_names())}\n{recipe_lines()}"
     p.print_help(); sys.exit(0)
 
 # %% ../nbs/A19_cli.ipynb #20f0de74
@@ -121,7 +113,7 @@ def _train(argv, table):
     if any(x in ('-h', '--help') for x in argv): _train_help()
     a = _train_parser().parse_args(argv, table=table); _check_train(a)
     from transformer_nb.machine import limit_threads; from transformer_nb.core import get_device
-    from transformer_nb import workflow
+    from transformer_nb.trainer import Parallel, say_precision; from transformer_nb import workflow; from transformer_nb.safeguards import removed_unless_used
     limit_threads(a.threads); s, spm, files = _settings(a)
     device = get_device(a.device) if a.device is not None else None   # resolved once, here: a device this machine lacks is refused first
     resumed = workflow.resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
@@ -129,29 +121,10 @@ def _train(argv, table):
     (a.dataset, task), data = ((a.dataset, resumed.task), resumed.data) if resumed else (workflow.new_run_task(
         a.dataset, a.task, a.src_lang, a.tgt_lang, a.data_dir, files), None)   # a new run's dataset, task and data options checked together
     out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
-    with _unused_removed(out.path): return _train_in(argv, a, out, created, resumed, task, data, device, s, spm, files)
-
-@contextlib.contextmanager
-def _unused_removed(folder:Path):
-    "On any error, remove the folders this run created on the way to `folder` (runs/ too) where nothing was written in them."
-    top = next((q for q in [*reversed(folder.parents), folder] if not q.exists()), None)   # the first folder that is not there yet
-    try: yield
-    except BaseException:
-        if top is not None:
-            for q in [folder, *folder.parents]:
-                try: q.rmdir()                                      # an empty folder only: a folder with anything in it stays
-                except FileNotFoundError: pass                      # removed already (a run folder its claim created)
-                except OSError: break
-                if q == top: break
-        raise
-
-def _train_in(argv, a, out, created, resumed, task, data, device, s, spm, files):
-    "tnb-train once its options are checked: the run folder held, the run trained, its summary and its test."
-    from transformer_nb.trainer import Parallel, say_precision; from transformer_nb import workflow
-    check_folder(out.path, '--out')
     start = (int(resumed.checkpoint.step), resumed.path) if resumed else (0, None)   # the update the run starts from, and its file
     parallel = Parallel.join(device or (resumed.tc.device if resumed else None))   # the processes joined once: only rank 0 writes
     with contextlib.ExitStack() as held:                           # claimed here, once: fit's claim of the same start holds it as it is
+        held.enter_context(removed_unless_used(out.path)); check_folder(out.path, '--out')   # refused before it wrote: no folder it made is left
         try:
             if parallel.is_main: held.enter_context(out.claim(*start, overwrite=a.overwrite, remove_unused=created))
         except RunConflict as e:
@@ -311,8 +284,7 @@ def _evaluate(argv, table):
     if a.id is not None and not a.record: raise SettingError("{id} names the record that {record} adds: give it too", id=a.id, record='FILE')
     outs = {'--hyp-out': a.hyp_out, '--record': a.record}
     check_not_inputs(outs, {'--src': a.src, '--ref': a.ref})           # onto an input: said as such, never offered --overwrite
-    if a.hyp_out: check_output(a.hyp_out, '--hyp-out', a.overwrite)
-    if a.record: check_output(a.record, '--record', adds=True)           # a results file: added to, as `check_record_file` allows
+    for o, path in outs.items(): path and check_output(path, o, a.overwrite, adds=o == '--record')   # a results file: added to, as `check_record_file` allows
     from transformer_nb.checkpoints import open_decoder; from transformer_nb import workflow
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
     c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
@@ -344,8 +316,8 @@ def _average_parser() -> CliParser:
 
 def _average(argv, table):
     heavy_imports(); a = _average_parser().parse_args(argv, table=table)
-    from transformer_nb.checkpoints import average_run                # A05_checkpoints: every check, -o's first (`check_replace`); averages skipped
-    out, paths = average_run(a.checkpoints, a.output, a.last, say=lambda m: note(f"tnb-average: {m}"), overwrite=a.overwrite, what='-o')
+    from transformer_nb.checkpoints import average_run; out, paths = average_run(   # A05_checkpoints: every check, -o's first; averages skipped
+        a.checkpoints, a.output, a.last, say=lambda m: note(f"tnb-average: {m}"), overwrite=a.overwrite, what='-o')
     n, names = len(paths), ', '.join(q.name for q in paths)
     print(f"averaged {n} checkpoint{'s' * (n != 1)} ({names}) -> {out}", file=sys.stderr if in_place(out) else sys.stdout)
     if n == 1 and any(paths[0].parent.glob('checkpoint-*.pt')): note(f"tnb-average: one checkpoint, so {out} is a copy of it; to average a run's newest N checkpoints give its folder "
@@ -376,8 +348,7 @@ def _export_parser() -> CliParser:
 
 def _export(argv, table):
     heavy_imports()                                                # before export.py loads PyTorch: a Ctrl-C there is a clean stop, not an abort
-    from transformer_nb.checks import settings
-    from transformer_nb.export import ExportOptions
+    from transformer_nb.checks import settings; from transformer_nb.export import ExportOptions
     a = _export_parser().parse_args(argv, table=table)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
     heavy_imports(*(('onnx', 'onnxruntime') if a.format == 'onnx' else ('ctranslate2',)))   # the exporter's own C extensions, where installed

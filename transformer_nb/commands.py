@@ -29,8 +29,7 @@ class CliParser(argparse.ArgumentParser):
         bool_ = lambda a: isinstance(a, argparse.BooleanOptionalAction)       # said '--x' or '--no-x' by its value
         how = lambda a: 'bool' if bool_(a) else 'flag' if a.nargs == 0 else 'value'
         opt = lambda a: a.option_strings[0] if bool_(a) else max(a.option_strings, key=len)   # '--input', not '-i'
-        word = lambda a: a.metavar if isinstance(a.metavar, str) else None
-        return {a.dest: (opt(a), how(a), word(a)) if a.option_strings else (a.metavar or a.dest, '', None) for a in self._actions if not isinstance(a, argparse._HelpAction)}
+        return {a.dest: (opt(a), how(a), a.metavar if isinstance(a.metavar, str) else None) if a.option_strings else (a.metavar or a.dest, '', None) for a in self._actions if not isinstance(a, argparse._HelpAction)}
 
     def _checked(self, a, table:dict|None=None):
         "The parsed `a`, its declared options checked, `none` read as None; `a.given` holds the declared settings given explicitly, `a.table` the `options` (put in the command's `table`, `run_cli`'s)."
