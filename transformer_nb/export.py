@@ -21,7 +21,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import transformer_nb
 from .core import BOS_ID, EOS_ID
-from .safeguards import UserError
+from .safeguards import UserError, check_not_link
 from .checks import SettingError, PositiveInt, validate, check_fields
 from .positional import sinusoidal_encoding, pe_frequencies
 from .model import TransformerConfig
@@ -174,7 +174,7 @@ def check_files(folder, # an export's folder
 # %% ../nbs/A18_export.ipynb #ee24102b
 def _check_out_folder(out:Path, overwrite:bool=False):
     "Refuse the output folder `out` unless it is new, empty, or (with `overwrite`) holds an export and nothing else; never a symlink (`check_output`'s rule)."
-    if out.is_symlink(): raise UserError(f"-o {out} is a symlink: refusing to write through it (it points to {os.readlink(out)}); remove the link or give another name")
+    check_not_link(out, '-o')
     if not out.exists(): return
     if not out.is_dir(): raise FileExistsError(f"-o {out} is a file, not an empty folder; give a folder (empty or new)")
     items = list(out.iterdir())
