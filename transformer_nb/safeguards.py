@@ -455,7 +455,7 @@ def output_stream(path=None, # a file (written whole at the end); None or '-': s
         with atomic_open(path) as f: yield lambda text: (f.write(text), done.append(text))
     except KeyboardInterrupt:
         if done and not in_place(path):
-            atomic_write(f"{path}.partial", ''.join(done))
+            atomic_write(f"{path}.partial", ''.join(done), follow=False)   # a link there is replaced, never written through
             warnings.warn(f"interrupted: the {sum(t.count(chr(10)) for t in done):,} lines written so far are in {path}.partial; {path} is as it was")
         raise
 
