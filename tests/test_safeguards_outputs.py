@@ -175,3 +175,11 @@ def test_a_named_pipe_as_input_is_refused_at_once(place):
     assert code == 2 and error_line(err, 'tnb-translate').startswith(f"-i {place / 'fifo'} is a named pipe (FIFO): reading it would wait"), err
     from transformer_nb.wmt14 import read_checksums
     with pytest.raises(ValueError, match='is a named pipe'): read_checksums(place / 'fifo')   # tnb-data --checksums FIFO
+
+def test_the_library_refuses_a_run_folder_that_is_a_symlink(tmp_path):
+    "train_model(out=LINK), as tnb-train --out LINK: refused in one line naming the link; nothing written where it points."
+    from transformer_nb.workflow import train_model
+    (tmp_path / 'real').mkdir(); (tmp_path / 'link').symlink_to(tmp_path / 'real')
+    with pytest.raises(ValueError) as e: train_model('copy', preset='tiny', steps=1, out=tmp_path / 'link', say=lambda *a: None)
+    assert str(e.value).startswith(f"the run folder {tmp_path / 'link'} is a symlink: refusing to write through it"), str(e.value)
+    assert list((tmp_path / 'real').iterdir()) == []

@@ -12,7 +12,7 @@ __all__ = ['AVERAGE', 'LOG', 'CURVE', 'LOCK', 'checkpoint_name', 'checkpoint_ste
 import contextlib, errno, json, os, stat, time, warnings
 from pathlib import Path
 from fastcore.basics import patch
-from .safeguards import CHECKPOINT, UserError, atomic_open, clean_stale_temps, flock, printable
+from .safeguards import CHECKPOINT, UserError, atomic_open, check_not_link, clean_stale_temps, flock, printable
 
 # %% ../nbs/A04_runs.ipynb #c34d56a2
 AVERAGE, LOG, CURVE, LOCK = 'average.pt', 'log.jsonl', 'loss.png', '.lock'
@@ -235,6 +235,7 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
           remove_unused:bool|None=None, # on an error, remove the folder if nothing but the lock is in it (None: if it does not exist yet)
          ):
     "Hold the folder for a run while the block runs: its lock, no planted link, no stale temporary file, none of another run's files; checked once for a start (a claim of the same start inside it holds as it is)."
+    check_not_link(self.path, 'the run folder')                          # a link as the folder itself: the run would write where it points
     with self.lock(remove_unused=not self.path.exists() if remove_unused is None else remove_unused):
         key, start = os.path.realpath(self.path), _start(step, resumed_from)
         if start in _CLAIMED.get(key, ()): yield self; return             # claimed for this start around this claim: checked there
