@@ -8,7 +8,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a05_checkpoints.html.md"""
 __all__ = ['PRETRAINED', 'PRETRAINED_URL', 'rng_state', 'set_rng_state', 'save_checkpoint', 'upgrade_checkpoint',
            'PretrainedFile', 'pretrained_path', 'checkpoint_identity', 'resolve_checkpoint', 'check_weights',
            'check_checkpoint', 'check_tokenizer', 'Checkpoint', 'open_checkpoint', 'model_from_checkpoint',
-           'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'check_replace', 'average_run']
+           'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'check_replace',
+           'AverageOptions', 'average_run']
 
 # %% ../nbs/A05_checkpoints.ipynb #085de6a9
 import contextlib, copy, errno, hashlib, io, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
@@ -20,14 +21,14 @@ import numpy as np
 import torch
 import transformer_nb
 from .core import get_device
-from .checks import parse_device, SettingError
+from .checks import parse_device, SettingError, PositiveInt, validate
 import transformer_nb.machine  # noqa: F401 (on import it lets torch.load(weights_only=True) read pickled bytes on torch 2.4 too)
 from .model import Transformer, TransformerConfig, count_config_params
 from .data import Tokenizer
 from .datasets import download_file, get_cache_dir, sha256_file
 from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output
 from .process import out_of_memory
-from .runs import RunFolder, checkpoint_step, read_files
+from .runs import RunFolder, checkpoint_step, read_files, IDENTITY
 
 # %% ../nbs/A05_checkpoints.ipynb #4b2dfe7f
 _CKPT_FORMAT = 'transformer_nb.checkpoint/2'   # what this version writes; older formats are upgraded as they are read
@@ -320,6 +321,8 @@ def checkpoint_identity(path) -> dict:
     _check_path(path, 'path', 'a checkpoint file')
     meta = _look(path)[1]
     return {'run': meta.get('run'), 'steps': meta.get('averaged_steps')}
+
+IDENTITY[:] = [checkpoint_identity]   # how a run folder tells its runs' files apart (A04_runs' `claim`)
 
 def _published(ref) -> str|None:
     "NAME, if `ref` is 'pretrained:NAME' (a published model): the one place a reference is tested for it; else None."
@@ -697,6 +700,16 @@ def check_replace(path, # the checkpoint a command is to write
     if str(path) == '-': raise UserError(f"{what} -: a checkpoint is a file, never standard output; give a file name")   # '-' is standard output elsewhere
     return check_output(path, what, overwrite, replaces=_not_a_checkpoint)
 
+# %% ../nbs/A05_checkpoints.ipynb #1f0ed977
+@dataclass(frozen=True)
+class AverageOptions:
+    "What `tnb-average` averages, and into which file (`average_run`, which checks its arguments by these declarations)."
+    checkpoints: list[str]               # checkpoint files, or one run folder: its newest training checkpoints (averages among them are skipped)
+    output: str                          # the checkpoint to write (not a checkpoint-<step>.pt name)
+    last: PositiveInt|None = None        # with a run folder: average its newest N checkpoints (None: its newest training checkpoint alone, a copy; never its average.pt)
+    overwrite: bool = False              # replace the checkpoint that `output` holds (a file that is not a checkpoint is never replaced)
+    def __post_init__(self): validate(self)
+
 # %% ../nbs/A05_checkpoints.ipynb #a05avr02
 def average_run(paths:list, # checkpoint files of one run, or one run folder
                 out_path, # the checkpoint to write (not a checkpoint-<step>.pt name)
@@ -707,9 +720,8 @@ def average_run(paths:list, # checkpoint files of one run, or one run folder
                 what:str='out_path', # how messages name `out_path` (a command: '-o')
                ) -> tuple[Path, list[Path]]:
     """(the file written, the checkpoints averaged): a run's checkpoints averaged, each read once; averages among them
-    skipped and named. Its settings are `AverageOptions`' (A30_options), checked by their declarations, and `out_path`
+    skipped and named. Its settings are `AverageOptions`', checked by their declarations, and `out_path`
     by `check_replace`, before anything is read: `tnb-average` refuses nothing of its own."""
-    from transformer_nb.options import AverageOptions
     paths = _checkpoint_paths(paths); _check_path(out_path, 'out_path')
     AverageOptions([str(p) for p in paths], os.fspath(out_path), last, overwrite)   # last=0, overwrite='yes': refused as declared
     if any(same_file(p, out_path) for p in paths): raise ValueError(f"{what} {out_path} is one of the checkpoints to average: write elsewhere")

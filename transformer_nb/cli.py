@@ -307,7 +307,7 @@ def evaluate_main(argv:list|None=None): "Entry point of `tnb-evaluate` (see `tnb
 
 # %% ../nbs/A19_cli.ipynb #dc0de427
 def _average_parser() -> CliParser:
-    from transformer_nb.options import AverageOptions
+    from transformer_nb.checkpoints import AverageOptions
     p = CliParser(prog='tnb-average', description="Average checkpoints of one run (as the paper does) into a new checkpoint.",
                   epilog="examples: tnb-average runs/m30k --last 5 -o runs/m30k/avg5.pt")
     field_options(p, AverageOptions, None, checkpoints=dict(flags=['checkpoints'], nargs='+'), output=dict(flags=['-o', '--output'], metavar='FILE'))
@@ -351,7 +351,7 @@ def _export(argv, table):
     from transformer_nb.checks import settings; from transformer_nb.export import ExportOptions
     a = _export_parser().parse_args(argv, table=table)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
-    heavy_imports(*(('onnx', 'onnxruntime') if a.format == 'onnx' else ('ctranslate2',)))   # the exporter's own C extensions, where installed
+    heavy_imports(a.format or 'ctranslate2')                      # the exporter's own C extensions, where installed
     from transformer_nb.export import export                      # A18_export: opened once, the other format's options refused
     try:
         with out_of_memory(f"the checkpoint {a.checkpoint or a.ctranslate2}"):

@@ -9,7 +9,7 @@ __all__ = ['EXIT_CODES', 'raise_if_interrupted', 'heavy_imports', 'first_line', 
            'settings_line', 'in_settings', 'said', 'run_cli', 'note']
 
 # %% ../nbs/A25_process.ipynb #a25c0004
-import contextlib, errno, importlib, io, os, re, shlex, signal, sys, threading, traceback, warnings
+import contextlib, errno, io, os, re, shlex, signal, sys, threading, traceback, warnings
 from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts, output_name
 
 # %% ../nbs/A25_process.ipynb #6c1fdcdb
@@ -19,13 +19,14 @@ def raise_if_interrupted():
     "Raise the KeyboardInterrupt of a Ctrl-C that library code swallowed (a `try/except` around an import): call after start-up."
     if _CTRL_C: raise KeyboardInterrupt
 
-def heavy_imports(*extra:str): # more modules to load so, where installed ('ctranslate2'): a missing one is left to its user's message
+def heavy_imports(exporter:str|None=None): # 'ctranslate2' or 'onnx': that exporter's C extensions too, where installed
     "Import torch and the other C extensions with Ctrl-C held back; a Ctrl-C that came meanwhile is delivered right after."
     with deferred_interrupts():
         import numpy, torch, sentencepiece, sacrebleu  # noqa: F401 (imported for their side effect: loaded now)
-        for m in extra:
-            try: importlib.import_module(m)
-            except Exception: pass                     # not installed, or broken: the code that needs it says so in its words
+        try:                                           # not installed, or broken: the code that needs it says so in its words
+            if exporter == 'ctranslate2': import ctranslate2  # noqa: F401
+            if exporter == 'onnx': import onnx, onnxruntime  # noqa: F401
+        except Exception: pass
     raise_if_interrupted()
 
 # %% ../nbs/A25_process.ipynb #9c9c2d54

@@ -38,9 +38,6 @@ def _probe(folder:Path, what:str, path):
     except FileExistsError: probe.unlink(missing_ok=True)
     except OSError as e: raise UserError(f"{what} {path}: cannot write in {folder} ({e.strerror})") from None
 
-_CHECKPOINT_NAME = ("a checkpoint-<step>.pt name would pass this file off as a training checkpoint (the newest of its folder, "
-                    "which the tools pick by name); choose another name")
-
 _OUTPUTS = {}   # the outputs `check_output` passed in this process: path -> how the command names it ('-o')
 
 def _passed(p:Path, what:str) -> Path: _OUTPUTS[os.path.abspath(p)] = what; return p
@@ -48,6 +45,10 @@ def _passed(p:Path, what:str) -> Path: _OUTPUTS[os.path.abspath(p)] = what; retu
 def output_name(path) -> str|None:
     "How the command named the output `path` that `check_output` passed (`-o`), for an error writing it later (a full disk); None for any other path."
     return _OUTPUTS.get(os.path.abspath(path)) if isinstance(path, (str, os.PathLike)) else None
+
+# %% ../nbs/A01_safeguards.ipynb #d8b8b4d9
+_CHECKPOINT_NAME = ("a checkpoint-<step>.pt name would pass this file off as a training checkpoint (the newest of its folder, "
+                    "which the tools pick by name); choose another name")
 
 CHECKPOINT = re.compile(r'checkpoint-(\d+)\.pt')    # the name of a training checkpoint, its step in it (A04_runs)
 _RUN_FILES = ('average.pt', 'log.jsonl', 'loss.png', '.lock')   # what a training run writes beside its checkpoints (A04_runs)
@@ -66,6 +67,7 @@ def check_not_link(path, what:str='output'):
     if os.path.islink(path):
         raise UserError(f"{what} {path} is a symlink: refusing to write through it (it points to {os.readlink(path)}); remove the link or give another name")
 
+# %% ../nbs/A01_safeguards.ipynb #d57dfb1e
 def check_output(path, what:str='output', # how the command names it ('-o'), or the argument
                  overwrite:bool=False, # replace an existing file (a command's --overwrite); never through a symlink, never a run's file
                  replaces=None, # path -> why an existing file is not one this output may replace, or None where it may (a checkpoint's output: it is a checkpoint)
@@ -98,7 +100,6 @@ def check_output(path, what:str='output', # how the command names it ('-o'), or 
     if real.exists() and not os.access(real, os.W_OK): raise UserError(f"{what} {path}: the file is read-only")
     _probe(real.parent, what, path)
     return _passed(p, what)
-
 
 # %% ../nbs/A01_safeguards.ipynb #7ea0616d
 def check_folder(path, what:str='--out') -> Path:
