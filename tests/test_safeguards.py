@@ -457,7 +457,7 @@ def _no_big_files():
 @pytest.mark.slow
 def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary_file(run, tmp_path):
     out = tmp_path / 'out.txt'; out.write_text('the previous translation\n')
-    r = tool('translate', run, *['a b c d e f g h'] * 100, '--beam', '1', '-o', out, preexec_fn=_no_big_files)
+    r = tool('translate', run, *['a b c d e f g h'] * 100, '--beam', '1', '-o', out, '--overwrite', preexec_fn=_no_big_files)   # asked to replace it
     one_line(r, 'tnb-translate', 'File too large')
     assert out.read_text() == 'the previous translation\n' and temps(tmp_path) == []
 
