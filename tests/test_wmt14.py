@@ -229,6 +229,15 @@ def test_a_corpus_folder_tnb_data_did_not_write_is_refused_before_any_download(m
     (mine / 'notes.txt').unlink()                                            # an empty folder is taken
     assert (fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums) / 'MANIFEST.json').is_file()
 
+def test_a_download_never_writes_through_a_link(mirror, tmp_path):
+    "A link where the download's .part goes is refused, and the file it points to is left as it was."
+    d, sums = mirror
+    (tmp_path / 'archives').mkdir(); victim = tmp_path / 'notes.txt'; victim.write_text('mine')
+    (tmp_path / 'archives' / 'training-parallel-europarl-v7.tgz.part').symlink_to(victim)
+    with serve_folder(d) as srv, pytest.raises(UserError, match=r'europarl-v7.tgz.part: a link or a special file where tnb-data keeps a download'):
+        fetch_wmt14('en-de', tmp_path, base_url=srv.url, checksums=sums)
+    assert victim.read_text() == 'mine' and srv.log == []
+
 # A child-process wrapper: a .part file that takes 200 bytes, then fails as a full disk does
 FULL_DISK = r"""
 import errno, pathlib
@@ -555,3 +564,13 @@ def test_the_stored_encoding_speed_figures_are_whole():
         assert rec['median_seconds'] == {v: statistics.median(x) for v, x in runs.items()}
         assert rec['ratios'] == {f"{v}/after": round(rec['median_seconds'][v] / rec['median_seconds']['after'], 2) for v in ('before', 'before-default')}
     assert recs[1]['median_cpu_seconds'] == {v: statistics.median(x) for v, x in recs[1]['cpu_seconds'].items()}
+
+def test_the_stored_streaming_figures_are_whole():
+    "results/wmt14_stream.json (bench/bench_wmt14_stream.py on a 3 GB member, as A28 says): the member's size, the peak memory against the 2 GB target, the hash's rate computed from its time, the machine and its load."
+    rec = json.loads((ROOT / 'results' / 'wmt14_stream.json').read_text())
+    assert rec['args']['mb'] == 3072 and rec['member_text_bytes'] == 3072 * 2**20 and rec['member'].endswith('.gz')
+    assert rec['target_peak_gb'] == 2.0 and rec['target_met'] == (rec['peak_rss_mb'] <= 2 * 1024) and rec['target_met']
+    assert 0 < rec['rss_after_imports_mb'] <= rec['peak_rss_mb'] and rec['lines'] > 10_000_000
+    assert rec['digest_gb_s'] == round(rec['written_bytes'] / 2**30 / rec['digest_seconds'], 2)
+    assert rec['stream_mb_s'] == round(rec['member_text_bytes'] / 2**20 / rec['stream_seconds'], 1)
+    assert 'CPU' in rec['machine'] and rec['cores'] >= 1 and len(rec['load_before']) == len(rec['load_after']) == 3
