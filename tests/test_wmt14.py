@@ -2,7 +2,7 @@
 the real ones (never the network), resumed after a broken connection, refused when damaged or unverifiable, unpacked
 whole or not at all; the paper's recipes, number by number; the time-based checkpoints and the update size; and the
 on-disk data path a `Trainer` reads."""
-import gzip, hashlib, io, json, os, re, shlex, subprocess, sys, tarfile
+import errno, gzip, hashlib, io, json, os, re, shlex, subprocess, sys, tarfile
 from pathlib import Path
 import numpy as np
 import pytest
@@ -228,6 +228,27 @@ def test_a_corpus_folder_tnb_data_did_not_write_is_refused_before_any_download(m
     assert srv.log == [] and sorted(os.listdir(tmp_path)) == ['wmt14-en-de'] and (mine / 'notes.txt').read_text() == 'mine'
     (mine / 'notes.txt').unlink()                                            # an empty folder is taken
     assert (fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums) / 'MANIFEST.json').is_file()
+
+def test_a_full_disk_while_unpacking_keeps_nothing(mirror, tmp_path, monkeypatch):
+    "The disk fills up while the corpus is written: the disk's error, naming the folder, with nothing of the corpus left (exit code 1 from the command)."
+    from transformer_nb import wmt14
+    d, sums = mirror
+    class Full(io.StringIO):
+        def write(self, s): raise OSError(errno.ENOSPC, 'No space left on device')
+    opened = wmt14._text_file
+    monkeypatch.setattr(wmt14, '_text_file', lambda path: Full() if path.name == 'valid.de' else opened(path))
+    with pytest.raises(OSError, match='No space left on device while unpacking the corpus; nothing of it is kept') as e:
+        fetch_wmt14('en-de', tmp_path / 'out', archives=d, checksums=sums)
+    assert e.value.errno == errno.ENOSPC and e.value.filename == str(tmp_path / 'out')
+    assert os.listdir(tmp_path / 'out') == []
+
+def test_a_test_set_that_is_not_utf8_is_refused_in_one_line(mirror, tmp_path):
+    own, sums = own_copy(mirror, tmp_path)
+    with tarfile.open(own / 'test-full.tgz') as t: test = {m.name: t.extractfile(m).read() for m in t}
+    test['test-full/newstest2014-deen-ref.de.sgm'] = test['test-full/newstest2014-deen-ref.de.sgm'].replace(b'<seg id="2">', b'<seg id="2">\xff')
+    sums['test-full.tgz'] = rebuild(own, 'test-full.tgz', test)
+    with pytest.raises(UserError, match=r'^test-full.tgz:test-full/newstest2014-deen-ref.de.sgm: invalid UTF-8 at byte \d+'):
+        fetch_wmt14('en-de', tmp_path / 'out', archives=own, checksums=sums)
 
 def test_a_download_never_writes_through_a_link(mirror, tmp_path):
     "A link where the download's .part goes is refused, and the file it points to is left as it was."
