@@ -208,6 +208,7 @@ def _verify(path:Path, want:Pin|None, trust:bool, what:str) -> str:
     if seen != want.hex.lower(): raise ChecksumMismatch(f"{what}: {want.algo} is {seen}, expected {want.hex}{f' ({want.source})' if want.source else ''}: damaged, or not the WMT14 release")
     return got
 
+# %% ../nbs/A28_wmt14.ipynb #a28dl002
 def download_resumable(url:str, dest, want=None, # a `Pin`, or (algo, hex): what it is checked against; None: nothing
                        trust:bool=False, retries:int=3, timeout:float=60, say=lambda m: None) -> str:
     "Download `url` to `dest` through `dest.part`, resuming it with HTTP Range; checked (`_verify`) before the rename; returns its SHA-256. A server that offers another size than `want`'s is refused before the body is read; a full disk ends it at once, the `.part` deleted."
@@ -267,6 +268,7 @@ def _members(tar_path:Path, names:list[str], use) -> dict:
     if missing := sorted(want - set(got)): raise UserError(f"{tar_path} holds no {', '.join(missing)}: not the WMT14 archive")
     return got
 
+# %% ../nbs/A28_wmt14.ipynb #a28st002
 _CHUNK = 1 << 22     # bytes of a member decoded and written at a time
 
 def _copy_lines(f, out, where:str, chunk_size:int=_CHUNK) -> int:
