@@ -56,6 +56,7 @@ def _cases(d:Path) -> list:
                                      '--dir', d / 'scale', '--json', d / 'scale.json'], 'ok'),
             ('bench_encode.py', ['--pairs', 300, '--sample', 600, '--vocab', 60, '--repeats', 1, '--threads', 1, '--dir', d / 'encode',
                                  '--json', d / 'encode.json'], 'ok'),
+            ('bench_wmt14_stream.py', ['--mb', 2, '--dir', d / 'stream', '--json', d / 'stream.json'], 'ok'),
             ('peer_opennmt.py', [], 'convert OURS.pt ONMT.pt')]                       # OpenNMT-py's side: without a command, its usage
 
 @pytest.fixture(scope='module')
