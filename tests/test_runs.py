@@ -181,7 +181,6 @@ def test_portable_paths_hold_no_folder_of_this_machine(tmp_path):
 # The lock (A04_runs): O_EXCL and a record of its holder, so that it holds on a shared file system without flock, and a
 # holder that died (kill -9, a node gone) is recognised, while nothing of a live run is ever taken over.
 import errno, os, sys, time
-from pathlib import Path
 from transformer_nb import runs as R
 from transformer_nb.safeguards import UserError
 
