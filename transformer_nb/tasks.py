@@ -32,6 +32,7 @@ class Recipe:
     spm: dict = field(default_factory=dict)       # other options of a new tokenizer (`Tokenizer.train`; see `TokenizerOptions`)
     train: dict = field(default_factory=dict)     # `TrainConfig` fields
     threads: Threads|None = None                  # CPU threads; 0: PyTorch's default, every core (None: the package's default, half the cores)
+    targets: dict = field(default_factory=dict)   # what the paper reached with this recipe, said at each validation: see `target_callback`
 
     def __post_init__(self):
         validate(self)
@@ -41,6 +42,18 @@ class Recipe:
         "`train`, checked as `TrainConfig` declares its fields: when a run takes the recipe, never when a decoder loads its task."
         from transformer_nb.trainer import TrainConfig
         check_fields(TrainConfig, self.train); return self.train
+
+    def target_callback(self):
+        "A `Trainer` callback that says, before each validation of rank 0, the figures the paper reports for this recipe (`targets`: 'source', 'valid', 'steps', 'ppl', 'bleu'); None without targets."
+        t = self.targets
+        if not t: return None
+        line = (f"{t['source']}'s dev figures for this recipe, on {t['valid']} after {t['steps']:,} updates: perplexity {t['ppl']}, BLEU {t['bleu']} "
+                f"(per word piece, on the paper's vocabulary; BLEU after decoding, which validation does not do)")
+        def callback(tr, stats):
+            if tr.is_main and tr.tc.valid_every and tr.valid_sampler and tr.step % tr.tc.valid_every == 0:
+                from tqdm import tqdm
+                tqdm.write(f"update {tr.step:,}: {line}")
+        return callback
 
 @dataclass(frozen=True)
 class TokenizerOptions:
@@ -72,7 +85,10 @@ class Reports:
         return [f"BLEU {scores['bleu']:.2f}  ({scores['bleu_signature']})",
                 f"BLEU {scores['bleu_lc']:.2f}  lowercased ({scores['bleu_lc_signature']})",
                 f"chrF {scores['chrf']:.2f}  ({scores['chrf_signature']})",
-                *([f"BLEU {scores['bleu_paper']:.2f}  the paper's: tokenized, compounds split ({scores['bleu_paper_signature']})"] if 'bleu_paper' in scores else []),
+                *([f"BLEU {scores['bleu_paper']:.2f}  the paper's: tokenized{', compounds split' if 'split:compounds' in scores['bleu_paper_signature'] else ''} "
+                   f"({scores['bleu_paper_signature']})"] if 'bleu_paper' in scores else []),
+                *([f"BLEU {scores['bleu_paper_literal']:.2f}  the paper's, the reference's punctuation as written, as tensor2tensor read it "
+                   f"({scores['bleu_paper_literal_signature']})"] if 'bleu_paper_literal' in scores else []),
                 f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences ({decoding})"]
 
     def record(self, id:str, ck:Checkpoint, model, scores:dict, pairs:list, hyps:list, command:str) -> dict:

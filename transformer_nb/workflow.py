@@ -230,6 +230,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     parallel, precision = trainer_setup(tc, parallel)              # the processes and the precision, chosen once, here
     sampler = batch_sampler(train, tc, parallel)                   # the batches: a new run given in epochs knows its length in updates now
     if c is None and tc.steps is None: tc = _epochs_warmup(tc, given, sampler, say)   # a new run given in epochs: said before its first update
+    callbacks = [*callbacks, *filter(None, [r.target_callback()])]   # the paper's figures beside each validation, where the recipe has them
     trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say,
                       parallel=parallel, precision=precision, sampler=sampler)
     if c is not None: trainer.load(c)                              # checked for resuming by `resume_run`; the weights here, against the real model
