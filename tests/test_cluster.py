@@ -114,7 +114,8 @@ def test_the_batch_script_is_well_formed():
     body = text.splitlines()
     first_cmd = next(i for i, l in enumerate(body[1:], 1) if l.strip() and not l.startswith('#'))
     assert all(not l.startswith('#SBATCH') for l in body[first_cmd:]), 'an #SBATCH line after the first command is ignored'
-    for ref in ('https://slurm.schedmd.com/sbatch.html', 'https://slurm.schedmd.com/preempt.html', 'https://slurm.schedmd.com/scontrol.html'):
+    for ref in ('https://slurm.schedmd.com/sbatch.html', 'https://slurm.schedmd.com/preempt.html', 'https://slurm.schedmd.com/scontrol.html',
+                'https://slurm.schedmd.com/scancel.html', 'https://slurm.schedmd.com/srun.html'):
         assert ref in text                                                   # what it relies on, cited
 
 def page_commands() -> list[str]:
@@ -295,11 +296,28 @@ def test_the_page_quotes_the_recipes_and_the_paper():
                   f"({wmt14.PAPER_VOCAB['en-de']:,} pieces for EN-DE, {wmt14.PAPER_VOCAB['en-fr']:,} for EN-FR)",
                   f"about {wmt14.PAPER_TOKENS:,} source and {wmt14.PAPER_TOKENS:,} target tokens per update",
                   f"{wmt14.PAPER_STEPS['base'] // 1000}k (base) or {wmt14.PAPER_STEPS['big'] // 1000}k (big) steps",
-                  f"a checkpoint every {wmt14.PAPER_SAVE_MINUTES} minutes of training",
+                  f"a checkpoint every {wmt14.PAPER_SAVE_EVERY['base']:,} updates\n(big: {wmt14.PAPER_SAVE_EVERY['big']})".replace('\n', ' '),
                   f"the last {wmt14.PAPER_AVERAGE['base']} (base) or {wmt14.PAPER_AVERAGE['big']} (big) checkpoints",
                   f"beam {PAPER_DECODING.beam}, length penalty α = {PAPER_DECODING.alpha} and outputs up to {PAPER_DECODING.max_extra} tokens longer",
                   f"`--signal=B:USR1@{sbatch_lines(SBATCH.read_text())['signal'].split('@')[1]}`"):
         assert quote in text, quote
+    # the paper's 10 minutes in its updates (§5.2), the recipes' checkpoints, and Table 3's dev figures said at each validation
+    per10 = {k: round(wmt14.PAPER_STEPS[k] / (hours * 6)) for k, hours in (('base', 12), ('big', 3.5 * 24))}
+    assert all(abs(per10[k] - wmt14.PAPER_SAVE_EVERY[k]) / per10[k] < 0.02 for k in per10), per10
+    assert f"base did 100k updates in 12 hours, {per10['base']:,} every 10 minutes, and big 300k in 3.5 days, {per10['big']} every 10 minutes" in text
+    from transformer_nb.model import PAPER_TABLE3, count_config_params, get_config
+    (pb, bb, _), (pB, bB, _) = PAPER_TABLE3['base'], PAPER_TABLE3['big']
+    assert f"perplexity {pb} and BLEU {bb} for base, {pB} and {bB} for big" in text
+    assert f"At each validation (every {wmt14.paper_recipe('base').train['valid_every']:,} updates, on newstest2013)" in text
+    # the batch script's figures: the signal's lead, the grace time, the retries, and the checkpoint sizes (12 bytes a parameter)
+    script = SBATCH.read_text()
+    lead, grace = int(sbatch_lines(script)['signal'].split('@')[1]), int(re.search(r'SAVE_GRACE:-(\d+)', script)[1])
+    assert "Ten minutes before it" in text and lead == 600 and f"sets it to {grace} s (`SAVE_GRACE`" in text
+    assert re.search(r'RETRIES=\$\{RETRIES:-2\}', script) and 'requeued twice in a row at most (`RETRIES`)' in text
+    gb = {k: 12 * count_config_params(get_config(k, src_vocab=37_000, tgt_vocab=37_000)) / 1e9 for k in ('base', 'big')}
+    assert f"about {gb['base']:.1f} GB for base and {gb['big']:.1f} GB\nfor big, {gb['big'] * 1e3 / 100:.0f} s at 100 MB/s".replace('\n', ' ') in text, gb
+    assert f"paper-base (65 M parameters) about {gb['base']:.1f} GB, paper-big (213 M) about {gb['big']:.1f} GB" in ' '.join(
+        l.lstrip('# ') for l in script.splitlines()), gb
     recipe = wmt14.paper_recipe('base').train
     assert recipe['warmup'] == 4000 and 'schedule with 4,000 warm-up steps' in text
     assert f"--last {wmt14.PAPER_AVERAGE['base']} -o" in text and f"paper-big: --last {wmt14.PAPER_AVERAGE['big']}" in text
