@@ -12,7 +12,7 @@ __all__ = ['AVERAGE', 'LOG', 'CURVE', 'LOCK', 'HEARTBEAT', 'LEASE', 'checkpoint_
 import contextlib, errno, json, os, stat, time, warnings
 from pathlib import Path
 from fastcore.basics import patch
-from .safeguards import CHECKPOINT, UserError, atomic_open, clean_stale_temps, flock, printable, _alive
+from .safeguards import CHECKPOINT, UserError, atomic_open, clean_stale_temps, flock, printable
 
 # %% ../nbs/A04_runs.ipynb #c34d56a2
 AVERAGE, LOG, CURVE, LOCK = 'average.pt', 'log.jsonl', 'loss.png', '.lock'
@@ -167,7 +167,7 @@ def check_links(self:RunFolder):
             raise UserError(f"{p} is a symbolic link, where a run writes its {p.name} (it points to {os.readlink(p)}): "
                             f"remove the link; nothing was written")
 
-# %% ../nbs/A04_runs.ipynb #225df9b2
+# %% ../nbs/A04_runs.ipynb #a04lck01
 _HELD = {}   # real path of a locked folder -> [lock fd, depth, heartbeat stop event]: re-entrant within one process
 HEARTBEAT, LEASE = 30, 300   # seconds: the holder touches its lock this often; a lock of another host untouched this long is stale
 
@@ -181,6 +181,13 @@ def _started(pid:int) -> int|None:
     try: return int(Path(f'/proc/{pid}/stat').read_text().rpartition(')')[2].split()[19])
     except (OSError, ValueError, IndexError): return None
 
+def _alive(pid:int) -> bool:
+    "Whether process `pid` exists on this host (signal 0 asks without signalling)."
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return False
+    except PermissionError: return True                # it exists, and belongs to someone else
+    return True
+
 def lock_owner() -> dict:
     "What a lock written by this process says of it: process id and start, host and boot, the time and the command."
     import socket, sys
@@ -191,6 +198,7 @@ def _describe(owner:dict|None) -> str:
     if not owner: return 'another process'
     return f"pid {owner.get('pid')} on {owner.get('host')}, since {owner.get('since')}"
 
+# %% ../nbs/A04_runs.ipynb #a04lck03
 def lock_is_stale(path, owner:dict|None, now:float|None=None) -> bool:
     """True if the lock file `path`, read as `owner` (None: unreadable, or written by an older version), belongs to no live
     process: on this host and boot, its process is gone (or its id now names a later process); else (another host, or
@@ -217,6 +225,7 @@ def _read_owner(path) -> dict|None:
     except ValueError: return None
     return owner if isinstance(owner, dict) else None
 
+# %% ../nbs/A04_runs.ipynb #a04lck05
 def _heartbeat(fd:int, path:Path, stop):
     "Touch the lock every `HEARTBEAT` seconds while it is held: the lease that tells another host the run is alive."
     while not stop.wait(HEARTBEAT):
@@ -245,6 +254,7 @@ def _take(folder:Path) -> tuple[int, dict|None]:
         finally: os.close(g); guard.unlink(missing_ok=True)
     raise UserError(f"the run folder {folder} is in use by another run (its lock changed while it was read); wait for it, or write to another folder")
 
+# %% ../nbs/A04_runs.ipynb #225df9b2
 @patch
 @contextlib.contextmanager
 def lock(self:RunFolder, remove_unused:bool=False, # on an error, remove the folder if nothing but the lock was written in it
