@@ -50,7 +50,7 @@ def rank0_first(fn, # what to do once: called with no arguments
     if dist.get_rank() == 0:
         try: out = fn()
         except BaseException as e:
-            try: sent = pickle.dumps(('error', e))
+            try: sent = pickle.dumps(('error', e)); pickle.loads(sent)        # an error the others can raise as theirs
             except Exception: sent = pickle.dumps(('error', RuntimeError(f"rank 0: {type(e).__name__}: {e}")))
             store.set(key, sent); raise
         store.set(key, pickle.dumps(('done', out if share else None)))

@@ -59,7 +59,8 @@ CPU_HOUR_RECIPE = Recipe(threads=0, train=dict(                     # Multi30k o
 
 # %% ../nbs/A13_tasks.ipynb #a13targ1
 @patch
-def target_callback(self:Recipe):
+def target_callback(self:Recipe, say=None, # where the line goes (default: `tqdm.write`, beside a progress bar)
+                   ):
     "A `Trainer` callback that says, before each validation of rank 0, the figures the paper reports for this recipe (`targets`: 'source', 'valid', 'steps', 'ppl', 'bleu'); None without targets."
     t = self.targets
     if not t: return None
@@ -67,8 +68,8 @@ def target_callback(self:Recipe):
             f"(per word piece, on the paper's vocabulary; BLEU after decoding, which validation does not do)")
     def callback(tr, stats):
         if tr.is_main and tr.tc.valid_every and tr.valid_sampler and tr.step % tr.tc.valid_every == 0:
-            from tqdm import tqdm
-            tqdm.write(f"update {tr.step:,}: {line}")
+            if say is None: from tqdm import tqdm; tqdm.write(f"update {tr.step:,}: {line}")
+            else: say(f"update {tr.step:,}: {line}")
     return callback
 
 # %% ../nbs/A13_tasks.ipynb #a13pap01
