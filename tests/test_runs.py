@@ -265,3 +265,16 @@ def test_the_same_command_killed_before_its_first_checkpoint_starts_again(tmp_pa
     with run.claim(say=said.append): assert not run.log.exists()
     assert 'was stopped before its first checkpoint: starting it again (log.jsonl removed)' in said[0], said
     assert f'pid {gone} on ' in said[0]
+
+def test_a_lock_left_by_an_older_version_is_taken_over_once_free(tmp_path):
+    "Older versions held flock on a lock file that says 'pid N, since ...' and left the file behind: free of flock, it is stale."
+    folder = tmp_path / 'run'; folder.mkdir()
+    (folder / '.lock').write_text('pid 123, since 2026-01-01 10:00:00\n')
+    run = RunFolder(folder)
+    with run.lock(): assert run.previous_owner == {}
+    fd = os.open(folder / '.lock', os.O_RDWR | os.O_CREAT)                    # an older version's live run: it holds flock
+    try:
+        os.write(fd, b'pid 123, since 2026-01-01 10:00:00\n'); R.flock(fd)
+        with pytest.raises(UserError, match='is in use by another run \\(another process\\)'):
+            with RunFolder(folder).lock(): pass
+    finally: os.close(fd)

@@ -205,12 +205,13 @@ def lock_is_stale(path, owner:dict|None, now:float|None=None) -> bool:
     no record) nobody has touched it for `LEASE` seconds. A lock held with `flock` by a live process is never stale."""
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
-        try: flock(fd); flock(fd, False)
+        try: flock(fd); flock(fd, False); free = True
         except BlockingIOError: return False            # a live holder, on this host (or where the file system relays flock)
-        except OSError: pass                            # a file system without flock: the record and the heartbeat decide
+        except OSError: free = False                    # a file system without flock: the record and the heartbeat decide
         finally: os.close(fd)
-        age = (time.time() if now is None else now) - os.lstat(path).st_mtime
+        st = os.lstat(path); age = (time.time() if now is None else now) - st.st_mtime
     except FileNotFoundError: return True
+    if owner is None and st.st_size and free: return True   # an older version's lock ("pid N, since ..."): it held flock while it ran
     if owner and owner.get('host') == lock_owner()['host'] and owner.get('boot') == _boot_id() and isinstance(owner.get('pid'), int):
         pid = owner['pid']
         if pid == os.getpid(): return False
