@@ -381,7 +381,8 @@ def test_the_recipes_hold_the_papers_numbers():
         tc = TrainConfig(**r.train)
         cfg = get_config(r.preset, **r.model)
         assert (r.preset, cfg.p_drop, r.vocab_size, tc.steps, tc.average, tc.keep) == (size, p, vocab, steps, avg, avg), name
-        assert (tc.warmup, tc.lr_scale, tc.eps_ls, tc.save_every_minutes, tc.precision, tc.tokens_per_update) == (4000, 1.0, 0.1, 10, 'auto', 25_000)
+        assert (tc.warmup, tc.lr_scale, tc.eps_ls, tc.save_every_minutes, tc.precision, tc.tokens_per_update) == (4000, 1.0, 0.1, None, 'auto', 25_000)
+        assert tc.save_every == {'base': 1_400, 'big': 600}[size]                # the paper's 10 minutes, in its own updates
         assert update_size(tc, 8).accum == 1 and update_size(tc, 1).accum == 8
         assert (cfg.d_model, cfg.h, cfg.d_ff, cfg.N) == ((512, 8, 2048, 6) if size == 'base' else (1024, 16, 4096, 6))
     opt, _ = make_optimizer(__import__('torch').nn.Linear(2, 2), 512, 4000)

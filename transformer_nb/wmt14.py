@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a28_wmt14.html.md"""
 
 # %% auto #0
 __all__ = ['WMT14_ARCHIVES', 'WMT14_PAIRS', 'PAPER_VOCAB', 'PAPER_STEPS', 'PAPER_AVERAGE', 'PAPER_P_DROP', 'PAPER_TOKENS',
-           'PAPER_SAVE_MINUTES', 'SPM_SAMPLE', 'Archive', 'pair_langs', 'pair_archives', 'sample_archives',
-           'serve_folder', 'served_archives', 'read_checksums', 'Pin', 'checksum_for', 'file_digest',
+           'PAPER_SAVE_MINUTES', 'PAPER_SAVE_EVERY', 'SPM_SAMPLE', 'Archive', 'pair_langs', 'pair_archives',
+           'sample_archives', 'serve_folder', 'served_archives', 'read_checksums', 'Pin', 'checksum_for', 'file_digest',
            'ChecksumMismatch', 'download_resumable', 'sgm_lines', 'fetch_wmt14', 'paper_recipe', 'iter_pairs',
            'sample_lines', 'TrainFiles', 'EncodedCorpus', 'encode_to_disk', 'encoded_cache', 'WMT14Data', 'WMT14Task',
            'DataOptions', 'data_main']
@@ -409,14 +409,18 @@ PAPER_AVERAGE = {'base': 5, 'big': 20}               # §6.1: the last checkpoin
 PAPER_P_DROP = {('base', 'en-de'): 0.1, ('base', 'en-fr'): 0.1, ('big', 'en-de'): 0.3, ('big', 'en-fr'): 0.1}   # §5.4, §6.1
 PAPER_TOKENS = 25_000                                # §5.1: about 25,000 source and 25,000 target tokens per update
 PAPER_SAVE_MINUTES = 10                              # §6.1: checkpoints written at 10-minute intervals
+PAPER_SAVE_EVERY = {'base': 1_400, 'big': 600}       # those 10 minutes in updates: 100k in 12 h (§5.2) is 1,389 a 10 minutes; 300k in 3.5 days, 595
 
 def paper_recipe(size:Literal['base', 'big'], pair:str='en-de') -> Recipe:
     "The paper's recipe for the `size` model on the WMT14 `pair`."
     pair_langs(pair)
+    from transformer_nb.model import PAPER_TABLE3                  # Table 3: dev perplexity and BLEU, newstest2013, EN-DE only
+    ppl, bleu, _ = PAPER_TABLE3[size]
+    targets = dict(source='Table 3', valid='newstest2013', steps=PAPER_STEPS[size], ppl=ppl, bleu=bleu) if pair == 'en-de' else {}
     return Recipe(preset=size, model=dict(p_drop=PAPER_P_DROP[size, pair]), vocab_size=PAPER_VOCAB[pair], threads=0,
                   train=dict(steps=PAPER_STEPS[size], warmup=4000, lr_scale=1.0, eps_ls=0.1, max_tokens=PAPER_TOKENS // 8,
-                             tokens_per_update=PAPER_TOKENS, save_every_minutes=PAPER_SAVE_MINUTES, average=PAPER_AVERAGE[size],
-                             precision='auto', valid_every=5000))
+                             tokens_per_update=PAPER_TOKENS, save_every=PAPER_SAVE_EVERY[size], average=PAPER_AVERAGE[size],
+                             precision='auto', valid_every=5000), targets=targets)
 
 # %% ../nbs/A28_wmt14.ipynb #3ebc7c41
 def _open_text(path):

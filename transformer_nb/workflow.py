@@ -25,6 +25,7 @@ from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs
 from .runs import RunFolder, portable_path, portable_command
 from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
+from .distributed import rank0_first
 from .trainer import Trainer, TrainConfig, resume_config, trainer_setup, batch_sampler, run_updates
 from .decoding import Decoding
 from .options import DecodeOptions, DECODE_OPTIONS
@@ -221,14 +222,15 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     limit_threads(r.threads, unless_chosen=True)   # the recipe's CPU threads, else the package's default, as tnb-train: unless chosen
     for line in said: say(line)
     if c is None: set_seed(tc.seed)                                # the model's initial weights, as tnb-train draws them
-    tok, cfg, named = _tokenizer_and_config(data, r, c, preset, vocab_size, spm, model_kw)
-    train, valid = _encode(data, tok, tc, c.path if c else None)
+    tok, cfg, named = rank0_first(lambda: _tokenizer_and_config(data, r, c, preset, vocab_size, spm, model_kw))   # learnt once, for all ranks
+    train, valid = rank0_first(lambda: _encode(data, tok, tc, c.path if c else None), share=False)   # an encoded cache: built once, then read
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
             'data': data_meta or _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),   # a resume's, made once as it was checked
             **({'recipe': rname} if rname in task.recipes else {}), **(meta or {})}
     parallel, precision = trainer_setup(tc, parallel)              # the processes and the precision, chosen once, here
     sampler = batch_sampler(train, tc, parallel)                   # the batches: a new run given in epochs knows its length in updates now
     if c is None and tc.steps is None: tc = _epochs_warmup(tc, given, sampler, say)   # a new run given in epochs: said before its first update
+    callbacks = [*callbacks, *filter(None, [r.target_callback()])]   # the paper's figures beside each validation, where the recipe has them
     trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say,
                       parallel=parallel, precision=precision, sampler=sampler)
     if c is not None: trainer.load(c)                              # checked for resuming by `resume_run`; the weights here, against the real model
