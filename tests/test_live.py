@@ -202,6 +202,13 @@ def test_translate_mjs_without_config_sha256_and_as_a_command(int8_export, tmp_p
     p = subprocess.Popen([node(), LIVE / 'translate.mjs', int8_export, '--beam', '1', *(['Ein Hund.'] * 50)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     p.stdout.close()                                                                     # the reader leaves before any line
     assert p.wait(timeout=300) == 141 and p.stderr.read() == b''
+    import signal
+    for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):                      # mid-run: quietly, with the commands' statuses
+        p = subprocess.Popen([node(), LIVE / 'translate.mjs', int8_export, *(['Ein Mann fährt mit dem Fahrrad über eine Brücke.'] * 200)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+        assert p.stdout.readline()                                                       # translating
+        p.send_signal(sig)
+        assert p.wait(timeout=120) == code and p.stderr.read() == b'', sig
 
 @pytest.fixture(scope='module')
 def int8_export(tmp_path_factory) -> Path:
@@ -610,9 +617,13 @@ def python_beam_labels(model, tok, sentence:str, beam:int=4, alpha:float=0.6, ma
 
 BEAM_VIEW = """
 import { beamStep } from './nbs/live/app.mjs';
+import { outputCap } from './nbs/live/decoding.mjs';
 import { readFileSync } from 'node:fs';
-const { results, maxExtra } = JSON.parse(readFileSync(0, 'utf8'));
-console.log(JSON.stringify(results.map(([res, beam]) => res.trace.map((_, t) => beamStep(res, t, { beam, alpha: 0.6, limit: res.src.length + maxExtra })))));
+const { results, dir } = JSON.parse(readFileSync(0, 'utf8'));
+const c = JSON.parse(readFileSync(`${dir}/config.json`, 'utf8'));      // every setting from the export, as the page takes them
+const cap = { maxExtra: c.max_extra, maxPositions: c.config.pos === 'learned' ? c.config.max_len : null };
+console.log(JSON.stringify(results.map(([res, greedy]) => res.trace.map((_, t) =>
+  beamStep(res, t, { beam: greedy ? 1 : c.beam, alpha: c.alpha, limit: outputCap(cap, res.src.length) })))));
 """
 
 def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_export):
@@ -633,13 +644,14 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
     sentences = ['Ein brauner Hund rennt durch den tiefen Schnee.', 'Hallo.']
     traced = [json.loads(l) for l in run_node(LIVE / 'translate.mjs', fp32_export, '--json', '--trace', *sentences, stdin='')]
     greedy = json.loads(run_node(LIVE / 'translate.mjs', fp32_export, '--json', '--trace', '--beam', '1', sentences[0], stdin='')[0])
-    max_extra = json.loads((fp32_export / 'config.json').read_text())['max_extra']
-    r = subprocess.run([node(), '--input-type=module', '-e', BEAM_VIEW], input=json.dumps({'results': [[x, 4] for x in traced] + [[greedy, 1]],
-                       'maxExtra': max_extra}), capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=120)
+    conf = json.loads((fp32_export / 'config.json').read_text())
+    max_extra = conf['max_extra']
+    r = subprocess.run([node(), '--input-type=module', '-e', BEAM_VIEW], input=json.dumps({'results': [[x, False] for x in traced] + [[greedy, True]],
+                       'dir': str(fp32_export)}), capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=120)
     assert r.returncode == 0, r.stderr
     *views, gview = json.loads(r.stdout)
     for sentence, res, view in zip(sentences, traced, views):
-        want = python_beam_labels(model, tok, sentence, max_extra=max_extra)
+        want = python_beam_labels(model, tok, sentence, conf['beam'], conf['alpha'], max_extra)
         assert len(view) == len(want), (sentence, len(view), len(want))                   # it stops at the same step
         for t, (v, w) in enumerate(zip(view, want)):
             assert [(r['tokens'], r['fate']) for r in v['rows']] == [(r['tokens'], r['fate']) for r in w['rows']], (sentence, t)
