@@ -331,7 +331,8 @@ def test_onnx_folder_follows_the_contract(onnx_mods, ckpt, tmp_path, tok):
     onnx, ex = onnx_mods
     import hashlib
     d = ex.export_onnx(ckpt, tmp_path / 'onnx')
-    assert sorted(p.name for p in d.iterdir()) == ['config.json', 'decoder.onnx', 'embedding.bin', 'encoder.onnx', 'tokenizer.json', 'tokenizer.model']
+    assert sorted(p.name for p in d.iterdir()) == ['config.json', 'config.sha256', 'decoder.onnx', 'embedding.bin', 'encoder.onnx', 'tokenizer.json', 'tokenizer.model']
+    assert (d / 'config.sha256').read_text() == hashlib.sha256((d / 'config.json').read_bytes()).hexdigest() + '  config.json\n'   # config.json's, outside it
     dims = lambda vs: {v.name: [x.dim_param or x.dim_value for x in v.type.tensor_type.shape.dim] for v in vs}
     enc, dec = onnx.load(d / 'encoder.onnx'), onnx.load(d / 'decoder.onnx')
     N, h, V, dk, dm = 2, 4, tok.vocab_size, 8, 32
@@ -343,7 +344,7 @@ def test_onnx_folder_follows_the_contract(onnx_mods, ckpt, tmp_path, tok):
                                       **{f'self_attn{i}': ['B', h, 'T', 'P+T'] for i in range(N)}, **{f'cross_attn{i}': ['B', h, 'T', 'S'] for i in range(N)}}
     assert min(o.version for o in enc.opset_import if o.domain in ('', 'ai.onnx')) >= 17
     conf = json.loads((d / 'config.json').read_text())
-    assert (conf['format'], conf['version'], conf['quantize'], conf['max_extra']) == ('transformer_nb-onnx', 2, 'int8', 50)
+    assert (conf['format'], conf['version'], conf['quantize'], conf['max_extra'], conf['beam'], conf['alpha'], conf['stop']) == ('transformer_nb-onnx', 2, 'int8', 50, 4, 0.6, 'exact')
     assert conf['special'] == {'pad': PAD_ID, 'bos': BOS_ID, 'eos': EOS_ID, 'unk': 1} and conf['config']['d_model'] == dm
     for f, v in conf['files'].items():
         assert v == {'bytes': (d / f).stat().st_size, 'sha256': hashlib.sha256((d / f).read_bytes()).hexdigest()}, f

@@ -14,6 +14,8 @@ export function outputCap({ maxExtra, maxPositions }, srcLen) {
   return maxPositions ? Math.min(L, maxPositions) : L;
 }
 
+// A JSON value's type as Python names it (the package's message says `holds a JSON list`)
+const pyType = x => x === null ? 'NoneType' : Array.isArray(x) ? 'list' : typeof x === 'string' ? 'str' : typeof x === 'boolean' ? 'bool' : Number.isInteger(x) ? 'int' : 'float';
 const show = v => JSON.stringify(v === undefined ? null : v);
 const whole = (v, low) => typeof v === 'number' && Number.isInteger(v) && v >= low;
 
@@ -30,7 +32,7 @@ export async function readConfig(read, sha256, label = n => n) {
   try { config = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes)); }
   catch (e) { throw new Error(`${label('config.json')} is not valid JSON (${e.message.split('\n')[0]}): export the folder again`); }
   if (config === null || typeof config !== 'object' || Array.isArray(config))
-    throw new Error(`${label('config.json')} holds a JSON ${Array.isArray(config) ? 'list' : typeof config}, not the object an export writes: export the folder again`);
+    throw new Error(`${label('config.json')} holds a JSON ${pyType(config)}, not the object an export writes: export the folder again`);
   return config;
 }
 
