@@ -531,6 +531,11 @@ def test_an_export_carries_its_tasks_decoding(onnx_mods, tmp_path, tok, monkeypa
     assert used == [PARSE_DECODING, PARSE_DECODING.but(beam=5)]                 # the export's, with what is given
     ct = json.loads((export_ctranslate2(c, tmp_path / 'ct2') / 'transformer_nb.json').read_text())
     assert ct['decoding'] == dataclasses.asdict(PARSE_DECODING)
+    told = []                                                                    # tnb-translate's way: translate_export
+    monkeypatch.setattr(ex, 'ctranslate2_translate', lambda tr, tk, b, decoding, options, meta: told.append(decoding) or [''] * len(b))
+    ex.translate_export(tmp_path / 'ct2', ['a b'], say=lambda m: None)
+    ex.translate_export(tmp_path / 'ct2', ['a b'], say=lambda m: None, beam=5)
+    assert told == [PARSE_DECODING, PARSE_DECODING.but(beam=5)]
     c2 = save_checkpoint(tmp_path / 'tr.pt', config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=0, epoch=0, meta={})
     conf = json.loads((ex.export_onnx(c2, tmp_path / 'onnx-tr', quantize=None) / 'config.json').read_text())
     assert (conf['beam'], conf['alpha'], conf['max_extra']) == (PAPER_DECODING.beam, PAPER_DECODING.alpha, PAPER_DECODING.max_extra)
