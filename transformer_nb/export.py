@@ -764,7 +764,7 @@ def export(checkpoint, # a checkpoint file, a run folder, pretrained:NAME, or an
     c = checkpoint if isinstance(checkpoint, Checkpoint) else open_checkpoint(checkpoint, mmap=True)   # opened once: a published file hashed once
     if format == 'onnx':
         o = _onnx_folder(c, out, opts)
-        return o, f"wrote {o} (ONNX, {'float32' if float32 else 'int8'}; tokenizer.json and config.json beside it) from {c.path} ({c.source})"
+        return o, f"wrote {o} (ONNX, {'float32' if float32 else 'int8'}; tokenizer.json, config.json and config.sha256 beside it) from {c.path} ({c.source})"
     o = _ctranslate2_folder(c, out, opts)
     return o, f"wrote {o} (CTranslate2, {quantization or 'float32'}; sentencepiece.model beside it) from {c.path} ({c.source})"
 
