@@ -221,11 +221,10 @@ def _translate_export(a):
             raise SettingError(f"{{{k}}} is for checkpoints; {a.checkpoint} is a CTranslate2 export, which decodes with CTranslate2's own "
                                f"search in the type it was exported in (tnb-export --quantization): drop it", **{k: a.given[k]})
     from transformer_nb.machine import limit_threads; from transformer_nb.checks import settings
-    from transformer_nb.decoding import PAPER_DECODING; from transformer_nb.options import DecodeOptions
+    from transformer_nb.options import DecodeOptions
     from transformer_nb.export import translate_export
-    d = PAPER_DECODING.but(a.beam, a.alpha)                        # the paper's decoding (§6.1), with what was given
     o = DecodeOptions(**{s.name: getattr(a, s.name) for s in settings(DecodeOptions)}).but(threads=limit_threads(a.threads))
-    try: translate_export(a.checkpoint, a.sentences, a.input, a.output, d, o, lambda m: note(f"{a.prog}: {m}"))
+    try: translate_export(a.checkpoint, a.sentences, a.input, a.output, None, o, lambda m: note(f"{a.prog}: {m}"), beam=a.beam, alpha=a.alpha)   # the export's decoding (its task's), with what was given
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
 
 # %% ../nbs/A19_cli.ipynb #c3c5792c
