@@ -364,5 +364,35 @@ def test_the_history_a_checkpoint_holds_is_bounded(monkeypatch, tmp_path):
     import transformer_nb.trainer as T
     monkeypatch.setattr(T, 'KEEP_HISTORY', 8)
     t = _trainer(steps=40, log_every=5, save_every=20); t.run = RunFolder(tmp_path); t.fit()
-    h = open_checkpoint(tmp_path, None).meta['history']['train']
+    ck = open_checkpoint(tmp_path, None); h = ck.meta['history']['train']
     assert len(h) <= 8 and [r['step'] for r in h] == list(range(8, 41, 8)), [r['step'] for r in h]
+    from transformer_nb.records import train_time
+    ck.meta['history']['train'] = [{'step': s, 'tokens': 100, 'tok_s': 100.0} for s in (8, 16, 24)]
+    assert train_time(ck) == 24.0                                            # each record kept stands for the 8 updates of its stride
+
+def test_a_page_locked_buffer_is_reused_only_once_its_copy_has_finished():
+    from transformer_nb.trainer import _Pinned
+    class Host(_Pinned):
+        def new(self, n): return torch.empty(n, dtype=torch.int64)         # page-locked memory needs a GPU: plain memory here
+    class Copy:
+        def __init__(self, done): self.done = done
+        def query(self): return self.done
+    pool = Host(); a = pool.take(10)
+    pool.give([a], Copy(False)); b = pool.take(10)
+    assert b is not a                                                        # its copy still runs: a new one
+    pool.give([b], Copy(True)); assert pool.take(10) is b and pool.take(1 << 16) is not a   # finished: reused; too small: not
+
+def test_compiled_the_loss_is_in_the_models_graph_and_the_lengths_are_padded_to_a_multiple_of_8(monkeypatch):
+    "torch.compile gets the model and 09's loss as one function (the log-softmax in the graph, no float32 logits handed out of it), over batches whose lengths are multiples of 8."
+    from transformer_nb.speed import CpuLevers
+    from transformer_nb.training import label_smoothed_nll
+    graphs, real = [], torch.compile
+    def keep(gm, inputs): graphs.append(gm); return gm.forward           # the graph as dynamo captured it, run as it is
+    monkeypatch.setattr(torch, 'compile', lambda f, **k: real(f, backend=keep))
+    t = _trainer(steps=1, compile=True)
+    t.levers, t.short_attention = CpuLevers(t.model, dropout=False), 0          # as on a GPU
+    t.sampler.set_epoch(0); group = list(t.sampler)[:1]
+    host = t.host_batches(group)
+    assert all(x.shape[1] % 8 == 0 for pair in host.batches for x in pair) and t.loss_fn is label_smoothed_nll
+    stats = t.update(group, host=host)
+    assert len(graphs) == 1 and 'log_softmax' in graphs[0].code and stats['loss'] > 0, [g.code[:200] for g in graphs]

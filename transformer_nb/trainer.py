@@ -269,7 +269,8 @@ class _Pinned:
         with self.lock:
             for i, (buf, done) in enumerate(self.free):
                 if buf.numel() >= n and done.query(): return self.free.pop(i)[0]
-        return torch.empty(max(n, 1 << 15), dtype=torch.int64, pin_memory=True)
+        return self.new(max(n, 1 << 15))
+    def new(self, n:int) -> torch.Tensor: return torch.empty(n, dtype=torch.int64, pin_memory=True)
     def give(self, bufs:list, done):
         "`bufs` back, to reuse once the CUDA event `done` (recorded after the copies out of them) has passed."
         with self.lock: self.free = (self.free + [(b, done) for b in bufs])[-64:]
