@@ -559,10 +559,10 @@ def _advance(self:Trainer, n:int, rec:dict):
 @patch
 def _after_update(self:Trainer, stats:dict, bar):
     bar.update(1)                                                     # redraws at most once a second
-    if self.step % self.log_every == 0: self._log(bar)
-    if self.tc.valid_every and self.valid_sampler and self.step % self.tc.valid_every == 0: self._validate(bar)
     due = self.tc.save_every and self.step % self.tc.save_every == 0
     if self.tc.save_every_minutes is not None and time.perf_counter() - self._t_saved >= 60 * self.tc.save_every_minutes: due = True
+    if due or self.step % self.log_every == 0: self._log(bar)        # in every process: each stops alike on a bad loss
+    if self.tc.valid_every and self.valid_sampler and self.step % self.tc.valid_every == 0: self._validate(bar)
     if due: self.save(); self._t_saved = time.perf_counter()          # §6.1: a checkpoint every 10 minutes of training
 
 @patch
