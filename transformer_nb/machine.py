@@ -16,7 +16,7 @@ from typing import Literal
 from dataclasses import dataclass
 import torch
 from .core import get_device
-from .checks import SettingError, Threads, Device, check_value, validate
+from .checks import Threads, Device, check_value, validate
 
 # %% ../nbs/A23_machine.ipynb #c569c8d3
 _PRECISIONS = {'fp32': None, 'bf16': torch.bfloat16, 'fp16': torch.float16}
