@@ -9,6 +9,11 @@ notebook's time and, for a failure, the notebook, the cell (number and id), its 
     python tools/run_notebooks.py --flagged-only           # those with a `#| slow` or `#| cuda` cell
     ATEN_CPU_CAPABILITY=default python tools/run_notebooks.py --flagged-only --also nbs/10_decoding.ipynb   # CI's portability pass
     nice -n 5 python tools/run_notebooks.py --workers 1 --budget 1500 --record results/notebook_times.json
+    python tools/run_notebooks.py nbs/0*.ipynb nbs/1*.ipynb --workers 1 --busy 2 --record results/notebook_times_busy.json
+
+`--busy N` runs N busy processes (a Python loop each, as a laptop's other work) beside the notebooks for the whole run,
+and records N with the run: results/notebook_times_busy.json holds the paper notebooks' times measured that way, which
+tests/test_times.py holds to at most 3 times their quiet ones.
 
 `--record FILE` stores each notebook's wall time (the time a learner waits for Run All) in FILE, with the machine
 (CPU model, its vector instructions, cores, torch, Python), the date, the load average before and after the run and
@@ -205,6 +210,8 @@ def main(argv=None):
                    help="run these of the notebooks with the CPU's own ATen kernels, whatever ATEN_CPU_CAPABILITY says")
     p.add_argument('--record', metavar='FILE', help="store each clean notebook's time, the machine and the load in FILE "
                    "(the course's results/notebook_times.json)")
+    p.add_argument('--busy', type=int, default=0, metavar='N', help="run N busy processes beside the notebooks "
+                   "(a laptop's other work) and record N with the run (default 0)")
     p.add_argument('--sync-tops', action='store_true', help="only rewrite each notebook's time sentence from "
                    "results/notebook_times.json (after --record), then stop")
     a = p.parse_args(argv)
@@ -230,9 +237,16 @@ def main(argv=None):
     unknown = [n for n in a.native if Path(n).resolve() not in nbs]
     if unknown: p.error(f"--native: not one of the notebooks to run: {', '.join(unknown)}")
     nbs.sort(key=lambda n: (Path(n) not in {Path(x).resolve() for x in a.native}, -n_flagged[n]))   # roughly the long ones first
-    t0, results = time.perf_counter(), []
+    if a.busy < 0: p.error(f"--busy {a.busy}: a count of busy processes, 0 or more")
+    busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(a.busy)]   # ended below
     run = dict(date=time.strftime('%Y-%m-%d', time.gmtime()), workers=a.workers, load_before=load(),
-               aten_cpu_capability=os.environ.get('ATEN_CPU_CAPABILITY'))
+               aten_cpu_capability=os.environ.get('ATEN_CPU_CAPABILITY'), **({'busy': a.busy} if a.busy else {}))
+    try: return _run(a, nbs, n_flagged, run)
+    finally:
+        for b in busy: b.kill(); b.wait()
+
+def _run(a, nbs, n_flagged, run) -> int:
+    t0, results = time.perf_counter(), []
     with tempfile.TemporaryDirectory(prefix='tnb-notebooks-') as tmp:
         copy = fresh_copy(Path(tmp) / ROOT.name)
         print(f"running {len(nbs)} notebooks as a learner would (every cell, fresh copy in {copy}, no runs/), "
