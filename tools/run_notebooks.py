@@ -9,11 +9,13 @@ notebook's time and, for a failure, the notebook, the cell (number and id), its 
     python tools/run_notebooks.py --flagged-only           # those with a `#| slow` or `#| cuda` cell
     ATEN_CPU_CAPABILITY=default python tools/run_notebooks.py --flagged-only --also nbs/10_decoding.ipynb   # CI's portability pass
     nice -n 5 python tools/run_notebooks.py --workers 1 --budget 1500 --record results/notebook_times.json
-    python tools/run_notebooks.py nbs/0*.ipynb nbs/1*.ipynb --workers 1 --busy 2 --record results/notebook_times_busy.json
+    python tools/run_notebooks.py nbs/[01]*.ipynb --workers 1 --record results/notebook_times_busy.json      # then, at once:
+    python tools/run_notebooks.py nbs/[01]*.ipynb --workers 1 --busy 2 --record results/notebook_times_busy.json
 
 `--busy N` runs N busy processes (a Python loop each, as a laptop's other work) beside the notebooks for the whole run,
-and records N with the run: results/notebook_times_busy.json holds the paper notebooks' times measured that way, which
-tests/test_times.py holds to at most 3 times their quiet ones.
+records N with the run and each notebook's time as its `busy_seconds`, beside the `seconds` of a run without them:
+results/notebook_times_busy.json holds the paper notebooks' times measured both ways, one run after the other on the
+same machine, which tests/test_times.py holds to at most 3 times the time without them.
 
 `--record FILE` stores each notebook's wall time (the time a learner waits for Run All) in FILE, with the machine
 (CPU model, its vector instructions, cores, torch, Python), the date, the load average before and after the run and
@@ -102,11 +104,14 @@ def record(path:Path, results:list, run:dict) -> dict:
     nbs = dict(old.get('notebooks', {})) if same else {}
     runs = list(old.get('runs', [])) if same else []
     run = dict(run, notebooks=sorted(r['notebook'] for r in results if r['status'] == 'ok'))
-    for r in results:
-        if r['status'] == 'ok': nbs[r['notebook']] = dict(seconds=r['seconds'], cpu_seconds=r['cpu'], run=len(runs))
+    for r in results:                                   # a run beside busy processes adds to an entry, a quiet one starts it
+        if r['status'] != 'ok': continue
+        if run.get('busy'): nbs[r['notebook']] = dict(nbs.get(r['notebook'], {}), busy_seconds=r['seconds'], busy_cpu_seconds=r['cpu'], busy_run=len(runs))
+        else: nbs[r['notebook']] = dict(seconds=r['seconds'], cpu_seconds=r['cpu'], run=len(runs))
     out = dict(about="Wall time of Run All for each notebook (every cell, the slow ones included), measured by "
                      "`python tools/run_notebooks.py --record` in a fresh copy of the repository; `cpu_seconds` is the "
-                     "kernel's CPU time; `run` indexes `runs` (date, load average before and after, ATEN_CPU_CAPABILITY). "
+                     "kernel's CPU time; `run` indexes `runs` (date, load average before and after, ATEN_CPU_CAPABILITY). `busy_seconds` "
+                     "(where measured, with `--busy N`): the same notebook run beside N busy processes, its run `busy_run`. "
                      "Each notebook's top cell and Colab setup cell state tools/run_notebooks.py's time_phrase(seconds).",
                machine=mach, runs=runs + [run], notebooks=dict(sorted(nbs.items())))
     path.parent.mkdir(parents=True, exist_ok=True)
