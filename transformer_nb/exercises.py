@@ -9,7 +9,7 @@ __all__ = ['report', 'check_pad_batch', 'diagnose_weights', 'check_attention', '
            'check_loop_mha', 'check_conv_to_ffn', 'check_my_embeddings', 'check_encoding', 'check_relative_bias',
            'check_sublayer', 'check_forward', 'check_parsing_counts', 'check_restricted_attention', 'check_bpe',
            'check_schedule', 'check_label_smoothing', 'check_greedy_step', 'check_bleu', 'check_beyond_noise',
-           'check_heads_looking', 'check_linearize', 'check_corpus_prf']
+           'check_heads_looking', 'check_rows_ab', 'check_linearize', 'check_corpus_prf']
 
 # %% ../nbs/A26_exercises.ipynb #a26e0004
 import copy, functools, math, re
@@ -590,7 +590,7 @@ def _model_variant(m, norm_first=None, ffn_first=None, **swap):
     for k, mod in swap.items(): setattr(v, k, mod)
     return v
 
-# %% ../nbs/A26_exercises.ipynb #a26c0615
+# %% ../nbs/A26_exercises.ipynb #a26c06m1
 def _mask_mixup(fn, m, e:RuntimeError, s, t) -> str:
     "Why `fn` raised `e` on `s`, `t` (lengths S != T): a mask used where the other belongs, if it runs when both are as long; else `e` again."
     s2, t2 = random_batch(S=t.shape[1], T=t.shape[1], seed=1)
@@ -616,6 +616,7 @@ def _output_mistake(m, y, s, t) -> str|None:
                 "together, so no query reads the target's padding either")
     return None
 
+# %% ../nbs/A26_exercises.ipynb #a26c0615
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
     variant = functools.partial(_model_variant, m)
@@ -1017,7 +1018,7 @@ def check_label_smoothing(fn) -> bool:
 from .data import pad_ids
 from .decoding import greedy_decode, next_token_logits, inference
 
-# %% ../nbs/A26_exercises.ipynb #a26c1002
+# %% ../nbs/A26_exercises.ipynb #a26c10m1
 def _samples(step, m, src, ys) -> bool:
     "Whether `step` draws its tokens at random: five calls on the same prefixes, under five seeds, with every token scored alike, do not all agree."
     flat = copy.deepcopy(m)                                                         # every score 0: an argmax is fixed, a draw is not
@@ -1030,6 +1031,7 @@ def _samples(step, m, src, ys) -> bool:
 _SAMPLES = ("your step draws its tokens at random (torch.multinomial, a Categorical): five calls under five seeds chose "
             "different tokens; greedy decoding takes the most probable token every time, the argmax of next_token_logits")
 
+# %% ../nbs/A26_exercises.ipynb #a26c1002
 def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     "What your `step` does instead, when it chose token `got` for row `i` of the prefixes `ys` (b, t): the first rule it follows."
     ntl, out = lambda lg: next_token_logits(m, lg.clone()), lambda y: m(src, y)     # (b, t, V) the logits of every position
@@ -1069,8 +1071,7 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         assert isinstance(raw, torch.Tensor), (f"{case}: returned {type(raw).__name__} {raw!r:.40}, not a tensor; return one "
                                                f"token id per row as a tensor, shape (B,) = ({len(ys)},)")
         if raw.is_floating_point():
-            logits = next_token_logits(m, m(src, ys)[:, -1]); p = logits.softmax(-1)                 # (b, V)
-            same = lambda a: raw.shape == a.shape and torch.allclose(raw, a, atol=1e-5)
+            logits = next_token_logits(m, m(src, ys)[:, -1]); p, same = logits.softmax(-1), lambda a: raw.shape == a.shape and torch.allclose(raw, a, atol=1e-5)
             what = ("the probability of the most probable token (max(-1).values)" if same(p.amax(-1)) else
                     "the probabilities of every token (softmax)" if same(p) else
                     "the largest score (max(-1).values)" if same(logits.amax(-1)) else
@@ -1309,6 +1310,45 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
                     "compare each row's argmax over the keys, w[h, r].argmax(), with `col`, for every head")
         raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
     return f"heads_looking reads a made-up map and the {len(cases) - 1} readings of the text from the stored maps"
+
+# %% ../nbs/A26_exercises.ipynb #a26v0010
+_ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, h heads of size dk)]: each named when an answer equals it
+    'A': [("row (A) keeps each head's size: it keeps the computation constant, d_k = d_v = d_model / h for each h",
+           lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=dk, d_v=dk) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)}),
+          ("those are the paper's numbers of heads (1, 4, 16, 32): scale them to the base, h/8 (at least 1), h/2, 2h and 4h",
+           lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (1, 4, 16, 32)})],
+    'B': [("row (B) changes the key size d_k alone: d_v stays the base model's",
+           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=k) for k in (dk // 4, dk // 2)}),
+          ("those are the paper's key sizes (16, 32): scale them to the base, d_k/4 and d_k/2",
+           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=dk) for k in (16, 32)})]}
+
+@report
+def check_rows_ab(rows_ab) -> str:
+    "12_variations, exercise 4: your `rows_ab(base)`, Table 3's rows (A) and (B) scaled to `base`, against `table3_variants` on four presets."
+    from transformer_nb.model import PRESETS
+    from transformer_nb.variations import table3_variants
+    for name in ('base', 'mini', 'small', 'tiny'):
+        base = PRESETS[name]; d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h
+        case = f"rows_ab(PRESETS[{name!r}]) (d_model={d}, h={h}, d_k={dk})"
+        want = {k: v for k, v in table3_variants(base).items() if k[:2] in ('A-', 'B-')}
+        try: got = rows_ab(base)
+        except ZeroDivisionError:
+            raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least "
+                                 "one head, max(1, h // 8)") from None
+        assert isinstance(got, dict), f"{case} returned a {type(got).__name__}: return a dict, name -> overrides"
+        if got == want: continue
+        for row in ('A', 'B'):
+            g, w = ({k: v for k, v in x.items() if str(k).startswith(row + '-')} for x in (got, want))
+            if g == w: continue
+            why = next((m for m, f in _ROWS_AB_SLIPS[row] if g == f(d, h, dk)), None)
+            assert why is None, f"{case}: {why}"
+            assert sorted(g) == sorted(w), (f"{case} names row ({row})'s variants {sorted(g)}, not {sorted(w)}: "
+                                            "'A-h' and the number of heads, 'B-dk' and the key size, as table3_variants names them")
+            k = next(k for k in w if g[k] != w[k])
+            raise AssertionError(f"{case}: {k} is {g[k]}, not {w[k]}")
+        raise AssertionError(f"{case} returns more than rows (A) and (B): {sorted(map(str, set(got) - set(want)))}")
+    return "rows_ab scales Table 3's rows (A) and (B) to any base, as table3_variants does"
+
 
 # %% ../nbs/A26_exercises.ipynb #a26c1201
 _GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) "
