@@ -123,7 +123,7 @@ def draw_model(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor):
     import matplotlib.pyplot as plt
     e, d, shapes = model.encoder[0], model.decoder[0], {}
     boxes = [('Input Embedding + PE', model.drop), ('Multi-Head Attention', e.self_attn), ('Add & Norm', e.sub[0]), ('Feed Forward', e.ffn),
-             ('Add & Norm', e.sub[1]), ('memory z (after N layers)', model.encoder[-1]), ('Output Embedding + PE', model.tgt_emb), ('Masked Multi-Head Attention', d.self_attn),
+             ('Add & Norm', e.sub[1]), ('memory z (after N layers)', model.encoder[-1]), ('Output Embedding', model.tgt_emb), ('Masked Multi-Head Attention', d.self_attn),
              ('Add & Norm', d.sub[0]), ('Multi-Head Attention over z', d.cross_attn), ('Add & Norm', d.sub[1]), ('Feed Forward', d.ffn), ('Add & Norm', d.sub[2]), ('Linear: logits', model.generator)]
     hooks = [m.register_forward_hook(lambda m, i, out: shapes.setdefault(m, tuple(out.shape)) and None) for _, m in boxes]
     model(src, tgt); [h.remove() for h in hooks]                         # the first output of each module: its shape
