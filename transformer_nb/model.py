@@ -15,7 +15,7 @@ from typing import Literal
 import torch, torch.nn as nn
 from .core import PAD_ID
 from .checks import PositiveInt, Count, Probability
-from .attention import pad_mask, tgt_mask as make_tgt_mask
+from .attention import pad_mask, causal_mask, tgt_mask as make_tgt_mask
 from .multihead import MultiHeadAttention
 from .ffn import FeedForward
 from .embeddings import Embeddings, Generator, tie_weights
@@ -193,7 +193,7 @@ def get_config_strict(name:str='base', **overrides) -> TransformerConfig:
 
 # %% ../nbs/06_model.ipynb #b06gx003
 from .model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # A03
-from .attention import causal_mask_on, tgt_mask_on   # 01: masks on the model's device
+from .attention import tgt_mask_on   # 01: the target mask on the model's device
 
 SublayerConnection.norm_first = False                  # post-LN, the paper's, unless the model says otherwise
 _post_ln_init, _post_ln = SublayerConnection.__init__, SublayerConnection.forward
@@ -276,7 +276,7 @@ def decode_cached(model:Transformer, memory:torch.Tensor, src_mask:torch.Tensor|
                   tgt_mask:torch.Tensor|None, cache) -> torch.Tensor:
     "`model.decode(memory, src_mask, tgt, tgt_mask, cache)`: `tgt` (B, n) the new tokens -> their logits (B, n, tgt_vocab)."
     start, n = len(cache), tgt.shape[1]                                   # positions continue after the cached ones
-    if tgt_mask is None and n > 1: tgt_mask = causal_mask_on(start + n, tgt.device)[..., start:, :]  # new rows only
+    if tgt_mask is None and n > 1: tgt_mask = causal_mask(start + n).to(tgt.device)[..., start:, :]  # new rows only
     x = model.embed(model.tgt_emb, model.tgt_pos, tgt, start)            # (B, n, d_model)
     for layer, caches in zip(model.decoder, cache.layers): x = layer_step(layer, x, memory, src_mask, tgt_mask, caches)
     return model.generator(model.dec_norm(x))
