@@ -13,7 +13,7 @@ import torch, torch.nn as nn
 from transformer_nb.core import get_device, set_seed
 from transformer_nb.machine import autocast, limit_threads, hardware
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.positional import sinusoidal_encoding
+from transformer_nb.positional import sinusoidal_encoding_on
 from transformer_nb.training import make_optimizer, seq2seq_loss
 from transformer_nb.trainer import TrainConfig
 
@@ -26,7 +26,7 @@ class TorchTransformer(nn.Module):
         self.drop = nn.Dropout(cfg.p_drop)
         self.tf = nn.Transformer(d, cfg.h, cfg.N, cfg.N, cfg.d_ff, cfg.p_drop, batch_first=True, norm_first=cfg.norm_first)
         self.out = nn.Linear(d, cfg.tgt_vocab, bias=False); self.out.weight = self.emb.weight
-        self.register_buffer('pe', sinusoidal_encoding(cfg.max_len, d), persistent=False)
+        self.register_buffer('pe', sinusoidal_encoding_on(cfg.max_len, d), persistent=False)
 
     def embed(self, x): return self.drop(self.emb(x) * math.sqrt(self.cfg.d_model) + self.pe[:x.shape[1]])
 

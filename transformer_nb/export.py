@@ -23,7 +23,7 @@ import transformer_nb
 from .core import BOS_ID, EOS_ID
 from .safeguards import UserError
 from .checks import SettingError, PositiveInt, validate, check_fields
-from .positional import sinusoidal_encoding, pe_frequencies
+from .positional import sinusoidal_encoding_on, pe_frequencies
 from .model import TransformerConfig
 from .datasets import sha256_file
 from .checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
@@ -83,7 +83,7 @@ def _ffn(s, f, ln): _norm(s.layer_norm, ln); _linear(s.linear_0, f.w_1.weight, f
 
 def _positions(s, p, cfg, max_positions=None):
     "The position table: the learned one, or our sinusoids for `max_positions` rows (default cfg.max_len)."
-    s.encodings = _np(p.emb.weight if cfg.pos == 'learned' else sinusoidal_encoding(max_positions or cfg.max_len, cfg.d_model))
+    s.encodings = _np(p.emb.weight if cfg.pos == 'learned' else sinusoidal_encoding_on(max_positions or cfg.max_len, cfg.d_model))
 
 # %% ../nbs/A18_export.ipynb #1824c5e0
 def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08_data)

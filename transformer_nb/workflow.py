@@ -20,7 +20,7 @@ from .checks import Count, SettingError, SettingWarning, check_value, check_fiel
 from .process import settings_line
 from .core import UNK_ID, set_seed, get_device
 from .machine import hardware, git_commit, limit_threads
-from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
+from .model import Transformer, TransformerConfig, get_config_strict, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, encode_pairs
 from .runs import RunFolder, portable_path, portable_command
@@ -94,7 +94,7 @@ def _tokenizer_and_config(data, r:Recipe, c:Checkpoint|None, preset, vocab_size,
     model = {**({} if preset else r.model), **model_kw}                # an explicit preset starts from the preset alone
     tok = _train_tokenizer(data, vocab_size or r.vocab_size, {**r.spm, **(spm or {})})
     preset = preset or r.preset
-    cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
+    cfg = get_config_strict(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
     return tok, cfg, preset + (f" ({', '.join(f'{k}={v}' for k, v in model.items())})" if model else '')
 
 # %% ../nbs/A16_workflow.ipynb #a16enc01
@@ -254,7 +254,7 @@ def _check_model(c:Checkpoint, model:dict, preset, vocab_size):
     if vocab_size and vocab_size != cfg['tgt_vocab']:
         raise SettingError(f"{path} has a vocabulary of {cfg['tgt_vocab']} pieces, not {{vocab_size}}: a resumed run keeps its tokenizer",
                            vocab_size=vocab_size)
-    if preset: get_config(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
+    if preset: get_config_strict(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
     if clash := [k for k, v in model.items() if cfg.get(k) != v]:    # what the file holds (d_model 32), then the settings (d_model=64)
         has, asked = ' and '.join(f"{k} {cfg[k]!r}" for k in clash), ' and '.join(f"{{{k}}}" for k in clash)
         raise SettingError(f"{path} is a model with {has}, not {asked}{' ({preset})' if preset else ''}: a resumed run keeps its model; "
@@ -349,7 +349,7 @@ def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, devi
     "The parameters of the model a new run of `task` (a `Task` or its name) would build; a ValueError if training it cannot fit `device`'s memory."
     r = task_recipe(get_task(task), recipe)
     model, vocab, dev = _split(settings)[1], vocab_size or r.vocab_size, get_device(device)
-    n = count_config_params(get_config(preset or r.preset, src_vocab=vocab, tgt_vocab=vocab, **{**({} if preset else r.model), **model}))
+    n = count_config_params(get_config_strict(preset or r.preset, src_vocab=vocab, tgt_vocab=vocab, **{**({} if preset else r.model), **model}))
     mem = (torch.cuda.get_device_properties(dev).total_memory if dev.type == 'cuda' else
            os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') if hasattr(os, 'sysconf') else None)
     if mem and 16 * n > mem:
