@@ -12,7 +12,7 @@ from transformer_nb.machine import autocast
 from transformer_nb.attention import attention, pad_mask, tgt_mask
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import collate
-from transformer_nb.training import make_optimizer, seq2seq_loss
+from transformer_nb.training import make_optimizer_with_cooldown, seq2seq_loss
 from transformer_nb.trainer import TrainConfig, Trainer
 from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
@@ -111,11 +111,11 @@ def test_compile_equals_eager():
     assert rel(lc, le) < 1e-5 and rel(gc, ge) < 1e-4
 
 def test_fused_adam_on_the_gpu_matches_the_loop():
-    "make_optimizer picks fused Adam on CUDA; it takes the same steps as the per-parameter loop on the same gradients."
+    "make_optimizer_with_cooldown picks fused Adam on CUDA; it takes the same steps as the per-parameter loop on the same gradients."
     m = small_model()
-    fused_opt, _ = make_optimizer(m, 256, warmup=10)
+    fused_opt, _ = make_optimizer_with_cooldown(m, 256, warmup=10)
     assert fused_opt.defaults['fused']                                     # chosen automatically on CUDA
-    twin = small_model(); plain, _ = make_optimizer(twin, 256, warmup=10, fused=False)
+    twin = small_model(); plain, _ = make_optimizer_with_cooldown(twin, 256, warmup=10, fused=False)
     g = torch.Generator(device=DEV).manual_seed(0)
     for _ in range(3):
         for a, b in zip(m.parameters(), twin.parameters()):

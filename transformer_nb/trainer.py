@@ -24,7 +24,7 @@ from .machine import autocast, choose_precision, Computed, Runtime
 from .model import Transformer
 from .datasets import MaxLen
 from .data import TokenBatchSampler, collate
-from .training import make_optimizer, label_smoothed_nll
+from .training import make_optimizer_with_cooldown, label_smoothed_nll
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
 from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
 from .safeguards import atomic_open, deferred_interrupts
@@ -182,7 +182,7 @@ class Trainer:
         self.parallel, self.amp = trainer_setup(tc, parallel, precision)   # the processes and device; the precision
         self.model, self.cfg = model.to(self.device), model.cfg
         self.speedups()                                                # the same function, less work; in the model only during an update
-        self.opt, self.sched = make_optimizer(model, self.cfg.d_model, tc.warmup, tc.lr_scale, total=tc.steps, cooldown=tc.cooldown)
+        self.opt, self.sched = make_optimizer_with_cooldown(model, self.cfg.d_model, tc.warmup, tc.lr_scale, total=tc.steps, cooldown=tc.cooldown)
         self.scaler = self.amp.grad_scaler()
         self.net = self.parallel.wrap(model)                            # DDP under torchrun, else the model itself
         if tc.compile: self.net = torch.compile(self.net)
