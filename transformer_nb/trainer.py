@@ -23,7 +23,7 @@ from .checks import PositiveInt, Count, PositiveFloat, Probability, Seed, Settin
 from .machine import autocast, choose_precision, Computed, Runtime
 from .model import Transformer
 from .datasets import MaxLen
-from .data import TokenBatchSampler, collate
+from .data import TokenBatchSampler, checked_collate
 from .training import make_optimizer_with_cooldown, label_smoothed_nll
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
 from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
@@ -259,7 +259,7 @@ def _diverged(self:Trainer, loss:float):
 def update(self:Trainer, group:list, done=None) -> dict:
     "One optimiser update over the micro-batches `group` (lists of example indices), applied whole with `done(stats)`, its bookkeeping, or not at all."
     t0, pad, ddp = time.perf_counter(), self.cfg.pad_id, self.world > 1
-    host = [collate([self.train_data[i] for i in idx], pad) for idx in group]
+    host = [checked_collate([self.train_data[i] for i in idx], pad) for idx in group]
     n_total = sum(int((t[:, 1:] != pad).sum()) for _, t in host)      # counted on the host: no wait for the GPU
     if ddp: n_total = int(self.parallel.sum(torch.tensor([n_total], device=self.device)).item())
     batches = [(_to_device(s, self.device), _to_device(t, self.device)) for s, t in host]
@@ -293,7 +293,7 @@ def evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
     tot = torch.zeros(3, dtype=torch.float64, device=self.device)
     if hasattr(sampler, 'set_epoch'): sampler.set_epoch(0)
     for idx in sampler:
-        src, tgt = (_to_device(t, self.device) for t in collate([data[i] for i in idx], self.cfg.pad_id))
+        src, tgt = (_to_device(t, self.device) for t in checked_collate([data[i] for i in idx], self.cfg.pad_id))
         with self.amp.autocast():
             part = fused_label_smoothed_nll(self.model(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, self.cfg.pad_id)
             tot += torch.stack(part).double()
