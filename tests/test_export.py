@@ -265,6 +265,20 @@ def test_onnx_float32_greedy_and_beam_identical(onnx_mods, tmp_path, tok, kw):
     ids = [tok.encode(w) + [EOS_ID] for w in src[:20]]
     assert [ex.onnx_greedy(m, i) for i in ids] == [ex.onnx_greedy(m, i, use_cache=False) for i in ids]
 
+def test_onnx_beam_checks_alpha_once_per_search_not_at_its_steps(onnx_mods, tmp_path, tok, monkeypatch):
+    "onnx_beam checks alpha once per search, as the `Decoding` it searches with is built, whatever its cap: never at a step."
+    import collections
+    import transformer_nb.checks as checks, transformer_nb.decoding as dec
+    _, ex = onnx_mods
+    m = ex.OnnxModel(ex.export_onnx(trained_checkpoint(tmp_path / 'm.pt', tok), tmp_path / 'onnx', quantize=None))
+    counts, real = collections.Counter(), checks.check_value
+    for mod in (checks, dec): monkeypatch.setattr(mod, 'check_value', lambda name, *a, **k: (counts.update([name]), real(name, *a, **k))[1])
+    src = tok.encode(words(1, 3)[0]) + [EOS_ID]
+    for extra in (3, 57):
+        counts.clear()
+        ex.onnx_beam(m, src, Decoding(beam=4, alpha=0.6, max_extra=extra))
+        assert counts['alpha'] == 1, (extra, counts)
+
 # How close the int8 export's greedy outputs stay to float32's on these barely trained models: chrF (sacreBLEU) of the int8
 # lines against the float32 lines. How many lines stay identical depends on the CPU's int8 kernels (AVX2, AVX-512 and AMX
 # round near-ties differently, and an AVX2 EPYC kept fewer identical than the count once asserted here), so no count is

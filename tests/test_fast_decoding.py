@@ -5,7 +5,7 @@ import pytest
 import torch
 from transformer_nb.core import PAD_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.decoding import greedy_decode, beam_search, Decoding
+from transformer_nb.decoding import cached_greedy_decode, cached_beam_search, Decoding
 from transformer_nb.data import Tokenizer
 from transformer_nb.fast_decoding import fast_beam_search, FastCache, Speedups, translate_batches
 from transformer_nb.options import DecodeOptions
@@ -30,8 +30,8 @@ def test_each_speedup_off_gives_the_same_translations(model, lever):
     src, off, d = batch(vocab=300), Speedups(**{lever: False}), Decoding(beam=3, max_extra=6)
     best = lambda nbest: [h[0][0] for h in nbest]
     assert best(fast_beam_search(model, src, d, nbest=1, speedups=off)) == best(fast_beam_search(model, src, d, nbest=1))
-    assert best(fast_beam_search(model, src, d, speedups=off)) == best(beam_search(model, src, 3, max_extra=6))
-    assert greedy_decode(model, src, 6, cache=FastCache(model.cfg.N, off)) == greedy_decode(model, src, 6)
+    assert best(fast_beam_search(model, src, d, speedups=off)) == best(cached_beam_search(model, src, 3, max_extra=6))
+    assert cached_greedy_decode(model, src, 6, cache=FastCache(model.cfg.N, off)) == cached_greedy_decode(model, src, 6)
 
 def test_speedups_are_checked(model):
     with pytest.raises(ValueError, match='not both'): Speedups(one_token_step=False, grouped_cross=False)

@@ -122,13 +122,13 @@ def test_cached_steps_equal_the_whole_prefix_and_pytorch(fp32_export):
     " kept), and those of PyTorch's greedy decoding, on 6 test2016 sentences."
     ex, m = export_module(), export_module().OnnxModel(fp32_export)
     from transformer_nb.pretrained import load_pretrained
-    from transformer_nb.decoding import greedy_decode
+    from transformer_nb.decoding import cached_greedy_decode
     import torch
     model, tok, _ = load_pretrained('multi30k-de-en')
     srcs = [tok.encode(s) + [3] for s in first_test2016(6)]
     cached = [ex.onnx_greedy(m, s) for s in srcs]
     assert cached == [ex.onnx_greedy(m, s, use_cache=False) for s in srcs]
-    assert cached == [greedy_decode(model.float(), torch.tensor([s]))[0] for s in srcs]
+    assert cached == [cached_greedy_decode(model.float(), torch.tensor([s]))[0] for s in srcs]
     assert len(set(map(len, cached))) >= 4                                   # outputs of several lengths: a real check
 
 def test_python_onnx_translate_agrees_with_translate_mjs(fp32_export):
@@ -472,10 +472,10 @@ def beam_record(model, tok, sentence:str) -> dict:
     "The explorer's record of `sentence` decoded as the page decodes it (beam 4, alpha 0.6), its weights from PyTorch."
     import torch
     from transformer_nb.core import BOS_ID, EOS_ID
-    from transformer_nb.decoding import beam_search
+    from transformer_nb.decoding import cached_beam_search
     from transformer_nb.variations import attention_maps
     src = torch.tensor([tok.encode(sentence) + [EOS_ID]])
-    ids = beam_search(model, src, beam=4, alpha=0.6)[0][0][0]
+    ids = cached_beam_search(model, src, beam=4, alpha=0.6)[0][0][0]
     tgt_out = ids + [EOS_ID]
     maps = attention_maps(model, src, torch.tensor([[BOS_ID] + tgt_out[:-1]]))
     piece = tok.sp.id_to_piece
@@ -593,9 +593,9 @@ def python_beam_labels(model, tok, sentence:str, beam:int=4, alpha:float=0.6, ma
     " tnb-translate stops (one translation wanted: once the best finished score is at least the best open log p / lp(L))."
     import torch
     from transformer_nb.core import EOS_ID
-    from transformer_nb.decoding import beam_search, length_penalty, max_output_lengths
+    from transformer_nb.decoding import cached_beam_search, length_penalty, max_output_lengths
     src, trace, finished, steps = torch.tensor([tok.encode(sentence) + [EOS_ID]]), [], [], []
-    beam_search(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
+    cached_beam_search(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
     L = int(max_output_lengths(model, src, max_extra)[0])
     for t, s in enumerate(trace):
         ys, (origin, token, logp, ends, go) = s['ys'], (s[k][0] for k in ('origin', 'tok', 'logp', 'ends', 'go'))
@@ -636,7 +636,7 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
     node_modules()
     import torch
     from transformer_nb.pretrained import load_pretrained
-    from transformer_nb.decoding import greedy_decode
+    from transformer_nb.decoding import cached_greedy_decode
     from transformer_nb.core import EOS_ID
     model, tok, _ = load_pretrained('multi30k-de-en')
     model = model.float()
@@ -674,7 +674,7 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
                for v in views[0] for r in v['rows']), "an end dropped above an open row that goes on: the case the rule explains"
     assert len(views[0][-1]['finished']) == 8
     # greedy: one hypothesis; row 1 is taken at each step, greedy_decode's tokens, and the last step takes the end
-    out = greedy_decode(model, torch.tensor([tok.encode(sentences[0]) + [EOS_ID]]))[0]
+    out = cached_greedy_decode(model, torch.tensor([tok.encode(sentences[0]) + [EOS_ID]]))[0]
     assert all(v['greedy'] and [r['fate'] for r in v['rows']] == ['taken', 'not taken'] for v in gview)
     assert [v['rows'][0]['tokens'][-1] for v in gview[:-1]] == out and gview[-1]['rows'][0]['piece'] == '</s>'
     assert [v['stop'] for v in gview] == [None] * (len(gview) - 1) + ['end'] and gview[-1]['chosen']['tokens'] == out

@@ -11,11 +11,7 @@ PKG = Path(__file__).resolve().parents[1] / 'transformer_nb'
 MODULES = sorted(p.stem for p in PKG.glob('*.py') if p.stem not in ('__init__', '_modidx'))
 NOT_A_DEFINITION = {'patch', 'patch_to', 'overload', 'typing.overload'}
 
-KNOWN = {   # module -> names it defines twice today; each is to be renamed, and its entry removed
-    'data': {'encode_pairs', 'collate'},
-    'decoding': {'next_token_logits', 'greedy_decode', 'length_penalty', 'beam_search'},
-    'training': {'noam_lr', 'make_optimizer', 'label_smoothed_nll'},
-}
+KNOWN = {}   # module -> names it defines twice (none): an entry here must be a name still defined twice
 
 def _decorator_name(d:ast.expr) -> str:
     "'patch' for `@patch`, `@patch(as_prop=True)` and `@fastcore.basics.patch`; the dotted name otherwise."

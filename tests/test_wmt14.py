@@ -506,7 +506,7 @@ def test_a_wmt14_run_trains_from_the_memory_mapped_cache(mirror, tmp_path, capsy
     from transformer_nb.tasks import get_task
     from transformer_nb.workflow import train_model
     from transformer_nb.datasets import read_parallel
-    from transformer_nb.data import encode_pairs
+    from transformer_nb.data import checked_encode_pairs
     from transformer_nb.trainer import batch_sampler
     d, sums = mirror
     corpus = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
@@ -520,7 +520,7 @@ def test_a_wmt14_run_trains_from_the_memory_mapped_cache(mirror, tmp_path, capsy
     assert enc.folder.parent == corpus / 'encoded' and sorted(p.name for p in enc.folder.iterdir()) == [
         'encoded.json', 'src.ids.npy', 'src.offsets.npy', 'tgt.ids.npy', 'tgt.offsets.npy']
     assert [f['name'] for f in enc.meta['corpus']] == ['train.en', 'train.de'] and 'encoding the training pairs' in capsys.readouterr().err
-    lists = encode_pairs(t.tokenizer, read_parallel(corpus / 'train.en', corpus / 'train.de'), max_len=256)   # the list path's ids
+    lists = checked_encode_pairs(t.tokenizer, read_parallel(corpus / 'train.en', corpus / 'train.de'), max_len=256)   # the list path's ids
     assert [(a.tolist(), b.tolist()) for a, b in (enc[i] for i in range(len(enc)))] == [(list(a), list(b)) for a, b in lists]
     assert t.sampler.batches(0) == batch_sampler(lists, t.tc, t.parallel).batches(0)                         # and its batches
     ino = (enc.folder / 'src.ids.npy').stat().st_ino

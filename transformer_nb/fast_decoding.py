@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from .core import BOS_ID, EOS_ID, get_device
 from .machine import autocast, choose_precision, limit_threads
 from .data import pad_ids
-from .decoding import greedy_decode, inference, encode_batch, next_token_logits, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
+from .decoding import cached_greedy_decode, inference, encode_batch, next_token_logits_fp32, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .decoding import check_model, check_src, check_beam_fits, check_penalty   # the decoders' checks (10_decoding, Going deeper)
 from .checks import check_sentence_list, check_value, SettingError   # A24: a list of sentences, a value as declared
 from .options import DecodeOptions, DECODE_OPTIONS   # A30: how a `Decoding` runs
@@ -241,10 +241,14 @@ def _add_finished(finished:list, alive:torch.Tensor, new:torch.Tensor, ids):
     for s, score, h in zip(alive[i].tolist(), new[i, j].tolist(), ids(i, j).tolist()): finished[s].append((score, h))
 
 # %% ../nbs/A10_fast_decoding.ipynb #be9489cc
+def _penalties(alpha:float, n:int) -> list[float]:
+    "`penalties` for an alpha already checked (a `Decoding`'s): a search's only use of it, before its loop."
+    return [length_penalty(k, alpha) for k in range(1, n + 1)]   # 10's one formula
+
 def penalties(alpha:float, n:int) -> list[float]:
-    "lp(1), ..., lp(n): 10's `length_penalty` of each length, its Python floats; alpha checked once here, before a search, never at a step."
+    "lp(1), ..., lp(n): 10's `length_penalty` of each length, its Python floats, its arguments checked."
     check_penalty(n, alpha)
-    return [length_penalty(k, alpha, checked=True) for k in range(1, n + 1)]   # 10's one formula
+    return _penalties(alpha, n)
 
 def _expand(scores:torch.Tensor, # (b, r) float64 log-probabilities of the hypotheses
             logits:torch.Tensor, # (b*r, V) their next-token logits
@@ -272,7 +276,7 @@ def _beam_loop(model, memory, src_mask, limits, decoding:Decoding, nbest:int, us
     K, alpha, stop = decoding.beam, decoding.alpha, decoding.stop
     B, dev, V = memory.shape[0], memory.device, model.cfg.tgt_vocab
     lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
-    lps = penalties(alpha, int(limits.max()))              # lp(t + 1) of every step: 10's formula, before the loop, never in it
+    lps = _penalties(alpha, int(limits.max()))             # lp(t + 1) of every step: 10's formula, before the loop, never in it
     finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
     kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)   # (b, nbest) best finished scores
     alive = torch.arange(B, device=dev)                    # sentences still searching
@@ -284,7 +288,7 @@ def _beam_loop(model, memory, src_mask, limits, decoding:Decoding, nbest:int, us
         b = alive.numel()
         if use_cache: out = decode_step(model, mem, smask, ys[:, -1:], cache)                       # (b*r, 1, V)
         else: out = model.decode(mem.repeat_interleave(r, 0), smask.repeat_interleave(r, 0), ys)    # (b*r, t+1, V)
-        top, origin, tok = _expand(scores, next_token_logits(model, out[:, -1]), b, r, n, K, speedups)        # (b, 2K) each
+        top, origin, tok = _expand(scores, next_token_logits_fp32(model, out[:, -1]), b, r, n, K, speedups)        # (b, 2K) each
         lp = lps[t]                                                         # lp(|Y|), |Y| = t+1, EOS included
         scores, rows, ys, new, eos = _select(finished, alive, ys, top, origin, tok, lp, b, r, K)
         at_limit = t + 1 >= limits[alive]                                   # (b,) out of length: alive ones finish
@@ -435,11 +439,11 @@ def translate_checked(model, tokenizer, sentences:list[str], d:Decoding, max_tok
         srcs[i] = ids + [EOS_ID]
     if cut: warnings.warn(f"{cut} sentence(s) longer than the model's {cap} learned positions were truncated to their first {cap - 1} tokens")
     outs, keys = [''] * len(sentences), list(srcs)
-    with amp:                                            # the decoders' log-probabilities stay float32 (`next_token_logits`)
+    with amp:                                            # the decoders' log-probabilities stay float32 (`next_token_logits_fp32`)
         for batch in length_batches([len(srcs[i]) for i in keys], max_tokens):
             idx = [keys[j] for j in batch]
             src = pad_ids([srcs[i] for i in idx], model.cfg.pad_id).to(dev)
-            hyps = (greedy_decode(model, src, d.max_extra, cache=FastCache(model.cfg.N)) if d.beam == 1 else
+            hyps = (cached_greedy_decode(model, src, d.max_extra, cache=FastCache(model.cfg.N)) if d.beam == 1 else
                     [h[0][0] for h in _fast_beam(model, src, d, 1)])
             for i, h in zip(idx, hyps): outs[i] = one_line(tokenizer.decode(h))
     return outs

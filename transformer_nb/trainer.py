@@ -23,8 +23,8 @@ from .checks import PositiveInt, Count, PositiveFloat, Probability, Seed, Settin
 from .machine import autocast, choose_precision, Computed, Runtime
 from .model import Transformer
 from .datasets import MaxLen
-from .data import TokenBatchSampler, collate
-from .training import make_optimizer, label_smoothed_nll
+from .data import TokenBatchSampler, checked_collate
+from .training import make_optimizer_with_cooldown, label_smoothed_nll
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
 from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
 from .safeguards import atomic_open, deferred_interrupts, STOP_SIGNALS
@@ -190,7 +190,7 @@ class Trainer:
         self.log_every = tc.log_every or (1 if self.device.type == 'cpu' else 50)   # updates between reads from the device
         self.model, self.cfg = model.to(self.device), model.cfg
         self.speedups()                                                # the same function, less work; in the model only during an update
-        self.opt, self.sched = make_optimizer(model, self.cfg.d_model, tc.warmup, tc.lr_scale, total=tc.steps, cooldown=tc.cooldown)
+        self.opt, self.sched = make_optimizer_with_cooldown(model, self.cfg.d_model, tc.warmup, tc.lr_scale, total=tc.steps, cooldown=tc.cooldown)
         self.scaler = self.amp.grad_scaler()
         self.net = self.parallel.wrap(model)                            # DDP under torchrun, else the model itself
         self._loss_sums = torch.compile(self._loss_of) if tc.compile else self._loss_of   # compiled: the model and its loss, one graph
@@ -296,7 +296,7 @@ def host_batches(self:Trainer, group:list, # the update's micro-batches: lists o
                 seqs = [e[side] for e in ex]
                 buf = self._pinned.take(len(seqs) * -(-max(map(len, seqs)) // mult) * mult) if pin else None
                 pair.append(pad_rows(seqs, pad, mult, buf)); bufs += [buf] if pin else []
-        except (TypeError, ValueError, IndexError): pair = list(collate(ex, pad))   # `collate` names what is wrong
+        except (TypeError, ValueError, IndexError): pair = list(checked_collate(ex, pad))   # `checked_collate` names what is wrong
         n += int((pair[1][:, 1:] != pad).sum())                          # on the host: no wait for the device
         out.append(tuple(pair))
     return HostBatches(out, n, bufs)
@@ -461,7 +461,7 @@ def evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
     tot = torch.zeros(3, dtype=torch.float64, device=self.device)
     if hasattr(sampler, 'set_epoch'): sampler.set_epoch(0)
     for idx in sampler:
-        src, tgt = (_to_device(t, self.device) for t in collate([data[i] for i in idx], self.cfg.pad_id))
+        src, tgt = (_to_device(t, self.device) for t in checked_collate([data[i] for i in idx], self.cfg.pad_id))
         with self.amp.autocast():
             part = fused_label_smoothed_nll(self.model(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, self.cfg.pad_id)
             tot += torch.stack(part).double()

@@ -22,7 +22,7 @@ from .core import UNK_ID, set_seed, get_device
 from .machine import hardware, git_commit, limit_threads
 from .model import Transformer, TransformerConfig, get_config_strict, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
-from .data import Tokenizer, encode_pairs
+from .data import Tokenizer, checked_encode_pairs
 from .runs import RunFolder, portable_path, portable_command
 from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
 from .distributed import rank0_first
@@ -109,8 +109,8 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple:
         unk = m['unk'] / max(m['tokens'], 1) if path else 0
     else:
         with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
-            warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
-        if not train: raise ValueError(f"{data} has no training pairs")   # max_len dropping all of them is refused by encode_pairs
+            warnings.simplefilter('always'); train = checked_encode_pairs(tok, data.train, max_len=max_len)
+        if not train: raise ValueError(f"{data} has no training pairs")   # max_len dropping all of them is refused by checked_encode_pairs
         for w in dropped: warnings.warn(str(w.message).replace('encode_pairs: dropped', 'dropped').replace(f'max_len={max_len}', f'{max_len} tokens'))
         longest = max(range(len(train)), key=lambda i: max(map(len, train[i])))
         unk = sum(ids.count(UNK_ID) for s, t in train for ids in (s, t)) / max(sum(len(s) + len(t) for s, t in train), 1) if path else 0
@@ -120,7 +120,7 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple:
     if unk > 0.01:                                           # a resumed tokenizer that does not know this corpus
         warnings.warn(f"{unk:.0%} of the training tokens are unknown to the tokenizer of {path}: it was learned on another "
                       f"corpus, and the model will learn to write ⁇")
-    valid = encode_pairs(tok, data.valid) if data.valid else None
+    valid = checked_encode_pairs(tok, data.valid) if data.valid else None
     if valid and (n := max(max(map(len, v)) for v in valid)) > tc.max_tokens:    # max_len drops training pairs only
         i = next(i for i, v in enumerate(valid) if max(map(len, v)) == n)
         raise SettingError(f"validation pair {i + 1} has {n} tokens, more than a batch of {{max_tokens}} can hold: raise it to at least {n}, "
