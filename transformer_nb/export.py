@@ -15,6 +15,7 @@ import contextlib, os, re, json, math, shutil, tempfile, base64, logging, warnin
 from dataclasses import dataclass
 from typing import Literal, get_args
 from pathlib import Path
+from fastcore.basics import patch
 import numpy as np
 import torch
 import torch.nn as nn
@@ -300,6 +301,7 @@ def rescored(r, alpha:float, eos:str='</s>') -> list[str]:
     best = max(range(len(hyps)), key=lambda k: (r.scores[k] / length_penalty(len(hyps[k]), alpha), -k))
     return hyps[best][:-1] if hyps[best][-1:] == [eos] else hyps[best]
 
+# %% ../nbs/A18_export.ipynb #a18spl02
 def ctranslate2_translate(translator, tokenizer, sentences:list[str],
                           decoding:Decoding|None=None, # beam, alpha and max_extra, whole, as in `translate` (None: the export's, its task's; the stop rule is CTranslate2's own)
                           options:DecodeOptions=DECODE_OPTIONS, # its `max_tokens`: source tokens per decoding batch, as in `translate` (device and threads: the translator's)
@@ -605,6 +607,7 @@ def read_onnx_config(folder) -> dict:
 
 def _whole(v, low:int) -> bool: return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and float(v).is_integer() and v >= low
 
+# %% ../nbs/A18_export.ipynb #a18spl04
 def check_onnx_config(config:dict, name, # config.json as read, and the file it was read from (named in every error)
                       tokenizer, # the export's tokenizer (tokenizer.model, checked by its sha256)
                      ) -> Decoding:
@@ -631,6 +634,7 @@ def check_onnx_config(config:dict, name, # config.json as read, and the file it 
     if stop not in ('exact', 'early'): raise bad('stop', stop, 'must be "exact" or "early"')
     return Decoding(int(beam), float(alpha), int(extra), stop)
 
+# %% ../nbs/A18_export.ipynb #a18spl06
 class OnnxModel:
     "An exported folder opened for ONNX Runtime: `encoder` and `decoder` (`InferenceSession`s), `tokenizer`, `config`"
     " (config.json), `cfg`, `decoding` (the export's: its task's); config.json is checked against config.sha256, its ids"
@@ -664,17 +668,20 @@ class OnnxModel:
         out = self.encoder.run(None, {'src': np.array([src], dtype=np.int64)})
         return dict(zip(self.names['encoder'][1][1:], out[1:])), out[0]
 
-    def empty(self) -> dict:
-        "The keys and values kept before the first step: one row, no position."
-        c = self.cfg
-        return {f'past_{x}{i}': np.zeros((1, c.h, 0, c.d_k if x == 'k' else c.d_v), np.float32) for i in range(c.N) for x in 'kv'}
+# %% ../nbs/A18_export.ipynb #a18spl07
+@patch
+def empty(self:OnnxModel) -> dict:
+    "The keys and values kept before the first step: one row, no position."
+    c = self.cfg
+    return {f'past_{x}{i}': np.zeros((1, c.h, 0, c.d_k if x == 'k' else c.d_v), np.float32) for i in range(c.N) for x in 'kv'}
 
-    def step(self, cross:dict, past:dict, tgt, parents) -> tuple:
-        "One decoder step: the tokens `tgt` (B, T) continue rows `parents` (B,) of `past` -> (logits (B, V), the keys and"
-        " values kept for the next step (as `past`), {'decoder': [self_attn per layer], 'cross': [cross_attn per layer]})."
-        N, outs = self.cfg.N, self.decoder.run(None, {'tgt': np.asarray(tgt, dtype=np.int64), 'parents': np.asarray(parents, dtype=np.int64), **past, **cross})
-        kept = {n.replace('present', 'past'): a for n, a in zip(self.names['decoder'][1][1:1 + 2 * N], outs[1:1 + 2 * N])}
-        return outs[0], kept, {'decoder': outs[1 + 2 * N:1 + 3 * N], 'cross': outs[1 + 3 * N:]}
+@patch
+def step(self:OnnxModel, cross:dict, past:dict, tgt, parents) -> tuple:
+    "One decoder step: the tokens `tgt` (B, T) continue rows `parents` (B,) of `past` -> (logits (B, V), the keys and"
+    " values kept for the next step (as `past`), {'decoder': [self_attn per layer], 'cross': [cross_attn per layer]})."
+    N, outs = self.cfg.N, self.decoder.run(None, {'tgt': np.asarray(tgt, dtype=np.int64), 'parents': np.asarray(parents, dtype=np.int64), **past, **cross})
+    kept = {n.replace('present', 'past'): a for n, a in zip(self.names['decoder'][1][1:1 + 2 * N], outs[1:1 + 2 * N])}
+    return outs[0], kept, {'decoder': outs[1 + 2 * N:1 + 3 * N], 'cross': outs[1 + 3 * N:]}
 
 # %% ../nbs/A18_export.ipynb #e6c39b96
 def _output_limit(m:OnnxModel, n_src:int, max_extra:int) -> int:

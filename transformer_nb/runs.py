@@ -173,12 +173,12 @@ HEARTBEAT, LEASE = 30, 300   # seconds: the holder touches its lock this often; 
 
 def _boot_id() -> str|None:
     "This boot of this machine (Linux), so that a process id is compared only within one boot."
-    try: return Path('/proc/sys/kernel/random/boot_id').read_text().strip()
+    try: return Path('/proc/sys/kernel/random/boot_id').read_text(encoding='utf-8').strip()
     except OSError: return None
 
 def _started(pid:int) -> int|None:
     "When process `pid` started, in clock ticks since boot (Linux), so that a reused process id is not taken for its first owner."
-    try: return int(Path(f'/proc/{pid}/stat').read_text().rpartition(')')[2].split()[19])
+    try: return int(Path(f'/proc/{pid}/stat').read_text(encoding='utf-8').rpartition(')')[2].split()[19])
     except (OSError, ValueError, IndexError): return None
 
 def _alive(pid:int) -> bool:

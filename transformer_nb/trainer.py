@@ -206,24 +206,27 @@ class Trainer:
         self.interrupted = self.timed_out = False; self.last_checkpoint = self.resumed_from = self.averaged = self._rng = self._saved_at = None
         self.say = say or ((lambda msg: print(msg, flush=True)) if self.is_main else (lambda msg: None))
 
-    def speedups(self, on:bool=True):
-        "The speed levers of A08_speed on (as a new `Trainer` has them) or off, for comparisons; those for a CPU only on a CPU."
-        cpu = on and self.device.type == 'cpu'
-        fused = functools.partial(fused_label_smoothed_nll, reuse_logits=True)   # compiled, 09's loss: the graph keeps no float32 copy of the logits
-        self.loss_fn = fused if on and not self.tc.compile else label_smoothed_nll
-        self.short_attention = 32 if cpu else 0                        # math attention up to 32 tokens a side
-        self.levers = CpuLevers(self.model, dropout=cpu, buffered=cpu and self.precision == 'fp32' and not self.tc.compile)
-
-    def _loss_of(self, src:torch.Tensor, tgt:torch.Tensor) -> tuple:
-        "A micro-batch's (smoothed loss sum, NLL sum, target tokens): the model and the loss, compiled together when `compile`."
-        return self.loss_fn(self.net(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, self.cfg.pad_id)
-
     device = property(lambda self: self.parallel.device, doc="The device it trains on (its `parallel`'s)")
     rank = property(lambda self: self.parallel.rank, doc="This process's rank (0 in one process)")
     world = property(lambda self: self.parallel.world, doc="How many processes train (1 without torchrun)")
     is_main = property(lambda self: self.parallel.is_main, doc="True in the process that writes (rank 0)")
     precision = property(lambda self: self.amp.name, doc="'fp32', 'bf16' or 'fp16': the name of its `Precision`, `amp`")
     precision_reason = property(lambda self: self.amp.reason, doc="Why it computes in that precision")
+
+# %% ../nbs/A09_trainer.ipynb #a09spl02
+@patch
+def speedups(self:Trainer, on:bool=True):
+    "The speed levers of A08_speed on (as a new `Trainer` has them) or off, for comparisons; those for a CPU only on a CPU."
+    cpu = on and self.device.type == 'cpu'
+    fused = functools.partial(fused_label_smoothed_nll, reuse_logits=True)   # compiled, 09's loss: the graph keeps no float32 copy of the logits
+    self.loss_fn = fused if on and not self.tc.compile else label_smoothed_nll
+    self.short_attention = 32 if cpu else 0                        # math attention up to 32 tokens a side
+    self.levers = CpuLevers(self.model, dropout=cpu, buffered=cpu and self.precision == 'fp32' and not self.tc.compile)
+
+@patch
+def _loss_of(self:Trainer, src:torch.Tensor, tgt:torch.Tensor) -> tuple:
+    "A micro-batch's (smoothed loss sum, NLL sum, target tokens): the model and the loss, compiled together when `compile`."
+    return self.loss_fn(self.net(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, self.cfg.pad_id)
 
 # %% ../nbs/A09_trainer.ipynb #a3backx01
 def _to_device(t:torch.Tensor, device) -> torch.Tensor:
@@ -262,6 +265,7 @@ def pad_rows(seqs:list, pad_id:int, multiple:int=1, # the length padded up to a 
     a = t.numpy(); a.fill(pad_id); a[np.arange(width) < lens[:, None]] = flat    # row by row, each up to its length
     return t
 
+# %% ../nbs/A09_trainer.ipynb #a09spl04
 class _Pinned:
     "Page-locked host buffers for the copies to a GPU, reused (pinning memory is slow): `take(n)` one of n int64 at least, free once the copy that `give` recorded has finished."
     def __init__(self): self.free, self.lock = [], threading.Lock()
@@ -275,6 +279,7 @@ class _Pinned:
         "`bufs` back, to reuse once the CUDA event `done` (recorded after the copies out of them) has passed."
         with self.lock: self.free = (self.free + [(b, done) for b in bufs])[-64:]
 
+# %% ../nbs/A09_trainer.ipynb #a09spl06
 @dataclass
 class HostBatches:
     "An update's micro-batches collated on the host: their (src, tgt) tensors, the target tokens they hold (counted on the host, no device read), and the buffers they use."
@@ -301,6 +306,7 @@ def host_batches(self:Trainer, group:list, # the update's micro-batches: lists o
         out.append(tuple(pair))
     return HostBatches(out, n, bufs)
 
+# %% ../nbs/A09_trainer.ipynb #a09spl08
 class Prefetcher:
     "The host batches of `groups`, in their order, built by `build(group)` on a background thread at most `depth` updates ahead; iterate it for (group, batches); a failure of `build` is raised where its batch is taken. A context manager: leaving it stops the thread."
     def __init__(self, build, groups:list, depth:int=2):
@@ -326,6 +332,7 @@ class Prefetcher:
     def __enter__(self): return self
     def __exit__(self, *exc): self.stop.set(); self.thread.join()
 
+# %% ../nbs/A09_trainer.ipynb #a09spl10
 class _Gate:
     "Ctrl-C, SIGTERM and SIGHUP held back while an update is applied (`with gate.hold():`), the first one delivered as it ends; its handlers installed once for a whole run (`with gate:`), not at each update."
     def __init__(self): self.holding, self.held, self.old = False, [], {}
@@ -407,6 +414,7 @@ def update(self:Trainer, group:list, done=None,
         if done is not None: done(rec)
     return _figures([rec])[0] if done is None and log else rec
 
+# %% ../nbs/A09_trainer.ipynb #a09spl13
 def _figures(recs:list) -> list[dict]:
     "The figures of the updates `recs` (their sums on the device) read back in one copy: step, loss and NLL per target token, rate, gradient norm (where computed), tokens, tokens/s over their time."
     if not recs: return []
@@ -421,6 +429,7 @@ def _figures(recs:list) -> list[dict]:
     return [dict(step=r['step'], loss=(tot[i, 0] / max(n, 1)).item(), nll=(tot[i, 1] / max(n, 1)).item(), lr=r['lr'],
                  gnorm=rest.pop(0) if r['gnorm'] is not None else None, tokens=int(n), tok_s=rate) for i, (r, n) in enumerate(zip(recs, ns))]
 
+# %% ../nbs/A09_trainer.ipynb #a09spl15
 KEEP_HISTORY = 2048                                                   # training records a history (and so a checkpoint) holds at most
 
 def _stride_of(train:list) -> int:
@@ -436,6 +445,7 @@ def _record(self:Trainer, stats:dict):
     if len(tr) > KEEP_HISTORY:
         self._stride *= 2; tr[:] = [r for r in tr if r['step'] % self._stride == 0]
 
+# %% ../nbs/A09_trainer.ipynb #a09spl17
 @patch
 def _log(self:Trainer, bar=None) -> list[dict]:
     "A log step: the queued updates' figures read back from the device at once (`_figures`); the run stops at the first loss that is not finite; then the history, the callbacks, the progress bar."
@@ -496,6 +506,7 @@ def state(self:Trainer) -> dict:
                 data_pos={'epoch': self.epoch, 'batch': self.batch_idx, 'world_size': self.world},
                 meta={**self.meta, 'run': self.run_id, 'train_config': asdict(self.tc), 'history': self.history, 'time': time.time()})
 
+# %% ../nbs/A09_trainer.ipynb #a09spl19
 @patch
 def save(self:Trainer) -> Path|None:
     "Write a checkpoint into the run folder (rank 0 only) and keep the newest `keep`; Ctrl-C waits for the write."
@@ -647,6 +658,7 @@ def _finish(self:Trainer):
         self.say(f"averaged the last {len(use)} checkpoints (updates {', '.join(str(int(p.stem.split('-')[1])) for p in use)}) "
                  f"into {self.averaged}")
 
+# %% ../nbs/A09_trainer.ipynb #a09spl21
 @patch
 def _train(self:Trainer) -> dict:
     "Train until `steps` updates or `epochs` epochs, then finish the run; returns the history {'train': [...], 'valid': [...]}."
