@@ -551,3 +551,20 @@ def test_ctranslate2s_n_best_is_ranked_by_gnmts_length_penalty():
     assert gnmt(0) > gnmt(1) and own(1) > own(0)                                 # the two penalties disagree on this pair
     assert rescored(r, 0.6) == ['a'] and rescored(r, 0.0) == ['a']
     assert rescored(SimpleNamespace(hypotheses=[['x', 'y']], scores=[-3.0]), 0.6) == ['x', 'y']   # no EOS: cut at the cap
+
+def test_onnx_translate_encodes_each_sentence_once_and_checks_nothing_per_step(onnx_mods, tmp_path, tok, monkeypatch):
+    "`onnx_translate` encodes each sentence once (its length checked, then decoded), and checks alpha and the rest once a call: as many checks for 2 sentences of up to 2 steps as for 6 of up to 20."
+    from test_fast_decoding import CountedSp
+    from test_trainer import count_checks
+    _, ex = onnx_mods
+    m = ex.OnnxModel(ex.export_onnx(trained_checkpoint(tmp_path / 'm.pt', tok, steps=5), tmp_path / 'onnx', quantize=None))
+    src = words(6, 7)
+    m.tokenizer.sp = CountedSp(m.tokenizer.sp)
+    ex.onnx_translate(m, src, beam=3)
+    assert sorted(m.tokenizer.sp.texts) == sorted(src), m.tokenizer.sp.texts
+    seen = []
+    for n, extra in ((2, 2), (6, 20)):
+        calls = count_checks(monkeypatch)
+        for beam in (1, 3): ex.onnx_translate(m, src[:n], beam=beam, max_extra=extra)
+        monkeypatch.undo(); seen.append(sorted(c for c in calls if c[1] != 'check_sentence_list'))   # the list's own check, item by item
+    assert seen[0] == seen[1], seen
