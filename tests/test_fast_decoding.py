@@ -156,3 +156,16 @@ def test_no_check_runs_per_sentence_or_per_decoding_step(monkeypatch, beam):
         list(translate_source(m, tok, Decoding(beam=beam, max_extra=extra), ([SENTS[:n]], str, True), DecodeOptions(precision='fp32'), problems))
         monkeypatch.undo(); seen.append(sorted(calls))
     assert seen[0] == seen[1], seen
+
+def test_tnb_evaluate_tokenizes_each_source_once(monkeypatch, tmp_path, capsys):
+    "tnb-evaluate checks each source's length and decodes it from one encode; its references are scored as text."
+    from transformer_nb.cli import evaluate_main
+    texts, real = [], Tokenizer.encode
+    monkeypatch.setattr(Tokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
+    monkeypatch.setattr(Tokenizer, 'pieces', lambda self, text: texts.append(text))
+    src = ['seven', 'three hundred', 'forty-two', 'nine', 'twelve']
+    (tmp_path / 's').write_text(''.join(s + '\n' for s in src)); (tmp_path / 'r').write_text('sieben\ndreihundert\nzweiundvierzig\nneun\nzwölf\n')
+    with pytest.raises(SystemExit) as e:
+        evaluate_main(['pretrained:numbers', '--src', str(tmp_path / 's'), '--ref', str(tmp_path / 'r'), '--beam', '1', '--json', '--precision', 'fp32'])
+    assert e.value.code in (0, None), capsys.readouterr().err
+    assert sorted(texts) == sorted(src), texts
