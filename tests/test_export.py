@@ -525,7 +525,7 @@ def test_an_export_carries_its_tasks_decoding(onnx_mods, tmp_path, tok, monkeypa
     om = ex.OnnxModel(d)
     assert om.decoding == PARSE_DECODING
     used = []
-    monkeypatch.setattr(ex, 'onnx_beam', lambda m, src, decoding: used.append(decoding) or [])
+    monkeypatch.setattr(ex, 'onnx_beam', lambda m, src, decoding, checked=False: used.append(decoding) or [])
     ex.onnx_translate(om, ['a b'])
     ex.onnx_translate(om, ['a b'], beam=5)
     assert used == [PARSE_DECODING, PARSE_DECODING.but(beam=5)]                 # the export's, with what is given
@@ -568,3 +568,17 @@ def test_onnx_translate_encodes_each_sentence_once_and_checks_nothing_per_step(o
         for beam in (1, 3): ex.onnx_translate(m, src[:n], beam=beam, max_extra=extra)
         monkeypatch.undo(); seen.append(sorted(c for c in calls if c[1] != 'check_sentence_list'))   # the list's own check, item by item
     assert seen[0] == seen[1], seen
+
+@pytest.mark.parametrize('stream', [False, True])   # sentences given (all checked first), or a file read as a stream
+def test_translate_export_encodes_each_sentence_once(ckpt, tmp_path, monkeypatch, stream):
+    "tnb-translate with a CTranslate2 export encodes each line once: for its length check and its decoding."
+    from transformer_nb.export import translate_export
+    d, src = export_ctranslate2(ckpt, tmp_path / 'ct2'), words(7, 3)
+    texts, real = [], Tokenizer.encode
+    monkeypatch.setattr(Tokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
+    if stream:
+        import io
+        monkeypatch.setattr('sys.stdin', io.TextIOWrapper(io.BytesIO(''.join(s + '\n' for s in src).encode())))   # read as a stream, batch by batch
+        translate_export(d, [], '-', str(tmp_path / 'out.txt'), say=lambda m: None)
+    else: translate_export(d, src, None, str(tmp_path / 'out.txt'), say=lambda m: None)
+    assert len((tmp_path / 'out.txt').read_text().splitlines()) == len(src) and sorted(texts) == sorted(src), texts

@@ -311,7 +311,9 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str],
     from transformer_nb.data import Tokenizer
     if not callable(getattr(translator, 'translate_batch', None)):
         raise TypeError(f"translator must be a ctranslate2.Translator (load_ctranslate2's first value), got a {type(translator).__name__}")
-    if not isinstance(tokenizer, Tokenizer): raise TypeError(f"tokenizer must be a Tokenizer (load_ctranslate2's second value), got a {type(tokenizer).__name__}")
+    if not isinstance(tokenizer.tokenizer if isinstance(tokenizer, EncodedOnce) else tokenizer, Tokenizer):   # or one whose encodes its caller keeps
+        raise TypeError(f"tokenizer must be a Tokenizer (load_ctranslate2's second value), got a {type(tokenizer).__name__}")
+    tokenizer = EncodedOnce(tokenizer)                               # one encode a sentence: its length checked, then decoded
     if meta is not None and not isinstance(meta, dict): raise TypeError(f"meta must be the export metadata (load_ctranslate2's third value), got a {type(meta).__name__}")
     sentences = check_sentences(sentences)                           # as `translate` checks them
     cfg = (meta or {}).get('config')
@@ -792,11 +794,13 @@ def translate_export(model_dir, # a folder written by `export_ctranslate2`
     with contextlib.ExitStack() as opened:
         batches, name, known = sentence_batches(sentences, input, opened, say)
         limit, start = meta['max_positions'], 0
-        def checked(b:list, start:int) -> list:                          # a line too long for the export: refused as the checkpoint path refuses it
+        def checked(b:list, start:int, tok) -> list:                     # a line too long for the export: refused as the checkpoint path refuses it
             if bad := long_sources(tok, b, limit): raise ValueError(too_long_message([(i + start, n, u) for i, n, u in bad], limit, name, ": split it into sentences"))
             return b
-        if known: batches = [checked(b, sum(map(len, batches[:k]))) for k, b in enumerate(batches)]   # every line, before any decoding
+        once = EncodedOnce(tok)                                          # each line encoded once, for its check and its decoding
+        if known: batches = [checked(b, sum(map(len, batches[:k])), once) for k, b in enumerate(batches)]   # every line, before any decoding
         with output_stream(output) as write:
-            for b in batches:                                            # a stream: each batch as it comes
-                b, start = b if known else checked(b, start), start + len(b)
-                write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, decoding, options, meta)))
+            for b in batches:                                            # a stream: each batch as it comes, its encodes kept for it only
+                t = once if known else EncodedOnce(tok)
+                b, start = b if known else checked(b, start, t), start + len(b)
+                write(''.join(o + '\n' for o in ctranslate2_translate(translator, t, b, decoding, options, meta)))
