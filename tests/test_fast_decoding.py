@@ -169,3 +169,12 @@ def test_tnb_evaluate_tokenizes_each_source_once(monkeypatch, tmp_path, capsys):
         evaluate_main(['pretrained:numbers', '--src', str(tmp_path / 's'), '--ref', str(tmp_path / 'r'), '--beam', '1', '--json', '--precision', 'fp32'])
     assert e.value.code in (0, None), capsys.readouterr().err
     assert sorted(texts) == sorted(src), texts
+
+def test_a_copy_of_encoded_once_reads_through_to_its_tokenizer():
+    "A copy (made without `__init__`) forwards to the tokenizer it copied, instead of recursing in `__getattr__`."
+    import copy
+    from transformer_nb.fast_decoding import EncodedOnce
+    m, tok = _counted()
+    once = EncodedOnce(tok); once.encode('one two')
+    c = copy.copy(once)
+    assert (c.encode('one two'), c.vocab_size, tok.sp.texts) == (tok.encode('one two'), tok.vocab_size, ['one two', 'one two'])

@@ -379,7 +379,9 @@ class EncodedOnce:
         if not isinstance(text, str): return self.tokenizer.encode(text)   # a list of them: as the tokenizer does it
         if (ids := self._ids.get(text)) is None: ids = self._ids[text] = list(self.tokenizer.encode(text))
         return list(ids)                                                   # a copy: the kept ids stay as encoded
-    def __getattr__(self, name): return getattr(self.tokenizer, name)
+    def __getattr__(self, name):
+        if name in ('tokenizer', '_ids'): raise AttributeError(name)      # not set yet (a copy being made): no recursion
+        return getattr(self.tokenizer, name)
 
 def long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[int, int, str]]:
     "(index, length, unit) of every sentence longer than `max_src_len` tokens with its EOS ('tokens'), or too long to tokenize ('characters')."
