@@ -539,7 +539,7 @@ def test_an_export_carries_its_tasks_decoding(onnx_mods, tmp_path, tok, monkeypa
     om = ex.OnnxModel(d)
     assert om.decoding == PARSE_DECODING
     used = []
-    monkeypatch.setattr(ex, 'onnx_beam', lambda m, src, decoding: used.append(decoding) or [])
+    monkeypatch.setattr(ex, 'onnx_beam', lambda m, src, decoding, checked=False: used.append(decoding) or [])
     ex.onnx_translate(om, ['a b'])
     ex.onnx_translate(om, ['a b'], beam=5)
     assert used == [PARSE_DECODING, PARSE_DECODING.but(beam=5)]                 # the export's, with what is given
@@ -565,3 +565,34 @@ def test_ctranslate2s_n_best_is_ranked_by_gnmts_length_penalty():
     assert gnmt(0) > gnmt(1) and own(1) > own(0)                                 # the two penalties disagree on this pair
     assert rescored(r, 0.6) == ['a'] and rescored(r, 0.0) == ['a']
     assert rescored(SimpleNamespace(hypotheses=[['x', 'y']], scores=[-3.0]), 0.6) == ['x', 'y']   # no EOS: cut at the cap
+
+def test_onnx_translate_encodes_each_sentence_once_and_checks_nothing_per_step(onnx_mods, tmp_path, tok, monkeypatch):
+    "`onnx_translate` encodes each sentence once (its length checked, then decoded), and checks alpha and the rest once a call: as many checks for 2 sentences of up to 2 steps as for 6 of up to 20."
+    from test_fast_decoding import CountedSp
+    from test_trainer import count_checks
+    _, ex = onnx_mods
+    m = ex.OnnxModel(ex.export_onnx(trained_checkpoint(tmp_path / 'm.pt', tok, steps=5), tmp_path / 'onnx', quantize=None))
+    src = words(6, 7)
+    m.tokenizer.sp = CountedSp(m.tokenizer.sp)
+    ex.onnx_translate(m, src, beam=3)
+    assert sorted(m.tokenizer.sp.texts) == sorted(src), m.tokenizer.sp.texts
+    seen = []
+    for n, extra in ((2, 2), (6, 20)):
+        calls = count_checks(monkeypatch)
+        for beam in (1, 3): ex.onnx_translate(m, src[:n], beam=beam, max_extra=extra)
+        monkeypatch.undo(); seen.append(sorted(c for c in calls if c[1] != 'check_sentence_list'))   # the list's own check, item by item
+    assert seen[0] == seen[1], seen
+
+@pytest.mark.parametrize('stream', [False, True])   # sentences given (all checked first), or a file read as a stream
+def test_translate_export_encodes_each_sentence_once(ckpt, tmp_path, monkeypatch, stream):
+    "tnb-translate with a CTranslate2 export encodes each line once: for its length check and its decoding."
+    from transformer_nb.export import translate_export
+    d, src = export_ctranslate2(ckpt, tmp_path / 'ct2'), words(7, 3)
+    texts, real = [], Tokenizer.encode
+    monkeypatch.setattr(Tokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
+    if stream:
+        import io
+        monkeypatch.setattr('sys.stdin', io.TextIOWrapper(io.BytesIO(''.join(s + '\n' for s in src).encode())))   # read as a stream, batch by batch
+        translate_export(d, [], '-', str(tmp_path / 'out.txt'), say=lambda m: None)
+    else: translate_export(d, src, None, str(tmp_path / 'out.txt'), say=lambda m: None)
+    assert len((tmp_path / 'out.txt').read_text().splitlines()) == len(src) and sorted(texts) == sorted(src), texts

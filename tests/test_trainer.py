@@ -396,3 +396,34 @@ def test_compiled_the_loss_is_in_the_models_graph_and_the_lengths_are_padded_to_
     assert all(x.shape[1] % 8 == 0 for pair in host.batches for x in pair) and t.loss_fn is label_smoothed_nll
     stats = t.update(group, host=host)
     assert len(graphs) == 1 and 'log_softmax' in graphs[0].code and stats['loss'] > 0, [g.code[:200] for g in graphs]
+
+def count_checks(monkeypatch) -> list:
+    """Every call of a check of `transformer_nb.checks` (`validate`, `check_value`, `check_*`) and of `precision_dtype`,
+    made through any module of the package, appended to the list returned as (check, the function that called it)."""
+    import sys, transformer_nb.checks as C, transformer_nb.machine as M
+    checks = {getattr(C, n) for n in dir(C) if n in ('validate', 'check_fields') or n.startswith('check_')} | {M.precision_dtype}
+    calls = []
+    for mod in [m for n, m in list(sys.modules.items()) if n.startswith('transformer_nb') and m is not None]:
+        for name, f in list(vars(mod).items()):
+            if callable(f) and any(f is c for c in checks):
+                def counted(*a, _f=f, _name=name, **k):
+                    calls.append((_name, sys._getframe(1).f_code.co_name)); return _f(*a, **k)
+                monkeypatch.setattr(mod, name, counted)
+    return calls
+
+def test_no_check_runs_per_update_or_per_micro_batch(monkeypatch):
+    "A run of 8 updates calls each check as often as one of 2 (each update has several micro-batches): the checks run once a run, at its start."
+    seen = []
+    for steps in (2, 8):
+        t = _trainer(steps=steps, accum=3, log_every=1)
+        calls = count_checks(monkeypatch); t.fit(); monkeypatch.undo()
+        seen.append(sorted(c for c in calls if c[1] != 'check_noam_args'))   # the schedule's own arguments: test_training.py
+    assert seen[0] == seen[1], seen
+
+def test_the_precision_is_checked_once_a_run(monkeypatch):
+    "The precision's name is checked (`precision_dtype`) once, when the trainer is built: never per micro-batch or validation batch."
+    calls = count_checks(monkeypatch)
+    t = _trainer(steps=3, accum=3, log_every=1, valid_every=1)
+    n = lambda: sum(c == 'precision_dtype' for c, _ in calls)
+    built = n(); t.fit()
+    assert built == 1 and n() == 1, calls

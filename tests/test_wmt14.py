@@ -596,3 +596,46 @@ def test_the_stored_streaming_figures_are_whole():
     assert rec['digest_gb_s'] == round(rec['written_bytes'] / 2**30 / rec['digest_seconds'], 2)
     assert rec['stream_mb_s'] == round(rec['member_text_bytes'] / 2**20 / rec['stream_seconds'], 1)
     assert 'CPU' in rec['machine'] and rec['cores'] >= 1 and len(rec['load_before']) == len(rec['load_after']) == 3
+
+# The encoded cache's lock on a shared file system mounted without lock support: flock fails with ENOLCK.
+@pytest.fixture
+def no_flock(monkeypatch):
+    "Every `flock` fails as on a file system without locks (ENOLCK)."
+    import fcntl
+    def refused(*a, **k): raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+    monkeypatch.setattr(fcntl, 'flock', refused)
+
+def test_the_encoded_cache_lock_holds_without_flock(no_flock, tmp_path):
+    "Two holders of the lock never overlap, the second waits for the first; the lock file names its holder and is gone after."
+    import threading, time
+    from transformer_nb.wmt14 import _locked, _lock_record
+    path, seen, inside = tmp_path / '.key.lock', [], []
+    def hold(name):
+        with _locked(path, poll=0.02):
+            inside.append(name); seen.append((name, len(inside), _lock_record(path)['pid'])); time.sleep(0.2); inside.remove(name)
+    ts = [threading.Thread(target=hold, args=(n,)) for n in 'ab']
+    for t in ts: t.start()
+    for t in ts: t.join(20)
+    assert sorted(n for n, _, _ in seen) == ['a', 'b'] and all(k == 1 and pid == os.getpid() for _, k, pid in seen), seen
+    assert not path.exists()
+
+def test_the_encoded_cache_lock_waits_for_a_live_owner_and_takes_over_a_dead_ones(no_flock, tmp_path):
+    "A lock whose owner (another process, on this host) lives is waited for; once that process is gone, it is taken over."
+    import threading, time
+    from transformer_nb.runs import lock_owner, _started
+    from transformer_nb.wmt14 import _locked
+    path, got, done = tmp_path / '.key.lock', [], threading.Event()
+    def hold():
+        with _locked(path, poll=0.02): got.append(json.loads(path.read_text())['pid']); done.wait(20)
+    other = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])
+    t = threading.Thread(target=hold, daemon=True)
+    try:
+        path.write_text(json.dumps({**lock_owner(), 'pid': other.pid, 'started': _started(other.pid)}))
+        t.start(); time.sleep(0.5)
+        assert got == [] and path.exists()                                 # waiting: its owner lives
+    finally: other.kill(); other.wait()
+    for _ in range(400):
+        if got: break
+        time.sleep(0.05)
+    done.set(); t.join(20)
+    assert got == [os.getpid()] and not path.exists()                      # taken over, held by this process, then released

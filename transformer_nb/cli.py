@@ -287,7 +287,8 @@ def _evaluate(argv, table):
     c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
     if a.record: workflow.check_record_file(a.record)                  # before any decoding
     model, tok, task, d, o = _decoder(a, c)
-    from transformer_nb.fast_decoding import check_source_lengths
+    from transformer_nb.fast_decoding import check_source_lengths, EncodedOnce
+    tok = EncodedOnce(tok)                                             # one encode a source: its length checked, then decoded
     pairs, sources, scored, test_name = workflow.test_set(c, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), o.max_src_len)
     with out_of_memory("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens):

@@ -28,9 +28,9 @@ from .positional import sinusoidal_encoding_on, pe_frequencies
 from .model import TransformerConfig
 from .datasets import sha256_file
 from .checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
-from .decoding import PAPER_DECODING, Decoding, length_penalty
+from .decoding import PAPER_DECODING, Decoding, length_penalty, check_penalty
 from .options import DecodeOptions, DECODE_OPTIONS
-from .fast_decoding import length_batches, check_sentences, topk_log_probs, long_sources, too_long_message, one_line, check_decoding_for, check_options
+from .fast_decoding import length_batches, check_sentences, topk_log_probs, long_sources, too_long_message, one_line, check_decoding_for, check_options, EncodedOnce
 
 # %% ../nbs/A18_export.ipynb #91161e2d
 def _ctranslate2():
@@ -313,7 +313,9 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str],
     from transformer_nb.data import Tokenizer
     if not callable(getattr(translator, 'translate_batch', None)):
         raise TypeError(f"translator must be a ctranslate2.Translator (load_ctranslate2's first value), got a {type(translator).__name__}")
-    if not isinstance(tokenizer, Tokenizer): raise TypeError(f"tokenizer must be a Tokenizer (load_ctranslate2's second value), got a {type(tokenizer).__name__}")
+    if not isinstance(tokenizer.tokenizer if isinstance(tokenizer, EncodedOnce) else tokenizer, Tokenizer):   # or one whose encodes its caller keeps
+        raise TypeError(f"tokenizer must be a Tokenizer (load_ctranslate2's second value), got a {type(tokenizer).__name__}")
+    tokenizer = EncodedOnce(tokenizer)                               # one encode a sentence: its length checked, then decoded
     if meta is not None and not isinstance(meta, dict): raise TypeError(f"meta must be the export metadata (load_ctranslate2's third value), got a {type(meta).__name__}")
     sentences = check_sentences(sentences)                           # as `translate` checks them
     cfg = (meta or {}).get('config')
@@ -711,11 +713,14 @@ def onnx_greedy(m:OnnxModel, src:list[int], # piece ids + EOS
 
 # %% ../nbs/A18_export.ipynb #a18dc002
 def onnx_beam(m:OnnxModel, src:list[int], # piece ids + EOS
-              decoding:Decoding=PAPER_DECODING) -> list[int]: # beam, alpha, max_extra and stop, as `fast_beam_search`
+              decoding:Decoding=PAPER_DECODING, # beam, alpha, max_extra and stop, as `fast_beam_search`
+              checked:bool=False, # the caller checked `decoding` once for all its sentences (`onnx_translate`): alpha is not checked again
+             ) -> list[int]:
     "Beam search with ONNX Runtime by `fast_beam_search`'s rule (A10) with nbest=1, as `translate` runs it: the best ids, without BOS/EOS."
     K, alpha, V = decoding.beam, decoding.alpha, m.cfg.tgt_vocab
     n, limit = min(2 * K, V), _output_limit(m, len(src), decoding.max_extra)
-    lp_cap = length_penalty(torch.tensor([limit], dtype=torch.float64), alpha)   # lp at the cap, for the stopping bound
+    if not checked: check_penalty(limit, alpha)                              # once a search, never at a step
+    lp_cap = length_penalty(torch.tensor([limit], dtype=torch.float64), alpha, checked=True)   # lp at the cap, for the stopping bound
     cross, _ = m.encode(src)
     past, parents, tgt, r = m.empty(), [0], [[BOS_ID]], 1
     hyps, scores = [[]], torch.zeros(1, 1, dtype=torch.float64)               # the hypotheses' tokens and log-probabilities
@@ -725,7 +730,7 @@ def onnx_beam(m:OnnxModel, src:list[int], # piece ids + EOS
         lp_r, tok_r = topk_log_probs(torch.from_numpy(logits), n)             # each hypothesis' n best, as translate's
         top, j = (scores[:, :, None] + lp_r.view(1, r, n)).view(1, r * n).topk(min(2 * K, r * n), dim=1)   # (1, 2K) float64
         origin, tok = j // n, tok_r.view(1, r * n).gather(1, j)
-        lp, eos = length_penalty(t + 1, alpha), tok == EOS_ID                  # |Y| = t+1, EOS included
+        lp, eos = length_penalty(t + 1, alpha, checked=True), tok == EOS_ID    # |Y| = t+1, EOS included
         new = torch.where(eos[:, :K] & top[:, :K].isfinite(), top[:, :K] / lp, -math.inf)   # EOS among the K best: finished
         finished += [(s, hyps[o]) for s, o in zip(new[0].tolist(), origin[0, :K].tolist()) if math.isfinite(s)]
         order = (eos.long() * top.shape[1] + torch.arange(top.shape[1])).argsort(1)[:, :K]
@@ -750,14 +755,14 @@ def onnx_translate(model, # an export folder, or an `OnnxModel` opened from one
     m = model if isinstance(model, OnnxModel) else OnnxModel(model, threads)
     sentences = check_sentences(sentences)
     d = check_decoding_for(m, m.decoding if decoding is None else decoding, beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # as `translate` checks it (A10)
-    tok = m.tokenizer
+    tok = EncodedOnce(m.tokenizer)                                             # one encode a sentence: its length checked, then decoded
     if bad := long_sources(tok, sentences, m.cfg.max_len):                    # before any decoding, as `translate` with max_src_len
         raise ValueError(too_long_message(bad, m.cfg.max_len, lambda i: f"sentences[{i}]"))
     outs = []
     for s in sentences:
         if not s.strip(): outs.append(''); continue
         src = tok.encode(s.strip()) + [EOS_ID]
-        outs.append(one_line(tok.decode(onnx_greedy(m, src, d.max_extra) if d.beam == 1 else onnx_beam(m, src, d))))
+        outs.append(one_line(tok.decode(onnx_greedy(m, src, d.max_extra) if d.beam == 1 else onnx_beam(m, src, d, checked=True))))
     return outs
 
 # %% ../nbs/A18_export.ipynb #a18cli01
@@ -796,11 +801,13 @@ def translate_export(model_dir, # a folder written by `export_ctranslate2`
     with contextlib.ExitStack() as opened:
         batches, name, known = sentence_batches(sentences, input, opened, say)
         limit, start = meta['max_positions'], 0
-        def checked(b:list, start:int) -> list:                          # a line too long for the export: refused as the checkpoint path refuses it
+        def checked(b:list, start:int, tok) -> list:                     # a line too long for the export: refused as the checkpoint path refuses it
             if bad := long_sources(tok, b, limit): raise ValueError(too_long_message([(i + start, n, u) for i, n, u in bad], limit, name, ": split it into sentences"))
             return b
-        if known: batches = [checked(b, sum(map(len, batches[:k]))) for k, b in enumerate(batches)]   # every line, before any decoding
+        once = EncodedOnce(tok)                                          # each line encoded once, for its check and its decoding
+        if known: batches = [checked(b, sum(map(len, batches[:k])), once) for k, b in enumerate(batches)]   # every line, before any decoding
         with output_stream(output) as write:
-            for b in batches:                                            # a stream: each batch as it comes
-                b, start = b if known else checked(b, start), start + len(b)
-                write(''.join(o + '\n' for o in ctranslate2_translate(translator, tok, b, decoding, options, meta)))
+            for b in batches:                                            # a stream: each batch as it comes, its encodes kept for it only
+                t = once if known else EncodedOnce(tok)
+                b, start = b if known else checked(b, start, t), start + len(b)
+                write(''.join(o + '\n' for o in ctranslate2_translate(translator, t, b, decoding, options, meta)))

@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a10_fast_decoding.html.md"
 # %% auto #0
 __all__ = ['ALL_SPEEDUPS', 'check_decoding_for', 'check_beam', 'Speedups', 'decode_step', 'LazyKVCache', 'FastCache',
            'argmax_rows', 'topk_rows', 'topk_log_probs', 'penalties', 'fast_beam_search', 'length_batches', 'one_line',
-           'check_tokenizer_api', 'source_limits', 'long_sources', 'too_long_message', 'check_sentences',
+           'check_tokenizer_api', 'source_limits', 'EncodedOnce', 'long_sources', 'too_long_message', 'check_sentences',
            'check_options', 'check_translate', 'run_options', 'translate_checked', 'check_source_lengths', 'translate',
            'translate_batches', 'translate_source', 'translate_file']
 
@@ -376,6 +376,17 @@ def source_limits(model) -> tuple[int, int]:
     n = model.cfg.max_len
     return (n, n) if model.cfg.max_positions else (n, 4 * n)
 
+class EncodedOnce:
+    "`tokenizer` with each text's ids kept once encoded: the length check, the task's unknown-piece check and the decoder ask for a sentence's ids, and get them from one encode. Everything else is `tokenizer`'s own."
+    def __init__(self, tokenizer): self.tokenizer, self._ids = tokenizer, {}
+    def encode(self, text):
+        if not isinstance(text, str): return self.tokenizer.encode(text)   # a list of them: as the tokenizer does it
+        if (ids := self._ids.get(text)) is None: ids = self._ids[text] = list(self.tokenizer.encode(text))
+        return list(ids)                                                   # a copy: the kept ids stay as encoded
+    def __getattr__(self, name):
+        if name in ('tokenizer', '_ids'): raise AttributeError(name)      # not set yet (a copy being made): no recursion
+        return getattr(self.tokenizer, name)
+
 def long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[int, int, str]]:
     "(index, length, unit) of every sentence longer than `max_src_len` tokens with its EOS ('tokens'), or too long to tokenize ('characters')."
     if isinstance(max_src_len, bool) or not isinstance(max_src_len, int) or max_src_len < 2:
@@ -472,9 +483,10 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
     "Translate `sentences` with beam search (greedy when beam=1), batched by length."
     sentences, d, o = check_translate(model, tokenizer, sentences, decoding, options, beam, alpha, max_extra, stop, max_tokens=max_tokens,
                                       max_src_len=max_src_len, precision=precision, device=device, threads=threads)   # once, here
-    check_source_lengths(model, tokenizer, sentences, lambda i: f"sentences[{i}]", o.max_src_len)   # the commands' limit, and their line
     sentences = next(spaced([sentences], lambda i: f"sentences[{i}]", lambda m: warnings.warn(m, stacklevel=4)))   # as tnb-translate says it
-    return translate_checked(model, tokenizer, sentences, d, o.max_tokens, run_options(model, o))
+    tok = EncodedOnce(tokenizer)                                        # one encode a sentence: its length checked, then decoded
+    check_source_lengths(model, tok, sentences, lambda i: f"sentences[{i}]", o.max_src_len)   # the commands' limit, and their line
+    return translate_checked(model, tok, sentences, d, o.max_tokens, run_options(model, o))
 
 # %% ../nbs/A10_fast_decoding.ipynb #a10tf005
 _NAMED = 5   # lines the model cannot know that `translate_batches` names one by one; the others are counted in one line
@@ -487,12 +499,13 @@ def translate_batches(model, tokenizer, d:Decoding, batches, name, # d: a `Decod
     "The translations of each of `batches` in turn, one per line (`translate_checked`); the first lines the model cannot know warned of, the others counted at the end."
     amp, n, named, more = run_options(model, o), 0, 0, 0    # device, threads and precision: once, for every batch
     for batch in batches:
-        if check_lengths: check_source_lengths(model, tokenizer, batch, name, o.max_src_len, n)
-        for i, why in (problems(tokenizer, batch) if problems else ()):
+        tok = EncodedOnce(tokenizer)                        # one encode a sentence for its checks and its decoding, kept for this batch only
+        if check_lengths: check_source_lengths(model, tok, batch, name, o.max_src_len, n)
+        for i, why in (problems(tok, batch) if problems else ()):
             if named == _NAMED: more += 1; continue
             warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway"); named += 1
         with out_of_memory("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens):
-            outs = translate_checked(model, tokenizer, batch, d, o.max_tokens, amp)
+            outs = translate_checked(model, tok, batch, d, o.max_tokens, amp)
         yield outs
         n += len(batch)
     if more: warnings.warn(f"{more:,} more line(s) the model cannot know, as the {_NAMED} above; translated anyway")
@@ -501,7 +514,7 @@ def translate_source(model, tokenizer, d:Decoding, source:tuple, # (batches, nam
                      o:DecodeOptions=DECODE_OPTIONS, problems=None):
     "`translate_batches` of a `sentence_batches` source: sentences known at once are all checked for length before the first is decoded."
     batches, name, known = source
-    if known: check_source_lengths(model, tokenizer, [s for b in batches for s in b], name, o.max_src_len)
+    if known: tokenizer = EncodedOnce(tokenizer); check_source_lengths(model, tokenizer, [s for b in batches for s in b], name, o.max_src_len)
     return translate_batches(model, tokenizer, d, batches, name, o, not known, problems)
 
 # %% ../nbs/A10_fast_decoding.ipynb #a10tf008

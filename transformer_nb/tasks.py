@@ -112,7 +112,8 @@ class Reports:
         out = []
         for i, line in enumerate(lines):
             if not line.strip(): continue
-            unk = [p for p, t in zip(tok.pieces(line), tok.encode(line)) if t == UNK_ID]
+            ids = tok.encode(line.strip())                                  # as the decoder encodes it: one encode serves both
+            unk = [p for p, t in zip(tok.pieces(line.strip()), ids) if t == UNK_ID] if UNK_ID in ids else []   # read as pieces only to name them
             if unk: out.append((i, f"{', '.join(map(repr, dict.fromkeys(unk)))} unknown to the model's tokenizer (written as ⁇)"))
         return out
 

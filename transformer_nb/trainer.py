@@ -20,7 +20,7 @@ from tqdm import tqdm
 from fastcore.basics import patch
 from .core import get_device
 from .checks import PositiveInt, Count, PositiveFloat, Probability, Seed, SettingError, validate
-from .machine import autocast, choose_precision, Computed, Runtime
+from .machine import choose_precision, precision_dtype, Computed, Runtime
 from .model import Transformer
 from .datasets import MaxLen
 from .data import TokenBatchSampler, checked_collate
@@ -109,12 +109,15 @@ class Precision:
     def __post_init__(self):
         object.__setattr__(self, 'device', torch.device(self.device))   # a name, or a device
         validate(self)
+        object.__setattr__(self, '_dtype', precision_dtype(self.name))  # checked here, once: never per micro-batch
     @classmethod
     def choose(cls, asked:str, device) -> 'Precision':
         "The precision `asked` for on `device`: 'auto' resolved there, once (`choose_precision`), else as asked."
         name, why = choose_precision(device) if asked == 'auto' else (asked, f"{asked}: asked for")
         return cls(name, device, why)
-    def autocast(self): return autocast(self.device, self.name)
+    def autocast(self):
+        "The autocast of every micro-batch and validation batch: built from the dtype checked at construction, with no check of its own."
+        return contextlib.nullcontext() if self._dtype is None else torch.autocast(device_type=self.device.type, dtype=self._dtype)
     def grad_scaler(self) -> torch.amp.GradScaler:
         "A new gradient scaler: on for fp16 (whose small gradients would round to zero), a no-op otherwise."
         return torch.amp.GradScaler(self.device.type, enabled=self.name == 'fp16')

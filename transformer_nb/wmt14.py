@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 import numpy as np
 from .checks import Count, SettingError, validate
-from .safeguards import UserError, atomic_open, atomic_write, read_text_lines
+from .safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock
+from .runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from .datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .data import Tokenizer, TokenBatchSampler
 from .core import BOS_ID, EOS_ID, UNK_ID
@@ -554,16 +555,50 @@ def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256,
     return EncodedCorpus(out)
 
 # %% ../nbs/A28_wmt14.ipynb #a28cach1
+_NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0)
+
+def _lock_record(path) -> dict|None:
+    "The owner a lock file holds (`lock_owner`), or None: gone, unreadable, not written yet, or of an older version."
+    try:
+        with open(path, 'rb') as f: owner = json.loads(f.read(65536))
+    except (OSError, ValueError): return None
+    return owner if isinstance(owner, dict) else None
+
 @contextlib.contextmanager
-def _locked(path):
-    "An exclusive lock on the file `path` while the block runs: of the processes on one corpus, one encodes and the others wait, then read its work."
-    try: import fcntl
-    except ImportError: fcntl = None                          # Windows: no lock (one process a machine)
-    with open(path, 'a+b') as f:
-        if fcntl: fcntl.flock(f, fcntl.LOCK_EX)
-        try: yield
-        finally:
-            if fcntl: fcntl.flock(f, fcntl.LOCK_UN)
+def _locked(path, poll:float=1.0): # seconds between looks while another process holds it
+    """An exclusive lock on the file `path` while the block runs: of the processes (and separate jobs) on one corpus, one encodes
+    and the others wait, then read its work. As a run folder's lock (A04), the file itself is the lock: created with O_EXCL,
+    holding its owner, touched every `HEARTBEAT` seconds, removed at the end. It needs no `flock`, which a shared file system
+    may lack; one whose owner died, or untouched for `LEASE` seconds from another host, is taken over (`lock_is_stale`)."""
+    path = Path(path); guard = path.with_name(path.name + '.takeover')
+    while True:
+        try: fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666); break
+        except FileExistsError: pass
+        if lock_is_stale(path, owner := _lock_record(path)):
+            try: g = os.open(guard, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666)   # one taker at a time
+            except FileExistsError:
+                with contextlib.suppress(OSError):
+                    if time.time() - os.lstat(guard).st_mtime > LEASE: guard.unlink()   # left by a taker that died
+            else:
+                try:
+                    if _lock_record(path) == owner and lock_is_stale(path, owner): path.unlink(missing_ok=True)   # still that one
+                finally: os.close(g); guard.unlink(missing_ok=True)
+                continue
+        time.sleep(poll)
+    with contextlib.suppress(OSError): flock(fd)              # where the file system has it: older versions only flock
+    stop = threading.Event()
+    def beat():
+        while not stop.wait(HEARTBEAT):
+            with contextlib.suppress(OSError): os.utime(path)
+    try:
+        os.write(fd, (json.dumps(lock_owner()) + '\n').encode('utf-8'))
+        threading.Thread(target=beat, daemon=True, name='encoded cache lock heartbeat').start()
+        yield
+    finally:
+        stop.set()
+        with contextlib.suppress(OSError):                    # removed only while it is still this lock's file
+            if os.path.samestat(os.fstat(fd), os.lstat(path)): path.unlink()
+        os.close(fd)
 
 def _file_id(path) -> dict:
     "What says a file is the one encoded: its name, its size and the SHA-256 of its content, read through (a file rewritten in place with the same size and modification time is another file)."
