@@ -720,7 +720,7 @@ def onnx_beam(m:OnnxModel, src:list[int], # piece ids + EOS
     K, alpha, V = decoding.beam, decoding.alpha, m.cfg.tgt_vocab
     n, limit = min(2 * K, V), _output_limit(m, len(src), decoding.max_extra)
     if not checked: check_penalty(limit, alpha)                              # once a search, never at a step
-    lp_cap = length_penalty(torch.tensor([limit], dtype=torch.float64), alpha, checked=True)   # lp at the cap, for the stopping bound
+    lp_cap = length_penalty(torch.tensor([limit], dtype=torch.float64), alpha)   # lp at the cap, for the stopping bound
     cross, _ = m.encode(src)
     past, parents, tgt, r = m.empty(), [0], [[BOS_ID]], 1
     hyps, scores = [[]], torch.zeros(1, 1, dtype=torch.float64)               # the hypotheses' tokens and log-probabilities
@@ -730,7 +730,7 @@ def onnx_beam(m:OnnxModel, src:list[int], # piece ids + EOS
         lp_r, tok_r = topk_log_probs(torch.from_numpy(logits), n)             # each hypothesis' n best, as translate's
         top, j = (scores[:, :, None] + lp_r.view(1, r, n)).view(1, r * n).topk(min(2 * K, r * n), dim=1)   # (1, 2K) float64
         origin, tok = j // n, tok_r.view(1, r * n).gather(1, j)
-        lp, eos = length_penalty(t + 1, alpha, checked=True), tok == EOS_ID    # |Y| = t+1, EOS included
+        lp, eos = length_penalty(t + 1, alpha), tok == EOS_ID    # |Y| = t+1, EOS included
         new = torch.where(eos[:, :K] & top[:, :K].isfinite(), top[:, :K] / lp, -math.inf)   # EOS among the K best: finished
         finished += [(s, hyps[o]) for s, o in zip(new[0].tolist(), origin[0, :K].tolist()) if math.isfinite(s)]
         order = (eos.long() * top.shape[1] + torch.arange(top.shape[1])).argsort(1)[:, :K]
