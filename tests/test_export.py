@@ -539,7 +539,7 @@ def test_an_export_carries_its_tasks_decoding(onnx_mods, tmp_path, tok, monkeypa
     om = ex.OnnxModel(d)
     assert om.decoding == PARSE_DECODING
     used = []
-    monkeypatch.setattr(ex, 'onnx_beam', lambda m, src, decoding, checked=False: used.append(decoding) or [])
+    monkeypatch.setattr(ex, 'onnx_beam', lambda m, src, decoding: used.append(decoding) or [])
     ex.onnx_translate(om, ['a b'])
     ex.onnx_translate(om, ['a b'], beam=5)
     assert used == [PARSE_DECODING, PARSE_DECODING.but(beam=5)]                 # the export's, with what is given

@@ -28,7 +28,7 @@ from .positional import sinusoidal_encoding_on, pe_frequencies
 from .model import TransformerConfig
 from .datasets import sha256_file
 from .checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
-from .decoding import PAPER_DECODING, Decoding, length_penalty, check_penalty
+from .decoding import PAPER_DECODING, Decoding, length_penalty
 from .options import DecodeOptions, DECODE_OPTIONS
 from .fast_decoding import length_batches, check_sentences, topk_log_probs, long_sources, too_long_message, one_line, check_decoding_for, check_options, EncodedOnce
 
@@ -713,13 +713,11 @@ def onnx_greedy(m:OnnxModel, src:list[int], # piece ids + EOS
 
 # %% ../nbs/A18_export.ipynb #a18dc002
 def onnx_beam(m:OnnxModel, src:list[int], # piece ids + EOS
-              decoding:Decoding=PAPER_DECODING, # beam, alpha, max_extra and stop, as `fast_beam_search`
-              checked:bool=False, # the caller checked `decoding` once for all its sentences (`onnx_translate`): alpha is not checked again
+              decoding:Decoding=PAPER_DECODING, # beam, alpha, max_extra and stop, as `fast_beam_search`: each checked as `Decoding` is built
              ) -> list[int]:
     "Beam search with ONNX Runtime by `fast_beam_search`'s rule (A10) with nbest=1, as `translate` runs it: the best ids, without BOS/EOS."
     K, alpha, V = decoding.beam, decoding.alpha, m.cfg.tgt_vocab
     n, limit = min(2 * K, V), _output_limit(m, len(src), decoding.max_extra)
-    if not checked: check_penalty(limit, alpha)                              # once a search, never at a step
     lp_cap = length_penalty(torch.tensor([limit], dtype=torch.float64), alpha)   # lp at the cap, for the stopping bound
     cross, _ = m.encode(src)
     past, parents, tgt, r = m.empty(), [0], [[BOS_ID]], 1
@@ -762,7 +760,7 @@ def onnx_translate(model, # an export folder, or an `OnnxModel` opened from one
     for s in sentences:
         if not s.strip(): outs.append(''); continue
         src = tok.encode(s.strip()) + [EOS_ID]
-        outs.append(one_line(tok.decode(onnx_greedy(m, src, d.max_extra) if d.beam == 1 else onnx_beam(m, src, d, checked=True))))
+        outs.append(one_line(tok.decode(onnx_greedy(m, src, d.max_extra) if d.beam == 1 else onnx_beam(m, src, d))))
     return outs
 
 # %% ../nbs/A18_export.ipynb #a18cli01

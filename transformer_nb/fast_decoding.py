@@ -367,7 +367,7 @@ def check_tokenizer_api(tokenizer, model=None):
                          f"{model.cfg.tgt_vocab:,} (target): it belongs to another model; use the model's own tokenizer (model_from_checkpoint returns both)")
 
 
-# %% ../nbs/A10_fast_decoding.ipynb #dc0a0022
+# %% ../nbs/A10_fast_decoding.ipynb #dc0a0021a
 _CHARS_PER_TOKEN = 64   # a line with more characters than this per allowed token is too long, without tokenizing it
 
 def source_limits(model) -> tuple[int, int]:
@@ -387,6 +387,7 @@ class EncodedOnce:
         if name in ('tokenizer', '_ids'): raise AttributeError(name)      # not set yet (a copy being made): no recursion
         return getattr(self.tokenizer, name)
 
+# %% ../nbs/A10_fast_decoding.ipynb #dc0a0022
 def long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[int, int, str]]:
     "(index, length, unit) of every sentence longer than `max_src_len` tokens with its EOS ('tokens'), or too long to tokenize ('characters')."
     if isinstance(max_src_len, bool) or not isinstance(max_src_len, int) or max_src_len < 2:

@@ -119,8 +119,7 @@ class Reports:
 
     def example(self, data:ParallelData) -> str:
         "A sentence to try the trained model on."
-        ex = data.test or data.valid or data.train
-        return ex[0][0] if ex else 'hello'
+        return ex[0][0] if (ex := data.test or data.valid or data.train) else 'hello'
 
 # %% ../nbs/A13_tasks.ipynb #a11tsk02
 class Task(Reports):

@@ -564,6 +564,11 @@ def _lock_record(path) -> dict|None:
     except (OSError, ValueError): return None
     return owner if isinstance(owner, dict) else None
 
+def _file_id(path) -> dict:
+    "What says a file is the one encoded: its name, its size and the SHA-256 of its content, read through (a file rewritten in place with the same size and modification time is another file)."
+    p = Path(path); return {'name': p.name, 'bytes': p.stat().st_size, 'sha256': file_digest(p)}
+
+# %% ../nbs/A28_wmt14.ipynb #a28cach1c
 @contextlib.contextmanager
 def _locked(path, poll:float=1.0): # seconds between looks while another process holds it
     """An exclusive lock on the file `path` while the block runs: of the processes (and separate jobs) on one corpus, one encodes
@@ -599,10 +604,6 @@ def _locked(path, poll:float=1.0): # seconds between looks while another process
         with contextlib.suppress(OSError):                    # removed only while it is still this lock's file
             if os.path.samestat(os.fstat(fd), os.lstat(path)): path.unlink()
         os.close(fd)
-
-def _file_id(path) -> dict:
-    "What says a file is the one encoded: its name, its size and the SHA-256 of its content, read through (a file rewritten in place with the same size and modification time is another file)."
-    p = Path(path); return {'name': p.name, 'bytes': p.stat().st_size, 'sha256': file_digest(p)}
 
 # %% ../nbs/A28_wmt14.ipynb #a28cch03
 def encoded_cache(tok:Tokenizer, src_path, tgt_path, cache, # the folder that keeps the encodings, one per tokenizer and `max_len`
