@@ -165,11 +165,11 @@ export class Translator {
     const tokenizer = new Tokenizer(tj);
     const externalData = names.slice(3).map((path, i) => ({ path, data: bytes[3 + i] }));   // downloaded once, given to both
     const opts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', ...(externalData.length ? { externalData } : {}), ...sessionOptions };
-    const session = async (i, n) => {
+    const openModel = async (i, n) => {
       try { return await ort.InferenceSession.create(bytes[i], opts); }
       catch (e) { throw new Error(`${label(n)}: ONNX Runtime cannot read it (${String(e.message || e).split('\n')[0]}); export the folder again`); }
     };
-    const encoder = await session(1, 'encoder.onnx'), decoder = await session(2, 'decoder.onnx');
+    const encoder = await openModel(1, 'encoder.onnx'), decoder = await openModel(2, 'decoder.onnx');
     const N = config.config.N, n = decoder.inputNames.length;
     if (n !== 2 + 4 * N)
       throw new Error(`${label('config.json')}: config.N = ${N} does not match decoder.onnx, whose inputs are for ${Math.floor((n - 2) / 4)} layers; export the folder again`);
