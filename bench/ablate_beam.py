@@ -36,7 +36,7 @@ from transformer_nb.core import BOS_ID, EOS_ID
 from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint
 from transformer_nb.datasets import read_lines
-from transformer_nb.decoding import (beam_search, inference, encode_batch, next_token_logits, length_penalty, log_probs,
+from transformer_nb.decoding import (cached_beam_search, inference, encode_batch, next_token_logits_fp32, length_penalty, log_probs,
                                      Decoding)
 from transformer_nb.fast_decoding import check_beam
 
@@ -56,7 +56,7 @@ def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk
         cache = fd.FastCache(model.cfg.N)
         for t in range(int(limits.max())):
             b = alive.numel()
-            logits = next_token_logits(model, fd.decode_step(model, mem, smask, ys[:, -1:], cache)[:, -1])
+            logits = next_token_logits_fp32(model, fd.decode_step(model, mem, smask, ys[:, -1:], cache)[:, -1])
             if two_stage_topk:
                 best_lp, best_tok = fd.topk_log_probs(logits, n)
                 cand = (scores[:, :, None] + best_lp.view(b, r, n)).view(b, r * n)
@@ -116,7 +116,7 @@ def settings(beam:int) -> dict:
            'without two-stage top-k': lambda m, s: best(variant(m, s, beam=beam, two_stage_topk=False)),
            'without tensor bookkeeping': lambda m, s: best(variant(m, s, beam=beam, tensor_bookkeeping=False))}
     out.update({label(name): lever_off(name) for name in BEAM})
-    out[READABLE] = lambda m, s: best(beam_search(m, s, beam=beam))
+    out[READABLE] = lambda m, s: best(cached_beam_search(m, s, beam=beam))
     return out
 
 def main(argv=None):

@@ -13,8 +13,8 @@ import torch, torch.nn as nn
 from transformer_nb.core import get_device, set_seed
 from transformer_nb.machine import autocast, limit_threads, hardware
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.positional import sinusoidal_encoding
-from transformer_nb.training import make_optimizer, seq2seq_loss
+from transformer_nb.positional import sinusoidal_encoding_on
+from transformer_nb.training import make_optimizer_with_cooldown, seq2seq_loss
 from transformer_nb.trainer import TrainConfig
 
 class TorchTransformer(nn.Module):
@@ -26,7 +26,7 @@ class TorchTransformer(nn.Module):
         self.drop = nn.Dropout(cfg.p_drop)
         self.tf = nn.Transformer(d, cfg.h, cfg.N, cfg.N, cfg.d_ff, cfg.p_drop, batch_first=True, norm_first=cfg.norm_first)
         self.out = nn.Linear(d, cfg.tgt_vocab, bias=False); self.out.weight = self.emb.weight
-        self.register_buffer('pe', sinusoidal_encoding(cfg.max_len, d), persistent=False)
+        self.register_buffer('pe', sinusoidal_encoding_on(cfg.max_len, d), persistent=False)
 
     def embed(self, x): return self.drop(self.emb(x) * math.sqrt(self.cfg.d_model) + self.pe[:x.shape[1]])
 
@@ -50,7 +50,7 @@ def train_flops(cfg, B, S, T) -> float:
 def make_step(model, cfg, src, tgt, device, precision, compile_, mode=None):
     "One training step (forward, backward, Adam, schedule) of `model` on the fixed batch, as a closure."
     model.to(device).train()
-    opt, sched = make_optimizer(model, cfg.d_model, warmup=4000)         # fused Adam on CUDA
+    opt, sched = make_optimizer_with_cooldown(model, cfg.d_model, warmup=4000)         # fused Adam on CUDA
     net = torch.compile(model, mode=mode) if compile_ else model
     def step():
         opt.zero_grad(set_to_none=True)

@@ -49,7 +49,7 @@ from bench_peers import peer_python, write_stubs
 from peer_opennmt import train_args, ONMT_SPECIALS
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler, collate
+from transformer_nb.data import Tokenizer, checked_encode_pairs, TokenBatchSampler, checked_collate
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.trainer import Trainer, TrainConfig
@@ -91,7 +91,7 @@ class OurTrainer:
     def loss0(self) -> float:
         "The first batch's mean label-smoothed loss with dropout off, before any update."
         from transformer_nb.training import seq2seq_loss
-        src, tgt = collate([self.trainer.train_data[i] for i in self.groups[0]])
+        src, tgt = checked_collate([self.trainer.train_data[i] for i in self.groups[0]])
         m = self.trainer.model.eval()
         with torch.no_grad(): loss, _, n = seq2seq_loss(m, src, tgt, self.trainer.tc.eps_ls)
         m.train(); return float(loss / n)
@@ -157,10 +157,10 @@ def main(argv=None):
     limit_threads(max(a.threads))
     data = load_dataset('multi30k', 'de', 'en', d)
     tok = Tokenizer.train(data, vocab_size=a.vocab_size)
-    pairs = encode_pairs(tok, data.train, max_len=256)
+    pairs = checked_encode_pairs(tok, data.train, max_len=256)
     sampler = TokenBatchSampler([len(s) for s, _ in pairs], [len(t) for _, t in pairs], a.max_tokens, shuffle=True, seed=0)
     groups = sampler.batches()[:a.batches]
-    batches = [collate([pairs[i] for i in g]) for g in groups]
+    batches = [checked_collate([pairs[i] for i in g]) for g in groups]
     tokens = sum(int((t[:, 1:] != PAD_ID).sum()) for _, t in batches)
     padded = sum(t[:, 1:].numel() for _, t in batches)
     set_seed(0)

@@ -14,7 +14,7 @@ import torch
 from _common import ROOT, command, load_average
 from transformer_nb.core import set_seed
 from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler
+from transformer_nb.data import Tokenizer, checked_encode_pairs, TokenBatchSampler
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.trainer import Trainer, TrainConfig
@@ -46,7 +46,7 @@ def main(argv=None):
     limit_threads(a.threads)
     data = load_dataset('multi30k', 'de', 'en', d)
     tok = Tokenizer.train(data, vocab_size=8000)
-    pairs = encode_pairs(tok, data.train, max_len=256)
+    pairs = checked_encode_pairs(tok, data.train, max_len=256)
     groups = TokenBatchSampler([len(s) for s, _ in pairs], [len(t) for _, t in pairs], a.max_tokens, seed=0).batches()
     set_seed(0)
     model = Transformer(get_config('mini', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, norm_first=True, p_ffn=0.1))

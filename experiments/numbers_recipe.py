@@ -55,7 +55,8 @@ from pathlib import Path
 T_START = (time.perf_counter(), time.process_time())        # before torch is imported: as `tnb-train` pays for it
 import torch
 from transformer_nb.core import set_seed, count_params
-from transformer_nb.machine import hardware, git_commit, limit_threads, _default_threads
+from transformer_nb.machine import hardware, git_commit, limit_threads
+from transformer_nb.core import default_threads
 from transformer_nb.datasets import load_dataset, de_number, en_number
 from transformer_nb.numbers import number_scores
 from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint
@@ -200,7 +201,7 @@ def run_cli(args, seed:int) -> dict:
                printed=[l for l in lines if l.startswith(('test (', 'exact match per magnitude', 'trained ', 'averaged '))],
                results={'tnb-train (avg:4)': res},
                time={'whole_command': {'wall_s': round(wall, 1), 'cpu_s': round(cpu, 1)}},
-               threads=int(os.environ.get('TNB_THREADS') or _default_threads()))   # what tnb-train took (no --threads)
+               threads=int(os.environ.get('TNB_THREADS') or default_threads()))   # what tnb-train took (no --threads)
     return provenance(rec, load0)
 
 def add(path:Path, rec:dict):

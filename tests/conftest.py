@@ -253,14 +253,14 @@ def inject_code() -> str:
 # limit (input + 50 tokens): a long decoding, one real step after another, whatever the tiny model learned.
 _DECODING_SRC = """
 import sys, transformer_nb.fast_decoding as f, transformer_nb.decoding as d
-_b, _g, _n = f._fast_beam, f.greedy_decode, d.next_token_logits
+_b, _g, _n = f._fast_beam, f.cached_greedy_decode, d.next_token_logits_fp32
 def _say(fn):
     def g(*a, **k): print('DECODING', file=sys.stderr, flush=True); return fn(*a, **k)
     return g
 def _no_eos(model, logits):
     logits = _n(model, logits).clone(); logits[:, 3] = -float('inf'); return logits
-f._fast_beam, f.greedy_decode = _say(_b), _say(_g)             # what translate (A10) decodes with
-f.next_token_logits = d.next_token_logits = _no_eos
+f._fast_beam, f.cached_greedy_decode = _say(_b), _say(_g)             # what translate (A10) decodes with
+f.next_token_logits_fp32 = d.next_token_logits_fp32 = _no_eos
 """
 DECODING = f"exec({_DECODING_SRC!r})"
 

@@ -6,9 +6,11 @@
 //    model loads, the translation comes), the beam view stepped with its buttons and the arrow keys;
 // 2. a hostile sentence (markup, an emoji) typed and translated;
 // 2b. a paragraph of two sentences (each its own view); 2c. English in the German box (the line that says so);
+// 2d. Arabic, then gibberish in Latin letters, in the German box (a line each, no switch offered);
 // 3. the switch to English→German, which loads the second model, and an English sentence;
 // 4. the explorer: FIRST typed and Ctrl-Enter, then SECOND typed and clicked while FIRST still decodes; the grid;
 // 5. the page opened again at #translator (10_decoding's link): an example decoded, the input and the result in view.
+// The window is WIDTH px wide (default 1200); the page's tables (#tnb-path) are measured against it.
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,7 @@ const { chromium } = require('playwright-core');
 
 const [url, first, second, english, hostile] = process.argv.slice(2);
 const PARAGRAPH = 'Ein Hund läuft über die Wiese. Zwei Katzen schlafen.', ENGLISH_IN_GERMAN = 'The dog is running in the park.';
+const UNREADABLE = { script: 'مرحبا بالعالم', letters: 'xkqz vbrtw plmnq zzkj' };
 const profile = mkdtempSync(join(tmpdir(), 'tnb-chromium-'));
 const ctx = await chromium.launchPersistentContext(profile, {
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, viewport: { width: +(process.env.WIDTH || 1200), height: 900 },
@@ -96,6 +99,16 @@ try {
   await page.click(`${F} .tnb-go`);
   await page.waitForSelector(`${F} .tnb-lang`);
   out.language = { line: await page.textContent(`${F} .tnb-lang`), offer: await page.textContent(`${F} .tnb-lang button`) };
+  // 2d. what the model cannot read: a line, and no other direction offered
+  out.at = '2d. text the model cannot read';
+  out.unreadable = {};
+  for (const [kind, text] of Object.entries(UNREADABLE)) {
+    await page.fill(`${F} textarea`, text);
+    await page.click(`${F} .tnb-go`);
+    await page.waitForSelector(`${F} .tnb-lang-${kind}`);
+    out.unreadable[kind] = { line: await page.textContent(`${F} .tnb-lang`), offers: await page.locator(`${F} .tnb-lang button`).count() };
+  }
+  out.tables = await page.$$eval('main table', ts => ts.map(t => ({ scroll: t.scrollWidth, client: t.clientWidth, right: Math.round(t.getBoundingClientRect().right), inner: innerWidth })));
   // 3. English → German
   out.at = '3. English → German';
   out.requestsBeforeSwitch = out.requests.slice();

@@ -48,6 +48,8 @@ def _cases(d:Path) -> list:
             ('bench_peers.py', [*dec, '--ref', d / 'ref.txt', '--beam', 2, '--no-readable', '--json', d / 'peers.json'], 'ok'),
             ('bench_bf16.py', ['--parts', 'matmul', '--repeats', 1, '--out', d / 'bf16.json'], 'ok'),
             ('bench_train.py', ['--preset', 'tiny', '--vocab', 64, '--batch', 2, '--len', 4, '--steps', 1, '--warmup', 1, '--repeats', 1, '--threads', 1], 'ok'),
+            ('bench_trainer_step.py', ['--preset', 'tiny', '--vocab', 64, '--max-tokens', 200, '--lengths', 4, 12, '--updates', 1, '--repeats', 1,
+                                       '--threads', 1, '--json', d / 'trainer_step.json'], 'ok'),
             ('bench_threads.py', ['--worker', '1', '--updates', 2], 'ok'),             # one measurement: the job it times, its first updates
             ('profile_train.py', ['--updates', 1, '--warmup', 0, '--max-tokens', 300], 'ok' if m30k else 'Multi30k not found'),
             ('bench_train_peers.py', ['--batches', 1, '--repeats', 1, '--threads', 1, '--preset', 'tiny', *(['--peer-python', onmt] if onmt else [])],
@@ -56,6 +58,7 @@ def _cases(d:Path) -> list:
                                      '--dir', d / 'scale', '--json', d / 'scale.json'], 'ok'),
             ('bench_encode.py', ['--pairs', 300, '--sample', 600, '--vocab', 60, '--repeats', 1, '--threads', 1, '--dir', d / 'encode',
                                  '--json', d / 'encode.json'], 'ok'),
+            ('bench_wmt14_stream.py', ['--mb', 2, '--dir', d / 'stream', '--json', d / 'stream.json'], 'ok'),
             ('peer_opennmt.py', [], 'convert OURS.pt ONMT.pt')]                       # OpenNMT-py's side: without a command, its usage
 
 @pytest.fixture(scope='module')
@@ -78,3 +81,18 @@ def test_every_bench_script_has_a_case():
     "A script added to bench/ gets its case above (or runs with the ONNX export's tests); the helpers (_common, _levers) run through the scripts."
     scripts = {p.name for p in (ROOT / 'bench').iterdir() if p.suffix in ('.py', '.mjs') and not p.name.startswith('_')}
     assert scripts - {c[0] for c in _cases(Path('.'))} - set(ONNX_BENCHES) == set()
+
+
+def test_the_gpu_check_of_the_trainer_runs_dry_on_a_cpu(tmp_path):
+    """`experiments/gpu/recipe_gap.sh trainer`, prepared for a GPU, runs its CPU dry run (DRY=1) to the end: its figures
+    (the trainer against the raw step, labelled as the paper's base) and a profiler trace that is Chrome's JSON."""
+    import gzip
+    r = subprocess.run(['bash', 'experiments/gpu/recipe_gap.sh', 'trainer'], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                       env={**ENV, 'DRY': '1', 'SIZES': 'base', 'OUT': str(tmp_path)})
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    [rec] = json.loads((tmp_path / 'trainer_vs_step_gpu.json').read_text())
+    assert rec['label'] == 'paper-base' and rec['median_ratio'] > 0 and rec['trainer_tok_s'] > 0 and rec['raw_tok_s'] > 0, rec
+    assert 'traceEvents' in json.loads(gzip.decompress((tmp_path / 'trace-base.json.gz').read_bytes()))
+    assert 'paper-base (tiny): trainer' in r.stdout
+    r = subprocess.run(['bash', 'experiments/gpu/recipe_gap.sh', 'other'], cwd=ROOT, capture_output=True, text=True, timeout=60, env=ENV)
+    assert r.returncode == 2 and "unknown part 'other'" in r.stderr

@@ -7,8 +7,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from transformer_nb.ffn import FeedForward, ffn_as_conv1d
-from transformer_nb.embeddings import Embeddings, Generator, tie_weights
-from transformer_nb.positional import (sinusoidal_encoding, pe_frequencies, pe_shift_matrix, SinusoidalPositionalEncoding,
+from transformer_nb.embeddings import Embeddings, Generator, tie_weights, tie_weights_strict
+from transformer_nb.positional import (sinusoidal_encoding, sinusoidal_encoding_on, pe_frequencies, pe_shift_matrix, SinusoidalPositionalEncoding,
                                        LearnedPositionalEmbedding)
 
 torch.set_num_threads(1)
@@ -164,11 +164,11 @@ def test_tied_gradient_is_sum_of_the_three_uses():
 
 def test_tying_rejects_mismatched_or_foreign_modules():
     with pytest.raises(ValueError, match=r"\(10, 8\).*\(11, 8\).*vocabulary"):
-        tie_weights(Embeddings(10, 8), Embeddings(11, 8))
+        tie_weights_strict(Embeddings(10, 8), Embeddings(11, 8))
     with pytest.raises(ValueError, match=r"\(10, 16\)"):
-        tie_weights(Embeddings(10, 8), Generator(16, 10))
+        tie_weights_strict(Embeddings(10, 8), Generator(16, 10))
     with pytest.raises(TypeError, match="Linear"):
-        tie_weights(Embeddings(10, 8), nn.Linear(8, 10))
+        tie_weights_strict(Embeddings(10, 8), nn.Linear(8, 10))
 
 
 # ---------------------------------------------------------------- §3.5 positional encodings
@@ -187,8 +187,8 @@ def numpy_pe(n, d_model, start=0):
 @pytest.mark.parametrize("n,d_model,start", [(50, 16, 0), (20, 64, 0), (10, 32, 123), (3, 512, 5000), (1, 2, 7)])
 def test_sinusoidal_matches_numpy_reference(n, d_model, start):
     ref = numpy_pe(n, d_model, start)
-    np.testing.assert_allclose(sinusoidal_encoding(n, d_model, start, dtype=torch.float64).numpy(), ref, atol=1e-12)
-    np.testing.assert_allclose(sinusoidal_encoding(n, d_model, start).numpy(), ref, atol=1e-6)
+    np.testing.assert_allclose(sinusoidal_encoding(n, d_model, start).numpy(), ref, atol=1e-12)
+    np.testing.assert_allclose(sinusoidal_encoding_on(n, d_model, start).numpy(), ref, atol=1e-6)
 
 
 def test_sinusoidal_module_matches_reference_past_max_len():
@@ -211,7 +211,7 @@ def test_sinusoidal_incremental_equals_full():
 
 @pytest.mark.parametrize("d_model", [2, 16, 64, 512])
 def test_rotation_property(d_model):
-    pe = sinusoidal_encoding(400, d_model, dtype=torch.float64)
+    pe = sinusoidal_encoding(400, d_model)
     gen = torch.Generator().manual_seed(d_model)
     for k in torch.randint(-150, 150, (6,), generator=gen).tolist() + [0, 1]:
         M = pe_shift_matrix(k, d_model)
@@ -225,7 +225,7 @@ def test_rotation_property(d_model):
 
 def test_dot_product_depends_only_on_offset():
     d = 64
-    pe = sinusoidal_encoding(300, d, dtype=torch.float64)
+    pe = sinusoidal_encoding(300, d)
     for k in [0, 1, 5, 40]:
         dots = (pe[:300 - k] * pe[k:]).sum(-1)
         torch.testing.assert_close(dots, torch.full_like(dots, torch.cos(k * pe_frequencies(d)).sum().item()))
@@ -244,7 +244,7 @@ def test_learned_positions():
 @pytest.mark.parametrize("d_model", [7, 15, 0, -4])
 def test_odd_or_nonpositive_d_model_for_sinusoidal(d_model):
     with pytest.raises(ValueError, match=rf"d_model={d_model}"):
-        sinusoidal_encoding(4, d_model)
+        sinusoidal_encoding_on(4, d_model)
     with pytest.raises(ValueError, match=rf"d_model={d_model}"):
         SinusoidalPositionalEncoding(d_model)
 
@@ -271,6 +271,6 @@ def test_bad_positional_kind_and_negative_positions():
     with pytest.raises(ValueError, match="'rotary'"):
         TransformerConfig(pos='rotary')
     with pytest.raises(ValueError, match="start=-3"):
-        sinusoidal_encoding(4, 16, start=-3)
+        sinusoidal_encoding_on(4, 16, start=-3)
     with pytest.raises(ValueError, match="n=-1"):
-        sinusoidal_encoding(-1, 16)
+        sinusoidal_encoding_on(-1, 16)

@@ -32,7 +32,7 @@ def test_export_onnx_uses_the_shared_runner(run, tmp_path):
     assert not (tmp_path / 'a').exists()
     r = tool('export', '--format', 'onnx', run, '-o', tmp_path / 'b', text=True)
     assert r.returncode == 0 and r.stdout.startswith(f"wrote {tmp_path / 'b'} (ONNX, int8;"), (r.stdout, r.stderr[-2000:])
-    assert {p.name for p in (tmp_path / 'b').iterdir()} == {'encoder.onnx', 'decoder.onnx', 'embedding.bin', 'tokenizer.json', 'tokenizer.model', 'config.json'}
+    assert {p.name for p in (tmp_path / 'b').iterdir()} == {'encoder.onnx', 'decoder.onnx', 'embedding.bin', 'tokenizer.json', 'tokenizer.model', 'config.json', 'config.sha256'}
 
 def test_export_onnx_into_a_read_only_folder_exits_2(run, readonly_dir):
     "A read-only output: one line naming the folder asked for, exit 2, as every other command says it; nothing written."

@@ -64,15 +64,37 @@ def test_a_requeued_run_on_two_nodes_resumes_bit_for_bit(tmp_path):
     for a, b in zip(whole['optimizer']['state'].values(), again['optimizer']['state'].values()):
         for k in a: assert torch.equal(torch.as_tensor(a[k]), torch.as_tensor(b[k])), k
 
-# The batch script, read and run under a stand-in Slurm: `srun` runs its command, `scontrol` names this host and writes
-# down a requeue, and `torchrun` writes down its arguments and waits to be stopped, as a training run would.
+# The batch script, read and run under a stand-in Slurm that signals as Slurm does:
+# - `srun` runs its task (the step: the task and every process under it, whatever its session, as Slurm tracks them);
+#   SIGTERM or SIGINT to srun itself ends the step at once, as srun does ("forcing job termination": every process of
+#   the step is killed with SIGKILL); its exit code is its task's.
+# - `scancel --signal=SIG JOBID` sends SIG to every process of the step (slurmstepd signals all of them), never to the
+#   batch shell or srun; `scontrol` names this host and writes down a requeue, failing when FAKE_SCONTROL_RC says.
+# - `torchrun` writes down its arguments and waits to be stopped, as a training run would (FAKE_TORCHRUN=real: the real
+#   torchrun, whose `tnb-train` is a tiny run of the copy task with the same command line each time).
 FAKES = {
-    'srun': 'exec "$@"\n',
-    'scontrol': 'if [ "$1" = show ]; then echo 127.0.0.1; else echo "scontrol $*" >> "$SLURM_LOG"; fi\n',
-    'torchrun': ('echo "torchrun $*" >> "$SLURM_LOG"\n[ -n "${FAKE_DONE:-}" ] && exit 0\n'
-                 'trap \'echo "torchrun: SIGTERM" >> "$SLURM_LOG"; exit 143\' TERM\nwhile :; do sleep 0.05; done\n'),
+    'srun': ('echo "srun $*" >> "$SLURM_LOG"\nwhile [ "${1:-}" != torchrun ]; do shift; done\n'
+             'tree() { local c; for c in $(ps -o pid= --ppid "$1"); do echo "$c"; tree "$c"; done; }\n'
+             '"$@" & TASK=$!\necho "$TASK" > "$SLURM_LOG.step"\n'
+             'trap \'echo "srun: forcing job termination" >> "$SLURM_LOG"; kill -KILL $TASK $(tree $TASK)\' TERM INT\n'
+             'while :; do wait "$TASK"; RC=$?; kill -0 "$TASK" 2> /dev/null || break; done\nexit "$RC"\n'),
+    'scancel': ('echo "scancel $*" >> "$SLURM_LOG"\nSIG=${1#--signal=}\n'
+                'tree() { local c; for c in $(ps -o pid= --ppid "$1"); do echo "$c"; tree "$c"; done; }\n'
+                'TASK=$(cat "$SLURM_LOG.step")\nkill -"$SIG" $TASK $(tree $TASK)\n'),
+    'scontrol': ('if [ "$1" = show ]; then echo 127.0.0.1; exit 0; fi\necho "scontrol $*" >> "$SLURM_LOG"\n'
+                 'exit "${FAKE_SCONTROL_RC:-0}"\n'),
+    'torchrun': ('echo "torchrun $*" >> "$SLURM_LOG"\n'
+                 '[ "${FAKE_TORCHRUN:-}" = real ] && exec "$PYTHON" -m torch.distributed.run --local_addr=127.0.0.1 "$@"\n'
+                 'save() { [ -z "${FAKE_SAVES:-}" ] || { mkdir -p "$FAKE_SAVES"; touch "$FAKE_SAVES/checkpoint-0000100.pt"; }; }\n'
+                 '[ -n "${FAKE_RC:-}" ] && { [ "$FAKE_RC" = 0 ] || save; exit "$FAKE_RC"; }\n'
+                 'trap \'echo "torchrun: SIGTERM" >> "$SLURM_LOG"; save; exit 143\' TERM\nwhile :; do sleep 0.05; done\n'),
+    # the page's tnb-train, as a tiny run of the copy task that stops after 6 s of training (the same arguments for the same command line)
+    'tnb-train': ('ARGS=()\nwhile [ $# -gt 0 ]; do case "$1" in --resume) ARGS+=(--resume "$2"); shift 2;; '
+                  '--out) ARGS+=(--out "$2"); shift 2;; *) shift;; esac; done\n'
+                  '[ "${ARGS[0]}" = --out ] && ARGS+=(--dataset copy --preset tiny --vocab-size 16 --max-tokens 400 --steps 100000 '
+                  '--max-time 0.1 --save-every 0 --valid-every 2 --keep 0)\n'
+                  'exec "$PYTHON" -c "from transformer_nb.cli import train_main; train_main()" "${ARGS[@]}" --no-progress --test-limit 0\n'),
 }
-
 def sbatch_lines(text:str) -> dict[str, str]:
     "The #SBATCH options of a batch script: name -> value ('' for a flag), read as sbatch reads them, up to the first command."
     out = {}
@@ -92,7 +114,8 @@ def test_the_batch_script_is_well_formed():
     body = text.splitlines()
     first_cmd = next(i for i, l in enumerate(body[1:], 1) if l.strip() and not l.startswith('#'))
     assert all(not l.startswith('#SBATCH') for l in body[first_cmd:]), 'an #SBATCH line after the first command is ignored'
-    for ref in ('https://slurm.schedmd.com/sbatch.html', 'https://slurm.schedmd.com/preempt.html', 'https://slurm.schedmd.com/scontrol.html'):
+    for ref in ('https://slurm.schedmd.com/sbatch.html', 'https://slurm.schedmd.com/preempt.html', 'https://slurm.schedmd.com/scontrol.html',
+                'https://slurm.schedmd.com/scancel.html', 'https://slurm.schedmd.com/srun.html'):
         assert ref in text                                                   # what it relies on, cited
 
 def page_commands() -> list[str]:
@@ -106,36 +129,98 @@ def page_commands() -> list[str]:
             if cmd and not cmd.startswith('#'): out.append(' '.join(cmd.split()))
     return out
 
-def run_sbatch(tmp_path, env:dict, usr1:bool) -> tuple[int, list[str]]:
+def run_sbatch(tmp_path, env:dict, act:str|None=None, ready=None) -> tuple[int, list[str], str]:
+    """Run the batch script under the stand-in Slurm; once `ready()` (default: torchrun has started), `act`: 'usr1' (the
+    time limit is near), 'preempt' (SIGTERM to every process of the step, as a preemption) or 'kill-srun' (SIGTERM to
+    srun itself). Returns its exit code, the stand-ins' log and its output."""
     fakes = tmp_path / 'bin'; fakes.mkdir(exist_ok=True)
     for name, body in FAKES.items(): (fakes / name).write_text('#!/bin/bash\n' + body); (fakes / name).chmod(0o755)
     log = tmp_path / 'slurm.log'; log.unlink(missing_ok=True)
-    env = {**os.environ, 'PATH': f"{fakes}:{os.environ['PATH']}", 'SLURM_LOG': str(log), 'SLURM_JOB_ID': '4242',
-           'SLURM_JOB_NUM_NODES': '2', 'SLURM_JOB_NODELIST': 'node[1-2]', **env}
-    p = subprocess.Popen(['bash', str(SBATCH)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if usr1:
-        t0 = time.monotonic()
-        while not (log.is_file() and 'torchrun' in log.read_text()) and time.monotonic() - t0 < 30: time.sleep(0.05)
-        time.sleep(0.2)
-        p.send_signal(signal.SIGUSR1)                        # what --signal=B:USR1@300 sends before the time limit
-    out, err = p.communicate(timeout=60)
-    return p.returncode, log.read_text().splitlines() if log.is_file() else [err]
+    env = {**ENV, 'PATH': f"{fakes}:{os.environ['PATH']}", 'SLURM_LOG': str(log), 'SLURM_JOB_ID': '4242', 'PYTHON': sys.executable,
+           'SLURM_JOB_NUM_NODES': '2', 'SLURM_JOB_NODELIST': 'node[1-2]', 'SLURM_CPUS_PER_TASK': '4', **env}
+    p = subprocess.Popen(['bash', str(SBATCH)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    try:
+        if act:
+            ready = ready or (lambda: log.is_file() and 'torchrun' in log.read_text())
+            t0 = time.monotonic()
+            while not ready() and p.poll() is None and time.monotonic() - t0 < 240: time.sleep(0.05)
+            assert ready(), (p.poll(), log.read_text() if log.is_file() else '')
+            time.sleep(0.2)
+            if act == 'usr1': p.send_signal(signal.SIGUSR1)              # what --signal=B:USR1@600 sends before the time limit
+            elif act == 'preempt': subprocess.run(['scancel', '--signal=TERM', '4242'], env=env, check=True)   # as Slurm signals the steps
+            else: os.kill(int(subprocess.check_output(['pgrep', '-P', str(p.pid), '-x', 'srun'], text=True).split()[0]), signal.SIGTERM)
+        out, _ = p.communicate(timeout=300)
+    finally:
+        if p.poll() is None: os.killpg(p.pid, signal.SIGKILL); p.wait()
+    return p.returncode, log.read_text().splitlines() if log.is_file() else [], out
+
+def page_torchrun() -> str:
+    "The page's torchrun command on several nodes, as the batch script starts it in job 4242 (its port derived from the job id)."
+    multi = [c for c in page_commands() if c.startswith('torchrun --nnodes')]
+    assert len(multi) == 1, page_commands()
+    return multi[0].replace('HOST0:29500', '127.0.0.1:24242').replace('--rdzv-id paper-base', '--rdzv-id 4242')
 
 @pytest.mark.slow
 def test_the_batch_script_runs_the_page_commands_and_requeues(tmp_path):
-    rc, log = run_sbatch(tmp_path, {}, usr1=True)
-    assert rc == 0 and len(log) == 3, log
-    multi = [c for c in page_commands() if c.startswith('torchrun --nnodes')]
-    assert len(multi) == 1, page_commands()
-    want = multi[0].replace('HOST0', '127.0.0.1').replace('--rdzv-id paper-base', '--rdzv-id 4242')
-    assert log[0] == want, (log[0], want)                    # the page's command on several nodes, as Slurm starts it
-    assert log[1:] == ['torchrun: SIGTERM', 'scontrol requeue 4242']     # stopped with a checkpoint, then requeued
+    rc, log, out = run_sbatch(tmp_path, {}, 'usr1')
+    want = page_torchrun()
+    assert rc == 0 and log == ['srun --cpus-per-task 4 ' + want, want, 'scancel --signal=TERM 4242', 'torchrun: SIGTERM',
+                               'scontrol requeue 4242'], (log, out)   # SIGTERM to the step's processes, never to srun; requeued
     single = [c for c in page_commands() if c.startswith('torchrun --nproc_per_node')]
     assert single and single[0].split('--no-python')[1] == want.split('--no-python')[1]   # one node: the same tnb-train
     run = tmp_path / 'runs' / 'paper-base-en-de'; run.mkdir(parents=True)
     (run / 'checkpoint-0004200.pt').write_bytes(b'')          # the requeued job finds the run's checkpoints
-    rc, log = run_sbatch(tmp_path, {'FAKE_DONE': '1', 'SLURM_RESTART_COUNT': '1'}, usr1=False)
-    assert rc == 0 and log == [want.split('--no-python')[0] + '--no-python tnb-train --resume runs/paper-base-en-de'], log
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '0', 'SLURM_RESTART_COUNT': '1'})
+    resume = want.split('--no-python')[0] + '--no-python tnb-train --resume runs/paper-base-en-de'
+    assert rc == 0 and log == ['srun --cpus-per-task 4 ' + resume, resume] and 'the run has finished' in out, (log, out)
+
+def test_the_batch_script_requeues_a_failed_step_a_preemption_and_says_a_failed_requeue(tmp_path):
+    run = tmp_path / 'runs' / 'paper-base-en-de'
+    for n in (1, 2):                                          # a failed step that saved nothing: requeued, twice in a row
+        rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '1'})
+        assert rc == 0 and log[-1] == 'scontrol requeue 4242' and f'failure {n} of at most 2 in a row' in out, (log, out)
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '1'})     # the third: the job fails, with the step's exit code
+    assert rc == 1 and 'scontrol requeue 4242' not in log and '3 times in a row without a new checkpoint: not requeued' in out, out
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '1', 'FAKE_SAVES': str(run)})   # a failed step that saved a checkpoint
+    assert rc == 0 and log[-1] == 'scontrol requeue 4242' and 'after saving runs/paper-base-en-de/checkpoint-0000100.pt' in out, out
+    assert not (run / '.failed-starts').exists()
+    (run / 'checkpoint-0000100.pt').unlink()
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run)}, 'preempt')   # SIGTERM to the step: it saves, the job is requeued
+    assert rc == 0 and log[-3:] == ['scancel --signal=TERM 4242', 'torchrun: SIGTERM', 'scontrol requeue 4242'], (log, out)
+    assert 'the time limit is near' not in out and 'exit 143 (a preemption, or a fault) after saving' in out, out
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_SCONTROL_RC': '1'}, 'usr1')    # a requeue that fails fails the job, saying so
+    assert rc == 1 and log[-1] == 'scontrol requeue 4242' and 'scontrol requeue 4242 failed: submit this script again' in out, out
+
+def _trains(run):
+    "Ready when the run's tiny copy task has validated (its log exists): it trains, with no checkpoint yet."
+    return lambda: (Path(run) / 'log.jsonl').is_file()
+
+@pytest.mark.slow
+def test_a_stop_before_the_time_limit_keeps_its_checkpoint(tmp_path):
+    """USR1 before the time limit under a stand-in srun that kills its tasks when it is signalled itself, with the real
+    torchrun and tnb-train: SIGTERM reaches the ranks, rank 0 saves (the run writes no periodic checkpoint), the job is requeued."""
+    run = tmp_path / 'runs' / 'paper-base-en-de'
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_TORCHRUN': 'real', 'GPUS': '1', 'SLURM_JOB_NUM_NODES': '1', 'PORT': str(free_port())}, 'usr1', _trains(run))
+    assert rc == 0 and log[-2:] == ['scancel --signal=TERM 4242', 'scontrol requeue 4242'], (log, out[-3000:])
+    assert 'forcing job termination' not in ' '.join(log)
+    saved = checkpoints(run)
+    assert len(saved) == 1 and torch.load(saved[0], weights_only=True)['step'] > 0, (saved, out[-3000:])
+    assert re.search(r'interrupted at update \d+; checkpoint saved to', out), out[-3000:]
+
+@pytest.mark.slow
+def test_a_run_killed_before_its_first_checkpoint_starts_again_by_the_same_command(tmp_path):
+    """srun signalled itself kills the ranks with SIGKILL: no checkpoint, the lock and the log left behind. The job is
+    requeued, and the next start, the same first-start command, takes over the dead run's lock and trains to the end."""
+    run, env = tmp_path / 'runs' / 'paper-base-en-de', {'FAKE_TORCHRUN': 'real', 'GPUS': '1', 'SLURM_JOB_NUM_NODES': '1'}
+    rc, log, out = run_sbatch(tmp_path, {**env, 'PORT': str(free_port())}, 'kill-srun', _trains(run))
+    assert 'srun: forcing job termination' in log and not checkpoints(run), (log, out[-3000:])
+    assert (run / '.lock').is_file() and (run / 'log.jsonl').is_file()                        # what a SIGKILL leaves
+    assert rc == 0 and log[-1] == 'scontrol requeue 4242' and 'failure 1 of at most 2' in out, (log, out[-3000:])
+    rc, log, out = run_sbatch(tmp_path, {**env, 'PORT': str(free_port()), 'SLURM_RESTART_COUNT': '1'})
+    assert rc == 0 and 'the run has finished' in out, out[-3000:]
+    assert 'was stopped before its first checkpoint: starting it again (log.jsonl removed)' in out, out[-3000:]
+    assert torch.load(checkpoints(run)[-1], weights_only=True)['step'] > 0 and not (run / '.failed-starts').exists()
 
 # The dress rehearsal: the page's commands, in fresh processes, on a slice of WMT14 laid out like the real archives and
 # served over loopback. `paper-base` is scaled down in steps and model size only (and the vocabulary, to the few words
@@ -211,11 +296,28 @@ def test_the_page_quotes_the_recipes_and_the_paper():
                   f"({wmt14.PAPER_VOCAB['en-de']:,} pieces for EN-DE, {wmt14.PAPER_VOCAB['en-fr']:,} for EN-FR)",
                   f"about {wmt14.PAPER_TOKENS:,} source and {wmt14.PAPER_TOKENS:,} target tokens per update",
                   f"{wmt14.PAPER_STEPS['base'] // 1000}k (base) or {wmt14.PAPER_STEPS['big'] // 1000}k (big) steps",
-                  f"a checkpoint every {wmt14.PAPER_SAVE_MINUTES} minutes of training",
+                  f"a checkpoint every {wmt14.PAPER_SAVE_EVERY['base']:,} updates\n(big: {wmt14.PAPER_SAVE_EVERY['big']})".replace('\n', ' '),
                   f"the last {wmt14.PAPER_AVERAGE['base']} (base) or {wmt14.PAPER_AVERAGE['big']} (big) checkpoints",
                   f"beam {PAPER_DECODING.beam}, length penalty α = {PAPER_DECODING.alpha} and outputs up to {PAPER_DECODING.max_extra} tokens longer",
                   f"`--signal=B:USR1@{sbatch_lines(SBATCH.read_text())['signal'].split('@')[1]}`"):
         assert quote in text, quote
+    # the paper's 10 minutes in its updates (§5.2), the recipes' checkpoints, and Table 3's dev figures said at each validation
+    per10 = {k: round(wmt14.PAPER_STEPS[k] / (hours * 6)) for k, hours in (('base', 12), ('big', 3.5 * 24))}
+    assert all(abs(per10[k] - wmt14.PAPER_SAVE_EVERY[k]) / per10[k] < 0.02 for k in per10), per10
+    assert f"base did 100k updates in 12 hours, {per10['base']:,} every 10 minutes, and big 300k in 3.5 days, {per10['big']} every 10 minutes" in text
+    from transformer_nb.model import PAPER_TABLE3, count_config_params, get_config
+    (pb, bb, _), (pB, bB, _) = PAPER_TABLE3['base'], PAPER_TABLE3['big']
+    assert f"perplexity {pb} and BLEU {bb} for base, {pB} and {bB} for big" in text
+    assert f"At each validation (every {wmt14.paper_recipe('base').train['valid_every']:,} updates, on newstest2013)" in text
+    # the batch script's figures: the signal's lead, the grace time, the retries, and the checkpoint sizes (12 bytes a parameter)
+    script = SBATCH.read_text()
+    lead, grace = int(sbatch_lines(script)['signal'].split('@')[1]), int(re.search(r'SAVE_GRACE:-(\d+)', script)[1])
+    assert "Ten minutes before it" in text and lead == 600 and f"sets it to {grace} s (`SAVE_GRACE`" in text
+    assert re.search(r'RETRIES=\$\{RETRIES:-2\}', script) and 'requeued twice in a row at most (`RETRIES`)' in text
+    gb = {k: 12 * count_config_params(get_config(k, src_vocab=37_000, tgt_vocab=37_000)) / 1e9 for k in ('base', 'big')}
+    assert f"about {gb['base']:.1f} GB for base and {gb['big']:.1f} GB\nfor big, {gb['big'] * 1e3 / 100:.0f} s at 100 MB/s".replace('\n', ' ') in text, gb
+    assert f"paper-base (65 M parameters) about {gb['base']:.1f} GB, paper-big (213 M) about {gb['big']:.1f} GB" in ' '.join(
+        l.lstrip('# ') for l in script.splitlines()), gb
     recipe = wmt14.paper_recipe('base').train
     assert recipe['warmup'] == 4000 and 'schedule with 4,000 warm-up steps' in text
     assert f"--last {wmt14.PAPER_AVERAGE['base']} -o" in text and f"paper-big: --last {wmt14.PAPER_AVERAGE['big']}" in text

@@ -293,20 +293,33 @@ def test_the_option_classes_need_nothing_of_training():
     assert not {'trainer', 'evaluation', 'workflow'} & {n.module for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
                                                          if isinstance(n, ast.ImportFrom) and n.level == 1 and n.col_offset == 0}
 
-def test_alpha_is_checked_before_the_search_not_at_its_steps(monkeypatch):
-    "A beam search of 60 steps checks alpha twice (its penalties, its stopping bound), as one of 6 steps does: never per step."
+def _alpha_checks(monkeypatch, counts):
+    "Count each check of alpha (`check_value('alpha', ...)`, whichever module calls it) in `counts['alpha']`."
+    import transformer_nb.checks as checks, transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd
+    real = checks.check_value
+    def spy(name, *a, **k):
+        counts[name] += 1; return real(name, *a, **k)
+    for mod in (checks, dec, fd): monkeypatch.setattr(mod, 'check_value', spy)
+
+def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
+    "A beam search of 60 steps checks alpha once (the `Decoding` it searches with), as one of 6 steps does: never per step."
     import collections, torch
     import transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd
     from transformer_nb.model import Transformer, get_config
     counts = collections.Counter()
-    _count_calls(monkeypatch, counts, (dec, 'check_penalty'), (fd, 'check_penalty'), (fd, 'decode_step'))
-    ntl = fd.next_token_logits                                             # EOS forbidden: every search runs to its cap
-    monkeypatch.setattr(fd, 'next_token_logits', lambda model, x: ntl(model, x).index_fill_(1, torch.tensor([dec.EOS_ID]), float('-inf')))
+    _alpha_checks(monkeypatch, counts)
+    _count_calls(monkeypatch, counts, (fd, 'decode_step'))
+    nf = dec.next_token_logits_fp32                                        # EOS forbidden: every search runs to its cap
+    no_eos = lambda model, x: nf(model, x).index_fill_(1, torch.tensor([dec.EOS_ID]), float('-inf'))
+    monkeypatch.setattr(fd, 'next_token_logits_fp32', no_eos); monkeypatch.setattr(dec, 'next_token_logits_fp32', no_eos)
     m = Transformer(get_config('tiny', src_vocab=12, tgt_vocab=12)).eval()
     for extra, steps in ((3, 6), (57, 60)):
         counts.clear()
-        fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, nbest=1)
-        assert counts['decode_step'] == steps and counts['check_penalty'] == 2, (extra, counts)
+        fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6, nbest=1)
+        assert counts['decode_step'] == steps and counts['alpha'] == 1, (extra, counts)
+        counts.clear()
+        out = dec.cached_beam_search(m, torch.tensor([[5, 6, 3]]), 4, 0.6, extra)
+        assert len(out[0][0][0]) == steps and counts['alpha'] == 1, (extra, counts)
 
 def test_the_commands_stay_small():
     "The commands' two modules hold at most 500 lines together: what they share is made from declarations, not written out."

@@ -5,7 +5,8 @@ import torch
 import torch.nn as nn
 from transformer_nb.complexity import (TABLE1, table1_markdown, layer_flops, _module_flops, local_mask, make_layer,
                                        _LAYER_KINDS, CausalConv1d, SelfAttentionLayer, benchmark_layers, _timing_table,
-                                       path_gradient, max_path_length)
+                                       path_gradient, max_path_length, layer_flops_strict, local_mask_on, make_any_layer,
+                                       path_gradient_strict, max_path_length_strict)
 
 torch.set_num_threads(1)
 
@@ -56,12 +57,12 @@ def test_module_flops_crossover_with_lstm_at_2d():
 
 
 @pytest.mark.parametrize('call,msg', [
-    (lambda: layer_flops(0, 8), 'n=0'), (lambda: layer_flops(8, -2), 'd=-2'), (lambda: layer_flops(8, 8, r=0), 'r=0'),
-    (lambda: layer_flops(8.0, 8), 'n=8.0'), (lambda: _module_flops('cnn', 8, 8), "'cnn'"),
-    (lambda: local_mask(4, 0), 'r=0'), (lambda: make_layer('transformer', 8), "'transformer'"),
-    (lambda: max_path_length('conv', 10, k=1), 'k=1'), (lambda: max_path_length('restricted', 10), 'r=None'),
+    (lambda: layer_flops_strict(0, 8), 'n=0'), (lambda: layer_flops_strict(8, -2), 'd=-2'), (lambda: layer_flops_strict(8, 8, r=0), 'r=0'),
+    (lambda: layer_flops_strict(8.0, 8), 'n=8.0'), (lambda: _module_flops('cnn', 8, 8), "'cnn'"),
+    (lambda: local_mask_on(4, 0), 'r=0'), (lambda: make_any_layer('transformer', 8), "'transformer'"),
+    (lambda: max_path_length_strict('conv', 10, k=1), 'k=1'), (lambda: max_path_length_strict('restricted', 10), 'r=None'),
     (lambda: benchmark_layers([]), 'ns=[] must hold at least one sequence length'), (lambda: benchmark_layers([8], repeats=0), 'repeats=0'),
-    (lambda: path_gradient(nn.Identity(), torch.zeros(3, 4)), '(3, 4)')])
+    (lambda: path_gradient_strict(nn.Identity(), torch.zeros(3, 4)), '(3, 4)')])
 def test_bad_input_names_the_value(call, msg):
     with pytest.raises(ValueError, match=None) as e: call()
     assert msg in str(e.value)

@@ -240,3 +240,32 @@ def test_the_figure_check_can_fail():
 def test_notebooks_store_their_figures(p):
     "Every notebook, paper path, appendices and pages alike."
     assert not figures_missing(all_cells(p)), f"{p.name}: cells {figures_missing(all_cells(p))} show a figure but store no image (execute it without MPLBACKEND=Agg)"
+
+# Every notebook that runs code caps PyTorch's threads in its first cells, so that Run All finishes beside other work:
+# a paper notebook with 00_core's `notebook_threads()`, an appendix with A23's `limit_threads`; both read TNB_THREADS.
+THREADS_TOP, THREADS_CALL = 14, re.compile(r'\b(notebook_threads|limit_threads)\(\s*\d*\s*\)')
+
+def threads_problem(cs:list, name:str) -> str|None:
+    "None when one of the first cells of notebook `name` calls the thread cap its wing may use, else what is missing."
+    want = 'notebook_threads' if name[:2].isdigit() else 'limit_threads'
+    src = [''.join(c['source']) if c['cell_type'] == 'code' else '' for c in cs]
+    where = next((i for i, t in enumerate(src) if re.search(rf'^def {want}\(', t, re.M)), None)
+    if where is not None:   # the notebook that writes the cap (00_core) calls it within the three cells after its definition
+        calls = {m for t in src[where + 1:where + 4] for m in THREADS_CALL.findall(t)}
+        return None if want in calls else f"{name}: no {want}() within three cells of its definition"
+    calls = {m for t in src[:THREADS_TOP] for m in THREADS_CALL.findall(t)}
+    return None if want in calls else f"{name}: no {want}() in its first {THREADS_TOP} cells"
+
+def test_the_threads_check_can_fail():
+    code = lambda s: {'cell_type': 'code', 'source': [s]}
+    assert threads_problem([code('notebook_threads();')], '01_x.ipynb') is None
+    assert threads_problem([code('limit_threads(1)')], 'A01_x.ipynb') is None
+    assert threads_problem([code('limit_threads()')], '01_x.ipynb') == "01_x.ipynb: no notebook_threads() in its first 14 cells"
+    assert threads_problem([code('x = 1')] * 14 + [code('limit_threads()')], 'A01_x.ipynb') == "A01_x.ipynb: no limit_threads() in its first 14 cells"
+    defined = code('def notebook_threads():\n    return 1')
+    assert threads_problem([code('x = 1')] * 20 + [defined, code('y = 2'), code('notebook_threads()')], '00_x.ipynb') is None
+    assert threads_problem([defined] + [code('x = 1')] * 3 + [code('notebook_threads()')], '00_x.ipynb') == "00_x.ipynb: no notebook_threads() within three cells of its definition"
+
+@pytest.mark.parametrize('p', PAPER + sorted(NBS.glob('A[0-9]*_*.ipynb')), ids=lambda p: p.stem)
+def test_every_notebook_caps_its_threads_first(p):
+    assert threads_problem(all_cells(p), p.name) is None

@@ -9,14 +9,14 @@ import torch
 import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.machine import autocast
-from transformer_nb.attention import attention, pad_mask, tgt_mask
+from transformer_nb.attention import attention, pad_mask, tgt_mask_on
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import collate
-from transformer_nb.training import make_optimizer, seq2seq_loss
+from transformer_nb.training import make_optimizer_with_cooldown, seq2seq_loss
 from transformer_nb.trainer import TrainConfig, Trainer
 from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
-from transformer_nb.decoding import greedy_decode, beam_search
+from transformer_nb.decoding import cached_greedy_decode, cached_beam_search
 from transformer_nb.fast_decoding import fast_beam_search, FastCache
 from conftest import copy_ids
 
@@ -60,7 +60,7 @@ def test_memory_efficient_kernel_with_our_masks(dtype, bound):
     from torch.nn.attention import sdpa_kernel, SDPBackend
     t = tokens(B=4, n=40)
     q, k, v = qkv(B=4, n_q=40, n_k=40, dtype=dtype, seed=2)
-    for m in (pad_mask(t), tgt_mask(t)):
+    for m in (pad_mask(t), tgt_mask_on(t)):
         ref, _ = attention(q.double(), k.double(), v.double(), m)
         with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION): out = F.scaled_dot_product_attention(q, k, v, attn_mask=m)
         keep = m.expand(4, 8, 40, 40).any(-1, keepdim=True)                 # rows with something to attend to
@@ -111,11 +111,11 @@ def test_compile_equals_eager():
     assert rel(lc, le) < 1e-5 and rel(gc, ge) < 1e-4
 
 def test_fused_adam_on_the_gpu_matches_the_loop():
-    "make_optimizer picks fused Adam on CUDA; it takes the same steps as the per-parameter loop on the same gradients."
+    "make_optimizer_with_cooldown picks fused Adam on CUDA; it takes the same steps as the per-parameter loop on the same gradients."
     m = small_model()
-    fused_opt, _ = make_optimizer(m, 256, warmup=10)
+    fused_opt, _ = make_optimizer_with_cooldown(m, 256, warmup=10)
     assert fused_opt.defaults['fused']                                     # chosen automatically on CUDA
-    twin = small_model(); plain, _ = make_optimizer(twin, 256, warmup=10, fused=False)
+    twin = small_model(); plain, _ = make_optimizer_with_cooldown(twin, 256, warmup=10, fused=False)
     g = torch.Generator(device=DEV).manual_seed(0)
     for _ in range(3):
         for a, b in zip(m.parameters(), twin.parameters()):
@@ -150,8 +150,8 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
     assert all(v.device.type == 'cpu' for v in ck['model'].values())
     model, _, _ = model_from_checkpoint(ck, device='cpu')
     src, _ = collate(data[:8])
-    cpu = greedy_decode(model, src)
-    assert greedy_decode(model.to(DEV), src.to(DEV)) == cpu == greedy_decode(model, src.to(DEV), cache=FastCache(model.cfg.N))
+    cpu = cached_greedy_decode(model, src)
+    assert cached_greedy_decode(model.to(DEV), src.to(DEV)) == cpu == cached_greedy_decode(model, src.to(DEV), cache=FastCache(model.cfg.N))
     r = run(tmp_path / 'b', 200, resume=tmp_path / 'a' / 'checkpoint-0000100.pt')   # resume from update 100, in another folder:
     #                                                  # `a` holds its later checkpoints, which a continuation must not mix with
     again = [x['loss'] for x in r.history['train']][100:110]
@@ -162,10 +162,10 @@ def test_beam_search_on_the_gpu_equals_the_cpu():
     m = Transformer(get_config('tiny', src_vocab=40, tgt_vocab=40)).eval()
     src = tokens(B=5, n=9, V=40, seed=9).cpu()
     best = lambda nbest: [h[0][0] for h in nbest]
-    cpu = (beam_search(m, src, beam=4), fast_beam_search(m, src, beam=4), greedy_decode(m, src), greedy_decode(m, src, cache=FastCache(m.cfg.N)))
+    cpu = (cached_beam_search(m, src, beam=4), fast_beam_search(m, src, beam=4), cached_greedy_decode(m, src), cached_greedy_decode(m, src, cache=FastCache(m.cfg.N)))
     m.to(DEV)
-    gpu = (beam_search(m, src.to(DEV), beam=4), fast_beam_search(m, src.to(DEV), beam=4), greedy_decode(m, src.to(DEV)),
-           greedy_decode(m, src.to(DEV), cache=FastCache(m.cfg.N)))
+    gpu = (cached_beam_search(m, src.to(DEV), beam=4), fast_beam_search(m, src.to(DEV), beam=4), cached_greedy_decode(m, src.to(DEV)),
+           cached_greedy_decode(m, src.to(DEV), cache=FastCache(m.cfg.N)))
     assert [best(x) for x in gpu[:2]] == [best(x) for x in cpu[:2]] and gpu[2:] == cpu[2:]
     assert best(cpu[0]) == best(cpu[1]) and cpu[2] == cpu[3]
     for g, c in zip(gpu[:2], cpu[:2]):

@@ -97,5 +97,19 @@ def test_two_nodes_give_the_weights_of_one_node_with_two_processes(tmp_path):
     assert a['step'] == b['step'] == 2 and a['data_pos'] == b['data_pos']
     for k in a['model']: assert torch.equal(a['model'][k], b['model'][k]), k       # the same weights, bit for bit
 
+def test_the_tokenizer_is_learnt_once_for_all_ranks(tmp_path):
+    "Under torchrun, rank 0 alone learns the SentencePiece vocabulary (`rank0_first`), and both ranks train with it."
+    from transformer_nb.checkpoints import open_checkpoint
+    env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
+    cmd = _tnb_train(tmp_path, tmp_path / 'run', '--nproc_per_node=2', f'--master_port={free_port()}')
+    (tmp_path / 'tnb_train.py').write_text(
+        "import os, transformer_nb.data as D\n_train = D.Tokenizer.train.__func__\n"
+        "def train(cls, *a, **k): print('LEARNT BY RANK', os.environ['RANK'], flush=True); return _train(cls, *a, **k)\n"
+        "D.Tokenizer.train = classmethod(train)\nfrom transformer_nb.cli import train_main\ntrain_main()\n")
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
+    assert [l for l in r.stdout.splitlines() if l.startswith('LEARNT BY RANK')] == ['LEARNT BY RANK 0'], r.stdout[-3000:]
+    assert open_checkpoint(tmp_path / 'run', None).step == 2
+
 if __name__ == '__main__' and sys.argv[1:2] == ['--worker']:
     worker(sys.argv[2])

@@ -11,7 +11,7 @@ from transformer_nb.fast_decoding import translate
 from transformer_nb.evaluation import evaluate
 from transformer_nb.tasks import Task
 import re
-from transformer_nb.evaluation import corpus_scores
+from transformer_nb.evaluation import corpus_scores_strict
 
 torch.set_num_threads(1)
 
@@ -77,7 +77,7 @@ def test_beam_wider_than_the_vocabulary(model, tok):
     (['a', None], ['a', 'b'], 'hyps[1] is a NoneType, not a str'),
     (3, [], 'hyps must be a list of sentences (str), got a int')])
 def test_corpus_scores_refuses_non_lists(hyps, refs, says):
-    with pytest.raises(TypeError, match='^' + re.escape(says)): corpus_scores(hyps, refs)
+    with pytest.raises(TypeError, match='^' + re.escape(says)): corpus_scores_strict(hyps, refs)
 
 
 def test_evaluate_refuses_non_pairs():
@@ -86,7 +86,7 @@ def test_evaluate_refuses_non_pairs():
 
 
 def test_corpus_scores_refuses_no_sentences():
-    with pytest.raises(ValueError, match='^corpus_scores got no sentences'): corpus_scores([], [])
+    with pytest.raises(ValueError, match='^corpus_scores got no sentences'): corpus_scores_strict([], [])
 
 
 @pytest.mark.parametrize('which, says', [
@@ -109,7 +109,7 @@ def test_corpus_scores_checks_chunk():
     "chunk=0 was range()'s 'arg 3 must not be zero'; 'x' a comparison of int and str."
     for bad in (0, -1, 'x', 2.5, True):
         with pytest.raises(ValueError, match=rf'^chunk={re.escape(repr(bad))} must be an int >= 1: the sentences counted at a time$'):
-            corpus_scores(['a b', 'c d'], ['a b', 'c d'], chunk=bad)
+            corpus_scores_strict(['a b', 'c d'], ['a b', 'c d'], chunk=bad)
 
 def test_length_batches_checks_the_lengths():
     from transformer_nb.fast_decoding import length_batches
@@ -135,26 +135,26 @@ def test_evaluate_refuses_pairs_that_are_no_list():
     ((-1, 8, 9.5), ValueError, 'hours=-1 must be >= 0 and finite'),
 ])
 def test_training_flops_names_the_bad_figure(args, exc, says):
-    from transformer_nb.evaluation import training_flops
-    with pytest.raises(exc) as e: training_flops(*args)
+    from transformer_nb.evaluation import training_flops_strict
+    with pytest.raises(exc) as e: training_flops_strict(*args)
     assert str(e.value) == says, str(e.value)
 
 def test_table3_functions_check_the_records_and_the_base():
-    from transformer_nb.variations import table3_table, table3_variants, plot_table3
+    from transformer_nb.variations import table3_table, table3_variants_strict, plot_table3_strict
     from transformer_nb.model import PRESETS
     with pytest.raises(TypeError, match=r"^recs must be a list of Table 3 records \(dicts"): table3_table('x', {})
     with pytest.raises(TypeError, match=r"^base must be a model preset \(a dict such as PRESETS\['small'\]\), got \{\} \(it lacks d_model, h, N, d_ff\)"):
-        table3_variants({})
-    with pytest.raises(TypeError, match=r"^base must be a model preset"): table3_variants('small')
+        table3_variants_strict({})
+    with pytest.raises(TypeError, match=r"^base must be a model preset"): table3_variants_strict('small')
     with pytest.raises(ValueError, match=r"^recs\[0\] \(base\) lacks 'bleu': not a Table 3 record"):
         table3_table([dict(id='base', variant='base', overrides={}, seed=0, params=1, valid_ppl=2.0)], PRESETS['small'])
-    with pytest.raises(ValueError, match="no 'base' run"): plot_table3([], PRESETS['small'])
+    with pytest.raises(ValueError, match="no 'base' run"): plot_table3_strict([], PRESETS['small'])
 
 def test_attention_functions_check_model_tokenizer_and_text(model, tok):
-    from transformer_nb.variations import attention_maps, sentence_maps, attention_record
+    from transformer_nb.variations import attention_maps_strict, sentence_maps, attention_record
     src = torch.tensor([[5, 3]])
     says = r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType$'
-    with pytest.raises(TypeError, match=says): attention_maps(None, src, src)
+    with pytest.raises(TypeError, match=says): attention_maps_strict(None, src, src)
     with pytest.raises(TypeError, match=says): sentence_maps(None, tok, 'one', 'eins')
     with pytest.raises(TypeError, match=says): attention_record(None, tok, ['one'])
     with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): sentence_maps(model, None, 'one', 'eins')

@@ -309,3 +309,39 @@ SAYS_CHECK_LOOP_MHA = {
 def test_fresh_wrong_answers_named_by_check_loop_mha(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_loop_mha, *FRESH['check_loop_mha', label], says=SAYS_CHECK_LOOP_MHA[label])
+
+# ---------------------------------------------------------------- mistakes named since: .view, W^O left out, biases not copied
+def test_check_heads_names_view_on_a_transposed_tensor():
+    "merge_heads with .view after the transpose passes a tensor that happens to be laid out for it, and fails on attention's output: named."
+    merge_view = lambda x: x.transpose(1, 2).view(x.shape[0], x.shape[2], -1)
+    assert_rejects(check_heads, right['split_heads'], merge_view,
+                   says=r"merge_heads used \.view after transpose\(1, 2\): attention's output .* use \.reshape, or \.contiguous\(\)\.view")
+
+class _NoWO(_LoopBase):
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem
+        m = None if mask is None else mask[:, 0]
+        return torch.cat([self.head(i, x, mem, m) for i in range(self.h)], -1)
+class _WOMissing(_LoopBase):
+    def __init__(self, d_model, h): super().__init__(d_model, h); del self.w_o
+class _NoBiasCopy(_LoopBase):
+    def load_from(self, mha):
+        d = self.d_k * self.h
+        with torch.no_grad():
+            for i in range(self.h):
+                sl = slice(i * self.d_k, (i + 1) * self.d_k)
+                for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), mha.in_proj.weight.split(d)): lin.weight.copy_(W[sl])
+            self.w_o.load_state_dict(mha.out_proj.state_dict())
+class _NoWOBias(_LoopBase):
+    def load_from(self, mha):
+        super().load_from(mha)
+        with torch.no_grad(): self.w_o.bias.zero_()
+
+@pytest.mark.parametrize('cls, says', [
+    (_NoWO, r"self-attention: off by .*; W\^O is left out: concatenate the heads in order, then apply W\^O"),
+    (_WOMissing, r"LoopMHA\(32, 4\) has no W\^O: after the 12 per-head layers it needs one nn.Linear\(h\*d_k, d_model\)"),
+    (_NoBiasCopy, r"off by .*; load_from copied the weights but not the biases of 12 per-head layers: head i's b_i\^Q is in_proj.bias"),
+    (_NoWOBias, r"off by .*; load_from copied W\^O's weight but not its bias: copy out_proj.bias too"),
+], ids=['W^O left out of forward', 'no W^O layer', 'biases not copied', "W^O's bias not copied"])
+def test_check_loop_mha_names_w_o_and_bias_mistakes(cls, says):
+    assert_rejects(check_loop_mha, cls, says=says)

@@ -210,3 +210,22 @@ SAYS_CHECK_RELATIVE_BIAS = {
 def test_fresh_wrong_answers_named_by_check_relative_bias(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_relative_bias, *FRESH['check_relative_bias', label], says=SAYS_CHECK_RELATIVE_BIAS[label])
+
+# ---------------------------------------------------------------- wrong clamping, named
+class RB_clip(_RB):
+    lo, hi = -1, 1
+    def forward(self, n_q, n_k): return self.table[self.off(n_q, n_k).clamp(self.lo, self.hi) + self.K].permute(2, 0, 1)
+class RB_clip_low(RB_clip): lo, hi = -2, 1
+class RB_clip_one_side(_RB):
+    def forward(self, n_q, n_k): return self.table[self.off(n_q, n_k).clamp(max=self.K) + self.K].permute(2, 0, 1)
+class RB_clip_h(_RB):
+    def forward(self, n_q, n_k): return self.table[self.off(n_q, n_k).clamp(-self.h, self.h) + self.K].permute(2, 0, 1)
+
+@pytest.mark.parametrize('cls, says', [
+    (RB_clip, r"the offset is clipped to \[-1, 1\], not \[-K, K\] = \[-2, 2\]: clamp\(j - i, -K, K\), then add K"),
+    (RB_clip_low, r"the offset is clipped to \[-2, 1\], not \[-K, K\] = \[-2, 2\]"),
+    (RB_clip_one_side, r"the offset is clipped on one side only, to at most 2: clamp\(j - i, -K, K\), then add K"),
+    (RB_clip_h, r"forward\(4, 4\) raised (IndexError|RuntimeError) .*an offset j - i beyond ±K = ±2 indexed past the table's 2K \+ 1 = 5 rows; clip it on both sides"),
+], ids=['[-1, 1]', '[-2, 1]', 'upper side only', 'clipped to h'])
+def test_relative_bias_wrong_clamping_is_named(cls, says):
+    assert_rejects(check_relative_bias, cls, says=says)

@@ -287,3 +287,28 @@ SAYS_CHECK_PARSING_COUNTS = {
 def test_fresh_wrong_answers_named_by_check_parsing_counts(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_parsing_counts, *FRESH['check_parsing_counts', label], says=SAYS_CHECK_PARSING_COUNTS[label])
+
+# ---------------------------------------------------------------- mistakes named since: swapped masks, log-probabilities, a causal-only mask, 32K
+@pytest.mark.parametrize('old, new, says', [
+    ("src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)", "tgt_mask, src_mask = pad_mask(src), make_tgt_mask(tgt)",
+     r"^Not yet: my_forward raised RuntimeError \(.*\) on a source of 9 and a target of 7 tokens, and runs when both have 7: a mask "
+     r"is used where the other belongs \(swapped\)\. The encoder's self-attention and the cross-attention take pad_mask\(src\)"),
+    ("return model.generator(model.dec_norm(y))", "return model.generator(model.dec_norm(y)).log_softmax(-1)",
+     r"post-LN: my_forward.*: these are log-probabilities \(log_softmax of the logits\): Transformer.forward returns the logits"),
+    ("return model.generator(model.dec_norm(y))", "return model.generator(model.dec_norm(y)).softmax(-1)",
+     r"post-LN: my_forward.*: these are probabilities \(softmax of the logits\)"),
+    ("make_tgt_mask(tgt)", "causal_mask(tgt.shape[1])",
+     r"post-LN: my_forward.*: the decoder's self-attention mask is causal only: make_tgt_mask\(tgt\) is causal_mask\(T\) and pad_mask\(tgt\)"),
+], ids=['masks swapped', 'log-probabilities', 'probabilities', 'causal-only target mask'])
+def test_my_forward_mask_and_output_mistakes_are_named(old, new, says, capsys):
+    f = my_forward(old, new)
+    f.__globals__.setdefault('causal_mask', __import__('transformer_nb.attention', fromlist=['causal_mask']).causal_mask)
+    assert_named(check_forward, f, says=says, capsys=capsys)
+
+def test_parsing_counts_32k_tied_is_read_as_a_vocabulary_slip(capsys):
+    "A tied count with a 32K vocabulary (16K a side) equals tie='decoder' at 16K; the vocabulary, the slip of the same tie mode, is named."
+    from transformer_nb.model import count_config_params, get_config
+    count = lambda v, tie: count_config_params(get_config('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
+    assert count(32000, 'all') == count(16000, 'decoder')                  # why it was misread
+    assert_named(check_parsing_counts, lambda: (count(32000, 'all'), count(16000, 'none')),
+                 says=r"^Not yet: tied=[\d,]+ is not the count of §6.3's model: either a vocabulary of 32,000: §6.3's is 16K, or it is tie='decoder'", capsys=capsys)

@@ -153,3 +153,18 @@ SAYS_CHECK_BPE = {
 def test_fresh_wrong_answers_named_by_check_bpe(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_bpe, *FRESH['check_bpe', label], says=SAYS_CHECK_BPE[label])
+
+# ---------------------------------------------------------------- merging by string replace, named
+STR_LEARN = ("        vocab = {tuple(_merge(list(syms), best)): c for syms, c in vocab.items()}",
+             "        vocab = {tuple(' '.join(syms).replace(' '.join(best), ''.join(best)).split()): c for syms, c in vocab.items()}")
+STR_SEGMENT = ("    for pair in merges: syms = _merge(syms, pair)\n    return syms",
+               "    s = ' '.join(syms)\n    for a, b in merges: s = s.replace(f'{a} {b}', a + b)\n    return s.split()")
+
+@pytest.mark.parametrize('old, new, says', [
+    (*STR_LEARN, r"learn_bpe\(\{'ab': 10, 'abc': 1, 'bc': 6\}, 5\) gave .*: merging by string replace joins symbols across their boundaries"),
+    (*STR_SEGMENT, r"segment\('abc', \[\('a', 'b'\), \('b', 'c'\)\]\) gave \['abc', '</w>'\], not \['ab', 'c', '</w>'\]: merging by string replace"),
+], ids=['learn_bpe', 'segment'])
+def test_bpe_string_replace_is_named(old, new, says, capsys):
+    "String replace on the space-joined symbols passes Sennrich et al.'s example, and merges across a symbol's boundary elsewhere."
+    assert check_bpe(*bpe(old, new)) is False
+    assert re.search(says, capsys.readouterr().out)

@@ -4,7 +4,7 @@ written (without raising), and answers each natural wrong answer with False and 
 and the mistake, or the other definition it follows (tensor2tensor's, The Annotated Transformer's); and each "break
 it" exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
 fail (tests/nbtools.py's `break_it`)."""
-import math
+import math, re
 import pytest, torch
 import torch.nn.functional as F
 from nbtools import assert_break_it, assert_stub_reported, cells, code_blocks, namespace
@@ -239,3 +239,20 @@ SAYS_CHECK_LABEL_SMOOTHING = {
 def test_fresh_wrong_answers_named_by_check_label_smoothing(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_label_smoothing, *FRESH['check_label_smoothing', label], says=SAYS_CHECK_LABEL_SMOOTHING[label])
+
+# ---------------------------------------------------------------- the smoothing without eps / V, named
+def _ls_parts(f):
+    def loss(logits, target, eps, pad_id=PAD_ID):
+        lp, keep = logits.log_softmax(-1), target != pad_id
+        nll = -lp.gather(-1, target[..., None])[..., 0]
+        return f(nll, eps, logits.shape[-1])[keep].mean()
+    loss.__name__ = 'my_label_smoothing'; return loss
+
+@pytest.mark.parametrize('f, says', [
+    (lambda nll, eps, V: (1 - eps) * nll, r"likely the smoothing left out: 1 - eps on the reference alone"),
+    (lambda nll, eps, V: (1 - eps + eps / V) * nll, r"likely eps / V given to the reference alone"),
+    (lambda nll, eps, V: (1 - eps) * nll + eps / V, r"likely eps / V added as a number"),
+], ids=['1 - eps alone', 'eps / V on the reference', 'eps / V as a constant'])
+def test_label_smoothing_without_eps_over_V_is_named(f, says, capsys):
+    ok, out = verdict(check_label_smoothing, _ls_parts(f), capsys)
+    assert ok is False and re.search(says, out), out

@@ -95,6 +95,7 @@ BREAK_10 = {   # exercise: (cell, old, new, module, the cells and tests its solu
             'test_nbest_one_stops_earlier_with_the_same_answer',
             'test_nbest_ranked_by_normalised_score',
             'test_outputs_never_hold_specials',
+            'test_the_librarys_decoders_equal_the_main_lines',
             'test_the_test_model_is_not_degenerate',
             'test_translate_order_empty_and_batching',
         )}),
@@ -150,3 +151,22 @@ SAYS_CHECK_GREEDY_STEP = {
 def test_fresh_wrong_answers_named_by_check_greedy_step(label, ns):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_greedy_step, *FRESH['check_greedy_step', label], ns['model'], says=SAYS_CHECK_GREEDY_STEP[label])
+
+# ---------------------------------------------------------------- a probability or a sample returned, named
+def _probs(ns): return lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).softmax(-1)
+WRONG_RETURNS = {
+    'the best probability': (lambda ns: lambda m, s, ys: _probs(ns)(m, s, ys).max(-1).values,
+                             "returned the probability of the most probable token (max(-1).values), not token ids"),
+    'torch.max itself': (lambda ns: lambda m, s, ys: _probs(ns)(m, s, ys).max(-1), "returned torch.max's (values, indices)"),
+    'every probability': (lambda ns: _probs(ns), "returned the probabilities of every token (softmax), not token ids"),
+    'a sample': (lambda ns: lambda m, s, ys: torch.multinomial(_probs(ns)(m, s, ys), 1)[:, 0],
+                 "your step draws its tokens at random (torch.multinomial, a Categorical)"),
+    'a sample, kept axis': (lambda ns: lambda m, s, ys: torch.multinomial(_probs(ns)(m, s, ys), 1),
+                            "your step draws its tokens at random"),
+}
+
+@pytest.mark.parametrize('name', WRONG_RETURNS)
+def test_greedy_check_names_a_probability_or_a_sample(ns, name, capsys):
+    make, says = WRONG_RETURNS[name]
+    ok, msg = verdict(make(ns), ns['model'], capsys)
+    assert ok is False and says in msg, msg

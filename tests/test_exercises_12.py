@@ -179,3 +179,35 @@ SAYS_CHECK_HEADS_LOOKING = {
 def test_fresh_wrong_answers_named_by_check_heads_looking(label, in_nbs):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_heads_looking, *FRESH['check_heads_looking', label], says=SAYS_CHECK_HEADS_LOOKING[label])
+
+# --- exercise 4: build rows (A) and (B) ---
+from transformer_nb.exercises import check_rows_ab
+
+ROWS_AB = code_blocks(NB, EXERCISES)[2]
+
+def rows(old=None, new=''):
+    "The printed `rows_ab` (exercise 4's solution), with `old` replaced by `new`: a wrong answer."
+    src = ROWS_AB
+    if old is not None:
+        assert src.count(old) == 1, old
+        src = src.replace(old, new)
+    ns = {}; exec(src, ns); return ns['rows_ab']
+
+def test_rows_ab_stub_is_reported_and_the_solution_passes(in_nbs):
+    stub = namespace(NB, _body(cells(NB)['e12c0b04'][1]).split('\ncheck_rows_ab')[0])['rows_ab']
+    ok, line = said(check_rows_ab, stub)
+    assert ok is False and line.startswith('rows_ab is not written yet'), line
+    assert said(check_rows_ab, rows()) == (True, "rows_ab scales Table 3's rows (A) and (B) to any base, as table3_variants does")
+
+@pytest.mark.parametrize('old, new, says', [
+    ("dict(h=k, d_k=d // k, d_v=d // k)", "dict(h=k, d_k=d_k, d_v=d_k)", "row (A) keeps each head's size: it keeps the computation constant"),
+    ("dict(d_k=k, d_v=d_k)", "dict(d_k=k, d_v=k)", "row (B) changes the key size d_k alone: d_v stays the base model's"),
+    ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(1, 4, 16, 32)", "those are the paper's numbers of heads (1, 4, 16, 32)"),
+    ("(d_k // 4, d_k // 2)", "(16, 32)", "those are the paper's key sizes (16, 32)"),
+    ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(max(1, h // 8), h // 2, 2 * h, 8 * h)", "A-h32 is None" if False else "names row (A)'s variants ['A-h1', 'A-h16', 'A-h4', 'A-h64']"),
+    ("f'B-dk{k}'", "f'B{k}'", "names row (B)'s variants [], not ['B-dk16', 'B-dk32']"),
+    ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(h // 8, h // 2, 2 * h, 4 * h)", "divided by zero: with fewer than 8 heads h // 8 is 0"),
+], ids=['A keeps d_k', 'B changes d_v', "the paper's heads", "the paper's key sizes", 'a wrong factor', 'names', 'no head'])
+def test_rows_ab_mistakes_are_named(old, new, says):
+    ok, line = said(check_rows_ab, rows(old, new))
+    assert ok is False and line.startswith('Not yet: ') and says in line, line

@@ -265,6 +265,31 @@ def test_onnx_float32_greedy_and_beam_identical(onnx_mods, tmp_path, tok, kw):
     ids = [tok.encode(w) + [EOS_ID] for w in src[:20]]
     assert [ex.onnx_greedy(m, i) for i in ids] == [ex.onnx_greedy(m, i, use_cache=False) for i in ids]
 
+def test_onnx_beam_checks_alpha_once_per_search_not_at_its_steps(onnx_mods, tmp_path, tok, monkeypatch):
+    "onnx_beam checks alpha once per search, as the `Decoding` it searches with is built, whatever its cap: never at a step."
+    import collections
+    import transformer_nb.checks as checks, transformer_nb.decoding as dec
+    _, ex = onnx_mods
+    m = ex.OnnxModel(ex.export_onnx(trained_checkpoint(tmp_path / 'm.pt', tok), tmp_path / 'onnx', quantize=None))
+    counts, real = collections.Counter(), checks.check_value
+    for mod in (checks, dec): monkeypatch.setattr(mod, 'check_value', lambda name, *a, **k: (counts.update([name]), real(name, *a, **k))[1])
+    src = tok.encode(words(1, 3)[0]) + [EOS_ID]
+    for extra in (3, 57):
+        counts.clear()
+        ex.onnx_beam(m, src, Decoding(beam=4, alpha=0.6, max_extra=extra))
+        assert counts['alpha'] == 1, (extra, counts)
+
+# How close the int8 export's greedy outputs stay to float32's on these barely trained models: chrF (sacreBLEU) of the int8
+# lines against the float32 lines. How many lines stay identical depends on the CPU's int8 kernels (AVX2, AVX-512 and AMX
+# round near-ties differently, and an AVX2 EPYC kept fewer identical than the count once asserted here), so no count is
+# asserted: chrF moves a little with a flipped letter and collapses if the export is broken (unrelated lines score under
+# 10). results/int8_agreement.json holds the figures measured (experiments/int8_agreement.py), each with its machine.
+INT8_CHRF = 70.0
+
+def agreement(hyps:list, refs:list) -> float:
+    import sacrebleu
+    return sacrebleu.corpus_chrf(hyps, [refs]).score
+
 def test_onnx_int8_runs_and_is_smaller(onnx_mods, tmp_path, tok):
     _, ex = onnx_mods
     c = trained_checkpoint(tmp_path / 'm.pt', tok)
@@ -275,7 +300,7 @@ def test_onnx_int8_runs_and_is_smaller(onnx_mods, tmp_path, tok):
     src = words(80, 7)
     ours = translate(model, tok, src, beam=1, precision='fp32')
     int8 = ex.onnx_translate(d8, src, beam=1)                                      # a folder works as well as an OnnxModel
-    assert sum(a == b for a, b in zip(int8, ours)) >= 40, list(zip(int8, ours))    # close to ours on a model that learned
+    assert agreement(int8, ours) >= INT8_CHRF, list(zip(int8, ours))               # close to ours: a bound no CPU's int8 kernels flip
     assert all(set(o) <= set(LETTERS + ' ') for o in int8)
     assert json.loads((d8 / 'config.json').read_text())['quantize'] == 'int8'
 
@@ -296,7 +321,7 @@ def test_onnx_int8_stores_a_tied_table_once(onnx_mods, tmp_path, tok, tie, table
         assert big == {('embedding_quantized', onnx.TensorProto.EXTERNAL)} and files['embedding.bin']['bytes'] == V * dm
     src = words(80, 7)
     int8, fp32 = ex.onnx_translate(d8, src, beam=1), ex.onnx_translate(d32, src, beam=1)
-    assert sum(a == b for a, b in zip(int8, fp32)) >= 40, list(zip(int8, fp32))  # a barely trained model: near-ties flip
+    assert agreement(int8, fp32) >= INT8_CHRF, list(zip(int8, fp32))             # a barely trained model: near-ties flip, letters stay
 
 def test_onnx_attention_is_every_head_of_every_layer(onnx_mods, tmp_path, tok):
     "The graphs return the weights `attention_maps` (12_variations) computes, (N, h, n_q, n_k) each, for the decoded sentence."
@@ -320,7 +345,8 @@ def test_onnx_folder_follows_the_contract(onnx_mods, ckpt, tmp_path, tok):
     onnx, ex = onnx_mods
     import hashlib
     d = ex.export_onnx(ckpt, tmp_path / 'onnx')
-    assert sorted(p.name for p in d.iterdir()) == ['config.json', 'decoder.onnx', 'embedding.bin', 'encoder.onnx', 'tokenizer.json', 'tokenizer.model']
+    assert sorted(p.name for p in d.iterdir()) == ['config.json', 'config.sha256', 'decoder.onnx', 'embedding.bin', 'encoder.onnx', 'tokenizer.json', 'tokenizer.model']
+    assert (d / 'config.sha256').read_text() == hashlib.sha256((d / 'config.json').read_bytes()).hexdigest() + '  config.json\n'   # config.json's, outside it
     dims = lambda vs: {v.name: [x.dim_param or x.dim_value for x in v.type.tensor_type.shape.dim] for v in vs}
     enc, dec = onnx.load(d / 'encoder.onnx'), onnx.load(d / 'decoder.onnx')
     N, h, V, dk, dm = 2, 4, tok.vocab_size, 8, 32
@@ -332,7 +358,7 @@ def test_onnx_folder_follows_the_contract(onnx_mods, ckpt, tmp_path, tok):
                                       **{f'self_attn{i}': ['B', h, 'T', 'P+T'] for i in range(N)}, **{f'cross_attn{i}': ['B', h, 'T', 'S'] for i in range(N)}}
     assert min(o.version for o in enc.opset_import if o.domain in ('', 'ai.onnx')) >= 17
     conf = json.loads((d / 'config.json').read_text())
-    assert (conf['format'], conf['version'], conf['quantize'], conf['max_extra']) == ('transformer_nb-onnx', 2, 'int8', 50)
+    assert (conf['format'], conf['version'], conf['quantize'], conf['max_extra'], conf['beam'], conf['alpha'], conf['stop']) == ('transformer_nb-onnx', 2, 'int8', 50, 4, 0.6, 'exact')
     assert conf['special'] == {'pad': PAD_ID, 'bos': BOS_ID, 'eos': EOS_ID, 'unk': 1} and conf['config']['d_model'] == dm
     for f, v in conf['files'].items():
         assert v == {'bytes': (d / f).stat().st_size, 'sha256': hashlib.sha256((d / f).read_bytes()).hexdigest()}, f
@@ -497,3 +523,76 @@ def test_tnb_translate_refuses_a_damaged_export_and_a_line_too_long(ckpt, tmp_pa
     _flip(out / 'model.bin')
     r = command('translate', out, 'a b')
     assert r.returncode == 2 and r.stderr.strip() == f"tnb-translate: error: {out / 'model.bin'} is damaged: its sha256 differs from the one transformer_nb.json records; export the folder again", r.stderr
+
+def test_an_export_carries_its_tasks_decoding(onnx_mods, tmp_path, tok, monkeypatch):
+    "A parsing model (built untrained with §6.3's task) exports §6.3's decoding, beam 21 and alpha 0.3 with 300 extra"
+    " tokens, not the paper's translation decoding: in config.json (ONNX) and transformer_nb.json (CTranslate2), and the"
+    " readers decode with it unless told; a translation checkpoint exports beam 4 and alpha 0.6."
+    from transformer_nb.parsing import PARSE_DECODING
+    _, ex = onnx_mods
+    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
+    c = save_checkpoint(tmp_path / 'parse.pt', config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(),
+                        step=0, epoch=0, meta={'task': 'parsing', 'dataset': 'parsing'})
+    d = ex.export_onnx(c, tmp_path / 'onnx', quantize=None)
+    conf = json.loads((d / 'config.json').read_text())
+    assert (conf['beam'], conf['alpha'], conf['max_extra'], conf['stop']) == (21, 0.3, 300, PARSE_DECODING.stop)
+    om = ex.OnnxModel(d)
+    assert om.decoding == PARSE_DECODING
+    used = []
+    monkeypatch.setattr(ex, 'onnx_beam', lambda m, src, decoding: used.append(decoding) or [])
+    ex.onnx_translate(om, ['a b'])
+    ex.onnx_translate(om, ['a b'], beam=5)
+    assert used == [PARSE_DECODING, PARSE_DECODING.but(beam=5)]                 # the export's, with what is given
+    ct = json.loads((export_ctranslate2(c, tmp_path / 'ct2') / 'transformer_nb.json').read_text())
+    assert ct['decoding'] == dataclasses.asdict(PARSE_DECODING)
+    told = []                                                                    # tnb-translate's way: translate_export
+    monkeypatch.setattr(ex, 'ctranslate2_translate', lambda tr, tk, b, decoding, options, meta: told.append(decoding) or [''] * len(b))
+    ex.translate_export(tmp_path / 'ct2', ['a b'], say=lambda m: None)
+    ex.translate_export(tmp_path / 'ct2', ['a b'], say=lambda m: None, beam=5)
+    assert told == [PARSE_DECODING, PARSE_DECODING.but(beam=5)]
+    c2 = save_checkpoint(tmp_path / 'tr.pt', config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=0, epoch=0, meta={})
+    conf = json.loads((ex.export_onnx(c2, tmp_path / 'onnx-tr', quantize=None) / 'config.json').read_text())
+    assert (conf['beam'], conf['alpha'], conf['max_extra']) == (PAPER_DECODING.beam, PAPER_DECODING.alpha, PAPER_DECODING.max_extra)
+
+def test_ctranslate2s_n_best_is_ranked_by_gnmts_length_penalty():
+    "`rescored` picks, among CTranslate2's hypotheses scored without a penalty (log p), the best log p / ((5+|Y|)/6)^alpha,"
+    " |Y| counting EOS, and drops the EOS; CTranslate2's own |Y|^alpha would pick the other one here."
+    from types import SimpleNamespace
+    from transformer_nb.export import rescored
+    r = SimpleNamespace(hypotheses=[['a', '</s>'], ['b', 'c', 'd', 'e', 'f', '</s>']], scores=[-1.0, -1.6])
+    gnmt = lambda k: r.scores[k] / ((5 + len(r.hypotheses[k])) / 6) ** 0.6
+    own = lambda k: r.scores[k] / len(r.hypotheses[k]) ** 0.6
+    assert gnmt(0) > gnmt(1) and own(1) > own(0)                                 # the two penalties disagree on this pair
+    assert rescored(r, 0.6) == ['a'] and rescored(r, 0.0) == ['a']
+    assert rescored(SimpleNamespace(hypotheses=[['x', 'y']], scores=[-3.0]), 0.6) == ['x', 'y']   # no EOS: cut at the cap
+
+def test_onnx_translate_encodes_each_sentence_once_and_checks_nothing_per_step(onnx_mods, tmp_path, tok, monkeypatch):
+    "`onnx_translate` encodes each sentence once (its length checked, then decoded), and checks alpha and the rest once a call: as many checks for 2 sentences of up to 2 steps as for 6 of up to 20."
+    from test_fast_decoding import CountedSp
+    from test_trainer import count_checks
+    _, ex = onnx_mods
+    m = ex.OnnxModel(ex.export_onnx(trained_checkpoint(tmp_path / 'm.pt', tok, steps=5), tmp_path / 'onnx', quantize=None))
+    src = words(6, 7)
+    m.tokenizer.sp = CountedSp(m.tokenizer.sp)
+    ex.onnx_translate(m, src, beam=3)
+    assert sorted(m.tokenizer.sp.texts) == sorted(src), m.tokenizer.sp.texts
+    seen = []
+    for n, extra in ((2, 2), (6, 20)):
+        calls = count_checks(monkeypatch)
+        for beam in (1, 3): ex.onnx_translate(m, src[:n], beam=beam, max_extra=extra)
+        monkeypatch.undo(); seen.append(sorted(c for c in calls if c[1] != 'check_sentence_list'))   # the list's own check, item by item
+    assert seen[0] == seen[1], seen
+
+@pytest.mark.parametrize('stream', [False, True])   # sentences given (all checked first), or a file read as a stream
+def test_translate_export_encodes_each_sentence_once(ckpt, tmp_path, monkeypatch, stream):
+    "tnb-translate with a CTranslate2 export encodes each line once: for its length check and its decoding."
+    from transformer_nb.export import translate_export
+    d, src = export_ctranslate2(ckpt, tmp_path / 'ct2'), words(7, 3)
+    texts, real = [], Tokenizer.encode
+    monkeypatch.setattr(Tokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
+    if stream:
+        import io
+        monkeypatch.setattr('sys.stdin', io.TextIOWrapper(io.BytesIO(''.join(s + '\n' for s in src).encode())))   # read as a stream, batch by batch
+        translate_export(d, [], '-', str(tmp_path / 'out.txt'), say=lambda m: None)
+    else: translate_export(d, src, None, str(tmp_path / 'out.txt'), say=lambda m: None)
+    assert len((tmp_path / 'out.txt').read_text().splitlines()) == len(src) and sorted(texts) == sorted(src), texts

@@ -5,7 +5,7 @@ import pytest
 import torch
 from transformer_nb.core import PAD_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.decoding import greedy_decode, beam_search, Decoding
+from transformer_nb.decoding import cached_greedy_decode, cached_beam_search, Decoding
 from transformer_nb.data import Tokenizer
 from transformer_nb.fast_decoding import fast_beam_search, FastCache, Speedups, translate_batches
 from transformer_nb.options import DecodeOptions
@@ -30,8 +30,8 @@ def test_each_speedup_off_gives_the_same_translations(model, lever):
     src, off, d = batch(vocab=300), Speedups(**{lever: False}), Decoding(beam=3, max_extra=6)
     best = lambda nbest: [h[0][0] for h in nbest]
     assert best(fast_beam_search(model, src, d, nbest=1, speedups=off)) == best(fast_beam_search(model, src, d, nbest=1))
-    assert best(fast_beam_search(model, src, d, speedups=off)) == best(beam_search(model, src, 3, max_extra=6))
-    assert greedy_decode(model, src, 6, cache=FastCache(model.cfg.N, off)) == greedy_decode(model, src, 6)
+    assert best(fast_beam_search(model, src, d, speedups=off)) == best(cached_beam_search(model, src, 3, max_extra=6))
+    assert cached_greedy_decode(model, src, 6, cache=FastCache(model.cfg.N, off)) == cached_greedy_decode(model, src, 6)
 
 def test_speedups_are_checked(model):
     with pytest.raises(ValueError, match='not both'): Speedups(one_token_step=False, grouped_cross=False)
@@ -94,3 +94,87 @@ def test_unknown_lines_are_named_a_few_then_counted():
     said = [str(x.message) for x in w]
     assert 2 <= len(said) <= 11, len(said)
     assert said[0].startswith("line 1: 'one': ") and said[-1].startswith(f"{3000 - len(said) + 1:,} more"), said
+
+# One tokenization per sentence: the length check, the task's unknown-piece check and the decoder share one encode.
+class CountedSp:
+    "A SentencePiece processor that counts its tokenizations (`encode`, whatever its output type), by text."
+    def __init__(self, sp): self.sp, self.texts = sp, []
+    def encode(self, text, *a, **k):
+        self.texts += [text] if isinstance(text, str) else list(text); return self.sp.encode(text, *a, **k)
+    def __getattr__(self, name): return getattr(self.sp, name)
+
+SENTS = ['one two', 'three two one', 'two', 'one two three three', 'eins zwei', 'drei', 'zwei drei eins', 'one three']
+
+def _counted():
+    "A tokenizer whose tokenizations are counted, and its model."
+    torch.manual_seed(0)
+    tok = Tokenizer.train(['one two three', 'eins zwei drei', 'two three', 'zwei drei'] * 10, vocab_size=30)
+    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
+    tok.sp = CountedSp(tok.sp)
+    return m, tok
+
+@pytest.mark.parametrize('known', [True, False])   # sentences given at once (checked before decoding), or a stream (checked as they come)
+def test_tnb_translate_tokenizes_each_sentence_once(known):
+    "The path of tnb-translate (`translate_source` with the task's `input_problems`) encodes each of N sentences once: not to check its length, then its pieces, then to decode it."
+    from transformer_nb.fast_decoding import translate_source
+    from transformer_nb.tasks import get_task
+    m, tok = _counted()
+    source = ([SENTS[:3], SENTS[3:]], lambda i: f"sentence {i + 1}", known)
+    outs = list(translate_source(m, tok, Decoding(beam=2, max_extra=3), source, DecodeOptions(max_tokens=12, precision='fp32'),
+                                 lambda t, lines: get_task('translation').input_problems(t, lines, 'en')))
+    assert sum(map(len, outs)) == len(SENTS) and sorted(tok.sp.texts) == sorted(SENTS), tok.sp.texts
+
+def test_translate_and_a_tasks_score_tokenize_each_source_once():
+    from transformer_nb.fast_decoding import translate
+    from transformer_nb.tasks import get_task
+    m, tok = _counted()
+    translate(m, tok, SENTS + ['', '  '], beam=2, max_extra=3, max_tokens=12, precision='fp32')
+    assert sorted(tok.sp.texts) == sorted(SENTS), tok.sp.texts                 # the empty ones: none
+    tok.sp.texts.clear()
+    get_task('translation').score(m, tok, [(s, s) for s in SENTS], Decoding(beam=2, max_extra=3), DecodeOptions(precision='fp32'))
+    assert sorted(tok.sp.texts) == sorted(SENTS), tok.sp.texts                 # the references are scored as text: not tokenized
+
+def test_a_line_with_an_unknown_piece_is_still_named_once_encoded():
+    "Only a line that holds a piece the tokenizer lacks is read as pieces a second time, to name that piece in its warning."
+    from transformer_nb.tasks import get_task
+    m, tok = _counted()
+    got = get_task('translation').input_problems(tok, ['one two', ' one ☃ two '], 'en')
+    assert got == [(1, "'☃' unknown to the model's tokenizer (written as ⁇)")], got
+    assert tok.sp.texts == ['one two', 'one ☃ two', 'one ☃ two'], tok.sp.texts
+
+@pytest.mark.parametrize('beam', [1, 3])
+def test_no_check_runs_per_sentence_or_per_decoding_step(monkeypatch, beam):
+    "8 sentences decoded for up to 20 steps call each check as often as 2 for up to 2 steps (one batch each): the checks run once a call, at its entry."
+    from test_trainer import count_checks
+    from transformer_nb.fast_decoding import translate_source
+    from transformer_nb.tasks import get_task
+    m, tok = _counted()
+    problems = lambda t, lines: get_task('translation').input_problems(t, lines, 'en')
+    seen = []
+    for n, extra in ((2, 2), (8, 20)):
+        calls = count_checks(monkeypatch)
+        list(translate_source(m, tok, Decoding(beam=beam, max_extra=extra), ([SENTS[:n]], str, True), DecodeOptions(precision='fp32'), problems))
+        monkeypatch.undo(); seen.append(sorted(calls))
+    assert seen[0] == seen[1], seen
+
+def test_tnb_evaluate_tokenizes_each_source_once(monkeypatch, tmp_path, capsys):
+    "tnb-evaluate checks each source's length and decodes it from one encode; its references are scored as text."
+    from transformer_nb.cli import evaluate_main
+    texts, real = [], Tokenizer.encode
+    monkeypatch.setattr(Tokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
+    monkeypatch.setattr(Tokenizer, 'pieces', lambda self, text: texts.append(text))
+    src = ['seven', 'three hundred', 'forty-two', 'nine', 'twelve']
+    (tmp_path / 's').write_text(''.join(s + '\n' for s in src)); (tmp_path / 'r').write_text('sieben\ndreihundert\nzweiundvierzig\nneun\nzwölf\n')
+    with pytest.raises(SystemExit) as e:
+        evaluate_main(['pretrained:numbers', '--src', str(tmp_path / 's'), '--ref', str(tmp_path / 'r'), '--beam', '1', '--json', '--precision', 'fp32'])
+    assert e.value.code in (0, None), capsys.readouterr().err
+    assert sorted(texts) == sorted(src), texts
+
+def test_a_copy_of_encoded_once_reads_through_to_its_tokenizer():
+    "A copy (made without `__init__`) forwards to the tokenizer it copied, instead of recursing in `__getattr__`."
+    import copy
+    from transformer_nb.fast_decoding import EncodedOnce
+    m, tok = _counted()
+    once = EncodedOnce(tok); once.encode('one two')
+    c = copy.copy(once)
+    assert (c.encode('one two'), c.vocab_size, tok.sp.texts) == (tok.encode('one two'), tok.vocab_size, ['one two', 'one two'])

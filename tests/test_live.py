@@ -122,13 +122,13 @@ def test_cached_steps_equal_the_whole_prefix_and_pytorch(fp32_export):
     " kept), and those of PyTorch's greedy decoding, on 6 test2016 sentences."
     ex, m = export_module(), export_module().OnnxModel(fp32_export)
     from transformer_nb.pretrained import load_pretrained
-    from transformer_nb.decoding import greedy_decode
+    from transformer_nb.decoding import cached_greedy_decode
     import torch
     model, tok, _ = load_pretrained('multi30k-de-en')
     srcs = [tok.encode(s) + [3] for s in first_test2016(6)]
     cached = [ex.onnx_greedy(m, s) for s in srcs]
     assert cached == [ex.onnx_greedy(m, s, use_cache=False) for s in srcs]
-    assert cached == [greedy_decode(model.float(), torch.tensor([s]))[0] for s in srcs]
+    assert cached == [cached_greedy_decode(model.float(), torch.tensor([s]))[0] for s in srcs]
     assert len(set(map(len, cached))) >= 4                                   # outputs of several lengths: a real check
 
 def test_python_onnx_translate_agrees_with_translate_mjs(fp32_export):
@@ -151,6 +151,64 @@ def test_translate_mjs_arguments_and_a_bad_folder(int8_export, tmp_path):
                        (('--beams', '2'), 'unrecognized arguments: --beams'), (('--trace',), '--trace needs --json')):
         r = node_fails(LIVE / 'translate.mjs', int8_export, *args, 'Hallo.')
         assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
+
+def edited_config(src:Path, dest:Path, digest:bool=True, **edits) -> Path:
+    "A copy of the export `src` in `dest` with config.json's fields edited (dotted names: special.eos), and config.sha256 rewritten to match unless not `digest`."
+    import hashlib
+    shutil.copytree(src, dest)
+    conf = json.loads((dest / 'config.json').read_text())
+    for k, v in edits.items():
+        *path, last = k.split('__'); d = conf
+        for p in path: d = d[p]
+        d[last] = v
+    (dest / 'config.json').write_text(json.dumps(conf, indent=1))
+    if digest: (dest / 'config.sha256').write_text(hashlib.sha256((dest / 'config.json').read_bytes()).hexdigest() + '  config.json\n')
+    return dest
+
+@pytest.mark.parametrize('edits, digest, says', [
+    (dict(special__eos=5), False, "config.json is damaged: its sha256 differs from the one config.sha256 records; export the folder again"),
+    (dict(special__eos=5), True, "config.json: special.eos = 5 is not the tokenizer's eos id, 3; export the folder again"),
+    (dict(beam=0), True, "config.json: beam = 0 must be a whole number from 1 to"),
+    (dict(alpha='x'), True, 'config.json: alpha = "x" must be a number in [0, 10]; export the folder again'),
+    (dict(max_extra=-1), True, "config.json: max_extra = -1 must be a whole number >= 0; export the folder again"),
+    (dict(config__N=9), True, "config.json: config.N = 9 does not match decoder.onnx, whose inputs are for 3 layers; export the folder again"),
+], ids=['eos-no-digest', 'eos', 'beam', 'alpha', 'max_extra', 'N'])
+def test_an_edited_config_json_is_refused_alike_by_translate_mjs_and_python(int8_export, tmp_path, edits, digest, says):
+    "config.json is read only once its bytes match config.sha256 (beside it), and its ids and settings are checked against"
+    " the tokenizer and the graphs: an edit is one line naming config.json and the field, exit 2, in translate.mjs and in"
+    " Python's `OnnxModel` (so `onnx_translate`) alike, before any sentence is translated."
+    node_modules()
+    d = edited_config(int8_export, tmp_path / 'm', digest, **edits)
+    r = node_fails(LIVE / 'translate.mjs', d, 'sieben')
+    assert r.returncode == 2 and not r.stdout and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert r.stderr.startswith(f"translate.mjs: {d / 'config.json'}") and says in r.stderr, r.stderr
+    with pytest.raises(ValueError) as e: export_module().OnnxModel(d)
+    assert str(e.value) == r.stderr.strip().removeprefix('translate.mjs: ')           # the same words
+
+def test_translate_mjs_without_config_sha256_and_as_a_command(int8_export, tmp_path):
+    "An export without config.sha256 is refused in one line; --help says the usage and the exit codes (0); a full disk as"
+    " standard output is one line and exit 1; a reader that leaves early ends it quietly with 141."
+    node_modules()
+    d = tmp_path / 'm'; shutil.copytree(int8_export, d); (d / 'config.sha256').unlink()
+    r = node_fails(LIVE / 'translate.mjs', d, 'Hallo.')
+    assert r.returncode == 2 and r.stderr == f"translate.mjs: {d / 'config.sha256'} is missing: an export holds the sha256 of its config.json there; export the folder again (tnb-export --format onnx)\n"
+    with pytest.raises(ValueError, match='is missing: an export holds the sha256 of its config.json there'): export_module().OnnxModel(d)
+    r = node_fails(LIVE / 'translate.mjs', '--help')
+    assert r.returncode == 0 and r.stdout.startswith('usage: node nbs/live/translate.mjs MODEL_DIR') and 'exit codes: 0 done; 1' in r.stdout and not r.stderr
+    if Path('/dev/full').exists():
+        with open('/dev/full', 'w') as full:
+            r = subprocess.run([node(), LIVE / 'translate.mjs', int8_export, '--beam', '1', 'Ein Hund.'], stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=300)
+        assert r.returncode == 1 and r.stderr == 'translate.mjs: standard output: No space left on device\n', r.stderr
+    p = subprocess.Popen([node(), LIVE / 'translate.mjs', int8_export, '--beam', '1', *(['Ein Hund.'] * 50)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    p.stdout.close()                                                                     # the reader leaves before any line
+    assert p.wait(timeout=300) == 141 and p.stderr.read() == b''
+    import signal
+    for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):                      # mid-run: quietly, with the commands' statuses
+        p = subprocess.Popen([node(), LIVE / 'translate.mjs', int8_export, *(['Ein Mann fährt mit dem Fahrrad über eine Brücke.'] * 200)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+        assert p.stdout.readline()                                                       # translating
+        p.send_signal(sig)
+        assert p.wait(timeout=120) == code and p.stderr.read() == b'', sig
 
 @pytest.fixture(scope='module')
 def int8_export(tmp_path_factory) -> Path:
@@ -325,6 +383,9 @@ def test_vendor_publishes_what_the_page_fetches_and_nothing_else(int8_export, in
     assert {f for f in files if f.startswith('katex/') and not f.endswith('.woff2')} == {'katex/katex.min.js', 'katex/katex.min.css'}
     fetched = {f for f in files if f.startswith(('vendor/', 'models/'))} - {'vendor/files.json'}
     assert set(listed['bytes']) == fetched and all(listed['bytes'][f] == files[f] for f in fetched)
+    assert listed['decoding'] == {'de-en': {'beam': 4}, 'en-de': {'beam': 4}}                 # the menu's beam, from config.json
+    for name, d in (('de-en', int8_export), ('en-de', int8_en_de)):                              # config.json's digest, beside it
+        assert (live / 'models' / name / 'config.sha256').read_bytes() == (d / 'config.sha256').read_bytes()
     cfg = json.loads((int8_export / 'config.json').read_text())
     for name, d in (('de-en', int8_export), ('en-de', int8_en_de)):
         for f in ['tokenizer.json', 'encoder.onnx', 'decoder.onnx', *(f for f in cfg['files'] if f.endswith('.bin'))]:
@@ -370,10 +431,23 @@ def live_site(folder:Path, **models) -> Path:
         shutil.copy(ROOT / 'tests' / 'live_standin.mjs', folder / 'live' / 'translator.mjs')
     cell = {'outputs': [{'data': {'text/html': explorer_html(load_explorer())}}]}
     live_explorer(cell)
+    shutil.copy(ROOT / 'nbs' / 'styles.css', folder / 'styles.css')
     (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><title>explorer</title>'
-                                       '<meta name="quarto:offset" content="./"><link rel="icon" href="data:,"></head>'
-                                       f'<body>{FRONT}{cell["outputs"][0]["data"]["text/html"]}</body></html>', encoding='utf-8')
+                                       '<meta name="viewport" content="width=device-width, initial-scale=1">'
+                                       '<meta name="quarto:offset" content="./"><link rel="icon" href="data:,"><link rel="stylesheet" href="styles.css"></head>'
+                                       f'<body><main>{path_table_html()}{FRONT}{cell["outputs"][0]["data"]["text/html"]}</main></body></html>', encoding='utf-8')
     return folder
+
+def path_table_html() -> str:
+    "The front page's path table (tools/frontpage.py's `path_table`, a Markdown table) as the site's HTML table, in #tnb-path."
+    import html, re, sys
+    sys.path.insert(0, str(ROOT / 'tools'))
+    from frontpage import path_table
+    rows = [l.strip('|').split(' | ') for l in path_table().data.splitlines() if l.startswith('|') and not l.startswith('|---')]
+    cell = lambda t: re.sub(r'\[([^\]]+)\]\(([^)]+)\)', r'<a href="\2">\1</a>', html.escape(t.strip()))
+    head, *body = rows
+    return ('<div id="tnb-path" class="cell-output-display"><table><thead><tr>' + ''.join(f'<th>{cell(c)}</th>' for c in head) + '</tr></thead><tbody>'
+            + ''.join('<tr>' + ''.join(f'<td>{cell(c)}</td>' for c in r) + '</tr>' for r in body) + '</tbody></table></div>')
 
 class serve:
     "An http.server on 127.0.0.1 (a free port) over `folder`, in a thread, for a `with` block: its URL."
@@ -388,9 +462,9 @@ class serve:
         return f'http://127.0.0.1:{self.httpd.server_address[1]}/'
     def __exit__(self, *a): self.httpd.shutdown(); self.httpd.server_close()
 
-def drive(url, *sentences) -> dict:
+def drive(url, *sentences, width=1200) -> dict:
     r = subprocess.run([node(), ROOT / 'tests' / 'live_page.mjs', url, *sentences], capture_output=True, text=True,
-                       encoding='utf-8', timeout=600, env={**__import__('os').environ, 'CHROMIUM': chromium()})
+                       encoding='utf-8', timeout=600, env={**__import__('os').environ, 'CHROMIUM': chromium(), 'WIDTH': str(width)})
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(r.stdout)
 
@@ -398,10 +472,10 @@ def beam_record(model, tok, sentence:str) -> dict:
     "The explorer's record of `sentence` decoded as the page decodes it (beam 4, alpha 0.6), its weights from PyTorch."
     import torch
     from transformer_nb.core import BOS_ID, EOS_ID
-    from transformer_nb.decoding import beam_search
+    from transformer_nb.decoding import cached_beam_search
     from transformer_nb.variations import attention_maps
     src = torch.tensor([tok.encode(sentence) + [EOS_ID]])
-    ids = beam_search(model, src, beam=4, alpha=0.6)[0][0][0]
+    ids = cached_beam_search(model, src, beam=4, alpha=0.6)[0][0][0]
     tgt_out = ids + [EOS_ID]
     maps = attention_maps(model, src, torch.tensor([[BOS_ID] + tgt_out[:-1]]))
     piece = tok.sp.id_to_piece
@@ -409,17 +483,19 @@ def beam_record(model, tok, sentence:str) -> dict:
                 tgt_in=[piece(i) for i in [BOS_ID] + tgt_out[:-1]], weights={k: [(100 * w[0].float()).tolist() for w in ws] for k, ws in maps.items()})
 
 @pytest.mark.slow
-def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, int8_en_de, tmp_path):
-    "Headless Chromium over a served page, other hosts blocked: the front translator (empty box, the limit, an example,"
-    " the beam stepped by button and key, a hostile sentence, the switch to English→German, which alone fetches its"
-    " model), then the explorer (Ctrl-Enter, a second sentence mid-decoding): translation and grid as PyTorch's beam 4."
+@pytest.mark.parametrize('width', [1400, 390])
+def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, int8_en_de, tmp_path, width):
+    "Headless Chromium over a served page, other hosts blocked, 1,400 and 390 px wide: the front translator (empty box,"
+    " the limit, an example, the beam stepped by button and key, a hostile sentence, text it cannot read, the switch to"
+    " English→German, which alone fetches its model), then the explorer (Ctrl-Enter, a second sentence mid-decoding):"
+    " translation and grid as PyTorch's beam 4; the path table whole in the window."
     playwright(); chromium()
     from transformer_nb.explorer import attention_grid, START
     from transformer_nb.pretrained import load_pretrained
     first, second = 'Ein Mann fährt mit dem Fahrrad über eine Brücke.', 'Zwei Mädchen spielen Fußball auf einer grünen Wiese.'
     hostile = '<script>alert(1)</script> Ein Hund 😀'
     with serve(live_site(tmp_path / 'site', de_en=fp32_export, en_de=int8_en_de)) as url:
-        out = drive(url, first, second, 'A dog is running through the snow.', hostile)
+        out = drive(url, first, second, 'A dog is running through the snow.', hostile, width=width)
     assert not out['errors'], out['errors']
     assert all(u.startswith(url) for u in out['requests']), "no request leaves the site"
     # before a click: the page, app.mjs and files.json, nothing heavy; the note says what the click downloads
@@ -473,6 +549,11 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     assert out['paragraph']['which'][0].startswith('Sentence 1 of 2: Ein Hund läuft über die Wiese.'), out['paragraph']
     # English in the German box: said, and the other direction offered
     assert out['language']['line'].startswith('This looks like English, but this model reads German') and out['language']['offer'] == 'Translate it English → German'
+    # Arabic, and gibberish in Latin letters: a line that says the model cannot read it, and no other direction offered
+    assert out['unreadable']['script']['line'].startswith('The model cannot read this: it reads German, in Latin letters') and out['unreadable']['script']['offers'] == 0
+    assert out['unreadable']['letters']['line'].startswith('The model cannot read this: it splits it into single letters') and out['unreadable']['letters']['offers'] == 0
+    # the path table (and any other): within the window, whole (it wraps) or scrolling inside itself, never cut
+    assert out['tables'] and all(t['right'] <= t['inner'] and t['scroll'] <= t['client'] + 1 for t in out['tables']), out['tables']
     # a link to #translator: the first example decoded, the input and its translation in the window
     land = out['landing']
     assert land['text'] == out['example'] and land['hyp'] == out['front']['hyp'] and land['scrolled'] > 0
@@ -512,9 +593,9 @@ def python_beam_labels(model, tok, sentence:str, beam:int=4, alpha:float=0.6, ma
     " tnb-translate stops (one translation wanted: once the best finished score is at least the best open log p / lp(L))."
     import torch
     from transformer_nb.core import EOS_ID
-    from transformer_nb.decoding import beam_search, length_penalty, max_output_lengths
+    from transformer_nb.decoding import cached_beam_search, length_penalty, max_output_lengths
     src, trace, finished, steps = torch.tensor([tok.encode(sentence) + [EOS_ID]]), [], [], []
-    beam_search(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
+    cached_beam_search(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
     L = int(max_output_lengths(model, src, max_extra)[0])
     for t, s in enumerate(trace):
         ys, (origin, token, logp, ends, go) = s['ys'], (s[k][0] for k in ('origin', 'tok', 'logp', 'ends', 'go'))
@@ -536,9 +617,13 @@ def python_beam_labels(model, tok, sentence:str, beam:int=4, alpha:float=0.6, ma
 
 BEAM_VIEW = """
 import { beamStep } from './nbs/live/app.mjs';
+import { outputCap } from './nbs/live/decoding.mjs';
 import { readFileSync } from 'node:fs';
-const { results, maxExtra } = JSON.parse(readFileSync(0, 'utf8'));
-console.log(JSON.stringify(results.map(([res, beam]) => res.trace.map((_, t) => beamStep(res, t, { beam, alpha: 0.6, limit: res.src.length + maxExtra })))));
+const { results, dir } = JSON.parse(readFileSync(0, 'utf8'));
+const c = JSON.parse(readFileSync(`${dir}/config.json`, 'utf8'));      // every setting from the export, as the page takes them
+const cap = { maxExtra: c.max_extra, maxPositions: c.config.pos === 'learned' ? c.config.max_len : null };
+console.log(JSON.stringify(results.map(([res, greedy]) => res.trace.map((_, t) =>
+  beamStep(res, t, { beam: greedy ? 1 : c.beam, alpha: c.alpha, limit: outputCap(cap, res.src.length) })))));
 """
 
 def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_export):
@@ -551,7 +636,7 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
     node_modules()
     import torch
     from transformer_nb.pretrained import load_pretrained
-    from transformer_nb.decoding import greedy_decode
+    from transformer_nb.decoding import cached_greedy_decode
     from transformer_nb.core import EOS_ID
     model, tok, _ = load_pretrained('multi30k-de-en')
     model = model.float()
@@ -559,13 +644,14 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
     sentences = ['Ein brauner Hund rennt durch den tiefen Schnee.', 'Hallo.']
     traced = [json.loads(l) for l in run_node(LIVE / 'translate.mjs', fp32_export, '--json', '--trace', *sentences, stdin='')]
     greedy = json.loads(run_node(LIVE / 'translate.mjs', fp32_export, '--json', '--trace', '--beam', '1', sentences[0], stdin='')[0])
-    max_extra = json.loads((fp32_export / 'config.json').read_text())['max_extra']
-    r = subprocess.run([node(), '--input-type=module', '-e', BEAM_VIEW], input=json.dumps({'results': [[x, 4] for x in traced] + [[greedy, 1]],
-                       'maxExtra': max_extra}), capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=120)
+    conf = json.loads((fp32_export / 'config.json').read_text())
+    max_extra = conf['max_extra']
+    r = subprocess.run([node(), '--input-type=module', '-e', BEAM_VIEW], input=json.dumps({'results': [[x, False] for x in traced] + [[greedy, True]],
+                       'dir': str(fp32_export)}), capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=120)
     assert r.returncode == 0, r.stderr
     *views, gview = json.loads(r.stdout)
     for sentence, res, view in zip(sentences, traced, views):
-        want = python_beam_labels(model, tok, sentence, max_extra=max_extra)
+        want = python_beam_labels(model, tok, sentence, conf['beam'], conf['alpha'], max_extra)
         assert len(view) == len(want), (sentence, len(view), len(want))                   # it stops at the same step
         for t, (v, w) in enumerate(zip(view, want)):
             assert [(r['tokens'], r['fate']) for r in v['rows']] == [(r['tokens'], r['fate']) for r in w['rows']], (sentence, t)
@@ -588,7 +674,7 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
                for v in views[0] for r in v['rows']), "an end dropped above an open row that goes on: the case the rule explains"
     assert len(views[0][-1]['finished']) == 8
     # greedy: one hypothesis; row 1 is taken at each step, greedy_decode's tokens, and the last step takes the end
-    out = greedy_decode(model, torch.tensor([tok.encode(sentences[0]) + [EOS_ID]]))[0]
+    out = cached_greedy_decode(model, torch.tensor([tok.encode(sentences[0]) + [EOS_ID]]))[0]
     assert all(v['greedy'] and [r['fate'] for r in v['rows']] == ['taken', 'not taken'] for v in gview)
     assert [v['rows'][0]['tokens'][-1] for v in gview[:-1]] == out and gview[-1]['rows'][0]['piece'] == '</s>'
     assert [v['stop'] for v in gview] == [None] * (len(gview) - 1) + ['end'] and gview[-1]['chosen']['tokens'] == out
@@ -599,7 +685,7 @@ def test_the_page_splits_paragraphs_names_invisible_characters_and_sees_the_lang
     " space reported as read as a space, the share of unknown pieces, and which language a text looks like."
     node()
     script = """
-import { splitSentences, visible, looksLike, unknownShare, unreadable } from './nbs/live/app.mjs';
+import { splitSentences, visible, looksLike, unknownShare, unreadable, readingNote } from './nbs/live/app.mjs';
 const tok = { normalize: t => '▁' + t.replace(/\\u200b/g, ' ').replace(/\\u00ad/g, '').split(/\\s+/).filter(Boolean).join('▁'), encodeNormalized: t => [] };
 console.log(JSON.stringify({
   split: ['Ein Mann fährt Rad. Zwei Hunde spielen im Schnee! Was nun?', 'Am 3. Mai kam Dr. Müller. Er lachte.',
@@ -607,7 +693,13 @@ console.log(JSON.stringify({
   visible: visible('Ein\\u00adHund\\u200b x\\u00a0y \\u2062z'),
   looks: ['The dog is running in the park.', 'Ein Hund läuft über die Wiese.', 'مرحبا بالعالم', 'Hallo.'].map(looksLike),
   share: unknownShare(['▁', '<unk>', '▁', '<unk>', '▁Hund', '</s>']),
-  lost: unreadable({ tokenizer: tok }, 'a\\u200bb c\\u00add', { unknown: [] }) }));
+  lost: unreadable({ tokenizer: tok }, 'a\\u200bb c\\u00add', { unknown: [] }),
+  bytes: unknownShare(['▁', '<0xE4>', '▁a', '</s>']),
+  notes: [['The dog is running.', ['▁The', '▁dog', '▁is', '▁running', '.', '</s>'], 'English'], ['The dog is running.', ['▁The', '▁dog', '</s>'], null],
+          ['مرحبا بالعالم', ['▁', '<unk>', '▁', '<unk>', '</s>'], 'English'], ['xkqz vbrt', ['▁x', 'k', 'q', 'z', '▁v', 'b', 'r', 't', '</s>'], 'English'],
+          ['ŧŋ', ['▁', '<unk>', '</s>'], 'English'], ['ŧŋ ab ŧ', ['▁', '<unk>', '▁ab', '▁', '<unk>', '</s>'], 'English'],
+          ['ŧŋ ab cd', ['▁', '<unk>', '▁ab', '▁cd', '</s>'], 'English'], ['Ein Hund.', ['▁Ein', '▁Hund', '.', '</s>'], 'English']]
+    .map(([t, p, other]) => readingNote(t, p, 'German', other)) }));
 """
     r = subprocess.run([node(), '--input-type=module', '-e', script], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -618,6 +710,12 @@ console.log(JSON.stringify({
     assert got['visible'] == 'Ein⟨soft hyphen⟩Hund⟨zero-width space⟩ x⟨no-break space⟩y ⟨U+2062⟩z'
     assert got['looks'] == ['English', 'German', None, None] and got['share'] == {'unknown': 2, 'total': 3}
     assert got['lost'] == [{'text': '\u200b', 'as': 'space'}, {'text': '\u00ad', 'as': 'dropped'}]
+    assert got['bytes'] == {'unknown': 1, 'total': 2}                       # a byte piece is as unknown as <unk>
+    kinds = [(n or {}).get('kind') for n in got['notes']]
+    assert kinds == ['other', 'other', 'script', 'letters', 'unknown', 'unknown', None, None], got['notes']
+    assert [n['offer'] for n in got['notes'][:4]] == [True, False, False, False]   # the switch only to the language it looks like
+    assert got['notes'][4]['why'].startswith('The one piece the model read is unknown to it: it reads German')
+    assert got['notes'][5]['why'].startswith('2 of the 3 pieces the model read are unknown to it')
 
 def test_both_command_line_translators_say_they_take_one_sentence_a_line():
     "The page splits a paragraph into sentences; the two command-line translators do not, and say so: tnb-translate's"

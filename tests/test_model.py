@@ -5,7 +5,7 @@ from transformer_nb.attention import pad_mask, causal_mask, tgt_mask
 from transformer_nb.core import count_params
 from transformer_nb.trainer import TrainConfig
 from dataclasses import fields
-from transformer_nb.model import (TransformerConfig, PRESETS, PAPER_TABLE3, get_config, Transformer, count_config_params,
+from transformer_nb.model import (TransformerConfig, PRESETS, PAPER_TABLE3, get_config, get_config_strict, Transformer, count_config_params,
                                   to_torch_transformer)
 from transformer_nb.decoding import DecoderCache
 
@@ -369,7 +369,7 @@ def test_transformer_wants_a_config_not_its_dict():
     with pytest.raises(TypeError, match=r"^cfg must be a TransformerConfig \(get_config\('base', ...\)\), got a dict; a checkpoint's config dict d is TransformerConfig\(\*\*d\)$"):
         Transformer(vars(cfg))
     with pytest.raises(TypeError, match=r'^cfg must be a TransformerConfig .*got a NoneType$'): count_config_params(None)
-    with pytest.raises(TypeError, match=r"^name must be a preset's name, one of tiny, .*; got a list$"): get_config(['tiny'])
+    with pytest.raises(TypeError, match=r"^name must be a preset's name, one of tiny, .*; got a list$"): get_config_strict(['tiny'])
 
 @pytest.mark.parametrize('kw, msg', [(dict(p_drop='0.1'), "p_drop='0.1' must be a number in [0, 1)"), (dict(p_ffn=None), 'p_ffn=None must be a number in [0, 1)'),
                                      (dict(d_k=-8), 'd_k=-8 must be an int >= 1, or None'), (dict(d_v='64'), "d_v='64' must be an int >= 1, or None"),

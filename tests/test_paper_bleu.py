@@ -101,6 +101,24 @@ def test_paper_bleu_tokenizes_like_moses_and_splits_compounds():
     assert paper_bleu(['“Hallo”, sagte sie…'], ['"Hallo", sagte sie...'])['bleu_paper'] == 100.0   # punctuation made ASCII on both sides
     with pytest.raises(ValueError, match='aligned line by line'): paper_bleu(hyp, ref * 2)
 
+def test_the_literal_t2t_scoring_keeps_the_references_punctuation():
+    "get_ende_bleu.sh made the hypotheses' punctuation ASCII and read its reference as written: offered beside the normalized scoring."
+    hyp, ref = ['„Hallo“, sagte sie.'], ['„Hallo“, sagte sie.']
+    p = paper_bleu(hyp, ref)
+    assert p['bleu_paper'] == 100.0                                   # both sides made ASCII
+    # as written: the hypothesis's „ and “ became " (then &quot;), the reference's stay: 4 of 6 tokens match, 2 of 5 bigrams, ...
+    assert p['bleu_paper_literal'] == round(multi_bleu(*(moses_tokenize(x, 'de', unicode_punct=u) for x, u in ((hyp, True), (ref, False)))).score, 2)
+    assert p['bleu_paper_literal'] < p['bleu_paper']
+    assert p['bleu_paper_literal_signature'].split('|')[2:5] == ['punct:hyps-unicode-to-ascii', 'tok:moses-de', 'split:compounds']
+
+def test_compounds_are_split_for_german_alone():
+    "get_ende_bleu.sh is English→German's: an English→French score tokenizes, and splits no compound."
+    hyp, ref = ['Le porte-monnaie est rouge ici .'], ['Le porte-feuille est rouge ici .']
+    fr, de = paper_bleu(hyp, ref, 'fr'), paper_bleu(hyp, ref, 'de')
+    assert fr['bleu_paper'] == round(multi_bleu(moses_tokenize(hyp, 'fr', True), moses_tokenize(ref, 'fr', True)).score, 2)
+    assert (fr['bleu_paper'], de['bleu_paper']) == (53.73, 50.0)     # 6 tokens unsplit; split, 8, the one that differs breaks more n-grams
+    assert fr['bleu_paper_signature'].split('|')[3:5] == ['tok:moses-fr', 'split:none'] and 'split:none' in fr['bleu_paper_literal_signature']
+
 @pytest.mark.slow
 def test_tnb_evaluate_prints_both_scores_with_their_signatures(tmp_path):
     "A two-update numbers run (en->de) scored by tnb-evaluate in a fresh process: sacreBLEU's line, then the paper's."
@@ -121,5 +139,7 @@ def test_tnb_evaluate_prints_both_scores_with_their_signatures(tmp_path):
     assert lines[0].startswith('BLEU ') and 'tok:13a' in lines[0]
     paper = [l for l in lines if "the paper's: tokenized, compounds split" in l]
     assert len(paper) == 1 and 'tok:moses-de|split:compounds|bleu:multi-bleu' in paper[0], r.stdout
+    literal = [l for l in lines if "the reference's punctuation as written, as tensor2tensor read it" in l]
+    assert len(literal) == 1 and 'punct:hyps-unicode-to-ascii' in literal[0], r.stdout
     scores = json.loads(ev('--json').stdout)
-    assert {'bleu', 'bleu_signature', 'bleu_paper', 'bleu_paper_signature'} <= set(scores)
+    assert {'bleu', 'bleu_signature', 'bleu_paper', 'bleu_paper_signature', 'bleu_paper_literal', 'bleu_paper_literal_signature'} <= set(scores)

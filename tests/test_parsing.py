@@ -6,7 +6,7 @@ import pytest
 from nltk import Tree
 from conftest import said
 from transformer_nb.records import load_results
-from transformer_nb.parsing import (PAPER_TABLE4, linearize, delinearize, _coarsen, sample_treebank, parsing_corpus,
+from transformer_nb.parsing import (PAPER_TABLE4, linearize, linearize_strict, delinearize, _coarsen, sample_treebank, parsing_corpus,
                                     parse_scores, write_treebank_files, viterbi_parse, right_branching,
                                     count_parses, english_pcfg, _table4_beside, _parsing, evaluate_parser)
 from transformer_nb.treebank import brackets, evalb_counts, prf, read_trees, PARSE_KEYS, parse_table
@@ -25,9 +25,9 @@ def cli(main:str, *args, cwd=None):
 def test_every_entry_refuses_bad_input_in_one_line():
     "Each refusal of 12's functions (its check taught in A15, called at the entry) keeps its type and one-line message."
     john = Tree('S', [Tree('NP', [Tree('NNP', ['John'])]), Tree('VBD', ['left'])])
-    cases = [(lambda: linearize(john, 'pos'), "leaves='pos' must be one of ('words', 'XX', 'tags')"),
-             (lambda: linearize(Tree('NN', ['dog'])), "linearize needs a tree with a phrase above its words, got Tree('NN', ['dog'])"),
-             (lambda: linearize(Tree('S', [Tree('-LRB-', ['(']), Tree('NN', ['x'])])),
+    cases = [(lambda: linearize_strict(john, 'pos'), "leaves='pos' must be one of ('words', 'XX', 'tags')"),
+             (lambda: linearize_strict(Tree('NN', ['dog'])), "linearize needs a tree with a phrase above its words, got Tree('NN', ['dog'])"),
+             (lambda: linearize_strict(Tree('S', [Tree('-LRB-', ['(']), Tree('NN', ['x'])])),
               "the word '(' starts with a bracket; escape it as the treebank does (-LRB-, -RRB-)"),
              (lambda: parsing_corpus(10, -1, 5), "n_valid must be an int >= 0, got -1"),
              (lambda: parsing_corpus(10, 1, 5, tgt_lang='xml'), "the parsing corpus has target languages ['tree', 'tree-xx', 'tree-tags'], got 'xml'"),
@@ -38,7 +38,7 @@ def test_every_entry_refuses_bad_input_in_one_line():
     for f, msg in cases:
         with pytest.raises(ValueError) as e: f()
         assert str(e.value) == msg
-    assert linearize(Tree('S', [Tree('-LRB-', ['(']), Tree('NN', ['x'])]), 'XX') == '(S XX XX )S'   # no word written, no refusal
+    assert linearize_strict(Tree('S', [Tree('-LRB-', ['(']), Tree('NN', ['x'])]), 'XX') == '(S XX XX )S'   # no word written, no refusal
     with pytest.raises(ValueError, match=r"^reference 2 is not a well-formed linearised tree for its sentence \("):
         parse_scores([('a b', '(S a b )S'), ('a b', '(S a b')], ['(S a b )S', '(S a b )S'])
 

@@ -109,8 +109,10 @@ def test_translate_mjs_refuses_a_folder_as_onnx_translate_does_and_stops_quietly
     if node is None: pytest.skip("node is not installed: translate.mjs runs in Node")
     if not (mjs.parent / 'node_modules' / 'onnxruntime-web').is_dir(): pytest.skip("nbs/live's packages are not installed: npm ci --prefix nbs/live")
     good = export_onnx('pretrained:numbers', tmp_path / 'onnx', quantize=None)
-    def broken(name, change):
-        d = Path(shutil.copytree(good, tmp_path / name)); change(d); return d
+    def broken(name, change):                       # config.sha256 rewritten to match: what follows it is checked
+        import hashlib
+        d = Path(shutil.copytree(good, tmp_path / name)); change(d)
+        (d / 'config.sha256').write_text(hashlib.sha256((d / 'config.json').read_bytes()).hexdigest() + '  config.json\n'); return d
     (tmp_path / 'empty').mkdir(); (tmp_path / 'file.txt').write_text('seven\n')
     folders = [tmp_path / 'missing', tmp_path / 'empty', tmp_path / 'file.txt',
                broken('not-json', lambda d: (d / 'config.json').write_text('{')),

@@ -176,3 +176,105 @@ def test_portable_paths_hold_no_folder_of_this_machine(tmp_path):
     assert portable_path('/somewhere/else/average.pt', base) == 'average.pt' and portable_path('runs/x', base) == 'runs/x'
     line = portable_command(f"tnb-train --dataset copy --out {tmp_path}/project/runs/x --data-dir=/data/corpus", base)
     assert line == 'tnb-train --dataset copy --out ../runs/x --data-dir=corpus' and str(tmp_path) not in line, line
+
+
+# The lock (A04_runs): O_EXCL and a record of its holder, so that it holds on a shared file system without flock, and a
+# holder that died (kill -9, a node gone) is recognised, while nothing of a live run is ever taken over.
+import errno, os, sys, time
+from transformer_nb import runs as R
+from transformer_nb.safeguards import UserError
+
+_HOLD = ("import sys, time\nfrom transformer_nb.runs import RunFolder\n"
+         "with RunFolder(sys.argv[1]).lock(): print('held', flush=True); time.sleep(600)\n")
+
+def _holder(folder) -> subprocess.Popen:
+    p = subprocess.Popen([sys.executable, '-c', _HOLD, str(folder)], stdout=subprocess.PIPE, text=True, env=ENV)
+    assert p.stdout.readline() == 'held\n'
+    return p
+
+@pytest.fixture(params=['flock', 'no flock'])
+def fs(request, monkeypatch):
+    "The file system with flock, and one without it (as an NFS mount without lock support): the lock holds on both."
+    if request.param == 'no flock':
+        def no_flock(fd, lock=True, wait=False): raise OSError(errno.ENOLCK, 'No locks available')
+        monkeypatch.setattr(R, 'flock', no_flock)
+    return request.param
+
+def test_a_live_holder_is_never_taken_over_and_a_killed_ones_lock_is(tmp_path, fs):
+    folder = tmp_path / 'run'
+    p = _holder(folder)
+    try:
+        with pytest.raises(UserError, match=f'is in use by another run \\(pid {p.pid} on '):
+            with RunFolder(folder).lock(): pass
+        owner = json.loads((folder / '.lock').read_text())
+        assert (owner['pid'], owner['argv'][1:]) == (p.pid, [str(folder)])
+    finally:
+        p.kill(); p.wait()                                         # kill -9: the lock file stays behind
+    assert (folder / '.lock').is_file()
+    run = RunFolder(folder)
+    with run.lock(): assert run.previous_owner['pid'] == p.pid     # a dead owner's lock: taken over
+    assert not (folder / '.lock').exists()                         # and removed when released
+
+def test_a_reused_process_id_does_not_keep_a_dead_runs_lock(tmp_path, fs):
+    "The lock names its holder's start time: a live process that got the dead holder's id later is not the holder."
+    folder = tmp_path / 'run'; folder.mkdir()
+    parent = os.getppid()
+    record = {**R.lock_owner(), 'pid': parent, 'started': R._started(parent)}
+    (folder / '.lock').write_text(json.dumps(record))
+    with pytest.raises(UserError, match=f'in use by another run \\(pid {parent} on'):
+        with RunFolder(folder).lock(): pass                        # the live holder: refused
+    if record['started'] is None: pytest.skip('no process start times here (/proc)')
+    (folder / '.lock').write_text(json.dumps({**record, 'started': record['started'] - 1}))
+    with RunFolder(folder).lock(): pass                            # the same id, a later process: the holder is gone
+
+def test_another_hosts_lock_holds_while_touched_and_lapses_after_the_lease(tmp_path, fs):
+    folder = tmp_path / 'run'; folder.mkdir()
+    (folder / '.lock').write_text(json.dumps({**R.lock_owner(), 'host': 'node7', 'boot': None, 'pid': 1}))
+    with pytest.raises(UserError, match='in use by another run \\(pid 1 on node7'):
+        with RunFolder(folder).lock(): pass
+    old = time.time() - R.LEASE - 5
+    os.utime(folder / '.lock', (old, old))                          # its heartbeat stopped a lease ago: node7 is gone
+    run = RunFolder(folder)
+    with run.lock(): assert run.previous_owner['host'] == 'node7'
+
+def test_the_holder_touches_its_lock(tmp_path, monkeypatch):
+    "The heartbeat: while a run holds its folder, the lock's time moves on, so another host sees it alive."
+    monkeypatch.setattr(R, 'HEARTBEAT', 0.05)
+    run = RunFolder(tmp_path / 'run')
+    with run.lock():
+        old = time.time() - 3600
+        os.utime(run.path / '.lock', (old, old))
+        end = time.time() + 30
+        while os.stat(run.path / '.lock').st_mtime == old and time.time() < end: time.sleep(0.05)
+        assert os.stat(run.path / '.lock').st_mtime > old
+
+def test_the_same_command_killed_before_its_first_checkpoint_starts_again(tmp_path):
+    "A first start killed before its first checkpoint leaves its lock and log: the same command starts the run again, another is refused."
+    from transformer_nb.runs import RunConflict
+    gone = int(subprocess.run([sys.executable, '-c', 'import os; print(os.getpid())'], capture_output=True, text=True).stdout)
+    def killed(argv):
+        folder = tmp_path / 'run'; folder.mkdir(exist_ok=True)
+        (folder / '.lock').write_text(json.dumps({**R.lock_owner(), 'pid': gone, 'started': None, 'argv': argv}))
+        RunFolder(folder).append_log({'valid': {'step': 4, 'loss': 3.0}})
+        return RunFolder(folder)
+    run = killed(['tnb-train', '--out', 'elsewhere'])               # another command's run
+    with pytest.raises(RunConflict, match="holds another run's files \\(log.jsonl\\)"):
+        with run.claim(): pass
+    run = killed(R.lock_owner()['argv'])                            # this command's own first start
+    said = []
+    with run.claim(say=said.append): assert not run.log.exists()
+    assert 'was stopped before its first checkpoint: starting it again (log.jsonl removed)' in said[0], said
+    assert f'pid {gone} on ' in said[0]
+
+def test_a_lock_left_by_an_older_version_is_taken_over_once_free(tmp_path):
+    "Older versions held flock on a lock file that says 'pid N, since ...' and left the file behind: free of flock, it is stale."
+    folder = tmp_path / 'run'; folder.mkdir()
+    (folder / '.lock').write_text('pid 123, since 2026-01-01 10:00:00\n')
+    run = RunFolder(folder)
+    with run.lock(): assert run.previous_owner == {}
+    fd = os.open(folder / '.lock', os.O_RDWR | os.O_CREAT)                    # an older version's live run: it holds flock
+    try:
+        os.write(fd, b'pid 123, since 2026-01-01 10:00:00\n'); R.flock(fd)
+        with pytest.raises(UserError, match='is in use by another run \\(another process\\)'):
+            with RunFolder(folder).lock(): pass
+    finally: os.close(fd)

@@ -111,3 +111,41 @@ def test_a_busy_machine_is_never_called_quiet():
     assert rn.where_measured(t, ['b']) == 'on a 2-core machine shared with other work (load average up to 1.9)'
     t['runs'][0]['load_after'] = []                                     # a run with no load recorded is not called quiet
     assert rn.where_measured(t, ['a']) == 'on a 2-core machine whose load was not recorded'
+
+# ---------------------------------------------------------------- beside a laptop's other work
+# Each paper notebook caps PyTorch's threads (00_core's `notebook_threads`), so that beside two busy processes Run All
+# takes at most 3 times as long as without them: both measured one after the other on the same machine, into
+# results/notebook_times_busy.json (`tools/run_notebooks.py --busy 2`, see its docstring).
+BUSY, SLOWER_MAX = ROOT / 'results' / 'notebook_times_busy.json', 3
+PAPER = [p.name for p in NBS if p.name[:2].isdigit()]
+
+def busy_problems(t:dict, names:list=PAPER) -> list[str]:
+    "What the busy measurement `t` fails: a notebook of `names` not measured both ways, or more than 3 times slower beside busy processes."
+    out = []
+    for name in names:
+        e = t['notebooks'].get(name, {})
+        if 'seconds' not in e or 'busy_seconds' not in e: out.append(f"{name}: not measured both with and without busy processes")
+        elif e['busy_seconds'] > SLOWER_MAX * e['seconds']:
+            out.append(f"{name}: {e['busy_seconds']:.0f} s beside busy processes, more than {SLOWER_MAX} times its {e['seconds']:.0f} s")
+    return out
+
+def test_the_busy_check_can_fail():
+    t = {'notebooks': {'a.ipynb': {'seconds': 10, 'busy_seconds': 31}, 'b.ipynb': {'seconds': 10, 'busy_seconds': 30}, 'c.ipynb': {'seconds': 5}}}
+    assert busy_problems(t, ['a.ipynb', 'b.ipynb', 'c.ipynb']) == [
+        'a.ipynb: 31 s beside busy processes, more than 3 times its 10 s', 'c.ipynb: not measured both with and without busy processes']
+
+def test_paper_notebooks_beside_two_busy_processes_take_at_most_3_times_as_long():
+    t = json.loads(BUSY.read_text(encoding='utf-8'))
+    assert t['machine']['cpu'] and t['machine']['cores'] >= 1, t['machine']
+    busy_runs = {e['busy_run'] for e in t['notebooks'].values() if 'busy_run' in e}
+    assert busy_runs and all(t['runs'][i].get('busy') == 2 for i in busy_runs), "measured beside two busy processes"
+    assert not busy_problems(t)
+
+def test_record_adds_a_busy_run_to_each_entry(tmp_path):
+    path, run = tmp_path / 'times.json', dict(date='2026-01-01', workers=1, load_before=[0.1] * 3, load_after=[0.2] * 3)
+    rn.record(path, [dict(notebook='a.ipynb', status='ok', seconds=10.0, cpu=9.0)], run)
+    rn.record(path, [dict(notebook='a.ipynb', status='ok', seconds=25.0, cpu=9.5), dict(notebook='b.ipynb', status='error', seconds=1.0, cpu=1.0)],
+              dict(run, busy=2))
+    t = json.loads(path.read_text(encoding='utf-8'))
+    assert t['notebooks'] == {'a.ipynb': dict(seconds=10.0, cpu_seconds=9.0, run=0, busy_seconds=25.0, busy_cpu_seconds=9.5, busy_run=1)}
+    assert [r.get('busy') for r in t['runs']] == [None, 2] and t['runs'][1]['notebooks'] == ['a.ipynb']

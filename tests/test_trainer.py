@@ -236,3 +236,194 @@ def test_a_compiled_trainer_makes_one_graph_for_every_batch_shape():
     assert dict(counters['stats']) == {**first, 'calls_captured': counters['stats']['calls_captured']} and counters['stats']['unique_graphs'] == 1, dict(counters['stats'])
     assert not counters['recompiles'] and not counters['graph_break'], (dict(counters['recompiles']), dict(counters['graph_break']))
     assert [s['step'] for s in stats] == [1, 2, 3, 4] and all(np.isfinite(s['loss']) and s['loss'] > 0 for s in stats)
+
+
+# The hot path (A09_trainer): between log steps an update reads nothing back from the device, the stop signals' handlers
+# are installed once a run, the generators are snapshotted whole only for a checkpoint, and none of it changes a loss.
+SYNCS = (('Tensor', 'item'), ('Tensor', 'cpu'), ('Tensor', 'tolist'), ('Tensor', 'numpy'), ('Tensor', '__bool__'),
+         ('Tensor', '__float__'), ('Tensor', '__int__'), ('Tensor', '__index__'), ('cuda', 'synchronize'),
+         ('Event', 'synchronize'), ('Stream', 'synchronize'))
+
+def count_syncs(monkeypatch, host=lambda t: False) -> list:
+    """Every call, from the main thread, of what makes the host wait for a device (a value read back, a copy to the host,
+    a tensor's truth or number, an explicit synchronize), counted into the list returned (one entry per call), except on
+    a tensor that `host(tensor)` says lives on the host. On a CPU they wait for nothing, but each is the same call that
+    waits on a GPU. The batches built on the background thread are host memory before they reach a device, so its calls
+    are not counted."""
+    import threading
+    calls, main = [], threading.main_thread()
+    owners = {'Tensor': torch.Tensor, 'cuda': torch.cuda, 'Event': torch.cuda.Event, 'Stream': torch.cuda.Stream}
+    for owner, name in SYNCS:
+        real = getattr(owners[owner], name)
+        def counted(*a, _real=real, _name=name, **k):
+            if threading.current_thread() is main and not (a and isinstance(a[0], torch.Tensor) and host(a[0])): calls.append(_name)
+            return _real(*a, **k)
+        monkeypatch.setattr(owners[owner], name, counted)
+    return calls
+
+def _trainer(steps=8, **kw):
+    set_seed(0)
+    tc = TrainConfig(**{'steps': steps, 'warmup': 2, 'max_tokens': 120, 'device': 'cpu', 'precision': 'fp32', 'progress': False, **kw})
+    return Trainer(Transformer(get_config('tiny', src_vocab=20, tgt_vocab=20, p_drop=0.1)), copy_ids(96, 20, seed=5), tc=tc, say=lambda m: None)
+
+def _syncs_per_update(monkeypatch, t) -> list:
+    """(update, was it a log step, device reads from its start to the next update's start) for each update of `t.fit()`.
+    Adam's step counts are host tensors it reads (`.item()`) unless fused, as it is on a GPU: those reads are not counted."""
+    steps = lambda x: any(x is s.get('step') for s in t.opt.state.values())
+    calls, starts, real = count_syncs(monkeypatch, steps), [], t.update
+    def update(group, done=None, log=True, host=None):
+        starts.append((t.step + 1, log, len(calls))); return real(group, done, log, host)
+    t.update = update
+    t.fit(); end = len(calls); monkeypatch.undo()
+    return [(s, log, (starts[i + 1][2] if i + 1 < len(starts) else end) - n) for i, (s, log, n) in enumerate(starts)]
+
+def test_between_log_steps_an_update_reads_nothing_back_from_the_device(monkeypatch):
+    got = _syncs_per_update(monkeypatch, _trainer(steps=9, log_every=4))
+    assert [s for s, log, _ in got if log] == [4, 8], got
+    assert all(n == 0 for s, log, n in got if not log and s != 9), got       # 1-3, 5-7: none (after 9, the end of the run reads)
+    assert all(n > 0 for s, log, n in got if log), got                        # a log step reads its loss back, and the updates' before it
+
+def test_the_count_sees_a_read_back_added_to_the_update(monkeypatch):
+    "The count above is honest: one `.item()` put back into the backward pass is one read per update."
+    t = _trainer(steps=5, log_every=4)
+    real = t._backward
+    t._backward = lambda *a, **k: (lambda tot: (tot[0].item(), tot)[1])(real(*a, **k))
+    got = _syncs_per_update(monkeypatch, t)
+    assert [n for s, log, n in got if s in (1, 2, 3)] == [1, 1, 1], got
+
+def test_reading_back_every_k_updates_changes_no_figure_and_resumes_exactly(tmp_path):
+    "The history of a run that reads its losses back every 3 updates is that of one that reads them every update, bit for bit; killed and resumed, the same again."
+    every = _trainer(steps=10, log_every=1); every.fit()
+    k3 = _trainer(steps=10, log_every=3, save_every=4); k3.run = RunFolder(tmp_path / 'a'); k3.fit()
+    key = lambda t: [(r['step'], r['loss'], r['nll'], r['lr'], r['tokens']) for r in t.history['train']]
+    assert key(k3) == key(every) and len(key(every)) == 10
+    class Kill(Exception): pass
+    def kill(t, stats):
+        if stats['step'] == 6: raise Kill
+    cut = _trainer(steps=10, log_every=3, save_every=4)
+    cut.run, cut.callbacks = RunFolder(tmp_path / 'b'), [kill]
+    with pytest.raises(Kill): cut.fit()
+    assert RunFolder(tmp_path / 'b').latest().name == 'checkpoint-0000004.pt'
+    r = _trainer(steps=10, log_every=3, save_every=4); r.run = RunFolder(tmp_path / 'b')
+    r.load(open_checkpoint(tmp_path / 'b', 'resume')); r.fit()
+    assert key(r) == key(every)
+    a, b = k3.model.state_dict(), r.model.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+def test_a_loss_that_is_not_finite_stops_at_the_next_log_step_before_any_checkpoint(tmp_path):
+    "Read back every 3 updates, a NaN that appears at update 5 stops the run at update 6 naming update 5, and checkpoint 6 is never written."
+    from transformer_nb.trainer import TrainingDiverged
+    t = _trainer(steps=12, log_every=3, save_every=2); t.run = RunFolder(tmp_path)
+    real = t._backward
+    def poison(*a, **k):
+        if t.step == 4:
+            with torch.no_grad(): t.model.generator.proj.weight.fill_(float('nan'))
+        return real(*a, **k)
+    t._backward = poison
+    with pytest.raises(TrainingDiverged, match=r'loss is nan at update 5: .*checkpoint-0000004\.pt'): t.fit()
+    assert [p.name for p in RunFolder(tmp_path).checkpoints()][-1] == 'checkpoint-0000004.pt'
+
+def test_the_stop_signals_handlers_are_set_once_a_run_and_the_generators_read_for_checkpoints_only(monkeypatch):
+    import signal as sg
+    import transformer_nb.trainer as T
+    counts = {}
+    for name, owner, attr in (('signal', sg, 'signal'), ('rng_state', T, 'rng_state')):
+        real = getattr(owner, attr)
+        def counted(*a, _real=real, _name=name, **k):
+            counts[_name] = counts.get(_name, 0) + 1; return _real(*a, **k)
+        monkeypatch.setattr(owner, attr, counted)
+    seen = []
+    for steps in (2, 8):
+        counts.clear(); _trainer(steps=steps).fit(); seen.append(dict(counts))
+    assert seen[0] == seen[1] and seen[0].get('rng_state', 0) == 0 and 0 < seen[0]['signal'] <= 6, seen   # run=None: no checkpoint
+
+def test_a_stop_signal_while_an_update_is_applied_lands_after_it():
+    import signal as sg
+    from transformer_nb.trainer import _Gate
+    before = sg.getsignal(sg.SIGINT)
+    with _Gate() as gate:
+        with pytest.raises(KeyboardInterrupt):
+            with gate.hold():
+                sg.raise_signal(sg.SIGINT)
+                held = list(gate.held)                                     # reached: held back, not raised
+        with pytest.raises(KeyboardInterrupt): sg.raise_signal(sg.SIGINT)   # outside `hold`: at once
+    assert held == [sg.SIGINT] and sg.getsignal(sg.SIGINT) is before
+
+def test_one_batch_rebuilds_batches_made_for_the_smaller_micro_batch():
+    from transformer_nb.trainer import batch_sampler, Parallel
+    data = copy_ids(96, 20, seed=5)
+    small = TrainConfig(max_tokens=60, tokens_per_update=240, device='cpu', progress=False)
+    split = Trainer(Transformer(get_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=small, say=lambda m: None,
+                    sampler=batch_sampler(data, small, Parallel()))
+    one = Trainer(Transformer(get_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(**{**small.__dict__, 'one_batch': True}),
+                  say=lambda m: None, sampler=batch_sampler(data, small, Parallel()))
+    assert (split.tc.max_tokens, split.tc.accum, split.sampler.max_tokens) == (60, 4, 60)
+    assert (one.tc.max_tokens, one.tc.accum, one.sampler.max_tokens) == (240, 1, 240)
+
+def test_the_history_a_checkpoint_holds_is_bounded(monkeypatch, tmp_path):
+    import transformer_nb.trainer as T
+    monkeypatch.setattr(T, 'KEEP_HISTORY', 8)
+    t = _trainer(steps=40, log_every=5, save_every=20); t.run = RunFolder(tmp_path); t.fit()
+    ck = open_checkpoint(tmp_path, None); h = ck.meta['history']['train']
+    assert len(h) <= 8 and [r['step'] for r in h] == list(range(8, 41, 8)), [r['step'] for r in h]
+    from transformer_nb.records import train_time
+    ck.meta['history']['train'] = [{'step': s, 'tokens': 100, 'tok_s': 100.0} for s in (8, 16, 24)]
+    assert train_time(ck) == 24.0                                            # each record kept stands for the 8 updates of its stride
+
+def test_a_page_locked_buffer_is_reused_only_once_its_copy_has_finished():
+    from transformer_nb.trainer import _Pinned
+    class Host(_Pinned):
+        def new(self, n): return torch.empty(n, dtype=torch.int64)         # page-locked memory needs a GPU: plain memory here
+    class Copy:
+        def __init__(self, done): self.done = done
+        def query(self): return self.done
+    pool = Host(); a = pool.take(10)
+    pool.give([a], Copy(False)); b = pool.take(10)
+    assert b is not a                                                        # its copy still runs: a new one
+    pool.give([b], Copy(True)); assert pool.take(10) is b and pool.take(1 << 16) is not a   # finished: reused; too small: not
+
+def test_compiled_the_loss_is_in_the_models_graph_and_the_lengths_are_padded_to_a_multiple_of_8(monkeypatch):
+    "torch.compile gets the model and 09's loss as one function (the log-softmax in the graph, no float32 logits handed out of it), over batches whose lengths are multiples of 8."
+    from transformer_nb.speed import CpuLevers
+    from transformer_nb.training import label_smoothed_nll
+    graphs, real = [], torch.compile
+    def keep(gm, inputs): graphs.append(gm); return gm.forward           # the graph as dynamo captured it, run as it is
+    monkeypatch.setattr(torch, 'compile', lambda f, **k: real(f, backend=keep))
+    t = _trainer(steps=1, compile=True)
+    t.levers, t.short_attention = CpuLevers(t.model, dropout=False), 0          # as on a GPU
+    t.sampler.set_epoch(0); group = list(t.sampler)[:1]
+    host = t.host_batches(group)
+    assert all(x.shape[1] % 8 == 0 for pair in host.batches for x in pair) and t.loss_fn is label_smoothed_nll
+    stats = t.update(group, host=host)
+    assert len(graphs) == 1 and 'log_softmax' in graphs[0].code and stats['loss'] > 0, [g.code[:200] for g in graphs]
+
+def count_checks(monkeypatch) -> list:
+    """Every call of a check of `transformer_nb.checks` (`validate`, `check_value`, `check_*`) and of `precision_dtype`,
+    made through any module of the package, appended to the list returned as (check, the function that called it)."""
+    import sys, transformer_nb.checks as C, transformer_nb.machine as M
+    checks = {getattr(C, n) for n in dir(C) if n in ('validate', 'check_fields') or n.startswith('check_')} | {M.precision_dtype}
+    calls = []
+    for mod in [m for n, m in list(sys.modules.items()) if n.startswith('transformer_nb') and m is not None]:
+        for name, f in list(vars(mod).items()):
+            if callable(f) and any(f is c for c in checks):
+                def counted(*a, _f=f, _name=name, **k):
+                    calls.append((_name, sys._getframe(1).f_code.co_name)); return _f(*a, **k)
+                monkeypatch.setattr(mod, name, counted)
+    return calls
+
+def test_no_check_runs_per_update_or_per_micro_batch(monkeypatch):
+    "A run of 8 updates calls each check as often as one of 2 (each update has several micro-batches): the checks run once a run, at its start."
+    seen = []
+    for steps in (2, 8):
+        t = _trainer(steps=steps, accum=3, log_every=1)
+        calls = count_checks(monkeypatch); t.fit(); monkeypatch.undo()
+        seen.append(sorted(c for c in calls if c[1] != 'check_noam_args'))   # the schedule's own arguments: test_training.py
+    assert seen[0] == seen[1], seen
+
+def test_the_precision_is_checked_once_a_run(monkeypatch):
+    "The precision's name is checked (`precision_dtype`) once, when the trainer is built: never per micro-batch or validation batch."
+    calls = count_checks(monkeypatch)
+    t = _trainer(steps=3, accum=3, log_every=1, valid_every=1)
+    n = lambda: sum(c == 'precision_dtype' for c, _ in calls)
+    built = n(); t.fit()
+    assert built == 1 and n() == 1, calls

@@ -6,7 +6,9 @@ import torch
 import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads
+from transformer_nb.training import (noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, noam_lr_with_cooldown,
+                                     make_optimizer, make_optimizer_with_cooldown, checked_label_smoothed_nll)
+import transformer_nb.training as training
 from transformer_nb.trainer import TrainConfig, Trainer, TrainingDiverged
 from transformer_nb.data import collate
 from transformer_nb.checkpoints import rng_state, set_rng_state, save_checkpoint, open_checkpoint, resolve_checkpoint, model_from_checkpoint, _CKPT_FORMAT
@@ -56,25 +58,43 @@ def test_scheduler_steps_per_update_not_micro_batch():
 
 def test_cooldown_ends_the_schedule_linearly_and_resumes_exactly(tmp_path):
     "cooldown=c: the last c updates run at c/c, ..., 1/c of the paper's rate; off (0) it is the paper's schedule."
-    assert [noam_lr(s, 32, 4, total=10, cooldown=3) for s in (7, 8, 9, 10)] == [noam_lr(s, 32, 4) * f for s, f in ((7, 1), (8, 1), (9, 2 / 3), (10, 1 / 3))]
-    assert [noam_lr(s, 32, 4, total=10) for s in range(12)] == [noam_lr(s, 32, 4) for s in range(12)]
+    assert [noam_lr_with_cooldown(s, 32, 4, total=10, cooldown=3) for s in (7, 8, 9, 10)] == [noam_lr(s, 32, 4) * f for s, f in ((7, 1), (8, 1), (9, 2 / 3), (10, 1 / 3))]
+    assert [noam_lr_with_cooldown(s, 32, 4, total=10) for s in range(12)] == [noam_lr(s, 32, 4) for s in range(12)]
     t = make(steps=8, cooldown=4, p_drop=0.0)
     t.fit()
-    assert [r['lr'] for r in t.history['train']] == [noam_lr(s, 32, 4, total=8, cooldown=4) for s in range(1, 9)]
+    assert [r['lr'] for r in t.history['train']] == [noam_lr_with_cooldown(s, 32, 4, total=8, cooldown=4) for s in range(1, 9)]
     a = make(out=tmp_path / 'a', steps=8, cooldown=4, save_every=5, p_drop=0.0); a.fit()   # resumed inside the cool-down
     b = make(out=tmp_path / 'b', steps=8, cooldown=4, p_drop=0.0)
     b.load(*ck(tmp_path / 'a' / 'checkpoint-0000005.pt')); b.fit()
     assert [r['lr'] for r in b.history['train']] == [r['lr'] for r in a.history['train']]
 
+def test_the_library_schedule_and_loss_equal_the_main_lines():
+    "noam_lr_with_cooldown without its extras is noam_lr; make_optimizer_with_cooldown's rates are make_optimizer's; the checked loss is the loss."
+    for d, w in ((512, 4000), (64, 7)):
+        assert [noam_lr_with_cooldown(s, d, w) for s in range(3 * w)] == [noam_lr(s, d, w) for s in range(3 * w)]
+    rates = lambda make, **kw: [(o.param_groups[0]['lr'], o.step(), s.step())[0] for o, s in [make(torch.nn.Linear(2, 2), 64, 10, **kw)] for _ in range(25)]
+    assert rates(make_optimizer_with_cooldown) == rates(make_optimizer)
+    assert rates(make_optimizer_with_cooldown, scale=0.5) == rates(make_optimizer, lr=0.5)     # the main line's lr is the library's scale
+    x, y = torch.randn(3, 4, 7), torch.randint(0, 7, (3, 4))
+    for a, b in zip(checked_label_smoothed_nll(x, y, 0.1), label_smoothed_nll(x, y, 0.1)): assert torch.equal(a, b)
+
+def test_the_schedule_is_checked_once_when_built_not_per_update(monkeypatch):
+    "make_optimizer_with_cooldown checks noam's arguments once; its scheduler's updates check nothing."
+    calls = []
+    monkeypatch.setattr(training, 'check_noam_args', lambda *a: calls.append(a))
+    opt, sched = make_optimizer_with_cooldown(torch.nn.Linear(2, 2), 64, 10, total=30, cooldown=5)
+    for _ in range(30): opt.step(); sched.step()
+    assert len(calls) == 1
+
 def test_bad_schedule_args():
     with pytest.raises(ValueError, match='needs steps'): TrainConfig(cooldown=10)
-    with pytest.raises(ValueError, match=r'^cooldown=5 needs total'): noam_lr(1, 512, 10, cooldown=5)
-    with pytest.raises(ValueError, match=r'^warmup=0 must be an int >= 1$'): noam_lr(1, 512, 0)
-    with pytest.raises(ValueError, match=r'^step=-1 must be an int >= 0$'): noam_lr(-1)
-    with pytest.raises(ValueError, match=r'^step=1.5 must be an int >= 0$'): noam_lr(1.5)
-    with pytest.raises(ValueError, match=r'^cooldown=-1 must be an int >= 0$'): noam_lr(1, 512, 10, total=100, cooldown=-1)
+    with pytest.raises(ValueError, match=r'^cooldown=5 needs total'): noam_lr_with_cooldown(1, 512, 10, cooldown=5)
+    with pytest.raises(ValueError, match=r'^warmup=0 must be an int >= 1$'): noam_lr_with_cooldown(1, 512, 0)
+    with pytest.raises(ValueError, match=r'^step=-1 must be an int >= 0$'): noam_lr_with_cooldown(-1)
+    with pytest.raises(ValueError, match=r'^step=1.5 must be an int >= 0$'): noam_lr_with_cooldown(1.5)
+    with pytest.raises(ValueError, match=r'^cooldown=-1 must be an int >= 0$'): noam_lr_with_cooldown(1, 512, 10, total=100, cooldown=-1)
     for eps in (-0.1, 1.0, float('nan'), '0.1'):
-        with pytest.raises(ValueError, match=rf'^eps={eps!r} must be a number in \[0, 1\)$'): label_smoothed_nll(torch.zeros(2, 5), torch.ones(2, dtype=torch.long), eps)
+        with pytest.raises(ValueError, match=rf'^eps={eps!r} must be a number in \[0, 1\)$'): checked_label_smoothed_nll(torch.zeros(2, 5), torch.ones(2, dtype=torch.long), eps)
     with pytest.raises(ValueError, match='steps=0'): TrainConfig(steps=0)
     with pytest.raises(ValueError, match="precision='fp8'"): TrainConfig(precision='fp8')
 

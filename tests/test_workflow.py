@@ -225,7 +225,8 @@ def test_tnb_train_resumes_a_generated_corpus_made_with_its_own_arguments(tmp_pa
 
 THREADS_RUN = """
 import json, sys, torch
-from transformer_nb.machine import limit_threads, _default_threads
+from transformer_nb.machine import limit_threads
+from transformer_nb.core import default_threads
 from transformer_nb.tasks import Recipe
 from transformer_nb.workflow import train_model
 from transformer_nb.datasets import load_dataset
@@ -235,7 +236,7 @@ run(); got['nothing chosen'] = torch.get_num_threads()
 limit_threads(2); run(); got['limit_threads(2)'] = torch.get_num_threads()
 limit_threads(1); run(recipe=Recipe(preset='tiny', threads=0)); got['limit_threads(1), a recipe of every core'] = torch.get_num_threads()
 limit_threads(); torch.set_num_threads(2); run(); got['torch.set_num_threads(2)'] = torch.get_num_threads()
-print(json.dumps({'got': got, 'default': _default_threads()}))
+print(json.dumps({'got': got, 'default': default_threads()}))
 """
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ It needs Quarto 1.7 (`quarto` on the PATH), Node.js 20 with npm, and the package
    temporary folder.
 3. `npm ci --prefix nbs/live` installs the page's pinned packages (ONNX Runtime Web, KaTeX), unless installed already.
 4. `node nbs/live/vendor.mjs _docs/live de-en=… en-de=…` copies into _docs/live/ only what the pages fetch: the page's
-   modules, ONNX Runtime's modules and its wasm (gzip), each model's config.json and gzip copies, KaTeX.
+   modules, ONNX Runtime's modules and its wasm (gzip), each model's config.json, config.sha256 and gzip copies, KaTeX.
 5. tools/check_site.py (every notebook has its page) and tools/check_hosts.py (no page, style or script loads anything
    from another host) check the result: with --no-serve a failure ends the build with exit 1; else it is said, and the
    site is served all the same.

@@ -9,6 +9,13 @@ notebook's time and, for a failure, the notebook, the cell (number and id), its 
     python tools/run_notebooks.py --flagged-only           # those with a `#| slow` or `#| cuda` cell
     ATEN_CPU_CAPABILITY=default python tools/run_notebooks.py --flagged-only --also nbs/10_decoding.ipynb   # CI's portability pass
     nice -n 5 python tools/run_notebooks.py --workers 1 --budget 1500 --record results/notebook_times.json
+    python tools/run_notebooks.py nbs/[01]*.ipynb --workers 1 --record results/notebook_times_busy.json      # then, at once:
+    python tools/run_notebooks.py nbs/[01]*.ipynb --workers 1 --busy 2 --record results/notebook_times_busy.json
+
+`--busy N` runs N busy processes (a Python loop each, as a laptop's other work) beside the notebooks for the whole run,
+records N with the run and each notebook's time as its `busy_seconds`, beside the `seconds` of a run without them:
+results/notebook_times_busy.json holds the paper notebooks' times measured both ways, one run after the other on the
+same machine, which tests/test_times.py holds to at most 3 times the time without them.
 
 `--record FILE` stores each notebook's wall time (the time a learner waits for Run All) in FILE, with the machine
 (CPU model, its vector instructions, cores, torch, Python), the date, the load average before and after the run and
@@ -97,11 +104,14 @@ def record(path:Path, results:list, run:dict) -> dict:
     nbs = dict(old.get('notebooks', {})) if same else {}
     runs = list(old.get('runs', [])) if same else []
     run = dict(run, notebooks=sorted(r['notebook'] for r in results if r['status'] == 'ok'))
-    for r in results:
-        if r['status'] == 'ok': nbs[r['notebook']] = dict(seconds=r['seconds'], cpu_seconds=r['cpu'], run=len(runs))
+    for r in results:                                   # a run beside busy processes adds to an entry, a quiet one starts it
+        if r['status'] != 'ok': continue
+        if run.get('busy'): nbs[r['notebook']] = dict(nbs.get(r['notebook'], {}), busy_seconds=r['seconds'], busy_cpu_seconds=r['cpu'], busy_run=len(runs))
+        else: nbs[r['notebook']] = dict(seconds=r['seconds'], cpu_seconds=r['cpu'], run=len(runs))
     out = dict(about="Wall time of Run All for each notebook (every cell, the slow ones included), measured by "
                      "`python tools/run_notebooks.py --record` in a fresh copy of the repository; `cpu_seconds` is the "
-                     "kernel's CPU time; `run` indexes `runs` (date, load average before and after, ATEN_CPU_CAPABILITY). "
+                     "kernel's CPU time; `run` indexes `runs` (date, load average before and after, ATEN_CPU_CAPABILITY). `busy_seconds` "
+                     "(where measured, with `--busy N`): the same notebook run beside N busy processes, its run `busy_run`. "
                      "Each notebook's top cell and Colab setup cell state tools/run_notebooks.py's time_phrase(seconds).",
                machine=mach, runs=runs + [run], notebooks=dict(sorted(nbs.items())))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -205,6 +215,8 @@ def main(argv=None):
                    help="run these of the notebooks with the CPU's own ATen kernels, whatever ATEN_CPU_CAPABILITY says")
     p.add_argument('--record', metavar='FILE', help="store each clean notebook's time, the machine and the load in FILE "
                    "(the course's results/notebook_times.json)")
+    p.add_argument('--busy', type=int, default=0, metavar='N', help="run N busy processes beside the notebooks "
+                   "(a laptop's other work) and record N with the run (default 0)")
     p.add_argument('--sync-tops', action='store_true', help="only rewrite each notebook's time sentence from "
                    "results/notebook_times.json (after --record), then stop")
     a = p.parse_args(argv)
@@ -230,9 +242,16 @@ def main(argv=None):
     unknown = [n for n in a.native if Path(n).resolve() not in nbs]
     if unknown: p.error(f"--native: not one of the notebooks to run: {', '.join(unknown)}")
     nbs.sort(key=lambda n: (Path(n) not in {Path(x).resolve() for x in a.native}, -n_flagged[n]))   # roughly the long ones first
-    t0, results = time.perf_counter(), []
+    if a.busy < 0: p.error(f"--busy {a.busy}: a count of busy processes, 0 or more")
+    busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(a.busy)]   # ended below
     run = dict(date=time.strftime('%Y-%m-%d', time.gmtime()), workers=a.workers, load_before=load(),
-               aten_cpu_capability=os.environ.get('ATEN_CPU_CAPABILITY'))
+               aten_cpu_capability=os.environ.get('ATEN_CPU_CAPABILITY'), **({'busy': a.busy} if a.busy else {}))
+    try: return _run(a, nbs, n_flagged, run)
+    finally:
+        for b in busy: b.kill(); b.wait()
+
+def _run(a, nbs, n_flagged, run) -> int:
+    t0, results = time.perf_counter(), []
     with tempfile.TemporaryDirectory(prefix='tnb-notebooks-') as tmp:
         copy = fresh_copy(Path(tmp) / ROOT.name)
         print(f"running {len(nbs)} notebooks as a learner would (every cell, fresh copy in {copy}, no runs/), "

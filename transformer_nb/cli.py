@@ -222,11 +222,10 @@ def _translate_export(a):
             raise SettingError(f"{{{k}}} is for checkpoints; {a.checkpoint} is a CTranslate2 export, which decodes with CTranslate2's own "
                                f"search in the type it was exported in (tnb-export --quantization): drop it", **{k: a.given[k]})
     from transformer_nb.machine import limit_threads; from transformer_nb.checks import settings
-    from transformer_nb.decoding import PAPER_DECODING; from transformer_nb.options import DecodeOptions
+    from transformer_nb.options import DecodeOptions
     from transformer_nb.export import translate_export
-    d = PAPER_DECODING.but(a.beam, a.alpha)                        # the paper's decoding (§6.1), with what was given
     o = DecodeOptions(**{s.name: getattr(a, s.name) for s in settings(DecodeOptions)}).but(threads=limit_threads(a.threads))
-    try: translate_export(a.checkpoint, a.sentences, a.input, a.output, d, o, lambda m: note(f"{a.prog}: {m}"))
+    try: translate_export(a.checkpoint, a.sentences, a.input, a.output, None, o, lambda m: note(f"{a.prog}: {m}"), beam=a.beam, alpha=a.alpha)   # the export's decoding (its task's), with what was given
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
 
 # %% ../nbs/A19_cli.ipynb #c3c5792c
@@ -290,7 +289,8 @@ def _evaluate(argv, table):
     c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
     if a.record: workflow.check_record_file(a.record)                  # before any decoding
     model, tok, task, d, o = _decoder(a, c)
-    from transformer_nb.fast_decoding import check_source_lengths
+    from transformer_nb.fast_decoding import check_source_lengths, EncodedOnce
+    tok = EncodedOnce(tok)                                             # one encode a source: its length checked, then decoded
     pairs, sources, scored, test_name = workflow.test_set(c, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), o.max_src_len)
     with out_of_memory("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens):

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/data.html.md"""
 
 # %% auto #0
 __all__ = ['Tokenizer', 'plot_bpe_merges', 'encode_pairs', 'TokenBatchSampler', 'collate', 'plot_padding', 'drop_long',
-           'balance_ranks', 'pad_ids', 'padding_efficiency']
+           'checked_encode_pairs', 'balance_ranks', 'pad_ids', 'checked_collate', 'padding_efficiency']
 
 # %% ../nbs/08_data.ipynb #c7715aec
 import io
@@ -226,17 +226,15 @@ def drop_long(pairs:list, max_len:int) -> list:
         warnings.warn(f"encode_pairs: dropped {len(pairs) - len(keep):,} of {len(pairs):,} pairs longer than max_len={max_len}", stacklevel=3)
     return keep
 
-_encode_pairs_unchecked = encode_pairs
-
-def encode_pairs(tok:Tokenizer, pairs:list[tuple[str, str]],
-                 max_len:int|None=None, # drop pairs whose source or target (with specials) is longer, with a warning
-                 num_threads:int|None=None, # passed to `Tokenizer.encode`
-                ) -> list[tuple[list[int], list[int]]]:
-    "Token ids for each pair: source = pieces + [EOS], target = [BOS] + pieces + [EOS]."
+def checked_encode_pairs(tok:Tokenizer, pairs:list[tuple[str, str]],
+                         max_len:int|None=None, # drop pairs whose source or target (with specials) is longer, with a warning
+                         num_threads:int|None=None, # passed to `Tokenizer.encode`
+                        ) -> list[tuple[list[int], list[int]]]:
+    "`encode_pairs`, its arguments checked: token ids for each pair, source = pieces + [EOS], target = [BOS] + pieces + [EOS]."
     check_encode_pairs(tok, pairs, max_len, Tokenizer)                  # A02_datasets
     on = tok if num_threads is None else SimpleNamespace(encode=partial(tok.encode, num_threads=num_threads))   # the same ids
     with sentences_named(pairs):                                         # a sentence that is not a str, named
-        out = _encode_pairs_unchecked(on, pairs)
+        out = encode_pairs(on, pairs)
     return out if max_len is None else drop_long(out, max_len)
 
 
@@ -296,10 +294,8 @@ def pad_ids(seqs:list, pad_id:int=PAD_ID) -> torch.Tensor:
     check_id_lists(seqs)
     return _padded(seqs, pad_id, lambda i: f"seqs[{i}]")
 
-_collate_readable = collate                                         # the main line's, for the tests below
-
-def collate(examples:list, pad_id:int=PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
-    "Pad (src_ids, tgt_ids) pairs on the right: src (B, S), tgt (B, T), both long."
+def checked_collate(examples:list, pad_id:int=PAD_ID) -> tuple[torch.Tensor, torch.Tensor]:
+    "`collate`, its pairs checked (a bad row named) and padded in one array: src (B, S), tgt (B, T), both long."
     check_examples(examples)
     with pairs_named(examples): srcs, tgts = [s for s, _ in examples], [t for _, t in examples]
     return _padded(srcs, pad_id, lambda i: f"examples[{i}][0]"), _padded(tgts, pad_id, lambda i: f"examples[{i}][1]")   # (B, S), (B, T)

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/results.html.md"""
 
 # %% auto #0
 __all__ = ['PAPER_TABLE2', 'PAPER_TFLOPS', 'corpus_scores', 'training_flops', 'check_hyps_refs', 'check_pairs', 'check_amounts',
-           'table2_table', 'evaluate']
+           'corpus_scores_strict', 'training_flops_strict', 'table2_table', 'evaluate']
 
 # %% ../nbs/11_results.ipynb #92fab81a
 from sacrebleu.metrics import BLEU, CHRF
@@ -71,16 +71,14 @@ def check_amounts(**xs):
         if isinstance(x, bool) or not isinstance(x, numbers.Real): raise TypeError(f"{name}={x!r} must be a number, got a {type(x).__name__}")
         if not 0 <= x < math.inf: raise ValueError(f"{name}={x!r} must be >= 0 and finite")
 
-_scores_unchecked, _flops_unchecked = corpus_scores, training_flops
+def corpus_scores_strict(hyps:list[str], refs:list[str], chunk:int=10_000) -> dict:
+    "`corpus_scores`, after checking that `hyps` and `refs` are aligned, non-empty lists of str."
+    return corpus_scores(*check_hyps_refs(hyps, refs), chunk)
 
-def corpus_scores(hyps:list[str], refs:list[str], chunk:int=10_000) -> dict:
-    "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures; `chunk` sentences at a time (bounded memory)."
-    return _scores_unchecked(*check_hyps_refs(hyps, refs), chunk)   # aligned, non-empty lists of str
-
-def training_flops(hours:float, n_gpus:float, tflops:float) -> float:
-    "The paper's estimate of training cost: training time x number of GPUs x sustained FLOP/s of one GPU."
+def training_flops_strict(hours:float, n_gpus:float, tflops:float) -> float:
+    "`training_flops`, after checking that each amount is a finite number >= 0."
     check_amounts(hours=hours, n_gpus=n_gpus, tflops=tflops)
-    return _flops_unchecked(hours, n_gpus, tflops)
+    return training_flops(hours, n_gpus, tflops)
 
 
 # %% ../nbs/11_results.ipynb #e11d0001

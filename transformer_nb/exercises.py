@@ -9,14 +9,14 @@ __all__ = ['report', 'check_pad_batch', 'diagnose_weights', 'check_attention', '
            'check_loop_mha', 'check_conv_to_ffn', 'check_my_embeddings', 'check_encoding', 'check_relative_bias',
            'check_sublayer', 'check_forward', 'check_parsing_counts', 'check_restricted_attention', 'check_bpe',
            'check_schedule', 'check_label_smoothing', 'check_greedy_step', 'check_bleu', 'check_beyond_noise',
-           'check_heads_looking', 'check_linearize', 'check_corpus_prf']
+           'check_heads_looking', 'check_rows_ab', 'check_linearize', 'check_corpus_prf']
 
 # %% ../nbs/A26_exercises.ipynb #a26e0004
 import copy, functools, math, re
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .attention import attention, causal_mask
+from .attention import attention, causal_mask, pad_mask
 from .core import PAD_ID, count_params
 from .embeddings import Embeddings
 from .ffn import FeedForward
@@ -187,6 +187,12 @@ def check_heads(split_heads, merge_heads) -> str:
         raise AssertionError("split_heads viewed (B, n, h*d) straight as (B, h, n, d): without the transpose, a head holds "
             "features of other positions; view it as (B, n, h, d), then transpose(1, 2)" if torch.equal(heads, x.view(2, 3, 5, 4))
             else "head 0 must hold features 0..3 of every position (x[..., 0:4]): split the last axis into (h, d), then move h forward")
+    try: merge_heads(right.contiguous())                              # (B, h, n, d) as attention returns it: contiguous
+    except RuntimeError as e:
+        if 'view' not in str(e): raise
+        raise AssertionError("merge_heads used .view after transpose(1, 2): attention's output (B, h, n, d) is contiguous, so "
+            "its transpose is not, and .view cannot regroup its axes (RuntimeError: view size is not compatible with input "
+            "tensor's size and stride); use .reshape, or .contiguous().view") from None
     merged = merge_heads(right)
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
         f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', merged)}; expected (B, n, h*d) = (2, 5, 12)" + \
@@ -226,9 +232,9 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
 
 # %% ../nbs/A26_exercises.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False,
-                 interleave:bool=False) -> torch.Tensor:
+                 interleave:bool=False, wo:bool=True) -> torch.Tensor:
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
-    the mask, W^Q and W^K swapped (`qk`), or the heads interleaved feature by feature (`interleave`) instead of concatenated."""
+    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, or W^O left out (`wo=False`)."""
     mem = x if mem is None else mem
     (Wq, Wk, Wv), (bq, bk, bv) = m.in_proj.weight.split(m.sizes), m.in_proj.bias.split(m.sizes)
     if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
@@ -236,7 +242,7 @@ def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, m
     s = q @ k.mT * (m.d_k ** -0.5 if scale is None else scale)                # (B, h, n_q, n_k)
     if mask is not None and masked: s = s.masked_fill(~mask, float('-inf'))
     o = s.softmax(dim) @ v                                                    # (B, h, n_q, d_v)
-    return m.out_proj(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o))
+    return (m.out_proj if wo else nn.Identity())(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o))
 
 # %% ../nbs/A26_exercises.ipynb #a26s0205
 def _loaded_rows(loop, m) -> str|None:
@@ -252,6 +258,14 @@ def _loaded_rows(loop, m) -> str|None:
                 "second block, W_i^V of the third")
     if not any(torch.equal(l.weight, m.out_proj.weight) for l in lins):
         return "load_from: W^O is not out_proj.weight: copy it whole, with its bias"
+    bias = dict(zip(map(id, blocks), m.in_proj.bias.split(d_k)))               # each block of rows' own bias
+    unbiased = [l for l in lins if l.bias is not None and (l.in_features, l.out_features) == (d_model, d_k)
+                and not any(torch.equal(l.weight, b) and torch.equal(l.bias, bias[id(b)]) for b in blocks)]
+    if unbiased:
+        return (f"load_from copied the weights but not the biases of {len(unbiased)} per-head layers: head i's b_i^Q is "
+                "in_proj.bias[i*d_k:(i+1)*d_k], b_i^K and b_i^V the same rows of its second and third blocks")
+    if not any(torch.equal(l.weight, m.out_proj.weight) and l.bias is not None and torch.equal(l.bias, m.out_proj.bias) for l in lins):
+        return "load_from copied W^O's weight but not its bias: copy out_proj.bias too"
     return None
 
 def _loop_mistake(m, got, args, kw) -> str|None:
@@ -262,7 +276,8 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                 "the mask is not applied: " + _LOOP_HINTS['a causal mask']: dict(masked=False),
                 "load_from swapped W^Q and W^K: in_proj.weight holds W^Q, W^K and W^V in that order, d_model rows each": dict(qk=True),
                 "the heads are interleaved feature by feature (torch.stack(heads, -1)): concatenate them, torch.cat(heads, -1), "
-                "head 1's d_k features, then head 2's, ...": dict(interleave=True)}
+                "head 1's d_k features, then head 2's, ...": dict(interleave=True),
+                "W^O is left out: concatenate the heads in order, then apply W^O (an nn.Linear(h*d_k, d_model)) to them": dict(wo=False)}
     with torch.no_grad():
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
 
@@ -274,6 +289,8 @@ def check_loop_mha(LoopMHA) -> str:
         ours, loop = MultiHeadAttention(d_model, h).eval(), LoopMHA(d_model, h).eval()
         lins = [m for m in loop.modules() if isinstance(m, nn.Linear)]
         per_head = sum((m.in_features, m.out_features) == (d_model, d_model // h) for m in lins)
+        assert not (len(lins) == per_head == 3 * h), (f"LoopMHA({d_model}, {h}) has no W^O: after the {3 * h} per-head layers "
+            "it needs one nn.Linear(h*d_k, d_model) that mixes the concatenated heads")
         assert len(lins) == 3 * h + 1 and per_head >= 3 * h, (f"LoopMHA({d_model}, {h}) holds {len(lins)} nn.Linear layers, "
             f"{per_head} of them nn.Linear(d_model, d_k): one per head for each of W^Q, W^K, W^V ({3 * h}), and one for W^O")
         with torch.no_grad(): ours.in_proj.bias.normal_(); ours.out_proj.bias.normal_()   # biases that matter
@@ -432,6 +449,16 @@ def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
         return ": the offset was clipped to [0, 2K] without adding K; clip j - i to [-K, K], then add K to index the table"
     if torch.equal(b, rows(lambda i, j: min(max(j - i, -K), K) % (2 * K + 1))):
         return ": the clipped offset indexes the table without + K, so the negative offsets wrap to the end rows; add K"
+    clip = lambda o, lo, hi: o if lo is None and hi is None else min(o, hi) if lo is None else max(o, lo) if hi is None else min(max(o, lo), hi)
+    for lo in (None, *range(-K - 1, K + 2)):                                         # another clipping range, or one side only
+        for hi in (None, *range(-K - 1, K + 2)):
+            idx = [clip(j - i, lo, hi) + K for i in range(n_q) for j in range(n_k)]
+            if (lo, hi) == (-K, K) or None not in (lo, hi) and lo > hi or not all(-(2 * K + 1) <= x <= 2 * K for x in idx): continue
+            if torch.equal(b, rows(lambda i, j: clip(j - i, lo, hi) + K)):
+                return (f": the offset is clipped to [{lo}, {hi}], not [-K, K] = [{-K}, {K}]" if None not in (lo, hi) else
+                        ": the offset is not clipped, and a negative index counts from the table's end" if lo is None and hi is None else
+                        ": the offset is clipped on one side only, to " + (f"at most {hi}" if lo is None else f"at least {lo}")) + \
+                       ": clamp(j - i, -K, K), then add K"
     return ""
 
 # %% ../nbs/A26_exercises.ipynb #a26s0509
@@ -446,10 +473,17 @@ def check_relative_bias(RelativeBias) -> str:
     table = ps[0]
     with torch.no_grad(): table.normal_()                                         # distinct values, so a wrong row shows
     sizes = [(4, 4), (3, 6), (1, 5), (6, 2)]
+    def call(n_q, n_k):
+        try: return rb(n_q, n_k)
+        except (IndexError, RuntimeError) as e:
+            if 'index' not in str(e).lower(): raise
+            raise AssertionError(f"forward({n_q}, {n_k}) raised {type(e).__name__} ({str(e).splitlines()[0][:80]}): an offset j - i "
+                                 f"beyond ±K = ±{K} indexed past the table's 2K + 1 = {2 * K + 1} rows; clip it on both sides, "
+                                 "clamp(j - i, -K, K), then add K") from None
     for n_q, n_k in sizes:
-        assert tuple(rb(n_q, n_k).shape) == (h, n_q, n_k),             f"forward({n_q}, {n_k}) has shape {tuple(rb(n_q, n_k).shape)}; expected (h, n_q, n_k) = {(h, n_q, n_k)}"
+        assert tuple(call(n_q, n_k).shape) == (h, n_q, n_k),             f"forward({n_q}, {n_k}) has shape {tuple(rb(n_q, n_k).shape)}; expected (h, n_q, n_k) = {(h, n_q, n_k)}"
     for n_q, n_k in sizes:
-        b = rb(n_q, n_k)
+        b = call(n_q, n_k)
         for i in range(n_q):
             for j in range(n_k):
                 o = min(max(j - i, -K), K)                                        # the clipped offset, key minus query
@@ -556,6 +590,32 @@ def _model_variant(m, norm_first=None, ffn_first=None, **swap):
     for k, mod in swap.items(): setattr(v, k, mod)
     return v
 
+# %% ../nbs/A26_exercises.ipynb #a26c06m1
+def _mask_mixup(fn, m, e:RuntimeError, s, t) -> str:
+    "Why `fn` raised `e` on `s`, `t` (lengths S != T): a mask used where the other belongs, if it runs when both are as long; else `e` again."
+    s2, t2 = random_batch(S=t.shape[1], T=t.shape[1], seed=1)
+    try:
+        with torch.no_grad(): fn(_refusing(m), s2, t2)
+    except Exception: raise e from None
+    return (f"my_forward raised RuntimeError ({str(e).splitlines()[0][:100]}) on a source of {s.shape[1]} and a target of "
+            f"{t.shape[1]} tokens, and runs when both have {t.shape[1]}: a mask is used where the other belongs (swapped). The "
+            "encoder's self-attention and the cross-attention take pad_mask(src), (B, 1, 1, S); the decoder's self-attention "
+            "make_tgt_mask(tgt), (B, 1, T, T)")
+
+def _output_mistake(m, y, s, t) -> str|None:
+    "What `y` is instead of `m`'s logits on (s, t): log-probabilities, probabilities, or the logits with a causal-only target mask; None if none."
+    ref, sm = m(s, t), pad_mask(s)
+    if torch.allclose(y, ref.log_softmax(-1), atol=1e-5):
+        return ("these are log-probabilities (log_softmax of the logits): Transformer.forward returns the logits, "
+                "model.generator's output; the loss applies log_softmax itself")
+    if torch.allclose(y, ref.softmax(-1), atol=1e-5): return "these are probabilities (softmax of the logits): return the logits, model.generator's output"
+    try: causal = m.decode(m.encode(s, sm), sm, t, causal_mask(t.shape[1]))
+    except Exception: return None
+    if torch.allclose(y, causal, atol=1e-5):
+        return ("the decoder's self-attention mask is causal only: make_tgt_mask(tgt) is causal_mask(T) and pad_mask(tgt) "
+                "together, so no query reads the target's padding either")
+    return None
+
 # %% ../nbs/A26_exercises.ipynb #a26c0615
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
@@ -596,7 +656,9 @@ def _forward_mistake(fn, m, y, s, t) -> str:
 def check_forward(fn) -> str:
     "06_model, exercise 2: `fn(model, src, tgt)` against `Transformer.forward`, post-LN and pre-LN, with the model's own stacks refused."
     s, t = random_batch(seed=1)
-    fn(Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50)).eval(), s, t)        # the stub stops here
+    plain = Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50)).eval()
+    try: fn(plain, s, t)                                                              # the stub stops here
+    except RuntimeError as e: raise AssertionError(_mask_mixup(fn, plain, e, s, t)) from None
     for norm_first in (False, True):
         name = 'pre' if norm_first else 'post'
         torch.manual_seed(1); m = perturb(Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50, norm_first=norm_first))).eval()
@@ -606,10 +668,11 @@ def check_forward(fn) -> str:
             except _Refused as e:
                 raise AssertionError(f"my_forward calls {e}: this exercise asks you to write it out, each sub-layer with its "
                                      "layer's self_attn, cross_attn or ffn and its sub[i].norm") from None
+            except RuntimeError as e: raise AssertionError(f"{name}-LN: " + _mask_mixup(fn, m, e, s, t)) from None
             assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
                 f"{name}-LN: my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}"
             if (err := (y - ref).abs().max().item()) < 1e-5: continue
-            raise AssertionError(f"{name}-LN: my_forward's logits differ from the model's by up to {err:.2g}: {_forward_mistake(fn, m, y, s, t)}")
+            raise AssertionError(f"{name}-LN: my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
     return f"{fn.__name__} computes Transformer.forward, post-LN and pre-LN"
 
 # %% ../nbs/A26_exercises.ipynb #a26c06h11
@@ -644,6 +707,12 @@ def check_parsing_counts(fn) -> str:
     right = {'tied': [count('all', v) for v in readings], 'untied': [count('none', v) for v in readings]}
     for which, given, tie in (('tied', tied, 'all'), ('untied', untied, 'none')):
         if given in right[which]: continue
+        slip = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)), None)
+        if slip is not None and given in [count('decoder', v) for v in readings]:       # e.g. tie='all' at 32K is tie='decoder' at 16K
+            raise AssertionError(f"{which}={given:,} is not the count of §6.3's model: either {slip}, or it is tie='decoder', which "
+                                 "shares only the target embedding and the output layer: " + ("untied is tie='none'" if which == 'untied' else
+                                 "tied is tie='all', one matrix for the source and target embeddings and the output layer"))
+        assert slip is None, f"{which}={given:,} is not the count of §6.3's model: {slip}"
         assert not (which == 'untied' and given in [count('decoder', v) for v in readings]), \
             f"untied={given:,} is tie='decoder' (the target embedding is the output layer): untied is tie='none'"
         assert not (which == 'tied' and given in [count('decoder', v) for v in readings]), \
@@ -773,11 +842,36 @@ _BPE_MISTAKES = {"ties go to the smallest pair, min(pairs, key=lambda p: (-pairs
                  "after each merge, count the pairs again on the merged words: a new symbol such as 'es' pairs with its "
                  "neighbours": dict(recount=False)}
 
+def _bpe_learn_str(word_counts:dict, n_merges:int) -> list:
+    "The learning step with each merge made by string replace on the space-joined symbols, which also joins symbols across their boundaries."
+    vocab, merges = {' '.join(list(w) + ['</w>']): c for w, c in word_counts.items()}, []
+    for _ in range(n_merges):
+        pairs = {}
+        for w, c in vocab.items():
+            syms = w.split()
+            for p in zip(syms, syms[1:]): pairs[p] = pairs.get(p, 0) + c
+        if not pairs: break
+        best = min(pairs, key=lambda p: (-pairs[p], p)); merges.append(best)
+        merged = {}
+        for w, c in vocab.items(): k = w.replace(' '.join(best), ''.join(best)); merged[k] = merged.get(k, 0) + c
+        vocab = merged
+    return merges
+
+def _bpe_segment_str(word:str, merges:list) -> list:
+    "`word` segmented by string replace on the space-joined symbols: 'ab c </w>'.replace('b c', 'bc') joins 'ab' and 'c'."
+    s = ' '.join(list(word) + ['</w>'])
+    for a, b in merges: s = s.replace(f'{a} {b}', a + b)
+    return s.split()
+
+_STR_REPLACE = ("merging by string replace joins symbols across their boundaries: in 'ab c </w>', .replace('b c', 'bc') "
+                "merges the 'b' that is part of 'ab'; compare whole symbols, each adjacent pair (syms[i], syms[i + 1])")
+
 def _segment_mistake(seg, word:str, merges:list) -> str:
     "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
     if not any(str(p).endswith('</w>') for p in seg): return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
     if seg == _bpe_segment(word, merges[::-1]): return "apply the merges in the order learnt, first to last"
+    if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
     return "apply each merge, in the order learnt, to every adjacent occurrence of its pair, left to right"
 
 # %% ../nbs/A26_exercises.ipynb #a26c0802
@@ -805,9 +899,13 @@ def check_bpe(learn_bpe, segment) -> str:
     got = learn_bpe({'aaaaa': 1, 'bc': 3}, 1)                          # ('a', 'a') occurs 4 times in 'aaaaa</w>', ('b', 'c') 3 times
     assert got == [('a', 'a')], (f"learn_bpe({{'aaaaa': 1, 'bc': 3}}, 1) gave {got}, not [('a', 'a')]: ('a', 'a') occurs 4 times "
                                  "in 'a a a a a </w>'; count every occurrence of a pair in a word, not once per word")
-    for word in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e'):   # seen, unseen, repeated pairs
-        seg, right = segment(word, merges), _bpe_segment(word, want)
-        assert list(seg) == right, f"segment({word!r}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, want)}"
+    across = {'ab': 10, 'abc': 1, 'bc': 6}                               # 'b' + 'c</w>' is merged while 'abc' holds 'ab'
+    got, right = learn_bpe(across, 5), _bpe_learn(across, 5)
+    assert got == right, (f"learn_bpe({across}, 5) gave {got}, not {right}: " +
+                          (_STR_REPLACE if got == _bpe_learn_str(across, 5) else "after each merge, count the pairs of whole symbols again"))
+    for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('abc', [('a', 'b'), ('b', 'c')])]:
+        seg, right = segment(word, ms), _bpe_segment(word, ms)                # seen, unseen, repeated pairs; a boundary
+        assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, ms)}"
     return "learn_bpe and segment reproduce Sennrich et al.'s example"
 
 # %% ../nbs/A26_exercises.ipynb #a26c0901
@@ -871,6 +969,12 @@ def _smoothing_mistake(logits, t, eps:float, got) -> str:
             "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
             "likely divided by every position: divide by the number of non-pad positions only": ls[keep].sum() / t.numel(),
             "likely no smoothing: eps / V goes to every token": nll[keep].mean(),
+            "likely the smoothing left out: 1 - eps on the reference alone; eps / V goes to every token, eps times the mean of -log p_i":
+                ((1 - eps) * nll)[keep].mean(),
+            "likely eps / V given to the reference alone: it goes to every token of the vocabulary, eps times the mean of -log p_i":
+                ((1 - eps + eps / V) * nll)[keep].mean(),
+            "likely eps / V added as a number: it weights -log p_i of every token, eps times their mean":
+                ((1 - eps) * nll + eps / V)[keep].mean(),
             "likely log_softmax over the wrong axis: normalise over the vocabulary, the last axis (dim=-1)":
                 ((1 - eps) * -logits.log_softmax(0).gather(-1, t[..., None])[..., 0] - eps * logits.log_softmax(0).mean(-1))[keep].mean(),
             "likely the uniform part summed over the vocabulary: eps / V on each token makes it eps times the mean of -log p_i, not the sum":
@@ -912,7 +1016,20 @@ def check_label_smoothing(fn) -> bool:
 
 # %% ../nbs/A26_exercises.ipynb #a26c1001
 from .data import pad_ids
-from .decoding import greedy_decode, next_token_logits, inference
+from .decoding import cached_greedy_decode, next_token_logits, inference
+
+# %% ../nbs/A26_exercises.ipynb #a26c10m1
+def _samples(step, m, src, ys) -> bool:
+    "Whether `step` draws its tokens at random: five calls on the same prefixes, under five seeds, with every token scored alike, do not all agree."
+    flat = copy.deepcopy(m)                                                         # every score 0: an argmax is fixed, a draw is not
+    flat.generator.register_forward_hook(lambda mod, inp, out: torch.zeros_like(out))
+    with torch.random.fork_rng(devices=[]):
+        outs = []
+        for seed in range(5): torch.manual_seed(seed); outs.append(torch.as_tensor(step(flat, src, ys)).reshape(-1))
+    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:])
+
+_SAMPLES = ("your step draws its tokens at random (torch.multinomial, a Categorical): five calls under five seeds chose "
+            "different tokens; greedy decoding takes the most probable token every time, the argmax of next_token_logits")
 
 # %% ../nbs/A26_exercises.ipynb #a26c1002
 def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
@@ -949,9 +1066,20 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
     "Run your `step(m, src, ys)` and compare its tokens with `want`, (b,) the tokens `who` chose: the first difference named."
     with inference(m):
         raw = step(m, src, ys)
+        assert isinstance(raw, torch.Tensor) or not (hasattr(raw, 'indices') and hasattr(raw, 'values')), \
+            f"{case}: returned torch.max's (values, indices): the token ids are its .indices; or take argmax(-1)"
         assert isinstance(raw, torch.Tensor), (f"{case}: returned {type(raw).__name__} {raw!r:.40}, not a tensor; return one "
                                                f"token id per row as a tensor, shape (B,) = ({len(ys)},)")
+        if raw.is_floating_point():
+            logits = next_token_logits(m, m(src, ys)[:, -1]); p, same = logits.softmax(-1), lambda a: raw.shape == a.shape and torch.allclose(raw, a, atol=1e-5)
+            what = ("the probability of the most probable token (max(-1).values)" if same(p.amax(-1)) else
+                    "the probabilities of every token (softmax)" if same(p) else
+                    "the largest score (max(-1).values)" if same(logits.amax(-1)) else
+                    f"{raw.dtype} numbers" if raw.shape == want.shape else None)
+            if what is not None: raise AssertionError(f"{case}: returned {what}, not token ids: return the index of the most probable token, "
+                                 "argmax(-1), a long tensor of shape (B,)")
         got = raw
+        if (got.shape != want.shape or not torch.equal(got, want)) and _samples(step, m, src, ys): raise AssertionError(f"{case}: {_SAMPLES}")
         assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}" + \
             (": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
              ": that is an argmax over the batch axis (dim=0); take it over the vocabulary, dim=-1"
@@ -977,9 +1105,9 @@ def check_greedy_step(step, model) -> bool:
     def cases():
         for m, name in ((model, 'the model'), (specials, 'a copy of the model that scores PAD and BOS highest'),
                         (below_0, 'a copy of the model whose every score is below 0')):
-            firsts = [o[0] if o else EOS_ID for o in greedy_decode(m, src, extra)]
+            firsts = [o[0] if o else EOS_ID for o in cached_greedy_decode(m, src, extra)]
             compare(m, src, bos, torch.tensor(firsts), f"{name}, the first step of six sentences as a batch")
-        for row, out in zip(rows, greedy_decode(model, src, extra)):                 # one sentence at a time, along greedy's output
+        for row, out in zip(rows, cached_greedy_decode(model, src, extra)):                 # one sentence at a time, along greedy's output
             ids = [BOS_ID] + out + ([EOS_ID] if len(out) < len(row) + extra else [])   # it ended in EOS, or at its cap
             for t in range(1, len(ids)):
                 compare(model, torch.tensor([row]), torch.tensor([ids[:t]]), torch.tensor(ids[t:t + 1]), f"the model on {row} alone")
@@ -1182,6 +1310,45 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
                     "compare each row's argmax over the keys, w[h, r].argmax(), with `col`, for every head")
         raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
     return f"heads_looking reads a made-up map and the {len(cases) - 1} readings of the text from the stored maps"
+
+# %% ../nbs/A26_exercises.ipynb #a26v0010
+_ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, h heads of size dk)]: each named when an answer equals it
+    'A': [("row (A) keeps each head's size: it keeps the computation constant, d_k = d_v = d_model / h for each h",
+           lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=dk, d_v=dk) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)}),
+          ("those are the paper's numbers of heads (1, 4, 16, 32): scale them to the base, h/8 (at least 1), h/2, 2h and 4h",
+           lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (1, 4, 16, 32)})],
+    'B': [("row (B) changes the key size d_k alone: d_v stays the base model's",
+           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=k) for k in (dk // 4, dk // 2)}),
+          ("those are the paper's key sizes (16, 32): scale them to the base, d_k/4 and d_k/2",
+           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=dk) for k in (16, 32)})]}
+
+@report
+def check_rows_ab(rows_ab) -> str:
+    "12_variations, exercise 4: your `rows_ab(base)`, Table 3's rows (A) and (B) scaled to `base`, against `table3_variants` on four presets."
+    from transformer_nb.model import PRESETS
+    from transformer_nb.variations import table3_variants
+    for name in ('base', 'mini', 'small', 'tiny'):
+        base = PRESETS[name]; d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h
+        case = f"rows_ab(PRESETS[{name!r}]) (d_model={d}, h={h}, d_k={dk})"
+        want = {k: v for k, v in table3_variants(base).items() if k[:2] in ('A-', 'B-')}
+        try: got = rows_ab(base)
+        except ZeroDivisionError:
+            raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least "
+                                 "one head, max(1, h // 8)") from None
+        assert isinstance(got, dict), f"{case} returned a {type(got).__name__}: return a dict, name -> overrides"
+        if got == want: continue
+        for row in ('A', 'B'):
+            g, w = ({k: v for k, v in x.items() if str(k).startswith(row + '-')} for x in (got, want))
+            if g == w: continue
+            why = next((m for m, f in _ROWS_AB_SLIPS[row] if g == f(d, h, dk)), None)
+            assert why is None, f"{case}: {why}"
+            assert sorted(g) == sorted(w), (f"{case} names row ({row})'s variants {sorted(g)}, not {sorted(w)}: "
+                                            "'A-h' and the number of heads, 'B-dk' and the key size, as table3_variants names them")
+            k = next(k for k in w if g[k] != w[k])
+            raise AssertionError(f"{case}: {k} is {g[k]}, not {w[k]}")
+        raise AssertionError(f"{case} returns more than rows (A) and (B): {sorted(map(str, set(got) - set(want)))}")
+    return "rows_ab scales Table 3's rows (A) and (B) to any base, as table3_variants does"
+
 
 # %% ../nbs/A26_exercises.ipynb #a26c1201
 _GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) "

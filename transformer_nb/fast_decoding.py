@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/a10_fast_decoding.html.md"
 # %% auto #0
 __all__ = ['ALL_SPEEDUPS', 'check_decoding_for', 'check_beam', 'Speedups', 'decode_step', 'LazyKVCache', 'FastCache',
            'argmax_rows', 'topk_rows', 'topk_log_probs', 'penalties', 'fast_beam_search', 'length_batches', 'one_line',
-           'check_tokenizer_api', 'source_limits', 'long_sources', 'too_long_message', 'check_sentences',
+           'check_tokenizer_api', 'source_limits', 'EncodedOnce', 'long_sources', 'too_long_message', 'check_sentences',
            'check_options', 'check_translate', 'run_options', 'translate_checked', 'check_source_lengths', 'translate',
            'translate_batches', 'translate_source', 'translate_file']
 
@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from .core import BOS_ID, EOS_ID, get_device
 from .machine import autocast, choose_precision, limit_threads
 from .data import pad_ids
-from .decoding import greedy_decode, inference, encode_batch, next_token_logits, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
+from .decoding import cached_greedy_decode, inference, encode_batch, next_token_logits_fp32, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .decoding import check_model, check_src, check_beam_fits, check_penalty   # the decoders' checks (10_decoding, Going deeper)
 from .checks import check_sentence_list, check_value, SettingError   # A24: a list of sentences, a value as declared
 from .options import DecodeOptions, DECODE_OPTIONS   # A30: how a `Decoding` runs
@@ -241,10 +241,14 @@ def _add_finished(finished:list, alive:torch.Tensor, new:torch.Tensor, ids):
     for s, score, h in zip(alive[i].tolist(), new[i, j].tolist(), ids(i, j).tolist()): finished[s].append((score, h))
 
 # %% ../nbs/A10_fast_decoding.ipynb #be9489cc
+def _penalties(alpha:float, n:int) -> list[float]:
+    "`penalties` for an alpha already checked (a `Decoding`'s): a search's only use of it, before its loop."
+    return [length_penalty(k, alpha) for k in range(1, n + 1)]   # 10's one formula
+
 def penalties(alpha:float, n:int) -> list[float]:
-    "lp(1), ..., lp(n): 10's `length_penalty` of each length, its Python floats; alpha checked once here, before a search, never at a step."
+    "lp(1), ..., lp(n): 10's `length_penalty` of each length, its Python floats, its arguments checked."
     check_penalty(n, alpha)
-    return [length_penalty(k, alpha, checked=True) for k in range(1, n + 1)]   # 10's one formula
+    return _penalties(alpha, n)
 
 def _expand(scores:torch.Tensor, # (b, r) float64 log-probabilities of the hypotheses
             logits:torch.Tensor, # (b*r, V) their next-token logits
@@ -272,7 +276,7 @@ def _beam_loop(model, memory, src_mask, limits, decoding:Decoding, nbest:int, us
     K, alpha, stop = decoding.beam, decoding.alpha, decoding.stop
     B, dev, V = memory.shape[0], memory.device, model.cfg.tgt_vocab
     lp_cap = length_penalty(limits.double(), alpha)        # (B,) lp at each sentence's cap, for the stopping bound
-    lps = penalties(alpha, int(limits.max()))              # lp(t + 1) of every step: 10's formula, before the loop, never in it
+    lps = _penalties(alpha, int(limits.max()))             # lp(t + 1) of every step: 10's formula, before the loop, never in it
     finished = [[] for _ in range(B)]                      # per sentence: (score, ids)
     kbest = torch.full((B, nbest), -math.inf, dtype=torch.float64, device=dev)   # (b, nbest) best finished scores
     alive = torch.arange(B, device=dev)                    # sentences still searching
@@ -284,7 +288,7 @@ def _beam_loop(model, memory, src_mask, limits, decoding:Decoding, nbest:int, us
         b = alive.numel()
         if use_cache: out = decode_step(model, mem, smask, ys[:, -1:], cache)                       # (b*r, 1, V)
         else: out = model.decode(mem.repeat_interleave(r, 0), smask.repeat_interleave(r, 0), ys)    # (b*r, t+1, V)
-        top, origin, tok = _expand(scores, next_token_logits(model, out[:, -1]), b, r, n, K, speedups)        # (b, 2K) each
+        top, origin, tok = _expand(scores, next_token_logits_fp32(model, out[:, -1]), b, r, n, K, speedups)        # (b, 2K) each
         lp = lps[t]                                                         # lp(|Y|), |Y| = t+1, EOS included
         scores, rows, ys, new, eos = _select(finished, alive, ys, top, origin, tok, lp, b, r, K)
         at_limit = t + 1 >= limits[alive]                                   # (b,) out of length: alive ones finish
@@ -363,7 +367,7 @@ def check_tokenizer_api(tokenizer, model=None):
                          f"{model.cfg.tgt_vocab:,} (target): it belongs to another model; use the model's own tokenizer (model_from_checkpoint returns both)")
 
 
-# %% ../nbs/A10_fast_decoding.ipynb #dc0a0022
+# %% ../nbs/A10_fast_decoding.ipynb #dc0a0021a
 _CHARS_PER_TOKEN = 64   # a line with more characters than this per allowed token is too long, without tokenizing it
 
 def source_limits(model) -> tuple[int, int]:
@@ -372,6 +376,18 @@ def source_limits(model) -> tuple[int, int]:
     n = model.cfg.max_len
     return (n, n) if model.cfg.max_positions else (n, 4 * n)
 
+class EncodedOnce:
+    "`tokenizer` with each text's ids kept once encoded: the length check, the task's unknown-piece check and the decoder ask for a sentence's ids, and get them from one encode. Everything else is `tokenizer`'s own."
+    def __init__(self, tokenizer): self.tokenizer, self._ids = tokenizer, {}
+    def encode(self, text):
+        if not isinstance(text, str): return self.tokenizer.encode(text)   # a list of them: as the tokenizer does it
+        if (ids := self._ids.get(text)) is None: ids = self._ids[text] = list(self.tokenizer.encode(text))
+        return list(ids)                                                   # a copy: the kept ids stay as encoded
+    def __getattr__(self, name):
+        if name in ('tokenizer', '_ids'): raise AttributeError(name)      # not set yet (a copy being made): no recursion
+        return getattr(self.tokenizer, name)
+
+# %% ../nbs/A10_fast_decoding.ipynb #dc0a0022
 def long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[int, int, str]]:
     "(index, length, unit) of every sentence longer than `max_src_len` tokens with its EOS ('tokens'), or too long to tokenize ('characters')."
     if isinstance(max_src_len, bool) or not isinstance(max_src_len, int) or max_src_len < 2:
@@ -435,11 +451,11 @@ def translate_checked(model, tokenizer, sentences:list[str], d:Decoding, max_tok
         srcs[i] = ids + [EOS_ID]
     if cut: warnings.warn(f"{cut} sentence(s) longer than the model's {cap} learned positions were truncated to their first {cap - 1} tokens")
     outs, keys = [''] * len(sentences), list(srcs)
-    with amp:                                            # the decoders' log-probabilities stay float32 (`next_token_logits`)
+    with amp:                                            # the decoders' log-probabilities stay float32 (`next_token_logits_fp32`)
         for batch in length_batches([len(srcs[i]) for i in keys], max_tokens):
             idx = [keys[j] for j in batch]
             src = pad_ids([srcs[i] for i in idx], model.cfg.pad_id).to(dev)
-            hyps = (greedy_decode(model, src, d.max_extra, cache=FastCache(model.cfg.N)) if d.beam == 1 else
+            hyps = (cached_greedy_decode(model, src, d.max_extra, cache=FastCache(model.cfg.N)) if d.beam == 1 else
                     [h[0][0] for h in _fast_beam(model, src, d, 1)])
             for i, h in zip(idx, hyps): outs[i] = one_line(tokenizer.decode(h))
     return outs
@@ -468,9 +484,10 @@ def translate(model, tokenizer, # anything with .encode(str) -> ids (no BOS/EOS)
     "Translate `sentences` with beam search (greedy when beam=1), batched by length."
     sentences, d, o = check_translate(model, tokenizer, sentences, decoding, options, beam, alpha, max_extra, stop, max_tokens=max_tokens,
                                       max_src_len=max_src_len, precision=precision, device=device, threads=threads)   # once, here
-    check_source_lengths(model, tokenizer, sentences, lambda i: f"sentences[{i}]", o.max_src_len)   # the commands' limit, and their line
     sentences = next(spaced([sentences], lambda i: f"sentences[{i}]", lambda m: warnings.warn(m, stacklevel=4)))   # as tnb-translate says it
-    return translate_checked(model, tokenizer, sentences, d, o.max_tokens, run_options(model, o))
+    tok = EncodedOnce(tokenizer)                                        # one encode a sentence: its length checked, then decoded
+    check_source_lengths(model, tok, sentences, lambda i: f"sentences[{i}]", o.max_src_len)   # the commands' limit, and their line
+    return translate_checked(model, tok, sentences, d, o.max_tokens, run_options(model, o))
 
 # %% ../nbs/A10_fast_decoding.ipynb #a10tf005
 _NAMED = 5   # lines the model cannot know that `translate_batches` names one by one; the others are counted in one line
@@ -483,12 +500,13 @@ def translate_batches(model, tokenizer, d:Decoding, batches, name, # d: a `Decod
     "The translations of each of `batches` in turn, one per line (`translate_checked`); the first lines the model cannot know warned of, the others counted at the end."
     amp, n, named, more = run_options(model, o), 0, 0, 0    # device, threads and precision: once, for every batch
     for batch in batches:
-        if check_lengths: check_source_lengths(model, tokenizer, batch, name, o.max_src_len, n)
-        for i, why in (problems(tokenizer, batch) if problems else ()):
+        tok = EncodedOnce(tokenizer)                        # one encode a sentence for its checks and its decoding, kept for this batch only
+        if check_lengths: check_source_lengths(model, tok, batch, name, o.max_src_len, n)
+        for i, why in (problems(tok, batch) if problems else ()):
             if named == _NAMED: more += 1; continue
             warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway"); named += 1
         with out_of_memory("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens):
-            outs = translate_checked(model, tokenizer, batch, d, o.max_tokens, amp)
+            outs = translate_checked(model, tok, batch, d, o.max_tokens, amp)
         yield outs
         n += len(batch)
     if more: warnings.warn(f"{more:,} more line(s) the model cannot know, as the {_NAMED} above; translated anyway")
@@ -497,7 +515,7 @@ def translate_source(model, tokenizer, d:Decoding, source:tuple, # (batches, nam
                      o:DecodeOptions=DECODE_OPTIONS, problems=None):
     "`translate_batches` of a `sentence_batches` source: sentences known at once are all checked for length before the first is decoded."
     batches, name, known = source
-    if known: check_source_lengths(model, tokenizer, [s for b in batches for s in b], name, o.max_src_len)
+    if known: tokenizer = EncodedOnce(tokenizer); check_source_lengths(model, tokenizer, [s for b in batches for s in b], name, o.max_src_len)
     return translate_batches(model, tokenizer, d, batches, name, o, not known, problems)
 
 # %% ../nbs/A10_fast_decoding.ipynb #a10tf008

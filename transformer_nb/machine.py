@@ -16,7 +16,7 @@ from typing import Literal
 from dataclasses import dataclass
 import torch
 from .core import get_device
-from .checks import SettingError, Threads, Device, check_value, validate
+from .checks import Threads, Device, check_value, validate
 
 # %% ../nbs/A23_machine.ipynb #c569c8d3
 _PRECISIONS = {'fp32': None, 'bf16': torch.bfloat16, 'fp16': torch.float16}
@@ -101,37 +101,24 @@ def _allow_bytes_in_weights_only():
 _allow_bytes_in_weights_only()
 
 # %% ../nbs/A23_machine.ipynb #d1287d87
-_TORCH_THREADS = torch.get_num_threads()      # PyTorch's own default, read before anything changes it
+from .core import TORCH_THREADS, default_threads, env_threads   # the defaults every notebook's first cells use (00_core)
 _THREADS = {'chosen': None, 'set': None}      # who chose the count (None: nobody, a default did), and the count set last here
-
-def _usable_cores() -> int:
-    try: return len(os.sched_getaffinity(0))  # the cores this process may use (containers, taskset)
-    except AttributeError: return os.cpu_count() or 1
-
-def _default_threads() -> int:
-    "The package's CPU thread count: `OMP_NUM_THREADS` if set, else half the usable cores (at least 1)."
-    omp = os.environ.get('OMP_NUM_THREADS', '').strip()
-    if omp.isdigit() and int(omp) > 0: return int(omp)
-    return max(1, _usable_cores() // 2)
 
 def threads_chosen() -> str|None:
     "Who chose PyTorch's CPU threads: `limit_threads(n)` with an explicit `n`, `TNB_THREADS`, `torch.set_num_threads` called directly; None: nobody."
-    if torch.get_num_threads() != (_THREADS['set'] or _TORCH_THREADS): return 'torch.set_num_threads'
+    if torch.get_num_threads() != (_THREADS['set'] or TORCH_THREADS): return 'torch.set_num_threads'
     return _THREADS['chosen']
 
-def limit_threads(n:Threads|None=None, # threads; None: $TNB_THREADS, else `_default_threads()`; 0: PyTorch's default
+def limit_threads(n:Threads|None=None, # threads; None: $TNB_THREADS, else `default_threads()`; 0: PyTorch's default
                   unless_chosen:bool=False, # keep a count someone chose (`threads_chosen`): `n` is then a default, e.g. a recipe's
                  ) -> int:
-    "Set PyTorch's CPU threads: an explicit `n` beats `TNB_THREADS`, which beats `_default_threads()`; returns the count."
+    "Set PyTorch's CPU threads: an explicit `n` beats `TNB_THREADS`, which beats `default_threads()`; returns the count."
     if unless_chosen and threads_chosen(): return torch.get_num_threads()
-    what, env = None if n is None or unless_chosen else f"limit_threads({n!r})", os.environ.get('TNB_THREADS', '').strip()
-    if env and what is None:
-        what, raw = f"TNB_THREADS={os.environ['TNB_THREADS']!r}", os.environ['TNB_THREADS']
-        if not env.isdigit(): raise SettingError("{TNB_THREADS} in the environment must be a count of threads written with the digits 0-9", TNB_THREADS=raw)
-        n = check_value('TNB_THREADS', int(env), Threads)
-    if n is None: n = _default_threads()
+    what = None if n is None or unless_chosen else f"limit_threads({n!r})"
+    if what is None and (env := env_threads()) is not None: what, n = f"TNB_THREADS={os.environ['TNB_THREADS']!r}", env
+    if n is None: n = default_threads()
     check_value('n', n, Threads)                                      # 0: PyTorch's own default (every core)
-    torch.set_num_threads(n or _TORCH_THREADS)
+    torch.set_num_threads(n or TORCH_THREADS)
     _THREADS.update(chosen=what, set=torch.get_num_threads())       # a default (what=None) is nobody's choice
     return torch.get_num_threads()
 

@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/model.html.md"""
 
 # %% auto #0
 __all__ = ['PRESETS', 'PAPER_TABLE3', 'TransformerConfig', 'get_config', 'SublayerConnection', 'EncoderLayer', 'DecoderLayer',
-           'Transformer', 'draw_model', 'check_config_rules', 'decode_cached', 'layer_step', 'random_batch', 'perturb',
-           'to_torch_transformer', 'count_config_params', 'plot_param_counts']
+           'Transformer', 'draw_model', 'check_config_rules', 'get_config_strict', 'decode_cached', 'layer_step',
+           'random_batch', 'perturb', 'to_torch_transformer', 'count_config_params', 'plot_param_counts']
 
 # %% ../nbs/06_model.ipynb #5ff0d801
 from dataclasses import dataclass
@@ -123,7 +123,7 @@ def draw_model(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor):
     import matplotlib.pyplot as plt
     e, d, shapes = model.encoder[0], model.decoder[0], {}
     boxes = [('Input Embedding + PE', model.drop), ('Multi-Head Attention', e.self_attn), ('Add & Norm', e.sub[0]), ('Feed Forward', e.ffn),
-             ('Add & Norm', e.sub[1]), ('memory z (after N layers)', model.encoder[-1]), ('Output Embedding + PE', model.tgt_emb), ('Masked Multi-Head Attention', d.self_attn),
+             ('Add & Norm', e.sub[1]), ('memory z (after N layers)', model.encoder[-1]), ('Output Embedding', model.tgt_emb), ('Masked Multi-Head Attention', d.self_attn),
              ('Add & Norm', d.sub[0]), ('Multi-Head Attention over z', d.cross_attn), ('Add & Norm', d.sub[1]), ('Feed Forward', d.ffn), ('Add & Norm', d.sub[2]), ('Linear: logits', model.generator)]
     hooks = [m.register_forward_hook(lambda m, i, out: shapes.setdefault(m, tuple(out.shape)) and None) for _, m in boxes]
     model(src, tgt); [h.remove() for h in hooks]                         # the first output of each module: its shape
@@ -186,15 +186,14 @@ PRESETS.update({   # every other row of Table 3, each changing base in what its 
     'E-learned': dict(_BASE, pos='learned'),
 })
 
-_get_config_unchecked = get_config
-
-def get_config(name:str='base', **overrides) -> TransformerConfig:
-    "The preset `name` (see `PRESETS`), with any field overridden; an unknown preset or field is named."
+def get_config_strict(name:str='base', **overrides) -> TransformerConfig:
+    "`get_config`, after checking that `name` is a preset (see `PRESETS`) and each override a field: an unknown one is named."
     check_preset(name, overrides, PRESETS, [f.name for f in fields(TransformerConfig)])
-    return _get_config_unchecked(name, **overrides)
+    return get_config(name, **overrides)
 
 # %% ../nbs/06_model.ipynb #b06gx003
 from .model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # A03
+from .attention import tgt_mask_on   # 01: the target mask on the model's device
 
 SublayerConnection.norm_first = False                  # post-LN, the paper's, unless the model says otherwise
 _post_ln_init, _post_ln = SublayerConnection.__init__, SublayerConnection.forward
@@ -259,7 +258,7 @@ def encode(self:Transformer, src:torch.Tensor, src_mask:torch.Tensor|None=None) 
 def decode(self:Transformer, memory, src_mask, tgt, tgt_mask=None) -> torch.Tensor:  # memory (B, S, d_model), tgt (B, T)
     "tgt (B, T) -> logits (B, T, tgt_vocab). `tgt_mask` (B, 1, T, T) defaults to padding and the future."
     check_decode(memory, src_mask, tgt, tgt_mask)
-    if tgt_mask is None: tgt_mask = make_tgt_mask(tgt, self.cfg.pad_id)
+    if tgt_mask is None: tgt_mask = tgt_mask_on(tgt, self.cfg.pad_id)
     x = self.embed(self.tgt_emb, self.tgt_pos, tgt)                      # the main line's decode, then
     for layer in self.decoder: x = layer(x, memory, src_mask, tgt_mask)
     return self.generator(self.dec_norm(x))                              # pre-LN's final LayerNorm before the output layer
@@ -277,7 +276,7 @@ def decode_cached(model:Transformer, memory:torch.Tensor, src_mask:torch.Tensor|
                   tgt_mask:torch.Tensor|None, cache) -> torch.Tensor:
     "`model.decode(memory, src_mask, tgt, tgt_mask, cache)`: `tgt` (B, n) the new tokens -> their logits (B, n, tgt_vocab)."
     start, n = len(cache), tgt.shape[1]                                   # positions continue after the cached ones
-    if tgt_mask is None and n > 1: tgt_mask = causal_mask(start + n, tgt.device)[..., start:, :]  # new rows only
+    if tgt_mask is None and n > 1: tgt_mask = causal_mask(start + n).to(tgt.device)[..., start:, :]  # new rows only
     x = model.embed(model.tgt_emb, model.tgt_pos, tgt, start)            # (B, n, d_model)
     for layer, caches in zip(model.decoder, cache.layers): x = layer_step(layer, x, memory, src_mask, tgt_mask, caches)
     return model.generator(model.dec_norm(x))

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/positional_encoding.html.m
 
 # %% auto #0
 __all__ = ['pe_frequencies', 'sinusoidal_encoding', 'pe_shift_matrix', 'SinusoidalPositionalEncoding',
-           'LearnedPositionalEmbedding', 'check_even_width', 'check_learned_range']
+           'LearnedPositionalEmbedding', 'check_even_width', 'check_learned_range', 'sinusoidal_encoding_on']
 
 # %% ../nbs/05_positional_encoding.ipynb #2897c338
 import torch, torch.nn as nn
@@ -72,28 +72,20 @@ def check_learned_range(end:int, max_len:int):
 from fastcore.basics import patch
 from .checks import check_value, Count
 
-_pe_frequencies, _sinusoidal_encoding, _pe_shift_matrix = pe_frequencies, sinusoidal_encoding, pe_shift_matrix   # the main line's
-
-def pe_frequencies(d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model/2,)
-    "The angular frequencies w_i = 10000^(-2i/d_model), i = 0 .. d_model/2-1, of the sinusoidal encoding, in `dtype`."
-    check_even_width(d_model)                                                   # sin/cos pairs
-    return _pe_frequencies(d_model).to(dtype)
-
-def sinusoidal_encoding(n:int, d_model:int, start:int=0, device=None, dtype=torch.float32) -> torch.Tensor:  # (n, d_model)
-    "The sinusoidal encodings (§3.5) of positions start .. start+n-1, one row per position, computed in float64."
+def sinusoidal_encoding_on(n:int, d_model:int, start:int=0, device=None, dtype=torch.float32) -> torch.Tensor:  # (n, d_model)
+    "`sinusoidal_encoding(n, d_model, start)`, its arguments checked, computed in float64, on `device` in `dtype`."
     for name, v in (('n', n), ('start', start)): check_value(name, v, Count)   # ints >= 0 (A24_checks)
-    return _sinusoidal_encoding(n, d_model, start).to(device=device, dtype=dtype)
+    check_even_width(d_model)                                                   # sin/cos pairs
+    return sinusoidal_encoding(n, d_model, start).to(device=device, dtype=dtype)
 
-def pe_shift_matrix(k:int, d_model:int, dtype=torch.float64) -> torch.Tensor:  # (d_model, d_model)
-    "The matrix M_k with PE(pos+k) = M_k @ PE(pos) for every pos, in `dtype`."
-    return _pe_shift_matrix(k, d_model).to(dtype)
 
 # %% ../nbs/05_positional_encoding.ipynb #gd05chk3
 _spe_init = SinusoidalPositionalEncoding.__init__
 
 @patch
 def __init__(self:SinusoidalPositionalEncoding, d_model:int, max_len:int=512):
-    "The main line's constructor, its table kept as a non-persistent buffer (moved with the module, never saved)."
+    "The main line's constructor, after checking `d_model`; its table kept as a non-persistent buffer (moved with the module, never saved)."
+    check_even_width(d_model)                                      # sin/cos pairs
     _spe_init(self, d_model, max_len)
     self.register_buffer('pe', self.__dict__.pop('pe'), persistent=False)   # (max_len, d_model)
 
@@ -102,7 +94,7 @@ def forward(self:SinusoidalPositionalEncoding, x:torch.Tensor, start:int=0) -> t
     "The main line's forward, the table regrown on the device of `x` and added in its dtype."
     end = start + x.shape[-2]
     if end > self.pe.shape[0]:   # longer than ever seen: recompute, at least doubling
-        self.pe = sinusoidal_encoding(max(end, 2 * self.pe.shape[0]), self.d_model, device=x.device)
+        self.pe = sinusoidal_encoding_on(max(end, 2 * self.pe.shape[0]), self.d_model, device=x.device)
     return x + self.pe[start:end].to(x.dtype)
 
 @patch(as_prop=True)

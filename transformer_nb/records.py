@@ -28,7 +28,9 @@ def _meta(ck) -> dict:
 def train_time(ck:Checkpoint) -> float:
     "Seconds spent in optimiser updates, from the training history stored in a checkpoint (validation excluded)."
     hist = _meta(ck).get('history', {}).get('train', [])
-    return round(sum(s['tokens'] / s['tok_s'] for s in hist if s.get('tok_s')), 1)
+    steps = [s['step'] for s in hist if isinstance(s.get('step'), int)]
+    stride = max(1, math.gcd(*steps)) if len(steps) > 1 else 1            # a long run's history keeps one update in `stride` (A09's KEEP_HISTORY)
+    return round(stride * sum(s['tokens'] / s['tok_s'] for s in hist if s.get('tok_s')), 1)
 
 def make_record(id:str, ck:Checkpoint, model, scores:dict, command:str) -> dict:
     "A results-file record: the scores plus where they came from (training command, commit, hardware, date), from the opened checkpoint `ck`."

@@ -103,13 +103,18 @@ def multi_bleu(hyps:list[str], refs:list[str]): # tokenized lines, aligned, one 
     return BLEU(tokenize='none', smooth_method='none', force=True).corpus_score(hyps, [refs])
 
 def paper_bleu(hyps:list[str], refs:list[str], # detokenized hypotheses and references, aligned line by line
-               lang:str='de', # the target language: Moses' rules for it
+               lang:str='de', # the target language: Moses' rules for it; compounds are split for German alone
               ) -> dict:
-    "The paper's BLEU, as tensor2tensor's `get_ende_bleu.sh` computes it: Moses-tokenized, compounds split, `multi-bleu.perl`; with its signature."
+    """The paper's BLEU, as tensor2tensor's `get_ende_bleu.sh` computes it: Moses-tokenized, compounds split (English→German,
+    the script's one pair), `multi-bleu.perl`; twice, with their signatures: `bleu_paper` with the reference's punctuation made
+    ASCII as the hypotheses' is, and `bleu_paper_literal` with the reference's punctuation as written, as the script read its reference."""
     hyps, refs = check_sentence_list(hyps, 'hyps'), check_sentence_list(refs, 'refs')
     if len(hyps) != len(refs) or not hyps:
         raise ValueError(f"{len(hyps)} hypotheses and {len(refs)} references: they must be aligned line by line (and not empty)")
-    h, r = ([split_compounds(l) for l in moses_tokenize(x, lang, unicode_punct=True)] for x in (hyps, refs))   # steps 1 to 3
-    sig = (f"nrefs:1|case:mixed|punct:unicode-to-ascii|tok:moses-{lang}|split:compounds|bleu:multi-bleu|smooth:none|"
-           f"sacremoses:{_version('sacremoses')}|sacrebleu:{_version('sacrebleu')}")
-    return {'bleu_paper': round(multi_bleu(h, r).score, 2), 'bleu_paper_signature': sig}
+    split = lang == 'de'                                                  # get_ende_bleu.sh: English→German only
+    prep = lambda x, punct: [split_compounds(l) if split else l for l in moses_tokenize(x, lang, unicode_punct=punct)]   # steps 1 to 3
+    h, r, r_as_written = prep(hyps, True), prep(refs, True), prep(refs, False)
+    sig = lambda punct: (f"nrefs:1|case:mixed|punct:{punct}|tok:moses-{lang}|split:{'compounds' if split else 'none'}|bleu:multi-bleu|"
+                         f"smooth:none|sacremoses:{_version('sacremoses')}|sacrebleu:{_version('sacrebleu')}")
+    return {'bleu_paper': round(multi_bleu(h, r).score, 2), 'bleu_paper_signature': sig('unicode-to-ascii'),
+            'bleu_paper_literal': round(multi_bleu(h, r_as_written).score, 2), 'bleu_paper_literal_signature': sig('hyps-unicode-to-ascii')}

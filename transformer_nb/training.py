@@ -6,7 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/training.html.md"""
 
 # %% auto #0
 __all__ = ['noam_lr', 'make_optimizer', 'plot_schedule', 'label_smoothed_nll', 'label_smoothing_loss', 'seq2seq_loss', 'copy_ids',
-           'accumulate_grads', 'plot_losses', 'check_noam_args', 'check_smoothing', 'fused_adam']
+           'accumulate_grads', 'plot_losses', 'check_noam_args', 'check_smoothing', 'noam_lr_with_cooldown',
+           'checked_label_smoothed_nll', 'fused_adam', 'make_optimizer_with_cooldown']
 
 # %% ../nbs/09_training.ipynb #bdeb1dc4
 import torch
@@ -100,27 +101,25 @@ def check_smoothing(eps:float):
     "`label_smoothed_nll`'s eps: in [0, 1) (eps = 1 would leave nothing of the target)."
     check_value('eps', eps, Probability)
 
-_noam_unchecked, _nll_unchecked = noam_lr, label_smoothed_nll
-
 def _cooldown_factor(step:int, total:int|None, cooldown:int) -> float:
     "Not in the paper: 1, then over the last `cooldown` of `total` updates c/c, (c-1)/c, ..., 1/c, and 0 after `total`."
     return min(1.0, max(total + 1 - step, 0) / cooldown) if cooldown else 1.0
 
-def noam_lr(step:int, # optimiser update number, 1 for the first update
-            d_model:int=512, warmup:int=4000, scale:float=1.0,
-            total:int|None=None, # updates in the whole run (needed by `cooldown`)
-            cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
-           ) -> float:
-    "The learning rate of §5.3 at update `step` (0 at step 0), times `scale`; with `cooldown`, ending in a linear decay to 0."
+def noam_lr_with_cooldown(step:int, # optimiser update number, 1 for the first update
+                          d_model:int=512, warmup:int=4000, scale:float=1.0,
+                          total:int|None=None, # updates in the whole run (needed by `cooldown`)
+                          cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
+                         ) -> float:
+    "`noam_lr` at update `step`, its arguments checked, times `scale`; with `cooldown`, ending in a linear decay to 0."
     check_noam_args(step, warmup, cooldown, total)
-    return scale * _noam_unchecked(step, d_model, warmup) * _cooldown_factor(step, total, cooldown)
+    return scale * noam_lr(step, d_model, warmup) * _cooldown_factor(step, total, cooldown)
 
-def label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
-                       target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
-                       eps:float=0.1, pad_id:int=PAD_ID):
-    "Sums over non-pad positions: (label-smoothed cross-entropy, plain NLL, number of tokens)."
+def checked_label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
+                               target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
+                               eps:float=0.1, pad_id:int=PAD_ID):
+    "`label_smoothed_nll` with `eps` checked: sums over non-pad positions of (label-smoothed cross-entropy, plain NLL, number of tokens)."
     check_smoothing(eps)
-    return _nll_unchecked(logits, target, eps, pad_id)
+    return label_smoothed_nll(logits, target, eps, pad_id)
 
 
 # %% ../nbs/09_training.ipynb #c9a10024
@@ -129,17 +128,15 @@ def fused_adam(params:list, fused:bool|None=None) -> bool|None:
     if fused is None: fused = bool(params) and all(p.is_cuda for p in params)
     return fused or None
 
-_make_optimizer_paper = make_optimizer
-
-def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0,
-                   betas:tuple=(0.9, 0.98), eps:float=1e-9,
-                   total:int|None=None, cooldown:int=0, # an optional linear cool-down at the end (see `noam_lr`)
-                   fused:bool|None=None, # one CUDA kernel for all parameters (default: when they are all on a GPU)
-                  ):
-    "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr(step, d_model, warmup, scale, total, cooldown)` (step once per update)."
+def make_optimizer_with_cooldown(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0,
+                                 betas:tuple=(0.9, 0.98), eps:float=1e-9,
+                                 total:int|None=None, cooldown:int=0, # an optional linear cool-down at the end (see `noam_lr_with_cooldown`)
+                                 fused:bool|None=None, # one CUDA kernel for all parameters (default: when they are all on a GPU)
+                                ):
+    "`make_optimizer`, its schedule's arguments checked once, here (never per update): a `LambdaLR` that follows `noam_lr_with_cooldown(step, d_model, warmup, scale, total, cooldown)` (step once per update)."
     check_noam_args(1, warmup, cooldown, total)
     params = [p for p in model.parameters() if p.requires_grad]
-    opt, sched = _make_optimizer_paper(model, d_model, warmup, betas, eps, lr=scale, fused=fused_adam(params, fused))
+    opt, sched = make_optimizer(model, d_model, warmup, betas, eps, lr=scale, fused=fused_adam(params, fused))
     sched.lr_lambdas = [lambda i, f=f: f(i) * _cooldown_factor(i + 1, total, cooldown) for f in sched.lr_lambdas]   # the main line's, wrapped
     for g, base, f in zip(opt.param_groups, sched.base_lrs, sched.lr_lambdas): g['lr'] = base * f(sched.last_epoch)   # step 0's rate, as LambdaLR sets it
     sched._last_lr = [g['lr'] for g in opt.param_groups]

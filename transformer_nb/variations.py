@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/variations.html.md"""
 
 # %% auto #0
 __all__ = ['table3_variants', 'plot_table3', 'attention_maps', 'check_base_preset', 'check_variant', 'check_table3',
-           'check_texts', 'check_layers', 'read_attention_file', 'table3_table', 'sentence_maps', 'attention_record',
-           'load_attention', 'show_map']
+           'check_texts', 'check_layers', 'read_attention_file', 'table3_variants_strict', 'attention_maps_strict',
+           'table3_table', 'plot_table3_strict', 'sentence_maps', 'attention_record', 'load_attention', 'show_map']
 
 # %% ../nbs/12_variations.ipynb #12a00003
 import torch
@@ -114,17 +114,15 @@ def read_attention_file(path) -> dict:
         raise ValueError(f"{path} is not an attention file: `python experiments/attention_maps.py` writes one")
     return rec
 
-_variants_unchecked, _maps_unchecked = table3_variants, attention_maps
-
-def table3_variants(base:dict) -> dict:
-    "Table 3's rows (A-E) scaled to the model `base` (a `PRESETS` entry): name -> overrides of the model (`TransformerConfig`) or, for row D's eps_ls, of training (`TrainConfig`)."
+def table3_variants_strict(base:dict) -> dict:
+    "`table3_variants`, after checking that `base` is a model preset."
     check_base_preset(base)
-    return _variants_unchecked(base)
+    return table3_variants(base)
 
-def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
-    "Weights of every attention layer in one teacher-forced pass: {'encoder', 'decoder', 'cross'} -> N tensors (B, h, n_q, n_k)."
+def attention_maps_strict(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
+    "`attention_maps`, after checking that `model` is a `Transformer`."
     check_model(model)
-    return _maps_unchecked(model, src, tgt)
+    return attention_maps(model, src, tgt)
 
 # %% ../nbs/12_variations.ipynb #e12d0001
 def _paper_row(name:str, base:dict) -> str:
@@ -143,7 +141,7 @@ def _table3_order(recs:list[dict], base:dict) -> list[dict]:
 
 def table3_table(recs:list[dict], base:dict) -> str:
     "The Table 3 records as a markdown table next to the paper's dev perplexity and BLEU (deltas against each base)."
-    check_table3(recs, ('id', 'variant', 'overrides', 'seed', 'params', 'valid_ppl', 'bleu'))
+    check_table3(recs, ('id', 'variant', 'overrides', 'seed', 'params', 'valid_ppl', 'bleu')); check_base_preset(base)
     by = {r['id']: r for r in recs}
     b, pb_bleu = by['base'], PAPER_TABLE3['base'][1]
     recs = _table3_order(recs, base)
@@ -159,12 +157,10 @@ def table3_table(recs:list[dict], base:dict) -> str:
                     f"{r['bleu'] - b['bleu']:+.1f} | {pr} | {pp:.2f} | {pbleu:.1f} | {pbleu - pb_bleu:+.1f} |")
     return head + '\n'.join(rows)
 
-_plot_table3_unchecked = plot_table3
-
-def plot_table3(recs:list[dict], base:dict, ax=None):
-    "ΔBLEU of each variant against its base: ours (Multi30k valid) beside the paper's (newstest2013), with the seed spread."
-    check_table3(recs, ('id', 'variant', 'seed', 'bleu'))
-    return _plot_table3_unchecked(recs, base, ax)
+def plot_table3_strict(recs:list[dict], base:dict, ax=None):
+    "`plot_table3`, after checking that `recs` are Table 3 records with a 'base' run and `base` a model preset."
+    check_table3(recs, ('id', 'variant', 'seed', 'bleu')); check_base_preset(base)
+    return plot_table3(recs, base, ax)
 
 # %% ../nbs/12_variations.ipynb #e11d0005
 def sentence_maps(model, tok, src_text:str, tgt_text:str) -> tuple[dict, dict]:

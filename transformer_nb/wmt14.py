@@ -6,20 +6,22 @@ Docs: https://transformer-nb.github.io/transformer_nb/a28_wmt14.html.md"""
 
 # %% auto #0
 __all__ = ['WMT14_ARCHIVES', 'WMT14_PAIRS', 'PAPER_VOCAB', 'PAPER_STEPS', 'PAPER_AVERAGE', 'PAPER_P_DROP', 'PAPER_TOKENS',
-           'PAPER_SAVE_MINUTES', 'SPM_SAMPLE', 'Archive', 'pair_langs', 'pair_archives', 'sample_archives',
-           'serve_folder', 'read_checksums', 'checksum_for', 'file_digest', 'ChecksumMismatch', 'download_resumable',
-           'sgm_lines', 'fetch_wmt14', 'paper_recipe', 'iter_pairs', 'sample_lines', 'TrainFiles', 'EncodedCorpus',
-           'encode_to_disk', 'encoded_cache', 'WMT14Data', 'WMT14Task', 'DataOptions', 'data_main']
+           'PAPER_SAVE_MINUTES', 'PAPER_SAVE_EVERY', 'SPM_SAMPLE', 'Archive', 'pair_langs', 'pair_archives',
+           'sample_archives', 'serve_folder', 'served_archives', 'read_checksums', 'Pin', 'checksum_for', 'file_digest',
+           'ChecksumMismatch', 'download_resumable', 'sgm_lines', 'fetch_wmt14', 'paper_recipe', 'iter_pairs',
+           'sample_lines', 'TrainFiles', 'EncodedCorpus', 'encode_to_disk', 'encoded_cache', 'WMT14Data', 'WMT14Task',
+           'DataOptions', 'data_main']
 
 # %% ../nbs/A28_wmt14.ipynb #d9b4ce7d
-import concurrent.futures, contextlib, gzip, hashlib, http.client, http.server, io, itertools, json, os, random, re, shutil, socket, tarfile, tempfile, threading
-import time, urllib.error, urllib.parse, urllib.request
+import codecs, concurrent.futures, contextlib, errno, gzip, hashlib, http.client, http.server, io, itertools, json, os, random, re, shutil, socket, tarfile, tempfile, threading
+import time, urllib.error, urllib.parse, urllib.request, zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 import numpy as np
 from .checks import Count, SettingError, validate
-from .safeguards import UserError, atomic_open, atomic_write, read_text_lines
+from .safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock
+from .runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from .datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .data import Tokenizer, TokenBatchSampler
 from .core import BOS_ID, EOS_ID, UNK_ID
@@ -31,22 +33,36 @@ from .cli import Command
 # %% ../nbs/A28_wmt14.ipynb #0a38d45e
 @dataclass(frozen=True)
 class Archive:
-    "One WMT file: its name, its canonical address, and the checksum the package holds for it (None: not known)."
+    "One WMT file: its name, its canonical address, and the checksum published for it (`source` says by whom), which the package holds."
     name: str
     url: str
-    sha256: str|None = None      # none of the real archives' SHA-256 is known to the package
-    md5: str|None = None         # a checksum published by another tool, checked when no SHA-256 is known
-    source: str = ''             # where that checksum comes from
+    sha256: str|None = None      # its published SHA-256
+    size: int|None = None        # its published size in bytes, checked before the digest
+    md5: str|None = None         # an MD5 another tool publishes, checked when no SHA-256 is published
+    source: str = ''             # where that checksum is published
+
+# Where the checksums come from, for the same file at the same address (the training archives and WMT19's dev.tgz:
+# https://github.com/tensorflow/datasets/tree/master/tensorflow_datasets/url_checksums, lines 'URL  SIZE  SHA256'; the
+# test set: sacreBLEU's DATASETS table in sacrebleu/dataset/__init__.py, the md5 of each archive it downloads).
+_TFDS = "TensorFlow Datasets' url_checksums/{}_translate.txt"
+_SACREBLEU = "sacreBLEU's dataset table, {}"
 
 WMT14_ARCHIVES = {a.name: a for a in [
-    Archive('training-parallel-europarl-v7.tgz', 'https://www.statmt.org/wmt13/training-parallel-europarl-v7.tgz'),
-    Archive('training-parallel-commoncrawl.tgz', 'https://www.statmt.org/wmt13/training-parallel-commoncrawl.tgz'),
-    Archive('training-parallel-nc-v9.tgz', 'https://www.statmt.org/wmt14/training-parallel-nc-v9.tgz'),
-    Archive('training-parallel-un.tgz', 'https://www.statmt.org/wmt13/training-parallel-un.tgz'),
-    Archive('training-giga-fren.tar', 'https://www.statmt.org/wmt10/training-giga-fren.tar'),
-    Archive('dev.tgz', 'https://www.statmt.org/wmt14/dev.tgz'),
-    Archive('test-full.tgz', 'https://www.statmt.org/wmt14/test-full.tgz', md5='a8cd784e006feb32ac6f3d9ec7eb389a',
-            source="sacreBLEU's dataset table (wmt14/full)"),
+    Archive('training-parallel-europarl-v7.tgz', 'https://www.statmt.org/wmt13/training-parallel-europarl-v7.tgz',
+            '0224c7c710c8a063dfd893b0cc0830202d61f4c75c17eb8e31836103d27d96e7', 657_632_379, source=_TFDS.format('wmt14')),
+    Archive('training-parallel-commoncrawl.tgz', 'https://www.statmt.org/wmt13/training-parallel-commoncrawl.tgz',
+            'c7a74e2ea01ac6c920123108627e35278d4ccb5701e15428ffa34de86fa3a9e5', 918_311_367, source=_TFDS.format('wmt14')),
+    Archive('training-parallel-nc-v9.tgz', 'https://www.statmt.org/wmt14/training-parallel-nc-v9.tgz',
+            'cb8953f292298e6877ae433c98912b927cb0766b303f4540512ddd286c748485', 80_418_416, source=_TFDS.format('wmt14')),
+    Archive('training-parallel-un.tgz', 'https://www.statmt.org/wmt13/training-parallel-un.tgz',
+            '29141b5c1eba149a94f7a59d3b1a834b2e47fe0f8758d68dcd77a3d3f497ee47', 2_365_634_246, source=_TFDS.format('wmt15')),
+    Archive('training-giga-fren.tar', 'https://www.statmt.org/wmt10/training-giga-fren.tar',
+            '3ff8319f6919393520559bfbc7ad6a747ec81b3abc7be9993b338d4b017b4d9a', 2_595_102_720, source=_TFDS.format('wmt15')),
+    # newstest2013 as dev/newstest2013.LANG, in WMT19's dev sets (WMT14's own dev.tgz holds the same files, unpublished checksum)
+    Archive('dev.tgz', 'https://data.statmt.org/wmt19/translation-task/dev.tgz',
+            '7a7deccf82ebb05ba508dba5eb21356492224e8f630ec4f992132b029b4b25e7', 38_654_961, source=_TFDS.format('wmt14')),
+    Archive('test-full.tgz', 'https://statmt.org/wmt14/test-full.tgz', md5='a8cd784e006feb32ac6f3d9ec7eb389a',
+            source=_SACREBLEU.format('wmt14/full')),
 ]}
 
 # %% ../nbs/A28_wmt14.ipynb #6983aa7a
@@ -137,6 +153,11 @@ def serve_folder(folder, break_after:dict|None=None): # {file name: bytes sent b
     try: yield srv
     finally: srv.shutdown(); srv.server_close(); th.join()
 
+def served_archives(folder, url:str) -> dict[str, Archive]:
+    "For tests: the package's table (`WMT14_ARCHIVES`) as it would read for the archives in `folder` served at `url`: each at its address there, pinned by its own size and SHA-256. A test that runs a page's `tnb-data` command as written puts these into `WMT14_ARCHIVES` in the command's process, so that the command fetches the small archives over loopback and checks them as it checks the real ones."
+    return {p.name: Archive(p.name, f"{url.rstrip('/')}/{p.name}", sha256_file(p), p.stat().st_size, source='served for a test')
+            for p in sorted(Path(folder).iterdir()) if p.name in WMT14_ARCHIVES}
+
 # %% ../nbs/A28_wmt14.ipynb #b687c3aa
 def read_checksums(path) -> dict[str, str]:
     "{file name: SHA-256} from a file of `sha256sum` lines ('HEX  NAME'); a bad line is refused naming it."
@@ -152,10 +173,17 @@ def read_checksums(path) -> dict[str, str]:
         out[Path(m[2]).name] = m[1].lower()
     return out
 
-def checksum_for(a:Archive, checksums:dict|None=None) -> tuple[str, str]|None:
-    "('sha256' or 'md5', hex) that the archive `a` is checked against: the user's, else the package's; None if none is known."
-    if checksums and a.name in checksums: return 'sha256', checksums[a.name]
-    return ('sha256', a.sha256) if a.sha256 else ('md5', a.md5) if a.md5 else None
+class Pin(NamedTuple):
+    "What a file is checked against: `algo` ('sha256' or 'md5') and its `hex` digest, its `size` in bytes where published, and where they come from."
+    algo: str
+    hex: str
+    size: int|None = None
+    source: str = ''
+
+def checksum_for(a:Archive, checksums:dict|None=None) -> Pin|None:
+    "The `Pin` the archive `a` is checked against: a SHA-256 the user gives (`checksums`), else the package's published SHA-256 and size, else its MD5; None if none is known."
+    if checksums and a.name in checksums: return Pin('sha256', checksums[a.name], None, 'your --checksums')
+    return Pin('sha256', a.sha256, a.size, a.source) if a.sha256 else Pin('md5', a.md5, a.size, a.source) if a.md5 else None
 
 def file_digest(path, algo:str='sha256') -> str:
     h = hashlib.new(algo)
@@ -164,32 +192,44 @@ def file_digest(path, algo:str='sha256') -> str:
     return h.hexdigest()
 
 # %% ../nbs/A28_wmt14.ipynb #35d90403
-class ChecksumMismatch(ValueError): "A file whose checksum is not the one expected."
+class ChecksumMismatch(ValueError): "A file whose size or checksum is not the one expected."
 
-def _verify(path:Path, want, trust:bool, what:str) -> str:
-    "The file's SHA-256, once it matches `want` (algo, hex); refused if it does not, or if `want` is None and not `trust`."
+_DISK_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS}   # the disk failed us: not a broken connection, no use trying again
+
+def _verify(path:Path, want:Pin|None, trust:bool, what:str) -> str:
+    "The file's SHA-256, once it matches `want`: its size (where published) first, then its digest; refused if it does not, or if `want` is None and not `trust`."
+    if want is not None and want.size is not None and (n := path.stat().st_size) != want.size:
+        raise ChecksumMismatch(f"{what}: {n:,} bytes, expected {want.size:,} ({want.source}): cut short, damaged, or not the WMT14 release")
     got = file_digest(path)
     if want is None:
         if trust: return got
         raise UserError(f"{what}: the package holds no checksum for it, so it cannot be verified (sha256 {got}); give its "
                         f"SHA-256 with --checksums FILE, or accept it as it is with --trust-unverified")
-    seen = got if want[0] == 'sha256' else file_digest(path, want[0])
-    if seen != want[1].lower(): raise ChecksumMismatch(f"{what}: {want[0]} is {seen}, expected {want[1]}: damaged, or not the WMT14 release")
+    seen = got if want.algo == 'sha256' else file_digest(path, want.algo)
+    if seen != want.hex.lower(): raise ChecksumMismatch(f"{what}: {want.algo} is {seen}, expected {want.hex}{f' ({want.source})' if want.source else ''}: damaged, or not the WMT14 release")
     return got
 
-def download_resumable(url:str, dest, want=None, # (algo, hex) to check against, or None
+# %% ../nbs/A28_wmt14.ipynb #a28dl002
+def download_resumable(url:str, dest, want=None, # a `Pin`, or (algo, hex): what it is checked against; None: nothing
                        trust:bool=False, retries:int=3, timeout:float=60, say=lambda m: None) -> str:
-    "Download `url` to `dest` through `dest.part`, resuming it with HTTP Range; checked (`_verify`) before the rename; returns its SHA-256."
+    "Download `url` to `dest` through `dest.part`, resuming it with HTTP Range; checked (`_verify`) before the rename; returns its SHA-256. A server that offers another size than `want`'s is refused before the body is read; a full disk ends it at once, the `.part` deleted."
     dest = Path(dest); part = dest.with_name(dest.name + '.part'); dest.parent.mkdir(parents=True, exist_ok=True)
+    want = Pin(*want) if want is not None else None
+    if part.is_symlink() or (part.exists() and not part.is_file()):
+        raise UserError(f"{part}: a link or a special file where tnb-data keeps a download; move it away")
     for attempt in range(retries + 1):
         have = part.stat().st_size if part.exists() else 0
         req = urllib.request.Request(url, headers={'Range': f"bytes={have}-"} if have else {})
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as r, part.open('ab' if have and r.status == 206 else 'wb') as f:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
                 start = have if r.status == 206 else 0
-                if start: say(f"resuming {dest.name} at byte {have:,}")
                 size = start + int(r.headers['Content-Length']) if r.headers.get('Content-Length') else None
-                while chunk := r.read(1 << 20): f.write(chunk)
+                if want is not None and want.size is not None and size is not None and size != want.size:
+                    part.unlink(missing_ok=True)
+                    raise ChecksumMismatch(f"{url}: the server offers {size:,} bytes, expected {want.size:,} ({want.source}): not the WMT14 release; nothing was downloaded")
+                if start: say(f"resuming {dest.name} at byte {have:,}")
+                with part.open('ab' if start else 'wb') as f:
+                    while chunk := r.read(1 << 20): f.write(chunk)
             if size is not None and (got := part.stat().st_size) < size:   # read() returns b'' when the server hangs up
                 raise ConnectionError(f"the connection closed after {got:,} of {size:,} bytes")
             break
@@ -197,6 +237,10 @@ def download_resumable(url:str, dest, want=None, # (algo, hex) to check against,
             if e.code == 416 and have: break                 # nothing left to send: the .part is whole
             raise OSError(f"could not download {url}: HTTP {e.code} {e.reason}") from None
         except (urllib.error.URLError, OSError, http.client.HTTPException) as e:
+            if isinstance(e, OSError) and e.errno in _DISK_FULL:
+                got = part.stat().st_size if part.exists() else 0; part.unlink(missing_ok=True)
+                raise OSError(e.errno, f"{os.strerror(e.errno)} while downloading {dest.name} ({got:,} bytes written, deleted); "
+                                       f"free space there and run it again", str(dest.parent)) from None
             if attempt == retries: raise OSError(f"could not download {url} ({e}); {part} keeps the {part.stat().st_size if part.exists() else 0:,} bytes received, and the next try resumes from there") from None
             say(f"{dest.name}: the connection broke ({type(e).__name__}); trying again"); time.sleep(min(2 ** attempt, 30) * (retries < 9))
     try: digest = _verify(part, want, trust, url)
@@ -205,39 +249,90 @@ def download_resumable(url:str, dest, want=None, # (algo, hex) to check against,
     return digest
 
 # %% ../nbs/A28_wmt14.ipynb #52f7e795
-def _member(tar_path:Path, names:list[str]) -> dict[str, bytes]:
-    "The members `names` of a tar or tgz (a name may end in .gz inside, then it is decompressed), read in one pass."
+_KINDS = {tarfile.SYMTYPE: 'symbolic link', tarfile.LNKTYPE: 'hard link', tarfile.DIRTYPE: 'folder', tarfile.FIFOTYPE: 'FIFO',
+          tarfile.CHRTYPE: 'character device', tarfile.BLKTYPE: 'block device'}
+_DAMAGED = (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile)    # what reading a cut or damaged tar, tgz or inner .gz raises
+
+def _members(tar_path:Path, names:list[str], use) -> dict:
+    "`use(name, stream)` for each member `names` of the tar or tgz `tar_path`, in one pass in the archive's order, each member streamed (one ending in .gz decompressed as it is read); returns {name: what `use` returned}. A missing member, a link or special file in a member's place, and an archive that cannot be read are refused in one line."
     want, got = set(names), {}
-    with tarfile.open(tar_path, 'r:*') as tar:
-        for m in tar:
-            if m.name in want: got[m.name] = tar.extractfile(m).read()
-            if len(got) == len(want): break
+    try:
+        with tarfile.open(tar_path, 'r:*') as tar:
+            for m in tar:
+                if m.name not in want or m.name in got: continue
+                if not m.isreg(): raise UserError(f"{tar_path}: its member {m.name} is a {_KINDS.get(m.type, 'special file')}, not a file: not the WMT14 archive")
+                with tar.extractfile(m) as f, (gzip.GzipFile(fileobj=f) if m.name.endswith('.gz') else contextlib.nullcontext(f)) as g:
+                    got[m.name] = use(m.name, g)
+                if len(got) == len(want): break
+    except _DAMAGED as e:
+        raise UserError(f"{tar_path}: not a whole tar archive ({type(e).__name__}: {e}); damaged, or cut short where it was made: delete it and fetch it again") from None
     if missing := sorted(want - set(got)): raise UserError(f"{tar_path} holds no {', '.join(missing)}: not the WMT14 archive")
-    return {n: gzip.decompress(d) if n.endswith('.gz') else d for n, d in got.items()}
+    return got
+
+# %% ../nbs/A28_wmt14.ipynb #a28st002
+_CHUNK = 1 << 22     # bytes of a member decoded and written at a time
+
+def _copy_lines(f, out, where:str, chunk_size:int=_CHUNK) -> int:
+    "Copy the UTF-8 text of the binary stream `f` into the text file `out` a chunk at a time, as lines split on '\\n' alone: a CRLF's '\\r' dropped, a lone '\\r' (no line break, as U+2028 or U+0085 are none) made a space, a last line without '\\n' ended, a byte-order mark at the start dropped; returns the number of lines."
+    dec, n, carry, last = codecs.getincrementaldecoder('utf-8-sig')(), 0, '', ''
+    while True:
+        chunk = f.read(chunk_size); held = dec.getstate()[0]
+        try: text = carry + dec.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as e:
+            line = n + (held + chunk)[:max(e.start, 0)].count(b'\n') + 1
+            raise UserError(f"{where}, line {line:,}: invalid UTF-8 ({e.reason}); not the WMT14 text") from None
+        carry = '\r' if chunk and text.endswith('\r') else ''            # perhaps the first half of a CRLF: decided with the next chunk
+        text = text[:len(text) - len(carry)]
+        if not chunk and text.endswith('\r'): text = text[:-1]            # a '\r' that ends the member ends its last line
+        text = text.replace('\r\n', '\n').replace('\r', ' ')
+        out.write(text); n += text.count('\n'); last = text[-1:] or last
+        if not chunk: break
+    if last not in ('', '\n'): out.write('\n'); n += 1
+    return n
 
 def sgm_lines(data:bytes) -> list[str]:
     "The sentences of an SGML newstest file: each `<seg>`'s text, stripped (as sacreBLEU reads them)."
     return [m.strip() for m in re.findall(r'<seg[^>]*>(.*?)</seg>', data.decode('utf-8'))]
 
-def _lines(data:bytes) -> list[str]: return data.decode('utf-8').splitlines()
+def _sgm_member(where:str):
+    "A `use` of `_members` for an SGML test file: its sentences (a test set is a few thousand lines: read whole)."
+    def use(name, f):
+        try: return sgm_lines(f.read())
+        except UnicodeDecodeError as e: raise UserError(f"{where}:{name}: invalid UTF-8 at byte {e.start:,} ({e.reason}); not the WMT14 text") from None
+    return use
 
 # %% ../nbs/A28_wmt14.ipynb #c67fcac4
+def _text_file(path:Path): return open(path, 'w', encoding='utf-8', newline='\n')
+
 def _write_split(folder:Path, split:str, src:str, tgt:str, parts, manifest:dict):
-    "Write `split`.src/.tgt from `parts` [(where, src lines, tgt lines)], each part's sides aligned."
+    "Write `split`.SRC and `split`.TGT from `parts`, each (where, write): `write(src file, tgt file)` appends one part's two sides and returns their numbers of lines, which must be equal."
     n = 0
-    with open(folder/f"{split}.{src}", 'w', encoding='utf-8') as fs, open(folder/f"{split}.{tgt}", 'w', encoding='utf-8') as ft:
-        for where, a, b in parts:
-            if len(a) != len(b): raise UserError(f"{where}: {len(a):,} {src} lines but {len(b):,} {tgt} lines; the sides must align")
-            fs.writelines(s.replace('\r', ' ') + '\n' for s in a); ft.writelines(t.replace('\r', ' ') + '\n' for t in b)
-            manifest['parts'].append({'split': split, 'from': where, 'pairs': len(a)}); n += len(a)
+    with _text_file(folder/f"{split}.{src}") as fs, _text_file(folder/f"{split}.{tgt}") as ft:
+        for where, write in parts:
+            a, b = write(fs, ft)
+            if a != b: raise UserError(f"{where}: {a:,} {src} lines but {b:,} {tgt} lines; the sides must align")
+            manifest['parts'].append({'split': split, 'from': where, 'pairs': a}); n += a
     manifest['splits'][split] = n
 
-def _train_parts(folder:Path, pair:str, src:str, tgt:str):
+def _text_part(path:Path, arch:str, s:str, t:str, where:str):
+    "A part of `_write_split`: the text members `s` (source) and `t` (target) of the archive at `path`, each streamed into its side."
+    def write(fs, ft):
+        got = _members(path, [s, t], lambda name, f: _copy_lines(f, fs if name == s else ft, f"{arch}:{name}"))
+        return got[s], got[t]
+    return where, write
+
+def _lines_part(where:str, a:list[str], b:list[str]):
+    "A part of `_write_split` from sentences already read (the SGML test set), a '\\r' inside a sentence made a space."
+    def write(fs, ft):
+        for f, lines in ((fs, a), (ft, b)): f.writelines(s.replace('\r', ' ') + '\n' for s in lines)
+        return len(a), len(b)
+    return where, write
+
+def _train_parts(paths:dict, pair:str, src:str, tgt:str):
+    "The training corpora of `pair` as parts of `_write_split`; `paths`: {archive name: its file}."
     for arch, stem in WMT14_PAIRS[pair]['train']:
-        gz = '.gz' * arch.endswith('.tar')
-        got = _member(folder/arch, [f"{stem}.{src}{gz}", f"{stem}.{tgt}{gz}"])
-        yield f"{arch}:{stem}", _lines(got[f"{stem}.{src}{gz}"]), _lines(got[f"{stem}.{tgt}{gz}"])
-        del got
+        gz = '.gz' * arch.endswith('.tar')                  # Gigaword: gzipped files inside a plain tar
+        yield _text_part(paths[arch], arch, f"{stem}.{src}{gz}", f"{stem}.{tgt}{gz}", f"{arch}:{stem}")
 
 # %% ../nbs/A28_wmt14.ipynb #ae5f3c41
 def _verify_nothing(a:Archive):
@@ -245,30 +340,37 @@ def _verify_nothing(a:Archive):
                     f"with --checksums FILE, or accept it unverified with --trust-unverified")
 
 def _unpack(pair, src, tgt, paths:dict, out:Path, manifest:dict, say) -> Path:
-    "Write the corpus into a hidden folder beside `out`, then rename it into place: `out` is whole or absent."
+    "Write the corpus into a hidden folder beside `out`, each member streamed, then rename it into place: `out` is whole or absent."
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent)); os.chmod(work, 0o755)
     try:
-        links = work/'.archives'; links.mkdir()
-        for n, p in paths.items(): os.symlink(p.resolve(), links/n)
         say(f"unpacking {pair} into {out}")
-        _write_split(work, 'train', src, tgt, _train_parts(links, pair, src, tgt), manifest)
+        _write_split(work, 'train', src, tgt, _train_parts(paths, pair, src, tgt), manifest)
         arch, stem = WMT14_PAIRS[pair]['valid']
-        v = _member(links/arch, [f"{stem}.{src}", f"{stem}.{tgt}"])
-        _write_split(work, 'valid', src, tgt, [(f"{arch}:{stem}", _lines(v[f"{stem}.{src}"]), _lines(v[f"{stem}.{tgt}"]))], manifest)
+        _write_split(work, 'valid', src, tgt, [_text_part(paths[arch], arch, f"{stem}.{src}", f"{stem}.{tgt}", f"{arch}:{stem}")], manifest)
         arch, s, t = WMT14_PAIRS[pair]['test']; s, t = s.format(src=src), t.format(tgt=tgt)
-        te = _member(links/arch, [s, t])
-        _write_split(work, 'test', src, tgt, [(f"{arch}:{s}", sgm_lines(te[s]), sgm_lines(te[t]))], manifest)
-        shutil.rmtree(links)
+        te = _members(paths[arch], [s, t], _sgm_member(arch))
+        _write_split(work, 'test', src, tgt, [_lines_part(f"{arch}:{s}", te[s], te[t])], manifest)
         atomic_write(work/'MANIFEST.json', json.dumps(manifest, indent=1) + '\n')
-        os.rename(work, out)
-    except BaseException: shutil.rmtree(work, ignore_errors=True); raise
+        try: os.rename(work, out)
+        except OSError as e:
+            if e.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR): raise
+            raise UserError(f"{out}: appeared while unpacking and is not empty; nothing was written there: move it away and run it again") from None
+    except BaseException as e:
+        shutil.rmtree(work, ignore_errors=True)
+        if isinstance(e, OSError) and e.errno in _DISK_FULL:
+            raise OSError(e.errno, f"{os.strerror(e.errno)} while unpacking the corpus; nothing of it is kept: free space there "
+                                   f"and run it again", str(out.parent)) from None
+        raise
     return out
 
 # %% ../nbs/A28_wmt14.ipynb #9721e56b
-def _check_places(dest:Path, archives, base_url):
-    "Refuse, before any checksum rule or download, a DEST that is a file, an `archives` folder that is not there, and a `base_url` that is no http(s) address."
+def _check_places(dest:Path, archives, base_url, out:Path):
+    "Refuse, before any checksum rule or download, a DEST that is a file, a corpus folder `out` in it that tnb-data did not finish and that is not empty, an `archives` folder that is not there, and a `base_url` that is no http(s) address."
     if dest.exists() and not dest.is_dir(): raise SettingError("{dest} is a file; give a folder (new, or one tnb-data wrote)", dest=str(dest))
+    if not (out/'MANIFEST.json').is_file() and (out.is_symlink() or (out.exists() and (not out.is_dir() or any(out.iterdir())))):
+        raise SettingError("{dest} holds " + f"{out.name}, which is not a corpus tnb-data wrote (no MANIFEST.json) and not empty; "
+                           "move it away, or give another folder", dest=str(dest))
     if archives is not None and not Path(archives).is_dir():
         raise SettingError("{archives}: " + ("not a folder" if Path(archives).exists() else "no such folder"), archives=str(archives))
     if base_url is not None and not ((u := urllib.parse.urlsplit(base_url)).scheme in ('http', 'https') and u.netloc):
@@ -277,28 +379,28 @@ def _check_places(dest:Path, archives, base_url):
 def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/wmt14-PAIR/ (the corpus), DEST/archives/
                 base_url:str|None=None, # a mirror that serves the archives by file name (None: each archive's canonical address)
                 archives=None, # a folder that already holds some or all of the archives (by their file names): used, not downloaded
-                checksums:dict|str|None=None, # {file name: SHA-256} or a sha256sum file: checks archives the package has no checksum for
+                checksums:dict|str|None=None, # {file name: SHA-256} or a sha256sum file: checks archives in place of the package's checksums
                 trust_unverified:bool=False, # accept an archive that nothing can check (its SHA-256 goes into MANIFEST.json)
                 retries:int=3, say=lambda m: None) -> Path:
     "Download (or find), check and unpack WMT14 `pair` into DEST/wmt14-PAIR: train/valid/test files and MANIFEST.json; returns that folder."
-    src, tgt = pair_langs(pair); dest = Path(dest); _check_places(dest, archives, base_url)
-    out = dest/f"wmt14-{pair}"
+    src, tgt = pair_langs(pair); dest = Path(dest); out = dest/f"wmt14-{pair}"
+    _check_places(dest, archives, base_url, out)
     if (out/'MANIFEST.json').is_file(): say(f"{out} is already complete"); return out
     sums = read_checksums(checksums) if isinstance(checksums, (str, os.PathLike)) else dict(checksums or {})
     have, store = Path(archives) if archives is not None else None, dest/'archives'
-    manifest = {'pair': pair, 'archives': {}, 'parts': [], 'splits': {}}
+    manifest, pins = {'pair': pair, 'archives': {}, 'parts': [], 'splits': {}}, {a.name: checksum_for(a, sums) for a in pair_archives(pair)}
+    if not trust_unverified and (none := [a for a in pair_archives(pair) if pins[a.name] is None]): _verify_nothing(none[0])   # before any download
     for a in pair_archives(pair):
-        want = checksum_for(a, sums)
+        want = pins[a.name]
         if have is not None and (have/a.name).is_file():
             path = have/a.name; manifest['archives'][a.name] = _verify(path, want, trust_unverified, str(path))
         else:
             path = store/a.name; url = f"{base_url.rstrip('/')}/{a.name}" if base_url else a.url
             if path.is_file(): manifest['archives'][a.name] = _verify(path, want, trust_unverified, str(path))
             else:
-                if want is None and not trust_unverified: _verify_nothing(a)
                 say(f"downloading {url}")
                 manifest['archives'][a.name] = download_resumable(url, path, want, trust_unverified, retries, say=say)
-        manifest['archives'][a.name] = {'sha256': manifest['archives'][a.name], 'checked': want[0] if want else 'trusted', 'path': str(path)}
+        manifest['archives'][a.name] = {'sha256': manifest['archives'][a.name], 'checked': want.algo if want else 'trusted', 'path': str(path)}
     return _unpack(pair, src, tgt, {n: Path(v['path']) for n, v in manifest['archives'].items()}, out, manifest, say)
 
 # %% ../nbs/A28_wmt14.ipynb #1139d436
@@ -308,14 +410,18 @@ PAPER_AVERAGE = {'base': 5, 'big': 20}               # §6.1: the last checkpoin
 PAPER_P_DROP = {('base', 'en-de'): 0.1, ('base', 'en-fr'): 0.1, ('big', 'en-de'): 0.3, ('big', 'en-fr'): 0.1}   # §5.4, §6.1
 PAPER_TOKENS = 25_000                                # §5.1: about 25,000 source and 25,000 target tokens per update
 PAPER_SAVE_MINUTES = 10                              # §6.1: checkpoints written at 10-minute intervals
+PAPER_SAVE_EVERY = {'base': 1_400, 'big': 600}       # those 10 minutes in updates: 100k in 12 h (§5.2) is 1,389 a 10 minutes; 300k in 3.5 days, 595
 
 def paper_recipe(size:Literal['base', 'big'], pair:str='en-de') -> Recipe:
     "The paper's recipe for the `size` model on the WMT14 `pair`."
     pair_langs(pair)
+    from transformer_nb.model import PAPER_TABLE3                  # Table 3: dev perplexity and BLEU, newstest2013, EN-DE only
+    ppl, bleu, _ = PAPER_TABLE3[size]
+    targets = dict(source='Table 3', valid='newstest2013', steps=PAPER_STEPS[size], ppl=ppl, bleu=bleu) if pair == 'en-de' else {}
     return Recipe(preset=size, model=dict(p_drop=PAPER_P_DROP[size, pair]), vocab_size=PAPER_VOCAB[pair], threads=0,
                   train=dict(steps=PAPER_STEPS[size], warmup=4000, lr_scale=1.0, eps_ls=0.1, max_tokens=PAPER_TOKENS // 8,
-                             tokens_per_update=PAPER_TOKENS, save_every_minutes=PAPER_SAVE_MINUTES, average=PAPER_AVERAGE[size],
-                             precision='auto', valid_every=5000))
+                             tokens_per_update=PAPER_TOKENS, save_every=PAPER_SAVE_EVERY[size], average=PAPER_AVERAGE[size],
+                             precision='auto', valid_every=5000), targets=targets)
 
 # %% ../nbs/A28_wmt14.ipynb #3ebc7c41
 def _open_text(path):
@@ -449,20 +555,55 @@ def encode_to_disk(tok:Tokenizer, src_path, tgt_path, out, max_len:int|None=256,
     return EncodedCorpus(out)
 
 # %% ../nbs/A28_wmt14.ipynb #a28cach1
-@contextlib.contextmanager
-def _locked(path):
-    "An exclusive lock on the file `path` while the block runs: of the processes on one corpus, one encodes and the others wait, then read its work."
-    try: import fcntl
-    except ImportError: fcntl = None                          # Windows: no lock (one process a machine)
-    with open(path, 'a+b') as f:
-        if fcntl: fcntl.flock(f, fcntl.LOCK_EX)
-        try: yield
-        finally:
-            if fcntl: fcntl.flock(f, fcntl.LOCK_UN)
+_NOFOLLOW = getattr(os, 'O_NOFOLLOW', 0)
+
+def _lock_record(path) -> dict|None:
+    "The owner a lock file holds (`lock_owner`), or None: gone, unreadable, not written yet, or of an older version."
+    try:
+        with open(path, 'rb') as f: owner = json.loads(f.read(65536))
+    except (OSError, ValueError): return None
+    return owner if isinstance(owner, dict) else None
 
 def _file_id(path) -> dict:
-    "What says a file is the one encoded: its name, size and modification time."
-    st = Path(path).stat(); return {'name': Path(path).name, 'bytes': st.st_size, 'mtime_ns': st.st_mtime_ns}
+    "What says a file is the one encoded: its name, its size and the SHA-256 of its content, read through (a file rewritten in place with the same size and modification time is another file)."
+    p = Path(path); return {'name': p.name, 'bytes': p.stat().st_size, 'sha256': file_digest(p)}
+
+# %% ../nbs/A28_wmt14.ipynb #a28cach1c
+@contextlib.contextmanager
+def _locked(path, poll:float=1.0): # seconds between looks while another process holds it
+    """An exclusive lock on the file `path` while the block runs: of the processes (and separate jobs) on one corpus, one encodes
+    and the others wait, then read its work. As a run folder's lock (A04), the file itself is the lock: created with O_EXCL,
+    holding its owner, touched every `HEARTBEAT` seconds, removed at the end. It needs no `flock`, which a shared file system
+    may lack; one whose owner died, or untouched for `LEASE` seconds from another host, is taken over (`lock_is_stale`)."""
+    path = Path(path); guard = path.with_name(path.name + '.takeover')
+    while True:
+        try: fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666); break
+        except FileExistsError: pass
+        if lock_is_stale(path, owner := _lock_record(path)):
+            try: g = os.open(guard, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666)   # one taker at a time
+            except FileExistsError:
+                with contextlib.suppress(OSError):
+                    if time.time() - os.lstat(guard).st_mtime > LEASE: guard.unlink()   # left by a taker that died
+            else:
+                try:
+                    if _lock_record(path) == owner and lock_is_stale(path, owner): path.unlink(missing_ok=True)   # still that one
+                finally: os.close(g); guard.unlink(missing_ok=True)
+                continue
+        time.sleep(poll)
+    with contextlib.suppress(OSError): flock(fd)              # where the file system has it: older versions only flock
+    stop = threading.Event()
+    def beat():
+        while not stop.wait(HEARTBEAT):
+            with contextlib.suppress(OSError): os.utime(path)
+    try:
+        os.write(fd, (json.dumps(lock_owner()) + '\n').encode('utf-8'))
+        threading.Thread(target=beat, daemon=True, name='encoded cache lock heartbeat').start()
+        yield
+    finally:
+        stop.set()
+        with contextlib.suppress(OSError):                    # removed only while it is still this lock's file
+            if os.path.samestat(os.fstat(fd), os.lstat(path)): path.unlink()
+        os.close(fd)
 
 # %% ../nbs/A28_wmt14.ipynb #a28cch03
 def encoded_cache(tok:Tokenizer, src_path, tgt_path, cache, # the folder that keeps the encodings, one per tokenizer and `max_len`
@@ -549,7 +690,7 @@ class DataOptions:
     pair: Literal[tuple(WMT14_PAIRS)] = 'en-de'   # the WMT14 language pair
     archives: str|None = None                  # a folder that already holds some or all of the archives, by their file names
     base_url: str|None = None                  # a mirror that serves the archives by file name (None: statmt.org, each archive's own address)
-    checksums: str|None = None                 # a file of 'SHA256  FILENAME' lines (sha256sum's) for archives the package holds no checksum for
+    checksums: str|None = None                 # a file of 'SHA256  FILENAME' lines (sha256sum's), in place of the package's checksums
     trust_unverified: bool = False             # accept an archive no checksum can check; its SHA-256 is written into MANIFEST.json
     retries: Count = 3                         # tries again after a broken connection, resuming each time
     def __post_init__(self): validate(self)

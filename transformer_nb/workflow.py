@@ -21,11 +21,12 @@ from .checks import Count, SettingError, SettingWarning, check_value, check_fiel
 from .process import settings_line
 from .core import UNK_ID, set_seed, get_device
 from .machine import hardware, git_commit, limit_threads
-from .model import Transformer, TransformerConfig, get_config, PRESETS, count_config_params
+from .model import Transformer, TransformerConfig, get_config_strict, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
-from .data import Tokenizer, encode_pairs
+from .data import Tokenizer, checked_encode_pairs
 from .runs import RunFolder, portable_path, portable_command
 from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
+from .distributed import rank0_first
 from .trainer import Trainer, TrainConfig, resume_config, trainer_setup, batch_sampler, run_updates
 from .decoding import Decoding
 from .options import DecodeOptions, DECODE_OPTIONS
@@ -94,7 +95,7 @@ def _tokenizer_and_config(data, r:Recipe, c:Checkpoint|None, preset, vocab_size,
     model = {**({} if preset else r.model), **model_kw}                # an explicit preset starts from the preset alone
     tok = _train_tokenizer(data, vocab_size or r.vocab_size, {**r.spm, **(spm or {})})
     preset = preset or r.preset
-    cfg = get_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
+    cfg = get_config_strict(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
     return tok, cfg, preset + (f" ({', '.join(f'{k}={v}' for k, v in model.items())})" if model else '')
 
 # %% ../nbs/A16_workflow.ipynb #a16enc01
@@ -109,8 +110,8 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple:
         unk = m['unk'] / max(m['tokens'], 1) if path else 0
     else:
         with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
-            warnings.simplefilter('always'); train = encode_pairs(tok, data.train, max_len=max_len)
-        if not train: raise ValueError(f"{data} has no training pairs")   # max_len dropping all of them is refused by encode_pairs
+            warnings.simplefilter('always'); train = checked_encode_pairs(tok, data.train, max_len=max_len)
+        if not train: raise ValueError(f"{data} has no training pairs")   # max_len dropping all of them is refused by checked_encode_pairs
         for w in dropped: warnings.warn(str(w.message).replace('encode_pairs: dropped', 'dropped').replace(f'max_len={max_len}', f'{max_len} tokens'))
         longest = max(range(len(train)), key=lambda i: max(map(len, train[i])))
         unk = sum(ids.count(UNK_ID) for s, t in train for ids in (s, t)) / max(sum(len(s) + len(t) for s, t in train), 1) if path else 0
@@ -120,7 +121,7 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple:
     if unk > 0.01:                                           # a resumed tokenizer that does not know this corpus
         warnings.warn(f"{unk:.0%} of the training tokens are unknown to the tokenizer of {path}: it was learned on another "
                       f"corpus, and the model will learn to write ⁇")
-    valid = encode_pairs(tok, data.valid) if data.valid else None
+    valid = checked_encode_pairs(tok, data.valid) if data.valid else None
     if valid and (n := max(max(map(len, v)) for v in valid)) > tc.max_tokens:    # max_len drops training pairs only
         i = next(i for i, v in enumerate(valid) if max(map(len, v)) == n)
         raise SettingError(f"validation pair {i + 1} has {n} tokens, more than a batch of {{max_tokens}} can hold: raise it to at least {n}, "
@@ -231,14 +232,15 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     limit_threads(r.threads, unless_chosen=True)   # the recipe's CPU threads, else the package's default, as tnb-train: unless chosen
     for line in said: say(line)
     if c is None: set_seed(tc.seed)                                # the model's initial weights, as tnb-train draws them
-    tok, cfg, named = _tokenizer_and_config(data, r, c, preset, vocab_size, spm, model_kw)
-    train, valid = _encode(data, tok, tc, c.path if c else None)
+    tok, cfg, named = rank0_first(lambda: _tokenizer_and_config(data, r, c, preset, vocab_size, spm, model_kw))   # learnt once, for all ranks
+    train, valid = rank0_first(lambda: _encode(data, tok, tc, c.path if c else None), share=False)   # an encoded cache: built once, then read
     meta = {'dataset': data.name, 'src_lang': data.src_lang, 'tgt_lang': data.tgt_lang, 'task': task.name, 'preset': named,
             'data': data_meta or _data_meta(data), 'commit': git_commit(), 'hardware': hardware(),   # a resume's, made once as it was checked
             **({'recipe': rname} if rname in task.recipes else {}), **(meta or {})}
     parallel, precision = trainer_setup(tc, parallel)              # the processes and the precision, chosen once, here
     sampler = batch_sampler(train, tc, parallel)                   # the batches: a new run given in epochs knows its length in updates now
     if c is None and tc.steps is None: tc = _epochs_warmup(tc, given, sampler, say)   # a new run given in epochs: said before its first update
+    callbacks = [*callbacks, *filter(None, [r.target_callback()])]   # the paper's figures beside each validation, where the recipe has them
     trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say,
                       parallel=parallel, precision=precision, sampler=sampler)
     if c is not None: trainer.load(c)                              # checked for resuming by `resume_run`; the weights here, against the real model
@@ -262,7 +264,7 @@ def _check_model(c:Checkpoint, model:dict, preset, vocab_size):
     if vocab_size and vocab_size != cfg['tgt_vocab']:
         raise SettingError(f"{path} has a vocabulary of {cfg['tgt_vocab']} pieces, not {{vocab_size}}: a resumed run keeps its tokenizer",
                            vocab_size=vocab_size)
-    if preset: get_config(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
+    if preset: get_config_strict(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
     if clash := [k for k, v in model.items() if cfg.get(k) != v]:    # what the file holds (d_model 32), then the settings (d_model=64)
         has, asked = ' and '.join(f"{k} {cfg[k]!r}" for k in clash), ' and '.join(f"{{{k}}}" for k in clash)
         raise SettingError(f"{path} is a model with {has}, not {asked}{' ({preset})' if preset else ''}: a resumed run keeps its model; "
@@ -357,7 +359,7 @@ def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, devi
     "The parameters of the model a new run of `task` (a `Task` or its name) would build; a ValueError if training it cannot fit `device`'s memory."
     r = task_recipe(get_task(task), recipe)
     model, vocab, dev = _split(settings)[1], vocab_size or r.vocab_size, get_device(device)
-    n = count_config_params(get_config(preset or r.preset, src_vocab=vocab, tgt_vocab=vocab, **{**({} if preset else r.model), **model}))
+    n = count_config_params(get_config_strict(preset or r.preset, src_vocab=vocab, tgt_vocab=vocab, **{**({} if preset else r.model), **model}))
     mem = (torch.cuda.get_device_properties(dev).total_memory if dev.type == 'cuda' else
            os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') if hasattr(os, 'sysconf') else None)
     if mem and 16 * n > mem:

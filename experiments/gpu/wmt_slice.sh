@@ -1,13 +1,16 @@
 # Sourced by paper_recipe.sh and recipe_gap.sh: the carried wheels where the machine lacks them, this checkout on
 # PYTHONPATH, $OUT, and in $D a synthetic corpus laid out as `tnb-data wmt14` writes it (100,000 pairs from
-# bench/bench_data_scale.py's generator, lengths about as WMT14's; valid and test: its first 500 pairs).
+# bench/bench_data_scale.py's generator, lengths about as WMT14's; valid and test: its first 500 pairs); with
+# NO_CORPUS=1, no corpus (a script that makes its own batches).
 export PYTHONUNBUFFERED=1 MPLBACKEND=Agg OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 if ! python3 -c "import fastcore, sentencepiece, tqdm" 2>/dev/null; then
   python3 -m pip install -q --no-index --find-links .whl --target /tmp/site fastcore tqdm sentencepiece packaging
   export PYTHONPATH=$PWD:/tmp/site
 else export PYTHONPATH=$PWD; fi
-D=/tmp/wmt/wmt14-en-de; mkdir -p $D
+D=/tmp/wmt/wmt14-en-de
+[ "${NO_CORPUS:-}" = 1 ] && return 0
+mkdir -p $D
 python3 - "$D" <<'PY'
 import sys; sys.path.insert(0, 'bench')
 from pathlib import Path

@@ -3,9 +3,10 @@
 // the full one, whose translations join the explorer's grid. Nothing heavy loads with the page: the first translation
 // downloads ONNX Runtime Web (wasm, one thread) and the chosen direction's int8 model, from the site itself, with a
 // progress line; the other direction's model loads only when the reader switches to it. Each translation is decoded as
-// DECODING says, and its search is shown a step at a time (BeamView).
+// the export decodes it (config.json: its beam and alpha, its task's), or greedily, as the reader picks, and its search
+// is shown a step at a time (BeamView).
+import { lengthPenalty, outputCap as cap } from './decoding.mjs';
 export const MAX_CHARS = 300;                  // the longest input, in characters: the page says so before it cuts
-export const DECODING = { beam: 4 };   // the decoding menu's first choice (greedy is the other); alpha is the export's (config.json)
 export const DIRECTIONS = {
   'de-en': { from: 'German', to: 'English', examples: [
     'Ein brauner Hund rennt durch den tiefen Schnee.', 'Zwei Kinder spielen am Strand.',
@@ -68,10 +69,33 @@ export function looksLike(text) {
   const [a, b] = Object.entries(n).sort((x, y) => y[1] - x[1]);
   return a[1] >= 2 && a[1] > 2 * b[1] ? a[0] : null;
 }
-// How many of a source's pieces the model cannot read: {unknown, total}, </s> and a lone word start left out
+// How many of a source's pieces the model cannot read: {unknown, total}, an unknown piece or a byte piece (<0xE4>, of a
+// tokenizer with byte fallback) each unknown; </s> and a lone word start left out
 export function unknownShare(pieces, unk = '<unk>') {
   const real = pieces.filter(p => p !== SPACE && !/^<\/?s>$/.test(p));
-  return { unknown: real.filter(p => p === unk).length, total: real.length };
+  return { unknown: real.filter(p => p === unk || /^<0x[0-9A-Fa-f]{2}>$/.test(p)).length, total: real.length };
+}
+// "3 of the 4 pieces the model read are", "1 of the 4 pieces ... is", "The one piece the model read is"
+const piecesAre = ({ unknown, total }) => total === 1 ? 'The one piece the model read is'
+  : `${unknown} of the ${total} pieces the model read ${unknown === 1 ? 'is' : 'are'}`;
+// What the page says of a text the model may not read as its language `from` (`other`: the other direction's source
+// language, or null): {kind, why, offer} or null. kind 'other': words of the other language, and the switch to it is
+// offered (offer) only then; 'script': most letters of another script than the Latin the model reads; 'unknown': most
+// pieces unknown (or bytes); 'letters': most of the pieces single letters, as the model splits what it never saw
+// (gibberish, or another language in Latin letters). `pieces`: the source pieces the model read.
+export function readingNote(text, pieces, from, other = null) {
+  const looks = looksLike(text), means = `it reads ${from} (the words of image captions), so the translation means little.`;
+  if (looks && looks !== from) return { kind: 'other', offer: looks === other,
+    why: `This looks like ${looks}, but this model reads ${from}: it reads your words as ${from} ones, so the translation means little.` };
+  const letters = (text.match(/\p{L}/gu) || []).length, latin = (text.match(/\p{Script=Latin}/gu) || []).length;
+  if (letters && latin / letters < 0.5)
+    return { kind: 'script', offer: false, why: `The model cannot read this: it reads ${from}, in Latin letters, and most of these letters are of another script, unknown to it; the translation means little.` };
+  const share = unknownShare(pieces);
+  if (share.total && share.unknown / share.total > 0.5) return { kind: 'unknown', offer: false, why: `${piecesAre(share)} unknown to it: ${means}` };
+  const words = pieces.filter(p => !/^<.*>$/.test(p) && /\p{L}/u.test(p)), single = words.filter(p => [...p.replace(/^\u2581/, '')].length === 1);
+  if (words.length >= 4 && single.length / words.length > 0.5)
+    return { kind: 'letters', offer: false, why: `The model cannot read this: it splits it into single letters (${single.length} of ${words.length} pieces), as it splits words it has never seen; ${means}` };
+  return null;
 }
 // `text` cut to MAX_CHARS characters (UTF-16 units, as the translator and a textarea count them) at the last space before
 // the limit, or at the limit in a word longer than 40 characters, never inside an emoji's surrogate pair
@@ -213,14 +237,11 @@ function spaceNote(pieces) {
 const fmt = x => Number.isFinite(x) ? x.toFixed(2) : '−∞';
 
 // ---- the beam, step by step --------------------------------------------------------------------------------------------
-// GNMT's length penalty lp(|Y|) = ((5 + |Y|) / 6)^alpha (`length_penalty`, 10_decoding; translator.mjs's lengthPenalty)
-const lengthPenalty = (n, alpha) => ((5 + n) / 6) ** alpha;
 const isEnd = p => p === '</s>';
 // The most pieces a translation of a source of `srcLen` tokens (EOS included) may have, EOS included, as the translator
 // caps it (`max_output_lengths`, 10_decoding): srcLen + max_extra, within learned positions
 export function outputCap(tr, srcLen) {
-  const L = srcLen + tr.maxExtra;
-  return tr.maxPositions ? Math.min(L, tr.maxPositions) : L;
+  return cap(tr, srcLen);
 }
 
 // What the beam view says of step t of `res.trace` (translator.mjs), decoded with `beam` and `alpha` and the length cap
@@ -395,9 +416,9 @@ class Live {
     this.dirs = h('div', { class: 'tnb-dir', role: 'group', 'aria-label': 'Direction' }, names.map(n =>
       h('button', { type: 'button', 'data-dir': n, 'aria-pressed': String(n === this.dir), onclick: () => this.switchTo(n) },
         `${DIRECTIONS[n].from} → ${DIRECTIONS[n].to}`)));
+    // the export's decoding (its beam, from config.json once the model is loaded, from vendor/files.json before), or greedy
     this.decoding = h('select', { 'aria-label': 'Decoding', onchange: () => { if (this.text.value.trim()) this.run(); } },
-      h('option', { value: DECODING.beam, selected: true }, DECODING.beam > 1 ? `beam search, ${DECODING.beam} hypotheses` : 'greedy'),
-      h('option', { value: DECODING.beam > 1 ? 1 : 4 }, DECODING.beam > 1 ? 'greedy' : 'beam search, 4 hypotheses'));
+      h('option', { value: 'export', selected: true }, 'beam search'), h('option', { value: 'greedy' }, 'greedy'));
     this.examples = h('div', { class: 'tnb-examples' });
     this.note = h('p', { class: 'tnb-note' });
     this.status = h('div', { class: 'tnb-status', 'aria-live': 'polite' });
@@ -448,7 +469,11 @@ class Live {
     try { weights = (await files()).weights?.[name] || weights; } catch {}
     if (weights === 'int8') note.push(`Its int8 weights can change a word against the Python model's translation (tnb-translate). `);
     note.push('Ctrl-Enter translates.');
-    if (name === this.dir) this.note.textContent = note.join('');
+    let beam = this.ready?.[name]?.beam;
+    if (beam === undefined) { try { beam = (await files()).decoding?.[name]?.beam; } catch {} }
+    if (name !== this.dir) return;
+    this.note.textContent = note.join('');
+    if (beam) this.decoding.options[0].textContent = beam > 1 ? `beam search, ${beam} hypotheses` : 'greedy (the export\'s decoding)';
   }
   async run() {
     const mine = ++this.latest, name = this.dir, raw = this.text.value.trim();
@@ -478,7 +503,7 @@ class Live {
   }
   async decode(mine, tr, raw) {
     if (mine !== this.latest) return;                       // a newer request came while this one waited
-    const { text, cut } = cutText(raw), beam = +this.decoding.value, sentences = splitSentences(text);
+    const { text, cut } = cutText(raw), beam = this.decoding.value === 'greedy' ? 1 : tr.beam, sentences = splitSentences(text);
     this.result.replaceChildren(h('span', { class: 'tnb-wait' }, 'Translating…'));
     const t0 = performance.now(), results = [];
     try {
@@ -503,17 +528,12 @@ class Live {
     const parts = [h('p', { class: 'tnb-line' }, '→ ', hyp),
       h('p', { class: 'tnb-meta' }, `${n > 1 ? `${n} sentences, each translated alone · ` : ''}${how} · ${pieces} pieces in ${ms.toFixed(0)} ms`)];
     if (cut || results.some(r => r.cut)) parts.push(h('p', { class: 'tnb-warn' }, `Only the first ${text.length} of ${raw.length} characters were translated.`));
-    // the reader's language: most pieces unknown, or words of the other direction's language
-    const share = srcs.reduce((a, p) => { const s = unknownShare(p); return { unknown: a.unknown + s.unknown, total: a.total + s.total }; }, { unknown: 0, total: 0 });
-    const other = this.names.find(m => m !== this.dir), looks = looksLike(text);
-    const mostly = share.total > 0 && share.unknown / share.total > 0.5, wrong = looks && looks !== d.from;
-    if (mostly || wrong) {
-      const why = wrong ? `This looks like ${looks}, but this model reads ${d.from}: it reads your words as ${d.from} ones, so the translation means little.`
-                        : `${share.unknown} of the ${share.total} pieces the model read are unknown to it: it reads ${d.from} (the words of image captions), so the translation means little.`;
-      const offer = other && (wrong ? looks === DIRECTIONS[other].from : true)
-        ? h('button', { type: 'button', class: 'tnb-switch', onclick: async () => { await this.switchTo(other); this.text.value = raw; this.counted(); this.run(); } },
-            `${wrong ? '' : `Is it ${DIRECTIONS[other].from}? `}Translate it ${DIRECTIONS[other].from} → ${DIRECTIONS[other].to}`) : null;
-      parts.push(h('p', { class: 'tnb-lang' }, why, offer ? ' ' : '', offer));
+    // the reader's language: words of the other direction's (the switch offered), or a text the model cannot read
+    const other = this.names.find(m => m !== this.dir), said = readingNote(text, srcs.flat(), d.from, other ? DIRECTIONS[other].from : null);
+    if (said) {
+      const offer = said.offer ? h('button', { type: 'button', class: 'tnb-switch', onclick: async () => { await this.switchTo(other); this.text.value = raw; this.counted(); this.run(); } },
+        `Translate it ${DIRECTIONS[other].from} → ${DIRECTIONS[other].to}`) : null;
+      parts.push(h('p', { class: `tnb-lang tnb-lang-${said.kind}` }, said.why, offer ? ' ' : '', offer));
     }
     const unknown = lost.filter(u => u.as === 'unknown' || u.as === 'bytes'), dropped = lost.filter(u => u.as === 'dropped'), spaces = lost.filter(u => u.as === 'space');
     const code = u => h('code', {}, visible(u.text));

@@ -3,8 +3,12 @@
 // into sentences first, one a line (the page splits a paragraph itself, with app.mjs's splitSentences).
 // One translation per sentence, from a folder of `tnb-export --format onnx`, by the modules the page loads
 // (translator.mjs, tokenizer.mjs) and ONNX Runtime Web's wasm backend, one thread: beam search with the beam and
-// alpha the export's config.json records (the paper's 4 and 0.6) unless told (--beam 1: greedy), as tnb-translate decodes. Every file is checked against the sha256 config.json
-// records. What tnb-translate refuses, this refuses in its words (exit 2): an option's bad value, a NUL byte or invalid
+// alpha the export's config.json records (its task's: 4 and 0.6 for translation) unless told (--beam 1: greedy), as
+// tnb-translate decodes. config.json is read once its sha256 is the one config.sha256 records and its ids are the
+// tokenizer's (decoding.mjs), and every file is checked against the sha256 config.json records. Exit codes as
+// tnb-translate's: 0 done; 1 a failure (a full disk); 2 a mistake in the command or its files (a damaged export: one
+// line); 70 a bug; 130 Ctrl-C; 141 the reader left (| head); 143 SIGTERM.
+// What tnb-translate refuses, this refuses in its words (exit 2): an option's bad value, a NUL byte or invalid
 // UTF-8 on standard input, a sentence longer than the model's limit of tokens. A sentence longer than the page's 300
 // characters (within that limit) is cut there, as the page cuts it, and said on stderr.
 // Where the folder holds gzip copies (NAME.gz, as vendor.mjs writes them for the site), it reads those and decompresses
@@ -12,11 +16,41 @@
 // --trace the step-by-step trace of the search; `record`, the grid's weights, is left out).
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Translator, MAX_CHARS } from './translator.mjs';
+import { Translator, MAX_CHARS, sha256 } from './translator.mjs';
+import { readConfig } from './decoding.mjs';
 import { modelFiles } from './files.mjs';
 
 const USAGE = "usage: node nbs/live/translate.mjs MODEL_DIR [--beam N] [--alpha A] [--json] [--trace] 'sentence' ... (or sentences on stdin, one sentence a line)";
+const HELP = `${USAGE}
+
+Translate each sentence with a folder of \`tnb-export --format onnx\` (ONNX Runtime Web, one thread), one line out per
+sentence, as the site's live translator and tnb-translate decode it.
+
+positional arguments:
+  MODEL_DIR     the export's folder (config.json, config.sha256, tokenizer.json, encoder.onnx, decoder.onnx)
+  sentence      a sentence to translate; none: one sentence a line on standard input
+
+options:
+  -h, --help    show this help and exit
+  --beam N      beam width, an int >= 1 (1: greedy); default: the export's (config.json, its task's)
+  --alpha A     length penalty ((5+|Y|)/6)^A, a number in [0, 10]; default: the export's
+  --json        one JSON object a line: the page's result ({text, src, out, unknown, cut})
+  --trace       with --json: the search step by step
+
+exit codes: 0 done; 1 a failure (a full disk); 2 a mistake in the command, its input or its export; 70 a bug;
+130 interrupted (Ctrl-C); 141 the reader of the output left; 143 SIGTERM`;
 const fail = (msg, code = 2) => { console.error(`translate.mjs: ${msg}`); process.exit(code); };
+// A bug here ends in one line and 70, as the Python commands end; Ctrl-C and SIGTERM quietly, with their statuses
+process.on('uncaughtException', e => fail(`internal error: ${String(e?.stack || e).split('\n')[0]}`, 70));
+process.on('unhandledRejection', e => fail(`internal error: ${String(e?.stack || e).split('\n')[0]}`, 70));
+process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
+// Standard output that cannot be written: a reader that stops early (\`| head -1\`) ends it quietly, with the status
+// tnb-translate ends with there (141: SIGPIPE's); a full disk (/dev/full) or another error, one line and 1
+const outError = e => e.code === 'EPIPE' ? process.exit(141)
+  : fail(`standard output: ${({ ENOSPC: 'No space left on device', EDQUOT: 'Disk quota exceeded', EIO: 'Input/output error' })[e.code] || e.message}`, 1);
+process.stdout.on('error', outError);
+const write = text => { try { process.stdout.write(text); } catch (e) { outError(e); } };
 
 // A value as tnb-translate's messages write it: text as Python's shlex.quote quotes it, a float as Python's repr
 const quote = s => s === '' ? "''" : /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'"'"'`)}'`;
@@ -42,6 +76,7 @@ for (let i = 0, options = true; i < args.length; i++) {
     if (typeof x === 'string' || !ok(x)) fail(`${flag} ${said} must be ${words}`);
     opts[flag.slice(2)] = x; continue;
   }
+  if (options && (a === '-h' || a === '--help')) { write(HELP + '\n'); process.exit(0); }
   if (options && (a === '--json' || a === '--trace')) { if (a === '--json') json = true; else opts.trace = true; continue; }
   if (options && a.startsWith('-') && a !== '-' && !looksNegative(a)) fail(`unrecognized arguments: ${a}`);
   if (dir === null) dir = a; else given.push(a);
@@ -87,8 +122,6 @@ function stdinLines(bytes) {
   return lines;
 }
 
-// A reader that stops early (`| head -1`): stop quietly, with the status tnb-translate ends with there (141: SIGPIPE's)
-process.stdout.on('error', e => { if (e.code === 'EPIPE') process.exit(141); throw e; });
 // ONNX Runtime Web, one of nbs/live's pinned packages: imported once the arguments are read, so that the usage line and
 // an option's error need no package, and its absence is one line that says how to install it
 const ort = await import('onnxruntime-web').catch(e => {
@@ -103,18 +136,19 @@ const there = f => isFile(join(dir, f)) || isFile(join(dir, `${f}.gz`));
 for (const f of ['config.json', 'encoder.onnx', 'decoder.onnx'])
   if (!there(f)) fail(`${dir} is not an ONNX export (no ${f}): write one with export_onnx (tnb-export --format onnx)`);
 let config, tr;
-try { config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')); }
-catch (e) { fail(`${join(dir, 'config.json')} is not valid JSON (${e.message.split('\n')[0]}): export the folder again`); }
-const pyType = x => x === null ? 'NoneType' : Array.isArray(x) ? 'list' : typeof x === 'string' ? 'str' : typeof x === 'boolean' ? 'bool' : Number.isInteger(x) ? 'int' : 'float';
-if (config === null || typeof config !== 'object' || Array.isArray(config))
-  fail(`${join(dir, 'config.json')} holds a JSON ${pyType(config)}, not the object an export writes: export the folder again`);
+const read = async name => new Uint8Array(readFileSync(join(dir, name))), label = f => join(dir, f);
+try { config = await readConfig(read, sha256, label); }     // its bytes, against config.sha256: before any use
+catch (e) { fail(e.message.split('\n')[0]); }
 if (config.format !== 'transformer_nb-onnx') fail(`${join(dir, 'config.json')} is not the config of a transformer_nb ONNX export`);
 for (const f of modelFiles(config)) if (!there(f)) fail(`${join(dir, f)} is missing: config.json lists it; export the folder again`);   // the files it reads (files.mjs)
 try {
   const gz = Object.fromEntries(readdirSync(dir).filter(f => f.endsWith('.gz')).map(f => [f.slice(0, -3), statSync(join(dir, f)).size]));
-  tr = await Translator.load(ort, null, { read: async name => new Uint8Array(readFileSync(join(dir, name))), gz, config });
-} catch (e) { fail(`${dir}: ${e.message.split('\n')[0]}`); }   // a damaged export: exit 2, as tnb-translate refuses it
+  tr = await Translator.load(ort, null, { read, gz, config, label });
+} catch (e) { fail(e.message.split('\n')[0]); }   // a damaged export: one line naming the file, exit 2, as tnb-translate refuses it
 if (opts.beam > tr.V) fail(`--beam ${opts.beam} is more than the target vocabulary of ${tr.V} pieces`);
+// The event loop turns after every decoder step (ONNX Runtime Web's promises resolve without it), so that Ctrl-C and
+// SIGTERM stop a long run at once
+const turn = () => new Promise(r => setImmediate(r));
 const name = i => given.length ? `sentence ${i + 1}` : `standard input, line ${i + 1}`;
 // Control characters but a tab (a stray '\r', an escape, a bell) read as spaces, said once, at the first line that holds
 // one, in tnb-translate's words (transformer_nb.textio.spaced): both then translate the same text
@@ -143,10 +177,10 @@ if (bad.length) {
 }
 for (const [i, s] of sentences.entries()) {
   let r;
-  try { r = await tr.translate(s, opts); } catch (e) { fail(`sentence ${i + 1}: ${e.message.split('\n')[0]}`, 1); }
+  try { r = await tr.translate(s, { ...opts, onStep: turn }); } catch (e) { fail(`sentence ${i + 1}: ${e.message.split('\n')[0]}`, 1); }
   if (r.cut) console.error(`translate.mjs: sentence ${i + 1} is longer than the page's ${MAX_CHARS} characters (or the model's ` +
                           `${tr.maxSrc} tokens): cut there, as the page cuts it`);
-  if (!json) { process.stdout.write(r.text + '\n'); continue; }
+  if (!json) { write(r.text + '\n'); continue; }
   const { record, trace, ...rest } = r;
-  process.stdout.write(JSON.stringify(opts.trace ? { ...rest, trace } : rest) + '\n');
+  write(JSON.stringify(opts.trace ? { ...rest, trace } : rest) + '\n');
 }

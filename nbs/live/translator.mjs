@@ -3,19 +3,21 @@
 // the keys and values kept that each continues, and the encoder-decoder keys and values computed once from the source,
 // and returns the logits of the next token, the keys and values to keep, and that step's attention, so a token costs
 // the same however long the prefix. Greedy decoding is `greedy_decode`'s rule; beam search is `fast_beam_search`'s as
-// `translate` runs it (10_decoding, A10_fast_decoding): beam 4, length penalty ((5+|Y|)/6)^alpha with alpha 0.6, PAD and
+// `translate` runs it (10_decoding, A10_fast_decoding), with the beam, alpha, max_extra and stop rule config.json records
+// (its task's: beam 4 and alpha 0.6 for translation): length penalty ((5+|Y|)/6)^alpha (decoding.mjs), PAD and
 // BOS never chosen, the 2k best extensions each step, an EOS among the k best ends a hypothesis, the k best others go
 // on, and the search stops when no hypothesis still going can beat the best that ended (or at the length cap: the
 // source's length, EOS included, + max_extra, within learned positions).
 // The same module runs in the page (onnxruntime-web's wasm build) and in Node (translate.mjs); ONNX Runtime is given.
 import { Tokenizer } from './tokenizer.mjs';
 import { modelFiles } from './files.mjs';
+import { lengthPenalty, outputCap, readConfig, checkConfig } from './decoding.mjs';
 
 export const KINDS = ['encoder', 'decoder', 'cross'];
 export const MAX_CHARS = 300;          // the longest input, in characters (UTF-16 units, as a textarea's maxlength)
 export const FORMAT_VERSION = 2;       // config.json's version: the decoder step with a cache
 
-export { modelFiles };
+export { modelFiles, lengthPenalty, readConfig, checkConfig };
 
 // Bytes of `url`, reporting (bytes so far, total or 0) as they arrive
 export async function fetchBytes(url, onBytes = () => {}) {
@@ -78,9 +80,6 @@ export async function sha256(bytes) {
   return hex(new Uint8Array(new DataView(H.buffer).buffer).map((_, i, a) => a[(i & ~3) + 3 - (i & 3)]));   // big-endian words
 }
 
-// GNMT's length penalty lp(|Y|) = ((5 + |Y|) / 6)^alpha (`length_penalty`, 10_decoding)
-export const lengthPenalty = (n, alpha) => ((5 + n) / 6) ** alpha;
-
 // Row `r` of `logits` (rows of V): its `n` best tokens, best first (the lower id first on a tie), with their log-
 // probabilities computed as `topk_log_probs` does, (x - max) - log(sum(exp(x - max))), rounded to float32 as PyTorch's
 function rowBest(logits, r, V, n) {
@@ -116,15 +115,16 @@ function percent(t, b = 0) {
 }
 
 export class Translator {
-  constructor(ort, encoder, decoder, tokenizer, config) {
+  // `decoding`: what checkConfig returns of `config` (decoding.mjs)
+  constructor(ort, encoder, decoder, tokenizer, config, decoding) {
     Object.assign(this, { ort, encoder, decoder, tokenizer, config });
     this.special = config.special;
     const c = config.config;                // the model's config: only learned positions cap the output (max_positions)
     this.N = c.N; this.h = c.h; this.dk = c.d_k || c.d_model / c.h; this.dv = c.d_v || this.dk; this.V = c.tgt_vocab;
     this.maxPositions = c.pos === 'learned' ? c.max_len : null;
     this.maxSrc = c.max_len;                // source tokens, EOS included: the package's default limit (tnb-translate --max-src-len)
-    this.maxExtra = config.max_extra;
-    this.beam = config.beam; this.alpha = config.alpha;   // the decoding rule the export wrote (the paper's, section 6.1)
+    this.maxExtra = decoding.maxExtra;      // the decoding the export wrote: its task's (the paper's section 6.1 for translation)
+    this.beam = decoding.beam; this.alpha = decoding.alpha; this.stop = decoding.stop;
     const kv = p => Array.from({ length: this.N }, (_, i) => [`${p}_k${i}`, `${p}_v${i}`]).flat();
     this.names = { cross: kv('cross'), past: kv('past'), present: kv('present'),
                    selfAttn: Array.from({ length: this.N }, (_, i) => `self_attn${i}`), crossAttn: Array.from({ length: this.N }, (_, i) => `cross_attn${i}`) };
@@ -133,34 +133,47 @@ export class Translator {
   // Load from a folder of `tnb-export --format onnx`: `read(name, onBytes)` gives a file's bytes (default: fetch from
   // `base`). `gz` maps the files that have a gzip copy beside them (NAME.gz, as vendor.mjs writes) to its size: those are
   // read compressed and decompressed here; the others, plain. Every file is checked against the sha256 config.json
-  // records before use. onProgress(bytes read, total) counts the bytes read. `ort` may be a promise (the page fetches
-  // ONNX Runtime while the model downloads); `config`, config.json if read already.
-  static async load(ort, base, { read, gz = {}, config = null, onProgress = () => {}, sessionOptions = {} } = {}) {
+  // records before use, and config.json itself against config.sha256 first (readConfig), its ids and settings against the
+  // tokenizer (checkConfig). onProgress(bytes read, total) counts the bytes read. `ort` may be a promise (the page fetches
+  // ONNX Runtime while the model downloads); `config`, config.json if read already by readConfig; `label(name)` names a
+  // file in the errors (translate.mjs: its path).
+  static async load(ort, base, { read, gz = {}, config = null, onProgress = () => {}, sessionOptions = {}, label = n => n } = {}) {
     const url = name => new URL(name, base).href;
     read = read || ((name, cb) => fetchBytes(url(name), cb));
     const dec = new TextDecoder();
-    config = config || JSON.parse(dec.decode(await read('config.json', () => {})));
-    if (config.format !== 'transformer_nb-onnx') throw new Error(`config.json: format ${config.format}, expected transformer_nb-onnx`);
+    config = config || await readConfig(read, sha256, label);
+    if (config.format !== 'transformer_nb-onnx') throw new Error(`${label('config.json')} is not the config of a transformer_nb ONNX export`);
     if (config.version !== FORMAT_VERSION)
-      throw new Error(`config.json: an export of version ${config.version}; this translator reads version ${FORMAT_VERSION} (a decoder with a cache): export it again`);
+      throw new Error(`${label('config.json')}: an export of version ${config.version}; this translator reads version ${FORMAT_VERSION} (a decoder with a cache): export it again`);
     const names = modelFiles(config);
     const size = n => n in gz ? gz[n] : (config.files?.[n]?.bytes || 0);
     const total = names.reduce((a, n) => a + size(n), 0), got = {};
     const seen = n => b => { got[n] = b; onProgress(Object.values(got).reduce((a, x) => a + x, 0), total); };
     const bytes = await Promise.all(names.map(async n => {
-      const b = n in gz ? await gunzip(await read(`${n}.gz`, seen(n))) : await read(n, seen(n));
+      let b = await read(n in gz ? `${n}.gz` : n, seen(n));
+      if (n in gz) {
+        try { b = await gunzip(b); }
+        catch (e) { throw new Error(`${label(`${n}.gz`)} is damaged: it is no whole gzip file (${String(e.message || e).split('\n')[0]}); export the folder again`); }
+      }
       const want = config.files?.[n]?.sha256;
-      if (!want) throw new Error(`config.json records no sha256 for ${n}: export the folder again`);
-      if (await sha256(b) !== want) throw new Error(`${n} is damaged: its sha256 differs from the one config.json records; export the folder again`);
+      if (!want) throw new Error(`${label('config.json')} records no sha256 for ${n}: export the folder again`);
+      if (await sha256(b) !== want) throw new Error(`${label(n)} is damaged: its sha256 differs from the one config.json records; export the folder again`);
       return b;
     }));
     ort = await ort;
-    const tokenizer = new Tokenizer(JSON.parse(dec.decode(bytes[0])));
+    const tj = JSON.parse(dec.decode(bytes[0])), decoding = checkConfig(config, tj, label('config.json'));   // every id and setting, before use
+    const tokenizer = new Tokenizer(tj);
     const externalData = names.slice(3).map((path, i) => ({ path, data: bytes[3 + i] }));   // downloaded once, given to both
     const opts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', ...(externalData.length ? { externalData } : {}), ...sessionOptions };
-    const encoder = await ort.InferenceSession.create(bytes[1], opts);
-    const decoder = await ort.InferenceSession.create(bytes[2], opts);
-    return new Translator(ort, encoder, decoder, tokenizer, config);
+    const openModel = async (i, n) => {
+      try { return await ort.InferenceSession.create(bytes[i], opts); }
+      catch (e) { throw new Error(`${label(n)}: ONNX Runtime cannot read it (${String(e.message || e).split('\n')[0]}); export the folder again`); }
+    };
+    const encoder = await openModel(1, 'encoder.onnx'), decoder = await openModel(2, 'decoder.onnx');
+    const N = config.config.N, n = decoder.inputNames.length;
+    if (n !== 2 + 4 * N)
+      throw new Error(`${label('config.json')}: config.N = ${N} does not match decoder.onnx, whose inputs are for ${Math.floor((n - 2) / 4)} layers; export the folder again`);
+    return new Translator(ort, encoder, decoder, tokenizer, config, decoding);
   }
 
   // The source as the package's translate makes it, from the text cut to MAX_CHARS characters: {text, ids (pieces +
@@ -177,6 +190,9 @@ export class Translator {
     if (ids.length + 1 > this.maxSrc) { ids = ids.slice(0, this.maxSrc - 1); cut = true; }
     return { text: t, ids: [...ids, this.special.eos], cut, unknown: info.unknown };
   }
+
+  // The most tokens (EOS included) the output of a source of `srcLen` tokens (EOS included) may have (decoding.mjs)
+  outputCap(srcLen) { return outputCap(this, srcLen); }
 
   int64(values, dims) { return new this.ort.Tensor('int64', BigInt64Array.from(values, BigInt), dims); }
 
@@ -213,8 +229,7 @@ export class Translator {
     const s = this.source(text), empty = { text: '', src: [], out: [], record: null, unknown: s.unknown, cut: s.cut, trace: trace ? [] : undefined };
     if (!s.text) return empty;
     const src = s.ids, enc = await this.encode(src);
-    let limit = src.length + this.maxExtra;                       // EOS included, as max_output_lengths
-    if (this.maxPositions) limit = Math.min(limit, this.maxPositions);
+    const limit = this.outputCap(src.length);                     // EOS included, as max_output_lengths
     const steps = trace ? [] : null;
     const res = beam === 1 ? await this.greedy(enc, limit, alpha, steps, onStep) : await this.beamSearch(enc, limit, beam, alpha, steps, onStep);
     const { out, ended } = res, gen = ended ? [...out, this.special.eos] : out;
@@ -295,7 +310,7 @@ export class Translator {
         }
       });
       const bound = Math.max(...kept.map(c => c.logp)) / lpCap;   // the best a hypothesis still going can reach
-      const done = atLimit || best >= bound || !kept.length;
+      const done = atLimit || best >= bound || !kept.length || (this.stop === 'early' && top[0].token === eos && Number.isFinite(best));
       kept.forEach(c => { c.kept = !done; });                      // they go on to the next step, unless the search is over
       if (steps) steps.push({
         t, chosen: top[0].token, cross: r.cross.map(x => percent(x, top[0].from).map(h => h[0])),

@@ -5,11 +5,13 @@
 //   .wasm as a gzip copy only (NAME.gz, which the page fetches and decompresses itself, so that what crosses the wire is
 //   compressed whatever the server does: GitHub Pages may not compress .wasm, .onnx or .bin);
 // - models/NAME/ for each NAME=EXPORT_DIR, a folder of `tnb-export --format onnx`: its config.json, and gzip copies of
-//   the files the page downloads (tokenizer.json, encoder.onnx, decoder.onnx and their external data);
+//   config.sha256 (config.json's sha256, which the page checks before it reads config.json), and gzip copies of the files
+//   the page downloads (tokenizer.json, encoder.onnx, decoder.onnx and their external data);
 // - katex/: KaTeX's script, its style and its woff2 fonts (the format every browser that runs the page reads);
 // - vendor/files.json: each of those files by its path under LIVE_DIR with its bytes on the wire (`bytes`), which the
-//   page adds up for its "downloads N MB" before anything is downloaded; the models' names (`models`) and weights
-//   (`weights`: int8 or float32, which the page says).
+//   page adds up for its "downloads N MB" before anything is downloaded; the models' names (`models`), weights
+//   (`weights`: int8 or float32, which the page says) and beams (`decoding`: the beam config.json records, which the
+//   decoding menu names before the model loads; once loaded, the page reads config.json's).
 // Run after `npm ci --prefix nbs/live`. It replaces what an earlier run wrote (vendor/, models/, katex/), so it can run
 // again on the same folder. tools/preview.py runs it, after exporting the published models.
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -60,7 +62,10 @@ gzipTo(join(mods, 'onnxruntime-web', 'dist', WASM), `vendor/${WASM}.gz`);
 for (const [name, dir] of models) {
   const to = join(out, 'models', name);
   mkdirSync(to, { recursive: true });
-  cpSync(join(dir, 'config.json'), join(to, 'config.json')); written(`models/${name}/config.json`);
+  for (const f of ['config.json', 'config.sha256']) {
+    if (!existsSync(join(dir, f))) fail(`${join(dir, f)} is missing: export the folder again (tnb-export --format onnx)`);
+    cpSync(join(dir, f), join(to, f)); written(`models/${name}/${f}`);
+  }
   for (const f of modelFiles(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')))) gzipTo(join(dir, f), `models/${name}/${f}.gz`);
 }
 
@@ -70,7 +75,8 @@ for (const f of ['katex.min.js', 'katex.min.css']) cpSync(join(katex, f), join(o
 for (const f of readdirSync(join(katex, 'fonts'))) if (f.endsWith('.woff2')) cpSync(join(katex, 'fonts', f), join(out, 'katex', 'fonts', f));
 
 const weights = Object.fromEntries(models.map(([n, d]) => [n, JSON.parse(readFileSync(join(d, 'config.json'), 'utf8')).quantize || 'float32']));
-writeFileSync(join(out, 'vendor', 'files.json'), JSON.stringify({ bytes, models: models.map(m => m[0]), weights }, null, 1) + '\n');
+const decoding = Object.fromEntries(models.map(([n, d]) => [n, { beam: JSON.parse(readFileSync(join(d, 'config.json'), 'utf8')).beam }]));
+writeFileSync(join(out, 'vendor', 'files.json'), JSON.stringify({ bytes, models: models.map(m => m[0]), weights, decoding }, null, 1) + '\n');
 const mb = n => (n / 1e6).toFixed(2), total = prefix => Object.entries(bytes).filter(([f]) => f.startsWith(prefix)).reduce((a, [, n]) => a + n, 0);
 console.log(`${out}: modules ${page.join(', ')}; ONNX Runtime ${mb(total('vendor/'))} MB; ` +
             models.map(([n]) => `model ${n} ${mb(total(`models/${n}/`))} MB`).join('; ') + `; KaTeX with ${readdirSync(join(out, 'katex', 'fonts')).length} fonts`);

@@ -3,7 +3,7 @@ the notebook's last (hidden) cell, which `exec`s this file (`%run` would print a
 which then calls the function, so `nbdev-test` fails on a figure that drifts): the corpus size, what the text says of the sentence
 lengths and of the number tokenizer's pieces, every figure of the padding comparison, and exercise 3's expected
 outcome (two tokenizers trained again here). Everything runs inside one function, so no name of the notebook is
-rebound; the notebook's `m30k`, `enc`, `enc_num`, `tok`, `tok_num` and `rows` are read, never changed."""
+rebound; the notebook's `data`, `enc`, `enc_num`, `tok`, `tok_num` and `rows` are read, never changed."""
 
 def _check_prose_08():
     import numpy as np
@@ -11,15 +11,15 @@ def _check_prose_08():
     from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler
     nb = NotebookFile('08_data.ipynb')
     import transformer_nb.data as lib                                          # the course's own code, against the
-    probe = m30k.train[:300]                                                   # notebook's (an exercise may change it)
+    probe = data.train[:300]                                                   # notebook's (an exercise may change it)
     mine, ours = globals()['encode_pairs'](tok, probe), lib.encode_pairs(lib.Tokenizer.from_bytes(tok.to_bytes()), probe)
     sl, tl = [len(s) for s, _ in ours], [len(t) for _, t in ours]
     if mine != ours or globals()['TokenBatchSampler'](sl, tl, 200).batches() != lib.TokenBatchSampler(sl, tl, 200).batches():
         print("This notebook's code is not the course's (an exercise changed it), so its figures are not checked against the text.")
         return
 
-    nb.quoted('d2ed0dd0', f"{len(m30k.train):,} training pairs")
-    nb.quoted('2556b9d1', f"the {2 * len(m30k.train):,} training sentences")
+    nb.quoted('d2ed0dd0', f"{len(data.train):,} training pairs")
+    nb.quoted('2556b9d1', f"the {2 * len(data.train):,} training sentences")
     ln = lambda e, side: np.mean([len(p[side]) for p in e])
     assert ln(enc_num, 0) < ln(enc, 0) and ln(enc_num, 1) < ln(enc_num, 0), \
         "the text says the numbers corpus is shorter still, and its German side in fewer pieces than the English"
@@ -39,7 +39,7 @@ def _check_prose_08():
 
     stats = {}                                                                # exercise 3's expected outcome
     for V in (1000, 16000):
-        e = encode_pairs(Tokenizer.train(m30k, vocab_size=V), m30k.train)
+        e = encode_pairs(Tokenizer.train(data, vocab_size=V), data.train)
         sl, tl = [len(s) for s, _ in e], [len(t) for _, t in e]
         stats[V] = np.mean(sl), len(TokenBatchSampler(sl, tl, 4000)), np.mean(np.square(sl))
     (a1, b1, c1), (a16, b16, c16) = stats[1000], stats[16000]

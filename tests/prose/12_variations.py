@@ -38,6 +38,15 @@ def _check_12_prose():
            f"unchanged (−{-d3('D-drop0.0'):.1f})", f"({t3['D-ls0.0']['valid_ppl']:.1f} against\n  {t3_base['valid_ppl']:.2f})",
            f"BLEU does not (−{-d3('D-ls0.0'):.1f})", f"+{d3('E-learned'):.1f} BLEU, inside the noise")
     assert abs(d3('C-N1', 'valid_ppl')) < 0.2                                               # "no perplexity"
+    from transformer_nb.variations import table3_variants                               # the variants run, and those not
+    variants = [k for k in table3_variants(PRESETS['mini']) if k != 'base']
+    ran, left = [k for k in variants if k in t3], [k for k in variants if k not in t3]
+    seeds = [k for k, r in t3.items() if r['variant'] == 'base' and k != 'base']
+    both = lambda ks: ', '.join(ks[:-1]) + ' and ' + ks[-1]
+    test_eq(seeds, ['base-seed1'])                                                          # "one extra seed of `base`"
+    quoted('ba454798', f"Only {len(ran)} of the {len(variants)} variants of Table 3 ran", f"`base-seed1`): {both(ran)}.",
+           f"Not run: {both(left)},")
+    quoted('a1b2c343', f"of the {len(ran)} variants run (with one extra seed)")
     quoted('ba454799', f"no perplexity ({t3['C-N1']['valid_ppl']:.1f} against {t3_base['valid_ppl']:.1f};")
     assert all(abs(d3(k)) < abs(d3('base-seed1')) for k in ('C-N1', 'A-h16', 'E-learned'))   # "inside the noise"
     test_eq({k for k in t3 if k != 'base-seed1' and abs(d3(k)) > abs(d3('base-seed1'))}, {'B-dk4', 'C-d64', 'C-d256'})   # "only width and key size"
@@ -55,9 +64,9 @@ def _check_12_prose():
            f"(+{d3('A-h1'):.1f}; the paper: −{-pd3('A-h1'):.1f})", f"the paper's −{-pd3('D-drop0.0'):.1f}",
            f"({PAPER_TABLE3['D-ls0.0'][0]} against {PAPER_TABLE3['base'][0]}, −{-pd3('D-ls0.0'):.1f} BLEU)", f"(the paper: −{-pd3('E-learned'):.1f})")
     if m30k_dir is not None:     # "a little over six epochs": the sweep's 800 updates, counted in batches of the same data
-        from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler
+        from transformer_nb.data import Tokenizer, checked_encode_pairs, TokenBatchSampler
         m30k = load_dataset('multi30k', 'en', 'de', data_dir=m30k_dir, download=False)
-        ex = encode_pairs(Tokenizer.train(m30k, vocab_size=int(opt('vocab-size'))), m30k.train, max_len=256)
+        ex = checked_encode_pairs(Tokenizer.train(m30k, vocab_size=int(opt('vocab-size'))), m30k.train, max_len=256)
         epochs = steps / len(TokenBatchSampler([len(s) for s, _ in ex], [len(t) for _, t in ex], int(opt('max-tokens'))))
         assert 6 < epochs < 6.5, epochs                   # also the "six epochs" of the summary
 

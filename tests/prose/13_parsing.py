@@ -76,6 +76,7 @@ def _check_13_prose():
     assert g['valid_nll'][-1][0] < tc_kw['steps'] < g['valid_nll'][-1][0] + per_epoch
     assert [s for s, _ in g['valid_nll']] == [per_epoch * (i + 1) for i in range(len(g['valid_nll']))]
     quoted('520f6174', f"(`parsing-*`, {tc_kw['steps']:,} updates)")
+    quoted('520f6174', f"the words model also had {tc_kw['steps'] - 1500:,} more updates")          # against the XX run's 1,500
     quoted('42ca9f30', f"({corpus['n_train']:,} training, {corpus['n_valid']} validation and {corpus['n_test']:,} test sentences, seed {corpus['seed']})",
            f"With {vocab:,} SentencePiece pieces")
     assert model_kw['p_attn'] == model_kw['p_drop'] and g['n_sentences'] == corpus['n_test']

@@ -1,7 +1,8 @@
-"""The checks that tie A18_export's prose to `results/onnx.json` (written by `bench/bench_onnx.py`), run by the notebook's
-last (hidden) cell with `exec(compile(open(...).read(), ...))` (cwd: nbs/): every figure the text quotes about the ONNX
-export on test2016 (parity, BLEU, sizes, speed ratios) is read from the file and looked up in the text, so a figure
-that drifts fails `nbdev-test`. Everything runs inside one function, so no notebook variable is rebound."""
+"""The checks that tie A18_export's prose to `results/onnx.json` (written by `bench/bench_onnx.py`) and
+`results/ct2_parity.json` (`experiments/ct2_parity.py`), run by the notebook's last (hidden) cell with
+`exec(compile(open(...).read(), ...))` (cwd: nbs/): every figure the text quotes about the ONNX export on test2016
+(parity, BLEU, sizes, speed ratios) is read from the file and looked up in the text, so a figure that drifts fails
+`nbdev-test`. Everything runs inside one function, so no notebook variable is rebound."""
 
 def _prose_checks_A18():
     import json
@@ -28,6 +29,14 @@ def _prose_checks_A18():
     assert 0.2 < 2.048e6 / sz['int8']['bytes'] < 0.3                                  # the 8000 x 256 int8 table: "a quarter of that"
     assert s['onnxruntime int8']['sentences_per_s'] > s['ours']['sentences_per_s']    # "wins"
     assert '/work/' not in json.dumps(r) and '/tmp/' not in json.dumps(r)              # no machine's own paths
+    c = json.loads(Path('../results/ct2_parity.json').read_text(encoding='utf-8'))    # CTranslate2's beam search, rescored (experiments/ct2_parity.py)
+    n = c['n_sentences']
+    quoted('a4881470', f"the first {n} sentences of Multi30k test2016", f"**{c['identical_rescored_gnmt']} of {n}** identical to ours with the rescoring",
+           f"{c['identical_ctranslate2_own_penalty']} of {n} with CTranslate2's own penalty")
+    from transformer_nb.decoding import PAPER_DECODING as P
+    from transformer_nb.parsing import PARSE_DECODING as Q                          # the tasks' decodings, which an export records
+    quoted('aad2acb0', f"§6.1's beam {P.beam} and $\\alpha = {P.alpha}$ for translation", f"§6.3's beam {Q.beam} and $\\alpha = {Q.alpha}$ for parsing")
+    assert c['precision'] == 'float32' and c['decoding'] == {'beam': 4, 'alpha': 0.6, 'max_extra': 50} and '/work/' not in json.dumps(c)
 
     lb = json.loads(Path('../results/live_bench.json').read_text(encoding='utf-8'))      # bench/bench_live.py: the page in Chromium
     g, b = lb['decoding']['greedy'], lb['decoding']['beam4']
