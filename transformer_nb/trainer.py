@@ -61,8 +61,6 @@ class TrainConfig(Runtime):
     def __post_init__(self):
         validate(self)                                               # every field against its declared type
         if self.cooldown and self.steps is None: raise SettingError("{cooldown} needs {steps}: the update it ends at", cooldown=self.cooldown, steps=None)
-        if self.cooldown and self.steps is not None and self.cooldown > self.steps:
-            raise SettingError("{cooldown} is longer than the run: give at most {steps}", cooldown=self.cooldown, steps=self.steps)
         if self.keep is None: object.__setattr__(self, 'keep', max(3, self.average))   # frozen: set once, here
         if self.keep and self.keep < self.average:
             raise SettingError(f"{{keep}} keeps fewer checkpoints than the {self.average} that {{average}} averages", keep=self.keep, average=self.average)
