@@ -13,7 +13,7 @@ and used for nothing). The script prints the file's sha256 and size, which go in
 
 Then the published file itself is scored and recorded, once `PRETRAINED` knows its checksum:
 
-    tnb-evaluate pretrained:NAME --record results/results.json --id pretrained-NAME --hyp-out results/hyps/pretrained-NAME.test.txt
+    tnb-evaluate pretrained:NAME --record results/results.json --id pretrained-NAME --hyp-out results/hyps/pretrained-NAME.test.txt --overwrite
 """
 import argparse, json, shlex, subprocess, sys
 from pathlib import Path

@@ -42,8 +42,8 @@ def test_average_needs_one_config_and_one_tokenizer(run, tmp_path):
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_average_never_replaces_a_training_checkpoint(run, tmp_path):
     shutil.copytree(run, tmp_path / 'run'); newest = RunFolder(tmp_path / 'run').latest(); before = newest.read_bytes()
-    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', newest), 'tnb-average', 'is one of the checkpoints to average')
-    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', tmp_path / 'run' / 'checkpoint-0099999.pt'), 'tnb-average', 'call it e.g. avg.pt')
+    for more in ([], ['--overwrite']): one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', newest, *more), 'tnb-average', 'a checkpoint-<step>.pt name would pass this file off')
+    one_line(tool('average', tmp_path / 'run', '--last', '2', '-o', tmp_path / 'run' / 'checkpoint-0099999.pt'), 'tnb-average', 'a checkpoint-<step>.pt name would pass this file off')
     assert newest.read_bytes() == before and [p.name for p in RunFolder(tmp_path / 'run').checkpoints()] == ['checkpoint-0000010.pt', 'checkpoint-0000020.pt']
 
 @pytest.mark.slow   # runs the tools in fresh processes
@@ -385,3 +385,37 @@ def test_average_lists_a_live_run_again_when_it_prunes(folder, tmp_path, capsys,
     err = capsys.readouterr().err
     assert e.value.code == 2 and f'{folder} changed while its checkpoints were read' in err and 'not found' not in err, err
     assert not (tmp_path / 'gone.pt').exists()
+
+
+# Run identity: a checkpoint of another run placed among a run's checkpoints is named, never taken for this run's own.
+def _of_run(path, step, run_id):
+    set_seed(0)
+    m = Transformer(get_config('tiny', src_vocab=64, tgt_vocab=64))
+    return save_checkpoint(path, format=_CKPT_FORMAT, config=asdict(m.cfg), model=m.state_dict(), optimizer={}, scheduler={},
+                           step=step, rng=rng_state(), data_pos={'epoch': 0, 'batch': step}, meta={'run': run_id})
+
+def test_another_runs_checkpoint_placed_as_the_newest_is_named(tmp_path):
+    "Decoding with the folder says whose file it uses; resuming the folder is refused (it would mix two runs), in one line."
+    run = RunFolder(tmp_path)
+    _of_run(run.checkpoint(20), 20, 'r1'); _of_run(run.checkpoint(40), 40, 'r2')
+    path, why = resolve_checkpoint(tmp_path)
+    assert path == run.checkpoint(40) and why == "the newest checkpoint of the folder, from another run (r2) than checkpoint-0000020.pt beside it (r1)", why
+    with pytest.raises(ValueError) as e: resolve_checkpoint(tmp_path, 'resume')
+    assert str(e.value) == (f"{run.checkpoint(40)} comes from another run (r2) than checkpoint-0000020.pt beside it (r1): resuming the folder "
+                            "would mix two runs; give the checkpoint to resume from, or move the other run's file out")
+    _of_run(run.checkpoint(60), 60, 'r2')                                  # two of r2's, and r1's older one: r2's folder now, said plainly
+    assert resolve_checkpoint(tmp_path) == (run.checkpoint(60), "the newest checkpoint of the folder")
+
+def test_resume_names_another_runs_later_files_as_another_runs(tmp_path):
+    "Resuming update 20 of run r1 where a checkpoint of update 40 of run r2 lies: 'another run's files', never 'a later continuation of this run'."
+    from transformer_nb.runs import RunConflict
+    run = RunFolder(tmp_path)
+    _of_run(run.checkpoint(20), 20, 'r1'); _of_run(run.checkpoint(40), 40, 'r2')
+    with pytest.raises(RunConflict) as e:
+        with run.claim(20, run.checkpoint(20)): pass
+    assert not e.value.later and f"{tmp_path} holds another run's files (checkpoint-0000040.pt)" in str(e.value), str(e.value)
+    _of_run(run.checkpoint(40), 40, 'r1')                                  # this run's own later file: a later continuation, as before
+    with pytest.raises(RunConflict) as e:
+        with run.claim(20, run.checkpoint(20)): pass
+    assert e.value.later and 'a later continuation of this run' in str(e.value), str(e.value)
+    assert [p.name for p in run.checkpoints()] == ['checkpoint-0000020.pt', 'checkpoint-0000040.pt']

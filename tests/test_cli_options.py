@@ -113,7 +113,7 @@ def test_a_refusal_names_the_option_the_user_typed():
         assert said(e.value, cli._export_parser().options()) == line, said(e.value)
     table = p.parse_args([]).table                                      # this command's table, as it hands it to run_cli
     with pytest.raises(ValueError) as e: TrainConfig(cooldown=5)        # a refusal from the library, under the command
-    assert said(e.value, table) == '--cooldown 5 needs --steps none: the update it ends at', said(e.value, table)
+    assert said(e.value, table) == '--cooldown 5 needs --steps N: the update it ends at', said(e.value, table)   # a setting not given: the option to give
     assert said(e.value) == 'cooldown=5 needs steps=None: the update it ends at'   # no table: Python's words, nothing kept from the parse
 
 def test_no_library_message_spells_an_option():

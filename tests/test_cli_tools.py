@@ -157,7 +157,7 @@ def test_translate_runs_an_export(run, tmp_path):
 
 
 @pytest.mark.parametrize('args, says', [(['--keep', '2', '--average', '3'], r'--keep 2 keeps fewer checkpoints than the 3 that --average 3 averages'),
-                                        (['--cooldown', '5'], r'--cooldown 5 needs --steps none')])
+                                        (['--cooldown', '5'], r'--cooldown 5 needs --steps N')])
 def test_train_refuses_what_the_library_refuses(tmp_path, args, says):
     "tnb-train states no check of its own that TrainConfig makes: the library's one message, one line, exit 2, nothing trained."
     import re
@@ -208,15 +208,15 @@ def test_average_replaces_a_checkpoint_with_overwrite_only(run, tmp_path):
     "tnb-average -o follows every command's rule: an existing file is replaced with --overwrite only, and then only if it"
     " is a checkpoint (it once replaced any file); '-' is no file name for a checkpoint (it once wrote a file named '-')."
     notes = tmp_path / 'notes.txt'; notes.write_text('mine')
-    for args, says in ((['-o', notes], f"tnb-average: error: -o {notes} already exists and is not a checkpoint, the only file --overwrite replaces: choose another name"),   # never offered to --overwrite
-                       (['-o', notes, '--overwrite'], f"tnb-average: error: -o {notes} already exists and is not a checkpoint, the only file --overwrite replaces: choose another name"),
+    for args, says in ((['-o', notes], f"tnb-average: error: -o {notes} already exists and is not a checkpoint, the only file an average replaces: choose another name"),   # never offered to --overwrite
+                       (['-o', notes, '--overwrite'], f"tnb-average: error: -o {notes} already exists and is not a checkpoint, the only file an average replaces: choose another name"),
                        (['-o', '-'], "tnb-average: error: -o -: a checkpoint is a file, never standard output; give a file name")):
         r = tool('average', run, *args, cwd=tmp_path)
         assert (r.returncode, r.stderr.strip()) == (2, says), r.stderr
     assert notes.read_text() == 'mine' and not (tmp_path / '-').exists()
     assert tool('average', run, '-o', tmp_path / 'a.pt').returncode == 0
     r = tool('average', run, '-o', tmp_path / 'a.pt')
-    assert (r.returncode, r.stderr.strip()) == (2, f"tnb-average: error: -o {tmp_path / 'a.pt'} already exists: choose another name, or replace the checkpoint it holds with --overwrite")
+    assert (r.returncode, r.stderr.strip()) == (2, f"tnb-average: error: -o {tmp_path / 'a.pt'} already exists: choose another name, or replace it with --overwrite")
     assert tool('average', run, '-o', tmp_path / 'a.pt', '--overwrite').returncode == 0
 
 @pytest.mark.parametrize('name, args, says', [

@@ -101,3 +101,56 @@ def test_sighup_after_the_terminal_is_gone_exits_129(run, tmp_path):
     finally:
         if p.poll() is None: p.kill(); p.wait()
     assert p.returncode == 129, p.returncode
+
+
+# --- Ctrl-C mid-run in every command: exit 130, the one line 'interrupted', no trace, no half-written file ---------------
+
+# Hooks that say on stderr when a command is in the middle of its work, and hold it there, so that the Ctrl-C lands
+# mid-run whatever this machine's speed: a checkpoint being read for an average, an export being written, an archive
+# being downloaded (each waits in the function that does the work, for the signal).
+_HOLD = ("import sys, time, {mod} as _m; _f = _m.{fn}\n"
+         "def _held(*a, **k):\n    print('{word}', file=sys.stderr, flush=True); time.sleep(120); return _f(*a, **k)\n"
+         "_m.{fn} = _held")
+def _hold(mod, fn, word): return f"exec({_HOLD.format(mod=mod, fn=fn, word=word)!r})"
+STARTING_AT_LOAD = ("import sys, transformer_nb.process as c; _h = c.heavy_imports; "
+                    "c.heavy_imports = lambda *a: (print('STARTING', file=sys.stderr, flush=True), _h(*a))")
+
+def _ctrl_c(name, args, code, word, tmp_path):
+    "Run `tnb-NAME args` with the hook `code`, send Ctrl-C once it says `word`: (exit code, stderr's lines that say something, stderr)."
+    from conftest import Live
+    a = Live(name, *args, code=code)
+    assert a.wait_for(word, timeout=300, where='err'), ''.join(a.out + a.err)[-3000:]
+    a.signal(signal.SIGINT)
+    got, stdout, stderr = a.finish(timeout=120)
+    return got, [l for l in lines(stderr) if l.strip() != word and ': downloading ' not in l], stderr   # tnb-data's progress: not a refusal
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('name', ['translate', 'evaluate', 'average', 'export-ctranslate2', 'export-onnx', 'export-at-load', 'data'])
+def test_ctrl_c_mid_run_is_a_clean_stop_in_every_command(run, tmp_path, name):
+    (tmp_path / 'src.txt').write_text('a b c\n' * 40); (tmp_path / 'ref.txt').write_text('a b c\n' * 40)
+    plans = {
+        'translate': (['translate', [run, '-i', tmp_path / 'src.txt', '-o', tmp_path / 'out.txt'], DECODING, 'DECODING']),
+        'evaluate': (['evaluate', [run, '--src', tmp_path / 'src.txt', '--ref', tmp_path / 'ref.txt', '--hyp-out', tmp_path / 'out.txt'], DECODING, 'DECODING']),
+        'average': (['average', [run, '--last', '2', '-o', tmp_path / 'out.pt'], _hold('transformer_nb.checkpoints', 'open_checkpoint', 'READING'), 'READING']),
+        'export-ctranslate2': (['export', ['--ctranslate2', run, '-o', tmp_path / 'out'], _hold('transformer_nb.export', '_ctranslate2_folder', 'EXPORTING'), 'EXPORTING']),
+        'export-onnx': (['export', ['--format', 'onnx', run, '-o', tmp_path / 'out'], _hold('transformer_nb.export', '_onnx_folder', 'EXPORTING'), 'EXPORTING']),
+        'export-at-load': (['export', ['--format', 'onnx', run, '-o', tmp_path / 'out'], STARTING_AT_LOAD, 'STARTING']),   # while PyTorch and ONNX load
+        'data': (['data', ['wmt14', tmp_path / 'out', '--base-url', 'http://127.0.0.1:9', '--trust-unverified'],
+                  _hold('transformer_nb.wmt14', 'download_resumable', 'DOWNLOADING'), 'DOWNLOADING']),
+    }
+    prog, args, code, word = plans[name]
+    if name.startswith('export-'): pytest.importorskip('onnxruntime' if 'onnx' in name or 'load' in name else 'ctranslate2')
+    if prog == 'data': code = code.replace('exec(', "import transformer_nb.cli as _c, transformer_nb.wmt14 as _w; _c.data_main = _w.data_main; exec(", 1)
+    got, said_, stderr = _ctrl_c(prog, args, code, word, tmp_path)
+    assert got == 130 and said_ == [f'tnb-{prog}: interrupted'] and 'Traceback' not in stderr, (name, got, stderr[-3000:])
+    assert not (tmp_path / 'out.txt').exists() and not (tmp_path / 'out.pt').exists()          # nothing half-written
+    assert not [p for p in tmp_path.rglob('*') if '.tmp' in p.name]
+    if prog == 'export': assert not (tmp_path / 'out').exists()
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_ctrl_c_while_the_process_shuts_down_ends_it_at_once(run, tmp_path):
+    "The command is done and Python is shutting down (its atexit work, the libraries' thread pools): Ctrl-C ends it at once, exit 130, no trace."
+    ending = "import atexit, sys, time; atexit.register(lambda: (print('ENDING', file=sys.stderr, flush=True), time.sleep(120)))"
+    got, said_, stderr = _ctrl_c('translate', [run, 'a b', '--beam', '1', '-o', tmp_path / 'out.txt'], ending, 'ENDING', tmp_path)
+    assert got == 130 and said_ == [] and 'Traceback' not in stderr and 'Exception ignored' not in stderr, (got, stderr[-3000:])
+    assert (tmp_path / 'out.txt').read_text().count('\n') == 1                 # the work was done, and is whole

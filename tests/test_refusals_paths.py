@@ -151,7 +151,7 @@ def test_an_average_of_another_run_among_the_inputs_is_refused_not_skipped(tmp_p
         assert not (tmp_path / 'avg.pt').exists()
     (tmp_path / 'notes.txt').write_text('mine')                       # a file that is no checkpoint: never offered to --overwrite
     out, err, code = run(average_main, [models / 'numbers.pt', '-o', tmp_path / 'notes.txt'])
-    assert code == 2 and error_line(err, 'tnb-average') == f"-o {tmp_path / 'notes.txt'} already exists and is not a checkpoint, the only file --overwrite replaces: choose another name"
+    assert code == 2 and error_line(err, 'tnb-average') == f"-o {tmp_path / 'notes.txt'} already exists and is not a checkpoint, the only file an average replaces: choose another name"
     assert (tmp_path / 'notes.txt').read_text() == 'mine'
 
 

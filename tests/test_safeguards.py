@@ -5,7 +5,6 @@ bad byte, a gzip bomb refused."""
 import os, shutil, signal, stat, subprocess, sys
 from pathlib import Path
 import pytest
-from transformer_nb.checkpoints import open_checkpoint
 from transformer_nb.runs import RunFolder
 from conftest import ENV, cmd, tool, one_line, temps
 
@@ -44,10 +43,37 @@ def test_in_place_means_streams_and_devices(tmp_path):
 
 def test_check_output_accepts_what_can_be_written(tmp_path):
     (tmp_path / 'old.txt').write_text('x')
-    for p in (tmp_path / 'new.txt', tmp_path / 'old.txt', '/dev/null'): assert check_output(p, '-o') == Path(p)
+    for p in (tmp_path / 'new.txt', '/dev/null'): assert check_output(p, '-o') == Path(p)
+    assert check_output(tmp_path / 'old.txt', '-o', overwrite=True) == tmp_path / 'old.txt'   # an existing file: on request only
     assert sorted(q.name for q in tmp_path.iterdir()) == ['old.txt']               # the probe is gone, nothing created
-    (tmp_path / 'link.txt').symlink_to(tmp_path / 'old.txt')
-    assert check_output(tmp_path / 'link.txt') == tmp_path / 'link.txt'
+    (tmp_path / 'null').symlink_to('/dev/null')
+    assert check_output(tmp_path / 'null') == tmp_path / 'null'                    # a link to a device: written in place, nothing replaced
+
+def test_check_output_never_replaces_what_it_was_not_asked_to(tmp_path):
+    "An existing file without overwrite, a symlink (even with it), a training checkpoint's name, a run's own files: one line each, nothing touched."
+    from transformer_nb.checks import SettingError
+    from transformer_nb.process import said
+    (tmp_path / 'old.txt').write_text('x'); (tmp_path / 'link.txt').symlink_to(tmp_path / 'old.txt')
+    (tmp_path / 'dangling').symlink_to(tmp_path / 'not-yet.txt')
+    run = tmp_path / 'run'; run.mkdir(); (run / 'checkpoint-0000040.pt').write_bytes(b'ck'); (run / 'log.jsonl').write_text('{}\n')
+    (run / 'loss.png').write_bytes(b'png')
+    with pytest.raises(SettingError) as e: check_output(tmp_path / 'old.txt', '-o')
+    assert said(e.value, {'overwrite': ('--overwrite', 'flag')}) == f"-o {tmp_path / 'old.txt'} already exists: choose another name, or replace it with --overwrite"
+    assert str(e.value).endswith('or replace it with overwrite=True')                # the library's words name the argument
+    for path, needle in [(tmp_path / 'link.txt', f"-o {tmp_path / 'link.txt'} is a symlink: refusing to write through it"),
+                         (tmp_path / 'dangling', 'is a symlink: refusing to write through it'),
+                         (run / 'checkpoint-0000040.pt', 'a checkpoint-<step>.pt name would pass this file off as a training checkpoint'),
+                         (tmp_path / 'checkpoint-0000099.pt', 'a checkpoint-<step>.pt name'),
+                         (run / 'log.jsonl', f"is the log.jsonl of the training run in {run}, which only tnb-train writes"),
+                         (run / 'loss.png', 'is the loss.png of the training run in')]:
+        for overwrite in (False, True):
+            with pytest.raises(UserError) as e: check_output(path, '-o', overwrite)
+            assert needle in str(e.value) and len(str(e.value).splitlines()) == 1, (path, str(e.value))
+    assert (tmp_path / 'old.txt').read_text() == 'x' and (tmp_path / 'link.txt').is_symlink() and not (tmp_path / 'not-yet.txt').exists()
+    assert (run / 'checkpoint-0000040.pt').read_bytes() == b'ck' and not (tmp_path / 'checkpoint-0000099.pt').exists()
+    (tmp_path / 'notes').mkdir(); (tmp_path / 'notes' / 'log.jsonl').write_text('mine')   # the name alone, in a folder that holds no run: yours
+    assert check_output(tmp_path / 'notes' / 'log.jsonl', '-o', overwrite=True) == tmp_path / 'notes' / 'log.jsonl'
+    assert check_output(tmp_path / 'results.json', '--record', adds=True) and check_output(tmp_path / 'link.txt', '--record', adds=True)   # a results file is added to
 
 def test_check_output_refusals_name_the_option_and_the_problem(tmp_path, readonly_dir):
     cases = [('', '-o: an empty file name'), ('.', '-o: an empty file name'),
@@ -190,8 +216,9 @@ def test_read_stdin_lines_reads_like_a_file(monkeypatch):
 def test_check_text_file(tmp_path):
     (tmp_path / 'ok.txt').write_text('a\n'); os.mkfifo(tmp_path / 'fifo')
     assert check_text_file(tmp_path / 'ok.txt') == tmp_path / 'ok.txt' and check_text_file(str(tmp_path / 'ok.txt'), regular=True) == tmp_path / 'ok.txt'
-    assert check_text_file(tmp_path / 'fifo', '-i') == tmp_path / 'fifo' and check_text_file('/dev/null') == Path('/dev/null')
+    assert check_text_file('/dev/null') == Path('/dev/null')
     for path, kw, msg in [(tmp_path, {}, f'-i {tmp_path} is a folder; give a text file, one sentence per line (plain or .gz)'),
+                          (tmp_path / 'fifo', {}, f"-i {tmp_path / 'fifo'} is a named pipe (FIFO): reading it would wait until a program writes to it"),
                           (tmp_path / 'no.txt', {}, f"-i {tmp_path / 'no.txt'}: no such file"),
                           (tmp_path / 'fifo', dict(regular=True), f"-i {tmp_path / 'fifo'} is not a regular file (a FIFO or a device)"),
                           ('/dev/null', dict(regular=True), '-i /dev/null is not a regular file')]:
@@ -384,11 +411,13 @@ def _read(p, timeout=60):
 
 @pytest.mark.slow
 def test_outputs_through_symlinks_fifos_and_devices(run, tmp_path):
+    "A FIFO, a device and a link to one are written in place; a link to a file is refused, even with --overwrite: nothing is written through it."
     (tmp_path / 'target.txt').write_text('old\n'); (tmp_path / 'link.txt').symlink_to(tmp_path / 'target.txt')
     (tmp_path / 'null').symlink_to('/dev/null'); os.mkfifo(tmp_path / 'fifo')
-    r = tool('translate', run, 'a b', 'c', '--beam', '1', '-o', tmp_path / 'link.txt')
-    assert r.returncode == 0, r.stderr
-    assert (tmp_path / 'link.txt').is_symlink() and len((tmp_path / 'target.txt').read_text().splitlines()) == 2
+    for more in ([], ['--overwrite']):
+        one_line(tool('translate', run, 'a b', 'c', '--beam', '1', '-o', tmp_path / 'link.txt', *more), 'tnb-translate',
+                 f"-o {tmp_path / 'link.txt'} is a symlink: refusing to write through it")
+    assert (tmp_path / 'link.txt').is_symlink() and (tmp_path / 'target.txt').read_text() == 'old\n'
     r = tool('translate', run, 'a b', '--beam', '1', '-o', tmp_path / 'null')
     assert r.returncode == 0, r.stderr
     assert (tmp_path / 'null').is_symlink() and stat.S_ISCHR(os.stat('/dev/null').st_mode)
@@ -402,11 +431,9 @@ def test_outputs_through_symlinks_fifos_and_devices(run, tmp_path):
     r = tool('evaluate', run, '--beam', '1', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--hyp-out', tmp_path / 'fifo')
     assert r.returncode == 0 and _read(reader).count(b'\n') == 2, r.stderr
     (tmp_path / 'avg.pt').symlink_to(tmp_path / 'avg-target.pt')          # a link to a file yet to be written
-    r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt')
-    assert r.returncode == 0, r.stderr
-    r = tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt', '--overwrite')   # the checkpoint there, replaced through the link
-    assert r.returncode == 0, r.stderr
-    assert (tmp_path / 'avg.pt').is_symlink() and open_checkpoint(tmp_path / 'avg-target.pt', None).meta['averaged_from']
+    for more in ([], ['--overwrite']):
+        one_line(tool('average', run, '--last', '2', '-o', tmp_path / 'avg.pt', *more), 'tnb-average', 'is a symlink: refusing to write through it')
+    assert (tmp_path / 'avg.pt').is_symlink() and not (tmp_path / 'avg-target.pt').exists()
     assert temps(tmp_path) == []
 
 @pytest.mark.slow
@@ -430,7 +457,7 @@ def _no_big_files():
 @pytest.mark.slow
 def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary_file(run, tmp_path):
     out = tmp_path / 'out.txt'; out.write_text('the previous translation\n')
-    r = tool('translate', run, *['a b c d e f g h'] * 100, '--beam', '1', '-o', out, preexec_fn=_no_big_files)
+    r = tool('translate', run, *['a b c d e f g h'] * 100, '--beam', '1', '-o', out, '--overwrite', preexec_fn=_no_big_files)   # asked to replace it
     one_line(r, 'tnb-translate', 'File too large')
     assert out.read_text() == 'the previous translation\n' and temps(tmp_path) == []
 
@@ -494,11 +521,13 @@ def test_translate_never_writes_over_its_inputs(run, texts):
     ck = RunFolder(run).latest()
     (texts / 'link.txt').symlink_to(texts / 'x.txt'); os.link(texts / 'x.txt', texts / 'hard.txt')
     before = snapshot(ck, texts / 'x.txt', run / 'loss.png')
-    for args, needle in [((run, 'five', '-o', ck), f'would overwrite a checkpoint of the run folder {ck}'),               # the model itself
+    for args, needle in [((run, 'five', '-o', ck), 'a checkpoint-<step>.pt name would pass this file off'),   # the model itself
                          ((run, '-i', texts / 'x.txt', '-o', texts / 'x.txt'), 'would overwrite -i'),     # its source
                          ((run, '-i', texts / 'x.txt', '-o', texts / 'link.txt'), 'would overwrite -i'),  # through a symlink
                          ((run, '-i', texts / 'x.txt', '-o', texts / 'hard.txt'), 'would overwrite -i'),  # a hard link
-                         ((ck, 'a', '-o', run / 'loss.png'), 'would overwrite a file of the run folder'),
+                         ((ck, 'a', '-o', run / 'loss.png'), f'is the loss.png of the training run in {run}'),
+                         ((ck, 'a', '-o', run / 'loss.png', '--overwrite'), 'is the loss.png of the training run'),   # a run's file: never
+                         ((run, 'a', '-o', run / 'average.pt', '--overwrite'), 'is the average.pt of the training run'),
                          ((run, 'a', '-o', texts / 'checkpoint-0000999.pt'), 'a checkpoint-<step>.pt name')]:
         one_line(tool('translate', *args, '--beam', '1'), 'tnb-translate', needle)
     assert snapshot(ck, texts / 'x.txt', run / 'loss.png') == before
@@ -510,7 +539,7 @@ def test_evaluate_never_writes_over_its_inputs(run, texts):
     base = (run, '--src', texts / 'src.txt', '--ref', texts / 'ref.txt', '--beam', '1')
     for extra, needle in [(('--hyp-out', texts / 'ref.txt'), f"--hyp-out {texts / 'ref.txt'} would overwrite --ref"),
                           (('--hyp-out', texts / 'src.txt'), 'would overwrite --src'),
-                          (('--record', RunFolder(run).latest()), 'would overwrite a checkpoint of the run folder'),
+                          (('--record', RunFolder(run).latest()), 'a checkpoint-<step>.pt name would pass this file off'),
                           (('--hyp-out', texts / 'h.json', '--record', texts / 'h.json'), 'are the same file')]:
         one_line(tool('evaluate', *base, *extra), 'tnb-evaluate', needle)
     assert snapshot(texts / 'src.txt', texts / 'ref.txt', RunFolder(run).latest()) == before

@@ -229,6 +229,14 @@ def test_a_corpus_folder_tnb_data_did_not_write_is_refused_before_any_download(m
     (mine / 'notes.txt').unlink()                                            # an empty folder is taken
     assert (fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums) / 'MANIFEST.json').is_file()
 
+def test_a_dest_that_is_a_symlink_is_refused_before_any_download(mirror, tmp_path):
+    "Written through, a link as DEST would fill the folder it points to: refused in one line, nothing fetched or written."
+    d, sums = mirror
+    target = tmp_path / 'elsewhere'; target.mkdir(); link = tmp_path / 'data'; link.symlink_to(target)
+    with serve_folder(d) as srv, pytest.raises(UserError, match=r'^DEST .*/data is a symlink: refusing to write through it'):
+        fetch_wmt14('en-de', link, base_url=srv.url, checksums=sums)
+    assert srv.log == [] and list(target.iterdir()) == []
+
 def test_a_full_disk_while_unpacking_keeps_nothing(mirror, tmp_path, monkeypatch):
     "The disk fills up while the corpus is written: the disk's error, naming the folder, with nothing of the corpus left (exit code 1 from the command)."
     from transformer_nb import wmt14

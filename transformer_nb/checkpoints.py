@@ -8,7 +8,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a05_checkpoints.html.md"""
 __all__ = ['PRETRAINED', 'PRETRAINED_URL', 'rng_state', 'set_rng_state', 'save_checkpoint', 'upgrade_checkpoint',
            'PretrainedFile', 'pretrained_path', 'checkpoint_identity', 'resolve_checkpoint', 'check_weights',
            'check_checkpoint', 'check_tokenizer', 'Checkpoint', 'open_checkpoint', 'model_from_checkpoint',
-           'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'average_run', 'check_replace']
+           'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'check_replace',
+           'AverageOptions', 'average_run']
 
 # %% ../nbs/A05_checkpoints.ipynb #085de6a9
 import contextlib, copy, errno, hashlib, io, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
@@ -20,14 +21,14 @@ import numpy as np
 import torch
 import transformer_nb
 from .core import get_device
-from .checks import parse_device, SettingError
+from .checks import parse_device, SettingError, PositiveInt, validate
 import transformer_nb.machine  # noqa: F401 (on import it lets torch.load(weights_only=True) read pickled bytes on torch 2.4 too)
 from .model import Transformer, TransformerConfig, count_config_params
 from .data import Tokenizer
 from .datasets import download_file, get_cache_dir, sha256_file
-from .safeguards import UserError, atomic_open, same_file, check_not_inputs
+from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output
 from .process import out_of_memory
-from .runs import RunFolder, checkpoint_step, read_files
+from .runs import RunFolder, checkpoint_step, read_files, IDENTITY
 
 # %% ../nbs/A05_checkpoints.ipynb #4b2dfe7f
 _CKPT_FORMAT = 'transformer_nb.checkpoint/2'   # what this version writes; older formats are upgraded as they are read
@@ -321,6 +322,8 @@ def checkpoint_identity(path) -> dict:
     meta = _look(path)[1]
     return {'run': meta.get('run'), 'steps': meta.get('averaged_steps')}
 
+IDENTITY[:] = [checkpoint_identity]   # how a run folder tells its runs' files apart (A04_runs' `claim`)
+
 def _published(ref) -> str|None:
     "NAME, if `ref` is 'pretrained:NAME' (a published model): the one place a reference is tested for it; else None."
     return ref[len('pretrained:'):] if isinstance(ref, str) and ref.startswith('pretrained:') else None
@@ -350,7 +353,8 @@ def _newest_readable(run:RunFolder, read):
     try: return read()
     except ValueError as e:
         bad, older = run.latest(), run.checkpoints()[:-1]
-        good = next((q for q in reversed(older) if _readable(q)), None) if bad is not None and str(bad) in str(e) else None
+        unread = bad is not None and str(bad) in str(e) and not _readable(bad)   # not a readable file refused for another reason (another run's)
+        good = next((q for q in reversed(older) if _readable(q)), None) if unread else None
         if good is None: raise
         raise ValueError(f"{e}; the newest readable checkpoint of {run.path} is {good.name}: give {good} instead, or remove {bad}") from None
 
@@ -667,12 +671,12 @@ def average_checkpoints(paths:list) -> dict:
     return _average(_checkpoint_paths(paths))[0]
 
 # %% ../nbs/A05_checkpoints.ipynb #f9e51626
-def _save_average(paths:list[Path], out_path, follow:bool=True, skip:bool=False, say=None) -> tuple[Path, list[Path]]:
+def _save_average(paths:list[Path], out_path, follow:bool=True, skip:bool=False, say=None, what:str='out_path') -> tuple[Path, list[Path]]:
     "(the file written, the paths averaged): `_average` of `paths` written to `out_path` atomically, once it is known not to be one of them."
     _check_path(out_path, 'out_path')
     if twice := [p for i, p in enumerate(paths) if any(same_file(p, q) for q in paths[:i])]:
         raise ValueError(f"{twice[0]} is given more than once: an average counts each checkpoint once")
-    if any(same_file(p, out_path) for p in paths): raise ValueError(f"-o {out_path} is one of the checkpoints to average: write elsewhere")
+    if any(same_file(p, out_path) for p in paths): raise ValueError(f"{what} {out_path} is one of the checkpoints to average: write elsewhere")
     if checkpoint_step(out_path) is not None:
         raise ValueError(f"{out_path}: a checkpoint-<step>.pt name would pass the average off as the newest training "
                          f"checkpoint of its folder; call it e.g. avg.pt")
@@ -680,8 +684,31 @@ def _save_average(paths:list[Path], out_path, follow:bool=True, skip:bool=False,
     return save_checkpoint(out_path, follow=follow, **avg), used
 
 def save_averaged(paths:list, out_path, follow:bool=True) -> Path:
-    "Average the checkpoints `paths` and write the result to `out_path` atomically (see `save_checkpoint`)."
+    "Average the checkpoints `paths` and write the result to `out_path` atomically (see `save_checkpoint`): a run's own average.pt, which a trainer writes and replaces; `average_run` writes any other file, by `check_replace`'s rule."
     return _save_average(_checkpoint_paths(paths), out_path, follow)[0]
+
+# %% ../nbs/A05_checkpoints.ipynb #rfcfa8c9
+def _not_a_checkpoint(p:Path) -> str|None:
+    "Why the existing file `p` is not one a checkpoint may replace (None: it is a checkpoint, and may)."
+    try: open_checkpoint(p, None, mmap=True); return None            # its metadata read, its tensors mapped
+    except (ValueError, OSError, UserError): return "is not a checkpoint, the only file an average replaces"
+
+def check_replace(path, # the checkpoint a command is to write
+                  overwrite:bool=False, # the command's --overwrite: replace a checkpoint there
+                  what:str='-o'): # how the command names it
+    "Refuse, before any work, to write the checkpoint `path` where `check_output`'s rule forbids it (a symlink, a training checkpoint, a run's file, any file without `overwrite`) and over anything but a checkpoint, as `tnb-export` replaces only an export."
+    if str(path) == '-': raise UserError(f"{what} -: a checkpoint is a file, never standard output; give a file name")   # '-' is standard output elsewhere
+    return check_output(path, what, overwrite, replaces=_not_a_checkpoint)
+
+# %% ../nbs/A05_checkpoints.ipynb #1f0ed977
+@dataclass(frozen=True)
+class AverageOptions:
+    "What `tnb-average` averages, and into which file (`average_run`, which checks its arguments by these declarations)."
+    checkpoints: list[str]               # checkpoint files, or one run folder: its newest training checkpoints (averages among them are skipped)
+    output: str                          # the checkpoint to write (not a checkpoint-<step>.pt name)
+    last: PositiveInt|None = None        # with a run folder: average its newest N checkpoints (None: its newest training checkpoint alone, a copy; never its average.pt)
+    overwrite: bool = False              # replace the checkpoint that `output` holds (a file that is not a checkpoint is never replaced)
+    def __post_init__(self): validate(self)
 
 # %% ../nbs/A05_checkpoints.ipynb #a05avr02
 def average_run(paths:list, # checkpoint files of one run, or one run folder
@@ -689,9 +716,16 @@ def average_run(paths:list, # checkpoint files of one run, or one run folder
                 last:int|None=None, # with a run folder: average its newest `last` checkpoints (default: its newest one alone)
                 say=None, # how a skipped average is said (default: `warnings.warn`)
                 tries:int=3, # listings of a run folder that changes while it is read (a live run prunes its checkpoints)
+                overwrite:bool=False, # replace the checkpoint `out_path` holds (never a file that is not a checkpoint, never through a symlink)
+                what:str='out_path', # how messages name `out_path` (a command: '-o')
                ) -> tuple[Path, list[Path]]:
-    "(the file written, the checkpoints averaged): a run's checkpoints averaged, each read once; averages among them skipped and named."
-    paths = _checkpoint_paths(paths)
+    """(the file written, the checkpoints averaged): a run's checkpoints averaged, each read once; averages among them
+    skipped and named. Its settings are `AverageOptions`', checked by their declarations, and `out_path`
+    by `check_replace`, before anything is read: `tnb-average` refuses nothing of its own."""
+    paths = _checkpoint_paths(paths); _check_path(out_path, 'out_path')
+    AverageOptions([str(p) for p in paths], os.fspath(out_path), last, overwrite)   # last=0, overwrite='yes': refused as declared
+    if any(same_file(p, out_path) for p in paths): raise ValueError(f"{what} {out_path} is one of the checkpoints to average: write elsewhere")
+    check_replace(out_path, overwrite, what)
     if ref := next((p for p in paths if _published(str(p)) is not None), None):
         raise SettingError(f"{ref} is a published model, one finished checkpoint, not the checkpoints of a run: tnb-average averages "
                          "a run's checkpoints (its folder with {last}, or its checkpoint files)", last=5)
@@ -699,29 +733,13 @@ def average_run(paths:list, # checkpoint files of one run, or one run folder
     if last is not None and not folder: raise SettingError("{last} needs exactly one run folder", last=last)
     if not folder:
         if missing := next((p for p in paths if not p.exists()), None): raise FileNotFoundError(f"checkpoint not found: {missing}")
-        return _save_average(paths, out_path, skip=len(paths) > 1, say=say)
+        return _save_average(paths, out_path, skip=len(paths) > 1, say=say, what=what)
     run = RunFolder(paths[0])
     for _ in range(tries):
         if not run.checkpoints(): run.resolve(checkpoint_identity, average=False)   # none: said as every command says it
         listed = run.newest(last or 1)                   # training checkpoints: never the average.pt the folder stands for
-        try: return _save_average(listed, out_path, say=say)
+        try: return _save_average(listed, out_path, say=say, what=what)
         except FileNotFoundError:
             if all(p.exists() for p in listed): raise
     raise UserError(f"{run.path} changed while its checkpoints were read ({tries} times a listed one was gone: a run still "
                     f"training there prunes them); average again, or once it has stopped")
-
-# %% ../nbs/A05_checkpoints.ipynb #rfcfa8c9
-def check_replace(path, # the checkpoint a command is to write
-                  overwrite:bool=False, # the command's --overwrite: replace a checkpoint there
-                  what:str='-o'): # how the command names it
-    "Refuse, before any work, to write the checkpoint `path` over a file: any file without `overwrite`, and with it anything but a checkpoint (the only file it replaces), as `tnb-export` replaces only an export."
-    if str(path) == '-': raise UserError(f"{what} -: a checkpoint is a file, never standard output; give a file name")   # '-' is standard output elsewhere
-    p = Path(path)
-    if not p.exists() or p.is_dir() or not p.is_file(): return      # new; a folder, a FIFO or a device: `check_output` says
-    if checkpoint_step(p) is not None: return                        # a training checkpoint's name: refused by `average_run`, in its words
-    try: open_checkpoint(p, None, mmap=True)                         # first: a file that is no checkpoint is never offered to --overwrite
-    except (ValueError, OSError, UserError):
-        raise UserError(f"{what} {path} already exists and is not a checkpoint, the only file --overwrite replaces: choose another name") from None
-    if not overwrite:
-        raise SettingError(f"{what} {str(path).replace('{', '{{').replace('}', '}}')} already exists: choose another name, or replace "
-                           "the checkpoint it holds with {overwrite}", overwrite=True)

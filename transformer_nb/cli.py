@@ -12,7 +12,7 @@ __all__ = ['MAIN_JOB_MINUTES', 'Command', 'train_main', 'Decoder', 'TranslateIO'
 import argparse, contextlib, json, shlex, sys, time, warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from .safeguards import UserError, check_output, check_folder, check_text_file, in_place, atomic_write, output_stream
+from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
 from .runs import RunFolder, RunConflict, file_names
 from .process import run_cli, heavy_imports, out_of_memory, note, settings_line
 from .commands import CliParser, check_thread_env, load_tasks, field_options, load_decoder
@@ -78,9 +78,9 @@ def _train_parser() -> CliParser:
 # %% ../nbs/A19_cli.ipynb #b185f78b
 def _train_help():
     heavy_imports()
-    from transformer_nb.model import PRESETS
+    from transformer_nb.model import PRESETS; from transformer_nb.workflow import recipe_lines
     tasks = load_tasks(); p = _train_parser()
-    p.epilog += f"\n\npresets: {', '.join(PRESETS)}\ndatasets: {', '.join(tasks.dataset_names())}"
+    p.epilog += f"\n\npresets: {', '.join(PRESETS)}\ndatasets: {', '.join(tasks.dataset_names())}\n{recipe_lines()}"
     p.print_help(); sys.exit(0)
 
 # %% ../nbs/A19_cli.ipynb #20f0de74
@@ -113,7 +113,7 @@ def _train(argv, table):
     if any(x in ('-h', '--help') for x in argv): _train_help()
     a = _train_parser().parse_args(argv, table=table); _check_train(a)
     from transformer_nb.machine import limit_threads; from transformer_nb.core import get_device
-    from transformer_nb.trainer import Parallel, say_precision; from transformer_nb import workflow
+    from transformer_nb.trainer import Parallel, say_precision; from transformer_nb import workflow; from transformer_nb.safeguards import removed_unless_used
     limit_threads(a.threads); s, spm, files = _settings(a)
     device = get_device(a.device) if a.device is not None else None   # resolved once, here: a device this machine lacks is refused first
     resumed = workflow.resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
@@ -121,10 +121,10 @@ def _train(argv, table):
     (a.dataset, task), data = ((a.dataset, resumed.task), resumed.data) if resumed else (workflow.new_run_task(
         a.dataset, a.task, a.src_lang, a.tgt_lang, a.data_dir, files), None)   # a new run's dataset, task and data options checked together
     out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
-    check_folder(out.path, '--out')
     start = (int(resumed.checkpoint.step), resumed.path) if resumed else (0, None)   # the update the run starts from, and its file
     parallel = Parallel.join(device or (resumed.tc.device if resumed else None))   # the processes joined once: only rank 0 writes
     with contextlib.ExitStack() as held:                           # claimed here, once: fit's claim of the same start holds it as it is
+        held.enter_context(removed_unless_used(out.path)); check_folder(out.path, '--out')   # refused before it wrote: no folder it made is left
         try:
             if parallel.is_main: held.enter_context(out.claim(*start, overwrite=a.overwrite, remove_unused=created))
         except RunConflict as e:
@@ -188,6 +188,7 @@ class TranslateIO:
     sentences: list[str] = field(default_factory=list)   # sentences to translate ('-': standard input) (default: `input`, else standard input)
     input: str|None = None    # a UTF-8 text file (plain or .gz), one sentence per line ('-': standard input) (None: the sentences given, else standard input)
     output: str|None = None   # write the translations to this file (None: standard output)
+    overwrite: bool = False   # replace the file `output` names, if one is there (never through a symlink, never a run's file)
 
 def _translate_parser() -> CliParser:
     p = CliParser(prog='tnb-translate', formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -232,7 +233,7 @@ def _translate(argv, table):
     a = _started(argv, _parse_translate, table)
     if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'
     if a.sentences and a.input: _fail(settings_line("give sentences as arguments or with {input}, not both", a.table, input=a.input))
-    if a.output: check_output(a.output, '-o')
+    if a.output: check_not_inputs({'-o': a.output}, {'-i': a.input}); check_output(a.output, '-o', a.overwrite)   # onto its input: said as such, never offered --overwrite
     if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_export(a)    # a folder tnb-export wrote
     if (Path(a.checkpoint) / 'decoder.onnx').is_file(): _fail(f"{a.checkpoint} is an ONNX export (tnb-export --format onnx), made for the site's live translator: translate with it in Node (node nbs/live/translate.mjs DIR 'sentence') or in Python (transformer_nb.export.onnx_translate); tnb-translate reads checkpoints and CTranslate2 exports")
     from transformer_nb.fast_decoding import translate_source; from transformer_nb.textio import sentence_batches
@@ -253,6 +254,7 @@ def translate_main(argv:list|None=None): "Entry point of `tnb-translate` (see `t
 class EvaluateOutputs:
     "What tnb-evaluate writes besides its scores."
     hyp_out: str|None = None   # also write the hypotheses here, one line per line of `src` (None: nowhere)
+    overwrite: bool = False    # replace the file `hyp_out` names, if one is there (never through a symlink, never a run's file)
     json: bool = False         # print the scores as one JSON object (default: lines for people)
     record: str|None = None    # add the scores, with their provenance, to this results file (None: none)
     id: str|None = None        # the record's id (None: run, file, test set and decoding)
@@ -280,8 +282,8 @@ def _evaluate(argv, table):
                                            **{split[0]: getattr(a, split[0])}, src=a.src, ref=a.ref)
     if a.id is not None and not a.record: raise SettingError("{id} names the record that {record} adds: give it too", id=a.id, record='FILE')
     outs = {'--hyp-out': a.hyp_out, '--record': a.record}
-    for o, path in outs.items():
-        if path: check_output(path, o)
+    check_not_inputs(outs, {'--src': a.src, '--ref': a.ref})           # onto an input: said as such, never offered --overwrite
+    for o, path in outs.items(): path and check_output(path, o, a.overwrite, adds=o == '--record')   # a results file: added to, as `check_record_file` allows
     from transformer_nb.checkpoints import open_decoder; from transformer_nb import workflow
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
     c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
@@ -305,7 +307,7 @@ def evaluate_main(argv:list|None=None): "Entry point of `tnb-evaluate` (see `tnb
 
 # %% ../nbs/A19_cli.ipynb #dc0de427
 def _average_parser() -> CliParser:
-    from transformer_nb.options import AverageOptions
+    from transformer_nb.checkpoints import AverageOptions
     p = CliParser(prog='tnb-average', description="Average checkpoints of one run (as the paper does) into a new checkpoint.",
                   epilog="examples: tnb-average runs/m30k --last 5 -o runs/m30k/avg5.pt")
     field_options(p, AverageOptions, None, checkpoints=dict(flags=['checkpoints'], nargs='+'), output=dict(flags=['-o', '--output'], metavar='FILE'))
@@ -314,10 +316,8 @@ def _average_parser() -> CliParser:
 
 def _average(argv, table):
     heavy_imports(); a = _average_parser().parse_args(argv, table=table)
-    check_output(a.output, '-o')
-    from transformer_nb.checkpoints import average_run, check_replace
-    check_replace(a.output, a.overwrite)                              # a file there: a checkpoint, with --overwrite only
-    out, paths = average_run(a.checkpoints, a.output, a.last, say=lambda m: note(f"tnb-average: {m}"))   # A05_checkpoints: averages skipped
+    from transformer_nb.checkpoints import average_run; out, paths = average_run(   # A05_checkpoints: every check, -o's first; averages skipped
+        a.checkpoints, a.output, a.last, say=lambda m: note(f"tnb-average: {m}"), overwrite=a.overwrite, what='-o')
     n, names = len(paths), ', '.join(q.name for q in paths)
     print(f"averaged {n} checkpoint{'s' * (n != 1)} ({names}) -> {out}", file=sys.stderr if in_place(out) else sys.stdout)
     if n == 1 and any(paths[0].parent.glob('checkpoint-*.pt')): note(f"tnb-average: one checkpoint, so {out} is a copy of it; to average a run's newest N checkpoints give its folder "
@@ -347,11 +347,11 @@ def _export_parser() -> CliParser:
     return p
 
 def _export(argv, table):
-    from transformer_nb.checks import settings
-    from transformer_nb.export import ExportOptions
+    heavy_imports()                                                # before export.py loads PyTorch: a Ctrl-C there is a clean stop, not an abort
+    from transformer_nb.checks import settings; from transformer_nb.export import ExportOptions
     a = _export_parser().parse_args(argv, table=table)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
-    heavy_imports()
+    heavy_imports(a.format or 'ctranslate2')                      # the exporter's own C extensions, where installed
     from transformer_nb.export import export                      # A18_export: opened once, the other format's options refused
     try:
         with out_of_memory(f"the checkpoint {a.checkpoint or a.ctranslate2}"):

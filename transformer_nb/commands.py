@@ -25,11 +25,11 @@ class CliParser(argparse.ArgumentParser):
     def parse_intermixed_args(self, args=None, namespace=None, table=None): return self._checked(super().parse_intermixed_args(args, namespace), table)
 
     def options(self) -> dict:
-        "This parser's table: each setting's name (its destination) -> (its option, how it takes a value), for `said` and `settings_line`."
+        "This parser's table: each setting's name (its destination) -> (its option, how it takes a value, the word for its value), for `said` and `settings_line`."
         bool_ = lambda a: isinstance(a, argparse.BooleanOptionalAction)       # said '--x' or '--no-x' by its value
         how = lambda a: 'bool' if bool_(a) else 'flag' if a.nargs == 0 else 'value'
         opt = lambda a: a.option_strings[0] if bool_(a) else max(a.option_strings, key=len)   # '--input', not '-i'
-        return {a.dest: (opt(a), how(a)) if a.option_strings else (a.metavar or a.dest, '') for a in self._actions if not isinstance(a, argparse._HelpAction)}
+        return {a.dest: (opt(a), how(a), a.metavar if isinstance(a.metavar, str) else None) if a.option_strings else (a.metavar or a.dest, '', None) for a in self._actions if not isinstance(a, argparse._HelpAction)}
 
     def _checked(self, a, table:dict|None=None):
         "The parsed `a`, its declared options checked, `none` read as None; `a.given` holds the declared settings given explicitly, `a.table` the `options` (put in the command's `table`, `run_cli`'s)."

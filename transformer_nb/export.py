@@ -22,7 +22,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import transformer_nb
 from .core import BOS_ID, EOS_ID
-from .safeguards import UserError
+from .safeguards import UserError, check_not_link
 from .checks import SettingError, PositiveInt, validate, check_fields
 from .positional import sinusoidal_encoding_on, pe_frequencies
 from .model import TransformerConfig
@@ -175,7 +175,8 @@ def check_files(folder, # an export's folder
 
 # %% ../nbs/A18_export.ipynb #ee24102b
 def _check_out_folder(out:Path, overwrite:bool=False):
-    "Refuse the output folder `out` unless it is new, empty, or (with `overwrite`) holds an export and nothing else."
+    "Refuse the output folder `out` unless it is new, empty, or (with `overwrite`) holds an export and nothing else; never a symlink (`check_output`'s rule)."
+    check_not_link(out, '-o')
     if not out.exists(): return
     if not out.is_dir(): raise FileExistsError(f"-o {out} is a file, not an empty folder; give a folder (empty or new)")
     items = list(out.iterdir())

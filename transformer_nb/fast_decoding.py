@@ -524,12 +524,13 @@ def translate_file(model, tokenizer, # as for `translate`
                    output=None, # a file for the translations, one per line, written as they come (None: return them)
                    decoding:Decoding=PAPER_DECODING, options:DecodeOptions=DECODE_OPTIONS, # whole, as for `translate` ('auto' precision resolved once, for every batch)
                    problems=None, # (tokenizer, lines) -> [(i, why)]: lines to warn of, e.g. a task's `input_problems`
+                   overwrite:bool=False, # replace the file `output` names, if one is there (`check_output`'s rule, as `tnb-translate --overwrite`)
                    **given, # beam, alpha, max_extra, stop, max_tokens, max_src_len, precision, device, threads: in place of decoding's and options'
                   ) -> list[str]|Path: # the translations, or `output`
     "Translate the lines of `input` as `tnb-translate -i input -o output` does: one line out per line in, long lines refused before any decoding."
     _, d, o = check_translate(model, tokenizer, [], decoding, options, **given)   # once, here
     if not isinstance(input, (str, Path)): raise TypeError(f"input must be a file's path or '-', got a {type(input).__name__}; for a list, use translate")
-    if output is not None: check_output(output, 'output'); check_not_inputs({'output': output}, {'input': input})
+    if output is not None: check_not_inputs({'output': output}, {'input': input}); check_output(output, 'output', overwrite)
     with contextlib.ExitStack() as opened:
         source = sentence_batches([], str(input), opened, warnings.warn, 'input')
         outs = translate_source(model, tokenizer, d, source, o, problems)

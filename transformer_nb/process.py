@@ -19,10 +19,14 @@ def raise_if_interrupted():
     "Raise the KeyboardInterrupt of a Ctrl-C that library code swallowed (a `try/except` around an import): call after start-up."
     if _CTRL_C: raise KeyboardInterrupt
 
-def heavy_imports():
+def heavy_imports(exporter:str|None=None): # 'ctranslate2' or 'onnx': that exporter's C extensions too, where installed
     "Import torch and the other C extensions with Ctrl-C held back; a Ctrl-C that came meanwhile is delivered right after."
     with deferred_interrupts():
         import numpy, torch, sentencepiece, sacrebleu  # noqa: F401 (imported for their side effect: loaded now)
+        try:                                           # not installed, or broken: the code that needs it says so in its words
+            if exporter == 'ctranslate2': import ctranslate2  # noqa: F401
+            if exporter == 'onnx': import onnx, onnxruntime  # noqa: F401
+        except Exception: pass
     raise_if_interrupted()
 
 # %% ../nbs/A25_process.ipynb #9c9c2d54
@@ -135,9 +139,10 @@ def _word(v) -> str:
     return shlex.quote(os.fspath(v)) if isinstance(v, (str, os.PathLike)) else str(v)
 
 def say_setting(name:str, value, table:dict) -> str:
-    "A setting as a command's user gives it (`--beam 0`, `--early-stop`, a positional's value), by the command's `table`: a setting's name -> (its option, how it takes a value: 'value', 'flag', 'bool', or '' for a positional); `name=value` where no option sets it."
+    "A setting as a command's user gives it (`--beam 0`, `--early-stop`, a positional's value), by the command's `table`: a setting's name -> (its option, how it takes a value: 'value', 'flag', 'bool', or '' for a positional, and the word for its value: 'DIR'); `name=value` where no option sets it. A setting not given (None) is said as the option to give: `--data-dir DIR`."
     if name not in table: return f"{name}={value!r}"
-    opt, how = table[name]
+    opt, how, *word = table[name]
+    if how == 'value' and value is None: return f"{opt} {(word or [None])[0] or name.upper()}"
     if how == 'flag': return opt
     if how == 'bool': return opt if value else f"--no-{opt[2:]}"
     return _word(value) if how == '' else f"{opt} {_word(value)}"
@@ -217,6 +222,15 @@ def _flush_stdout(say, code:int) -> int:
     with contextlib.suppress(OSError, ValueError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return code or failed
 
+def _ending_quietly(code:int):
+    """From the command's end to the process's (Python's shutdown: threads joined, ONNX Runtime's, CTranslate2's and
+    PyTorch's pools torn down), a stop signal ends the process at once, with no trace from the shutdown: `code`, or
+    128 + the signal's number (130 for Ctrl-C) where the command itself succeeded."""
+    if threading.current_thread() is not threading.main_thread(): return
+    for s in STOP_SIGNALS:
+        if signal.getsignal(s) != signal.SIG_IGN:                       # nohup stays nohup
+            signal.signal(s, lambda sig, frame: os._exit(code or 128 + sig))
+
 # %% ../nbs/A25_process.ipynb #8f67eff1
 def run_cli(prog:str, main, argv:list|None=None):
     "Run `main(argv, table)` as the command `prog` and exit with the code, and at most the one line, of the table above; `main` puts its options into the dict `table` once parsed (`CliParser.options`), and what ends the run names settings by them."
@@ -255,6 +269,7 @@ def run_cli(prog:str, main, argv:list|None=None):
     finally: warnings.showwarning = shown
     code = _flush_stdout(say, code)
     _restore_streams(undo)
+    if from_shell: _ending_quietly(code)              # a command run from the shell: its process ends here (never a test's, nor a notebook's)
     sys.exit(code)
 
 # %% ../nbs/A25_process.ipynb #a25c0007

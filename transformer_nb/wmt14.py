@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 import numpy as np
 from .checks import Count, SettingError, validate
-from .safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock
+from .safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link
 from .runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from .datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .data import Tokenizer, TokenBatchSampler
@@ -366,7 +366,8 @@ def _unpack(pair, src, tgt, paths:dict, out:Path, manifest:dict, say) -> Path:
 
 # %% ../nbs/A28_wmt14.ipynb #9721e56b
 def _check_places(dest:Path, archives, base_url, out:Path):
-    "Refuse, before any checksum rule or download, a DEST that is a file, a corpus folder `out` in it that tnb-data did not finish and that is not empty, an `archives` folder that is not there, and a `base_url` that is no http(s) address."
+    "Refuse, before any checksum rule or download, a DEST that is a symlink or a file, a corpus folder `out` in it that tnb-data did not finish and that is not empty, an `archives` folder that is not there, and a `base_url` that is no http(s) address."
+    check_not_link(dest, 'DEST')                                             # written through, a link would fill another folder
     if dest.exists() and not dest.is_dir(): raise SettingError("{dest} is a file; give a folder (new, or one tnb-data wrote)", dest=str(dest))
     if not (out/'MANIFEST.json').is_file() and (out.is_symlink() or (out.exists() and (not out.is_dir() or any(out.iterdir())))):
         raise SettingError("{dest} holds " + f"{out.name}, which is not a corpus tnb-data wrote (no MANIFEST.json) and not empty; "
