@@ -66,10 +66,11 @@ assert 'log_probs' in _inspect.getsource(_importlib.import_module('transformer_n
 assert 'topk_log_probs(logits' in _inspect.getsource(_importlib.import_module('transformer_nb.fast_decoding'))
 
 # the published models: how many, and where a wheel downloads them from
-from transformer_nb.checkpoints import PRETRAINED as _PRETRAINED, PRETRAINED_URL as _URL
+from transformer_nb.checkpoints import PRETRAINED as _PRETRAINED, PRETRAINED_URLS as _URLS
 assert len(_PRETRAINED) == 3; _q('b0d1e1a0', 'Three trained models')
-_q('b0d1e1a2', _URL.format(version='<version>', file='<file>'))
+_q('b0d1e1a2', _URLS[0].format(version='<version>', file='<file>')); assert _URLS[1] == _URLS[0].replace('/v{version}/', '/main/')
+_q('b0d1e1a2', 'the same path on `main` where that version has no release tag')
 
 del (_importlib, _inspect, _json, _math, _Path, _torch, _test_eq, _NotebookFile, _fp, _q, _read, _main, _em, _seeds, _and,
      _cpu, _wall, _hour, _t3, _pad_mask, _tgt_mask, _Transformer, _get_config, _B, _S, _T, _V,
-     _m, _src, _tgt, _c, _memory, _x, _ca, _mod, _names, _n, _PRETRAINED, _URL)
+     _m, _src, _tgt, _c, _memory, _x, _ca, _mod, _names, _n, _PRETRAINED, _URLS)
