@@ -324,6 +324,21 @@ def test_a_run_by_epochs_that_would_end_inside_its_warm_up_says_so_before_it_sta
     said.clear(); tr = _train_model()(data, epochs=2, warmup=2, max_tokens=40, say=said.append, **kw)   # smaller batches: more updates
     assert tr.step > 2 and tr.tc.warmup == 2 and not [s for s in said if 'warm-up' in s], said   # a warm-up shorter than the run: as given
 
+def test_a_cool_down_given_longer_than_the_run_is_said(tmp_path):
+    "A cool-down given that outlasts the run starts the rate low and only lowers it: said once, as a warm-up given too long is."
+    data = _own_files(tmp_path)
+    kw = dict(task='translation', preset='tiny', vocab_size=30, d_model=32, d_ff=64, progress=False, say=lambda m: None)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        tr = _train_model()(data, steps=2, warmup=1, cooldown=50, **kw)
+    assert [str(x.message) for x in w if 'cooldown=' in str(x.message)] == [
+        "cooldown=50 is longer than this 2-update run: the learning rate starts at 2/50 of its schedule and only falls "
+        "(at most the run's 2 updates cools the whole run)"], [str(x.message) for x in w]
+    assert (tr.step, tr.tc.cooldown) == (2, 50)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always'); _train_model()(data, steps=2, warmup=1, cooldown=2, **kw)   # the whole run cooling down
+    assert not [x for x in w if 'cooldown=' in str(x.message)]
+
 def test_a_validation_pair_longer_than_a_batch_gets_advice_that_holds(tmp_path):
     "max_len drops training pairs only: a validation pair longer than a batch is refused naming its line, a larger max_tokens, or the line."
     data = _own_files(tmp_path)

@@ -55,6 +55,9 @@ def _new_run_config(recipe:Recipe, given:dict) -> tuple[TrainConfig, list[str]]:
     steps, said = s.get('steps'), []
     if steps is not None:
         said = _fit_warmup(s, given, steps, f"this {steps:,}-update run")
+        if 'cooldown' in given and (c := s.get('cooldown') or 0) > steps:   # the rate would start low and only fall: said, as a warm-up given
+            warnings.warn(SettingWarning(f"{{cooldown}} is longer than this {steps:,}-update run: the learning rate starts at {steps:,}/{c:,} of "
+                                         f"its schedule and only falls (at most the run's {steps:,} updates cools the whole run)", cooldown=c))
         if 'valid_every' not in given and 'valid_every' not in recipe.train: s['valid_every'] = max(1, -(-steps // 4))
     return TrainConfig(**s), said
 
