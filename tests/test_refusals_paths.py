@@ -26,8 +26,8 @@ def run(main, argv) -> tuple[str, str, int]:
     return out.getvalue(), err.getvalue(), code
 
 def error_line(err:str, prog:str) -> str:
-    "The one line a refusal prints, beside the '<prog>: using ...' line."
-    ls = [l for l in err.splitlines() if ': using ' not in l]
+    "The one line a refusal prints (beside a '<prog>: using ...' line), without its 'prog: error: '."
+    ls = [l for l in err.splitlines() if ': using ' not in l and l.strip()]
     assert len(ls) == 1 and ls[0].startswith(f'{prog}: error: '), err
     return ls[0][len(f'{prog}: error: '):]
 

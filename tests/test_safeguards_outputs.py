@@ -2,7 +2,7 @@
 an existing file is replaced only with --overwrite (overwrite=True), never through a symlink (even with it), never a
 training checkpoint or another file of a run's folder; and the library refuses what the commands refuse, in the same
 words. The commands run in this process (their entry points take `argv`)."""
-import contextlib, io, os, shutil
+import os, shutil
 from pathlib import Path
 import pytest, torch
 import transformer_nb
@@ -10,24 +10,11 @@ from transformer_nb.checks import SettingError
 from transformer_nb.process import said
 from transformer_nb.checkpoints import average_run, open_checkpoint
 from transformer_nb import cli
+from test_refusals_paths import run, error_line   # the in-process harness of the refusal tests
 
 torch.set_num_threads(1)
 NUMBERS = Path(transformer_nb.__file__).parent.parent / 'models' / 'numbers.pt'   # the published numbers model, in the repository
 
-
-def run(main, argv) -> tuple[str, str, int]:
-    "A command run in this process: (stdout, stderr, exit code)."
-    out, err, code = io.StringIO(), io.StringIO(), 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try: main([str(a) for a in argv])
-        except SystemExit as e: code = e.code
-    return out.getvalue(), err.getvalue(), code
-
-def error_line(err:str, prog:str) -> str:
-    "The one line a refusal prints (beside a '<prog>: using ...' line), without its 'prog: error: '."
-    ls = [l for l in err.splitlines() if ': using ' not in l and l.strip()]
-    assert len(ls) == 1 and ls[0].startswith(f"{prog}: error: "), err
-    return ls[0][len(f"{prog}: error: "):]
 
 @pytest.fixture
 def place(tmp_path) -> Path:
