@@ -134,14 +134,12 @@ def test_exercise_4_other_definitions_pass_only_eps_0(capsys):
 
 BREAK_09 = {   # exercise: (cell, old, new, module, the cells and tests its solution names)
     1: ('47761ae3', 'noam_lr(i + 1, d_model', 'noam_lr(i, d_model', 'training',
-        {'034d8aaf', '41b32590'}, {'tests/test_training.py::test_scheduler_steps_per_update_not_micro_batch',
-                                   'tests/test_training.py::test_cooldown_ends_the_schedule_linearly_and_resumes_exactly',
-                                   'tests/test_training.py::test_trainer_accumulation_equals_one_big_batch'}),
+        {'034d8aaf', 'c9a10013'}, {'tests/test_training.py::test_the_library_schedule_and_loss_equal_the_main_lines'}),
     2: ('35316735', 'return loss.masked_fill(~keep, 0).sum(), nll', 'return loss.sum(), nll', 'training',
         {'a79014e7', '6c7f5412', 'c9a10025'}, {'tests/test_training.py::test_label_smoothing_matches_pytorch',
                                    'tests/test_training.py::test_label_smoothing_ignores_pad_logits',
                                    'tests/test_training.py::test_accumulated_gradient_equals_big_batch'}),
-    3: ('8b990532', '(loss * (scale / max(n_total, 1))).backward()', '(loss * (scale / max(n, 1))).backward()', 'training',
+    3: ('8b990532', '(loss / n_total).backward()', '(loss / n).backward()', 'training',
         {'6c7f5412'}, {'tests/test_training.py::test_accumulated_gradient_equals_big_batch'}),   # the Trainer has its own backward
 }
 

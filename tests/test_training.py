@@ -6,10 +6,10 @@ import torch
 import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.training import (noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, noam_lr_with_cooldown,
-                                     make_optimizer, make_optimizer_with_cooldown, checked_label_smoothed_nll)
-import transformer_nb.training as training
-from transformer_nb.trainer import TrainConfig, Trainer, TrainingDiverged
+from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, make_optimizer
+from transformer_nb.trainer import (TrainConfig, Trainer, TrainingDiverged, noam_lr_with_cooldown, make_optimizer_with_cooldown,
+                                    checked_label_smoothed_nll)
+import transformer_nb.trainer as trainer
 from transformer_nb.data import collate
 from transformer_nb.checkpoints import rng_state, set_rng_state, save_checkpoint, open_checkpoint, resolve_checkpoint, model_from_checkpoint, _CKPT_FORMAT
 from transformer_nb.runs import RunFolder
@@ -81,7 +81,7 @@ def test_the_library_schedule_and_loss_equal_the_main_lines():
 def test_the_schedule_is_checked_once_when_built_not_per_update(monkeypatch):
     "make_optimizer_with_cooldown checks noam's arguments once; its scheduler's updates check nothing."
     calls = []
-    monkeypatch.setattr(training, 'check_noam_args', lambda *a: calls.append(a))
+    monkeypatch.setattr(trainer, 'check_noam_args', lambda *a: calls.append(a))
     opt, sched = make_optimizer_with_cooldown(torch.nn.Linear(2, 2), 64, 10, total=30, cooldown=5)
     for _ in range(30): opt.step(); sched.step()
     assert len(calls) == 1

@@ -6,138 +6,72 @@ Docs: https://transformer-nb.github.io/transformer_nb/training.html.md"""
 
 # %% auto #0
 __all__ = ['noam_lr', 'make_optimizer', 'plot_schedule', 'label_smoothed_nll', 'label_smoothing_loss', 'seq2seq_loss', 'copy_ids',
-           'accumulate_grads', 'plot_losses', 'check_noam_args', 'check_smoothing', 'noam_lr_with_cooldown',
-           'checked_label_smoothed_nll', 'fused_adam', 'make_optimizer_with_cooldown']
+           'accumulate_grads', 'plot_losses']
 
 # %% ../nbs/09_training.ipynb #bdeb1dc4
 import torch
-import torch.nn as nn
 from .core import PAD_ID, BOS_ID, EOS_ID
 
 # %% ../nbs/09_training.ipynb #4255e704
-def noam_lr(step:int, # optimiser update number, 1 for the first update
-            d_model:int=512, warmup:int=4000) -> float:
-    "The learning rate of §5.3 at update `step` (0 at step 0)."
+def noam_lr(step, d_model=512, warmup=4000):
+    "The learning rate of §5.3 at optimiser update `step` (1 for the first update; 0 at step 0)."
     if step == 0: return 0.0
     return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 # %% ../nbs/09_training.ipynb #47761ae3
-def make_optimizer(model:nn.Module, d_model:int, warmup:int=4000, betas:tuple=(0.9, 0.98), eps:float=1e-9,
-                   **adam): # more of `torch.optim.Adam`'s options, `lr` among them: the base rate (1.0) the schedule multiplies
-    "Adam with the paper's betas and epsilon, and a `LambdaLR` that follows `noam_lr` (step once per update)."
-    params = list({id(p): p for p in model.parameters() if p.requires_grad}.values())  # tied weights once
-    opt = torch.optim.Adam(params, **{'lr': 1.0, **adam}, betas=betas, eps=eps)
+def make_optimizer(model, d_model, warmup=4000, lr=1.0):
+    "Adam with §5.3's betas and epsilon, and a `LambdaLR` that multiplies `lr` by `noam_lr` (step it once per update)."
+    opt = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))
     return opt, sched
 
 # %% ../nbs/09_training.ipynb #c9a1f001
-def plot_schedule(runs=((512, 4000), (1024, 4000), (512, 8000), (256, 4000)), steps:int=20_000):
+def plot_schedule(runs=((512, 4000), (1024, 4000), (512, 8000), (256, 4000)), steps=20_000):
     "The figure of §5.3's learning rate against the update, one curve per (d_model, warmup) of `runs` (returned; a notebook shows it)."
     import matplotlib.pyplot as plt; fig, ax, s = *plt.subplots(figsize=(7, 3.2), dpi=100), range(1, steps + 1, 10)
     for d, w in runs: ax.plot(s, [noam_lr(i, d, w) for i in s], label=f"d_model={d}, warmup={w}{ {(512, 4000): ' (base)', (1024, 4000): ' (big)'}.get((d, w), '')}")
     ax.set(xlabel='step (optimiser update)', ylabel='learning rate', title='§5.3: linear warm-up, then 1/√step'); ax.legend(); return fig
 
 # %% ../nbs/09_training.ipynb #35316735
-def label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
-                       target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
-                       eps:float=0.1, pad_id:int=PAD_ID):
-    "Sums over non-pad positions: (label-smoothed cross-entropy, plain NLL, number of tokens)."
-    lp = logits.float().log_softmax(-1)                               # (..., V), in float32 even under autocast
-    keep = target != pad_id                                           # (...)
+def label_smoothed_nll(logits, target, eps=0.1, pad_id=PAD_ID):
+    "Sums over the non-pad positions: (label-smoothed cross-entropy, plain NLL, number of tokens); logits (..., V), target (...)."
+    lp = logits.float().log_softmax(-1)                               # (..., V) log p, in float32
+    keep = target != pad_id                                           # (...) padding is not a word
     nll = -lp.gather(-1, target[..., None]).squeeze(-1)               # (...) -log p_y
-    smooth = -lp.mean(-1)                                             # (...) cross-entropy with the uniform q
-    loss = (1 - eps) * nll + eps * smooth
+    loss = (1 - eps) * nll + eps * -lp.mean(-1)                       # (...) -sum_i q_i log p_i: the uniform part is the mean
     return loss.masked_fill(~keep, 0).sum(), nll.masked_fill(~keep, 0).sum(), keep.sum()
 
-def label_smoothing_loss(logits, target, eps:float=0.1, pad_id:int=PAD_ID) -> torch.Tensor:
+def label_smoothing_loss(logits, target, eps=0.1, pad_id=PAD_ID):
     "Mean label-smoothed cross-entropy per non-pad token (what `F.cross_entropy` with the same eps returns)."
     loss, _, n = label_smoothed_nll(logits, target, eps, pad_id)
-    return loss / n.clamp_min(1)
+    return loss / n
 
 # %% ../nbs/09_training.ipynb #f35249f8
-def seq2seq_loss(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor, eps:float=0.1, pad_id:int=PAD_ID):
+def seq2seq_loss(model, src, tgt, eps=0.1, pad_id=PAD_ID):
     "src (B, S), tgt (B, T) with BOS...EOS -> (smoothed loss sum, NLL sum, target tokens) over tgt[:, 1:]."
     logits = model(src, tgt[:, :-1])                                  # (B, T-1, V)
     return label_smoothed_nll(logits, tgt[:, 1:], eps, pad_id)
 
-def copy_ids(n:int, vocab:int=20, min_len:int=3, max_len:int=10, seed:int=0) -> list:
-    "`n` copy-task examples as ids (src = ids + [EOS], tgt = [BOS] + ids + [EOS]), ids in [4, vocab): no tokenizer needed."
-    g, out = torch.Generator().manual_seed(seed), []
-    for _ in range(n):
-        ids = torch.randint(4, vocab, (int(torch.randint(min_len, max_len + 1, (1,), generator=g)),), generator=g).tolist()
-        out.append((ids + [EOS_ID], [BOS_ID] + ids + [EOS_ID]))
-    return out
-
+def copy_ids(n, vocab=20, min_len=3, max_len=10, seed=0):
+    "`n` copy-task pairs as ids (src = ids + [EOS], tgt = [BOS] + ids + [EOS]), ids in [4, vocab): no tokenizer needed."
+    g = torch.Generator().manual_seed(seed)
+    seqs = [torch.randint(4, vocab, (int(torch.randint(min_len, max_len + 1, (1,), generator=g)),), generator=g).tolist() for _ in range(n)]
+    return [(s + [EOS_ID], [BOS_ID] + s + [EOS_ID]) for s in seqs]
 
 # %% ../nbs/09_training.ipynb #8b990532
-def accumulate_grads(model:nn.Module, batches:list, eps:float=0.1, pad_id:int=PAD_ID, n_total=None,
-                     scale:float=1.0) -> tuple:
-    """Backward through the micro-batches `batches` [(src, tgt), ...] so that the summed gradient is that of the mean
-    token loss over all of them (or over `n_total` tokens, times `scale`). Returns float64 (loss sum, NLL sum, tokens)."""
-    if n_total is None: n_total = sum(int((t[:, 1:] != pad_id).sum()) for _, t in batches)
-    parts = []
+def accumulate_grads(model, batches, eps=0.1):
+    "Backward through the micro-batches `batches` [(src, tgt), ...]: the gradient of the mean token loss over all of them; returns (loss, NLL) per token."
+    n_total = sum(int((tgt[:, 1:] != PAD_ID).sum()) for _, tgt in batches)     # the target tokens of the whole update
+    loss_sum = nll_sum = 0.0
     for src, tgt in batches:
-        loss, nll, n = seq2seq_loss(model, src, tgt, eps, pad_id)
-        (loss * (scale / max(n_total, 1))).backward()
-        parts.append(torch.stack([loss.detach().float(), nll.detach().float(), n.float()]))  # stays on the device
-    return torch.stack(parts).sum(0).cpu().double()              # one device-to-host copy per update
+        loss, nll, n = seq2seq_loss(model, src, tgt, eps)
+        (loss / n_total).backward()                                   # the gradients add up in .grad
+        loss_sum, nll_sum = loss_sum + loss.item(), nll_sum + nll.item()
+    return loss_sum / n_total, nll_sum / n_total
 
 # %% ../nbs/09_training.ipynb #c9a1f002
-def plot_losses(losses:list, nlls:list, warmup:int):
+def plot_losses(losses, nlls, warmup):
     "The figure of a run's label-smoothed loss and plain NLL per update (nats per target token), the warm-up's end marked (returned)."
     import matplotlib.pyplot as plt; fig, ax = plt.subplots(figsize=(7, 3.2), dpi=100)
     ax.plot(losses, label='label-smoothed loss (trained on)'); ax.plot(nlls, label='NLL, $-\\log p_y$ (perplexity = exp)'); ax.axvline(warmup, c='gray', ls=':', label='end of the warm-up')
-    ax.set(xlabel='update', ylabel='nats per target token', title='the toy run: copying sequences of 3 to 10 tokens'); ax.legend(); return fig
-
-# %% ../nbs/09_training.ipynb #c9a10012
-from .checks import SettingError, check_value, Count, PositiveInt, Probability
-
-def check_noam_args(step:int, warmup:int, cooldown:int, total:int|None):
-    "`noam_lr`'s arguments: an update number >= 0, a warm-up of at least one update, a cool-down >= 0 with a `total` to end at."
-    check_value('step', step, Count); check_value('warmup', warmup, PositiveInt); check_value('cooldown', cooldown, Count)
-    if cooldown and total is None: raise SettingError("{cooldown} needs total, the number of updates the run ends at", cooldown=cooldown)
-
-def check_smoothing(eps:float):
-    "`label_smoothed_nll`'s eps: in [0, 1) (eps = 1 would leave nothing of the target)."
-    check_value('eps', eps, Probability)
-
-def _cooldown_factor(step:int, total:int|None, cooldown:int) -> float:
-    "Not in the paper: 1, then over the last `cooldown` of `total` updates c/c, (c-1)/c, ..., 1/c, and 0 after `total`."
-    return min(1.0, max(total + 1 - step, 0) / cooldown) if cooldown else 1.0
-
-def noam_lr_with_cooldown(step:int, # optimiser update number, 1 for the first update
-                          d_model:int=512, warmup:int=4000, scale:float=1.0,
-                          total:int|None=None, # updates in the whole run (needed by `cooldown`)
-                          cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
-                         ) -> float:
-    "`noam_lr` at update `step`, its arguments checked, times `scale`; with `cooldown`, ending in a linear decay to 0."
-    check_noam_args(step, warmup, cooldown, total)
-    return scale * noam_lr(step, d_model, warmup) * _cooldown_factor(step, total, cooldown)
-
-def checked_label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
-                               target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
-                               eps:float=0.1, pad_id:int=PAD_ID):
-    "`label_smoothed_nll` with `eps` checked: sums over non-pad positions of (label-smoothed cross-entropy, plain NLL, number of tokens)."
-    check_smoothing(eps)
-    return label_smoothed_nll(logits, target, eps, pad_id)
-
-
-# %% ../nbs/09_training.ipynb #c9a10024
-def fused_adam(params:list, fused:bool|None=None) -> bool|None:
-    "What `torch.optim.Adam(..., fused=)` gets: `fused` if given, else True when every parameter is on a GPU; None: PyTorch's default."
-    if fused is None: fused = bool(params) and all(p.is_cuda for p in params)
-    return fused or None
-
-def make_optimizer_with_cooldown(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0,
-                                 betas:tuple=(0.9, 0.98), eps:float=1e-9,
-                                 total:int|None=None, cooldown:int=0, # an optional linear cool-down at the end (see `noam_lr_with_cooldown`)
-                                 fused:bool|None=None, # one CUDA kernel for all parameters (default: when they are all on a GPU)
-                                ):
-    "`make_optimizer`, its schedule's arguments checked once, here (never per update): a `LambdaLR` that follows `noam_lr_with_cooldown(step, d_model, warmup, scale, total, cooldown)` (step once per update)."
-    check_noam_args(1, warmup, cooldown, total)
-    params = [p for p in model.parameters() if p.requires_grad]
-    opt, sched = make_optimizer(model, d_model, warmup, betas, eps, lr=scale, fused=fused_adam(params, fused))
-    sched.lr_lambdas = [lambda i, f=f: f(i) * _cooldown_factor(i + 1, total, cooldown) for f in sched.lr_lambdas]   # the main line's, wrapped
-    for g, base, f in zip(opt.param_groups, sched.base_lrs, sched.lr_lambdas): g['lr'] = base * f(sched.last_epoch)   # step 0's rate, as LambdaLR sets it
-    sched._last_lr = [g['lr'] for g in opt.param_groups]
-    return opt, sched
+    ax.set(xlabel='update', ylabel='nats per target token', title='the toy run: learning to copy'); ax.legend(); return fig
