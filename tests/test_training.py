@@ -77,6 +77,13 @@ def test_the_library_schedule_and_loss_equal_the_main_lines():
     assert rates(make_optimizer_with_cooldown, scale=0.5) == rates(make_optimizer, lr=0.5)     # the main line's lr is the library's scale
     x, y = torch.randn(3, 4, 7), torch.randint(0, 7, (3, 4))
     for a, b in zip(checked_label_smoothed_nll(x, y, 0.1), label_smoothed_nll(x, y, 0.1)): assert torch.equal(a, b)
+    weights = []                                                       # the same Adam steps on the same gradients
+    for make, kw in ((make_optimizer_with_cooldown, {'scale': 0.5}), (make_optimizer, {'lr': 0.5})):
+        torch.manual_seed(0); m = torch.nn.Linear(3, 2); opt, sched = make(m, 64, 10, **kw)
+        for i in range(12):
+            m.zero_grad(); m(torch.full((1, 3), float(i))).sum().backward(); opt.step(); sched.step()
+        weights.append([p.detach().clone() for p in m.parameters()])
+    assert all(torch.equal(a, b) for a, b in zip(*weights))
 
 def test_the_schedule_is_checked_once_when_built_not_per_update(monkeypatch):
     "make_optimizer_with_cooldown checks noam's arguments once; its scheduler's updates check nothing."
