@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, open_checkpoint
 from transformer_nb.datasets import load_dataset, find_multi30k
-from transformer_nb.evaluation import evaluate
+from transformer_nb.scoring import evaluate
 from transformer_nb.decoding import PAPER_DECODING
 from transformer_nb.runs import RunFolder
 

@@ -5,7 +5,7 @@ self-attention, encoder-decoder attention), as percentages rounded to whole numb
 enough to travel inside a web page.
 
 For each source sentence the model translates it (`--beam`), then reads the pair once with the decoder fed that
-translation (teacher forcing, `transformer_nb.evaluation.sentence_maps`), which gives the weights every layer and head
+translation (teacher forcing, `transformer_nb.scoring.sentence_maps`), which gives the weights every layer and head
 computed for it. The file also says which checkpoint made it (its path, step, the steps it averages and its run),
 how the run was trained, and this command, with no machine's paths (a path outside the repository is kept by its
 name only).
@@ -26,7 +26,7 @@ import torch
 from transformer_nb.machine import git_commit, hardware, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
 from transformer_nb.datasets import find_multi30k
-from transformer_nb.variations import sentence_maps
+from transformer_nb.scoring import sentence_maps
 from transformer_nb.fast_decoding import translate
 from transformer_nb.records import today
 

@@ -22,7 +22,7 @@ import argparse, json, shlex, subprocess, os
 from pathlib import Path
 from transformer_nb.machine import hardware, git_commit
 from transformer_nb.runs import RunFolder
-from transformer_nb.variations import _TABLE3_KEYS
+from transformer_nb.scoring import TABLE3_KEYS
 from transformer_nb.records import load_results, today
 from transformer_nb.datasets import find_multi30k
 
@@ -50,7 +50,7 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     manifest_path = out / 'hyps.json'
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
-    stored = {r['id']: r for r in load_results(a.table3, _TABLE3_KEYS)}
+    stored = {r['id']: r for r in load_results(a.table3, TABLE3_KEYS)}
     jobs = [(d.name, d, 'valid', 4) for d in sorted(runs.iterdir()) if d.is_dir() and RunFolder(d).checkpoints()]
     base = runs / a.base
     if len(RunFolder(base).checkpoints()) >= 5:

@@ -45,7 +45,8 @@ def main(argv=None):
     if {'viterbi', 'right-branching'} & set(only):
         from transformer_nb.machine import limit_threads
         from transformer_nb.records import add_result
-        from transformer_nb.parsing import parsing_corpus, viterbi_parse, right_branching, _common_labels, linearize
+        from transformer_nb.parsing import linearize
+        from transformer_nb.parsing_task import parsing_corpus, viterbi_parse, right_branching, _common_labels
         from transformer_nb.treebank import PARSE_KEYS
         limit_threads(a.threads)
         data, command = parsing_corpus(), shlex.join(['python', 'experiments/parsing.py', *(sys.argv[1:] if argv is None else argv)])
@@ -67,7 +68,7 @@ def _reference_record(id:str, system:str, pairs:list, hyps:list[str], seconds:fl
     "A `results/parsing.json` record for a parser that is not trained (the Viterbi ceiling, the right-branching floor); `seconds` to parse."
     from transformer_nb.machine import hardware, git_commit
     from transformer_nb.records import today
-    from transformer_nb.parsing import parse_scores
+    from transformer_nb.parsing_task import parse_scores
     from transformer_nb.treebank import _SCORE_KEYS, _examples
     scores, _ = parse_scores(pairs, hyps)
     return dict(id=id, system=system, dataset=dataset, params=0, decoding=f"{seconds:.0f} s to parse",

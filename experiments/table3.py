@@ -18,7 +18,8 @@ from transformer_nb.machine import hardware, git_commit
 from transformer_nb.model import PRESETS
 from transformer_nb.checkpoints import open_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
-from transformer_nb.variations import table3_variants, _TABLE3_KEYS
+from transformer_nb.variations import table3_variants
+from transformer_nb.scoring import TABLE3_KEYS
 from transformer_nb.records import add_result, load_results, train_time, today
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / 'shared' / 'data' / 'multi30k'
@@ -90,14 +91,14 @@ def main(argv=None):
     names = [*rows, 'base-seed1'] if args.only == 'all' else [n.strip() for n in args.only.split(',') if n.strip()]
     bad = [n for n in names if n.split('-seed')[0] not in rows]
     if bad: p.error(f"unknown variant(s) {bad}; choose from {', '.join(rows)} (and NAME-seedK)")
-    done = {r['id'] for r in load_results(args.results, _TABLE3_KEYS)}
+    done = {r['id'] for r in load_results(args.results, TABLE3_KEYS)}
     todo = [n for n in names if n not in done]
     print(f"{len(todo)} variant(s) to run, {len(names) - len(todo)} already in {args.results}", flush=True)
     failed = []
     with ThreadPoolExecutor(args.jobs) as pool:
         futs = {pool.submit(variant, n, args): n for n in todo}
         for f in as_completed(futs):
-            try: add_result(args.results, f.result(), _TABLE3_KEYS)
+            try: add_result(args.results, f.result(), TABLE3_KEYS)
             except Exception as e: failed.append(futs[f]); print(f"{futs[f]} failed: {e}", file=sys.stderr, flush=True)
     if failed: sys.exit(f"failed: {', '.join(failed)}")
 

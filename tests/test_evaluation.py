@@ -1,4 +1,4 @@
-"`evaluation` (11_results) and `Task.score`: the decoding passed whole, the inputs checked at the entry, what the scoring functions refuse and what their records say."
+"`scoring` (A37_scoring: what the tools run for 11_results and 12_variations) and `Task.score`: the decoding passed whole, the inputs checked at the entry, what the scoring functions refuse and what their records say."
 import math
 import pytest
 import torch
@@ -8,10 +8,10 @@ from transformer_nb.decoding import Decoding
 from transformer_nb.options import DecodeOptions
 FP32 = DecodeOptions(precision='fp32')
 from transformer_nb.fast_decoding import translate
-from transformer_nb.evaluation import evaluate
+from transformer_nb.scoring import evaluate
 from transformer_nb.tasks import Task
 import re
-from transformer_nb.evaluation import corpus_scores_strict
+from transformer_nb.scoring import checked_corpus_scores
 
 torch.set_num_threads(1)
 
@@ -77,7 +77,7 @@ def test_beam_wider_than_the_vocabulary(model, tok):
     (['a', None], ['a', 'b'], 'hyps[1] is a NoneType, not a str'),
     (3, [], 'hyps must be a list of sentences (str), got a int')])
 def test_corpus_scores_refuses_non_lists(hyps, refs, says):
-    with pytest.raises(TypeError, match='^' + re.escape(says)): corpus_scores_strict(hyps, refs)
+    with pytest.raises(TypeError, match='^' + re.escape(says)): checked_corpus_scores(hyps, refs)
 
 
 def test_evaluate_refuses_non_pairs():
@@ -86,7 +86,7 @@ def test_evaluate_refuses_non_pairs():
 
 
 def test_corpus_scores_refuses_no_sentences():
-    with pytest.raises(ValueError, match='^corpus_scores got no sentences'): corpus_scores_strict([], [])
+    with pytest.raises(ValueError, match='^corpus_scores got no sentences'): checked_corpus_scores([], [])
 
 
 @pytest.mark.parametrize('which, says', [
@@ -103,13 +103,31 @@ def test_translate_names_a_missing_argument(model, tok, which, says):
     assert str(e.value).startswith(says), str(e.value)
 
 
-# --- every public function of `evaluation` refuses nonsense at its entry, in one line naming the argument ---
+# --- every public function of `scoring` refuses nonsense at its entry, in one line naming the argument ---
 
-def test_corpus_scores_checks_chunk():
-    "chunk=0 was range()'s 'arg 3 must not be zero'; 'x' a comparison of int and str."
-    for bad in (0, -1, 'x', 2.5, True):
-        with pytest.raises(ValueError, match=rf'^chunk={re.escape(repr(bad))} must be an int >= 1: the sentences counted at a time$'):
-            corpus_scores_strict(['a b', 'c d'], ['a b', 'c d'], chunk=bad)
+def test_checked_corpus_scores_equal_the_main_lines():
+    "Parity: on aligned lists of str, the checked scores are 11_results' `corpus_scores`, signatures included."
+    from transformer_nb.evaluation import corpus_scores
+    hs, rs = ['A man rides a bike .', 'two dogs play', ''], ['A man is riding a bike .', 'Two dogs play in the snow .', 'Nothing .']
+    for h, r in ((hs, rs), (rs, rs), (['a'], ['b'])): assert checked_corpus_scores(h, r) == corpus_scores(h, r)
+
+def test_checked_training_flops_and_table3_variants_equal_the_main_lines():
+    "Parity: the checked versions return what 11's `training_flops` and 12's `table3_variants` return."
+    from transformer_nb.evaluation import training_flops
+    from transformer_nb.variations import table3_variants
+    from transformer_nb.model import PRESETS
+    from transformer_nb.scoring import checked_training_flops, checked_table3_variants
+    for a in ((12, 8, 9.5), (0, 8, 2.8), (3.5 * 24, 1, 6.0)): assert checked_training_flops(*a) == training_flops(*a)
+    for name in ('tiny', 'mini', 'small', 'base', 'big'): assert checked_table3_variants(PRESETS[name]) == table3_variants(PRESETS[name])
+
+def test_checked_attention_maps_equal_the_main_lines(model):
+    "Parity: the checked maps are 12's `attention_maps`, layer by layer, bit for bit."
+    from transformer_nb.variations import attention_maps
+    from transformer_nb.scoring import checked_attention_maps
+    src, tgt = torch.tensor([[5, 6, 7, 3], [8, 9, 3, 0]]), torch.tensor([[2, 11, 12], [2, 13, 0]])
+    ours, theirs = checked_attention_maps(model, src, tgt), attention_maps(model, src, tgt)
+    assert list(ours) == list(theirs)
+    for k in ours: assert all(torch.equal(a, b) for a, b in zip(ours[k], theirs[k], strict=True))
 
 def test_length_batches_checks_the_lengths():
     from transformer_nb.fast_decoding import length_batches
@@ -135,33 +153,33 @@ def test_evaluate_refuses_pairs_that_are_no_list():
     ((-1, 8, 9.5), ValueError, 'hours=-1 must be >= 0 and finite'),
 ])
 def test_training_flops_names_the_bad_figure(args, exc, says):
-    from transformer_nb.evaluation import training_flops_strict
-    with pytest.raises(exc) as e: training_flops_strict(*args)
+    from transformer_nb.scoring import checked_training_flops
+    with pytest.raises(exc) as e: checked_training_flops(*args)
     assert str(e.value) == says, str(e.value)
 
 def test_table3_functions_check_the_records_and_the_base():
-    from transformer_nb.variations import table3_table, table3_variants_strict, plot_table3_strict
+    from transformer_nb.scoring import table3_table, checked_table3_variants, checked_plot_table3
     from transformer_nb.model import PRESETS
     with pytest.raises(TypeError, match=r"^recs must be a list of Table 3 records \(dicts"): table3_table('x', {})
     with pytest.raises(TypeError, match=r"^base must be a model preset \(a dict such as PRESETS\['small'\]\), got \{\} \(it lacks d_model, h, N, d_ff\)"):
-        table3_variants_strict({})
-    with pytest.raises(TypeError, match=r"^base must be a model preset"): table3_variants_strict('small')
+        checked_table3_variants({})
+    with pytest.raises(TypeError, match=r"^base must be a model preset"): checked_table3_variants('small')
     with pytest.raises(ValueError, match=r"^recs\[0\] \(base\) lacks 'bleu': not a Table 3 record"):
         table3_table([dict(id='base', variant='base', overrides={}, seed=0, params=1, valid_ppl=2.0)], PRESETS['small'])
-    with pytest.raises(ValueError, match="no 'base' run"): plot_table3_strict([], PRESETS['small'])
+    with pytest.raises(ValueError, match="no 'base' run"): checked_plot_table3([], PRESETS['small'])
 
 def test_attention_functions_check_model_tokenizer_and_text(model, tok):
-    from transformer_nb.variations import attention_maps_strict, sentence_maps, attention_record
+    from transformer_nb.scoring import checked_attention_maps, sentence_maps, attention_record
     src = torch.tensor([[5, 3]])
     says = r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType$'
-    with pytest.raises(TypeError, match=says): attention_maps_strict(None, src, src)
+    with pytest.raises(TypeError, match=says): checked_attention_maps(None, src, src)
     with pytest.raises(TypeError, match=says): sentence_maps(None, tok, 'one', 'eins')
     with pytest.raises(TypeError, match=says): attention_record(None, tok, ['one'])
     with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): sentence_maps(model, None, 'one', 'eins')
     with pytest.raises(TypeError, match=r'^src_text must be a sentence \(a str\), got a list'): sentence_maps(model, tok, [], 'eins')   # was accepted
 
 def test_load_attention_names_a_bad_path_or_file(tmp_path):
-    from transformer_nb.variations import load_attention
+    from transformer_nb.scoring import load_attention
     with pytest.raises(TypeError, match=r"^path must be a file's path, got a NoneType$"): load_attention(None)
     (tmp_path / 'a.json').write_text('{"sentences": [')
     with pytest.raises(ValueError, match=r'a\.json is not an attention file \(not JSON text'): load_attention(tmp_path / 'a.json')

@@ -6,11 +6,12 @@ import contextlib, io
 import pytest
 from nbtools import assert_break_it, _body, cells, code_blocks, exercise, namespace
 from transformer_nb.exercises import check_linearize, check_corpus_prf
-from transformer_nb.treebank import coarse_label, is_preterminal
+from transformer_nb.parsing import coarse_label, is_preterminal
 
 NB = '13_parsing'
 EXERCISES = '648f626b'
-MORE = 'e12c0d01'                          # More exercises, under Going deeper
+LIB = 'A38_parsing_task'                   # the library's parsing notebook: the repair and its exercises
+MORE = 'e12c0d01'                          # its exercises
 
 def said(check, *answer) -> tuple:
     "What `check(*answer)` returns, and the line it prints."
@@ -60,37 +61,37 @@ def test_linearize_mistake_only_in_sampled_trees_is_named():
 
 def test_break_linearize_fails_the_first_check_of_the_cell_after_it():
     src = _body(cells(NB)['c3df4a72'][1])
-    old = "out.append(f'){lab}')"
+    old = "f'){lab}'])"
     assert old in src and "close every phrase with a bare `)` instead of `){lab}`" in ' '.join(exercise(NB, EXERCISES, 2).split())
-    ns = namespace(NB, src.replace(old, "out.append(')')"))
+    ns = namespace(NB, src.replace(old, "')'])"))
     lines = _body(cells(NB)['cbca9625'][1]).splitlines()
     with pytest.raises(AssertionError, match=r"\(S \(NP John \) \(VP has \(NP a dog \) \) \. \)"): exec(lines[0] + '\n' + lines[1], ns)
     assert '`(S (NP John ) (VP has (NP a dog ) ) . )`' in exercise(NB, EXERCISES, 2)
 
-# --- exercise 4 (More exercises, under Going deeper): break the repair ---
+# --- A38's exercise 4: break the repair ---
 
 OLD = "if not stack: fixes['dropped closing bracket(s) with nothing open'] += 1; continue"
 NEW = "if not stack: raise ValueError(f'a closing bracket {tok!r} with nothing open')"
 
 def broken_source():
-    src = _body(cells(NB)['6b63e4a8'][1])
+    src = _body(cells(LIB)['6b63e4a8'][1])
     assert OLD in src
     return src.replace(OLD, NEW)
 
 def test_break_the_repair_stops_the_repair_cell_at_its_stray_bracket():
-    ns = namespace(NB, 'c3df4a72', 'e12g0005', broken_source(), 'cbca9625')   # linearize, checked as under Going deeper
-    with pytest.raises(ValueError, match=r"a closing bracket '\)S' with nothing open"): exec(_body(cells(NB)['5ec88712'][1]), ns)
-    text = ' '.join(cells(NB)[MORE][1].split())
+    ns = namespace(LIB, 'a38a0005', 'e12g0005', 'a38a0014', broken_source())   # 13's trees, the checked linearize, the broken repair
+    with pytest.raises(ValueError, match=r"a closing bracket '\)S' with nothing open"): exec(_body(cells(LIB)['5ec88712'][1]), ns)
+    text = ' '.join(cells(LIB)[MORE][1].split())
     assert 'The repair cell stops at its case `)S (S ...`' in text
 
 @pytest.mark.slow
 def test_break_the_repair_fails_exactly_the_two_named_tests():
-    "The change made to the notebook's cell and to transformer_nb/parsing.py: tests/test_parsing.py's fast tests that fail."
+    "The change made to A38's cell and to transformer_nb/parsing_task.py: tests/test_parsing.py's fast tests that fail."
     failed = {'tests/test_parsing.py::test_random_token_soup_is_repaired_or_fails_cleanly',
               'tests/test_parsing.py::test_results_file_has_every_system_with_provenance'}
-    assert_break_it(NB, '6b63e4a8', OLD, NEW, 'parsing', ['tests/test_parsing.py'], notebook=False, pytest_args=['-m', 'not slow'],
+    assert_break_it(LIB, '6b63e4a8', OLD, NEW, 'parsing_task', ['tests/test_parsing.py'], notebook=False, pytest_args=['-m', 'not slow'],
                     fail_tests=failed)
-    text = ' '.join(cells(NB)[MORE][1].split())
+    text = ' '.join(cells(LIB)[MORE][1].split())
     assert all(f"`{t.split('::')[1]}`" in text for t in failed)
 
 # --- exercise 3: score a test set ---

@@ -17,8 +17,8 @@ LAYERS = [
     ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model_checks', 'model'],
     ['datasets', 'data'],
     ['checkpoints', 'records', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
-    ['decoding', 'options', 'fast_decoding', 'evaluation', 'variations', 'significance'],
-    ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
+    ['decoding', 'options', 'fast_decoding', 'evaluation', 'variations', 'scoring', 'significance'],
+    ['tasks', 'workflow', 'numbers', 'complexity', 'parsing', 'treebank', 'parsing_task', 'export', 'explorer', 'exercises'],
     ['commands', 'cli', 'wmt14'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}
@@ -114,7 +114,7 @@ def test_no_shims(module):
 # ---------------------------------------------------------------------------------------------------------------
 # Components register themselves: no module but a registry's owner tests a task or dataset by its name.
 # ---------------------------------------------------------------------------------------------------------------
-OWNERS = {'datasets', 'tasks', 'numbers', 'parsing', 'wmt14'}   # the registries, and the modules of the tasks they hold
+OWNERS = {'datasets', 'tasks', 'numbers', 'parsing_task', 'wmt14'}   # the registries, and the modules of the tasks they hold
 
 def _registered_names() -> set[str]:
     from transformer_nb.tasks import TASKS, load_all

@@ -133,7 +133,7 @@ SENTS = ['one two', 'three two one four', '', 'two', 'one two three three four']
 def test_decoders_auto(monkeypatch, toy, features, want):
     "`translate` (and `evaluate`, tnb-translate, tnb-evaluate through it) decodes under the precision 'auto' picks."
     import transformer_nb.fast_decoding as ev                   # `translate` and the decoders it calls (A10)
-    from transformer_nb.evaluation import evaluate
+    from transformer_nb.scoring import evaluate
     model, tok = toy
     mock_cpu(monkeypatch, features, True)
     seen, states = [], []
@@ -204,7 +204,7 @@ def test_train_line_in_a_fresh_process(run, tmp_path):
 def test_translate_and_evaluate_precision(run):
     "--precision fp32 gives the float32 decoders' output, unchanged; bf16 runs; a bad value is refused by argparse."
     from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
-    from transformer_nb.evaluation import evaluate
+    from transformer_nb.scoring import evaluate
     from transformer_nb.decoding import cached_greedy_decode, Decoding
     from transformer_nb.fast_decoding import FastCache, fast_beam_search
     model, tok, ck = model_from_checkpoint(resolve_checkpoint(run)[0], 'cpu')

@@ -65,7 +65,8 @@ def test_bad_records_are_refused(tmp_path):
 # --- Table 3 at Multi30k scale (12_variations, experiments/table3.py) ---
 import importlib.util
 from transformer_nb.evaluation import corpus_scores
-from transformer_nb.variations import _TABLE3_KEYS, table3_table, table3_variants
+from transformer_nb.variations import table3_variants
+from transformer_nb.scoring import TABLE3_KEYS, table3_table
 from transformer_nb.model import PRESETS, get_config
 from transformer_nb.trainer import TrainConfig
 from transformer_nb.cli import _train_parser, _settings
@@ -95,7 +96,7 @@ def test_sweep_refuses_unknown_variants(capsys):
     assert e.value.code == 2 and "invalid choice: 'huge'" in capsys.readouterr().err
 
 def test_table3_file_has_real_records():
-    recs = load_results(TABLE3, _TABLE3_KEYS)
+    recs = load_results(TABLE3, TABLE3_KEYS)
     ids = [r['id'] for r in recs]
     assert 'base' in ids and 'base-seed1' in ids and len(recs) >= 8, ids
     assert len(set(ids)) == len(ids), "duplicate ids"
@@ -111,13 +112,13 @@ def test_table3_file_has_real_records():
         for k, v in r['overrides'].items(): assert f"--{k.replace('_', '-')} {v}" in train, (r['id'], k)
 
 def test_table3_notebook_and_readme_show_the_file():
-    table = table3_table(load_results(TABLE3, _TABLE3_KEYS), PRESETS['mini'])
+    table = table3_table(load_results(TABLE3, TABLE3_KEYS), PRESETS['mini'])
     assert table in stored_markdown_outputs(ROOT / 'nbs' / '12_variations.ipynb'), "re-run nbs/12_variations.ipynb"
     assert table in (ROOT / 'README.md').read_text(), "README.md's Table 3 differs from results/table3.json: run tools/make_readme.py"
 
 def test_corrupt_results_file_is_named(tmp_path):
     (tmp_path / 't3.json').write_text('[{"id": "base",')
-    with pytest.raises(ValueError, match=r't3.json is not a results file'): load_results(tmp_path / 't3.json', _TABLE3_KEYS)
+    with pytest.raises(ValueError, match=r't3.json is not a results file'): load_results(tmp_path / 't3.json', TABLE3_KEYS)
 
 # --- stored translations behind the significance tests (11_results, 10_decoding; experiments/hypotheses.py) ---
 from transformer_nb.datasets import load_dataset

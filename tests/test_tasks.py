@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_the_registry_is_complete_on_a_bare_import():
     "get_task('parsing') after `import transformer_nb.tasks` alone: the registry imports the parsing module when asked."
     code = ("import sys, transformer_nb.tasks as t\n"
-            "assert 'transformer_nb.parsing' not in sys.modules\n"
+            "assert 'transformer_nb.parsing_task' not in sys.modules\n"
             "assert t.get_task('parsing').name == 'parsing' and t.task_for('numbers').name == 'numbers'\n"
             "from transformer_nb.datasets import load_dataset\n"
             "assert load_dataset('parsing', n_train=3, n_valid=1, n_test=1).name == 'parsing'\n"
@@ -22,7 +22,7 @@ def test_the_registry_is_complete_on_a_bare_import():
 
 def test_commands_import_no_task_by_hand():
     for m in ('commands', 'cli'):
-        assert 'transformer_nb.parsing' not in (ROOT / 'transformer_nb' / f'{m}.py').read_text(), m
+        assert 'transformer_nb.parsing_task' not in (ROOT / 'transformer_nb' / f'{m}.py').read_text(), m
 
 def test_built_in_entries_say_what_their_tasks_claim():
     assert set(BUILT_IN) <= set(task_names()) and {'numbers', 'copy', 'multi30k', 'files', 'parsing'} <= set(dataset_names())

@@ -167,9 +167,9 @@ def results_table() -> Markdown:
 def table3() -> Markdown:
     "Table 3's variations at Multi30k scale (results/table3.json), beside the paper's figures."
     from transformer_nb.records import load_results
-    from transformer_nb.variations import _TABLE3_KEYS, table3_table
+    from transformer_nb.scoring import TABLE3_KEYS, table3_table
     from transformer_nb.model import PRESETS
-    return Markdown(table3_table(load_results(RESULTS / 'table3.json', _TABLE3_KEYS), PRESETS['mini']))
+    return Markdown(table3_table(load_results(RESULTS / 'table3.json', TABLE3_KEYS), PRESETS['mini']))
 
 def main_job_runs() -> list[dict]:
     "The records of the main job (`tnb-train` with its defaults, one per seed) in results/main_job.json (`experiments/numbers_recipe.py --cli`)."

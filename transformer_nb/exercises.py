@@ -1284,7 +1284,7 @@ _HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
 @report
 def check_heads_looking(heads_looking, path='../results/attention/multi30k.json') -> str:
     "12_variations, exercise 3: your `heads_looking(w, rows, col)` on the stored Multi30k maps (layer 3), against the readings of the text."
-    from transformer_nb.variations import load_attention
+    from transformer_nb.scoring import load_attention
     s = load_attention(path)['sentences'][0]
     src, out, enc, cross = s['labels']['src'], s['labels']['tgt_out'], s['maps']['encoder'][2], s['maps']['cross'][2]
     cases = [("a made-up map: rows 1 and 2 -> key 3", _HEADS_MADE_UP, [0, 1], 2, [3]),
@@ -1358,8 +1358,9 @@ _GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,)
 def check_linearize(fn) -> str:
     "13_parsing, exercise 1: your `fn(tree) -> str` against `linearize` (words at the leaves) on John's tree, a gapping tree and sampled trees."
     from nltk import Tree
-    from transformer_nb.treebank import coarse_label, is_preterminal
-    from transformer_nb.parsing import linearize, sample_treebank
+    from transformer_nb.parsing import coarse_label, is_preterminal
+    from transformer_nb.parsing import linearize
+    from transformer_nb.parsing_task import sample_treebank
     trees = {"John's tree": Tree.fromstring('(S (NP-SBJ (NNP John)) (VP (VBZ has) (NP (DT a) (NN dog))) (. .))'),
              "the gapping tree": Tree.fromstring(_GAPPING), **{f"sampled tree {k}": t for k, t in enumerate(sample_treebank(3, seed=3), 1)}}
     for name, t in trees.items():

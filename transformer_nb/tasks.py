@@ -146,7 +146,7 @@ class Task(Reports):
 
     def score(self, model, tok, pairs:list, decoding:Decoding|None=None, options:DecodeOptions=DECODE_OPTIONS) -> tuple[dict, list]:
         "(scores, hypotheses) of `model` on the (source, reference) `pairs`, decoded with `decoding` (default: the task's), run as `options` say (see `translate`)."
-        from transformer_nb.evaluation import evaluate              # loaded by scoring, not by a decoder that loads its task
+        from transformer_nb.scoring import evaluate                 # loaded by scoring, not by a decoder that loads its task
         return evaluate(model, tok, pairs, self.check_decoding(decoding or self.decoding), options)
 
     @classmethod
@@ -166,7 +166,7 @@ class Task(Reports):
 TASKS: dict[str, Task] = {}   # name -> task, once registered; see `register_task`
 BUILT_IN = {                  # the package's tasks in modules of their own: name -> (module, its datasets), imported when first asked for
     'numbers': ('transformer_nb.numbers', ('numbers',)),
-    'parsing': ('transformer_nb.parsing', ('parsing',)),
+    'parsing': ('transformer_nb.parsing_task', ('parsing',)),
     'wmt14': ('transformer_nb.wmt14', ('wmt14',)),
 }
 

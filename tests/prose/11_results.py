@@ -13,7 +13,7 @@ def _check_11_prose():
     from transformer_nb.records import load_results, headline_table, fmt_minutes
     from transformer_nb.datasets import load_dataset, find_multi30k
     from transformer_nb.evaluation import PAPER_TABLE2, PAPER_TFLOPS
-    from transformer_nb.variations import _TABLE3_KEYS
+    from transformer_nb.scoring import TABLE3_KEYS
     nbf = NotebookFile('11_results.ipynb')
     quoted = nbf.quoted
     quoted('a1b2c350', '§6.3'); test_fail(lambda: quoted('a1b2c350', 'no such text'), contains='should say')   # the check can fail
@@ -69,7 +69,7 @@ def _check_11_prose():
     assert 'bleu_char' in by['numbers-en-de-default-avg5-beam4'] and '| — |' in headline_table(recs)
     recipe = json.loads(Path('../results/numbers_recipe.json').read_text(encoding='utf-8'))
     main = [r['results']['tnb-train (avg:4)']['exact_match'] for r in recipe if r['id'].startswith('tnb-train-s')]
-    t3 = {r['id']: r for r in load_results(Path('../results/table3.json'), _TABLE3_KEYS)}
+    t3 = {r['id']: r for r in load_results(Path('../results/table3.json'), TABLE3_KEYS)}
     quoted('da8dc3f4', f"{min(main):.1f} to {max(main):.1f}% exact match over {len(main)} seeds",
            f"{t3['base']['bleu']:.2f}\n  and {t3['base-seed1']['bleu']:.2f} BLEU")
     def hardware_of(x):                                              # every 'hardware' string in a results file

@@ -13,12 +13,12 @@ def _check_12_prose():
     from transformer_nb.model import PRESETS, PAPER_TABLE3
     from transformer_nb.records import load_results
     from transformer_nb.datasets import load_dataset, find_multi30k
-    from transformer_nb.variations import _TABLE3_KEYS, load_attention
+    from transformer_nb.scoring import TABLE3_KEYS, load_attention
     nbf = NotebookFile('12_variations.ipynb')
     quoted = nbf.quoted
     quoted('12a00005', '§6.3'); test_fail(lambda: quoted('12a00005', 'no such text'), contains='should say')   # the check can fail
     by = {r['id']: r for r in load_results(Path('../results/results.json'))}
-    t3 = {r['id']: r for r in load_results(Path('../results/table3.json'), _TABLE3_KEYS)}
+    t3 = {r['id']: r for r in load_results(Path('../results/table3.json'), TABLE3_KEYS)}
     M30K = json.loads(Path('../results/multi30k_stats.json').read_text())
     w = M30K['test2016_words_per_sentence']
     quoted('ba454799', f"short ({w['en']:.0f} English words on average)")

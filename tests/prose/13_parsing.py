@@ -14,8 +14,8 @@ def _check_13_prose():
     from transformer_nb.records import load_results
     from transformer_nb.tasks import get_task
     from transformer_nb.treebank import PARSE_KEYS
-    from transformer_nb.parsing import (PAPER_PARSING as PP, PAPER_TABLE4, _LEXICON, english_pcfg,
-                                        parsing_corpus, sample_treebank)
+    from transformer_nb.parsing import PAPER_PARSING as PP, PAPER_TABLE4
+    from transformer_nb.parsing_task import _LEXICON, english_pcfg, parsing_corpus, sample_treebank
     nbf = NotebookFile('13_parsing.ipynb')
     quoted = nbf.quoted
     quoted('fedf9d24', '92.7'); test_fail(lambda: quoted('fedf9d24', 'no such text'), contains='should say')   # the check can fail
