@@ -300,7 +300,7 @@ def test_average_is_the_mean_and_keeps_dtype_and_ties(tmp_path):
     out = save_averaged(paths, tmp_path / 'sub' / 'avg.pt')
     assert out.is_file() and not [p for p in (tmp_path / 'sub').iterdir() if p.name != 'avg.pt']   # no temp left
     avg = torch.load(out, weights_only=True)['model']
-    k = 'encoder.1.self_attn.in_proj.weight'
+    k = 'encoder.1.self_attn.w_q.weight'
     assert torch.allclose(avg[k], torch.stack([sd[k] for sd in sds]).mean(0), atol=1e-7)
     assert avg['decoder.0.ffn.w_1.weight'].dtype == torch.float16
     assert avg['src_emb.lut.weight'].data_ptr() == avg['generator.proj.weight'].data_ptr()    # still tied

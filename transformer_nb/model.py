@@ -123,7 +123,7 @@ def draw_model(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor):
     import matplotlib.pyplot as plt
     e, d, shapes = model.encoder[0], model.decoder[0], {}
     boxes = [('Input Embedding + PE', model.drop), ('Multi-Head Attention', e.self_attn), ('Add & Norm', e.sub[0]), ('Feed Forward', e.ffn),
-             ('Add & Norm', e.sub[1]), ('memory z (after N layers)', model.encoder[-1]), ('Output Embedding', model.tgt_emb), ('Masked Multi-Head Attention', d.self_attn),
+             ('Add & Norm', e.sub[1]), ('memory z (after N layers)', model.encoder[-1]), ('Output Embedding + PE', model.tgt_pos), ('Masked Multi-Head Attention', d.self_attn),
              ('Add & Norm', d.sub[0]), ('Multi-Head Attention over z', d.cross_attn), ('Add & Norm', d.sub[1]), ('Feed Forward', d.ffn), ('Add & Norm', d.sub[2]), ('Linear: logits', model.generator)]
     hooks = [m.register_forward_hook(lambda m, i, out: shapes.setdefault(m, tuple(out.shape)) and None) for _, m in boxes]
     model(src, tgt); [h.remove() for h in hooks]                         # the first output of each module: its shape
@@ -194,6 +194,7 @@ def get_config_strict(name:str='base', **overrides) -> TransformerConfig:
 # %% ../nbs/06_model.ipynb #b06gx003
 from .model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # A03
 from .attention import tgt_mask_on   # 01: the target mask on the model's device
+from .layers import FastMultiHeadAttention   # A32: 02's layer, fused, with dropout and a decoding cache
 
 SublayerConnection.norm_first = False                  # post-LN, the paper's, unless the model says otherwise
 _post_ln_init, _post_ln = SublayerConnection.__init__, SublayerConnection.forward
@@ -210,9 +211,10 @@ def forward(self:SublayerConnection, x, f):  # (B, n, d_model) -> (B, n, d_model
     return x + self.drop(f(self.norm(x))) if self.norm_first else _post_ln(self, x, f)
 
 def _set_options(layer:nn.Module, cfg:TransformerConfig):
-    "Give a layer built the paper's way the options the paper lacks: `p_attn`, `p_ffn` and `norm_first` of `cfg`."
+    "Give a layer built the paper's way the library's attention (A32) and the options the paper lacks: `p_attn`, `p_ffn`, `norm_first`."
+    for name in ('self_attn', 'cross_attn'):                                   # the same parameters, in the same place
+        if hasattr(layer, name): setattr(layer, name, FastMultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v, p_drop=cfg.p_attn))
     for m in layer.modules():
-        if isinstance(m, MultiHeadAttention): m.p_drop = cfg.p_attn           # dropout on the attention weights
         if isinstance(m, SublayerConnection): m.norm_first = cfg.norm_first
     layer.ffn.drop.p = cfg.p_ffn                                               # dropout after the FFN's ReLU
 
@@ -330,8 +332,9 @@ def to_torch_transformer(model:Transformer) -> nn.Transformer:
     dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(**kw), cfg.N, norm=final())
     ref = nn.Transformer(d, cfg.h, custom_encoder=enc, custom_decoder=dec, batch_first=True)
     sd = {}
-    def mha(k, m): sd.update({f'{k}.in_proj_weight': m.in_proj.weight, f'{k}.in_proj_bias': m.in_proj.bias,
-                              f'{k}.out_proj.weight': m.out_proj.weight, f'{k}.out_proj.bias': m.out_proj.bias})
+    def mha(k, m): sd.update({f'{k}.in_proj_weight': torch.cat([m.w_q.weight, m.w_k.weight, m.w_v.weight]),   # W^Q, W^K, W^V stacked
+                              f'{k}.in_proj_bias': torch.cat([m.w_q.bias, m.w_k.bias, m.w_v.bias]),
+                              f'{k}.out_proj.weight': m.w_o.weight, f'{k}.out_proj.bias': m.w_o.bias})
     def lin(k, m): sd.update({f'{k}.weight': m.weight, f'{k}.bias': m.bias})
     for i, l in enumerate(model.encoder):
         k = f'encoder.layers.{i}'
