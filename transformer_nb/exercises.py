@@ -655,26 +655,24 @@ def _forward_mistake(fn, m, y, s, t) -> str:
 # %% ../nbs/A26_exercises.ipynb #a26c0614
 @report
 def check_forward(fn) -> str:
-    "06_model, exercise 2: `fn(model, src, tgt)` against `Transformer.forward`, post-LN and pre-LN, with the model's own stacks refused."
+    "06_model, exercise 2: `fn(model, src, tgt)` against `Transformer.forward` (the paper's post-LN), with the model's own stacks refused."
     s, t = random_batch(seed=1)
     plain = Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50)).eval()
     try: fn(plain, s, t)                                                              # the stub stops here
     except RuntimeError as e: raise AssertionError(_mask_mixup(fn, plain, e, s, t)) from None
-    for norm_first in (False, True):
-        name = 'pre' if norm_first else 'post'
-        torch.manual_seed(1); m = perturb(Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50, norm_first=norm_first))).eval()
-        with torch.no_grad():
-            ref = m(s, t)
-            try: y = fn(_refusing(m), s, t)
-            except _Refused as e:
-                raise AssertionError(f"my_forward calls {e}: this exercise asks you to write it out, each sub-layer with its "
-                                     "layer's self_attn, cross_attn or ffn and its sub[i].norm") from None
-            except RuntimeError as e: raise AssertionError(f"{name}-LN: " + _mask_mixup(fn, m, e, s, t)) from None
-            assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
-                f"{name}-LN: my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}"
-            if (err := (y - ref).abs().max().item()) < 1e-5: continue
-            raise AssertionError(f"{name}-LN: my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
-    return f"{fn.__name__} computes Transformer.forward, post-LN and pre-LN"
+    torch.manual_seed(1); m = perturb(Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50))).eval()
+    with torch.no_grad():
+        ref = m(s, t)
+        try: y = fn(_refusing(m), s, t)
+        except _Refused as e:
+            raise AssertionError(f"my_forward calls {e}: this exercise asks you to write it out, each sub-layer with its "
+                                 "layer's self_attn, cross_attn or ffn and its sub[i].norm") from None
+        except RuntimeError as e: raise AssertionError(_mask_mixup(fn, m, e, s, t)) from None
+        assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
+            f"my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}"
+        if (err := (y - ref).abs().max().item()) >= 1e-5:
+            raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
+    return f"{fn.__name__} computes Transformer.forward"
 
 # %% ../nbs/A26_exercises.ipynb #a26c06h11
 # The usual slips in counting §6.3's parsing model, each with the settings that make it.
