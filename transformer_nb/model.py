@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/model.html.md"""
 
 # %% auto #0
 __all__ = ['PRESETS', 'PAPER_TABLE3', 'TransformerConfig', 'get_config', 'SublayerConnection', 'EncoderLayer', 'DecoderLayer',
-           'Transformer', 'draw_model', 'check_config_rules', 'get_config_strict', 'decode_cached', 'layer_step',
-           'random_batch', 'perturb', 'to_torch_transformer', 'count_config_params', 'plot_param_counts']
+           'Transformer', 'draw_model', 'check_config_rules', 'get_config_strict', 'random_batch', 'perturb',
+           'to_torch_transformer', 'count_config_params', 'plot_param_counts']
 
 # %% ../nbs/06_model.ipynb #5ff0d801
 from dataclasses import dataclass
@@ -15,7 +15,7 @@ from typing import Literal
 import torch, torch.nn as nn
 from .core import PAD_ID
 from .checks import PositiveInt, Count, Probability
-from .attention import pad_mask, causal_mask, tgt_mask as make_tgt_mask
+from .attention import pad_mask, tgt_mask as make_tgt_mask
 from .multihead import MultiHeadAttention
 from .ffn import FeedForward
 from .embeddings import Embeddings, Generator, tie_weights
@@ -273,22 +273,7 @@ def forward(self:Transformer, src:torch.Tensor, tgt:torch.Tensor) -> torch.Tenso
 
 # %% ../nbs/06_model.ipynb #b06g0021
 from fastcore.basics import patch
-
-def decode_cached(model:Transformer, memory:torch.Tensor, src_mask:torch.Tensor|None, tgt:torch.Tensor,
-                  tgt_mask:torch.Tensor|None, cache) -> torch.Tensor:
-    "`model.decode(memory, src_mask, tgt, tgt_mask, cache)`: `tgt` (B, n) the new tokens -> their logits (B, n, tgt_vocab)."
-    start, n = len(cache), tgt.shape[1]                                   # positions continue after the cached ones
-    if tgt_mask is None and n > 1: tgt_mask = causal_mask(start + n).to(tgt.device)[..., start:, :]  # new rows only
-    x = model.embed(model.tgt_emb, model.tgt_pos, tgt, start)            # (B, n, d_model)
-    for layer, caches in zip(model.decoder, cache.layers): x = layer_step(layer, x, memory, src_mask, tgt_mask, caches)
-    return model.generator(model.dec_norm(x))
-
-def layer_step(layer:DecoderLayer, x:torch.Tensor, memory:torch.Tensor, src_mask, tgt_mask, caches) -> torch.Tensor:
-    "One decoder layer on the new rows `x` (B, n, d_model), with its (self-attention, cross-attention) `caches`."
-    sc, cc = caches
-    x = layer.sub[0](x, lambda t: layer.self_attn(t, mask=tgt_mask, cache=sc))
-    x = layer.sub[1](x, lambda t: layer.cross_attn(t, memory, mask=src_mask, cache=cc))
-    return layer.sub[2](x, layer.ffn)
+from .layers import decode_cached   # A32: the decoder's cached step
 
 _decode_whole = Transformer.decode
 
