@@ -140,6 +140,12 @@ def _from_v2(ck:dict) -> dict:
         if ck.get('optimizer') is not None: ck['fused_attention_optimizer'] = True   # its moments are in_proj's: they fit no parameter now
     return {**ck, 'format': 'transformer_nb.checkpoint/3'}
 
+def _check_stacked(ck:dict, path):
+    "Resuming refuses a format-2 file's optimiser state: its moments are those of the stacked `in_proj`, which this version does not have."
+    if ck.get('fused_attention_optimizer'):
+        raise ValueError(f"{path} was written when attention stacked W^Q, W^K and W^V in one in_proj (format 2): its weights "
+                         f"translate, evaluate and average, but its optimiser state fits no parameter of this version, so it cannot resume")
+
 _UPGRADES = {'transformer_nb.checkpoint/1': _from_v1, 'transformer_nb.checkpoint/2': _from_v2}   # a format -> the step to the next one
 
 def upgrade_checkpoint(ck:dict) -> dict:
@@ -479,9 +485,6 @@ def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> Transforme
     except (TypeError, ValueError) as e: raise ValueError(f"{path}: its config is not valid ({str(e).splitlines()[0]})") from None
     if not isinstance(ck['model'], dict) or not all(isinstance(v, torch.Tensor) for v in ck['model'].values()):
         raise ValueError(f"{path}: its model is not a dict of tensors")
-    if use == 'resume' and ck.get('fused_attention_optimizer'):
-        raise ValueError(f"{path} was written when attention stacked W^Q, W^K and W^V in one in_proj (format 2): its weights "
-                         f"translate, evaluate and average, but its optimiser state fits no parameter of this version, so it cannot resume")
     if weights: check_weights(ck, path, model)
     if use == 'resume':
         bad = [k for k in ('optimizer', 'scheduler', 'rng', 'data_pos') if not isinstance(ck[k], dict)]
@@ -492,7 +495,7 @@ def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> Transforme
                if not isinstance(v, int) or v < 0}
         if neg: raise ValueError(f"{path}: its {_and([f'{k} ({v!r})' for k, v in neg.items()])} must be whole numbers >= 0, "
                                  f"counts of updates and of the data read; the file was edited or damaged")
-        _check_rng(ck['rng'], path)
+        _check_rng(ck['rng'], path); _check_stacked(ck, path)
     return config
 
 # %% ../nbs/A05_checkpoints.ipynb #aed11038
