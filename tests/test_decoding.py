@@ -496,7 +496,7 @@ def test_mha_step_equals_forward_and_groups_memory(h):
     "_mha_step == FastMultiHeadAttention.forward (A32) in eval mode, bit for bit; with one memory row per group of g query"
     " rows (beam search's k hypotheses of a sentence) it equals forward on the repeated memory, to float rounding."
     from transformer_nb.fast_decoding import _mha_step
-    from transformer_nb.layers import FastMultiHeadAttention
+    from transformer_nb.fast_attention import FastMultiHeadAttention
     from transformer_nb.decoding import KVCache
     torch.manual_seed(h)
     m = FastMultiHeadAttention(8 * h, h).eval()

@@ -1,4 +1,4 @@
-"Multi-head attention (nbs/02_multihead.ipynb) and the library's layer (nbs/A32_layers.ipynb): parity of the two, with torch.nn.MultiheadAttention, gradients, the KV caches, bad input."
+"Multi-head attention (nbs/02_multihead.ipynb) and the library's layer (nbs/A32_fast_attention.ipynb): parity of the two, with torch.nn.MultiheadAttention, gradients, the KV caches, bad input."
 import re
 import matplotlib
 matplotlib.use('Agg')
@@ -8,7 +8,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from transformer_nb.core import count_params
 from transformer_nb.attention import attention, causal_mask, pad_mask
 from transformer_nb.multihead import MultiHeadAttention, show_heads
-from transformer_nb.layers import FastMultiHeadAttention, mha_cost, to_torch_mha
+from transformer_nb.fast_attention import FastMultiHeadAttention, mha_cost, to_torch_mha
 from transformer_nb.decoding import KVCache
 from transformer_nb.fast_decoding import LazyKVCache
 

@@ -194,7 +194,7 @@ def get_config_strict(name:str='base', **overrides) -> TransformerConfig:
 # %% ../nbs/06_model.ipynb #b06gx003
 from .model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # A03
 from .attention import tgt_mask_on   # 01: the target mask on the model's device
-from .layers import FastMultiHeadAttention   # A32: 02's layer, fused, with dropout and a decoding cache
+from .fast_attention import FastMultiHeadAttention   # A32: 02's layer, fused, with dropout and a decoding cache
 
 SublayerConnection.norm_first = False                  # post-LN, the paper's, unless the model says otherwise
 _post_ln_init, _post_ln = SublayerConnection.__init__, SublayerConnection.forward
@@ -273,7 +273,7 @@ def forward(self:Transformer, src:torch.Tensor, tgt:torch.Tensor) -> torch.Tenso
 
 # %% ../nbs/06_model.ipynb #b06g0021
 from fastcore.basics import patch
-from .layers import decode_cached   # A32: the decoder's cached step
+from .fast_attention import decode_cached   # A32: the decoder's cached step
 
 _decode_whole = Transformer.decode
 
