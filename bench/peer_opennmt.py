@@ -92,7 +92,8 @@ def convert(ours, out):
     import torch, sentencepiece as spm
     from onmt.model_builder import build_base_model
     from onmt.inputters.inputter import vocabs_to_dict
-    ck = torch.load(ours, map_location='cpu', weights_only=True)
+    from transformer_nb.checkpoints import upgrade_checkpoint
+    ck = upgrade_checkpoint(torch.load(ours, map_location='cpu', weights_only=True))   # any format: 02's attention names
     cfg, sd, proto = ck['config'], ck['model'], ck['tokenizer']
     check_portable(cfg, ours)
     if isinstance(proto, torch.Tensor): proto = proto.numpy().tobytes()     # the portable copy: a uint8 tensor
@@ -102,11 +103,8 @@ def convert(ours, out):
     m = build_base_model(o, vocabs)
     new = {}
     def mha(k, ours_k):
-        W, b = sd[f'{ours_k}.in_proj.weight'], sd[f'{ours_k}.in_proj.bias']
-        d = cfg['h'] * cfg['d_k']
-        for name, sl in (('linear_query', slice(0, d)), ('linear_keys', slice(d, 2 * d)), ('linear_values', slice(2 * d, 3 * d))):
-            new[f'{k}.{name}.weight'], new[f'{k}.{name}.bias'] = W[sl], b[sl]
-        new[f'{k}.final_linear.weight'], new[f'{k}.final_linear.bias'] = sd[f'{ours_k}.out_proj.weight'], sd[f'{ours_k}.out_proj.bias']
+        for name, n in (('linear_query', 'q'), ('linear_keys', 'k'), ('linear_values', 'v'), ('final_linear', 'o')):
+            new[f'{k}.{name}.weight'], new[f'{k}.{name}.bias'] = sd[f'{ours_k}.w_{n}.weight'], sd[f'{ours_k}.w_{n}.bias']
     def copy(k, ours_k):
         for p in ('weight', 'bias'): new[f'{k}.{p}'] = sd[f'{ours_k}.{p}']
     emb = sd['src_emb.lut.weight']

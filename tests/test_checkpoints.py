@@ -143,13 +143,13 @@ def test_a_cut_checkpoint_is_named_cut_short_without_an_os_error(tmp_path, keep)
 
 def test_a_checkpoint_of_format_1_opens_through_the_upgrade_hook(run, tmp_path):
     """A training checkpoint as the previous format wrote it (format 1: its tokenizer may be a uint8 tensor, its meta None)
-    opens for resuming, upgraded by the one hook; the published models, written in format 1, open as format 2."""
+    opens for resuming, upgraded by the one hook; the published models, written in format 1, open as format 3."""
     from transformer_nb.checkpoints import PRETRAINED
     ck = torch.load(RunFolder(run).latest(), weights_only=True)
     old = {**ck, 'format': 'transformer_nb.checkpoint/1', 'tokenizer': torch.tensor(list(ck['tokenizer']), dtype=torch.uint8)}
     torch.save(old, tmp_path / 'v1.pt')
     c = open_checkpoint(tmp_path / 'v1.pt', 'resume')
-    assert _CKPT_FORMAT == 'transformer_nb.checkpoint/2' and c.tokenizer_bytes == ck['tokenizer']   # a uint8 tensor in format 1: bytes now
+    assert _CKPT_FORMAT == 'transformer_nb.checkpoint/3' and c.tokenizer_bytes == ck['tokenizer']   # a uint8 tensor in format 1: bytes now
     assert c.meta == ck['meta'] and c.tokenizer.vocab_size == c.config.src_vocab and c.step == ck['step']
     assert all(torch.equal(a, b) for a, b in zip(c.model().state_dict().values(), ck['model'].values()))
     torch.save({**old, 'meta': None}, tmp_path / 'v1-no-meta.pt')
@@ -158,6 +158,33 @@ def test_a_checkpoint_of_format_1_opens_through_the_upgrade_hook(run, tmp_path):
     for name, pf in PRETRAINED.items():
         assert torch.load(models / pf.file, weights_only=True, mmap=True)['format'] == 'transformer_nb.checkpoint/1'   # as published
         assert isinstance(open_checkpoint(f'pretrained:{name}').tokenizer_bytes, bytes)
+
+def _fused(sd:dict) -> dict:
+    "`sd` as format 2 wrote it: W^Q, W^K and W^V of each attention stacked by rows in `in_proj`, W^O as `out_proj`."
+    out = {}
+    for k, v in sd.items():
+        if '.w_q.' in k:
+            pre, p = k.split('.w_q.')
+            out[f'{pre}.in_proj.{p}'] = torch.cat([sd[f'{pre}.w_{n}.{p}'] for n in 'qkv'])
+        elif '.w_k.' not in k and '.w_v.' not in k: out[k.replace('.w_o.', '.out_proj.')] = v
+    return out
+
+def test_a_checkpoint_of_format_2_loads_its_stacked_attention_and_refuses_to_resume(run, tmp_path):
+    """A checkpoint written when attention kept one `in_proj` (format 2) opens with its weights mapped to 02's w_q, w_k,
+    w_v, w_o (the same model, tensor for tensor); its optimiser state, whose moments fit the stacked matrix, is refused
+    for resuming in one line that says why."""
+    ck = torch.load(RunFolder(run).latest(), weights_only=True)
+    old = {**ck, 'format': 'transformer_nb.checkpoint/2', 'model': _fused(ck['model'])}
+    assert any('.in_proj.' in k for k in old['model']) and not any('.w_q.' in k for k in old['model'])
+    torch.save(old, tmp_path / 'v2.pt')
+    got = open_checkpoint(tmp_path / 'v2.pt').model().state_dict()
+    assert set(got) == set(ck['model']) and all(torch.equal(got[k], v) for k, v in ck['model'].items())
+    with pytest.raises(ValueError) as e: open_checkpoint(tmp_path / 'v2.pt', 'resume')
+    assert str(e.value) == (f"{tmp_path / 'v2.pt'} was written when attention stacked W^Q, W^K and W^V in one in_proj (format 2): "
+                            "its weights translate, evaluate and average, but its optimiser state fits no parameter of this "
+                            "version, so it cannot resume")
+    torch.save({k: v for k, v in old.items() if k != 'optimizer'}, tmp_path / 'v2-weights.pt')   # weights only: nothing to refuse
+    assert 'fused_attention_optimizer' not in open_checkpoint(tmp_path / 'v2-weights.pt')._state
 
 def test_model_from_checkpoint_says_what_it_takes():
     with pytest.raises(TypeError, match=r"model_from_checkpoint takes a checkpoint file, a run folder, 'pretrained:NAME', a Checkpoint or a checkpoint dict, not int 123"):

@@ -300,7 +300,7 @@ def test_average_is_the_mean_and_keeps_dtype_and_ties(tmp_path):
     out = save_averaged(paths, tmp_path / 'sub' / 'avg.pt')
     assert out.is_file() and not [p for p in (tmp_path / 'sub').iterdir() if p.name != 'avg.pt']   # no temp left
     avg = torch.load(out, weights_only=True)['model']
-    k = 'encoder.1.self_attn.in_proj.weight'
+    k = 'encoder.1.self_attn.w_q.weight'
     assert torch.allclose(avg[k], torch.stack([sd[k] for sd in sds]).mean(0), atol=1e-7)
     assert avg['decoder.0.ffn.w_1.weight'].dtype == torch.float16
     assert avg['src_emb.lut.weight'].data_ptr() == avg['generator.proj.weight'].data_ptr()    # still tied
@@ -493,13 +493,13 @@ def test_decode_step_equals_decode(kw, dtype):
 
 @pytest.mark.parametrize('h', (1, 2, 4))
 def test_mha_step_equals_forward_and_groups_memory(h):
-    "_mha_step == MultiHeadAttention.forward in eval mode, bit for bit; with one memory row per group of g query"
+    "_mha_step == FastMultiHeadAttention.forward (A32) in eval mode, bit for bit; with one memory row per group of g query"
     " rows (beam search's k hypotheses of a sentence) it equals forward on the repeated memory, to float rounding."
     from transformer_nb.fast_decoding import _mha_step
-    from transformer_nb.multihead import MultiHeadAttention
+    from transformer_nb.fast_attention import FastMultiHeadAttention
     from transformer_nb.decoding import KVCache
     torch.manual_seed(h)
-    m = MultiHeadAttention(8 * h, h).eval()
+    m = FastMultiHeadAttention(8 * h, h).eval()
     g = torch.Generator().manual_seed(h)
     b, k, S = 3, 4, 6
     x, mem = torch.randn(b * k, 1, 8 * h, generator=g), torch.randn(b, S, 8 * h, generator=g)

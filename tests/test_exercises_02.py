@@ -108,8 +108,8 @@ def wrong_loop(kind:str):
                 with torch.no_grad():
                     for i in range(self.h):
                         r = slice(i * self.d_k, (i + 1) * self.d_k)
-                        for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), mha.in_proj.weight.split(mha.sizes)): lin.weight.copy_(W[r])
-                    self.w_o.load_state_dict(mha.out_proj.state_dict())
+                        for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q.weight, mha.w_k.weight, mha.w_v.weight)): lin.weight.copy_(W[r])
+                    self.w_o.load_state_dict(mha.w_o.state_dict())
     return ns, Wrong
 
 @pytest.mark.parametrize('kind, message', [
@@ -144,10 +144,8 @@ def test_exercise_4_a_3d_mask_masks_the_wrong_sentences_when_B_equals_h():
 BREAK = {
     1: dict(cell=MODULE, old="return x.transpose(1, 2).reshape(x.shape[0], x.shape[2], self.h*self.d_v)",
             new="return x.reshape(x.shape[0], x.shape[2], self.h*self.d_v)",
-            cells={'8f52f58d': "the test right after the module (check_heads on the layer's own methods)",
-                   'e996c115': "the by-hand comparison", '3cd3e14a': "encoder self-attention: the padding mask",
-                   'de81a179': "masked decoder self-attention", 'b2e2f008': "the decoding cache's test (Going deeper)",
-                   '7f71f683': "the comparison with nn.MultiheadAttention (Going deeper)"},
+            cells={'e996c115': "the by-hand comparison", '3cd3e14a': "encoder self-attention: the padding mask",
+                   'de81a179': "masked decoder self-attention", '7f71f683': "the comparison with nn.MultiheadAttention (Going deeper)"},
             tests={'test_heads_in_order', 'test_parity_self_attention_key_padding', 'test_parity_cross_attention_key_padding',
                    'test_parity_causal_and_no_bias', 'test_gradient_parity', 'test_cache_self_attention_equals_full_masked_pass',
                    'test_cache_cross_attention_computed_once', 'test_cache_select_reorders_beams'}),
@@ -217,15 +215,14 @@ class _LoopBase(nn.Module):
         self.w_q, self.w_k, self.w_v = heads(), heads(), heads()
         self.w_o = nn.Linear(h * self.d_k, d_model)
     def load_from(self, mha):
-        d = self.d_k * self.h
-        Wq, Wk, Wv = mha.in_proj.weight.split(d) if hasattr(mha, 'in_proj') else None
-        bq, bk, bv = mha.in_proj.bias.split(d)
+        Wq, Wk, Wv = mha.w_q.weight, mha.w_k.weight, mha.w_v.weight
+        bq, bk, bv = mha.w_q.bias, mha.w_k.bias, mha.w_v.bias
         with torch.no_grad():
             for i in range(self.h):
                 sl = slice(i * self.d_k, (i + 1) * self.d_k)
                 for lin, Wm, bm in ((self.w_q[i], Wq, bq), (self.w_k[i], Wk, bk), (self.w_v[i], Wv, bv)):
                     lin.weight.copy_(Wm[sl]); lin.bias.copy_(bm[sl])
-            self.w_o.weight.copy_(mha.out_proj.weight); self.w_o.bias.copy_(mha.out_proj.bias)
+            self.w_o.weight.copy_(mha.w_o.weight); self.w_o.bias.copy_(mha.w_o.bias)
         return self
     def head(self, i, x, mem, m):
         return attention(self.w_q[i](x), self.w_k[i](mem), self.w_v[i](mem), m)[0]
@@ -267,26 +264,24 @@ class LM_sumheads(_LoopBase):
 add('check_loop_mha', 'concatenation interleaved (stack on last dim)', ['concat', 'order', 'interleav', 'head'], LM_sumheads)
 class LM_loadT(_LoopBase):
     def load_from(self, mha):
-        d = self.d_k * self.h
-        Wq, Wk, Wv = mha.in_proj.weight.split(d); bq, bk, bv = mha.in_proj.bias.split(d)
+        Wq, Wk, Wv = mha.w_q.weight, mha.w_k.weight, mha.w_v.weight; bq, bk, bv = mha.w_q.bias, mha.w_k.bias, mha.w_v.bias
         with torch.no_grad():
             for i in range(self.h):
                 sl = slice(i * self.d_k, (i + 1) * self.d_k)
                 for lin, Wm, bm in ((self.w_q[i], Wq, bq), (self.w_k[i], Wk, bk), (self.w_v[i], Wv, bv)):
                     lin.weight.copy_(Wm[:, sl].T if Wm.shape[0] == Wm.shape[1] else Wm[sl]); lin.bias.copy_(bm[sl])
-            self.w_o.weight.copy_(mha.out_proj.weight); self.w_o.bias.copy_(mha.out_proj.bias)
+            self.w_o.weight.copy_(mha.w_o.weight); self.w_o.bias.copy_(mha.w_o.bias)
         return self
 add('check_loop_mha', 'load_from takes columns, transposed', ['load_from', 'rows', 'weights'], LM_loadT)
 class LM_loadorder(_LoopBase):
     def load_from(self, mha):
-        d = self.d_k * self.h
-        Wk, Wq, Wv = mha.in_proj.weight.split(d); bk, bq, bv = mha.in_proj.bias.split(d)
+        Wk, Wq, Wv = mha.w_q.weight, mha.w_k.weight, mha.w_v.weight; bk, bq, bv = mha.w_q.bias, mha.w_k.bias, mha.w_v.bias
         with torch.no_grad():
             for i in range(self.h):
                 sl = slice(i * self.d_k, (i + 1) * self.d_k)
                 for lin, Wm, bm in ((self.w_q[i], Wq, bq), (self.w_k[i], Wk, bk), (self.w_v[i], Wv, bv)):
                     lin.weight.copy_(Wm[sl]); lin.bias.copy_(bm[sl])
-            self.w_o.weight.copy_(mha.out_proj.weight); self.w_o.bias.copy_(mha.out_proj.bias)
+            self.w_o.weight.copy_(mha.w_o.weight); self.w_o.bias.copy_(mha.w_o.bias)
         return self
 add('check_loop_mha', 'load_from swaps Q and K blocks', ['load_from', 'block', 'q', 'order'], LM_loadorder)
 class LM_maskfull(_LoopBase):
@@ -300,8 +295,8 @@ SAYS_CHECK_LOOP_MHA = {
 "ignores mem (cross-attention)": "queries\\ come\\ from\\ x,\\ keys\\ and\\ values\\ from\\ mem",
 "ignores mask": "the\\ mask\\ is\\ not\\ applied:\\ pass\\ the\\ mask\\ on\\ to\\ every\\ head,\\ its\\ head\\ axis\\ dropped:\\ \\(B,\\ 1,\\ n_q",
 "concatenation interleaved (stack on last dim)": "the\\ heads\\ are\\ interleaved\\ feature\\ by\\ feature\\ \\(torch\\.stack\\(heads,\\ \\-1\\)\\):\\ concatenate\\ them,\\ t",
-"load_from takes columns, transposed": "head\\ i's\\ W_i\\^Q\\ is\\ in_proj\\.weight\\[i\\*d_k:\\(i\\+1\\)\\*d_k\\]\\ \\(rows:\\ nn\\.Linear\\ stores\\ \\(out,\\ in\\),\\ no\\ tr",
-"load_from swaps Q and K blocks": "load_from\\ swapped\\ W\\^Q\\ and\\ W\\^K:\\ in_proj\\.weight\\ holds\\ W\\^Q,\\ W\\^K\\ and\\ W\\^V\\ in\\ that\\ order,\\ d_mode",
+"load_from takes columns, transposed": "head\\ i's\\ W_i\\^Q\\ is\\ w_q\\.weight\\[i\\*d_k:\\(i\\+1\\)\\*d_k\\]\\ \\(rows:\\ nn\\.Linear\\ stores\\ \\(out,\\ in\\),\\ no\\ tr",
+"load_from swaps Q and K blocks": "load_from\\ swapped\\ W\\^Q\\ and\\ W\\^K:\\ head\\ i's\\ W_i\\^Q\\ comes\\ from\\ w_q\\.weight",
 "passes the 4-d mask to each head (broadcast to 4-d output)": "drop\\ its\\ head\\ axis,\\ mask\\[:,\\ 0\\]\\ \\->\\ \\(B,\\ n_q,\\ n_k\\)"
 }
 
@@ -326,12 +321,11 @@ class _WOMissing(_LoopBase):
     def __init__(self, d_model, h): super().__init__(d_model, h); del self.w_o
 class _NoBiasCopy(_LoopBase):
     def load_from(self, mha):
-        d = self.d_k * self.h
         with torch.no_grad():
             for i in range(self.h):
                 sl = slice(i * self.d_k, (i + 1) * self.d_k)
-                for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), mha.in_proj.weight.split(d)): lin.weight.copy_(W[sl])
-            self.w_o.load_state_dict(mha.out_proj.state_dict())
+                for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q.weight, mha.w_k.weight, mha.w_v.weight)): lin.weight.copy_(W[sl])
+            self.w_o.load_state_dict(mha.w_o.state_dict())
 class _NoWOBias(_LoopBase):
     def load_from(self, mha):
         super().load_from(mha)
@@ -340,8 +334,8 @@ class _NoWOBias(_LoopBase):
 @pytest.mark.parametrize('cls, says', [
     (_NoWO, r"self-attention: off by .*; W\^O is left out: concatenate the heads in order, then apply W\^O"),
     (_WOMissing, r"LoopMHA\(32, 4\) has no W\^O: after the 12 per-head layers it needs one nn.Linear\(h\*d_k, d_model\)"),
-    (_NoBiasCopy, r"off by .*; load_from copied the weights but not the biases of 12 per-head layers: head i's b_i\^Q is in_proj.bias"),
-    (_NoWOBias, r"off by .*; load_from copied W\^O's weight but not its bias: copy out_proj.bias too"),
+    (_NoBiasCopy, r"off by .*; load_from copied the weights but not the biases of 12 per-head layers: head i's b_i\^Q is w_q.bias"),
+    (_NoWOBias, r"off by .*; load_from copied W\^O's weight but not its bias: copy w_o.bias too"),
 ], ids=['W^O left out of forward', 'no W^O layer', 'biases not copied', "W^O's bias not copied"])
 def test_check_loop_mha_names_w_o_and_bias_mistakes(cls, says):
     assert_rejects(check_loop_mha, cls, says=says)

@@ -221,7 +221,7 @@ def test_tying(tie, expect):
 
 def test_initialisation():
     m = Transformer(get_config('base', N=1, src_vocab=3000, tgt_vocab=3000))
-    wq, wk, wv = m.decoder[0].cross_attn.in_proj.weight.split(512)
+    a = m.decoder[0].cross_attn; wq, wk, wv = a.w_q.weight, a.w_k.weight, a.w_v.weight
     bound = (6 / 1024) ** 0.5
     for w in (wq, wk, wv): assert abs(w.abs().max().item() - bound) < 1e-3 and abs(w.std().item() - bound / 3**0.5) < 2e-3
     E = m.src_emb.lut.weight

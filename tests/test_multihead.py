@@ -1,4 +1,4 @@
-"Multi-head attention (nbs/02_multihead.ipynb): parity with torch.nn.MultiheadAttention, gradients, the KV caches, bad input."
+"Multi-head attention (nbs/02_multihead.ipynb) and the library's layer (nbs/A32_fast_attention.ipynb): parity of the two, with torch.nn.MultiheadAttention, gradients, the KV caches, bad input."
 import re
 import matplotlib
 matplotlib.use('Agg')
@@ -7,7 +7,8 @@ from torch.testing import assert_close
 from torch.utils.flop_counter import FlopCounterMode
 from transformer_nb.core import count_params
 from transformer_nb.attention import attention, causal_mask, pad_mask
-from transformer_nb.multihead import MultiHeadAttention, mha_cost, show_heads, to_torch_mha
+from transformer_nb.multihead import MultiHeadAttention, show_heads
+from transformer_nb.fast_attention import FastMultiHeadAttention, mha_cost, to_torch_mha
 from transformer_nb.decoding import KVCache
 from transformer_nb.fast_decoding import LazyKVCache
 
@@ -16,7 +17,7 @@ TOL = dict(atol=2e-5, rtol=1e-4)
 
 def make(h, d_k=4, seed=0, bias=True, **kw):
     torch.manual_seed(seed)
-    m = MultiHeadAttention(h*d_k, h, bias=bias, **kw)
+    m = FastMultiHeadAttention(h*d_k, h, bias=bias, **kw)
     with torch.no_grad():                       # non-zero biases, so a bias mix-up cannot hide
         for p in m.parameters(): p.add_(0.1*torch.randn_like(p))
     return m
@@ -28,7 +29,7 @@ def lengths_mask(lens, n):
 def explicit(m, x, mem=None, mask=None):
     "forward's maths through the explicit `attention` (01): the output and the weights (B, h, n_q, n_k)."
     o, w = attention(*m.project(x, mem), mask)
-    return m.out_proj(m.merge_heads(o)), w
+    return m.w_o(m.merge_heads(o)), w
 
 CACHES = [KVCache, LazyKVCache]   # the readable cache (10_decoding) and the lazy one (A10): the same contract
 
@@ -87,7 +88,8 @@ def test_gradient_parity(h, cross):
         if cross: mem.grad = None
         kv = mem if cross else x
         (ours_fn(x, mem, mask=keep) * r).sum().backward()
-        ours = [m.in_proj.weight.grad, m.in_proj.bias.grad, m.out_proj.weight.grad, m.out_proj.bias.grad, x.grad]
+        qkv = (m.w_q, m.w_k, m.w_v)                                # stacked by rows, as PyTorch's in_proj
+        ours = [torch.cat([l.weight.grad for l in qkv]), torch.cat([l.bias.grad for l in qkv]), m.w_o.weight.grad, m.w_o.bias.grad, x.grad]
         ours = [g.clone() for g in ours] + ([mem.grad.clone()] if cross else [])
         x.grad = None
         if cross: mem.grad = None
@@ -97,16 +99,16 @@ def test_gradient_parity(h, cross):
         for a, b in zip(ours, theirs): assert_close(a, b, atol=1e-4, rtol=1e-4)
 
 def test_heads_in_order():
-    "Each head from its own slices of in_proj, concatenated in order, then W^O (catches a wrong merge)."
+    "Each head from its own rows of W^Q, W^K, W^V, concatenated in order, then W^O (catches a wrong merge)."
     m = make(4, d_k=3, seed=5, d_v=5).eval()
     x, mem = torch.randn(2, 4, m.d_model), torch.randn(2, 6, m.d_model)
-    Wq, Wk, Wv = m.in_proj.weight.split(m.sizes); bq, bk, bv = m.in_proj.bias.split(m.sizes)
+    (Wq, bq), (Wk, bk), (Wv, bv) = ((l.weight, l.bias) for l in (m.w_q, m.w_k, m.w_v))
     heads = []
     for i in range(m.h):
         a, b = slice(i*m.d_k, (i+1)*m.d_k), slice(i*m.d_v, (i+1)*m.d_v)
         Q, K, V = x @ Wq[a].T + bq[a], mem @ Wk[a].T + bk[a], mem @ Wv[b].T + bv[b]
         heads.append(torch.softmax(Q @ K.mT / m.d_k**0.5, -1) @ V)
-    with torch.no_grad(): assert_close(m(x, mem), m.out_proj(torch.cat(heads, -1)), **TOL)
+    with torch.no_grad(): assert_close(m(x, mem), m.w_o(torch.cat(heads, -1)), **TOL)
 
 @pytest.mark.parametrize('Cache', CACHES)
 @pytest.mark.parametrize('h', (1, 2, 8))
@@ -132,11 +134,11 @@ def test_cache_cross_attention_computed_once(h, Cache):
         full = m(x, mem, mask=keep)
         c = Cache(); ys = [m(x[:, :1], mem, mask=keep, cache=c)]
         k0, v0 = c.k, c.v
-        asked, rows = [], m.rows                                    # which rows of the stacked projection are used
-        m.rows = lambda i, j=None: (asked.append(i), rows(i, j))[1]
+        asked = []                                                  # which projections run
+        hooks = [l.register_forward_hook(lambda mod, i, o, n=n: asked.append(n)) for n, l in (('q', m.w_q), ('k', m.w_k), ('v', m.w_v))]
         ys += [m(x[:, t:t+1], mem + 1.0, mask=keep, cache=c) for t in range(1, T)]   # a changed mem is ignored
-        del m.rows
-        assert asked == [0] * (T - 1)                               # only W^Q: K and V are not projected again
+        for hk in hooks: hk.remove()
+        assert asked == ['q'] * (T - 1)                             # only W^Q: K and V are not projected again
         assert c.k is k0 and c.v is v0 and len(c) == S
         assert_close(torch.cat(ys, 1), full, **TOL)
 
@@ -211,8 +213,8 @@ def test_dropout_only_in_training():
         m.train(); assert not torch.allclose(m(x), m.eval()(x))
         # dropout acts on the attention weights: with every value vector 1 and W^O the identity, the output is the
         # (dropped, rescaled) row sum of each head's weights: 1 in eval, anything in [0, 2] in training
-        m.in_proj.weight[2 * m.h * m.d_k:] = 0; m.in_proj.bias[2 * m.h * m.d_k:] = 1
-        m.out_proj.weight.copy_(torch.eye(m.d_model)); m.out_proj.bias.zero_()
+        m.w_v.weight.zero_(); m.w_v.bias.fill_(1)
+        m.w_o.weight.copy_(torch.eye(m.d_model)); m.w_o.bias.zero_()
         assert_close(m.eval()(x), torch.ones(2, 6, m.d_model))
         torch.manual_seed(0); y = m.train()(x)
         assert not torch.allclose(y, torch.ones_like(y)) and (y >= 0).all() and (y <= 2 + 1e-6).all()
@@ -222,7 +224,7 @@ def test_dropout_only_in_training():
 @pytest.mark.parametrize('kw', [dict(d_model=32, h=4), dict(d_model=512, h=8), dict(d_model=64, h=1),
                                 dict(d_model=24, h=3, d_k=5, d_v=7), dict(d_model=16, h=2, bias=False)])
 def test_mha_cost_matches_module_and_flop_counter(kw):
-    m = MultiHeadAttention(**kw)
+    m = FastMultiHeadAttention(**kw)
     c = mha_cost(n_q=5, n_k=9, **kw)
     assert c['params'] == count_params(m)
     with FlopCounterMode(display=False) as fc, torch.no_grad():   # the explicit maths: every matmul is counted
@@ -240,17 +242,17 @@ def test_cost_of_h_heads_equals_one_full_head():
     ((30, 4), {}, 'd_model=30'), ((30, 4), {}, 'h=4'), ((32, 3.0), {}, 'h=3.0'),
     ((32, 4), dict(p_drop=1.0), 'p_drop=1.0'), ((32, 4), dict(p_drop=-0.1), 'p_drop=-0.1')])
 def test_bad_construction(args, kw, msg):
-    with pytest.raises(ValueError, match=msg.replace('.', r'\.')): MultiHeadAttention(*args, **kw)
+    with pytest.raises(ValueError, match=msg.replace('.', r'\.')): FastMultiHeadAttention(*args, **kw)
 
 @pytest.mark.parametrize('args,kw,msg', [((32, 0), {}, 'h=0 must be an int >= 1'), ((32, 4), dict(d_v=-1), 'd_v=-1 must be an int >= 1, or None'),
                                          ((0, 4), {}, 'd_model=0 must be an int >= 1'), ((32, 4), dict(d_k=0), 'd_k=0 must be an int >= 1, or None')])
 def test_impossible_sizes_are_refused_at_construction(args, kw, msg):
     "Sizes that cannot work are refused by the layer itself, in one line naming the value (not Python's error from deep inside)."
-    with pytest.raises(ValueError, match=re.escape(msg)): MultiHeadAttention(*args, **kw)
+    with pytest.raises(ValueError, match=re.escape(msg)): FastMultiHeadAttention(*args, **kw)
 
 def test_explicit_d_k_lifts_divisibility():
-    m = MultiHeadAttention(30, 4, d_k=8)
-    assert (m.d_k, m.d_v, m.in_proj.weight.shape, m.out_proj.weight.shape) == (8, 8, (96, 30), (30, 32))
+    m = FastMultiHeadAttention(30, 4, d_k=8)
+    assert (m.d_k, m.d_v, m.w_q.weight.shape, m.w_v.weight.shape, m.w_o.weight.shape) == (8, 8, (32, 30), (32, 30), (30, 32))
 
 @pytest.mark.parametrize('mask', [
     torch.ones(2, 1, 1, 4, dtype=torch.bool),     # wrong n_k
@@ -259,15 +261,17 @@ def test_explicit_d_k_lifts_divisibility():
     torch.ones(2, 3, 1, 5, dtype=torch.bool),     # wrong heads
     torch.ones(2, 5, 5, dtype=torch.bool),        # a 3-d mask: B broadcasts against the heads
 ])
-def test_bad_mask(mask):
+@pytest.mark.parametrize('cls', [MultiHeadAttention, FastMultiHeadAttention])
+def test_bad_mask(mask, cls):
     "The module trusts its mask (the model's entry points check it once: tests/test_model.py); a mask that does not fit"
     " (B, h, n_q, n_k) still fails, with PyTorch's error, on both paths."
-    m = MultiHeadAttention(32, 4)
+    m = cls(32, 4)
     with pytest.raises(RuntimeError, match='must match the size'): m(torch.randn(2, 5, 32), mask=mask)
     with pytest.raises(RuntimeError, match='must match the size'): m.weights(torch.randn(2, 5, 32), mask=mask)
 
-def test_bad_inputs():
-    m = MultiHeadAttention(32, 4)
+@pytest.mark.parametrize('cls', [MultiHeadAttention, FastMultiHeadAttention])
+def test_bad_inputs(cls):
+    m = cls(32, 4)
     with pytest.raises(RuntimeError, match='cannot be multiplied'): m(torch.randn(2, 5, 16))        # width != d_model
     with pytest.raises(RuntimeError, match=r'\[5, 32, 4, 8\]'): m(torch.randn(5, 32))              # no batch dim
     with pytest.raises(RuntimeError, match='cannot be multiplied'): m(torch.randn(2, 5, 32), torch.randn(2, 7, 8))
@@ -279,3 +283,19 @@ def test_show_heads():
     fig = show_heads(w, list('abc'), list('wxyz'))
     assert len([a for a in fig.axes if a.get_visible() and a.images]) == 6
     import matplotlib.pyplot as plt; plt.close('all')
+
+@pytest.mark.parametrize('h,seed', CASES)
+def test_library_layer_equals_the_papers(h, seed):
+    "A32's FastMultiHeadAttention holds 02's parameters under the same names and computes the same function (eval mode)."
+    paper = MultiHeadAttention(h * 4, h, d_v=3 if h > 1 else None).eval()
+    fast = FastMultiHeadAttention(h * 4, h, d_v=3 if h > 1 else None).eval()
+    assert list(paper.state_dict()) == list(fast.state_dict()) == [f'w_{n}.{p}' for n in 'qkvo' for p in ('weight', 'bias')]
+    with torch.no_grad():
+        for p in paper.parameters(): p.copy_(torch.randn_like(p))
+    fast.load_state_dict(paper.state_dict())
+    B, n_q, n_k, lens = shapes(seed)
+    x, mem = torch.randn(B, n_q, h * 4), torch.randn(B, n_k, h * 4)
+    with torch.no_grad():
+        for args, kw in (((x,), {}), ((x,), dict(mask=causal_mask(n_q))), ((x, mem), dict(mask=lengths_mask(lens, n_k)))):
+            assert_close(fast(*args, **kw), paper(*args, **kw), **TOL)
+            assert torch.equal(fast.weights(*args, **kw), paper.weights(*args, **kw))

@@ -31,7 +31,7 @@ from .process import out_of_memory
 from .runs import RunFolder, checkpoint_step, read_files, IDENTITY
 
 # %% ../nbs/A05_checkpoints.ipynb #4b2dfe7f
-_CKPT_FORMAT = 'transformer_nb.checkpoint/2'   # what this version writes; older formats are upgraded as they are read
+_CKPT_FORMAT = 'transformer_nb.checkpoint/3'   # what this version writes; older formats are upgraded as they are read
 
 def rng_state() -> dict:
     "Every random-number generator's state as tensors and lists (loadable with weights_only=True)."
@@ -122,7 +122,31 @@ def _from_v1(ck:dict) -> dict:
     if 'meta' in ck and ck['meta'] is None: del ck['meta']
     return {**ck, 'format': 'transformer_nb.checkpoint/2'}
 
-_UPGRADES = {'transformer_nb.checkpoint/1': _from_v1}   # a format -> the step to the next one; the newest needs none
+def _split_attention(sd:dict) -> dict:
+    "`sd` with format 2's fused attention (`in_proj` = [W^Q; W^K; W^V] stacked by rows, `out_proj` = W^O) in 02's names."
+    out = {}
+    for k, v in sd.items():
+        if '.in_proj.' in k:
+            pre, p = k.split('.in_proj.')
+            hdv = sd[f'{pre}.out_proj.weight'].shape[1]                       # W^O's inputs: h*d_v
+            for n, t in zip('qkv', v.split([(v.shape[0] - hdv) // 2] * 2 + [hdv])): out[f'{pre}.w_{n}.{p}'] = t   # views, no copy
+        else: out[k.replace('.out_proj.', '.w_o.')] = v
+    return out
+
+def _from_v2(ck:dict) -> dict:
+    "Format 2 to 3: attention's W^Q, W^K, W^V, W^O as 02 names them; an optimiser state of the fused layout is marked, for resuming refuses it."
+    if isinstance(sd := ck.get('model'), dict) and any('.in_proj.' in k for k in sd):
+        ck = {**ck, 'model': _split_attention(sd)}
+        if ck.get('optimizer') is not None: ck['fused_attention_optimizer'] = True   # its moments are in_proj's: they fit no parameter now
+    return {**ck, 'format': 'transformer_nb.checkpoint/3'}
+
+def _check_stacked(ck:dict, path):
+    "Resuming refuses a format-2 file's optimiser state: its moments are those of the stacked `in_proj`, which this version does not have."
+    if ck.get('fused_attention_optimizer'):
+        raise ValueError(f"{path} was written when attention stacked W^Q, W^K and W^V in one in_proj (format 2): its weights "
+                         f"translate, evaluate and average, but its optimiser state fits no parameter of this version, so it cannot resume")
+
+_UPGRADES = {'transformer_nb.checkpoint/1': _from_v1, 'transformer_nb.checkpoint/2': _from_v2}   # a format -> the step to the next one
 
 def upgrade_checkpoint(ck:dict) -> dict:
     "`ck` in the format this version writes, from any older one: the one hook every read goes through, step by step (as fairseq's `_upgrade_state_dict`)."
@@ -471,7 +495,7 @@ def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> Transforme
                if not isinstance(v, int) or v < 0}
         if neg: raise ValueError(f"{path}: its {_and([f'{k} ({v!r})' for k, v in neg.items()])} must be whole numbers >= 0, "
                                  f"counts of updates and of the data read; the file was edited or damaged")
-        _check_rng(ck['rng'], path)
+        _check_rng(ck['rng'], path); _check_stacked(ck, path)
     return config
 
 # %% ../nbs/A05_checkpoints.ipynb #aed11038
@@ -662,7 +686,7 @@ def _average(paths:list[Path], skip:bool=False, # skip the averages among `paths
         key = (v.untyped_storage().data_ptr(), v.storage_offset(), tuple(v.shape), v.stride())
         if key not in shared: shared[key] = (total[k] / len(used)).to(v.dtype)
         avg[k] = shared[key]
-    out = {k: v for k, v in last._state.items() if k not in ('optimizer', 'scheduler', 'rng', 'data_pos')}
+    out = {k: v for k, v in last._state.items() if k not in ('optimizer', 'scheduler', 'rng', 'data_pos', 'fused_attention_optimizer')}
     out['model'] = avg
     out['meta'] = {**last.meta, 'averaged_from': [str(p) for p in used],
                    'averaged_steps': [int(s) for s in steps] if None not in steps else None}

@@ -236,36 +236,37 @@ def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, m
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
     the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, or W^O left out (`wo=False`)."""
     mem = x if mem is None else mem
-    (Wq, Wk, Wv), (bq, bk, bv) = m.in_proj.weight.split(m.sizes), m.in_proj.bias.split(m.sizes)
+    (Wq, Wk, Wv), (bq, bk, bv) = (m.w_q.weight, m.w_k.weight, m.w_v.weight), (m.w_q.bias, m.w_k.bias, m.w_v.bias)
     if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
     q, k, v = (m.split_heads(F.linear(t, W, b), d) for t, W, b, d in ((x, Wq, bq, m.d_k), (mem, Wk, bk, m.d_k), (mem, Wv, bv, m.d_v)))
     s = q @ k.mT * (m.d_k ** -0.5 if scale is None else scale)                # (B, h, n_q, n_k)
     if mask is not None and masked: s = s.masked_fill(~mask, float('-inf'))
     o = s.softmax(dim) @ v                                                    # (B, h, n_q, d_v)
-    return (m.out_proj if wo else nn.Identity())(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o))
+    return (m.w_o if wo else nn.Identity())(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o))
 
 # %% ../nbs/A26_exercises.ipynb #a26s0205
 def _loaded_rows(loop, m) -> str|None:
-    "A sentence if `loop`'s per-head weights are not blocks of d_k rows of `m`'s in_proj.weight (or W^O is not out_proj's)."
+    "A sentence if `loop`'s per-head weights are not blocks of d_k rows of `m`'s w_q, w_k, w_v (or W^O is not w_o's)."
     d_model, d_k = m.d_model, m.d_k
-    blocks = m.in_proj.weight.split(d_k)                                       # every head's rows of W^Q, W^K, W^V
+    projs = (m.w_q, m.w_k, m.w_v)
+    blocks = [b for W in projs for b in W.weight.split(d_k)]                   # every head's rows of W^Q, W^K, W^V
     lins = [l for l in loop.modules() if isinstance(l, nn.Linear)]
     odd = [l for l in lins if (l.in_features, l.out_features) == (d_model, d_k) 
-           and not any(torch.equal(l.weight, b) for b in (*blocks, m.out_proj.weight))]
+           and not any(torch.equal(l.weight, b) for b in (*blocks, m.w_o.weight))]
     if odd:
-        return (f"load_from: {len(odd)} of the per-head weights are not rows of in_proj.weight; head i's W_i^Q is "
-                "in_proj.weight[i*d_k:(i+1)*d_k] (rows: nn.Linear stores (out, in), no transpose), W_i^K the same rows of the "
-                "second block, W_i^V of the third")
-    if not any(torch.equal(l.weight, m.out_proj.weight) for l in lins):
-        return "load_from: W^O is not out_proj.weight: copy it whole, with its bias"
-    bias = dict(zip(map(id, blocks), m.in_proj.bias.split(d_k)))               # each block of rows' own bias
+        return (f"load_from: {len(odd)} of the per-head weights are not rows of w_q, w_k or w_v; head i's W_i^Q is "
+                "w_q.weight[i*d_k:(i+1)*d_k] (rows: nn.Linear stores (out, in), no transpose), W_i^K the same rows of "
+                "w_k.weight, W_i^V of w_v.weight")
+    if not any(torch.equal(l.weight, m.w_o.weight) for l in lins):
+        return "load_from: W^O is not w_o.weight: copy it whole, with its bias"
+    bias = dict(zip(map(id, blocks), [b for W in projs for b in W.bias.split(d_k)]))   # each block of rows' own bias
     unbiased = [l for l in lins if l.bias is not None and (l.in_features, l.out_features) == (d_model, d_k)
                 and not any(torch.equal(l.weight, b) and torch.equal(l.bias, bias[id(b)]) for b in blocks)]
     if unbiased:
         return (f"load_from copied the weights but not the biases of {len(unbiased)} per-head layers: head i's b_i^Q is "
-                "in_proj.bias[i*d_k:(i+1)*d_k], b_i^K and b_i^V the same rows of its second and third blocks")
-    if not any(torch.equal(l.weight, m.out_proj.weight) and l.bias is not None and torch.equal(l.bias, m.out_proj.bias) for l in lins):
-        return "load_from copied W^O's weight but not its bias: copy out_proj.bias too"
+                "w_q.bias[i*d_k:(i+1)*d_k], b_i^K and b_i^V the same entries of w_k.bias and w_v.bias")
+    if not any(torch.equal(l.weight, m.w_o.weight) and l.bias is not None and torch.equal(l.bias, m.w_o.bias) for l in lins):
+        return "load_from copied W^O's weight but not its bias: copy w_o.bias too"
     return None
 
 def _loop_mistake(m, got, args, kw) -> str|None:
@@ -274,7 +275,7 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                 "the scores are divided by sqrt(d_model), the model's width: divide by sqrt(d_k), one head's": dict(scale=m.d_model ** -0.5),
                 "the softmax runs over the queries (dim -2): each query's weights must sum to 1 over the keys (dim -1)": dict(dim=-2),
                 "the mask is not applied: " + _LOOP_HINTS['a causal mask']: dict(masked=False),
-                "load_from swapped W^Q and W^K: in_proj.weight holds W^Q, W^K and W^V in that order, d_model rows each": dict(qk=True),
+                "load_from swapped W^Q and W^K: head i's W_i^Q comes from w_q.weight, its W_i^K from w_k.weight": dict(qk=True),
                 "the heads are interleaved feature by feature (torch.stack(heads, -1)): concatenate them, torch.cat(heads, -1), "
                 "head 1's d_k features, then head 2's, ...": dict(interleave=True),
                 "W^O is left out: concatenate the heads in order, then apply W^O (an nn.Linear(h*d_k, d_model)) to them": dict(wo=False)}
@@ -293,7 +294,7 @@ def check_loop_mha(LoopMHA) -> str:
             "it needs one nn.Linear(h*d_k, d_model) that mixes the concatenated heads")
         assert len(lins) == 3 * h + 1 and per_head >= 3 * h, (f"LoopMHA({d_model}, {h}) holds {len(lins)} nn.Linear layers, "
             f"{per_head} of them nn.Linear(d_model, d_k): one per head for each of W^Q, W^K, W^V ({3 * h}), and one for W^O")
-        with torch.no_grad(): ours.in_proj.bias.normal_(); ours.out_proj.bias.normal_()   # biases that matter
+        with torch.no_grad(): [l.bias.normal_() for l in (ours.w_q, ours.w_k, ours.w_v, ours.w_o)]   # biases that matter
         loop.load_from(ours)
         n_loop, n_ours = count_params(loop), count_params(ours)
         assert n_loop == n_ours, (f"d_model={d_model}, h={h}: {n_loop:,} parameters, ours {n_ours:,}: one nn.Linear(d_model, d_k) "
@@ -654,26 +655,24 @@ def _forward_mistake(fn, m, y, s, t) -> str:
 # %% ../nbs/A26_exercises.ipynb #a26c0614
 @report
 def check_forward(fn) -> str:
-    "06_model, exercise 2: `fn(model, src, tgt)` against `Transformer.forward`, post-LN and pre-LN, with the model's own stacks refused."
+    "06_model, exercise 2: `fn(model, src, tgt)` against `Transformer.forward` (the paper's post-LN), with the model's own stacks refused."
     s, t = random_batch(seed=1)
     plain = Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50)).eval()
     try: fn(plain, s, t)                                                              # the stub stops here
     except RuntimeError as e: raise AssertionError(_mask_mixup(fn, plain, e, s, t)) from None
-    for norm_first in (False, True):
-        name = 'pre' if norm_first else 'post'
-        torch.manual_seed(1); m = perturb(Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50, norm_first=norm_first))).eval()
-        with torch.no_grad():
-            ref = m(s, t)
-            try: y = fn(_refusing(m), s, t)
-            except _Refused as e:
-                raise AssertionError(f"my_forward calls {e}: this exercise asks you to write it out, each sub-layer with its "
-                                     "layer's self_attn, cross_attn or ffn and its sub[i].norm") from None
-            except RuntimeError as e: raise AssertionError(f"{name}-LN: " + _mask_mixup(fn, m, e, s, t)) from None
-            assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
-                f"{name}-LN: my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}"
-            if (err := (y - ref).abs().max().item()) < 1e-5: continue
-            raise AssertionError(f"{name}-LN: my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
-    return f"{fn.__name__} computes Transformer.forward, post-LN and pre-LN"
+    torch.manual_seed(1); m = perturb(Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50))).eval()
+    with torch.no_grad():
+        ref = m(s, t)
+        try: y = fn(_refusing(m), s, t)
+        except _Refused as e:
+            raise AssertionError(f"my_forward calls {e}: this exercise asks you to write it out, each sub-layer with its "
+                                 "layer's self_attn, cross_attn or ffn and its sub[i].norm") from None
+        except RuntimeError as e: raise AssertionError(_mask_mixup(fn, m, e, s, t)) from None
+        assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
+            f"my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}"
+        if (err := (y - ref).abs().max().item()) >= 1e-5:
+            raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
+    return f"{fn.__name__} computes Transformer.forward"
 
 # %% ../nbs/A26_exercises.ipynb #a26c06h11
 # The usual slips in counting §6.3's parsing model, each with the settings that make it.

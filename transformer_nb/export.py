@@ -19,7 +19,6 @@ from fastcore.basics import patch
 import numpy as np
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 import transformer_nb
 from .core import BOS_ID, EOS_ID
 from .safeguards import UserError, check_not_link
@@ -75,10 +74,10 @@ def _linear(s, w, b): s.weight, s.bias = _np(w), _np(b)
 
 def _attention(s, m, cross:bool=False):
     "Our attention `m` into CTranslate2's spec `s`: one fused QKV projection, or Q alone and KV fused for cross-attention."
-    W, b, q = m.in_proj.weight, m.in_proj.bias, m.sizes[0]      # rows: W^Q (q of them), then W^K, W^V
-    if cross: _linear(s.linear[0], W[:q], b[:q]); _linear(s.linear[1], W[q:], b[q:])
-    else: _linear(s.linear[0], W, b)
-    _linear(s.linear[-1], m.out_proj.weight, m.out_proj.bias)
+    cat = lambda *ls: (torch.cat([l.weight for l in ls]), torch.cat([l.bias for l in ls]))   # W^Q, W^K, W^V stacked by rows
+    if cross: _linear(s.linear[0], *cat(m.w_q)); _linear(s.linear[1], *cat(m.w_k, m.w_v))
+    else: _linear(s.linear[0], *cat(m.w_q, m.w_k, m.w_v))
+    _linear(s.linear[-1], m.w_o.weight, m.w_o.bias)
 
 def _ffn(s, f, ln): _norm(s.layer_norm, ln); _linear(s.linear_0, f.w_1.weight, f.w_1.bias); _linear(s.linear_1, f.w_2.weight, f.w_2.bias)
 
@@ -363,9 +362,8 @@ def _heads(m, x, d:int):  # (B, n, h*d) -> (B, h, n, d)
     return x.view(x.shape[0], x.shape[1], m.h, d).transpose(1, 2)
 
 def _keys_values(m, x):  # (B, n, d_model) -> K (B, h, n, d_k), V (B, h, n, d_v)
-    "The keys and values attention `m` (02_multihead) makes of `x`: the W^K and W^V rows of its stacked projection."
-    k, v = F.linear(x, *m.rows(m.sizes[0])).split(m.sizes[1:], dim=-1)
-    return _heads(m, k, m.d_k), _heads(m, v, m.d_v)
+    "The keys and values attention `m` (02_multihead) makes of `x`: its W^K and W^V."
+    return _heads(m, m.w_k(x), m.d_k), _heads(m, m.w_v(x), m.d_v)
 
 def _attend(m, q, k, v, bias, into:list):
     "softmax(Q K^T / sqrt(d_k) + bias) V (01_attention) for the heads `q` (B, h, n_q, d_k), `k`, `v`, then W^O; `bias`"
@@ -373,13 +371,12 @@ def _attend(m, q, k, v, bias, into:list):
     s = q @ k.transpose(-2, -1) * (1 / math.sqrt(q.shape[-1]))             # (B, h, n_q, n_k)
     w = (s if bias is None else s + bias).softmax(-1)
     into.append(w)
-    return m.out_proj(m.merge_heads(w @ v))                                  # (B, n_q, d_model)
+    return m.w_o(m.merge_heads(w @ v))                                  # (B, n_q, d_model)
 
 def _self_attend(m, x, bias, into:list, past=None, parents=None, keep:list|None=None):
     "Self-attention `m` over `x` (B, n, d_model) in one projection (Q, K and V at once); with `past` (K, V of earlier"
     " positions, rows picked by `parents`) the new keys and values go after those, and all of them into `keep`."
-    q, k, v = F.linear(x, m.in_proj.weight, m.in_proj.bias).split(m.sizes, dim=-1)
-    q, k, v = _heads(m, q, m.d_k), _heads(m, k, m.d_k), _heads(m, v, m.d_v)
+    q, k, v = _heads(m, m.w_q(x), m.d_k), _heads(m, m.w_k(x), m.d_k), _heads(m, m.w_v(x), m.d_v)
     if past is not None:
         k, v = torch.cat([past[0].index_select(0, parents), k], 2), torch.cat([past[1].index_select(0, parents), v], 2)
         keep += [k, v]
@@ -428,7 +425,7 @@ class OnnxDecoder(nn.Module):
             past, (ck, cv) = kv[2 * i:2 * i + 2], kv[2 * N + 2 * i:2 * N + 2 * i + 2]
             c = l.cross_attn
             x = l.sub[0](x, lambda t: _self_attend(l.self_attn, t, bias, sa, past, parents, present))
-            x = l.sub[1](x, lambda t: _attend(c, _heads(c, F.linear(t, *c.rows(0, c.sizes[0])), c.d_k), ck, cv, None, ca))
+            x = l.sub[1](x, lambda t: _attend(c, _heads(c, c.w_q(t), c.d_k), ck, cv, None, ca))
             x = l.sub[2](x, l.ffn)
         logits = m.generator(m.dec_norm(x[:, -1]))                           # (B, V): the newest position only
         return logits + self.forbid, *present, *sa, *ca

@@ -80,7 +80,7 @@ def _mha_step(m, x, mem=None, mask=None, cache=None, grouped:bool=True):  # (B, 
         if mask is not None: mask = mask.repeat_interleave(B // b, 0)
     o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
     if B > b and grouped: o = _ungroup(o, B, m.h)
-    return F.linear(m.merge_heads(o), m.out_proj.weight, m.out_proj.bias)
+    return F.linear(m.merge_heads(o), m.w_o.weight, m.w_o.bias)
 
 # %% ../nbs/A10_fast_decoding.ipynb #a6c0a013
 def _layer_step(layer, x, memory, src_mask, cache, grouped:bool=True):  # one new position per row: (B, 1, d_model) -> (B, 1, d_model)

@@ -6,8 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/model.html.md"""
 
 # %% auto #0
 __all__ = ['PRESETS', 'PAPER_TABLE3', 'TransformerConfig', 'get_config', 'SublayerConnection', 'EncoderLayer', 'DecoderLayer',
-           'Transformer', 'draw_model', 'check_config_rules', 'get_config_strict', 'decode_cached', 'layer_step',
-           'random_batch', 'perturb', 'to_torch_transformer', 'count_config_params', 'plot_param_counts']
+           'Transformer', 'draw_model', 'check_config_rules', 'get_config_strict', 'random_batch', 'perturb',
+           'to_torch_transformer', 'count_config_params', 'plot_param_counts']
 
 # %% ../nbs/06_model.ipynb #5ff0d801
 from dataclasses import dataclass
@@ -15,7 +15,7 @@ from typing import Literal
 import torch, torch.nn as nn
 from .core import PAD_ID
 from .checks import PositiveInt, Count, Probability
-from .attention import pad_mask, causal_mask, tgt_mask as make_tgt_mask
+from .attention import pad_mask, tgt_mask as make_tgt_mask
 from .multihead import MultiHeadAttention
 from .ffn import FeedForward
 from .embeddings import Embeddings, Generator, tie_weights
@@ -123,7 +123,7 @@ def draw_model(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor):
     import matplotlib.pyplot as plt
     e, d, shapes = model.encoder[0], model.decoder[0], {}
     boxes = [('Input Embedding + PE', model.drop), ('Multi-Head Attention', e.self_attn), ('Add & Norm', e.sub[0]), ('Feed Forward', e.ffn),
-             ('Add & Norm', e.sub[1]), ('memory z (after N layers)', model.encoder[-1]), ('Output Embedding', model.tgt_emb), ('Masked Multi-Head Attention', d.self_attn),
+             ('Add & Norm', e.sub[1]), ('memory z (after N layers)', model.encoder[-1]), ('Output Embedding + PE', model.tgt_pos), ('Masked Multi-Head Attention', d.self_attn),
              ('Add & Norm', d.sub[0]), ('Multi-Head Attention over z', d.cross_attn), ('Add & Norm', d.sub[1]), ('Feed Forward', d.ffn), ('Add & Norm', d.sub[2]), ('Linear: logits', model.generator)]
     hooks = [m.register_forward_hook(lambda m, i, out: shapes.setdefault(m, tuple(out.shape)) and None) for _, m in boxes]
     model(src, tgt); [h.remove() for h in hooks]                         # the first output of each module: its shape
@@ -194,6 +194,7 @@ def get_config_strict(name:str='base', **overrides) -> TransformerConfig:
 # %% ../nbs/06_model.ipynb #b06gx003
 from .model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # A03
 from .attention import tgt_mask_on   # 01: the target mask on the model's device
+from .fast_attention import FastMultiHeadAttention   # A32: 02's layer, fused, with dropout and a decoding cache
 
 SublayerConnection.norm_first = False                  # post-LN, the paper's, unless the model says otherwise
 _post_ln_init, _post_ln = SublayerConnection.__init__, SublayerConnection.forward
@@ -210,9 +211,10 @@ def forward(self:SublayerConnection, x, f):  # (B, n, d_model) -> (B, n, d_model
     return x + self.drop(f(self.norm(x))) if self.norm_first else _post_ln(self, x, f)
 
 def _set_options(layer:nn.Module, cfg:TransformerConfig):
-    "Give a layer built the paper's way the options the paper lacks: `p_attn`, `p_ffn` and `norm_first` of `cfg`."
+    "Give a layer built the paper's way the library's attention (A32) and the options the paper lacks: `p_attn`, `p_ffn`, `norm_first`."
+    for name in ('self_attn', 'cross_attn'):                                   # the same parameters, in the same place
+        if hasattr(layer, name): setattr(layer, name, FastMultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v, p_drop=cfg.p_attn))
     for m in layer.modules():
-        if isinstance(m, MultiHeadAttention): m.p_drop = cfg.p_attn           # dropout on the attention weights
         if isinstance(m, SublayerConnection): m.norm_first = cfg.norm_first
     layer.ffn.drop.p = cfg.p_ffn                                               # dropout after the FFN's ReLU
 
@@ -271,22 +273,7 @@ def forward(self:Transformer, src:torch.Tensor, tgt:torch.Tensor) -> torch.Tenso
 
 # %% ../nbs/06_model.ipynb #b06g0021
 from fastcore.basics import patch
-
-def decode_cached(model:Transformer, memory:torch.Tensor, src_mask:torch.Tensor|None, tgt:torch.Tensor,
-                  tgt_mask:torch.Tensor|None, cache) -> torch.Tensor:
-    "`model.decode(memory, src_mask, tgt, tgt_mask, cache)`: `tgt` (B, n) the new tokens -> their logits (B, n, tgt_vocab)."
-    start, n = len(cache), tgt.shape[1]                                   # positions continue after the cached ones
-    if tgt_mask is None and n > 1: tgt_mask = causal_mask(start + n).to(tgt.device)[..., start:, :]  # new rows only
-    x = model.embed(model.tgt_emb, model.tgt_pos, tgt, start)            # (B, n, d_model)
-    for layer, caches in zip(model.decoder, cache.layers): x = layer_step(layer, x, memory, src_mask, tgt_mask, caches)
-    return model.generator(model.dec_norm(x))
-
-def layer_step(layer:DecoderLayer, x:torch.Tensor, memory:torch.Tensor, src_mask, tgt_mask, caches) -> torch.Tensor:
-    "One decoder layer on the new rows `x` (B, n, d_model), with its (self-attention, cross-attention) `caches`."
-    sc, cc = caches
-    x = layer.sub[0](x, lambda t: layer.self_attn(t, mask=tgt_mask, cache=sc))
-    x = layer.sub[1](x, lambda t: layer.cross_attn(t, memory, mask=src_mask, cache=cc))
-    return layer.sub[2](x, layer.ffn)
+from .fast_attention import decode_cached   # A32: the decoder's cached step
 
 _decode_whole = Transformer.decode
 
@@ -330,8 +317,9 @@ def to_torch_transformer(model:Transformer) -> nn.Transformer:
     dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(**kw), cfg.N, norm=final())
     ref = nn.Transformer(d, cfg.h, custom_encoder=enc, custom_decoder=dec, batch_first=True)
     sd = {}
-    def mha(k, m): sd.update({f'{k}.in_proj_weight': m.in_proj.weight, f'{k}.in_proj_bias': m.in_proj.bias,
-                              f'{k}.out_proj.weight': m.out_proj.weight, f'{k}.out_proj.bias': m.out_proj.bias})
+    def mha(k, m): sd.update({f'{k}.in_proj_weight': torch.cat([m.w_q.weight, m.w_k.weight, m.w_v.weight]),   # W^Q, W^K, W^V stacked
+                              f'{k}.in_proj_bias': torch.cat([m.w_q.bias, m.w_k.bias, m.w_v.bias]),
+                              f'{k}.out_proj.weight': m.w_o.weight, f'{k}.out_proj.bias': m.w_o.bias})
     def lin(k, m): sd.update({f'{k}.weight': m.weight, f'{k}.bias': m.bias})
     for i, l in enumerate(model.encoder):
         k = f'encoder.layers.{i}'
