@@ -13,8 +13,8 @@ MODULES = sorted(p.stem for p in PKG.glob('*.py') if p.stem not in ('__init__', 
 
 # Bottom to top. A module may import modules of its own layer that come before it, and modules of lower layers.
 LAYERS = [
-    ['checks', 'core', 'machine', 'safeguards', 'process', 'textio', 'runs'],
-    ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model_checks', 'model'],
+    ['core', 'checks', 'machine', 'safeguards', 'process', 'textio', 'runs'],
+    ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'layers', 'model_checks', 'model'],
     ['datasets', 'data'],
     ['checkpoints', 'records', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
     ['decoding', 'options', 'fast_decoding', 'evaluation', 'variations', 'significance'],

@@ -18,7 +18,7 @@ import torch
 import torch.nn as nn
 from tqdm import tqdm
 from fastcore.basics import patch
-from .core import get_device
+from .machine import get_device
 from .checks import PositiveInt, Count, PositiveFloat, Probability, Seed, SettingError, validate
 from .machine import choose_precision, precision_dtype, Computed, Runtime
 from .model import Transformer
