@@ -14,7 +14,7 @@ from transformer_nb.core import set_seed
 from transformer_nb.machine import get_device
 from transformer_nb.machine import autocast, limit_threads, hardware
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.positional import sinusoidal_encoding_on
+from transformer_nb.layers import sinusoidal_encoding_on
 from transformer_nb.training import make_optimizer_with_cooldown, seq2seq_loss
 from transformer_nb.trainer import TrainConfig
 
