@@ -19,7 +19,8 @@ set to the input length (`--max-extra 0`) so output lengths match real translati
 import argparse, gzip, statistics, sys, time
 from pathlib import Path
 import torch
-from transformer_nb.core import PAD_ID, EOS_ID, get_device, set_seed
+from transformer_nb.core import PAD_ID, EOS_ID, set_seed
+from transformer_nb.machine import get_device
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.datasets import find_multi30k
 from transformer_nb.decoding import cached_greedy_decode, cached_beam_search

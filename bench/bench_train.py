@@ -10,10 +10,11 @@ Tokens/s counts target tokens (the labels), as fairseq's wps does; a full synthe
 import argparse, datetime, json, math, os, statistics, sys, time
 from pathlib import Path
 import torch, torch.nn as nn
-from transformer_nb.core import get_device, set_seed
+from transformer_nb.core import set_seed
+from transformer_nb.machine import get_device
 from transformer_nb.machine import autocast, limit_threads, hardware
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.positional import sinusoidal_encoding_on
+from transformer_nb.layers import sinusoidal_encoding_on
 from transformer_nb.training import seq2seq_loss
 from transformer_nb.trainer import TrainConfig, make_optimizer_with_cooldown
 

@@ -19,7 +19,8 @@ import numpy as np
 import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_train import train_flops
-from transformer_nb.core import get_device, set_seed
+from transformer_nb.core import set_seed
+from transformer_nb.machine import get_device
 from transformer_nb.machine import autocast, limit_threads, hardware
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import make_optimizer

@@ -56,7 +56,7 @@ T_START = (time.perf_counter(), time.process_time())        # before torch is im
 import torch
 from transformer_nb.core import set_seed, count_params
 from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.core import default_threads
+from transformer_nb.machine import default_threads
 from transformer_nb.datasets import load_dataset, de_number, en_number
 from transformer_nb.numbers import number_scores
 from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint

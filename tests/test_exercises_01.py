@@ -95,8 +95,8 @@ def test_restricted_r_means_what_the_paper_and_07_mean():
 
 # ---------------------------------------------------------------- the "break it" exercises
 BREAK = {
-    1: dict(cell='dc5e0805', old="scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale",
-            new="scale = 1 / q.shape[-1] if scale is None else scale",
+    1: dict(cell='dc5e0805', old="(1 / math.sqrt(q.shape[-1]) if scale is None else scale)",
+            new="(1 / q.shape[-1] if scale is None else scale)",
             cells={'95f30e13': "the test right after `attention` (loops and math.exp, then check_attention)",
                    '78f0f1b7': "the worked example's check",
                    'c762e63d': "the fast path's test against F.scaled_dot_product_attention"},

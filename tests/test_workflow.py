@@ -226,7 +226,7 @@ def test_tnb_train_resumes_a_generated_corpus_made_with_its_own_arguments(tmp_pa
 THREADS_RUN = """
 import json, sys, torch
 from transformer_nb.machine import limit_threads
-from transformer_nb.core import default_threads
+from transformer_nb.machine import default_threads
 from transformer_nb.tasks import Recipe
 from transformer_nb.workflow import train_model
 from transformer_nb.datasets import load_dataset

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import torch
 import transformer_nb
-from .core import get_device
+from .machine import get_device
 from .checks import parse_device, SettingError, PositiveInt, validate
 import transformer_nb.machine  # noqa: F401 (on import it lets torch.load(weights_only=True) read pickled bytes on torch 2.4 too)
 from .model import Transformer, TransformerConfig, count_config_params

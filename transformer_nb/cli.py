@@ -112,7 +112,7 @@ def _train(argv, table):
     heavy_imports()
     if any(x in ('-h', '--help') for x in argv): _train_help()
     a = _train_parser().parse_args(argv, table=table); _check_train(a)
-    from transformer_nb.machine import limit_threads; from transformer_nb.core import get_device
+    from transformer_nb.machine import limit_threads, get_device
     from transformer_nb.trainer import Parallel, say_precision; from transformer_nb import workflow; from transformer_nb.safeguards import removed_unless_used
     limit_threads(a.threads); s, spm, files = _settings(a)
     device = get_device(a.device) if a.device is not None else None   # resolved once, here: a device this machine lacks is refused first

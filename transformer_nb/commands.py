@@ -126,7 +126,7 @@ def load_decoder(c, prog:str, # c: the opened `Checkpoint`; prog: how the tool n
                  o, # the command's `DecodeOptions` (A30): its device, threads and 'auto' precision resolved here, once
                  **decoding): # the `Decoding` settings given (beam, alpha, max_extra, stop), in place of the task's
     "(model, tokenizer, task, `Decoding`, `DecodeOptions` left to do) of the opened `Checkpoint` `c`; says on standard error which file it uses."
-    from transformer_nb.core import get_device
+    from transformer_nb.machine import get_device
     from transformer_nb.machine import limit_threads, choose_precision
     from transformer_nb.fast_decoding import check_beam
     device = get_device(o.device); limit_threads(o.threads)

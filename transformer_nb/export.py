@@ -23,7 +23,8 @@ import transformer_nb
 from .core import BOS_ID, EOS_ID
 from .safeguards import UserError, check_not_link
 from .checks import SettingError, PositiveInt, validate, check_fields
-from .positional import sinusoidal_encoding_on, pe_frequencies
+from .positional import pe_frequencies
+from .layers import sinusoidal_encoding_on
 from .model import TransformerConfig
 from .datasets import sha256_file
 from .checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 import torch.nn.functional as F
-from .core import BOS_ID, EOS_ID, get_device
+from .core import BOS_ID, EOS_ID
+from .machine import get_device
 from .machine import autocast, choose_precision, limit_threads
 from .data import pad_ids
 from .decoding import cached_greedy_decode, inference, encode_batch, next_token_logits_fp32, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS

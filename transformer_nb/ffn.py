@@ -42,25 +42,3 @@ def ffn_as_conv1d(ffn:FeedForward) -> nn.Sequential:
         for c, lin in zip((conv[0], conv[2]), (ffn.w_1, ffn.w_2)):
             c.weight.copy_(lin.weight[:, :, None]); c.bias.copy_(lin.bias)   # (out, in) -> (out, in, 1)
     return conv
-
-# %% ../nbs/03_ffn.ipynb #f3a0e0p1
-from fastcore.basics import patch
-from .checks import check_value, Probability
-
-_ffn_init = FeedForward.__init__
-
-@patch
-def __init__(self:FeedForward, d_model:int=512, d_ff:int=2048,
-             p_inner:float=0.0): # dropout on the hidden activations, after the ReLU (not in the paper)
-    "The paper's network, with `p_inner`, checked to be a rate in [0, 1)."
-    check_value('p_inner', p_inner, Probability)    # a dropout rate in [0, 1) (A24_checks)
-    _ffn_init(self, d_model, d_ff)
-    self.drop = nn.Dropout(p_inner)
-
-_ffn_hidden = FeedForward.hidden
-
-@patch
-def hidden(self:FeedForward, x):   # (..., d_model) -> (..., d_ff)
-    "max(0, x W1 + b1), then dropout at rate `p_inner` while training."
-    return self.drop(_ffn_hidden(self, x))
-

@@ -193,8 +193,8 @@ def get_config_strict(name:str='base', **overrides) -> TransformerConfig:
 
 # %% ../nbs/06_model.ipynb #b06gx003
 from .model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # A03
-from .attention import tgt_mask_on   # 01: the target mask on the model's device
 from .fast_attention import FastMultiHeadAttention   # A32: 02's layer, fused, with dropout and a decoding cache
+from .layers import CheckedFeedForward, checked_positions, tgt_mask_on   # A31: the checked blocks, the mask on the model's device
 
 SublayerConnection.norm_first = False                  # post-LN, the paper's, unless the model says otherwise
 _post_ln_init, _post_ln = SublayerConnection.__init__, SublayerConnection.forward
@@ -216,7 +216,7 @@ def _set_options(layer:nn.Module, cfg:TransformerConfig):
         if hasattr(layer, name): setattr(layer, name, FastMultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v, p_drop=cfg.p_attn))
     for m in layer.modules():
         if isinstance(m, SublayerConnection): m.norm_first = cfg.norm_first
-    layer.ffn.drop.p = cfg.p_ffn                                               # dropout after the FFN's ReLU
+    layer.ffn = CheckedFeedForward.of(layer.ffn, cfg.p_ffn)                   # dropout after the FFN's ReLU (the same weights)
 
 _encoder_init, _decoder_init = EncoderLayer.__init__, DecoderLayer.__init__
 
@@ -237,6 +237,7 @@ def __init__(self:Transformer, cfg:TransformerConfig):  # noqa: F811 (@patch: ea
     "The main line's model, `cfg` checked first; pre-LN ends each stack in a LayerNorm (post-LN already does)."
     check_config(cfg, TransformerConfig)
     _paper_init(self, cfg)
+    self.src_pos, self.tgt_pos = checked_positions(self.src_pos), checked_positions(self.tgt_pos)   # from `start`, any length (A31)
     if cfg.tie == 'decoder': tie_weights(self.tgt_emb, self.generator)    # the target side only (not in the paper)
     self.enc_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()   # pre-LN only: post-LN ends in a LayerNorm
     self.dec_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/positional_encoding.html.m
 
 # %% auto #0
 __all__ = ['pe_frequencies', 'sinusoidal_encoding', 'pe_shift_matrix', 'SinusoidalPositionalEncoding',
-           'LearnedPositionalEmbedding', 'check_even_width', 'check_learned_range', 'sinusoidal_encoding_on']
+           'LearnedPositionalEmbedding']
 
 # %% ../nbs/05_positional_encoding.ipynb #2897c338
 import torch, torch.nn as nn
@@ -34,16 +34,13 @@ def pe_shift_matrix(k:int, d_model:int) -> torch.Tensor:  # (d_model, d_model) f
 
 # %% ../nbs/05_positional_encoding.ipynb #6654e4a9
 class SinusoidalPositionalEncoding(nn.Module):
-    "Adds the sinusoidal encodings of positions start.. to x (§3.5); the table grows on demand, so any length works."
+    "Adds the sinusoidal encodings of positions 0 .. n-1 to x (§3.5), from one fixed table of `max_len` rows."
     def __init__(self, d_model:int, max_len:int=512):
         super().__init__()
-        self.d_model, self.pe = d_model, sinusoidal_encoding(max_len, d_model).float()   # (max_len, d_model), fixed
+        self.pe = sinusoidal_encoding(max_len, d_model).float()   # (max_len, d_model), computed once
 
-    def forward(self, x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
-        end = start + x.shape[-2]
-        if end > len(self.pe):   # longer than ever seen: recompute, at least doubling
-            self.pe = sinusoidal_encoding(max(end, 2 * len(self.pe)), self.d_model).float()
-        return x + self.pe[start:end]
+    def forward(self, x:torch.Tensor) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
+        return x + self.pe[:x.shape[-2]]
 
 # %% ../nbs/05_positional_encoding.ipynb #ea7509b4
 class LearnedPositionalEmbedding(nn.Module):
@@ -53,57 +50,5 @@ class LearnedPositionalEmbedding(nn.Module):
         self.d_model, self.emb = d_model, nn.Embedding(max_len, d_model)   # weight (max_len, d_model)
         nn.init.normal_(self.emb.weight, 0.0, 2 ** -0.5)   # the RMS of a sinusoid's entries, so both kinds start alike
 
-    def forward(self, x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
-        return x + self.emb.weight[start:start + x.shape[-2]]
-
-# %% ../nbs/05_positional_encoding.ipynb #f5a0e003
-def check_even_width(d_model:int):
-    "Refuse a width that sinusoidal encodings cannot fill with (sin, cos) pairs."
-    if not isinstance(d_model, int) or d_model <= 0 or d_model % 2:
-        raise ValueError(f"d_model={d_model!r} must be a positive even number for sinusoidal encodings (sin/cos pairs)")
-
-def check_learned_range(end:int, max_len:int):
-    "Refuse positions past a learned table: there is no vector for them (never a silent wrap or clip)."
-    if end > max_len:
-        raise ValueError(f"positions up to {end - 1} were asked for, but learned positional embeddings only exist "
-                         f"for positions 0..{max_len - 1} (max_len={max_len}); use a larger max_len or pos='sinusoidal'")
-
-# %% ../nbs/05_positional_encoding.ipynb #gd05chk1
-from fastcore.basics import patch
-from .checks import check_value, Count
-
-def sinusoidal_encoding_on(n:int, d_model:int, start:int=0, device=None, dtype=torch.float32) -> torch.Tensor:  # (n, d_model)
-    "`sinusoidal_encoding(n, d_model, start)`, its arguments checked, computed in float64, on `device` in `dtype`."
-    for name, v in (('n', n), ('start', start)): check_value(name, v, Count)   # ints >= 0 (A24_checks)
-    check_even_width(d_model)                                                   # sin/cos pairs
-    return sinusoidal_encoding(n, d_model, start).to(device=device, dtype=dtype)
-
-
-# %% ../nbs/05_positional_encoding.ipynb #gd05chk3
-_spe_init = SinusoidalPositionalEncoding.__init__
-
-@patch
-def __init__(self:SinusoidalPositionalEncoding, d_model:int, max_len:int=512):
-    "The main line's constructor, after checking `d_model`; its table kept as a non-persistent buffer (moved with the module, never saved)."
-    check_even_width(d_model)                                      # sin/cos pairs
-    _spe_init(self, d_model, max_len)
-    self.register_buffer('pe', self.__dict__.pop('pe'), persistent=False)   # (max_len, d_model)
-
-@patch
-def forward(self:SinusoidalPositionalEncoding, x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
-    "The main line's forward, the table regrown on the device of `x` and added in its dtype."
-    end = start + x.shape[-2]
-    if end > self.pe.shape[0]:   # longer than ever seen: recompute, at least doubling
-        self.pe = sinusoidal_encoding_on(max(end, 2 * self.pe.shape[0]), self.d_model, device=x.device)
-    return x + self.pe[start:end].to(x.dtype)
-
-@patch(as_prop=True)
-def max_len(self:LearnedPositionalEmbedding) -> int: return self.emb.num_embeddings
-
-@patch
-def forward(self:LearnedPositionalEmbedding, # noqa: F811 (the second class whose `forward` this module patches)
-            x:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
-    "The main line's forward, after checking that the table has a vector for every position; added in the dtype of `x`."
-    end = start + x.shape[-2]
-    check_learned_range(end, self.max_len)                         # no vector past the table
-    return x + self.emb.weight[start:end].to(x.dtype)
+    def forward(self, x:torch.Tensor) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
+        return x + self.emb.weight[:x.shape[-2]]

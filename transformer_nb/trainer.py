@@ -20,7 +20,8 @@ import torch
 import torch.nn as nn
 from tqdm import tqdm
 from fastcore.basics import patch
-from .core import get_device, PAD_ID
+from .core import PAD_ID
+from .machine import get_device
 from .checks import PositiveInt, Count, PositiveFloat, Probability, Seed, SettingError, validate, check_value
 from .machine import choose_precision, precision_dtype, Computed, Runtime
 from .model import Transformer

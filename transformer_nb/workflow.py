@@ -19,7 +19,8 @@ from pathlib import Path
 from .safeguards import read_text_lines, printable
 from .checks import Count, SettingError, SettingWarning, check_value, check_fields, settings
 from .process import settings_line
-from .core import UNK_ID, set_seed, get_device
+from .core import UNK_ID, set_seed
+from .machine import get_device
 from .machine import hardware, git_commit, limit_threads
 from .model import Transformer, TransformerConfig, get_config_strict, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file

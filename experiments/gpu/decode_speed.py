@@ -3,7 +3,7 @@ greedy and beam 4, one sentence per batch and full batches (4000 source tokens),
     python3 experiments/gpu/decode_speed.py CKPT SRC_FILE OUT.json [--device cuda] [--n 1000] [--n1 200]"""
 import argparse, datetime, gzip, json, statistics, sys, time
 import torch
-from transformer_nb.core import get_device
+from transformer_nb.machine import get_device
 from transformer_nb.machine import hardware
 from transformer_nb.checkpoints import model_from_checkpoint
 from transformer_nb.fast_decoding import translate

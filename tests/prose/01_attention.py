@@ -8,7 +8,7 @@ dot-product attention's intermediates (this run's `rows`; no timing is asserted)
 and are deleted at the end."""
 import inspect as _inspect, json as _json
 from transformer_nb.machine import NotebookFile as _NotebookFile
-from transformer_nb.attention import scaling_experiment as _scaling, retrieval_experiment as _retrieval
+from transformer_nb.layers import scaling_experiment as _scaling, retrieval_experiment as _retrieval
 
 _nbf = _NotebookFile('01_attention.ipynb')
 _q = _nbf.quoted
