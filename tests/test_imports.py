@@ -14,11 +14,11 @@ MODULES = sorted(p.stem for p in PKG.glob('*.py') if p.stem not in ('__init__', 
 # Bottom to top. A module may import modules of its own layer that come before it, and modules of lower layers.
 LAYERS = [
     ['checks', 'core', 'machine', 'safeguards', 'process', 'textio', 'runs'],
-    ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model_checks', 'model'],
-    ['datasets', 'data'],
+    ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model_checks', 'model', 'complexity'],
+    ['datasets', 'data', 'tokens'],
     ['checkpoints', 'records', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
     ['decoding', 'options', 'fast_decoding', 'evaluation', 'variations', 'significance'],
-    ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
+    ['tasks', 'workflow', 'numbers', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
     ['commands', 'cli', 'wmt14'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}
