@@ -24,7 +24,7 @@ from transformer_nb.machine import get_device
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.datasets import find_multi30k
 from transformer_nb.decoding import cached_greedy_decode, cached_beam_search
-from transformer_nb.data import pad_ids
+from transformer_nb.tokens import pad_ids
 from transformer_nb.fast_decoding import length_batches
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SRC = (find_multi30k(ROOT) or ROOT.parent / 'shared' / 'data' / 'multi30k') / 'test_2016_flickr.de.gz'

@@ -18,7 +18,7 @@ What is compared, like for like:
   layer. Our weights are ported into OpenNMT-py (`peer_opennmt.py convert`), and the first batch's loss with dropout off
   is printed for both: the same number says both compute the same function;
 - the pieces and batches: one SentencePiece model (8000 pieces, learned on the training set), the first `--batches`
-  batches of an epoch of our `TokenBatchSampler` at `--max-tokens`, padded the same way, handed to both;
+  batches of an epoch of our `DistributedTokenBatchSampler` at `--max-tokens`, padded the same way, handed to both;
 - an update: ours is `Trainer.update` (what `tnb-train` runs: collate, forward, label-smoothed loss, backward, gradient
   norm, Adam, schedule); OpenNMT-py's is what its `Trainer._gradient_accumulation` does (model, `LossCompute` with its
   statistics, `Optimizer.backward`, `Optimizer.step`), with the same Adam, noam schedule and label smoothing 0.1.
@@ -31,7 +31,7 @@ and PyTorch's choice of attention kernel), the baseline that says what they brin
 (recent releases draw CPU dropout masks more slowly than 2.2).
 
 With `--own-steps S` it also times each system end to end with its own data pipeline and batching, as a user runs it:
-ours is `train_model` (what `tnb-train` runs: the pre-encoded pairs, `TokenBatchSampler`, the update loop), OpenNMT-py
+ours is `train_model` (what `tnb-train` runs: the pre-encoded pairs, `DistributedTokenBatchSampler`, the update loop), OpenNMT-py
 is `onmt_train` on the same pieces written as text (its own readers, bucketing and batching at `-batch_type tokens
 -batch_size --max-tokens`, its default data workers), both for S updates with no validation and no checkpoint. The
 figure is the median over the intervals of 10 updates after the first 10 of target tokens per second of wall time, as
@@ -49,7 +49,7 @@ from bench_peers import peer_python, write_stubs
 from peer_opennmt import train_args, ONMT_SPECIALS
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.data import Tokenizer, checked_encode_pairs, TokenBatchSampler, checked_collate
+from transformer_nb.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler, checked_collate
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.trainer import Trainer, TrainConfig
@@ -156,9 +156,9 @@ def main(argv=None):
     if d is None: sys.exit("Multi30k not found: give --data-dir, or set TNB_MULTI30K (e.g. ../shared/data/multi30k)")
     limit_threads(max(a.threads))
     data = load_dataset('multi30k', 'de', 'en', d)
-    tok = Tokenizer.train(data, vocab_size=a.vocab_size)
+    tok = CheckedTokenizer.train(data, vocab_size=a.vocab_size)
     pairs = checked_encode_pairs(tok, data.train, max_len=256)
-    sampler = TokenBatchSampler([len(s) for s, _ in pairs], [len(t) for _, t in pairs], a.max_tokens, shuffle=True, seed=0)
+    sampler = DistributedTokenBatchSampler([len(s) for s, _ in pairs], [len(t) for _, t in pairs], a.max_tokens, shuffle=True, seed=0)
     groups = sampler.batches()[:a.batches]
     batches = [checked_collate([pairs[i] for i in g]) for g in groups]
     tokens = sum(int((t[:, 1:] != PAD_ID).sum()) for _, t in batches)

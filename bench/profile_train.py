@@ -14,7 +14,7 @@ import torch
 from _common import ROOT, command, load_average
 from transformer_nb.core import set_seed
 from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.data import Tokenizer, checked_encode_pairs, TokenBatchSampler
+from transformer_nb.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.trainer import Trainer, TrainConfig
@@ -45,9 +45,9 @@ def main(argv=None):
     if d is None: sys.exit("Multi30k not found: give --data-dir, or set TNB_MULTI30K (e.g. ../shared/data/multi30k)")
     limit_threads(a.threads)
     data = load_dataset('multi30k', 'de', 'en', d)
-    tok = Tokenizer.train(data, vocab_size=8000)
+    tok = CheckedTokenizer.train(data, vocab_size=8000)
     pairs = checked_encode_pairs(tok, data.train, max_len=256)
-    groups = TokenBatchSampler([len(s) for s, _ in pairs], [len(t) for _, t in pairs], a.max_tokens, seed=0).batches()
+    groups = DistributedTokenBatchSampler([len(s) for s, _ in pairs], [len(t) for _, t in pairs], a.max_tokens, seed=0).batches()
     set_seed(0)
     model = Transformer(get_config('mini', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, norm_first=True, p_ffn=0.1))
     tr = Trainer(model, pairs, None, tc=TrainConfig(max_tokens=a.max_tokens, progress=False), say=lambda m: None)

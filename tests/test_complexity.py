@@ -3,22 +3,13 @@ import math
 import pytest
 import torch
 import torch.nn as nn
-from transformer_nb.complexity import (TABLE1, table1_markdown, layer_flops, _module_flops, local_mask, make_layer,
-                                       _LAYER_KINDS, CausalConv1d, SelfAttentionLayer, benchmark_layers, _timing_table,
-                                       path_gradient, max_path_length, layer_flops_strict, local_mask_on, make_any_layer,
-                                       path_gradient_strict, max_path_length_strict)
+from transformer_nb.complexity import (layer_flops, local_mask, CausalConv1d, SelfAttentionLayer, RecurrentLayer,
+                                       path_gradient, max_path_length)
+from transformer_nb.speed import (module_flops, benchmark_layers, timing_table, layer_flops_strict, local_mask_on,
+                                  make_any_layer, path_gradient_strict, max_path_length_strict, AnyLayerKind)
+from typing import get_args
 
 torch.set_num_threads(1)
-
-
-def test_table1_rows():
-    got = {r['layer']: (r['complexity'], r['sequential'], r['path']) for r in TABLE1}
-    assert got == {'Self-Attention': ('O(n²·d)', 'O(1)', 'O(1)'),
-                   'Recurrent': ('O(n·d²)', 'O(n)', 'O(n)'),
-                   'Convolutional': ('O(k·n·d²)', 'O(1)', 'O(log_k(n))'),
-                   'Self-Attention (restricted)': ('O(r·n·d)', 'O(1)', 'O(n/r)')}
-    md = table1_markdown().splitlines()
-    assert len(md) == 6 and md[0].startswith('| Layer Type |') and set(md[1]) <= set('|-')
 
 
 @pytest.mark.parametrize('n,d,k,r', [(1, 1, 1, 1), (30, 512, 3, 5), (100, 64, 5, 16), (7, 13, 2, 100)])
@@ -47,18 +38,18 @@ def test_crossover_at_n_equals_d(d):
     assert layer_flops(d, d)['self-attention'] == layer_flops(d, d)['recurrent']
 
 
-def test_module_flops_crossover_with_lstm_at_2d():
+def testmodule_flops_crossover_with_lstm_at_2d():
     d = 48
-    cheaper = [n for n in range(1, 4*d) if _module_flops('self-attention', n, d) < _module_flops('lstm', n, d)]
+    cheaper = [n for n in range(1, 4*d) if module_flops('self-attention', n, d) < module_flops('lstm', n, d)]
     assert cheaper == list(range(1, 2*d))
-    assert _module_flops('rnn', 9, d) == layer_flops(9, d)['recurrent']
-    assert _module_flops('gru', 9, d) == 3 * _module_flops('rnn', 9, d)
-    assert _module_flops('restricted', 100, d, r=10) == 8*100*d*d + 4*10*100*d
+    assert module_flops('rnn', 9, d) == layer_flops(9, d)['recurrent']
+    assert module_flops('gru', 9, d) == 3 * module_flops('rnn', 9, d)
+    assert module_flops('restricted', 100, d, r=10) == 8*100*d*d + 4*10*100*d
 
 
 @pytest.mark.parametrize('call,msg', [
     (lambda: layer_flops_strict(0, 8), 'n=0'), (lambda: layer_flops_strict(8, -2), 'd=-2'), (lambda: layer_flops_strict(8, 8, r=0), 'r=0'),
-    (lambda: layer_flops_strict(8.0, 8), 'n=8.0'), (lambda: _module_flops('cnn', 8, 8), "'cnn'"),
+    (lambda: layer_flops_strict(8.0, 8), 'n=8.0'), (lambda: module_flops('cnn', 8, 8), "'cnn'"),
     (lambda: local_mask_on(4, 0), 'r=0'), (lambda: make_any_layer('transformer', 8), "'transformer'"),
     (lambda: max_path_length_strict('conv', 10, k=1), 'k=1'), (lambda: max_path_length_strict('restricted', 10), 'r=None'),
     (lambda: benchmark_layers([]), 'ns=[] must hold at least one sequence length'), (lambda: benchmark_layers([8], repeats=0), 'repeats=0'),
@@ -80,15 +71,29 @@ def test_benchmark_structure():
         assert 0 < r['min_seconds'] <= r['seconds']
         assert r['d_model'] == 8 and r['batch'] == 1
         assert isinstance(r['seconds'], float) and 0 < r['seconds'] < 10
-    lines = _timing_table(recs).splitlines()
+    lines = timing_table(recs).splitlines()
     assert len(lines) == 3 and lines[0].split()[2:] == ['self-attention', 'gru', 'conv', 'restricted']
 
 
 def test_layers_keep_shape():
     x = torch.randn(3, 9, 16)
-    for kind in _LAYER_KINDS:
-        layer = make_layer(kind, 16)
+    for layer in (SelfAttentionLayer(16), SelfAttentionLayer(16, r=4), RecurrentLayer(16), CausalConv1d(16)):
+        assert layer(x).shape == x.shape
+    for kind in get_args(AnyLayerKind):
+        layer = make_any_layer(kind, 16)
         assert not layer.training and layer(x).shape == x.shape
+
+
+def test_library_layers_equal_the_main_lines():
+    "make_any_layer's layers hold the main line's parameters and give its outputs (the path gradient included)."
+    x = torch.randn(1, 7, 8, dtype=torch.float64)
+    for kind, paper in (('lstm', lambda: RecurrentLayer(8)), ('self-attention', lambda: SelfAttentionLayer(8)),
+                        ('restricted', lambda: SelfAttentionLayer(8, r=4)), ('conv', lambda: CausalConv1d(8))):
+        torch.manual_seed(1); a = paper().double().eval(); torch.manual_seed(1); b = make_any_layer(kind, 8, r=4).double()
+        assert list(a.state_dict()) == list(b.state_dict())
+        b.load_state_dict(a.state_dict())
+        torch.testing.assert_close(b(x), a(x))
+        torch.testing.assert_close(path_gradient_strict(b, x), path_gradient(a, x))
 
 
 def test_conv_is_causal_and_sees_k_positions():
@@ -115,9 +120,9 @@ def test_conv_gradient_is_exactly_zero_beyond_reach(k, dilation):
 def test_self_attention_reaches_every_position_in_one_layer():
     n, d = 32, 8
     x = torch.randn(1, n, d, dtype=torch.float64)
-    g = path_gradient(make_layer('self-attention', d).double(), x)
+    g = path_gradient(SelfAttentionLayer(d).double().eval(), x)
     assert (g > 0).all() and g[0] > 1e-3 * g.max()                  # distance n-1 is not negligible
-    g = path_gradient(make_layer('lstm', d).double(), x)
+    g = path_gradient(RecurrentLayer(d).double(), x)
     assert (g > 0).all()                                             # recurrent: reaches, but through n-1 steps
 
 

@@ -1,4 +1,4 @@
-"transformer_nb.datasets (A2) and transformer_nb.data (08): corpora, bad input, checksums and the offline download path, tokenizer, batching, collate."
+"transformer_nb.datasets (A2), transformer_nb.data (08) and transformer_nb.tokens (A33): corpora, bad input, checksums and the offline download path, tokenizer, batching, collate, and the library's versions equal to 08's."
 import gzip, hashlib, io, os, pickle, re, urllib.error, urllib.request, warnings
 from pathlib import Path
 import numpy as np
@@ -6,8 +6,9 @@ import pytest
 import torch
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb import datasets as D
-from transformer_nb.data import (Tokenizer, TokenBatchSampler, collate, encode_pairs, padding_efficiency, pad_ids, checked_collate,
-                                 checked_encode_pairs)
+from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pairs
+from transformer_nb.tokens import (CheckedTokenizer, DistributedTokenBatchSampler, padding_efficiency, pad_ids, checked_collate,
+                                   checked_encode_pairs)
 from transformer_nb.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
                                      _number_splits, numbers_corpus, copy_corpus, _common_numbers, magnitude, MAGNITUDES,
                                      find_multi30k, multi30k, _multi30k_files, download_file, _MULTI30K_SHA256, _MULTI30K_URL)
@@ -359,7 +360,7 @@ def testdownload_file_with_fetch_function(tmp_path):
 def m30k(M30K): return multi30k('de', 'en', data_dir=M30K)
 
 @pytest.fixture(scope='module')
-def tok(m30k): return Tokenizer.train(m30k, vocab_size=4000)
+def tok(m30k): return CheckedTokenizer.train(m30k, vocab_size=4000)
 
 def test_tokenizer_special_ids_and_round_trip(tok, m30k):
     assert [tok.sp.id_to_piece(i) for i in range(4)] == ['<pad>', '<unk>', '<s>', '</s>']
@@ -384,37 +385,37 @@ def test_tokenizer_unknown_characters_map_to_unk(tok):
 
 def test_tokenizer_bytes_pickle_and_checkpoint(tok, tmp_path):
     b = tok.to_bytes(); assert isinstance(b, bytes)
-    t2 = Tokenizer.from_bytes(b); assert t2 == tok and t2.encode('Ein Hund.') == tok.encode('Ein Hund.')
+    t2 = CheckedTokenizer.from_bytes(b); assert t2 == tok and t2.encode('Ein Hund.') == tok.encode('Ein Hund.')
     assert pickle.loads(pickle.dumps(tok)) == tok
     torch.save({'tokenizer': b}, tmp_path/'ck.pt')
-    assert Tokenizer.from_bytes(torch.load(tmp_path/'ck.pt', weights_only=True)['tokenizer']) == tok
-    assert Tokenizer.from_bytes(torch.frombuffer(bytearray(b), dtype=torch.uint8)) == tok
-    tok.save(tmp_path/'tok.model'); assert Tokenizer.load(tmp_path/'tok.model') == tok
-    with pytest.raises(ValueError, match='not a SentencePiece model'): Tokenizer.from_bytes(b'garbage')
+    assert CheckedTokenizer.from_bytes(torch.load(tmp_path/'ck.pt', weights_only=True)['tokenizer']) == tok
+    assert CheckedTokenizer.from_bytes(torch.frombuffer(bytearray(b), dtype=torch.uint8)) == tok
+    tok.save(tmp_path/'tok.model'); assert CheckedTokenizer.load(tmp_path/'tok.model') == tok
+    with pytest.raises(ValueError, match='not a SentencePiece model'): CheckedTokenizer.from_bytes(b'garbage')
 
 def test_tokenizer_case_folding_and_byte_fallback_travel_with_it(tmp_path):
     "SentencePiece's own options: folded case and bytes for unseen characters, kept by to_bytes (and so by checkpoints)."
     nums = load_dataset('numbers')
-    t = Tokenizer.train(nums.train_texts()[:20000], vocab_size=600, normalization_rule_name='nmt_nfkc_cf', byte_fallback=True)
+    t = CheckedTokenizer.train(nums.train_texts()[:20000], vocab_size=600, normalization_rule_name='nmt_nfkc_cf', byte_fallback=True)
     torch.save({'tokenizer': t.to_bytes()}, tmp_path / 'ck.pt')
-    back = Tokenizer.from_bytes(torch.load(tmp_path / 'ck.pt', weights_only=True)['tokenizer'])
+    back = CheckedTokenizer.from_bytes(torch.load(tmp_path / 'ck.pt', weights_only=True)['tokenizer'])
     assert back == t and back.options == {'case_folding': True, 'byte_fallback': True} and 'case folding' in repr(back)
     for typed in ('Seven', 'THREE', 'Zero', 'Three Hundred Forty-Two'): assert back.encode(typed) == back.encode(typed.lower())
     assert UNK_ID not in back.encode('zwölf ☃ 日本') and back.decode(back.encode('zwölf ☃ 日本')) == 'zwölf ☃ 日本'
-    plain = Tokenizer.train(nums.train_texts()[:20000], vocab_size=600)
+    plain = CheckedTokenizer.train(nums.train_texts()[:20000], vocab_size=600)
     assert plain.options == {'case_folding': False, 'byte_fallback': False} and UNK_ID in plain.encode('Seven')
 
 def test_tokenizer_learns_from_training_split_only():
     d = ParallelData('t', 'a', 'b', [('alpha beta', 'gamma delta')] * 50, valid=[('Ω', 'Ω')], test=[('Ж', 'Ж')])
-    t = Tokenizer.train(d, vocab_size=40)
+    t = CheckedTokenizer.train(d, vocab_size=40)
     assert t.encode('Ω')[-1] == UNK_ID and t.encode('Ж')[-1] == UNK_ID and UNK_ID not in t.encode('gamma beta')
 
 def test_tokenizer_deterministic_and_bad_args(m30k):
     small = ParallelData('s', 'de', 'en', m30k.train[:2000])
-    assert Tokenizer.train(small, vocab_size=500).to_bytes() == Tokenizer.train(small, vocab_size=500).to_bytes()
-    with pytest.raises(ValueError, match='vocab_size=12'): Tokenizer.train(small, vocab_size=12)
-    with pytest.raises(TypeError): Tokenizer.train('just one string')
-    with pytest.raises(ValueError, match='no'): Tokenizer.train(['', ''])
+    assert CheckedTokenizer.train(small, vocab_size=500).to_bytes() == CheckedTokenizer.train(small, vocab_size=500).to_bytes()
+    with pytest.raises(ValueError, match='vocab_size=12'): CheckedTokenizer.train(small, vocab_size=12)
+    with pytest.raises(TypeError): CheckedTokenizer.train('just one string')
+    with pytest.raises(ValueError, match='no'): CheckedTokenizer.train(['', ''])
 
 def test_encode_pairs_conventions(tok, m30k):
     enc = encode_pairs(tok, m30k.valid[:50])
@@ -426,14 +427,14 @@ def test_encode_pairs_conventions(tok, m30k):
 
 # ---------------------------------------------------------------- what data's public functions refuse
 
-def _tok(): return Tokenizer.train(['a b c', 'd e f g', 'h i'] * 50, vocab_size=20)
+def _tok(): return CheckedTokenizer.train(['a b c', 'd e f g', 'h i'] * 50, vocab_size=20)
 
 @pytest.mark.parametrize('call, exc, says', [
-    (lambda: Tokenizer.train(None), TypeError, 'wants a ParallelData or a list of sentences, got a NoneType'),
-    (lambda: Tokenizer.train([1, 2]), TypeError, 'a sentence is a int, not a str'),
-    (lambda: Tokenizer('model.spm'), TypeError, "a SentencePiece model's bytes, got a str (a file: Tokenizer.load(path))"),
-    (lambda: Tokenizer.load('/nonexistent/x.model'), FileNotFoundError, '/nonexistent/x.model: no such file'),
-    (lambda: Tokenizer.load('/'), FileNotFoundError, 'is a folder, not a SentencePiece model'),
+    (lambda: CheckedTokenizer.train(None), TypeError, 'wants a ParallelData or a list of sentences, got a NoneType'),
+    (lambda: CheckedTokenizer.train([1, 2]), TypeError, 'a sentence is a int, not a str'),
+    (lambda: CheckedTokenizer('model.spm'), TypeError, "a SentencePiece model's bytes, got a str (a file: CheckedTokenizer.load(path))"),
+    (lambda: CheckedTokenizer.load('/nonexistent/x.model'), FileNotFoundError, '/nonexistent/x.model: no such file'),
+    (lambda: CheckedTokenizer.load('/'), FileNotFoundError, 'is a folder, not a SentencePiece model'),
     (lambda: _tok().decode('a b'), TypeError, 'decode wants token ids (ints), got a str'),
     (lambda: _tok().decode([5, 1.5]), ValueError, 'token ids are whole numbers, got 1.5'),
     (lambda: checked_encode_pairs(None, [('a', 'b')]), TypeError, 'encode_pairs wants a Tokenizer first'),
@@ -443,10 +444,10 @@ def _tok(): return Tokenizer.train(['a b c', 'd e f g', 'h i'] * 50, vocab_size=
     (lambda: checked_encode_pairs(_tok(), [('a b', 'c')], max_len=float('nan')), ValueError, 'max_len=nan must be an int >= 2'),
     (lambda: checked_encode_pairs(_tok(), [('a b c d e f', 'c')], max_len=3), ValueError, 'every one of the 1 pairs is longer than max_len=3'),
     (lambda: checked_encode_pairs(_tok(), [('a b', 'c'), ('a', None)]), TypeError, 'pairs[1] holds a NoneType, not a str: None'),
-    (lambda: Tokenizer.load(None), TypeError, "Tokenizer.load wants a file's path, got a NoneType"),
-    (lambda: TokenBatchSampler([-3, 4], [3, 4], 10), ValueError, 'at least one source and one target token'),
-    (lambda: TokenBatchSampler([3, 4], [3, 4], 10, rank=0.5, world_size=2), ValueError, 'rank=0.5 must be an int >= 0'),
-    (lambda: TokenBatchSampler([3, 4], [3, 4], 10, seed=-1), ValueError, 'seed=-1 must be an int in [0, 4294967295]'),
+    (lambda: CheckedTokenizer.load(None), TypeError, "CheckedTokenizer.load wants a file's path, got a NoneType"),
+    (lambda: DistributedTokenBatchSampler([-3, 4], [3, 4], 10), ValueError, 'at least one source and one target token'),
+    (lambda: DistributedTokenBatchSampler([3, 4], [3, 4], 10, rank=0.5, world_size=2), ValueError, 'rank=0.5 must be an int >= 0'),
+    (lambda: DistributedTokenBatchSampler([3, 4], [3, 4], 10, seed=-1), ValueError, 'seed=-1 must be an int in [0, 4294967295]'),
     (lambda: padding_efficiency([], [1], [1]), ValueError, 'needs batches'),
     (lambda: padding_efficiency([[5]], [1], [1]), ValueError, 'a batch holds example 5, but there are 1 lengths'),
 ])
@@ -495,7 +496,7 @@ def test_sampler_ddp_shards_disjoint_equal_complete(world_size):
     for epoch in (0, 1):
         shards = []
         for r in range(world_size):
-            smp = TokenBatchSampler(s, t, 3000, rank=r, world_size=world_size); smp.set_epoch(epoch)
+            smp = DistributedTokenBatchSampler(s, t, 3000, rank=r, world_size=world_size); smp.set_epoch(epoch)
             shards.append(list(smp))
         assert len({len(x) for x in shards}) == 1                                     # same number of batches
         idx = [i for x in shards for b in x for i in b]
@@ -504,16 +505,16 @@ def test_sampler_ddp_shards_disjoint_equal_complete(world_size):
 
 def test_sampler_ddp_splits_batches_when_needed():
     s, t = [10] * 9, [10] * 9                                   # 3 batches of 3 at max_tokens=30 -> 4 for 2 ranks
-    shards = [list(TokenBatchSampler(s, t, 30, rank=r, world_size=2)) for r in range(2)]
+    shards = [list(DistributedTokenBatchSampler(s, t, 30, rank=r, world_size=2)) for r in range(2)]
     assert [len(x) for x in shards] == [2, 2] and sorted(i for x in shards for b in x for i in b) == list(range(9))
     with pytest.raises(ValueError, match='same number of batches'):
-        TokenBatchSampler([10] * 3, [10] * 3, 10, world_size=2).batches()
+        DistributedTokenBatchSampler([10] * 3, [10] * 3, 10, world_size=2).batches()
 
 def test_sampler_bad_args():
-    with pytest.raises(ValueError, match='example 1 has 50 source'): TokenBatchSampler([5, 50], [5, 5], 40)
-    with pytest.raises(ValueError, match='rank=2'): TokenBatchSampler([5] * 4, [5] * 4, 40, rank=2, world_size=2)
-    with pytest.raises(ValueError, match='3 source lengths but 2'): TokenBatchSampler([5] * 3, [5] * 2, 40)
-    with pytest.raises(ValueError, match='max_tokens'): TokenBatchSampler([5], [5], 0)
+    with pytest.raises(ValueError, match='example 1 has 50 source'): DistributedTokenBatchSampler([5, 50], [5, 5], 40)
+    with pytest.raises(ValueError, match='rank=2'): DistributedTokenBatchSampler([5] * 4, [5] * 4, 40, rank=2, world_size=2)
+    with pytest.raises(ValueError, match='3 source lengths but 2'): DistributedTokenBatchSampler([5] * 3, [5] * 2, 40)
+    with pytest.raises(ValueError, match='max_tokens'): DistributedTokenBatchSampler([5], [5], 0)
 
 def test_collate_shapes_and_padding():
     ex = [([5, 6, EOS_ID], [BOS_ID, 7, EOS_ID]), ([8, EOS_ID], [BOS_ID, 9, 10, 11, EOS_ID]), ([4, 4, 4, 4, EOS_ID], [BOS_ID, EOS_ID])]
@@ -533,6 +534,17 @@ def test_the_checked_data_functions_equal_the_main_lines(tok, m30k):
     for i in range(0, 200, 37):
         assert all(torch.equal(a, b) for a, b in zip(checked_collate(enc[i:i + 37]), collate(enc[i:i + 37])))
         assert all(torch.equal(a, b) for a, b in zip(checked_collate(enc[i:i + 37], pad_id=-1), collate(enc[i:i + 37], pad_id=-1)))
+
+def test_the_library_tokenizer_and_sampler_equal_the_main_lines(tok, m30k):
+    "CheckedTokenizer learns 08's pieces from the same sentences and gives its ids and texts; one rank of DistributedTokenBatchSampler gives 08's batches."
+    small = ParallelData('s', 'de', 'en', m30k.train[:3000])
+    mine, paper = CheckedTokenizer.train(small, vocab_size=600), Tokenizer.train(small.train_texts(), vocab_size=600)
+    assert [mine.sp.id_to_piece(i) for i in range(600)] == [paper.sp.id_to_piece(i) for i in range(600)]   # the same pieces, in order
+    ids = [BOS_ID] + paper.encode(m30k.valid[0][0]) + [EOS_ID, 7, PAD_ID]
+    assert mine.encode([s for s, _ in m30k.valid[:50]]) == paper.encode([s for s, _ in m30k.valid[:50]]) and mine.decode(ids) == paper.decode(ids)
+    s, t = _lens()
+    for shuffle, epoch in ((True, 0), (True, 5), (False, 2)):
+        assert DistributedTokenBatchSampler(s, t, 900, shuffle, seed=3).batches(epoch) == TokenBatchSampler(s, t, 900, shuffle, seed=3).batches(epoch)
 
 def test_dataloader_end_to_end(tok, m30k):
     enc = encode_pairs(tok, m30k.valid)
@@ -564,7 +576,7 @@ def test_corpus_files_are_named_for_what_they_are(tmp_path, texts):
 
 # --- bad input to the data functions: one line naming the argument, never NumPy's, pathlib's or range()'s error ---
 
-def _tiny_tok(): return Tokenizer.train(['one two three', 'eins zwei drei'] * 20, vocab_size=30)
+def _tiny_tok(): return CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 20, vocab_size=30)
 
 def test_tokenizer_save_names_the_missing_folder(tmp_path):
     "A missing folder was a raw '[Errno 2] No such file or directory'; a file in the way, 'Not a directory'."
@@ -574,8 +586,8 @@ def test_tokenizer_save_names_the_missing_folder(tmp_path):
     (tmp_path / 'f').write_text('x')
     with pytest.raises(NotADirectoryError, match=r'f/tok\.model: .*/f is a file, not a folder$'): tok.save(tmp_path / 'f' / 'tok.model')
     with pytest.raises(IsADirectoryError, match='is a folder; give a file name$'): tok.save(tmp_path)
-    with pytest.raises(TypeError, match="^Tokenizer.save wants a file's path, got a NoneType$"): tok.save(None)
-    tok.save(tmp_path / 'tok.model'); assert Tokenizer.load(tmp_path / 'tok.model') == tok
+    with pytest.raises(TypeError, match="^CheckedTokenizer.save wants a file's path, got a NoneType$"): tok.save(None)
+    tok.save(tmp_path / 'tok.model'); assert CheckedTokenizer.load(tmp_path / 'tok.model') == tok
 
 def test_encode_pairs_checks_num_threads_and_pairs():
     tok = _tiny_tok()

@@ -24,7 +24,7 @@ def recorder(rec):
     return cb
 
 def worker(out):
-    "Started by torchrun: train STEPS updates with the default (rank-sharded) TokenBatchSampler; rank 0 saves."
+    "Started by torchrun: train STEPS updates with the default (rank-sharded) DistributedTokenBatchSampler; rank 0 saves."
     from transformer_nb.trainer import Trainer, TrainConfig
     torch.set_num_threads(1)
     model, data = setup()
@@ -47,7 +47,7 @@ def free_port():
 def test_ddp_two_processes_match_one(tmp_path):
     from transformer_nb.trainer import Trainer, TrainConfig
     from transformer_nb.runs import RunFolder
-    from transformer_nb.data import TokenBatchSampler
+    from transformer_nb.tokens import DistributedTokenBatchSampler
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}   # gloo on CPUs, also on a GPU box
     cmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=2', f'--master_port={free_port()}',
            __file__, '--worker', str(tmp_path)]
@@ -58,7 +58,7 @@ def test_ddp_two_processes_match_one(tmp_path):
 
     torch.set_num_threads(1)
     model, data = setup()
-    s = TokenBatchSampler([len(a) for a, _ in data], [len(b) for _, b in data], 120, shuffle=True, seed=0, rank=0, world_size=2)
+    s = DistributedTokenBatchSampler([len(a) for a, _ in data], [len(b) for _, b in data], 120, shuffle=True, seed=0, rank=0, world_size=2)
     rec = []
     t = Trainer(model, data, tc=TrainConfig(steps=STEPS, warmup=2, accum=2, progress=False, device='cpu'), sampler=Interleaved(s),
                 callbacks=[recorder(rec)])
@@ -103,9 +103,9 @@ def test_the_tokenizer_is_learnt_once_for_all_ranks(tmp_path):
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
     cmd = _tnb_train(tmp_path, tmp_path / 'run', '--nproc_per_node=2', f'--master_port={free_port()}')
     (tmp_path / 'tnb_train.py').write_text(
-        "import os, transformer_nb.data as D\n_train = D.Tokenizer.train.__func__\n"
+        "import os, transformer_nb.tokens as D\n_train = D.CheckedTokenizer.train.__func__\n"
         "def train(cls, *a, **k): print('LEARNT BY RANK', os.environ['RANK'], flush=True); return _train(cls, *a, **k)\n"
-        "D.Tokenizer.train = classmethod(train)\nfrom transformer_nb.cli import train_main\ntrain_main()\n")
+        "D.CheckedTokenizer.train = classmethod(train)\nfrom transformer_nb.cli import train_main\ntrain_main()\n")
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     assert [l for l in r.stdout.splitlines() if l.startswith('LEARNT BY RANK')] == ['LEARNT BY RANK 0'], r.stdout[-3000:]

@@ -3,7 +3,7 @@ import math
 import pytest
 import torch
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.data import Tokenizer
+from transformer_nb.tokens import CheckedTokenizer
 from transformer_nb.decoding import Decoding
 from transformer_nb.options import DecodeOptions
 FP32 = DecodeOptions(precision='fp32')
@@ -16,7 +16,7 @@ from transformer_nb.scoring import checked_corpus_scores
 torch.set_num_threads(1)
 
 @pytest.fixture(scope='module')
-def tok(): return Tokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
+def tok(): return CheckedTokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
 
 @pytest.fixture(scope='module')
 def model(tok):

@@ -6,7 +6,7 @@ import torch
 from transformer_nb.core import PAD_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.decoding import cached_greedy_decode, cached_beam_search, Decoding
-from transformer_nb.data import Tokenizer
+from transformer_nb.tokens import CheckedTokenizer
 from transformer_nb.fast_decoding import fast_beam_search, FastCache, Speedups, translate_batches
 from transformer_nb.options import DecodeOptions
 
@@ -39,10 +39,10 @@ def test_speedups_are_checked(model):
 
 def test_translate_refuses_a_lone_surrogate_in_one_line():
     "A line the CLI refuses as not UTF-8 is refused by the library too, in one line, before any decoding (not pybind11's cast error)."
-    from transformer_nb.data import Tokenizer
+    from transformer_nb.tokens import CheckedTokenizer
     from transformer_nb.model import Transformer, get_config
     from transformer_nb.fast_decoding import translate
-    tok = Tokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
+    tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     with pytest.raises(ValueError) as e: translate(m, tok, ['one', '\udcff seven'])
     assert str(e.value) == 'sentences[1] is not valid UTF-8 text'
@@ -50,7 +50,7 @@ def test_translate_refuses_a_lone_surrogate_in_one_line():
 def test_translate_says_what_it_does_with_a_carriage_return_as_the_command_does():
     "`translate(m, tok, ['seven\\rnine'])` read the '\\r' as a space silently, where tnb-translate says so: the library warns in the same line."
     from transformer_nb.fast_decoding import translate
-    tok = Tokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
+    tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter('always')
@@ -63,9 +63,9 @@ def test_translate_says_what_it_does_with_a_carriage_return_as_the_command_does(
 def test_the_beam_size_is_checked_once_per_translate(monkeypatch):
     "translate checks its Decoding once at its entry and passes it down whole: one vocabulary check, no Decoding rebuilt."
     import transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd
-    from transformer_nb.data import Tokenizer
+    from transformer_nb.tokens import CheckedTokenizer
     from transformer_nb.model import Transformer, get_config
-    tok = Tokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
+    tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     d = dec.Decoding(beam=3)
     calls = {'fits': 0, 'decoding': 0}
@@ -83,7 +83,7 @@ class EveryLine:
 def test_unknown_lines_are_named_a_few_then_counted():
     "3,000 lines the model cannot know give a few warnings that name them and one line that counts the rest, not 3,000."
     torch.manual_seed(0)
-    tok = Tokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=20)
+    tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=20)
     model = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     batches = [['one'] * 1000] * 3
     with warnings.catch_warnings(record=True) as w:
@@ -108,7 +108,7 @@ SENTS = ['one two', 'three two one', 'two', 'one two three three', 'eins zwei', 
 def _counted():
     "A tokenizer whose tokenizations are counted, and its model."
     torch.manual_seed(0)
-    tok = Tokenizer.train(['one two three', 'eins zwei drei', 'two three', 'zwei drei'] * 10, vocab_size=30)
+    tok = CheckedTokenizer.train(['one two three', 'eins zwei drei', 'two three', 'zwei drei'] * 10, vocab_size=30)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     tok.sp = CountedSp(tok.sp)
     return m, tok
@@ -160,9 +160,9 @@ def test_no_check_runs_per_sentence_or_per_decoding_step(monkeypatch, beam):
 def test_tnb_evaluate_tokenizes_each_source_once(monkeypatch, tmp_path, capsys):
     "tnb-evaluate checks each source's length and decodes it from one encode; its references are scored as text."
     from transformer_nb.cli import evaluate_main
-    texts, real = [], Tokenizer.encode
-    monkeypatch.setattr(Tokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
-    monkeypatch.setattr(Tokenizer, 'pieces', lambda self, text: texts.append(text))
+    texts, real = [], CheckedTokenizer.encode
+    monkeypatch.setattr(CheckedTokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
+    monkeypatch.setattr(CheckedTokenizer, 'pieces', lambda self, text: texts.append(text))
     src = ['seven', 'three hundred', 'forty-two', 'nine', 'twelve']
     (tmp_path / 's').write_text(''.join(s + '\n' for s in src)); (tmp_path / 'r').write_text('sieben\ndreihundert\nzweiundvierzig\nneun\nzwölf\n')
     with pytest.raises(SystemExit) as e:

@@ -9,7 +9,7 @@ import transformer_nb.machine as core
 from transformer_nb.core import EOS_ID
 from transformer_nb.machine import choose_precision, default_precision, cpu_features
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.data import Tokenizer
+from transformer_nb.tokens import CheckedTokenizer
 from transformer_nb.decoding import Decoding
 from transformer_nb.options import DecodeOptions
 import conftest
@@ -124,7 +124,7 @@ def test_trainer_auto(monkeypatch, features, want):
 def toy():
     "A tiny untrained model and tokenizer: its outputs are arbitrary but deterministic."
     torch.manual_seed(0)
-    tok = Tokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
+    tok = CheckedTokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
     return Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval(), tok
 
 SENTS = ['one two', 'three two one four', '', 'two', 'one two three three four']

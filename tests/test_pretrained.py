@@ -113,9 +113,9 @@ def test_a_published_model_carries_no_path_of_the_machine_that_made_it(tmp_path)
     "make_pretrained wrote the build machine's run folder into the published meta's command (tnb-train --resume /tmp/r1 ...)."
     from dataclasses import asdict
     from transformer_nb.checkpoints import save_checkpoint
-    from transformer_nb.data import Tokenizer
+    from transformer_nb.tokens import CheckedTokenizer
     from transformer_nb.model import Transformer, get_config
-    tok = Tokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
+    tok = CheckedTokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     run = tmp_path / 'build' / 'r1'
     ck = save_checkpoint(run / 'checkpoint-0000005.pt', config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=5,

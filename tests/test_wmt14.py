@@ -357,11 +357,11 @@ def test_the_cluster_page_downloads_wmt14_as_written(mirror, tmp_path):
 
 def test_the_encoded_cache_is_keyed_by_content(mirror, tmp_path):
     "A corpus rewritten in place with the same size and modification time is encoded again (a key of name, size and time read the old ids)."
-    from transformer_nb.data import Tokenizer
+    from transformer_nb.tokens import CheckedTokenizer
     from transformer_nb.wmt14 import encoded_cache
     d, sums = mirror
     out = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
-    tok = Tokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
+    tok = CheckedTokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
     first = encoded_cache(tok, out / 'train.en', out / 'train.de', tmp_path / 'cache')
     old = [first[i][0].tolist() for i in range(len(first))]
     st = (out / 'train.en').stat()
@@ -414,10 +414,10 @@ def _tiny_trainer(data, tmp_path, **tc):
     return t, said
 
 def test_the_trainer_reads_the_encoded_corpus_from_disk(mirror, tmp_path):
-    from transformer_nb.data import Tokenizer
+    from transformer_nb.tokens import CheckedTokenizer
     d, sums = mirror
     out = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
-    tok = Tokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
+    tok = CheckedTokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
     enc = encode_to_disk(tok, out / 'train.en', out / 'train.de', tmp_path / 'enc', block=5)
     assert isinstance(enc.ids['src'], np.memmap) and len(enc) == 36 and enc.meta['dtype'] == 'uint16'
     again = EncodedCorpus(tmp_path / 'enc')
@@ -514,7 +514,7 @@ def test_a_wmt14_run_trains_from_the_memory_mapped_cache(mirror, tmp_path, capsy
     from transformer_nb.tasks import get_task
     from transformer_nb.workflow import train_model
     from transformer_nb.datasets import read_parallel
-    from transformer_nb.data import checked_encode_pairs
+    from transformer_nb.tokens import checked_encode_pairs
     from transformer_nb.trainer import batch_sampler
     d, sums = mirror
     corpus = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
@@ -553,14 +553,14 @@ def _serial_encoding(tok, src, tgt, max_len):
 
 def test_the_parallel_encoding_is_bit_identical_to_the_serial_one(tmp_path):
     "`encode_to_disk` on two threads, blocks read ahead, ids flattened in NumPy: its files hold, byte for byte, what encoding each line alone gives; empty and long pairs dropped alike."
-    from transformer_nb.data import Tokenizer
+    from transformer_nb.tokens import CheckedTokenizer
     from transformer_nb.wmt14 import encode_to_disk
     rng = np.random.default_rng(1)
     words = ['Haus', 'über', 'the', 'naïve', 'Straße', 'ﬁne', 'a', 'zzz', '東京', 'x' * 30]
     lines = [' '.join(rng.choice(words, rng.integers(0, 25))) for _ in range(700)]
     src, tgt = tmp_path / 'train.en', tmp_path / 'train.de'
     src.write_text('\n'.join(lines) + '\n', encoding='utf-8'); tgt.write_text('\n'.join(lines[::-1]) + '\n', encoding='utf-8')
-    tok = Tokenizer.train(lines[:400], vocab_size=60)
+    tok = CheckedTokenizer.train(lines[:400], vocab_size=60)
     want = _serial_encoding(tok, src, tgt, 40)
     for threads, block in ((1, 1000), (2, 64), (0, 7)):
         enc = encode_to_disk(tok, src, tgt, tmp_path / f'e{threads}', max_len=40, block=block, num_threads=threads)

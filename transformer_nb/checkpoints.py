@@ -24,7 +24,7 @@ from .machine import get_device
 from .checks import parse_device, SettingError, PositiveInt, validate
 import transformer_nb.machine  # noqa: F401 (on import it lets torch.load(weights_only=True) read pickled bytes on torch 2.4 too)
 from .model import Transformer, TransformerConfig, count_config_params
-from .data import Tokenizer
+from .tokens import CheckedTokenizer
 from .datasets import download_file, get_cache_dir, sha256_file
 from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output
 from .process import out_of_memory
@@ -502,7 +502,7 @@ def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> Transforme
 def check_tokenizer(tok, cfg:dict, name):
     "A ValueError naming `name` unless the tokenizer `tok` has exactly the model's vocabulary size (a tokenizer of another model)."
     if isinstance(getattr(tok, 'vocab_size', None), bool) or not isinstance(getattr(tok, 'vocab_size', None), int):
-        raise TypeError(f"tok must be a Tokenizer, got a {type(tok).__name__}")
+        raise TypeError(f"tok must be a CheckedTokenizer, got a {type(tok).__name__}")
     if isinstance(cfg, TransformerConfig): cfg = asdict(cfg)
     if not isinstance(cfg, dict) or not {'src_vocab', 'tgt_vocab'} <= set(cfg):
         raise TypeError(f"cfg must be a model's config (a TransformerConfig, or a checkpoint's config dict), got {cfg!r:.60}")
@@ -545,10 +545,10 @@ class Checkpoint:
     @cached_property
     def config(self) -> TransformerConfig: return TransformerConfig(**self._state['config'])
     @cached_property
-    def tokenizer(self) -> Tokenizer|None:
+    def tokenizer(self) -> CheckedTokenizer|None:
         "The tokenizer the file holds (None if it holds none), read and checked against the model's vocabulary once."
         if (b := self.tokenizer_bytes) is None: return None
-        try: tok = Tokenizer.from_bytes(b)
+        try: tok = CheckedTokenizer.from_bytes(b)
         except Exception as e: raise ValueError(f"{self.name}: its tokenizer cannot be read ({str(e).strip()[:100] or type(e).__name__})") from None
         return check_tokenizer(tok, self._state['config'], self.name)
 

@@ -103,7 +103,7 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
     from transformer_nb.trainer import TrainConfig; from transformer_nb.tasks import TokenizerOptions; from transformer_nb.workflow import MODEL_SETTINGS
     names = lambda cls: {s.name for s in settings(cls)}
     s = {k: v for k, v in a.given.items() if k in names(TrainConfig) or k in MODEL_SETTINGS}
-    spm = {k: v for k, v in a.given.items() if k in names(TokenizerOptions)}    # named as Tokenizer.train names them
+    spm = {k: v for k, v in a.given.items() if k in names(TokenizerOptions)}    # named as CheckedTokenizer.train names them
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
 # %% ../nbs/A19_cli.ipynb #b426aac8

@@ -1014,7 +1014,7 @@ def check_label_smoothing(fn) -> bool:
     return _verdict(fn, cases, "your loss equals label_smoothing_loss, PyTorch's label-smoothed cross-entropy, for eps = 0, 0.1 and 0.3, with and without padding")
 
 # %% ../nbs/A26_exercises.ipynb #a26c1001
-from .data import pad_ids
+from .tokens import pad_ids
 from .decoding import cached_greedy_decode, next_token_logits, inference
 
 # %% ../nbs/A26_exercises.ipynb #a26c10m1

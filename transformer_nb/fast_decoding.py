@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from .core import BOS_ID, EOS_ID
 from .machine import get_device
 from .machine import autocast, choose_precision, limit_threads
-from .data import pad_ids
+from .tokens import pad_ids
 from .decoding import cached_greedy_decode, inference, encode_batch, next_token_logits_fp32, length_penalty, log_probs, Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS
 from .decoding import check_model, check_src, check_beam_fits, check_penalty   # the decoders' checks (10_decoding, Going deeper)
 from .checks import check_sentence_list, check_value, SettingError   # A24: a list of sentences, a value as declared

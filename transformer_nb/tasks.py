@@ -18,7 +18,8 @@ from .checks import Threads, SettingError, check_fields, validate
 from .core import UNK_ID
 from .model import PRESETS, TransformerConfig
 from .checkpoints import Checkpoint
-from .datasets import ParallelData, load_dataset, DATASETS, VocabSize
+from .datasets import ParallelData, load_dataset, DATASETS
+from .tokens import VocabSize
 from .decoding import Decoding, PAPER_DECODING
 from .options import DecodeOptions, DECODE_OPTIONS
 from .records import make_record, RESULT_KEYS, register_record_kind
@@ -31,7 +32,7 @@ class Recipe:
     preset: Literal[tuple(PRESETS)] = 'small'     # the model: a preset of 06_model (tiny, mini, small, base, big, or a Table 3 row)
     model: dict = field(default_factory=dict)     # `TransformerConfig` overrides of the preset
     vocab_size: VocabSize = 8000                  # pieces of the joint SentencePiece vocabulary
-    spm: dict = field(default_factory=dict)       # other options of a new tokenizer (`Tokenizer.train`; see `TokenizerOptions`)
+    spm: dict = field(default_factory=dict)       # other options of a new tokenizer (`CheckedTokenizer.train`; see `TokenizerOptions`)
     train: dict = field(default_factory=dict)     # `TrainConfig` fields
     threads: Threads|None = None                  # CPU threads; 0: PyTorch's default, every core (None: the package's default, half the cores)
     targets: dict = field(default_factory=dict)   # what the paper reached with this recipe, said at each validation: see `target_callback`
@@ -48,7 +49,7 @@ class Recipe:
 
 @dataclass(frozen=True)
 class TokenizerOptions:
-    "The options of a new tokenizer that a recipe's `spm` and `tnb-train` may set, named as `Tokenizer.train` names them."
+    "The options of a new tokenizer that a recipe's `spm` and `tnb-train` may set, named as `CheckedTokenizer.train` names them."
     normalization_rule_name: Literal['nmt_nfkc', 'nmt_nfkc_cf', 'nfkc', 'nfkc_cf', 'identity'] = 'nmt_nfkc'   # SentencePiece's normalization; nmt_nfkc_cf also folds case: 'Seven' reads as 'seven'
     byte_fallback: bool = False                   # a character unseen in training becomes its UTF-8 bytes (256 pieces) instead of <unk>
     def __post_init__(self): validate(self)

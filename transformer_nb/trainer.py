@@ -25,8 +25,8 @@ from .machine import get_device
 from .checks import PositiveInt, Count, PositiveFloat, Probability, Seed, SettingError, validate, check_value
 from .machine import choose_precision, precision_dtype, Computed, Runtime
 from .model import Transformer
-from .datasets import MaxLen
-from .data import TokenBatchSampler, checked_collate
+from .tokens import MaxLen
+from .tokens import DistributedTokenBatchSampler, checked_collate
 from .training import noam_lr, label_smoothed_nll
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
 from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
@@ -212,13 +212,13 @@ def trainer_setup(tc, # the run's `TrainConfig`: its `device` and `precision`
 
 # %% ../nbs/A09_trainer.ipynb #a09bs002
 def batch_sampler(data:list, # pairs of ids, or a corpus that knows its lengths, `src_lens` and `tgt_lens` (A28's `EncodedCorpus`)
-                  tc:TrainConfig, parallel:Parallel, shuffle:bool=True) -> TokenBatchSampler:
+                  tc:TrainConfig, parallel:Parallel, shuffle:bool=True) -> DistributedTokenBatchSampler:
     "The token batches a `Trainer` of `tc` reads `data` in: at most `tc.max_tokens` padded tokens a side, seeded by `tc.seed`, this process's share of `parallel`."
     lens = (data.src_lens, data.tgt_lens) if hasattr(data, 'src_lens') else ([len(s) for s, _ in data], [len(t) for _, t in data])
-    return TokenBatchSampler(*lens, tc.max_tokens,
+    return DistributedTokenBatchSampler(*lens, tc.max_tokens,
                              shuffle=shuffle, seed=tc.seed, rank=parallel.rank, world_size=parallel.world)
 
-def run_updates(sampler:TokenBatchSampler, tc:TrainConfig,
+def run_updates(sampler:DistributedTokenBatchSampler, tc:TrainConfig,
                 beyond:int|None=None, # stop counting once past this many (a run by epochs of a large corpus need not be counted to its end)
                ) -> int:
     "The optimiser updates a new run of `tc` makes on `sampler`'s batches: `tc.steps`, else each epoch's batches in groups of `tc.accum`."

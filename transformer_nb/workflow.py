@@ -24,7 +24,7 @@ from .machine import get_device
 from .machine import hardware, git_commit, limit_threads
 from .model import Transformer, TransformerConfig, get_config_strict, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
-from .data import Tokenizer, checked_encode_pairs
+from .tokens import CheckedTokenizer, checked_encode_pairs
 from .runs import RunFolder, portable_path, portable_command
 from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
 from .distributed import rank0_first
@@ -82,9 +82,9 @@ def _epochs_warmup(tc:TrainConfig, given:dict, sampler, say) -> TrainConfig:
     return replace(tc, **s)
 
 # %% ../nbs/A16_workflow.ipynb #4ee9d752
-def _train_tokenizer(data, vocab_size:int, spm:dict) -> Tokenizer:
-    "`Tokenizer.train`, with SentencePiece's advice for a vocabulary too small for the corpus's characters put in this package's options."
-    try: return Tokenizer.train(data, vocab_size=vocab_size, **spm)
+def _train_tokenizer(data, vocab_size:int, spm:dict) -> CheckedTokenizer:
+    "`CheckedTokenizer.train`, with SentencePiece's advice for a vocabulary too small for the corpus's characters put in this package's options."
+    try: return CheckedTokenizer.train(data, vocab_size=vocab_size, **spm)
     except ValueError as e:
         if not (m := re.search(r'smaller than required_chars\. (\d+) vs (\d+)', str(e))): raise
         bf = spm.get('byte_fallback')

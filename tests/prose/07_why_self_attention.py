@@ -7,7 +7,9 @@ name of the notebook is rebound."""
 
 def _check_prose_07():
     from transformer_nb.machine import NotebookFile
-    from transformer_nb.complexity import table1_markdown, layer_flops, max_path_length, _module_flops, _timing_table
+    from transformer_nb.complexity import layer_flops, max_path_length
+    from transformer_nb.speed import module_flops, timing_table
+    table1_markdown = globals()['table1_markdown']                        # Going deeper's cell, not the package's
     nb = NotebookFile('07_why_self_attention.ipynb')
 
     md = table1_markdown().splitlines()                                    # Table 1, as the paper prints it
@@ -28,20 +30,20 @@ def _check_prose_07():
     stored = {(k, int(r[0]), int(r[1])): float(v) / 1e3 for r in map(str.split, rows) for k, v in zip(kinds, r[2:])}
     ns, dims = sorted({n for _, _, n in stored}), sorted({d for _, d, _ in stored})
     live = {(r['layer'], r['d_model'], r['n']): r[KEY] for r in recs}      # this run's, as the notebook measured it
-    assert len(live) == len(stored) and len(_timing_table(recs).splitlines()) == 1 + len(dims) * len(ns)
+    assert len(live) == len(stored) and len(timing_table(recs).splitlines()) == 1 + len(dims) * len(ns)
     for T in (lambda k, d, n: stored[k, d, n], lambda k, d, n: live[k, d, n]):   # both runs: what holds on any CPU
         assert all(T('self-attention', d, 512) > 4 * T('self-attention', d, 128) for d in dims), "more than linear"
         assert all(min(kinds, key=lambda k: T(k, d, n)) == 'conv' for d in dims for n in ns if n >= 128), "conv fastest from n = 128"
         faster = [T('self-attention', d, n) < T('lstm', d, n) for d in dims for n in ns if n < d]
         assert sum(faster) >= 0.75 * len(faster), "self-attention faster than the LSTM below n = d"
     T = lambda k, d, n: stored[k, d, n]                                    # the stored run: what the text says of it
-    gf = lambda k, d: _module_flops(k, ns[-1], d) * 2 / T(k, d, ns[-1]) / 1e9     # GFLOP/s, batch 2
+    gf = lambda k, d: module_flops(k, ns[-1], d) * 2 / T(k, d, ns[-1]) / 1e9     # GFLOP/s, batch 2
     assert all(T('self-attention', d, 512) > 6 * T('self-attention', d, 128) for d in dims), "more than six times"
     assert all(T('self-attention', d, n) < T('lstm', d, n) for d in dims for n in ns if n < d), "every n < d"
     slowest = [max(kinds, key=lambda k: T(k, d, n)) for d in dims for n in ns]
     assert slowest.count('gru') >= 0.75 * len(slowest), "the GRU slowest at almost every length"
     gru_growth = sorted(T('gru', dims[1], n) / T('gru', dims[0], n) for n in ns if n >= 128)[1]   # the median of three
-    assert gru_growth < 0.5 * _module_flops('gru', 1, dims[1]) / _module_flops('gru', 1, dims[0]), "GRU time grows far less"
+    assert gru_growth < 0.5 * module_flops('gru', 1, dims[1]) / module_flops('gru', 1, dims[0]), "GRU time grows far less"
     assert all(gf('gru', d) < 0.5 * min(gf('self-attention', d), gf('conv', d)) for d in dims), "a small fraction"
     assert all(gf('lstm', d) > 0.25 * gf('self-attention', d) for d in dims), "LSTM rates of the same order"
     nb.quoted('db232ca7', f"lengths {ns[0]} to {ns[-1]} at $d_{{\\text{{model}}}} = {dims[0]}$ and ${dims[1]}$")

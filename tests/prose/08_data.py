@@ -12,7 +12,7 @@ def _check_prose_08():
     nb = NotebookFile('08_data.ipynb')
     import transformer_nb.data as lib                                          # the course's own code, against the
     probe = data.train[:300]                                                   # notebook's (an exercise may change it)
-    mine, ours = globals()['encode_pairs'](tok, probe), lib.encode_pairs(lib.Tokenizer.from_bytes(tok.to_bytes()), probe)
+    mine, ours = globals()['encode_pairs'](tok, probe), lib.encode_pairs(lib.Tokenizer(tok.sp.serialized_model_proto()), probe)
     sl, tl = [len(s) for s, _ in ours], [len(t) for _, t in ours]
     if mine != ours or globals()['TokenBatchSampler'](sl, tl, 200).batches() != lib.TokenBatchSampler(sl, tl, 200).batches():
         print("This notebook's code is not the course's (an exercise changed it), so its figures are not checked against the text.")
@@ -25,7 +25,7 @@ def _check_prose_08():
         "the text says the numbers corpus is shorter still, and its German side in fewer pieces than the English"
     pieces = {tok_num.sp.id_to_piece(i).lstrip('▁') for i in range(tok_num.vocab_size)}
     assert {'achthundert', 'undzwanzig'} <= pieces, "the text names pieces the number tokenizer no longer has: edit it"
-    assert 1e5 < len(tok.to_bytes()) < 1e6, "the text calls the model 'a few hundred kilobytes'"
+    assert 1e5 < len(tok.sp.serialized_model_proto()) < 1e6, "the text calls the model 'a few hundred kilobytes'"
     nb.quoted('01d4bdbe', f"{tok_num.vocab_size:,} pieces")
 
     m = {(c, mt): (a, b) for c, mt, _, a, b in rows}                          # the padding comparison
@@ -39,7 +39,7 @@ def _check_prose_08():
 
     stats = {}                                                                # exercise 3's expected outcome
     for V in (1000, 16000):
-        e = encode_pairs(Tokenizer.train(data, vocab_size=V), data.train)
+        e = encode_pairs(Tokenizer.train(data.train_texts(), vocab_size=V), data.train)
         sl, tl = [len(s) for s, _ in e], [len(t) for _, t in e]
         stats[V] = np.mean(sl), len(TokenBatchSampler(sl, tl, 4000)), np.mean(np.square(sl))
     (a1, b1, c1), (a16, b16, c16) = stats[1000], stats[16000]
