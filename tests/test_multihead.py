@@ -8,7 +8,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from transformer_nb.core import count_params
 from transformer_nb.attention import attention, causal_mask, pad_mask
 from transformer_nb.multihead import MultiHeadAttention, mha_cost, show_heads, to_torch_mha
-from transformer_nb.decoding import KVCache
+from transformer_nb.fast_decoding import KVCache
 from transformer_nb.fast_decoding import LazyKVCache
 
 torch.set_num_threads(1)

@@ -43,7 +43,7 @@ def training_flops(hours:float, n_gpus:float, tflops:float) -> float:
 
 # %% ../nbs/11_results.ipynb #e11d0011
 import math, numbers
-from .decoding import Decoding, PAPER_DECODING
+from .options import Decoding, PAPER_DECODING
 from .checks import check_sentence_list   # A24: a list of sentences, one line naming what is not
 from .fast_decoding import check_translate, translate_checked, run_options   # A10's checks of `translate`
 from .options import DecodeOptions, DECODE_OPTIONS   # A30: how a `Decoding` runs

@@ -11,7 +11,7 @@ __all__ = ['PAPER_TABLE4', 'PAPER_PARSING', 'PARSE_DECODING', 'linearize', 'plot
 
 # %% ../nbs/13_parsing.ipynb #b38e9af4
 from nltk import Tree
-from .decoding import Decoding
+from .options import Decoding
 from .treebank import coarse_label, is_preterminal
 
 

@@ -19,7 +19,7 @@ from .core import UNK_ID
 from .model import PRESETS, TransformerConfig
 from .checkpoints import Checkpoint
 from .datasets import ParallelData, load_dataset, DATASETS, VocabSize
-from .decoding import Decoding, PAPER_DECODING
+from .options import Decoding, PAPER_DECODING
 from .options import DecodeOptions, DECODE_OPTIONS
 from .records import make_record, RESULT_KEYS, register_record_kind
 

@@ -12,7 +12,7 @@ __all__ = ['table3_variants', 'plot_table3', 'attention_maps', 'check_base_prese
 # %% ../nbs/12_variations.ipynb #12a00003
 import torch
 from .model import PRESETS, PAPER_TABLE3
-from .decoding import inference
+from .fast_decoding import inference
 
 # %% ../nbs/12_variations.ipynb #55f988cf
 def table3_variants(base:dict) -> dict:
@@ -72,7 +72,7 @@ def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
 import json, os
 from pathlib import Path
 from .records import RESULT_KEYS
-from .decoding import check_model
+from .fast_decoding import check_model
 from .fast_decoding import translate, check_tokenizer_api   # A10's check of a tokenizer
 
 # %% ../nbs/12_variations.ipynb #a12c0002
