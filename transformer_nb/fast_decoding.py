@@ -354,6 +354,8 @@ class TorchStep:
         if self.cache is not None: _follow_parents(self.cache, rows, sentences)
         else: self.ys = self.ys.index_select(0, rows)
 
+
+# %% ../nbs/A10_fast_decoding.ipynb #a10en002
 def greedy_steps(step, model, # step(tokens (R, 1)) -> logits (R, V), and step.reorder; model: anything with a `cfg` (a Transformer, an ONNX export)
                  limits:torch.Tensor, # (B,) each sentence's cap, EOS included (`max_output_lengths`)
                  speedups:Speedups=ALL_SPEEDUPS) -> list[list[int]]: # per sentence its output ids, without BOS and EOS
@@ -394,6 +396,13 @@ def _add_finished(finished:list, alive:torch.Tensor, new:torch.Tensor, ids):
     i, j = new.isfinite().nonzero(as_tuple=True)
     if i.numel() == 0: return
     for s, score, h in zip(alive[i].tolist(), new[i, j].tolist(), ids(i, j).tolist()): finished[s].append((score, h))
+
+def _traced(ys, top, origin, tok, lp:float, K:int) -> dict:
+    "A step of beam search as `trace` records it: the candidates, their parents, tokens and log p, those that end (an EOS among the K best) and the K best others, which go on."
+    eos = tok == EOS_ID; ends = eos & top.isfinite(); ends[:, K:] = False
+    go = (eos.long() * top.shape[1] + torch.arange(top.shape[1], device=top.device)).argsort(1)[:, :K]
+    return dict(ys=ys, origin=origin, tok=tok, logp=top, lp=lp, ends=ends, go=go)
+
 
 # %% ../nbs/A10_fast_decoding.ipynb #be9489cc
 def _penalties(alpha:float, n:int) -> list[float]:
@@ -445,10 +454,7 @@ def beam_steps(step, model, # step(tokens (R, 1)) -> logits (R, V), and step.reo
         b = alive.numel()
         top, origin, tok = _expand(scores, next_token_logits_fp32(model, step(ys[:, -1:])), b, r, n, K, speedups)   # (b, 2K) each
         lp = lps[t]                                                         # lp(|Y|), |Y| = t+1, EOS included
-        if trace is not None:
-            eos = tok == EOS_ID; ends = eos & top.isfinite(); ends[:, K:] = False   # finishes: an EOS among the K best
-            go = (eos.long() * top.shape[1] + torch.arange(top.shape[1], device=dev)).argsort(1)[:, :K]   # the K best others
-            trace.append(dict(ys=ys, origin=origin, tok=tok, logp=top, lp=lp, ends=ends, go=go))
+        if trace is not None: trace.append(_traced(ys, top, origin, tok, lp, K))
         scores, rows, ys, new, eos = _select(finished, alive, ys, top, origin, tok, lp, b, r, K)
         at_limit = t + 1 >= limits[alive]                                   # (b,) out of length: alive ones finish
         ended = torch.where(at_limit[:, None] & scores.isfinite(), scores / lp, -math.inf)   # (b, K)
