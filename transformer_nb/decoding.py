@@ -51,7 +51,7 @@ def beam_search(model, src, k=4, alpha=0.6, max_extra=50):
         for t in range(L):
             ys = torch.tensor([y for y, _ in beam])                        # (r, t + 1)
             logits = model.decode(memory.expand(len(beam), -1, -1), src_mask, ys)[:, -1]   # (r, V)
-            cand = torch.tensor([s for _, s in beam]).double()[:, None] + next_token_logits(model, logits).log_softmax(-1)
+            cand = logits.new_tensor([s for _, s in beam])[:, None] + next_token_logits(model, logits).log_softmax(-1)
             top, idx = cand.flatten().topk(min(2 * k, cand.numel()))       # the 2k best of the r*V extensions
             lp, V, beam = length_penalty(t + 1, alpha), cand.shape[1], []  # |Y| = t + 1, EOS included
             for j, (s, i) in enumerate(zip(top.tolist(), idx.tolist())):
