@@ -36,9 +36,9 @@ from transformer_nb.core import BOS_ID, EOS_ID
 from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint
 from transformer_nb.datasets import read_lines
-from transformer_nb.decoding import (cached_beam_search, inference, encode_batch, next_token_logits_fp32, length_penalty, log_probs,
-                                     Decoding)
-from transformer_nb.fast_decoding import check_beam
+from transformer_nb.decoding import length_penalty, beam_search
+from transformer_nb.fast_decoding import check_beam, inference, encode_batch, next_token_logits_fp32, log_probs
+from transformer_nb.options import Decoding
 
 def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk=True, tensor_bookkeeping=True):
     "`fast_beam_search`'s loop with the switches `two_stage_topk` and `tensor_bookkeeping` (see the module docstring)."
@@ -116,7 +116,7 @@ def settings(beam:int) -> dict:
            'without two-stage top-k': lambda m, s: best(variant(m, s, beam=beam, two_stage_topk=False)),
            'without tensor bookkeeping': lambda m, s: best(variant(m, s, beam=beam, tensor_bookkeeping=False))}
     out.update({label(name): lever_off(name) for name in BEAM})
-    out[READABLE] = lambda m, s: best(cached_beam_search(m, s, beam=beam))
+    out[READABLE] = lambda m, s: [beam_search(m, r[r != m.cfg.pad_id], k=beam)[0][0] for r in s]   # one sentence at a time
     return out
 
 def main(argv=None):

@@ -23,7 +23,7 @@ from transformer_nb.core import PAD_ID, EOS_ID, set_seed
 from transformer_nb.machine import get_device
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.datasets import find_multi30k
-from transformer_nb.decoding import cached_greedy_decode, cached_beam_search
+from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search
 from transformer_nb.tokens import pad_ids
 from transformer_nb.fast_decoding import length_batches
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,12 +94,12 @@ def main(argv=None):
     name = torch.cuda.get_device_name(dev) if dev.type == 'cuda' else f"CPU, {torch.get_num_threads()} threads"
     print(f"# {what}\n# device: {name}; torch {torch.__version__}; max_tokens {args.max_tokens}; "
           f"median of {args.repeats}")
-    settings = [('greedy', 'uncached', cached_greedy_decode, dict(use_cache=False)),
-                ('greedy', 'cached', cached_greedy_decode, dict(use_cache=True)),
-                (f'beam {args.beam}', 'uncached', cached_beam_search, dict(use_cache=False, beam=args.beam)),
-                (f'beam {args.beam}', 'cached', cached_beam_search, dict(use_cache=True, beam=args.beam))]
+    settings = [('greedy', 'uncached', fast_greedy_decode, dict(use_cache=False)),
+                ('greedy', 'cached', fast_greedy_decode, dict(use_cache=True)),
+                (f'beam {args.beam}', 'uncached', fast_beam_search, dict(use_cache=False, beam=args.beam)),
+                (f'beam {args.beam}', 'cached', fast_beam_search, dict(use_cache=True, beam=args.beam))]
     if args.skip_uncached_beam: settings.pop(2)
-    run(model, srcs[:8], cached_greedy_decode, args.max_tokens, max_extra=extra)              # warm-up
+    run(model, srcs[:8], fast_greedy_decode, args.max_tokens, max_extra=extra)              # warm-up
     res = {}
     for dec, cache, fn, kw in settings:
         ts = []

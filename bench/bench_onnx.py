@@ -29,7 +29,7 @@ from transformer_nb.datasets import read_lines
 from transformer_nb.evaluation import corpus_scores
 from transformer_nb.significance import paired_bootstrap
 from transformer_nb.fast_decoding import translate
-from transformer_nb.decoding import Decoding
+from transformer_nb.options import Decoding
 from transformer_nb.export import export_onnx, OnnxModel, onnx_translate
 
 def main(argv=None):

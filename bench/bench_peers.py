@@ -57,8 +57,8 @@ from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, open_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.datasets import read_lines
-from transformer_nb.decoding import cached_greedy_decode, cached_beam_search
-from transformer_nb.fast_decoding import fast_beam_search, FastCache
+from transformer_nb.decoding import greedy_decode, beam_search
+from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search
 from transformer_nb.fast_decoding import length_batches
 from transformer_nb.evaluation import corpus_scores
 
@@ -66,10 +66,10 @@ OURS, READABLE, EARLY = 'ours', 'ours, readable decoders (10_decoding)', 'ours (
 
 def _best(hyps): return [h[0][0] for h in hyps]
 DECODERS = {  # system: (greedy, beam search), each (model, src, beam, max_extra) -> token ids per sentence
-    OURS: (lambda m, s, beam, x: cached_greedy_decode(m, s, max_extra=x, cache=FastCache(m.cfg.N)),
+    OURS: (lambda m, s, beam, x: fast_greedy_decode(m, s, max_extra=x),
            lambda m, s, beam, x: _best(fast_beam_search(m, s, beam=beam, max_extra=x, nbest=1))),
-    READABLE: (lambda m, s, beam, x: cached_greedy_decode(m, s, max_extra=x),
-               lambda m, s, beam, x: _best(cached_beam_search(m, s, beam=beam, max_extra=x))),
+    READABLE: (lambda m, s, beam, x: [greedy_decode(m, r[r != m.cfg.pad_id], max_extra=x) for r in s],    # one sentence at a time
+               lambda m, s, beam, x: [beam_search(m, r[r != m.cfg.pad_id], k=beam, max_extra=x)[0][0] for r in s]),
     EARLY: (None, lambda m, s, beam, x: _best(fast_beam_search(m, s, beam=beam, max_extra=x, nbest=1, stop='early'))),
 }
 

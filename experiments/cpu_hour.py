@@ -26,7 +26,7 @@ from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import model_from_checkpoint, open_checkpoint
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.scoring import evaluate
-from transformer_nb.decoding import PAPER_DECODING
+from transformer_nb.options import PAPER_DECODING
 from transformer_nb.runs import RunFolder
 
 def load_avg() -> list[float]: return [round(x, 2) for x in os.getloadavg()]

@@ -11,7 +11,7 @@ from pathlib import Path
 from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.checkpoints import open_checkpoint
 from transformer_nb.datasets import find_multi30k
-from transformer_nb.decoding import PAPER_DECODING
+from transformer_nb.options import PAPER_DECODING
 from transformer_nb.fast_decoding import translate, one_line
 from transformer_nb.export import export_ctranslate2, load_ctranslate2, ctranslate2_translate
 

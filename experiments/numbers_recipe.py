@@ -62,7 +62,7 @@ from transformer_nb.numbers import number_scores
 from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.scoring import evaluate
-from transformer_nb.decoding import Decoding
+from transformer_nb.options import Decoding
 from transformer_nb.fast_decoding import translate
 from transformer_nb.records import today
 from transformer_nb.workflow import train_model

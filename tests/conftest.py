@@ -252,15 +252,15 @@ def inject_code() -> str:
 # Print DECODING on stderr when decoding starts, and never let EOS win, so that every sentence decodes to its length
 # limit (input + 50 tokens): a long decoding, one real step after another, whatever the tiny model learned.
 _DECODING_SRC = """
-import sys, transformer_nb.fast_decoding as f, transformer_nb.decoding as d
-_b, _g, _n = f._fast_beam, f.cached_greedy_decode, d.next_token_logits_fp32
+import sys, transformer_nb.fast_decoding as f
+_b, _g, _n = f._fast_beam, f._fast_greedy, f.next_token_logits_fp32
 def _say(fn):
     def g(*a, **k): print('DECODING', file=sys.stderr, flush=True); return fn(*a, **k)
     return g
 def _no_eos(model, logits):
     logits = _n(model, logits).clone(); logits[:, 3] = -float('inf'); return logits
-f._fast_beam, f.cached_greedy_decode = _say(_b), _say(_g)             # what translate (A10) decodes with
-f.next_token_logits_fp32 = d.next_token_logits_fp32 = _no_eos
+f._fast_beam, f._fast_greedy = _say(_b), _say(_g)                     # what translate (A10) decodes with
+f.next_token_logits_fp32 = _no_eos                                      # the engine's one call for the logits
 """
 DECODING = f"exec({_DECODING_SRC!r})"
 

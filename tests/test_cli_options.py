@@ -77,7 +77,7 @@ def test_the_options_are_the_settings_fields():
     from transformer_nb.checks import settings
     from transformer_nb.process import plain
     from transformer_nb.trainer import TrainConfig
-    from transformer_nb.decoding import Decoding
+    from transformer_nb.options import Decoding
     helps = {a.dest: a.help for a in cli._train_parser()._actions}
     for s in settings(TrainConfig): assert helps[s.name].startswith(plain(s.help.split(' (None:')[0])), s.name
     assert helps['max_time'].startswith('also stop after this many minutes')

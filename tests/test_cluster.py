@@ -287,7 +287,7 @@ def test_dress_rehearsal(tmp_path):
 def test_the_page_quotes_the_recipes_and_the_paper():
     "The figures the page states, against the recipes, the decoding, the batch script and the paper's Table 2 they come from."
     from transformer_nb import wmt14
-    from transformer_nb.decoding import PAPER_DECODING
+    from transformer_nb.options import PAPER_DECODING
     from transformer_nb.evaluation import PAPER_TABLE2
     cells = json.loads(PAGE.read_text(encoding='utf-8'))['cells']
     text = ' '.join(' '.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown').split())

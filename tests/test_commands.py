@@ -126,7 +126,7 @@ def _count_calls(monkeypatch, counts, *where):
 
 def _walk_counts(monkeypatch):
     import collections
-    import transformer_nb.checkpoints as ck, transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd, transformer_nb.machine as mc
+    import transformer_nb.checkpoints as ck, transformer_nb.options as dec, transformer_nb.fast_decoding as fd, transformer_nb.machine as mc
     counts = collections.Counter()
     _count_calls(monkeypatch, counts, (ck, 'sha256_file'), (ck, '_published'), (ck, '_load'), (ck, '_check_intact'), (ck, '_read_hashed'),
                  (fd, 'check_beam_fits'), (fd, 'check_translate'), (mc, 'choose_precision'), (fd, 'choose_precision'))
@@ -204,7 +204,7 @@ def _walk(monkeypatch):
     "Counters of a command's walk: the device resolved, its name parsed, the Decoding built, the corpus fingerprinted, the config built."
     import collections, torch
     import transformer_nb.machine as machine, transformer_nb.checks as checks, transformer_nb.workflow as wf
-    from transformer_nb.decoding import Decoding
+    from transformer_nb.options import Decoding
     from transformer_nb.datasets import ParallelData
     from transformer_nb.trainer import TrainConfig, Parallel
     counts = collections.Counter()
@@ -295,30 +295,30 @@ def test_the_option_classes_need_nothing_of_training():
 
 def _alpha_checks(monkeypatch, counts):
     "Count each check of alpha (`check_value('alpha', ...)`, whichever module calls it) in `counts['alpha']`."
-    import transformer_nb.checks as checks, transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd
+    import transformer_nb.checks as checks, transformer_nb.fast_decoding as fd
     real = checks.check_value
     def spy(name, *a, **k):
         counts[name] += 1; return real(name, *a, **k)
-    for mod in (checks, dec, fd): monkeypatch.setattr(mod, 'check_value', spy)
+    for mod in (checks, fd): monkeypatch.setattr(mod, 'check_value', spy)
 
 def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
     "A beam search of 60 steps checks alpha once (the `Decoding` it searches with), as one of 6 steps does: never per step."
     import collections, torch
-    import transformer_nb.decoding as dec, transformer_nb.fast_decoding as fd
+    import transformer_nb.fast_decoding as fd
     from transformer_nb.model import Transformer, get_config
     counts = collections.Counter()
     _alpha_checks(monkeypatch, counts)
     _count_calls(monkeypatch, counts, (fd, 'decode_step'))
-    nf = dec.next_token_logits_fp32                                        # EOS forbidden: every search runs to its cap
-    no_eos = lambda model, x: nf(model, x).index_fill_(1, torch.tensor([dec.EOS_ID]), float('-inf'))
-    monkeypatch.setattr(fd, 'next_token_logits_fp32', no_eos); monkeypatch.setattr(dec, 'next_token_logits_fp32', no_eos)
+    nf = fd.next_token_logits_fp32                                         # EOS forbidden: every search runs to its cap
+    no_eos = lambda model, x: nf(model, x).index_fill_(1, torch.tensor([fd.EOS_ID]), float('-inf'))
+    monkeypatch.setattr(fd, 'next_token_logits_fp32', no_eos)
     m = Transformer(get_config('tiny', src_vocab=12, tgt_vocab=12)).eval()
     for extra, steps in ((3, 6), (57, 60)):
         counts.clear()
         fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6, nbest=1)
         assert counts['decode_step'] == steps and counts['alpha'] == 1, (extra, counts)
         counts.clear()
-        out = dec.cached_beam_search(m, torch.tensor([[5, 6, 3]]), 4, 0.6, extra)
+        out = fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6)   # the whole n-best list
         assert len(out[0][0][0]) == steps and counts['alpha'] == 1, (extra, counts)
 
 def test_the_commands_stay_small():

@@ -1,5 +1,5 @@
-"Decoding (10_decoding, A10_fast_decoding): greedy and beam search invariants, the fast decoders against the readable"
-" ones, translate, checkpoint averaging (A5)."
+"Decoding (10_decoding, A10_fast_decoding): greedy and beam search invariants, the library's engine against the main"
+" line's one-sentence searches, translate, checkpoint averaging (A5)."
 import contextlib, dataclasses, warnings
 import pytest
 import torch
@@ -7,11 +7,11 @@ import transformer_nb.fast_decoding as FD
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.checkpoints import save_checkpoint, average_checkpoints, save_averaged
-from transformer_nb.decoding import (cached_greedy_decode, cached_beam_search, length_penalty, max_output_lengths, inference, log_probs,
-                                     DecoderCache, Decoding, greedy_decode, beam_search, checked_length_penalty, next_token_logits,
-                                     next_token_logits_fp32)
-from transformer_nb.fast_decoding import (fast_beam_search, argmax_rows, topk_rows, topk_log_probs, decode_step, FastCache)
+from transformer_nb.decoding import greedy_decode, beam_search, length_penalty, next_token_logits
+from transformer_nb.fast_decoding import (fast_greedy_decode, fast_beam_search, max_output_lengths, inference, log_probs, DecoderCache,
+                                          next_token_logits_fp32, check_penalty, argmax_rows, topk_rows, topk_log_probs, decode_step, FastCache)
 from transformer_nb.fast_decoding import translate, length_batches
+from transformer_nb.options import Decoding
 
 torch.set_num_threads(1)
 V = 16
@@ -72,9 +72,13 @@ def count_rows(monkeypatch):
 
 CONFIGS = [dict(), dict(norm_first=True), dict(pos='learned', max_len=64), dict(tie='none')]
 
-def fast_greedy(m, src, *a, **kw):
-    "10's greedy loop with the fast cache of A10: what `translate` runs for beam 1."
-    return cached_greedy_decode(m, src, *a, cache=FastCache(m.cfg.N), **kw)
+def main_greedy(m, src, max_extra=50):
+    "10's `greedy_decode`, one sentence of the batch `src` at a time."
+    return [greedy_decode(m, r[r != PAD_ID], max_extra) for r in src]
+
+def main_beam(m, src, beam=4, alpha=0.6, max_extra=50):
+    "10's `beam_search`, one sentence of the batch `src` at a time: the n-best lists."
+    return [beam_search(m, r[r != PAD_ID], beam, alpha, max_extra) for r in src]
 
 @pytest.fixture(scope='module')
 def model(): return make_model()
@@ -90,54 +94,53 @@ def same_nbest(a, b, eps=1e-6):
 
 @pytest.mark.parametrize('beam, alpha', [(1, 0.0), (1, 0.6), (4, 0.0), (4, 0.6)])
 def test_the_librarys_decoders_equal_the_main_lines(model, src, beam, alpha):
-    "cached_beam_search, fast_beam_search and (beam 1) cached_greedy_decode give the main line's tokens on 8 sentences of a trained model."
-    want = beam_search(model, src, beam, alpha, 6)
-    same_nbest(cached_beam_search(model, src, beam, alpha, 6), want, eps=1e-9)
-    same_nbest(fast_beam_search(model, src, beam=beam, alpha=alpha, max_extra=6), want, eps=1e-9)
-    if beam == 1: assert cached_greedy_decode(model, src, 6) == greedy_decode(model, src, 6) == fast_greedy(model, src, 6)
+    "The engine's fast_beam_search and (beam 1) fast_greedy_decode give the main line's one-sentence searches' n-best lists"
+    " and tokens on 8 sentences of a trained model (float64: scores to 1e-9)."
+    want = main_beam(model, src, beam, alpha, 6)
+    same_nbest(fast_beam_search(model, src, Decoding(beam, alpha, 6)), want, eps=1e-9)
+    same_nbest(fast_beam_search(model, src, beam=beam, alpha=alpha, max_extra=6, use_cache=False), want, eps=1e-9)
+    if beam == 1: assert fast_greedy_decode(model, src, 6) == main_greedy(model, src, 6) == fast_greedy_decode(model, src, 6, use_cache=False)
     logits = torch.randn(5, V, dtype=torch.bfloat16)
     assert torch.equal(next_token_logits_fp32(model, logits.clone()), next_token_logits(model, logits.float()))
 
 def test_the_test_model_is_not_degenerate(model, src):
-    g, b = cached_greedy_decode(model, src), best(cached_beam_search(model, src))
+    g, b = fast_greedy_decode(model, src), best(fast_beam_search(model, src))
     assert len(set(map(len, g))) >= 3 and sum(x != y for x, y in zip(g, b)) >= 2, (g, b)
 
 def test_beam_one_without_the_penalty_is_greedy(model, src):
     "With alpha = 0, a finished hypothesis outranks the open one, which only loses log-probability: the search ends where greedy does."
-    g = cached_greedy_decode(model, src)
-    assert best(cached_beam_search(model, src, beam=1, alpha=0)) == g
-    assert best(cached_beam_search(model, src, beam=1, alpha=0, use_cache=False)) == cached_greedy_decode(model, src, use_cache=False)
-    assert best(fast_beam_search(model, src, beam=1, alpha=0)) == cached_greedy_decode(model, src, cache=FastCache(model.cfg.N)) == g
+    g = fast_greedy_decode(model, src)
+    assert best(fast_beam_search(model, src, beam=1, alpha=0)) == g
+    assert best(fast_beam_search(model, src, beam=1, alpha=0, use_cache=False)) == fast_greedy_decode(model, src, use_cache=False)
+    assert best(main_beam(model, src, beam=1, alpha=0)) == main_greedy(model, src) == g
 
 def test_beam_one_with_the_penalty_is_greedy_or_goes_past_its_end(model, src):
     """With alpha > 0, a beam of 1 keeps the best open hypothesis beside greedy's finished output, and the penalty may rank a
     longer one higher: its output is greedy's or begins with it. Which one wins can hang on the last bit of a score, so
     only the prefix is asserted."""
-    g = cached_greedy_decode(model, src)
-    for search in (cached_beam_search, fast_beam_search):
+    g = fast_greedy_decode(model, src)
+    for search in (fast_beam_search, main_beam):
         for alpha in (0.6, 2.0):
             for b, gi in zip(best(search(model, src, beam=1, alpha=alpha)), g): assert b[:len(gi)] == gi, (search, alpha, b, gi)
 
 @pytest.mark.parametrize('kw', CONFIGS)
 def test_cache_changes_nothing(kw):
     m, src = make_model(**kw), rand_src(seed=2)
-    assert cached_greedy_decode(m, src, use_cache=False) == cached_greedy_decode(m, src)
-    same_nbest(cached_beam_search(m, src, use_cache=False), cached_beam_search(m, src))
+    assert fast_greedy_decode(m, src, use_cache=False) == fast_greedy_decode(m, src)
     same_nbest(fast_beam_search(m, src, use_cache=False), fast_beam_search(m, src))
 
 @pytest.mark.parametrize('kw', CONFIGS[:2])
 def test_independent_of_batch_and_padding(kw):
     m, src = make_model(**kw), rand_src(seed=3)
-    g, nb = cached_greedy_decode(m, src), fast_beam_search(m, src)
-    assert [cached_greedy_decode(m, s)[0] for s in rows_alone(src)] == g
-    assert [cached_greedy_decode(m, s, cache=FastCache(m.cfg.N))[0] for s in rows_alone(src)] == g
+    g, nb = fast_greedy_decode(m, src), fast_beam_search(m, src)
+    assert [fast_greedy_decode(m, s)[0] for s in rows_alone(src)] == g == main_greedy(m, src)
     same_nbest([fast_beam_search(m, s)[0] for s in rows_alone(src)], nb)
-    same_nbest([cached_beam_search(m, s)[0] for s in rows_alone(src)], nb)
+    same_nbest(main_beam(m, src), nb)
     wider = torch.cat([src, torch.zeros(src.shape[0], 5, dtype=torch.long)], 1)
-    assert cached_greedy_decode(m, wider) == g and cached_greedy_decode(m, wider, cache=FastCache(m.cfg.N)) == g
+    assert fast_greedy_decode(m, wider) == g
     same_nbest(fast_beam_search(m, wider), nb)
     perm = torch.randperm(src.shape[0], generator=torch.Generator().manual_seed(0))
-    assert cached_greedy_decode(m, src[perm]) == [g[i] for i in perm.tolist()]
+    assert fast_greedy_decode(m, src[perm]) == [g[i] for i in perm.tolist()]
     same_nbest(fast_beam_search(m, src[perm]), [nb[i] for i in perm.tolist()])
 
 def teacher_forced_score(m, src_row, ids, alpha, ended):
@@ -151,7 +154,7 @@ def teacher_forced_score(m, src_row, ids, alpha, ended):
 @pytest.mark.parametrize('alpha', [0.0, 0.6, 1.0])
 def test_nbest_ranked_by_normalised_score(model, src, alpha):
     caps = max_output_lengths(model, src).tolist()
-    readable, fast = cached_beam_search(model, src, beam=4, alpha=alpha), fast_beam_search(model, src, beam=4, alpha=alpha)
+    readable, fast = main_beam(model, src, beam=4, alpha=alpha), fast_beam_search(model, src, beam=4, alpha=alpha)
     for nb in (readable, fast):
         for i, hyps in enumerate(nb):
             scores = [s for _, s in hyps]
@@ -166,8 +169,8 @@ def test_nbest_ranked_by_normalised_score(model, src, alpha):
 def test_length_penalty_changes_the_winner():
     "With alpha=0 beam search prefers shorter outputs than with alpha=1 (summed over a batch)."
     m, src = make_model(), rand_src(n=12, seed=4)
-    short = sum(map(len, best(cached_beam_search(m, src, alpha=0.0))))
-    long = sum(map(len, best(cached_beam_search(m, src, alpha=1.0))))
+    short = sum(map(len, best(fast_beam_search(m, src, alpha=0.0))))
+    long = sum(map(len, best(fast_beam_search(m, src, alpha=1.0))))
     assert short <= long
 
 def test_length_penalty_values():
@@ -183,23 +186,22 @@ def test_max_length_reached_and_respected(no_eos_fast):
     m, src = no_eos_model(), rand_src(seed=5)
     n = (src != PAD_ID).sum(1)
     for extra in (0, 3):
-        assert [len(o) for o in cached_greedy_decode(m, src, max_extra=extra)] == (n + extra).tolist()
-        assert [len(o) for o in best(cached_beam_search(m, src, max_extra=extra))] == (n + extra).tolist()
-        assert cached_greedy_decode(m, src, max_extra=extra, use_cache=False) == cached_greedy_decode(m, src, max_extra=extra)
-        assert cached_greedy_decode(m, src, max_extra=extra, cache=FastCache(m.cfg.N)) == cached_greedy_decode(m, src, max_extra=extra)
+        assert [len(o) for o in fast_greedy_decode(m, src, max_extra=extra)] == (n + extra).tolist()
         assert [len(o) for o in best(fast_beam_search(m, src, max_extra=extra))] == (n + extra).tolist()
-    assert [len(o) for o in cached_greedy_decode(m, src)] == (n + 50).tolist()   # the paper's default: input + 50
+        assert fast_greedy_decode(m, src, max_extra=extra, use_cache=False) == fast_greedy_decode(m, src, max_extra=extra)
+        assert [len(o) for o in main_greedy(m, src, max_extra=extra)] == (n + extra).tolist()         # the main line's caps
+        assert [len(o) for o in best(main_beam(m, src, max_extra=extra))] == (n + extra).tolist()
+    assert [len(o) for o in fast_greedy_decode(m, src)] == (n + 50).tolist()   # the paper's default: input + 50
 
 def test_learned_positions_cap_output(no_eos_fast):
     m, src = no_eos_model(pos='learned', max_len=9), rand_src(seed=6)
-    assert all(len(o) == 9 for o in cached_greedy_decode(m, src))
-    assert all(len(o) == 9 for o in best(cached_beam_search(m, src)))
-    assert all(len(o) == 9 for o in cached_greedy_decode(m, src, cache=FastCache(m.cfg.N)))
+    assert all(len(o) == 9 for o in fast_greedy_decode(m, src))
     assert all(len(o) == 9 for o in best(fast_beam_search(m, src)))
+    assert all(len(o) == 9 for o in fast_greedy_decode(m, src, use_cache=False))
 
 def test_outputs_never_hold_specials(model, src):
-    for outs in (cached_greedy_decode(model, src), best(cached_beam_search(model, src)), cached_greedy_decode(model, src, cache=FastCache(model.cfg.N)),
-                 best(fast_beam_search(model, src))):
+    for outs in (fast_greedy_decode(model, src), best(fast_beam_search(model, src)), main_greedy(model, src),
+                 best(main_beam(model, src))):
         assert all(i not in (PAD_ID, BOS_ID, EOS_ID) for o in outs for i in o)
 
 def test_mode_restored_and_no_grad(model, src, monkeypatch):
@@ -211,7 +213,7 @@ def test_mode_restored_and_no_grad(model, src, monkeypatch):
     hooks = [m.register_forward_pre_hook(watch) for m in model.modules()]
     try:
         for mode in (True, False):
-            for decode in (cached_greedy_decode, cached_beam_search, fast_greedy, fast_beam_search):
+            for decode in (fast_greedy_decode, fast_beam_search):
                 model.train(mode); n = len(seen)
                 with torch.enable_grad(): decode(model, src)
                 assert len(seen) > n, decode.__name__                           # the watch saw the decoder run
@@ -221,9 +223,8 @@ def test_mode_restored_and_no_grad(model, src, monkeypatch):
         for h in hooks: h.remove()
         model.eval()
 
-@pytest.mark.parametrize('greedy,beam', [(cached_greedy_decode, cached_beam_search), (fast_greedy, fast_beam_search)],
-                         ids=['readable', 'fast'])
-def test_bad_inputs(model, greedy, beam):
+def test_bad_inputs(model):
+    greedy, beam = fast_greedy_decode, fast_beam_search
     with pytest.raises(ValueError, match=r'\[1\]'): greedy(model, torch.tensor([[5, 3], [0, 0]]))
     with pytest.raises(ValueError, match=r'\[1\]'): beam(model, torch.tensor([[5, 3], [0, 0]]))
     with pytest.raises(ValueError, match='beam=0'): beam(model, torch.tensor([[5, 3]]), beam=0)
@@ -248,8 +249,8 @@ def test_translate_order_empty_and_batching(model):
     alone = [translate(model, tok, [s])[0] for s in sents]
     assert out == alone
     enc = lambda s: torch.tensor([tok.encode(s.strip()) + [EOS_ID]])
-    assert out == [tok.decode(best(cached_beam_search(model, enc(s)))[0]) if s.strip() else '' for s in sents]   # the readable search
-    greedy = [tok.decode(cached_greedy_decode(model, enc(s))[0]) if s.strip() else '' for s in sents]
+    assert out == [tok.decode(beam_search(model, enc(s)[0])[0][0]) if s.strip() else '' for s in sents]   # the main line's search
+    greedy = [tok.decode(greedy_decode(model, enc(s)[0])) if s.strip() else '' for s in sents]
     assert translate(model, tok, sents, beam=1) == greedy
     assert translate(model, tok, []) == []
     with pytest.raises(TypeError, match='wrap it'): translate(model, tok, 'abc')
@@ -257,7 +258,7 @@ def test_translate_order_empty_and_batching(model):
 
 def test_translate_refuses_what_learned_positions_cannot_hold_and_the_decoders_truncate():
     "translate() refuses a source past the model's positions, as the commands do; the decoders it calls truncate one, saying so."
-    from transformer_nb.decoding import PAPER_DECODING
+    from transformer_nb.options import PAPER_DECODING
     from transformer_nb.fast_decoding import translate_checked
     m = make_model(pos='learned', max_len=10, steps=0)
     with pytest.raises(ValueError, match=r'sentences\[0\] is 25 tokens long .*more than the limit of 10'): translate(m, CharTok(), ['abcdefghijkl' * 2, 'abc'])
@@ -335,18 +336,18 @@ def test_average_bad_files(tmp_path):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')
 def test_cuda_matches_cpu():
     m, src = make_model(dtype=torch.float32), rand_src(seed=7)
-    cpu = (fast_beam_search(m, src), cached_greedy_decode(m, src))
+    cpu = (fast_beam_search(m, src), fast_greedy_decode(m, src))
     m.cuda()
     try:
         gpu = fast_beam_search(m, src.cuda())
         same_nbest(gpu, cpu[0], eps=1e-4)
-        assert cached_greedy_decode(m, src.cuda()) == cpu[1] == fast_greedy(m, src.cuda())
+        assert fast_greedy_decode(m, src.cuda()) == cpu[1]
     finally: m.cpu()
 
 
 def test_beam_never_stops_while_a_better_hypothesis_is_alive(model, src):
     "The stopping bound: beam 4's best normalised score is at least that of the greedy output (which beam 1 finds)."
-    for search in (fast_beam_search, cached_beam_search):
+    for search in (fast_beam_search, main_beam):
         for alpha in (0.0, 0.6, 1.0):
             top = [h[0][1] for h in search(model, src, beam=4, alpha=alpha)]
             greedy = [h[0][1] for h in search(model, src, beam=1, alpha=alpha)]
@@ -372,10 +373,10 @@ def test_beam_search_does_not_stop_while_a_better_hypothesis_is_alive():
     "fairseq's rule (stop once k hypotheses end) returns a short improbable one here; the bound must not."
     m, src = ScriptedModel(), torch.tensor([[7, 8, EOS_ID]])
     for alpha in (0.0, 0.6, 1.0):
-        for search in (fast_beam_search, cached_beam_search):
-            ids, score = search(m, src, beam=4, alpha=alpha, use_cache=False)[0][0]
-            assert ids == [4, 4, 4, 4, 4], (search.__name__, alpha, ids, score)
-        assert ids == cached_greedy_decode(m, src, use_cache=False)[0]
+        for search in (lambda *a, **kw: fast_beam_search(*a, **kw, use_cache=False), main_beam):
+            ids, score = search(m, src, beam=4, alpha=alpha)[0][0]
+            assert ids == [4, 4, 4, 4, 4], (alpha, ids, score)
+        assert ids == fast_greedy_decode(m, src, use_cache=False)[0]
 
 
 # ---- the fast beam search (A10) against the readable one (10) ----
@@ -391,32 +392,31 @@ def test_fast_beam_search_equals_reference(kw, dtype):
     for seed in range(10):
         src = rand_src(n=1 + seed % 9, hi=1 + seed % 12, seed=100 + seed)
         for k, alpha, extra in [(4, 0.6, 50), (1, 0.6, 50), (3, 1.0, 2), (5, 0.0, 0), (2, 0.6, 5)]:
-            ref = cached_beam_search(m, src, k, alpha, extra)
+            ref = main_beam(m, src, k, alpha, extra) if not m.cfg.max_positions else fast_beam_search(m, src, Decoding(k, alpha, extra), use_cache=False)
             same_nbest(fast_beam_search(m, src, Decoding(k, alpha, extra)), ref, eps=eps)
             # nbest=1 stops sentences earlier, so the others run in smaller batches: same ids, scores to float rounding
             same_nbest(fast_beam_search(m, src, Decoding(k, alpha, extra), nbest=1), [h[:1] for h in ref], eps=eps)
-    # without the cache (and without grouping) both take the same path through `model.decode`: the very same numbers
-    assert fast_beam_search(m, src, use_cache=False) == cached_beam_search(m, src, use_cache=False)
 
 def test_fast_beam_search_equals_reference_at_the_cap_and_when_scripted(monkeypatch):
     m, src = no_eos_model(), rand_src(seed=5)          # every hypothesis runs into its cap
     step = FD.decode_step
     monkeypatch.setattr(FD, 'decode_step', lambda *a: step(*a).index_fill_(-1, torch.tensor([EOS_ID]), float('-inf')))
     for extra in (0, 3):
-        same_nbest(fast_beam_search(m, src, max_extra=extra), cached_beam_search(m, src, max_extra=extra), eps=1e-9)
+        same_nbest(fast_beam_search(m, src, max_extra=extra), fast_beam_search(m, src, max_extra=extra, use_cache=False), eps=1e-9)
     monkeypatch.undo()
     torch.manual_seed(0)
     untrained = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V)).eval()
-    same_nbest(fast_beam_search(untrained, rand_src(seed=6)), cached_beam_search(untrained, rand_src(seed=6)), eps=1e-5)
+    same_nbest(fast_beam_search(untrained, rand_src(seed=6)), main_beam(untrained, rand_src(seed=6)), eps=1e-5)
     sm, s = ScriptedModel(), torch.tensor([[7, 8, EOS_ID]])
     for alpha in (0.0, 0.6, 1.0):
-        assert fast_beam_search(sm, s, alpha=alpha, use_cache=False) == cached_beam_search(sm, s, alpha=alpha, use_cache=False)
+        got, want = fast_beam_search(sm, s, alpha=alpha, use_cache=False), main_beam(sm, s, alpha=alpha)   # its lower ranks tie exactly
+        same_nbest([h[:1] for h in got], [h[:1] for h in want], eps=1e-5)
 
 def test_beam_larger_than_vocabulary(model):
-    for search in (fast_beam_search, cached_beam_search):
-        assert len(search(model, torch.tensor([[5, 3]]), beam=V)) == 1                 # the whole vocabulary is fine
-        with pytest.raises(ValueError, match=f'beam={V + 1} is more than the target vocabulary of {V} pieces'):
-            search(model, torch.tensor([[5, 3]]), beam=V + 1)
+    assert len(fast_beam_search(model, torch.tensor([[5, 3]]), beam=V)) == 1             # the whole vocabulary is fine
+    same_nbest(fast_beam_search(model, torch.tensor([[5, 3]]), beam=V), main_beam(model, torch.tensor([[5, 3]]), beam=V), eps=1e-9)
+    with pytest.raises(ValueError, match=f'beam={V + 1} is more than the target vocabulary of {V} pieces'):
+        fast_beam_search(model, torch.tensor([[5, 3]]), beam=V + 1)
     for bad in (0, 5, 2.0):
         with pytest.raises(ValueError, match='nbest='): fast_beam_search(model, torch.tensor([[5, 3]]), beam=4, nbest=bad)
     assert [len(h) for h in fast_beam_search(model, rand_src(seed=9), beam=4, nbest=2)] == [2] * 8
@@ -427,7 +427,7 @@ def test_nbest_one_stops_earlier_with_the_same_answer(count_rows):
     full = fast_beam_search(m, src); rows_full = count_rows['n']; count_rows['n'] = 0
     top = fast_beam_search(m, src, nbest=1); rows_best = count_rows['n']
     same_nbest(top, [h[:1] for h in full], eps=1e-9)
-    same_nbest(top, [h[:1] for h in cached_beam_search(m, src)], eps=1e-9)
+    same_nbest(top, [h[:1] for h in main_beam(m, src)], eps=1e-9)
     assert 0 < rows_best < rows_full, (rows_best, rows_full)
 
 def test_early_stop_computes_fewer_rows_and_never_scores_higher(count_rows):
@@ -450,14 +450,15 @@ def test_early_stop_computes_fewer_rows_and_never_scores_higher(count_rows):
 @pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
 @pytest.mark.parametrize('seed', [0, 1, 2])
 def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
-    "Random untrained models of several shapes: greedy decoding with the fast cache returns the readable cache's ids, bit for bit."
+    "Random untrained models of several shapes: greedy decoding with the fast cache returns the ids of the whole prefix each step, and of 10's greedy_decode."
     kw = [dict(), dict(norm_first=True, tie='none', tgt_vocab=23), dict(pos='learned', max_len=40, h=2, d_k=12, d_v=20)][seed]
     torch.manual_seed(seed)
     m = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=kw.pop('tgt_vocab', V), **kw)).to(dtype).eval()
     for s in range(3):
         src = rand_src(n=7, hi=10, seed=300 + 10 * seed + s)
-        g = cached_greedy_decode(m, src, max_extra=8)
-        assert cached_greedy_decode(m, src, max_extra=8, cache=FastCache(m.cfg.N)) == g == cached_greedy_decode(m, src, max_extra=8, use_cache=False)
+        g = fast_greedy_decode(m, src, max_extra=8)
+        assert fast_greedy_decode(m, src, max_extra=8, use_cache=False) == g
+        if not m.cfg.max_positions: assert main_greedy(m, src, max_extra=8) == g
         assert len(set(map(len, g))) >= 2, g                       # outputs of several lengths: a real check
 
 
@@ -497,7 +498,7 @@ def test_mha_step_equals_forward_and_groups_memory(h):
     " rows (beam search's k hypotheses of a sentence) it equals forward on the repeated memory, to float rounding."
     from transformer_nb.fast_decoding import _mha_step
     from transformer_nb.fast_attention import FastMultiHeadAttention
-    from transformer_nb.decoding import KVCache
+    from transformer_nb.fast_decoding import KVCache
     torch.manual_seed(h)
     m = FastMultiHeadAttention(8 * h, h).eval()
     g = torch.Generator().manual_seed(h)
@@ -545,18 +546,18 @@ def test_fast_beam_search_equals_reference_wide_vocabulary(kw):
     m = Transformer(get_config('tiny', src_vocab=2048, tgt_vocab=2048, **kw)).eval()
     src = pad([torch.randint(4, 2048, (n,), generator=torch.Generator().manual_seed(n)).tolist() + [EOS_ID] for n in (3, 6, 1, 4)])
     for k, extra in ((4, 3), (2, 6)):
-        ref = cached_beam_search(m, src, k, 0.6, extra)
+        ref = main_beam(m, src, k, 0.6, extra)
         same_nbest(fast_beam_search(m, src, Decoding(k, 0.6, extra)), ref, eps=1e-5)
         same_nbest(fast_beam_search(m, src, Decoding(k, 0.6, extra), nbest=1), [h[:1] for h in ref], eps=1e-5)
-    g = cached_greedy_decode(m, src, max_extra=5)
-    assert best(fast_beam_search(m, src, beam=1, max_extra=5)) == best(cached_beam_search(m, src, beam=1, max_extra=5)) == g
-    assert cached_greedy_decode(m, src, max_extra=5, cache=FastCache(m.cfg.N)) == g == cached_greedy_decode(m, src, max_extra=5, use_cache=False)
+    g = fast_greedy_decode(m, src, max_extra=5)
+    assert best(fast_beam_search(m, src, beam=1, max_extra=5)) == best(main_beam(m, src, beam=1, max_extra=5))
+    assert main_greedy(m, src, max_extra=5) == g == fast_greedy_decode(m, src, max_extra=5, use_cache=False)
 
 
 @pytest.mark.parametrize('bad', [1.5, float('nan'), True, '5'])
 def test_greedy_checks_max_extra_as_beam_search_does(model, bad):
     "max_extra must be an int >= 0 for every decoder: greedy decoding neither accepts 1.5 nor fails deep inside on NaN."
-    for decode in (cached_greedy_decode, fast_greedy, cached_beam_search, fast_beam_search):
+    for decode in (fast_greedy_decode, fast_beam_search):
         with pytest.raises(ValueError) as e: decode(model, torch.tensor([[5, 3]]), max_extra=bad)
         assert str(e.value).startswith(f'max_extra={bad!r}') and 'must be an int >= 0' in str(e.value), (decode.__name__, str(e.value))
 
@@ -568,12 +569,11 @@ _NOT_A_MODEL = r'^model must be a Transformer \(a torch.nn.Module\), got a NoneT
 def test_decoders_name_a_missing_model():
     "greedy_decode(None, src) was an AttributeError about 'training'; beam_search's about 'cfg'."
     src = rand_src(n=2)
-    with pytest.raises(TypeError, match=_NOT_A_MODEL): cached_greedy_decode(None, src)
-    with pytest.raises(TypeError, match=_NOT_A_MODEL): cached_beam_search(None, src)
+    with pytest.raises(TypeError, match=_NOT_A_MODEL): fast_greedy_decode(None, src)
     with pytest.raises(TypeError, match=_NOT_A_MODEL): fast_beam_search(None, src)
     with pytest.raises(TypeError, match=r'^model must be a torch.nn.Module, got a str$'):
         with inference('model'): pass
-    with pytest.raises(TypeError, match=r'^cache must be an empty decoding cache'): cached_greedy_decode(make_model(), src, cache='fast')
+    with pytest.raises(TypeError, match=r'^speedups=.fast. must be a Speedups'): fast_greedy_decode(make_model(), src, speedups='fast')
 
 @pytest.mark.parametrize('args, says', [
     ((5,), None),                                                     # fine: the paper's alpha
@@ -585,8 +585,9 @@ def test_decoders_name_a_missing_model():
     ((float('inf'),), 'n=inf must be a number >= 0'),
 ])
 def test_length_penalty_checks_its_inputs(args, says):
-    if says is None: assert checked_length_penalty(*args) == length_penalty(*args) > 1; return
-    with pytest.raises(ValueError) as e: checked_length_penalty(*args)
+    n, alpha = (*args, 0.6)[:2]
+    if says is None: check_penalty(n, alpha); assert length_penalty(n, alpha) > 1; return
+    with pytest.raises(ValueError) as e: check_penalty(n, alpha)
     assert str(e.value).startswith(says), str(e.value)
 
 def test_log_probs_wants_a_tensor():

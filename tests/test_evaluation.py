@@ -4,7 +4,7 @@ import pytest
 import torch
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.tokens import CheckedTokenizer
-from transformer_nb.decoding import Decoding
+from transformer_nb.options import Decoding
 from transformer_nb.options import DecodeOptions
 FP32 = DecodeOptions(precision='fp32')
 from transformer_nb.fast_decoding import translate

@@ -73,32 +73,6 @@ def test_greedy_check_names_the_mistake(ns, name, capsys):
 BREAK_10 = {   # exercise: (cell, old, new, module, the cells and tests its solution names)
     1: ('0ba526be', 'return ((5 + n) / 6) ** alpha', 'return (5 + n) / 6', 'decoding',
         {'84060f7a'}, {'tests/test_decoding.py::test_length_penalty_values'}),   # the penalty's own test: A10 takes its penalties from it
-    5: ('0924cf59', "for sc, cc in self.layers: sc.select(idx); cc.select(idx)",
-        "return self\n        for sc, cc in self.layers: sc.select(idx); cc.select(idx)", 'decoding',
-        {'dc0a0006', 'b6311a53', 'd10g0006', 'd10g0007', 'c0b1e003', 'd3c0a099'},   # every decode through the cache (Going deeper)
-        {f'tests/test_decoding.py::{t}' for t in (
-            'test_beam_larger_than_vocabulary',
-            'test_beam_never_stops_while_a_better_hypothesis_is_alive',
-            'test_beam_one_with_the_penalty_is_greedy_or_goes_past_its_end',
-            'test_beam_one_without_the_penalty_is_greedy',
-            'test_cache_changes_nothing',
-            'test_decode_step_equals_decode',
-            'test_fast_beam_search_equals_reference',
-            'test_fast_beam_search_equals_reference_at_the_cap_and_when_scripted',
-            'test_fast_beam_search_equals_reference_wide_vocabulary',
-            'test_fast_greedy_equals_greedy_on_untrained_models',
-            'test_independent_of_batch_and_padding',
-            'test_learned_positions_cap_output',
-            'test_length_penalty_changes_the_winner',
-            'test_max_length_reached_and_respected',
-            'test_mode_restored_and_no_grad',
-            'test_nbest_one_stops_earlier_with_the_same_answer',
-            'test_nbest_ranked_by_normalised_score',
-            'test_outputs_never_hold_specials',
-            'test_the_librarys_decoders_equal_the_main_lines',
-            'test_the_test_model_is_not_degenerate',
-            'test_translate_order_empty_and_batching',
-        )}),
 }
 
 @pytest.mark.slow

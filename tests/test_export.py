@@ -12,7 +12,7 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.tokens import CheckedTokenizer
 from transformer_nb.checkpoints import save_checkpoint, model_from_checkpoint
 from transformer_nb.fast_decoding import translate
-from transformer_nb.decoding import Decoding, PAPER_DECODING
+from transformer_nb.options import Decoding, PAPER_DECODING
 from transformer_nb.options import DecodeOptions
 GREEDY = PAPER_DECODING.but(beam=1)
 from transformer_nb.export import (export_ctranslate2, load_ctranslate2, ctranslate2_translate, _check_exportable,
@@ -268,11 +268,11 @@ def test_onnx_float32_greedy_and_beam_identical(onnx_mods, tmp_path, tok, kw):
 def test_onnx_beam_checks_alpha_once_per_search_not_at_its_steps(onnx_mods, tmp_path, tok, monkeypatch):
     "onnx_beam checks alpha once per search, as the `Decoding` it searches with is built, whatever its cap: never at a step."
     import collections
-    import transformer_nb.checks as checks, transformer_nb.decoding as dec
+    import transformer_nb.checks as checks, transformer_nb.fast_decoding as fd
     _, ex = onnx_mods
     m = ex.OnnxModel(ex.export_onnx(trained_checkpoint(tmp_path / 'm.pt', tok), tmp_path / 'onnx', quantize=None))
     counts, real = collections.Counter(), checks.check_value
-    for mod in (checks, dec): monkeypatch.setattr(mod, 'check_value', lambda name, *a, **k: (counts.update([name]), real(name, *a, **k))[1])
+    for mod in (checks, fd): monkeypatch.setattr(mod, 'check_value', lambda name, *a, **k: (counts.update([name]), real(name, *a, **k))[1])
     src = tok.encode(words(1, 3)[0]) + [EOS_ID]
     for extra in (3, 57):
         counts.clear()

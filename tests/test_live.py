@@ -122,13 +122,13 @@ def test_cached_steps_equal_the_whole_prefix_and_pytorch(fp32_export):
     " kept), and those of PyTorch's greedy decoding, on 6 test2016 sentences."
     ex, m = export_module(), export_module().OnnxModel(fp32_export)
     from transformer_nb.pretrained import load_pretrained
-    from transformer_nb.decoding import cached_greedy_decode
+    from transformer_nb.fast_decoding import fast_greedy_decode
     import torch
     model, tok, _ = load_pretrained('multi30k-de-en')
     srcs = [tok.encode(s) + [3] for s in first_test2016(6)]
     cached = [ex.onnx_greedy(m, s) for s in srcs]
     assert cached == [ex.onnx_greedy(m, s, use_cache=False) for s in srcs]
-    assert cached == [cached_greedy_decode(model.float(), torch.tensor([s]))[0] for s in srcs]
+    assert cached == [fast_greedy_decode(model.float(), torch.tensor([s]))[0] for s in srcs]
     assert len(set(map(len, cached))) >= 4                                   # outputs of several lengths: a real check
 
 def test_python_onnx_translate_agrees_with_translate_mjs(fp32_export):
@@ -472,10 +472,10 @@ def beam_record(model, tok, sentence:str) -> dict:
     "The explorer's record of `sentence` decoded as the page decodes it (beam 4, alpha 0.6), its weights from PyTorch."
     import torch
     from transformer_nb.core import BOS_ID, EOS_ID
-    from transformer_nb.decoding import cached_beam_search
+    from transformer_nb.fast_decoding import fast_beam_search
     from transformer_nb.variations import attention_maps
     src = torch.tensor([tok.encode(sentence) + [EOS_ID]])
-    ids = cached_beam_search(model, src, beam=4, alpha=0.6)[0][0][0]
+    ids = fast_beam_search(model, src, beam=4, alpha=0.6)[0][0][0]
     tgt_out = ids + [EOS_ID]
     maps = attention_maps(model, src, torch.tensor([[BOS_ID] + tgt_out[:-1]]))
     piece = tok.sp.id_to_piece
@@ -593,9 +593,10 @@ def python_beam_labels(model, tok, sentence:str, beam:int=4, alpha:float=0.6, ma
     " tnb-translate stops (one translation wanted: once the best finished score is at least the best open log p / lp(L))."
     import torch
     from transformer_nb.core import EOS_ID
-    from transformer_nb.decoding import cached_beam_search, length_penalty, max_output_lengths
+    from transformer_nb.fast_decoding import fast_beam_search, max_output_lengths
+    from transformer_nb.decoding import length_penalty
     src, trace, finished, steps = torch.tensor([tok.encode(sentence) + [EOS_ID]]), [], [], []
-    cached_beam_search(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
+    fast_beam_search(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
     L = int(max_output_lengths(model, src, max_extra)[0])
     for t, s in enumerate(trace):
         ys, (origin, token, logp, ends, go) = s['ys'], (s[k][0] for k in ('origin', 'tok', 'logp', 'ends', 'go'))
@@ -636,7 +637,7 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
     node_modules()
     import torch
     from transformer_nb.pretrained import load_pretrained
-    from transformer_nb.decoding import cached_greedy_decode
+    from transformer_nb.fast_decoding import fast_greedy_decode
     from transformer_nb.core import EOS_ID
     model, tok, _ = load_pretrained('multi30k-de-en')
     model = model.float()
@@ -674,7 +675,7 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
                for v in views[0] for r in v['rows']), "an end dropped above an open row that goes on: the case the rule explains"
     assert len(views[0][-1]['finished']) == 8
     # greedy: one hypothesis; row 1 is taken at each step, greedy_decode's tokens, and the last step takes the end
-    out = cached_greedy_decode(model, torch.tensor([tok.encode(sentences[0]) + [EOS_ID]]))[0]
+    out = fast_greedy_decode(model, torch.tensor([tok.encode(sentences[0]) + [EOS_ID]]))[0]
     assert all(v['greedy'] and [r['fate'] for r in v['rows']] == ['taken', 'not taken'] for v in gview)
     assert [v['rows'][0]['tokens'][-1] for v in gview[:-1]] == out and gview[-1]['rows'][0]['piece'] == '</s>'
     assert [v['stop'] for v in gview] == [None] * (len(gview) - 1) + ['end'] and gview[-1]['chosen']['tokens'] == out
@@ -756,3 +757,22 @@ console.log(JSON.stringify(lost.map(u => [u.as, visible(u.text)])));
     r = subprocess.run([node(), '--input-type=module', '-e', script], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout) == [['unknown', '⟨soft hyphen⟩'], ['space', '⟨zero-width space⟩']]
+
+
+def test_the_pages_caps_and_penalty_are_the_engines():
+    "decoding.mjs's `outputCap` and `lengthPenalty` against the engine's `max_output_lengths` and 10's `length_penalty`:"
+    " the same caps (max_extra beyond 4,096 capped, learned positions bounding) and the same penalties, to the last bit."
+    import torch
+    from types import SimpleNamespace
+    from transformer_nb.decoding import length_penalty
+    from transformer_nb.fast_decoding import max_output_lengths
+    cases = [(5, 50, None), (5, 10**6, None), (12, 0, None), (9, 50, 20), (30, 4096, 32)]   # srcLen, maxExtra, maxPositions
+    script = ("import { outputCap, lengthPenalty } from './nbs/live/decoding.mjs';"
+              f"console.log(JSON.stringify([{json.dumps(cases)}.map(([n, x, p]) => outputCap({{maxExtra: x, maxPositions: p}}, n)),"
+              "[1, 7, 20, 63].map(n => [0, 0.6, 1].map(a => lengthPenalty(n, a)))]));")
+    r = subprocess.run([node(), '--input-type=module', '-e', script], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    caps, lps = json.loads(r.stdout)
+    want = [int(max_output_lengths(SimpleNamespace(cfg=SimpleNamespace(pad_id=0, max_positions=p)), torch.full((1, n), 5), x)[0]) for n, x, p in cases]
+    assert caps == want == [55, 5 + 4096, 12, 20, 32]
+    assert lps == [[length_penalty(n, a) for a in (0, 0.6, 1)] for n in (1, 7, 20, 63)]

@@ -7,7 +7,7 @@ from transformer_nb.trainer import TrainConfig
 from dataclasses import fields
 from transformer_nb.model import (TransformerConfig, PRESETS, PAPER_TABLE3, get_config, get_config_strict, Transformer, count_config_params,
                                   to_torch_transformer)
-from transformer_nb.decoding import DecoderCache
+from transformer_nb.fast_decoding import DecoderCache
 
 torch.set_num_threads(1)
 V = 50

@@ -9,7 +9,7 @@ from transformer_nb.core import count_params
 from transformer_nb.attention import attention, causal_mask, pad_mask
 from transformer_nb.multihead import MultiHeadAttention, show_heads
 from transformer_nb.fast_attention import FastMultiHeadAttention, mha_cost, to_torch_mha
-from transformer_nb.decoding import KVCache
+from transformer_nb.fast_decoding import KVCache
 from transformer_nb.fast_decoding import LazyKVCache
 
 torch.set_num_threads(1)

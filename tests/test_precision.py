@@ -10,7 +10,7 @@ from transformer_nb.core import EOS_ID
 from transformer_nb.machine import choose_precision, default_precision, cpu_features
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.tokens import CheckedTokenizer
-from transformer_nb.decoding import Decoding
+from transformer_nb.options import Decoding
 from transformer_nb.options import DecodeOptions
 import conftest
 
@@ -140,7 +140,7 @@ def test_decoders_auto(monkeypatch, toy, features, want):
     real = ev.autocast
     monkeypatch.setattr(ev, 'autocast', lambda dev, p: seen.append(p) or real(dev, p))
     state = lambda: torch.get_autocast_dtype('cpu') if torch.is_autocast_enabled('cpu') else torch.float32
-    for name in ('cached_greedy_decode', 'fast_beam_search'):            # the autocast each decoder runs under
+    for name in ('_fast_greedy', '_fast_beam'):                        # the autocast each decoder runs under (what translate calls)
         monkeypatch.setattr(ev, name, lambda *a, f=getattr(ev, name), **k: states.append(state()) or f(*a, **k))
     for beam in (1, 3): ev.translate(model, tok, SENTS, beam=beam)
     evaluate(model, tok, [('one two', 'eins zwei')], Decoding(beam=1))
@@ -151,12 +151,13 @@ def test_decoders_auto(monkeypatch, toy, features, want):
 def test_fp32_decoding_unchanged(toy):
     "precision='fp32' decodes exactly as the decoders do without autocast (as `translate` did before it had a precision)."
     from transformer_nb.fast_decoding import translate
-    from transformer_nb.decoding import cached_greedy_decode, Decoding
-    from transformer_nb.fast_decoding import FastCache, fast_beam_search
+    from transformer_nb.fast_decoding import fast_greedy_decode
+    from transformer_nb.options import Decoding
+    from transformer_nb.fast_decoding import fast_beam_search
     model, tok = toy
     src = lambda s: torch.tensor([tok.encode(s) + [EOS_ID]])
     for s in (s for s in SENTS if s.strip()):
-        assert translate(model, tok, [s], beam=1, precision='fp32') == [tok.decode(cached_greedy_decode(model, src(s), 50, cache=FastCache(model.cfg.N))[0])]
+        assert translate(model, tok, [s], beam=1, precision='fp32') == [tok.decode(fast_greedy_decode(model, src(s), 50)[0])]
         assert translate(model, tok, [s], beam=4, precision='fp32') == [tok.decode(fast_beam_search(model, src(s), Decoding(4, 0.6, 50), nbest=1)[0][0][0])]
     with torch.autocast('cpu', dtype=torch.bfloat16, enabled=False):        # nothing changes the float32 numbers
         a = fast_beam_search(model, src('one two three three four'), Decoding(4, 0.6, 50))
@@ -205,12 +206,12 @@ def test_translate_and_evaluate_precision(run):
     "--precision fp32 gives the float32 decoders' output, unchanged; bf16 runs; a bad value is refused by argparse."
     from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
     from transformer_nb.scoring import evaluate
-    from transformer_nb.decoding import cached_greedy_decode, Decoding
-    from transformer_nb.fast_decoding import FastCache, fast_beam_search
+    from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search
+    from transformer_nb.options import Decoding
     model, tok, ck = model_from_checkpoint(resolve_checkpoint(run)[0], 'cpu')
     sents = ['a b c', 'h g f e', 'd e a d b']
     ids = lambda s: torch.tensor([tok.encode(s) + [EOS_ID]])
-    want = {1: [tok.decode(cached_greedy_decode(model, ids(s), cache=FastCache(model.cfg.N))[0]) for s in sents],
+    want = {1: [tok.decode(fast_greedy_decode(model, ids(s))[0]) for s in sents],
             4: [tok.decode(fast_beam_search(model, ids(s), Decoding(4, 0.6), nbest=1)[0][0][0]) for s in sents]}
     for beam in (1, 4):
         r = conftest.tool('translate', run, *sents, '--beam', str(beam), '--precision', 'fp32', text=True)

@@ -9,7 +9,8 @@ from transformer_nb.checks import SettingError
 from transformer_nb.safeguards import read_text_lines
 from transformer_nb.workflow import read_test_files
 from transformer_nb.checkpoints import resolve_checkpoint
-from transformer_nb.decoding import Decoding, max_output_lengths
+from transformer_nb.options import Decoding
+from transformer_nb.fast_decoding import max_output_lengths
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.cli import translate_main, evaluate_main, average_main
 

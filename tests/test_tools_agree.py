@@ -180,7 +180,7 @@ def test_a_resume_reads_and_checks_its_checkpoint_once(copy_run, tmp_path, monke
 def test_an_early_stop_a_task_refuses_is_one_sentence_said_as_an_option(copy_run, tmp_path):
     "The task states once that its outputs take the exact search (`Task.check_decoding`); tnb-translate says it in the same words."
     from transformer_nb.checkpoints import save_checkpoint
-    from transformer_nb.decoding import Decoding
+    from transformer_nb.options import Decoding
     from transformer_nb.tasks import get_task
     d, t = copy_run
     ck = torch.load(t.last_checkpoint, weights_only=True)
@@ -195,7 +195,7 @@ def test_an_early_stop_a_task_refuses_is_one_sentence_said_as_an_option(copy_run
 def test_the_decoding_batch_size_in_the_help_is_the_library_s():
     "tnb-translate's --help states the decoding batch size: the library's one number, read from it."
     from transformer_nb.cli import _translate_parser
-    from transformer_nb.decoding import DECODE_BATCH_TOKENS
+    from transformer_nb.options import DECODE_BATCH_TOKENS
     a = next(x for x in _translate_parser()._actions if x.dest == 'max_tokens')
     assert f"default: {DECODE_BATCH_TOKENS})" in a.help, a.help
 

@@ -127,7 +127,7 @@ def test_check_memory_takes_a_tasks_name():
 
 
 def _decoding():
-    from transformer_nb.decoding import Decoding
+    from transformer_nb.options import Decoding
     return Decoding()
 
 @pytest.mark.parametrize('call, exc, says', [
@@ -272,7 +272,7 @@ def test_a_resume_reads_parses_and_claims_once(tmp_path, monkeypatch):
 def test_a_record_holds_no_path_of_this_machine(tmp_path):
     "An evaluation recorded from absolute paths keeps them relative to the results file, or as names: no folder of this machine."
     from transformer_nb.checkpoints import open_checkpoint
-    from transformer_nb.decoding import Decoding
+    from transformer_nb.options import Decoding
     from transformer_nb.tasks import task_of
     from transformer_nb.runs import portable_path
     w = _workflow()

@@ -93,8 +93,8 @@ FIGURE1 = {'data': ['encode_pairs', 'collate'], 'embeddings': ['Embeddings', 'ti
            'positional': ['SinusoidalPositionalEncoding', 'LearnedPositionalEmbedding'],
            'multihead': ['MultiHeadAttention'], 'attention': ['attention', 'tgt_mask', 'causal_mask', 'pad_mask'],
            'model': ['SublayerConnection', 'EncoderLayer', 'DecoderLayer', 'Transformer'], 'ffn': ['FeedForward'],
-           'training': ['label_smoothed_nll'], 'decoding': ['beam_search', 'greedy_decode', 'log_probs'],
-           'fast_decoding': ['fast_beam_search', 'topk_log_probs']}
+           'training': ['label_smoothed_nll'], 'decoding': ['beam_search', 'greedy_decode'],
+           'fast_decoding': ['fast_beam_search', 'log_probs', 'topk_log_probs']}
 
 # ---- the paper path: notebook, the paper's section, what you will learn; the time of Run All from notebook_times.json
 PATH = [
@@ -150,7 +150,7 @@ def notation() -> list[tuple]:
         ('$P_{drop}$', 'residual and embedding dropout (§5.4)', '`p_drop`', '0.1', f'{base.p_drop}'),
         ('$\\epsilon_{ls}$', 'label smoothing (§5.4)', '`TrainConfig.eps_ls`', '0.1', f'{train.eps_ls}'),
         ('$warmup$', '`warmup_steps` of the learning-rate schedule (§5.3), in optimiser updates', '`TrainConfig.warmup`', '4000', f'{train.warmup}'),
-        ('$k$', 'beam size (§6.1)', '`beam`', '4', f"{beam['beam']}"),
+        ('$k$', 'beam size (§6.1)', '`beam`', '4', f"{beam['k']}"),
         ('$\\alpha$', 'length penalty (§6.1; GNMT\'s $((5+\\lvert Y\\rvert)/6)^{\\alpha}$)', '`alpha`', '0.6', f"{beam['alpha']}"),
     ]
 

@@ -54,7 +54,7 @@ def _model_options(p:CliParser):
 def _train_parser() -> CliParser:
     "tnb-train's options, each made from its declaration: the data, the model, the training, the run folder and its test."
     from transformer_nb.trainer import TrainConfig; from transformer_nb.tasks import Recipe, TokenizerOptions
-    from transformer_nb.decoding import Decoding; from transformer_nb.options import TrainData, RunOptions
+    from transformer_nb.options import Decoding, TrainData, RunOptions
     p = CliParser(prog='tnb-train', formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
                   description="Train a Transformer; with no arguments, the main job on the embedded number corpus.")
     g = p.add_argument_group('data')
@@ -162,7 +162,7 @@ class Decoder:
 
 def _add_decoding(p:CliParser):
     "The checkpoint and the decoding options that tnb-translate and tnb-evaluate share: `Decoding`'s fields, then how to run it (`DecodeOptions`)."
-    from transformer_nb.decoding import Decoding; from transformer_nb.options import DecodeOptions
+    from transformer_nb.options import Decoding, DecodeOptions
     field_options(p, Decoder, checkpoint=dict(flags=['checkpoint']))
     g = p.add_argument_group('decoding (Decoding)')
     field_options(g, Decoding, ('beam', 'alpha', 'max_extra', 'stop'), "the task's, else ", stop=dict(flags=['--early-stop'], action='store_const', const='early'))

@@ -1015,7 +1015,8 @@ def check_label_smoothing(fn) -> bool:
 
 # %% ../nbs/A26_exercises.ipynb #a26c1001
 from .tokens import pad_ids
-from .decoding import cached_greedy_decode, next_token_logits, inference
+from .fast_decoding import inference
+from .decoding import next_token_logits, greedy_decode
 
 # %% ../nbs/A26_exercises.ipynb #a26c10m1
 def _samples(step, m, src, ys) -> bool:
@@ -1104,9 +1105,10 @@ def check_greedy_step(step, model) -> bool:
     def cases():
         for m, name in ((model, 'the model'), (specials, 'a copy of the model that scores PAD and BOS highest'),
                         (below_0, 'a copy of the model whose every score is below 0')):
-            firsts = [o[0] if o else EOS_ID for o in cached_greedy_decode(m, src, extra)]
+            firsts = [(greedy_decode(m, torch.tensor(r), extra) or [EOS_ID])[0] for r in rows]
             compare(m, src, bos, torch.tensor(firsts), f"{name}, the first step of six sentences as a batch")
-        for row, out in zip(rows, cached_greedy_decode(model, src, extra)):                 # one sentence at a time, along greedy's output
+        for row in rows:                                                              # one sentence at a time, along greedy's output
+            out = greedy_decode(model, torch.tensor(row), extra)
             ids = [BOS_ID] + out + ([EOS_ID] if len(out) < len(row) + extra else [])   # it ended in EOS, or at its cap
             for t in range(1, len(ids)):
                 compare(model, torch.tensor([row]), torch.tensor([ids[:t]]), torch.tensor(ids[t:t + 1]), f"the model on {row} alone")

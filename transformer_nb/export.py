@@ -8,7 +8,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/a18_export.html.md"""
 __all__ = ['Quantization', 'CONFIG_DIGEST', 'ONNX_OPSET', 'ONNX_FORMAT_VERSION', 'EMBEDDING_FILE', 'ExportOptions',
            'ctranslate2_spec', 'check_files', 'export_ctranslate2', 'load_ctranslate2', 'export_decoding', 'rescored',
            'ctranslate2_translate', 'OnnxEncoder', 'OnnxDecoder', 'tokenizer_json', 'export_onnx', 'read_onnx_config',
-           'check_onnx_config', 'OnnxModel', 'onnx_greedy', 'onnx_beam', 'onnx_translate', 'export', 'translate_export']
+           'check_onnx_config', 'OnnxModel', 'OnnxStep', 'onnx_greedy', 'onnx_beam', 'onnx_translate', 'export',
+           'translate_export']
 
 # %% ../nbs/A18_export.ipynb #316325bf
 import contextlib, os, re, json, math, shutil, tempfile, base64, logging, warnings, dataclasses, inspect, hashlib
@@ -28,9 +29,10 @@ from .layers import sinusoidal_encoding_on
 from .model import TransformerConfig
 from .datasets import sha256_file
 from .checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
-from .decoding import PAPER_DECODING, Decoding, length_penalty
-from .options import DecodeOptions, DECODE_OPTIONS
-from .fast_decoding import length_batches, check_sentences, topk_log_probs, long_sources, too_long_message, one_line, check_decoding_for, check_options, EncodedOnce
+from .decoding import length_penalty
+from .options import PAPER_DECODING, Decoding, DecodeOptions, DECODE_OPTIONS
+from .fast_decoding import length_batches, check_sentences, long_sources, too_long_message, one_line, check_decoding_for, check_options, EncodedOnce
+from .fast_decoding import greedy_steps, beam_steps, max_output_lengths, extra_tokens   # A10: the one decoding engine, its caps
 
 # %% ../nbs/A18_export.ipynb #91161e2d
 def _ctranslate2():
@@ -333,7 +335,7 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str],
     keys, outs = list(srcs), [''] * len(sentences)
     for batch in length_batches([len(srcs[k]) + 1 for k in keys], o.max_tokens):
         idx = [keys[j] for j in batch]
-        limit = max(len(srcs[i]) for i in idx) + 1 + min(d.max_extra, 4096)   # + 1: the source's EOS; 4,096 extra at most, as `max_output_lengths` caps it
+        limit = max(len(srcs[i]) for i in idx) + 1 + extra_tokens(d.max_extra)   # + 1: the source's EOS; the extra tokens capped as `max_output_lengths` caps them
         res = translator.translate_batch([[tokenizer.sp.id_to_piece(t) for t in srcs[i]] for i in idx], beam_size=d.beam,
                                          num_hypotheses=d.beam, length_penalty=0, return_scores=True, return_end_token=True,   # its n-best by log p, rescored below
                                          max_decoding_length=limit if cap is None else min(limit, cap), min_decoding_length=0, max_input_length=0)
@@ -685,62 +687,54 @@ def step(self:OnnxModel, cross:dict, past:dict, tgt, parents) -> tuple:
     return outs[0], kept, {'decoder': outs[1 + 2 * N:1 + 3 * N], 'cross': outs[1 + 3 * N:]}
 
 # %% ../nbs/A18_export.ipynb #e6c39b96
-def _output_limit(m:OnnxModel, n_src:int, max_extra:int) -> int:
-    "Most tokens (EOS included) a source of `n_src` ids (EOS included) may get: + max_extra, within learned positions (`max_output_lengths`)."
-    limit = n_src + min(max_extra, 4096)                                  # as `max_output_lengths` caps it
-    return min(limit, m.cfg.max_positions) if m.cfg.max_positions else limit
+class OnnxStep:
+    "A step of the decoding engine (A10's `greedy_steps`, `beam_steps`) through an exported decoder with ONNX Runtime, for one"
+    " sentence: the keys and values kept between calls, each row continuing its parent's (`use_cache=False`: the whole prefix again)."
+    def __init__(self, m:OnnxModel, src:list[int], attention:bool=False, use_cache:bool=True):
+        self.m, self.use_cache, (self.cross, self.enc_attn) = m, use_cache, m.encode(src)
+        self.past, self.parents, self.ys = m.empty(), [0], None
+        self.weights = [] if attention else None                               # each step's {'decoder', 'cross'} weights
+    def __repr__(self): return f"OnnxStep({self.m!r}, {'cached' if self.use_cache else 'whole prefix'})"
+
+    def __call__(self, tokens:torch.Tensor) -> torch.Tensor:  # (R, 1) the newest token of each hypothesis -> (R, V)
+        if self.use_cache: logits, self.past, att = self.m.step(self.cross, self.past, tokens.tolist(), self.parents)
+        else:                                                                 # the whole prefix; nothing kept
+            self.ys = tokens if self.ys is None else torch.cat([self.ys, tokens], 1)
+            logits, _, att = self.m.step(self.cross, self.m.empty(), self.ys.tolist(), [0] * len(tokens))
+        if self.weights is not None: self.weights.append(att)
+        self.parents = list(range(len(tokens)))                              # unless reordered: each row continues itself
+        return torch.from_numpy(logits)
+
+    def reorder(self, rows:torch.Tensor, sentences:torch.Tensor|None=None):
+        "The next step's hypotheses continue rows `rows` of this step's (one sentence: `sentences` never changes)."
+        if sentences is not None: raise ValueError("an OnnxStep decodes one sentence: its sentences never leave")
+        self.parents = rows.tolist()
+        if self.ys is not None: self.ys = self.ys.index_select(0, rows)
 
 def onnx_greedy(m:OnnxModel, src:list[int], # piece ids + EOS
                 max_extra:int=PAPER_DECODING.max_extra, attention:bool=False,
                 use_cache:bool=True, # False: every step reads the whole prefix again, keeping nothing (the reference)
                ):
-    "Greedy decoding with ONNX Runtime, as `greedy_decode` (10_decoding): ids without BOS/EOS, and with `attention` the"
-    " weights {'encoder', 'decoder', 'cross'} of the output, each (N, h, n_q, n_k)."
-    cross, enc_attn = m.encode(src)
-    ys, past, rows = [BOS_ID], m.empty(), []
-    for _ in range(_output_limit(m, len(src), max_extra)):
-        if use_cache: logits, past, att = m.step(cross, past, [ys[-1:]], [0])   # the newest token; the keys and values kept
-        else: logits, _, att = m.step(cross, m.empty(), [ys], [0])              # the whole prefix; nothing kept
-        ys.append(int(logits[-1].argmax())); rows.append(att)
-        if ys[-1] == EOS_ID: break
-    ids = ys[1:-1] if ys[-1] == EOS_ID else ys[1:]
+    "Greedy decoding with ONNX Runtime, the engine's (`greedy_steps`) through an `OnnxStep`: ids without BOS/EOS, and with"
+    " `attention` the weights {'encoder', 'decoder', 'cross'} of the output, each (N, h, n_q, n_k)."
+    step = OnnxStep(m, src, attention, use_cache)
+    ids = greedy_steps(step, m, max_output_lengths(m, torch.tensor([src]), max_extra))[0]
     if not attention: return ids
-    T = len(rows)                                                               # each step's query row, in place
-    dec = np.stack([np.stack([np.pad(r['decoder'][i][0, :, -1], ((0, 0), (0, T - 1 - t))) for t, r in enumerate(rows)], 1) for i in range(m.cfg.N)])
-    cross_w = np.stack([np.stack([r['cross'][i][0, :, -1] for r in rows], 1) for i in range(m.cfg.N)])
-    return ids, {'encoder': enc_attn, 'decoder': dec, 'cross': cross_w}
+    rows, N = step.weights, m.cfg.N; T = len(rows)                              # each step's query row, in place
+    dec = np.stack([np.stack([np.pad(r['decoder'][i][0, :, -1], ((0, 0), (0, T - 1 - t))) for t, r in enumerate(rows)], 1) for i in range(N)])
+    cross_w = np.stack([np.stack([r['cross'][i][0, :, -1] for r in rows], 1) for i in range(N)])
+    return ids, {'encoder': step.enc_attn, 'decoder': dec, 'cross': cross_w}
+
 
 # %% ../nbs/A18_export.ipynb #a18dc002
 def onnx_beam(m:OnnxModel, src:list[int], # piece ids + EOS
               decoding:Decoding=PAPER_DECODING, # beam, alpha, max_extra and stop, as `fast_beam_search`: each checked as `Decoding` is built
+              trace:list|None=None, # a list: each step's candidates appended, as `beam_steps` records them
              ) -> list[int]:
-    "Beam search with ONNX Runtime by `fast_beam_search`'s rule (A10) with nbest=1, as `translate` runs it: the best ids, without BOS/EOS."
-    K, alpha, V = decoding.beam, decoding.alpha, m.cfg.tgt_vocab
-    n, limit = min(2 * K, V), _output_limit(m, len(src), decoding.max_extra)
-    lp_cap = length_penalty(torch.tensor([limit], dtype=torch.float64), alpha)   # lp at the cap, for the stopping bound
-    cross, _ = m.encode(src)
-    past, parents, tgt, r = m.empty(), [0], [[BOS_ID]], 1
-    hyps, scores = [[]], torch.zeros(1, 1, dtype=torch.float64)               # the hypotheses' tokens and log-probabilities
-    finished, best = [], -math.inf                                             # (score, ids); the best score finished
-    for t in range(limit):
-        logits, past, _ = m.step(cross, past, tgt, parents)                   # (r, V)
-        lp_r, tok_r = topk_log_probs(torch.from_numpy(logits), n)             # each hypothesis' n best, as translate's
-        top, j = (scores[:, :, None] + lp_r.view(1, r, n)).view(1, r * n).topk(min(2 * K, r * n), dim=1)   # (1, 2K) float64
-        origin, tok = j // n, tok_r.view(1, r * n).gather(1, j)
-        lp, eos = length_penalty(t + 1, alpha), tok == EOS_ID    # |Y| = t+1, EOS included
-        new = torch.where(eos[:, :K] & top[:, :K].isfinite(), top[:, :K] / lp, -math.inf)   # EOS among the K best: finished
-        finished += [(s, hyps[o]) for s, o in zip(new[0].tolist(), origin[0, :K].tolist()) if math.isfinite(s)]
-        order = (eos.long() * top.shape[1] + torch.arange(top.shape[1])).argsort(1)[:, :K]
-        scores, tok, parents = top.gather(1, order), tok.gather(1, order), origin.gather(1, order)[0].tolist()   # the K best others
-        hyps = [hyps[p] + [k] for p, k in zip(parents, tok[0].tolist())]
-        at_limit = t + 1 >= limit
-        ended = torch.where(scores.isfinite(), scores / lp, -math.inf) if at_limit else torch.full_like(scores, -math.inf)
-        finished += [(s, h) for s, h in zip(ended[0].tolist(), hyps) if math.isfinite(s)]
-        best = max(best, new.max().item(), ended.max().item())
-        bound = (scores.max(1).values / lp_cap).item()                          # the best an alive hypothesis can reach
-        if at_limit or best >= bound or (decoding.stop == 'early' and eos[0, 0] and math.isfinite(best)): break
-        tgt, r = tok.view(-1, 1).tolist(), K
-    return sorted(finished, key=lambda x: -x[0])[0][1]
+    "Beam search with ONNX Runtime, the engine's (`beam_steps`, A10) through an `OnnxStep` with nbest=1, as `translate` runs it: the best ids, without BOS/EOS."
+    limits = max_output_lengths(m, torch.tensor([src]), decoding.max_extra)
+    return beam_steps(OnnxStep(m, src), m, limits, decoding, 1, trace=trace)[0][0][0]
+
 
 # %% ../nbs/A18_export.ipynb #a18dc004
 def onnx_translate(model, # an export folder, or an `OnnxModel` opened from one

@@ -10,7 +10,7 @@ __all__ = ['PAPER_TABLE4', 'PAPER_PARSING', 'PARSE_DECODING', 'LEAVES', 'coarse_
 # %% ../nbs/13_parsing.ipynb #b38e9af4
 import re
 from nltk import Tree
-from .decoding import Decoding
+from .options import Decoding
 
 # %% ../nbs/13_parsing.ipynb #9d711951
 PAPER_TABLE4 = [   # (parser, training, F1 on WSJ section 23): Table 4 of the paper

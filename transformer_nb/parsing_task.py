@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 import nltk
 from nltk import PCFG, Nonterminal, Tree
-from .decoding import Decoding
+from .options import Decoding
 from .parsing import linearize, coarse_label, is_preterminal, LEAVES, PARSE_DECODING
 from .datasets import ParallelData, Loader
 from .tasks import Task, Recipe, register_task

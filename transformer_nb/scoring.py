@@ -17,7 +17,8 @@ import torch
 from .evaluation import corpus_scores, training_flops, PAPER_TABLE2
 from .variations import table3_variants, plot_table3, attention_maps
 from .model import PRESETS, PAPER_TABLE3
-from .decoding import Decoding, PAPER_DECODING, check_model
+from .options import Decoding, PAPER_DECODING
+from .fast_decoding import check_model
 from .checks import check_sentence_list   # A24: a list of sentences, one line naming what is not
 from .fast_decoding import translate, check_translate, translate_checked, run_options, check_tokenizer_api   # A10
 from .options import DecodeOptions, DECODE_OPTIONS   # A30: how a `Decoding` runs

@@ -20,7 +20,7 @@ from .model import PRESETS, TransformerConfig
 from .checkpoints import Checkpoint
 from .datasets import ParallelData, load_dataset, DATASETS
 from .tokens import VocabSize
-from .decoding import Decoding, PAPER_DECODING
+from .options import Decoding, PAPER_DECODING
 from .options import DecodeOptions, DECODE_OPTIONS
 from .records import make_record, RESULT_KEYS, register_record_kind
 

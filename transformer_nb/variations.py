@@ -10,7 +10,7 @@ __all__ = ['table3_variants', 'plot_table3', 'attention_maps']
 # %% ../nbs/12_variations.ipynb #12a00003
 import torch
 from .model import PRESETS, PAPER_TABLE3
-from .decoding import inference
+from .fast_decoding import inference
 
 # %% ../nbs/12_variations.ipynb #55f988cf
 def table3_variants(base:dict) -> dict:

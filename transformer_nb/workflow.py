@@ -29,7 +29,7 @@ from .runs import RunFolder, portable_path, portable_command
 from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
 from .distributed import rank0_first
 from .trainer import Trainer, TrainConfig, resume_config, trainer_setup, batch_sampler, run_updates
-from .decoding import Decoding
+from .options import Decoding
 from .options import DecodeOptions, DECODE_OPTIONS
 from .fast_decoding import translate
 from .significance import paper_bleu

@@ -8,9 +8,9 @@
 export const lengthPenalty = (n, alpha) => ((5 + n) / 6) ** alpha;
 
 // The most tokens (EOS included) the output of a source of `srcLen` tokens (EOS included) may have: srcLen + the
-// export's max_extra, within learned positions (`max_output_lengths`, 10_decoding)
+// export's max_extra (4,096 at most: `extra_tokens`), within learned positions (`max_output_lengths`, A10_fast_decoding)
 export function outputCap({ maxExtra, maxPositions }, srcLen) {
-  const L = srcLen + maxExtra;
+  const L = srcLen + Math.min(maxExtra, 4096);
   return maxPositions ? Math.min(L, maxPositions) : L;
 }
 

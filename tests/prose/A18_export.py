@@ -33,7 +33,7 @@ def _prose_checks_A18():
     n = c['n_sentences']
     quoted('a4881470', f"the first {n} sentences of Multi30k test2016", f"**{c['identical_rescored_gnmt']} of {n}** identical to ours with the rescoring",
            f"{c['identical_ctranslate2_own_penalty']} of {n} with CTranslate2's own penalty")
-    from transformer_nb.decoding import PAPER_DECODING as P
+    from transformer_nb.options import PAPER_DECODING as P
     from transformer_nb.parsing import PARSE_DECODING as Q                          # the tasks' decodings, which an export records
     quoted('aad2acb0', f"§6.1's beam {P.beam} and $\\alpha = {P.alpha}$ for translation", f"§6.3's beam {Q.beam} and $\\alpha = {Q.alpha}$ for parsing")
     assert c['precision'] == 'float32' and c['decoding'] == {'beam': 4, 'alpha': 0.6, 'max_extra': 50} and '/work/' not in json.dumps(c)

@@ -62,7 +62,7 @@ for _mod, _names in _fp.FIGURE1.items():
     for _n in _names: assert hasattr(_importlib.import_module(f'transformer_nb.{_mod}'), _n), f'transformer_nb.{_mod}.{_n}'
 for _n in ('encode', 'decode', 'drop', 'encoder', 'decoder'): assert hasattr(_m, _n), _n
 assert 'log_softmax' in _inspect.getsource(_importlib.import_module('transformer_nb.training').label_smoothed_nll)   # the main line's, which the library's checks, then calls
-assert 'log_probs' in _inspect.getsource(_importlib.import_module('transformer_nb.decoding').cached_beam_search)
+assert 'log_softmax' in _inspect.getsource(_importlib.import_module('transformer_nb.decoding').beam_search)
 assert 'topk_log_probs(logits' in _inspect.getsource(_importlib.import_module('transformer_nb.fast_decoding'))
 
 # the published models: how many, and where a wheel downloads them from
