@@ -18,7 +18,7 @@ LAYERS = [
     ['datasets', 'data'],
     ['checkpoints', 'records', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
     ['decoding', 'options', 'fast_decoding', 'evaluation', 'variations', 'significance'],
-    ['tasks', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
+    ['tasks', 'scoring', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
     ['commands', 'cli', 'wmt14'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}

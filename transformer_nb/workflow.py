@@ -1,4 +1,4 @@
-"""What a run does with a task: train it (`train_model`, exactly what `tnb-train` runs), resume it, score it on a test set, record the scores and say how it ended; what the commands are asked besides their settings, declared once; its errors name settings as Python does (`steps=5.0`), and the commands say them as their options.
+"""What a run does with a task: train it (`train_model`, exactly what `tnb-train` runs), resume it and say how it ended; what the commands are asked besides their settings, declared once; its errors name settings as Python does (`steps=5.0`), and the commands say them as their options.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a16_workflow.html.md"""
 
@@ -6,17 +6,14 @@ Docs: https://transformer-nb.github.io/transformer_nb/a16_workflow.html.md"""
 
 # %% auto #0
 __all__ = ['MODEL_SETTINGS', 'task_recipe', 'recipe_lines', 'new_run_task', 'train_model', 'Resumed', 'resume_run',
-           'check_memory', 'test_report', 'run_summary', 'closing_lines', 'read_test_files', 'dataset_test_set',
-           'decoding_label', 'score_test_set', 'evaluation_record', 'check_record_file', 'test_set',
-           'record_evaluation']
+           'check_memory', 'test_report', 'run_summary', 'closing_lines']
 
 # %% ../nbs/A16_workflow.ipynb #570dbdcd
 import json, os, re, shlex, warnings
-from typing import Literal
 import torch
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from .safeguards import read_text_lines, printable
+from .safeguards import printable
 from .checks import Count, SettingError, SettingWarning, check_value, check_fields, settings
 from .process import settings_line
 from .core import UNK_ID, set_seed, get_device
@@ -24,16 +21,14 @@ from .machine import hardware, git_commit, limit_threads
 from .model import Transformer, TransformerConfig, get_config_strict, PRESETS, count_config_params
 from .datasets import ParallelData, DATASETS, sha256_file
 from .data import Tokenizer, checked_encode_pairs
-from .runs import RunFolder, portable_path, portable_command
+from .runs import RunFolder
 from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
 from .distributed import rank0_first
 from .trainer import Trainer, TrainConfig, resume_config, trainer_setup, batch_sampler, run_updates
 from .decoding import Decoding
-from .options import DecodeOptions, DECODE_OPTIONS
-from .fast_decoding import translate
-from .significance import paper_bleu
-from .records import add_result, check_results_file
+from .options import DecodeOptions
 from .tasks import Task, Recipe, get_task, task_for, dataset_names, task_names, load_all
+from .scoring import check_decoding
 
 # %% ../nbs/A16_workflow.ipynb #a16spl01
 MODEL_SETTINGS = tuple(s.name for s in settings(TransformerConfig) if s.name not in ('src_vocab', 'tgt_vocab', 'max_len', 'pad_id'))   # a run's model; its vocabulary is its tokenizer's
@@ -376,13 +371,9 @@ def _check_trainer(trainer):
     if not all(hasattr(trainer, a) for a in ('model', 'tokenizer', 'history', 'step', 'run', 'averaged')):
         raise TypeError(f"trainer must be a Trainer (what train_model returns), got a {type(trainer).__name__}")
 
-def _check_decoding(d, name:str='decoding', none:bool=False):
-    "A TypeError naming `name` unless `d` is a `Decoding` (or None, where `none`)."
-    if not (isinstance(d, Decoding) or none and d is None): raise TypeError(f"{name}={d!r:.60} must be a Decoding, e.g. Decoding(beam=4)")
-
 def test_report(trainer:Trainer, data:ParallelData, decoding:Decoding|None=None, limit:int|None=None) -> tuple[dict, list[str]]|None:
     "(scores, lines to print) of the model a run ends with on `data.test` (at most `limit` sentences); None without a test split."
-    _check_trainer(trainer); _check_decoding(decoding, none=True)
+    _check_trainer(trainer); check_decoding(decoding, none=True)
     if not isinstance(data, ParallelData): raise TypeError(f"data must be a corpus (a ParallelData), got a {type(data).__name__}")
     check_value('limit', limit, Count|None)                       # 0: no test; None: the whole test split
     if not data.test or limit == 0: return None
@@ -427,115 +418,3 @@ def closing_lines(trainer:Trainer, data:ParallelData, decoding:Decoding|None=Non
     score = f"tnb-evaluate {q}" + ('' if test_files is None else f" --src {shlex.quote(test_files[0])} --ref {shlex.quote(test_files[1])}"
                                    if test_files else " --src YOUR_TEST.src --ref YOUR_TEST.tgt")
     return lines + [printable(f"next: tnb-translate {q} {shlex.quote(task.example(data))}   (then score it: {score})")]
-
-# %% ../nbs/A16_workflow.ipynb #a16nam01
-def _read_named(name:str, p) -> list[str]:
-    "`read_text_lines` of the file given as the setting `name`, its refusals of the file naming that setting (`--src FILE` to a command's user)."
-    try: return read_text_lines(p, name)
-    except ValueError as e:                                        # a UserError (the file), or a line's bytes (`decode_lines`)
-        if not str(e).startswith(said := f"{name} {p}"): raise
-        raise SettingError(f"{{{name}}}" + (str(e)[len(said):]), **{name: str(p)}) from None
-
-# %% ../nbs/A16_workflow.ipynb #4f449ed9
-def read_test_files(src, ref) -> tuple[list, list, list]:
-    "(scored pairs, every source line, the indices of the scored lines) of the aligned files `src` and `ref`."
-    for name, p in (('src', src), ('ref', ref)):
-        if not isinstance(p, (str, os.PathLike)): raise TypeError(f"{name}={p!r:.60} must be a text file's path (sources and references, aligned), got a {type(p).__name__}")
-    s, r = _read_named('src', src), _read_named('ref', ref)
-    files = dict(src=str(src), ref=str(ref))
-    if len(s) != len(r): raise SettingError(f"{{src}} has {len(s):,} lines and {{ref}} has {len(r):,}: they must be aligned line by line", **files)
-    keep = [i for i, (x, y) in enumerate(zip(s, r)) if x and y]
-    if not keep: raise SettingError("{src} and {ref} hold no sentence pairs (empty or blank)", **files)
-    if empty := sorted(set(range(len(s))) - set(keep)):
-        warnings.warn(f"{len(empty):,} of {len(s):,} lines have an empty source or reference and are left out of the scores (line "
-                      f"{', '.join(str(i + 1) for i in empty[:10])}{', ...' if len(empty) > 10 else ''})")
-    return [(s[i], r[i]) for i in keep], s, keep
-
-def dataset_test_set(ck:Checkpoint|dict, # the checkpoint opened (`open_checkpoint`), or a checkpoint dict
-                     dataset:str|None=None, split:str|None=None, src_lang=None, tgt_lang=None, data_dir=None,
-                     name:str='the checkpoint') -> tuple[list, str]:
-    "(pairs, the test set's name) of a dataset's split for the checkpoint `ck`: its own dataset, direction and test split by default."
-    meta, split = Checkpoint.of(ck, name).meta, split or 'test'
-    check_value('split', split, Literal['train', 'valid', 'test'])
-    dataset = dataset or meta.get('dataset')
-    if dataset is None or (dataset in DATASETS and DATASETS[dataset].reads_files):
-        raise SettingError(f"{name} was trained on {'your own files' if dataset else 'an unknown corpus'}: give its test set as {{src}} and {{ref}}",
-                           src='FILE', ref='FILE')
-    same, was = dataset == meta.get('dataset'), (meta.get('src_lang'), meta.get('tgt_lang'))
-    langs = (src_lang or (was[0] if same else None), tgt_lang or (was[1] if same else None))
-    if same and langs != was:
-        given = {k: v for k, v in (('src_lang', src_lang), ('tgt_lang', tgt_lang)) if v}
-        raise SettingError(f"the model translates {was[0]}->{was[1]}, and {langs[0]}->{langs[1]} would score it in a direction it was not "
-                           f"trained for (near zero): drop {' and '.join(f'{{{k}}}' for k in given)}, or give {{src}} and {{ref}}",
-                           **given, src='FILE', ref='FILE')
-    if not same: warnings.warn(SettingWarning(f"{name} was trained on the {meta.get('dataset')} dataset, and {{dataset}} scores it on "
-                                              f"another corpus: expect scores near zero", dataset=dataset))
-    data = task_for(dataset).load(dataset, *langs, data_dir)
-    if not (pairs := getattr(data, split)): raise SettingError(f"{{split}}: the {dataset} dataset has no {split} split", split=split)
-    return pairs, f"{dataset}-{split}-{data.src_lang}-{data.tgt_lang}"
-
-# %% ../nbs/A16_workflow.ipynb #fa97cec9
-def decoding_label(d:Decoding) -> str:
-    "'greedy', or 'beam 4, alpha 0.6' (', early stop' with OpenNMT-py's rule)."
-    _check_decoding(d, 'd')
-    return 'greedy' if d.beam == 1 else f"beam {d.beam}, alpha {d.alpha}{', early stop' if d.stop == 'early' else ''}"
-
-def score_test_set(task:Task, model, tok, pairs:list, decoding:Decoding, options:DecodeOptions=DECODE_OPTIONS, # how it runs, whole (see `translate`)
-                   sources:list|None=None, scored:list|None=None, # every source line, and which of them `pairs` holds
-                   lang:str|None=None, # the target language of a translation task: adds the paper's tokenized BLEU ([A12](A12_significance.ipynb))
-                  ) -> tuple[dict, list, list]:
-    "(scores, hypotheses of `pairs`, a hypothesis for every line of `sources`: the unscored ones translated too)."
-    task = get_task(task)                                         # the decoding: checked by `task.score`, once
-    scores, hyps = task.score(model, tok, pairs, decoding, options)
-    if lang and task.languages and 'bleu' in scores: scores |= paper_bleu(hyps, [t for _, t in pairs], lang)
-    rest = sorted(set(range(len(sources))) - set(scored)) if sources is not None else []
-    if not rest: return scores, hyps, list(hyps)
-    more = translate(model, tok, [sources[i] for i in rest], decoding, options)
-    every = dict(zip(scored, hyps)) | dict(zip(rest, more))
-    return scores, hyps, [every[i] for i in range(len(sources))]
-
-def evaluation_record(task:Task, ck:Checkpoint|dict, # the checkpoint scored (`open_checkpoint`), or a checkpoint dict
-                      path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
-                      command:str, id:str|None=None, split:str|None=None, # the dataset's split scored (None: files given)
-                      base=None, # the folder of the results file: paths are kept relative to it (None: the current folder)
-                     ) -> dict:
-    "The results-file record of scoring the checkpoint file `path` on `test_set`; its id names the evaluation unless given. It holds no absolute path of this machine."
-    task = get_task(task); _check_decoding(decoding)
-    if not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be the checkpoint file's path, got a {type(path).__name__}")
-    c, d, base = Checkpoint.of(ck, path), decoding, Path(base if base is not None else os.getcwd())
-    run, meta = c.meta.get('run'), c.meta
-    id = id or (f"{Path(path).parent.name}.{(run or 'unnamed')[:6]}-{Path(path).stem}-{test_set}-beam{d.beam}-alpha{d.alpha}"
-                f"{'-early' if d.stop == 'early' else ''}")
-    c = c.with_meta(command=portable_command(meta['command'], base)) if isinstance(meta.get('command'), str) else c
-    return {**task.record(id, c, model, scores, pairs, hyps, portable_command(command, base)), 'test_set': test_set, 'split': split,
-            'run': run, 'checkpoint': portable_path(path, base)}
-
-# %% ../nbs/A16_workflow.ipynb #a16chkrf
-def check_record_file(path):
-    "Check a results file before any decoding, with every task's kind of record known: a `SettingError` naming the setting `record` if it is not one."
-    load_all()
-    try: check_results_file(path)
-    except ValueError as e:
-        rest = str(e)[len(str(path)):] if str(e).startswith(str(path)) else f": {e}"
-        raise SettingError('{record}' + (rest), record=str(path)) from None
-
-# %% ../nbs/A16_workflow.ipynb #9065c49a
-def test_set(ck:Checkpoint|dict, # the checkpoint opened (`open_checkpoint`), or a checkpoint dict
-             src=None, ref=None, # two aligned files; else a dataset's split:
-             dataset:str|None=None, split:str|None=None, src_lang=None, tgt_lang=None, data_dir=None,
-             name:str='the checkpoint') -> tuple[list, list, list, str]:
-    "(scored pairs, every source line, the indices of the scored ones, the test set's name): `src` and `ref`, or a dataset's split (`dataset_test_set`)."
-    if src is not None: return *read_test_files(src, ref), Path(src).name
-    pairs, test_name = dataset_test_set(ck, dataset, split, src_lang, tgt_lang, data_dir, name)
-    return pairs, [s for s, _ in pairs], list(range(len(pairs))), test_name
-
-def record_evaluation(results, # the results file (through a symbolic link: its target is rewritten)
-                      task:Task, ck:Checkpoint|dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
-                      command:str, id:str|None=None, split:str|None=None) -> tuple[dict, bool]:
-    "Add the `evaluation_record` of these scores to `results` (its paths relative to the results file's folder), replacing one of the same id; (the record, whether it replaced one)."
-    if not isinstance(results, (str, os.PathLike)): raise TypeError(f"results must be a results file's path, got a {type(results).__name__}")
-    rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id, split, base=Path(results).absolute().parent)
-    real = Path(os.path.realpath(results))
-    replaced = any(r.get('id') == rec['id'] for r in check_results_file(real))
-    add_result(real, rec, task.record_keys)
-    return rec, replaced
