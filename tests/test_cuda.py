@@ -13,7 +13,8 @@ from transformer_nb.attention import attention, pad_mask, tgt_mask_on
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import collate
 from transformer_nb.training import make_optimizer_with_cooldown, seq2seq_loss
-from transformer_nb.trainer import TrainConfig, Trainer
+from transformer_nb.trainer import Trainer
+from transformer_nb.options import TrainConfig
 from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.decoding import cached_greedy_decode, cached_beam_search

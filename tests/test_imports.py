@@ -16,8 +16,8 @@ LAYERS = [
     ['checks', 'core', 'machine', 'safeguards', 'process', 'textio', 'runs'],
     ['attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model_checks', 'model'],
     ['datasets', 'data'],
-    ['checkpoints', 'records', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
-    ['decoding', 'options', 'fast_decoding', 'evaluation', 'variations', 'significance'],
+    ['decoding', 'options', 'checkpoints', 'records', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
+    ['fast_decoding', 'evaluation', 'variations', 'significance'],
     ['tasks', 'scoring', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
     ['commands', 'cli', 'wmt14'],
 ]

@@ -9,7 +9,8 @@ from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import (noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, noam_lr_with_cooldown,
                                      make_optimizer, make_optimizer_with_cooldown, checked_label_smoothed_nll)
 import transformer_nb.training as training
-from transformer_nb.trainer import TrainConfig, Trainer, TrainingDiverged
+from transformer_nb.trainer import Trainer, TrainingDiverged
+from transformer_nb.options import TrainConfig
 from transformer_nb.data import collate
 from transformer_nb.checkpoints import rng_state, set_rng_state, save_checkpoint, open_checkpoint, resolve_checkpoint, model_from_checkpoint, _CKPT_FORMAT
 from transformer_nb.runs import RunFolder

@@ -232,7 +232,7 @@ THREADS_RUN = """
 import json, sys, torch
 from transformer_nb.machine import limit_threads
 from transformer_nb.core import default_threads
-from transformer_nb.tasks import Recipe
+from transformer_nb.options import Recipe
 from transformer_nb.workflow import train_model
 from transformer_nb.datasets import load_dataset
 data, got = load_dataset('copy', n_train=60, n_valid=4, n_test=4), {}

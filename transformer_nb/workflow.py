@@ -24,10 +24,10 @@ from .data import Tokenizer, checked_encode_pairs
 from .runs import RunFolder
 from .checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
 from .distributed import rank0_first
-from .trainer import Trainer, TrainConfig, resume_config, trainer_setup, batch_sampler, run_updates
+from .trainer import Trainer, resume_config, trainer_setup, batch_sampler, run_updates
 from .decoding import Decoding
-from .options import DecodeOptions
-from .tasks import Task, Recipe, get_task, task_for, dataset_names, task_names, load_all
+from .options import DecodeOptions, TrainConfig, Recipe
+from .tasks import Task, get_task, task_for, dataset_names, task_names, load_all
 from .scoring import check_decoding
 
 # %% ../nbs/A16_workflow.ipynb #a16spl01
