@@ -6,13 +6,13 @@ Docs: https://transformer-nb.github.io/transformer_nb/a39_scoring.html.md"""
 
 # %% auto #0
 __all__ = ['check_decoding', 'read_test_files', 'dataset_test_set', 'decoding_label', 'score_test_set', 'evaluation_record',
-           'check_record_file', 'test_set', 'record_evaluation']
+           'record_file', 'check_record_file', 'test_set', 'record_evaluation']
 
 # %% ../nbs/A39_scoring.ipynb #a39s0003
 import os, warnings
 from typing import Literal
 from pathlib import Path
-from .safeguards import read_text_lines
+from .safeguards import CHECKPOINT, read_text_lines
 from .checks import SettingError, SettingWarning, check_value
 from .runs import portable_path, portable_command
 from .datasets import DATASETS
@@ -112,12 +112,25 @@ def evaluation_record(task:Task, ck:Checkpoint|dict, # the checkpoint scored (`o
             'run': run, 'checkpoint': portable_path(path, base)}
 
 # %% ../nbs/A39_scoring.ipynb #a16chkrf
+def record_file(results, name:str='results') -> Path:
+    "The file a record is added to, resolved once: `results`, or the file its symbolic link points to, which must be a results file that is there (not a checkpoint, not a run's log); a `SettingError` naming the setting `name` otherwise."
+    p = Path(results)
+    if not p.is_symlink(): return p
+    real = Path(os.path.realpath(p))
+    try: ok = real.is_file() and not CHECKPOINT.fullmatch(real.name) and check_results_file(real) is not None
+    except ValueError: ok = False                                  # not a results file: its content is not records
+    if not ok:
+        said = str(real).replace('{', '{{').replace('}', '}}')
+        raise SettingError(f"{{{name}}} is a symbolic link to {said}, which is not a results file: a record is added through a link only "
+                           f"to a results file that is there; give the file itself, or remove the link", **{name: str(p)})
+    return real
+
 def check_record_file(path):
     "Check a results file before any decoding, with every task's kind of record known: a `SettingError` naming the setting `record` if it is not one."
-    load_all()
-    try: check_results_file(path)
+    load_all(); real = record_file(path, 'record')
+    try: check_results_file(real)
     except ValueError as e:
-        rest = str(e)[len(str(path)):] if str(e).startswith(str(path)) else f": {e}"
+        rest = str(e)[len(str(real)):] if str(e).startswith(str(real)) else f": {e}"
         raise SettingError('{record}' + (rest), record=str(path)) from None
 
 # %% ../nbs/A39_scoring.ipynb #9065c49a
@@ -130,13 +143,13 @@ def test_set(ck:Checkpoint|dict, # the checkpoint opened (`open_checkpoint`), or
     pairs, test_name = dataset_test_set(ck, dataset, split, src_lang, tgt_lang, data_dir, name)
     return pairs, [s for s, _ in pairs], list(range(len(pairs))), test_name
 
-def record_evaluation(results, # the results file (through a symbolic link: its target is rewritten)
+def record_evaluation(results, # the results file (a symbolic link to one: the file it points to, `record_file`)
                       task:Task, ck:Checkpoint|dict, path, model, scores:dict, pairs:list, hyps:list, test_set:str, decoding:Decoding,
                       command:str, id:str|None=None, split:str|None=None) -> tuple[dict, bool]:
     "Add the `evaluation_record` of these scores to `results` (its paths relative to the results file's folder), replacing one of the same id; (the record, whether it replaced one)."
     if not isinstance(results, (str, os.PathLike)): raise TypeError(f"results must be a results file's path, got a {type(results).__name__}")
-    rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id, split, base=Path(results).absolute().parent)
-    real = Path(os.path.realpath(results))
+    real = record_file(results)                                    # resolved once: checked, then written
+    rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id, split, base=real.absolute().parent)
     replaced = any(r.get('id') == rec['id'] for r in check_results_file(real))
     add_result(real, rec, task.record_keys)
     return rec, replaced
