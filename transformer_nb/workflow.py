@@ -1,4 +1,4 @@
-"""What a run does with a task: train it (`train_model`, exactly what `tnb-train` runs), resume it and say how it ended; what the commands are asked besides their settings, declared once; its errors name settings as Python does (`steps=5.0`), and the commands say them as their options.
+"""What a run does with a task: train it (`train_model`, exactly what `tnb-train` runs), resume it and say how it ended; its errors name settings as Python does (`steps=5.0`), and the commands say them as their options.
 
 Docs: https://transformer-nb.github.io/transformer_nb/a16_workflow.html.md"""
 
