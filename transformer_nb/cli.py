@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from .safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
 from .runs import RunFolder, RunConflict, file_names
-from .process import run_cli, heavy_imports, out_of_memory, note, settings_line
+from .process import run_cli, heavy_imports, asks_help, out_of_memory, note, settings_line
 from .commands import CliParser, check_thread_env, load_tasks, field_options, load_decoder
 from .options import Command, Decoder, TranslateIO, EvaluateOutputs, ExportIO, TrainConfig, Recipe, TokenizerOptions, MODEL_SETTINGS
 
@@ -80,7 +80,6 @@ def recipe_lines() -> str:
 
 # %% ../nbs/A19_cli.ipynb #b185f78b
 def _train_help():
-    heavy_imports()
     from transformer_nb.model import PRESETS
     tasks = load_tasks(); p = _train_parser()
     p.epilog += f"\n\npresets: {', '.join(PRESETS)}\ndatasets: {', '.join(tasks.dataset_names())}\n{recipe_lines()}"
@@ -111,8 +110,8 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
 # %% ../nbs/A19_cli.ipynb #b426aac8
 def _train(argv, table):
     for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
-    heavy_imports()
-    if any(x in ('-h', '--help') for x in argv): _train_help()
+    heavy_imports(options_only=asks_help(argv))
+    if asks_help(argv): _train_help()
     a = _train_parser().parse_args(argv, table=table); _check_train(a)
     from transformer_nb.machine import limit_threads; from transformer_nb.core import get_device
     from transformer_nb.trainer import Parallel, say_precision; from transformer_nb import workflow; from transformer_nb.safeguards import removed_unless_used
@@ -170,7 +169,7 @@ def _add_decoding(p:CliParser):
 def _started(argv, parse, table:dict):
     "`parse(argv)` of a command that loads PyTorch: the thread variables checked before it loads, then the heavy imports; its options put in `run_cli`'s `table`."
     for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
-    heavy_imports(); return parse(argv, table=table)
+    heavy_imports(options_only=asks_help(argv)); return parse(argv, table=table)
 
 def _decoder(a, c) -> tuple:
     "(model, tokenizer, task, `Decoding`, `DecodeOptions`) of the opened `Checkpoint` `c`: each built and checked once, here, and passed down whole."
@@ -295,7 +294,7 @@ def _average_parser() -> CliParser:
     return p
 
 def _average(argv, table):
-    heavy_imports(); a = _average_parser().parse_args(argv, table=table)
+    heavy_imports(options_only=asks_help(argv)); a = _average_parser().parse_args(argv, table=table)
     from transformer_nb.checkpoints import average_run; out, paths = average_run(   # A05_checkpoints: every check, -o's first; averages skipped
         a.checkpoints, a.output, a.last, say=lambda m: note(f"tnb-average: {m}"), overwrite=a.overwrite, what='-o')
     n, names = len(paths), ', '.join(q.name for q in paths)
@@ -320,7 +319,7 @@ def _export_parser() -> CliParser:
     return p
 
 def _export(argv, table):
-    heavy_imports()                                                # before export.py loads PyTorch: a Ctrl-C there is a clean stop, not an abort
+    heavy_imports(options_only=asks_help(argv))                    # before export.py loads PyTorch: a Ctrl-C there is a clean stop, not an abort
     from transformer_nb.checks import settings; from transformer_nb.export import ExportOptions
     a = _export_parser().parse_args(argv, table=table)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
