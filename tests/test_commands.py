@@ -203,7 +203,7 @@ def _count_method(monkeypatch, counts, cls, name, label):
 def _walk(monkeypatch):
     "Counters of a command's walk: the device resolved, its name parsed, the Decoding built, the corpus fingerprinted, the config built."
     import collections, torch
-    import transformer_nb.core as core, transformer_nb.checks as checks, transformer_nb.workflow as wf, transformer_nb.scoring as sc
+    import transformer_nb.core as core, transformer_nb.checks as checks, transformer_nb.workflow as wf, transformer_nb.test_sets as sc
     from transformer_nb.decoding import Decoding
     from transformer_nb.datasets import ParallelData
     from transformer_nb.trainer import Parallel
@@ -300,7 +300,7 @@ def test_evaluate_loads_no_training_module(tmp_path):
     code, mods = json.loads(r.stdout.splitlines()[-1])
     assert code == 0 and (tmp_path / 'results.json').is_file(), r.stderr[-2000:]
     training = {'transformer_nb.' + m for m in ('trainer', 'training', 'speed', 'distributed', 'workflow')}
-    assert 'transformer_nb.scoring' in mods and not training & set(mods), sorted(training & set(mods))
+    assert 'transformer_nb.test_sets' in mods and not training & set(mods), sorted(training & set(mods))
 
 HELP_MODULES = r"""
 import json, sys

@@ -18,7 +18,7 @@ LAYERS = [
     ['datasets', 'data'],
     ['decoding', 'options', 'checkpoints', 'records', 'pretrained', 'distributed', 'training', 'speed', 'trainer'],
     ['fast_decoding', 'evaluation', 'variations', 'significance'],
-    ['tasks', 'scoring', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
+    ['tasks', 'test_sets', 'workflow', 'numbers', 'complexity', 'treebank', 'parsing', 'export', 'explorer', 'exercises'],
     ['commands', 'cli', 'wmt14'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}

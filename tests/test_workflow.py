@@ -1,4 +1,4 @@
-"""The run workflow (A16_workflow) and scoring (A39_scoring): train_model's input checks, resume in one place (the run's
+"""The run workflow (A16_workflow) and scoring (A39_test_sets): train_model's input checks, resume in one place (the run's
 own data, its files checked), the closing lines, the test set and its record, and library messages in Python words that
 the commands put in their own."""
 import json, os, shlex, subprocess, sys, warnings
@@ -18,8 +18,8 @@ def _workflow():
     return workflow
 
 def _scoring():
-    from transformer_nb import scoring
-    return scoring
+    from transformer_nb import test_sets
+    return test_sets
 
 def _train_model(): return _workflow().train_model
 
@@ -43,7 +43,7 @@ def test_data_takes_what_the_readme_promises(tmp_path):
 
 def test_library_messages_name_settings_which_a_command_says_as_its_options():
     "A message a command's user can meet names the setting (vocab_size=8), and the process layer says it as the option (--vocab-size 8)."
-    from transformer_nb.scoring import test_set
+    from transformer_nb.test_sets import test_set
     from transformer_nb.process import said
     with pytest.raises(ValueError) as e:
         _train_model()(load_dataset('copy', n_train=50, n_valid=2, n_test=2), vocab_size=8, steps=1, progress=False, say=lambda m: None)

@@ -263,24 +263,24 @@ def _evaluate(argv, table):
     outs = {'--hyp-out': a.hyp_out, '--record': a.record}
     check_not_inputs(outs, {'--src': a.src, '--ref': a.ref})           # onto an input: said as such, never offered --overwrite
     for o, path in outs.items(): path and check_output(path, o, a.overwrite, adds=o == '--record')   # a results file: added to, as `check_record_file` allows
-    from transformer_nb.checkpoints import open_decoder; from transformer_nb import scoring
+    from transformer_nb.checkpoints import open_decoder; from transformer_nb import test_sets
     data_files = [q for q in Path(a.data_dir).iterdir() if q.is_file()] if a.data_dir and Path(a.data_dir).is_dir() else []
     c = open_decoder(a.checkpoint, outs, {'--src': a.src, '--ref': a.ref, 'a file of --data-dir': data_files})   # opened once, passed down
-    if a.record: scoring.check_record_file(a.record)                  # before any decoding
+    if a.record: test_sets.check_record_file(a.record)                  # before any decoding
     model, tok, task, d, o = _decoder(a, c)
     from transformer_nb.fast_decoding import check_source_lengths, EncodedOnce
     tok = EncodedOnce(tok)                                             # one encode a source: its length checked, then decoded
-    pairs, sources, scored, test_name = scoring.test_set(c, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
+    pairs, sources, scored, test_name = test_sets.test_set(c, a.src, a.ref, a.dataset, a.split, a.src_lang, a.tgt_lang, a.data_dir, a.checkpoint)
     check_source_lengths(model, tok, sources, (lambda i: f"--src {a.src}, line {i + 1}") if a.src else (lambda i: f"test sentence {i + 1}"), o.max_src_len)
     with out_of_memory("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens):
-        scores, hyps, lines = scoring.score_test_set(task, model, tok, pairs, d, o, *((sources, scored) if a.hyp_out else (None, None)),
+        scores, hyps, lines = test_sets.score_test_set(task, model, tok, pairs, d, o, *((sources, scored) if a.hyp_out else (None, None)),
                                                    lang=c.meta.get('tgt_lang'))
     if a.hyp_out: atomic_write(a.hyp_out, ''.join(h + '\n' for h in lines))
     if a.record:
-        rec, replaced = scoring.record_evaluation(a.record, task, c, c.path, model, scores, pairs, hyps, test_name, d,
+        rec, replaced = test_sets.record_evaluation(a.record, task, c, c.path, model, scores, pairs, hyps, test_name, d,
                                                    shlex.join(['tnb-evaluate', *argv]), a.id, None if a.src else a.split or 'test')
         note(f"{a.prog}: {'replaced the record' if replaced else 'added the record'} {rec['id']} {'in' if replaced else 'to'} {a.record}")
-    print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], scoring.decoding_label(d))))
+    print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], test_sets.decoding_label(d))))
 
 def evaluate_main(argv:list|None=None): "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."; run_cli('tnb-evaluate', _evaluate, argv)
 

@@ -28,7 +28,7 @@ from .trainer import Trainer, resume_config, trainer_setup, batch_sampler, run_u
 from .decoding import Decoding
 from .options import DecodeOptions, TrainConfig, Recipe, MODEL_SETTINGS
 from .tasks import Task, get_task, task_for, dataset_names, task_names
-from .scoring import check_decoding
+from .test_sets import check_decoding
 
 # %% ../nbs/A16_workflow.ipynb #a16spl01
 def _split(given:dict) -> tuple[dict, dict]:
