@@ -70,7 +70,8 @@ def part_matmul(a) -> dict:
 
 def part_train(a) -> dict:
     from transformer_nb.model import Transformer, get_config
-    from transformer_nb.trainer import Trainer, TrainConfig
+    from transformer_nb.trainer import Trainer
+    from transformer_nb.options import TrainConfig
     cfg = get_config('small', src_vocab=8000, tgt_vocab=8000)
     g = torch.Generator().manual_seed(0)
     data = [(torch.randint(4, 8000, (25,), generator=g).tolist(), torch.randint(4, 8000, (26,), generator=g).tolist())
@@ -130,7 +131,8 @@ def part_bleu(a, save=lambda r: None) -> dict:
 def _width_rows(d:int, a) -> dict:
     "One width's training step and greedy decoding, fp32 and bf16 interleaved: medians, all times, speed-ups."
     from transformer_nb.model import Transformer, get_config
-    from transformer_nb.trainer import Trainer, TrainConfig
+    from transformer_nb.trainer import Trainer
+    from transformer_nb.options import TrainConfig
     from transformer_nb.core import EOS_ID
     from transformer_nb.fast_decoding import fast_greedy_decode
     from transformer_nb.options import DECODE_BATCH_TOKENS

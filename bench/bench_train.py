@@ -16,7 +16,8 @@ from transformer_nb.machine import autocast, limit_threads, hardware
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.layers import sinusoidal_encoding_on
 from transformer_nb.training import seq2seq_loss
-from transformer_nb.trainer import TrainConfig, make_optimizer_with_cooldown
+from transformer_nb.trainer import make_optimizer_with_cooldown
+from transformer_nb.options import TrainConfig
 
 class TorchTransformer(nn.Module):
     "nn.Transformer plus what the paper adds around it: scaled embeddings + sinusoids + dropout, tied output layer."

@@ -24,7 +24,8 @@ from transformer_nb.machine import get_device
 from transformer_nb.machine import autocast, limit_threads, hardware
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import make_optimizer
-from transformer_nb.trainer import Trainer, TrainConfig, pad_rows, PAD_TO
+from transformer_nb.trainer import Trainer, pad_rows, PAD_TO
+from transformer_nb.options import TrainConfig
 from transformer_nb.speed import attention_backend, kept_output
 
 def corpus(n:int, vocab:int, lo:int, hi:int, seed:int=0) -> list:

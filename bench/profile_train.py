@@ -17,7 +17,8 @@ from transformer_nb.machine import hardware, git_commit, limit_threads
 from transformer_nb.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler
 from transformer_nb.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.trainer import Trainer, TrainConfig
+from transformer_nb.trainer import Trainer
+from transformer_nb.options import TrainConfig
 
 GROUPS = [  # (group, operator name fragments), first match wins
     ('matrix products', ('aten::mm', 'aten::addmm', 'aten::bmm', 'aten::matmul')),   # the math backend's attention too

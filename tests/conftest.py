@@ -220,7 +220,7 @@ def readonly_dir(tmp_path):
 
 # STARTING on stderr once the command runs, just before it imports PyTorch
 STARTING = ("import sys, transformer_nb.process as c; _h = c.heavy_imports; "
-            "c.heavy_imports = lambda: (print('STARTING', file=sys.stderr, flush=True), _h())")
+            "c.heavy_imports = lambda *a, **k: (print('STARTING', file=sys.stderr, flush=True), _h(*a, **k))")
 
 # A child-process wrapper around torch.save: TNB_FAULT='ENOSPC:2' makes the 2nd save write half a file and fail with
 # ENOSPC (or EROFS, ...); 'slow:2:3' announces the 2nd save on stderr and makes it take 3 s longer. It also prints

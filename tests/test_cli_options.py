@@ -76,7 +76,7 @@ def test_the_options_are_the_settings_fields():
     "tnb-train's model and training options are the fields of TransformerConfig and TrainConfig, helped by the fields' comments in a command's words."
     from transformer_nb.checks import settings
     from transformer_nb.process import plain
-    from transformer_nb.trainer import TrainConfig
+    from transformer_nb.options import TrainConfig
     from transformer_nb.options import Decoding
     helps = {a.dest: a.help for a in cli._train_parser()._actions}
     for s in settings(TrainConfig): assert helps[s.name].startswith(plain(s.help.split(' (None:')[0])), s.name
@@ -100,7 +100,7 @@ def test_no_bound_or_choice_is_typed_in_the_commands():
 def test_a_refusal_names_the_option_the_user_typed():
     "The library names the setting; the command says it with the option its parser made for it."
     from transformer_nb.process import said
-    from transformer_nb.trainer import TrainConfig
+    from transformer_nb.options import TrainConfig
     p = cli._train_parser()
     for argv, line in [(['--seed', '4294967296'], '--seed 4294967296 must be an int in [0, 4294967295]'),
                        (['--precision', 'fp8'], '--precision fp8 must be auto, fp32, bf16 or fp16'),

@@ -203,15 +203,16 @@ def _count_method(monkeypatch, counts, cls, name, label):
 def _walk(monkeypatch):
     "Counters of a command's walk: the device resolved, its name parsed, the Decoding built, the corpus fingerprinted, the config built."
     import collections, torch
-    import transformer_nb.machine as machine, transformer_nb.checks as checks, transformer_nb.workflow as wf
+    import transformer_nb.machine as machine, transformer_nb.checks as checks, transformer_nb.workflow as wf, transformer_nb.test_sets as sc
     from transformer_nb.options import Decoding
     from transformer_nb.datasets import ParallelData
-    from transformer_nb.trainer import TrainConfig, Parallel
+    from transformer_nb.trainer import Parallel
+    from transformer_nb.options import TrainConfig
     counts = collections.Counter()
     checks._device_name.cache_clear()
     _count_everywhere(monkeypatch, counts, machine.get_device, 'device resolved', when=lambda d=None, *a, **k: not isinstance(d, torch.device))
     _count_everywhere(monkeypatch, counts, wf._data_meta, 'data files hashed')
-    _count_everywhere(monkeypatch, counts, wf._check_decoding, 'Decoding type guarded')
+    _count_everywhere(monkeypatch, counts, sc.check_decoding, 'Decoding type guarded')
     for cls, name, label in ((Decoding, '__post_init__', 'Decoding checked'), (ParallelData, 'fingerprint', 'corpus fingerprinted'),
                              (TrainConfig, '__post_init__', 'TrainConfig checked')):
         _count_method(monkeypatch, counts, cls, name, label)
@@ -282,13 +283,50 @@ def test_translate_loads_no_training_module(model):
     assert code == 0, r.stderr[-2000:]
     assert not TRAINING_MODULES & set(mods) and len(mods) <= 25, (len(mods), mods)
 
+EVALUATE_MODULES = r"""
+import json, sys
+from transformer_nb import cli
+try: cli.evaluate_main(sys.argv[1:])
+except SystemExit as e: code = e.code
+print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('transformer_nb.'))]))
+"""
+
+@pytest.mark.slow   # runs the tool in a fresh process
+def test_evaluate_loads_no_training_module(tmp_path):
+    "`tnb-evaluate` scores and records a checkpoint without the trainer, the training loss, the speed levers, `torch.distributed`'s helpers or the run workflow: scoring is a module of its own."
+    (tmp_path / 's').write_text('seven\nnine\n'); (tmp_path / 'r').write_text('sieben\nneun\n')
+    argv = ['pretrained:numbers', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--record', tmp_path / 'results.json', '--hyp-out', tmp_path / 'h']
+    r = subprocess.run([sys.executable, '-c', EVALUATE_MODULES, *map(str, argv)], capture_output=True, text=True, env=ENV, timeout=600)
+    code, mods = json.loads(r.stdout.splitlines()[-1])
+    assert code == 0 and (tmp_path / 'results.json').is_file(), r.stderr[-2000:]
+    training = {'transformer_nb.' + m for m in ('trainer', 'training', 'speed', 'distributed', 'workflow')}
+    assert 'transformer_nb.test_sets' in mods and not training & set(mods), sorted(training & set(mods))
+
+HELP_MODULES = r"""
+import json, sys
+from transformer_nb import cli
+try: getattr(cli, sys.argv[1] + '_main')(['--help'])
+except SystemExit as e: code = e.code
+print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('transformer_nb.') or m == 'sacrebleu')]))
+"""
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('command', ['train', 'translate', 'evaluate', 'average', 'export'])
+def test_help_loads_no_training_module(command):
+    "Each command's --help reads its options from their declarations (`options`, the paper's configs) and loads no training module (not the trainer, nor the run workflow), nor sacreBLEU, which only scoring needs."
+    r = subprocess.run([sys.executable, '-c', HELP_MODULES, command], capture_output=True, text=True, env=ENV, timeout=600)
+    code, mods = json.loads(r.stdout.splitlines()[-1])
+    training = {'transformer_nb.' + m for m in ('trainer', 'training', 'speed', 'distributed', 'workflow')} | {'sacrebleu'}
+    assert code == 0 and f'tnb-{command}' in r.stdout, r.stderr[-2000:]
+    assert not training & set(mods), sorted(training & set(mods))
+
 def test_the_option_classes_need_nothing_of_training():
     "The commands' option classes sit in a module that imports no training module, so a decoding command reads them cheaply."
     import ast, transformer_nb.options as o
     from pathlib import Path
     tree = ast.parse(Path(o.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert imported <= {'typing', 'dataclasses', 'checks', 'machine', 'decoding'}, imported
+    assert imported <= {'typing', 'dataclasses', 'checks', 'machine', 'model', 'datasets', 'decoding'}, imported
     import transformer_nb.tasks as tasks
     assert not {'trainer', 'evaluation', 'workflow'} & {n.module for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
                                                          if isinstance(n, ast.ImportFrom) and n.level == 1 and n.col_offset == 0}

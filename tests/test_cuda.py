@@ -14,7 +14,8 @@ from transformer_nb.layers import tgt_mask_on
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import collate
 from transformer_nb.training import seq2seq_loss
-from transformer_nb.trainer import TrainConfig, Trainer, make_optimizer_with_cooldown
+from transformer_nb.trainer import Trainer, make_optimizer_with_cooldown
+from transformer_nb.options import TrainConfig
 from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
 from transformer_nb.runs import RunFolder
 from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search

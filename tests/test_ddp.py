@@ -25,7 +25,8 @@ def recorder(rec):
 
 def worker(out):
     "Started by torchrun: train STEPS updates with the default (rank-sharded) DistributedTokenBatchSampler; rank 0 saves."
-    from transformer_nb.trainer import Trainer, TrainConfig
+    from transformer_nb.trainer import Trainer
+    from transformer_nb.options import TrainConfig
     torch.set_num_threads(1)
     model, data = setup()
     rec = []
@@ -45,7 +46,8 @@ def free_port():
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 def test_ddp_two_processes_match_one(tmp_path):
-    from transformer_nb.trainer import Trainer, TrainConfig
+    from transformer_nb.trainer import Trainer
+    from transformer_nb.options import TrainConfig
     from transformer_nb.runs import RunFolder
     from transformer_nb.tokens import DistributedTokenBatchSampler
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}   # gloo on CPUs, also on a GPU box

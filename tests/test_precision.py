@@ -110,7 +110,8 @@ def _copy_data(n=40):
 
 @pytest.mark.parametrize('features,want', [(AMX, 'bf16'), (AVX2, 'fp32')])
 def test_trainer_auto(monkeypatch, features, want):
-    from transformer_nb.trainer import Trainer, TrainConfig
+    from transformer_nb.trainer import Trainer
+    from transformer_nb.options import TrainConfig
     mock_cpu(monkeypatch, features, True)
     cfg = get_config('tiny', src_vocab=20, tgt_vocab=20)
     tr = Trainer(Transformer(cfg), _copy_data(), tc=TrainConfig(max_tokens=200, steps=1, warmup=1, progress=False, device='cpu'), say=lambda m: None)

@@ -113,7 +113,7 @@ _HOLD = ("import sys, time, {mod} as _m; _f = _m.{fn}\n"
          "_m.{fn} = _held")
 def _hold(mod, fn, word): return f"exec({_HOLD.format(mod=mod, fn=fn, word=word)!r})"
 STARTING_AT_LOAD = ("import sys, transformer_nb.process as c; _h = c.heavy_imports; "
-                    "c.heavy_imports = lambda *a: (print('STARTING', file=sys.stderr, flush=True), _h(*a))")
+                    "c.heavy_imports = lambda *a, **k: (print('STARTING', file=sys.stderr, flush=True), _h(*a, **k))")
 
 def _ctrl_c(name, args, code, word, tmp_path):
     "Run `tnb-NAME args` with the hook `code`, send Ctrl-C once it says `word`: (exit code, stderr's lines that say something, stderr)."

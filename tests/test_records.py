@@ -1,5 +1,5 @@
 """The results file (A11_records) through `tnb-evaluate --record`, with real processes: a damaged file is refused before
-decoding, a symlink is written through, concurrent records all land, one file holds every kind of record, and it is
+decoding, a symlink to a results file is written through (to nothing or to anything else, refused), concurrent records all land, one file holds every kind of record, and it is
 UTF-8 whatever the locale."""
 import json, subprocess
 import pytest, torch
@@ -32,6 +32,18 @@ def test_results_file_through_a_symlink(run, tmp_path):
     r = tool('evaluate', run, '--beam', '1', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--record', tmp_path / 'results.json')
     assert r.returncode == 0, r.stderr
     assert (tmp_path / 'results.json').is_symlink() and len(json.loads((tmp_path / 'real.json').read_text())) == 1
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('target', ['run/new.json', 'run/checkpoint-0000020.pt', 'run/log.jsonl'])
+def test_results_file_link_to_anything_but_a_results_file_is_refused(run, folder, tmp_path, target):
+    "A link is followed only to a results file that is there: one to nothing (a file it would create), to another run's checkpoint or to its log is refused before decoding, in one line, and nothing is written."
+    before = {q.name: q.read_bytes() for q in folder.iterdir() if q.is_file()}
+    (tmp_path / 'results.json').symlink_to(tmp_path / target)              # into `folder`, another run than the one scored
+    (tmp_path / 's').write_text('a b\n'); (tmp_path / 'r').write_text('a b\n')
+    r = tool('evaluate', run, '--beam', '1', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--hyp-out', tmp_path / 'h',
+             '--record', tmp_path / 'results.json')
+    one_line(r, 'tnb-evaluate', f'--record {tmp_path}/results.json is a symbolic link to {tmp_path / target}, which is not a results file')
+    assert not (tmp_path / 'h').exists() and {q.name: q.read_bytes() for q in folder.iterdir() if q.is_file()} == before
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_concurrent_records_all_land(run, tmp_path):

@@ -7,7 +7,7 @@ import contextlib, io, os, re
 import pytest, torch
 from transformer_nb.checks import SettingError
 from transformer_nb.safeguards import read_text_lines
-from transformer_nb.workflow import read_test_files
+from transformer_nb.test_sets import read_test_files
 from transformer_nb.checkpoints import resolve_checkpoint
 from transformer_nb.options import Decoding
 from transformer_nb.fast_decoding import max_output_lengths

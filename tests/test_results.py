@@ -68,7 +68,7 @@ from transformer_nb.evaluation import corpus_scores
 from transformer_nb.variations import table3_variants
 from transformer_nb.scoring import TABLE3_KEYS, table3_table
 from transformer_nb.model import PRESETS, get_config
-from transformer_nb.trainer import TrainConfig
+from transformer_nb.options import TrainConfig
 from transformer_nb.cli import _train_parser, _settings
 
 TABLE3 = ROOT / 'results' / 'table3.json'
@@ -158,7 +158,7 @@ def test_stored_translations_give_their_recorded_scores(m30k_dir):
 def test_cpu_hour_runs_are_the_recipe_and_chosen_on_valid():
     "results/cpu_hour.json (experiments/cpu_hour.py): runs of the cpu-hour recipe as it stands, curves in time order, the final model chosen on valid."
     from dataclasses import asdict
-    from transformer_nb.trainer import TrainConfig
+    from transformer_nb.options import TrainConfig
     from transformer_nb.tasks import CPU_HOUR_RECIPE
     recs = json.loads((ROOT / 'results' / 'cpu_hour.json').read_text())
     assert {r['direction'] for r in recs} >= {'de-en'}

@@ -46,7 +46,8 @@ def reversal():
 
 def test_a_new_task_is_one_file_and_one_registration(reversal, tmp_path):
     from transformer_nb.checkpoints import open_checkpoint
-    from transformer_nb.workflow import train_model, test_set, score_test_set, record_evaluation
+    from transformer_nb.workflow import train_model
+    from transformer_nb.test_sets import test_set, score_test_set, record_evaluation
     t = get_task('reversal')
     assert task_for('reversal') is t and load_dataset('reversal', n_train=2, n_valid=0, n_test=0).train[0][1].split() == \
            load_dataset('reversal', n_train=2, n_valid=0, n_test=0).train[0][0].split()[::-1]

@@ -12,7 +12,8 @@ from transformer_nb.datasets import load_dataset
 from transformer_nb.model import TransformerConfig
 from transformer_nb.runs import RunFolder, checkpoint_name
 from transformer_nb.workflow import train_model, resume_run, _split
-from transformer_nb.trainer import Trainer, TrainConfig
+from transformer_nb.trainer import Trainer
+from transformer_nb.options import TrainConfig
 from transformer_nb.data import encode_pairs
 
 

@@ -9,7 +9,8 @@ from transformer_nb.runs import RunFolder
 from conftest import ENV, TINY, cmd, tool, one_line, temps, default_signals, mount_tmpfs as _mount, inject_code, STARTING, Live, said as quiet
 from transformer_nb.core import set_seed
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.trainer import Trainer, TrainConfig
+from transformer_nb.trainer import Trainer
+from transformer_nb.options import TrainConfig
 from transformer_nb.checkpoints import save_checkpoint
 from transformer_nb.datasets import load_dataset
 from transformer_nb.workflow import train_model, run_summary

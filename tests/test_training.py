@@ -7,8 +7,9 @@ import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, make_optimizer
-from transformer_nb.trainer import (TrainConfig, Trainer, TrainingDiverged, noam_lr_with_cooldown, make_optimizer_with_cooldown,
+from transformer_nb.trainer import (Trainer, TrainingDiverged, noam_lr_with_cooldown, make_optimizer_with_cooldown,
                                     checked_label_smoothed_nll)
+from transformer_nb.options import TrainConfig
 import transformer_nb.trainer as trainer
 from transformer_nb.data import collate
 from transformer_nb.checkpoints import rng_state, set_rng_state, save_checkpoint, open_checkpoint, resolve_checkpoint, model_from_checkpoint, _CKPT_FORMAT

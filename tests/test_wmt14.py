@@ -379,7 +379,8 @@ def test_the_recipes_hold_the_papers_numbers():
     from transformer_nb.tasks import get_task
     from transformer_nb.model import get_config
     from transformer_nb.training import make_optimizer
-    from transformer_nb.trainer import TrainConfig, update_size
+    from transformer_nb.trainer import update_size
+    from transformer_nb.options import TrainConfig
     t = get_task('wmt14')
     want = {'paper-base': ('base', 'en-de', 0.1, 37_000, 100_000, 5), 'paper-big': ('big', 'en-de', 0.3, 37_000, 300_000, 20),
             'paper-base-en-fr': ('base', 'en-fr', 0.1, 32_000, 100_000, 5), 'paper-big-en-fr': ('big', 'en-fr', 0.1, 32_000, 300_000, 20)}
@@ -399,14 +400,16 @@ def test_the_recipes_hold_the_papers_numbers():
     assert paper_recipe('big', 'en-fr') == t.recipes['paper-big-en-fr']
 
 def test_the_update_size_is_derived_from_the_processes():
-    from transformer_nb.trainer import TrainConfig, update_size
+    from transformer_nb.trainer import update_size
+    from transformer_nb.options import TrainConfig
     tc = TrainConfig(max_tokens=4096, tokens_per_update=25_000)
     assert [update_size(tc, w).accum for w in (1, 2, 4, 8)] == [7, 4, 2, 1]
     assert update_size(TrainConfig(max_tokens=100, accum=3), 2).accum == 3
 
 def _tiny_trainer(data, tmp_path, **tc):
     from transformer_nb.model import Transformer, get_config
-    from transformer_nb.trainer import Trainer, TrainConfig
+    from transformer_nb.trainer import Trainer
+    from transformer_nb.options import TrainConfig
     said = []
     cfg = get_config('tiny', src_vocab=40, tgt_vocab=40)
     t = Trainer(Transformer(cfg), data, tc=TrainConfig(**{'warmup': 2, 'progress': False, **tc}), run=tmp_path / 'run',

@@ -1,5 +1,6 @@
-"""The run workflow (A16_workflow): train_model's input checks, resume in one place (the run's own data, its files
-checked), the closing lines, and library messages in Python words that the commands put in their own."""
+"""The run workflow (A16_workflow) and scoring (A39_test_sets): train_model's input checks, resume in one place (the run's
+own data, its files checked), the closing lines, the test set and its record, and library messages in Python words that
+the commands put in their own."""
 import json, os, shlex, subprocess, sys, warnings
 from pathlib import Path
 import pytest
@@ -15,6 +16,10 @@ def tnb(tool, *args, cwd=None):
 def _workflow():
     from transformer_nb import workflow
     return workflow
+
+def _scoring():
+    from transformer_nb import test_sets
+    return test_sets
 
 def _train_model(): return _workflow().train_model
 
@@ -38,7 +43,7 @@ def test_data_takes_what_the_readme_promises(tmp_path):
 
 def test_library_messages_name_settings_which_a_command_says_as_its_options():
     "A message a command's user can meet names the setting (vocab_size=8), and the process layer says it as the option (--vocab-size 8)."
-    from transformer_nb.workflow import test_set
+    from transformer_nb.test_sets import test_set
     from transformer_nb.process import said
     with pytest.raises(ValueError) as e:
         _train_model()(load_dataset('copy', n_train=50, n_valid=2, n_test=2), vocab_size=8, steps=1, progress=False, say=lambda m: None)
@@ -111,8 +116,8 @@ def test_test_report_says_which_checkpoint_it_scores(tmp_path):
     (lambda d: _train_model()(d, out=123, steps=1, say=lambda m: None), TypeError, 'out=123 must be a folder\'s path'),
     (lambda d: _train_model()(d, spm='x', steps=1, say=lambda m: None), TypeError, "spm='x' must be a dict of SentencePiece options"),
     (lambda d: _train_model()(d, device='gpu', steps=1, say=lambda m: None), ValueError, "device='gpu' must be a device"),
-    (lambda d: _workflow().test_set('c.pt'), TypeError, 'ck must be what a checkpoint holds'),
-    (lambda d: _workflow().test_set({'meta': {'dataset': 'copy'}}, split='dev'), ValueError,
+    (lambda d: _scoring().test_set('c.pt'), TypeError, 'ck must be what a checkpoint holds'),
+    (lambda d: _scoring().test_set({'meta': {'dataset': 'copy'}}, split='dev'), ValueError,
      "split='dev' must be 'train', 'valid' or 'test'"),
 ])
 def test_workflow_refuses_in_the_callers_terms(call, exc, says):
@@ -135,15 +140,15 @@ def _decoding():
     (lambda d, p: _workflow().run_summary('x', 3.0), TypeError, 'trainer must be a Trainer (what train_model returns), got a str'),
     (lambda d, p: _workflow().closing_lines('x', d), TypeError, 'trainer must be a Trainer (what train_model returns), got a str'),
     (lambda d, p: _workflow().closing_lines('x', d, test_files='x'), TypeError, "test_files='x' must be a (source, reference) pair of files"),
-    (lambda d, p: _workflow().decoding_label('beam 4'), TypeError, "d='beam 4' must be a Decoding, e.g. Decoding(beam=4)"),
+    (lambda d, p: _scoring().decoding_label('beam 4'), TypeError, "d='beam 4' must be a Decoding, e.g. Decoding(beam=4)"),
     (lambda d, p: _workflow().task_recipe('numbers', 'x'), ValueError, "recipe='x': the numbers task's recipes are"),
     (lambda d, p: _workflow().task_recipe('copy', ['x']), TypeError, "recipe=['x'] must be a recipe's name or a Recipe, got a list"),
     (lambda d, p: _workflow().task_recipe(['copy']), TypeError, "task must be a Task or a task's name"),
-    (lambda d, p: _workflow().read_test_files(p, None), TypeError, "ref=None must be a text file's path"),
-    (lambda d, p: _workflow().score_test_set('copy', None, None, [], 'beam 4'), TypeError, "decoding='beam 4' must be a Decoding"),
-    (lambda d, p: _workflow().evaluation_record('copy', {}, None, None, {}, [], [], 't', _decoding(), ''), TypeError,
+    (lambda d, p: _scoring().read_test_files(p, None), TypeError, "ref=None must be a text file's path"),
+    (lambda d, p: _scoring().score_test_set('copy', None, None, [], 'beam 4'), TypeError, "decoding='beam 4' must be a Decoding"),
+    (lambda d, p: _scoring().evaluation_record('copy', {}, None, None, {}, [], [], 't', _decoding(), ''), TypeError,
      "path must be the checkpoint file's path, got a NoneType"),
-    (lambda d, p: _workflow().record_evaluation(None, 'copy', {}, 'c.pt', None, {}, [], [], 't', _decoding(), ''), TypeError,
+    (lambda d, p: _scoring().record_evaluation(None, 'copy', {}, 'c.pt', None, {}, [], [], 't', _decoding(), ''), TypeError,
      "results must be a results file's path, got a NoneType"),
     (lambda d, p: _workflow().resume_run('nowhere', data='copy'), TypeError, "data='copy' must be a ParallelData or None, got a str"),
 ])
@@ -227,7 +232,7 @@ THREADS_RUN = """
 import json, sys, torch
 from transformer_nb.machine import limit_threads
 from transformer_nb.machine import default_threads
-from transformer_nb.tasks import Recipe
+from transformer_nb.options import Recipe
 from transformer_nb.workflow import train_model
 from transformer_nb.datasets import load_dataset
 data, got = load_dataset('copy', n_train=60, n_valid=4, n_test=4), {}
@@ -282,12 +287,13 @@ def test_a_record_holds_no_path_of_this_machine(tmp_path):
                   meta={'command': shlex.join(['tnb-train', '--dataset', 'copy', f'--out={run}'])})
     c = open_checkpoint(run)                                                # one Checkpoint, passed down whole
     task = task_of(c)
-    pairs, _, _, name = w.test_set(c)
+    s = _scoring()
+    pairs, _, _, name = s.test_set(c)
     tr_model, d = c.model(), Decoding(beam=1)
-    scores, hyps, _ = w.score_test_set(task, tr_model, c.tokenizer, pairs, d)
+    scores, hyps, _ = s.score_test_set(task, tr_model, c.tokenizer, pairs, d)
     for results in (tmp_path / 'project' / 'results' / 'results.json', tmp_path / 'elsewhere' / 'results.json'):
         results.parent.mkdir(parents=True)
-        rec, _ = w.record_evaluation(results, task, c, c.path, tr_model, scores, pairs, hyps, name, d,
+        rec, _ = s.record_evaluation(results, task, c, c.path, tr_model, scores, pairs, hyps, name, d,
                                      shlex.join(['tnb-evaluate', str(run), '--record', str(results)]))
         text = results.read_text()
         assert str(tmp_path) not in text and rec['run'] == c.meta['run'], text
@@ -352,7 +358,7 @@ def test_a_validation_pair_longer_than_a_batch_gets_advice_that_holds(tmp_path):
 def test_test_files_are_named_as_settings(tmp_path):
     "read_test_files names src= and ref= as a caller gives them (src='x'); tnb-evaluate says them as its options (--src x)."
     (tmp_path / 'hyp.txt').write_text('a\nb\nc\n'); (tmp_path / 'ref.txt').write_text('a\nb\n')
-    rt = _workflow().read_test_files
+    rt = _scoring().read_test_files
     with pytest.raises(ValueError) as e: rt(tmp_path / 'nosuch.txt', tmp_path / 'ref.txt')
     assert str(e.value) == f"src={str(tmp_path / 'nosuch.txt')!r}: no such file", e.value
     with pytest.raises(ValueError) as e: rt(tmp_path / 'hyp.txt', tmp_path / 'ref.txt')

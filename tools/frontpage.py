@@ -132,7 +132,7 @@ def path_table() -> Markdown:
 def notation() -> list[tuple]:
     "The notation table's rows; the last column is read from `get_config('base')`, `TrainConfig()` and `beam_search`."
     from transformer_nb.model import get_config
-    from transformer_nb.trainer import TrainConfig
+    from transformer_nb.options import TrainConfig
     from transformer_nb.decoding import beam_search
     base, train = get_config('base'), TrainConfig()
     beam = {k: v.default for k, v in inspect.signature(beam_search).parameters.items()}

@@ -11,7 +11,8 @@ __all__ = ['number_value', 'exact_by_magnitude', 'number_scores', 'NumbersTask']
 import contextlib, functools
 from .datasets import MAX_NUMBER, MAGNITUDES, magnitude, en_number, de_number, corpus_score
 from .options import DECODE_OPTIONS
-from .tasks import Task, Recipe, register_task
+from .tasks import Task, register_task
+from .options import Recipe
 
 # %% ../nbs/A14_numbers.ipynb #c9e3a1f2
 @functools.cache

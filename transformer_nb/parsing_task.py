@@ -20,7 +20,8 @@ from nltk import PCFG, Nonterminal, Tree
 from .options import Decoding
 from .parsing import linearize, coarse_label, is_preterminal, LEAVES, PARSE_DECODING
 from .datasets import ParallelData, Loader
-from .tasks import Task, Recipe, register_task
+from .tasks import Task, register_task
+from .options import Recipe
 from .options import DecodeOptions, DECODE_OPTIONS
 from .fast_decoding import translate
 from .treebank import check_linearizable, check_not_empty

@@ -25,10 +25,11 @@ from .runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from .datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .tokens import CheckedTokenizer, DistributedTokenBatchSampler
 from .core import BOS_ID, EOS_ID, UNK_ID
-from .tasks import Task, Recipe, register_task
+from .tasks import Task, register_task
+from .options import Recipe
 from .process import run_cli, note, in_settings
 from .commands import CliParser, field_options
-from .cli import Command
+from .options import Command
 
 # %% ../nbs/A28_wmt14.ipynb #0a38d45e
 @dataclass(frozen=True)
