@@ -8,9 +8,9 @@ The data folder is `--data-dir` when a script is given one, else `$TNB_MULTI30K`
 import argparse, os, sys
 from pathlib import Path
 from transformer_nb.core import EOS_ID, PAD_ID
-from transformer_nb.tokens import pad_ids
-from transformer_nb.datasets import find_multi30k
-from transformer_nb.fast_decoding import length_batches
+from transformer_nb.lib.tokens import pad_ids
+from transformer_nb.lib.datasets import find_multi30k
+from transformer_nb.lib.fast_decoding import length_batches
 ROOT = Path(__file__).resolve().parents[1]                    # the repository
 
 def decode_options(doc:str, repeats:int, repeats_help:str) -> argparse.ArgumentParser:

@@ -1,4 +1,4 @@
-"""The speed-ups of `transformer_nb.fast_decoding` (A10_fast_decoding), each switchable, for the benchmarks
+"""The speed-ups of `transformer_nb.lib.fast_decoding` (lib_fast_decoding), each switchable, for the benchmarks
 (`ablate_beam.py`; `bench_peers.py` and `profile_decode.py` time the decoders as they are).
 
 A lever is a field of the library's `Speedups`; turning it off makes the fast decoders do the slower thing it replaces:
@@ -19,7 +19,7 @@ a product changes); `ablate_beam.py` checks the translations before it times any
 | `chunked_argmax` | `argmax_rows` (greedy decoding): argmax through each chunk's maximum | `torch.argmax` |
 """
 import dataclasses
-from transformer_nb.fast_decoding import Speedups
+from transformer_nb.lib.fast_decoding import Speedups
 
 LABELS = {  # lever: what the variant with it off is called
     'one_token_step': 'without the one-token step',

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""What each speed-up of the fast beam search buys (A10_fast_decoding): `fast_beam_search` with one lever turned off at
+"""What each speed-up of the fast beam search buys (lib_fast_decoding): `fast_beam_search` with one lever turned off at
 a time, timed in turn against the full fast version and the readable `beam_search` of 10_decoding, on a trained
 checkpoint (beam 4, alpha 0.6, cap source + 50, length-sorted batches, one thread).
 
@@ -31,14 +31,14 @@ from pathlib import Path
 import torch
 from _common import decode_options, multi30k_file, source_ids, id_batches, command, rel, load_average
 from _levers import off, label, BEAM
-import transformer_nb.fast_decoding as fd
+import transformer_nb.lib.fast_decoding as fd
 from transformer_nb.core import BOS_ID, EOS_ID
-from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint
-from transformer_nb.datasets import read_lines
+from transformer_nb.lib.machine import hardware, git_commit, limit_threads
+from transformer_nb.lib.checkpoints import model_from_checkpoint
+from transformer_nb.lib.datasets import read_lines
 from transformer_nb.decoding import length_penalty, beam_search
-from transformer_nb.fast_decoding import check_beam, inference, encode_batch, next_token_logits_fp32, log_probs
-from transformer_nb.options import Decoding
+from transformer_nb.lib.fast_decoding import check_beam, inference, encode_batch, next_token_logits_fp32, log_probs
+from transformer_nb.lib.options import Decoding
 
 def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk=True, tensor_bookkeeping=True):
     "`fast_beam_search`'s loop with the switches `two_stage_topk` and `tensor_bookkeeping` (see the module docstring)."

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """bf16 autocast against float32 on this CPU: matrix products, a training step, decoding speed and BLEU. It decides
-whether `precision='auto'` picks bf16 on a CPU with AVX512_BF16 and no AMX (`transformer_nb.machine.BF16_ON_AVX512`).
+whether `precision='auto'` picks bf16 on a CPU with AVX512_BF16 and no AMX (`transformer_nb.lib.machine.BF16_ON_AVX512`).
 
 Every comparison alternates the two precisions, repeat after repeat, so both see the same load on a shared machine;
 the figures are medians. The record holds the CPU's flags, PyTorch's version and the load average before and after
@@ -36,8 +36,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, multi30k_file, command, load_average
 from transformer_nb.core import set_seed
-from transformer_nb.machine import limit_threads, hardware, cpu_features, choose_precision, autocast, _cpuinfo_flags
-from transformer_nb.datasets import read_lines
+from transformer_nb.lib.machine import limit_threads, hardware, cpu_features, choose_precision, autocast, _cpuinfo_flags
+from transformer_nb.lib.datasets import read_lines
 
 PRECISIONS = ('fp32', 'bf16')
 
@@ -70,8 +70,8 @@ def part_matmul(a) -> dict:
 
 def part_train(a) -> dict:
     from transformer_nb.model import Transformer, get_config
-    from transformer_nb.trainer import Trainer
-    from transformer_nb.options import TrainConfig
+    from transformer_nb.lib.trainer import Trainer
+    from transformer_nb.lib.options import TrainConfig
     cfg = get_config('small', src_vocab=8000, tgt_vocab=8000)
     g = torch.Generator().manual_seed(0)
     data = [(torch.randint(4, 8000, (25,), generator=g).tolist(), torch.randint(4, 8000, (26,), generator=g).tolist())
@@ -90,13 +90,13 @@ def part_train(a) -> dict:
     return out
 
 def _model(a):
-    from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
+    from transformer_nb.lib.checkpoints import resolve_checkpoint, model_from_checkpoint
     path, _ = resolve_checkpoint(a.checkpoint)
     model, tok, ck = model_from_checkpoint(path, 'cpu')
     return model.eval(), tok, ck, path
 
 def part_decode(a) -> dict:
-    from transformer_nb.fast_decoding import translate
+    from transformer_nb.lib.fast_decoding import translate
     model, tok, ck, path = _model(a)
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.n]
     out = dict(checkpoint=ck.meta.get('preset'), step=ck.step, sentences=len(src), threads=torch.get_num_threads(),
@@ -110,9 +110,9 @@ def part_decode(a) -> dict:
     return out
 
 def part_bleu(a, save=lambda r: None) -> dict:
-    from transformer_nb.fast_decoding import translate
+    from transformer_nb.lib.fast_decoding import translate
     from transformer_nb.evaluation import corpus_scores
-    from transformer_nb.significance import paired_bootstrap
+    from transformer_nb.lib.significance import paired_bootstrap
     model, tok, ck, path = _model(a)
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.bleu_n]
     ref = read_lines(multi30k_file('test_2016_flickr.en.gz', a.data_dir))[:a.bleu_n]
@@ -131,11 +131,11 @@ def part_bleu(a, save=lambda r: None) -> dict:
 def _width_rows(d:int, a) -> dict:
     "One width's training step and greedy decoding, fp32 and bf16 interleaved: medians, all times, speed-ups."
     from transformer_nb.model import Transformer, get_config
-    from transformer_nb.trainer import Trainer
-    from transformer_nb.options import TrainConfig
+    from transformer_nb.lib.trainer import Trainer
+    from transformer_nb.lib.options import TrainConfig
     from transformer_nb.core import EOS_ID
-    from transformer_nb.fast_decoding import fast_greedy_decode
-    from transformer_nb.options import DECODE_BATCH_TOKENS
+    from transformer_nb.lib.fast_decoding import fast_greedy_decode
+    from transformer_nb.lib.options import DECODE_BATCH_TOKENS
     cfg = get_config('small', d_model=d, h=4 if d < 256 else 8, d_ff=4 * d, src_vocab=a.vocab, tgt_vocab=a.vocab)
     g = torch.Generator().manual_seed(0)
     data = [(torch.randint(4, a.vocab, (25,), generator=g).tolist(), torch.randint(4, a.vocab, (26,), generator=g).tolist())

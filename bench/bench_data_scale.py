@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""The data path of the paper's scale (Appendix A28) on a synthetic corpus as large as WMT14 EN-DE: 4.5 million sentence
+"""The data path of the paper's scale (apps_wmt14) on a synthetic corpus as large as WMT14 EN-DE: 4.5 million sentence
 pairs, written into this run's own folder. Each stage runs in a fresh process, so its peak memory (the child's maximum
 resident set size) is its own; the stages and what each does:
 
@@ -46,8 +46,8 @@ def generate(folder:Path, pairs:int, seed:int=0):
 def stage(name:str, a, work:Path) -> dict:
     "Run stage `name` in this process (the child); returns what it measured besides time and memory."
     import numpy as np
-    from transformer_nb import wmt14
-    from transformer_nb.tokens import CheckedTokenizer
+    from transformer_nb.apps import wmt14
+    from transformer_nb.lib.tokens import CheckedTokenizer
     if name == 'generate': generate(work, a.pairs); return {'bytes': sum((work / f).stat().st_size for f in ('train.en', 'train.de'))}
     if name == 'load':
         n = sum(len(x) for x, _ in wmt14.iter_pairs(work / 'train.en', work / 'train.de')); return {'pairs': n}
@@ -77,7 +77,7 @@ def stage(name:str, a, work:Path) -> dict:
 def child(a):
     "The stage of `--stage`, its result as a JSON line on standard output."
     work = Path(a.dir)
-    import numpy, transformer_nb.wmt14, transformer_nb.data             # noqa: F401  (imported before the clock starts)
+    import numpy, transformer_nb.apps.wmt14, transformer_nb.data             # noqa: F401  (imported before the clock starts)
     t0 = time.perf_counter(); out = stage(a.stage, a, work); out['seconds'] = round(time.perf_counter() - t0, 1)
     print(json.dumps(out), flush=True)
 
@@ -93,7 +93,7 @@ def run_stage(name:str, argv:list, work:Path) -> dict:
 
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
-    from transformer_nb.wmt14 import SPM_SAMPLE
+    from transformer_nb.apps.wmt14 import SPM_SAMPLE
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--pairs', type=int, default=4_500_000, help='sentence pairs in the synthetic corpus (default 4,500,000: WMT14 EN-DE)')
     ap.add_argument('--sample', type=int, default=SPM_SAMPLE, help=f"sentences in the tokenizer's sample, both sides together (default {SPM_SAMPLE:,}: the wmt14 task's)")
@@ -110,8 +110,8 @@ def main(argv=None):
     ap.add_argument('--stage', choices=STAGES, help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.stage: return child(a)
-    from transformer_nb.machine import hardware
-    from transformer_nb.safeguards import atomic_write
+    from transformer_nb.lib.machine import hardware
+    from transformer_nb.lib.safeguards import atomic_write
     work = Path(a.dir) if a.dir else Path(tempfile.mkdtemp(prefix='tnb-data-scale-'))
     work.mkdir(parents=True, exist_ok=True)
     passed = [x for x in argv if x not in ('--keep',)]
@@ -128,7 +128,7 @@ def main(argv=None):
     print(f"data path (load to shard): {total / 60:.1f} minutes, peak {peak:.2f} GB; target <= {a.target_minutes:g} minutes and "
           f"<= {a.target_gb:g} GB: {'met' if met else 'NOT met'} ({a.pairs:,} pairs on {hardware()})")
     if a.json:
-        rec = dict(about="bench/bench_data_scale.py: the A28 data path on a synthetic corpus; each stage in a fresh process, "
+        rec = dict(about="bench/bench_data_scale.py: the apps_wmt14 data path on a synthetic corpus; each stage in a fresh process, "
                          "peak_rss_mb its maximum resident set", machine=hardware(), cores=os.cpu_count(),
                    load_before=[round(x, 2) for x in load0], load_after=[round(x, 2) for x in os.getloadavg()],
                    date=time.strftime('%Y-%m-%d'), args={k: v for k, v in vars(a).items() if k not in ('stage', 'dir', 'json', 'keep')},

@@ -20,12 +20,12 @@ import argparse, gzip, statistics, sys, time
 from pathlib import Path
 import torch
 from transformer_nb.core import PAD_ID, EOS_ID, set_seed
-from transformer_nb.machine import get_device
+from transformer_nb.lib.machine import get_device
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.datasets import find_multi30k
-from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search
-from transformer_nb.tokens import pad_ids
-from transformer_nb.fast_decoding import length_batches
+from transformer_nb.lib.datasets import find_multi30k
+from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
+from transformer_nb.lib.tokens import pad_ids
+from transformer_nb.lib.fast_decoding import length_batches
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SRC = (find_multi30k(ROOT) or ROOT.parent / 'shared' / 'data' / 'multi30k') / 'test_2016_flickr.de.gz'
 
@@ -43,7 +43,7 @@ def load(args):
     dev = get_device(args.device)
     lines = read_lines(args.src)[:args.n] if Path(args.src).is_file() else None
     if args.checkpoint:
-        from transformer_nb.checkpoints import model_from_checkpoint
+        from transformer_nb.lib.checkpoints import model_from_checkpoint
         model, tok, ck = model_from_checkpoint(args.checkpoint, device=dev)
         if tok is None: sys.exit(f"{args.checkpoint} holds no tokenizer")
         if lines is None: sys.exit(f"source file {args.src} not found")

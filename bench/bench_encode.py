@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""SentencePiece encoding of the A28 data path (`encode_to_disk`), before and after it was made parallel, on a reduced
+"""SentencePiece encoding of the apps_wmt14 data path (`encode_to_disk`), before and after it was made parallel, on a reduced
 synthetic corpus (bench_data_scale.py's generator and vocabulary): runs interleaved (before, after, before, after, ...),
 each in a fresh process, so that a load that comes and goes falls on both alike; their medians and the ratio.
 
@@ -22,7 +22,7 @@ def encode_before(tok, src_path, tgt_path, out, max_len=256, block=100_000, num_
     "The encoder before: `encode_to_disk` as it was (its files are the same)."
     import numpy as np
     from transformer_nb.core import BOS_ID, EOS_ID
-    from transformer_nb.wmt14 import iter_pairs
+    from transformer_nb.apps.wmt14 import iter_pairs
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     dt = np.uint16 if tok.vocab_size <= 65_536 else np.int32
     lens, files = {'src': [], 'tgt': []}, {s: open(out / f"{s}.bin", 'wb') for s in ('src', 'tgt')}
@@ -43,8 +43,8 @@ def encode_before(tok, src_path, tgt_path, out, max_len=256, block=100_000, num_
 
 def child(a):
     "One timed run of `--run`, in this fresh process: its wall seconds as a JSON line."
-    from transformer_nb.tokens import CheckedTokenizer
-    from transformer_nb import wmt14
+    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.apps import wmt14
     work = Path(a.dir); tok = CheckedTokenizer((work / 'spm.model').read_bytes()); out = work / f'out-{a.run}'
     shutil.rmtree(out, ignore_errors=True)
     t0 = time.perf_counter()
@@ -68,10 +68,10 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.run: return child(a)
     from bench_data_scale import generate
-    from transformer_nb import wmt14
-    from transformer_nb.tokens import CheckedTokenizer
-    from transformer_nb.machine import hardware
-    from transformer_nb.safeguards import atomic_write
+    from transformer_nb.apps import wmt14
+    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.machine import hardware
+    from transformer_nb.lib.safeguards import atomic_write
     work = Path(a.dir) if a.dir else Path(tempfile.mkdtemp(prefix='tnb-encode-'))
     work.mkdir(parents=True, exist_ok=True)
     variants = a.variants.split(',')

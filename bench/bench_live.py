@@ -19,7 +19,7 @@ with the CPU.
 import argparse, datetime, functools, gzip, http.server, json, os, shutil, statistics, subprocess, sys, tempfile, threading
 from pathlib import Path
 from _common import ROOT, multi30k_file, command, load_average
-from transformer_nb.machine import hardware, git_commit
+from transformer_nb.lib.machine import hardware, git_commit
 
 LIVE = ROOT / 'nbs' / 'live'
 TARGETS = {'greedy': {'median_ms': 40, 'p95_ms': 80, 'max_ms': 250}, 'beam4': {'p95_ms': 250}, 'load_bytes': 12_000_000}
@@ -87,7 +87,7 @@ def main(argv=None):
     if not (LIVE / 'node_modules' / 'playwright-core').is_dir(): sys.exit("nbs/live's packages are missing: npm ci --prefix nbs/live")
     if shutil.which('chromium') is None and not os.environ.get('CHROMIUM'): sys.exit("chromium is not installed (apt-get install chromium)")
     sents = [s for s in gzip.open(multi30k_file('test_2016_flickr.de.gz', a.data_dir), 'rt', encoding='utf-8').read().splitlines()][:a.n]
-    from transformer_nb.export import export_onnx
+    from transformer_nb.apps.export import export_onnx
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         model_dir = Path(a.model_dir) if a.model_dir else export_onnx('pretrained:multi30k-de-en', tmp / 'model')

@@ -1,8 +1,8 @@
 #!/usr/bin/env python
-"""The ONNX export on Multi30k test2016 de->en (A18_export): parity with our greedy and beam decoding, BLEU, sizes, and
+"""The ONNX export on Multi30k test2016 de->en (apps_export): parity with our greedy and beam decoding, BLEU, sizes, and
 speed beside ours and CTranslate2's, one sentence at a time (the way the page decodes), one thread.
 
-Not a test: it prints figures and, with --json, stores them (results/onnx.json, shown in A18_export and A20_benchmarks).
+Not a test: it prints figures and, with --json, stores them (results/onnx.json, shown in apps_export and lib_benchmarks).
 
     nice python bench/bench_onnx.py --json results/onnx.json                    # pretrained:multi30k-de-en, ~10 minutes
     python bench/bench_onnx.py --n 50 --speed-n 20 --repeats 1                  # a quick trial
@@ -23,14 +23,14 @@ float32 and int8 (`ctranslate2_translate`) when `ctranslate2` is installed.
 import argparse, atexit, datetime, gzip, json, shutil, statistics, sys, tempfile, time
 from pathlib import Path
 from _common import ROOT, multi30k_file, command, load_average
-from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import open_checkpoint
-from transformer_nb.datasets import read_lines
+from transformer_nb.lib.machine import hardware, git_commit, limit_threads
+from transformer_nb.lib.checkpoints import open_checkpoint
+from transformer_nb.lib.datasets import read_lines
 from transformer_nb.evaluation import corpus_scores
-from transformer_nb.significance import paired_bootstrap
-from transformer_nb.fast_decoding import translate
-from transformer_nb.options import Decoding
-from transformer_nb.export import export_onnx, OnnxModel, onnx_translate
+from transformer_nb.lib.significance import paired_bootstrap
+from transformer_nb.lib.fast_decoding import translate
+from transformer_nb.lib.options import Decoding
+from transformer_nb.apps.export import export_onnx, OnnxModel, onnx_translate
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
@@ -64,7 +64,7 @@ def main(argv=None):
         try: import ctranslate2 as ct2
         except ImportError: print("ctranslate2 not installed: its rows are left out", file=sys.stderr)
     if ct2 is not None:
-        from transformer_nb.export import export_ctranslate2, load_ctranslate2, ctranslate2_translate
+        from transformer_nb.apps.export import export_ctranslate2, load_ctranslate2, ctranslate2_translate
         for q in ('float32', 'int8'):
             tr, ctok, meta = load_ctranslate2(export_ctranslate2(c, tmp / f'ct2-{q}', quantization=q), threads=1)
             systems[f'ctranslate2 {q}'] = (lambda tr, ctok, meta: lambda xs: ctranslate2_translate(tr, ctok, xs, Decoding(beam=1), meta=meta))(tr, ctok, meta)

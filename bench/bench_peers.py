@@ -1,8 +1,8 @@
 #!/usr/bin/env python
-"""Decoding speed against OpenNMT-py 3.5.1 and CTranslate2 (A20_benchmarks): sentences/s of greedy decoding and beam 4
+"""Decoding speed against OpenNMT-py 3.5.1 and CTranslate2 (lib_benchmarks): sentences/s of greedy decoding and beam 4
 on Multi30k test2016, one thread, the same model weights, the same sentences, the same batches and length cap.
 
-Not a test: it prints figures and, with --json, stores them (results/decode_bench.json, shown in A20_benchmarks).
+Not a test: it prints figures and, with --json, stores them (results/decode_bench.json, shown in lib_benchmarks).
 
     python bench/bench_peers.py --checkpoint runs/mini-preln-de-en --also runs/mini-de-en --peer opennmt \\
         --peer-python ../onmt-venv/bin/python --ctranslate2 --n 1000 --repeats 5 --json results/decode_bench.json
@@ -20,14 +20,14 @@ Python for the second):
     tnb-train --dataset multi30k --data-dir ../shared/data/multi30k --src-lang de --tgt-lang en --preset mini \\
         --vocab-size 8000 --max-tokens 4000 --steps 1000 --warmup 400 --lr-scale 0.5 --seed 0 --threads 1 --save-every 0 \\
         --keep 1 --test-limit 0 --out runs/mini-de-en
-    python -c "from transformer_nb.core import set_seed; from transformer_nb.machine import limit_threads; from transformer_nb.datasets import load_dataset
-    from transformer_nb.workflow import train_model; limit_threads(1)
+    python -c "from transformer_nb.core import set_seed; from transformer_nb.lib.machine import limit_threads; from transformer_nb.lib.datasets import load_dataset
+    from transformer_nb.apps.workflow import train_model; limit_threads(1)
     train_model(load_dataset('multi30k', 'de', 'en', '../shared/data/multi30k'), preset='mini', vocab_size=8000, norm_first=True,
         max_tokens=4000, steps=1000, warmup=400, lr_scale=0.5, seed=0, out='runs/mini-preln-de-en', save_every=0, keep=1)"
 
 Systems, timed in turn (round robin) `--repeats` times each; the median is reported, with ratios between medians of
 the same run (the machine may be shared: the load average before and after is stored with the figures):
-- `ours`: `greedy_decode` with the fast cache / `fast_beam_search(nbest=1)` of transformer_nb (A10_fast_decoding), what `translate`
+- `ours`: `greedy_decode` with the fast cache / `fast_beam_search(nbest=1)` of transformer_nb (lib_fast_decoding), what `translate`
   and the tools use;
 - `ours, readable decoders (10_decoding)`: `greedy_decode` / `beam_search` (its n-best lists, the best of each kept),
   the decoders the course teaches: the same translations, without the speed-ups (`--no-readable` skips them);
@@ -53,13 +53,13 @@ import argparse, json, os, statistics, subprocess, sys, tempfile, time, datetime
 from pathlib import Path
 import torch
 from _common import ROOT, multi30k_file, source_ids, id_batches, command, rel, load_average
-from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, open_checkpoint
-from transformer_nb.runs import RunFolder
-from transformer_nb.datasets import read_lines
+from transformer_nb.lib.machine import hardware, git_commit, limit_threads
+from transformer_nb.lib.checkpoints import model_from_checkpoint, open_checkpoint
+from transformer_nb.lib.runs import RunFolder
+from transformer_nb.lib.datasets import read_lines
 from transformer_nb.decoding import greedy_decode, beam_search
-from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search
-from transformer_nb.fast_decoding import length_batches
+from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
+from transformer_nb.lib.fast_decoding import length_batches
 from transformer_nb.evaluation import corpus_scores
 
 OURS, READABLE, EARLY = 'ours', 'ours, readable decoders (10_decoding)', 'ours (early stop)'
@@ -216,7 +216,7 @@ def main(argv=None):
                 models[name].update(opennmt_version=peer.version, opennmt_torch=peer.torch)
                 systems.append((name, f"opennmt-py ({size} {'tokens' if bt == 'tokens' else 'sentences'})", peer))
         if a.ctranslate2:
-            from transformer_nb.export import export_ctranslate2
+            from transformer_nb.apps.export import export_ctranslate2
             d = export_ctranslate2(path, work / f'ct2-{name}')
             for ct in ('float32', 'int8'): systems.append((name, f'ctranslate2 {ct}', CT2(d, ct, a.threads, a.max_tokens, tok.sp)))
     decodings = [1, a.beam]

@@ -9,7 +9,7 @@ ratio loaded / quiet, and the ratio against 1 thread.
   python bench/bench_threads.py --threads 1,2,torch --updates 60 --repeats 3 --json results/bench_threads.json
 
 "torch" is PyTorch's default (one thread per core; `TNB_THREADS` and `OMP_NUM_THREADS` removed from the environment);
-"package" is what `transformer_nb.machine.limit_threads()` picks with no argument. The machine's load average is
+"package" is what `transformer_nb.lib.machine.limit_threads()` picks with no argument. The machine's load average is
 printed with every measurement: a machine shared with other work is not quiet, and the figures say so. With one
 thread, the CPU time of the whole job (printed with --full) is close to what it takes on an idle machine."""
 import argparse, datetime, json, os, resource, statistics, subprocess, sys, tempfile, time
@@ -24,9 +24,9 @@ def loadavg() -> float:
 def worker(threads:str, updates:int):
     "One measurement, in this (fresh) process: the default job's first `updates` updates with `threads`."
     import torch
-    from transformer_nb.machine import limit_threads
-    from transformer_nb.tasks import get_task
-    from transformer_nb.workflow import train_model
+    from transformer_nb.lib.machine import limit_threads
+    from transformer_nb.apps.tasks import get_task
+    from transformer_nb.apps.workflow import train_model
     if threads == 'package': limit_threads()
     elif threads != 'torch': limit_threads(int(threads))
     t0 = time.perf_counter()
@@ -84,7 +84,7 @@ def main(argv=None):
     settings = a.threads.split(',')
     bad = [s for s in settings if s not in SETTINGS]
     if bad: p.error(f"--threads: unknown setting(s) {bad}; choose from {', '.join(SETTINGS)}")
-    from transformer_nb.machine import hardware
+    from transformer_nb.lib.machine import hardware
     print(f"{hardware()}; {os.cpu_count()} logical CPUs; load average now {loadavg():.2f}")
     print(f"slice: the default job's first {a.updates} updates; median s/update over updates 6..{a.updates}; "
           f"{a.repeats} repeats, settings interleaved")
@@ -112,7 +112,7 @@ def main(argv=None):
     out = dict(hardware=hardware(), date=datetime.date.today().isoformat(), updates=a.updates, repeats=a.repeats,
                command=' '.join(['python', 'bench/bench_threads.py', *(sys.argv[1:] if argv is None else argv)]), rows=rows, raw={f'{c}/{s}': v for (c, s), v in res.items()})
     if a.full:
-        from transformer_nb.machine import limit_threads
+        from transformer_nb.lib.machine import limit_threads
         n = limit_threads()
         print(f"\nthe whole default job, `tnb-train` (package default: {n} thread(s)):")
         full = {}

@@ -11,13 +11,13 @@ import argparse, datetime, json, math, os, statistics, sys, time
 from pathlib import Path
 import torch, torch.nn as nn
 from transformer_nb.core import set_seed
-from transformer_nb.machine import get_device
-from transformer_nb.machine import autocast, limit_threads, hardware
+from transformer_nb.lib.machine import get_device
+from transformer_nb.lib.machine import autocast, limit_threads, hardware
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.layers import sinusoidal_encoding_on
+from transformer_nb.lib.layers import sinusoidal_encoding_on
 from transformer_nb.training import seq2seq_loss
-from transformer_nb.trainer import make_optimizer_with_cooldown
-from transformer_nb.options import TrainConfig
+from transformer_nb.lib.trainer import make_optimizer_with_cooldown
+from transformer_nb.lib.options import TrainConfig
 
 class TorchTransformer(nn.Module):
     "nn.Transformer plus what the paper adds around it: scaled embeddings + sinusoids + dropout, tied output layer."

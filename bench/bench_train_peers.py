@@ -1,8 +1,8 @@
 #!/usr/bin/env python
-"""Training speed against OpenNMT-py 3.5.1 (A20_benchmarks): target tokens per second of training updates on Multi30k
+"""Training speed against OpenNMT-py 3.5.1 (lib_benchmarks): target tokens per second of training updates on Multi30k
 de->en, the same configuration, the same pieces, the same batches and the same starting weights, one and two CPU threads.
 
-Not a test: it prints figures and, with --json, stores them (results/train_bench.json, shown in A20_benchmarks).
+Not a test: it prints figures and, with --json, stores them (results/train_bench.json, shown in lib_benchmarks).
 
     python bench/bench_train_peers.py --peer-python ../onmt-venv/bin/python --same-torch-python \\
         ../onmt-venv-sametorch/bin/python --threads 1 2 --batches 12 --repeats 3 --own-steps 40 --json results/train_bench.json
@@ -24,7 +24,7 @@ What is compared, like for like:
   statistics, `Optimizer.backward`, `Optimizer.step`), with the same Adam, noam schedule and label smoothing 0.1.
 
 Two more systems on the same batches, in the same rounds: `ours without the CPU speed-ups` is `Trainer.update` with the
-trainer's CPU speed-ups undone (`Trainer.speedups(False)`, A09_trainer: 09's loss, `nn.Dropout`, the plain output layer
+trainer's CPU speed-ups undone (`Trainer.speedups(False)`, lib_trainer: 09's loss, `nn.Dropout`, the plain output layer
 and PyTorch's choice of attention kernel), the baseline that says what they bring (`--no-plain` leaves it out);
 `opennmt-py, our torch` (`--same-torch-python`) is OpenNMT-py in a second environment on the torch ours runs on
 (bench/peer_opennmt.py says how to make it), which separates what the code does from what the PyTorch release does
@@ -48,12 +48,12 @@ from _common import ROOT, command, load_average
 from bench_peers import peer_python, write_stubs
 from peer_opennmt import train_args, ONMT_SPECIALS
 from transformer_nb.core import set_seed, PAD_ID
-from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler, checked_collate
-from transformer_nb.datasets import load_dataset, find_multi30k
+from transformer_nb.lib.machine import hardware, git_commit, limit_threads
+from transformer_nb.lib.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler, checked_collate
+from transformer_nb.lib.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.trainer import Trainer
-from transformer_nb.options import TrainConfig
+from transformer_nb.lib.trainer import Trainer
+from transformer_nb.lib.options import TrainConfig
 
 OURS, PEER, PLAIN, SAME = 'ours', 'opennmt-py', 'ours without the CPU speed-ups', 'opennmt-py, our torch'
 
@@ -85,7 +85,7 @@ class PeerTrainer:
 
 class OurTrainer:
     """`Trainer.update` over the same batches (lists of example indices into the encoded pairs); `plain=True` undoes the
-    trainer's speed-ups (`Trainer.speedups(False)`, A09_trainer), for the baseline measured in the same run."""
+    trainer's speed-ups (`Trainer.speedups(False)`, lib_trainer), for the baseline measured in the same run."""
     def __init__(self, model, pairs, groups, tc, plain:bool=False):
         self.trainer, self.groups = Trainer(model, pairs, None, tc=tc, say=lambda msg: None), groups
         if plain: self.trainer.speedups(False)
@@ -104,7 +104,7 @@ class OurTrainer:
 
 def own_ours(data, cfg, tc, steps:int, threads:int) -> list[float]:
     "Target tokens/s of each interval of 10 updates after the first 10, of `train_model` on `data` (start-up excluded)."
-    from transformer_nb.workflow import train_model
+    from transformer_nb.apps.workflow import train_model
     marks = []
     torch.set_num_threads(threads)
     train_model(data, preset='mini', vocab_size=cfg.tgt_vocab, norm_first=True, p_ffn=cfg.p_ffn, max_tokens=tc.max_tokens,

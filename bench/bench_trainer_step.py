@@ -20,13 +20,13 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_train import train_flops
 from transformer_nb.core import set_seed
-from transformer_nb.machine import get_device
-from transformer_nb.machine import autocast, limit_threads, hardware
+from transformer_nb.lib.machine import get_device
+from transformer_nb.lib.machine import autocast, limit_threads, hardware
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import make_optimizer
-from transformer_nb.trainer import Trainer, pad_rows, PAD_TO
-from transformer_nb.options import TrainConfig
-from transformer_nb.speed import attention_backend, kept_output
+from transformer_nb.lib.trainer import Trainer, pad_rows, PAD_TO
+from transformer_nb.lib.options import TrainConfig
+from transformer_nb.lib.speed import attention_backend, kept_output
 
 def corpus(n:int, vocab:int, lo:int, hi:int, seed:int=0) -> list:
     "`n` synthetic pairs of ids, their lengths drawn between `lo` and `hi` (BOS/EOS included), as a corpus's vary."
@@ -38,7 +38,7 @@ def raw_step(tr:Trainer, model, device):
     "Forward, backward, Adam and schedule of `model` on one padded micro-batch on the device: the trainer's model code, loss and levers (`tr`'s, copied), and nothing else."
     opt, sched = make_optimizer(model, model.cfg.d_model, tr.tc.warmup)
     cpu, compiled = device.type == 'cpu', tr.tc.compile
-    from transformer_nb.speed import CpuLevers
+    from transformer_nb.lib.speed import CpuLevers
     levers = CpuLevers(model, dropout=cpu, buffered=cpu and tr.precision == 'fp32' and not compiled)
     loss_fn, eps, pad, short = tr.loss_fn, tr.tc.eps_ls, model.cfg.pad_id, tr.short_attention
     sums = lambda src, tgt: loss_fn(model(src, tgt[:, :-1]), tgt[:, 1:], eps, pad)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Peak memory of `tnb-data wmt14` unpacking one multi-GB archive member (A28_wmt14), as Gigaword's and the UN corpus's
+"""Peak memory of `tnb-data wmt14` unpacking one multi-GB archive member (apps_wmt14), as Gigaword's and the UN corpus's
 are: a synthetic member of `--mb` MB of text (lines of words, with a U+2028, a U+0085 and a lone '\\r' inside some of
 them, CRLF line ends in some), gzipped inside a plain tar as `training-giga-fren.tar` holds its members, streamed into
 a corpus file by the same code `tnb-data` runs (`_members`, `_copy_lines`) in a fresh process, whose peak resident
@@ -21,7 +21,7 @@ BLOCKS = 64              # distinct blocks at most, further apart than gzip's 32
 CHILD = r"""
 import json, resource, sys, time
 from pathlib import Path
-from transformer_nb.wmt14 import _members, _copy_lines, file_digest
+from transformer_nb.apps.wmt14 import _members, _copy_lines, file_digest
 tar, name, out = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 def rss_mb():
     with open('/proc/self/statm') as f: return int(f.read().split()[1]) * resource.getpagesize() / 2**20
@@ -63,7 +63,7 @@ def build(folder:Path, mb:float) -> tuple[Path, int]:
 
 def main(argv=None):
     from _common import command, load_average
-    from transformer_nb.machine import hardware
+    from transformer_nb.lib.machine import hardware
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--mb', type=float, default=3072, help="MB of text in the member (default 3072: 3 GB)")
     p.add_argument('--dir', help="a folder for the archive and the file written (default: a temporary one, removed after)")

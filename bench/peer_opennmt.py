@@ -92,7 +92,7 @@ def convert(ours, out):
     import torch, sentencepiece as spm
     from onmt.model_builder import build_base_model
     from onmt.inputters.inputter import vocabs_to_dict
-    from transformer_nb.checkpoints import upgrade_checkpoint
+    from transformer_nb.lib.checkpoints import upgrade_checkpoint
     ck = upgrade_checkpoint(torch.load(ours, map_location='cpu', weights_only=True))   # any format: 02's attention names
     cfg, sd, proto = ck['config'], ck['model'], ck['tokenizer']
     check_portable(cfg, ours)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
-"""Where beam search spends its time (A10_fast_decoding): a py-spy profile of the readable beam search of 10_decoding,
-of the fast one of A10 and of the fast one with the early stop, on a trained checkpoint, grouped by what the code does.
+"""Where beam search spends its time (lib_fast_decoding): a py-spy profile of the readable beam search of 10_decoding,
+of the fast one of lib_fast_decoding and of the fast one with the early stop, on a trained checkpoint, grouped by what the code does.
 
     pip install py-spy
     python bench/profile_decode.py --checkpoint runs/mini-de-en --json results/decode_profile.json
@@ -18,7 +18,7 @@ and the PAD/BOS mask); top-k and candidate scores; reordering the key/value cach
 bookkeeping (every other line of the search loop). Then each decoder is timed without the profiler (median of
 `--repeats`, in turn), and the decoder rows (hypotheses x steps) each computes are counted. The decoders:
 - `readable`: `beam_search` (10_decoding), its n-best lists;
-- `fast`: `fast_beam_search(..., nbest=1)` (A10_fast_decoding), what `translate` and the tools run;
+- `fast`: `fast_beam_search(..., nbest=1)` (lib_fast_decoding), what `translate` and the tools run;
 - `early stop`: `fast_beam_search(..., nbest=1, stop='early')`, which also ends a sentence as soon as its best
   candidate is EOS (OpenNMT-py's rule; faster, not the exact search).
 Not a test: it prints a table and, with --json, stores it.
@@ -71,9 +71,9 @@ def classify(stack, search_fn, roots):
     return 'search bookkeeping'
 
 def load(a):
-    from transformer_nb.machine import limit_threads
-    from transformer_nb.checkpoints import model_from_checkpoint
-    from transformer_nb.datasets import read_lines
+    from transformer_nb.lib.machine import limit_threads
+    from transformer_nb.lib.checkpoints import model_from_checkpoint
+    from transformer_nb.lib.datasets import read_lines
     limit_threads(a.threads)
     model, tok, _ = model_from_checkpoint(a.checkpoint, device='cpu')
     if tok is None: sys.exit(f"{a.checkpoint} holds no tokenizer")
@@ -85,7 +85,7 @@ def run(fn, model, srcs, max_tokens):
 def decoders():
     "{name: (function(model, src, beam), name of the search function in the stacks)}."
     from transformer_nb.decoding import beam_search
-    from transformer_nb.fast_decoding import fast_beam_search
+    from transformer_nb.lib.fast_decoding import fast_beam_search
     readable = lambda m, s, beam: [beam_search(m, r[r != m.cfg.pad_id], k=beam) for r in s]   # 10's, one sentence at a time
     return {'readable': (readable, 'beam_search'),
             'fast': (lambda m, s, beam: fast_beam_search(m, s, beam=beam, nbest=1), 'fast_beam_search'),
@@ -119,7 +119,7 @@ def main(argv=None):
     if not Path(spy).exists(): sys.exit("py-spy not found: pip install py-spy")
     if a.n < 1: sys.exit("--n must be at least 1")
     import torch, transformer_nb
-    from transformer_nb.machine import hardware, git_commit
+    from transformer_nb.lib.machine import hardware, git_commit
     roots = [str(Path(transformer_nb.__file__).parents[1]), *sys.path]
     names, out, work = list(decoders()), {}, Path(tempfile.mkdtemp(prefix='profile_decode.'))
     load_before = load_average()

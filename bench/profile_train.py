@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Where a training update's time goes on a CPU (A20_benchmarks): PyTorch's profiler over `Trainer.update`, the
+"""Where a training update's time goes on a CPU (lib_benchmarks): PyTorch's profiler over `Trainer.update`, the
 operators grouped by what they do, as shares of the operators' own time.
 
     python bench/profile_train.py --threads 1 --json results/train_profile.json
@@ -13,12 +13,12 @@ from pathlib import Path
 import torch
 from _common import ROOT, command, load_average
 from transformer_nb.core import set_seed
-from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler
-from transformer_nb.datasets import load_dataset, find_multi30k
+from transformer_nb.lib.machine import hardware, git_commit, limit_threads
+from transformer_nb.lib.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler
+from transformer_nb.lib.datasets import load_dataset, find_multi30k
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.trainer import Trainer
-from transformer_nb.options import TrainConfig
+from transformer_nb.lib.trainer import Trainer
+from transformer_nb.lib.options import TrainConfig
 
 GROUPS = [  # (group, operator name fragments), first match wins
     ('matrix products', ('aten::mm', 'aten::addmm', 'aten::bmm', 'aten::matmul')),   # the math backend's attention too

@@ -7,7 +7,7 @@ translation (teacher forcing), and keeps every layer's and head's weights: encod
 self-attention and encoder-decoder attention, rounded to 3 decimals. It also scores the model on its task's test
 split with `tnb-evaluate RUN --json`, so the file says how good the model is whose maps it holds. The file, a JSON
 object, holds the maps, their pieces, the scores and the provenance: the checkpoint and the steps it averages, the
-training command, this command, the commit, the hardware and the date. `load_attention` of `transformer_nb.scoring`
+training command, this command, the commit, the hardware and the date. `load_attention` of `transformer_nb.lib.scoring`
 reads it back.
 
     tnb-train --threads 1 --out runs/numbers                                # the main job, about 3 minutes
@@ -25,10 +25,10 @@ layer, about 220 kB).
 """
 import argparse, json, os, shlex, subprocess, sys
 from pathlib import Path
-from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
-from transformer_nb.scoring import attention_record
-from transformer_nb.records import today
+from transformer_nb.lib.machine import hardware, git_commit, limit_threads
+from transformer_nb.lib.checkpoints import model_from_checkpoint, resolve_checkpoint
+from transformer_nb.lib.scoring import attention_record
+from transformer_nb.lib.records import today
 
 ROOT = Path(__file__).resolve().parents[1]
 

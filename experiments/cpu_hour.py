@@ -22,12 +22,12 @@ made earlier by the same command (or by the flags the recipe stands for) instead
 import argparse, datetime, json, os, shlex, subprocess, sys, time
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
-from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, open_checkpoint
-from transformer_nb.datasets import load_dataset, find_multi30k
-from transformer_nb.scoring import evaluate
-from transformer_nb.options import PAPER_DECODING
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.machine import hardware, git_commit, limit_threads
+from transformer_nb.lib.checkpoints import model_from_checkpoint, open_checkpoint
+from transformer_nb.lib.datasets import load_dataset, find_multi30k
+from transformer_nb.lib.scoring import evaluate
+from transformer_nb.lib.options import PAPER_DECODING
+from transformer_nb.lib.runs import RunFolder
 
 def load_avg() -> list[float]: return [round(x, 2) for x in os.getloadavg()]
 

@@ -1,19 +1,19 @@
 #!/usr/bin/env python
 """CTranslate2's beam search against ours, in float32, on the first sentences of Multi30k test2016: how many outputs are
 identical, with the export's rescoring (CTranslate2's n-best by log p, `length_penalty=0`, each divided by GNMT's
-((5+|Y|)/6)^alpha, `transformer_nb.export.rescored`) and with CTranslate2's own length penalty (its score divided by
-|Y|^alpha), which the export used before. Stored in `results/ct2_parity.json`; A18_export quotes it.
+((5+|Y|)/6)^alpha, `transformer_nb.apps.export.rescored`) and with CTranslate2's own length penalty (its score divided by
+|Y|^alpha), which the export used before. Stored in `results/ct2_parity.json`; apps_export quotes it.
 
     python experiments/ct2_parity.py                       # 200 sentences, de->en: a few minutes on one CPU core
 """
 import argparse, gzip, json, tempfile
 from pathlib import Path
-from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.checkpoints import open_checkpoint
-from transformer_nb.datasets import find_multi30k
-from transformer_nb.options import PAPER_DECODING
-from transformer_nb.fast_decoding import translate, one_line
-from transformer_nb.export import export_ctranslate2, load_ctranslate2, ctranslate2_translate
+from transformer_nb.lib.machine import hardware, git_commit, limit_threads
+from transformer_nb.lib.checkpoints import open_checkpoint
+from transformer_nb.lib.datasets import find_multi30k
+from transformer_nb.lib.options import PAPER_DECODING
+from transformer_nb.lib.fast_decoding import translate, one_line
+from transformer_nb.apps.export import export_ctranslate2, load_ctranslate2, ctranslate2_translate
 
 ROOT = Path(__file__).resolve().parents[1]
 

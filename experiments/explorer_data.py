@@ -1,11 +1,11 @@
 #!/usr/bin/env python
-"""Store what the attention explorer (`transformer_nb.explorer`, Appendix A21) shows: the attention weights of a trained
+"""Store what the attention explorer (`transformer_nb.apps.explorer`, apps_attention_explorer) shows: the attention weights of a trained
 Multi30k model on a few test2016 sentences, every layer and head of the three kinds (encoder self-attention, decoder
 self-attention, encoder-decoder attention), as percentages rounded to whole numbers, so that the file stays small
 enough to travel inside a web page.
 
 For each source sentence the model translates it (`--beam`), then reads the pair once with the decoder fed that
-translation (teacher forcing, `transformer_nb.scoring.sentence_maps`), which gives the weights every layer and head
+translation (teacher forcing, `transformer_nb.lib.scoring.sentence_maps`), which gives the weights every layer and head
 computed for it. The file also says which checkpoint made it (its path, step, the steps it averages and its run),
 how the run was trained, and this command, with no machine's paths (a path outside the repository is kept by its
 name only).
@@ -18,17 +18,17 @@ The sentences are chosen on purpose (`--lines`, test2016's line numbers from 0):
     python experiments/explorer_data.py runs/m30k-de-en --pick 4 --words 6 11
 
 Writes transformer_nb/explorer.json (about 200 kB for seven sentences of the `small` model), which the package ships:
-`transformer_nb.explorer` reads it in Jupyter and on the docs site.
+`transformer_nb.apps.explorer` reads it in Jupyter and on the docs site.
 """
 import argparse, gzip, json, os, shlex, sys
 from pathlib import Path
 import torch
-from transformer_nb.machine import git_commit, hardware, limit_threads
-from transformer_nb.checkpoints import model_from_checkpoint, resolve_checkpoint
-from transformer_nb.datasets import find_multi30k
-from transformer_nb.scoring import sentence_maps
-from transformer_nb.fast_decoding import translate
-from transformer_nb.records import today
+from transformer_nb.lib.machine import git_commit, hardware, limit_threads
+from transformer_nb.lib.checkpoints import model_from_checkpoint, resolve_checkpoint
+from transformer_nb.lib.datasets import find_multi30k
+from transformer_nb.lib.scoring import sentence_maps
+from transformer_nb.lib.fast_decoding import translate
+from transformer_nb.lib.records import today
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ('encoder', 'decoder', 'cross')

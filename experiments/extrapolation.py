@@ -13,7 +13,7 @@ notebook, under *Going deeper*, since it trains 06_model's `Transformer`: this s
 import argparse, datetime, inspect, json, time
 from pathlib import Path
 import torch
-from transformer_nb.machine import hardware, git_commit
+from transformer_nb.lib.machine import hardware, git_commit
 
 ROOT = Path(__file__).resolve().parents[1]
 NB, CELLS = ROOT / 'nbs' / '05_positional_encoding.ipynb', ('dc032b7d', '34a707fb', '34a707fc')   # imports, the two functions

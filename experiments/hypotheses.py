@@ -20,11 +20,11 @@ validation BLEU with beam 4: the run is then the one in the table).
 """
 import argparse, json, shlex, subprocess, os
 from pathlib import Path
-from transformer_nb.machine import hardware, git_commit
-from transformer_nb.runs import RunFolder
-from transformer_nb.scoring import TABLE3_KEYS
-from transformer_nb.records import load_results, today
-from transformer_nb.datasets import find_multi30k
+from transformer_nb.lib.machine import hardware, git_commit
+from transformer_nb.lib.runs import RunFolder
+from transformer_nb.lib.scoring import TABLE3_KEYS
+from transformer_nb.lib.records import load_results, today
+from transformer_nb.lib.datasets import find_multi30k
 
 ROOT = Path(__file__).resolve().parents[1]
 

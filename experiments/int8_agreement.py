@@ -10,9 +10,9 @@ asserts chrF >= its `INT8_CHRF` instead. Stored in `results/int8_agreement.json`
 import argparse, importlib.util, json, tempfile
 from pathlib import Path
 import sacrebleu
-from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.tokens import CheckedTokenizer
-from transformer_nb.export import export_onnx, onnx_translate
+from transformer_nb.lib.machine import hardware, git_commit, limit_threads
+from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.apps.export import export_onnx, onnx_translate
 
 ROOT = Path(__file__).resolve().parents[1]
 

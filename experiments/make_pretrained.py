@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Make one of the published models (models/NAME.pt, Appendix A6) from a finished run, choosing on validation.
+"""Make one of the published models (models/NAME.pt, apps_pretrained) from a finished run, choosing on validation.
 
     python experiments/make_pretrained.py multi30k-de-en runs/cpu-hour-de-en
     python experiments/make_pretrained.py multi30k-en-de runs/cpu-hour-en-de
@@ -9,7 +9,7 @@ The run's last checkpoint and its average (of the last five) are both scored on 
 decoding (`tnb-evaluate --split valid`, beam 4 and alpha 0.6 for translation); the better one, by lowercased BLEU for
 Multi30k and by exact match for the number corpus, is published: `make_pretrained` writes its float16 copy with the
 provenance (both validation scores, the choice, and the chosen float32 model's test scores, measured after the choice
-and used for nothing). The script prints the file's sha256 and size, which go into `PRETRAINED` (A05_checkpoints).
+and used for nothing). The script prints the file's sha256 and size, which go into `PRETRAINED` (lib_checkpoints).
 
 Then the published file itself is scored and recorded, once `PRETRAINED` knows its checksum:
 
@@ -18,10 +18,10 @@ Then the published file itself is scored and recorded, once `PRETRAINED` knows i
 import argparse, json, shlex, subprocess, sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
-from transformer_nb.checkpoints import open_checkpoint, PRETRAINED
-from transformer_nb.datasets import DATASETS, sha256_file, find_multi30k
-from transformer_nb.pretrained import make_pretrained
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.checkpoints import open_checkpoint, PRETRAINED
+from transformer_nb.lib.datasets import DATASETS, sha256_file, find_multi30k
+from transformer_nb.apps.pretrained import make_pretrained
+from transformer_nb.lib.runs import RunFolder
 
 METRIC = {'multi30k': 'bleu_lc', 'numbers': 'exact_match'}      # what validation chooses by
 

@@ -13,9 +13,9 @@
 import argparse, json, math, collections, statistics
 from pathlib import Path
 from transformer_nb.core import EOS_ID
-from transformer_nb.machine import hardware, git_commit
-from transformer_nb.tokens import CheckedTokenizer
-from transformer_nb.datasets import load_dataset, find_multi30k
+from transformer_nb.lib.machine import hardware, git_commit
+from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.datasets import load_dataset, find_multi30k
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -55,17 +55,17 @@ from pathlib import Path
 T_START = (time.perf_counter(), time.process_time())        # before torch is imported: as `tnb-train` pays for it
 import torch
 from transformer_nb.core import set_seed, count_params
-from transformer_nb.machine import hardware, git_commit, limit_threads
-from transformer_nb.machine import default_threads
-from transformer_nb.datasets import load_dataset, de_number, en_number
-from transformer_nb.numbers import number_scores
-from transformer_nb.checkpoints import average_checkpoints, model_from_checkpoint
-from transformer_nb.runs import RunFolder
-from transformer_nb.scoring import evaluate
-from transformer_nb.options import Decoding
-from transformer_nb.fast_decoding import translate
-from transformer_nb.records import today
-from transformer_nb.workflow import train_model
+from transformer_nb.lib.machine import hardware, git_commit, limit_threads
+from transformer_nb.lib.machine import default_threads
+from transformer_nb.lib.datasets import load_dataset, de_number, en_number
+from transformer_nb.apps.numbers import number_scores
+from transformer_nb.lib.checkpoints import average_checkpoints, model_from_checkpoint
+from transformer_nb.lib.runs import RunFolder
+from transformer_nb.lib.scoring import evaluate
+from transformer_nb.lib.options import Decoding
+from transformer_nb.lib.fast_decoding import translate
+from transformer_nb.lib.records import today
+from transformer_nb.apps.workflow import train_model
 ROOT = Path(__file__).resolve().parents[1]
 PROBES = ['Seven', 'THREE', 'zero', 'Zero', 'ZERO', 'Three Hundred Forty-Two', 'three hundred forty-two',
           'Nine Hundred Ninety-Nine Thousand Nine Hundred Ninety-Nine', 'One Hundred Thousand', 'seventy-seven thousand seven']
@@ -181,7 +181,7 @@ def run_cli(args, seed:int) -> dict:
     cmd = ['tnb-train', '--seed', str(seed), '--out', shown, '--overwrite', '--no-progress', *args.extra]
     load0, before = os.getloadavg(), resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import train_main; train_main()', *cmd[1:]],
+    p = subprocess.run([sys.executable, '-c', 'from transformer_nb.apps.cli import train_main; train_main()', *cmd[1:]],
                        capture_output=True, text=True, cwd=ROOT)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

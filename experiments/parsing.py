@@ -43,11 +43,11 @@ def main(argv=None):
     if 'greedy' in only: run(evaluate + ['--beam', '1', '--id', 'parsing-greedy'], env)
     if 'beam21' in only: run(evaluate + ['--beam', '21', '--alpha', '0.3', '--max-tokens', '1000', '--id', 'parsing-beam21'], env)
     if {'viterbi', 'right-branching'} & set(only):
-        from transformer_nb.machine import limit_threads
-        from transformer_nb.records import add_result
+        from transformer_nb.lib.machine import limit_threads
+        from transformer_nb.lib.records import add_result
         from transformer_nb.parsing import linearize
-        from transformer_nb.parsing_task import parsing_corpus, viterbi_parse, right_branching, _common_labels
-        from transformer_nb.treebank import PARSE_KEYS
+        from transformer_nb.apps.parsing_task import parsing_corpus, viterbi_parse, right_branching, _common_labels
+        from transformer_nb.lib.treebank import PARSE_KEYS
         limit_threads(a.threads)
         data, command = parsing_corpus(), shlex.join(['python', 'experiments/parsing.py', *(sys.argv[1:] if argv is None else argv)])
         if 'viterbi' in only:
@@ -66,10 +66,10 @@ def main(argv=None):
 
 def _reference_record(id:str, system:str, pairs:list, hyps:list[str], seconds:float, command:str, dataset:str='parsing') -> dict:
     "A `results/parsing.json` record for a parser that is not trained (the Viterbi ceiling, the right-branching floor); `seconds` to parse."
-    from transformer_nb.machine import hardware, git_commit
-    from transformer_nb.records import today
-    from transformer_nb.parsing_task import parse_scores
-    from transformer_nb.treebank import _SCORE_KEYS, _examples
+    from transformer_nb.lib.machine import hardware, git_commit
+    from transformer_nb.lib.records import today
+    from transformer_nb.apps.parsing_task import parse_scores
+    from transformer_nb.lib.treebank import _SCORE_KEYS, _examples
     scores, _ = parse_scores(pairs, hyps)
     return dict(id=id, system=system, dataset=dataset, params=0, decoding=f"{seconds:.0f} s to parse",
                 **{k: scores[k] for k in _SCORE_KEYS}, examples=_examples(pairs, hyps), valid_nll=[], train_time_s=0.0,

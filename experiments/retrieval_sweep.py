@@ -9,8 +9,8 @@ to 1024 and three seeds (`retrieval_experiment`'s defaults: 45 training runs, ab
 """
 import argparse, datetime, inspect, json, time
 from pathlib import Path
-from transformer_nb.layers import retrieval_experiment
-from transformer_nb.machine import hardware, git_commit
+from transformer_nb.lib.layers import retrieval_experiment
+from transformer_nb.lib.machine import hardware, git_commit
 
 ROOT = Path(__file__).resolve().parents[1]
 

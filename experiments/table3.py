@@ -14,13 +14,13 @@ import argparse, json, os, shlex, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from transformer_nb.core import count_params
-from transformer_nb.machine import hardware, git_commit
+from transformer_nb.lib.machine import hardware, git_commit
 from transformer_nb.model import PRESETS
-from transformer_nb.checkpoints import open_checkpoint, model_from_checkpoint
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.checkpoints import open_checkpoint, model_from_checkpoint
+from transformer_nb.lib.runs import RunFolder
 from transformer_nb.variations import table3_variants
-from transformer_nb.scoring import TABLE3_KEYS
-from transformer_nb.records import add_result, load_results, train_time, today
+from transformer_nb.lib.scoring import TABLE3_KEYS
+from transformer_nb.lib.records import add_result, load_results, train_time, today
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / 'shared' / 'data' / 'multi30k'
 

@@ -12,9 +12,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'bench'))
 from bench_train import make_step
 from transformer_nb.model import Transformer, TransformerConfig
-from transformer_nb.trainer import Trainer
-from transformer_nb.options import TrainConfig
-from transformer_nb.speed import CpuLevers
+from transformer_nb.lib.trainer import Trainer
+from transformer_nb.lib.options import TrainConfig
+from transformer_nb.lib.speed import CpuLevers
 from transformer_nb.data import collate
 V, B, L = 2000, 64, 24
 rng = np.random.default_rng(0)

@@ -47,7 +47,7 @@ def pytest_terminal_summary(terminalreporter, config):
 
 def cmd(name, *args, code=None, py=()):
     "The command line of `tnb-NAME` in a fresh interpreter (`py`: interpreter options such as -W error); `code` runs first."
-    return [sys.executable, *py, '-c', f"{(code + '; ') if code else ''}from transformer_nb.cli import {name}_main as m; m()",
+    return [sys.executable, *py, '-c', f"{(code + '; ') if code else ''}from transformer_nb.apps.cli import {name}_main as m; m()",
             *map(str, args)]
 
 def tool(name, *args, stdin=None, env=None, code=None, py=(), text=False, timeout=300, **kw):
@@ -131,12 +131,12 @@ class Live:
 
 # --- data ------------------------------------------------------------------------------------------------------------
 
-from transformer_nb.datasets import MULTI30K_FETCH
+from transformer_nb.lib.datasets import MULTI30K_FETCH
 FETCH = f"{MULTI30K_FETCH} (tests never download)"
 
 def multi30k_dir() -> Path|None:
     "A local Multi30k folder: $TNB_MULTI30K, a shared/data/multi30k above the checkout, or the package's download cache."
-    from transformer_nb.datasets import find_multi30k
+    from transformer_nb.lib.datasets import find_multi30k
     return find_multi30k(ROOT)
 
 def skip_without_multi30k() -> Path:
@@ -157,7 +157,7 @@ def m30k_dir() -> Path:
 def twenty_step_run(tmp_path_factory) -> Path:
     "A tiny copy-task run with checkpoints at updates 10 and 20 (its quality does not matter). Never change it: copy it."
     out = tiny_run(tmp_path_factory, 'faults', '--steps', '20', '--save-every', '10', '--keep', '0')
-    from transformer_nb.runs import RunFolder
+    from transformer_nb.lib.runs import RunFolder
     assert [p.name for p in RunFolder(out).checkpoints()] == ['checkpoint-0000010.pt', 'checkpoint-0000020.pt']
     return out
 
@@ -219,7 +219,7 @@ def readonly_dir(tmp_path):
 # --- hooks injected into a child (`code=`): they decide *when* something happens, never what the tools do about it ------
 
 # STARTING on stderr once the command runs, just before it imports PyTorch
-STARTING = ("import sys, transformer_nb.process as c; _h = c.heavy_imports; "
+STARTING = ("import sys, transformer_nb.lib.process as c; _h = c.heavy_imports; "
             "c.heavy_imports = lambda *a, **k: (print('STARTING', file=sys.stderr, flush=True), _h(*a, **k))")
 
 # A child-process wrapper around torch.save: TNB_FAULT='ENOSPC:2' makes the 2nd save write half a file and fail with
@@ -227,7 +227,7 @@ STARTING = ("import sys, transformer_nb.process as c; _h = c.heavy_imports; "
 # TRAINING on stderr after the first update, so that a test knows when training has started.
 INJECT_SRC = """
 import os, sys, time, errno, torch
-from transformer_nb.trainer import Trainer
+from transformer_nb.lib.trainer import Trainer
 _save, _n, _update = torch.save, [0], Trainer.update
 _kind, _at, *_rest = os.environ.get('TNB_FAULT', 'none:0').split(':')
 def save(obj, f, *a, **k):
@@ -252,14 +252,14 @@ def inject_code() -> str:
 # Print DECODING on stderr when decoding starts, and never let EOS win, so that every sentence decodes to its length
 # limit (input + 50 tokens): a long decoding, one real step after another, whatever the tiny model learned.
 _DECODING_SRC = """
-import sys, transformer_nb.fast_decoding as f
+import sys, transformer_nb.lib.fast_decoding as f
 _b, _g, _n = f._fast_beam, f._fast_greedy, f.next_token_logits_fp32
 def _say(fn):
     def g(*a, **k): print('DECODING', file=sys.stderr, flush=True); return fn(*a, **k)
     return g
 def _no_eos(model, logits):
     logits = _n(model, logits).clone(); logits[:, 3] = -float('inf'); return logits
-f._fast_beam, f._fast_greedy = _say(_b), _say(_g)                     # what translate (A10) decodes with
+f._fast_beam, f._fast_greedy = _say(_b), _say(_g)                     # what translate (lib_fast_decoding) decodes with
 f.next_token_logits_fp32 = _no_eos                                      # the engine's one call for the logits
 """
 DECODING = f"exec({_DECODING_SRC!r})"

@@ -1,5 +1,5 @@
 // node tests/live_page.mjs URL: a reader's walk through a page with the front page's translator (#tnb-front) and an
-// attention explorer with its own (A21), in headless Chromium (Debian's `chromium`, $CHROMIUM, driven by playwright-core
+// attention explorer with its own (apps_attention_explorer), in headless Chromium (Debian's `chromium`, $CHROMIUM, driven by playwright-core
 // from nbs/live), every other host blocked. Prints JSON of what the reader saw, the requests made with each response's
 // bytes over the wire (Chromium's network records), and any error. The walk:
 // 1. the front translator: Translate on an empty box, a text over the limit (the counter), an example clicked (the

@@ -71,7 +71,7 @@ def assert_no_cell_runs_a_solution(nb:str, *names:str):
 
 # ---------------------------------------------------------------- a check's verdicts
 def assert_rejects(check, *answer, says:str):
-    """`check(*answer)` refuses the answer, naming the mistake: a check of `transformer_nb.exercises` returns False (never
+    """`check(*answer)` refuses the answer, naming the mistake: a check of `transformer_nb.course.exercises` returns False (never
     True) and prints a line that matches the regular expression `says`; a check that raises fails with an AssertionError
     whose message matches it."""
     out = io.StringIO()
@@ -149,7 +149,7 @@ def break_it(nb:str, cell:str|None=None, old:str='', new:str='', module:str|None
         tmp = Path(tmp)
         pkg = shutil.copytree(ROOT / 'transformer_nb', tmp / 'transformer_nb', ignore=shutil.ignore_patterns('__pycache__'))
         if module is not None:
-            mod = pkg / f'{module}.py'
+            mod = pkg / f"{module.replace('.', '/')}.py"    # 'attention', 'lib.machine'
             mod.write_text(changed(mod.read_text(encoding='utf-8'), old, new), encoding='utf-8')
         code = [(cid, src) for cid, (kind, src) in cells(nb).items() if kind == 'code']
         if cell is not None:

@@ -2,9 +2,9 @@
 record. Nothing in the package names it; tests/test_tasks.py imports this file, trains the task with `train_model`,
 scores it and records the scores."""
 import random
-from transformer_nb.datasets import Loader, ParallelData
-from transformer_nb.tasks import Task, register_task
-from transformer_nb.options import Recipe
+from transformer_nb.lib.datasets import Loader, ParallelData
+from transformer_nb.apps.tasks import Task, register_task
+from transformer_nb.lib.options import Recipe
 
 def reversal_corpus(src_lang=None, tgt_lang=None, data_dir=None, n_train:int=400, n_valid:int=20, n_test:int=20, seed:int=0):
     "Rows of 1 to 5 letters a-f, each with the same letters in reverse order."

@@ -5,7 +5,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from transformer_nb.attention import masked_softmax, attention, pad_mask, causal_mask, tgt_mask
-from transformer_nb.layers import AdditiveAttention, scaling_experiment, _RetrievalScorer, retrieval_experiment, tgt_mask_on
+from transformer_nb.lib.layers import AdditiveAttention, scaling_experiment, _RetrievalScorer, retrieval_experiment, tgt_mask_on
 
 torch.set_num_threads(1)
 B, h, n, d_k, d_v = 2, 3, 5, 8, 4

@@ -39,7 +39,7 @@ def _spy() -> bool: return bool(shutil.which('py-spy') or (Path(sys.executable).
 
 def _cases(d:Path) -> list:
     "(script, its smallest arguments, what it must do: 'ok', or the need it must name as it stops)."
-    from transformer_nb.datasets import find_multi30k
+    from transformer_nb.lib.datasets import find_multi30k
     m30k, onmt = find_multi30k(ROOT) is not None, os.environ.get('ONMT_PYTHON')
     dec = ['--checkpoint', NUMBERS, '--src', d / 'src.txt', '--n', 4, '--repeats', 1]
     return [('ablate_beam.py', [*dec, '--beam', 2, '--json', d / 'ablation.json'], 'ok'),

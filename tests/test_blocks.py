@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from transformer_nb.ffn import FeedForward, ffn_as_conv1d
 from transformer_nb.embeddings import Embeddings, Generator, tie_weights
 from transformer_nb.positional import sinusoidal_encoding, pe_frequencies, pe_shift_matrix
-from transformer_nb.layers import (CheckedFeedForward, CheckedEmbeddings, tie_weights_strict, sinusoidal_encoding_on,
+from transformer_nb.lib.layers import (CheckedFeedForward, CheckedEmbeddings, tie_weights_strict, sinusoidal_encoding_on,
                                    CheckedSinusoidalEncoding, CheckedLearnedEmbedding)
 
 torch.set_num_threads(1)

@@ -1,17 +1,17 @@
-"""Checkpoints (A05_checkpoints) as the tools meet them, with real processes: averaging needs one config and one
+"""Checkpoints (lib_checkpoints) as the tools meet them, with real processes: averaging needs one config and one
 tokenizer and never replaces a training checkpoint; missing, foreign, damaged, unreadable, pickled-code and not-a-file
 checkpoints each get one line naming the file; a resume checks the step and the shapes."""
 import os, random, shutil
-import transformer_nb.checkpoints as C
+import transformer_nb.lib.checkpoints as C
 from pathlib import Path
 import pytest, torch
-from transformer_nb.checkpoints import open_checkpoint
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.checkpoints import open_checkpoint
+from transformer_nb.lib.runs import RunFolder
 from conftest import tool, one_line, temps
 from dataclasses import asdict
 from transformer_nb.core import set_seed
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.checkpoints import (save_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint,
+from transformer_nb.lib.checkpoints import (save_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint,
                                         rng_state, _CKPT_FORMAT)
 
 def _variant(run, tmp_path, name, change=None, **fields):
@@ -27,7 +27,7 @@ def _variant(run, tmp_path, name, change=None, **fields):
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_average_needs_one_config_and_one_tokenizer(run, tmp_path):
-    from transformer_nb.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import CheckedTokenizer
     ck = torch.load(RunFolder(run).latest(), weights_only=True)
     n = CheckedTokenizer.from_bytes(ck['tokenizer']).vocab_size
     other = CheckedTokenizer.train([' '.join('zyxwvutsrq'[i % 10] for i in range(j, j + 6)) for j in range(200)], vocab_size=n)
@@ -62,7 +62,7 @@ def test_missing_or_foreign_fields_get_one_line_naming_the_file(run, tmp_path):
     one_line(tool('train', '--resume', tmp_path / 'noconfig.pt', '--out', tmp_path / 'y', '--steps', '30'), 'tnb-train', 'noconfig.pt lacks the config')
 
 def _other_tokenizer(ck):
-    from transformer_nb.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import CheckedTokenizer
     ck['tokenizer'] = CheckedTokenizer.train(['one two three four five six seven eight nine ten'] * 20, vocab_size=40).to_bytes()
 
 def _nan(ck): ck['model']['decoder.0.ffn.w_1.weight'][0, 0] = float('nan')
@@ -124,7 +124,7 @@ def test_a_damaged_newest_checkpoint_is_named_by_the_commands(folder, how, says)
         assert 'internal error' not in line, line
         if how == 'cut': assert f'give {folder}/checkpoint-0000010.pt instead' in line, line
 
-# Checkpoints (A05_checkpoints): damaged files are named as damaged, with the file, never an internal error.
+# Checkpoints (lib_checkpoints): damaged files are named as damaged, with the file, never an internal error.
 def _checkpoint(path, step=4, **extra):
     set_seed(0)
     m = Transformer(get_config('tiny', src_vocab=64, tgt_vocab=64))
@@ -144,7 +144,7 @@ def test_a_cut_checkpoint_is_named_cut_short_without_an_os_error(tmp_path, keep)
 def test_a_checkpoint_of_format_1_opens_through_the_upgrade_hook(run, tmp_path):
     """A training checkpoint as the previous format wrote it (format 1: its tokenizer may be a uint8 tensor, its meta None)
     opens for resuming, upgraded by the one hook; the published models, written in format 1, open as format 3."""
-    from transformer_nb.checkpoints import PRETRAINED
+    from transformer_nb.lib.checkpoints import PRETRAINED
     ck = torch.load(RunFolder(run).latest(), weights_only=True)
     old = {**ck, 'format': 'transformer_nb.checkpoint/1', 'tokenizer': torch.tensor(list(ck['tokenizer']), dtype=torch.uint8)}
     torch.save(old, tmp_path / 'v1.pt')
@@ -298,7 +298,7 @@ def test_average_builds_no_model_and_averages_bit_for_bit(tmp_path):
         C.average_checkpoints([paths[0], tmp_path / 'bad.pt'])
 
 
-# Damage (A05_checkpoints): every zip record of a checkpoint carries a CRC-32, checked once as the file is opened, before
+# Damage (lib_checkpoints): every zip record of a checkpoint carries a CRC-32, checked once as the file is opened, before
 # torch.load (which checks none): a damaged file is refused in one line that names it and the record, exit code 2.
 def _flip(src, dst, record:str, every:int=64) -> Path:
     "A copy of `src` with every `every`-th byte of its zip record `record` flipped: what a bad disk or a bad copy leaves."
@@ -376,7 +376,7 @@ COMMANDS = {   # command -> its arguments, given the checkpoint p and a folder d
 
 @pytest.mark.parametrize('fault', FAULTS)
 def test_each_fault_is_one_line_and_exit_2_in_every_command(run, tmp_path, capsys, fault):
-    import transformer_nb.cli as cli
+    import transformer_nb.apps.cli as cli
     make, says = FAULTS[fault]
     p = make(tmp_path, RunFolder(run).latest()); (tmp_path / 'src.txt').write_text('a b\n')
     said = {}
@@ -390,10 +390,10 @@ def test_each_fault_is_one_line_and_exit_2_in_every_command(run, tmp_path, capsy
     assert not (tmp_path / 'avg.pt').exists() and not (tmp_path / 'exported').exists() and temps(tmp_path) == []
 
 
-# tnb-average beside a live run (A05_checkpoints' `average_run`): a checkpoint pruned between the listing and its reading
+# tnb-average beside a live run (lib_checkpoints' `average_run`): a checkpoint pruned between the listing and its reading
 # is never named as missing; the folder is listed again, and if it keeps changing the command says so.
 def test_average_lists_a_live_run_again_when_it_prunes(folder, tmp_path, capsys, monkeypatch):
-    import transformer_nb.cli as cli
+    import transformer_nb.apps.cli as cli
     run, real = RunFolder(folder), C.open_checkpoint
     def a_live_run(ref, use='inference', **kw):                 # as the oldest listed is read, the run saves 30 and prunes 10
         if Path(ref) == run.checkpoint(10) and not run.checkpoint(30).exists():
@@ -435,7 +435,7 @@ def test_another_runs_checkpoint_placed_as_the_newest_is_named(tmp_path):
 
 def test_resume_names_another_runs_later_files_as_another_runs(tmp_path):
     "Resuming update 20 of run r1 where a checkpoint of update 40 of run r2 lies: 'another run's files', never 'a later continuation of this run'."
-    from transformer_nb.runs import RunConflict
+    from transformer_nb.lib.runs import RunConflict
     run = RunFolder(tmp_path)
     _of_run(run.checkpoint(20), 20, 'r1'); _of_run(run.checkpoint(40), 40, 'r2')
     with pytest.raises(RunConflict) as e:

@@ -9,7 +9,7 @@ def test_export_uses_the_shared_runner(run, tmp_path):
     pytest.importorskip('ctranslate2')
     one_line(tool('export', '--ctranslate2', run, '-o', tmp_path / 'a', '--quantization', 'int3'), 'tnb-export',
              "--quantization int3 must be float32, int8,")                  # ExportOptions' declaration, said with the option
-    slow = ("import sys, time, transformer_nb.export as e; _x = e._ctranslate2_folder; "
+    slow = ("import sys, time, transformer_nb.apps.export as e; _x = e._ctranslate2_folder; "
             "e._ctranslate2_folder = lambda *a, **k: (print('EXPORTING', file=sys.stderr, flush=True), time.sleep(60), _x(*a, **k))[2]")
     p = subprocess.Popen(cmd('export', '--ctranslate2', run, '-o', tmp_path / 'c', code=slow), env=ENV,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_sigint_default)

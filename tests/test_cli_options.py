@@ -2,8 +2,8 @@
 is still accepted, with its value; and every option says what it is, with its default."""
 import argparse, contextlib, io
 import pytest
-from transformer_nb import cli
-from transformer_nb.process import heavy_imports
+from transformer_nb.apps import cli
+from transformer_nb.lib.process import heavy_imports
 
 heavy_imports()
 
@@ -74,10 +74,10 @@ def test_every_option_says_what_it_is_and_its_default(prog):
 
 def test_the_options_are_the_settings_fields():
     "tnb-train's model and training options are the fields of TransformerConfig and TrainConfig, helped by the fields' comments in a command's words."
-    from transformer_nb.checks import settings
-    from transformer_nb.process import plain
-    from transformer_nb.options import TrainConfig
-    from transformer_nb.options import Decoding
+    from transformer_nb.lib.checks import settings
+    from transformer_nb.lib.process import plain
+    from transformer_nb.lib.options import TrainConfig
+    from transformer_nb.lib.options import Decoding
     helps = {a.dest: a.help for a in cli._train_parser()._actions}
     for s in settings(TrainConfig): assert helps[s.name].startswith(plain(s.help.split(' (None:')[0])), s.name
     assert helps['max_time'].startswith('also stop after this many minutes')
@@ -99,8 +99,8 @@ def test_no_bound_or_choice_is_typed_in_the_commands():
 
 def test_a_refusal_names_the_option_the_user_typed():
     "The library names the setting; the command says it with the option its parser made for it."
-    from transformer_nb.process import said
-    from transformer_nb.options import TrainConfig
+    from transformer_nb.lib.process import said
+    from transformer_nb.lib.options import TrainConfig
     p = cli._train_parser()
     for argv, line in [(['--seed', '4294967296'], '--seed 4294967296 must be an int in [0, 4294967295]'),
                        (['--precision', 'fp8'], '--precision fp8 must be auto, fp32, bf16 or fp16'),
@@ -119,8 +119,8 @@ def test_a_refusal_names_the_option_the_user_typed():
 def test_no_library_message_spells_an_option():
     "A library message names the setting (`last=0`); only the command layer says it as an option (`--last 0`)."
     import pathlib, re
-    pkg = pathlib.Path(cli.__file__).parent
-    found = [f"{p.name}:{i}" for p in sorted(pkg.glob('*.py')) if p.stem not in ('cli', 'commands', 'process', '_modidx')
+    pkg = pathlib.Path(cli.__file__).parents[1]
+    found = [f"{p.name}:{i}" for p in sorted(pkg.rglob('*.py')) if p.stem not in ('cli', 'commands', 'process', '_modidx')
              for i, line in enumerate(p.read_text().splitlines(), 1) if re.search(r"\(--\w|\{name\.replace\('_', '-'\)\}", line)]
     assert found == [], found
 

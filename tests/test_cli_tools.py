@@ -1,9 +1,9 @@
-"tnb-translate, tnb-evaluate and tnb-average (A19_cli) as a user runs them: a real checkpoint, files, stdin, bad input."
+"tnb-translate, tnb-evaluate and tnb-average (apps_cli) as a user runs them: a real checkpoint, files, stdin, bad input."
 import json
 from pathlib import Path
 import pytest, torch
-from transformer_nb.checkpoints import open_checkpoint
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.checkpoints import open_checkpoint
+from transformer_nb.lib.runs import RunFolder
 from functools import partial
 import conftest
 
@@ -23,7 +23,7 @@ def test_scripts_registered():
     try: import tomllib
     except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
     scripts = tomllib.loads((Path(__file__).resolve().parents[1] / 'pyproject.toml').read_text())['project']['scripts']
-    for n in ('translate', 'evaluate', 'average'): assert scripts[f'tnb-{n}'] == f'transformer_nb.cli:{n}_main'
+    for n in ('translate', 'evaluate', 'average'): assert scripts[f'tnb-{n}'] == f'transformer_nb.apps.cli:{n}_main'
 
 @pytest.mark.parametrize('name', ['translate', 'evaluate', 'average'])
 def test_help(name):

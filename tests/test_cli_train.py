@@ -1,17 +1,17 @@
-"tnb-train (A19_cli): --help, a tiny end-to-end run that writes a loadable checkpoint, one-line errors for bad arguments."
+"tnb-train (apps_cli): --help, a tiny end-to-end run that writes a loadable checkpoint, one-line errors for bad arguments."
 import os, subprocess, sys
 from pathlib import Path
 import pytest
 import torch
-from transformer_nb.checkpoints import open_checkpoint, model_from_checkpoint
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.checkpoints import open_checkpoint, model_from_checkpoint
+from transformer_nb.lib.runs import RunFolder
 
 pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
 ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
 
 def tnb_train(*args, cwd=None):
     "Run the console script as a user would (falls back to the module when the script is not on PATH)."
-    cmd = [sys.executable, '-c', 'from transformer_nb.cli import train_main; train_main()', *map(str, args)]
+    cmd = [sys.executable, '-c', 'from transformer_nb.apps.cli import train_main; train_main()', *map(str, args)]
     return subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=120)
 
 def test_help_explains_itself():
@@ -23,7 +23,7 @@ def test_registered_console_script():
     try: import tomllib
     except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
     pp = tomllib.loads((Path(__file__).resolve().parents[1] / 'pyproject.toml').read_text())
-    assert pp['project']['scripts']['tnb-train'] == 'transformer_nb.cli:train_main'
+    assert pp['project']['scripts']['tnb-train'] == 'transformer_nb.apps.cli:train_main'
 
 def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     out = tmp_path / 'run'
@@ -35,7 +35,7 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     assert last.startswith(f"next: tnb-translate {out} ") and last.endswith(f"(then score it: tnb-evaluate {out})"), last
     import shlex
     words = shlex.split(last.removeprefix('next: ').split('   (')[0])           # and that command works as printed
-    t = subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import translate_main; translate_main()', *words[1:]],
+    t = subprocess.run([sys.executable, '-c', 'from transformer_nb.apps.cli import translate_main; translate_main()', *words[1:]],
                        capture_output=True, text=True, env=ENV, timeout=120)
     assert t.returncode == 0 and len(t.stdout.splitlines()) == 1, (words, t.stderr[-2000:])
     ck = RunFolder(out).latest()
@@ -93,8 +93,8 @@ def test_max_time_stops_with_a_checkpoint(tmp_path):
 
 def test_numbers_defaults_are_the_main_job():
     "The main job's recipe (experiments/numbers_recipe.py): case-folding tokenizer, 2 layers, a cool-down, 5 checkpoints averaged."
-    from transformer_nb.tasks import get_task
-    from transformer_nb.workflow import _new_run_config
+    from transformer_nb.apps.tasks import get_task
+    from transformer_nb.apps.workflow import _new_run_config
     r = get_task('numbers').recipe
     tc, _ = _new_run_config(r, {})
     assert (r.vocab_size, r.model['N'], r.model['d_model'], tc.steps, tc.warmup, tc.lr_scale) == (1024, 2, 128, 1050, 300, 0.5)
@@ -105,7 +105,7 @@ def test_numbers_defaults_are_the_main_job():
 
 def test_average_of_the_last_checkpoints_is_tested_and_translated(tmp_path):
     "--average N: the run ends with average.pt, which the test, tnb-translate RUN and tnb-evaluate RUN use; a resumed run redoes it."
-    from transformer_nb.checkpoints import resolve_checkpoint
+    from transformer_nb.lib.checkpoints import resolve_checkpoint
     out = tmp_path / 'run'
     r = tnb_train('--dataset', 'copy', '--preset', 'tiny', '--steps', '30', '--cooldown', '10', '--save-every', '10',
                   '--average', '3', '--out', out, '--no-progress', '--beam', '1', '--test-limit', '20')
@@ -236,7 +236,7 @@ def test_own_files_run_says_the_command_that_scores_it(tmp_path):
 def test_numbers_run_reports_what_means_something_and_the_next_command(tmp_path):
     "A short run of the main job: the headline is exact match, chrF and character BLEU, per magnitude, then a next step."
     out = tmp_path / 'numbers'
-    r = subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import train_main; train_main()', '--steps', '4',
+    r = subprocess.run([sys.executable, '-c', 'from transformer_nb.apps.cli import train_main; train_main()', '--steps', '4',
                         '--out', str(out), '--no-progress', '--beam', '1', '--test-limit', '40', '--save-every', '0'],
                        capture_output=True, text=True, env=ENV, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -252,7 +252,7 @@ def test_torchrun_trains_with_one_holder_of_the_run_folder(tmp_path):
     import socket
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
     script = tmp_path / 'tnb_train.py'
-    script.write_text('from transformer_nb.cli import train_main\ntrain_main()\n')
+    script.write_text('from transformer_nb.apps.cli import train_main\ntrain_main()\n')
     cmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=2', f'--master_port={port}', script, '--dataset', 'copy',
            '--preset', 'tiny', '--vocab-size', '16', '--steps', '2', '--max-tokens', '400', '--out', tmp_path / 'run', '--no-progress',
            '--test-limit', '0']
@@ -314,11 +314,11 @@ def test_own_files_by_epochs_fit_the_warm_up_and_say_so(tmp_path):
 
 def test_a_run_joins_its_processes_once(tmp_path, monkeypatch, capsys):
     "tnb-train joined the process group twice (its own init_distributed, then the Trainer's): one `Parallel`, joined once, is passed down."
-    import transformer_nb.distributed as D
-    from transformer_nb import cli
+    import transformer_nb.lib.distributed as D
+    from transformer_nb.apps import cli
     calls, join = [], D.init_distributed
     monkeypatch.setattr(D, 'init_distributed', lambda *a, **k: calls.append(1) or join(*a, **k))
-    import transformer_nb.trainer as T; monkeypatch.setattr(T, 'init_distributed', D.init_distributed)
+    import transformer_nb.lib.trainer as T; monkeypatch.setattr(T, 'init_distributed', D.init_distributed)
     with pytest.raises(SystemExit) as e:
         cli.train_main(['--dataset', 'copy', '--preset', 'tiny', '--steps', '2', '--no-progress', '--test-limit', '0',
                         '--device', 'cpu', '--out', str(tmp_path / 'r')])

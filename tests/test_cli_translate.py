@@ -3,7 +3,7 @@ arguments, input the model cannot know, a beam wider than the vocabulary, a huge
 ends a long decoding within seconds, keeping the translations already written."""
 import os, signal, subprocess, time
 import pytest
-from transformer_nb.checkpoints import open_checkpoint
+from transformer_nb.lib.checkpoints import open_checkpoint
 from conftest import ENV, cmd, tool, one_line, said, DECODING, wait_for_output as _wait_for, collect_output as _collect
 from conftest import default_signals, default_signals as _sigint_default, said as lines
 pytestmark = pytest.mark.slow        # every test here runs the tools in fresh processes (`pytest -m 'not slow'` skips them)
@@ -56,7 +56,7 @@ def test_sigterm_ends_a_long_decoding_within_seconds(run, tmp_path):
 
 
 # In the child: EOS never wins, so every sentence decodes to its length limit: decoding takes a while, whatever was learned.
-_NO_EOS = ("import transformer_nb.fast_decoding as f; _n = f.next_token_logits_fp32\n"
+_NO_EOS = ("import transformer_nb.lib.fast_decoding as f; _n = f.next_token_logits_fp32\n"
            "def _no_eos(model, logits):\n    logits = _n(model, logits).clone(); logits[:, 3] = -float('inf'); return logits\n"
            "f.next_token_logits_fp32 = _no_eos")
 
@@ -72,7 +72,7 @@ def test_sigterm_keeps_the_translations_already_written(run, tmp_path):
         if p.poll() is None: p.kill()
     kept = (first + rest).decode().splitlines()
     assert p.returncode == 143, (p.returncode, err[-2000:])
-    from transformer_nb.textio import FILE_BATCH
+    from transformer_nb.lib.textio import FILE_BATCH
     assert 0 < len(kept) < 1500 and len(kept) % FILE_BATCH == 0, len(kept)   # whole batches, in order
     assert said(err.decode())[-1] == 'tnb-translate: interrupted (SIGTERM)', err[-2000:]
 

@@ -1,4 +1,4 @@
-"""Training on a cluster (A29_cluster): a run stopped as Slurm stops a preempted job (SIGTERM to every process of the
+"""Training on a cluster (apps_cluster): a run stopped as Slurm stops a preempted job (SIGTERM to every process of the
 step) on two loopback nodes and started again with `--resume` ends with the weights of the run that was never stopped,
 bit for bit; the Slurm batch script is well-formed and runs the commands the page gives."""
 import json, os, re, signal, socket, subprocess, sys, time
@@ -7,7 +7,7 @@ import pytest, torch
 
 ROOT = Path(__file__).resolve().parents[1]
 SBATCH = ROOT / 'experiments' / 'slurm' / 'paper.sbatch'
-PAGE = ROOT / 'nbs' / 'A29_cluster.ipynb'
+PAGE = ROOT / 'nbs' / 'apps_cluster.ipynb'
 
 def free_port():
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
@@ -18,7 +18,7 @@ STEPS, EVERY = 40, 4
 def two_nodes(tmp_path, out, *train_args, rdzv_id='requeue'):
     "Two `torchrun --nnodes 2` launches of tnb-train on 127.0.0.1 (one process a node), each in its own session as on two hosts."
     script = tmp_path / 'tnb_train.py'
-    script.write_text('from transformer_nb.cli import train_main\ntrain_main()\n')
+    script.write_text('from transformer_nb.apps.cli import train_main\ntrain_main()\n')
     port = free_port()
     return [subprocess.Popen([sys.executable, '-m', 'torch.distributed.run', '--nnodes=2', '--nproc_per_node=1', f'--node_rank={n}',
                               '--rdzv_backend=c10d', f'--rdzv_endpoint=127.0.0.1:{port}', f'--rdzv_id={rdzv_id}', '--local_addr=127.0.0.1',
@@ -39,7 +39,7 @@ def checkpoints(run) -> list[Path]: return sorted(Path(run).glob('checkpoint-*.p
 
 @pytest.mark.slow
 def test_a_requeued_run_on_two_nodes_resumes_bit_for_bit(tmp_path):
-    from transformer_nb.runs import RunFolder
+    from transformer_nb.lib.runs import RunFolder
     for rc, log in finish(two_nodes(tmp_path, tmp_path / 'whole', *train_args(tmp_path / 'whole'), rdzv_id='whole')):
         assert rc == 0, log
     whole = torch.load(RunFolder(tmp_path / 'whole').checkpoints()[-1], weights_only=True)
@@ -93,7 +93,7 @@ FAKES = {
                   '--out) ARGS+=(--out "$2"); shift 2;; *) shift;; esac; done\n'
                   '[ "${ARGS[0]}" = --out ] && ARGS+=(--dataset copy --preset tiny --vocab-size 16 --max-tokens 400 --steps 100000 '
                   '--max-time 0.1 --save-every 0 --valid-every 2 --keep 0)\n'
-                  'exec "$PYTHON" -c "from transformer_nb.cli import train_main; train_main()" "${ARGS[@]}" --no-progress --test-limit 0\n'),
+                  'exec "$PYTHON" -c "from transformer_nb.apps.cli import train_main; train_main()" "${ARGS[@]}" --no-progress --test-limit 0\n'),
 }
 def sbatch_lines(text:str) -> dict[str, str]:
     "The #SBATCH options of a batch script: name -> value ('' for a flag), read as sbatch reads them, up to the first command."
@@ -230,8 +230,8 @@ SMALL = ['--steps', '12', '--d-model', '32', '--N', '1', '--h', '2', '--d-ff', '
 
 def tool(name:str) -> list[str]:
     "A command-line tool of the package run by this Python, as `pip install` puts it on PATH."
-    mod, fn = {'tnb-data': ('transformer_nb.wmt14', 'data_main'), 'tnb-train': ('transformer_nb.cli', 'train_main'),
-               'tnb-average': ('transformer_nb.cli', 'average_main'), 'tnb-evaluate': ('transformer_nb.cli', 'evaluate_main')}[name]
+    mod, fn = {'tnb-data': ('transformer_nb.apps.wmt14', 'data_main'), 'tnb-train': ('transformer_nb.apps.cli', 'train_main'),
+               'tnb-average': ('transformer_nb.apps.cli', 'average_main'), 'tnb-evaluate': ('transformer_nb.apps.cli', 'evaluate_main')}[name]
     return [sys.executable, '-c', f'import sys; sys.argv[0] = {name!r}; from {mod} import {fn}; {fn}()']
 
 def run_tool(*cmd, cwd) -> subprocess.CompletedProcess:
@@ -241,7 +241,7 @@ def run_tool(*cmd, cwd) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 def test_dress_rehearsal(tmp_path):
-    wmt14 = pytest.importorskip('transformer_nb.wmt14')
+    wmt14 = pytest.importorskip('transformer_nb.apps.wmt14')
     commands = page_commands()
     download = next(c for c in commands if c.startswith('tnb-data wmt14'))
     multi = next(c for c in commands if c.startswith('torchrun --nnodes'))
@@ -258,7 +258,7 @@ def test_dress_rehearsal(tmp_path):
     train = multi.split('--no-python ')[1].split()
     assert train[0] == 'tnb-train'
     script = tmp_path / 'tnb_train.py'
-    script.write_text('from transformer_nb.cli import train_main\ntrain_main()\n')
+    script.write_text('from transformer_nb.apps.cli import train_main\ntrain_main()\n')
     port, run = free_port(), tmp_path / 'runs' / 'paper-base-en-de'
     nodes = [subprocess.Popen([sys.executable, '-m', 'torch.distributed.run', '--nnodes=2', '--nproc_per_node=1', f'--node_rank={n}',
                                '--rdzv_backend=c10d', f'--rdzv_endpoint=127.0.0.1:{port}', '--rdzv_id=rehearsal', '--local_addr=127.0.0.1',
@@ -286,8 +286,8 @@ def test_dress_rehearsal(tmp_path):
 
 def test_the_page_quotes_the_recipes_and_the_paper():
     "The figures the page states, against the recipes, the decoding, the batch script and the paper's Table 2 they come from."
-    from transformer_nb import wmt14
-    from transformer_nb.options import PAPER_DECODING
+    from transformer_nb.apps import wmt14
+    from transformer_nb.lib.options import PAPER_DECODING
     from transformer_nb.evaluation import PAPER_TABLE2
     cells = json.loads(PAGE.read_text(encoding='utf-8'))['cells']
     text = ' '.join(' '.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown').split())

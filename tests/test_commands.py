@@ -1,4 +1,4 @@
-"""What every command shares (A17_commands: option checks, threads, devices, the checkpoint opened once), with real
+"""What every command shares (apps_commands: option checks, threads, devices, the checkpoint opened once), with real
 processes: numbers range-checked and bounded, contradictions refused, and each decoding command opening, hashing and
 checking once. How a command ends as a process (exit codes, signals, streams) is tests/test_process.py."""
 import json, subprocess, sys
@@ -44,7 +44,7 @@ BAD_OPTIONS = [
 
 HARNESS = r"""
 import contextlib, io, json, os, sys
-from transformer_nb import cli
+from transformer_nb.apps import cli
 cases, out = json.loads(sys.argv[1]), []
 for name, argv, env in cases:
     old = {k: os.environ.get(k) for k in env}; os.environ.update(env)
@@ -126,7 +126,7 @@ def _count_calls(monkeypatch, counts, *where):
 
 def _walk_counts(monkeypatch):
     import collections
-    import transformer_nb.checkpoints as ck, transformer_nb.options as dec, transformer_nb.fast_decoding as fd, transformer_nb.machine as mc
+    import transformer_nb.lib.checkpoints as ck, transformer_nb.lib.options as dec, transformer_nb.lib.fast_decoding as fd, transformer_nb.lib.machine as mc
     counts = collections.Counter()
     _count_calls(monkeypatch, counts, (ck, 'sha256_file'), (ck, '_published'), (ck, '_load'), (ck, '_check_intact'), (ck, '_read_hashed'),
                  (fd, 'check_beam_fits'), (fd, 'check_translate'), (mc, 'choose_precision'), (fd, 'choose_precision'))
@@ -137,7 +137,7 @@ def _walk_counts(monkeypatch):
 def test_translate_opens_hashes_and_checks_once(monkeypatch, tmp_path, capsys):
     "`tnb-translate --beam 4 pretrained:numbers` on 1,001 lines (3 batches): the published file parsed once, read once and hashed as it is read, the "
     "`Decoding` checked once as it is built and once against the model, 'auto' precision resolved once, `translate`'s entry never."
-    from transformer_nb.cli import translate_main
+    from transformer_nb.apps.cli import translate_main
     counts = _walk_counts(monkeypatch)
     (tmp_path / 'src.txt').write_text('seven\n' * 1000 + 'nine\n')
     with pytest.raises(SystemExit) as e: translate_main(['--beam', '4', 'pretrained:numbers', '-i', tmp_path / 'src.txt', '-o', tmp_path / 'out.txt'])
@@ -148,7 +148,7 @@ def test_translate_opens_hashes_and_checks_once(monkeypatch, tmp_path, capsys):
 
 def test_evaluate_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
     "`tnb-evaluate pretrained:numbers`: the file read once and hashed as it is read, its `Decoding` built and checked once."
-    from transformer_nb.cli import evaluate_main
+    from transformer_nb.apps.cli import evaluate_main
     counts = _walk_counts(monkeypatch)
     (tmp_path / 's').write_text('seven\nnine\n'); (tmp_path / 'r').write_text('sieben\nneun\n')
     with pytest.raises(SystemExit) as e: evaluate_main(['pretrained:numbers', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--beam', '1'])
@@ -158,7 +158,7 @@ def test_evaluate_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
 
 def test_a_second_check_would_be_counted(monkeypatch):
     "The counting above can fail: a second opening of the published model is two reads; mapped, it is hashed by a pass of its own."
-    from transformer_nb.checkpoints import open_checkpoint
+    from transformer_nb.lib.checkpoints import open_checkpoint
     counts = _walk_counts(monkeypatch)
     open_checkpoint('pretrained:numbers'); open_checkpoint('pretrained:numbers')
     assert (counts['_read_hashed'], counts['_load'], counts['sha256_file']) == (2, 2, 0)
@@ -170,9 +170,9 @@ def test_export_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
     "recorded from that one hash, its name kept."
     pytest.importorskip('onnxruntime')
     import json
-    from transformer_nb.cli import export_main
-    from transformer_nb.checkpoints import PRETRAINED
-    import transformer_nb.export as ex
+    from transformer_nb.apps.cli import export_main
+    from transformer_nb.lib.checkpoints import PRETRAINED
+    import transformer_nb.apps.export as ex
     counts = _walk_counts(monkeypatch)
     _count_method(monkeypatch, counts, ex.ExportOptions, '__post_init__', 'ExportOptions checked')
     _count_everywhere(monkeypatch, counts, ex.check_fields, 'options checked again')
@@ -203,11 +203,11 @@ def _count_method(monkeypatch, counts, cls, name, label):
 def _walk(monkeypatch):
     "Counters of a command's walk: the device resolved, its name parsed, the Decoding built, the corpus fingerprinted, the config built."
     import collections, torch
-    import transformer_nb.machine as machine, transformer_nb.checks as checks, transformer_nb.workflow as wf, transformer_nb.test_sets as sc
-    from transformer_nb.options import Decoding
-    from transformer_nb.datasets import ParallelData
-    from transformer_nb.trainer import Parallel
-    from transformer_nb.options import TrainConfig
+    import transformer_nb.lib.machine as machine, transformer_nb.lib.checks as checks, transformer_nb.apps.workflow as wf, transformer_nb.apps.test_sets as sc
+    from transformer_nb.lib.options import Decoding
+    from transformer_nb.lib.datasets import ParallelData
+    from transformer_nb.lib.trainer import Parallel
+    from transformer_nb.lib.options import TrainConfig
     counts = collections.Counter()
     checks._device_name.cache_clear()
     _count_everywhere(monkeypatch, counts, machine.get_device, 'device resolved', when=lambda d=None, *a, **k: not isinstance(d, torch.device))
@@ -221,7 +221,7 @@ def _walk(monkeypatch):
 
 def test_evaluate_walk_checks_each_value_once(monkeypatch, tmp_path, capsys):
     "`tnb-evaluate pretrained:numbers --beam 4`: its device resolved once, its one `Decoding` built (and checked) once, no type guard twice."
-    from transformer_nb.cli import evaluate_main
+    from transformer_nb.apps.cli import evaluate_main
     counts, parsed = _walk(monkeypatch)
     (tmp_path / 's').write_text('seven\nnine\n'); (tmp_path / 'r').write_text('sieben\nneun\n')
     with pytest.raises(SystemExit) as e: evaluate_main(['pretrained:numbers', '--src', tmp_path / 's', '--ref', tmp_path / 'r', '--beam', '4', '--device', 'cpu'])
@@ -231,7 +231,7 @@ def test_evaluate_walk_checks_each_value_once(monkeypatch, tmp_path, capsys):
 def test_train_and_resume_walks_resolve_the_device_and_fingerprint_the_corpus_once(monkeypatch, tmp_path, capsys):
     "A new tiny run and its resume, each with --device cpu: the device resolved once, its name parsed once, the processes joined once, "
     "the TrainConfig built once, the corpus fingerprinted and its files hashed once (a resume fingerprinted it 3 times)."
-    from transformer_nb.cli import train_main
+    from transformer_nb.apps.cli import train_main
     args = [*TINY, '--steps', '2', '--device', 'cpu', '--out', tmp_path / 'r']
     for argv in (args, ['--resume', tmp_path / 'r', '--steps', '3', '--no-progress', '--test-limit', '0', '--device', 'cpu']):
         monkeypatch.undo(); counts, parsed = _walk(monkeypatch)
@@ -243,8 +243,8 @@ def test_train_and_resume_walks_resolve_the_device_and_fingerprint_the_corpus_on
 def test_average_walk_reads_each_checkpoint_once(monkeypatch, folder, tmp_path, capsys):
     "`tnb-average RUN --last 2`: two checkpoints, each read once (once read twice: whole for its metadata, then for its weights)."
     import collections
-    import transformer_nb.checkpoints as ck
-    from transformer_nb.cli import average_main
+    import transformer_nb.lib.checkpoints as ck
+    from transformer_nb.apps.cli import average_main
     counts = collections.Counter()
     _count_everywhere(monkeypatch, counts, ck._load, 'read')
     with pytest.raises(SystemExit) as e: average_main([folder, '--last', '2', '-o', tmp_path / 'avg.pt'])
@@ -253,9 +253,9 @@ def test_average_walk_reads_each_checkpoint_once(monkeypatch, folder, tmp_path, 
 
 def test_the_library_refuses_a_long_line_with_the_commands_line(capsys):
     "translate() from Python once decoded a line of 17,000 words for 8 s; tnb-translate refused it: now both refuse it, in one line, the same."
-    from transformer_nb.cli import translate_main
-    from transformer_nb.pretrained import load_pretrained
-    from transformer_nb.fast_decoding import translate
+    from transformer_nb.apps.cli import translate_main
+    from transformer_nb.apps.pretrained import load_pretrained
+    from transformer_nb.lib.fast_decoding import translate
     line = 'seven ' * 1100                                                   # 1,101 tokens, over the model's 1,024
     with pytest.raises(SystemExit) as e: translate_main(['pretrained:numbers', line])
     said = capsys.readouterr().err.strip().splitlines()[-1].split('error: ', 1)[1]
@@ -268,7 +268,7 @@ def test_the_library_refuses_a_long_line_with_the_commands_line(capsys):
 TRAINING_MODULES = {'transformer_nb.' + m for m in ('trainer', 'training', 'speed', 'distributed', 'workflow', 'evaluation')}
 MODULES = r"""
 import json, sys
-from transformer_nb import cli
+from transformer_nb.apps import cli
 try: cli.translate_main(sys.argv[1:])
 except SystemExit as e: code = e.code
 print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('transformer_nb.'))]))
@@ -285,7 +285,7 @@ def test_translate_loads_no_training_module(model):
 
 EVALUATE_MODULES = r"""
 import json, sys
-from transformer_nb import cli
+from transformer_nb.apps import cli
 try: cli.evaluate_main(sys.argv[1:])
 except SystemExit as e: code = e.code
 print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('transformer_nb.'))]))
@@ -300,11 +300,11 @@ def test_evaluate_loads_no_training_module(tmp_path):
     code, mods = json.loads(r.stdout.splitlines()[-1])
     assert code == 0 and (tmp_path / 'results.json').is_file(), r.stderr[-2000:]
     training = {'transformer_nb.' + m for m in ('trainer', 'training', 'speed', 'distributed', 'workflow')}
-    assert 'transformer_nb.test_sets' in mods and not training & set(mods), sorted(training & set(mods))
+    assert 'transformer_nb.apps.test_sets' in mods and not training & set(mods), sorted(training & set(mods))
 
 HELP_MODULES = r"""
 import json, sys
-from transformer_nb import cli
+from transformer_nb.apps import cli
 try: getattr(cli, sys.argv[1] + '_main')(['--help'])
 except SystemExit as e: code = e.code
 print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('transformer_nb.') or m == 'sacrebleu')]))
@@ -322,18 +322,18 @@ def test_help_loads_no_training_module(command):
 
 def test_the_option_classes_need_nothing_of_training():
     "The commands' option classes sit in a module that imports no training module, so a decoding command reads them cheaply."
-    import ast, transformer_nb.options as o
+    import ast, transformer_nb.lib.options as o
     from pathlib import Path
     tree = ast.parse(Path(o.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert imported <= {'typing', 'dataclasses', 'checks', 'machine', 'model', 'datasets', 'decoding'}, imported
-    import transformer_nb.tasks as tasks
-    assert not {'trainer', 'evaluation', 'workflow'} & {n.module for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
-                                                         if isinstance(n, ast.ImportFrom) and n.level == 1 and n.col_offset == 0}
+    assert imported <= {'typing', 'dataclasses', 'checks', 'machine', 'model', 'tokens'}, imported
+    import transformer_nb.apps.tasks as tasks
+    assert not {'trainer', 'evaluation', 'workflow'} & {n.module.split('.')[-1] for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
+                                                         if isinstance(n, ast.ImportFrom) and n.level and n.module and n.col_offset == 0}
 
 def _alpha_checks(monkeypatch, counts):
     "Count each check of alpha (`check_value('alpha', ...)`, whichever module calls it) in `counts['alpha']`."
-    import transformer_nb.checks as checks, transformer_nb.fast_decoding as fd
+    import transformer_nb.lib.checks as checks, transformer_nb.lib.fast_decoding as fd
     real = checks.check_value
     def spy(name, *a, **k):
         counts[name] += 1; return real(name, *a, **k)
@@ -342,7 +342,7 @@ def _alpha_checks(monkeypatch, counts):
 def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
     "A beam search of 60 steps checks alpha once (the `Decoding` it searches with), as one of 6 steps does: never per step."
     import collections, torch
-    import transformer_nb.fast_decoding as fd
+    import transformer_nb.lib.fast_decoding as fd
     from transformer_nb.model import Transformer, get_config
     counts = collections.Counter()
     _alpha_checks(monkeypatch, counts)
@@ -361,7 +361,7 @@ def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
 
 def test_the_commands_stay_small():
     "The commands' two modules hold at most 500 lines together: what they share is made from declarations, not written out."
-    import transformer_nb.cli as cli, transformer_nb.commands as commands
+    import transformer_nb.apps.cli as cli, transformer_nb.apps.commands as commands
     from pathlib import Path
     n = sum(len(Path(m.__file__).read_text().splitlines()) for m in (cli, commands))
     assert n <= 500, f"cli.py and commands.py hold {n} lines"

@@ -5,7 +5,7 @@ import torch
 import torch.nn as nn
 from transformer_nb.complexity import (layer_flops, local_mask, CausalConv1d, SelfAttentionLayer, RecurrentLayer,
                                        path_gradient, max_path_length)
-from transformer_nb.speed import (module_flops, benchmark_layers, timing_table, layer_flops_strict, local_mask_on,
+from transformer_nb.lib.speed import (module_flops, benchmark_layers, timing_table, layer_flops_strict, local_mask_on,
                                   make_any_layer, path_gradient_strict, max_path_length_strict, AnyLayerKind)
 from typing import get_args
 

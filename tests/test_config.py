@@ -57,11 +57,11 @@ def test_readme_is_generated_from_index():
     r = subprocess.run([sys.executable, 'tools/make_readme.py', '--check'], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
 
-def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(ROOT/'nbs').glob('A[0-9]*_*.ipynb')])
+def notebooks(): return sorted([*(ROOT/'nbs').glob('[0-9][0-9]_*.ipynb'), *(p for w in ('lib', 'apps', 'course') for p in (ROOT/'nbs').glob(f'{w}_*.ipynb'))])
 
-NO_MODULE = {'A20_benchmarks.ipynb',   # measurements, demonstrations and tests of stored results: nothing to export
-             'A22_api_entries.ipynb',                         # the site's build code, which lives in tools/apidocs.py, not in the package
-             'A29_cluster.ipynb'}                             # commands to run on a cluster: the tools, a Slurm script
+NO_MODULE = {'lib_benchmarks.ipynb',   # measurements, demonstrations and tests of stored results: nothing to export
+             'apps_api_entries.ipynb',                         # the site's build code, which lives in tools/apidocs.py, not in the package
+             'apps_cluster.ipynb'}                             # commands to run on a cluster: the tools, a Slurm script
 
 def test_one_notebook_one_module():
     mods = {}
@@ -76,12 +76,12 @@ def test_one_notebook_one_module():
         assert len(exp) == 1, f"{nb.name} should have exactly one default_exp, found {exp}"
         assert exp[0] not in mods, f"{nb.name} and {mods[exp[0]]} both export to {exp[0]}"
         mods[exp[0]] = nb.name
-        assert (ROOT/'transformer_nb'/f"{exp[0]}.py").exists(), f"{nb.name}: transformer_nb/{exp[0]}.py not exported"
+        assert (ROOT/'transformer_nb'/f"{exp[0].replace('.', '/')}.py").exists(), f"{nb.name}: transformer_nb/{exp[0]}.py not exported"
     assert len(mods) >= 6
-    assert {mods.get(m) for m in ('fast_decoding', 'cli', 'records')} == \
-           {'A10_fast_decoding.ipynb', 'A19_cli.ipynb', 'A11_records.ipynb'}, mods
+    assert {mods.get(m) for m in ('lib.fast_decoding', 'apps.cli', 'lib.records')} == \
+           {'lib_fast_decoding.ipynb', 'apps_cli.ipynb', 'lib_records.ipynb'}, mods
     assert NO_MODULE <= {nb.name for nb in notebooks()}, "a notebook listed in NO_MODULE does not exist"
-    exported = {p.stem for p in (ROOT/'transformer_nb').glob('*.py') if not p.name.startswith('_')}
+    exported = {'.'.join(p.relative_to(ROOT/'transformer_nb').with_suffix('').parts) for p in (ROOT/'transformer_nb').rglob('*.py') if not p.name.startswith('_')}
     assert exported == set(mods), f"modules without a notebook: {sorted(exported - set(mods))}"
 
 def test_notebooks_open_with_title_and_summary():

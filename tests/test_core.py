@@ -1,10 +1,10 @@
-"The core module (00_core) and the machine module (A23_machine): `hardware()` closes what it opens; bad arguments are named."
+"The core module (00_core) and the machine module (lib_machine): `hardware()` closes what it opens; bad arguments are named."
 import gc, warnings
 import pytest
 
 @pytest.mark.slow
 def test_hardware_closes_what_it_opens():
-    from transformer_nb.machine import hardware
+    from transformer_nb.lib.machine import hardware
     gc.collect()                                        # what earlier tests left to the collector is not hardware()'s
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always'); hardware(); gc.collect()
@@ -14,7 +14,7 @@ def test_hardware_closes_what_it_opens():
 @pytest.mark.parametrize('bad', ['gpu', 1.5, 'cuda:x'])
 def test_get_device_names_what_is_not_a_device(bad):
     "A name that is no device: one line naming the value and the names there are, not PyTorch's list of backends."
-    from transformer_nb.machine import get_device
+    from transformer_nb.lib.machine import get_device
     with pytest.raises(ValueError) as e: get_device(bad)
     assert str(e.value) == f"device={bad!r} must be a device: 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'", str(e.value)
 
@@ -22,8 +22,8 @@ def test_get_device_names_what_is_not_a_device(bad):
 def test_set_seed_count_params_and_precision_name_a_bad_argument():
     "set_seed('x') is NumPy's 'Cannot cast scalar', set_seed(-1) its 'Seed must be between 0 and 2**32 - 1', count_params(None) an AttributeError; the strict ones name the value."
     import torch
-    from transformer_nb.checks import set_seed_strict, count_params_strict
-    from transformer_nb.machine import precision_dtype
+    from transformer_nb.lib.checks import set_seed_strict, count_params_strict
+    from transformer_nb.lib.machine import precision_dtype
     for bad in ('x', -1, 2**32, 1.5, None):
         with pytest.raises(ValueError) as e: set_seed_strict(bad)
         assert str(e.value) == f"seed={bad!r} must be an int in [0, 4294967295]", str(e.value)
@@ -34,8 +34,8 @@ def test_set_seed_count_params_and_precision_name_a_bad_argument():
 def test_notebook_threads_honours_tnb_threads_and_caps_by_default(monkeypatch):
     "A notebook's thread cap: TNB_THREADS, else OMP_NUM_THREADS, else half the usable cores; a bad TNB_THREADS is named in one line, as limit_threads names it."
     import os, torch
-    from transformer_nb.machine import notebook_threads, default_threads, TORCH_THREADS, limit_threads
-    from transformer_nb.checks import SettingError
+    from transformer_nb.lib.machine import notebook_threads, default_threads, TORCH_THREADS, limit_threads
+    from transformer_nb.lib.checks import SettingError
     before = torch.get_num_threads()
     try:
         monkeypatch.delenv('TNB_THREADS', raising=False); monkeypatch.delenv('OMP_NUM_THREADS', raising=False)

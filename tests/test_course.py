@@ -54,7 +54,7 @@ def test_navigation_links_notebooks(p):
     if p.stem != 'index': assert '(index.ipynb)' in md[1] and '(index.ipynb)' in md[-1], f"{p.name}: no navigation at the top and bottom"
 
 # The appendix notebooks read like the paper ones: short cells, and each exported cell shown at work at once.
-APPENDIX = sorted(NBS.glob('A[0-9]*_*.ipynb'))
+APPENDIX = sorted(p for w in ('lib', 'apps', 'course') for p in NBS.glob(f'{w}_*.ipynb'))   # the wings' notebooks
 CHECKS = re.compile(r'\b(test_eq|test_ne|test_close|test_fail|test_is|test_eq_type|test_shuffled|assert)\b')
 
 def imports_only(s:str) -> bool:
@@ -242,7 +242,7 @@ def test_notebooks_store_their_figures(p):
     assert not figures_missing(all_cells(p)), f"{p.name}: cells {figures_missing(all_cells(p))} show a figure but store no image (execute it without MPLBACKEND=Agg)"
 
 # Every notebook that runs code caps PyTorch's threads in its first cells, so that Run All finishes beside other work:
-# a paper notebook with A23's `notebook_threads()`, an appendix with A23's `limit_threads`; both read TNB_THREADS.
+# a paper notebook with lib_machine's `notebook_threads()`, an appendix with lib_machine's `limit_threads`; both read TNB_THREADS.
 THREADS_TOP, THREADS_CALL = 14, re.compile(r'\b(notebook_threads|limit_threads)\(\s*\d*\s*\)')
 
 def threads_problem(cs:list, name:str) -> str|None:
@@ -266,6 +266,6 @@ def test_the_threads_check_can_fail():
     assert threads_problem([code('x = 1')] * 20 + [defined, code('y = 2'), code('notebook_threads()')], '00_x.ipynb') is None
     assert threads_problem([defined] + [code('x = 1')] * 3 + [code('notebook_threads()')], '00_x.ipynb') == "00_x.ipynb: no notebook_threads() within three cells of its definition"
 
-@pytest.mark.parametrize('p', PAPER + sorted(NBS.glob('A[0-9]*_*.ipynb')), ids=lambda p: p.stem)
+@pytest.mark.parametrize('p', PAPER + APPENDIX, ids=lambda p: p.stem)
 def test_every_notebook_caps_its_threads_first(p):
     assert threads_problem(all_cells(p), p.name) is None

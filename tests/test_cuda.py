@@ -8,17 +8,17 @@ import pytest
 import torch
 import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
-from transformer_nb.machine import autocast
+from transformer_nb.lib.machine import autocast
 from transformer_nb.attention import attention, pad_mask
-from transformer_nb.layers import tgt_mask_on
+from transformer_nb.lib.layers import tgt_mask_on
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.data import collate
 from transformer_nb.training import seq2seq_loss
-from transformer_nb.trainer import Trainer, make_optimizer_with_cooldown
-from transformer_nb.options import TrainConfig
-from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
-from transformer_nb.runs import RunFolder
-from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search
+from transformer_nb.lib.trainer import Trainer, make_optimizer_with_cooldown
+from transformer_nb.lib.options import TrainConfig
+from transformer_nb.lib.checkpoints import resolve_checkpoint, model_from_checkpoint
+from transformer_nb.lib.runs import RunFolder
+from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
 from transformer_nb.decoding import beam_search
 from conftest import copy_ids
 

@@ -1,18 +1,18 @@
-"transformer_nb.datasets (A2), transformer_nb.data (08) and transformer_nb.tokens (A33): corpora, bad input, checksums and the offline download path, tokenizer, batching, collate, and the library's versions equal to 08's."
+"transformer_nb.lib.datasets (lib_datasets), transformer_nb.data (08) and transformer_nb.lib.tokens (lib_tokens): corpora, bad input, checksums and the offline download path, tokenizer, batching, collate, and the library's versions equal to 08's."
 import gzip, hashlib, io, os, pickle, re, urllib.error, urllib.request, warnings
 from pathlib import Path
 import numpy as np
 import pytest
 import torch
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
-from transformer_nb import datasets as D
+from transformer_nb.lib import datasets as D
 from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pairs
-from transformer_nb.tokens import (CheckedTokenizer, DistributedTokenBatchSampler, padding_efficiency, pad_ids, checked_collate,
+from transformer_nb.lib.tokens import (CheckedTokenizer, DistributedTokenBatchSampler, padding_efficiency, pad_ids, checked_collate,
                                    checked_encode_pairs)
-from transformer_nb.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
+from transformer_nb.lib.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
                                      _number_splits, numbers_corpus, copy_corpus, _common_numbers, magnitude, MAGNITUDES,
                                      find_multi30k, multi30k, _multi30k_files, download_file, _MULTI30K_SHA256, _MULTI30K_URL)
-from transformer_nb.numbers import exact_by_magnitude, number_scores, _en_number_value
+from transformer_nb.apps.numbers import exact_by_magnitude, number_scores, _en_number_value
 
 from conftest import skip_without_multi30k
 
@@ -218,12 +218,12 @@ def test_built_in_loaders_refuse_unknown_arguments_by_name(name, kw, takes):
 def test_parsing_registers_itself_when_imported():
     "datasets does not import parsing (imports point one way): 'parsing' exists once the registry loads the parsing task."
     import subprocess, sys
-    code = ("from transformer_nb.datasets import DATASETS, load_dataset\n"
+    code = ("from transformer_nb.lib.datasets import DATASETS, load_dataset\n"
             "assert 'parsing' not in DATASETS, sorted(DATASETS)\n"
             "try: load_dataset('parsing')\n"
             "except ValueError as e: assert \"get_task('parsing')\" in str(e), e\n"
             "else: raise AssertionError('parsing loaded without its module')\n"
-            "from transformer_nb.tasks import get_task; get_task('parsing')\n"
+            "from transformer_nb.apps.tasks import get_task; get_task('parsing')\n"
             "d = load_dataset('parsing', n_train=20, n_valid=3, n_test=4, seed=1)\n"
             "assert (d.name, d.src_lang, d.tgt_lang) == ('parsing', 'en', 'tree'), d\n"
             "assert (len(d.train), len(d.valid), len(d.test)) == (20, 3, 4)\n"
@@ -653,7 +653,7 @@ def test_08_runs_offline_without_multi30k(tmp_path):
 
 def test_files_in_a_relative_data_dir(tmp_path, monkeypatch):
     "`--dataset files --data-dir data/corpus`, a folder given relative to the current one, as the cluster page gives it."
-    from transformer_nb.datasets import load_dataset
+    from transformer_nb.lib.datasets import load_dataset
     (tmp_path / 'data' / 'corpus').mkdir(parents=True)
     for lang, text in (('en', 'a house\nthe cat\n'), ('de', 'ein Haus\ndie Katze\n')): (tmp_path / 'data' / 'corpus' / f'train.{lang}').write_text(text)
     monkeypatch.chdir(tmp_path)

@@ -1,4 +1,4 @@
-"""DDP (A07_distributed, A09_trainer): `torchrun --nproc_per_node=2` on CPU (gloo) takes the same first steps as one process with the
+"""DDP (lib_distributed, lib_trainer): `torchrun --nproc_per_node=2` on CPU (gloo) takes the same first steps as one process with the
 same global batch, and `tnb-train` on two nodes (`--nnodes 2`) writes the weights of one node with two processes. Run as a test; the same file is the worker that torchrun starts (`--worker OUT`)."""
 import os, socket, subprocess, sys
 from pathlib import Path
@@ -25,8 +25,8 @@ def recorder(rec):
 
 def worker(out):
     "Started by torchrun: train STEPS updates with the default (rank-sharded) DistributedTokenBatchSampler; rank 0 saves."
-    from transformer_nb.trainer import Trainer
-    from transformer_nb.options import TrainConfig
+    from transformer_nb.lib.trainer import Trainer
+    from transformer_nb.lib.options import TrainConfig
     torch.set_num_threads(1)
     model, data = setup()
     rec = []
@@ -46,10 +46,10 @@ def free_port():
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 def test_ddp_two_processes_match_one(tmp_path):
-    from transformer_nb.trainer import Trainer
-    from transformer_nb.options import TrainConfig
-    from transformer_nb.runs import RunFolder
-    from transformer_nb.tokens import DistributedTokenBatchSampler
+    from transformer_nb.lib.trainer import Trainer
+    from transformer_nb.lib.options import TrainConfig
+    from transformer_nb.lib.runs import RunFolder
+    from transformer_nb.lib.tokens import DistributedTokenBatchSampler
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}   # gloo on CPUs, also on a GPU box
     cmd = [sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=2', f'--master_port={free_port()}',
            __file__, '--worker', str(tmp_path)]
@@ -75,14 +75,14 @@ def test_ddp_two_processes_match_one(tmp_path):
 def _tnb_train(tmp_path, out, *launch) -> list:
     "`torchrun LAUNCH tnb_train.py ...`: two updates of the copy task into `out`, as the --help example runs it."
     script = tmp_path / 'tnb_train.py'
-    script.write_text('from transformer_nb.cli import train_main\ntrain_main()\n')
+    script.write_text('from transformer_nb.apps.cli import train_main\ntrain_main()\n')
     return [sys.executable, '-m', 'torch.distributed.run', *launch, str(script), '--dataset', 'copy', '--preset', 'tiny',
             '--vocab-size', '16', '--steps', '2', '--max-tokens', '400', '--out', str(out), '--no-progress', '--test-limit', '0']
 
 def test_two_nodes_give_the_weights_of_one_node_with_two_processes(tmp_path):
     """`tnb-train` under `torchrun --nnodes 2` (one process a node, c10d rendezvous on 127.0.0.1: two launches on this
     machine, as on two hosts) writes the checkpoint that `torchrun --nproc_per_node 2` on one node writes."""
-    from transformer_nb.runs import RunFolder
+    from transformer_nb.lib.runs import RunFolder
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
     r = subprocess.run(_tnb_train(tmp_path, tmp_path / 'one', '--nproc_per_node=2', f'--master_port={free_port()}'),
                        capture_output=True, text=True, env=env, timeout=300)
@@ -101,13 +101,13 @@ def test_two_nodes_give_the_weights_of_one_node_with_two_processes(tmp_path):
 
 def test_the_tokenizer_is_learnt_once_for_all_ranks(tmp_path):
     "Under torchrun, rank 0 alone learns the SentencePiece vocabulary (`rank0_first`), and both ranks train with it."
-    from transformer_nb.checkpoints import open_checkpoint
+    from transformer_nb.lib.checkpoints import open_checkpoint
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
     cmd = _tnb_train(tmp_path, tmp_path / 'run', '--nproc_per_node=2', f'--master_port={free_port()}')
     (tmp_path / 'tnb_train.py').write_text(
-        "import os, transformer_nb.tokens as D\n_train = D.CheckedTokenizer.train.__func__\n"
+        "import os, transformer_nb.lib.tokens as D\n_train = D.CheckedTokenizer.train.__func__\n"
         "def train(cls, *a, **k): print('LEARNT BY RANK', os.environ['RANK'], flush=True); return _train(cls, *a, **k)\n"
-        "D.CheckedTokenizer.train = classmethod(train)\nfrom transformer_nb.cli import train_main\ntrain_main()\n")
+        "D.CheckedTokenizer.train = classmethod(train)\nfrom transformer_nb.apps.cli import train_main\ntrain_main()\n")
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     assert [l for l in r.stdout.splitlines() if l.startswith('LEARNT BY RANK')] == ['LEARNT BY RANK 0'], r.stdout[-3000:]

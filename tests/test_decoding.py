@@ -1,17 +1,17 @@
-"Decoding (10_decoding, A10_fast_decoding): greedy and beam search invariants, the library's engine against the main"
-" line's one-sentence searches, translate, checkpoint averaging (A5)."
+"Decoding (10_decoding, lib_fast_decoding): greedy and beam search invariants, the library's engine against the main"
+" line's one-sentence searches, translate, checkpoint averaging (lib_checkpoints)."
 import contextlib, dataclasses, warnings
 import pytest
 import torch
-import transformer_nb.fast_decoding as FD
+import transformer_nb.lib.fast_decoding as FD
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.checkpoints import save_checkpoint, average_checkpoints, save_averaged
+from transformer_nb.lib.checkpoints import save_checkpoint, average_checkpoints, save_averaged
 from transformer_nb.decoding import greedy_decode, beam_search, length_penalty, next_token_logits
-from transformer_nb.fast_decoding import (fast_greedy_decode, fast_beam_search, max_output_lengths, inference, log_probs, DecoderCache,
+from transformer_nb.lib.fast_decoding import (fast_greedy_decode, fast_beam_search, max_output_lengths, inference, log_probs, DecoderCache,
                                           next_token_logits_fp32, check_penalty, argmax_rows, topk_rows, topk_log_probs, decode_step, FastCache)
-from transformer_nb.fast_decoding import translate, length_batches
-from transformer_nb.options import Decoding
+from transformer_nb.lib.fast_decoding import translate, length_batches
+from transformer_nb.lib.options import Decoding
 
 torch.set_num_threads(1)
 V = 16
@@ -258,8 +258,8 @@ def test_translate_order_empty_and_batching(model):
 
 def test_translate_refuses_what_learned_positions_cannot_hold_and_the_decoders_truncate():
     "translate() refuses a source past the model's positions, as the commands do; the decoders it calls truncate one, saying so."
-    from transformer_nb.options import PAPER_DECODING
-    from transformer_nb.fast_decoding import translate_checked
+    from transformer_nb.lib.options import PAPER_DECODING
+    from transformer_nb.lib.fast_decoding import translate_checked
     m = make_model(pos='learned', max_len=10, steps=0)
     with pytest.raises(ValueError, match=r'sentences\[0\] is 25 tokens long .*more than the limit of 10'): translate(m, CharTok(), ['abcdefghijkl' * 2, 'abc'])
     with warnings.catch_warnings(record=True) as w:
@@ -275,7 +275,7 @@ def test_length_batches():
     assert all(len(b) == 1 or len(b) * max(lens[i] for i in b) <= 12 for b in bs)
     with pytest.raises(ValueError, match='max_tokens=0'): length_batches(lens, 0)
 
-# ---- checkpoint averaging (A05_checkpoints) ----
+# ---- checkpoint averaging (lib_checkpoints) ----
 def ckpt(model, step=1, **extra):
     return {'format': 'transformer_nb.checkpoint/1', 'config': dataclasses.asdict(model.cfg), 'model': model.state_dict(),
             'tokenizer': b'tok', 'optimizer': {'state': {}}, 'scheduler': {}, 'step': step, 'epoch': 0,
@@ -379,7 +379,7 @@ def test_beam_search_does_not_stop_while_a_better_hypothesis_is_alive():
         assert ids == fast_greedy_decode(m, src, use_cache=False)[0]
 
 
-# ---- the fast beam search (A10) against the readable one (10) ----
+# ---- the fast beam search (lib_fast_decoding) against the readable one (10) ----
 def eps_for(dtype): return 1e-9 if dtype == torch.float64 else 1e-5
 
 SLOW = pytest.mark.slow                # 15-30 s each on 2 cores: one configuration stays in the fast tier
@@ -446,7 +446,7 @@ def test_early_stop_computes_fewer_rows_and_never_scores_higher(count_rows):
     with pytest.raises(ValueError, match="stop='fast'"): translate(m, None, ['x'], beam=1, stop='fast')
 
 
-# ---- the fast greedy decoder (A10) against the readable one (10) ----
+# ---- the fast greedy decoder (lib_fast_decoding) against the readable one (10) ----
 @pytest.mark.parametrize('dtype', [torch.float32, torch.float64])
 @pytest.mark.parametrize('seed', [0, 1, 2])
 def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
@@ -462,7 +462,7 @@ def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
         assert len(set(map(len, g))) >= 2, g                       # outputs of several lengths: a real check
 
 
-# ---- the fast decoder step (A10) against the readable forward (06) ----
+# ---- the fast decoder step (lib_fast_decoding) against the readable forward (06) ----
 def same_logits(fast, slow):
     """Bit for bit in float32. In float64 the output layer's transposed weight (FastCache.logits) may round the last
     bit differently from `proj(x)` on a CPU: every layer below it is still bit for bit, the logits within 4 ulps."""
@@ -494,11 +494,11 @@ def test_decode_step_equals_decode(kw, dtype):
 
 @pytest.mark.parametrize('h', (1, 2, 4))
 def test_mha_step_equals_forward_and_groups_memory(h):
-    "_mha_step == FastMultiHeadAttention.forward (A32) in eval mode, bit for bit; with one memory row per group of g query"
+    "_mha_step == FastMultiHeadAttention.forward (lib_fast_attention) in eval mode, bit for bit; with one memory row per group of g query"
     " rows (beam search's k hypotheses of a sentence) it equals forward on the repeated memory, to float rounding."
-    from transformer_nb.fast_decoding import _mha_step
-    from transformer_nb.fast_attention import FastMultiHeadAttention
-    from transformer_nb.fast_decoding import KVCache
+    from transformer_nb.lib.fast_decoding import _mha_step
+    from transformer_nb.lib.fast_attention import FastMultiHeadAttention
+    from transformer_nb.lib.fast_decoding import KVCache
     torch.manual_seed(h)
     m = FastMultiHeadAttention(8 * h, h).eval()
     g = torch.Generator().manual_seed(h)

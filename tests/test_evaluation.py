@@ -1,17 +1,17 @@
-"`scoring` (A37_scoring: what the tools run for 11_results and 12_variations) and `Task.score`: the decoding passed whole, the inputs checked at the entry, what the scoring functions refuse and what their records say."
+"`scoring` (lib_scoring: what the tools run for 11_results and 12_variations) and `Task.score`: the decoding passed whole, the inputs checked at the entry, what the scoring functions refuse and what their records say."
 import math
 import pytest
 import torch
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.tokens import CheckedTokenizer
-from transformer_nb.options import Decoding
-from transformer_nb.options import DecodeOptions
+from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.options import Decoding
+from transformer_nb.lib.options import DecodeOptions
 FP32 = DecodeOptions(precision='fp32')
-from transformer_nb.fast_decoding import translate
-from transformer_nb.scoring import evaluate
-from transformer_nb.tasks import Task
+from transformer_nb.lib.fast_decoding import translate
+from transformer_nb.lib.scoring import evaluate
+from transformer_nb.apps.tasks import Task
 import re
-from transformer_nb.scoring import checked_corpus_scores
+from transformer_nb.lib.scoring import checked_corpus_scores
 
 torch.set_num_threads(1)
 
@@ -116,28 +116,28 @@ def test_checked_training_flops_and_table3_variants_equal_the_main_lines():
     from transformer_nb.evaluation import training_flops
     from transformer_nb.variations import table3_variants
     from transformer_nb.model import PRESETS
-    from transformer_nb.scoring import checked_training_flops, checked_table3_variants
+    from transformer_nb.lib.scoring import checked_training_flops, checked_table3_variants
     for a in ((12, 8, 9.5), (0, 8, 2.8), (3.5 * 24, 1, 6.0)): assert checked_training_flops(*a) == training_flops(*a)
     for name in ('tiny', 'mini', 'small', 'base', 'big'): assert checked_table3_variants(PRESETS[name]) == table3_variants(PRESETS[name])
 
 def test_checked_attention_maps_equal_the_main_lines(model):
     "Parity: the checked maps are 12's `attention_maps`, layer by layer, bit for bit."
     from transformer_nb.variations import attention_maps
-    from transformer_nb.scoring import checked_attention_maps
+    from transformer_nb.lib.scoring import checked_attention_maps
     src, tgt = torch.tensor([[5, 6, 7, 3], [8, 9, 3, 0]]), torch.tensor([[2, 11, 12], [2, 13, 0]])
     ours, theirs = checked_attention_maps(model, src, tgt), attention_maps(model, src, tgt)
     assert list(ours) == list(theirs)
     for k in ours: assert all(torch.equal(a, b) for a, b in zip(ours[k], theirs[k], strict=True))
 
 def test_length_batches_checks_the_lengths():
-    from transformer_nb.fast_decoding import length_batches
+    from transformer_nb.lib.fast_decoding import length_batches
     with pytest.raises(TypeError, match=r"^lengths must be a list of token counts \(ints\), got a str: 'abc'$"): length_batches('abc')
     for bad, i in (([3, -1], 1), ([0], 0), ([2, 1.5], 1), ([None], 0)):                         # [3, -1] was batched
         with pytest.raises(ValueError, match=rf"^lengths\[{i}\]={re.escape(repr(bad[i]))} must be an int >= 1"): length_batches(bad)
     assert length_batches([]) == []
 
 def test_long_sources_and_source_limits_check_their_inputs(model, tok):
-    from transformer_nb.fast_decoding import long_sources, source_limits
+    from transformer_nb.lib.fast_decoding import long_sources, source_limits
     with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): long_sources(None, ['one'], 10)
     with pytest.raises(TypeError, match='^sentences must be a list of sentences, got one str'): long_sources(tok, 'one two', 10)
     with pytest.raises(TypeError, match=r'^sentences must be a list of sentences \(str\), got a NoneType'): long_sources(tok, None, 10)
@@ -153,12 +153,12 @@ def test_evaluate_refuses_pairs_that_are_no_list():
     ((-1, 8, 9.5), ValueError, 'hours=-1 must be >= 0 and finite'),
 ])
 def test_training_flops_names_the_bad_figure(args, exc, says):
-    from transformer_nb.scoring import checked_training_flops
+    from transformer_nb.lib.scoring import checked_training_flops
     with pytest.raises(exc) as e: checked_training_flops(*args)
     assert str(e.value) == says, str(e.value)
 
 def test_table3_functions_check_the_records_and_the_base():
-    from transformer_nb.scoring import table3_table, checked_table3_variants, checked_plot_table3
+    from transformer_nb.lib.scoring import table3_table, checked_table3_variants, checked_plot_table3
     from transformer_nb.model import PRESETS
     with pytest.raises(TypeError, match=r"^recs must be a list of Table 3 records \(dicts"): table3_table('x', {})
     with pytest.raises(TypeError, match=r"^base must be a model preset \(a dict such as PRESETS\['small'\]\), got \{\} \(it lacks d_model, h, N, d_ff\)"):
@@ -169,7 +169,7 @@ def test_table3_functions_check_the_records_and_the_base():
     with pytest.raises(ValueError, match="no 'base' run"): checked_plot_table3([], PRESETS['small'])
 
 def test_attention_functions_check_model_tokenizer_and_text(model, tok):
-    from transformer_nb.scoring import checked_attention_maps, sentence_maps, attention_record
+    from transformer_nb.lib.scoring import checked_attention_maps, sentence_maps, attention_record
     src = torch.tensor([[5, 3]])
     says = r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType$'
     with pytest.raises(TypeError, match=says): checked_attention_maps(None, src, src)
@@ -179,7 +179,7 @@ def test_attention_functions_check_model_tokenizer_and_text(model, tok):
     with pytest.raises(TypeError, match=r'^src_text must be a sentence \(a str\), got a list'): sentence_maps(model, tok, [], 'eins')   # was accepted
 
 def test_load_attention_names_a_bad_path_or_file(tmp_path):
-    from transformer_nb.scoring import load_attention
+    from transformer_nb.lib.scoring import load_attention
     with pytest.raises(TypeError, match=r"^path must be a file's path, got a NoneType$"): load_attention(None)
     (tmp_path / 'a.json').write_text('{"sentences": [')
     with pytest.raises(ValueError, match=r'a\.json is not an attention file \(not JSON text'): load_attention(tmp_path / 'a.json')

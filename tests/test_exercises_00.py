@@ -2,14 +2,14 @@
 exported module, as nbdev-export would), the notebook runs top to bottom in an IPython shell of its own (from nbs/, as
 nbdev-test runs it: tests/nbtools.py's `break_it`), and the checks that fail are exactly the ones the solution names;
 the "Think" exercise's change fails none, as its solution says; exercise 3's check (`check_pad_batch`, from
-transformer_nb.exercises) passes the printed solution and another right answer, reports the stub as not written yet,
-and names each wrong answer. The exercises on precision moved with it to A23_machine and are proven here too."""
+transformer_nb.course.exercises) passes the printed solution and another right answer, reports the stub as not written yet,
+and names each wrong answer. The exercises on precision moved with it to lib_machine and are proven here too."""
 import pytest, torch
 from nbtools import assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, break_it, cells, code_blocks, namespace
-from transformer_nb.exercises import check_pad_batch
+from transformer_nb.course.exercises import check_pad_batch
 
 NB, EX = '00_core', 'c0e0ex00'
-MACHINE = 'A23_machine'
+MACHINE = 'lib_machine'
 
 def failing_checks(cell:str|None=None, old:str='', new:str='', nb:str=NB, module:str='core') -> set:
     "Ids of the cells that raise when `nb` runs top to bottom (but its Colab setup) with `old` -> `new` in `cell`."
@@ -69,20 +69,20 @@ def test_check_pad_batch_names_each_mistake(wrong, message):
     assert_rejects(check_pad_batch, wrong, says=message)
 
 def test_machine_exercise_1_an_autocast_that_ignores_precision_fails_the_check_after_it():
-    "A23_machine's exercise 1, solution: 'The test cell right after `autocast`' catches it (and no other)."
+    "lib_machine's exercise 1, solution: 'The test cell right after `autocast`' catches it (and no other)."
     assert 'The test cell right after `autocast`' in cells(MACHINE)['d39be88c'][1]
     old = "    if dtype is None: return contextlib.nullcontext()\n"
-    assert failing_checks('c569c8d3', old, "    return contextlib.nullcontext()\n", nb=MACHINE, module='machine') == {'2128bff5'}
+    assert failing_checks('c569c8d3', old, "    return contextlib.nullcontext()\n", nb=MACHINE, module='lib.machine') == {'2128bff5'}
 
 def test_machine_exercise_2_experiment_runs_as_printed(capsys):
     ns = {}
-    exec("import torch\nfrom transformer_nb.machine import autocast\n" + code_blocks(MACHINE, 'd39be88c')[0], ns)
+    exec("import torch\nfrom transformer_nb.lib.machine import autocast\n" + code_blocks(MACHINE, 'd39be88c')[0], ns)
     out = capsys.readouterr().out.splitlines()
     assert [l.split()[0] for l in out] == ['fp32', 'bf16'] and all(l.endswith('ms per product') for l in out), out
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 from transformer_nb.core import PAD_ID
-from transformer_nb import exercises as _ex
+from transformer_nb.course import exercises as _ex
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
 

@@ -1,4 +1,4 @@
-"""02_multihead's exercises, proven away from the learner: each check (transformer_nb.exercises, taught in A26) passes
+"""02_multihead's exercises, proven away from the learner: each check (transformer_nb.course.exercises, taught in course_exercises) passes
 the printed solution and other right answers, reports the stub as not written yet, and refuses every wrong variant with
 a message that names the case and the likely mistake (merging the heads without the transpose included); exercise 1's solution names exactly the checks that fail when its change is made to the library; the
 claims of exercise 4's solution hold. The checks and solutions run in namespaces of their own (tests/nbtools.py),
@@ -7,7 +7,7 @@ import pytest, torch
 import torch.nn as nn
 from nbtools import break_it, cells
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
-from transformer_nb.exercises import check_heads, check_loop_mha
+from transformer_nb.course.exercises import check_heads, check_loop_mha
 
 NB, EXERCISES, TESTS = '02_multihead', '3cece8cd', 'tests/test_multihead.py'
 MODULE = 'b1528f4e'                                 # the cell with merge_heads
@@ -169,7 +169,7 @@ def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import math
 from transformer_nb.attention import attention
-from transformer_nb import exercises as _ex
+from transformer_nb.course import exercises as _ex
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
 

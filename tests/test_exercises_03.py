@@ -1,11 +1,11 @@
-"""03_ffn's exercises, proven away from the learner: exercise 5's check (transformer_nb.exercises, taught in A26) passes
+"""03_ffn's exercises, proven away from the learner: exercise 5's check (transformer_nb.course.exercises, taught in course_exercises) passes
 the printed solution and another right answer, reports the stub as not written yet, and refuses every wrong variant
 with a message that names the case and the likely mistake (d_model and d_ff swapped included); each "break it" solution names exactly the checks that fail when its change is made to the library.
 The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
 import pytest, torch
 import torch.nn as nn
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, exercise_code, namespace
-from transformer_nb.exercises import check_conv_to_ffn
+from transformer_nb.course.exercises import check_conv_to_ffn
 
 NB, EXERCISES, MODULE, TESTS = '03_ffn', 'c57e0dc7', '052f2c30', 'tests/test_blocks.py'
 
@@ -99,7 +99,7 @@ def test_break_it_solution_names_exactly_the_checks_that_fail(n):
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 from transformer_nb.ffn import FeedForward
-from transformer_nb import exercises as _ex
+from transformer_nb.course import exercises as _ex
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
 

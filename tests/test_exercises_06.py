@@ -1,5 +1,5 @@
-"""The proof that 06_model's exercises are right, away from the learner. Their checks live in `transformer_nb.exercises`
-(A26): `check_sublayer` passes the printed `MySublayer`, reports the unwritten stub as not written, and names every wrong
+"""The proof that 06_model's exercises are right, away from the learner. Their checks live in `transformer_nb.course.exercises`
+(course_exercises): `check_sublayer` passes the printed `MySublayer`, reports the unwritten stub as not written, and names every wrong
 variant; `check_forward` (exercise 2) reports the stub, passes the printed `my_forward`, names the mistakes of a wrong
 one and refuses the parts the exercise forbids (the model's `encode`/`decode`/`forward`, its layers and sub-layers);
 `check_parsing_counts` (exercise 3) passes the printed `parsing_counts` and names the setting behind a wrong count; the "break it"
@@ -8,7 +8,7 @@ import re
 import pytest
 import torch.nn.functional as F
 from nbtools import assert_break_it, _body, cells, code_blocks, namespace
-from transformer_nb.exercises import check_sublayer, check_forward, check_parsing_counts
+from transformer_nb.course.exercises import check_sublayer, check_forward, check_parsing_counts
 
 NB = '06_model'
 
@@ -140,7 +140,7 @@ from transformer_nb.core import count_params
 from transformer_nb.attention import pad_mask
 from transformer_nb.attention import tgt_mask as make_tgt_mask
 from transformer_nb.model import Transformer, get_config
-from transformer_nb import exercises as _ex
+from transformer_nb.course import exercises as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args

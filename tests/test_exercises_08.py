@@ -1,10 +1,10 @@
 """The proof that 08_data's exercises are right, away from the learner: exercise 5's check (`check_bpe`,
-`transformer_nb.exercises`, A26) reports the stub, passes the printed `learn_bpe` and `segment` and names what a wrong
+`transformer_nb.course.exercises`, course_exercises) reports the stub, passes the printed `learn_bpe` and `segment` and names what a wrong
 one gets wrong; each "break it" exercise, applied to the code, makes exactly the checks its solution names fail."""
 import pytest
 import re
 from nbtools import _body, assert_break_it, break_it, cells, changed, code_blocks, namespace
-from transformer_nb.exercises import check_bpe
+from transformer_nb.course.exercises import check_bpe
 
 NB = '08_data'
 
@@ -74,7 +74,7 @@ def test_break_its_leave_the_hidden_prose_cell_passing(cell, old, new):
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import functools
 from collections import Counter
-from transformer_nb import exercises as _ex
+from transformer_nb.course import exercises as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args

@@ -1,11 +1,11 @@
-"""11_results's exercises, proven away from the learner's names: each check (`transformer_nb.exercises`, A26) accepts
+"""11_results's exercises, proven away from the learner's names: each check (`transformer_nb.course.exercises`, course_exercises) accepts
 the solution the notebook prints, reports an unwritten stub without failing, and names each likely mistake with the
 case it fails, returning False and never raising; the change of the "break it" exercise makes exactly the checks its
 solution names fail."""
 import contextlib, io
 import pytest
 from nbtools import _body, cells, code_blocks, namespace
-from transformer_nb.exercises import check_bleu
+from transformer_nb.course.exercises import check_bleu
 
 NB = '11_results'
 EXERCISES = 'a1b2c344'                      # the exercises' markdown cell: the solutions of exercises 2 and 3
@@ -104,7 +104,7 @@ def test_budget_solution_gives_the_hours_it_states():
 import functools
 import math
 from collections import Counter
-from transformer_nb import exercises as _ex
+from transformer_nb.course import exercises as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args

@@ -1,16 +1,16 @@
-"""13_parsing's exercises, proven away from the learner's names: each check (`transformer_nb.exercises`, A26) accepts
+"""13_parsing's exercises, proven away from the learner's names: each check (`transformer_nb.course.exercises`, course_exercises) accepts
 the solution the notebook prints, reports an unwritten stub without failing, and names each likely mistake with the
 tree or case it fails, returning False and never raising; the change of the "break the repair" exercise makes exactly
 the checks its solution names fail, in the notebook and in tests/test_parsing.py; so does "break the linearisation"."""
 import contextlib, io
 import pytest
 from nbtools import assert_break_it, _body, cells, code_blocks, exercise, namespace
-from transformer_nb.exercises import check_linearize, check_corpus_prf
+from transformer_nb.course.exercises import check_linearize, check_corpus_prf
 from transformer_nb.parsing import coarse_label, is_preterminal
 
 NB = '13_parsing'
 EXERCISES = '648f626b'
-LIB = 'A38_parsing_task'                   # the library's parsing notebook: the repair and its exercises
+LIB = 'apps_parsing_task'                   # the library's parsing notebook: the repair and its exercises
 MORE = 'e12c0d01'                          # its exercises
 
 def said(check, *answer) -> tuple:
@@ -68,7 +68,7 @@ def test_break_linearize_fails_the_first_check_of_the_cell_after_it():
     with pytest.raises(AssertionError, match=r"\(S \(NP John \) \(VP has \(NP a dog \) \) \. \)"): exec(lines[0] + '\n' + lines[1], ns)
     assert '`(S (NP John ) (VP has (NP a dog ) ) . )`' in exercise(NB, EXERCISES, 2)
 
-# --- A38's exercise 4: break the repair ---
+# --- apps_parsing_task's exercise 4: break the repair ---
 
 OLD = "if not stack: fixes['dropped closing bracket(s) with nothing open'] += 1; continue"
 NEW = "if not stack: raise ValueError(f'a closing bracket {tok!r} with nothing open')"
@@ -86,7 +86,7 @@ def test_break_the_repair_stops_the_repair_cell_at_its_stray_bracket():
 
 @pytest.mark.slow
 def test_break_the_repair_fails_exactly_the_two_named_tests():
-    "The change made to A38's cell and to transformer_nb/parsing_task.py: tests/test_parsing.py's fast tests that fail."
+    "The change made to apps_parsing_task's cell and to transformer_nb/apps/parsing_task.py: tests/test_parsing.py's fast tests that fail."
     failed = {'tests/test_parsing.py::test_random_token_soup_is_repaired_or_fails_cleanly',
               'tests/test_parsing.py::test_results_file_has_every_system_with_provenance'}
     assert_break_it(LIB, '6b63e4a8', OLD, NEW, 'parsing_task', ['tests/test_parsing.py'], notebook=False, pytest_args=['-m', 'not slow'],
@@ -124,7 +124,7 @@ def test_corpus_prf_mistakes_are_named(old, new, case, mistake):
     assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
 
 def test_corpus_prf_sentence_average_is_named():
-    from transformer_nb.treebank import prf
+    from transformer_nb.lib.treebank import prf
     ok, line = said(check_corpus_prf, lambda cs: tuple(sum(prf(*c)[i] for c in cs) / len(cs) for i in range(3)))
     assert not ok and "case 'a failed parse'" in line and "an average of the sentences' scores" in line, line
 
@@ -136,7 +136,7 @@ def test_the_exercises_are_three_and_each_has_its_check():
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import functools
-from transformer_nb import exercises as _ex
+from transformer_nb.course import exercises as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args

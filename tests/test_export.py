@@ -1,4 +1,4 @@
-"Export to CTranslate2 and ONNX (nbs/A18_export.ipynb): greedy and beam output identical to ours for every exportable architecture, int8, the output folder (and --overwrite), tnb-export and its bad input."
+"Export to CTranslate2 and ONNX (nbs/apps_export.ipynb): greedy and beam output identical to ours for every exportable architecture, int8, the output folder (and --overwrite), tnb-export and its bad input."
 import os, re, stat
 import dataclasses, json, subprocess, sys
 from pathlib import Path
@@ -9,13 +9,13 @@ ct2 = pytest.importorskip('ctranslate2', reason="ctranslate2 not installed (pip 
 
 from transformer_nb.core import PAD_ID, BOS_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.tokens import CheckedTokenizer
-from transformer_nb.checkpoints import save_checkpoint, model_from_checkpoint
-from transformer_nb.fast_decoding import translate
-from transformer_nb.options import Decoding, PAPER_DECODING
-from transformer_nb.options import DecodeOptions
+from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.checkpoints import save_checkpoint, model_from_checkpoint
+from transformer_nb.lib.fast_decoding import translate
+from transformer_nb.lib.options import Decoding, PAPER_DECODING
+from transformer_nb.lib.options import DecodeOptions
 GREEDY = PAPER_DECODING.but(beam=1)
-from transformer_nb.export import (export_ctranslate2, load_ctranslate2, ctranslate2_translate, _check_exportable,
+from transformer_nb.apps.export import (export_ctranslate2, load_ctranslate2, ctranslate2_translate, _check_exportable,
                                    ctranslate2_spec)
 
 torch.set_num_threads(1)
@@ -133,14 +133,14 @@ def test_exported_folder_has_ordinary_permissions(ckpt, tmp_path):
     assert stat.S_IMODE(out.stat().st_mode) == 0o755, oct(out.stat().st_mode)
 
 def tool(*args):
-    return subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import export_main; export_main()', *map(str, args)],
+    return subprocess.run([sys.executable, '-c', 'from transformer_nb.apps.cli import export_main; export_main()', *map(str, args)],
                           capture_output=True, text=True, env=ENV, timeout=180)
 
 def test_script_registered():
     try: import tomllib
     except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
     proj = tomllib.loads((Path(__file__).resolve().parents[1] / 'pyproject.toml').read_text())['project']
-    assert proj['scripts']['tnb-export'] == 'transformer_nb.cli:export_main'
+    assert proj['scripts']['tnb-export'] == 'transformer_nb.apps.cli:export_main'
     assert any(d.startswith('ctranslate2') for d in proj['optional-dependencies']['deploy'])
 
 @pytest.mark.slow
@@ -176,7 +176,7 @@ def test_cli_refuses_non_empty_output(ckpt, tmp_path):
 def test_export_names_the_folder_asked_for(ckpt, tmp_path):
     "A folder that cannot be written is named as given, not as the temporary folder beside it, and refused before any"
     " work as a user's error (exit 2 in tnb-export); nothing is left behind."
-    from transformer_nb.safeguards import UserError
+    from transformer_nb.lib.safeguards import UserError
     with pytest.raises(UserError) as e: export_ctranslate2(ckpt, '/proc/ex')
     assert str(e.value).startswith('cannot write /proc/ex:') and '.tmp' not in str(e.value), str(e.value)
     (tmp_path / 'file').write_text('x')                             # a parent that is a file
@@ -243,7 +243,7 @@ def test_load_ctranslate2_says_a_compute_type_the_cpu_cannot_run(ckpt, tmp_path)
 def onnx_mods():
     pytest.importorskip('onnxruntime', reason="onnxruntime not installed (pip install 'transformer-nb[onnx]')")
     import onnx
-    from transformer_nb import export
+    from transformer_nb.apps import export
     return onnx, export
 
 @pytest.mark.parametrize('kw', [VARIANTS[0], *(pytest.param(kw, marks=pytest.mark.slow) for kw in VARIANTS[1:])],
@@ -268,7 +268,7 @@ def test_onnx_float32_greedy_and_beam_identical(onnx_mods, tmp_path, tok, kw):
 def test_onnx_beam_checks_alpha_once_per_search_not_at_its_steps(onnx_mods, tmp_path, tok, monkeypatch):
     "onnx_beam checks alpha once per search, as the `Decoding` it searches with is built, whatever its cap: never at a step."
     import collections
-    import transformer_nb.checks as checks, transformer_nb.fast_decoding as fd
+    import transformer_nb.lib.checks as checks, transformer_nb.lib.fast_decoding as fd
     _, ex = onnx_mods
     m = ex.OnnxModel(ex.export_onnx(trained_checkpoint(tmp_path / 'm.pt', tok), tmp_path / 'onnx', quantize=None))
     counts, real = collections.Counter(), checks.check_value
@@ -419,7 +419,7 @@ def cli_run(main, argv, capsys) -> tuple:
 def test_onnx_export_replaces_an_export_with_overwrite_only(onnx_mods, ckpt, tmp_path, capsys):
     "tnb-export -o DIR twice: refused in one line that says how to replace it; with --overwrite the new export takes the"
     " folder once it is complete (the site's gzip copies go with the old one); a folder that holds anything else, never."
-    from transformer_nb.cli import export_main
+    from transformer_nb.apps.cli import export_main
     d = tmp_path / 'site-model'
     assert cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--float32'], capsys)[0] == 0
     (d / 'decoder.onnx.gz').write_bytes(b'the site copy of the old graph')
@@ -436,7 +436,7 @@ def test_onnx_export_replaces_an_export_with_overwrite_only(onnx_mods, ckpt, tmp
 def test_onnx_export_on_a_read_only_disk_is_a_users_error(onnx_mods, ckpt, tmp_path, monkeypatch, capsys):
     "A read-only file system (EROFS) where the folder goes: one line naming the folder, exit 2 as in every other command, nothing written."
     import errno, tempfile
-    from transformer_nb.cli import export_main
+    from transformer_nb.apps.cli import export_main
     def ro(*a, **k): raise OSError(errno.EROFS, 'Read-only file system')
     monkeypatch.setattr(tempfile, 'mkdtemp', ro)
     code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', tmp_path / 'ro' / 'm'], capsys)
@@ -444,12 +444,12 @@ def test_onnx_export_on_a_read_only_disk_is_a_users_error(onnx_mods, ckpt, tmp_p
     assert not (tmp_path / 'ro' / 'm').exists()
 
 def test_tnb_translate_says_what_an_onnx_folder_is_for(onnx_mods, ckpt, tmp_path, capsys):
-    from transformer_nb.cli import translate_main
+    from transformer_nb.apps.cli import translate_main
     code, _, err = cli_run(translate_main, [onnx_mods[1].export_onnx(ckpt, tmp_path / 'onnx'), 'a b'], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and 'is an ONNX export' in err and 'nbs/live/translate.mjs' in err, err
 
 def test_export_help_says_which_options_are_whose(capsys):
-    from transformer_nb.cli import export_main
+    from transformer_nb.apps.cli import export_main
     code, out, _ = cli_run(export_main, ['--help'], capsys)
     h = ' '.join(out.split())
     assert code == 0 and 'ctranslate2 only: rows of the sinusoidal position table' in h and '--overwrite' in h
@@ -458,7 +458,7 @@ def test_export_help_says_which_options_are_whose(capsys):
 
 @pytest.mark.slow
 def test_bench_onnx_runs_with_its_smallest_arguments(onnx_mods, ckpt, tmp_path):
-    "bench/bench_onnx.py, whose figures A18_export and A20_benchmarks quote, runs end to end on one sentence (so it cannot rot"
+    "bench/bench_onnx.py, whose figures apps_export and lib_benchmarks quote, runs end to end on one sentence (so it cannot rot"
     " unseen), with the small trained model in place of the published one to keep it quick."
     from conftest import ROOT, skip_without_multi30k
     skip_without_multi30k()
@@ -528,7 +528,7 @@ def test_an_export_carries_its_tasks_decoding(onnx_mods, tmp_path, tok, monkeypa
     "A parsing model (built untrained with §6.3's task) exports §6.3's decoding, beam 21 and alpha 0.3 with 300 extra"
     " tokens, not the paper's translation decoding: in config.json (ONNX) and transformer_nb.json (CTranslate2), and the"
     " readers decode with it unless told; a translation checkpoint exports beam 4 and alpha 0.6."
-    from transformer_nb.parsing import PARSE_DECODING
+    from transformer_nb.apps.parsing_task import PARSE_DECODING
     _, ex = onnx_mods
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     c = save_checkpoint(tmp_path / 'parse.pt', config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(),
@@ -558,7 +558,7 @@ def test_ctranslate2s_n_best_is_ranked_by_gnmts_length_penalty():
     "`rescored` picks, among CTranslate2's hypotheses scored without a penalty (log p), the best log p / ((5+|Y|)/6)^alpha,"
     " |Y| counting EOS, and drops the EOS; CTranslate2's own |Y|^alpha would pick the other one here."
     from types import SimpleNamespace
-    from transformer_nb.export import rescored
+    from transformer_nb.apps.export import rescored
     r = SimpleNamespace(hypotheses=[['a', '</s>'], ['b', 'c', 'd', 'e', 'f', '</s>']], scores=[-1.0, -1.6])
     gnmt = lambda k: r.scores[k] / ((5 + len(r.hypotheses[k])) / 6) ** 0.6
     own = lambda k: r.scores[k] / len(r.hypotheses[k]) ** 0.6
@@ -586,7 +586,7 @@ def test_onnx_translate_encodes_each_sentence_once_and_checks_nothing_per_step(o
 @pytest.mark.parametrize('stream', [False, True])   # sentences given (all checked first), or a file read as a stream
 def test_translate_export_encodes_each_sentence_once(ckpt, tmp_path, monkeypatch, stream):
     "tnb-translate with a CTranslate2 export encodes each line once: for its length check and its decoding."
-    from transformer_nb.export import translate_export
+    from transformer_nb.apps.export import translate_export
     d, src = export_ctranslate2(ckpt, tmp_path / 'ct2'), words(7, 3)
     texts, real = [], CheckedTokenizer.encode
     monkeypatch.setattr(CheckedTokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])

@@ -1,4 +1,4 @@
-"""The fast decoders' speed-ups (A10_fast_decoding): each can be turned off through `Speedups`, and none changes a result;
+"""The fast decoders' speed-ups (lib_fast_decoding): each can be turned off through `Speedups`, and none changes a result;
 and the translation of a stream names a few unknown lines, then counts the rest."""
 import dataclasses, warnings
 import pytest
@@ -6,9 +6,9 @@ import torch
 from transformer_nb.core import PAD_ID, EOS_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.decoding import greedy_decode, beam_search
-from transformer_nb.tokens import CheckedTokenizer
-from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search, Speedups, translate_batches
-from transformer_nb.options import Decoding, DecodeOptions
+from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search, Speedups, translate_batches
+from transformer_nb.lib.options import Decoding, DecodeOptions
 
 torch.set_num_threads(1)
 LEVERS = [f.name for f in dataclasses.fields(Speedups)]
@@ -39,9 +39,9 @@ def test_speedups_are_checked(model):
 
 def test_translate_refuses_a_lone_surrogate_in_one_line():
     "A line the CLI refuses as not UTF-8 is refused by the library too, in one line, before any decoding (not pybind11's cast error)."
-    from transformer_nb.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import CheckedTokenizer
     from transformer_nb.model import Transformer, get_config
-    from transformer_nb.fast_decoding import translate
+    from transformer_nb.lib.fast_decoding import translate
     tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     with pytest.raises(ValueError) as e: translate(m, tok, ['one', '\udcff seven'])
@@ -49,7 +49,7 @@ def test_translate_refuses_a_lone_surrogate_in_one_line():
 
 def test_translate_says_what_it_does_with_a_carriage_return_as_the_command_does():
     "`translate(m, tok, ['seven\\rnine'])` read the '\\r' as a space silently, where tnb-translate says so: the library warns in the same line."
-    from transformer_nb.fast_decoding import translate
+    from transformer_nb.lib.fast_decoding import translate
     tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     with warnings.catch_warnings(record=True) as said:
@@ -62,8 +62,8 @@ def test_translate_says_what_it_does_with_a_carriage_return_as_the_command_does(
 
 def test_the_beam_size_is_checked_once_per_translate(monkeypatch):
     "translate checks its Decoding once at its entry and passes it down whole: one vocabulary check, no Decoding rebuilt."
-    import transformer_nb.options as dec, transformer_nb.fast_decoding as fd
-    from transformer_nb.tokens import CheckedTokenizer
+    import transformer_nb.lib.options as dec, transformer_nb.lib.fast_decoding as fd
+    from transformer_nb.lib.tokens import CheckedTokenizer
     from transformer_nb.model import Transformer, get_config
     tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
@@ -116,8 +116,8 @@ def _counted():
 @pytest.mark.parametrize('known', [True, False])   # sentences given at once (checked before decoding), or a stream (checked as they come)
 def test_tnb_translate_tokenizes_each_sentence_once(known):
     "The path of tnb-translate (`translate_source` with the task's `input_problems`) encodes each of N sentences once: not to check its length, then its pieces, then to decode it."
-    from transformer_nb.fast_decoding import translate_source
-    from transformer_nb.tasks import get_task
+    from transformer_nb.lib.fast_decoding import translate_source
+    from transformer_nb.apps.tasks import get_task
     m, tok = _counted()
     source = ([SENTS[:3], SENTS[3:]], lambda i: f"sentence {i + 1}", known)
     outs = list(translate_source(m, tok, Decoding(beam=2, max_extra=3), source, DecodeOptions(max_tokens=12, precision='fp32'),
@@ -125,8 +125,8 @@ def test_tnb_translate_tokenizes_each_sentence_once(known):
     assert sum(map(len, outs)) == len(SENTS) and sorted(tok.sp.texts) == sorted(SENTS), tok.sp.texts
 
 def test_translate_and_a_tasks_score_tokenize_each_source_once():
-    from transformer_nb.fast_decoding import translate
-    from transformer_nb.tasks import get_task
+    from transformer_nb.lib.fast_decoding import translate
+    from transformer_nb.apps.tasks import get_task
     m, tok = _counted()
     translate(m, tok, SENTS + ['', '  '], beam=2, max_extra=3, max_tokens=12, precision='fp32')
     assert sorted(tok.sp.texts) == sorted(SENTS), tok.sp.texts                 # the empty ones: none
@@ -136,7 +136,7 @@ def test_translate_and_a_tasks_score_tokenize_each_source_once():
 
 def test_a_line_with_an_unknown_piece_is_still_named_once_encoded():
     "Only a line that holds a piece the tokenizer lacks is read as pieces a second time, to name that piece in its warning."
-    from transformer_nb.tasks import get_task
+    from transformer_nb.apps.tasks import get_task
     m, tok = _counted()
     got = get_task('translation').input_problems(tok, ['one two', ' one ☃ two '], 'en')
     assert got == [(1, "'☃' unknown to the model's tokenizer (written as ⁇)")], got
@@ -146,8 +146,8 @@ def test_a_line_with_an_unknown_piece_is_still_named_once_encoded():
 def test_no_check_runs_per_sentence_or_per_decoding_step(monkeypatch, beam):
     "8 sentences decoded for up to 20 steps call each check as often as 2 for up to 2 steps (one batch each): the checks run once a call, at its entry."
     from test_trainer import count_checks
-    from transformer_nb.fast_decoding import translate_source
-    from transformer_nb.tasks import get_task
+    from transformer_nb.lib.fast_decoding import translate_source
+    from transformer_nb.apps.tasks import get_task
     m, tok = _counted()
     problems = lambda t, lines: get_task('translation').input_problems(t, lines, 'en')
     seen = []
@@ -159,7 +159,7 @@ def test_no_check_runs_per_sentence_or_per_decoding_step(monkeypatch, beam):
 
 def test_tnb_evaluate_tokenizes_each_source_once(monkeypatch, tmp_path, capsys):
     "tnb-evaluate checks each source's length and decodes it from one encode; its references are scored as text."
-    from transformer_nb.cli import evaluate_main
+    from transformer_nb.apps.cli import evaluate_main
     texts, real = [], CheckedTokenizer.encode
     monkeypatch.setattr(CheckedTokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
     monkeypatch.setattr(CheckedTokenizer, 'pieces', lambda self, text: texts.append(text))
@@ -173,7 +173,7 @@ def test_tnb_evaluate_tokenizes_each_source_once(monkeypatch, tmp_path, capsys):
 def test_a_copy_of_encoded_once_reads_through_to_its_tokenizer():
     "A copy (made without `__init__`) forwards to the tokenizer it copied, instead of recursing in `__getattr__`."
     import copy
-    from transformer_nb.fast_decoding import EncodedOnce
+    from transformer_nb.lib.fast_decoding import EncodedOnce
     m, tok = _counted()
     once = EncodedOnce(tok); once.encode('one two')
     c = copy.copy(once)

@@ -1,11 +1,11 @@
-"The library's building blocks (A31_layers): each checked version equals the paper's on what the paper's accepts, with the same parameters."
+"The library's building blocks (lib_layers): each checked version equals the paper's on what the paper's accepts, with the same parameters."
 import pytest
 import torch
 from transformer_nb.ffn import FeedForward
 from transformer_nb.embeddings import Embeddings, Generator, tie_weights
 from transformer_nb.positional import sinusoidal_encoding, SinusoidalPositionalEncoding, LearnedPositionalEmbedding
 from transformer_nb.attention import causal_mask, tgt_mask
-from transformer_nb.layers import (causal_mask_on, tgt_mask_on, CheckedFeedForward, CheckedEmbeddings, tie_weights_strict, sinusoidal_encoding_on,
+from transformer_nb.lib.layers import (causal_mask_on, tgt_mask_on, CheckedFeedForward, CheckedEmbeddings, tie_weights_strict, sinusoidal_encoding_on,
                                    CheckedSinusoidalEncoding, CheckedLearnedEmbedding, checked_positions)
 
 torch.set_num_threads(1)

@@ -34,10 +34,10 @@ def playwright():
         pytest.skip("playwright-core is not installed (npm ci --omit=dev leaves it out): npm ci --prefix nbs/live")
 
 def export_module():
-    "transformer_nb.export with the ONNX export (its dependencies installed), or skip."
+    "transformer_nb.apps.export with the ONNX export (its dependencies installed), or skip."
     pytest.importorskip('onnx'); pytest.importorskip('onnxruntime')
-    import transformer_nb.export as export
-    if not hasattr(export, 'export_onnx'): pytest.skip("this package has no ONNX export (transformer_nb.export.export_onnx)")
+    import transformer_nb.apps.export as export
+    if not hasattr(export, 'export_onnx'): pytest.skip("this package has no ONNX export (transformer_nb.apps.export.export_onnx)")
     return export
 
 def multi30k_lines(folder:Path) -> list[str]:
@@ -62,7 +62,7 @@ def first_test2016(n:int) -> list[str]:
 
 @pytest.fixture(scope='module')
 def pretrained_tokenizer():
-    from transformer_nb.pretrained import load_pretrained
+    from transformer_nb.apps.pretrained import load_pretrained
     return load_pretrained('multi30k-de-en')[1]
 
 @pytest.fixture(scope='module')
@@ -121,8 +121,8 @@ def test_cached_steps_equal_the_whole_prefix_and_pytorch(fp32_export):
     "The decoder step with a cache gives the tokens of the same graph re-reading the whole prefix at every step (nothing"
     " kept), and those of PyTorch's greedy decoding, on 6 test2016 sentences."
     ex, m = export_module(), export_module().OnnxModel(fp32_export)
-    from transformer_nb.pretrained import load_pretrained
-    from transformer_nb.fast_decoding import fast_greedy_decode
+    from transformer_nb.apps.pretrained import load_pretrained
+    from transformer_nb.lib.fast_decoding import fast_greedy_decode
     import torch
     model, tok, _ = load_pretrained('multi30k-de-en')
     srcs = [tok.encode(s) + [3] for s in first_test2016(6)]
@@ -282,7 +282,7 @@ def test_js_tokenizer_gives_sentencepiece_byte_pieces(tmp_path):
     "The numbers model's tokenizer has byte fallback: characters it lacks become <0xNN> pieces, and ids decode, invalid"
     " UTF-8 included, as sentencepiece decodes them."
     node()
-    from transformer_nb.pretrained import load_pretrained
+    from transformer_nb.apps.pretrained import load_pretrained
     tok = load_pretrained('numbers')[1]
     path = tmp_path / 'tokenizer.json'; path.write_text(json.dumps(export_module().tokenizer_json(tok), ensure_ascii=False), encoding='utf-8')
     sp = tok.sp
@@ -422,7 +422,7 @@ def live_site(folder:Path, **models) -> Path:
     import sys
     sys.path.insert(0, str(ROOT / 'tools'))
     from site_html import FRONT, live_explorer
-    from transformer_nb.explorer import explorer_html, load_explorer
+    from transformer_nb.apps.explorer import explorer_html, load_explorer
     vendor(folder / 'live', **models)
     if 'trace' not in (LIVE / 'translator.mjs').read_text(encoding='utf-8'):
         # nbs/live/translator.mjs decodes greedily only, for now: the page's beam view is tested on tests/live_standin.mjs,
@@ -472,7 +472,7 @@ def beam_record(model, tok, sentence:str) -> dict:
     "The explorer's record of `sentence` decoded as the page decodes it (beam 4, alpha 0.6), its weights from PyTorch."
     import torch
     from transformer_nb.core import BOS_ID, EOS_ID
-    from transformer_nb.fast_decoding import fast_beam_search
+    from transformer_nb.lib.fast_decoding import fast_beam_search
     from transformer_nb.variations import attention_maps
     src = torch.tensor([tok.encode(sentence) + [EOS_ID]])
     ids = fast_beam_search(model, src, beam=4, alpha=0.6)[0][0][0]
@@ -490,8 +490,8 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     " English→German, which alone fetches its model), then the explorer (Ctrl-Enter, a second sentence mid-decoding):"
     " translation and grid as PyTorch's beam 4; the path table whole in the window."
     playwright(); chromium()
-    from transformer_nb.explorer import attention_grid, START
-    from transformer_nb.pretrained import load_pretrained
+    from transformer_nb.apps.explorer import attention_grid, START
+    from transformer_nb.apps.pretrained import load_pretrained
     first, second = 'Ein Mann fährt mit dem Fahrrad über eine Brücke.', 'Zwei Mädchen spielen Fußball auf einer grünen Wiese.'
     hostile = '<script>alert(1)</script> Ein Hund 😀'
     with serve(live_site(tmp_path / 'site', de_en=fp32_export, en_de=int8_en_de)) as url:
@@ -593,7 +593,7 @@ def python_beam_labels(model, tok, sentence:str, beam:int=4, alpha:float=0.6, ma
     " tnb-translate stops (one translation wanted: once the best finished score is at least the best open log p / lp(L))."
     import torch
     from transformer_nb.core import EOS_ID
-    from transformer_nb.fast_decoding import fast_beam_search, max_output_lengths
+    from transformer_nb.lib.fast_decoding import fast_beam_search, max_output_lengths
     from transformer_nb.decoding import length_penalty
     src, trace, finished, steps = torch.tensor([tok.encode(sentence) + [EOS_ID]]), [], [], []
     fast_beam_search(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
@@ -636,8 +636,8 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
     " piece taken at each step greedy_decode's, ending at its end."
     node_modules()
     import torch
-    from transformer_nb.pretrained import load_pretrained
-    from transformer_nb.fast_decoding import fast_greedy_decode
+    from transformer_nb.apps.pretrained import load_pretrained
+    from transformer_nb.lib.fast_decoding import fast_greedy_decode
     from transformer_nb.core import EOS_ID
     model, tok, _ = load_pretrained('multi30k-de-en')
     model = model.float()
@@ -720,14 +720,14 @@ console.log(JSON.stringify({
 
 def test_both_command_line_translators_say_they_take_one_sentence_a_line():
     "The page splits a paragraph into sentences; the two command-line translators do not, and say so: tnb-translate's"
-    " --help and A19's words, and translate.mjs's usage line and header, each read a line as one sentence."
+    " --help and apps_cli's words, and translate.mjs's usage line and header, each read a line as one sentence."
     node()
-    from transformer_nb.cli import _translate_parser
+    from transformer_nb.apps.cli import _translate_parser
     assert 'Each line is translated as one sentence' in ' '.join(_translate_parser().format_help().split())
     r = node_fails(LIVE / 'translate.mjs')
     assert r.returncode == 2 and 'one sentence a line' in r.stderr, r.stderr
     assert 'translated as one sentence, as tnb-translate reads its lines' in ' '.join((LIVE / 'translate.mjs').read_text(encoding='utf-8').split())
-    a19 = json.loads((ROOT / 'nbs' / 'A19_cli.ipynb').read_text(encoding='utf-8'))
+    a19 = json.loads((ROOT / 'nbs' / 'apps_cli.ipynb').read_text(encoding='utf-8'))
     assert any('Each line is translated as one sentence' in ' '.join(''.join(c['source']).split()) for c in a19['cells'] if c['cell_type'] == 'markdown')
 
 def test_translate_mjs_without_its_packages_says_how_to_install_them(tmp_path):
@@ -765,7 +765,7 @@ def test_the_pages_caps_and_penalty_are_the_engines():
     import torch
     from types import SimpleNamespace
     from transformer_nb.decoding import length_penalty
-    from transformer_nb.fast_decoding import max_output_lengths
+    from transformer_nb.lib.fast_decoding import max_output_lengths
     cases = [(5, 50, None), (5, 10**6, None), (12, 0, None), (9, 50, 20), (30, 4096, 32)]   # srcLen, maxExtra, maxPositions
     script = ("import { outputCap, lengthPenalty } from './nbs/live/decoding.mjs';"
               f"console.log(JSON.stringify([{json.dumps(cases)}.map(([n, x, p]) => outputCap({{maxExtra: x, maxPositions: p}}, n)),"

@@ -1,9 +1,9 @@
 """The paper path's main lines, as a learner meets them in Jupyter or Colab: every code cell before the first "Going
 deeper" heading counts, folded or not (`#| code-fold` folds only on the site), except `#| hide` cells; lines are
-counted without blanks and `#|` directives. Each paper notebook shows at most 150 such lines and the whole path at most
-110 a notebook on average (1,540 for the 14 of §3.1 to §6.3: the split of §6.1 and §6.2 added one, and the drawings of
-02's heads and Figure 2 moved into its main line); each main line holds at least 2 stored figures and the path at least 30, each legible (at least 500 px wide, at
-least 100 dpi); each notebook has at least 3 exercises, whose checks live in `transformer_nb.exercises`, not in the
+counted without blanks and `#|` directives. Each paper notebook shows at most 100 such lines (`OVER` names the one main
+line still longer, 06_model's, and its count, which may only fall), and the whole path at most `PATH_CODE_MAX` (the goal
+is 1,100, The Annotated Transformer's size; the bound may only fall); each main line holds at least 2 stored figures and the path at least 30, each legible (at least 500 px wide, at
+least 100 dpi); each notebook has at least 3 exercises, whose checks live in `transformer_nb.course.exercises`, not in the
 notebook; no paper notebook imports `hardware` or `git_commit` or sets threads; "Going deeper" is a level-2 heading
 and everything under it level 3 or deeper. Each measure is shown failing on made-up cells first."""
 import base64, json, re, struct
@@ -12,7 +12,8 @@ import pytest
 
 NBS = Path(__file__).resolve().parents[1] / 'nbs'
 PAPER = sorted(NBS.glob('[0-9][0-9]_*.ipynb'))
-CODE_MAX, PATH_CODE_MAX, FIGS_MIN, PATH_FIGS_MIN, EXERCISES_MIN = 150, 110 * len(PAPER), 2, 30, 3
+CODE_MAX, PATH_CODE_MAX, FIGS_MIN, PATH_FIGS_MIN, EXERCISES_MIN = 100, 1_346, 2, 30, 3
+OVER = {'06_model': 145}   # main lines still past CODE_MAX, with the most lines each may show: only falls, gone at CODE_MAX
 WIDTH_MIN, DPI_MIN = 500, 100
 GOING_DEEPER = re.compile(r'^(#+)\s*Going deeper', re.M | re.I)
 
@@ -94,15 +95,17 @@ def test_the_measures_can_fail():
     assert exercises([_md('## Exercises\n\n1. **One.** a\n2. **Two.** b'), _md('### More exercises\n3. **Three.**'), _md('## Other\n4. **No.**')]) == 3
     assert heading_problems([_md('## Going deeper'), _md('### Fine'), _md('## Not fine')]) == ["'Not fine' (level 2) is under Going deeper: make it level 3"]
     assert heading_problems([_md('# Going deeper')]) == ["'Going deeper' is a level-1 heading, not level 2"]
-    assert engineering([_code('from transformer_nb.machine import hardware, limit_threads')]) == ['hardware', 'limit_threads']
+    assert engineering([_code('from transformer_nb.lib.machine import hardware, limit_threads')]) == ['hardware', 'limit_threads']
     assert local_checkers([_code('def check_me(f):\n    pass'), _code('#| export\ndef check_rule(x): pass')]) == ['check_me']
 
 # ---------------------------------------------------------------- the paper path
 @pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
-def test_a_main_line_shows_at_most_150_lines_of_code(p):
-    assert code_lines(cells(p)) <= CODE_MAX, f"{p.name}: {code_lines(cells(p))} lines of code before Going deeper (at most {CODE_MAX})"
+def test_a_main_line_shows_at_most_100_lines_of_code(p):
+    most = OVER.get(p.stem, CODE_MAX)
+    assert code_lines(cells(p)) <= most, f"{p.name}: {code_lines(cells(p))} lines of code before Going deeper (at most {most})"
+    if p.stem in OVER: assert code_lines(cells(p)) > CODE_MAX, f"{p.name} is within {CODE_MAX} lines now: remove it from OVER"
 
-def test_the_path_shows_at_most_110_lines_of_code_a_notebook():
+def test_the_path_shows_at_most_its_bound_of_code():
     n = {p.stem: code_lines(cells(p)) for p in PAPER}
     assert sum(n.values()) <= PATH_CODE_MAX, f"{sum(n.values())} lines of code in the main lines (at most {PATH_CODE_MAX}): {n}"
 
@@ -121,7 +124,7 @@ def test_the_path_holds_thirty_figures():
 def test_three_exercises_with_their_checks_in_the_module(p):
     cs = cells(p)
     assert exercises(cs) >= EXERCISES_MIN, f"{p.name}: {exercises(cs)} exercises (at least {EXERCISES_MIN})"
-    assert not local_checkers(cs), f"{p.name} defines exercise checks {local_checkers(cs)}: they live in transformer_nb.exercises (A26)"
+    assert not local_checkers(cs), f"{p.name} defines exercise checks {local_checkers(cs)}: they live in transformer_nb.course.exercises (course_exercises)"
 
 @pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
 def test_no_machine_room_in_a_paper_notebook(p):

@@ -74,8 +74,9 @@ def scope_problems(stem:str, cs:list, mods:dict, deps:set, stubs:tuple=(), known
             elif isinstance(n, ast.ImportFrom) and n.level == 0: heads = [(n.module, n.names)]
             else: continue
             for mod, names in heads:
-                top, sub = mod.split('.')[0], (mod.split('.') + [''])[1]
+                top, sub = mod.split('.')[0], mod.partition('.')[2]      # 'attention', 'lib.trainer'; `from transformer_nb.lib import trainer` too
                 if top == 'transformer_nb':
+                    sub = next((m for m in [sub, *(f'{sub}.{a.name}'.lstrip('.') for a in names or [])] if m in mods), sub)
                     nb = mods.get(sub, '?')
                     if sub == own:
                         late = [a.name for a in names or [] if a.name != '*' and a.name not in scope | known]

@@ -3,11 +3,11 @@ from dataclasses import replace
 import pytest, torch, torch.nn as nn
 from transformer_nb.attention import pad_mask, causal_mask, tgt_mask
 from transformer_nb.core import count_params
-from transformer_nb.options import TrainConfig
+from transformer_nb.lib.options import TrainConfig
 from dataclasses import fields
 from transformer_nb.model import (TransformerConfig, PRESETS, PAPER_TABLE3, get_config, get_config_strict, Transformer, count_config_params,
                                   to_torch_transformer)
-from transformer_nb.fast_decoding import DecoderCache
+from transformer_nb.lib.fast_decoding import DecoderCache
 
 torch.set_num_threads(1)
 V = 50

@@ -1,4 +1,4 @@
-"Multi-head attention (nbs/02_multihead.ipynb) and the library's layer (nbs/A32_fast_attention.ipynb): parity of the two, with torch.nn.MultiheadAttention, gradients, the KV caches, bad input."
+"Multi-head attention (nbs/02_multihead.ipynb) and the library's layer (nbs/lib_fast_attention.ipynb): parity of the two, with torch.nn.MultiheadAttention, gradients, the KV caches, bad input."
 import re
 import matplotlib
 matplotlib.use('Agg')
@@ -8,9 +8,9 @@ from torch.utils.flop_counter import FlopCounterMode
 from transformer_nb.core import count_params
 from transformer_nb.attention import attention, causal_mask, pad_mask
 from transformer_nb.multihead import MultiHeadAttention, show_heads
-from transformer_nb.fast_attention import FastMultiHeadAttention, mha_cost, to_torch_mha
-from transformer_nb.fast_decoding import KVCache
-from transformer_nb.fast_decoding import LazyKVCache
+from transformer_nb.lib.fast_attention import FastMultiHeadAttention, mha_cost, to_torch_mha
+from transformer_nb.lib.fast_decoding import KVCache
+from transformer_nb.lib.fast_decoding import LazyKVCache
 
 torch.set_num_threads(1)
 TOL = dict(atol=2e-5, rtol=1e-4)
@@ -31,7 +31,7 @@ def explicit(m, x, mem=None, mask=None):
     o, w = attention(*m.project(x, mem), mask)
     return m.w_o(m.merge_heads(o)), w
 
-CACHES = [KVCache, LazyKVCache]   # the readable cache (10_decoding) and the lazy one (A10): the same contract
+CACHES = [KVCache, LazyKVCache]   # the readable cache (10_decoding) and the lazy one (lib_fast_decoding): the same contract
 
 CASES = [(h, seed) for h in (1, 2, 8) for seed in (0, 1, 2)]
 
@@ -184,7 +184,7 @@ def test_lazy_cache_defers_select_and_repr_does_not_do_it():
 
 def test_select_cat_is_index_select_then_cat():
     "_select_cat(old, rows, new) == cat([old[rows], new], dim=2), bit for bit; with autograd it still gives gradients."
-    from transformer_nb.fast_decoding import _select_cat
+    from transformer_nb.lib.fast_decoding import _select_cat
     g = torch.Generator().manual_seed(0)
     old, new = torch.randn(4, 3, 5, 6, generator=g), torch.randn(6, 3, 2, 6, generator=g)
     rows = torch.tensor([3, 3, 0, 1, 2, 0])
@@ -286,7 +286,7 @@ def test_show_heads():
 
 @pytest.mark.parametrize('h,seed', CASES)
 def test_library_layer_equals_the_papers(h, seed):
-    "A32's FastMultiHeadAttention holds 02's parameters under the same names and computes the same function (eval mode)."
+    "lib_fast_attention's FastMultiHeadAttention holds 02's parameters under the same names and computes the same function (eval mode)."
     paper = MultiHeadAttention(h * 4, h, d_v=3 if h > 1 else None).eval()
     fast = FastMultiHeadAttention(h * 4, h, d_v=3 if h > 1 else None).eval()
     assert list(paper.state_dict()) == list(fast.state_dict()) == [f'w_{n}.{p}' for n in 'qkvo' for p in ('weight', 'bias')]

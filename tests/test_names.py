@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / 'transformer_nb'
-MODULES = sorted(p.stem for p in PKG.glob('*.py') if p.stem not in ('__init__', '_modidx'))
+MODULES = sorted('.'.join(p.relative_to(PKG).with_suffix('').parts) for p in PKG.rglob('*.py') if p.stem not in ('__init__', '_modidx'))
 NOT_A_DEFINITION = {'patch', 'patch_to', 'overload', 'typing.overload'}
 
 KNOWN = {}   # module -> names it defines twice (none): an entry here must be a name still defined twice
@@ -36,7 +36,7 @@ def test_known_modules_exist():
 
 @pytest.mark.parametrize('module', MODULES)
 def test_one_definition_per_name(module):
-    twice = defined_twice((PKG / f'{module}.py').read_text(encoding='utf-8'))
+    twice = defined_twice((PKG / f"{module.replace('.', '/')}.py").read_text(encoding='utf-8'))
     known = KNOWN.get(module, set())
     assert not twice - known, f"{module}.py defines {sorted(twice - known)} twice: give the second version a name of its own"
     assert not known - twice, f"{module}.py no longer defines {sorted(known - twice)} twice: remove them from KNOWN"

@@ -1,12 +1,12 @@
-"The numbers task (A14_numbers): a module of its own, registered when the registry first asks for it."
+"The numbers task (apps_numbers): a module of its own, registered when the registry first asks for it."
 from types import SimpleNamespace
-from transformer_nb.tasks import get_task, task_for, BUILT_IN
-from transformer_nb.tokens import CheckedTokenizer
-from transformer_nb.datasets import load_dataset
+from transformer_nb.apps.tasks import get_task, task_for, BUILT_IN
+from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.datasets import load_dataset
 
 def test_the_numbers_task_is_its_own_module():
     t = get_task('numbers')
-    assert type(t).__module__ == 'transformer_nb.numbers' == BUILT_IN['numbers'][0] and task_for('numbers') is t
+    assert type(t).__module__ == 'transformer_nb.apps.numbers' == BUILT_IN['numbers'][0] and task_for('numbers') is t
     assert (t.recipe.vocab_size, t.recipe.train['steps']) == (1024, 1050)
 
 def test_its_scores_and_inputs():

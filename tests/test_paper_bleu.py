@@ -1,11 +1,11 @@
-"""The paper's BLEU (A12_significance: `paper_bleu`, `multi_bleu`, `moses_tokenize`, `split_compounds`), as
+"""The paper's BLEU (lib_significance: `paper_bleu`, `multi_bleu`, `moses_tokenize`, `split_compounds`), as
 tensor2tensor's `get_ende_bleu.sh` computes it: Moses' tokenizer, hyphenated compounds split, `multi-bleu.perl`.
 `multi_bleu` is held against a case worked by hand, a line-by-line port of `multi-bleu.perl` written here, and NLTK's
 `corpus_bleu`; the compound splitting against Perl itself where Perl is installed; `tnb-evaluate` prints the score."""
 import math, random, shutil, subprocess
 from collections import Counter
 import pytest
-from transformer_nb.significance import multi_bleu, paper_bleu, moses_tokenize, split_compounds
+from transformer_nb.lib.significance import multi_bleu, paper_bleu, moses_tokenize, split_compounds
 
 def test_multi_bleu_on_a_case_worked_by_hand():
     hyps = ['the cat sat on the mat', 'a dog barks']
@@ -125,13 +125,13 @@ def test_tnb_evaluate_prints_both_scores_with_their_signatures(tmp_path):
     import json, os, sys
     env = {**os.environ, 'TNB_THREADS': '1'}
     run = tmp_path / 'run'
-    r = subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import train_main; train_main()', '--dataset', 'numbers',
+    r = subprocess.run([sys.executable, '-c', 'from transformer_nb.apps.cli import train_main; train_main()', '--dataset', 'numbers',
                         '--preset', 'tiny', '--steps', '2', '--out', str(run), '--no-progress', '--test-limit', '0'],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     src, ref = tmp_path / 'src.en', tmp_path / 'ref.de'
     src.write_text('twenty-one\nthree hundred forty-two\n'); ref.write_text('einundzwanzig\ndreihundertzweiundvierzig\n')
-    ev = lambda *a: subprocess.run([sys.executable, '-c', 'from transformer_nb.cli import evaluate_main; evaluate_main()', str(run),
+    ev = lambda *a: subprocess.run([sys.executable, '-c', 'from transformer_nb.apps.cli import evaluate_main; evaluate_main()', str(run),
                                     '--src', str(src), '--ref', str(ref), '--beam', '1', *a], capture_output=True, text=True, env=env, timeout=300)
     r = ev()
     assert r.returncode == 0, r.stderr[-3000:]

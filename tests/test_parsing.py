@@ -5,12 +5,12 @@ from pathlib import Path
 import pytest
 from nltk import Tree
 from conftest import said
-from transformer_nb.records import load_results
+from transformer_nb.lib.records import load_results
 from transformer_nb.parsing import PAPER_TABLE4, linearize
-from transformer_nb.parsing_task import (checked_linearize, delinearize, _coarsen, sample_treebank, parsing_corpus, parse_scores,
+from transformer_nb.apps.parsing_task import (checked_linearize, delinearize, _coarsen, sample_treebank, parsing_corpus, parse_scores,
                                          write_treebank_files, viterbi_parse, right_branching, count_parses, english_pcfg, _parsing,
                                          evaluate_parser)
-from transformer_nb.treebank import brackets, evalb_counts, prf, read_trees, PARSE_KEYS, parse_table
+from transformer_nb.lib.treebank import brackets, evalb_counts, prf, read_trees, PARSE_KEYS, parse_table
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / 'results' / 'parsing.json'
@@ -18,13 +18,13 @@ ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': '
 
 def cli(main:str, *args, cwd=None):
     "Run a console script's entry point as a user would."
-    cmd = [sys.executable, '-c', f'from transformer_nb.cli import {main}; {main}()', *map(str, args)]
+    cmd = [sys.executable, '-c', f'from transformer_nb.apps.cli import {main}; {main}()', *map(str, args)]
     return subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300)
 
 # --- the generated treebank ---
 
 def test_every_entry_refuses_bad_input_in_one_line():
-    "Each refusal of 12's functions (its check taught in A15, called at the entry) keeps its type and one-line message."
+    "Each refusal of 12's functions (its check taught in lib_treebank, called at the entry) keeps its type and one-line message."
     john = Tree('S', [Tree('NP', [Tree('NNP', ['John'])]), Tree('VBD', ['left'])])
     cases = [(lambda: checked_linearize(john, 'pos'), "leaves='pos' must be one of ('words', 'XX', 'tags')"),
              (lambda: checked_linearize(Tree('NN', ['dog'])), "linearize needs a tree with a phrase above its words, got Tree('NN', ['dog'])"),

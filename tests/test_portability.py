@@ -65,20 +65,20 @@ def _opens_text_without_encoding(tree) -> list[int]:
 
 def test_package_names_an_encoding_wherever_it_opens_text():
     "On Windows Python (before 3.15) opens text as cp1252: German and French sentences would be misread."
-    bad = {p.name: ls for p in sorted((ROOT / 'transformer_nb').glob('*.py'))
+    bad = {p.name: ls for p in sorted((ROOT / 'transformer_nb').rglob('*.py'))
            if (ls := _opens_text_without_encoding(ast.parse(p.read_text(encoding='utf-8'))))}
     assert not bad, f"text opened without encoding= (file: lines): {bad}"
     assert _opens_text_without_encoding(ast.parse("open('a')\nPath('b').read_text()\nopen('c', 'rb')\nopen('d', encoding='utf-8')")) == [1, 2]
 
 def test_site_check_finds_missing_pages(tmp_path):
     nbs = tmp_path / 'nbs'; nbs.mkdir(); site = tmp_path / '_docs'; site.mkdir()
-    for name, title in (('00_core.ipynb', 'Core helpers'), ('A05_checkpoints.ipynb', 'Checkpoints')):
+    for name, title in (('00_core.ipynb', 'Core helpers'), ('lib_checkpoints.ipynb', 'Checkpoints')):
         (nbs / name).write_text(json.dumps({'cells': [{'cell_type': 'markdown', 'source': [f'# {title}\n', '\n', '> s']}]}))
     (site / 'core.html').write_text('<h1 class="title">Core helpers</h1>')
-    assert check_site.problems(site, nbs) == [f"A05_checkpoints.ipynb: no page {site / 'a05_checkpoints.html'}"]
-    (site / 'a05_checkpoints.html').write_text('<h1>something else</h1>')
-    assert check_site.problems(site, nbs) == [f"A05_checkpoints.ipynb: {site / 'a05_checkpoints.html'} does not show its title 'Checkpoints'"]
-    (site / 'a05_checkpoints.html').write_text('<h1>Checkpoints</h1>')
+    assert check_site.problems(site, nbs) == [f"lib_checkpoints.ipynb: no page {site / 'lib_checkpoints.html'}"]
+    (site / 'lib_checkpoints.html').write_text('<h1>something else</h1>')
+    assert check_site.problems(site, nbs) == [f"lib_checkpoints.ipynb: {site / 'lib_checkpoints.html'} does not show its title 'Checkpoints'"]
+    (site / 'lib_checkpoints.html').write_text('<h1>Checkpoints</h1>')
     assert check_site.problems(site, nbs) == []
 
 @pytest.mark.slow
@@ -108,7 +108,7 @@ def test_setup_cell_in_a_faked_colab(tmp_path):
     program = (f"import sys; sys.path.append({str(fake)!r}); import google.colab\n"            # what Colab's kernel imports
                f"import importlib.util; assert importlib.util.find_spec('transformer_nb') is None, 'importable before the cell'\n"
                f"exec({setup!r})\nexec({setup!r})\n"                                               # twice: the second does nothing
-               "import os, transformer_nb; from transformer_nb.machine import NotebookFile\n"
+               "import os, transformer_nb; from transformer_nb.lib.machine import NotebookFile\n"
                "print(os.getcwd()); print(transformer_nb.__file__); print(len(NotebookFile('06_model.ipynb').text))\n")
     env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'PYTHONHOME', 'VIRTUAL_ENV')}
     env.update(PIP_NO_INDEX='1', PIP_NO_BUILD_ISOLATION='0',     # pip reads '0' here as --no-build-isolation

@@ -1,17 +1,17 @@
-"""What `precision='auto'` means (A23_machine's `choose_precision`) on each kind of CPU and GPU, with the CPU's features
+"""What `precision='auto'` means (lib_machine's `choose_precision`) on each kind of CPU and GPU, with the CPU's features
 mocked (this machine has neither AMX nor every other kind of CPU); the Trainer's and the decoders' 'auto'; float32
 decoding unchanged, bit for bit; the log-probabilities in float32 under autocast; tnb-train's line about its precision
-and `--precision` on tnb-translate and tnb-evaluate; the measured figures the prose of 00 and A9 quotes."""
+and `--precision` on tnb-translate and tnb-evaluate; the measured figures the prose of 00 and lib_trainer quotes."""
 import json
 from pathlib import Path
 import pytest, torch
-import transformer_nb.machine as core
+import transformer_nb.lib.machine as core
 from transformer_nb.core import EOS_ID
-from transformer_nb.machine import choose_precision, default_precision, cpu_features
+from transformer_nb.lib.machine import choose_precision, default_precision, cpu_features
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.tokens import CheckedTokenizer
-from transformer_nb.options import Decoding
-from transformer_nb.options import DecodeOptions
+from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.options import Decoding
+from transformer_nb.lib.options import DecodeOptions
 import conftest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,8 +110,8 @@ def _copy_data(n=40):
 
 @pytest.mark.parametrize('features,want', [(AMX, 'bf16'), (AVX2, 'fp32')])
 def test_trainer_auto(monkeypatch, features, want):
-    from transformer_nb.trainer import Trainer
-    from transformer_nb.options import TrainConfig
+    from transformer_nb.lib.trainer import Trainer
+    from transformer_nb.lib.options import TrainConfig
     mock_cpu(monkeypatch, features, True)
     cfg = get_config('tiny', src_vocab=20, tgt_vocab=20)
     tr = Trainer(Transformer(cfg), _copy_data(), tc=TrainConfig(max_tokens=200, steps=1, warmup=1, progress=False, device='cpu'), say=lambda m: None)
@@ -133,8 +133,8 @@ SENTS = ['one two', 'three two one four', '', 'two', 'one two three three four']
 @pytest.mark.parametrize('features,want', [(AMX, 'bf16'), (AVX512_BF16, 'bf16'), (AVX2, 'fp32')])
 def test_decoders_auto(monkeypatch, toy, features, want):
     "`translate` (and `evaluate`, tnb-translate, tnb-evaluate through it) decodes under the precision 'auto' picks."
-    import transformer_nb.fast_decoding as ev                   # `translate` and the decoders it calls (A10)
-    from transformer_nb.scoring import evaluate
+    import transformer_nb.lib.fast_decoding as ev                   # `translate` and the decoders it calls (lib_fast_decoding)
+    from transformer_nb.lib.scoring import evaluate
     model, tok = toy
     mock_cpu(monkeypatch, features, True)
     seen, states = [], []
@@ -151,10 +151,10 @@ def test_decoders_auto(monkeypatch, toy, features, want):
 
 def test_fp32_decoding_unchanged(toy):
     "precision='fp32' decodes exactly as the decoders do without autocast (as `translate` did before it had a precision)."
-    from transformer_nb.fast_decoding import translate
-    from transformer_nb.fast_decoding import fast_greedy_decode
-    from transformer_nb.options import Decoding
-    from transformer_nb.fast_decoding import fast_beam_search
+    from transformer_nb.lib.fast_decoding import translate
+    from transformer_nb.lib.fast_decoding import fast_greedy_decode
+    from transformer_nb.lib.options import Decoding
+    from transformer_nb.lib.fast_decoding import fast_beam_search
     model, tok = toy
     src = lambda s: torch.tensor([tok.encode(s) + [EOS_ID]])
     for s in (s for s in SENTS if s.strip()):
@@ -166,8 +166,8 @@ def test_fp32_decoding_unchanged(toy):
     assert a == b                                                          # same ids, same scores, bit for bit
 
 def test_log_probs_in_float32_under_autocast(monkeypatch, toy):
-    import transformer_nb.fast_decoding as fd
-    from transformer_nb.fast_decoding import translate
+    import transformer_nb.lib.fast_decoding as fd
+    from transformer_nb.lib.fast_decoding import translate
     model, tok = toy
     seen, real = [], fd.topk_log_probs
     monkeypatch.setattr(fd, 'topk_log_probs', lambda logits, n, *a: seen.append(logits.dtype) or real(logits, n, *a))
@@ -178,7 +178,7 @@ def test_log_probs_in_float32_under_autocast(monkeypatch, toy):
 
 def test_train_says_its_precision(monkeypatch, tmp_path, capsys):
     "tnb-train says once on standard error which precision it trains in and why (after its first update)."
-    from transformer_nb.cli import train_main
+    from transformer_nb.apps.cli import train_main
     for features, line in ((AMX, 'tnb-train: precision bf16: this CPU has AMX'), (AVX2, 'tnb-train: precision fp32: this CPU has no native bf16 (AVX2)')):
         mock_cpu(monkeypatch, features, True)
         with pytest.raises(SystemExit) as e:
@@ -205,10 +205,10 @@ def test_train_line_in_a_fresh_process(run, tmp_path):
 @pytest.mark.slow
 def test_translate_and_evaluate_precision(run):
     "--precision fp32 gives the float32 decoders' output, unchanged; bf16 runs; a bad value is refused by argparse."
-    from transformer_nb.checkpoints import resolve_checkpoint, model_from_checkpoint
-    from transformer_nb.scoring import evaluate
-    from transformer_nb.fast_decoding import fast_greedy_decode, fast_beam_search
-    from transformer_nb.options import Decoding
+    from transformer_nb.lib.checkpoints import resolve_checkpoint, model_from_checkpoint
+    from transformer_nb.lib.scoring import evaluate
+    from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
+    from transformer_nb.lib.options import Decoding
     model, tok, ck = model_from_checkpoint(resolve_checkpoint(run)[0], 'cpu')
     sents = ['a b c', 'h g f e', 'd e a d b']
     ids = lambda s: torch.tensor([tok.encode(s) + [EOS_ID]])
@@ -222,7 +222,7 @@ def test_translate_and_evaluate_precision(run):
     r = conftest.tool('evaluate', run, '--beam', '1', '--json', '--precision', 'fp32', text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     fp32, keys = json.loads(r.stdout), ('bleu', 'bleu_lc', 'chrf', 'exact_match', 'n_sentences')
-    from transformer_nb.datasets import load_dataset
+    from transformer_nb.lib.datasets import load_dataset
     mine = evaluate(model, tok, load_dataset('copy').test, Decoding(beam=1), DecodeOptions(precision='fp32'))[0]
     assert {k: fp32[k] for k in keys} == {k: mine[k] for k in keys}
     r = conftest.tool('evaluate', run, '--beam', '1', '--json', '--precision', 'bf16', text=True)
@@ -233,15 +233,15 @@ def test_translate_and_evaluate_precision(run):
 # --- the figures the prose quotes ------------------------------------------------------------------------------------
 
 def test_prose_quotes_the_measurement():
-    "A23_machine and A09_trainer quote results/bf16_cpu.json (AVX512_BF16, measured here) and the AMX figures (measured elsewhere)."
-    from transformer_nb.machine import NotebookFile
+    "lib_machine and lib_trainer quote results/bf16_cpu.json (AVX512_BF16, measured here) and the AMX figures (measured elsewhere)."
+    from transformer_nb.lib.machine import NotebookFile
     r = json.loads((ROOT / 'results' / 'bf16_cpu.json').read_text())
     mm = next(x for x in r['matmul']['rows'] if x['shape'] == '(2500 x 256) . (256 x 1024)')
     tr, dec, bleu = r['train'], r['decode'], r.get('bleu', {})
     parts = [p for p in ('matmul', 'train', 'decode', 'bleu') if p in r]
     loads = [x for p in parts for x in (r[p]['load_average_before'][0], r[p]['load_average_after'][0])]
     step = f"took {tr['bf16_s']:.2f} s against {tr['fp32_s']:.2f} s"
-    NotebookFile(ROOT / 'nbs' / 'A23_machine.ipynb').quoted('bf16c0a1', 'AMD EPYC (Zen 4)', f"load average {int(min(loads))} to {round(max(loads))}",
+    NotebookFile(ROOT / 'nbs' / 'lib_machine.ipynb').quoted('bf16c0a1', 'AMD EPYC (Zen 4)', f"load average {int(min(loads))} to {round(max(loads))}",
         f"ran at {mm['fp32_gflops']:.1f} GFLOP/s in float32 and {mm['bf16_gflops']:.1f} in bf16", step,
         f"decoding was {dec['greedy']['speedup']:.2f} times faster greedy and {dec['beam4']['speedup']:.2f} times with beam 4",
         *([f"BLEU {bleu['beam4']['bf16_bleu_lc']:.2f} against {bleu['beam4']['fp32_bleu_lc']:.2f}", f"the {bleu['sentences']:,} sentences of test2016", f"{bleu['beam4']['same_outputs']} of them translated identically",
@@ -249,9 +249,9 @@ def test_prose_quotes_the_measurement():
         *([f"({bleu['greedy']['bf16_bleu_lc']:.2f} against {bleu['greedy']['fp32_bleu_lc']:.2f} greedy)"] if 'greedy' in bleu else []),
         'Sapphire Rapids, 2 cores, torch 2.13.0', '8 to 16 times faster', '1.5 times faster')
     for part in parts: assert r[part]['machine']['cpu_flags'] and 'AMD EPYC' in r[part]['machine']['hardware'] and r[part]['machine']['torch'].startswith('2.')
-    code = ' '.join((ROOT / 'transformer_nb' / 'machine.py').read_text().replace('#', ' ').split())   # BF16_ON_AVX512's comment
+    code = ' '.join((ROOT / 'transformer_nb' / 'lib' / 'machine.py').read_text().replace('#', ' ').split())   # BF16_ON_AVX512's comment
     for x in (tr['speedup'], dec['greedy']['speedup'], dec['beam4']['speedup']): assert f"({x:.2f}x)" in code, x
     for key in ('beam4', 'greedy'):                                            # equal within BLEU's noise, where measured
         if key in bleu: assert bleu[key]['p_value'] > 0.05, (key, bleu[key])
-    NotebookFile(ROOT / 'nbs' / 'A09_trainer.ipynb').quoted('bf16a301', f"took {tr['bf16_s']:.2f} s in bf16 against {tr['fp32_s']:.2f} s in float32",
+    NotebookFile(ROOT / 'nbs' / 'lib_trainer.ipynb').quoted('bf16a301', f"took {tr['bf16_s']:.2f} s in bf16 against {tr['fp32_s']:.2f} s in float32",
                                                          '1.95 s against 2.92 s', 'Sapphire Rapids')

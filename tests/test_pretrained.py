@@ -1,4 +1,4 @@
-"""The published models (Appendix A6): the files in models/ are the ones the package knows by checksum, each loads and
+"""The published models (apps_pretrained): the files in models/ are the ones the package knows by checksum, each loads and
 translates, the loader finds, fetches, caches and refuses files as it says, every command takes `pretrained:NAME`, and
 the results file holds each model's test scores, equal to those of the run it came from. No test touches the network:
 downloads come from a `file://` mirror or a fetch function."""
@@ -6,11 +6,11 @@ import io, json, shutil, urllib.error
 from pathlib import Path
 import pytest, torch
 from conftest import tool, one_line
-import transformer_nb.pretrained as P, transformer_nb.checkpoints as C
-from transformer_nb.checkpoints import PRETRAINED, pretrained_path, open_checkpoint, model_from_checkpoint
-from transformer_nb.datasets import sha256_file
-from transformer_nb.pretrained import load_pretrained
-from transformer_nb.fast_decoding import translate
+import transformer_nb.apps.pretrained as P, transformer_nb.lib.checkpoints as C
+from transformer_nb.lib.checkpoints import PRETRAINED, pretrained_path, open_checkpoint, model_from_checkpoint
+from transformer_nb.lib.datasets import sha256_file
+from transformer_nb.apps.pretrained import load_pretrained
+from transformer_nb.lib.fast_decoding import translate
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / 'models'
@@ -26,7 +26,7 @@ def clean_env(monkeypatch, tmp_path):
 def test_the_files_are_the_ones_the_package_knows(name):
     pf, p = PRETRAINED[name], MODELS / PRETRAINED[name].file
     assert p.is_file(), f"{p} is missing"
-    assert (sha256_file(p), p.stat().st_size) == (pf.sha256, pf.size), f"{p}: update PRETRAINED in A05_checkpoints"
+    assert (sha256_file(p), p.stat().st_size) == (pf.sha256, pf.size), f"{p}: update PRETRAINED in lib_checkpoints"
 
 @pytest.mark.parametrize('name', sorted(PRETRAINED))
 def test_each_file_is_inference_only_float16_and_says_where_it_came_from(name):
@@ -112,8 +112,8 @@ def test_a_damaged_cached_download_is_fetched_again(clean_env, monkeypatch):
 def test_a_published_model_carries_no_path_of_the_machine_that_made_it(tmp_path):
     "make_pretrained wrote the build machine's run folder into the published meta's command (tnb-train --resume /tmp/r1 ...)."
     from dataclasses import asdict
-    from transformer_nb.checkpoints import save_checkpoint
-    from transformer_nb.tokens import CheckedTokenizer
+    from transformer_nb.lib.checkpoints import save_checkpoint
+    from transformer_nb.lib.tokens import CheckedTokenizer
     from transformer_nb.model import Transformer, get_config
     tok = CheckedTokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
     m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))

@@ -1,4 +1,4 @@
-"""How a command runs as a process (A25_process: `run_cli`, exit codes, signals, streams), with real processes: a bug
+"""How a command runs as a process (lib_process: `run_cli`, exit codes, signals, streams), with real processes: a bug
 named as one, a Ctrl-C never taken for a bug, closed or departed streams and a lost terminal ending in the right exit
 code, warnings made errors not taken for bugs."""
 import os, pty, signal, subprocess, time
@@ -6,7 +6,7 @@ import pytest
 from conftest import ENV, TINY, cmd, tool, one_line, DECODING, default_signals as _sigint_default
 from conftest import said as quiet, said as lines
 
-BUG = "import transformer_nb.tokens as d; d.CheckedTokenizer.decode = lambda self, ids: ids.nope"
+BUG = "import transformer_nb.lib.tokens as d; d.CheckedTokenizer.decode = lambda self, ids: ids.nope"
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_a_bug_says_it_is_one_and_where(run):
@@ -15,7 +15,7 @@ def test_a_bug_says_it_is_one_and_where(run):
     assert r.returncode == 70 and len(ls) == 1, r.stderr
     line = ls[0]
     assert line.startswith("tnb-translate: internal error, a bug in transformer_nb: AttributeError: 'list' object has no attribute 'nope'")
-    assert 'transformer_nb/fast_decoding.py:' in line and 'in translate_checked' in line and 'run it again with --debug (or TNB_DEBUG=1)' in line
+    assert 'transformer_nb/lib/fast_decoding.py:' in line and 'in translate_checked' in line and 'run it again with --debug (or TNB_DEBUG=1)' in line
     for extra, env in ((['--debug'], {}), ([], {'TNB_DEBUG': '1'})):
         r = tool('translate', run, 'a b', '--beam', '1', *extra, code=BUG, env=env)
         assert r.returncode == 70 and '\n'.join(quiet(r.stderr)).startswith('Traceback (most recent call last):'), r.stderr
@@ -24,7 +24,7 @@ def test_a_bug_says_it_is_one_and_where(run):
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
     "A Ctrl-C that lands inside an import can surface as another exception; run_cli still exits 130, 'interrupted'."
-    from transformer_nb.process import run_cli
+    from transformer_nb.lib.process import run_cli
     def main(argv, table):
         try: signal.raise_signal(signal.SIGINT)
         except KeyboardInterrupt: raise ImportError('partially initialized module') from None
@@ -39,7 +39,7 @@ def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_a_swallowed_ctrl_c_still_stops_the_command(capsys):
     "Library code that swallows the KeyboardInterrupt (a bare except around an import) does not lose the Ctrl-C."
-    from transformer_nb.process import run_cli, raise_if_interrupted
+    from transformer_nb.lib.process import run_cli, raise_if_interrupted
     done = []
     def main(argv, table):
         try: signal.raise_signal(signal.SIGINT)
@@ -112,7 +112,7 @@ _HOLD = ("import sys, time, {mod} as _m; _f = _m.{fn}\n"
          "def _held(*a, **k):\n    print('{word}', file=sys.stderr, flush=True); time.sleep(120); return _f(*a, **k)\n"
          "_m.{fn} = _held")
 def _hold(mod, fn, word): return f"exec({_HOLD.format(mod=mod, fn=fn, word=word)!r})"
-STARTING_AT_LOAD = ("import sys, transformer_nb.process as c; _h = c.heavy_imports; "
+STARTING_AT_LOAD = ("import sys, transformer_nb.lib.process as c; _h = c.heavy_imports; "
                     "c.heavy_imports = lambda *a, **k: (print('STARTING', file=sys.stderr, flush=True), _h(*a, **k))")
 
 def _ctrl_c(name, args, code, word, tmp_path):
@@ -131,16 +131,16 @@ def test_ctrl_c_mid_run_is_a_clean_stop_in_every_command(run, tmp_path, name):
     plans = {
         'translate': (['translate', [run, '-i', tmp_path / 'src.txt', '-o', tmp_path / 'out.txt'], DECODING, 'DECODING']),
         'evaluate': (['evaluate', [run, '--src', tmp_path / 'src.txt', '--ref', tmp_path / 'ref.txt', '--hyp-out', tmp_path / 'out.txt'], DECODING, 'DECODING']),
-        'average': (['average', [run, '--last', '2', '-o', tmp_path / 'out.pt'], _hold('transformer_nb.checkpoints', 'open_checkpoint', 'READING'), 'READING']),
-        'export-ctranslate2': (['export', ['--ctranslate2', run, '-o', tmp_path / 'out'], _hold('transformer_nb.export', '_ctranslate2_folder', 'EXPORTING'), 'EXPORTING']),
-        'export-onnx': (['export', ['--format', 'onnx', run, '-o', tmp_path / 'out'], _hold('transformer_nb.export', '_onnx_folder', 'EXPORTING'), 'EXPORTING']),
+        'average': (['average', [run, '--last', '2', '-o', tmp_path / 'out.pt'], _hold('transformer_nb.lib.checkpoints', 'open_checkpoint', 'READING'), 'READING']),
+        'export-ctranslate2': (['export', ['--ctranslate2', run, '-o', tmp_path / 'out'], _hold('transformer_nb.apps.export', '_ctranslate2_folder', 'EXPORTING'), 'EXPORTING']),
+        'export-onnx': (['export', ['--format', 'onnx', run, '-o', tmp_path / 'out'], _hold('transformer_nb.apps.export', '_onnx_folder', 'EXPORTING'), 'EXPORTING']),
         'export-at-load': (['export', ['--format', 'onnx', run, '-o', tmp_path / 'out'], STARTING_AT_LOAD, 'STARTING']),   # while PyTorch and ONNX load
         'data': (['data', ['wmt14', tmp_path / 'out', '--base-url', 'http://127.0.0.1:9', '--trust-unverified'],
-                  _hold('transformer_nb.wmt14', 'download_resumable', 'DOWNLOADING'), 'DOWNLOADING']),
+                  _hold('transformer_nb.apps.wmt14', 'download_resumable', 'DOWNLOADING'), 'DOWNLOADING']),
     }
     prog, args, code, word = plans[name]
     if name.startswith('export-'): pytest.importorskip('onnxruntime' if 'onnx' in name or 'load' in name else 'ctranslate2')
-    if prog == 'data': code = code.replace('exec(', "import transformer_nb.cli as _c, transformer_nb.wmt14 as _w; _c.data_main = _w.data_main; exec(", 1)
+    if prog == 'data': code = code.replace('exec(', "import transformer_nb.apps.cli as _c, transformer_nb.apps.wmt14 as _w; _c.data_main = _w.data_main; exec(", 1)
     got, said_, stderr = _ctrl_c(prog, args, code, word, tmp_path)
     assert got == 130 and said_ == [f'tnb-{prog}: interrupted'] and 'Traceback' not in stderr, (name, got, stderr[-3000:])
     assert not (tmp_path / 'out.txt').exists() and not (tmp_path / 'out.pt').exists()          # nothing half-written

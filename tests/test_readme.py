@@ -40,7 +40,7 @@ def test_the_cpu_build_comes_before_the_first_install():
     assert 0 <= cpu < first, "README installs the package before it says to install PyTorch's CPU build"
 
 def test_the_models_section_gives_each_file_as_the_package_checks_it():
-    from transformer_nb.checkpoints import PRETRAINED
+    from transformer_nb.lib.checkpoints import PRETRAINED
     text = section('The published models')
     for name, pf in PRETRAINED.items():
         row = next((l for l in text.splitlines() if l.startswith(f'| `{name}` |')), '')
@@ -49,16 +49,17 @@ def test_the_models_section_gives_each_file_as_the_package_checks_it():
 
 def test_the_course_map_lists_every_appendix_and_the_reading_order_ends_at_the_last():
     "A new appendix gets its row in the course map, and the reading order runs to the last appendix the sidebar lists."
-    text, appendices = section('Course map'), sorted(p.stem for p in (ROOT / 'nbs').glob('A[0-9][0-9]_*.ipynb'))
-    missing = [a for a in appendices if f'| [{a}](nbs/{a}.ipynb) |' not in text]
-    assert not missing, f"README's course map (nbs/index.ipynb) has no row for {missing}"
-    assert f'[{appendices[-1]}](nbs/{appendices[-1]}.ipynb) (the engineering around it' in text
+    order = re.findall(r'^\s*-\s+([\w.-]+)\.ipynb\s*$', (ROOT / 'nbs' / 'sidebar.yml').read_text(encoding='utf-8'), re.M)
+    text, wings = section('Course map'), [n for n in order if n.split('_')[0] in ('lib', 'apps', 'course')]
+    missing = [a for a in wings if f'| [{a}](nbs/{a}.ipynb) |' not in text]
+    assert not missing, f"README's course map (nbs/use.ipynb) has no row for {missing}"
+    assert f'[{wings[-1]}](nbs/{wings[-1]}.ipynb) (the library, the applications' in text
 
 def test_the_main_jobs_time_is_one_figure_said_as_what_it_is():
     "README and `tnb-train --help` give the main job one time, CPU time (its wall time on a quiet machine, one thread), from one"
     "source, `cli.MAIN_JOB_MINUTES`, which is what results/main_job.json measured; no other figure is left."
     import json, statistics
-    from transformer_nb.cli import MAIN_JOB_MINUTES, _EPILOG
+    from transformer_nb.apps.cli import MAIN_JOB_MINUTES, _EPILOG
     runs = [r for r in json.loads((ROOT / 'results' / 'main_job.json').read_text()) if r['name'] == 'tnb-train']
     assert runs and MAIN_JOB_MINUTES == round(statistics.median(r['time']['whole_command']['cpu_s'] for r in runs) / 60)
     said = f"in about {MAIN_JOB_MINUTES} minutes of CPU time"
@@ -75,7 +76,7 @@ def test_readme_says_how_to_export_and_which_extra_it_needs():
     text = readme()
     assert 'pip install -e ".[onnx]"' in text and 'tnb-export --format onnx' in text and {'onnx', 'onnxruntime'} <= {re.split('[<>=]', d)[0] for d in extras['onnx']}
     assert 'pip install -e ".[deploy]"' in text and 'tnb-export --ctranslate2' in text and any(d.startswith('ctranslate2') for d in extras['deploy'])
-    src = (ROOT / 'transformer_nb' / 'export.py').read_text()
+    src = (ROOT / 'transformer_nb' / 'apps' / 'export.py').read_text()
     assert "pip install 'transformer-nb[onnx]'" in src and "pip install 'transformer-nb[deploy]'" in src
 
 def test_readme_gives_the_learners_page_then_the_library():

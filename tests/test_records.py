@@ -1,12 +1,12 @@
-"""The results file (A11_records) through `tnb-evaluate --record`, with real processes: a damaged file is refused before
+"""The results file (lib_records) through `tnb-evaluate --record`, with real processes: a damaged file is refused before
 decoding, a symlink to a results file is written through (to nothing or to anything else, refused), concurrent records all land, one file holds every kind of record, and it is
 UTF-8 whatever the locale."""
 import json, subprocess
 import pytest, torch
-from transformer_nb.checkpoints import Checkpoint, save_checkpoint
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.checkpoints import Checkpoint, save_checkpoint
+from transformer_nb.lib.runs import RunFolder
 from conftest import ENV, cmd, tool, one_line, temps
-from transformer_nb.records import (RESULT_KEYS, train_time, make_record, load_results, add_result, check_results_file,
+from transformer_nb.lib.records import (RESULT_KEYS, train_time, make_record, load_results, add_result, check_results_file,
                                     fmt_minutes, results_table, headline_table, register_record_kind)
 
 @pytest.mark.slow   # runs the tools in fresh processes
@@ -90,7 +90,7 @@ def test_output_is_utf8_whatever_the_locale(run, texts):
     assert [x['id'] for x in json.loads(f.read_text(encoding='utf-8'))] == ['tr-0', 'über-1']   # a non-ASCII argument too
 
 
-# transformer_nb.records (A11): what its public functions refuse, in the caller's terms.
+# transformer_nb.lib.records (lib_records): what its public functions refuse, in the caller's terms.
 REC = {k: 1 for k in RESULT_KEYS} | {'id': 'r1', 'dataset': 'd', 'direction': 'a-b', 'hardware': 'cpu'}
 
 

@@ -5,14 +5,14 @@
 memory). The commands run in this process (their entry points take `argv`)."""
 import contextlib, io, os, re
 import pytest, torch
-from transformer_nb.checks import SettingError
-from transformer_nb.safeguards import read_text_lines
-from transformer_nb.test_sets import read_test_files
-from transformer_nb.checkpoints import resolve_checkpoint
-from transformer_nb.options import Decoding
-from transformer_nb.fast_decoding import max_output_lengths
+from transformer_nb.lib.checks import SettingError
+from transformer_nb.lib.safeguards import read_text_lines
+from transformer_nb.apps.test_sets import read_test_files
+from transformer_nb.lib.checkpoints import resolve_checkpoint
+from transformer_nb.lib.options import Decoding
+from transformer_nb.lib.fast_decoding import max_output_lengths
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.cli import translate_main, evaluate_main, average_main
+from transformer_nb.apps.cli import translate_main, evaluate_main, average_main
 
 torch.set_num_threads(1)
 CLI = lambda n, v: f"--{n.replace('_', '-')} {v}"      # how a command says a setting
@@ -66,12 +66,12 @@ def test_an_outputs_cap_stops_at_4096_extra_tokens():
 @pytest.fixture(scope='module')
 def numbers_ct2(tmp_path_factory):
     pytest.importorskip('ctranslate2', reason="ctranslate2 not installed (pip install 'transformer-nb[deploy]')")
-    from transformer_nb.export import export_ctranslate2
+    from transformer_nb.apps.export import export_ctranslate2
     return export_ctranslate2('pretrained:numbers', tmp_path_factory.mktemp('ct2') / 'numbers')
 
 
 def test_a_ctranslate2_export_refuses_as_a_checkpoint_does(numbers_ct2):
-    from transformer_nb.export import load_ctranslate2, ctranslate2_translate
+    from transformer_nb.apps.export import load_ctranslate2, ctranslate2_translate
     tr, tk, meta = load_ctranslate2(numbers_ct2)
     V = meta['config']['tgt_vocab']
     with pytest.raises(SettingError) as e: ctranslate2_translate(tr, tk, ['seven'], Decoding(beam=V + 1), meta=meta)
@@ -105,7 +105,7 @@ def test_translate_mjs_refuses_a_folder_as_onnx_translate_does_and_stops_quietly
     import json, shutil, subprocess
     from pathlib import Path
     pytest.importorskip('onnxruntime', reason="onnxruntime not installed (pip install 'transformer-nb[onnx]')")
-    from transformer_nb.export import export_onnx, onnx_translate
+    from transformer_nb.apps.export import export_onnx, onnx_translate
     node, mjs = shutil.which('node'), Path(__file__).resolve().parents[1] / 'nbs' / 'live' / 'translate.mjs'
     if node is None: pytest.skip("node is not installed: translate.mjs runs in Node")
     if not (mjs.parent / 'node_modules' / 'onnxruntime-web').is_dir(): pytest.skip("nbs/live's packages are not installed: npm ci --prefix nbs/live")
@@ -158,7 +158,7 @@ def test_an_average_of_another_run_among_the_inputs_is_refused_not_skipped(tmp_p
 
 def test_tnb_data_names_a_bad_checksums_file_by_its_option(tmp_path):
     "A --checksums file missing, or not UTF-8, once ended in Python's own words ('utf-8' codec can't decode ...), naming no file."
-    from transformer_nb.wmt14 import data_main, read_checksums
+    from transformer_nb.apps.wmt14 import data_main, read_checksums
     (tmp_path / 'bad.txt').write_bytes(b'0' * 64 + b'  x.tgz \xff\n')
     for f, says in (('bad.txt', ", line 1: invalid UTF-8 (invalid start byte: byte b'\\xff' at offset 72); the text must be UTF-8 encoded"),
                     ('nothing.txt', ': no such file')):
@@ -187,7 +187,7 @@ def test_tnb_average_names_o_and_hints_last_only_for_a_run_folder(tmp_path):
 def test_tnb_export_names_its_output_as_o(tmp_path):
     "tnb-export once said 'output X ... is not an empty folder: it is a file' where every other command says `-o X`."
     from pathlib import Path
-    from transformer_nb.cli import export_main
+    from transformer_nb.apps.cli import export_main
     ckpt = Path(__file__).resolve().parents[1] / 'models' / 'numbers.pt'
     (tmp_path / 'f.txt').write_text('mine'); (tmp_path / 'full').mkdir(); (tmp_path / 'full' / 'notes.txt').write_text('mine')
     for fmt in ('ctranslate2', 'onnx'):
@@ -200,7 +200,7 @@ def test_tnb_export_names_its_output_as_o(tmp_path):
 
 def test_tnb_data_names_the_corpus_and_checks_its_places_before_the_checksum_rule(tmp_path):
     "`wmt15 must be wmt14` once named no argument; a DEST that is a file, a missing --archives folder, a bad --base-url once met the checksum refusal first."
-    from transformer_nb.wmt14 import data_main, fetch_wmt14
+    from transformer_nb.apps.wmt14 import data_main, fetch_wmt14
     (tmp_path / 'f.txt').write_text('mine'); d = tmp_path / 'd'
     for argv, says in ((['wmt15', d], "argument corpus: wmt15 must be wmt14"),
                        (['wmt14', tmp_path / 'f.txt'], f"argument DEST: {tmp_path / 'f.txt'} is a file; give a folder (new, or one tnb-data wrote)"),
@@ -216,7 +216,7 @@ def test_tnb_data_names_the_corpus_and_checks_its_places_before_the_checksum_rul
 
 def test_an_empty_value_reads_the_same_for_every_option(tmp_path):
     "`--alpha ''` once said 'must be a number' where `--device ''` said 'an empty value'."
-    from transformer_nb.wmt14 import data_main
+    from transformer_nb.apps.wmt14 import data_main
     for main, prog, argv, opt in ((translate_main, 'tnb-translate', ['x', '--alpha', ''], '--alpha'), (translate_main, 'tnb-translate', ['x', '--beam', ' '], '--beam'),
                                   (translate_main, 'tnb-translate', ['x', '--device', ''], '--device'), (average_main, 'tnb-average', ['x', '-o', tmp_path / 'a.pt', '--last', ''], '--last'),
                                   (data_main, 'tnb-data', ['wmt14', tmp_path / 'd', '--retries', ''], '--retries')):
@@ -227,8 +227,8 @@ def test_an_empty_value_reads_the_same_for_every_option(tmp_path):
 
 def test_tnb_train_names_a_train_files_bad_line_by_train(tmp_path):
     "`--train nul.txt ref.txt` once said 'nul.txt, line 1' without --train, where -i, --src and --ref name their option."
-    from transformer_nb.cli import train_main
-    from transformer_nb.datasets import load_dataset
+    from transformer_nb.apps.cli import train_main
+    from transformer_nb.lib.datasets import load_dataset
     (tmp_path / 'nul.txt').write_bytes(b'one\ntw\x00o\n'); (tmp_path / 'ref.txt').write_text('eins\nzwei\n')
     nul = tmp_path / 'nul.txt'
     for pair in ((nul, tmp_path / 'ref.txt'), (tmp_path / 'ref.txt', nul)):

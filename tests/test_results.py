@@ -2,7 +2,7 @@
 import json, re
 from pathlib import Path
 import pytest
-from transformer_nb.records import RESULT_KEYS, load_results, add_result, headline_table, results_table
+from transformer_nb.lib.records import RESULT_KEYS, load_results, add_result, headline_table, results_table
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / 'results' / 'results.json'
 
@@ -26,7 +26,7 @@ def test_results_file_has_real_records():
         assert 'nrefs:1' in r['bleu_signature'] and ('CPU' in r['hardware'] or 'CUDA' in r['hardware']), r['id']
 
 def test_readme_table_is_built_from_the_results_file():
-    "README, \"Use the library\" and 11_results show the headline generated from the results file (the full table is in A12_significance)."
+    "README, \"Use the library\" and 11_results show the headline generated from the results file (the full table is in lib_significance)."
     table = headline_table(load_results(RESULTS))
     assert table in (ROOT / 'README.md').read_text(), "README.md's results table differs from results/results.json: run tools/make_readme.py"
     assert table in stored_markdown_outputs(ROOT / 'nbs' / 'use.ipynb'), "re-run nbs/use.ipynb"
@@ -53,8 +53,8 @@ def test_headline_is_the_best_record_of_each_direction_and_hardware():
             if r is not best: assert all(f"| {r['id']} |" not in l for l in rows), r['id']
 
 def test_results_notebook_shows_the_results_file():
-    assert results_table(load_results(RESULTS)) in stored_markdown_outputs(ROOT / 'nbs' / 'A12_significance.ipynb'), \
-        "nbs/A12_significance.ipynb shows another table than results/results.json: re-run the notebook"
+    assert results_table(load_results(RESULTS)) in stored_markdown_outputs(ROOT / 'nbs' / 'lib_significance.ipynb'), \
+        "nbs/lib_significance.ipynb shows another table than results/results.json: re-run the notebook"
 
 def test_bad_records_are_refused(tmp_path):
     with pytest.raises(ValueError, match='lacks'): add_result(tmp_path / 'r.json', {'id': 'x', 'bleu': 1.0})
@@ -66,10 +66,10 @@ def test_bad_records_are_refused(tmp_path):
 import importlib.util
 from transformer_nb.evaluation import corpus_scores
 from transformer_nb.variations import table3_variants
-from transformer_nb.scoring import TABLE3_KEYS, table3_table
+from transformer_nb.lib.scoring import TABLE3_KEYS, table3_table
 from transformer_nb.model import PRESETS, get_config
-from transformer_nb.options import TrainConfig
-from transformer_nb.cli import _train_parser, _settings
+from transformer_nb.lib.options import TrainConfig
+from transformer_nb.apps.cli import _train_parser, _settings
 
 TABLE3 = ROOT / 'results' / 'table3.json'
 
@@ -81,7 +81,7 @@ def sweep_module():
 def test_sweep_commands_train_exactly_the_variant():
     "The tnb-train options the sweep writes give back each variant's overrides, hence its config."
     flags = sweep_module().flags
-    from transformer_nb.workflow import _split
+    from transformer_nb.apps.workflow import _split
     for name, o in table3_variants(PRESETS['mini']).items():
         a = _train_parser().parse_args(['--dataset', 'multi30k', '--preset', 'small', *flags(o)])
         given = _settings(a)[0]
@@ -121,7 +121,7 @@ def test_corrupt_results_file_is_named(tmp_path):
     with pytest.raises(ValueError, match=r't3.json is not a results file'): load_results(tmp_path / 't3.json', TABLE3_KEYS)
 
 # --- stored translations behind the significance tests (11_results, 10_decoding; experiments/hypotheses.py) ---
-from transformer_nb.datasets import load_dataset
+from transformer_nb.lib.datasets import load_dataset
 
 HYPS = ROOT / 'results' / 'hyps'
 GPU_LOGS = ROOT / 'results' / 'gpu' / 'logs'
@@ -158,8 +158,8 @@ def test_stored_translations_give_their_recorded_scores(m30k_dir):
 def test_cpu_hour_runs_are_the_recipe_and_chosen_on_valid():
     "results/cpu_hour.json (experiments/cpu_hour.py): runs of the cpu-hour recipe as it stands, curves in time order, the final model chosen on valid."
     from dataclasses import asdict
-    from transformer_nb.options import TrainConfig
-    from transformer_nb.tasks import CPU_HOUR_RECIPE
+    from transformer_nb.lib.options import TrainConfig
+    from transformer_nb.apps.tasks import CPU_HOUR_RECIPE
     recs = json.loads((ROOT / 'results' / 'cpu_hour.json').read_text())
     assert {r['direction'] for r in recs} >= {'de-en'}
     want = {k: v for k, v in asdict(TrainConfig(**CPU_HOUR_RECIPE.train)).items() if k not in ('keep', 'progress')}

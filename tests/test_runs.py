@@ -1,10 +1,10 @@
-"""Run folders (A04_runs) through `tnb-train`, with real processes: a folder holding another run is refused, a run that
+"""Run folders (lib_runs) through `tnb-train`, with real processes: a folder holding another run is refused, a run that
 fails early leaves no folder behind, two live runs cannot share one, a read-only folder is refused before training, and
 links planted in a run folder while it trains are replaced, never followed."""
 import json, signal, subprocess
 import pytest
-from transformer_nb.checkpoints import open_checkpoint
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.checkpoints import open_checkpoint
+from transformer_nb.lib.runs import RunFolder
 from conftest import ENV, TINY, cmd, tool, one_line, said, inject_code, Live
 import warnings
 
@@ -53,7 +53,7 @@ def test_read_only_out_fails_before_training(readonly_dir):
 
 
 # In the child: before update 9, wait (at most a minute) until the test has planted its links and created GO.
-_PAUSE = ("import os, time, transformer_nb.trainer as T; _u = T.Trainer.update\n"
+_PAUSE = ("import os, time, transformer_nb.lib.trainer as T; _u = T.Trainer.update\n"
           "def _update(self, *a, **k):\n"
           "    if self.step == 8:\n"
           "        print('PAUSED', flush=True); end = time.time() + 60\n"
@@ -116,7 +116,7 @@ def test_a_resume_removes_a_cut_last_line_of_the_log(tmp_path):
     assert f"removed 1 line(s) cut short (a run stopped while writing them) from {out / 'log.jsonl'}: it is JSON Lines again".encode() in r.stdout, r.stdout[-2000:]
     assert b'removed 1 record(s) of updates past 4' in r.stdout and 'last line was cut' not in r.stderr, r.stderr[-2000:]
 
-# The run folder (A04_runs): one claim for a run, and a log that survives a cut line.
+# The run folder (lib_runs): one claim for a run, and a log that survives a cut line.
 def test_a_cut_last_line_does_not_swallow_the_next_record(tmp_path):
     "A disk that filled up mid-record leaves the log's last line cut: the next record starts on a line of its own."
     run = RunFolder(tmp_path)
@@ -145,7 +145,7 @@ def test_a_resume_trims_the_log_past_its_checkpoint(tmp_path):
     assert run.trim_log(8) == (0, 0)
 
 def test_claim_refuses_another_runs_files_and_overwrite_deletes_them(tmp_path):
-    from transformer_nb.runs import RunConflict
+    from transformer_nb.lib.runs import RunConflict
     run = RunFolder(tmp_path)
     run.checkpoint(10).write_bytes(b'w')
     with pytest.raises(RunConflict, match="holds another run's files") as e:
@@ -159,7 +159,7 @@ def test_claim_refuses_another_runs_files_and_overwrite_deletes_them(tmp_path):
 
 def test_run_folder_functions_want_a_path():
     "RunFolder(None), read_files(None) and checkpoint_step(None) were pathlib's 'expected str, bytes or os.PathLike object'."
-    from transformer_nb.runs import checkpoint_step, read_files
+    from transformer_nb.lib.runs import checkpoint_step, read_files
     for call, says in ((lambda: RunFolder(None), "path must be a run folder's path, got a NoneType"),
                        (lambda: read_files(3), 'path must be a checkpoint file or a run folder, got a int'),
                        (lambda: checkpoint_step(None), "path must be a file's path, got a NoneType")):
@@ -170,7 +170,7 @@ def test_run_folder_functions_want_a_path():
 
 def test_portable_paths_hold_no_folder_of_this_machine(tmp_path):
     "A path a record keeps: relative as given, relative to the record's folder when beside it, else its name; in a command's words too."
-    from transformer_nb.runs import portable_path, portable_command
+    from transformer_nb.lib.runs import portable_path, portable_command
     base = tmp_path / 'project' / 'results'
     assert portable_path(tmp_path / 'project' / 'runs' / 'x' / 'average.pt', base) == '../runs/x/average.pt'
     assert portable_path('/somewhere/else/average.pt', base) == 'average.pt' and portable_path('runs/x', base) == 'runs/x'
@@ -178,13 +178,13 @@ def test_portable_paths_hold_no_folder_of_this_machine(tmp_path):
     assert line == 'tnb-train --dataset copy --out ../runs/x --data-dir=corpus' and str(tmp_path) not in line, line
 
 
-# The lock (A04_runs): O_EXCL and a record of its holder, so that it holds on a shared file system without flock, and a
+# The lock (lib_runs): O_EXCL and a record of its holder, so that it holds on a shared file system without flock, and a
 # holder that died (kill -9, a node gone) is recognised, while nothing of a live run is ever taken over.
 import errno, os, sys, time
-from transformer_nb import runs as R
-from transformer_nb.safeguards import UserError
+from transformer_nb.lib import runs as R
+from transformer_nb.lib.safeguards import UserError
 
-_HOLD = ("import sys, time\nfrom transformer_nb.runs import RunFolder\n"
+_HOLD = ("import sys, time\nfrom transformer_nb.lib.runs import RunFolder\n"
          "with RunFolder(sys.argv[1]).lock(): print('held', flush=True); time.sleep(600)\n")
 
 def _holder(folder) -> subprocess.Popen:
@@ -250,7 +250,7 @@ def test_the_holder_touches_its_lock(tmp_path, monkeypatch):
 
 def test_the_same_command_killed_before_its_first_checkpoint_starts_again(tmp_path):
     "A first start killed before its first checkpoint leaves its lock and log: the same command starts the run again, another is refused."
-    from transformer_nb.runs import RunConflict
+    from transformer_nb.lib.runs import RunConflict
     gone = int(subprocess.run([sys.executable, '-c', 'import os; print(os.getpid())'], capture_output=True, text=True).stdout)
     def killed(argv):
         folder = tmp_path / 'run'; folder.mkdir(exist_ok=True)

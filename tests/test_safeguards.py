@@ -1,16 +1,16 @@
-"""Safeguards (A01_safeguards): fast unit tests of each public function, then the guarantees they give the commands,
+"""Safeguards (lib_safeguards): fast unit tests of each public function, then the guarantees they give the commands,
 checked with real processes (marked slow): outputs checked before any work, written whole or not at all, through
 symlinks, FIFOs and devices, never over an input; inputs split on newlines only, decoded with the line and offset of a
 bad byte, a gzip bomb refused."""
 import os, shutil, signal, stat, subprocess, sys
 from pathlib import Path
 import pytest
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.runs import RunFolder
 from conftest import ENV, cmd, tool, one_line, temps
 
 # --- unit tests, one function at a time (fast: no process but the test's own, no training) -------------------------
 
-from transformer_nb.safeguards import (UserError, in_place, check_output, check_folder, same_file, check_not_inputs, stale_temps,
+from transformer_nb.lib.safeguards import (UserError, in_place, check_output, check_folder, same_file, check_not_inputs, stale_temps,
                                        clean_stale_temps, atomic_open, atomic_write, decode_lines, read_stream, read_stdin_lines,
                                        check_text_file, read_text_lines, check_gzip, iter_lines, as_available, output_stream,
                                        printable, folder_lock, deferred_interrupts)
@@ -51,8 +51,8 @@ def test_check_output_accepts_what_can_be_written(tmp_path):
 
 def test_check_output_never_replaces_what_it_was_not_asked_to(tmp_path):
     "An existing file without overwrite, a symlink (even with it), a training checkpoint's name, a run's own files: one line each, nothing touched."
-    from transformer_nb.checks import SettingError
-    from transformer_nb.process import said
+    from transformer_nb.lib.checks import SettingError
+    from transformer_nb.lib.process import said
     (tmp_path / 'old.txt').write_text('x'); (tmp_path / 'link.txt').symlink_to(tmp_path / 'old.txt')
     (tmp_path / 'dangling').symlink_to(tmp_path / 'not-yet.txt')
     run = tmp_path / 'run'; run.mkdir(); (run / 'checkpoint-0000040.pt').write_bytes(b'ck'); (run / 'log.jsonl').write_text('{}\n')

@@ -6,10 +6,10 @@ import os, shutil
 from pathlib import Path
 import pytest, torch
 import transformer_nb
-from transformer_nb.checks import SettingError
-from transformer_nb.process import said
-from transformer_nb.checkpoints import average_run, open_checkpoint
-from transformer_nb import cli
+from transformer_nb.lib.checks import SettingError
+from transformer_nb.lib.process import said
+from transformer_nb.lib.checkpoints import average_run, open_checkpoint
+from transformer_nb.apps import cli
 from test_refusals_paths import run, error_line   # the in-process harness of the refusal tests
 
 torch.set_num_threads(1)
@@ -116,8 +116,8 @@ def test_average_refuses_in_the_library_what_the_command_refuses(place):
 
 def test_translate_file_refuses_what_tnb_translate_refuses(place):
     "`translate_file(..., output)` and `tnb-translate -i ... -o ...`: the same rule, the same words; replaced with overwrite=True."
-    from transformer_nb.checkpoints import model_from_checkpoint
-    from transformer_nb.fast_decoding import translate_file
+    from transformer_nb.lib.checkpoints import model_from_checkpoint
+    from transformer_nb.lib.fast_decoding import translate_file
     model, tok, _ = model_from_checkpoint(NUMBERS)
     (place / 'link.txt').symlink_to(place / 'notes.txt')
     for target in (place / 'notes.txt', place / 'link.txt'):
@@ -144,7 +144,7 @@ def test_a_refused_run_leaves_no_folder(tmp_path, monkeypatch):
 
 def test_train_help_lists_the_recipes_of_the_registry(capsys):
     "The --recipe names of every task, from the registry, with the datasets they train on."
-    from transformer_nb import tasks
+    from transformer_nb.apps import tasks
     with pytest.raises(SystemExit): cli.train_main(['--help'])
     text = capsys.readouterr().out
     tasks.load_all()
@@ -160,12 +160,12 @@ def test_a_named_pipe_as_input_is_refused_at_once(place):
     os.mkfifo(place / 'fifo')
     out, err, code = run(cli.translate_main, [NUMBERS, '-i', place / 'fifo', '--threads', '1'])
     assert code == 2 and error_line(err, 'tnb-translate').startswith(f"-i {place / 'fifo'} is a named pipe (FIFO): reading it would wait"), err
-    from transformer_nb.wmt14 import read_checksums
+    from transformer_nb.apps.wmt14 import read_checksums
     with pytest.raises(ValueError, match='is a named pipe'): read_checksums(place / 'fifo')   # tnb-data --checksums FIFO
 
 def test_the_library_refuses_a_run_folder_that_is_a_symlink(tmp_path):
     "train_model(out=LINK), as tnb-train --out LINK: refused in one line naming the link; nothing written where it points."
-    from transformer_nb.workflow import train_model
+    from transformer_nb.apps.workflow import train_model
     (tmp_path / 'real').mkdir(); (tmp_path / 'link').symlink_to(tmp_path / 'real')
     with pytest.raises(ValueError) as e: train_model('copy', preset='tiny', steps=1, out=tmp_path / 'link', say=lambda *a: None)
     assert str(e.value).startswith(f"the run folder {tmp_path / 'link'} is a symlink: refusing to write through it"), str(e.value)

@@ -1,7 +1,7 @@
-"`significance` (A12_significance): the paired bootstrap, sacreBLEU's for corpus scores and ours for sentence-averaged ones; what they refuse, in one line naming the argument, and what they call no difference."
+"`significance` (lib_significance): the paired bootstrap, sacreBLEU's for corpus scores and ours for sentence-averaged ones; what they refuse, in one line naming the argument, and what they call no difference."
 import re
 import pytest
-from transformer_nb.significance import paired_bootstrap, paired_bootstrap_mean, _significance_table
+from transformer_nb.lib.significance import paired_bootstrap, paired_bootstrap_mean, _significance_table
 
 REFS = ['A man is riding a bike.', 'Two dogs play in the snow.', 'A girl reads a book.', 'People walk in a park.'] * 25
 

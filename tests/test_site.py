@@ -1,5 +1,6 @@
 """The docs site as its readers meet it: the sidebar (nbs/sidebar.yml, kept by nbdev) lists every notebook once in course
-order, every notebook's previous and next links follow that one order, every appendix is titled "Appendix AN: ...",
+order (the paper, then the library's notebooks, the applications' and the course's, each wing a section of its own),
+every notebook's previous and next links follow that one order, every wing's notebook has a title that says what it is,
 and tools/check_site.py finds the titles on pages written as Pandoc writes them."""
 import json, re, sys
 from pathlib import Path
@@ -45,13 +46,36 @@ def test_the_sidebar_is_kept_and_lists_every_notebook_once():
     assert len(listed) == len(set(listed)), f"listed twice: {sorted({n for n in listed if listed.count(n) > 1})}"
     assert not {p.name for p in NBS.glob('*.ipynb')} - set(listed), "notebooks missing from nbs/sidebar.yml"
 
+WINGS = ('lib', 'apps', 'course')           # the package's wings past the paper, in the sidebar's order
+
+def wing_of(name:str) -> str|None: return next((w for w in WINGS if name.startswith(w + '_')), None)
+
+def sections(text:str) -> dict[str, list[str]]:
+    "A sidebar's sections: title -> the notebooks it lists."
+    import yaml                                                       # nbdev's own dependency
+    return {e['section']: e['contents'] for e in yaml.safe_load(text)['website']['sidebar']['contents'] if isinstance(e, dict)}
+
 def test_the_sidebar_reads_in_course_order():
-    order = sidebar_entries((NBS / 'sidebar.yml').read_text(encoding='utf-8'))
+    text = (NBS / 'sidebar.yml').read_text(encoding='utf-8')
+    order = sidebar_entries(text)
     paper = sorted(p.name for p in NBS.glob('[0-9][0-9]_*.ipynb'))
-    apps = [n for n in order if re.match(r'A\d+_', n)]
     assert order[0] == 'index.ipynb' and order[-1] == 'pitfalls.ipynb'
     assert order[1:1 + len(paper)] == paper
-    assert [int(re.match(r'A(\d+)', n)[1]) for n in apps] == sorted(int(re.match(r'A(\d+)', n)[1]) for n in apps)
+    wings = [wing_of(n) for n in order if wing_of(n)]
+    assert wings == sorted(wings, key=WINGS.index), "the library's notebooks, then the applications', then the course's"
+    assert all(n.endswith('.ipynb') and (re.match(r'\d\d_', n) or wing_of(n) or n in ('index.ipynb', 'use.ipynb', 'developers.ipynb', 'pitfalls.ipynb'))
+               for n in order), "a notebook is a paper section, a wing's, or one of the four pages"
+
+def test_each_wing_is_a_sidebar_section_of_its_own():
+    by_section = sections((NBS / 'sidebar.yml').read_text(encoding='utf-8'))
+    wings = {t: {wing_of(n) for n in names} for t, names in by_section.items() if any(wing_of(n) for n in names)}
+    assert sorted(w for ws in wings.values() for w in ws) == sorted(WINGS), wings
+    assert all(len(ws) == 1 for ws in wings.values()), f"a section mixes wings: {wings}"
+
+def test_the_wing_checks_can_fail():
+    text = 'website:\n  sidebar:\n    contents:\n      - index.ipynb\n      - section: "A"\n        contents:\n          - lib_a.ipynb\n          - apps_b.ipynb\n      - c.ipynb\n'
+    assert sections(text) == {'A': ['lib_a.ipynb', 'apps_b.ipynb']}
+    assert wing_of('lib_trainer.ipynb') == 'lib' and wing_of('library.ipynb') is None
 
 def test_previous_and_next_links_follow_the_sidebar():
     order = course_order()
@@ -67,13 +91,14 @@ def test_the_chain_check_can_fail():
     assert chain_problems(order, good) == []
     bad = {**good, 'b.ipynb': (('a.ipynb', None), ('index.ipynb', None))}
     assert chain_problems(order, bad) == ["b.ipynb (bottom): links ('index.ipynb', None), the course order wants ('a.ipynb', None)"]
-    assert nav('[← A15_treebank](A15_treebank.ipynb) · [index](index.ipynb) · [pitfalls →](pitfalls.ipynb)') == ('A15_treebank.ipynb', 'pitfalls.ipynb')
+    assert nav('[← lib_treebank](lib_treebank.ipynb) · [index](index.ipynb) · [pitfalls →](pitfalls.ipynb)') == ('lib_treebank.ipynb', 'pitfalls.ipynb')
 
-@pytest.mark.parametrize('p', sorted(NBS.glob('A[0-9]*_*.ipynb')), ids=lambda p: p.stem)
-def test_appendix_titles_follow_one_pattern(p):
+@pytest.mark.parametrize('p', sorted(p for p in NBS.glob('*.ipynb') if wing_of(p.name)), ids=lambda p: p.stem)
+def test_wing_titles_say_what_each_is(p):
+    "A wing's notebook is titled by what it holds ('# The trainer'), never by a number or its file name."
     title = ''.join(cells(p)[0]['source']).splitlines()[0]
-    n = int(re.match(r'A(\d+)_', p.name)[1])                  # the file's two digits, the title's number: A01_ is Appendix A1
-    assert re.fullmatch(rf'# Appendix A{n}: \S.*', title), f"{p.name}: {title!r} is not '# Appendix A{n}: ...'"
+    assert re.fullmatch(r'# [A-Z`]\S*( \S+)*', title) and not re.search(r'Appendix|\bA\d+\b|_', title.split('`')[0]), \
+        f"{p.name}: {title!r} should say what the notebook holds"
 
 def pandoc_page(title:str) -> str:
     "A page as Quarto's Pandoc writes it: smart quotes, HTML entities, the title in its own element."
@@ -83,17 +108,17 @@ def pandoc_page(title:str) -> str:
 def test_check_site_reads_titles_as_pandoc_writes_them(tmp_path):
     nbs, site = tmp_path / 'nbs', tmp_path / '_docs'
     nbs.mkdir(); site.mkdir()
-    titles = {'index': 'transformer_nb', 'A17_commands': "Appendix A17: the commands' machinery",
+    titles = {'index': 'transformer_nb', 'apps_commands': "apps_commands: the commands' machinery",
               '03_ffn': 'The `FeedForward` *block* & friends'}
     page = lambda stem: site / nbpath2html(nbs / f'{stem}.ipynb').name
     for stem, title in titles.items():
         (nbs / f'{stem}.ipynb').write_text(json.dumps({'cells': [{'cell_type': 'markdown', 'source': [f'# {title}']}]}))
         page(stem).write_text(pandoc_page(title), encoding='utf-8')
-    assert 'the commands’ machinery' in page('A17_commands').read_text(encoding='utf-8')
+    assert 'the commands’ machinery' in page('apps_commands').read_text(encoding='utf-8')
     assert check_site.problems(site, nbs) == []
-    page('A17_commands').write_text(pandoc_page('Appendix A17: another title'), encoding='utf-8')
+    page('apps_commands').write_text(pandoc_page('apps_commands: another title'), encoding='utf-8')
     page('03_ffn').unlink()
-    assert [b.split(':')[0] for b in check_site.problems(site, nbs)] == ['03_ffn.ipynb', 'A17_commands.ipynb']
+    assert [b.split(':')[0] for b in check_site.problems(site, nbs)] == ['03_ffn.ipynb', 'apps_commands.ipynb']
 
 import check_docs                                                      # noqa: E402
 
@@ -104,8 +129,8 @@ NOISY = ('---\n\n### model_from_checkpoint\n\n```python\ndef model_from_checkpoi
          '    name:NoneType=None, # how errors name a checkpoint given as a dict\n)->tuple:\n```\n\n*A model.*')
 
 def test_the_api_check_finds_noise_and_missing_source_links():
-    assert check_docs.api_problems({'A5.ipynb': [_showdoc_cell(NOISY)]}) == [
-        "A5.ipynb: model_from_checkpoint: 'NoneType' in its signature", 'A5.ipynb: model_from_checkpoint: no link to its source']
+    assert check_docs.api_problems({'lib_checkpoints.ipynb': [_showdoc_cell(NOISY)]}) == [
+        "lib_checkpoints.ipynb: model_from_checkpoint: 'NoneType' in its signature", 'lib_checkpoints.ipynb: model_from_checkpoint: no link to its source']
     for noise in ('cfg:__main__.TransformerConfig', 'backward:function=<lambda>', 'x=<function f at 0x7f>'):
         md = NOISY.replace('ckpt_or_path', noise).replace('---\n\n', '---\n\n[source](https://github.com/a/b/blob/main/m.py#L1)\n\n')
         assert len(check_docs.api_problems({'x.ipynb': [_showdoc_cell(md)]})) == 1, noise
@@ -116,8 +141,8 @@ def test_api_entries_are_written_from_the_source():
     api_entries(cell)
     md = cell['outputs'][0]['data']['text/markdown']
     assert 'device=None' in md and 'NoneType' not in md and '# how errors name a checkpoint' in md, md
-    assert check_docs.api_problems({'A5.ipynb': [cell]}) == [], md
-    assert '/blob/main/transformer_nb/checkpoints.py#L' in md
+    assert check_docs.api_problems({'lib_checkpoints.ipynb': [cell]}) == [], md
+    assert '/blob/main/transformer_nb/lib/checkpoints.py#L' in md
     cls = api_entry('---\n\n### AttentionExplorer\n\n```python\ndef AttentionExplorer(\n    data:dict, start:VAR_KEYWORD\n):\n```\n')
     assert 'class AttentionExplorer(' in cls and 'def AttentionExplorer' not in cls
     prop = api_entry('---\n\n### TransformerConfig.max_positions\n\n```python\ndef max_positions(\n    \n):\n```\n')
@@ -246,7 +271,7 @@ def test_the_colab_badge_comes_from_the_site(monkeypatch):
     assert cell['source'] == md
 
 def test_the_link_check_reads_code_as_code(tmp_path):
-    "A link written inside a fenced code block (A22 shows source that builds `[source]({url})`) is not checked; one outside"
+    "A link written inside a fenced code block (apps_api_entries shows source that builds `[source]({url})`) is not checked; one outside"
     " it, or an image inside a raw HTML block, is."
     md = lambda s: {'cell_type': 'markdown', 'source': [s]}
     pages = {'a.ipynb': [md('```python\nf"[source]({url})"\n```\n\n[b](b.ipynb)\n\n```{=html}\n<img src="x.png">\n```\n')]}

@@ -1,9 +1,9 @@
-"""The CPU speed levers (A08_speed): the same function as 09's, and a model left as it was given."""
+"""The CPU speed levers (lib_speed): the same function as 09's, and a model left as it was given."""
 import torch, torch.nn as nn
 from transformer_nb.core import set_seed
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import label_smoothed_nll
-from transformer_nb.speed import CpuLevers, FastDropout, BufferedLinear, kept_output, fused_label_smoothed_nll
+from transformer_nb.lib.speed import CpuLevers, FastDropout, BufferedLinear, kept_output, fused_label_smoothed_nll
 
 def test_fused_loss_matches_09s():
     set_seed(0)

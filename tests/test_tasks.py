@@ -1,28 +1,28 @@
-"The task registry (A13_tasks): complete on import, and a new task is one file and one registration (tests/tasks_example.py)."
+"The task registry (apps_tasks): complete on import, and a new task is one file and one registration (tests/tasks_example.py)."
 import json, subprocess, sys
 from pathlib import Path
 import pytest
-from transformer_nb.tasks import TASKS, BUILT_IN, get_task, task_for, task_names, dataset_names, register_task, Task
-from transformer_nb.datasets import DATASETS, load_dataset
-from transformer_nb.records import RECORD_KINDS, check_results_file
+from transformer_nb.apps.tasks import TASKS, BUILT_IN, get_task, task_for, task_names, dataset_names, register_task, Task
+from transformer_nb.lib.datasets import DATASETS, load_dataset
+from transformer_nb.lib.records import RECORD_KINDS, check_results_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
 def test_the_registry_is_complete_on_a_bare_import():
-    "get_task('parsing') after `import transformer_nb.tasks` alone: the registry imports the parsing module when asked."
-    code = ("import sys, transformer_nb.tasks as t\n"
-            "assert 'transformer_nb.parsing_task' not in sys.modules\n"
+    "get_task('parsing') after `import transformer_nb.apps.tasks` alone: the registry imports the parsing module when asked."
+    code = ("import sys, transformer_nb.apps.tasks as t\n"
+            "assert 'transformer_nb.apps.parsing_task' not in sys.modules\n"
             "assert t.get_task('parsing').name == 'parsing' and t.task_for('numbers').name == 'numbers'\n"
-            "from transformer_nb.datasets import load_dataset\n"
+            "from transformer_nb.lib.datasets import load_dataset\n"
             "assert load_dataset('parsing', n_train=3, n_valid=1, n_test=1).name == 'parsing'\n"
-            "from transformer_nb.records import RECORD_KINDS; assert 'parsing' in RECORD_KINDS\n"
+            "from transformer_nb.lib.records import RECORD_KINDS; assert 'parsing' in RECORD_KINDS\n"
             "print('ok')")
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == 'ok', r.stderr[-2000:]
 
 def test_commands_import_no_task_by_hand():
     for m in ('commands', 'cli'):
-        assert 'transformer_nb.parsing_task' not in (ROOT / 'transformer_nb' / f'{m}.py').read_text(), m
+        assert 'transformer_nb.apps.parsing_task' not in (ROOT / 'transformer_nb' / 'apps' / f'{m}.py').read_text(), m
 
 def test_built_in_entries_say_what_their_tasks_claim():
     assert set(BUILT_IN) <= set(task_names()) and {'numbers', 'copy', 'multi30k', 'files', 'parsing'} <= set(dataset_names())
@@ -45,9 +45,9 @@ def reversal():
     TASKS.pop('reversal', None); DATASETS.pop('reversal', None); RECORD_KINDS.pop('reversal', None)
 
 def test_a_new_task_is_one_file_and_one_registration(reversal, tmp_path):
-    from transformer_nb.checkpoints import open_checkpoint
-    from transformer_nb.workflow import train_model
-    from transformer_nb.test_sets import test_set, score_test_set, record_evaluation
+    from transformer_nb.lib.checkpoints import open_checkpoint
+    from transformer_nb.apps.workflow import train_model
+    from transformer_nb.apps.test_sets import test_set, score_test_set, record_evaluation
     t = get_task('reversal')
     assert task_for('reversal') is t and load_dataset('reversal', n_train=2, n_valid=0, n_test=0).train[0][1].split() == \
            load_dataset('reversal', n_train=2, n_valid=0, n_test=0).train[0][0].split()[::-1]

@@ -1,8 +1,8 @@
-"""Reading a command's sentences (A27_text_io): standard input through a descriptor of its own. The rest of the module is
+"""Reading a command's sentences (lib_text_io): standard input through a descriptor of its own. The rest of the module is
 tested beside its code in the notebook; tnb-translate's refusal of a stream at its first line, which used to abort at
 exit, is a case of tests/test_user_walk.py (a-100k-character-line)."""
 import contextlib, os, sys
-from transformer_nb.textio import sentence_batches
+from transformer_nb.lib.textio import sentence_batches
 
 def test_standard_input_is_read_through_a_descriptor_of_its_own(monkeypatch):
     "Python's shutdown closes sys.stdin while `as_available`'s thread may be reading it (a fatal error, exit -6); a duplicate of its descriptor it never closes."

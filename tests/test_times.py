@@ -113,7 +113,7 @@ def test_a_busy_machine_is_never_called_quiet():
     assert rn.where_measured(t, ['a']) == 'on a 2-core machine whose load was not recorded'
 
 # ---------------------------------------------------------------- beside a laptop's other work
-# Each paper notebook caps PyTorch's threads (A23_machine's `notebook_threads`), so that beside two busy processes Run All
+# Each paper notebook caps PyTorch's threads (lib_machine's `notebook_threads`), so that beside two busy processes Run All
 # takes at most 3 times as long as without them: both measured one after the other on the same machine, into
 # results/notebook_times_busy.json (`tools/run_notebooks.py --busy 2`, see its docstring).
 BUSY, SLOWER_MAX = ROOT / 'results' / 'notebook_times_busy.json', 3

@@ -1,4 +1,4 @@
-"""The command-line tools and the library agree (A19_cli, A04_runs, A13_tasks): a run folder stands for the same file in
+"""The command-line tools and the library agree (apps_cli, lib_runs, apps_tasks): a run folder stands for the same file in
 every tool and in `model_from_checkpoint`, and each tool says which; `train_model(task=...)` is the run `tnb-train`
 makes, bit for bit; and label smoothing goes from `tnb-train --eps-ls` to the loss one way, as a training setting.
 The tools run in this process (their entry points take `argv`), so no interpreter is started."""
@@ -6,14 +6,14 @@ import contextlib, io, os, shutil, subprocess, sys
 from dataclasses import fields
 from pathlib import Path
 import pytest, torch
-from transformer_nb.cli import train_main, translate_main, evaluate_main, export_main, _train_parser, _settings
-from transformer_nb.checkpoints import open_checkpoint, resolve_checkpoint, model_from_checkpoint
-from transformer_nb.datasets import load_dataset
+from transformer_nb.apps.cli import train_main, translate_main, evaluate_main, export_main, _train_parser, _settings
+from transformer_nb.lib.checkpoints import open_checkpoint, resolve_checkpoint, model_from_checkpoint
+from transformer_nb.lib.datasets import load_dataset
 from transformer_nb.model import TransformerConfig
-from transformer_nb.runs import RunFolder, checkpoint_name
-from transformer_nb.workflow import train_model, resume_run, _split
-from transformer_nb.trainer import Trainer
-from transformer_nb.options import TrainConfig
+from transformer_nb.lib.runs import RunFolder, checkpoint_name
+from transformer_nb.apps.workflow import train_model, resume_run, _split
+from transformer_nb.lib.trainer import Trainer
+from transformer_nb.lib.options import TrainConfig
 from transformer_nb.data import encode_pairs
 
 
@@ -84,7 +84,7 @@ def test_a_run_folder_is_one_file_everywhere(copy_run):
 @pytest.mark.slow                     # two short runs of the main job's recipe (tokenizer and corpus included)
 def test_train_model_is_tnb_train_bit_for_bit(tmp_path):
     "`train_model(task='numbers', steps=N)` and `tnb-train --steps N` give the same weights, tokenizer and losses."
-    from transformer_nb.machine import limit_threads
+    from transformer_nb.lib.machine import limit_threads
     limit_threads(None)          # as a fresh process starts: not the threads another test of this worker chose (both keep those)
     train_model(task='numbers', steps=6, out=str(tmp_path / 'py'), progress=False, say=lambda m: None)
     out, err, code = run(train_main, ['--steps', '6', '--out', tmp_path / 'cli', '--no-progress', '--test-limit', '0'])
@@ -107,8 +107,8 @@ def test_train_model_is_tnb_train_bit_for_bit_with_no_thread_setting(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ('TNB_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'TNB_COMMIT')}
     env['PYTHONPATH'] = os.pathsep.join([str(Path(__file__).resolve().parents[1]), env.get('PYTHONPATH', '')])
     said = "import atexit, sys, torch; atexit.register(lambda: print('threads', torch.get_num_threads(), file=sys.stderr)); "
-    py = said + "from transformer_nb.workflow import train_model; train_model(task='numbers', steps=6, out=sys.argv[1], progress=False, say=print)"
-    cli = said + "from transformer_nb.cli import train_main; train_main(sys.argv[1:])"
+    py = said + "from transformer_nb.apps.workflow import train_model; train_model(task='numbers', steps=6, out=sys.argv[1], progress=False, say=print)"
+    cli = said + "from transformer_nb.apps.cli import train_main; train_main(sys.argv[1:])"
     runs = [subprocess.run([sys.executable, '-c', code, *args], capture_output=True, text=True, env=env, timeout=600) for code, args in
             ((py, [str(tmp_path / 'py')]), (cli, ['--steps', '6', '--out', str(tmp_path / 'cli'), '--no-progress', '--test-limit', '0']))]
     for r in runs: assert r.returncode == 0, r.stderr[-2000:]
@@ -160,7 +160,7 @@ def test_a_new_run_folder_is_checked_once_and_the_beam_said_as_an_option(tmp_pat
 
 def test_a_resume_reads_and_checks_its_checkpoint_once(copy_run, tmp_path, monkeypatch):
     "tnb-train --resume FOLDER: the checkpoint is resolved, read and checked once (its generators restored and checked once), and the folder claimed once."
-    import transformer_nb.checkpoints as C
+    import transformer_nb.lib.checkpoints as C
     d, t = copy_run
     folder = Path(shutil.copytree(t.run.path, tmp_path / 'run'))
     loads, rngs, conflicts = counting(monkeypatch, torch, 'load'), counting(monkeypatch, C, '_check_rng'), counting(monkeypatch, RunFolder, 'conflicts')
@@ -169,20 +169,20 @@ def test_a_resume_reads_and_checks_its_checkpoint_once(copy_run, tmp_path, monke
     monkeypatch.setattr(Trainer, 'fit', lambda self: (at_fit.append((list(loads), len(rngs))), real_fit(self))[1])
     out, err, code = run(train_main, ['--resume', folder, '--steps', '6', '--no-progress', '--test-limit', '0', '--threads', '1'])
     assert code == 0, err
-    # one read of weights, one check, before training; a look at another checkpoint's metadata (its run id, A04) maps the
-    # file and reads no tensor, so only loads from the bytes read and hashed (A05) count
+    # one read of weights, one check, before training; a look at another checkpoint's metadata (its run id, lib_runs) maps the
+    # file and reads no tensor, so only loads from the bytes read and hashed (lib_checkpoints) count
     read = [[x for x in loads if not isinstance(x, (str, Path))] for loads, _ in at_fit]
     assert len(at_fit) == 1 and len(read[0]) == 1 and at_fit[0][1] == 1, at_fit
-    (src,) = read[0]                                                  # the checkpoint's bytes, read once and hashed as read (A05)
+    (src,) = read[0]                                                  # the checkpoint's bytes, read once and hashed as read (lib_checkpoints)
     assert src == folder / checkpoint_name(4) or (hasattr(src, 'getvalue') and src.getvalue() == (folder / checkpoint_name(4)).read_bytes()), src
     assert len(conflicts) == 1 and open_checkpoint(folder / checkpoint_name(6), None).step == 6
 
 
 def test_an_early_stop_a_task_refuses_is_one_sentence_said_as_an_option(copy_run, tmp_path):
     "The task states once that its outputs take the exact search (`Task.check_decoding`); tnb-translate says it in the same words."
-    from transformer_nb.checkpoints import save_checkpoint
-    from transformer_nb.options import Decoding
-    from transformer_nb.tasks import get_task
+    from transformer_nb.lib.checkpoints import save_checkpoint
+    from transformer_nb.lib.options import Decoding
+    from transformer_nb.apps.tasks import get_task
     d, t = copy_run
     ck = torch.load(t.last_checkpoint, weights_only=True)
     path = save_checkpoint(tmp_path / 'trees.pt', **{**ck, 'meta': {**ck['meta'], 'task': 'parsing'}})   # a model of parse trees
@@ -195,8 +195,8 @@ def test_an_early_stop_a_task_refuses_is_one_sentence_said_as_an_option(copy_run
 
 def test_the_decoding_batch_size_in_the_help_is_the_library_s():
     "tnb-translate's --help states the decoding batch size: the library's one number, read from it."
-    from transformer_nb.cli import _translate_parser
-    from transformer_nb.options import DECODE_BATCH_TOKENS
+    from transformer_nb.apps.cli import _translate_parser
+    from transformer_nb.lib.options import DECODE_BATCH_TOKENS
     a = next(x for x in _translate_parser()._actions if x.dest == 'max_tokens')
     assert f"default: {DECODE_BATCH_TOKENS})" in a.help, a.help
 
@@ -216,8 +216,8 @@ def test_recipe_refusals_are_the_library_s_said_as_options(copy_run, tmp_path):
 def _refusal_cases(vocab:int, long_line:str, long_tokens:int) -> list:
     "(id, args, stdin bytes, the library's refusal (a call on (onnx folder, BytesIO)), the line tnb-translate and translate.mjs say, what the CLI adds)."
     from io import BytesIO
-    from transformer_nb.export import onnx_translate
-    from transformer_nb.safeguards import iter_lines
+    from transformer_nb.apps.export import onnx_translate
+    from transformer_nb.lib.safeguards import iter_lines
     lib = lambda **kw: lambda d: onnx_translate(d, ['one'], **kw)
     lines = lambda d, data: list(iter_lines(BytesIO(data), 'standard input'))
     nul = '; this is not UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)'
@@ -258,7 +258,7 @@ def _refusal_cases(vocab:int, long_line:str, long_tokens:int) -> list:
 def numbers_onnx(numbers, tmp_path_factory):
     "The numbers run (conftest) and its ONNX export (int8, as the site's)."
     pytest.importorskip('onnxruntime', reason="onnxruntime not installed (pip install 'transformer-nb[onnx]')")
-    from transformer_nb.export import export_onnx
+    from transformer_nb.apps.export import export_onnx
     return numbers, export_onnx(numbers, tmp_path_factory.mktemp('refusals') / 'onnx')
 
 @pytest.mark.slow
@@ -267,7 +267,7 @@ def test_the_library_the_command_and_the_live_translator_refuse_alike(numbers_on
     " (`onnx_translate`, `iter_lines`), by `tnb-translate` and by `node nbs/live/translate.mjs` (exit 2) in the same words."
     import shutil as sh
     from conftest import tool
-    from transformer_nb.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import CheckedTokenizer
     node = sh.which('node')
     if node is None: pytest.skip("node is not installed: translate.mjs runs in Node")
     mjs = Path(__file__).resolve().parents[1] / 'nbs' / 'live' / 'translate.mjs'

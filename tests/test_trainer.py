@@ -1,19 +1,19 @@
-"""The Trainer under faults (A09_trainer), through `tnb-train` with real processes: Ctrl-C, SIGTERM and SIGHUP save a
+"""The Trainer under faults (lib_trainer), through `tnb-train` with real processes: Ctrl-C, SIGTERM and SIGHUP save a
 checkpoint and exit 130, 143 and 129; a second Ctrl-C waits for the write; kill -9 during a write and a full or read-only
 disk keep the last good checkpoint; an interrupt while an update is applied resumes bit for bit. Faults that cannot be
 produced for real are injected into the child (`conftest.inject_code`), around the real tools."""
 import os, random, signal, subprocess, time
 import pytest, torch
-from transformer_nb.checkpoints import open_checkpoint
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.checkpoints import open_checkpoint
+from transformer_nb.lib.runs import RunFolder
 from conftest import ENV, TINY, cmd, tool, one_line, temps, default_signals, mount_tmpfs as _mount, inject_code, STARTING, Live, said as quiet
 from transformer_nb.core import set_seed
 from transformer_nb.model import Transformer, get_config
-from transformer_nb.trainer import Trainer
-from transformer_nb.options import TrainConfig
-from transformer_nb.checkpoints import save_checkpoint
-from transformer_nb.datasets import load_dataset
-from transformer_nb.workflow import train_model, run_summary
+from transformer_nb.lib.trainer import Trainer
+from transformer_nb.lib.options import TrainConfig
+from transformer_nb.lib.checkpoints import save_checkpoint
+from transformer_nb.lib.datasets import load_dataset
+from transformer_nb.apps.workflow import train_model, run_summary
 from conftest import copy_ids
 
 @pytest.mark.slow   # runs the tools in fresh processes
@@ -136,7 +136,7 @@ def test_an_interrupt_while_an_update_is_applied_resumes_bit_for_bit(tmp_path):
     assert open_checkpoint(cut / 'checkpoint-0000012.pt', None).meta['train_config']['max_tokens'] == 500
 
 
-# The Trainer (A09_trainer): a finished run resumed completes what it lacks; the caller's model is left as given; a damaged
+# The Trainer (lib_trainer): a finished run resumed completes what it lacks; the caller's model is left as given; a damaged
 # checkpoint is named.
 SMALL = dict(preset='tiny', vocab_size=16, steps=4, max_tokens=400, save_every=2, average=2, valid_every=3, progress=False)
 
@@ -194,14 +194,14 @@ def test_without_a_progress_bar_every_line_goes_to_say(capsys):
 
 def test_plot_history_wants_a_history():
     "plot_history(None) was an AttributeError about .get; a path that is a number, pathlib's own error."
-    from transformer_nb.trainer import plot_history
+    from transformer_nb.lib.trainer import plot_history
     with pytest.raises(TypeError, match=r'^history must be a training history \(a dict: Trainer.history\), got a NoneType$'): plot_history(None)
     with pytest.raises(TypeError, match=r"^path must be a file's path, got a int$"): plot_history({'train': [], 'valid': []}, path=3)
 
 
 def test_the_trainer_is_given_its_precision_and_processes(monkeypatch):
     "Trainer(..., parallel=, precision=) trains with what it is given; without them `trainer_setup` builds them; train_model chooses the precision once."
-    from transformer_nb import trainer as T
+    from transformer_nb.lib import trainer as T
     set_seed(0)
     data, par = copy_ids(64), T.Parallel(device='cpu')
     t = Trainer(Transformer(get_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(steps=1, warmup=1, max_tokens=200, progress=False),
@@ -222,7 +222,7 @@ def test_a_compiled_trainer_makes_one_graph_for_every_batch_shape():
     import numpy as np, torch._dynamo
     from torch._dynamo.utils import counters
     from transformer_nb.model import TransformerConfig
-    from transformer_nb.speed import CpuLevers
+    from transformer_nb.lib.speed import CpuLevers
     rng, V = np.random.default_rng(0), 64
     data = [(np.r_[rng.integers(4, V, rng.integers(2, 40)), 2], np.r_[1, rng.integers(4, V, rng.integers(2, 40)), 2]) for _ in range(400)]
     set_seed(0); model = Transformer(TransformerConfig(src_vocab=V, tgt_vocab=V, d_model=16, N=1, h=2, d_ff=32))
@@ -239,7 +239,7 @@ def test_a_compiled_trainer_makes_one_graph_for_every_batch_shape():
     assert [s['step'] for s in stats] == [1, 2, 3, 4] and all(np.isfinite(s['loss']) and s['loss'] > 0 for s in stats)
 
 
-# The hot path (A09_trainer): between log steps an update reads nothing back from the device, the stop signals' handlers
+# The hot path (lib_trainer): between log steps an update reads nothing back from the device, the stop signals' handlers
 # are installed once a run, the generators are snapshotted whole only for a checkpoint, and none of it changes a loss.
 SYNCS = (('Tensor', 'item'), ('Tensor', 'cpu'), ('Tensor', 'tolist'), ('Tensor', 'numpy'), ('Tensor', '__bool__'),
          ('Tensor', '__float__'), ('Tensor', '__int__'), ('Tensor', '__index__'), ('cuda', 'synchronize'),
@@ -313,7 +313,7 @@ def test_reading_back_every_k_updates_changes_no_figure_and_resumes_exactly(tmp_
 
 def test_a_loss_that_is_not_finite_stops_at_the_next_log_step_before_any_checkpoint(tmp_path):
     "Read back every 3 updates, a NaN that appears at update 5 stops the run at update 6 naming update 5, and checkpoint 6 is never written."
-    from transformer_nb.trainer import TrainingDiverged
+    from transformer_nb.lib.trainer import TrainingDiverged
     t = _trainer(steps=12, log_every=3, save_every=2); t.run = RunFolder(tmp_path)
     real = t._backward
     def poison(*a, **k):
@@ -326,7 +326,7 @@ def test_a_loss_that_is_not_finite_stops_at_the_next_log_step_before_any_checkpo
 
 def test_the_stop_signals_handlers_are_set_once_a_run_and_the_generators_read_for_checkpoints_only(monkeypatch):
     import signal as sg
-    import transformer_nb.trainer as T
+    import transformer_nb.lib.trainer as T
     counts = {}
     for name, owner, attr in (('signal', sg, 'signal'), ('rng_state', T, 'rng_state')):
         real = getattr(owner, attr)
@@ -340,7 +340,7 @@ def test_the_stop_signals_handlers_are_set_once_a_run_and_the_generators_read_fo
 
 def test_a_stop_signal_while_an_update_is_applied_lands_after_it():
     import signal as sg
-    from transformer_nb.trainer import _Gate
+    from transformer_nb.lib.trainer import _Gate
     before = sg.getsignal(sg.SIGINT)
     with _Gate() as gate:
         with pytest.raises(KeyboardInterrupt):
@@ -351,7 +351,7 @@ def test_a_stop_signal_while_an_update_is_applied_lands_after_it():
     assert held == [sg.SIGINT] and sg.getsignal(sg.SIGINT) is before
 
 def test_one_batch_rebuilds_batches_made_for_the_smaller_micro_batch():
-    from transformer_nb.trainer import batch_sampler, Parallel
+    from transformer_nb.lib.trainer import batch_sampler, Parallel
     data = copy_ids(96, 20, seed=5)
     small = TrainConfig(max_tokens=60, tokens_per_update=240, device='cpu', progress=False)
     split = Trainer(Transformer(get_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=small, say=lambda m: None,
@@ -362,17 +362,17 @@ def test_one_batch_rebuilds_batches_made_for_the_smaller_micro_batch():
     assert (one.tc.max_tokens, one.tc.accum, one.sampler.max_tokens) == (240, 1, 240)
 
 def test_the_history_a_checkpoint_holds_is_bounded(monkeypatch, tmp_path):
-    import transformer_nb.trainer as T
+    import transformer_nb.lib.trainer as T
     monkeypatch.setattr(T, 'KEEP_HISTORY', 8)
     t = _trainer(steps=40, log_every=5, save_every=20); t.run = RunFolder(tmp_path); t.fit()
     ck = open_checkpoint(tmp_path, None); h = ck.meta['history']['train']
     assert len(h) <= 8 and [r['step'] for r in h] == list(range(8, 41, 8)), [r['step'] for r in h]
-    from transformer_nb.records import train_time
+    from transformer_nb.lib.records import train_time
     ck.meta['history']['train'] = [{'step': s, 'tokens': 100, 'tok_s': 100.0} for s in (8, 16, 24)]
     assert train_time(ck) == 24.0                                            # each record kept stands for the 8 updates of its stride
 
 def test_a_page_locked_buffer_is_reused_only_once_its_copy_has_finished():
-    from transformer_nb.trainer import _Pinned
+    from transformer_nb.lib.trainer import _Pinned
     class Host(_Pinned):
         def new(self, n): return torch.empty(n, dtype=torch.int64)         # page-locked memory needs a GPU: plain memory here
     class Copy:
@@ -385,7 +385,7 @@ def test_a_page_locked_buffer_is_reused_only_once_its_copy_has_finished():
 
 def test_compiled_the_loss_is_in_the_models_graph_and_the_lengths_are_padded_to_a_multiple_of_8(monkeypatch):
     "torch.compile gets the model and 09's loss as one function (the log-softmax in the graph, no float32 logits handed out of it), over batches whose lengths are multiples of 8."
-    from transformer_nb.speed import CpuLevers
+    from transformer_nb.lib.speed import CpuLevers
     from transformer_nb.training import label_smoothed_nll
     graphs, real = [], torch.compile
     def keep(gm, inputs): graphs.append(gm); return gm.forward           # the graph as dynamo captured it, run as it is
@@ -399,9 +399,9 @@ def test_compiled_the_loss_is_in_the_models_graph_and_the_lengths_are_padded_to_
     assert len(graphs) == 1 and 'log_softmax' in graphs[0].code and stats['loss'] > 0, [g.code[:200] for g in graphs]
 
 def count_checks(monkeypatch) -> list:
-    """Every call of a check of `transformer_nb.checks` (`validate`, `check_value`, `check_*`) and of `precision_dtype`,
+    """Every call of a check of `transformer_nb.lib.checks` (`validate`, `check_value`, `check_*`) and of `precision_dtype`,
     made through any module of the package, appended to the list returned as (check, the function that called it)."""
-    import sys, transformer_nb.checks as C, transformer_nb.machine as M
+    import sys, transformer_nb.lib.checks as C, transformer_nb.lib.machine as M
     checks = {getattr(C, n) for n in dir(C) if n in ('validate', 'check_fields') or n.startswith('check_')} | {M.precision_dtype}
     calls = []
     for mod in [m for n, m in list(sys.modules.items()) if n.startswith('transformer_nb') and m is not None]:

@@ -1,4 +1,4 @@
-"Training (09) and its appendices (A5 checkpoints, A9 trainer): schedule, label smoothing, accumulation, checkpoints (atomic, weights_only, keep-n), resume, NaN stop, Ctrl-C."
+"Training (09) and its appendices (lib_checkpoints checkpoints, lib_trainer trainer): schedule, label smoothing, accumulation, checkpoints (atomic, weights_only, keep-n), resume, NaN stop, Ctrl-C."
 import math, random
 import numpy as np
 import pytest
@@ -7,13 +7,13 @@ import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.model import Transformer, get_config
 from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, make_optimizer
-from transformer_nb.trainer import (Trainer, TrainingDiverged, noam_lr_with_cooldown, make_optimizer_with_cooldown,
+from transformer_nb.lib.trainer import (Trainer, TrainingDiverged, noam_lr_with_cooldown, make_optimizer_with_cooldown,
                                     checked_label_smoothed_nll)
-from transformer_nb.options import TrainConfig
-import transformer_nb.trainer as trainer
+from transformer_nb.lib.options import TrainConfig
+import transformer_nb.lib.trainer as trainer
 from transformer_nb.data import collate
-from transformer_nb.checkpoints import rng_state, set_rng_state, save_checkpoint, open_checkpoint, resolve_checkpoint, model_from_checkpoint, _CKPT_FORMAT
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.checkpoints import rng_state, set_rng_state, save_checkpoint, open_checkpoint, resolve_checkpoint, model_from_checkpoint, _CKPT_FORMAT
+from transformer_nb.lib.runs import RunFolder
 from conftest import copy_ids
 
 torch.set_num_threads(1)

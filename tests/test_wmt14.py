@@ -1,4 +1,4 @@
-"""WMT14 at the paper's scale (A28_wmt14): the download against a loopback server that serves small archives laid out like
+"""WMT14 at the paper's scale (apps_wmt14): the download against a loopback server that serves small archives laid out like
 the real ones (never the network), resumed after a broken connection, refused when damaged or unverifiable, unpacked
 whole or not at all; the paper's recipes, number by number; the time-based checkpoints and the update size; and the
 on-disk data path a `Trainer` reads."""
@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import ENV, ROOT
-from transformer_nb.wmt14 import (WMT14_ARCHIVES, WMT14_PAIRS, pair_archives, sample_archives, serve_folder, fetch_wmt14,
+from transformer_nb.apps.wmt14 import (WMT14_ARCHIVES, WMT14_PAIRS, pair_archives, sample_archives, serve_folder, fetch_wmt14,
                                   download_resumable, sgm_lines, paper_recipe, sample_lines, encode_to_disk, EncodedCorpus,
                                   iter_pairs, ChecksumMismatch, TrainFiles)
-from transformer_nb.safeguards import UserError
+from transformer_nb.lib.safeguards import UserError
 
 @pytest.fixture(scope='module')
 def mirror(tmp_path_factory):
@@ -115,7 +115,7 @@ def test_an_archive_that_cannot_be_unpacked_leaves_no_half_corpus(mirror, tmp_pa
 
 def test_without_a_checksum_nothing_is_used_unless_trusted(mirror, tmp_path, monkeypatch):
     "An archive the package holds no checksum for (here: every one, as for a table of unpublished files) is refused before any download, unless the user gives one or trusts it."
-    from transformer_nb import wmt14
+    from transformer_nb.apps import wmt14
     d, sums = mirror
     monkeypatch.setattr(wmt14, 'WMT14_ARCHIVES', {n: wmt14.Archive(n, a.url) for n, a in WMT14_ARCHIVES.items()})
     with serve_folder(d) as srv:
@@ -170,13 +170,13 @@ def test_lines_are_split_at_newline_alone(mirror, tmp_path):
     src = (out / 'train.en').read_bytes().decode().split('\n')[12:16]
     tgt = (out / 'train.de').read_bytes().decode().split('\n')[12:16]
     assert src == ['one\u2028two', 'three\x85four', 'five six', 'seven\u2029eight\x1cnine'] and tgt == ['eins', 'drei', 'fünf', 'sieben']
-    data = __import__('transformer_nb.tasks', fromlist=['get_task']).get_task('wmt14').load('wmt14', data_dir=out)
+    data = __import__('transformer_nb.apps.tasks', fromlist=['get_task']).get_task('wmt14').load('wmt14', data_dir=out)
     pairs = list(data.train)
     assert pairs[12:16] == list(zip(src, tgt)) and len(pairs) == 28   # aligned to the end
 
 def test_a_trailing_cr_and_chunk_boundaries_do_not_move_lines():
     "The member is decoded a chunk at a time: a CRLF, a multi-byte character or a byte-order mark cut by a chunk's end reads the same."
-    from transformer_nb.wmt14 import _copy_lines
+    from transformer_nb.apps.wmt14 import _copy_lines
     data = '\ufeffa\r\nÿ\u2028€\r\n\r\nx\ry\r'.encode()
     def copy(chunk):
         out = io.StringIO(); n = _copy_lines(io.BytesIO(data), out, 'm', chunk); return out.getvalue(), n
@@ -239,7 +239,7 @@ def test_a_dest_that_is_a_symlink_is_refused_before_any_download(mirror, tmp_pat
 
 def test_a_full_disk_while_unpacking_keeps_nothing(mirror, tmp_path, monkeypatch):
     "The disk fills up while the corpus is written: the disk's error, naming the folder, with nothing of the corpus left (exit code 1 from the command)."
-    from transformer_nb import wmt14
+    from transformer_nb.apps import wmt14
     d, sums = mirror
     class Full(io.StringIO):
         def write(self, s): raise OSError(errno.ENOSPC, 'No space left on device')
@@ -287,7 +287,7 @@ pathlib.Path.open = _opened
 
 def data_cmd(*args, code:str='', cwd=None) -> subprocess.CompletedProcess:
     "`tnb-data ARGS` in a fresh process; `code` runs first."
-    return subprocess.run([sys.executable, '-c', f"import sys; sys.argv[0] = 'tnb-data'\n{code}\nfrom transformer_nb.wmt14 import data_main; data_main()",
+    return subprocess.run([sys.executable, '-c', f"import sys; sys.argv[0] = 'tnb-data'\n{code}\nfrom transformer_nb.apps.wmt14 import data_main; data_main()",
                            *map(str, args)], capture_output=True, text=True, env=ENV, timeout=120, cwd=cwd)
 
 def said(r) -> list[str]: return [l for l in r.stderr.splitlines() if l.strip() and not l.startswith(('tnb-data: downloading', 'tnb-data: unpacking'))]
@@ -321,8 +321,8 @@ def test_the_command_refuses_in_one_line_with_its_exit_code(mirror, tmp_path):
     assert srv.log == []
 
 def page_commands() -> list[str]:
-    "The shell commands of A29_cluster's ```sh blocks as a user copies them: continuation lines joined, comments dropped."
-    cells = json.loads((ROOT / 'nbs' / 'A29_cluster.ipynb').read_text(encoding='utf-8'))['cells']
+    "The shell commands of apps_cluster's ```sh blocks as a user copies them: continuation lines joined, comments dropped."
+    cells = json.loads((ROOT / 'nbs' / 'apps_cluster.ipynb').read_text(encoding='utf-8'))['cells']
     text = '\n'.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown')
     return [' '.join(c.split(' #')[0].split()) for block in re.findall(r'```sh\n(.*?)```', text, re.S)
             for c in block.replace('\\\n', ' ').splitlines() if c.split(' #')[0].strip() and not c.lstrip().startswith('#')]
@@ -340,14 +340,14 @@ def test_the_cluster_page_installs_from_a_clone():
 
 @pytest.mark.slow
 def test_the_cluster_page_downloads_wmt14_as_written(mirror, tmp_path):
-    "A29's step 2, read from the page and run as written in a fresh process, against a loopback server of small archives: the only change is the package's table of archives, put in the process by `served_archives` (addresses on loopback, each pinned by its own size and SHA-256)."
+    "apps_cluster's step 2, read from the page and run as written in a fresh process, against a loopback server of small archives: the only change is the package's table of archives, put in the process by `served_archives` (addresses on loopback, each pinned by its own size and SHA-256)."
     d, sums = mirror
     step = [c for c in page_commands() if c.startswith('tnb-data ')]
     assert len(step) == 1 and not {'--checksums', '--trust-unverified', '--base-url', '--archives'} & set(shlex.split(step[0])), step
     user = tmp_path / 'clone'; user.mkdir()
     with serve_folder(d) as srv:
         r = data_cmd(*shlex.split(step[0])[1:], cwd=user,
-                     code=f"import transformer_nb.wmt14 as w; w.WMT14_ARCHIVES.update(w.served_archives({str(d)!r}, {srv.url!r}))")
+                     code=f"import transformer_nb.apps.wmt14 as w; w.WMT14_ARCHIVES.update(w.served_archives({str(d)!r}, {srv.url!r}))")
     assert r.returncode == 0, r.stderr
     assert sorted(p for p, _ in srv.log) == sorted(f"/{a.name}" for a in pair_archives('en-de'))      # each once, over loopback
     out = user / 'data' / 'wmt14-en-de'
@@ -357,8 +357,8 @@ def test_the_cluster_page_downloads_wmt14_as_written(mirror, tmp_path):
 
 def test_the_encoded_cache_is_keyed_by_content(mirror, tmp_path):
     "A corpus rewritten in place with the same size and modification time is encoded again (a key of name, size and time read the old ids)."
-    from transformer_nb.tokens import CheckedTokenizer
-    from transformer_nb.wmt14 import encoded_cache
+    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.apps.wmt14 import encoded_cache
     d, sums = mirror
     out = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
     tok = CheckedTokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
@@ -376,11 +376,11 @@ def test_the_encoded_cache_is_keyed_by_content(mirror, tmp_path):
     assert again.meta['corpus'][0]['sha256'] == hashlib.sha256((out / 'train.en').read_bytes()).hexdigest()
 
 def test_the_recipes_hold_the_papers_numbers():
-    from transformer_nb.tasks import get_task
+    from transformer_nb.apps.tasks import get_task
     from transformer_nb.model import get_config
     from transformer_nb.training import make_optimizer
-    from transformer_nb.trainer import update_size
-    from transformer_nb.options import TrainConfig
+    from transformer_nb.lib.trainer import update_size
+    from transformer_nb.lib.options import TrainConfig
     t = get_task('wmt14')
     want = {'paper-base': ('base', 'en-de', 0.1, 37_000, 100_000, 5), 'paper-big': ('big', 'en-de', 0.3, 37_000, 300_000, 20),
             'paper-base-en-fr': ('base', 'en-fr', 0.1, 32_000, 100_000, 5), 'paper-big-en-fr': ('big', 'en-fr', 0.1, 32_000, 300_000, 20)}
@@ -400,16 +400,16 @@ def test_the_recipes_hold_the_papers_numbers():
     assert paper_recipe('big', 'en-fr') == t.recipes['paper-big-en-fr']
 
 def test_the_update_size_is_derived_from_the_processes():
-    from transformer_nb.trainer import update_size
-    from transformer_nb.options import TrainConfig
+    from transformer_nb.lib.trainer import update_size
+    from transformer_nb.lib.options import TrainConfig
     tc = TrainConfig(max_tokens=4096, tokens_per_update=25_000)
     assert [update_size(tc, w).accum for w in (1, 2, 4, 8)] == [7, 4, 2, 1]
     assert update_size(TrainConfig(max_tokens=100, accum=3), 2).accum == 3
 
 def _tiny_trainer(data, tmp_path, **tc):
     from transformer_nb.model import Transformer, get_config
-    from transformer_nb.trainer import Trainer
-    from transformer_nb.options import TrainConfig
+    from transformer_nb.lib.trainer import Trainer
+    from transformer_nb.lib.options import TrainConfig
     said = []
     cfg = get_config('tiny', src_vocab=40, tgt_vocab=40)
     t = Trainer(Transformer(cfg), data, tc=TrainConfig(**{'warmup': 2, 'progress': False, **tc}), run=tmp_path / 'run',
@@ -417,7 +417,7 @@ def _tiny_trainer(data, tmp_path, **tc):
     return t, said
 
 def test_the_trainer_reads_the_encoded_corpus_from_disk(mirror, tmp_path):
-    from transformer_nb.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import CheckedTokenizer
     d, sums = mirror
     out = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
     tok = CheckedTokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
@@ -439,7 +439,7 @@ def test_the_trainer_reads_the_encoded_corpus_from_disk(mirror, tmp_path):
 def test_tnb_data_in_a_fresh_process(mirror, tmp_path):
     d, sums = mirror
     (tmp_path / 'sums').write_text(''.join(f"{h}  {n}\n" for n, h in sums.items()))
-    run = lambda *a: subprocess.run([sys.executable, '-c', 'from transformer_nb.wmt14 import data_main; data_main()', *map(str, a)],
+    run = lambda *a: subprocess.run([sys.executable, '-c', 'from transformer_nb.apps.wmt14 import data_main; data_main()', *map(str, a)],
                                     capture_output=True, text=True, env=ENV, timeout=120)
     with serve_folder(d) as srv:
         r = run('wmt14', tmp_path / 'out', '--base-url', srv.url, '--checksums', tmp_path / 'sums')
@@ -514,11 +514,11 @@ def test_the_stored_scale_figures_are_whole():
 def test_a_wmt14_run_trains_from_the_memory_mapped_cache(mirror, tmp_path, capsys):
     "`train_model` (what `tnb-train --dataset wmt14` runs): the training pairs streamed, never a list; the ids encoded once beside"
     " the data and memory-mapped; the same pairs and batches as lists of ids give; a second run reads the cache, a changed corpus is encoded again."
-    from transformer_nb.tasks import get_task
-    from transformer_nb.workflow import train_model
-    from transformer_nb.datasets import read_parallel
-    from transformer_nb.tokens import checked_encode_pairs
-    from transformer_nb.trainer import batch_sampler
+    from transformer_nb.apps.tasks import get_task
+    from transformer_nb.apps.workflow import train_model
+    from transformer_nb.lib.datasets import read_parallel
+    from transformer_nb.lib.tokens import checked_encode_pairs
+    from transformer_nb.lib.trainer import batch_sampler
     d, sums = mirror
     corpus = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
     run = lambda: train_model(get_task('wmt14').load('wmt14', data_dir=corpus), recipe='paper-base', preset='tiny', vocab_size=60, steps=2,
@@ -556,8 +556,8 @@ def _serial_encoding(tok, src, tgt, max_len):
 
 def test_the_parallel_encoding_is_bit_identical_to_the_serial_one(tmp_path):
     "`encode_to_disk` on two threads, blocks read ahead, ids flattened in NumPy: its files hold, byte for byte, what encoding each line alone gives; empty and long pairs dropped alike."
-    from transformer_nb.tokens import CheckedTokenizer
-    from transformer_nb.wmt14 import encode_to_disk
+    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.apps.wmt14 import encode_to_disk
     rng = np.random.default_rng(1)
     words = ['Haus', 'über', 'the', 'naïve', 'Straße', 'ﬁne', 'a', 'zzz', '東京', 'x' * 30]
     lines = [' '.join(rng.choice(words, rng.integers(0, 25))) for _ in range(700)]
@@ -599,7 +599,7 @@ def test_the_stored_encoding_speed_figures_are_whole():
     assert recs[1]['median_cpu_seconds'] == {v: statistics.median(x) for v, x in recs[1]['cpu_seconds'].items()}
 
 def test_the_stored_streaming_figures_are_whole():
-    "results/wmt14_stream.json (bench/bench_wmt14_stream.py on a 3 GB member, as A28 says): the member's size, the peak memory against the 2 GB target, the hash's rate computed from its time, the machine and its load."
+    "results/wmt14_stream.json (bench/bench_wmt14_stream.py on a 3 GB member, as apps_wmt14 says): the member's size, the peak memory against the 2 GB target, the hash's rate computed from its time, the machine and its load."
     rec = json.loads((ROOT / 'results' / 'wmt14_stream.json').read_text())
     assert rec['args']['mb'] == 3072 and rec['member_text_bytes'] == 3072 * 2**20 and rec['member'].endswith('.gz')
     assert rec['target_peak_gb'] == 2.0 and rec['target_met'] == (rec['peak_rss_mb'] <= 2 * 1024) and rec['target_met']
@@ -619,7 +619,7 @@ def no_flock(monkeypatch):
 def test_the_encoded_cache_lock_holds_without_flock(no_flock, tmp_path):
     "Two holders of the lock never overlap, the second waits for the first; the lock file names its holder and is gone after."
     import threading, time
-    from transformer_nb.wmt14 import _locked, _lock_record
+    from transformer_nb.apps.wmt14 import _locked, _lock_record
     path, seen, inside = tmp_path / '.key.lock', [], []
     def hold(name):
         with _locked(path, poll=0.02):
@@ -633,8 +633,8 @@ def test_the_encoded_cache_lock_holds_without_flock(no_flock, tmp_path):
 def test_the_encoded_cache_lock_waits_for_a_live_owner_and_takes_over_a_dead_ones(no_flock, tmp_path):
     "A lock whose owner (another process, on this host) lives is waited for; once that process is gone, it is taken over."
     import threading, time
-    from transformer_nb.runs import lock_owner, _started
-    from transformer_nb.wmt14 import _locked
+    from transformer_nb.lib.runs import lock_owner, _started
+    from transformer_nb.apps.wmt14 import _locked
     path, got, done = tmp_path / '.key.lock', [], threading.Event()
     def hold():
         with _locked(path, poll=0.02): got.append(json.loads(path.read_text())['pid']); done.wait(20)

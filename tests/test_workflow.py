@@ -1,24 +1,24 @@
-"""The run workflow (A16_workflow) and scoring (A39_test_sets): train_model's input checks, resume in one place (the run's
+"""The run workflow (apps_workflow) and scoring (apps_test_sets): train_model's input checks, resume in one place (the run's
 own data, its files checked), the closing lines, the test set and its record, and library messages in Python words that
 the commands put in their own."""
 import json, os, shlex, subprocess, sys, warnings
 from pathlib import Path
 import pytest
-from transformer_nb.datasets import load_dataset
+from transformer_nb.lib.datasets import load_dataset
 
 ENV = {**os.environ, 'TNB_THREADS': '1', 'OMP_NUM_THREADS': '1', 'MPLBACKEND': 'Agg'}
 TINY = ('--preset', 'tiny', '--d-model', '32', '--d-ff', '64', '--no-progress', '--test-limit', '0')
 
 def tnb(tool, *args, cwd=None):
-    cmd = [sys.executable, '-c', f'from transformer_nb.cli import {tool}_main; {tool}_main()', *map(str, args)]
+    cmd = [sys.executable, '-c', f'from transformer_nb.apps.cli import {tool}_main; {tool}_main()', *map(str, args)]
     return subprocess.run(cmd, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300)
 
 def _workflow():
-    from transformer_nb import workflow
+    from transformer_nb.apps import workflow
     return workflow
 
 def _scoring():
-    from transformer_nb import test_sets
+    from transformer_nb.apps import test_sets
     return test_sets
 
 def _train_model(): return _workflow().train_model
@@ -43,8 +43,8 @@ def test_data_takes_what_the_readme_promises(tmp_path):
 
 def test_library_messages_name_settings_which_a_command_says_as_its_options():
     "A message a command's user can meet names the setting (vocab_size=8), and the process layer says it as the option (--vocab-size 8)."
-    from transformer_nb.test_sets import test_set
-    from transformer_nb.process import said
+    from transformer_nb.apps.test_sets import test_set
+    from transformer_nb.lib.process import said
     with pytest.raises(ValueError) as e:
         _train_model()(load_dataset('copy', n_train=50, n_valid=2, n_test=2), vocab_size=8, steps=1, progress=False, say=lambda m: None)
     assert 'raise vocab_size=8 to at least' in str(e.value) and '--' not in str(e.value), e.value
@@ -55,7 +55,7 @@ def test_library_messages_name_settings_which_a_command_says_as_its_options():
 
 def test_resume_reuses_the_runs_data_folder(tmp_path):
     "A run on a data folder resumes on the same folder, without naming it again."
-    from transformer_nb.workflow import resume_run
+    from transformer_nb.apps.workflow import resume_run
     _pair_files(tmp_path / 'data', 'train')
     data = load_dataset('files', data_dir=tmp_path / 'data')
     tr = _train_model()(data, task='copy', vocab_size=12, steps=1, max_tokens=400, progress=False, out=tmp_path / 'run', say=lambda m: None)
@@ -101,7 +101,7 @@ def test_a_pair_longer_than_a_batch_is_refused_in_flags():
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
 
 def test_test_report_says_which_checkpoint_it_scores(tmp_path):
-    from transformer_nb.workflow import test_report
+    from transformer_nb.apps.workflow import test_report
     data = load_dataset('copy', n_train=60, n_valid=4, n_test=4)
     tr = _train_model()(data, preset='tiny', vocab_size=16, steps=4, save_every=2, average=2, max_tokens=400, progress=False,
                         out=tmp_path / 'avg', say=lambda m: None)
@@ -126,13 +126,13 @@ def test_workflow_refuses_in_the_callers_terms(call, exc, says):
     assert str(e.value).startswith(says) and '\n' not in str(e.value), str(e.value)
 
 def test_check_memory_takes_a_tasks_name():
-    from transformer_nb.workflow import check_memory
-    from transformer_nb.tasks import get_task
+    from transformer_nb.apps.workflow import check_memory
+    from transformer_nb.apps.tasks import get_task
     assert check_memory('copy', preset='tiny', vocab_size=16) == check_memory(get_task('copy'), preset='tiny', vocab_size=16) > 0
 
 
 def _decoding():
-    from transformer_nb.options import Decoding
+    from transformer_nb.lib.options import Decoding
     return Decoding()
 
 @pytest.mark.parametrize('call, exc, says', [
@@ -159,7 +159,7 @@ def test_run_functions_refuse_what_they_cannot_use(tmp_path, call, exc, says):
     assert str(e.value).startswith(says) and '\n' not in str(e.value), str(e.value)
 
 def test_task_recipe_takes_a_tasks_name():
-    from transformer_nb.tasks import get_task
+    from transformer_nb.apps.tasks import get_task
     wf = _workflow()
     assert wf.task_recipe('copy') is get_task('copy').recipe and wf.task_recipe('numbers', None) is get_task('numbers').recipe
 
@@ -183,7 +183,7 @@ GENERATED = {     # every corpus the package generates, each with arguments othe
 }
 
 def _generated(name:str, **args):
-    from transformer_nb.tasks import task_for
+    from transformer_nb.apps.tasks import task_for
     return task_for(name).load(name, **args)          # the parsing corpus is registered by its task
 
 def _two_step_run(name:str, out:Path):
@@ -221,8 +221,8 @@ def test_tnb_train_resumes_a_generated_corpus_made_with_its_own_arguments(tmp_pa
     data, tr = _two_step_run('copy', tmp_path / 'run')
     r = tnb('train', '--resume', tmp_path / 'run', '--steps', '3', '--no-progress', '--test-limit', '0')
     assert r.returncode == 0 and 'unknown to the tokenizer' not in r.stderr, r.stderr[-2000:]
-    from transformer_nb.checkpoints import open_checkpoint
-    from transformer_nb.runs import checkpoint_name
+    from transformer_nb.lib.checkpoints import open_checkpoint
+    from transformer_nb.lib.runs import checkpoint_name
     assert open_checkpoint(tmp_path / 'run' / checkpoint_name(3), None).meta['data']['fingerprint'] == data.fingerprint()
 
 
@@ -230,11 +230,11 @@ def test_tnb_train_resumes_a_generated_corpus_made_with_its_own_arguments(tmp_pa
 
 THREADS_RUN = """
 import json, sys, torch
-from transformer_nb.machine import limit_threads
-from transformer_nb.machine import default_threads
-from transformer_nb.options import Recipe
-from transformer_nb.workflow import train_model
-from transformer_nb.datasets import load_dataset
+from transformer_nb.lib.machine import limit_threads
+from transformer_nb.lib.machine import default_threads
+from transformer_nb.lib.options import Recipe
+from transformer_nb.apps.workflow import train_model
+from transformer_nb.lib.datasets import load_dataset
 data, got = load_dataset('copy', n_train=60, n_valid=4, n_test=4), {}
 run = lambda **kw: train_model(data, preset='tiny', vocab_size=16, steps=1, max_tokens=400, progress=False, say=lambda m: None, **kw)
 run(); got['nothing chosen'] = torch.get_num_threads()
@@ -258,7 +258,7 @@ def test_train_model_takes_the_package_threads_unless_chosen():
 def test_a_resume_reads_parses_and_claims_once(tmp_path, monkeypatch):
     "train_model(resume=...) reads the checkpoint once, parses its meta once, builds its TransformerConfig once and claims the run folder once."
     import torch
-    from transformer_nb import checkpoints, model, runs
+    from transformer_nb.lib import checkpoints, runs; from transformer_nb import model
     data = load_dataset('copy', n_train=40, n_valid=4, n_test=4, n_symbols=5, max_len=4)
     train = lambda **kw: _train_model()(data, say=lambda m: None, progress=False, **kw)
     train(preset='tiny', vocab_size=12, steps=2, max_tokens=400, out=tmp_path / 'run')
@@ -276,10 +276,10 @@ def test_a_resume_reads_parses_and_claims_once(tmp_path, monkeypatch):
 
 def test_a_record_holds_no_path_of_this_machine(tmp_path):
     "An evaluation recorded from absolute paths keeps them relative to the results file, or as names: no folder of this machine."
-    from transformer_nb.checkpoints import open_checkpoint
-    from transformer_nb.options import Decoding
-    from transformer_nb.tasks import task_of
-    from transformer_nb.runs import portable_path
+    from transformer_nb.lib.checkpoints import open_checkpoint
+    from transformer_nb.lib.options import Decoding
+    from transformer_nb.apps.tasks import task_of
+    from transformer_nb.lib.runs import portable_path
     w = _workflow()
     data = load_dataset('copy', n_train=40, n_valid=4, n_test=4, n_symbols=5, max_len=4)
     run = tmp_path / 'project' / 'runs' / 'r'

@@ -1,4 +1,4 @@
-"""The docs site's API entries (Appendix A22): nbdev writes each exported function's and class's entry while it runs the
+"""The docs site's API entries (apps_api_entries): nbdev writes each exported function's and class's entry while it runs the
 notebook's cells, where classes live in `__main__` and fastcore makes up a type from each default (`cfg:__main__.X`,
 `device:NoneType=None`). `api_entries`, an nbdev docs processor (`doc_procs` in pyproject.toml), writes each entry again
 from the package's own source: annotations and defaults as written, `class` for a class, a link to the line on GitHub.
@@ -36,10 +36,10 @@ def _package_object(name:str):
     "The package's own (module, object) for an entry's name, found in nbdev's index of the package; else None."
     import pkgutil
     d = _index()
-    ends = [k for syms in d['syms'].values() for k in syms if k.endswith('.' + name)]
-    hits = [k for k in ends if k.count('.') == name.count('.') + 2] or ends     # else a method patched onto a class
+    hits = [(mod, k) for mod, syms in d['syms'].items() for k in syms if k == f'{mod}.{name}'] or \
+           [(mod, k) for mod, syms in d['syms'].items() for k in syms if k.endswith('.' + name)]   # else a method patched onto a class
     if len(hits) != 1: return None
-    return '.'.join(hits[0].split('.')[:2]), pkgutil.resolve_name(hits[0])
+    return hits[0][0], pkgutil.resolve_name(hits[0][1])
 
 def _source_link(mod:str, obj) -> str:
     import inspect

@@ -51,7 +51,7 @@ def headings(cells) -> set[str]:
 
 # Anchors that are no heading: the id the live translator gives the first attention explorer's translator on a page
 # (nbs/live/app.mjs, `attach`), which 10_decoding links to land with the translator in view.
-SCRIPT_ANCHORS = {'A21_attention_explorer.ipynb': {'translator'}}
+SCRIPT_ANCHORS = {'apps_attention_explorer.ipynb': {'translator'}}
 
 def check_links(pages:dict, nbs:Path) -> list[str]:
     "Problems with the internal links and images of `pages` {notebook name: processed cells}; [] when all resolve."

@@ -31,7 +31,7 @@ def main(argv=None):
     p.add_argument('log', help="the output of one `bash .ci/run`")
     p.add_argument('--json', help="write the figures here (results/ci_times.json)")
     a = p.parse_args(argv)
-    from transformer_nb.machine import hardware
+    from transformer_nb.lib.machine import hardware
     rec = dict(parse(Path(a.log).read_text(encoding='utf-8', errors='replace')), hardware=hardware(),
                date=datetime.date.today().isoformat(), load_average_now=[round(x, 2) for x in os.getloadavg()])
     print(json.dumps(rec, indent=1))

@@ -132,7 +132,7 @@ def path_table() -> Markdown:
 def notation() -> list[tuple]:
     "The notation table's rows; the last column is read from `get_config('base')`, `TrainConfig()` and `beam_search`."
     from transformer_nb.model import get_config
-    from transformer_nb.options import TrainConfig
+    from transformer_nb.lib.options import TrainConfig
     from transformer_nb.decoding import beam_search
     base, train = get_config('base'), TrainConfig()
     beam = {k: v.default for k, v in inspect.signature(beam_search).parameters.items()}
@@ -161,13 +161,13 @@ def notation_table() -> Markdown:
 # ---- results, from the results files
 def results_table() -> Markdown:
     "The headline: per corpus, direction and hardware, the record with the best lowercased BLEU (results/results.json)."
-    from transformer_nb.records import load_results, headline_table
+    from transformer_nb.lib.records import load_results, headline_table
     return Markdown(headline_table(load_results(RESULTS / 'results.json')))
 
 def table3() -> Markdown:
     "Table 3's variations at Multi30k scale (results/table3.json), beside the paper's figures."
-    from transformer_nb.records import load_results
-    from transformer_nb.scoring import TABLE3_KEYS, table3_table
+    from transformer_nb.lib.records import load_results
+    from transformer_nb.lib.scoring import TABLE3_KEYS, table3_table
     from transformer_nb.model import PRESETS
     return Markdown(table3_table(load_results(RESULTS / 'table3.json', TABLE3_KEYS), PRESETS['mini']))
 
@@ -178,6 +178,6 @@ def main_job_runs() -> list[dict]:
 # ---- the published models
 def models_table() -> Markdown:
     "The published models (`PRETRAINED`): name, what it does, the file's size and sha256."
-    from transformer_nb.checkpoints import PRETRAINED
+    from transformer_nb.lib.checkpoints import PRETRAINED
     rows = [f"| `{n}` | {p.about} | {p.file}, {p.size / 1e6:.1f} MB | `{p.sha256}` |" for n, p in PRETRAINED.items()]
     return Markdown('| name | what it does | file | sha256 |\n|---|---|---|---|\n' + '\n'.join(rows))

@@ -128,8 +128,8 @@ def summary(record:str|None=None, load_before:tuple|None=None):
     total = sum(s for _, s in TIMES)
     print(f"  {clock(total):>12}  in all", flush=True)
     if record:
-        from transformer_nb.machine import hardware, cpu_features
-        from transformer_nb.safeguards import atomic_write
+        from transformer_nb.lib.machine import hardware, cpu_features
+        from transformer_nb.lib.safeguards import atomic_write
         rec = {'about': "Wall time of each step of `python tools/preview.py --no-serve` (the whole docs site, as the docs "
                         "workflow builds it), recorded with --record; load averages (1, 5, 15 min) before and after: the "
                         "machine may be shared, and other work on its cores lengthens the build.",

@@ -1,7 +1,7 @@
 """The docs site's own HTML, as nbdev docs processors (`doc_procs` in pyproject.toml): they change what the site shows and
 nothing a notebook stores, so Jupyter, Colab and README keep the notebooks as they are.
 
-- `live_explorer`: every attention explorer (Appendix A21) gets the live translator: a module script that imports the
+- `live_explorer`: every attention explorer (apps_attention_explorer) gets the live translator: a module script that imports the
   site's `live/app.mjs` and attaches it to that explorer (`attach`).
 - `front_translator`: the front page's translator. The one markdown cell of index.ipynb that holds `MARKER` keeps what
   stands before the marker (its heading and the line that says what the model knows); what follows the marker (the

@@ -1,4 +1,4 @@
-"""§5.1: the training data, a joint SentencePiece BPE vocabulary learnt from the training split only, and batches packed by token count. Reading, generating and downloading corpora is appendix A2.
+"""§5.1: the training data, a joint SentencePiece BPE vocabulary learnt from the training split only, and batches packed by token count. Reading, generating and downloading corpora is lib_datasets.
 
 Docs: https://transformer-nb.github.io/transformer_nb/data.html.md"""
 

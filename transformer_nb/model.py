@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 import torch, torch.nn as nn
 from .core import PAD_ID
-from .checks import PositiveInt, Count, Probability
+from .lib.checks import PositiveInt, Count, Probability
 from .attention import pad_mask, tgt_mask as make_tgt_mask
 from .multihead import MultiHeadAttention
 from .ffn import FeedForward
@@ -140,8 +140,8 @@ def draw_model(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor):
 from typing import Annotated
 from dataclasses import fields
 from fastcore.basics import patch
-from .checks import SettingError, validate
-from .model_checks import check_preset
+from .lib.checks import SettingError, validate
+from .lib.model_checks import check_preset
 
 def _declare_fields(cls, after:str, **new):
     "Declare the `new` fields (name=(type, default, help)) of the dataclass `cls` after its field `after`, in place."
@@ -172,7 +172,7 @@ _paper_defaults = TransformerConfig.__post_init__
 
 @patch
 def __post_init__(self:TransformerConfig):
-    "Each field checked as declared (A24), then the rules that tie them; then the main line's defaults of d_k and d_v."
+    "Each field checked as declared (lib_checks), then the rules that tie them; then the main line's defaults of d_k and d_v."
     validate(self); check_config_rules(self)
     _paper_defaults(self)
 
@@ -192,9 +192,9 @@ def get_config_strict(name:str='base', **overrides) -> TransformerConfig:
     return get_config(name, **overrides)
 
 # %% ../nbs/06_model.ipynb #b06gx003
-from .model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # A03
-from .fast_attention import FastMultiHeadAttention   # A32: 02's layer, fused, with dropout and a decoding cache
-from .layers import CheckedFeedForward, checked_positions, tgt_mask_on   # A31: the checked blocks, the mask on the model's device
+from .lib.model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # lib_model_checks
+from .lib.fast_attention import FastMultiHeadAttention   # lib_fast_attention: 02's layer, fused, with dropout and a decoding cache
+from .lib.layers import CheckedFeedForward, checked_positions, tgt_mask_on   # lib_layers: the checked blocks, the mask on the model's device
 
 SublayerConnection.norm_first = False                  # post-LN, the paper's, unless the model says otherwise
 _post_ln_init, _post_ln = SublayerConnection.__init__, SublayerConnection.forward
@@ -211,7 +211,7 @@ def forward(self:SublayerConnection, x, f):  # (B, n, d_model) -> (B, n, d_model
     return x + self.drop(f(self.norm(x))) if self.norm_first else _post_ln(self, x, f)
 
 def _set_options(layer:nn.Module, cfg:TransformerConfig):
-    "Give a layer built the paper's way the library's attention (A32) and the options the paper lacks: `p_attn`, `p_ffn`, `norm_first`."
+    "Give a layer built the paper's way the library's attention (lib_fast_attention) and the options the paper lacks: `p_attn`, `p_ffn`, `norm_first`."
     for name in ('self_attn', 'cross_attn'):                                   # the same parameters, in the same place
         if hasattr(layer, name): setattr(layer, name, FastMultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v, p_drop=cfg.p_attn))
     for m in layer.modules():
@@ -237,7 +237,7 @@ def __init__(self:Transformer, cfg:TransformerConfig):  # noqa: F811 (@patch: ea
     "The main line's model, `cfg` checked first; pre-LN ends each stack in a LayerNorm (post-LN already does)."
     check_config(cfg, TransformerConfig)
     _paper_init(self, cfg)
-    self.src_pos, self.tgt_pos = checked_positions(self.src_pos), checked_positions(self.tgt_pos)   # from `start`, any length (A31)
+    self.src_pos, self.tgt_pos = checked_positions(self.src_pos), checked_positions(self.tgt_pos)   # from `start`, any length (lib_layers)
     if cfg.tie == 'decoder': tie_weights(self.tgt_emb, self.generator)    # the target side only (not in the paper)
     self.enc_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()   # pre-LN only: post-LN ends in a LayerNorm
     self.dec_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()
@@ -274,7 +274,7 @@ def forward(self:Transformer, src:torch.Tensor, tgt:torch.Tensor) -> torch.Tenso
 
 # %% ../nbs/06_model.ipynb #b06g0021
 from fastcore.basics import patch
-from .fast_attention import decode_cached   # A32: the decoder's cached step
+from .lib.fast_attention import decode_cached   # lib_fast_attention: the decoder's cached step
 
 _decode_whole = Transformer.decode
 
@@ -305,7 +305,7 @@ def perturb(model:nn.Module, scale:float=0.2) -> nn.Module:
     return model
 
 # %% ../nbs/06_model.ipynb #88eb653a
-from .model_checks import check_torch_compatible
+from .lib.model_checks import check_torch_compatible
 
 def to_torch_transformer(model:Transformer) -> nn.Transformer:
     "An `nn.Transformer` (batch_first, eval) with `model`'s stacks: the same function from embedded inputs to decoder output."

@@ -10,7 +10,6 @@ __all__ = ['table3_variants', 'plot_table3', 'attention_maps']
 # %% ../nbs/12_variations.ipynb #12a00003
 import torch
 from .model import PRESETS, PAPER_TABLE3
-from .fast_decoding import inference
 
 # %% ../nbs/12_variations.ipynb #55f988cf
 def table3_variants(base:dict) -> dict:
@@ -61,7 +60,9 @@ def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
                        ('cross', [l.cross_attn for l in model.decoder])):
         hooks += [m.register_forward_hook(record(kind), with_kwargs=True) for m in mods]
     try:
-        with inference(model): model(src, tgt)
+        was = model.training; model.eval()                           # dropout off for the pass, the model's mode restored
+        with torch.no_grad(): model(src, tgt)
+        model.train(was)
     finally:
         for h in hooks: h.remove()
     return maps

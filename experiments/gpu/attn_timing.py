@@ -4,7 +4,7 @@ F.scaled_dot_product_attention, same inputs, CUDA events, medians of 50 after wa
 import json, statistics, sys, torch
 import torch.nn.functional as F
 from transformer_nb.attention import attention
-from transformer_nb.machine import hardware
+from transformer_nb.lib.machine import hardware
 
 def cuda_ms(f, reps=50):
     for _ in range(5): f()

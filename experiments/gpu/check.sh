@@ -21,7 +21,7 @@ timeout 120 tnb-train --dataset multi30k --data-dir "$DATA" --src-lang de --tgt-
 tail -2 $OUT/tput.log
 python3 - <<'PY'
 import statistics
-from transformer_nb.checkpoints import open_checkpoint
+from transformer_nb.lib.checkpoints import open_checkpoint
 h = open_checkpoint('/tmp/tput', 'resume').meta['history']['train'][50:]
 print(f"tnb-train median {statistics.median(r['tok_s'] for r in h):.0f} target tok/s (non-pad) over updates 51-300; "
       f"median batch {statistics.median(r['tokens'] for r in h):.0f} target tokens")

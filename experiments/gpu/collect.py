@@ -3,8 +3,8 @@
     python3 experiments/gpu/collect.py RUNS_DIR OUT.json"""
 import json, statistics, sys
 from pathlib import Path
-from transformer_nb.checkpoints import open_checkpoint
-from transformer_nb.runs import RunFolder
+from transformer_nb.lib.checkpoints import open_checkpoint
+from transformer_nb.lib.runs import RunFolder
 def summary(run:Path) -> dict:
     ck = open_checkpoint(RunFolder(run).latest(), None, mmap=True)
     meta, hist = ck.meta, ck.meta['history']

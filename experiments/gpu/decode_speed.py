@@ -3,10 +3,10 @@ greedy and beam 4, one sentence per batch and full batches (4000 source tokens),
     python3 experiments/gpu/decode_speed.py CKPT SRC_FILE OUT.json [--device cuda] [--n 1000] [--n1 200]"""
 import argparse, datetime, gzip, json, statistics, sys, time
 import torch
-from transformer_nb.machine import get_device
-from transformer_nb.machine import hardware
-from transformer_nb.checkpoints import model_from_checkpoint
-from transformer_nb.fast_decoding import translate
+from transformer_nb.lib.machine import get_device
+from transformer_nb.lib.machine import hardware
+from transformer_nb.lib.checkpoints import model_from_checkpoint
+from transformer_nb.lib.fast_decoding import translate
 def main():
     ap = argparse.ArgumentParser(); ap.add_argument('ckpt'); ap.add_argument('src'); ap.add_argument('out')
     ap.add_argument('--device', default='cuda'); ap.add_argument('--n', type=int, default=1000)

@@ -25,7 +25,7 @@ timeout 60 tnb-train --dataset multi30k --data-dir "$DATA" --src-lang de --tgt-l
   --steps 150 --warmup 4000 --test-limit 0 --no-progress --threads 1 --save-every 0 --out /tmp/tput > $OUT/tput.log 2>&1
 python3 -c "
 import statistics
-from transformer_nb.checkpoints import open_checkpoint
+from transformer_nb.lib.checkpoints import open_checkpoint
 h = open_checkpoint('/tmp/tput', 'resume').meta['history']['train'][30:]
 print(f'tnb-train median {statistics.median(r[\"tok_s\"] for r in h):.0f} target tok/s over updates 31-150')" 2>&1 | tee -a $OUT/tput.log
 timeout 150 $B --steps 20 --warmup 3 --repeats 3 --compile-mode reduce-overhead --only ours

@@ -7,13 +7,13 @@
 set -uo pipefail
 source experiments/gpu/wmt_slice.sh     # the wheels, PYTHONPATH, $OUT, and the corpus in $D
 STEPS=${STEPS:-60}
-timeout 420 python3 -c "import sys; sys.argv[0] = 'tnb-train'; from transformer_nb.cli import train_main; train_main()" \
+timeout 420 python3 -c "import sys; sys.argv[0] = 'tnb-train'; from transformer_nb.apps.cli import train_main; train_main()" \
   --dataset wmt14 --data-dir $D --src-lang en --tgt-lang de --recipe paper-base --device cuda --compile \
   --steps $STEPS --valid-every 0 --test-limit 0 --no-progress --out /tmp/run-paper-base 2>&1 | tail -15
 python3 - "$OUT/paper_recipe_gpu.json" "$STEPS" <<'PY'
 import json, statistics, sys, datetime
-from transformer_nb.checkpoints import open_checkpoint
-from transformer_nb.machine import hardware
+from transformer_nb.lib.checkpoints import open_checkpoint
+from transformer_nb.lib.machine import hardware
 ck = open_checkpoint('/tmp/run-paper-base', None, mmap=True)
 h = ck.meta['history']['train']; late = h[10:] or h
 rec = dict(recipe='paper-base', pair='en-de', steps=ck.step, hardware=hardware(), date=datetime.date.today().isoformat(),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The paper's two models at the paper's batch, one GPU: training steps per second, target tokens per second and MFU,
-# bf16, eager and torch.compile, for the cost table of "Reproduce Table 2 on a cluster" (Appendix A29).
+# bf16, eager and torch.compile, for the cost table of "Reproduce Table 2 on a cluster" (apps_cluster).
 # Shapes: a shared vocabulary of 37,000 pieces (EN-DE) and 256 sentence pairs of 100 + 100 tokens per step, that is
 # 25,600 source and 25,600 target tokens, the paper's ~25,000 + 25,000 of one update (§5.1), on one GPU.
 #   bash experiments/gpu/paper_scale.sh          # writes $OUT/bench_paper_gpu.json

@@ -28,9 +28,9 @@ def main():
     a = ap.parse_args()
     import torch
     from torch._dynamo.utils import counters
-    from transformer_nb.cli import train_main
-    from transformer_nb.checkpoints import open_checkpoint
-    from transformer_nb.machine import hardware
+    from transformer_nb.apps.cli import train_main
+    from transformer_nb.lib.checkpoints import open_checkpoint
+    from transformer_nb.lib.machine import hardware
     out = f'/tmp/run-gap-{a.variant}'
     argv = ['--dataset', 'wmt14', '--data-dir', a.data, '--src-lang', 'en', '--tgt-lang', 'de', '--recipe', 'paper-base',
             '--device', a.device, '--steps', str(a.steps), '--valid-every', '0', '--test-limit', '0', '--no-progress',

@@ -13,7 +13,7 @@ mkdir -p /tmp/tnb-bin
 for t in train translate evaluate average; do
   cat > /tmp/tnb-bin/tnb-$t <<SH
 #!/bin/sh
-exec python3 -c "import sys; sys.argv[0] = 'tnb-$t'; from transformer_nb.cli import ${t}_main; ${t}_main()" "\$@"
+exec python3 -c "import sys; sys.argv[0] = 'tnb-$t'; from transformer_nb.apps.cli import ${t}_main; ${t}_main()" "\$@"
 SH
   chmod +x /tmp/tnb-bin/tnb-$t
 done

@@ -1,5 +1,5 @@
 // The live translator of the docs site. The site's build (tools/site_html.py) puts two kinds of hook on its pages: the
-// front page's `front(box)`, a compact translator, and `attach(explorer)` on each attention explorer (Appendix A21),
+// front page's `front(box)`, a compact translator, and `attach(explorer)` on each attention explorer (apps_attention_explorer),
 // the full one, whose translations join the explorer's grid. Nothing heavy loads with the page: the first translation
 // downloads ONNX Runtime Web (wasm, one thread) and the chosen direction's int8 model, from the site itself, with a
 // progress line; the other direction's model loads only when the reader switches to it. Each translation is decoded as
@@ -405,7 +405,7 @@ export class BeamView {
 
 // ---- the translator box ------------------------------------------------------------------------------------------------
 class Live {
-  // host: where the box goes; explorer: the A21 explorer whose grid shows each translation (full mode), else null
+  // host: where the box goes; explorer: the apps_attention_explorer explorer whose grid shows each translation (full mode), else null
   constructor(host, { explorer = null, compact = false, names }) {
     Object.assign(this, { host, explorer, compact, names });
     this.dir = names[0]; this.latest = 0; this.busy = Promise.resolve(); this.said = new Set();

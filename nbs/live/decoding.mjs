@@ -2,13 +2,13 @@
 // (translator.mjs) and the page's beam view (app.mjs) share: one module, so that each is written once.
 // config.json is read only once its bytes are the ones config.sha256 (written beside it by the export) records, and
 // each id and setting is checked against the tokenizer, in the words of the package's own check
-// (transformer_nb.export.check_onnx_config and read_onnx_config).
+// (transformer_nb.apps.export.check_onnx_config and read_onnx_config).
 
 // GNMT's length penalty lp(|Y|) = ((5 + |Y|) / 6)^alpha (`length_penalty`, 10_decoding), |Y| counting EOS
 export const lengthPenalty = (n, alpha) => ((5 + n) / 6) ** alpha;
 
 // The most tokens (EOS included) the output of a source of `srcLen` tokens (EOS included) may have: srcLen + the
-// export's max_extra (4,096 at most: `extra_tokens`), within learned positions (`max_output_lengths`, A10_fast_decoding)
+// export's max_extra (4,096 at most: `extra_tokens`), within learned positions (`max_output_lengths`, lib_fast_decoding)
 export function outputCap({ maxExtra, maxPositions }, srcLen) {
   const L = srcLen + Math.min(maxExtra, 4096);
   return maxPositions ? Math.min(L, maxPositions) : L;

@@ -56,7 +56,7 @@ const write = text => { try { process.stdout.write(text); } catch (e) { outError
 const quote = s => s === '' ? "''" : /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'"'"'`)}'`;
 const pyFloat = x => Number.isNaN(x) ? 'nan' : !Number.isFinite(x) ? (x > 0 ? 'inf' : '-inf') : Number.isInteger(x) && Math.abs(x) < 1e16 ? x.toFixed(1) : String(x);
 const count = n => n.toLocaleString('en-US');
-// An option's text as a number, as tnb-translate reads it (transformer_nb.checks.from_text): ASCII digits only, else the text
+// An option's text as a number, as tnb-translate reads it (transformer_nb.lib.checks.from_text): ASCII digits only, else the text
 const WRITTEN = { int: /^[+-]?[0-9]+$/, float: /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|infinity|nan)$/i };
 const number = (text, kind) => WRITTEN[kind].test(text.trim()) ? Number(text.trim().replace(/^([+-]?)inf(inity)?$/i, '$1Infinity')) : text;
 const OPTION = { '--beam': ['int', x => Number.isInteger(x) && x >= 1, 'an int >= 1'], '--alpha': ['float', x => Number.isFinite(x) && x >= 0 && x <= 10, 'a number in [0, 10]'] };
@@ -85,7 +85,7 @@ if (dir === null) fail(USAGE);
 if (dir.trim() === '') fail("argument MODEL_DIR: an empty value ('')");
 if (opts.trace && !json) fail('--trace needs --json: the trace is printed as JSON');
 
-// The lines of standard input's bytes, checked as tnb-translate checks them (transformer_nb.safeguards.iter_lines): a NUL
+// The lines of standard input's bytes, checked as tnb-translate checks them (transformer_nb.lib.safeguards.iter_lines): a NUL
 // byte, or bytes that are not UTF-8, refused naming the line and the offset in Python's words; a BOM dropped; each trimmed
 function utf8Error(b, i) {       // [reason, offset] of the first byte at or after i that Python's UTF-8 decoder refuses, or null
   for (; i < b.length; i++) {
@@ -130,7 +130,7 @@ const ort = await import('onnxruntime-web').catch(e => {
 });
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = 'error';
-// A folder that is no export, or a config.json that is not one, refused in onnx_translate's words (transformer_nb.export.OnnxModel)
+// A folder that is no export, or a config.json that is not one, refused in onnx_translate's words (transformer_nb.apps.export.OnnxModel)
 const isFile = p => { try { return statSync(p).isFile(); } catch { return false; } };
 const there = f => isFile(join(dir, f)) || isFile(join(dir, `${f}.gz`));
 for (const f of ['config.json', 'encoder.onnx', 'decoder.onnx'])
@@ -151,7 +151,7 @@ if (opts.beam > tr.V) fail(`--beam ${opts.beam} is more than the target vocabula
 const turn = () => new Promise(r => setImmediate(r));
 const name = i => given.length ? `sentence ${i + 1}` : `standard input, line ${i + 1}`;
 // Control characters but a tab (a stray '\r', an escape, a bell) read as spaces, said once, at the first line that holds
-// one, in tnb-translate's words (transformer_nb.textio.spaced): both then translate the same text
+// one, in tnb-translate's words (transformer_nb.lib.textio.spaced): both then translate the same text
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
 const escape = c => ({ '\n': '\\n', '\r': '\\r' })[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;   // as Python's repr
 const sentences = (given.length ? given : stdinLines(readFileSync(0))).map((s, i, all) => {

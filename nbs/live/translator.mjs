@@ -3,7 +3,7 @@
 // the keys and values kept that each continues, and the encoder-decoder keys and values computed once from the source,
 // and returns the logits of the next token, the keys and values to keep, and that step's attention, so a token costs
 // the same however long the prefix. Greedy decoding is `greedy_decode`'s rule; beam search is `fast_beam_search`'s as
-// `translate` runs it (10_decoding, A10_fast_decoding), with the beam, alpha, max_extra and stop rule config.json records
+// `translate` runs it (10_decoding, lib_fast_decoding), with the beam, alpha, max_extra and stop rule config.json records
 // (its task's: beam 4 and alpha 0.6 for translation): length penalty ((5+|Y|)/6)^alpha (decoding.mjs), PAD and
 // BOS never chosen, the 2k best extensions each step, an EOS among the k best ends a hypothesis, the k best others go
 // on, and the search stops when no hypothesis still going can beat the best that ended (or at the length cap: the

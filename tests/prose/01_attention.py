@@ -7,8 +7,8 @@ results/retrieval_sweep.json, which must be the default sweep of today's code) a
 dot-product attention's intermediates (this run's `rows`; no timing is asserted). Names defined here start with `_`
 and are deleted at the end."""
 import inspect as _inspect, json as _json
-from transformer_nb.machine import NotebookFile as _NotebookFile
-from transformer_nb.layers import scaling_experiment as _scaling, retrieval_experiment as _retrieval
+from transformer_nb.lib.machine import NotebookFile as _NotebookFile
+from transformer_nb.lib.layers import scaling_experiment as _scaling, retrieval_experiment as _retrieval
 
 _nbf = _NotebookFile('01_attention.ipynb')
 _q = _nbf.quoted

@@ -7,7 +7,7 @@ pre-activations and the sparsity for b_1 = +1 and -1 at three input scales), mea
 layer and inputs (`set_seed(0)`, then `FeedForward(512, 2048)` and `torch.randn(1, 32, 512)`, as its cell draws them).
 Names defined here start with `_` and are deleted at the end."""
 from transformer_nb.core import set_seed as _set_seed
-from transformer_nb.machine import NotebookFile as _NotebookFile
+from transformer_nb.lib.machine import NotebookFile as _NotebookFile
 from transformer_nb.ffn import FeedForward as _FFN
 
 _q = _NotebookFile('03_ffn.ipynb').quoted

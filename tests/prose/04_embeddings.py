@@ -6,7 +6,7 @@ embedding matrix and what tying saves (base model, 37,000 tokens; big model, 32,
 outcome (the ratio of N(0, 1)-initialised token vectors to positional encodings, and the angle it leaves), each
 recomputed here. Names defined here start with `_` and are deleted at the end."""
 import math as _math
-from transformer_nb.machine import NotebookFile as _NotebookFile
+from transformer_nb.lib.machine import NotebookFile as _NotebookFile
 from transformer_nb.embeddings import Embeddings as _Emb, Generator as _Gen, tie_weights as _tie
 from transformer_nb.positional import sinusoidal_encoding as _pe
 

@@ -8,7 +8,7 @@ def _check_prose_05():
     import inspect, math, re
     from decimal import Decimal, ROUND_HALF_UP
     import torch
-    from transformer_nb.machine import NotebookFile
+    from transformer_nb.lib.machine import NotebookFile
     def pe_frequencies(d_model:int) -> torch.Tensor:      # §3.5's formula, written out here: an exercise that breaks the
         return 10000.0 ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)   # library fails its own cells, not this one
     def sinusoidal_encoding(n:int, d_model:int, dtype=torch.float64) -> torch.Tensor:

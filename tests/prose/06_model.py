@@ -10,7 +10,7 @@ def _check_prose_06():
     from pathlib import Path
     import torch
     from transformer_nb.core import count_params
-    from transformer_nb.machine import NotebookFile
+    from transformer_nb.lib.machine import NotebookFile
     from transformer_nb.model import PAPER_TABLE3, get_config, count_config_params, EncoderLayer, DecoderLayer
     nb = NotebookFile('06_model.ipynb')
 

@@ -6,9 +6,9 @@ timing cell) and, for what holds on any CPU, against this run's `recs`. Everythi
 name of the notebook is rebound."""
 
 def _check_prose_07():
-    from transformer_nb.machine import NotebookFile
+    from transformer_nb.lib.machine import NotebookFile
     from transformer_nb.complexity import layer_flops, max_path_length
-    from transformer_nb.speed import module_flops, timing_table
+    from transformer_nb.lib.speed import module_flops, timing_table
     table1_markdown = globals()['table1_markdown']                        # Going deeper's cell, not the package's
     nb = NotebookFile('07_why_self_attention.ipynb')
 

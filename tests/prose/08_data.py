@@ -7,7 +7,7 @@ rebound; the notebook's `data`, `enc`, `enc_num`, `tok`, `tok_num` and `rows` ar
 
 def _check_prose_08():
     import numpy as np
-    from transformer_nb.machine import NotebookFile
+    from transformer_nb.lib.machine import NotebookFile
     from transformer_nb.data import Tokenizer, encode_pairs, TokenBatchSampler
     nb = NotebookFile('08_data.ipynb')
     import transformer_nb.data as lib                                          # the course's own code, against the

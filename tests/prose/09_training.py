@@ -8,7 +8,7 @@ It recomputes what it needs and reads none of the notebook's variables (nor rebi
 def _prose_checks_09():
     import json, re, statistics
     from pathlib import Path
-    from transformer_nb.machine import NotebookFile
+    from transformer_nb.lib.machine import NotebookFile
     from transformer_nb.model import get_config, count_config_params
     nb = NotebookFile('09_training.ipynb'); quoted = nb.quoted
     R = Path('../results')

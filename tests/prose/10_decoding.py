@@ -9,7 +9,7 @@ inside one function, so no notebook variable is rebound."""
 def _prose_checks_10():
     import re
     from fastcore.test import test_eq, test_close, test_fail
-    from transformer_nb.machine import NotebookFile
+    from transformer_nb.lib.machine import NotebookFile
     nb = NotebookFile('10_decoding.ipynb'); quoted = nb.quoted
     quoted('809cce4d', 'beam size of 4', 'averaging the last 5 checkpoints', '10-minute intervals', 'the last 20 checkpoints')
     test_fail(lambda: quoted('809cce4d', 'no such text'), contains='should say')

@@ -8,12 +8,12 @@ def _check_11_prose():
     import json, math, re
     from pathlib import Path
     from fastcore.test import test_eq, test_fail
-    from transformer_nb.machine import NotebookFile
+    from transformer_nb.lib.machine import NotebookFile
     from transformer_nb.model import PRESETS, TransformerConfig, count_config_params
-    from transformer_nb.records import load_results, headline_table, fmt_minutes
-    from transformer_nb.datasets import load_dataset, find_multi30k
+    from transformer_nb.lib.records import load_results, headline_table, fmt_minutes
+    from transformer_nb.lib.datasets import load_dataset, find_multi30k
     from transformer_nb.evaluation import PAPER_TABLE2, PAPER_TFLOPS
-    from transformer_nb.scoring import TABLE3_KEYS
+    from transformer_nb.lib.scoring import TABLE3_KEYS
     nbf = NotebookFile('11_results.ipynb')
     quoted = nbf.quoted
     quoted('a1b2c350', '§6.3'); test_fail(lambda: quoted('a1b2c350', 'no such text'), contains='should say')   # the check can fail
@@ -77,7 +77,7 @@ def _check_11_prose():
         return set().union(set(), *map(hardware_of, x)) if isinstance(x, list) else set()
     hw = set().union(*(hardware_of(json.loads(p.read_text(encoding='utf-8'))) for p in Path('../results').rglob('*.json')
                        if p.name not in ('bf16_cpu.json', 'onnx.json', 'live_bench.json', 'bench_paper_gpu.json', 'paper_recipe_gpu.json', 'data_scale.json', 'site_build.json', 'ci_times.json', 'ct2_parity.json', 'int8_agreement.json',
-                                     'notebook_times_busy.json', 'trainer_vs_step.json', 'wmt14_stream.json')))   # bf16's CPU speed (A08), the ONNX and CTranslate2 exports (A18), the page's translator (A21), the paper's scale and the trainer's speed (A09, A28, A29), the notebooks' times under load and the site's build: not quoted here
+                                     'notebook_times_busy.json', 'trainer_vs_step.json', 'wmt14_stream.json')))   # bf16's CPU speed (lib_speed), the ONNX and CTranslate2 exports (apps_export), the page's translator (apps_attention_explorer), the paper's scale and the trainer's speed (lib_trainer, apps_wmt14, apps_cluster), the notebooks' times under load and the site's build: not quoted here
     assert hw == {'AMD EPYC, 2 cores (CPU), torch 2.13.0+cpu', 'AMD EPYC (AVX2), 2 cores (CPU), torch 2.13.0+cpu',
                   'AMD EPYC (AVX512), 2 cores (CPU), torch 2.13.0+cpu',
                   'NVIDIA H100 80GB HBM3 (CUDA), torch 2.11.0+cu130'}, hw            # "AVX2", "AVX-512", "an H100", and no other

@@ -9,11 +9,11 @@ def _check_12_prose():
     import json, re
     from pathlib import Path
     from fastcore.test import test_eq, test_fail
-    from transformer_nb.machine import NotebookFile
+    from transformer_nb.lib.machine import NotebookFile
     from transformer_nb.model import PRESETS, PAPER_TABLE3
-    from transformer_nb.records import load_results
-    from transformer_nb.datasets import load_dataset, find_multi30k
-    from transformer_nb.scoring import TABLE3_KEYS, load_attention
+    from transformer_nb.lib.records import load_results
+    from transformer_nb.lib.datasets import load_dataset, find_multi30k
+    from transformer_nb.lib.scoring import TABLE3_KEYS, load_attention
     nbf = NotebookFile('12_variations.ipynb')
     quoted = nbf.quoted
     quoted('12a00005', '§6.3'); test_fail(lambda: quoted('12a00005', 'no such text'), contains='should say')   # the check can fail
@@ -65,7 +65,7 @@ def _check_12_prose():
            f"({PAPER_TABLE3['D-ls0.0'][0]} against {PAPER_TABLE3['base'][0]}, −{-pd3('D-ls0.0'):.1f} BLEU)", f"(the paper: −{-pd3('E-learned'):.1f})")
     if m30k_dir is not None:     # "a little over six epochs": the sweep's 800 updates, counted in batches of the same data
         from transformer_nb.data import TokenBatchSampler
-        from transformer_nb.tokens import CheckedTokenizer, checked_encode_pairs
+        from transformer_nb.lib.tokens import CheckedTokenizer, checked_encode_pairs
         m30k = load_dataset('multi30k', 'en', 'de', data_dir=m30k_dir, download=False)
         ex = checked_encode_pairs(CheckedTokenizer.train(m30k, vocab_size=int(opt('vocab-size'))), m30k.train, max_len=256)
         epochs = steps / len(TokenBatchSampler([len(s) for s, _ in ex], [len(t) for _, t in ex], int(opt('max-tokens'))))

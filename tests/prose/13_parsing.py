@@ -9,13 +9,13 @@ def _check_13_prose():
     import inspect, re, statistics
     from pathlib import Path
     from fastcore.test import test_fail
-    from transformer_nb.machine import NotebookFile
+    from transformer_nb.lib.machine import NotebookFile
     from transformer_nb.model import TransformerConfig, count_config_params
-    from transformer_nb.records import load_results
-    from transformer_nb.tasks import get_task
-    from transformer_nb.treebank import PARSE_KEYS
+    from transformer_nb.lib.records import load_results
+    from transformer_nb.apps.tasks import get_task
+    from transformer_nb.lib.treebank import PARSE_KEYS
     from transformer_nb.parsing import PAPER_PARSING as PP, PAPER_TABLE4
-    from transformer_nb.parsing_task import _LEXICON, english_pcfg, parsing_corpus, sample_treebank
+    from transformer_nb.apps.parsing_task import _LEXICON, english_pcfg, parsing_corpus, sample_treebank
     nbf = NotebookFile('13_parsing.ipynb')
     quoted = nbf.quoted
     quoted('fedf9d24', '92.7'); test_fail(lambda: quoted('fedf9d24', 'no such text'), contains='should say')   # the check can fail
@@ -108,7 +108,7 @@ def _check_13_prose():
            f"{len(demo.train):,} short sentences (at most {max(len(s.split()) for s, _ in demo.train)} words)")
 
     if 'tr' in globals():                         # the slow cells ran: the default corpus's pieces, "every word is one piece, each bracket two"
-        from transformer_nb.tokens import CheckedTokenizer
+        from transformer_nb.lib.tokens import CheckedTokenizer
         full = parsing_corpus()
         tok_full = CheckedTokenizer.train(full, vocab_size=vocab)
         assert all(len(tok_full.pieces(t)) == (2 if t[0] in '()' else 1) for t in {t for _, lin in full.train for t in lin.split()})

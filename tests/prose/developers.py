@@ -6,7 +6,7 @@ must be every `hardware` string the results files hold, no more and no fewer. Na
 are deleted at the end."""
 import json as _json, re as _re
 from pathlib import Path as _Path
-from transformer_nb.machine import NotebookFile as _NotebookFile
+from transformer_nb.lib.machine import NotebookFile as _NotebookFile
 
 _q = _NotebookFile('developers.ipynb').quoted
 

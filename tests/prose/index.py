@@ -8,7 +8,7 @@ tests/prose/use.py. Names defined here start with `_` and are deleted at the end
 import importlib as _importlib, json as _json, re as _re
 from pathlib import Path as _Path
 from fastcore.test import test_eq as _test_eq
-from transformer_nb.machine import NotebookFile as _NotebookFile
+from transformer_nb.lib.machine import NotebookFile as _NotebookFile
 import frontpage as _fp
 
 _q = _NotebookFile('index.ipynb').quoted

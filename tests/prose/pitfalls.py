@@ -5,7 +5,7 @@ how much faster |Y|^0.6 grows than GNMT's penalty, the parameters with and witho
 warm-up ends and peaks, and the alpha from which GNMT's penalty picks the longest hypothesis."""
 import math
 from fastcore.test import test_eq, test_close
-from transformer_nb.machine import NotebookFile
+from transformer_nb.lib.machine import NotebookFile
 from transformer_nb.decoding import length_penalty
 
 quoted = NotebookFile('pitfalls.ipynb').quoted

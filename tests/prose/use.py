@@ -10,7 +10,7 @@ import importlib as _importlib, inspect as _inspect, json as _json, math as _mat
 from pathlib import Path as _Path
 import torch as _torch
 from fastcore.test import test_eq as _test_eq
-from transformer_nb.machine import NotebookFile as _NotebookFile
+from transformer_nb.lib.machine import NotebookFile as _NotebookFile
 import frontpage as _fp
 
 _q = _NotebookFile('use.ipynb').quoted
@@ -63,10 +63,10 @@ for _mod, _names in _fp.FIGURE1.items():
 for _n in ('encode', 'decode', 'drop', 'encoder', 'decoder'): assert hasattr(_m, _n), _n
 assert 'log_softmax' in _inspect.getsource(_importlib.import_module('transformer_nb.training').label_smoothed_nll)   # the main line's, which the library's checks, then calls
 assert 'log_softmax' in _inspect.getsource(_importlib.import_module('transformer_nb.decoding').beam_search)
-assert 'topk_log_probs(logits' in _inspect.getsource(_importlib.import_module('transformer_nb.fast_decoding'))
+assert 'topk_log_probs(logits' in _inspect.getsource(_importlib.import_module('transformer_nb.lib.fast_decoding'))
 
 # the published models: how many, and where a wheel downloads them from
-from transformer_nb.checkpoints import PRETRAINED as _PRETRAINED, PRETRAINED_URLS as _URLS
+from transformer_nb.lib.checkpoints import PRETRAINED as _PRETRAINED, PRETRAINED_URLS as _URLS
 assert len(_PRETRAINED) == 3; _q('b0d1e1a0', 'Three trained models')
 _q('b0d1e1a2', _URLS[0].format(version='<version>', file='<file>')); assert _URLS[1] == _URLS[0].replace('/v{version}/', '/main/')
 _q('b0d1e1a2', 'the same path on `main` where that version has no release tag')
