@@ -211,24 +211,29 @@ def forward(self:SublayerConnection, x, f):  # (B, n, d_model) -> (B, n, d_model
     return x + self.drop(f(self.norm(x))) if self.norm_first else _post_ln(self, x, f)
 
 def _set_options(layer:nn.Module, cfg:TransformerConfig):
-    "Give a layer built the paper's way the library's attention (lib_fast_attention) and the options the paper lacks: `p_attn`, `p_ffn`, `norm_first`."
-    for name in ('self_attn', 'cross_attn'):                                   # the same parameters, in the same place
-        if hasattr(layer, name): setattr(layer, name, FastMultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v, p_drop=cfg.p_attn))
+    "Give a layer built the paper's way the options the paper lacks: `p_ffn`, `norm_first` (`p_attn`: its attention, built by `_with_fast_attention`)."
     for m in layer.modules():
         if isinstance(m, SublayerConnection): m.norm_first = cfg.norm_first
     layer.ffn = CheckedFeedForward.of(layer.ffn, cfg.p_ffn)                   # dropout after the FFN's ReLU (the same weights)
+
+def _with_fast_attention(init, layer:nn.Module, cfg:TransformerConfig):
+    "Run a paper layer's `init` with lib_fast_attention's layer built where 02's would be: the same parameters, drawn in the same order, so a seed gives the model it always gave."
+    global _mha
+    paper, _mha = _mha, lambda cfg: FastMultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v, p_drop=cfg.p_attn)
+    try: init(layer, cfg)
+    finally: _mha = paper
 
 _encoder_init, _decoder_init = EncoderLayer.__init__, DecoderLayer.__init__
 
 @patch
 def __init__(self:EncoderLayer, cfg:TransformerConfig):  # noqa: F811 (@patch: each class's own method)
     "The paper's encoder layer, with the options of `cfg`."
-    _encoder_init(self, cfg); _set_options(self, cfg)
+    _with_fast_attention(_encoder_init, self, cfg); _set_options(self, cfg)
 
 @patch
 def __init__(self:DecoderLayer, cfg:TransformerConfig):  # noqa: F811 (@patch: each class's own method)
     "The paper's decoder layer, with the options of `cfg`."
-    _decoder_init(self, cfg); _set_options(self, cfg)
+    _with_fast_attention(_decoder_init, self, cfg); _set_options(self, cfg)
 
 _paper_init, _paper_forward = Transformer.__init__, Transformer.forward
 

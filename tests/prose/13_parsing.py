@@ -37,7 +37,7 @@ def _check_13_prose():
     assert max(f for p, t, f in others if t == 'semi-supervised') < ours('semi-supervised')          # "within each training setting"
     assert T4[('Vinyals & Kaiser et al. (2014)', 'WSJ only, discriminative')] < T4[('Petrov et al. (2006)', 'WSJ only, discriminative')] \
         < ours('WSJ only, discriminative')                            # §6.3: unlike the RNN, above the BerkeleyParser on WSJ only
-    from transformer_nb.parsing import PARSE_DECODING
+    from transformer_nb.apps.parsing_task import PARSE_DECODING
     assert (PARSE_DECODING.beam, PARSE_DECODING.alpha, PARSE_DECODING.max_extra) == (PP['beam'], PP['alpha'], PP['max_extra'])
 
     # the records of results/parsing.json

@@ -13,7 +13,7 @@ import html, json, uuid
 from pathlib import Path
 
 # %% ../../nbs/apps_attention_explorer.ipynb #a17x0007
-_HERE = Path(__file__).resolve().parent if '__file__' in globals() else Path.cwd().parent / 'transformer_nb'
+_HERE = Path(__file__).resolve().parent if '__file__' in globals() else Path.cwd().parent / 'transformer_nb' / 'apps'
 EXPLORER_DATA = _HERE / 'explorer.json'     # package data: a wheel carries it
 
 # kind -> (what it is, the rows' labels, the columns' labels): the names of a sentence's piece lists in the file
