@@ -89,7 +89,7 @@ def test_break_the_repair_fails_exactly_the_two_named_tests():
     "The change made to apps_parsing_task's cell and to transformer_nb/apps/parsing_task.py: tests/test_parsing.py's fast tests that fail."
     failed = {'tests/test_parsing.py::test_random_token_soup_is_repaired_or_fails_cleanly',
               'tests/test_parsing.py::test_results_file_has_every_system_with_provenance'}
-    assert_break_it(LIB, '6b63e4a8', OLD, NEW, 'parsing_task', ['tests/test_parsing.py'], notebook=False, pytest_args=['-m', 'not slow'],
+    assert_break_it(LIB, '6b63e4a8', OLD, NEW, 'apps.parsing_task', ['tests/test_parsing.py'], notebook=False, pytest_args=['-m', 'not slow'],
                     fail_tests=failed)
     text = ' '.join(cells(LIB)[MORE][1].split())
     assert all(f"`{t.split('::')[1]}`" in text for t in failed)
