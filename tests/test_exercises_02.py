@@ -120,7 +120,7 @@ def wrong_loop(kind:str):
     ('no scaling', r"d_model=32, h=4, self-attention: off by .*; the scores are not divided by sqrt\(d_k\): each head is softmax\(Q K\^T / sqrt\(d_k\)\) V$"),
     ('scaled by d_model', r"d_model=32, h=4, self-attention: off by .*; the scores are divided by sqrt\(d_model\), the model's width"),
     ('softmax over the queries', r"d_model=32, h=4, self-attention: off by .*; the softmax runs over the queries \(dim -2\)"),
-    ('no biases', r"d_model=32, h=4: 4,128 parameters, ours 4,224: one nn.Linear\(d_model, d_k\) with a bias per head"),
+    ('no biases', r"^Not yet: LoopMHA\(32, 4\): 12 per-head layers without a bias \(bias=False\): MultiHeadAttention's projections have biases"),
     ('cat on the positions', r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32: "
                              r"concatenate the heads on the last axis, torch.cat\(heads, -1\)"),
     ('cat on the batch', r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32"),

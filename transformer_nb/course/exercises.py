@@ -221,9 +221,13 @@ _LOOP_HINTS = {'self-attention': "load_from must copy every head's rows of W^Q, 
                'a causal mask': "pass the mask on to every head, its head axis dropped: (B, 1, n_q, n_k) -> (B, n_q, n_k)"}
 
 def _loop_output(loop, case, args, kw, d_model, h, x):
-    "`loop(*args, **kw)`, a size error in W^O named (the heads concatenated on the wrong axis)."
+    "`loop(*args, **kw)`, a size error named: in W^O (the heads concatenated on the wrong axis), or with mem (keys or values from x)."
     try: return loop(*args, **kw)
     except RuntimeError as e:
+        if len(args) > 1 and 'shapes cannot be multiplied' not in str(e):
+            raise AssertionError(f"d_model={d_model}, h={h}, {case}: raised RuntimeError ({str(e).splitlines()[0][:70]}) with x of "
+                f"{x.shape[1]} positions and mem of {args[1].shape[1]}: queries come from x, keys and values both from mem, "
+                "w_k(mem) and w_v(mem)") from None
         if 'shapes cannot be multiplied' not in str(e): raise
         rows, feats = (int(s) for s in re.search(r'\((\d+)x(\d+) and', str(e)).groups())
         raise AssertionError(f"d_model={d_model}, h={h}, {case}: W^O was given {rows} rows of {feats} features, not "
@@ -232,16 +236,16 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
 
 # %% ../../nbs/course_exercises.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False,
-                 interleave:bool=False, wo:bool=True) -> torch.Tensor:
+                 interleave:bool=False, wo:bool=True, after:bool=False) -> torch.Tensor:
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
-    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, or W^O left out (`wo=False`)."""
+    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), or 1/sqrt(d_k) applied to the weights after the softmax (`after`)."""
     mem = x if mem is None else mem
     (Wq, Wk, Wv), (bq, bk, bv) = (m.w_q.weight, m.w_k.weight, m.w_v.weight), (m.w_q.bias, m.w_k.bias, m.w_v.bias)
     if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
     q, k, v = (m.split_heads(F.linear(t, W, b), d) for t, W, b, d in ((x, Wq, bq, m.d_k), (mem, Wk, bk, m.d_k), (mem, Wv, bv, m.d_v)))
-    s = q @ k.mT * (m.d_k ** -0.5 if scale is None else scale)                # (B, h, n_q, n_k)
+    s = q @ k.mT * (1.0 if after else m.d_k ** -0.5 if scale is None else scale)   # (B, h, n_q, n_k)
     if mask is not None and masked: s = s.masked_fill(~mask, float('-inf'))
-    o = s.softmax(dim) @ v                                                    # (B, h, n_q, d_v)
+    o = s.softmax(dim) * (m.d_k ** -0.5 if after else 1.0) @ v                # (B, h, n_q, d_v)
     return (m.w_o if wo else nn.Identity())(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o))
 
 # %% ../../nbs/course_exercises.ipynb #a26s0205
@@ -258,10 +262,15 @@ def _loaded_rows(loop, m) -> str|None:
                 "w_q.weight[i*d_k:(i+1)*d_k] (rows: nn.Linear stores (out, in), no transpose), W_i^K the same rows of "
                 "w_k.weight, W_i^V of w_v.weight")
     if not any(torch.equal(l.weight, m.w_o.weight) for l in lins):
-        return "load_from: W^O is not w_o.weight: copy it whole, with its bias"
-    bias = dict(zip(map(id, blocks), [b for W in projs for b in W.bias.split(d_k)]))   # each block of rows' own bias
+        return ("load_from: W^O is w_o.weight transposed; nn.Linear stores (out, in) already: copy it as it is, with its bias"
+                if any(torch.equal(l.weight, m.w_o.weight.T) for l in lins) else "load_from: W^O is not w_o.weight: copy it whole, with its bias")
+    biases = [b for W in projs for b in W.bias.split(d_k)]
+    bias = dict(zip(map(id, blocks), biases))                                  # each block of rows' own bias
     unbiased = [l for l in lins if l.bias is not None and (l.in_features, l.out_features) == (d_model, d_k)
                 and not any(torch.equal(l.weight, b) and torch.equal(l.bias, bias[id(b)]) for b in blocks)]
+    if unbiased and all(any(torch.equal(l.bias, b) for b in biases) for l in unbiased):
+        return (f"load_from gave {len(unbiased)} per-head layers the bias of another head: head i's b_i^Q is "
+                "w_q.bias[i*d_k:(i+1)*d_k], the same entries as its rows of the weight (and so for b_i^K and b_i^V)")
     if unbiased:
         return (f"load_from copied the weights but not the biases of {len(unbiased)} per-head layers: head i's b_i^Q is "
                 "w_q.bias[i*d_k:(i+1)*d_k], b_i^K and b_i^V the same entries of w_k.bias and w_v.bias")
@@ -269,6 +278,8 @@ def _loaded_rows(loop, m) -> str|None:
         return "load_from copied W^O's weight but not its bias: copy w_o.bias too"
     return None
 
+
+# %% ../../nbs/course_exercises.ipynb #a26s0205m
 def _loop_mistake(m, got, args, kw) -> str|None:
     "The usual mistake whose output `got` equals, or None."
     mistakes = {"the scores are not divided by sqrt(d_k): each head is softmax(Q K^T / sqrt(d_k)) V": dict(scale=1.0),
@@ -278,9 +289,11 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                 "load_from swapped W^Q and W^K: head i's W_i^Q comes from w_q.weight, its W_i^K from w_k.weight": dict(qk=True),
                 "the heads are interleaved feature by feature (torch.stack(heads, -1)): concatenate them, torch.cat(heads, -1), "
                 "head 1's d_k features, then head 2's, ...": dict(interleave=True),
-                "W^O is left out: concatenate the heads in order, then apply W^O (an nn.Linear(h*d_k, d_model)) to them": dict(wo=False)}
+                "W^O is left out: concatenate the heads in order, then apply W^O (an nn.Linear(h*d_k, d_model)) to them": dict(wo=False),
+                "the weights are divided by sqrt(d_k) after the softmax: divide the scores, before it, softmax(Q K^T / sqrt(d_k)) V": dict(after=True)}
     with torch.no_grad():
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
+
 
 # %% ../../nbs/course_exercises.ipynb #a26s0206
 @report
@@ -294,6 +307,9 @@ def check_loop_mha(LoopMHA) -> str:
             "it needs one nn.Linear(h*d_k, d_model) that mixes the concatenated heads")
         assert len(lins) == 3 * h + 1 and per_head >= 3 * h, (f"LoopMHA({d_model}, {h}) holds {len(lins)} nn.Linear layers, "
             f"{per_head} of them nn.Linear(d_model, d_k): one per head for each of W^Q, W^K, W^V ({3 * h}), and one for W^O")
+        nobias = [(l.in_features, l.out_features) == (d_model, d_model // h) for l in lins if l.bias is None]   # per head?
+        assert not nobias, (f"LoopMHA({d_model}, {h}): " + " and ".join([f"{sum(nobias)} per-head layers"] * any(nobias) + ["W^O"] * (not all(nobias)))
+            + " without a bias (bias=False): MultiHeadAttention's projections have biases; keep nn.Linear's default, and copy them in load_from")
         with torch.no_grad(): [l.bias.normal_() for l in (ours.w_q, ours.w_k, ours.w_v, ours.w_o)]   # biases that matter
         loop.load_from(ours)
         n_loop, n_ours = count_params(loop), count_params(ours)
@@ -450,6 +466,11 @@ def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
         return ": the offset was clipped to [0, 2K] without adding K; clip j - i to [-K, K], then add K to index the table"
     if torch.equal(b, rows(lambda i, j: min(max(j - i, -K), K) % (2 * K + 1))):
         return ": the clipped offset indexes the table without + K, so the negative offsets wrap to the end rows; add K"
+    if torch.equal(b, rows(lambda i, j: min(max(j - i, -K), K) + K - 1)):
+        return ": the clipped offset is shifted by K - 1: row 0 holds offset -K, so add exactly K"
+    if any(torch.equal(b, rows(lambda i, j, s=s: min(abs(j - i), K) + s)) for s in (0, K)):
+        return (": the offset lost its sign (abs): a key before the query and one after it share a row; clip j - i itself, "
+                "clamp(j - i, -K, K), then add K")
     clip = lambda o, lo, hi: o if lo is None and hi is None else min(o, hi) if lo is None else max(o, lo) if hi is None else min(max(o, lo), hi)
     for lo in (None, *range(-K - 1, K + 2)):                                         # another clipping range, or one side only
         for hi in (None, *range(-K - 1, K + 2)):
@@ -574,8 +595,8 @@ class _Unscaled(nn.Module):
 
 
 # %% ../../nbs/course_exercises.ipynb #a26c06h15
-def _model_variant(m, norm_first=None, ffn_first=None, **swap):
-    "A copy of `m`, the same weights built another way: its sub-layers pre- or post-LN, the decoder's FFN before its cross-attention (norms `ffn_first`), or modules swapped in."
+def _model_variant(m, norm_first=None, ffn_first=None, rule=None, **swap):
+    "A copy of `m`, the same weights built another way: its sub-layers pre- or post-LN, the decoder's FFN before its cross-attention (norms `ffn_first`), every sub-layer computed as `rule(norm, x, f)`, or modules swapped in."
     v = copy.deepcopy(m)
     if ffn_first is not None:                              # the decoder's FFN before its cross-attention, with norms i, j
         i, j = ffn_first
@@ -588,6 +609,9 @@ def _model_variant(m, norm_first=None, ffn_first=None, **swap):
     if norm_first is not None:
         for layer in [*v.encoder, *v.decoder]:
             for sub in layer.sub: sub.norm_first = norm_first
+    if rule is not None:                                   # every sub-layer computes rule(its norm, x, f)
+        for layer in [*v.encoder, *v.decoder]:
+            for s in layer.sub: s.forward = lambda x, f, s=s: rule(s.norm, x, f)
     for k, mod in swap.items(): setattr(v, k, mod)
     return v
 
@@ -597,7 +621,10 @@ def _mask_mixup(fn, m, e:RuntimeError, s, t) -> str:
     s2, t2 = random_batch(S=t.shape[1], T=t.shape[1], seed=1)
     try:
         with torch.no_grad(): fn(_refusing(m), s2, t2)
-    except Exception: raise e from None
+    except Exception:
+        if not re.search(r'broadcast shape \[(\d+, ){4,}', str(e)): raise e from None
+        return (f"my_forward raised RuntimeError ({str(e).splitlines()[0][:100]}): a mask has more axes than the scores (B, h, n_q, "
+                "n_k): pad_mask(src) is (B, 1, 1, S), make_tgt_mask(tgt) (B, 1, T, T) and causal_mask(T) (1, 1, T, T) already; add no axes")
     return (f"my_forward raised RuntimeError ({str(e).splitlines()[0][:100]}) on a source of {s.shape[1]} and a target of "
             f"{t.shape[1]} tokens, and runs when both have {t.shape[1]}: a mask is used where the other belongs (swapped). The "
             "encoder's self-attention and the cross-attention take pad_mask(src), (B, 1, 1, S); the decoder's self-attention "
@@ -609,6 +636,9 @@ def _output_mistake(m, y, s, t) -> str|None:
     if torch.allclose(y, ref.log_softmax(-1), atol=1e-5):
         return ("these are log-probabilities (log_softmax of the logits): Transformer.forward returns the logits, "
                 "model.generator's output; the loss applies log_softmax itself")
+    for f, what in ((ref.log_softmax(1), "a log_softmax"), (ref.softmax(1), "a softmax")):
+        if torch.allclose(y, f, atol=1e-5):
+            return f"that is {what} over the positions (dim=1), which mixes them: return the logits, model.generator's output"
     if torch.allclose(y, ref.softmax(-1), atol=1e-5): return "these are probabilities (softmax of the logits): return the logits, model.generator's output"
     try: causal = m.decode(m.encode(s, sm), sm, t, causal_mask(t.shape[1]))
     except Exception: return None
@@ -628,6 +658,8 @@ def _forward_mistake(fn, m, y, s, t) -> str:
     later[:, 3:] += 10
     why = [(lambda: not torch.allclose(fn(g, ps, later)[:, :3], fn(g, ps, pt)[:, :3], atol=1e-5),
             "the future leaks: the decoder's self-attention needs the target mask make_tgt_mask(tgt)"),
+           (lambda: torch.allclose(fn(g, ps.flip(0), pt), fn(g, ps, pt), atol=1e-5),
+            "the decoder never reads the source: the cross-attention's keys and values are the encoder's output z, cross_attn(t, z, mask=src_mask)"),
            (lambda: not torch.allclose(fn(g, padded, pt), fn(g, ps, pt), atol=1e-5),
             "padding leaks: the encoder's self-attention and the cross-attention need pad_mask(src)"),
            (lambda: torch.allclose(y, variant(src_pos=_NoPositions())(s, t), atol=1e-5),
@@ -642,6 +674,8 @@ def _forward_mistake(fn, m, y, s, t) -> str:
                         for k in ('src', 'tgt')),
             "a stack's input is the bare table's rows: it is model.src_pos(model.src_emb(src)) (and the same for tgt), "
             "the embeddings times sqrt(d_model), plus PE"),
+           (lambda: torch.allclose(y, variant(rule=lambda n, x, f: n(x) + f(x))(s, t), atol=1e-5),
+            "each sub-layer adds f(x) to LayerNorm(x): the paper's is LayerNorm(x + f(x)), the sum normalised"),
            (lambda: torch.allclose(y, variant(norm_first=not pre)(s, t), atol=1e-5),
             "your sub-layers are " + ("post-LN, LayerNorm(x + f(x)); with model.cfg.norm_first they are x + f(LayerNorm(x))"
                                       if pre else "pre-LN, x + f(LayerNorm(x)); the paper's are LayerNorm(x + f(x))")),
@@ -685,6 +719,18 @@ _PARSING_SLIPS = {"N=6, the base model's depth: §6.3 has 4 layers": dict(N=6), 
                   **{f"h={k}: apart from N and d_model the model is base's, h = 8": dict(h=k) for k in (4, 16)},
                   **{f"a vocabulary of {v:,}: §6.3's is 16K": dict(src_vocab=v, tgt_vocab=v) for v in (8000, 32000, 32768, 37000)}}
 
+def _tie_slip(which:str, given:int, count, readings) -> str:
+    "Which tie mode the wrong count `given` (of `which`, 'tied' or 'untied') is, with `count(tie, vocab)`: '' if none."
+    if given in [count('decoder', v) for v in readings]:
+        return (f"untied={given:,} is tie='decoder' (the target embedding is the output layer): untied is tie='none'" if which == 'untied' else
+                f"tied={given:,} is tie='decoder', which shares only the target embedding and the output layer: tied is tie='all', "
+                "one matrix for the source and target embeddings and the output layer")
+    if which == 'tied' and given in [count('none', v) for v in readings]:
+        return (f"tied={given:,} is the untied count (tie='none'): with tie='all' the source and target embeddings and the output "
+                "layer share one matrix of 16K x d_model, so tied is the smaller")
+    return ''
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c0611
 @report
 def check_parsing_counts(fn) -> str:
@@ -712,11 +758,7 @@ def check_parsing_counts(fn) -> str:
                                  "shares only the target embedding and the output layer: " + ("untied is tie='none'" if which == 'untied' else
                                  "tied is tie='all', one matrix for the source and target embeddings and the output layer"))
         assert slip is None, f"{which}={given:,} is not the count of §6.3's model: {slip}"
-        assert not (which == 'untied' and given in [count('decoder', v) for v in readings]), \
-            f"untied={given:,} is tie='decoder' (the target embedding is the output layer): untied is tie='none'"
-        assert not (which == 'tied' and given in [count('decoder', v) for v in readings]), \
-            (f"tied={given:,} is tie='decoder', which shares only the target embedding and the output layer: tied is tie='all', "
-             "one matrix for the source and target embeddings and the output layer")
+        assert not (tie_slip := _tie_slip(which, given, count, readings)), tie_slip
         pairs = [(w1, w2, {**o1, **o2}) for k, (w1, o1) in enumerate(slips.items()) for w2, o2 in list(slips.items())[k + 1:]
                  if not set(o1) & set(o2)]                                  # two slips at once, in different settings
         why = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)), None) or \
@@ -1054,7 +1096,11 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
              "the source and the prefix are swapped: the model reads model(src, ys), the source first":
                  lambda y: ntl(m(y, src)[:, -1]).argmax(-1),
              "EOS was forbidden too: only PAD and BOS are, as next_token_logits does; EOS ends the sentence":
-                 lambda y: ntl(out(y)[:, -1]).index_fill(-1, torch.tensor([EOS_ID]), float('-inf')).argmax(-1)}
+                 lambda y: ntl(out(y)[:, -1]).index_fill(-1, torch.tensor([EOS_ID]), float('-inf')).argmax(-1),
+             "that is the choice before the newest token: the decoder reads the whole prefix, model(src, ys), not ys[:, :-1]":
+                 lambda y: ntl(out(y[:, :-1] if y.shape[1] > 1 else y)[:, -1]).argmax(-1),
+             "the source's padding is not masked: model(src, ys) masks it with pad_mask(src) in the encoder and the cross-attention":
+                 lambda y: ntl(m.decode(m.encode(src, None), None, y)[:, -1]).argmax(-1)}
     for k, (hint, rule) in enumerate(rules.items()):
         if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, rule(y)) for a, y in zip(mine, probes)): return hint
     if got in (PAD_ID, BOS_ID): return next(iter(rules))
