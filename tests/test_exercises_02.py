@@ -339,3 +339,78 @@ class _NoWOBias(_LoopBase):
 ], ids=['W^O left out of forward', 'no W^O layer', 'biases not copied', "W^O's bias not copied"])
 def test_check_loop_mha_names_w_o_and_bias_mistakes(cls, says):
     assert_rejects(check_loop_mha, cls, says=says)
+
+# ---------------------------------------------------------------- each kind of mistake, in the ways learners write it
+def _copy_rows(loop, mha, biases=True, bias_rows=None):
+    "load_from's loop over the heads; `bias_rows(i)`: the rows each head's biases are taken from (its own by default)."
+    with torch.no_grad():
+        for i in range(loop.h):
+            sl = slice(i * loop.d_k, (i + 1) * loop.d_k)
+            for lin, W in zip((loop.w_q[i], loop.w_k[i], loop.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):
+                lin.weight.copy_(W.weight[sl])
+                if biases: lin.bias.copy_(W.bias[bias_rows(i) if bias_rows else sl])
+
+@pytest.mark.parametrize('merge', [
+    lambda x: x.permute(0, 2, 1, 3).view(x.shape[0], x.shape[2], -1),
+    lambda x: x.transpose(2, 1).view(x.size(0), -1, x.size(1) * x.size(3)),
+    lambda x: x.contiguous().transpose(1, 2).view(x.shape[0], x.shape[2], -1),      # contiguous before the transpose: too early
+], ids=['permute then view', 'transpose(2, 1) then view', 'contiguous too early'])
+def test_check_heads_names_every_view_on_a_transposed_tensor(merge):
+    assert_rejects(check_heads, right['split_heads'], merge,
+                   says=r"^Not yet: merge_heads used \.view after transpose\(1, 2\): .*use \.reshape, or \.contiguous\(\)\.view")
+
+class _WONotLoaded(_LoopBase):
+    def load_from(self, mha): _copy_rows(self, mha)
+class _WOIdentity(_LoopBase):
+    def __init__(self, d_model, h): super().__init__(d_model, h); self.w_o = nn.Identity()
+    def load_from(self, mha): _copy_rows(self, mha)
+class _WOTransposed(_LoopBase):
+    def load_from(self, mha):
+        super().load_from(mha)
+        with torch.no_grad(): self.w_o.weight.copy_(mha.w_o.weight.T)
+class _WONoBiasLayer(_LoopBase):
+    def __init__(self, d_model, h): super().__init__(d_model, h); self.w_o = nn.Linear(d_model, d_model, bias=False)
+    def load_from(self, mha):
+        _copy_rows(self, mha)
+        with torch.no_grad(): self.w_o.weight.copy_(mha.w_o.weight)
+class _BiasOfHead0(_LoopBase):
+    def load_from(self, mha):
+        _copy_rows(self, mha, bias_rows=lambda i: slice(0, self.d_k)); self.w_o.load_state_dict(mha.w_o.state_dict())
+class _BiasOfQOnly(_LoopBase):
+    def load_from(self, mha):
+        _copy_rows(self, mha, biases=False); self.w_o.load_state_dict(mha.w_o.state_dict())
+        with torch.no_grad():
+            for i, lin in enumerate(self.w_q): lin.bias.copy_(mha.w_q.bias[i * self.d_k:(i + 1) * self.d_k])
+class _BiasesZeroed(_LoopBase):
+    def load_from(self, mha):
+        super().load_from(mha)
+        with torch.no_grad(): [lin.bias.zero_() for lin in [*self.w_q, *self.w_k, *self.w_v, self.w_o]]
+class _NoBiasAnywhere(_LoopBase):
+    def __init__(self, d_model, h):
+        super().__init__(d_model, h)
+        for lin in [*self.w_q, *self.w_k, *self.w_v, self.w_o]: lin.bias = None
+    def load_from(self, mha): pass
+class _ValuesFromX(_LoopBase):
+    def head(self, i, x, mem, m): return attention(self.w_q[i](x), self.w_k[i](mem), self.w_v[i](x), m)[0]
+class _ScaleAfterSoftmax(_LoopBase):
+    def head(self, i, x, mem, m):
+        s = self.w_q[i](x) @ self.w_k[i](mem).mT
+        if m is not None: s = s.masked_fill(~m, float('-inf'))
+        return s.softmax(-1) / self.d_k ** 0.5 @ self.w_v[i](mem)
+
+@pytest.mark.parametrize('cls, says', [
+    (_WONotLoaded, r"self-attention: off by .*; load_from: W\^O is not w_o.weight: copy it whole, with its bias"),
+    (_WOIdentity, r"LoopMHA\(32, 4\) has no W\^O: after the 12 per-head layers"),
+    (_WOTransposed, r"off by .*; load_from: W\^O is w_o.weight transposed; nn.Linear stores \(out, in\) already: copy it as it is"),
+    (_WONoBiasLayer, r"^Not yet: LoopMHA\(32, 4\): W\^O without a bias \(bias=False\): MultiHeadAttention's projections have biases"),
+    (_BiasOfHead0, r"off by .*; load_from gave 9 per-head layers the bias of another head: head i's b_i\^Q is w_q.bias\[i\*d_k:\(i\+1\)\*d_k\]"),
+    (_BiasOfQOnly, r"off by .*; load_from copied the weights but not the biases of 8 per-head layers"),
+    (_BiasesZeroed, r"off by .*; load_from copied the weights but not the biases of 12 per-head layers"),
+    (_NoBiasAnywhere, r"^Not yet: LoopMHA\(32, 4\): 12 per-head layers and W\^O without a bias \(bias=False\)"),
+    (_ValuesFromX, r"encoder-decoder attention: raised RuntimeError \(.*\) with x of 5 positions and mem of 7: queries come from x, "
+                   r"keys and values both from mem"),
+    (_ScaleAfterSoftmax, r"self-attention: off by .*; the weights are divided by sqrt\(d_k\) after the softmax: divide the scores"),
+], ids=['W^O not loaded', 'W^O an Identity', 'W^O transposed', 'W^O without bias', "head 0's bias for all", 'only b^Q copied',
+        'biases zeroed', 'no bias anywhere', 'values from x', 'scale after the softmax'])
+def test_check_loop_mha_names_each_way_of_leaving_out_w_o_or_the_biases(cls, says):
+    assert_rejects(check_loop_mha, cls, says=says)

@@ -229,3 +229,22 @@ class RB_clip_h(_RB):
 ], ids=['[-1, 1]', '[-2, 1]', 'upper side only', 'clipped to h'])
 def test_relative_bias_wrong_clamping_is_named(cls, says):
     assert_rejects(check_relative_bias, cls, says=says)
+
+class _RBIndex(_RB):
+    "A RelativeBias whose index into the table is `index(self, offset)`."
+    def forward(self, n_q, n_k): return self.table[type(self).index(self, self.off(n_q, n_k))].permute(2, 0, 1)
+def _rb(index): return type('RelativeBias', (_RBIndex,), {'index': index})
+
+@pytest.mark.parametrize('index, says', [
+    (lambda s, o: o.clamp(-s.K + 1, s.K - 1) + s.K, r"the offset is clipped to \[-1, 1\], not \[-K, K\] = \[-2, 2\]"),
+    (lambda s, o: torch.clip(o, 0, s.K) + s.K, r"the offset is clipped to \[0, 2\], not \[-K, K\] = \[-2, 2\]"),
+    (lambda s, o: (o + s.K).clamp(0, 2 * s.K + 1), r"raised IndexError .*clip it on both sides, clamp\(j - i, -K, K\), then add K"),
+    (lambda s, o: o.clamp(-s.K - 1, s.K + 1) + s.K, r"raised IndexError .*clip it on both sides"),
+    (lambda s, o: o.clamp(min=-s.K) + s.K, r"raised IndexError .*clip it on both sides"),
+    (lambda s, o: o.clamp(-s.K, s.K), r"the clipped offset indexes the table without \+ K"),
+    (lambda s, o: o.clamp(-s.K, s.K) + s.K - 1, r"it is table\[1\]: the clipped offset is shifted by K - 1: row 0 holds offset -K, so add exactly K"),
+    (lambda s, o: o.abs().clamp(max=s.K) + s.K, r"it is table\[3\]: the offset lost its sign \(abs\): a key before the query and one after it share a row"),
+    (lambda s, o: o.abs().clamp(max=s.K), r"the offset lost its sign \(abs\)"),
+], ids=['[-K+1, K-1]', '[0, K]', 'after + K, to 2K + 1', '[-K-1, K+1]', 'below only', 'no + K', '+ K - 1', 'abs, + K', 'abs'])
+def test_relative_bias_names_each_way_of_clipping_wrong(index, says):
+    assert_rejects(check_relative_bias, _rb(index), says=says)

@@ -304,3 +304,49 @@ def test_parsing_counts_32k_tied_is_read_as_a_vocabulary_slip(capsys):
     assert count(32000, 'all') == count(16000, 'decoder')                  # why it was misread
     assert_named(check_parsing_counts, lambda: (count(32000, 'all'), count(16000, 'none')),
                  says=r"^Not yet: tied=[\d,]+ is not the count of §6.3's model: either a vocabulary of 32,000: §6.3's is 16K, or it is tie='decoder'", capsys=capsys)
+
+# ---------------------------------------------------------------- each kind of mistake, in the ways learners write it
+MASKS = "src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)"
+SWAPPED = (r"^Not yet: my_forward raised RuntimeError \(.*\) on a source of 9 and a target of 7 tokens, and runs when both have 7: "
+           r"a mask is used where the other belongs \(swapped\)")
+@pytest.mark.parametrize('old, new, says', [
+    ("x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))",
+     "x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=tgt_mask))", SWAPPED),
+    ("lambda t: l.cross_attn(t, z, mask=src_mask)", "lambda t: l.cross_attn(t, z, mask=tgt_mask)", SWAPPED),
+    ("lambda t: l.self_attn(t, mask=tgt_mask)", "lambda t: l.self_attn(t, mask=src_mask)", SWAPPED),
+    ("lambda t: l.cross_attn(t, z, mask=src_mask)", "lambda t: l.cross_attn(t, z, mask=pad_mask(tgt))", SWAPPED),
+    (MASKS, "src_mask, tgt_mask = make_tgt_mask(tgt), pad_mask(src)", SWAPPED),
+    ("return model.generator(y)", "return torch.nn.functional.log_softmax(model.generator(y), dim=-1)",
+     r"^Not yet: my_forward.*: these are log-probabilities \(log_softmax of the logits\)"),
+    ("return model.generator(y)", "return model.generator(y).softmax(-1).log()", r"^Not yet: my_forward.*: these are log-probabilities"),
+    ("return model.generator(y)", "return model.generator(y).log_softmax(1)",
+     r"^Not yet: my_forward.*: that is a log_softmax over the positions \(dim=1\), which mixes them: return the logits"),
+    (MASKS, "src_mask, tgt_mask = pad_mask(src), torch.ones(tgt.shape[1], tgt.shape[1], dtype=torch.bool).tril()",
+     r"^Not yet: my_forward.*: the decoder's self-attention mask is causal only: make_tgt_mask\(tgt\) is causal_mask\(T\) and pad_mask\(tgt\)"),
+    (MASKS, "src_mask, tgt_mask = pad_mask(src), ~torch.ones(tgt.shape[1], tgt.shape[1], dtype=torch.bool).triu(1)",
+     r"^Not yet: my_forward.*: the decoder's self-attention mask is causal only"),
+    (MASKS, "src_mask, tgt_mask = pad_mask(src), causal_mask(tgt.shape[1])[None, None]",
+     r"^Not yet: my_forward raised RuntimeError \(.*\): a mask has more axes than the scores \(B, h, n_q, n_k\): .*add no axes"),
+    ("lambda t: l.cross_attn(t, z, mask=src_mask)", "lambda t: l.cross_attn(t, t, mask=tgt_mask)",
+     r"^Not yet: my_forward.*: the decoder never reads the source: the cross-attention's keys and values are the encoder's output z"),
+    ("return norm(x + f(x))", "return norm(x) + f(x)",
+     r"^Not yet: my_forward.*: each sub-layer adds f\(x\) to LayerNorm\(x\): the paper's is LayerNorm\(x \+ f\(x\)\)"),
+], ids=['encoder: target mask', 'cross: target mask', 'decoder: source mask', 'cross: pad_mask(tgt)', 'swapped when made',
+        'F.log_softmax', 'softmax().log()', 'log_softmax over positions', 'tril of ones', 'not triu', 'extra axes',
+        'cross-attention to y', 'LayerNorm(x) + f(x)'])
+def test_my_forward_names_each_way_of_mixing_masks_or_outputs(old, new, says, capsys):
+    f = my_forward(old, new)
+    f.__globals__.setdefault('causal_mask', __import__('transformer_nb.attention', fromlist=['causal_mask']).causal_mask)
+    assert_named(check_forward, f, says=says, capsys=capsys)
+
+@pytest.mark.parametrize('tied, untied, says', [
+    ((32768, 'all'), (16384, 'none'), r"tied=[\d,]+ is not the count of §6.3's model: either a vocabulary of 32,768: §6.3's is 16K"),
+    ((32000, 'all'), (32000, 'none'), r"tied=[\d,]+ is not the count of §6.3's model: either a vocabulary of 32,000"),
+    ((16000, 'all'), (32000, 'none'), r"untied=[\d,]+ is not the count of §6.3's model: a vocabulary of 32,000: §6.3's is 16K"),
+    ((16000, 'none'), (32000, 'none'), r"tied=133,152,768 is the untied count \(tie='none'\): with tie='all' the source and target "
+                                       r"embeddings and the output layer share one matrix"),
+], ids=['2^15 tied, 2^14 untied', '32K both', '32K untied', 'tied counted untied'])
+def test_parsing_counts_names_each_reading_of_32k(tied, untied, says, capsys):
+    from transformer_nb.model import count_config_params, get_config
+    count = lambda v, tie: count_config_params(get_config('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
+    assert_named(check_parsing_counts, lambda: (count(*tied), count(*untied)), says='^Not yet: ' + says, capsys=capsys)

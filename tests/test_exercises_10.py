@@ -144,3 +144,33 @@ def test_greedy_check_names_a_probability_or_a_sample(ns, name, capsys):
     make, says = WRONG_RETURNS[name]
     ok, msg = verdict(make(ns), ns['model'], capsys)
     assert ok is False and says in msg, msg
+
+# ---------------------------------------------------------------- a sample, in the ways learners draw one; two more slips
+def _logits(ns): return lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1])
+def _topk_sample(ns):
+    def step(m, s, ys):
+        v, i = _logits(ns)(m, s, ys).topk(5)
+        return i.gather(1, torch.multinomial(v.softmax(-1), 1)).squeeze(1)
+    return step
+DRAWS = {
+    'a Categorical': lambda ns: lambda m, s, ys: torch.distributions.Categorical(logits=_logits(ns)(m, s, ys)).sample(),
+    'a temperature': lambda ns: lambda m, s, ys: torch.multinomial((_logits(ns)(m, s, ys) / 0.7).softmax(-1), 1).squeeze(1),
+    'top-k sampling': _topk_sample,
+    'the Gumbel-max trick': lambda ns: lambda m, s, ys: (lambda lg: (lg - (-torch.rand_like(lg).log()).log()).argmax(-1))(_logits(ns)(m, s, ys)),
+    'PAD and BOS not forbidden': lambda ns: lambda m, s, ys: torch.multinomial(m(s, ys)[:, -1].softmax(-1), 1)[:, 0],
+}
+
+@pytest.mark.parametrize('name', DRAWS)
+def test_greedy_check_names_every_kind_of_sample(ns, name, capsys):
+    ok, msg = verdict(DRAWS[name](ns), ns['model'], capsys)
+    assert ok is False and "your step draws its tokens at random (torch.multinomial, a Categorical)" in msg, msg
+
+@pytest.mark.parametrize('step, says', [
+    (lambda ns: lambda m, s, ys: _logits(ns)(m, s, ys[:, :-1] if ys.shape[1] > 1 else ys).argmax(-1),
+     "that is the choice before the newest token: the decoder reads the whole prefix, model(src, ys), not ys[:, :-1]"),
+    (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1),
+     "the source's padding is not masked: model(src, ys) masks it with pad_mask(src)"),
+], ids=['the prefix without its newest token', 'no source mask'])
+def test_greedy_check_names_a_shifted_prefix_or_an_unmasked_source(ns, step, says, capsys):
+    ok, msg = verdict(step(ns), ns['model'], capsys)
+    assert ok is False and says in msg, msg
