@@ -414,3 +414,26 @@ class _ScaleAfterSoftmax(_LoopBase):
         'biases zeroed', 'no bias anywhere', 'values from x', 'scale after the softmax'])
 def test_check_loop_mha_names_each_way_of_leaving_out_w_o_or_the_biases(cls, says):
     assert_rejects(check_loop_mha, cls, says=says)
+
+class _QRowsEverywhere(_LoopBase):
+    def load_from(self, mha):
+        with torch.no_grad():
+            for i in range(self.h):
+                sl = slice(i * self.d_k, (i + 1) * self.d_k)
+                for lin in (self.w_q[i], self.w_k[i], self.w_v[i]): lin.weight.copy_(mha.w_q.weight[sl]); lin.bias.copy_(mha.w_q.bias[sl])
+            self.w_o.load_state_dict(mha.w_o.state_dict())
+class _FillZero(_LoopBase):
+    def head(self, i, x, mem, m):
+        s = self.w_q[i](x) @ self.w_k[i](mem).mT / self.d_k ** 0.5
+        return (s if m is None else s.masked_fill(~m, 0.0)).softmax(-1) @ self.w_v[i](mem)
+
+@pytest.mark.parametrize('cls, says', [
+    (_QRowsEverywhere, r"off by .*; load_from copied w_q's rows into w_k, w_q's rows into w_v: each of W\^Q, W\^K, W\^V has its own matrix"),
+    (_FillZero, r"a causal mask: off by .*; the masked scores are set to 0, not -inf"),
+], ids=["W^Q's rows everywhere", 'masked scores 0'])
+def test_check_loop_mha_names_one_projection_loaded_twice_or_a_zero_fill(cls, says):
+    assert_rejects(check_loop_mha, cls, says=says)
+
+def test_check_heads_names_heads_stacked_along_the_positions():
+    assert_rejects(check_heads, right['split_heads'], lambda x: torch.cat(x.unbind(1), 1),
+                   says=r"gave torch.Size\(\[2, 15, 4\]\); expected \(B, n, h\*d\) = \(2, 5, 12\): the heads are stacked along the positions")

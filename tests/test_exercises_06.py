@@ -350,3 +350,14 @@ def test_parsing_counts_names_each_reading_of_32k(tied, untied, says, capsys):
     from transformer_nb.model import count_config_params, get_config
     count = lambda v, tie: count_config_params(get_config('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
     assert_named(check_parsing_counts, lambda: (count(*tied), count(*untied)), says='^Not yet: ' + says, capsys=capsys)
+
+@pytest.mark.parametrize('old, new, says', [
+    ("    x = model.src_pos(model.src_emb(src))", "    x = z = model.src_pos(model.src_emb(src))",
+     r"the memory z is not the last encoder layer's output: run every layer of model.encoder, in order"),
+    ("    for l in model.encoder:", "    for l in model.encoder[:1]:", r"the memory z is not the last encoder layer's output"),
+    ("    for l in model.decoder:", "    for l in reversed(model.decoder):", r"the decoder's layers did not all run, in order"),
+], ids=['memory = the embeddings', 'one encoder layer', 'decoder reversed'])
+def test_my_forward_names_stacks_run_in_part_or_out_of_order(old, new, says, capsys):
+    f = my_forward(old, new) if old != "    x = model.src_pos(model.src_emb(src))" else \
+        namespace(NB, code_blocks(NB, 'a06e0013')[0].replace("    z = x ", "    pass ").replace(old, new))['my_forward']
+    assert_named(check_forward, f, says='^Not yet: my_forward.*' + says, capsys=capsys)

@@ -174,3 +174,11 @@ def test_greedy_check_names_every_kind_of_sample(ns, name, capsys):
 def test_greedy_check_names_a_shifted_prefix_or_an_unmasked_source(ns, step, says, capsys):
     ok, msg = verdict(step(ns), ns['model'], capsys)
     assert ok is False and says in msg, msg
+
+@pytest.mark.parametrize('step, says', [
+    (lambda ns: lambda m, s, ys: _logits(ns)(m, s, ys).argmax(-1) + 1, "that is the argmax plus one: token ids count from 0"),
+    (lambda ns: lambda m, s, ys: _logits(ns)(m, s, ys).topk(2).indices[:, 1], "that is the second most probable token"),
+], ids=['argmax + 1', 'second best'])
+def test_greedy_check_names_an_id_off_by_one_or_the_second_best(ns, step, says, capsys):
+    ok, msg = verdict(step(ns), ns['model'], capsys)
+    assert ok is False and says in msg, msg

@@ -197,7 +197,8 @@ def check_heads(split_heads, merge_heads) -> str:
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
         f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', merged)}; expected (B, n, h*d) = (2, 5, 12)" + \
         (": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side"
-         if isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 4) else "")
+         if isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 4) else ": the heads are stacked along the positions; Concat puts "
+         "them side by side on the feature axis, (B, n, h*d)" if isinstance(merged, torch.Tensor) and merged.shape == (2, 15, 4) else "")
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
             "brings n before h, each row mixes heads and positions" if torch.equal(merged, right.reshape(2, 5, 12))
@@ -236,15 +237,15 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
 
 # %% ../../nbs/course_exercises.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False,
-                 interleave:bool=False, wo:bool=True, after:bool=False) -> torch.Tensor:
+                 interleave:bool=False, wo:bool=True, after:bool=False, fill:float=float('-inf')) -> torch.Tensor:
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
-    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), or 1/sqrt(d_k) applied to the weights after the softmax (`after`)."""
+    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), or masked scores set to `fill`."""
     mem = x if mem is None else mem
     (Wq, Wk, Wv), (bq, bk, bv) = (m.w_q.weight, m.w_k.weight, m.w_v.weight), (m.w_q.bias, m.w_k.bias, m.w_v.bias)
     if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
     q, k, v = (m.split_heads(F.linear(t, W, b), d) for t, W, b, d in ((x, Wq, bq, m.d_k), (mem, Wk, bk, m.d_k), (mem, Wv, bv, m.d_v)))
     s = q @ k.mT * (1.0 if after else m.d_k ** -0.5 if scale is None else scale)   # (B, h, n_q, n_k)
-    if mask is not None and masked: s = s.masked_fill(~mask, float('-inf'))
+    if mask is not None and masked: s = s.masked_fill(~mask, fill)
     o = s.softmax(dim) * (m.d_k ** -0.5 if after else 1.0) @ v                # (B, h, n_q, d_v)
     return (m.w_o if wo else nn.Identity())(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o))
 
@@ -261,6 +262,12 @@ def _loaded_rows(loop, m) -> str|None:
         return (f"load_from: {len(odd)} of the per-head weights are not rows of w_q, w_k or w_v; head i's W_i^Q is "
                 "w_q.weight[i*d_k:(i+1)*d_k] (rows: nn.Linear stores (out, in), no transpose), W_i^K the same rows of "
                 "w_k.weight, W_i^V of w_v.weight")
+    names = ('w_q', 'w_k', 'w_v')                                              # which projection each ModuleList was loaded from
+    came = {n: next((o for o, W in zip(names, projs) for b in W.weight.split(d_k) if torch.equal(l.weight, b)), None)
+            for n in names for l in list(getattr(loop, n, []))[:1] if isinstance(l, nn.Linear)}
+    if len(came) == 3 and None not in came.values() and len(set(came.values())) < 3:
+        return ("load_from copied " + ", ".join(f"{o}'s rows into {n}" for n, o in came.items() if n != o) + ": each of W^Q, W^K, "
+                "W^V has its own matrix; head i's W_i^K is w_k.weight[i*d_k:(i+1)*d_k], W_i^V the same rows of w_v.weight")
     if not any(torch.equal(l.weight, m.w_o.weight) for l in lins):
         return ("load_from: W^O is w_o.weight transposed; nn.Linear stores (out, in) already: copy it as it is, with its bias"
                 if any(torch.equal(l.weight, m.w_o.weight.T) for l in lins) else "load_from: W^O is not w_o.weight: copy it whole, with its bias")
@@ -290,6 +297,7 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                 "the heads are interleaved feature by feature (torch.stack(heads, -1)): concatenate them, torch.cat(heads, -1), "
                 "head 1's d_k features, then head 2's, ...": dict(interleave=True),
                 "W^O is left out: concatenate the heads in order, then apply W^O (an nn.Linear(h*d_k, d_model)) to them": dict(wo=False),
+                "the masked scores are set to 0, not -inf: e^0 = 1 still gives the masked keys weight; fill them with float('-inf')": dict(fill=0.0),
                 "the weights are divided by sqrt(d_k) after the softmax: divide the scores, before it, softmax(Q K^T / sqrt(d_k)) V": dict(after=True)}
     with torch.no_grad():
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
@@ -674,6 +682,11 @@ def _forward_mistake(fn, m, y, s, t) -> str:
                         for k in ('src', 'tgt')),
             "a stack's input is the bare table's rows: it is model.src_pos(model.src_emb(src)) (and the same for tgt), "
             "the embeddings times sqrt(d_model), plus PE"),
+           (lambda: any(torch.allclose(y, variant(encoder=nn.ModuleList(list(m.encoder)[:k]))(s, t), atol=1e-5) for k in range(m.cfg.N)),
+            "the memory z is not the last encoder layer's output: run every layer of model.encoder, in order, then decode from z"),
+           (lambda: any(torch.allclose(y, variant(decoder=nn.ModuleList(d))(s, t), atol=1e-5)
+                        for d in [list(m.decoder)[:k] for k in range(m.cfg.N)] + [list(m.decoder)[::-1]]),
+            "the decoder's layers did not all run, in order: run every layer of model.decoder, first to last"),
            (lambda: torch.allclose(y, variant(rule=lambda n, x, f: n(x) + f(x))(s, t), atol=1e-5),
             "each sub-layer adds f(x) to LayerNorm(x): the paper's is LayerNorm(x + f(x)), the sum normalised"),
            (lambda: torch.allclose(y, variant(norm_first=not pre)(s, t), atol=1e-5),
@@ -1099,6 +1112,9 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
                  lambda y: ntl(out(y)[:, -1]).index_fill(-1, torch.tensor([EOS_ID]), float('-inf')).argmax(-1),
              "that is the choice before the newest token: the decoder reads the whole prefix, model(src, ys), not ys[:, :-1]":
                  lambda y: ntl(out(y[:, :-1] if y.shape[1] > 1 else y)[:, -1]).argmax(-1),
+             "that is the argmax plus one: token ids count from 0, the argmax is the id itself": lambda y: ntl(out(y)[:, -1]).argmax(-1) + 1,
+             "that is the second most probable token: greedy decoding takes the most probable, topk(1) or the argmax":
+                 lambda y: ntl(out(y)[:, -1]).topk(2).indices[:, 1],
              "the source's padding is not masked: model(src, ys) masks it with pad_mask(src) in the encoder and the cross-attention":
                  lambda y: ntl(m.decode(m.encode(src, None), None, y)[:, -1]).argmax(-1)}
     for k, (hint, rule) in enumerate(rules.items()):
