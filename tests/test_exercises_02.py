@@ -437,3 +437,17 @@ def test_check_loop_mha_names_one_projection_loaded_twice_or_a_zero_fill(cls, sa
 def test_check_heads_names_heads_stacked_along_the_positions():
     assert_rejects(check_heads, right['split_heads'], lambda x: torch.cat(x.unbind(1), 1),
                    says=r"gave torch.Size\(\[2, 15, 4\]\); expected \(B, n, h\*d\) = \(2, 5, 12\): the heads are stacked along the positions")
+
+class _MaskInverted(_LoopBase):
+    def head(self, i, x, mem, m):
+        s = self.w_q[i](x) @ self.w_k[i](mem).mT / self.d_k ** 0.5
+        return (s if m is None else s.masked_fill(m, float('-inf'))).softmax(-1).nan_to_num(0.0) @ self.w_v[i](mem)
+class _HeadZeroEverywhere(_LoopBase):
+    def head(self, i, x, mem, m): return super().head(0, x, mem, m)
+
+@pytest.mark.parametrize('cls, says', [
+    (_MaskInverted, r"a causal mask: off by .*; the mask is inverted: True means 'may attend'"),
+    (_HeadZeroEverywhere, r"self-attention: off by .*; every head is head 0: head i needs its own w_q\[i\], w_k\[i\], w_v\[i\]"),
+], ids=['mask inverted', 'head 0 everywhere'])
+def test_check_loop_mha_names_an_inverted_mask_or_one_head_repeated(cls, says):
+    assert_rejects(check_loop_mha, cls, says=says)

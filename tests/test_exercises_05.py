@@ -248,3 +248,7 @@ def _rb(index): return type('RelativeBias', (_RBIndex,), {'index': index})
 ], ids=['[-K+1, K-1]', '[0, K]', 'after + K, to 2K + 1', '[-K-1, K+1]', 'below only', 'no + K', '+ K - 1', 'abs, + K', 'abs'])
 def test_relative_bias_names_each_way_of_clipping_wrong(index, says):
     assert_rejects(check_relative_bias, _rb(index), says=says)
+
+def test_relative_bias_names_k_added_before_the_clipping():
+    assert_rejects(check_relative_bias, _rb(lambda s, o: (o + s.K).clamp(-s.K, s.K)),
+                   says=r"it is table\[2\]: K was added before the clipping; clip j - i to \[-K, K\] first, then add K")

@@ -237,16 +237,18 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
 
 # %% ../../nbs/course_exercises.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False,
-                 interleave:bool=False, wo:bool=True, after:bool=False, fill:float=float('-inf')) -> torch.Tensor:
+                 interleave:bool=False, wo:bool=True, after:bool=False, fill:float=float('-inf'),
+                 invert:bool=False, first:bool=False) -> torch.Tensor:
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
-    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), or masked scores set to `fill`."""
+    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), masked scores set to `fill`, the mask inverted (`invert`), or every head computed as head 0 (`first`)."""
     mem = x if mem is None else mem
     (Wq, Wk, Wv), (bq, bk, bv) = (m.w_q.weight, m.w_k.weight, m.w_v.weight), (m.w_q.bias, m.w_k.bias, m.w_v.bias)
     if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
     q, k, v = (m.split_heads(F.linear(t, W, b), d) for t, W, b, d in ((x, Wq, bq, m.d_k), (mem, Wk, bk, m.d_k), (mem, Wv, bv, m.d_v)))
     s = q @ k.mT * (1.0 if after else m.d_k ** -0.5 if scale is None else scale)   # (B, h, n_q, n_k)
-    if mask is not None and masked: s = s.masked_fill(~mask, fill)
-    o = s.softmax(dim) * (m.d_k ** -0.5 if after else 1.0) @ v                # (B, h, n_q, d_v)
+    if mask is not None and masked: s = s.masked_fill(mask if invert else ~mask, fill)
+    o = s.softmax(dim).nan_to_num(0.0) * (m.d_k ** -0.5 if after else 1.0) @ v   # (B, h, n_q, d_v)
+    if first: o = o[:, :1].expand_as(o)
     return (m.w_o if wo else nn.Identity())(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o))
 
 # %% ../../nbs/course_exercises.ipynb #a26s0205
@@ -298,6 +300,8 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                 "head 1's d_k features, then head 2's, ...": dict(interleave=True),
                 "W^O is left out: concatenate the heads in order, then apply W^O (an nn.Linear(h*d_k, d_model)) to them": dict(wo=False),
                 "the masked scores are set to 0, not -inf: e^0 = 1 still gives the masked keys weight; fill them with float('-inf')": dict(fill=0.0),
+                "the mask is inverted: True means 'may attend', so fill the scores where the mask is False, masked_fill(~mask, -inf)": dict(invert=True),
+                "every head is head 0: head i needs its own w_q[i], w_k[i], w_v[i]": dict(first=True),
                 "the weights are divided by sqrt(d_k) after the softmax: divide the scores, before it, softmax(Q K^T / sqrt(d_k)) V": dict(after=True)}
     with torch.no_grad():
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
@@ -474,6 +478,8 @@ def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
         return ": the offset was clipped to [0, 2K] without adding K; clip j - i to [-K, K], then add K to index the table"
     if torch.equal(b, rows(lambda i, j: min(max(j - i, -K), K) % (2 * K + 1))):
         return ": the clipped offset indexes the table without + K, so the negative offsets wrap to the end rows; add K"
+    if torch.equal(b, rows(lambda i, j: min(max(j - i + K, -K), K))):
+        return ": K was added before the clipping; clip j - i to [-K, K] first, then add K"
     if torch.equal(b, rows(lambda i, j: min(max(j - i, -K), K) + K - 1)):
         return ": the clipped offset is shifted by K - 1: row 0 holds offset -K, so add exactly K"
     if any(torch.equal(b, rows(lambda i, j, s=s: min(abs(j - i), K) + s)) for s in (0, K)):
@@ -1115,6 +1121,8 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
              "that is the argmax plus one: token ids count from 0, the argmax is the id itself": lambda y: ntl(out(y)[:, -1]).argmax(-1) + 1,
              "that is the second most probable token: greedy decoding takes the most probable, topk(1) or the argmax":
                  lambda y: ntl(out(y)[:, -1]).topk(2).indices[:, 1],
+             "that is the choice after the prefix without its BOS: the decoder reads the whole prefix, BOS first, model(src, ys)":
+                 lambda y: ntl(out(y[:, 1:] if y.shape[1] > 1 else y)[:, -1]).argmax(-1),
              "the source's padding is not masked: model(src, ys) masks it with pad_mask(src) in the encoder and the cross-attention":
                  lambda y: ntl(m.decode(m.encode(src, None), None, y)[:, -1]).argmax(-1)}
     for k, (hint, rule) in enumerate(rules.items()):
