@@ -196,9 +196,8 @@ def check_heads(split_heads, merge_heads) -> str:
     merged = merge_heads(right)
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
         f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', merged)}; expected (B, n, h*d) = (2, 5, 12)" + \
-        (": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side"
-         if isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 4) else ": the heads are stacked along the positions; Concat puts "
-         "them side by side on the feature axis, (B, n, h*d)" if isinstance(merged, torch.Tensor) and merged.shape == (2, 15, 4) else "")
+        {(2, 5, 4): ": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side", (2, 15, 4): ": the heads "
+         "are stacked along the positions; Concat puts them side by side on the feature axis, (B, n, h*d)"}.get(tuple(getattr(merged, 'shape', ())), "")
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
             "brings n before h, each row mixes heads and positions" if torch.equal(merged, right.reshape(2, 5, 12))
@@ -664,45 +663,42 @@ def _output_mistake(m, y, s, t) -> str|None:
 # %% ../../nbs/course_exercises.ipynb #a26c0615
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
-    variant = functools.partial(_model_variant, m)
+    like = lambda **kw: torch.allclose(y, _model_variant(m, **kw)(s, t), atol=1e-5)     # y is what `m` built another way gives
     pre, I, g = m.cfg.norm_first, nn.Identity(), _refusing(m)
     ps = torch.tensor([[5, 6, 7, 8, 9, 3], [10, 11, 3, 0, 0, 0]])                  # a probe: source padding,
     pt = torch.tensor([[2, 12, 13, 14, 15, 16], [2, 17, 18, 19, 20, 21]])          # no target padding
-    later, padded = pt.clone(), F.pad(ps, (0, 3))                               # later tokens changed; more padding
-    later[:, 3:] += 10
+    later, padded = torch.cat([pt[:, :3], pt[:, 3:] + 10], 1), F.pad(ps, (0, 3))   # later tokens changed; more padding
     why = [(lambda: not torch.allclose(fn(g, ps, later)[:, :3], fn(g, ps, pt)[:, :3], atol=1e-5),
             "the future leaks: the decoder's self-attention needs the target mask make_tgt_mask(tgt)"),
            (lambda: torch.allclose(fn(g, ps.flip(0), pt), fn(g, ps, pt), atol=1e-5),
             "the decoder never reads the source: the cross-attention's keys and values are the encoder's output z, cross_attn(t, z, mask=src_mask)"),
            (lambda: not torch.allclose(fn(g, padded, pt), fn(g, ps, pt), atol=1e-5),
             "padding leaks: the encoder's self-attention and the cross-attention need pad_mask(src)"),
-           (lambda: torch.allclose(y, variant(src_pos=_NoPositions())(s, t), atol=1e-5),
+           (lambda: like(src_pos=_NoPositions()),
             "the encoder's input has no positions: it is model.src_pos(model.src_emb(src)), the embeddings plus PE"),
-           (lambda: torch.allclose(y, variant(tgt_pos=_NoPositions())(s, t), atol=1e-5),
+           (lambda: like(tgt_pos=_NoPositions()),
             "the decoder's input has no positions: it is model.tgt_pos(model.tgt_emb(tgt)), the embeddings plus PE"),
-           (lambda: torch.allclose(y, variant(src_pos=_NoPositions(), tgt_pos=_NoPositions())(s, t), atol=1e-5),
+           (lambda: like(src_pos=_NoPositions(), tgt_pos=_NoPositions()),
             "neither stack's input has positions: add them with model.src_pos and model.tgt_pos"),
-           (lambda: any(torch.allclose(y, variant(**{k: _Unscaled(getattr(m, k))})(s, t), atol=1e-5) for k in ('src_emb', 'tgt_emb')),
+           (lambda: any(like(**{k: _Unscaled(getattr(m, k))}) for k in ('src_emb', 'tgt_emb')),
             "an embedding without its sqrt(d_model): call model.src_emb(src) and model.tgt_emb(tgt), not their .lut"),
-           (lambda: any(torch.allclose(y, variant(**{f'{k}_pos': _NoPositions(), f'{k}_emb': _Unscaled(getattr(m, f'{k}_emb'))})(s, t), atol=1e-5)
-                        for k in ('src', 'tgt')),
+           (lambda: any(like(**{f'{k}_pos': _NoPositions(), f'{k}_emb': _Unscaled(getattr(m, f'{k}_emb'))}) for k in ('src', 'tgt')),
             "a stack's input is the bare table's rows: it is model.src_pos(model.src_emb(src)) (and the same for tgt), "
             "the embeddings times sqrt(d_model), plus PE"),
-           (lambda: any(torch.allclose(y, variant(encoder=nn.ModuleList(list(m.encoder)[:k]))(s, t), atol=1e-5) for k in range(m.cfg.N)),
+           (lambda: any(like(encoder=nn.ModuleList(list(m.encoder)[:k])) for k in range(m.cfg.N)),
             "the memory z is not the last encoder layer's output: run every layer of model.encoder, in order, then decode from z"),
-           (lambda: any(torch.allclose(y, variant(decoder=nn.ModuleList(d))(s, t), atol=1e-5)
-                        for d in [list(m.decoder)[:k] for k in range(m.cfg.N)] + [list(m.decoder)[::-1]]),
+           (lambda: any(like(decoder=nn.ModuleList(d)) for d in [list(m.decoder)[:k] for k in range(m.cfg.N)] + [list(m.decoder)[::-1]]),
             "the decoder's layers did not all run, in order: run every layer of model.decoder, first to last"),
-           (lambda: torch.allclose(y, variant(rule=lambda n, x, f: n(x) + f(x))(s, t), atol=1e-5),
+           (lambda: like(rule=lambda n, x, f: n(x) + f(x)),
             "each sub-layer adds f(x) to LayerNorm(x): the paper's is LayerNorm(x + f(x)), the sum normalised"),
-           (lambda: torch.allclose(y, variant(norm_first=not pre)(s, t), atol=1e-5),
+           (lambda: like(norm_first=not pre),
             "your sub-layers are " + ("post-LN, LayerNorm(x + f(x)); with model.cfg.norm_first they are x + f(LayerNorm(x))"
                                       if pre else "pre-LN, x + f(LayerNorm(x)); the paper's are LayerNorm(x + f(x))")),
-           (lambda: pre and torch.allclose(y, variant(enc_norm=I)(s, t), atol=1e-5), "pre-LN ends the encoder with model.enc_norm: the memory z is enc_norm(x)"),
-           (lambda: any(torch.allclose(y, variant(ffn_first=o)(s, t), atol=1e-5) for o in ((1, 2), (2, 1))),
+           (lambda: pre and like(enc_norm=I), "pre-LN ends the encoder with model.enc_norm: the memory z is enc_norm(x)"),
+           (lambda: any(like(ffn_first=o) for o in ((1, 2), (2, 1))),
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
-           (lambda: pre and torch.allclose(y, variant(dec_norm=I)(s, t), atol=1e-5), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
+           (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
     return next((w for hit, w in why if hit()), "write each sub-layer with its own sub[i].norm, in the order of the equations")
 
 # %% ../../nbs/course_exercises.ipynb #a26c0614
