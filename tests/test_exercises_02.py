@@ -451,3 +451,13 @@ class _HeadZeroEverywhere(_LoopBase):
 ], ids=['mask inverted', 'head 0 everywhere'])
 def test_check_loop_mha_names_an_inverted_mask_or_one_head_repeated(cls, says):
     assert_rejects(check_loop_mha, cls, says=says)
+
+class _MemOrX(_LoopBase):
+    def forward(self, x, mem=None, mask=None):
+        mem = mem or x                                                   # a tensor asked for its truth
+        m = None if mask is None else mask[:, 0]
+        return self.w_o(torch.cat([self.head(i, x, mem, m) for i in range(self.h)], -1))
+
+def test_check_loop_mha_names_mem_or_x():
+    assert_rejects(check_loop_mha, _MemOrX, says=r"encoder-decoder attention: raised RuntimeError \(Boolean value of Tensor.*\): a tensor "
+                                                 r"was used as True or False, as in `mem or x`; write `x if mem is None else mem`")

@@ -361,3 +361,15 @@ def test_my_forward_names_stacks_run_in_part_or_out_of_order(old, new, says, cap
     f = my_forward(old, new) if old != "    x = model.src_pos(model.src_emb(src))" else \
         namespace(NB, code_blocks(NB, 'a06e0013')[0].replace("    z = x ", "    pass ").replace(old, new))['my_forward']
     assert_named(check_forward, f, says='^Not yet: my_forward.*' + says, capsys=capsys)
+
+def test_my_forward_names_logits_of_the_encoder(capsys):
+    assert_named(check_forward, my_forward("return model.generator(y)", "return model.generator(z)"),
+                 says=r"^Not yet: my_forward must return the logits, shape \(4, 7, 50\); got .*\[4, 9, 50\]\): one row per source token; "
+                      r"the logits come from the decoder's output y", capsys=capsys)
+
+def test_parsing_counts_names_the_base_model_itself(capsys):
+    from transformer_nb.model import count_config_params, get_config
+    count = lambda tie: count_config_params(get_config('base', N=6, d_model=512, src_vocab=37000, tgt_vocab=37000, tie=tie))
+    assert_named(check_parsing_counts, lambda: (count('all'), count('none')),
+                 says=r"^Not yet: tied=[\d,]+ is not the count of §6.3's model: the base model itself, N=6 and d_model=512: §6.3's has N=4 "
+                      r"and d_model=1024; and a vocabulary of 37,000: §6.3's is 16K", capsys=capsys)

@@ -186,3 +186,7 @@ def test_greedy_check_names_an_id_off_by_one_or_the_second_best(ns, step, says, 
 def test_greedy_check_names_a_prefix_without_its_bos(ns, capsys):
     ok, msg = verdict(lambda m, s, ys: _logits(ns)(m, s, ys[:, 1:] if ys.shape[1] > 1 else ys).argmax(-1), ns['model'], capsys)
     assert ok is False and "that is the choice after the prefix without its BOS" in msg, msg
+
+def test_greedy_check_names_an_argmax_over_every_axis(ns, capsys):
+    ok, msg = verdict(lambda m, s, ys: _logits(ns)(m, s, ys).argmax(), ns['model'], capsys)
+    assert ok is False and "got shape (); return one token id per row, shape (B,) = (6,): an argmax over every axis at once" in msg, msg

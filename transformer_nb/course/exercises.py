@@ -224,10 +224,13 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
     "`loop(*args, **kw)`, a size error named: in W^O (the heads concatenated on the wrong axis), or with mem (keys or values from x)."
     try: return loop(*args, **kw)
     except RuntimeError as e:
-        if len(args) > 1 and 'shapes cannot be multiplied' not in str(e):
+        if len(args) > 1 and 'size' in str(e) and 'shapes cannot be multiplied' not in str(e):
             raise AssertionError(f"d_model={d_model}, h={h}, {case}: raised RuntimeError ({str(e).splitlines()[0][:70]}) with x of "
                 f"{x.shape[1]} positions and mem of {args[1].shape[1]}: queries come from x, keys and values both from mem, "
                 "w_k(mem) and w_v(mem)") from None
+        if 'Boolean value of Tensor' in str(e):
+            raise AssertionError(f"d_model={d_model}, h={h}, {case}: raised RuntimeError ({e}): a tensor was used as True or False, "
+                                 "as in `mem or x`; write `x if mem is None else mem`") from None
         if 'shapes cannot be multiplied' not in str(e): raise
         rows, feats = (int(s) for s in re.search(r'\((\d+)x(\d+) and', str(e)).groups())
         raise AssertionError(f"d_model={d_model}, h={h}, {case}: W^O was given {rows} rows of {feats} features, not "
@@ -718,7 +721,8 @@ def check_forward(fn) -> str:
                                  "layer's self_attn, cross_attn or ffn and its sub[i].norm") from None
         except RuntimeError as e: raise AssertionError(_mask_mixup(fn, m, e, s, t)) from None
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
-            f"my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}"
+            f"my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}" + (": one row per source "
+            "token; the logits come from the decoder's output y, model.generator(y)" if tuple(getattr(y, 'shape', ()))[:2] == tuple(s.shape) else "")
         if (err := (y - ref).abs().max().item()) >= 1e-5:
             raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
     return f"{fn.__name__} computes Transformer.forward"
@@ -726,6 +730,7 @@ def check_forward(fn) -> str:
 # %% ../../nbs/course_exercises.ipynb #a26c06h11
 # The usual slips in counting §6.3's parsing model, each with the settings that make it.
 _PARSING_SLIPS = {"N=6, the base model's depth: §6.3 has 4 layers": dict(N=6), "d_model=512, the base model's: §6.3's is 1024": dict(d_model=512),
+                  "the base model itself, N=6 and d_model=512: §6.3's has N=4 and d_model=1024": dict(N=6, d_model=512),
                   "d_ff=4096, the big model's: apart from N and d_model the model is base's, d_ff = 2048": dict(d_ff=4096),
                   "d_k = d_v = 64, the base model's: here d_k = d_model/h = 128": dict(d_k=64, d_v=64),
                   "a vocabulary of 16 (16K is sixteen thousand tokens)": dict(src_vocab=16, tgt_vocab=16),
@@ -1149,7 +1154,8 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}" + \
             (": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
              ": that is an argmax over the batch axis (dim=0); take it over the vocabulary, dim=-1"
-             if tuple(got.shape) == (m.cfg.tgt_vocab,) else "")
+             if tuple(got.shape) == (m.cfg.tgt_vocab,) else ": an argmax over every axis at once; take it over the vocabulary, argmax(-1)"
+             if got.dim() == 0 else "")
         for i in (got != want).nonzero().flatten().tolist():
             raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, {who} id "
                                  f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
