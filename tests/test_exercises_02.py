@@ -461,3 +461,28 @@ class _MemOrX(_LoopBase):
 def test_check_loop_mha_names_mem_or_x():
     assert_rejects(check_loop_mha, _MemOrX, says=r"encoder-decoder attention: raised RuntimeError \(Boolean value of Tensor.*\): a tensor "
                                                  r"was used as True or False, as in `mem or x`; write `x if mem is None else mem`")
+
+class _HeadsLoadedReversed(_LoopBase):
+    def load_from(self, mha):
+        _copy_rows(self, mha)
+        with torch.no_grad():
+            for lins in (self.w_q, self.w_k, self.w_v):
+                ws, bs = [l.weight.clone() for l in lins], [l.bias.clone() for l in lins]
+                for l, w, b in zip(lins, ws[::-1], bs[::-1]): l.weight.copy_(w); l.bias.copy_(b)
+            self.w_o.load_state_dict(mha.w_o.state_dict())
+class _QueriesFromMem(_LoopBase):
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem
+        m = None if mask is None else mask[:, 0]
+        return self.w_o(torch.cat([self.head(i, mem, x, m) for i in range(self.h)], -1))
+
+@pytest.mark.parametrize('cls, says', [
+    (_HeadsLoadedReversed, r"off by .*; load_from gave the heads their rows out of order: head i's are rows i\*d_k"),
+    (_QueriesFromMem, r"encoder-decoder attention: output torch.Size\(\[2, 7, 32\]\); expected .*: one row per key; the queries come from x"),
+], ids=['heads loaded reversed', 'queries from mem'])
+def test_check_loop_mha_names_heads_out_of_order_or_queries_from_mem(cls, says):
+    assert_rejects(check_loop_mha, cls, says=says)
+
+def test_check_heads_names_a_list_of_heads():
+    assert_rejects(check_heads, lambda x, h: list(x.chunk(h, -1)), right['merge_heads'],
+                   says=r"^Not yet: split_heads\(x of shape \(2, 5, 12\), h=3\) gave a list, not one tensor; expected \(B, h, n, d\)")

@@ -190,3 +190,11 @@ def test_greedy_check_names_a_prefix_without_its_bos(ns, capsys):
 def test_greedy_check_names_an_argmax_over_every_axis(ns, capsys):
     ok, msg = verdict(lambda m, s, ys: _logits(ns)(m, s, ys).argmax(), ns['model'], capsys)
     assert ok is False and "got shape (); return one token id per row, shape (B,) = (6,): an argmax over every axis at once" in msg, msg
+
+@pytest.mark.parametrize('step, says', [
+    (lambda ns: lambda m, s, ys: torch.cat([ys, _logits(ns)(m, s, ys).argmax(-1, keepdim=True)], 1),
+     "got shape (6, 2); return one token id per row, shape (B,) = (6,): that is the prefix with the token appended"),
+], ids=['prefix returned'])
+def test_greedy_check_names_the_prefix_returned(ns, step, says, capsys):
+    ok, msg = verdict(step(ns), ns['model'], capsys)
+    assert ok is False and says in msg, msg

@@ -182,7 +182,7 @@ def check_heads(split_heads, merge_heads) -> str:
     x = rnd(2, 5, 12); right = x.view(2, 5, 3, 4).transpose(1, 2)        # (B, n, h*d) with h = 3, d = 4; its heads
     heads = split_heads(x, 3)
     assert isinstance(heads, torch.Tensor) and heads.shape == (2, 3, 5, 4), \
-        f"split_heads(x of shape (2, 5, 12), h=3) gave {getattr(heads, 'shape', heads)}; expected (B, h, n, d) = (2, 3, 5, 4)"
+        f"split_heads(x of shape (2, 5, 12), h=3) gave {getattr(heads, 'shape', f'a {type(heads).__name__}, not one tensor')}; expected (B, h, n, d) = (2, 3, 5, 4)"
     if not torch.equal(heads, right):
         raise AssertionError("split_heads viewed (B, n, h*d) straight as (B, h, n, d): without the transpose, a head holds "
             "features of other positions; view it as (B, n, h, d), then transpose(1, 2)" if torch.equal(heads, x.view(2, 3, 5, 4))
@@ -195,7 +195,7 @@ def check_heads(split_heads, merge_heads) -> str:
             "tensor's size and stride); use .reshape, or .contiguous().view") from None
     merged = merge_heads(right)
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
-        f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', merged)}; expected (B, n, h*d) = (2, 5, 12)" + \
+        f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', f'a {type(merged).__name__}, not one tensor')}; expected (B, n, h*d) = (2, 5, 12)" + \
         {(2, 5, 4): ": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side", (2, 15, 4): ": the heads "
          "are stacked along the positions; Concat puts them side by side on the feature axis, (B, n, h*d)"}.get(tuple(getattr(merged, 'shape', ())), "")
     if not torch.equal(merged, x):
@@ -267,11 +267,15 @@ def _loaded_rows(loop, m) -> str|None:
                 "w_q.weight[i*d_k:(i+1)*d_k] (rows: nn.Linear stores (out, in), no transpose), W_i^K the same rows of "
                 "w_k.weight, W_i^V of w_v.weight")
     names = ('w_q', 'w_k', 'w_v')                                              # which projection each ModuleList was loaded from
+    lists = {n: list(l) if isinstance(l := getattr(loop, n, None), nn.ModuleList) else [] for n in names}
     came = {n: next((o for o, W in zip(names, projs) for b in W.weight.split(d_k) if torch.equal(l.weight, b)), None)
-            for n in names for l in list(getattr(loop, n, []))[:1] if isinstance(l, nn.Linear)}
+            for n in names for l in lists[n][:1] if isinstance(l, nn.Linear)}
     if len(came) == 3 and None not in came.values() and len(set(came.values())) < 3:
         return ("load_from copied " + ", ".join(f"{o}'s rows into {n}" for n, o in came.items() if n != o) + ": each of W^Q, W^K, "
                 "W^V has its own matrix; head i's W_i^K is w_k.weight[i*d_k:(i+1)*d_k], W_i^V the same rows of w_v.weight")
+    order = [[next((k for k, b in enumerate(W.weight.split(d_k)) if torch.equal(l.weight, b)), None) for l in lists[n]] for n, W in zip(names, projs)]
+    if all(o and None not in o for o in order) and any(o != list(range(len(o))) for o in order):
+        return "load_from gave the heads their rows out of order: head i's are rows i*d_k .. (i+1)*d_k - 1 of w_q, w_k and w_v"
     if not any(torch.equal(l.weight, m.w_o.weight) for l in lins):
         return ("load_from: W^O is w_o.weight transposed; nn.Linear stores (out, in) already: copy it as it is, with its bias"
                 if any(torch.equal(l.weight, m.w_o.weight.T) for l in lins) else "load_from: W^O is not w_o.weight: copy it whole, with its bias")
@@ -336,7 +340,8 @@ def check_loop_mha(LoopMHA) -> str:
             assert isinstance(got, torch.Tensor) and got.shape == want.shape, \
                 f"d_model={d_model}, h={h}, {case}: output {getattr(got, 'shape', type(got).__name__)}; expected (B, n_q, d_model) = {tuple(want.shape)}" + \
                 (": the mask (B, 1, n_q, n_k) went to each head whole; drop its head axis, mask[:, 0] -> (B, n_q, n_k)"
-                 if 'mask' in kw and isinstance(got, torch.Tensor) and got.dim() == 4 else "")
+                 if 'mask' in kw and isinstance(got, torch.Tensor) and got.dim() == 4 else ": one row per key; the queries come from x, the "
+                 "keys and values from mem" if len(args) > 1 and isinstance(got, torch.Tensor) and got.shape[:2] == args[1].shape[:2] else "")
             err = (got - want).abs().max().item()
             assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
                                 f"{_loaded_rows(loop, ours) or _loop_mistake(ours, got, args, kw) or _LOOP_HINTS[case]}")
@@ -1152,7 +1157,8 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         got = raw
         if (got.shape != want.shape or not torch.equal(got, want)) and _samples(step, m, src, ys): raise AssertionError(f"{case}: {_SAMPLES}")
         assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}" + \
-            (": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
+            (": that is the prefix with the token appended; return the new token alone" if tuple(got.shape) == (len(ys), ys.shape[1] + 1) else
+             ": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
              ": that is an argmax over the batch axis (dim=0); take it over the vocabulary, dim=-1"
              if tuple(got.shape) == (m.cfg.tgt_vocab,) else ": an argmax over every axis at once; take it over the vocabulary, argmax(-1)"
              if got.dim() == 0 else "")
