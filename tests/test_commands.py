@@ -173,8 +173,9 @@ def test_export_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
     from transformer_nb.apps.cli import export_main
     from transformer_nb.lib.checkpoints import PRETRAINED
     import transformer_nb.apps.export as ex
+    from transformer_nb.lib.options import ExportOptions
     counts = _walk_counts(monkeypatch)
-    _count_method(monkeypatch, counts, ex.ExportOptions, '__post_init__', 'ExportOptions checked')
+    _count_method(monkeypatch, counts, ExportOptions, '__post_init__', 'ExportOptions checked')
     _count_everywhere(monkeypatch, counts, ex.check_fields, 'options checked again')
     with pytest.raises(SystemExit) as e: export_main(['--format', 'onnx', 'pretrained:numbers', '-o', tmp_path / 'x'])
     assert e.value.code == 0, capsys.readouterr().err

@@ -6,9 +6,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_options.html.md"""
 
 # %% auto #0
 __all__ = ['DECODE_BATCH_TOKENS', 'PAPER_DECODING', 'Computed', 'PrecisionName', 'VocabSize', 'MaxLen', 'DECODE_OPTIONS',
-           'MODEL_SETTINGS', 'Decoding', 'Runtime', 'DecodeOptions', 'TrainData', 'RunOptions', 'EvalSet',
-           'TrainConfig', 'Recipe', 'TokenizerOptions', 'Command', 'Decoder', 'TranslateIO', 'EvaluateOutputs',
-           'ExportIO']
+           'MODEL_SETTINGS', 'Quantization', 'Decoding', 'Runtime', 'DecodeOptions', 'TrainData', 'RunOptions',
+           'EvalSet', 'TrainConfig', 'Recipe', 'TokenizerOptions', 'Command', 'Decoder', 'TranslateIO',
+           'EvaluateOutputs', 'ExportIO', 'AverageOptions', 'ExportOptions']
 
 # %% ../../nbs/lib_options.ipynb #a28a0004
 from typing import Annotated, Literal
@@ -210,4 +210,31 @@ class ExportIO:
     out: str                       # the model folder to write (must not exist, or be empty; `overwrite` replaces an export)
     checkpoint: str|None = None    # a checkpoint, a run folder, or pretrained:NAME
     ctranslate2: str|None = None   # the same as CKPT with `format` ctranslate2
+
+
+# %% ../../nbs/lib_options.ipynb #a30io004
+@dataclass(frozen=True)
+class AverageOptions:
+    "What `tnb-average` averages, and into which file (`average_run`, which checks its arguments by these declarations)."
+    checkpoints: list[str]               # checkpoint files, or one run folder: its newest training checkpoints (averages among them are skipped)
+    output: str                          # the checkpoint to write (not a checkpoint-<step>.pt name)
+    last: PositiveInt|None = None        # with a run folder: average its newest N checkpoints (None: its newest training checkpoint alone, a copy; never its average.pt)
+    overwrite: bool = False              # replace the checkpoint that `output` holds (a file that is not a checkpoint is never replaced)
+    def __post_init__(self): validate(self)
+
+Quantization = Literal['float32', 'int8', 'int8_float32', 'int8_float16', 'int8_bfloat16', 'int16', 'float16', 'bfloat16']   # CTranslate2's weight types
+
+@dataclass(frozen=True)
+class ExportOptions:
+    "How `export` (`tnb-export`) writes a checkpoint: the format, and the options of each format, each declared once."
+    format: Literal['ctranslate2', 'onnx'] = 'ctranslate2'   # what to write: a CTranslate2 model folder (tnb-translate decodes it), or ONNX graphs (the site's live translator, Node, ONNX Runtime)
+    quantization: Quantization|None = None   # ctranslate2 only: the weights' type in the export (None: float32)
+    max_positions: PositiveInt|None = None   # ctranslate2 only: rows of the sinusoidal position table (None: the config's max_len)
+    float32: bool = False                    # onnx only: keep float32 weights (default: int8)
+    overwrite: bool = False                  # replace the export the folder holds, once the new one is written (a folder that holds anything else is refused)
+
+    def __post_init__(self):
+        validate(self)                                                # each field as declared (lib_checks)
+        for k in {'ctranslate2': ('float32',), 'onnx': ('quantization', 'max_positions')}[self.format]:
+            if getattr(self, k): raise SettingError(f"{{{k}}} is not an option of {{format}}", **{k: getattr(self, k)}, format=self.format)
 
