@@ -322,13 +322,37 @@ def test_help_loads_no_training_module(command):
     assert code == 0 and f'tnb-{command}' in r.stdout, r.stderr[-2000:]
     assert not training & set(mods), sorted(training & set(mods))
 
+def _scripts() -> dict:
+    "pyproject's [project.scripts]: each command's name -> (module, function)."
+    import tomllib
+    from pathlib import Path
+    scripts = tomllib.loads((Path(__file__).parents[1] / 'pyproject.toml').read_text())['project']['scripts']
+    return {name: tuple(target.split(':')) for name, target in scripts.items()}
+
+HELP_IMPORTS = r"""
+import importlib, json, sys
+module, function = sys.argv[1:]
+try: getattr(importlib.import_module(module), function)(['--help'])
+except SystemExit as e: code = e.code
+print(json.dumps([code, sorted(m for m in ('torch', 'sentencepiece', 'sacrebleu') if m in sys.modules)]))
+"""
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('command', sorted(_scripts()))
+def test_help_imports_no_torch(command):
+    "Every command's --help (each of pyproject's scripts) prints its options from their declarations without importing PyTorch, SentencePiece or sacreBLEU: the help comes at once; the command's work imports them."
+    r = subprocess.run([sys.executable, '-c', HELP_IMPORTS, *_scripts()[command]], capture_output=True, text=True, env=ENV, timeout=600)
+    code, heavy = json.loads(r.stdout.splitlines()[-1])
+    assert code == 0 and command in r.stdout, r.stderr[-2000:]
+    assert heavy == [], heavy
+
 def test_the_option_classes_need_nothing_of_training():
     "The commands' option classes sit in a module that imports no training module, so a decoding command reads them cheaply."
     import ast, transformer_nb.lib.options as o
     from pathlib import Path
     tree = ast.parse(Path(o.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert imported <= {'typing', 'dataclasses', 'checks', 'machine', 'model', 'tokens'}, imported
+    assert imported <= {'typing', 'dataclasses', 'checks', 'model'}, imported
     import transformer_nb.apps.tasks as tasks
     assert not {'trainer', 'evaluation', 'workflow'} & {n.module.split('.')[-1] for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
                                                          if isinstance(n, ast.ImportFrom) and n.level and n.module and n.col_offset == 0}
