@@ -346,6 +346,13 @@ def test_help_imports_no_torch(command):
     assert code == 0 and command in r.stdout, r.stderr[-2000:]
     assert heavy == [], heavy
 
+def test_the_start_up_modules_load_no_torch():
+    "What a command needs before its work (the checks, the safeguards, the run folder, the process, the commands' parsers) and the records loads no PyTorch: they import it inside the functions that compute."
+    mods = ['lib.checks', 'lib.safeguards', 'lib.runs', 'lib.process', 'apps.commands', 'lib.records']
+    code = f"import sys; import {', '.join('transformer_nb.' + m for m in mods)}; print('torch' in sys.modules)"
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=ENV, timeout=600)
+    assert r.stdout.strip() == 'False', r.stderr[-2000:] or r.stdout
+
 def test_the_option_classes_need_nothing_of_training():
     "The commands' option classes sit in a module that imports no training module, so a decoding command reads them cheaply."
     import ast, transformer_nb.lib.options as o
