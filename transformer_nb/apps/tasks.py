@@ -11,8 +11,6 @@ __all__ = ['PAPER_RECIPE', 'CPU_HOUR_RECIPE', 'TASKS', 'BUILT_IN', 'paper_bleu_l
 # %% ../../nbs/apps_tasks.ipynb #ba23258e
 import importlib
 from fastcore.basics import patch
-from typing import TYPE_CHECKING
-if TYPE_CHECKING: from transformer_nb.lib.checkpoints import Checkpoint   # the annotations' only: the registry loads without PyTorch
 from ..lib.checks import SettingError
 from ..lib.datasets import ParallelData, load_dataset, DATASETS
 from ..lib.options import Decoding, PAPER_DECODING
@@ -68,9 +66,8 @@ class Reports:
                 f"chrF {scores['chrf']:.2f}  ({scores['chrf_signature']})",
                 *paper_bleu_lines(scores),
                 f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences ({decoding})"]
-
-    def record(self, id:str, ck:'Checkpoint', model, scores:dict, pairs:list, hyps:list, command:str) -> dict:
-        "A results-file record of these scores ([lib_records](lib_records.ipynb))."
+    def record(self, id:str, ck, model, scores:dict, pairs:list, hyps:list, command:str) -> dict:
+        "A results-file record of these scores from the opened `Checkpoint` `ck` ([lib_records](lib_records.ipynb))."
         extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'bleu_paper', 'bleu_paper_signature', 'exact_by_magnitude') if k in scores}
         return {**make_record(id, ck, model, scores, command), **extras}
 
@@ -176,7 +173,7 @@ def task_for(dataset:str) -> Task:
     if own := next((n for n, (_, ds) in BUILT_IN.items() if dataset in ds), None): return get_task(own)
     return next((t for t in TASKS.values() if dataset in t.datasets), TASKS['translation'])
 
-def task_of(ck:'Checkpoint|dict') -> Task:
+def task_of(ck) -> Task:
     "The task of a checkpoint (a `Checkpoint`, as a command opens it, or a checkpoint dict): the one it names, else its dataset's."
     from transformer_nb.lib.checkpoints import Checkpoint
     meta = Checkpoint.of(ck).meta
