@@ -173,8 +173,9 @@ def test_export_opens_and_hashes_once(monkeypatch, tmp_path, capsys):
     from transformer_nb.apps.cli import export_main
     from transformer_nb.lib.checkpoints import PRETRAINED
     import transformer_nb.apps.export as ex
+    from transformer_nb.lib.options import ExportOptions
     counts = _walk_counts(monkeypatch)
-    _count_method(monkeypatch, counts, ex.ExportOptions, '__post_init__', 'ExportOptions checked')
+    _count_method(monkeypatch, counts, ExportOptions, '__post_init__', 'ExportOptions checked')
     _count_everywhere(monkeypatch, counts, ex.check_fields, 'options checked again')
     with pytest.raises(SystemExit) as e: export_main(['--format', 'onnx', 'pretrained:numbers', '-o', tmp_path / 'x'])
     assert e.value.code == 0, capsys.readouterr().err
@@ -321,13 +322,44 @@ def test_help_loads_no_training_module(command):
     assert code == 0 and f'tnb-{command}' in r.stdout, r.stderr[-2000:]
     assert not training & set(mods), sorted(training & set(mods))
 
+def _scripts() -> dict:
+    "pyproject's [project.scripts]: each command's name -> (module, function)."
+    import tomllib
+    from pathlib import Path
+    scripts = tomllib.loads((Path(__file__).parents[1] / 'pyproject.toml').read_text())['project']['scripts']
+    return {name: tuple(target.split(':')) for name, target in scripts.items()}
+
+HELP_IMPORTS = r"""
+import importlib, json, sys
+module, function = sys.argv[1:]
+try: getattr(importlib.import_module(module), function)(['--help'])
+except SystemExit as e: code = e.code
+print(json.dumps([code, sorted(m for m in ('torch', 'sentencepiece', 'sacrebleu') if m in sys.modules)]))
+"""
+
+@pytest.mark.slow   # runs the tools in fresh processes
+@pytest.mark.parametrize('command', sorted(_scripts()))
+def test_help_imports_no_torch(command):
+    "Every command's --help (each of pyproject's scripts) prints its options from their declarations without importing PyTorch, SentencePiece or sacreBLEU: the help comes at once; the command's work imports them."
+    r = subprocess.run([sys.executable, '-c', HELP_IMPORTS, *_scripts()[command]], capture_output=True, text=True, env=ENV, timeout=600)
+    code, heavy = json.loads(r.stdout.splitlines()[-1])
+    assert code == 0 and command in r.stdout, r.stderr[-2000:]
+    assert heavy == [], heavy
+
+def test_the_start_up_modules_load_no_torch():
+    "What a command needs before its work (the checks, the safeguards, the run folder, the process, the commands' parsers) and the records loads no PyTorch: they import it inside the functions that compute."
+    mods = ['lib.checks', 'lib.safeguards', 'lib.runs', 'lib.process', 'apps.commands', 'lib.records']
+    code = f"import sys; import {', '.join('transformer_nb.' + m for m in mods)}; print('torch' in sys.modules)"
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=ENV, timeout=600)
+    assert r.stdout.strip() == 'False', r.stderr[-2000:] or r.stdout
+
 def test_the_option_classes_need_nothing_of_training():
     "The commands' option classes sit in a module that imports no training module, so a decoding command reads them cheaply."
     import ast, transformer_nb.lib.options as o
     from pathlib import Path
     tree = ast.parse(Path(o.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert imported <= {'typing', 'dataclasses', 'checks', 'machine', 'model', 'tokens'}, imported
+    assert imported <= {'typing', 'dataclasses', 'checks', 'model'}, imported
     import transformer_nb.apps.tasks as tasks
     assert not {'trainer', 'evaluation', 'workflow'} & {n.module.split('.')[-1] for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
                                                          if isinstance(n, ast.ImportFrom) and n.level and n.module and n.col_offset == 0}

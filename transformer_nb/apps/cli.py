@@ -109,9 +109,9 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
 
 # %% ../../nbs/apps_cli.ipynb #b426aac8
 def _train(argv, table):
-    for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
-    heavy_imports(options_only=asks_help(argv))
-    if asks_help(argv): _train_help()
+    for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads
+    if asks_help(argv): _train_help()                              # the options' declarations: no PyTorch
+    heavy_imports()
     a = _train_parser().parse_args(argv, table=table); _check_train(a)
     from transformer_nb.lib.machine import limit_threads, get_device
     from transformer_nb.lib.trainer import Parallel, say_precision; from transformer_nb.apps import workflow; from transformer_nb.lib.safeguards import removed_unless_used
@@ -167,9 +167,10 @@ def _add_decoding(p:CliParser):
     p.set_defaults(prog=p.prog)
 
 def _started(argv, parse, table:dict):
-    "`parse(argv)` of a command that loads PyTorch: the thread variables checked before it loads, then the heavy imports; its options put in `run_cli`'s `table`."
-    for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads, which the options need
-    heavy_imports(options_only=asks_help(argv)); return parse(argv, table=table)
+    "`parse(argv)` of a command that loads PyTorch: the thread variables checked before it loads, then the heavy imports (none for its help, which prints the options' declarations); its options put in `run_cli`'s `table`."
+    for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads
+    if not asks_help(argv): heavy_imports()
+    return parse(argv, table=table)
 
 def _decoder(a, c) -> tuple:
     "(model, tokenizer, task, `Decoding`, `DecodeOptions`) of the opened `Checkpoint` `c`: each built and checked once, here, and passed down whole."
@@ -286,7 +287,7 @@ def evaluate_main(argv:list|None=None): "Entry point of `tnb-evaluate` (see `tnb
 
 # %% ../../nbs/apps_cli.ipynb #dc0de427
 def _average_parser() -> CliParser:
-    from transformer_nb.lib.checkpoints import AverageOptions
+    from transformer_nb.lib.options import AverageOptions
     p = CliParser(prog='tnb-average', description="Average checkpoints of one run (as the paper does) into a new checkpoint.",
                   epilog="examples: tnb-average runs/m30k --last 5 -o runs/m30k/avg5.pt")
     field_options(p, AverageOptions, None, checkpoints=dict(flags=['checkpoints'], nargs='+'), output=dict(flags=['-o', '--output'], metavar='FILE'))
@@ -294,7 +295,8 @@ def _average_parser() -> CliParser:
     return p
 
 def _average(argv, table):
-    heavy_imports(options_only=asks_help(argv)); a = _average_parser().parse_args(argv, table=table)
+    if not asks_help(argv): heavy_imports()                        # its help: the options' declarations, no PyTorch
+    a = _average_parser().parse_args(argv, table=table)
     from transformer_nb.lib.checkpoints import average_run; out, paths = average_run(   # lib_checkpoints: every check, -o's first; averages skipped
         a.checkpoints, a.output, a.last, say=lambda m: note(f"tnb-average: {m}"), overwrite=a.overwrite, what='-o')
     n, names = len(paths), ', '.join(q.name for q in paths)
@@ -306,8 +308,8 @@ def average_main(argv:list|None=None): "Entry point of `tnb-average` (see `tnb-a
 
 # %% ../../nbs/apps_cli.ipynb #390acc05
 def _export_parser() -> CliParser:
-    "tnb-export's options: the files (`ExportIO`), and how it writes them (`ExportOptions`, [apps_export](apps_export.ipynb))."
-    from transformer_nb.apps.export import ExportOptions
+    "tnb-export's options: the files (`ExportIO`), and how it writes them (`ExportOptions`, [lib_options](lib_options.ipynb))."
+    from transformer_nb.lib.options import ExportOptions
     p = CliParser(prog='tnb-export', description="Export a checkpoint, or the file a run folder stands for, as a CTranslate2 model folder or as ONNX graphs.",
                   formatter_class=argparse.RawDescriptionHelpFormatter,
                   epilog="examples:\n  tnb-export --ctranslate2 runs/m30k-de-en -o exported/m30k --quantization int8\n  tnb-export --format onnx pretrained:multi30k-de-en -o site-model --overwrite")
@@ -319,8 +321,8 @@ def _export_parser() -> CliParser:
     return p
 
 def _export(argv, table):
-    heavy_imports(options_only=asks_help(argv))                    # before export.py loads PyTorch: a Ctrl-C there is a clean stop, not an abort
-    from transformer_nb.lib.checks import settings; from transformer_nb.apps.export import ExportOptions
+    if not asks_help(argv): heavy_imports()                        # before export.py loads PyTorch: a Ctrl-C there is a clean stop, not an abort
+    from transformer_nb.lib.checks import settings; from transformer_nb.lib.options import ExportOptions
     a = _export_parser().parse_args(argv, table=table)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
     heavy_imports(a.format or 'ctranslate2')                      # the exporter's own C extensions, where installed

@@ -71,7 +71,7 @@ def check_thread_env() -> list[str]:
 
 # %% ../../nbs/apps_commands.ipynb #51223027
 def load_tasks():
-    "The task registry ([apps_tasks](apps_tasks.ipynb)), imported after the heavy imports; a built-in task's module loads when asked for."
+    "The task registry ([apps_tasks](apps_tasks.ipynb)), imported when a command needs it (`tnb-train --help` too, before any heavy import, to list the tasks); a built-in task's module loads when asked for."
     import transformer_nb.apps.tasks as tasks
     return tasks
 

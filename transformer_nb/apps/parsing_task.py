@@ -23,7 +23,6 @@ from ..lib.datasets import ParallelData, Loader
 from .tasks import Task, register_task
 from ..lib.options import Recipe
 from ..lib.options import DecodeOptions, DECODE_OPTIONS
-from ..lib.fast_decoding import translate
 from ..lib.treebank import check_linearizable, check_not_empty
 from ..lib.treebank import (read_trees, clean_tree, ptb_files, evalb_counts, prf, PARSE_KEYS, make_parse_record,
                                      check_split_sizes, check_source_lang, check_target_lang, check_aligned, check_references)
@@ -260,6 +259,7 @@ def parse_scores(pairs:list[tuple[str, str]], hyps:list[str]) -> tuple[dict, lis
 def parse_sentences(model, tokenizer, sentences:list[str], decoding:Decoding=PARSE_DECODING,
                     options:DecodeOptions=DECODE_OPTIONS) -> list[str]: # how to decode and how it runs, each whole (see `translate`)
     "Linearised trees for `sentences`: `translate` with §6.3's beam 21, alpha 0.3 and output length <= input + 300."
+    from transformer_nb.lib.fast_decoding import translate        # the decoder, with PyTorch: the task's module loads without it
     return translate(model, tokenizer, sentences, decoding, options)
 
 def evaluate_parser(model, tokenizer, pairs:list[tuple[str, str]], decoding:Decoding=PARSE_DECODING,

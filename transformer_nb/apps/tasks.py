@@ -12,8 +12,6 @@ __all__ = ['PAPER_RECIPE', 'CPU_HOUR_RECIPE', 'TASKS', 'BUILT_IN', 'paper_bleu_l
 import importlib
 from fastcore.basics import patch
 from ..lib.checks import SettingError
-from ..core import UNK_ID
-from ..lib.checkpoints import Checkpoint
 from ..lib.datasets import ParallelData, load_dataset, DATASETS
 from ..lib.options import Decoding, PAPER_DECODING
 from ..lib.options import DecodeOptions, DECODE_OPTIONS, Recipe
@@ -68,14 +66,14 @@ class Reports:
                 f"chrF {scores['chrf']:.2f}  ({scores['chrf_signature']})",
                 *paper_bleu_lines(scores),
                 f"exact match {scores['exact_match']:.1f}% of {scores['n_sentences']} sentences ({decoding})"]
-
-    def record(self, id:str, ck:Checkpoint, model, scores:dict, pairs:list, hyps:list, command:str) -> dict:
-        "A results-file record of these scores ([lib_records](lib_records.ipynb))."
+    def record(self, id:str, ck, model, scores:dict, pairs:list, hyps:list, command:str) -> dict:
+        "A results-file record of these scores from the opened `Checkpoint` `ck` ([lib_records](lib_records.ipynb))."
         extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'bleu_paper', 'bleu_paper_signature', 'exact_by_magnitude') if k in scores}
         return {**make_record(id, ck, model, scores, command), **extras}
 
     def input_problems(self, tok, lines:list[str], src_lang:str|None=None) -> list[tuple[int, str]]:
         "(line index, why) for each line the model cannot know: here, pieces its tokenizer does not have."
+        from transformer_nb.core import UNK_ID                        # 00_core's, with PyTorch: loaded by the checks, not by the registry
         out = []
         for i, line in enumerate(lines):
             if not line.strip(): continue
@@ -175,8 +173,9 @@ def task_for(dataset:str) -> Task:
     if own := next((n for n, (_, ds) in BUILT_IN.items() if dataset in ds), None): return get_task(own)
     return next((t for t in TASKS.values() if dataset in t.datasets), TASKS['translation'])
 
-def task_of(ck:Checkpoint|dict) -> Task:
+def task_of(ck) -> Task:
     "The task of a checkpoint (a `Checkpoint`, as a command opens it, or a checkpoint dict): the one it names, else its dataset's."
+    from transformer_nb.lib.checkpoints import Checkpoint
     meta = Checkpoint.of(ck).meta
     return get_task(meta['task']) if meta.get('task') else task_for(meta.get('dataset'))
 

@@ -23,8 +23,6 @@ from ..lib.checks import Count, SettingError, validate
 from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link
 from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from ..lib.datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
-from ..lib.tokens import CheckedTokenizer, DistributedTokenBatchSampler
-from ..core import BOS_ID, EOS_ID, UNK_ID
 from .tasks import Task, register_task
 from ..lib.options import Recipe
 from ..lib.process import run_cli, note, in_settings
@@ -492,13 +490,15 @@ class EncodedCorpus:
         o, p = self.offsets['src'], self.offsets['tgt']
         return (self.ids['src'][o[i]:o[i + 1]].astype(np.int64), self.ids['tgt'][p[i]:p[i + 1]].astype(np.int64))
     def __repr__(self): return f"EncodedCorpus({str(self.folder)!r}, {len(self):,} pairs)"
-    def sampler(self, max_tokens:int, rank:int=0, world_size:int=1, seed:int=0, shuffle:bool=True) -> DistributedTokenBatchSampler:
-        "Token batches of at most `max_tokens` padded tokens a side, this process's share of `world_size`."
+    def sampler(self, max_tokens:int, rank:int=0, world_size:int=1, seed:int=0, shuffle:bool=True):
+        "A `DistributedTokenBatchSampler`: token batches of at most `max_tokens` padded tokens a side, this process's share of `world_size`."
+        from transformer_nb.lib.tokens import DistributedTokenBatchSampler   # with PyTorch: loaded by a run, not by the corpus
         return DistributedTokenBatchSampler(self.src_lens, self.tgt_lens, max_tokens, shuffle=shuffle, seed=seed, rank=rank, world_size=world_size)
 
 # %% ../../nbs/apps_wmt14.ipynb #2af2dcx0d
 def _flat(enc:list, keep:np.ndarray, lens:np.ndarray, bos:bool, dt) -> np.ndarray:
     "The kept sentences of `enc` (lists of ids) as one array, each as BOS (if `bos`) + its ids + EOS; `lens` their lengths with those."
+    from transformer_nb.core import BOS_ID, EOS_ID        # the special ids (00_core, with PyTorch): loaded by an encode, not by --help
     ln = lens[keep]; ends = np.cumsum(ln); out = np.empty(int(ends[-1]) if len(ends) else 0, dt)
     fixed = np.zeros(len(out), bool); fixed[ends - 1] = True; out[ends - 1] = EOS_ID
     if bos: fixed[ends - ln] = True; out[ends - ln] = BOS_ID
@@ -513,8 +513,8 @@ def _npy_from_bin(src:Path, dest:Path, dt, chunk:int=1 << 24):
         for i in range(0, n, chunk): arr[i:i + chunk] = np.fromfile(f, dtype=dt, count=min(chunk, n - i))
     arr.flush(); del arr
 
-def _encoded_blocks(tok:CheckedTokenizer, src_path, tgt_path, block:int, num_threads:int):
-    "(source lines, their ids, target ids) a block at a time; the next block is read and encoded on a thread (SentencePiece's `num_threads` on both sides at once) while the caller writes this one."
+def _encoded_blocks(tok, src_path, tgt_path, block:int, num_threads:int):
+    "(source lines, their ids, target ids) a block at a time, encoded by the `CheckedTokenizer` `tok`; the next block is read and encoded on a thread (SentencePiece's `num_threads` on both sides at once) while the caller writes this one."
     blocks = iter_pairs(src_path, tgt_path, block)
     def work():
         if (ab := next(blocks, None)) is None: return None
@@ -525,11 +525,13 @@ def _encoded_blocks(tok:CheckedTokenizer, src_path, tgt_path, block:int, num_thr
             nxt = pool.submit(work); yield got
 
 # %% ../../nbs/apps_wmt14.ipynb #2af2dc8d
-def encode_to_disk(tok:CheckedTokenizer, src_path, tgt_path, out, max_len:int|None=256, block:int=100_000,
+def encode_to_disk(tok, # a `CheckedTokenizer`
+                   src_path, tgt_path, out, max_len:int|None=256, block:int=100_000,
                    num_threads:int=0, # SentencePiece's threads (0: torch's thread count, as `CheckedTokenizer.encode`)
                    say=lambda m: None, meta:dict|None=None, # more to record in `encoded.json`
                   ) -> EncodedCorpus:
     "Encode two aligned files into `out` (source ids + EOS, BOS + target ids + EOS), a block at a time; pairs with an empty side, or longer than `max_len`, are dropped."
+    from transformer_nb.core import UNK_ID
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     dt = np.uint16 if tok.vocab_size <= 65_536 else np.int32
     tmp = Path(tempfile.mkdtemp(prefix='.encoding.', dir=out))
@@ -608,7 +610,8 @@ def _locked(path, poll:float=1.0): # seconds between looks while another process
         os.close(fd)
 
 # %% ../../nbs/apps_wmt14.ipynb #a28cch03
-def encoded_cache(tok:CheckedTokenizer, src_path, tgt_path, cache, # the folder that keeps the encodings, one per tokenizer and `max_len`
+def encoded_cache(tok, # a `CheckedTokenizer`
+                  src_path, tgt_path, cache, # the folder that keeps the encodings, one per tokenizer and `max_len`
                   max_len:int|None=256, say=lambda m: None) -> EncodedCorpus:
     "The pairs of `src_path` and `tgt_path` encoded by `tok`: read from `cache` if encoded from these files, else encoded (again) into a new folder renamed into place."
     digest, cache = hashlib.sha256(tok.to_bytes()).hexdigest(), Path(cache)
@@ -647,8 +650,8 @@ class WMT14Data(ParallelData):
         for i, p in enumerate(self.train):                     # one pass, only the sample kept
             if i == want: picked.append(p); want = next(idx, None)
         return [s for s, _ in picked] + [t for _, t in picked]
-    def encoded(self, tok:CheckedTokenizer, max_len:int|None=256, say=lambda m: note(f"wmt14: {m}")) -> EncodedCorpus:
-        "Its training pairs as ids, memory-mapped: encoded once by `tok`, kept in the folder `encoded` beside the training files (`encoded_cache`)."
+    def encoded(self, tok, max_len:int|None=256, say=lambda m: note(f"wmt14: {m}")) -> EncodedCorpus:
+        "Its training pairs as ids, memory-mapped: encoded once by the `CheckedTokenizer` `tok`, kept in the folder `encoded` beside the training files (`encoded_cache`)."
         return encoded_cache(tok, self.train.src, self.train.tgt, self.train.src.parent/'encoded', max_len, say)
 
 def _split_file(folder:Path, split:str, lang:str) -> Path|None:

@@ -8,8 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_checkpoints.html.md"""
 __all__ = ['PRETRAINED', 'PRETRAINED_URLS', 'rng_state', 'set_rng_state', 'save_checkpoint', 'upgrade_checkpoint',
            'PretrainedFile', 'pretrained_path', 'checkpoint_identity', 'resolve_checkpoint', 'check_weights',
            'check_checkpoint', 'check_tokenizer', 'Checkpoint', 'open_checkpoint', 'model_from_checkpoint',
-           'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'check_replace',
-           'AverageOptions', 'average_run']
+           'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'check_replace', 'average_run']
 
 # %% ../../nbs/lib_checkpoints.ipynb #085de6a9
 import contextlib, copy, errno, hashlib, io, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
@@ -21,7 +20,7 @@ import numpy as np
 import torch
 import transformer_nb
 from .machine import get_device
-from .checks import parse_device, SettingError, PositiveInt, validate
+from .checks import parse_device, SettingError
 import transformer_nb.lib.machine  # noqa: F401 (on import it lets torch.load(weights_only=True) read pickled bytes on torch 2.4 too)
 from ..model import Transformer, TransformerConfig, count_config_params
 from .tokens import CheckedTokenizer
@@ -29,6 +28,7 @@ from .datasets import download_file, get_cache_dir, sha256_file
 from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output
 from .process import out_of_memory
 from .runs import RunFolder, checkpoint_step, read_files, IDENTITY
+from .options import AverageOptions
 
 # %% ../../nbs/lib_checkpoints.ipynb #4b2dfe7f
 _CKPT_FORMAT = 'transformer_nb.checkpoint/3'   # what this version writes; older formats are upgraded as they are read
@@ -726,16 +726,6 @@ def check_replace(path, # the checkpoint a command is to write
     "Refuse, before any work, to write the checkpoint `path` where `check_output`'s rule forbids it (a symlink, a training checkpoint, a run's file, any file without `overwrite`) and over anything but a checkpoint, as `tnb-export` replaces only an export."
     if str(path) == '-': raise UserError(f"{what} -: a checkpoint is a file, never standard output; give a file name")   # '-' is standard output elsewhere
     return check_output(path, what, overwrite, replaces=_not_a_checkpoint)
-
-# %% ../../nbs/lib_checkpoints.ipynb #1f0ed977
-@dataclass(frozen=True)
-class AverageOptions:
-    "What `tnb-average` averages, and into which file (`average_run`, which checks its arguments by these declarations)."
-    checkpoints: list[str]               # checkpoint files, or one run folder: its newest training checkpoints (averages among them are skipped)
-    output: str                          # the checkpoint to write (not a checkpoint-<step>.pt name)
-    last: PositiveInt|None = None        # with a run folder: average its newest N checkpoints (None: its newest training checkpoint alone, a copy; never its average.pt)
-    overwrite: bool = False              # replace the checkpoint that `output` holds (a file that is not a checkpoint is never replaced)
-    def __post_init__(self): validate(self)
 
 # %% ../../nbs/lib_checkpoints.ipynb #a05avr02
 def average_run(paths:list, # checkpoint files of one run, or one run folder

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field, fields, is_dataclass, MISSING
 from functools import cache
 from typing import Annotated, Callable, Literal, Union, get_args, get_origin, get_type_hints
 import types
-import torch
 
 # %% ../../nbs/lib_checks.ipynb #a24d0002
 @dataclass(frozen=True)
@@ -228,6 +227,7 @@ def check_choice(name:str, value, choices:tuple):
 # %% ../../nbs/lib_checks.ipynb #a24c0031
 def check_module(model):
     "Refuse a `model` that is not a `torch.nn.Module` (there would be no parameters to count)."
+    import torch                                   # here, not at the top: the declarations load no PyTorch
     if not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a torch.nn.Module, got a {type(model).__name__}")
 
 def check_dropout(name:str, p:float):
@@ -235,16 +235,17 @@ def check_dropout(name:str, p:float):
     if not 0 <= p < 1: raise ValueError(f"dropout {name}={p} must be in [0, 1)")
 
 # %% ../../nbs/lib_checks.ipynb #a24sd001
-from ..core import set_seed, count_params
-
 def set_seed_strict(seed:int=0):
-    "`set_seed`, after checking that `seed` is an int in [0, 2**32 - 1]."
+    "`set_seed` (00_core's, imported when called: it loads PyTorch), after checking that `seed` is an int in [0, 2**32 - 1]."
     check_seed(seed)
+    from transformer_nb.core import set_seed
     set_seed(seed)
 
-def count_params_strict(model:torch.nn.Module, trainable_only:bool=True) -> int:
-    "`count_params`, after checking that `model` is a module."
+def count_params_strict(model, # a `torch.nn.Module`
+                        trainable_only:bool=True) -> int:
+    "`count_params` (00_core's, imported when called), after checking that `model` is a module."
     check_module(model)
+    from transformer_nb.core import count_params
     return count_params(model, trainable_only)
 
 # %% ../../nbs/lib_checks.ipynb #a24sl002

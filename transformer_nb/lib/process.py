@@ -25,12 +25,10 @@ def asks_help(argv:list) -> bool:
     return any(a == '-h' or (len(a) > 3 and '--help'.startswith(a)) for a in argv)
 
 def heavy_imports(exporter:str|None=None, # 'ctranslate2' or 'onnx': that exporter's C extensions too, where installed
-                  options_only:bool=False, # only what the options need (numpy, torch): a command asked for its help prints it and stops
                  ):
     "Import torch and the other C extensions with Ctrl-C held back; a Ctrl-C that came meanwhile is delivered right after."
     with deferred_interrupts():
-        import numpy, torch  # noqa: F401 (imported for their side effect: loaded now)
-        if not options_only: import sentencepiece, sacrebleu  # noqa: F401
+        import numpy, torch, sentencepiece, sacrebleu  # noqa: F401 (imported for their side effect: loaded now)
         try:                                           # not installed, or broken: the code that needs it says so in its words
             if exporter == 'ctranslate2': import ctranslate2  # noqa: F401
             if exporter == 'onnx': import onnx, onnxruntime  # noqa: F401

@@ -11,10 +11,7 @@ __all__ = ['RESULT_KEYS', 'RECORD_KINDS', 'train_time', 'make_record', 'today', 
 # %% ../../nbs/lib_records.ipynb #16dafa82
 import json, datetime, math, os, re
 from pathlib import Path
-from ..core import count_params
-from .machine import hardware
 from .safeguards import atomic_write, folder_lock
-from .checkpoints import Checkpoint
 
 # %% ../../nbs/lib_records.ipynb #1da76c43
 RESULT_KEYS = ('id', 'dataset', 'direction', 'preset', 'params', 'decoding', 'bleu', 'bleu_lc', 'chrf', 'exact_match',
@@ -22,22 +19,24 @@ RESULT_KEYS = ('id', 'dataset', 'direction', 'preset', 'params', 'decoding', 'bl
 
 def _meta(ck) -> dict:
     "The metadata of the opened checkpoint `ck`, as it was parsed when the file was read; a TypeError for anything else."
+    from transformer_nb.lib.checkpoints import Checkpoint        # here: a task registers its kind of record without PyTorch
     if not isinstance(ck, Checkpoint): raise TypeError(f"ck must be an opened checkpoint (a Checkpoint: open_checkpoint(path)), got a {type(ck).__name__}")
     return ck.meta
 
-def train_time(ck:Checkpoint) -> float:
-    "Seconds spent in optimiser updates, from the training history stored in a checkpoint (validation excluded)."
+def train_time(ck) -> float:
+    "Seconds spent in optimiser updates, from the training history stored in the opened checkpoint `ck` (a `Checkpoint`; validation excluded)."
     hist = _meta(ck).get('history', {}).get('train', [])
     steps = [s['step'] for s in hist if isinstance(s.get('step'), int)]
     stride = max(1, math.gcd(*steps)) if len(steps) > 1 else 1            # a long run's history keeps one update in `stride` (lib_trainer's KEEP_HISTORY)
     return round(stride * sum(s['tokens'] / s['tok_s'] for s in hist if s.get('tok_s')), 1)
 
-def make_record(id:str, ck:Checkpoint, model, scores:dict, command:str) -> dict:
-    "A results-file record: the scores plus where they came from (training command, commit, hardware, date), from the opened checkpoint `ck`."
+def make_record(id:str, ck, model, scores:dict, command:str) -> dict:
+    "A results-file record: the scores plus where they came from (training command, commit, hardware, date), from the opened checkpoint `ck` (a `Checkpoint`)."
     if not isinstance(scores, dict): raise TypeError(f"scores must be the dict of scores `evaluate` returns, got a {type(scores).__name__}")
     meta = _meta(ck)
     if missing := [k for k in ('beam', 'alpha', 'bleu', 'bleu_lc', 'chrf', 'exact_match', 'bleu_signature') if k not in scores]:
         raise ValueError(f"scores lacks {missing}: give the scores `evaluate` returns")
+    from transformer_nb.core import count_params; from transformer_nb.lib.machine import hardware   # a record's, loaded with it
     avg = meta.get('averaged_from')
     decoding = 'greedy' if scores['beam'] == 1 else f"beam {scores['beam']}, alpha {scores['alpha']}"
     if scores.get('stop', 'exact') != 'exact': decoding += f", {scores['stop']} stop"

@@ -23,7 +23,8 @@ from fastcore.basics import patch
 from ..core import PAD_ID
 from .machine import get_device
 from .checks import PositiveInt, Count, Probability, SettingError, validate, check_value
-from .machine import choose_precision, precision_dtype, Computed
+from .machine import choose_precision, precision_dtype
+from .options import Computed
 from ..model import Transformer
 from .options import TrainConfig
 from .tokens import DistributedTokenBatchSampler, checked_collate
