@@ -9,7 +9,6 @@ __all__ = ['table3_variants', 'attention_maps']
 
 # %% ../nbs/12_variations.ipynb #12a00003
 import torch
-from .model import PRESETS, PAPER_TABLE3
 
 # %% ../nbs/12_variations.ipynb #55f988cf
 def table3_variants(base:dict) -> dict:
