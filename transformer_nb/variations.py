@@ -30,19 +30,17 @@ def table3_variants(base:dict) -> dict:
 # %% ../nbs/12_variations.ipynb #c81710b1
 def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
     "Weights of every attention layer in one teacher-forced pass: {'encoder', 'decoder', 'cross'} -> N tensors (B, h, n_q, n_k)."
-    maps, hooks = {'encoder': [], 'decoder': [], 'cross': []}, []
+    maps = {'encoder': [], 'decoder': [], 'cross': []}
     def record(kind):
         def hook(mod, args, kwargs, out):   # the layer's inputs again, through the explicit attention of 02: (B, h, n_q, n_k)
             mem = kwargs.get('mem', args[1] if len(args) > 1 else None)
             maps[kind].append(mod.weights(args[0], mem, kwargs.get('mask')).detach())
         return hook
-    for kind, mods in (('encoder', [l.self_attn for l in model.encoder]), ('decoder', [l.self_attn for l in model.decoder]),
-                       ('cross', [l.cross_attn for l in model.decoder])):
-        hooks += [m.register_forward_hook(record(kind), with_kwargs=True) for m in mods]
-    try:
-        was = model.training; model.eval()                           # dropout off for the pass, the model's mode restored
-        with torch.no_grad(): model(src, tgt)
-        model.train(was)
-    finally:
-        for h in hooks: h.remove()
+    layers = [('encoder', l.self_attn) for l in model.encoder] + [('decoder', l.self_attn) for l in model.decoder]
+    layers += [('cross', l.cross_attn) for l in model.decoder]
+    hooks = [m.register_forward_hook(record(kind), with_kwargs=True) for kind, m in layers]
+    was = model.training
+    with torch.no_grad(): model.eval()(src, tgt)                      # dropout off for the pass ...
+    model.train(was)                                                  # ... and the model's mode restored
+    for h in hooks: h.remove()
     return maps
