@@ -106,22 +106,6 @@ def test_bad_schedule_args():
     with pytest.raises(ValueError, match='steps=0'): TrainConfig(steps=0)
     with pytest.raises(ValueError, match="precision='fp8'"): TrainConfig(precision='fp8')
 
-# --- the main line's two figures -----------------------------------------------------------------------------------
-def test_plot_schedule_and_plot_losses_draw_their_curves():
-    import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt
-    from transformer_nb.training import plot_schedule, plot_losses
-    fig = plot_schedule()
-    lines = fig.axes[0].lines
-    assert len(lines) == 4 and lines[0].get_label() == 'd_model=512, warmup=4000 (base)' and lines[1].get_label().endswith('(big)')
-    assert math.isclose(max(lines[0].get_ydata()), noam_lr(4001), rel_tol=1e-9)          # the base model peaks at its warm-up
-    assert lines[2].get_label() == 'd_model=512, warmup=8000'
-    plt.close(fig)
-    fig = plot_losses([3.0, 2.0, 1.0], [2.5, 1.5, 0.5], warmup=1)
-    ax = fig.axes[0]
-    assert [list(l.get_ydata()) for l in ax.lines[:2]] == [[3.0, 2.0, 1.0], [2.5, 1.5, 0.5]]
-    assert list(ax.lines[2].get_xdata()) == [1, 1] and ax.lines[2].get_label() == 'end of the warm-up'
-    plt.close(fig)
-
 # --- label smoothing ---------------------------------------------------------------------------------------------
 @pytest.mark.parametrize('eps', [0.0, 0.1, 0.25])
 def test_label_smoothing_matches_pytorch(eps):

@@ -11,7 +11,7 @@ notebook, moves and updates them instead of adding copies):
   (`https://colab.research.google.com/github/<user>/<repo>/blob/<branch>/nbs/<notebook>`). It renders on GitHub, in
   Jupyter, in Colab and on the docs site without running anything; written as an HTML link, it stays inline on the site
   (a markdown image alone in its paragraph becomes a centred figure with a caption there).
-- `colab-setup`, a code cell right after the badge, marked `#| hide` (not on the docs site), seven lines. Outside Colab
+- `colab-setup`, a code cell right after the badge, marked `#| hide` (not on the docs site), six lines. Outside Colab
   it does nothing (`nbdev-test` runs it, so every Python that CI tests compiles it). In Colab it fetches the course
   (the notebooks read stored results from `../results` and their own file for their checks), installs the package
   from it only when `transformer_nb` is not importable already (the package's requirements are lower bounds, so pip
@@ -56,8 +56,7 @@ def setup_source(nb_name:str, p:dict|None=None, times:dict|None=None) -> str:
     folder = p['url'].split('/')[-1]
     return '\n'.join([
         "#| hide",
-        "# Colab only (elsewhere nothing happens): fetch the course, install it unless installed (Colab's torch stays), go to nbs/.",
-        "import importlib.util as iu, os, subprocess as sp, sys",
+        "import importlib.util as iu, os, subprocess as sp, sys   # Colab only (elsewhere nothing happens): fetch the course, install it unless installed (Colab's torch stays), go to nbs/",
         f"if 'google.colab' in sys.modules and not os.path.isfile('{nb_name}'):",
         f"    if not os.path.isdir('{folder}'): sp.run(['git', 'clone', '-q', '--depth=1', '{p['url']}'], check=True)",
         f"    if not getattr(iu.find_spec('transformer_nb'), 'origin', None): sp.run([sys.executable, '-m', 'pip', 'install', '-q', './{folder}'], check=True)",

@@ -8,14 +8,15 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_scoring.html.md"""
 __all__ = ['TABLE3_KEYS', 'check_hyps_refs', 'check_pairs', 'check_amounts', 'checked_corpus_scores', 'checked_training_flops',
            'table2_table', 'evaluate', 'check_base_preset', 'check_variant', 'check_table3', 'checked_table3_variants',
            'check_texts', 'check_layers', 'read_attention_file', 'checked_attention_maps', 'paper_row', 'table3_order',
-           'table3_table', 'checked_plot_table3', 'sentence_maps', 'attention_record', 'load_attention', 'show_map']
+           'table3_table', 'plot_table3', 'checked_plot_table3', 'sentence_maps', 'attention_record', 'load_attention',
+           'show_map']
 
 # %% ../../nbs/lib_scoring.ipynb #a37a0003
 import json, math, numbers, os
 from pathlib import Path
 import torch
 from ..evaluation import corpus_scores, training_flops, PAPER_TABLE2
-from ..variations import table3_variants, plot_table3, attention_maps
+from ..variations import table3_variants, attention_maps
 from ..model import PRESETS, PAPER_TABLE3
 from .options import Decoding, PAPER_DECODING
 from .fast_decoding import check_model
@@ -167,6 +168,25 @@ def table3_table(recs:list[dict], base:dict) -> str:
         rows.append(f"| {r['id']} | {change} | {r['params']/1e6:.1f}M | {r['valid_ppl']:.2f} | {r['bleu']:.1f} | "
                     f"{r['bleu'] - b['bleu']:+.1f} | {pr} | {pp:.2f} | {pbleu:.1f} | {pbleu - pb_bleu:+.1f} |")
     return head + '\n'.join(rows)
+
+# %% ../../nbs/lib_scoring.ipynb #e12d0021v
+def plot_table3(recs:list[dict], base:dict, ax=None):
+    "ΔBLEU of each variant against its base: ours (Multi30k valid) beside the paper's (newstest2013), with the seed spread."
+    import matplotlib.pyplot as plt
+    ours, paper = list(table3_variants(base)), list(table3_variants(PRESETS['base']))   # our variants; the paper's rows they scale
+    b, pb = next(r for r in recs if r['id'] == 'base'), PAPER_TABLE3['base'][1]
+    rows = sorted((r for r in recs if r['variant'] != 'base'), key=lambda r: (ours.index(r['variant']), r['id'] != r['variant'], r['seed']))
+    names = [paper[ours.index(r['variant'])] for r in rows]
+    if ax is None: _, ax = plt.subplots(figsize=(9.5, 0.35 * len(rows) + 1.2), dpi=100)
+    y = range(len(rows))
+    ax.barh([i - 0.2 for i in y], [r['bleu'] - b['bleu'] for r in rows], 0.4, label=f"ours: valid set\n({b['steps']} updates)", color='tab:blue')
+    ax.barh([i + 0.2 for i in y], [PAPER_TABLE3[k][1] - pb for k in names], 0.4, label='paper: newstest2013\n(100k updates)', color='tab:orange')
+    noise = [abs(r['bleu'] - b['bleu']) for r in recs if r['variant'] == 'base' and r['id'] != 'base']
+    if noise: ax.axvspan(-max(noise), max(noise), color='grey', alpha=0.2, label='base: spread between seeds')
+    ax.set_yticks(list(y), [f"{r['id']}  ({k})" for r, k in zip(rows, names)]); ax.invert_yaxis(); ax.axvline(0, color='k', lw=0.8)
+    ax.set_xlabel('BLEU change against the base model'); ax.legend(loc='upper left', bbox_to_anchor=(1.01, 1), fontsize=8)
+    ax.figure.tight_layout()
+    return ax
 
 def checked_plot_table3(recs:list[dict], base:dict, ax=None):
     "`plot_table3`, after checking that `recs` are Table 3 records with a 'base' run and `base` a model preset."
