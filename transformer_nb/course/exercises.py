@@ -114,12 +114,18 @@ def check_attention(fn) -> str:
     pad = torch.tensor([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]]).bool()[:, None, None]  # (B, 1, 1, n_k): 2 pad keys
     causal = torch.ones(4, 6).bool().tril()                                             # (n_q, n_k)
     for name, m in {'no mask': None, 'padding mask': pad, 'causal mask': causal, 'both masks': pad & causal}.items():
-        res = fn(q, k, v, m)
+        try: res = fn(q, k, v, m)
+        except RuntimeError as e:                                                       # 4 axes fail; do 3?
+            try: fn(q[0], k[0], v[0])
+            except Exception: raise e from None
+            raise AssertionError(f"{name}: raised RuntimeError ({str(e).splitlines()[0][:70]}) on q, k, v of four axes (B, h, n, d), and runs "
+                "on three: count the axes from the end, k.transpose(-2, -1) (or k.mT) and softmax(dim=-1), so that leading axes pass through") from None
         assert isinstance(res, tuple) and len(res) == 2, f"{name}: return a pair (output, weights), not {type(res).__name__}"
         out, w = res
         assert (tuple(out.shape), tuple(w.shape)) == ((2, 3, 4, 5), (2, 3, 4, 6)), \
             f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6)" + \
-            (": the weights are transposed; return them (..., n_q, n_k), one row per query" if tuple(w.shape) == (2, 3, 6, 4) else "")
+            (": the weights are transposed; return them (..., n_q, n_k), one row per query" if tuple(w.shape) == (2, 3, 6, 4) else
+             ": the output and the weights are swapped; return (output, weights), the output first" if tuple(out.shape) == (2, 3, 4, 6) else "")
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
                lambda: diagnose_weights(w, q, k, m))
