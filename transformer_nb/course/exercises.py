@@ -1222,7 +1222,7 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     """What your `step` does instead, when it chose token `got` for row `i` of the prefixes `ys` (b, t): the first of
     `_greedy_rules` it follows after three prefixes, with `m`, a random model of its size and that one scoring EOS, then PAD highest."""
     probes = (ys, torch.cat([ys, ys[:, 1:].flip(1)], 1), torch.cat([ys, ys.new_full((len(ys), 2), 5)], 1))   # prefixes on which the rules differ
-    with torch.random.fork_rng(devices=[]): torch.manual_seed(0); mixed = perturb(Transformer(m.cfg), 0.5).eval()
+    with torch.random.fork_rng(devices=[]): torch.manual_seed(0); mixed = perturb(type(m)(m.cfg), 0.5).eval()
     lifted, lift = copy.deepcopy(mixed), torch.zeros(m.cfg.tgt_vocab)
     lift[EOS_ID], lift[PAD_ID] = 200., 100.
     lifted.generator.register_forward_hook(lambda mod, inp, out: out + lift)
