@@ -362,6 +362,17 @@ def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the
 def _conv_stack(d_model:int, d_ff:int) -> nn.Sequential:
     return nn.Sequential(nn.Conv1d(d_model, d_ff, 1), nn.ReLU(), nn.Conv1d(d_ff, d_model, 1))   # random weights, biases
 
+def _copy_slip(f, conv) -> str|None:
+    "How `f`, a FeedForward, copied the stack `conv` wrongly: the two convolutions crossed, or their weights transposed; None if neither."
+    if not _is(f, FeedForward): return None
+    w1, w2 = conv[0].weight[..., 0], conv[2].weight[..., 0]                         # (out, in) each
+    if f.w_1.weight.shape == w2.shape and torch.equal(f.w_1.weight, w2) and torch.equal(f.w_2.weight, w1):
+        return "w_1 was copied from conv[2] and w_2 from conv[0]: w_1 is the first convolution, conv[0] (d_model -> d_ff), w_2 the second, conv[2]"
+    if (tr := [k for k, a, b in (('w_1', f.w_1.weight, w1), ('w_2', f.w_2.weight, w2)) if a.numel() == b.numel() and torch.equal(a, b.T.reshape(a.shape))]):
+        return (f"{' and '.join(k + '.weight' for k in tr)} {'was' if len(tr) == 1 else 'were'} transposed: nn.Linear stores (out, in), as Conv1d does "
+                "(out, in, 1); drop the last axis, weight[:, :, 0], no .T")
+    return None
+
 def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
     "`conv_to_ffn` of a random stack, a swap of d_model and d_ff named: it breaks a non-square stack, not a square one."
     swapped = (f"d_model={d_model}, d_ff={d_ff}: d_model and d_ff are swapped: a Conv1d weight is (out, in, 1), so "
@@ -369,9 +380,9 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
     conv = _conv_stack(d_model, d_ff)
     try: f = conv_to_ffn(conv)
     except RuntimeError as e:
-        try: conv_to_ffn(_conv_stack(8, 8))
+        try: sq = _conv_stack(8, 8); f8 = conv_to_ffn(sq)                            # a square stack: does it copy at all?
         except Exception: raise e from None
-        raise AssertionError(swapped) from None
+        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: {slip}" if (slip := _copy_slip(f8, sq)) else swapped) from None
     assert not (_is(f, FeedForward) and d_model != d_ff and (f.w_1.in_features, f.w_1.out_features) == (d_ff, d_model)), swapped
     return conv, f
 
@@ -390,8 +401,8 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
             pairs = {'w_1.weight': (f.w_1.weight, conv[0].weight[..., 0]), 'w_1.bias': (f.w_1.bias, conv[0].bias),
                      'w_2.weight': (f.w_2.weight, conv[2].weight[..., 0]), 'w_2.bias': (f.w_2.bias, conv[2].bias)}
             wrong = [k for k, (a, b) in pairs.items() if a.shape != b.shape or not torch.allclose(a, b)]
-            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; {', '.join(wrong) or 'the weights'} should be "
-                                 "copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)")
+            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or f"{', '.join(wrong) or 'the weights'} "
+                                 "should be copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)"))
         assert count_params(f) == count_params(conv), f"{case}: {count_params(f):,} parameters, the convolutions {count_params(conv):,}"
     return "conv_to_ffn gives a FeedForward that computes what the convolutions compute"
 
@@ -1116,6 +1127,8 @@ def _smoothing_mistake(logits, t, eps:float, got) -> str:
                 ((1 - eps) * nll)[keep].mean(),
             "likely eps / V given to the reference alone: it goes to every token of the vocabulary, eps times the mean of -log p_i":
                 ((1 - eps + eps / V) * nll)[keep].mean(),
+            "likely the reference given 1 - eps alone: it gets eps / V as every token does, 1 - eps + eps / V in all":
+                ((1 - eps) * nll + eps * (total - nll) / V)[keep].mean(),
             "likely eps / V added as a number: it weights -log p_i of every token, eps times their mean":
                 ((1 - eps) * nll + eps / V)[keep].mean(),
             "likely log_softmax over the wrong axis: normalise over the vocabulary, the last axis (dim=-1)":
@@ -1393,7 +1406,9 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
              [r['id'] for r in var if r['bleu'] - base < -max(seeds)]),
             ("beyond means more than the spread: >, not >=", [r['id'] for r in var if abs(r['bleu'] - base) >= max(seeds)]),
             (spread + ", not the first one's", [r['id'] for r in var if abs(r['bleu'] - base) > seeds[0]]),
-            (spread + ", not their mean", [r['id'] for r in var if abs(r['bleu'] - base) > sum(seeds) / len(seeds)])]
+            (spread + ", not their mean", [r['id'] for r in var if abs(r['bleu'] - base) > sum(seeds) / len(seeds)]),
+            ("the base BLEU is the run whose id is 'base', not the mean of the base runs; the spread is the largest |BLEU - base BLEU| "
+             "over the other runs", [r['id'] for r in var if abs(r['bleu'] - runs.mean()) > (runs - runs.mean()).abs().max()])]
 
 # %% ../../nbs/course_exercises.ipynb #a26v0005
 @report
