@@ -248,3 +248,18 @@ SAYS_CHECK_RESTRICTED = {
 def test_fresh_wrong_answers_named_by_check_restricted(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_restricted, *FRESH['check_restricted', label], says=SAYS_CHECK_RESTRICTED[label])
+
+# ---------------------------------------------------------------- the pair swapped, the axes counted from the front
+def _att(q, k, v, mask=None, dims=(-2, -1)):
+    s = q @ k.transpose(*dims) / math.sqrt(q.shape[-1])
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    w = s.softmax(-1).nan_to_num(0.0)
+    return w @ v, w
+
+@pytest.mark.parametrize('wrong, says', [
+    (lambda q, k, v, mask=None: _att(q, k, v, mask)[::-1], r"^Not yet: no mask: output \(2, 3, 4, 6\), weights \(2, 3, 4, 5\); .*: the output and the weights are swapped"),
+    (lambda q, k, v, mask=None: _att(q, k, v, mask, dims=(1, 2)),
+     r"^Not yet: no mask: raised RuntimeError \(.*\) on q, k, v of four axes \(B, h, n, d\), and runs on three: count the axes from the end"),
+], ids=['(weights, output)', 'k.transpose(1, 2)'])
+def test_check_attention_names_the_pair_swapped_and_axes_from_the_front(wrong, says):
+    assert_rejects(check_attention, wrong, says=says)

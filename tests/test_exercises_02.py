@@ -486,3 +486,27 @@ def test_check_loop_mha_names_heads_out_of_order_or_queries_from_mem(cls, says):
 def test_check_heads_names_a_list_of_heads():
     assert_rejects(check_heads, lambda x, h: list(x.chunk(h, -1)), right['merge_heads'],
                    says=r"^Not yet: split_heads\(x of shape \(2, 5, 12\), h=3\) gave a list, not one tensor; expected \(B, h, n, d\)")
+
+# ---------------------------------------------------------------- heads averaged, W^O applied head by head
+def test_check_heads_names_heads_averaged():
+    assert_rejects(check_heads, right['split_heads'], lambda x: x.mean(1).repeat(1, 1, x.shape[1]),
+                   says=r"^Not yet: merge_heads averaged the heads: Concat\(head_1, ..., head_h\) puts them side by side")
+
+class _HeadsAveraged(_LoopBase):
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem
+        m = None if mask is None else mask[:, 0]
+        return self.w_o(torch.stack([self.head(i, x, mem, m) for i in range(self.h)]).mean(0).repeat(1, 1, self.h))
+class _WoPerHead(_LoopBase):
+    def forward(self, x, mem=None, mask=None):                           # W^O on each head alone, padded with zeros, then summed
+        mem = x if mem is None else mem
+        m = None if mask is None else mask[:, 0]
+        pad = lambda i, t: torch.cat([t if j == i else torch.zeros_like(t) for j in range(self.h)], -1)
+        return sum(self.w_o(pad(i, self.head(i, x, mem, m))) for i in range(self.h))
+
+@pytest.mark.parametrize('cls, says', [
+    (_HeadsAveraged, r"self-attention: off by .*; the heads are averaged: concatenate them, torch.cat\(heads, -1\)"),
+    (_WoPerHead, r"self-attention: off by .*; W\^O is applied to each head alone and the results summed, which adds its bias h times"),
+], ids=['heads averaged', 'W^O per head'])
+def test_check_loop_mha_names_heads_averaged_or_wo_per_head(cls, says):
+    assert_rejects(check_loop_mha, cls, says=says)

@@ -76,7 +76,7 @@ def test_a_transposed_square_weight_is_named_by_its_values():
     def square_only(conv):                                                  # only the (8, 8) case reaches the values
         return f(conv) if conv[0].weight.shape[0] == conv[0].weight.shape[1] else ns['conv_to_ffn_right'](conv)
     exec(exercise_code(NB, EXERCISES, 5).replace('def conv_to_ffn', 'def conv_to_ffn_right'), ns)
-    assert_rejects(check_conv_to_ffn, square_only, says=r"d_model=8, d_ff=8: the outputs differ by .*; w_1.weight, w_2.weight should be copied")
+    assert_rejects(check_conv_to_ffn, square_only, says=r"d_model=8, d_ff=8: the outputs differ by .*; w_1.weight and w_2.weight were transposed: nn.Linear stores \(out, in\)")
 
 # ---------------------------------------------------------------- the "break it" exercises
 BREAK = {
@@ -152,7 +152,7 @@ def cf_nodtype(conv):
     return f
 add('check_conv_to_ffn', 'halves w_2 (thinks of kernel taps)', ['w_2', 'scale', 'weight'], cf_nodtype)
 SAYS_CHECK_CONV_TO_FFN = {
-"w_2 transposed and reshaped": "w_2\\.weight\\ should\\ be\\ copied\\ from\\ the\\ convolutions\\ \\(w_1\\ from\\ conv\\[0\\],\\ w_2\\ from\\ conv\\[2\\],\\ wei",
+"w_2 transposed and reshaped": "w_2\\.weight\\ was\\ transposed:\\ nn\\.Linear\\ stores\\ \\(out,\\ in\\)",
 "forgets biases": "w_1\\.bias,\\ w_2\\.bias\\ should\\ be\\ copied\\ from\\ the\\ convolutions\\ \\(w_1\\ from\\ conv\\[0\\],\\ w_2\\ from\\ conv",
 "second bias zeroed": "w_2\\.bias\\ should\\ be\\ copied\\ from\\ the\\ convolutions\\ \\(w_1\\ from\\ conv\\[0\\],\\ w_2\\ from\\ conv\\[2\\],\\ weigh",
 "hard-codes 512/2048": "expected\\ \\(d_ff,\\ d_model\\)\\ =\\ \\(64,\\ 16\\),\\ the\\ Conv1d\\ weight\\ \\(out,\\ in,\\ 1\\)\\ without\\ its\\ last\\ axis\\ ",
@@ -164,3 +164,22 @@ SAYS_CHECK_CONV_TO_FFN = {
 def test_fresh_wrong_answers_named_by_check_conv_to_ffn(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_conv_to_ffn, *FRESH['check_conv_to_ffn', label], says=SAYS_CHECK_CONV_TO_FFN[label])
+
+# ---------------------------------------------------------------- the convolutions crossed, their weights transposed
+def _c2f(first=0, second=2, transpose=False):
+    def conv_to_ffn(conv):
+        d_ff, d_model, _ = conv[0].weight.shape
+        ffn = FeedForward(d_model, d_ff)
+        with torch.no_grad():
+            for lin, c in zip((ffn.w_1, ffn.w_2), (conv[first], conv[second])):
+                w = c.weight[:, :, 0]
+                lin.weight.copy_(w.T if transpose else w); lin.bias.copy_(c.bias)
+        return ffn
+    return conv_to_ffn
+
+@pytest.mark.parametrize('wrong, says', [
+    (_c2f(2, 0), r"^Not yet: d_model=16, d_ff=64: w_1 was copied from conv\[2\] and w_2 from conv\[0\]: w_1 is the first convolution"),
+    (_c2f(transpose=True), r"^Not yet: d_model=16, d_ff=64: w_1.weight and w_2.weight were transposed: nn.Linear stores \(out, in\), as Conv1d does"),
+], ids=['convolutions crossed', 'weights transposed'])
+def test_check_conv_to_ffn_names_convolutions_crossed_or_transposed(wrong, says):
+    assert_rejects(check_conv_to_ffn, wrong, says=says)

@@ -252,3 +252,11 @@ def test_relative_bias_names_each_way_of_clipping_wrong(index, says):
 def test_relative_bias_names_k_added_before_the_clipping():
     assert_rejects(check_relative_bias, _rb(lambda s, o: (o + s.K).clamp(-s.K, s.K)),
                    says=r"it is table\[2\]: K was added before the clipping; clip j - i to \[-K, K\] first, then add K")
+
+@pytest.mark.parametrize('cls, says', [
+    (_rb(lambda s, o: o.clamp(-2 * s.K, 2 * s.K) // 2 + s.K), r"it is table\[2\]: the offset is halved, \(j - i\) // 2, so two offsets share a row"),
+    (type('RelativeBias', (_RB,), {'forward': lambda self, n_q, n_k: _RB.forward(self, n_q, n_k) * (self.off(n_q, n_k) == 0)}),
+     r"it is no row of the table: only the diagonal \(offset 0\) has its bias and every other entry is 0"),
+], ids=['offset halved', 'diagonal only'])
+def test_relative_bias_names_a_halved_offset_or_the_diagonal_alone(cls, says):
+    assert_rejects(check_relative_bias, cls, says=says)

@@ -373,3 +373,26 @@ def test_parsing_counts_names_the_base_model_itself(capsys):
     assert_named(check_parsing_counts, lambda: (count('all'), count('none')),
                  says=r"^Not yet: tied=[\d,]+ is not the count of §6.3's model: the base model itself, N=6 and d_model=512: §6.3's has N=4 "
                       r"and d_model=1024; and a vocabulary of 37,000: §6.3's is 16K", capsys=capsys)
+
+@pytest.mark.parametrize('old, new, says', [
+    ("y = residual(l.sub[2].norm, y, l.ffn)", "y = residual(l.sub[2].norm, y, model.encoder[0].ffn)",
+     r"the decoder uses the encoder's feed-forward network: each decoder layer has its own"),
+    ("lambda t: l.self_attn(t, mask=tgt_mask)", "lambda t: l.self_attn(t, z, mask=src_mask)",
+     r"the decoder's self-attention reads the memory z: its queries, keys and values all come from the decoder's own input"),
+    ("        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)",
+     "        x = residual(l.sub[1].norm, x, l.ffn)\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))",
+     r"the encoder's feed-forward network runs before its self-attention"),
+    ("return model.generator(y)", "return model.generator(y + x.mean(1, keepdim=True))",
+     r"something was added to the decoder's output before model.generator, the same at every target position"),
+    ("return model.generator(y)", "return model.generator(y) + 0.5",
+     r"the logits are model.generator\(y\) as it returns them: something was added to them after the output layer"),
+], ids=['encoder FFN in the decoder', 'self-attention on z', 'encoder FFN first', 'a term before the generator', 'a term after it'])
+def test_my_forward_names_layers_built_another_way_and_terms_added(old, new, says, capsys):
+    assert_named(check_forward, my_forward(old, new), says='^Not yet: my_forward.*' + says, capsys=capsys)
+
+def test_parsing_counts_names_two_vocabularies(capsys):
+    from transformer_nb.model import count_config_params, get_config
+    count = lambda tie, src, tgt: count_config_params(get_config('base', N=4, d_model=1024, src_vocab=src, tgt_vocab=tgt, tie=tie))
+    assert_named(check_parsing_counts, lambda: (count('all', 16000, 16000), count('none', 16000, 32000)),
+                 says=r"^Not yet: untied=[\d,]+ counts a source vocabulary of 16,000 and a target one of 32,000: §6.3's model has "
+                      r"one vocabulary of 16K for both", capsys=capsys)

@@ -254,3 +254,11 @@ def _ls_parts(f):
 def test_label_smoothing_without_eps_over_V_is_named(f, says, capsys):
     ok, out = verdict(check_label_smoothing, _ls_parts(f), capsys)
     assert ok is False and re.search(says, out), out
+
+def test_label_smoothing_names_the_reference_given_one_minus_eps_alone():
+    def smoothing(logits, target, eps, pad_id=PAD_ID):             # eps / V on the others, 1 - eps (no eps / V) on the reference
+        lp = logits.log_softmax(-1)
+        q = torch.full_like(lp, eps / logits.shape[-1]).scatter(-1, target[..., None], 1 - eps)
+        return -(q * lp).sum(-1)[target != pad_id].mean()
+    assert_rejects(check_label_smoothing, smoothing,
+                   says=r"likely the reference given 1 - eps alone: it gets eps / V as every token does, 1 - eps \+ eps / V in all")

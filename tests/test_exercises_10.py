@@ -198,3 +198,24 @@ def test_greedy_check_names_an_argmax_over_every_axis(ns, capsys):
 def test_greedy_check_names_the_prefix_returned(ns, step, says, capsys):
     ok, msg = verdict(step(ns), ns['model'], capsys)
     assert ok is False and says in msg, msg
+
+# ---------------------------------------------------------------- more wrong steps, named
+def _eos_for_pad(model, src, ys):
+    lg = model(src, ys)[:, -1].clone(); lg[:, [EOS_ID, BOS_ID]] = float('-inf'); return lg.argmax(-1)
+_ntl_last = lambda m, s, ys: next_token_logits(m, m(s, ys)[:, -1])
+MORE_STEPS = {
+    'EOS forbidden for PAD': (_eos_for_pad, r"chose id 0, .*; EOS was forbidden in place of PAD: a decoder never emits PAD or BOS"),
+    'source reversed': (lambda m, s, ys: _ntl_last(m, s.flip(1), ys).argmax(-1), r"that is the choice for the source reversed, src.flip\(1\)"),
+    'positions summed': (lambda m, s, ys: next_token_logits(m, m(s, ys).sum(1)).argmax(-1),
+                         r"that is the argmax of the logits summed \(or averaged\) over the positions"),
+    'model(ys, ys)': (lambda m, s, ys: next_token_logits(m, m(ys, ys)[:, -1]).argmax(-1), r"the prefix is read as the source too, model\(ys, ys\)"),
+    'next_token_logits on every position': (lambda m, s, ys: next_token_logits(m, m(s, ys))[:, -1].argmax(-1),
+        r"first step of six sentences as a batch: next_token_logits raised IndexError \(.*\): it takes one position's logits per row, \(B, V\)"),
+    'log_softmax over the batch': (lambda m, s, ys: _ntl_last(m, s, ys).log_softmax(0).argmax(-1),
+                                   r"chose id 0, .*; the softmax ran over the batch \(dim 0\), not the vocabulary"),
+}
+
+@pytest.mark.parametrize('name', MORE_STEPS)
+def test_greedy_check_names_more_wrong_steps(ns, name):
+    step, says = MORE_STEPS[name]
+    assert_rejects(check_greedy_step, step, ns['model'], says=says)

@@ -211,3 +211,11 @@ def test_rows_ab_stub_is_reported_and_the_solution_passes(in_nbs):
 def test_rows_ab_mistakes_are_named(old, new, says):
     ok, line = said(check_rows_ab, rows(old, new))
     assert ok is False and line.startswith('Not yet: ') and says in line, line
+
+def test_beyond_noise_names_base_taken_as_the_mean_of_the_base_runs(in_nbs):
+    def beyond_noise(recs):
+        runs = [r['bleu'] for r in recs if r['variant'] == 'base']; base = sum(runs) / len(runs)
+        noise = max(abs(b - base) for b in runs)
+        return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - base) > noise]
+    ok, out = said(check_beyond_noise, beyond_noise)
+    assert ok is False and "Likely mistake: the base BLEU is the run whose id is 'base', not the mean of the base runs" in out, out

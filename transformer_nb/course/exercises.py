@@ -12,7 +12,7 @@ __all__ = ['report', 'check_pad_batch', 'diagnose_weights', 'check_attention', '
            'check_heads_looking', 'check_rows_ab', 'check_linearize', 'check_corpus_prf']
 
 # %% ../../nbs/course_exercises.ipynb #a26e0004
-import copy, functools, math, re
+import copy, functools, math, re, traceback
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -114,12 +114,18 @@ def check_attention(fn) -> str:
     pad = torch.tensor([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]]).bool()[:, None, None]  # (B, 1, 1, n_k): 2 pad keys
     causal = torch.ones(4, 6).bool().tril()                                             # (n_q, n_k)
     for name, m in {'no mask': None, 'padding mask': pad, 'causal mask': causal, 'both masks': pad & causal}.items():
-        res = fn(q, k, v, m)
+        try: res = fn(q, k, v, m)
+        except RuntimeError as e:                                                       # 4 axes fail; do 3?
+            try: fn(q[0], k[0], v[0])
+            except Exception: raise e from None
+            raise AssertionError(f"{name}: raised RuntimeError ({str(e).splitlines()[0][:70]}) on q, k, v of four axes (B, h, n, d), and runs "
+                "on three: count the axes from the end, k.transpose(-2, -1) (or k.mT) and softmax(dim=-1), so that leading axes pass through") from None
         assert isinstance(res, tuple) and len(res) == 2, f"{name}: return a pair (output, weights), not {type(res).__name__}"
         out, w = res
         assert (tuple(out.shape), tuple(w.shape)) == ((2, 3, 4, 5), (2, 3, 4, 6)), \
             f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6)" + \
-            (": the weights are transposed; return them (..., n_q, n_k), one row per query" if tuple(w.shape) == (2, 3, 6, 4) else "")
+            (": the weights are transposed; return them (..., n_q, n_k), one row per query" if tuple(w.shape) == (2, 3, 6, 4) else
+             ": the output and the weights are swapped; return (output, weights), the output first" if tuple(out.shape) == (2, 3, 4, 6) else "")
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
                lambda: diagnose_weights(w, q, k, m))
@@ -201,8 +207,8 @@ def check_heads(split_heads, merge_heads) -> str:
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
             "brings n before h, each row mixes heads and positions" if torch.equal(merged, right.reshape(2, 5, 12))
-            else "merge_heads added the heads: Concat(head_1, ..., head_h) puts them side by side, head i in features "
-                 "i*d .. (i+1)*d - 1 (transpose(1, 2), then reshape)" if torch.allclose(merged[..., :4], right.sum(1))
+            else f"merge_heads {'added' if torch.allclose(merged[..., :4], right.sum(1)) else 'averaged'} the heads: Concat(head_1, ..., head_h) puts them side "
+                 "by side, head i in features i*d .. (i+1)*d - 1 (transpose(1, 2), then reshape)" if any(torch.allclose(merged[..., :4], f) for f in (right.sum(1), right.mean(1)))
             else "merge_heads(split_heads(x, h)) must give x back: the heads side by side, in head order")
     mha = nn.MultiheadAttention(12, 3, batch_first=True, dtype=torch.float64).eval()   # PyTorch's layer, random biases
     with torch.no_grad():
@@ -240,9 +246,9 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
 # %% ../../nbs/course_exercises.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False,
                  interleave:bool=False, wo:bool=True, after:bool=False, fill:float=float('-inf'),
-                 invert:bool=False, first:bool=False) -> torch.Tensor:
+                 invert:bool=False, first:bool=False, mean:bool=False, each:bool=False) -> torch.Tensor:
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
-    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), masked scores set to `fill`, the mask inverted (`invert`), or every head computed as head 0 (`first`)."""
+    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), masked scores set to `fill`, the mask inverted (`invert`), every head computed as head 0 (`first`), every head the heads' mean (`mean`), or W^O applied to each head alone, zero-padded to h*d_k, and the results summed (`each`: its bias added h times)."""
     mem = x if mem is None else mem
     (Wq, Wk, Wv), (bq, bk, bv) = (m.w_q.weight, m.w_k.weight, m.w_v.weight), (m.w_q.bias, m.w_k.bias, m.w_v.bias)
     if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
@@ -250,8 +256,8 @@ def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, m
     s = q @ k.mT * (1.0 if after else m.d_k ** -0.5 if scale is None else scale)   # (B, h, n_q, n_k)
     if mask is not None and masked: s = s.masked_fill(mask if invert else ~mask, fill)
     o = s.softmax(dim).nan_to_num(0.0) * (m.d_k ** -0.5 if after else 1.0) @ v   # (B, h, n_q, d_v)
-    if first: o = o[:, :1].expand_as(o)
-    return (m.w_o if wo else nn.Identity())(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o))
+    if first or mean: o = (o[:, :1] if first else o.mean(1, keepdim=True)).expand_as(o)
+    return (m.w_o if wo else nn.Identity())(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o)) + (m.h - 1) * m.w_o.bias * each
 
 # %% ../../nbs/course_exercises.ipynb #a26s0205
 def _loaded_rows(loop, m) -> str|None:
@@ -308,6 +314,9 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                 "the masked scores are set to 0, not -inf: e^0 = 1 still gives the masked keys weight; fill them with float('-inf')": dict(fill=0.0),
                 "the mask is inverted: True means 'may attend', so fill the scores where the mask is False, masked_fill(~mask, -inf)": dict(invert=True),
                 "every head is head 0: head i needs its own w_q[i], w_k[i], w_v[i]": dict(first=True),
+                "the heads are averaged: concatenate them, torch.cat(heads, -1), head 1's d_k features, then head 2's, ...": dict(mean=True),
+                "W^O is applied to each head alone and the results summed, which adds its bias h times: concatenate the heads, "
+                "then apply W^O once": dict(each=True),
                 "the weights are divided by sqrt(d_k) after the softmax: divide the scores, before it, softmax(Q K^T / sqrt(d_k)) V": dict(after=True)}
     with torch.no_grad():
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
@@ -353,6 +362,17 @@ def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the
 def _conv_stack(d_model:int, d_ff:int) -> nn.Sequential:
     return nn.Sequential(nn.Conv1d(d_model, d_ff, 1), nn.ReLU(), nn.Conv1d(d_ff, d_model, 1))   # random weights, biases
 
+def _copy_slip(f, conv) -> str|None:
+    "How `f`, a FeedForward, copied the stack `conv` wrongly: the two convolutions crossed, or their weights transposed; None if neither."
+    if not _is(f, FeedForward): return None
+    w1, w2 = conv[0].weight[..., 0], conv[2].weight[..., 0]                         # (out, in) each
+    if f.w_1.weight.shape == w2.shape and torch.equal(f.w_1.weight, w2) and torch.equal(f.w_2.weight, w1):
+        return "w_1 was copied from conv[2] and w_2 from conv[0]: w_1 is the first convolution, conv[0] (d_model -> d_ff), w_2 the second, conv[2]"
+    if (tr := [k for k, a, b in (('w_1', f.w_1.weight, w1), ('w_2', f.w_2.weight, w2)) if a.numel() == b.numel() and torch.equal(a, b.T.reshape(a.shape))]):
+        return (f"{' and '.join(k + '.weight' for k in tr)} {'was' if len(tr) == 1 else 'were'} transposed: nn.Linear stores (out, in), as Conv1d does "
+                "(out, in, 1); drop the last axis, weight[:, :, 0], no .T")
+    return None
+
 def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
     "`conv_to_ffn` of a random stack, a swap of d_model and d_ff named: it breaks a non-square stack, not a square one."
     swapped = (f"d_model={d_model}, d_ff={d_ff}: d_model and d_ff are swapped: a Conv1d weight is (out, in, 1), so "
@@ -360,9 +380,9 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
     conv = _conv_stack(d_model, d_ff)
     try: f = conv_to_ffn(conv)
     except RuntimeError as e:
-        try: conv_to_ffn(_conv_stack(8, 8))
+        try: sq = _conv_stack(8, 8); f8 = conv_to_ffn(sq)                            # a square stack: does it copy at all?
         except Exception: raise e from None
-        raise AssertionError(swapped) from None
+        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: {slip}" if (slip := _copy_slip(f8, sq)) else swapped) from None
     assert not (_is(f, FeedForward) and d_model != d_ff and (f.w_1.in_features, f.w_1.out_features) == (d_ff, d_model)), swapped
     return conv, f
 
@@ -381,8 +401,8 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
             pairs = {'w_1.weight': (f.w_1.weight, conv[0].weight[..., 0]), 'w_1.bias': (f.w_1.bias, conv[0].bias),
                      'w_2.weight': (f.w_2.weight, conv[2].weight[..., 0]), 'w_2.bias': (f.w_2.bias, conv[2].bias)}
             wrong = [k for k, (a, b) in pairs.items() if a.shape != b.shape or not torch.allclose(a, b)]
-            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; {', '.join(wrong) or 'the weights'} should be "
-                                 "copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)")
+            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or f"{', '.join(wrong) or 'the weights'} "
+                                 "should be copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)"))
         assert count_params(f) == count_params(conv), f"{case}: {count_params(f):,} parameters, the convolutions {count_params(conv):,}"
     return "conv_to_ffn gives a FeedForward that computes what the convolutions compute"
 
@@ -492,6 +512,11 @@ def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
     if any(torch.equal(b, rows(lambda i, j, s=s: min(abs(j - i), K) + s)) for s in (0, K)):
         return (": the offset lost its sign (abs): a key before the query and one after it share a row; clip j - i itself, "
                 "clamp(j - i, -K, K), then add K")
+    if any(torch.equal(b, rows(lambda i, j, f=f: min(max(f(j - i), -K), K) + K)) for f in (lambda o: o // 2, lambda o: int(o / 2))):
+        return ": the offset is halved, (j - i) // 2, so two offsets share a row: index the table with the offset itself, clamp(j - i, -K, K) + K"
+    if torch.equal(b, rows(lambda i, j: K) * torch.eye(n_q, n_k, dtype=torch.bool)):
+        return (": only the diagonal (offset 0) has its bias and every other entry is 0: each pair (i, j) gets its own offset's row, "
+                "table[clamp(j - i, -K, K) + K]")
     clip = lambda o, lo, hi: o if lo is None and hi is None else min(o, hi) if lo is None else max(o, lo) if hi is None else min(max(o, lo), hi)
     for lo in (None, *range(-K - 1, K + 2)):                                         # another clipping range, or one side only
         for hi in (None, *range(-K - 1, K + 2)):
@@ -668,6 +693,55 @@ def _output_mistake(m, y, s, t) -> str|None:
                 "together, so no query reads the target's padding either")
     return None
 
+# %% ../../nbs/course_exercises.ipynb #a26c06g1
+def _logits_mistake(fn, m, y, s, t) -> str|None:
+    "Whether `fn`'s logits `y` are not model.generator of the decoder's output: a term added after the generator, or to its input; None if neither."
+    seen, ref_in = [], []
+    g = _refusing(m)
+    g.generator.register_forward_hook(lambda mod, inp, out: seen.append(inp[0]))
+    hook = m.generator.register_forward_hook(lambda mod, inp, out: ref_in.append(inp[0]))
+    try: fn(g, s, t); m(s, t)
+    finally: hook.remove()
+    if len(seen) != 1 or seen[0].shape != ref_in[0].shape: return None
+    if torch.allclose(seen[0], ref_in[0], atol=1e-5):
+        return "the logits are model.generator(y) as it returns them: something was added to them after the output layer"
+    d = seen[0] - ref_in[0]
+    if torch.allclose(y, m.generator(seen[0]), atol=1e-5) and torch.allclose(d, d[:, :1].expand_as(d), atol=1e-5):
+        return ("something was added to the decoder's output before model.generator, the same at every target position: "
+                "the logits are model.generator(y), y the last decoder layer's output as it is")
+    return None
+
+
+# %% ../../nbs/course_exercises.ipynb #a26c06l1
+def _layer_variant(m, enc=None, dec=None):
+    "A copy of `m` whose encoder layers compute `enc(l, x, src_mask)` and decoder layers `dec(v, l, k, x, z, src_mask, tgt_mask)` (v: the copy, k: the layer's index)."
+    v = copy.deepcopy(m)
+    for l in v.encoder:
+        if enc: l.forward = lambda x, src_mask, l=l: enc(l, x, src_mask)
+    for k, l in enumerate(v.decoder):
+        if dec: l.forward = lambda x, z, src_mask, tgt_mask, l=l, k=k: dec(v, l, k, x, z, src_mask, tgt_mask)
+    return v
+
+def _dec_layer(l, x, z, sm, tm, self_kv=None, self_mask=None, ffn=None):
+    "A decoder layer's three sub-layers, with the self-attention's keys and values `self_kv` (its own input if None) and another `ffn`."
+    x = l.sub[0](x, lambda t: l.self_attn(t, self_kv, mask=tm if self_kv is None else self_mask))
+    return l.sub[2](l.sub[1](x, lambda t: l.cross_attn(t, z, mask=sm)), ffn or l.ffn)
+
+def _layer_mistake(m, y, s, t) -> str|None:
+    "What `y` is if the layers are built another way: the decoder's self-attention on z, the encoder's FFN in the decoder, the encoder's FFN first; None if none."
+    def like(**kw):
+        try: return torch.allclose(y, _layer_variant(m, **kw)(s, t), atol=1e-5)
+        except RuntimeError: return False                                                 # a mask that does not fit that variant
+    if any(like(dec=lambda v, l, k, x, z, sm, tm, o=o: _dec_layer(l, x, z, sm, tm, z, sm if o else None)) for o in (1, 0)):
+        return ("the decoder's self-attention reads the memory z: its queries, keys and values all come from the decoder's own "
+                "input, self_attn(t, mask=tgt_mask); z goes to the cross-attention only")
+    if any(like(dec=lambda v, l, k, x, z, sm, tm, f=f: _dec_layer(l, x, z, sm, tm, ffn=v.encoder[f(k)].ffn)) for f in (lambda k: k, lambda k: 0, lambda k: -1)):
+        return "the decoder uses the encoder's feed-forward network: each decoder layer has its own, l.ffn of that layer of model.decoder"
+    if any(like(enc=lambda l, x, sm, i=i: l.sub[1 - i](l.sub[i](x, l.ffn), lambda u: l.self_attn(u, mask=sm))) for i in (0, 1)):
+        return "the encoder's feed-forward network runs before its self-attention: each encoder layer is self-attention (sub[0]), then the FFN (sub[1])"
+    return None
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c0615
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
@@ -707,7 +781,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), "write each sub-layer with its own sub[i].norm, in the order of the equations")
+    return next((w for hit, w in why if hit()), None) or _layer_mistake(m, y, s, t) or "write each sub-layer with its own sub[i].norm, in the order of the equations"
 
 # %% ../../nbs/course_exercises.ipynb #a26c0614
 @report
@@ -729,7 +803,7 @@ def check_forward(fn) -> str:
             f"my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}" + (": one row per source "
             "token; the logits come from the decoder's output y, model.generator(y)" if tuple(getattr(y, 'shape', ()))[:2] == tuple(s.shape) else "")
         if (err := (y - ref).abs().max().item()) >= 1e-5:
-            raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
+            raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
     return f"{fn.__name__} computes Transformer.forward"
 
 # %% ../../nbs/course_exercises.ipynb #a26c06h11
@@ -753,6 +827,19 @@ def _tie_slip(which:str, given:int, count, readings) -> str:
     if which == 'tied' and given in [count('none', v) for v in readings]:
         return (f"tied={given:,} is the untied count (tie='none'): with tie='all' the source and target embeddings and the output "
                 "layer share one matrix of 16K x d_model, so tied is the smaller")
+    return ''
+
+
+# %% ../../nbs/course_exercises.ipynb #a26c06v1
+def _vocab_slip(which:str, given, count, readings) -> str:
+    "Whether the wrong count `given` has a source and a target vocabulary of different sizes, with `count(tie, vocab, tgt_vocab=...)`: '' if not."
+    sizes = (*readings, 8000, 32000, 32768, 37000)
+    for a in sizes:
+        for b in sizes:
+            try: hit = a != b and given == count('all' if which == 'tied' else 'none', a, tgt_vocab=b)
+            except (ValueError, AssertionError, RuntimeError): continue          # a model can refuse two vocabularies when tied
+            if hit: return (f"{which}={given:,} counts a source vocabulary of {a:,} and a target one of {b:,}: §6.3's model has "
+                            "one vocabulary of 16K for both, src_vocab = tgt_vocab")
     return ''
 
 
@@ -784,6 +871,7 @@ def check_parsing_counts(fn) -> str:
                                  "tied is tie='all', one matrix for the source and target embeddings and the output layer"))
         assert slip is None, f"{which}={given:,} is not the count of §6.3's model: {slip}"
         assert not (tie_slip := _tie_slip(which, given, count, readings)), tie_slip
+        assert not (vocab_slip := _vocab_slip(which, given, count, readings)), vocab_slip
         pairs = [(w1, w2, {**o1, **o2}) for k, (w1, o1) in enumerate(slips.items()) for w2, o2 in list(slips.items())[k + 1:]
                  if not set(o1) & set(o2)]                                  # two slips at once, in different settings
         why = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)), None) or \
@@ -1039,6 +1127,8 @@ def _smoothing_mistake(logits, t, eps:float, got) -> str:
                 ((1 - eps) * nll)[keep].mean(),
             "likely eps / V given to the reference alone: it goes to every token of the vocabulary, eps times the mean of -log p_i":
                 ((1 - eps + eps / V) * nll)[keep].mean(),
+            "likely the reference given 1 - eps alone: it gets eps / V as every token does, 1 - eps + eps / V in all":
+                ((1 - eps) * nll + eps * (total - nll) / V)[keep].mean(),
             "likely eps / V added as a number: it weights -log p_i of every token, eps times their mean":
                 ((1 - eps) * nll + eps / V)[keep].mean(),
             "likely log_softmax over the wrong axis: normalise over the vocabulary, the last axis (dim=-1)":
@@ -1098,17 +1188,15 @@ def _samples(step, m, src, ys) -> bool:
 _SAMPLES = ("your step draws its tokens at random (torch.multinomial, a Categorical): five calls under five seeds chose "
             "different tokens; greedy decoding takes the most probable token every time, the argmax of next_token_logits")
 
-# %% ../../nbs/course_exercises.ipynb #a26c1002
-def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
-    "What your `step` does instead, when it chose token `got` for row `i` of the prefixes `ys` (b, t): the first rule it follows."
+# %% ../../nbs/course_exercises.ipynb #a26c10r1
+def _greedy_rules(m, src) -> dict:
+    "The usual mistakes of a greedy step: a hint, and what a step that makes it chooses with the model `m` after the prefixes y (b, t)."
     ntl, out = lambda lg: next_token_logits(m, lg.clone()), lambda y: m(src, y)     # (b, t, V) the logits of every position
-    probes = (ys, torch.cat([ys, ys[:, 1:].flip(1)], 1))                           # two prefixes on which the rules differ
-    mine = [torch.as_tensor(step(m, src, y)).reshape(-1) for y in probes]
-    def zeroed(lg):                                                                 # PAD and BOS scored 0, not -inf
-        lg = lg.clone(); lg[:, [PAD_ID, BOS_ID]] = 0.0; return lg
-    rules = {"a decoder never emits PAD or BOS: forbid them with next_token_logits before the argmax": lambda y: out(y)[:, -1].argmax(-1),
+    def forbid(lg, ids, score=float('-inf')):                                        # ids scored `score`
+        lg = lg.clone(); lg[:, ids] = score; return lg
+    return {"a decoder never emits PAD or BOS: forbid them with next_token_logits before the argmax": lambda y: out(y)[:, -1].argmax(-1),
              "PAD and BOS were given a score of 0, which can still be the largest: forbid them with -inf (next_token_logits)":
-                 lambda y: zeroed(out(y)[:, -1]).argmax(-1),
+                 lambda y: forbid(out(y)[:, -1], [PAD_ID, BOS_ID], 0.0).argmax(-1),
              "that is a position, not a token: an argmax over the time axis; take the last position, [:, -1], and the argmax over "
              "the vocabulary, dim=-1": lambda y: out(y).argmax(1)[:, -1],
              "that is the first position's choice: the next token comes from the last, model(src, ys)[:, -1]": lambda y: ntl(out(y)[:, 0]).argmax(-1),
@@ -1130,18 +1218,47 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
              "that is the choice after the prefix without its BOS: the decoder reads the whole prefix, BOS first, model(src, ys)":
                  lambda y: ntl(out(y[:, 1:] if y.shape[1] > 1 else y)[:, -1]).argmax(-1),
              "the source's padding is not masked: model(src, ys) masks it with pad_mask(src) in the encoder and the cross-attention":
-                 lambda y: ntl(m.decode(m.encode(src, None), None, y)[:, -1]).argmax(-1)}
-    for k, (hint, rule) in enumerate(rules.items()):
-        if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, rule(y)) for a, y in zip(mine, probes)): return hint
-    if got in (PAD_ID, BOS_ID): return next(iter(rules))
-    if got < ys.shape[1] and (out(ys)[i].argmax(0) == got).any(): return list(rules)[2]
+                 lambda y: ntl(m.decode(m.encode(src, None), None, y)[:, -1]).argmax(-1),
+             "EOS was forbidden in place of PAD: a decoder never emits PAD or BOS, so next_token_logits sets those two to -inf; "
+             "EOS must stay, it ends the sentence": lambda y: forbid(out(y)[:, -1], [EOS_ID, BOS_ID]).argmax(-1),
+             "the softmax ran over the batch (dim 0), not the vocabulary: each token's scores are normalised across the sentences, "
+             "and the forbidden PAD and BOS become NaN, which argmax picks; take the argmax of next_token_logits itself":
+                 lambda y: ntl(out(y)[:, -1]).log_softmax(0).argmax(-1),
+             "that is the argmax of the logits summed (or averaged) over the positions: the next token comes from the last "
+             "position alone, model(src, ys)[:, -1]": lambda y: ntl(out(y).sum(1)).argmax(-1),
+             "that is the choice for the source reversed, src.flip(1): pass the source as it is, EOS last": lambda y: ntl(m(src.flip(1), y)[:, -1]).argmax(-1),
+             "the prefix is read as the source too, model(ys, ys): the source is src, model(src, ys)": lambda y: ntl(m(y, y)[:, -1]).argmax(-1)}
+
+
+# %% ../../nbs/course_exercises.ipynb #a26c1002
+def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
+    """What your `step` does instead, when it chose token `got` for row `i` of the prefixes `ys` (b, t): the first of
+    `_greedy_rules` it follows after three prefixes, with `m`, a random model of its size and that one scoring EOS, then PAD highest."""
+    probes = (ys, torch.cat([ys, ys[:, 1:].flip(1)], 1), torch.cat([ys, ys.new_full((len(ys), 2), 5)], 1))   # prefixes on which the rules differ
+    with torch.random.fork_rng(devices=[]): torch.manual_seed(0); mixed = perturb(type(m)(m.cfg), 0.5).eval()
+    lifted, lift = copy.deepcopy(mixed), torch.zeros(m.cfg.tgt_vocab)
+    lift[EOS_ID], lift[PAD_ID] = 200., 100.
+    lifted.generator.register_forward_hook(lambda mod, inp, out: out + lift)
+    models = (m, mixed, lifted)                                  # a rule that matches `m` by chance seldom matches the others
+    mine = [[torch.as_tensor(step(mm, src, y)).reshape(-1) for y in probes] for mm in models]
+    rules = [_greedy_rules(mm, src) for mm in models]
+    for k, hint in enumerate(rules[0]):
+        if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, r[hint](y))
+                                                     for r, row in zip(rules, mine) for a, y in zip(row, probes)): return hint
+    if got in (PAD_ID, BOS_ID): return next(iter(rules[0]))
+    if got < ys.shape[1] and (m(src, ys)[i].argmax(0) == got).any(): return list(rules[0])[2]
     return "take the argmax of next_token_logits(model, model(src, ys)[:, -1])"
+
 
 # %% ../../nbs/course_exercises.ipynb #a26c10h03
 def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
     "Run your `step(m, src, ys)` and compare its tokens with `want`, (b,) the tokens `who` chose: the first difference named."
     with inference(m):
-        raw = step(m, src, ys)
+        try: raw = step(m, src, ys)
+        except IndexError as e:
+            if traceback.extract_tb(e.__traceback__)[-1].name != 'next_token_logits': raise
+            raise AssertionError(f"{case}: next_token_logits raised IndexError ({e}): it takes one position's logits per row, "
+                                 "(B, V), model(src, ys)[:, -1]; it was given every position's, (B, t, V)") from None
         assert isinstance(raw, torch.Tensor) or not (hasattr(raw, 'indices') and hasattr(raw, 'values')), \
             f"{case}: returned torch.max's (values, indices): the token ids are its .indices; or take argmax(-1)"
         assert isinstance(raw, torch.Tensor), (f"{case}: returned {type(raw).__name__} {raw!r:.40}, not a tensor; return one "
@@ -1289,7 +1406,9 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
              [r['id'] for r in var if r['bleu'] - base < -max(seeds)]),
             ("beyond means more than the spread: >, not >=", [r['id'] for r in var if abs(r['bleu'] - base) >= max(seeds)]),
             (spread + ", not the first one's", [r['id'] for r in var if abs(r['bleu'] - base) > seeds[0]]),
-            (spread + ", not their mean", [r['id'] for r in var if abs(r['bleu'] - base) > sum(seeds) / len(seeds)])]
+            (spread + ", not their mean", [r['id'] for r in var if abs(r['bleu'] - base) > sum(seeds) / len(seeds)]),
+            ("the base BLEU is the run whose id is 'base', not the mean of the base runs; the spread is the largest |BLEU - base BLEU| "
+             "over the other runs", [r['id'] for r in var if abs(r['bleu'] - runs.mean()) > (runs - runs.mean()).abs().max()])]
 
 # %% ../../nbs/course_exercises.ipynb #a26v0005
 @report
