@@ -256,7 +256,7 @@ def test_train_model_takes_the_package_threads_unless_chosen():
 
 
 def test_a_resume_reads_parses_and_claims_once(tmp_path, monkeypatch):
-    "train_model(resume=...) reads the checkpoint once, parses its meta once, builds its TransformerConfig once and claims the run folder once."
+    "train_model(resume=...) reads the checkpoint once, parses its meta once, builds its ModelConfig once and claims the run folder once."
     import torch
     from transformer_nb.lib import checkpoints, runs; from transformer_nb import model
     data = load_dataset('copy', n_train=40, n_valid=4, n_test=4, n_symbols=5, max_len=4)

@@ -39,11 +39,11 @@ The main job uses one thread, so on a quiet 2-core machine its wall time is its 
 
 # %% ../../nbs/apps_cli.ipynb #75a31990
 def _model_options(p:CliParser):
-    "The model options of tnb-train, in a group of their own: a preset, and the `TransformerConfig` fields that override it."
-    from transformer_nb.model import TransformerConfig
-    g = p.add_argument_group('model (TransformerConfig: overrides the preset)')
+    "The model options of tnb-train, in a group of their own: a preset, and the `ModelConfig` fields that override it."
+    from transformer_nb.lib.options import ModelConfig
+    g = p.add_argument_group('model (ModelConfig: overrides the preset)')
     field_options(g, Recipe, ('preset',), "the task's recipe's, else ")
-    field_options(g, TransformerConfig, MODEL_SETTINGS, "the preset's, else ")
+    field_options(g, ModelConfig, MODEL_SETTINGS, "the preset's, else ")
 
 # %% ../../nbs/apps_cli.ipynb #b54607c6
 def _train_parser() -> CliParser:

@@ -20,13 +20,13 @@ def check_preset(name, overrides:dict, presets:dict, field_names:list):
         raise TypeError(f"name must be a preset's name, one of {', '.join(presets)}; got a {type(name).__name__}")
     if name not in presets: raise KeyError(f"unknown preset {name!r}; choose from {', '.join(presets)}")
     if bad := set(overrides) - set(field_names):
-        raise TypeError(f"unknown config field(s) {sorted(bad)}; TransformerConfig has {field_names}")
+        raise TypeError(f"unknown config field(s) {sorted(bad)}; ModelConfig has {field_names}")
 
 def check_config(cfg, cls):
-    "A TypeError unless `cfg` is a `cls` (the model's `TransformerConfig`; a checkpoint's config dict d is one as cls(**d))."
+    "A TypeError unless `cfg` is a `cls` (06's `TransformerConfig`, or lib_options' `ModelConfig`; a checkpoint's config dict d is one as ModelConfig(**d))."
     if not isinstance(cfg, cls):
-        hint = "; a checkpoint's config dict d is TransformerConfig(**d)" if isinstance(cfg, dict) else ''
-        raise TypeError(f"cfg must be a TransformerConfig (get_config('base', ...)), got a {type(cfg).__name__}{hint}")
+        hint = "; a checkpoint's config dict d is ModelConfig(**d)" if isinstance(cfg, dict) else ''
+        raise TypeError(f"cfg must be a TransformerConfig or a ModelConfig (get_model_config('base', ...)), got a {type(cfg).__name__}{hint}")
 
 def check_torch_compatible(cfg):
     "`nn.Transformer` holds only d_k = d_v = d_model/h."
