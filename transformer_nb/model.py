@@ -33,10 +33,6 @@ class TransformerConfig:
     pos: str = 'sinusoidal'     # position encodings: sinusoidal, or learned (Table 3, row E)
     max_len: int = 1024         # longest sequence the position table holds
 
-    def __post_init__(self):
-        self.d_k = self.d_k or self.d_model // self.h
-        self.d_v = self.d_v or self.d_k
-
 PRESETS = {'tiny': dict(d_model=32, N=2, h=4, d_ff=64, p_drop=0.0), 'mini': dict(d_model=128, N=3, h=8, d_ff=512, p_drop=0.1),
            'small': dict(d_model=256, N=3, h=8, d_ff=1024, p_drop=0.1),    # ours: tests, 12's sweep, a laptop
            'base': dict(d_model=512, N=6, h=8, d_ff=2048, p_drop=0.1), 'big': dict(d_model=1024, N=6, h=16, d_ff=4096, p_drop=0.3)}   # Table 3's two
@@ -84,8 +80,7 @@ class Transformer(nn.Module):
         super().__init__()
         self.cfg, d, Pos = cfg, cfg.d_model, SinusoidalPositionalEncoding if cfg.pos == 'sinusoidal' else LearnedPositionalEmbedding
         self.src_emb, self.tgt_emb = Embeddings(cfg.src_vocab, d), Embeddings(cfg.tgt_vocab, d)
-        self.src_pos, self.tgt_pos = Pos(d, cfg.max_len), Pos(d, cfg.max_len)
-        self.drop = nn.Dropout(cfg.p_drop)   # on the embedding + position sums, both stacks
+        self.src_pos, self.tgt_pos, self.drop = Pos(d, cfg.max_len), Pos(d, cfg.max_len), nn.Dropout(cfg.p_drop)   # dropout: on embedding + PE
         self.encoder = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.N))
         self.decoder = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.N))
         self.generator = Generator(d, cfg.tgt_vocab)
@@ -105,14 +100,8 @@ class Transformer(nn.Module):
         src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)           # (B, 1, 1, S), (B, 1, T, T)
         return self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask)
 
-# %% ../nbs/06_model.ipynb #b06t3000
-PAPER_TABLE3 = {   # Table 3 as data, for 12_variations and the parameter counts below: preset: (PPL dev, BLEU dev, params x 10^6 or None)
-    'base': (4.92, 25.8, 65),
-    'A-h1': (5.29, 24.9, None), 'A-h4': (5.00, 25.5, None), 'A-h16': (4.91, 25.8, None), 'A-h32': (5.01, 25.4, None),
-    'B-dk16': (5.16, 25.1, 58), 'B-dk32': (5.01, 25.4, 60),
-    'C-N2': (6.11, 23.7, 36), 'C-N4': (5.19, 25.3, 50), 'C-N8': (4.88, 25.5, 80),
-    'C-d256': (5.75, 24.5, 28), 'C-d1024': (4.66, 26.0, 168), 'C-dff1024': (5.12, 25.4, 53), 'C-dff4096': (4.75, 26.2, 90),
-    'D-drop0.0': (5.77, 24.6, None), 'D-drop0.2': (4.95, 25.5, None), 'D-ls0.0': (4.67, 25.3, None), 'D-ls0.2': (5.47, 25.7, None),
-    'E-learned': (4.92, 25.7, None),
-    'big': (4.33, 26.4, 213),
-}
+# %% ../nbs/06_model.ipynb #b06f0003
+PAPER_TABLE3 = {'base': (4.92, 25.8, 65), 'A-h1': (5.29, 24.9, None), 'A-h4': (5.00, 25.5, None), 'A-h16': (4.91, 25.8, None), 'A-h32': (5.01, 25.4, None),   # Table 3: (PPL, BLEU dev, params M)
+    'B-dk16': (5.16, 25.1, 58), 'B-dk32': (5.01, 25.4, 60), 'C-N2': (6.11, 23.7, 36), 'C-N4': (5.19, 25.3, 50), 'C-N8': (4.88, 25.5, 80), 'C-d256': (5.75, 24.5, 28),
+    'C-d1024': (4.66, 26.0, 168), 'C-dff1024': (5.12, 25.4, 53), 'C-dff4096': (4.75, 26.2, 90), 'D-drop0.0': (5.77, 24.6, None), 'D-drop0.2': (4.95, 25.5, None),
+    'D-ls0.0': (4.67, 25.3, None), 'D-ls0.2': (5.47, 25.7, None), 'E-learned': (4.92, 25.7, None), 'big': (4.33, 26.4, 213)}

@@ -52,9 +52,10 @@ class ModelConfig(TransformerConfig):
     pad_id: Count = 0                # the padding token's id (00_core's PAD_ID)
 
     def __post_init__(self):
-        "Each field checked as declared (lib_checks), then the rules that tie them; then 06's defaults of d_k and d_v."
+        "Each field checked as declared (lib_checks), then the rules that tie them; then d_k and d_v, where None, as 02's layer takes them."
         validate(self); check_config_rules(self)
-        super().__post_init__()
+        self.d_k = self.d_k or self.d_model // self.h   # 02_multihead: d_k = d_model/h
+        self.d_v = self.d_v or self.d_k                 # and d_v = d_k
 
     @property
     def max_positions(self) -> int|None:
