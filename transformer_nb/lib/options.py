@@ -6,9 +6,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_options.html.md"""
 
 # %% auto #0
 __all__ = ['MODEL_PRESETS', 'DECODE_BATCH_TOKENS', 'PAPER_DECODING', 'DECODE_OPTIONS', 'MODEL_SETTINGS', 'check_config_rules',
-           'ModelConfig', 'get_model_config', 'Decoding', 'DecodeOptions', 'TrainData', 'RunOptions', 'EvalSet',
-           'TrainConfig', 'Recipe', 'TokenizerOptions', 'Command', 'Decoder', 'TranslateIO', 'EvaluateOutputs',
-           'ExportIO']
+           'ModelConfig', 'check_preset', 'get_model_config', 'Decoding', 'DecodeOptions', 'TrainData', 'RunOptions',
+           'EvalSet', 'TrainConfig', 'Recipe', 'TokenizerOptions', 'Command', 'Decoder', 'TranslateIO',
+           'EvaluateOutputs', 'ExportIO']
 
 # %% ../../nbs/lib_options.ipynb #a28a0004
 from typing import Annotated, Literal
@@ -73,9 +73,16 @@ MODEL_PRESETS = {**PRESETS,   # 06's (ours, Table 3's base and big), then every 
     'E-learned': dict(PRESETS['base'], pos='learned'),
 }
 
+def check_preset(name, overrides:dict, presets:dict, field_names:list):
+    "Refuse an unknown preset `name` or an override that is not a field of the configuration."
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a preset's name, one of {', '.join(presets)}; got a {type(name).__name__}")
+    if name not in presets: raise KeyError(f"unknown preset {name!r}; choose from {', '.join(presets)}")
+    if bad := set(overrides) - set(field_names):
+        raise TypeError(f"unknown config field(s) {sorted(bad)}; ModelConfig has {field_names}")
+
 def get_model_config(name:str='base', **overrides) -> ModelConfig:
     "The preset `name` of `MODEL_PRESETS`, any field overridden, as a `ModelConfig`; an unknown preset or field is named."
-    from transformer_nb.lib.model_checks import check_preset   # its checks of names (lib_model_checks), imported when first asked
     check_preset(name, overrides, MODEL_PRESETS, [f.name for f in fields(ModelConfig)])
     return ModelConfig(**{**MODEL_PRESETS[name], **overrides})
 
