@@ -53,7 +53,7 @@ class ModelDecoderLayer(DecoderLayer):
 
 # %% ../../nbs/lib_transformer.ipynb #lt000012
 class TransformerModel(Transformer):
-    "06's encoder-decoder with the options of a `ModelConfig` (or a `TransformerConfig`, checked as one): the same parameters, drawn in 06's order."
+    "06's encoder-decoder with the options of a `ModelConfig` (or a `TransformerConfig`, checked as one): the same parameters under 06's names, in 06's order."
     def __init__(self, cfg:TransformerConfig):
         check_config(cfg, TransformerConfig)
         nn.Module.__init__(self)
