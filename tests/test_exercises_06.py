@@ -129,10 +129,10 @@ FORWARD, LIBRARY, PARITY = '19628ca9', 'b06gx004', '67d67f6c'
 
 @pytest.mark.slow
 def test_break_it_1_the_decoder_sees_the_future():
-    "The main line's forward-pass test catches it (and, under Going deeper, the library's defaults and the parity with nn.Transformer)."
-    future = 'tests/test_model.py::test_future_tokens_never_affect_earlier_logits'
-    assert_break_it(NB, '0a73f877', "make_tgt_mask(tgt, self.cfg.pad_id)", "pad_mask(tgt, self.cfg.pad_id)", 'model', [future],
-                    prose=False, fail_cells={FORWARD, LIBRARY, PARITY}, fail_tests={future})
+    "The main line's forward-pass test catches it (and, under Going deeper, the comparison with the library's model); so do the tests of 06's own model."
+    future, parity = 'tests/test_model.py::test_the_papers_model_never_lets_the_future_leak', 'tests/test_model.py::test_the_library_model_is_the_papers_on_the_same_weights'
+    assert_break_it(NB, '0a73f877', "make_tgt_mask(tgt)", "pad_mask(tgt)", 'model', [future, parity],
+                    prose=False, fail_cells={FORWARD, LIBRARY}, fail_tests={future, parity})
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import functools

@@ -5,7 +5,7 @@ from transformer_nb.attention import pad_mask, causal_mask, tgt_mask
 from transformer_nb.core import count_params
 from transformer_nb.lib.options import TrainConfig
 from dataclasses import fields
-from transformer_nb.model import PAPER_TABLE3
+from transformer_nb.model import PAPER_TABLE3, Transformer, get_config
 from transformer_nb.lib.transformer import TransformerModel, count_config_params, to_torch_transformer
 from transformer_nb.lib.options import ModelConfig, MODEL_PRESETS, get_model_config
 from transformer_nb.lib.fast_decoding import DecoderCache
@@ -157,6 +157,36 @@ def test_future_tokens_never_affect_earlier_logits():
         out = model(src, changed)
         assert (out[:, :t] - base[:, :t]).abs().max() <= 1e-6
         assert (out[:, t] - base[:, t]).abs().amax(-1).min() > 1e-4   # position t itself sees its input
+
+def paper_and_library(seed=0, **over):
+    "06's `Transformer` and the library's `TransformerModel` of one of 06's configurations, on the same (perturbed) weights."
+    cfg = get_config('tiny', src_vocab=V, tgt_vocab=V, **over)
+    torch.manual_seed(seed); lib = perturb(TransformerModel(cfg)).eval()
+    paper = Transformer(cfg).eval(); paper.load_state_dict(lib.state_dict())   # the same names and shapes
+    return paper, lib
+
+@torch.no_grad()
+@pytest.mark.parametrize('pos', ['sinusoidal', 'learned'])
+def test_the_library_model_is_the_papers_on_the_same_weights(pos):
+    "The tools' model computes 06's on 06's weights (post-LN, no extra dropout, one matrix for all three), and its weights load back into 06's."
+    paper, lib = paper_and_library(pos=pos, max_len=16)
+    assert [(k, v.shape) for k, v in paper.state_dict().items()] == [(k, v.shape) for k, v in lib.state_dict().items()]
+    src, tgt = random_batch(seed=3)
+    assert (paper(src, tgt) - lib(src, tgt)).abs().max() <= 1e-5
+    assert (paper.encode(src, pad_mask(src)) - lib.encode(src)).abs().max() <= 1e-5
+
+@torch.no_grad()
+def test_the_papers_model_never_lets_the_future_leak():
+    "06's own model (not only the library's): changing target token t moves no logit before position t."
+    paper, _ = paper_and_library(7)
+    src, _ = random_batch(seed=7)
+    tgt = torch.randint(4, V, (src.shape[0], 8)); tgt[:, 0] = 2
+    base = paper(src, tgt)
+    for t in range(1, 8):
+        changed = tgt.clone(); changed[:, t] = (tgt[:, t] + 1 - 4) % (V - 4) + 4
+        out = paper(src, changed)
+        assert (out[:, :t] - base[:, :t]).abs().max() <= 1e-6
+        assert (out[:, t] - base[:, t]).abs().amax(-1).min() > 1e-4
 
 # ---------------------------------------------------------------- presets and Table 3
 def meta_count(cfg):
