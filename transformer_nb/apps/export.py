@@ -95,7 +95,7 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
     "A CTranslate2 `TransformerSpec` holding `model`'s weights and `tokenizer`'s vocabulary (see the table above)."
     from transformer_nb.lib.transformer import TransformerModel
     from transformer_nb.lib.tokens import CheckedTokenizer
-    if not isinstance(model, TransformerModel): raise TypeError(f"model must be a Transformer (06_model), got a {type(model).__name__}")
+    if not isinstance(model, TransformerModel): raise TypeError(f"model must be a Transformer (lib_transformer's TransformerModel), got a {type(model).__name__}")
     if not isinstance(tokenizer, CheckedTokenizer): raise TypeError(f"tokenizer must be a CheckedTokenizer (lib_tokens), got a {type(tokenizer).__name__}")
     check_fields(ExportOptions, dict(max_positions=max_positions)); return _spec(model, tokenizer, max_positions)   # as declared
 
