@@ -5,9 +5,9 @@ from transformer_nb.attention import pad_mask, causal_mask, tgt_mask
 from transformer_nb.core import count_params
 from transformer_nb.lib.options import TrainConfig
 from dataclasses import fields
-from transformer_nb.model import PAPER_TABLE3, Transformer, get_config
+from transformer_nb.model import PAPER_TABLE3, PRESETS, Transformer, get_config
 from transformer_nb.lib.transformer import TransformerModel, count_config_params, to_torch_transformer
-from transformer_nb.lib.options import ModelConfig, MODEL_PRESETS, get_model_config
+from transformer_nb.lib.options import ModelConfig, get_model_config
 from transformer_nb.lib.fast_decoding import DecoderCache
 
 torch.set_num_threads(1)
@@ -192,7 +192,7 @@ def test_the_papers_model_never_lets_the_future_leak():
 def meta_count(cfg):
     with torch.device('meta'): return count_params(TransformerModel(cfg))
 
-@pytest.mark.parametrize('name', list(MODEL_PRESETS))
+@pytest.mark.parametrize('name', list(PRESETS))
 def test_closed_form_count_matches_built_model(name):
     cfg = get_model_config(name)
     assert count_config_params(cfg) == meta_count(cfg)
@@ -215,16 +215,16 @@ def test_presets_match_table3():
     assert [(get_model_config(n).d_model, get_model_config(n).d_k) for n in ('C-d256', 'C-d1024')] == [(256, 32), (1024, 128)]
     assert [get_model_config(n).d_ff for n in ('C-dff1024', 'C-dff4096')] == [1024, 4096]
     assert [get_model_config(n).p_drop for n in ('D-drop0.0', 'D-drop0.2')] == [0.0, 0.2]
-    assert not {'D-ls0.0', 'D-ls0.2'} & set(MODEL_PRESETS) and {'D-ls0.0', 'D-ls0.2'} <= set(PAPER_TABLE3)   # row D's
+    assert not {'D-ls0.0', 'D-ls0.2'} & set(PRESETS) and {'D-ls0.0', 'D-ls0.2'} <= set(PAPER_TABLE3)   # row D's
     assert TrainConfig().eps_ls == 0.1 and 'eps_ls' not in {f.name for f in fields(ModelConfig)}              # training half
     assert get_model_config('E-learned').pos == 'learned' and base.pos == 'sinusoidal' and not base.norm_first
-    assert set(PAPER_TABLE3) == set(MODEL_PRESETS) - {'tiny', 'mini', 'small'} | {'D-ls0.0', 'D-ls0.2'}
+    assert set(PAPER_TABLE3) == set(PRESETS) - {'tiny', 'mini', 'small'} | {'D-ls0.0', 'D-ls0.2'}
 
 def test_param_counts_near_paper():
     """At a shared 37,000-token vocabulary (§5.1), all tied: base 63.08M vs the paper's 65M (-2.95%), big 214.2M vs 213M.
     The 3% tolerance covers the paper's rounding to whole millions and its unstated exact vocabulary (the counts of
     rows base..C imply ~41k tokens); it is not slack in the count, which is exact (closed form == built model)."""
-    counts = {n: count_config_params(get_model_config(n)) for n in MODEL_PRESETS}
+    counts = {n: count_config_params(get_model_config(n)) for n in PRESETS}
     assert counts['base'] == 63_082_496 and counts['big'] == 214_245_376
     assert abs(counts['base'] / 65e6 - 1) < 0.03 and abs(counts['big'] / 213e6 - 1) < 0.03
     for name, (_, _, paper) in PAPER_TABLE3.items():

@@ -33,9 +33,13 @@ class TransformerConfig:
     pos: str = 'sinusoidal'     # position encodings: sinusoidal, or learned (Table 3, row E)
     max_len: int = 1024         # longest sequence the position table holds
 
+_BASE = dict(d_model=512, N=6, h=8, d_ff=2048, p_drop=0.1)   # Table 3's base model: every row below changes it
 PRESETS = {'tiny': dict(d_model=32, N=2, h=4, d_ff=64, p_drop=0.0), 'mini': dict(d_model=128, N=3, h=8, d_ff=512, p_drop=0.1),
            'small': dict(d_model=256, N=3, h=8, d_ff=1024, p_drop=0.1),    # ours: tests, 12's sweep, a laptop
-           'base': dict(d_model=512, N=6, h=8, d_ff=2048, p_drop=0.1), 'big': dict(d_model=1024, N=6, h=16, d_ff=4096, p_drop=0.3)}   # Table 3's two
+           'base': dict(_BASE), 'big': dict(_BASE, d_model=1024, h=16, d_ff=4096, p_drop=0.3),   # Table 3's two models, then its rows:
+           **{f'A-h{h}': dict(_BASE, h=h, d_k=512 // h, d_v=512 // h) for h in (1, 4, 16, 32)}, **{f'B-dk{k}': dict(_BASE, d_k=k, d_v=64) for k in (16, 32)},
+           **{f'C-N{n}': dict(_BASE, N=n) for n in (2, 4, 8)}, 'C-d256': dict(_BASE, d_model=256, d_k=32, d_v=32), 'C-d1024': dict(_BASE, d_model=1024, d_k=128, d_v=128),
+           **{f'C-dff{f}': dict(_BASE, d_ff=f) for f in (1024, 4096)}, **{f'D-drop{p}': dict(_BASE, p_drop=p) for p in (0.0, 0.2)}, 'E-learned': dict(_BASE, pos='learned')}
 
 def get_config(name:str='base', **overrides) -> TransformerConfig:   # the preset `name`, any field overridden
     return TransformerConfig(**{**PRESETS[name], **overrides})
@@ -44,8 +48,7 @@ def get_config(name:str='base', **overrides) -> TransformerConfig:   # the prese
 class SublayerConnection(nn.Module):
     "Post-LN (the paper): LayerNorm(x + Dropout(f(x)))."
     def __init__(self, d_model:int, p_drop:float):
-        super().__init__()
-        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)
+        super().__init__(); self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)
     def forward(self, x, f): return self.norm(x + self.drop(f(x)))   # (B, n, d_model) -> (B, n, d_model); f is the sub-layer
 
 # %% ../nbs/06_model.ipynb #ad5109b1
@@ -81,8 +84,7 @@ class Transformer(nn.Module):
         self.cfg, d, Pos = cfg, cfg.d_model, SinusoidalPositionalEncoding if cfg.pos == 'sinusoidal' else LearnedPositionalEmbedding
         self.src_emb, self.tgt_emb = Embeddings(cfg.src_vocab, d), Embeddings(cfg.tgt_vocab, d)
         self.src_pos, self.tgt_pos, self.drop = Pos(d, cfg.max_len), Pos(d, cfg.max_len), nn.Dropout(cfg.p_drop)   # dropout: on embedding + PE
-        self.encoder = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.N))
-        self.decoder = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.N))
+        self.encoder, self.decoder = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.N)), nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.N))
         self.generator = Generator(d, cfg.tgt_vocab)
         tie_weights(self.src_emb, self.tgt_emb, self.generator)   # §3.4: one matrix for all three
 
@@ -101,7 +103,6 @@ class Transformer(nn.Module):
         return self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask)
 
 # %% ../nbs/06_model.ipynb #b06f0003
-PAPER_TABLE3 = {'base': (4.92, 25.8, 65), 'A-h1': (5.29, 24.9, None), 'A-h4': (5.00, 25.5, None), 'A-h16': (4.91, 25.8, None), 'A-h32': (5.01, 25.4, None),   # Table 3: (PPL, BLEU dev, params M)
-    'B-dk16': (5.16, 25.1, 58), 'B-dk32': (5.01, 25.4, 60), 'C-N2': (6.11, 23.7, 36), 'C-N4': (5.19, 25.3, 50), 'C-N8': (4.88, 25.5, 80), 'C-d256': (5.75, 24.5, 28),
-    'C-d1024': (4.66, 26.0, 168), 'C-dff1024': (5.12, 25.4, 53), 'C-dff4096': (4.75, 26.2, 90), 'D-drop0.0': (5.77, 24.6, None), 'D-drop0.2': (4.95, 25.5, None),
-    'D-ls0.0': (4.67, 25.3, None), 'D-ls0.2': (5.47, 25.7, None), 'E-learned': (4.92, 25.7, None), 'big': (4.33, 26.4, 213)}
+PAPER_TABLE3 = {'base': (4.92, 25.8, 65), 'A-h1': (5.29, 24.9, None), 'A-h4': (5.00, 25.5, None), 'A-h16': (4.91, 25.8, None), 'A-h32': (5.01, 25.4, None), 'B-dk16': (5.16, 25.1, 58),
+    'B-dk32': (5.01, 25.4, 60), 'C-N2': (6.11, 23.7, 36), 'C-N4': (5.19, 25.3, 50), 'C-N8': (4.88, 25.5, 80), 'C-d256': (5.75, 24.5, 28), 'C-d1024': (4.66, 26.0, 168), 'C-dff1024': (5.12, 25.4, 53),
+    'C-dff4096': (4.75, 26.2, 90), 'D-drop0.0': (5.77, 24.6, None), 'D-drop0.2': (4.95, 25.5, None), 'D-ls0.0': (4.67, 25.3, None), 'D-ls0.2': (5.47, 25.7, None), 'E-learned': (4.92, 25.7, None), 'big': (4.33, 26.4, 213)}   # Table 3: (PPL, BLEU dev, params M)
