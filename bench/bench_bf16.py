@@ -69,17 +69,18 @@ def part_matmul(a) -> dict:
     return out
 
 def part_train(a) -> dict:
-    from transformer_nb.model import Transformer, get_config
+    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.trainer import Trainer
     from transformer_nb.lib.options import TrainConfig
-    cfg = get_config('small', src_vocab=8000, tgt_vocab=8000)
+    cfg = get_model_config('small', src_vocab=8000, tgt_vocab=8000)
     g = torch.Generator().manual_seed(0)
     data = [(torch.randint(4, 8000, (25,), generator=g).tolist(), torch.randint(4, 8000, (26,), generator=g).tolist())
             for _ in range(100)]                                                   # 100 x 25 = 2,500 target tokens
     trainers = {}
     for p in PRECISIONS:
         set_seed(0)
-        trainers[p] = Trainer(Transformer(cfg), data, tc=TrainConfig(max_tokens=2600, precision=p, progress=False, device='cpu'),
+        trainers[p] = Trainer(TransformerModel(cfg), data, tc=TrainConfig(max_tokens=2600, precision=p, progress=False, device='cpu'),
                               say=lambda m: None)
     group = [list(range(100))]
     for p in PRECISIONS: trainers[p].update(group)                                 # warm-up
@@ -130,13 +131,14 @@ def part_bleu(a, save=lambda r: None) -> dict:
 
 def _width_rows(d:int, a) -> dict:
     "One width's training step and greedy decoding, fp32 and bf16 interleaved: medians, all times, speed-ups."
-    from transformer_nb.model import Transformer, get_config
+    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.trainer import Trainer
     from transformer_nb.lib.options import TrainConfig
     from transformer_nb.core import EOS_ID
     from transformer_nb.lib.fast_decoding import fast_greedy_decode
     from transformer_nb.lib.options import DECODE_BATCH_TOKENS
-    cfg = get_config('small', d_model=d, h=4 if d < 256 else 8, d_ff=4 * d, src_vocab=a.vocab, tgt_vocab=a.vocab)
+    cfg = get_model_config('small', d_model=d, h=4 if d < 256 else 8, d_ff=4 * d, src_vocab=a.vocab, tgt_vocab=a.vocab)
     g = torch.Generator().manual_seed(0)
     data = [(torch.randint(4, a.vocab, (25,), generator=g).tolist(), torch.randint(4, a.vocab, (26,), generator=g).tolist())
             for _ in range(80)]                                                    # 80 x 25 = 2,000 target tokens
@@ -145,7 +147,7 @@ def _width_rows(d:int, a) -> dict:
     trainers = {}
     for p in PRECISIONS:
         set_seed(0)
-        trainers[p] = Trainer(Transformer(cfg), data, tc=TrainConfig(max_tokens=2100, precision=p, progress=False, device='cpu'),
+        trainers[p] = Trainer(TransformerModel(cfg), data, tc=TrainConfig(max_tokens=2100, precision=p, progress=False, device='cpu'),
                               say=lambda m: None)
     group, model = [list(range(80))], trainers['fp32'].model
     def decode(p):

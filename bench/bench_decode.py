@@ -21,7 +21,8 @@ from pathlib import Path
 import torch
 from transformer_nb.core import PAD_ID, EOS_ID, set_seed
 from transformer_nb.lib.machine import get_device
-from transformer_nb.model import Transformer, get_config
+from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.datasets import find_multi30k
 from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
 from transformer_nb.lib.tokens import pad_ids
@@ -33,7 +34,7 @@ def read_lines(path):
     op = gzip.open if str(path).endswith('.gz') else open
     with op(path, 'rt', encoding='utf-8') as f: return [l.rstrip('\n') for l in f]
 
-class NoEOS(Transformer):
+class NoEOS(TransformerModel):
     "A random model with EOS forbidden, so greedy and beam outputs all run to the same cap (equal work)."
     def decode(self, *a, **kw):
         out = super().decode(*a, **kw); out[..., EOS_ID] = float('-inf'); return out
@@ -51,7 +52,7 @@ def load(args):
         what = f"checkpoint {args.checkpoint} on {len(srcs)} sentences of {Path(args.src).name}"
         return model, srcs, what, args.max_extra if args.max_extra is not None else 50
     set_seed(0)
-    cfg = get_config(args.preset, src_vocab=args.vocab, tgt_vocab=args.vocab, p_drop=0.0)
+    cfg = get_model_config(args.preset, src_vocab=args.vocab, tgt_vocab=args.vocab, p_drop=0.0)
     model = NoEOS(cfg).to(dev).eval()
     g = torch.Generator().manual_seed(0)
     if lines is not None:

@@ -13,7 +13,8 @@ import torch, torch.nn as nn
 from transformer_nb.core import set_seed
 from transformer_nb.lib.machine import get_device
 from transformer_nb.lib.machine import autocast, limit_threads, hardware
-from transformer_nb.model import Transformer, get_config
+from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.layers import sinusoidal_encoding_on
 from transformer_nb.training import seq2seq_loss
 from transformer_nb.lib.trainer import make_optimizer_with_cooldown
@@ -100,7 +101,7 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.threads: limit_threads(a.threads)
     device = get_device(a.device)
-    cfg = get_config(a.preset, src_vocab=a.vocab, tgt_vocab=a.vocab)
+    cfg = get_model_config(a.preset, src_vocab=a.vocab, tgt_vocab=a.vocab)
     g = torch.Generator().manual_seed(0)
     src = torch.randint(4, a.vocab, (a.batch, a.len), generator=g).to(device)
     tgt = torch.randint(4, a.vocab, (a.batch, a.len + 1), generator=g).to(device)
@@ -111,7 +112,7 @@ def main(argv=None):
     steps = {}
     for name in names:                                             # build (and compile) each model once
         set_seed(0)
-        m = Transformer(cfg) if name == 'ours' else TorchTransformer(cfg)
+        m = TransformerModel(cfg) if name == 'ours' else TorchTransformer(cfg)
         steps[name] = make_step(m, cfg, src, tgt, device, a.precision, a.compile or bool(a.compile_mode), a.compile_mode)
         t0 = time.perf_counter()
         for _ in range(a.warmup): steps[name]()

@@ -22,7 +22,8 @@ from bench_train import train_flops
 from transformer_nb.core import set_seed
 from transformer_nb.lib.machine import get_device
 from transformer_nb.lib.machine import autocast, limit_threads, hardware
-from transformer_nb.model import Transformer, get_config
+from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.options import get_model_config
 from transformer_nb.training import make_optimizer
 from transformer_nb.lib.trainer import Trainer, pad_rows, PAD_TO
 from transformer_nb.lib.options import TrainConfig
@@ -72,19 +73,19 @@ def main(argv=None):
     a = p.parse_args(argv)
     if a.threads: limit_threads(a.threads)
     device = get_device(a.device)
-    cfg = get_config(a.preset, src_vocab=a.vocab, tgt_vocab=a.vocab)
+    cfg = get_model_config(a.preset, src_vocab=a.vocab, tgt_vocab=a.vocab)
     per_batch = max(1, a.max_tokens // a.lengths[1])                  # pairs a batch holds at least
     need = a.updates * (a.repeats + 1) + 2 * (a.trace is not None)
     data = corpus(int(need * per_batch * 1.5) + 64, a.vocab, *a.lengths)
     tc = TrainConfig(max_tokens=a.max_tokens, accum=1, steps=1, warmup=4000, compile=a.compile, device=str(device),
                      precision=a.precision, progress=False, log_every=a.log_every)
-    set_seed(0); tr = Trainer(Transformer(cfg), data, tc=tc, say=lambda m: None)
+    set_seed(0); tr = Trainer(TransformerModel(cfg), data, tc=tc, say=lambda m: None)
     tr.sampler.set_epoch(0); batches = list(tr.sampler)
     if len(batches) < need: sys.exit(f"the corpus gives {len(batches)} batches, fewer than the {need} needed: lower --updates or --repeats")
     mult = PAD_TO if a.compile else 1
     on_dev = [tuple(pad_rows([data[i][side] for i in b], cfg.pad_id, mult).to(device) for side in (0, 1)) for b in batches[:need]]
     tokens = [int((t[:, 1:] != cfg.pad_id).sum()) for _, t in on_dev]
-    set_seed(0); step = raw_step(tr, Transformer(cfg).to(device), device)
+    set_seed(0); step = raw_step(tr, TransformerModel(cfg).to(device), device)
     print(f"{a.preset} d_model={cfg.d_model} N={cfg.N} vocab={a.vocab}; {a.max_tokens:,} padded tokens a side per update, lengths "
           f"{a.lengths[0]}-{a.lengths[1]}; {device} {a.precision} threads={torch.get_num_threads()} compile={a.compile} "
           f"log_every={tr.log_every}; {a.updates} updates x {a.repeats} repeats", flush=True)

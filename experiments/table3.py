@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / 'shared' / 'data' / 'multi30k'
 
 def flags(overrides:dict) -> list[str]:
-    "tnb-train options for `TransformerConfig` overrides: {'d_k': 16} -> ['--d-k', '16']."
+    "tnb-train options for `ModelConfig` overrides: {'d_k': 16} -> ['--d-k', '16']."
     return [x for k, v in overrides.items() for x in (f"--{k.replace('_', '-')}", str(v))]
 
 def run(cmd:list[str], log:Path, env:dict) -> None:

@@ -268,9 +268,9 @@ def test_positional_bad_start_and_width(module):
 
 
 def test_bad_positional_kind_and_negative_positions():
-    from transformer_nb.model import TransformerConfig
+    from transformer_nb.lib.options import ModelConfig
     with pytest.raises(ValueError, match="'rotary'"):
-        TransformerConfig(pos='rotary')
+        ModelConfig(pos='rotary')
     with pytest.raises(ValueError, match="start=-3"):
         sinusoidal_encoding_on(4, 16, start=-3)
     with pytest.raises(ValueError, match="n=-1"):

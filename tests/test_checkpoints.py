@@ -10,7 +10,8 @@ from transformer_nb.lib.runs import RunFolder
 from conftest import tool, one_line, temps
 from dataclasses import asdict
 from transformer_nb.core import set_seed
-from transformer_nb.model import Transformer, get_config
+from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.checkpoints import (save_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint,
                                         rng_state, _CKPT_FORMAT)
 
@@ -127,7 +128,7 @@ def test_a_damaged_newest_checkpoint_is_named_by_the_commands(folder, how, says)
 # Checkpoints (lib_checkpoints): damaged files are named as damaged, with the file, never an internal error.
 def _checkpoint(path, step=4, **extra):
     set_seed(0)
-    m = Transformer(get_config('tiny', src_vocab=64, tgt_vocab=64))
+    m = TransformerModel(get_model_config('tiny', src_vocab=64, tgt_vocab=64))
     return save_checkpoint(path, format=_CKPT_FORMAT, config=asdict(m.cfg), model=m.state_dict(), optimizer={}, scheduler={},
                            step=step, rng=rng_state(), data_pos={'epoch': 0, 'batch': step}, meta={'run': 'r1'}, **extra)
 
@@ -238,7 +239,7 @@ def test_checkpoints_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     (lambda p, ck: C.set_rng_state({}), ValueError, "s is not a generator state as rng_state() returns it: it lacks 'torch', 'cuda', 'python', 'numpy'"),
     (lambda p, ck: C.set_rng_state({**rng_state(), 'python': [3, [1, 2], None]}), ValueError, "s is not a generator state as rng_state() returns it: its 'python' is not Python's"),
     (lambda p, ck: C.check_tokenizer(None, ck['config'], 'c.pt'), TypeError, "tok must be a CheckedTokenizer, got a NoneType"),
-    (lambda p, ck: C.check_tokenizer(_tok(64), 'cfg', 'c.pt'), TypeError, "cfg must be a model's config (a TransformerConfig, or a checkpoint's config dict), got 'cfg'"),
+    (lambda p, ck: C.check_tokenizer(_tok(64), 'cfg', 'c.pt'), TypeError, "cfg must be a model's config (a ModelConfig, or a checkpoint's config dict), got 'cfg'"),
     (lambda p, ck: open_checkpoint(p, map_location=-1), TypeError, "map_location=-1 must be a device ('cpu', 'cuda:0', a torch.device), a dict or a function"),  # was 'corrupt or truncated?'
     (lambda p, ck: check_checkpoint(ck, use=['inference']), ValueError, "use=['inference'] must be 'inference', 'average' or 'resume'"),
     (lambda p, ck: C.check_weights(ck, 'c.pt', model='m'), TypeError, "model must be a Transformer, got a str"),
@@ -259,7 +260,7 @@ def _tok(n):
     return type('Tok', (), {'vocab_size': n})()
 
 def test_check_tokenizer_takes_a_config_or_its_dict():
-    cfg = get_config('tiny', src_vocab=64, tgt_vocab=64)
+    cfg = get_model_config('tiny', src_vocab=64, tgt_vocab=64)
     assert C.check_tokenizer(_tok(64), cfg, 'x') is not None and C.check_tokenizer(_tok(64), asdict(cfg), 'x') is not None
     with pytest.raises(ValueError, match='x: its tokenizer has 63 pieces'): C.check_tokenizer(_tok(63), cfg, 'x')
 
@@ -278,7 +279,7 @@ def test_average_builds_no_model_and_averages_bit_for_bit(tmp_path):
     paths = []
     for i in range(3):
         set_seed(i)
-        m = Transformer(get_config('tiny', src_vocab=64, tgt_vocab=64)).to(torch.bfloat16 if i == 2 else torch.float32)
+        m = TransformerModel(get_model_config('tiny', src_vocab=64, tgt_vocab=64)).to(torch.bfloat16 if i == 2 else torch.float32)
         paths.append(save_checkpoint(tmp_path / f'c{i}.pt', config=asdict(m.cfg), model=m.state_dict(), step=10 * (i + 1), meta={'run': 'r1'}))
     sds = [open_checkpoint(p, None).weights for p in paths]
     set_seed(123); before = (torch.get_rng_state(), torch.rand(1))
@@ -417,7 +418,7 @@ def test_average_lists_a_live_run_again_when_it_prunes(folder, tmp_path, capsys,
 # Run identity: a checkpoint of another run placed among a run's checkpoints is named, never taken for this run's own.
 def _of_run(path, step, run_id):
     set_seed(0)
-    m = Transformer(get_config('tiny', src_vocab=64, tgt_vocab=64))
+    m = TransformerModel(get_model_config('tiny', src_vocab=64, tgt_vocab=64))
     return save_checkpoint(path, format=_CKPT_FORMAT, config=asdict(m.cfg), model=m.state_dict(), optimizer={}, scheduler={},
                            step=step, rng=rng_state(), data_pos={'epoch': 0, 'batch': step}, meta={'run': run_id})
 

@@ -305,7 +305,9 @@ def test_the_page_quotes_the_recipes_and_the_paper():
     per10 = {k: round(wmt14.PAPER_STEPS[k] / (hours * 6)) for k, hours in (('base', 12), ('big', 3.5 * 24))}
     assert all(abs(per10[k] - wmt14.PAPER_SAVE_EVERY[k]) / per10[k] < 0.02 for k in per10), per10
     assert f"base did 100k updates in 12 hours, {per10['base']:,} every 10 minutes, and big 300k in 3.5 days, {per10['big']} every 10 minutes" in text
-    from transformer_nb.model import PAPER_TABLE3, count_config_params, get_config
+    from transformer_nb.model import PAPER_TABLE3
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import get_model_config
     (pb, bb, _), (pB, bB, _) = PAPER_TABLE3['base'], PAPER_TABLE3['big']
     assert f"perplexity {pb} and BLEU {bb} for base, {pB} and {bB} for big" in text
     assert f"At each validation (every {wmt14.paper_recipe('base').train['valid_every']:,} updates, on newstest2013)" in text
@@ -314,7 +316,7 @@ def test_the_page_quotes_the_recipes_and_the_paper():
     lead, grace = int(sbatch_lines(script)['signal'].split('@')[1]), int(re.search(r'SAVE_GRACE:-(\d+)', script)[1])
     assert "Ten minutes before it" in text and lead == 600 and f"sets it to {grace} s (`SAVE_GRACE`" in text
     assert re.search(r'RETRIES=\$\{RETRIES:-2\}', script) and 'requeued twice in a row at most (`RETRIES`)' in text
-    gb = {k: 12 * count_config_params(get_config(k, src_vocab=37_000, tgt_vocab=37_000)) / 1e9 for k in ('base', 'big')}
+    gb = {k: 12 * count_config_params(get_model_config(k, src_vocab=37_000, tgt_vocab=37_000)) / 1e9 for k in ('base', 'big')}
     assert f"about {gb['base']:.1f} GB for base and {gb['big']:.1f} GB\nfor big, {gb['big'] * 1e3 / 100:.0f} s at 100 MB/s".replace('\n', ' ') in text, gb
     assert f"paper-base (65 M parameters) about {gb['base']:.1f} GB, paper-big (213 M) about {gb['big']:.1f} GB" in ' '.join(
         l.lstrip('# ') for l in script.splitlines()), gb

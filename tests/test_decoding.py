@@ -5,7 +5,8 @@ import pytest
 import torch
 import transformer_nb.lib.fast_decoding as FD
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
-from transformer_nb.model import Transformer, get_config
+from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.checkpoints import save_checkpoint, average_checkpoints, save_averaged
 from transformer_nb.decoding import greedy_decode, beam_search, length_penalty, next_token_logits
 from transformer_nb.lib.fast_decoding import (fast_greedy_decode, fast_beam_search, max_output_lengths, inference, log_probs, DecoderCache,
@@ -22,7 +23,7 @@ def make_model(seed=0, dtype=torch.float64, steps=60, **kw):
     key = (seed, dtype, steps, tuple(sorted(kw.items())))
     if key not in _TRAINED:
         torch.manual_seed(seed)
-        m = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V, **kw))
+        m = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw))
         opt = torch.optim.Adam(m.parameters(), lr=1e-2)
         for step in range(steps):
             src = rand_src(n=32, seed=1000 + step)
@@ -48,7 +49,7 @@ def rows_alone(src):  # each sentence as its own batch without padding
 
 def best(nbest): return [h[0][0] for h in nbest]   # the ids of each sentence's best hypothesis
 
-class NoEOS(Transformer):
+class NoEOS(TransformerModel):
     "A model that can never produce EOS: every hypothesis runs into the length cap (readable decoders: `model.decode`)."
     def decode(self, *a, **kw):
         out = super().decode(*a, **kw).clone(); out[..., EOS_ID] = float('-inf'); return out
@@ -180,7 +181,7 @@ def test_length_penalty_values():
 
 def no_eos_model(**kw):
     torch.manual_seed(0)
-    return NoEOS(get_config('tiny', src_vocab=V, tgt_vocab=V, **kw)).double().eval()
+    return NoEOS(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw)).double().eval()
 
 def test_max_length_reached_and_respected(no_eos_fast):
     m, src = no_eos_model(), rand_src(seed=5)
@@ -282,7 +283,7 @@ def ckpt(model, step=1, **extra):
             'rng': {}, 'data_pos': {}, 'meta': {'run': 'x'}, **extra}
 
 def small(seed, **kw):
-    torch.manual_seed(seed); return Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V, **kw))
+    torch.manual_seed(seed); return TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw))
 
 def test_average_of_copies_is_identity(tmp_path):
     m = small(0)
@@ -405,7 +406,7 @@ def test_fast_beam_search_equals_reference_at_the_cap_and_when_scripted(monkeypa
         same_nbest(fast_beam_search(m, src, max_extra=extra), fast_beam_search(m, src, max_extra=extra, use_cache=False), eps=1e-9)
     monkeypatch.undo()
     torch.manual_seed(0)
-    untrained = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V)).eval()
+    untrained = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V)).eval()
     same_nbest(fast_beam_search(untrained, rand_src(seed=6)), main_beam(untrained, rand_src(seed=6)), eps=1e-5)
     sm, s = ScriptedModel(), torch.tensor([[7, 8, EOS_ID]])
     for alpha in (0.0, 0.6, 1.0):
@@ -453,7 +454,7 @@ def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
     "Random untrained models of several shapes: greedy decoding with the fast cache returns the ids of the whole prefix each step, and of 10's greedy_decode."
     kw = [dict(), dict(norm_first=True, tie='none', tgt_vocab=23), dict(pos='learned', max_len=40, h=2, d_k=12, d_v=20)][seed]
     torch.manual_seed(seed)
-    m = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=kw.pop('tgt_vocab', V), **kw)).to(dtype).eval()
+    m = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=kw.pop('tgt_vocab', V), **kw)).to(dtype).eval()
     for s in range(3):
         src = rand_src(n=7, hi=10, seed=300 + 10 * seed + s)
         g = fast_greedy_decode(m, src, max_extra=8)
@@ -474,7 +475,7 @@ def same_logits(fast, slow):
 def test_decode_step_equals_decode(kw, dtype):
     "decode_step with a FastCache gives model.decode's logits with a DecoderCache, bit for bit (float32), step by step."
     torch.manual_seed(1)
-    m = Transformer(get_config('tiny', src_vocab=V, tgt_vocab=V, **kw)).to(dtype).eval()
+    m = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw)).to(dtype).eval()
     src = rand_src(n=5, seed=12)
     tgt = torch.randint(4, V, (5, 7), generator=torch.Generator().manual_seed(3)); tgt[:, 0] = BOS_ID
     with torch.inference_mode():
@@ -543,7 +544,7 @@ def test_chunked_argmax_and_topk():
 def test_fast_beam_search_equals_reference_wide_vocabulary(kw):
     "With |V| = 2048 the chunked argmax and top-k are used: greedy = beam 1, fast = readable."
     torch.manual_seed(0)
-    m = Transformer(get_config('tiny', src_vocab=2048, tgt_vocab=2048, **kw)).eval()
+    m = TransformerModel(get_model_config('tiny', src_vocab=2048, tgt_vocab=2048, **kw)).eval()
     src = pad([torch.randint(4, 2048, (n,), generator=torch.Generator().manual_seed(n)).tolist() + [EOS_ID] for n in (3, 6, 1, 4)])
     for k, extra in ((4, 3), (2, 6)):
         ref = main_beam(m, src, k, 0.6, extra)

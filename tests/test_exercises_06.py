@@ -88,7 +88,7 @@ def test_my_forward_wrong_answers_are_named(old, new, says, capsys):
 def test_parsing_counts_stub_and_solution(capsys):
     stub = namespace(NB, _body(cells(NB)['b06f0011'][1]).split('\ncheck_parsing_counts')[0])
     assert verdict(check_parsing_counts, stub['parsing_counts'], capsys=capsys)[1].startswith('parsing_counts is not written yet')
-    sol = namespace(NB, 'from transformer_nb.model import Transformer, TransformerConfig', 'b06f0012')
+    sol = namespace(NB, 'from transformer_nb.model import Transformer, get_config', 'b06f0012')
     assert verdict(check_parsing_counts, sol['parsing_counts'], capsys=capsys) == \
         (True, "tied 100,384,768 and untied 133,152,768: the parsing model's counts\n")
 
@@ -103,9 +103,10 @@ def test_parsing_counts_stub_and_solution(capsys):
     (dict(N=3), 'untied', r"untied=[\d,]+ is not the count .*N=3: §6.3's 4 layers are in each stack"),
 ])
 def test_parsing_counts_wrong_answers_are_named(over, which, says, capsys):
-    from transformer_nb.model import count_config_params, get_config
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import get_model_config
     parsing = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)
-    count = lambda **o: count_config_params(get_config('base', **{**parsing, **o}))
+    count = lambda **o: count_config_params(get_model_config('base', **{**parsing, **o}))
     right = dict(tied=count(tie='all'), untied=count(tie='none'))
     wrong = {**right, which: count(**{'tie': 'all' if which == 'tied' else 'none', **over})}
     assert_named(check_parsing_counts, lambda: (wrong['tied'], wrong['untied']), says='^Not yet: .*' + says, capsys=capsys)
@@ -114,8 +115,9 @@ def test_parsing_counts_wrong_answers_are_named(over, which, says, capsys):
 
 def test_parsing_counts_leaves_16k_as_the_paper_does(capsys):
     "The paper writes 16K: 16,000 and 16,384 both pass, each counted the same way in both; a mix of the two is named."
-    from transformer_nb.model import count_config_params, get_config
-    count = lambda v, tie: count_config_params(get_config('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import get_model_config
+    count = lambda v, tie: count_config_params(get_model_config('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
     ok, msg = verdict(check_parsing_counts, lambda: (count(16384, 'all'), count(16384, 'none')), capsys=capsys)
     assert ok is True and 'with 16K read as 16,384 (the paper writes only 16K; 16,000 is as right)' in msg, msg
     assert "16,000" not in verdict(check_parsing_counts, lambda: (count(16000, 'all'), count(16000, 'none')), capsys=capsys)[1]
@@ -127,10 +129,10 @@ FORWARD, LIBRARY, PARITY = '19628ca9', 'b06gx004', '67d67f6c'
 
 @pytest.mark.slow
 def test_break_it_1_the_decoder_sees_the_future():
-    "The main line's forward-pass test catches it (and, under Going deeper, the library's defaults and the parity with nn.Transformer)."
-    future = 'tests/test_model.py::test_future_tokens_never_affect_earlier_logits'
-    assert_break_it(NB, '0a73f877', "make_tgt_mask(tgt, self.cfg.pad_id)", "pad_mask(tgt, self.cfg.pad_id)", 'model', [future],
-                    prose=False, fail_cells={FORWARD, LIBRARY, PARITY}, fail_tests={future})
+    "The main line's forward-pass test catches it (and, under Going deeper, the comparison with the library's model); so do the tests of 06's own model."
+    future, parity = 'tests/test_model.py::test_the_papers_model_never_lets_the_future_leak', 'tests/test_model.py::test_the_library_model_is_the_papers_on_the_same_weights'
+    assert_break_it(NB, '0a73f877', "make_tgt_mask(tgt)", "pad_mask(tgt)", 'model', [future, parity],
+                    prose=False, fail_cells={FORWARD, LIBRARY}, fail_tests={future, parity})
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import functools
@@ -139,7 +141,8 @@ import torch.nn as nn
 from transformer_nb.core import count_params
 from transformer_nb.attention import pad_mask
 from transformer_nb.attention import tgt_mask as make_tgt_mask
-from transformer_nb.model import Transformer, get_config
+from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.options import get_model_config
 from transformer_nb.course import exercises as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
@@ -243,7 +246,7 @@ def _pc(**kw):
     cfg = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000); cfg.update(kw)
     tie = cfg.pop('tie_pair', ('all', 'none'))
     with torch.device('meta'):
-        return tuple(count_params(Transformer(get_config('base', **cfg, tie=t))) for t in tie)
+        return tuple(count_params(TransformerModel(get_model_config('base', **cfg, tie=t))) for t in tie)
 def pc_big(): return _pc(h=16, d_ff=4096)
 add('check_parsing_counts', 'big model sizes (h=16, d_ff=4096)', ['d_ff', '4096', 'big'], pc_big)
 def pc_N6(): return _pc(N=6)
@@ -299,8 +302,9 @@ def test_my_forward_mask_and_output_mistakes_are_named(old, new, says, capsys):
 
 def test_parsing_counts_32k_tied_is_read_as_a_vocabulary_slip(capsys):
     "A tied count with a 32K vocabulary (16K a side) equals tie='decoder' at 16K; the vocabulary, the slip of the same tie mode, is named."
-    from transformer_nb.model import count_config_params, get_config
-    count = lambda v, tie: count_config_params(get_config('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import get_model_config
+    count = lambda v, tie: count_config_params(get_model_config('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
     assert count(32000, 'all') == count(16000, 'decoder')                  # why it was misread
     assert_named(check_parsing_counts, lambda: (count(32000, 'all'), count(16000, 'none')),
                  says=r"^Not yet: tied=[\d,]+ is not the count of §6.3's model: either a vocabulary of 32,000: §6.3's is 16K, or it is tie='decoder'", capsys=capsys)

@@ -8,7 +8,8 @@ import torch.nn.functional as F
 ct2 = pytest.importorskip('ctranslate2', reason="ctranslate2 not installed (pip install 'transformer-nb[deploy]')")
 
 from transformer_nb.core import PAD_ID, BOS_ID, EOS_ID
-from transformer_nb.model import Transformer, get_config
+from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.tokens import CheckedTokenizer
 from transformer_nb.lib.checkpoints import save_checkpoint, model_from_checkpoint
 from transformer_nb.lib.fast_decoding import translate
@@ -38,7 +39,7 @@ def pad(rows):
 def trained_checkpoint(path, tok, steps=80, **kw):
     "A tiny model trained for ~1-2 s to reverse letter sequences, saved as a transformer_nb checkpoint with its tokenizer."
     torch.manual_seed(0)
-    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, **kw))
+    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, **kw))
     opt = torch.optim.Adam(m.parameters(), lr=1e-2, betas=(0.9, 0.98), eps=1e-9)
     for step in range(steps):
         ws = words(48, 100 + step)
@@ -101,13 +102,13 @@ def test_int8(ckpt, tmp_path, tok):
     assert json.loads((i8 / 'transformer_nb.json').read_text())['quantization'] == 'int8'
 
 def test_what_ctranslate2_cannot_express(tok):
-    cfg = get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, d_k=8, d_v=4)
+    cfg = get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, d_k=8, d_v=4)
     with pytest.raises(ValueError, match='d_k=8 and d_v=4'): _check_exportable(cfg)
-    with pytest.raises(ValueError, match='d_k=8'): ctranslate2_spec(Transformer(cfg), tok)
-    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size + 1, tgt_vocab=tok.vocab_size + 1))
+    with pytest.raises(ValueError, match='d_k=8'): ctranslate2_spec(TransformerModel(cfg), tok)
+    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size + 1, tgt_vocab=tok.vocab_size + 1))
     with pytest.raises(ValueError, match='tokenizer has'): ctranslate2_spec(m, tok)
     # separate source and target vocabularies: a checkpoint carries one joint tokenizer, so differing sizes are refused
-    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size + 8, tie='none'))
+    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size + 8, tie='none'))
     with pytest.raises(ValueError, match=rf'{tok.vocab_size} \(source\) and {tok.vocab_size + 8} \(target\)'): ctranslate2_spec(m, tok)
 
 def test_output_folder_rules(ckpt, tmp_path):
@@ -190,7 +191,7 @@ def test_a_broken_record_in_a_ctranslate2_folder_is_named(ckpt, tmp_path):
 
 
 @pytest.mark.parametrize('call, exc, says', [
-    (lambda c, m, t, d: export_ctranslate2(m, d / 'never'), TypeError, 'checkpoint must be a path, got a Transformer: save the model'),
+    (lambda c, m, t, d: export_ctranslate2(m, d / 'never'), TypeError, 'checkpoint must be a path, got a TransformerModel: save the model'),
     (lambda c, m, t, d: export_ctranslate2(c, None), TypeError, 'out_dir must be a path, got a NoneType'),
     (lambda c, m, t, d: export_ctranslate2(c, d / 'never', max_positions=2.5), ValueError, 'max_positions=2.5 must be an int >= 1'),
     (lambda c, m, t, d: ctranslate2_spec(None, t), TypeError, 'model must be a Transformer'),
@@ -530,7 +531,7 @@ def test_an_export_carries_its_tasks_decoding(onnx_mods, tmp_path, tok, monkeypa
     " readers decode with it unless told; a translation checkpoint exports beam 4 and alpha 0.6."
     from transformer_nb.apps.parsing_task import PARSE_DECODING
     _, ex = onnx_mods
-    m = Transformer(get_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
+    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     c = save_checkpoint(tmp_path / 'parse.pt', config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(),
                         step=0, epoch=0, meta={'task': 'parsing', 'dataset': 'parsing'})
     d = ex.export_onnx(c, tmp_path / 'onnx', quantize=None)

@@ -23,7 +23,7 @@ def wing(module:str) -> str: return module.split('.')[0] if '.' in module else '
 # modules before it (of its own layer or a lower one).
 LAYERS = [
     ['core', 'attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model', 'data', 'training', 'decoding', 'evaluation', 'complexity', 'variations', 'parsing'],
-    ['lib.checks', 'lib.options', 'lib.machine', 'lib.safeguards', 'lib.process', 'lib.textio', 'lib.runs', 'lib.model_checks', 'lib.datasets', 'lib.tokens', 'lib.checkpoints', 'lib.records', 'lib.distributed', 'lib.speed', 'lib.trainer', 'lib.fast_decoding', 'lib.significance', 'lib.treebank', 'lib.fast_attention', 'lib.layers', 'lib.scoring'],
+    ['lib.checks', 'lib.options', 'lib.machine', 'lib.safeguards', 'lib.process', 'lib.textio', 'lib.runs', 'lib.model_checks', 'lib.datasets', 'lib.tokens', 'lib.fast_attention', 'lib.layers', 'lib.transformer', 'lib.checkpoints', 'lib.records', 'lib.distributed', 'lib.speed', 'lib.trainer', 'lib.fast_decoding', 'lib.significance', 'lib.treebank', 'lib.scoring'],
     ['apps.pretrained', 'apps.tasks', 'apps.test_sets', 'apps.workflow', 'apps.numbers', 'apps.export', 'apps.explorer', 'apps.parsing_task', 'course.exercises', 'apps.commands', 'apps.cli', 'apps.wmt14'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}
@@ -87,9 +87,7 @@ def test_every_module_has_a_layer():
 
 # Imports that still cross the wings the wrong way (module -> the modules it imports): each entry only shrinks, and an
 # entry that no longer holds fails, so the list cannot go stale.
-KNOWN_OUTSIDE = {
-    'model': {'lib.checks', 'lib.fast_attention', 'lib.layers', 'lib.model_checks'},
-}
+KNOWN_OUTSIDE = {}
 
 def test_known_outside_modules_exist():
     assert set(KNOWN_OUTSIDE) <= set(MODULES) and all(v <= set(MODULES) for v in KNOWN_OUTSIDE.values())

@@ -63,8 +63,9 @@ def test_the_papers_modules_use_one_fixed_table():
 
 def test_the_model_runs_the_checked_blocks_with_the_papers_parameters():
     "The model's positions and FFNs are the checked ones, over the weights the paper's layers drew: the same state dict names."
-    from transformer_nb.model import Transformer, get_config
-    torch.manual_seed(0); m = Transformer(get_config('tiny', src_vocab=20, tgt_vocab=20, pos='learned', max_len=16))
+    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.options import get_model_config
+    torch.manual_seed(0); m = TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20, pos='learned', max_len=16))
     assert isinstance(m.src_pos, CheckedLearnedEmbedding) and isinstance(m.encoder[0].ffn, CheckedFeedForward)
     assert 'src_pos.emb.weight' in m.state_dict() and 'encoder.0.ffn.w_1.weight' in m.state_dict()
     assert not any('.drop.' in k for k in m.state_dict())

@@ -5,17 +5,18 @@ from transformer_nb.attention import pad_mask, causal_mask, tgt_mask
 from transformer_nb.core import count_params
 from transformer_nb.lib.options import TrainConfig
 from dataclasses import fields
-from transformer_nb.model import (TransformerConfig, PRESETS, PAPER_TABLE3, get_config, get_config_strict, Transformer, count_config_params,
-                                  to_torch_transformer)
+from transformer_nb.model import PAPER_TABLE3, PRESETS, Transformer, get_config
+from transformer_nb.lib.transformer import TransformerModel, count_config_params, to_torch_transformer
+from transformer_nb.lib.options import ModelConfig, get_model_config
 from transformer_nb.lib.fast_decoding import DecoderCache
 
 torch.set_num_threads(1)
 V = 50
-TINY = get_config('tiny', src_vocab=V, tgt_vocab=V)
+TINY = get_model_config('tiny', src_vocab=V, tgt_vocab=V)
 
 def make(seed=0, **over):
     torch.manual_seed(seed)
-    return Transformer(replace(TINY, **over)).eval()
+    return TransformerModel(replace(TINY, **over)).eval()
 
 @torch.no_grad()
 def perturb(model, scale=0.2):
@@ -74,7 +75,7 @@ def test_parity_detects_an_extra_final_norm():
     assert (model(src, tgt) - reference_logits(model, ref, src, tgt)).abs().max() > 1e-2
 
 def test_to_torch_transformer_rejects_unequal_heads():
-    with pytest.raises(ValueError, match='d_k=16'): to_torch_transformer(Transformer(get_config('B-dk16', N=1, src_vocab=V, tgt_vocab=V)))
+    with pytest.raises(ValueError, match='d_k=16'): to_torch_transformer(TransformerModel(get_model_config('B-dk16', N=1, src_vocab=V, tgt_vocab=V)))
 
 # ---------------------------------------------------------------- incremental decoding
 def stepwise(model, src, tgt, first=1):
@@ -157,43 +158,73 @@ def test_future_tokens_never_affect_earlier_logits():
         assert (out[:, :t] - base[:, :t]).abs().max() <= 1e-6
         assert (out[:, t] - base[:, t]).abs().amax(-1).min() > 1e-4   # position t itself sees its input
 
+def paper_and_library(seed=0, **over):
+    "06's `Transformer` and the library's `TransformerModel` of one of 06's configurations, on the same (perturbed) weights."
+    cfg = get_config('tiny', src_vocab=V, tgt_vocab=V, **over)
+    torch.manual_seed(seed); lib = perturb(TransformerModel(cfg)).eval()
+    paper = Transformer(cfg).eval(); paper.load_state_dict(lib.state_dict())   # the same names and shapes
+    return paper, lib
+
+@torch.no_grad()
+@pytest.mark.parametrize('pos', ['sinusoidal', 'learned'])
+def test_the_library_model_is_the_papers_on_the_same_weights(pos):
+    "The tools' model computes 06's on 06's weights (post-LN, no extra dropout, one matrix for all three), and its weights load back into 06's."
+    paper, lib = paper_and_library(pos=pos, max_len=16)
+    assert [(k, v.shape) for k, v in paper.state_dict().items()] == [(k, v.shape) for k, v in lib.state_dict().items()]
+    src, tgt = random_batch(seed=3)
+    assert (paper(src, tgt) - lib(src, tgt)).abs().max() <= 1e-5
+    assert (paper.encode(src, pad_mask(src)) - lib.encode(src)).abs().max() <= 1e-5
+
+@torch.no_grad()
+def test_the_papers_model_never_lets_the_future_leak():
+    "06's own model (not only the library's): changing target token t moves no logit before position t."
+    paper, _ = paper_and_library(7)
+    src, _ = random_batch(seed=7)
+    tgt = torch.randint(4, V, (src.shape[0], 8)); tgt[:, 0] = 2
+    base = paper(src, tgt)
+    for t in range(1, 8):
+        changed = tgt.clone(); changed[:, t] = (tgt[:, t] + 1 - 4) % (V - 4) + 4
+        out = paper(src, changed)
+        assert (out[:, :t] - base[:, :t]).abs().max() <= 1e-6
+        assert (out[:, t] - base[:, t]).abs().amax(-1).min() > 1e-4
+
 # ---------------------------------------------------------------- presets and Table 3
 def meta_count(cfg):
-    with torch.device('meta'): return count_params(Transformer(cfg))
+    with torch.device('meta'): return count_params(TransformerModel(cfg))
 
 @pytest.mark.parametrize('name', list(PRESETS))
 def test_closed_form_count_matches_built_model(name):
-    cfg = get_config(name)
+    cfg = get_model_config(name)
     assert count_config_params(cfg) == meta_count(cfg)
 
 @pytest.mark.parametrize('over', [dict(tie='none'), dict(tie='decoder', tgt_vocab=70), dict(norm_first=True),
                                   dict(pos='learned', max_len=40)])
 def test_closed_form_count_variants(over):
     cfg = replace(TINY, **over)
-    assert count_config_params(cfg) == count_params(Transformer(cfg))
+    assert count_config_params(cfg) == count_params(TransformerModel(cfg))
 
 def test_presets_match_table3():
-    base = get_config('base')
+    base = get_model_config('base')
     assert (base.N, base.d_model, base.d_ff, base.h, base.d_k, base.d_v, base.p_drop) == (6, 512, 2048, 8, 64, 64, 0.1)
-    big = get_config('big')
+    big = get_model_config('big')
     assert (big.N, big.d_model, big.d_ff, big.h, big.d_k, big.d_v, big.p_drop) == (6, 1024, 4096, 16, 64, 64, 0.3)
-    assert [(get_config(f'A-h{h}').h, get_config(f'A-h{h}').d_k, get_config(f'A-h{h}').d_v) for h in (1, 4, 16, 32)] == \
+    assert [(get_model_config(f'A-h{h}').h, get_model_config(f'A-h{h}').d_k, get_model_config(f'A-h{h}').d_v) for h in (1, 4, 16, 32)] == \
            [(1, 512, 512), (4, 128, 128), (16, 32, 32), (32, 16, 16)]
-    assert [(get_config(n).d_k, get_config(n).d_v) for n in ('B-dk16', 'B-dk32')] == [(16, 64), (32, 64)]
-    assert [get_config(f'C-N{n}').N for n in (2, 4, 8)] == [2, 4, 8]
-    assert [(get_config(n).d_model, get_config(n).d_k) for n in ('C-d256', 'C-d1024')] == [(256, 32), (1024, 128)]
-    assert [get_config(n).d_ff for n in ('C-dff1024', 'C-dff4096')] == [1024, 4096]
-    assert [get_config(n).p_drop for n in ('D-drop0.0', 'D-drop0.2')] == [0.0, 0.2]
+    assert [(get_model_config(n).d_k, get_model_config(n).d_v) for n in ('B-dk16', 'B-dk32')] == [(16, 64), (32, 64)]
+    assert [get_model_config(f'C-N{n}').N for n in (2, 4, 8)] == [2, 4, 8]
+    assert [(get_model_config(n).d_model, get_model_config(n).d_k) for n in ('C-d256', 'C-d1024')] == [(256, 32), (1024, 128)]
+    assert [get_model_config(n).d_ff for n in ('C-dff1024', 'C-dff4096')] == [1024, 4096]
+    assert [get_model_config(n).p_drop for n in ('D-drop0.0', 'D-drop0.2')] == [0.0, 0.2]
     assert not {'D-ls0.0', 'D-ls0.2'} & set(PRESETS) and {'D-ls0.0', 'D-ls0.2'} <= set(PAPER_TABLE3)   # row D's
-    assert TrainConfig().eps_ls == 0.1 and 'eps_ls' not in {f.name for f in fields(TransformerConfig)}              # training half
-    assert get_config('E-learned').pos == 'learned' and base.pos == 'sinusoidal' and not base.norm_first
+    assert TrainConfig().eps_ls == 0.1 and 'eps_ls' not in {f.name for f in fields(ModelConfig)}              # training half
+    assert get_model_config('E-learned').pos == 'learned' and base.pos == 'sinusoidal' and not base.norm_first
     assert set(PAPER_TABLE3) == set(PRESETS) - {'tiny', 'mini', 'small'} | {'D-ls0.0', 'D-ls0.2'}
 
 def test_param_counts_near_paper():
     """At a shared 37,000-token vocabulary (§5.1), all tied: base 63.08M vs the paper's 65M (-2.95%), big 214.2M vs 213M.
     The 3% tolerance covers the paper's rounding to whole millions and its unstated exact vocabulary (the counts of
     rows base..C imply ~41k tokens); it is not slack in the count, which is exact (closed form == built model)."""
-    counts = {n: count_config_params(get_config(n)) for n in PRESETS}
+    counts = {n: count_config_params(get_model_config(n)) for n in PRESETS}
     assert counts['base'] == 63_082_496 and counts['big'] == 214_245_376
     assert abs(counts['base'] / 65e6 - 1) < 0.03 and abs(counts['big'] / 213e6 - 1) < 0.03
     for name, (_, _, paper) in PAPER_TABLE3.items():
@@ -204,7 +235,7 @@ def test_param_counts_near_paper():
     assert all(counts[f'A-h{h}'] == counts['base'] for h in (1, 4, 16, 32))
     assert all(counts[n] == counts['base'] for n in ('D-drop0.0', 'D-drop0.2'))   # (D-ls: the base model itself)
     # untied, base would be ~101M: far from 65M, so Table 3 counts the shared matrix once
-    assert count_config_params(get_config('base', tie='none')) > 100e6
+    assert count_config_params(get_model_config('base', tie='none')) > 100e6
 
 # ---------------------------------------------------------------- tying and initialisation
 @pytest.mark.parametrize('tie,expect', [('all', (True, True)), ('decoder', (False, True)), ('none', (False, False))])
@@ -220,7 +251,7 @@ def test_tying(tie, expect):
     assert m.tgt_emb.lut.weight[0].abs().sum() == 0
 
 def test_initialisation():
-    m = Transformer(get_config('base', N=1, src_vocab=3000, tgt_vocab=3000))
+    m = TransformerModel(get_model_config('base', N=1, src_vocab=3000, tgt_vocab=3000))
     a = m.decoder[0].cross_attn; wq, wk, wv = a.w_q.weight, a.w_k.weight, a.w_v.weight
     bound = (6 / 1024) ** 0.5
     for w in (wq, wk, wv): assert abs(w.abs().max().item() - bound) < 1e-3 and abs(w.std().item() - bound / 3**0.5) < 2e-3
@@ -230,7 +261,7 @@ def test_initialisation():
         if n.endswith('bias'): assert p.abs().sum() == 0, n
         if 'norm' in n and n.endswith('weight'): assert (p == 1).all(), n
     assert isinstance(m.enc_norm, nn.Identity) and isinstance(m.dec_norm, nn.Identity)   # post-LN: no final norm
-    assert isinstance(Transformer(replace(TINY, norm_first=True)).enc_norm, nn.LayerNorm)
+    assert isinstance(TransformerModel(replace(TINY, norm_first=True)).enc_norm, nn.LayerNorm)
 
 def test_dropout_only_in_training():
     m = make(0, p_drop=0.3)
@@ -253,12 +284,12 @@ def test_backward_reaches_every_parameter():
                                     (dict(src_vocab=10, tgt_vocab=12), 'src_vocab=10'), (dict(pad_id=40000), 'pad_id=40000'),
                                     (dict(d_model=33, h=1), 'd_model=33')])
 def test_config_errors(kw, msg):
-    with pytest.raises(ValueError, match=msg): TransformerConfig(**kw)
+    with pytest.raises(ValueError, match=msg): ModelConfig(**kw)
 
 def test_get_config_errors():
-    with pytest.raises(KeyError, match='huge'): get_config('huge')
-    with pytest.raises(TypeError, match='heads'): get_config('base', heads=4)
-    assert get_config('base', h=4).d_k == 128
+    with pytest.raises(KeyError, match='huge'): get_model_config('huge')
+    with pytest.raises(TypeError, match='heads'): get_model_config('base', heads=4)
+    assert get_model_config('base', h=4).d_k == 128
 
 def test_bad_token_ids():
     m = make(0)
@@ -295,7 +326,7 @@ def test_batch_size_mismatch():
 
 def test_learned_positions_start_at_the_scale_of_sinusoids():
     "Row (E): learned position vectors start with the RMS of a sinusoidal encoding (1/sqrt 2), not d_model^-0.5."
-    m = Transformer(get_config('E-learned', src_vocab=1000, tgt_vocab=1000, max_len=256))
+    m = TransformerModel(get_model_config('E-learned', src_vocab=1000, tgt_vocab=1000, max_len=256))
     for pos in (m.src_pos, m.tgt_pos):
         assert abs(pos.emb.weight.std().item() - 2 ** -0.5) < 0.01
 
@@ -364,19 +395,19 @@ def test_entry_points_check_token_tensors():
     assert m(src.int(), tgt.int()).shape == (1, 2, V)                  # int32 ids are fine
 
 def test_transformer_wants_a_config_not_its_dict():
-    "Transformer(ck['config']) was an AttributeError about d_model: the checkpoint's dict is named, with the way to a config."
-    cfg = get_config('tiny', src_vocab=20, tgt_vocab=20)
-    with pytest.raises(TypeError, match=r"^cfg must be a TransformerConfig \(get_config\('base', ...\)\), got a dict; a checkpoint's config dict d is TransformerConfig\(\*\*d\)$"):
-        Transformer(vars(cfg))
-    with pytest.raises(TypeError, match=r'^cfg must be a TransformerConfig .*got a NoneType$'): count_config_params(None)
-    with pytest.raises(TypeError, match=r"^name must be a preset's name, one of tiny, .*; got a list$"): get_config_strict(['tiny'])
+    "TransformerModel(ck['config']) was an AttributeError about d_model: the checkpoint's dict is named, with the way to a config."
+    cfg = get_model_config('tiny', src_vocab=20, tgt_vocab=20)
+    with pytest.raises(TypeError, match=r"^cfg must be a TransformerConfig or a ModelConfig \(get_model_config\('base', ...\)\), got a dict; a checkpoint's config dict d is ModelConfig\(\*\*d\)$"):
+        TransformerModel(vars(cfg))
+    with pytest.raises(TypeError, match=r'^cfg must be a TransformerConfig or a ModelConfig .*got a NoneType$'): count_config_params(None)
+    with pytest.raises(TypeError, match=r"^name must be a preset's name, one of tiny, .*; got a list$"): get_model_config(['tiny'])
 
 @pytest.mark.parametrize('kw, msg', [(dict(p_drop='0.1'), "p_drop='0.1' must be a number in [0, 1)"), (dict(p_ffn=None), 'p_ffn=None must be a number in [0, 1)'),
                                      (dict(d_k=-8), 'd_k=-8 must be an int >= 1, or None'), (dict(d_v='64'), "d_v='64' must be an int >= 1, or None"),
                                      (dict(pad_id='0'), "pad_id='0' must be an int >= 0"), (dict(pad_id=40000), "pad_id=40000 is not an id of vocabularies")])
 def test_config_names_a_value_of_the_wrong_type(kw, msg):
     "p_drop='0.1' was a comparison of int and str; d_k=-8 was accepted and failed later, in a layer."
-    with pytest.raises(ValueError) as e: TransformerConfig(**kw)
+    with pytest.raises(ValueError) as e: ModelConfig(**kw)
     assert str(e.value).startswith(msg), str(e.value)
 
 # Weights that seed 0 gave a tiny model before W^Q, W^K and W^V were split out of one stacked matrix (the previous code,
@@ -391,9 +422,9 @@ SEEDED = {('src_emb.lut.weight', 1): [0.1960566, 0.2012403, 0.0699409, 0.0856785
 def test_a_seed_builds_the_model_it_always_built():
     "The tools' attention is built where the paper's would be, its weights drawn in the same order: a seed gives the model it gave."
     torch.manual_seed(0)
-    sd = Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50)).state_dict()
+    sd = TransformerModel(get_model_config('tiny', src_vocab=50, tgt_vocab=50)).state_dict()
     for (k, row), want in SEEDED.items():
         assert torch.allclose(sd[k][row, :4], torch.tensor(want), atol=1e-6), (k, sd[k][row, :4].tolist())
     torch.manual_seed(0)
-    other = Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50, p_attn=0.1)).state_dict()   # dropout draws nothing
+    other = TransformerModel(get_model_config('tiny', src_vocab=50, tgt_vocab=50, p_attn=0.1)).state_dict()   # dropout draws nothing
     assert all(torch.equal(sd[k], other[k]) for k in sd)

@@ -67,7 +67,8 @@ import importlib.util
 from transformer_nb.evaluation import corpus_scores
 from transformer_nb.variations import table3_variants
 from transformer_nb.lib.scoring import TABLE3_KEYS, table3_table
-from transformer_nb.model import PRESETS, get_config
+from transformer_nb.model import PRESETS
+from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.options import TrainConfig
 from transformer_nb.apps.cli import _train_parser, _settings
 
@@ -87,7 +88,7 @@ def test_sweep_commands_train_exactly_the_variant():
         given = _settings(a)[0]
         assert (a.preset, given) == ('small', o), name
         train, model = _split(given)
-        get_config(a.preset, **model); TrainConfig(**train)     # a valid configuration, row D's eps_ls a training setting
+        get_model_config(a.preset, **model); TrainConfig(**train)     # a valid configuration, row D's eps_ls a training setting
 
 def test_sweep_refuses_unknown_variants(capsys):
     with pytest.raises(SystemExit) as e: sweep_module().main(['--only', 'base,C-N6', '--results', '/nonexistent/t3.json'])

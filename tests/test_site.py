@@ -145,8 +145,8 @@ def test_api_entries_are_written_from_the_source():
     assert '/blob/main/transformer_nb/lib/checkpoints.py#L' in md
     cls = api_entry('---\n\n### AttentionExplorer\n\n```python\ndef AttentionExplorer(\n    data:dict, start:VAR_KEYWORD\n):\n```\n')
     assert 'class AttentionExplorer(' in cls and 'def AttentionExplorer' not in cls
-    prop = api_entry('---\n\n### TransformerConfig.max_positions\n\n```python\ndef max_positions(\n    \n):\n```\n')
-    assert '/blob/main/transformer_nb/model.py#L' in prop and '->int|None' in prop, prop   # a patched property
+    prop = api_entry('---\n\n### ModelConfig.max_positions\n\n```python\ndef max_positions(\n    \n):\n```\n')
+    assert '/blob/main/transformer_nb/lib/options.py#L' in prop and '->int|None' in prop, prop   # a property
 
 def test_the_docs_workflow_builds_with_the_preview_script_and_checks_for_other_hosts():
     "KaTeX and the live translator come from the site: _quarto.yml's maths URL is relative, and the docs workflow builds"

@@ -9,7 +9,7 @@ import pytest, torch
 from transformer_nb.apps.cli import train_main, translate_main, evaluate_main, export_main, _train_parser, _settings
 from transformer_nb.lib.checkpoints import open_checkpoint, resolve_checkpoint, model_from_checkpoint
 from transformer_nb.lib.datasets import load_dataset
-from transformer_nb.model import TransformerConfig
+from transformer_nb.lib.options import ModelConfig
 from transformer_nb.lib.runs import RunFolder, checkpoint_name
 from transformer_nb.apps.workflow import train_model, resume_run, _split
 from transformer_nb.lib.trainer import Trainer
@@ -125,7 +125,7 @@ def test_label_smoothing_walks_one_way(copy_run):
     a = _train_parser().parse_args(['--eps-ls', '0.2', '--d-model', '64'])
     train, model = _split(_settings(a)[0])
     assert (train, model) == ({'eps_ls': 0.2}, {'d_model': 64})
-    assert not {'eps_ls', 'label_smoothing'} & {f.name for f in fields(TransformerConfig)}
+    assert not {'eps_ls', 'label_smoothing'} & {f.name for f in fields(ModelConfig)}
     d, t = copy_run
     ck = torch.load(t.last_checkpoint, weights_only=True)
     assert 'eps_ls' not in ck['config'] and ck['meta']['train_config']['eps_ls'] == TrainConfig().eps_ls

@@ -377,7 +377,7 @@ def test_the_encoded_cache_is_keyed_by_content(mirror, tmp_path):
 
 def test_the_recipes_hold_the_papers_numbers():
     from transformer_nb.apps.tasks import get_task
-    from transformer_nb.model import get_config
+    from transformer_nb.lib.options import get_model_config
     from transformer_nb.training import make_optimizer
     from transformer_nb.lib.trainer import update_size
     from transformer_nb.lib.options import TrainConfig
@@ -388,7 +388,7 @@ def test_the_recipes_hold_the_papers_numbers():
     for name, (size, pair, p, vocab, steps, avg) in want.items():
         r = t.recipes[name]
         tc = TrainConfig(**r.train)
-        cfg = get_config(r.preset, **r.model)
+        cfg = get_model_config(r.preset, **r.model)
         assert (r.preset, cfg.p_drop, r.vocab_size, tc.steps, tc.average, tc.keep) == (size, p, vocab, steps, avg, avg), name
         assert (tc.warmup, tc.lr_scale, tc.eps_ls, tc.save_every_minutes, tc.precision, tc.tokens_per_update) == (4000, 1.0, 0.1, None, 'auto', 25_000)
         assert tc.save_every == {'base': 1_400, 'big': 600}[size]                # the paper's 10 minutes, in its own updates
@@ -407,12 +407,13 @@ def test_the_update_size_is_derived_from_the_processes():
     assert update_size(TrainConfig(max_tokens=100, accum=3), 2).accum == 3
 
 def _tiny_trainer(data, tmp_path, **tc):
-    from transformer_nb.model import Transformer, get_config
+    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.trainer import Trainer
     from transformer_nb.lib.options import TrainConfig
     said = []
-    cfg = get_config('tiny', src_vocab=40, tgt_vocab=40)
-    t = Trainer(Transformer(cfg), data, tc=TrainConfig(**{'warmup': 2, 'progress': False, **tc}), run=tmp_path / 'run',
+    cfg = get_model_config('tiny', src_vocab=40, tgt_vocab=40)
+    t = Trainer(TransformerModel(cfg), data, tc=TrainConfig(**{'warmup': 2, 'progress': False, **tc}), run=tmp_path / 'run',
                 sampler=data.sampler(tc.get('max_tokens', 4096)) if isinstance(data, EncodedCorpus) else None, say=said.append)
     return t, said
 

@@ -256,9 +256,9 @@ def test_train_model_takes_the_package_threads_unless_chosen():
 
 
 def test_a_resume_reads_parses_and_claims_once(tmp_path, monkeypatch):
-    "train_model(resume=...) reads the checkpoint once, parses its meta once, builds its TransformerConfig once and claims the run folder once."
+    "train_model(resume=...) reads the checkpoint once, parses its meta once, builds its ModelConfig once and claims the run folder once."
     import torch
-    from transformer_nb.lib import checkpoints, runs; from transformer_nb import model
+    from transformer_nb.lib import checkpoints, runs, options
     data = load_dataset('copy', n_train=40, n_valid=4, n_test=4, n_symbols=5, max_len=4)
     train = lambda **kw: _train_model()(data, say=lambda m: None, progress=False, **kw)
     train(preset='tiny', vocab_size=12, steps=2, max_tokens=400, out=tmp_path / 'run')
@@ -268,7 +268,7 @@ def test_a_resume_reads_parses_and_claims_once(tmp_path, monkeypatch):
         return g
     monkeypatch.setattr(torch, 'load', counted('read', torch.load))
     monkeypatch.setattr(checkpoints, '_meta_of', counted('meta', checkpoints._meta_of))
-    monkeypatch.setattr(model.TransformerConfig, '__post_init__', counted('config', model.TransformerConfig.__post_init__))
+    monkeypatch.setattr(options.ModelConfig, '__post_init__', counted('config', options.ModelConfig.__post_init__))
     monkeypatch.setattr(runs.RunFolder, 'claim', counted('claim', runs.RunFolder.claim))
     monkeypatch.setattr(_workflow().Trainer, 'update', lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt))   # stop at the first update
     tr = train(resume=tmp_path / 'run', steps=4)

@@ -80,7 +80,7 @@ def figure1_map():
     arrow(ax, (M, 5.15), (D - W/2, 5.15))
     ax.text(M + 0.1, 5.25, 'K, V', fontsize=7.5)
     ax.text(E - 1.75, 6.95, 'memory (B, S, d_model)\n= Transformer.encode(src)', ha='left', va='bottom', fontsize=7.5, family='monospace', color='#1f3f7a')
-    ax.text(E, 8.9, 'the whole model: Transformer · 06\nforward(src, tgt) -> logits (B, T, V)', ha='center', fontsize=8.5, family='monospace', color='#1f3f7a', weight='bold')
+    ax.text(E, 8.9, 'the whole model: TransformerModel · 06\nforward(src, tgt) -> logits (B, T, V)', ha='center', fontsize=8.5, family='monospace', color='#1f3f7a', weight='bold')
     ax.set_title("The paper's Figure 1, each box labelled with the module that implements it (· notebook)", fontsize=10)
     return fig
 
@@ -130,11 +130,11 @@ def path_table() -> Markdown:
 
 # ---- notation: symbol, what it is in the paper, in the code, the paper's value (base model, EN-DE), the default here
 def notation() -> list[tuple]:
-    "The notation table's rows; the last column is read from `get_config('base')`, `TrainConfig()` and `beam_search`."
-    from transformer_nb.model import get_config
+    "The notation table's rows; the last column is read from `get_model_config('base')`, `TrainConfig()` and `beam_search`."
+    from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.options import TrainConfig
     from transformer_nb.decoding import beam_search
-    base, train = get_config('base'), TrainConfig()
+    base, train = get_model_config('base'), TrainConfig()
     beam = {k: v.default for k, v in inspect.signature(beam_search).parameters.items()}
     return [
         ('$B$', 'sentences in a batch (the paper batches by tokens: ~25,000 source + ~25,000 target per update)', '`src.shape[0]`; `TrainConfig.max_tokens` bounds tokens per side', '—', f'{train.max_tokens} tokens per side'),

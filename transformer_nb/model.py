@@ -6,15 +6,11 @@ Docs: https://transformer-nb.github.io/transformer_nb/model.html.md"""
 
 # %% auto #0
 __all__ = ['PRESETS', 'PAPER_TABLE3', 'TransformerConfig', 'get_config', 'SublayerConnection', 'EncoderLayer', 'DecoderLayer',
-           'Transformer', 'draw_model', 'check_config_rules', 'get_config_strict', 'random_batch', 'perturb',
-           'to_torch_transformer', 'count_config_params', 'plot_param_counts']
+           'Transformer']
 
 # %% ../nbs/06_model.ipynb #5ff0d801
 from dataclasses import dataclass
-from typing import Literal
-import torch, torch.nn as nn
-from .core import PAD_ID
-from .lib.checks import PositiveInt, Count, Probability
+import torch.nn as nn
 from .attention import pad_mask, tgt_mask as make_tgt_mask
 from .multihead import MultiHeadAttention
 from .ffn import FeedForward
@@ -24,29 +20,26 @@ from .positional import SinusoidalPositionalEncoding, LearnedPositionalEmbedding
 # %% ../nbs/06_model.ipynb #cd986a1d
 @dataclass
 class TransformerConfig:
-    "Hyperparameters of the encoder-decoder, named as in the paper (Table 3)."
-    src_vocab: PositiveInt = 37000   # source vocabulary size (the paper: ~37k shared BPE tokens for EN-DE)
-    tgt_vocab: PositiveInt = 37000   # target vocabulary size
-    d_model: PositiveInt = 512       # width of every sub-layer output
-    N: PositiveInt = 6               # layers in each stack
-    h: PositiveInt = 8               # attention heads
-    d_k: PositiveInt|None = None     # query/key size per head (None: d_model/h)
-    d_v: PositiveInt|None = None     # value size per head (None: d_k)
-    d_ff: PositiveInt = 2048         # inner size of the feed-forward networks
-    p_drop: Probability = 0.1        # residual dropout and dropout on embedding+position sums
-    pos: Literal['sinusoidal', 'learned'] = 'sinusoidal'   # position encodings: sinusoids, or learned (Table 3, row E)
-    max_len: PositiveInt = 1024      # longest sequence for learned positions (sinusoids grow on demand)
-    tie: Literal['all', 'decoder', 'none'] = 'all'   # all: src emb = tgt emb = output projection; decoder: tgt emb = output
-    pad_id: Count = PAD_ID           # the padding token's id
+    "Table 3's hyperparameters, named as in the paper; the defaults are the base model."
+    src_vocab: int = 37000      # source vocabulary size (the paper: ~37k shared BPE tokens for EN-DE)
+    tgt_vocab: int = 37000      # target vocabulary size
+    d_model: int = 512          # width of every sub-layer output
+    N: int = 6                  # layers in each stack
+    h: int = 8                  # attention heads
+    d_k: int|None = None        # query/key size per head (None: d_model/h)
+    d_v: int|None = None        # value size per head (None: d_k)
+    d_ff: int = 2048            # inner size of the feed-forward networks
+    p_drop: float = 0.1         # residual dropout and dropout on embedding+position sums
+    pos: str = 'sinusoidal'     # position encodings: sinusoidal, or learned (Table 3, row E)
+    max_len: int = 1024         # longest sequence the position table holds
 
-    def __post_init__(self):
-        self.d_k = self.d_k or self.d_model // self.h
-        self.d_v = self.d_v or self.d_k
-
-_BASE = dict(d_model=512, N=6, h=8, d_ff=2048, p_drop=0.1)
+_BASE = dict(d_model=512, N=6, h=8, d_ff=2048, p_drop=0.1)   # Table 3's base model: every row below changes it
 PRESETS = {'tiny': dict(d_model=32, N=2, h=4, d_ff=64, p_drop=0.0), 'mini': dict(d_model=128, N=3, h=8, d_ff=512, p_drop=0.1),
            'small': dict(d_model=256, N=3, h=8, d_ff=1024, p_drop=0.1),    # ours: tests, 12's sweep, a laptop
-           'base': dict(_BASE), 'big': dict(_BASE, d_model=1024, h=16, d_ff=4096, p_drop=0.3)}   # Table 3's two models
+           'base': dict(_BASE), 'big': dict(_BASE, d_model=1024, h=16, d_ff=4096, p_drop=0.3),   # Table 3's two models, then its rows:
+           **{f'A-h{h}': dict(_BASE, h=h, d_k=512 // h, d_v=512 // h) for h in (1, 4, 16, 32)}, **{f'B-dk{k}': dict(_BASE, d_k=k, d_v=64) for k in (16, 32)},
+           **{f'C-N{n}': dict(_BASE, N=n) for n in (2, 4, 8)}, 'C-d256': dict(_BASE, d_model=256, d_k=32, d_v=32), 'C-d1024': dict(_BASE, d_model=1024, d_k=128, d_v=128),
+           **{f'C-dff{f}': dict(_BASE, d_ff=f) for f in (1024, 4096)}, **{f'D-drop{p}': dict(_BASE, p_drop=p) for p in (0.0, 0.2)}, 'E-learned': dict(_BASE, pos='learned')}
 
 def get_config(name:str='base', **overrides) -> TransformerConfig:   # the preset `name`, any field overridden
     return TransformerConfig(**{**PRESETS[name], **overrides})
@@ -55,20 +48,15 @@ def get_config(name:str='base', **overrides) -> TransformerConfig:   # the prese
 class SublayerConnection(nn.Module):
     "Post-LN (the paper): LayerNorm(x + Dropout(f(x)))."
     def __init__(self, d_model:int, p_drop:float):
-        super().__init__()
-        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)
-
-    def forward(self, x, f):  # (B, n, d_model) -> (B, n, d_model); f is the sub-layer
-        return self.norm(x + self.drop(f(x)))
+        super().__init__(); self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)
+    def forward(self, x, f): return self.norm(x + self.drop(f(x)))   # (B, n, d_model) -> (B, n, d_model); f is the sub-layer
 
 # %% ../nbs/06_model.ipynb #ad5109b1
-def _mha(cfg): return MultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v)
-
 class EncoderLayer(nn.Module):
     "Self-attention, then the feed-forward network, each wrapped in a residual connection + LayerNorm."
     def __init__(self, cfg:TransformerConfig):
         super().__init__()
-        self.self_attn, self.ffn = _mha(cfg), FeedForward(cfg.d_model, cfg.d_ff)
+        self.self_attn, self.ffn = MultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v), FeedForward(cfg.d_model, cfg.d_ff)
         self.sub = nn.ModuleList(SublayerConnection(cfg.d_model, cfg.p_drop) for _ in range(2))
 
     def forward(self, x, src_mask):  # (B, S, d_model), mask (B, 1, 1, S) -> (B, S, d_model)
@@ -80,7 +68,7 @@ class DecoderLayer(nn.Module):
     "Masked self-attention, encoder-decoder attention, then the FFN; three residual sub-layers."
     def __init__(self, cfg:TransformerConfig):
         super().__init__()
-        self.self_attn, self.cross_attn, self.ffn = _mha(cfg), _mha(cfg), FeedForward(cfg.d_model, cfg.d_ff)
+        self.self_attn, self.cross_attn, self.ffn = MultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v), MultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v), FeedForward(cfg.d_model, cfg.d_ff)
         self.sub = nn.ModuleList(SublayerConnection(cfg.d_model, cfg.p_drop) for _ in range(3))
 
     def forward(self, x, memory, src_mask, tgt_mask):  # (B, T, d_model), memory (B, S, d_model) -> (B, T, d_model)
@@ -93,15 +81,12 @@ class Transformer(nn.Module):
     "The encoder-decoder of §3.1. `forward` returns logits (B, T, tgt_vocab), not log-probabilities."
     def __init__(self, cfg:TransformerConfig):
         super().__init__()
-        self.cfg, d = cfg, cfg.d_model
-        Pos = SinusoidalPositionalEncoding if cfg.pos == 'sinusoidal' else LearnedPositionalEmbedding
-        self.src_emb, self.tgt_emb = Embeddings(cfg.src_vocab, d, cfg.pad_id), Embeddings(cfg.tgt_vocab, d, cfg.pad_id)
-        self.src_pos, self.tgt_pos = Pos(d, cfg.max_len), Pos(d, cfg.max_len)
-        self.drop = nn.Dropout(cfg.p_drop)   # on the embedding + position sums, both stacks
-        self.encoder = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.N))
-        self.decoder = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.N))
+        self.cfg, d, Pos = cfg, cfg.d_model, SinusoidalPositionalEncoding if cfg.pos == 'sinusoidal' else LearnedPositionalEmbedding
+        self.src_emb, self.tgt_emb = Embeddings(cfg.src_vocab, d), Embeddings(cfg.tgt_vocab, d)
+        self.src_pos, self.tgt_pos, self.drop = Pos(d, cfg.max_len), Pos(d, cfg.max_len), nn.Dropout(cfg.p_drop)   # dropout: on embedding + PE
+        self.encoder, self.decoder = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.N)), nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.N))
         self.generator = Generator(d, cfg.tgt_vocab)
-        if cfg.tie == 'all': tie_weights(self.src_emb, self.tgt_emb, self.generator)   # §3.4: one matrix for all three
+        tie_weights(self.src_emb, self.tgt_emb, self.generator)   # §3.4: one matrix for all three
 
     def encode(self, src, src_mask):  # src (B, S) ids, src_mask (B, 1, 1, S) -> memory z (B, S, d_model)
         x = self.drop(self.src_pos(self.src_emb(src)))                   # Dropout(Embed(src) + PE)
@@ -114,272 +99,10 @@ class Transformer(nn.Module):
         return self.generator(x)
 
     def forward(self, src, tgt):  # teacher forcing: src (B, S), tgt (B, T) decoder inputs -> logits (B, T, tgt_vocab)
-        src_mask, tgt_mask = pad_mask(src, self.cfg.pad_id), make_tgt_mask(tgt, self.cfg.pad_id)   # (B,1,1,S), (B,1,T,T)
+        src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)           # (B, 1, 1, S), (B, 1, T, T)
         return self.decode(self.encode(src, src_mask), src_mask, tgt, tgt_mask)
 
-# %% ../nbs/06_model.ipynb #b06f0000
-def draw_model(model:nn.Module, src:torch.Tensor, tgt:torch.Tensor):
-    "Figure 1 of the paper, drawn from one forward pass of `model` on `src`, `tgt`: each box with the shape of its output."
-    import matplotlib.pyplot as plt
-    e, d, shapes = model.encoder[0], model.decoder[0], {}
-    boxes = [('Input Embedding + PE', model.drop), ('Multi-Head Attention', e.self_attn), ('Add & Norm', e.sub[0]), ('Feed Forward', e.ffn),
-             ('Add & Norm', e.sub[1]), ('memory z (after N layers)', model.encoder[-1]), ('Output Embedding + PE', model.tgt_pos), ('Masked Multi-Head Attention', d.self_attn),
-             ('Add & Norm', d.sub[0]), ('Multi-Head Attention over z', d.cross_attn), ('Add & Norm', d.sub[1]), ('Feed Forward', d.ffn), ('Add & Norm', d.sub[2]), ('Linear: logits', model.generator)]
-    hooks = [m.register_forward_hook(lambda m, i, out: shapes.setdefault(m, tuple(out.shape)) and None) for _, m in boxes]
-    model(src, tgt); [h.remove() for h in hooks]                         # the first output of each module: its shape
-    fig, ax = plt.subplots(figsize=(8, 6.6), dpi=100)
-    for i, (text, m) in enumerate(boxes):                                # each stack upwards, an arrow from the box below
-        x, y, step = (2.5, 1.2 * i, 1.2) if i < 6 else (7.5, 0.9 * (i - 6), 0.9)
-        ax.annotate(f"{text}\n{shapes[m]}", (x, y - step + 0.33), (x, y), ha='center', va='center', arrowprops=dict(arrowstyle='<-') if y else None,
-                    annotation_clip=False, bbox=dict(boxstyle='round', fc='#f5e6c8' if 'Attention' in text else '#e4eed5' if 'Norm' in text else '#dde8f5'))
-    ax.annotate('', (5.9, 3.03), (3.7, 6.0), arrowprops=dict(arrowstyle='->', connectionstyle='angle,angleA=0,angleB=90'))
-    ax.set(xlim=(0, 10), ylim=(-0.5, 6.6), title=f"Figure 1 from the model: the first of N = {model.cfg.N} layers in each stack"); ax.axis('off')
-    return fig
-
-# %% ../nbs/06_model.ipynb #a13e0004
-from typing import Annotated
-from dataclasses import fields
-from fastcore.basics import patch
-from .lib.checks import SettingError, validate
-from .lib.model_checks import check_preset
-
-def _declare_fields(cls, after:str, **new):
-    "Declare the `new` fields (name=(type, default, help)) of the dataclass `cls` after its field `after`, in place."
-    ann = list(cls.__annotations__.items()); i = [k for k, _ in ann].index(after) + 1
-    cls.__annotations__ = dict(ann[:i] + [(k, Annotated[tp, doc]) for k, (tp, _, doc) in new.items()] + ann[i:])
-    for k, (_, default, _) in new.items(): setattr(cls, k, default)
-    for k in ('__init__', '__repr__', '__eq__', '__hash__', '__match_args__'): delattr(cls, k)   # dataclass writes them again
-    return dataclass(cls)
-
-_declare_fields(TransformerConfig, 'max_len',
-                norm_first=(bool, False, "False: post-LN as in the paper; True: pre-LN (later work)"))
-_declare_fields(TransformerConfig, 'tie',
-                p_attn=(Probability, 0.0, "dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)"),
-                p_ffn=(Probability, 0.0, "dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)"))
-
-def check_config_rules(cfg):
-    "Refuse a `TransformerConfig` whose fields, each valid as declared, do not fit together (its `__post_init__` calls this)."
-    if cfg.d_k is None and cfg.d_model % cfg.h:
-        raise SettingError("{d_model} is not divisible by {h}: give d_k explicitly", d_model=cfg.d_model, h=cfg.h)
-    if cfg.pos == 'sinusoidal' and cfg.d_model % 2:
-        raise SettingError("{d_model} must be even for sinusoidal positions (sin/cos pairs)", d_model=cfg.d_model)
-    if cfg.tie == 'all' and cfg.src_vocab != cfg.tgt_vocab:
-        raise SettingError("{tie} needs a shared vocabulary, but {src_vocab} != {tgt_vocab}", tie=cfg.tie, src_vocab=cfg.src_vocab, tgt_vocab=cfg.tgt_vocab)
-    if cfg.pad_id >= min(cfg.src_vocab, cfg.tgt_vocab):
-        raise SettingError(f"{{pad_id}} is not an id of vocabularies of {cfg.src_vocab} and {cfg.tgt_vocab}", pad_id=cfg.pad_id)
-
-_paper_defaults = TransformerConfig.__post_init__
-
-@patch
-def __post_init__(self:TransformerConfig):
-    "Each field checked as declared (lib_checks), then the rules that tie them; then the main line's defaults of d_k and d_v."
-    validate(self); check_config_rules(self)
-    _paper_defaults(self)
-
-PRESETS.update({   # every other row of Table 3, each changing base in what its row lists
-    **{f'A-h{h}': dict(_BASE, h=h, d_k=dk, d_v=dk) for h, dk in [(1, 512), (4, 128), (16, 32), (32, 16)]},
-    **{f'B-dk{dk}': dict(_BASE, d_k=dk, d_v=64) for dk in (16, 32)},
-    **{f'C-N{n}': dict(_BASE, N=n) for n in (2, 4, 8)},
-    'C-d256': dict(_BASE, d_model=256, d_k=32, d_v=32), 'C-d1024': dict(_BASE, d_model=1024, d_k=128, d_v=128),
-    **{f'C-dff{f}': dict(_BASE, d_ff=f) for f in (1024, 4096)},
-    **{f'D-drop{p}': dict(_BASE, p_drop=p) for p in (0.0, 0.2)},
-    'E-learned': dict(_BASE, pos='learned'),
-})
-
-def get_config_strict(name:str='base', **overrides) -> TransformerConfig:
-    "`get_config`, after checking that `name` is a preset (see `PRESETS`) and each override a field: an unknown one is named."
-    check_preset(name, overrides, PRESETS, [f.name for f in fields(TransformerConfig)])
-    return get_config(name, **overrides)
-
-# %% ../nbs/06_model.ipynb #b06gx003
-from .lib.model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named   # lib_model_checks
-from .lib.fast_attention import FastMultiHeadAttention   # lib_fast_attention: 02's layer, fused, with dropout and a decoding cache
-from .lib.layers import CheckedFeedForward, checked_positions, tgt_mask_on   # lib_layers: the checked blocks, the mask on the model's device
-
-SublayerConnection.norm_first = False                  # post-LN, the paper's, unless the model says otherwise
-_post_ln_init, _post_ln = SublayerConnection.__init__, SublayerConnection.forward
-
-@patch
-def __init__(self:SublayerConnection, d_model:int, p_drop:float, norm_first:bool=False):
-    "The paper's sub-layer; pre-LN with `norm_first=True`."
-    _post_ln_init(self, d_model, p_drop)
-    self.norm_first = norm_first
-
-@patch
-def forward(self:SublayerConnection, x, f):  # (B, n, d_model) -> (B, n, d_model); f is the sub-layer
-    "Post-LN (the paper): LayerNorm(x + Dropout(f(x))). Pre-LN (`norm_first`): x + Dropout(f(LayerNorm(x)))."
-    return x + self.drop(f(self.norm(x))) if self.norm_first else _post_ln(self, x, f)
-
-def _set_options(layer:nn.Module, cfg:TransformerConfig):
-    "Give a layer built the paper's way the options the paper lacks: `p_ffn`, `norm_first` (`p_attn`: its attention, built by `_with_fast_attention`)."
-    for m in layer.modules():
-        if isinstance(m, SublayerConnection): m.norm_first = cfg.norm_first
-    layer.ffn = CheckedFeedForward.of(layer.ffn, cfg.p_ffn)                   # dropout after the FFN's ReLU (the same weights)
-
-def _with_fast_attention(init, layer:nn.Module, cfg:TransformerConfig):
-    "Run a paper layer's `init` with lib_fast_attention's layer built where 02's would be: the same parameters, drawn in the same order, so a seed gives the model it always gave."
-    global _mha
-    paper, _mha = _mha, lambda cfg: FastMultiHeadAttention(cfg.d_model, cfg.h, cfg.d_k, cfg.d_v, p_drop=cfg.p_attn)
-    try: init(layer, cfg)
-    finally: _mha = paper
-
-_encoder_init, _decoder_init = EncoderLayer.__init__, DecoderLayer.__init__
-
-@patch
-def __init__(self:EncoderLayer, cfg:TransformerConfig):  # noqa: F811 (@patch: each class's own method)
-    "The paper's encoder layer, with the options of `cfg`."
-    _with_fast_attention(_encoder_init, self, cfg); _set_options(self, cfg)
-
-@patch
-def __init__(self:DecoderLayer, cfg:TransformerConfig):  # noqa: F811 (@patch: each class's own method)
-    "The paper's decoder layer, with the options of `cfg`."
-    _with_fast_attention(_decoder_init, self, cfg); _set_options(self, cfg)
-
-_paper_init, _paper_forward = Transformer.__init__, Transformer.forward
-
-@patch
-def __init__(self:Transformer, cfg:TransformerConfig):  # noqa: F811 (@patch: each class's own method)
-    "The main line's model, `cfg` checked first; pre-LN ends each stack in a LayerNorm (post-LN already does)."
-    check_config(cfg, TransformerConfig)
-    _paper_init(self, cfg)
-    self.src_pos, self.tgt_pos = checked_positions(self.src_pos), checked_positions(self.tgt_pos)   # from `start`, any length (lib_layers)
-    if cfg.tie == 'decoder': tie_weights(self.tgt_emb, self.generator)    # the target side only (not in the paper)
-    self.enc_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()   # pre-LN only: post-LN ends in a LayerNorm
-    self.dec_norm = nn.LayerNorm(cfg.d_model) if cfg.norm_first else nn.Identity()
-    self.generator = self._modules.pop('generator')     # last again: the order of parameters that checkpoints store
-
-@patch
-def embed(self:Transformer, emb:Embeddings, pos:nn.Module, t:torch.Tensor, start:int=0) -> torch.Tensor:  # (B, n) -> (B, n, d_model)
-    "Dropout(Embed(t) + PE) from position `start`: the input of a stack; an id outside the vocabulary or a position past max_len is named."
-    with ids_named('src' if emb is self.src_emb else 'tgt', t, emb.lut.num_embeddings): return self.drop(pos(emb(t), start))
-
-@patch
-def encode(self:Transformer, src:torch.Tensor, src_mask:torch.Tensor|None=None) -> torch.Tensor:
-    "src (B, S) token ids -> memory z (B, S, d_model). `src_mask` (B, 1, 1, S) defaults to the padding mask."
-    check_encode(src, src_mask)
-    if src_mask is None: src_mask = pad_mask(src, self.cfg.pad_id)
-    x = self.embed(self.src_emb, self.src_pos, src)                     # the main line's encode, then
-    for layer in self.encoder: x = layer(x, src_mask)
-    return self.enc_norm(x)                                              # pre-LN's final LayerNorm
-
-@patch
-def decode(self:Transformer, memory, src_mask, tgt, tgt_mask=None) -> torch.Tensor:  # memory (B, S, d_model), tgt (B, T)
-    "tgt (B, T) -> logits (B, T, tgt_vocab). `tgt_mask` (B, 1, T, T) defaults to padding and the future."
-    check_decode(memory, src_mask, tgt, tgt_mask)
-    if tgt_mask is None: tgt_mask = tgt_mask_on(tgt, self.cfg.pad_id)
-    x = self.embed(self.tgt_emb, self.tgt_pos, tgt)                      # the main line's decode, then
-    for layer in self.decoder: x = layer(x, memory, src_mask, tgt_mask)
-    return self.generator(self.dec_norm(x))                              # pre-LN's final LayerNorm before the output layer
-
-@patch
-def forward(self:Transformer, src:torch.Tensor, tgt:torch.Tensor) -> torch.Tensor:  # noqa: F811 (@patch: each class's own method)
-    "Teacher forcing: src (B, S), tgt (B, T) decoder inputs -> logits (B, T, tgt_vocab)."
-    check_src_tgt(src, tgt)
-    return _paper_forward(self, src, tgt)
-
-# %% ../nbs/06_model.ipynb #b06g0021
-from fastcore.basics import patch
-from .lib.fast_attention import decode_cached   # lib_fast_attention: the decoder's cached step
-
-_decode_whole = Transformer.decode
-
-@patch
-def decode(self:Transformer, memory, src_mask, tgt, tgt_mask=None, cache=None) -> torch.Tensor:  # noqa: F811 (@patch: decode again, with a cache)
-    "tgt (B, T) -> logits (B, T, tgt_vocab). With a decoding `cache` (10_decoding), tgt holds only the new tokens."
-    if cache is None: return _decode_whole(self, memory, src_mask, tgt, tgt_mask)
-    check_decode(memory, src_mask, tgt, tgt_mask)
-    return decode_cached(self, memory, src_mask, tgt, tgt_mask, cache)
-
-
-# %% ../nbs/06_model.ipynb #b06f0021
-def random_batch(B:int=4, S:int=9, T:int=7, V:int=50, seed:int=0) -> tuple[torch.Tensor, torch.Tensor]:
-    "Random src (B, S) and tgt (B, T) ids below `V`, padded by different amounts on both sides (tgt starts with BOS)."
-    g = torch.Generator().manual_seed(seed)
-    src, tgt = torch.randint(4, V, (B, S), generator=g), torch.randint(4, V, (B, T), generator=g)
-    tgt[:, 0] = 2
-    for b in range(B):
-        src[b, torch.randint(1, S + 1, (1,), generator=g).item():] = 0
-        tgt[b, torch.randint(1, T + 1, (1,), generator=g).item():] = 0
-    return src, tgt
-
-@torch.no_grad()
-def perturb(model:nn.Module, scale:float=0.2) -> nn.Module:
-    "`model` with random biases and LayerNorm gains/shifts: at initialisation they are 0 and 1, and hide mapping mistakes."
-    for n, p in model.named_parameters():
-        if p.dim() == 1: p.copy_(torch.randn_like(p) * scale + (1.0 if 'norm' in n and n.endswith('weight') else 0.0))
-    return model
-
-# %% ../nbs/06_model.ipynb #88eb653a
-from .lib.model_checks import check_torch_compatible
-
-def to_torch_transformer(model:Transformer) -> nn.Transformer:
-    "An `nn.Transformer` (batch_first, eval) with `model`'s stacks: the same function from embedded inputs to decoder output."
-    cfg, d = model.cfg, model.cfg.d_model
-    check_torch_compatible(cfg)
-    kw = dict(d_model=d, nhead=cfg.h, dim_feedforward=cfg.d_ff, dropout=0.0, activation='relu',
-              batch_first=True, norm_first=cfg.norm_first)
-    final = lambda: nn.LayerNorm(d) if cfg.norm_first else None   # post-LN (the paper): no extra LayerNorm
-    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(**kw), cfg.N, norm=final(), enable_nested_tensor=False)
-    dec = nn.TransformerDecoder(nn.TransformerDecoderLayer(**kw), cfg.N, norm=final())
-    ref = nn.Transformer(d, cfg.h, custom_encoder=enc, custom_decoder=dec, batch_first=True)
-    sd = {}
-    def mha(k, m): sd.update({f'{k}.in_proj_weight': torch.cat([m.w_q.weight, m.w_k.weight, m.w_v.weight]),   # W^Q, W^K, W^V stacked
-                              f'{k}.in_proj_bias': torch.cat([m.w_q.bias, m.w_k.bias, m.w_v.bias]),
-                              f'{k}.out_proj.weight': m.w_o.weight, f'{k}.out_proj.bias': m.w_o.bias})
-    def lin(k, m): sd.update({f'{k}.weight': m.weight, f'{k}.bias': m.bias})
-    for i, l in enumerate(model.encoder):
-        k = f'encoder.layers.{i}'
-        mha(f'{k}.self_attn', l.self_attn); lin(f'{k}.linear1', l.ffn.w_1); lin(f'{k}.linear2', l.ffn.w_2)
-        for j in range(2): lin(f'{k}.norm{j+1}', l.sub[j].norm)
-    for i, l in enumerate(model.decoder):
-        k = f'decoder.layers.{i}'
-        mha(f'{k}.self_attn', l.self_attn); mha(f'{k}.multihead_attn', l.cross_attn)
-        lin(f'{k}.linear1', l.ffn.w_1); lin(f'{k}.linear2', l.ffn.w_2)
-        for j in range(3): lin(f'{k}.norm{j+1}', l.sub[j].norm)
-    if cfg.norm_first: lin('encoder.norm', model.enc_norm); lin('decoder.norm', model.dec_norm)
-    ref.load_state_dict(sd, strict=True)   # strict: every parameter of the reference is set
-    p = next(model.parameters())
-    return ref.to(p.device, p.dtype).eval()
-
-# %% ../nbs/06_model.ipynb #c37daf4d
-from fastcore.basics import patch
-
-def count_config_params(cfg:TransformerConfig) -> int:
-    "Number of distinct parameters of `Transformer(cfg)`, from the closed form (tied matrices counted once)."
-    check_config(cfg, TransformerConfig)
-    d, h, dk, dv = cfg.d_model, cfg.h, cfg.d_k, cfg.d_v
-    attn = d*(2*h*dk + h*dv) + (2*h*dk + h*dv) + h*dv*d + d
-    ffn, ln = 2*d*cfg.d_ff + cfg.d_ff + d, 2*d
-    layers = cfg.N * ((attn + ffn + 2*ln) + (2*attn + ffn + 3*ln)) + (2*ln if cfg.norm_first else 0)
-    emb = {'all': cfg.src_vocab*d, 'decoder': (cfg.src_vocab + cfg.tgt_vocab)*d, 'none': (cfg.src_vocab + 2*cfg.tgt_vocab)*d}[cfg.tie]
-    return layers + emb + (2*cfg.max_len*d if cfg.pos == 'learned' else 0)
-
-@patch(as_prop=True)
-def max_positions(self:TransformerConfig) -> int|None:
-    "The longest sequence the model can encode: `max_len` with learned positions; None (no limit) with sinusoids."
-    return self.max_len if self.pos == 'learned' else None
-
-# %% ../nbs/06_model.ipynb #6e95d00b
-PAPER_TABLE3 = {   # preset: (PPL dev, BLEU dev, params x 10^6 or None)
-    'base': (4.92, 25.8, 65),
-    'A-h1': (5.29, 24.9, None), 'A-h4': (5.00, 25.5, None), 'A-h16': (4.91, 25.8, None), 'A-h32': (5.01, 25.4, None),
-    'B-dk16': (5.16, 25.1, 58), 'B-dk32': (5.01, 25.4, 60),
-    'C-N2': (6.11, 23.7, 36), 'C-N4': (5.19, 25.3, 50), 'C-N8': (4.88, 25.5, 80),
-    'C-d256': (5.75, 24.5, 28), 'C-d1024': (4.66, 26.0, 168), 'C-dff1024': (5.12, 25.4, 53), 'C-dff4096': (4.75, 26.2, 90),
-    'D-drop0.0': (5.77, 24.6, None), 'D-drop0.2': (4.95, 25.5, None), 'D-ls0.0': (4.67, 25.3, None), 'D-ls0.2': (5.47, 25.7, None),
-    'E-learned': (4.92, 25.7, None),
-    'big': (4.33, 26.4, 213),
-}
-
-def plot_param_counts(vocab:int=37000):
-    "Parameters of every row of Table 3 that has a count, ours (one tied matrix of `vocab` tokens) against the paper's."
-    import matplotlib.pyplot as plt
-    rows = sorted((k for k, v in PAPER_TABLE3.items() if v[2]), key=lambda k: PAPER_TABLE3[k][2])
-    with torch.device('meta'): ours = [count_config_params(get_config(r, src_vocab=vocab, tgt_vocab=vocab)) / 1e6 for r in rows]
-    fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100)
-    ax.barh(rows, ours, color='C0', label=f'ours ({vocab:,} tokens, tied)')
-    ax.plot([PAPER_TABLE3[r][2] for r in rows], rows, 'k|', ms=14, mew=2, label='Table 3')
-    ax.invert_yaxis(); ax.tick_params(labelsize=9); ax.legend(fontsize=9, loc='center right')
-    ax.set(xlabel='parameters (millions)', title="Table 3's parameter counts, ours against the paper's")
-    plt.tight_layout()
-    return fig
+# %% ../nbs/06_model.ipynb #b06f0003
+PAPER_TABLE3 = {'base': (4.92, 25.8, 65), 'A-h1': (5.29, 24.9, None), 'A-h4': (5.00, 25.5, None), 'A-h16': (4.91, 25.8, None), 'A-h32': (5.01, 25.4, None), 'B-dk16': (5.16, 25.1, 58),
+    'B-dk32': (5.01, 25.4, 60), 'C-N2': (6.11, 23.7, 36), 'C-N4': (5.19, 25.3, 50), 'C-N8': (4.88, 25.5, 80), 'C-d256': (5.75, 24.5, 28), 'C-d1024': (4.66, 26.0, 168), 'C-dff1024': (5.12, 25.4, 53),
+    'C-dff4096': (4.75, 26.2, 90), 'D-drop0.0': (5.77, 24.6, None), 'D-drop0.2': (4.95, 25.5, None), 'D-ls0.0': (4.67, 25.3, None), 'D-ls0.2': (5.47, 25.7, None), 'E-learned': (4.92, 25.7, None), 'big': (4.33, 26.4, 213)}   # Table 3: (PPL, BLEU dev, params M)

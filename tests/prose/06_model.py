@@ -11,13 +11,15 @@ def _check_prose_06():
     import torch
     from transformer_nb.core import count_params
     from transformer_nb.lib.machine import NotebookFile
-    from transformer_nb.model import PAPER_TABLE3, get_config, count_config_params, EncoderLayer, DecoderLayer
+    from transformer_nb.model import PAPER_TABLE3, EncoderLayer, DecoderLayer
+    from transformer_nb.lib.options import get_model_config
+    from transformer_nb.lib.transformer import count_config_params
     nb = NotebookFile('06_model.ipynb')
 
     V, d = 37000, 512                                                       # "Reading the gap"
-    counts = {k: count_config_params(get_config(k, src_vocab=V, tgt_vocab=V)) for k, (_, _, p) in PAPER_TABLE3.items() if p}
+    counts = {k: count_config_params(get_model_config(k, src_vocab=V, tgt_vocab=V)) for k, (_, _, p) in PAPER_TABLE3.items() if p}
     gaps = {k: PAPER_TABLE3[k][2] - n / 1e6 for k, n in counts.items()}
-    fits = {k: (PAPER_TABLE3[k][2] * 1e6 - (n - V * get_config(k).d_model)) / get_config(k).d_model / 1e3 for k, n in counts.items()}
+    fits = {k: (PAPER_TABLE3[k][2] * 1e6 - (n - V * get_model_config(k).d_model)) / get_model_config(k).d_model / 1e3 for k, n in counts.items()}
     below, fit_rows, E, base = [gaps[k] for k in gaps if k != 'big'], [fits[k] for k in fits if k != 'big'], V * d / 1e6, counts['base']
     nb.quoted('8eedcdc8', f"{min(below):.1f}–{max(below):.1f}M *below* the paper, big {-gaps['big']:.1f}M above",
               f"{min(fit_rows):.0f}–{max(fit_rows):.0f}k for every row", f"about {fits['big']:.0f}k for big",
@@ -46,8 +48,8 @@ def _check_prose_06():
     assert all(abs(y[30:].mean() - h0) < 0.05 for y in curves['post-LN, no warm-up'])      # "sit at the loss of ... ignores"
 
     cfg = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)                  # exercise 3
-    n_tied, n_untied = count_config_params(get_config('base', **cfg)), count_config_params(get_config('base', **cfg, tie='none'))
-    enc_l, dec_l = (count_params(L(get_config('base', d_model=1024))) for L in (EncoderLayer, DecoderLayer))
+    n_tied, n_untied = count_config_params(get_model_config('base', **cfg)), count_config_params(get_model_config('base', **cfg, tie='none'))
+    enc_l, dec_l = (count_params(L(get_model_config('base', d_model=1024))) for L in (EncoderLayer, DecoderLayer))
     nb.quoted('b06f0012', f"the count is {n_tied:,} parameters, about {n_tied / 1e6:.0f}M",
               f"$4 \\times ({enc_l / 1e6:.2f}\\text{{M}} + {dec_l / 1e6:.2f}\\text{{M}}) = {4 * (enc_l + dec_l) / 1e6:.1f}$M",
               f"= {16000 * 1024 / 1e6:.1f}$M", f"it is {n_untied / 1e6:.1f}M")

@@ -9,7 +9,8 @@ def _prose_checks_09():
     import json, re, statistics
     from pathlib import Path
     from transformer_nb.lib.machine import NotebookFile
-    from transformer_nb.model import get_config, count_config_params
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import get_model_config
     nb = NotebookFile('09_training.ipynb'); quoted = nb.quoted
     R = Path('../results')
     results = json.loads((R / 'results.json').read_text())
@@ -27,7 +28,7 @@ def _prose_checks_09():
     # §5.2 Hardware and schedule (cell 452c0caf)
     r_step, r_tok = cpu_step_s / 0.4, 125_000 / (2 * 2500 / cpu_step_s)
     assert round(r_step) == 5 and 40 <= r_tok < 60                         # "about five times as long", "about fifty times more"
-    assert round(count_config_params(get_config('base')) / small_params) == 8   # "about eight times fewer", "eight times larger"
+    assert round(count_config_params(get_model_config('base')) / small_params) == 8   # "about eight times fewer", "eight times larger"
     quoted('452c0caf', f"({small_params / 1e6:.1f}M parameters")
     assert round(100_000 * cpu_step_s / 86_400) == 2                        # "would take two days"
     ms = {r['compile']: r['ours']['ms_step'] / 1e3 for r in gpu if r['len'] == 100}

@@ -9,7 +9,9 @@ def _check_11_prose():
     from pathlib import Path
     from fastcore.test import test_eq, test_fail
     from transformer_nb.lib.machine import NotebookFile
-    from transformer_nb.model import PRESETS, TransformerConfig, count_config_params
+    from transformer_nb.model import PRESETS
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import ModelConfig
     from transformer_nb.lib.records import load_results, headline_table, fmt_minutes
     from transformer_nb.lib.datasets import load_dataset, find_multi30k
     from transformer_nb.evaluation import PAPER_TABLE2, PAPER_TFLOPS
@@ -62,7 +64,7 @@ def _check_11_prose():
            f"reaches {B(de + '-beam4'):.1f} cased BLEU de→en with beam 4 after {flag(de + '-beam4', 'epochs')} epochs, "
            f"{fmt_minutes(B(de + '-beam4', 'train_time_s')).removesuffix(' min')} minutes of updates",
            f"trained on to {CPU_STEPS[e14]:,} updates, with its last five checkpoints averaged, {B(e14 + '-avg5-beam4'):.1f}",
-           f"($d_{{model}} = {cfg['d_model']}$, $N = {cfg['N']}$, {count_config_params(TransformerConfig(**cfg)) / 1e6:.1f}M parameters, dropout {cfg['p_drop']})",
+           f"($d_{{model}} = {cfg['d_model']}$, $N = {cfg['N']}$, {count_config_params(ModelConfig(**cfg)) / 1e6:.1f}M parameters, dropout {cfg['p_drop']})",
            f"trained for {GPU_RUNS['m30k-de-en-gpu-w512n3']['train_config']['max_time']}\n  minutes",
            f"reaches {B(gpu.format('de-en')):.1f} cased BLEU de→en and {B(gpu.format('en-de')):.1f} en→de",
            f"scores {B('numbers-en-de-default-avg5-beam4', 'exact_match'):.1f}% exact match with beam 4")

@@ -10,7 +10,8 @@ def _check_13_prose():
     from pathlib import Path
     from fastcore.test import test_fail
     from transformer_nb.lib.machine import NotebookFile
-    from transformer_nb.model import TransformerConfig, count_config_params
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import ModelConfig
     from transformer_nb.lib.records import load_results
     from transformer_nb.apps.tasks import get_task
     from transformer_nb.lib.treebank import PARSE_KEYS
@@ -49,7 +50,7 @@ def _check_13_prose():
     assert all(round(r['train_time_s'] / 60) == 14 for r in (xx, g))                          # "about 14 minutes"
     quoted('520f6174', '(`parsing-xx-*`, 1,500\nupdates)', 'about 14\nminutes of training')
     gap = lambda r: 100 * (r['f1'] - rb['f1']) / (vit['f1'] - rb['f1'])
-    paper = count_config_params(TransformerConfig(src_vocab=16_000, tgt_vocab=16_000, d_model=1024, N=4))
+    paper = count_config_params(ModelConfig(src_vocab=16_000, tgt_vocab=16_000, d_model=1024, N=4))
     words = {w for ws in _LEXICON.values() for w in ws.split()}
     quoted('46b7f0b3', f"A {g['params'] / 1e6:.1f}M-parameter model", f"closes {gap(g):.0f}% of the gap",
            f"{g['malformed']} of the {g['n_sentences']:,} greedy outputs ({b['malformed']} with beam 21)",

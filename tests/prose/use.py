@@ -49,13 +49,14 @@ _m = _Transformer(_get_config('tiny', src_vocab=_V, tgt_vocab=_V)).eval()
 _src, _tgt, _c = _torch.randint(4, _V, (_B, _S)), _torch.randint(4, _V, (_B, _T)), _m.cfg
 _test_eq(_pad_mask(_src).shape, (_B, 1, 1, _S)); _test_eq(_tgt_mask(_tgt).shape, (_B, 1, _T, _T))
 with _torch.no_grad():
-    _memory = _m.encode(_src); _test_eq(_memory.shape, (_B, _S, _c.d_model))
+    _memory = _m.encode(_src, _pad_mask(_src)); _test_eq(_memory.shape, (_B, _S, _c.d_model))
     _x = _m.tgt_pos(_m.tgt_emb(_tgt)); _test_eq(_x.shape, (_B, _T, _c.d_model))
     _ca = _m.decoder[0].cross_attn
-    _test_eq(_ca.split_heads(_torch.randn(_B, _T, _c.h * _c.d_k), _c.d_k).shape, (_B, _c.h, _T, _c.d_k))
+    _dk = _c.d_model // _c.h   # 06's d_k (None: d_model/h)
+    _test_eq(_ca.split_heads(_torch.randn(_B, _T, _c.h * _dk), _dk).shape, (_B, _c.h, _T, _dk))
     _test_eq(_ca.weights(_x, _memory, mask=_pad_mask(_src)).shape, (_B, _c.h, _T, _S))
     _test_eq(_m.decoder[0].ffn.w_1(_x).shape, (_B, _T, _c.d_ff))
-    _test_eq(_m.decode(_memory, _pad_mask(_src), _tgt).shape, (_B, _T, _V))
+    _test_eq(_m.decode(_memory, _pad_mask(_src), _tgt, _tgt_mask(_tgt)).shape, (_B, _T, _V))
 
 # the Figure 1 table: every name exists where it says, and the softmax is where it says
 for _mod, _names in _fp.FIGURE1.items():

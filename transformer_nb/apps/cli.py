@@ -39,11 +39,11 @@ The main job uses one thread, so on a quiet 2-core machine its wall time is its 
 
 # %% ../../nbs/apps_cli.ipynb #75a31990
 def _model_options(p:CliParser):
-    "The model options of tnb-train, in a group of their own: a preset, and the `TransformerConfig` fields that override it."
-    from transformer_nb.model import TransformerConfig
-    g = p.add_argument_group('model (TransformerConfig: overrides the preset)')
+    "The model options of tnb-train, in a group of their own: a preset, and the `ModelConfig` fields that override it."
+    from transformer_nb.lib.options import ModelConfig
+    g = p.add_argument_group('model (ModelConfig: overrides the preset)')
     field_options(g, Recipe, ('preset',), "the task's recipe's, else ")
-    field_options(g, TransformerConfig, MODEL_SETTINGS, "the preset's, else ")
+    field_options(g, ModelConfig, MODEL_SETTINGS, "the preset's, else ")
 
 # %% ../../nbs/apps_cli.ipynb #b54607c6
 def _train_parser() -> CliParser:
@@ -110,7 +110,7 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
 # %% ../../nbs/apps_cli.ipynb #b426aac8
 def _train(argv, table):
     for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads
-    if asks_help(argv): _train_help()                              # the options' declarations: no PyTorch
+    if asks_help(argv): _train_help()                              # the options' declarations: no training module
     heavy_imports()
     a = _train_parser().parse_args(argv, table=table); _check_train(a)
     from transformer_nb.lib.machine import limit_threads, get_device
@@ -295,7 +295,7 @@ def _average_parser() -> CliParser:
     return p
 
 def _average(argv, table):
-    if not asks_help(argv): heavy_imports()                        # its help: the options' declarations, no PyTorch
+    if not asks_help(argv): heavy_imports()                        # its help: the options' declarations alone
     a = _average_parser().parse_args(argv, table=table)
     from transformer_nb.lib.checkpoints import average_run; out, paths = average_run(   # lib_checkpoints: every check, -o's first; averages skipped
         a.checkpoints, a.output, a.last, say=lambda m: note(f"tnb-average: {m}"), overwrite=a.overwrite, what='-o')

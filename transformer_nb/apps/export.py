@@ -24,7 +24,7 @@ from ..lib.safeguards import UserError, check_not_link
 from ..lib.checks import SettingError, check_fields
 from ..positional import pe_frequencies
 from ..lib.layers import sinusoidal_encoding_on
-from ..model import TransformerConfig
+from ..lib.options import ModelConfig
 from ..lib.datasets import sha256_file
 from ..lib.checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
 from ..decoding import length_penalty
@@ -76,9 +76,9 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
                      max_positions:int|None=None, # rows of the sinusoidal table (default cfg.max_len)
                     ):
     "A CTranslate2 `TransformerSpec` holding `model`'s weights and `tokenizer`'s vocabulary (see the table above)."
-    from transformer_nb.model import Transformer
+    from transformer_nb.lib.transformer import TransformerModel
     from transformer_nb.lib.tokens import CheckedTokenizer
-    if not isinstance(model, Transformer): raise TypeError(f"model must be a Transformer (06_model), got a {type(model).__name__}")
+    if not isinstance(model, TransformerModel): raise TypeError(f"model must be a Transformer (lib_transformer's TransformerModel), got a {type(model).__name__}")
     if not isinstance(tokenizer, CheckedTokenizer): raise TypeError(f"tokenizer must be a CheckedTokenizer (lib_tokens), got a {type(tokenizer).__name__}")
     check_fields(ExportOptions, dict(max_positions=max_positions)); return _spec(model, tokenizer, max_positions)   # as declared
 
@@ -305,9 +305,9 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str],
     if meta is not None and not isinstance(meta, dict): raise TypeError(f"meta must be the export metadata (load_ctranslate2's third value), got a {type(meta).__name__}")
     sentences = check_sentences(sentences)                           # as `translate` checks them
     cfg = (meta or {}).get('config')
-    cap = TransformerConfig(**cfg).max_positions if cfg else None
+    cap = ModelConfig(**cfg).max_positions if cfg else None
     from types import SimpleNamespace                                # the target vocabulary that a beam must fit
-    shape = SimpleNamespace(cfg=TransformerConfig(**cfg) if cfg else SimpleNamespace(tgt_vocab=tokenizer.vocab_size))
+    shape = SimpleNamespace(cfg=ModelConfig(**cfg) if cfg else SimpleNamespace(tgt_vocab=tokenizer.vocab_size))
     d, o = check_decoding_for(shape, export_decoding(meta) if decoding is None else decoding), check_options(options)   # whole, each as declared
     _check_tokenizer(tokenizer, meta)
     if cfg and d.beam > cfg['tgt_vocab']:                     # as `translate` refuses it (`check_beam_fits`)
@@ -642,7 +642,7 @@ class OnnxModel:
         self.encoder, self.decoder = (ort.InferenceSession(str(d / f), o, providers=['CPUExecutionProvider']) for f in ('encoder.onnx', 'decoder.onnx'))
         self.tokenizer = CheckedTokenizer.load(d / 'tokenizer.model')
         self.decoding = check_onnx_config(self.config, d / 'config.json', self.tokenizer)   # every id and setting, before any is used
-        try: self.cfg = TransformerConfig(**self.config['config'])
+        try: self.cfg = ModelConfig(**self.config['config'])
         except (TypeError, ValueError) as e: raise ValueError(f"{d / 'config.json'}: config is not a model's config ({str(e).splitlines()[0]}); export the folder again") from None
         self.names = _graph_names(self.cfg.N)
         if (n := len(self.decoder.get_inputs())) != len(self.names['decoder'][0]):

@@ -19,7 +19,9 @@ from ..lib.process import settings_line
 from ..core import UNK_ID, set_seed
 from ..lib.machine import get_device
 from ..lib.machine import hardware, git_commit, limit_threads
-from ..model import Transformer, TransformerConfig, get_config_strict, PRESETS, count_config_params
+from ..model import PRESETS
+from ..lib.transformer import TransformerModel, count_config_params
+from ..lib.options import ModelConfig, get_model_config
 from ..lib.datasets import ParallelData, DATASETS, sha256_file
 from ..lib.tokens import CheckedTokenizer, checked_encode_pairs
 from ..lib.runs import RunFolder
@@ -33,12 +35,12 @@ from .test_sets import check_decoding
 
 # %% ../../nbs/apps_workflow.ipynb #a16spl01
 def _split(given:dict) -> tuple[dict, dict]:
-    "(TrainConfig fields, TransformerConfig fields) of the settings `given` by name, each checked by its field's declaration; a TypeError for any other name."
+    "(TrainConfig fields, ModelConfig fields) of the settings `given` by name, each checked by its field's declaration; a TypeError for any other name."
     train = {s.name for s in settings(TrainConfig)}
     if bad := sorted(set(given) - train - set(MODEL_SETTINGS)):
-        raise TypeError(f"unknown setting(s) {bad}: not a field of TrainConfig or TransformerConfig")
+        raise TypeError(f"unknown setting(s) {bad}: not a field of TrainConfig or ModelConfig")
     return (check_fields(TrainConfig, {k: v for k, v in given.items() if k in train}),      # here, by the name given: not later,
-            check_fields(TransformerConfig, {k: v for k, v in given.items() if k not in train}))   # in a setting derived from it
+            check_fields(ModelConfig, {k: v for k, v in given.items() if k not in train}))   # in a setting derived from it
 
 # %% ../../nbs/apps_workflow.ipynb #cd6f68db
 def _new_run_config(recipe:Recipe, given:dict) -> tuple[TrainConfig, list[str]]:
@@ -87,12 +89,12 @@ def _train_tokenizer(data, vocab_size:int, spm:dict) -> CheckedTokenizer:
                            **({'byte_fallback': False} if bf else {})) from None
 
 def _tokenizer_and_config(data, r:Recipe, c:Checkpoint|None, preset, vocab_size, spm, model_kw) -> tuple:
-    "(tokenizer, TransformerConfig, the model's name): the resumed checkpoint's `c`, or new from the recipe `r` and what was given."
+    "(tokenizer, ModelConfig, the model's name): the resumed checkpoint's `c`, or new from the recipe `r` and what was given."
     if c is not None: return c.tokenizer, c.config, c.meta.get('preset', 'resumed')
     model = {**({} if preset else r.model), **model_kw}                # an explicit preset starts from the preset alone
     tok = _train_tokenizer(data, vocab_size or r.vocab_size, {**r.spm, **(spm or {})})
     preset = preset or r.preset
-    cfg = get_config_strict(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
+    cfg = get_model_config(preset, **{'src_vocab': tok.vocab_size, 'tgt_vocab': tok.vocab_size, **model})
     return tok, cfg, preset + (f" ({', '.join(f'{k}={v}' for k, v in model.items())})" if model else '')
 
 # %% ../../nbs/apps_workflow.ipynb #a16enc01
@@ -209,7 +211,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
                 callbacks=(), meta:dict|None=None, # extra provenance stored in checkpoints (e.g. the command)
                 say=None, # where the run's lines go (default: print)
                 parallel=None, # the processes to train in, a `Parallel` (default: joined here, `trainer_setup`); a command that joined them passes them
-                **settings, # `TrainConfig` and `TransformerConfig` fields, e.g. steps=300, d_model=128, eps_ls=0.1
+                **settings, # `TrainConfig` and `ModelConfig` fields, e.g. steps=300, d_model=128, eps_ls=0.1
                ) -> Trainer:
     "Train a model for `task` with its recipe and `settings` (or continue `resume`); returns the `Trainer` (model, tokenizer, history)."
     _check_run_args(out, spm); say = say or (lambda msg: print(msg, flush=True))
@@ -229,7 +231,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     sampler = batch_sampler(train, tc, parallel)                   # the batches: a new run given in epochs knows its length in updates now
     if c is None and tc.steps is None: tc = _epochs_warmup(tc, given, sampler, say)   # a new run given in epochs: said before its first update
     callbacks = [*callbacks, *filter(None, [r.target_callback()])]   # the paper's figures beside each validation, where the recipe has them
-    trainer = Trainer(Transformer(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say,
+    trainer = Trainer(TransformerModel(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say,
                       parallel=parallel, precision=precision, sampler=sampler)
     if c is not None: trainer.load(c)                              # checked for resuming by `resume_run`; the weights here, against the real model
     trainer.task = task; trainer.fit()
@@ -252,7 +254,7 @@ def _check_model(c:Checkpoint, model:dict, preset, vocab_size):
     if vocab_size and vocab_size != cfg['tgt_vocab']:
         raise SettingError(f"{path} has a vocabulary of {cfg['tgt_vocab']} pieces, not {{vocab_size}}: a resumed run keeps its tokenizer",
                            vocab_size=vocab_size)
-    if preset: get_config_strict(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
+    if preset: get_model_config(preset); model = {k: v for k, v in PRESETS[preset].items() if k not in ('src_vocab', 'tgt_vocab')} | model   # the preset's model, as asked
     if clash := [k for k, v in model.items() if cfg.get(k) != v]:    # what the file holds (d_model 32), then the settings (d_model=64)
         has, asked = ' and '.join(f"{k} {cfg[k]!r}" for k in clash), ' and '.join(f"{{{k}}}" for k in clash)
         raise SettingError(f"{path} is a model with {has}, not {asked}{' ({preset})' if preset else ''}: a resumed run keeps its model; "
@@ -342,12 +344,12 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
 
 # %% ../../nbs/apps_workflow.ipynb #96546088
 def check_memory(task:Task, preset:str|None=None, vocab_size:int|None=None, device=None, recipe:str|Recipe|None=None,
-                 **settings, # as `train_model` takes them: the `TransformerConfig` fields count, the others are ignored
+                 **settings, # as `train_model` takes them: the `ModelConfig` fields count, the others are ignored
                 ) -> int:
     "The parameters of the model a new run of `task` (a `Task` or its name) would build; a ValueError if training it cannot fit `device`'s memory."
     r = task_recipe(get_task(task), recipe)
     model, vocab, dev = _split(settings)[1], vocab_size or r.vocab_size, get_device(device)
-    n = count_config_params(get_config_strict(preset or r.preset, src_vocab=vocab, tgt_vocab=vocab, **{**({} if preset else r.model), **model}))
+    n = count_config_params(get_model_config(preset or r.preset, src_vocab=vocab, tgt_vocab=vocab, **{**({} if preset else r.model), **model}))
     mem = (torch.cuda.get_device_properties(dev).total_memory if dev.type == 'cuda' else
            os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') if hasattr(os, 'sysconf') else None)
     if mem and 16 * n > mem:

@@ -21,7 +21,9 @@ from ..core import PAD_ID, count_params
 from ..embeddings import Embeddings
 from ..ffn import FeedForward
 from ..multihead import MultiHeadAttention
-from ..model import Transformer, get_config, count_config_params, random_batch, perturb
+from ..model import EncoderLayer, DecoderLayer, SublayerConnection
+from ..lib.transformer import TransformerModel, count_config_params, random_batch, perturb
+from ..lib.options import get_model_config
 
 # %% ../../nbs/course_exercises.ipynb #a26s0002
 def _names(answers) -> str: return ', '.join(getattr(a, '__name__', type(a).__name__) for a in answers)
@@ -626,7 +628,8 @@ def _refusing(model:nn.Module) -> nn.Module:
     m = copy.deepcopy(model)
     for k in ('encode', 'decode', 'forward'): setattr(m, k, refuse(f"Transformer.{k}"))
     for mod in m.modules():
-        if type(mod).__name__ in ('EncoderLayer', 'DecoderLayer', 'SublayerConnection'): mod.forward = refuse(type(mod).__name__)
+        paper = [k.__name__ for k in (EncoderLayer, DecoderLayer, SublayerConnection) if isinstance(mod, k)]   # 06's classes, or the library's subclasses
+        if paper: mod.forward = refuse(paper[0])
     return m
 
 # %% ../../nbs/course_exercises.ipynb #a26c0616
@@ -788,10 +791,10 @@ def _forward_mistake(fn, m, y, s, t) -> str:
 def check_forward(fn) -> str:
     "06_model, exercise 2: `fn(model, src, tgt)` against `Transformer.forward` (the paper's post-LN), with the model's own stacks refused."
     s, t = random_batch(seed=1)
-    plain = Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50)).eval()
+    plain = TransformerModel(get_model_config('tiny', src_vocab=50, tgt_vocab=50)).eval()
     try: fn(plain, s, t)                                                              # the stub stops here
     except RuntimeError as e: raise AssertionError(_mask_mixup(fn, plain, e, s, t)) from None
-    torch.manual_seed(1); m = perturb(Transformer(get_config('tiny', src_vocab=50, tgt_vocab=50))).eval()
+    torch.manual_seed(1); m = perturb(TransformerModel(get_model_config('tiny', src_vocab=50, tgt_vocab=50))).eval()
     with torch.no_grad():
         ref = m(s, t)
         try: y = fn(_refusing(m), s, t)
@@ -848,7 +851,7 @@ def _vocab_slip(which:str, given, count, readings) -> str:
 def check_parsing_counts(fn) -> str:
     "06_model, exercise 3: `fn()` returns (tied, untied), the parameters of §6.3's parsing model with tie='all' and tie='none'."
     parsing, readings = dict(N=4, d_model=1024), (16000, 16384)       # "16K": the paper does not say 16,000 or 2^14
-    count = lambda tie, v, **over: count_config_params(get_config('base', **{**parsing, 'src_vocab': v, 'tgt_vocab': v, **over}, tie=tie))
+    count = lambda tie, v, **over: count_config_params(get_model_config('base', **{**parsing, 'src_vocab': v, 'tgt_vocab': v, **over}, tie=tie))
     got = fn()
     assert isinstance(got, tuple) and len(got) == 2, f"{fn.__name__}() must return two counts, (tied, untied); got {got!r}"
     tied, untied = got
@@ -876,7 +879,7 @@ def check_parsing_counts(fn) -> str:
                  if not set(o1) & set(o2)]                                  # two slips at once, in different settings
         why = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)), None) or \
               next((f"{w1}; and {w2}" for w1, w2, over in pairs for v in readings if isinstance(given, int) and given == count(tie, v, **over)),
-                   "count the model of get_config('base', ...) with its changes")
+                   "count the model of get_model_config('base', ...) with its changes")
         raise AssertionError(f"{which}={given:,} is not the count of §6.3's model: {why}" if isinstance(given, int) else
                              f"{which}={given!r} is not a count of parameters: count with count_params or count_config_params")
     return f"tied {tied:,} and untied {untied:,}: the parsing model's counts"

@@ -22,7 +22,8 @@ import transformer_nb
 from .machine import get_device
 from .checks import parse_device, SettingError
 import transformer_nb.lib.machine  # noqa: F401 (on import it lets torch.load(weights_only=True) read pickled bytes on torch 2.4 too)
-from ..model import Transformer, TransformerConfig, count_config_params
+from .transformer import TransformerModel, count_config_params
+from .options import ModelConfig
 from .tokens import CheckedTokenizer
 from .datasets import download_file, get_cache_dir, sha256_file
 from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output
@@ -414,9 +415,9 @@ def _weights_mismatch(want:dict, got:dict) -> str|None:
     return None
 
 # %% ../../nbs/lib_checkpoints.ipynb #530b466d
-def _check_size(ck:dict, path, cfg:TransformerConfig|None=None) -> TransformerConfig:
+def _check_size(ck:dict, path, cfg:ModelConfig|None=None) -> ModelConfig:
     "The config of `ck` (`cfg`, if built already), unless it describes far more parameters than the file holds numbers (an edited config): then a ValueError, before anything is built."
-    cfg = cfg or TransformerConfig(**ck['config'])
+    cfg = cfg or ModelConfig(**ck['config'])
     want_n, have_n = count_config_params(cfg), sum(v.numel() for v in ck['model'].values())
     if want_n > 2 * have_n + 10**6:
         raise ValueError(f"{path}: the weights do not match the architecture in its config (the config describes "
@@ -434,7 +435,7 @@ def check_weights(ck:dict, path, model=None):
     if model is not None and not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a Transformer, got a {type(model).__name__}")
     cfg, sd = _check_size(ck, path, getattr(model, 'cfg', None)), ck['model']   # a model given: its config, not built again
     if model is None:
-        with torch.device('meta'): model = Transformer(cfg)          # shapes and dtypes only
+        with torch.device('meta'): model = TransformerModel(cfg)          # shapes and dtypes only
     want = model.state_dict()
     if why := _weights_mismatch(want, sd): raise ValueError(f"{path}: the weights do not match the architecture in its config ({why})")
     kind = [k for k, v in want.items() if v.is_floating_point() and not sd[k].is_floating_point()]
@@ -467,7 +468,7 @@ def check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
     _check(ck, path, use, weights, model, _meta_of(ck, path))
     return ck
 
-def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> TransformerConfig:
+def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> ModelConfig:
     "`check_checkpoint` of `ck`, whose `meta` is parsed already; returns its config, built once in checking it."
     missing = [k for k in _NEEDS[use] if ck.get(k) is None]
     if missing:
@@ -476,12 +477,12 @@ def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> Transforme
             hint = ('; it is an average of checkpoints, which holds the weights only: translate or evaluate with it, '
                     'and resume from one of the checkpoint-<step>.pt files it was made from')
         raise ValueError(f"{path} lacks the {_and(missing)} that {'resuming' if use == 'resume' else use} needs{hint}")
-    cfg, known = ck['config'], {f.name for f in fields(TransformerConfig)}
-    if not isinstance(cfg, dict): raise ValueError(f"{path}: its config is a {type(cfg).__name__}, not a dict of TransformerConfig fields")
+    cfg, known = ck['config'], {f.name for f in fields(ModelConfig)}
+    if not isinstance(cfg, dict): raise ValueError(f"{path}: its config is a {type(cfg).__name__}, not a dict of ModelConfig fields")
     if set(cfg) - known:
         raise ValueError(f"{path}: its config has fields this version does not know ({', '.join(sorted(set(cfg) - known))}); "
                          f"was it written by another version of transformer_nb?")
-    try: config = TransformerConfig(**cfg)
+    try: config = ModelConfig(**cfg)
     except (TypeError, ValueError) as e: raise ValueError(f"{path}: its config is not valid ({str(e).splitlines()[0]})") from None
     if not isinstance(ck['model'], dict) or not all(isinstance(v, torch.Tensor) for v in ck['model'].values()):
         raise ValueError(f"{path}: its model is not a dict of tensors")
@@ -503,9 +504,9 @@ def check_tokenizer(tok, cfg:dict, name):
     "A ValueError naming `name` unless the tokenizer `tok` has exactly the model's vocabulary size (a tokenizer of another model)."
     if isinstance(getattr(tok, 'vocab_size', None), bool) or not isinstance(getattr(tok, 'vocab_size', None), int):
         raise TypeError(f"tok must be a CheckedTokenizer, got a {type(tok).__name__}")
-    if isinstance(cfg, TransformerConfig): cfg = asdict(cfg)
+    if isinstance(cfg, ModelConfig): cfg = asdict(cfg)
     if not isinstance(cfg, dict) or not {'src_vocab', 'tgt_vocab'} <= set(cfg):
-        raise TypeError(f"cfg must be a model's config (a TransformerConfig, or a checkpoint's config dict), got {cfg!r:.60}")
+        raise TypeError(f"cfg must be a model's config (a ModelConfig, or a checkpoint's config dict), got {cfg!r:.60}")
     if tok.vocab_size != cfg['src_vocab'] or tok.vocab_size != cfg['tgt_vocab']:
         raise ValueError(f"{name}: its tokenizer has {tok.vocab_size} pieces but the model's vocabularies have {cfg['src_vocab']} "
                          f"(source) and {cfg['tgt_vocab']} (target): the tokenizer belongs to another model")
@@ -543,7 +544,7 @@ class Checkpoint:
     train_config = property(lambda self: self.meta.get('train_config') or {}, doc="The run's `TrainConfig` fields.")
     data = property(lambda self: self.meta.get('data') or {}, doc="The run's corpus: its files, arguments and fingerprint.")
     @cached_property
-    def config(self) -> TransformerConfig: return TransformerConfig(**self._state['config'])
+    def config(self) -> ModelConfig: return ModelConfig(**self._state['config'])
     @cached_property
     def tokenizer(self) -> CheckedTokenizer|None:
         "The tokenizer the file holds (None if it holds none), read and checked against the model's vocabulary once."
@@ -571,9 +572,9 @@ def with_meta(self:Checkpoint, **changes) -> Checkpoint:
     c = copy.copy(self); c.meta = {**self.meta, **changes}; return c
 
 @patch
-def model(self:Checkpoint, device=None) -> Transformer:
+def model(self:Checkpoint, device=None) -> TransformerModel:
     "The model in eval mode on `device`: an enormous config refused before anything is built, the weights checked against the model."
-    m = Transformer(_check_size(self._state, self.name, self.config))
+    m = TransformerModel(_check_size(self._state, self.name, self.config))
     check_weights(self._state, self.name, m)             # shapes, dtypes and finite values, against the model itself
     m.load_state_dict(self.weights)
     if self.tokenizer_bytes: m.tokenizer_sha256 = hashlib.sha256(self.tokenizer_bytes).hexdigest()   # its tokenizer's fingerprint: another is refused

@@ -6,16 +6,75 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_options.html.md"""
 
 # %% auto #0
 __all__ = ['DECODE_BATCH_TOKENS', 'PAPER_DECODING', 'Computed', 'PrecisionName', 'VocabSize', 'MaxLen', 'DECODE_OPTIONS',
-           'MODEL_SETTINGS', 'Quantization', 'Decoding', 'Runtime', 'DecodeOptions', 'TrainData', 'RunOptions',
-           'EvalSet', 'TrainConfig', 'Recipe', 'TokenizerOptions', 'Command', 'Decoder', 'TranslateIO',
-           'EvaluateOutputs', 'ExportIO', 'AverageOptions', 'ExportOptions']
+           'MODEL_SETTINGS', 'Quantization', 'check_config_rules', 'ModelConfig', 'check_preset', 'get_model_config',
+           'Decoding', 'Runtime', 'DecodeOptions', 'TrainData', 'RunOptions', 'EvalSet', 'TrainConfig', 'Recipe',
+           'TokenizerOptions', 'Command', 'Decoder', 'TranslateIO', 'EvaluateOutputs', 'ExportIO', 'AverageOptions',
+           'ExportOptions']
 
 # %% ../../nbs/lib_options.ipynb #a28a0004
 from typing import Annotated, Literal
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from .checks import Range, PositiveInt, Count, PositiveFloat, Probability, Seed, Threads, SettingError, check_fields, settings, validate
 from ..model import PRESETS, TransformerConfig
 from .checks import Device
+
+# %% ../../nbs/lib_options.ipynb #mc000002
+def check_config_rules(cfg):
+    "Refuse a model configuration whose fields, each valid as declared, do not fit together (`ModelConfig` calls this when made)."
+    if cfg.d_k is None and cfg.d_model % cfg.h:
+        raise SettingError("{d_model} is not divisible by {h}: give d_k explicitly", d_model=cfg.d_model, h=cfg.h)
+    if cfg.pos == 'sinusoidal' and cfg.d_model % 2:
+        raise SettingError("{d_model} must be even for sinusoidal positions (sin/cos pairs)", d_model=cfg.d_model)
+    if cfg.tie == 'all' and cfg.src_vocab != cfg.tgt_vocab:
+        raise SettingError("{tie} needs a shared vocabulary, but {src_vocab} != {tgt_vocab}", tie=cfg.tie, src_vocab=cfg.src_vocab, tgt_vocab=cfg.tgt_vocab)
+    if cfg.pad_id >= min(cfg.src_vocab, cfg.tgt_vocab):
+        raise SettingError(f"{{pad_id}} is not an id of vocabularies of {cfg.src_vocab} and {cfg.tgt_vocab}", pad_id=cfg.pad_id)
+
+# %% ../../nbs/lib_options.ipynb #mc000004
+@dataclass
+class ModelConfig(TransformerConfig):
+    "06_model's `TransformerConfig` (its fields, their defaults 06's) with each field's bounds, the options the paper lacks and the rules that tie them: checked when made."
+    src_vocab: PositiveInt = TransformerConfig.src_vocab
+    tgt_vocab: PositiveInt = TransformerConfig.tgt_vocab
+    d_model: PositiveInt = TransformerConfig.d_model
+    N: PositiveInt = TransformerConfig.N
+    h: PositiveInt = TransformerConfig.h
+    d_k: PositiveInt|None = TransformerConfig.d_k
+    d_v: PositiveInt|None = TransformerConfig.d_v
+    d_ff: PositiveInt = TransformerConfig.d_ff
+    p_drop: Probability = TransformerConfig.p_drop
+    pos: Literal['sinusoidal', 'learned'] = TransformerConfig.pos
+    max_len: PositiveInt = TransformerConfig.max_len
+    norm_first: bool = False         # False: post-LN as in the paper; True: pre-LN (later work)
+    tie: Literal['all', 'decoder', 'none'] = 'all'   # all: src emb = tgt emb = output projection (§3.4); decoder: tgt emb = output; none
+    p_attn: Probability = 0.0        # dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)
+    p_ffn: Probability = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)
+    pad_id: Count = 0                # the padding token's id (00_core's PAD_ID)
+
+    def __post_init__(self):
+        "Each field checked as declared (lib_checks), then the rules that tie them; then d_k and d_v, where None, as 02's layer takes them."
+        validate(self); check_config_rules(self)
+        self.d_k = self.d_k or self.d_model // self.h   # 02_multihead: d_k = d_model/h
+        self.d_v = self.d_v or self.d_k                 # and d_v = d_k
+
+    @property
+    def max_positions(self) -> int|None:
+        "The longest sequence the model can encode: `max_len` with learned positions; None (no limit) with sinusoids."
+        return self.max_len if self.pos == 'learned' else None
+
+# %% ../../nbs/lib_options.ipynb #mc000007
+def check_preset(name, overrides:dict, presets:dict, field_names:list):
+    "Refuse an unknown preset `name` or an override that is not a field of the configuration."
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a preset's name, one of {', '.join(presets)}; got a {type(name).__name__}")
+    if name not in presets: raise KeyError(f"unknown preset {name!r}; choose from {', '.join(presets)}")
+    if bad := set(overrides) - set(field_names):
+        raise TypeError(f"unknown config field(s) {sorted(bad)}; ModelConfig has {field_names}")
+
+def get_model_config(name:str='base', **overrides) -> ModelConfig:
+    "The preset `name` of 06's `PRESETS`, any field overridden, as a `ModelConfig`; an unknown preset or field is named."
+    check_preset(name, overrides, PRESETS, [f.name for f in fields(ModelConfig)])
+    return ModelConfig(**{**PRESETS[name], **overrides})
 
 # %% ../../nbs/lib_options.ipynb #a30dc002
 DECODE_BATCH_TOKENS = 4000    # source tokens per decoding batch, padding included (`translate`); not training's `max_tokens`
@@ -113,7 +172,7 @@ class EvalSet:
 # %% ../../nbs/lib_options.ipynb #a30tc001
 @dataclass(frozen=True)
 class TrainConfig(Runtime):
-    "How to train: batching, schedule, loss, checkpoints; where and in what numbers (`device`, `precision`: `Runtime`'s, which decoding shares). (The model's own sizes are `TransformerConfig`.) Its `max_tokens` is not `DecodeOptions.max_tokens`: padded tokens a side per training micro-batch, not source tokens per decoding batch, so each keeps its own default."
+    "How to train: batching, schedule, loss, checkpoints; where and in what numbers (`device`, `precision`: `Runtime`'s, which decoding shares). (The model's own sizes are `ModelConfig`.) Its `max_tokens` is not `DecodeOptions.max_tokens`: padded tokens a side per training micro-batch, not source tokens per decoding batch, so each keeps its own default."
     max_tokens: PositiveInt = 4096       # padded tokens per side (source; target) per micro-batch and process (paper: ~25k each per update)
     accum: PositiveInt = 1               # micro-batches per optimiser update
     tokens_per_update: PositiveInt|None = None   # the update's size in padded tokens a side (§5.1: ~25,000): `accum` becomes as many micro-batches as reach it on the processes torchrun starts (None: `accum` as given)
@@ -149,7 +208,7 @@ class TrainConfig(Runtime):
 class Recipe:
     "The defaults of a task's runs: model preset and overrides, tokenizer, and how to train."
     preset: Literal[tuple(PRESETS)] = 'small'     # the model: a preset of 06_model (tiny, mini, small, base, big, or a Table 3 row)
-    model: dict = field(default_factory=dict)     # `TransformerConfig` overrides of the preset
+    model: dict = field(default_factory=dict)     # `ModelConfig` overrides of the preset
     vocab_size: VocabSize = 8000                  # pieces of the joint SentencePiece vocabulary
     spm: dict = field(default_factory=dict)       # other options of a new tokenizer (`Tokenizer.train`; see `TokenizerOptions`)
     train: dict = field(default_factory=dict)     # `TrainConfig` fields
@@ -158,7 +217,7 @@ class Recipe:
 
     def __post_init__(self):
         validate(self)
-        check_fields(TransformerConfig, self.model); check_fields(TokenizerOptions, self.spm)   # `train`: when a run takes it
+        check_fields(ModelConfig, self.model); check_fields(TokenizerOptions, self.spm)   # `train`: when a run takes it
 
     def train_fields(self) -> dict:
         "`train`, checked as `TrainConfig` declares its fields: when a run takes the recipe, never when a decoder loads its task."
@@ -172,9 +231,8 @@ class TokenizerOptions:
     byte_fallback: bool = False                   # a character unseen in training becomes its UTF-8 bytes (256 pieces) instead of <unk>
     def __post_init__(self): validate(self)
 
-
 # %% ../../nbs/lib_options.ipynb #a30ms001
-MODEL_SETTINGS = tuple(s.name for s in settings(TransformerConfig) if s.name not in ('src_vocab', 'tgt_vocab', 'max_len', 'pad_id'))   # a run's model; its vocabulary is its tokenizer's
+MODEL_SETTINGS = tuple(s.name for s in settings(ModelConfig) if s.name not in ('src_vocab', 'tgt_vocab', 'max_len', 'pad_id'))   # a run's model; its vocabulary is its tokenizer's
 
 # %% ../../nbs/lib_options.ipynb #a30io001
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from .machine import get_device
 from .checks import PositiveInt, Count, Probability, SettingError, validate, check_value
 from .machine import choose_precision, precision_dtype
 from .options import Computed
-from ..model import Transformer
+from .transformer import TransformerModel
 from .options import TrainConfig
 from .tokens import DistributedTokenBatchSampler, checked_collate
 from ..training import noam_lr, label_smoothed_nll
@@ -199,7 +199,7 @@ def run_updates(sampler:DistributedTokenBatchSampler, tc:TrainConfig,
 # %% ../../nbs/lib_trainer.ipynb #a85c3894
 class Trainer:
     "Trains `model` (§5; moved to the device, its modules left as given) into the run folder `run` (None: writes nothing): `fit()`; `load(ck, path)` first to resume."
-    def __init__(self, model:Transformer, train:list, valid:list|None=None, tokenizer=None, tc:TrainConfig|None=None,
+    def __init__(self, model:TransformerModel, train:list, valid:list|None=None, tokenizer=None, tc:TrainConfig|None=None,
                  run:RunFolder|str|Path|None=None, overwrite:bool=False, # `fit` deletes another run's files in `run`, saying so
                  sampler=None, valid_sampler=None, callbacks=(), meta:dict|None=None, say=None,
                  parallel:Parallel|None=None, precision:Precision|None=None, # its collaborators (default: `trainer_setup(tc)`)
