@@ -351,8 +351,9 @@ def test_my_forward_names_each_way_of_mixing_masks_or_outputs(old, new, says, ca
                                        r"embeddings and the output layer share one matrix"),
 ], ids=['2^15 tied, 2^14 untied', '32K both', '32K untied', 'tied counted untied'])
 def test_parsing_counts_names_each_reading_of_32k(tied, untied, says, capsys):
-    from transformer_nb.model import count_config_params, get_config
-    count = lambda v, tie: count_config_params(get_config('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import get_model_config
+    count = lambda v, tie: count_config_params(get_model_config('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
     assert_named(check_parsing_counts, lambda: (count(*tied), count(*untied)), says='^Not yet: ' + says, capsys=capsys)
 
 @pytest.mark.parametrize('old, new, says', [
@@ -372,8 +373,9 @@ def test_my_forward_names_logits_of_the_encoder(capsys):
                       r"the logits come from the decoder's output y", capsys=capsys)
 
 def test_parsing_counts_names_the_base_model_itself(capsys):
-    from transformer_nb.model import count_config_params, get_config
-    count = lambda tie: count_config_params(get_config('base', N=6, d_model=512, src_vocab=37000, tgt_vocab=37000, tie=tie))
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import get_model_config
+    count = lambda tie: count_config_params(get_model_config('base', N=6, d_model=512, src_vocab=37000, tgt_vocab=37000, tie=tie))
     assert_named(check_parsing_counts, lambda: (count('all'), count('none')),
                  says=r"^Not yet: tied=[\d,]+ is not the count of §6.3's model: the base model itself, N=6 and d_model=512: §6.3's has N=4 "
                       r"and d_model=1024; and a vocabulary of 37,000: §6.3's is 16K", capsys=capsys)
@@ -395,8 +397,9 @@ def test_my_forward_names_layers_built_another_way_and_terms_added(old, new, say
     assert_named(check_forward, my_forward(old, new), says='^Not yet: my_forward.*' + says, capsys=capsys)
 
 def test_parsing_counts_names_two_vocabularies(capsys):
-    from transformer_nb.model import count_config_params, get_config
-    count = lambda tie, src, tgt: count_config_params(get_config('base', N=4, d_model=1024, src_vocab=src, tgt_vocab=tgt, tie=tie))
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import get_model_config
+    count = lambda tie, src, tgt: count_config_params(get_model_config('base', N=4, d_model=1024, src_vocab=src, tgt_vocab=tgt, tie=tie))
     assert_named(check_parsing_counts, lambda: (count('all', 16000, 16000), count('none', 16000, 32000)),
                  says=r"^Not yet: untied=[\d,]+ counts a source vocabulary of 16,000 and a target one of 32,000: §6.3's model has "
                       r"one vocabulary of 16K for both", capsys=capsys)
