@@ -278,12 +278,12 @@ print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('transform
 @pytest.mark.slow   # runs the tool in a fresh process
 @pytest.mark.parametrize('model', ['pretrained:numbers', 'pretrained:multi30k-de-en'])
 def test_translate_loads_no_training_module(model):
-    "`tnb-translate` with a checkpoint: at most 29 of the package's modules (the wings' packages aside; 06's model and the tools' `lib.transformer` are two), none of training's (options come from `options`)."
+    "`tnb-translate` with a checkpoint: at most 30 of the package's modules (the wings' packages aside; 06's two, `model` and `config`, and the tools' `lib.transformer` count one each), none of training's (options come from `options`)."
     r = subprocess.run([sys.executable, '-c', MODULES, model, 'seven'], capture_output=True, text=True, env=ENV, timeout=600)
     code, mods = json.loads(r.stdout.splitlines()[-1])
     assert code == 0, r.stderr[-2000:]
     mods = [m for m in mods if m not in ('transformer_nb.lib', 'transformer_nb.apps', 'transformer_nb.course')]
-    assert not TRAINING_MODULES & set(mods) and len(mods) <= 29, (len(mods), mods)
+    assert not TRAINING_MODULES & set(mods) and len(mods) <= 30, (len(mods), mods)
 
 EVALUATE_MODULES = r"""
 import json, sys
@@ -339,12 +339,12 @@ print(json.dumps([code, sorted(m for m in ('torch', 'sentencepiece', 'sacrebleu'
 
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.parametrize('command', sorted(_scripts()))
-def test_help_imports_no_sentencepiece_or_sacrebleu(command):
-    "Every command's --help (each of pyproject's scripts) prints its options from their declarations without importing SentencePiece or sacreBLEU. PyTorch comes with the model's settings (`ModelConfig` extends 06's `TransformerConfig`, which sits in the model's module); nothing else of the help needs it."
+def test_help_imports_no_torch_sentencepiece_or_sacrebleu(command):
+    "Every command's --help (each of pyproject's scripts) prints its options from their declarations without importing PyTorch, SentencePiece or sacreBLEU: the model's settings come from 06's `config`, which needs no PyTorch."
     r = subprocess.run([sys.executable, '-c', HELP_IMPORTS, *_scripts()[command]], capture_output=True, text=True, env=ENV, timeout=600)
     code, heavy = json.loads(r.stdout.splitlines()[-1])
     assert code == 0 and command in r.stdout, r.stderr[-2000:]
-    assert heavy in ([], ['torch']), heavy
+    assert heavy == [], heavy
 
 def test_the_start_up_modules_load_no_torch():
     "What a command needs before its work (the checks, the safeguards, the run folder, the process, the commands' parsers) and the records loads no PyTorch: they import it inside the functions that compute."
@@ -359,7 +359,7 @@ def test_the_option_classes_need_nothing_of_training():
     from pathlib import Path
     tree = ast.parse(Path(o.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert imported <= {'typing', 'dataclasses', 'checks', 'model'}, imported
+    assert imported <= {'typing', 'dataclasses', 'checks', 'config'}, imported
     import transformer_nb.apps.tasks as tasks
     assert not {'trainer', 'evaluation', 'workflow'} & {n.module.split('.')[-1] for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
                                                          if isinstance(n, ast.ImportFrom) and n.level and n.module and n.col_offset == 0}

@@ -88,7 +88,7 @@ def test_my_forward_wrong_answers_are_named(old, new, says, capsys):
 def test_parsing_counts_stub_and_solution(capsys):
     stub = namespace(NB, _body(cells(NB)['b06f0011'][1]).split('\ncheck_parsing_counts')[0])
     assert verdict(check_parsing_counts, stub['parsing_counts'], capsys=capsys)[1].startswith('parsing_counts is not written yet')
-    sol = namespace(NB, 'from transformer_nb.model import Transformer, get_config', 'b06f0012')
+    sol = namespace(NB, 'from transformer_nb.model import Transformer\nfrom transformer_nb.config import get_config', 'b06f0012')
     assert verdict(check_parsing_counts, sol['parsing_counts'], capsys=capsys) == \
         (True, "tied 100,384,768 and untied 133,152,768: the parsing model's counts\n")
 

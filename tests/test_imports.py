@@ -10,8 +10,9 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / 'transformer_nb'
 # Dotted names under the package: 'attention' (the paper), 'lib.trainer', 'apps.cli', 'course.exercises'.
+# `_modidx` (nbdev's index) and `_export` (nbdev-export's own step, run when the notebooks are exported) are the build's.
 MODULES = sorted('.'.join(p.relative_to(PKG).with_suffix('').parts) for p in PKG.rglob('*.py')
-                 if p.name not in ('__init__.py', '_modidx.py'))
+                 if p.name not in ('__init__.py', '_modidx.py', '_export.py'))
 def source(module:str) -> str: return (PKG / (module.replace('.', '/') + '.py')).read_text(encoding='utf-8')
 
 # The wings (../shared/COURSE.md): the paper's modules at the top of the package, `lib` (what the tools run), `apps`
@@ -22,7 +23,7 @@ def wing(module:str) -> str: return module.split('.')[0] if '.' in module else '
 # Bottom to top: the paper, the library, the applications and the course, each in an order where a module imports only
 # modules before it (of its own layer or a lower one).
 LAYERS = [
-    ['core', 'attention', 'multihead', 'ffn', 'embeddings', 'positional', 'model', 'data', 'training', 'decoding', 'evaluation', 'complexity', 'variations', 'parsing'],
+    ['core', 'attention', 'multihead', 'ffn', 'embeddings', 'positional', 'config', 'model', 'data', 'training', 'decoding', 'evaluation', 'complexity', 'variations', 'parsing'],
     ['lib.checks', 'lib.options', 'lib.machine', 'lib.safeguards', 'lib.process', 'lib.textio', 'lib.runs', 'lib.model_checks', 'lib.datasets', 'lib.tokens', 'lib.fast_attention', 'lib.layers', 'lib.transformer', 'lib.checkpoints', 'lib.records', 'lib.distributed', 'lib.speed', 'lib.trainer', 'lib.fast_decoding', 'lib.significance', 'lib.treebank', 'lib.scoring'],
     ['apps.pretrained', 'apps.tasks', 'apps.test_sets', 'apps.workflow', 'apps.numbers', 'apps.export', 'apps.explorer', 'apps.parsing_task', 'course.exercises', 'apps.commands', 'apps.cli', 'apps.wmt14'],
 ]

@@ -15,6 +15,9 @@ def _code_of(c) -> str:
     return '\n'.join('' if re.match(r'\s*[%!]', l) else l for l in src(c).splitlines())
 
 def _exported(c) -> bool: return bool(re.match(r'\s*#\|\s*exports?\b', src(c)))
+def _target(c) -> str|None:
+    "The module an `#| export NAME` cell writes (06's `config`), or None: the notebook's own."
+    m = re.match(r'\s*#\|\s*exports?[ \t]+(\S+)', src(c)); return m and m[1]
 
 def _top_names(tree) -> set[str]:
     "Names a cell binds at its top level by def, class or assignment."
@@ -54,7 +57,7 @@ def call_problems(stem:str, cs:list, module:str|None) -> list[str]:
                         names.update({k: (n.module, k) for k in getattr(m, '__all__', [])})
                     else: names[a.asname or a.name] = (n.module, a.name)
         bound = _top_names(tree)
-        if module and _exported(c): names.update({k: (f'transformer_nb.{module}', k) for k in bound})
+        if module and _exported(c): names.update({k: (f'transformer_nb.{_target(c) or module}', k) for k in bound})
         else: names = {k: v for k, v in names.items() if k not in bound}   # the notebook's own object, not the package's
         for n in ast.walk(tree):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names:

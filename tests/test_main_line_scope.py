@@ -27,12 +27,11 @@ THROUGH = '99'                                     # the notebooks these rules h
 CHECKED = [p for p in PAPER if p.stem[:2] <= THROUGH]
 
 def module_of() -> dict[str, str]:
-    "module name -> the notebook that exports it (`#| default_exp`)."
+    "module name -> the notebook that exports it (its `#| default_exp`, and a second module its `#| export NAME` cells write)."
     out = {}
     for p in sorted(NBS.glob('*.ipynb')):
         for c in cells(p):
-            m = re.search(r'^#\|\s*default_exp\s+(\S+)', src(c), re.M)
-            if m: out[m[1]] = p.stem; break
+            for m in re.finditer(r'^#\|\s*(?:default_exp|exports?)[ \t]+(\S+)', src(c), re.M): out[m[1]] = p.stem
     return out
 
 def dependencies() -> set[str]:
@@ -63,7 +62,7 @@ def star_names(mod:str) -> set[str]:
 
 def scope_problems(stem:str, cs:list, mods:dict, deps:set, stubs:tuple=(), known:set=frozenset()) -> list[str]:
     "Forward references and imports from later or unlisted modules in the main line `cs` of notebook `stem`, but for `known`."
-    own = next((m for m, nb in mods.items() if nb == stem), None)
+    own = {m for m, nb in mods.items() if nb == stem}      # its module, and a second one (06's config)
     scope, out = set(dir(builtins)) | {'display', 'get_ipython'}, []
     for c in cs:
         if c['cell_type'] != 'code': continue
@@ -78,7 +77,7 @@ def scope_problems(stem:str, cs:list, mods:dict, deps:set, stubs:tuple=(), known
                 if top == 'transformer_nb':
                     sub = next((m for m in [sub, *(f'{sub}.{a.name}'.lstrip('.') for a in names or [])] if m in mods), sub)
                     nb = mods.get(sub, '?')
-                    if sub == own:
+                    if sub in own:
                         late = [a.name for a in names or [] if a.name != '*' and a.name not in scope | known]
                         if late: out.append(f"{stem} cell {cid}: imports {late} from its own module before they are written")
                     elif nb == '?' or (nb[:1].isdigit() and nb >= stem):

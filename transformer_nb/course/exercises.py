@@ -1526,7 +1526,7 @@ _ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, 
 @report
 def check_rows_ab(rows_ab) -> str:
     "12_variations, exercise 4: your `rows_ab(base)`, Table 3's rows (A) and (B) scaled to `base`, against `table3_variants` on four presets."
-    from transformer_nb.model import PRESETS
+    from transformer_nb.config import PRESETS
     from transformer_nb.variations import table3_variants
     for name in ('base', 'mini', 'small', 'tiny'):
         base = PRESETS[name]; d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h

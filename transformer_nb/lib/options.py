@@ -15,7 +15,7 @@ __all__ = ['DECODE_BATCH_TOKENS', 'PAPER_DECODING', 'Computed', 'PrecisionName',
 from typing import Annotated, Literal
 from dataclasses import dataclass, field, fields, replace
 from .checks import Range, PositiveInt, Count, PositiveFloat, Probability, Seed, Threads, SettingError, check_fields, settings, validate
-from ..model import PRESETS, TransformerConfig
+from ..config import PRESETS, TransformerConfig
 from .checks import Device
 
 # %% ../../nbs/lib_options.ipynb #mc000002
