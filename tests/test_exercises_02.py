@@ -114,7 +114,7 @@ def wrong_loop(kind:str):
 
 @pytest.mark.parametrize('kind, message', [
     ('no W^O', r"d_model=32, h=4, self-attention: off by .*then apply W\^O"),
-    ('reversed', r"d_model=32, h=4, self-attention: off by .*concatenate the heads in order"),
+    ('reversed', r"d_model=32, h=4, self-attention: off by .*; the heads are concatenated in the order \[4, 3, 2, 1\]: torch.cat\(heads, -1\) in head order"),
     ('keys from x', r"d_model=32, h=4, encoder-decoder attention: off by .*keys and values from mem"),
     ('no mask', r"d_model=32, h=4, a causal mask: off by .*; the mask is not applied: pass the mask on to every head, its head axis dropped"),
     ('no scaling', r"d_model=32, h=4, self-attention: off by .*; the scores are not divided by sqrt\(d_k\): each head is softmax\(Q K\^T / sqrt\(d_k\)\) V$"),

@@ -148,8 +148,8 @@ SAYS_CHECK_BLEU = {
 "three n-gram orders": "n\\-grams\\ of\\ orders\\ 1\\ to\\ 3\\ only:\\ BLEU\\ uses\\ n\\ =\\ 1,\\ 2,\\ 3\\ and\\ 4,\\ each\\ log\\ p_n\\ weighted\\ 1/4\\ \\(ran",
 "no clipping": "clip\\ the\\ counts:\\ an\\ n\\-gram\\ of\\ the\\ hypothesis\\ counts\\ at\\ most\\ as\\ often\\ as\\ the\\ reference\\ has\\ ",
 "sentence average not corpus": "sum\\ the\\ matches,\\ the\\ n\\-gram\\ totals\\ and\\ the\\ lengths\\ over\\ the\\ corpus\\ before\\ dividing;\\ an\\ ave",
-"no brevity penalty": "the\\ brevity\\ penalty:\\ BP\\ =\\ min\\(1,\\ exp\\(1\\ \\-\\ r/c\\)\\),\\ with\\ c\\ the\\ hypothesis\\ length\\ and\\ r\\ the\\ ref",
-"brevity penalty r/c inverted": "the\\ brevity\\ penalty:\\ BP\\ =\\ min\\(1,\\ exp\\(1\\ \\-\\ r/c\\)\\),\\ with\\ c\\ the\\ hypothesis\\ length\\ and\\ r\\ the\\ ref",
+"no brevity penalty": "the\\ brevity\\ penalty\\ is\\ missing:\\ a\\ hypothesis\\ shorter\\ than\\ its\\ reference\\ is\\ scaled\\ by\\ BP",
+"brevity penalty r/c inverted": "the\\ brevity\\ penalty\\ with\\ r\\ and\\ c\\ swapped:\\ .*yours\\ penalises\\ long\\ hypotheses",
 "arithmetic mean of precisions": "the\\ arithmetic\\ mean\\ of\\ the\\ precisions:\\ BLEU\\ takes\\ their\\ geometric\\ mean,\\ exp\\(\\(log\\ p1\\ \\+\\ log\\ ",
 "brevity as c/r ratio": "the\\ brevity\\ penalty:\\ BP\\ =\\ min\\(1,\\ exp\\(1\\ \\-\\ r/c\\)\\),\\ with\\ c\\ the\\ hypothesis\\ length\\ and\\ r\\ the\\ ref",
 "lowercases": "BLEU\\ is\\ case\\-sensitive\\ here,\\ as\\ sacreBLEU's\\ default\\ is:\\ 'A'\\ and\\ 'a'\\ are\\ different\\ words;\\ c"

@@ -200,9 +200,8 @@ def check_heads(split_heads, merge_heads) -> str:
     try: merge_heads(right.contiguous())                              # (B, h, n, d) as attention returns it: contiguous
     except RuntimeError as e:
         if 'view' not in str(e): raise
-        raise AssertionError("merge_heads used .view after transpose(1, 2): attention's output (B, h, n, d) is contiguous, so "
-            "its transpose is not, and .view cannot regroup its axes (RuntimeError: view size is not compatible with input "
-            "tensor's size and stride); use .reshape, or .contiguous().view") from None
+        raise AssertionError("merge_heads used .view after transpose(1, 2): attention's output (B, h, n, d) is contiguous, so its transpose is not, "
+            "and .view cannot regroup its axes (RuntimeError: view size is not compatible with input tensor's size and stride); use .reshape, or .contiguous().view") from None
     merged = merge_heads(right)
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
         f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', f'a {type(merged).__name__}, not one tensor')}; expected (B, n, h*d) = (2, 5, 12)" + \
@@ -211,8 +210,7 @@ def check_heads(split_heads, merge_heads) -> str:
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
             "brings n before h, each row mixes heads and positions" if torch.equal(merged, right.reshape(2, 5, 12))
-            else "merge_heads interleaved the heads feature by feature (permute(0, 2, 3, 1), h after d): Concat puts head i "
-                 "in features i*d .. (i+1)*d - 1, transpose(1, 2) (B, n, h, d), then reshape" if torch.equal(merged, right.permute(0, 2, 3, 1).reshape(2, 5, 12))
+            else "merge_heads interleaved the heads feature by feature (permute(0, 2, 3, 1), h after d): Concat puts head i in features i*d .. (i+1)*d - 1, transpose(1, 2) (B, n, h, d), then reshape" if torch.equal(merged, right.permute(0, 2, 3, 1).reshape(2, 5, 12))
             else f"merge_heads {'added' if torch.allclose(merged[..., :4], right.sum(1)) else 'averaged'} the heads: Concat(head_1, ..., head_h) puts them side "
                  "by side, head i in features i*d .. (i+1)*d - 1 (transpose(1, 2), then reshape)" if any(torch.allclose(merged[..., :4], f) for f in (right.sum(1), right.mean(1)))
             else "merge_heads(split_heads(x, h)) must give x back: the heads side by side, in head order")
@@ -1009,8 +1007,7 @@ _BPE_MISTAKES = {"ties go to the smallest pair, min(pairs, key=lambda p: (-pairs
                  "count every occurrence of a pair in a word, not once per word": dict(once=True),
                  "after each merge, count the pairs again on the merged words: a new symbol such as 'es' pairs with its "
                  "neighbours": dict(recount=False),
-                 "merge every occurrence of the pair in each word, not only the first: ('a', 'b') turns 'a b a b </w>' into "
-                 "'ab ab </w>'": dict(every=False)}
+                 "merge every occurrence of the pair in each word, not only the first: ('a', 'b') turns 'a b a b </w>' into 'ab ab </w>'": dict(every=False)}
 
 def _bpe_learn_str(word_counts:dict, n_merges:int) -> list:
     "The learning step with each merge made by string replace on the space-joined symbols, which also joins symbols across their boundaries."
@@ -1150,8 +1147,7 @@ def _smoothing_mistake(logits, t, eps:float, got) -> str:
                 ((1 - eps + eps / V) * nll)[keep].mean(),
             "likely the reference given 1 - eps alone: it gets eps / V as every token does, 1 - eps + eps / V in all":
                 ((1 - eps) * nll + eps * (total - nll) / V)[keep].mean(),
-            "likely 1 on the reference instead of 1 - eps: q = (1 - eps) one-hot + eps / V sums to 1; yours puts 1 + eps / V on the reference":
-                (nll + eps * total / V)[keep].mean(),
+            "likely 1 on the reference instead of 1 - eps: q = (1 - eps) one-hot + eps / V sums to 1; yours puts 1 + eps / V on the reference": (nll + eps * total / V)[keep].mean(),
             "likely eps / V added as a number: it weights -log p_i of every token, eps times their mean":
                 ((1 - eps) * nll + eps / V)[keep].mean(),
             "likely log_softmax over the wrong axis: normalise over the vocabulary, the last axis (dim=-1)":
@@ -1207,7 +1203,7 @@ def _samples(step, m, src, ys) -> bool:
     with torch.random.fork_rng(devices=[]):
         outs = []
         for seed in range(5): torch.manual_seed(seed); outs.append(torch.as_tensor(step(flat, src, ys)).reshape(-1))
-    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:]) or (len(outs[0]) > 1 and len(set(outs[0].tolist())) > 1)
+    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:]) or (len(outs[0]) == len(ys) > 1 and len(set(outs[0].tolist())) > 1)
 
 _SAMPLES = ("your step draws its tokens at random (torch.multinomial, a Categorical): with every token scored alike it chose "
             "different tokens, under five seeds or for rows alike; greedy decoding takes the most probable token every time, the argmax of next_token_logits")
@@ -1391,18 +1387,13 @@ def check_bleu(my_bleu) -> str:
             mistake = (f"n-grams of orders 1 to {fewer} only: BLEU uses n = 1, 2, 3 and 4, each log p_n weighted 1/4 "
                        f"(range(1, 5) and four counts)")
         elif near(_bleu_like(hyps, refs, bp='uncapped')):
-            mistake = ("the brevity penalty is not capped at 1: BP = min(1, exp(1 - r/c)); a hypothesis longer than its reference "
-                       "gets BP = 1, and yours rewards it with exp(1 - r/c) > 1")
+            mistake = "the brevity penalty is not capped at 1: BP = min(1, exp(1 - r/c)); a hypothesis longer than its reference gets BP = 1, and yours rewards it with exp(1 - r/c) > 1"
         elif near(_bleu_like(hyps, refs, bp='none')):
-            long = (['a man in a blue shirt is standing on a tall ladder by the wall .'], ['a man in a blue shirt is standing on a ladder .'])
-            swapped = abs(my_bleu(*long) - _bleu_like(*long, bp='swapped')) < 0.01 and abs(my_bleu(*long) - corpus_scores(*long)['bleu']) >= 0.01
-            mistake = ("the brevity penalty with r and c swapped: BP = min(1, exp(1 - r/c)), c the hypothesis length and r the "
-                       "reference length; yours penalises long hypotheses and spares short ones" if swapped else
-                       "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the "
-                       "hypothesis length and r the reference length")
+            long = (['a man in a blue shirt is standing on a tall ladder by the wall .'], ['a man in a blue shirt is standing on a ladder .']); swapped = abs(my_bleu(*long) - _bleu_like(*long, bp='swapped')) < 0.01 and abs(my_bleu(*long) - corpus_scores(*long)['bleu']) >= 0.01
+            mistake = ("the brevity penalty with r and c swapped: BP = min(1, exp(1 - r/c)), c the hypothesis length and r the reference length; yours penalises long hypotheses and spares short ones" if swapped else
+                       "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
-            mistake = ("the arithmetic mean of the precisions: BLEU takes their geometric mean, "
-                       "exp((log p1 + log p2 + log p3 + log p4) / 4), times BP")
+            mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
         assert abs(mine - theirs) < 0.01, f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: {mistake}"
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case"
 
@@ -1569,15 +1560,13 @@ def check_rows_ab(rows_ab) -> str:
         want = {k: v for k, v in table3_variants(base).items() if k[:2] in ('A-', 'B-')}
         try: got = rows_ab(base)
         except ZeroDivisionError:
-            raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least "
-                                 "one head, max(1, h // 8)") from None
+            raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)") from None
         assert isinstance(got, dict), f"{case} returned a {type(got).__name__}: return a dict, name -> overrides"
         if got == want: continue
         for row in ('A', 'B'):
             g, w = ({k: v for k, v in x.items() if str(k).startswith(row + '-')} for x in (got, want))
             if g == w: continue
-            assert 'A-h0' not in g, (f"{case}: A-h0 has no heads: with fewer than 8 heads h // 8 is 0; the first variant has at "
-                                     "least one head, max(1, h // 8)")
+            assert 'A-h0' not in g, f"{case}: A-h0 has no heads: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)"
             why = next((m for m, f in _ROWS_AB_SLIPS[row] if g == f(d, h, dk)), None)
             assert why is None, f"{case}: {why}"
             assert sorted(g) == sorted(w), (f"{case} names row ({row})'s variants {sorted(g)}, not {sorted(w)}: "
@@ -1607,14 +1596,12 @@ def check_linearize(fn) -> str:
         if got == want: continue
         assert isinstance(got, str), f"{name}: {fn.__name__} returned a {type(got).__name__}; return one string, tokens joined by spaces"
         toks, ref = got.split(), want.split()
-        tags = {lab for s in t.subtrees() if is_preterminal(s) for lab in (s.label(), coarse_label(s.label()))}
+        tags, labels = {lab for s in t.subtrees() if is_preterminal(s) for lab in (s.label(), coarse_label(s.label()))}, {coarse_label(s.label()) for s in t.subtrees() if not is_preterminal(s)}
         new = [x for x in toks if x not in ref]                       # tokens linearize never writes for this tree
         assert not any(x.strip('()') in tags for x in new), \
             f"{name}: a POS tag in the output ({got[:70]}...); a preterminal is not a phrase: write its word alone"
-        labels = {coarse_label(s.label()) for s in t.subtrees() if not is_preterminal(s)}
         assert not ('(' in new or any(a == ')' and b in labels for a, b in zip(toks, toks[1:]))), \
-            (f"{name}: a space between a bracket and its label ({got[:70]}...); each is one token, '(NP' and ')NP': "
-             "f'({lab}' and f'){lab}'")
+            f"{name}: a space between a bracket and its label ({got[:70]}...); each is one token, '(NP' and ')NP': f'({{lab}}' and f'){{lab}}'"
         assert ')' not in new, f"{name}: a bare ')' ({got[:70]}...); the closing bracket carries its label too, ')NP'"
         assert not any(x[0] in '()' and '=' in x[1:] for x in new), \
             (f"{name}: a label kept its index ({next(x for x in new if x[0] in '()' and '=' in x)}); `label.split('-')[0]` strips "
