@@ -263,3 +263,14 @@ def _att(q, k, v, mask=None, dims=(-2, -1)):
 ], ids=['(weights, output)', 'k.transpose(1, 2)'])
 def test_check_attention_names_the_pair_swapped_and_axes_from_the_front(wrong, says):
     assert_rejects(check_attention, wrong, says=says)
+
+# ---------------------------------------------------------------- the scale taken from the values' size
+def test_check_attention_names_the_scale_by_sqrt_d_v(capsys):
+    "q and k have 8 features, v 5: dividing by sqrt(d_v) is named as that, and equation (1) still passes."
+    def by_d_v(q, k, v, mask=None):
+        s = q @ k.mT / math.sqrt(v.shape[-1])
+        if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+        w = s.softmax(-1).nan_to_num(0.0); return w @ v, w
+    assert_rejects(_ex.check_attention, by_d_v, says=r"^Not yet: no mask: the weights differ from PyTorch's by 0\.12: you divided the "
+                   r"scores by sqrt\(d_v\) = sqrt\(5\), the size of a value vector: .* divide by sqrt\(d_k\) = 2\.82843$")
+    assert _ex.check_attention(lambda q, k, v, mask=None: _att(q, k, v, mask)) is True

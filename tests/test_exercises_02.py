@@ -114,7 +114,7 @@ def wrong_loop(kind:str):
 
 @pytest.mark.parametrize('kind, message', [
     ('no W^O', r"d_model=32, h=4, self-attention: off by .*then apply W\^O"),
-    ('reversed', r"d_model=32, h=4, self-attention: off by .*concatenate the heads in order"),
+    ('reversed', r"d_model=32, h=4, self-attention: off by .*; the heads are concatenated in the order \[4, 3, 2, 1\]: torch.cat\(heads, -1\) in head order"),
     ('keys from x', r"d_model=32, h=4, encoder-decoder attention: off by .*keys and values from mem"),
     ('no mask', r"d_model=32, h=4, a causal mask: off by .*; the mask is not applied: pass the mask on to every head, its head axis dropped"),
     ('no scaling', r"d_model=32, h=4, self-attention: off by .*; the scores are not divided by sqrt\(d_k\): each head is softmax\(Q K\^T / sqrt\(d_k\)\) V$"),
@@ -510,3 +510,25 @@ class _WoPerHead(_LoopBase):
 ], ids=['heads averaged', 'W^O per head'])
 def test_check_loop_mha_names_heads_averaged_or_wo_per_head(cls, says):
     assert_rejects(check_loop_mha, cls, says=says)
+
+# ---------------------------------------------------------------- the heads interleaved, or concatenated out of order
+def test_check_heads_names_the_heads_interleaved_feature_by_feature(capsys):
+    "merge_heads that puts h after d (permute(0, 2, 3, 1)) is named as interleaving the heads; the right pair still passes."
+    assert_rejects(check_heads, right['split_heads'], lambda x: x.permute(0, 2, 3, 1).reshape(x.shape[0], x.shape[2], -1),
+                   says=r"^Not yet: merge_heads interleaved the heads feature by feature \(permute\(0, 2, 3, 1\), h after d\)")
+    assert check_heads(right['split_heads'], right['merge_heads']) is True
+
+@pytest.mark.parametrize('order', [lambda h: list(range(h))[::-1], lambda h: [1, 0] + list(range(2, h))], ids=['reversed', 'first two swapped'])
+def test_check_loop_mha_names_the_heads_concatenated_out_of_order(order, capsys):
+    "Heads whose weights are loaded right but concatenated out of order are named with the order; the solution still passes."
+    ns = loop_ns(EXERCISES)
+    class OutOfOrder(ns['LoopMHA']):
+        def forward(self, x, mem=None, mask=None):
+            mem = x if mem is None else mem
+            m = None if mask is None else mask[:, 0]
+            heads = [ns['attention'](q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]
+            return self.w_o(torch.cat([heads[i] for i in order(self.h)], -1))
+    first = ', '.join(str(i + 1) for i in order(4))
+    assert_rejects(check_loop_mha, OutOfOrder, says=rf"^Not yet: d_model=32, h=4, self-attention: off by .*; the heads are "
+                   rf"concatenated in the order \[{first}\]: torch\.cat\(heads, -1\) in head order")
+    assert check_loop_mha(ns['LoopMHA']) is True

@@ -168,3 +168,24 @@ def test_bpe_string_replace_is_named(old, new, says, capsys):
     "String replace on the space-joined symbols passes Sennrich et al.'s example, and merges across a symbol's boundary elsewhere."
     assert check_bpe(*bpe(old, new)) is False
     assert re.search(says, capsys.readouterr().out)
+
+def test_bpe_merging_the_first_occurrence_in_a_word_only_is_named(capsys):
+    "learn_bpe whose merge joins only the first occurrence of the pair in each word: Sennrich's example passes it, 'abab' does not."
+    learn, segment = bpe()
+    def merge_first(syms, pair):
+        for i in range(len(syms) - 1):
+            if (syms[i], syms[i + 1]) == pair: return syms[:i] + (syms[i] + syms[i + 1],) + syms[i + 2:]
+        return syms
+    def learn_first(word_counts, n_merges):
+        vocab, merges = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}, []
+        for _ in range(n_merges):
+            pairs = {}
+            for syms, c in vocab.items():
+                for p in zip(syms, syms[1:]): pairs[p] = pairs.get(p, 0) + c
+            if not pairs: break
+            best = min(pairs, key=lambda p: (-pairs[p], p)); merges.append(best)
+            vocab = {merge_first(s, best): c for s, c in vocab.items()}
+        return merges
+    assert_rejects(check_bpe, learn_first, segment, says=r"^Not yet: learn_bpe\(\{'abab': 1\}, 2\) gave \[\('a', 'b'\), \('a', 'b'\)\], "
+                   r"not \[\('a', 'b'\), \('ab', '</w>'\)\]: merge every occurrence of the pair in each word, not only the first")
+    assert check_bpe(learn, segment) is True

@@ -262,3 +262,27 @@ def test_label_smoothing_names_the_reference_given_one_minus_eps_alone():
         return -(q * lp).sum(-1)[target != pad_id].mean()
     assert_rejects(check_label_smoothing, smoothing,
                    says=r"likely the reference given 1 - eps alone: it gets eps / V as every token does, 1 - eps \+ eps / V in all")
+
+# --- step 0 clamped to 1, and 1 on the reference -------------------------------------------------------------------
+def _noam(step, d_model=512, warmup=4000): return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+
+def test_schedule_check_names_step_0_clamped_to_1(capsys):
+    "A schedule right at every step but 0, where it gives step 1's rate, is told to return 0 at step 0, not that it runs early."
+    ok, line = verdict(check_schedule, lambda step, d_model=512, warmup=4000: _noam(max(step, 1), d_model, warmup), capsys)
+    assert ok is False and re.search(r"^step 0 \(d_model=512, warmup=4000\): got 1\.747e-07, expected 0; the rate at step 0 is 0, "
+                                     r"and yours gives step 1's rate there", line), line
+    early = verdict(check_schedule, lambda step, d_model=512, warmup=4000: _noam(step + 1, d_model, warmup), capsys)
+    assert early[0] is False and 'the schedule runs one update early' in early[1]       # one step early everywhere: still that
+    assert verdict(check_schedule, lambda step, d_model=512, warmup=4000: _noam(step, d_model, warmup) if step else 0.0, capsys)[0] is True
+
+def test_label_smoothing_check_names_one_on_the_reference(capsys):
+    "q with 1 (not 1 - eps) on the reference and eps / V everywhere is named; the right loss passes."
+    def q_loss(logits, target, eps, pad_id=PAD_ID, ref=1.0):
+        lp = logits.log_softmax(-1)
+        q = torch.full_like(lp, eps / lp.shape[-1]).scatter_add(-1, target[..., None], torch.full_like(lp[..., :1], ref))
+        return -(q * lp).sum(-1)[target != pad_id].mean()
+    ok, line = verdict(check_label_smoothing, q_loss, capsys)
+    assert ok is False and line == ("eps=0.1, unpadded targets: got 3.0801, expected 2.8003; likely 1 on the reference instead of "
+                                    "1 - eps: q = (1 - eps) one-hot + eps / V sums to 1; yours puts 1 + eps / V on the reference"), line
+    right = lambda logits, target, eps, pad_id=PAD_ID: q_loss(logits, target, eps, pad_id, ref=1 - eps)
+    assert verdict(check_label_smoothing, right, capsys)[0] is True

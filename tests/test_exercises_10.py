@@ -219,3 +219,13 @@ MORE_STEPS = {
 def test_greedy_check_names_more_wrong_steps(ns, name):
     step, says = MORE_STEPS[name]
     assert_rejects(check_greedy_step, step, ns['model'], says=says)
+
+def test_greedy_check_names_a_draw_under_a_fixed_seed(ns, capsys):
+    "A step that samples after seeding the generator itself gives the same tokens under every outer seed: it is still named as a draw."
+    ntl = ns['next_token_logits']
+    def seeded_draw(m, src, ys):
+        torch.manual_seed(1)
+        return torch.multinomial(ntl(m, m(src, ys)[:, -1]).softmax(-1), 1)[:, 0]
+    ok, out = verdict(seeded_draw, ns['model'], capsys)
+    assert ok is False and ": your step draws its tokens at random (torch.multinomial, a Categorical)" in out, out
+    assert verdict(lambda m, s, ys: ntl(m, m(s, ys)[:, -1]).argmax(-1), ns['model'], capsys)[0] is True

@@ -148,8 +148,8 @@ SAYS_CHECK_BLEU = {
 "three n-gram orders": "n\\-grams\\ of\\ orders\\ 1\\ to\\ 3\\ only:\\ BLEU\\ uses\\ n\\ =\\ 1,\\ 2,\\ 3\\ and\\ 4,\\ each\\ log\\ p_n\\ weighted\\ 1/4\\ \\(ran",
 "no clipping": "clip\\ the\\ counts:\\ an\\ n\\-gram\\ of\\ the\\ hypothesis\\ counts\\ at\\ most\\ as\\ often\\ as\\ the\\ reference\\ has\\ ",
 "sentence average not corpus": "sum\\ the\\ matches,\\ the\\ n\\-gram\\ totals\\ and\\ the\\ lengths\\ over\\ the\\ corpus\\ before\\ dividing;\\ an\\ ave",
-"no brevity penalty": "the\\ brevity\\ penalty:\\ BP\\ =\\ min\\(1,\\ exp\\(1\\ \\-\\ r/c\\)\\),\\ with\\ c\\ the\\ hypothesis\\ length\\ and\\ r\\ the\\ ref",
-"brevity penalty r/c inverted": "the\\ brevity\\ penalty:\\ BP\\ =\\ min\\(1,\\ exp\\(1\\ \\-\\ r/c\\)\\),\\ with\\ c\\ the\\ hypothesis\\ length\\ and\\ r\\ the\\ ref",
+"no brevity penalty": "the\\ brevity\\ penalty\\ is\\ missing:\\ a\\ hypothesis\\ shorter\\ than\\ its\\ reference\\ is\\ scaled\\ by\\ BP",
+"brevity penalty r/c inverted": "the\\ brevity\\ penalty\\ with\\ r\\ and\\ c\\ swapped:\\ .*yours\\ penalises\\ long\\ hypotheses",
 "arithmetic mean of precisions": "the\\ arithmetic\\ mean\\ of\\ the\\ precisions:\\ BLEU\\ takes\\ their\\ geometric\\ mean,\\ exp\\(\\(log\\ p1\\ \\+\\ log\\ ",
 "brevity as c/r ratio": "the\\ brevity\\ penalty:\\ BP\\ =\\ min\\(1,\\ exp\\(1\\ \\-\\ r/c\\)\\),\\ with\\ c\\ the\\ hypothesis\\ length\\ and\\ r\\ the\\ ref",
 "lowercases": "BLEU\\ is\\ case\\-sensitive\\ here,\\ as\\ sacreBLEU's\\ default\\ is:\\ 'A'\\ and\\ 'a'\\ are\\ different\\ words;\\ c"
@@ -159,3 +159,17 @@ SAYS_CHECK_BLEU = {
 def test_fresh_wrong_answers_named_by_check_bleu(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_bleu, *FRESH['check_bleu', label], says=SAYS_CHECK_BLEU[label])
+
+@pytest.mark.parametrize('new, case, mistake', [
+    ('bp = 1.0', "case 'a short hypothesis'", 'the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP'),
+    ('bp = min(1.0, math.exp(1 - c / r))', "case 'a short hypothesis'",
+     'the brevity penalty with r and c swapped: BP = min(1, exp(1 - r/c)), c the hypothesis length and r the reference length; '
+     'yours penalises long hypotheses and spares short ones'),
+    ('bp = math.exp(1 - r / c)', "case 'a repeated 4-gram'", 'the brevity penalty is not capped at 1: BP = min(1, exp(1 - r/c)); '
+     'a hypothesis longer than its reference gets BP = 1, and yours rewards it with exp(1 - r/c) > 1'),
+], ids=['missing', 'r and c swapped', 'not capped at 1'])
+def test_bleu_brevity_penalty_mistakes_are_told_apart(new, case, mistake):
+    "The three ways to get the brevity penalty wrong get three messages (a long hypothesis tells the swap from none at all)."
+    ok, line = said(check_bleu, solution_ns(SOLUTION.replace('bp = min(1.0, math.exp(1 - r / c))', new))['my_bleu'])
+    assert not ok and line.startswith(f'Not yet: {case}: ') and f'Likely mistake: {mistake}' in line, line
+    assert said(check_bleu, solution_ns()['my_bleu'])[0] is True

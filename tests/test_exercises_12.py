@@ -219,3 +219,15 @@ def test_beyond_noise_names_base_taken_as_the_mean_of_the_base_runs(in_nbs):
         return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - base) > noise]
     ok, out = said(check_beyond_noise, beyond_noise)
     assert ok is False and "Likely mistake: the base BLEU is the run whose id is 'base', not the mean of the base runs" in out, out
+
+@pytest.mark.parametrize('old, new, says', [
+    ("dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8),", "dict(h=k, d_k=d // max(k, 1), d_v=d // max(k, 1)) for k in (h // 8,",
+     "rows_ab(PRESETS['tiny']) (d_model=32, h=4, d_k=8): A-h0 has no heads: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)"),
+    ("d_k = base.get('d_k') or d // h", "d_k = d // h",
+     "rows_ab(a base with its own d_k) (d_model=256, h=4, d_k=32): the base's own key size is base.get('d_k') or d_model // h"),
+], ids=['h // 8 not floored, A-h0 dropped from the division', 'the base\'s d_k ignored'])
+def test_rows_ab_names_a_variant_with_no_heads_and_a_base_with_its_own_d_k(old, new, says):
+    "An A-h0 variant (h // 8 without max(1, ...), the division skipped) is named as that, not as a naming slip; a base that sets its own d_k is checked."
+    ok, line = said(check_rows_ab, rows(old, new))
+    assert ok is False and line.startswith(f'Not yet: {says}'), line
+    assert said(check_rows_ab, rows())[0] is True

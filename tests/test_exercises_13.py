@@ -222,3 +222,20 @@ SAYS_CHECK_CORPUS_PRF = {
 def test_fresh_wrong_answers_named_by_check_corpus_prf(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_corpus_prf, *FRESH['check_corpus_prf', label], says=SAYS_CHECK_CORPUS_PRF[label])
+
+def test_linearize_names_a_space_between_a_bracket_and_its_label():
+    "'( NP' and ') NP' is named as the space it is, not as a bare ')'; the solution still passes."
+    def spaced(tree):
+        if is_preterminal(tree): return tree[0]
+        lab = coarse_label(tree.label())
+        return ' '.join([f'( {lab}', *(spaced(t) for t in tree), f') {lab}'])
+    ok, line = said(check_linearize, spaced)
+    assert ok is False and line.startswith("Not yet: John's tree: a space between a bracket and its label (( S ( NP John ) NP"), line
+    assert "each is one token, '(NP' and ')NP'" in line
+    def closing_only(tree):                                            # only the closing bracket split from its label
+        if is_preterminal(tree): return tree[0]
+        lab = coarse_label(tree.label())
+        return ' '.join([f'({lab}', *(closing_only(t) for t in tree), f') {lab}'])
+    ok, line = said(check_linearize, closing_only)
+    assert ok is False and "a space between a bracket and its label" in line, line
+    assert said(check_linearize, solution())[0] is True

@@ -12,7 +12,7 @@ __all__ = ['report', 'check_pad_batch', 'diagnose_weights', 'check_attention', '
            'check_heads_looking', 'check_rows_ab', 'check_linearize', 'check_corpus_prf']
 
 # %% ../../nbs/course_exercises.ipynb #a26e0004
-import copy, functools, math, re, traceback
+import copy, functools, itertools, math, re, traceback
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -71,8 +71,8 @@ def _weights(q, k, mask=None, scale=None, dim=-1, invert=False, fill=float('-inf
     if mask is not None: s = s.masked_fill(mask if invert else ~mask, fill)
     return s.softmax(dim).nan_to_num(0.0)
 
-def diagnose_weights(w, q, k, mask=None) -> str:
-    "Which common mistake gives the weights `w`: each is tried in turn; a general hint if none does."
+def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
+    "Which common mistake gives the weights `w` (`d_v`: the values' size, if known): each is tried in turn; a general hint if none does."
     d_k = q.shape[-1]
     tries = [(dict(scale=1 / d_k), f"you divided the scores by d_k = {d_k}: divide them by sqrt(d_k) = {d_k ** 0.5:g}"),
              (dict(scale=1.0), "the scores are not scaled: divide them by sqrt(d_k)"),
@@ -84,6 +84,8 @@ def diagnose_weights(w, q, k, mask=None) -> str:
              (dict(fill=1.0), "masked scores were set to 1: set them to -inf before the softmax (e^-inf = 0)"),
              (dict(scale=k.shape[-2] ** -0.5), f"you divided the scores by sqrt(n_k) = sqrt({k.shape[-2]}), the number of keys: "
                                                f"d_k is the size of one query or key vector, divide by sqrt(d_k) = {d_k ** 0.5:g}")]
+    if d_v not in (None, d_k): tries.append((dict(scale=d_v ** -0.5), f"you divided the scores by sqrt(d_v) = sqrt({d_v}), the size of a value "
+                                              f"vector: the scale is the queries' and keys' size, divide by sqrt(d_k) = {d_k ** 0.5:g}"))
     for kw, why in tries:
         if mask is None and ('invert' in kw or 'fill' in kw): continue
         a, b = w.nan_to_num(0.0), _weights(q, k, mask, **kw)
@@ -130,7 +132,7 @@ def check_attention(fn) -> str:
              ": the output and the weights are swapped; return (output, weights), the output first" if tuple(out.shape) == (2, 3, 4, 6) else "")
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
-               lambda: diagnose_weights(w, q, k, m))
+               lambda: diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs", "the output is weights @ v")
     none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
     out, w = fn(q, k, v, none)
@@ -198,9 +200,8 @@ def check_heads(split_heads, merge_heads) -> str:
     try: merge_heads(right.contiguous())                              # (B, h, n, d) as attention returns it: contiguous
     except RuntimeError as e:
         if 'view' not in str(e): raise
-        raise AssertionError("merge_heads used .view after transpose(1, 2): attention's output (B, h, n, d) is contiguous, so "
-            "its transpose is not, and .view cannot regroup its axes (RuntimeError: view size is not compatible with input "
-            "tensor's size and stride); use .reshape, or .contiguous().view") from None
+        raise AssertionError("merge_heads used .view after transpose(1, 2): attention's output (B, h, n, d) is contiguous, so its transpose is not, "
+            "and .view cannot regroup its axes (RuntimeError: view size is not compatible with input tensor's size and stride); use .reshape, or .contiguous().view") from None
     merged = merge_heads(right)
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
         f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', f'a {type(merged).__name__}, not one tensor')}; expected (B, n, h*d) = (2, 5, 12)" + \
@@ -209,6 +210,7 @@ def check_heads(split_heads, merge_heads) -> str:
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
             "brings n before h, each row mixes heads and positions" if torch.equal(merged, right.reshape(2, 5, 12))
+            else "merge_heads interleaved the heads feature by feature (permute(0, 2, 3, 1), h after d): Concat puts head i in features i*d .. (i+1)*d - 1, transpose(1, 2) (B, n, h, d), then reshape" if torch.equal(merged, right.permute(0, 2, 3, 1).reshape(2, 5, 12))
             else f"merge_heads {'added' if torch.allclose(merged[..., :4], right.sum(1)) else 'averaged'} the heads: Concat(head_1, ..., head_h) puts them side "
                  "by side, head i in features i*d .. (i+1)*d - 1 (transpose(1, 2), then reshape)" if any(torch.allclose(merged[..., :4], f) for f in (right.sum(1), right.mean(1)))
             else "merge_heads(split_heads(x, h)) must give x back: the heads side by side, in head order")
@@ -248,9 +250,9 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
 # %% ../../nbs/course_exercises.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False,
                  interleave:bool=False, wo:bool=True, after:bool=False, fill:float=float('-inf'),
-                 invert:bool=False, first:bool=False, mean:bool=False, each:bool=False) -> torch.Tensor:
+                 invert:bool=False, first:bool=False, mean:bool=False, each:bool=False, order:list|None=None) -> torch.Tensor:
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
-    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), masked scores set to `fill`, the mask inverted (`invert`), every head computed as head 0 (`first`), every head the heads' mean (`mean`), or W^O applied to each head alone, zero-padded to h*d_k, and the results summed (`each`: its bias added h times)."""
+    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), masked scores set to `fill`, the mask inverted (`invert`), every head computed as head 0 (`first`), every head the heads' mean (`mean`), or W^O applied to each head alone, zero-padded to h*d_k, and the results summed (`each`: its bias added h times), or the heads concatenated in the `order` given."""
     mem = x if mem is None else mem
     (Wq, Wk, Wv), (bq, bk, bv) = (m.w_q.weight, m.w_k.weight, m.w_v.weight), (m.w_q.bias, m.w_k.bias, m.w_v.bias)
     if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
@@ -259,6 +261,7 @@ def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, m
     if mask is not None and masked: s = s.masked_fill(mask if invert else ~mask, fill)
     o = s.softmax(dim).nan_to_num(0.0) * (m.d_k ** -0.5 if after else 1.0) @ v   # (B, h, n_q, d_v)
     if first or mean: o = (o[:, :1] if first else o.mean(1, keepdim=True)).expand_as(o)
+    if order is not None: o = o[:, order]
     return (m.w_o if wo else nn.Identity())(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o)) + (m.h - 1) * m.w_o.bias * each
 
 # %% ../../nbs/course_exercises.ipynb #a26s0205
@@ -320,6 +323,9 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                 "W^O is applied to each head alone and the results summed, which adds its bias h times: concatenate the heads, "
                 "then apply W^O once": dict(each=True),
                 "the weights are divided by sqrt(d_k) after the softmax: divide the scores, before it, softmax(Q K^T / sqrt(d_k)) V": dict(after=True)}
+    mistakes |= {f"the heads are concatenated in the order {[i + 1 for i in p]}: torch.cat(heads, -1) in head order, head 1's d_k features "
+                 "first, so that head i meets the rows i*d_k .. (i+1)*d_k - 1 of W^O's input": dict(order=list(p))
+                 for p in itertools.permutations(range(m.h)) if list(p) != sorted(p)}
     with torch.no_grad():
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
 
@@ -964,8 +970,8 @@ def _bpe_segment(word:str, merges:list, every:bool=True, end:bool=True) -> list:
     return syms
 
 # %% ../../nbs/course_exercises.ipynb #a26c08x13
-def _bpe_learn(word_counts:dict, n_merges:int, tie:str='min', weight:bool=True, once:bool=False, recount:bool=True) -> list:
-    "Sennrich et al.'s learning step, or one miswritten way of it: ties to the 'max' or the 'first' pair seen, unweighted pairs, each pair counted `once` per word, or counted once and never again (`recount=False`)."
+def _bpe_learn(word_counts:dict, n_merges:int, tie:str='min', weight:bool=True, once:bool=False, recount:bool=True, every:bool=True) -> list:
+    "Sennrich et al.'s learning step, or one miswritten way of it: ties to the 'max' or the 'first' pair seen, unweighted pairs, each pair counted `once` per word, counted once and never again (`recount=False`), or merged at its first occurrence in a word only (`every=False`)."
     vocab, merges = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}, []
     def counts():
         pairs = {}
@@ -979,15 +985,18 @@ def _bpe_learn(word_counts:dict, n_merges:int, tie:str='min', weight:bool=True, 
                 else max(pairs, key=pairs.get))
         merges.append(best)
         if recount:
-            vocab = {tuple(_merge_pair(list(s), best)): c for s, c in vocab.items()}
+            vocab = {tuple(_merge_pair(list(s), best, every)): c for s, c in vocab.items()}
             pairs = counts()
         else: del pairs[best]
     return merges
 
-def _merge_pair(syms:list, pair:tuple) -> list:
+def _merge_pair(syms:list, pair:tuple, every:bool=True) -> list:
+    "`syms` with every occurrence of `pair` merged, left to right (or the first only)."
     i = 0
     while i < len(syms) - 1:
-        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [pair[0] + pair[1]]
+        if (syms[i], syms[i + 1]) == pair:
+            syms[i:i + 2] = [pair[0] + pair[1]]
+            if not every: break
         else: i += 1
     return syms
 
@@ -997,7 +1006,8 @@ _BPE_MISTAKES = {"ties go to the smallest pair, min(pairs, key=lambda p: (-pairs
                  "weight each pair by its word's count": dict(weight=False),
                  "count every occurrence of a pair in a word, not once per word": dict(once=True),
                  "after each merge, count the pairs again on the merged words: a new symbol such as 'es' pairs with its "
-                 "neighbours": dict(recount=False)}
+                 "neighbours": dict(recount=False),
+                 "merge every occurrence of the pair in each word, not only the first: ('a', 'b') turns 'a b a b </w>' into 'ab ab </w>'": dict(every=False)}
 
 def _bpe_learn_str(word_counts:dict, n_merges:int) -> list:
     "The learning step with each merge made by string replace on the space-joined symbols, which also joins symbols across their boundaries."
@@ -1056,6 +1066,9 @@ def check_bpe(learn_bpe, segment) -> str:
     got = learn_bpe({'aaaaa': 1, 'bc': 3}, 1)                          # ('a', 'a') occurs 4 times in 'aaaaa</w>', ('b', 'c') 3 times
     assert got == [('a', 'a')], (f"learn_bpe({{'aaaaa': 1, 'bc': 3}}, 1) gave {got}, not [('a', 'a')]: ('a', 'a') occurs 4 times "
                                  "in 'a a a a a </w>'; count every occurrence of a pair in a word, not once per word")
+    got, right = learn_bpe({'abab': 1}, 2), _bpe_learn({'abab': 1}, 2)     # the pair ('a', 'b') twice in one word
+    assert got == right, (f"learn_bpe({{'abab': 1}}, 2) gave {got}, not {right}: " +
+                          next((w for w, kw in _BPE_MISTAKES.items() if got == _bpe_learn({'abab': 1}, 2, **kw)), "merge the pair wherever it occurs"))
     across = {'ab': 10, 'abc': 1, 'bc': 6}                               # 'b' + 'c</w>' is merged while 'abc' holds 'ab'
     got, right = learn_bpe(across, 5), _bpe_learn(across, 5)
     assert got == right, (f"learn_bpe({across}, 5) gave {got}, not {right}: " +
@@ -1097,7 +1110,9 @@ def check_schedule(fn) -> bool:
                      "(** or math.sqrt) and return a float")
                 got = float(raw)
                 if same(got, want): continue
-                hint = ("it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) else
+                hint = ("the rate at step 0 is 0, and yours gives step 1's rate there (a step clamped to 1, max(step, 1)?): return 0 at "
+                        "step 0 before the formula, and use every other step as it is" if s == 0 and same(got, noam_lr(1, d, w)) and same(float(fn(1, d, w)), noam_lr(1, d, w)) else
+                        "it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) else
                         "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
                         "the rate at step 0 is 0 (nothing has been trained yet): return 0 before the formula" if s == 0 else
                         "it is the rate for d_model=512, warmup=4000: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, 4000)) else
@@ -1132,6 +1147,7 @@ def _smoothing_mistake(logits, t, eps:float, got) -> str:
                 ((1 - eps + eps / V) * nll)[keep].mean(),
             "likely the reference given 1 - eps alone: it gets eps / V as every token does, 1 - eps + eps / V in all":
                 ((1 - eps) * nll + eps * (total - nll) / V)[keep].mean(),
+            "likely 1 on the reference instead of 1 - eps: q = (1 - eps) one-hot + eps / V sums to 1; yours puts 1 + eps / V on the reference": (nll + eps * total / V)[keep].mean(),
             "likely eps / V added as a number: it weights -log p_i of every token, eps times their mean":
                 ((1 - eps) * nll + eps / V)[keep].mean(),
             "likely log_softmax over the wrong axis: normalise over the vocabulary, the last axis (dim=-1)":
@@ -1180,16 +1196,17 @@ from ..decoding import next_token_logits, greedy_decode
 
 # %% ../../nbs/course_exercises.ipynb #a26c10m1
 def _samples(step, m, src, ys) -> bool:
-    "Whether `step` draws its tokens at random: five calls on the same prefixes, under five seeds, with every token scored alike, do not all agree."
+    """Whether `step` draws its tokens at random: with every token scored alike, five calls on the same prefixes under five
+    seeds do not all agree, or one call gives its rows different tokens (a draw under a seed of its own)."""
     flat = copy.deepcopy(m)                                                         # every score 0: an argmax is fixed, a draw is not
     flat.generator.register_forward_hook(lambda mod, inp, out: torch.zeros_like(out))
     with torch.random.fork_rng(devices=[]):
         outs = []
         for seed in range(5): torch.manual_seed(seed); outs.append(torch.as_tensor(step(flat, src, ys)).reshape(-1))
-    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:])
+    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:]) or (len(outs[0]) == len(ys) > 1 and len(set(outs[0].tolist())) > 1)
 
-_SAMPLES = ("your step draws its tokens at random (torch.multinomial, a Categorical): five calls under five seeds chose "
-            "different tokens; greedy decoding takes the most probable token every time, the argmax of next_token_logits")
+_SAMPLES = ("your step draws its tokens at random (torch.multinomial, a Categorical): with every token scored alike it chose "
+            "different tokens, under five seeds or for rows alike; greedy decoding takes the most probable token every time, the argmax of next_token_logits")
 
 # %% ../../nbs/course_exercises.ipynb #a26c10r1
 def _greedy_rules(m, src) -> dict:
@@ -1325,15 +1342,16 @@ def check_greedy_step(step, model) -> bool:
 from collections import Counter
 
 # %% ../../nbs/course_exercises.ipynb #a26c1101
-def _bleu_like(hyps, refs, orders:int=4, weight:float|None=None, arithmetic:bool=False) -> float:
-    "BLEU as a learner might write it: n-grams of orders 1 to `orders`, each precision weighted `weight` (default 1/orders), their geometric (or `arithmetic`) mean; 0 to 100."
+def _bleu_like(hyps, refs, orders:int=4, weight:float|None=None, arithmetic:bool=False, bp:str='min') -> float:
+    "BLEU as a learner might write it: n-grams of orders 1 to `orders`, each precision weighted `weight` (default 1/orders), their geometric (or `arithmetic`) mean, the brevity penalty `bp` ('min': min(1, exp(1 - r/c)); 'none', 'swapped' r and c, 'uncapped' exp(1 - r/c)); 0 to 100."
     m, t, c, r = [0] * orders, [0] * orders, 0, 0
     for h, ref in zip(hyps, refs):
         h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
         for n in range(orders):
             hc, rc = Counter(zip(*[h[i:] for i in range(n + 1)])), Counter(zip(*[ref[i:] for i in range(n + 1)]))
             m[n] += sum(min(k, rc[g]) for g, k in hc.items()); t[n] += max(len(h) - n, 0)
-    bp, w = (1 if c >= r else math.exp(1 - r / c)), weight or 1 / orders
+    bp, w = {'min': 1 if c >= r else math.exp(1 - r / c), 'none': 1, 'swapped': 1 if r >= c else math.exp(1 - c / r),
+             'uncapped': math.exp(1 - r / c)}[bp], weight or 1 / orders
     if arithmetic: return 100 * bp * sum(a / b if b else 0 for a, b in zip(m, t)) / orders
     if not all(m): return 0.0
     return 100 * bp * math.exp(sum(w * math.log(a / b) for a, b in zip(m, t)))
@@ -1368,9 +1386,14 @@ def check_bleu(my_bleu) -> str:
         elif fewer:
             mistake = (f"n-grams of orders 1 to {fewer} only: BLEU uses n = 1, 2, 3 and 4, each log p_n weighted 1/4 "
                        f"(range(1, 5) and four counts)")
+        elif near(_bleu_like(hyps, refs, bp='uncapped')):
+            mistake = "the brevity penalty is not capped at 1: BP = min(1, exp(1 - r/c)); a hypothesis longer than its reference gets BP = 1, and yours rewards it with exp(1 - r/c) > 1"
+        elif near(_bleu_like(hyps, refs, bp='none')):
+            long = (['a man in a blue shirt is standing on a tall ladder by the wall .'], ['a man in a blue shirt is standing on a ladder .']); swapped = abs(my_bleu(*long) - _bleu_like(*long, bp='swapped')) < 0.01 and abs(my_bleu(*long) - corpus_scores(*long)['bleu']) >= 0.01
+            mistake = ("the brevity penalty with r and c swapped: BP = min(1, exp(1 - r/c)), c the hypothesis length and r the reference length; yours penalises long hypotheses and spares short ones" if swapped else
+                       "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
-            mistake = ("the arithmetic mean of the precisions: BLEU takes their geometric mean, "
-                       "exp((log p1 + log p2 + log p3 + log p4) / 4), times BP")
+            mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
         assert abs(mine - theirs) < 0.01, f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: {mistake}"
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case"
 
@@ -1521,26 +1544,29 @@ _ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, 
     'B': [("row (B) changes the key size d_k alone: d_v stays the base model's",
            lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=k) for k in (dk // 4, dk // 2)}),
           ("those are the paper's key sizes (16, 32): scale them to the base, d_k/4 and d_k/2",
-           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=dk) for k in (16, 32)})]}
+           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=dk) for k in (16, 32)}),
+          ("the base's own key size is base.get('d_k') or d_model // h: a base that sets d_k has heads of that size, not d_model / h",
+           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=d // h) for k in (d // h // 4, d // h // 2)})]}
 
 @report
 def check_rows_ab(rows_ab) -> str:
-    "12_variations, exercise 4: your `rows_ab(base)`, Table 3's rows (A) and (B) scaled to `base`, against `table3_variants` on four presets."
+    "12_variations, exercise 4: your `rows_ab(base)`, Table 3's rows (A) and (B) scaled to `base`, against `table3_variants` on four presets and a base with its own d_k."
     from transformer_nb.config import PRESETS
     from transformer_nb.variations import table3_variants
-    for name in ('base', 'mini', 'small', 'tiny'):
-        base = PRESETS[name]; d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h
-        case = f"rows_ab(PRESETS[{name!r}]) (d_model={d}, h={h}, d_k={dk})"
+    own = dict(PRESETS['small'], h=4, d_k=32, d_v=32)                     # heads of 32, not d_model / h = 64
+    for name, base in [*((f"PRESETS[{n!r}]", PRESETS[n]) for n in ('base', 'mini', 'small', 'tiny')), ("a base with its own d_k", own)]:
+        d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h
+        case = f"rows_ab({name}) (d_model={d}, h={h}, d_k={dk})"
         want = {k: v for k, v in table3_variants(base).items() if k[:2] in ('A-', 'B-')}
         try: got = rows_ab(base)
         except ZeroDivisionError:
-            raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least "
-                                 "one head, max(1, h // 8)") from None
+            raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)") from None
         assert isinstance(got, dict), f"{case} returned a {type(got).__name__}: return a dict, name -> overrides"
         if got == want: continue
         for row in ('A', 'B'):
             g, w = ({k: v for k, v in x.items() if str(k).startswith(row + '-')} for x in (got, want))
             if g == w: continue
+            assert 'A-h0' not in g, f"{case}: A-h0 has no heads: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)"
             why = next((m for m, f in _ROWS_AB_SLIPS[row] if g == f(d, h, dk)), None)
             assert why is None, f"{case}: {why}"
             assert sorted(g) == sorted(w), (f"{case} names row ({row})'s variants {sorted(g)}, not {sorted(w)}: "
@@ -1570,10 +1596,12 @@ def check_linearize(fn) -> str:
         if got == want: continue
         assert isinstance(got, str), f"{name}: {fn.__name__} returned a {type(got).__name__}; return one string, tokens joined by spaces"
         toks, ref = got.split(), want.split()
-        tags = {lab for s in t.subtrees() if is_preterminal(s) for lab in (s.label(), coarse_label(s.label()))}
+        tags, labels = {lab for s in t.subtrees() if is_preterminal(s) for lab in (s.label(), coarse_label(s.label()))}, {coarse_label(s.label()) for s in t.subtrees() if not is_preterminal(s)}
         new = [x for x in toks if x not in ref]                       # tokens linearize never writes for this tree
         assert not any(x.strip('()') in tags for x in new), \
             f"{name}: a POS tag in the output ({got[:70]}...); a preterminal is not a phrase: write its word alone"
+        assert not ('(' in new or any(a == ')' and b in labels for a, b in zip(toks, toks[1:]))), \
+            f"{name}: a space between a bracket and its label ({got[:70]}...); each is one token, '(NP' and ')NP': f'({{lab}}' and f'){{lab}}'"
         assert ')' not in new, f"{name}: a bare ')' ({got[:70]}...); the closing bracket carries its label too, ')NP'"
         assert not any(x[0] in '()' and '=' in x[1:] for x in new), \
             (f"{name}: a label kept its index ({next(x for x in new if x[0] in '()' and '=' in x)}); `label.split('-')[0]` strips "
