@@ -19,12 +19,7 @@ class FeedForward(nn.Module):
         super().__init__()
         self.w_1 = nn.Linear(d_model, d_ff)   # W1 (stored as W1^T), b1
         self.w_2 = nn.Linear(d_ff, d_model)   # W2 (stored as W2^T), b2
-        self.reset_parameters()
-
-    @torch.no_grad()
-    def reset_parameters(self):
-        "Xavier uniform weights and zero biases, as tensor2tensor initialises its dense layers."
-        for lin in (self.w_1, self.w_2): nn.init.xavier_uniform_(lin.weight); nn.init.zeros_(lin.bias)
+        for lin in (self.w_1, self.w_2): nn.init.xavier_uniform_(lin.weight); nn.init.zeros_(lin.bias)   # tensor2tensor's
 
     def forward(self, x):  # (..., d_model) -> (..., d_model)
         return self.w_2(self.hidden(x))

@@ -17,9 +17,8 @@ class MultiHeadAttention(nn.Module):
     "Multi-head attention (§3.2.2) with h heads of size d_k (queries, keys) and d_v (values)."
     def __init__(self, d_model:int, h:int, d_k:int|None=None, d_v:int|None=None):
         super().__init__()
-        self.d_model, self.h = d_model, h
-        self.d_k = d_model // h if d_k is None else d_k
-        self.d_v = self.d_k if d_v is None else d_v
+        self.d_model, self.h, self.d_k = d_model, h, d_k or d_model // h
+        self.d_v = d_v or self.d_k
         self.w_q = nn.Linear(d_model, h*self.d_k)      # W^Q = [W_1^Q ... W_h^Q]: all heads' query projections
         self.w_k = nn.Linear(d_model, h*self.d_k)      # W^K
         self.w_v = nn.Linear(d_model, h*self.d_v)      # W^V
