@@ -8,8 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/multihead.html.md"""
 __all__ = ['MultiHeadAttention', 'show_heads']
 
 # %% ../nbs/02_multihead.ipynb #53518561
-import torch
-import torch.nn as nn
+import torch, torch.nn as nn
 from .attention import attention
 
 # %% ../nbs/02_multihead.ipynb #b1528f4e
@@ -38,8 +37,7 @@ class MultiHeadAttention(nn.Module):
         o = attention(*self.project(x, mem), mask)[0]                  # (B, h, n_q, d_v): the h heads in one batch
         return self.w_o(self.merge_heads(o))                            # Concat(head_1, ..., head_h) W^O
 
-    def weights(self, x, mem=None, mask=None) -> torch.Tensor:  # (B, h, n_q, n_k), for figures
-        return attention(*self.project(x, mem), mask)[1]
+    def weights(self, x, mem=None, mask=None): return attention(*self.project(x, mem), mask)[1]  # (B, h, n_q, n_k), for figures
 
 
 # %% ../nbs/02_multihead.ipynb #99c29eee
