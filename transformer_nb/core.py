@@ -17,7 +17,8 @@ PAD_ID, UNK_ID, BOS_ID, EOS_ID = 0, 1, 2, 3
 # %% ../nbs/00_core.ipynb #6945f7e7
 def set_seed(seed:int=0):
     "Seed Python, NumPy and PyTorch (all devices)."
-    random.seed(seed); np.random.seed(seed); torch.manual_seed(seed)   # torch.manual_seed seeds every device
+    random.seed(seed); np.random.seed(seed); torch.manual_seed(seed)
+    if torch.cuda.is_available(): torch.cuda.manual_seed_all(seed)
 
 # %% ../nbs/00_core.ipynb #3cbefbd7
 def count_params(model:torch.nn.Module, trainable_only:bool=True) -> int:
