@@ -83,7 +83,7 @@ BREAK = {
     1: dict(cell=MODULE, module='ffn', old="return F.relu(self.w_1(x))",
             new="return self.w_1(x)",
             cells={'49c2dd43': "the test right after FeedForward", '8a84606f': "the dropout cell's evaluation-mode check",
-                   'ade98086': "the test after ffn_as_conv1d"},
+                   'ade98086': "the test after ffn_as_conv1d", '1d81ed92': "the sparsity measurement, which reads `hidden`"},
             tests={'test_ffn_matches_numpy_reference', 'test_ffn_equals_two_kernel_size_1_convolutions_values_and_grads',
                    'test_ffn_inner_dropout_only_in_training'}),
     2: dict(cell='0aafd592', module='ffn', old="nn.Conv1d(d_model, d_ff, kernel_size=1)",

@@ -16,11 +16,8 @@ from .multihead import MultiHeadAttention
 # %% ../nbs/07_why_self_attention.ipynb #65dbd85c
 def layer_flops(n:int, d:int, k:int=3, r:int|None=None) -> dict[str, int]:
     "Leading-term FLOPs of Table 1's layers for length n, width d, kernel k, neighbourhood r (default n): a multiply-add = 2 FLOPs."
-    r = n if r is None else r
-    return {'self-attention': 4*n*n*d,      # Q K^T and A V: n*n*d multiply-adds each
-            'recurrent':      4*n*d*d,      # W x_t and U h_{t-1}: d*d each, n steps
-            'convolutional':  2*k*n*d*d,    # k*d inputs -> d outputs at each of n positions
-            'restricted':     4*min(r, n)*n*d}
+    return {'self-attention': 4*n*n*d, 'recurrent': 4*n*d*d, 'convolutional': 2*k*n*d*d,   # the counts listed above
+            'restricted': 4*min(r or n, n)*n*d}
 
 
 # %% ../nbs/07_why_self_attention.ipynb #fbed2b84
@@ -36,9 +33,7 @@ class SelfAttentionLayer(nn.Module):
         super().__init__()
         self.mha, self.r = MultiHeadAttention(d_model, h), r
 
-    def forward(self, x):  # (B, n, d_model) -> (B, n, d_model)
-        mask = None if self.r is None else local_mask(x.shape[1], self.r)
-        return self.mha(x, mask=mask)
+    def forward(self, x): return self.mha(x, mask=None if self.r is None else local_mask(x.shape[1], self.r))  # (B, n, d) -> (B, n, d)
 
 class RecurrentLayer(nn.Module):
     "One LSTM layer of width d_model, returning the hidden state at every position."

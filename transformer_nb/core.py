@@ -8,9 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/core.html.md"""
 __all__ = ['PAD_ID', 'UNK_ID', 'BOS_ID', 'EOS_ID', 'set_seed', 'count_params']
 
 # %% ../nbs/00_core.ipynb #17c841ec
-import random
-import numpy as np
-import torch
+import random, numpy as np, torch
 
 
 # %% ../nbs/00_core.ipynb #94a43b09

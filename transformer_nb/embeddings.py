@@ -24,8 +24,7 @@ class Embeddings(nn.Module):
         nn.init.normal_(self.lut.weight, mean=0.0, std=self.d_model**-0.5)
         if self.lut.padding_idx is not None: self.lut.weight[self.lut.padding_idx].zero_()
 
-    def forward(self, tokens:torch.Tensor) -> torch.Tensor:  # (B, n) ids -> (B, n, d_model)
-        return self.lut(tokens) * self.scale
+    def forward(self, tokens:torch.Tensor) -> torch.Tensor: return self.lut(tokens) * self.scale  # (B, n) -> (B, n, d_model)
 
 # %% ../nbs/04_embeddings.ipynb #b110ec13
 class Generator(nn.Module):
@@ -35,8 +34,7 @@ class Generator(nn.Module):
         self.proj = nn.Linear(d_model, vocab, bias=False)   # weight (vocab, d_model): the same shape as an embedding table
         nn.init.normal_(self.proj.weight, mean=0.0, std=d_model**-0.5)   # the embeddings' initialisation, tied or not
 
-    def forward(self, x:torch.Tensor) -> torch.Tensor:  # (B, n, d_model) -> (B, n, vocab)
-        return self.proj(x)
+    def forward(self, x:torch.Tensor) -> torch.Tensor: return self.proj(x)  # (B, n, d_model) -> (B, n, vocab)
 
 # %% ../nbs/04_embeddings.ipynb #03205754
 def tie_weights(*modules:nn.Module) -> nn.Parameter:

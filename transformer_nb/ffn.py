@@ -8,9 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/ffn.html.md"""
 __all__ = ['FeedForward', 'ffn_as_conv1d']
 
 # %% ../nbs/03_ffn.ipynb #c74080f4
-import torch
-import torch.nn as nn
-import torch.nn.functional as F
+import torch, torch.nn as nn, torch.nn.functional as F
 
 # %% ../nbs/03_ffn.ipynb #052f2c30
 class FeedForward(nn.Module):
@@ -19,18 +17,10 @@ class FeedForward(nn.Module):
         super().__init__()
         self.w_1 = nn.Linear(d_model, d_ff)   # W1 (stored as W1^T), b1
         self.w_2 = nn.Linear(d_ff, d_model)   # W2 (stored as W2^T), b2
-        self.reset_parameters()
+        for lin in (self.w_1, self.w_2): nn.init.xavier_uniform_(lin.weight); nn.init.zeros_(lin.bias)   # tensor2tensor's
 
-    @torch.no_grad()
-    def reset_parameters(self):
-        "Xavier uniform weights and zero biases, as tensor2tensor initialises its dense layers."
-        for lin in (self.w_1, self.w_2): nn.init.xavier_uniform_(lin.weight); nn.init.zeros_(lin.bias)
-
-    def forward(self, x):  # (..., d_model) -> (..., d_model)
-        return self.w_2(self.hidden(x))
-
-    def hidden(self, x):   # (..., d_model) -> (..., d_ff): max(0, x W1 + b1)
-        return F.relu(self.w_1(x))
+    def forward(self, x): return self.w_2(self.hidden(x))   # (..., d_model) -> (..., d_model)
+    def hidden(self, x): return F.relu(self.w_1(x))         # (..., d_model) -> (..., d_ff): max(0, x W1 + b1)
 
 
 # %% ../nbs/03_ffn.ipynb #0aafd592

@@ -8,8 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/multihead.html.md"""
 __all__ = ['MultiHeadAttention', 'show_heads']
 
 # %% ../nbs/02_multihead.ipynb #53518561
-import torch
-import torch.nn as nn
+import torch, torch.nn as nn
 from .attention import attention
 
 # %% ../nbs/02_multihead.ipynb #b1528f4e
@@ -17,9 +16,8 @@ class MultiHeadAttention(nn.Module):
     "Multi-head attention (§3.2.2) with h heads of size d_k (queries, keys) and d_v (values)."
     def __init__(self, d_model:int, h:int, d_k:int|None=None, d_v:int|None=None):
         super().__init__()
-        self.d_model, self.h = d_model, h
-        self.d_k = d_model // h if d_k is None else d_k
-        self.d_v = self.d_k if d_v is None else d_v
+        self.d_model, self.h, self.d_k = d_model, h, d_k or d_model // h
+        self.d_v = d_v or self.d_k
         self.w_q = nn.Linear(d_model, h*self.d_k)      # W^Q = [W_1^Q ... W_h^Q]: all heads' query projections
         self.w_k = nn.Linear(d_model, h*self.d_k)      # W^K
         self.w_v = nn.Linear(d_model, h*self.d_v)      # W^V
@@ -39,8 +37,7 @@ class MultiHeadAttention(nn.Module):
         o = attention(*self.project(x, mem), mask)[0]                  # (B, h, n_q, d_v): the h heads in one batch
         return self.w_o(self.merge_heads(o))                            # Concat(head_1, ..., head_h) W^O
 
-    def weights(self, x, mem=None, mask=None) -> torch.Tensor:  # (B, h, n_q, n_k), for figures
-        return attention(*self.project(x, mem), mask)[1]
+    def weights(self, x, mem=None, mask=None): return attention(*self.project(x, mem), mask)[1]  # (B, h, n_q, n_k), for figures
 
 
 # %% ../nbs/02_multihead.ipynb #99c29eee

@@ -20,8 +20,7 @@ def pe_frequencies(d_model:int) -> torch.Tensor:  # (d_model/2,) float64
 # %% ../nbs/05_positional_encoding.ipynb #51a78696
 def sinusoidal_encoding(n:int, d_model:int, start:int=0) -> torch.Tensor:  # (n, d_model) float64
     "The sinusoidal encodings (§3.5) of positions start .. start+n-1, one row per position."
-    w = pe_frequencies(d_model)                                                 # (d_model/2,)
-    angle = torch.arange(start, start + n).double()[:, None] * w                # (n, d_model/2)
+    angle = torch.arange(start, start + n).double()[:, None] * pe_frequencies(d_model)   # (n, d_model/2): pos * w_i
     return torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)           # (n, d_model): sin, cos, sin, cos, ...
 
 # %% ../nbs/05_positional_encoding.ipynb #b827e1c9
@@ -39,8 +38,7 @@ class SinusoidalPositionalEncoding(nn.Module):
         super().__init__()
         self.pe = sinusoidal_encoding(max_len, d_model).float()   # (max_len, d_model), computed once
 
-    def forward(self, x:torch.Tensor) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
-        return x + self.pe[:x.shape[-2]]
+    def forward(self, x:torch.Tensor) -> torch.Tensor: return x + self.pe[:x.shape[-2]]  # (B, n, d_model) -> (B, n, d_model)
 
 # %% ../nbs/05_positional_encoding.ipynb #ea7509b4
 class LearnedPositionalEmbedding(nn.Module):
@@ -50,5 +48,4 @@ class LearnedPositionalEmbedding(nn.Module):
         self.d_model, self.emb = d_model, nn.Embedding(max_len, d_model)   # weight (max_len, d_model)
         nn.init.normal_(self.emb.weight, 0.0, 2 ** -0.5)   # the RMS of a sinusoid's entries, so both kinds start alike
 
-    def forward(self, x:torch.Tensor) -> torch.Tensor:  # (B, n, d_model) -> (B, n, d_model)
-        return x + self.emb.weight[:x.shape[-2]]
+    def forward(self, x:torch.Tensor) -> torch.Tensor: return x + self.emb.weight[:x.shape[-2]]  # (B, n, d) -> (B, n, d)
