@@ -42,8 +42,7 @@ def label_smoothing_loss(logits, target, eps=0.1, pad_id=PAD_ID):
 # %% ../nbs/09_training.ipynb #f35249f8
 def seq2seq_loss(model, src, tgt, eps=0.1, pad_id=PAD_ID):
     "src (B, S), tgt (B, T) with BOS...EOS -> (smoothed loss sum, NLL sum, target tokens) over tgt[:, 1:]."
-    logits = model(src, tgt[:, :-1])                                  # (B, T-1, V)
-    return label_smoothed_nll(logits, tgt[:, 1:], eps, pad_id)
+    return label_smoothed_nll(model(src, tgt[:, :-1]), tgt[:, 1:], eps, pad_id)   # logits (B, T-1, V) scored on tgt[:, 1:]
 
 def copy_ids(n, vocab=20, min_len=3, max_len=10, seed=0):
     "`n` copy-task pairs as ids (src = ids + [EOS], tgt = [BOS] + ids + [EOS]), ids in [4, vocab): no tokenizer needed."
