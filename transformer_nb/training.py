@@ -22,8 +22,7 @@ def noam_lr(step, d_model=512, warmup=4000):
 def make_optimizer(model, d_model, warmup=4000, lr=1.0):
     "Adam with §5.3's betas and epsilon, and a `LambdaLR` that multiplies `lr` by `noam_lr` (step it once per update)."
     opt = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))
-    return opt, sched
+    return opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))   # i: updates so far
 
 # %% ../nbs/09_training.ipynb #35316735
 def label_smoothed_nll(logits, target, eps=0.1, pad_id=PAD_ID):
