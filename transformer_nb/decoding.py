@@ -24,10 +24,9 @@ def next_token_logits(model, logits:torch.Tensor) -> torch.Tensor:
 def greedy_decode(model, src, max_extra=50):
     "Greedy decoding of one sentence `src` (S,) ids, pieces + EOS: its output ids (no BOS, EOS), the most probable token each step."
     with torch.no_grad():                                                  # `model` in eval mode (no dropout), as the toy's is
-        src = src[None]                                                    # (1, S): a batch of one
-        src_mask = pad_mask(src, model.cfg.pad_id)
-        memory, ys = model.encode(src, src_mask), [BOS_ID]                 # the encoder runs once
-        for _ in range(src.shape[1] + max_extra):                          # input length + 50 tokens at most
+        src_mask = pad_mask(src[None], model.cfg.pad_id)                   # src[None]: (1, S), a batch of one
+        memory, ys = model.encode(src[None], src_mask), [BOS_ID]           # the encoder runs once
+        for _ in range(len(src) + max_extra):                              # input length + 50 tokens at most
             logits = model.decode(memory, src_mask, torch.tensor([ys]))[:, -1]   # (1, V): after the whole prefix
             ys.append(next_token_logits(model, logits).argmax(-1).item())
             if ys[-1] == EOS_ID: return ys[1:-1]
@@ -44,9 +43,8 @@ def length_penalty(n, alpha=0.6):
 def beam_search(model, src, k=4, alpha=0.6, max_extra=50):
     "Beam search for one sentence `src` (S,) ids, pieces + EOS: up to `k` finished (ids, log p(Y|X) / lp(|Y|)), best first."
     with torch.no_grad():                                                  # `model` in eval mode (no dropout), as the toy's is
-        src = src[None]                                                    # (1, S): a batch of one
-        src_mask = pad_mask(src, model.cfg.pad_id)
-        memory, L = model.encode(src, src_mask), src.shape[1] + max_extra  # the encoder once; the cap
+        src_mask = pad_mask(src[None], model.cfg.pad_id)                   # src[None]: (1, S), a batch of one
+        memory, L = model.encode(src[None], src_mask), len(src) + max_extra  # the encoder once; the cap
         beam, finished = [([BOS_ID], 0.0)], []                             # alive (tokens, log p); finished (ids, score)
         for t in range(L):
             ys = torch.tensor([y for y, _ in beam])                        # (r, t + 1)

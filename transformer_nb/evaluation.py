@@ -27,11 +27,9 @@ def bleu_by_hand(hyp:str, ref:str) -> tuple[float, list[float], float]:
 # %% ../nbs/11_results.ipynb #83b32dda
 def corpus_scores(hyps:list[str], refs:list[str]) -> dict:
     "sacreBLEU cased BLEU, lowercased BLEU and chrF of `hyps` against one reference each, with signatures."
-    out = {}
-    for key, metric in (('bleu', BLEU()), ('bleu_lc', BLEU(lowercase=True)), ('chrf', CHRF())):
-        s = metric.corpus_score(hyps, [refs])
-        out[key], out[f'{key}_signature'] = round(s.score, 2), str(metric.get_signature())
-    return out
+    metrics = {'bleu': BLEU(), 'bleu_lc': BLEU(lowercase=True), 'chrf': CHRF()}
+    scores = {k: round(m.corpus_score(hyps, [refs]).score, 2) for k, m in metrics.items()}
+    return scores | {f'{k}_signature': str(m.get_signature()) for k, m in metrics.items()}
 
 # %% ../nbs/11_results.ipynb #a1b2c314
 PAPER_TABLE2 = {   # model: (BLEU EN-DE, BLEU EN-FR, training FLOPs EN-DE, training FLOPs EN-FR); None: not reported
@@ -43,9 +41,8 @@ PAPER_TABLE2 = {   # model: (BLEU EN-DE, BLEU EN-FR, training FLOPs EN-DE, train
     'Deep-Att + PosUnk Ensemble': (None,  40.4,  None,   8.0e20),
     'GNMT + RL Ensemble':         (26.30, 41.16, 1.8e20, 1.1e21),
     'ConvS2S Ensemble':           (26.36, 41.29, 7.7e19, 1.2e21),
-    'Transformer (base model)':   (27.3,  38.1,  3.3e18, 3.3e18),   # one cost per Transformer: the paper prints it
-    'Transformer (big)':          (28.4,  41.8,  2.3e19, 2.3e19),   # once, across both columns. EN-FR big: 41.8 on arXiv
-}                                                                    # (v5 on), 41.0 in the NeurIPS 2017 version
+    'Transformer (base model)':   (27.3,  38.1,  3.3e18, 3.3e18),   # one cost per Transformer, printed across both columns
+    'Transformer (big)':          (28.4,  41.8,  2.3e19, 2.3e19)}   # EN-FR big: 41.8 on arXiv (v5 on), 41.0 at NeurIPS 2017
 
 PAPER_TFLOPS = {'K80': 2.8, 'K40': 3.7, 'M40': 6.0, 'P100': 9.5}     # footnote 5: sustained single precision per GPU
 

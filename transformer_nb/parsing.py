@@ -38,9 +38,7 @@ def coarse_label(label:str) -> str:
     if label.startswith('-') or not label: return label          # -NONE-, -LRB-, '' (an unlabelled root)
     return re.split(r'[-=]', label, maxsplit=1)[0]
 
-def is_preterminal(t) -> bool:
-    "A POS node: a tree whose only child is a word."
-    return isinstance(t, Tree) and len(t) == 1 and isinstance(t[0], str)
+def is_preterminal(t) -> bool: return isinstance(t, Tree) and len(t) == 1 and isinstance(t[0], str)   # a POS node: one word
 
 LEAVES = ('words', 'XX', 'tags')   # what stands at the leaves of a linearised tree
 

@@ -22,8 +22,7 @@ def noam_lr(step, d_model=512, warmup=4000):
 def make_optimizer(model, d_model, warmup=4000, lr=1.0):
     "Adam with §5.3's betas and epsilon, and a `LambdaLR` that multiplies `lr` by `noam_lr` (step it once per update)."
     opt = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))
-    return opt, sched
+    return opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))   # i: updates so far
 
 # %% ../nbs/09_training.ipynb #35316735
 def label_smoothed_nll(logits, target, eps=0.1, pad_id=PAD_ID):
@@ -42,8 +41,7 @@ def label_smoothing_loss(logits, target, eps=0.1, pad_id=PAD_ID):
 # %% ../nbs/09_training.ipynb #f35249f8
 def seq2seq_loss(model, src, tgt, eps=0.1, pad_id=PAD_ID):
     "src (B, S), tgt (B, T) with BOS...EOS -> (smoothed loss sum, NLL sum, target tokens) over tgt[:, 1:]."
-    logits = model(src, tgt[:, :-1])                                  # (B, T-1, V)
-    return label_smoothed_nll(logits, tgt[:, 1:], eps, pad_id)
+    return label_smoothed_nll(model(src, tgt[:, :-1]), tgt[:, 1:], eps, pad_id)   # logits (B, T-1, V) scored on tgt[:, 1:]
 
 def copy_ids(n, vocab=20, min_len=3, max_len=10, seed=0):
     "`n` copy-task pairs as ids (src = ids + [EOS], tgt = [BOS] + ids + [EOS]), ids in [4, vocab): no tokenizer needed."

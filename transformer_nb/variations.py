@@ -15,27 +15,22 @@ def table3_variants(base:dict) -> dict:
     "Table 3's rows (A-E) scaled to the model `base` (a `PRESETS` entry): name -> overrides of the model (`TransformerConfig`) or, for row D's eps_ls, of training (`TrainConfig`)."
     d, h, N, d_ff = base['d_model'], base['h'], base['N'], base['d_ff']
     d_k = base.get('d_k') or d // h
-    p, eps = base.get('p_drop', 0.1), 0.1                            # eps_ls: the paper's label smoothing (§5.4)
-    v = {'base': {}}
-    v |= {f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)}
-    v |= {f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}
-    v |= {f'C-N{n}': dict(N=n) for n in (max(1, round(N / 3)), round(2 * N / 3), round(4 * N / 3))}
-    v |= {f'C-d{x}': dict(d_model=x, d_k=d_k * x // d, d_v=d_k * x // d) for x in (d // 2, 2 * d)}
-    v |= {f'C-dff{x}': dict(d_ff=x) for x in (d_ff // 2, 2 * d_ff)}
-    v |= {f'D-drop{q}': dict(p_drop=q) for q in (0.0, round(2 * p, 3))}
-    v |= {f'D-ls{q}': dict(eps_ls=q) for q in (0.0, round(2 * eps, 3))}
-    v['E-learned'] = dict(pos='learned')
-    return v
+    return {'base': {},
+            **{f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
+            **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)},
+            **{f'C-N{n}': dict(N=n) for n in (max(1, round(N / 3)), round(2 * N / 3), round(4 * N / 3))},
+            **{f'C-d{x}': dict(d_model=x, d_k=d_k * x // d, d_v=d_k * x // d) for x in (d // 2, 2 * d)},
+            **{f'C-dff{x}': dict(d_ff=x) for x in (d_ff // 2, 2 * d_ff)},
+            **{f'D-drop{q}': dict(p_drop=q) for q in (0.0, round(2 * base.get('p_drop', 0.1), 3))},
+            **{f'D-ls{q}': dict(eps_ls=q) for q in (0.0, 0.2)},   # eps_ls: none, and twice §5.4's 0.1
+            'E-learned': dict(pos='learned')}
 
 # %% ../nbs/12_variations.ipynb #c81710b1
 def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
     "Weights of every attention layer in one teacher-forced pass: {'encoder', 'decoder', 'cross'} -> N tensors (B, h, n_q, n_k)."
     maps = {'encoder': [], 'decoder': [], 'cross': []}
-    def record(kind):
-        def hook(mod, args, kwargs, out):   # the layer's inputs again, through the explicit attention of 02: (B, h, n_q, n_k)
-            mem = kwargs.get('mem', args[1] if len(args) > 1 else None)
-            maps[kind].append(mod.weights(args[0], mem, kwargs.get('mask')).detach())
-        return hook
+    def record(kind):   # a hook: the layer's inputs again, through the explicit attention of 02: (B, h, n_q, n_k)
+        return lambda mod, args, kwargs, out: maps[kind].append(mod.weights(*args, **kwargs).detach())
     layers = [('encoder', l.self_attn) for l in model.encoder] + [('decoder', l.self_attn) for l in model.decoder]
     layers += [('cross', l.cross_attn) for l in model.decoder]
     hooks = [m.register_forward_hook(record(kind), with_kwargs=True) for kind, m in layers]

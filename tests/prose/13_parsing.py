@@ -8,7 +8,7 @@ here, in a function of its own, and none of the learner's names is read or rebou
 def _check_13_prose():
     import inspect, re, statistics
     from pathlib import Path
-    from fastcore.test import test_fail
+    from fastcore.test import test_eq, test_fail
     from transformer_nb.lib.machine import NotebookFile
     from transformer_nb.lib.transformer import count_config_params
     from transformer_nb.lib.options import ModelConfig
@@ -36,6 +36,8 @@ def _check_13_prose():
     quoted('648f626b', f"multi-task {T4[('Luong et al. (2015)', 'multi-task')]} is above the Transformer's {ours('semi-supervised')}")
     others = [(p, t, f) for p, t, f in PAPER_TABLE4 if not p.startswith('Transformer')]
     assert max(f for p, t, f in others if t == 'semi-supervised') < ours('semi-supervised')          # "within each training setting"
+    test_eq([(p, f) for p, t, f in others if f > ours('semi-supervised')], [('Luong et al. (2015)', 93.0), ('Dyer et al. (2016)', 93.3)])   # above 92.7
+    test_eq([(p, f) for p, t, f in others if t.startswith('WSJ only') and f > ours('WSJ only, discriminative')], [('Dyer et al. (2016)', 91.7)])   # "only"
     assert T4[('Vinyals & Kaiser et al. (2014)', 'WSJ only, discriminative')] < T4[('Petrov et al. (2006)', 'WSJ only, discriminative')] \
         < ours('WSJ only, discriminative')                            # §6.3: unlike the RNN, above the BerkeleyParser on WSJ only
     from transformer_nb.apps.parsing_task import PARSE_DECODING
