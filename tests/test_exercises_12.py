@@ -204,7 +204,7 @@ def test_rows_ab_stub_is_reported_and_the_solution_passes(in_nbs):
     ("dict(d_k=k, d_v=d_k)", "dict(d_k=k, d_v=k)", "row (B) changes the key size d_k alone: d_v stays the base model's"),
     ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(1, 4, 16, 32)", "those are the paper's numbers of heads (1, 4, 16, 32)"),
     ("(d_k // 4, d_k // 2)", "(16, 32)", "those are the paper's key sizes (16, 32)"),
-    ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(max(1, h // 8), h // 2, 2 * h, 8 * h)", "A-h32 is None" if False else "names row (A)'s variants ['A-h1', 'A-h16', 'A-h4', 'A-h64']"),
+    ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(max(1, h // 8), h // 2, 2 * h, 8 * h)", "row (A) has [1, 4, 16, 64] heads, not [1, 4, 16, 32]: h/8 (at least 1), h/2, 2h and 4h"),
     ("f'B-dk{k}'", "f'B{k}'", "names row (B)'s variants [], not ['B-dk16', 'B-dk32']"),
     ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(h // 8, h // 2, 2 * h, 4 * h)", "divided by zero: with fewer than 8 heads h // 8 is 0"),
 ], ids=['A keeps d_k', 'B changes d_v', "the paper's heads", "the paper's key sizes", 'a wrong factor', 'names', 'no head'])

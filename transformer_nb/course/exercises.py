@@ -1611,7 +1611,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
 def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int) -> str:
     "Why the variants `g` of row `row` are not named as `w`: other numbers of heads (or key sizes) named as they should be, or other names."
     key, pat = ('h', r'A-h\d+') if row == 'A' else ('d_k', r'B-dk\d+')
-    if all(re.fullmatch(pat, str(k)) for k in g) and all(isinstance(v, dict) and key in v for v in g.values()):
+    if g and all(re.fullmatch(pat, str(k)) for k in g) and all(isinstance(v, dict) and key in v for v in g.values()):
         have, want = sorted(v[key] for v in g.values()), sorted(v[key] for v in w.values())
         return (f"{case}: row (A) has {have} heads, not {want}: h/8 (at least 1), h/2, 2h and 4h of the base's h = {h}" if row == 'A' else
                 f"{case}: row (B) has the key sizes {have}, not {want}: d_k/4 and d_k/2 of the base's d_k = {dk}")
