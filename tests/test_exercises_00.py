@@ -128,3 +128,13 @@ SAYS_CHECK_PAD_BATCH = {
 def test_fresh_wrong_answers_named_by_check_pad_batch(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_pad_batch, *FRESH['check_pad_batch', label], says=SAYS_CHECK_PAD_BATCH[label])
+
+
+def _pb_longest(seqs, pad_id=_ex.PAD_ID): n = max(map(len, seqs)); return torch.tensor([s + [pad_id] * (n - len(s)) for s in seqs])
+def _pb_first_length(seqs, pad_id=_ex.PAD_ID): n = len(seqs[0]); return torch.tensor([s + [pad_id] * (n - len(s)) for s in seqs])
+
+def test_rows_padded_to_the_first_sentence_are_named():
+    "Rows padded to the first sentence's length leave torch.tensor a ragged list: the check names that, not the bare ValueError."
+    assert_rejects(_ex.check_pad_batch, _pb_first_length, says=r"raised ValueError \(expected sequence of length .*\): the rows still have "
+                   r"different lengths; pad every row to the longest sentence, n = max\(len\(s\) for s in seqs\)")
+    assert _ex.check_pad_batch(_pb_longest) is True

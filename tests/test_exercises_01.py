@@ -274,3 +274,21 @@ def test_check_attention_names_the_scale_by_sqrt_d_v(capsys):
     assert_rejects(_ex.check_attention, by_d_v, says=r"^Not yet: no mask: the weights differ from PyTorch's by 0\.12: you divided the "
                    r"scores by sqrt\(d_v\) = sqrt\(5\), the size of a value vector: .* divide by sqrt\(d_k\) = 2\.82843$")
     assert _ex.check_attention(lambda q, k, v, mask=None: _att(q, k, v, mask)) is True
+
+
+def _att_named(q, k, v, mask=None, kt=lambda k: k.transpose(-2, -1), after=False):
+    "Equation (1); `kt` transposes k, `after` scales the weights after the softmax instead of the scores before it."
+    s = q @ kt(k) / (1 if after else math.sqrt(q.shape[-1]))
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    w = s.softmax(-1) / (math.sqrt(q.shape[-1]) if after else 1)
+    if mask is not None: w = w.masked_fill(~mask, 0.0)
+    return w @ v, w
+
+def test_k_transposed_on_its_leading_axes_is_named():
+    assert_rejects(_ex.check_attention, lambda q, k, v, mask=None: _att_named(q, k, v, mask, kt=lambda k: k.transpose(0, 1)),
+                   says=r"runs on two \(plain matrices\): count the axes from the end.*; k\.T and k\.transpose\(0, 1\) swap the leading axes")
+    assert _ex.check_attention(_att_named) is True
+
+def test_scaling_after_the_softmax_is_named():
+    assert_rejects(_ex.check_attention, lambda q, k, v, mask=None: _att_named(q, k, v, mask, after=True),
+                   says=r"the weights were divided by sqrt\(d_k\) = 2\.82843 after the softmax, so a query's sum to 0\.354: scale the scores before it")

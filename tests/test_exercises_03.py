@@ -183,3 +183,18 @@ def _c2f(first=0, second=2, transpose=False):
 ], ids=['convolutions crossed', 'weights transposed'])
 def test_check_conv_to_ffn_names_convolutions_crossed_or_transposed(wrong, says):
     assert_rejects(check_conv_to_ffn, wrong, says=says)
+
+
+def _c2f_named(conv, squeeze=True, second=2):
+    "conv_to_ffn; `squeeze=False` copies the (out, in, 1) weights as they are, `second=1` takes the ReLU for the second convolution."
+    d_ff, d_model, _ = conv[0].weight.shape; ffn = _ex.FeedForward(d_model, d_ff)
+    with torch.no_grad():
+        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[second])): lin.weight.copy_(c.weight[:, :, 0] if squeeze else c.weight); lin.bias.copy_(c.bias)
+    return ffn
+
+def test_the_kernel_axis_kept_and_the_relu_copied_are_named():
+    assert _ex.check_conv_to_ffn(_c2f_named) is True
+    assert_rejects(_ex.check_conv_to_ffn, lambda conv: _c2f_named(conv, squeeze=False),
+                   says=r"raised RuntimeError \(.*\): a Conv1d weight is \(out, in, 1\), an nn\.Linear weight \(out, in\): drop the kernel axis, weight\[:, :, 0\]")
+    assert_rejects(_ex.check_conv_to_ffn, lambda conv: _c2f_named(conv, second=1),
+                   says=r"raised AttributeError \('ReLU' object has no attribute 'weight'\): conv\[1\] is the ReLU, which has no weights; the convolutions are conv\[0\] and conv\[2\]")

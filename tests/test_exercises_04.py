@@ -167,3 +167,23 @@ SAYS_CHECK_MY_EMBEDDINGS = {
 def test_fresh_wrong_answers_named_by_check_my_embeddings(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_my_embeddings, *FRESH['check_my_embeddings', label], says=SAYS_CHECK_MY_EMBEDDINGS[label])
+
+
+class _LutInside(nn.Module):
+    "Right values and gradients, but through an nn.Embedding, which the exercise writes without."
+    def __init__(self, vocab, d_model, pad_id=_ex.PAD_ID):
+        super().__init__(); self.lut, self.scale = nn.Embedding(vocab, d_model, padding_idx=pad_id), math.sqrt(d_model)
+        with torch.no_grad(): self.lut.weight.normal_(0, d_model ** -0.5); self.lut.weight[pad_id] = 0
+    def forward(self, tokens): return self.lut(tokens) * self.scale
+
+class _OneParameter(nn.Module):
+    def __init__(self, vocab, d_model, pad_id=_ex.PAD_ID):
+        super().__init__(); self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)
+        with torch.no_grad(): self.E[pad_id] = 0.0
+        self.pad_id, self.scale = pad_id, math.sqrt(d_model)
+    def forward(self, tokens):
+        x = self.E[tokens]; return torch.where((tokens == self.pad_id)[..., None], x.detach(), x) * self.scale
+
+def test_an_nn_embedding_inside_is_named():
+    assert_rejects(_ex.check_my_embeddings, _LutInside, says=r"MyEmbeddings holds an nn\.Embedding: this exercise writes the lookup without it, one nn\.Parameter E")
+    assert _ex.check_my_embeddings(_OneParameter) is True

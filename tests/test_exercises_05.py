@@ -260,3 +260,10 @@ def test_relative_bias_names_k_added_before_the_clipping():
 ], ids=['offset halved', 'diagonal only'])
 def test_relative_bias_names_a_halved_offset_or_the_diagonal_alone(cls, says):
     assert_rejects(check_relative_bias, cls, says=says)
+
+
+def test_a_half_precision_table_is_named():
+    from transformer_nb.positional import sinusoidal_encoding
+    assert_rejects(_ex.check_encoding, lambda n, d: sinusoidal_encoding(n, d).half(),
+                   says=r"is torch\.float16, which rounds the table to about 3 digits: return float32 \(or compute in float64\)")
+    assert _ex.check_encoding(sinusoidal_encoding) is True

@@ -403,3 +403,41 @@ def test_parsing_counts_names_two_vocabularies(capsys):
     assert_named(check_parsing_counts, lambda: (count('all', 16000, 16000), count('none', 16000, 32000)),
                  says=r"^Not yet: untied=[\d,]+ counts a source vocabulary of 16,000 and a target one of 32,000: §6.3's model has "
                       r"one vocabulary of 16K for both", capsys=capsys)
+
+
+class _NormedTwice(nn.Module):
+    "LayerNorm(LayerNorm(x) + Dropout(f(x))): the residual input normalised as well."
+    def __init__(self, d_model, p_drop): super().__init__(); self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)
+    def forward(self, x, f): return self.norm(self.norm(x) + self.drop(f(x)))
+
+def test_the_residual_input_normalised_too_is_named():
+    assert_rejects(_ex.check_sublayer, _NormedTwice, says=r"but LayerNorm\(LayerNorm\(x\) \+ f\(x\)\): x goes into the sum as it is: normalise only the sum, once")
+    assert _ex.check_sublayer(_ex.SublayerConnection) is True
+
+def _forward(model, src, tgt, swap=False):
+    "§3.1 from the parts, post-LN; `swap` gives the cross-attention the memory as its queries (and no mask)."
+    from transformer_nb.attention import pad_mask, tgt_mask
+    res = lambda n, x, f: n(x + f(x))
+    sm, tm = pad_mask(src), tgt_mask(tgt)
+    x = model.src_pos(model.src_emb(src))
+    for l in model.encoder: x = res(l.sub[1].norm, res(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=sm)), l.ffn)
+    y = model.tgt_pos(model.tgt_emb(tgt))
+    for l in model.decoder:
+        y = res(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tm))
+        y = res(l.sub[1].norm, y, (lambda t: l.cross_attn(x, t)) if swap else (lambda t: l.cross_attn(t, x, mask=sm)))
+        y = res(l.sub[2].norm, y, l.ffn)
+    return model.generator(y)
+
+def test_the_cross_attentions_arguments_swapped_are_named():
+    "The memory as the queries fails on a source and a target of different lengths: named, not read as swapped masks."
+    assert_rejects(_ex.check_forward, lambda m, s, t: _forward(m, s, t, swap=True),
+                   says=r"the cross-attention's queries are the memory z; it is cross_attn\(t, z, mask=src_mask\), the decoder's stream first")
+    assert _ex.check_forward(_forward) is True
+
+def test_three_untied_matrices_are_named():
+    from transformer_nb.config import get_config
+    from transformer_nb.model import Transformer
+    with torch.device('meta'): tied = _ex.count_params(Transformer(get_config('base', N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)))
+    assert_rejects(_ex.check_parsing_counts, lambda: (tied, tied + 3 * 16000 * 1024),
+                   says=r"untied=149,536,768 adds three matrices of 16K x d_model to tied=100,384,768, but tied already holds one of them: untied adds two")
+    assert _ex.check_parsing_counts(lambda: (tied, tied + 2 * 16000 * 1024)) is True

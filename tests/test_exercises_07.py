@@ -120,3 +120,25 @@ SAYS_CHECK_RESTRICTED_ATTENTION = {
 def test_fresh_wrong_answers_named_by_check_restricted_attention(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_restricted_attention, *FRESH['check_restricted_attention', label], says=SAYS_CHECK_RESTRICTED_ATTENTION[label])
+
+
+def _windowed(q, k, v, r, scale=None, size=None, layout='bhndw', times=False):
+    "Restricted attention by unfold; `scale`, the window `size`, the einsum `layout` of the window or a multiplied-in 0/1 mask miswrite it."
+    n, w = q.shape[-2], r // 2
+    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, size or 2 * w + 1, 1)
+    s = torch.einsum(f'bhnd,{layout}->bhnw', q, win(k)) / (scale or math.sqrt(q.shape[-1]))
+    j = torch.arange(n)[:, None] + torch.arange(-w, (size or 2 * w + 1) - w); out = (j < 0) | (j >= n)
+    s = s * ~out + out * float('-inf') if times else s.masked_fill(out, float('-inf'))
+    return torch.einsum(f'bhnw,{layout}->bhnd', s.softmax(-1), win(v))
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(scale=math.sqrt(3)), r"n=10, r=3: .*the scores are divided by sqrt\(r\) = sqrt\(3\): divide them by sqrt\(d_k\) = 4"),
+    (dict(times=True), r"your output has NaN: a score computed as 0 \* -inf .* give the padded rows -inf with masked_fill"),
+    (dict(layout='bhnwd'), r"raised RuntimeError \(einsum\(\).*\): Tensor\.unfold\(-2, size, 1\) puts the window's axis last"),
+    ('window r', r"n=17, r=8: raised RuntimeError .* for an even r, and runs for r \+ 1: .* unfold\(-2, 2 \* \(r // 2\) \+ 1, 1\)")])
+def test_more_restricted_attention_mistakes_are_named(kw, says):
+    fn = (lambda q, k, v, r: _windowed(q, k, v, r, size=r)) if kw == 'window r' else (lambda q, k, v, r: _windowed(q, k, v, r, **kw))
+    assert_rejects(_ex.check_restricted_attention, fn, says=says)
+
+def test_the_unfold_answer_passes():
+    assert _ex.check_restricted_attention(_windowed) is True

@@ -189,3 +189,34 @@ def test_bpe_merging_the_first_occurrence_in_a_word_only_is_named(capsys):
     assert_rejects(check_bpe, learn_first, segment, says=r"^Not yet: learn_bpe\(\{'abab': 1\}, 2\) gave \[\('a', 'b'\), \('a', 'b'\)\], "
                    r"not \[\('a', 'b'\), \('ab', '</w>'\)\]: merge every occurrence of the pair in each word, not only the first")
     assert check_bpe(learn, segment) is True
+
+
+def _merge_run(syms, pair, rtl=False):
+    "Every occurrence of `pair` in `syms` merged, left to right (or right to left)."
+    syms = syms[::-1] if rtl else list(syms); pair = pair[::-1] if rtl else pair; i = 0
+    while i < len(syms) - 1:
+        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i + 1] + syms[i]] if rtl else [syms[i] + syms[i + 1]]
+        else: i += 1
+    return syms[::-1] if rtl else syms
+
+def _learner(rtl=False, stop=True):
+    def learn_bpe(word_counts, n_merges):
+        vocab, merges = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}, []
+        for _ in range(n_merges):
+            pairs = Counter()
+            for syms, c in vocab.items():
+                for p in zip(syms, syms[1:]): pairs[p] += c
+            if not pairs and stop: break
+            best = min(pairs, key=lambda p: (-pairs[p], p)); merges.append(best)
+            vocab = {tuple(_merge_run(list(s), best, rtl)): c for s, c in vocab.items()}
+        return merges
+    def segment(word, merges):
+        syms = list(word) + ['</w>']
+        for p in merges: syms = _merge_run(syms, p, rtl)
+        return syms
+    return learn_bpe, segment
+
+def test_merging_right_to_left_and_merging_past_the_pairs_are_named():
+    assert_rejects(_ex.check_bpe, *_learner(rtl=True), says=r"segment\('aaa', \[\('a', 'a'\)\]\) gave \['a', 'aa', '</w>'\], not \['aa', 'a', '</w>'\]: merge left to right")
+    assert_rejects(_ex.check_bpe, *_learner(stop=False), says=r"learn_bpe\(\{'ab': 1\}, 5\) raised ValueError .*: 'a b </w>' has only 2 merges to make; when no pair is left, stop")
+    assert _ex.check_bpe(*_learner()) is True

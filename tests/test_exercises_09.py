@@ -286,3 +286,16 @@ def test_label_smoothing_check_names_one_on_the_reference(capsys):
                                     "1 - eps: q = (1 - eps) one-hot + eps / V sums to 1; yours puts 1 + eps / V on the reference"), line
     right = lambda logits, target, eps, pad_id=PAD_ID: q_loss(logits, target, eps, pad_id, ref=1 - eps)
     assert verdict(check_label_smoothing, right, capsys)[0] is True
+
+
+def _smoothed(logits, target, eps, pad_id=_ex.PAD_ID, per_row=False):
+    "The label-smoothed loss, averaged over the non-pad tokens (or, `per_row`, summed and divided by the number of rows)."
+    V = logits.shape[-1]
+    q = torch.full_like(logits, eps / V); q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))
+    loss, keep = -(q * logits.log_softmax(-1)).sum(-1), target != pad_id
+    return loss[keep].sum() / target.shape[0] if per_row else loss[keep].mean()
+
+def test_a_loss_divided_by_the_sentences_is_named():
+    assert_rejects(_ex.check_label_smoothing, functools.partial(_smoothed, per_row=True),
+                   says=r"likely divided by the number of sentences: average over the non-pad tokens, not the rows")
+    assert _ex.check_label_smoothing(_smoothed) is True

@@ -173,3 +173,18 @@ def test_bleu_brevity_penalty_mistakes_are_told_apart(new, case, mistake):
     ok, line = said(check_bleu, solution_ns(SOLUTION.replace('bp = min(1.0, math.exp(1 - r / c))', new))['my_bleu'])
     assert not ok and line.startswith(f'Not yet: {case}: ') and f'Likely mistake: {mistake}' in line, line
     assert said(check_bleu, solution_ns()['my_bleu'])[0] is True
+
+
+def _bleu_split(hyps, refs, split=str.split):
+    "Corpus BLEU with the sentences split by `split` (words: str.split; characters: list)."
+    grams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))
+    m, t, c, r = [0] * 4, [0] * 4, 0, 0
+    for h, ref in zip(hyps, refs):
+        h, ref = split(h), split(ref); c, r = c + len(h), r + len(ref)
+        for n in range(1, 5): m[n - 1] += sum((grams(h, n) & grams(ref, n)).values()); t[n - 1] += max(len(h) - n + 1, 0)
+    return 100 * min(1.0, math.exp(1 - r / c)) * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / 4)
+
+def test_character_n_grams_are_named():
+    assert_rejects(_ex.check_bleu, functools.partial(_bleu_split, split=list),
+                   says=r"Likely mistake: n-grams of characters: split each sentence into words on spaces, h\.split\(\), and count n-grams of words")
+    assert _ex.check_bleu(_bleu_split) is True

@@ -204,7 +204,7 @@ def test_rows_ab_stub_is_reported_and_the_solution_passes(in_nbs):
     ("dict(d_k=k, d_v=d_k)", "dict(d_k=k, d_v=k)", "row (B) changes the key size d_k alone: d_v stays the base model's"),
     ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(1, 4, 16, 32)", "those are the paper's numbers of heads (1, 4, 16, 32)"),
     ("(d_k // 4, d_k // 2)", "(16, 32)", "those are the paper's key sizes (16, 32)"),
-    ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(max(1, h // 8), h // 2, 2 * h, 8 * h)", "A-h32 is None" if False else "names row (A)'s variants ['A-h1', 'A-h16', 'A-h4', 'A-h64']"),
+    ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(max(1, h // 8), h // 2, 2 * h, 8 * h)", "row (A) has [1, 4, 16, 64] heads, not [1, 4, 16, 32]: h/8 (at least 1), h/2, 2h and 4h"),
     ("f'B-dk{k}'", "f'B{k}'", "names row (B)'s variants [], not ['B-dk16', 'B-dk32']"),
     ("(max(1, h // 8), h // 2, 2 * h, 4 * h)", "(h // 8, h // 2, 2 * h, 4 * h)", "divided by zero: with fewer than 8 heads h // 8 is 0"),
 ], ids=['A keeps d_k', 'B changes d_v', "the paper's heads", "the paper's key sizes", 'a wrong factor', 'names', 'no head'])
@@ -231,3 +231,16 @@ def test_rows_ab_names_a_variant_with_no_heads_and_a_base_with_its_own_d_k(old, 
     ok, line = said(check_rows_ab, rows(old, new))
     assert ok is False and line.startswith(f'Not yet: {says}'), line
     assert said(check_rows_ab, rows())[0] is True
+
+
+def _rows(base, halves=2):
+    "Rows (A) and (B) scaled to `base`; `halves=4` writes h/4 heads where row (A) has h/2."
+    d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h
+    return {**{f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8), max(1, h // halves), 2 * h, 4 * h)},
+            **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}}
+
+def test_other_numbers_of_heads_are_named_as_such():
+    "h/4 heads for h/2 gives other names too: the check says the numbers of heads, not the naming."
+    assert_rejects(_ex.check_rows_ab, lambda base: _rows(base, 4),
+                   says=r"row \(A\) has \[1, 2, 16, 32\] heads, not \[1, 4, 16, 32\]: h/8 \(at least 1\), h/2, 2h and 4h of the base's h = 8")
+    assert _ex.check_rows_ab(_rows) is True

@@ -239,3 +239,26 @@ def test_linearize_names_a_space_between_a_bracket_and_its_label():
     ok, line = said(check_linearize, closing_only)
     assert ok is False and "a space between a bracket and its label" in line, line
     assert said(check_linearize, solution())[0] is True
+
+
+def _lin_closing(tree, close=lambda lab: f'){lab}'):
+    "The linearisation; `close` writes a phrase's closing token."
+    from transformer_nb.parsing import coarse_label, is_preterminal
+    if is_preterminal(tree): return tree[0]
+    lab = coarse_label(tree.label()); return ' '.join([f'({lab}', *(_lin_closing(t, close) for t in tree), close(lab)])
+
+def _prf_mean(counts, mean_f1=False):
+    "Corpus precision, recall and F1 in percent; `mean_f1` averages the sentences' F1 instead."
+    from transformer_nb.lib.treebank import prf
+    m, g, t = (sum(c[i] for c in counts) for i in range(3)); p, r = 100 * m / t, 100 * m / g
+    return p, r, (sum(prf(*c)[2] for c in counts) / len(counts) if mean_f1 else 2 * p * r / (p + r))
+
+def test_the_label_before_the_closing_bracket_is_named():
+    assert_rejects(_ex.check_linearize, functools.partial(_lin_closing, close=lambda lab: f'{lab})'),
+                   says=r"John's tree: the closing token 'NP\)' puts the label before the bracket: it is '\)' then the label, '\)NP'")
+    assert _ex.check_linearize(_lin_closing) is True
+
+def test_f1_averaged_over_the_sentences_is_named():
+    assert_rejects(_ex.check_corpus_prf, functools.partial(_prf_mean, mean_f1=True),
+                   says=r"Likely mistake: F1 averaged over the sentences: it comes from the corpus's precision and recall, 2PR / \(P \+ R\)")
+    assert _ex.check_corpus_prf(_prf_mean) is True

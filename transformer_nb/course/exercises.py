@@ -49,7 +49,10 @@ def check_pad_batch(pad_batch) -> str:
     "00_core, exercise 3: `pad_batch(seqs, pad_id=PAD_ID)` pads id lists on the right into one (B, n) long tensor."
     for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9)):
         kept, case = copy.deepcopy(seqs), f"pad_batch({seqs}" + ("" if pad_id is None else f", pad_id={pad_id}") + ")"
-        got = pad_batch(seqs) if pad_id is None else pad_batch(seqs, pad_id)
+        try: got = pad_batch(seqs) if pad_id is None else pad_batch(seqs, pad_id)
+        except ValueError as e:
+            if 'expected sequence of length' not in str(e): raise
+            raise AssertionError(f"{case} raised ValueError ({e}): the rows still have different lengths; pad every row to the longest sentence, n = max(len(s) for s in seqs)") from None
         pad_id, n = PAD_ID if pad_id is None else pad_id, max(map(len, kept))
         padded = lambda p, left=False: torch.tensor([[p] * (n - len(s)) * left + s + [p] * (n - len(s)) * (not left) for s in kept])
         assert seqs == kept, f"{case} changed its input lists: build new rows, and leave the sentences as they are"
@@ -100,9 +103,16 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
             return (f"masked keys still get weight (up to {(w.nan_to_num(0.0).abs() * ~m).amax():.2g}): a finite fill leaves "
                     "them some; set the masked scores to -inf before the softmax (e^-inf = 0)")
     rows = w.nan_to_num(0.0).sum(-1)
+    if any(torch.allclose(w.nan_to_num(0.0), _weights(q, k, mask, scale=s) * d_k ** -0.5, atol=1e-6) for s in (1.0, None)): return f"the weights were divided by sqrt(d_k) = {d_k ** 0.5:g} after the softmax, so a query's sum to {d_k ** -0.5:.3g}: scale the scores before it, softmax(q k^T / sqrt(d_k))"
     if not torch.allclose(rows[rows > 0], torch.ones_like(rows[rows > 0]), atol=1e-6):
         return "a query's weights must sum to 1 over the keys: softmax(scores, dim=-1)"
     return "the scale is 1/sqrt(d_k), the softmax runs over the keys (last axis), masked scores are -inf"
+
+# %% ../../nbs/course_exercises.ipynb #a26s9006
+def _runs(fn, *args) -> bool:
+    "Whether `fn(*args)` returns without an error."
+    try: fn(*args); return True
+    except Exception: return False
 
 # %% ../../nbs/course_exercises.ipynb #a26s0104
 def _close(a, b, what:str, hint):
@@ -120,10 +130,11 @@ def check_attention(fn) -> str:
     for name, m in {'no mask': None, 'padding mask': pad, 'causal mask': causal, 'both masks': pad & causal}.items():
         try: res = fn(q, k, v, m)
         except RuntimeError as e:                                                       # 4 axes fail; do 3?
-            try: fn(q[0], k[0], v[0])
-            except Exception: raise e from None
+            axes = next((a for a, s in ((3, (0,)), (2, (0, 0))) if _runs(fn, q[s], k[s], v[s])), None)
+            if axes is None: raise e from None
             raise AssertionError(f"{name}: raised RuntimeError ({str(e).splitlines()[0][:70]}) on q, k, v of four axes (B, h, n, d), and runs "
-                "on three: count the axes from the end, k.transpose(-2, -1) (or k.mT) and softmax(dim=-1), so that leading axes pass through") from None
+                f"on {('', '', 'two (plain matrices)', 'three')[axes]}: count the axes from the end, k.transpose(-2, -1) (or k.mT) and softmax(dim=-1), so that leading axes pass through"
+                + ("; k.T and k.transpose(0, 1) swap the leading axes" if axes == 2 else "")) from None
         assert isinstance(res, tuple) and len(res) == 2, f"{name}: return a pair (output, weights), not {type(res).__name__}"
         out, w = res
         assert (tuple(out.shape), tuple(w.shape)) == ((2, 3, 4, 5), (2, 3, 4, 6)), \
@@ -387,8 +398,16 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
                "conv[0].weight.shape is (d_ff, d_model, 1), and FeedForward takes (d_model, d_ff)")
     conv = _conv_stack(d_model, d_ff)
     try: f = conv_to_ffn(conv)
+    except AttributeError as e:
+        if 'ReLU' not in str(e): raise
+        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised AttributeError ({e}): conv[1] is the ReLU, which has no weights; "
+                             "the convolutions are conv[0] and conv[2]") from None
     except RuntimeError as e:
         try: sq = _conv_stack(8, 8); f8 = conv_to_ffn(sq)                            # a square stack: does it copy at all?
+        except RuntimeError as e8:
+            if not re.search(r'size of tensor|broadcast shape', str(e8)): raise e from None
+            raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised RuntimeError ({str(e).splitlines()[0][:80]}): a Conv1d weight is (out, in, 1), "
+                                 "an nn.Linear weight (out, in): drop the kernel axis, weight[:, :, 0]") from None
         except Exception: raise e from None
         raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: {slip}" if (slip := _copy_slip(f8, sq)) else swapped) from None
     assert not (_is(f, FeedForward) and d_model != d_ff and (f.w_1.in_features, f.w_1.out_features) == (d_ff, d_model)), swapped
@@ -436,6 +455,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
     MyEmbeddings(5, 4)                                                          # a stub says so here
     mine, ours = MyEmbeddings(50, 16), Embeddings(50, 16)
     ps = list(mine.parameters())
+    assert not any(isinstance(m, nn.Embedding) for m in mine.modules()), "MyEmbeddings holds an nn.Embedding: this exercise writes the lookup without it, one nn.Parameter E of shape (vocab, d_model) indexed with the ids, E[tokens]"
     assert len(ps) == 1 and tuple(ps[0].shape) == (50, 16), \
         f"MyEmbeddings(50, 16) holds parameters of shapes {[tuple(p.shape) for p in ps]}: hold one nn.Parameter E of shape (vocab, d_model) = (50, 16)"
     E = ps[0]; std = E[1:].std().item()
@@ -490,6 +510,7 @@ def check_encoding(fn) -> str:
         pe = fn(n, d)
         assert isinstance(pe, torch.Tensor) and tuple(pe.shape) == (n, d), (f"{fn.__name__}({n}, {d}) gave "
             f"{tuple(pe.shape) if isinstance(pe, torch.Tensor) else type(pe).__name__}; expected a tensor of shape ({n}, {d})")
+        assert pe.dtype in (torch.float32, torch.float64), f"{fn.__name__}({n}, {d}) is {pe.dtype}, which rounds the table to about 3 digits: return float32 (or compute in float64)"
         ref, pe = _pe_table(n, d), pe.double()
         bad = ((pe - ref).abs() > 1e-4).nonzero()
         if len(bad):
@@ -602,7 +623,7 @@ def check_sublayer(cls) -> str:
         if torch.allclose(y, LN(x + f(x)), atol=1e-5): continue
         add = "add x to f(x), then normalise the sum"
         seen = {'x + f(LayerNorm(x)), pre-LN': (x + f(LN(x)), add), 'x + LayerNorm(f(x))': (x + LN(f(x)), add),
-                'LayerNorm(f(x)), with no residual x': (LN(f(x)), add),
+                'LayerNorm(f(x)), with no residual x': (LN(f(x)), add), 'LayerNorm(LayerNorm(x) + f(x))': (LN(LN(x) + f(x)), "x goes into the sum as it is: normalise only the sum, once"),
                 "x + f(x) normalised without the LayerNorm's gain and bias": (F.layer_norm(x + f(x), (8,)),
                     "normalise with your nn.LayerNorm module, whose weight and bias are learned")}
         why = [(k, a) for k, (v, a) in seen.items() if torch.allclose(y, v, atol=1e-5)]
@@ -670,9 +691,23 @@ def _model_variant(m, norm_first=None, ffn_first=None, rule=None, **swap):
     for k, mod in swap.items(): setattr(v, k, mod)
     return v
 
+# %% ../../nbs/course_exercises.ipynb #a26s9001
+def _cross_reads_memory(fn, m, s, t) -> bool:
+    "Whether `fn`, on a source and a target of different lengths, gives a cross-attention the memory as its first argument, the queries."
+    g, firsts = _refusing(m), []
+    for l in g.decoder:
+        l.cross_attn.register_forward_pre_hook(lambda mod, a, kw: firsts.append(tuple((a or (kw.get('x'),))[0].shape)), with_kwargs=True)
+    try:
+        with torch.no_grad(): fn(g, s, t)
+    except Exception: pass
+    return bool(firsts) and s.shape[1] != t.shape[1] and firsts[0][1] == s.shape[1]
+
 # %% ../../nbs/course_exercises.ipynb #a26c06m1
 def _mask_mixup(fn, m, e:RuntimeError, s, t) -> str:
     "Why `fn` raised `e` on `s`, `t` (lengths S != T): a mask used where the other belongs, if it runs when both are as long; else `e` again."
+    if _cross_reads_memory(fn, m, s, t):
+        return (f"my_forward raised RuntimeError ({str(e).splitlines()[0][:100]}): the cross-attention's queries are the memory z; it is "
+                "cross_attn(t, z, mask=src_mask), the decoder's stream first (the queries), z second (the keys and values)")
     s2, t2 = random_batch(S=t.shape[1], T=t.shape[1], seed=1)
     try:
         with torch.no_grad(): fn(_refusing(m), s2, t2)
@@ -873,6 +908,7 @@ def check_parsing_counts(fn) -> str:
     right = {'tied': [count('all', v) for v in readings], 'untied': [count('none', v) for v in readings]}
     for which, given, tie in (('tied', tied, 'all'), ('untied', untied, 'none')):
         if given in right[which]: continue
+        assert not (which == 'untied' and tied in right['tied'] and untied - tied in [3 * v * 1024 for v in readings]), f"untied={untied:,} adds three matrices of 16K x d_model to tied={tied:,}, but tied already holds one of them: untied adds two, 2 x 16K x 1024"
         slip = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)), None)
         if slip is not None and given in [count('decoder', v) for v in readings]:       # e.g. tie='all' at 32K is tie='decoder' at 16K
             raise AssertionError(f"{which}={given:,} is not the count of §6.3's model: either {slip}, or it is tie='decoder', which "
@@ -925,23 +961,42 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
             return f"changing key {t} moved the outputs of queries {moved}; {side}"
     return "softmax over the window's scores, then the weighted sum of the window's values"
 
+# %% ../../nbs/course_exercises.ipynb #a26s9003
+def _call_window(fn, q, k, v, r:int):
+    "`fn(q, k, v, r)`, a RuntimeError that comes from the window's size (even r) or from unfold's layout named."
+    try: return fn(q, k, v, r)
+    except NotImplementedError: raise                                                 # a stub: report says so
+    except RuntimeError as e:
+        n, w, line = q.shape[-2], r // 2, str(e).splitlines()[0][:90]
+        if r % 2 == 0 and _runs(fn, q, k, v, r + 1):
+            raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}) for an even r, and runs for r + 1: the window of query i holds the keys "
+                                 f"i - r // 2 .. i + r // 2, 2 * (r // 2) + 1 = {2 * w + 1} of them (r + 1 for an even r): unfold(-2, 2 * (r // 2) + 1, 1)") from None
+        if 'einsum' in str(e):
+            raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): Tensor.unfold(-2, size, 1) puts the window's axis last, so the "
+                                 "padded keys unfolded are (B, h, n, d_k, 2 * (r // 2) + 1): 'bhnd,bhndw->bhnw'") from None
+        raise
+
 # %% ../../nbs/course_exercises.ipynb #a26c0705
 @report
 def check_restricted_attention(fn) -> str:
     "07_why_self_attention, exercise 3: `fn(q, k, v, r)` against full attention under `local_mask`; an n x n tensor is refused."
-    fn(*torch.randn(3, 1, 1, 4, 8).unbind(0), 3)                                     # the stub stops here
+    _call_window(fn, *torch.randn(3, 1, 1, 4, 8).unbind(0), 3)                       # the stub stops here
     g = torch.Generator().manual_seed(0)
     for n, r in [(10, 3), (17, 8), (5, 100), (64, 1)]:
         q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
         ref = F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r))
-        y = fn(q, k, v, r)
+        y = _call_window(fn, q, k, v, r)
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
             f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', y)}"
         if (err := (y - ref).abs().max().item()) < 1e-5: continue
         near = lambda x: torch.allclose(y, x, atol=1e-5)
         w, ends = r // 2, torch.zeros(n, dtype=torch.bool); ends[:r // 2] = ends[n - r // 2:] = True
         half = next((u for u in range(n) if u != w and near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * u + 1)))), None)
-        why = ("a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
+        scaled = next((s for s, x in ((f'sqrt(r) = sqrt({r})', r), (f'the window size, 2 * (r // 2) + 1 = {2 * w + 1}', 2 * w + 1), ('d_k = 16', 256))
+                       if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=x ** -0.5))), None)
+        why = ("your output has NaN: a score computed as 0 * -inf (a 0/1 mask multiplied in) is NaN; give the padded rows -inf with masked_fill" if y.isnan().any()
+               else f"the scores are divided by {scaled}: divide them by sqrt(d_k) = 4, the size of a query or key" if scaled
+               else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
                else f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
@@ -1041,6 +1096,22 @@ def _segment_mistake(seg, word:str, merges:list) -> str:
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
     return "apply each merge, in the order learnt, to every adjacent occurrence of its pair, left to right"
 
+# %% ../../nbs/course_exercises.ipynb #a26s9004
+def _bpe_edges(learn_bpe, segment):
+    "Two edges: a run of one symbol, merged left to right ('a a a' -> 'aa a'), and more merges asked for than there are pairs."
+    for word in ('aaa', 'aaaaa'):
+        seg, right = list(segment(word, [('a', 'a')])), _bpe_segment(word, [('a', 'a')])
+        rtl = seg == _bpe_segment(word[::-1], [('a', 'a')])[-2::-1] + ['</w>']
+        assert seg == right, (f"segment({word!r}, [('a', 'a')]) gave {seg}, not {right}: " + ("merge left to right: in a run 'a a a' the first two "
+                              "symbols join first, 'aa a'" if rtl else _segment_mistake(seg, word, [('a', 'a')])))
+    got, right = learn_bpe({'aaa': 1}, 2), _bpe_learn({'aaa': 1}, 2)
+    assert got == right, f"learn_bpe({{'aaa': 1}}, 2) gave {got}, not {right}: merge left to right: in a run 'a a a' the first two symbols join first, 'aa a'"
+    try: got = learn_bpe({'ab': 1}, 5)
+    except ValueError as e:
+        raise AssertionError(f"learn_bpe({{'ab': 1}}, 5) raised ValueError ({e}): 'a b </w>' has only 2 merges to make; when no pair "
+                             "is left, stop (if not pairs: break)") from None
+    assert got == [('a', 'b'), ('ab', '</w>')], f"learn_bpe({{'ab': 1}}, 5) gave {got}, not [('a', 'b'), ('ab', '</w>')]: when no pair is left, stop"
+
 # %% ../../nbs/course_exercises.ipynb #a26c0802
 @report
 def check_bpe(learn_bpe, segment) -> str:
@@ -1076,6 +1147,7 @@ def check_bpe(learn_bpe, segment) -> str:
     for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('abc', [('a', 'b'), ('b', 'c')])]:
         seg, right = segment(word, ms), _bpe_segment(word, ms)                # seen, unseen, repeated pairs; a boundary
         assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, ms)}"
+    _bpe_edges(learn_bpe, segment)
     return "learn_bpe and segment reproduce Sennrich et al.'s example"
 
 # %% ../../nbs/course_exercises.ipynb #a26c0901
@@ -1148,8 +1220,8 @@ def _smoothing_mistake(logits, t, eps:float, got) -> str:
             "likely the reference given 1 - eps alone: it gets eps / V as every token does, 1 - eps + eps / V in all":
                 ((1 - eps) * nll + eps * (total - nll) / V)[keep].mean(),
             "likely 1 on the reference instead of 1 - eps: q = (1 - eps) one-hot + eps / V sums to 1; yours puts 1 + eps / V on the reference": (nll + eps * total / V)[keep].mean(),
-            "likely eps / V added as a number: it weights -log p_i of every token, eps times their mean":
-                ((1 - eps) * nll + eps / V)[keep].mean(),
+            "likely eps / V added as a number: it weights -log p_i of every token, eps times their mean": ((1 - eps) * nll + eps / V)[keep].mean(),
+            "likely divided by the number of sentences: average over the non-pad tokens, not the rows": ls[keep].sum() / t.shape[0],
             "likely log_softmax over the wrong axis: normalise over the vocabulary, the last axis (dim=-1)":
                 ((1 - eps) * -logits.log_softmax(0).gather(-1, t[..., None])[..., 0] - eps * logits.log_softmax(0).mean(-1))[keep].mean(),
             "likely the uniform part summed over the vocabulary: eps / V on each token makes it eps times the mean of -log p_i, not the sum":
@@ -1342,11 +1414,11 @@ def check_greedy_step(step, model) -> bool:
 from collections import Counter
 
 # %% ../../nbs/course_exercises.ipynb #a26c1101
-def _bleu_like(hyps, refs, orders:int=4, weight:float|None=None, arithmetic:bool=False, bp:str='min') -> float:
+def _bleu_like(hyps, refs, orders:int=4, weight:float|None=None, arithmetic:bool=False, bp:str='min', chars:bool=False) -> float:
     "BLEU as a learner might write it: n-grams of orders 1 to `orders`, each precision weighted `weight` (default 1/orders), their geometric (or `arithmetic`) mean, the brevity penalty `bp` ('min': min(1, exp(1 - r/c)); 'none', 'swapped' r and c, 'uncapped' exp(1 - r/c)); 0 to 100."
     m, t, c, r = [0] * orders, [0] * orders, 0, 0
     for h, ref in zip(hyps, refs):
-        h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
+        h, ref = (list(h), list(ref)) if chars else (h.split(), ref.split()); c, r = c + len(h), r + len(ref)
         for n in range(orders):
             hc, rc = Counter(zip(*[h[i:] for i in range(n + 1)])), Counter(zip(*[ref[i:] for i in range(n + 1)]))
             m[n] += sum(min(k, rc[g]) for g, k in hc.items()); t[n] += max(len(h) - n, 0)
@@ -1381,8 +1453,8 @@ def check_bleu(my_bleu) -> str:
         near = lambda x: abs(mine - x) < 0.01
         if near(theirs): continue
         fewer = next((k for k in (1, 2, 3) for w in (None, 0.25) if near(_bleu_like(hyps, refs, k, w))), None)
-        if near(theirs / 100):
-            mistake = "a score on a 0-1 scale: corpus BLEU is reported from 0 to 100 here, as sacreBLEU does (multiply by 100)"
+        if near(theirs / 100): mistake = "a score on a 0-1 scale: corpus BLEU is reported from 0 to 100 here, as sacreBLEU does (multiply by 100)"
+        elif near(_bleu_like(hyps, refs, chars=True)): mistake = "n-grams of characters: split each sentence into words on spaces, h.split(), and count n-grams of words"
         elif fewer:
             mistake = (f"n-grams of orders 1 to {fewer} only: BLEU uses n = 1, 2, 3 and 4, each log p_n weighted 1/4 "
                        f"(range(1, 5) and four counts)")
@@ -1535,6 +1607,17 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
         raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
     return f"heads_looking reads a made-up map and the {len(cases) - 1} readings of the text from the stored maps"
 
+# %% ../../nbs/course_exercises.ipynb #a26s9005
+def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int) -> str:
+    "Why the variants `g` of row `row` are not named as `w`: other numbers of heads (or key sizes) named as they should be, or other names."
+    key, pat = ('h', r'A-h\d+') if row == 'A' else ('d_k', r'B-dk\d+')
+    if g and all(re.fullmatch(pat, str(k)) for k in g) and all(isinstance(v, dict) and key in v for v in g.values()):
+        have, want = sorted(v[key] for v in g.values()), sorted(v[key] for v in w.values())
+        return (f"{case}: row (A) has {have} heads, not {want}: h/8 (at least 1), h/2, 2h and 4h of the base's h = {h}" if row == 'A' else
+                f"{case}: row (B) has the key sizes {have}, not {want}: d_k/4 and d_k/2 of the base's d_k = {dk}")
+    return (f"{case} names row ({row})'s variants {sorted(g)}, not {sorted(w)}: "
+            "'A-h' and the number of heads, 'B-dk' and the key size, as table3_variants names them")
+
 # %% ../../nbs/course_exercises.ipynb #a26v0010
 _ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, h heads of size dk)]: each named when an answer equals it
     'A': [("row (A) keeps each head's size: it keeps the computation constant, d_k = d_v = d_model / h for each h",
@@ -1569,8 +1652,7 @@ def check_rows_ab(rows_ab) -> str:
             assert 'A-h0' not in g, f"{case}: A-h0 has no heads: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)"
             why = next((m for m, f in _ROWS_AB_SLIPS[row] if g == f(d, h, dk)), None)
             assert why is None, f"{case}: {why}"
-            assert sorted(g) == sorted(w), (f"{case} names row ({row})'s variants {sorted(g)}, not {sorted(w)}: "
-                                            "'A-h' and the number of heads, 'B-dk' and the key size, as table3_variants names them")
+            assert sorted(g) == sorted(w), _rows_ab_names(case, row, g, w, h, dk)
             k = next(k for k in w if g[k] != w[k])
             raise AssertionError(f"{case}: {k} is {g[k]}, not {w[k]}")
         raise AssertionError(f"{case} returns more than rows (A) and (B): {sorted(map(str, set(got) - set(want)))}")
@@ -1587,8 +1669,7 @@ _SAMPLED = ('(S (NP (DT-PL some) (NNS musicians)) (VP (VBD-I slept) (PP (IN with
 def check_linearize(fn) -> str:
     "13_parsing, exercise 1: your `fn(tree) -> str` against `linearize` (words at the leaves) on John's tree, a gapping tree and sampled trees."
     from nltk import Tree
-    from transformer_nb.parsing import coarse_label, is_preterminal
-    from transformer_nb.parsing import linearize
+    from transformer_nb.parsing import coarse_label, is_preterminal, linearize
     trees = {"John's tree": Tree.fromstring('(S (NP-SBJ (NNP John)) (VP (VBZ has) (NP (DT a) (NN dog))) (. .))'),
              "the gapping tree": Tree.fromstring(_GAPPING), **{f"sampled tree {k}": Tree.fromstring(t) for k, t in enumerate(_SAMPLED, 1)}}
     for name, t in trees.items():
@@ -1608,6 +1689,7 @@ def check_linearize(fn) -> str:
              "a function tag but not the '=1' of a gapping index: use coarse_label, coarse_label('NP=1') is 'NP'")
         assert not any(x[0] in '()' and '-' in x[1:] for x in new), \
             f"{name}: a function tag kept ({got[:70]}...); strip it, as EVALB does: coarse_label('NP-SBJ') is 'NP'"
+        assert not (late := next((x for x in new if x.endswith(')') and x[:-1] in labels), None)), f"{name}: the closing token {late!r} puts the label before the bracket: it is ')' then the label, '){late[:-1]}'"
         glued = next((x for x in new if ')' in x[1:] or '(' in x[1:]), None)
         assert glued is None, (f"{name}: the token {glued!r} glues a bracket to a word; each bracket is a token of its own, "
                                "separated by spaces: '(NP John )NP'")
@@ -1647,6 +1729,8 @@ def check_corpus_prf(fn) -> str:
                 if close(got, prf(*(sum(c[i] for c in counts if c[2]) for i in range(3)))) else
                 "F1 in percent too: 2PR / (P + R) with P and R in percent, or 100 * 2 * matched / (reference + parse)"
                 if close(got[:2], want[:2]) and close(got[2:], [want[2] / 100]) else
+                "F1 averaged over the sentences: it comes from the corpus's precision and recall, 2PR / (P + R)"
+                if close(got[:2], want[:2]) and close(got[2:], [sum(s[2] for s in per_sentence) / len(counts)]) else
                 "compare with prf(matched, reference, parse) of the summed counts")
         raise AssertionError(f"case '{name}': yours ({', '.join(f'{x:.2f}' for x in got)}), the corpus's "
                              f"({', '.join(f'{x:.2f}' for x in want)}). Likely mistake: {hint}")
