@@ -18,9 +18,9 @@ def pe_frequencies(d_model:int) -> torch.Tensor:  # (d_model/2,) float64
     return 10000.0 ** (-torch.arange(0, d_model, 2).double() / d_model)
 
 # %% ../nbs/05_positional_encoding.ipynb #51a78696
-def sinusoidal_encoding(n:int, d_model:int, start:int=0) -> torch.Tensor:  # (n, d_model) float64
-    "The sinusoidal encodings (§3.5) of positions start .. start+n-1, one row per position."
-    angle = torch.arange(start, start + n).double()[:, None] * pe_frequencies(d_model)   # (n, d_model/2): pos * w_i
+def sinusoidal_encoding(n:int, d_model:int) -> torch.Tensor:  # (n, d_model) float64
+    "The sinusoidal encodings (§3.5) of positions 0 .. n-1, one row per position."
+    angle = torch.arange(n).double()[:, None] * pe_frequencies(d_model)   # (n, d_model/2): pos * w_i
     return torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)           # (n, d_model): sin, cos, sin, cos, ...
 
 # %% ../nbs/05_positional_encoding.ipynb #b827e1c9

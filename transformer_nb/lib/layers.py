@@ -205,10 +205,10 @@ def check_learned_range(end:int, max_len:int):
                          f"for positions 0..{max_len - 1} (max_len={max_len}); use a larger max_len or pos='sinusoidal'")
 
 def sinusoidal_encoding_on(n:int, d_model:int, start:int=0, device=None, dtype=torch.float32) -> torch.Tensor:  # (n, d_model)
-    "`sinusoidal_encoding(n, d_model, start)`, its arguments checked, computed in float64, on `device` in `dtype`."
+    "05's `sinusoidal_encoding` for positions start .. start+n-1, its arguments checked, computed in float64, on `device` in `dtype`."
     for name, v in (('n', n), ('start', start)): check_value(name, v, Count)   # ints >= 0 (lib_checks)
     check_even_width(d_model)                                                   # sin/cos pairs
-    return sinusoidal_encoding(n, d_model, start).to(device=device, dtype=dtype)
+    return sinusoidal_encoding(start + n, d_model)[start:].to(device=device, dtype=dtype)   # rows start .. start+n-1 of 05's table
 
 # %% ../../nbs/lib_layers.ipynb #a31pe003
 class CheckedSinusoidalEncoding(SinusoidalPositionalEncoding):
