@@ -32,9 +32,8 @@ class Tokenizer:
 
     def pieces(self, text:str) -> list[str]: return self.sp.encode(text, out_type=str)   # for reading, not for the model
 
-    def decode(self, ids) -> str|list[str]:   # text of ids (or of a batch: 2-D tensor, list of lists), stopping at EOS, skipping PAD and BOS
+    def decode(self, ids) -> str:   # text of one sentence's ids (a list or 1-D tensor), stopping at EOS, skipping PAD and BOS
         ids = ids.tolist() if hasattr(ids, 'tolist') else list(ids)
-        if ids and isinstance(ids[0], list): return [self.decode(x) for x in ids]
         return self.sp.decode([i for i in ids[:ids.index(EOS_ID) if EOS_ID in ids else None] if i not in (PAD_ID, BOS_ID)])
 
 
