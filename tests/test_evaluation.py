@@ -130,6 +130,20 @@ def test_checked_attention_maps_equal_the_main_lines(model):
     assert list(ours) == list(theirs)
     for k in ours: assert all(torch.equal(a, b) for a, b in zip(ours[k], theirs[k], strict=True))
 
+def test_checked_attention_maps_keep_the_models_mode(model):
+    "12's `attention_maps` leaves the model in eval mode, as its plain form does; the checked one restores either mode."
+    from transformer_nb.variations import attention_maps
+    from transformer_nb.lib.scoring import checked_attention_maps
+    src, tgt = torch.tensor([[5, 6, 7, 3]]), torch.tensor([[2, 11, 12]])
+    was = model.training
+    try:
+        for mode in (True, False):
+            checked_attention_maps(model.train(mode), src, tgt)
+            assert model.training is mode
+        attention_maps(model.train(), src, tgt)
+        assert model.training is False
+    finally: model.train(was)
+
 def test_length_batches_checks_the_lengths():
     from transformer_nb.lib.fast_decoding import length_batches
     with pytest.raises(TypeError, match=r"^lengths must be a list of token counts \(ints\), got a str: 'abc'$"): length_batches('abc')

@@ -34,8 +34,6 @@ def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
     layers = [('encoder', l.self_attn) for l in model.encoder] + [('decoder', l.self_attn) for l in model.decoder]
     layers += [('cross', l.cross_attn) for l in model.decoder]
     hooks = [m.register_forward_hook(record(kind), with_kwargs=True) for kind, m in layers]
-    was = model.training
-    with torch.no_grad(): model.eval()(src, tgt)                      # dropout off for the pass ...
-    model.train(was)                                                  # ... and the model's mode restored
+    with torch.no_grad(): model.eval()(src, tgt)                      # dropout off: the model stays in eval mode
     for h in hooks: h.remove()
     return maps

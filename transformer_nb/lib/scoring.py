@@ -132,9 +132,10 @@ def read_attention_file(path) -> dict:
     return rec
 
 def checked_attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:
-    "`attention_maps`, after checking that `model` is a `Transformer`."
-    check_model(model)
-    return attention_maps(model, src, tgt)
+    "`attention_maps`, after checking that `model` is a `Transformer`; the model's train/eval mode is restored after the pass."
+    check_model(model); was = model.training
+    try: return attention_maps(model, src, tgt)
+    finally: model.train(was)
 
 # %% ../../nbs/lib_scoring.ipynb #e12d0001v
 def paper_row(name:str, base:dict) -> str:
@@ -201,7 +202,7 @@ def sentence_maps(model, tok, src_text:str, tgt_text:str) -> tuple[dict, dict]:
     check_texts(src_text=src_text, tgt_text=tgt_text)
     s_ids, t_ids = tok.encode(src_text), tok.encode(tgt_text)
     src, tgt = torch.tensor([s_ids + [EOS_ID]]), torch.tensor([[BOS_ID] + t_ids])
-    maps = attention_maps(model, src.to(next(model.parameters()).device), tgt.to(next(model.parameters()).device))
+    maps = checked_attention_maps(model, src.to(next(model.parameters()).device), tgt.to(next(model.parameters()).device))
     t_pieces = tok.pieces(tgt_text)
     labels = {'src': tok.pieces(src_text) + ['</s>'], 'tgt_in': ['<s>'] + t_pieces, 'tgt_out': t_pieces + ['</s>']}
     return {k: [w[0].cpu() for w in v] for k, v in maps.items()}, labels
