@@ -1,4 +1,4 @@
-"""The special token ids, the device and the seed: what every other notebook needs before attention.
+"""The special token ids, the seed and the parameter count: what every other notebook needs before attention.
 
 Docs: https://transformer-nb.github.io/transformer_nb/core.html.md"""
 
