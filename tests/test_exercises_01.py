@@ -52,7 +52,7 @@ def test_check_attention_reports_the_stub(capsys):
     (variant(invert=True), r"padding mask: the weights differ .*the mask is inverted: True means 'may attend'"),
     (variant(fix_empty=False), r"a query with no allowed key must get zero weights .*not NaN"),
     (variant(fill=-1e9, fix_empty=False), r"a query with no allowed key .*not the weights \[0.167, 0.167, 0.167, 0.167, 0.167, 0.167\] \(a large negative fill"),
-    (variant(scale=2.0), r"no mask: the weights differ .*the scale is 1/sqrt\(d_k\), the softmax runs over the keys"),
+    (variant(scale=2.0), r"no mask: the weights differ .*your scores q k\^T are multiplied by 2: the paper divides them by sqrt\(d_k\) = 2.83"),
     (lambda q, k, v, mask=None: None, r"no mask: return a pair \(output, weights\), not NoneType"),
     (lambda q, k, v, mask=None: variant()(q, k, v, mask)[::-1], r"no mask: output \(2, 3, 4, 6\), weights \(2, 3, 4, 5\); expected"),
 ], ids=['no scale', '1/d_k', 'filled with 0', 'filled with 1', 'softmax over queries', 'inverted mask', 'NaN rows', 'filled with -1e9',

@@ -133,7 +133,7 @@ def _windowed(q, k, v, r, scale=None, size=None, layout='bhndw', times=False):
 
 @pytest.mark.parametrize('kw, says', [
     (dict(scale=math.sqrt(3)), r"n=10, r=3: .*the scores are divided by sqrt\(r\) = sqrt\(3\): divide them by sqrt\(d_k\) = 4"),
-    (dict(times=True), r"your output has NaN: a score computed as 0 \* -inf .* give the padded rows -inf with masked_fill"),
+    (dict(times=True), r"your output has NaN at queries \[0, 1, 2, 3, 4, 5\] \.\.\.: a score computed as 0 \* -inf .* give the padded rows -inf with masked_fill"),
     (dict(layout='bhnwd'), r"raised RuntimeError \(einsum\(\).*\): Tensor\.unfold\(-2, size, 1\) puts the window's axis last"),
     ('window r', r"n=17, r=8: raised RuntimeError .* for an even r, and runs for r \+ 1: .* unfold\(-2, 2 \* \(r // 2\) \+ 1, 1\)")])
 def test_more_restricted_attention_mistakes_are_named(kw, says):

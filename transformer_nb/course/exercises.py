@@ -67,6 +67,58 @@ def check_pad_batch(pad_batch) -> str:
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     return "pad_batch pads on the right with pad_id, as pad_ids in 08_data does"
 
+# %% ../../nbs/course_exercises.ipynb #a26r0001
+def _at(t:torch.Tensor, axes:str) -> tuple:
+    "The index of `t`'s largest entry (NaN first), and its place named by `axes` (one word an axis, '' to skip one)."
+    d = t.nan_to_num(float('inf')).abs()
+    i = tuple(int(x) for x in torch.unravel_index(d.argmax(), d.shape))
+    return i, ', '.join(f'{a} {x}' for a, x in zip(axes.split(' '), i) if a)
+
+def _where(got, want, axes:str) -> str:
+    "Where `got` and `want` differ most: the element's place, both values, and how many elements differ."
+    i, place = _at(got - want, axes)
+    bad = ((got - want).abs() > 1e-5) | got.isnan()
+    return f"at [{place}] yours is {got[i].item():.4g}, expected {want[i].item():.4g} ({int(bad.sum())} of {bad.numel()} entries differ)"
+
+def _scale_name(c:float, d_k:int, d_v:int|None=None, n_k:int|None=None) -> str:
+    "The factor `c` that multiplies the scores, named by the expression it matches (to 1%), or by its value."
+    known = {f'1/sqrt(d_k) = 1/{d_k ** 0.5:.3g}': d_k ** -0.5, f'1/d_k = 1/{d_k}': 1 / d_k, '1 (no scaling)': 1.0,
+             f'sqrt(d_k) = {d_k ** 0.5:.3g}': d_k ** 0.5, f'd_k = {d_k}': float(d_k), f'1/(2 d_k) = 1/{2 * d_k}': 1 / (2 * d_k),
+             f'2/sqrt(d_k)': 2 * d_k ** -0.5, f'1/(2 sqrt(d_k))': 0.5 * d_k ** -0.5, f'1/d_k^2 = 1/{d_k ** 2}': d_k ** -2.0}
+    if d_v: known |= {f'1/sqrt(d_v) = 1/sqrt({d_v})': d_v ** -0.5, f'1/d_v = 1/{d_v}': 1 / d_v}
+    if n_k: known |= {f'1/sqrt(n) = 1/sqrt({n_k}), n the number of keys': n_k ** -0.5, f'1/n = 1/{n_k}, n the number of keys': 1 / n_k}
+    name = next((k for k, x in known.items() if abs(c / x - 1) < 0.01), None)
+    return f"{c:.3g} = {name}" if name else f"{c:.3g}"
+
+# %% ../../nbs/course_exercises.ipynb #a26r0005
+def _fit_scale(err) -> tuple[float, float]:
+    "The factor c > 0 that makes `err(c)` smallest (a grid on a log scale, then refined), and that error."
+    ts = [t / 8 for t in range(-96, 41)]
+    t = min(ts, key=lambda t: err(2 ** t))
+    lo, hi = t - 0.125, t + 0.125
+    for _ in range(30):
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        lo, hi = (lo, b) if err(2 ** a) < err(2 ** b) else (a, hi)
+    return 2 ** lo, err(2 ** lo)
+
+def _changed(before:dict, after:dict) -> str|None:
+    "The name of the first input that a call changed in place (a dict of tensors before, cloned, and after), or None."
+    return next((n for n, a in before.items() if isinstance(a, torch.Tensor) and not torch.equal(a, after[n])), None)
+
+_IN_PLACE = ("changed its input {} in place (an in-place operation: /=, +=, masked_fill_, mul_, or a slice assigned): compute new "
+             "tensors and leave the inputs as they are")
+
+def _call_kept(fn, args:dict, case:str):
+    "`fn(*args.values())`, an input changed in place named."
+    kept = {n: a.clone() if isinstance(a, torch.Tensor) else a for n, a in args.items()}
+    res = fn(*args.values())
+    assert (c := _changed(kept, args)) is None, f"{case}: {_names([fn])} " + _IN_PLACE.format(c)
+    dt = next(a.dtype for a in args.values() if isinstance(a, torch.Tensor) and a.is_floating_point())
+    low = next((t.dtype for t in (res if isinstance(res, tuple) else (res,)) if isinstance(t, torch.Tensor)
+                and t.is_floating_point() and torch.finfo(t.dtype).eps > torch.finfo(dt).eps), None)
+    assert low is None, f"{case}: your output is {low}, the inputs {dt}: keep the inputs' dtype (no .float(), .half() or a dtype= of your own)"
+    return res
+
 # %% ../../nbs/course_exercises.ipynb #a26s0102
 def _weights(q, k, mask=None, scale=None, dim=-1, invert=False, fill=float('-inf')):
     "Equation (1)'s weights, or the weights of one common mistake (rows with no allowed key: zeros)."
@@ -102,11 +154,33 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
         if (w.nan_to_num(0.0).abs() * ~m).amax() > 1e-6:
             return (f"masked keys still get weight (up to {(w.nan_to_num(0.0).abs() * ~m).amax():.2g}): a finite fill leaves "
                     "them some; set the masked scores to -inf before the softmax (e^-inf = 0)")
-    rows = w.nan_to_num(0.0).sum(-1)
     if any(torch.allclose(w.nan_to_num(0.0), _weights(q, k, mask, scale=s) * d_k ** -0.5, atol=1e-6) for s in (1.0, None)): return f"the weights were divided by sqrt(d_k) = {d_k ** 0.5:g} after the softmax, so a query's sum to {d_k ** -0.5:.3g}: scale the scores before it, softmax(q k^T / sqrt(d_k))"
-    if not torch.allclose(rows[rows > 0], torch.ones_like(rows[rows > 0]), atol=1e-6):
-        return "a query's weights must sum to 1 over the keys: softmax(scores, dim=-1)"
-    return "the scale is 1/sqrt(d_k), the softmax runs over the keys (last axis), masked scores are -inf"
+    return _weights_rest(w, q, k, mask, d_v)
+
+# %% ../../nbs/course_exercises.ipynb #a26r0003
+def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
+    "Past the listed mistakes: NaN by its place, a scale fitted to the weights, the axis that sums to 1, or the entry that differs most."
+    d_k, want, axes = q.shape[-1], _weights(q, k, mask), ' '.join(['batch', 'head', 'query', 'key'][-w.dim():])
+    allowed = torch.ones(w.shape, dtype=torch.bool) if mask is None else mask.expand(w.shape)
+    if w.isnan().any():
+        where = "at masked keys only" if not w[allowed].isnan().any() else "at allowed keys too"
+        return (f"your weights have NaN, first at [{_at(w, axes)[1]}], {where}: -inf times 0 (a 0/1 mask multiplied in) or "
+                "-inf minus -inf is NaN; fill the masked scores with masked_fill(~mask, float('-inf')) and take the softmax")
+    ok = allowed & (w > 1e-12)                                        # fit c: log w = c q k^T + a row's constant
+    s, lw = (q @ k.mT).expand(w.shape), torch.where(ok, w.clamp_min(1e-300).log(), 0.0)
+    mean = lambda x: (x * ok).sum(-1, keepdim=True) / ok.sum(-1, keepdim=True).clamp_min(1)
+    x, y = (s - mean(s)) * ok, (lw - mean(lw)) * ok
+    c = float((x * y).sum() / (x * x).sum().clamp_min(1e-300))
+    if c > 0 and torch.allclose(w, _weights(q, k, mask, scale=c), atol=1e-6):
+        return (f"your scores q k^T are multiplied by {_scale_name(c, d_k, d_v, k.shape[-2])}: the paper divides them by "
+                f"sqrt(d_k) = {d_k ** 0.5:.3g}, the size of a query or key, before the softmax")
+    if not torch.allclose(w.sum(-1), torch.ones(()).to(w), atol=1e-6):
+        sums = [a for a in range(w.dim() - 1) if torch.allclose(w.sum(a), torch.ones(()).to(w), atol=1e-6)]
+        i, place = _at(w.sum(-1, keepdim=True) - 1, axes.rsplit(' ', 1)[0] + ' ')
+        return (f"each query's weights must sum to 1 over the keys, softmax(scores, dim=-1); at [{place}] they sum to {w.sum(-1, keepdim=True)[i].item():.4g}"
+                + (f", and it is the {axes.split()[sums[0]]} axis (dim={sums[0]}) that sums to 1" if sums else ""))
+    return (f"the rows sum to 1 and the mask is kept, so the scores differ from q k^T / sqrt(d_k): {_where(w, want, axes)}; "
+            "check that k is transposed on its last two axes (k.transpose(-2, -1)) and q, k are not swapped")
 
 # %% ../../nbs/course_exercises.ipynb #a26s9006
 def _runs(fn, *args) -> bool:
@@ -128,7 +202,7 @@ def check_attention(fn) -> str:
     pad = torch.tensor([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]]).bool()[:, None, None]  # (B, 1, 1, n_k): 2 pad keys
     causal = torch.ones(4, 6).bool().tril()                                             # (n_q, n_k)
     for name, m in {'no mask': None, 'padding mask': pad, 'causal mask': causal, 'both masks': pad & causal}.items():
-        try: res = fn(q, k, v, m)
+        try: res = _call_kept(fn, dict(q=q, k=k, v=v, mask=m), name)
         except RuntimeError as e:                                                       # 4 axes fail; do 3?
             axes = next((a for a, s in ((3, (0,)), (2, (0, 0))) if _runs(fn, q[s], k[s], v[s])), None)
             if axes is None: raise e from None
@@ -144,7 +218,8 @@ def check_attention(fn) -> str:
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
                lambda: diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
-        _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs", "the output is weights @ v")
+        _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
+               lambda: "the output is weights @ v: " + _where(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
     none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
     out, w = fn(q, k, v, none)
     nan = bool(w.isnan().any() or out.isnan().any())
@@ -964,7 +1039,7 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
 # %% ../../nbs/course_exercises.ipynb #a26s9003
 def _call_window(fn, q, k, v, r:int):
     "`fn(q, k, v, r)`, a RuntimeError that comes from the window's size (even r) or from unfold's layout named."
-    try: return fn(q, k, v, r)
+    try: return _call_kept(fn, dict(q=q, k=k, v=v, r=r), f"n={q.shape[-2]}, r={r}")
     except NotImplementedError: raise                                                 # a stub: report says so
     except RuntimeError as e:
         n, w, line = q.shape[-2], r // 2, str(e).splitlines()[0][:90]
@@ -975,6 +1050,26 @@ def _call_window(fn, q, k, v, r:int):
             raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): Tensor.unfold(-2, size, 1) puts the window's axis last, so the "
                                  "padded keys unfolded are (B, h, n, d_k, 2 * (r // 2) + 1): 'bhnd,bhndw->bhnw'") from None
         raise
+
+# %% ../../nbs/course_exercises.ipynb #a26r0007
+def _window_rest(fn, y, ref, q, k, v, r:int) -> str:
+    "Past the listed mistakes: NaN by the queries that have it, a scale fitted to the output, or the queries that differ."
+    n, w = q.shape[-2], r // 2
+    if y.isnan().any():
+        nan = y.isnan().any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
+        where = (f"only at the queries within {w} of an end ({nan}), whose windows hold padded keys" if all(i < w or i >= n - w for i in nan) else f"at queries {nan[:6]}{' ...' if len(nan) > 6 else ''}")
+        return (f"your output has NaN {where}: a score computed as 0 * -inf (a 0/1 mask multiplied in) or -inf - -inf is NaN; "
+                "give the padded rows -inf with masked_fill")
+    err = lambda c: (y - F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=c)).abs().max().item()
+    c, e = _fit_scale(err)
+    if e < 1e-4:
+        return (f"your scores q k^T are multiplied by {_scale_name(c, q.shape[-1], n_k=2 * w + 1)}: divide them by sqrt(d_k) = "
+                f"{q.shape[-1] ** 0.5:g}, the size of a query or key")
+    why = _window_mistake(fn, q, k, v, r)
+    if not why.startswith('softmax over the window'): return why
+    bad = ((y - ref).abs() > 1e-5).any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
+    return (f"queries {bad[:8]}{' ...' if len(bad) > 8 else ''} of {n} are wrong, {_where(y, ref, 'batch head query feature')}; "
+            "each query's output is the softmax of its 2 * (r // 2) + 1 window scores, q_i . k_j / sqrt(d_k), times the window's values")
 
 # %% ../../nbs/course_exercises.ipynb #a26c0705
 @report
@@ -994,14 +1089,14 @@ def check_restricted_attention(fn) -> str:
         half = next((u for u in range(n) if u != w and near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * u + 1)))), None)
         scaled = next((s for s, x in ((f'sqrt(r) = sqrt({r})', r), (f'the window size, 2 * (r // 2) + 1 = {2 * w + 1}', 2 * w + 1), ('d_k = 16', 256))
                        if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=x ** -0.5))), None)
-        why = ("your output has NaN: a score computed as 0 * -inf (a 0/1 mask multiplied in) is NaN; give the padded rows -inf with masked_fill" if y.isnan().any()
+        why = (_window_rest(fn, y, ref, q, k, v, r) if y.isnan().any()
                else f"the scores are divided by {scaled}: divide them by sqrt(d_k) = 4, the size of a query or key" if scaled
                else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
                else f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
                if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
-               else _window_mistake(fn, q, k, v, r))
+               else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
     n, r = 37, 5                                                                      # the rule: no n x n tensor
     q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
@@ -1428,6 +1523,44 @@ def _bleu_like(hyps, refs, orders:int=4, weight:float|None=None, arithmetic:bool
     if not all(m): return 0.0
     return 100 * bp * math.exp(sum(w * math.log(a / b) for a, b in zip(m, t)))
 
+# %% ../../nbs/course_exercises.ipynb #a26r0009
+def _bleu_parts(hyps, refs, clip=True, lower=False):
+    "Matches and totals of n-grams 1 to 4, hypothesis and reference lengths, with clipped (or not) counts of (lowercased) words."
+    m, t, c, r = [0] * 4, [0] * 4, 0, 0
+    for h, ref in zip(hyps, refs):
+        h, ref = (h.lower().split(), ref.lower().split()) if lower else (h.split(), ref.split()); c, r = c + len(h), r + len(ref)
+        for n in range(4):
+            hc, rc = Counter(zip(*[h[i:] for i in range(n + 1)])), Counter(zip(*[ref[i:] for i in range(n + 1)]))
+            m[n] += sum(min(k, rc[g]) if clip else k * (g in rc) for g, k in hc.items()); t[n] += max(len(h) - n, 0)
+    return m, t, c, r
+
+def _bleu_of(m, t, c, r, orders=4, bp='min', arith=False, add=0) -> float:
+    bp = {'min': 1 if c >= r else math.exp(1 - r / max(c, 1)), 'none': 1, 'swapped': 1 if r >= c else math.exp(1 - c / r),
+          'uncapped': math.exp(1 - r / max(c, 1)), 'ratio': min(1, c / r)}[bp]
+    p = [(a + add) / (b + add) if b else 0 for a, b in zip(m[:orders], t[:orders])]
+    return 100 * bp * (sum(p) / orders if arith else 0 if not all(p) else math.exp(sum(map(math.log, p)) / orders))
+
+_BLEU_SLIPS = dict(bp={'none': "no brevity penalty", 'swapped': "the brevity penalty with r and c swapped",
+                       'uncapped': "a brevity penalty not capped at 1", 'ratio': "a brevity penalty of c/r, not exp(1 - r/c)"}, arith="the arithmetic mean of the precisions, not the geometric",
+                   clip="unclipped counts (an n-gram counts as often as the hypothesis has it, not at most as often as the reference)",
+                   lower="lowercased words (sacreBLEU is case-sensitive)", each="an average of sentence BLEUs, not the corpus's sums")
+
+def _bleu_rest(name, hyps, refs, mine, theirs, mistake, default) -> str:
+    "The case's line: the named mistake, else the fewest slips that together give `mine`, else sacreBLEU's ingredients to compare with."
+    head = f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: "
+    if mistake != default: return head + mistake
+    combos = sorted(itertools.product(['min', 'none', 'swapped', 'uncapped', 'ratio'], (False, True), (4, 3, 2, 1), (True, False), (False, True), (False, True), (0, 1)),
+                    key=lambda x: (x[0] != 'min') + x[1] + (x[2] != 4) + (not x[3]) + x[4] + x[5] + x[6])
+    cache = functools.cache(lambda clip, lower, each: [_bleu_parts([h], [r], clip, lower) for h, r in zip(hyps, refs)] if each else [_bleu_parts(hyps, refs, clip, lower)])
+    for bp, arith, k, clip, lower, each, add in combos[1:]:
+        if abs(mine - sum(_bleu_of(*p, k, bp, arith, add) for p in cache(clip, lower, each)) / len(cache(clip, lower, each))) < 0.01:
+            slips = [_BLEU_SLIPS['bp'].get(bp, '')] * (bp != 'min') + [_BLEU_SLIPS['arith']] * arith + [f"n-grams up to {k} only, not 4"] * (k != 4) \
+                    + [_BLEU_SLIPS['clip']] * (not clip) + [_BLEU_SLIPS['lower']] * lower + [_BLEU_SLIPS['each']] * each + ["add-one smoothing, (matches + 1) / (total + 1): sacreBLEU's corpus BLEU adds nothing"] * add
+            return head + ' and '.join(slips) + (f'; {default}' if len(slips) == 1 else '')
+    m, t, c, r = _bleu_parts(hyps, refs)
+    return (head + default + f"; sacreBLEU's ingredients here: matches/totals {', '.join(f'p{n + 1} = {a}/{b}' for n, (a, b) in enumerate(zip(m, t)))}, "
+            f"c = {c} hypothesis and r = {r} reference words, BP = {_bleu_of([1] * 4, [1] * 4, c, r) / 100:.4g}: print yours and compare")
+
 # %% ../../nbs/course_exercises.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -1466,7 +1599,7 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: {mistake}"
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake, next(c[3] for c in cases if c[0] == name))
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case"
 
 # %% ../../nbs/course_exercises.ipynb #a26v0002
