@@ -84,7 +84,7 @@ def _scale_name(c:float, d_k:int, d_v:int|None=None, n_k:int|None=None) -> str:
     "The factor `c` that multiplies the scores, named by the expression it matches (to 1%), or by its value."
     known = {f'1/sqrt(d_k) = 1/{d_k ** 0.5:.3g}': d_k ** -0.5, f'1/d_k = 1/{d_k}': 1 / d_k, '1 (no scaling)': 1.0,
              f'sqrt(d_k) = {d_k ** 0.5:.3g}': d_k ** 0.5, f'd_k = {d_k}': float(d_k), f'1/(2 d_k) = 1/{2 * d_k}': 1 / (2 * d_k),
-             f'2/sqrt(d_k)': 2 * d_k ** -0.5, f'1/(2 sqrt(d_k))': 0.5 * d_k ** -0.5, f'1/d_k^2 = 1/{d_k ** 2}': d_k ** -2.0}
+             '2/sqrt(d_k)': 2 * d_k ** -0.5, '1/(2 sqrt(d_k))': 0.5 * d_k ** -0.5, f'1/d_k^2 = 1/{d_k ** 2}': d_k ** -2.0}
     if d_v: known |= {f'1/sqrt(d_v) = 1/sqrt({d_v})': d_v ** -0.5, f'1/d_v = 1/{d_v}': 1 / d_v}
     if n_k: known |= {f'1/sqrt(n) = 1/sqrt({n_k}), n the number of keys': n_k ** -0.5, f'1/n = 1/{n_k}, n the number of keys': 1 / n_k}
     name = next((k for k, x in known.items() if abs(c / x - 1) < 0.01), None)
