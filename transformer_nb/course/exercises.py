@@ -472,7 +472,7 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
     swapped = (f"d_model={d_model}, d_ff={d_ff}: d_model and d_ff are swapped: a Conv1d weight is (out, in, 1), so "
                "conv[0].weight.shape is (d_ff, d_model, 1), and FeedForward takes (d_model, d_ff)")
     conv = _conv_stack(d_model, d_ff)
-    try: f = conv_to_ffn(conv)
+    try: f = _ffn_call(conv_to_ffn, conv, f"d_model={d_model}, d_ff={d_ff}")
     except AttributeError as e:
         if 'ReLU' not in str(e): raise
         raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised AttributeError ({e}): conv[1] is the ReLU, which has no weights; "
@@ -484,9 +484,45 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
             raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised RuntimeError ({str(e).splitlines()[0][:80]}): a Conv1d weight is (out, in, 1), "
                                  "an nn.Linear weight (out, in): drop the kernel axis, weight[:, :, 0]") from None
         except Exception: raise e from None
-        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: {slip}" if (slip := _copy_slip(f8, sq)) else swapped) from None
+        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: {slip}" if (slip := _copy_slip(f8, sq) or _param_story(f8, sq)) else swapped) from None
     assert not (_is(f, FeedForward) and d_model != d_ff and (f.w_1.in_features, f.w_1.out_features) == (d_ff, d_model)), swapped
     return conv, f
+
+# %% ../../nbs/course_exercises.ipynb #a26r0011
+def _param_story(f, conv) -> str|None:
+    "How each of `f`'s four parameters differs from the convolution's it should copy: shape, transposed, another's, zero, scaled, or where."
+    have = {'conv[0].weight': conv[0].weight[..., 0], 'conv[0].bias': conv[0].bias, 'conv[2].weight': conv[2].weight[..., 0], 'conv[2].bias': conv[2].bias}
+    have = {k: t.detach() for k, t in have.items()}
+    out = []
+    for (k, src), want in zip((('w_1.weight', 'conv[0].weight'), ('w_1.bias', 'conv[0].bias'), ('w_2.weight', 'conv[2].weight'), ('w_2.bias', 'conv[2].bias')), have.values()):
+        got = getattr(getattr(f, k.split('.')[0]), k.split('.')[1]).detach()
+        other = next((o for o, t in have.items() if o != src and t.shape == got.shape and torch.allclose(got, t)), None)
+        if got.shape == want.shape and torch.allclose(got, want): continue
+        out.append(f"{k} has shape {tuple(got.shape)}, {src} {tuple(want.shape)}" if got.shape != want.shape and got.numel() != want.numel() else
+                   f"{k} holds {other}, not {src}" if other else
+                   f"{k} is {src} transposed (nn.Linear stores (out, in), as Conv1d does)" if want.dim() == 2 and got.numel() == want.numel() and torch.allclose(got, want.T.reshape(got.shape)) else
+                   f"{k} is {src} reshaped, not squeezed: drop the kernel axis, weight[:, :, 0]" if want.dim() == 2 and got.shape == want.shape and torch.allclose(got.flatten(), want.T.flatten()) else
+                   f"{k} is still all zero: it was not copied from {src}" if not got.any() else
+                   f"{k} is {src} times {float((got * want).sum() / (want * want).sum()):.3g}" if got.shape == want.shape and torch.allclose(got, want * float((got * want).sum() / (want * want).sum()), atol=1e-6) else
+                   f"{k} was not copied from {src} ({_where(got, want, 'row col' if got.dim() == 2 else 'index')})")
+    return '; '.join(out) or None
+
+def _ffn_call(conv_to_ffn, conv, case:str):
+    "`conv_to_ffn(conv)`; a changed `conv`, an assignment of a plain tensor to a parameter, or an in-place copy under autograd named."
+    kept = {k: v.clone() for k, v in conv.state_dict().items()}
+    try: f, err = conv_to_ffn(conv), None
+    except Exception as e: f, err = None, e
+    st = conv.state_dict()
+    changed = next((k for k, v in kept.items() if k not in st or st[k].shape != v.shape or not torch.equal(st[k], v)), None)
+    assert changed is None, f"{case}: conv_to_ffn changed the convolutions' {changed}: read them, copy into the FeedForward, and leave conv as it was"
+    if isinstance(err, TypeError) and 'cannot assign' in str(err):
+        raise AssertionError(f"{case}: raised TypeError ({err}): a layer's weight must stay an nn.Parameter; copy into it, "
+                             "with torch.no_grad(): f.w_1.weight.copy_(...), or wrap the tensor, nn.Parameter(...)") from None
+    if isinstance(err, RuntimeError) and 'leaf Variable' in str(err):
+        raise AssertionError(f"{case}: raised RuntimeError ({str(err)[:60]}): copying into a parameter in place is tracked by autograd; "
+                             "do it under torch.no_grad() (with torch.no_grad(): f.w_1.weight.copy_(...))") from None
+    if err is not None: raise err
+    return f
 
 # %% ../../nbs/course_exercises.ipynb #a26s0303
 @report
@@ -503,7 +539,7 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
             pairs = {'w_1.weight': (f.w_1.weight, conv[0].weight[..., 0]), 'w_1.bias': (f.w_1.bias, conv[0].bias),
                      'w_2.weight': (f.w_2.weight, conv[2].weight[..., 0]), 'w_2.bias': (f.w_2.bias, conv[2].bias)}
             wrong = [k for k, (a, b) in pairs.items() if a.shape != b.shape or not torch.allclose(a, b)]
-            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or f"{', '.join(wrong) or 'the weights'} "
+            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _param_story(f, conv) or f"{', '.join(wrong) or 'the weights'} "
                                  "should be copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)"))
         assert count_params(f) == count_params(conv), f"{case}: {count_params(f):,} parameters, the convolutions {count_params(conv):,}"
     return "conv_to_ffn gives a FeedForward that computes what the convolutions compute"
