@@ -450,44 +450,6 @@ def check_loop_mha(LoopMHA) -> str:
                                 f"{_loaded_rows(loop, ours) or _loop_mistake(ours, got, args, kw) or _LOOP_HINTS[case]}")
     return "LoopMHA computes what MultiHeadAttention computes, head by head"
 
-# %% ../../nbs/course_exercises.ipynb #a26s0302
-def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the library's class, or the notebook's own
-
-def _conv_stack(d_model:int, d_ff:int) -> nn.Sequential:
-    return nn.Sequential(nn.Conv1d(d_model, d_ff, 1), nn.ReLU(), nn.Conv1d(d_ff, d_model, 1))   # random weights, biases
-
-def _copy_slip(f, conv) -> str|None:
-    "How `f`, a FeedForward, copied the stack `conv` wrongly: the two convolutions crossed, or their weights transposed; None if neither."
-    if not _is(f, FeedForward): return None
-    w1, w2 = conv[0].weight[..., 0], conv[2].weight[..., 0]                         # (out, in) each
-    if f.w_1.weight.shape == w2.shape and torch.equal(f.w_1.weight, w2) and torch.equal(f.w_2.weight, w1):
-        return "w_1 was copied from conv[2] and w_2 from conv[0]: w_1 is the first convolution, conv[0] (d_model -> d_ff), w_2 the second, conv[2]"
-    if (tr := [k for k, a, b in (('w_1', f.w_1.weight, w1), ('w_2', f.w_2.weight, w2)) if a.numel() == b.numel() and torch.equal(a, b.T.reshape(a.shape))]):
-        return (f"{' and '.join(k + '.weight' for k in tr)} {'was' if len(tr) == 1 else 'were'} transposed: nn.Linear stores (out, in), as Conv1d does "
-                "(out, in, 1); drop the last axis, weight[:, :, 0], no .T")
-    return None
-
-def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
-    "`conv_to_ffn` of a random stack, a swap of d_model and d_ff named: it breaks a non-square stack, not a square one."
-    swapped = (f"d_model={d_model}, d_ff={d_ff}: d_model and d_ff are swapped: a Conv1d weight is (out, in, 1), so "
-               "conv[0].weight.shape is (d_ff, d_model, 1), and FeedForward takes (d_model, d_ff)")
-    conv = _conv_stack(d_model, d_ff)
-    try: f = _ffn_call(conv_to_ffn, conv, f"d_model={d_model}, d_ff={d_ff}")
-    except AttributeError as e:
-        if 'ReLU' not in str(e): raise
-        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised AttributeError ({e}): conv[1] is the ReLU, which has no weights; "
-                             "the convolutions are conv[0] and conv[2]") from None
-    except RuntimeError as e:
-        try: sq = _conv_stack(8, 8); f8 = conv_to_ffn(sq)                            # a square stack: does it copy at all?
-        except RuntimeError as e8:
-            if not re.search(r'size of tensor|broadcast shape', str(e8)): raise e from None
-            raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised RuntimeError ({str(e).splitlines()[0][:80]}): a Conv1d weight is (out, in, 1), "
-                                 "an nn.Linear weight (out, in): drop the kernel axis, weight[:, :, 0]") from None
-        except Exception: raise e from None
-        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: {slip}" if (slip := _copy_slip(f8, sq) or _param_story(f8, sq)) else swapped) from None
-    assert not (_is(f, FeedForward) and d_model != d_ff and (f.w_1.in_features, f.w_1.out_features) == (d_ff, d_model)), swapped
-    return conv, f
-
 # %% ../../nbs/course_exercises.ipynb #a26r0011
 def _param_story(f, conv) -> str|None:
     "How each of `f`'s four parameters differs from the convolution's it should copy: shape, transposed, another's, zero, scaled, or where."
@@ -523,6 +485,44 @@ def _ffn_call(conv_to_ffn, conv, case:str):
                              "do it under torch.no_grad() (with torch.no_grad(): f.w_1.weight.copy_(...))") from None
     if err is not None: raise err
     return f
+
+# %% ../../nbs/course_exercises.ipynb #a26s0302
+def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the library's class, or the notebook's own
+
+def _conv_stack(d_model:int, d_ff:int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv1d(d_model, d_ff, 1), nn.ReLU(), nn.Conv1d(d_ff, d_model, 1))   # random weights, biases
+
+def _copy_slip(f, conv) -> str|None:
+    "How `f`, a FeedForward, copied the stack `conv` wrongly: the two convolutions crossed, or their weights transposed; None if neither."
+    if not _is(f, FeedForward): return None
+    w1, w2 = conv[0].weight[..., 0], conv[2].weight[..., 0]                         # (out, in) each
+    if f.w_1.weight.shape == w2.shape and torch.equal(f.w_1.weight, w2) and torch.equal(f.w_2.weight, w1):
+        return "w_1 was copied from conv[2] and w_2 from conv[0]: w_1 is the first convolution, conv[0] (d_model -> d_ff), w_2 the second, conv[2]"
+    if (tr := [k for k, a, b in (('w_1', f.w_1.weight, w1), ('w_2', f.w_2.weight, w2)) if a.numel() == b.numel() and torch.equal(a, b.T.reshape(a.shape))]):
+        return (f"{' and '.join(k + '.weight' for k in tr)} {'was' if len(tr) == 1 else 'were'} transposed: nn.Linear stores (out, in), as Conv1d does "
+                "(out, in, 1); drop the last axis, weight[:, :, 0], no .T")
+    return None
+
+def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
+    "`conv_to_ffn` of a random stack, a swap of d_model and d_ff named: it breaks a non-square stack, not a square one."
+    swapped = (f"d_model={d_model}, d_ff={d_ff}: d_model and d_ff are swapped: a Conv1d weight is (out, in, 1), so "
+               "conv[0].weight.shape is (d_ff, d_model, 1), and FeedForward takes (d_model, d_ff)")
+    conv = _conv_stack(d_model, d_ff)
+    try: f = _ffn_call(conv_to_ffn, conv, f"d_model={d_model}, d_ff={d_ff}")
+    except AttributeError as e:
+        if 'ReLU' not in str(e): raise
+        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised AttributeError ({e}): conv[1] is the ReLU, which has no weights; "
+                             "the convolutions are conv[0] and conv[2]") from None
+    except RuntimeError as e:
+        try: sq = _conv_stack(8, 8); f8 = conv_to_ffn(sq)                            # a square stack: does it copy at all?
+        except RuntimeError as e8:
+            if not re.search(r'size of tensor|broadcast shape', str(e8)): raise e from None
+            raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised RuntimeError ({str(e).splitlines()[0][:80]}): a Conv1d weight is (out, in, 1), "
+                                 "an nn.Linear weight (out, in): drop the kernel axis, weight[:, :, 0]") from None
+        except Exception: raise e from None
+        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: {slip}" if (slip := _copy_slip(f8, sq) or (st if ' holds ' in (st := _param_story(f8, sq) or '') else None)) else swapped) from None
+    assert not (_is(f, FeedForward) and d_model != d_ff and (f.w_1.in_features, f.w_1.out_features) == (d_ff, d_model)), swapped
+    return conv, f
 
 # %% ../../nbs/course_exercises.ipynb #a26s0303
 @report
