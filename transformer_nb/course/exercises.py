@@ -1225,7 +1225,7 @@ def _segment_mistake(seg, word:str, merges:list) -> str:
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
     if seg == _bpe_segment(word, merges[::-1]): return "apply the merges in the order learnt, first to last"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
-    return "apply each merge, in the order learnt, to every adjacent occurrence of its pair, left to right"
+    return _segment_trace(seg, word, merges)
 
 # %% ../../nbs/course_exercises.ipynb #a26s9004
 def _bpe_edges(learn_bpe, segment):
@@ -1243,12 +1243,45 @@ def _bpe_edges(learn_bpe, segment):
                              "is left, stop (if not pairs: break)") from None
     assert got == [('a', 'b'), ('ab', '</w>')], f"learn_bpe({{'ab': 1}}, 5) gave {got}, not [('a', 'b'), ('ab', '</w>')]: when no pair is left, stop"
 
+# %% ../../nbs/course_exercises.ipynb #a26r0013
+def _keeps(fn):
+    "`fn`, whose call fails with one line when it changes one of its arguments (a dict, a list) in place."
+    @functools.wraps(fn)
+    def run(*args):
+        kept = copy.deepcopy(args); out = fn(*args)
+        changed = next((i for i, (a, b) in enumerate(zip(args, kept)) if a != b), None)
+        assert changed is None, (f"{_names([fn])}({', '.join(map(repr, kept))}) changed its argument {kept[changed]!r} into "
+                                 f"{args[changed]!r}: work on a copy (dict(...), list(...)) and leave the caller's as it was")
+        return out
+    return run
+
+def _bpe_pick(word_counts:dict, done:list, got, want) -> str:
+    "Why `got`, not `want`, is the merge after `done`: not a pair there, a tie broken otherwise, or a less frequent pair."
+    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}
+    for p in done: vocab = {tuple(_merge_pair(list(s), p)): c for s, c in vocab.items()}
+    counts = Counter(p for s, c in vocab.items() for p in zip(s, s[1:]) for _ in range(c))
+    if got not in counts:
+        return f"{got} is no pair of adjacent symbols after the merges before it, when the words are {[' '.join(s) for s in vocab]}"
+    if counts[got] == counts[want]:
+        return (f"{got} and {want} both occur {counts[want]} times there: a tie goes to the smallest pair, "
+                "min(pairs, key=lambda p: (-pairs[p], p))")
+    return (f"{got} occurs {counts[got]} times there, {want} {counts[want]} (each word's pairs counted as often as the word "
+            "occurs): take the most frequent pair")
+
+def _segment_trace(seg, word:str, merges:list) -> str:
+    "The merges that change `word`, one state after each, for a segmentation no listed mistake explains."
+    syms, steps = list(word) + ['</w>'], []
+    for p in merges:
+        if (new := _merge_pair(list(syms), p)) != syms: steps.append(f"{p} gives {' '.join(new)}"); syms = new
+    return (f"apply each merge, in the order learnt, to every adjacent occurrence of its pair, left to right: from "
+            f"{' '.join(list(word) + ['</w>'])}, " + '; '.join(steps or ['no merge applies']))
+
 # %% ../../nbs/course_exercises.ipynb #a26c0802
 @report
 def check_bpe(learn_bpe, segment) -> str:
     "08_data, exercise 5: `learn_bpe(word_counts, n_merges)` and `segment(word, merges)` on Sennrich et al. (2016)'s example."
     toy = {'low': 5, 'lower': 2, 'newest': 6, 'widest': 3}                  # word counts, Sennrich et al. (2016)
-    merges = learn_bpe(toy, 10); segment('lowest', merges)             # the stubs stop here
+    learn_bpe, segment = _keeps(learn_bpe), _keeps(segment); merges = learn_bpe(toy, 10); segment('lowest', merges)             # the stubs stop here
     pair = lambda m: isinstance(m, tuple) and len(m) == 2 and all(isinstance(s, str) for s in m)
     odd = next((m for m in merges if not pair(m)), None)
     assert odd is None, (f"learn_bpe recorded the merge {odd!r}: keep each merge as the pair of symbols it joined, "
@@ -1261,7 +1294,7 @@ def check_bpe(learn_bpe, segment) -> str:
            "('e', 'w'), ('n', 'e') and ('w', 'est</w>') all occur 6 times there: a tie goes to the smallest pair"
            if bad and bad[0][0] == 6 and bad[0][2] in (('n', 'e'), ('w', 'est</w>')) else
            next((w for w, kw in _BPE_MISTAKES.items() if merges == _bpe_learn(toy, 10, **kw)),
-                "weight each pair by its word's count; ties go to the smallest pair"))
+                _bpe_pick(toy, want[:bad[0][0] - 1], bad[0][2], bad[0][1]) if bad else ""))
     assert not bad, "merge {} should be {}, yours is {}: ".format(*bad[0]) + why
     got = learn_bpe({'ab': 1, 'cd': 3}, 1)                              # 'cd' occurs three times, 'ab' once
     assert got == [('c', 'd')], f"learn_bpe({{'ab': 1, 'cd': 3}}, 1) gave {got}, not [('c', 'd')]: weight each pair by its word's count"
@@ -1329,7 +1362,7 @@ def check_schedule(fn) -> bool:
     return _verdict(fn, cases, "your schedule equals noam_lr at step 0, in warm-up, at the peak and in the decay, for three sizes of model and warm-up")
 
 # %% ../../nbs/course_exercises.ipynb #a26c0908
-def _smoothing_mistake(logits, t, eps:float, got) -> str:
+def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
     "What a loss `got` that differs from the label-smoothed cross-entropy matches instead: a mistake, or another definition."
     V = logits.shape[-1]
     lp, keep = logits.log_softmax(-1), t != PAD_ID
@@ -1367,7 +1400,26 @@ def _smoothing_mistake(logits, t, eps:float, got) -> str:
             f"that is The Annotated Transformer's label smoothing: eps / (V - 2) on each token but the reference and PAD; {other}":
                 ((1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean()}
     return next((h for h, v in seen.items() if abs(got - v) < 1e-5),
-                "likely q is wrong: eps / V on every token plus 1 - eps on the reference; average -sum_i q_i log p_i over the non-pad positions")
+                _smoothing_fit(fn, t, eps) if fn else "likely q is wrong: eps / V on every token plus 1 - eps on the reference")
+
+# %% ../../nbs/course_exercises.ipynb #a26r0015
+def _smoothing_fit(fn, t, eps:float) -> str:
+    "Your loss on three random logits, fitted as a x NLL + b x U (U: the mean of -log p_i over the vocabulary), both over the non-pad positions."
+    g, keep, rows = torch.Generator().manual_seed(1), t != PAD_ID, []
+    for _ in range(3):
+        lg = torch.randn(*t.shape, 11, generator=g) * 2
+        lp = lg.log_softmax(-1)
+        nll, u = -lp.gather(-1, t[..., None])[..., 0][keep].mean(), -lp.mean(-1)[keep].mean()
+        rows.append((nll.item(), u.item(), float(torch.as_tensor(fn(lg, t.clone(), eps)).detach())))
+    A, y = torch.tensor([r[:2] for r in rows], dtype=torch.float64), torch.tensor([r[2] for r in rows], dtype=torch.float64)
+    ab = torch.linalg.lstsq(A, y[:, None]).solution[:, 0]
+    nll, u, _ = rows[0]
+    ingredients = (f"here NLL = -log p_y = {nll:.4f} and U = the mean of -log p_i over the {11} tokens = {u:.4f}, both averaged over "
+                   f"the non-pad positions, so the loss is (1 - eps) NLL + eps U = {(1 - eps) * nll + eps * u:.4f}")
+    if (A @ ab - y).abs().max() > 1e-4: return f"likely q is wrong, or positions are counted otherwise: {ingredients}"
+    a, b = ab.tolist()
+    return (f"your loss is {a:.4g} x NLL + {b:.4g} x U, for eps={eps} it must be (1 - eps) = {1 - eps:g} x NLL + eps = {eps:g} x U "
+            f"(NLL = -log p_y, U = the mean of -log p_i over the vocabulary, each averaged over the non-pad positions)")
 
 # %% ../../nbs/course_exercises.ipynb #a26c0909
 def check_label_smoothing(fn) -> bool:
@@ -1378,12 +1430,12 @@ def check_label_smoothing(fn) -> bool:
     def cases():
         for t, eps in ((target, 0.0), (target, 0.1), (target, 0.3), (padded, 0.1), (padded, 0.3)):
             case = f"eps={eps}, {'padded' if t is padded else 'unpadded'} targets"
-            got = torch.as_tensor(fn(logits, t, eps)).detach().float()
+            got = torch.as_tensor(_call_kept(fn, dict(logits=logits, target=t, eps=eps), case)).detach().float()
             assert got.numel() == 1, f"{case}: got a tensor of shape {tuple(got.shape)}; return one number, the mean over the non-pad positions"
             want = label_smoothing_loss(logits, t, eps)
             assert torch.allclose(want, F.cross_entropy(logits.view(-1, 11), t.view(-1), label_smoothing=eps, ignore_index=PAD_ID))
             if abs(got - want) >= 1e-5:
-                raise AssertionError(f"{case}: got {got.item():.4f}, expected {want.item():.4f}; {_smoothing_mistake(logits, t, eps, got)}")
+                raise AssertionError(f"{case}: got {got.item():.4f}, expected {want.item():.4f}; {_smoothing_mistake(logits, t, eps, got, fn)}")
         other = padded.clone(); other[padded == PAD_ID] = 3                           # the same padding, written with pad_id=3
         got = torch.as_tensor(fn(logits, other, 0.1, pad_id=3)).detach().float()
         if abs(got - label_smoothing_loss(logits, padded, 0.1)) >= 1e-5:
