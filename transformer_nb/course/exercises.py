@@ -43,6 +43,23 @@ def report(check):
         return False
     return run
 
+# %% ../../nbs/course_exercises.ipynb #a26r0017
+def _pad_shape(shape:tuple, B:int, n:int) -> str:
+    "What a wrong shape of a padded batch shows: rows and columns swapped, padded too far, or cut short."
+    if shape == (n, B): return ": rows and columns are swapped, one column per sentence: pad_sequence needs batch_first=True (or take .T)"
+    if len(shape) == 2 and shape[0] == B and shape[1] > n: return f": yours is padded to {shape[1]}, {shape[1] - n} more than the longest sentence ({n})"
+    if len(shape) == 2 and shape[0] == B and shape[1] < n: return f": yours is cut to {shape[1]}, the longest sentence has {n}; pad every row up to the longest, cut none"
+    return ""
+
+def _pad_rows(got, want, seqs) -> str:
+    "Which row of a padded batch is wrong, and how: rows in another order, a reversed sentence, or the row itself."
+    g, w = got.tolist(), want.tolist()
+    if sorted(g) == sorted(w): return "the rows are in another order: row i is seqs[i], padded; keep the sentences' order"
+    i = next(i for i, (a, b) in enumerate(zip(g, w)) if a != b); s = seqs[i]
+    rev = g[i][:len(s)] == s[::-1] or g[i][len(g[i]) - len(s):] == s[::-1]
+    return (f"each row holds the sentence's ids, then pad_id up to the longest: row {i} is {g[i]}, expected {w[i]}"
+            + ("; yours reversed the sentence" if rev else ""))
+
 # %% ../../nbs/course_exercises.ipynb #a26s0005
 @report
 def check_pad_batch(pad_batch) -> str:
@@ -59,11 +76,11 @@ def check_pad_batch(pad_batch) -> str:
         assert isinstance(got, torch.Tensor), f"{case} returned a {type(got).__name__}: return a tensor"
         assert got.dtype == torch.long, f"{case}: ids are whole numbers, torch.long (what nn.Embedding takes), not {got.dtype}"
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}"
         if torch.equal(got, padded(pad_id)): continue
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
                 else f"you padded with 0, not with pad_id={pad_id}" if torch.equal(got, padded(0))
-                else "each row holds the sentence's ids, then pad_id up to the longest")
+                else _pad_rows(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     return "pad_batch pads on the right with pad_id, as pad_ids in 08_data does"
 
@@ -557,7 +574,30 @@ def _scale_hint(y, E, t, d:int) -> str:
         vocab = E.shape[0]
         return (f"your outputs are the rows of E times {c:.4g}" + (f" = sqrt(vocab) = sqrt({vocab})" if abs(c - vocab ** 0.5) < 1e-3 else "")
                 + f": the factor is sqrt(d_model) = {d ** 0.5:g}")
-    return "index E with the token ids and multiply by sqrt(d_model)"
+    return _emb_where(y, E, t, d)
+
+# %% ../../nbs/course_exercises.ipynb #a26r0019
+def _emb_params(m, vocab:int, d:int) -> str:
+    "What a MyEmbeddings(vocab, d) holds instead of one Parameter E of shape (vocab, d): its parameters named, and what they show."
+    ps = {k: tuple(p.shape) for k, p in m.named_parameters()}
+    lin = next((k for k, s in m.named_modules() if isinstance(s, nn.Linear)), None)
+    why = (f"an nn.Linear ({lin}) computes x W^T + b on vectors, not a lookup by id: hold one nn.Parameter E and index it, E[tokens]" if lin is not None else
+           f"no parameter: a plain tensor attribute is neither trained nor saved; hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})" if not ps else
+           f"{', '.join(f'{k} {s}' for k, s in ps.items() if s != (vocab, d))} extra: the embedding is a lookup alone, no bias or scale to learn" if (vocab, d) in ps.values() else
+           f"E is transposed: it is (vocab, d_model) = ({vocab}, {d}), one row per token" if list(ps.values()) == [(d, vocab)] else
+           f"hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})")
+    return f"MyEmbeddings({vocab}, {d}) holds {ps or 'no parameters'}: {why}"
+
+def _emb_where(y, E, t, d:int) -> str:
+    "Where the outputs differ from E[t] * sqrt(d), for outputs no single factor explains."
+    want = E[t] * d ** 0.5
+    bad = ((y - want).abs().amax(-1) > 1e-5).nonzero().tolist()
+    b, i = bad[0]
+    same = next((j for j in range(E.shape[0]) if torch.allclose(y[b, i], E[j] * d ** 0.5, atol=1e-5)), None)
+    return (f"{len(bad)} of {t.numel()} positions differ, first at [batch {b}, position {i}] (token {t[b, i].item()}): "
+            + (f"yours holds row {same} of E there, not row {t[b, i].item()}: index E with the token ids themselves" if same is not None
+               else f"yours starts {[round(x, 3) for x in y[b, i, :3].tolist()]}, E[{t[b, i].item()}] * sqrt(d_model) starts "
+                    f"{[round(x, 3) for x in want[b, i, :3].tolist()]}: index E with the token ids and multiply by sqrt(d_model)"))
 
 # %% ../../nbs/course_exercises.ipynb #a26s0404
 @report
@@ -568,7 +608,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
     ps = list(mine.parameters())
     assert not any(isinstance(m, nn.Embedding) for m in mine.modules()), "MyEmbeddings holds an nn.Embedding: this exercise writes the lookup without it, one nn.Parameter E of shape (vocab, d_model) indexed with the ids, E[tokens]"
     assert len(ps) == 1 and tuple(ps[0].shape) == (50, 16), \
-        f"MyEmbeddings(50, 16) holds parameters of shapes {[tuple(p.shape) for p in ps]}: hold one nn.Parameter E of shape (vocab, d_model) = (50, 16)"
+        _emb_params(mine, 50, 16)
     E = ps[0]; std = E[1:].std().item()
     assert abs(std - 0.25) < 0.03, f"initialisation: the rows have a standard deviation of {std:.3f}, not 1/sqrt(d_model) = 0.25: draw from N(0, 1/d_model)"
     assert (E[PAD_ID] == 0).all(), "initialisation: the padding row E[PAD_ID] must start at zero"
