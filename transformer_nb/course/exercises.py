@@ -1961,6 +1961,32 @@ def check_linearize(fn) -> str:
                              f"{ref[k] if k < len(ref) else 'nothing more'!r}\n  yours: {got}\n  want:  {want}")
     return f"{fn.__name__} writes {len(trees)} trees as linearize does"
 
+# %% ../../nbs/course_exercises.ipynb #a26r0021
+def _prf_story(got:tuple, counts:list) -> str:
+    "Each of precision, recall and F1 that is wrong, named by the formula it matches (summed or averaged, swapped, a fraction), or its value."
+    div = lambda a, b: 100 * a / b if b else 0.0
+    m, r, p = (sum(c[i] for c in counts) for i in range(3))
+    mean = lambda f, cs=counts: sum(f(*c) for c in cs) / max(len(cs), 1)
+    parsed = [c for c in counts if c[2]]
+    P, R = div(m, p), div(m, r)
+    fam = {'precision': {"matched / parse of the summed counts": P, "matched / reference (the recall's formula)": R,
+                         "the sentences' precisions averaged": mean(lambda m, r, p: div(m, p)),
+                         "the parsed sentences' precisions averaged": mean(lambda m, r, p: div(m, p), parsed)},
+           'recall': {"matched / reference of the summed counts": R, "matched / parse (the precision's formula)": P,
+                      "the sentences' recalls averaged": mean(lambda m, r, p: div(m, r)),
+                      "summed over the parsed sentences only": div(sum(c[0] for c in parsed), sum(c[1] for c in parsed))},
+           'F1': {"2PR / (P + R) of the corpus's P and R": div(2 * m, r + p), "(P + R) / 2": (P + R) / 2, "sqrt(PR), the geometric mean": (P * R) ** 0.5,
+                  "the sentences' F1s averaged": mean(lambda m, r, p: div(2 * m, r + p))}}
+    out = []
+    for (what, forms), x in zip(fam.items(), got):
+        right = next(iter(forms.values()))
+        if abs(x - right) < 1e-6: continue
+        name = next((k for k, v in forms.items() if abs(x - v) < 1e-6 or abs(x - v / 100) < 1e-6), None)
+        frac = name is not None and abs(x - forms[name]) >= 1e-6
+        out.append(f"your {what} {x:.4g} is " + (f"{name}{' as a fraction, not in percent' if frac else ''}" if name else "none of the usual formulas")
+                   + f"; it is {next(iter(forms))} = {right:.2f}")
+    return '; '.join(out)
+
 # %% ../../nbs/course_exercises.ipynb #a26c1203
 @report
 def check_corpus_prf(fn) -> str:
@@ -1992,7 +2018,7 @@ def check_corpus_prf(fn) -> str:
                 if close(got[:2], want[:2]) and close(got[2:], [want[2] / 100]) else
                 "F1 averaged over the sentences: it comes from the corpus's precision and recall, 2PR / (P + R)"
                 if close(got[:2], want[:2]) and close(got[2:], [sum(s[2] for s in per_sentence) / len(counts)]) else
-                "compare with prf(matched, reference, parse) of the summed counts")
+                _prf_story(got, counts))
         raise AssertionError(f"case '{name}': yours ({', '.join(f'{x:.2f}' for x in got)}), the corpus's "
                              f"({', '.join(f'{x:.2f}' for x in want)}). Likely mistake: {hint}")
     return f"{fn.__name__} scores {len(cases)} test sets as EVALB sums them"
