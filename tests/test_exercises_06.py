@@ -38,7 +38,7 @@ WRONG = {   # forward(s, x, f) of a wrong sub-layer -> what the check's message 
     'no dropout':         (lambda s, x, f: s.norm(x + f(x)), 'where is the dropout'),
     'returns nothing':    (lambda s, x, f: None, 'must return a tensor shaped like x'),
     'gain and bias unused': (lambda s, x, f: F.layer_norm(x + s.drop(f(x)), x.shape[-1:]), "without the LayerNorm's gain and bias: normalise with your nn.LayerNorm"),
-    'two norms':          (lambda s, x, f: s.norm(x + s.drop(f(s.norm(x)))), 'LayerNorm\\(x \\+ f\\(x\\)\\): add x'),
+    'two norms':          (lambda s, x, f: s.norm(x + s.drop(f(s.norm(x)))), 'your output is LayerNorm\\(x \\+ f\\(LayerNorm\\(x\\)\\)\\): f reads x as it is'),
     'raises':             (lambda s, x, f: x.reshape(3, -1, 7), "RuntimeError: shape '\\[3, -1, 7\\]' is invalid"),
 }
 
@@ -441,3 +441,20 @@ def test_three_untied_matrices_are_named():
     assert_rejects(_ex.check_parsing_counts, lambda: (tied, tied + 3 * 16000 * 1024),
                    says=r"untied=149,536,768 adds three matrices of 16K x d_model to tied=100,384,768, but tied already holds one of them: untied adds two")
     assert _ex.check_parsing_counts(lambda: (tied, tied + 2 * 16000 * 1024)) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _sub_by(fwd):
+    "A sub-layer with one nn.LayerNorm and one nn.Dropout, whose forward is `fwd(self, x, f)`."
+    class SublayerConnection(nn.Module):
+        def __init__(self, d_model, p_drop): super().__init__(); self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)
+        def forward(self, x, f): return fwd(self, x, f)
+    return SublayerConnection
+
+@pytest.mark.parametrize('fwd, says', [
+    (lambda s, x, f: s.norm(x - s.drop(f(x))), r"f\(x\) = 2x: the output is not LayerNorm\(x \+ f\(x\)\); your output is LayerNorm\(x \+ -1 f\(x\)\)"),
+    (lambda s, x, f: s.norm(x + 0.5 * s.drop(f(x))), r"your output is LayerNorm\(x \+ 0\.5 f\(x\)\): the sum is x \+ Dropout\(f\(x\)\), x and f\(x\) once each"),
+    (lambda s, x, f: x + s.drop(f(x)) + 0 * s.norm(x), r"your output is not normalised over the features: .*at \[batch \d, position \d\] they are"),
+    (lambda s, x, f: s.norm(x + s.drop(f(x + x))), r"the output is not LayerNorm\(x \+ f\(x\)\); at \[batch \d, position \d, feature \d\] yours is .* \(80 of 80 entries differ\)"),
+])
+def test_sublayer_mistakes_nobody_listed_are_named_by_property(fwd, says):
+    assert_rejects(_ex.check_sublayer, _sub_by(fwd), says=says)

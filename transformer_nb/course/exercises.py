@@ -757,6 +757,24 @@ def _sublayer_built(cls, p_drop:float, g:torch.Generator):
     with torch.no_grad(): norms[0].weight.copy_(1 + torch.randn(8, generator=g)); norms[0].bias.copy_(torch.randn(8, generator=g))
     return s, norms[0]
 
+# %% ../../nbs/course_exercises.ipynb #a26r0023
+def _sublayer_rest(y, x, f, ln) -> str:
+    "Past the listed mistakes: an output not normalised over the features, a sum x + c f(x) with c fitted, or the position that differs."
+    with torch.no_grad():
+        LN, fx = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias)), f(x)
+        z = (y - ln.bias) / ln.weight                                           # the normalised sum, if it was one
+        mu, sd = z.mean(-1), z.std(-1, unbiased=False)
+        if not (torch.allclose(mu, torch.zeros_like(mu), atol=1e-4) and torch.allclose(sd, torch.ones_like(sd), atol=1e-3)):
+            i, place = _at((mu.abs() + (sd - 1).abs()), 'batch position')
+            return (f"your output is not normalised over the features: less the LayerNorm's bias and divided by its gain, each position must "
+                    f"have mean 0 and standard deviation 1; at [{place}] they are {mu[i]:.3g} and {sd[i]:.3g}: apply the LayerNorm last, to x + f(x)")
+        if torch.allclose(y, LN(x + f(LN(x))), atol=1e-5):
+            return "your output is LayerNorm(x + f(LayerNorm(x))): f reads x as it is, f(x), and the LayerNorm acts once, on the sum"
+        for sign in (1, -1):
+            c, e = _fit_scale(lambda c: (y - LN(x + sign * c * fx)).abs().max().item())
+            if e < 1e-4: return f"your output is LayerNorm(x + {sign * c:.3g} f(x)): the sum is x + Dropout(f(x)), x and f(x) once each"
+        return f"{_where(y, LN(x + fx), 'batch position feature')}; add x to f(x), then normalise the sum"
+
 # %% ../../nbs/course_exercises.ipynb #a26c0605
 @report
 def check_sublayer(cls) -> str:
@@ -778,7 +796,7 @@ def check_sublayer(cls) -> str:
                 "x + f(x) normalised without the LayerNorm's gain and bias": (F.layer_norm(x + f(x), (8,)),
                     "normalise with your nn.LayerNorm module, whose weight and bias are learned")}
         why = [(k, a) for k, (v, a) in seen.items() if torch.allclose(y, v, atol=1e-5)]
-        raise AssertionError(f"{name}: the output is not LayerNorm(x + f(x))" + (f" but {why[0][0]}: {why[0][1]}" if why else f": {add}"))
+        raise AssertionError(f"{name}: the output is not LayerNorm(x + f(x))" + (f" but {why[0][0]}: {why[0][1]}" if why else f"; {_sublayer_rest(y, x, f, ln)}"))
     s, ln = built(0.5); s.train()
     assert torch.allclose(s(x, lambda t: torch.zeros_like(t)), F.layer_norm(x, (8,), ln.weight, ln.bias), atol=1e-5), \
         "with f(x) = 0 in training mode the output must be LayerNorm(x): the dropout acts on f(x) only, not on x, the sum or the output"
