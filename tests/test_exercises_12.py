@@ -244,3 +244,24 @@ def test_other_numbers_of_heads_are_named_as_such():
     assert_rejects(_ex.check_rows_ab, lambda base: _rows(base, 4),
                    says=r"row \(A\) has \[1, 2, 16, 32\] heads, not \[1, 4, 16, 32\]: h/8 \(at least 1\), h/2, 2h and 4h of the base's h = 8")
     assert _ex.check_rows_ab(_rows) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _rows_by(A=lambda k, d, h, dk, dv: dict(h=k, d_k=d // k, d_v=d // k), B=lambda x, d, h, dk, dv: dict(d_k=x, d_v=dv)):
+    "rows_ab with the overrides of row (A) made by `A(k, ...)` and of row (B) by `B(x, ...)`."
+    def rows_ab(base):
+        d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h; dv = base.get('d_v') or dk
+        return {**{f'A-h{k}': A(k, d, h, dk, dv) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
+                **{f'B-dk{x}': B(x, d, h, dk, dv) for x in (dk // 4, dk // 2)}}
+    return rows_ab
+
+@pytest.mark.parametrize('answer, says', [
+    (_rows_by(A=lambda k, d, h, dk, dv: dict(h=k, d_k=h * dk // k, d_v=h * dk // k)),
+     r"a base with its own d_k\) .*: A-h1: d_k is 128, expected 256: h x d_k stays the base's 128, yet row \(A\) divides d_model = 256"),
+    (_rows_by(B=lambda x, d, h, dk, dv: dict(h=h, d_k=x, d_v=dv)), r"B-dk16: h is 8, which row \(B\) does not set: row \(B\) keeps the base's h: set d_k and d_v only"),
+    (_rows_by(A=lambda k, d, h, dk, dv: dict(h=k, d_k=d // k)), r"A-h1: d_v is None, expected 512: A-h1 has no d_v"),
+])
+def test_rows_ab_mistakes_nobody_listed_are_named_field_by_field(answer, says):
+    assert_rejects(_ex.check_rows_ab, answer, says=says)
+
+def test_rows_ab_written_otherwise_passes():
+    assert _ex.check_rows_ab(_rows_by()) is True

@@ -1897,6 +1897,23 @@ def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int) -> str:
     return (f"{case} names row ({row})'s variants {sorted(g)}, not {sorted(w)}: "
             "'A-h' and the number of heads, 'B-dk' and the key size, as table3_variants names them")
 
+# %% ../../nbs/course_exercises.ipynb #a26r0025
+def _rows_ab_fields(case:str, k:str, g:dict, w:dict, d:int, h:int, dk:int) -> str:
+    "Which fields of the variant `k` differ (`g` yours, `w` the right overrides), each with the rule it breaks."
+    if not isinstance(g, dict): return f"{case}: {k} is {g!r}, not {w}: each variant is a dict of overrides"
+    out = []
+    for f in sorted(set(g) | set(w)):
+        a, b = g.get(f), w.get(f)
+        if a == b: continue
+        why = ("row (B) keeps the base's h: set d_k and d_v only" if f not in w else f"{k} has no {f}" if f not in g else
+               f"it keeps the base's d_k = {dk}; row (A) keeps the computation constant, d_k = d_v = d_model / h = {d} / {w.get('h')}"
+               if k.startswith('A') and a == dk else
+               f"h x d_k stays the base's {h * dk}, yet row (A) divides d_model = {d}: d_model / h" if k.startswith('A') and w.get('h') and a * w['h'] == h * dk else
+               f"d_v follows d_k; row (B) changes the key size alone, d_v stays the base's {b}" if k.startswith('B') and f == 'd_v' and a == g.get('d_k') else
+               f"it must be {b}")
+        out.append(f"{f} is {a}, " + (f"expected {b}" if f in w else f"which row ({k[0]}) does not set") + f": {why}")
+    return f"{case}: {k}: " + '; '.join(out)
+
 # %% ../../nbs/course_exercises.ipynb #a26v0010
 _ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, h heads of size dk)]: each named when an answer equals it
     'A': [("row (A) keeps each head's size: it keeps the computation constant, d_k = d_v = d_model / h for each h",
@@ -1933,7 +1950,7 @@ def check_rows_ab(rows_ab) -> str:
             assert why is None, f"{case}: {why}"
             assert sorted(g) == sorted(w), _rows_ab_names(case, row, g, w, h, dk)
             k = next(k for k in w if g[k] != w[k])
-            raise AssertionError(f"{case}: {k} is {g[k]}, not {w[k]}")
+            raise AssertionError(_rows_ab_fields(case, k, g[k], w[k], d, h, dk))
         raise AssertionError(f"{case} returns more than rows (A) and (B): {sorted(map(str, set(got) - set(want)))}")
     return "rows_ab scales Table 3's rows (A) and (B) to any base, as table3_variants does"
 
