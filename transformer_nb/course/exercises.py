@@ -653,6 +653,24 @@ def _pe_like(pe:torch.Tensor, n:int, d:int, **kw) -> bool:
     small = _pe_table(n, d, raw=True, **kw).abs() < 1000
     return torch.allclose(pe[small], _pe_table(n, d, **kw)[small], atol=1e-3)
 
+# %% ../../nbs/course_exercises.ipynb #a26r0027
+def _pe_rest(pe, n:int, d:int) -> str:
+    "Past the listed mistakes: what position 0 holds, and each pair's angle at position 1 read back with atan2, fitted as base^(-c i / d_model)."
+    if not (torch.allclose(pe[0, 0::2], torch.zeros(d // 2, dtype=pe.dtype), atol=1e-4) and torch.allclose(pe[0, 1::2], torch.ones(d // 2, dtype=pe.dtype), atol=1e-4)):
+        return (f"at position 0 every even dimension is sin(0) = 0 and every odd one cos(0) = 1; yours starts "
+                f"{[round(x, 4) for x in pe[0, :6].tolist()]}")
+    if n < 2: return "dimension 2i holds sin(pos / 10000^(2i/d_model)), dimension 2i+1 the cosine of the same angle"
+    i = torch.arange(d // 2, dtype=torch.float64)
+    th, want = torch.atan2(pe[1, 0::2], pe[1, 1::2]), 10000 ** (-2 * i / d)       # pair i's angle at position 1
+    if not torch.allclose(pe[1, 0::2] ** 2 + pe[1, 1::2] ** 2, torch.ones_like(th), atol=1e-3):
+        return "dimensions 2i and 2i+1 must hold the sine and the cosine of one angle (sin² + cos² = 1), pair by pair; yours do not"
+    if (th > 0).all() and torch.allclose(th, th[0] * (th[-1] / th[0]) ** (i / max(len(i) - 1, 1)), rtol=1e-3):
+        slope = -math.log(th[-1] / th[0]) / max(len(i) - 1, 1) * d / math.log(10000)   # th_i = th_0 * 10000^(-slope * i / d)
+        return (f"your pair i turns by {th[0]:.4g} x 10000^(-{slope:.3g} i / d_model) per position; the formula's turns by "
+                f"10000^(-2i / d_model): angle pos / 10000^(2i/d_model), with i the pair's index")
+    k = int((th - want).abs().argmax())
+    return f"pair {k} (dimensions {2 * k}, {2 * k + 1}) turns by {th[k]:.4g} per position, the formula's by 1 / 10000^(2*{k}/{d}) = {want[k]:.4g}"
+
 # %% ../../nbs/course_exercises.ipynb #a26s0504
 @report
 def check_encoding(fn) -> str:
@@ -668,8 +686,7 @@ def check_encoding(fn) -> str:
             p, j = bad[0].tolist()
             why = [m for m, kw in _PE_MISTAKES.items() if _pe_like(pe, n, d, **kw)]
             raise AssertionError(f"d_model={d}: PE[{p}, {j}] is {pe[p, j]:.5f}, the formula gives {ref[p, j]:.5f}: " +
-                (f"your table has {why[0]}" if why else "dimension 2i holds sin(pos / 10000^(2i/d_model)), dimension 2i+1 "
-                 "the cosine of the same angle"))
+                (f"your table has {why[0]}" if why else _pe_rest(pe, n, d)))
     return f"{fn.__name__} is the sinusoidal encoding of §3.5"
 
 # %% ../../nbs/course_exercises.ipynb #a26s0507
