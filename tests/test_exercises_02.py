@@ -532,3 +532,17 @@ def test_check_loop_mha_names_the_heads_concatenated_out_of_order(order, capsys)
     assert_rejects(check_loop_mha, OutOfOrder, says=rf"^Not yet: d_model=32, h=4, self-attention: off by .*; the heads are "
                    rf"concatenated in the order \[{first}\]: torch\.cat\(heads, -1\) in head order")
     assert check_loop_mha(ns['LoopMHA']) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+_split_ok = lambda x, h: x.view(x.shape[0], x.shape[1], h, -1).transpose(1, 2)
+_merge_ok = lambda x: x.transpose(1, 2).reshape(x.shape[0], x.shape[2], -1)
+
+@pytest.mark.parametrize('split, merge, says', [
+    (lambda x, h: x.view(x.shape[0], x.shape[1], -1, h).permute(0, 3, 1, 2), _merge_ok,
+     r"move h forward; yours is x\.reshape\(2, 5, 4, 3\)\.permute\(0, 3, 1, 2\): the features were split as \(d, h\), so head i takes every h-th feature"),
+    (lambda x, h: _split_ok(x, h).flip(1), _merge_ok, r"move h forward; yours holds the heads in reverse order"),
+    (_split_ok, lambda x: _merge_ok(x.flip(1)), r"in head order; yours concatenates the heads in reverse order"),
+    (_split_ok, lambda x: x.permute(0, 1, 3, 2).reshape(x.shape[0], x.shape[2], -1), r"yours is heads\.permute\(0, 1, 3, 2\)\.reshape\(B, n, h\*d\): transpose\(1, 2\)"),
+])
+def test_head_mistakes_nobody_listed_are_named_by_the_permutation_found(split, merge, says):
+    assert_rejects(_ex.check_heads, split, merge, says=says)

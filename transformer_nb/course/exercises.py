@@ -286,6 +286,31 @@ def check_restricted(restricted_mask) -> str:
         f"n={n}, r={2 * n - 1}: a neighbourhood wider than the sentence must give full attention"
     return "restricted_mask gives each query the neighbourhood of size r centred on it"
 
+# %% ../../nbs/course_exercises.ipynb #a26r0029
+def _split_story(heads, x, h:int) -> str:
+    "Which view and permutation of x (B, n, h*d) gives `heads`, read as the mistake it is; or where head 0 differs."
+    B, n, hd = x.shape; d = hd // h
+    head = f"head 0 must hold features 0..{d - 1} of every position (x[..., 0:{d}]): split the last axis into (h, d), then move h forward; "
+    if torch.equal(heads.flip(1), x.view(B, n, h, d).transpose(1, 2)): return head + "yours holds the heads in reverse order"
+    for split in ((B, n, h, d), (B, n, d, h), (B, h, n, d), (B, d, n, h)):
+        v = x.reshape(split)
+        for p in itertools.permutations(range(4)):
+            if v.permute(p).shape == heads.shape and torch.equal(v.permute(p), heads):
+                how = ("the features were split as (d, h), so head i takes every h-th feature" if split[2:] == (d, h)
+                       else "the positions and the features were regrouped before the split" if split[1] != n else "the axes are moved otherwise")
+                return head + f"yours is x.reshape{split}.permute{p}: {how}"
+    return head + _where(heads, x.view(B, n, h, d).transpose(1, 2), 'batch head position feature')
+
+def _merge_story(merged, right) -> str:
+    "Which permutation of the heads (B, h, n, d), or of their order, gives `merged` once reshaped to (B, n, h*d); or where it differs."
+    B, h, n, d = right.shape
+    head = "merge_heads(split_heads(x, h)) must give x back: the heads side by side, in head order; "
+    if torch.equal(right.flip(1).transpose(1, 2).reshape(B, n, h * d), merged): return head + "yours concatenates the heads in reverse order"
+    for p in itertools.permutations(range(4)):
+        if p != (0, 2, 1, 3) and torch.equal(right.permute(p).reshape(B, n, h * d), merged):
+            return head + f"yours is heads.permute{p}.reshape(B, n, h*d): transpose(1, 2) to (B, n, h, d) before the reshape, so that head i fills features i*d .. (i+1)*d - 1"
+    return head + _where(merged, right.transpose(1, 2).reshape(B, n, h * d), 'batch position feature')
+
 # %% ../../nbs/course_exercises.ipynb #a26s0202
 @report
 def check_heads(split_heads, merge_heads) -> str:
@@ -299,7 +324,7 @@ def check_heads(split_heads, merge_heads) -> str:
     if not torch.equal(heads, right):
         raise AssertionError("split_heads viewed (B, n, h*d) straight as (B, h, n, d): without the transpose, a head holds "
             "features of other positions; view it as (B, n, h, d), then transpose(1, 2)" if torch.equal(heads, x.view(2, 3, 5, 4))
-            else "head 0 must hold features 0..3 of every position (x[..., 0:4]): split the last axis into (h, d), then move h forward")
+            else _split_story(heads, x, 3))
     try: merge_heads(right.contiguous())                              # (B, h, n, d) as attention returns it: contiguous
     except RuntimeError as e:
         if 'view' not in str(e): raise
@@ -316,7 +341,7 @@ def check_heads(split_heads, merge_heads) -> str:
             else "merge_heads interleaved the heads feature by feature (permute(0, 2, 3, 1), h after d): Concat puts head i in features i*d .. (i+1)*d - 1, transpose(1, 2) (B, n, h, d), then reshape" if torch.equal(merged, right.permute(0, 2, 3, 1).reshape(2, 5, 12))
             else f"merge_heads {'added' if torch.allclose(merged[..., :4], right.sum(1)) else 'averaged'} the heads: Concat(head_1, ..., head_h) puts them side "
                  "by side, head i in features i*d .. (i+1)*d - 1 (transpose(1, 2), then reshape)" if any(torch.allclose(merged[..., :4], f) for f in (right.sum(1), right.mean(1)))
-            else "merge_heads(split_heads(x, h)) must give x back: the heads side by side, in head order")
+            else _merge_story(merged, right))
     mha = nn.MultiheadAttention(12, 3, batch_first=True, dtype=torch.float64).eval()   # PyTorch's layer, random biases
     with torch.no_grad():
         for p in (mha.in_proj_bias, mha.out_proj.bias): p.copy_(rnd(*p.shape))
