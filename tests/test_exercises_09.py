@@ -315,3 +315,12 @@ def _smoothing_by(a, b):
 ])
 def test_label_smoothing_weights_nobody_listed_are_fitted(a, b, says):
     assert_rejects(check_label_smoothing, _smoothing_by(a, b), says=says)
+
+@pytest.mark.parametrize('fn, says', [
+    (lambda s, d, w: 0 if s == 0 else d ** -0.5 * min(s ** -0.5, s * w ** -2),
+     r"step 1 .*check the exponent -1\.5\): in the warm-up yours goes as 1 x step\^1 x warmup\^-2 x d_model\^-0\.5, the formula as step\^1 x warmup\^-1\.5 x d_model\^-0\.5"),
+    (lambda s, d, w: 0 if s == 0 else d ** -0.5 * s ** -1.0 * w ** 0.5 if s > w else d ** -0.5 * s * w ** -1.5,
+     r"after the peak .*: in the decay yours goes as 1 x step\^-1 x warmup\^0\.5 x d_model\^-0\.5, the formula as step\^-0\.5 x d_model\^-0\.5"),
+])
+def test_schedule_laws_nobody_listed_are_fitted(fn, says):
+    assert_rejects(check_schedule, fn, says=says)

@@ -1431,6 +1431,21 @@ def _verdict(fn, cases, passed:str) -> bool:
     except Exception as e: print(f"{name} raised {type(e).__name__}: {e}"); return False   # a bug in your code: the case is in its message
     print(passed); return True
 
+# %% ../../nbs/course_exercises.ipynb #a26r0031
+def _schedule_law(fn, d:int, w:int, s:int) -> str:
+    "Your rate near step `s`, fitted as k x step^a x warmup^b x d_model^c from doubled arguments, beside the formula's law there."
+    warm = s <= w
+    t = max(w // 4, 1) if warm else 4 * w                                   # a step well inside the same part of the schedule
+    try:
+        r = float(fn(t, d, w))
+        a, b, c = (math.log(float(fn(*x)) / r) / math.log(2) for x in ((2 * t, d, w), (t, d, 2 * w), (t, 2 * d, w)))
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError): return ""
+    want = (1, -1.5, -0.5) if warm else (-0.5, 0, -0.5)
+    k = r / (t ** a * w ** b * d ** c)
+    term = lambda name, e: f" x {name}^{e:.3g}" if abs(e) > 1e-6 else ""
+    return (f": in the {'warm-up' if warm else 'decay'} yours goes as {k:.3g}" + term('step', a) + term('warmup', b) + term('d_model', c)
+            + f", the formula as step^{want[0]:g}" + term('warmup', want[1]) + term('d_model', want[2]))
+
 # %% ../../nbs/course_exercises.ipynb #a26c0905
 def check_schedule(fn) -> bool:
     "Compare your `fn(step, d_model, warmup)` with `noam_lr` at step 0, in warm-up, at the peak and in the decay; print the likely mistake."
@@ -1458,7 +1473,7 @@ def check_schedule(fn) -> bool:
                         "no warm-up: take the smaller of the two terms, min(step ** -0.5, step * warmup ** -1.5)" if s < w and same(got, d ** -0.5 * s ** -0.5) else
                         "in warm-up the rate rises linearly, d_model ** -0.5 * step * warmup ** -1.5 (check the exponent -1.5)" if s <= w else
                         "after the peak the rate falls as d_model ** -0.5 * step ** -0.5")
-                raise AssertionError(f"{case}: got {got:.4g}, expected {want:.4g}; {hint}")
+                raise AssertionError(f"{case}: got {got:.4g}, expected {want:.4g}; {hint}" + (_schedule_law(fn, d, w, s) if hint[:5] in ('in wa', 'after') else ''))
     return _verdict(fn, cases, "your schedule equals noam_lr at step 0, in warm-up, at the peak and in the decay, for three sizes of model and warm-up")
 
 # %% ../../nbs/course_exercises.ipynb #a26c0908
