@@ -325,3 +325,17 @@ def test_attention_computed_otherwise_still_passes():
         w = torch.nan_to_num(s.softmax(-1))
         return torch.einsum('bhqk,bhkd->bhqd', w, v), w
     assert check_attention(attention) is True
+
+def _mask_by(f, post=lambda m: m[None, None]):
+    "restricted_mask(n, r) as f(i, j, r) over the query and key indices, shaped by `post`."
+    def restricted_mask(n, r):
+        i = torch.arange(n); return post(f(i[:, None], i[None], r))
+    return restricted_mask
+
+@pytest.mark.parametrize('answer, says', [
+    (_mask_by(lambda i, j, r: ((i - j).abs() <= r // 2).float()), r"n=5, r=1: return a bool tensor .*: yours is a 0/1 torch\.float32 mask"),
+    (_mask_by(lambda i, j, r: (i - j).abs() <= r // 2, post=lambda m: m), r"shape \(5, 5\); .*: add the batch and head axes, m\[None, None\]"),
+    (_mask_by(lambda i, j, r: (i - j).abs() <= r // 2 + 2), r"n=5, r=1: .*your mask lets query i see keys i - 2 \.\. i \+ 2; the paper's neighbourhood is i - 0 \.\. i \+ 0"),
+])
+def test_restricted_mask_mistakes_nobody_listed_are_named_by_property(answer, says):
+    assert_rejects(check_restricted, answer, says=says)

@@ -245,6 +245,22 @@ def check_attention(fn) -> str:
         f"not the weights {[round(x, 3) for x in w[0, 0, 2].tolist()]} (a large negative fill spreads them over the masked keys)")
     return f"{fn.__name__} computes equation (1) with masks, as PyTorch's kernel does"
 
+# %% ../../nbs/course_exercises.ipynb #a26r0033
+def _band_story(m, n:int, r:int) -> str:
+    "The band i - lo .. i + hi that the mask `m` (n, n) lets each query see, if it is one, else the first query's keys, beside the paper's."
+    w, j = r // 2, torch.arange(n)
+    lo_hi = next(((lo, hi) for lo in range(-n, n) for hi in range(-n, n) if torch.equal(m, (j[None] - j[:, None] >= -lo) & (j[None] - j[:, None] <= hi))), None)
+    if lo_hi: return f"your mask lets query i see keys i - {lo_hi[0]} .. i + {lo_hi[1]}; the paper's neighbourhood is i - {w} .. i + {w}, r // 2 = {w} on each side"
+    i = int((m != ((j[None] - j[:, None]).abs() <= w)).any(1).nonzero()[0])
+    return f"query {i} may see keys {m[i].nonzero().flatten().tolist()}, the paper's neighbourhood is {[k for k in range(n) if abs(k - i) <= w]}"
+
+def _mask_form(m, n:int) -> str:
+    "What a mask of the wrong type or shape needs."
+    if isinstance(m, torch.Tensor) and m.dtype != torch.bool and set(m.unique().tolist()) <= {0, 1}:
+        return f": yours is a 0/1 {m.dtype} mask; attention fills the scores where ~mask, which needs bool: compare (<=) or .bool()"
+    if isinstance(m, torch.Tensor) and tuple(m.shape) == (n, n): return ": add the batch and head axes, m[None, None]"
+    return ""
+
 # %% ../../nbs/course_exercises.ipynb #a26s0107
 @report
 def check_restricted(restricted_mask) -> str:
@@ -260,8 +276,8 @@ def check_restricted(restricted_mask) -> str:
     for n, r in cases:
         m = restricted_mask(n, r)
         assert isinstance(m, torch.Tensor) and m.dtype == torch.bool, \
-            f"n={n}, r={r}: return a bool tensor (True = may attend), not {getattr(m, 'dtype', type(m).__name__)}"
-        assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads"
+            f"n={n}, r={r}: return a bool tensor (True = may attend), not {getattr(m, 'dtype', type(m).__name__)}{_mask_form(m, n)}"
+        assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads{_mask_form(m, n)}"
         want = band(n, lambda i, j: abs(i - j) <= r // 2)
         if torch.equal(m[0, 0], want): continue
         i, j = (m[0, 0] != want).nonzero()[0].tolist()
@@ -273,7 +289,7 @@ def check_restricted(restricted_mask) -> str:
                 "r // 2 on each side" if torch.equal(m[0, 0], band(n, lambda i, j: abs(i - j) <= r)) else
                 "the neighbourhood includes its edges: |i - j| <= r // 2, not <" if torch.equal(m[0, 0], band(n, lambda i, j: abs(i - j) < r // 2)) else
                 "True must mean 'may attend': your mask is inverted" if torch.equal(m[0, 0], ~want) else
-                "the neighbourhood is centred on the query: keys on both sides, |i - j| <= r // 2")
+                _band_story(m[0, 0], n, r))
         raise AssertionError(f"n={n}, r={r}: query {i} and key {j} should be {bool(want[i, j])}; {hint}")
     n, r, x = 8, 5, torch.randn(1, 8, 16, generator=torch.Generator().manual_seed(0))
     out = attention(x, x, x, restricted_mask(n, r))[0]
