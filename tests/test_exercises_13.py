@@ -281,3 +281,21 @@ def _prf_by(P=None, R=None, F=None):
 ])
 def test_corpus_prf_mistakes_nobody_listed_are_named_by_property(answer, says):
     assert_rejects(_ex.check_corpus_prf, answer, says=says)
+
+def _lin_by(word=lambda t: t[0], root=True):
+    "linearize written by hand, each leaf written by `word(preterminal)`, the root's brackets kept or not."
+    from transformer_nb.parsing import coarse_label, is_preterminal
+    def lin(t):
+        if is_preterminal(t): return word(t)
+        return ' '.join([f'({coarse_label(t.label())}'] + [lin(c) for c in t] + [f'){coarse_label(t.label())}'])
+    def linearize_mine(t): return lin(t) if root else ' '.join(lin(c) for c in t)
+    return linearize_mine
+
+@pytest.mark.parametrize('answer, says', [
+    (_lin_by(word=lambda t: t[0].lower()), r"^Not yet: John's tree: token 2 is 'john' where linearize writes 'John'; a word changed its case: write each leaf as it is, no \.lower\(\)\n$"),
+    (_lin_by(root=False), r"token 0 is '\(NP' where linearize writes '\(S'; the root's brackets are missing: linearize the whole tree, from \(S to \)S"),
+    (_lin_by(word=lambda t: t.label()), r"a POS tag in the output"),
+    (_lin_by(word=lambda t: 'XX'), r"^Not yet: John's tree: token 2 is 'XX' where linearize writes 'John'; the brackets are right but the words are not"),
+])
+def test_linearize_mistakes_nobody_listed_are_named_in_one_line(answer, says):
+    assert_rejects(_ex.check_linearize, answer, says=says)

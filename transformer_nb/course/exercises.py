@@ -2028,6 +2028,18 @@ def check_rows_ab(rows_ab) -> str:
     return "rows_ab scales Table 3's rows (A) and (B) to any base, as table3_variants does"
 
 
+# %% ../../nbs/course_exercises.ipynb #a26r0035
+def _lin_rest(name:str, toks:list, ref:list) -> str:
+    "One line for a linearisation no listed mistake explains: the words' case, the root left out, the words alone wrong, or the first token that differs."
+    k = next((i for i, (a, b) in enumerate(zip(toks, ref)) if a != b), min(len(toks), len(ref)))
+    at = f"token {k} is {toks[k] if k < len(toks) else 'missing'!r} where linearize writes {ref[k] if k < len(ref) else 'nothing more'!r}"
+    br = lambda ts: [x for x in ts if x[:1] in '()']
+    why = ("a word changed its case: write each leaf as it is, no .lower()" if [x.lower() for x in toks] == [x.lower() for x in ref] else
+           f"the root's brackets are missing: linearize the whole tree, from {ref[0]} to {ref[-1]}" if toks == ref[1:-1] else
+           "the brackets are right but the words are not: write each leaf word itself, in order (t.leaves())" if br(toks) == br(ref) else
+           f"yours: {' '.join(toks)} | linearize: {' '.join(ref)}")
+    return f"{name}: {at}; {why}"
+
 # %% ../../nbs/course_exercises.ipynb #a26c1201
 _GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) "
             "(S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))")     # "John saw Mary, and Anna Bob.": indices =1, =2
@@ -2064,9 +2076,7 @@ def check_linearize(fn) -> str:
                                "separated by spaces: '(NP John )NP'")
         assert sorted(toks) != sorted(ref), (f"{name}: the right tokens in another order ({got[:70]}...); walk the tree depth-first: "
                                              "a phrase's opening bracket, then each child's whole subtree in turn, then its closing bracket")
-        k = next((i for i, (a, b) in enumerate(zip(toks, ref)) if a != b), min(len(toks), len(ref)))
-        raise AssertionError(f"{name}: token {k} is {toks[k] if k < len(toks) else 'missing'!r} where linearize writes "
-                             f"{ref[k] if k < len(ref) else 'nothing more'!r}\n  yours: {got}\n  want:  {want}")
+        raise AssertionError(_lin_rest(name, toks, ref))
     return f"{fn.__name__} writes {len(trees)} trees as linearize does"
 
 # %% ../../nbs/course_exercises.ipynb #a26r0021
