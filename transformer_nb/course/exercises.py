@@ -1653,8 +1653,20 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
                                                      for r, row in zip(rules, mine) for a, y in zip(row, probes)): return hint
     if got in (PAD_ID, BOS_ID): return next(iter(rules[0]))
     if got < ys.shape[1] and (m(src, ys)[i].argmax(0) == got).any(): return list(rules[0])[2]
-    return "take the argmax of next_token_logits(model, model(src, ys)[:, -1])"
+    return _step_rest(step, m, src, ys, got, i)
 
+
+# %% ../../nbs/course_exercises.ipynb #a26r0037
+def _step_rest(step, m, src, ys, got:int, i:int) -> str:
+    "For a step no listed mistake explains: whether row `i` alone gets another token (rows that mix), else where token `got` ranks."
+    alone = torch.as_tensor(step(m, src[i:i + 1], ys[i:i + 1])).reshape(-1)
+    if alone.numel() == 1 and int(alone) != got:
+        return (f"row {i} alone gets token {int(alone)}, within the batch {got}: the rows influence each other (a max, a softmax or a "
+                "sum over dim 0?); each row's token comes from its own last position, argmax over the vocabulary, dim=-1")
+    lg = next_token_logits(m, m(src, ys)[:, -1])[i]
+    rank, top = int((lg > lg[got]).sum()) + 1, int(lg.argmax())
+    return (f"your token {got} ranks {rank} of {lg.numel()} by row {i}'s last-position scores ({lg[got]:.3g}; the top token {top} has "
+            f"{lg[top]:.3g}): take the argmax of next_token_logits(model, model(src, ys)[:, -1])")
 
 # %% ../../nbs/course_exercises.ipynb #a26c10h03
 def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
