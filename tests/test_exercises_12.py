@@ -265,3 +265,16 @@ def test_rows_ab_mistakes_nobody_listed_are_named_field_by_field(answer, says):
 
 def test_rows_ab_written_otherwise_passes():
     assert _ex.check_rows_ab(_rows_by()) is True
+
+def _beyond_by(threshold):
+    "beyond_noise with the spread replaced by threshold(the other base runs' |BLEU - base BLEU|)."
+    def beyond_noise(recs):
+        base = next(r['bleu'] for r in recs if r['id'] == 'base')
+        seeds = [abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base']
+        return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - base) > threshold(seeds)]
+    return beyond_noise
+
+def test_beyond_noise_threshold_nobody_listed_is_placed(in_nbs):
+    assert_rejects(_ex.check_beyond_noise, _beyond_by(lambda s: 2 * max(s)),
+                   says=r"case 'a loss beyond the noise': got \[\], want \['A'\]\. .*; missing A \(\|d\| = 1\.5\), extra none; yours keeps the variants "
+                        r"with \|d\| above some T in \[1\.5, inf\), the spread is 1")
