@@ -458,3 +458,15 @@ def _sub_by(fwd):
 ])
 def test_sublayer_mistakes_nobody_listed_are_named_by_property(fwd, says):
     assert_rejects(_ex.check_sublayer, _sub_by(fwd), says=says)
+
+from transformer_nb.lib.transformer import count_config_params as _ccp
+from transformer_nb.lib.options import get_model_config as _gmc
+_cnt = lambda tie, v=16000: _ccp(_gmc('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
+
+@pytest.mark.parametrize('counts, says', [
+    (lambda: (_cnt('all') + 2048, _cnt('none') + 2048), r"tied=100,386,816 is not the count of §6\.3's model: it is \+2,048 from §6\.3's count 100,384,768 \(16K read as 16,000\), exactly \+1 LayerNorms 2 d_model"),
+    (lambda: (_cnt('all') + 4 * 1024 * 1024 + 4096, _cnt('none')), r"exactly \+1 attention blocks 4 d_model² \+ 4 d_model"),
+    (lambda: (_cnt('all') + 7, _cnt('none')), r"it is \+7 from §6\.3's count 100,384,768 \(16K read as 16,000\), no sum of the model's blocks"),
+])
+def test_parsing_counts_off_by_blocks_nobody_listed_are_named(counts, says):
+    assert_rejects(_ex.check_parsing_counts, counts, says=says)

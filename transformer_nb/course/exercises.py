@@ -1114,6 +1114,25 @@ def _vocab_slip(which:str, given, count, readings) -> str:
     return ''
 
 
+# %% ../../nbs/course_exercises.ipynb #a26r0041
+def _count_parts(which:str, given:int, count, readings, d:int=1024, dff:int=2048) -> str:
+    "How far a wrong count is from §6.3's, written as a few of the model's blocks (at most two of each) where it can be."
+    tie = 'all' if which == 'tied' else 'none'
+    for v in readings:
+        right = count(tie, v); diff = given - right
+        blocks = {f"embedding matrices {v:,} x {d}": v * d, f"vocabulary-sized bias vectors ({v:,})": v, "attention blocks 4 d_model² + 4 d_model": 4 * d * d + 4 * d,
+                  "feed-forward blocks 2 d_model d_ff + d_ff + d_model": 2 * d * dff + dff + d, "LayerNorms 2 d_model": 2 * d,
+                  "d_model x d_model matrices": d * d, "d_model-sized bias vectors": d}
+        best = None
+        for cs in itertools.product(range(-2, 3), repeat=len(blocks)):
+            if diff and sum(c * b for c, b in zip(cs, blocks.values())) == diff and (best is None or sum(map(abs, cs)) < sum(map(abs, best))): best = cs
+        if best:
+            terms = ' and '.join(f"{'+' if c > 0 else '-'}{abs(c)} {k}" for c, k in zip(best, blocks) if c)
+            return f"it is {diff:+,} from §6.3's count {right:,} (16K read as {v:,}), exactly {terms}: look for where you count those"
+    right = count(tie, readings[0])
+    return (f"it is {given - right:+,} from §6.3's count {right:,} (16K read as {readings[0]:,}), no sum of the model's blocks: "
+            "count the model of get_model_config('base', ...) with its changes")
+
 # %% ../../nbs/course_exercises.ipynb #a26c0611
 @report
 def check_parsing_counts(fn) -> str:
@@ -1148,7 +1167,7 @@ def check_parsing_counts(fn) -> str:
                  if not set(o1) & set(o2)]                                  # two slips at once, in different settings
         why = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)), None) or \
               next((f"{w1}; and {w2}" for w1, w2, over in pairs for v in readings if isinstance(given, int) and given == count(tie, v, **over)),
-                   "count the model of get_model_config('base', ...) with its changes")
+                   _count_parts(which, given, count, readings) or "count the model of get_model_config('base', ...) with its changes")
         raise AssertionError(f"{which}={given:,} is not the count of §6.3's model: {why}" if isinstance(given, int) else
                              f"{which}={given!r} is not a count of parameters: count with count_params or count_config_params")
     return f"tied {tied:,} and untied {untied:,}: the parsing model's counts"
