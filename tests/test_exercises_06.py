@@ -470,3 +470,11 @@ _cnt = lambda tie, v=16000: _ccp(_gmc('base', N=4, d_model=1024, src_vocab=v, tg
 ])
 def test_parsing_counts_off_by_blocks_nobody_listed_are_named(counts, says):
     assert_rejects(_ex.check_parsing_counts, counts, says=says)
+
+@pytest.mark.parametrize('old, new, says', [
+    ("    z = x ", "    z = x + 0.1 * x.mean(0, keepdim=True) ", r"sentence 0 alone gets other logits than within the batch: the sentences influence each other"),
+    ("l.cross_attn(t, z, mask=src_mask)", "l.cross_attn(t, 0.5 * z, mask=src_mask)",
+     r"in the order of the equations; the logits differ at target positions \[0, 1, 2, 3, 4, 5, 6\] of 7, at \[batch \d+, position \d+, token \d+\] yours is"),
+])
+def test_forward_mistakes_nobody_listed_are_named_by_property(old, new, says):
+    assert_rejects(_ex.check_forward, my_forward(old, new), says=says)

@@ -1013,6 +1013,19 @@ def _layer_mistake(m, y, s, t) -> str|None:
     return None
 
 
+# %% ../../nbs/course_exercises.ipynb #a26r0043
+def _forward_rest(fn, m, y, s, t) -> str:
+    "For logits no listed mistake explains: sentences that mix (the first alone gets other logits), else where they differ."
+    with torch.no_grad():
+        alone = fn(m, s[:1], t[:1])
+        if isinstance(alone, torch.Tensor) and alone.shape == y[:1].shape and not torch.allclose(alone, y[:1], atol=1e-5):
+            return ("sentence 0 alone gets other logits than within the batch: the sentences influence each other (a mean, a sum or "
+                    "a softmax over dim 0, or a mask of the wrong shape); every operation acts within a sentence")
+        ref = m(s, t)
+        bad = ((y - ref).abs().amax(-1) > 1e-5).any(0).nonzero().flatten().tolist()
+    return (f"write each sub-layer with its own sub[i].norm, in the order of the equations; the logits differ at target positions "
+            f"{bad[:8]}{' ...' if len(bad) > 8 else ''} of {t.shape[1]}, {_where(y, ref, 'batch position token')}")
+
 # %% ../../nbs/course_exercises.ipynb #a26c0615
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
@@ -1052,7 +1065,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _layer_mistake(m, y, s, t) or "write each sub-layer with its own sub[i].norm, in the order of the equations"
+    return next((w for hit, w in why if hit()), None) or _layer_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_exercises.ipynb #a26c0614
 @report
