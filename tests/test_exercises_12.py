@@ -278,3 +278,7 @@ def test_beyond_noise_threshold_nobody_listed_is_placed(in_nbs):
     assert_rejects(_ex.check_beyond_noise, _beyond_by(lambda s: 2 * max(s)),
                    says=r"case 'a loss beyond the noise': got \[\], want \['A'\]\. .*; missing A \(\|d\| = 1\.5\), extra none; yours keeps the variants "
                         r"with \|d\| above some T in \[1\.5, inf\), the spread is 1")
+
+def test_heads_looking_mistake_nobody_listed_is_placed_head_by_head(in_nbs):
+    top2 = lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(col in torch.as_tensor(w[h, r]).topk(2).indices for r in rows)]
+    assert_rejects(_ex.check_heads_looking, top2, says=r"Likely mistake: yours adds head 1 \(row indices \[0, 1\] peak at key indices \[0, 2\]\), col = 2: compare each row's argmax")

@@ -1986,6 +1986,17 @@ _HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
                    *((f"a weight above {t} is not the largest weight: compare each row's argmax over the keys with `col`",
                       lambda w, rows, col, t=t: _heads(w, lambda h: all(w[h, r, col] > t for r in rows))) for t in (0.5, 0.3, 0.4, 0.25))]
 
+# %% ../../nbs/course_exercises.ipynb #a26r0045
+def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
+    "For heads no listed reading explains: each head yours adds or leaves out, with where its rows put their largest weight."
+    w = torch.as_tensor(w)
+    peaks = lambda h: [int(w[h - 1, r].argmax()) for r in rows] if 1 <= h <= w.shape[0] else None
+    extra = [f"head {h} (row indices {rows} peak at key indices {peaks(h)})" if peaks(h) else f"head {h} (there are {w.shape[0]} heads, numbered 1 to {w.shape[0]})"
+             for h in sorted(set(got) - set(want))]
+    missing = [f"head {h} (row indices {rows} peak at key indices {peaks(h)})" for h in sorted(set(want) - set(got))]
+    return ("; ".join(x for x in (f"yours adds {', '.join(extra)}" if extra else "", f"yours leaves out {', '.join(missing)}" if missing else "") if x)
+            + f", col = {col}: compare each row's argmax over the keys, w[h, r].argmax(), with `col`, for every head")
+
 # %% ../../nbs/course_exercises.ipynb #a26c1103
 @report
 def check_heads_looking(heads_looking, path='../results/attention/multi30k.json') -> str:
@@ -2013,7 +2024,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
     for (name, w, rows, col, want), got in zip(cases, answers):
         if got == want: continue
         hint = next((h for h, f in readings if all(f(w2, r2, c2) == a for (_, w2, r2, c2, _), a in zip(cases, answers))),
-                    "compare each row's argmax over the keys, w[h, r].argmax(), with `col`, for every head")
+                    _heads_rest(w, rows, col, got, want))
         raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
     return f"heads_looking reads a made-up map and the {len(cases) - 1} readings of the text from the stored maps"
 
