@@ -287,3 +287,24 @@ def test_encoding_mistakes_nobody_listed_are_named_by_property(answer, says):
 
 def test_encoding_in_float64_passes():
     assert check_encoding(lambda n, d: _pe_by()(n, d).double()) is True
+
+class _RelBiasBy(nn.Module):
+    "RelativeBias whose table row for the pair (i, j) is row(i, j, K)."
+    row = staticmethod(lambda i, j, K: min(max(j - i, -K), K) + K)
+    def __init__(self, h, K): super().__init__(); self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h))
+    def forward(self, n_q, n_k):
+        idx = torch.tensor([[self.row(i, j, self.K) for j in range(n_k)] for i in range(n_q)])
+        return self.table[idx].permute(2, 0, 1)
+
+class _RelBiasByQuery(_RelBiasBy):
+    row = staticmethod(lambda i, j, K: min(max(j - i, -K), K) + K if i else K)        # the first query gets offset 0's row everywhere
+
+class _RelBiasShifted(_RelBiasBy):
+    row = staticmethod(lambda i, j, K: min(max(j - i - 1, -K), K) + K)                 # offsets counted from the next key
+
+@pytest.mark.parametrize('cls, says', [
+    (_RelBiasByQuery, r"forward\(4, 4\)\[:, 0, 1\] should be table\[3\] .*: \(i, j\) = \(0, 1\) and \(1, 2\) have the same offset j - i = 1 but get rows 2 and 3"),
+    (_RelBiasShifted, r"forward\(4, 4\)\[:, 0, 0\] should be table\[2\] .*: your rows by offset j - i are \{-3: 0, -2: 0, -1: 0, 0: 1, 1: 2, 2: 3, 3: 4\}; the paper's are"),
+])
+def test_relative_bias_mistakes_nobody_listed_are_mapped_by_offset(cls, says):
+    assert_rejects(check_relative_bias, cls, says=says)

@@ -730,6 +730,23 @@ def check_encoding(fn) -> str:
                 (f"your table has {why[0]}" if why else _pe_rest(pe, n, d)))
     return f"{fn.__name__} is the sinusoidal encoding of §3.5"
 
+# %% ../../nbs/course_exercises.ipynb #a26r0047
+def _bias_map(b, table, n_q:int, n_k:int, K:int) -> str:
+    "For a bias no listed mistake explains: the table row each offset j - i gets, beside the paper's, or the pairs of one offset that differ."
+    row = lambda i, j: next((r for r in range(2 * K + 1) if torch.equal(b[:, i, j], table[r])), None)
+    seen = {}
+    for i in range(n_q):
+        for j in range(n_k):
+            r = row(i, j)
+            if r is None: return f": b[:, {i}, {j}] is no row of the table; each entry is a row, table[clamp(j - i, -K, K) + K]"
+            if seen.setdefault(j - i, (i, j, r))[2] != r:
+                i0, j0, r0 = seen[j - i]
+                return (f": (i, j) = ({i0}, {j0}) and ({i}, {j}) have the same offset j - i = {j - i} but get rows {r0} and {r}: the row "
+                        "depends on the offset alone, not on i or j")
+    yours = {o: v[2] for o, v in sorted(seen.items())}
+    return (f": your rows by offset j - i are {yours}; the paper's are {({o: min(max(o, -K), K) + K for o in yours})}, "
+            "clamp(j - i, -K, K) + K")
+
 # %% ../../nbs/course_exercises.ipynb #a26s0507
 def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
     "A name for the wrong bias `b`: the offset flipped (i - j), wrapped instead of clipped, or not shifted by K; '' if none."
@@ -765,7 +782,7 @@ def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
                         ": the offset is not clipped, and a negative index counts from the table's end" if lo is None and hi is None else
                         ": the offset is clipped on one side only, to " + (f"at most {hi}" if lo is None else f"at least {lo}")) + \
                        ": clamp(j - i, -K, K), then add K"
-    return ""
+    return _bias_map(b, table, n_q, n_k, K)
 
 # %% ../../nbs/course_exercises.ipynb #a26s0509
 @report
