@@ -474,6 +474,33 @@ def _loop_mistake(m, got, args, kw) -> str|None:
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
 
 
+# %% ../../nbs/course_exercises.ipynb #a26r0049
+def _loop_heads(ours, got, args, kw) -> str:
+    "Your concatenated heads read back through W^O (square, invertible), head by head against MultiHeadAttention's: which differ, and how."
+    seen = []
+    hook = ours.w_o.register_forward_pre_hook(lambda mod, inp: seen.append(inp[0]))
+    try:
+        with torch.no_grad():
+            ours(*args, **kw); want = seen[0]
+            W, b = ours.w_o.weight.double(), ours.w_o.bias.double()
+            if W.shape[0] != W.shape[1]: return ""
+            mine = torch.linalg.solve(W, (got.double() - b).reshape(-1, W.shape[0]).T).T.reshape(want.shape)
+    finally: hook.remove()
+    h = ours.h; d = want.shape[-1] // h
+    head = lambda t, i: t[..., i * d:(i + 1) * d]
+    bad = [i for i in range(h) if not torch.allclose(head(mine, i), head(want, i).double(), atol=1e-4)]
+    if not bad: return ""
+    out = []
+    for i in bad:
+        other = next((j for j in range(h) if j != i and torch.allclose(head(mine, i), head(want, j).double(), atol=1e-4)), None)
+        c = float((head(mine, i) * head(want, i)).sum() / (head(want, i).double() ** 2).sum())
+        out.append(f"head {i + 1} holds head {other + 1}'s output" if other is not None else
+                   f"head {i + 1} is {c:.3g} times ours" if torch.allclose(head(mine, i), c * head(want, i).double(), atol=1e-4) else
+                   f"head {i + 1} differs ({_where(head(mine, i), head(want, i).double(), 'batch position feature')})")
+    if len(bad) == h and all(x.endswith(')') and ' differs (' in x for x in out): return ""   # every head wrong alike: the case's hint says more
+    return (f"read back through W^O, {len(bad)} of your {h} heads differ: " + '; '.join(out[:3]) + ("; ..." if len(out) > 3 else "")
+            + ": each head i attends with its own W_i^Q, W_i^K, W_i^V, and the heads are concatenated in order, head 1 first")
+
 # %% ../../nbs/course_exercises.ipynb #a26s0206
 @report
 def check_loop_mha(LoopMHA) -> str:
@@ -505,7 +532,7 @@ def check_loop_mha(LoopMHA) -> str:
                  "keys and values from mem" if len(args) > 1 and isinstance(got, torch.Tensor) and got.shape[:2] == args[1].shape[:2] else "")
             err = (got - want).abs().max().item()
             assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
-                                f"{_loaded_rows(loop, ours) or _loop_mistake(ours, got, args, kw) or _LOOP_HINTS[case]}")
+                                f"{_loaded_rows(loop, ours) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
     return "LoopMHA computes what MultiHeadAttention computes, head by head"
 
 # %% ../../nbs/course_exercises.ipynb #a26r0011
