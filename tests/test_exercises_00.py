@@ -138,3 +138,16 @@ def test_rows_padded_to_the_first_sentence_are_named():
     assert_rejects(_ex.check_pad_batch, _pb_first_length, says=r"raised ValueError \(expected sequence of length .*\): the rows still have "
                    r"different lengths; pad every row to the longest sentence, n = max\(len\(s\) for s in seqs\)")
     assert _ex.check_pad_batch(_pb_longest) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _rows(seqs, pad_id): n = max(map(len, seqs)); return [s + [pad_id] * (n - len(s)) for s in seqs]
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda seqs, pad_id=0: torch.tensor(_rows(seqs, pad_id)).T, r"shape \(4, 2\); expected \(2, 4\), one row per sentence, as long as the longest: rows and columns are swapped"),
+    (lambda seqs, pad_id=0: torch.tensor([r + [pad_id] for r in _rows(seqs, pad_id)]), r"shape \(2, 5\); .*: yours is padded to 5, 1 more than the longest sentence \(4\)"),
+    (lambda seqs, pad_id=0: torch.tensor(sorted(_rows(seqs, pad_id), key=lambda r: -len([x for x in r if x != pad_id]))),
+     r"pad_id=9\) gave .*; the rows are in another order: row i is seqs\[i\], padded"),
+    (lambda seqs, pad_id=0: torch.tensor(_rows([s[::-1] for s in seqs], pad_id)), r"row 0 is \[3, 6, 5, 2\], expected \[2, 5, 6, 3\]; yours reversed the sentence"),
+])
+def test_pad_batch_mistakes_nobody_listed_are_named_by_property(answer, says):
+    assert_rejects(check_pad_batch, answer, says=says)

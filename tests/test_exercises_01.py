@@ -33,13 +33,13 @@ def other_right_answer(q, k, v, mask=None):
     w = torch.softmax(s, -1).nan_to_num(0.0)
     return torch.einsum('...ij,...jd->...id', w, v), w
 
-def test_check_attention_passes_right_answers(capsys):
+def testcheck_attention_passes_right_answers(capsys):
     ns = namespace(NB, 'b1d0a004')
     assert ns['check_attention'](ns['my_attention']) is True
     assert ns['check_attention'](other_right_answer) is True
     assert capsys.readouterr().out.count('computes equation (1) with masks') == 2
 
-def test_check_attention_reports_the_stub(capsys):
+def testcheck_attention_reports_the_stub(capsys):
     ns = namespace(NB, 'b1d0a003')                                       # the stub cell calls the check itself
     assert_stub_reported(ns, 'check_attention', 'my_attention', capsys)
 
@@ -52,12 +52,12 @@ def test_check_attention_reports_the_stub(capsys):
     (variant(invert=True), r"padding mask: the weights differ .*the mask is inverted: True means 'may attend'"),
     (variant(fix_empty=False), r"a query with no allowed key must get zero weights .*not NaN"),
     (variant(fill=-1e9, fix_empty=False), r"a query with no allowed key .*not the weights \[0.167, 0.167, 0.167, 0.167, 0.167, 0.167\] \(a large negative fill"),
-    (variant(scale=2.0), r"no mask: the weights differ .*the scale is 1/sqrt\(d_k\), the softmax runs over the keys"),
+    (variant(scale=2.0), r"no mask: the weights differ .*your scores q k\^T are multiplied by 2: the paper divides them by sqrt\(d_k\) = 2.83"),
     (lambda q, k, v, mask=None: None, r"no mask: return a pair \(output, weights\), not NoneType"),
     (lambda q, k, v, mask=None: variant()(q, k, v, mask)[::-1], r"no mask: output \(2, 3, 4, 6\), weights \(2, 3, 4, 5\); expected"),
 ], ids=['no scale', '1/d_k', 'filled with 0', 'filled with 1', 'softmax over queries', 'inverted mask', 'NaN rows', 'filled with -1e9',
         'another scale', 'returns None', 'swapped'])
-def test_check_attention_names_each_mistake(wrong, message):
+def testcheck_attention_names_each_mistake(wrong, message):
     assert_rejects(check_attention, wrong, says=message)
 
 # ---------------------------------------------------------------- exercise 4: check_restricted
@@ -205,7 +205,7 @@ SAYS_CHECK_ATTENTION = {
 }
 
 @pytest.mark.parametrize('label', list(SAYS_CHECK_ATTENTION))
-def test_fresh_wrong_answers_named_by_check_attention(label):
+def test_fresh_wrong_answers_named_bycheck_attention(label):
     "Each wrong answer a new learner writes is refused, with a message that names its mistake."
     assert_rejects(_ex.check_attention, *FRESH['check_attention', label], says=SAYS_CHECK_ATTENTION[label])
 
@@ -261,11 +261,11 @@ def _att(q, k, v, mask=None, dims=(-2, -1)):
     (lambda q, k, v, mask=None: _att(q, k, v, mask, dims=(1, 2)),
      r"^Not yet: no mask: raised RuntimeError \(.*\) on q, k, v of four axes \(B, h, n, d\), and runs on three: count the axes from the end"),
 ], ids=['(weights, output)', 'k.transpose(1, 2)'])
-def test_check_attention_names_the_pair_swapped_and_axes_from_the_front(wrong, says):
+def testcheck_attention_names_the_pair_swapped_and_axes_from_the_front(wrong, says):
     assert_rejects(check_attention, wrong, says=says)
 
 # ---------------------------------------------------------------- the scale taken from the values' size
-def test_check_attention_names_the_scale_by_sqrt_d_v(capsys):
+def testcheck_attention_names_the_scale_by_sqrt_d_v(capsys):
     "q and k have 8 features, v 5: dividing by sqrt(d_v) is named as that, and equation (1) still passes."
     def by_d_v(q, k, v, mask=None):
         s = q @ k.mT / math.sqrt(v.shape[-1])
@@ -292,3 +292,50 @@ def test_k_transposed_on_its_leading_axes_is_named():
 def test_scaling_after_the_softmax_is_named():
     assert_rejects(_ex.check_attention, lambda q, k, v, mask=None: _att_named(q, k, v, mask, after=True),
                    says=r"the weights were divided by sqrt\(d_k\) = 2\.82843 after the softmax, so a query's sum to 0\.354: scale the scores before it")
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+
+def _att_by(scale=None, dim=-1, mul=False, post=None, kT=lambda k: k.transpose(-2, -1), inplace=False):
+    "Equation (1) miswritten one way: the scores times `scale(d_k)`, a softmax over `dim`, a 0/1 mask multiplied in, ..."
+    def attention(q, k, v, mask=None):
+        if inplace: q /= math.sqrt(q.shape[-1])
+        s = q @ kT(k) * (1.0 if inplace else q.shape[-1] ** -0.5 if scale is None else scale(q.shape[-1]))
+        if mask is not None: s = s * mask + (~mask) * float('-inf') if mul else s.masked_fill(~mask, float('-inf'))
+        w = s.softmax(dim)
+        return post(w, v) if post else (w @ v, w)
+    return attention
+
+@pytest.mark.parametrize('answer, says', [
+    (_att_by(scale=lambda d: (d + 1) ** -0.5), r"no mask: .*your scores q k\^T are multiplied by 0\.333: the paper divides them by sqrt\(d_k\) = 2\.83"),
+    (_att_by(scale=lambda d: 0.5 * d ** -0.5), r"no mask: .*multiplied by 0\.177 = 1/\(2 sqrt\(d_k\)\)"),
+    (_att_by(dim=1), r"at \[batch \d, head \d, query \d\] they sum to [\d.]+, and it is the head axis \(dim=1\) that sums to 1"),
+    (_att_by(mul=True), r"padding mask: .*your weights have NaN, first at \[batch 0, head 0, query 0, key 0\], at allowed keys too: -inf times 0"),
+    (_att_by(post=lambda w, v: ((w @ v).float(), w.float())), r"no mask: your output is torch\.float32, the inputs torch\.float64: keep the inputs' dtype"),
+    (_att_by(post=lambda w, v: (w @ v + 0.01, w)), r"no mask: the outputs differ .*the output is weights @ v: at \[batch \d, head \d, query \d, feature \d\] yours is .*, expected .* \(120 of 120 entries differ\)"),
+    (_att_by(kT=lambda k: k.flip(-2).transpose(-2, -1)), r"the rows sum to 1 and the mask is kept, so the scores differ .*: at \[batch \d, head \d, query \d, key \d\] yours is"),
+    (_att_by(inplace=True), r"no mask: attention changed its input q in place \(an in-place operation"),
+])
+def test_attention_mistakes_nobody_listed_are_named_by_property(answer, says):
+    assert_rejects(check_attention, answer, says=says)
+
+def test_attention_computed_otherwise_still_passes():
+    def attention(q, k, v, mask=None):                 # einsum, float64 kept, masked_fill on a copy
+        s = torch.einsum('bhqd,bhkd->bhqk', q, k) / math.sqrt(k.shape[-1])
+        if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+        w = torch.nan_to_num(s.softmax(-1))
+        return torch.einsum('bhqk,bhkd->bhqd', w, v), w
+    assert check_attention(attention) is True
+
+def _mask_by(f, post=lambda m: m[None, None]):
+    "restricted_mask(n, r) as f(i, j, r) over the query and key indices, shaped by `post`."
+    def restricted_mask(n, r):
+        i = torch.arange(n); return post(f(i[:, None], i[None], r))
+    return restricted_mask
+
+@pytest.mark.parametrize('answer, says', [
+    (_mask_by(lambda i, j, r: ((i - j).abs() <= r // 2).float()), r"n=5, r=1: return a bool tensor .*: yours is a 0/1 torch\.float32 mask"),
+    (_mask_by(lambda i, j, r: (i - j).abs() <= r // 2, post=lambda m: m), r"shape \(5, 5\); .*: add the batch and head axes, m\[None, None\]"),
+    (_mask_by(lambda i, j, r: (i - j).abs() <= r // 2 + 2), r"n=5, r=1: .*your mask lets query i see keys i - 2 \.\. i \+ 2; the paper's neighbourhood is i - 0 \.\. i \+ 0"),
+])
+def test_restricted_mask_mistakes_nobody_listed_are_named_by_property(answer, says):
+    assert_rejects(check_restricted, answer, says=says)

@@ -532,3 +532,50 @@ def test_check_loop_mha_names_the_heads_concatenated_out_of_order(order, capsys)
     assert_rejects(check_loop_mha, OutOfOrder, says=rf"^Not yet: d_model=32, h=4, self-attention: off by .*; the heads are "
                    rf"concatenated in the order \[{first}\]: torch\.cat\(heads, -1\) in head order")
     assert check_loop_mha(ns['LoopMHA']) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+_split_ok = lambda x, h: x.view(x.shape[0], x.shape[1], h, -1).transpose(1, 2)
+_merge_ok = lambda x: x.transpose(1, 2).reshape(x.shape[0], x.shape[2], -1)
+
+@pytest.mark.parametrize('split, merge, says', [
+    (lambda x, h: x.view(x.shape[0], x.shape[1], -1, h).permute(0, 3, 1, 2), _merge_ok,
+     r"move h forward; yours is x\.reshape\(2, 5, 4, 3\)\.permute\(0, 3, 1, 2\): the features were split as \(d, h\), so head i takes every h-th feature"),
+    (lambda x, h: _split_ok(x, h).flip(1), _merge_ok, r"move h forward; yours holds the heads in reverse order"),
+    (_split_ok, lambda x: _merge_ok(x.flip(1)), r"in head order; yours concatenates the heads in reverse order"),
+    (_split_ok, lambda x: x.permute(0, 1, 3, 2).reshape(x.shape[0], x.shape[2], -1), r"yours is heads\.permute\(0, 1, 3, 2\)\.reshape\(B, n, h\*d\): transpose\(1, 2\)"),
+])
+def test_head_mistakes_nobody_listed_are_named_by_the_permutation_found(split, merge, says):
+    assert_rejects(_ex.check_heads, split, merge, says=says)
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _loop_by(swap_last=False, scale_head=None):
+    "A LoopMHA written head by head; head `scale_head` (0-based) doubled, or the last two heads swapped."
+    class LoopMHA(nn.Module):
+        def __init__(self, d_model, h):
+            super().__init__(); self.h, self.dk = h, d_model // h
+            self.wq = nn.ModuleList(nn.Linear(d_model, self.dk) for _ in range(h)); self.wk = nn.ModuleList(nn.Linear(d_model, self.dk) for _ in range(h))
+            self.wv = nn.ModuleList(nn.Linear(d_model, self.dk) for _ in range(h)); self.wo = nn.Linear(d_model, d_model)
+        def load_from(self, m):
+            with torch.no_grad():
+                for i in range(self.h):
+                    sl = slice(i * self.dk, (i + 1) * self.dk)
+                    for mine, theirs in ((self.wq[i], m.w_q), (self.wk[i], m.w_k), (self.wv[i], m.w_v)):
+                        mine.weight.copy_(theirs.weight[sl]); mine.bias.copy_(theirs.bias[sl])
+                self.wo.load_state_dict(m.w_o.state_dict())
+        def forward(self, x, mem=None, mask=None):
+            mem = x if mem is None else mem; heads = []
+            for i in range(self.h):
+                q, k, v = self.wq[i](x), self.wk[i](mem), self.wv[i](mem)
+                s = q @ k.transpose(-2, -1) / math.sqrt(self.dk)
+                if mask is not None: s = s.masked_fill(~mask[:, 0] if mask.dim() == 4 else ~mask, float('-inf'))
+                o = s.softmax(-1) @ v
+                if scale_head is not None and i == scale_head: o = o * 2
+                heads.append(o)
+            if swap_last: heads[-1], heads[-2] = heads[-2], heads[-1]
+            return self.wo(torch.cat(heads, -1))
+    return LoopMHA
+
+def test_a_loop_mha_with_one_head_wrong_is_read_back_through_w_o():
+    assert _ex.check_loop_mha(_loop_by()) is True
+    assert_rejects(_ex.check_loop_mha, _loop_by(scale_head=1),
+                   says=r"d_model=32, h=4, self-attention: off by .*; read back through W\^O, 1 of your 4 heads differ: head 2 is 2 times ours")

@@ -51,7 +51,7 @@ def wrong(kind:str):
     return ns, f
 
 @pytest.mark.parametrize('kind, message', [
-    ('no biases', r"d_model=16, d_ff=64: the outputs differ by .*; w_1.bias, w_2.bias should be copied"),
+    ('no biases', r"d_model=16, d_ff=64: the outputs differ by .*; w_1.bias is still all zero: it was not copied from conv\[0\].bias; w_2.bias is still all zero"),
     ('transposed', r"d_model=16, d_ff=64: w_1.weight has shape \(16, 64\); expected \(d_ff, d_model\) = \(64, 16\).*\(no transpose\)"),
     ('sequential', r"d_model=16, d_ff=64: return a FeedForward, not Sequential"),
     ('swapped build', r"^Not yet: d_model=16, d_ff=64: d_model and d_ff are swapped: a Conv1d weight is \(out, in, 1\)"),
@@ -153,11 +153,11 @@ def cf_nodtype(conv):
 add('check_conv_to_ffn', 'halves w_2 (thinks of kernel taps)', ['w_2', 'scale', 'weight'], cf_nodtype)
 SAYS_CHECK_CONV_TO_FFN = {
 "w_2 transposed and reshaped": "w_2\\.weight\\ was\\ transposed:\\ nn\\.Linear\\ stores\\ \\(out,\\ in\\)",
-"forgets biases": "w_1\\.bias,\\ w_2\\.bias\\ should\\ be\\ copied\\ from\\ the\\ convolutions\\ \\(w_1\\ from\\ conv\\[0\\],\\ w_2\\ from\\ conv",
-"second bias zeroed": "w_2\\.bias\\ should\\ be\\ copied\\ from\\ the\\ convolutions\\ \\(w_1\\ from\\ conv\\[0\\],\\ w_2\\ from\\ conv\\[2\\],\\ weigh",
+"forgets biases": r"w_1\.bias is still all zero: it was not copied from conv\[0\]\.bias; w_2\.bias is still all zero: it was not copied from conv\[2\]\.bias",
+"second bias zeroed": r"the outputs differ by 0\.11; w_2\.bias is still all zero: it was not copied from conv\[2\]\.bias",
 "hard-codes 512/2048": "expected\\ \\(d_ff,\\ d_model\\)\\ =\\ \\(64,\\ 16\\),\\ the\\ Conv1d\\ weight\\ \\(out,\\ in,\\ 1\\)\\ without\\ its\\ last\\ axis\\ ",
 "returns nn.Sequential not FeedForward": "return\\ a\\ FeedForward,\\ not\\ Sequential",
-"halves w_2 (thinks of kernel taps)": "w_2\\.weight\\ should\\ be\\ copied\\ from\\ the\\ convolutions\\ \\(w_1\\ from\\ conv\\[0\\],\\ w_2\\ from\\ conv\\[2\\],\\ wei"
+"halves w_2 (thinks of kernel taps)": r"the outputs differ by 0\.37; w_2\.weight is conv\[2\]\.weight times 0\.5"
 }
 
 @pytest.mark.parametrize('label', list(SAYS_CHECK_CONV_TO_FFN))
@@ -198,3 +198,33 @@ def test_the_kernel_axis_kept_and_the_relu_copied_are_named():
                    says=r"raised RuntimeError \(.*\): a Conv1d weight is \(out, in, 1\), an nn\.Linear weight \(out, in\): drop the kernel axis, weight\[:, :, 0\]")
     assert_rejects(_ex.check_conv_to_ffn, lambda conv: _c2f_named(conv, second=1),
                    says=r"raised AttributeError \('ReLU' object has no attribute 'weight'\): conv\[1\] is the ReLU, which has no weights; the convolutions are conv\[0\] and conv\[2\]")
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+from transformer_nb.ffn import FeedForward as _FFN
+
+def _c2f_by(body):
+    "A conv_to_ffn that builds FeedForward(d_model, d_ff) and fills it with `body(f, conv)`."
+    def conv_to_ffn(conv):
+        d_ff, d_model, _ = conv[0].weight.shape; f = _FFN(d_model, d_ff); body(f, conv); return f
+    return conv_to_ffn
+
+def _copy_all(f, c, b1=None, b2=None):
+    with torch.no_grad():
+        f.w_1.weight.copy_(c[0].weight[..., 0]); f.w_2.weight.copy_(c[2].weight[..., 0])
+        f.w_1.bias.copy_(c[0].bias if b1 is None else b1); f.w_2.bias.copy_(c[2].bias if b2 is None else b2)
+
+def _grab(f, c):
+    c[0].weight.data = c[0].weight.data[..., 0]; _copy_all(f, c)
+
+@pytest.mark.parametrize('body, says', [
+    (lambda f, c: f.w_1.weight.copy_(c[0].weight[..., 0]), r"d_model=16, d_ff=64: raised RuntimeError \(a leaf Variable.*\): .* do it under torch\.no_grad\(\)"),
+    (lambda f, c: setattr(f.w_1, 'weight', c[0].weight[..., 0]), r"raised TypeError \(cannot assign .*\): a layer's weight must stay an nn\.Parameter"),
+    (lambda f, c: _copy_all(f, c, b1=c[2].bias, b2=c[0].bias), r"d_model=16, d_ff=64: w_1\.bias holds conv\[2\]\.bias, not conv\[0\]\.bias; w_2\.bias holds conv\[0\]\.bias"),
+    (_grab, r"d_model=16, d_ff=64: conv_to_ffn changed the convolutions' 0\.weight: .*leave conv as it was"),
+    (lambda f, c: _copy_all(f, c, b2=c[2].bias * 3), r"the outputs differ by .*; w_2\.bias is conv\[2\]\.bias times 3"),
+])
+def test_conv_to_ffn_mistakes_nobody_listed_are_named_by_property(body, says):
+    assert_rejects(check_conv_to_ffn, _c2f_by(body), says=says)
+
+def test_conv_to_ffn_by_squeeze_passes():
+    assert check_conv_to_ffn(_c2f_by(_copy_all)) is True

@@ -68,7 +68,7 @@ def wrong(kind:str):
     ('divided', r"a zero padding row: the outputs differ by .*; you divided by sqrt\(d_model\) = 4: multiply by it"),
     ('N(0, 1)', r"initialisation: the rows have a standard deviation of [01]\.\d+, not 1/sqrt\(d_model\) = 0.25"),
     ('pad row not zeroed', r"initialisation: the padding row E\[PAD_ID\] must start at zero"),
-    ('two parameters', r"MyEmbeddings\(50, 16\) holds parameters of shapes \[\(50, 16\), \(16,\)\]: hold one nn.Parameter E"),
+    ('two parameters', r"MyEmbeddings\(50, 16\) holds \{'E': \(50, 16\), 'bias': \(16,\)\}: bias \(16,\) extra: the embedding is a lookup alone"),
 ])
 def test_check_my_embeddings_names_each_mistake(kind, message):
     ns, Wrong = wrong(kind)
@@ -187,3 +187,25 @@ class _OneParameter(nn.Module):
 def test_an_nn_embedding_inside_is_named():
     assert_rejects(_ex.check_my_embeddings, _LutInside, says=r"MyEmbeddings holds an nn\.Embedding: this exercise writes the lookup without it, one nn\.Parameter E")
     assert _ex.check_my_embeddings(_OneParameter) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+
+
+class _ByLinear(nn.Module):
+    "A one-hot vector through an nn.Linear: the same numbers, but not the Parameter E the exercise asks for."
+    def __init__(self, vocab, d_model): super().__init__(); self.proj, self.d = nn.Linear(vocab, d_model, bias=False), d_model
+    def forward(self, t): return self.proj(nn.functional.one_hot(t, self.proj.in_features).float()) * math.sqrt(self.d)
+
+class _Shifted(nn.Module):
+    "The right table, looked up one id too far."
+    def __init__(self, vocab, d_model):
+        super().__init__(); self.E = nn.Parameter(torch.randn(vocab, d_model) / math.sqrt(d_model)); self.d = d_model
+        with torch.no_grad(): self.E[0] = 0
+    def forward(self, t): return self.E[(t + 1) % self.E.shape[0]] * math.sqrt(self.d)
+
+@pytest.mark.parametrize('answer, says', [
+    (_ByLinear, r"MyEmbeddings\(50, 16\) holds \{'proj.weight': \(16, 50\)\}: an nn.Linear \(proj\) computes x W\^T \+ b on vectors, not a lookup by id"),
+    (_Shifted, r"a zero padding row: the outputs differ by .*; 8 of 8 positions differ, first at \[batch 0, position 0\] \(token 5\): yours holds row 6 of E there"),
+])
+def test_my_embeddings_mistakes_nobody_listed_are_named_by_property(answer, says):
+    assert_rejects(check_my_embeddings, answer, says=says)

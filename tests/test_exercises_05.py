@@ -267,3 +267,44 @@ def test_a_half_precision_table_is_named():
     assert_rejects(_ex.check_encoding, lambda n, d: sinusoidal_encoding(n, d).half(),
                    says=r"is torch\.float16, which rounds the table to about 3 digits: return float32 \(or compute in float64\)")
     assert _ex.check_encoding(sinusoidal_encoding) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * i / d), odd=torch.cos):
+    "The sinusoidal table with pair i's angle `ang(pos, i, d)` and `odd` in the odd dimensions."
+    def my_encoding(n, d):
+        pos, i = torch.arange(n, dtype=torch.float64)[:, None], torch.arange(d // 2, dtype=torch.float64)
+        a = ang(pos, i, d); return torch.stack([a.sin(), odd(a)], -1).flatten(1).float()
+    return my_encoding
+
+@pytest.mark.parametrize('answer, says', [
+    (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (3 * i / d)), r"d_model=16: PE\[1, 2\] .*: your pair i turns by 1 x 10000\^\(-3 i / d_model\) per position"),
+    (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 1) / d)), r"your pair i turns by 0\.3162 x 10000\^\(-2 i / d_model\) per position"),
+    (_pe_by(odd=torch.sin), r"d_model=2: .*at position 0 every even dimension is sin\(0\) = 0 and every odd one cos\(0\) = 1; yours starts \[0\.0, 0\.0\]"),
+    (_pe_by(ang=lambda pos, i, d: pos / (1 + i)), r"pair 2 \(dimensions 4, 5\) turns by 0\.3333 per position, the formula's by 1 / 10000\^\(2\*2/16\) = 0\.1"),
+])
+def test_encoding_mistakes_nobody_listed_are_named_by_property(answer, says):
+    assert_rejects(check_encoding, answer, says=says)
+
+def test_encoding_in_float64_passes():
+    assert check_encoding(lambda n, d: _pe_by()(n, d).double()) is True
+
+class _RelBiasBy(nn.Module):
+    "RelativeBias whose table row for the pair (i, j) is row(i, j, K)."
+    row = staticmethod(lambda i, j, K: min(max(j - i, -K), K) + K)
+    def __init__(self, h, K): super().__init__(); self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h))
+    def forward(self, n_q, n_k):
+        idx = torch.tensor([[self.row(i, j, self.K) for j in range(n_k)] for i in range(n_q)])
+        return self.table[idx].permute(2, 0, 1)
+
+class _RelBiasByQuery(_RelBiasBy):
+    row = staticmethod(lambda i, j, K: min(max(j - i, -K), K) + K if i else K)        # the first query gets offset 0's row everywhere
+
+class _RelBiasShifted(_RelBiasBy):
+    row = staticmethod(lambda i, j, K: min(max(j - i - 1, -K), K) + K)                 # offsets counted from the next key
+
+@pytest.mark.parametrize('cls, says', [
+    (_RelBiasByQuery, r"forward\(4, 4\)\[:, 0, 1\] should be table\[3\] .*: \(i, j\) = \(0, 1\) and \(1, 2\) have the same offset j - i = 1 but get rows 2 and 3"),
+    (_RelBiasShifted, r"forward\(4, 4\)\[:, 0, 0\] should be table\[2\] .*: your rows by offset j - i are \{-3: 0, -2: 0, -1: 0, 0: 1, 1: 2, 2: 3, 3: 4\}; the paper's are"),
+])
+def test_relative_bias_mistakes_nobody_listed_are_mapped_by_offset(cls, says):
+    assert_rejects(check_relative_bias, cls, says=says)

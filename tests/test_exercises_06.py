@@ -38,7 +38,7 @@ WRONG = {   # forward(s, x, f) of a wrong sub-layer -> what the check's message 
     'no dropout':         (lambda s, x, f: s.norm(x + f(x)), 'where is the dropout'),
     'returns nothing':    (lambda s, x, f: None, 'must return a tensor shaped like x'),
     'gain and bias unused': (lambda s, x, f: F.layer_norm(x + s.drop(f(x)), x.shape[-1:]), "without the LayerNorm's gain and bias: normalise with your nn.LayerNorm"),
-    'two norms':          (lambda s, x, f: s.norm(x + s.drop(f(s.norm(x)))), 'LayerNorm\\(x \\+ f\\(x\\)\\): add x'),
+    'two norms':          (lambda s, x, f: s.norm(x + s.drop(f(s.norm(x)))), 'your output is LayerNorm\\(x \\+ f\\(LayerNorm\\(x\\)\\)\\): f reads x as it is'),
     'raises':             (lambda s, x, f: x.reshape(3, -1, 7), "RuntimeError: shape '\\[3, -1, 7\\]' is invalid"),
 }
 
@@ -441,3 +441,40 @@ def test_three_untied_matrices_are_named():
     assert_rejects(_ex.check_parsing_counts, lambda: (tied, tied + 3 * 16000 * 1024),
                    says=r"untied=149,536,768 adds three matrices of 16K x d_model to tied=100,384,768, but tied already holds one of them: untied adds two")
     assert _ex.check_parsing_counts(lambda: (tied, tied + 2 * 16000 * 1024)) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _sub_by(fwd):
+    "A sub-layer with one nn.LayerNorm and one nn.Dropout, whose forward is `fwd(self, x, f)`."
+    class SublayerConnection(nn.Module):
+        def __init__(self, d_model, p_drop): super().__init__(); self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)
+        def forward(self, x, f): return fwd(self, x, f)
+    return SublayerConnection
+
+@pytest.mark.parametrize('fwd, says', [
+    (lambda s, x, f: s.norm(x - s.drop(f(x))), r"f\(x\) = 2x: the output is not LayerNorm\(x \+ f\(x\)\); your output is LayerNorm\(x \+ -1 f\(x\)\)"),
+    (lambda s, x, f: s.norm(x + 0.5 * s.drop(f(x))), r"your output is LayerNorm\(x \+ 0\.5 f\(x\)\): the sum is x \+ Dropout\(f\(x\)\), x and f\(x\) once each"),
+    (lambda s, x, f: x + s.drop(f(x)) + 0 * s.norm(x), r"your output is not normalised over the features: .*at \[batch \d, position \d\] they are"),
+    (lambda s, x, f: s.norm(x + s.drop(f(x + x))), r"the output is not LayerNorm\(x \+ f\(x\)\); at \[batch \d, position \d, feature \d\] yours is .* \(80 of 80 entries differ\)"),
+])
+def test_sublayer_mistakes_nobody_listed_are_named_by_property(fwd, says):
+    assert_rejects(_ex.check_sublayer, _sub_by(fwd), says=says)
+
+from transformer_nb.lib.transformer import count_config_params as _ccp
+from transformer_nb.lib.options import get_model_config as _gmc
+_cnt = lambda tie, v=16000: _ccp(_gmc('base', N=4, d_model=1024, src_vocab=v, tgt_vocab=v, tie=tie))
+
+@pytest.mark.parametrize('counts, says', [
+    (lambda: (_cnt('all') + 2048, _cnt('none') + 2048), r"tied=100,386,816 is not the count of §6\.3's model: it is \+2,048 from §6\.3's count 100,384,768 \(16K read as 16,000\), exactly \+1 LayerNorms 2 d_model"),
+    (lambda: (_cnt('all') + 4 * 1024 * 1024 + 4096, _cnt('none')), r"exactly \+1 attention blocks 4 d_model² \+ 4 d_model"),
+    (lambda: (_cnt('all') + 7, _cnt('none')), r"it is \+7 from §6\.3's count 100,384,768 \(16K read as 16,000\), no sum of the model's blocks"),
+])
+def test_parsing_counts_off_by_blocks_nobody_listed_are_named(counts, says):
+    assert_rejects(_ex.check_parsing_counts, counts, says=says)
+
+@pytest.mark.parametrize('old, new, says', [
+    ("    z = x ", "    z = x + 0.1 * x.mean(0, keepdim=True) ", r"sentence 0 alone gets other logits than within the batch: the sentences influence each other"),
+    ("l.cross_attn(t, z, mask=src_mask)", "l.cross_attn(t, 0.5 * z, mask=src_mask)",
+     r"in the order of the equations; the logits differ at target positions \[0, 1, 2, 3, 4, 5, 6\] of 7, at \[batch \d+, position \d+, token \d+\] yours is"),
+])
+def test_forward_mistakes_nobody_listed_are_named_by_property(old, new, says):
+    assert_rejects(_ex.check_forward, my_forward(old, new), says=says)

@@ -133,7 +133,7 @@ def _windowed(q, k, v, r, scale=None, size=None, layout='bhndw', times=False):
 
 @pytest.mark.parametrize('kw, says', [
     (dict(scale=math.sqrt(3)), r"n=10, r=3: .*the scores are divided by sqrt\(r\) = sqrt\(3\): divide them by sqrt\(d_k\) = 4"),
-    (dict(times=True), r"your output has NaN: a score computed as 0 \* -inf .* give the padded rows -inf with masked_fill"),
+    (dict(times=True), r"your output has NaN at queries \[0, 1, 2, 3, 4, 5\] \.\.\.: a score computed as 0 \* -inf .* give the padded rows -inf with masked_fill"),
     (dict(layout='bhnwd'), r"raised RuntimeError \(einsum\(\).*\): Tensor\.unfold\(-2, size, 1\) puts the window's axis last"),
     ('window r', r"n=17, r=8: raised RuntimeError .* for an even r, and runs for r \+ 1: .* unfold\(-2, 2 \* \(r // 2\) \+ 1, 1\)")])
 def test_more_restricted_attention_mistakes_are_named(kw, says):
@@ -142,3 +142,34 @@ def test_more_restricted_attention_mistakes_are_named(kw, says):
 
 def test_the_unfold_answer_passes():
     assert _ex.check_restricted_attention(_windowed) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _win_by(scale=None, times=False, inplace=False, half=False, fill=float('-inf')):
+    "Restricted attention by unfold, miswritten one way: another `scale`, a 0/1 mask multiplied in, q scaled in place, a float16 output."
+    def restricted_attention(q, k, v, r):
+        n, w = q.shape[-2], r // 2
+        if inplace: q /= math.sqrt(q.shape[-1])
+        win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+        s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / (1 if inplace else scale or math.sqrt(q.shape[-1]))
+        j = torch.arange(n)[:, None] + torch.arange(-w, w + 1); out = (j < 0) | (j >= n)
+        s = s * ~out + out * float('-inf') if times else s.masked_fill(out, fill)
+        y = torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))
+        return y.half() if half else y
+    return restricted_attention
+
+@pytest.mark.parametrize('answer, says', [
+    (_win_by(scale=math.sqrt(5)), r"n=10, r=3: .*your scores q k\^T are multiplied by 0\.447: divide them by sqrt\(d_k\) = 4"),
+    (_win_by(scale=8), r"n=10, r=3: .*your scores q k\^T are multiplied by 0\.125 = 1/\(2 sqrt\(d_k\)\)"),
+    (_win_by(inplace=True), r"n=4, r=3: restricted_attention changed its input q in place"),
+    (_win_by(half=True), r"n=4, r=3: your output is torch\.float16, the inputs torch\.float32"),
+])
+def test_restricted_attention_mistakes_nobody_listed_are_named_by_property(answer, says):
+    assert_rejects(_ex.check_restricted_attention, answer, says=says)
+
+def test_window_nan_is_placed_at_the_ends():
+    q, k, v = torch.randn(3, 1, 2, 9, 4).unbind(0)
+    ref = F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(9, 3)); y = ref.clone(); y[..., 8, :] = float('nan')
+    assert _ex._window_rest(None, y, ref, q, k, v, 3).startswith("your output has NaN only at the queries within 1 of an end ([8])")
+
+def test_a_right_window_with_a_large_negative_fill_passes():
+    assert _ex.check_restricted_attention(_win_by(fill=-1e9)) is True

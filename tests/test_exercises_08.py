@@ -220,3 +220,46 @@ def test_merging_right_to_left_and_merging_past_the_pairs_are_named():
     assert_rejects(_ex.check_bpe, *_learner(rtl=True), says=r"segment\('aaa', \[\('a', 'a'\)\]\) gave \['a', 'aa', '</w>'\], not \['aa', 'a', '</w>'\]: merge left to right")
     assert_rejects(_ex.check_bpe, *_learner(stop=False), says=r"learn_bpe\(\{'ab': 1\}, 5\) raised ValueError .*: 'a b </w>' has only 2 merges to make; when no pair is left, stop")
     assert _ex.check_bpe(*_learner()) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+from collections import Counter as _Counter
+from transformer_nb.course.exercises import check_bpe as _check_bpe
+
+def _bpe_by(pick=lambda pairs: min(pairs, key=lambda p: (-pairs[p], p)), clear=False):
+    "learn_bpe and segment as the solution writes them, but the next merge chosen by `pick`, or the caller's counts cleared."
+    def merge(syms, pair):
+        i = 0
+        while i < len(syms) - 1:
+            if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i] + syms[i + 1]]
+            else: i += 1
+        return syms
+    def learn_bpe(word_counts, n_merges):
+        vocab, merges = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}, []
+        if clear: word_counts.clear()
+        for _ in range(n_merges):
+            pairs = _Counter()
+            for syms, c in vocab.items():
+                for a, b in zip(syms, syms[1:]): pairs[a, b] += c
+            if not pairs: break
+            merges.append(pick(pairs)); vocab = {tuple(merge(list(s), merges[-1])): c for s, c in vocab.items()}
+        return merges
+    def segment(word, merges):
+        syms = list(word) + ['</w>']
+        for p in merges: syms = merge(syms, p)
+        return syms
+    return learn_bpe, segment
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(pick=lambda pairs: max(reversed(list(pairs)), key=lambda p: pairs[p])),
+     r"merge 1 should be \('e', 's'\), yours is \('t', '</w>'\): \('t', '</w>'\) and \('e', 's'\) both occur 9 times there: a tie goes to the smallest pair"),
+    (dict(pick=lambda pairs: sorted(pairs, key=lambda p: (-pairs[p], p))[1]),
+     r"merge 1 should be \('e', 's'\), yours is \('s', 't'\): \('s', 't'\) and \('e', 's'\) both occur 9 times"),
+    (dict(clear=True), r"learn_bpe\(\{'low': 5, 'lower': 2, 'newest': 6, 'widest': 3\}, 10\) changed its argument .* into \{\}: work on a copy"),
+])
+def test_bpe_mistakes_nobody_listed_are_named_by_property(kw, says):
+    assert_rejects(_check_bpe, *_bpe_by(**kw), says=says)
+
+def test_a_segment_no_listed_mistake_explains_gets_the_merges_step_by_step():
+    learn_bpe, _ = _bpe_by()
+    assert_rejects(_check_bpe, learn_bpe, lambda word, merges: list(word) + ['</w>'],
+                   says=r"segment\('lowest'\) gave .*: apply each merge, in the order learnt, .*: from l o w e s t </w>, \('e', 's'\) gives l o w es t </w>; ")

@@ -299,3 +299,28 @@ def test_a_loss_divided_by_the_sentences_is_named():
     assert_rejects(_ex.check_label_smoothing, functools.partial(_smoothed, per_row=True),
                    says=r"likely divided by the number of sentences: average over the non-pad tokens, not the rows")
     assert _ex.check_label_smoothing(_smoothed) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _smoothing_by(a, b):
+    "A label-smoothed loss a(eps) x NLL + b(eps) x U over the non-pad positions, U the mean of -log p_i over the vocabulary."
+    def my_label_smoothing(logits, target, eps, pad_id=PAD_ID):
+        lp, keep = logits.log_softmax(-1), target != pad_id
+        return (a(eps) * -lp.gather(-1, target[..., None])[..., 0] - b(eps) * lp.mean(-1))[keep].mean()
+    return my_label_smoothing
+
+@pytest.mark.parametrize('a, b, says', [
+    (lambda e: 1 - e, lambda e: e / 2, r"eps=0\.1, unpadded targets: .*your loss is 0\.9 x NLL \+ 0\.05 x U, for eps=0\.1 it must be \(1 - eps\) = 0\.9 x NLL \+ eps = 0\.1 x U"),
+    (lambda e: 1 - e / 2, lambda e: e, r"your loss is 0\.95 x NLL \+ 0\.1 x U"),
+    (lambda e: 1 - e, lambda e: e * 10 / 11, r"your loss is 0\.9 x NLL \+ 0\.09091 x U"),
+])
+def test_label_smoothing_weights_nobody_listed_are_fitted(a, b, says):
+    assert_rejects(check_label_smoothing, _smoothing_by(a, b), says=says)
+
+@pytest.mark.parametrize('fn, says', [
+    (lambda s, d, w: 0 if s == 0 else d ** -0.5 * min(s ** -0.5, s * w ** -2),
+     r"step 1 .*check the exponent -1\.5\): in the warm-up yours goes as 1 x step\^1 x warmup\^-2 x d_model\^-0\.5, the formula as step\^1 x warmup\^-1\.5 x d_model\^-0\.5"),
+    (lambda s, d, w: 0 if s == 0 else d ** -0.5 * s ** -1.0 * w ** 0.5 if s > w else d ** -0.5 * s * w ** -1.5,
+     r"after the peak .*: in the decay yours goes as 1 x step\^-1 x warmup\^0\.5 x d_model\^-0\.5, the formula as step\^-0\.5 x d_model\^-0\.5"),
+])
+def test_schedule_laws_nobody_listed_are_fitted(fn, says):
+    assert_rejects(check_schedule, fn, says=says)

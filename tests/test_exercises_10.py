@@ -229,3 +229,19 @@ def test_greedy_check_names_a_draw_under_a_fixed_seed(ns, capsys):
     ok, out = verdict(seeded_draw, ns['model'], capsys)
     assert ok is False and ": your step draws its tokens at random (torch.multinomial, a Categorical)" in out, out
     assert verdict(lambda m, s, ys: ntl(m, m(s, ys)[:, -1]).argmax(-1), ns['model'], capsys)[0] is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _mixing(model, src, ys):
+    "One token for every row: the batch's scores summed before the argmax."
+    return next_token_logits(model, model(src, ys)[:, -1]).sum(0).argmax().repeat(len(ys))
+
+def _third(model, src, ys):
+    "The third most probable token."
+    return next_token_logits(model, model(src, ys)[:, -1]).topk(3).indices[:, 2]
+
+@pytest.mark.parametrize('step, says', [
+    (_mixing, r"row \d+ alone gets token \d+, within the batch \d+: the rows influence each other"),
+    (_third, r"your token \d+ ranks 3 of \d+ by row \d+'s last-position scores"),
+])
+def test_greedy_steps_nobody_listed_are_named_by_property(step, says, ns):
+    assert_rejects(_ex.check_greedy_step, step, ns['model'], says=says)

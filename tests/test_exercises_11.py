@@ -188,3 +188,30 @@ def test_character_n_grams_are_named():
     assert_rejects(_ex.check_bleu, functools.partial(_bleu_split, split=list),
                    says=r"Likely mistake: n-grams of characters: split each sentence into words on spaces, h\.split\(\), and count n-grams of words")
     assert _ex.check_bleu(_bleu_split) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+import math as _m
+from collections import Counter as _Counter
+
+def _bleu_by(clip=True, bp='min', add=0, orders=4, tok=str.split):
+    "Corpus BLEU written by hand, miswritten one or more ways at once."
+    def my_bleu(hyps, refs):
+        m, t, c, r = [0] * 4, [0] * 4, 0, 0
+        for h, ref in zip(hyps, refs):
+            h, ref = tok(h), tok(ref); c, r = c + len(h), r + len(ref)
+            for n in range(4):
+                hc, rc = _Counter(zip(*[h[i:] for i in range(n + 1)])), _Counter(zip(*[ref[i:] for i in range(n + 1)]))
+                m[n] += sum(min(k, rc[g]) if clip else k * (g in rc) for g, k in hc.items()); t[n] += max(len(h) - n, 0)
+        b = {'min': 1 if c >= r else _m.exp(1 - r / c), 'ratio': min(1, c / r), 'uncapped': _m.exp(1 - r / c)}[bp]
+        p = [(a + add) / (b_ + add) for a, b_ in zip(m, t)][:orders]
+        return 100 * b * _m.exp(sum(map(_m.log, p)) / orders) if all(p) else 0.0
+    return my_bleu
+
+@pytest.mark.parametrize('answer, says', [
+    (_bleu_by(bp='ratio'), r"case 'a short hypothesis': .*Likely mistake: a brevity penalty of c/r, not exp\(1 - r/c\); the brevity penalty: BP"),
+    (_bleu_by(add=1), r"case 'a short hypothesis': .*Likely mistake: add-one smoothing, \(matches \+ 1\) / \(total \+ 1\)"),
+    (_bleu_by(clip=False, bp='uncapped'), r"Likely mistake: a brevity penalty not capped at 1 and unclipped counts"),
+    (_bleu_by(tok=lambda s: s.replace('.', ' ').split()), r"case 'a short hypothesis': .*sacreBLEU's ingredients here: matches/totals p1 = 6/6, p2 = 4/5, p3 = 3/4, p4 = 2/3, c = 6 hypothesis and r = 11 reference words, BP = 0\.4346"),
+])
+def test_bleu_mistakes_nobody_listed_are_named_by_property(answer, says):
+    assert_rejects(_ex.check_bleu, answer, says=says)

@@ -244,3 +244,41 @@ def test_other_numbers_of_heads_are_named_as_such():
     assert_rejects(_ex.check_rows_ab, lambda base: _rows(base, 4),
                    says=r"row \(A\) has \[1, 2, 16, 32\] heads, not \[1, 4, 16, 32\]: h/8 \(at least 1\), h/2, 2h and 4h of the base's h = 8")
     assert _ex.check_rows_ab(_rows) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _rows_by(A=lambda k, d, h, dk, dv: dict(h=k, d_k=d // k, d_v=d // k), B=lambda x, d, h, dk, dv: dict(d_k=x, d_v=dv)):
+    "rows_ab with the overrides of row (A) made by `A(k, ...)` and of row (B) by `B(x, ...)`."
+    def rows_ab(base):
+        d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h; dv = base.get('d_v') or dk
+        return {**{f'A-h{k}': A(k, d, h, dk, dv) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
+                **{f'B-dk{x}': B(x, d, h, dk, dv) for x in (dk // 4, dk // 2)}}
+    return rows_ab
+
+@pytest.mark.parametrize('answer, says', [
+    (_rows_by(A=lambda k, d, h, dk, dv: dict(h=k, d_k=h * dk // k, d_v=h * dk // k)),
+     r"a base with its own d_k\) .*: A-h1: d_k is 128, expected 256: h x d_k stays the base's 128, yet row \(A\) divides d_model = 256"),
+    (_rows_by(B=lambda x, d, h, dk, dv: dict(h=h, d_k=x, d_v=dv)), r"B-dk16: h is 8, which row \(B\) does not set: row \(B\) keeps the base's h: set d_k and d_v only"),
+    (_rows_by(A=lambda k, d, h, dk, dv: dict(h=k, d_k=d // k)), r"A-h1: d_v is None, expected 512: A-h1 has no d_v"),
+])
+def test_rows_ab_mistakes_nobody_listed_are_named_field_by_field(answer, says):
+    assert_rejects(_ex.check_rows_ab, answer, says=says)
+
+def test_rows_ab_written_otherwise_passes():
+    assert _ex.check_rows_ab(_rows_by()) is True
+
+def _beyond_by(threshold):
+    "beyond_noise with the spread replaced by threshold(the other base runs' |BLEU - base BLEU|)."
+    def beyond_noise(recs):
+        base = next(r['bleu'] for r in recs if r['id'] == 'base')
+        seeds = [abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base']
+        return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - base) > threshold(seeds)]
+    return beyond_noise
+
+def test_beyond_noise_threshold_nobody_listed_is_placed(in_nbs):
+    assert_rejects(_ex.check_beyond_noise, _beyond_by(lambda s: 2 * max(s)),
+                   says=r"case 'a loss beyond the noise': got \[\], want \['A'\]\. .*; missing A \(\|d\| = 1\.5\), extra none; yours keeps the variants "
+                        r"with \|d\| above some T in \[1\.5, inf\), the spread is 1")
+
+def test_heads_looking_mistake_nobody_listed_is_placed_head_by_head(in_nbs):
+    top2 = lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(col in torch.as_tensor(w[h, r]).topk(2).indices for r in rows)]
+    assert_rejects(_ex.check_heads_looking, top2, says=r"Likely mistake: yours adds head 1 \(row indices \[0, 1\] peak at key indices \[0, 2\]\), col = 2: compare each row's argmax")

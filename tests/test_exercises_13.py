@@ -262,3 +262,40 @@ def test_f1_averaged_over_the_sentences_is_named():
     assert_rejects(_ex.check_corpus_prf, functools.partial(_prf_mean, mean_f1=True),
                    says=r"Likely mistake: F1 averaged over the sentences: it comes from the corpus's precision and recall, 2PR / \(P \+ R\)")
     assert _ex.check_corpus_prf(_prf_mean) is True
+
+# ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
+def _prf_by(P=None, R=None, F=None):
+    "Corpus precision, recall and F1 in percent, each replaced by the function of the counts given."
+    def corpus_prf(counts):
+        m, r, p = (sum(c[i] for c in counts) for i in range(3))
+        right = (100 * m / p, 100 * m / r, 200 * m / (r + p))
+        return tuple(f(counts) if f else x for f, x in zip((P, R, F), right))
+    return corpus_prf
+
+@pytest.mark.parametrize('answer, says', [
+    (_prf_by(R=lambda cs: 100 * sum(c[0] / c[1] for c in cs) / len(cs)),
+     r"case 'a failed parse': .*Likely mistake: your recall 50 is the sentences' recalls averaged; it is matched / reference of the summed counts = 54\.55"),
+    (_prf_by(P=lambda cs: sum(c[0] for c in cs) / sum(c[2] for c in cs)), r"your precision 0\.8571 is matched / parse of the summed counts as a fraction, not in percent"),
+    (_prf_by(F=lambda cs: 100 * (sum(c[0] for c in cs) ** 2 / sum(c[1] for c in cs) / sum(c[2] for c in cs)) ** 0.5), r"your F1 92\.58 is sqrt\(PR\), the geometric mean"),
+    (_prf_by(F=lambda cs: 50.0), r"your F1 50 is none of the usual formulas; it is 2PR / \(P \+ R\) of the corpus's P and R = 92\.31"),
+])
+def test_corpus_prf_mistakes_nobody_listed_are_named_by_property(answer, says):
+    assert_rejects(_ex.check_corpus_prf, answer, says=says)
+
+def _lin_by(word=lambda t: t[0], root=True):
+    "linearize written by hand, each leaf written by `word(preterminal)`, the root's brackets kept or not."
+    from transformer_nb.parsing import coarse_label, is_preterminal
+    def lin(t):
+        if is_preterminal(t): return word(t)
+        return ' '.join([f'({coarse_label(t.label())}'] + [lin(c) for c in t] + [f'){coarse_label(t.label())}'])
+    def linearize_mine(t): return lin(t) if root else ' '.join(lin(c) for c in t)
+    return linearize_mine
+
+@pytest.mark.parametrize('answer, says', [
+    (_lin_by(word=lambda t: t[0].lower()), r"^Not yet: John's tree: token 2 is 'john' where linearize writes 'John'; a word changed its case: write each leaf as it is, no \.lower\(\)\n$"),
+    (_lin_by(root=False), r"token 0 is '\(NP' where linearize writes '\(S'; the root's brackets are missing: linearize the whole tree, from \(S to \)S"),
+    (_lin_by(word=lambda t: t.label()), r"a POS tag in the output"),
+    (_lin_by(word=lambda t: 'XX'), r"^Not yet: John's tree: token 2 is 'XX' where linearize writes 'John'; the brackets are right but the words are not"),
+])
+def test_linearize_mistakes_nobody_listed_are_named_in_one_line(answer, says):
+    assert_rejects(_ex.check_linearize, answer, says=says)

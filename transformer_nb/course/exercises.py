@@ -43,6 +43,23 @@ def report(check):
         return False
     return run
 
+# %% ../../nbs/course_exercises.ipynb #a26r0017
+def _pad_shape(shape:tuple, B:int, n:int) -> str:
+    "What a wrong shape of a padded batch shows: rows and columns swapped, padded too far, or cut short."
+    if shape == (n, B): return ": rows and columns are swapped, one column per sentence: pad_sequence needs batch_first=True (or take .T)"
+    if len(shape) == 2 and shape[0] == B and shape[1] > n: return f": yours is padded to {shape[1]}, {shape[1] - n} more than the longest sentence ({n})"
+    if len(shape) == 2 and shape[0] == B and shape[1] < n: return f": yours is cut to {shape[1]}, the longest sentence has {n}; pad every row up to the longest, cut none"
+    return ""
+
+def _pad_rows(got, want, seqs) -> str:
+    "Which row of a padded batch is wrong, and how: rows in another order, a reversed sentence, or the row itself."
+    g, w = got.tolist(), want.tolist()
+    if sorted(g) == sorted(w): return "the rows are in another order: row i is seqs[i], padded; keep the sentences' order"
+    i = next(i for i, (a, b) in enumerate(zip(g, w)) if a != b); s = seqs[i]
+    rev = g[i][:len(s)] == s[::-1] or g[i][len(g[i]) - len(s):] == s[::-1]
+    return (f"each row holds the sentence's ids, then pad_id up to the longest: row {i} is {g[i]}, expected {w[i]}"
+            + ("; yours reversed the sentence" if rev else ""))
+
 # %% ../../nbs/course_exercises.ipynb #a26s0005
 @report
 def check_pad_batch(pad_batch) -> str:
@@ -59,13 +76,65 @@ def check_pad_batch(pad_batch) -> str:
         assert isinstance(got, torch.Tensor), f"{case} returned a {type(got).__name__}: return a tensor"
         assert got.dtype == torch.long, f"{case}: ids are whole numbers, torch.long (what nn.Embedding takes), not {got.dtype}"
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}"
         if torch.equal(got, padded(pad_id)): continue
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
                 else f"you padded with 0, not with pad_id={pad_id}" if torch.equal(got, padded(0))
-                else "each row holds the sentence's ids, then pad_id up to the longest")
+                else _pad_rows(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     return "pad_batch pads on the right with pad_id, as pad_ids in 08_data does"
+
+# %% ../../nbs/course_exercises.ipynb #a26r0001
+def _at(t:torch.Tensor, axes:str) -> tuple:
+    "The index of `t`'s largest entry (NaN first), and its place named by `axes` (one word an axis, '' to skip one)."
+    d = t.nan_to_num(float('inf')).abs()
+    i = tuple(int(x) for x in torch.unravel_index(d.argmax(), d.shape))
+    return i, ', '.join(f'{a} {x}' for a, x in zip(axes.split(' '), i) if a)
+
+def _where(got, want, axes:str) -> str:
+    "Where `got` and `want` differ most: the element's place, both values, and how many elements differ."
+    i, place = _at(got - want, axes)
+    bad = ((got - want).abs() > 1e-5) | got.isnan()
+    return f"at [{place}] yours is {got[i].item():.4g}, expected {want[i].item():.4g} ({int(bad.sum())} of {bad.numel()} entries differ)"
+
+def _scale_name(c:float, d_k:int, d_v:int|None=None, n_k:int|None=None) -> str:
+    "The factor `c` that multiplies the scores, named by the expression it matches (to 1%), or by its value."
+    known = {f'1/sqrt(d_k) = 1/{d_k ** 0.5:.3g}': d_k ** -0.5, f'1/d_k = 1/{d_k}': 1 / d_k, '1 (no scaling)': 1.0,
+             f'sqrt(d_k) = {d_k ** 0.5:.3g}': d_k ** 0.5, f'd_k = {d_k}': float(d_k), f'1/(2 d_k) = 1/{2 * d_k}': 1 / (2 * d_k),
+             '2/sqrt(d_k)': 2 * d_k ** -0.5, '1/(2 sqrt(d_k))': 0.5 * d_k ** -0.5, f'1/d_k^2 = 1/{d_k ** 2}': d_k ** -2.0}
+    if d_v: known |= {f'1/sqrt(d_v) = 1/sqrt({d_v})': d_v ** -0.5, f'1/d_v = 1/{d_v}': 1 / d_v}
+    if n_k: known |= {f'1/sqrt(n) = 1/sqrt({n_k}), n the number of keys': n_k ** -0.5, f'1/n = 1/{n_k}, n the number of keys': 1 / n_k}
+    name = next((k for k, x in known.items() if abs(c / x - 1) < 0.01), None)
+    return f"{c:.3g} = {name}" if name else f"{c:.3g}"
+
+# %% ../../nbs/course_exercises.ipynb #a26r0005
+def _fit_scale(err) -> tuple[float, float]:
+    "The factor c > 0 that makes `err(c)` smallest (a grid on a log scale, then refined), and that error."
+    ts = [t / 8 for t in range(-96, 41)]
+    t = min(ts, key=lambda t: err(2 ** t))
+    lo, hi = t - 0.125, t + 0.125
+    for _ in range(30):
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        lo, hi = (lo, b) if err(2 ** a) < err(2 ** b) else (a, hi)
+    return 2 ** lo, err(2 ** lo)
+
+def _changed(before:dict, after:dict) -> str|None:
+    "The name of the first input that a call changed in place (a dict of tensors before, cloned, and after), or None."
+    return next((n for n, a in before.items() if isinstance(a, torch.Tensor) and not torch.equal(a, after[n])), None)
+
+_IN_PLACE = ("changed its input {} in place (an in-place operation: /=, +=, masked_fill_, mul_, or a slice assigned): compute new "
+             "tensors and leave the inputs as they are")
+
+def _call_kept(fn, args:dict, case:str):
+    "`fn(*args.values())`, an input changed in place named."
+    kept = {n: a.clone() if isinstance(a, torch.Tensor) else a for n, a in args.items()}
+    res = fn(*args.values())
+    assert (c := _changed(kept, args)) is None, f"{case}: {_names([fn])} " + _IN_PLACE.format(c)
+    dt = next(a.dtype for a in args.values() if isinstance(a, torch.Tensor) and a.is_floating_point())
+    low = next((t.dtype for t in (res if isinstance(res, tuple) else (res,)) if isinstance(t, torch.Tensor)
+                and t.is_floating_point() and torch.finfo(t.dtype).eps > torch.finfo(dt).eps), None)
+    assert low is None, f"{case}: your output is {low}, the inputs {dt}: keep the inputs' dtype (no .float(), .half() or a dtype= of your own)"
+    return res
 
 # %% ../../nbs/course_exercises.ipynb #a26s0102
 def _weights(q, k, mask=None, scale=None, dim=-1, invert=False, fill=float('-inf')):
@@ -102,11 +171,33 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
         if (w.nan_to_num(0.0).abs() * ~m).amax() > 1e-6:
             return (f"masked keys still get weight (up to {(w.nan_to_num(0.0).abs() * ~m).amax():.2g}): a finite fill leaves "
                     "them some; set the masked scores to -inf before the softmax (e^-inf = 0)")
-    rows = w.nan_to_num(0.0).sum(-1)
     if any(torch.allclose(w.nan_to_num(0.0), _weights(q, k, mask, scale=s) * d_k ** -0.5, atol=1e-6) for s in (1.0, None)): return f"the weights were divided by sqrt(d_k) = {d_k ** 0.5:g} after the softmax, so a query's sum to {d_k ** -0.5:.3g}: scale the scores before it, softmax(q k^T / sqrt(d_k))"
-    if not torch.allclose(rows[rows > 0], torch.ones_like(rows[rows > 0]), atol=1e-6):
-        return "a query's weights must sum to 1 over the keys: softmax(scores, dim=-1)"
-    return "the scale is 1/sqrt(d_k), the softmax runs over the keys (last axis), masked scores are -inf"
+    return _weights_rest(w, q, k, mask, d_v)
+
+# %% ../../nbs/course_exercises.ipynb #a26r0003
+def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
+    "Past the listed mistakes: NaN by its place, a scale fitted to the weights, the axis that sums to 1, or the entry that differs most."
+    d_k, want, axes = q.shape[-1], _weights(q, k, mask), ' '.join(['batch', 'head', 'query', 'key'][-w.dim():])
+    allowed = torch.ones(w.shape, dtype=torch.bool) if mask is None else mask.expand(w.shape)
+    if w.isnan().any():
+        where = "at masked keys only" if not w[allowed].isnan().any() else "at allowed keys too"
+        return (f"your weights have NaN, first at [{_at(w, axes)[1]}], {where}: -inf times 0 (a 0/1 mask multiplied in) or "
+                "-inf minus -inf is NaN; fill the masked scores with masked_fill(~mask, float('-inf')) and take the softmax")
+    ok = allowed & (w > 1e-12)                                        # fit c: log w = c q k^T + a row's constant
+    s, lw = (q @ k.mT).expand(w.shape), torch.where(ok, w.clamp_min(1e-300).log(), 0.0)
+    mean = lambda x: (x * ok).sum(-1, keepdim=True) / ok.sum(-1, keepdim=True).clamp_min(1)
+    x, y = (s - mean(s)) * ok, (lw - mean(lw)) * ok
+    c = float((x * y).sum() / (x * x).sum().clamp_min(1e-300))
+    if c > 0 and torch.allclose(w, _weights(q, k, mask, scale=c), atol=1e-6):
+        return (f"your scores q k^T are multiplied by {_scale_name(c, d_k, d_v, k.shape[-2])}: the paper divides them by "
+                f"sqrt(d_k) = {d_k ** 0.5:.3g}, the size of a query or key, before the softmax")
+    if not torch.allclose(w.sum(-1), torch.ones(()).to(w), atol=1e-6):
+        sums = [a for a in range(w.dim() - 1) if torch.allclose(w.sum(a), torch.ones(()).to(w), atol=1e-6)]
+        i, place = _at(w.sum(-1, keepdim=True) - 1, axes.rsplit(' ', 1)[0] + ' ')
+        return (f"each query's weights must sum to 1 over the keys, softmax(scores, dim=-1); at [{place}] they sum to {w.sum(-1, keepdim=True)[i].item():.4g}"
+                + (f", and it is the {axes.split()[sums[0]]} axis (dim={sums[0]}) that sums to 1" if sums else ""))
+    return (f"the rows sum to 1 and the mask is kept, so the scores differ from q k^T / sqrt(d_k): {_where(w, want, axes)}; "
+            "check that k is transposed on its last two axes (k.transpose(-2, -1)) and q, k are not swapped")
 
 # %% ../../nbs/course_exercises.ipynb #a26s9006
 def _runs(fn, *args) -> bool:
@@ -128,7 +219,7 @@ def check_attention(fn) -> str:
     pad = torch.tensor([[1, 1, 1, 1, 0, 0], [1, 1, 1, 1, 1, 1]]).bool()[:, None, None]  # (B, 1, 1, n_k): 2 pad keys
     causal = torch.ones(4, 6).bool().tril()                                             # (n_q, n_k)
     for name, m in {'no mask': None, 'padding mask': pad, 'causal mask': causal, 'both masks': pad & causal}.items():
-        try: res = fn(q, k, v, m)
+        try: res = _call_kept(fn, dict(q=q, k=k, v=v, mask=m), name)
         except RuntimeError as e:                                                       # 4 axes fail; do 3?
             axes = next((a for a, s in ((3, (0,)), (2, (0, 0))) if _runs(fn, q[s], k[s], v[s])), None)
             if axes is None: raise e from None
@@ -144,7 +235,8 @@ def check_attention(fn) -> str:
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
                lambda: diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
-        _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs", "the output is weights @ v")
+        _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
+               lambda: "the output is weights @ v: " + _where(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
     none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
     out, w = fn(q, k, v, none)
     nan = bool(w.isnan().any() or out.isnan().any())
@@ -152,6 +244,22 @@ def check_attention(fn) -> str:
         "a query with no allowed key must get zero weights and a zero output, " + ("not NaN" if nan else
         f"not the weights {[round(x, 3) for x in w[0, 0, 2].tolist()]} (a large negative fill spreads them over the masked keys)")
     return f"{fn.__name__} computes equation (1) with masks, as PyTorch's kernel does"
+
+# %% ../../nbs/course_exercises.ipynb #a26r0033
+def _band_story(m, n:int, r:int) -> str:
+    "The band i - lo .. i + hi that the mask `m` (n, n) lets each query see, if it is one, else the first query's keys, beside the paper's."
+    w, j = r // 2, torch.arange(n)
+    lo_hi = next(((lo, hi) for lo in range(-n, n) for hi in range(-n, n) if torch.equal(m, (j[None] - j[:, None] >= -lo) & (j[None] - j[:, None] <= hi))), None)
+    if lo_hi: return f"your mask lets query i see keys i - {lo_hi[0]} .. i + {lo_hi[1]}; the paper's neighbourhood is i - {w} .. i + {w}, r // 2 = {w} on each side"
+    i = int((m != ((j[None] - j[:, None]).abs() <= w)).any(1).nonzero()[0])
+    return f"query {i} may see keys {m[i].nonzero().flatten().tolist()}, the paper's neighbourhood is {[k for k in range(n) if abs(k - i) <= w]}"
+
+def _mask_form(m, n:int) -> str:
+    "What a mask of the wrong type or shape needs."
+    if isinstance(m, torch.Tensor) and m.dtype != torch.bool and set(m.unique().tolist()) <= {0, 1}:
+        return f": yours is a 0/1 {m.dtype} mask; attention fills the scores where ~mask, which needs bool: compare (<=) or .bool()"
+    if isinstance(m, torch.Tensor) and tuple(m.shape) == (n, n): return ": add the batch and head axes, m[None, None]"
+    return ""
 
 # %% ../../nbs/course_exercises.ipynb #a26s0107
 @report
@@ -168,8 +276,8 @@ def check_restricted(restricted_mask) -> str:
     for n, r in cases:
         m = restricted_mask(n, r)
         assert isinstance(m, torch.Tensor) and m.dtype == torch.bool, \
-            f"n={n}, r={r}: return a bool tensor (True = may attend), not {getattr(m, 'dtype', type(m).__name__)}"
-        assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads"
+            f"n={n}, r={r}: return a bool tensor (True = may attend), not {getattr(m, 'dtype', type(m).__name__)}{_mask_form(m, n)}"
+        assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads{_mask_form(m, n)}"
         want = band(n, lambda i, j: abs(i - j) <= r // 2)
         if torch.equal(m[0, 0], want): continue
         i, j = (m[0, 0] != want).nonzero()[0].tolist()
@@ -181,7 +289,7 @@ def check_restricted(restricted_mask) -> str:
                 "r // 2 on each side" if torch.equal(m[0, 0], band(n, lambda i, j: abs(i - j) <= r)) else
                 "the neighbourhood includes its edges: |i - j| <= r // 2, not <" if torch.equal(m[0, 0], band(n, lambda i, j: abs(i - j) < r // 2)) else
                 "True must mean 'may attend': your mask is inverted" if torch.equal(m[0, 0], ~want) else
-                "the neighbourhood is centred on the query: keys on both sides, |i - j| <= r // 2")
+                _band_story(m[0, 0], n, r))
         raise AssertionError(f"n={n}, r={r}: query {i} and key {j} should be {bool(want[i, j])}; {hint}")
     n, r, x = 8, 5, torch.randn(1, 8, 16, generator=torch.Generator().manual_seed(0))
     out = attention(x, x, x, restricted_mask(n, r))[0]
@@ -193,6 +301,31 @@ def check_restricted(restricted_mask) -> str:
     assert torch.allclose(attention(x, x, x, restricted_mask(n, 2 * n - 1))[0], attention(x, x, x)[0], atol=1e-6), \
         f"n={n}, r={2 * n - 1}: a neighbourhood wider than the sentence must give full attention"
     return "restricted_mask gives each query the neighbourhood of size r centred on it"
+
+# %% ../../nbs/course_exercises.ipynb #a26r0029
+def _split_story(heads, x, h:int) -> str:
+    "Which view and permutation of x (B, n, h*d) gives `heads`, read as the mistake it is; or where head 0 differs."
+    B, n, hd = x.shape; d = hd // h
+    head = f"head 0 must hold features 0..{d - 1} of every position (x[..., 0:{d}]): split the last axis into (h, d), then move h forward; "
+    if torch.equal(heads.flip(1), x.view(B, n, h, d).transpose(1, 2)): return head + "yours holds the heads in reverse order"
+    for split in ((B, n, h, d), (B, n, d, h), (B, h, n, d), (B, d, n, h)):
+        v = x.reshape(split)
+        for p in itertools.permutations(range(4)):
+            if v.permute(p).shape == heads.shape and torch.equal(v.permute(p), heads):
+                how = ("the features were split as (d, h), so head i takes every h-th feature" if split[2:] == (d, h)
+                       else "the positions and the features were regrouped before the split" if split[1] != n else "the axes are moved otherwise")
+                return head + f"yours is x.reshape{split}.permute{p}: {how}"
+    return head + _where(heads, x.view(B, n, h, d).transpose(1, 2), 'batch head position feature')
+
+def _merge_story(merged, right) -> str:
+    "Which permutation of the heads (B, h, n, d), or of their order, gives `merged` once reshaped to (B, n, h*d); or where it differs."
+    B, h, n, d = right.shape
+    head = "merge_heads(split_heads(x, h)) must give x back: the heads side by side, in head order; "
+    if torch.equal(right.flip(1).transpose(1, 2).reshape(B, n, h * d), merged): return head + "yours concatenates the heads in reverse order"
+    for p in itertools.permutations(range(4)):
+        if p != (0, 2, 1, 3) and torch.equal(right.permute(p).reshape(B, n, h * d), merged):
+            return head + f"yours is heads.permute{p}.reshape(B, n, h*d): transpose(1, 2) to (B, n, h, d) before the reshape, so that head i fills features i*d .. (i+1)*d - 1"
+    return head + _where(merged, right.transpose(1, 2).reshape(B, n, h * d), 'batch position feature')
 
 # %% ../../nbs/course_exercises.ipynb #a26s0202
 @report
@@ -207,7 +340,7 @@ def check_heads(split_heads, merge_heads) -> str:
     if not torch.equal(heads, right):
         raise AssertionError("split_heads viewed (B, n, h*d) straight as (B, h, n, d): without the transpose, a head holds "
             "features of other positions; view it as (B, n, h, d), then transpose(1, 2)" if torch.equal(heads, x.view(2, 3, 5, 4))
-            else "head 0 must hold features 0..3 of every position (x[..., 0:4]): split the last axis into (h, d), then move h forward")
+            else _split_story(heads, x, 3))
     try: merge_heads(right.contiguous())                              # (B, h, n, d) as attention returns it: contiguous
     except RuntimeError as e:
         if 'view' not in str(e): raise
@@ -224,7 +357,7 @@ def check_heads(split_heads, merge_heads) -> str:
             else "merge_heads interleaved the heads feature by feature (permute(0, 2, 3, 1), h after d): Concat puts head i in features i*d .. (i+1)*d - 1, transpose(1, 2) (B, n, h, d), then reshape" if torch.equal(merged, right.permute(0, 2, 3, 1).reshape(2, 5, 12))
             else f"merge_heads {'added' if torch.allclose(merged[..., :4], right.sum(1)) else 'averaged'} the heads: Concat(head_1, ..., head_h) puts them side "
                  "by side, head i in features i*d .. (i+1)*d - 1 (transpose(1, 2), then reshape)" if any(torch.allclose(merged[..., :4], f) for f in (right.sum(1), right.mean(1)))
-            else "merge_heads(split_heads(x, h)) must give x back: the heads side by side, in head order")
+            else _merge_story(merged, right))
     mha = nn.MultiheadAttention(12, 3, batch_first=True, dtype=torch.float64).eval()   # PyTorch's layer, random biases
     with torch.no_grad():
         for p in (mha.in_proj_bias, mha.out_proj.bias): p.copy_(rnd(*p.shape))
@@ -341,6 +474,33 @@ def _loop_mistake(m, got, args, kw) -> str|None:
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
 
 
+# %% ../../nbs/course_exercises.ipynb #a26r0049
+def _loop_heads(ours, got, args, kw) -> str:
+    "Your concatenated heads read back through W^O (square, invertible), head by head against MultiHeadAttention's: which differ, and how."
+    seen = []
+    hook = ours.w_o.register_forward_pre_hook(lambda mod, inp: seen.append(inp[0]))
+    try:
+        with torch.no_grad():
+            ours(*args, **kw); want = seen[0]
+            W, b = ours.w_o.weight.double(), ours.w_o.bias.double()
+            if W.shape[0] != W.shape[1]: return ""
+            mine = torch.linalg.solve(W, (got.double() - b).reshape(-1, W.shape[0]).T).T.reshape(want.shape)
+    finally: hook.remove()
+    h = ours.h; d = want.shape[-1] // h
+    head = lambda t, i: t[..., i * d:(i + 1) * d]
+    bad = [i for i in range(h) if not torch.allclose(head(mine, i), head(want, i).double(), atol=1e-4)]
+    if not bad: return ""
+    out = []
+    for i in bad:
+        other = next((j for j in range(h) if j != i and torch.allclose(head(mine, i), head(want, j).double(), atol=1e-4)), None)
+        c = float((head(mine, i) * head(want, i)).sum() / (head(want, i).double() ** 2).sum())
+        out.append(f"head {i + 1} holds head {other + 1}'s output" if other is not None else
+                   f"head {i + 1} is {c:.3g} times ours" if torch.allclose(head(mine, i), c * head(want, i).double(), atol=1e-4) else
+                   f"head {i + 1} differs ({_where(head(mine, i), head(want, i).double(), 'batch position feature')})")
+    if len(bad) == h and all(x.endswith(')') and ' differs (' in x for x in out): return ""   # every head wrong alike: the case's hint says more
+    return (f"read back through W^O, {len(bad)} of your {h} heads differ: " + '; '.join(out[:3]) + ("; ..." if len(out) > 3 else "")
+            + ": each head i attends with its own W_i^Q, W_i^K, W_i^V, and the heads are concatenated in order, head 1 first")
+
 # %% ../../nbs/course_exercises.ipynb #a26s0206
 @report
 def check_loop_mha(LoopMHA) -> str:
@@ -372,8 +532,44 @@ def check_loop_mha(LoopMHA) -> str:
                  "keys and values from mem" if len(args) > 1 and isinstance(got, torch.Tensor) and got.shape[:2] == args[1].shape[:2] else "")
             err = (got - want).abs().max().item()
             assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
-                                f"{_loaded_rows(loop, ours) or _loop_mistake(ours, got, args, kw) or _LOOP_HINTS[case]}")
+                                f"{_loaded_rows(loop, ours) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
     return "LoopMHA computes what MultiHeadAttention computes, head by head"
+
+# %% ../../nbs/course_exercises.ipynb #a26r0011
+def _param_story(f, conv) -> str|None:
+    "How each of `f`'s four parameters differs from the convolution's it should copy: shape, transposed, another's, zero, scaled, or where."
+    have = {'conv[0].weight': conv[0].weight[..., 0], 'conv[0].bias': conv[0].bias, 'conv[2].weight': conv[2].weight[..., 0], 'conv[2].bias': conv[2].bias}
+    have = {k: t.detach() for k, t in have.items()}
+    out = []
+    for (k, src), want in zip((('w_1.weight', 'conv[0].weight'), ('w_1.bias', 'conv[0].bias'), ('w_2.weight', 'conv[2].weight'), ('w_2.bias', 'conv[2].bias')), have.values()):
+        got = getattr(getattr(f, k.split('.')[0]), k.split('.')[1]).detach()
+        other = next((o for o, t in have.items() if o != src and t.shape == got.shape and torch.allclose(got, t)), None)
+        if got.shape == want.shape and torch.allclose(got, want): continue
+        out.append(f"{k} has shape {tuple(got.shape)}, {src} {tuple(want.shape)}" if got.shape != want.shape and got.numel() != want.numel() else
+                   f"{k} holds {other}, not {src}" if other else
+                   f"{k} is {src} transposed (nn.Linear stores (out, in), as Conv1d does)" if want.dim() == 2 and got.numel() == want.numel() and torch.allclose(got, want.T.reshape(got.shape)) else
+                   f"{k} is {src} reshaped, not squeezed: drop the kernel axis, weight[:, :, 0]" if want.dim() == 2 and got.shape == want.shape and torch.allclose(got.flatten(), want.T.flatten()) else
+                   f"{k} is still all zero: it was not copied from {src}" if not got.any() else
+                   f"{k} is {src} times {float((got * want).sum() / (want * want).sum()):.3g}" if got.shape == want.shape and torch.allclose(got, want * float((got * want).sum() / (want * want).sum()), atol=1e-6) else
+                   f"{k} was not copied from {src} ({_where(got, want, 'row col' if got.dim() == 2 else 'index')})")
+    return '; '.join(out) or None
+
+def _ffn_call(conv_to_ffn, conv, case:str):
+    "`conv_to_ffn(conv)`; a changed `conv`, an assignment of a plain tensor to a parameter, or an in-place copy under autograd named."
+    kept = {k: v.clone() for k, v in conv.state_dict().items()}
+    try: f, err = conv_to_ffn(conv), None
+    except Exception as e: f, err = None, e
+    st = conv.state_dict()
+    changed = next((k for k, v in kept.items() if k not in st or st[k].shape != v.shape or not torch.equal(st[k], v)), None)
+    assert changed is None, f"{case}: conv_to_ffn changed the convolutions' {changed}: read them, copy into the FeedForward, and leave conv as it was"
+    if isinstance(err, TypeError) and 'cannot assign' in str(err):
+        raise AssertionError(f"{case}: raised TypeError ({err}): a layer's weight must stay an nn.Parameter; copy into it, "
+                             "with torch.no_grad(): f.w_1.weight.copy_(...), or wrap the tensor, nn.Parameter(...)") from None
+    if isinstance(err, RuntimeError) and 'leaf Variable' in str(err):
+        raise AssertionError(f"{case}: raised RuntimeError ({str(err)[:60]}): copying into a parameter in place is tracked by autograd; "
+                             "do it under torch.no_grad() (with torch.no_grad(): f.w_1.weight.copy_(...))") from None
+    if err is not None: raise err
+    return f
 
 # %% ../../nbs/course_exercises.ipynb #a26s0302
 def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the library's class, or the notebook's own
@@ -397,7 +593,7 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
     swapped = (f"d_model={d_model}, d_ff={d_ff}: d_model and d_ff are swapped: a Conv1d weight is (out, in, 1), so "
                "conv[0].weight.shape is (d_ff, d_model, 1), and FeedForward takes (d_model, d_ff)")
     conv = _conv_stack(d_model, d_ff)
-    try: f = conv_to_ffn(conv)
+    try: f = _ffn_call(conv_to_ffn, conv, f"d_model={d_model}, d_ff={d_ff}")
     except AttributeError as e:
         if 'ReLU' not in str(e): raise
         raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised AttributeError ({e}): conv[1] is the ReLU, which has no weights; "
@@ -409,7 +605,7 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
             raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised RuntimeError ({str(e).splitlines()[0][:80]}): a Conv1d weight is (out, in, 1), "
                                  "an nn.Linear weight (out, in): drop the kernel axis, weight[:, :, 0]") from None
         except Exception: raise e from None
-        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: {slip}" if (slip := _copy_slip(f8, sq)) else swapped) from None
+        raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: {slip}" if (slip := _copy_slip(f8, sq) or (st if ' holds ' in (st := _param_story(f8, sq) or '') else None)) else swapped) from None
     assert not (_is(f, FeedForward) and d_model != d_ff and (f.w_1.in_features, f.w_1.out_features) == (d_ff, d_model)), swapped
     return conv, f
 
@@ -428,7 +624,7 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
             pairs = {'w_1.weight': (f.w_1.weight, conv[0].weight[..., 0]), 'w_1.bias': (f.w_1.bias, conv[0].bias),
                      'w_2.weight': (f.w_2.weight, conv[2].weight[..., 0]), 'w_2.bias': (f.w_2.bias, conv[2].bias)}
             wrong = [k for k, (a, b) in pairs.items() if a.shape != b.shape or not torch.allclose(a, b)]
-            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or f"{', '.join(wrong) or 'the weights'} "
+            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _param_story(f, conv) or f"{', '.join(wrong) or 'the weights'} "
                                  "should be copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)"))
         assert count_params(f) == count_params(conv), f"{case}: {count_params(f):,} parameters, the convolutions {count_params(conv):,}"
     return "conv_to_ffn gives a FeedForward that computes what the convolutions compute"
@@ -446,7 +642,30 @@ def _scale_hint(y, E, t, d:int) -> str:
         vocab = E.shape[0]
         return (f"your outputs are the rows of E times {c:.4g}" + (f" = sqrt(vocab) = sqrt({vocab})" if abs(c - vocab ** 0.5) < 1e-3 else "")
                 + f": the factor is sqrt(d_model) = {d ** 0.5:g}")
-    return "index E with the token ids and multiply by sqrt(d_model)"
+    return _emb_where(y, E, t, d)
+
+# %% ../../nbs/course_exercises.ipynb #a26r0019
+def _emb_params(m, vocab:int, d:int) -> str:
+    "What a MyEmbeddings(vocab, d) holds instead of one Parameter E of shape (vocab, d): its parameters named, and what they show."
+    ps = {k: tuple(p.shape) for k, p in m.named_parameters()}
+    lin = next((k for k, s in m.named_modules() if isinstance(s, nn.Linear)), None)
+    why = (f"an nn.Linear ({lin}) computes x W^T + b on vectors, not a lookup by id: hold one nn.Parameter E and index it, E[tokens]" if lin is not None else
+           f"no parameter: a plain tensor attribute is neither trained nor saved; hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})" if not ps else
+           f"{', '.join(f'{k} {s}' for k, s in ps.items() if s != (vocab, d))} extra: the embedding is a lookup alone, no bias or scale to learn" if (vocab, d) in ps.values() else
+           f"E is transposed: it is (vocab, d_model) = ({vocab}, {d}), one row per token" if list(ps.values()) == [(d, vocab)] else
+           f"hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})")
+    return f"MyEmbeddings({vocab}, {d}) holds {ps or 'no parameters'}: {why}"
+
+def _emb_where(y, E, t, d:int) -> str:
+    "Where the outputs differ from E[t] * sqrt(d), for outputs no single factor explains."
+    want = E[t] * d ** 0.5
+    bad = ((y - want).abs().amax(-1) > 1e-5).nonzero().tolist()
+    b, i = bad[0]
+    same = next((j for j in range(E.shape[0]) if torch.allclose(y[b, i], E[j] * d ** 0.5, atol=1e-5)), None)
+    return (f"{len(bad)} of {t.numel()} positions differ, first at [batch {b}, position {i}] (token {t[b, i].item()}): "
+            + (f"yours holds row {same} of E there, not row {t[b, i].item()}: index E with the token ids themselves" if same is not None
+               else f"yours starts {[round(x, 3) for x in y[b, i, :3].tolist()]}, E[{t[b, i].item()}] * sqrt(d_model) starts "
+                    f"{[round(x, 3) for x in want[b, i, :3].tolist()]}: index E with the token ids and multiply by sqrt(d_model)"))
 
 # %% ../../nbs/course_exercises.ipynb #a26s0404
 @report
@@ -457,7 +676,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
     ps = list(mine.parameters())
     assert not any(isinstance(m, nn.Embedding) for m in mine.modules()), "MyEmbeddings holds an nn.Embedding: this exercise writes the lookup without it, one nn.Parameter E of shape (vocab, d_model) indexed with the ids, E[tokens]"
     assert len(ps) == 1 and tuple(ps[0].shape) == (50, 16), \
-        f"MyEmbeddings(50, 16) holds parameters of shapes {[tuple(p.shape) for p in ps]}: hold one nn.Parameter E of shape (vocab, d_model) = (50, 16)"
+        _emb_params(mine, 50, 16)
     E = ps[0]; std = E[1:].std().item()
     assert abs(std - 0.25) < 0.03, f"initialisation: the rows have a standard deviation of {std:.3f}, not 1/sqrt(d_model) = 0.25: draw from N(0, 1/d_model)"
     assert (E[PAD_ID] == 0).all(), "initialisation: the padding row E[PAD_ID] must start at zero"
@@ -502,6 +721,24 @@ def _pe_like(pe:torch.Tensor, n:int, d:int, **kw) -> bool:
     small = _pe_table(n, d, raw=True, **kw).abs() < 1000
     return torch.allclose(pe[small], _pe_table(n, d, **kw)[small], atol=1e-3)
 
+# %% ../../nbs/course_exercises.ipynb #a26r0027
+def _pe_rest(pe, n:int, d:int) -> str:
+    "Past the listed mistakes: what position 0 holds, and each pair's angle at position 1 read back with atan2, fitted as base^(-c i / d_model)."
+    if not (torch.allclose(pe[0, 0::2], torch.zeros(d // 2, dtype=pe.dtype), atol=1e-4) and torch.allclose(pe[0, 1::2], torch.ones(d // 2, dtype=pe.dtype), atol=1e-4)):
+        return (f"at position 0 every even dimension is sin(0) = 0 and every odd one cos(0) = 1; yours starts "
+                f"{[round(x, 4) for x in pe[0, :6].tolist()]}")
+    if n < 2: return "dimension 2i holds sin(pos / 10000^(2i/d_model)), dimension 2i+1 the cosine of the same angle"
+    i = torch.arange(d // 2, dtype=torch.float64)
+    th, want = torch.atan2(pe[1, 0::2], pe[1, 1::2]), 10000 ** (-2 * i / d)       # pair i's angle at position 1
+    if not torch.allclose(pe[1, 0::2] ** 2 + pe[1, 1::2] ** 2, torch.ones_like(th), atol=1e-3):
+        return "dimensions 2i and 2i+1 must hold the sine and the cosine of one angle (sin² + cos² = 1), pair by pair; yours do not"
+    if (th > 0).all() and torch.allclose(th, th[0] * (th[-1] / th[0]) ** (i / max(len(i) - 1, 1)), rtol=1e-3):
+        slope = -math.log(th[-1] / th[0]) / max(len(i) - 1, 1) * d / math.log(10000)   # th_i = th_0 * 10000^(-slope * i / d)
+        return (f"your pair i turns by {th[0]:.4g} x 10000^(-{slope:.3g} i / d_model) per position; the formula's turns by "
+                f"10000^(-2i / d_model): angle pos / 10000^(2i/d_model), with i the pair's index")
+    k = int((th - want).abs().argmax())
+    return f"pair {k} (dimensions {2 * k}, {2 * k + 1}) turns by {th[k]:.4g} per position, the formula's by 1 / 10000^(2*{k}/{d}) = {want[k]:.4g}"
+
 # %% ../../nbs/course_exercises.ipynb #a26s0504
 @report
 def check_encoding(fn) -> str:
@@ -517,9 +754,25 @@ def check_encoding(fn) -> str:
             p, j = bad[0].tolist()
             why = [m for m, kw in _PE_MISTAKES.items() if _pe_like(pe, n, d, **kw)]
             raise AssertionError(f"d_model={d}: PE[{p}, {j}] is {pe[p, j]:.5f}, the formula gives {ref[p, j]:.5f}: " +
-                (f"your table has {why[0]}" if why else "dimension 2i holds sin(pos / 10000^(2i/d_model)), dimension 2i+1 "
-                 "the cosine of the same angle"))
+                (f"your table has {why[0]}" if why else _pe_rest(pe, n, d)))
     return f"{fn.__name__} is the sinusoidal encoding of §3.5"
+
+# %% ../../nbs/course_exercises.ipynb #a26r0047
+def _bias_map(b, table, n_q:int, n_k:int, K:int) -> str:
+    "For a bias no listed mistake explains: the table row each offset j - i gets, beside the paper's, or the pairs of one offset that differ."
+    row = lambda i, j: next((r for r in range(2 * K + 1) if torch.equal(b[:, i, j], table[r])), None)
+    seen = {}
+    for i in range(n_q):
+        for j in range(n_k):
+            r = row(i, j)
+            if r is None: return f": b[:, {i}, {j}] is no row of the table; each entry is a row, table[clamp(j - i, -K, K) + K]"
+            if seen.setdefault(j - i, (i, j, r))[2] != r:
+                i0, j0, r0 = seen[j - i]
+                return (f": (i, j) = ({i0}, {j0}) and ({i}, {j}) have the same offset j - i = {j - i} but get rows {r0} and {r}: the row "
+                        "depends on the offset alone, not on i or j")
+    yours = {o: v[2] for o, v in sorted(seen.items())}
+    return (f": your rows by offset j - i are {yours}; the paper's are {({o: min(max(o, -K), K) + K for o in yours})}, "
+            "clamp(j - i, -K, K) + K")
 
 # %% ../../nbs/course_exercises.ipynb #a26s0507
 def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
@@ -556,7 +809,7 @@ def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
                         ": the offset is not clipped, and a negative index counts from the table's end" if lo is None and hi is None else
                         ": the offset is clipped on one side only, to " + (f"at most {hi}" if lo is None else f"at least {lo}")) + \
                        ": clamp(j - i, -K, K), then add K"
-    return ""
+    return _bias_map(b, table, n_q, n_k, K)
 
 # %% ../../nbs/course_exercises.ipynb #a26s0509
 @report
@@ -606,6 +859,24 @@ def _sublayer_built(cls, p_drop:float, g:torch.Generator):
     with torch.no_grad(): norms[0].weight.copy_(1 + torch.randn(8, generator=g)); norms[0].bias.copy_(torch.randn(8, generator=g))
     return s, norms[0]
 
+# %% ../../nbs/course_exercises.ipynb #a26r0023
+def _sublayer_rest(y, x, f, ln) -> str:
+    "Past the listed mistakes: an output not normalised over the features, a sum x + c f(x) with c fitted, or the position that differs."
+    with torch.no_grad():
+        LN, fx = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias)), f(x)
+        z = (y - ln.bias) / ln.weight                                           # the normalised sum, if it was one
+        mu, sd = z.mean(-1), z.std(-1, unbiased=False)
+        if not (torch.allclose(mu, torch.zeros_like(mu), atol=1e-4) and torch.allclose(sd, torch.ones_like(sd), atol=1e-3)):
+            i, place = _at((mu.abs() + (sd - 1).abs()), 'batch position')
+            return (f"your output is not normalised over the features: less the LayerNorm's bias and divided by its gain, each position must "
+                    f"have mean 0 and standard deviation 1; at [{place}] they are {mu[i]:.3g} and {sd[i]:.3g}: apply the LayerNorm last, to x + f(x)")
+        if torch.allclose(y, LN(x + f(LN(x))), atol=1e-5):
+            return "your output is LayerNorm(x + f(LayerNorm(x))): f reads x as it is, f(x), and the LayerNorm acts once, on the sum"
+        for sign in (1, -1):
+            c, e = _fit_scale(lambda c: (y - LN(x + sign * c * fx)).abs().max().item())
+            if e < 1e-4: return f"your output is LayerNorm(x + {sign * c:.3g} f(x)): the sum is x + Dropout(f(x)), x and f(x) once each"
+        return f"{_where(y, LN(x + fx), 'batch position feature')}; add x to f(x), then normalise the sum"
+
 # %% ../../nbs/course_exercises.ipynb #a26c0605
 @report
 def check_sublayer(cls) -> str:
@@ -627,7 +898,7 @@ def check_sublayer(cls) -> str:
                 "x + f(x) normalised without the LayerNorm's gain and bias": (F.layer_norm(x + f(x), (8,)),
                     "normalise with your nn.LayerNorm module, whose weight and bias are learned")}
         why = [(k, a) for k, (v, a) in seen.items() if torch.allclose(y, v, atol=1e-5)]
-        raise AssertionError(f"{name}: the output is not LayerNorm(x + f(x))" + (f" but {why[0][0]}: {why[0][1]}" if why else f": {add}"))
+        raise AssertionError(f"{name}: the output is not LayerNorm(x + f(x))" + (f" but {why[0][0]}: {why[0][1]}" if why else f"; {_sublayer_rest(y, x, f, ln)}"))
     s, ln = built(0.5); s.train()
     assert torch.allclose(s(x, lambda t: torch.zeros_like(t)), F.layer_norm(x, (8,), ln.weight, ln.bias), atol=1e-5), \
         "with f(x) = 0 in training mode the output must be LayerNorm(x): the dropout acts on f(x) only, not on x, the sum or the output"
@@ -786,6 +1057,19 @@ def _layer_mistake(m, y, s, t) -> str|None:
     return None
 
 
+# %% ../../nbs/course_exercises.ipynb #a26r0043
+def _forward_rest(fn, m, y, s, t) -> str:
+    "For logits no listed mistake explains: sentences that mix (the first alone gets other logits), else where they differ."
+    with torch.no_grad():
+        alone = fn(m, s[:1], t[:1])
+        if isinstance(alone, torch.Tensor) and alone.shape == y[:1].shape and not torch.allclose(alone, y[:1], atol=1e-5):
+            return ("sentence 0 alone gets other logits than within the batch: the sentences influence each other (a mean, a sum or "
+                    "a softmax over dim 0, or a mask of the wrong shape); every operation acts within a sentence")
+        ref = m(s, t)
+        bad = ((y - ref).abs().amax(-1) > 1e-5).any(0).nonzero().flatten().tolist()
+    return (f"write each sub-layer with its own sub[i].norm, in the order of the equations; the logits differ at target positions "
+            f"{bad[:8]}{' ...' if len(bad) > 8 else ''} of {t.shape[1]}, {_where(y, ref, 'batch position token')}")
+
 # %% ../../nbs/course_exercises.ipynb #a26c0615
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
@@ -825,7 +1109,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _layer_mistake(m, y, s, t) or "write each sub-layer with its own sub[i].norm, in the order of the equations"
+    return next((w for hit, w in why if hit()), None) or _layer_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_exercises.ipynb #a26c0614
 @report
@@ -887,6 +1171,25 @@ def _vocab_slip(which:str, given, count, readings) -> str:
     return ''
 
 
+# %% ../../nbs/course_exercises.ipynb #a26r0041
+def _count_parts(which:str, given:int, count, readings, d:int=1024, dff:int=2048) -> str:
+    "How far a wrong count is from §6.3's, written as a few of the model's blocks (at most two of each) where it can be."
+    tie = 'all' if which == 'tied' else 'none'
+    for v in readings:
+        right = count(tie, v); diff = given - right
+        blocks = {f"embedding matrices {v:,} x {d}": v * d, f"vocabulary-sized bias vectors ({v:,})": v, "attention blocks 4 d_model² + 4 d_model": 4 * d * d + 4 * d,
+                  "feed-forward blocks 2 d_model d_ff + d_ff + d_model": 2 * d * dff + dff + d, "LayerNorms 2 d_model": 2 * d,
+                  "d_model x d_model matrices": d * d, "d_model-sized bias vectors": d}
+        best = None
+        for cs in itertools.product(range(-2, 3), repeat=len(blocks)):
+            if diff and sum(c * b for c, b in zip(cs, blocks.values())) == diff and (best is None or sum(map(abs, cs)) < sum(map(abs, best))): best = cs
+        if best:
+            terms = ' and '.join(f"{'+' if c > 0 else '-'}{abs(c)} {k}" for c, k in zip(best, blocks) if c)
+            return f"it is {diff:+,} from §6.3's count {right:,} (16K read as {v:,}), exactly {terms}: look for where you count those"
+    right = count(tie, readings[0])
+    return (f"it is {given - right:+,} from §6.3's count {right:,} (16K read as {readings[0]:,}), no sum of the model's blocks: "
+            "count the model of get_model_config('base', ...) with its changes")
+
 # %% ../../nbs/course_exercises.ipynb #a26c0611
 @report
 def check_parsing_counts(fn) -> str:
@@ -921,7 +1224,7 @@ def check_parsing_counts(fn) -> str:
                  if not set(o1) & set(o2)]                                  # two slips at once, in different settings
         why = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)), None) or \
               next((f"{w1}; and {w2}" for w1, w2, over in pairs for v in readings if isinstance(given, int) and given == count(tie, v, **over)),
-                   "count the model of get_model_config('base', ...) with its changes")
+                   _count_parts(which, given, count, readings) or "count the model of get_model_config('base', ...) with its changes")
         raise AssertionError(f"{which}={given:,} is not the count of §6.3's model: {why}" if isinstance(given, int) else
                              f"{which}={given!r} is not a count of parameters: count with count_params or count_config_params")
     return f"tied {tied:,} and untied {untied:,}: the parsing model's counts"
@@ -964,7 +1267,7 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
 # %% ../../nbs/course_exercises.ipynb #a26s9003
 def _call_window(fn, q, k, v, r:int):
     "`fn(q, k, v, r)`, a RuntimeError that comes from the window's size (even r) or from unfold's layout named."
-    try: return fn(q, k, v, r)
+    try: return _call_kept(fn, dict(q=q, k=k, v=v, r=r), f"n={q.shape[-2]}, r={r}")
     except NotImplementedError: raise                                                 # a stub: report says so
     except RuntimeError as e:
         n, w, line = q.shape[-2], r // 2, str(e).splitlines()[0][:90]
@@ -975,6 +1278,26 @@ def _call_window(fn, q, k, v, r:int):
             raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): Tensor.unfold(-2, size, 1) puts the window's axis last, so the "
                                  "padded keys unfolded are (B, h, n, d_k, 2 * (r // 2) + 1): 'bhnd,bhndw->bhnw'") from None
         raise
+
+# %% ../../nbs/course_exercises.ipynb #a26r0007
+def _window_rest(fn, y, ref, q, k, v, r:int) -> str:
+    "Past the listed mistakes: NaN by the queries that have it, a scale fitted to the output, or the queries that differ."
+    n, w = q.shape[-2], r // 2
+    if y.isnan().any():
+        nan = y.isnan().any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
+        where = (f"only at the queries within {w} of an end ({nan}), whose windows hold padded keys" if all(i < w or i >= n - w for i in nan) else f"at queries {nan[:6]}{' ...' if len(nan) > 6 else ''}")
+        return (f"your output has NaN {where}: a score computed as 0 * -inf (a 0/1 mask multiplied in) or -inf - -inf is NaN; "
+                "give the padded rows -inf with masked_fill")
+    err = lambda c: (y - F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=c)).abs().max().item()
+    c, e = _fit_scale(err)
+    if e < 1e-4:
+        return (f"your scores q k^T are multiplied by {_scale_name(c, q.shape[-1], n_k=2 * w + 1)}: divide them by sqrt(d_k) = "
+                f"{q.shape[-1] ** 0.5:g}, the size of a query or key")
+    why = _window_mistake(fn, q, k, v, r)
+    if not why.startswith('softmax over the window'): return why
+    bad = ((y - ref).abs() > 1e-5).any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
+    return (f"queries {bad[:8]}{' ...' if len(bad) > 8 else ''} of {n} are wrong, {_where(y, ref, 'batch head query feature')}; "
+            "each query's output is the softmax of its 2 * (r // 2) + 1 window scores, q_i . k_j / sqrt(d_k), times the window's values")
 
 # %% ../../nbs/course_exercises.ipynb #a26c0705
 @report
@@ -994,14 +1317,14 @@ def check_restricted_attention(fn) -> str:
         half = next((u for u in range(n) if u != w and near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * u + 1)))), None)
         scaled = next((s for s, x in ((f'sqrt(r) = sqrt({r})', r), (f'the window size, 2 * (r // 2) + 1 = {2 * w + 1}', 2 * w + 1), ('d_k = 16', 256))
                        if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=x ** -0.5))), None)
-        why = ("your output has NaN: a score computed as 0 * -inf (a 0/1 mask multiplied in) is NaN; give the padded rows -inf with masked_fill" if y.isnan().any()
+        why = (_window_rest(fn, y, ref, q, k, v, r) if y.isnan().any()
                else f"the scores are divided by {scaled}: divide them by sqrt(d_k) = 4, the size of a query or key" if scaled
                else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
                else f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
                if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
-               else _window_mistake(fn, q, k, v, r))
+               else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
     n, r = 37, 5                                                                      # the rule: no n x n tensor
     q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
@@ -1094,7 +1417,7 @@ def _segment_mistake(seg, word:str, merges:list) -> str:
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
     if seg == _bpe_segment(word, merges[::-1]): return "apply the merges in the order learnt, first to last"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
-    return "apply each merge, in the order learnt, to every adjacent occurrence of its pair, left to right"
+    return _segment_trace(seg, word, merges)
 
 # %% ../../nbs/course_exercises.ipynb #a26s9004
 def _bpe_edges(learn_bpe, segment):
@@ -1112,12 +1435,45 @@ def _bpe_edges(learn_bpe, segment):
                              "is left, stop (if not pairs: break)") from None
     assert got == [('a', 'b'), ('ab', '</w>')], f"learn_bpe({{'ab': 1}}, 5) gave {got}, not [('a', 'b'), ('ab', '</w>')]: when no pair is left, stop"
 
+# %% ../../nbs/course_exercises.ipynb #a26r0013
+def _keeps(fn):
+    "`fn`, whose call fails with one line when it changes one of its arguments (a dict, a list) in place."
+    @functools.wraps(fn)
+    def run(*args):
+        kept = copy.deepcopy(args); out = fn(*args)
+        changed = next((i for i, (a, b) in enumerate(zip(args, kept)) if a != b), None)
+        assert changed is None, (f"{_names([fn])}({', '.join(map(repr, kept))}) changed its argument {kept[changed]!r} into "
+                                 f"{args[changed]!r}: work on a copy (dict(...), list(...)) and leave the caller's as it was")
+        return out
+    return run
+
+def _bpe_pick(word_counts:dict, done:list, got, want) -> str:
+    "Why `got`, not `want`, is the merge after `done`: not a pair there, a tie broken otherwise, or a less frequent pair."
+    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}
+    for p in done: vocab = {tuple(_merge_pair(list(s), p)): c for s, c in vocab.items()}
+    counts = Counter(p for s, c in vocab.items() for p in zip(s, s[1:]) for _ in range(c))
+    if got not in counts:
+        return f"{got} is no pair of adjacent symbols after the merges before it, when the words are {[' '.join(s) for s in vocab]}"
+    if counts[got] == counts[want]:
+        return (f"{got} and {want} both occur {counts[want]} times there: a tie goes to the smallest pair, "
+                "min(pairs, key=lambda p: (-pairs[p], p))")
+    return (f"{got} occurs {counts[got]} times there, {want} {counts[want]} (each word's pairs counted as often as the word "
+            "occurs): take the most frequent pair")
+
+def _segment_trace(seg, word:str, merges:list) -> str:
+    "The merges that change `word`, one state after each, for a segmentation no listed mistake explains."
+    syms, steps = list(word) + ['</w>'], []
+    for p in merges:
+        if (new := _merge_pair(list(syms), p)) != syms: steps.append(f"{p} gives {' '.join(new)}"); syms = new
+    return (f"apply each merge, in the order learnt, to every adjacent occurrence of its pair, left to right: from "
+            f"{' '.join(list(word) + ['</w>'])}, " + '; '.join(steps or ['no merge applies']))
+
 # %% ../../nbs/course_exercises.ipynb #a26c0802
 @report
 def check_bpe(learn_bpe, segment) -> str:
     "08_data, exercise 5: `learn_bpe(word_counts, n_merges)` and `segment(word, merges)` on Sennrich et al. (2016)'s example."
     toy = {'low': 5, 'lower': 2, 'newest': 6, 'widest': 3}                  # word counts, Sennrich et al. (2016)
-    merges = learn_bpe(toy, 10); segment('lowest', merges)             # the stubs stop here
+    learn_bpe, segment = _keeps(learn_bpe), _keeps(segment); merges = learn_bpe(toy, 10); segment('lowest', merges)             # the stubs stop here
     pair = lambda m: isinstance(m, tuple) and len(m) == 2 and all(isinstance(s, str) for s in m)
     odd = next((m for m in merges if not pair(m)), None)
     assert odd is None, (f"learn_bpe recorded the merge {odd!r}: keep each merge as the pair of symbols it joined, "
@@ -1130,7 +1486,7 @@ def check_bpe(learn_bpe, segment) -> str:
            "('e', 'w'), ('n', 'e') and ('w', 'est</w>') all occur 6 times there: a tie goes to the smallest pair"
            if bad and bad[0][0] == 6 and bad[0][2] in (('n', 'e'), ('w', 'est</w>')) else
            next((w for w, kw in _BPE_MISTAKES.items() if merges == _bpe_learn(toy, 10, **kw)),
-                "weight each pair by its word's count; ties go to the smallest pair"))
+                _bpe_pick(toy, want[:bad[0][0] - 1], bad[0][2], bad[0][1]) if bad else ""))
     assert not bad, "merge {} should be {}, yours is {}: ".format(*bad[0]) + why
     got = learn_bpe({'ab': 1, 'cd': 3}, 1)                              # 'cd' occurs three times, 'ab' once
     assert got == [('c', 'd')], f"learn_bpe({{'ab': 1, 'cd': 3}}, 1) gave {got}, not [('c', 'd')]: weight each pair by its word's count"
@@ -1167,6 +1523,21 @@ def _verdict(fn, cases, passed:str) -> bool:
     except Exception as e: print(f"{name} raised {type(e).__name__}: {e}"); return False   # a bug in your code: the case is in its message
     print(passed); return True
 
+# %% ../../nbs/course_exercises.ipynb #a26r0031
+def _schedule_law(fn, d:int, w:int, s:int) -> str:
+    "Your rate near step `s`, fitted as k x step^a x warmup^b x d_model^c from doubled arguments, beside the formula's law there."
+    warm = s <= w
+    t = max(w // 4, 1) if warm else 4 * w                                   # a step well inside the same part of the schedule
+    try:
+        r = float(fn(t, d, w))
+        a, b, c = (math.log(float(fn(*x)) / r) / math.log(2) for x in ((2 * t, d, w), (t, d, 2 * w), (t, 2 * d, w)))
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError): return ""
+    want = (1, -1.5, -0.5) if warm else (-0.5, 0, -0.5)
+    k = r / (t ** a * w ** b * d ** c)
+    term = lambda name, e: f" x {name}^{e:.3g}" if abs(e) > 1e-6 else ""
+    return (f": in the {'warm-up' if warm else 'decay'} yours goes as {k:.3g}" + term('step', a) + term('warmup', b) + term('d_model', c)
+            + f", the formula as step^{want[0]:g}" + term('warmup', want[1]) + term('d_model', want[2]))
+
 # %% ../../nbs/course_exercises.ipynb #a26c0905
 def check_schedule(fn) -> bool:
     "Compare your `fn(step, d_model, warmup)` with `noam_lr` at step 0, in warm-up, at the peak and in the decay; print the likely mistake."
@@ -1194,11 +1565,11 @@ def check_schedule(fn) -> bool:
                         "no warm-up: take the smaller of the two terms, min(step ** -0.5, step * warmup ** -1.5)" if s < w and same(got, d ** -0.5 * s ** -0.5) else
                         "in warm-up the rate rises linearly, d_model ** -0.5 * step * warmup ** -1.5 (check the exponent -1.5)" if s <= w else
                         "after the peak the rate falls as d_model ** -0.5 * step ** -0.5")
-                raise AssertionError(f"{case}: got {got:.4g}, expected {want:.4g}; {hint}")
+                raise AssertionError(f"{case}: got {got:.4g}, expected {want:.4g}; {hint}" + (_schedule_law(fn, d, w, s) if hint[:5] in ('in wa', 'after') else ''))
     return _verdict(fn, cases, "your schedule equals noam_lr at step 0, in warm-up, at the peak and in the decay, for three sizes of model and warm-up")
 
 # %% ../../nbs/course_exercises.ipynb #a26c0908
-def _smoothing_mistake(logits, t, eps:float, got) -> str:
+def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
     "What a loss `got` that differs from the label-smoothed cross-entropy matches instead: a mistake, or another definition."
     V = logits.shape[-1]
     lp, keep = logits.log_softmax(-1), t != PAD_ID
@@ -1236,7 +1607,26 @@ def _smoothing_mistake(logits, t, eps:float, got) -> str:
             f"that is The Annotated Transformer's label smoothing: eps / (V - 2) on each token but the reference and PAD; {other}":
                 ((1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean()}
     return next((h for h, v in seen.items() if abs(got - v) < 1e-5),
-                "likely q is wrong: eps / V on every token plus 1 - eps on the reference; average -sum_i q_i log p_i over the non-pad positions")
+                _smoothing_fit(fn, t, eps) if fn else "likely q is wrong: eps / V on every token plus 1 - eps on the reference")
+
+# %% ../../nbs/course_exercises.ipynb #a26r0015
+def _smoothing_fit(fn, t, eps:float) -> str:
+    "Your loss on three random logits, fitted as a x NLL + b x U (U: the mean of -log p_i over the vocabulary), both over the non-pad positions."
+    g, keep, rows = torch.Generator().manual_seed(1), t != PAD_ID, []
+    for _ in range(3):
+        lg = torch.randn(*t.shape, 11, generator=g) * 2
+        lp = lg.log_softmax(-1)
+        nll, u = -lp.gather(-1, t[..., None])[..., 0][keep].mean(), -lp.mean(-1)[keep].mean()
+        rows.append((nll.item(), u.item(), float(torch.as_tensor(fn(lg, t.clone(), eps)).detach())))
+    A, y = torch.tensor([r[:2] for r in rows], dtype=torch.float64), torch.tensor([r[2] for r in rows], dtype=torch.float64)
+    ab = torch.linalg.lstsq(A, y[:, None]).solution[:, 0]
+    nll, u, _ = rows[0]
+    ingredients = (f"here NLL = -log p_y = {nll:.4f} and U = the mean of -log p_i over the {11} tokens = {u:.4f}, both averaged over "
+                   f"the non-pad positions, so the loss is (1 - eps) NLL + eps U = {(1 - eps) * nll + eps * u:.4f}")
+    if (A @ ab - y).abs().max() > 1e-4: return f"likely q is wrong, or positions are counted otherwise: {ingredients}"
+    a, b = ab.tolist()
+    return (f"your loss is {a:.4g} x NLL + {b:.4g} x U, for eps={eps} it must be (1 - eps) = {1 - eps:g} x NLL + eps = {eps:g} x U "
+            f"(NLL = -log p_y, U = the mean of -log p_i over the vocabulary, each averaged over the non-pad positions)")
 
 # %% ../../nbs/course_exercises.ipynb #a26c0909
 def check_label_smoothing(fn) -> bool:
@@ -1247,12 +1637,12 @@ def check_label_smoothing(fn) -> bool:
     def cases():
         for t, eps in ((target, 0.0), (target, 0.1), (target, 0.3), (padded, 0.1), (padded, 0.3)):
             case = f"eps={eps}, {'padded' if t is padded else 'unpadded'} targets"
-            got = torch.as_tensor(fn(logits, t, eps)).detach().float()
+            got = torch.as_tensor(_call_kept(fn, dict(logits=logits, target=t, eps=eps), case)).detach().float()
             assert got.numel() == 1, f"{case}: got a tensor of shape {tuple(got.shape)}; return one number, the mean over the non-pad positions"
             want = label_smoothing_loss(logits, t, eps)
             assert torch.allclose(want, F.cross_entropy(logits.view(-1, 11), t.view(-1), label_smoothing=eps, ignore_index=PAD_ID))
             if abs(got - want) >= 1e-5:
-                raise AssertionError(f"{case}: got {got.item():.4f}, expected {want.item():.4f}; {_smoothing_mistake(logits, t, eps, got)}")
+                raise AssertionError(f"{case}: got {got.item():.4f}, expected {want.item():.4f}; {_smoothing_mistake(logits, t, eps, got, fn)}")
         other = padded.clone(); other[padded == PAD_ID] = 3                           # the same padding, written with pad_id=3
         got = torch.as_tensor(fn(logits, other, 0.1, pad_id=3)).detach().float()
         if abs(got - label_smoothing_loss(logits, padded, 0.1)) >= 1e-5:
@@ -1339,8 +1729,20 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
                                                      for r, row in zip(rules, mine) for a, y in zip(row, probes)): return hint
     if got in (PAD_ID, BOS_ID): return next(iter(rules[0]))
     if got < ys.shape[1] and (m(src, ys)[i].argmax(0) == got).any(): return list(rules[0])[2]
-    return "take the argmax of next_token_logits(model, model(src, ys)[:, -1])"
+    return _step_rest(step, m, src, ys, got, i)
 
+
+# %% ../../nbs/course_exercises.ipynb #a26r0037
+def _step_rest(step, m, src, ys, got:int, i:int) -> str:
+    "For a step no listed mistake explains: whether row `i` alone gets another token (rows that mix), else where token `got` ranks."
+    alone = torch.as_tensor(step(m, src[i:i + 1], ys[i:i + 1])).reshape(-1)
+    if alone.numel() == 1 and int(alone) != got:
+        return (f"row {i} alone gets token {int(alone)}, within the batch {got}: the rows influence each other (a max, a softmax or a "
+                "sum over dim 0?); each row's token comes from its own last position, argmax over the vocabulary, dim=-1")
+    lg = next_token_logits(m, m(src, ys)[:, -1])[i]
+    rank, top = int((lg > lg[got]).sum()) + 1, int(lg.argmax())
+    return (f"your token {got} ranks {rank} of {lg.numel()} by row {i}'s last-position scores ({lg[got]:.3g}; the top token {top} has "
+            f"{lg[top]:.3g}): take the argmax of next_token_logits(model, model(src, ys)[:, -1])")
 
 # %% ../../nbs/course_exercises.ipynb #a26c10h03
 def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
@@ -1428,6 +1830,44 @@ def _bleu_like(hyps, refs, orders:int=4, weight:float|None=None, arithmetic:bool
     if not all(m): return 0.0
     return 100 * bp * math.exp(sum(w * math.log(a / b) for a, b in zip(m, t)))
 
+# %% ../../nbs/course_exercises.ipynb #a26r0009
+def _bleu_parts(hyps, refs, clip=True, lower=False):
+    "Matches and totals of n-grams 1 to 4, hypothesis and reference lengths, with clipped (or not) counts of (lowercased) words."
+    m, t, c, r = [0] * 4, [0] * 4, 0, 0
+    for h, ref in zip(hyps, refs):
+        h, ref = (h.lower().split(), ref.lower().split()) if lower else (h.split(), ref.split()); c, r = c + len(h), r + len(ref)
+        for n in range(4):
+            hc, rc = Counter(zip(*[h[i:] for i in range(n + 1)])), Counter(zip(*[ref[i:] for i in range(n + 1)]))
+            m[n] += sum(min(k, rc[g]) if clip else k * (g in rc) for g, k in hc.items()); t[n] += max(len(h) - n, 0)
+    return m, t, c, r
+
+def _bleu_of(m, t, c, r, orders=4, bp='min', arith=False, add=0) -> float:
+    bp = {'min': 1 if c >= r else math.exp(1 - r / max(c, 1)), 'none': 1, 'swapped': 1 if r >= c else math.exp(1 - c / r),
+          'uncapped': math.exp(1 - r / max(c, 1)), 'ratio': min(1, c / r)}[bp]
+    p = [(a + add) / (b + add) if b else 0 for a, b in zip(m[:orders], t[:orders])]
+    return 100 * bp * (sum(p) / orders if arith else 0 if not all(p) else math.exp(sum(map(math.log, p)) / orders))
+
+_BLEU_SLIPS = dict(bp={'none': "no brevity penalty", 'swapped': "the brevity penalty with r and c swapped",
+                       'uncapped': "a brevity penalty not capped at 1", 'ratio': "a brevity penalty of c/r, not exp(1 - r/c)"}, arith="the arithmetic mean of the precisions, not the geometric",
+                   clip="unclipped counts (an n-gram counts as often as the hypothesis has it, not at most as often as the reference)",
+                   lower="lowercased words (sacreBLEU is case-sensitive)", each="an average of sentence BLEUs, not the corpus's sums")
+
+def _bleu_rest(name, hyps, refs, mine, theirs, mistake, default) -> str:
+    "The case's line: the named mistake, else the fewest slips that together give `mine`, else sacreBLEU's ingredients to compare with."
+    head = f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: "
+    if mistake != default: return head + mistake
+    combos = sorted(itertools.product(['min', 'none', 'swapped', 'uncapped', 'ratio'], (False, True), (4, 3, 2, 1), (True, False), (False, True), (False, True), (0, 1)),
+                    key=lambda x: (x[0] != 'min') + x[1] + (x[2] != 4) + (not x[3]) + x[4] + x[5] + x[6])
+    cache = functools.cache(lambda clip, lower, each: [_bleu_parts([h], [r], clip, lower) for h, r in zip(hyps, refs)] if each else [_bleu_parts(hyps, refs, clip, lower)])
+    for bp, arith, k, clip, lower, each, add in combos[1:]:
+        if abs(mine - sum(_bleu_of(*p, k, bp, arith, add) for p in cache(clip, lower, each)) / len(cache(clip, lower, each))) < 0.01:
+            slips = [_BLEU_SLIPS['bp'].get(bp, '')] * (bp != 'min') + [_BLEU_SLIPS['arith']] * arith + [f"n-grams up to {k} only, not 4"] * (k != 4) \
+                    + [_BLEU_SLIPS['clip']] * (not clip) + [_BLEU_SLIPS['lower']] * lower + [_BLEU_SLIPS['each']] * each + ["add-one smoothing, (matches + 1) / (total + 1): sacreBLEU's corpus BLEU adds nothing"] * add
+            return head + ' and '.join(slips) + (f'; {default}' if len(slips) == 1 else '')
+    m, t, c, r = _bleu_parts(hyps, refs)
+    return (head + default + f"; sacreBLEU's ingredients here: matches/totals {', '.join(f'p{n + 1} = {a}/{b}' for n, (a, b) in enumerate(zip(m, t)))}, "
+            f"c = {c} hypothesis and r = {r} reference words, BP = {_bleu_of([1] * 4, [1] * 4, c, r) / 100:.4g}: print yours and compare")
+
 # %% ../../nbs/course_exercises.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -1466,7 +1906,7 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: {mistake}"
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake, next(c[3] for c in cases if c[0] == name))
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case"
 
 # %% ../../nbs/course_exercises.ipynb #a26v0002
@@ -1508,6 +1948,20 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
             ("the base BLEU is the run whose id is 'base', not the mean of the base runs; the spread is the largest |BLEU - base BLEU| "
              "over the other runs", [r['id'] for r in var if abs(r['bleu'] - runs.mean()) > (runs - runs.mean()).abs().max()])]
 
+# %% ../../nbs/course_exercises.ipynb #a26r0039
+def _noise_rest(recs:list, ids:list, want:list) -> str:
+    "For a table no listed mistake explains: the ids missing and extra with their |BLEU - base BLEU|, and the threshold yours is consistent with."
+    base = next(r['bleu'] for r in recs if r['id'] == 'base')
+    d = {r['id']: abs(r['bleu'] - base) for r in recs if r['variant'] != 'base'}
+    spread = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')
+    show = lambda ks: ', '.join(f"{k} (|d| = {d[k]:.3g})" if k in d else repr(k) for k in ks) or 'none'
+    inside = [k for k in ids if k in d]
+    lo, hi = max([0.0, *(v for k, v in d.items() if k not in ids)]), min([math.inf, *(d[k] for k in inside)])
+    thr = (f"yours keeps the variants with |d| above some T in [{lo:.3g}, {hi:.3g})" if set(ids) <= set(d) and lo < hi else
+           "yours is no threshold on |d|: a variant with a larger |d| is left out while a smaller one is kept")
+    return (f"missing {show(sorted(set(want) - set(ids)))}, extra {show(sorted(set(ids) - set(want)))}; {thr}, the spread is "
+            f"{spread:.3g}, the largest |BLEU - base BLEU| over the other runs of 'base'")
+
 # %% ../../nbs/course_exercises.ipynb #a26v0005
 @report
 def check_beyond_noise(fn, path='../results/table3.json') -> str:
@@ -1540,8 +1994,8 @@ def check_beyond_noise(fn, path='../results/table3.json') -> str:
             if any(r['variant'] == 'base' for r in recs if r['id'] in ids) else
             next((h for k, (h, _) in enumerate(alts[0]) if all(sorted(alt[k][1]) == a for alt, a in zip(alts, answers))), None) or
             ("one fixed threshold for every table: the spread comes from each table's own runs of 'base', the largest "
-             "|BLEU - base BLEU| among them" if fixed() else
-             "compare each variant's |BLEU - base BLEU| with the spread, the largest over the other runs of 'base'"))
+             f"|BLEU - base BLEU| among them; {_noise_rest(recs, ids, want)}" if fixed() else
+             _noise_rest(recs, ids, want)))
     raise AssertionError(f"case '{name}': got {ids}, want {sorted(want)}. Likely mistake: {hint}")
 
 # %% ../../nbs/course_exercises.ipynb #a26c11h03
@@ -1576,6 +2030,17 @@ _HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
                    *((f"a weight above {t} is not the largest weight: compare each row's argmax over the keys with `col`",
                       lambda w, rows, col, t=t: _heads(w, lambda h: all(w[h, r, col] > t for r in rows))) for t in (0.5, 0.3, 0.4, 0.25))]
 
+# %% ../../nbs/course_exercises.ipynb #a26r0045
+def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
+    "For heads no listed reading explains: each head yours adds or leaves out, with where its rows put their largest weight."
+    w = torch.as_tensor(w)
+    peaks = lambda h: [int(w[h - 1, r].argmax()) for r in rows] if 1 <= h <= w.shape[0] else None
+    extra = [f"head {h} (row indices {rows} peak at key indices {peaks(h)})" if peaks(h) else f"head {h} (there are {w.shape[0]} heads, numbered 1 to {w.shape[0]})"
+             for h in sorted(set(got) - set(want))]
+    missing = [f"head {h} (row indices {rows} peak at key indices {peaks(h)})" for h in sorted(set(want) - set(got))]
+    return ("; ".join(x for x in (f"yours adds {', '.join(extra)}" if extra else "", f"yours leaves out {', '.join(missing)}" if missing else "") if x)
+            + f", col = {col}: compare each row's argmax over the keys, w[h, r].argmax(), with `col`, for every head")
+
 # %% ../../nbs/course_exercises.ipynb #a26c1103
 @report
 def check_heads_looking(heads_looking, path='../results/attention/multi30k.json') -> str:
@@ -1603,7 +2068,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
     for (name, w, rows, col, want), got in zip(cases, answers):
         if got == want: continue
         hint = next((h for h, f in readings if all(f(w2, r2, c2) == a for (_, w2, r2, c2, _), a in zip(cases, answers))),
-                    "compare each row's argmax over the keys, w[h, r].argmax(), with `col`, for every head")
+                    _heads_rest(w, rows, col, got, want))
         raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
     return f"heads_looking reads a made-up map and the {len(cases) - 1} readings of the text from the stored maps"
 
@@ -1617,6 +2082,23 @@ def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int) -> str:
                 f"{case}: row (B) has the key sizes {have}, not {want}: d_k/4 and d_k/2 of the base's d_k = {dk}")
     return (f"{case} names row ({row})'s variants {sorted(g)}, not {sorted(w)}: "
             "'A-h' and the number of heads, 'B-dk' and the key size, as table3_variants names them")
+
+# %% ../../nbs/course_exercises.ipynb #a26r0025
+def _rows_ab_fields(case:str, k:str, g:dict, w:dict, d:int, h:int, dk:int) -> str:
+    "Which fields of the variant `k` differ (`g` yours, `w` the right overrides), each with the rule it breaks."
+    if not isinstance(g, dict): return f"{case}: {k} is {g!r}, not {w}: each variant is a dict of overrides"
+    out = []
+    for f in sorted(set(g) | set(w)):
+        a, b = g.get(f), w.get(f)
+        if a == b: continue
+        why = ("row (B) keeps the base's h: set d_k and d_v only" if f not in w else f"{k} has no {f}" if f not in g else
+               f"it keeps the base's d_k = {dk}; row (A) keeps the computation constant, d_k = d_v = d_model / h = {d} / {w.get('h')}"
+               if k.startswith('A') and a == dk else
+               f"h x d_k stays the base's {h * dk}, yet row (A) divides d_model = {d}: d_model / h" if k.startswith('A') and w.get('h') and a * w['h'] == h * dk else
+               f"d_v follows d_k; row (B) changes the key size alone, d_v stays the base's {b}" if k.startswith('B') and f == 'd_v' and a == g.get('d_k') else
+               f"it must be {b}")
+        out.append(f"{f} is {a}, " + (f"expected {b}" if f in w else f"which row ({k[0]}) does not set") + f": {why}")
+    return f"{case}: {k}: " + '; '.join(out)
 
 # %% ../../nbs/course_exercises.ipynb #a26v0010
 _ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, h heads of size dk)]: each named when an answer equals it
@@ -1654,10 +2136,22 @@ def check_rows_ab(rows_ab) -> str:
             assert why is None, f"{case}: {why}"
             assert sorted(g) == sorted(w), _rows_ab_names(case, row, g, w, h, dk)
             k = next(k for k in w if g[k] != w[k])
-            raise AssertionError(f"{case}: {k} is {g[k]}, not {w[k]}")
+            raise AssertionError(_rows_ab_fields(case, k, g[k], w[k], d, h, dk))
         raise AssertionError(f"{case} returns more than rows (A) and (B): {sorted(map(str, set(got) - set(want)))}")
     return "rows_ab scales Table 3's rows (A) and (B) to any base, as table3_variants does"
 
+
+# %% ../../nbs/course_exercises.ipynb #a26r0035
+def _lin_rest(name:str, toks:list, ref:list) -> str:
+    "One line for a linearisation no listed mistake explains: the words' case, the root left out, the words alone wrong, or the first token that differs."
+    k = next((i for i, (a, b) in enumerate(zip(toks, ref)) if a != b), min(len(toks), len(ref)))
+    at = f"token {k} is {toks[k] if k < len(toks) else 'missing'!r} where linearize writes {ref[k] if k < len(ref) else 'nothing more'!r}"
+    br = lambda ts: [x for x in ts if x[:1] in '()']
+    why = ("a word changed its case: write each leaf as it is, no .lower()" if [x.lower() for x in toks] == [x.lower() for x in ref] else
+           f"the root's brackets are missing: linearize the whole tree, from {ref[0]} to {ref[-1]}" if toks == ref[1:-1] else
+           "the brackets are right but the words are not: write each leaf word itself, in order (t.leaves())" if br(toks) == br(ref) else
+           f"yours: {' '.join(toks)} | linearize: {' '.join(ref)}")
+    return f"{name}: {at}; {why}"
 
 # %% ../../nbs/course_exercises.ipynb #a26c1201
 _GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) "
@@ -1695,10 +2189,34 @@ def check_linearize(fn) -> str:
                                "separated by spaces: '(NP John )NP'")
         assert sorted(toks) != sorted(ref), (f"{name}: the right tokens in another order ({got[:70]}...); walk the tree depth-first: "
                                              "a phrase's opening bracket, then each child's whole subtree in turn, then its closing bracket")
-        k = next((i for i, (a, b) in enumerate(zip(toks, ref)) if a != b), min(len(toks), len(ref)))
-        raise AssertionError(f"{name}: token {k} is {toks[k] if k < len(toks) else 'missing'!r} where linearize writes "
-                             f"{ref[k] if k < len(ref) else 'nothing more'!r}\n  yours: {got}\n  want:  {want}")
+        raise AssertionError(_lin_rest(name, toks, ref))
     return f"{fn.__name__} writes {len(trees)} trees as linearize does"
+
+# %% ../../nbs/course_exercises.ipynb #a26r0021
+def _prf_story(got:tuple, counts:list) -> str:
+    "Each of precision, recall and F1 that is wrong, named by the formula it matches (summed or averaged, swapped, a fraction), or its value."
+    div = lambda a, b: 100 * a / b if b else 0.0
+    m, r, p = (sum(c[i] for c in counts) for i in range(3))
+    mean = lambda f, cs=counts: sum(f(*c) for c in cs) / max(len(cs), 1)
+    parsed = [c for c in counts if c[2]]
+    P, R = div(m, p), div(m, r)
+    fam = {'precision': {"matched / parse of the summed counts": P, "matched / reference (the recall's formula)": R,
+                         "the sentences' precisions averaged": mean(lambda m, r, p: div(m, p)),
+                         "the parsed sentences' precisions averaged": mean(lambda m, r, p: div(m, p), parsed)},
+           'recall': {"matched / reference of the summed counts": R, "matched / parse (the precision's formula)": P,
+                      "the sentences' recalls averaged": mean(lambda m, r, p: div(m, r)),
+                      "summed over the parsed sentences only": div(sum(c[0] for c in parsed), sum(c[1] for c in parsed))},
+           'F1': {"2PR / (P + R) of the corpus's P and R": div(2 * m, r + p), "(P + R) / 2": (P + R) / 2, "sqrt(PR), the geometric mean": (P * R) ** 0.5,
+                  "the sentences' F1s averaged": mean(lambda m, r, p: div(2 * m, r + p))}}
+    out = []
+    for (what, forms), x in zip(fam.items(), got):
+        right = next(iter(forms.values()))
+        if abs(x - right) < 1e-6: continue
+        name = next((k for k, v in forms.items() if abs(x - v) < 1e-6 or abs(x - v / 100) < 1e-6), None)
+        frac = name is not None and abs(x - forms[name]) >= 1e-6
+        out.append(f"your {what} {x:.4g} is " + (f"{name}{' as a fraction, not in percent' if frac else ''}" if name else "none of the usual formulas")
+                   + f"; it is {next(iter(forms))} = {right:.2f}")
+    return '; '.join(out)
 
 # %% ../../nbs/course_exercises.ipynb #a26c1203
 @report
@@ -1731,7 +2249,7 @@ def check_corpus_prf(fn) -> str:
                 if close(got[:2], want[:2]) and close(got[2:], [want[2] / 100]) else
                 "F1 averaged over the sentences: it comes from the corpus's precision and recall, 2PR / (P + R)"
                 if close(got[:2], want[:2]) and close(got[2:], [sum(s[2] for s in per_sentence) / len(counts)]) else
-                "compare with prf(matched, reference, parse) of the summed counts")
+                _prf_story(got, counts))
         raise AssertionError(f"case '{name}': yours ({', '.join(f'{x:.2f}' for x in got)}), the corpus's "
                              f"({', '.join(f'{x:.2f}' for x in want)}). Likely mistake: {hint}")
     return f"{fn.__name__} scores {len(cases)} test sets as EVALB sums them"
