@@ -515,3 +515,22 @@ def test_one_norm_for_every_sub_layer_is_named():
 ])
 def test_a_count_without_a_whole_part_is_named(tied, says):
     assert_rejects(_named.check_parsing_counts, lambda: (tied, 133_152_768), says=says)
+
+def test_a_norm_on_the_branch_and_a_shifted_target_are_named():
+    from transformer_nb.attention import pad_mask
+    from transformer_nb.model import make_tgt_mask
+    def forward_by(rule, cut=False):
+        def my_forward(model, src, tgt):
+            tgt = tgt[:, :-1] if cut else tgt
+            sm, tm = pad_mask(src), make_tgt_mask(tgt)
+            x = model.src_pos(model.src_emb(src))
+            for l in model.encoder:
+                x = rule(l.sub[0].norm, x, l.self_attn(x, mask=sm)); x = rule(l.sub[1].norm, x, l.ffn(x))
+            y = model.tgt_pos(model.tgt_emb(tgt))
+            for l in model.decoder:
+                y = rule(l.sub[0].norm, y, l.self_attn(y, mask=tm)); y = rule(l.sub[1].norm, y, l.cross_attn(y, x, mask=sm))
+                y = rule(l.sub[2].norm, y, l.ffn(y))
+            return model.generator(y)
+        return my_forward
+    assert_rejects(_named.check_forward, forward_by(lambda n, x, y: x + n(y)), says=r"each sub-layer adds LayerNorm\(f\(x\)\) to x, the norm on the branch")
+    assert_rejects(_named.check_forward, forward_by(lambda n, x, y: n(x + y), cut=True), says=r"got torch\.Size\(\[4, 6, 50\]\): one position short")

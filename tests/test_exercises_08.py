@@ -276,3 +276,8 @@ def test_merges_applied_in_sorted_order_are_named():
         return syms
     assert_rejects(_named.check_bpe, _bpe_learn, segment,
                    says=r"segment\('abc', \[\('b', 'c'\), \('a', 'b'\)\]\) gave \['ab', 'c', '</w>'\].*merges applied in sorted or reversed order")
+
+def test_a_segmentation_returned_as_a_string_is_named():
+    from transformer_nb.course.exercises import _bpe_learn, _bpe_segment
+    assert_rejects(_named.check_bpe, _bpe_learn, lambda word, merges: ' '.join(_bpe_segment(word, merges)),
+                   says=r"segment\('lowest'\) returned the string 'low est</w>': return the list of its pieces")

@@ -307,3 +307,10 @@ def test_beyond_noise_mistakes_named_by_property(answer, says, in_nbs):
 ])
 def test_heads_looking_mistakes_named_by_property(answer, says, in_nbs):
     assert_rejects(_ex.check_heads_looking, answer, says=says)
+
+def test_sizes_from_float_division_are_named():
+    def rows_ab(base):
+        d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h
+        return {**{f'A-h{k}': dict(h=k, d_k=d / k, d_v=d / k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
+                **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}}
+    assert_rejects(_ex.check_rows_ab, rows_ab, says=r"A-h1 has d_k=512\.0, a float: sizes are whole numbers, d // k")

@@ -1218,8 +1218,8 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the memory z is not the last encoder layer's output: run every layer of model.encoder, in order, then decode from z"),
            (lambda: any(like(decoder=nn.ModuleList(d)) for d in [list(m.decoder)[:k] for k in range(m.cfg.N)] + [list(m.decoder)[::-1]]),
             "the decoder's layers did not all run, in order: run every layer of model.decoder, first to last"),
-           (lambda: like(rule=lambda n, x, f: n(x) + f(x)),
-            "each sub-layer adds f(x) to LayerNorm(x): the paper's is LayerNorm(x + f(x)), the sum normalised"),
+           (lambda: like(rule=lambda n, x, f: n(x) + f(x)), "each sub-layer adds f(x) to LayerNorm(x): the paper's is LayerNorm(x + f(x)), the sum normalised"),
+           (lambda: like(rule=lambda n, x, f: x + n(f(x))), "each sub-layer adds LayerNorm(f(x)) to x, the norm on the branch: the paper's is LayerNorm(x + f(x)), the sum normalised"),
            (lambda: like(norm_first=not pre),
             "your sub-layers are " + ("post-LN, LayerNorm(x + f(x)); with model.cfg.norm_first they are x + f(LayerNorm(x))"
                                       if pre else "pre-LN, x + f(LayerNorm(x)); the paper's are LayerNorm(x + f(x))")),
@@ -1248,7 +1248,8 @@ def check_forward(fn) -> str:
         except RuntimeError as e: raise AssertionError(_mask_mixup(fn, m, e, s, t)) from None
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
             f"my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}" + (": one row per source "
-            "token; the logits come from the decoder's output y, model.generator(y)" if tuple(getattr(y, 'shape', ()))[:2] == tuple(s.shape) else "")
+            "token; the logits come from the decoder's output y, model.generator(y)" if tuple(getattr(y, 'shape', ()))[:2] == tuple(s.shape) else ": one position short: the target comes in shifted already (tgt = the "
+            "target with BOS, without its last token); use it as it is, every position" if tuple(getattr(y, 'shape', ()))[:2] == (t.shape[0], t.shape[1] - 1) else "")
         if (err := (y - ref).abs().max().item()) >= 1e-5:
             raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
     return f"{fn.__name__} computes Transformer.forward"
@@ -1635,6 +1636,7 @@ def check_bpe(learn_bpe, segment) -> str:
                           (_STR_REPLACE if got == _bpe_learn_str(across, 5) else "after each merge, count the pairs of whole symbols again"))
     for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('abc', [('a', 'b'), ('b', 'c')]), ('abc', [('b', 'c'), ('a', 'b')])]:
         seg, right = segment(word, ms), _bpe_segment(word, ms)                # seen, unseen, repeated pairs; a boundary
+        assert not isinstance(seg, str), f"segment({word!r}) returned the string {seg!r}: return the list of its pieces, {right}"
         assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, ms)}"
     _bpe_edges(learn_bpe, segment)
     return "learn_bpe and segment reproduce Sennrich et al.'s example"
@@ -2284,6 +2286,7 @@ def check_rows_ab(rows_ab) -> str:
         except ZeroDivisionError:
             raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)") from None
         assert isinstance(got, dict), f"{case} returned a {type(got).__name__}: return a dict, name -> overrides"
+        assert (odd := next(((k, f, v) for k, o in got.items() if isinstance(o, dict) for f, v in o.items() if isinstance(v, float)), None)) is None, f"{case}: {odd[0]} has {odd[1]}={odd[2]!r}, a float: sizes are whole numbers, d // k (integer division), as nn.Linear takes them"
         if got == want: continue
         for row in ('A', 'B'):
             g, w = ({k: v for k, v in x.items() if str(k).startswith(row + '-')} for x in (got, want))
