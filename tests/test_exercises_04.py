@@ -231,3 +231,11 @@ def _embeddings_row0(hook:bool):
 def test_a_padding_row_fixed_at_zero_is_named_with_another_pad_id(hook):
     assert_rejects(_named.check_my_embeddings, _embeddings_row0(hook),
                    says=r"MyEmbeddings\(50, 16, pad_id=3\): the row of token 0 gets no gradient and the padding row E\[3\] gets one")
+
+def test_an_output_detached_from_the_table_is_named():
+    class MyEmbeddings(nn.Module):
+        def __init__(self, vocab, d_model, pad_id=PAD_ID):
+            super().__init__(); E = torch.randn(vocab, d_model) * d_model ** -0.5; E[pad_id] = 0
+            self.E, self.scale = nn.Parameter(E), math.sqrt(d_model)
+        def forward(self, tokens): return self.E.detach()[tokens] * self.scale
+    assert_rejects(_named.check_my_embeddings, MyEmbeddings, says=r"a zero padding row: your output does not depend on E")

@@ -347,3 +347,9 @@ def test_a_mean_of_sentence_means_is_named():
     out = io.StringIO()
     with contextlib.redirect_stdout(out): assert _named.check_label_smoothing(loss) is False
     assert "likely a mean of each sentence's mean" in out.getvalue()
+
+def test_a_warm_up_rounded_to_zero_is_named():
+    out = io.StringIO()
+    lr = lambda s, d, w: d ** -0.5 * min(s ** -0.5, (s // w) * w ** -0.5) if s else 0.0
+    with contextlib.redirect_stdout(out): assert _named.check_schedule(lr) is False
+    assert 'the rate is 0 in the warm-up: an integer division (step // warmup)' in out.getvalue()

@@ -330,3 +330,8 @@ def test_integer_division_is_named():
         m, g, t = (sum(c[i] for c in counts) for i in range(3)); p, r = 100 * m // t, 100 * m // g
         return p, r, 2 * p * r // (p + r)
     assert_rejects(_named.check_corpus_prf, my_corpus_prf, says=r"your precision 85 is matched / parse of the summed counts cut to a whole number")
+
+def test_labels_lowercased_are_named_as_labels():
+    from transformer_nb.parsing import linearize
+    assert_rejects(_named.check_linearize, lambda t: ' '.join(x.lower() if x[:1] in '()' else x for x in linearize(t).split()),
+                   says=r"a label changed its case: write each label as it is, no \.lower\(\)")

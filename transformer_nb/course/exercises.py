@@ -781,6 +781,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
                 "only at the padding tokens: nn.Embedding returns the padding row as it is, scaled like any other" if at_pad
                 else _scale_hint(y.detach(), E.detach(), t, 16)))
         g = torch.randn(2, 4, 16)                                                # a fixed upstream gradient
+        assert y.requires_grad, f"{case}: your output does not depend on E (.detach() or a copy cut the graph): no gradient reaches the table; only the padding row's is stopped"
         (y * g).sum().backward(); (want * g).sum().backward()
         gerr = (E.grad - ours.lut.weight.grad).abs().amax(-1)                    # (vocab,)
         assert gerr[PAD_ID] < 1e-5, (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({E.grad[PAD_ID].norm():.2g}); "
@@ -1698,6 +1699,7 @@ def check_schedule(fn) -> bool:
                         "it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) else
                         "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
                         "the rate at step 0 is 0 (nothing has been trained yet): return 0 before the formula" if s == 0 else
+                        "the rate is 0 in the warm-up: an integer division (step // warmup) rounds step / warmup down to 0; divide with /" if got == 0 and s < w else
                         "it is the rate for d_model=512, warmup=4000: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, 4000)) else
                         "it is the rate for warmup=4000: use the argument `warmup`" if same(got, noam_lr(s, d, 4000)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
@@ -2312,7 +2314,8 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
     lost, extra = Counter(ref) - Counter(toks), Counter(toks) - Counter(ref)
     empty = {s[0] for s in subs if s.label() == '-NONE-'}                              # traces such as *T*-1
     unary = {f'{b}{coarse_label(s.label())}' for s in subs if len(s) == 1 and not is_preterminal(s) for b in '()'}
-    why = ("a word changed its case: write each leaf as it is, no .lower()" if [x.lower() for x in toks] == [x.lower() for x in ref] else
+    why = (f"a {'label' if all(a[:1] in '()' for a, b in zip(toks, ref) if a != b) else 'word'} changed its case: write each "
+           f"{'label' if all(a[:1] in '()' for a, b in zip(toks, ref) if a != b) else 'leaf'} as it is, no .lower()" if [x.lower() for x in toks] == [x.lower() for x in ref] else
            f"the root's brackets are missing: linearize the whole tree, from {ref[0]} to {ref[-1]}" if toks == ref[1:-1] else
            f"the empty elements {sorted(lost)} are left out: a -NONE- node is a leaf like any other, its trace written" if lost and not extra and set(lost) <= empty else
            "the brackets are right but the words are not: write each leaf word itself, in order (t.leaves())" if br(toks) == br(ref) else
