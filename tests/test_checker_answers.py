@@ -1,7 +1,7 @@
 """results/checker_answers.json, the checkers measured on wrong answers written from the exercises' text alone: its tables
-add up. The file holds two measurements, the first at its top level and a second, with answers written apart from the
-first, under 'second'. In each table ('first_run', 'after') of each measurement the five kinds of verdict add up to the
-answers, per notebook and in all; the 'all' row is the sum of the notebooks; both tables hold the same answers; and the list
+add up. The file holds three measurements, the first at its top level, a second, with answers written apart from the
+first, under 'second', and a third, written blind once the checkers named mistakes by property, under 'third'. In each
+table ('first_run', 'after') of each measurement the five kinds of verdict add up to the answers, per notebook and in all; the 'all' row is the sum of the notebooks; both tables hold the same answers; and the list
 of answers gives each table's counts."""
 import json
 from collections import Counter
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 DATA = json.loads((Path(__file__).parent.parent / 'results' / 'checker_answers.json').read_text())
-RUNS = {'first': DATA, 'second': DATA['second']}
+RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]
@@ -49,5 +49,10 @@ def test_the_list_of_answers_gives_the_tables(run, table):
         assert {k: count[nb, k] for k in KINDS} == {k: row[k] for k in KINDS}, (run, table, nb)
     assert len(d['answers']) == d[table]['all']['answers']
 
-def test_the_second_measurement_names_its_notebooks_as_the_first():
-    assert set(DATA['second']['first_run']) == set(DATA['first_run'])
+@pytest.mark.parametrize('run', ['second', 'third'])
+def test_a_later_measurement_names_its_notebooks_as_the_first(run):
+    assert set(DATA[run]['first_run']) == set(DATA['first_run'])
+
+@pytest.mark.parametrize('run', ['second', 'third'])
+def test_every_answer_says_what_its_check_printed_before_and_after(run):
+    assert all(a['message'] and a['first_message'] for a in RUNS[run]['answers'])

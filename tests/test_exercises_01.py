@@ -339,3 +339,21 @@ def _mask_by(f, post=lambda m: m[None, None]):
 ])
 def test_restricted_mask_mistakes_nobody_listed_are_named_by_property(answer, says):
     assert_rejects(check_restricted, answer, says=says)
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import transformer_nb.course.exercises as _named
+
+def _att_bias(q, k, v, mask=None):                  # the bool mask added to the scores as a number
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None: s = s + mask.to(s.dtype)
+    w = s.softmax(-1)
+    return w @ v, w
+
+def test_a_bool_mask_added_to_the_scores_is_named():
+    assert_rejects(_named.check_attention, _att_bias, says=r"padding mask: .*the bool mask was added to the scores as a number \(True = 1, False = 0\)")
+
+def test_a_half_width_rounded_up_is_named():
+    def restricted_mask(n, r):
+        i = torch.arange(n); return ((i[:, None] - i[None]).abs() <= math.ceil(r / 2))[None, None]
+    assert_rejects(_named.check_restricted, restricted_mask, says=r"n=5, r=1: .*your half-width is r / 2 rounded up, \(r \+ 1\) // 2")

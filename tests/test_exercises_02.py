@@ -124,7 +124,7 @@ def wrong_loop(kind:str):
     ('cat on the positions', r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32: "
                              r"concatenate the heads on the last axis, torch.cat\(heads, -1\)"),
     ('cat on the batch', r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32"),
-    ('one Linear for all heads', r"^Not yet: LoopMHA\(32, 4\) holds 2 nn.Linear layers, 0 of them nn.Linear\(d_model, d_k\): one per head"),
+    ('one Linear for all heads', r"^Not yet: LoopMHA\(32, 4\) holds 1 nn.Linear\(32, 96\), 1 nn.Linear\(32, 32\): one nn.Linear\(d_model, d_k\) = nn.Linear\(32, 8\) per head"),
 ])
 def test_check_loop_mha_names_each_mistake(kind, message):
     ns, Wrong = wrong_loop(kind)
@@ -579,3 +579,57 @@ def test_a_loop_mha_with_one_head_wrong_is_read_back_through_w_o():
     assert _ex.check_loop_mha(_loop_by()) is True
     assert_rejects(_ex.check_loop_mha, _loop_by(scale_head=1),
                    says=r"d_model=32, h=4, self-attention: off by .*; read back through W\^O, 1 of your 4 heads differ: head 2 is 2 times ours")
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import transformer_nb.course.exercises as _named
+
+def _mh(split=None, merge=None):
+    "split_heads and merge_heads, one of them miswritten."
+    return (split or (lambda x, h: x.view(*x.shape[:2], h, -1).transpose(1, 2)),
+            merge or (lambda x: x.transpose(1, 2).reshape(*x.shape[:1], x.shape[2], -1)))
+
+@pytest.mark.parametrize('answer, says', [
+    (_mh(split=lambda x, h: x.view(*x.shape[:2], h, -1).permute(0, 1, 3, 2)), r"gave torch\.Size\(\[2, 5, 4, 3\]\); .*: yours is \(B, n, d, h\)"),
+    (_mh(split=lambda x, h: torch.stack(torch.chunk(x, h, dim=1), 1)), r"split_heads raised RuntimeError .* and runs on 3 positions: it divides the positions \(dim 1\)"),
+    (_mh(merge=lambda x: x.reshape(x.shape[0], x.shape[1], -1)), r"gave torch\.Size\(\[2, 3, 20\]\); .*: yours is \(B, h, n\*d\); transpose\(1, 2\)"),
+])
+def test_split_and_merge_mistakes_named_by_the_axes_they_hold(answer, says):
+    assert_rejects(_named.check_heads, *answer, says=says)
+
+class _Loop(nn.Module):
+    "A per-head LoopMHA: `kv` swaps keys and values, `plain` keeps the heads in lists, `width` is each head's size (d_k if None)."
+    kv = plain = False; width = None
+    def __init__(self, d_model:int, h:int):
+        super().__init__()
+        self.h, self.d_k = h, self.width or d_model // h
+        make = (lambda: [nn.Linear(d_model, self.d_k) for _ in range(h)])
+        self.w_q, self.w_k, self.w_v = ((make() if self.plain else nn.ModuleList(make())) for _ in range(3))
+        self.w_o = nn.Linear(h * self.d_k, d_model)
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem; outs = []
+        for i in range(self.h):
+            q, k, v = self.w_q[i](x), self.w_k[i](mem), self.w_v[i](mem)
+            if self.kv: k, v = v, k
+            s = q @ k.transpose(-1, -2) / math.sqrt(self.d_k)
+            if mask is not None: s = s.masked_fill(~mask[:, 0], float('-inf'))
+            outs.append(s.softmax(-1) @ v)
+        return self.w_o(torch.cat(outs, -1))
+    @torch.no_grad()
+    def load_from(self, mha):
+        d = self.d_k
+        for i in range(self.h):
+            for mine, theirs in ((self.w_q, mha.w_q), (self.w_k, mha.w_k), (self.w_v, mha.w_v)):
+                mine[i].weight.copy_(theirs.weight[i * d:(i + 1) * d]); mine[i].bias.copy_(theirs.bias[i * d:(i + 1) * d])
+        self.w_o.weight.copy_(mha.w_o.weight); self.w_o.bias.copy_(mha.w_o.bias)
+
+@pytest.mark.parametrize('over, says', [
+    (dict(kv=True), r"self-attention: off by .*; the keys and the values are swapped"),
+    (dict(plain=True), r"LoopMHA\(32, 4\) keeps layers in plain Python lists \(self\.w_q, self\.w_k, self\.w_v\).*use nn\.ModuleList"),
+    (dict(width=32), r"LoopMHA\(32, 4\) holds 12 nn\.Linear\(32, 32\), 1 nn\.Linear\(128, 32\): each head projects to 32; a head's size is d_k = d_model / h = 8"),
+])
+def test_loop_mha_mistakes_named_by_property(over, says):
+    assert_rejects(_named.check_loop_mha, type('LoopMHA', (_Loop,), over), says=says)
+
+def test_the_per_head_loop_itself_passes():
+    assert _named.check_loop_mha(type('LoopMHA', (_Loop,), {})) is True

@@ -152,7 +152,7 @@ def cf_nodtype(conv):
     return f
 add('check_conv_to_ffn', 'halves w_2 (thinks of kernel taps)', ['w_2', 'scale', 'weight'], cf_nodtype)
 SAYS_CHECK_CONV_TO_FFN = {
-"w_2 transposed and reshaped": "w_2\\.weight\\ was\\ transposed:\\ nn\\.Linear\\ stores\\ \\(out,\\ in\\)",
+"w_2 transposed and reshaped": r"w_2\.weight holds the convolution's entries in another order: \.reshape or \.view keeps the memory order",
 "forgets biases": r"w_1\.bias is still all zero: it was not copied from conv\[0\]\.bias; w_2\.bias is still all zero: it was not copied from conv\[2\]\.bias",
 "second bias zeroed": r"the outputs differ by 0\.11; w_2\.bias is still all zero: it was not copied from conv\[2\]\.bias",
 "hard-codes 512/2048": "expected\\ \\(d_ff,\\ d_model\\)\\ =\\ \\(64,\\ 16\\),\\ the\\ Conv1d\\ weight\\ \\(out,\\ in,\\ 1\\)\\ without\\ its\\ last\\ axis\\ ",
@@ -228,3 +228,29 @@ def test_conv_to_ffn_mistakes_nobody_listed_are_named_by_property(body, says):
 
 def test_conv_to_ffn_by_squeeze_passes():
     assert check_conv_to_ffn(_c2f_by(_copy_all)) is True
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import transformer_nb.course.exercises as _named
+
+def _ffn_with(w1, w2, b1, b2):
+    "conv_to_ffn that fills FeedForward's weights and biases with `w1(conv)`, `w2(conv)`, `b1(conv)`, `b2(conv)`."
+    def conv_to_ffn(conv):
+        d_ff, d_model, _ = conv[0].weight.shape
+        f = _FFN(d_model, d_ff)
+        with torch.no_grad():
+            for p, get in ((f.w_1.weight, w1), (f.w_2.weight, w2), (f.w_1.bias, b1), (f.w_2.bias, b2)): p.copy_(get(conv))
+        return f
+    return conv_to_ffn
+
+_W0, _W2 = (lambda c: c[0].weight[:, :, 0]), (lambda c: c[2].weight[:, :, 0])
+_B0, _B2 = (lambda c: c[0].bias), (lambda c: c[2].bias)
+
+@pytest.mark.parametrize('answer, says', [
+    (_ffn_with(lambda c: _W2(c).T, lambda c: _W0(c).T, _B0, _B2), r"w_1\.weight holds conv\[2\]\.weight transposed, not conv\[0\]\.weight; w_2\.weight holds conv\[0\]\.weight transposed"),
+    (_ffn_with(_W0, _W2, _B0, lambda c: c[0].bias[:c[2].bias.numel()]), r"w_2\.bias holds the first 16 entries of conv\[0\]\.bias, not conv\[2\]\.bias"),
+    (_ffn_with(lambda c: _W0(c).T.reshape(_W0(c).shape), lambda c: _W2(c).reshape(_W2(c).shape[::-1]).T, _B0, _B2),
+     r"w_1\.weight and w_2\.weight hold the convolution's entries in another order: \.reshape or \.view keeps the memory order"),
+])
+def test_copies_from_the_wrong_place_are_named(answer, says):
+    assert_rejects(_named.check_conv_to_ffn, answer, says=says)

@@ -209,3 +209,33 @@ class _Shifted(nn.Module):
 ])
 def test_my_embeddings_mistakes_nobody_listed_are_named_by_property(answer, says):
     assert_rejects(check_my_embeddings, answer, says=says)
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import transformer_nb.course.exercises as _named
+
+def _embeddings_row0(hook:bool):
+    "MyEmbeddings whose padding row is row 0 whatever pad_id says: its gradient stopped by a mask (or a hook) on token 0."
+    class MyEmbeddings(nn.Module):
+        def __init__(self, vocab:int, d_model:int, pad_id:int=PAD_ID):
+            super().__init__()
+            E = torch.randn(vocab, d_model) * d_model ** -0.5; E[pad_id] = 0
+            self.E, self.pad_id, self.scale = nn.Parameter(E), pad_id, math.sqrt(d_model)
+            if hook: self.E.register_hook(lambda g: g.index_fill(0, torch.tensor([0]), 0.0))
+        def forward(self, tokens):
+            x = self.E[tokens]
+            return (x if hook else torch.where((tokens == 0)[..., None], x.detach(), x)) * self.scale
+    return MyEmbeddings
+
+@pytest.mark.parametrize('hook', [False, True])
+def test_a_padding_row_fixed_at_zero_is_named_with_another_pad_id(hook):
+    assert_rejects(_named.check_my_embeddings, _embeddings_row0(hook),
+                   says=r"MyEmbeddings\(50, 16, pad_id=3\): the row of token 0 gets no gradient and the padding row E\[3\] gets one")
+
+def test_an_output_detached_from_the_table_is_named():
+    class MyEmbeddings(nn.Module):
+        def __init__(self, vocab, d_model, pad_id=PAD_ID):
+            super().__init__(); E = torch.randn(vocab, d_model) * d_model ** -0.5; E[pad_id] = 0
+            self.E, self.scale = nn.Parameter(E), math.sqrt(d_model)
+        def forward(self, tokens): return self.E.detach()[tokens] * self.scale
+    assert_rejects(_named.check_my_embeddings, MyEmbeddings, says=r"a zero padding row: your output does not depend on E")

@@ -308,3 +308,34 @@ class _RelBiasShifted(_RelBiasBy):
 ])
 def test_relative_bias_mistakes_nobody_listed_are_mapped_by_offset(cls, says):
     assert_rejects(check_relative_bias, cls, says=says)
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import transformer_nb.course.exercises as _named
+
+def _pe(n, d, floor=False):
+    "The sinusoidal table, the angles rounded down if `floor`."
+    a = torch.arange(n, dtype=torch.float64)[:, None] / 10000 ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    a = a.floor() if floor else a
+    return torch.stack([a.sin(), a.cos()], -1).reshape(n, d).float()
+
+def test_a_transposed_table_and_whole_angles_are_named():
+    assert_rejects(_named.check_encoding, lambda n, d: _pe(n, d).T, says=r"gave \(2, 1\); expected a tensor of shape \(1, 2\): yours is \(d_model, n\)")
+    assert_rejects(_named.check_encoding, lambda n, d: _pe(n, d, floor=True), says=r"d_model=16: .*your angles are whole numbers: .*rounded down")
+
+def _bias(shape):
+    "RelativeBias whose (n_q, n_k, h) lookup is turned into its output by `shape`."
+    class RelativeBias(nn.Module):
+        def __init__(self, h, K): super().__init__(); self.K = K; self.table = nn.Parameter(torch.randn(2 * K + 1, h))
+        def forward(self, n_q, n_k):
+            o = (torch.arange(n_k)[None] - torch.arange(n_q)[:, None]).clamp(-self.K, self.K) + self.K
+            return shape(self.table[o], n_q, n_k)
+    return RelativeBias
+
+@pytest.mark.parametrize('shape, says', [
+    (lambda b, n_q, n_k: b.reshape(-1, n_q, n_k), r"it is no row of the table: your bias holds the right entries in other places: a reshape or view"),
+    (lambda b, n_q, n_k: b.permute(2, 1, 0), r"forward\(3, 6\) has shape \(3, 6, 3\); .*: yours is \(h, n_k, n_q\) \(forward\(2, 5\) has shape \(3, 5, 2\)\)"),
+    (lambda b, n_q, n_k: b, r"forward\(4, 4\) has shape \(4, 4, 3\); .*: yours is \(n_q, n_k, h\)"),
+])
+def test_a_bias_with_its_axes_elsewhere_is_named(shape, says):
+    assert_rejects(_named.check_relative_bias, _bias(shape), says=says)

@@ -478,3 +478,59 @@ def test_parsing_counts_off_by_blocks_nobody_listed_are_named(counts, says):
 ])
 def test_forward_mistakes_nobody_listed_are_named_by_property(old, new, says):
     assert_rejects(_ex.check_forward, my_forward(old, new), says=says)
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import transformer_nb.course.exercises as _named
+
+def test_a_layernorm_written_by_hand_is_named():
+    class MySublayer(nn.Module):                        # The Annotated Transformer's LayerNorm beside an unused nn.LayerNorm
+        def __init__(self, d_model, p_drop):
+            super().__init__(); self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)
+            self.a_2, self.b_2 = nn.Parameter(torch.ones(d_model)), nn.Parameter(torch.zeros(d_model))
+        def forward(self, x, f):
+            y = x + self.drop(f(x))
+            return self.a_2 * (y - y.mean(-1, keepdim=True)) / (y.std(-1, keepdim=True) + 1e-6) + self.b_2
+    assert_rejects(_named.check_sublayer, MySublayer, says=r"your LayerNorm is not nn\.LayerNorm: it divides by the standard deviation "
+                   r"with Bessel's correction plus eps .*; its gain and bias are its own")
+
+def test_one_norm_for_every_sub_layer_is_named():
+    from transformer_nb.attention import pad_mask
+    from transformer_nb.model import make_tgt_mask
+    def my_forward(model, src, tgt):
+        sm, tm = pad_mask(src), make_tgt_mask(tgt)
+        x = model.src_pos(model.src_emb(src))
+        for l in model.encoder:
+            n = l.sub[0].norm; x = n(x + l.self_attn(x, mask=sm)); x = n(x + l.ffn(x))
+        y = model.tgt_pos(model.tgt_emb(tgt))
+        for l in model.decoder:
+            n = l.sub[0].norm
+            y = n(y + l.self_attn(y, mask=tm)); y = n(y + l.cross_attn(y, x, mask=sm)); y = n(y + l.ffn(y))
+        return model.generator(y)
+    assert_rejects(_named.check_forward, my_forward, says=r"every sub-layer of a layer uses sub\[0\]\.norm")
+
+@pytest.mark.parametrize('tied, says', [
+    (49_983_488, r"tied=49,983,488 .*exactly without the decoder's 4 layers"),
+    (100_343_808, r"tied=100,343,808 .*exactly without all 20 LayerNorms"),
+])
+def test_a_count_without_a_whole_part_is_named(tied, says):
+    assert_rejects(_named.check_parsing_counts, lambda: (tied, 133_152_768), says=says)
+
+def test_a_norm_on_the_branch_and_a_shifted_target_are_named():
+    from transformer_nb.attention import pad_mask
+    from transformer_nb.model import make_tgt_mask
+    def forward_by(rule, cut=False):
+        def my_forward(model, src, tgt):
+            tgt = tgt[:, :-1] if cut else tgt
+            sm, tm = pad_mask(src), make_tgt_mask(tgt)
+            x = model.src_pos(model.src_emb(src))
+            for l in model.encoder:
+                x = rule(l.sub[0].norm, x, l.self_attn(x, mask=sm)); x = rule(l.sub[1].norm, x, l.ffn(x))
+            y = model.tgt_pos(model.tgt_emb(tgt))
+            for l in model.decoder:
+                y = rule(l.sub[0].norm, y, l.self_attn(y, mask=tm)); y = rule(l.sub[1].norm, y, l.cross_attn(y, x, mask=sm))
+                y = rule(l.sub[2].norm, y, l.ffn(y))
+            return model.generator(y)
+        return my_forward
+    assert_rejects(_named.check_forward, forward_by(lambda n, x, y: x + n(y)), says=r"each sub-layer adds LayerNorm\(f\(x\)\) to x, the norm on the branch")
+    assert_rejects(_named.check_forward, forward_by(lambda n, x, y: n(x + y), cut=True), says=r"got torch\.Size\(\[4, 6, 50\]\): one position short")

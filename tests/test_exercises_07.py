@@ -173,3 +173,31 @@ def test_window_nan_is_placed_at_the_ends():
 
 def test_a_right_window_with_a_large_negative_fill_passes():
     assert _ex.check_restricted_attention(_win_by(fill=-1e9)) is True
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import transformer_nb.course.exercises as _named
+
+def _window(pad, size=None, tuple_out=False):
+    "Restricted attention by padding and unfolding: `pad(w)` F.pad's pairs, `size(r)` the window (2 * (r // 2) + 1 if None)."
+    def restricted_attention(q, k, v, r):
+        w = r // 2; s = size(r) if size else 2 * w + 1
+        kp, vp = F.pad(k, pad(w)), F.pad(v, pad(w))
+        dim = -1 if len(pad(w)) == 2 else -2
+        kw, vw = kp.unfold(dim, s, 1), vp.unfold(dim, s, 1)
+        if dim == -2: kw, vw = kw[..., :q.shape[-2], :, :], vw[..., :q.shape[-2], :, :]
+        sc = torch.einsum('bhnd,bhndw->bhnw', q, kw) / math.sqrt(q.shape[-1])
+        if dim == -2:
+            j = torch.arange(q.shape[-2])[:, None] - w + torch.arange(s)[None]
+            sc = sc.masked_fill((j < 0) | (j >= q.shape[-2]), float('-inf'))
+        a = sc.softmax(-1); out = torch.einsum('bhnw,bhndw->bhnd', a, vw)
+        return (out, a) if tuple_out else out
+    return restricted_attention
+
+@pytest.mark.parametrize('answer, says', [
+    (_window(lambda w: (w, w)), r"changing key 5 moved query 5 alone: each query reads only its own position"),
+    (_window(lambda w: (0, 0, w, w), size=lambda r: r), r"n=17, r=8: .*your query i sees keys i - 4 \.\. i \+ 3, 8 of them; the paper's sees i - 4 \.\. i \+ 4"),
+    (_window(lambda w: (0, 0, w, w), tuple_out=True), r"n=10, r=3: restricted_attention returned a tuple of 2 \(\(2, 4, 10, 16\), \(2, 4, 10, 3\)\): return the output alone"),
+])
+def test_window_mistakes_named_by_property(answer, says):
+    assert_rejects(_named.check_restricted_attention, answer, says=says)

@@ -263,3 +263,21 @@ def test_a_segment_no_listed_mistake_explains_gets_the_merges_step_by_step():
     learn_bpe, _ = _bpe_by()
     assert_rejects(_check_bpe, learn_bpe, lambda word, merges: list(word) + ['</w>'],
                    says=r"segment\('lowest'\) gave .*: apply each merge, in the order learnt, .*: from l o w e s t </w>, \('e', 's'\) gives l o w es t </w>; ")
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import transformer_nb.course.exercises as _named
+
+def test_merges_applied_in_sorted_order_are_named():
+    from transformer_nb.course.exercises import _bpe_learn, _merge_pair
+    def segment(word, merges):
+        syms = list(word) + ['</w>']
+        for p in sorted(merges): syms = _merge_pair(syms, p)
+        return syms
+    assert_rejects(_named.check_bpe, _bpe_learn, segment,
+                   says=r"segment\('abc', \[\('b', 'c'\), \('a', 'b'\)\]\) gave \['ab', 'c', '</w>'\].*merges applied in sorted or reversed order")
+
+def test_a_segmentation_returned_as_a_string_is_named():
+    from transformer_nb.course.exercises import _bpe_learn, _bpe_segment
+    assert_rejects(_named.check_bpe, _bpe_learn, lambda word, merges: ' '.join(_bpe_segment(word, merges)),
+                   says=r"segment\('lowest'\) returned the string 'low est</w>': return the list of its pieces")

@@ -42,7 +42,7 @@ WRONG_SCHEDULES = {   # name: (wrong answer, what its message must say)
     'a rate at step 0': (lambda s, d, w: d ** -0.5 * w ** -0.5 if s == 0 else d ** -0.5 * min(s ** -0.5, s * w ** -1.5),
                          'step 0 (d_model=512, warmup=4000): got 0.0006988, expected 0; the rate at step 0 is 0'),
     'no warm-up': (lambda s, d, w: d ** -0.5 * s ** -0.5 if s else 0.,
-                   'step 1 (d_model=512, warmup=4000): got 0.04419, expected 1.747e-07; no warm-up: take the smaller'),
+                   'step 1 (d_model=512, warmup=4000): got 0.04419, expected 1.747e-07; no warm-up: yours follows the decay'),
     'max, not min': (lambda s, d, w: d ** -0.5 * max(s ** -0.5, s * w ** -1.5) if s else 0., 'no warm-up: take the smaller'),
     'warmup ** -1': (lambda s, d, w: d ** -0.5 * min(s ** -0.5, s * w ** -1) if s else 0., 'check the exponent -1.5'),
     'no d_model factor': (lambda s, d, w: min(s ** -0.5, s * w ** -1.5) if s else 0.,
@@ -324,3 +324,32 @@ def test_label_smoothing_weights_nobody_listed_are_fitted(a, b, says):
 ])
 def test_schedule_laws_nobody_listed_are_fitted(fn, says):
     assert_rejects(check_schedule, fn, says=says)
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import contextlib, io
+import transformer_nb.course.exercises as _named
+
+def test_a_linear_decay_is_named():
+    def lr(step, d_model=512, warmup=4000):
+        if step == 0: return 0.0
+        peak = (d_model * warmup) ** -0.5
+        return peak * step / warmup if step < warmup else peak * max(0.0, 1 - (step - warmup) / 100000)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out): assert _named.check_schedule(lr) is False
+    assert 'after the peak your rate falls in a straight line' in out.getvalue()
+
+def test_a_mean_of_sentence_means_is_named():
+    def loss(logits, target, eps, pad_id=0):
+        lp, keep = logits.log_softmax(-1), (target != pad_id).float()
+        each = (1 - eps) * -lp.gather(-1, target[..., None])[..., 0] - eps * lp.mean(-1)
+        return ((each * keep).sum(-1) / keep.sum(-1)).mean()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out): assert _named.check_label_smoothing(loss) is False
+    assert "likely a mean of each sentence's mean" in out.getvalue()
+
+def test_a_warm_up_rounded_to_zero_is_named():
+    out = io.StringIO()
+    lr = lambda s, d, w: d ** -0.5 * min(s ** -0.5, (s // w) * w ** -0.5) if s else 0.0
+    with contextlib.redirect_stdout(out): assert _named.check_schedule(lr) is False
+    assert 'the rate is 0 in the warm-up: an integer division (step // warmup)' in out.getvalue()

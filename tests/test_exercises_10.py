@@ -245,3 +245,13 @@ def _third(model, src, ys):
 ])
 def test_greedy_steps_nobody_listed_are_named_by_property(step, says, ns):
     assert_rejects(_ex.check_greedy_step, step, ns['model'], says=says)
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+
+def test_item_and_a_prefix_without_bos_are_named(ns, capsys):
+    from transformer_nb.decoding import next_token_logits
+    ok, said = verdict(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, -1]).argmax(-1).item(), ns['model'], capsys)
+    assert not ok and '.item() makes one Python number' in said
+    ok, said = verdict(lambda model, src, ys: next_token_logits(model, model(src, ys[:, 1:])[:, -1]).argmax(-1), ns['model'], capsys)
+    assert not ok and 'on prefixes of one token, BOS alone, and runs on two' in said

@@ -215,3 +215,20 @@ def _bleu_by(clip=True, bp='min', add=0, orders=4, tok=str.split):
 ])
 def test_bleu_mistakes_nobody_listed_are_named_by_property(answer, says):
     assert_rejects(_ex.check_bleu, answer, says=says)
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import transformer_nb.course.exercises as _named
+
+def test_a_recall_is_named():
+    from collections import Counter
+    def my_bleu(hyps, refs):                            # matches over the reference's n-grams
+        m, t, c, r = [0] * 4, [0] * 4, 0, 0
+        for h, ref in zip(hyps, refs):
+            h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
+            for n in range(4):
+                hc, rc = Counter(zip(*[h[i:] for i in range(n + 1)])), Counter(zip(*[ref[i:] for i in range(n + 1)]))
+                m[n] += sum(min(k, rc[g]) for g, k in hc.items()); t[n] += max(len(ref) - n, 0)
+        bp = 1 if c >= r else math.exp(1 - r / c)
+        return 100 * bp * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / 4)
+    assert_rejects(_named.check_bleu, my_bleu, says=r"the matches divided by the reference's n-grams \(a recall\)")

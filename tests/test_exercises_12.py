@@ -282,3 +282,35 @@ def test_beyond_noise_threshold_nobody_listed_is_placed(in_nbs):
 def test_heads_looking_mistake_nobody_listed_is_placed_head_by_head(in_nbs):
     top2 = lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(col in torch.as_tensor(w[h, r]).topk(2).indices for r in rows)]
     assert_rejects(_ex.check_heads_looking, top2, says=r"Likely mistake: yours adds head 1 \(row indices \[0, 1\] peak at key indices \[0, 2\]\), col = 2: compare each row's argmax")
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+
+def _bn(measure):
+    "beyond_noise with the spread from base's own run, each variant measured by `measure(variant bleu, base bleu, recs)`."
+    def beyond_noise(recs):
+        base = next(r['bleu'] for r in recs if r['id'] == 'base')
+        noise = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')
+        return [r['id'] for r in recs if r['variant'] != 'base' and measure(r['bleu'], base, recs) > noise]
+    return beyond_noise
+
+@pytest.mark.parametrize('answer, says', [
+    (_bn(lambda b, base, recs: abs(b - recs[0]['bleu'])), r"yours measures each variant from the first record's BLEU"),
+    (_bn(lambda b, base, recs: abs(b - base) / base), r"\|BLEU - base BLEU\| / base BLEU, a relative change, is compared with the spread"),
+])
+def test_beyond_noise_mistakes_named_by_property(answer, says, in_nbs):
+    assert_rejects(_ex.check_beyond_noise, answer, says=says)
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[:, r, col].argmax() == h for r in rows)], r"the argmax ran over the heads, w\[:, r, col\]\.argmax\(\)"),
+    (lambda w, rows, col: torch.tensor([h + 1 for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]), r"got a Tensor, tensor\(\[3\]\); return a list of head numbers"),
+])
+def test_heads_looking_mistakes_named_by_property(answer, says, in_nbs):
+    assert_rejects(_ex.check_heads_looking, answer, says=says)
+
+def test_sizes_from_float_division_are_named():
+    def rows_ab(base):
+        d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h
+        return {**{f'A-h{k}': dict(h=k, d_k=d / k, d_v=d / k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
+                **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}}
+    assert_rejects(_ex.check_rows_ab, rows_ab, says=r"A-h1 has d_k=512\.0, a float: sizes are whole numbers, d // k")

@@ -27,7 +27,7 @@ def solution(src=SOLUTION):
     exec(src, ns); return ns['my_linearize']
 
 def test_linearize_solution_passes():
-    assert said(check_linearize, solution()) == (True, 'my_linearize writes 5 trees as linearize does')
+    assert said(check_linearize, solution()) == (True, 'my_linearize writes 6 trees as linearize does')
 
 def test_linearize_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e12c0002')                                   # the stub cell runs the check, as Run All does
@@ -299,3 +299,39 @@ def _lin_by(word=lambda t: t[0], root=True):
 ])
 def test_linearize_mistakes_nobody_listed_are_named_in_one_line(answer, says):
     assert_rejects(_ex.check_linearize, answer, says=says)
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer does
+import transformer_nb.course.exercises as _named
+
+def _lin_slip(drop_none=False, unary=False, brackets=True):
+    "A linearisation that drops -NONE- nodes, collapses phrases of one child, or writes no brackets."
+    from nltk import Tree
+    from transformer_nb.parsing import coarse_label, is_preterminal
+    def my_linearize(t):
+        if not brackets: return ' '.join(t.leaves())
+        if is_preterminal(t): return t[0]
+        kids = [k for k in t if not (drop_none and isinstance(k, Tree) and k.label() == '-NONE-')]
+        if unary and len(kids) == 1: return my_linearize(kids[0])
+        lab = coarse_label(t.label())
+        return ' '.join([f'({lab}', *(my_linearize(k) for k in kids), f'){lab}'])
+    return my_linearize
+
+@pytest.mark.parametrize('answer, says', [
+    (_lin_slip(drop_none=True), r"a question with a trace: .*the empty elements \['\*T\*-1'\] are left out"),
+    (_lin_slip(unary=True), r"John's tree: .*a phrase with one child lost its brackets \(\['\(NP', '\)NP'\]\)"),
+    (_lin_slip(brackets=False), r"John's tree: .*no brackets at all"),
+])
+def test_linearize_mistakes_named_by_property(answer, says):
+    assert_rejects(_named.check_linearize, answer, says=says)
+
+def test_integer_division_is_named():
+    def my_corpus_prf(counts):
+        m, g, t = (sum(c[i] for c in counts) for i in range(3)); p, r = 100 * m // t, 100 * m // g
+        return p, r, 2 * p * r // (p + r)
+    assert_rejects(_named.check_corpus_prf, my_corpus_prf, says=r"your precision 85 is matched / parse of the summed counts cut to a whole number")
+
+def test_labels_lowercased_are_named_as_labels():
+    from transformer_nb.parsing import linearize
+    assert_rejects(_named.check_linearize, lambda t: ' '.join(x.lower() if x[:1] in '()' else x for x in linearize(t).split()),
+                   says=r"a label changed its case: write each label as it is, no \.lower\(\)")

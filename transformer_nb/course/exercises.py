@@ -13,6 +13,7 @@ __all__ = ['report', 'check_pad_batch', 'diagnose_weights', 'check_attention', '
 
 # %% ../../nbs/course_exercises.ipynb #a26e0004
 import copy, functools, itertools, math, re, traceback
+from collections import Counter
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -137,10 +138,10 @@ def _call_kept(fn, args:dict, case:str):
     return res
 
 # %% ../../nbs/course_exercises.ipynb #a26s0102
-def _weights(q, k, mask=None, scale=None, dim=-1, invert=False, fill=float('-inf')):
+def _weights(q, k, mask=None, scale=None, dim=-1, invert=False, fill=float('-inf'), add=False):
     "Equation (1)'s weights, or the weights of one common mistake (rows with no allowed key: zeros)."
     s = q @ k.mT * (q.shape[-1] ** -0.5 if scale is None else scale)
-    if mask is not None: s = s.masked_fill(mask if invert else ~mask, fill)
+    if mask is not None: s = s + mask.to(s.dtype) if add else s.masked_fill(mask if invert else ~mask, fill)
     return s.softmax(dim).nan_to_num(0.0)
 
 def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
@@ -154,12 +155,14 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
                                  "mask is False (~mask)"),
              (dict(fill=0.0), "masked scores were set to 0: set them to -inf before the softmax (e^-inf = 0)"),
              (dict(fill=1.0), "masked scores were set to 1: set them to -inf before the softmax (e^-inf = 0)"),
+             (dict(add=True), "the bool mask was added to the scores as a number (True = 1, False = 0): that shifts the allowed keys "
+                              "by 1 and hides none; fill the masked scores with -inf, scores.masked_fill(~mask, float('-inf'))"),
              (dict(scale=k.shape[-2] ** -0.5), f"you divided the scores by sqrt(n_k) = sqrt({k.shape[-2]}), the number of keys: "
                                                f"d_k is the size of one query or key vector, divide by sqrt(d_k) = {d_k ** 0.5:g}")]
     if d_v not in (None, d_k): tries.append((dict(scale=d_v ** -0.5), f"you divided the scores by sqrt(d_v) = sqrt({d_v}), the size of a value "
                                               f"vector: the scale is the queries' and keys' size, divide by sqrt(d_k) = {d_k ** 0.5:g}"))
     for kw, why in tries:
-        if mask is None and ('invert' in kw or 'fill' in kw): continue
+        if mask is None and ('invert' in kw or 'fill' in kw or 'add' in kw): continue
         a, b = w.nan_to_num(0.0), _weights(q, k, mask, **kw)
         if 'fill' in kw: a, b = a.masked_fill(~mask, 0.0), b.masked_fill(~mask, 0.0)   # zeroed after, or not
         if torch.allclose(a, b, atol=1e-6): return why
@@ -254,6 +257,21 @@ def _band_story(m, n:int, r:int) -> str:
     i = int((m != ((j[None] - j[:, None]).abs() <= w)).any(1).nonzero()[0])
     return f"query {i} may see keys {m[i].nonzero().flatten().tolist()}, the paper's neighbourhood is {[k for k in range(n) if abs(k - i) <= w]}"
 
+def _half_story(restricted_mask, cases) -> str|None:
+    "How the half-width of your band grows with r, if every case's mask is a centred band |i - j| <= w: r, or r / 2 rounded up; None if neither."
+    hw = {}
+    for n, r in cases:
+        m, d = restricted_mask(n, r)[0, 0], (torch.arange(n)[None] - torch.arange(n)[:, None]).abs()
+        w = next((w for w in range(n) if torch.equal(m, d <= w)), None)
+        if w is None: return None
+        if n > r + 1: hw[r] = w                                                 # a band that fits in the sentence shows its width
+    if all(w == r for r, w in hw.items()):
+        return "it is the mask |i - j| <= r, a neighbourhood of size 2r + 1: r is the size of the whole neighbourhood, r // 2 on each side"
+    if all(w == (r + 1) // 2 for r, w in hw.items()):
+        return ("your half-width is r / 2 rounded up, (r + 1) // 2 (math.ceil): for an odd r that is r + 2 keys; the paper's "
+                "neighbourhood of size r has r // 2 keys on each side, rounded down")
+    return None
+
 def _mask_form(m, n:int) -> str:
     "What a mask of the wrong type or shape needs."
     if isinstance(m, torch.Tensor) and m.dtype != torch.bool and set(m.unique().tolist()) <= {0, 1}:
@@ -285,8 +303,7 @@ def check_restricted(restricted_mask) -> str:
         hint = (f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
                 f"symmetric (n={asym[0]}, r={asym[1]}: query {asym[2]} may see key {asym[3]}, query {asym[3]} may not see key "
                 f"{asym[2]})" if asym else
-                "it is the mask |i - j| <= r, a neighbourhood of size 2r + 1: r is the size of the whole neighbourhood, "
-                "r // 2 on each side" if torch.equal(m[0, 0], band(n, lambda i, j: abs(i - j) <= r)) else
+                half if (half := _half_story(restricted_mask, cases)) else
                 "the neighbourhood includes its edges: |i - j| <= r // 2, not <" if torch.equal(m[0, 0], band(n, lambda i, j: abs(i - j) < r // 2)) else
                 "True must mean 'may attend': your mask is inverted" if torch.equal(m[0, 0], ~want) else
                 _band_story(m[0, 0], n, r))
@@ -301,6 +318,32 @@ def check_restricted(restricted_mask) -> str:
     assert torch.allclose(attention(x, x, x, restricted_mask(n, 2 * n - 1))[0], attention(x, x, x)[0], atol=1e-6), \
         f"n={n}, r={2 * n - 1}: a neighbourhood wider than the sentence must give full attention"
     return "restricted_mask gives each query the neighbourhood of size r centred on it"
+
+# %% ../../nbs/course_exercises.ipynb #a26s0203
+def _shape_axes(shape, sizes:dict) -> str|None:
+    "A wrong `shape` in the axes' names, '(B, n, d, h)' or '(B, h, n*d)', if each size is one axis or two multiplied, every axis used once."
+    out, used = [], []
+    for s in shape:
+        free = [a for a in sizes if a not in used]
+        hit = next((a for a in free if sizes[a] == s), None) or next((f'{a}*{b}' for a in free for b in free if a != b and sizes[a] * sizes[b] == s), None)
+        if hit is None: return None
+        used += hit.split('*'); out.append(hit)
+    return f"({', '.join(out)})" if sorted(used) == sorted(sizes) else None
+
+def _split_checked(split_heads, x, h:int):
+    "`split_heads(x, h)`, a (B, h, n, d) tensor, or one line: positions divided among the heads, or the axes a wrong shape holds."
+    B, n, hd = x.shape
+    try: heads = split_heads(x, h)
+    except RuntimeError as e:
+        if not _runs(split_heads, x[:, :h], h): raise
+        raise AssertionError(f"split_heads raised RuntimeError ({str(e)[:60]}) on x of shape {tuple(x.shape)}, h={h}, and runs on {h} "
+                             "positions: it divides the positions (dim 1) among the heads; split the features, the last axis, into (h, d)") from None
+    axes = _shape_axes(getattr(heads, 'shape', ()), dict(B=B, h=h, n=n, d=hd // h))
+    assert isinstance(heads, torch.Tensor) and heads.shape == (B, h, n, hd // h), \
+        (f"split_heads(x of shape {tuple(x.shape)}, h={h}) gave {getattr(heads, 'shape', f'a {type(heads).__name__}, not one tensor')}; expected (B, h, n, d) = "
+         f"{(B, h, n, hd // h)}" + (f": yours is {axes}; view x as (B, n, h, d), then transpose(1, 2) brings h before n" if axes else ""))
+    return heads
+
 
 # %% ../../nbs/course_exercises.ipynb #a26r0029
 def _split_story(heads, x, h:int) -> str:
@@ -334,9 +377,7 @@ def check_heads(split_heads, merge_heads) -> str:
     g = torch.Generator().manual_seed(0)
     rnd = lambda *s: torch.randn(*s, generator=g, dtype=torch.float64)
     x = rnd(2, 5, 12); right = x.view(2, 5, 3, 4).transpose(1, 2)        # (B, n, h*d) with h = 3, d = 4; its heads
-    heads = split_heads(x, 3)
-    assert isinstance(heads, torch.Tensor) and heads.shape == (2, 3, 5, 4), \
-        f"split_heads(x of shape (2, 5, 12), h=3) gave {getattr(heads, 'shape', f'a {type(heads).__name__}, not one tensor')}; expected (B, h, n, d) = (2, 3, 5, 4)"
+    heads = _split_checked(split_heads, x, 3)
     if not torch.equal(heads, right):
         raise AssertionError("split_heads viewed (B, n, h*d) straight as (B, h, n, d): without the transpose, a head holds "
             "features of other positions; view it as (B, n, h, d), then transpose(1, 2)" if torch.equal(heads, x.view(2, 3, 5, 4))
@@ -350,7 +391,8 @@ def check_heads(split_heads, merge_heads) -> str:
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
         f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', f'a {type(merged).__name__}, not one tensor')}; expected (B, n, h*d) = (2, 5, 12)" + \
         {(2, 5, 4): ": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side", (2, 15, 4): ": the heads "
-         "are stacked along the positions; Concat puts them side by side on the feature axis, (B, n, h*d)"}.get(tuple(getattr(merged, 'shape', ())), "")
+         "are stacked along the positions; Concat puts them side by side on the feature axis, (B, n, h*d)"}.get(tuple(getattr(merged, 'shape', ())), "") + (f": yours is {axes}; transpose(1, 2) to (B, n, h, d), then reshape(B, n, h*d)"
+                                                         if (axes := _shape_axes(getattr(merged, 'shape', ()), dict(B=2, h=3, n=5, d=4))) else "")
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
             "brings n before h, each row mixes heads and positions" if torch.equal(merged, right.reshape(2, 5, 12))
@@ -392,14 +434,15 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
             f"torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)") from None
 
 # %% ../../nbs/course_exercises.ipynb #a26s02x15
-def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False,
+def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False, kv:bool=False,
                  interleave:bool=False, wo:bool=True, after:bool=False, fill:float=float('-inf'),
                  invert:bool=False, first:bool=False, mean:bool=False, each:bool=False, order:list|None=None) -> torch.Tensor:
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
-    the mask, W^Q and W^K swapped (`qk`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), masked scores set to `fill`, the mask inverted (`invert`), every head computed as head 0 (`first`), every head the heads' mean (`mean`), or W^O applied to each head alone, zero-padded to h*d_k, and the results summed (`each`: its bias added h times), or the heads concatenated in the `order` given."""
+    the mask, W^Q and W^K swapped (`qk`), or W^K and W^V (`kv`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), masked scores set to `fill`, the mask inverted (`invert`), every head computed as head 0 (`first`), every head the heads' mean (`mean`), or W^O applied to each head alone, zero-padded to h*d_k, and the results summed (`each`: its bias added h times), or the heads concatenated in the `order` given."""
     mem = x if mem is None else mem
     (Wq, Wk, Wv), (bq, bk, bv) = (m.w_q.weight, m.w_k.weight, m.w_v.weight), (m.w_q.bias, m.w_k.bias, m.w_v.bias)
     if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
+    if kv: (Wk, bk), (Wv, bv) = (Wv, bv), (Wk, bk)
     q, k, v = (m.split_heads(F.linear(t, W, b), d) for t, W, b, d in ((x, Wq, bq, m.d_k), (mem, Wk, bk, m.d_k), (mem, Wv, bv, m.d_v)))
     s = q @ k.mT * (1.0 if after else m.d_k ** -0.5 if scale is None else scale)   # (B, h, n_q, n_k)
     if mask is not None and masked: s = s.masked_fill(mask if invert else ~mask, fill)
@@ -457,6 +500,8 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                 "the softmax runs over the queries (dim -2): each query's weights must sum to 1 over the keys (dim -1)": dict(dim=-2),
                 "the mask is not applied: " + _LOOP_HINTS['a causal mask']: dict(masked=False),
                 "load_from swapped W^Q and W^K: head i's W_i^Q comes from w_q.weight, its W_i^K from w_k.weight": dict(qk=True),
+                "the keys and the values are swapped: the scores are Q K^T with K = mem W_i^K (w_k's rows), and the weights "
+                "average V = mem W_i^V (w_v's rows)": dict(kv=True),
                 "the heads are interleaved feature by feature (torch.stack(heads, -1)): concatenate them, torch.cat(heads, -1), "
                 "head 1's d_k features, then head 2's, ...": dict(interleave=True),
                 "W^O is left out: concatenate the heads in order, then apply W^O (an nn.Linear(h*d_k, d_model)) to them": dict(wo=False),
@@ -501,6 +546,22 @@ def _loop_heads(ours, got, args, kw) -> str:
     return (f"read back through W^O, {len(bad)} of your {h} heads differ: " + '; '.join(out[:3]) + ("; ..." if len(out) > 3 else "")
             + ": each head i attends with its own W_i^Q, W_i^K, W_i^V, and the heads are concatenated in order, head 1 first")
 
+# %% ../../nbs/course_exercises.ipynb #a26s0207
+def _loop_layers(loop, d_model:int, h:int, lins:list) -> str:
+    "Why `loop` does not hold 3h nn.Linear(d_model, d_k) and one W^O: heads kept in plain lists, or the sizes its layers have."
+    d_k, sizes = d_model // h, Counter((l.in_features, l.out_features) for l in lins)
+    plain = [k for k, v in vars(loop).items() if isinstance(v, (list, tuple)) and any(isinstance(x, nn.Module) for x in v)]
+    if plain:
+        return (f"LoopMHA({d_model}, {h}) keeps layers in plain Python lists ({', '.join(f'self.{k}' for k in plain)}): a module registers "
+                "only nn.Module attributes and nn.ModuleList, so these layers' parameters are not counted, trained, saved or moved; "
+                "use nn.ModuleList([...])")
+    held = ', '.join(f"{n} nn.Linear{s}" for s, n in sizes.items())
+    wide = next((o for (i, o), n in sizes.items() if i == d_model and n >= 3 * h and o != d_k), None)
+    return (f"LoopMHA({d_model}, {h}) holds {held or 'no nn.Linear'}: " + (f"each head projects to {wide}; a head's size is d_k = d_model / h = {d_k}, "
+            f"nn.Linear(d_model, d_k), so the h heads together are d_model wide" if wide else
+            f"one nn.Linear(d_model, d_k) = nn.Linear({d_model}, {d_k}) per head for each of W^Q, W^K, W^V ({3 * h}), and one for W^O"))
+
+
 # %% ../../nbs/course_exercises.ipynb #a26s0206
 @report
 def check_loop_mha(LoopMHA) -> str:
@@ -511,8 +572,7 @@ def check_loop_mha(LoopMHA) -> str:
         per_head = sum((m.in_features, m.out_features) == (d_model, d_model // h) for m in lins)
         assert not (len(lins) == per_head == 3 * h), (f"LoopMHA({d_model}, {h}) has no W^O: after the {3 * h} per-head layers "
             "it needs one nn.Linear(h*d_k, d_model) that mixes the concatenated heads")
-        assert len(lins) == 3 * h + 1 and per_head >= 3 * h, (f"LoopMHA({d_model}, {h}) holds {len(lins)} nn.Linear layers, "
-            f"{per_head} of them nn.Linear(d_model, d_k): one per head for each of W^Q, W^K, W^V ({3 * h}), and one for W^O")
+        assert len(lins) == 3 * h + 1 and per_head >= 3 * h, _loop_layers(loop, d_model, h, lins)
         nobias = [(l.in_features, l.out_features) == (d_model, d_model // h) for l in lins if l.bias is None]   # per head?
         assert not nobias, (f"LoopMHA({d_model}, {h}): " + " and ".join([f"{sum(nobias)} per-head layers"] * any(nobias) + ["W^O"] * (not all(nobias)))
             + " without a bias (bias=False): MultiHeadAttention's projections have biases; keep nn.Linear's default, and copy them in load_from")
@@ -544,6 +604,9 @@ def _param_story(f, conv) -> str|None:
     for (k, src), want in zip((('w_1.weight', 'conv[0].weight'), ('w_1.bias', 'conv[0].bias'), ('w_2.weight', 'conv[2].weight'), ('w_2.bias', 'conv[2].bias')), have.values()):
         got = getattr(getattr(f, k.split('.')[0]), k.split('.')[1]).detach()
         other = next((o for o, t in have.items() if o != src and t.shape == got.shape and torch.allclose(got, t)), None)
+        other = other or next((f"{o} transposed" for o, t in have.items() if o != src and t.dim() == 2 and t.T.shape == got.shape and torch.allclose(got, t.T)), None)
+        other = other or next((f"the first {got.numel()} entries of {o}" for o, t in have.items() if o != src and t.dim() == got.dim() == 1
+                               and t.numel() > got.numel() and torch.allclose(got, t[:got.numel()])), None)
         if got.shape == want.shape and torch.allclose(got, want): continue
         out.append(f"{k} has shape {tuple(got.shape)}, {src} {tuple(want.shape)}" if got.shape != want.shape and got.numel() != want.numel() else
                    f"{k} holds {other}, not {src}" if other else
@@ -571,6 +634,16 @@ def _ffn_call(conv_to_ffn, conv, case:str):
     if err is not None: raise err
     return f
 
+# %% ../../nbs/course_exercises.ipynb #a26s0304
+def _reordered(pairs:dict) -> str|None:
+    "Which of `pairs` {name: (yours, the convolution's)} hold the right entries in other places (a reshape, not a plain transpose)."
+    mixed = [k for k, (a, b) in pairs.items() if a.shape == b.shape and not torch.equal(a, b) and not (a.shape[0] == a.shape[1] and torch.equal(a, b.T))
+             and torch.equal(a.detach().flatten().sort().values, b.detach().flatten().sort().values)]
+    if not mixed: return None
+    return (f"{' and '.join(mixed)} {'holds' if len(mixed) == 1 else 'hold'} the convolution's entries in another order: "
+            ".reshape or .view keeps the memory order and moves entries to other rows (with or without a .T); a Conv1d weight "
+            "(out, in, 1) is already nn.Linear's (out, in): drop the last axis, weight[:, :, 0]")
+
 # %% ../../nbs/course_exercises.ipynb #a26s0302
 def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the library's class, or the notebook's own
 
@@ -583,6 +656,7 @@ def _copy_slip(f, conv) -> str|None:
     w1, w2 = conv[0].weight[..., 0], conv[2].weight[..., 0]                         # (out, in) each
     if f.w_1.weight.shape == w2.shape and torch.equal(f.w_1.weight, w2) and torch.equal(f.w_2.weight, w1):
         return "w_1 was copied from conv[2] and w_2 from conv[0]: w_1 is the first convolution, conv[0] (d_model -> d_ff), w_2 the second, conv[2]"
+    if (mixed := _reordered({'w_1.weight': (f.w_1.weight, w1), 'w_2.weight': (f.w_2.weight, w2)})): return mixed
     if (tr := [k for k, a, b in (('w_1', f.w_1.weight, w1), ('w_2', f.w_2.weight, w2)) if a.numel() == b.numel() and torch.equal(a, b.T.reshape(a.shape))]):
         return (f"{' and '.join(k + '.weight' for k in tr)} {'was' if len(tr) == 1 else 'were'} transposed: nn.Linear stores (out, in), as Conv1d does "
                 "(out, in, 1); drop the last axis, weight[:, :, 0], no .T")
@@ -667,6 +741,21 @@ def _emb_where(y, E, t, d:int) -> str:
                else f"yours starts {[round(x, 3) for x in y[b, i, :3].tolist()]}, E[{t[b, i].item()}] * sqrt(d_model) starts "
                     f"{[round(x, 3) for x in want[b, i, :3].tolist()]}: index E with the token ids and multiply by sqrt(d_model)"))
 
+# %% ../../nbs/course_exercises.ipynb #a26s0405
+def _emb_pad_id(MyEmbeddings, p:int=3) -> None:
+    "MyEmbeddings(50, 16, pad_id=p): its padding row starts at zero and gets no gradient, and row 0, an ordinary token there, gets one."
+    m = MyEmbeddings(50, 16, pad_id=p); E = next(iter(m.parameters()))
+    case = f"MyEmbeddings(50, 16, pad_id={p})"
+    assert (E[p] == 0).all(), f"{case}: the padding row E[{p}] must start at zero: zero row pad_id, not row 0 (PAD_ID)"
+    with torch.no_grad(): E.normal_()                                         # every row non-zero
+    (m(torch.tensor([[5, 0, p, p]])) * torch.randn(1, 4, 16)).sum().backward()
+    g = E.grad.abs().amax(-1)
+    assert g[p] == 0 or g[0] != 0, (f"{case}: the row of token 0 gets no gradient and the padding row E[{p}] gets one: "
+                                    "stop the gradient where tokens == self.pad_id, not at 0 (PAD_ID)")
+    assert g[p] == 0, f"{case}: the padding row E[{p}] gets a gradient: stop the gradient where tokens == self.pad_id"
+    assert g[0] != 0, f"{case}: token 0 is an ordinary token here, and its row gets no gradient: stop it at pad_id alone"
+
+
 # %% ../../nbs/course_exercises.ipynb #a26s0404
 @report
 def check_my_embeddings(MyEmbeddings) -> str:
@@ -692,11 +781,13 @@ def check_my_embeddings(MyEmbeddings) -> str:
                 "only at the padding tokens: nn.Embedding returns the padding row as it is, scaled like any other" if at_pad
                 else _scale_hint(y.detach(), E.detach(), t, 16)))
         g = torch.randn(2, 4, 16)                                                # a fixed upstream gradient
+        assert y.requires_grad, f"{case}: your output does not depend on E (.detach() or a copy cut the graph): no gradient reaches the table; only the padding row's is stopped"
         (y * g).sum().backward(); (want * g).sum().backward()
         gerr = (E.grad - ours.lut.weight.grad).abs().amax(-1)                    # (vocab,)
         assert gerr[PAD_ID] < 1e-5, (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({E.grad[PAD_ID].norm():.2g}); "
                                      "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens")
         assert (gerr < 1e-5).all(), f"{case}: the gradients of rows {(gerr > 1e-5).nonzero().flatten().tolist()} differ from nn.Embedding's"
+    _emb_pad_id(MyEmbeddings)
     return "MyEmbeddings matches Embeddings: initialisation, values and gradients"
 
 # %% ../../nbs/course_exercises.ipynb #a26s0502
@@ -727,6 +818,10 @@ def _pe_rest(pe, n:int, d:int) -> str:
     if not (torch.allclose(pe[0, 0::2], torch.zeros(d // 2, dtype=pe.dtype), atol=1e-4) and torch.allclose(pe[0, 1::2], torch.ones(d // 2, dtype=pe.dtype), atol=1e-4)):
         return (f"at position 0 every even dimension is sin(0) = 0 and every odd one cos(0) = 1; yours starts "
                 f"{[round(x, 4) for x in pe[0, :6].tolist()]}")
+    ang = torch.arange(n, dtype=torch.float64)[:, None] / 10000 ** (torch.arange(0, d, 2, dtype=torch.float64) / d)   # (n, d/2)
+    if torch.allclose(pe, torch.stack([ang.floor().sin(), ang.floor().cos()], -1).flatten(1), atol=1e-4):
+        return ("your angles are whole numbers: pos / 10000^(2i/d_model) was rounded down (integer division // or int()); the angle "
+                "is a fraction for every pair but the first: divide with /")
     if n < 2: return "dimension 2i holds sin(pos / 10000^(2i/d_model)), dimension 2i+1 the cosine of the same angle"
     i = torch.arange(d // 2, dtype=torch.float64)
     th, want = torch.atan2(pe[1, 0::2], pe[1, 1::2]), 10000 ** (-2 * i / d)       # pair i's angle at position 1
@@ -746,7 +841,8 @@ def check_encoding(fn) -> str:
     for n, d in ((1, 2), (50, 16), (100, 512)):
         pe = fn(n, d)
         assert isinstance(pe, torch.Tensor) and tuple(pe.shape) == (n, d), (f"{fn.__name__}({n}, {d}) gave "
-            f"{tuple(pe.shape) if isinstance(pe, torch.Tensor) else type(pe).__name__}; expected a tensor of shape ({n}, {d})")
+            f"{tuple(pe.shape) if isinstance(pe, torch.Tensor) else type(pe).__name__}; expected a tensor of shape ({n}, {d})"
+            + (f": yours is {axes}; one row per position, (n, d_model): transpose it" if isinstance(pe, torch.Tensor) and (axes := _shape_axes(pe.shape, dict(n=n, d_model=d))) else ""))
         assert pe.dtype in (torch.float32, torch.float64), f"{fn.__name__}({n}, {d}) is {pe.dtype}, which rounds the table to about 3 digits: return float32 (or compute in float64)"
         ref, pe = _pe_table(n, d), pe.double()
         bad = ((pe - ref).abs() > 1e-4).nonzero()
@@ -778,6 +874,10 @@ def _bias_map(b, table, n_q:int, n_k:int, K:int) -> str:
 def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
     "A name for the wrong bias `b`: the offset flipped (i - j), wrapped instead of clipped, or not shifted by K; '' if none."
     rows = lambda f: torch.stack([torch.stack([table[f(i, j)] for j in range(n_k)]) for i in range(n_q)]).permute(2, 0, 1)
+    want, stray = rows(lambda i, j: min(max(j - i, -K), K) + K), any(not (table == b[:, i, j]).all(-1).any() for i in range(n_q) for j in range(n_k))   # an entry that is no row of the table
+    if stray and torch.equal(b.flatten().sort().values, want.flatten().sort().values):
+        return (": your bias holds the right entries in other places: a reshape or view of (n_q, n_k, h) to (h, n_q, n_k) keeps the "
+                "memory order; move the head axis first with permute(2, 0, 1)")
     if torch.equal(b, rows(lambda i, j: min(max(i - j, -K), K) + K)):
         return ": you used the offset i - j (query minus key); it is j - i, key minus query, so that keys after the query get the positive offsets"
     if any(torch.equal(b, rows(f)) for f in (lambda i, j: (j - i) % (2 * K + 1), lambda i, j: (j - i + K) % (2 * K + 1))):
@@ -831,7 +931,9 @@ def check_relative_bias(RelativeBias) -> str:
                                  f"beyond ±K = ±{K} indexed past the table's 2K + 1 = {2 * K + 1} rows; clip it on both sides, "
                                  "clamp(j - i, -K, K), then add K") from None
     for n_q, n_k in sizes:
-        assert tuple(call(n_q, n_k).shape) == (h, n_q, n_k),             f"forward({n_q}, {n_k}) has shape {tuple(rb(n_q, n_k).shape)}; expected (h, n_q, n_k) = {(h, n_q, n_k)}"
+        assert tuple(call(n_q, n_k).shape) == (h, n_q, n_k), (f"forward({n_q}, {n_k}) has shape {tuple(rb(n_q, n_k).shape)}; expected (h, n_q, n_k) = {(h, n_q, n_k)}"
+            + (f": yours is {axes} (forward(2, 5) has shape {tuple(call(2, 5).shape)}); permute the axes to (h, n_q, n_k)"
+               if (axes := _shape_axes(call(2, 5).shape, dict(h=h, n_q=2, n_k=5))) else ""))
     for n_q, n_k in sizes:
         b = call(n_q, n_k)
         for i in range(n_q):
@@ -864,6 +966,16 @@ def _sublayer_rest(y, x, f, ln) -> str:
     "Past the listed mistakes: an output not normalised over the features, a sum x + c f(x) with c fitted, or the position that differs."
     with torch.no_grad():
         LN, fx = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias)), f(x)
+        t = x + fx
+        for unb, own in ((True, True), (True, False), (False, True)):                # a LayerNorm written by hand: std, gain and bias
+            sd = t.std(-1, keepdim=True) + ln.eps if unb else (t.var(-1, keepdim=True, unbiased=False) + ln.eps).sqrt()
+            w, b = (1.0, 0.0) if own else (ln.weight, ln.bias)
+            if torch.allclose(y, w * (t - t.mean(-1, keepdim=True)) / sd + b, atol=1e-4):
+                return ("your LayerNorm is not nn.LayerNorm: " + "; ".join(
+                    ["it divides by the standard deviation with Bessel's correction plus eps (t.std() + eps, The Annotated Transformer's); "
+                     "nn.LayerNorm divides by sqrt(variance + eps), the variance over the d_model features (unbiased=False)"] * unb +
+                    ["its gain and bias are its own (ones and zeros), not the weight and bias of your nn.LayerNorm module"] * own)
+                    + ": apply your nn.LayerNorm(d_model) module to x + Dropout(f(x))")
         z = (y - ln.bias) / ln.weight                                           # the normalised sum, if it was one
         mu, sd = z.mean(-1), z.std(-1, unbiased=False)
         if not (torch.allclose(mu, torch.zeros_like(mu), atol=1e-4) and torch.allclose(sd, torch.ones_like(sd), atol=1e-3)):
@@ -1054,6 +1166,14 @@ def _layer_mistake(m, y, s, t) -> str|None:
         return "the decoder uses the encoder's feed-forward network: each decoder layer has its own, l.ffn of that layer of model.decoder"
     if any(like(enc=lambda l, x, sm, i=i: l.sub[1 - i](l.sub[i](x, l.ffn), lambda u: l.self_attn(u, mask=sm))) for i in (0, 1)):
         return "the encoder's feed-forward network runs before its self-attention: each encoder layer is self-attention (sub[0]), then the FFN (sub[1])"
+    for k in (0, -1):                                                                   # every sub-layer with one sub-layer's norm
+        v = copy.deepcopy(m)
+        for l in [*v.encoder, *v.decoder]:
+            for sub in l.sub: sub.norm = l.sub[k].norm
+        with torch.no_grad():
+            if torch.allclose(y, v(s, t), atol=1e-5):
+                return (f"every sub-layer of a layer uses sub[{k}].norm: each sub-layer has a LayerNorm of its own, sub[i].norm for the "
+                        "i-th (self-attention sub[0], then cross-attention sub[1] and the FFN sub[2] in a decoder layer)")
     return None
 
 
@@ -1099,8 +1219,8 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the memory z is not the last encoder layer's output: run every layer of model.encoder, in order, then decode from z"),
            (lambda: any(like(decoder=nn.ModuleList(d)) for d in [list(m.decoder)[:k] for k in range(m.cfg.N)] + [list(m.decoder)[::-1]]),
             "the decoder's layers did not all run, in order: run every layer of model.decoder, first to last"),
-           (lambda: like(rule=lambda n, x, f: n(x) + f(x)),
-            "each sub-layer adds f(x) to LayerNorm(x): the paper's is LayerNorm(x + f(x)), the sum normalised"),
+           (lambda: like(rule=lambda n, x, f: n(x) + f(x)), "each sub-layer adds f(x) to LayerNorm(x): the paper's is LayerNorm(x + f(x)), the sum normalised"),
+           (lambda: like(rule=lambda n, x, f: x + n(f(x))), "each sub-layer adds LayerNorm(f(x)) to x, the norm on the branch: the paper's is LayerNorm(x + f(x)), the sum normalised"),
            (lambda: like(norm_first=not pre),
             "your sub-layers are " + ("post-LN, LayerNorm(x + f(x)); with model.cfg.norm_first they are x + f(LayerNorm(x))"
                                       if pre else "pre-LN, x + f(LayerNorm(x)); the paper's are LayerNorm(x + f(x))")),
@@ -1129,7 +1249,8 @@ def check_forward(fn) -> str:
         except RuntimeError as e: raise AssertionError(_mask_mixup(fn, m, e, s, t)) from None
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
             f"my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}" + (": one row per source "
-            "token; the logits come from the decoder's output y, model.generator(y)" if tuple(getattr(y, 'shape', ()))[:2] == tuple(s.shape) else "")
+            "token; the logits come from the decoder's output y, model.generator(y)" if tuple(getattr(y, 'shape', ()))[:2] == tuple(s.shape) else ": one position short: the target comes in shifted already (tgt = the "
+            "target with BOS, without its last token); use it as it is, every position" if tuple(getattr(y, 'shape', ()))[:2] == (t.shape[0], t.shape[1] - 1) else "")
         if (err := (y - ref).abs().max().item()) >= 1e-5:
             raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
     return f"{fn.__name__} computes Transformer.forward"
@@ -1172,11 +1293,17 @@ def _vocab_slip(which:str, given, count, readings) -> str:
 
 
 # %% ../../nbs/course_exercises.ipynb #a26r0041
-def _count_parts(which:str, given:int, count, readings, d:int=1024, dff:int=2048) -> str:
+def _count_parts(which:str, given:int, count, readings, d:int=1024, dff:int=2048, N:int=4) -> str:
     "How far a wrong count is from §6.3's, written as a few of the model's blocks (at most two of each) where it can be."
     tie = 'all' if which == 'tied' else 'none'
     for v in readings:
         right = count(tie, v); diff = given - right
+        attn, ffn = 4 * d * d + 4 * d, 2 * d * dff + dff + d
+        groups = {f"the decoder's {N} layers (each 2 attention blocks, a feed-forward block and 3 LayerNorms)": N * (2 * attn + ffn + 6 * d),
+                  f"the encoder's {N} layers (each an attention block, a feed-forward block and 2 LayerNorms)": N * (attn + ffn + 4 * d),
+                  f"all {5 * N} LayerNorms ({N} x 2 in the encoder, {N} x 3 in the decoder), 2 d_model each (gain and bias)": 5 * N * 2 * d}
+        part = next((f"{'without' if diff < 0 else 'with a second count of'} {g}" for g, n in groups.items() if abs(diff) == n), None)
+        if part: return f"it is {diff:+,} from §6.3's count {right:,} (16K read as {v:,}), exactly {part}: count every part of both stacks once"
         blocks = {f"embedding matrices {v:,} x {d}": v * d, f"vocabulary-sized bias vectors ({v:,})": v, "attention blocks 4 d_model² + 4 d_model": 4 * d * d + 4 * d,
                   "feed-forward blocks 2 d_model d_ff + d_ff + d_model": 2 * d * dff + dff + d, "LayerNorms 2 d_model": 2 * d,
                   "d_model x d_model matrices": d * d, "d_model-sized bias vectors": d}
@@ -1246,6 +1373,10 @@ class _Shapes(TorchFunctionMode):
 def _window_mistake(fn, q, k, v, r:int) -> str:
     "What `fn` does wrong, read from two probes: values of 1 (each query's weights must sum to 1), and which keys move which queries."
     n, w = q.shape[-2], r // 2
+    k2, v2, t = k.clone(), v.clone(), n // 2; k2[..., t, :] += 1.0; v2[..., t, :] += 1.0
+    if w and ((fn(q, k2, v2, r) - fn(q, k, v, r)).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist() == [t]:
+        return (f"changing key {t} moved query {t} alone: each query reads only its own position, so the window slides over something "
+                "else (the features?); pad and unfold the positions, dim -2: F.pad(k, (0, 0, w, w)), since F.pad's first pair pads the last axis")
     ones = fn(q, k, torch.ones_like(v), r)
     if not torch.allclose(ones, torch.ones_like(ones), atol=1e-5):
         return ("with every value 1 the output must be 1, and each query's weights must sum to 1 over its window: softmax over "
@@ -1260,6 +1391,8 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
                     if moved and min(moved) >= t else
                     "your queries see only keys at or after them: the window is centred, r // 2 keys before and after each query"
                     if moved and max(moved) <= t
+                    else f"your query i sees keys i - {max(moved) - t} .. i + {t - min(moved)}, {len(moved)} of them; the paper's sees "
+                         f"i - {w} .. i + {w}, 2 * (r // 2) + 1 = {2 * w + 1} keys" if moved == list(range(min(moved), max(moved) + 1)) and t not in (0, n - 1)
                     else f"only the queries within r // 2 = {w} of it may see it")
             return f"changing key {t} moved the outputs of queries {moved}; {side}"
     return "softmax over the window's scores, then the weighted sum of the window's values"
@@ -1309,8 +1442,10 @@ def check_restricted_attention(fn) -> str:
         q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
         ref = F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r))
         y = _call_window(fn, q, k, v, r)
+        assert not isinstance(y, tuple), (f"n={n}, r={r}: restricted_attention returned a tuple of {len(y)} "
+            f"({', '.join(str(tuple(getattr(x, 'shape', ()))) for x in y)}): return the output alone, shaped like v, {tuple(ref.shape)}")
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
-            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', y)}"
+            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}"
         if (err := (y - ref).abs().max().item()) < 1e-5: continue
         near = lambda x: torch.allclose(y, x, atol=1e-5)
         w, ends = r // 2, torch.zeros(n, dtype=torch.bool); ends[:r // 2] = ends[n - r // 2:] = True
@@ -1415,7 +1550,7 @@ def _segment_mistake(seg, word:str, merges:list) -> str:
     "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
     if not any(str(p).endswith('</w>') for p in seg): return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
-    if seg == _bpe_segment(word, merges[::-1]): return "apply the merges in the order learnt, first to last"
+    if (order := [k for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1])) if seg == _bpe_segment(word, ms)]): return f"that is the merges applied in {' or '.join(order)} order: apply the merges in the order learnt, first to last (merges[0] first)"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
     return _segment_trace(seg, word, merges)
 
@@ -1500,8 +1635,9 @@ def check_bpe(learn_bpe, segment) -> str:
     got, right = learn_bpe(across, 5), _bpe_learn(across, 5)
     assert got == right, (f"learn_bpe({across}, 5) gave {got}, not {right}: " +
                           (_STR_REPLACE if got == _bpe_learn_str(across, 5) else "after each merge, count the pairs of whole symbols again"))
-    for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('abc', [('a', 'b'), ('b', 'c')])]:
+    for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('abc', [('a', 'b'), ('b', 'c')]), ('abc', [('b', 'c'), ('a', 'b')])]:
         seg, right = segment(word, ms), _bpe_segment(word, ms)                # seen, unseen, repeated pairs; a boundary
+        assert not isinstance(seg, str), f"segment({word!r}) returned the string {seg!r}: return the list of its pieces, {right}"
         assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, ms)}"
     _bpe_edges(learn_bpe, segment)
     return "learn_bpe and segment reproduce Sennrich et al.'s example"
@@ -1539,6 +1675,11 @@ def _schedule_law(fn, d:int, w:int, s:int) -> str:
             + f", the formula as step^{want[0]:g}" + term('warmup', want[1]) + term('d_model', want[2]))
 
 # %% ../../nbs/course_exercises.ipynb #a26c0905
+def _linear(fn, d:int, w:int) -> bool:
+    "Whether `fn` falls in a straight line after the peak: its rates at warmup, 1.5 warmup and 2 warmup on one line, falling."
+    a, b, c = (float(fn(s, d, w)) for s in (w, w + w // 2, 2 * w))
+    return c < a and math.isclose(b - a, (c - a) * (w // 2) / w, rel_tol=1e-6)
+
 def check_schedule(fn) -> bool:
     "Compare your `fn(step, d_model, warmup)` with `noam_lr` at step 0, in warm-up, at the peak and in the decay; print the likely mistake."
     same = lambda a, b: math.isclose(a, b, rel_tol=1e-9) or a == b
@@ -1558,11 +1699,17 @@ def check_schedule(fn) -> bool:
                         "it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) else
                         "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
                         "the rate at step 0 is 0 (nothing has been trained yet): return 0 before the formula" if s == 0 else
+                        "the rate is 0 in the warm-up: an integer division (step // warmup) rounds step / warmup down to 0; divide with /" if got == 0 and s < w else
                         "it is the rate for d_model=512, warmup=4000: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, 4000)) else
                         "it is the rate for warmup=4000: use the argument `warmup`" if same(got, noam_lr(s, d, 4000)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
                         f"it is {got / want:.4g} times the right rate at every step: the factor is d_model ** -0.5" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
+                        "no warm-up: yours follows the decay, d_model ** -0.5 * step ** -0.5, from step 1, and is right after the peak: the warm-up "
+                        "term step * warmup ** -1.5 must be the smaller of the two before the peak (check its exponent, -1.5: warmup ** 1.5 makes it never the smaller)"
+                        if s < w and same(got, d ** -0.5 * s ** -0.5) and same(float(fn(4 * w, d, w)), noam_lr(4 * w, d, w)) else
                         "no warm-up: take the smaller of the two terms, min(step ** -0.5, step * warmup ** -1.5)" if s < w and same(got, d ** -0.5 * s ** -0.5) else
+                        "after the peak your rate falls in a straight line (as a linear-decay scheduler's does); the paper's falls as the inverse "
+                        "square root, d_model ** -0.5 * step ** -0.5" if s > w and _linear(fn, d, w) else
                         "in warm-up the rate rises linearly, d_model ** -0.5 * step * warmup ** -1.5 (check the exponent -1.5)" if s <= w else
                         "after the peak the rate falls as d_model ** -0.5 * step ** -0.5")
                 raise AssertionError(f"{case}: got {got:.4g}, expected {want:.4g}; {hint}" + (_schedule_law(fn, d, w, s) if hint[:5] in ('in wa', 'after') else ''))
@@ -1593,8 +1740,8 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
             "likely 1 on the reference instead of 1 - eps: q = (1 - eps) one-hot + eps / V sums to 1; yours puts 1 + eps / V on the reference": (nll + eps * total / V)[keep].mean(),
             "likely eps / V added as a number: it weights -log p_i of every token, eps times their mean": ((1 - eps) * nll + eps / V)[keep].mean(),
             "likely divided by the number of sentences: average over the non-pad tokens, not the rows": ls[keep].sum() / t.shape[0],
-            "likely log_softmax over the wrong axis: normalise over the vocabulary, the last axis (dim=-1)":
-                ((1 - eps) * -logits.log_softmax(0).gather(-1, t[..., None])[..., 0] - eps * logits.log_softmax(0).mean(-1))[keep].mean(),
+            "likely a mean of each sentence's mean: the loss averages every non-pad token of the batch alike, (loss * keep).sum() / keep.sum(), so that a long sentence counts by its tokens": ((ls * keep).sum(-1) / keep.sum(-1).clamp_min(1)).mean() if t.dim() > 1 else float('nan'),
+            "likely log_softmax over the wrong axis: normalise over the vocabulary, the last axis (dim=-1)": ((1 - eps) * -logits.log_softmax(0).gather(-1, t[..., None])[..., 0] - eps * logits.log_softmax(0).mean(-1))[keep].mean(),
             "likely the uniform part summed over the vocabulary: eps / V on each token makes it eps times the mean of -log p_i, not the sum":
                 ((1 - eps) * nll + eps * total)[keep].mean(),
             "likely probabilities where log-probabilities belong: the loss is -sum_i q_i log p_i, log p from log_softmax(logits)":
@@ -1749,7 +1896,14 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
     "Run your `step(m, src, ys)` and compare its tokens with `want`, (b,) the tokens `who` chose: the first difference named."
     with inference(m):
         try: raw = step(m, src, ys)
+        except RuntimeError as e:
+            if 'converted to Scalar' not in str(e) or len(ys) < 2: raise
+            raise AssertionError(f"{case}: raised RuntimeError ({e}): .item() makes one Python number, and a batch has a token per row; "
+                                 f"return the tensor of token ids, shape (B,) = ({len(ys)},), without .item()") from None
         except IndexError as e:
+            if ys.shape[1] == 1 and _runs(step, m, src, ys.repeat(1, 2)):
+                raise AssertionError(f"{case}: raised IndexError ({e}) on prefixes of one token, BOS alone, and runs on two: your step "
+                                     "leaves out part of the prefix (ys[:, 1:]?); the model reads it whole, BOS first, model(src, ys)[:, -1]") from None
             if traceback.extract_tb(e.__traceback__)[-1].name != 'next_token_logits': raise
             raise AssertionError(f"{case}: next_token_logits raised IndexError ({e}): it takes one position's logits per row, "
                                  "(B, V), model(src, ys)[:, -1]; it was given every position's, (B, t, V)") from None
@@ -1812,9 +1966,6 @@ def check_greedy_step(step, model) -> bool:
             compare(m, src, ys, want, f"{name}, prefixes of 5 tokens", 'the argmax of next_token_logits')
     return _verdict(step, cases, "your greedy step chooses every token greedy_decode chooses, in a batch and one sentence at a time, and never PAD or BOS")
 
-# %% ../../nbs/course_exercises.ipynb #a26c1105
-from collections import Counter
-
 # %% ../../nbs/course_exercises.ipynb #a26c1101
 def _bleu_like(hyps, refs, orders:int=4, weight:float|None=None, arithmetic:bool=False, bp:str='min', chars:bool=False) -> float:
     "BLEU as a learner might write it: n-grams of orders 1 to `orders`, each precision weighted `weight` (default 1/orders), their geometric (or `arithmetic`) mean, the brevity penalty `bp` ('min': min(1, exp(1 - r/c)); 'none', 'swapped' r and c, 'uncapped' exp(1 - r/c)); 0 to 100."
@@ -1831,14 +1982,14 @@ def _bleu_like(hyps, refs, orders:int=4, weight:float|None=None, arithmetic:bool
     return 100 * bp * math.exp(sum(w * math.log(a / b) for a, b in zip(m, t)))
 
 # %% ../../nbs/course_exercises.ipynb #a26r0009
-def _bleu_parts(hyps, refs, clip=True, lower=False):
-    "Matches and totals of n-grams 1 to 4, hypothesis and reference lengths, with clipped (or not) counts of (lowercased) words."
+def _bleu_parts(hyps, refs, clip=True, lower=False, recall=False):
+    "Matches and totals (the hypothesis's, or the reference's: `recall`) of n-grams 1 to 4, hypothesis and reference lengths, with clipped (or not) counts of (lowercased) words."
     m, t, c, r = [0] * 4, [0] * 4, 0, 0
     for h, ref in zip(hyps, refs):
         h, ref = (h.lower().split(), ref.lower().split()) if lower else (h.split(), ref.split()); c, r = c + len(h), r + len(ref)
         for n in range(4):
             hc, rc = Counter(zip(*[h[i:] for i in range(n + 1)])), Counter(zip(*[ref[i:] for i in range(n + 1)]))
-            m[n] += sum(min(k, rc[g]) if clip else k * (g in rc) for g, k in hc.items()); t[n] += max(len(h) - n, 0)
+            m[n] += sum(min(k, rc[g]) if clip else k * (g in rc) for g, k in hc.items()); t[n] += max(len(ref if recall else h) - n, 0)
     return m, t, c, r
 
 def _bleu_of(m, t, c, r, orders=4, bp='min', arith=False, add=0) -> float:
@@ -1856,6 +2007,9 @@ def _bleu_rest(name, hyps, refs, mine, theirs, mistake, default) -> str:
     "The case's line: the named mistake, else the fewest slips that together give `mine`, else sacreBLEU's ingredients to compare with."
     head = f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: "
     if mistake != default: return head + mistake
+    if any(abs(mine - _bleu_of(*_bleu_parts(hyps, refs, recall=True), bp=bp)) < 0.01 for bp in ('min', 'none')):
+        return head + ("the matches divided by the reference's n-grams (a recall): BLEU's p_n is a precision, the clipped matches over "
+                       "the hypothesis's n-grams, and the brevity penalty alone handles a short hypothesis")
     combos = sorted(itertools.product(['min', 'none', 'swapped', 'uncapped', 'ratio'], (False, True), (4, 3, 2, 1), (True, False), (False, True), (False, True), (0, 1)),
                     key=lambda x: (x[0] != 'min') + x[1] + (x[2] != 4) + (not x[3]) + x[4] + x[5] + x[6])
     cache = functools.cache(lambda clip, lower, each: [_bleu_parts([h], [r], clip, lower) for h, r in zip(hyps, refs)] if each else [_bleu_parts(hyps, refs, clip, lower)])
@@ -1946,7 +2100,9 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
             (spread + ", not the first one's", [r['id'] for r in var if abs(r['bleu'] - base) > seeds[0]]),
             (spread + ", not their mean", [r['id'] for r in var if abs(r['bleu'] - base) > sum(seeds) / len(seeds)]),
             ("the base BLEU is the run whose id is 'base', not the mean of the base runs; the spread is the largest |BLEU - base BLEU| "
-             "over the other runs", [r['id'] for r in var if abs(r['bleu'] - runs.mean()) > (runs - runs.mean()).abs().max()])]
+             "over the other runs", [r['id'] for r in var if abs(r['bleu'] - runs.mean()) > (runs - runs.mean()).abs().max()]),
+            ("the base run is the record whose id is 'base', wherever it stands in the list: yours measures each variant from the first record's BLEU", [r['id'] for r in var if abs(r['bleu'] - first) > max(seeds)]),
+            ("|BLEU - base BLEU| / base BLEU, a relative change, is compared with the spread, a difference in BLEU points: compare |BLEU - base BLEU| itself", [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])]
 
 # %% ../../nbs/course_exercises.ipynb #a26r0039
 def _noise_rest(recs:list, ids:list, want:list) -> str:
@@ -2019,6 +2175,9 @@ _HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
                     lambda w, rows, col: _heads(w, lambda h: all(w[h, :, col].argmax() == r for r in rows))),
                    ("a row's largest weight is over the keys, the last axis: w[h, r].argmax(), not an argmax down the column",
                     lambda w, rows, col: _heads(w, lambda h: all(w[h, :, r].argmax() == col for r in rows if r < w.shape[2]))),
+                   ("the argmax ran over the heads, w[:, r, col].argmax(): that asks which head weighs key col most; ask of each head h "
+                    "whether its row r looks hardest at col, w[h, r].argmax() over the keys, the last axis",
+                    lambda w, rows, col: _heads(w, lambda h: all(w[:, r, col].argmax() == h for r in rows))),
                    ("the heads averaged (w.mean(0), axis 0): read each head's map on its own, w[h]",
                     lambda w, rows, col: _heads(w, lambda h: all(w.mean(0)[r].argmax() == col for r in rows))),
                    ("the rows averaged before the argmax: every row of `rows` must look hardest at `col` on its own",
@@ -2062,6 +2221,8 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
                 [h + 1 for h, b in enumerate(got) if b] == want and want != [int(x) for x in got]):
             raise AssertionError(f"case '{name}': got {[int(x) for x in got]}, one flag per head; return the numbers of the "
                                  f"heads whose flag is set, numbered from 1: {want}")
+        assert not isinstance(got, torch.Tensor), (f"case '{name}': got a Tensor, {got}; return a list of head numbers, Python ints "
+                                                   f"({[int(h) for h in got.flatten()]}), as the solution's list comprehension does")
         try: answers.append([int(h) for h in got])
         except (TypeError, ValueError): raise AssertionError(f"case '{name}': got {got!r}; return a list of head numbers (ints)")
     readings = _HEADS_READINGS
@@ -2127,6 +2288,7 @@ def check_rows_ab(rows_ab) -> str:
         except ZeroDivisionError:
             raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)") from None
         assert isinstance(got, dict), f"{case} returned a {type(got).__name__}: return a dict, name -> overrides"
+        assert (odd := next(((k, f, v) for k, o in got.items() if isinstance(o, dict) for f, v in o.items() if isinstance(v, float)), None)) is None, f"{case}: {odd[0]} has {odd[1]}={odd[2]!r}, a float: sizes are whole numbers, d // k (integer division), as nn.Linear takes them"
         if got == want: continue
         for row in ('A', 'B'):
             g, w = ({k: v for k, v in x.items() if str(k).startswith(row + '-')} for x in (got, want))
@@ -2142,20 +2304,31 @@ def check_rows_ab(rows_ab) -> str:
 
 
 # %% ../../nbs/course_exercises.ipynb #a26r0035
-def _lin_rest(name:str, toks:list, ref:list) -> str:
+def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
     "One line for a linearisation no listed mistake explains: the words' case, the root left out, the words alone wrong, or the first token that differs."
     k = next((i for i, (a, b) in enumerate(zip(toks, ref)) if a != b), min(len(toks), len(ref)))
     at = f"token {k} is {toks[k] if k < len(toks) else 'missing'!r} where linearize writes {ref[k] if k < len(ref) else 'nothing more'!r}"
     br = lambda ts: [x for x in ts if x[:1] in '()']
-    why = ("a word changed its case: write each leaf as it is, no .lower()" if [x.lower() for x in toks] == [x.lower() for x in ref] else
+    from transformer_nb.parsing import coarse_label, is_preterminal
+    subs = list(tree.subtrees()) if tree is not None else []
+    lost, extra = Counter(ref) - Counter(toks), Counter(toks) - Counter(ref)
+    empty = {s[0] for s in subs if s.label() == '-NONE-'}                              # traces such as *T*-1
+    unary = {f'{b}{coarse_label(s.label())}' for s in subs if len(s) == 1 and not is_preterminal(s) for b in '()'}
+    why = (f"a {'label' if all(a[:1] in '()' for a, b in zip(toks, ref) if a != b) else 'word'} changed its case: write each "
+           f"{'label' if all(a[:1] in '()' for a, b in zip(toks, ref) if a != b) else 'leaf'} as it is, no .lower()" if [x.lower() for x in toks] == [x.lower() for x in ref] else
            f"the root's brackets are missing: linearize the whole tree, from {ref[0]} to {ref[-1]}" if toks == ref[1:-1] else
+           f"the empty elements {sorted(lost)} are left out: a -NONE- node is a leaf like any other, its trace written" if lost and not extra and set(lost) <= empty else
            "the brackets are right but the words are not: write each leaf word itself, in order (t.leaves())" if br(toks) == br(ref) else
+           "no brackets at all: each phrase opens with '(LABEL' and closes with ')LABEL' around its children" if not br(toks) else
+           f"a phrase with one child lost its brackets ({sorted(lost)}): keep them around a unary phrase too; only a POS node is written as its word alone"
+           if lost and not extra and set(lost) <= unary else
            f"yours: {' '.join(toks)} | linearize: {' '.join(ref)}")
     return f"{name}: {at}; {why}"
 
 # %% ../../nbs/course_exercises.ipynb #a26c1201
 _GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) "
             "(S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))")     # "John saw Mary, and Anna Bob.": indices =1, =2
+_TRACE = "(SBARQ (WHNP-1 (WP What)) (SQ (VBD did) (NP-SBJ (NNP John)) (VP (VB see) (NP (-NONE- *T*-1)))) (. ?))"   # an empty element
 _SAMPLED = ('(S (NP (DT-PL some) (NNS musicians)) (VP (VBD-I slept) (PP (IN without) (NP (DT a) (NN cup)))) (PERIOD .))', '(S (S-CL (NP (NNP Paris)) (VP (VBD-I fell) (PP (IN across) (NP (NNP Mary))))) (COMMA ,) (CC or) (S-CL (NP (DT no) (NN box)) (VP (VBD-I fell) (PP (IN for) (NP (DT no) (JJ hungry) (NN brush))))) (PERIOD .))',   # sample_treebank(3, seed=3) of apps_parsing_task, written out: a checker needs no application
             '(S (S-CL (NP-PRO (PRP-S we)) (VP (VBD-T liked) (NP (NNP John)))) (COMMA ,) (CC or) (S-CL (NP (DT the) (NN key)) (VP (VBD-T brought) (NP (NP (DT that) (JJ lazy) (NN kitchen)) (SBAR-REL (WHNP (WDT which)) (S-REL (VP (VBD-I walked))))))) (PERIOD .))')
 
@@ -2165,7 +2338,8 @@ def check_linearize(fn) -> str:
     from nltk import Tree
     from transformer_nb.parsing import coarse_label, is_preterminal, linearize
     trees = {"John's tree": Tree.fromstring('(S (NP-SBJ (NNP John)) (VP (VBZ has) (NP (DT a) (NN dog))) (. .))'),
-             "the gapping tree": Tree.fromstring(_GAPPING), **{f"sampled tree {k}": Tree.fromstring(t) for k, t in enumerate(_SAMPLED, 1)}}
+             "the gapping tree": Tree.fromstring(_GAPPING), **{f"sampled tree {k}": Tree.fromstring(t) for k, t in enumerate(_SAMPLED, 1)},
+             "a question with a trace": Tree.fromstring(_TRACE)}
     for name, t in trees.items():
         got, want = fn(t), linearize(t)
         if got == want: continue
@@ -2189,7 +2363,7 @@ def check_linearize(fn) -> str:
                                "separated by spaces: '(NP John )NP'")
         assert sorted(toks) != sorted(ref), (f"{name}: the right tokens in another order ({got[:70]}...); walk the tree depth-first: "
                                              "a phrase's opening bracket, then each child's whole subtree in turn, then its closing bracket")
-        raise AssertionError(_lin_rest(name, toks, ref))
+        raise AssertionError(_lin_rest(name, toks, ref, t))
     return f"{fn.__name__} writes {len(trees)} trees as linearize does"
 
 # %% ../../nbs/course_exercises.ipynb #a26r0021
@@ -2214,6 +2388,8 @@ def _prf_story(got:tuple, counts:list) -> str:
         if abs(x - right) < 1e-6: continue
         name = next((k for k, v in forms.items() if abs(x - v) < 1e-6 or abs(x - v / 100) < 1e-6), None)
         frac = name is not None and abs(x - forms[name]) >= 1e-6
+        if name is None and x == int(x) and any(int(v) == x for v in forms.values()):
+            name = f"{next(k for k, v in forms.items() if int(v) == x)} cut to a whole number (// or int() drops the fraction: divide with /)"
         out.append(f"your {what} {x:.4g} is " + (f"{name}{' as a fraction, not in percent' if frac else ''}" if name else "none of the usual formulas")
                    + f"; it is {next(iter(forms))} = {right:.2f}")
     return '; '.join(out)
