@@ -1859,6 +1859,15 @@ def _greedy_rules(m, src) -> dict:
              "the prefix is read as the source too, model(ys, ys): the source is src, model(src, ys)": lambda y: ntl(m(y, y)[:, -1]).argmax(-1)}
 
 
+# %% ../../nbs/course_exercises.ipynb #a26c10r2
+def _greedy_more(m, src) -> dict:
+    "More mistakes of a greedy step, as `_greedy_rules` gives them: each token's best score over every position, then the argmax."
+    hint = ("that is the argmax of each token's best score over every position (a max over the time axis, dim=1): the next token "
+            "comes from the last position alone, model(src, ys)[:, -1]")
+    return {hint: lambda y: next_token_logits(m, m(src, y).amax(1)).argmax(-1),
+            hint + "; and forbid PAD and BOS (next_token_logits) before the argmax": lambda y: m(src, y).amax(1).argmax(-1)}
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c1002
 def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     """What your `step` does instead, when it chose token `got` for row `i` of the prefixes `ys` (b, t): the first of
@@ -1870,7 +1879,7 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     lifted.generator.register_forward_hook(lambda mod, inp, out: out + lift)
     models = (m, mixed, lifted)                                  # a rule that matches `m` by chance seldom matches the others
     mine = [[torch.as_tensor(step(mm, src, y)).reshape(-1) for y in probes] for mm in models]
-    rules = [_greedy_rules(mm, src) for mm in models]
+    rules = [_greedy_rules(mm, src) | _greedy_more(mm, src) for mm in models]
     for k, hint in enumerate(rules[0]):
         if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, r[hint](y))
                                                      for r, row in zip(rules, mine) for a, y in zip(row, probes)): return hint
@@ -2006,7 +2015,7 @@ _BLEU_SLIPS = dict(bp={'none': "no brevity penalty", 'swapped': "the brevity pen
 def _bleu_rest(name, hyps, refs, mine, theirs, mistake, default) -> str:
     "The case's line: the named mistake, else the fewest slips that together give `mine`, else sacreBLEU's ingredients to compare with."
     head = f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: "
-    if mistake != default: return head + mistake
+    if mistake != default or (mistake := _bleu_more(hyps, refs, mine) or mistake) != default: return head + mistake
     if any(abs(mine - _bleu_of(*_bleu_parts(hyps, refs, recall=True), bp=bp)) < 0.01 for bp in ('min', 'none')):
         return head + ("the matches divided by the reference's n-grams (a recall): BLEU's p_n is a precision, the clipped matches over "
                        "the hypothesis's n-grams, and the brevity penalty alone handles a short hypothesis")
@@ -2021,6 +2030,23 @@ def _bleu_rest(name, hyps, refs, mine, theirs, mistake, default) -> str:
     m, t, c, r = _bleu_parts(hyps, refs)
     return (head + default + f"; sacreBLEU's ingredients here: matches/totals {', '.join(f'p{n + 1} = {a}/{b}' for n, (a, b) in enumerate(zip(m, t)))}, "
             f"c = {c} hypothesis and r = {r} reference words, BP = {_bleu_of([1] * 4, [1] * 4, c, r) / 100:.4g}: print yours and compare")
+
+# %% ../../nbs/course_exercises.ipynb #a26r0061
+def _bleu_more(hyps, refs, mine) -> str | None:
+    "A mistake that reproduces `mine` exactly: one sentence scored alone, every order over the hypothesis length, the log precisions over another count than 4."
+    near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
+    one = [k for k in range(len(hyps)) if near(_bleu_of(*_bleu_parts(hyps[k:k + 1], refs[k:k + 1])))]
+    if len(hyps) > 1 and one and not near(_bleu_of(m, t, c, r)):
+        return (f"only sentence {one[0] + 1} of {len(hyps)} is scored: loop over every pair, zip(hyps, refs), "
+                "and sum the matches, totals and lengths over the corpus")
+    if near(_bleu_of(m, [c] * 4, c, r)):
+        return ("every order's matches divided by the hypothesis length: p_n divides by the hypothesis's number of n-grams, "
+                "len(h) - n + 1 words per sentence, fewer for each larger n")
+    bp = _bleu_of([1] * 4, [1] * 4, c, r) / 100
+    k = next((k for k in (1, 2, 3, 5, 8) if all(m) and near(100 * bp * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / k))), None)
+    return None if k is None else (f"the four log precisions summed and divided by {k}: BLEU's mean is over the 4 orders, "
+                                   "exp((log p1 + log p2 + log p3 + log p4) / 4)")
+
 
 # %% ../../nbs/course_exercises.ipynb #a26b1002
 @report
@@ -2167,7 +2193,9 @@ def _heads(w, keep) -> list[int]:
     return [h + 1 for h in range(w.shape[0]) if keep(h)]
 
 # The wrong readings of a map, each with the mistake that explains it.
-_HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
+_HEADS_READINGS = [*((f"the loop ran over w.shape[{a}] ({'queries' if a == 1 else 'keys'}), not the heads: range(w.shape[0]), one map per head",
+                      lambda w, rows, col, a=a: [h for h in _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows)) if h <= w.shape[a]]) for a in (1, 2)),
+                   ("heads are numbered from 1, as in the plots' titles: add 1",
                     lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]),
                    ("every row of `rows` must put its largest weight on `col` (all of them, not any)",
                     lambda w, rows, col: _heads(w, lambda h: any(w[h, r].argmax() == col for r in rows))),
@@ -2208,6 +2236,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
     s = load_attention(path)['sentences'][0]
     src, out, enc, cross = s['labels']['src'], s['labels']['tgt_out'], s['maps']['encoder'][2], s['maps']['cross'][2]
     cases = [("a made-up map: rows 1 and 2 -> key 3", _HEADS_MADE_UP, [0, 1], 2, [3]),
+             ("a made-up map of 2 queries, fewer than its 4 heads: rows 1 and 2 -> key 3", _HEADS_MADE_UP[:, :2], [0, 1], 2, [3]),
              ("the comma, in, einem and am -> spielen (encoder)", enc, [src.index(w) for w in (',', '▁in', '▁einem', '▁am')], src.index('▁spielen'), [3]),
              ("Gruppe, älterer and Menschen -> Menschen (encoder)", enc, [src.index(w) for w in ('▁Gruppe', '▁älterer', '▁Menschen')], src.index('▁Menschen'), [4]),
              ("playing -> spielen (enc-dec)", cross, [out.index('▁playing')], src.index('▁spielen'), [2, 3, 4, 6, 8]),
@@ -2231,7 +2260,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
         hint = next((h for h, f in readings if all(f(w2, r2, c2) == a for (_, w2, r2, c2, _), a in zip(cases, answers))),
                     _heads_rest(w, rows, col, got, want))
         raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
-    return f"heads_looking reads a made-up map and the {len(cases) - 1} readings of the text from the stored maps"
+    return f"heads_looking reads a made-up map and the {len(cases) - 2} readings of the text from the stored maps"
 
 # %% ../../nbs/course_exercises.ipynb #a26s9005
 def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int) -> str:
@@ -2316,6 +2345,8 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
     unary = {f'{b}{coarse_label(s.label())}' for s in subs if len(s) == 1 and not is_preterminal(s) for b in '()'}
     why = (f"a {'label' if all(a[:1] in '()' for a, b in zip(toks, ref) if a != b) else 'word'} changed its case: write each "
            f"{'label' if all(a[:1] in '()' for a, b in zip(toks, ref) if a != b) else 'leaf'} as it is, no .lower()" if [x.lower() for x in toks] == [x.lower() for x in ref] else
+           "each closing bracket is written as an opening one, '(NP' again: a phrase closes with ')' then its label, ')NP'"
+           if toks == ['(' + x[1:] if x[:1] == ')' else x for x in ref] else
            f"the root's brackets are missing: linearize the whole tree, from {ref[0]} to {ref[-1]}" if toks == ref[1:-1] else
            f"the empty elements {sorted(lost)} are left out: a -NONE- node is a leaf like any other, its trace written" if lost and not extra and set(lost) <= empty else
            "the brackets are right but the words are not: write each leaf word itself, in order (t.leaves())" if br(toks) == br(ref) else
@@ -2394,6 +2425,18 @@ def _prf_story(got:tuple, counts:list) -> str:
                    + f"; it is {next(iter(forms))} = {right:.2f}")
     return '; '.join(out)
 
+# %% ../../nbs/course_exercises.ipynb #a26r0062
+def _prf_one(fn, cases:list) -> str | None:
+    "The mistake of scoring one sentence's counts alone, named only when `fn` gives that sentence's scores on every case."
+    from transformer_nb.lib.treebank import prf
+    for k, which in ((0, 'first'), (-1, 'last')):
+        try: same = all(all(abs(float(x) - y) < 1e-6 for x, y in zip(fn(c), prf(*c[k]))) for _, c in cases)
+        except Exception: return None
+        if same: return (f"only the {which} sentence's counts are scored: sum matched, reference and parse over every sentence "
+                         "(the failed parses too), then divide")
+    return None
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c1203
 @report
 def check_corpus_prf(fn) -> str:
@@ -2412,7 +2455,7 @@ def check_corpus_prf(fn) -> str:
         got = tuple(float(x) for x in got)
         if close(got, want): continue
         per_sentence = [prf(*c) for c in counts]
-        hint = ("in percent: multiply by 100" if close(got, [x / 100 for x in want]) else
+        hint = _prf_one(fn, cases) or ("in percent: multiply by 100" if close(got, [x / 100 for x in want]) else
                 "precision and recall swapped: precision is over the parse's brackets (matched / parse), recall over the "
                 "reference's (matched / reference)" if close(got[:2], want[1::-1]) else
                 "F1 is the harmonic mean 2PR / (P + R), not the average (P + R) / 2"
