@@ -149,7 +149,7 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
     d_k = q.shape[-1]
     tries = [(dict(scale=1 / d_k), f"you divided the scores by d_k = {d_k}: divide them by sqrt(d_k) = {d_k ** 0.5:g}"),
              (dict(scale=1.0), "the scores are not scaled: divide them by sqrt(d_k)"),
-             (dict(dim=-2), "the softmax ran over the queries (dim=-2): it must run over the keys, the last axis, so "
+             (dict(dim=-2), "the softmax ran over the queries (dim=-2), or over the last axis of K Q^T: it must run over the keys, the last axis of Q K^T, so "
                             "that each query's weights sum to 1"),
              (dict(invert=True), "the mask is inverted: True means 'may attend', so the scores to fill are where the "
                                  "mask is False (~mask)"),
@@ -1546,11 +1546,19 @@ def _bpe_segment_str(word:str, merges:list) -> list:
 _STR_REPLACE = ("merging by string replace joins symbols across their boundaries: in 'ab c </w>', .replace('b c', 'bc') "
                 "merges the 'b' that is part of 'ab'; compare whole symbols, each adjacent pair (syms[i], syms[i + 1])")
 
+def _bpe_longest(word:str, merges:list) -> list:
+    "`word` cut into the longest pieces, left to right, that are characters, '</w>' or merged symbols: a segmentation that ignores the merge order."
+    pieces, s, out = {a + b for a, b in merges} | set(word) | {'</w>'}, word + '</w>', []
+    while s: n = next(n for n in range(len(s), 0, -1) if s[:n] in pieces or n == 1); out.append(s[:n]); s = s[n:]
+    return out
+
 def _segment_mistake(seg, word:str, merges:list) -> str:
     "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
     if not any(str(p).endswith('</w>') for p in seg): return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
-    if (order := [k for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1])) if seg == _bpe_segment(word, ms)]): return f"that is the merges applied in {' or '.join(order)} order: apply the merges in the order learnt, first to last (merges[0] first)"
+    order = ["a greedy longest match against the merged symbols, which ignores the merge order"] * (seg == _bpe_longest(word, merges)) + \
+        [f"the merges applied in {k} order" for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1])) if seg == _bpe_segment(word, ms)]
+    if order: return f"that is {' or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
     return _segment_trace(seg, word, merges)
 
@@ -1635,7 +1643,7 @@ def check_bpe(learn_bpe, segment) -> str:
     got, right = learn_bpe(across, 5), _bpe_learn(across, 5)
     assert got == right, (f"learn_bpe({across}, 5) gave {got}, not {right}: " +
                           (_STR_REPLACE if got == _bpe_learn_str(across, 5) else "after each merge, count the pairs of whole symbols again"))
-    for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('abc', [('a', 'b'), ('b', 'c')]), ('abc', [('b', 'c'), ('a', 'b')])]:
+    for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('zyx', [('y', 'x'), ('z', 'y'), ('zy', 'x')]), ('abc', [('a', 'b'), ('b', 'c')]), ('abc', [('b', 'c'), ('a', 'b')])]:
         seg, right = segment(word, ms), _bpe_segment(word, ms)                # seen, unseen, repeated pairs; a boundary
         assert not isinstance(seg, str), f"segment({word!r}) returned the string {seg!r}: return the list of its pieces, {right}"
         assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, ms)}"
