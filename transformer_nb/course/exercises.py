@@ -534,6 +534,10 @@ def _loop_heads(ours, got, args, kw) -> str:
     h = ours.h; d = want.shape[-1] // h
     head = lambda t, i: t[..., i * d:(i + 1) * d]
     bad = [i for i in range(h) if not torch.allclose(head(mine, i), head(want, i).double(), atol=1e-4)]
+    total = sum(head(want, j).double() for j in range(h))
+    how = next((k for k, t in (('summed', total), ('averaged', total / h)) if h > 1 and all(torch.allclose(head(mine, i), t, atol=1e-4) for i in range(h))), None)
+    if how: return (f"read back through W^O, each of your {h} head slots holds the heads {how}: concatenate them in order, "
+                    "torch.cat(heads, -1), head 1 in the first d_k features; W^O then mixes them")
     if not bad: return ""
     out = []
     for i in bad:
