@@ -1181,6 +1181,31 @@ def _layer_mistake(m, y, s, t) -> str|None:
     return None
 
 
+# %% ../../nbs/course_exercises.ipynb #a26c06l2
+def _stack_mistake(m, y, s, t) -> str|None:
+    "What `y` is if a sub-layer is left out of every encoder or decoder layer, or decoder layer k reads encoder layer k's output (or input), not z; None if none."
+    def like(**kw):
+        try:
+            with torch.no_grad(): return torch.allclose(y, _layer_variant(m, **kw)(s, t), atol=1e-5)
+        except (RuntimeError, IndexError): return False
+    subs = lambda l, fs, x, skip: functools.reduce(lambda u, j: l.sub[j](u, fs[j]) if j != skip else u, range(len(fs)), x)
+    dec = lambda l, x, z, sm, tm: [lambda u: l.self_attn(u, mask=tm), lambda u: l.cross_attn(u, z, mask=sm), l.ffn]
+    names = ('self-attention', 'encoder-decoder attention', 'feed-forward network')
+    for i, name in enumerate(names):
+        if like(dec=lambda v, l, k, x, z, sm, tm, i=i: subs(l, dec(l, x, z, sm, tm), x, i)):
+            return f"the decoder layers skip their {name}, sub[{i}]: each decoder layer runs its three sub-layers, self-attention, encoder-decoder attention, then the FFN"
+        if i != 1 and like(enc=lambda l, x, sm, i=i: subs(l, [lambda u: l.self_attn(u, mask=sm), l.ffn], x, i // 2)):
+            return f"the encoder layers skip their {name}, sub[{i // 2}]: each encoder layer runs self-attention, then the FFN"
+    for which, at in (('output', 1), ('input', 0)):
+        seen = []                                                    # each encoder layer's (input, output), in order
+        def enc(l, x, sm):
+            out = subs(l, [lambda u: l.self_attn(u, mask=sm), l.ffn], x, None); seen.append((x, out)); return out
+        if like(enc=enc, dec=lambda v, l, k, x, z, sm, tm, at=at: subs(l, dec(l, x, seen[len(seen) - m.cfg.N + k][at], sm, tm), x, None)):
+            return (f"decoder layer k reads encoder layer k's {which}: every decoder layer's cross-attention reads the memory z, "
+                    "the last encoder layer's output (after model.enc_norm in pre-LN)")
+    return None
+
+
 # %% ../../nbs/course_exercises.ipynb #a26r0043
 def _forward_rest(fn, m, y, s, t) -> str:
     "For logits no listed mistake explains: sentences that mix (the first alone gets other logits), else where they differ."
@@ -1233,7 +1258,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _layer_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
+    return next((w for hit, w in why if hit()), None) or _layer_mistake(m, y, s, t) or _stack_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_exercises.ipynb #a26c0614
 @report
