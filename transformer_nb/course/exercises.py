@@ -149,8 +149,8 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
     d_k = q.shape[-1]
     tries = [(dict(scale=1 / d_k), f"you divided the scores by d_k = {d_k}: divide them by sqrt(d_k) = {d_k ** 0.5:g}"),
              (dict(scale=1.0), "the scores are not scaled: divide them by sqrt(d_k)"),
-             (dict(dim=-2), "the softmax ran over the queries (dim=-2), or over the last axis of K Q^T: it must run over the keys, the last axis of Q K^T, so "
-                            "that each query's weights sum to 1"),
+             (dict(dim=-2), "the softmax ran over the queries (dim=-2): it must run over the keys, the last axis, so "
+                            "that each query's weights sum to 1 (K Q^T normalised over its last axis is the same mistake)"),
              (dict(invert=True), "the mask is inverted: True means 'may attend', so the scores to fill are where the "
                                  "mask is False (~mask)"),
              (dict(fill=0.0), "masked scores were set to 0: set them to -inf before the softmax (e^-inf = 0)"),
@@ -1585,9 +1585,9 @@ def _segment_mistake(seg, word:str, merges:list) -> str:
     "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
     if not any(str(p).endswith('</w>') for p in seg): return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
-    order = ["a greedy longest match against the merged symbols, which ignores the merge order"] * (seg == _bpe_longest(word, merges)) + \
-        [f"the merges applied in {k} order" for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1])) if seg == _bpe_segment(word, ms)]
-    if order: return f"that is {' or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
+    order = [f"the merges applied in {' or '.join(k)} order" for k in [[k for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1])) if seg == _bpe_segment(word, ms)]] if k] + \
+        ["a greedy longest match against the merged symbols, which ignores the merge order"] * (seg == _bpe_longest(word, merges))
+    if order: return f"that is {', or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
     return _segment_trace(seg, word, merges)
 
@@ -1672,7 +1672,7 @@ def check_bpe(learn_bpe, segment) -> str:
     got, right = learn_bpe(across, 5), _bpe_learn(across, 5)
     assert got == right, (f"learn_bpe({across}, 5) gave {got}, not {right}: " +
                           (_STR_REPLACE if got == _bpe_learn_str(across, 5) else "after each merge, count the pairs of whole symbols again"))
-    for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('zyx', [('y', 'x'), ('z', 'y'), ('zy', 'x')]), ('abc', [('a', 'b'), ('b', 'c')]), ('abc', [('b', 'c'), ('a', 'b')])]:
+    for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('abc', [('a', 'b'), ('b', 'c')]), ('abc', [('b', 'c'), ('a', 'b')])]:
         seg, right = segment(word, ms), _bpe_segment(word, ms)                # seen, unseen, repeated pairs; a boundary
         assert not isinstance(seg, str), f"segment({word!r}) returned the string {seg!r}: return the list of its pieces, {right}"
         assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, ms)}"
@@ -2073,7 +2073,7 @@ def _bleu_more(hyps, refs, mine) -> str | None:
     "A mistake that reproduces `mine` exactly: one sentence scored alone, every order over the hypothesis length, the log precisions over another count than 4."
     near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
     one = [k for k in range(len(hyps)) if near(_bleu_of(*_bleu_parts(hyps[k:k + 1], refs[k:k + 1])))]
-    if len(hyps) > 1 and one and not near(_bleu_of(m, t, c, r)):
+    if len(hyps) > 1 and one and not near(_bleu_of(m, t, c, r)) and not near(100):            # a perfect sentence says nothing
         return (f"only sentence {one[0] + 1} of {len(hyps)} is scored: loop over every pair, zip(hyps, refs), "
                 "and sum the matches, totals and lengths over the corpus")
     if near(_bleu_of(m, [c] * 4, c, r)):
@@ -2273,7 +2273,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
     s = load_attention(path)['sentences'][0]
     src, out, enc, cross = s['labels']['src'], s['labels']['tgt_out'], s['maps']['encoder'][2], s['maps']['cross'][2]
     cases = [("a made-up map: rows 1 and 2 -> key 3", _HEADS_MADE_UP, [0, 1], 2, [3]),
-             ("a made-up map of 2 queries, fewer than its 4 heads: rows 1 and 2 -> key 3", _HEADS_MADE_UP[:, :2], [0, 1], 2, [3]),
+             ("a made-up map of 5 heads, 2 queries and 3 keys: rows 1 and 2 -> key 3", _HEADS_MADE_UP[[0, 1, 2, 3, 2], :2], [0, 1], 2, [3, 5]),
              ("the comma, in, einem and am -> spielen (encoder)", enc, [src.index(w) for w in (',', '▁in', '▁einem', '▁am')], src.index('▁spielen'), [3]),
              ("Gruppe, älterer and Menschen -> Menschen (encoder)", enc, [src.index(w) for w in ('▁Gruppe', '▁älterer', '▁Menschen')], src.index('▁Menschen'), [4]),
              ("playing -> spielen (enc-dec)", cross, [out.index('▁playing')], src.index('▁spielen'), [2, 3, 4, 6, 8]),
