@@ -1575,21 +1575,26 @@ def _bpe_segment_str(word:str, merges:list) -> list:
 _STR_REPLACE = ("merging by string replace joins symbols across their boundaries: in 'ab c </w>', .replace('b c', 'bc') "
                 "merges the 'b' that is part of 'ab'; compare whole symbols, each adjacent pair (syms[i], syms[i + 1])")
 
+def _segment_mistake(seg, word:str, merges:list) -> str:
+    "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
+    if not any(str(p).endswith('</w>') for p in seg): return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
+    if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
+    if (order := _bpe_orders(seg, word, merges)): return f"that is {', or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
+    if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
+    return _segment_trace(seg, word, merges)
+
+# %% ../../nbs/course_exercises.ipynb #a26c08x04
 def _bpe_longest(word:str, merges:list) -> list:
     "`word` cut into the longest pieces, left to right, that are characters, '</w>' or merged symbols: a segmentation that ignores the merge order."
     pieces, s, out = {a + b for a, b in merges} | set(word) | {'</w>'}, word + '</w>', []
     while s: n = next(n for n in range(len(s), 0, -1) if s[:n] in pieces or n == 1); out.append(s[:n]); s = s[n:]
     return out
 
-def _segment_mistake(seg, word:str, merges:list) -> str:
-    "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
-    if not any(str(p).endswith('</w>') for p in seg): return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
-    if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
-    order = [f"the merges applied in {' or '.join(k)} order" for k in [[k for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1])) if seg == _bpe_segment(word, ms)]] if k] + \
-        ["a greedy longest match against the merged symbols, which ignores the merge order"] * (seg == _bpe_longest(word, merges))
-    if order: return f"that is {', or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
-    if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
-    return _segment_trace(seg, word, merges)
+def _bpe_orders(seg:list, word:str, merges:list) -> list[str]:
+    "The ways of ignoring the merge order that give `seg`: the merges sorted or reversed, a greedy longest match."
+    return [f"the merges applied in {' or '.join(k)} order" for k in [[k for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1])) if seg == _bpe_segment(word, ms)]] if k] + \
+           ["a greedy longest match against the merged symbols, which ignores the merge order"] * (seg == _bpe_longest(word, merges))
+
 
 # %% ../../nbs/course_exercises.ipynb #a26s9004
 def _bpe_edges(learn_bpe, segment):
@@ -2052,7 +2057,7 @@ _BLEU_SLIPS = dict(bp={'none': "no brevity penalty", 'swapped': "the brevity pen
 def _bleu_rest(name, hyps, refs, mine, theirs, mistake, default) -> str:
     "The case's line: the named mistake, else the fewest slips that together give `mine`, else sacreBLEU's ingredients to compare with."
     head = f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}. Likely mistake: "
-    if mistake != default or (mistake := _bleu_more(hyps, refs, mine) or mistake) != default: return head + mistake
+    if mistake != default: return head + mistake
     if any(abs(mine - _bleu_of(*_bleu_parts(hyps, refs, recall=True), bp=bp)) < 0.01 for bp in ('min', 'none')):
         return head + ("the matches divided by the reference's n-grams (a recall): BLEU's p_n is a precision, the clipped matches over "
                        "the hypothesis's n-grams, and the brevity penalty alone handles a short hypothesis")
@@ -2123,7 +2128,7 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake, next(c[3] for c in cases if c[0] == name))
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_more(hyps, refs, mine) or d, d)
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case"
 
 # %% ../../nbs/course_exercises.ipynb #a26v0002
@@ -2230,9 +2235,7 @@ def _heads(w, keep) -> list[int]:
     return [h + 1 for h in range(w.shape[0]) if keep(h)]
 
 # The wrong readings of a map, each with the mistake that explains it.
-_HEADS_READINGS = [*((f"the loop ran over w.shape[{a}] ({'queries' if a == 1 else 'keys'}), not the heads: range(w.shape[0]), one map per head",
-                      lambda w, rows, col, a=a: [h for h in _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows)) if h <= w.shape[a]]) for a in (1, 2)),
-                   ("heads are numbered from 1, as in the plots' titles: add 1",
+_HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
                     lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)]),
                    ("every row of `rows` must put its largest weight on `col` (all of them, not any)",
                     lambda w, rows, col: _heads(w, lambda h: any(w[h, r].argmax() == col for r in rows))),
@@ -2252,7 +2255,9 @@ _HEADS_READINGS = [*((f"the loop ran over w.shape[{a}] ({'queries' if a == 1 els
                    *((f"only the {'first' if k == 0 else 'last'} row of `rows` was read: every row of `rows` must look hardest at `col`",
                       lambda w, rows, col, k=k: _heads(w, lambda h: w[h, rows[k]].argmax() == col)) for k in (0, -1)),
                    *((f"a weight above {t} is not the largest weight: compare each row's argmax over the keys with `col`",
-                      lambda w, rows, col, t=t: _heads(w, lambda h: all(w[h, r, col] > t for r in rows))) for t in (0.5, 0.3, 0.4, 0.25))]
+                      lambda w, rows, col, t=t: _heads(w, lambda h: all(w[h, r, col] > t for r in rows))) for t in (0.5, 0.3, 0.4, 0.25)),
+                   *((f"the loop ran over w.shape[{a}] ({'queries' if a == 1 else 'keys'}), not the heads: range(w.shape[0]), one map per head",
+                      lambda w, rows, col, a=a: [h for h in _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows)) if h <= w.shape[a]]) for a in (1, 2))]
 
 # %% ../../nbs/course_exercises.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
