@@ -319,4 +319,12 @@ def test_sizes_from_float_division_are_named():
 def test_heads_looped_over_another_axis_are_named(axis, what, in_nbs):
     "A loop over w.shape[1] or w.shape[2] reads only as many heads as the map has queries or keys: a map of 2 queries shows it."
     def loop(w, rows, col): return [h + 1 for h in range(min(w.shape[axis], w.shape[0])) if all(w[h, r].argmax() == col for r in rows)]
-    assert_rejects(check_heads_looking, loop, says=rf"5 heads, 2 queries and 3 keys.*the loop ran over w.shape\[{axis}\] \({what}\), not the heads")
+    assert_rejects(check_heads_looking, loop, says=rf"7 heads, 2 queries and 3 keys.*the loop ran over w.shape\[{axis}\] \({what}\), not the heads")
+
+@pytest.mark.parametrize('t', [0.25, 0.3, 0.4])
+def test_a_weight_threshold_is_told_from_the_rows_averaged(t, in_nbs):
+    "A threshold on the weight and the rows' mean pick the same heads of the text's maps: a made-up head tells them apart."
+    def above(w, rows, col): return [h + 1 for h in range(w.shape[0]) if all(w[h, r, col] > t for r in rows)]
+    assert_rejects(check_heads_looking, above, says=rf"Likely mistake: a weight above {t} is not the largest weight")
+    def mean(w, rows, col): return [h + 1 for h in range(w.shape[0]) if w[h, list(rows)].mean(0).argmax() == col]
+    assert_rejects(check_heads_looking, mean, says=r"Likely mistake: the rows averaged before the argmax")

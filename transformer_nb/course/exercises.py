@@ -2278,7 +2278,8 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
     s = load_attention(path)['sentences'][0]
     src, out, enc, cross = s['labels']['src'], s['labels']['tgt_out'], s['maps']['encoder'][2], s['maps']['cross'][2]
     cases = [("a made-up map: rows 1 and 2 -> key 3", _HEADS_MADE_UP, [0, 1], 2, [3]),
-             ("a made-up map of 5 heads, 2 queries and 3 keys: rows 1 and 2 -> key 3", _HEADS_MADE_UP[[0, 1, 2, 3, 2], :2], [0, 1], 2, [3, 5]),
+             ("a made-up map of 7 heads, 2 queries and 3 keys: rows 1 and 2 -> key 3", torch.cat([_HEADS_MADE_UP[[0, 1, 2, 3, 2], :2],
+              torch.tensor([[[.4, .35, .25], [0., 0., 1.]], [[.3, .42, .28], [.5, .2, .3]]])]), [0, 1], 2, [3, 5]),   # 6: the rows' mean on key 3; 7: both > 0.25
              ("the comma, in, einem and am -> spielen (encoder)", enc, [src.index(w) for w in (',', '▁in', '▁einem', '▁am')], src.index('▁spielen'), [3]),
              ("Gruppe, älterer and Menschen -> Menschen (encoder)", enc, [src.index(w) for w in ('▁Gruppe', '▁älterer', '▁Menschen')], src.index('▁Menschen'), [4]),
              ("playing -> spielen (enc-dec)", cross, [out.index('▁playing')], src.index('▁spielen'), [2, 3, 4, 6, 8]),
