@@ -357,3 +357,12 @@ def test_a_half_width_rounded_up_is_named():
     def restricted_mask(n, r):
         i = torch.arange(n); return ((i[:, None] - i[None]).abs() <= math.ceil(r / 2))[None, None]
     assert_rejects(_named.check_restricted, restricted_mask, says=r"n=5, r=1: .*your half-width is r / 2 rounded up, \(r \+ 1\) // 2")
+
+def test_scores_k_q_transposed_are_named():
+    "K Q^T, normalised over its last axis and transposed back, is the softmax over the queries: the message says both."
+    def att(q, k, v, mask=None):
+        s = k @ q.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if mask is not None: s = s.masked_fill(~mask.transpose(-2, -1), float('-inf'))
+        w = s.softmax(-1).transpose(-2, -1)
+        return w @ v, w
+    assert_rejects(check_attention, att, says=r"the softmax ran over the queries \(dim=-2\): it must run over the keys.*\(K Q\^T normalised over its last axis is the same mistake\)")

@@ -633,3 +633,14 @@ def test_loop_mha_mistakes_named_by_property(over, says):
 
 def test_the_per_head_loop_itself_passes():
     assert _named.check_loop_mha(type('LoopMHA', (_Loop,), {})) is True
+
+@pytest.mark.parametrize('how, says', [('summed', 'each of your 4 head slots holds the heads summed: concatenate'), ('averaged', 'the heads are averaged: concatenate')])
+def test_heads_summed_or_averaged_are_named(how, says):
+    "Every head slot holding the sum (or mean) of the heads, read back through W^O, is named."
+    class Pooled(_LoopBase):
+        def forward(self, x, mem=None, mask=None):
+            mem, m = x if mem is None else mem, None if mask is None else mask[:, 0]
+            hs = [self.head(i, x, mem, m) for i in range(self.h)]
+            pooled = sum(hs) / (1 if how == 'summed' else self.h)
+            return self.w_o(torch.cat([pooled] * self.h, -1))
+    assert_rejects(_ex.check_loop_mha, Pooled, says=rf"d_model=32, h=4, self-attention: .*{says}")

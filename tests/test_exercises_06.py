@@ -534,3 +534,22 @@ def test_a_norm_on_the_branch_and_a_shifted_target_are_named():
         return my_forward
     assert_rejects(_named.check_forward, forward_by(lambda n, x, y: x + n(y)), says=r"each sub-layer adds LayerNorm\(f\(x\)\) to x, the norm on the branch")
     assert_rejects(_named.check_forward, forward_by(lambda n, x, y: n(x + y), cut=True), says=r"got torch\.Size\(\[4, 6, 50\]\): one position short")
+
+@pytest.mark.parametrize('old, new, says', [
+    ("        y = residual(l.sub[2].norm, y, l.ffn)\n", "", r"the decoder layers skip their feed-forward network, sub\[2\]"),
+    ("        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n", "",
+     r"the decoder never reads the source"),
+    ("        x = residual(l.sub[1].norm, x, l.ffn)\n", "", r"the encoder layers skip their feed-forward network, sub\[1\]"),
+    ("        x = residual(l.sub[1].norm, x, l.ffn)\n", "        x = residual(l.sub[1].norm, x, l.ffn); zs.append(x)\n",
+     r"decoder layer k reads encoder layer k's output: every decoder layer's cross-attention reads the memory z"),
+    ("        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n",
+     "        zs.append(x); x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n", r"decoder layer k reads encoder layer k's input"),
+], ids=['decoder without FFN', 'decoder without cross-attention', 'encoder without FFN', 'layer k reads layer k', 'layer k reads layer k input'])
+def test_layers_left_out_or_read_layer_by_layer_are_named(old, new, says, capsys):
+    "A sub-layer left out of every layer, and a decoder layer that reads the encoder layer of its own depth, are named by what they compute."
+    fn = my_forward(old, new)
+    if 'zs.' in new:                                          # the decoder's layer k reads zs[k], not z
+        code = code_blocks(NB, 'a06e0013')[0].replace(old, new).replace("    for l in model.encoder:", "    zs = []\n    for l in model.encoder:")
+        code = code.replace("    for l in model.decoder:", "    for k, l in enumerate(model.decoder):").replace("l.cross_attn(t, z, mask", "l.cross_attn(t, zs[k], mask")
+        fn = namespace(NB, code)['my_forward']
+    assert_named(check_forward, fn, says=r"^Not yet: my_forward.*" + says, capsys=capsys)

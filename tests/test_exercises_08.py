@@ -281,3 +281,14 @@ def test_a_segmentation_returned_as_a_string_is_named():
     from transformer_nb.course.exercises import _bpe_learn, _bpe_segment
     assert_rejects(_named.check_bpe, _bpe_learn, lambda word, merges: ' '.join(_bpe_segment(word, merges)),
                    says=r"segment\('lowest'\) returned the string 'low est</w>': return the list of its pieces")
+
+def test_a_greedy_longest_match_segmentation_is_named():
+    "Longest pieces first, whatever the merge order, is named with the orders of the merges that give the same pieces."
+    from transformer_nb.course.exercises import _bpe_learn
+    def segment(word, merges):
+        pieces, s, out = {a + b for a, b in merges} | set(word) | {'</w>'}, word + '</w>', []
+        while s:
+            n = next(n for n in range(len(s), 0, -1) if s[:n] in pieces or n == 1); out.append(s[:n]); s = s[n:]
+        return out
+    assert_rejects(_named.check_bpe, _bpe_learn, segment,
+                   says=r"segment\('abc', \[\('b', 'c'\), \('a', 'b'\)\]\) gave \['ab', 'c', '</w>'\].*sorted or reversed order, or a greedy longest match against the merged symbols")

@@ -255,3 +255,9 @@ def test_item_and_a_prefix_without_bos_are_named(ns, capsys):
     assert not ok and '.item() makes one Python number' in said
     ok, said = verdict(lambda model, src, ys: next_token_logits(model, model(src, ys[:, 1:])[:, -1]).argmax(-1), ns['model'], capsys)
     assert not ok and 'on prefixes of one token, BOS alone, and runs on two' in said
+
+def test_a_max_over_every_position_is_named(ns, capsys):
+    "Each token's best score over all positions, then the argmax, PAD and BOS not forbidden: named by the tokens it chooses."
+    ok, out = verdict(lambda m, s, ys: m(s, ys).amax(1).argmax(-1), ns['model'], capsys)
+    assert ok is False and "the argmax of each token's best score over every position (a max over the time axis, dim=1)" in out, out
+    assert "forbid PAD and BOS (next_token_logits) before the argmax" in out, out

@@ -232,3 +232,27 @@ def test_a_recall_is_named():
         bp = 1 if c >= r else math.exp(1 - r / c)
         return 100 * bp * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / 4)
     assert_rejects(_named.check_bleu, my_bleu, says=r"the matches divided by the reference's n-grams \(a recall\)")
+
+# --- BLEU mistakes named by what they reproduce exactly ---
+
+def _bleu_by(hyps, refs, denom='ngrams', k=4):
+    "Corpus BLEU with every order's matches over the hypothesis's n-grams ('ngrams') or its length ('len'), the log precisions over `k`."
+    m, t, c, r = [0] * 4, [0] * 4, 0, 0
+    for h, ref in zip(hyps, refs):
+        h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
+        for n in range(4):
+            hc, rc = Counter(zip(*[h[i:] for i in range(n + 1)])), Counter(zip(*[ref[i:] for i in range(n + 1)]))
+            m[n] += sum(min(v, rc[g]) for g, v in hc.items()); t[n] += len(h) if denom == 'len' else max(len(h) - n, 0)
+    if not all(m): return 0.0
+    return 100 * (1 if c >= r else math.exp(1 - r / c)) * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / k)
+
+@pytest.mark.parametrize('fn, says', [
+    (lambda h, r: _bleu_by(h[:1], r[:1]), r"case 'three captions'.*only sentence 1 of 3 is scored: loop over every pair"),
+    (lambda h, r: _bleu_by(h[-1:], r[-1:]), r"case 'three captions'.*only sentence 3 of 3 is scored"),
+    (lambda h, r: _bleu_by(h, r, denom='len'), r"case 'identical captions'.*every order's matches divided by the hypothesis length"),
+    (lambda h, r: _bleu_by(h, r, k=3), r"case 'a short hypothesis'.*the four log precisions summed and divided by 3: BLEU's mean is over the 4"),
+    (lambda h, r: _bleu_by(h, r, k=5), r"the four log precisions summed and divided by 5"),
+], ids=['first sentence', 'last sentence', 'over the hypothesis length', 'divided by 3', 'divided by 5'])
+def test_bleu_mistakes_named_by_the_score_they_reproduce(fn, says):
+    assert_rejects(check_bleu, fn, says=says)
+    assert said(check_bleu, _bleu_by)[0] is True

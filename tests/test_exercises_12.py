@@ -314,3 +314,17 @@ def test_sizes_from_float_division_are_named():
         return {**{f'A-h{k}': dict(h=k, d_k=d / k, d_v=d / k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
                 **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}}
     assert_rejects(_ex.check_rows_ab, rows_ab, says=r"A-h1 has d_k=512\.0, a float: sizes are whole numbers, d // k")
+
+@pytest.mark.parametrize('axis, what', [(1, 'queries'), (2, 'keys')])
+def test_heads_looped_over_another_axis_are_named(axis, what, in_nbs):
+    "A loop over w.shape[1] or w.shape[2] reads only as many heads as the map has queries or keys: a map of 2 queries shows it."
+    def loop(w, rows, col): return [h + 1 for h in range(min(w.shape[axis], w.shape[0])) if all(w[h, r].argmax() == col for r in rows)]
+    assert_rejects(check_heads_looking, loop, says=rf"7 heads, 2 queries and 3 keys.*the loop ran over w.shape\[{axis}\] \({what}\), not the heads")
+
+@pytest.mark.parametrize('t', [0.25, 0.3, 0.4])
+def test_a_weight_threshold_is_told_from_the_rows_averaged(t, in_nbs):
+    "A threshold on the weight and the rows' mean pick the same heads of the text's maps: a made-up head tells them apart."
+    def above(w, rows, col): return [h + 1 for h in range(w.shape[0]) if all(w[h, r, col] > t for r in rows)]
+    assert_rejects(check_heads_looking, above, says=rf"Likely mistake: a weight above {t} is not the largest weight")
+    def mean(w, rows, col): return [h + 1 for h in range(w.shape[0]) if w[h, list(rows)].mean(0).argmax() == col]
+    assert_rejects(check_heads_looking, mean, says=r"Likely mistake: the rows averaged before the argmax")

@@ -335,3 +335,27 @@ def test_labels_lowercased_are_named_as_labels():
     from transformer_nb.parsing import linearize
     assert_rejects(_named.check_linearize, lambda t: ' '.join(x.lower() if x[:1] in '()' else x for x in linearize(t).split()),
                    says=r"a label changed its case: write each label as it is, no \.lower\(\)")
+
+# --- mistakes named by what they reproduce ---
+
+def _lin_open_twice(t):
+    "linearize with each closing bracket written as the opening one, '(NP' again."
+    from nltk import Tree
+    if not isinstance(t, Tree): return t
+    if is_preterminal(t): return t[0]
+    return ' '.join([f'({coarse_label(t.label())}', *(_lin_open_twice(c) for c in t), f'({coarse_label(t.label())}'])
+
+def test_a_closing_bracket_written_as_an_opening_one_is_named():
+    assert_rejects(check_linearize, _lin_open_twice, says=r"John's tree: .*each closing bracket is written as an opening one, '\(NP' again")
+
+def _prf_of(m, r, p): return (100 * m / p, 100 * m / r, 200 * m / (r + p))
+
+@pytest.mark.parametrize('k, which', [(0, 'first'), (-1, 'last')])
+def test_one_sentence_scored_alone_is_named(k, which):
+    fn = lambda counts: _prf_of(*counts[k]) if counts[k][2] else (0.0, 0.0, 0.0)
+    assert_rejects(check_corpus_prf, fn, says=rf"only the {which} sentence's counts are scored: sum matched, reference and parse over every sentence")
+
+def test_failed_parses_dropped_are_not_read_as_one_sentence():
+    "Dropping the failed parses matches the first sentence's scores on one case only: it keeps its own message."
+    fn = lambda counts: _prf_of(*(sum(c[i] for c in counts if c[2]) for i in range(3)))
+    assert_rejects(check_corpus_prf, fn, says=r"a failed parse still counts: its reference brackets are missed")

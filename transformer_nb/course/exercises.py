@@ -150,7 +150,7 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
     tries = [(dict(scale=1 / d_k), f"you divided the scores by d_k = {d_k}: divide them by sqrt(d_k) = {d_k ** 0.5:g}"),
              (dict(scale=1.0), "the scores are not scaled: divide them by sqrt(d_k)"),
              (dict(dim=-2), "the softmax ran over the queries (dim=-2): it must run over the keys, the last axis, so "
-                            "that each query's weights sum to 1"),
+                            "that each query's weights sum to 1 (K Q^T normalised over its last axis is the same mistake)"),
              (dict(invert=True), "the mask is inverted: True means 'may attend', so the scores to fill are where the "
                                  "mask is False (~mask)"),
              (dict(fill=0.0), "masked scores were set to 0: set them to -inf before the softmax (e^-inf = 0)"),
@@ -534,6 +534,10 @@ def _loop_heads(ours, got, args, kw) -> str:
     h = ours.h; d = want.shape[-1] // h
     head = lambda t, i: t[..., i * d:(i + 1) * d]
     bad = [i for i in range(h) if not torch.allclose(head(mine, i), head(want, i).double(), atol=1e-4)]
+    total = sum(head(want, j).double() for j in range(h))
+    how = next((k for k, t in (('summed', total), ('averaged', total / h)) if h > 1 and all(torch.allclose(head(mine, i), t, atol=1e-4) for i in range(h))), None)
+    if how: return (f"read back through W^O, each of your {h} head slots holds the heads {how}: concatenate them in order, "
+                    "torch.cat(heads, -1), head 1 in the first d_k features; W^O then mixes them")
     if not bad: return ""
     out = []
     for i in bad:
@@ -1177,6 +1181,31 @@ def _layer_mistake(m, y, s, t) -> str|None:
     return None
 
 
+# %% ../../nbs/course_exercises.ipynb #a26c06l2
+def _stack_mistake(m, y, s, t) -> str|None:
+    "What `y` is if a sub-layer is left out of every encoder or decoder layer, or decoder layer k reads encoder layer k's output (or input), not z; None if none."
+    def like(**kw):
+        try:
+            with torch.no_grad(): return torch.allclose(y, _layer_variant(m, **kw)(s, t), atol=1e-5)
+        except (RuntimeError, IndexError): return False
+    subs = lambda l, fs, x, skip: functools.reduce(lambda u, j: l.sub[j](u, fs[j]) if j != skip else u, range(len(fs)), x)
+    dec = lambda l, x, z, sm, tm: [lambda u: l.self_attn(u, mask=tm), lambda u: l.cross_attn(u, z, mask=sm), l.ffn]
+    names = ('self-attention', 'encoder-decoder attention', 'feed-forward network')
+    for i, name in enumerate(names):
+        if like(dec=lambda v, l, k, x, z, sm, tm, i=i: subs(l, dec(l, x, z, sm, tm), x, i)):
+            return f"the decoder layers skip their {name}, sub[{i}]: each decoder layer runs its three sub-layers, self-attention, encoder-decoder attention, then the FFN"
+        if i != 1 and like(enc=lambda l, x, sm, i=i: subs(l, [lambda u: l.self_attn(u, mask=sm), l.ffn], x, i // 2)):
+            return f"the encoder layers skip their {name}, sub[{i // 2}]: each encoder layer runs self-attention, then the FFN"
+    for which, at in (('output', 1), ('input', 0)):
+        seen = []                                                    # each encoder layer's (input, output), in order
+        def enc(l, x, sm):
+            out = subs(l, [lambda u: l.self_attn(u, mask=sm), l.ffn], x, None); seen.append((x, out)); return out
+        if like(enc=enc, dec=lambda v, l, k, x, z, sm, tm, at=at: subs(l, dec(l, x, seen[len(seen) - m.cfg.N + k][at], sm, tm), x, None)):
+            return (f"decoder layer k reads encoder layer k's {which}: every decoder layer's cross-attention reads the memory z, "
+                    "the last encoder layer's output (after model.enc_norm in pre-LN)")
+    return None
+
+
 # %% ../../nbs/course_exercises.ipynb #a26r0043
 def _forward_rest(fn, m, y, s, t) -> str:
     "For logits no listed mistake explains: sentences that mix (the first alone gets other logits), else where they differ."
@@ -1229,7 +1258,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _layer_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
+    return next((w for hit, w in why if hit()), None) or _layer_mistake(m, y, s, t) or _stack_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_exercises.ipynb #a26c0614
 @report
@@ -1550,9 +1579,22 @@ def _segment_mistake(seg, word:str, merges:list) -> str:
     "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
     if not any(str(p).endswith('</w>') for p in seg): return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
-    if (order := [k for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1])) if seg == _bpe_segment(word, ms)]): return f"that is the merges applied in {' or '.join(order)} order: apply the merges in the order learnt, first to last (merges[0] first)"
+    if (order := _bpe_orders(seg, word, merges)): return f"that is {', or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
     return _segment_trace(seg, word, merges)
+
+# %% ../../nbs/course_exercises.ipynb #a26c08x04
+def _bpe_longest(word:str, merges:list) -> list:
+    "`word` cut into the longest pieces, left to right, that are characters, '</w>' or merged symbols: a segmentation that ignores the merge order."
+    pieces, s, out = {a + b for a, b in merges} | set(word) | {'</w>'}, word + '</w>', []
+    while s: n = next(n for n in range(len(s), 0, -1) if s[:n] in pieces or n == 1); out.append(s[:n]); s = s[n:]
+    return out
+
+def _bpe_orders(seg:list, word:str, merges:list) -> list[str]:
+    "The ways of ignoring the merge order that give `seg`: the merges sorted or reversed, a greedy longest match."
+    return [f"the merges applied in {' or '.join(k)} order" for k in [[k for k, ms in (('sorted', sorted(merges)), ('reversed', merges[::-1])) if seg == _bpe_segment(word, ms)]] if k] + \
+           ["a greedy longest match against the merged symbols, which ignores the merge order"] * (seg == _bpe_longest(word, merges))
+
 
 # %% ../../nbs/course_exercises.ipynb #a26s9004
 def _bpe_edges(learn_bpe, segment):
@@ -1859,6 +1901,15 @@ def _greedy_rules(m, src) -> dict:
              "the prefix is read as the source too, model(ys, ys): the source is src, model(src, ys)": lambda y: ntl(m(y, y)[:, -1]).argmax(-1)}
 
 
+# %% ../../nbs/course_exercises.ipynb #a26c10r2
+def _greedy_more(m, src) -> dict:
+    "More mistakes of a greedy step, as `_greedy_rules` gives them: each token's best score over every position, then the argmax."
+    hint = ("that is the argmax of each token's best score over every position (a max over the time axis, dim=1): the next token "
+            "comes from the last position alone, model(src, ys)[:, -1]")
+    return {hint: lambda y: next_token_logits(m, m(src, y).amax(1)).argmax(-1),
+            hint + "; and forbid PAD and BOS (next_token_logits) before the argmax": lambda y: m(src, y).amax(1).argmax(-1)}
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c1002
 def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     """What your `step` does instead, when it chose token `got` for row `i` of the prefixes `ys` (b, t): the first of
@@ -1870,7 +1921,7 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     lifted.generator.register_forward_hook(lambda mod, inp, out: out + lift)
     models = (m, mixed, lifted)                                  # a rule that matches `m` by chance seldom matches the others
     mine = [[torch.as_tensor(step(mm, src, y)).reshape(-1) for y in probes] for mm in models]
-    rules = [_greedy_rules(mm, src) for mm in models]
+    rules = [_greedy_rules(mm, src) | _greedy_more(mm, src) for mm in models]
     for k, hint in enumerate(rules[0]):
         if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, r[hint](y))
                                                      for r, row in zip(rules, mine) for a, y in zip(row, probes)): return hint
@@ -2022,6 +2073,23 @@ def _bleu_rest(name, hyps, refs, mine, theirs, mistake, default) -> str:
     return (head + default + f"; sacreBLEU's ingredients here: matches/totals {', '.join(f'p{n + 1} = {a}/{b}' for n, (a, b) in enumerate(zip(m, t)))}, "
             f"c = {c} hypothesis and r = {r} reference words, BP = {_bleu_of([1] * 4, [1] * 4, c, r) / 100:.4g}: print yours and compare")
 
+# %% ../../nbs/course_exercises.ipynb #a26r0061
+def _bleu_more(hyps, refs, mine) -> str | None:
+    "A mistake that reproduces `mine` exactly: one sentence scored alone, every order over the hypothesis length, the log precisions over another count than 4."
+    near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
+    one = [k for k in range(len(hyps)) if near(_bleu_of(*_bleu_parts(hyps[k:k + 1], refs[k:k + 1])))]
+    if len(hyps) > 1 and one and not near(_bleu_of(m, t, c, r)) and not near(100):            # a perfect sentence says nothing
+        return (f"only sentence {one[0] + 1} of {len(hyps)} is scored: loop over every pair, zip(hyps, refs), "
+                "and sum the matches, totals and lengths over the corpus")
+    if near(_bleu_of(m, [c] * 4, c, r)):
+        return ("every order's matches divided by the hypothesis length: p_n divides by the hypothesis's number of n-grams, "
+                "len(h) - n + 1 words per sentence, fewer for each larger n")
+    bp = _bleu_of([1] * 4, [1] * 4, c, r) / 100
+    k = next((k for k in (1, 2, 3, 5, 8) if all(m) and near(100 * bp * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / k))), None)
+    return None if k is None else (f"the four log precisions summed and divided by {k}: BLEU's mean is over the 4 orders, "
+                                   "exp((log p1 + log p2 + log p3 + log p4) / 4)")
+
+
 # %% ../../nbs/course_exercises.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -2060,7 +2128,7 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake, next(c[3] for c in cases if c[0] == name))
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_more(hyps, refs, mine) or d, d)
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case"
 
 # %% ../../nbs/course_exercises.ipynb #a26v0002
@@ -2187,7 +2255,9 @@ _HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
                    *((f"only the {'first' if k == 0 else 'last'} row of `rows` was read: every row of `rows` must look hardest at `col`",
                       lambda w, rows, col, k=k: _heads(w, lambda h: w[h, rows[k]].argmax() == col)) for k in (0, -1)),
                    *((f"a weight above {t} is not the largest weight: compare each row's argmax over the keys with `col`",
-                      lambda w, rows, col, t=t: _heads(w, lambda h: all(w[h, r, col] > t for r in rows))) for t in (0.5, 0.3, 0.4, 0.25))]
+                      lambda w, rows, col, t=t: _heads(w, lambda h: all(w[h, r, col] > t for r in rows))) for t in (0.5, 0.3, 0.4, 0.25)),
+                   *((f"the loop ran over w.shape[{a}] ({'queries' if a == 1 else 'keys'}), not the heads: range(w.shape[0]), one map per head",
+                      lambda w, rows, col, a=a: [h for h in _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows)) if h <= w.shape[a]]) for a in (1, 2))]
 
 # %% ../../nbs/course_exercises.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
@@ -2208,6 +2278,8 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
     s = load_attention(path)['sentences'][0]
     src, out, enc, cross = s['labels']['src'], s['labels']['tgt_out'], s['maps']['encoder'][2], s['maps']['cross'][2]
     cases = [("a made-up map: rows 1 and 2 -> key 3", _HEADS_MADE_UP, [0, 1], 2, [3]),
+             ("a made-up map of 7 heads, 2 queries and 3 keys: rows 1 and 2 -> key 3", torch.cat([_HEADS_MADE_UP[[0, 1, 2, 3, 2], :2],
+              torch.tensor([[[.4, .35, .25], [0., 0., 1.]], [[.3, .42, .28], [.5, .2, .3]]])]), [0, 1], 2, [3, 5]),   # 6: the rows' mean on key 3; 7: both > 0.25
              ("the comma, in, einem and am -> spielen (encoder)", enc, [src.index(w) for w in (',', '▁in', '▁einem', '▁am')], src.index('▁spielen'), [3]),
              ("Gruppe, älterer and Menschen -> Menschen (encoder)", enc, [src.index(w) for w in ('▁Gruppe', '▁älterer', '▁Menschen')], src.index('▁Menschen'), [4]),
              ("playing -> spielen (enc-dec)", cross, [out.index('▁playing')], src.index('▁spielen'), [2, 3, 4, 6, 8]),
@@ -2231,7 +2303,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
         hint = next((h for h, f in readings if all(f(w2, r2, c2) == a for (_, w2, r2, c2, _), a in zip(cases, answers))),
                     _heads_rest(w, rows, col, got, want))
         raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
-    return f"heads_looking reads a made-up map and the {len(cases) - 1} readings of the text from the stored maps"
+    return f"heads_looking reads a made-up map and the {len(cases) - 2} readings of the text from the stored maps"
 
 # %% ../../nbs/course_exercises.ipynb #a26s9005
 def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int) -> str:
@@ -2316,6 +2388,8 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
     unary = {f'{b}{coarse_label(s.label())}' for s in subs if len(s) == 1 and not is_preterminal(s) for b in '()'}
     why = (f"a {'label' if all(a[:1] in '()' for a, b in zip(toks, ref) if a != b) else 'word'} changed its case: write each "
            f"{'label' if all(a[:1] in '()' for a, b in zip(toks, ref) if a != b) else 'leaf'} as it is, no .lower()" if [x.lower() for x in toks] == [x.lower() for x in ref] else
+           "each closing bracket is written as an opening one, '(NP' again: a phrase closes with ')' then its label, ')NP'"
+           if toks == ['(' + x[1:] if x[:1] == ')' else x for x in ref] else
            f"the root's brackets are missing: linearize the whole tree, from {ref[0]} to {ref[-1]}" if toks == ref[1:-1] else
            f"the empty elements {sorted(lost)} are left out: a -NONE- node is a leaf like any other, its trace written" if lost and not extra and set(lost) <= empty else
            "the brackets are right but the words are not: write each leaf word itself, in order (t.leaves())" if br(toks) == br(ref) else
@@ -2394,6 +2468,18 @@ def _prf_story(got:tuple, counts:list) -> str:
                    + f"; it is {next(iter(forms))} = {right:.2f}")
     return '; '.join(out)
 
+# %% ../../nbs/course_exercises.ipynb #a26r0062
+def _prf_one(fn, cases:list) -> str | None:
+    "The mistake of scoring one sentence's counts alone, named only when `fn` gives that sentence's scores on every case."
+    from transformer_nb.lib.treebank import prf
+    for k, which in ((0, 'first'), (-1, 'last')):
+        try: same = all(all(abs(float(x) - y) < 1e-6 for x, y in zip(fn(c), prf(*c[k]))) for _, c in cases)
+        except Exception: return None
+        if same: return (f"only the {which} sentence's counts are scored: sum matched, reference and parse over every sentence "
+                         "(the failed parses too), then divide")
+    return None
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c1203
 @report
 def check_corpus_prf(fn) -> str:
@@ -2412,7 +2498,7 @@ def check_corpus_prf(fn) -> str:
         got = tuple(float(x) for x in got)
         if close(got, want): continue
         per_sentence = [prf(*c) for c in counts]
-        hint = ("in percent: multiply by 100" if close(got, [x / 100 for x in want]) else
+        hint = _prf_one(fn, cases) or ("in percent: multiply by 100" if close(got, [x / 100 for x in want]) else
                 "precision and recall swapped: precision is over the parse's brackets (matched / parse), recall over the "
                 "reference's (matched / reference)" if close(got[:2], want[1::-1]) else
                 "F1 is the harmonic mean 2PR / (P + R), not the average (P + R) / 2"
