@@ -556,9 +556,6 @@ def test_layers_left_out_or_read_layer_by_layer_are_named(old, new, says, capsys
 
 
 # ---------------------------------------------------------------- a LayerNorm by hand, the keep rate as dropout, the decoder's order, the generator, untied doubled
-import torch, torch.nn as nn
-from nbtools import assert_rejects
-
 class _HandLN(nn.Module):
     "The Annotated Transformer's LayerNorm: the unbiased standard deviation, eps added to it."
     def __init__(self, d_model, p_drop):
@@ -566,7 +563,7 @@ class _HandLN(nn.Module):
     def forward(self, x, f):
         y = x + self.drop(f(x)); return self.a * (y - y.mean(-1, keepdim=True)) / (y.std(-1, keepdim=True) + 1e-6) + self.b
 
-def test_a_layernorm_written_by_hand_is_named():
+def test_a_layernorm_written_by_hand_without_an_nn_layernorm_is_named():
     assert_rejects(_named.check_sublayer, _HandLN, says=r"your LayerNorm is written by hand, as The Annotated Transformer's: .*Bessel's correction")
 
 def test_the_keep_probability_given_as_the_dropout_rate_is_named():

@@ -204,10 +204,6 @@ def test_window_mistakes_named_by_property(answer, says):
 
 
 # ---------------------------------------------------------------- the features padded, a softmax over them, one end's padding kept
-import torch
-import torch.nn.functional as F
-from nbtools import assert_rejects
-
 def _softmax_over_features(q, k, v, r):
     n, w = q.shape[-2], r // 2
     win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
@@ -221,5 +217,5 @@ def _softmax_over_features(q, k, v, r):
     (lambda: _softmax_over_features, r"n=10, r=3: .*with every value 1 your output is \(2 \* \(r // 2\) \+ 1\) / d_v = 3/16 everywhere: the softmax ran over the features"),
     (lambda: restricted("(j < 0) | (j >= n)", "(j < 0) | (j > n)"), r"n=10, r=3: .*only the queries within 1 of the right end are wrong: .*j <= n - 1, not j <= n"),
 ])
-def test_window_mistakes_named_by_property(answer, says):
+def test_padding_and_softmax_axis_mistakes_named_by_property(answer, says):
     assert_rejects(_named.check_restricted_attention, answer(), says=says)

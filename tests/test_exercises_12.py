@@ -331,8 +331,6 @@ def test_a_weight_threshold_is_told_from_the_rows_averaged(t, in_nbs):
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer computes
-from nbtools import assert_rejects
-
 def _beyond(ref_of, spread_of):
     "beyond_noise with the base BLEU `ref_of(recs)` and the spread `spread_of(deviations of the other base runs)`."
     def beyond_noise(recs):

@@ -362,8 +362,6 @@ def test_failed_parses_dropped_are_not_read_as_one_sentence():
 
 
 # ---------------------------------------------------------------- the root's brackets alone; the last sentence, the order, F1 without its 2
-from nbtools import assert_rejects
-
 def test_the_root_around_its_words_is_named():
     flat = lambda t: ' '.join([f'({coarse_label(t.label())}', *t.leaves(), f'){coarse_label(t.label())}'])
     assert_rejects(_named.check_linearize, flat, says=r"only the root's brackets, around all the words: the phrases under it are missing")
