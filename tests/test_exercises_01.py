@@ -366,3 +366,12 @@ def test_scores_k_q_transposed_are_named():
         w = s.softmax(-1).transpose(-2, -1)
         return w @ v, w
     assert_rejects(check_attention, att, says=r"the softmax ran over the queries \(dim=-2\): it must run over the keys.*\(K Q\^T normalised over its last axis is the same mistake\)")
+
+
+# ---------------------------------------------------------------- a mask that is no band: the far keys kept, the near ones dropped
+def test_a_mask_that_keeps_the_far_keys_is_named():
+    def far(n, r):                                                  # triu and tril with the signs of the diagonals swapped, and their union
+        ones = torch.ones(n, n, dtype=torch.bool)
+        return (torch.triu(ones, diagonal=r // 2) | torch.tril(ones, diagonal=-(r // 2)))[None, None]
+    assert_rejects(_named.check_restricted, far,
+                   says=r"n=6, r=3: your mask lets each query see the keys far from it, \|i - j\| >= 1, and not the near ones")

@@ -644,3 +644,10 @@ def test_heads_summed_or_averaged_are_named(how, says):
             pooled = sum(hs) / (1 if how == 'summed' else self.h)
             return self.w_o(torch.cat([pooled] * self.h, -1))
     assert_rejects(_ex.check_loop_mha, Pooled, says=rf"d_model=32, h=4, self-attention: .*{says}")
+
+
+def test_a_w_o_that_reads_one_head_is_named():
+    "A W^O of d_k inputs (the heads summed, or one head read) is named by its shape before any weight is loaded."
+    class Narrow(_Loop):
+        def __init__(self, d_model, h): super().__init__(d_model, h); self.w_o = nn.Linear(self.d_k, d_model)
+    assert_rejects(_named.check_loop_mha, Narrow, says=r"LoopMHA\(32, 4\): W\^O is nn\.Linear\(8, 32\); it reads the h heads side by side")

@@ -339,3 +339,29 @@ def _bias(shape):
 ])
 def test_a_bias_with_its_axes_elsewhere_is_named(shape, says):
     assert_rejects(_named.check_relative_bias, _bias(shape), says=says)
+
+
+# ---------------------------------------------------------------- a table in half precision, one frequency for every pair, keys from n_q
+import torch.nn as nn
+
+def _pe_from(angles, n, d_model, dtype=torch.float32):
+    pe = torch.zeros(n, d_model, dtype=dtype); pe[:, 0::2], pe[:, 1::2] = angles.sin(), angles.cos(); return pe.float()
+
+def test_a_table_computed_in_float16_is_named():
+    half = lambda n, d: _pe_from(torch.arange(n, dtype=torch.float16)[:, None] / (10000 ** (torch.arange(0, d, 2) / d)).half(), n, d, torch.float16)
+    assert_rejects(_named.check_encoding, half, says=r"every entry of your table is a torch\.float16 number, off the formula by up to .*; compute in float32")
+
+def test_one_frequency_for_every_pair_is_named():
+    floor = lambda n, d: _pe_from(torch.arange(n, dtype=torch.float64)[:, None] / 10000 ** (torch.arange(0, d, 2) // d).double(), n, d)
+    assert_rejects(_named.check_encoding, floor, says=r"your pairs all turn by 1 per position, one frequency for every pair: .*integer division")
+
+class _KeysFromQueries(nn.Module):
+    "A relative bias whose offsets take the keys from the queries' length."
+    def __init__(self, h, K): super().__init__(); self.K, self.table = K, nn.Parameter(torch.randn(2 * K + 1, h))
+    def forward(self, n_q, n_k):
+        off = torch.arange(n_q)[None, :] - torch.arange(n_q)[:, None]
+        return self.table[off.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)
+
+def test_offsets_of_the_keys_taken_from_the_queries_are_named():
+    assert_rejects(_named.check_relative_bias, _KeysFromQueries,
+                   says=r"forward\(3, 6\) has shape \(3, 3, 3\); expected \(h, n_q, n_k\) = \(3, 3, 6\): the key axis has n_q entries")

@@ -553,3 +553,47 @@ def test_layers_left_out_or_read_layer_by_layer_are_named(old, new, says, capsys
         code = code.replace("    for l in model.decoder:", "    for k, l in enumerate(model.decoder):").replace("l.cross_attn(t, z, mask", "l.cross_attn(t, zs[k], mask")
         fn = namespace(NB, code)['my_forward']
     assert_named(check_forward, fn, says=r"^Not yet: my_forward.*" + says, capsys=capsys)
+
+
+# ---------------------------------------------------------------- a LayerNorm by hand, the keep rate as dropout, the decoder's order, the generator, untied doubled
+class _HandLN(nn.Module):
+    "The Annotated Transformer's LayerNorm: the unbiased standard deviation, eps added to it."
+    def __init__(self, d_model, p_drop):
+        super().__init__(); self.a, self.b, self.drop = nn.Parameter(torch.ones(d_model)), nn.Parameter(torch.zeros(d_model)), nn.Dropout(p_drop)
+    def forward(self, x, f):
+        y = x + self.drop(f(x)); return self.a * (y - y.mean(-1, keepdim=True)) / (y.std(-1, keepdim=True) + 1e-6) + self.b
+
+def test_a_layernorm_written_by_hand_without_an_nn_layernorm_is_named():
+    assert_rejects(_named.check_sublayer, _HandLN, says=r"your LayerNorm is written by hand, as The Annotated Transformer's: .*Bessel's correction")
+
+def test_the_keep_probability_given_as_the_dropout_rate_is_named():
+    class KeepRate(_ex.SublayerConnection):
+        def __init__(self, d_model, p_drop): super().__init__(d_model, p_drop); self.drop = nn.Dropout(1 - p_drop)
+    assert_rejects(_named.check_sublayer, KeepRate, says=r"with p_drop = 0\.1 your dropout drops about 90% of the entries: .*not the probability of keeping it")
+
+def _written_out(model, src, tgt, order=(0, 1, 2), generator=True):
+    "Transformer.forward written out, the decoder's sub-layers run in `order` (each with its own norm), the generator applied or not."
+    sm, tm = pad_mask(src), make_tgt_mask(tgt)
+    z = model.src_pos(model.src_emb(src))
+    for l in model.encoder:
+        z = l.sub[0].norm(z + l.self_attn(z, mask=sm)); z = l.sub[1].norm(z + l.ffn(z))
+    y = model.tgt_pos(model.tgt_emb(tgt))
+    for l in model.decoder:
+        f = (lambda t: l.self_attn(t, mask=tm), lambda t: l.cross_attn(t, z, mask=sm), l.ffn)
+        for i in order: y = l.sub[i].norm(y + f[i](y))
+    return model.generator(y) if generator else y
+
+def test_the_written_out_forward_passes():
+    assert _named.check_forward(_written_out) is True
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(order=(1, 0, 2)), r"the decoder's sub-layers run as encoder-decoder attention, self-attention, the FFN: the order is self-attention"),
+    (dict(generator=False), r"got torch\.Size\(\[4, 7, 32\]\): the last axis is d_model = 32, the decoder's output y: the logits are model\.generator\(y\)"),
+])
+def test_forward_order_and_generator_are_named(kw, says):
+    assert_rejects(_named.check_forward, lambda m, s, t: _written_out(m, s, t, **kw), says=says)
+
+def test_untied_as_twice_the_tied_count_is_named():
+    from transformer_nb.lib.transformer import count_config_params
+    tied = count_config_params(get_model_config('base', N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000, tie='all'))
+    assert_rejects(_named.check_parsing_counts, lambda: (tied, 2 * tied), says=r"untied=[\d,]+ is 2 x tied=[\d,]+: untying copies no layer")

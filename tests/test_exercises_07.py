@@ -201,3 +201,21 @@ def _window(pad, size=None, tuple_out=False):
 ])
 def test_window_mistakes_named_by_property(answer, says):
     assert_rejects(_named.check_restricted_attention, answer, says=says)
+
+
+# ---------------------------------------------------------------- the features padded, a softmax over them, one end's padding kept
+def _softmax_over_features(q, k, v, r):
+    n, w = q.shape[-2], r // 2
+    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5
+    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)
+    s = s.masked_fill((j < 0) | (j >= n), -1e9)
+    return (s[..., None, :] * win(v)).softmax(-2).sum(-1)
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda: restricted("F.pad(t, (0, 0, w, w))", "F.pad(t, (w, w))"), r"n=4, r=3: raised RuntimeError .*: the features were padded, not the positions"),
+    (lambda: _softmax_over_features, r"n=10, r=3: .*with every value 1 your output is \(2 \* \(r // 2\) \+ 1\) / d_v = 3/16 everywhere: the softmax ran over the features"),
+    (lambda: restricted("(j < 0) | (j >= n)", "(j < 0) | (j > n)"), r"n=10, r=3: .*only the queries within 1 of the right end are wrong: .*j <= n - 1, not j <= n"),
+])
+def test_padding_and_softmax_axis_mistakes_named_by_property(answer, says):
+    assert_rejects(_named.check_restricted_attention, answer(), says=says)

@@ -292,3 +292,10 @@ def test_a_greedy_longest_match_segmentation_is_named():
         return out
     assert_rejects(_named.check_bpe, _bpe_learn, segment,
                    says=r"segment\('abc', \[\('b', 'c'\), \('a', 'b'\)\]\) gave \['ab', 'c', '</w>'\].*sorted or reversed order, or a greedy longest match against the merged symbols")
+
+
+def test_merges_recorded_as_strings_are_named_before_segment_reads_them():
+    learn, segment = bpe()
+    joined = lambda word_counts, n_merges: [a + b for a, b in learn(word_counts, n_merges)]
+    unpacking = lambda word, merges: segment(word, [(a, b) for a, b in merges])    # 'est' does not unpack into a pair: a ValueError
+    assert_rejects(_named.check_bpe, joined, unpacking, says=r"learn_bpe recorded the merge 'es': keep each merge as the pair of symbols it joined")

@@ -256,3 +256,16 @@ def _bleu_by(hyps, refs, denom='ngrams', k=4):
 def test_bleu_mistakes_named_by_the_score_they_reproduce(fn, says):
     assert_rejects(check_bleu, fn, says=says)
     assert said(check_bleu, _bleu_by)[0] is True
+
+
+# ---------------------------------------------------------------- the arguments swapped, one n-gram too few, BP exp(1 - c/r) uncapped
+@pytest.mark.parametrize('answer, case, mistake', [
+    (lambda: (lambda hyps, refs: solution_ns()['my_bleu'](refs, hyps)), "case 'a short hypothesis'", 'the hypotheses and the references swapped'),
+    (lambda: solution_ns(SOLUTION.replace('max(len(h) - n + 1, 0)', 'max(len(h) - n, 0)'))['my_bleu'], "case 'identical captions'",
+     'each order counts one n-gram too few per sentence: a sentence of L words has L - n + 1 n-grams of order n, not L - n'),
+    (lambda: solution_ns(SOLUTION.replace('bp = min(1.0, math.exp(1 - r / c))', 'bp = math.exp(1 - c / r) if c < r else 1.0'))['my_bleu'],
+     "case 'a short hypothesis'", 'the brevity penalty with c and r swapped, exp(1 - c/r): above 1 for a short hypothesis'),
+])
+def test_bleu_mistakes_named_by_what_they_compute(answer, case, mistake):
+    ok, line = said(check_bleu, answer())
+    assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line

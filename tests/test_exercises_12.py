@@ -39,7 +39,7 @@ def beyond(src=BEYOND):
     ns = {}; exec(src, ns); return ns['beyond_noise']
 
 def test_beyond_solution_passes(in_nbs):
-    assert said(check_beyond_noise, beyond()) == (True, 'beyond_noise finds the variants beyond the noise in 6 tables')
+    assert said(check_beyond_noise, beyond()) == (True, 'beyond_noise finds the variants beyond the noise in 7 tables')
 
 def test_beyond_stub_is_reported_as_not_written(in_nbs, capsys):
     ns = namespace(NB, 'e12c0002')
@@ -328,3 +328,32 @@ def test_a_weight_threshold_is_told_from_the_rows_averaged(t, in_nbs):
     assert_rejects(check_heads_looking, above, says=rf"Likely mistake: a weight above {t} is not the largest weight")
     def mean(w, rows, col): return [h + 1 for h in range(w.shape[0]) if w[h, list(rows)].mean(0).argmax() == col]
     assert_rejects(check_heads_looking, mean, says=r"Likely mistake: the rows averaged before the argmax")
+
+
+# ---------------------------------------------------------------- more mistakes, each named by what the answer computes
+def _beyond(ref_of, spread_of):
+    "beyond_noise with the base BLEU `ref_of(recs)` and the spread `spread_of(deviations of the other base runs)`."
+    def beyond_noise(recs):
+        ref = ref_of(recs)
+        nz = spread_of([abs(r['bleu'] - ref) for r in recs if r['variant'] == 'base' and r['id'] != 'base'])
+        return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - ref) > nz]
+    return beyond_noise
+
+@pytest.mark.parametrize('answer, says', [
+    (_beyond(lambda recs: [r['bleu'] for r in recs if r['variant'] == 'base'][-1], max), "not the last run of 'base' in the list"),
+    (_beyond(lambda recs: next(r['bleu'] for r in recs if r['id'] == 'base'), min), r"over every other run of 'base', not the smallest"),
+])
+def test_beyond_noise_base_and_spread_mistakes_are_named(in_nbs, answer, says):
+    assert_rejects(check_beyond_noise, answer, says=says)
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if w[h, list(rows)].argmax() == col], r"the argmax ran over the rows and the keys together"),
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[1]) if all(w[r, h].argmax() == col for r in rows if r < w.shape[0])], r"the head and query axes swapped, w\[r, h\]"),
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, r].argmax() == col - 1 for r in rows)], r"`col` is an index from 0, like the rows"),
+])
+def test_heads_looking_axis_and_index_mistakes_are_named(in_nbs, answer, says):
+    assert_rejects(check_heads_looking, answer, says=says)
+
+def test_rows_ab_names_with_another_separator_are_named(in_nbs):
+    assert_rejects(check_rows_ab, rows("f'A-h{k}'", "f'A_h{k}'"),
+                   says=r"names row \(A\)'s variants \['A_h1', .*\]: a '-' goes between the row and the number, \['A-h1', ")

@@ -359,3 +359,21 @@ def test_failed_parses_dropped_are_not_read_as_one_sentence():
     "Dropping the failed parses matches the first sentence's scores on one case only: it keeps its own message."
     fn = lambda counts: _prf_of(*(sum(c[i] for c in counts if c[2]) for i in range(3)))
     assert_rejects(check_corpus_prf, fn, says=r"a failed parse still counts: its reference brackets are missed")
+
+
+# ---------------------------------------------------------------- the root's brackets alone; the last sentence, the order, F1 without its 2
+def test_the_root_around_its_words_is_named():
+    flat = lambda t: ' '.join([f'({coarse_label(t.label())}', *t.leaves(), f'){coarse_label(t.label())}'])
+    assert_rejects(_named.check_linearize, flat, says=r"only the root's brackets, around all the words: the phrases under it are missing")
+
+def _prf_sums(counts):
+    m, r, p = (sum(c[i] for c in counts) for i in range(3))
+    return 100 * m / p, 100 * m / r, 200 * m / (r + p)
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda counts: _prf_sums(counts[-1:]), r"case 'a failed parse': ZeroDivisionError\. Likely mistake: only the last sentence's counts are scored"),
+    (lambda counts: (lambda p, r, f: (f, p, r))(*_prf_sums(counts)), r"the right numbers in another order, 92\.31, 85\.71, 100\.00: return \(precision, recall, F1\)"),
+    (lambda counts: (lambda p, r, f: (p, r, p * r / (p + r)))(*_prf_sums(counts)), r"your F1 46\.15 is PR / \(P \+ R\), the harmonic mean without its factor 2"),
+])
+def test_corpus_prf_mistakes_named_by_what_they_compute(answer, says):
+    assert_rejects(_named.check_corpus_prf, answer, says=says)

@@ -279,6 +279,20 @@ def _mask_form(m, n:int) -> str:
     if isinstance(m, torch.Tensor) and tuple(m.shape) == (n, n): return ": add the batch and head axes, m[None, None]"
     return ""
 
+# %% ../../nbs/course_exercises.ipynb #a27m0407
+def _far_story(restricted_mask, cases) -> str | None:
+    "If in some case (n, r) the mask lets each query see the keys far from it, |i - j| >= w, and not the near ones: that, else None."
+    for n, r in cases:
+        m, d = restricted_mask(n, r), (torch.arange(n)[None] - torch.arange(n)[:, None]).abs()
+        if not (isinstance(m, torch.Tensor) and m.dtype == torch.bool and tuple(m.shape) == (1, 1, n, n)): continue
+        w = next((w for w in range(1, n) if torch.equal(m[0, 0], d >= w)), None)
+        if w is not None:
+            return (f"n={n}, r={r}: your mask lets each query see the keys far from it, |i - j| >= {w}, and not the near ones: the "
+                    "neighbourhood is the band around the query, |i - j| <= r // 2; with triu and tril it is their intersection, "
+                    "tril(ones, r // 2) & triu(ones, -(r // 2)), not their union with the signs swapped")
+    return None
+
+
 # %% ../../nbs/course_exercises.ipynb #a26s0107
 @report
 def check_restricted(restricted_mask) -> str:
@@ -306,7 +320,7 @@ def check_restricted(restricted_mask) -> str:
                 half if (half := _half_story(restricted_mask, cases)) else
                 "the neighbourhood includes its edges: |i - j| <= r // 2, not <" if torch.equal(m[0, 0], band(n, lambda i, j: abs(i - j) < r // 2)) else
                 "True must mean 'may attend': your mask is inverted" if torch.equal(m[0, 0], ~want) else
-                _band_story(m[0, 0], n, r))
+                _far_story(restricted_mask, cases) or _band_story(m[0, 0], n, r))
         raise AssertionError(f"n={n}, r={r}: query {i} and key {j} should be {bool(want[i, j])}; {hint}")
     n, r, x = 8, 5, torch.randn(1, 8, 16, generator=torch.Generator().manual_seed(0))
     out = attention(x, x, x, restricted_mask(n, r))[0]
@@ -580,6 +594,9 @@ def check_loop_mha(LoopMHA) -> str:
         nobias = [(l.in_features, l.out_features) == (d_model, d_model // h) for l in lins if l.bias is None]   # per head?
         assert not nobias, (f"LoopMHA({d_model}, {h}): " + " and ".join([f"{sum(nobias)} per-head layers"] * any(nobias) + ["W^O"] * (not all(nobias)))
             + " without a bias (bias=False): MultiHeadAttention's projections have biases; keep nn.Linear's default, and copy them in load_from")
+        wo = [l for l in lins if (l.in_features, l.out_features) != (d_model, d_model // h)]
+        assert not (wo and wo[0].in_features != d_model), (f"LoopMHA({d_model}, {h}): W^O is nn.Linear({wo[0].in_features}, {wo[0].out_features}); "
+            f"it reads the h heads side by side, h*d_k = {d_model} features, nn.Linear(h*d_k, d_model): a W^O of d_k inputs reads one head, or the heads summed")
         with torch.no_grad(): [l.bias.normal_() for l in (ours.w_q, ours.w_k, ours.w_v, ours.w_o)]   # biases that matter
         loop.load_from(ours)
         n_loop, n_ours = count_params(loop), count_params(ours)
@@ -823,6 +840,11 @@ def _pe_rest(pe, n:int, d:int) -> str:
         return (f"at position 0 every even dimension is sin(0) = 0 and every odd one cos(0) = 1; yours starts "
                 f"{[round(x, 4) for x in pe[0, :6].tolist()]}")
     ang = torch.arange(n, dtype=torch.float64)[:, None] / 10000 ** (torch.arange(0, d, 2, dtype=torch.float64) / d)   # (n, d/2)
+    ref = torch.stack([ang.sin(), ang.cos()], -1).flatten(1).to(pe.dtype)
+    low = next((t for t in (torch.float16, torch.bfloat16) if torch.equal(pe, pe.to(t).to(pe.dtype)) and not torch.equal(ref, ref.to(t).to(pe.dtype))), None)
+    if low is not None:
+        return (f"every entry of your table is a {low} number, off the formula by up to {(pe - ref).abs().max().item():.2g}: computed in "
+                f"{low}, the angles are rounded; compute in float32, torch.arange(n, dtype=torch.float32)")
     if torch.allclose(pe, torch.stack([ang.floor().sin(), ang.floor().cos()], -1).flatten(1), atol=1e-4):
         return ("your angles are whole numbers: pos / 10000^(2i/d_model) was rounded down (integer division // or int()); the angle "
                 "is a fraction for every pair but the first: divide with /")
@@ -831,6 +853,9 @@ def _pe_rest(pe, n:int, d:int) -> str:
     th, want = torch.atan2(pe[1, 0::2], pe[1, 1::2]), 10000 ** (-2 * i / d)       # pair i's angle at position 1
     if not torch.allclose(pe[1, 0::2] ** 2 + pe[1, 1::2] ** 2, torch.ones_like(th), atol=1e-3):
         return "dimensions 2i and 2i+1 must hold the sine and the cosine of one angle (sin² + cos² = 1), pair by pair; yours do not"
+    if len(i) > 1 and torch.allclose(th, th[:1].expand_as(th), rtol=1e-3):
+        return (f"your pairs all turn by {th[0]:.4g} per position, one frequency for every pair: the exponent 2i/d_model came out 0 "
+                "(2 * i // d_model, integer division, is 0 for every pair): divide with /, 10000 ** (2 * i / d_model)")
     if (th > 0).all() and torch.allclose(th, th[0] * (th[-1] / th[0]) ** (i / max(len(i) - 1, 1)), rtol=1e-3):
         slope = -math.log(th[-1] / th[0]) / max(len(i) - 1, 1) * d / math.log(10000)   # th_i = th_0 * 10000^(-slope * i / d)
         return (f"your pair i turns by {th[0]:.4g} x 10000^(-{slope:.3g} i / d_model) per position; the formula's turns by "
@@ -937,7 +962,9 @@ def check_relative_bias(RelativeBias) -> str:
     for n_q, n_k in sizes:
         assert tuple(call(n_q, n_k).shape) == (h, n_q, n_k), (f"forward({n_q}, {n_k}) has shape {tuple(rb(n_q, n_k).shape)}; expected (h, n_q, n_k) = {(h, n_q, n_k)}"
             + (f": yours is {axes} (forward(2, 5) has shape {tuple(call(2, 5).shape)}); permute the axes to (h, n_q, n_k)"
-               if (axes := _shape_axes(call(2, 5).shape, dict(h=h, n_q=2, n_k=5))) else ""))
+               if (axes := _shape_axes(call(2, 5).shape, dict(h=h, n_q=2, n_k=5))) else {(h, 2, 2): ": the key axis has n_q entries: j - i takes j from "
+               "the keys, torch.arange(n_k), and i from the queries, torch.arange(n_q)", (h, 5, 5): ": the query axis has n_k entries: j - i takes i "
+               "from the queries, torch.arange(n_q), and j from the keys, torch.arange(n_k)"}.get(tuple(call(2, 5).shape), "")))
     for n_q, n_k in sizes:
         b = call(n_q, n_k)
         for i in range(n_q):
@@ -954,11 +981,30 @@ def check_relative_bias(RelativeBias) -> str:
     assert (table.grad != 0).all(), "some rows of the table get no gradient: every offset from -K to K should be used"
     return "RelativeBias gives b[h, i, j] = table[clip(j - i, -K, K) + K, h], and every row of its table learns"
 
+# %% ../../nbs/course_exercises.ipynb #a27m0401
+def _hand_norm(s) -> str:
+    "For a sub-layer `s` (d_model 8) that holds no nn.LayerNorm: the LayerNorm written by hand it computes (f(x) = 2x, eval mode), or ''."
+    x = torch.randn(2, 5, 8, generator=torch.Generator().manual_seed(1)) * 3 + 1
+    try:
+        with torch.no_grad(): y = s.eval()(x, lambda u: 2 * u)
+    except Exception: return ''
+    t = 3 * x; c = t - t.mean(-1, keepdim=True)
+    for eps in (1e-6, 1e-5, 1e-12, 0.0):
+        if torch.allclose(y, c / (t.std(-1, keepdim=True) + eps), atol=1e-4):
+            return ("your LayerNorm is written by hand, as The Annotated Transformer's: (t - mean) / (t.std() + eps) divides by the "
+                    "standard deviation with Bessel's correction (n - 1), eps added to it; nn.LayerNorm divides by sqrt(variance + eps), "
+                    "the variance over the d_model features (unbiased=False): use one nn.LayerNorm(d_model)")
+        if torch.allclose(y, c / (t.var(-1, keepdim=True, unbiased=False) + eps).sqrt(), atol=1e-4):
+            return "your LayerNorm is written by hand: use one nn.LayerNorm(d_model), the module whose gain and bias the check sets"
+    return ''
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c06h05
 def _sublayer_built(cls, p_drop:float, g:torch.Generator):
     "(`cls(8, p_drop)`, its one nn.LayerNorm given a random gain and bias drawn from `g`); a sub-layer without one refused."
     s = cls(8, p_drop)
     norms = [m for m in s.modules() if isinstance(m, nn.LayerNorm)]
+    assert norms or not (hand := _hand_norm(s)), hand
     assert len(norms) == 1, f"{cls.__name__} needs one nn.LayerNorm(d_model), found {len(norms)}"
     assert norms[0].weight is not None and norms[0].bias is not None, \
         "your nn.LayerNorm has no gain and bias (elementwise_affine=False): the paper's LayerNorm learns them, nn.LayerNorm(d_model)"
@@ -993,6 +1039,20 @@ def _sublayer_rest(y, x, f, ln) -> str:
             if e < 1e-4: return f"your output is LayerNorm(x + {sign * c:.3g} f(x)): the sum is x + Dropout(f(x)), x and f(x) once each"
         return f"{_where(y, LN(x + fx), 'batch position feature')}; add x to f(x), then normalise the sum"
 
+# %% ../../nbs/course_exercises.ipynb #a27m0403
+def _drop_rate(s, ln, p:float) -> str:
+    "For the sub-layer `s` built with p_drop = `p` and its LayerNorm `ln`: '' if Dropout(f(x)) drops about p of the entries in training mode, else what it drops."
+    with torch.no_grad():
+        ln.weight.fill_(1.0); ln.bias.zero_()
+        y = s.train()(torch.zeros(1, 4000, 8), lambda t: torch.full_like(t, 5.0))   # x = 0, f(x) = 5: a dropped entry sits below its row's mean
+    rate, seen = (y < -1e-3).float().mean().item(), lambda q: q - q ** 8            # a row of 8 all dropped, or all kept, shows nothing
+    if abs(rate - seen(p)) < 0.05: return ''
+    if abs(rate - seen(1 - p)) < 0.05:
+        return (f"with p_drop = {p} your dropout drops about {1 - p:.0%} of the entries: nn.Dropout(p) takes the probability of "
+                "dropping an entry, p_drop itself, not the probability of keeping it, 1 - p_drop")
+    return f"with p_drop = {p} your dropout drops about {rate:.0%} of the entries, not {p:.0%}: Dropout(f(x)) with nn.Dropout(p_drop)"
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c0605
 @report
 def check_sublayer(cls) -> str:
@@ -1023,6 +1083,7 @@ def check_sublayer(cls) -> str:
     assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias), atol=1e-5), \
         "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
     assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), "in eval mode the dropout must do nothing"
+    assert not (rate := _drop_rate(*built(0.1), 0.1)), rate
     ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False).eval()   # post-LN
     (s1, l1), (s2, l2) = built(0.0), built(0.0)
     with torch.no_grad():
@@ -1058,8 +1119,8 @@ class _Unscaled(nn.Module):
 
 
 # %% ../../nbs/course_exercises.ipynb #a26c06h15
-def _model_variant(m, norm_first=None, ffn_first=None, rule=None, **swap):
-    "A copy of `m`, the same weights built another way: its sub-layers pre- or post-LN, the decoder's FFN before its cross-attention (norms `ffn_first`), every sub-layer computed as `rule(norm, x, f)`, or modules swapped in."
+def _model_variant(m, norm_first=None, ffn_first=None, rule=None, dec_order=None, **swap):
+    "A copy of `m`, the same weights built another way: its sub-layers pre- or post-LN, the decoder's FFN before its cross-attention (norms `ffn_first`), every sub-layer computed as `rule(norm, x, f)`, the decoder's sub-layers in the order `dec_order`, or modules swapped in."
     v = copy.deepcopy(m)
     if ffn_first is not None:                              # the decoder's FFN before its cross-attention, with norms i, j
         i, j = ffn_first
@@ -1068,6 +1129,13 @@ def _model_variant(m, norm_first=None, ffn_first=None, rule=None, **swap):
                 x = l.sub[0](x, lambda t: l.self_attn(t, mask=tgt_mask))
                 x = l.sub[i](x, l.ffn)
                 return l.sub[j](x, lambda t: l.cross_attn(t, memory, mask=src_mask))
+            l.forward = fwd
+    if dec_order is not None:                              # the decoder's sub-layers as (step, norm) pairs: steps 0 self, 1 cross, 2 FFN
+        for l in v.decoder:
+            def fwd(x, memory, src_mask, tgt_mask, l=l):
+                f = (lambda t: l.self_attn(t, mask=tgt_mask), lambda t: l.cross_attn(t, memory, mask=src_mask), l.ffn)
+                for step, norm in dec_order: x = l.sub[norm](x, f[step])
+                return x
             l.forward = fwd
     if norm_first is not None:
         for layer in [*v.encoder, *v.decoder]:
@@ -1219,6 +1287,19 @@ def _forward_rest(fn, m, y, s, t) -> str:
     return (f"write each sub-layer with its own sub[i].norm, in the order of the equations; the logits differ at target positions "
             f"{bad[:8]}{' ...' if len(bad) > 8 else ''} of {t.shape[1]}, {_where(y, ref, 'batch position token')}")
 
+# %% ../../nbs/course_exercises.ipynb #a27m0405
+def _dec_order_story(like) -> str | None:
+    "The decoder's sub-layers in another order, each with its own norm or the norm of its place, if `like(dec_order=...)` reproduces it."
+    names = ('self-attention', 'encoder-decoder attention', 'the FFN')
+    for order in itertools.permutations(range(3)):
+        if order == (0, 1, 2): continue
+        for pairs in (tuple((s, s) for s in order), tuple((s, k) for k, s in enumerate(order))):
+            if like(dec_order=pairs):
+                return (f"the decoder's sub-layers run as {', '.join(names[s] for s in order)}: the order is self-attention, "
+                        "encoder-decoder attention, then the FFN, each with its own norm (sub[0], sub[1], sub[2])")
+    return None
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c0615
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
@@ -1258,7 +1339,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _layer_mistake(m, y, s, t) or _stack_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
+    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _layer_mistake(m, y, s, t) or _stack_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_exercises.ipynb #a26c0614
 @report
@@ -1277,7 +1358,9 @@ def check_forward(fn) -> str:
                                  "layer's self_attn, cross_attn or ffn and its sub[i].norm") from None
         except RuntimeError as e: raise AssertionError(_mask_mixup(fn, m, e, s, t)) from None
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
-            f"my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}" + (": one row per source "
+            f"my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}" + (f": the last axis is d_model = "
+            f"{m.cfg.d_model}, the decoder's output y: the logits are model.generator(y), one score per target token" if tuple(getattr(y, 'shape', ()))
+            == (*ref.shape[:2], m.cfg.d_model) else ": one row per source "
             "token; the logits come from the decoder's output y, model.generator(y)" if tuple(getattr(y, 'shape', ()))[:2] == tuple(s.shape) else ": one position short: the target comes in shifted already (tgt = the "
             "target with BOS, without its last token); use it as it is, every position" if tuple(getattr(y, 'shape', ()))[:2] == (t.shape[0], t.shape[1] - 1) else "")
         if (err := (y - ref).abs().max().item()) >= 1e-5:
@@ -1368,6 +1451,7 @@ def check_parsing_counts(fn) -> str:
     for which, given, tie in (('tied', tied, 'all'), ('untied', untied, 'none')):
         if given in right[which]: continue
         assert not (which == 'untied' and tied in right['tied'] and untied - tied in [3 * v * 1024 for v in readings]), f"untied={untied:,} adds three matrices of 16K x d_model to tied={tied:,}, but tied already holds one of them: untied adds two, 2 x 16K x 1024"
+        assert not (which == 'untied' and tied in right['tied'] and untied in (2 * tied, 3 * tied)), f"untied={untied:,} is {untied // tied} x tied={tied:,}: untying copies no layer, only the shared matrix: untied = tied + 2 x 16K x 1024, a matrix of its own for the source embedding, the target embedding and the output layer"
         slip = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)), None)
         if slip is not None and given in [count('decoder', v) for v in readings]:       # e.g. tie='all' at 32K is tie='decoder' at 16K
             raise AssertionError(f"{which}={given:,} is not the count of §6.3's model: either {slip}, or it is tie='decoder', which "
@@ -1407,6 +1491,9 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
         return (f"changing key {t} moved query {t} alone: each query reads only its own position, so the window slides over something "
                 "else (the features?); pad and unfold the positions, dim -2: F.pad(k, (0, 0, w, w)), since F.pad's first pair pads the last axis")
     ones = fn(q, k, torch.ones_like(v), r)
+    if torch.allclose(ones, torch.full_like(ones, (2 * w + 1) / v.shape[-1]), atol=1e-5):
+        return (f"with every value 1 your output is (2 * (r // 2) + 1) / d_v = {2 * w + 1}/{v.shape[-1]} everywhere: the softmax ran over "
+                "the features (the last axis of scores times values); softmax the window's scores over the keys, then weight the values")
     if not torch.allclose(ones, torch.ones_like(ones), atol=1e-5):
         return ("with every value 1 the output must be 1, and each query's weights must sum to 1 over its window: softmax over "
                 "the window's axis (the keys), not over the queries")
@@ -1436,6 +1523,12 @@ def _call_window(fn, q, k, v, r:int):
         if r % 2 == 0 and _runs(fn, q, k, v, r + 1):
             raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}) for an even r, and runs for r + 1: the window of query i holds the keys "
                                  f"i - r // 2 .. i + r // 2, 2 * (r // 2) + 1 = {2 * w + 1} of them (r + 1 for an even r): unfold(-2, 2 * (r // 2) + 1, 1)") from None
+        with _Shapes() as seen:
+            try: fn(q, k, v, r)
+            except Exception: pass
+        if w and any(s[-2:] == (n, q.shape[-1] + 2 * w) for s in seen.shapes):
+            raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): a tensor of shape (..., {n}, {q.shape[-1]} + 2 * (r // 2)): the features "
+                                 "were padded, not the positions; F.pad's first pair pads the last axis: F.pad(k, (0, 0, r // 2, r // 2))") from None
         if 'einsum' in str(e):
             raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): Tensor.unfold(-2, size, 1) puts the window's axis last, so the "
                                  "padded keys unfolded are (B, h, n, d_k, 2 * (r // 2) + 1): 'bhnd,bhndw->bhnw'") from None
@@ -1460,6 +1553,20 @@ def _window_rest(fn, y, ref, q, k, v, r:int) -> str:
     bad = ((y - ref).abs() > 1e-5).any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
     return (f"queries {bad[:8]}{' ...' if len(bad) > 8 else ''} of {n} are wrong, {_where(y, ref, 'batch head query feature')}; "
             "each query's output is the softmax of its 2 * (r // 2) + 1 window scores, q_i . k_j / sqrt(d_k), times the window's values")
+
+# %% ../../nbs/course_exercises.ipynb #a27m0409
+def _ends_story(y, ref, w:int) -> str:
+    "For an output `y` wrong only at the queries within `w` of an end: which end, and what its padded rows need."
+    n = y.shape[-2]
+    bad = [side for side, sl in (('left', slice(0, w)), ('right', slice(n - w, n))) if not torch.allclose(y[..., sl, :], ref[..., sl, :], atol=1e-5)]
+    if bad == ['right']:
+        return (f"only the queries within {w} of the right end are wrong: a padded row beyond the last key, j >= n, still counts; "
+                "every j outside 0 <= j < n needs a score of -inf (j <= n - 1, not j <= n)")
+    if bad == ['left']:
+        return (f"only the queries within {w} of the left end are wrong: a padded row before the first key, j < 0, still counts; "
+                "every j outside 0 <= j < n needs a score of -inf (j >= 0)")
+    return f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
+
 
 # %% ../../nbs/course_exercises.ipynb #a26c0705
 @report
@@ -1486,8 +1593,7 @@ def check_restricted_attention(fn) -> str:
                else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
-               else f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
-               if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
+               else _ends_story(y, ref, w) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
                else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
     n, r = 37, 5                                                                      # the rule: no n x n tensor
@@ -1650,11 +1756,12 @@ def _segment_trace(seg, word:str, merges:list) -> str:
 def check_bpe(learn_bpe, segment) -> str:
     "08_data, exercise 5: `learn_bpe(word_counts, n_merges)` and `segment(word, merges)` on Sennrich et al. (2016)'s example."
     toy = {'low': 5, 'lower': 2, 'newest': 6, 'widest': 3}                  # word counts, Sennrich et al. (2016)
-    learn_bpe, segment = _keeps(learn_bpe), _keeps(segment); merges = learn_bpe(toy, 10); segment('lowest', merges)             # the stubs stop here
+    learn_bpe, segment = _keeps(learn_bpe), _keeps(segment); merges = learn_bpe(toy, 10)             # the stub stops here
     pair = lambda m: isinstance(m, tuple) and len(m) == 2 and all(isinstance(s, str) for s in m)
     odd = next((m for m in merges if not pair(m)), None)
     assert odd is None, (f"learn_bpe recorded the merge {odd!r}: keep each merge as the pair of symbols it joined, "
                          "a tuple such as ('e', 's'), which a pair of adjacent symbols can be compared with")
+    segment('lowest', merges)                                                    # the stub stops here
     assert len(merges) == 10, f"learn_bpe(toy, 10) recorded {len(merges)} merges, not one per round"
     want = [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'),
             ('e', 'w'), ('ew', 'est</w>'), ('n', 'ewest</w>'), ('low', '</w>'), ('d', 'est</w>')]
@@ -2077,6 +2184,15 @@ def _bleu_rest(name, hyps, refs, mine, theirs, mistake, default) -> str:
 def _bleu_more(hyps, refs, mine) -> str | None:
     "A mistake that reproduces `mine` exactly: one sentence scored alone, every order over the hypothesis length, the log precisions over another count than 4."
     near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
+    if near(_bleu_like(refs, hyps)) and not near(_bleu_like(hyps, refs)):
+        return ("the hypotheses and the references swapped: my_bleu(hyps, refs) takes the system's outputs first; yours scores "
+                "each reference against its hypothesis (its precisions are the hypotheses' recalls, its BP penalises long outputs)")
+    fewer = [sum(max(len(h.split()) - n - 1, 0) for h in hyps) for n in range(4)]   # L - n n-grams of order n, not L - n + 1
+    if all(fewer) and near(_bleu_of(m, fewer, c, r)):
+        return "each order counts one n-gram too few per sentence: a sentence of L words has L - n + 1 n-grams of order n, not L - n"
+    if c < r and near(_bleu_of(m, t, c, r, bp='none') * math.exp(1 - c / r)):
+        return ("the brevity penalty with c and r swapped, exp(1 - c/r): above 1 for a short hypothesis, it rewards it; "
+                "BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
     one = [k for k in range(len(hyps)) if near(_bleu_of(*_bleu_parts(hyps[k:k + 1], refs[k:k + 1])))]
     if len(hyps) > 1 and one and not near(_bleu_of(m, t, c, r)) and not near(100):            # a perfect sentence says nothing
         return (f"only sentence {one[0] + 1} of {len(hyps)} is scored: loop over every pair, zip(hyps, refs), "
@@ -2131,7 +2247,7 @@ def check_bleu(my_bleu) -> str:
         assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_more(hyps, refs, mine) or d, d)
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case"
 
-# %% ../../nbs/course_exercises.ipynb #a26v0002
+# %% ../../nbs/course_exercises.ipynb #a27m0411
 _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): each built so that one mistake shows
     ("a loss beyond the noise", [('base', 'base', 30.0), ('base-seed1', 'base', 31.0), ('A', 'A', 28.5), ('B', 'B', 30.5)], ['A']),
     ("a gain beyond the noise", [('base', 'base', 30.0), ('base-seed1', 'base', 29.0), ('C', 'C', 32.0)], ['C']),
@@ -2140,15 +2256,19 @@ _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): ea
                          ('E', 'E', 27.5), ('G', 'G', 30.8), ('H', 'H', 30.6)], ['E']),
     # the spreads: 0.5 the first seed's, 0.75 |their mean - base|, 1.25 the mean of |BLEU - base|, 2 the largest
     ("base in the middle, ids that are not variant names", [('A-h4', 'A', 27.0), ('base-seed1', 'base', 30.6), ('base', 'base', 30.0),
-                         ('B-dk16', 'B', 30.4), ('C-d256', 'C', 31.0)], ['A-h4', 'C-d256'])]
+                         ('B-dk16', 'B', 30.4), ('C-d256', 'C', 31.0)], ['A-h4', 'C-d256']),
+    ("the seeds in another order", [('base', 'base', 30.0), ('base-seed1', 'base', 28.0), ('base-seed2', 'base', 30.5), ('D', 'D', 28.4),
+                                    ('E', 'E', 27.5), ('G', 'G', 30.8)], ['E'])]     # the first seed is the farthest, the second the nearest
 
+
+# %% ../../nbs/course_exercises.ipynb #a26v0002
 def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
     "(likely mistake, the ids it gives) for Table 3 records `recs`: the answers of the mistakes `check_beyond_noise` names."
     base = next(r['bleu'] for r in recs if r['id'] == 'base')
     seeds = [abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base']
     var, spread = [r for r in recs if r['variant'] != 'base'], "the spread is the largest |BLEU - base BLEU| over every other run of 'base'"
     runs = torch.tensor([r['bleu'] for r in recs if r['variant'] == 'base'], dtype=torch.float64)
-    first = recs[0]['bleu']
+    first, last = recs[0]['bleu'], [r['bleu'] for r in recs if r['variant'] == 'base'][-1]
     first_seeds = [abs(r['bleu'] - first) for r in recs[1:] if r['variant'] == 'base'] or [0.0]
     beyond = lambda x: [r['id'] for r in var if abs(r['bleu'] - base) > x]
     return [(spread + ", measured from base's own run; the range of the base runs, max - min, is another number",
@@ -2166,6 +2286,9 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
              [r['id'] for r in var if r['bleu'] - base < -max(seeds)]),
             ("beyond means more than the spread: >, not >=", [r['id'] for r in var if abs(r['bleu'] - base) >= max(seeds)]),
             (spread + ", not the first one's", [r['id'] for r in var if abs(r['bleu'] - base) > seeds[0]]),
+            (spread + ", not the smallest", [r['id'] for r in var if abs(r['bleu'] - base) > min(seeds)]),
+            ("the base BLEU is the run whose id is 'base', not the last run of 'base' in the list (a variable a loop over the records kept overwriting)",
+             [r['id'] for r in var if abs(r['bleu'] - last) > max(abs(r['bleu'] - last) for r in recs if r['variant'] == 'base' and r['id'] != 'base')]),
             (spread + ", not their mean", [r['id'] for r in var if abs(r['bleu'] - base) > sum(seeds) / len(seeds)]),
             ("the base BLEU is the run whose id is 'base', not the mean of the base runs; the spread is the largest |BLEU - base BLEU| "
              "over the other runs", [r['id'] for r in var if abs(r['bleu'] - runs.mean()) > (runs - runs.mean()).abs().max()]),
@@ -2256,6 +2379,13 @@ _HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
                       lambda w, rows, col, k=k: _heads(w, lambda h: w[h, rows[k]].argmax() == col)) for k in (0, -1)),
                    *((f"a weight above {t} is not the largest weight: compare each row's argmax over the keys with `col`",
                       lambda w, rows, col, t=t: _heads(w, lambda h: all(w[h, r, col] > t for r in rows))) for t in (0.5, 0.3, 0.4, 0.25)),
+                   ("the argmax ran over the rows and the keys together, w[h, rows].argmax(): on the flattened block it is an index into "
+                    "rows x keys, not a key; take each row's argmax over the keys, w[h, r].argmax()",
+                    lambda w, rows, col: _heads(w, lambda h: w[h, rows].argmax() == col)),
+                   ("the head and query axes swapped, w[r, h]: w is (heads, queries, keys), so head h's row r is w[h, r]",
+                    lambda w, rows, col: [h + 1 for h in range(w.shape[1]) if all(w[r, h].argmax() == col for r in rows if r < w.shape[0])]),
+                   ("`col` is an index from 0, like the rows: compare each row's argmax with col itself, not col - 1 (only the heads are numbered from 1)",
+                    lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col - 1 for r in rows))),
                    *((f"the loop ran over w.shape[{a}] ({'queries' if a == 1 else 'keys'}), not the heads: range(w.shape[0]), one map per head",
                       lambda w, rows, col, a=a: [h for h in _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows)) if h <= w.shape[a]]) for a in (1, 2))]
 
@@ -2306,13 +2436,16 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
     return f"heads_looking reads a made-up map and the {len(cases) - 2} readings of the text from the stored maps"
 
 # %% ../../nbs/course_exercises.ipynb #a26s9005
-def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int) -> str:
+def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int, keys=()) -> str:
     "Why the variants `g` of row `row` are not named as `w`: other numbers of heads (or key sizes) named as they should be, or other names."
     key, pat = ('h', r'A-h\d+') if row == 'A' else ('d_k', r'B-dk\d+')
     if g and all(re.fullmatch(pat, str(k)) for k in g) and all(isinstance(v, dict) and key in v for v in g.values()):
         have, want = sorted(v[key] for v in g.values()), sorted(v[key] for v in w.values())
         return (f"{case}: row (A) has {have} heads, not {want}: h/8 (at least 1), h/2, 2h and 4h of the base's h = {h}" if row == 'A' else
                 f"{case}: row (B) has the key sizes {have}, not {want}: d_k/4 and d_k/2 of the base's d_k = {dk}")
+    dashed = sorted(k for k in (re.sub(r'[_\s.:]', '-', str(k)) for k in keys) if k.startswith(row + '-'))
+    if not g and dashed == sorted(w):
+        return f"{case} names row ({row})'s variants {sorted(str(k) for k in keys if str(k)[:1] == row)}: a '-' goes between the row and the number, {sorted(w)}, as table3_variants names them"
     return (f"{case} names row ({row})'s variants {sorted(g)}, not {sorted(w)}: "
             "'A-h' and the number of heads, 'B-dk' and the key size, as table3_variants names them")
 
@@ -2368,7 +2501,7 @@ def check_rows_ab(rows_ab) -> str:
             assert 'A-h0' not in g, f"{case}: A-h0 has no heads: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)"
             why = next((m for m, f in _ROWS_AB_SLIPS[row] if g == f(d, h, dk)), None)
             assert why is None, f"{case}: {why}"
-            assert sorted(g) == sorted(w), _rows_ab_names(case, row, g, w, h, dk)
+            assert sorted(g) == sorted(w), _rows_ab_names(case, row, g, w, h, dk, got)
             k = next(k for k in w if g[k] != w[k])
             raise AssertionError(_rows_ab_fields(case, k, g[k], w[k], d, h, dk))
         raise AssertionError(f"{case} returns more than rows (A) and (B): {sorted(map(str, set(got) - set(want)))}")
@@ -2392,6 +2525,8 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
            if toks == ['(' + x[1:] if x[:1] == ')' else x for x in ref] else
            f"the root's brackets are missing: linearize the whole tree, from {ref[0]} to {ref[-1]}" if toks == ref[1:-1] else
            f"the empty elements {sorted(lost)} are left out: a -NONE- node is a leaf like any other, its trace written" if lost and not extra and set(lost) <= empty else
+           "only the root's brackets, around all the words: the phrases under it are missing; write each child in turn, a phrase "
+           "with its own brackets around its children (a function that calls itself on each child)" if br(toks) == [ref[0], ref[-1]] and len(br(ref)) > 2 else
            "the brackets are right but the words are not: write each leaf word itself, in order (t.leaves())" if br(toks) == br(ref) else
            "no brackets at all: each phrase opens with '(LABEL' and closes with ')LABEL' around its children" if not br(toks) else
            f"a phrase with one child lost its brackets ({sorted(lost)}): keep them around a unary phrase too; only a POS node is written as its word alone"
@@ -2455,6 +2590,7 @@ def _prf_story(got:tuple, counts:list) -> str:
                       "the sentences' recalls averaged": mean(lambda m, r, p: div(m, r)),
                       "summed over the parsed sentences only": div(sum(c[0] for c in parsed), sum(c[1] for c in parsed))},
            'F1': {"2PR / (P + R) of the corpus's P and R": div(2 * m, r + p), "(P + R) / 2": (P + R) / 2, "sqrt(PR), the geometric mean": (P * R) ** 0.5,
+                  "PR / (P + R), the harmonic mean without its factor 2": P * R / (P + R) if P + R else 0.0,
                   "the sentences' F1s averaged": mean(lambda m, r, p: div(2 * m, r + p))}}
     out = []
     for (what, forms), x in zip(fam.items(), got):
@@ -2492,8 +2628,8 @@ def check_corpus_prf(fn) -> str:
         want = prf(*(sum(c[i] for c in counts) for i in range(3)))
         try: got = fn(counts)
         except ZeroDivisionError:
-            raise AssertionError(f"case '{name}': ZeroDivisionError. Likely mistake: a failed parse has no brackets (parse 0); "
-                                 "sum the counts over the test set, then divide") from None
+            raise AssertionError(f"case '{name}': ZeroDivisionError. Likely mistake: " + (_prf_one(fn, [c for c in cases if all(x[2] for x in c[1])]) or
+                                 "a failed parse has no brackets (parse 0); sum the counts over the test set, then divide")) from None
         assert isinstance(got, (tuple, list)) and len(got) == 3, f"case '{name}': got {got!r}; return (precision, recall, F1)"
         got = tuple(float(x) for x in got)
         if close(got, want): continue
@@ -2501,6 +2637,8 @@ def check_corpus_prf(fn) -> str:
         hint = _prf_one(fn, cases) or ("in percent: multiply by 100" if close(got, [x / 100 for x in want]) else
                 "precision and recall swapped: precision is over the parse's brackets (matched / parse), recall over the "
                 "reference's (matched / reference)" if close(got[:2], want[1::-1]) else
+                f"the right numbers in another order, {', '.join(f'{x:.2f}' for x in got)}: return (precision, recall, F1)"
+                if sorted(round(x, 6) for x in got) == sorted(round(x, 6) for x in want) and not close(got[:2], want[1::-1]) else
                 "F1 is the harmonic mean 2PR / (P + R), not the average (P + R) / 2"
                 if close(got[:2], want[:2]) and close(got[2:], [(want[0] + want[1]) / 2]) else
                 "an average of the sentences' scores: sum matched, reference and parse over the sentences, then divide"
