@@ -375,3 +375,11 @@ def test_a_mask_that_keeps_the_far_keys_is_named():
         return (torch.triu(ones, diagonal=r // 2) | torch.tril(ones, diagonal=-(r // 2)))[None, None]
     assert_rejects(_named.check_restricted, far,
                    says=r"n=6, r=3: your mask lets each query see the keys far from it, \|i - j\| >= 1, and not the near ones")
+
+@pytest.mark.parametrize('half', [lambda r: (r - 1) / 2, lambda r: (r - 1) // 2], ids=['float', 'int'])
+def test_a_half_width_right_for_odd_r_only_is_named(half):
+    "|i - j| <= (r - 1) / 2 is the paper's band for an odd r and one key short on each side for an even r: named as such, not as a strict <."
+    def restricted_mask(n, r):
+        i = torch.arange(n); return ((i[:, None] - i[None, :]).abs() <= half(r))[None, None]
+    assert_rejects(_named.check_restricted, restricted_mask,
+                   says=r"n=6, r=4: query 0 and key 2 should be True; your half-width is \(r - 1\) / 2: right for an odd r, but for an even r")

@@ -254,3 +254,11 @@ _B0, _B2 = (lambda c: c[0].bias), (lambda c: c[2].bias)
 ])
 def test_copies_from_the_wrong_place_are_named(answer, says):
     assert_rejects(_named.check_conv_to_ffn, answer, says=says)
+
+@pytest.mark.parametrize('answer, says', [
+    (_ffn_with(_W0, _W2, lambda c: _B0(c).flip(0), _B2), r"the outputs differ by .*; w_1\.bias is conv\[0\]\.bias in reverse order \(flipped, as \[::-1\] or \.flip does\)"),
+    (_ffn_with(_W0, lambda c: _W2(c).flip(0), _B0, _B2), r"w_2\.weight is conv\[2\]\.weight in reverse order"),
+    (_ffn_with(_W0, _W2, _B0, lambda c: _B2(c).roll(1)), r"w_2\.bias holds conv\[2\]\.bias's entries in another order: copy it as it is, entry for entry"),
+])
+def test_a_parameter_copied_in_another_order_is_named(answer, says):
+    assert_rejects(_named.check_conv_to_ffn, answer, says=says)

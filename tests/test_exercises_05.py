@@ -278,7 +278,9 @@ def _pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * i / d), odd=torch.cos):
 
 @pytest.mark.parametrize('answer, says', [
     (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (3 * i / d)), r"d_model=16: PE\[1, 2\] .*: your pair i turns by 1 x 10000\^\(-3 i / d_model\) per position"),
-    (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 1) / d)), r"your pair i turns by 0\.3162 x 10000\^\(-2 i / d_model\) per position"),
+    (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 1) / d)), r"your pair i turns as the formula's pair i \+ 1: the pairs are numbered from 1"),
+    (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 2) / d)), r"your pair i turns as the formula's pair i \+ 2: the pairs are numbered from 2"),
+    (_pe_by(ang=lambda pos, i, d: pos / 10000 ** (2 * (i + 0.5) / d)), r"your pair i turns by 0\.5623 x 10000\^\(-2 i / d_model\) per position"),
     (_pe_by(odd=torch.sin), r"d_model=2: .*at position 0 every even dimension is sin\(0\) = 0 and every odd one cos\(0\) = 1; yours starts \[0\.0, 0\.0\]"),
     (_pe_by(ang=lambda pos, i, d: pos / (1 + i)), r"pair 2 \(dimensions 4, 5\) turns by 0\.3333 per position, the formula's by 1 / 10000\^\(2\*2/16\) = 0\.1"),
 ])

@@ -34,7 +34,7 @@ FIRST = '    n, w = q.shape[-2], r // 2\n'
 
 @pytest.mark.parametrize('old, new, says', [
     ("n, w = q.shape[-2], r // 2", "n, w = q.shape[-2], r", r'n=10, r=3: restricted_attention differs.*: a query sees the keys j with \|i - j\| <= r // 2, not r'),
-    ("s = s.masked_fill((j < 0) | (j >= n), float('-inf'))", "s = s", r'n=10, r=3: .*: only the queries within 1 of an end are wrong: the padded rows'),
+    ("s = s.masked_fill((j < 0) | (j >= n), float('-inf'))", "s = s", r'n=10, r=3: .*: only the queries within 1 of an end are wrong, as if each padded slot took part in the softmax'),
     ("/ q.shape[-1] ** 0.5", "", r'n=10, r=3: .*: divide the scores by sqrt\(d_k\)'),
     ("s.softmax(-1)", "s.softmax(-2)", r'n=10, r=3: .*: softmax over the window'),
     ("return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))", "return s.softmax(-1)", r'n=10, r=3: restricted_attention must return shape \(2, 4, 10, 16\)'),
@@ -219,3 +219,30 @@ def _softmax_over_features(q, k, v, r):
 ])
 def test_padding_and_softmax_axis_mistakes_named_by_property(answer, says):
     assert_rejects(_named.check_restricted_attention, answer(), says=says)
+
+def _padded_in_softmax(zero_after):
+    "The solution with the padded slots left in the softmax (score q . 0 = 0), or zeroed after it: the same function."
+    def restricted_attention(q, k, v, r):
+        n, w = q.shape[-2], r // 2
+        win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+        s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5
+        j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)
+        p = s.softmax(-1).masked_fill((j < 0) | (j >= n), 0.0) if zero_after else s.softmax(-1)
+        return torch.einsum('bhnw,bhndw->bhnd', p, win(v))
+    return restricted_attention
+
+def _unpadded(q, k, v, r):
+    "Windows unfolded from the unpadded keys: one output per window that fits inside the sentence."
+    w = r // 2
+    s = torch.einsum('bhnd,bhndw->bhnw', q[..., w:q.shape[-2] - w, :], k.unfold(-2, 2 * w + 1, 1)) / q.shape[-1] ** 0.5
+    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), v.unfold(-2, 2 * w + 1, 1))
+
+@pytest.mark.parametrize('answer, says', [
+    (_padded_in_softmax(True), r"n=10, r=3: .*only the queries within 1 of an end are wrong, as if each padded slot took part in the softmax with the score q \. 0 = 0: "
+                               r".*whether the padded slots are left in or zeroed after the softmax"),
+    (_padded_in_softmax(False), r"as if each padded slot took part in the softmax with the score q \. 0 = 0"),
+    (_unpadded, r"n=10, r=3: restricted_attention must return shape \(2, 4, 10, 16\) like v; got .*: 10 - 2 \* \(r // 2\) = 8 rows, one per window "
+                r"that fits inside the sentence: unfolding the keys unpadded drops the 1 queries at each end"),
+])
+def test_padded_slots_in_the_softmax_and_unpadded_windows_are_named(answer, says):
+    assert_rejects(_named.check_restricted_attention, answer, says=says)

@@ -299,3 +299,12 @@ def test_merges_recorded_as_strings_are_named_before_segment_reads_them():
     joined = lambda word_counts, n_merges: [a + b for a, b in learn(word_counts, n_merges)]
     unpacking = lambda word, merges: segment(word, [(a, b) for a, b in merges])    # 'est' does not unpack into a pair: a ValueError
     assert_rejects(_named.check_bpe, joined, unpacking, says=r"learn_bpe recorded the merge 'es': keep each merge as the pair of symbols it joined")
+
+def test_an_end_of_word_mark_cut_off_the_last_piece_is_named():
+    "segment that cuts '</w>' off its last piece is told so; one that never adds '</w>' before the merges is told that instead."
+    learn, segment = bpe()
+    def cut(word, merges):
+        s = list(segment(word, merges)); s[-1] = s[-1].removesuffix('</w>'); return [p for p in s if p]
+    assert_rejects(_named.check_bpe, learn, cut, says=r"segment\('lowest'\) gave \['low', 'est'\], not \['low', 'est</w>'\]: the end-of-word mark was cut off the last piece")
+    assert_rejects(_named.check_bpe, *bpe("    syms = list(word) + ['</w>']\n    for pair", "    syms = list(word)\n    for pair"),
+                   says=r"segment\('lowest'\) gave \['low', 'est'\], not .*: split the word into its characters plus '</w>'")

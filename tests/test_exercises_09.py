@@ -353,3 +353,21 @@ def test_a_warm_up_rounded_to_zero_is_named():
     lr = lambda s, d, w: d ** -0.5 * min(s ** -0.5, (s // w) * w ** -0.5) if s else 0.0
     with contextlib.redirect_stdout(out): assert _named.check_schedule(lr) is False
     assert 'the rate is 0 in the warm-up: an integer division (step // warmup)' in out.getvalue()
+
+@pytest.mark.parametrize('k', [2, 3])
+def test_a_constant_factor_in_front_is_not_read_as_a_step_off_by_one(k):
+    "k x noam_lr at every step equals the rate of step + 1 at step 1 in the warm-up (for k = 2): it is named as a constant factor."
+    out = io.StringIO()
+    lr = lambda s, d, w: k * d ** -0.5 * min(s ** -0.5, s * w ** -1.5) if s else 0.0
+    with contextlib.redirect_stdout(out): assert _named.check_schedule(lr) is False
+    assert f"it is {k} times the right rate at every step: a constant factor {k} in front" in out.getvalue(), out.getvalue()
+
+def test_a_target_that_does_not_sum_to_one_is_named():
+    "eps / V given to the reference twice: the fitted loss is read back as a target q, whose sum and reference share are named."
+    out = io.StringIO()
+    def twice(logits, t, eps, pad_id=PAD_ID):
+        lp, keep, V = logits.log_softmax(-1), t != pad_id, logits.shape[-1]
+        nll = -lp.gather(-1, t[..., None])[..., 0]
+        return ((1 - eps + eps / V) * nll - eps * lp.mean(-1))[keep].mean()
+    with contextlib.redirect_stdout(out): assert _named.check_label_smoothing(twice) is False
+    assert re.search(r"and sums to 1\.009, not 1: the reference got eps / V twice, once as every token does and once more; q is 1 - eps \+ eps / V", out.getvalue()), out.getvalue()

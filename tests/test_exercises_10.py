@@ -212,7 +212,7 @@ MORE_STEPS = {
     'next_token_logits on every position': (lambda m, s, ys: next_token_logits(m, m(s, ys))[:, -1].argmax(-1),
         r"first step of six sentences as a batch: next_token_logits raised IndexError \(.*\): it takes one position's logits per row, \(B, V\)"),
     'log_softmax over the batch': (lambda m, s, ys: _ntl_last(m, s, ys).log_softmax(0).argmax(-1),
-                                   r"chose id 0, .*; the softmax ran over the batch \(dim 0\), not the vocabulary"),
+                                   r"chose id 0, .*; that is a forbidden token, which next_token_logits scored -inf: .* once a softmax over the batch \(dim 0\), not the vocabulary"),
 }
 
 @pytest.mark.parametrize('name', MORE_STEPS)
@@ -261,3 +261,14 @@ def test_a_max_over_every_position_is_named(ns, capsys):
     ok, out = verdict(lambda m, s, ys: m(s, ys).amax(1).argmax(-1), ns['model'], capsys)
     assert ok is False and "the argmax of each token's best score over every position (a max over the time axis, dim=1)" in out, out
     assert "forbid PAD and BOS (next_token_logits) before the argmax" in out, out
+
+def test_an_argmin_of_next_token_logits_is_named(ns):
+    "An argmin of next_token_logits picks a forbidden token, scored -inf: named with the argmin, as the softmax over the batch is."
+    assert_rejects(check_greedy_step, lambda m, s, ys: _ntl_last(m, s, ys).argmin(-1), ns['model'],
+                   says=r"chose id 0, .*; that is a forbidden token, which next_token_logits scored -inf: the least probable, which an argmin picks")
+
+def test_token_ids_given_to_next_token_logits_are_named(ns):
+    "The argmax taken over every position before the last is picked: next_token_logits gets (B, t) token ids, and the line says so."
+    assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m, m(s, ys).argmax(-1).float()), ns['model'],
+                   says=r"next_token_logits raised IndexError \(.*\): .*; it was given a tensor of shape \(6, 1\) whose entries are token ids, one per position: "
+                        r"an argmax over the vocabulary came first")

@@ -269,3 +269,17 @@ def test_bleu_mistakes_named_by_the_score_they_reproduce(fn, says):
 def test_bleu_mistakes_named_by_what_they_compute(answer, case, mistake):
     ok, line = said(check_bleu, answer())
     assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
+
+def test_hypotheses_split_into_characters_that_raise_are_named():
+    "A BLEU that splits the hypotheses into characters and the references into words takes the log of 0: probed, and named."
+    def my_bleu(hyps, refs):
+        m, t, c, r = [0] * 4, [0] * 4, 0, 0
+        for hyp, ref in zip(hyps, refs):
+            h, w = list(hyp), ref.split(); c, r = c + len(h), r + len(w)
+            for n in range(1, 5):
+                hc, rc = _Counter(zip(*(h[i:] for i in range(n)))), _Counter(zip(*(w[i:] for i in range(n))))
+                m[n - 1] += sum((hc & rc).values()); t[n - 1] += max(len(h) - n + 1, 0)
+        return 100 * min(1, _m.exp(1 - r / c)) * _m.exp(sum(_m.log(a / b) for a, b in zip(m, t)) / 4)
+    ok, line = said(_named.check_bleu, my_bleu)
+    assert not ok and line.startswith("Not yet: case 'identical captions': my_bleu raised ValueError (math domain error)"), line
+    assert "your hypotheses are split into characters (list(h)), the references into words" in line, line

@@ -357,3 +357,14 @@ def test_heads_looking_axis_and_index_mistakes_are_named(in_nbs, answer, says):
 def test_rows_ab_names_with_another_separator_are_named(in_nbs):
     assert_rejects(check_rows_ab, rows("f'A-h{k}'", "f'A_h{k}'"),
                    says=r"names row \(A\)'s variants \['A_h1', .*\]: a '-' goes between the row and the number, \['A-h1', ")
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows) and w[h].argmax() % w.shape[-1] == col],
+     r"the head's largest weight over its whole map, w\[h\]\.argmax\(\) with the rows and keys flattened, was asked to fall on col too"),
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if w[h].argmax() % w.shape[-1] == col],
+     r"the head's largest weight over its whole map, w\[h\]\.argmax\(\) with the rows and keys flattened: only the rows of `rows` count"),
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[r % w.shape[0], h % w.shape[1]].argmax() == col for r in rows)],
+     r"the head and query axes swapped, w\[r, h\] \(the indices wrapped to fit\)"),
+])
+def test_heads_looking_whole_map_and_wrapped_axes_are_named(in_nbs, answer, says):
+    assert_rejects(check_heads_looking, answer, says=says)

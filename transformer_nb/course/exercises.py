@@ -267,6 +267,9 @@ def _half_story(restricted_mask, cases) -> str|None:
         if n > r + 1: hw[r] = w                                                 # a band that fits in the sentence shows its width
     if all(w == r for r, w in hw.items()):
         return "it is the mask |i - j| <= r, a neighbourhood of size 2r + 1: r is the size of the whole neighbourhood, r // 2 on each side"
+    if any(r % 2 == 0 for r in hw) and all(w == (r - 1) // 2 for r, w in hw.items()):
+        return ("your half-width is (r - 1) / 2: right for an odd r, but for an even r it leaves out the two keys r / 2 away (r = 4: "
+                "1 key on each side, not 2); the paper's neighbourhood has r // 2 keys on each side, floor(r / 2), for every r")
     if all(w == (r + 1) // 2 for r, w in hw.items()):
         return ("your half-width is r / 2 rounded up, (r + 1) // 2 (math.ceil): for an odd r that is r + 2 keys; the paper's "
                 "neighbourhood of size r has r // 2 keys on each side, rounded down")
@@ -633,6 +636,8 @@ def _param_story(f, conv) -> str|None:
                    f"{k} holds {other}, not {src}" if other else
                    f"{k} is {src} transposed (nn.Linear stores (out, in), as Conv1d does)" if want.dim() == 2 and got.numel() == want.numel() and torch.allclose(got, want.T.reshape(got.shape)) else
                    f"{k} is {src} reshaped, not squeezed: drop the kernel axis, weight[:, :, 0]" if want.dim() == 2 and got.shape == want.shape and torch.allclose(got.flatten(), want.T.flatten()) else
+                   f"{k} is {src} in reverse order (flipped, as [::-1] or .flip does): copy it as it is" if got.shape == want.shape and any(torch.allclose(got, want.flip(a)) for a in range(want.dim())) else
+                   f"{k} holds {src}'s entries in another order: copy it as it is, entry for entry" if got.shape == want.shape and torch.allclose(got.flatten().sort().values, want.flatten().sort().values) else
                    f"{k} is still all zero: it was not copied from {src}" if not got.any() else
                    f"{k} is {src} times {float((got * want).sum() / (want * want).sum()):.3g}" if got.shape == want.shape and torch.allclose(got, want * float((got * want).sum() / (want * want).sum()), atol=1e-6) else
                    f"{k} was not copied from {src} ({_where(got, want, 'row col' if got.dim() == 2 else 'index')})")
@@ -659,7 +664,8 @@ def _ffn_call(conv_to_ffn, conv, case:str):
 def _reordered(pairs:dict) -> str|None:
     "Which of `pairs` {name: (yours, the convolution's)} hold the right entries in other places (a reshape, not a plain transpose)."
     mixed = [k for k, (a, b) in pairs.items() if a.shape == b.shape and not torch.equal(a, b) and not (a.shape[0] == a.shape[1] and torch.equal(a, b.T))
-             and torch.equal(a.detach().flatten().sort().values, b.detach().flatten().sort().values)]
+             and torch.equal(a.detach().flatten().sort().values, b.detach().flatten().sort().values)
+             and not any(torch.equal(a, b.flip(d)) for d in range(b.dim()))]                 # a flip: named by _param_story
     if not mixed: return None
     return (f"{' and '.join(mixed)} {'holds' if len(mixed) == 1 else 'hold'} the convolution's entries in another order: "
             ".reshape or .view keeps the memory order and moves entries to other rows (with or without a .T); a Conv1d weight "
@@ -858,6 +864,10 @@ def _pe_rest(pe, n:int, d:int) -> str:
                 "(2 * i // d_model, integer division, is 0 for every pair): divide with /, 10000 ** (2 * i / d_model)")
     if (th > 0).all() and torch.allclose(th, th[0] * (th[-1] / th[0]) ** (i / max(len(i) - 1, 1)), rtol=1e-3):
         slope = -math.log(th[-1] / th[0]) / max(len(i) - 1, 1) * d / math.log(10000)   # th_i = th_0 * 10000^(-slope * i / d)
+        k = -math.log(th[0]) * d / (2 * math.log(10000))                                  # th_0 = 10000^(-2k / d): the formula's pair k
+        if abs(slope - 2) < 1e-2 and round(k) != 0 and abs(k - round(k)) < 1e-2:
+            return (f"your pair i turns as the formula's pair i + {round(k)}: the pairs are numbered from {round(k)}, exponent 2(i + {round(k)})/d_model; "
+                    "i counts from 0, so the first pair, dimensions 0 and 1, has the angle pos / 10000^0 = pos")
         return (f"your pair i turns by {th[0]:.4g} x 10000^(-{slope:.3g} i / d_model) per position; the formula's turns by "
                 f"10000^(-2i / d_model): angle pos / 10000^(2i/d_model), with i the pair's index")
     k = int((th - want).abs().argmax())
@@ -1554,10 +1564,28 @@ def _window_rest(fn, y, ref, q, k, v, r:int) -> str:
     return (f"queries {bad[:8]}{' ...' if len(bad) > 8 else ''} of {n} are wrong, {_where(y, ref, 'batch head query feature')}; "
             "each query's output is the softmax of its 2 * (r // 2) + 1 window scores, q_i . k_j / sqrt(d_k), times the window's values")
 
+# %% ../../nbs/course_exercises.ipynb #a27f0501
+def _zero_scored(q, k, v, w:int):
+    "Windowed attention whose padded slots (keys and values 0) stay in the softmax with the score 0; (B, h, n, d_v)."
+    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)                 # (B, h, n, d, 2w+1)
+    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5
+    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))
+
+def _few_rows(y, n:int, w:int) -> str:
+    "For an output of the wrong shape: n - 2w rows, one per window that fits inside the sentence, named."
+    if not (isinstance(y, torch.Tensor) and y.dim() >= 2 and w and y.shape[-2] == n - 2 * w): return ""
+    return (f": {n} - 2 * (r // 2) = {n - 2 * w} rows, one per window that fits inside the sentence: unfolding the keys unpadded drops the "
+            f"{w} queries at each end; pad r // 2 rows at each end first, F.pad(k, (0, 0, r // 2, r // 2)), and give the padded rows -inf")
+
+
 # %% ../../nbs/course_exercises.ipynb #a27m0409
-def _ends_story(y, ref, w:int) -> str:
-    "For an output `y` wrong only at the queries within `w` of an end: which end, and what its padded rows need."
+def _ends_story(y, ref, w:int, qkv=None) -> str:
+    "For an output `y` wrong only at the queries within `w` of an end: which end, what its padded rows need, whether they took part in the softmax."
     n = y.shape[-2]
+    if qkv is not None and torch.allclose(y, _zero_scored(*qkv, w), atol=1e-5):
+        return (f"only the queries within {w} of an end are wrong, as if each padded slot took part in the softmax with the score q . 0 = 0: "
+                "it takes a share of the weight, so the weights of a query's real keys sum to less than 1, whether the padded slots "
+                "are left in or zeroed after the softmax; fill their scores with -inf before the softmax, so that they get none")
     bad = [side for side, sl in (('left', slice(0, w)), ('right', slice(n - w, n))) if not torch.allclose(y[..., sl, :], ref[..., sl, :], atol=1e-5)]
     if bad == ['right']:
         return (f"only the queries within {w} of the right end are wrong: a padded row beyond the last key, j >= n, still counts; "
@@ -1581,7 +1609,7 @@ def check_restricted_attention(fn) -> str:
         assert not isinstance(y, tuple), (f"n={n}, r={r}: restricted_attention returned a tuple of {len(y)} "
             f"({', '.join(str(tuple(getattr(x, 'shape', ()))) for x in y)}): return the output alone, shaped like v, {tuple(ref.shape)}")
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
-            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}"
+            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}" + _few_rows(y, n, r // 2)
         if (err := (y - ref).abs().max().item()) < 1e-5: continue
         near = lambda x: torch.allclose(y, x, atol=1e-5)
         w, ends = r // 2, torch.zeros(n, dtype=torch.bool); ends[:r // 2] = ends[n - r // 2:] = True
@@ -1593,7 +1621,7 @@ def check_restricted_attention(fn) -> str:
                else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
-               else _ends_story(y, ref, w) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
+               else _ends_story(y, ref, w, (q, k, v)) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
                else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
     n, r = 37, 5                                                                      # the rule: no n x n tensor
@@ -1648,6 +1676,17 @@ def _merge_pair(syms:list, pair:tuple, every:bool=True) -> list:
         else: i += 1
     return syms
 
+# %% ../../nbs/course_exercises.ipynb #a27f0801
+def _eow_story(seg, word:str, merges:list, segment=None) -> str:
+    "For a segmentation `seg` with no piece ending in '</w>': the mark cut off the last piece (probed with `segment`), or never added before the merges."
+    right, probe = _bpe_segment(word, merges), [('t', '</w>'), ('s', 't</w>')]       # on 'st': 's t </w>' -> 's t</w>' -> 'st</w>'
+    cut = [p.removesuffix('</w>') for p in right if p != '</w>']
+    if segment is not None and seg == cut and list(segment('st', probe)) == ['st']:
+        return ("the end-of-word mark was cut off the last piece: '</w>' is part of the symbol the merges made, 'est</w>' (a word's end) "
+                "is not 'est' (as inside 'estimate'); return the pieces as the merges leave them")
+    return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c0803
 _BPE_MISTAKES = {"ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the largest": dict(tie='max'),
                  "ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the first one counted": dict(tie='first'),
@@ -1681,9 +1720,9 @@ def _bpe_segment_str(word:str, merges:list) -> list:
 _STR_REPLACE = ("merging by string replace joins symbols across their boundaries: in 'ab c </w>', .replace('b c', 'bc') "
                 "merges the 'b' that is part of 'ab'; compare whole symbols, each adjacent pair (syms[i], syms[i + 1])")
 
-def _segment_mistake(seg, word:str, merges:list) -> str:
+def _segment_mistake(seg, word:str, merges:list, segment=None) -> str:
     "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
-    if not any(str(p).endswith('</w>') for p in seg): return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
+    if not any(str(p).endswith('</w>') for p in seg): return _eow_story(seg, word, merges, segment)
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
     if (order := _bpe_orders(seg, word, merges)): return f"that is {', or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
@@ -1787,7 +1826,7 @@ def check_bpe(learn_bpe, segment) -> str:
     for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('abc', [('a', 'b'), ('b', 'c')]), ('abc', [('b', 'c'), ('a', 'b')])]:
         seg, right = segment(word, ms), _bpe_segment(word, ms)                # seen, unseen, repeated pairs; a boundary
         assert not isinstance(seg, str), f"segment({word!r}) returned the string {seg!r}: return the list of its pieces, {right}"
-        assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, ms)}"
+        assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, ms, segment)}"
     _bpe_edges(learn_bpe, segment)
     return "learn_bpe and segment reproduce Sennrich et al.'s example"
 
@@ -1807,6 +1846,15 @@ def _verdict(fn, cases, passed:str) -> bool:
     except AssertionError as e: print(e); return False
     except Exception as e: print(f"{name} raised {type(e).__name__}: {e}"); return False   # a bug in your code: the case is in its message
     print(passed); return True
+
+# %% ../../nbs/course_exercises.ipynb #a27f0901
+def _factor(k:float, d:int) -> str:
+    "Why a rate is `k` times noam_lr's at every step: a power of d_model, or a constant in front."
+    e = math.log(k) / math.log(d)                                                   # k = d_model^e
+    if abs(2 * e - round(2 * e)) < 1e-6: return "the factor is d_model ** -0.5"
+    return (f"a constant factor {k:.4g} in front (The Annotated Transformer's `factor`?): the paper's lrate = d_model ** -0.5 * "
+            "min(step ** -0.5, step * warmup ** -1.5) has no other")
+
 
 # %% ../../nbs/course_exercises.ipynb #a26r0031
 def _schedule_law(fn, d:int, w:int, s:int) -> str:
@@ -1845,14 +1893,14 @@ def check_schedule(fn) -> bool:
                 if same(got, want): continue
                 hint = ("the rate at step 0 is 0, and yours gives step 1's rate there (a step clamped to 1, max(step, 1)?): return 0 at "
                         "step 0 before the formula, and use every other step as it is" if s == 0 and same(got, noam_lr(1, d, w)) and same(float(fn(1, d, w)), noam_lr(1, d, w)) else
-                        "it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) else
+                        "it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) and same(float(fn(4 * w, d, w)), noam_lr(4 * w + 1, d, w)) else
                         "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
                         "the rate at step 0 is 0 (nothing has been trained yet): return 0 before the formula" if s == 0 else
                         "the rate is 0 in the warm-up: an integer division (step // warmup) rounds step / warmup down to 0; divide with /" if got == 0 and s < w else
                         "it is the rate for d_model=512, warmup=4000: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, 4000)) else
                         "it is the rate for warmup=4000: use the argument `warmup`" if same(got, noam_lr(s, d, 4000)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
-                        f"it is {got / want:.4g} times the right rate at every step: the factor is d_model ** -0.5" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
+                        f"it is {got / want:.4g} times the right rate at every step: {_factor(got / want, d)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
                         "no warm-up: yours follows the decay, d_model ** -0.5 * step ** -0.5, from step 1, and is right after the peak: the warm-up "
                         "term step * warmup ** -1.5 must be the smaller of the two before the peak (check its exponent, -1.5: warmup ** 1.5 makes it never the smaller)"
                         if s < w and same(got, d ** -0.5 * s ** -0.5) and same(float(fn(4 * w, d, w)), noam_lr(4 * w, d, w)) else
@@ -1905,6 +1953,15 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
     return next((h for h, v in seen.items() if abs(got - v) < 1e-5),
                 _smoothing_fit(fn, t, eps) if fn else "likely q is wrong: eps / V on every token plus 1 - eps on the reference")
 
+# %% ../../nbs/course_exercises.ipynb #a27f0903
+def _q_sum(a:float, b:float, eps:float, V:int) -> str:
+    "For a loss a x NLL + b x U: the target q it puts on the reference and on each other token, when q does not sum to 1."
+    if abs(a + b - 1) < 1e-4: return ""
+    twice = (": the reference got eps / V twice, once as every token does and once more" if abs(a - (1 - eps) - eps / V) < 1e-4 and abs(b - eps) < 1e-4 else "")
+    return (f"; so your q gives the reference {a + b / V:.4g} and each other token {b / V:.4g}, and sums to {a + b:.4g}, not 1{twice}; q is "
+            f"1 - eps + eps / V = {1 - eps + eps / V:.4g} on the reference and eps / V = {eps / V:.4g} on each other token")
+
+
 # %% ../../nbs/course_exercises.ipynb #a26r0015
 def _smoothing_fit(fn, t, eps:float) -> str:
     "Your loss on three random logits, fitted as a x NLL + b x U (U: the mean of -log p_i over the vocabulary), both over the non-pad positions."
@@ -1922,7 +1979,7 @@ def _smoothing_fit(fn, t, eps:float) -> str:
     if (A @ ab - y).abs().max() > 1e-4: return f"likely q is wrong, or positions are counted otherwise: {ingredients}"
     a, b = ab.tolist()
     return (f"your loss is {a:.4g} x NLL + {b:.4g} x U, for eps={eps} it must be (1 - eps) = {1 - eps:g} x NLL + eps = {eps:g} x U "
-            f"(NLL = -log p_y, U = the mean of -log p_i over the vocabulary, each averaged over the non-pad positions)")
+            f"(NLL = -log p_y, U = the mean of -log p_i over the vocabulary, each averaged over the non-pad positions)" + _q_sum(a, b, eps, 11))
 
 # %% ../../nbs/course_exercises.ipynb #a26c0909
 def check_label_smoothing(fn) -> bool:
@@ -1999,8 +2056,8 @@ def _greedy_rules(m, src) -> dict:
                  lambda y: ntl(m.decode(m.encode(src, None), None, y)[:, -1]).argmax(-1),
              "EOS was forbidden in place of PAD: a decoder never emits PAD or BOS, so next_token_logits sets those two to -inf; "
              "EOS must stay, it ends the sentence": lambda y: forbid(out(y)[:, -1], [EOS_ID, BOS_ID]).argmax(-1),
-             "the softmax ran over the batch (dim 0), not the vocabulary: each token's scores are normalised across the sentences, "
-             "and the forbidden PAD and BOS become NaN, which argmax picks; take the argmax of next_token_logits itself":
+             "that is a forbidden token, which next_token_logits scored -inf: the least probable, which an argmin picks, or a NaN, which argmax "
+             "picks once a softmax over the batch (dim 0), not the vocabulary, has made NaN of the -inf scores; take the argmax of next_token_logits, dim=-1":
                  lambda y: ntl(out(y)[:, -1]).log_softmax(0).argmax(-1),
              "that is the argmax of the logits summed (or averaged) over the positions: the next token comes from the last "
              "position alone, model(src, ys)[:, -1]": lambda y: ntl(out(y).sum(1)).argmax(-1),
@@ -2049,6 +2106,21 @@ def _step_rest(step, m, src, ys, got:int, i:int) -> str:
     return (f"your token {got} ranks {rank} of {lg.numel()} by row {i}'s last-position scores ({lg[got]:.3g}; the top token {top} has "
             f"{lg[top]:.3g}): take the argmax of next_token_logits(model, model(src, ys)[:, -1])")
 
+# %% ../../nbs/course_exercises.ipynb #a27f1001
+def _ntl_given(e:IndexError, V:int) -> str:
+    "What next_token_logits, which raised `e`, was given in place of one position's logits per row, (B, V)."
+    tb = e.__traceback__
+    while tb.tb_next: tb = tb.tb_next
+    lg = tb.tb_frame.f_locals.get('logits')
+    head = "it takes one position's logits per row, (B, V), model(src, ys)[:, -1]"
+    if not isinstance(lg, torch.Tensor) or lg.dim() == 3: return head + "; it was given every position's, (B, t, V)"
+    ids = lg[lg.isfinite()] if isinstance(lg, torch.Tensor) else None                  # the entries it had not yet set to -inf
+    if lg.dim() == 2 and lg.shape[-1] != V and ids.numel() and bool((ids == ids.round()).all() and (ids >= 0).all() and (ids < V).all()):
+        return (head + f"; it was given a tensor of shape {tuple(lg.shape)} whose entries are token ids, one per position: an argmax over "
+                "the vocabulary came first; pick the last position's logits, forbid PAD and BOS with next_token_logits, then take the argmax")
+    return head + f"; it was given a tensor of shape {tuple(lg.shape)}"
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c10h03
 def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
     "Run your `step(m, src, ys)` and compare its tokens with `want`, (b,) the tokens `who` chose: the first difference named."
@@ -2063,8 +2135,8 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
                 raise AssertionError(f"{case}: raised IndexError ({e}) on prefixes of one token, BOS alone, and runs on two: your step "
                                      "leaves out part of the prefix (ys[:, 1:]?); the model reads it whole, BOS first, model(src, ys)[:, -1]") from None
             if traceback.extract_tb(e.__traceback__)[-1].name != 'next_token_logits': raise
-            raise AssertionError(f"{case}: next_token_logits raised IndexError ({e}): it takes one position's logits per row, "
-                                 "(B, V), model(src, ys)[:, -1]; it was given every position's, (B, t, V)") from None
+            raise AssertionError(f"{case}: next_token_logits raised IndexError ({e}): {_ntl_given(e, m.cfg.tgt_vocab)}") from None
+
         assert isinstance(raw, torch.Tensor) or not (hasattr(raw, 'indices') and hasattr(raw, 'values')), \
             f"{case}: returned torch.max's (values, indices): the token ids are its .indices; or take argmax(-1)"
         assert isinstance(raw, torch.Tensor), (f"{case}: returned {type(raw).__name__} {raw!r:.40}, not a tensor; return one "
@@ -2206,6 +2278,19 @@ def _bleu_more(hyps, refs, mine) -> str | None:
                                    "exp((log p1 + log p2 + log p3 + log p4) / 4)")
 
 
+# %% ../../nbs/course_exercises.ipynb #a27f1101
+def _bleu_call(my_bleu, name:str, hyps, refs):
+    "`my_bleu(hyps, refs)`; when it raises, hypotheses split into characters named, probed with one that has no spaces."
+    try: return my_bleu(hyps, refs)
+    except Exception as e:
+        try: chars = abs(my_bleu(['abcde'], ['a b c d e']) - 100) < 0.01
+        except Exception: chars = False
+        if not chars: raise
+        raise AssertionError(f"case '{name}': my_bleu raised {type(e).__name__} ({e}), and it scores the hypothesis 'abcde' 100 against "
+                             "the reference 'a b c d e': your hypotheses are split into characters (list(h)), the references into words; "
+                             "split both into words on spaces, h.split()") from None
+
+
 # %% ../../nbs/course_exercises.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -2226,7 +2311,7 @@ def check_bleu(my_bleu) -> str:
               ['a man sleeps on the bench .', 'two dogs play in the snow .'], "BLEU is case-sensitive here, as sacreBLEU's "
               "default is: 'A' and 'a' are different words; compare the words as they are, without .lower()")]
     for name, hyps, refs, mistake in cases:
-        mine, theirs = my_bleu(hyps, refs), corpus_scores(hyps, refs)['bleu']
+        mine, theirs = _bleu_call(my_bleu, name, hyps, refs), corpus_scores(hyps, refs)['bleu']
         assert isinstance(mine, (int, float)), f"case '{name}': my_bleu returned {mine!r}; return one number, 0 to 100"
         near = lambda x: abs(mine - x) < 0.01
         if near(theirs): continue
@@ -2388,6 +2473,17 @@ _HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col - 1 for r in rows))),
                    *((f"the loop ran over w.shape[{a}] ({'queries' if a == 1 else 'keys'}), not the heads: range(w.shape[0]), one map per head",
                       lambda w, rows, col, a=a: [h for h in _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows)) if h <= w.shape[a]]) for a in (1, 2))]
+
+# %% ../../nbs/course_exercises.ipynb #a27f1201
+_HEADS_READINGS += [("the head's largest weight over its whole map, w[h].argmax() with the rows and keys flattened, was asked to fall on col "
+                     "too: only the rows of `rows` count, each row's argmax over the keys, w[h, r].argmax(), compared with col",
+                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows) and w[h].argmax() % w.shape[-1] == col)),
+                    ("the head's largest weight over its whole map, w[h].argmax() with the rows and keys flattened: only the rows of `rows` "
+                     "count, each row's argmax over the keys, w[h, r].argmax(), compared with col",
+                     lambda w, rows, col: _heads(w, lambda h: w[h].argmax() % w.shape[-1] == col)),
+                    ("the head and query axes swapped, w[r, h] (the indices wrapped to fit): w is (heads, queries, keys), so head h's row r is w[h, r]",
+                     lambda w, rows, col: _heads(w, lambda h: all(w[r % w.shape[0], h % w.shape[1]].argmax() == col for r in rows)))]
+
 
 # %% ../../nbs/course_exercises.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
