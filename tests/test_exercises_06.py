@@ -40,6 +40,10 @@ WRONG = {   # forward(s, x, f) of a wrong sub-layer -> what the check's message 
     'gain and bias unused': (lambda s, x, f: F.layer_norm(x + s.drop(f(x)), x.shape[-1:]), "without the LayerNorm's gain and bias: normalise with your nn.LayerNorm"),
     'two norms':          (lambda s, x, f: s.norm(x + s.drop(f(s.norm(x)))), 'your output is LayerNorm\\(x \\+ f\\(LayerNorm\\(x\\)\\)\\): f reads x as it is'),
     'raises':             (lambda s, x, f: x.reshape(3, -1, 7), "RuntimeError: shape '\\[3, -1, 7\\]' is invalid"),
+    'f(x) detached':      (lambda s, x, f: s.norm(x + s.drop(f(x).detach())), 'no gradient reaches f: .*no .detach\\(\\)'),
+    'no grad around f':   (lambda s, x, f: s.norm(x + s.drop(f(x.detach()).detach())), 'no gradient reaches f'),
+    'dropout rescaled again': (lambda s, x, f: s.norm(x + s.drop(f(x)) * (1 - s.drop.p)), 'the kept entries of f\\(x\\) are 0.5 times what nn.Dropout'),
+    'dropout scaled twice': (lambda s, x, f: s.norm(x + s.drop(f(x)) / (1 - s.drop.p)), 'the kept entries of f\\(x\\) are 2 times what nn.Dropout'),
 }
 
 @pytest.mark.parametrize('name', WRONG)

@@ -1063,6 +1063,25 @@ def _drop_rate(s, ln, p:float) -> str:
     return f"with p_drop = {p} your dropout drops about {rate:.0%} of the entries, not {p:.0%}: Dropout(f(x)) with nn.Dropout(p_drop)"
 
 
+# %% ../../nbs/course_exercises.ipynb #a28f0601
+def _sublayer_flow(s, ln, x) -> str:
+    "For the sub-layer `s` built with p_drop = 0.5: '' if the gradient reaches f and Dropout(f(x)) keeps f's entries as nn.Dropout scales them, else what differs."
+    w = torch.ones(x.shape[-1], requires_grad=True)                                 # f(x) = w * x: does the gradient reach w?
+    (s.eval()(x, lambda t: w * t) * torch.linspace(-1, 1, x.numel()).view_as(x)).sum().backward()
+    if w.grad is None or not w.grad.abs().sum():
+        return ("no gradient reaches f: the sub-layer's output must depend on f(x) as it is (no .detach() or torch.no_grad() "
+                "around it), or the attention and feed-forward layers never learn")
+    with torch.no_grad(), torch.random.fork_rng(devices=[]):                                # the caller's random state kept
+        LN, f, draws = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias)), (lambda t: t.sin() + 1), []
+        for k in (1.0, 0.5, 2.0):                                                   # the same random draws, a kept entry scaled by 1/(1-p) times k
+            torch.manual_seed(7); y = s.train()(x, f); torch.manual_seed(7)
+            draws.append(torch.allclose(y, LN(x + k * F.dropout(f(x), 0.5, True)), atol=1e-5))
+    if draws[0] or not any(draws): return ''
+    k = 0.5 if draws[1] else 2.0
+    return (f"in training mode the kept entries of f(x) are {k:g} times what nn.Dropout(p_drop) gives: nn.Dropout already scales "
+            "them by 1/(1 - p_drop), so that their mean is f(x); use Dropout(f(x)) as it is, scaled by nothing else")
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c0605
 @report
 def check_sublayer(cls) -> str:
@@ -1093,7 +1112,7 @@ def check_sublayer(cls) -> str:
     assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias), atol=1e-5), \
         "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
     assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), "in eval mode the dropout must do nothing"
-    assert not (rate := _drop_rate(*built(0.1), 0.1)), rate
+    assert not (rate := _drop_rate(*built(0.1), 0.1) or _sublayer_flow(*built(0.5), x)), rate
     ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False).eval()   # post-LN
     (s1, l1), (s2, l2) = built(0.0), built(0.0)
     with torch.no_grad():
