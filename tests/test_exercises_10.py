@@ -272,3 +272,15 @@ def test_token_ids_given_to_next_token_logits_are_named(ns):
     assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m, m(s, ys).argmax(-1).float()), ns['model'],
                    says=r"next_token_logits raised IndexError \(.*\): .*; it was given a tensor of shape \(6, 1\) whose entries are token ids, one per position: "
                         r"an argmax over the vocabulary came first")
+
+def test_logits_of_an_earlier_position_are_named(ns):
+    "The logits of the position before the last, [:, -2]: named by the position whose choice it is, not as a prefix cut short."
+    from transformer_nb.decoding import next_token_logits
+    assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m, m(s, ys)[:, -2]).argmax(-1), ns['model'],
+                   says=r"raised IndexError \(.*\) on prefixes of one token, .*: your step takes the logits of position -2 \(index 0 of 2\), "
+                        r"an earlier one than the last: the next token comes from the last position's logits")
+
+def test_a_prefix_without_bos_is_still_named_as_one(ns):
+    from transformer_nb.decoding import next_token_logits
+    assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m, m(s, ys[:, 1:])[:, -1]).argmax(-1), ns['model'],
+                   says=r"runs on two: your step leaves out part of the prefix \(ys\[:, 1:\]\?\)")

@@ -2140,6 +2140,19 @@ def _ntl_given(e:IndexError, V:int) -> str:
     return head + f"; it was given a tensor of shape {tuple(lg.shape)}"
 
 
+# %% ../../nbs/course_exercises.ipynb #a28g1001
+def _prefix_slip(step, m, src, ys) -> str:
+    "Why `step` fails on `ys`, a prefix of one token, and runs on two: it reads an earlier position's logits, or leaves out part of the prefix."
+    with inference(m):                                                              # ys and the token greedy decoding puts after it
+        ys = torch.cat([ys, next_token_logits(m, m(src, ys)[:, -1]).argmax(-1, keepdim=True)], 1)
+        got, lg = step(m, src, ys), m(src, ys)
+        at = [k for k in range(ys.shape[1] - 1) if torch.equal(got, next_token_logits(m, lg[:, k].clone()).argmax(-1))]
+    if at and not torch.equal(got, next_token_logits(m, lg[:, -1].clone()).argmax(-1)):
+        return (f"your step takes the logits of position {at[0] - ys.shape[1]} (index {at[0]} of {ys.shape[1]}), an earlier one than "
+                "the last: the next token comes from the last position's logits, model(src, ys)[:, -1]")
+    return "your step leaves out part of the prefix (ys[:, 1:]?); the model reads it whole, BOS first, model(src, ys)[:, -1]"
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c10h03
 def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
     "Run your `step(m, src, ys)` and compare its tokens with `want`, (b,) the tokens `who` chose: the first difference named."
@@ -2151,8 +2164,8 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
                                  f"return the tensor of token ids, shape (B,) = ({len(ys)},), without .item()") from None
         except IndexError as e:
             if ys.shape[1] == 1 and _runs(step, m, src, ys.repeat(1, 2)):
-                raise AssertionError(f"{case}: raised IndexError ({e}) on prefixes of one token, BOS alone, and runs on two: your step "
-                                     "leaves out part of the prefix (ys[:, 1:]?); the model reads it whole, BOS first, model(src, ys)[:, -1]") from None
+                raise AssertionError(f"{case}: raised IndexError ({e}) on prefixes of one token, BOS alone, and runs on two: "
+                                     + _prefix_slip(step, m, src, ys)) from None
             if traceback.extract_tb(e.__traceback__)[-1].name != 'next_token_logits': raise
             raise AssertionError(f"{case}: next_token_logits raised IndexError ({e}): {_ntl_given(e, m.cfg.tgt_vocab)}") from None
 
