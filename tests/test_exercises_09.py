@@ -371,3 +371,15 @@ def test_a_target_that_does_not_sum_to_one_is_named():
         return ((1 - eps + eps / V) * nll - eps * lp.mean(-1))[keep].mean()
     with contextlib.redirect_stdout(out): assert _named.check_label_smoothing(twice) is False
     assert re.search(r"and sums to 1\.009, not 1: the reference got eps / V twice, once as every token does and once more; q is 1 - eps \+ eps / V", out.getvalue()), out.getvalue()
+
+@pytest.mark.parametrize('fn, says', [
+    (lambda s, d=512, w=4000: 0.0 if s == 0 else d ** -0.5 * (s * w ** -1.5 if s <= w // 2 else s ** -0.5),
+     r"step 3999 .*; your warm-up ends early: the rate follows the warm-up up to step 2000 and the decay from step 2001, before the peak"),
+    (lambda s, d=512, w=4000: 0.0 if s == 0 else d ** -0.5 * (s * w ** -1.5 if s < w // 4 else s ** -0.5),
+     r"step 2000 .*; your warm-up ends early: the rate follows the warm-up up to step 999 and the decay from step 1000"),
+    (lambda s, d=512, w=4000: 0.0 if s == 0 else d ** -0.5 * min(s ** -0.5, s * w ** -1.5, 1e-3),
+     r"step 2000 .*; your rate stays at 4.419e-05 at steps 1999, 2000 and 2001: it is capped, a min with a constant"),
+    (lambda s, d=512, w=4000: 0.0 if s == 0 else min(d ** -0.5 * min(s ** -0.5, s * w ** -1.5), 2e-4),
+     r"; your rate stays at 0.0002 at steps .*: it is capped")])
+def test_a_warm_up_cut_short_or_a_capped_rate_is_named(fn, says):
+    assert_rejects(check_schedule, fn, says=says)

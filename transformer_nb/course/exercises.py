@@ -1890,6 +1890,26 @@ def _schedule_law(fn, d:int, w:int, s:int) -> str:
     return (f": in the {'warm-up' if warm else 'decay'} yours goes as {k:.3g}" + term('step', a) + term('warmup', b) + term('d_model', c)
             + f", the formula as step^{want[0]:g}" + term('warmup', want[1]) + term('d_model', want[2]))
 
+# %% ../../nbs/course_exercises.ipynb #a28h0901
+def _schedule_early(fn, d:int, w:int, s:int) -> str:
+    "Why your rate at step `s`, before the peak, is not the warm-up's: the decay's (a warm-up that ends early, or none), or flat (a cap); '' if neither."
+    r, same = (lambda t: float(fn(t, d, w))), (lambda a, b: math.isclose(a, b, rel_tol=1e-9))
+    decay, warm = (lambda t: d ** -0.5 * t ** -0.5), (lambda t: d ** -0.5 * t * w ** -1.5)
+    if same(r(s), decay(s)) and same(r(1), warm(1)):                                   # warm-up first, then the decay before the peak
+        lo, hi = 1, s
+        while hi - lo > 1: lo, hi = ((lo + hi) // 2, hi) if same(r((lo + hi) // 2), warm((lo + hi) // 2)) else (lo, (lo + hi) // 2)
+        return (f"your warm-up ends early: the rate follows the warm-up up to step {lo} and the decay from step {hi}, before the peak at "
+                f"step warmup = {w}; the two terms meet there, and min(step ** -0.5, step * warmup ** -1.5) switches from one to the other by itself")
+    if same(r(s), decay(s)) and same(r(4 * w), noam_lr(4 * w, d, w)):
+        return ("no warm-up: yours follows the decay, d_model ** -0.5 * step ** -0.5, from step 1, and is right after the peak: the warm-up "
+                "term step * warmup ** -1.5 must be the smaller of the two before the peak (check its exponent, -1.5: warmup ** 1.5 makes it never the smaller)")
+    if same(r(s), decay(s)): return "no warm-up: take the smaller of the two terms, min(step ** -0.5, step * warmup ** -1.5)"
+    if s > 1 and r(s) > 0 and same(r(s - 1), r(s)) and same(r(s), r(s + 1)):
+        return (f"your rate stays at {r(s):.4g} at steps {s - 1}, {s} and {s + 1}: it is capped, a min with a constant (a base learning rate?); "
+                "the paper's rate has no cap: it rises in the warm-up and falls after the peak, d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)")
+    return ''
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c0905
 def _linear(fn, d:int, w:int) -> bool:
     "Whether `fn` falls in a straight line after the peak: its rates at warmup, 1.5 warmup and 2 warmup on one line, falling."
@@ -1920,10 +1940,7 @@ def check_schedule(fn) -> bool:
                         "it is the rate for warmup=4000: use the argument `warmup`" if same(got, noam_lr(s, d, 4000)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
                         f"it is {got / want:.4g} times the right rate at every step: {_factor(got / want, d)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
-                        "no warm-up: yours follows the decay, d_model ** -0.5 * step ** -0.5, from step 1, and is right after the peak: the warm-up "
-                        "term step * warmup ** -1.5 must be the smaller of the two before the peak (check its exponent, -1.5: warmup ** 1.5 makes it never the smaller)"
-                        if s < w and same(got, d ** -0.5 * s ** -0.5) and same(float(fn(4 * w, d, w)), noam_lr(4 * w, d, w)) else
-                        "no warm-up: take the smaller of the two terms, min(step ** -0.5, step * warmup ** -1.5)" if s < w and same(got, d ** -0.5 * s ** -0.5) else
+                        shape if s < w and (shape := _schedule_early(fn, d, w, s)) else
                         "after the peak your rate falls in a straight line (as a linear-decay scheduler's does); the paper's falls as the inverse "
                         "square root, d_model ** -0.5 * step ** -0.5" if s > w and _linear(fn, d, w) else
                         "in warm-up the rate rises linearly, d_model ** -0.5 * step * warmup ** -1.5 (check the exponent -1.5)" if s <= w else
