@@ -383,3 +383,13 @@ def test_a_target_that_does_not_sum_to_one_is_named():
      r"; your rate stays at 0.0002 at steps .*: it is capped")])
 def test_a_warm_up_cut_short_or_a_capped_rate_is_named(fn, says):
     assert_rejects(check_schedule, fn, says=says)
+
+def test_a_target_whose_pad_column_is_zero_is_named():
+    "q = eps / V on every token and 1 - eps more on the reference, then PAD's column set to 0 without renormalising."
+    def zero_pad(logits, target, eps, pad_id=PAD_ID):
+        V, lp = logits.shape[-1], logits.log_softmax(-1)
+        q = torch.full_like(lp, eps / V).scatter_add(-1, target[..., None], torch.full_like(lp[..., :1], 1 - eps))
+        q[..., pad_id] = 0
+        keep = target != pad_id
+        return -(q * lp).sum(-1)[keep].mean()
+    assert_rejects(check_label_smoothing, zero_pad, says=r"eps=0.1, unpadded targets: .*; likely PAD's column of q set to 0 .*yours gives PAD nothing and sums to 1 - eps / V")

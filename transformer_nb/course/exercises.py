@@ -1960,8 +1960,7 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
     h_t2t = -((1 - eps) * math.log(1 - eps) + eps * math.log(eps / (V - 1))) if eps else 0.0
     other = "another definition, not a mistake; this exercise asks for PyTorch's, eps / V on every token, the reference included"
     seen = {"likely the sign: the loss is -sum_i q_i log p_i, a positive number": -ls[keep].mean(),
-            "likely padding counted: leave out the positions whose target is PAD_ID": ls.mean(),
-            "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
+            "likely padding counted: leave out the positions whose target is PAD_ID": ls.mean(), "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
             "likely divided by every position: divide by the number of non-pad positions only": ls[keep].sum() / t.numel(),
             "likely no smoothing: eps / V goes to every token": nll[keep].mean(),
             "likely the smoothing left out: 1 - eps on the reference alone; eps / V goes to every token, eps times the mean of -log p_i":
@@ -1985,7 +1984,8 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
             f"that is tensor2tensor's label smoothing (the paper's own code): 1 - eps on the reference, eps / (V - 1) on each other token; {other}": t2t[keep].mean(),
             f"that is tensor2tensor's label smoothing as its code computes it: eps / (V - 1) on each other token, less the constant H(q); {other}": (t2t - h_t2t)[keep].mean(),
             f"that is The Annotated Transformer's label smoothing: eps / (V - 2) on each token but the reference and PAD; {other}":
-                ((1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean()}
+                ((1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean(),
+            "likely PAD's column of q set to 0 (as The Annotated Transformer does): PyTorch's q gives eps / V to every token, PAD included, and sums to 1; yours gives PAD nothing and sums to 1 - eps / V": (ls + eps / V * lp[..., PAD_ID])[keep].mean()}
     return next((h for h, v in seen.items() if abs(got - v) < 1e-5),
                 _smoothing_fit(fn, t, eps) if fn else "likely q is wrong: eps / V on every token plus 1 - eps on the reference")
 
