@@ -377,3 +377,13 @@ def _prf_sums(counts):
 ])
 def test_corpus_prf_mistakes_named_by_what_they_compute(answer, says):
     assert_rejects(_named.check_corpus_prf, answer, says=says)
+
+@pytest.mark.parametrize('scale, says', [
+    (100, "your F1 9231 is 2PR / \\(P \\+ R\\) of the corpus's P and R multiplied by 100 once more: P and R in percent make 2PR / \\(P \\+ R\\) in percent already"),
+    (0.01, "F1 in percent too: 2PR / \\(P \\+ R\\) with P and R in percent")])
+def test_an_f1_scaled_by_100_once_too_often_or_too_few_is_named(scale, says):
+    def prf_scaled(counts):
+        m, r, p = (sum(c[i] for c in counts) for i in range(3))
+        P, R = 100 * m / p, 100 * m / r
+        return P, R, scale * 2 * P * R / (P + R)
+    assert_rejects(check_corpus_prf, prf_scaled, says=says)

@@ -2741,11 +2741,12 @@ def _prf_story(got:tuple, counts:list) -> str:
     for (what, forms), x in zip(fam.items(), got):
         right = next(iter(forms.values()))
         if abs(x - right) < 1e-6: continue
-        name = next((k for k, v in forms.items() if abs(x - v) < 1e-6 or abs(x - v / 100) < 1e-6), None)
-        frac = name is not None and abs(x - forms[name]) >= 1e-6
+        name = next((k for k, v in forms.items() if any(abs(x - v * s) < 1e-6 * max(s, 1) for s in (1, 0.01, 100))), None)
+        frac = (' as a fraction, not in percent' if name is not None and abs(x - forms[name] / 100) < 1e-6 else ' multiplied by 100 once more: '
+                'P and R in percent make 2PR / (P + R) in percent already' if name is not None and abs(x - forms[name]) >= 1e-6 else '')
         if name is None and x == int(x) and any(int(v) == x for v in forms.values()):
             name = f"{next(k for k, v in forms.items() if int(v) == x)} cut to a whole number (// or int() drops the fraction: divide with /)"
-        out.append(f"your {what} {x:.4g} is " + (f"{name}{' as a fraction, not in percent' if frac else ''}" if name else "none of the usual formulas")
+        out.append(f"your {what} {x:.4g} is " + (f"{name}{frac}" if name else "none of the usual formulas")
                    + f"; it is {next(iter(forms))} = {right:.2f}")
     return '; '.join(out)
 
