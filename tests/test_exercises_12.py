@@ -368,3 +368,19 @@ def test_rows_ab_names_with_another_separator_are_named(in_nbs):
 ])
 def test_heads_looking_whole_map_and_wrapped_axes_are_named(in_nbs, answer, says):
     assert_rejects(check_heads_looking, answer, says=says)
+
+def test_a_spread_over_every_run_is_named(in_nbs):
+    "The spread taken over every run but base, the variants' own differences included: named, not as a relative change."
+    def every_run(recs):
+        base = next(r['bleu'] for r in recs if r['id'] == 'base')
+        noise = max(abs(r['bleu'] - base) for r in recs if r['id'] != 'base')
+        return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - base) > noise]
+    ok, line = said(check_beyond_noise, every_run)
+    assert ok is False and "or the spread was taken over every run, the variants too, which leaves no variant beyond it: the spread is the largest" in line, line
+
+@pytest.mark.parametrize('top, says', [(lambda m, col: m.max(), "the largest weight of the head's whole map, w[h].max()"),
+                                       (lambda m, col: m[:, col].max(), "the largest weight of column col, w[h, :, col].max()")])
+def test_a_row_weight_compared_with_the_map_or_column_maximum_is_named(in_nbs, top, says):
+    looking = lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, r, col] == top(w[h], col) for r in rows)]
+    ok, line = said(check_heads_looking, looking)
+    assert ok is False and f"each row's weight on col was compared with {says}: a row looks hardest at col when" in line, line

@@ -2427,7 +2427,9 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
             ("the base BLEU is the run whose id is 'base', not the mean of the base runs; the spread is the largest |BLEU - base BLEU| "
              "over the other runs", [r['id'] for r in var if abs(r['bleu'] - runs.mean()) > (runs - runs.mean()).abs().max()]),
             ("the base run is the record whose id is 'base', wherever it stands in the list: yours measures each variant from the first record's BLEU", [r['id'] for r in var if abs(r['bleu'] - first) > max(seeds)]),
-            ("|BLEU - base BLEU| / base BLEU, a relative change, is compared with the spread, a difference in BLEU points: compare |BLEU - base BLEU| itself", [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])]
+            ("|BLEU - base BLEU| / base BLEU, a relative change, is compared with the spread, a difference in BLEU points: compare |BLEU - base BLEU| itself; "
+             "or the spread was taken over every run, the variants too, which leaves no variant beyond it: " + spread + " only",
+             [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])]
 
 # %% ../../nbs/course_exercises.ipynb #a26r0039
 def _noise_rest(recs:list, ids:list, want:list) -> str:
@@ -2531,7 +2533,12 @@ _HEADS_READINGS += [("the head's largest weight over its whole map, w[h].argmax(
                      "count, each row's argmax over the keys, w[h, r].argmax(), compared with col",
                      lambda w, rows, col: _heads(w, lambda h: w[h].argmax() % w.shape[-1] == col)),
                     ("the head and query axes swapped, w[r, h] (the indices wrapped to fit): w is (heads, queries, keys), so head h's row r is w[h, r]",
-                     lambda w, rows, col: _heads(w, lambda h: all(w[r % w.shape[0], h % w.shape[1]].argmax() == col for r in rows)))]
+                     lambda w, rows, col: _heads(w, lambda h: all(w[r % w.shape[0], h % w.shape[1]].argmax() == col for r in rows))),
+                    *((f"each row's weight on col was compared with {what}: a row looks hardest at col when w[h, r, col] is its own "
+                       "row's largest weight, w[h, r].max() over the keys (w[h, r].argmax() == col)",
+                       lambda w, rows, col, top=top: _heads(w, lambda h: all(w[h, r, col] == top(w[h], col) for r in rows)))
+                      for what, top in (("the largest weight of the head's whole map, w[h].max()", lambda m, col: m.max()),
+                                        ("the largest weight of column col, w[h, :, col].max()", lambda m, col: m[:, col].max())))]
 
 
 # %% ../../nbs/course_exercises.ipynb #a26r0045
