@@ -2534,11 +2534,9 @@ _HEADS_READINGS += [("the head's largest weight over its whole map, w[h].argmax(
                      lambda w, rows, col: _heads(w, lambda h: w[h].argmax() % w.shape[-1] == col)),
                     ("the head and query axes swapped, w[r, h] (the indices wrapped to fit): w is (heads, queries, keys), so head h's row r is w[h, r]",
                      lambda w, rows, col: _heads(w, lambda h: all(w[r % w.shape[0], h % w.shape[1]].argmax() == col for r in rows))),
-                    *((f"each row's weight on col was compared with {what}: a row looks hardest at col when w[h, r, col] is its own "
-                       "row's largest weight, w[h, r].max() over the keys (w[h, r].argmax() == col)",
-                       lambda w, rows, col, top=top: _heads(w, lambda h: all(w[h, r, col] == top(w[h], col) for r in rows)))
-                      for what, top in (("the largest weight of the head's whole map, w[h].max()", lambda m, col: m.max()),
-                                        ("the largest weight of column col, w[h, :, col].max()", lambda m, col: m[:, col].max())))]
+                    ("each row's weight on col was compared with the largest weight of the head's whole map, w[h].max(): a row looks "
+                     "hardest at col when w[h, r, col] is its own row's largest weight, w[h, r].max() over the keys (w[h, r].argmax() == col)",
+                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r, col] == w[h].max() for r in rows)))]
 
 
 # %% ../../nbs/course_exercises.ipynb #a26r0045
