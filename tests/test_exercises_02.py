@@ -71,7 +71,7 @@ def test_check_loop_mha_reports_the_stub(capsys):
     ns = loop_ns('b2e1f007')                                 # the stub cell calls the check itself (the LoopMHA stub)
     assert_stub_reported(ns, 'check_loop_mha', 'LoopMHA', capsys)
 
-SCORES = {'no scaling': lambda s: (1.0, -1), 'scaled by d_model': lambda s: ((s.h * s.d_k) ** -0.5, -1),
+SCORES = {'no scaling': lambda s: (1.0, -1), 'scaled by d_model': lambda s: ((s.h * s.d_k) ** -0.5, -1), 'scaled by d_k': lambda s: (1 / s.d_k, -1),
           'softmax over the queries': lambda s: (s.d_k ** -0.5, -2)}   # kind -> (scale, softmax dim) of a hand-written attention
 
 def wrong_loop(kind:str):
@@ -99,6 +99,12 @@ def wrong_loop(kind:str):
                 self.h, self.d_k, self.qkv, self.w_o = h, d_model // h, nn.Linear(d_model, 3 * d_model), nn.Linear(d_model, d_model)
                 self.w_q = self.w_k = self.w_v = None
             def load_from(self, mha): pass
+    if kind == 'K and V swapped':                              # the weights of W^K and W^V exchanged, the biases in place
+        class Wrong(L):
+            def load_from(self, mha):
+                super().load_from(mha)
+                with torch.no_grad():
+                    for k, v in zip(self.w_k, self.w_v): kw = k.weight.clone(); k.weight.copy_(v.weight); v.weight.copy_(kw)
     if kind == 'no biases':
         class Wrong(L):
             def __init__(self, d_model, h):
@@ -120,6 +126,8 @@ def wrong_loop(kind:str):
     ('no scaling', r"d_model=32, h=4, self-attention: off by .*; the scores are not divided by sqrt\(d_k\): each head is softmax\(Q K\^T / sqrt\(d_k\)\) V$"),
     ('scaled by d_model', r"d_model=32, h=4, self-attention: off by .*; the scores are divided by sqrt\(d_model\), the model's width"),
     ('softmax over the queries', r"d_model=32, h=4, self-attention: off by .*; the softmax runs over the queries \(dim -2\)"),
+    ('scaled by d_k', r"d_model=32, h=4, self-attention: off by .*; the scores are divided by d_k, not by its square root"),
+    ('K and V swapped', r"d_model=32, h=4, self-attention: off by .*; load_from copied w_v's rows into w_k, w_k's rows into w_v: each of W\^Q, W\^K, W\^V has its own matrix"),
     ('no biases', r"^Not yet: LoopMHA\(32, 4\): 12 per-head layers without a bias \(bias=False\): MultiHeadAttention's projections have biases"),
     ('cat on the positions', r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32: "
                              r"concatenate the heads on the last axis, torch.cat\(heads, -1\)"),

@@ -485,7 +485,7 @@ def _loaded_rows(loop, m) -> str|None:
     lists = {n: list(l) if isinstance(l := getattr(loop, n, None), nn.ModuleList) else [] for n in names}
     came = {n: next((o for o, W in zip(names, projs) for b in W.weight.split(d_k) if torch.equal(l.weight, b)), None)
             for n in names for l in lists[n][:1] if isinstance(l, nn.Linear)}
-    if len(came) == 3 and None not in came.values() and len(set(came.values())) < 3:
+    if len(came) == 3 and None not in came.values() and any(n != o for n, o in came.items()) and (came['w_q'], came['w_k']) != ('w_k', 'w_q'):  # Q, K swapped: below
         return ("load_from copied " + ", ".join(f"{o}'s rows into {n}" for n, o in came.items() if n != o) + ": each of W^Q, W^K, "
                 "W^V has its own matrix; head i's W_i^K is w_k.weight[i*d_k:(i+1)*d_k], W_i^V the same rows of w_v.weight")
     order = [[next((k for k, b in enumerate(W.weight.split(d_k)) if torch.equal(l.weight, b)), None) for l in lists[n]] for n, W in zip(names, projs)]
@@ -514,6 +514,7 @@ def _loop_mistake(m, got, args, kw) -> str|None:
     "The usual mistake whose output `got` equals, or None."
     mistakes = {"the scores are not divided by sqrt(d_k): each head is softmax(Q K^T / sqrt(d_k)) V": dict(scale=1.0),
                 "the scores are divided by sqrt(d_model), the model's width: divide by sqrt(d_k), one head's": dict(scale=m.d_model ** -0.5),
+                "the scores are divided by d_k, not by its square root: each head is softmax(Q K^T / sqrt(d_k)) V": dict(scale=m.d_k ** -1.0),
                 "the softmax runs over the queries (dim -2): each query's weights must sum to 1 over the keys (dim -1)": dict(dim=-2),
                 "the mask is not applied: " + _LOOP_HINTS['a causal mask']: dict(masked=False),
                 "load_from swapped W^Q and W^K: head i's W_i^Q comes from w_q.weight, its W_i^K from w_k.weight": dict(qk=True),
