@@ -262,3 +262,16 @@ def test_copies_from_the_wrong_place_are_named(answer, says):
 ])
 def test_a_parameter_copied_in_another_order_is_named(answer, says):
     assert_rejects(_named.check_conv_to_ffn, answer, says=says)
+
+@pytest.mark.parametrize('which, says', [
+    ('w_2.bias', r"^Not yet: d_model=16, d_ff=64: w_2.bias has shape \(64,\), not \(16,\): it holds conv\[0\].bias; w_2.bias comes from conv\[2\].bias"),
+    ('w_1.bias', r"^Not yet: d_model=16, d_ff=64: w_1.bias has shape \(16,\), not \(64,\): it holds conv\[2\].bias; w_1.bias comes from conv\[0\].bias")])
+def test_a_bias_taken_from_the_other_convolution_is_named(which, says):
+    "A bias assigned from the other convolution: its shape is wrong, so the FeedForward cannot run; the line names the tensor it holds."
+    def slip(conv):
+        d_ff, d_model, _ = conv[0].weight.shape
+        f = FeedForward(d_model, d_ff)
+        f.w_1.weight, f.w_2.weight = nn.Parameter(conv[0].weight[:, :, 0]), nn.Parameter(conv[2].weight[:, :, 0])
+        f.w_1.bias, f.w_2.bias = (conv[2].bias, conv[2].bias) if which == 'w_1.bias' else (conv[0].bias, conv[0].bias)
+        return f
+    assert_rejects(check_conv_to_ffn, slip, says=says)

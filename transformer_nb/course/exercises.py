@@ -711,6 +711,19 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
     assert not (_is(f, FeedForward) and d_model != d_ff and (f.w_1.in_features, f.w_1.out_features) == (d_ff, d_model)), swapped
     return conv, f
 
+# %% ../../nbs/course_exercises.ipynb #a28k0301
+def _ffn_shapes(f, conv) -> str|None:
+    "The first of w_1's and w_2's weight and bias whose shape is not its convolution tensor's, named with the tensor it holds; None if all fit."
+    src = {'conv[0].weight': conv[0].weight[..., 0], 'conv[0].bias': conv[0].bias, 'conv[2].weight': conv[2].weight[..., 0], 'conv[2].bias': conv[2].bias}
+    for k, want in zip(('w_1.weight', 'w_1.bias', 'w_2.weight', 'w_2.bias'), src):
+        a = getattr(getattr(f, k[:3]), k[4:])
+        if a is None or a.shape == src[want].shape: continue
+        held = next((n for n, t in src.items() if t.shape == a.shape and torch.equal(a, t)), None)
+        return (f"{k} has shape {tuple(a.shape)}, not {tuple(src[want].shape)}" + (f": it holds {held}" if held else "")
+                + f"; {k} comes from {want} (w_1 from conv[0], w_2 from conv[2])")
+    return None
+
+
 # %% ../../nbs/course_exercises.ipynb #a26s0303
 @report
 def check_conv_to_ffn(conv_to_ffn) -> str:
@@ -720,6 +733,7 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
         assert _is(f, FeedForward), f"{case}: return a FeedForward, not {type(f).__name__}"
         assert tuple(f.w_1.weight.shape) == (d_ff, d_model), (f"{case}: w_1.weight has shape {tuple(f.w_1.weight.shape)}; "
             f"expected (d_ff, d_model) = ({d_ff}, {d_model}), the Conv1d weight (out, in, 1) without its last axis (no transpose)")
+        assert not (bad := _ffn_shapes(f, conv)), f"{case}: {bad}"
         x = torch.randn(3, 10, d_model)                                                  # (B, n, d_model)
         with torch.no_grad(): err = (f(x) - conv(x.transpose(1, 2)).transpose(1, 2)).abs().max().item()
         if err > 1e-5:
