@@ -601,3 +601,10 @@ def test_untied_as_twice_the_tied_count_is_named():
     from transformer_nb.lib.transformer import count_config_params
     tied = count_config_params(get_model_config('base', N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000, tie='all'))
     assert_rejects(_named.check_parsing_counts, lambda: (tied, 2 * tied), says=r"untied=[\d,]+ is 2 x tied=[\d,]+: untying copies no layer")
+
+@pytest.mark.parametrize('old, new, says', [
+    ('residual(l.sub[2].norm, y, l.ffn)', 'residual(l.sub[1].norm, y, l.ffn)', 'sub\\[2\\] of each decoder layer normalises with sub\\[1\\].norm'),
+    ('residual(l.sub[1].norm, x, l.ffn)', 'residual(l.sub[0].norm, x, l.ffn)', 'sub\\[1\\] of each encoder layer normalises with sub\\[0\\].norm'),
+    ('residual(l.sub[0].norm, y, lambda t: l.self_attn', 'residual(l.sub[2].norm, y, lambda t: l.self_attn', 'sub\\[0\\] of each decoder layer normalises with sub\\[2\\].norm')])
+def test_a_sub_layer_with_another_sub_layers_norm_is_named(old, new, says, capsys):
+    assert_named(check_forward, my_forward(old, new), says=f"^Not yet: .*{says}: each sub-layer has a LayerNorm of its own", capsys=capsys)

@@ -1293,6 +1293,21 @@ def _layer_mistake(m, y, s, t) -> str|None:
     return None
 
 
+# %% ../../nbs/course_exercises.ipynb #a28m0601
+def _norm_swap(m, y, s, t) -> str|None:
+    "What `y` is if one sub-layer of every encoder or decoder layer normalises with another sub-layer's LayerNorm; None if none."
+    for side in ('encoder', 'decoder'):
+        n = len(getattr(m, side)[0].sub)
+        for i, j in itertools.permutations(range(n), 2):                          # sub[i] with sub[j].norm
+            v = copy.deepcopy(m)
+            for l in getattr(v, side): l.sub[i].norm = l.sub[j].norm
+            with torch.no_grad():
+                if torch.allclose(y, v(s, t), atol=1e-5):
+                    return (f"sub[{i}] of each {side} layer normalises with sub[{j}].norm: each sub-layer has a LayerNorm of its own, "
+                            f"sub[i].norm for the i-th, so write the {side}'s sub-layer {i} with sub[{i}].norm")
+    return None
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c06l2
 def _stack_mistake(m, y, s, t) -> str|None:
     "What `y` is if a sub-layer is left out of every encoder or decoder layer, or decoder layer k reads encoder layer k's output (or input), not z; None if none."
@@ -1383,7 +1398,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _layer_mistake(m, y, s, t) or _stack_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
+    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _layer_mistake(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_exercises.ipynb #a26c0614
 @report
