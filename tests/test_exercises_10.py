@@ -284,3 +284,22 @@ def test_a_prefix_without_bos_is_still_named_as_one(ns):
     from transformer_nb.decoding import next_token_logits
     assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m, m(s, ys[:, 1:])[:, -1]).argmax(-1), ns['model'],
                    says=r"runs on two: your step leaves out part of the prefix \(ys\[:, 1:\]\?\)")
+
+@pytest.mark.parametrize('seed', [0, 1, 2])
+def test_greedy_check_names_an_unmasked_source_and_a_seeded_draw_on_any_model(ns, seed, capsys):
+    """Named by what the answer does, not by what one trained model happens to choose: on untrained models (and so under
+    any CPU's rounding), the cross-attention left unmasked is named through a copy whose memory at the padding is loud,
+    and a draw that seeds itself through eight rows alike."""
+    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.options import get_model_config
+    torch.manual_seed(seed)
+    m = TransformerModel(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=ns['model'].cfg.tgt_vocab)).eval()
+    ntl = ns['next_token_logits']
+    ok, msg = verdict(lambda m, s, ys: ntl(m, m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1), m, capsys)
+    assert ok is False and "the source's padding is not masked" in msg, msg
+    def seeded_draw(m, src, ys):
+        torch.manual_seed(1)
+        return torch.multinomial(ntl(m, m(src, ys)[:, -1]).softmax(-1), 1)[:, 0]
+    ok, msg = verdict(seeded_draw, m, capsys)
+    assert ok is False and ": your step draws its tokens at random (torch.multinomial, a Categorical)" in msg, msg
+    assert verdict(lambda m, s, ys: ntl(m, m(s, ys)[:, -1]).argmax(-1), m, capsys)[0] is True

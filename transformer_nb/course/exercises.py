@@ -2078,13 +2078,14 @@ from ..decoding import next_token_logits, greedy_decode
 # %% ../../nbs/course_exercises.ipynb #a26c10m1
 def _samples(step, m, src, ys) -> bool:
     """Whether `step` draws its tokens at random: with every token scored alike, five calls on the same prefixes under five
-    seeds do not all agree, or one call gives its rows different tokens (a draw under a seed of its own)."""
+    seeds do not all agree, or one call gives eight rows alike different tokens (a draw under a seed of its own)."""
     flat = copy.deepcopy(m)                                                         # every score 0: an argmax is fixed, a draw is not
     flat.generator.register_forward_hook(lambda mod, inp, out: torch.zeros_like(out))
+    src, ys = src[:1].repeat(8, 1), ys[:1].repeat(8, 1)                             # eight rows alike, whatever case failed
     with torch.random.fork_rng(devices=[]):
         outs = []
         for seed in range(5): torch.manual_seed(seed); outs.append(torch.as_tensor(step(flat, src, ys)).reshape(-1))
-    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:]) or (len(outs[0]) == len(ys) > 1 and len(set(outs[0].tolist())) > 1)
+    return any(o.shape != outs[0].shape or not torch.equal(o, outs[0]) for o in outs[1:]) or (len(outs[0]) == len(ys) and len(set(outs[0].tolist())) > 1)
 
 _SAMPLES = ("your step draws its tokens at random (torch.multinomial, a Categorical): with every token scored alike it chose "
             "different tokens, under five seeds or for rows alike; greedy decoding takes the most probable token every time, the argmax of next_token_logits")
@@ -2253,10 +2254,12 @@ def check_greedy_step(step, model) -> bool:
     specials.generator.register_forward_hook(lambda mod, inp, out: out + bonus)
     below_0 = copy.deepcopy(model)                                                   # every score negative: argmax unchanged
     below_0.generator.register_forward_hook(lambda mod, inp, out: out - out.amax(-1, keepdim=True) - 1.0)
+    bright = copy.deepcopy(model)                                                    # its memory at the padding 30: unmasked, it shows
+    bright.encoder[-1].register_forward_hook(lambda mod, inp, out: out if inp[1] is None else out.masked_fill(~inp[1][:, 0, 0, :, None], 30.))
     compare = functools.partial(_compare_step, step)                                 # want: (b,) the tokens `who` chose
     def cases():
         for m, name in ((model, 'the model'), (specials, 'a copy of the model that scores PAD and BOS highest'),
-                        (below_0, 'a copy of the model whose every score is below 0')):
+                        (below_0, 'a copy of the model whose every score is below 0'), (bright, "a copy of the model whose encoder output at the padding is 30")):
             firsts = [(greedy_decode(m, torch.tensor(r), extra) or [EOS_ID])[0] for r in rows]
             compare(m, src, bos, torch.tensor(firsts), f"{name}, the first step of six sentences as a batch")
         for row in rows:                                                              # one sentence at a time, along greedy's output
