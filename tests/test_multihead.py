@@ -282,6 +282,8 @@ def test_show_heads():
     w = torch.softmax(torch.randn(6, 3, 4), -1)
     fig = show_heads(w, list('abc'), list('wxyz'))
     assert len([a for a in fig.axes if a.get_visible() and a.images]) == 6
+    bars = [a for a in fig.axes if a.get_label() == '<colorbar>']                 # one shared scale: every map is 0..1
+    assert len(bars) == 1 and bars[0].get_ylabel() == 'attention weight' and bars[0].get_ylim() == (0, 1)
     import matplotlib.pyplot as plt; plt.close('all')
 
 @pytest.mark.parametrize('h,seed', CASES)

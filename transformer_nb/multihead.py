@@ -49,6 +49,6 @@ def show_heads(w:torch.Tensor, q_labels:list|None=None, k_labels:list|None=None,
     fig, axs = plt.subplots(nrows, ncols, figsize=(max(size*ncols, 6), size*nrows + 0.4), dpi=100, squeeze=False)
     for i, ax in enumerate(axs.flat):
         if i >= h: ax.axis('off'); continue
-        ax.imshow(w[i].detach().float().cpu().numpy(), cmap='viridis', vmin=0, vmax=1); ax.set_title(titles[i] if titles else f"head {i+1}", fontsize=10)
+        im = ax.imshow(w[i].detach().float().cpu().numpy(), cmap='viridis', vmin=0, vmax=1); ax.set_title(titles[i] if titles else f"head {i+1}", fontsize=10)
         ax.set_yticks(range(len(q_labels or [])), q_labels or [], fontsize=9); ax.set_xticks(range(len(k_labels or [])), k_labels or [], fontsize=9, rotation=90)
-    fig.tight_layout(); return fig
+    fig.tight_layout(); fig.colorbar(im, ax=axs.ravel().tolist(), shrink=0.8, label='attention weight'); return fig
