@@ -6,6 +6,8 @@ import torch
 import transformer_nb.lib.fast_decoding as FD
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.model import Transformer
+from transformer_nb.config import get_config
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.checkpoints import save_checkpoint, average_checkpoints, save_averaged
 from transformer_nb.decoding import greedy_decode, beam_search, length_penalty, next_token_logits
@@ -102,7 +104,26 @@ def test_the_librarys_decoders_equal_the_main_lines(model, src, beam, alpha):
     same_nbest(fast_beam_search(model, src, beam=beam, alpha=alpha, max_extra=6, use_cache=False), want, eps=1e-9)
     if beam == 1: assert fast_greedy_decode(model, src, 6) == main_greedy(model, src, 6) == fast_greedy_decode(model, src, 6, use_cache=False)
     logits = torch.randn(5, V, dtype=torch.bfloat16)
-    assert torch.equal(next_token_logits_fp32(model, logits.clone()), next_token_logits(model, logits.float()))
+    assert torch.equal(next_token_logits_fp32(model, logits.clone()), next_token_logits(logits.float(), model.cfg.pad_id))
+
+def paper_twin(m):
+    "06's `Transformer` (the paper's model: its config has no pad_id, its decode takes the target mask) with the weights of the library's `m`."
+    twin = Transformer(get_config('tiny', src_vocab=m.cfg.src_vocab, tgt_vocab=m.cfg.tgt_vocab)).to(next(m.parameters()).dtype)
+    twin.load_state_dict(m.state_dict())                                  # the library's model: 06's parameters, 06's names
+    return twin.eval()
+
+def test_the_main_lines_searches_decode_06s_model_as_the_librarys(model, src):
+    "10's greedy_decode and beam_search run on 06's `Transformer` and give it the outputs they give the library's model with"
+    " the same weights (float64: scores to 1e-9), on 8 sentences, beams 1 and 4; and on an untrained 06 model, as a learner builds it."
+    twin = paper_twin(model)
+    assert type(twin) is Transformer and not hasattr(twin.cfg, 'pad_id')
+    assert main_greedy(twin, src, 6) == main_greedy(model, src, 6)
+    for beam, alpha in [(1, 0.0), (4, 0.6)]: same_nbest(main_beam(twin, src, beam, alpha, 6), main_beam(model, src, beam, alpha, 6), eps=1e-9)
+    torch.manual_seed(0)
+    fresh, s = Transformer(get_config('tiny', src_vocab=12, tgt_vocab=12)).eval(), torch.tensor([4, 5, EOS_ID])
+    out, nbest = greedy_decode(fresh, s, 3), beam_search(fresh, s, max_extra=3)
+    assert len(out) <= 6 and not {PAD_ID, BOS_ID, EOS_ID} & set(out), out
+    assert 1 <= len(nbest) <= 4 and all(len(ids) <= 6 and not {PAD_ID, BOS_ID, EOS_ID} & set(ids) for ids, _ in nbest), nbest
 
 def test_the_test_model_is_not_degenerate(model, src):
     g, b = fast_greedy_decode(model, src), best(fast_beam_search(model, src))

@@ -34,7 +34,7 @@ def test_greedy_check_on_stub_solution_and_other_right_answers(ns, capsys):
         lg[:, [PAD_ID, BOS_ID]] = float('-inf')
         return lg.log_softmax(-1).argmax(1)
     assert verdict(via_decode, ns['model'], capsys)[0] is True
-    ok, out = verdict(lambda m, s, ys: ntl(m, m(s, ys)[:, -1]).softmax(-1).argmax(-1), ns['model'], capsys)
+    ok, out = verdict(lambda m, s, ys: ntl(m(s, ys)[:, -1]).softmax(-1).argmax(-1), ns['model'], capsys)
     assert ok is True and out.startswith('your greedy step chooses every token greedy_decode chooses'), out
 
 WRONG_STEPS = {   # name: (wrong step, what its message must say)
@@ -44,23 +44,23 @@ WRONG_STEPS = {   # name: (wrong step, what its message must say)
     'argmax over the time axis': (lambda ns: lambda m, s, ys: m(s, ys).argmax(1)[:, -1],
         "the model, the first step of six sentences as a batch, row 0 after [2]: chose id 0",
         "that is a position, not a token: an argmax over the time axis"),
-    'first position': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, 0]).argmax(-1),
+    'first position': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m(s, ys)[:, 0]).argmax(-1),
         "alone, row 0 after [2, ", "that is the first position's choice: the next token comes from the last"),
-    'logits returned': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]),
+    'logits returned': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m(s, ys)[:, -1]),
         "the model, the first step of six sentences as a batch: got shape (6, 12); return one token id per row, shape (B,) = (6,)"),
-    'argmax over the batch': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax(0),
+    'argmax over the batch': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m(s, ys)[:, -1]).argmax(0),
         "got shape (12,); return one token id per row"),
-    'one sentence only': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax().item(),
+    'one sentence only': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m(s, ys)[:, -1]).argmax().item(),
         "returned int ", "not a tensor; return one token id per row as a tensor, shape (B,) = (6,)"),
     'PAD and BOS scored 0': (lambda ns: lambda m, s, ys: m(s, ys)[:, -1].index_fill(-1, torch.tensor([PAD_ID, BOS_ID]), 0.0).argmax(-1),
         "a copy of the model whose every score is below 0, the first step of six sentences as a batch, row 0 after [2]: chose id 0",
         "PAD and BOS were given a score of 0, which can still be the largest: forbid them with -inf"),
-    'a kept axis, (B, 1)': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax(-1, keepdim=True),
+    'a kept axis, (B, 1)': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m(s, ys)[:, -1]).argmax(-1, keepdim=True),
         "the model, the first step of six sentences as a batch: got shape (6, 1); return one token id per row, shape (B,) = (6,): "
         "drop the kept axis (argmax(-1) without keepdim)"),
-    'a row of the batch, (1, B)': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).argmax(-1)[None],
+    'a row of the batch, (1, B)': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m(s, ys)[:, -1]).argmax(-1)[None],
         "got shape (1, 6); return one token id per row, shape (B,) = (6,): drop the kept axis"),
-    'newest token only, no cache': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m(s, ys[:, -1:])[:, -1]).argmax(-1),
+    'newest token only, no cache': (lambda ns: lambda m, s, ys: ns['next_token_logits'](m(s, ys[:, -1:])[:, -1]).argmax(-1),
         "alone, row 0 after [2, ", "that is the choice after the newest token alone"),
 }
 
@@ -96,18 +96,18 @@ def add(checker, label, kw, *args): FRESH[checker, label] = args
 # 10 my_greedy_step: each answer and the words its message must contain
 def gs(f):
     f.__name__ = 'my_greedy_step'; return f
-add('check_greedy_step', 'returns (B, 1)', ['shape', '(b,)'], gs(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, -1]).argmax(-1, keepdim=True)))
-add('check_greedy_step', 'first position not last', ['last', 'position'], gs(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, 0]).argmax(-1)))
+add('check_greedy_step', 'returns (B, 1)', ['shape', '(b,)'], gs(lambda model, src, ys: next_token_logits(model(src, ys)[:, -1]).argmax(-1, keepdim=True)))
+add('check_greedy_step', 'first position not last', ['last', 'position'], gs(lambda model, src, ys: next_token_logits(model(src, ys)[:, 0]).argmax(-1)))
 add('check_greedy_step', 'PAD/BOS not forbidden', ['pad', 'bos', 'forbid'], gs(lambda model, src, ys: model(src, ys)[:, -1].argmax(-1)))
 def gs_zero(model, src, ys):
     lg = model(src, ys)[:, -1].clone(); lg[:, [PAD_ID, BOS_ID]] = 0; return lg.argmax(-1)
 add('check_greedy_step', 'forbids with 0 not -inf', ['0', '-inf'], gs(gs_zero))
-add('check_greedy_step', 'argmax over batch axis', ['axis', 'dim', 'shape', 'batch'], gs(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, -1]).argmax(0)))
-add('check_greedy_step', 'returns a list', ['tensor', 'list'], gs(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, -1]).argmax(-1).tolist()))
-add('check_greedy_step', 'argmin', ['argmin', 'most probable', 'largest', 'argmax'], gs(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, -1]).nan_to_num(float('inf'), float('inf'), float('inf')).argmin(-1)))
-add('check_greedy_step', 'feeds src as target (model(ys, src))', ['src', 'order', 'argument', 'swap'], gs(lambda model, src, ys: next_token_logits(model, model(ys, src)[:, -1]).argmax(-1)))
+add('check_greedy_step', 'argmax over batch axis', ['axis', 'dim', 'shape', 'batch'], gs(lambda model, src, ys: next_token_logits(model(src, ys)[:, -1]).argmax(0)))
+add('check_greedy_step', 'returns a list', ['tensor', 'list'], gs(lambda model, src, ys: next_token_logits(model(src, ys)[:, -1]).argmax(-1).tolist()))
+add('check_greedy_step', 'argmin', ['argmin', 'most probable', 'largest', 'argmax'], gs(lambda model, src, ys: next_token_logits(model(src, ys)[:, -1]).nan_to_num(float('inf'), float('inf'), float('inf')).argmin(-1)))
+add('check_greedy_step', 'feeds src as target (model(ys, src))', ['src', 'order', 'argument', 'swap'], gs(lambda model, src, ys: next_token_logits(model(ys, src)[:, -1]).argmax(-1)))
 def gs_eos(model, src, ys):
-    lg = next_token_logits(model, model(src, ys)[:, -1]); lg[:, EOS_ID] = float('-inf'); return lg.argmax(-1)
+    lg = next_token_logits(model(src, ys)[:, -1]); lg[:, EOS_ID] = float('-inf'); return lg.argmax(-1)
 add('check_greedy_step', 'forbids EOS too', ['eos'], gs(gs_eos))
 SAYS_CHECK_GREEDY_STEP = {
 "returns (B, 1)": "return\\ one\\ token\\ id\\ per\\ row,\\ shape\\ \\(B,\\)\\ =\\ \\(6,\\):\\ drop\\ the\\ kept\\ axis\\ \\(argmax\\(\\-1\\)\\ without\\ kee",
@@ -127,7 +127,7 @@ def test_fresh_wrong_answers_named_by_check_greedy_step(label, ns):
     assert_rejects(_ex.check_greedy_step, *FRESH['check_greedy_step', label], ns['model'], says=SAYS_CHECK_GREEDY_STEP[label])
 
 # ---------------------------------------------------------------- a probability or a sample returned, named
-def _probs(ns): return lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1]).softmax(-1)
+def _probs(ns): return lambda m, s, ys: ns['next_token_logits'](m(s, ys)[:, -1]).softmax(-1)
 WRONG_RETURNS = {
     'the best probability': (lambda ns: lambda m, s, ys: _probs(ns)(m, s, ys).max(-1).values,
                              "returned the probability of the most probable token (max(-1).values), not token ids"),
@@ -146,7 +146,7 @@ def test_greedy_check_names_a_probability_or_a_sample(ns, name, capsys):
     assert ok is False and says in msg, msg
 
 # ---------------------------------------------------------------- a sample, in the ways learners draw one; two more slips
-def _logits(ns): return lambda m, s, ys: ns['next_token_logits'](m, m(s, ys)[:, -1])
+def _logits(ns): return lambda m, s, ys: ns['next_token_logits'](m(s, ys)[:, -1])
 def _topk_sample(ns):
     def step(m, s, ys):
         v, i = _logits(ns)(m, s, ys).topk(5)
@@ -168,7 +168,7 @@ def test_greedy_check_names_every_kind_of_sample(ns, name, capsys):
 @pytest.mark.parametrize('step, says', [
     (lambda ns: lambda m, s, ys: _logits(ns)(m, s, ys[:, :-1] if ys.shape[1] > 1 else ys).argmax(-1),
      "that is the choice before the newest token: the decoder reads the whole prefix, model(src, ys), not ys[:, :-1]"),
-    (lambda ns: lambda m, s, ys: ns['next_token_logits'](m, m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1),
+    (lambda ns: lambda m, s, ys: ns['next_token_logits'](m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1),
      "the source's padding is not masked: model(src, ys) masks it with pad_mask(src)"),
 ], ids=['the prefix without its newest token', 'no source mask'])
 def test_greedy_check_names_a_shifted_prefix_or_an_unmasked_source(ns, step, says, capsys):
@@ -202,14 +202,14 @@ def test_greedy_check_names_the_prefix_returned(ns, step, says, capsys):
 # ---------------------------------------------------------------- more wrong steps, named
 def _eos_for_pad(model, src, ys):
     lg = model(src, ys)[:, -1].clone(); lg[:, [EOS_ID, BOS_ID]] = float('-inf'); return lg.argmax(-1)
-_ntl_last = lambda m, s, ys: next_token_logits(m, m(s, ys)[:, -1])
+_ntl_last = lambda m, s, ys: next_token_logits(m(s, ys)[:, -1])
 MORE_STEPS = {
     'EOS forbidden for PAD': (_eos_for_pad, r"chose id 0, .*; EOS was forbidden in place of PAD: a decoder never emits PAD or BOS"),
     'source reversed': (lambda m, s, ys: _ntl_last(m, s.flip(1), ys).argmax(-1), r"that is the choice for the source reversed, src.flip\(1\)"),
-    'positions summed': (lambda m, s, ys: next_token_logits(m, m(s, ys).sum(1)).argmax(-1),
+    'positions summed': (lambda m, s, ys: next_token_logits(m(s, ys).sum(1)).argmax(-1),
                          r"that is the argmax of the logits summed \(or averaged\) over the positions"),
-    'model(ys, ys)': (lambda m, s, ys: next_token_logits(m, m(ys, ys)[:, -1]).argmax(-1), r"the prefix is read as the source too, model\(ys, ys\)"),
-    'next_token_logits on every position': (lambda m, s, ys: next_token_logits(m, m(s, ys))[:, -1].argmax(-1),
+    'model(ys, ys)': (lambda m, s, ys: next_token_logits(m(ys, ys)[:, -1]).argmax(-1), r"the prefix is read as the source too, model\(ys, ys\)"),
+    'next_token_logits on every position': (lambda m, s, ys: next_token_logits(m(s, ys))[:, -1].argmax(-1),
         r"first step of six sentences as a batch: next_token_logits raised IndexError \(.*\): it takes one position's logits per row, \(B, V\)"),
     'log_softmax over the batch': (lambda m, s, ys: _ntl_last(m, s, ys).log_softmax(0).argmax(-1),
                                    r"chose id 0, .*; that is a forbidden token, which next_token_logits scored -inf: .* once a softmax over the batch \(dim 0\), not the vocabulary"),
@@ -225,19 +225,19 @@ def test_greedy_check_names_a_draw_under_a_fixed_seed(ns, capsys):
     ntl = ns['next_token_logits']
     def seeded_draw(m, src, ys):
         torch.manual_seed(1)
-        return torch.multinomial(ntl(m, m(src, ys)[:, -1]).softmax(-1), 1)[:, 0]
+        return torch.multinomial(ntl(m(src, ys)[:, -1]).softmax(-1), 1)[:, 0]
     ok, out = verdict(seeded_draw, ns['model'], capsys)
     assert ok is False and ": your step draws its tokens at random (torch.multinomial, a Categorical)" in out, out
-    assert verdict(lambda m, s, ys: ntl(m, m(s, ys)[:, -1]).argmax(-1), ns['model'], capsys)[0] is True
+    assert verdict(lambda m, s, ys: ntl(m(s, ys)[:, -1]).argmax(-1), ns['model'], capsys)[0] is True
 
 # ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
 def _mixing(model, src, ys):
     "One token for every row: the batch's scores summed before the argmax."
-    return next_token_logits(model, model(src, ys)[:, -1]).sum(0).argmax().repeat(len(ys))
+    return next_token_logits(model(src, ys)[:, -1]).sum(0).argmax().repeat(len(ys))
 
 def _third(model, src, ys):
     "The third most probable token."
-    return next_token_logits(model, model(src, ys)[:, -1]).topk(3).indices[:, 2]
+    return next_token_logits(model(src, ys)[:, -1]).topk(3).indices[:, 2]
 
 @pytest.mark.parametrize('step, says', [
     (_mixing, r"row \d+ alone gets token \d+, within the batch \d+: the rows influence each other"),
@@ -251,9 +251,9 @@ def test_greedy_steps_nobody_listed_are_named_by_property(step, says, ns):
 
 def test_item_and_a_prefix_without_bos_are_named(ns, capsys):
     from transformer_nb.decoding import next_token_logits
-    ok, said = verdict(lambda model, src, ys: next_token_logits(model, model(src, ys)[:, -1]).argmax(-1).item(), ns['model'], capsys)
+    ok, said = verdict(lambda model, src, ys: next_token_logits(model(src, ys)[:, -1]).argmax(-1).item(), ns['model'], capsys)
     assert not ok and '.item() makes one Python number' in said
-    ok, said = verdict(lambda model, src, ys: next_token_logits(model, model(src, ys[:, 1:])[:, -1]).argmax(-1), ns['model'], capsys)
+    ok, said = verdict(lambda model, src, ys: next_token_logits(model(src, ys[:, 1:])[:, -1]).argmax(-1), ns['model'], capsys)
     assert not ok and 'on prefixes of one token, BOS alone, and runs on two' in said
 
 def test_a_max_over_every_position_is_named(ns, capsys):
@@ -269,20 +269,20 @@ def test_an_argmin_of_next_token_logits_is_named(ns):
 
 def test_token_ids_given_to_next_token_logits_are_named(ns):
     "The argmax taken over every position before the last is picked: next_token_logits gets (B, t) token ids, and the line says so."
-    assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m, m(s, ys).argmax(-1).float()), ns['model'],
+    assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m(s, ys).argmax(-1).float()), ns['model'],
                    says=r"next_token_logits raised IndexError \(.*\): .*; it was given a tensor of shape \(6, 1\) whose entries are token ids, one per position: "
                         r"an argmax over the vocabulary came first")
 
 def test_logits_of_an_earlier_position_are_named(ns):
     "The logits of the position before the last, [:, -2]: named by the position whose choice it is, not as a prefix cut short."
     from transformer_nb.decoding import next_token_logits
-    assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m, m(s, ys)[:, -2]).argmax(-1), ns['model'],
+    assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m(s, ys)[:, -2]).argmax(-1), ns['model'],
                    says=r"raised IndexError \(.*\) on prefixes of one token, .*: your step takes the logits of position -2 \(index 0 of 2\), "
                         r"an earlier one than the last: the next token comes from the last position's logits")
 
 def test_a_prefix_without_bos_is_still_named_as_one(ns):
     from transformer_nb.decoding import next_token_logits
-    assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m, m(s, ys[:, 1:])[:, -1]).argmax(-1), ns['model'],
+    assert_rejects(check_greedy_step, lambda m, s, ys: next_token_logits(m(s, ys[:, 1:])[:, -1]).argmax(-1), ns['model'],
                    says=r"runs on two: your step leaves out part of the prefix \(ys\[:, 1:\]\?\)")
 
 @pytest.mark.parametrize('seed', [0, 1, 2])
@@ -295,11 +295,11 @@ def test_greedy_check_names_an_unmasked_source_and_a_seeded_draw_on_any_model(ns
     torch.manual_seed(seed)
     m = TransformerModel(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=ns['model'].cfg.tgt_vocab)).eval()
     ntl = ns['next_token_logits']
-    ok, msg = verdict(lambda m, s, ys: ntl(m, m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1), m, capsys)
+    ok, msg = verdict(lambda m, s, ys: ntl(m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1), m, capsys)
     assert ok is False and "the source's padding is not masked" in msg, msg
     def seeded_draw(m, src, ys):
         torch.manual_seed(1)
-        return torch.multinomial(ntl(m, m(src, ys)[:, -1]).softmax(-1), 1)[:, 0]
+        return torch.multinomial(ntl(m(src, ys)[:, -1]).softmax(-1), 1)[:, 0]
     ok, msg = verdict(seeded_draw, m, capsys)
     assert ok is False and ": your step draws its tokens at random (torch.multinomial, a Categorical)" in msg, msg
-    assert verdict(lambda m, s, ys: ntl(m, m(s, ys)[:, -1]).argmax(-1), m, capsys)[0] is True
+    assert verdict(lambda m, s, ys: ntl(m(s, ys)[:, -1]).argmax(-1), m, capsys)[0] is True

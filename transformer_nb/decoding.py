@@ -9,14 +9,14 @@ __all__ = ['next_token_logits', 'greedy_decode', 'length_penalty', 'beam_search'
 
 # %% ../nbs/10_decoding.ipynb #d7493d2a
 import torch
-from .core import BOS_ID, EOS_ID
-from .attention import pad_mask
+from .core import PAD_ID, BOS_ID, EOS_ID
+from .attention import pad_mask, tgt_mask
 
 
 # %% ../nbs/10_decoding.ipynb #e383aca5
-def next_token_logits(model, logits:torch.Tensor) -> torch.Tensor:
+def next_token_logits(logits:torch.Tensor, pad_id:int=PAD_ID) -> torch.Tensor:
     "Logits (rows, V) of the next token with PAD and BOS forbidden (-inf): a decoder never emits them."
-    logits[:, [model.cfg.pad_id, BOS_ID]] = float('-inf')
+    logits[:, [pad_id, BOS_ID]] = float('-inf')
     return logits
 
 
@@ -24,13 +24,13 @@ def next_token_logits(model, logits:torch.Tensor) -> torch.Tensor:
 def greedy_decode(model, src, max_extra=50):
     "Greedy decoding of one sentence `src` (S,) ids, pieces + EOS: its output ids (no BOS, EOS), the most probable token each step."
     with torch.no_grad():                                                  # `model` in eval mode (no dropout), as the toy's is
-        src_mask = pad_mask(src[None], model.cfg.pad_id)                   # src[None]: (1, S), a batch of one
-        memory, ys = model.encode(src[None], src_mask), [BOS_ID]           # the encoder runs once
+        src_mask = pad_mask(src[None])                                     # src[None]: (1, S), a batch of one
+        memory, ys = model.encode(src[None], src_mask), torch.tensor([[BOS_ID]])   # the encoder runs once; ys (1, t), the prefix
         for _ in range(len(src) + max_extra):                              # input length + 50 tokens at most
-            logits = model.decode(memory, src_mask, torch.tensor([ys]))[:, -1]   # (1, V): after the whole prefix
-            ys.append(next_token_logits(model, logits).argmax(-1).item())
-            if ys[-1] == EOS_ID: return ys[1:-1]
-        return ys[1:]
+            logits = model.decode(memory, src_mask, ys, tgt_mask(ys))[:, -1]   # (1, V): after the whole prefix, none past it seen
+            ys = torch.cat([ys, next_token_logits(logits).argmax(-1, keepdim=True)], 1)   # the most probable token appended
+            if ys[0, -1] == EOS_ID: return ys[0, 1:-1].tolist()
+        return ys[0, 1:].tolist()
 
 
 # %% ../nbs/10_decoding.ipynb #0ba526be
@@ -43,13 +43,13 @@ def length_penalty(n, alpha=0.6):
 def beam_search(model, src, k=4, alpha=0.6, max_extra=50):
     "Beam search for one sentence `src` (S,) ids, pieces + EOS: up to `k` finished (ids, log p(Y|X) / lp(|Y|)), best first."
     with torch.no_grad():                                                  # `model` in eval mode (no dropout), as the toy's is
-        src_mask = pad_mask(src[None], model.cfg.pad_id)                   # src[None]: (1, S), a batch of one
+        src_mask = pad_mask(src[None])                                     # src[None]: (1, S), a batch of one
         memory, L = model.encode(src[None], src_mask), len(src) + max_extra  # the encoder once; the cap
         beam, finished = [([BOS_ID], 0.0)], []                             # alive (tokens, log p); finished (ids, score)
         for t in range(L):
             ys = torch.tensor([y for y, _ in beam])                        # (r, t + 1)
-            logits = model.decode(memory.expand(len(beam), -1, -1), src_mask, ys)[:, -1]   # (r, V)
-            cand = logits.new_tensor([s for _, s in beam])[:, None] + next_token_logits(model, logits).log_softmax(-1)
+            logits = model.decode(memory.expand(len(beam), -1, -1), src_mask, ys, tgt_mask(ys))[:, -1]   # (r, V)
+            cand = logits.new_tensor([s for _, s in beam])[:, None] + next_token_logits(logits).log_softmax(-1)
             top, idx = cand.flatten().topk(min(2 * k, cand.numel()))       # the 2k best of the r*V extensions
             lp, V, beam = length_penalty(t + 1, alpha), cand.shape[1], []  # |Y| = t + 1, EOS included
             for j, (s, i) in enumerate(zip(top.tolist(), idx.tolist())):

@@ -52,8 +52,8 @@ def full_precision(logits:torch.Tensor) -> torch.Tensor:
     return logits.to(torch.promote_types(logits.dtype, torch.float32))
 
 def next_token_logits_fp32(model, logits:torch.Tensor) -> torch.Tensor:
-    "10's `next_token_logits` in at least float32: logits (rows, V) of the next token with PAD and BOS forbidden (-inf)."
-    return next_token_logits(model, full_precision(logits))
+    "10's `next_token_logits` in at least float32, with `model`'s own `pad_id`: logits (rows, V) of the next token with PAD and BOS forbidden (-inf)."
+    return next_token_logits(full_precision(logits), model.cfg.pad_id)
 
 def log_probs(logits:torch.Tensor) -> torch.Tensor:  # (R, V) -> (R, V)
     "Log-softmax over the last dim, (x - max) - log(sum(exp(x - max))): the numbers `topk_log_probs` gives for its tokens."
