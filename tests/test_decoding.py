@@ -125,6 +125,12 @@ def test_the_main_lines_searches_decode_06s_model_as_the_librarys(model, src):
     assert len(out) <= 6 and not {PAD_ID, BOS_ID, EOS_ID} & set(out), out
     assert 1 <= len(nbest) <= 4 and all(len(ids) <= 6 and not {PAD_ID, BOS_ID, EOS_ID} & set(ids) for ids, _ in nbest), nbest
 
+def test_the_library_forbids_its_models_own_pad_id():
+    "10's next_token_logits forbids core's PAD_ID unless given another; the library's engine passes its model's own pad_id."
+    m = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V, pad_id=5))
+    assert next_token_logits_fp32(m, torch.zeros(2, V))[0].isinf().nonzero().flatten().tolist() == [BOS_ID, 5]
+    assert next_token_logits(torch.zeros(2, V))[0].isinf().nonzero().flatten().tolist() == [PAD_ID, BOS_ID]
+
 def test_the_test_model_is_not_degenerate(model, src):
     g, b = fast_greedy_decode(model, src), best(fast_beam_search(model, src))
     assert len(set(map(len, g))) >= 3 and sum(x != y for x, y in zip(g, b)) >= 2, (g, b)
