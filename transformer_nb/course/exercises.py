@@ -65,7 +65,7 @@ def _pad_rows(got, want, seqs) -> str:
 @report
 def check_pad_batch(pad_batch) -> str:
     "00_core, exercise 3: `pad_batch(seqs, pad_id=PAD_ID)` pads id lists on the right into one (B, n) long tensor."
-    for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9)):
+    for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9), ([[2, 5, 3], []], None)):
         kept, case = copy.deepcopy(seqs), f"pad_batch({seqs}" + ("" if pad_id is None else f", pad_id={pad_id}") + ")"
         try: got = pad_batch(seqs) if pad_id is None else pad_batch(seqs, pad_id)
         except ValueError as e:
@@ -75,7 +75,8 @@ def check_pad_batch(pad_batch) -> str:
         padded = lambda p, left=False: torch.tensor([[p] * (n - len(s)) * left + s + [p] * (n - len(s)) * (not left) for s in kept])
         assert seqs == kept, f"{case} changed its input lists: build new rows, and leave the sentences as they are"
         assert isinstance(got, torch.Tensor), f"{case} returned a {type(got).__name__}: return a tensor"
-        assert got.dtype == torch.long, f"{case}: ids are whole numbers, torch.long (what nn.Embedding takes), not {got.dtype}"
+        assert got.dtype == torch.long, f"{case}: ids are whole numbers, torch.long (what nn.Embedding takes), not {got.dtype}" + (
+            ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
             f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}"
         if torch.equal(got, padded(pad_id)): continue
@@ -129,7 +130,11 @@ _IN_PLACE = ("changed its input {} in place (an in-place operation: /=, +=, mask
 def _call_kept(fn, args:dict, case:str):
     "`fn(*args.values())`, an input changed in place named."
     kept = {n: a.clone() if isinstance(a, torch.Tensor) else a for n, a in args.items()}
-    res = fn(*args.values())
+    try: res = fn(*args.values())
+    except RuntimeError as e:
+        if 'Expected target size' not in str(e): raise
+        raise AssertionError(f"{case}: F.cross_entropy raised RuntimeError ({e}): it reads the classes on dim 1, so (B, T, V) logits "
+                             "make T the classes; flatten them, logits.reshape(-1, V) with target.reshape(-1) (or logits.transpose(1, 2))") from None
     assert (c := _changed(kept, args)) is None, f"{case}: {_names([fn])} " + _IN_PLACE.format(c)
     dt = next(a.dtype for a in args.values() if isinstance(a, torch.Tensor) and a.is_floating_point())
     low = next((t.dtype for t in (res if isinstance(res, tuple) else (res,)) if isinstance(t, torch.Tensor)
@@ -453,13 +458,14 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
 # %% ../../nbs/course_exercises.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False, kv:bool=False,
                  interleave:bool=False, wo:bool=True, after:bool=False, fill:float=float('-inf'),
-                 invert:bool=False, first:bool=False, mean:bool=False, each:bool=False, order:list|None=None) -> torch.Tensor:
+                 invert:bool=False, first:bool=False, mean:bool=False, each:bool=False, order:list|None=None, use:str='qkv') -> torch.Tensor:
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
     the mask, W^Q and W^K swapped (`qk`), or W^K and W^V (`kv`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), masked scores set to `fill`, the mask inverted (`invert`), every head computed as head 0 (`first`), every head the heads' mean (`mean`), or W^O applied to each head alone, zero-padded to h*d_k, and the results summed (`each`: its bias added h times), or the heads concatenated in the `order` given."""
     mem = x if mem is None else mem
     (Wq, Wk, Wv), (bq, bk, bv) = (m.w_q.weight, m.w_k.weight, m.w_v.weight), (m.w_q.bias, m.w_k.bias, m.w_v.bias)
     if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
     if kv: (Wk, bk), (Wv, bv) = (Wv, bv), (Wk, bk)
+    P = dict(q=(Wq, bq), k=(Wk, bk), v=(Wv, bv)); (Wq, bq), (Wk, bk), (Wv, bv) = (P[c] for c in use)   # `use`: each role's projection
     q, k, v = (m.split_heads(F.linear(t, W, b), d) for t, W, b, d in ((x, Wq, bq, m.d_k), (mem, Wk, bk, m.d_k), (mem, Wv, bv, m.d_v)))
     s = q @ k.mT * (1.0 if after else m.d_k ** -0.5 if scale is None else scale)   # (B, h, n_q, n_k)
     if mask is not None and masked: s = s.masked_fill(mask if invert else ~mask, fill)
@@ -533,6 +539,10 @@ def _loop_mistake(m, got, args, kw) -> str|None:
     mistakes |= {f"the heads are concatenated in the order {[i + 1 for i in p]}: torch.cat(heads, -1) in head order, head 1's d_k features "
                  "first, so that head i meets the rows i*d_k .. (i+1)*d_k - 1 of W^O's input": dict(order=list(p))
                  for p in itertools.permutations(range(m.h)) if list(p) != sorted(p)}
+    roles = dict(q='queries', k='keys', v='values')
+    mistakes |= {" and ".join(f"the {roles[r]} are projected with W_i^{c.upper()} (w_{c}'s rows)" for r, c in zip('qkv', u) if r != c)
+                 + ": each role has its own projection, Q = x W_i^Q, K = mem W_i^K, V = mem W_i^V": dict(use=''.join(u))
+                 for u in itertools.product('qkv', repeat=3) if ''.join(u) not in ('qkv', 'kqv', 'qvk')}   # Q-K, K-V swaps: above
     with torch.no_grad():
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
 
@@ -606,14 +616,16 @@ def check_loop_mha(LoopMHA) -> str:
         n_loop, n_ours = count_params(loop), count_params(ours)
         assert n_loop == n_ours, (f"d_model={d_model}, h={h}: {n_loop:,} parameters, ours {n_ours:,}: one nn.Linear(d_model, d_k) "
                                   "with a bias per head for each of W^Q, W^K, W^V, and one nn.Linear(h*d_k, d_model) for W^O")
-        x, mem = torch.randn(2, 5, d_model), torch.randn(2, 7, d_model)
+        x, mem, pm = torch.randn(2, 5, d_model), torch.randn(2, 7, d_model), torch.arange(7) < torch.tensor([[[[7]]], [[[4]]]])   # (B, 1, 1, S)
         for case, args, kw in [('self-attention', (x,), {}), ('encoder-decoder attention', (x, mem), {}),
-                               ('a causal mask', (x,), dict(mask=causal_mask(5)))]:
+                               ('a causal mask', (x,), dict(mask=causal_mask(5))), ('one query and a padding mask', (x[:, :1], mem), dict(mask=pm))]:
             want, got = ours(*args, **kw), _loop_output(loop, case, args, kw, d_model, h, x)
             assert isinstance(got, torch.Tensor) and got.shape == want.shape, \
                 f"d_model={d_model}, h={h}, {case}: output {getattr(got, 'shape', type(got).__name__)}; expected (B, n_q, d_model) = {tuple(want.shape)}" + \
                 (": the mask (B, 1, n_q, n_k) went to each head whole; drop its head axis, mask[:, 0] -> (B, n_q, n_k)"
-                 if 'mask' in kw and isinstance(got, torch.Tensor) and got.dim() == 4 else ": one row per key; the queries come from x, the "
+                 if 'mask' in kw and isinstance(got, torch.Tensor) and got.dim() == 4 else ": the mask lost its query axis too: mask.squeeze() drops "
+                 "every axis of size 1, and here n_q = 1; drop the head axis alone, mask[:, 0] or mask.squeeze(1)" if 'mask' in kw and
+                 isinstance(got, torch.Tensor) and got.dim() == 3 and got.shape[1] == x.shape[0] != want.shape[1] else ": one row per key; the queries come from x, the "
                  "keys and values from mem" if len(args) > 1 and isinstance(got, torch.Tensor) and got.shape[:2] == args[1].shape[:2] else "")
             err = (got - want).abs().max().item()
             assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
@@ -672,6 +684,16 @@ def _reordered(pairs:dict) -> str|None:
             ".reshape or .view keeps the memory order and moves entries to other rows (with or without a .T); a Conv1d weight "
             "(out, in, 1) is already nn.Linear's (out, in): drop the last axis, weight[:, :, 0]")
 
+# %% ../../nbs/course_exercises.ipynb #a27m7801
+def _ffn_size_slip(conv_to_ffn, d_model:int, d_ff:int) -> str|None:
+    "Why `conv_to_ffn` raised a size error at these sizes: a squeeze() that drops a size of 1 too, or FeedForward()'s default sizes; None if neither."
+    if 1 in (d_model, d_ff): return (f"a squeeze() drops every axis of size 1, here {'d_ff' if d_ff == 1 else 'd_model'} = 1 too; "
+                                     "drop the kernel axis alone, weight[:, :, 0] (or squeeze(-1))")
+    try: conv_to_ffn(_conv_stack(512, 2048))                             # the paper's sizes, FeedForward()'s defaults
+    except Exception: return None
+    return ("it runs for d_model=512, d_ff=2048 alone: FeedForward() keeps its default sizes whatever the convolution; "
+            "read them from it, d_ff, d_model = conv[0].weight.shape[:2]")
+
 # %% ../../nbs/course_exercises.ipynb #a26s0302
 def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the library's class, or the notebook's own
 
@@ -701,6 +723,8 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
         raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised AttributeError ({e}): conv[1] is the ReLU, which has no weights; "
                              "the convolutions are conv[0] and conv[2]") from None
     except RuntimeError as e:
+        if why := _ffn_size_slip(conv_to_ffn, d_model, d_ff):
+            raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised RuntimeError ({str(e).splitlines()[0][:80]}): {why}") from None
         try: sq = _conv_stack(8, 8); f8 = conv_to_ffn(sq)                            # a square stack: does it copy at all?
         except RuntimeError as e8:
             if not re.search(r'size of tensor|broadcast shape', str(e8)): raise e from None
@@ -728,7 +752,7 @@ def _ffn_shapes(f, conv) -> str|None:
 @report
 def check_conv_to_ffn(conv_to_ffn) -> str:
     "03_ffn, exercise 5: `conv_to_ffn` must turn a kernel-size-1 convolution stack into a FeedForward with the same function."
-    for d_model, d_ff in [(16, 64), (8, 8), (32, 128)]:
+    for d_model, d_ff in [(16, 64), (8, 8), (32, 128), (4, 1)]:
         (conv, f), case = _ffn_from(conv_to_ffn, d_model, d_ff), f"d_model={d_model}, d_ff={d_ff}"
         assert _is(f, FeedForward), f"{case}: return a FeedForward, not {type(f).__name__}"
         assert tuple(f.w_1.weight.shape) == (d_ff, d_model), (f"{case}: w_1.weight has shape {tuple(f.w_1.weight.shape)}; "
@@ -812,7 +836,8 @@ def check_my_embeddings(MyEmbeddings) -> str:
     assert abs(std - 0.25) < 0.03, f"initialisation: the rows have a standard deviation of {std:.3f}, not 1/sqrt(d_model) = 0.25: draw from N(0, 1/d_model)"
     assert (E[PAD_ID] == 0).all(), "initialisation: the padding row E[PAD_ID] must start at zero"
     t = torch.tensor([[5, 7, 7, 0], [9, 0, 0, 0]])                           # (B, n) with padding
-    for case, pad_row in (('a zero padding row', torch.zeros(16)), ('a non-zero padding row (as tying makes it)', torch.randn(16))):
+    for case, pad_row in (('a zero padding row', torch.zeros(16)), ('a non-zero padding row (as tying makes it)', torch.randn(16)), ('eval mode', torch.zeros(16))):
+        mine.train(case != 'eval mode'); ours.train(case != 'eval mode')
         with torch.no_grad(): ours.lut.weight[PAD_ID] = pad_row; E.copy_(ours.lut.weight)
         E.grad = ours.lut.weight.grad = None
         y, want = mine(t), ours(t)
@@ -827,7 +852,8 @@ def check_my_embeddings(MyEmbeddings) -> str:
         (y * g).sum().backward(); (want * g).sum().backward()
         gerr = (E.grad - ours.lut.weight.grad).abs().amax(-1)                    # (vocab,)
         assert gerr[PAD_ID] < 1e-5, (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({E.grad[PAD_ID].norm():.2g}); "
-                                     "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens")
+                                     "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens"
+                                     + (", in eval mode as in training (whatever self.training is)" if case == 'eval mode' else ""))
         assert (gerr < 1e-5).all(), f"{case}: the gradients of rows {(gerr > 1e-5).nonzero().flatten().tolist()} differ from nn.Embedding's"
     _emb_pad_id(MyEmbeddings)
     return "MyEmbeddings matches Embeddings: initialisation, values and gradients"
@@ -1021,6 +1047,11 @@ def _hand_norm(s) -> str:
                     "the variance over the d_model features (unbiased=False): use one nn.LayerNorm(d_model)")
         if torch.allclose(y, c / (t.var(-1, keepdim=True, unbiased=False) + eps).sqrt(), atol=1e-4):
             return "your LayerNorm is written by hand: use one nn.LayerNorm(d_model), the module whose gain and bias the check sets"
+    for what, z in (("the positions and the features together (x.shape[1:])", F.layer_norm(t, t.shape[1:])),
+                    ("the positions (dim 1)", (t - t.mean(1, keepdim=True)) / (t.var(1, keepdim=True, unbiased=False) + 1e-5).sqrt())):
+        if torch.allclose(y, z, atol=1e-4):
+            return (f"your LayerNorm, written by hand, normalises over {what}: LayerNorm normalises each position over its own "
+                    "d_model features, the last axis alone; use one nn.LayerNorm(d_model)")
     return ''
 
 
@@ -1252,6 +1283,10 @@ def _logits_mistake(fn, m, y, s, t) -> str|None:
     if torch.allclose(y, m.generator(seen[0]), atol=1e-5) and torch.allclose(d, d[:, :1].expand_as(d), atol=1e-5):
         return ("something was added to the decoder's output before model.generator, the same at every target position: "
                 "the logits are model.generator(y), y the last decoder layer's output as it is")
+    normed = [F.layer_norm(ref_in[0], ref_in[0].shape[-1:]), *(n(ref_in[0]) for n in m.modules() if isinstance(n, nn.LayerNorm))]
+    if any(torch.allclose(seen[0], n, atol=1e-5) for n in normed):
+        return ("the decoder's output went through one more LayerNorm before model.generator: in the paper's post-LN each sub-layer "
+                "ends with its own norm, so the logits are model.generator(y), y the last decoder layer's output as it is")
     return None
 
 
@@ -1379,7 +1414,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's input has no positions: it is model.tgt_pos(model.tgt_emb(tgt)), the embeddings plus PE"),
            (lambda: like(src_pos=_NoPositions(), tgt_pos=_NoPositions()),
             "neither stack's input has positions: add them with model.src_pos and model.tgt_pos"),
-           (lambda: any(like(**{k: _Unscaled(getattr(m, k))}) for k in ('src_emb', 'tgt_emb')),
+           (lambda: any(like(**{k: _Unscaled(getattr(m, k)) for k in ks}) for ks in (('src_emb',), ('tgt_emb',), ('src_emb', 'tgt_emb'))),
             "an embedding without its sqrt(d_model): call model.src_emb(src) and model.tgt_emb(tgt), not their .lut"),
            (lambda: any(like(**{f'{k}_pos': _NoPositions(), f'{k}_emb': _Unscaled(getattr(m, f'{k}_emb'))}) for k in ('src', 'tgt')),
             "a stack's input is the bare table's rows: it is model.src_pos(model.src_emb(src)) (and the same for tgt), "
@@ -1475,6 +1510,10 @@ def _count_parts(which:str, given:int, count, readings, d:int=1024, dff:int=2048
                   f"all {5 * N} LayerNorms ({N} x 2 in the encoder, {N} x 3 in the decoder), 2 d_model each (gain and bias)": 5 * N * 2 * d}
         part = next((f"{'without' if diff < 0 else 'with a second count of'} {g}" for g, n in groups.items() if abs(diff) == n), None)
         if part: return f"it is {diff:+,} from §6.3's count {right:,} (16K read as {v:,}), exactly {part}: count every part of both stacks once"
+        pos = next((f"{k} table{'s' * (k > 1)} of learned positions, {L:,} x {d} (max_len x d_model{', or as many d_model x d_model matrices' * (L == d)})"
+                    for L in (256, 512, 1024, 2048, 5000) for k in (1, 2) if diff == k * L * d), None)
+        if pos: return (f"it is {diff:+,} from §6.3's count {right:,} (16K read as {v:,}), exactly {pos}: the paper's sinusoidal "
+                        "positions have no parameters; count none for them")
         blocks = {f"embedding matrices {v:,} x {d}": v * d, f"vocabulary-sized bias vectors ({v:,})": v, "attention blocks 4 d_model² + 4 d_model": 4 * d * d + 4 * d,
                   "feed-forward blocks 2 d_model d_ff + d_ff + d_model": 2 * d * dff + dff + d, "LayerNorms 2 d_model": 2 * d,
                   "d_model x d_model matrices": d * d, "d_model-sized bias vectors": d}
@@ -1620,8 +1659,11 @@ def _zero_scored(q, k, v, w:int):
     s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5
     return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))
 
-def _few_rows(y, n:int, w:int) -> str:
-    "For an output of the wrong shape: n - 2w rows, one per window that fits inside the sentence, named."
+def _few_rows(y, n:int, w:int, d:int|None=None) -> str:
+    "For an output of the wrong shape: n - 2w rows, one per window that fits inside the sentence, or d - 2w features (windows over the features), named."
+    if isinstance(y, torch.Tensor) and y.dim() >= 2 and d and w and tuple(y.shape[-2:]) == (n, d - 2 * w):
+        return (f": {d} - 2 * (r // 2) = {d - 2 * w} features, one per window that fits inside a vector: the windows were unfolded over "
+                "the features (dim -1); unfold the positions, dim -2, k.unfold(-2, 2 * (r // 2) + 1, 1), once their ends are padded")
     if not (isinstance(y, torch.Tensor) and y.dim() >= 2 and w and y.shape[-2] == n - 2 * w): return ""
     return (f": {n} - 2 * (r // 2) = {n - 2 * w} rows, one per window that fits inside the sentence: unfolding the keys unpadded drops the "
             f"{w} queries at each end; pad r // 2 rows at each end first, F.pad(k, (0, 0, r // 2, r // 2)), and give the padded rows -inf")
@@ -1645,6 +1687,21 @@ def _ends_story(y, ref, w:int, qkv=None) -> str:
     return f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
 
 
+# %% ../../nbs/course_exercises.ipynb #a27m7803
+def _window_slip(y, q, k, v, r:int) -> str|None:
+    "A wrong output `y` of restricted attention read as a role mixed up (values or keys from another tensor), or each query's scores divided by the root of its window's length; None if neither."
+    m, near = local_mask(q.shape[-2], r), lambda x: torch.allclose(y, x, atol=1e-5)
+    sd = lambda a, b, c, **kw: F.scaled_dot_product_attention(a, b, c, attn_mask=m, **kw)
+    roles = {"the values are the keys' windows: the weights average the windows of v, the keys only score": (q, k, k),
+             "the values are the queries' windows: the weights average the windows of v": (q, k, q),
+             "the keys are the queries' windows: the scores are q_i . k_j over the windows of k": (q, q, v)}
+    if hit := next((why for why, a in roles.items() if near(sd(*a))), None): return hit
+    cnt = m.sum(-1, keepdim=True).to(q.dtype)                                  # keys in each query's window: fewer at the ends
+    if near(sd(q / cnt.sqrt(), k, v, scale=1.0)):
+        return ("each query's scores are divided by the square root of its window's length (fewer keys at the ends): divide them "
+                f"all by sqrt(d_k) = {q.shape[-1] ** 0.5:g}, the size of a query or key")
+    return None
+
 # %% ../../nbs/course_exercises.ipynb #a26c0705
 @report
 def check_restricted_attention(fn) -> str:
@@ -1658,7 +1715,7 @@ def check_restricted_attention(fn) -> str:
         assert not isinstance(y, tuple), (f"n={n}, r={r}: restricted_attention returned a tuple of {len(y)} "
             f"({', '.join(str(tuple(getattr(x, 'shape', ()))) for x in y)}): return the output alone, shaped like v, {tuple(ref.shape)}")
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
-            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}" + _few_rows(y, n, r // 2)
+            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}" + _few_rows(y, n, r // 2, v.shape[-1])
         if (err := (y - ref).abs().max().item()) < 1e-5: continue
         near = lambda x: torch.allclose(y, x, atol=1e-5)
         w, ends = r // 2, torch.zeros(n, dtype=torch.bool); ends[:r // 2] = ends[n - r // 2:] = True
@@ -1667,6 +1724,7 @@ def check_restricted_attention(fn) -> str:
                        if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=x ** -0.5))), None)
         why = (_window_rest(fn, y, ref, q, k, v, r) if y.isnan().any()
                else f"the scores are divided by {scaled}: divide them by sqrt(d_k) = 4, the size of a query or key" if scaled
+               else slip if (slip := _window_slip(y, q, k, v, r))
                else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
@@ -1897,10 +1955,14 @@ def _verdict(fn, cases, passed:str) -> bool:
     print(passed); return True
 
 # %% ../../nbs/course_exercises.ipynb #a27f0901
-def _factor(k:float, d:int) -> str:
-    "Why a rate is `k` times noam_lr's at every step: a power of d_model, or a constant in front."
+def _factor(k:float, d:int, w:int|None=None) -> str:
+    "Why a rate is `k` times noam_lr's at every step: a power of d_model, a power of warmup, or a constant in front."
     e = math.log(k) / math.log(d)                                                   # k = d_model^e
     if abs(2 * e - round(2 * e)) < 1e-6: return "the factor is d_model ** -0.5"
+    if w and w > 1 and abs(2 * (ew := math.log(k) / math.log(w)) - round(2 * ew)) < 1e-6:
+        return (f"{k:.4g} = warmup ** {round(2 * ew) / 2:g}: " + ("a rise of step / warmup reaches d_model ** -0.5 at the peak; the paper's peak is "
+                "d_model ** -0.5 * warmup ** -0.5, with the warm-up term step * warmup ** -1.5" if round(2 * ew) == 1 else
+                "check the powers of warmup: lrate = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)"))
     return (f"a constant factor {k:.4g} in front (The Annotated Transformer's `factor`?): the paper's lrate = d_model ** -0.5 * "
             "min(step ** -0.5, step * warmup ** -1.5) has no other")
 
@@ -1958,6 +2020,7 @@ def check_schedule(fn) -> bool:
                 assert not (isinstance(raw, torch.Tensor) and raw.dtype != torch.float64), \
                     (f"{case}: returned a {raw.dtype} tensor, which rounds the rate to 7 digits: compute with Python numbers "
                      "(** or math.sqrt) and return a float")
+                assert getattr(raw, 'shape', ()) == (), f"{case}: returned a {type(raw).__name__} of shape {tuple(raw.shape)}: return one number, a Python float (** on numbers, not arrays)"
                 got = float(raw)
                 if same(got, want): continue
                 hint = ("the rate at step 0 is 0, and yours gives step 1's rate there (a step clamped to 1, max(step, 1)?): return 0 at "
@@ -1969,8 +2032,10 @@ def check_schedule(fn) -> bool:
                         "it is the rate for d_model=512, warmup=4000: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, 4000)) else
                         "it is the rate for warmup=4000: use the argument `warmup`" if same(got, noam_lr(s, d, 4000)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
-                        f"it is {got / want:.4g} times the right rate at every step: {_factor(got / want, d)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
+                        f"it is {got / want:.4g} times the right rate at every step: {_factor(got / want, d, w)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
                         shape if s < w and (shape := _schedule_early(fn, d, w, s)) else
+                        "after the peak your rate keeps rising as the warm-up term step * warmup ** -1.5: the decay term is never the smaller; "
+                        "check its exponent, step ** -0.5 (a root that falls)" if s > w and same(got, d ** -0.5 * s * w ** -1.5) else
                         "after the peak your rate falls in a straight line (as a linear-decay scheduler's does); the paper's falls as the inverse "
                         "square root, d_model ** -0.5 * step ** -0.5" if s > w and _linear(fn, d, w) else
                         "in warm-up the rate rises linearly, d_model ** -0.5 * step * warmup ** -1.5 (check the exponent -1.5)" if s <= w else
@@ -1981,13 +2046,12 @@ def check_schedule(fn) -> bool:
 # %% ../../nbs/course_exercises.ipynb #a26c0908
 def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
     "What a loss `got` that differs from the label-smoothed cross-entropy matches instead: a mistake, or another definition."
-    V = logits.shape[-1]
-    lp, keep = logits.log_softmax(-1), t != PAD_ID
+    V, lp, keep = logits.shape[-1], logits.log_softmax(-1), t != PAD_ID
     nll, total = -lp.gather(-1, t[..., None])[..., 0], -lp.sum(-1)                # -log p_y and -sum_i log p_i, per position
     ls = (1 - eps) * nll + eps * total / V                                            # the right loss of each position
     q = torch.full((V,), eps / V) + (1 - eps) * torch.eye(V)[0]                       # a smoothed target, for its entropy H(q)
     t2t = (1 - eps) * nll + eps * (total - nll) / (V - 1)                             # 1 - eps on the reference, eps/(V-1) on each other
-    h_t2t = -((1 - eps) * math.log(1 - eps) + eps * math.log(eps / (V - 1))) if eps else 0.0
+    h_t2t, h_ann = (-((1 - eps) * math.log(1 - eps) + eps * math.log(eps / (V - k))) if eps else 0.0 for k in (1, 2))   # H(q) of each
     other = "another definition, not a mistake; this exercise asks for PyTorch's, eps / V on every token, the reference included"
     seen = {"likely the sign: the loss is -sum_i q_i log p_i, a positive number": -ls[keep].mean(),
             "likely padding counted: leave out the positions whose target is PAD_ID": ls.mean(), "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
@@ -2014,7 +2078,8 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
             f"that is tensor2tensor's label smoothing (the paper's own code): 1 - eps on the reference, eps / (V - 1) on each other token; {other}": t2t[keep].mean(),
             f"that is tensor2tensor's label smoothing as its code computes it: eps / (V - 1) on each other token, less the constant H(q); {other}": (t2t - h_t2t)[keep].mean(),
             f"that is The Annotated Transformer's label smoothing: eps / (V - 2) on each token but the reference and PAD; {other}":
-                ((1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean(),
+                (ann := (1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean(),
+            f"that is The Annotated Transformer's label smoothing as its code computes it (KLDivLoss): eps / (V - 2) on each token but the reference and PAD, less the constant H(q); {other}": (ann - h_ann)[keep].mean(),
             "likely PAD's column of q set to 0 (as The Annotated Transformer does): PyTorch's q gives eps / V to every token, PAD included, and sums to 1; yours gives PAD nothing and sums to 1 - eps / V": (ls + eps / V * lp[..., PAD_ID])[keep].mean()}
     return next((h for h, v in seen.items() if abs(got - v) < 1e-5),
                 _smoothing_fit(fn, t, eps) if fn else "likely q is wrong: eps / V on every token plus 1 - eps on the reference")
@@ -2232,14 +2297,26 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         got = raw
         if (got.shape != want.shape or not torch.equal(got, want)) and _samples(step, m, src, ys): raise AssertionError(f"{case}: {_SAMPLES}")
         assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}" + \
-            (": that is the prefix with the token appended; return the new token alone" if tuple(got.shape) == (len(ys), ys.shape[1] + 1) else
+            (_step_shape(step, m, src, ys, got) or (": that is the prefix with the token appended; return the new token alone" if tuple(got.shape) == (len(ys), ys.shape[1] + 1) else
              ": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
              ": that is an argmax over the batch axis (dim=0); take it over the vocabulary, dim=-1"
              if tuple(got.shape) == (m.cfg.tgt_vocab,) else ": an argmax over every axis at once; take it over the vocabulary, argmax(-1)"
-             if got.dim() == 0 else "")
+             if got.dim() == 0 else ""))
         for i in (got != want).nonzero().flatten().tolist():
             raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, {who} id "
                                  f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
+
+# %% ../../nbs/course_exercises.ipynb #a27m7805
+def _step_shape(step, m, src, ys, got) -> str:
+    "For a greedy step's output `got` of the wrong shape: a score for every token (B, V), or a token for every prefix position (B, t); '' if neither."
+    B, t, V = len(ys), ys.shape[1], m.cfg.tgt_vocab
+    if tuple(got.shape) == (B, V) and got.is_floating_point():
+        return f": that is a score for every token of the vocabulary, (B, V) = ({B}, {V}); the next token is the most probable one, their argmax(-1)"
+    if tuple(got.shape) != (B, t): return ''
+    try: longer = tuple(torch.as_tensor(step(m, src, torch.cat([ys, ys[:, -1:]], 1))).shape)   # one token more in each prefix
+    except Exception: return ''
+    return (": a token for every position of the prefix, (B, t), an argmax at each: the next token comes from the last position "
+            "alone, model(src, ys)[:, -1]") if longer == (B, t + 1) else ''
 
 # %% ../../nbs/course_exercises.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
