@@ -278,6 +278,10 @@ def _half_story(restricted_mask, cases) -> str|None:
     if all(w == (r + 1) // 2 for r, w in hw.items()):
         return ("your half-width is r / 2 rounded up, (r + 1) // 2 (math.ceil): for an odd r that is r + 2 keys; the paper's "
                 "neighbourhood of size r has r // 2 keys on each side, rounded down")
+    if any(w != r // 2 for r, w in hw.items()):
+        return (f"your mask is a band centred on the query, of half-width {dict(sorted(hw.items()))} by r; the paper's is r // 2, "
+                f"{ {r: r // 2 for r in sorted(hw)} }" + (": yours is r // 4, r halved twice" if all(w == r // 4 for r, w in hw.items()) else
+                f": yours is r // 2 {o:+d}, {abs(o)} key{'s' * (abs(o) > 1)} too {'many' if o > 0 else 'few'} on each side" if len({w - r // 2 for r, w in hw.items()}) == 1 and (o := next(w - r // 2 for r, w in hw.items())) else ""))
     return None
 
 def _mask_form(m, n:int) -> str:
@@ -285,6 +289,7 @@ def _mask_form(m, n:int) -> str:
     if isinstance(m, torch.Tensor) and m.dtype != torch.bool and set(m.unique().tolist()) <= {0, 1}:
         return f": yours is a 0/1 {m.dtype} mask; attention fills the scores where ~mask, which needs bool: compare (<=) or .bool()"
     if isinstance(m, torch.Tensor) and tuple(m.shape) == (n, n): return ": add the batch and head axes, m[None, None]"
+    if type(m).__module__ == 'numpy': return f": yours is a NumPy {type(m).__name__}; attention needs a torch tensor, torch.from_numpy(m) or torch operations"
     return ""
 
 # %% ../../nbs/course_exercises.ipynb #a27m0407
@@ -2450,6 +2455,35 @@ def _bleu_call(my_bleu, name:str, hyps, refs):
                              "split both into words on spaces, h.split()") from None
 
 
+# %% ../../nbs/course_exercises.ipynb #a27m7807
+def _bleu_keyed(hyps, refs, key=tuple, distinct:str|None=None) -> tuple:
+    "Matches, totals (orders 1 to 4) and lengths with n-grams keyed by `key`; `distinct`: 'matches' (a set intersection) or 'both' (sets of n-grams)."
+    m, t, c, r = [0] * 4, [0] * 4, 0, 0
+    for h, ref in zip(hyps, refs):
+        h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
+        for n in range(4):
+            hc, rc = (Counter(key(w[i:i + n + 1]) for i in range(len(w) - n)) for w in (h, ref))
+            m[n] += len(set(hc) & set(rc)) if distinct else sum(min(k, rc[g]) for g, k in hc.items())
+            t[n] += len(hc) if distinct == 'both' else sum(hc.values())
+    return m, t, c, r
+
+def _bleu_other(hyps, refs, mine) -> str|None:
+    "A mistake that reproduces `mine`: distinct n-grams, words joined without a space, a brevity penalty per sentence, sacreBLEU's references unwrapped."
+    near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
+    if any(near(_bleu_of(*_bleu_keyed(hyps, refs, distinct=d))) for d in ('matches', 'both')):
+        return ("each distinct n-gram counted once (a set): BLEU counts every n-gram of the hypothesis, a repeated one as often as it "
+                "occurs, and clips its matches at the reference's count, min(count in hyp, count in ref)")
+    if near(_bleu_of(*_bleu_keyed(hyps, refs, key=''.join))) and not near(_bleu_of(m, t, c, r)):
+        return "n-grams keyed by their words joined without a space: 'a bc' and 'ab c' both become 'abc'; key an n-gram by its tuple of words"
+    bps = [_bleu_of([1] * 4, [1] * 4, len(h.split()), len(ref.split())) / 100 for h, ref in zip(hyps, refs)]
+    if len(hyps) > 1 and near(_bleu_of(m, t, c, c) * sum(bps) / len(bps)):
+        return ("the brevity penalty of each sentence, averaged: corpus BLEU takes one BP from the lengths summed over the test set, "
+                "min(1, exp(1 - r/c))")
+    try: import sacrebleu; unwrapped = sacrebleu.corpus_bleu(hyps, refs).score
+    except Exception: return None
+    return ("sacrebleu.corpus_bleu(hyps, refs) reads refs as reference streams, each string one stream; wrap them in a list, "
+            "sacrebleu.corpus_bleu(hyps, [refs])") if near(unwrapped) else None
+
 # %% ../../nbs/course_exercises.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -2468,12 +2502,12 @@ def check_bleu(my_bleu) -> str:
               "an average of sentence scores is not corpus BLEU"),
              ("a capital letter", ['A man sleeps on the bench .', 'two dogs play in the snow .'],
               ['a man sleeps on the bench .', 'two dogs play in the snow .'], "BLEU is case-sensitive here, as sacreBLEU's "
-              "default is: 'A' and 'a' are different words; compare the words as they are, without .lower()")]
+              "default is: 'A' and 'a' are different words; compare the words as they are, without .lower()"),
+             ("words that join alike", ['a bc the cat sat on the mat'], ['ab c the cat sat on the mat'], "an n-gram is a tuple of words: 'a bc' and 'ab c' share no bigram")]
     for name, hyps, refs, mistake in cases:
         mine, theirs = _bleu_call(my_bleu, name, hyps, refs), corpus_scores(hyps, refs)['bleu']
         assert isinstance(mine, (int, float)), f"case '{name}': my_bleu returned {mine!r}; return one number, 0 to 100"
-        near = lambda x: abs(mine - x) < 0.01
-        if near(theirs): continue
+        if (near := lambda x: abs(mine - x) < 0.01)(theirs): continue
         fewer = next((k for k in (1, 2, 3) for w in (None, 0.25) if near(_bleu_like(hyps, refs, k, w))), None)
         if near(theirs / 100): mistake = "a score on a 0-1 scale: corpus BLEU is reported from 0 to 100 here, as sacreBLEU does (multiply by 100)"
         elif near(_bleu_like(hyps, refs, chars=True)): mistake = "n-grams of characters: split each sentence into words on spaces, h.split(), and count n-grams of words"
@@ -2488,8 +2522,8 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_more(hyps, refs, mine) or d, d)
-    return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case"
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or d, d)
+    return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case, word boundaries"
 
 # %% ../../nbs/course_exercises.ipynb #a27m0411
 _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): each built so that one mistake shows
@@ -2539,7 +2573,22 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
             ("the base run is the record whose id is 'base', wherever it stands in the list: yours measures each variant from the first record's BLEU", [r['id'] for r in var if abs(r['bleu'] - first) > max(seeds)]),
             ("|BLEU - base BLEU| / base BLEU, a relative change, is compared with the spread, a difference in BLEU points: compare |BLEU - base BLEU| itself; "
              "or the spread was taken over every run, the variants too, which leaves no variant beyond it: " + spread + " only",
-             [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])]
+             [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])] + _noise_more(recs)
+
+# %% ../../nbs/course_exercises.ipynb #a27m7809
+def _noise_more(recs:list[dict]) -> list[tuple[str, list]]:
+    "More (likely mistake, the ids it gives) for `_noise_mistakes`: only runs named as their variant, signed seed gaps, the first run of 'base' as base."
+    base = next(r['bleu'] for r in recs if r['id'] == 'base')
+    seeds, var = [r['bleu'] - base for r in recs if r['variant'] == 'base' and r['id'] != 'base'], [r for r in recs if r['variant'] != 'base']
+    first = next(r for r in recs if r['variant'] == 'base')                      # the first run of 'base', whatever its id
+    far = max([abs(r['bleu'] - first['bleu']) for r in recs if r['variant'] == 'base' and r is not first] or [0.0])
+    spread = "the spread is the largest |BLEU - base BLEU| over every other run of 'base'"
+    return [("every run of a variant counts, whatever its id ('A-h4' is a run of variant 'A'): keep each record whose variant is not "
+             "'base', not only those whose id is the variant's name", [r['id'] for r in var if r['id'] == r['variant'] and abs(r['bleu'] - base) > max(map(abs, seeds))]),
+            (spread + ": take each seed's |BLEU - base BLEU|; a seed below base widens the spread as much as one above",
+             [r['id'] for r in var if abs(r['bleu'] - base) > max(seeds)]),
+            ("the base run is the record whose id is 'base', not the first run of variant 'base' (a seed may come first)",
+             [r['id'] for r in var if abs(r['bleu'] - first['bleu']) > far])]
 
 # %% ../../nbs/course_exercises.ipynb #a26r0039
 def _noise_rest(recs:list, ids:list, want:list) -> str:
@@ -2633,7 +2682,11 @@ _HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
                    ("`col` is an index from 0, like the rows: compare each row's argmax with col itself, not col - 1 (only the heads are numbered from 1)",
                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col - 1 for r in rows))),
                    *((f"the loop ran over w.shape[{a}] ({'queries' if a == 1 else 'keys'}), not the heads: range(w.shape[0]), one map per head",
-                      lambda w, rows, col, a=a: [h for h in _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows)) if h <= w.shape[a]]) for a in (1, 2))]
+                      lambda w, rows, col, a=a: [h for h in _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows)) if h <= w.shape[a]]) for a in (1, 2)),
+                   ("the argmax ran down the rows, argmax(axis=0): for each key, the row where it is largest; take each row's argmax over the keys, the last axis",
+                    lambda w, rows, col: _heads(w, lambda h: bool((w[h, list(rows)].argmax(0) == col).all()))),
+                   *((f"one head, the one whose {how} weight on col is the largest: return every head in which each row of `rows` looks hardest at col (several, or none)",
+                      lambda w, rows, col, f=f: [int(f(w[:, list(rows), col]).argmax()) + 1]) for how, f in (('mean', lambda t: t.mean(-1)), ('summed', lambda t: t.sum(-1)), ('smallest', lambda t: t.amin(-1))))]
 
 # %% ../../nbs/course_exercises.ipynb #a27f1201
 _HEADS_READINGS += [("the head's largest weight over its whole map, w[h].argmax() with the rows and keys flattened, was asked to fall on col "
@@ -2660,6 +2713,17 @@ def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
     return ("; ".join(x for x in (f"yours adds {', '.join(extra)}" if extra else "", f"yours leaves out {', '.join(missing)}" if missing else "") if x)
             + f", col = {col}: compare each row's argmax over the keys, w[h, r].argmax(), with `col`, for every head")
 
+# %% ../../nbs/course_exercises.ipynb #a27m7811
+def _heads_axes(heads_looking) -> str:
+    "For a `heads_looking` that indexed past an axis: the axes it reads, from a map whose three axes are all 6 long."
+    cube = torch.rand(6, 6, 6, generator=torch.Generator().manual_seed(0)) * 0.5    # rows 0 and 1 -> key 2 in head 2 (w[h, r]),
+    cube[1, [0, 1], 2] = cube[[0, 1], 4, 2] = cube[[0, 1], 2, 5] = 1.0              # in "head" 5 read as w[r, h], in 6 read as w[r, :, h]
+    try: got = [int(h) for h in heads_looking(cube, [0, 1], 2)]
+    except Exception: got = None
+    return {(5,): "the head and query axes swapped, w[r, h]: w is (heads, queries, keys), so head h's row r is w[h, r]",
+            (6,): "the heads read from the last axis, w[..., h]: w is (heads, queries, keys), heads first, so head h's map is w[h]"}.get(
+            tuple(got or ()), "w is (heads, queries, keys), (h, n_q, n_k): head h's row r is w[h, r], and its largest weight w[h, r].argmax()")
+
 # %% ../../nbs/course_exercises.ipynb #a26c1103
 @report
 def check_heads_looking(heads_looking, path='../results/attention/multi30k.json') -> str:
@@ -2677,7 +2741,8 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
              ("tent -> Zelt (enc-dec)", cross, [out.index('▁tent')], src.index('▁Zelt'), [1, 2, 3, 4, 5, 6, 7, 8])]
     answers = []                                                   # every case first: a mistake is named only if it explains them all
     for name, w, rows, col, want in cases:
-        got = heads_looking(w, rows, col)
+        try: got = heads_looking(w, rows, col)
+        except IndexError as e: raise AssertionError(f"case '{name}': {heads_looking.__name__} raised IndexError ({e}): {_heads_axes(heads_looking)}") from None
         if isinstance(got, torch.Tensor) and got.dtype == torch.bool or (
                 isinstance(got, (list, tuple, torch.Tensor)) and len(got) == w.shape[0] and set(map(int, got)) <= {0, 1} and
                 [h + 1 for h, b in enumerate(got) if b] == want and want != [int(x) for x in got]):
@@ -2731,23 +2796,23 @@ _ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, 
     'A': [("row (A) keeps each head's size: it keeps the computation constant, d_k = d_v = d_model / h for each h",
            lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=dk, d_v=dk) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)}),
           ("those are the paper's numbers of heads (1, 4, 16, 32): scale them to the base, h/8 (at least 1), h/2, 2h and 4h",
-           lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (1, 4, 16, 32)})],
+           lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (1, 4, 16, 32)}),
+          ("those are Table 3's own rows, for the base model (d_model 512, 8 heads of 64), whatever the base: scale them to its d_model, h and d_k", lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=512 // k, d_v=512 // k) for k in (1, 4, 16, 32)})],
     'B': [("row (B) changes the key size d_k alone: d_v stays the base model's",
            lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=k) for k in (dk // 4, dk // 2)}),
           ("those are the paper's key sizes (16, 32): scale them to the base, d_k/4 and d_k/2",
            lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=dk) for k in (16, 32)}),
           ("the base's own key size is base.get('d_k') or d_model // h: a base that sets d_k has heads of that size, not d_model / h",
-           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=d // h) for k in (d // h // 4, d // h // 2)})]}
+           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=d // h) for k in (d // h // 4, d // h // 2)}),
+          ("those are Table 3's own rows, for the base model (d_k = d_v = 64), whatever the base: scale them to its d_k", lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=64) for k in (16, 32)})]}
 
 @report
 def check_rows_ab(rows_ab) -> str:
     "12_variations, exercise 4: your `rows_ab(base)`, Table 3's rows (A) and (B) scaled to `base`, against `table3_variants` on four presets and a base with its own d_k."
-    from transformer_nb.config import PRESETS
-    from transformer_nb.variations import table3_variants
+    from transformer_nb.config import PRESETS; from transformer_nb.variations import table3_variants
     own = dict(PRESETS['small'], h=4, d_k=32, d_v=32)                     # heads of 32, not d_model / h = 64
-    for name, base in [*((f"PRESETS[{n!r}]", PRESETS[n]) for n in ('base', 'mini', 'small', 'tiny')), ("a base with its own d_k", own)]:
-        d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h
-        case = f"rows_ab({name}) (d_model={d}, h={h}, d_k={dk})"
+    for name, base in [*((f"PRESETS[{n!r}]", PRESETS[n]) for n in ('base', 'mini', 'small', 'tiny')), ("a base with its own d_k", own), ("PRESETS['big']", PRESETS['big'])]:
+        d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h; case = f"rows_ab({name}) (d_model={d}, h={h}, d_k={dk})"
         want = {k: v for k, v in table3_variants(base).items() if k[:2] in ('A-', 'B-')}
         try: got = rows_ab(base)
         except ZeroDivisionError:
@@ -2795,8 +2860,7 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
     return f"{name}: {at}; {why}"
 
 # %% ../../nbs/course_exercises.ipynb #a26c1201
-_GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) "
-            "(S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))")     # "John saw Mary, and Anna Bob.": indices =1, =2
+_GAPPING = "(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) (S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))"   # "John saw Mary, and Anna Bob.": indices =1, =2
 _TRACE = "(SBARQ (WHNP-1 (WP What)) (SQ (VBD did) (NP-SBJ (NNP John)) (VP (VB see) (NP (-NONE- *T*-1)))) (. ?))"   # an empty element
 _SAMPLED = ('(S (NP (DT-PL some) (NNS musicians)) (VP (VBD-I slept) (PP (IN without) (NP (DT a) (NN cup)))) (PERIOD .))', '(S (S-CL (NP (NNP Paris)) (VP (VBD-I fell) (PP (IN across) (NP (NNP Mary))))) (COMMA ,) (CC or) (S-CL (NP (DT no) (NN box)) (VP (VBD-I fell) (PP (IN for) (NP (DT no) (JJ hungry) (NN brush))))) (PERIOD .))',   # sample_treebank(3, seed=3) of apps_parsing_task, written out: a checker needs no application
             '(S (S-CL (NP-PRO (PRP-S we)) (VP (VBD-T liked) (NP (NNP John)))) (COMMA ,) (CC or) (S-CL (NP (DT the) (NN key)) (VP (VBD-T brought) (NP (NP (DT that) (JJ lazy) (NN kitchen)) (SBAR-REL (WHNP (WDT which)) (S-REL (VP (VBD-I walked))))))) (PERIOD .))')
@@ -2830,6 +2894,7 @@ def check_linearize(fn) -> str:
         glued = next((x for x in new if ')' in x[1:] or '(' in x[1:]), None)
         assert glued is None, (f"{name}: the token {glued!r} glues a bracket to a word; each bracket is a token of its own, "
                                "separated by spaces: '(NP John )NP'")
+        assert toks != ref, f"{name}: the right tokens in the right order, spaced otherwise ({got[:40]!r}...): " + ("a space at the start or the end" if got != got.strip() else "more than one space between tokens") + "; join the tokens with one space, ' '.join(tokens)"
         assert sorted(toks) != sorted(ref), (f"{name}: the right tokens in another order ({got[:70]}...); walk the tree depth-first: "
                                              "a phrase's opening bracket, then each child's whole subtree in turn, then its closing bracket")
         raise AssertionError(_lin_rest(name, toks, ref, t))
@@ -2861,6 +2926,8 @@ def _prf_story(got:tuple, counts:list) -> str:
                 'P and R in percent make 2PR / (P + R) in percent already' if name is not None and abs(x - forms[name]) >= 1e-6 else '')
         if name is None and x == int(x) and any(int(v) == x for v in forms.values()):
             name = f"{next(k for k, v in forms.items() if int(v) == x)} cut to a whole number (// or int() drops the fraction: divide with /)"
+        if name is None and (near := next(((k, n) for k in (0, 1, 2) for n, v in forms.items() if abs(x - round(v, k)) < 1e-9), None)):
+            name = f"{near[1]} rounded to {near[0]} decimal{'s' * (near[0] != 1)}: return the value unrounded, and round only when you print it"
         out.append(f"your {what} {x:.4g} is " + (f"{name}{frac}" if name else "none of the usual formulas")
                    + f"; it is {next(iter(forms))} = {right:.2f}")
     return '; '.join(out)
