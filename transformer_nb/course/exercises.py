@@ -693,7 +693,7 @@ def _ffn_size_slip(conv_to_ffn, d_model:int, d_ff:int) -> str|None:
     "Why `conv_to_ffn` raised a size error at these sizes: a squeeze() that drops a size of 1 too, or FeedForward()'s default sizes; None if neither."
     if 1 in (d_model, d_ff): return (f"a squeeze() drops every axis of size 1, here {'d_ff' if d_ff == 1 else 'd_model'} = 1 too; "
                                      "drop the kernel axis alone, weight[:, :, 0] (or squeeze(-1))")
-    try: conv_to_ffn(_conv_stack(512, 2048))                             # the paper's sizes, FeedForward()'s defaults
+    try: conv_to_ffn(nn.Sequential(nn.Conv1d(512, 2048, 1), nn.ReLU(), nn.Conv1d(2048, 512, 1)))   # the paper's sizes, FeedForward()'s
     except Exception: return None
     return ("it runs for d_model=512, d_ff=2048 alone: FeedForward() keeps its default sizes whatever the convolution; "
             "read them from it, d_ff, d_model = conv[0].weight.shape[:2]")
@@ -2270,6 +2270,18 @@ def _prefix_slip(step, m, src, ys) -> str:
     return "your step leaves out part of the prefix (ys[:, 1:]?); the model reads it whole, BOS first, model(src, ys)[:, -1]"
 
 
+# %% ../../nbs/course_exercises.ipynb #a27m7805
+def _step_shape(step, m, src, ys, got) -> str:
+    "For a greedy step's output `got` of the wrong shape: a score for every token (B, V), or a token for every prefix position (B, t); '' if neither."
+    B, t, V = len(ys), ys.shape[1], m.cfg.tgt_vocab
+    if tuple(got.shape) == (B, V) and got.is_floating_point():
+        return f": that is a score for every token of the vocabulary, (B, V) = ({B}, {V}); the next token is the most probable one, their argmax(-1)"
+    if tuple(got.shape) != (B, t): return ''
+    try: longer = tuple(torch.as_tensor(step(m, src, torch.cat([ys, ys[:, -1:]], 1))).shape)   # one token more in each prefix
+    except Exception: return ''
+    return (": a token for every position of the prefix, (B, t), an argmax at each: the next token comes from the last position "
+            "alone, model(src, ys)[:, -1]") if longer == (B, t + 1) else ''
+
 # %% ../../nbs/course_exercises.ipynb #a26c10h03
 def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
     "Run your `step(m, src, ys)` and compare its tokens with `want`, (b,) the tokens `who` chose: the first difference named."
@@ -2309,18 +2321,6 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         for i in (got != want).nonzero().flatten().tolist():
             raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, {who} id "
                                  f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
-
-# %% ../../nbs/course_exercises.ipynb #a27m7805
-def _step_shape(step, m, src, ys, got) -> str:
-    "For a greedy step's output `got` of the wrong shape: a score for every token (B, V), or a token for every prefix position (B, t); '' if neither."
-    B, t, V = len(ys), ys.shape[1], m.cfg.tgt_vocab
-    if tuple(got.shape) == (B, V) and got.is_floating_point():
-        return f": that is a score for every token of the vocabulary, (B, V) = ({B}, {V}); the next token is the most probable one, their argmax(-1)"
-    if tuple(got.shape) != (B, t): return ''
-    try: longer = tuple(torch.as_tensor(step(m, src, torch.cat([ys, ys[:, -1:]], 1))).shape)   # one token more in each prefix
-    except Exception: return ''
-    return (": a token for every position of the prefix, (B, t), an argmax at each: the next token comes from the last position "
-            "alone, model(src, ys)[:, -1]") if longer == (B, t + 1) else ''
 
 # %% ../../nbs/course_exercises.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
@@ -2538,6 +2538,21 @@ _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): ea
                                     ('E', 'E', 27.5), ('G', 'G', 30.8)], ['E'])]     # the first seed is the farthest, the second the nearest
 
 
+# %% ../../nbs/course_exercises.ipynb #a27m7809
+def _noise_more(recs:list[dict]) -> list[tuple[str, list]]:
+    "More (likely mistake, the ids it gives) for `_noise_mistakes`: only runs named as their variant, signed seed gaps, the first run of 'base' as base."
+    base = next(r['bleu'] for r in recs if r['id'] == 'base')
+    seeds, var = [r['bleu'] - base for r in recs if r['variant'] == 'base' and r['id'] != 'base'], [r for r in recs if r['variant'] != 'base']
+    first = next(r for r in recs if r['variant'] == 'base')                      # the first run of 'base', whatever its id
+    far = max([abs(r['bleu'] - first['bleu']) for r in recs if r['variant'] == 'base' and r is not first] or [0.0])
+    spread = "the spread is the largest |BLEU - base BLEU| over every other run of 'base'"
+    return [("every run of a variant counts, whatever its id ('A-h4' is a run of variant 'A'): keep each record whose variant is not "
+             "'base', not only those whose id is the variant's name", [r['id'] for r in var if r['id'] == r['variant'] and abs(r['bleu'] - base) > max(map(abs, seeds))]),
+            (spread + ": take each seed's |BLEU - base BLEU|; a seed below base widens the spread as much as one above",
+             [r['id'] for r in var if abs(r['bleu'] - base) > max(seeds)]),
+            ("the base run is the record whose id is 'base', not the first run of variant 'base' (a seed may come first)",
+             [r['id'] for r in var if abs(r['bleu'] - first['bleu']) > far])]
+
 # %% ../../nbs/course_exercises.ipynb #a26v0002
 def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
     "(likely mistake, the ids it gives) for Table 3 records `recs`: the answers of the mistakes `check_beyond_noise` names."
@@ -2573,21 +2588,6 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
             ("|BLEU - base BLEU| / base BLEU, a relative change, is compared with the spread, a difference in BLEU points: compare |BLEU - base BLEU| itself; "
              "or the spread was taken over every run, the variants too, which leaves no variant beyond it: " + spread + " only",
              [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])] + _noise_more(recs)
-
-# %% ../../nbs/course_exercises.ipynb #a27m7809
-def _noise_more(recs:list[dict]) -> list[tuple[str, list]]:
-    "More (likely mistake, the ids it gives) for `_noise_mistakes`: only runs named as their variant, signed seed gaps, the first run of 'base' as base."
-    base = next(r['bleu'] for r in recs if r['id'] == 'base')
-    seeds, var = [r['bleu'] - base for r in recs if r['variant'] == 'base' and r['id'] != 'base'], [r for r in recs if r['variant'] != 'base']
-    first = next(r for r in recs if r['variant'] == 'base')                      # the first run of 'base', whatever its id
-    far = max([abs(r['bleu'] - first['bleu']) for r in recs if r['variant'] == 'base' and r is not first] or [0.0])
-    spread = "the spread is the largest |BLEU - base BLEU| over every other run of 'base'"
-    return [("every run of a variant counts, whatever its id ('A-h4' is a run of variant 'A'): keep each record whose variant is not "
-             "'base', not only those whose id is the variant's name", [r['id'] for r in var if r['id'] == r['variant'] and abs(r['bleu'] - base) > max(map(abs, seeds))]),
-            (spread + ": take each seed's |BLEU - base BLEU|; a seed below base widens the spread as much as one above",
-             [r['id'] for r in var if abs(r['bleu'] - base) > max(seeds)]),
-            ("the base run is the record whose id is 'base', not the first run of variant 'base' (a seed may come first)",
-             [r['id'] for r in var if abs(r['bleu'] - first['bleu']) > far])]
 
 # %% ../../nbs/course_exercises.ipynb #a26r0039
 def _noise_rest(recs:list, ids:list, want:list) -> str:
