@@ -151,3 +151,10 @@ def _rows(seqs, pad_id): n = max(map(len, seqs)); return [s + [pad_id] * (n - le
 ])
 def test_pad_batch_mistakes_nobody_listed_are_named_by_property(answer, says):
     assert_rejects(check_pad_batch, answer, says=says)
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+def test_check_pad_batch_names_an_empty_sentence_that_makes_the_batch_float():
+    import torch.nn.functional as F
+    stacked = lambda seqs, pad_id=0: torch.stack([F.pad(torch.tensor(s), (0, max(map(len, seqs)) - len(s)), value=pad_id) for s in seqs])
+    assert_rejects(check_pad_batch, stacked, says=r"pad_batch\(\[\[2, 5, 3\], \[\]\]\): .*not torch.float32: torch.tensor\(\[\]\) of an "
+                   r"empty sentence is float32, which makes the batch float; give dtype=torch.long")

@@ -383,3 +383,13 @@ def test_a_half_width_right_for_odd_r_only_is_named(half):
         i = torch.arange(n); return ((i[:, None] - i[None, :]).abs() <= half(r))[None, None]
     assert_rejects(_named.check_restricted, restricted_mask,
                    says=r"n=6, r=4: query 0 and key 2 should be True; your half-width is \(r - 1\) / 2: right for an odd r, but for an even r")
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+@pytest.mark.parametrize('answer, says', [
+    (lambda n, r: ((torch.arange(n)[None] - torch.arange(n)[:, None]).abs() <= r // 4)[None, None],
+     r"your mask is a band centred on the query, of half-width \{1: 0, 3: 0, 4: 1, 5: 1\} by r; the paper's is r // 2, .*: yours is r // 4"),
+    (lambda n, r: (abs(torch.arange(n)[None] - torch.arange(n)[:, None]) <= r // 2)[None, None].numpy(),
+     r"return a bool tensor .*: yours is a NumPy ndarray; attention needs a torch tensor"),
+])
+def test_restricted_mask_band_widths_and_numpy_masks_are_named(answer, says):
+    assert_rejects(check_restricted, answer, says=says)

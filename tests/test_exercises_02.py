@@ -659,3 +659,20 @@ def test_a_w_o_that_reads_one_head_is_named():
     class Narrow(_Loop):
         def __init__(self, d_model, h): super().__init__(d_model, h); self.w_o = nn.Linear(self.d_k, d_model)
     assert_rejects(_named.check_loop_mha, Narrow, says=r"LoopMHA\(32, 4\): W\^O is nn\.Linear\(8, 32\); it reads the h heads side by side")
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+class _LoopValuesFromKeys(_LoopBase):                                   # a copied line: V = mem W_i^K
+    def head(self, i, x, mem, m): return attention(self.w_q[i](x), self.w_k[i](mem), self.w_k[i](mem), m)[0]
+class _LoopSqueezedMask(_LoopBase):                                     # mask.squeeze(): n_q = 1 loses its axis too
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem
+        m = None if mask is None else mask.squeeze()
+        return self.w_o(torch.cat([self.head(i, x, mem, m) for i in range(self.h)], -1))
+
+@pytest.mark.parametrize('answer, says', [
+    (_LoopValuesFromKeys, r"self-attention: off by .*; the values are projected with W_i\^K \(w_k's rows\): each role has its own projection"),
+    (_LoopSqueezedMask, r"one query and a padding mask: output torch.Size\(\[2, 2, 32\]\); .*mask.squeeze\(\) drops every axis of size 1, and here n_q = 1"),
+])
+def test_check_loop_mha_names_a_copied_projection_and_a_squeezed_mask(answer, says):
+    assert_rejects(check_loop_mha, answer, says=says)
+    assert check_loop_mha(_LoopBase) is True

@@ -275,3 +275,19 @@ def test_a_bias_taken_from_the_other_convolution_is_named(which, says):
         f.w_1.bias, f.w_2.bias = (conv[2].bias, conv[2].bias) if which == 'w_1.bias' else (conv[0].bias, conv[0].bias)
         return f
     assert_rejects(check_conv_to_ffn, slip, says=says)
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+def _copied(conv, f=None, take=lambda w: w.squeeze()):
+    f = f or _FFN(conv[0].in_channels, conv[0].out_channels)
+    with torch.no_grad():
+        f.w_1.weight.copy_(take(conv[0].weight)); f.w_1.bias.copy_(conv[0].bias)
+        f.w_2.weight.copy_(take(conv[2].weight)); f.w_2.bias.copy_(conv[2].bias)
+    return f
+
+@pytest.mark.parametrize('answer, says', [
+    (_copied, r"d_model=4, d_ff=1: raised RuntimeError .*: a squeeze\(\) drops every axis of size 1, here d_ff = 1 too; drop the kernel axis alone"),
+    (lambda conv: _copied(conv, _FFN()), r"d_model=16, d_ff=64: raised RuntimeError .*: it runs for d_model=512, d_ff=2048 alone: FeedForward\(\) keeps its default sizes"),
+])
+def test_check_conv_to_ffn_names_a_squeeze_of_a_size_1_and_default_sizes(answer, says):
+    assert_rejects(check_conv_to_ffn, answer, says=says)
+    assert check_conv_to_ffn(lambda conv: _copied(conv, take=lambda w: w[..., 0])) is True

@@ -239,3 +239,16 @@ def test_an_output_detached_from_the_table_is_named():
             self.E, self.scale = nn.Parameter(E), math.sqrt(d_model)
         def forward(self, tokens): return self.E.detach()[tokens] * self.scale
     assert_rejects(_named.check_my_embeddings, MyEmbeddings, says=r"a zero padding row: your output does not depend on E")
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+class _PadStoppedInTrainingOnly(nn.Module):
+    def __init__(self, vocab, d_model, pad_id=PAD_ID):
+        super().__init__(); self.d, self.pad_id = d_model, pad_id
+        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)
+        with torch.no_grad(): self.E[pad_id] = 0
+    def forward(self, t):
+        x, keep = self.E[t], (t != self.pad_id)[..., None]
+        return (x * keep + x.detach() * ~keep if self.training else x) * math.sqrt(self.d)
+
+def test_check_my_embeddings_names_a_padding_row_that_learns_in_eval_mode():
+    assert_rejects(check_my_embeddings, _PadStoppedInTrainingOnly, says=r"eval mode: the padding row E\[0\] gets a gradient .*in eval mode as in training")

@@ -608,3 +608,37 @@ def test_untied_as_twice_the_tied_count_is_named():
     ('residual(l.sub[0].norm, y, lambda t: l.self_attn', 'residual(l.sub[2].norm, y, lambda t: l.self_attn', 'sub\\[0\\] of each decoder layer normalises with sub\\[2\\].norm')])
 def test_a_sub_layer_with_another_sub_layers_norm_is_named(old, new, says, capsys):
     assert_named(check_forward, my_forward(old, new), says=f"^Not yet: .*{says}: each sub-layer has a LayerNorm of its own", capsys=capsys)
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+def _post_ln(model, src, tgt, final_norm=False, lut=False):
+    "§3.1 from the parts, post-LN; `final_norm`: one more LayerNorm before the generator; `lut`: the embeddings' bare tables."
+    from transformer_nb.attention import pad_mask, tgt_mask
+    res, emb = (lambda n, x, f: n(x + f(x))), (lambda e, t: e.lut(t) if lut else e(t))
+    sm, tm = pad_mask(src), tgt_mask(tgt)
+    x = model.src_pos(emb(model.src_emb, src))
+    for l in model.encoder: x = res(l.sub[1].norm, res(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=sm)), l.ffn)
+    y = model.tgt_pos(emb(model.tgt_emb, tgt))
+    for l in model.decoder:
+        y = res(l.sub[2].norm, res(l.sub[1].norm, res(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tm)), lambda t: l.cross_attn(t, x, mask=sm)), l.ffn)
+    return model.generator(F.layer_norm(y, y.shape[-1:]) if final_norm else y)
+
+class _NormOverPositions(nn.Module):                                   # F.layer_norm over (n, d_model), no module
+    def __init__(self, d_model, p_drop): super().__init__(); self.drop = nn.Dropout(p_drop)
+    def forward(self, x, f): return F.layer_norm(x + self.drop(f(x)), x.shape[1:])
+
+def test_an_extra_final_layernorm_and_bare_embedding_tables_are_named():
+    assert _ex.check_forward(_post_ln) is True
+    assert_rejects(_ex.check_forward, lambda m, s, t: _post_ln(m, s, t, final_norm=True),
+                   says=r"the decoder's output went through one more LayerNorm before model.generator")
+    assert_rejects(_ex.check_forward, lambda m, s, t: _post_ln(m, s, t, lut=True),
+                   says=r"an embedding without its sqrt\(d_model\): call model.src_emb\(src\) and model.tgt_emb\(tgt\), not their .lut")
+
+def test_a_layernorm_over_the_positions_and_features_is_named():
+    assert_rejects(_ex.check_sublayer, _NormOverPositions, says=r"normalises over the positions and the features together \(x.shape\[1:\]\)")
+
+def test_learned_positions_counted_as_parameters_are_named(capsys):
+    from transformer_nb.lib.transformer import count_config_params
+    from transformer_nb.lib.options import get_model_config
+    count = lambda tie: count_config_params(get_model_config('base', N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000, tie=tie))
+    assert_named(check_parsing_counts, lambda: (count('all') + 2 * 1024 * 1024, count('none') + 2 * 1024 * 1024),
+                 says=r"exactly 2 tables of learned positions, 1,024 x 1024 \(max_len x d_model.*\): the paper's sinusoidal positions have no parameters", capsys=capsys)

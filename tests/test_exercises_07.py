@@ -246,3 +246,22 @@ def _unpadded(q, k, v, r):
 ])
 def test_padded_slots_in_the_softmax_and_unpadded_windows_are_named(answer, says):
     assert_rejects(_named.check_restricted_attention, answer, says=says)
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+def _windows(q, k, v, r, values_from_k=False, per_query=False):
+    "Restricted attention by unfolded windows; `values_from_k`: the values taken from the keys' windows; `per_query`: each query scaled by its window's length."
+    n, w = q.shape[-2], r // 2
+    kw, vw = (F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1) for t in (k, k if values_from_k else v))   # (..., n, d, 2w + 1)
+    ok = (j := torch.arange(n)[:, None] + torch.arange(-w, w + 1)).ge(0) & j.lt(n)
+    s = torch.einsum('...nd,...ndw->...nw', q, kw) / (ok.sum(-1, keepdim=True).sqrt() if per_query else q.shape[-1] ** 0.5)
+    return torch.einsum('...nw,...ndw->...nd', s.masked_fill(~ok, float('-inf')).softmax(-1), vw)
+
+@pytest.mark.parametrize('answer, says', [
+    (functools.partial(_windows, values_from_k=True), r"n=10, r=3: .*the values are the keys' windows"),
+    (functools.partial(_windows, per_query=True), r"each query's scores are divided by the square root of its window's length"),
+    (lambda q, k, v, r: v.unfold(-1, 2 * (r // 2) + 1, 1).mean(-1),
+     r"got torch.Size\(\[2, 4, 10, 14\]\): 16 - 2 \* \(r // 2\) = 14 features, .*the windows were unfolded over the features"),
+])
+def test_restricted_attention_roles_scales_and_axes_are_named(answer, says):
+    assert_rejects(check_restricted_attention, answer, says=says)
+    assert check_restricted_attention(_windows) is True

@@ -179,7 +179,7 @@ SAYS_CHECK_SCHEDULE = {
 "hard-coded d_model=512": "it\\ is\\ the\\ rate\\ for\\ d_model=512:\\ use\\ the\\ argument\\ `d_model`",
 "hard-coded warmup 4000": "it\\ is\\ the\\ rate\\ for\\ warmup=4000:\\ use\\ the\\ argument\\ `warmup`",
 "step+1 (off by one)": "use\\ `step`\\ as\\ it\\ is\\ \\(1\\ for\\ the\\ first\\ update\\)",
-"integer division 1/2 -> sqrt via **(1/2) ok; uses step ** 0.5": "after\\ the\\ peak\\ the\\ rate\\ falls\\ as\\ d_model\\ \\*\\*\\ \\-0\\.5\\ \\*\\ step\\ \\*\\*\\ \\-0\\.5",
+"integer division 1/2 -> sqrt via **(1/2) ok; uses step ** 0.5": "after\\ the\\ peak\\ your\\ rate\\ keeps\\ rising\\ as\\ the\\ warm\\-up\\ term.*check\\ its\\ exponent,\\ step\\ \\*\\*\\ \\-0\\.5",
 "returns a tensor": "returned\\ a\\ torch\\.float32\\ tensor,\\ which\\ rounds\\ the\\ rate\\ to\\ 7\\ digits:\\ compute\\ with\\ Python\\ nu"
 }
 
@@ -393,3 +393,25 @@ def test_a_target_whose_pad_column_is_zero_is_named():
         keep = target != pad_id
         return -(q * lp).sum(-1)[keep].mean()
     assert_rejects(check_label_smoothing, zero_pad, says=r"eps=0.1, unpadded targets: .*; likely PAD's column of q set to 0 .*yours gives PAD nothing and sums to 1 - eps / V")
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+def _annotated_kl(logits, target, eps, pad_id=PAD_ID):
+    "The Annotated Transformer's LabelSmoothing with KLDivLoss(sum), per token: eps/(V-2), PAD's column 0, less the entropy of q."
+    V = logits.shape[-1]; x, t = logits.log_softmax(-1).reshape(-1, V), target.reshape(-1)
+    q = torch.full_like(x, eps / (V - 2)); q.scatter_(1, t[:, None], 1 - eps); q[:, pad_id] = 0; q[t == pad_id] = 0
+    return torch.nn.KLDivLoss(reduction='sum')(x, q) / (t != pad_id).sum()
+
+@pytest.mark.parametrize('check, answer, says', [
+    (check_schedule, lambda step, d_model=512, warmup=4000: 0.0 if step == 0 else d_model ** -0.5 * (step / warmup if step < warmup else (warmup / step) ** 0.5),
+     r"63.25 times the right rate at every step: 63.25 = warmup \*\* 0.5: a rise of step / warmup reaches d_model \*\* -0.5 at the peak"),
+    (check_schedule, lambda step, d_model=512, warmup=4000: __import__('numpy').asarray([0.0 if step == 0 else noam_like(step, d_model, warmup)]),
+     r"returned a ndarray of shape \(1,\): return one number, a Python float"),
+    (check_label_smoothing, lambda logits, target, eps, pad_id=PAD_ID: F.cross_entropy(logits, target, label_smoothing=eps, ignore_index=pad_id),
+     r"F.cross_entropy raised RuntimeError \(Expected target size .*\): it reads the classes on dim 1, so \(B, T, V\) logits make T the classes"),
+    (check_label_smoothing, _annotated_kl, r"that is The Annotated Transformer's label smoothing as its code computes it \(KLDivLoss\)"),
+])
+def test_schedule_and_smoothing_slips_are_named(check, answer, says, capsys):
+    ok, line = verdict(check, answer, capsys)
+    assert ok is False and re.search(says, line), line
+
+def noam_like(step, d_model, warmup): return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)

@@ -303,3 +303,15 @@ def test_greedy_check_names_an_unmasked_source_and_a_seeded_draw_on_any_model(ns
     ok, msg = verdict(seeded_draw, m, capsys)
     assert ok is False and ": your step draws its tokens at random (torch.multinomial, a Categorical)" in msg, msg
     assert verdict(lambda m, s, ys: ntl(m(s, ys)[:, -1]).argmax(-1), m, capsys)[0] is True
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+@pytest.mark.parametrize('step, says', [
+    (lambda ns: lambda m, s, ys: _logits(ns)(m, s, ys).log_softmax(-1),
+     r"got shape \(6, 12\); .*: that is a score for every token of the vocabulary, \(B, V\) = \(6, 12\); the next token is the most probable one"),
+    (lambda ns: lambda m, s, ys: m(s, ys).argmax(-1),
+     r"got shape \(6, 1\); .*: a token for every position of the prefix, \(B, t\), an argmax at each: the next token comes from the last position alone"),
+])
+def test_greedy_check_names_scores_for_every_token_or_a_token_for_every_position(ns, step, says, capsys):
+    import re
+    ok, msg = verdict(step(ns), ns['model'], capsys)
+    assert ok is False and re.search(says, msg), msg

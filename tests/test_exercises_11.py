@@ -50,7 +50,7 @@ def test_bleu_stub_cell_imports_what_the_solution_uses():
 
 def test_bleu_solution_passes():
     assert said(check_bleu, solution_ns()['my_bleu']) == \
-        (True, "your BLEU agrees with sacreBLEU's on 5 cases: clipping, the brevity penalty, corpus sums, case")
+        (True, "your BLEU agrees with sacreBLEU's on 6 cases: clipping, the brevity penalty, corpus sums, case, word boundaries")
 
 def test_bleu_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e11c0001')                                   # the stub cell runs the check, as Run All does
@@ -283,3 +283,27 @@ def test_hypotheses_split_into_characters_that_raise_are_named():
     ok, line = said(_named.check_bleu, my_bleu)
     assert not ok and line.startswith("Not yet: case 'identical captions': my_bleu raised ValueError (math domain error)"), line
     assert "your hypotheses are split into characters (list(h)), the references into words" in line, line
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+def _bleu(hyps, refs, key=tuple, distinct=False, bp_each=False):
+    "Corpus BLEU with n-grams keyed by `key`, `distinct` ones matched once, or the brevity penalty of each sentence averaged."
+    m, t, c, r, bps = [0] * 4, [0] * 4, 0, 0, []
+    for h, ref in zip(hyps, refs):
+        h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref); bps.append(min(1, math.exp(1 - len(ref) / len(h))))
+        for n in range(4):
+            hc, rc = (Counter(key(w[i:i + n + 1]) for i in range(len(w) - n)) for w in (h, ref))
+            m[n] += len(set(hc) & set(rc)) if distinct else sum(min(k, rc[g]) for g, k in hc.items()); t[n] += sum(hc.values())
+    bp = sum(bps) / len(bps) if bp_each else min(1, math.exp(1 - r / c))
+    return 100 * bp * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / 4)
+
+@pytest.mark.parametrize('answer, says', [
+    (functools.partial(_bleu, distinct=True), r"each distinct n-gram counted once \(a set\)"),
+    (functools.partial(_bleu, key=''.join), r"case 'words that join alike': .*n-grams keyed by their words joined without a space"),
+    (functools.partial(_bleu, bp_each=True), r"case 'three captions': .*the brevity penalty of each sentence, averaged"),
+    (lambda hyps, refs: __import__('sacrebleu').corpus_bleu(hyps, refs).score, r"reads refs as reference streams, each string one stream; wrap them in a list"),
+])
+def test_bleu_slips_of_counting_and_of_sacrebleu_are_named(answer, says):
+    import re
+    ok, line = said(check_bleu, answer)
+    assert ok is False and re.search(says, line), line
+    assert said(check_bleu, _bleu)[0] is True

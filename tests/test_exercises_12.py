@@ -382,3 +382,44 @@ def test_a_row_weight_compared_with_the_map_maximum_is_named(in_nbs):
     looking = lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, r, col] == w[h].max() for r in rows)]
     ok, line = said(check_heads_looking, looking)
     assert ok is False and "each row's weight on col was compared with the largest weight of the head's whole map, w[h].max(): a row looks hardest at col when" in line, line
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+def _beyond(recs, named_only=False, signed=False, first_base=False):
+    "beyond_noise, or a slip: only runs whose id is their variant's name, signed seed gaps, the first run of 'base' as base."
+    b = next(r for r in recs if r['variant'] == 'base' and (first_base or r['id'] == 'base'))
+    gaps = [(x['bleu'] - b['bleu']) * (1 if signed else -1 if x['bleu'] < b['bleu'] else 1) for x in recs if x['variant'] == 'base' and x is not b]
+    return [r['id'] for r in recs if r['variant'] != 'base' and (r['id'] == r['variant'] or not named_only) and abs(r['bleu'] - b['bleu']) > max(gaps)]
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(named_only=True), r"every run of a variant counts, whatever its id"),
+    (dict(signed=True), r"take each seed's \|BLEU - base BLEU\|; a seed below base widens the spread as much as one above"),
+    (dict(first_base=True), r"the base run is the record whose id is 'base', not the first run of variant 'base'"),
+])
+def test_beyond_slips_of_later_answers_are_named(in_nbs, kw, says):
+    assert said(check_beyond_noise, _beyond)[0] is True
+    assert_rejects(check_beyond_noise, lambda recs: _beyond(recs, **kw), says=says)
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[r, h].argmax() == col for r in rows)],
+     r"raised IndexError .*: the head and query axes swapped, w\[r, h\]"),
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[-1]) if all(w[..., h][r].argmax() == col for r in rows)],
+     r"raised IndexError .*: the heads read from the last axis, w\[\.\.\., h\]"),
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if bool((w[h, list(rows)].argmax(0) == col).all())],
+     r"yours finds no head in any case, though each case has one at least"),
+    (lambda w, rows, col: [int(w[:, list(rows), col].mean(-1).argmax()) + 1], r"one head, the one whose mean weight on col is the largest"),
+])
+def test_heads_slips_of_later_answers_are_named(in_nbs, answer, says):
+    assert_rejects(check_heads_looking, answer, says=says)
+
+def _rows_ab(base, first=lambda h: max(1, h // 8), paper=False):
+    d, h = (512, 8) if paper else (base['d_model'], base['h']); dk = 64 if paper else base.get('d_k') or d // h
+    return {**{f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (first(h), h // 2, 2 * h, 4 * h)},
+            **{f'B-dk{k}': dict(d_k=k, d_v=dk) for k in (dk // 4, dk // 2)}}
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda base: _rows_ab(base, first=lambda h: 1), r"rows_ab\(PRESETS\['big'\]\) .*row \(A\) has \[1, 8, 32, 64\] heads, not \[2, 8, 32, 64\]"),
+    (lambda base: _rows_ab(base, paper=True), r"rows_ab\(PRESETS\['mini'\]\) .*those are Table 3's own rows, for the base model"),
+])
+def test_rows_ab_slips_of_later_answers_are_named(answer, says):
+    assert said(check_rows_ab, _rows_ab)[0] is True
+    assert_rejects(check_rows_ab, answer, says=says)

@@ -387,3 +387,16 @@ def test_an_f1_scaled_by_100_once_too_often_or_too_few_is_named(scale, says):
         P, R = 100 * m / p, 100 * m / r
         return P, R, scale * 2 * P * R / (P + R)
     assert_rejects(check_corpus_prf, prf_scaled, says=says)
+
+# ---------------------------------------------------------------- slips of later blind answers, named by property
+def test_a_linearisation_with_a_trailing_space_is_named():
+    from transformer_nb.parsing import linearize
+    assert_rejects(check_linearize, lambda t: linearize(t) + ' ',
+                   says=r"John's tree: the right tokens in the right order, spaced otherwise .*: a space at the start or the end; join the tokens with one space")
+
+def test_scores_rounded_to_one_decimal_are_named():
+    from transformer_nb.lib.treebank import prf
+    summed = lambda counts: [sum(c[i] for c in counts) for i in range(3)]
+    assert said(check_corpus_prf, lambda counts: prf(*summed(counts)))[0] is True
+    assert_rejects(check_corpus_prf, lambda counts: tuple(round(x, 1) for x in prf(*summed(counts))),
+                   says=r"your precision 85.7 is matched / parse of the summed counts rounded to 1 decimal: return the value unrounded")

@@ -65,7 +65,7 @@ def _pad_rows(got, want, seqs) -> str:
 @report
 def check_pad_batch(pad_batch) -> str:
     "00_core, exercise 3: `pad_batch(seqs, pad_id=PAD_ID)` pads id lists on the right into one (B, n) long tensor."
-    for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9)):
+    for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9), ([[2, 5, 3], []], None)):
         kept, case = copy.deepcopy(seqs), f"pad_batch({seqs}" + ("" if pad_id is None else f", pad_id={pad_id}") + ")"
         try: got = pad_batch(seqs) if pad_id is None else pad_batch(seqs, pad_id)
         except ValueError as e:
@@ -75,7 +75,8 @@ def check_pad_batch(pad_batch) -> str:
         padded = lambda p, left=False: torch.tensor([[p] * (n - len(s)) * left + s + [p] * (n - len(s)) * (not left) for s in kept])
         assert seqs == kept, f"{case} changed its input lists: build new rows, and leave the sentences as they are"
         assert isinstance(got, torch.Tensor), f"{case} returned a {type(got).__name__}: return a tensor"
-        assert got.dtype == torch.long, f"{case}: ids are whole numbers, torch.long (what nn.Embedding takes), not {got.dtype}"
+        assert got.dtype == torch.long, f"{case}: ids are whole numbers, torch.long (what nn.Embedding takes), not {got.dtype}" + (
+            ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
             f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}"
         if torch.equal(got, padded(pad_id)): continue
@@ -129,7 +130,11 @@ _IN_PLACE = ("changed its input {} in place (an in-place operation: /=, +=, mask
 def _call_kept(fn, args:dict, case:str):
     "`fn(*args.values())`, an input changed in place named."
     kept = {n: a.clone() if isinstance(a, torch.Tensor) else a for n, a in args.items()}
-    res = fn(*args.values())
+    try: res = fn(*args.values())
+    except RuntimeError as e:
+        if 'Expected target size' not in str(e): raise
+        raise AssertionError(f"{case}: F.cross_entropy raised RuntimeError ({e}): it reads the classes on dim 1, so (B, T, V) logits "
+                             "make T the classes; flatten them, logits.reshape(-1, V) with target.reshape(-1) (or logits.transpose(1, 2))") from None
     assert (c := _changed(kept, args)) is None, f"{case}: {_names([fn])} " + _IN_PLACE.format(c)
     dt = next(a.dtype for a in args.values() if isinstance(a, torch.Tensor) and a.is_floating_point())
     low = next((t.dtype for t in (res if isinstance(res, tuple) else (res,)) if isinstance(t, torch.Tensor)
@@ -273,6 +278,9 @@ def _half_story(restricted_mask, cases) -> str|None:
     if all(w == (r + 1) // 2 for r, w in hw.items()):
         return ("your half-width is r / 2 rounded up, (r + 1) // 2 (math.ceil): for an odd r that is r + 2 keys; the paper's "
                 "neighbourhood of size r has r // 2 keys on each side, rounded down")
+    if len({w - r // 2 for r, w in hw.items()}) > 1:                           # a constant offset: _band_story names it
+        return (f"your mask is a band centred on the query, of half-width {dict(sorted(hw.items()))} by r; the paper's is r // 2, "
+                f"{ {r: r // 2 for r in sorted(hw)} }" + (": yours is r // 4, r halved twice" if all(w == r // 4 for r, w in hw.items()) else ""))
     return None
 
 def _mask_form(m, n:int) -> str:
@@ -280,6 +288,7 @@ def _mask_form(m, n:int) -> str:
     if isinstance(m, torch.Tensor) and m.dtype != torch.bool and set(m.unique().tolist()) <= {0, 1}:
         return f": yours is a 0/1 {m.dtype} mask; attention fills the scores where ~mask, which needs bool: compare (<=) or .bool()"
     if isinstance(m, torch.Tensor) and tuple(m.shape) == (n, n): return ": add the batch and head axes, m[None, None]"
+    if type(m).__module__ == 'numpy': return f": yours is a NumPy {type(m).__name__}; attention needs a torch tensor, torch.from_numpy(m) or torch operations"
     return ""
 
 # %% ../../nbs/course_exercises.ipynb #a27m0407
@@ -453,13 +462,14 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
 # %% ../../nbs/course_exercises.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False, kv:bool=False,
                  interleave:bool=False, wo:bool=True, after:bool=False, fill:float=float('-inf'),
-                 invert:bool=False, first:bool=False, mean:bool=False, each:bool=False, order:list|None=None) -> torch.Tensor:
+                 invert:bool=False, first:bool=False, mean:bool=False, each:bool=False, order:list|None=None, use:str='qkv') -> torch.Tensor:
     """MultiHead(x, mem, mem) with `m`'s weights and one thing changed: the scores' `scale` (1/sqrt(d_k)), the softmax's `dim`,
     the mask, W^Q and W^K swapped (`qk`), or W^K and W^V (`kv`), the heads interleaved feature by feature (`interleave`) instead of concatenated, W^O left out (`wo=False`), 1/sqrt(d_k) applied to the weights after the softmax (`after`), masked scores set to `fill`, the mask inverted (`invert`), every head computed as head 0 (`first`), every head the heads' mean (`mean`), or W^O applied to each head alone, zero-padded to h*d_k, and the results summed (`each`: its bias added h times), or the heads concatenated in the `order` given."""
     mem = x if mem is None else mem
     (Wq, Wk, Wv), (bq, bk, bv) = (m.w_q.weight, m.w_k.weight, m.w_v.weight), (m.w_q.bias, m.w_k.bias, m.w_v.bias)
     if qk: (Wq, bq), (Wk, bk) = (Wk, bk), (Wq, bq)
     if kv: (Wk, bk), (Wv, bv) = (Wv, bv), (Wk, bk)
+    P = dict(q=(Wq, bq), k=(Wk, bk), v=(Wv, bv)); (Wq, bq), (Wk, bk), (Wv, bv) = (P[c] for c in use)   # `use`: each role's projection
     q, k, v = (m.split_heads(F.linear(t, W, b), d) for t, W, b, d in ((x, Wq, bq, m.d_k), (mem, Wk, bk, m.d_k), (mem, Wv, bv, m.d_v)))
     s = q @ k.mT * (1.0 if after else m.d_k ** -0.5 if scale is None else scale)   # (B, h, n_q, n_k)
     if mask is not None and masked: s = s.masked_fill(mask if invert else ~mask, fill)
@@ -533,6 +543,10 @@ def _loop_mistake(m, got, args, kw) -> str|None:
     mistakes |= {f"the heads are concatenated in the order {[i + 1 for i in p]}: torch.cat(heads, -1) in head order, head 1's d_k features "
                  "first, so that head i meets the rows i*d_k .. (i+1)*d_k - 1 of W^O's input": dict(order=list(p))
                  for p in itertools.permutations(range(m.h)) if list(p) != sorted(p)}
+    roles = dict(q='queries', k='keys', v='values')
+    mistakes |= {" and ".join(f"the {roles[r]} are projected with W_i^{c.upper()} (w_{c}'s rows)" for r, c in zip('qkv', u) if r != c)
+                 + ": each role has its own projection, Q = x W_i^Q, K = mem W_i^K, V = mem W_i^V": dict(use=''.join(u))
+                 for u in itertools.product('qkv', repeat=3) if ''.join(u) not in ('qkv', 'kqv', 'qvk')}   # Q-K, K-V swaps: above
     with torch.no_grad():
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
 
@@ -606,14 +620,16 @@ def check_loop_mha(LoopMHA) -> str:
         n_loop, n_ours = count_params(loop), count_params(ours)
         assert n_loop == n_ours, (f"d_model={d_model}, h={h}: {n_loop:,} parameters, ours {n_ours:,}: one nn.Linear(d_model, d_k) "
                                   "with a bias per head for each of W^Q, W^K, W^V, and one nn.Linear(h*d_k, d_model) for W^O")
-        x, mem = torch.randn(2, 5, d_model), torch.randn(2, 7, d_model)
+        x, mem, pm = torch.randn(2, 5, d_model), torch.randn(2, 7, d_model), torch.arange(7) < torch.tensor([[[[7]]], [[[4]]]])   # (B, 1, 1, S)
         for case, args, kw in [('self-attention', (x,), {}), ('encoder-decoder attention', (x, mem), {}),
-                               ('a causal mask', (x,), dict(mask=causal_mask(5)))]:
+                               ('a causal mask', (x,), dict(mask=causal_mask(5))), ('one query and a padding mask', (x[:, :1], mem), dict(mask=pm))]:
             want, got = ours(*args, **kw), _loop_output(loop, case, args, kw, d_model, h, x)
             assert isinstance(got, torch.Tensor) and got.shape == want.shape, \
                 f"d_model={d_model}, h={h}, {case}: output {getattr(got, 'shape', type(got).__name__)}; expected (B, n_q, d_model) = {tuple(want.shape)}" + \
                 (": the mask (B, 1, n_q, n_k) went to each head whole; drop its head axis, mask[:, 0] -> (B, n_q, n_k)"
-                 if 'mask' in kw and isinstance(got, torch.Tensor) and got.dim() == 4 else ": one row per key; the queries come from x, the "
+                 if 'mask' in kw and isinstance(got, torch.Tensor) and got.dim() == 4 else ": the mask lost its query axis too: mask.squeeze() drops "
+                 "every axis of size 1, and here n_q = 1; drop the head axis alone, mask[:, 0] or mask.squeeze(1)" if 'mask' in kw and
+                 isinstance(got, torch.Tensor) and got.dim() == 3 and got.shape[1] == x.shape[0] != want.shape[1] else ": one row per key; the queries come from x, the "
                  "keys and values from mem" if len(args) > 1 and isinstance(got, torch.Tensor) and got.shape[:2] == args[1].shape[:2] else "")
             err = (got - want).abs().max().item()
             assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
@@ -672,6 +688,16 @@ def _reordered(pairs:dict) -> str|None:
             ".reshape or .view keeps the memory order and moves entries to other rows (with or without a .T); a Conv1d weight "
             "(out, in, 1) is already nn.Linear's (out, in): drop the last axis, weight[:, :, 0]")
 
+# %% ../../nbs/course_exercises.ipynb #a27m7801
+def _ffn_size_slip(conv_to_ffn, d_model:int, d_ff:int) -> str|None:
+    "Why `conv_to_ffn` raised a size error at these sizes: a squeeze() that drops a size of 1 too, or FeedForward()'s default sizes; None if neither."
+    if 1 in (d_model, d_ff): return (f"a squeeze() drops every axis of size 1, here {'d_ff' if d_ff == 1 else 'd_model'} = 1 too; "
+                                     "drop the kernel axis alone, weight[:, :, 0] (or squeeze(-1))")
+    try: conv_to_ffn(nn.Sequential(nn.Conv1d(512, 2048, 1), nn.ReLU(), nn.Conv1d(2048, 512, 1)))   # the paper's sizes, FeedForward()'s
+    except Exception: return None
+    return ("it runs for d_model=512, d_ff=2048 alone: FeedForward() keeps its default sizes whatever the convolution; "
+            "read them from it, d_ff, d_model = conv[0].weight.shape[:2]")
+
 # %% ../../nbs/course_exercises.ipynb #a26s0302
 def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the library's class, or the notebook's own
 
@@ -701,6 +727,8 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
         raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised AttributeError ({e}): conv[1] is the ReLU, which has no weights; "
                              "the convolutions are conv[0] and conv[2]") from None
     except RuntimeError as e:
+        if why := _ffn_size_slip(conv_to_ffn, d_model, d_ff):
+            raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised RuntimeError ({str(e).splitlines()[0][:80]}): {why}") from None
         try: sq = _conv_stack(8, 8); f8 = conv_to_ffn(sq)                            # a square stack: does it copy at all?
         except RuntimeError as e8:
             if not re.search(r'size of tensor|broadcast shape', str(e8)): raise e from None
@@ -728,7 +756,7 @@ def _ffn_shapes(f, conv) -> str|None:
 @report
 def check_conv_to_ffn(conv_to_ffn) -> str:
     "03_ffn, exercise 5: `conv_to_ffn` must turn a kernel-size-1 convolution stack into a FeedForward with the same function."
-    for d_model, d_ff in [(16, 64), (8, 8), (32, 128)]:
+    for d_model, d_ff in [(16, 64), (8, 8), (32, 128), (4, 1)]:
         (conv, f), case = _ffn_from(conv_to_ffn, d_model, d_ff), f"d_model={d_model}, d_ff={d_ff}"
         assert _is(f, FeedForward), f"{case}: return a FeedForward, not {type(f).__name__}"
         assert tuple(f.w_1.weight.shape) == (d_ff, d_model), (f"{case}: w_1.weight has shape {tuple(f.w_1.weight.shape)}; "
@@ -812,7 +840,8 @@ def check_my_embeddings(MyEmbeddings) -> str:
     assert abs(std - 0.25) < 0.03, f"initialisation: the rows have a standard deviation of {std:.3f}, not 1/sqrt(d_model) = 0.25: draw from N(0, 1/d_model)"
     assert (E[PAD_ID] == 0).all(), "initialisation: the padding row E[PAD_ID] must start at zero"
     t = torch.tensor([[5, 7, 7, 0], [9, 0, 0, 0]])                           # (B, n) with padding
-    for case, pad_row in (('a zero padding row', torch.zeros(16)), ('a non-zero padding row (as tying makes it)', torch.randn(16))):
+    for case, pad_row in (('a zero padding row', torch.zeros(16)), ('a non-zero padding row (as tying makes it)', torch.randn(16)), ('eval mode', torch.zeros(16))):
+        mine.train(case != 'eval mode'); ours.train(case != 'eval mode')
         with torch.no_grad(): ours.lut.weight[PAD_ID] = pad_row; E.copy_(ours.lut.weight)
         E.grad = ours.lut.weight.grad = None
         y, want = mine(t), ours(t)
@@ -827,7 +856,8 @@ def check_my_embeddings(MyEmbeddings) -> str:
         (y * g).sum().backward(); (want * g).sum().backward()
         gerr = (E.grad - ours.lut.weight.grad).abs().amax(-1)                    # (vocab,)
         assert gerr[PAD_ID] < 1e-5, (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({E.grad[PAD_ID].norm():.2g}); "
-                                     "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens")
+                                     "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens"
+                                     + (", in eval mode as in training (whatever self.training is)" if case == 'eval mode' else ""))
         assert (gerr < 1e-5).all(), f"{case}: the gradients of rows {(gerr > 1e-5).nonzero().flatten().tolist()} differ from nn.Embedding's"
     _emb_pad_id(MyEmbeddings)
     return "MyEmbeddings matches Embeddings: initialisation, values and gradients"
@@ -1021,6 +1051,11 @@ def _hand_norm(s) -> str:
                     "the variance over the d_model features (unbiased=False): use one nn.LayerNorm(d_model)")
         if torch.allclose(y, c / (t.var(-1, keepdim=True, unbiased=False) + eps).sqrt(), atol=1e-4):
             return "your LayerNorm is written by hand: use one nn.LayerNorm(d_model), the module whose gain and bias the check sets"
+    for what, z in (("the positions and the features together (x.shape[1:])", F.layer_norm(t, t.shape[1:])),
+                    ("the positions (dim 1)", (t - t.mean(1, keepdim=True)) / (t.var(1, keepdim=True, unbiased=False) + 1e-5).sqrt())):
+        if torch.allclose(y, z, atol=1e-4):
+            return (f"your LayerNorm, written by hand, normalises over {what}: LayerNorm normalises each position over its own "
+                    "d_model features, the last axis alone; use one nn.LayerNorm(d_model)")
     return ''
 
 
@@ -1252,6 +1287,10 @@ def _logits_mistake(fn, m, y, s, t) -> str|None:
     if torch.allclose(y, m.generator(seen[0]), atol=1e-5) and torch.allclose(d, d[:, :1].expand_as(d), atol=1e-5):
         return ("something was added to the decoder's output before model.generator, the same at every target position: "
                 "the logits are model.generator(y), y the last decoder layer's output as it is")
+    normed = [F.layer_norm(ref_in[0], ref_in[0].shape[-1:]), *(n(ref_in[0]) for n in m.modules() if isinstance(n, nn.LayerNorm))]
+    if any(torch.allclose(seen[0], n, atol=1e-5) for n in normed):
+        return ("the decoder's output went through one more LayerNorm before model.generator: in the paper's post-LN each sub-layer "
+                "ends with its own norm, so the logits are model.generator(y), y the last decoder layer's output as it is")
     return None
 
 
@@ -1379,7 +1418,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's input has no positions: it is model.tgt_pos(model.tgt_emb(tgt)), the embeddings plus PE"),
            (lambda: like(src_pos=_NoPositions(), tgt_pos=_NoPositions()),
             "neither stack's input has positions: add them with model.src_pos and model.tgt_pos"),
-           (lambda: any(like(**{k: _Unscaled(getattr(m, k))}) for k in ('src_emb', 'tgt_emb')),
+           (lambda: any(like(**{k: _Unscaled(getattr(m, k)) for k in ks}) for ks in (('src_emb',), ('tgt_emb',), ('src_emb', 'tgt_emb'))),
             "an embedding without its sqrt(d_model): call model.src_emb(src) and model.tgt_emb(tgt), not their .lut"),
            (lambda: any(like(**{f'{k}_pos': _NoPositions(), f'{k}_emb': _Unscaled(getattr(m, f'{k}_emb'))}) for k in ('src', 'tgt')),
             "a stack's input is the bare table's rows: it is model.src_pos(model.src_emb(src)) (and the same for tgt), "
@@ -1475,6 +1514,10 @@ def _count_parts(which:str, given:int, count, readings, d:int=1024, dff:int=2048
                   f"all {5 * N} LayerNorms ({N} x 2 in the encoder, {N} x 3 in the decoder), 2 d_model each (gain and bias)": 5 * N * 2 * d}
         part = next((f"{'without' if diff < 0 else 'with a second count of'} {g}" for g, n in groups.items() if abs(diff) == n), None)
         if part: return f"it is {diff:+,} from §6.3's count {right:,} (16K read as {v:,}), exactly {part}: count every part of both stacks once"
+        pos = next((f"{k} table{'s' * (k > 1)} of learned positions, {L:,} x {d} (max_len x d_model{', or as many d_model x d_model matrices' * (L == d)})"
+                    for L in (256, 512, 1024, 2048, 5000) for k in (1, 2) if diff == k * L * d), None)
+        if pos: return (f"it is {diff:+,} from §6.3's count {right:,} (16K read as {v:,}), exactly {pos}: the paper's sinusoidal "
+                        "positions have no parameters; count none for them")
         blocks = {f"embedding matrices {v:,} x {d}": v * d, f"vocabulary-sized bias vectors ({v:,})": v, "attention blocks 4 d_model² + 4 d_model": 4 * d * d + 4 * d,
                   "feed-forward blocks 2 d_model d_ff + d_ff + d_model": 2 * d * dff + dff + d, "LayerNorms 2 d_model": 2 * d,
                   "d_model x d_model matrices": d * d, "d_model-sized bias vectors": d}
@@ -1620,8 +1663,11 @@ def _zero_scored(q, k, v, w:int):
     s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5
     return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))
 
-def _few_rows(y, n:int, w:int) -> str:
-    "For an output of the wrong shape: n - 2w rows, one per window that fits inside the sentence, named."
+def _few_rows(y, n:int, w:int, d:int|None=None) -> str:
+    "For an output of the wrong shape: n - 2w rows, one per window that fits inside the sentence, or d - 2w features (windows over the features), named."
+    if isinstance(y, torch.Tensor) and y.dim() >= 2 and d and w and tuple(y.shape[-2:]) == (n, d - 2 * w):
+        return (f": {d} - 2 * (r // 2) = {d - 2 * w} features, one per window that fits inside a vector: the windows were unfolded over "
+                "the features (dim -1); unfold the positions, dim -2, k.unfold(-2, 2 * (r // 2) + 1, 1), once their ends are padded")
     if not (isinstance(y, torch.Tensor) and y.dim() >= 2 and w and y.shape[-2] == n - 2 * w): return ""
     return (f": {n} - 2 * (r // 2) = {n - 2 * w} rows, one per window that fits inside the sentence: unfolding the keys unpadded drops the "
             f"{w} queries at each end; pad r // 2 rows at each end first, F.pad(k, (0, 0, r // 2, r // 2)), and give the padded rows -inf")
@@ -1645,6 +1691,21 @@ def _ends_story(y, ref, w:int, qkv=None) -> str:
     return f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
 
 
+# %% ../../nbs/course_exercises.ipynb #a27m7803
+def _window_slip(y, q, k, v, r:int) -> str|None:
+    "A wrong output `y` of restricted attention read as a role mixed up (values or keys from another tensor), or each query's scores divided by the root of its window's length; None if neither."
+    m, near = local_mask(q.shape[-2], r), lambda x: torch.allclose(y, x, atol=1e-5)
+    sd = lambda a, b, c, **kw: F.scaled_dot_product_attention(a, b, c, attn_mask=m, **kw)
+    roles = {"the values are the keys' windows: the weights average the windows of v, the keys only score": (q, k, k),
+             "the values are the queries' windows: the weights average the windows of v": (q, k, q),
+             "the keys are the queries' windows: the scores are q_i . k_j over the windows of k": (q, q, v)}
+    if hit := next((why for why, a in roles.items() if near(sd(*a))), None): return hit
+    cnt = m.sum(-1, keepdim=True).to(q.dtype)                                  # keys in each query's window: fewer at the ends
+    if near(sd(q / cnt.sqrt(), k, v, scale=1.0)):
+        return ("each query's scores are divided by the square root of its window's length (fewer keys at the ends): divide them "
+                f"all by sqrt(d_k) = {q.shape[-1] ** 0.5:g}, the size of a query or key")
+    return None
+
 # %% ../../nbs/course_exercises.ipynb #a26c0705
 @report
 def check_restricted_attention(fn) -> str:
@@ -1658,7 +1719,7 @@ def check_restricted_attention(fn) -> str:
         assert not isinstance(y, tuple), (f"n={n}, r={r}: restricted_attention returned a tuple of {len(y)} "
             f"({', '.join(str(tuple(getattr(x, 'shape', ()))) for x in y)}): return the output alone, shaped like v, {tuple(ref.shape)}")
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
-            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}" + _few_rows(y, n, r // 2)
+            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}" + _few_rows(y, n, r // 2, v.shape[-1])
         if (err := (y - ref).abs().max().item()) < 1e-5: continue
         near = lambda x: torch.allclose(y, x, atol=1e-5)
         w, ends = r // 2, torch.zeros(n, dtype=torch.bool); ends[:r // 2] = ends[n - r // 2:] = True
@@ -1667,6 +1728,7 @@ def check_restricted_attention(fn) -> str:
                        if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=x ** -0.5))), None)
         why = (_window_rest(fn, y, ref, q, k, v, r) if y.isnan().any()
                else f"the scores are divided by {scaled}: divide them by sqrt(d_k) = 4, the size of a query or key" if scaled
+               else slip if (slip := _window_slip(y, q, k, v, r))
                else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
@@ -1897,10 +1959,14 @@ def _verdict(fn, cases, passed:str) -> bool:
     print(passed); return True
 
 # %% ../../nbs/course_exercises.ipynb #a27f0901
-def _factor(k:float, d:int) -> str:
-    "Why a rate is `k` times noam_lr's at every step: a power of d_model, or a constant in front."
+def _factor(k:float, d:int, w:int|None=None) -> str:
+    "Why a rate is `k` times noam_lr's at every step: a power of d_model, a power of warmup, or a constant in front."
     e = math.log(k) / math.log(d)                                                   # k = d_model^e
     if abs(2 * e - round(2 * e)) < 1e-6: return "the factor is d_model ** -0.5"
+    if w and w > 1 and abs(2 * (ew := math.log(k) / math.log(w)) - round(2 * ew)) < 1e-6:
+        return (f"{k:.4g} = warmup ** {round(2 * ew) / 2:g}: " + ("a rise of step / warmup reaches d_model ** -0.5 at the peak; the paper's peak is "
+                "d_model ** -0.5 * warmup ** -0.5, with the warm-up term step * warmup ** -1.5" if round(2 * ew) == 1 else
+                "check the powers of warmup: lrate = d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)"))
     return (f"a constant factor {k:.4g} in front (The Annotated Transformer's `factor`?): the paper's lrate = d_model ** -0.5 * "
             "min(step ** -0.5, step * warmup ** -1.5) has no other")
 
@@ -1958,6 +2024,7 @@ def check_schedule(fn) -> bool:
                 assert not (isinstance(raw, torch.Tensor) and raw.dtype != torch.float64), \
                     (f"{case}: returned a {raw.dtype} tensor, which rounds the rate to 7 digits: compute with Python numbers "
                      "(** or math.sqrt) and return a float")
+                assert getattr(raw, 'shape', ()) == (), f"{case}: returned a {type(raw).__name__} of shape {tuple(raw.shape)}: return one number, a Python float (** on numbers, not arrays)"
                 got = float(raw)
                 if same(got, want): continue
                 hint = ("the rate at step 0 is 0, and yours gives step 1's rate there (a step clamped to 1, max(step, 1)?): return 0 at "
@@ -1969,8 +2036,10 @@ def check_schedule(fn) -> bool:
                         "it is the rate for d_model=512, warmup=4000: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, 4000)) else
                         "it is the rate for warmup=4000: use the argument `warmup`" if same(got, noam_lr(s, d, 4000)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
-                        f"it is {got / want:.4g} times the right rate at every step: {_factor(got / want, d)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
+                        f"it is {got / want:.4g} times the right rate at every step: {_factor(got / want, d, w)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
                         shape if s < w and (shape := _schedule_early(fn, d, w, s)) else
+                        "after the peak your rate keeps rising as the warm-up term step * warmup ** -1.5: the decay term is never the smaller; "
+                        "check its exponent, step ** -0.5 (a root that falls)" if s > w and same(got, d ** -0.5 * s * w ** -1.5) else
                         "after the peak your rate falls in a straight line (as a linear-decay scheduler's does); the paper's falls as the inverse "
                         "square root, d_model ** -0.5 * step ** -0.5" if s > w and _linear(fn, d, w) else
                         "in warm-up the rate rises linearly, d_model ** -0.5 * step * warmup ** -1.5 (check the exponent -1.5)" if s <= w else
@@ -1981,13 +2050,12 @@ def check_schedule(fn) -> bool:
 # %% ../../nbs/course_exercises.ipynb #a26c0908
 def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
     "What a loss `got` that differs from the label-smoothed cross-entropy matches instead: a mistake, or another definition."
-    V = logits.shape[-1]
-    lp, keep = logits.log_softmax(-1), t != PAD_ID
+    V, lp, keep = logits.shape[-1], logits.log_softmax(-1), t != PAD_ID
     nll, total = -lp.gather(-1, t[..., None])[..., 0], -lp.sum(-1)                # -log p_y and -sum_i log p_i, per position
     ls = (1 - eps) * nll + eps * total / V                                            # the right loss of each position
     q = torch.full((V,), eps / V) + (1 - eps) * torch.eye(V)[0]                       # a smoothed target, for its entropy H(q)
     t2t = (1 - eps) * nll + eps * (total - nll) / (V - 1)                             # 1 - eps on the reference, eps/(V-1) on each other
-    h_t2t = -((1 - eps) * math.log(1 - eps) + eps * math.log(eps / (V - 1))) if eps else 0.0
+    h_t2t, h_ann = (-((1 - eps) * math.log(1 - eps) + eps * math.log(eps / (V - k))) if eps else 0.0 for k in (1, 2))   # H(q) of each
     other = "another definition, not a mistake; this exercise asks for PyTorch's, eps / V on every token, the reference included"
     seen = {"likely the sign: the loss is -sum_i q_i log p_i, a positive number": -ls[keep].mean(),
             "likely padding counted: leave out the positions whose target is PAD_ID": ls.mean(), "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
@@ -2014,7 +2082,8 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
             f"that is tensor2tensor's label smoothing (the paper's own code): 1 - eps on the reference, eps / (V - 1) on each other token; {other}": t2t[keep].mean(),
             f"that is tensor2tensor's label smoothing as its code computes it: eps / (V - 1) on each other token, less the constant H(q); {other}": (t2t - h_t2t)[keep].mean(),
             f"that is The Annotated Transformer's label smoothing: eps / (V - 2) on each token but the reference and PAD; {other}":
-                ((1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean(),
+                (ann := (1 - eps) * nll + eps * (total - nll + lp[..., PAD_ID]) / (V - 2))[keep].mean(),
+            f"that is The Annotated Transformer's label smoothing as its code computes it (KLDivLoss): eps / (V - 2) on each token but the reference and PAD, less the constant H(q); {other}": (ann - h_ann)[keep].mean(),
             "likely PAD's column of q set to 0 (as The Annotated Transformer does): PyTorch's q gives eps / V to every token, PAD included, and sums to 1; yours gives PAD nothing and sums to 1 - eps / V": (ls + eps / V * lp[..., PAD_ID])[keep].mean()}
     return next((h for h, v in seen.items() if abs(got - v) < 1e-5),
                 _smoothing_fit(fn, t, eps) if fn else "likely q is wrong: eps / V on every token plus 1 - eps on the reference")
@@ -2201,6 +2270,18 @@ def _prefix_slip(step, m, src, ys) -> str:
     return "your step leaves out part of the prefix (ys[:, 1:]?); the model reads it whole, BOS first, model(src, ys)[:, -1]"
 
 
+# %% ../../nbs/course_exercises.ipynb #a27m7805
+def _step_shape(step, m, src, ys, got) -> str:
+    "For a greedy step's output `got` of the wrong shape: a score for every token (B, V), or a token for every prefix position (B, t); '' if neither."
+    B, t, V = len(ys), ys.shape[1], m.cfg.tgt_vocab
+    if tuple(got.shape) == (B, V) and got.is_floating_point():
+        return f": that is a score for every token of the vocabulary, (B, V) = ({B}, {V}); the next token is the most probable one, their argmax(-1)"
+    if tuple(got.shape) != (B, t): return ''
+    try: longer = tuple(torch.as_tensor(step(m, src, torch.cat([ys, ys[:, -1:]], 1))).shape)   # one token more in each prefix
+    except Exception: return ''
+    return (": a token for every position of the prefix, (B, t), an argmax at each: the next token comes from the last position "
+            "alone, model(src, ys)[:, -1]") if longer == (B, t + 1) else ''
+
 # %% ../../nbs/course_exercises.ipynb #a26c10h03
 def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
     "Run your `step(m, src, ys)` and compare its tokens with `want`, (b,) the tokens `who` chose: the first difference named."
@@ -2232,11 +2313,11 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         got = raw
         if (got.shape != want.shape or not torch.equal(got, want)) and _samples(step, m, src, ys): raise AssertionError(f"{case}: {_SAMPLES}")
         assert got.shape == want.shape, f"{case}: got shape {tuple(got.shape)}; return one token id per row, shape (B,) = {tuple(want.shape)}" + \
-            (": that is the prefix with the token appended; return the new token alone" if tuple(got.shape) == (len(ys), ys.shape[1] + 1) else
+            (_step_shape(step, m, src, ys, got) or (": that is the prefix with the token appended; return the new token alone" if tuple(got.shape) == (len(ys), ys.shape[1] + 1) else
              ": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
              ": that is an argmax over the batch axis (dim=0); take it over the vocabulary, dim=-1"
              if tuple(got.shape) == (m.cfg.tgt_vocab,) else ": an argmax over every axis at once; take it over the vocabulary, argmax(-1)"
-             if got.dim() == 0 else "")
+             if got.dim() == 0 else ""))
         for i in (got != want).nonzero().flatten().tolist():
             raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, {who} id "
                                  f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
@@ -2373,6 +2454,35 @@ def _bleu_call(my_bleu, name:str, hyps, refs):
                              "split both into words on spaces, h.split()") from None
 
 
+# %% ../../nbs/course_exercises.ipynb #a27m7807
+def _bleu_keyed(hyps, refs, key=tuple, distinct:str|None=None) -> tuple:
+    "Matches, totals (orders 1 to 4) and lengths with n-grams keyed by `key`; `distinct`: 'matches' (a set intersection) or 'both' (sets of n-grams)."
+    m, t, c, r = [0] * 4, [0] * 4, 0, 0
+    for h, ref in zip(hyps, refs):
+        h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
+        for n in range(4):
+            hc, rc = (Counter(key(w[i:i + n + 1]) for i in range(len(w) - n)) for w in (h, ref))
+            m[n] += len(set(hc) & set(rc)) if distinct else sum(min(k, rc[g]) for g, k in hc.items())
+            t[n] += len(hc) if distinct == 'both' else sum(hc.values())
+    return m, t, c, r
+
+def _bleu_other(hyps, refs, mine) -> str|None:
+    "A mistake that reproduces `mine`: distinct n-grams, words joined without a space, a brevity penalty per sentence, sacreBLEU's references unwrapped."
+    near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
+    if any(near(_bleu_of(*_bleu_keyed(hyps, refs, distinct=d))) for d in ('matches', 'both')):
+        return ("each distinct n-gram counted once (a set): BLEU counts every n-gram of the hypothesis, a repeated one as often as it "
+                "occurs, and clips its matches at the reference's count, min(count in hyp, count in ref)")
+    if near(_bleu_of(*_bleu_keyed(hyps, refs, key=''.join))) and not near(_bleu_of(m, t, c, r)):
+        return "n-grams keyed by their words joined without a space: 'a bc' and 'ab c' both become 'abc'; key an n-gram by its tuple of words"
+    bps = [_bleu_of([1] * 4, [1] * 4, len(h.split()), len(ref.split())) / 100 for h, ref in zip(hyps, refs)]
+    if len(hyps) > 1 and near(_bleu_of(m, t, c, c) * sum(bps) / len(bps)):
+        return ("the brevity penalty of each sentence, averaged: corpus BLEU takes one BP from the lengths summed over the test set, "
+                "min(1, exp(1 - r/c))")
+    try: import sacrebleu; unwrapped = sacrebleu.corpus_bleu(hyps, refs).score
+    except Exception: return None
+    return ("sacrebleu.corpus_bleu(hyps, refs) reads refs as reference streams, each string one stream; wrap them in a list, "
+            "sacrebleu.corpus_bleu(hyps, [refs])") if near(unwrapped) else None
+
 # %% ../../nbs/course_exercises.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -2391,12 +2501,12 @@ def check_bleu(my_bleu) -> str:
               "an average of sentence scores is not corpus BLEU"),
              ("a capital letter", ['A man sleeps on the bench .', 'two dogs play in the snow .'],
               ['a man sleeps on the bench .', 'two dogs play in the snow .'], "BLEU is case-sensitive here, as sacreBLEU's "
-              "default is: 'A' and 'a' are different words; compare the words as they are, without .lower()")]
+              "default is: 'A' and 'a' are different words; compare the words as they are, without .lower()"),
+             ("words that join alike", ['a bc the cat sat on the mat'], ['ab c the cat sat on the mat'], "an n-gram is a tuple of words: 'a bc' and 'ab c' share no bigram")]
     for name, hyps, refs, mistake in cases:
         mine, theirs = _bleu_call(my_bleu, name, hyps, refs), corpus_scores(hyps, refs)['bleu']
         assert isinstance(mine, (int, float)), f"case '{name}': my_bleu returned {mine!r}; return one number, 0 to 100"
-        near = lambda x: abs(mine - x) < 0.01
-        if near(theirs): continue
+        if (near := lambda x: abs(mine - x) < 0.01)(theirs): continue
         fewer = next((k for k in (1, 2, 3) for w in (None, 0.25) if near(_bleu_like(hyps, refs, k, w))), None)
         if near(theirs / 100): mistake = "a score on a 0-1 scale: corpus BLEU is reported from 0 to 100 here, as sacreBLEU does (multiply by 100)"
         elif near(_bleu_like(hyps, refs, chars=True)): mistake = "n-grams of characters: split each sentence into words on spaces, h.split(), and count n-grams of words"
@@ -2411,8 +2521,8 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_more(hyps, refs, mine) or d, d)
-    return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case"
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or d, d)
+    return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case, word boundaries"
 
 # %% ../../nbs/course_exercises.ipynb #a27m0411
 _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): each built so that one mistake shows
@@ -2427,6 +2537,21 @@ _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): ea
     ("the seeds in another order", [('base', 'base', 30.0), ('base-seed1', 'base', 28.0), ('base-seed2', 'base', 30.5), ('D', 'D', 28.4),
                                     ('E', 'E', 27.5), ('G', 'G', 30.8)], ['E'])]     # the first seed is the farthest, the second the nearest
 
+
+# %% ../../nbs/course_exercises.ipynb #a27m7809
+def _noise_more(recs:list[dict]) -> list[tuple[str, list]]:
+    "More (likely mistake, the ids it gives) for `_noise_mistakes`: only runs named as their variant, signed seed gaps, the first run of 'base' as base."
+    base = next(r['bleu'] for r in recs if r['id'] == 'base')
+    seeds, var = [r['bleu'] - base for r in recs if r['variant'] == 'base' and r['id'] != 'base'], [r for r in recs if r['variant'] != 'base']
+    first = next(r for r in recs if r['variant'] == 'base')                      # the first run of 'base', whatever its id
+    far = max([abs(r['bleu'] - first['bleu']) for r in recs if r['variant'] == 'base' and r is not first] or [0.0])
+    spread = "the spread is the largest |BLEU - base BLEU| over every other run of 'base'"
+    return [("every run of a variant counts, whatever its id ('A-h4' is a run of variant 'A'): keep each record whose variant is not "
+             "'base', not only those whose id is the variant's name", [r['id'] for r in var if r['id'] == r['variant'] and abs(r['bleu'] - base) > max(map(abs, seeds))]),
+            (spread + ": take each seed's |BLEU - base BLEU|; a seed below base widens the spread as much as one above",
+             [r['id'] for r in var if abs(r['bleu'] - base) > max(seeds)]),
+            ("the base run is the record whose id is 'base', not the first run of variant 'base' (a seed may come first)",
+             [r['id'] for r in var if abs(r['bleu'] - first['bleu']) > far])]
 
 # %% ../../nbs/course_exercises.ipynb #a26v0002
 def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
@@ -2462,7 +2587,7 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
             ("the base run is the record whose id is 'base', wherever it stands in the list: yours measures each variant from the first record's BLEU", [r['id'] for r in var if abs(r['bleu'] - first) > max(seeds)]),
             ("|BLEU - base BLEU| / base BLEU, a relative change, is compared with the spread, a difference in BLEU points: compare |BLEU - base BLEU| itself; "
              "or the spread was taken over every run, the variants too, which leaves no variant beyond it: " + spread + " only",
-             [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])]
+             [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])] + _noise_more(recs)
 
 # %% ../../nbs/course_exercises.ipynb #a26r0039
 def _noise_rest(recs:list, ids:list, want:list) -> str:
@@ -2556,7 +2681,11 @@ _HEADS_READINGS = [("heads are numbered from 1, as in the plots' titles: add 1",
                    ("`col` is an index from 0, like the rows: compare each row's argmax with col itself, not col - 1 (only the heads are numbered from 1)",
                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col - 1 for r in rows))),
                    *((f"the loop ran over w.shape[{a}] ({'queries' if a == 1 else 'keys'}), not the heads: range(w.shape[0]), one map per head",
-                      lambda w, rows, col, a=a: [h for h in _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows)) if h <= w.shape[a]]) for a in (1, 2))]
+                      lambda w, rows, col, a=a: [h for h in _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows)) if h <= w.shape[a]]) for a in (1, 2)),
+                   ("yours finds no head in any case, though each case has one at least: a comparison that never holds, such as an argmax down "
+                    "the rows (argmax(axis=0)) compared with a key; compare each row's argmax over the keys, w[h, r].argmax(), with col", lambda w, rows, col: []),
+                   *((f"one head, the one whose {how} weight on col is the largest: return every head in which each row of `rows` looks hardest at col (several, or none)",
+                      lambda w, rows, col, f=f: [int(f(w[:, list(rows), col]).argmax()) + 1]) for how, f in (('mean', lambda t: t.mean(-1)), ('summed', lambda t: t.sum(-1)), ('smallest', lambda t: t.amin(-1))))]
 
 # %% ../../nbs/course_exercises.ipynb #a27f1201
 _HEADS_READINGS += [("the head's largest weight over its whole map, w[h].argmax() with the rows and keys flattened, was asked to fall on col "
@@ -2583,6 +2712,17 @@ def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
     return ("; ".join(x for x in (f"yours adds {', '.join(extra)}" if extra else "", f"yours leaves out {', '.join(missing)}" if missing else "") if x)
             + f", col = {col}: compare each row's argmax over the keys, w[h, r].argmax(), with `col`, for every head")
 
+# %% ../../nbs/course_exercises.ipynb #a27m7811
+def _heads_axes(heads_looking) -> str:
+    "For a `heads_looking` that indexed past an axis: the axes it reads, from a map whose three axes are all 6 long."
+    cube = torch.rand(6, 6, 6, generator=torch.Generator().manual_seed(0)) * 0.5    # rows 0 and 1 -> key 2 in head 2 (w[h, r]),
+    cube[1, [0, 1], 2] = cube[[0, 1], 4, 2] = cube[[0, 1], 2, 5] = 1.0              # in "head" 5 read as w[r, h], in 6 read as w[r, :, h]
+    try: got = [int(h) for h in heads_looking(cube, [0, 1], 2)]
+    except Exception: got = None
+    return {(5,): "the head and query axes swapped, w[r, h]: w is (heads, queries, keys), so head h's row r is w[h, r]",
+            (6,): "the heads read from the last axis, w[..., h]: w is (heads, queries, keys), heads first, so head h's map is w[h]"}.get(
+            tuple(got or ()), "w is (heads, queries, keys), (h, n_q, n_k): head h's row r is w[h, r], and its largest weight w[h, r].argmax()")
+
 # %% ../../nbs/course_exercises.ipynb #a26c1103
 @report
 def check_heads_looking(heads_looking, path='../results/attention/multi30k.json') -> str:
@@ -2600,7 +2740,8 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
              ("tent -> Zelt (enc-dec)", cross, [out.index('▁tent')], src.index('▁Zelt'), [1, 2, 3, 4, 5, 6, 7, 8])]
     answers = []                                                   # every case first: a mistake is named only if it explains them all
     for name, w, rows, col, want in cases:
-        got = heads_looking(w, rows, col)
+        try: got = heads_looking(w, rows, col)
+        except IndexError as e: raise AssertionError(f"case '{name}': {heads_looking.__name__} raised IndexError ({e}): {_heads_axes(heads_looking)}") from None
         if isinstance(got, torch.Tensor) and got.dtype == torch.bool or (
                 isinstance(got, (list, tuple, torch.Tensor)) and len(got) == w.shape[0] and set(map(int, got)) <= {0, 1} and
                 [h + 1 for h, b in enumerate(got) if b] == want and want != [int(x) for x in got]):
@@ -2654,23 +2795,23 @@ _ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, 
     'A': [("row (A) keeps each head's size: it keeps the computation constant, d_k = d_v = d_model / h for each h",
            lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=dk, d_v=dk) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)}),
           ("those are the paper's numbers of heads (1, 4, 16, 32): scale them to the base, h/8 (at least 1), h/2, 2h and 4h",
-           lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (1, 4, 16, 32)})],
+           lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (1, 4, 16, 32)}),
+          ("those are Table 3's own rows, for the base model (d_model 512, 8 heads of 64), whatever the base: scale them to its d_model, h and d_k", lambda d, h, dk: {f'A-h{k}': dict(h=k, d_k=512 // k, d_v=512 // k) for k in (1, 4, 16, 32)})],
     'B': [("row (B) changes the key size d_k alone: d_v stays the base model's",
            lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=k) for k in (dk // 4, dk // 2)}),
           ("those are the paper's key sizes (16, 32): scale them to the base, d_k/4 and d_k/2",
            lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=dk) for k in (16, 32)}),
           ("the base's own key size is base.get('d_k') or d_model // h: a base that sets d_k has heads of that size, not d_model / h",
-           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=d // h) for k in (d // h // 4, d // h // 2)})]}
+           lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=d // h) for k in (d // h // 4, d // h // 2)}),
+          ("those are Table 3's own rows, for the base model (d_k = d_v = 64), whatever the base: scale them to its d_k", lambda d, h, dk: {f'B-dk{k}': dict(d_k=k, d_v=64) for k in (16, 32)})]}
 
 @report
 def check_rows_ab(rows_ab) -> str:
     "12_variations, exercise 4: your `rows_ab(base)`, Table 3's rows (A) and (B) scaled to `base`, against `table3_variants` on four presets and a base with its own d_k."
-    from transformer_nb.config import PRESETS
-    from transformer_nb.variations import table3_variants
+    from transformer_nb.config import PRESETS; from transformer_nb.variations import table3_variants
     own = dict(PRESETS['small'], h=4, d_k=32, d_v=32)                     # heads of 32, not d_model / h = 64
-    for name, base in [*((f"PRESETS[{n!r}]", PRESETS[n]) for n in ('base', 'mini', 'small', 'tiny')), ("a base with its own d_k", own)]:
-        d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h
-        case = f"rows_ab({name}) (d_model={d}, h={h}, d_k={dk})"
+    for name, base in [*((f"PRESETS[{n!r}]", PRESETS[n]) for n in ('base', 'mini', 'big', 'tiny')), ("a base with its own d_k", own)]:
+        d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h; case = f"rows_ab({name}) (d_model={d}, h={h}, d_k={dk})"
         want = {k: v for k, v in table3_variants(base).items() if k[:2] in ('A-', 'B-')}
         try: got = rows_ab(base)
         except ZeroDivisionError:
@@ -2718,8 +2859,7 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
     return f"{name}: {at}; {why}"
 
 # %% ../../nbs/course_exercises.ipynb #a26c1201
-_GAPPING = ("(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) "
-            "(S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))")     # "John saw Mary, and Anna Bob.": indices =1, =2
+_GAPPING = "(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) (S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))"   # "John saw Mary, and Anna Bob.": indices =1, =2
 _TRACE = "(SBARQ (WHNP-1 (WP What)) (SQ (VBD did) (NP-SBJ (NNP John)) (VP (VB see) (NP (-NONE- *T*-1)))) (. ?))"   # an empty element
 _SAMPLED = ('(S (NP (DT-PL some) (NNS musicians)) (VP (VBD-I slept) (PP (IN without) (NP (DT a) (NN cup)))) (PERIOD .))', '(S (S-CL (NP (NNP Paris)) (VP (VBD-I fell) (PP (IN across) (NP (NNP Mary))))) (COMMA ,) (CC or) (S-CL (NP (DT no) (NN box)) (VP (VBD-I fell) (PP (IN for) (NP (DT no) (JJ hungry) (NN brush))))) (PERIOD .))',   # sample_treebank(3, seed=3) of apps_parsing_task, written out: a checker needs no application
             '(S (S-CL (NP-PRO (PRP-S we)) (VP (VBD-T liked) (NP (NNP John)))) (COMMA ,) (CC or) (S-CL (NP (DT the) (NN key)) (VP (VBD-T brought) (NP (NP (DT that) (JJ lazy) (NN kitchen)) (SBAR-REL (WHNP (WDT which)) (S-REL (VP (VBD-I walked))))))) (PERIOD .))')
@@ -2753,6 +2893,7 @@ def check_linearize(fn) -> str:
         glued = next((x for x in new if ')' in x[1:] or '(' in x[1:]), None)
         assert glued is None, (f"{name}: the token {glued!r} glues a bracket to a word; each bracket is a token of its own, "
                                "separated by spaces: '(NP John )NP'")
+        assert toks != ref, f"{name}: the right tokens in the right order, spaced otherwise ({got[:40]!r}...): " + ("a space at the start or the end" if got != got.strip() else "more than one space between tokens") + "; join the tokens with one space, ' '.join(tokens)"
         assert sorted(toks) != sorted(ref), (f"{name}: the right tokens in another order ({got[:70]}...); walk the tree depth-first: "
                                              "a phrase's opening bracket, then each child's whole subtree in turn, then its closing bracket")
         raise AssertionError(_lin_rest(name, toks, ref, t))
@@ -2784,6 +2925,8 @@ def _prf_story(got:tuple, counts:list) -> str:
                 'P and R in percent make 2PR / (P + R) in percent already' if name is not None and abs(x - forms[name]) >= 1e-6 else '')
         if name is None and x == int(x) and any(int(v) == x for v in forms.values()):
             name = f"{next(k for k, v in forms.items() if int(v) == x)} cut to a whole number (// or int() drops the fraction: divide with /)"
+        if name is None and (near := next(((k, n) for k in (0, 1, 2) for n, v in forms.items() if abs(x - round(v, k)) < 1e-9), None)):
+            name = f"{near[1]} rounded to {near[0]} decimal{'s' * (near[0] != 1)}: return the value unrounded, and round only when you print it"
         out.append(f"your {what} {x:.4g} is " + (f"{name}{frac}" if name else "none of the usual formulas")
                    + f"; it is {next(iter(forms))} = {right:.2f}")
     return '; '.join(out)
