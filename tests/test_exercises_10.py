@@ -315,3 +315,26 @@ def test_greedy_check_names_scores_for_every_token_or_a_token_for_every_position
     import re
     ok, msg = verdict(step(ns), ns['model'], capsys)
     assert ok is False and re.search(says, msg), msg
+
+def test_a_prefix_cut_at_either_end_is_named_as_itself_where_the_models_choose_alike(ns, monkeypatch):
+    """Once a step is found wrong, the prefix without its BOS and the prefix without its newest token are each named as
+    themselves even where the model and the random models choose one token whatever they read (as a trained model can,
+    under another CPU's rounding): two copies that score the token read last, or at position 1, highest tell the two cuts
+    apart."""
+    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.options import get_model_config
+    V = ns['model'].cfg.tgt_vocab
+    def one_token(model, *a):                                   # a model that chooses token 7 after any prefix
+        bias = torch.zeros(V); bias[7] = 50.
+        model.generator.register_forward_hook(lambda mod, inp, out: out + bias); return model
+    monkeypatch.setattr(_ex, 'perturb', one_token)
+    torch.manual_seed(0)
+    m = one_token(TransformerModel(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=V)).eval())
+    src = torch.cat([torch.randint(4, V, (6, 5)), torch.full((6, 1), EOS_ID)], 1)
+    ys = torch.cat([torch.full((6, 1), BOS_ID), torch.randint(4, V, (6, 6))], 1)
+    ntl = ns['next_token_logits']
+    cuts = {"that is the choice after the prefix without its BOS": lambda y: y[:, 1:],
+            "that is the choice before the newest token": lambda y: y[:, :-1]}
+    for says, cut in cuts.items():
+        step = lambda m, s, y: ntl(m(s, cut(y) if y.shape[1] > 1 else y)[:, -1]).argmax(-1)
+        with torch.no_grad(): assert _ex._step_mistake(step, m, src, ys, 7, 0).startswith(says), says

@@ -2211,15 +2211,28 @@ def _greedy_more(m, src) -> dict:
 
 
 # %% ../../nbs/course_exercises.ipynb #a26c1002
+def _read_tokens(ids:torch.Tensor, out:torch.Tensor, at:int|None=None) -> torch.Tensor:
+    """One-hot, shaped as the logits `out` (B, t, V) or (B, V), of the prefix `ids` (B, t) a decoder read: each position's own
+    token, or with `at` the token at position `at` for every position (none where the prefix is shorter)."""
+    hot = F.one_hot(ids, out.shape[-1]).to(out.dtype)
+    if at is not None: hot = hot[:, at:at + 1].expand_as(hot) if ids.shape[1] > at else torch.zeros_like(hot)
+    if out.dim() == 2 and hot.dim() == 3 and len(hot) == len(out): return hot[:, -1]
+    return hot if hot.shape == out.shape else torch.zeros_like(out)
+
 def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     """What your `step` does instead, when it chose token `got` for row `i` of the prefixes `ys` (b, t): the first of
-    `_greedy_rules` it follows after three prefixes, with `m`, a random model of its size and that one scoring EOS, then PAD highest."""
+    `_greedy_rules` it follows after three prefixes, with `m`, a random model of its size, that one scoring EOS, then PAD highest, and
+    two copies that score the token read last, or at position 1, highest."""
     probes = (ys, torch.cat([ys, ys[:, 1:].flip(1)], 1), torch.cat([ys, ys.new_full((len(ys), 2), 5)], 1))   # prefixes on which the rules differ
     with torch.random.fork_rng(devices=[]): torch.manual_seed(0); mixed = perturb(type(m)(m.cfg), 0.5).eval()
     lifted, lift = copy.deepcopy(mixed), torch.zeros(m.cfg.tgt_vocab)
     lift[EOS_ID], lift[PAD_ID] = 200., 100.
     lifted.generator.register_forward_hook(lambda mod, inp, out: out + lift)
-    models = (m, mixed, lifted)                                  # a rule that matches `m` by chance seldom matches the others
+    echoes, seen = [copy.deepcopy(mixed) for _ in range(2)], []  # they score the token read last, or at position 1, highest:
+    for e, at in zip(echoes, (None, 1)):                         # rules that read other prefixes choose other tokens there
+        e.tgt_emb.register_forward_pre_hook(lambda mod, inp: seen.append(inp[0]))
+        e.generator.register_forward_hook(lambda mod, inp, out, at=at: out + 100. * _read_tokens(seen[-1], out, at))
+    models = (m, mixed, lifted, *echoes)                         # a rule that matches `m` by chance seldom matches the others
     mine = [[torch.as_tensor(step(mm, src, y)).reshape(-1) for y in probes] for mm in models]
     rules = [_greedy_rules(mm, src) | _greedy_more(mm, src) for mm in models]
     for k, hint in enumerate(rules[0]):
