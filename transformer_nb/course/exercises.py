@@ -153,14 +153,14 @@ def _call_kept(fn, args:dict, case:str):
 # %% ../../nbs/course_exercises.ipynb #a29m0102
 def _mask_share(w, q, k, m) -> str|None:
     "Weights that ignore the mask `m` (expanded to w's shape), or whose masked keys took a share of the softmax and were zeroed after it; else None."
-    a = w.nan_to_num(0.0)
-    if torch.allclose(a, _weights(q, k), atol=1e-6) and not m.all():
+    a, s = w.nan_to_num(0.0), q @ k.mT * q.shape[-1] ** -0.5
+    if torch.allclose(a, s.softmax(-1), atol=1e-6) and not m.all():
         return ("the weights ignore the mask: they are the softmax of every score, masked keys included; fill the masked scores with "
                 "-inf before the softmax, scores.masked_fill(~mask, float('-inf'))")
-    s = a.sum(-1, keepdim=True)
-    if (a * ~m).abs().amax() < 1e-9 and (s < 1 - 1e-6).any() and torch.allclose(a / s.clamp_min(1e-300), _weights(q, k, m), atol=1e-6):
+    total = a.sum(-1, keepdim=True)
+    if (a * ~m).abs().amax() < 1e-9 and (total < 1 - 1e-6).any() and torch.allclose(a / total.clamp_min(1e-300), s.masked_fill(~m, float('-inf')).softmax(-1).nan_to_num(0.0), atol=1e-6):
         return (f"the masked keys took a share of the softmax and were zeroed after it: the allowed keys get the right weights times "
-                f"{s.min().item():.3g} or so, so their rows sum to less than 1 (a finite fill, or the mask applied after the softmax): "
+                f"{total.min().item():.3g} or so, so their rows sum to less than 1 (a finite fill, or the mask applied after the softmax): "
                 "fill the masked scores with -inf before the softmax")
     return None
 
@@ -419,6 +419,27 @@ def _merge_story(merged, right) -> str:
             return head + f"yours is heads.permute{p}.reshape(B, n, h*d): transpose(1, 2) to (B, n, h, d) before the reshape, so that head i fills features i*d .. (i+1)*d - 1"
     return head + _where(merged, right.transpose(1, 2).reshape(B, n, h * d), 'batch position feature')
 
+# %% ../../nbs/course_exercises.ipynb #a29m0206
+def _one_head(merged, right) -> str|None:
+    "If `merged` (B, n, d) is one head of `right` (B, h, n, d): that, else None."
+    i = next((i for i in range(right.shape[1]) if isinstance(merged, torch.Tensor) and merged.shape == right[:, i].shape and torch.equal(merged, right[:, i])), None)
+    return None if i is None else (f": that is head {i + 1} alone, (B, n, d); Concat(head_1, ..., head_h) keeps all h heads side by side, "
+                                   "(B, n, h*d): transpose(1, 2), then reshape")
+
+def _head_blocks(loop, m) -> str|None:
+    "If a ModuleList of `loop`'s per-head layers holds one projection's blocks of rows, but not head i's block in head i: which, else None."
+    names, d_k = ('w_q', 'w_k', 'w_v'), m.d_k
+    for name, heads in loop.named_modules():
+        if not isinstance(heads, nn.ModuleList) or len(heads) != m.h: continue
+        where = [next(((n, j) for n, W in zip(names, (m.w_q, m.w_k, m.w_v)) for j, b in enumerate(W.weight.split(d_k))
+                       if isinstance(l, nn.Linear) and l.weight.shape == b.shape and torch.equal(l.weight, b)), None) for l in heads]
+        if None in where or len({n for n, _ in where}) != 1: continue
+        wrong = [(i, j) for i, (_, j) in enumerate(where) if i != j]
+        if wrong:
+            return (f"load_from filled {name} from {where[0][0]}'s rows of " + ", ".join(f"head {j + 1} for head {i + 1}" for i, j in wrong[:3])
+                    + f": head i's rows are i*d_k .. (i+1)*d_k - 1, {where[0][0]}.weight[i*d_k:(i+1)*d_k] (and its bias the same entries)")
+    return None
+
 # %% ../../nbs/course_exercises.ipynb #a26s0202
 @report
 def check_heads(split_heads, merge_heads) -> str:
@@ -624,27 +645,6 @@ def _loop_layers(loop, d_model:int, h:int, lins:list) -> str:
             f"one nn.Linear(d_model, d_k) = nn.Linear({d_model}, {d_k}) per head for each of W^Q, W^K, W^V ({3 * h}), and one for W^O"))
 
 
-# %% ../../nbs/course_exercises.ipynb #a29m0206
-def _one_head(merged, right) -> str|None:
-    "If `merged` (B, n, d) is one head of `right` (B, h, n, d): that, else None."
-    i = next((i for i in range(right.shape[1]) if isinstance(merged, torch.Tensor) and merged.shape == right[:, i].shape and torch.equal(merged, right[:, i])), None)
-    return None if i is None else (f": that is head {i + 1} alone, (B, n, d); Concat(head_1, ..., head_h) keeps all h heads side by side, "
-                                   "(B, n, h*d): transpose(1, 2), then reshape")
-
-def _head_blocks(loop, m) -> str|None:
-    "If a ModuleList of `loop`'s per-head layers holds one projection's blocks of rows, but not head i's block in head i: which, else None."
-    names, d_k = ('w_q', 'w_k', 'w_v'), m.d_k
-    for name, heads in loop.named_modules():
-        if not isinstance(heads, nn.ModuleList) or len(heads) != m.h: continue
-        where = [next(((n, j) for n, W in zip(names, (m.w_q, m.w_k, m.w_v)) for j, b in enumerate(W.weight.split(d_k))
-                       if isinstance(l, nn.Linear) and l.weight.shape == b.shape and torch.equal(l.weight, b)), None) for l in heads]
-        if None in where or len({n for n, _ in where}) != 1: continue
-        wrong = [(i, j) for i, (_, j) in enumerate(where) if i != j]
-        if wrong:
-            return (f"load_from filled {name} from {where[0][0]}'s rows of " + ", ".join(f"head {j + 1} for head {i + 1}" for i, j in wrong[:3])
-                    + f": head i's rows are i*d_k .. (i+1)*d_k - 1, {where[0][0]}.weight[i*d_k:(i+1)*d_k] (and its bias the same entries)")
-    return None
-
 # %% ../../nbs/course_exercises.ipynb #a26s0206
 @report
 def check_loop_mha(LoopMHA) -> str:
@@ -744,6 +744,19 @@ def _ffn_size_slip(conv_to_ffn, d_model:int, d_ff:int) -> str|None:
     return ("it runs for d_model=512, d_ff=2048 alone: FeedForward() keeps its default sizes whatever the convolution; "
             "read them from it, d_ff, d_model = conv[0].weight.shape[:2]")
 
+# %% ../../nbs/course_exercises.ipynb #a29m0301
+def _ffn_built(conv_to_ffn, conv, d_model:int, d_ff:int) -> str|None:
+    "If `conv_to_ffn(conv)` builds FeedForward(d_model, d_model) (d_ff read from conv[2]): that, seen as it runs; else None."
+    seen, init = [], FeedForward.__init__
+    def spy(self, *a, **k): seen.append(list(a[:2]) + [k.get(n) for n in ('d_model', 'd_ff')][len(a[:2]):]); init(self, *a, **k)
+    FeedForward.__init__ = spy
+    try: conv_to_ffn(conv)
+    except Exception: pass
+    finally: FeedForward.__init__ = init
+    if not seen or d_model == d_ff or seen[0] != [d_model, d_model]: return None
+    return (f"you built FeedForward({d_model}, {d_model}): d_ff is the first convolution's out_channels, conv[0].weight.shape[0] = {d_ff}; "
+            "conv[2] maps d_ff back to d_model, so its out_channels is d_model")
+
 # %% ../../nbs/course_exercises.ipynb #a26s0302
 def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the library's class, or the notebook's own
 
@@ -784,19 +797,6 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
         raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: {slip}" if (slip := _copy_slip(f8, sq) or (st if ' holds ' in (st := _param_story(f8, sq) or '') else None)) else swapped) from None
     assert not (_is(f, FeedForward) and d_model != d_ff and (f.w_1.in_features, f.w_1.out_features) == (d_ff, d_model)), swapped
     return conv, f
-
-# %% ../../nbs/course_exercises.ipynb #a29m0301
-def _ffn_built(conv_to_ffn, conv, d_model:int, d_ff:int) -> str|None:
-    "If `conv_to_ffn(conv)` builds FeedForward(d_model, d_model) (d_ff read from conv[2]): that, seen as it runs; else None."
-    seen, init = [], FeedForward.__init__
-    def spy(self, *a, **k): seen.append(list(a[:2]) + [k.get(n) for n in ('d_model', 'd_ff')][len(a[:2]):]); init(self, *a, **k)
-    FeedForward.__init__ = spy
-    try: conv_to_ffn(conv)
-    except Exception: pass
-    finally: FeedForward.__init__ = init
-    if not seen or d_model == d_ff or seen[0] != [d_model, d_model]: return None
-    return (f"you built FeedForward({d_model}, {d_model}): d_ff is the first convolution's out_channels, conv[0].weight.shape[0] = {d_ff}; "
-            "conv[2] maps d_ff back to d_model, so its out_channels is d_model")
 
 # %% ../../nbs/course_exercises.ipynb #a28k0301
 def _ffn_shapes(f, conv) -> str|None:
@@ -1318,8 +1318,10 @@ def _cross_self(fn, m, s, t) -> str|None:
     with torch.no_grad():
         y = fn(_refusing(m), s, t)
         for mask in ('src', 'tgt'):
-            v = _layer_variant(m, dec=lambda v, l, k, x, z, sm, tm: l.sub[2](l.sub[1](l.sub[0](x, lambda u: l.self_attn(u, mask=tm)),
-                               lambda u: l.cross_attn(u, u, mask=sm if mask == 'src' else tm)), l.ffn))
+            v = copy.deepcopy(m)
+            for l in v.decoder:
+                l.forward = lambda x, z, sm, tm, l=l: l.sub[2](l.sub[1](l.sub[0](x, lambda u: l.self_attn(u, mask=tm)),
+                                                                         lambda u: l.cross_attn(u, u, mask=sm if mask == 'src' else tm)), l.ffn)
             if isinstance(y, torch.Tensor) and y.shape == (r := v(s, t)).shape and torch.allclose(y, r, atol=1e-5):
                 return ("the cross-attention reads its keys and values from the decoder's own stream, not from the memory z (so it fails "
                         "once the source and the target differ in length): it is cross_attn(t, z, mask=src_mask), the encoder's output second")
@@ -1327,7 +1329,9 @@ def _cross_self(fn, m, s, t) -> str|None:
 
 def _enc_causal(m, y, s, t) -> str|None:
     "If `y` is the logits of an encoder whose self-attention is causal too: that, else None."
-    v = _layer_variant(m, enc=lambda l, x, sm: l.sub[1](l.sub[0](x, lambda u: l.self_attn(u, mask=sm & causal_mask(x.shape[1]))), l.ffn))
+    v = copy.deepcopy(m)
+    for l in v.encoder:
+        l.forward = lambda x, sm, l=l: l.sub[1](l.sub[0](x, lambda u: l.self_attn(u, mask=sm & causal_mask(x.shape[1]))), l.ffn)
     with torch.no_grad():
         if not torch.allclose(y, v(s, t), atol=1e-5): return None
     return ("the encoder's self-attention is causal too: the encoder reads the whole source, every position every other; only the "
@@ -1442,7 +1446,11 @@ def _norm_swap(m, y, s, t) -> str|None:
                 for i, j in enumerate(js): l.sub[i].norm = norms[j]
             with torch.no_grad():
                 if torch.allclose(y, v(s, t), atol=1e-5):
-                    return ("in each " + side + " layer " + ", ".join(f"sub[{i}] normalises with sub[{j}].norm" for i, j in enumerate(js) if i != j)
+                    odd = [(i, j) for i, j in enumerate(js) if i != j]
+                    if len(odd) == 1:
+                        return (f"sub[{odd[0][0]}] of each {side} layer normalises with sub[{odd[0][1]}].norm: each sub-layer has a LayerNorm of its own, "
+                                f"sub[i].norm for the i-th, so write the {side}'s sub-layer {odd[0][0]} with sub[{odd[0][0]}].norm")
+                    return ("in each " + side + " layer " + ", ".join(f"sub[{i}] normalises with sub[{j}].norm" for i, j in odd)
                             + f": each sub-layer has a LayerNorm of its own, sub[i].norm for the i-th, so write the {side}'s sub-layer i with sub[i].norm")
     return None
 
@@ -2351,6 +2359,27 @@ def _greedy_more(m, src) -> dict:
             hint + "; and forbid PAD and BOS (next_token_logits) before the argmax": lambda y: m(src, y).amax(1).argmax(-1)}
 
 
+# %% ../../nbs/course_exercises.ipynb #a29m1003
+def _forbidden(step, m, src, ys) -> str|None:
+    """Which of PAD, BOS and EOS your `step` never chooses, each scored highest in turn on a copy of `m`, when that is not PAD and BOS
+    alone (or none) and the step is the argmax of the logits with those tokens scored -inf, on `m` and on each copy; else None."""
+    copies = {None: m}
+    for tok in (PAD_ID, BOS_ID, EOS_ID):
+        copies[tok] = copy.deepcopy(m)
+        copies[tok].generator.register_forward_hook(lambda mod, inp, out, tok=tok: out + 100. * F.one_hot(torch.tensor(tok), m.cfg.tgt_vocab))
+    with torch.no_grad():
+        mine = {tok: torch.as_tensor(step(mm.eval(), src, ys)).reshape(-1) for tok, mm in copies.items()}
+        never = [tok for tok in (PAD_ID, BOS_ID, EOS_ID) if not (mine[tok] == tok).any()]
+        if never in ([PAD_ID, BOS_ID], []): return None
+        for tok, mm in copies.items():                                              # an argmax with `never` scored -inf, on every model
+            want = mm(src, ys)[:, -1].clone(); want[:, never] = float('-inf')
+            if mine[tok].shape != want.shape[:1] or not torch.equal(mine[tok], want.argmax(-1)): return None
+    name = {PAD_ID: f'PAD (id {PAD_ID})', BOS_ID: f'BOS (id {BOS_ID})', EOS_ID: f'EOS (id {EOS_ID})'}
+    return (f"scored highest in turn, your step never chooses {' or '.join(name[t] for t in never)} and does choose "
+            + " and ".join(name[t] for t in (PAD_ID, BOS_ID, EOS_ID) if t not in never)
+            + ": forbid PAD and BOS alone, as next_token_logits does (a decoder never emits them); EOS must stay possible, it ends the sentence")
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c1002
 def _read_tokens(ids:torch.Tensor, out:torch.Tensor, at:int|None=None) -> torch.Tensor:
     """One-hot, shaped as the logits `out` (B, t, V) or (B, V), of the prefix `ids` (B, t) a decoder read: each position's own
@@ -2373,14 +2402,13 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     for e, at in zip(echoes, (None, 1)):                         # rules that read other prefixes choose other tokens there
         e.tgt_emb.register_forward_pre_hook(lambda mod, inp: seen.append(inp[0]))
         e.generator.register_forward_hook(lambda mod, inp, out, at=at: out + 100. * _read_tokens(seen[-1], out, at))
-    if got in (PAD_ID, BOS_ID) and (which := _forbidden(step, mixed, src, ys)): return which
     models = (m, mixed, lifted, *echoes)                         # a rule that matches `m` by chance seldom matches the others
     mine = [[torch.as_tensor(step(mm, src, y)).reshape(-1) for y in probes] for mm in models]
     rules = [_greedy_rules(mm, src) | _greedy_more(mm, src) for mm in models]
     for k, hint in enumerate(rules[0]):
         if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, r[hint](y))
                                                      for r, row in zip(rules, mine) for a, y in zip(row, probes)): return hint
-    if got in (PAD_ID, BOS_ID): return next(iter(rules[0]))
+    if got in (PAD_ID, BOS_ID): return _forbidden(step, mixed, src, ys) or next(iter(rules[0]))
     if got < ys.shape[1] and (m(src, ys)[i].argmax(0) == got).any(): return list(rules[0])[2]
     return _step_rest(step, m, src, ys, got, i)
 
@@ -2476,22 +2504,6 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         for i in (got != want).nonzero().flatten().tolist():
             raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, {who} id "
                                  f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
-
-# %% ../../nbs/course_exercises.ipynb #a29m1003
-def _forbidden(step, m, src, ys) -> str|None:
-    "Which of PAD, BOS and EOS your `step` never chooses, each scored highest in turn on a copy of `m`, when that is not PAD and BOS alone (or none); else None."
-    never = []
-    for tok in (PAD_ID, BOS_ID, EOS_ID):
-        lifted, lift = copy.deepcopy(m), torch.zeros(m.cfg.tgt_vocab)
-        lift[tok] = 100.
-        lifted.generator.register_forward_hook(lambda mod, inp, out, lift=lift: out + lift)
-        with inference(lifted):
-            if not (torch.as_tensor(step(lifted, src, ys)).reshape(-1) == tok).any(): never.append(tok)
-    if never in ([PAD_ID, BOS_ID], []): return None
-    name = {PAD_ID: f'PAD (id {PAD_ID})', BOS_ID: f'BOS (id {BOS_ID})', EOS_ID: f'EOS (id {EOS_ID})'}
-    return (f"scored highest in turn, your step never chooses {' or '.join(name[t] for t in never) or 'none of them'} and does choose "
-            + " and ".join(name[t] for t in (PAD_ID, BOS_ID, EOS_ID) if t not in never)
-            + ": forbid PAD and BOS alone, as next_token_logits does (a decoder never emits them); EOS must stay possible, it ends the sentence")
 
 # %% ../../nbs/course_exercises.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
@@ -2613,6 +2625,11 @@ def _bleu_more(hyps, refs, mine) -> str | None:
 
 
 # %% ../../nbs/course_exercises.ipynb #a27f1101
+def _spaceless(my_bleu) -> bool:
+    "Whether `my_bleu` scores 'a bcd e f' 100 against 'ab c de f': the same letters, no word in common; it reads characters, spaces dropped."
+    try: return abs(my_bleu(['a bcd e f'], ['ab c de f']) - 100) < 0.01
+    except Exception: return False
+
 def _bleu_call(my_bleu, name:str, hyps, refs):
     "`my_bleu(hyps, refs)`; when it raises, hypotheses split into characters named, probed with one that has no spaces."
     try: return my_bleu(hyps, refs)
@@ -2694,7 +2711,7 @@ def check_bleu(my_bleu) -> str:
         if (near := lambda x: abs(mine - x) < 0.01)(theirs): continue
         fewer = next((k for k in (1, 2, 3) for w in (None, 0.25) if near(_bleu_like(hyps, refs, k, w))), None)
         if near(theirs / 100): mistake = "a score on a 0-1 scale: corpus BLEU is reported from 0 to 100 here, as sacreBLEU does (multiply by 100)"
-        elif near(_bleu_like(hyps, refs, chars=True)) or near(_bleu_like([h.replace(' ', '') for h in hyps], [r.replace(' ', '') for r in refs], chars=True)): mistake = "n-grams of characters: split each sentence into words on spaces, h.split(), and count n-grams of words"
+        elif near(_bleu_like(hyps, refs, chars=True)) or near(_bleu_like([h.replace(' ', '') for h in hyps], [r.replace(' ', '') for r in refs], chars=True)) and _spaceless(my_bleu): mistake = "n-grams of characters: split each sentence into words on spaces, h.split(), and count n-grams of words"
         elif fewer:
             mistake = (f"n-grams of orders 1 to {fewer} only: BLEU uses n = 1, 2, 3 and 4, each log p_n weighted 1/4 "
                        f"(range(1, 5) and four counts)")
@@ -2723,21 +2740,6 @@ _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): ea
                                     ('E', 'E', 27.5), ('G', 'G', 30.8)], ['E'])]     # the first seed is the farthest, the second the nearest
 
 
-# %% ../../nbs/course_exercises.ipynb #a27m7809
-def _noise_more(recs:list[dict]) -> list[tuple[str, list]]:
-    "More (likely mistake, the ids it gives) for `_noise_mistakes`: only runs named as their variant, signed seed gaps, the first run of 'base' as base."
-    base = next(r['bleu'] for r in recs if r['id'] == 'base')
-    seeds, var = [r['bleu'] - base for r in recs if r['variant'] == 'base' and r['id'] != 'base'], [r for r in recs if r['variant'] != 'base']
-    first = next(r for r in recs if r['variant'] == 'base')                      # the first run of 'base', whatever its id
-    far = max([abs(r['bleu'] - first['bleu']) for r in recs if r['variant'] == 'base' and r is not first] or [0.0])
-    spread = "the spread is the largest |BLEU - base BLEU| over every other run of 'base'"
-    return [("every run of a variant counts, whatever its id ('A-h4' is a run of variant 'A'): keep each record whose variant is not "
-             "'base', not only those whose id is the variant's name", [r['id'] for r in var if r['id'] == r['variant'] and abs(r['bleu'] - base) > max(map(abs, seeds))]),
-            (spread + ": take each seed's |BLEU - base BLEU|; a seed below base widens the spread as much as one above",
-             [r['id'] for r in var if abs(r['bleu'] - base) > max(seeds)]),
-            ("the base run is the record whose id is 'base', not the first run of variant 'base' (a seed may come first)",
-             [r['id'] for r in var if abs(r['bleu'] - first['bleu']) > far])] + _noise_bases(recs)
-
 # %% ../../nbs/course_exercises.ipynb #a29m1202
 def _noise_bases(recs:list[dict]) -> list[tuple[str, list]]:
     "(likely mistake, the ids it gives) for a base BLEU taken from another run, the mean of the runs of 'base', its first run, or the first record, with the spread measured from it or from the base run."
@@ -2752,6 +2754,21 @@ def _noise_bases(recs:list[dict]) -> list[tuple[str, list]]:
             out.append((f"each variant is measured from {what}: the base BLEU is the run whose id is 'base', wherever it stands, and the spread "
                         "the largest |BLEU - base BLEU| over the other runs of 'base'", [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - b) > spread]))
     return out
+
+# %% ../../nbs/course_exercises.ipynb #a27m7809
+def _noise_more(recs:list[dict]) -> list[tuple[str, list]]:
+    "More (likely mistake, the ids it gives) for `_noise_mistakes`: only runs named as their variant, signed seed gaps, the first run of 'base' as base."
+    base = next(r['bleu'] for r in recs if r['id'] == 'base')
+    seeds, var = [r['bleu'] - base for r in recs if r['variant'] == 'base' and r['id'] != 'base'], [r for r in recs if r['variant'] != 'base']
+    first = next(r for r in recs if r['variant'] == 'base')                      # the first run of 'base', whatever its id
+    far = max([abs(r['bleu'] - first['bleu']) for r in recs if r['variant'] == 'base' and r is not first] or [0.0])
+    spread = "the spread is the largest |BLEU - base BLEU| over every other run of 'base'"
+    return [("every run of a variant counts, whatever its id ('A-h4' is a run of variant 'A'): keep each record whose variant is not "
+             "'base', not only those whose id is the variant's name", [r['id'] for r in var if r['id'] == r['variant'] and abs(r['bleu'] - base) > max(map(abs, seeds))]),
+            (spread + ": take each seed's |BLEU - base BLEU|; a seed below base widens the spread as much as one above",
+             [r['id'] for r in var if abs(r['bleu'] - base) > max(seeds)]),
+            ("the base run is the record whose id is 'base', not the first run of variant 'base' (a seed may come first)",
+             [r['id'] for r in var if abs(r['bleu'] - first['bleu']) > far])]
 
 # %% ../../nbs/course_exercises.ipynb #a26v0002
 def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
@@ -2787,7 +2804,7 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
             ("the base run is the record whose id is 'base', wherever it stands in the list: yours measures each variant from the first record's BLEU", [r['id'] for r in var if abs(r['bleu'] - first) > max(seeds)]),
             ("|BLEU - base BLEU| / base BLEU, a relative change, is compared with the spread, a difference in BLEU points: compare |BLEU - base BLEU| itself; "
              "or the spread was taken over every run, the variants too, which leaves no variant beyond it: " + spread + " only",
-             [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])] + _noise_more(recs)
+             [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])] + _noise_more(recs) + _noise_bases(recs)
 
 # %% ../../nbs/course_exercises.ipynb #a26r0039
 def _noise_rest(recs:list, ids:list, want:list) -> str:
@@ -2945,7 +2962,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
              ("playing -> spielen (enc-dec)", cross, [out.index('▁playing')], src.index('▁spielen'), [2, 3, 4, 6, 8]),
              ("in -> am (enc-dec)", cross, [out.index('▁in')], src.index('▁am'), [1, 2, 3, 4, 6, 7]),
              ("tent -> Zelt (enc-dec)", cross, [out.index('▁tent')], src.index('▁Zelt'), [1, 2, 3, 4, 5, 6, 7, 8]),
-             ("a made-up map of 2 heads and 1 query: row 1 -> key 1", torch.tensor([[[.1, .2, .7]], [[.7, .2, .1]]]), [0], 0, [2])]   # argmin: head 1
+             ("a made-up map of 2 heads and 1 query: row 1 -> key 3", torch.tensor([[[.7, .2, .1]], [[.1, .2, .7]]]), [0], 2, [2])]   # argmin: head 1
     answers = []                                                   # every case first: a mistake is named only if it explains them all
     for name, w, rows, col, want in cases:
         try: got = heads_looking(w, rows, col)
