@@ -158,3 +158,13 @@ def test_check_pad_batch_names_an_empty_sentence_that_makes_the_batch_float():
     stacked = lambda seqs, pad_id=0: torch.stack([F.pad(torch.tensor(s), (0, max(map(len, seqs)) - len(s)), value=pad_id) for s in seqs])
     assert_rejects(check_pad_batch, stacked, says=r"pad_batch\(\[\[2, 5, 3\], \[\]\]\): .*not torch.float32: torch.tensor\(\[\]\) of an "
                    r"empty sentence is float32, which makes the batch float; give dtype=torch.long")
+
+def test_check_pad_batch_names_a_width_taken_from_the_ends_or_from_the_number_of_sentences():
+    "A longest sentence in the middle, and more sentences than the longest has tokens, show where a wrong width came from."
+    ends = lambda seqs, pad_id=0: torch.tensor([(s + [pad_id] * 9)[:max(len(seqs[0]), len(seqs[-1]))] for s in seqs])
+    assert_rejects(check_pad_batch, ends, says=r"pad_batch\(\[\[2, 3\], \[2, 4, 4, 4, 3\], \[2, 3\]\]\): shape \(3, 2\); .*yours is cut to 2.*"
+                   r"\(the longest of the first and last sentences: the longest can stand anywhere, max\(len\(s\) for s in seqs\)\)")
+    wide = lambda seqs, pad_id=0: torch.tensor([s + [pad_id] * (max(len(seqs), *map(len, seqs)) - len(s)) for s in seqs])
+    assert_rejects(check_pad_batch, wide, says=r"shape \(5, 5\); expected \(5, 3\), .*yours is padded to 5, 2 more than the longest sentence \(3\) "
+                   r"\(5 is the number of sentences, B, not a length\)")
+    assert check_pad_batch(_pb_longest) is True

@@ -393,3 +393,21 @@ def test_a_half_width_right_for_odd_r_only_is_named(half):
 ])
 def test_restricted_mask_band_widths_and_numpy_masks_are_named(answer, says):
     assert_rejects(check_restricted, answer, says=says)
+
+# ---------------------------------------------------------------- weights that ignore the mask, or keep a share for the masked keys
+def _scores(q, k): return q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+
+def _unmasked_weights(q, k, v, mask=None):
+    "The output from PyTorch's kernel, the weights from a softmax that never saw the mask."
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask), _scores(q, k).softmax(-1)
+
+def _finite_then_zeroed(q, k, v, mask=None):
+    "Masked scores set to the row's minimum less 1, then the masked weights zeroed: the allowed keys' weights sum to less than 1."
+    s = _scores(q, k)
+    if mask is None: w = s.softmax(-1)
+    else: w = s.where(mask, s.amin(-1, keepdim=True) - 1).softmax(-1) * mask
+    return w @ v, w
+
+def test_weights_that_ignore_the_mask_or_keep_a_share_for_masked_keys_are_named():
+    assert_rejects(check_attention, _unmasked_weights, says=r"padding mask: the weights differ .*: the weights ignore the mask: they are the softmax of every score, masked keys included")
+    assert_rejects(check_attention, _finite_then_zeroed, says=r"padding mask: .*the masked keys took a share of the softmax and were zeroed after it: .*fill the masked scores with -inf before the softmax")

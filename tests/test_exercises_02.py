@@ -676,3 +676,40 @@ class _LoopSqueezedMask(_LoopBase):                                     # mask.s
 def test_check_loop_mha_names_a_copied_projection_and_a_squeezed_mask(answer, says):
     assert_rejects(check_loop_mha, answer, says=says)
     assert check_loop_mha(_LoopBase) is True
+
+# ---------------------------------------------------------------- one head kept, one sentence's mask, one head's rows
+def test_merge_heads_that_keeps_one_head_is_named():
+    split = lambda x, h: x.view(*x.shape[:2], h, -1).transpose(1, 2)
+    assert_rejects(check_heads, split, lambda x: x[:, 0], says=r"gave torch.Size\(\[2, 5, 4\]\); expected \(B, n, h\*d\) = \(2, 5, 12\): that is head 1 alone, \(B, n, d\)")
+
+class _LoopFirstMask(_LoopBase):
+    "Every sentence attends under the first sentence's mask."
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem
+        m = None if mask is None else mask[0]
+        return self.w_o(torch.cat([self.head(i, x, mem, m) for i in range(self.h)], -1))
+
+class _LoopOneVBlock(nn.Module):
+    "Per-head lists named wq, wk, wv, and every head's W_i^V taken from head 1's rows."
+    def __init__(self, d_model, h):
+        super().__init__()
+        self.h, self.d_k = h, d_model // h
+        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))
+        self.wq, self.wk, self.wv, self.wo = heads(), heads(), heads(), nn.Linear(d_model, d_model)
+    @torch.no_grad()
+    def load_from(self, mha):
+        for i in range(self.h):
+            rows, first = slice(i * self.d_k, (i + 1) * self.d_k), slice(0, self.d_k)
+            for lin, W, sl in ((self.wq[i], mha.w_q, rows), (self.wk[i], mha.w_k, rows), (self.wv[i], mha.w_v, first)):
+                lin.weight.copy_(W.weight[sl]); lin.bias.copy_(W.bias[sl])
+        self.wo.weight.copy_(mha.w_o.weight); self.wo.bias.copy_(mha.w_o.bias)
+    def forward(self, x, mem=None, mask=None):
+        mem, m = x if mem is None else mem, None if mask is None else mask[:, 0]
+        return self.wo(torch.cat([attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.wq, self.wk, self.wv)], -1))
+
+@pytest.mark.parametrize('answer, says', [
+    (_LoopFirstMask, r"one query and a padding mask: off by .*; every sentence got the first sentence's mask \(mask\[0\]\): each sentence has its own padding"),
+    (_LoopOneVBlock, r"self-attention: off by .*; load_from filled wv from w_v's rows of head 1 for head 2, head 1 for head 3, head 1 for head 4: head i's rows are"),
+])
+def test_check_loop_mha_names_one_sentences_mask_and_one_heads_rows(answer, says):
+    assert_rejects(check_loop_mha, answer, says=says)

@@ -291,3 +291,22 @@ def _copied(conv, f=None, take=lambda w: w.squeeze()):
 def test_check_conv_to_ffn_names_a_squeeze_of_a_size_1_and_default_sizes(answer, says):
     assert_rejects(check_conv_to_ffn, answer, says=says)
     assert check_conv_to_ffn(lambda conv: _copied(conv, take=lambda w: w[..., 0])) is True
+
+# ---------------------------------------------------------------- the layers swapped through a reshape; d_ff read from the last convolution
+def _swapped_reshaped(conv):
+    "w_1 from conv[2] and w_2 from conv[0], each reshaped to fit; a bias copied only where the sizes agree (none here)."
+    d_ff, d_model, _ = conv[0].weight.shape
+    f = _FFN(d_model, d_ff)
+    with torch.no_grad():
+        for lin, c in ((f.w_1, conv[2]), (f.w_2, conv[0])):
+            lin.weight.copy_(c.weight[:, :, 0].reshape(lin.weight.shape))
+            if c.bias.numel() == lin.bias.numel(): lin.bias.copy_(c.bias)
+    return f
+
+def test_layers_swapped_through_a_reshape_and_d_ff_from_the_last_convolution_are_named():
+    assert_rejects(check_conv_to_ffn, _swapped_reshaped, says=r"d_model=16, d_ff=64: the outputs differ by .*; w_1.weight holds conv\[2\].weight reshaped to "
+                   r"\(64, 16\), not conv\[0\].weight; .*w_2.weight holds conv\[0\].weight reshaped to \(16, 64\), not conv\[2\].weight")
+    last = lambda conv: _copied(conv, _FFN(conv[0].in_channels, conv[2].out_channels), take=lambda w: w[..., 0])
+    assert_rejects(check_conv_to_ffn, last, says=r"d_model=16, d_ff=64: raised RuntimeError .*: you built FeedForward\(16, 16\): d_ff is the first "
+                   r"convolution's out_channels, conv\[0\].weight.shape\[0\] = 64")
+    assert check_conv_to_ffn(lambda conv: _copied(conv, take=lambda w: w[..., 0])) is True

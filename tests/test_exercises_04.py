@@ -252,3 +252,31 @@ class _PadStoppedInTrainingOnly(nn.Module):
 
 def test_check_my_embeddings_names_a_padding_row_that_learns_in_eval_mode():
     assert_rejects(check_my_embeddings, _PadStoppedInTrainingOnly, says=r"eval mode: the padding row E\[0\] gets a gradient .*in eval mode as in training")
+
+# ---------------------------------------------------------------- E scaled in place, the detach on the wrong side, a gradient scaled twice
+class _ScaledInPlace(_EmbBase):
+    def forward(self, tokens):
+        with torch.no_grad(): self.E.mul_(math.sqrt(self.d_model))
+        return F.embedding(tokens, self.E, padding_idx=self.pad_id)
+
+class _DetachWrongSide(_EmbBase):
+    def forward(self, tokens):
+        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]
+        return torch.where(pad, x, x.detach()) * math.sqrt(self.d_model)
+
+class _HookScalesTwice(_EmbBase):
+    def forward(self, tokens):
+        s = math.sqrt(self.d_model)
+        def hook(g): g = g * s; g[self.pad_id] = 0; return g
+        E = self.E * 1.0
+        if E.requires_grad: E.register_hook(hook)
+        return E[tokens] * s
+
+@pytest.mark.parametrize('answer, says', [
+    (_ScaledInPlace, r"a zero padding row: forward changed E in place \(it is now sqrt\(d_model\) = 4 times what it was\)"),
+    (_DetachWrongSide, r"the padding row E\[0\] gets a gradient and the real tokens' rows \[5, 7, 9\] get none: the detach is on the wrong side"),
+    (_HookScalesTwice, r"the gradients of rows \[5, 7, 9\] differ from nn.Embedding's: yours are sqrt\(d_model\) = 4 times nn.Embedding's"),
+])
+def test_a_table_changed_in_place_and_gradients_stopped_or_scaled_wrongly_are_named(answer, says):
+    assert_rejects(check_my_embeddings, answer, says=says)
+    assert check_my_embeddings(_EmbBase) is True

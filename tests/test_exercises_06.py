@@ -642,3 +642,28 @@ def test_learned_positions_counted_as_parameters_are_named(capsys):
     count = lambda tie: count_config_params(get_model_config('base', N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000, tie=tie))
     assert_named(check_parsing_counts, lambda: (count('all') + 2 * 1024 * 1024, count('none') + 2 * 1024 * 1024),
                  says=r"exactly 2 tables of learned positions, 1,024 x 1024 \(max_len x d_model.*\): the paper's sinusoidal positions have no parameters", capsys=capsys)
+
+# ---------------------------------------------------------------- the cross-attention on its own stream, the norms of a layer exchanged, a causal encoder
+def _forward_as(model, src, tgt, cross_self=False, norms=(0, 1, 2), enc_causal=False):
+    "§3.1 from the parts, post-LN, with one slip: the cross-attention reading the decoder's stream, decoder sub-layer i normalised with sub[norms[i]].norm, or a causal encoder."
+    from transformer_nb.attention import pad_mask, tgt_mask, causal_mask
+    res = lambda n, x, f: n(x + f(x))
+    sm, tm = pad_mask(src), tgt_mask(tgt)
+    em = sm & causal_mask(src.shape[1]) if enc_causal else sm
+    x = model.src_pos(model.src_emb(src))
+    for l in model.encoder: x = res(l.sub[1].norm, res(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=em)), l.ffn)
+    y = model.tgt_pos(model.tgt_emb(tgt))
+    for l in model.decoder:
+        y = res(l.sub[norms[0]].norm, y, lambda t: l.self_attn(t, mask=tm))
+        y = res(l.sub[norms[1]].norm, y, lambda t: l.cross_attn(t, t if cross_self else x, mask=sm))
+        y = res(l.sub[norms[2]].norm, y, l.ffn)
+    return model.generator(y)
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(cross_self=True), r"on a source of 9 and a target of 7 tokens, and runs when both have 7: the cross-attention reads its keys and values from the decoder's own stream, not from the memory z"),
+    (dict(norms=(1, 0, 2)), r"in each decoder layer sub\[0\] normalises with sub\[1\].norm, sub\[1\] normalises with sub\[0\].norm: each sub-layer has a LayerNorm of its own"),
+    (dict(enc_causal=True), r"the encoder's self-attention is causal too: .*the encoder's mask is pad_mask\(src\) alone"),
+])
+def test_a_cross_attention_on_its_own_stream_exchanged_norms_and_a_causal_encoder_are_named(kw, says):
+    assert_rejects(_ex.check_forward, functools.partial(_forward_as, **kw), says=says)
+    assert _ex.check_forward(_forward_as) is True

@@ -265,3 +265,20 @@ def _windows(q, k, v, r, values_from_k=False, per_query=False):
 def test_restricted_attention_roles_scales_and_axes_are_named(answer, says):
     assert_rejects(check_restricted_attention, answer, says=says)
     assert check_restricted_attention(_windows) is True
+
+# ---------------------------------------------------------------- key 0 hidden, and a finite fill for the padded slots
+def _windows_as(q, k, v, r, first=0, fill=float('-inf')):
+    "Restricted attention by unfolded windows, the keys j >= `first` real, the padded slots filled with `fill`."
+    n, w = q.shape[-2], r // 2
+    kw, vw = (F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1) for t in (k, v))
+    ok = (j := torch.arange(n)[:, None] + torch.arange(-w, w + 1)).ge(first) & j.lt(n)
+    s = torch.einsum('...nd,...ndw->...nw', q, kw) / q.shape[-1] ** 0.5
+    return torch.einsum('...nw,...ndw->...nd', s.masked_fill(~ok, fill).softmax(-1).nan_to_num(0.0), vw)
+
+@pytest.mark.parametrize('answer, says', [
+    (functools.partial(_windows_as, first=1), r"n=10, r=3: .*changing key 0 moved the outputs of queries \[\]; no query sees key 0: every key 0 <= j < n is a real key"),
+    (functools.partial(_windows_as, fill=-1e4), r"n=10, r=3, every score -40,000 .*: the padded slots' fill is finite \(-1e4 or -1e9\?\) and beats scores below it; fill them with float\('-inf'\)"),
+])
+def test_a_hidden_first_key_and_a_finite_fill_are_named(answer, says):
+    assert_rejects(check_restricted_attention, answer, says=says)
+    assert check_restricted_attention(_windows_as) is True

@@ -308,3 +308,34 @@ def test_an_end_of_word_mark_cut_off_the_last_piece_is_named():
     assert_rejects(_named.check_bpe, learn, cut, says=r"segment\('lowest'\) gave \['low', 'est'\], not \['low', 'est</w>'\]: the end-of-word mark was cut off the last piece")
     assert_rejects(_named.check_bpe, *bpe("    syms = list(word) + ['</w>']\n    for pair", "    syms = list(word)\n    for pair"),
                    says=r"segment\('lowest'\) gave \['low', 'est'\], not .*: split the word into its characters plus '</w>'")
+
+# ---------------------------------------------------------------- '</w>' glued to the last letter; a scan that keeps the right-hand symbol
+def _learner_as(glued=False, step=2):
+    "learn_bpe with '</w>' glued to each word's last letter (Sennrich's script), or a scan that moves on by `step` symbols after a merge."
+    def merge(syms, pair):
+        out, i = [], 0
+        while i < len(syms):
+            if i + 1 < len(syms) and (syms[i], syms[i + 1]) == pair: out.append(syms[i] + syms[i + 1]); i += step
+            else: out.append(syms[i]); i += 1
+        return out
+    def learn_bpe(word_counts, n_merges):
+        vocab, merges = {(tuple(w[:-1]) + (w[-1] + '</w>',) if glued else tuple(w) + ('</w>',)): c for w, c in word_counts.items()}, []
+        for _ in range(n_merges):
+            pairs = Counter()
+            for syms, c in vocab.items():
+                for p in zip(syms, syms[1:]): pairs[p] += c
+            if not pairs: break
+            best = min(pairs, key=lambda p: (-pairs[p], p)); merges.append(best)
+            vocab = {tuple(merge(list(s), best)): c for s, c in vocab.items()}
+        return merges
+    def segment(word, merges):
+        syms = list(word) + ['</w>']
+        for p in merges: syms = merge(syms, p)
+        return syms
+    return learn_bpe, segment
+
+def test_a_glued_end_of_word_and_a_merge_that_keeps_a_symbol_are_named():
+    assert_rejects(_ex.check_bpe, *_learner_as(glued=True), says=r"merge 2 should be \('es', 't'\), yours is \('es', 't</w>'\): the first merge with '</w>' is "
+                   r"\('es', 't</w>'\): '</w>' is glued to the word's last letter; it is a symbol of its own")
+    assert_rejects(_ex.check_bpe, *_learner_as(step=1), says=r"yours is \('es', 's'\): the merge \('es', 's'\) joins 'ess', which no word holds: a word's symbols must always spell it")
+    assert _ex.check_bpe(*_learner_as()) is True

@@ -415,3 +415,28 @@ def test_schedule_and_smoothing_slips_are_named(check, answer, says, capsys):
     assert ok is False and re.search(says, line), line
 
 def noam_like(step, d_model, warmup): return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+
+# ---------------------------------------------------------------- d_model ** -0.5 on one term, warmup + 1, log(softmax), a mean over V, the positions' axis
+def _ls(logits, target, eps, pad_id=PAD_ID, logp=lambda x: x.log_softmax(-1), reduce=lambda t: t.sum(-1)):
+    "Label-smoothed cross-entropy over the non-pad positions, with log p from `logp` and q * log p reduced over the vocabulary by `reduce`."
+    V = logits.shape[-1]
+    q = torch.full_like(logits, eps / V).scatter_add(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))
+    return -reduce(q * logp(logits))[target != pad_id].mean()
+
+@pytest.mark.parametrize('check, answer, says', [
+    (check_schedule, lambda s, d, w: 0.0 if s == 0 else min(s ** -0.5, d ** -0.5 * s * w ** -1.5),
+     r"step 4001 .*the factor d_model \*\* -0.5 multiplies the warm-up term alone: the decay term step \*\* -0.5 without it is d_model \*\* 0.5 times larger"),
+    (check_schedule, lambda s, d, w: 0.0 if s == 0 else d ** -0.5 * min(s ** -0.5, s * (w + 1) ** -1.5),
+     r"step 1 .*your warm-up term is step \* 4001 \*\* -1.5, warmup = 4001 \(warmup \+ 1\): use the argument itself"),
+    (check_label_smoothing, lambda lg, t, eps, pad_id=PAD_ID: _ls(lg, t, eps, pad_id, logp=lambda x: x.softmax(-1).log()),
+     r"eps=0.1, logits 50 times larger: got inf, .*likely log\(softmax\(logits\)\): softmax underflows to 0"),
+    (check_label_smoothing, lambda lg, t, eps, pad_id=PAD_ID: _ls(lg, t, eps, pad_id, reduce=lambda x: x.mean(-1)),
+     r"sums to 0.09091, not 1: that is 1/V = 1/11, a mean over the vocabulary, .mean\(-1\), where the sum belongs"),
+    (check_label_smoothing, lambda lg, t, eps, pad_id=PAD_ID: _ls(lg, t, eps, pad_id, logp=lambda x: x.log_softmax(1)),
+     r"likely log_softmax over the wrong axis \(dim=1, the positions of \(B, T, V\) logits\): normalise over the vocabulary"),
+])
+def test_a_factor_on_one_term_another_warmup_and_smoothing_slips_are_named(check, answer, says, capsys):
+    ok, line = verdict(check, answer, capsys)
+    assert ok is False and re.search(says, line), line
+    right = (lambda s, d, w: 0.0 if s == 0 else noam_like(s, d, w)) if check is check_schedule else _ls
+    assert verdict(check, right, capsys)[0] is True

@@ -3,6 +3,7 @@ the printed solution and other right answers, reports the empty stub as not writ
 each natural wrong answer with False and one printed line that names the case and the mistake; and each "break it"
 exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
 fail."""
+import re
 import pytest, torch
 from nbtools import assert_break_it, cells, code_blocks, namespace
 from transformer_nb.core import PAD_ID, BOS_ID
@@ -338,3 +339,16 @@ def test_a_prefix_cut_at_either_end_is_named_as_itself_where_the_models_choose_a
     for says, cut in cuts.items():
         step = lambda m, s, y: ntl(m(s, cut(y) if y.shape[1] > 1 else y)[:, -1]).argmax(-1)
         with torch.no_grad(): assert _ex._step_mistake(step, m, src, ys, 7, 0).startswith(says), says
+
+# ---------------------------------------------------------------- PAD alone forbidden, or PAD and EOS
+def test_a_step_that_forbids_pad_alone_or_pad_and_eos_is_named(ns, capsys):
+    from transformer_nb.core import EOS_ID
+    def forbidding(*ids):
+        def step(m, src, ys):
+            logits = m(src, ys)[:, -1].clone(); logits[:, list(ids)] = float('-inf'); return logits.argmax(-1)
+        return step
+    for ids, says in (((PAD_ID,), r"never chooses PAD \(id 0\) and does choose BOS \(id 2\) and EOS \(id 3\): forbid PAD and BOS alone"),
+                      ((PAD_ID, EOS_ID), r"never chooses PAD \(id 0\) or EOS \(id 3\) and does choose BOS \(id 2\): .*EOS must stay possible, it ends the sentence")):
+        ok, line = verdict(forbidding(*ids), ns['model'], capsys)
+        assert ok is False and re.search(says, line), line
+    assert verdict(forbidding(PAD_ID, BOS_ID), ns['model'], capsys)[0] is True

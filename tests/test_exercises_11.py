@@ -50,7 +50,7 @@ def test_bleu_stub_cell_imports_what_the_solution_uses():
 
 def test_bleu_solution_passes():
     assert said(check_bleu, solution_ns()['my_bleu']) == \
-        (True, "your BLEU agrees with sacreBLEU's on 6 cases: clipping, the brevity penalty, corpus sums, case, word boundaries")
+        (True, "your BLEU agrees with sacreBLEU's on 7 cases: clipping, the brevity penalty, corpus sums, case, word boundaries")
 
 def test_bleu_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e11c0001')                                   # the stub cell runs the check, as Run All does
@@ -307,3 +307,26 @@ def test_bleu_slips_of_counting_and_of_sacrebleu_are_named(answer, says):
     ok, line = said(check_bleu, answer)
     assert ok is False and re.search(says, line), line
     assert said(check_bleu, _bleu)[0] is True
+
+# ---------------------------------------------------------------- characters without spaces, counts clipped over the corpus, the last n-gram dropped
+def _bleu_as(hyps, refs, split=str.split, pooled=False, drop=0):
+    "Corpus BLEU over the pieces `split` gives, clipped per sentence or against the corpus's summed counts (`pooled`), `drop` n-grams left off each end."
+    m, t, c, r, H, R = [0] * 4, [0] * 4, 0, 0, [Counter() for _ in range(4)], [Counter() for _ in range(4)]
+    for h, ref in zip(hyps, refs):
+        h, ref = split(h), split(ref); c, r = c + len(h), r + len(ref)
+        for n in range(4):
+            hc, rc = (Counter(tuple(w[i:i + n + 1]) for i in range(len(w) - n - drop)) for w in (h, ref))
+            H[n].update(hc); R[n].update(rc); m[n] += sum((hc & rc).values()); t[n] += sum(hc.values())
+    if pooled: m = [sum((H[n] & R[n]).values()) for n in range(4)]
+    return 100 * min(1, math.exp(1 - r / c)) * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / 4)
+
+@pytest.mark.parametrize('answer, says', [
+    (functools.partial(_bleu_as, split=lambda s: list(s.replace(' ', ''))), r"case 'a short hypothesis': .*n-grams of characters: split each sentence into words on spaces"),
+    (functools.partial(_bleu_as, pooled=True), r"case 'a word repeated across sentences': .*the counts are clipped against the whole corpus's"),
+    (functools.partial(_bleu_as, drop=1), r"each sentence's last n-gram of every order is left out: a sentence of L words has L - n \+ 1 n-grams of order n"),
+])
+def test_characters_corpus_wide_clipping_and_a_dropped_last_ngram_are_named(answer, says):
+    import re
+    ok, line = said(check_bleu, answer)
+    assert ok is False and re.search(says, line), line
+    assert said(check_bleu, _bleu_as)[0] is True

@@ -82,7 +82,7 @@ HEADS = code_blocks(NB, EXERCISES)[1]
 
 def test_heads_solution_passes(in_nbs):
     ns = {}; exec(HEADS, ns)
-    assert said(check_heads_looking, ns['heads_looking']) == (True, 'heads_looking reads a made-up map and the 5 readings of the text from the stored maps')
+    assert said(check_heads_looking, ns['heads_looking']) == (True, 'heads_looking reads three made-up maps and the 5 readings of the text from the stored maps')
 
 def test_heads_stub_is_reported_as_not_written(in_nbs, capsys):
     ns = namespace(NB, 'e11c0003')
@@ -423,3 +423,26 @@ def _rows_ab(base, first=lambda h: max(1, h // 8), paper=False):
 def test_rows_ab_slips_of_later_answers_are_named(answer, says):
     assert said(check_rows_ab, _rows_ab)[0] is True
     assert_rejects(check_rows_ab, answer, says=says)
+
+# ---------------------------------------------------------------- a base taken from another run; argmin; an argmax down column col
+def _beyond_from(pick):
+    "beyond_noise measuring each variant from `pick(recs)`, the spread measured from the run whose id is 'base'."
+    def beyond_noise(recs):
+        own, b = next(r['bleu'] for r in recs if r['id'] == 'base'), pick(recs)
+        spread = max(abs(r['bleu'] - own) for r in recs if r['variant'] == 'base' and r['id'] != 'base')
+        return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - b) > spread]
+    return beyond_noise
+
+@pytest.mark.parametrize('pick, says', [
+    (lambda recs: sum(r['bleu'] for r in recs if r['variant'] == 'base') / sum(r['variant'] == 'base' for r in recs), r"each variant is measured from the mean of the runs of 'base'"),
+    (lambda recs: next(r['bleu'] for r in recs if r['variant'] == 'base'), r"the first run of variant 'base' \(a seed may come first\)"),
+])
+def test_a_base_taken_from_another_run_is_named(pick, says, in_nbs):
+    assert_rejects(check_beyond_noise, _beyond_from(pick), says=says)
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, r].argmin() == col for r in rows)], r"argmin: the row's smallest weight"),
+    (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if int(w[h, :, col].argmax()) in rows], r"the argmax ran down column col, over the queries, w\[h, :, col\].argmax\(\) in rows"),
+])
+def test_argmin_and_an_argmax_down_the_column_are_named(answer, says, in_nbs):
+    assert_rejects(check_heads_looking, answer, says=says)

@@ -52,6 +52,13 @@ def _pad_shape(shape:tuple, B:int, n:int) -> str:
     if len(shape) == 2 and shape[0] == B and shape[1] < n: return f": yours is cut to {shape[1]}, the longest sentence has {n}; pad every row up to the longest, cut none"
     return ""
 
+def _pad_width(shape:tuple, seqs) -> str:
+    "What a wrong width of a padded batch was taken from: the number of sentences, or the first and last sentences alone."
+    if len(shape) != 2 or shape[0] != len(seqs) or shape[1] == max(map(len, seqs)): return ""
+    if shape[1] == len(seqs) > max(map(len, seqs)): return f" ({shape[1]} is the number of sentences, B, not a length)"
+    if shape[1] == max(len(seqs[0]), len(seqs[-1])): return " (the longest of the first and last sentences: the longest can stand anywhere, max(len(s) for s in seqs))"
+    return ""
+
 def _pad_rows(got, want, seqs) -> str:
     "Which row of a padded batch is wrong, and how: rows in another order, a reversed sentence, or the row itself."
     g, w = got.tolist(), want.tolist()
@@ -65,7 +72,8 @@ def _pad_rows(got, want, seqs) -> str:
 @report
 def check_pad_batch(pad_batch) -> str:
     "00_core, exercise 3: `pad_batch(seqs, pad_id=PAD_ID)` pads id lists on the right into one (B, n) long tensor."
-    for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9), ([[2, 5, 3], []], None)):
+    for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9), ([[2, 5, 3], []], None),
+                         ([[2, 3], [2, 4, 4, 4, 3], [2, 3]], None), ([[2, 3], [2, 4], [2, 5, 3], [2, 3], [2, 6]], None)):
         kept, case = copy.deepcopy(seqs), f"pad_batch({seqs}" + ("" if pad_id is None else f", pad_id={pad_id}") + ")"
         try: got = pad_batch(seqs) if pad_id is None else pad_batch(seqs, pad_id)
         except ValueError as e:
@@ -78,7 +86,7 @@ def check_pad_batch(pad_batch) -> str:
         assert got.dtype == torch.long, f"{case}: ids are whole numbers, torch.long (what nn.Embedding takes), not {got.dtype}" + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}"
         if torch.equal(got, padded(pad_id)): continue
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
                 else f"you padded with 0, not with pad_id={pad_id}" if torch.equal(got, padded(0))
@@ -142,6 +150,20 @@ def _call_kept(fn, args:dict, case:str):
     assert low is None, f"{case}: your output is {low}, the inputs {dt}: keep the inputs' dtype (no .float(), .half() or a dtype= of your own)"
     return res
 
+# %% ../../nbs/course_exercises.ipynb #a29m0102
+def _mask_share(w, q, k, m) -> str|None:
+    "Weights that ignore the mask `m` (expanded to w's shape), or whose masked keys took a share of the softmax and were zeroed after it; else None."
+    a, s = w.nan_to_num(0.0), q @ k.mT * q.shape[-1] ** -0.5
+    if torch.allclose(a, s.softmax(-1), atol=1e-6) and not m.all():
+        return ("the weights ignore the mask: they are the softmax of every score, masked keys included; fill the masked scores with "
+                "-inf before the softmax, scores.masked_fill(~mask, float('-inf'))")
+    total = a.sum(-1, keepdim=True)
+    if (a * ~m).abs().amax() < 1e-9 and (total < 1 - 1e-6).any() and torch.allclose(a / total.clamp_min(1e-300), s.masked_fill(~m, float('-inf')).softmax(-1).nan_to_num(0.0), atol=1e-6):
+        return (f"the masked keys took a share of the softmax and were zeroed after it: the allowed keys get the right weights times "
+                f"{total.min().item():.3g} or so, so their rows sum to less than 1 (a finite fill, or the mask applied after the softmax): "
+                "fill the masked scores with -inf before the softmax")
+    return None
+
 # %% ../../nbs/course_exercises.ipynb #a26s0102
 def _weights(q, k, mask=None, scale=None, dim=-1, invert=False, fill=float('-inf'), add=False):
     "Equation (1)'s weights, or the weights of one common mistake (rows with no allowed key: zeros)."
@@ -176,6 +198,7 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
         if torch.allclose(w, _weights(q, k) * m, atol=1e-6):
             return ("the weights were masked after the softmax: a query's weights then sum to less than 1; fill the masked "
                     "scores with -inf before the softmax")
+        if why := _mask_share(w, q, k, m): return why
         if (w.nan_to_num(0.0).abs() * ~m).amax() > 1e-6:
             return (f"masked keys still get weight (up to {(w.nan_to_num(0.0).abs() * ~m).amax():.2g}): a finite fill leaves "
                     "them some; set the masked scores to -inf before the softmax (e^-inf = 0)")
@@ -396,6 +419,27 @@ def _merge_story(merged, right) -> str:
             return head + f"yours is heads.permute{p}.reshape(B, n, h*d): transpose(1, 2) to (B, n, h, d) before the reshape, so that head i fills features i*d .. (i+1)*d - 1"
     return head + _where(merged, right.transpose(1, 2).reshape(B, n, h * d), 'batch position feature')
 
+# %% ../../nbs/course_exercises.ipynb #a29m0206
+def _one_head(merged, right) -> str|None:
+    "If `merged` (B, n, d) is one head of `right` (B, h, n, d): that, else None."
+    i = next((i for i in range(right.shape[1]) if isinstance(merged, torch.Tensor) and merged.shape == right[:, i].shape and torch.equal(merged, right[:, i])), None)
+    return None if i is None else (f": that is head {i + 1} alone, (B, n, d); Concat(head_1, ..., head_h) keeps all h heads side by side, "
+                                   "(B, n, h*d): transpose(1, 2), then reshape")
+
+def _head_blocks(loop, m) -> str|None:
+    "If a ModuleList of `loop`'s per-head layers holds one projection's blocks of rows, but not head i's block in head i: which, else None."
+    names, d_k = ('w_q', 'w_k', 'w_v'), m.d_k
+    for name, heads in loop.named_modules():
+        if not isinstance(heads, nn.ModuleList) or len(heads) != m.h: continue
+        where = [next(((n, j) for n, W in zip(names, (m.w_q, m.w_k, m.w_v)) for j, b in enumerate(W.weight.split(d_k))
+                       if isinstance(l, nn.Linear) and l.weight.shape == b.shape and torch.equal(l.weight, b)), None) for l in heads]
+        if None in where or len({n for n, _ in where}) != 1: continue
+        wrong = [(i, j) for i, (_, j) in enumerate(where) if i != j]
+        if wrong:
+            return (f"load_from filled {name} from {where[0][0]}'s rows of " + ", ".join(f"head {j + 1} for head {i + 1}" for i, j in wrong[:3])
+                    + f": head i's rows are i*d_k .. (i+1)*d_k - 1, {where[0][0]}.weight[i*d_k:(i+1)*d_k] (and its bias the same entries)")
+    return None
+
 # %% ../../nbs/course_exercises.ipynb #a26s0202
 @report
 def check_heads(split_heads, merge_heads) -> str:
@@ -416,7 +460,7 @@ def check_heads(split_heads, merge_heads) -> str:
     merged = merge_heads(right)
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
         f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', f'a {type(merged).__name__}, not one tensor')}; expected (B, n, h*d) = (2, 5, 12)" + \
-        {(2, 5, 4): ": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side", (2, 15, 4): ": the heads "
+        {(2, 5, 4): _one_head(merged, right) or ": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side", (2, 15, 4): ": the heads "
          "are stacked along the positions; Concat puts them side by side on the feature axis, (B, n, h*d)"}.get(tuple(getattr(merged, 'shape', ())), "") + (f": yours is {axes}; transpose(1, 2) to (B, n, h, d), then reshape(B, n, h*d)"
                                                          if (axes := _shape_axes(getattr(merged, 'shape', ()), dict(B=2, h=3, n=5, d=4))) else "")
     if not torch.equal(merged, x):
@@ -548,6 +592,9 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                  + ": each role has its own projection, Q = x W_i^Q, K = mem W_i^K, V = mem W_i^V": dict(use=''.join(u))
                  for u in itertools.product('qkv', repeat=3) if ''.join(u) not in ('qkv', 'kqv', 'qvk')}   # Q-K, K-V swaps: above
     with torch.no_grad():
+        if 'mask' in kw and kw['mask'].shape[0] > 1 and (got - m(*args, mask=kw['mask'][:1])).abs().max() < 1e-4:
+            return ("every sentence got the first sentence's mask (mask[0]): each sentence has its own padding; keep the batch axis and "
+                    "drop the head axis alone, mask[:, 0] -> (B, n_q, n_k)")
         return next((why for why, over in mistakes.items() if (got - _mha_variant(m, *args, **kw, **over)).abs().max() < 1e-4), None)
 
 
@@ -633,19 +680,18 @@ def check_loop_mha(LoopMHA) -> str:
                  "keys and values from mem" if len(args) > 1 and isinstance(got, torch.Tensor) and got.shape[:2] == args[1].shape[:2] else "")
             err = (got - want).abs().max().item()
             assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
-                                f"{_loaded_rows(loop, ours) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
+                                f"{_loaded_rows(loop, ours) or _head_blocks(loop, ours) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
     return "LoopMHA computes what MultiHeadAttention computes, head by head"
 
 # %% ../../nbs/course_exercises.ipynb #a26r0011
 def _param_story(f, conv) -> str|None:
     "How each of `f`'s four parameters differs from the convolution's it should copy: shape, transposed, another's, zero, scaled, or where."
-    have = {'conv[0].weight': conv[0].weight[..., 0], 'conv[0].bias': conv[0].bias, 'conv[2].weight': conv[2].weight[..., 0], 'conv[2].bias': conv[2].bias}
-    have = {k: t.detach() for k, t in have.items()}
-    out = []
+    have, out = {'conv[0].weight': conv[0].weight[..., 0].detach(), 'conv[0].bias': conv[0].bias.detach(), 'conv[2].weight': conv[2].weight[..., 0].detach(), 'conv[2].bias': conv[2].bias.detach()}, []
     for (k, src), want in zip((('w_1.weight', 'conv[0].weight'), ('w_1.bias', 'conv[0].bias'), ('w_2.weight', 'conv[2].weight'), ('w_2.bias', 'conv[2].bias')), have.values()):
         got = getattr(getattr(f, k.split('.')[0]), k.split('.')[1]).detach()
         other = next((o for o, t in have.items() if o != src and t.shape == got.shape and torch.allclose(got, t)), None)
         other = other or next((f"{o} transposed" for o, t in have.items() if o != src and t.dim() == 2 and t.T.shape == got.shape and torch.allclose(got, t.T)), None)
+        other = other or next((f"{o} reshaped to {tuple(got.shape)}" for o, t in have.items() if o != src and t.dim() == got.dim() == 2 and t.shape != got.shape and t.numel() == got.numel() and torch.equal(got.flatten(), t.flatten())), None)
         other = other or next((f"the first {got.numel()} entries of {o}" for o, t in have.items() if o != src and t.dim() == got.dim() == 1
                                and t.numel() > got.numel() and torch.allclose(got, t[:got.numel()])), None)
         if got.shape == want.shape and torch.allclose(got, want): continue
@@ -698,6 +744,19 @@ def _ffn_size_slip(conv_to_ffn, d_model:int, d_ff:int) -> str|None:
     return ("it runs for d_model=512, d_ff=2048 alone: FeedForward() keeps its default sizes whatever the convolution; "
             "read them from it, d_ff, d_model = conv[0].weight.shape[:2]")
 
+# %% ../../nbs/course_exercises.ipynb #a29m0301
+def _ffn_built(conv_to_ffn, conv, d_model:int, d_ff:int) -> str|None:
+    "If `conv_to_ffn(conv)` builds FeedForward(d_model, d_model) (d_ff read from conv[2]): that, seen as it runs; else None."
+    seen, init = [], FeedForward.__init__
+    def spy(self, *a, **k): seen.append(list(a[:2]) + [k.get(n) for n in ('d_model', 'd_ff')][len(a[:2]):]); init(self, *a, **k)
+    FeedForward.__init__ = spy
+    try: conv_to_ffn(conv)
+    except Exception: pass
+    finally: FeedForward.__init__ = init
+    if not seen or d_model == d_ff or seen[0] != [d_model, d_model]: return None
+    return (f"you built FeedForward({d_model}, {d_model}): d_ff is the first convolution's out_channels, conv[0].weight.shape[0] = {d_ff}; "
+            "conv[2] maps d_ff back to d_model, so its out_channels is d_model")
+
 # %% ../../nbs/course_exercises.ipynb #a26s0302
 def _is(obj, cls) -> bool: return type(obj).__name__ == cls.__name__       # the library's class, or the notebook's own
 
@@ -727,7 +786,7 @@ def _ffn_from(conv_to_ffn, d_model:int, d_ff:int):
         raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised AttributeError ({e}): conv[1] is the ReLU, which has no weights; "
                              "the convolutions are conv[0] and conv[2]") from None
     except RuntimeError as e:
-        if why := _ffn_size_slip(conv_to_ffn, d_model, d_ff):
+        if why := _ffn_size_slip(conv_to_ffn, d_model, d_ff) or _ffn_built(conv_to_ffn, conv, d_model, d_ff):
             raise AssertionError(f"d_model={d_model}, d_ff={d_ff}: raised RuntimeError ({str(e).splitlines()[0][:80]}): {why}") from None
         try: sq = _conv_stack(8, 8); f8 = conv_to_ffn(sq)                            # a square stack: does it copy at all?
         except RuntimeError as e8:
@@ -826,6 +885,22 @@ def _emb_pad_id(MyEmbeddings, p:int=3) -> None:
     assert g[0] != 0, f"{case}: token 0 is an ordinary token here, and its row gets no gradient: stop it at pad_id alone"
 
 
+# %% ../../nbs/course_exercises.ipynb #a29m0404
+def _emb_factor(a, b, what:str='') -> str:
+    "If `a` is `b` times one factor c (not 1): ', c times ...' (with sqrt(d_model) named), else ''."
+    c = float((a * b).sum() / (b * b).sum().clamp_min(1e-30))
+    if abs(c - 1) < 1e-6 or not torch.allclose(a, b * c, atol=1e-6): return ""
+    d = a.shape[-1]
+    name = next((n for n, x in ((f'sqrt(d_model) = {d ** 0.5:g}', d ** 0.5), (f'1/sqrt(d_model) = 1/{d ** 0.5:g}', d ** -0.5), (f'd_model = {d}', float(d))) if abs(c / x - 1) < 1e-4), f'{c:.4g}')
+    return (f": yours are {name} times nn.Embedding's, a scale applied twice (or left out) on the way back" if what else f" (it is now {name} times what it was)")
+
+def _emb_wrong_side(grad, t, case:str) -> str|None:
+    "If the real tokens' rows get no gradient and the padding row gets one: that, else None."
+    real = t[t != PAD_ID].unique()
+    if grad is None or grad[PAD_ID].abs().amax() == 0 or grad[real].abs().amax() > 0: return None
+    return (f"{case}: the padding row E[{PAD_ID}] gets a gradient and the real tokens' rows {real.tolist()} get none: the detach is on the wrong "
+            "side; stop the gradient where tokens == pad_id and keep it everywhere else (torch.where(pad, x.detach(), x))")
+
 # %% ../../nbs/course_exercises.ipynb #a26s0404
 @report
 def check_my_embeddings(MyEmbeddings) -> str:
@@ -843,8 +918,9 @@ def check_my_embeddings(MyEmbeddings) -> str:
     for case, pad_row in (('a zero padding row', torch.zeros(16)), ('a non-zero padding row (as tying makes it)', torch.randn(16)), ('eval mode', torch.zeros(16))):
         mine.train(case != 'eval mode'); ours.train(case != 'eval mode')
         with torch.no_grad(): ours.lut.weight[PAD_ID] = pad_row; E.copy_(ours.lut.weight)
-        E.grad = ours.lut.weight.grad = None
+        E.grad = ours.lut.weight.grad = None; kept = E.detach().clone()
         y, want = mine(t), ours(t)
+        assert torch.equal(E, kept), f"{case}: forward changed E in place{_emb_factor(E.detach(), kept)}: compute a new tensor, E[tokens] * sqrt(d_model), and leave the parameter as it is"
         err = (y - want).abs().amax(-1)                                              # (B, n)
         if (err > 1e-5).any():
             at_pad = bool((err[t == PAD_ID] > 1e-5).any()) and not bool((err[t != PAD_ID] > 1e-5).any())
@@ -855,10 +931,10 @@ def check_my_embeddings(MyEmbeddings) -> str:
         assert y.requires_grad, f"{case}: your output does not depend on E (.detach() or a copy cut the graph): no gradient reaches the table; only the padding row's is stopped"
         (y * g).sum().backward(); (want * g).sum().backward()
         gerr = (E.grad - ours.lut.weight.grad).abs().amax(-1)                    # (vocab,)
-        assert gerr[PAD_ID] < 1e-5, (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({E.grad[PAD_ID].norm():.2g}); "
+        assert gerr[PAD_ID] < 1e-5, _emb_wrong_side(E.grad, t, case) or (f"{case}: the padding row E[{PAD_ID}] gets a gradient ({E.grad[PAD_ID].norm():.2g}); "
                                      "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens"
                                      + (", in eval mode as in training (whatever self.training is)" if case == 'eval mode' else ""))
-        assert (gerr < 1e-5).all(), f"{case}: the gradients of rows {(gerr > 1e-5).nonzero().flatten().tolist()} differ from nn.Embedding's"
+        assert (gerr < 1e-5).all(), f"{case}: the gradients of rows {(gerr > 1e-5).nonzero().flatten().tolist()} differ from nn.Embedding's" + _emb_factor(E.grad, ours.lut.weight.grad, 'gradients')
     _emb_pad_id(MyEmbeddings)
     return "MyEmbeddings matches Embeddings: initialisation, values and gradients"
 
@@ -1236,6 +1312,31 @@ def _cross_reads_memory(fn, m, s, t) -> bool:
     except Exception: pass
     return bool(firsts) and s.shape[1] != t.shape[1] and firsts[0][1] == s.shape[1]
 
+# %% ../../nbs/course_exercises.ipynb #a29m0601
+def _cross_self(fn, m, s, t) -> str|None:
+    "If `fn`'s logits on (s, t), as long as each other, are those of a decoder whose cross-attention reads its own stream, not z: that, else None."
+    with torch.no_grad():
+        y = fn(_refusing(m), s, t)
+        for mask in ('src', 'tgt'):
+            v = copy.deepcopy(m)
+            for l in v.decoder:
+                l.forward = lambda x, z, sm, tm, l=l: l.sub[2](l.sub[1](l.sub[0](x, lambda u: l.self_attn(u, mask=tm)),
+                                                                         lambda u: l.cross_attn(u, u, mask=sm if mask == 'src' else tm)), l.ffn)
+            if isinstance(y, torch.Tensor) and y.shape == (r := v(s, t)).shape and torch.allclose(y, r, atol=1e-5):
+                return ("the cross-attention reads its keys and values from the decoder's own stream, not from the memory z (so it fails "
+                        "once the source and the target differ in length): it is cross_attn(t, z, mask=src_mask), the encoder's output second")
+    return None
+
+def _enc_causal(m, y, s, t) -> str|None:
+    "If `y` is the logits of an encoder whose self-attention is causal too: that, else None."
+    v = copy.deepcopy(m)
+    for l in v.encoder:
+        l.forward = lambda x, sm, l=l: l.sub[1](l.sub[0](x, lambda u: l.self_attn(u, mask=sm & causal_mask(x.shape[1]))), l.ffn)
+    with torch.no_grad():
+        if not torch.allclose(y, v(s, t), atol=1e-5): return None
+    return ("the encoder's self-attention is causal too: the encoder reads the whole source, every position every other; only the "
+            "decoder's self-attention hides later positions; the encoder's mask is pad_mask(src) alone")
+
 # %% ../../nbs/course_exercises.ipynb #a26c06m1
 def _mask_mixup(fn, m, e:RuntimeError, s, t) -> str:
     "Why `fn` raised `e` on `s`, `t` (lengths S != T): a mask used where the other belongs, if it runs when both are as long; else `e` again."
@@ -1250,9 +1351,9 @@ def _mask_mixup(fn, m, e:RuntimeError, s, t) -> str:
         return (f"my_forward raised RuntimeError ({str(e).splitlines()[0][:100]}): a mask has more axes than the scores (B, h, n_q, "
                 "n_k): pad_mask(src) is (B, 1, 1, S), make_tgt_mask(tgt) (B, 1, T, T) and causal_mask(T) (1, 1, T, T) already; add no axes")
     return (f"my_forward raised RuntimeError ({str(e).splitlines()[0][:100]}) on a source of {s.shape[1]} and a target of "
-            f"{t.shape[1]} tokens, and runs when both have {t.shape[1]}: a mask is used where the other belongs (swapped). The "
+            f"{t.shape[1]} tokens, and runs when both have {t.shape[1]}: " + (_cross_self(fn, m, s2, t2) or "a mask is used where the other belongs (swapped). The "
             "encoder's self-attention and the cross-attention take pad_mask(src), (B, 1, 1, S); the decoder's self-attention "
-            "make_tgt_mask(tgt), (B, 1, T, T)")
+            "make_tgt_mask(tgt), (B, 1, T, T)"))
 
 def _output_mistake(m, y, s, t) -> str|None:
     "What `y` is instead of `m`'s logits on (s, t): log-probabilities, probabilities, or the logits with a causal-only target mask; None if none."
@@ -1337,13 +1438,20 @@ def _norm_swap(m, y, s, t) -> str|None:
     "What `y` is if one sub-layer of every encoder or decoder layer normalises with another sub-layer's LayerNorm; None if none."
     for side in ('encoder', 'decoder'):
         n = len(getattr(m, side)[0].sub)
-        for i, j in itertools.permutations(range(n), 2):                          # sub[i] with sub[j].norm
+        for js in itertools.product(range(n), repeat=n):                          # sub[i] with sub[js[i]].norm
+            if list(js) == list(range(n)): continue
             v = copy.deepcopy(m)
-            for l in getattr(v, side): l.sub[i].norm = l.sub[j].norm
+            for l in getattr(v, side):
+                norms = [sub.norm for sub in l.sub]
+                for i, j in enumerate(js): l.sub[i].norm = norms[j]
             with torch.no_grad():
                 if torch.allclose(y, v(s, t), atol=1e-5):
-                    return (f"sub[{i}] of each {side} layer normalises with sub[{j}].norm: each sub-layer has a LayerNorm of its own, "
-                            f"sub[i].norm for the i-th, so write the {side}'s sub-layer {i} with sub[{i}].norm")
+                    odd = [(i, j) for i, j in enumerate(js) if i != j]
+                    if len(odd) == 1:
+                        return (f"sub[{odd[0][0]}] of each {side} layer normalises with sub[{odd[0][1]}].norm: each sub-layer has a LayerNorm of its own, "
+                                f"sub[i].norm for the i-th, so write the {side}'s sub-layer {odd[0][0]} with sub[{odd[0][0]}].norm")
+                    return ("in each " + side + " layer " + ", ".join(f"sub[{i}] normalises with sub[{j}].norm" for i, j in odd)
+                            + f": each sub-layer has a LayerNorm of its own, sub[i].norm for the i-th, so write the {side}'s sub-layer i with sub[i].norm")
     return None
 
 
@@ -1437,7 +1545,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _layer_mistake(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
+    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_exercises.ipynb #a26c0614
 @report
@@ -1605,7 +1713,9 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
         moved = ((fn(q, k2, v2, r) - base).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist()
         want = [i for i in range(n) if abs(i - t) <= w]
         if moved != want:
-            side = ("your queries see only keys at or before them: the window is centred, r // 2 keys before and after each query"
+            side = (f"no query sees key {t}: every key 0 <= j < n is a real key, seen by the queries within r // 2 of it; only the padded "
+                    "slots, j < 0 or j >= n, get a score of -inf (check the bounds: j >= 0, not j > 0)" if not moved else
+                    "your queries see only keys at or before them: the window is centred, r // 2 keys before and after each query"
                     if moved and min(moved) >= t else
                     "your queries see only keys at or after them: the window is centred, r // 2 keys before and after each query"
                     if moved and max(moved) <= t
@@ -1735,6 +1845,10 @@ def check_restricted_attention(fn) -> str:
                else _ends_story(y, ref, w, (q, k, v)) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
                else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
+    q, k, v = torch.full((1, 1, 10, 16), 100.0), torch.full((1, 1, 10, 16), -100.0), torch.randn(1, 1, 10, 16, generator=g)
+    y, ref = fn(q, k, v, 3), F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3))   # every score -40,000
+    assert torch.allclose(y, ref, atol=1e-4), ("n=10, r=3, every score -40,000 (q of 100s, k of -100s): the first and last queries differ "
+        f"by {(y - ref).abs().max():.2g}: the padded slots' fill is finite (-1e4 or -1e9?) and beats scores below it; fill them with float('-inf')")
     n, r = 37, 5                                                                      # the rule: no n x n tensor
     q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
     with _Shapes() as seen: fn(q, k, v, r)
@@ -1901,6 +2015,20 @@ def _segment_trace(seg, word:str, merges:list) -> str:
     return (f"apply each merge, in the order learnt, to every adjacent occurrence of its pair, left to right: from "
             f"{' '.join(list(word) + ['</w>'])}, " + '; '.join(steps or ['no merge applies']))
 
+# %% ../../nbs/course_exercises.ipynb #a29m0802
+def _bpe_layout(word_counts:dict, merges:list) -> str|None:
+    "Merges that show the words held otherwise: a pair that spells no part of any word, or '</w>' glued to a word's last letter; else None."
+    words = [w + '</w>' for w in word_counts]
+    odd = next((p for p in merges if isinstance(p, tuple) and len(p) == 2 and not any(p[0] + p[1] in w for w in words)), None)
+    if odd:
+        return (f"the merge {odd} joins {odd[0] + odd[1]!r}, which no word holds: a word's symbols must always spell it; merging a pair "
+                "replaces its two symbols by one, and the scan goes on after both (i += 2), keeping neither")
+    first = next((p for p in merges if any('</w>' in s for s in p)), None)
+    if first and '</w>' not in first and any(len(s) == 5 and s.endswith('</w>') for s in first):
+        return (f"the first merge with '</w>' is {first}: '</w>' is glued to the word's last letter; it is a symbol of its own, "
+                "'l o w </w>', and joins the letters only by a merge, as any other symbol")
+    return None
+
 # %% ../../nbs/course_exercises.ipynb #a26c0802
 @report
 def check_bpe(learn_bpe, segment) -> str:
@@ -1916,7 +2044,7 @@ def check_bpe(learn_bpe, segment) -> str:
     want = [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'),
             ('e', 'w'), ('ew', 'est</w>'), ('n', 'ewest</w>'), ('low', '</w>'), ('d', 'est</w>')]
     bad = [(i + 1, w, m) for i, (w, m) in enumerate(zip(want, merges)) if w != m]
-    why = ("end each word with the symbol '</w>'" if not any('</w>' in s for pair in merges for s in pair) else
+    why = (layout if (layout := _bpe_layout(toy, merges)) else "end each word with the symbol '</w>'" if not any('</w>' in s for pair in merges for s in pair) else
            "('e', 'w'), ('n', 'e') and ('w', 'est</w>') all occur 6 times there: a tie goes to the smallest pair"
            if bad and bad[0][0] == 6 and bad[0][2] in (('n', 'e'), ('w', 'est</w>')) else
            next((w for w, kw in _BPE_MISTAKES.items() if merges == _bpe_learn(toy, 10, **kw)),
@@ -2006,6 +2134,21 @@ def _schedule_early(fn, d:int, w:int, s:int) -> str:
     return ''
 
 
+# %% ../../nbs/course_exercises.ipynb #a29m0905
+def _schedule_slip(fn, d:int, w:int, s:int, got:float) -> str:
+    "A rate with d_model ** -0.5 on the warm-up term alone, or a warm-up term with another warmup (warmup + 1?); '' if neither."
+    same, T = (lambda a, b: math.isclose(a, b, rel_tol=1e-9)), 100 * w
+    if s > w and same(got, d ** -0.5 * s * w ** -1.5) and same(float(fn(T, d, w)), T ** -0.5):
+        return ("the factor d_model ** -0.5 multiplies the warm-up term alone: the decay term step ** -0.5 without it is d_model ** 0.5 "
+                "times larger, so it is never the smaller after the peak; the factor multiplies the min of both, "
+                "d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)")
+    if 0 < s <= w and got > 0:
+        u = w * (got / noam_lr(s, d, w)) ** (-2 / 3)                                  # the warmup that this warm-up term has
+        if abs(u - round(u)) < 1e-6 and round(u) != w and all(same(float(fn(t, d, w)), d ** -0.5 * t * round(u) ** -1.5) for t in (1, w // 2)):
+            return (f"your warm-up term is step * {round(u)} ** -1.5, warmup = {round(u)} ({'warmup + 1' if round(u) == w + 1 else 'another warmup'}): "
+                    "use the argument itself, step * warmup ** -1.5")
+    return ''
+
 # %% ../../nbs/course_exercises.ipynb #a26c0905
 def _linear(fn, d:int, w:int) -> bool:
     "Whether `fn` falls in a straight line after the peak: its rates at warmup, 1.5 warmup and 2 warmup on one line, falling."
@@ -2037,7 +2180,7 @@ def check_schedule(fn) -> bool:
                         "it is the rate for warmup=4000: use the argument `warmup`" if same(got, noam_lr(s, d, 4000)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
                         f"it is {got / want:.4g} times the right rate at every step: {_factor(got / want, d, w)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
-                        shape if s < w and (shape := _schedule_early(fn, d, w, s)) else
+                        shape if s < w and (shape := _schedule_early(fn, d, w, s)) else slip if (slip := _schedule_slip(fn, d, w, s, got)) else
                         "after the peak your rate keeps rising as the warm-up term step * warmup ** -1.5: the decay term is never the smaller; "
                         "check its exponent, step ** -0.5 (a root that falls)" if s > w and same(got, d ** -0.5 * s * w ** -1.5) else
                         "after the peak your rate falls in a straight line (as a linear-decay scheduler's does); the paper's falls as the inverse "
@@ -2071,7 +2214,7 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
             "likely eps / V added as a number: it weights -log p_i of every token, eps times their mean": ((1 - eps) * nll + eps / V)[keep].mean(),
             "likely divided by the number of sentences: average over the non-pad tokens, not the rows": ls[keep].sum() / t.shape[0],
             "likely a mean of each sentence's mean: the loss averages every non-pad token of the batch alike, (loss * keep).sum() / keep.sum(), so that a long sentence counts by its tokens": ((ls * keep).sum(-1) / keep.sum(-1).clamp_min(1)).mean() if t.dim() > 1 else float('nan'),
-            "likely log_softmax over the wrong axis: normalise over the vocabulary, the last axis (dim=-1)": ((1 - eps) * -logits.log_softmax(0).gather(-1, t[..., None])[..., 0] - eps * logits.log_softmax(0).mean(-1))[keep].mean(),
+            **{f"likely log_softmax over the wrong axis{' (dim=1, the positions of (B, T, V) logits)' * a}: normalise over the vocabulary, the last axis (dim=-1)": ((1 - eps) * -logits.log_softmax(a).gather(-1, t[..., None])[..., 0] - eps * logits.log_softmax(a).mean(-1))[keep].mean() for a in range(logits.dim() - 1)},
             "likely the uniform part summed over the vocabulary: eps / V on each token makes it eps times the mean of -log p_i, not the sum":
                 ((1 - eps) * nll + eps * total)[keep].mean(),
             "likely probabilities where log-probabilities belong: the loss is -sum_i q_i log p_i, log p from log_softmax(logits)":
@@ -2093,6 +2236,7 @@ def _q_sum(a:float, b:float, eps:float, V:int) -> str:
     "For a loss a x NLL + b x U: the target q it puts on the reference and on each other token, when q does not sum to 1."
     if abs(a + b - 1) < 1e-4: return ""
     twice = (": the reference got eps / V twice, once as every token does and once more" if abs(a - (1 - eps) - eps / V) < 1e-4 and abs(b - eps) < 1e-4 else "")
+    twice = twice or (f": that is 1/V = 1/{V}, a mean over the vocabulary, .mean(-1), where the sum belongs, -(q * log_p).sum(-1)" if abs(a + b - 1 / V) < 1e-4 else "")
     return (f"; so your q gives the reference {a + b / V:.4g} and each other token {b / V:.4g}, and sums to {a + b:.4g}, not 1{twice}; q is "
             f"1 - eps + eps / V = {1 - eps + eps / V:.4g} on the reference and eps / V = {eps / V:.4g} on each other token")
 
@@ -2131,6 +2275,11 @@ def check_label_smoothing(fn) -> bool:
             assert torch.allclose(want, F.cross_entropy(logits.view(-1, 11), t.view(-1), label_smoothing=eps, ignore_index=PAD_ID))
             if abs(got - want) >= 1e-5:
                 raise AssertionError(f"{case}: got {got.item():.4f}, expected {want.item():.4f}; {_smoothing_mistake(logits, t, eps, got, fn)}")
+        big = logits * 50                                                                # gaps of hundreds between logits
+        got, want = torch.as_tensor(fn(big, target, 0.1)).detach().float(), label_smoothing_loss(big, target, 0.1)
+        assert torch.isclose(got, want, rtol=1e-4, atol=1e-4), (f"eps=0.1, logits 50 times larger: got {got.item():.4f}, expected {want.item():.4f}; " + (
+            "likely log(softmax(logits)): softmax underflows to 0 for a token far below the largest, and log 0 = -inf; log_softmax(logits) "
+            "computes the same stably" if not torch.isfinite(got) else _smoothing_mistake(big, target, 0.1, got, fn)))
         other = padded.clone(); other[padded == PAD_ID] = 3                           # the same padding, written with pad_id=3
         got = torch.as_tensor(fn(logits, other, 0.1, pad_id=3)).detach().float()
         if abs(got - label_smoothing_loss(logits, padded, 0.1)) >= 1e-5:
@@ -2210,6 +2359,27 @@ def _greedy_more(m, src) -> dict:
             hint + "; and forbid PAD and BOS (next_token_logits) before the argmax": lambda y: m(src, y).amax(1).argmax(-1)}
 
 
+# %% ../../nbs/course_exercises.ipynb #a29m1003
+def _forbidden(step, m, src, ys) -> str|None:
+    """Which of PAD, BOS and EOS your `step` never chooses, each scored highest in turn on a copy of `m`, when that is not PAD and BOS
+    alone (or none) and the step is the argmax of the logits with those tokens scored -inf, on `m` and on each copy; else None."""
+    copies = {None: m}
+    for tok in (PAD_ID, BOS_ID, EOS_ID):
+        copies[tok] = copy.deepcopy(m)
+        copies[tok].generator.register_forward_hook(lambda mod, inp, out, tok=tok: out + 100. * F.one_hot(torch.tensor(tok), m.cfg.tgt_vocab))
+    with torch.no_grad():
+        mine = {tok: torch.as_tensor(step(mm.eval(), src, ys)).reshape(-1) for tok, mm in copies.items()}
+        never = [tok for tok in (PAD_ID, BOS_ID, EOS_ID) if not (mine[tok] == tok).any()]
+        if never in ([PAD_ID, BOS_ID], []): return None
+        for tok, mm in copies.items():                                              # an argmax with `never` scored -inf, on every model
+            want = mm(src, ys)[:, -1].clone(); want[:, never] = float('-inf')
+            if mine[tok].shape != want.shape[:1] or not torch.equal(mine[tok], want.argmax(-1)): return None
+    name = {PAD_ID: f'PAD (id {PAD_ID})', BOS_ID: f'BOS (id {BOS_ID})', EOS_ID: f'EOS (id {EOS_ID})'}
+    return (f"scored highest in turn, your step never chooses {' or '.join(name[t] for t in never)} and does choose "
+            + " and ".join(name[t] for t in (PAD_ID, BOS_ID, EOS_ID) if t not in never)
+            + ": forbid PAD and BOS alone, as next_token_logits does (a decoder never emits them); EOS must stay possible, it ends the sentence")
+
+
 # %% ../../nbs/course_exercises.ipynb #a26c1002
 def _read_tokens(ids:torch.Tensor, out:torch.Tensor, at:int|None=None) -> torch.Tensor:
     """One-hot, shaped as the logits `out` (B, t, V) or (B, V), of the prefix `ids` (B, t) a decoder read: each position's own
@@ -2238,7 +2408,7 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
     for k, hint in enumerate(rules[0]):
         if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, r[hint](y))
                                                      for r, row in zip(rules, mine) for a, y in zip(row, probes)): return hint
-    if got in (PAD_ID, BOS_ID): return next(iter(rules[0]))
+    if got in (PAD_ID, BOS_ID): return _forbidden(step, mixed, src, ys) or next(iter(rules[0]))
     if got < ys.shape[1] and (m(src, ys)[i].argmax(0) == got).any(): return list(rules[0])[2]
     return _step_rest(step, m, src, ys, got, i)
 
@@ -2455,6 +2625,11 @@ def _bleu_more(hyps, refs, mine) -> str | None:
 
 
 # %% ../../nbs/course_exercises.ipynb #a27f1101
+def _spaceless(my_bleu) -> bool:
+    "Whether `my_bleu` scores 'a bcd e f' 100 against 'ab c de f': the same letters, no word in common; it reads characters, spaces dropped."
+    try: return abs(my_bleu(['a bcd e f'], ['ab c de f']) - 100) < 0.01
+    except Exception: return False
+
 def _bleu_call(my_bleu, name:str, hyps, refs):
     "`my_bleu(hyps, refs)`; when it raises, hypotheses split into characters named, probed with one that has no spaces."
     try: return my_bleu(hyps, refs)
@@ -2468,13 +2643,13 @@ def _bleu_call(my_bleu, name:str, hyps, refs):
 
 
 # %% ../../nbs/course_exercises.ipynb #a27m7807
-def _bleu_keyed(hyps, refs, key=tuple, distinct:str|None=None) -> tuple:
-    "Matches, totals (orders 1 to 4) and lengths with n-grams keyed by `key`; `distinct`: 'matches' (a set intersection) or 'both' (sets of n-grams)."
+def _bleu_keyed(hyps, refs, key=tuple, distinct:str|None=None, drop:int=0) -> tuple:
+    "Matches, totals (orders 1 to 4) and lengths with n-grams keyed by `key`; `distinct`: 'matches' (a set intersection) or 'both' (sets of n-grams); `drop`: n-grams left off each sentence's end."
     m, t, c, r = [0] * 4, [0] * 4, 0, 0
     for h, ref in zip(hyps, refs):
         h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
         for n in range(4):
-            hc, rc = (Counter(key(w[i:i + n + 1]) for i in range(len(w) - n)) for w in (h, ref))
+            hc, rc = (Counter(key(w[i:i + n + 1]) for i in range(len(w) - n - drop)) for w in (h, ref))
             m[n] += len(set(hc) & set(rc)) if distinct else sum(min(k, rc[g]) for g, k in hc.items())
             t[n] += len(hc) if distinct == 'both' else sum(hc.values())
     return m, t, c, r
@@ -2485,6 +2660,13 @@ def _bleu_other(hyps, refs, mine) -> str|None:
     if any(near(_bleu_of(*_bleu_keyed(hyps, refs, distinct=d))) for d in ('matches', 'both')):
         return ("each distinct n-gram counted once (a set): BLEU counts every n-gram of the hypothesis, a repeated one as often as it "
                 "occurs, and clips its matches at the reference's count, min(count in hyp, count in ref)")
+    ng = lambda s, n: Counter(tuple(s.split()[i:i + n]) for i in range(len(s.split()) - n + 1))
+    pooled = [sum((sum((ng(h, n) for h in hyps), Counter()) & sum((ng(x, n) for x in refs), Counter())).values()) for n in (1, 2, 3, 4)]
+    if pooled != m and near(_bleu_of(pooled, t, c, r)):
+        return ("the counts are clipped against the whole corpus's (Counters summed over the sentences before the min), so one sentence's "
+                "n-grams match another sentence's reference: clip each hypothesis against its own reference, then sum the clipped counts")
+    if near(_bleu_of(*_bleu_keyed(hyps, refs, drop=1))):
+        return "each sentence's last n-gram of every order is left out: a sentence of L words has L - n + 1 n-grams of order n, range(len(ws) - n + 1)"
     if near(_bleu_of(*_bleu_keyed(hyps, refs, key=''.join))) and not near(_bleu_of(m, t, c, r)):
         return "n-grams keyed by their words joined without a space: 'a bc' and 'ab c' both become 'abc'; key an n-gram by its tuple of words"
     bps = [_bleu_of([1] * 4, [1] * 4, len(h.split()), len(ref.split())) / 100 for h, ref in zip(hyps, refs)]
@@ -2496,33 +2678,40 @@ def _bleu_other(hyps, refs, mine) -> str|None:
     return ("sacrebleu.corpus_bleu(hyps, refs) reads refs as reference streams, each string one stream; wrap them in a list, "
             "sacrebleu.corpus_bleu(hyps, [refs])") if near(unwrapped) else None
 
+# %% ../../nbs/course_exercises.ipynb #a29m1101
+# The cases of `check_bleu`: (name, hypotheses, references, the mistake each exposes).
+_BLEU_CAPS = (['a man in a blue shirt is standing on a ladder .', 'two dogs play in the snow .', 'a girl is reading a book'],
+              ['a man in a blue shirt stands on a ladder .', 'two dogs are playing in the snow .',
+               'a young girl is reading a book in the park .'])
+_BLEU_CASES = [("identical captions", _BLEU_CAPS[1], _BLEU_CAPS[1], "a hypothesis equal to its reference must score 100: count the "
+                "matches over all hypothesis n-grams, and BP is 1 when c >= r"),
+               ("a short hypothesis", _BLEU_CAPS[0][2:], _BLEU_CAPS[1][2:], "the brevity penalty: BP = min(1, exp(1 - r/c)), with c the "
+                "hypothesis length and r the reference length"),
+               ("a repeated 4-gram", ['a cat and a cat and a cat .'], ['a cat and a dog .'], "clip the counts: an n-gram of "
+                "the hypothesis counts at most as often as the reference has it (the smaller of the two counts)"),
+               ("three captions", *_BLEU_CAPS, "sum the matches, the n-gram totals and the lengths over the corpus before dividing; "
+                "an average of sentence scores is not corpus BLEU"),
+               ("a capital letter", ['A man sleeps on the bench .', 'two dogs play in the snow .'],
+                ['a man sleeps on the bench .', 'two dogs play in the snow .'], "BLEU is case-sensitive here, as sacreBLEU's "
+                "default is: 'A' and 'a' are different words; compare the words as they are, without .lower()"),
+               ("words that join alike", ['a bc the cat sat on the mat'], ['ab c the cat sat on the mat'], "an n-gram is a tuple of words: 'a bc' and 'ab c' share no bigram"),
+               ("a word repeated across sentences", ['the cat the cat sat down', 'a dog sat on the mat'], ['the cat sat down', 'the cat and a dog sat on the mat'],
+                "clip each sentence against its own reference: an n-gram of hypothesis i counts at most as often as reference i has it; "
+                "Counters summed over the corpus before the min let one sentence's n-grams match another sentence's reference")]
+
 # %% ../../nbs/course_exercises.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
     "11_results, exercise 2: your `my_bleu(hyps, refs)` (corpus BLEU, 0 to 100) against sacreBLEU's, one ingredient per case."
     from transformer_nb.evaluation import corpus_scores
-    caps = (['a man in a blue shirt is standing on a ladder .', 'two dogs play in the snow .', 'a girl is reading a book'],
-            ['a man in a blue shirt stands on a ladder .', 'two dogs are playing in the snow .',
-             'a young girl is reading a book in the park .'])
-    cases = [("identical captions", caps[1], caps[1], "a hypothesis equal to its reference must score 100: count the "
-              "matches over all hypothesis n-grams, and BP is 1 when c >= r"),
-             ("a short hypothesis", caps[0][2:], caps[1][2:], "the brevity penalty: BP = min(1, exp(1 - r/c)), with c the "
-              "hypothesis length and r the reference length"),
-             ("a repeated 4-gram", ['a cat and a cat and a cat .'], ['a cat and a dog .'], "clip the counts: an n-gram of "
-              "the hypothesis counts at most as often as the reference has it (the smaller of the two counts)"),
-             ("three captions", *caps, "sum the matches, the n-gram totals and the lengths over the corpus before dividing; "
-              "an average of sentence scores is not corpus BLEU"),
-             ("a capital letter", ['A man sleeps on the bench .', 'two dogs play in the snow .'],
-              ['a man sleeps on the bench .', 'two dogs play in the snow .'], "BLEU is case-sensitive here, as sacreBLEU's "
-              "default is: 'A' and 'a' are different words; compare the words as they are, without .lower()"),
-             ("words that join alike", ['a bc the cat sat on the mat'], ['ab c the cat sat on the mat'], "an n-gram is a tuple of words: 'a bc' and 'ab c' share no bigram")]
+    cases = _BLEU_CASES
     for name, hyps, refs, mistake in cases:
         mine, theirs = _bleu_call(my_bleu, name, hyps, refs), corpus_scores(hyps, refs)['bleu']
         assert isinstance(mine, (int, float)), f"case '{name}': my_bleu returned {mine!r}; return one number, 0 to 100"
         if (near := lambda x: abs(mine - x) < 0.01)(theirs): continue
         fewer = next((k for k in (1, 2, 3) for w in (None, 0.25) if near(_bleu_like(hyps, refs, k, w))), None)
         if near(theirs / 100): mistake = "a score on a 0-1 scale: corpus BLEU is reported from 0 to 100 here, as sacreBLEU does (multiply by 100)"
-        elif near(_bleu_like(hyps, refs, chars=True)): mistake = "n-grams of characters: split each sentence into words on spaces, h.split(), and count n-grams of words"
+        elif near(_bleu_like(hyps, refs, chars=True)) or near(_bleu_like([h.replace(' ', '') for h in hyps], [r.replace(' ', '') for r in refs], chars=True)) and _spaceless(my_bleu): mistake = "n-grams of characters: split each sentence into words on spaces, h.split(), and count n-grams of words"
         elif fewer:
             mistake = (f"n-grams of orders 1 to {fewer} only: BLEU uses n = 1, 2, 3 and 4, each log p_n weighted 1/4 "
                        f"(range(1, 5) and four counts)")
@@ -2550,6 +2739,21 @@ _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): ea
     ("the seeds in another order", [('base', 'base', 30.0), ('base-seed1', 'base', 28.0), ('base-seed2', 'base', 30.5), ('D', 'D', 28.4),
                                     ('E', 'E', 27.5), ('G', 'G', 30.8)], ['E'])]     # the first seed is the farthest, the second the nearest
 
+
+# %% ../../nbs/course_exercises.ipynb #a29m1202
+def _noise_bases(recs:list[dict]) -> list[tuple[str, list]]:
+    "(likely mistake, the ids it gives) for a base BLEU taken from another run, the mean of the runs of 'base', its first run, or the first record, with the spread measured from it or from the base run."
+    runs = [r for r in recs if r['variant'] == 'base']
+    own = next(r['bleu'] for r in recs if r['id'] == 'base')
+    bases = {"the mean of the runs of 'base'": sum(r['bleu'] for r in runs) / len(runs), "the first run of variant 'base' (a seed may come first)": runs[0]['bleu'],
+             "the first record": recs[0]['bleu']}
+    out = []
+    for what, b in bases.items():
+        for ref in (b, own):
+            spread = max([abs(r['bleu'] - ref) for r in runs if r['id'] != 'base'] or [0.0])
+            out.append((f"each variant is measured from {what}: the base BLEU is the run whose id is 'base', wherever it stands, and the spread "
+                        "the largest |BLEU - base BLEU| over the other runs of 'base'", [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - b) > spread]))
+    return out
 
 # %% ../../nbs/course_exercises.ipynb #a27m7809
 def _noise_more(recs:list[dict]) -> list[tuple[str, list]]:
@@ -2600,7 +2804,7 @@ def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
             ("the base run is the record whose id is 'base', wherever it stands in the list: yours measures each variant from the first record's BLEU", [r['id'] for r in var if abs(r['bleu'] - first) > max(seeds)]),
             ("|BLEU - base BLEU| / base BLEU, a relative change, is compared with the spread, a difference in BLEU points: compare |BLEU - base BLEU| itself; "
              "or the spread was taken over every run, the variants too, which leaves no variant beyond it: " + spread + " only",
-             [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])] + _noise_more(recs)
+             [r['id'] for r in var if abs(r['bleu'] - base) / base > max(seeds)])] + _noise_more(recs) + _noise_bases(recs)
 
 # %% ../../nbs/course_exercises.ipynb #a26r0039
 def _noise_rest(recs:list, ids:list, want:list) -> str:
@@ -2714,6 +2918,13 @@ _HEADS_READINGS += [("the head's largest weight over its whole map, w[h].argmax(
                      lambda w, rows, col: _heads(w, lambda h: all(w[h, r, col] == w[h].max() for r in rows)))]
 
 
+# %% ../../nbs/course_exercises.ipynb #a29m1203
+_HEADS_READINGS += [("argmin: the row's smallest weight; a head looks hardest at the key with the largest weight, w[h, r].argmax()",
+                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmin() == col for r in rows))),
+                    ("the argmax ran down column col, over the queries, w[h, :, col].argmax() in rows: that asks which query looks at col most; "
+                     "ask of each row r in `rows` whether it looks hardest at col, w[h, r].argmax() over the keys, the last axis",
+                     lambda w, rows, col: _heads(w, lambda h: int(w[h, :, col].argmax()) in rows))]
+
 # %% ../../nbs/course_exercises.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
     "For heads no listed reading explains: each head yours adds or leaves out, with where its rows put their largest weight."
@@ -2750,7 +2961,8 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
              ("Gruppe, älterer and Menschen -> Menschen (encoder)", enc, [src.index(w) for w in ('▁Gruppe', '▁älterer', '▁Menschen')], src.index('▁Menschen'), [4]),
              ("playing -> spielen (enc-dec)", cross, [out.index('▁playing')], src.index('▁spielen'), [2, 3, 4, 6, 8]),
              ("in -> am (enc-dec)", cross, [out.index('▁in')], src.index('▁am'), [1, 2, 3, 4, 6, 7]),
-             ("tent -> Zelt (enc-dec)", cross, [out.index('▁tent')], src.index('▁Zelt'), [1, 2, 3, 4, 5, 6, 7, 8])]
+             ("tent -> Zelt (enc-dec)", cross, [out.index('▁tent')], src.index('▁Zelt'), [1, 2, 3, 4, 5, 6, 7, 8]),
+             ("a made-up map of 2 heads and 1 query: row 1 -> key 3", torch.tensor([[[.7, .2, .1]], [[.1, .2, .7]]]), [0], 2, [2])]   # argmin: head 1
     answers = []                                                   # every case first: a mistake is named only if it explains them all
     for name, w, rows, col, want in cases:
         try: got = heads_looking(w, rows, col)
@@ -2770,7 +2982,7 @@ def check_heads_looking(heads_looking, path='../results/attention/multi30k.json'
         hint = next((h for h, f in readings if all(f(w2, r2, c2) == a for (_, w2, r2, c2, _), a in zip(cases, answers))),
                     _heads_rest(w, rows, col, got, want))
         raise AssertionError(f"case '{name}': got heads {got}, the maps give {want}. Likely mistake: {hint}")
-    return f"heads_looking reads a made-up map and the {len(cases) - 2} readings of the text from the stored maps"
+    return f"heads_looking reads three made-up maps and the {len(cases) - 3} readings of the text from the stored maps"
 
 # %% ../../nbs/course_exercises.ipynb #a26s9005
 def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int, keys=()) -> str:
