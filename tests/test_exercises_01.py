@@ -411,3 +411,13 @@ def _finite_then_zeroed(q, k, v, mask=None):
 def test_weights_that_ignore_the_mask_or_keep_a_share_for_masked_keys_are_named():
     assert_rejects(check_attention, _unmasked_weights, says=r"padding mask: the weights differ .*: the weights ignore the mask: they are the softmax of every score, masked keys included")
     assert_rejects(check_attention, _finite_then_zeroed, says=r"padding mask: .*the masked keys took a share of the softmax and were zeroed after it: .*fill the masked scores with -inf before the softmax")
+
+# ---------------------------------------------------------------- a band that holds no key at all
+def _empty_band(n, r):
+    "triu and tril with the offsets' signs swapped: for r >= 2 the band is empty, no query sees any key."
+    m = torch.ones(n, n, dtype=torch.bool)
+    return (m.triu(r // 2) & m.tril(-(r // 2)))[None, None]
+
+def test_a_mask_that_lets_no_query_see_any_key_is_named():
+    assert_rejects(check_restricted, _empty_band, says=r"n=6, r=3: .*your mask is all False: no query may see any key, not even itself; "
+                                                     r"the paper's neighbourhood is i - 1 \.\. i \+ 1")

@@ -713,3 +713,21 @@ class _LoopOneVBlock(nn.Module):
 ])
 def test_check_loop_mha_names_one_sentences_mask_and_one_heads_rows(answer, says):
     assert_rejects(check_loop_mha, answer, says=says)
+
+# ---------------------------------------------------------------- load_from taking columns, not rows
+import contextlib, io
+class _Columns(_LoopBase):
+    "load_from copies head i's columns of each projection, W[:, i*d_k:(i+1)*d_k], into a (d_k, d_model) weight."
+    def load_from(self, mha):
+        with torch.no_grad():
+            for i in range(self.h):
+                sl = slice(i * self.d_k, (i + 1) * self.d_k)
+                for lin, m in ((self.w_q[i], mha.w_q), (self.w_k[i], mha.w_k), (self.w_v[i], mha.w_v)):
+                    lin.weight.copy_(m.weight[:, sl]); lin.bias.copy_(m.bias[sl])
+            self.w_o.weight.copy_(mha.w_o.weight); self.w_o.bias.copy_(mha.w_o.bias)
+        return self
+
+def test_load_from_taking_columns_is_named():
+    assert_rejects(_ex.check_loop_mha, _Columns, says=r"d_model=32, h=4: load_from raised RuntimeError \(.*\): a per-head weight is \(d_k, d_model\) = "
+                                                      r"\(8, 32\), nn.Linear's \(out, in\): head i's are rows i\*d_k .*the columns \[:, i\*d_k:\(i\+1\)\*d_k\] are \(32, 8\)")
+    with contextlib.redirect_stdout(io.StringIO()): assert _ex.check_loop_mha(_LoopBase) is True

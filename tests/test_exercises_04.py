@@ -280,3 +280,14 @@ class _HookScalesTwice(_EmbBase):
 def test_a_table_changed_in_place_and_gradients_stopped_or_scaled_wrongly_are_named(answer, says):
     assert_rejects(check_my_embeddings, answer, says=says)
     assert check_my_embeddings(_EmbBase) is True
+
+# ---------------------------------------------------------------- a hook that stops every row's gradient
+class _HookAll(_EmbBase):
+    "The lookup right, but a gradient hook on E that zeroes every row's gradient, not the padding row's alone."
+    def __init__(self, vocab, d_model, pad_id=PAD_ID):
+        super().__init__(vocab, d_model, pad_id); self.E.register_hook(lambda g: torch.zeros_like(g))
+
+def test_a_hook_that_stops_every_rows_gradient_is_named():
+    assert_rejects(_ex.check_my_embeddings, _HookAll, says=r"a zero padding row: the gradients of rows \[5, 7, 9\] differ from nn.Embedding's: "
+                                                          r"yours are all zero, no gradient reaches these rows .*stop it at the padding row alone")
+    assert _ex.check_my_embeddings(_EmbBase) is True

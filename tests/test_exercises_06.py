@@ -667,3 +667,37 @@ def _forward_as(model, src, tgt, cross_self=False, norms=(0, 1, 2), enc_causal=F
 def test_a_cross_attention_on_its_own_stream_exchanged_norms_and_a_causal_encoder_are_named(kw, says):
     assert_rejects(_ex.check_forward, functools.partial(_forward_as, **kw), says=says)
     assert _ex.check_forward(_forward_as) is True
+
+# ---------------------------------------------------------------- a dropout rate fixed at 0.1; f called twice; one layer reused
+class _FixedP(SL_pre):
+    def __init__(self, d_model, p_drop): super().__init__(d_model, 0.1)
+    def forward(self, x, f): return self.norm(x + self.drop(f(x)))
+class _FTwice(SL_pre):
+    def forward(self, x, f): return self.norm(x + 0.5 * self.drop(f(x)) + 0.5 * self.drop(f(x)))
+class _Right(SL_pre):
+    def forward(self, x, f): return self.norm(x + self.drop(f(x)))
+
+@pytest.mark.parametrize('cls, says', [
+    (_FixedP, r"with p_drop = 0.3 your dropout drops about 10% of the entries, as if p_drop were 0.1: the rate is fixed; .*nn.Dropout\(p_drop\)"),
+    (_FTwice, r"forward calls f 2 times: call it once, Dropout\(f\(x\)\); each call draws its own dropout mask"),
+])
+def test_a_fixed_dropout_rate_and_f_called_twice_are_named(cls, says):
+    assert_rejects(_ex.check_sublayer, cls, says=says)
+    assert _ex.check_sublayer(_Right) is True
+
+def _first_layers(model, src, tgt):
+    "Transformer.forward written out, but every layer of each stack is that stack's first layer."
+    sm, tm, pre = pad_mask(src), make_tgt_mask(tgt), model.cfg.norm_first
+    res = lambda sub, x, f: x + f(sub.norm(x)) if pre else sub.norm(x + f(x))
+    x, y = model.src_pos(model.src_emb(src)), model.tgt_pos(model.tgt_emb(tgt))
+    e, d = model.encoder[0], model.decoder[0]
+    for _ in model.encoder: x = res(e.sub[1], res(e.sub[0], x, lambda t: e.self_attn(t, mask=sm)), e.ffn)
+    if pre: x = model.enc_norm(x)
+    for _ in model.decoder:
+        y = res(d.sub[1], res(d.sub[0], y, lambda t: d.self_attn(t, mask=tm)), lambda t: d.cross_attn(t, x, mask=sm))
+        y = res(d.sub[2], y, d.ffn)
+    return model.generator(model.dec_norm(y) if pre else y)
+
+def test_a_stack_that_reuses_its_first_layer_is_named():
+    assert_rejects(_ex.check_forward, _first_layers, says=r"my_forward's logits differ .*: your logits do not change when the weights of encoder layer 2 "
+                                                          r"of 2 change: run every layer of model.encoder in turn, each with its own weights")

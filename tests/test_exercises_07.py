@@ -282,3 +282,30 @@ def _windows_as(q, k, v, r, first=0, fill=float('-inf')):
 def test_a_hidden_first_key_and_a_finite_fill_are_named(answer, says):
     assert_rejects(check_restricted_attention, answer, says=says)
     assert check_restricted_attention(_windows_as) is True
+
+# ---------------------------------------------------------------- ends masked the wrong way, features padded, values not windowed
+def _windows_slip(q, k, v, r, ends='right', values='window'):
+    "Restricted attention by unfolded windows; the end mask off by one or built for the slots in reverse order, the values' features "
+    "shifted by F.pad's first pair, or the values v's first 2w + 1 rows for every query."
+    n, w = q.shape[-2], r // 2
+    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+    o = {'right': torch.arange(-w, w + 1), 'reversed': torch.arange(w, -w - 1, -1), 'off by one': torch.arange(-w, w + 1) - 1}[ends]
+    j = torch.arange(n)[:, None] + o
+    s = torch.einsum('...nd,...ndw->...nw', q, win(k)) / q.shape[-1] ** 0.5
+    p = s.masked_fill((j < 0) | (j >= n), float('-inf')).softmax(-1)
+    if values == 'first rows': return p @ v[..., :2 * w + 1, :]
+    vv = F.pad(v, (w, w))[..., :v.shape[-1]] if values == 'features padded' else v
+    return torch.einsum('...nw,...ndw->...nd', p, win(vv))
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(ends='off by one'), r"n=10, r=3: .*changing key 0 moved the outputs of queries \[\]; no query sees key 0"),
+    (dict(ends='reversed'), r"n=10, r=3: .*queries \[0\], near an end, do not see key 1, within r // 2 of them: your mask hides real keys at the ends "
+                            r"and lets padded slots take weight"),
+    (dict(values='features padded'), r"n=10, r=3: .*with every value 1 your output is 0 in features \[0\] and 1 in the others: the values' features "
+                                     r"were shifted or padded"),
+    (dict(values='first rows'), r"n=10, r=3: .*changing value 5 alone moved the outputs of queries \[\], key 5 alone those of \[4, 5, 6\]: the weights "
+                                r"are right, the values are not the window's"),
+])
+def test_ends_masked_otherwise_padded_features_and_unwindowed_values_are_named(kw, says):
+    assert_rejects(check_restricted_attention, functools.partial(_windows_slip, **kw), says=says)
+    assert check_restricted_attention(_windows_slip) is True

@@ -440,3 +440,12 @@ def test_a_factor_on_one_term_another_warmup_and_smoothing_slips_are_named(check
     assert ok is False and re.search(says, line), line
     right = (lambda s, d, w: 0.0 if s == 0 else noam_like(s, d, w)) if check is check_schedule else _ls
     assert verdict(check, right, capsys)[0] is True
+
+# ---------------------------------------------------------------- a decay term too steep to let the warm-up show
+def _steep_decay(step, d_model, warmup):
+    "The schedule with step ** -1.5 in the decay term: it is the smaller from step 63 on, long before the peak."
+    return 0.0 if step == 0 else d_model ** -0.5 * min(step ** -1.5, step * warmup ** -1.5)
+
+def test_a_decay_term_that_wins_in_the_warm_up_is_named():
+    assert_rejects(_ex.check_schedule, _steep_decay, says=r"step 2000 \(d_model=512, warmup=4000\): .*in the warm-up your rate does not depend on "
+                                                          r"warmup and goes as step \*\* -1.5: that is your decay term, .*step \*\* -0.5 \(check its exponent\)")

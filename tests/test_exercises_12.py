@@ -446,3 +446,9 @@ def test_a_base_taken_from_another_run_is_named(pick, says, in_nbs):
 ])
 def test_argmin_and_an_argmax_down_the_column_are_named(answer, says, in_nbs):
     assert_rejects(check_heads_looking, answer, says=says)
+
+# ---------------------------------------------------------------- rows read as a range between the first and the last
+def test_rows_read_as_a_range_are_named(in_nbs):
+    span = lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in range(rows[0], rows[-1]))]
+    assert_rejects(check_heads_looking, span, says=r"Likely mistake: the rows read are not `rows` itself: range\(rows\[0\], rows\[-1\]\) stops before "
+                                                   r"the last row")

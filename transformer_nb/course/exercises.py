@@ -280,6 +280,7 @@ def check_attention(fn) -> str:
 def _band_story(m, n:int, r:int) -> str:
     "The band i - lo .. i + hi that the mask `m` (n, n) lets each query see, if it is one, else the first query's keys, beside the paper's."
     w, j = r // 2, torch.arange(n)
+    if not m.any(): return f"your mask is all False: no query may see any key, not even itself; the paper's neighbourhood is i - {w} .. i + {w}"
     lo_hi = next(((lo, hi) for lo in range(-n, n) for hi in range(-n, n) if torch.equal(m, (j[None] - j[:, None] >= -lo) & (j[None] - j[:, None] <= hi))), None)
     if lo_hi: return f"your mask lets query i see keys i - {lo_hi[0]} .. i + {lo_hi[1]}; the paper's neighbourhood is i - {w} .. i + {w}, r // 2 = {w} on each side"
     i = int((m != ((j[None] - j[:, None]).abs() <= w)).any(1).nonzero()[0])
@@ -425,6 +426,16 @@ def _one_head(merged, right) -> str|None:
     i = next((i for i in range(right.shape[1]) if isinstance(merged, torch.Tensor) and merged.shape == right[:, i].shape and torch.equal(merged, right[:, i])), None)
     return None if i is None else (f": that is head {i + 1} alone, (B, n, d); Concat(head_1, ..., head_h) keeps all h heads side by side, "
                                    "(B, n, h*d): transpose(1, 2), then reshape")
+
+def _load(loop, ours, d_model:int, h:int) -> None:
+    "`loop.load_from(ours)`; a RuntimeError from a block of the wrong shape named: a per-head weight takes rows, not columns."
+    try: loop.load_from(ours)
+    except RuntimeError as e:
+        if not re.search(r'size of tensor|shape', str(e)): raise
+        d = d_model // h
+        raise AssertionError(f"d_model={d_model}, h={h}: load_from raised RuntimeError ({str(e).splitlines()[0][:80]}): a per-head weight is "
+                             f"(d_k, d_model) = ({d}, {d_model}), nn.Linear's (out, in): head i's are rows i*d_k .. (i+1)*d_k - 1, "
+                             f"w_q.weight[i*d_k:(i+1)*d_k]; the columns [:, i*d_k:(i+1)*d_k] are ({d_model}, {d}), another block") from None
 
 def _head_blocks(loop, m) -> str|None:
     "If a ModuleList of `loop`'s per-head layers holds one projection's blocks of rows, but not head i's block in head i: which, else None."
@@ -663,7 +674,7 @@ def check_loop_mha(LoopMHA) -> str:
         assert not (wo and wo[0].in_features != d_model), (f"LoopMHA({d_model}, {h}): W^O is nn.Linear({wo[0].in_features}, {wo[0].out_features}); "
             f"it reads the h heads side by side, h*d_k = {d_model} features, nn.Linear(h*d_k, d_model): a W^O of d_k inputs reads one head, or the heads summed")
         with torch.no_grad(): [l.bias.normal_() for l in (ours.w_q, ours.w_k, ours.w_v, ours.w_o)]   # biases that matter
-        loop.load_from(ours)
+        _load(loop, ours, d_model, h)
         n_loop, n_ours = count_params(loop), count_params(ours)
         assert n_loop == n_ours, (f"d_model={d_model}, h={h}: {n_loop:,} parameters, ours {n_ours:,}: one nn.Linear(d_model, d_k) "
                                   "with a bias per head for each of W^Q, W^K, W^V, and one nn.Linear(h*d_k, d_model) for W^O")
@@ -703,6 +714,7 @@ def _param_story(f, conv) -> str|None:
                    f"{k} holds {src}'s entries in another order: copy it as it is, entry for entry" if got.shape == want.shape and torch.allclose(got.flatten().sort().values, want.flatten().sort().values) else
                    f"{k} is still all zero: it was not copied from {src}" if not got.any() else
                    f"{k} is {src} times {float((got * want).sum() / (want * want).sum()):.3g}" if got.shape == want.shape and torch.allclose(got, want * float((got * want).sum() / (want * want).sum()), atol=1e-6) else
+                   f"{k} holds one number, {got.flatten()[0]:.4g}, in every entry{' (the mean of ' + src + ')' if torch.isclose(got.flatten()[0], want.mean()) else ''}: copy {src} entry for entry" if got.numel() > 1 and (got == got.flatten()[0]).all() else
                    f"{k} was not copied from {src} ({_where(got, want, 'row col' if got.dim() == 2 else 'index')})")
     return '; '.join(out) or None
 
@@ -821,6 +833,8 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
         assert tuple(f.w_1.weight.shape) == (d_ff, d_model), (f"{case}: w_1.weight has shape {tuple(f.w_1.weight.shape)}; "
             f"expected (d_ff, d_model) = ({d_ff}, {d_model}), the Conv1d weight (out, in, 1) without its last axis (no transpose)")
         assert not (bad := _ffn_shapes(f, conv)), f"{case}: {bad}"
+        assert f.w_1.weight.dtype == conv[0].weight.dtype, (f"{case}: your FeedForward's parameters are {f.w_1.weight.dtype}, the "
+                                                            f"convolutions' {conv[0].weight.dtype}: keep their dtype (no .double() or .half())")
         x = torch.randn(3, 10, d_model)                                                  # (B, n, d_model)
         with torch.no_grad(): err = (f(x) - conv(x.transpose(1, 2)).transpose(1, 2)).abs().max().item()
         if err > 1e-5:
@@ -888,6 +902,8 @@ def _emb_pad_id(MyEmbeddings, p:int=3) -> None:
 # %% ../../nbs/course_exercises.ipynb #a29m0404
 def _emb_factor(a, b, what:str='') -> str:
     "If `a` is `b` times one factor c (not 1): ', c times ...' (with sqrt(d_model) named), else ''."
+    if what and not a.abs().amax() and b.abs().amax():
+        return ": yours are all zero, no gradient reaches these rows (every row's gradient stopped); stop it at the padding row alone"
     c = float((a * b).sum() / (b * b).sum().clamp_min(1e-30))
     if abs(c - 1) < 1e-6 or not torch.allclose(a, b * c, atol=1e-6): return ""
     d = a.shape[-1]
@@ -1183,10 +1199,20 @@ def _drop_rate(s, ln, p:float) -> str:
         y = s.train()(torch.zeros(1, 4000, 8), lambda t: torch.full_like(t, 5.0))   # x = 0, f(x) = 5: a dropped entry sits below its row's mean
     rate, seen = (y < -1e-3).float().mean().item(), lambda q: q - q ** 8            # a row of 8 all dropped, or all kept, shows nothing
     if abs(rate - seen(p)) < 0.05: return ''
+    if p != 0.1 and abs(rate - seen(0.1)) < 0.05:
+        return (f"with p_drop = {p} your dropout drops about 10% of the entries, as if p_drop were 0.1: the rate is fixed; build "
+                "the dropout from the argument, nn.Dropout(p_drop)")
     if abs(rate - seen(1 - p)) < 0.05:
         return (f"with p_drop = {p} your dropout drops about {1 - p:.0%} of the entries: nn.Dropout(p) takes the probability of "
                 "dropping an entry, p_drop itself, not the probability of keeping it, 1 - p_drop")
     return f"with p_drop = {p} your dropout drops about {rate:.0%} of the entries, not {p:.0%}: Dropout(f(x)) with nn.Dropout(p_drop)"
+
+def _f_calls(s, x) -> str:
+    "'' if the sub-layer `s` calls its f once per forward, else how often it does."
+    calls = []
+    s.train()(x, lambda t: calls.append(1) or t)
+    return '' if len(calls) == 1 else (f"forward calls f {len(calls)} times: call it once, Dropout(f(x)); each call draws its own dropout "
+                                       "mask and runs the attention or feed-forward layer again")
 
 
 # %% ../../nbs/course_exercises.ipynb #a28f0601
@@ -1238,7 +1264,7 @@ def check_sublayer(cls) -> str:
     assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias), atol=1e-5), \
         "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
     assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), "in eval mode the dropout must do nothing"
-    assert not (rate := _drop_rate(*built(0.1), 0.1) or _sublayer_flow(*built(0.5), x)), rate
+    assert not (rate := _f_calls(s, x) or _drop_rate(*built(0.1), 0.1) or _drop_rate(*built(0.3), 0.3) or _sublayer_flow(*built(0.5), x)), rate
     ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False).eval()   # post-LN
     (s1, l1), (s2, l2) = built(0.0), built(0.0)
     with torch.no_grad():
@@ -1325,6 +1351,21 @@ def _cross_self(fn, m, s, t) -> str|None:
             if isinstance(y, torch.Tensor) and y.shape == (r := v(s, t)).shape and torch.allclose(y, r, atol=1e-5):
                 return ("the cross-attention reads its keys and values from the decoder's own stream, not from the memory z (so it fails "
                         "once the source and the target differ in length): it is cross_attn(t, z, mask=src_mask), the encoder's output second")
+    return None
+
+def _layers_unused(fn, m, s, t) -> str|None:
+    "The first layer of a stack of `m` whose weights `fn`'s logits on (s, t) do not depend on, while another layer's do: named, else None."
+    with torch.no_grad(), torch.random.fork_rng(devices=[]):
+        y = fn(_refusing(m), s, t)
+        def used(stack, i):
+            v = copy.deepcopy(m); torch.manual_seed(i)
+            for p in getattr(v, stack)[i].parameters(): p.add_(torch.randn_like(p))
+            return not torch.allclose(fn(_refusing(v), s, t), y, atol=1e-6)
+        for stack in ('encoder', 'decoder'):
+            seen = [used(stack, i) for i in range(len(getattr(m, stack)))]
+            if any(seen) and not all(seen):
+                return (f"your logits do not change when the weights of {stack} layer {seen.index(False) + 1} of {len(seen)} change: run "
+                        f"every layer of model.{stack} in turn, each with its own weights (for layer in model.{stack}: ...)")
     return None
 
 def _enc_causal(m, y, s, t) -> str|None:
@@ -1545,7 +1586,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _forward_rest(fn, m, y, s, t)
+    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _layers_unused(fn, m, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_exercises.ipynb #a26c0614
 @report
@@ -1694,26 +1735,34 @@ class _Shapes(TorchFunctionMode):
 
 # %% ../../nbs/course_exercises.ipynb #a26c07x05
 def _window_mistake(fn, q, k, v, r:int) -> str:
-    "What `fn` does wrong, read from two probes: values of 1 (each query's weights must sum to 1), and which keys move which queries."
+    "What `fn` does wrong, read from probes: values of 1 (each query's weights must sum to 1), and which keys and values move which queries."
     n, w = q.shape[-2], r // 2
-    k2, v2, t = k.clone(), v.clone(), n // 2; k2[..., t, :] += 1.0; v2[..., t, :] += 1.0
-    if w and ((fn(q, k2, v2, r) - fn(q, k, v, r)).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist() == [t]:
+    base, bump, t = fn(q, k, v, r), lambda x, t: x.index_add(-2, torch.tensor([t]), torch.ones_like(x[..., :1, :])), n // 2
+    moves = lambda kk, vv: ((fn(q, kk, vv, r) - base).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist()
+    if w and moves(bump(k, t), bump(v, t)) == [t]:
         return (f"changing key {t} moved query {t} alone: each query reads only its own position, so the window slides over something "
                 "else (the features?); pad and unfold the positions, dim -2: F.pad(k, (0, 0, w, w)), since F.pad's first pair pads the last axis")
     ones = fn(q, k, torch.ones_like(v), r)
     if torch.allclose(ones, torch.full_like(ones, (2 * w + 1) / v.shape[-1]), atol=1e-5):
         return (f"with every value 1 your output is (2 * (r // 2) + 1) / d_v = {2 * w + 1}/{v.shape[-1]} everywhere: the softmax ran over "
                 "the features (the last axis of scores times values); softmax the window's scores over the keys, then weight the values")
-    if not torch.allclose(ones, torch.ones_like(ones), atol=1e-5):
+    off, feat = ~torch.isclose(ones, torch.ones_like(ones), atol=1e-5), (ones.abs() < 1e-6).flatten(0, -2).all(0)
+    if feat.any() and not feat.all() and torch.equal(off.flatten(0, -2).any(0), feat):
+        return (f"with every value 1 your output is 0 in features {feat.nonzero().flatten().tolist()} and 1 in the others: the values' "
+                "features were shifted or padded: F.pad(t, (w, w)) pads the last axis, the features; pad the positions, F.pad(t, (0, 0, w, w))")
+    if (ends := off.flatten(0, -3).any(0).any(-1)).any() and not all(i < w or i >= n - w for i in ends.nonzero().flatten().tolist()):
         return ("with every value 1 the output must be 1, and each query's weights must sum to 1 over its window: softmax over "
                 "the window's axis (the keys), not over the queries")
-    base = fn(q, k, v, r)
-    for t in (n // 2, 0, n - 1):
-        k2, v2 = k.clone(), v.clone(); k2[..., t, :] += 1.0; v2[..., t, :] += 1.0
-        moved = ((fn(q, k2, v2, r) - base).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist()
-        want = [i for i in range(n) if abs(i - t) <= w]
-        if moved != want:
-            side = (f"no query sees key {t}: every key 0 <= j < n is a real key, seen by the queries within r // 2 of it; only the padded "
+    for t in dict.fromkeys((n // 2, 0, n - 1, w, n - 1 - w)):
+        moved, want, mv = moves(bump(k, t), bump(v, t)), [i for i in range(n) if abs(i - t) <= w], moves(k, bump(v, t))
+        if moves(bump(k, t), v) == want != mv:
+            return (f"changing value {t} alone moved the outputs of queries {mv}, key {t} alone those of {want}: the weights are "
+                    "right, the values are not the window's; weight each query's own window of values, unfolded as the keys are")
+        if (miss := [i for i in want if i not in moved]) or moved != want:
+            side = (f"queries {miss}, near an end, do not see key {t}, within r // 2 of them: your mask hides real keys at the ends"
+                    f"{' and lets padded slots take weight' if ends.any() else ''}; give -inf to the window slots whose key i + o lies "
+                    f"outside 0 .. n - 1, o = -{w} .. {w} in the window's order" if moved and set(moved) < set(want) and all(i < w or i >= n - w for i in miss) else
+                    f"no query sees key {t}: every key 0 <= j < n is a real key, seen by the queries within r // 2 of it; only the padded "
                     "slots, j < 0 or j >= n, get a score of -inf (check the bounds: j >= 0, not j > 0)" if not moved else
                     "your queries see only keys at or before them: the window is centred, r // 2 keys before and after each query"
                     if moved and min(moved) >= t else
@@ -1784,8 +1833,8 @@ def _few_rows(y, n:int, w:int, d:int|None=None) -> str:
 
 
 # %% ../../nbs/course_exercises.ipynb #a27m0409
-def _ends_story(y, ref, w:int, qkv=None) -> str:
-    "For an output `y` wrong only at the queries within `w` of an end: which end, what its padded rows need, whether they took part in the softmax."
+def _ends_story(y, ref, w:int, qkv=None, fn=None, r:int=0) -> str:
+    "For an output `y` wrong only at the queries within `w` of an end: which end, what its padded rows need, whether they took part in the softmax, or (probing `fn`) which real keys it hides."
     n = y.shape[-2]
     if qkv is not None and torch.allclose(y, _zero_scored(*qkv, w), atol=1e-5):
         return (f"only the queries within {w} of an end are wrong, as if each padded slot took part in the softmax with the score q . 0 = 0: "
@@ -1798,6 +1847,7 @@ def _ends_story(y, ref, w:int, qkv=None) -> str:
     if bad == ['left']:
         return (f"only the queries within {w} of the left end are wrong: a padded row before the first key, j < 0, still counts; "
                 "every j outside 0 <= j < n needs a score of -inf (j >= 0)")
+    if fn is not None and not (why := _window_mistake(fn, *qkv, r)).startswith("softmax over the window"): return why
     return f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
 
 
@@ -1842,7 +1892,7 @@ def check_restricted_attention(fn) -> str:
                else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
-               else _ends_story(y, ref, w, (q, k, v)) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
+               else _ends_story(y, ref, w, (q, k, v), fn, r) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
                else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
     q, k, v = torch.full((1, 1, 10, 16), 100.0), torch.full((1, 1, 10, 16), -100.0), torch.randn(1, 1, 10, 16, generator=g)
@@ -2147,6 +2197,10 @@ def _schedule_slip(fn, d:int, w:int, s:int, got:float) -> str:
         if abs(u - round(u)) < 1e-6 and round(u) != w and all(same(float(fn(t, d, w)), d ** -0.5 * t * round(u) ** -1.5) for t in (1, w // 2)):
             return (f"your warm-up term is step * {round(u)} ** -1.5, warmup = {round(u)} ({'warmup + 1' if round(u) == w + 1 else 'another warmup'}): "
                     "use the argument itself, step * warmup ** -1.5")
+    if 1 < s <= w and got > 0 and same(got, float(fn(s, d, 2 * w))) and (lo := float(fn(s // 2, d, w))) > 0:
+        a = math.log(got / lo) / math.log(s / (s // 2))                               # the power of step in your rate here
+        return (f"in the warm-up your rate does not depend on warmup and goes as step ** {a:.3g}: that is your decay term, already the "
+                "smaller, so min() takes it before the peak; the decay term is step ** -0.5 (check its exponent)")
     return ''
 
 # %% ../../nbs/course_exercises.ipynb #a26c0905
@@ -2924,6 +2978,16 @@ _HEADS_READINGS += [("argmin: the row's smallest weight; a head looks hardest at
                     ("the argmax ran down column col, over the queries, w[h, :, col].argmax() in rows: that asks which query looks at col most; "
                      "ask of each row r in `rows` whether it looks hardest at col, w[h, r].argmax() over the keys, the last axis",
                      lambda w, rows, col: _heads(w, lambda h: int(w[h, :, col].argmax()) in rows))]
+
+# %% ../../nbs/course_exercises.ipynb #a30m1201
+# Two more readings of `rows`: a range between its ends, or all but its last row.
+_HEADS_READINGS += [
+    ("the rows read are not `rows` itself: range(rows[0], rows[-1]) stops before the last row and reads the rows between "
+     "the listed ones; read exactly the rows listed, for r in rows",
+     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in range(rows[0], rows[-1])))),
+    ("the last row of `rows` was left out (rows[:-1], or a range that stops before it): every row listed counts",
+     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows[:-1])))]
+
 
 # %% ../../nbs/course_exercises.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
