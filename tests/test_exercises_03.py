@@ -312,7 +312,7 @@ def test_layers_swapped_through_a_reshape_and_d_ff_from_the_last_convolution_are
     assert check_conv_to_ffn(lambda conv: _copied(conv, take=lambda w: w[..., 0])) is True
 
 # ---------------------------------------------------------------- a float64 copy; biases flattened to their mean
-def _copied(conv, dtype=None, mean_bias=False):
+def _ffn_copy(conv, dtype=None, mean_bias=False):
     "A FeedForward copied from `conv`, cast to `dtype`, or with each bias replaced by its mean in every entry."
     d_ff, d_model = conv[0].weight.shape[:2]; f = FeedForward(d_model, d_ff)
     with torch.no_grad():
@@ -321,11 +321,11 @@ def _copied(conv, dtype=None, mean_bias=False):
     return f.to(dtype) if dtype else f
 
 @pytest.mark.parametrize('answer, says', [
-    (lambda conv: _copied(conv, dtype=torch.float64), r"d_model=16, d_ff=64: your FeedForward's parameters are torch.float64, the convolutions' "
+    (lambda conv: _ffn_copy(conv, dtype=torch.float64), r"d_model=16, d_ff=64: your FeedForward's parameters are torch.float64, the convolutions' "
                                                       r"torch.float32: keep their dtype \(no .double\(\) or .half\(\)\)"),
-    (lambda conv: _copied(conv, mean_bias=True), r"d_model=16, d_ff=64: .*w_1.bias holds one number, .*, in every entry \(the mean of conv\[0\].bias\): "
+    (lambda conv: _ffn_copy(conv, mean_bias=True), r"d_model=16, d_ff=64: .*w_1.bias holds one number, .*, in every entry \(the mean of conv\[0\].bias\): "
                                                  r"copy conv\[0\].bias entry for entry; w_2.bias holds one number"),
 ])
 def test_a_cast_copy_and_biases_flattened_to_their_mean_are_named(answer, says):
     assert_rejects(check_conv_to_ffn, answer, says=says)
-    assert check_conv_to_ffn(_copied) is True
+    assert check_conv_to_ffn(_ffn_copy) is True
