@@ -2186,7 +2186,7 @@ def _schedule_early(fn, d:int, w:int, s:int) -> str:
 
 # %% ../../nbs/course_exercises.ipynb #a29m0905
 def _schedule_slip(fn, d:int, w:int, s:int, got:float) -> str:
-    "A rate with d_model ** -0.5 on the warm-up term alone, or a warm-up term with another warmup (warmup + 1?); '' if neither."
+    "A rate with d_model ** -0.5 on the warm-up term alone, a warm-up term with another warmup (warmup + 1?), or a decay term already the smaller in the warm-up; '' if none."
     same, T = (lambda a, b: math.isclose(a, b, rel_tol=1e-9)), 100 * w
     if s > w and same(got, d ** -0.5 * s * w ** -1.5) and same(float(fn(T, d, w)), T ** -0.5):
         return ("the factor d_model ** -0.5 multiplies the warm-up term alone: the decay term step ** -0.5 without it is d_model ** 0.5 "
