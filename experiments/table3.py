@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from transformer_nb.core import count_params
 from transformer_nb.lib.machine import hardware, git_commit
-from transformer_nb.config import PRESETS
+from transformer_nb.lib.options import PRESETS
 from transformer_nb.lib.checkpoints import open_checkpoint, model_from_checkpoint
 from transformer_nb.lib.runs import RunFolder
 from transformer_nb.variations import table3_variants

@@ -305,7 +305,7 @@ def test_the_page_quotes_the_recipes_and_the_paper():
     per10 = {k: round(wmt14.PAPER_STEPS[k] / (hours * 6)) for k, hours in (('base', 12), ('big', 3.5 * 24))}
     assert all(abs(per10[k] - wmt14.PAPER_SAVE_EVERY[k]) / per10[k] < 0.02 for k in per10), per10
     assert f"base did 100k updates in 12 hours, {per10['base']:,} every 10 minutes, and big 300k in 3.5 days, {per10['big']} every 10 minutes" in text
-    from transformer_nb.config import PAPER_TABLE3
+    from transformer_nb.lib.options import PAPER_TABLE3
     from transformer_nb.lib.transformer import count_config_params
     from transformer_nb.lib.options import get_model_config
     (pb, bb, _), (pB, bB, _) = PAPER_TABLE3['base'], PAPER_TABLE3['big']

@@ -7,7 +7,7 @@ import transformer_nb.lib.fast_decoding as FD
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from transformer_nb.lib.transformer import TransformerModel
 from transformer_nb.model import Transformer
-from transformer_nb.config import get_config
+from transformer_nb.lib.options import get_config
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.checkpoints import save_checkpoint, average_checkpoints, save_averaged
 from transformer_nb.decoding import greedy_decode, beam_search, length_penalty, next_token_logits

@@ -116,7 +116,7 @@ def test_checked_training_flops_and_table3_variants_equal_the_main_lines():
     "Parity: the checked versions return what 11's `training_flops` and 12's `table3_variants` return."
     from transformer_nb.evaluation import training_flops
     from transformer_nb.variations import table3_variants
-    from transformer_nb.config import PRESETS
+    from transformer_nb.lib.options import PRESETS
     from transformer_nb.lib.scoring import checked_training_flops, checked_table3_variants
     for a in ((12, 8, 9.5), (0, 8, 2.8), (3.5 * 24, 1, 6.0)): assert checked_training_flops(*a) == training_flops(*a)
     for name in ('tiny', 'mini', 'small', 'base', 'big'): assert checked_table3_variants(PRESETS[name]) == table3_variants(PRESETS[name])
@@ -174,7 +174,7 @@ def test_training_flops_names_the_bad_figure(args, exc, says):
 
 def test_table3_functions_check_the_records_and_the_base():
     from transformer_nb.lib.scoring import table3_table, checked_table3_variants, checked_plot_table3
-    from transformer_nb.config import PRESETS
+    from transformer_nb.lib.options import PRESETS
     with pytest.raises(TypeError, match=r"^recs must be a list of Table 3 records \(dicts"): table3_table('x', {})
     with pytest.raises(TypeError, match=r"^base must be a model preset \(a dict such as PRESETS\['small'\]\), got \{\} \(it lacks d_model, h, N, d_ff\)"):
         checked_table3_variants({})

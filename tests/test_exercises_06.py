@@ -92,7 +92,7 @@ def test_my_forward_wrong_answers_are_named(old, new, says, capsys):
 def test_parsing_counts_stub_and_solution(capsys):
     stub = namespace(NB, _body(cells(NB)['b06f0011'][1]).split('\ncheck_parsing_counts')[0])
     assert verdict(check_parsing_counts, stub['parsing_counts'], capsys=capsys)[1].startswith('parsing_counts is not written yet')
-    sol = namespace(NB, 'from transformer_nb.model import Transformer\nfrom transformer_nb.config import get_config', 'b06f0012')
+    sol = namespace(NB, 'from transformer_nb.model import Transformer\nfrom transformer_nb.lib.options import get_config', 'b06f0012')
     assert verdict(check_parsing_counts, sol['parsing_counts'], capsys=capsys) == \
         (True, "tied 100,384,768 and untied 133,152,768: the parsing model's counts\n")
 
@@ -439,7 +439,7 @@ def test_the_cross_attentions_arguments_swapped_are_named():
     assert _ex.check_forward(_forward) is True
 
 def test_three_untied_matrices_are_named():
-    from transformer_nb.config import get_config
+    from transformer_nb.lib.options import get_config
     from transformer_nb.model import Transformer
     with torch.device('meta'): tied = _ex.count_params(Transformer(get_config('base', N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)))
     assert_rejects(_ex.check_parsing_counts, lambda: (tied, tied + 3 * 16000 * 1024),

@@ -6,7 +6,7 @@ from transformer_nb.core import count_params
 from transformer_nb.lib.options import TrainConfig
 from dataclasses import fields
 from transformer_nb.model import Transformer
-from transformer_nb.config import PAPER_TABLE3, PRESETS, get_config
+from transformer_nb.lib.options import PAPER_TABLE3, PRESETS, get_config
 from transformer_nb.lib.transformer import TransformerModel, count_config_params, to_torch_transformer
 from transformer_nb.lib.options import ModelConfig, get_model_config
 from transformer_nb.lib.fast_decoding import DecoderCache

@@ -67,7 +67,7 @@ import importlib.util
 from transformer_nb.evaluation import corpus_scores
 from transformer_nb.variations import table3_variants
 from transformer_nb.lib.scoring import TABLE3_KEYS, table3_table
-from transformer_nb.config import PRESETS
+from transformer_nb.lib.options import PRESETS
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.options import TrainConfig
 from transformer_nb.apps.cli import _train_parser, _settings

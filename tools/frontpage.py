@@ -168,7 +168,7 @@ def table3() -> Markdown:
     "Table 3's variations at Multi30k scale (results/table3.json), beside the paper's figures."
     from transformer_nb.lib.records import load_results
     from transformer_nb.lib.scoring import TABLE3_KEYS, table3_table
-    from transformer_nb.config import PRESETS
+    from transformer_nb.lib.options import PRESETS
     return Markdown(table3_table(load_results(RESULTS / 'table3.json', TABLE3_KEYS), PRESETS['mini']))
 
 def main_job_runs() -> list[dict]:

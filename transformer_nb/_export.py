@@ -7,7 +7,7 @@ generated, an empty `__all__`) just before the notebook that owns it is exported
 and every export writes the same file. A notebook owns the module it names when the module does not exist yet or its
 notice names that notebook; a module another notebook writes is left as nbdev leaves it.
 
-06_model uses it: its configuration (`TransformerConfig`, `PRESETS`, `get_config`) is exported to `config`, a module
+06_model uses it: its configuration (`TransformerConfig`) is exported to `config`, a module
 that imports no PyTorch, so the commands' `--help` reads every setting without loading it."""
 import os
 from pathlib import Path

@@ -12,7 +12,7 @@ def _check_prose_06():
     from transformer_nb.core import count_params
     from transformer_nb.lib.machine import NotebookFile
     from transformer_nb.model import EncoderLayer, DecoderLayer
-    from transformer_nb.config import PAPER_TABLE3
+    from transformer_nb.lib.options import PAPER_TABLE3
     from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.transformer import count_config_params
     nb = NotebookFile('06_model.ipynb')

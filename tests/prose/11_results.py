@@ -9,7 +9,7 @@ def _check_11_prose():
     from pathlib import Path
     from fastcore.test import test_eq, test_fail
     from transformer_nb.lib.machine import NotebookFile
-    from transformer_nb.config import PRESETS
+    from transformer_nb.lib.options import PRESETS
     from transformer_nb.lib.transformer import count_config_params
     from transformer_nb.lib.options import ModelConfig
     from transformer_nb.lib.records import load_results, headline_table, fmt_minutes

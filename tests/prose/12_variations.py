@@ -10,7 +10,7 @@ def _check_12_prose():
     from pathlib import Path
     from fastcore.test import test_eq, test_fail
     from transformer_nb.lib.machine import NotebookFile
-    from transformer_nb.config import PAPER_TABLE3, PRESETS
+    from transformer_nb.lib.options import PAPER_TABLE3, PRESETS
     from transformer_nb.lib.records import load_results
     from transformer_nb.lib.datasets import load_dataset, find_multi30k
     from transformer_nb.lib.scoring import TABLE3_KEYS, load_attention

@@ -44,7 +44,7 @@ _q('c0b1a8e3', f"scored {_t3['base']:.2f} and {_t3['base-seed1']:.2f} BLEU",
 # the tensors table: each shape, measured on a tiny model
 from transformer_nb.attention import pad_mask as _pad_mask, tgt_mask as _tgt_mask
 from transformer_nb.model import Transformer as _Transformer
-from transformer_nb.config import get_config as _get_config
+from transformer_nb.lib.options import get_config as _get_config
 _B, _S, _T, _V = 2, 7, 5, 40
 _m = _Transformer(_get_config('tiny', src_vocab=_V, tgt_vocab=_V)).eval()
 _src, _tgt, _c = _torch.randint(4, _V, (_B, _S)), _torch.randint(4, _V, (_B, _T)), _m.cfg

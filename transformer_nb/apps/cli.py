@@ -80,7 +80,7 @@ def recipe_lines() -> str:
 
 # %% ../../nbs/apps_cli.ipynb #b185f78b
 def _train_help():
-    from transformer_nb.config import PRESETS
+    from transformer_nb.lib.options import PRESETS
     tasks = load_tasks(); p = _train_parser()
     p.epilog += f"\n\npresets: {', '.join(PRESETS)}\ndatasets: {', '.join(tasks.dataset_names())}\n{recipe_lines()}"
     p.print_help(); sys.exit(0)

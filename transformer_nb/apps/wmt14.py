@@ -415,7 +415,7 @@ PAPER_SAVE_EVERY = {'base': 1_400, 'big': 600}       # those 10 minutes in updat
 def paper_recipe(size:Literal['base', 'big'], pair:str='en-de') -> Recipe:
     "The paper's recipe for the `size` model on the WMT14 `pair`."
     pair_langs(pair)
-    from transformer_nb.config import PAPER_TABLE3   # Table 3: dev perplexity and BLEU, newstest2013, EN-DE only
+    from transformer_nb.lib.options import PAPER_TABLE3   # Table 3: dev perplexity and BLEU, newstest2013, EN-DE only
     ppl, bleu, _ = PAPER_TABLE3[size]
     targets = dict(source='Table 3', valid='newstest2013', steps=PAPER_STEPS[size], ppl=ppl, bleu=bleu) if pair == 'en-de' else {}
     return Recipe(preset=size, model=dict(p_drop=PAPER_P_DROP[size, pair]), vocab_size=PAPER_VOCAB[pair], threads=0,

@@ -19,7 +19,7 @@ from ..lib.process import settings_line
 from ..core import UNK_ID, set_seed
 from ..lib.machine import get_device
 from ..lib.machine import hardware, git_commit, limit_threads
-from ..config import PRESETS
+from ..lib.options import PRESETS
 from ..lib.transformer import TransformerModel, count_config_params
 from ..lib.options import ModelConfig, get_model_config
 from ..lib.datasets import ParallelData, DATASETS, sha256_file

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 from ..evaluation import corpus_scores, training_flops, PAPER_TABLE2
 from ..variations import table3_variants, attention_maps
-from ..config import PAPER_TABLE3, PRESETS
+from .options import PAPER_TABLE3, PRESETS
 from .options import Decoding, PAPER_DECODING
 from .fast_decoding import check_model
 from .checks import check_sentence_list   # lib_checks: a list of sentences, one line naming what is not

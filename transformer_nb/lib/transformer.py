@@ -16,7 +16,8 @@ from ..attention import pad_mask
 from ..embeddings import Embeddings, Generator, tie_weights
 from ..positional import SinusoidalPositionalEncoding, LearnedPositionalEmbedding
 from ..model import SublayerConnection, EncoderLayer, DecoderLayer, Transformer
-from ..config import PAPER_TABLE3, TransformerConfig
+from ..config import TransformerConfig
+from .options import PAPER_TABLE3
 from .options import ModelConfig, get_model_config   # lib_options: the checked configuration
 from .model_checks import check_config, check_encode, check_decode, check_src_tgt, ids_named, check_torch_compatible
 from .fast_attention import FastMultiHeadAttention, decode_cached   # 02's layer, fused, with dropout and a decoding cache
