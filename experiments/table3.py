@@ -56,6 +56,8 @@ def variant(name:str, args) -> dict:
     if rc.returncode: raise RuntimeError(f"tnb-evaluate failed for {name}: {rc.stderr.strip()}")
     sc = json.loads(rc.stdout)
     (out / 'valid.json').write_text(rc.stdout)                         # written only once the scores are complete
+    hyps = Path(args.hyps) / f"table3-{name}.valid.beam4.txt"           # kept beside the results: paired bootstrap reads them
+    hyps.parent.mkdir(parents=True, exist_ok=True); hyps.write_bytes((out / 'valid.beam4.txt').read_bytes())
     ck = open_checkpoint(RunFolder(out).latest())
     hist = ck.meta['history']
     valid = [v for v in hist['valid'] if v['step'] == args.steps]
@@ -64,7 +66,7 @@ def variant(name:str, args) -> dict:
     print(f"{name}: valid ppl {valid[-1]['ppl']:.2f}, BLEU {sc['bleu']:.2f} ({time.time() - t0:.0f}s)", flush=True)
     return dict(id=name, variant=base_name, overrides=overrides, seed=seed, params=params, steps=args.steps,
                 valid_ppl=round(valid[-1]['ppl'], 3), **{k: sc[k] for k in ('bleu', 'bleu_lc', 'chrf', 'bleu_signature')},
-                train_time_s=train_time(ck), hardware=ck.meta.get('hardware', hardware()), date=today(),
+                hyps=os.path.relpath(hyps, ROOT), train_time_s=train_time(ck), hardware=ck.meta.get('hardware', hardware()), date=today(),
                 commit=ck.meta.get('commit', git_commit()), command=f"{shlex.join(train)}; {shlex.join(evaluate)}")
 
 def main(argv=None):
@@ -86,13 +88,16 @@ def main(argv=None):
     p.add_argument('--threads', type=int, default=1, help="CPU threads per job")
     p.add_argument('--runs', default=str(ROOT / 'runs' / 'table3'), help="folder for the runs")
     p.add_argument('--results', default=str(ROOT / 'results' / 'table3.json'), help="the results file to add records to")
+    p.add_argument('--hyps', default=str(ROOT / 'results' / 'hyps'), help="folder for each run's validation translations")
+    p.add_argument('--redo', default='', help="comma-separated finished variants to run again (their records are replaced)")
     args = p.parse_args(argv)
     rows = table3_variants(PRESETS[args.preset])
     names = [*rows, 'base-seed1'] if args.only == 'all' else [n.strip() for n in args.only.split(',') if n.strip()]
     bad = [n for n in names if n.split('-seed')[0] not in rows]
     if bad: p.error(f"unknown variant(s) {bad}; choose from {', '.join(rows)} (and NAME-seedK)")
     done = {r['id'] for r in load_results(args.results, TABLE3_KEYS)}
-    todo = [n for n in names if n not in done]
+    redo = {n.strip() for n in args.redo.split(',') if n.strip()}
+    todo = [n for n in names if n not in done or n in redo]
     print(f"{len(todo)} variant(s) to run, {len(names) - len(todo)} already in {args.results}", flush=True)
     failed = []
     with ThreadPoolExecutor(args.jobs) as pool:
