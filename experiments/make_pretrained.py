@@ -55,7 +55,7 @@ def main(argv=None):
     make_pretrained(cands[chosen], out, {
         'name': a.name, 'chosen': chosen, 'averaged_steps': steps, 'chosen_by': f'validation {metric}', 'valid': valid,
         'test_run': test, 'decoding': 'the task default (beam 4, alpha 0.6 for translation)',
-        'made_by': shlex.join(['python', 'experiments/make_pretrained.py', *(argv or sys.argv[1:])])})
+        'made_by': shlex.join(['python', 'experiments/make_pretrained.py', *(argv or sys.argv[1:])])}, overwrite=True)   # the published file, made again
     print(json.dumps({'name': a.name, 'file': str(out), 'sha256': sha256_file(out), 'size': out.stat().st_size}))
 
 if __name__ == '__main__': main()

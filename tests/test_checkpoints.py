@@ -419,6 +419,7 @@ def test_average_lists_a_live_run_again_when_it_prunes(folder, tmp_path, capsys,
 def _of_run(path, step, run_id):
     set_seed(0)
     m = TransformerModel(get_model_config('tiny', src_vocab=64, tgt_vocab=64))
+    Path(path).unlink(missing_ok=True)                                     # a run's checkpoint is never replaced but by its run: the test's own setup
     return save_checkpoint(path, format=_CKPT_FORMAT, config=asdict(m.cfg), model=m.state_dict(), optimizer={}, scheduler={},
                            step=step, rng=rng_state(), data_pos={'epoch': 0, 'batch': step}, meta={'run': run_id})
 

@@ -152,15 +152,15 @@ def test_trainer_accumulation_equals_one_big_batch():
 
 # --- checkpoints -------------------------------------------------------------------------------------------------
 def test_checkpoint_is_atomic(tmp_path, monkeypatch):
-    p = tmp_path / 'checkpoint-0000001.pt'
+    p = tmp_path / 'model.pt'
     save_checkpoint(p, step=1, w=torch.ones(3))
     def broken_save(obj, f): f.write(b'half a checkpoint'); raise OSError('disk full')
     monkeypatch.setattr(torch, 'save', broken_save)
-    with pytest.raises(OSError, match='disk full'): save_checkpoint(p, step=2, w=torch.zeros(3))
+    with pytest.raises(OSError, match='disk full'): save_checkpoint(p, overwrite=True, step=2, w=torch.zeros(3))
     monkeypatch.undo()
     ck = torch.load(p, weights_only=True)
     assert ck['step'] == 1 and torch.equal(ck['w'], torch.ones(3))
-    assert sorted(x.name for x in tmp_path.iterdir()) == ['checkpoint-0000001.pt']       # no temp file left
+    assert sorted(x.name for x in tmp_path.iterdir()) == ['model.pt']                   # no temp file left
 
 def test_checkpoint_loads_weights_only_and_rebuilds_model(tmp_path):
     t = make(tmp_path, steps=3); t.fit()

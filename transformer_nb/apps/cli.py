@@ -214,7 +214,7 @@ def _translate_export(a):
     from transformer_nb.lib.options import DecodeOptions
     from transformer_nb.apps.export import translate_export
     o = DecodeOptions(**{s.name: getattr(a, s.name) for s in settings(DecodeOptions)}).but(threads=limit_threads(a.threads))
-    try: translate_export(a.checkpoint, a.sentences, a.input, a.output, None, o, lambda m: note(f"{a.prog}: {m}"), beam=a.beam, alpha=a.alpha)   # the export's decoding (its task's), with what was given
+    try: translate_export(a.checkpoint, a.sentences, a.input, a.output, None, o, lambda m: note(f"{a.prog}: {m}"), beam=a.beam, alpha=a.alpha, overwrite=a.overwrite)   # the export's decoding (its task's), with what was given
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
 
 # %% ../../nbs/apps_cli.ipynb #c3c5792c

@@ -762,11 +762,13 @@ def translate_export(model_dir, # a folder written by `export_ctranslate2`
                      options:DecodeOptions=DECODE_OPTIONS, # its batches (`max_tokens`), device (None: cpu) and threads (None: CTranslate2's default)
                      say=print, # how the folder used and the input's oddities are said
                      *, beam:int|None=None, alpha:float|None=None, # in place of the decoding's own
+                     overwrite:bool=False, # replace the file `output` names, if one is there (`check_output`'s rule, as `tnb-translate --overwrite`)
                     ):
     "Translate as `tnb-translate` does with an exported folder: one line out per line in, written batch by batch."
     from transformer_nb.lib.textio import sentence_batches
-    from transformer_nb.lib.safeguards import check_not_inputs, output_stream
-    check_not_inputs({'-o': output}, {'-i': input, 'the export': [q for q in Path(model_dir).iterdir() if q.is_file()]})
+    from transformer_nb.lib.safeguards import check_not_inputs, check_output, output_stream
+    check_not_inputs({'output': output}, {'input': input, 'the export': [q for q in Path(model_dir).iterdir() if q.is_file()]})
+    if output not in (None, '-'): check_output(output, 'output', overwrite)          # never through a link, never over a file unasked
     options = check_options(options)
     translator, tok, meta = load_ctranslate2(model_dir, threads=options.threads or 0, device=options.device or 'cpu')
     decoding = export_decoding(meta) if decoding is None else decoding

@@ -14,7 +14,6 @@ import inspect, os, random, re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 import nltk
 from nltk import PCFG, Nonterminal, Tree
 from ..lib.options import Decoding
@@ -24,6 +23,8 @@ from .tasks import Task, register_task
 from ..lib.options import Recipe
 from ..lib.options import DecodeOptions, DECODE_OPTIONS
 from ..lib.treebank import check_linearizable, check_not_empty
+from ..lib.safeguards import atomic_write, check_folder, check_not_link, check_output
+from pathlib import Path
 from ..lib.treebank import (read_trees, clean_tree, ptb_files, evalb_counts, prf, PARSE_KEYS, make_parse_record,
                                      check_split_sizes, check_source_lang, check_target_lang, check_aligned, check_references)
 
@@ -351,13 +352,17 @@ def _treebank_pairs(paths, leaves:str='words') -> list[tuple[str, str]]:
             if t is not None and not is_preterminal(t): pairs.append((' '.join(t.leaves()), checked_linearize(t, leaves)))
     return pairs
 
-def write_treebank_files(wsj_dir, out_dir, leaves:str='words') -> dict[str, int]:
+def write_treebank_files(wsj_dir, out_dir, leaves:str='words',
+                         overwrite:bool=False, # replace the files of these names in `out_dir` (never through a symbolic link)
+                        ) -> dict[str, int]:
     "Write {train,valid,test}.{en,tree} for `tnb-train --dataset files` from the WSJ sections; returns sentences per split."
     files, out = ptb_files(wsj_dir), Path(out_dir)
+    check_not_link(out, 'out_dir')
+    if out.is_dir():                                                  # every file it writes, before any work
+        for split in files:
+            for ext in ('en', 'tree'): check_output(out / f"{split}.{ext}", 'out_dir', overwrite)
     pairs = {split: _treebank_pairs(ps, leaves) for split, ps in files.items()}   # read everything before writing anything
-    out.mkdir(parents=True, exist_ok=True)
+    check_folder(out, 'out_dir')
     for split, ps in pairs.items():
-        for i, ext in enumerate(('en', 'tree')):
-            tmp = out / f".{split}.{ext}.tmp"
-            tmp.write_text(''.join(p[i] + '\n' for p in ps), encoding='utf-8'); os.replace(tmp, out / f"{split}.{ext}")
+        for i, ext in enumerate(('en', 'tree')): atomic_write(out / f"{split}.{ext}", ''.join(p[i] + '\n' for p in ps), follow=False)
     return {split: len(ps) for split, ps in pairs.items()}

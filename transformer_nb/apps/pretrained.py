@@ -33,7 +33,9 @@ def _cast_shared(sd:dict, dtype:torch.dtype) -> dict:
 def make_pretrained(checkpoint, # a checkpoint file, or a run folder (the file the tools use for it)
                     out, # the file to write (atomically)
                     provenance:dict|None=None, # what to record besides the run's metadata: scores, how it was chosen
-                    dtype:torch.dtype=torch.float16) -> Path:
+                    dtype:torch.dtype=torch.float16,
+                    overwrite:bool=False, # replace a file at `out` (`save_checkpoint`'s rule: never through a symbolic link, never a run's file)
+                   ) -> Path:
     "Write the inference-only copy of `checkpoint`: weights in `dtype`, config, tokenizer and provenance."
     c = open_checkpoint(checkpoint).check('inference', weights=True)   # shapes, dtypes and finite values, before anything is cast
     if c.tokenizer_bytes is None: raise ValueError(f"{c.path} holds no tokenizer: a published model must translate text")
@@ -45,7 +47,7 @@ def make_pretrained(checkpoint, # a checkpoint file, or a run folder (the file t
     if meta.get('command'): meta['command'] = portable_command(meta['command'], Path(out).parent)   # nor in the command that trained it
     meta['pretrained'] = {'source': f"{c.path.parent.name}/{c.path.name}", 'step': c.step, 'dtype': str(dtype).replace('torch.', ''),
                           'made': datetime.date.today().isoformat(), **(provenance or {})}
-    return save_checkpoint(out, config=asdict(c.config), model=sd, tokenizer=c.tokenizer_bytes, meta=meta)
+    return save_checkpoint(out, overwrite, config=asdict(c.config), model=sd, tokenizer=c.tokenizer_bytes, meta=meta)
 
 # %% ../../nbs/apps_pretrained.ipynb #a16p0013
 def load_pretrained(name:str, # one of `PRETRAINED`: 'multi30k-de-en', 'multi30k-en-de', 'numbers'

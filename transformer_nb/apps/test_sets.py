@@ -6,13 +6,13 @@ Docs: https://transformer-nb.github.io/transformer_nb/apps_test_sets.html.md"""
 
 # %% auto #0
 __all__ = ['check_decoding', 'read_test_files', 'dataset_test_set', 'decoding_label', 'score_test_set', 'evaluation_record',
-           'record_file', 'check_record_file', 'test_set', 'record_evaluation']
+           'check_record_file', 'test_set', 'record_evaluation']
 
 # %% ../../nbs/apps_test_sets.ipynb #a39s0003
 import os, warnings
 from typing import Literal
 from pathlib import Path
-from ..lib.safeguards import CHECKPOINT, read_text_lines
+from ..lib.safeguards import read_text_lines
 from ..lib.checks import SettingError, SettingWarning, check_value
 from ..lib.runs import portable_path, portable_command
 from ..lib.datasets import DATASETS
@@ -21,7 +21,7 @@ from ..lib.options import Decoding
 from ..lib.options import DecodeOptions, DECODE_OPTIONS
 from ..lib.fast_decoding import translate
 from ..lib.significance import paper_bleu
-from ..lib.records import add_result, check_results_file
+from ..lib.records import add_result, check_results_file, record_file
 from .tasks import Task, get_task, task_for, load_all
 
 # %% ../../nbs/apps_test_sets.ipynb #a39s0006
@@ -112,19 +112,6 @@ def evaluation_record(task:Task, ck:Checkpoint|dict, # the checkpoint scored (`o
             'run': run, 'checkpoint': portable_path(path, base)}
 
 # %% ../../nbs/apps_test_sets.ipynb #a16chkrf
-def record_file(results, name:str='results') -> Path:
-    "The file a record is added to, resolved once: `results`, or the file its symbolic link points to, which must be a results file that is there (not a checkpoint, not a run's log); a `SettingError` naming the setting `name` otherwise."
-    p = Path(results)
-    if not p.is_symlink(): return p
-    real = Path(os.path.realpath(p))
-    try: ok = real.is_file() and not CHECKPOINT.fullmatch(real.name) and check_results_file(real) is not None
-    except ValueError: ok = False                                  # not a results file: its content is not records
-    if not ok:
-        said = str(real).replace('{', '{{').replace('}', '}}')
-        raise SettingError(f"{{{name}}} is a symbolic link to {said}, which is not a results file: a record is added through a link only "
-                           f"to a results file that is there; give the file itself, or remove the link", **{name: str(p)})
-    return real
-
 def check_record_file(path):
     "Check a results file before any decoding, with every task's kind of record known: a `SettingError` naming the setting `record` if it is not one."
     load_all(); real = record_file(path, 'record')

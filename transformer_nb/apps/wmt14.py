@@ -8,9 +8,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/apps_wmt14.html.md"""
 __all__ = ['WMT14_ARCHIVES', 'WMT14_PAIRS', 'PAPER_VOCAB', 'PAPER_STEPS', 'PAPER_AVERAGE', 'PAPER_P_DROP', 'PAPER_TOKENS',
            'PAPER_SAVE_MINUTES', 'PAPER_SAVE_EVERY', 'SPM_SAMPLE', 'Archive', 'pair_langs', 'pair_archives',
            'sample_archives', 'serve_folder', 'served_archives', 'read_checksums', 'Pin', 'checksum_for', 'file_digest',
-           'ChecksumMismatch', 'download_resumable', 'sgm_lines', 'fetch_wmt14', 'paper_recipe', 'iter_pairs',
-           'sample_lines', 'TrainFiles', 'EncodedCorpus', 'encode_to_disk', 'encoded_cache', 'WMT14Data', 'WMT14Task',
-           'DataOptions', 'data_main']
+           'ChecksumMismatch', 'DataOptions', 'download_resumable', 'sgm_lines', 'fetch_wmt14', 'paper_recipe',
+           'iter_pairs', 'sample_lines', 'TrainFiles', 'EncodedCorpus', 'encode_to_disk', 'encoded_cache', 'WMT14Data',
+           'WMT14Task', 'data_main']
 
 # %% ../../nbs/apps_wmt14.ipynb #d9b4ce7d
 import codecs, concurrent.futures, contextlib, errno, gzip, hashlib, http.client, http.server, io, itertools, json, os, random, re, shutil, socket, tarfile, tempfile, threading
@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NamedTuple
 import numpy as np
-from ..lib.checks import Count, SettingError, validate
-from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link
+from ..lib.checks import Count, SettingError, validate, check_fields
+from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_folder
 from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from ..lib.datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .tasks import Task, register_task
@@ -108,9 +108,10 @@ def _sentences(rng, n:int, lang:str) -> list[str]:
 
 # %% ../../nbs/apps_wmt14.ipynb #9ca9f29d
 def sample_archives(folder, pair:str='en-de', n:int=20, # sentence pairs per training corpus, and in valid and test
-                    seed:int=0) -> dict[str, str]:
+                    seed:int=0, overwrite:bool=False, # replace archives of these names in `folder` (never through a symbolic link)
+                   ) -> dict[str, str]:
     "Write small archives laid out like `pair`'s real ones into `folder`; returns {file name: SHA-256} (a test's checksum table)."
-    src, tgt = pair_langs(pair); folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
+    src, tgt = pair_langs(pair); folder = check_folder(folder, 'folder')
     rng, p, files = random.Random(seed), WMT14_PAIRS[pair], {}
     side = lambda lang: ''.join(s + '\n' for s in _sentences(random.Random(f"{seed}{lang}"), n, lang)).encode()
     for arch, stem in p['train']:
@@ -119,8 +120,9 @@ def sample_archives(folder, pair:str='en-de', n:int=20, # sentence pairs per tra
     for lang in (src, tgt): files.setdefault(p['valid'][0], {})[f"{p['valid'][1]}.{lang}"] = side(lang)
     arch, s, t = p['test']
     files.setdefault(arch, {}).update({s.format(src=src): _sgm(_sentences(rng, n, src), src, 'src'), t.format(tgt=tgt): _sgm(_sentences(rng, n, tgt), tgt, 'ref')})
+    for arch in files: check_output(folder/arch, 'folder', overwrite)          # every one, before any is written
     for arch, members in files.items():
-        with atomic_open(folder/arch, 'wb') as f, tarfile.open(fileobj=f, mode='w:gz' if arch.endswith('gz') else 'w') as tar:
+        with atomic_open(folder/arch, 'wb', follow=False) as f, tarfile.open(fileobj=f, mode='w:gz' if arch.endswith('gz') else 'w') as tar:
             for name, data in members.items(): _tar_add(tar, name, data)
     return {arch: sha256_file(folder/arch) for arch in files}
 
@@ -208,11 +210,29 @@ def _verify(path:Path, want:Pin|None, trust:bool, what:str) -> str:
     if seen != want.hex.lower(): raise ChecksumMismatch(f"{what}: {want.algo} is {seen}, expected {want.hex}{f' ({want.source})' if want.source else ''}: damaged, or not the WMT14 release")
     return got
 
+# %% ../../nbs/apps_wmt14.ipynb #a28opt01
+@dataclass(frozen=True)
+class DataOptions:
+    "What `tnb-data wmt14` takes."
+    corpus: Literal['wmt14']                   # the corpus to fetch
+    dest: str                                  # the folder to write into: DEST/wmt14-PAIR (the corpus) and DEST/archives
+    pair: Literal[tuple(WMT14_PAIRS)] = 'en-de'   # the WMT14 language pair
+    archives: str|None = None                  # a folder that already holds some or all of the archives, by their file names
+    base_url: str|None = None                  # a mirror that serves the archives by file name (None: statmt.org, each archive's own address)
+    checksums: str|None = None                 # a file of 'SHA256  FILENAME' lines (sha256sum's), in place of the package's checksums
+    trust_unverified: bool = False             # accept an archive no checksum can check; its SHA-256 is written into MANIFEST.json
+    retries: Count = 3                         # tries again after a broken connection, resuming each time
+    def __post_init__(self): validate(self)
+
+
 # %% ../../nbs/apps_wmt14.ipynb #a28dl002
 def download_resumable(url:str, dest, want=None, # a `Pin`, or (algo, hex): what it is checked against; None: nothing
-                       trust:bool=False, retries:int=3, timeout:float=60, say=lambda m: None) -> str:
+                       trust:bool=False, retries:int=3, timeout:float=60, say=lambda m: None,
+                       overwrite:bool=False, # replace a file at `dest` (never through a symbolic link, never a run's file: `check_output`'s rule)
+                      ) -> str:
     "Download `url` to `dest` through `dest.part`, resuming it with HTTP Range; checked (`_verify`) before the rename; returns its SHA-256. A server that offers another size than `want`'s is refused before the body is read; a full disk ends it at once, the `.part` deleted."
     dest = Path(dest); part = dest.with_name(dest.name + '.part'); dest.parent.mkdir(parents=True, exist_ok=True)
+    check_fields(DataOptions, dict(retries=retries)); check_output(dest, 'dest', overwrite)
     want = Pin(*want) if want is not None else None
     if part.is_symlink() or (part.exists() and not part.is_file()):
         raise UserError(f"{part}: a link or a special file where tnb-data keeps a download; move it away")
@@ -383,6 +403,7 @@ def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/w
                 trust_unverified:bool=False, # accept an archive that nothing can check (its SHA-256 goes into MANIFEST.json)
                 retries:int=3, say=lambda m: None) -> Path:
     "Download (or find), check and unpack WMT14 `pair` into DEST/wmt14-PAIR: train/valid/test files and MANIFEST.json; returns that folder."
+    check_fields(DataOptions, dict(pair=pair, trust_unverified=trust_unverified, retries=retries))   # as `tnb-data` checks them: one line naming each
     src, tgt = pair_langs(pair); dest = Path(dest); out = dest/f"wmt14-{pair}"
     _check_places(dest, archives, base_url, out)
     if (out/'MANIFEST.json').is_file(): say(f"{out} is already complete"); return out
@@ -529,10 +550,12 @@ def encode_to_disk(tok, # a `CheckedTokenizer`
                    src_path, tgt_path, out, max_len:int|None=256, block:int=100_000,
                    num_threads:int=0, # SentencePiece's threads (0: torch's thread count, as `CheckedTokenizer.encode`)
                    say=lambda m: None, meta:dict|None=None, # more to record in `encoded.json`
+                   overwrite:bool=False, # replace the encoding `out` holds (never through a symbolic link)
                   ) -> EncodedCorpus:
     "Encode two aligned files into `out` (source ids + EOS, BOS + target ids + EOS), a block at a time; pairs with an empty side, or longer than `max_len`, are dropped."
     from transformer_nb.core import UNK_ID
-    out = Path(out); out.mkdir(parents=True, exist_ok=True)
+    out = check_folder(out, 'out')
+    for f in ('encoded.json', *(f"{s}.{k}.npy" for s in ('src', 'tgt') for k in ('ids', 'offsets'))): check_output(out/f, 'out', overwrite)
     dt = np.uint16 if tok.vocab_size <= 65_536 else np.int32
     tmp = Path(tempfile.mkdtemp(prefix='.encoding.', dir=out))
     lens, n = {'src': [], 'tgt': []}, dict(pairs=0, read=0, empty=0, too_long=0, tokens=0, unk=0)
@@ -617,6 +640,7 @@ def encoded_cache(tok, # a `CheckedTokenizer`
     digest, cache = hashlib.sha256(tok.to_bytes()).hexdigest(), Path(cache)
     key = f"{digest[:16]}-len{max_len}"; folder = cache/key
     want = {'tokenizer': digest, 'max_len': max_len, 'corpus': [_file_id(src_path), _file_id(tgt_path)]}
+    check_not_link(cache, 'cache')                                # written through, a link would fill another folder
     try: cache.mkdir(parents=True, exist_ok=True)
     except OSError as e: raise UserError(f"{cache}: cannot keep the encoded corpus there ({e.strerror}); the corpus folder must be writable") from None
     with _locked(cache/f".{key}.lock"):
@@ -687,19 +711,6 @@ class WMT14Task(Task):
                'paper-base-en-fr': paper_recipe('base', 'en-fr'), 'paper-big-en-fr': paper_recipe('big', 'en-fr')}
 
 # %% ../../nbs/apps_wmt14.ipynb #edf2e953
-@dataclass(frozen=True)
-class DataOptions:
-    "What `tnb-data wmt14` takes."
-    corpus: Literal['wmt14']                   # the corpus to fetch
-    dest: str                                  # the folder to write into: DEST/wmt14-PAIR (the corpus) and DEST/archives
-    pair: Literal[tuple(WMT14_PAIRS)] = 'en-de'   # the WMT14 language pair
-    archives: str|None = None                  # a folder that already holds some or all of the archives, by their file names
-    base_url: str|None = None                  # a mirror that serves the archives by file name (None: statmt.org, each archive's own address)
-    checksums: str|None = None                 # a file of 'SHA256  FILENAME' lines (sha256sum's), in place of the package's checksums
-    trust_unverified: bool = False             # accept an archive no checksum can check; its SHA-256 is written into MANIFEST.json
-    retries: Count = 3                         # tries again after a broken connection, resuming each time
-    def __post_init__(self): validate(self)
-
 def _data_parser() -> CliParser:
     p = CliParser(prog='tnb-data', description="Download, check and unpack a corpus at the paper's scale.",
                   epilog="example: tnb-data wmt14 --pair en-de data/  (then: tnb-train --dataset wmt14 --data-dir data/wmt14-en-de --recipe paper-base)")

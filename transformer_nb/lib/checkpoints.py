@@ -8,7 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_checkpoints.html.md"""
 __all__ = ['PRETRAINED', 'PRETRAINED_URLS', 'rng_state', 'set_rng_state', 'save_checkpoint', 'upgrade_checkpoint',
            'PretrainedFile', 'pretrained_path', 'checkpoint_identity', 'resolve_checkpoint', 'check_weights',
            'check_checkpoint', 'check_tokenizer', 'Checkpoint', 'open_checkpoint', 'model_from_checkpoint',
-           'checkpoint_files', 'open_decoder', 'average_checkpoints', 'save_averaged', 'check_replace', 'average_run']
+           'checkpoint_files', 'open_decoder', 'average_checkpoints', 'check_replace', 'save_averaged', 'average_run']
 
 # %% ../../nbs/lib_checkpoints.ipynb #085de6a9
 import contextlib, copy, errno, hashlib, io, mmap, os, random, re, shutil, stat, urllib.error, warnings, zipfile, zlib
@@ -82,15 +82,31 @@ def _make_folder(path:Path):
         err = OSError(f"cannot create the folder {path.parent} for {path}: {e.strerror or e}"); err.errno = e.errno
         raise err from None
 
-def save_checkpoint(path, follow:bool=True, # False: a symbolic link at `path` is replaced, never written through
+def _own(path) -> bool:
+    "True if `path` is a file of a run folder this process holds claimed (`RunFolder.claim`): the run writing its own checkpoints and average."
+    return RunFolder(Path(path).parent).claimed()
+
+def _step_of(state:dict) -> int|None:
+    s = state.get('step'); return s if isinstance(s, int) and not isinstance(s, bool) else None
+
+def save_checkpoint(path, overwrite:bool=False, # replace a file that is there (never through a symbolic link, never a run's file)
                     **state) -> Path:
-    "Write `state` (plus the format tag) to `path` atomically: temp file, fsync, rename (see `atomic_open`)."
+    """Write `state` (plus the format tag) to `path` atomically: temp file, fsync, rename (see `atomic_open`). `path` is
+    held to `check_output`'s rule first: never through a symbolic link, an existing file only with `overwrite`, never a
+    run's checkpoint, log, curve or lock, and a `checkpoint-<step>.pt` name only new and of the step `state` holds. A
+    run writing into the folder it holds claimed (`RunFolder.claim`, the `Trainer`) writes its own files."""
     _check_path(path)
     if not set(state) - {'format'}:
         raise ValueError(f"save_checkpoint got nothing to save to {path}: give the state by name, e.g. config=asdict(model.cfg), "
                          f"model=model.state_dict() (and tokenizer=tok.to_bytes())")
     path = Path(path); _make_folder(path)
-    with atomic_open(path, 'wb', follow=follow) as f:
+    if not _own(path): check_output(path, 'path', overwrite, checkpoint=_step_of(state))
+    return _write_checkpoint(path, state)
+
+def _write_checkpoint(path:Path, state:dict) -> Path:
+    "`save_checkpoint`'s write, once its rule is checked: a symbolic link put at `path` since is replaced, never written through."
+    _make_folder(path)
+    with atomic_open(path, 'wb', follow=False) as f:
         try: torch.save({'format': _CKPT_FORMAT, **state}, f)
         except RuntimeError as e:   # PyTorch's zip writer reports a short write (a full disk) as a RuntimeError
             if 'inline_container' not in str(e) and 'PytorchStreamWriter' not in str(e): raise
@@ -698,23 +714,6 @@ def average_checkpoints(paths:list) -> dict:
     "A checkpoint dict whose model parameters are the mean of those of `paths` (checkpoints of one run), each read once."
     return _average(_checkpoint_paths(paths))[0]
 
-# %% ../../nbs/lib_checkpoints.ipynb #f9e51626
-def _save_average(paths:list[Path], out_path, follow:bool=True, skip:bool=False, say=None, what:str='out_path') -> tuple[Path, list[Path]]:
-    "(the file written, the paths averaged): `_average` of `paths` written to `out_path` atomically, once it is known not to be one of them."
-    _check_path(out_path, 'out_path')
-    if twice := [p for i, p in enumerate(paths) if any(same_file(p, q) for q in paths[:i])]:
-        raise ValueError(f"{twice[0]} is given more than once: an average counts each checkpoint once")
-    if any(same_file(p, out_path) for p in paths): raise ValueError(f"{what} {out_path} is one of the checkpoints to average: write elsewhere")
-    if checkpoint_step(out_path) is not None:
-        raise ValueError(f"{out_path}: a checkpoint-<step>.pt name would pass the average off as the newest training "
-                         f"checkpoint of its folder; call it e.g. avg.pt")
-    avg, used = _average(paths, skip, say)
-    return save_checkpoint(out_path, follow=follow, **avg), used
-
-def save_averaged(paths:list, out_path, follow:bool=True) -> Path:
-    "Average the checkpoints `paths` and write the result to `out_path` atomically (see `save_checkpoint`): a run's own average.pt, which a trainer writes and replaces; `average_run` writes any other file, by `check_replace`'s rule."
-    return _save_average(_checkpoint_paths(paths), out_path, follow)[0]
-
 # %% ../../nbs/lib_checkpoints.ipynb #rfcfa8c9
 def _not_a_checkpoint(p:Path) -> str|None:
     "Why the existing file `p` is not one a checkpoint may replace (None: it is a checkpoint, and may)."
@@ -727,6 +726,31 @@ def check_replace(path, # the checkpoint a command is to write
     "Refuse, before any work, to write the checkpoint `path` where `check_output`'s rule forbids it (a symlink, a training checkpoint, a run's file, any file without `overwrite`) and over anything but a checkpoint, as `tnb-export` replaces only an export."
     if str(path) == '-': raise UserError(f"{what} -: a checkpoint is a file, never standard output; give a file name")   # '-' is standard output elsewhere
     return check_output(path, what, overwrite, replaces=_not_a_checkpoint)
+
+# %% ../../nbs/lib_checkpoints.ipynb #f9e51626
+def _check_average_out(paths:list[Path], out_path, what:str='out_path'):
+    "Refuse an average's `out_path` that is one of `paths`, or a training checkpoint's name, and `paths` that name one file twice."
+    _check_path(out_path, 'out_path')
+    if twice := [p for i, p in enumerate(paths) if any(same_file(p, q) for q in paths[:i])]:
+        raise ValueError(f"{twice[0]} is given more than once: an average counts each checkpoint once")
+    if any(same_file(p, out_path) for p in paths): raise ValueError(f"{what} {out_path} is one of the checkpoints to average: write elsewhere")
+    if checkpoint_step(out_path) is not None:
+        raise ValueError(f"{out_path}: a checkpoint-<step>.pt name would pass the average off as the newest training "
+                         f"checkpoint of its folder; call it e.g. avg.pt")
+
+def _save_average(paths:list[Path], out_path, skip:bool=False, say=None, what:str='out_path') -> tuple[Path, list[Path]]:
+    "(the file written, the paths averaged): `_average` of `paths` written to `out_path` atomically, once it is known not to be one of them (its rule checked by the caller: `check_replace`, or the claim of the run it belongs to)."
+    _check_average_out(paths, out_path, what)
+    avg, used = _average(paths, skip, say)
+    return _write_checkpoint(Path(out_path), avg), used
+
+def save_averaged(paths:list, out_path, overwrite:bool=False, # replace the checkpoint `out_path` holds (never a file that is not a checkpoint, never through a symlink)
+                 ) -> Path:
+    "Average the checkpoints `paths` and write the result to `out_path` atomically (see `save_checkpoint`), `out_path` held to `check_replace`'s rule first; a run writing into the folder it holds claimed (the `Trainer`) replaces its own average.pt."
+    paths = _checkpoint_paths(paths); _check_average_out(paths, out_path)
+    _make_folder(Path(out_path))
+    if not _own(out_path): check_replace(out_path, overwrite, 'out_path')
+    return _save_average(paths, out_path)[0]
 
 # %% ../../nbs/lib_checkpoints.ipynb #a05avr02
 def average_run(paths:list, # checkpoint files of one run, or one run folder

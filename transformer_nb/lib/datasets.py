@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 import numpy as np
 from tqdm.auto import tqdm
-from .safeguards import decode_lines
+from .safeguards import decode_lines, check_output
 from .checks import SettingError
 from .process import in_settings
 
@@ -316,9 +316,11 @@ def _urlopen(url:str): return urllib.request.urlopen(url, timeout=60)
 def download_file(url:str, dest:str|Path, sha256:str,
                   fetch:Callable|None=None, # url -> a readable binary file object (default: `urllib.request.urlopen`)
                   progress:bool=False, # show a progress bar (tqdm, on standard error) sized by the server's Content-Length
+                  overwrite:bool=False, # replace a file at `dest` (never through a symbolic link, never a run's file: `check_output`'s rule)
                  ) -> Path:
     "Download `url` to `dest` atomically: streamed into a temp file beside it, renamed into place only if `sha256` matches."
     dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
+    check_output(dest, 'dest', overwrite)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix='.part', dir=dest.parent)
     try:
         h = hashlib.sha256()

@@ -6,12 +6,13 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_records.html.md"""
 
 # %% auto #0
 __all__ = ['RESULT_KEYS', 'RECORD_KINDS', 'train_time', 'make_record', 'today', 'register_record_kind', 'load_results',
-           'add_result', 'check_results_file', 'fmt_minutes', 'results_table', 'headline_table']
+           'record_file', 'add_result', 'check_results_file', 'fmt_minutes', 'results_table', 'headline_table']
 
 # %% ../../nbs/lib_records.ipynb #16dafa82
 import json, datetime, math, os, re
 from pathlib import Path
-from .safeguards import atomic_write, folder_lock
+from .safeguards import CHECKPOINT, atomic_write, check_output, folder_lock
+from .checks import SettingError
 
 # %% ../../nbs/lib_records.ipynb #1da76c43
 RESULT_KEYS = ('id', 'dataset', 'direction', 'preset', 'params', 'decoding', 'bleu', 'bleu_lc', 'chrf', 'exact_match',
@@ -94,12 +95,26 @@ def load_results(path, keys=RESULT_KEYS) -> list[dict]:
     return recs if keys is None else [r for r in recs if all(k in r for k in keys)]
 
 # %% ../../nbs/lib_records.ipynb #c25ac938
+def record_file(results, name:str='results') -> Path:
+    "The file a record is added to, resolved once: `results`, or the file its symbolic link points to, which must be a results file that is there (not a checkpoint, not a run's log); a `SettingError` naming the setting `name` otherwise."
+    p = Path(results)
+    if not p.is_symlink(): return p
+    real = Path(os.path.realpath(p))
+    try: ok = real.is_file() and not CHECKPOINT.fullmatch(real.name) and check_results_file(real) is not None
+    except ValueError: ok = False                                  # not a results file: its content is not records
+    if not ok:
+        said = str(real).replace('{', '{{').replace('}', '}}')
+        raise SettingError(f"{{{name}}} is a symbolic link to {said}, which is not a results file: a record is added through a link only "
+                           f"to a results file that is there; give the file itself, or remove the link", **{name: str(p)})
+    return real
+
 def add_result(path, record:dict, keys=RESULT_KEYS) -> list[dict]:
-    "Add (or replace, by id) `record` in the results file at `path`, written atomically; concurrent adds all land, records of other kinds stay."
+    "Add (or replace, by id) `record` in the results file at `path` (a symbolic link: to a results file that is there, `record_file`), written atomically, never as a run's file (`check_output`'s rule); concurrent adds all land, records of other kinds stay."
     if not isinstance(record, dict): raise TypeError(f"record must be a dict, got a {type(record).__name__}")
     missing = [k for k in dict.fromkeys(('id', *_keys(keys))) if k not in record]
     if missing: raise ValueError(f"result {record.get('id', '?')} lacks {missing}")
-    path = _path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    path = record_file(_path(path), 'path'); path.parent.mkdir(parents=True, exist_ok=True)
+    check_output(path, 'path', adds=True)              # not a checkpoint's name, nor a run's log, curve or lock
     with folder_lock(path.parent):                     # read, add, write: one process at a time (lib_safeguards)
         recs = [r for r in _records(path, keys) if r.get('id') != record['id']] + [record]
         atomic_write(path, json.dumps(recs, indent=1, ensure_ascii=False) + '\n')

@@ -317,6 +317,11 @@ def holds(self:RunFolder, step:int=0, resumed_from=None) -> bool:
     "True while this process holds the folder claimed for a run starting at update `step` from `resumed_from` (a claimer need not claim it again)."
     return _start(step, resumed_from) in _CLAIMED.get(os.path.realpath(self.path), ())
 
+@patch
+def claimed(self:RunFolder) -> bool:
+    "True while this process holds the folder claimed for a run (`claim`): what it writes there are the run's own files, which the library's writers (`save_checkpoint`, `save_averaged`, `plot_history`) refuse to anyone else."
+    return bool(_CLAIMED.get(os.path.realpath(self.path)))
+
 
 # %% ../../nbs/lib_runs.ipynb #c1a1m0e0
 @patch

@@ -7,9 +7,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_safeguards.html.md"""
 # %% auto #0
 __all__ = ['CHECKPOINT', 'STOP_SIGNALS', 'UserError', 'in_place', 'output_name', 'check_not_link', 'check_output', 'check_folder',
            'removed_unless_used', 'same_file', 'check_not_inputs', 'stale_temps', 'clean_stale_temps', 'atomic_open',
-           'atomic_write', 'decode_lines', 'read_stream', 'read_stdin_lines', 'check_text_file', 'read_text_lines',
-           'check_gzip', 'iter_lines', 'as_available', 'output_stream', 'printable', 'flock', 'folder_lock',
-           'deferred_interrupts']
+           'atomic_write', 'decode_lines', 'read_stream', 'read_stdin_lines', 'check_text_file', 'open_text_file',
+           'read_text_lines', 'check_gzip', 'iter_lines', 'as_available', 'output_stream', 'printable', 'flock',
+           'folder_lock', 'deferred_interrupts']
 
 # %% ../../nbs/lib_safeguards.ipynb #09a24774
 import contextlib, errno, io, itertools, os, queue, re, signal, stat, sys, threading, warnings, zlib
@@ -46,6 +46,50 @@ def output_name(path) -> str|None:
     "How the command named the output `path` that `check_output` passed (`-o`), for an error writing it later (a full disk); None for any other path."
     return _OUTPUTS.get(os.path.abspath(path)) if isinstance(path, (str, os.PathLike)) else None
 
+_FIFOS = {}   # a named pipe checked in this process: its path -> (its end, opened for the reading or writing that follows; the bytes the check read)
+
+def _named_fifo(p) -> bool:
+    "True for a named pipe in the file system (not a stream's /dev or /proc name, a pipe this process holds open already)."
+    try: fifo = stat.S_ISFIFO(os.stat(p).st_mode)
+    except OSError: return False
+    return fifo and not (os.path.abspath(p).startswith(('/dev/', '/proc/')) or os.path.realpath(p).startswith('/proc/'))
+
+def _fifo_end(p, write:bool) -> bool:
+    """Open this process's end of the named pipe `p` without waiting: True if another program holds the other end (a
+    reader for `write`, else a writer), and the end is kept for the open that follows (`_take_fifo`), so that the other
+    program never sees an end-of-file in between; False if none does, where opening it would wait for ever."""
+    key = os.path.abspath(p)
+    if key in _FIFOS: return True
+    try: fd = os.open(p, (os.O_WRONLY if write else os.O_RDONLY) | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno == errno.ENXIO: return False          # opened for writing with no reader
+        raise
+    got = b''
+    if not write:
+        try: got = os.read(fd, 1)                        # b'': no writer has it open; else a byte it wrote, kept
+        except BlockingIOError: pass                     # a writer has it open, and has not written yet
+        else:
+            if not got: os.close(fd); return False
+    os.set_blocking(fd, True); _FIFOS[key] = (fd, got)
+    return True
+
+class _Prefixed(io.RawIOBase):
+    "A binary stream that reads `first`, then the rest of the file descriptor `fd`: a named pipe, after the byte its check read."
+    def __init__(self, first:bytes, fd:int): self.first, self.f = first, io.FileIO(fd, 'r')
+    def readable(self): return True
+    def fileno(self): return self.f.fileno()
+    def readinto(self, b):
+        if not self.first: return self.f.readinto(b)
+        n = min(len(b), len(self.first)); b[:n] = self.first[:n]; self.first = self.first[n:]
+        return n
+    def close(self): self.f.close(); super().close()
+
+def _take_fifo(path, mode:str):
+    "The end of the named pipe `path` that `_fifo_end` kept, opened in `mode` ('rb', 'w', 'wb'); None if none was kept."
+    fd, got = _FIFOS.pop(os.path.abspath(path), (None, b''))
+    if fd is None: return None
+    return io.BufferedReader(_Prefixed(got, fd)) if 'r' in mode else open(fd, mode, encoding=None if 'b' in mode else 'utf-8')
+
 # %% ../../nbs/lib_safeguards.ipynb #d8b8b4d9
 _CHECKPOINT_NAME = ("a checkpoint-<step>.pt name would pass this file off as a training checkpoint (the newest of its folder, "
                     "which the tools pick by name); choose another name")
@@ -72,12 +116,13 @@ def check_output(path, what:str='output', # how the command names it ('-o'), or 
                  overwrite:bool=False, # replace an existing file (a command's --overwrite); never through a symlink, never a run's file
                  replaces=None, # path -> why an existing file is not one this output may replace, or None where it may (a checkpoint's output: it is a checkpoint)
                  adds:bool=False, # the file is added to, not replaced (a results file): an existing one is the point
+                 checkpoint:int|None=None, # the step of the training checkpoint written (`save_checkpoint`): a new checkpoint-<step>.pt of that step is its name
                 ) -> Path:
     """The one rule for every file a command or a library function writes, checked before any work starts: `path` is
     not a folder, not a symlink (written through, it would replace the file it points to), not a training checkpoint's
     name nor a file of a run's folder, and an existing file is replaced only with `overwrite`; its folder exists and
-    takes a new file, and an existing file, FIFO or device accepts writing. Returns `path`; a `UserError` naming
-    `what` otherwise (a `SettingError` naming `overwrite` where it would help)."""
+    takes a new file, and an existing file, FIFO or device accepts writing (a FIFO: a program reads it). Returns `path`;
+    a `UserError` naming `what` otherwise (a `SettingError` naming `overwrite` where it would help)."""
     p = Path(path)
     if str(path).strip() in ('', '.'): raise UserError(f"{what}: an empty file name")
     if p.is_dir() and not p.is_symlink(): raise UserError(f"{what} {path} is a folder; give a file name")
@@ -85,9 +130,16 @@ def check_output(path, what:str='output', # how the command names it ('-o'), or 
         if not p.exists(): raise UserError(f"{what} {path}: no such device")
         if stat.S_ISSOCK(os.stat(p).st_mode): raise UserError(f"{what} {path} is a socket; give a file, a FIFO or a device")
         if not os.access(p, os.W_OK): raise UserError(f"{what} {path}: permission denied")
+        if _named_fifo(p) and not _fifo_end(p, write=True):
+            raise UserError(f"{what} {path} is a named pipe (FIFO) that no program reads: writing to it would wait until one does; "
+                            f"start its reader first, or give a file")
         return _passed(p, what)
     if not adds: check_not_link(p, what)
-    if CHECKPOINT.fullmatch(p.name): raise UserError(f"{what} {path}: {_CHECKPOINT_NAME}")
+    if m := CHECKPOINT.fullmatch(p.name):
+        if checkpoint is None: raise UserError(f"{what} {path}: {_CHECKPOINT_NAME}")
+        if os.path.lexists(p): raise UserError(f"{what} {path} is a training checkpoint, which only its run replaces: choose another name")
+        if int(m[1]) != checkpoint: raise UserError(f"{what} {path}: its name says update {int(m[1])}, but it holds update {checkpoint}: "
+                                                    f"name a training checkpoint after its update (checkpoint_name)")
     if _run_file(p) and not (p.name == 'average.pt' and replaces is not None):   # a checkpoint's output may replace a run's average
         raise UserError(f"{what} {path} is the {p.name} of the training run in {p.parent}, which only tnb-train writes: choose another name")
     real = Path(os.path.realpath(p))                   # a link in the folders above is followed: the file itself is not one
@@ -184,7 +236,7 @@ def atomic_open(path, mode:str='w', encoding:str|None='utf-8',
     if 'b' in mode: encoding = None
     if follow and in_place(path):
         try:
-            with open(path, mode, encoding=encoding) as f: yield f
+            with (_take_fifo(path, mode) or open(path, mode, encoding=encoding)) as f: yield f   # a FIFO `check_output` found read: the end it opened
         except OSError as e:
             if e.errno and e.filename is None: raise OSError(e.errno, e.strerror or os.strerror(e.errno), str(path)) from None
             raise
@@ -319,19 +371,26 @@ def check_text_file(path, what:str='input', # how the command names it, e.g. '-i
                     regular:bool=False, # a regular file only (read more than once), not a FIFO or a device
                    ) -> Path:
     """`path` as a `Path` if it can be read as a text file; else a `UserError` naming `what`, the path and the problem.
-    A named pipe (FIFO) in the file system is refused: opening it waits, for ever, until some program writes to it. A
-    pipe the shell hands over (`-i <(zcat a.gz)`, `/dev/stdin`) is open already, and read as it comes."""
+    A named pipe (FIFO) in the file system is read as it comes if a program has it open for writing, and refused if
+    none has: opening it would wait, for ever, until one does. A pipe the shell hands over (`-i <(zcat a.gz)`,
+    `/dev/stdin`) is open already, and read as it comes."""
     p, hint = Path(path), "give a text file, one sentence per line (plain or .gz)"
     if p.is_dir(): raise UserError(f"{what} {path} is a folder; {hint}")
     if not p.exists(): raise UserError(f"{what} {path}: no such file")
     mode = os.stat(p).st_mode
     if stat.S_ISSOCK(mode) or (regular and not stat.S_ISREG(mode)):
         raise UserError(f"{what} {path} is {'a socket' if stat.S_ISSOCK(mode) else 'not a regular file (a FIFO or a device)'}; {hint}")
-    held = os.path.abspath(p).startswith(('/dev/stdin', '/dev/fd/', '/proc/')) or os.path.realpath(p).startswith('/proc/')
-    if stat.S_ISFIFO(mode) and not held:               # /dev/stdin, /dev/fd/N: a pipe this process holds open already
-        raise UserError(f"{what} {path} is a named pipe (FIFO): reading it would wait until a program writes to it; {hint}, "
-                        f"or - and that program's output on standard input")
+    if _named_fifo(p) and not _fifo_end(p, write=False):   # /dev/stdin, /dev/fd/N: a pipe this process holds open already
+        raise UserError(f"{what} {path} is a named pipe (FIFO): reading it would wait until a program writes to it, and none "
+                        f"has it open; start that program first, or give - and its output on standard input")
     return p
+
+def open_text_file(path, what:str='input') -> io.BufferedIOBase:
+    "The text file, named pipe or device `path`, checked (`check_text_file`) and opened for reading in binary mode: a named pipe, by the end its check opened."
+    p = check_text_file(path, what)
+    if (f := _take_fifo(p, 'rb')) is not None: return f
+    try: return open(p, 'rb')
+    except OSError as e: raise UserError(f"{what} {path}: {e.strerror or e}") from None
 
 def read_text_lines(path, # a text file (plain or gzip), a FIFO or a device; '-': standard input
                      what:str|None=None, # how the command names it, e.g. '-i': then every refusal says '-i PATH' (None: 'input' for a file's absence, the path alone for its lines)
@@ -339,9 +398,7 @@ def read_text_lines(path, # a text file (plain or gzip), a FIFO or a device; '-'
     "The lines of `path` as `decode_lines` splits them, read with `read_stream`'s bounds; a `UserError` naming `what` for a folder, a missing file or a socket."
     if not isinstance(path, (str, os.PathLike)): raise TypeError(f"read_text_lines wants a file's path, got a {type(path).__name__}")
     if str(path) == '-': return read_stdin_lines()
-    p, name = check_text_file(path, what or 'input'), str(path) if what is None else f"{what} {path}"   # a line's refusal names the file as `-i FILE`, as a stream's does
-    try: f = open(p, 'rb')
-    except OSError as e: raise UserError(f"{what or 'input'} {path}: {e.strerror or e}") from None
+    f, name = open_text_file(path, what or 'input'), str(path) if what is None else f"{what} {path}"   # a line's refusal names the file as `-i FILE`, as a stream's does
     with f: return decode_lines(read_stream(f, name), name)
 
 # %% ../../nbs/lib_safeguards.ipynb #acc1a1f6

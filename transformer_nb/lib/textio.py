@@ -10,7 +10,7 @@ __all__ = ['FILE_BATCH', 'spaced', 'sentence_batches']
 # %% ../../nbs/lib_text_io.ipynb #t27a0004
 import contextlib, os, re, sys
 from pathlib import Path
-from .safeguards import (UserError, printable, check_gzip, read_text_lines, check_text_file, iter_lines,
+from .safeguards import (UserError, printable, check_gzip, read_text_lines, open_text_file, iter_lines,
                                        as_available)
 from .process import note, out_of_memory
 
@@ -60,7 +60,7 @@ def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.Exit
     stdin, named = getattr(sys.stdin, 'buffer', None), input and input != '-'
     if not named and stdin is None: raise UserError("no sentences given, and there is no standard input to read them from")
     if not named and sys.stdin.isatty(): note("reading sentences from standard input, one per line; end with Ctrl-D")
-    f = opened.enter_context(open(check_text_file(input, what), 'rb')) if named else _own_reader(stdin)   # a FIFO, a device, standard input
+    f = opened.enter_context(open_text_file(input, what)) if named else _own_reader(stdin)   # a FIFO a program writes to, a device, standard input
     name = f"{what} {input}" if named else 'standard input'
     at = lambda i: f"{name}, line {i + 1}"
     return spaced(as_available(iter_lines(f, name), most=2000), at, say), at, False

@@ -22,6 +22,7 @@ import torch
 import sentencepiece as spm
 from ..core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from .checks import Seed, SettingError, check_value
+from .safeguards import atomic_write, check_output
 from ..data import Tokenizer, encode_pairs, TokenBatchSampler
 from .options import VocabSize, MaxLen   # declared with the settings that take them
 
@@ -200,10 +201,10 @@ class TokenizerBytes:
         "Rebuild from `to_bytes()` output (also from a uint8 tensor, for safetensors checkpoints)."
         return cls(b.cpu().numpy().tobytes() if isinstance(b, torch.Tensor) else b)
 
-    def save(self, path:str|Path):
-        "Write the SentencePiece model to the file `path`, in a folder that exists."
-        check_file_to_write(path)
-        with writing_named(path): Path(path).write_bytes(self._proto)
+    def save(self, path:str|Path, overwrite:bool=False): # overwrite: replace a file there (never through a symbolic link, never a run's file)
+        "Write the SentencePiece model to the file `path`, in a folder that exists, whole or not at all, by `check_output`'s rule."
+        check_file_to_write(path); check_output(path, 'path', overwrite)
+        with writing_named(path): atomic_write(path, self._proto, follow=False)
 
     @classmethod
     def load(cls, path:str|Path):

@@ -31,7 +31,7 @@ from .tokens import DistributedTokenBatchSampler, checked_collate
 from ..training import noam_lr, label_smoothed_nll
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
 from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
-from .safeguards import atomic_open, deferred_interrupts, STOP_SIGNALS
+from .safeguards import atomic_open, check_output, deferred_interrupts, STOP_SIGNALS
 from .runs import RunFolder, checkpoint_name
 from .distributed import init_distributed, all_reduce_sum
 
@@ -536,7 +536,7 @@ def save(self:Trainer) -> Path|None:
     path = self.run.checkpoint(self.step)
     wait = f"saving {path}, please wait (Ctrl-\\ quits at once, without it)"
     with deferred_interrupts(wait, reraise=not self.interrupted):   # a Ctrl-C during a periodic save stops after it
-        try: self.last_checkpoint, self._saved_at = save_checkpoint(path, follow=False, **self.state()), (self.step, len(self.history['valid']))
+        try: self.last_checkpoint, self._saved_at = save_checkpoint(path, **self.state()), (self.step, len(self.history['valid']))
         except OSError as e:
             good = self.last_checkpoint or self.resumed_from
             kept = f"the last good checkpoint, {good}, is kept" if good else "no checkpoint was written"
@@ -640,12 +640,13 @@ def _epochs(self:Trainer, bar):
 
 # %% ../../nbs/lib_trainer.ipynb #33e358cf
 def plot_history(history:dict, path=None, show:bool=False, title:str='loss curve',
-                 follow:bool=True, # False: replace a symbolic link at `path` instead of writing through it
+                 overwrite:bool=False, # replace a file at `path` (never through a symbolic link, never a run's file)
                 ):
-    "Plot a training history ({'train': [...], 'valid': [...]}, as in `Trainer.history` and checkpoints); save to `path` (PNG) if given."
+    "Plot a training history ({'train': [...], 'valid': [...]}, as in `Trainer.history` and checkpoints); save to `path` (PNG) if given, by `check_output`'s rule (a run writing into the folder it holds claimed replaces its own curve)."
     import matplotlib.pyplot as plt
     if not isinstance(history, dict): raise TypeError(f"history must be a training history (a dict: Trainer.history), got a {type(history).__name__}")
     if path is not None and not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a file's path, got a {type(path).__name__}")
+    if path is not None and not RunFolder(Path(path).parent).claimed(): check_output(path, 'path', overwrite)
     tr, va = history.get('train', []), history.get('valid', [])
     fig, ax = plt.subplots(figsize=(7, 3))
     if tr:
@@ -658,7 +659,7 @@ def plot_history(history:dict, path=None, show:bool=False, title:str='loss curve
     ax.set_xlabel('update'); ax.set_ylabel('label-smoothed loss'); ax.legend(); ax.set_title(title)
     fig.tight_layout()
     if path is not None:
-        with atomic_open(path, 'wb', follow=follow) as f: fig.savefig(f, format=Path(path).suffix.lstrip('.') or 'png', dpi=100)
+        with atomic_open(path, 'wb', follow=False) as f: fig.savefig(f, format=Path(path).suffix.lstrip('.') or 'png', dpi=100)
     if show: plt.show()
     else: plt.close(fig)
     return path
@@ -672,10 +673,10 @@ def _finish(self:Trainer):
     if self.valid_sampler and self.step > 0 and not done: self._validate(None)   # the final model's loss too
     if self.run is None or not self.is_main: return
     if self._saved_at != (self.step, len(self.history['valid'])): self.save()     # its checkpoint holds the final validation
-    plot_history(self.history, self.run.curve, follow=False)
+    plot_history(self.history, self.run.curve)
     use = self.run.checkpoints()[-self.tc.average:] if self.tc.average > 1 else []
     if len(use) > 1:
-        self.averaged = save_averaged(use, self.run.average, follow=False)
+        self.averaged = save_averaged(use, self.run.average)
         self.say(f"averaged the last {len(use)} checkpoints (updates {', '.join(str(int(p.stem.split('-')[1])) for p in use)}) "
                  f"into {self.averaged}")
 
@@ -702,9 +703,9 @@ def _train(self:Trainer) -> dict:
     return self.history
 
 @patch
-def plot(self:Trainer, path=None, show:bool=False):
-    "Plot the training and validation loss; save to `path` (PNG) if given."
-    return plot_history(self.history, path, show)
+def plot(self:Trainer, path=None, show:bool=False, overwrite:bool=False):
+    "Plot the training and validation loss; save to `path` (PNG) if given, as `plot_history` saves it."
+    return plot_history(self.history, path, show, overwrite=overwrite)
 
 # %% ../../nbs/lib_trainer.ipynb #66b9147c
 @patch
