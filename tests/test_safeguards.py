@@ -2,7 +2,7 @@
 checked with real processes (marked slow): outputs checked before any work, written whole or not at all, through
 symlinks, FIFOs and devices, never over an input; inputs split on newlines only, decoded with the line and offset of a
 bad byte, a gzip bomb refused."""
-import os, shutil, signal, stat, subprocess, sys
+import contextlib, os, shutil, signal, stat, subprocess, sys
 from pathlib import Path
 import pytest
 from transformer_nb.lib.runs import RunFolder
@@ -399,6 +399,208 @@ def test_deferred_interrupts_outside_the_main_thread_changes_nothing():
     t = threading.Thread(target=run); t.start(); t.join(10)
     assert got == [([], before)]
 
+
+# --- every public writer of the package keeps `check_output`'s rule ----------------------------------------------------
+# A public function or method "writes a file" if its own code, or a function of the package it calls, opens a file for
+# writing, renames one into place or saves one (`torch.save`, `np.save`, a figure, an ONNX graph). The scan below finds
+# them all in the source; each is either held to the rule here (a file or a folder it writes: never through a symbolic
+# link, never over what is there unless asked, never onto a run's checkpoint, log, curve or lock), writes a run's own
+# files under the run's claim (`RunFolder.claim`: links refused, another run's files refused), or is one of the means
+# the writers write with, called once the rule is checked. A writer that writes only through these is covered by them.
+import ast, types
+
+PKG = Path(__file__).resolve().parents[1] / 'transformer_nb'
+_WRITE_CALLS = {'atomic_open', 'atomic_write', 'output_stream', 'savefig', 'write_text', 'write_bytes', 'mkdtemp'}
+_WRITE_FUNCS = {'os.replace', 'os.rename', 'shutil.copy', 'shutil.copyfile', 'shutil.copy2', 'shutil.copytree', 'json.dump',
+                'torch.save', 'np.save', 'onnx.save', 'torch.onnx.export'}
+_PROBES = {'_probe', '_fifo_end'}   # open and remove a file to test a folder; open a named pipe's end to see whether another program holds the other
+
+def _mode_writes(n:ast.Call, at:int) -> bool:
+    mode = n.args[at] if len(n.args) > at else next((k.value for k in n.keywords if k.arg == 'mode'), None)
+    return isinstance(mode, ast.Constant) and isinstance(mode.value, str) and bool(set(mode.value) & set('wax+'))
+
+def _direct_writes(fn) -> list[str]:
+    "The calls in `fn` (nested functions included) that write a file themselves."
+    out = []
+    for n in ast.walk(fn):
+        if not isinstance(n, ast.Call): continue
+        f, src = n.func, ast.unparse(n.func)
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ''
+        if src == 'os.open': hit = any(w in ast.unparse(n) for w in ('O_WRONLY', 'O_RDWR', 'O_CREAT')) and 'devnull' not in ast.unparse(n)
+        elif name in ('open', 'fdopen'):                                     # open(p, mode), os.fdopen(fd, mode), tarfile.open(.., mode=), Path.open(mode)
+            hit = _mode_writes(n, 0 if isinstance(f, ast.Attribute) and src not in ('os.fdopen', 'gzip.open', 'tarfile.open', 'io.open') else 1)
+        else: hit = name in _WRITE_CALLS or src in _WRITE_FUNCS or (name == 'save' and not src.startswith('self.'))   # spec.save, tok.save
+        if hit: out.append(ast.unparse(n)[:80])
+    return out
+
+def _module(py:Path) -> str: return '.'.join(py.relative_to(PKG).with_suffix('').parts)
+
+def package_writers() -> tuple[dict, dict]:
+    "({'module:qualname': the functions of the package it writes through} for every function that writes a file, {'module:qualname': its own writing calls})."
+    funcs, imports = {}, {}
+    for py in sorted(PKG.rglob('*.py')):
+        if py.name in ('_modidx.py', '_export.py'): continue
+        mod, tree = _module(py), ast.parse(py.read_text(encoding='utf-8'))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):                             # a method added by @patch names its class as `self`'s type
+                cls = next((ast.unparse(a.annotation) for a in node.args.args[:1] if a.arg == 'self' and a.annotation is not None), None)
+                funcs[f"{mod}:{cls + '.' if cls else ''}{node.name}"] = node
+            elif isinstance(node, ast.ClassDef):
+                for m in node.body:
+                    if isinstance(m, ast.FunctionDef): funcs[f"{mod}:{node.name}.{m.name}"] = m
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = '.'.join(['transformer_nb', *mod.split('.')][:-node.level] + ([node.module] if node.module else [])) if node.level else node.module or ''
+                for a in node.names: imports[mod, a.asname or a.name] = (base.removeprefix('transformer_nb.'), a.name)
+    named = {}
+    for k in funcs: named.setdefault((k.split(':')[0], k.split('.')[-1].split(':')[-1]), []).append(k)
+    def targets(mod, call): return named.get((mod, call), []) + named.get(imports.get((mod, call)), [])
+    calls = {k: {n.func.id if isinstance(n.func, ast.Name) else n.func.attr for n in ast.walk(v)
+                 if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))} for k, v in funcs.items()}
+    own = {k: [] if k.split('.')[-1].split(':')[-1] in _PROBES else _direct_writes(v) for k, v in funcs.items()}
+    via = {k: set() for k in funcs}
+    writes = {k for k in funcs if own[k]}
+    while True:                                                                # what calls a writer writes, to a fixed point
+        new = {k for k in funcs if k not in writes and k.split('.')[-1].split(':')[-1] not in _PROBES
+               and any(t in writes for c in calls[k] for t in targets(k.split(':')[0], c))}
+        for k in funcs: via[k] |= {t for c in calls[k] for t in targets(k.split(':')[0], c) if t in writes and t != k}
+        if not new: break
+        writes |= new
+    return {k: via[k] for k in writes}, {k: own[k] for k in writes if own[k]}
+
+def public(k:str) -> bool: return not any(p.startswith('_') for p in k.split(':')[1].split('.'))
+
+# Held to the rule below, each by the harness that writes `path` with it ('file'), or into the folder `path` ('folder').
+FILE_WRITERS = ['lib.checkpoints:save_checkpoint', 'lib.checkpoints:save_averaged', 'lib.checkpoints:average_run', 'lib.tokens:TokenizerBytes.save',
+                'lib.trainer:plot_history', 'lib.trainer:Trainer.plot', 'lib.records:add_result', 'lib.datasets:download_file',
+                'lib.fast_decoding:translate_file', 'apps.export:translate_export', 'apps.wmt14:download_resumable', 'apps.pretrained:make_pretrained']
+FOLDER_WRITERS = ['apps.export:export', 'apps.export:export_ctranslate2', 'apps.export:export_onnx', 'apps.wmt14:sample_archives',
+                  'apps.wmt14:encode_to_disk', 'apps.wmt14:encoded_cache', 'apps.wmt14:fetch_wmt14', 'apps.parsing_task:write_treebank_files']
+RUN_WRITERS = {   # the run's own files, under its claim
+    'lib.runs:RunFolder.write': "a file of the run, replacing (never following) a link at its name: called by the run that holds the folder",
+    'lib.runs:RunFolder.append_log': "the run's log, a link planted during the run removed, never followed (tests/test_runs.py)",
+    'lib.runs:RunFolder.lock': "the run's lock, created with O_EXCL | O_NOFOLLOW: a link at its name refused",
+    'lib.runs:RunFolder.claim': "takes the lock, refuses links at every name a run writes and another run's files (tests/test_runs.py)",
+    'lib.runs:RunFolder.trim_log': "rewrites the run's own log for a continuation, under the claim"}
+MEANS = {         # what the writers write with, once the rule is checked
+    'lib.safeguards:atomic_open': "writes a file whole or not at all; every writer above checks its path first",
+    'lib.safeguards:atomic_write': "atomic_open with the data at once",
+    'lib.safeguards:output_stream': "atomic_open for results as they come; the commands and translate_file check its path first"}
+
+def _covered(k, via, own, seen=()) -> bool:
+    "True if `k` is held to the rule here, or writes only through functions that are."
+    if k in FILE_WRITERS or k in FOLDER_WRITERS or k in RUN_WRITERS or k in MEANS: return True
+    if k in own: return False                                                  # it writes a file itself, unheld
+    return k in seen or all(_covered(t, via, own, (*seen, k)) for t in via[k])
+
+def test_the_list_of_public_writers_is_complete():
+    "Every public function or method of the package that writes a file is held to the rule below (or writes only through one that is), and every one listed still writes."
+    via, own = package_writers()
+    listed = {*FILE_WRITERS, *FOLDER_WRITERS, *RUN_WRITERS, *MEANS}
+    assert not (unheld := sorted(k for k in via if public(k) and not _covered(k, via, own))), f"public writers not held to check_output's rule: {unheld}"
+    assert not (stale := sorted(listed - set(via))), f"listed as writers, but they write nothing: {stale}"
+    assert {'lib.checkpoints:open_checkpoint', 'lib.trainer:Trainer.fit', 'apps.wmt14:WMT14Data.encoded'} <= set(via)   # through download_file, save_checkpoint, encoded_cache
+
+@pytest.fixture(scope='module')
+def kit(tmp_path_factory):
+    "What the writers take besides their output: a tokenizer, two checkpoints of one run, two aligned text files, an empty export folder."
+    from dataclasses import asdict
+    import torch
+    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.options import get_model_config
+    from transformer_nb.lib.checkpoints import save_checkpoint
+    d = tmp_path_factory.mktemp('writers')
+    tok = CheckedTokenizer.train(['eins zwei drei vier fünf', 'one two three four five'] * 20, vocab_size=24)
+    torch.manual_seed(0); m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
+    cks = [save_checkpoint(d / f"c{s}.pt", config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=s, meta={'run': 'r1'})
+           for s in (1, 2)]
+    (d / 'src.txt').write_text('one two\nthree\n'); (d / 'tgt.txt').write_text('eins zwei\ndrei\n'); (d / 'export').mkdir()
+    return types.SimpleNamespace(d=d, tok=tok, model=m, cks=cks, src=d / 'src.txt', tgt=d / 'tgt.txt', export=d / 'export')
+
+def file_writer(name:str, k):
+    "A call that writes the file `path` with the writer `name` (`overwrite` passed where it takes one)."
+    import io, torch
+    from transformer_nb.lib import checkpoints, trainer, records, datasets, fast_decoding
+    from transformer_nb.apps import export, wmt14, pretrained
+    return {
+        'lib.checkpoints:save_checkpoint': lambda p, ow: checkpoints.save_checkpoint(p, ow, step=10, w=torch.ones(2)),
+        'lib.checkpoints:save_averaged': lambda p, ow: checkpoints.save_averaged(k.cks, p, ow),
+        'lib.checkpoints:average_run': lambda p, ow: checkpoints.average_run(k.cks, p, overwrite=ow),
+        'lib.tokens:TokenizerBytes.save': lambda p, ow: k.tok.save(p, ow),
+        'lib.trainer:plot_history': lambda p, ow: trainer.plot_history({'train': [], 'valid': []}, p, overwrite=ow),
+        'lib.trainer:Trainer.plot': lambda p, ow: trainer.Trainer.plot(types.SimpleNamespace(history={'train': [], 'valid': []}), p, overwrite=ow),
+        'lib.records:add_result': lambda p, ow: records.add_result(p, {'id': 'x'}, keys=()),   # a results file is added to: no overwrite
+        'lib.datasets:download_file': lambda p, ow: datasets.download_file('http://127.0.0.1:9/x', p, '0' * 64, fetch=lambda u: io.BytesIO(b'x'), overwrite=ow),
+        'lib.fast_decoding:translate_file': lambda p, ow: fast_decoding.translate_file(k.model, k.tok, k.src, p, beam=1, overwrite=ow),
+        'apps.export:translate_export': lambda p, ow: export.translate_export(k.export, ['one'], output=p, overwrite=ow),
+        'apps.wmt14:download_resumable': lambda p, ow: wmt14.download_resumable('http://127.0.0.1:9/x', p, retries=0, overwrite=ow),
+        'apps.pretrained:make_pretrained': lambda p, ow: pretrained.make_pretrained(k.cks[0], p, overwrite=ow),
+    }[name]
+
+def folder_writer(name:str, k):
+    "(a call that writes into the folder `path` with the writer `name`, the name of a file it writes there, or None where it writes only names of its own making)."
+    from transformer_nb.apps import export, wmt14, parsing_task
+    def treebank(p, ow):
+        wsj = k.d / 'wsj'
+        for sec in range(25):
+            (wsj / f"{sec:02d}").mkdir(parents=True, exist_ok=True)
+            (wsj / f"{sec:02d}" / f"wsj_{sec:02d}01.mrg").write_text('( (S (NP (NN dog)) (VP (VBD ran)) (. .)) )\n')
+        return parsing_task.write_treebank_files(wsj, p, overwrite=ow)
+    def fetch(p, ow):
+        sums = wmt14.sample_archives(k.d / 'mirror', overwrite=True)
+        return wmt14.fetch_wmt14('en-de', p, archives=k.d / 'mirror', checksums=sums)
+    return {
+        'apps.export:export': (lambda p, ow: export.export(k.cks[0], p, overwrite=ow), 'model.bin'),
+        'apps.export:export_ctranslate2': (lambda p, ow: export.export_ctranslate2(k.cks[0], p, overwrite=ow), 'model.bin'),
+        'apps.export:export_onnx': (lambda p, ow: export.export_onnx(k.cks[0], p, overwrite=ow), 'encoder.onnx'),
+        'apps.wmt14:sample_archives': (lambda p, ow: wmt14.sample_archives(p, overwrite=ow), 'dev.tgz'),
+        'apps.wmt14:encode_to_disk': (lambda p, ow: wmt14.encode_to_disk(k.tok, k.src, k.tgt, p, overwrite=ow), 'encoded.json'),
+        'apps.wmt14:encoded_cache': (lambda p, ow: wmt14.encoded_cache(k.tok, k.src, k.tgt, p), None),
+        'apps.wmt14:fetch_wmt14': (fetch, 'wmt14-en-de/train.en'),
+        'apps.parsing_task:write_treebank_files': (treebank, 'train.en'),
+    }[name]
+
+RUN_FILES = ('checkpoint-0000010.pt', 'log.jsonl', 'loss.png', '.lock')   # a run's checkpoint, log, curve and lock
+
+def a_run(folder:Path) -> dict:
+    "A run's folder, as tnb-train leaves it: {file: its bytes}."
+    folder.mkdir(parents=True)
+    for n in RUN_FILES: (folder / n).write_bytes(f"the run's {n}\n".encode())
+    return {n: (folder / n).read_bytes() for n in RUN_FILES}
+
+def refused(call, *needles):
+    "`call()` refused in one line naming each of `needles`."
+    with pytest.raises((ValueError, OSError)) as e: call()
+    assert len(str(e.value).splitlines()) == 1 and all(n in str(e.value) for n in needles), str(e.value)
+
+@pytest.mark.parametrize('name', FILE_WRITERS)
+def test_a_public_file_writer_keeps_the_rule(name, kit, tmp_path):
+    "Never through a symbolic link (to a user's file or to a run's checkpoint, even with overwrite), never over a user's file unasked, never onto a run's checkpoint, log, curve or lock (even with overwrite): refused in one line naming the path, nothing written."
+    write = file_writer(name, kit)
+    (tmp_path / 'mine.txt').write_text('mine\n'); run = a_run(tmp_path / 'run')
+    (tmp_path / 'to-mine').symlink_to(tmp_path / 'mine.txt'); (tmp_path / 'to-ck').symlink_to(tmp_path / 'run' / RUN_FILES[0])
+    for link in ('to-mine', 'to-ck'):
+        for ow in (False, True): refused(lambda: write(tmp_path / link, ow), link)
+    refused(lambda: write(tmp_path / 'mine.txt', False), 'mine.txt')
+    for n in RUN_FILES: refused(lambda: write(tmp_path / 'run' / n, True), n)
+    assert (tmp_path / 'mine.txt').read_text() == 'mine\n' and {n: (tmp_path / 'run' / n).read_bytes() for n in RUN_FILES} == run
+    assert (tmp_path / 'to-mine').is_symlink() and (tmp_path / 'to-ck').is_symlink() and temps(tmp_path) == []
+
+@pytest.mark.parametrize('name', FOLDER_WRITERS)
+def test_a_public_folder_writer_keeps_the_rule(name, kit, tmp_path):
+    "Never into a folder through a symbolic link, never over a user's file among those it writes unasked; a run's folder keeps its checkpoint, log, curve and lock."
+    write, file = folder_writer(name, kit)
+    (tmp_path / 'mine').mkdir(); (tmp_path / 'mine' / 'notes.txt').write_text('mine\n'); (tmp_path / 'to-mine').symlink_to(tmp_path / 'mine')
+    for ow in (False, True): refused(lambda: write(tmp_path / 'to-mine', ow), 'to-mine')
+    assert [q.name for q in (tmp_path / 'mine').iterdir()] == ['notes.txt'] and (tmp_path / 'to-mine').is_symlink()
+    if file is not None:
+        (tmp_path / 'theirs' / file).parent.mkdir(parents=True); (tmp_path / 'theirs' / file).write_text('mine\n')
+        refused(lambda: write(tmp_path / 'theirs', False), 'theirs')
+        assert (tmp_path / 'theirs' / file).read_text() == 'mine\n'
+    run = a_run(tmp_path / 'run')
+    with contextlib.suppress(ValueError, OSError): write(tmp_path / 'run', True)   # refused, or written beside the run's files
+    assert {n: (tmp_path / 'run' / n).read_bytes() for n in RUN_FILES} == run
 
 # --- the guarantees, through the commands (real processes) ---------------------------------------------------------
 
