@@ -396,9 +396,10 @@ def test_each_fault_is_one_line_and_exit_2_in_every_command(run, tmp_path, capsy
 def test_average_lists_a_live_run_again_when_it_prunes(folder, tmp_path, capsys, monkeypatch):
     import transformer_nb.apps.cli as cli
     run, real = RunFolder(folder), C.open_checkpoint
+    def saves(src, step): torch.save({**torch.load(src, weights_only=True), 'step': step}, run.checkpoint(step))   # the live run's next checkpoint
     def a_live_run(ref, use='inference', **kw):                 # as the oldest listed is read, the run saves 30 and prunes 10
         if Path(ref) == run.checkpoint(10) and not run.checkpoint(30).exists():
-            shutil.copy(run.checkpoint(20), run.checkpoint(30)); run.checkpoint(10).unlink()
+            saves(run.checkpoint(20), 30); run.checkpoint(10).unlink()
         return real(ref, use, **kw)
     monkeypatch.setattr(C, 'open_checkpoint', a_live_run)
     with pytest.raises(SystemExit) as e: cli.average_main([str(folder), '--last', '2', '-o', str(tmp_path / 'avg.pt')])
@@ -406,7 +407,7 @@ def test_average_lists_a_live_run_again_when_it_prunes(folder, tmp_path, capsys,
     assert e.value.code == 0 and 'checkpoint-0000020.pt, checkpoint-0000030.pt' in out and 'not found' not in err, (out, err)
     assert [Path(p).name for p in real(tmp_path / 'avg.pt').meta['averaged_from']] == ['checkpoint-0000020.pt', 'checkpoint-0000030.pt']
     def pruned_every_time(ref, use='inference', **kw):          # a newer one saved, the one being read pruned, every time
-        n = max(int(q.stem.split('-')[1]) for q in run.checkpoints()); shutil.copy(ref, run.checkpoint(n + 10)); Path(ref).unlink()
+        n = max(int(q.stem.split('-')[1]) for q in run.checkpoints()); saves(ref, n + 10); Path(ref).unlink()
         return real(ref, use, **kw)
     monkeypatch.setattr(C, 'open_checkpoint', pruned_every_time)
     with pytest.raises(SystemExit) as e: cli.average_main([str(folder), '--last', '1', '-o', str(tmp_path / 'gone.pt')])
@@ -423,17 +424,36 @@ def _of_run(path, step, run_id):
     return save_checkpoint(path, format=_CKPT_FORMAT, config=asdict(m.cfg), model=m.state_dict(), optimizer={}, scheduler={},
                            step=step, rng=rng_state(), data_pos={'epoch': 0, 'batch': step}, meta={'run': run_id})
 
-def test_another_runs_checkpoint_placed_as_the_newest_is_named(tmp_path):
-    "Decoding with the folder says whose file it uses; resuming the folder is refused (it would mix two runs), in one line."
+def test_another_runs_checkpoint_placed_as_the_newest_is_refused_alike(tmp_path):
+    "Decoding, averaging and resuming the folder all refuse it in the same line (the folder mixes two runs), naming both files."
     run = RunFolder(tmp_path)
     _of_run(run.checkpoint(20), 20, 'r1'); _of_run(run.checkpoint(40), 40, 'r2')
-    path, why = resolve_checkpoint(tmp_path)
-    assert path == run.checkpoint(40) and why == "the newest checkpoint of the folder, from another run (r2) than checkpoint-0000020.pt beside it (r1)", why
-    with pytest.raises(ValueError) as e: resolve_checkpoint(tmp_path, 'resume')
-    assert str(e.value) == (f"{run.checkpoint(40)} comes from another run (r2) than checkpoint-0000020.pt beside it (r1): resuming the folder "
-                            "would mix two runs; give the checkpoint to resume from, or move the other run's file out")
+    want = (f"{run.checkpoint(40)} comes from another run (r2) than checkpoint-0000020.pt beside it (r1): the folder mixes two runs; "
+            "give the checkpoint file you mean, or move the other run's file out")
+    for use in ('inference', 'resume'):
+        with pytest.raises(ValueError) as e: resolve_checkpoint(tmp_path, use)
+        assert str(e.value) == want, str(e.value)
+    with pytest.raises(ValueError) as e: C.average_run(tmp_path, tmp_path / 'avg.pt', last=2)
+    assert str(e.value) == want and not (tmp_path / 'avg.pt').exists()
+    assert resolve_checkpoint(run.checkpoint(40)) == (run.checkpoint(40), 'the file given')   # the file itself, given: used
     _of_run(run.checkpoint(60), 60, 'r2')                                  # two of r2's, and r1's older one: r2's folder now, said plainly
     assert resolve_checkpoint(tmp_path) == (run.checkpoint(60), "the newest checkpoint of the folder")
+
+def test_a_renamed_checkpoint_is_never_taken_for_the_newest(tmp_path):
+    "checkpoint-0000020.pt renamed checkpoint-0000099.pt: its name says 99, it holds 20; decoding, averaging and resuming the folder refuse it alike."
+    run = RunFolder(tmp_path)
+    _of_run(run.checkpoint(20), 20, 'r1'); _of_run(run.checkpoint(40), 40, 'r1')
+    run.checkpoint(20).rename(run.checkpoint(99))
+    for use in ('inference', 'resume'):
+        with pytest.raises(ValueError) as e: resolve_checkpoint(tmp_path, use)
+        assert str(e.value) == (f"{run.checkpoint(99)}: its name says update 99, but it holds update 20 (it was renamed): a run folder stands "
+                                "for its newest checkpoint by the update it holds; name it checkpoint-0000020.pt again, or give the file itself"), str(e.value)
+    with pytest.raises(ValueError, match='its name says update 99, but it holds update 20'): C.average_run(tmp_path, tmp_path / 'a.pt', last=2)
+    with pytest.raises(ValueError, match='its name says update 99, but it holds update 20'): C.average_run([run.checkpoint(40), run.checkpoint(99)], tmp_path / 'b.pt')
+    run.checkpoint(99).rename(run.checkpoint(20))
+    assert resolve_checkpoint(tmp_path)[0] == run.checkpoint(40)
+    _of_run(run.checkpoint(10_000_000), 10_000_000, 'r1')                   # past 10 million updates: ordered by the number, not the name
+    assert resolve_checkpoint(tmp_path)[0] == run.checkpoint(10_000_000) and run.checkpoints()[-2:] == [run.checkpoint(40), run.checkpoint(10_000_000)]
 
 def test_resume_names_another_runs_later_files_as_another_runs(tmp_path):
     "Resuming update 20 of run r1 where a checkpoint of update 40 of run r2 lies: 'another run's files', never 'a later continuation of this run'."

@@ -245,3 +245,22 @@ def test_a_nul_byte_is_refused_as_it_arrives(run):
     r = tool('translate', run, '-i', '/dev/zero', timeout=60)
     assert r.returncode == 2 and r.stderr.strip().splitlines()[-1] == ("tnb-translate: error: -i /dev/zero, line 1: a NUL byte at offset 0; "
                                                                        "this is not UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)"), r.stderr
+
+def _saved_as(src, dest, step:int, **meta):
+    "The checkpoint `src` written as `dest`, holding update `step`, its metadata changed by `meta`."
+    ck = torch.load(src, weights_only=True); ck['step'] = step; ck['meta'] = {**ck['meta'], **meta}; torch.save(ck, dest)
+
+@pytest.mark.parametrize('case', ['renamed', 'another run'])
+def test_a_folder_whose_newest_file_is_not_its_newest_checkpoint_is_refused_alike(run, tmp_path, case):
+    "A run folder whose newest file is a renamed older checkpoint, or another run's checkpoint: translating, scoring, averaging and resuming it refuse it in the same line, naming the file; nothing is written."
+    import shutil
+    f = tmp_path / 'run'; shutil.copytree(run, f)
+    first, last = RunFolder(f).checkpoints()[0], RunFolder(f).checkpoints()[-1]
+    if case == 'renamed': first.rename(f / 'checkpoint-0000999.pt'); says = 'its name says update 999, but it holds update 200 (it was renamed)'
+    else: _saved_as(last, f / 'checkpoint-0000999.pt', 999, run='someone-else'); says = f"comes from another run (someone-else) than {last.name} beside it"
+    (tmp_path / 's').write_text('a b\n'); before = sorted(q.name for q in f.iterdir())
+    lines = {name: conftest.one_line(tool(name, *args), f'tnb-{name}', f"{f / 'checkpoint-0000999.pt'}", says).split(': error: ', 1)[1]
+             for name, args in (('translate', (f, 'a b')), ('evaluate', (f, '--src', tmp_path / 's', '--ref', tmp_path / 's')),
+                                ('average', (f, '--last', '2', '-o', tmp_path / 'avg.pt')), ('train', ('--resume', f, '--no-progress')))}
+    assert len(set(lines.values())) == 1, lines                          # one rule, one line
+    assert sorted(q.name for q in f.iterdir()) == before and not (tmp_path / 'avg.pt').exists()

@@ -154,3 +154,15 @@ def test_ctrl_c_while_the_process_shuts_down_ends_it_at_once(run, tmp_path):
     got, said_, stderr = _ctrl_c('translate', [run, 'a b', '--beam', '1', '-o', tmp_path / 'out.txt'], ending, 'ENDING', tmp_path)
     assert got == 130 and said_ == [] and 'Traceback' not in stderr and 'Exception ignored' not in stderr, (got, stderr[-3000:])
     assert (tmp_path / 'out.txt').read_text().count('\n') == 1                 # the work was done, and is whole
+
+@pytest.mark.parametrize('brk', ['\n', '\r', '\x0b', '\x85', '\u2028', '\u2029'])
+def test_a_path_with_a_line_break_is_said_whole_in_one_line(tmp_path, capsys, monkeypatch, brk):
+    "A path named with a newline, a carriage return or U+2028 is written escaped in the error line, never cut where it breaks: one line names it whole."
+    from transformer_nb.apps.cli import average_main
+    from transformer_nb.lib.safeguards import printable
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / f"a{brk}b.pt").write_bytes(b'x')
+    for out, says in ((f"pt/a{brk}b.txt", 'the folder'), (f"a{brk}b.pt", 'already exists')):   # a UserError; a SettingError naming --overwrite
+        with pytest.raises(SystemExit) as e: average_main([str(tmp_path), '--last', '2', '-o', out])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and len(err.splitlines()) == 1 and f"-o {printable(out)}" in err and says in err, err

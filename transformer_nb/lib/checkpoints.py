@@ -361,10 +361,10 @@ def _look(path) -> tuple[dict, dict]:
     return ck, _meta_of(ck, path)
 
 def checkpoint_identity(path) -> dict:
-    "{'run': the id of the run that wrote `path`, 'steps': the steps it averages, or None for a training checkpoint}."
+    "{'run': the id of the run that wrote `path`, 'step': the update it holds, 'steps': the steps it averages, or None for a training checkpoint}."
     _check_path(path, 'path', 'a checkpoint file')
-    meta = _look(path)[1]
-    return {'run': meta.get('run'), 'steps': meta.get('averaged_steps')}
+    ck, meta = _look(path)
+    return {'run': meta.get('run'), 'step': ck.get('step'), 'steps': meta.get('averaged_steps')}
 
 IDENTITY[:] = [checkpoint_identity]   # how a run folder tells its runs' files apart (lib_runs' `claim`)
 
@@ -387,8 +387,9 @@ def _found(ref, use:str|None, verify:bool=True) -> tuple[Path, str, RunFolder|No
     if not p.is_dir(): return p, 'the file given', None, None, None
     run, looked = RunFolder(p), {}
     def identity(q):                                    # each file the rule looks at, looked at once and kept
-        ck, meta = looked[q] = _look(q)
-        return {'run': meta.get('run'), 'steps': meta.get('averaged_steps')}
+        if q not in looked: looked[q] = _look(q)
+        ck, meta = looked[q]
+        return {'run': meta.get('run'), 'step': ck.get('step'), 'steps': meta.get('averaged_steps')}
     found, why = _newest_readable(run, lambda: run.resolve(identity, average=use != 'resume'))
     return found, why, run, None, looked.get(found)
 
@@ -680,6 +681,9 @@ def _average(paths:list[Path], skip:bool=False, # skip the averages among `paths
     for p in paths:                                      # one checkpoint in memory at a time, plus the running sum
         c = open_checkpoint(p, None)                     # found whole, weights_only=True, one-line errors
         if skip and _is_average(c): skipped.append((p, c.meta.get('run'))); continue
+        if (n := checkpoint_step(p)) is not None and isinstance(c.step, int) and c.step != n:   # renamed: it would pass for another update
+            raise ValueError(f"{p}: its name says update {n}, but it holds update {c.step} (it was renamed); name it checkpoint-{c.step:07d}.pt "
+                             f"again, or average the files you mean")
         c.check('average', weights=first is None)
         if first is None:
             first = c
@@ -779,7 +783,8 @@ def average_run(paths:list, # checkpoint files of one run, or one run folder
     run = RunFolder(paths[0])
     for _ in range(tries):
         if not run.checkpoints(): run.resolve(checkpoint_identity, average=False)   # none: said as every command says it
-        listed = run.newest(last or 1)                   # training checkpoints: never the average.pt the folder stands for
+        run.check_newest(checkpoint_identity)            # its newest, by the rule every command keeps: not renamed, not another run's
+        listed = run.newest(last or 1, say or warnings.warn)   # training checkpoints, never the average.pt; fewer than `last`: those there, said
         try: return _save_average(listed, out_path, say=say, what=what)
         except FileNotFoundError:
             if all(p.exists() for p in listed): raise

@@ -10,7 +10,7 @@ __all__ = ['EXIT_CODES', 'raise_if_interrupted', 'asks_help', 'heavy_imports', '
 
 # %% ../../nbs/lib_process.ipynb #a25c0004
 import contextlib, errno, io, os, re, shlex, signal, sys, threading, traceback, warnings
-from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts, output_name
+from .safeguards import UserError, STOP_SIGNALS, deferred_interrupts, output_name, printable
 
 # %% ../../nbs/lib_process.ipynb #6c1fdcdb
 _CTRL_C = []   # the Ctrl-Cs that `run_cli` has seen in this command
@@ -20,9 +20,9 @@ def raise_if_interrupted():
     if _CTRL_C: raise KeyboardInterrupt
 
 def asks_help(argv:list) -> bool:
-    "True if the command line `argv` asks for its help (`-h`, `--help`, or an abbreviation argparse takes) before any '--'."
+    "True if the command line `argv` asks for its help (`-h` or `--help`, never abbreviated: no option is) before any '--'."
     argv = [str(a) for a in argv]; argv = argv[:argv.index('--')] if '--' in argv else argv
-    return any(a == '-h' or (len(a) > 3 and '--help'.startswith(a)) for a in argv)
+    return any(a in ('-h', '--help') for a in argv)
 
 def heavy_imports(exporter:str|None=None, # 'ctranslate2' or 'onnx': that exporter's C extensions too, where installed
                  ):
@@ -38,9 +38,22 @@ def heavy_imports(exporter:str|None=None, # 'ctranslate2' or 'onnx': that export
 # %% ../../nbs/lib_process.ipynb #9c9c2d54
 EXIT_CODES = dict(ok=0, failed=1, user=2, bug=70, hangup=129, interrupted=130, broken_pipe=141, terminated=143)
 
+_BREAK = re.compile('[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]')   # where str.splitlines() ends a line
+_ARGS = []   # the running command's arguments that hold a line break, and the paths they name, longest first (`run_cli`)
+
+def _with_breaks(argv:list) -> list[str]:
+    "The arguments of `argv` (an option's value after '=' too) that hold a line break, each also as an absolute path and by its parts that hold one: longest first."
+    vals = {v for a in argv for v in (a, a.partition('=')[2] if a.startswith('-') else '') if _BREAK.search(v)}
+    return sorted({x for v in vals for x in (v, os.path.abspath(v), *(c for c in v.split(os.sep) if _BREAK.search(c)))}, key=len, reverse=True)
+
+def _unbroken(text:str) -> str:
+    "`text` with each argument of the running command that holds a line break (a path named with a newline or U+2028) written escaped, whole (`printable`): a line that names it never ends inside it."
+    for a in _ARGS: text = text.replace(a, printable(a))
+    return text
+
 def first_line(e:BaseException) -> str:
-    "The first line of what `e` says; an `OSError` as 'FILE: what went wrong', without '[Errno N]'."
-    s = str(e).strip()
+    "The first line of what `e` says, the command's arguments in it whole (`_unbroken`); an `OSError` as 'FILE: what went wrong', without '[Errno N]'."
+    s = _unbroken(str(e).strip())
     if isinstance(e, OSError) and e.strerror and s.startswith('[Errno'):    # '[Errno 28] ...': say it plainly
         s = f"{e.filename}: {e.strerror}" if e.filename else e.strerror
         if e.filename and (what := output_name(e.filename)): s = f"{what} {s}"   # an output the command named: `-o /dev/full: No space left on device`
@@ -90,7 +103,7 @@ def out_of_memory(what:str, **values):
 def _say(prog:str, msg:str):
     "`prog: msg` on standard error, if there is one to write to: a hung-up terminal (EIO) or a closed stream ends in silence."
     if sys.stderr is None: return
-    try: print(f"{prog}: {msg}", file=sys.stderr, flush=True)
+    try: print(f"{prog}: {_unbroken(msg)}", file=sys.stderr, flush=True)
     except (OSError, ValueError):                      # gone for good: what is left in its buffer goes nowhere, quietly
         with contextlib.suppress(OSError, ValueError): os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())
 
@@ -173,7 +186,7 @@ def _words(e) -> tuple|None:
 def said(e:BaseException, table:dict|None=None) -> str:
     "The first line of what `e` says; the settings it names (`_words`) said as the options of a command's `table` (none: as Python names them); one that starts with a positional's value names it as argparse does (`argument CORPUS: ...`)."
     if (words := _words(e)) is None: return first_line(e) if isinstance(e, BaseException) else str(e)
-    line = settings_line(words[0], table, **words[1]).splitlines()[0]
+    line = _unbroken(settings_line(words[0], table, **words[1])).splitlines()[0]
     m = re.match(r'\{(\w+)\}', words[0]); pos = (table or {}).get(m[1]) if m and m[1] in words[1] else None
     return f"argument {pos[0]}: {line}" if pos and pos[0] and pos[1] == '' else line
 
@@ -242,6 +255,7 @@ def run_cli(prog:str, main, argv:list|None=None):
     "Run `main(argv, table)` as the command `prog` and exit with the code, and at most the one line, of the table above; `main` puts its options into the dict `table` once parsed (`CliParser.options`), and what ends the run names settings by them."
     from_shell = argv is None
     argv = _argv_utf8(sys.argv[1:]) if from_shell else [str(a) for a in argv]
+    _ARGS[:] = _with_breaks(argv)                      # said escaped, whole, in every line of this command
     debug = '--debug' in argv or os.environ.get('TNB_DEBUG', '').strip() not in ('', '0')
     say = lambda msg: _say(prog, msg)
     table = {}                                         # this run's options by setting, once its parser has made them
@@ -281,4 +295,4 @@ def run_cli(prog:str, main, argv:list|None=None):
 # %% ../../nbs/lib_process.ipynb #a25c0007
 def note(msg:str):
     "A line about a tool's work (which checkpoint it uses): standard error, never standard output."
-    if sys.stderr is not None: print(msg, file=sys.stderr, flush=True)
+    if sys.stderr is not None: print(_unbroken(msg), file=sys.stderr, flush=True)

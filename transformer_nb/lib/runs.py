@@ -365,31 +365,39 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
 
 
 # %% ../../nbs/lib_runs.ipynb #214906c8
-def _newest_why(run, latest:Path, identity, average:bool) -> str:
-    "Why the folder stands for its newest checkpoint; a `UserError` where resuming it would continue another run than the checkpoints beside it, a note where decoding with it."
-    older = run.checkpoints()[:-1]
-    if not older: return "the newest checkpoint of the folder"
-    mine, theirs = identity(latest).get('run'), identity(older[-1]).get('run')
-    if not (mine and theirs and mine != theirs): return "the newest checkpoint of the folder"
-    if not average: raise UserError(f"{latest} comes from another run ({mine}) than {older[-1].name} beside it ({theirs}): resuming the folder "
-                                    f"would mix two runs; give the checkpoint to resume from, or move the other run's file out")
-    return f"the newest checkpoint of the folder, from another run ({mine}) than {older[-1].name} beside it ({theirs})"
+@patch
+def check_newest(self:RunFolder, identity, # path -> {'run': run id or None, 'step': the update it holds or None, ...}
+                ) -> Path|None:
+    """The folder's newest checkpoint (None if it holds none), once it is one the folder may stand for: a `UserError`,
+    the same for every command (decoding, averaging, resuming), where its name says another update than the one it holds
+    (a file renamed, which would pass an older model off as the newest), or where it comes from another run than the
+    checkpoint beside it (the folder mixes two runs)."""
+    found = self.checkpoints()
+    if not found: return None
+    latest, me = found[-1], identity(found[-1])
+    if isinstance(s := me.get('step'), int) and s != checkpoint_step(latest):
+        raise UserError(f"{latest}: its name says update {checkpoint_step(latest)}, but it holds update {s} (it was renamed): a run folder "
+                        f"stands for its newest checkpoint by the update it holds; name it {checkpoint_name(s)} again, or give the file itself")
+    if len(found) > 1 and (mine := me.get('run')) and (theirs := identity(found[-2]).get('run')) and mine != theirs:
+        raise UserError(f"{latest} comes from another run ({mine}) than {found[-2].name} beside it ({theirs}): the folder mixes two runs; "
+                        f"give the checkpoint file you mean, or move the other run's file out")
+    return latest
 
 def _span(steps:list) -> str:
     return f"update {steps[0]}" if len(steps) == 1 else f"updates {steps[0]} to {steps[-1]}"
 
 @patch
-def resolve(self:RunFolder, identity, # path -> {'run': run id or None, 'steps': averaged steps or None}
+def resolve(self:RunFolder, identity, # path -> {'run': run id or None, 'step': the update it holds, 'steps': averaged steps or None}
              average:bool=True, # False: the newest checkpoint (what resuming needs)
             ) -> tuple[Path, str]:
     "The file the folder stands for, and why in a few words: the run's current average, else its newest checkpoint."
-    latest, avg = self.latest(), self.average if average and self.average.is_file() else None
+    latest, avg = self.check_newest(identity), self.average if average and self.average.is_file() else None
     if latest is None and avg is None:
         if kind := next((k for f, k in (('transformer_nb.json', 'a CTranslate2 export'), ('encoder.onnx', 'an ONNX export')) if (self.path / f).is_file()), None):
             raise FileNotFoundError(f"{self.path} is {kind} (tnb-export), not a checkpoint or a run folder: give the checkpoint it was exported from")
         raise FileNotFoundError(f"{self.path} holds no checkpoint-<step>.pt files: give a checkpoint file, or the run "
                                 f"folder of a tnb-train run")
-    if avg is None: return latest, _newest_why(self, latest, identity, average)
+    if avg is None: return latest, "the newest checkpoint of the folder"
     a = identity(avg)
     steps = sorted(a.get('steps') or [])
     if latest is None: return avg, f"the average of {_span(steps)}, with no checkpoint beside it" if steps else "an average, with no checkpoint beside it"
@@ -412,10 +420,12 @@ def read_files(path) -> dict:
             'a file of the run folder': [q for q in outs if q.suffix != '.pt'] + [run.path / LOCK]}
 
 @patch
-def newest(self:RunFolder, n:int) -> list[Path]:
-    "The newest `n` checkpoints, oldest first; a `UserError` if the folder holds fewer."
+def newest(self:RunFolder, n:int, say=warnings.warn) -> list[Path]:
+    "The newest `n` checkpoints, oldest first; where the folder holds fewer (a run shorter than `n` checkpoints), those it holds, said in one line (`say`); a `UserError` if it holds none."
     found = self.checkpoints()
-    if len(found) < n: raise UserError(f"{self.path} holds {len(found)} checkpoint-<step>.pt file(s), fewer than the {n} asked for")
+    if not found: raise UserError(f"{self.path} holds no checkpoint-<step>.pt files: give a checkpoint file, or the run folder of a tnb-train run")
+    if len(found) < n: say(f"{self.path} holds {len(found)} checkpoint-<step>.pt file{'s' * (len(found) > 1)}, fewer than the {n} asked for: "
+                           f"{'using it alone' if len(found) == 1 else f'using those {len(found)}'}")
     return found[-n:]
 
 # %% ../../nbs/lib_runs.ipynb #f8f4b7aa
