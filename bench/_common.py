@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]                    # the repository
 
 def decode_options(doc:str, repeats:int, repeats_help:str) -> argparse.ArgumentParser:
     "The options of a script that decodes test2016 with a checkpoint (`ablate_beam.py`, `profile_decode.py`); each adds its own."
-    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--checkpoint', required=True, help='a trained checkpoint, or its run folder (the newest checkpoint)')
     ap.add_argument('--data-dir', default=None, help='the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k found upwards)')
     ap.add_argument('--src', default=None, help='source sentences, one per line (default: test_2016_flickr.de.gz of --data-dir)')

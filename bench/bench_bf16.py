@@ -183,7 +183,7 @@ def machine() -> dict:
                 **({'onednn_max_cpu_isa': os.environ['ONEDNN_MAX_CPU_ISA']} if os.environ.get('ONEDNN_MAX_CPU_ISA') else {}))
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--parts', default='matmul,train,decode,bleu')
     p.add_argument('--checkpoint', help="a de->en checkpoint or run folder (for decode and bleu)")
     p.add_argument('--data-dir'); p.add_argument('--n', type=int, default=200, help="sentences timed in `decode`")

@@ -94,7 +94,7 @@ def run_stage(name:str, argv:list, work:Path) -> dict:
 def main(argv=None):
     argv = list(sys.argv[1:] if argv is None else argv)
     from transformer_nb.apps.wmt14 import SPM_SAMPLE
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--pairs', type=int, default=4_500_000, help='sentence pairs in the synthetic corpus (default 4,500,000: WMT14 EN-DE)')
     ap.add_argument('--sample', type=int, default=SPM_SAMPLE, help=f"sentences in the tokenizer's sample, both sides together (default {SPM_SAMPLE:,}: the wmt14 task's)")
     ap.add_argument('--vocab', type=int, default=37_000, help='pieces of the shared vocabulary (default 37,000: the paper EN-DE)')

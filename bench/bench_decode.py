@@ -74,7 +74,7 @@ def run(model, srcs, fn, max_tokens, **kw):
     if dev.type == 'cuda': torch.cuda.synchronize()
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--checkpoint', help='a transformer_nb checkpoint (model + tokenizer); default: random model')
     ap.add_argument('--src', default=str(DEFAULT_SRC), help='source sentences (text or .gz), one per line')
     ap.add_argument('--n', type=int, default=200, help='first N sentences (default 200)')

@@ -55,7 +55,7 @@ def child(a):
 def files_of(folder:Path) -> dict: return {n: (folder / n).read_bytes() for n in ('src.ids.npy', 'tgt.ids.npy', 'src.offsets.npy', 'tgt.offsets.npy')}
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--pairs', type=int, default=300_000, help='sentence pairs in the synthetic corpus (default 300,000)')
     ap.add_argument('--sample', type=int, default=200_000, help="sentences in the tokenizer's sample (default 200,000)")
     ap.add_argument('--vocab', type=int, default=37_000, help='pieces of the shared vocabulary (default 37,000: the paper EN-DE)')

@@ -77,7 +77,7 @@ def summary(run:dict) -> dict:
             'cpu_ms_per_sentence': round(1000 * run['cpuSeconds'] / len(ms), 1), 'cpu_share_of_wall': round(share, 2)}
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split('\n\n')[0])
     p.add_argument('--n', type=int, default=1000, help="test2016 sentences (default: all 1,000)")
     p.add_argument('--model-dir', default=None, help="an existing `tnb-export --format onnx` folder (default: export int8 now)")
     p.add_argument('--data-dir', default=None, help="the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k above the repository)")

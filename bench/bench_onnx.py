@@ -33,7 +33,7 @@ from transformer_nb.lib.options import Decoding
 from transformer_nb.apps.export import export_onnx, OnnxModel, onnx_translate
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split('\n\n')[0])
     p.add_argument('--checkpoint', default='pretrained:multi30k-de-en')
     p.add_argument('--data-dir', help="the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k above the repository)")
     p.add_argument('--n', type=int, default=1000, help="test2016 sentences for parity and BLEU (default: all 1000)")

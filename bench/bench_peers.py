@@ -168,7 +168,7 @@ def checkpoint_file(path) -> Path:
     return f
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--checkpoint', required=True, help='checkpoint (or run folder) of the compared model; pre-LN for --peer opennmt')
     ap.add_argument('--also', default=None, help='a second checkpoint (e.g. post-LN) timed with ours and CTranslate2 only')
     ap.add_argument('--data-dir', default=None, help='the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k found upwards)')

@@ -72,7 +72,7 @@ def full_job(loaded:bool) -> dict:
     return dict(wall_s=wall, cpu_s=cpu_s, load_before=la, load_after=loadavg(), output=out.stdout)
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--threads', default='1,2,torch', help=f"comma-separated settings among {', '.join(SETTINGS)}")
     p.add_argument('--updates', type=int, default=60, help="updates per measurement (default 60 of the job's 600)")
     p.add_argument('--repeats', type=int, default=3)

@@ -85,7 +85,7 @@ def gpu_busy(step, steps=5) -> float:
     return busy / 1e6 / steps
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--preset', default='small'); p.add_argument('--vocab', type=int, default=8000)
     p.add_argument('--batch', type=int, default=32); p.add_argument('--len', type=int, default=32)
     p.add_argument('--device', default='cpu'); p.add_argument('--precision', default='fp32')

@@ -139,7 +139,7 @@ def own_peer(python, tok, data, cfg, train:dict, max_tokens:int, steps:int, thre
     return rates[1:]
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--data-dir', default=None, help='the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k found upwards)')
     ap.add_argument('--preset', default='mini')
     ap.add_argument('--vocab-size', type=int, default=8000)

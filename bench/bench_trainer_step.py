@@ -56,7 +56,7 @@ def sync(device):
     if device.type == 'cuda': torch.cuda.synchronize()
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--preset', default='mini'); p.add_argument('--vocab', type=int, default=8000)
     p.add_argument('--max-tokens', type=int, default=1500, help='padded tokens a side per update (one micro-batch; default 1,500)')
     p.add_argument('--lengths', type=int, nargs=2, default=(6, 40), metavar=('LO', 'HI'), help='the pairs\' lengths a side (default 6 40)')

@@ -64,7 +64,7 @@ def build(folder:Path, mb:float) -> tuple[Path, int]:
 def main(argv=None):
     from _common import command, load_average
     from transformer_nb.lib.machine import hardware
-    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--mb', type=float, default=3072, help="MB of text in the member (default 3072: 3 GB)")
     p.add_argument('--dir', help="a folder for the archive and the file written (default: a temporary one, removed after)")
     p.add_argument('--json', help="write the figures to this file")

@@ -36,7 +36,7 @@ def group_of(name:str) -> str:
     return next((g for g, keys in GROUPS if any(k in name for k in keys)), 'other')
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--data-dir', default=None)
     ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--max-tokens', type=int, default=4000)

@@ -45,7 +45,7 @@ def test_scores(run, data_dir, threads:int) -> tuple[dict, str]:
     return json.loads(r.stdout), shlex.join([cmd[0], rel(run), *cmd[2:]])
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('run', help="a run folder or a checkpoint")
     p.add_argument('--name', required=True, help="the file is results/attention/NAME.json")
     p.add_argument('--src', action='append', required=True, help="a source sentence (repeat for more)")

@@ -37,7 +37,7 @@ def score(path, pairs, beam=4) -> dict:
     return {k: s[k] for k in ('bleu', 'bleu_lc', 'chrf')}
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--src-lang', default='de'); ap.add_argument('--tgt-lang', default='en')
     ap.add_argument('--data-dir', default=None, help='Multi30k (default: $TNB_MULTI30K or shared/data/multi30k found upwards)')
     ap.add_argument('--out', required=True, help='the run folder')

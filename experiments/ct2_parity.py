@@ -18,7 +18,7 @@ from transformer_nb.apps.export import export_ctranslate2, load_ctranslate2, ctr
 ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--checkpoint', default='pretrained:multi30k-de-en')
     p.add_argument('--n', type=int, default=200, help='sentences of test2016 (the first N)')
     p.add_argument('--data-dir', default=None, help='Multi30k (default: where tnb-data put it)')

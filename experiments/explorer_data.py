@@ -68,7 +68,7 @@ def sentence_record(model, tok, src:str, hyp:str, index:int) -> dict:
                 weights={k: [percent(w) for w in maps[k]] for k in KINDS})
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('run', help="a run folder (the file every tool uses for it) or a checkpoint")
     p.add_argument('--data-dir', default=None, help="Multi30k's folder (default: found beside the repository)")
     p.add_argument('--lines', type=int, nargs='+', default=None, help=f"test2016 line numbers (from 0) to store (default: {' '.join(map(str, LINES))}, or --pick)")

@@ -27,7 +27,7 @@ def experiment():
     return ns['extrapolation_experiment']
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('-o', '--out', type=Path, default=ROOT / 'results' / 'extrapolation.json')
     a = p.parse_args(argv)
     run = experiment()

@@ -38,7 +38,7 @@ def evaluate(ckpt:Path, split:str, beam:int, hyp:Path, data_dir, threads:int) ->
     return json.loads(r.stdout), shlex.join(cmd).replace(f'{ROOT}/', '')     # paths relative to the repository
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--runs', default=str(ROOT / 'runs' / 'table3'), help="folder of the Table 3 run folders")
     p.add_argument('--base', default='base', help="the run folder (in --runs) with five checkpoints")
     p.add_argument('--out', default=str(ROOT / 'results' / 'hyps'))

@@ -17,7 +17,7 @@ from transformer_nb.apps.export import export_onnx, onnx_translate
 ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--json', default=None, help='write the figures here (results/int8_agreement.json)')
     a = p.parse_args(argv)
     limit_threads(1)

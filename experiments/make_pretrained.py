@@ -33,7 +33,7 @@ def scores(ckpt, *args) -> dict:
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('name', choices=sorted(PRETRAINED)); ap.add_argument('run', help='the finished run folder')
     ap.add_argument('--out', default=None, help='default: models/<the file PRETRAINED names>')
     a = ap.parse_args(argv)

@@ -27,7 +27,7 @@ def unigram_ppl(tok:CheckedTokenizer, train_tgt:list[str], valid_tgt:list[str]) 
     return math.exp(-sum(math.log((counts[i] + 1) / (total + V)) for i in ids) / len(ids))
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--pairs', default='de-en,en-de,en-fr'); p.add_argument('--vocab-size', type=int, default=8000)
     p.add_argument('--data-dir', default=None); p.add_argument('--out', default=str(ROOT / 'results' / 'multi30k_stats.json'))
     a = p.parse_args(argv)

@@ -224,7 +224,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     extra = argv[argv.index('--') + 1:] if '--' in argv else []
     argv = argv[:argv.index('--')] if '--' in argv else argv
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--name', required=True, help="names the records (NAME-sSEED) and the run folders")
     p.add_argument('--seeds', default='0', help="comma-separated seeds, one run each (default 0)")
     p.add_argument('--cli', action='store_true', help="run tnb-train itself with its defaults (options after -- go to it)")

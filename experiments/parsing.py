@@ -23,7 +23,7 @@ def run(cmd:list[str], env:dict, log:Path|None=None) -> None:
     if rc: raise SystemExit(f"{shlex.join(cmd[:3])} ... exited with {rc}" + (f"; see {log}" if log else ''))
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--run', default='runs/parsing', help="run folder of the training (default runs/parsing)")
     p.add_argument('--results', default='results/parsing.json', help="results file (default results/parsing.json; run from the repository root)")
     p.add_argument('--threads', type=int, default=1, help="CPU threads for training and decoding (default 1)")

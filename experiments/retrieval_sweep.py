@@ -15,7 +15,7 @@ from transformer_nb.lib.machine import hardware, git_commit
 ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('-o', '--out', type=Path, default=ROOT / 'results' / 'retrieval_sweep.json')
     a = p.parse_args(argv)
     t0 = time.perf_counter(); res = retrieval_experiment()

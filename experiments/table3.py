@@ -70,7 +70,7 @@ def variant(name:str, args) -> dict:
                 commit=ck.meta.get('commit', git_commit()), command=f"{shlex.join(train)}; {shlex.join(evaluate)}")
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--only', default='base,base-seed1,A-h1,A-h16,B-dk4,C-N1,C-d64,D-drop0.0,D-ls0.0,E-learned',
                    help="comma-separated variants in the order to run them ('all': every row, plus base-seed1)")
     p.add_argument('--preset', default='mini', choices=list(PRESETS), metavar='NAME', help="the base model (default: mini)")

@@ -399,3 +399,18 @@ def test_the_commands_stay_small():
     from pathlib import Path
     n = sum(len(Path(m.__file__).read_text().splitlines()) for m in (cli, commands))
     assert n <= 500, f"cli.py and commands.py hold {n} lines"
+
+def test_no_option_is_taken_by_an_abbreviation():
+    "Every command's parser (and every script's under experiments/, tools/ and bench/) takes an option by its whole name only: `--step 3` is refused, never read as `--steps 3`."
+    from pathlib import Path
+    from transformer_nb.apps import cli, wmt14
+    from transformer_nb.lib.safeguards import UserError
+    parsers = {'tnb-train': (cli._train_parser, ['--step', '3']), 'tnb-translate': (cli._translate_parser, ['ck', '--bea', '2']),
+               'tnb-evaluate': (cli._evaluate_parser, ['ck', '--hyp', 'h.txt']), 'tnb-average': (cli._average_parser, ['ck', '--las', '2', '-o', 'a.pt']),
+               'tnb-export': (cli._export_parser, ['ck', '--quant', 'int8', '-o', 'd']), 'tnb-data': (wmt14._data_parser, ['wmt14', 'd', '--retr', '1'])}
+    for prog, (make, argv) in parsers.items():
+        p = make(); assert p.allow_abbrev is False, prog
+        with pytest.raises(UserError, match='unrecognized arguments'): p.parse_args(argv)
+    root = Path(__file__).resolve().parents[1]
+    scripts = [f for d in ('experiments', 'tools', 'bench') for f in (root / d).rglob('*.py') if 'argparse.ArgumentParser(' in f.read_text(encoding='utf-8')]
+    assert scripts and not [str(f) for f in scripts if f.parent.name != 'gpu' and 'argparse.ArgumentParser(allow_abbrev=False' not in f.read_text(encoding='utf-8')]

@@ -27,7 +27,7 @@ def parse(text:str) -> dict:
                 slow_pytest_s=slow['2'] - slow['1'], portability_s=slow['done'] - slow['2'], docs_s=run['done'] - run['7'])
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('log', help="the output of one `bash .ci/run`")
     p.add_argument('--json', help="write the figures here (results/ci_times.json)")
     a = p.parse_args(argv)

@@ -88,7 +88,7 @@ def updated(nb:dict, nb_name:str, p:dict|None=None) -> dict:
 def dump(nb:dict) -> str: return json.dumps(nb, indent=1, ensure_ascii=False) + '\n'
 
 def main(argv=None) -> int:
-    a = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    a = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     a.add_argument('--check', action='store_true', help="change nothing; exit 1 if a notebook lacks the cells or has old ones")
     args = a.parse_args(argv)
     p = project()

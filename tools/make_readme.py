@@ -69,7 +69,7 @@ def render_readme() -> tuple[str, dict]:
 def title_of(part:str) -> str: return part.split('\n', 1)[0][2:]
 
 if __name__ == '__main__':
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--check', action='store_true', help='only check that README.md is up to date')
     args = ap.parse_args()
     root = get_config().config_path

@@ -149,7 +149,7 @@ def serve(port:int):
     except KeyboardInterrupt: pass
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     g = ap.add_mutually_exclusive_group()
     g.add_argument('--no-serve', action='store_true', help='build, check, and stop (the docs workflow)')
     g.add_argument('--serve-only', action='store_true', help='serve the _docs/ of an earlier build')

@@ -201,7 +201,7 @@ def run_one(nb_path:str, budget:float, save_to:str|None, keep_env:bool, native:b
     return res
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('notebooks', nargs='*', help="notebooks to run (default: every nbs/*.ipynb)")
     p.add_argument('--workers', type=int, default=2, help="notebooks run at once (default 2)")
     p.add_argument('--budget', type=float, default=300, help="seconds each notebook may take (default 300 = 5 min)")

@@ -19,7 +19,8 @@ class NoneGiven:
 NONE = NoneGiven()
 
 class CliParser(argparse.ArgumentParser):
-    "An `ArgumentParser` whose declared options are checked by their declarations once parsed, whose options name the settings in every refusal, and whose errors are `UserError`s (one line through `run_cli`)."
+    "An `ArgumentParser` whose declared options are checked by their declarations once parsed, whose options name the settings in every refusal, and whose errors are `UserError`s (one line through `run_cli`); no option is taken by an abbreviation (`--step 3` is not `--steps 3`)."
+    def __init__(self, *a, **k): super().__init__(*a, **{'allow_abbrev': False, **k})
     def error(self, message): raise UserError(f"{message} (see {self.prog} --help)")
     def parse_args(self, args=None, namespace=None, table=None): return self._checked(super().parse_args(args, namespace), table)
     def parse_intermixed_args(self, args=None, namespace=None, table=None): return self._checked(super().parse_intermixed_args(args, namespace), table)
