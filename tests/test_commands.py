@@ -242,12 +242,12 @@ def test_train_and_resume_walks_resolve_the_device_and_fingerprint_the_corpus_on
                 counts['corpus fingerprinted'], counts['data files hashed']) == (1, 1, 1, 1, 1, 1), (argv[0], counts, parsed())
 
 def test_average_walk_reads_each_checkpoint_once(monkeypatch, folder, tmp_path, capsys):
-    "`tnb-average RUN --last 2`: two checkpoints, each read once (once read twice: whole for its metadata, then for its weights)."
+    "`tnb-average RUN --last 2`: two checkpoints, each read whole once (once read twice: whole for its metadata, then for its weights); the folder's rule looks at its newest two's metadata record alone (`only`, mapped)."
     import collections
     import transformer_nb.lib.checkpoints as ck
     from transformer_nb.apps.cli import average_main
     counts = collections.Counter()
-    _count_everywhere(monkeypatch, counts, ck._load, 'read')
+    _count_everywhere(monkeypatch, counts, ck._load, 'read', when=lambda *a, **k: k.get('only') is None)
     with pytest.raises(SystemExit) as e: average_main([folder, '--last', '2', '-o', tmp_path / 'avg.pt'])
     assert e.value.code == 0, capsys.readouterr().err
     assert counts['read'] == 2, counts

@@ -6,9 +6,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_options.html.md"""
 
 # %% auto #0
 __all__ = ['PRESETS', 'PAPER_TABLE3', 'DECODE_BATCH_TOKENS', 'PAPER_DECODING', 'Computed', 'PrecisionName', 'VocabSize', 'MaxLen',
-           'DECODE_OPTIONS', 'MODEL_SETTINGS', 'Quantization', 'get_config', 'check_config_rules', 'ModelConfig',
-           'check_preset', 'get_model_config', 'Decoding', 'Runtime', 'DecodeOptions', 'TrainData', 'RunOptions',
-           'EvalSet', 'TrainConfig', 'Recipe', 'TokenizerOptions', 'Command', 'Decoder', 'TranslateIO',
+           'Tokens', 'Updates', 'DECODE_OPTIONS', 'MODEL_SETTINGS', 'Quantization', 'get_config', 'check_config_rules',
+           'ModelConfig', 'check_preset', 'get_model_config', 'Decoding', 'Runtime', 'DecodeOptions', 'TrainData',
+           'RunOptions', 'EvalSet', 'TrainConfig', 'Recipe', 'TokenizerOptions', 'Command', 'Decoder', 'TranslateIO',
            'EvaluateOutputs', 'ExportIO', 'AverageOptions', 'ExportOptions']
 
 # %% ../../nbs/lib_options.ipynb #a28a0004
@@ -130,6 +130,8 @@ class Runtime:
 
 VocabSize = Annotated[int, Range(8, 1_000_000)]    # pieces of a vocabulary: its special ids and a few more, at most a million
 MaxLen = Annotated[int, Range(2)]   # the longest pair kept, in tokens: a target holds BOS and EOS
+Tokens = Annotated[int, Range(1, 100_000_000)]     # tokens in a batch or an update (§5.1: about 25,000 a side an update); a hundred million at most, past any device's memory
+Updates = Annotated[int, Range(1, 1_000_000_000)]  # optimiser updates (§5.2: 100k for base, 300k for big); a billion at most
 
 # %% ../../nbs/lib_options.ipynb #a28a0011
 @dataclass(frozen=True)
@@ -189,16 +191,16 @@ class EvalSet:
 @dataclass(frozen=True)
 class TrainConfig(Runtime):
     "How to train: batching, schedule, loss, checkpoints; where and in what numbers (`device`, `precision`: `Runtime`'s, which decoding shares). (The model's own sizes are `ModelConfig`.) Its `max_tokens` is not `DecodeOptions.max_tokens`: padded tokens a side per training micro-batch, not source tokens per decoding batch, so each keeps its own default."
-    max_tokens: PositiveInt = 4096       # padded tokens per side (source; target) per micro-batch and process (paper: ~25k each per update)
-    accum: PositiveInt = 1               # micro-batches per optimiser update
-    tokens_per_update: PositiveInt|None = None   # the update's size in padded tokens a side (§5.1: ~25,000): `accum` becomes as many micro-batches as reach it on the processes torchrun starts (None: `accum` as given)
+    max_tokens: Tokens = 4096            # padded tokens per side (source; target) per micro-batch and process (paper: ~25k each per update)
+    accum: Annotated[int, Range(1, 100_000_000)] = 1   # micro-batches per optimiser update (at most as many as an update's tokens)
+    tokens_per_update: Tokens|None = None   # the update's size in padded tokens a side (§5.1: ~25,000): `accum` becomes as many micro-batches as reach it on the processes torchrun starts (None: `accum` as given)
     one_batch: bool|None = None          # with `tokens_per_update`: each process's share of the update as one micro-batch (`max_tokens` raised to it, `accum` 1), not micro-batches of `max_tokens` (None: on a GPU, whose memory holds it, yes; on a CPU, no)
     steps: PositiveInt|None = None       # stop after this many updates, counted from the start of the run (None: as many as `epochs` make)
     epochs: PositiveInt = 1              # passes over the training data (when `steps` is None)
     max_time: PositiveFloat|None = None  # also stop after this many minutes of training by this process (None: no time limit)
-    warmup: PositiveInt = 4000           # warm-up updates of the §5.3 schedule
+    warmup: Updates = 4000               # warm-up updates of the §5.3 schedule
     lr_scale: PositiveFloat = 1.0        # multiplies the §5.3 schedule (1 in the paper)
-    cooldown: Count = 0                  # not in the paper: the rate of the last `cooldown` updates falls linearly to 0 (needs `steps`)
+    cooldown: Annotated[int, Range(0, 1_000_000_000)] = 0   # not in the paper: the rate of the last `cooldown` updates falls linearly to 0 (needs `steps`)
     clip: PositiveFloat|None = None      # clip the global gradient norm to this (None: no clipping, as in the paper)
     eps_ls: Probability = 0.1            # label smoothing (§5.4; Table 3 row D)
     max_len: MaxLen|None = 256           # drop training pairs longer than this many tokens, BOS/EOS included (None: keep all)
