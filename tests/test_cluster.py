@@ -230,7 +230,7 @@ SMALL = ['--steps', '12', '--d-model', '32', '--N', '1', '--h', '2', '--d-ff', '
 
 def tool(name:str) -> list[str]:
     "A command-line tool of the package run by this Python, as `pip install` puts it on PATH."
-    mod, fn = {'tnb-data': ('transformer_nb.apps.wmt14', 'data_main'), 'tnb-train': ('transformer_nb.apps.cli', 'train_main'),
+    mod, fn = {'tnb-data': ('transformer_nb.apps.cli', 'data_main'), 'tnb-train': ('transformer_nb.apps.cli', 'train_main'),
                'tnb-average': ('transformer_nb.apps.cli', 'average_main'), 'tnb-evaluate': ('transformer_nb.apps.cli', 'evaluate_main')}[name]
     return [sys.executable, '-c', f'import sys; sys.argv[0] = {name!r}; from {mod} import {fn}; {fn}()']
 

@@ -403,14 +403,27 @@ def test_the_commands_stay_small():
 def test_no_option_is_taken_by_an_abbreviation():
     "Every command's parser (and every script's under experiments/, tools/ and bench/) takes an option by its whole name only: `--step 3` is refused, never read as `--steps 3`."
     from pathlib import Path
-    from transformer_nb.apps import cli, wmt14
+    from transformer_nb.apps import cli
     from transformer_nb.lib.safeguards import UserError
     parsers = {'tnb-train': (cli._train_parser, ['--step', '3']), 'tnb-translate': (cli._translate_parser, ['ck', '--bea', '2']),
                'tnb-evaluate': (cli._evaluate_parser, ['ck', '--hyp', 'h.txt']), 'tnb-average': (cli._average_parser, ['ck', '--las', '2', '-o', 'a.pt']),
-               'tnb-export': (cli._export_parser, ['ck', '--quant', 'int8', '-o', 'd']), 'tnb-data': (wmt14._data_parser, ['wmt14', 'd', '--retr', '1'])}
+               'tnb-export': (cli._export_parser, ['ck', '--quant', 'int8', '-o', 'd']), 'tnb-data': (cli._data_parser, ['wmt14', 'd', '--retr', '1'])}
     for prog, (make, argv) in parsers.items():
         p = make(); assert p.allow_abbrev is False, prog
         with pytest.raises(UserError, match='unrecognized arguments'): p.parse_args(argv)
     root = Path(__file__).resolve().parents[1]
     scripts = [f for d in ('experiments', 'tools', 'bench') for f in (root / d).rglob('*.py') if 'argparse.ArgumentParser(' in f.read_text(encoding='utf-8')]
     assert scripts and not [str(f) for f in scripts if f.parent.name != 'gpu' and 'argparse.ArgumentParser(allow_abbrev=False' not in f.read_text(encoding='utf-8')]
+
+def test_the_library_refuses_a_nul_byte_with_the_commands_line(tmp_path, capsys):
+    "translate() from Python once took a NUL byte with a warning where tnb-translate refused it: both refuse it now, by one check (`check_no_nul`), in the same words."
+    from transformer_nb.apps.cli import translate_main
+    from transformer_nb.apps.pretrained import load_pretrained
+    from transformer_nb.lib.fast_decoding import translate
+    (tmp_path / 'in.txt').write_bytes(b'eight\x00nine\n')
+    with pytest.raises(SystemExit) as e: translate_main(['pretrained:numbers', '-i', str(tmp_path / 'in.txt')])
+    said = capsys.readouterr().err.strip().splitlines()[-1].split('error: ', 1)[1]
+    model, tok = load_pretrained('numbers')[:2]
+    with pytest.raises(ValueError) as f: translate(model, tok, ['seven', 'eight\x00nine'])
+    assert e.value.code == 2 and said.replace(f"-i {tmp_path / 'in.txt'}, line 1", 'sentences[1]') == str(f.value), (said, f.value)
+    assert str(f.value) == "sentences[1]: a NUL byte at offset 5; this is not UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)"

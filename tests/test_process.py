@@ -125,7 +125,7 @@ def _ctrl_c(name, args, code, word, tmp_path):
     return got, [l for l in lines(stderr) if l.strip() != word and ': downloading ' not in l], stderr   # tnb-data's progress: not a refusal
 
 @pytest.mark.slow   # runs the tools in fresh processes
-@pytest.mark.parametrize('name', ['translate', 'evaluate', 'average', 'export-ctranslate2', 'export-onnx', 'export-at-load', 'data'])
+@pytest.mark.parametrize('name', ['translate', 'evaluate', 'average', 'export-ctranslate2', 'export-onnx', 'export-at-load', 'data', 'data-at-load'])
 def test_ctrl_c_mid_run_is_a_clean_stop_in_every_command(run, tmp_path, name):
     (tmp_path / 'src.txt').write_text('a b c\n' * 40); (tmp_path / 'ref.txt').write_text('a b c\n' * 40)
     plans = {
@@ -135,12 +135,12 @@ def test_ctrl_c_mid_run_is_a_clean_stop_in_every_command(run, tmp_path, name):
         'export-ctranslate2': (['export', ['--ctranslate2', run, '-o', tmp_path / 'out'], _hold('transformer_nb.apps.export', '_ctranslate2_folder', 'EXPORTING'), 'EXPORTING']),
         'export-onnx': (['export', ['--format', 'onnx', run, '-o', tmp_path / 'out'], _hold('transformer_nb.apps.export', '_onnx_folder', 'EXPORTING'), 'EXPORTING']),
         'export-at-load': (['export', ['--format', 'onnx', run, '-o', tmp_path / 'out'], STARTING_AT_LOAD, 'STARTING']),   # while PyTorch and ONNX load
+        'data-at-load': (['data', ['wmt14', tmp_path / 'out', '--base-url', 'http://127.0.0.1:9', '--trust-unverified'], STARTING_AT_LOAD, 'STARTING']),   # while NumPy and apps_wmt14 load
         'data': (['data', ['wmt14', tmp_path / 'out', '--base-url', 'http://127.0.0.1:9', '--trust-unverified'],
                   _hold('transformer_nb.apps.wmt14', 'download_resumable', 'DOWNLOADING'), 'DOWNLOADING']),
     }
     prog, args, code, word = plans[name]
     if name.startswith('export-'): pytest.importorskip('onnxruntime' if 'onnx' in name or 'load' in name else 'ctranslate2')
-    if prog == 'data': code = code.replace('exec(', "import transformer_nb.apps.cli as _c, transformer_nb.apps.wmt14 as _w; _c.data_main = _w.data_main; exec(", 1)
     got, said_, stderr = _ctrl_c(prog, args, code, word, tmp_path)
     assert got == 130 and said_ == [f'tnb-{prog}: interrupted'] and 'Traceback' not in stderr, (name, got, stderr[-3000:])
     assert not (tmp_path / 'out.txt').exists() and not (tmp_path / 'out.pt').exists()          # nothing half-written

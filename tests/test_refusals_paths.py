@@ -159,7 +159,8 @@ def test_an_average_of_another_run_among_the_inputs_is_refused_not_skipped(tmp_p
 
 def test_tnb_data_names_a_bad_checksums_file_by_its_option(tmp_path):
     "A --checksums file missing, or not UTF-8, once ended in Python's own words ('utf-8' codec can't decode ...), naming no file."
-    from transformer_nb.apps.wmt14 import data_main, read_checksums
+    from transformer_nb.apps.wmt14 import read_checksums
+    from transformer_nb.apps.cli import data_main
     (tmp_path / 'bad.txt').write_bytes(b'0' * 64 + b'  x.tgz \xff\n')
     for f, says in (('bad.txt', ", line 1: invalid UTF-8 (invalid start byte: byte b'\\xff' at offset 72); the text must be UTF-8 encoded"),
                     ('nothing.txt', ': no such file')):
@@ -201,7 +202,8 @@ def test_tnb_export_names_its_output_as_o(tmp_path):
 
 def test_tnb_data_names_the_corpus_and_checks_its_places_before_the_checksum_rule(tmp_path):
     "`wmt15 must be wmt14` once named no argument; a DEST that is a file, a missing --archives folder, a bad --base-url once met the checksum refusal first."
-    from transformer_nb.apps.wmt14 import data_main, fetch_wmt14
+    from transformer_nb.apps.wmt14 import fetch_wmt14
+    from transformer_nb.apps.cli import data_main
     (tmp_path / 'f.txt').write_text('mine'); d = tmp_path / 'd'
     for argv, says in ((['wmt15', d], "argument corpus: wmt15 must be wmt14"),
                        (['wmt14', tmp_path / 'f.txt'], f"argument DEST: {tmp_path / 'f.txt'} is a file; give a folder (new, or one tnb-data wrote)"),
@@ -217,7 +219,7 @@ def test_tnb_data_names_the_corpus_and_checks_its_places_before_the_checksum_rul
 
 def test_an_empty_value_reads_the_same_for_every_option(tmp_path):
     "`--alpha ''` once said 'must be a number' where `--device ''` said 'an empty value'."
-    from transformer_nb.apps.wmt14 import data_main
+    from transformer_nb.apps.cli import data_main
     for main, prog, argv, opt in ((translate_main, 'tnb-translate', ['x', '--alpha', ''], '--alpha'), (translate_main, 'tnb-translate', ['x', '--beam', ' '], '--beam'),
                                   (translate_main, 'tnb-translate', ['x', '--device', ''], '--device'), (average_main, 'tnb-average', ['x', '-o', tmp_path / 'a.pt', '--last', ''], '--last'),
                                   (data_main, 'tnb-data', ['wmt14', tmp_path / 'd', '--retries', ''], '--retries')):

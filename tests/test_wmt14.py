@@ -287,7 +287,7 @@ pathlib.Path.open = _opened
 
 def data_cmd(*args, code:str='', cwd=None) -> subprocess.CompletedProcess:
     "`tnb-data ARGS` in a fresh process; `code` runs first."
-    return subprocess.run([sys.executable, '-c', f"import sys; sys.argv[0] = 'tnb-data'\n{code}\nfrom transformer_nb.apps.wmt14 import data_main; data_main()",
+    return subprocess.run([sys.executable, '-c', f"import sys; sys.argv[0] = 'tnb-data'\n{code}\nfrom transformer_nb.apps.cli import data_main; data_main()",
                            *map(str, args)], capture_output=True, text=True, env=ENV, timeout=120, cwd=cwd)
 
 def said(r) -> list[str]: return [l for l in r.stderr.splitlines() if l.strip() and not l.startswith(('tnb-data: downloading', 'tnb-data: unpacking'))]
@@ -440,7 +440,7 @@ def test_the_trainer_reads_the_encoded_corpus_from_disk(mirror, tmp_path):
 def test_tnb_data_in_a_fresh_process(mirror, tmp_path):
     d, sums = mirror
     (tmp_path / 'sums').write_text(''.join(f"{h}  {n}\n" for n, h in sums.items()))
-    run = lambda *a: subprocess.run([sys.executable, '-c', 'from transformer_nb.apps.wmt14 import data_main; data_main()', *map(str, a)],
+    run = lambda *a: subprocess.run([sys.executable, '-c', 'from transformer_nb.apps.cli import data_main; data_main()', *map(str, a)],
                                     capture_output=True, text=True, env=ENV, timeout=120)
     with serve_folder(d) as srv:
         r = run('wmt14', tmp_path / 'out', '--base-url', srv.url, '--checksums', tmp_path / 'sums')
@@ -651,3 +651,22 @@ def test_the_encoded_cache_lock_waits_for_a_live_owner_and_takes_over_a_dead_one
         time.sleep(0.05)
     done.set(); t.join(20)
     assert got == [os.getpid()] and not path.exists()                      # taken over, held by this process, then released
+
+@pytest.mark.slow
+def test_tnb_data_refuses_a_nul_byte_a_refused_connection_and_a_read_only_dest_with_exit_2(mirror, tmp_path, readonly_dir):
+    "As the other commands refuse them: a corpus line holding a NUL (as `--dataset files` refuses it), a mirror that refuses the connection, a DEST that cannot be written: one line each, exit 2, nothing left behind."
+    own, sums = own_copy(mirror, tmp_path)
+    sums['training-parallel-nc-v9.tgz'] = rebuild(own, 'training-parallel-nc-v9.tgz', {'training/news-commentary-v9.de-en.de': b'eins\nzwei\x00drei\n',
+                                                                                        'training/news-commentary-v9.de-en.en': b'one\ntwo three\n'})
+    (tmp_path / 'sums').write_text(''.join(f"{h}  {n}\n" for n, h in sums.items()))
+    r = data_cmd('wmt14', tmp_path / 'nul', '--archives', own, '--checksums', tmp_path / 'sums')
+    assert r.returncode == 2 and len(said(r)) == 1 and said(r)[0] == (
+        "tnb-data: error: training-parallel-nc-v9.tgz:training/news-commentary-v9.de-en.de, line 2: a NUL byte at offset 9; this is not "
+        "UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)"), r.stderr
+    assert not (tmp_path / 'nul' / 'wmt14-en-de').exists() and leftovers(tmp_path / 'nul') == []
+    r = data_cmd('wmt14', tmp_path / 'refused', '--base-url', 'http://127.0.0.1:9', '--retries', '0', '--trust-unverified')
+    assert r.returncode == 2 and len(said(r)) == 1 and 'could not download http://127.0.0.1:9/' in said(r)[0], r.stderr
+    for dest, says in ((readonly_dir, f"DEST {readonly_dir}: cannot write in {readonly_dir}"), (readonly_dir / 'd', f"DEST {readonly_dir / 'd'}: cannot create the folder")):
+        r = data_cmd('wmt14', dest, '--archives', own, '--checksums', tmp_path / 'sums')
+        assert r.returncode == 2 and len(said(r)) == 1 and said(r)[0].startswith(f"tnb-data: error: {says}"), r.stderr
+    assert list(readonly_dir.iterdir()) == []

@@ -10,7 +10,7 @@ __all__ = ['WMT14_ARCHIVES', 'WMT14_PAIRS', 'PAPER_VOCAB', 'PAPER_STEPS', 'PAPER
            'sample_archives', 'serve_folder', 'served_archives', 'read_checksums', 'Pin', 'checksum_for', 'file_digest',
            'ChecksumMismatch', 'DataOptions', 'download_resumable', 'sgm_lines', 'fetch_wmt14', 'paper_recipe',
            'iter_pairs', 'sample_lines', 'TrainFiles', 'EncodedCorpus', 'encode_to_disk', 'encoded_cache', 'WMT14Data',
-           'WMT14Task', 'data_main']
+           'WMT14Task']
 
 # %% ../../nbs/apps_wmt14.ipynb #d9b4ce7d
 import codecs, concurrent.futures, contextlib, errno, gzip, hashlib, http.client, http.server, io, itertools, json, os, random, re, shutil, socket, tarfile, tempfile, threading
@@ -20,14 +20,12 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 import numpy as np
 from ..lib.checks import Count, SettingError, validate, check_fields
-from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_folder
+from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_folder, check_no_nul
 from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from ..lib.datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .tasks import Task, register_task
 from ..lib.options import Recipe
-from ..lib.process import run_cli, note, in_settings
-from .commands import CliParser, field_options
-from ..lib.options import Command
+from ..lib.process import note, in_settings
 
 # %% ../../nbs/apps_wmt14.ipynb #0a38d45e
 @dataclass(frozen=True)
@@ -292,16 +290,18 @@ def _members(tar_path:Path, names:list[str], use) -> dict:
 _CHUNK = 1 << 22     # bytes of a member decoded and written at a time
 
 def _copy_lines(f, out, where:str, chunk_size:int=_CHUNK) -> int:
-    "Copy the UTF-8 text of the binary stream `f` into the text file `out` a chunk at a time, as lines split on '\\n' alone: a CRLF's '\\r' dropped, a lone '\\r' (no line break, as U+2028 or U+0085 are none) made a space, a last line without '\\n' ended, a byte-order mark at the start dropped; returns the number of lines."
-    dec, n, carry, last = codecs.getincrementaldecoder('utf-8-sig')(), 0, '', ''
+    "Copy the UTF-8 text of the binary stream `f` into the text file `out` a chunk at a time, as lines split on '\\n' alone: a CRLF's '\\r' dropped, a lone '\\r' (no line break, as U+2028 or U+0085 are none) made a space, a last line without '\\n' ended, a byte-order mark at the start dropped; a NUL byte refused as every reader of text refuses it (`check_no_nul`); returns the number of lines."
+    dec, n, carry, last, seen = codecs.getincrementaldecoder('utf-8-sig')(), 0, '', '', 0   # seen: bytes decoded before `text`
     while True:
         chunk = f.read(chunk_size); held = dec.getstate()[0]
         try: text = carry + dec.decode(chunk, final=not chunk)
         except UnicodeDecodeError as e:
             line = n + (held + chunk)[:max(e.start, 0)].count(b'\n') + 1
             raise UserError(f"{where}, line {line:,}: invalid UTF-8 ({e.reason}); not the WMT14 text") from None
+        if '\0' in text:
+            b = text.encode('utf-8'); check_no_nul(b, where, seen, lambda i: format(n + b[:i].count(b'\n') + 1, ','))
         carry = '\r' if chunk and text.endswith('\r') else ''            # perhaps the first half of a CRLF: decided with the next chunk
-        text = text[:len(text) - len(carry)]
+        text = text[:len(text) - len(carry)]; seen += len(text.encode('utf-8'))
         if not chunk and text.endswith('\r'): text = text[:-1]            # a '\r' that ends the member ends its last line
         text = text.replace('\r\n', '\n').replace('\r', ' ')
         out.write(text); n += text.count('\n'); last = text[-1:] or last
@@ -385,7 +385,7 @@ def _unpack(pair, src, tgt, paths:dict, out:Path, manifest:dict, say) -> Path:
 
 # %% ../../nbs/apps_wmt14.ipynb #9721e56b
 def _check_places(dest:Path, archives, base_url, out:Path):
-    "Refuse, before any checksum rule or download, a DEST that is a symlink or a file, a corpus folder `out` in it that tnb-data did not finish and that is not empty, an `archives` folder that is not there, and a `base_url` that is no http(s) address."
+    "Refuse, before any checksum rule or download, a DEST that is a symlink or a file, a corpus folder `out` in it that tnb-data did not finish and that is not empty, an `archives` folder that is not there, a `base_url` that is no http(s) address, and a DEST that cannot be written (a read-only disk: exit 2, as every command refuses an output it cannot write)."
     check_not_link(dest, 'DEST')                                             # written through, a link would fill another folder
     if dest.exists() and not dest.is_dir(): raise SettingError("{dest} is a file; give a folder (new, or one tnb-data wrote)", dest=str(dest))
     if not (out/'MANIFEST.json').is_file() and (out.is_symlink() or (out.exists() and (not out.is_dir() or any(out.iterdir())))):
@@ -395,6 +395,7 @@ def _check_places(dest:Path, archives, base_url, out:Path):
         raise SettingError("{archives}: " + ("not a folder" if Path(archives).exists() else "no such folder"), archives=str(archives))
     if base_url is not None and not ((u := urllib.parse.urlsplit(base_url)).scheme in ('http', 'https') and u.netloc):
         raise SettingError("{base_url} is not an http:// or https:// address with a host", base_url=base_url)
+    if not (out/'MANIFEST.json').is_file(): check_folder(dest, 'DEST')      # made if needed, and written in: a read-only DEST said now
 
 def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/wmt14-PAIR/ (the corpus), DEST/archives/
                 base_url:str|None=None, # a mirror that serves the archives by file name (None: each archive's canonical address)
@@ -709,25 +710,3 @@ class WMT14Task(Task):
     recipe = paper_recipe('base')
     recipes = {'paper-base': paper_recipe('base'), 'paper-big': paper_recipe('big'),
                'paper-base-en-fr': paper_recipe('base', 'en-fr'), 'paper-big-en-fr': paper_recipe('big', 'en-fr')}
-
-# %% ../../nbs/apps_wmt14.ipynb #edf2e953
-def _data_parser() -> CliParser:
-    p = CliParser(prog='tnb-data', description="Download, check and unpack a corpus at the paper's scale.",
-                  epilog="example: tnb-data wmt14 --pair en-de data/  (then: tnb-train --dataset wmt14 --data-dir data/wmt14-en-de --recipe paper-base)")
-    field_options(p, DataOptions, None, corpus=dict(flags=['corpus']), dest=dict(flags=['dest'], metavar='DEST'), archives=dict(metavar='DIR'),
-                  base_url=dict(metavar='URL'), checksums=dict(metavar='FILE'))
-    field_options(p, Command)
-    return p
-
-# %% ../../nbs/apps_wmt14.ipynb #8f028ab4
-def _data(argv, table):
-    a = _data_parser().parse_args(argv, table=table)
-    opts = DataOptions(**{f: getattr(a, f) for f in DataOptions.__dataclass_fields__})   # checked once more, as declared
-    say = lambda m: note(f"tnb-data: {m}")
-    out = fetch_wmt14(opts.pair, opts.dest, opts.base_url, opts.archives, opts.checksums, opts.trust_unverified, opts.retries, say=say)
-    man = json.loads((out/'MANIFEST.json').read_text(encoding='utf-8'))
-    print(f"{out}: " + ', '.join(f"{k} {v:,} pairs" for k, v in man['splits'].items()))
-
-def data_main(argv:list|None=None):
-    "Entry point of `tnb-data` (see `tnb-data --help`)."
-    run_cli('tnb-data', _data, argv)

@@ -31,7 +31,7 @@ from ..decoding import next_token_logits, length_penalty   # 10_decoding: the pa
 from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
 from .model_checks import check_tokens
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
-from .safeguards import printable, check_output, check_not_inputs, output_stream
+from .safeguards import printable, check_output, check_not_inputs, output_stream, check_no_nul
 from .textio import spaced, sentence_batches   # lib_text_io: the sentences of a file or a stream, one line out per line in
 from .process import out_of_memory, in_settings
 
@@ -584,6 +584,7 @@ def check_sentences(sentences) -> list[str]:
     for i, s in enumerate(sentences):
         try: s.encode('utf-8')
         except UnicodeEncodeError: raise ValueError(f"sentences[{i}] is not valid UTF-8 text") from None   # as tnb-translate says it
+        check_no_nul(s, f"sentences[{i}]")                            # refused as tnb-translate refuses a line with one (lib_safeguards)
     return sentences
 
 def check_options(options:DecodeOptions, **given) -> DecodeOptions:

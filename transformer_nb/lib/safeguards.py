@@ -7,9 +7,9 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_safeguards.html.md"""
 # %% auto #0
 __all__ = ['CHECKPOINT', 'STOP_SIGNALS', 'UserError', 'in_place', 'output_name', 'check_not_link', 'check_output', 'check_folder',
            'removed_unless_used', 'same_file', 'check_not_inputs', 'stale_temps', 'clean_stale_temps', 'atomic_open',
-           'atomic_write', 'decode_lines', 'read_stream', 'read_stdin_lines', 'check_text_file', 'open_text_file',
-           'read_text_lines', 'check_gzip', 'iter_lines', 'as_available', 'output_stream', 'printable', 'flock',
-           'folder_lock', 'deferred_interrupts']
+           'atomic_write', 'check_no_nul', 'decode_lines', 'read_stream', 'read_stdin_lines', 'check_text_file',
+           'open_text_file', 'read_text_lines', 'check_gzip', 'iter_lines', 'as_available', 'output_stream',
+           'printable', 'flock', 'folder_lock', 'deferred_interrupts']
 
 # %% ../../nbs/lib_safeguards.ipynb #09a24774
 import contextlib, errno, io, itertools, os, queue, re, signal, stat, sys, threading, warnings, zlib
@@ -280,6 +280,18 @@ def _line_at(data:bytes, pos:int, mac:bool|None=None) -> int:
     if mac is None: mac = _mac(data)
     return data.count(b'\n', 0, pos) + (data.count(b'\r', 0, pos) - data.count(b'\r\n', 0, pos) if mac else 0) + 1
 
+def check_no_nul(text:str|bytes, name:str, offset:int=0, # the offset of `text`'s first byte in what it was read from
+                 line=None, # the line's number, or a function of the NUL's position in `text` that gives it (None: no line)
+                ):
+    """Refuse text that holds a NUL byte, as every reader of sentences does, the commands' and the library's (`translate`
+    refuses a sentence with one as `tnb-translate` refuses a line): a `UserError` naming `name`, the line and the byte's
+    offset. NUL is valid UTF-8, but no sentence holds one: it comes from a binary file, or from UTF-16 text."""
+    b = text if isinstance(text, (bytes, bytearray)) else str(text).encode('utf-8', 'surrogatepass')
+    if (i := b.find(b'\0')) < 0: return
+    at = line(i) if callable(line) else line
+    raise UserError(f"{name}{'' if at is None else f', line {at}'}: a NUL byte at offset {offset + i}; this is not UTF-8 text "
+                    f"(a binary file, or UTF-16 text: convert it to UTF-8)")
+
 def decode_lines(data:bytes, name='input') -> list[str]:
     """The lines of UTF-8 `data`, split on '\\n' or '\\r\\n' only (or a lone '\\r' in classic Mac text, which
     has no '\\n'), and stripped: a stray '\\r' inside a line does not split it, as `wc -l` counts lines. Bad
@@ -287,11 +299,7 @@ def decode_lines(data:bytes, name='input') -> list[str]:
     (a binary file, or UTF-16 text)."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise TypeError(f"decode_lines wants bytes (a file's contents), got a {type(data).__name__}; read_text_lines(path) reads a file")
-    data = bytes(data); nul = data.find(b'\0')
-    if nul >= 0:
-        line = _line_at(data, nul)
-        raise ValueError(f"{name}, line {line}: a NUL byte at offset {nul}; this is not UTF-8 "
-                         f"text (a binary file, or UTF-16 text: convert it to UTF-8)")
+    data = bytes(data); check_no_nul(data, name, line=lambda i: _line_at(data, i))
     try: text = data.decode('utf-8')
     except UnicodeDecodeError as e:
         line = _line_at(data, e.start)
@@ -342,10 +350,7 @@ def read_stream(f, # a binary file, FIFO, device or standard input
         if gz and total + len(c) > ratio * read[0] + (64 << 20):
             raise UserError(f"{name}: expands to more than {(total + len(c)) >> 20} MiB from {read[0] >> 10} KiB of gzip data, "
                             f"over {ratio} times its size; that is not a text corpus")
-        if (nul := c.find(b'\0')) >= 0:
-            line += _line_at(c, nul) - 1
-            raise UserError(f"{name}, line {line}: a NUL byte at offset {total + nul}; this is not "
-                            f"UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)")
+        check_no_nul(c, name, total, lambda i: line + _line_at(c, i) - 1)
         first_nl = min((i for i in (c.find(b'\n'), c.find(b'\r')) if i >= 0), default=-1)   # '\r' alone ends a line too
         longest = cur + (len(c) if first_nl < 0 else first_nl)
         if longest > max_line:                          # a line within one chunk is shorter than `size`
@@ -464,9 +469,7 @@ def iter_lines(f, # a binary file, FIFO, device or standard input
 
 def _one_line(b:bytes, name:str, line:int, offset:int) -> str:
     "One line's bytes as text: `decode_lines`' checks and message, for one line."
-    if (nul := b.find(b'\0')) >= 0:
-        raise UserError(f"{name}, line {line}: a NUL byte at offset {offset + nul}; this is not UTF-8 text (a binary file, "
-                        f"or UTF-16 text: convert it to UTF-8)")
+    check_no_nul(b, name, offset, line)
     try: s = b.decode('utf-8')
     except UnicodeDecodeError as e:
         raise UserError(f"{name}, line {line}: invalid UTF-8 ({e.reason}: byte {b[e.start:e.start+1]!r} at offset "

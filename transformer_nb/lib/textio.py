@@ -10,7 +10,7 @@ __all__ = ['FILE_BATCH', 'spaced', 'sentence_batches']
 # %% ../../nbs/lib_text_io.ipynb #t27a0004
 import contextlib, os, re, sys
 from pathlib import Path
-from .safeguards import (UserError, printable, check_gzip, read_text_lines, open_text_file, iter_lines,
+from .safeguards import (UserError, printable, check_gzip, read_text_lines, open_text_file, iter_lines, check_no_nul,
                                        as_available)
 from .process import note, out_of_memory
 
@@ -51,6 +51,7 @@ def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.Exit
     if sentences:
         if bad := [i for i, s in enumerate(sentences) if any('\udc80' <= c <= '\udcff' for c in s)]:
             raise UserError(f"sentence {bad[0] + 1} on the command line is not valid UTF-8 text")
+        for i, s in enumerate(sentences): check_no_nul(s, f"sentence {i + 1}")   # as a line of a file, and as `translate` refuses it
         name = lambda i: f"sentence {i + 1}"
         return list(spaced([sentences], name, say)), name, True
     if input and input != '-' and Path(input).is_file() and not _gzipped(input, what):   # gzip is streamed: it may expand to anything
