@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 import numpy as np
 from ..lib.checks import Count, SettingError, validate, check_fields
-from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_folder, check_no_nul
+from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_folder, check_no_nul, removed_unless_used
 from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from ..lib.datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .tasks import Task, register_task
@@ -385,7 +385,7 @@ def _unpack(pair, src, tgt, paths:dict, out:Path, manifest:dict, say) -> Path:
 
 # %% ../../nbs/apps_wmt14.ipynb #9721e56b
 def _check_places(dest:Path, archives, base_url, out:Path):
-    "Refuse, before any checksum rule or download, a DEST that is a symlink or a file, a corpus folder `out` in it that tnb-data did not finish and that is not empty, an `archives` folder that is not there, a `base_url` that is no http(s) address, and a DEST that cannot be written (a read-only disk: exit 2, as every command refuses an output it cannot write)."
+    "Refuse, before any checksum rule or download, a DEST that is a symlink or a file, a corpus folder `out` in it that tnb-data did not finish and that is not empty, an `archives` folder that is not there, and a `base_url` that is no http(s) address."
     check_not_link(dest, 'DEST')                                             # written through, a link would fill another folder
     if dest.exists() and not dest.is_dir(): raise SettingError("{dest} is a file; give a folder (new, or one tnb-data wrote)", dest=str(dest))
     if not (out/'MANIFEST.json').is_file() and (out.is_symlink() or (out.exists() and (not out.is_dir() or any(out.iterdir())))):
@@ -395,7 +395,6 @@ def _check_places(dest:Path, archives, base_url, out:Path):
         raise SettingError("{archives}: " + ("not a folder" if Path(archives).exists() else "no such folder"), archives=str(archives))
     if base_url is not None and not ((u := urllib.parse.urlsplit(base_url)).scheme in ('http', 'https') and u.netloc):
         raise SettingError("{base_url} is not an http:// or https:// address with a host", base_url=base_url)
-    if not (out/'MANIFEST.json').is_file(): check_folder(dest, 'DEST')      # made if needed, and written in: a read-only DEST said now
 
 def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/wmt14-PAIR/ (the corpus), DEST/archives/
                 base_url:str|None=None, # a mirror that serves the archives by file name (None: each archive's canonical address)
@@ -408,6 +407,12 @@ def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/w
     src, tgt = pair_langs(pair); dest = Path(dest); out = dest/f"wmt14-{pair}"
     _check_places(dest, archives, base_url, out)
     if (out/'MANIFEST.json').is_file(): say(f"{out} is already complete"); return out
+    with removed_unless_used(dest):                          # refused below: no folder of its making is left
+        check_folder(dest, 'DEST')                           # made if needed, and written in: a read-only DEST said now, exit 2 as every command says it
+        return _fetch(pair, src, tgt, dest, out, base_url, archives, checksums, trust_unverified, retries, say)
+
+def _fetch(pair, src, tgt, dest:Path, out:Path, base_url, archives, checksums, trust_unverified, retries, say) -> Path:
+    "`fetch_wmt14` once its places are checked."
     sums = read_checksums(checksums) if isinstance(checksums, (str, os.PathLike)) else dict(checksums or {})
     have, store = Path(archives) if archives is not None else None, dest/'archives'
     manifest, pins = {'pair': pair, 'archives': {}, 'parts': [], 'splits': {}}, {a.name: checksum_for(a, sums) for a in pair_archives(pair)}
