@@ -597,3 +597,64 @@ def test_translate_export_encodes_each_sentence_once(ckpt, tmp_path, monkeypatch
         translate_export(d, [], '-', str(tmp_path / 'out.txt'), say=lambda m: None)
     else: translate_export(d, src, None, str(tmp_path / 'out.txt'), say=lambda m: None)
     assert len((tmp_path / 'out.txt').read_text().splitlines()) == len(src) and sorted(texts) == sorted(src), texts
+
+def _recorded(folder:Path, record:str, **files):
+    "`files` ({name: bytes}) put into the export `folder` and recorded in its `record` (transformer_nb.json, or config.json with config.sha256): another model's file passed off as the export's own, past every sha256."
+    from transformer_nb.lib.datasets import sha256_file
+    meta = json.loads((folder / record).read_text())
+    for name, data in files.items():
+        (folder / name).write_bytes(data); meta['files'][name] = {'bytes': len(data), 'sha256': sha256_file(folder / name)}
+    (folder / record).write_text(json.dumps(meta, indent=1))
+    if record == 'config.json': (folder / 'config.sha256').write_text(f"{sha256_file(folder / 'config.json')}  config.json\n")
+
+def test_another_models_model_bin_is_refused_by_its_vocabulary(ckpt, tmp_path, tok):
+    "model.bin of a model with another vocabulary, recorded as the export's: it once translated to empty lines (a smaller one) or ended in CTranslate2's 'Invalid token ID' naming no file (a larger one); one line naming model.bin now, in the library and in tnb-translate (exit 2)."
+    from transformer_nb.apps.export import translate_export
+    from transformer_nb.apps.cli import translate_main
+    big = CheckedTokenizer.train(words(2000, 5) + ['abc def gh'] * 50, vocab_size=30)
+    a, b = export_ctranslate2(ckpt, tmp_path / 'a'), export_ctranslate2(trained_checkpoint(tmp_path / 'b.pt', big, steps=1), tmp_path / 'b')
+    a_bin = (a / 'model.bin').read_bytes()
+    _recorded(a, 'transformer_nb.json', **{'model.bin': (b / 'model.bin').read_bytes()})   # 30 pieces out, 24 in the vocabulary
+    _recorded(b, 'transformer_nb.json', **{'model.bin': a_bin})                             # 24 pieces out, 30 in the vocabulary
+    for out, n in ((a, tok.vocab_size), (b, 30)):                                          # its first step's ids past the vocabulary, or not: either way, said
+        with pytest.raises(ValueError) as e: translate_export(out, ['a b'])
+        assert str(e.value).startswith(f"{out / 'model.bin'} holds a model ") and re.search(rf"the export's vocabulary (of|\(sentencepiece.model\) has) {n}\b", str(e.value)), str(e.value)
+        assert str(e.value).endswith("it is another model's; export the folder again") and '\n' not in str(e.value)
+        with pytest.raises(SystemExit) as x: translate_main([str(out), 'a b'])
+        assert x.value.code == 2
+
+def test_an_export_record_the_readers_use_is_checked(ckpt, tmp_path):
+    "transformer_nb.json holds the other files' sha256, not its own: its fields are checked one by one (an unknown quantization such as int3 was read without complaint)."
+    out = export_ctranslate2(ckpt, tmp_path / 'm')
+    meta = json.loads((out / 'transformer_nb.json').read_text())
+    for field, value, says in (('quantization', 'int3', 'quantization = "int3" is not a weight type CTranslate2 stores ('),
+                               ('max_positions', 0, 'max_positions = 0 must be a whole number >= 1'),
+                               ('decoding', {**meta['decoding'], 'beam': 0}, "decoding = ")):
+        (out / 'transformer_nb.json').write_text(json.dumps({**meta, field: value}))
+        with pytest.raises(ValueError) as e: load_ctranslate2(out)
+        assert str(e.value).startswith(f"{out / 'transformer_nb.json'}: {says}") and str(e.value).endswith('export the folder again'), str(e.value)
+
+def test_another_models_onnx_graph_is_refused_in_one_line(onnx_mods, ckpt, tmp_path, tok):
+    "encoder.onnx of another model, recorded as the export's: it once ended in ONNX Runtime's internals (exit 1); one line naming the file now, whether ONNX Runtime cannot read it (int8: the shared table is another size), it is another size (float32), or the two graphs do not run together."
+    _, export = onnx_mods
+    other = trained_checkpoint(tmp_path / 'h2.pt', tok, steps=1, h=2, d_k=8, d_v=8)
+    for float32, says in ((False, 'encoder.onnx: ONNX Runtime cannot read it ('), (True, 'encoder.onnx: its output cross_k0 has 2 where config.json')):
+        kind = 'f32' if float32 else 'i8'
+        a = export.export_onnx(ckpt, tmp_path / f'a-{kind}', quantize=None if float32 else 'int8')
+        b = export.export_onnx(other if float32 else trained_checkpoint(tmp_path / 'v30.pt', CheckedTokenizer.train(words(2000, 5) + ['abc def gh'] * 50, vocab_size=30), steps=1),
+                               tmp_path / f'b-{kind}', quantize=None if float32 else 'int8')
+        _recorded(a, 'config.json', **{'encoder.onnx': (b / 'encoder.onnx').read_bytes()})
+        with pytest.raises(ValueError) as e: export.onnx_translate(a, ['a b'])
+        assert str(e.value).startswith(f"{a / says}") and str(e.value).endswith('export the folder again') and '\n' not in str(e.value), str(e.value)
+
+def test_the_onnx_readers_take_config_jsons_max_len(onnx_mods, ckpt, tmp_path):
+    "config.json's top-level max_len is the readers' limit on a source (translate.mjs ignored it): a sentence past it refused in translate's words; a value past the model's config.max_len refused."
+    _, export = onnx_mods
+    out = export.export_onnx(ckpt, tmp_path / 'm', quantize=None)
+    c = json.loads((out / 'config.json').read_text())
+    for ml, says in ((4, r"^sentences\[0\] is \d+ tokens long \(its end-of-sentence token included\), more than the limit of 4$"),
+                     (c['config']['max_len'] + 1, rf"config.json: max_len = {c['config']['max_len'] + 1} must be a whole number from 2 to {c['config']['max_len']}")):
+        (out / 'config.json').write_text(json.dumps({**c, 'max_len': ml}, indent=1))
+        from transformer_nb.lib.datasets import sha256_file
+        (out / 'config.sha256').write_text(f"{sha256_file(out / 'config.json')}  config.json\n")
+        with pytest.raises(ValueError, match=says): export.onnx_translate(out, ['a b c d e f'])

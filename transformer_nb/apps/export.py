@@ -265,13 +265,40 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     if not (d / 'transformer_nb.json').is_file(): raise FileNotFoundError(f"{d} holds no transformer_nb.json, the record of its files: export it with export_ctranslate2 (tnb-export)")
     meta = _read_json(d / 'transformer_nb.json')
     check_files(d, 'transformer_nb.json', meta.get('files'), ('model.bin', 'config.json', 'sentencepiece.model'))   # as a checkpoint is checked: before use
+    _check_ct2_meta(meta, d / 'transformer_nb.json')
+    tok = CheckedTokenizer.load(d / 'sentencepiece.model')
     try: tr = ct2.Translator(str(d), device=device, compute_type=compute_type, inter_threads=1, intra_threads=threads)
     except ValueError as e:                                          # a compute type this device cannot run
         if 'compute type' not in str(e): raise
         raise ValueError(f"compute_type={compute_type!r} on device={device!r}: CTranslate2 runs "
                          f"{', '.join(sorted(ct2.get_supported_compute_types(device if device != 'auto' else 'cpu')))} there") from None
     except RuntimeError as e: raise ValueError(f"{d / 'model.bin'} is damaged: CTranslate2 cannot read it ({str(e).splitlines()[0]}); export the folder again") from None
-    return tr, CheckedTokenizer.load(d / 'sentencepiece.model'), meta
+    _check_ct2_vocabulary(tr, tok, d)
+    return tr, tok, meta
+
+def _check_ct2_meta(meta:dict, path:Path):
+    "Refuse, in one line naming the field, an export record whose fields the readers use are not what `export_ctranslate2` writes: it is not hashed itself (it holds the others' hashes), so each is checked."
+    def bad(field, what): return ValueError(f"{path}: {field} = {json.dumps(meta.get(field), ensure_ascii=False)} {what}; export the folder again")
+    if meta.get('quantization') not in ('float32', *_QUANTIZATIONS): raise bad('quantization', f"is not a weight type CTranslate2 stores ({', '.join(_QUANTIZATIONS)})")
+    if not (isinstance(mp := meta.get('max_positions'), int) and not isinstance(mp, bool) and mp >= 1): raise bad('max_positions', 'must be a whole number >= 1')
+    if not isinstance(meta.get('config'), dict): raise bad('config', "is not a model's config")
+    try: ModelConfig(**meta['config'])
+    except (TypeError, ValueError) as e: raise bad('config', f"is not a model's config ({str(e).splitlines()[0]})") from None
+    if (dec := meta.get('decoding')) is not None:
+        try: Decoding(**dec)
+        except (TypeError, ValueError) as e: raise bad('decoding', f"is not a decoding ({str(e).splitlines()[0]})") from None
+
+def _check_ct2_vocabulary(tr, tok, d:Path):
+    "Refuse a model.bin whose target vocabulary is not the export's (another model's, put in its place): by the size of the log-probabilities of one step, which CTranslate2 returns for the model's own vocabulary."
+    n = tok.vocab_size
+    try: got = np.asarray(tr.translate_batch([[tok.sp.id_to_piece(n - 1)]], beam_size=1, max_decoding_length=1, min_decoding_length=1,
+                                             return_end_token=True, return_logits_vocab=True)[0].logits[0][0]).shape[-1]
+    except (ValueError, RuntimeError) as e:                          # an id past the vocabulary: "Invalid token ID 407: ..."
+        raise ValueError(f"{d / 'model.bin'} holds a model whose output goes past the export's vocabulary of {n} pieces (sentencepiece.model) "
+                         f"(CTranslate2: {str(e).splitlines()[0]}): it is another model's; export the folder again") from None
+    if got != n:
+        raise ValueError(f"{d / 'model.bin'} holds a model of {got} target pieces, but the export's vocabulary (sentencepiece.model) has {n}: "
+                         f"it is another model's; export the folder again")
 
 # %% ../../nbs/apps_export.ipynb #63ee53x07
 def export_decoding(meta:dict|None) -> Decoding:
@@ -613,6 +640,7 @@ def check_onnx_config(config:dict, name, # config.json as read, and the file it 
     for k, want in (('pad', tokenizer.sp.pad_id()), ('bos', tokenizer.sp.bos_id()), ('eos', tokenizer.sp.eos_id()), ('unk', tokenizer.sp.unk_id())):
         if sp.get(k) != want or isinstance(sp.get(k), bool): raise bad(f'special.{k}', sp.get(k), f"is not the tokenizer's {k} id, {want}")
     if c.get('pad_id') != sp['pad']: raise bad('config.pad_id', c.get('pad_id'), f"is not the tokenizer's pad id, {sp['pad']}")
+    if not (_whole(ml := config.get('max_len'), 2) and ml <= c['max_len']): raise bad('max_len', ml, f"must be a whole number from 2 to {c['max_len']}, the model's config.max_len")
     beam, alpha, extra, stop = (config.get(k) for k in ('beam', 'alpha', 'max_extra', 'stop'))
     if not (_whole(beam, 1) and beam <= c['tgt_vocab']): raise bad('beam', beam, f"must be a whole number from 1 to {c['tgt_vocab']}, the target vocabulary")
     if not (isinstance(alpha, (int, float)) and not isinstance(alpha, bool) and 0 <= alpha <= 10): raise bad('alpha', alpha, 'must be a number in [0, 10]')
@@ -639,20 +667,57 @@ class OnnxModel:
                                                                          f"reads version {ONNX_FORMAT_VERSION} (a decoder with a cache): export it again (tnb-export --format onnx)")
         check_files(d, 'config.json', self.config.get('files'), ('encoder.onnx', 'decoder.onnx', 'tokenizer.model'))   # each file, before use
         o = ort.SessionOptions(); o.intra_op_num_threads = o.inter_op_num_threads = threads; o.log_severity_level = 3   # errors only
-        self.encoder, self.decoder = (ort.InferenceSession(str(d / f), o, providers=['CPUExecutionProvider']) for f in ('encoder.onnx', 'decoder.onnx'))
+        def session(f):
+            try: return ort.InferenceSession(str(d / f), o, providers=['CPUExecutionProvider'])
+            except Exception as e: raise ValueError(f"{d / f}: ONNX Runtime cannot read it ({_ort_line(e)}); export the folder again") from None
+        self.encoder, self.decoder = session('encoder.onnx'), session('decoder.onnx')
         self.tokenizer = CheckedTokenizer.load(d / 'tokenizer.model')
         self.decoding = check_onnx_config(self.config, d / 'config.json', self.tokenizer)   # every id and setting, before any is used
+        self.max_len = int(self.config['max_len'])                          # the longest source, EOS included, as config.json says it
         try: self.cfg = ModelConfig(**self.config['config'])
         except (TypeError, ValueError) as e: raise ValueError(f"{d / 'config.json'}: config is not a model's config ({str(e).splitlines()[0]}); export the folder again") from None
         self.names = _graph_names(self.cfg.N)
         if (n := len(self.decoder.get_inputs())) != len(self.names['decoder'][0]):
             raise ValueError(f"{d / 'config.json'}: config.N = {self.cfg.N} does not match decoder.onnx, whose inputs are for {(n - 2) // 4} layers; export the folder again")
+        _check_graphs(self, d)
     def __repr__(self): return f"OnnxModel({self.config['provenance']['checkpoint']}, {self.config['quantize'] or 'float32'})"
 
     def encode(self, src:list[int]) -> tuple[dict, np.ndarray]:
         "(the encoder-decoder keys and values every decoder step reads, by input name; enc_attn (N, h, S, S)) of one source, piece ids + EOS."
         out = self.encoder.run(None, {'src': np.array([src], dtype=np.int64)})
         return dict(zip(self.names['encoder'][1][1:], out[1:])), out[0]
+
+def _ort_line(e:BaseException) -> str:
+    "ONNX Runtime's error in a few words: its last line's message, without the C++ source it names."
+    s = (str(e).strip().splitlines() or [type(e).__name__])[0]
+    return re.sub(r'^\[ONNXRuntimeError\] : \d+ : \w+ : ', '', s)[:200]
+
+def _check_graphs(m, d:Path):
+    """Refuse, in one line naming the file, an encoder.onnx or decoder.onnx that is not this export's (another model's,
+    put in its place): their inputs and outputs by name, their sizes that are fixed (heads, key and value sizes, the target
+    vocabulary) against config.json, and one step of both on a one-token source, whose shapes must be config.json's."""
+    c, (ein, eout), (din, dout) = m.cfg, m.names['encoder'], m.names['decoder']
+    for f, s, ins, outs in (('encoder.onnx', m.encoder, ein, eout), ('decoder.onnx', m.decoder, din, dout)):
+        got = ([i.name for i in s.get_inputs()], [o.name for o in s.get_outputs()])
+        if got != (ins, outs): raise ValueError(f"{d / f} is not the graph config.json describes (its inputs and outputs are not those of "
+                                                f"a model of {c.N} layers): another model's; export the folder again")
+    fixed = {'encoder.onnx': {o.name: o.shape for o in m.encoder.get_outputs()}, 'decoder.onnx': {o.name: o.shape for o in m.decoder.get_outputs()}}
+    want = {('encoder.onnx', n): {1: c.h, 3: c.d_k if '_k' in n else c.d_v} for n in eout[1:]} | {('decoder.onnx', 'logits'): {1: c.tgt_vocab}}
+    for (f, n), dims in want.items():
+        for i, w in dims.items():
+            if isinstance(v := fixed[f][n][i], int) and v != w:
+                raise ValueError(f"{d / f}: its output {n} has {v} where config.json's model has {w} (dimension {i}): another model's graph; export the folder again")
+    past = {f'past_{x}{i}': np.zeros((1, c.h, 0, c.d_k if x == 'k' else c.d_v), np.float32) for i in range(c.N) for x in 'kv'}
+    try:
+        enc, *kv = m.encoder.run(None, {'src': np.array([[EOS_ID]], dtype=np.int64)})
+        logits = m.decoder.run(['logits'], {'tgt': np.array([[BOS_ID]], dtype=np.int64), 'parents': np.array([0], dtype=np.int64),
+                                            **past, **dict(zip(eout[1:], kv))})[0]
+    except Exception as e:
+        raise ValueError(f"{d / 'encoder.onnx'} and {d / 'decoder.onnx'} do not run together as config.json's model ({_ort_line(e)}): "
+                         f"one is another model's; export the folder again") from None
+    if logits.shape != (1, c.tgt_vocab) or enc.shape[:2] != (c.N, c.h):
+        raise ValueError(f"{d / 'encoder.onnx'} and {d / 'decoder.onnx'} give outputs of other sizes than config.json's model: "
+                         f"one is another model's; export the folder again")
 
 # %% ../../nbs/apps_export.ipynb #a18spl07
 @patch
@@ -730,8 +795,8 @@ def onnx_translate(model, # an export folder, or an `OnnxModel` opened from one
     sentences = check_sentences(sentences)
     d = check_decoding_for(m, m.decoding if decoding is None else decoding, beam=beam, alpha=alpha, max_extra=max_extra, stop=stop)   # as `translate` checks it (lib_fast_decoding)
     tok = EncodedOnce(m.tokenizer)                                             # one encode a sentence: its length checked, then decoded
-    if bad := long_sources(tok, sentences, m.cfg.max_len):                    # before any decoding, as `translate` with max_src_len
-        raise ValueError(too_long_message(bad, m.cfg.max_len, lambda i: f"sentences[{i}]"))
+    if bad := long_sources(tok, sentences, m.max_len):                        # before any decoding, as `translate` with max_src_len
+        raise ValueError(too_long_message(bad, m.max_len, lambda i: f"sentences[{i}]"))
     outs = []
     for s in sentences:
         if not s.strip(): outs.append(''); continue
