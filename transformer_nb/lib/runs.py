@@ -10,7 +10,7 @@ __all__ = ['AVERAGE', 'LOG', 'CURVE', 'LOCK', 'HEARTBEAT', 'LEASE', 'IDENTITY', 
            'portable_command']
 
 # %% ../../nbs/lib_runs.ipynb #2a514b22
-import contextlib, errno, json, os, stat, time, warnings
+import contextlib, errno, json, os, shlex, stat, time, warnings
 from pathlib import Path
 from fastcore.basics import patch
 from .safeguards import CHECKPOINT, UserError, atomic_open, check_not_link, clean_stale_temps, flock, printable
@@ -241,6 +241,11 @@ def _take(folder:Path) -> tuple[int, dict|None]:
         except FileExistsError: pass
         owner = _read_owner(path)
         if not lock_is_stale(path, owner):
+            with contextlib.suppress(OSError):
+                if owner is None and (st := os.lstat(path)).st_size == 0:   # no run wrote itself into it: one killed as it took the lock, or a file made by hand
+                    raise UserError(f"the run folder {folder} holds an empty {LOCK}, which names no run: stale unless a run is taking the lock "
+                                    f"this very moment; it is taken over {LEASE} s after it was last changed ({time.time() - st.st_mtime:.0f} s ago), "
+                                    f"or, if no run uses the folder, remove it now: rm {shlex.quote(str(path))}")
             raise UserError(f"the run folder {folder} is in use by another run ({_describe(owner)}); wait for it to end, "
                             f"or write to another folder")
         try: g = os.open(guard, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666)   # one taker at a time
