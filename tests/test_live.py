@@ -172,7 +172,8 @@ def edited_config(src:Path, dest:Path, digest:bool=True, **edits) -> Path:
     (dict(alpha='x'), True, 'config.json: alpha = "x" must be a number in [0, 10]; export the folder again'),
     (dict(max_extra=-1), True, "config.json: max_extra = -1 must be a whole number >= 0; export the folder again"),
     (dict(config__N=9), True, "config.json: config.N = 9 does not match decoder.onnx, whose inputs are for 3 layers; export the folder again"),
-], ids=['eos-no-digest', 'eos', 'beam', 'alpha', 'max_extra', 'N'])
+    (dict(max_len=10**6), True, "config.json: max_len = 1000000 must be a whole number from 2 to "),
+], ids=['eos-no-digest', 'eos', 'beam', 'alpha', 'max_extra', 'N', 'max_len'])
 def test_an_edited_config_json_is_refused_alike_by_translate_mjs_and_python(int8_export, tmp_path, edits, digest, says):
     "config.json is read only once its bytes match config.sha256 (beside it), and its ids and settings are checked against"
     " the tokenizer and the graphs: an edit is one line naming config.json and the field, exit 2, in translate.mjs and in"
@@ -776,3 +777,41 @@ def test_the_pages_caps_and_penalty_are_the_engines():
     want = [int(max_output_lengths(SimpleNamespace(cfg=SimpleNamespace(pad_id=0, max_positions=p)), torch.full((1, n), 5), x)[0]) for n, x, p in cases]
     assert caps == want == [55, 5 + 4096, 12, 20, 32]
     assert lps == [[length_penalty(n, a) for a in (0, 0.6, 1)] for n in (1, 7, 20, 63)]
+
+def _recorded(folder:Path, **files) -> Path:
+    "`files` ({name: bytes}) put into the export `folder` and recorded in its config.json and config.sha256: another model's file passed off as the export's own, past every sha256."
+    import hashlib
+    conf = json.loads((folder / 'config.json').read_text())
+    for name, data in files.items():
+        (folder / name).write_bytes(data); conf['files'][name] = {'bytes': len(data), 'sha256': hashlib.sha256(data).hexdigest()}
+    (folder / 'config.json').write_text(json.dumps(conf, indent=1))
+    (folder / 'config.sha256').write_text(hashlib.sha256((folder / 'config.json').read_bytes()).hexdigest() + '  config.json\n')
+    return folder
+
+@pytest.mark.slow
+@pytest.mark.parametrize('float32', [False, True], ids=['int8', 'float32'])
+def test_another_models_encoder_is_refused_alike_by_translate_mjs_and_python(int8_export, fp32_export, tmp_path, float32):
+    "encoder.onnx of another model (the number model's) recorded as the export's: translate.mjs once ended in ONNX Runtime's internals, exit 1; now one line naming encoder.onnx, exit 2, in the words of Python's `OnnxModel`."
+    node_modules()
+    ex, q = export_module(), None if float32 else 'int8'
+    d = tmp_path / 'm'; shutil.copytree(fp32_export if float32 else int8_export, d)
+    other = ex.export_onnx('pretrained:numbers', tmp_path / 'numbers', quantize=q)
+    _recorded(d, **{'encoder.onnx': (other / 'encoder.onnx').read_bytes()})
+    r = node_fails(LIVE / 'translate.mjs', d, 'Hallo.')
+    assert r.returncode == 2 and not r.stdout and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    line = r.stderr.strip().removeprefix('translate.mjs: ')
+    with pytest.raises(ValueError) as e: ex.onnx_translate(d, ['Hallo.'])
+    assert line.startswith(f"{d / 'encoder.onnx'}") and line.endswith('export the folder again') and '\n' not in str(e.value), line
+    assert str(e.value) == line                                                       # the same words
+
+def test_translate_mjs_takes_config_jsons_max_len_and_names_a_bad_tokenizer_json(int8_export, tmp_path):
+    "config.json's max_len is the source limit of both readers (translate.mjs once took config.max_len instead): one line each, in their words; a tokenizer.json that is not JSON is named, never JSON.parse's bare error."
+    node_modules()
+    d = edited_config(int8_export, tmp_path / 'm', max_len=4)
+    r = node_fails(LIVE / 'translate.mjs', d, 'Zwei Hunde spielen im Schnee.')
+    with pytest.raises(ValueError) as e: export_module().onnx_translate(d, ['Zwei Hunde spielen im Schnee.'])
+    assert r.returncode == 2 and r.stderr.strip().removeprefix('translate.mjs: ') == str(e.value).replace('sentences[0]', 'sentence 1') + ': split it into sentences', (r.stderr, e.value)
+    assert 'more than the limit of 4' in str(e.value)
+    t = _recorded(edited_config(int8_export, tmp_path / 't'), **{'tokenizer.json': b'{"model": '})
+    r = node_fails(LIVE / 'translate.mjs', t, 'Hallo.')
+    assert r.returncode == 2 and r.stderr.startswith(f"translate.mjs: {t / 'tokenizer.json'} is not valid JSON (") and r.stderr.strip().endswith('): export the folder again'), r.stderr

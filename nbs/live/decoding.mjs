@@ -38,7 +38,8 @@ export async function readConfig(read, sha256, label = n => n) {
 
 // The decoding config.json records ({beam, alpha, maxExtra, stop}), once every id and setting is one the translator can
 // use: the special ids the tokenizer's (tokenizer.json, checked by its sha256), the vocabularies its size, the sizes
-// whole numbers, the decoding as the package's `Decoding` declares it. Else one line naming the file and the field.
+// whole numbers, the longest source (max_len, the readers' limit) within the model's, the decoding as the package's
+// `Decoding` declares it. Else one line naming the file and the field.
 export function checkConfig(config, tokenizer, name = 'config.json') {
   const bad = (field, v, what) => new Error(`${name}: ${field} = ${show(v)} ${what}; export the folder again`);
   const c = config.config, sp = config.special, V = tokenizer.pieces.length;
@@ -54,6 +55,8 @@ export function checkConfig(config, tokenizer, name = 'config.json') {
     if (sp[k] !== want) throw bad(`special.${k}`, sp[k], `is not the tokenizer's ${k} id, ${want}`);
   }
   if (c.pad_id !== sp.pad) throw bad('config.pad_id', c.pad_id, `is not the tokenizer's pad id, ${sp.pad}`);
+  if (!(whole(config.max_len, 2) && config.max_len <= c.max_len))
+    throw bad('max_len', config.max_len, `must be a whole number from 2 to ${c.max_len}, the model's config.max_len`);
   const { beam, alpha, max_extra: maxExtra, stop } = config;
   if (!(whole(beam, 1) && beam <= c.tgt_vocab)) throw bad('beam', beam, `must be a whole number from 1 to ${c.tgt_vocab}, the target vocabulary`);
   if (!(typeof alpha === 'number' && alpha >= 0 && alpha <= 10)) throw bad('alpha', alpha, 'must be a number in [0, 10]');

@@ -122,7 +122,7 @@ export class Translator {
     const c = config.config;                // the model's config: only learned positions cap the output (max_positions)
     this.N = c.N; this.h = c.h; this.dk = c.d_k || c.d_model / c.h; this.dv = c.d_v || this.dk; this.V = c.tgt_vocab;
     this.maxPositions = c.pos === 'learned' ? c.max_len : null;
-    this.maxSrc = c.max_len;                // source tokens, EOS included: the package's default limit (tnb-translate --max-src-len)
+    this.maxSrc = config.max_len;           // source tokens, EOS included: config.json's limit (checkConfig), as onnx_translate reads it
     this.maxExtra = decoding.maxExtra;      // the decoding the export wrote: its task's (the paper's section 6.1 for translation)
     this.beam = decoding.beam; this.alpha = decoding.alpha; this.stop = decoding.stop;
     const kv = p => Array.from({ length: this.N }, (_, i) => [`${p}_k${i}`, `${p}_v${i}`]).flat();
@@ -161,7 +161,10 @@ export class Translator {
       return b;
     }));
     ort = await ort;
-    const tj = JSON.parse(dec.decode(bytes[0])), decoding = checkConfig(config, tj, label('config.json'));   // every id and setting, before use
+    let tj;
+    try { tj = JSON.parse(dec.decode(bytes[0])); }
+    catch (e) { throw new Error(`${label('tokenizer.json')} is not valid JSON (${String(e.message || e).split('\n')[0]}): export the folder again`); }
+    const decoding = checkConfig(config, tj, label('config.json'));   // every id and setting, before use
     const tokenizer = new Tokenizer(tj);
     const externalData = names.slice(3).map((path, i) => ({ path, data: bytes[3 + i] }));   // downloaded once, given to both
     const opts = { executionProviders: ['wasm'], graphOptimizationLevel: 'all', ...(externalData.length ? { externalData } : {}), ...sessionOptions };
@@ -173,7 +176,36 @@ export class Translator {
     const N = config.config.N, n = decoder.inputNames.length;
     if (n !== 2 + 4 * N)
       throw new Error(`${label('config.json')}: config.N = ${N} does not match decoder.onnx, whose inputs are for ${Math.floor((n - 2) / 4)} layers; export the folder again`);
-    return new Translator(ort, encoder, decoder, tokenizer, config, decoding);
+    const tr = new Translator(ort, encoder, decoder, tokenizer, config, decoding);
+    await tr.checkGraphs(label);
+    return tr;
+  }
+
+  // Refuse, in one line naming the file, an encoder.onnx or decoder.onnx that is not this export's (another model's, put in
+  // its place), in the words of the package's `_check_graphs`: their inputs and outputs by name, then one step of both on a
+  // one-token source, whose sizes (heads, key and value sizes, the target vocabulary) must be config.json's
+  async checkGraphs(label) {
+    const n = this.names, same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+    const graphs = [['encoder.onnx', this.encoder, ['src'], ['enc_attn', ...n.cross]],
+                    ['decoder.onnx', this.decoder, ['tgt', 'parents', ...n.past, ...n.cross], ['logits', ...n.present, ...n.selfAttn, ...n.crossAttn]]];
+    for (const [f, s, ins, outs] of graphs)
+      if (!same(s.inputNames, ins) || !same(s.outputNames, outs))
+        throw new Error(`${label(f)} is not the graph config.json describes (its inputs and outputs are not those of a model of ${this.N} layers): another model's; export the folder again`);
+    let enc, out;
+    try { enc = await this.encode([this.special.eos]); }
+    catch (e) { throw this.together(label, e); }
+    for (const name of n.cross) {
+      const dims = enc.cross[name].dims;
+      for (const [i, w] of [[1, this.h], [3, name.includes('_k') ? this.dk : this.dv]])
+        if (dims[i] !== w) throw new Error(`${label('encoder.onnx')}: its output ${name} has ${dims[i]} where config.json's model has ${w} (dimension ${i}): another model's graph; export the folder again`);
+    }
+    try { out = await this.decoder.run({ tgt: this.int64([this.special.bos], [1, 1]), parents: this.int64([0], [1]), ...this.empty(), ...enc.cross }, ['logits']); }
+    catch (e) { throw this.together(label, e); }
+    if (out.logits.dims[1] !== this.V) throw new Error(`${label('decoder.onnx')}: its output logits has ${out.logits.dims[1]} where config.json's model has ${this.V} (dimension 1): another model's graph; export the folder again`);
+  }
+
+  together(label, e) {
+    return new Error(`${label('encoder.onnx')} and ${label('decoder.onnx')} do not run together as config.json's model (${String(e.message || e).split('\n')[0].slice(0, 200)}): one is another model's; export the folder again`);
   }
 
   // The source as the package's translate makes it, from the text cut to MAX_CHARS characters: {text, ids (pieces +

@@ -666,19 +666,18 @@ class OnnxModel:
         if (v := self.config.get('version')) != ONNX_FORMAT_VERSION: raise ValueError(f"{d} is an ONNX export of version {v}, this package "
                                                                          f"reads version {ONNX_FORMAT_VERSION} (a decoder with a cache): export it again (tnb-export --format onnx)")
         check_files(d, 'config.json', self.config.get('files'), ('encoder.onnx', 'decoder.onnx', 'tokenizer.model'))   # each file, before use
-        o = ort.SessionOptions(); o.intra_op_num_threads = o.inter_op_num_threads = threads; o.log_severity_level = 3   # errors only
-        def session(f):
-            try: return ort.InferenceSession(str(d / f), o, providers=['CPUExecutionProvider'])
-            except Exception as e: raise ValueError(f"{d / f}: ONNX Runtime cannot read it ({_ort_line(e)}); export the folder again") from None
-        self.encoder, self.decoder = session('encoder.onnx'), session('decoder.onnx')
         self.tokenizer = CheckedTokenizer.load(d / 'tokenizer.model')
         self.decoding = check_onnx_config(self.config, d / 'config.json', self.tokenizer)   # every id and setting, before any is used
         self.max_len = int(self.config['max_len'])                          # the longest source, EOS included, as config.json says it
         try: self.cfg = ModelConfig(**self.config['config'])
         except (TypeError, ValueError) as e: raise ValueError(f"{d / 'config.json'}: config is not a model's config ({str(e).splitlines()[0]}); export the folder again") from None
         self.names = _graph_names(self.cfg.N)
-        if (n := len(self.decoder.get_inputs())) != len(self.names['decoder'][0]):
-            raise ValueError(f"{d / 'config.json'}: config.N = {self.cfg.N} does not match decoder.onnx, whose inputs are for {(n - 2) // 4} layers; export the folder again")
+        _check_io(d, self.names, self.cfg.N)                                # the graphs' inputs and outputs, read from the files, before ONNX Runtime
+        o = ort.SessionOptions(); o.intra_op_num_threads = o.inter_op_num_threads = threads; o.log_severity_level = 3   # errors only
+        def session(f):
+            try: return ort.InferenceSession(str(d / f), o, providers=['CPUExecutionProvider'])
+            except Exception as e: raise ValueError(f"{d / f}: ONNX Runtime cannot read it ({_ort_line(e)}); export the folder again") from None
+        self.encoder, self.decoder = session('encoder.onnx'), session('decoder.onnx')
         _check_graphs(self, d)
     def __repr__(self): return f"OnnxModel({self.config['provenance']['checkpoint']}, {self.config['quantize'] or 'float32'})"
 
@@ -692,15 +691,28 @@ def _ort_line(e:BaseException) -> str:
     s = (str(e).strip().splitlines() or [type(e).__name__])[0]
     return re.sub(r'^\[ONNXRuntimeError\] : \d+ : \w+ : ', '', s)[:200]
 
+def _check_io(d:Path, names:dict, N:int):
+    """Refuse, in one line naming the file, an encoder.onnx or decoder.onnx whose inputs and outputs are not those of the
+    model config.json describes (another model's, put in its place), read from the files as ONNX graphs (their large
+    tables not read), before ONNX Runtime opens them: the page's translator (translator.mjs) says the same."""
+    onnx, _ = _onnx()
+    io = {}
+    for f in ('encoder.onnx', 'decoder.onnx'):
+        try: g = onnx.load(str(d / f), load_external_data=False).graph
+        except Exception as e: raise ValueError(f"{d / f}: ONNX Runtime cannot read it ({_ort_line(e)}); export the folder again") from None
+        known = {i.name for i in g.initializer}
+        io[f] = ([i.name for i in g.input if i.name not in known], [o.name for o in g.output])
+    if (n := len(io['decoder.onnx'][0])) != len(names['decoder'][0]):
+        raise ValueError(f"{d / 'config.json'}: config.N = {N} does not match decoder.onnx, whose inputs are for {(n - 2) // 4} layers; export the folder again")
+    for f in io:
+        if io[f] != names[f.split('.')[0]]: raise ValueError(f"{d / f} is not the graph config.json describes (its inputs and outputs are not those "
+                                                             f"of a model of {N} layers): another model's; export the folder again")
+
 def _check_graphs(m, d:Path):
     """Refuse, in one line naming the file, an encoder.onnx or decoder.onnx that is not this export's (another model's,
-    put in its place): their inputs and outputs by name, their sizes that are fixed (heads, key and value sizes, the target
-    vocabulary) against config.json, and one step of both on a one-token source, whose shapes must be config.json's."""
-    c, (ein, eout), (din, dout) = m.cfg, m.names['encoder'], m.names['decoder']
-    for f, s, ins, outs in (('encoder.onnx', m.encoder, ein, eout), ('decoder.onnx', m.decoder, din, dout)):
-        got = ([i.name for i in s.get_inputs()], [o.name for o in s.get_outputs()])
-        if got != (ins, outs): raise ValueError(f"{d / f} is not the graph config.json describes (its inputs and outputs are not those of "
-                                                f"a model of {c.N} layers): another model's; export the folder again")
+    put in its place) though its inputs and outputs are those `_check_io` wants: their sizes that are fixed (heads, key
+    and value sizes, the target vocabulary) against config.json, then one step of both on a one-token source."""
+    c, eout = m.cfg, m.names['encoder'][1]
     fixed = {'encoder.onnx': {o.name: o.shape for o in m.encoder.get_outputs()}, 'decoder.onnx': {o.name: o.shape for o in m.decoder.get_outputs()}}
     want = {('encoder.onnx', n): {1: c.h, 3: c.d_k if '_k' in n else c.d_v} for n in eout[1:]} | {('decoder.onnx', 'logits'): {1: c.tgt_vocab}}
     for (f, n), dims in want.items():
