@@ -66,6 +66,7 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     (['--seed', '4294967296'], '--seed 4294967296 must be an int in [0, 4294967295]'),   # what set_seed takes: one Seed
     (['--max-time', 'nan'], '--max-time nan must be a number > 0, or none'),
     (['--dataset', 'files', '--steps', '5'], '--dataset files needs your own training files, --train SRC TGT'),   # in the command's words
+    (['--dataset', 'copy', '--task', 'parsing'], '--task parsing is for your own files (the dataset files); --dataset copy is a corpus of the copy task: drop --task parsing'),
 ])
 def test_bad_arguments_give_one_line(args, msg, tmp_path):
     r = tnb_train(*args, '--out', tmp_path / 'o')

@@ -172,6 +172,9 @@ def new_run_task(dataset:str|None=None, # a registered dataset's name (default: 
     if task and task not in task_names(): raise SettingError(f"{{task}} is not a task: choose from {', '.join(task_names())}", task=task)
     t = get_task(task) if task else task_for(dataset)                # the dataset's task: its corpus registered now
     reads = DATASETS[dataset].reads_files
+    if task and not reads and t is not (own := task_for(dataset)):   # a registered corpus is its task's: --task is for your own files
+        raise SettingError(f"{{task}} is for your own files (the dataset files); {{dataset}} is a corpus of the {own.name} task: drop {{task}}",
+                           task=task, dataset=dataset)
     if reads and not ((files or {}).get('train') or data_dir):
         raise SettingError("{dataset} needs your own training files, {train}, or the folder that holds them, {data_dir}",
                            dataset=dataset, train=('SRC', 'TGT'), data_dir='DIR')
