@@ -69,23 +69,29 @@ def test_a_requeued_run_on_two_nodes_resumes_bit_for_bit(tmp_path):
 #   SIGTERM or SIGINT to srun itself ends the step at once, as srun does ("forcing job termination": every process of
 #   the step is killed with SIGKILL); its exit code is its task's.
 # - `scancel --signal=SIG JOBID` sends SIG to every process of the step (slurmstepd signals all of them), never to the
-#   batch shell or srun; `scontrol` names this host and writes down a requeue, failing when FAKE_SCONTROL_RC says.
-# - `torchrun` writes down its arguments and waits to be stopped, as a training run would (FAKE_TORCHRUN=real: the real
-#   torchrun, whose `tnb-train` is a tiny run of the copy task with the same command line each time).
+#   batch shell or srun; a plain `scancel JOBID` cancels the job: SIGTERM to the batch shell and to every process of the
+#   step. `scontrol` names this host and writes down a requeue, failing when FAKE_SCONTROL_RC says; `squeue -h -j ID -o
+#   %i` prints ID while FAKE_QUEUE (the ids of the jobs queued or running) holds it.
+# - `torchrun` writes down its arguments and waits to be stopped, as a training run would, saving FAKE_SAVE_NAME
+#   (checkpoint-0000100.pt) into FAKE_SAVES when it stops on SIGTERM (FAKE_TORCHRUN=real: the real torchrun, whose
+#   `tnb-train` is a tiny run of the copy task with the same command line each time).
 FAKES = {
     'srun': ('echo "srun $*" >> "$SLURM_LOG"\nwhile [ "${1:-}" != torchrun ]; do shift; done\n'
              'tree() { local c; for c in $(ps -o pid= --ppid "$1"); do echo "$c"; tree "$c"; done; }\n'
-             '"$@" & TASK=$!\necho "$TASK" > "$SLURM_LOG.step"\n'
+             '"$@" & TASK=$!\necho "$TASK" > "$SLURM_LOG.step"\necho "$PPID" > "$SLURM_LOG.batch"\n'
              'trap \'echo "srun: forcing job termination" >> "$SLURM_LOG"; kill -KILL $TASK $(tree $TASK)\' TERM INT\n'
              'while :; do wait "$TASK"; RC=$?; kill -0 "$TASK" 2> /dev/null || break; done\nexit "$RC"\n'),
-    'scancel': ('echo "scancel $*" >> "$SLURM_LOG"\nSIG=${1#--signal=}\n'
+    'scancel': ('echo "scancel $*" >> "$SLURM_LOG"\n'
                 'tree() { local c; for c in $(ps -o pid= --ppid "$1"); do echo "$c"; tree "$c"; done; }\n'
-                'TASK=$(cat "$SLURM_LOG.step")\nkill -"$SIG" $TASK $(tree $TASK)\n'),
+                'TASK=$(cat "$SLURM_LOG.step")\n'
+                'if [ "${1#--signal=}" != "$1" ]; then kill -"${1#--signal=}" $TASK $(tree $TASK); exit 0; fi\n'
+                'kill -TERM "$(cat "$SLURM_LOG.batch")" $TASK $(tree $TASK)\n'),   # a plain scancel: the job cancelled
+    'squeue': ('J=; while [ $# -gt 0 ]; do [ "$1" = -j ] && J=$2; shift; done\nfor j in ${FAKE_QUEUE:-}; do [ "$j" = "$J" ] && echo "$j"; done; exit 0\n'),
     'scontrol': ('if [ "$1" = show ]; then echo 127.0.0.1; exit 0; fi\necho "scontrol $*" >> "$SLURM_LOG"\n'
                  'exit "${FAKE_SCONTROL_RC:-0}"\n'),
     'torchrun': ('echo "torchrun $*" >> "$SLURM_LOG"\n'
                  '[ "${FAKE_TORCHRUN:-}" = real ] && exec "$PYTHON" -m torch.distributed.run --local_addr=127.0.0.1 "$@"\n'
-                 'save() { [ -z "${FAKE_SAVES:-}" ] || { mkdir -p "$FAKE_SAVES"; touch "$FAKE_SAVES/checkpoint-0000100.pt"; }; }\n'
+                 'save() { [ -z "${FAKE_SAVES:-}" ] || { mkdir -p "$FAKE_SAVES"; touch "$FAKE_SAVES/${FAKE_SAVE_NAME:-checkpoint-0000100.pt}"; }; }\n'
                  '[ -n "${FAKE_RC:-}" ] && { [ "$FAKE_RC" = 0 ] || save; exit "$FAKE_RC"; }\n'
                  'trap \'echo "torchrun: SIGTERM" >> "$SLURM_LOG"; save; exit 143\' TERM\nwhile :; do sleep 0.05; done\n'),
     # the page's tnb-train, as a tiny run of the copy task that stops after 6 s of training (the same arguments for the same command line)
@@ -131,8 +137,9 @@ def page_commands() -> list[str]:
 
 def run_sbatch(tmp_path, env:dict, act:str|None=None, ready=None) -> tuple[int, list[str], str]:
     """Run the batch script under the stand-in Slurm; once `ready()` (default: torchrun has started), `act`: 'usr1' (the
-    time limit is near), 'preempt' (SIGTERM to every process of the step, as a preemption) or 'kill-srun' (SIGTERM to
-    srun itself). Returns its exit code, the stand-ins' log and its output."""
+    time limit is near), 'steps-term' (SIGTERM to every process of the step alone, a fault), 'cancel' (a plain `scancel
+    JOBID`), 'kill-srun' (SIGTERM to srun itself) or 'time-limit' (the limit itself: SIGTERM to the batch shell and to
+    srun, as Slurm sends them). Returns its exit code, the stand-ins' log and its output."""
     fakes = tmp_path / 'bin'; fakes.mkdir(exist_ok=True)
     for name, body in FAKES.items(): (fakes / name).write_text('#!/bin/bash\n' + body); (fakes / name).chmod(0o755)
     log = tmp_path / 'slurm.log'; log.unlink(missing_ok=True)
@@ -147,9 +154,12 @@ def run_sbatch(tmp_path, env:dict, act:str|None=None, ready=None) -> tuple[int, 
             while not ready() and p.poll() is None and time.monotonic() - t0 < 240: time.sleep(0.05)
             assert ready(), (p.poll(), log.read_text() if log.is_file() else '')
             time.sleep(0.2)
+            srun = lambda: int(subprocess.check_output(['pgrep', '-P', str(p.pid), '-x', 'srun'], text=True).split()[0])
             if act == 'usr1': p.send_signal(signal.SIGUSR1)              # what --signal=B:USR1@600 sends before the time limit
-            elif act == 'preempt': subprocess.run(['scancel', '--signal=TERM', '4242'], env=env, check=True)   # as Slurm signals the steps
-            else: os.kill(int(subprocess.check_output(['pgrep', '-P', str(p.pid), '-x', 'srun'], text=True).split()[0]), signal.SIGTERM)
+            elif act == 'steps-term': subprocess.run(['scancel', '--signal=TERM', '4242'], env=env, check=True)   # as Slurm signals the steps
+            elif act == 'cancel': subprocess.run(['scancel', '4242'], env=env, check=True)                          # a user's plain scancel
+            elif act == 'time-limit': os.kill(srun(), signal.SIGTERM); p.send_signal(signal.SIGTERM)             # the limit itself
+            else: os.kill(srun(), signal.SIGTERM)
         out, _ = p.communicate(timeout=300)
     finally:
         if p.poll() is None: os.killpg(p.pid, signal.SIGKILL); p.wait()
@@ -169,7 +179,7 @@ def test_the_batch_script_runs_the_page_commands_and_requeues(tmp_path):
                                'scontrol requeue 4242'], (log, out)   # SIGTERM to the step's processes, never to srun; requeued
     single = [c for c in page_commands() if c.startswith('torchrun --nproc_per_node')]
     assert single and single[0].split('--no-python')[1] == want.split('--no-python')[1]   # one node: the same tnb-train
-    run = tmp_path / 'runs' / 'paper-base-en-de'; run.mkdir(parents=True)
+    run = tmp_path / 'runs' / 'paper-base-en-de'; run.mkdir(parents=True, exist_ok=True)
     (run / 'checkpoint-0004200.pt').write_bytes(b'')          # the requeued job finds the run's checkpoints
     rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '0', 'SLURM_RESTART_COUNT': '1'})
     resume = want.split('--no-python')[0] + '--no-python tnb-train --resume runs/paper-base-en-de'
@@ -184,13 +194,59 @@ def test_the_batch_script_requeues_a_failed_step_a_preemption_and_says_a_failed_
     assert rc == 1 and 'scontrol requeue 4242' not in log and '3 times in a row without a new checkpoint: not requeued' in out, out
     rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '1', 'FAKE_SAVES': str(run)})   # a failed step that saved a checkpoint
     assert rc == 0 and log[-1] == 'scontrol requeue 4242' and 'after saving runs/paper-base-en-de/checkpoint-0000100.pt' in out, out
-    assert not (run / '.failed-starts').exists()
+    assert not (run / '.failed-starts-4242').exists()
     (run / 'checkpoint-0000100.pt').unlink()
-    rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run)}, 'preempt')   # SIGTERM to the step: it saves, the job is requeued
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run)}, 'steps-term')   # SIGTERM to the step alone: it saves, the job is requeued
     assert rc == 0 and log[-3:] == ['scancel --signal=TERM 4242', 'torchrun: SIGTERM', 'scontrol requeue 4242'], (log, out)
-    assert 'the time limit is near' not in out and 'exit 143 (a preemption, or a fault) after saving' in out, out
+    assert 'the time limit is near' not in out and 'exit 143 (a fault) after saving' in out, out
     rc, log, out = run_sbatch(tmp_path, {'FAKE_SCONTROL_RC': '1'}, 'usr1')    # a requeue that fails fails the job, saying so
     assert rc == 1 and log[-1] == 'scontrol requeue 4242' and 'scontrol requeue 4242 failed: submit this script again' in out, out
+
+def test_a_plain_scancel_cancels_the_job(tmp_path):
+    "`scancel JOBID` gives the batch shell SIGTERM (and the step's processes): the ranks save and stop, and the job ends, never requeued (it once requeued itself); a preemption is Slurm's to requeue."
+    run = tmp_path / 'runs' / 'paper-base-en-de'
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run)}, 'cancel')
+    assert rc == 143 and log[-2:] == ['scancel 4242', 'torchrun: SIGTERM'] and not [l for l in log if l.startswith('scontrol requeue')], (log, out)
+    assert 'cancelled (SIGTERM: scancel, or a preemption' in out and 'not requeued' in out, out
+    assert (run / 'checkpoint-0000100.pt').is_file() and not (run / '.slurm-job').exists()          # saved; the folder free for another job
+
+def test_a_second_job_on_the_same_run_folder_is_refused(tmp_path):
+    "A job given the run folder of another job still queued or running is refused in one line, exit 2, before any step (it once ran beside it, sharing its retry counter); a folder whose job has ended is taken over."
+    run = tmp_path / 'runs' / 'paper-base-en-de'; run.mkdir(parents=True); (run / '.slurm-job').write_text('4141\n')
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_QUEUE': '4141 4242', 'FAKE_RC': '1'})
+    assert rc == 2 and log == [] and out.strip().splitlines() == [
+        f"paper.sbatch: runs/paper-base-en-de is the run folder of job 4141, which is still queued or running: this job does not run beside it; "
+        f"wait for it, cancel it (scancel 4141), or give this one another RUN="], (log, out)
+    assert (run / '.slurm-job').read_text() == '4141\n' and not list(run.glob('.failed-starts*'))
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_QUEUE': '4242', 'FAKE_RC': '0'})            # job 4141 has ended: its folder taken over
+    assert rc == 0 and 'the run has finished' in out and not (run / '.slurm-job').exists(), (log, out)
+
+def test_a_step_that_exits_2_fails_the_job_at_once(tmp_path):
+    "Exit 2 is a mistake in the command or its files, which another start would make again: the job fails at once with it, never requeued (it was requeued like a fault)."
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '2'})
+    assert rc == 2 and not [l for l in log if l.startswith('scontrol requeue')] and 'the step failed with exit 2, a mistake in the command or its files' in out, (log, out)
+
+def test_outside_slurm_the_script_says_what_it_needs(tmp_path):
+    "Run by hand (no SLURM_JOB_ID), it once died with 'SLURM_JOB_ID: unbound variable'; one line says what it is and how to submit it, exit 2."
+    env = {k: v for k, v in ENV.items() if not k.startswith('SLURM_')}
+    r = subprocess.run(['bash', str(SBATCH)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and not r.stdout and r.stderr.strip().splitlines() == [
+        "paper.sbatch: SLURM_JOB_ID is not set: this is a Slurm batch script; submit it with sbatch experiments/slurm/paper.sbatch "
+        "(on one machine, run the torchrun command of nbs/apps_cluster.ipynb instead)"], r.stderr
+    assert not (tmp_path / 'runs').exists()
+
+def test_the_newest_checkpoint_is_the_highest_update_past_ten_million(tmp_path):
+    "Past 10 million updates a checkpoint's name has 8 digits: checkpoint-10000000.pt sorts before checkpoint-9999999.pt by name, and a step that saved it was taken for one that saved nothing. By its number, it is the newest."
+    run = tmp_path / 'runs' / 'paper-base-en-de'; run.mkdir(parents=True); (run / 'checkpoint-9999999.pt').write_bytes(b'')
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '1', 'FAKE_SAVES': str(run), 'FAKE_SAVE_NAME': 'checkpoint-10000000.pt'})
+    assert rc == 0 and log[-1] == 'scontrol requeue 4242' and 'after saving runs/paper-base-en-de/checkpoint-10000000.pt' in out, (log, out)
+
+def test_at_the_time_limit_itself_nothing_is_saved(tmp_path):
+    "What saves is USR1, 600 s before the limit (the tests above): at the limit itself Slurm sends SIGTERM to srun, which kills the ranks with SIGKILL, so they save nothing, and to the batch shell, which requeues nothing (a job past its limit is over)."
+    run = tmp_path / 'runs' / 'paper-base-en-de'
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run)}, 'time-limit')
+    assert 'srun: forcing job termination' in log and 'torchrun: SIGTERM' not in log and not [l for l in log if l.startswith('scontrol requeue')], (log, out)
+    assert rc != 0 and not (run / 'checkpoint-0000100.pt').exists() and 'not requeued' in out, (rc, out)
 
 def _trains(run):
     "Ready when the run's tiny copy task has validated (its log exists): it trains, with no checkpoint yet."
@@ -220,7 +276,7 @@ def test_a_run_killed_before_its_first_checkpoint_starts_again_by_the_same_comma
     rc, log, out = run_sbatch(tmp_path, {**env, 'PORT': str(free_port()), 'SLURM_RESTART_COUNT': '1'})
     assert rc == 0 and 'the run has finished' in out, out[-3000:]
     assert 'was stopped before its first checkpoint: starting it again (log.jsonl removed)' in out, out[-3000:]
-    assert torch.load(checkpoints(run)[-1], weights_only=True)['step'] > 0 and not (run / '.failed-starts').exists()
+    assert torch.load(checkpoints(run)[-1], weights_only=True)['step'] > 0 and not (run / '.failed-starts-4242').exists()
 
 # The dress rehearsal: the page's commands, in fresh processes, on a slice of WMT14 laid out like the real archives and
 # served over loopback. `paper-base` is scaled down in steps and model size only (and the vocabulary, to the few words
@@ -315,6 +371,9 @@ def test_the_page_quotes_the_recipes_and_the_paper():
     script = SBATCH.read_text()
     lead, grace = int(sbatch_lines(script)['signal'].split('@')[1]), int(re.search(r'SAVE_GRACE:-(\d+)', script)[1])
     assert "Ten minutes before it" in text and lead == 600 and f"sets it to {grace} s (`SAVE_GRACE`" in text
+    assert "USR1, ten minutes ahead, is what saves: at the time limit itself Slurm sends SIGTERM to `srun` too" in text   # tested above, under the stand-in
+    assert "A plain `scancel JOBID` sends SIGTERM to the script and to the steps: the run saves and stops, and the job ends, never requeued" in text
+    assert f"the recipe writes one every {wmt14.PAPER_SAVE_EVERY['base']:,} updates" in text and "`tnb-average` averages those there and says how many" in text
     assert re.search(r'RETRIES=\$\{RETRIES:-2\}', script) and 'requeued twice in a row at most (`RETRIES`)' in text
     gb = {k: 12 * count_config_params(get_model_config(k, src_vocab=37_000, tgt_vocab=37_000)) / 1e9 for k in ('base', 'big')}
     assert f"about {gb['base']:.1f} GB for base and {gb['big']:.1f} GB\nfor big, {gb['big'] * 1e3 / 100:.0f} s at 100 MB/s".replace('\n', ' ') in text, gb
