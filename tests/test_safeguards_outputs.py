@@ -163,6 +163,24 @@ def test_a_named_pipe_as_input_is_refused_at_once(place):
     from transformer_nb.apps.wmt14 import read_checksums
     with pytest.raises(ValueError, match='is a named pipe'): read_checksums(place / 'fifo')   # tnb-data --checksums FIFO
 
+def test_a_named_pipe_is_read_or_written_once_a_program_holds_its_other_end(place):
+    "-o a FIFO no program reads once waited for ever: one line at once now, in the command and in the library alike; -i a FIFO a program writes to is read as it comes (it was refused, though lib_safeguards takes FIFOs as inputs)."
+    import subprocess, sys
+    from transformer_nb.apps.pretrained import load_pretrained
+    from transformer_nb.lib.fast_decoding import translate_file
+    os.mkfifo(place / 'out'); os.mkfifo(place / 'in')
+    out, err, code = run(cli.translate_main, [NUMBERS, 'seven', '--threads', '1', '-o', place / 'out'])
+    assert code == 2 and error_line(err, 'tnb-translate') == (f"-o {place / 'out'} is a named pipe (FIFO) that no program reads: writing to it would "
+                                                              "wait until one does; start its reader first, or give a file"), err
+    model, tok = load_pretrained('numbers')[:2]
+    with pytest.raises(ValueError, match=f"^output {place / 'out'} is a named pipe \\(FIFO\\) that no program reads"): translate_file(model, tok, place / 'src.txt', place / 'out')
+    writer = subprocess.Popen([sys.executable, '-c', "import os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); os.write(fd, b'seven\\nthree\\n'); "
+                               "print('open', flush=True); time.sleep(1)", place / 'in'], stdout=subprocess.PIPE, text=True)
+    assert writer.stdout.readline() == 'open\n'                                    # a program has it open, and has written two lines
+    out, err, code = run(cli.translate_main, [NUMBERS, '-i', place / 'in', '--threads', '1', '--beam', '1'])
+    writer.wait()
+    assert code == 0 and out == 'sieben\ndrei\n', (out, err)
+
 def test_the_library_refuses_a_run_folder_that_is_a_symlink(tmp_path):
     "train_model(out=LINK), as tnb-train --out LINK: refused in one line naming the link; nothing written where it points."
     from transformer_nb.apps.workflow import train_model

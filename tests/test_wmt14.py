@@ -670,3 +670,14 @@ def test_tnb_data_refuses_a_nul_byte_a_refused_connection_and_a_read_only_dest_w
         r = data_cmd('wmt14', dest, '--archives', own, '--checksums', tmp_path / 'sums')
         assert r.returncode == 2 and len(said(r)) == 1 and said(r)[0].startswith(f"tnb-data: error: {says}"), r.stderr
     assert list(readonly_dir.iterdir()) == []
+
+def test_fetch_wmt14_refuses_its_settings_as_tnb_data_does(tmp_path, capsys):
+    "fetch_wmt14(retries=-1) once failed with a raw FileNotFoundError about a .part file; it is refused by DataOptions' declaration, as `tnb-data --retries -1` is, in one line, before any work."
+    from transformer_nb.lib.checks import SettingError
+    from transformer_nb.apps.cli import data_main
+    for kw, says in ((dict(retries=-1), 'retries=-1 must be an int >= 0'), (dict(pair='de-en'), "pair='de-en' must be 'en-de' or 'en-fr'")):
+        with pytest.raises(SettingError) as e: fetch_wmt14(kw.get('pair', 'en-de'), tmp_path / 'd', base_url='http://127.0.0.1:9', **{k: v for k, v in kw.items() if k != 'pair'})
+        assert str(e.value) == says and not (tmp_path / 'd').exists()
+    with pytest.raises(SettingError, match='^retries=-1 must be an int >= 0$'): download_resumable('http://127.0.0.1:9/x', tmp_path / 'x', retries=-1)
+    with pytest.raises(SystemExit) as e: data_main(['wmt14', str(tmp_path / 'd'), '--retries', '-1'])
+    assert e.value.code == 2 and capsys.readouterr().err == 'tnb-data: error: --retries -1 must be an int >= 0\n' and not (tmp_path / 'd').exists()
