@@ -215,8 +215,8 @@ def test_a_second_job_on_the_same_run_folder_is_refused(tmp_path):
     run = tmp_path / 'runs' / 'paper-base-en-de'; run.mkdir(parents=True); (run / '.slurm-job').write_text('4141\n')
     rc, log, out = run_sbatch(tmp_path, {'FAKE_QUEUE': '4141 4242', 'FAKE_RC': '1'})
     assert rc == 2 and log == [] and out.strip().splitlines() == [
-        f"paper.sbatch: runs/paper-base-en-de is the run folder of job 4141, which is still queued or running: this job does not run beside it; "
-        f"wait for it, cancel it (scancel 4141), or give this one another RUN="], (log, out)
+        "paper.sbatch: runs/paper-base-en-de is the run folder of job 4141, which is still queued or running: this job does not run beside it; "
+        "wait for it, cancel it (scancel 4141), or give this one another RUN="], (log, out)
     assert (run / '.slurm-job').read_text() == '4141\n' and not list(run.glob('.failed-starts*'))
     rc, log, out = run_sbatch(tmp_path, {'FAKE_QUEUE': '4242', 'FAKE_RC': '0'})            # job 4141 has ended: its folder taken over
     assert rc == 0 and 'the run has finished' in out and not (run / '.slurm-job').exists(), (log, out)
