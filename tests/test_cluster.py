@@ -158,7 +158,7 @@ def run_sbatch(tmp_path, env:dict, act:str|None=None, ready=None) -> tuple[int, 
             if act == 'usr1': p.send_signal(signal.SIGUSR1)              # what --signal=B:USR1@600 sends before the time limit
             elif act == 'steps-term': subprocess.run(['scancel', '--signal=TERM', '4242'], env=env, check=True)   # as Slurm signals the steps
             elif act == 'cancel': subprocess.run(['scancel', '4242'], env=env, check=True)                          # a user's plain scancel
-            elif act == 'time-limit': os.kill(srun(), signal.SIGTERM); p.send_signal(signal.SIGTERM)             # the limit itself
+            elif act == 'time-limit': pid = srun(); p.send_signal(signal.SIGTERM); time.sleep(0.1); os.kill(pid, signal.SIGTERM)   # the limit itself: Slurm signals both
             else: os.kill(srun(), signal.SIGTERM)
         out, _ = p.communicate(timeout=300)
     finally:
@@ -207,7 +207,7 @@ def test_a_plain_scancel_cancels_the_job(tmp_path):
     run = tmp_path / 'runs' / 'paper-base-en-de'
     rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run)}, 'cancel')
     assert rc == 143 and log[-2:] == ['scancel 4242', 'torchrun: SIGTERM'] and not [l for l in log if l.startswith('scontrol requeue')], (log, out)
-    assert 'cancelled (SIGTERM: scancel, or a preemption' in out and 'not requeued' in out, out
+    assert 'stopped by SIGTERM (scancel, the time limit itself, or a preemption' in out and 'not requeued' in out, out
     assert (run / 'checkpoint-0000100.pt').is_file() and not (run / '.slurm-job').exists()          # saved; the folder free for another job
 
 def test_a_second_job_on_the_same_run_folder_is_refused(tmp_path):
