@@ -528,8 +528,8 @@ def file_writer(name:str, k):
         'lib.checkpoints:save_averaged': lambda p, ow: checkpoints.save_averaged(k.cks, p, ow),
         'lib.checkpoints:average_run': lambda p, ow: checkpoints.average_run(k.cks, p, overwrite=ow),
         'lib.tokens:TokenizerBytes.save': lambda p, ow: k.tok.save(p, ow),
-        'lib.trainer:plot_history': lambda p, ow: trainer.plot_history({'train': [], 'valid': []}, p, overwrite=ow),
-        'lib.trainer:Trainer.plot': lambda p, ow: trainer.Trainer.plot(types.SimpleNamespace(history={'train': [], 'valid': []}), p, overwrite=ow),
+        'lib.trainer:plot_history': lambda p, ow: trainer.plot_history({'train': [{'step': 1, 'loss': 2.0}], 'valid': []}, p, overwrite=ow),
+        'lib.trainer:Trainer.plot': lambda p, ow: trainer.Trainer.plot(types.SimpleNamespace(history={'train': [{'step': 1, 'loss': 2.0}], 'valid': []}), p, overwrite=ow),
         'lib.records:add_result': lambda p, ow: records.add_result(p, {'id': 'x'}, keys=()),   # a results file is added to: no overwrite
         'lib.datasets:download_file': lambda p, ow: datasets.download_file('http://127.0.0.1:9/x', p, '0' * 64, fetch=lambda u: io.BytesIO(b'x'), overwrite=ow),
         'lib.fast_decoding:translate_file': lambda p, ow: fast_decoding.translate_file(k.model, k.tok, k.src, p, beam=1, overwrite=ow),
@@ -586,6 +586,10 @@ def test_a_public_file_writer_keeps_the_rule(name, kit, tmp_path):
     for n in RUN_FILES: refused(lambda: write(tmp_path / 'run' / n, True), n)
     assert (tmp_path / 'mine.txt').read_text() == 'mine\n' and {n: (tmp_path / 'run' / n).read_bytes() for n in RUN_FILES} == run
     assert (tmp_path / 'to-mine').is_symlink() and (tmp_path / 'to-ck').is_symlink() and temps(tmp_path) == []
+    try: os.mknod(tmp_path / 'full', 0o666 | stat.S_IFCHR, os.makedev(1, 7))          # a private /dev/full: a device is written in place, or refused,
+    except OSError: return                                                             # never renamed over (as root, that replaced /dev/full itself)
+    with contextlib.suppress(ValueError, OSError): write(tmp_path / 'full', True)
+    assert stat.S_ISCHR(os.stat(tmp_path / 'full').st_mode) and temps(tmp_path) == []
 
 @pytest.mark.parametrize('name', FOLDER_WRITERS)
 def test_a_public_folder_writer_keeps_the_rule(name, kit, tmp_path):

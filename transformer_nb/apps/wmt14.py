@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 import numpy as np
 from ..lib.checks import Count, SettingError, validate, check_fields
-from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_folder, check_no_nul, removed_unless_used
+from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_folder, check_no_nul, removed_unless_used, in_place
 from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from ..lib.datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .tasks import Task, register_task
@@ -230,7 +230,9 @@ def download_resumable(url:str, dest, want=None, # a `Pin`, or (algo, hex): what
                       ) -> str:
     "Download `url` to `dest` through `dest.part`, resuming it with HTTP Range; checked (`_verify`) before the rename; returns its SHA-256. A server that offers another size than `want`'s is refused before the body is read; a full disk ends it at once, the `.part` deleted."
     dest = Path(dest); part = dest.with_name(dest.name + '.part'); dest.parent.mkdir(parents=True, exist_ok=True)
-    check_fields(DataOptions, dict(retries=retries)); check_output(dest, 'dest', overwrite)
+    check_fields(DataOptions, dict(retries=retries))
+    if in_place(dest): raise UserError(f"dest {dest} is a device or a pipe: a download is kept in a file; give a file's path")   # renamed over, it would be replaced
+    check_output(dest, 'dest', overwrite)
     want = Pin(*want) if want is not None else None
     if part.is_symlink() or (part.exists() and not part.is_file()):
         raise UserError(f"{part}: a link or a special file where tnb-data keeps a download; move it away")

@@ -100,13 +100,13 @@ def save_checkpoint(path, overwrite:bool=False, # replace a file that is there (
         raise ValueError(f"save_checkpoint got nothing to save to {path}: give the state by name, e.g. config=asdict(model.cfg), "
                          f"model=model.state_dict() (and tokenizer=tok.to_bytes())")
     path = Path(path); _make_folder(path)
-    if not _own(path): check_output(path, 'path', overwrite, checkpoint=_step_of(state))
-    return _write_checkpoint(path, state)
+    if not (own := _own(path)): check_output(path, 'path', overwrite, checkpoint=_step_of(state))
+    return _write_checkpoint(path, state, own)
 
-def _write_checkpoint(path:Path, state:dict) -> Path:
-    "`save_checkpoint`'s write, once its rule is checked: a symbolic link put at `path` since is replaced, never written through."
+def _write_checkpoint(path:Path, state:dict, own:bool=False) -> Path:
+    "`save_checkpoint`'s write, once its rule is checked: a file of a run's own (`own`) replaces whatever is at its name, a symbolic link put there never followed; any other output, checked to be no link, is written as `atomic_open` writes (a device in place)."
     _make_folder(path)
-    with atomic_open(path, 'wb', follow=False) as f:
+    with atomic_open(path, 'wb', follow=not own) as f:
         try: torch.save({'format': _CKPT_FORMAT, **state}, f)
         except RuntimeError as e:   # PyTorch's zip writer reports a short write (a full disk) as a RuntimeError
             if 'inline_container' not in str(e) and 'PytorchStreamWriter' not in str(e): raise
@@ -742,19 +742,19 @@ def _check_average_out(paths:list[Path], out_path, what:str='out_path'):
         raise ValueError(f"{out_path}: a checkpoint-<step>.pt name would pass the average off as the newest training "
                          f"checkpoint of its folder; call it e.g. avg.pt")
 
-def _save_average(paths:list[Path], out_path, skip:bool=False, say=None, what:str='out_path') -> tuple[Path, list[Path]]:
-    "(the file written, the paths averaged): `_average` of `paths` written to `out_path` atomically, once it is known not to be one of them (its rule checked by the caller: `check_replace`, or the claim of the run it belongs to)."
+def _save_average(paths:list[Path], out_path, skip:bool=False, say=None, what:str='out_path', own:bool=False) -> tuple[Path, list[Path]]:
+    "(the file written, the paths averaged): `_average` of `paths` written to `out_path` atomically, once it is known not to be one of them (its rule checked by the caller: `check_replace`, or the claim of the run it belongs to, `own`)."
     _check_average_out(paths, out_path, what)
     avg, used = _average(paths, skip, say)
-    return _write_checkpoint(Path(out_path), avg), used
+    return _write_checkpoint(Path(out_path), avg, own), used
 
 def save_averaged(paths:list, out_path, overwrite:bool=False, # replace the checkpoint `out_path` holds (never a file that is not a checkpoint, never through a symlink)
                  ) -> Path:
     "Average the checkpoints `paths` and write the result to `out_path` atomically (see `save_checkpoint`), `out_path` held to `check_replace`'s rule first; a run writing into the folder it holds claimed (the `Trainer`) replaces its own average.pt."
     paths = _checkpoint_paths(paths); _check_average_out(paths, out_path)
     _make_folder(Path(out_path))
-    if not _own(out_path): check_replace(out_path, overwrite, 'out_path')
-    return _save_average(paths, out_path)[0]
+    if not (own := _own(out_path)): check_replace(out_path, overwrite, 'out_path')
+    return _save_average(paths, out_path, own=own)[0]
 
 # %% ../../nbs/lib_checkpoints.ipynb #a05avr02
 def average_run(paths:list, # checkpoint files of one run, or one run folder

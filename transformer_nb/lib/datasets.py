@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 import numpy as np
 from tqdm.auto import tqdm
-from .safeguards import decode_lines, check_output
+from .safeguards import decode_lines, check_output, in_place, UserError
 from .checks import SettingError
 from .process import in_settings
 
@@ -320,6 +320,7 @@ def download_file(url:str, dest:str|Path, sha256:str,
                  ) -> Path:
     "Download `url` to `dest` atomically: streamed into a temp file beside it, renamed into place only if `sha256` matches."
     dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
+    if in_place(dest): raise UserError(f"dest {dest} is a device or a pipe: a download is kept in a file; give a file's path")   # renamed over, it would be replaced
     check_output(dest, 'dest', overwrite)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix='.part', dir=dest.parent)
     try:

@@ -11,7 +11,7 @@ __all__ = ['RESULT_KEYS', 'RECORD_KINDS', 'train_time', 'make_record', 'today', 
 # %% ../../nbs/lib_records.ipynb #16dafa82
 import json, datetime, math, os, re
 from pathlib import Path
-from .safeguards import CHECKPOINT, atomic_write, check_output, folder_lock
+from .safeguards import CHECKPOINT, atomic_write, check_output, folder_lock, in_place
 from .checks import SettingError
 
 # %% ../../nbs/lib_records.ipynb #1da76c43
@@ -114,6 +114,7 @@ def add_result(path, record:dict, keys=RESULT_KEYS) -> list[dict]:
     missing = [k for k in dict.fromkeys(('id', *_keys(keys))) if k not in record]
     if missing: raise ValueError(f"result {record.get('id', '?')} lacks {missing}")
     path = record_file(_path(path), 'path'); path.parent.mkdir(parents=True, exist_ok=True)
+    if in_place(path): raise ValueError(f"{path} must be a regular file: a results file is read, then rewritten")   # a device would be read for ever
     check_output(path, 'path', adds=True)              # not a checkpoint's name, nor a run's log, curve or lock
     with folder_lock(path.parent):                     # read, add, write: one process at a time (lib_safeguards)
         recs = [r for r in _records(path, keys) if r.get('id') != record['id']] + [record]

@@ -84,11 +84,11 @@ class _Prefixed(io.RawIOBase):
         return n
     def close(self): self.f.close(); super().close()
 
-def _take_fifo(path, mode:str):
+def _take_fifo(path, mode:str, encoding:str|None='utf-8'):
     "The end of the named pipe `path` that `_fifo_end` kept, opened in `mode` ('rb', 'w', 'wb'); None if none was kept."
     fd, got = _FIFOS.pop(os.path.abspath(path), (None, b''))
     if fd is None: return None
-    return io.BufferedReader(_Prefixed(got, fd)) if 'r' in mode else open(fd, mode, encoding=None if 'b' in mode else 'utf-8')
+    return io.BufferedReader(_Prefixed(got, fd)) if 'r' in mode else open(fd, mode, encoding=None if 'b' in mode else encoding)
 
 # %% ../../nbs/lib_safeguards.ipynb #d8b8b4d9
 _CHECKPOINT_NAME = ("a checkpoint-<step>.pt name would pass this file off as a training checkpoint (the newest of its folder, "
@@ -236,7 +236,7 @@ def atomic_open(path, mode:str='w', encoding:str|None='utf-8',
     if 'b' in mode: encoding = None
     if follow and in_place(path):
         try:
-            with (_take_fifo(path, mode) or open(path, mode, encoding=encoding)) as f: yield f   # a FIFO `check_output` found read: the end it opened
+            with (_take_fifo(path, mode, encoding) or open(path, mode, encoding=encoding)) as f: yield f   # a FIFO `check_output` found read: the end it opened
         except OSError as e:
             if e.errno and e.filename is None: raise OSError(e.errno, e.strerror or os.strerror(e.errno), str(path)) from None
             raise

@@ -204,7 +204,7 @@ class TokenizerBytes:
     def save(self, path:str|Path, overwrite:bool=False): # overwrite: replace a file there (never through a symbolic link, never a run's file)
         "Write the SentencePiece model to the file `path`, in a folder that exists, whole or not at all, by `check_output`'s rule."
         check_file_to_write(path); check_output(path, 'path', overwrite)
-        with writing_named(path): atomic_write(path, self._proto, follow=False)
+        with writing_named(path): atomic_write(path, self._proto)   # checked to be no link: a device is written in place
 
     @classmethod
     def load(cls, path:str|Path):

@@ -646,7 +646,8 @@ def plot_history(history:dict, path=None, show:bool=False, title:str='loss curve
     import matplotlib.pyplot as plt
     if not isinstance(history, dict): raise TypeError(f"history must be a training history (a dict: Trainer.history), got a {type(history).__name__}")
     if path is not None and not isinstance(path, (str, os.PathLike)): raise TypeError(f"path must be a file's path, got a {type(path).__name__}")
-    if path is not None and not RunFolder(Path(path).parent).claimed(): check_output(path, 'path', overwrite)
+    own = path is not None and RunFolder(Path(path).parent).claimed()   # the curve of the run this process holds: its own file
+    if path is not None and not own: check_output(path, 'path', overwrite)
     tr, va = history.get('train', []), history.get('valid', [])
     fig, ax = plt.subplots(figsize=(7, 3))
     if tr:
@@ -659,7 +660,7 @@ def plot_history(history:dict, path=None, show:bool=False, title:str='loss curve
     ax.set_xlabel('update'); ax.set_ylabel('label-smoothed loss'); ax.legend(); ax.set_title(title)
     fig.tight_layout()
     if path is not None:
-        with atomic_open(path, 'wb', follow=False) as f: fig.savefig(f, format=Path(path).suffix.lstrip('.') or 'png', dpi=100)
+        with atomic_open(path, 'wb', follow=not own) as f: fig.savefig(f, format=Path(path).suffix.lstrip('.') or 'png', dpi=100)
     if show: plt.show()
     else: plt.close(fig)
     return path
