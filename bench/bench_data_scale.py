@@ -58,7 +58,7 @@ def stage(name:str, a, work:Path) -> dict:
         return {'sample_sentences': len(sample), 'sample_seconds': round(t1 - t0, 1), 'pieces': tok.vocab_size}
     if name == 'encode':
         tok = CheckedTokenizer((work / 'spm.model').read_bytes())
-        enc = wmt14.encode_to_disk(tok, work / 'train.en', work / 'train.de', work / 'encoded', max_len=a.max_len, num_threads=a.threads)
+        enc = wmt14.encode_to_disk(tok, work / 'train.en', work / 'train.de', work / 'encoded', max_len=a.max_len, num_threads=a.threads, overwrite=True)   # the stage's own output, made again
         size = sum(p.stat().st_size for p in (work / 'encoded').iterdir())
         return {'pairs_kept': len(enc), 'src_tokens': int(enc.src_lens.sum()), 'tgt_tokens': int(enc.tgt_lens.sum()), 'bytes_on_disk': size}
     enc = wmt14.EncodedCorpus(work / 'encoded')

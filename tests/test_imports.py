@@ -25,7 +25,7 @@ def wing(module:str) -> str: return module.split('.')[0] if '.' in module else '
 LAYERS = [
     ['core', 'attention', 'multihead', 'ffn', 'embeddings', 'positional', 'config', 'model', 'data', 'training', 'decoding', 'evaluation', 'complexity', 'variations', 'parsing'],
     ['lib.checks', 'lib.options', 'lib.machine', 'lib.safeguards', 'lib.process', 'lib.textio', 'lib.runs', 'lib.model_checks', 'lib.datasets', 'lib.tokens', 'lib.fast_attention', 'lib.layers', 'lib.transformer', 'lib.checkpoints', 'lib.records', 'lib.distributed', 'lib.speed', 'lib.trainer', 'lib.fast_decoding', 'lib.significance', 'lib.treebank', 'lib.scoring'],
-    ['apps.pretrained', 'apps.tasks', 'apps.test_sets', 'apps.workflow', 'apps.numbers', 'apps.export', 'apps.explorer', 'apps.parsing_task', 'course.exercises', 'apps.commands', 'apps.cli', 'apps.wmt14'],
+    ['apps.pretrained', 'apps.tasks', 'apps.test_sets', 'apps.workflow', 'apps.numbers', 'apps.export', 'apps.explorer', 'apps.parsing_task', 'course.exercises', 'apps.commands', 'apps.wmt14', 'apps.cli'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}
 

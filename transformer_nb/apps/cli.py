@@ -1,4 +1,4 @@
-"""`tnb-train`, `tnb-translate`, `tnb-evaluate`, `tnb-average` and `tnb-export`: train a Transformer from the shell (the embedded corpus, the copy task, Multi30k, parsing or your own files; one CPU, one GPU or many with `torchrun`), translate with it as text streams in, score it with sacreBLEU, average its checkpoints and export it for deployment.
+"""`tnb-train`, `tnb-translate`, `tnb-evaluate`, `tnb-average`, `tnb-export` and `tnb-data`: train a Transformer from the shell (the embedded corpus, the copy task, Multi30k, parsing or your own files; one CPU, one GPU or many with `torchrun`), translate with it as text streams in, score it with sacreBLEU, average its checkpoints, export it for deployment, and fetch WMT14 at the paper's scale.
 
 Docs: https://transformer-nb.github.io/transformer_nb/apps_cli.html.md"""
 

@@ -247,6 +247,31 @@ def _ctranslate2_folder(checkpoint, out_dir, o:ExportOptions) -> Path:
         (tmp / 'transformer_nb.json').write_text(json.dumps(meta, indent=1), encoding='utf-8')
     return _write_folder(out, fill)
 
+# %% ../../nbs/apps_export.ipynb #a18ct2ck
+def _check_ct2_meta(meta:dict, path:Path):
+    "Refuse, in one line naming the field, an export record whose fields the readers use are not what `export_ctranslate2` writes: it is not hashed itself (it holds the others' hashes), so each is checked."
+    def bad(field, what): return ValueError(f"{path}: {field} = {json.dumps(meta.get(field), ensure_ascii=False)} {what}; export the folder again")
+    if meta.get('quantization') not in ('float32', *_QUANTIZATIONS): raise bad('quantization', f"is not a weight type CTranslate2 stores ({', '.join(_QUANTIZATIONS)})")
+    if not (isinstance(mp := meta.get('max_positions'), int) and not isinstance(mp, bool) and mp >= 1): raise bad('max_positions', 'must be a whole number >= 1')
+    if not isinstance(meta.get('config'), dict): raise bad('config', "is not a model's config")
+    try: ModelConfig(**meta['config'])
+    except (TypeError, ValueError) as e: raise bad('config', f"is not a model's config ({str(e).splitlines()[0]})") from None
+    if (dec := meta.get('decoding')) is not None:
+        try: Decoding(**dec)
+        except (TypeError, ValueError) as e: raise bad('decoding', f"is not a decoding ({str(e).splitlines()[0]})") from None
+
+def _check_ct2_vocabulary(tr, tok, d:Path):
+    "Refuse a model.bin whose target vocabulary is not the export's (another model's, put in its place): by the size of the log-probabilities of one step, which CTranslate2 returns for the model's own vocabulary."
+    n = tok.vocab_size
+    try: got = np.asarray(tr.translate_batch([[tok.sp.id_to_piece(n - 1)]], beam_size=1, max_decoding_length=1, min_decoding_length=1,
+                                             return_end_token=True, return_logits_vocab=True)[0].logits[0][0]).shape[-1]
+    except (ValueError, RuntimeError) as e:                          # an id past the vocabulary: "Invalid token ID 407: ..."
+        raise ValueError(f"{d / 'model.bin'} holds a model whose output goes past the export's vocabulary of {n} pieces (sentencepiece.model) "
+                         f"(CTranslate2: {str(e).splitlines()[0]}): it is another model's; export the folder again") from None
+    if got != n:
+        raise ValueError(f"{d / 'model.bin'} holds a model of {got} target pieces, but the export's vocabulary (sentencepiece.model) has {n}: "
+                         f"it is another model's; export the folder again")
+
 # %% ../../nbs/apps_export.ipynb #60fe700e
 def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
                      compute_type:str='default', # 'default' (as stored), 'float32', 'int8', ... (CTranslate2's)
@@ -275,30 +300,6 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     except RuntimeError as e: raise ValueError(f"{d / 'model.bin'} is damaged: CTranslate2 cannot read it ({str(e).splitlines()[0]}); export the folder again") from None
     _check_ct2_vocabulary(tr, tok, d)
     return tr, tok, meta
-
-def _check_ct2_meta(meta:dict, path:Path):
-    "Refuse, in one line naming the field, an export record whose fields the readers use are not what `export_ctranslate2` writes: it is not hashed itself (it holds the others' hashes), so each is checked."
-    def bad(field, what): return ValueError(f"{path}: {field} = {json.dumps(meta.get(field), ensure_ascii=False)} {what}; export the folder again")
-    if meta.get('quantization') not in ('float32', *_QUANTIZATIONS): raise bad('quantization', f"is not a weight type CTranslate2 stores ({', '.join(_QUANTIZATIONS)})")
-    if not (isinstance(mp := meta.get('max_positions'), int) and not isinstance(mp, bool) and mp >= 1): raise bad('max_positions', 'must be a whole number >= 1')
-    if not isinstance(meta.get('config'), dict): raise bad('config', "is not a model's config")
-    try: ModelConfig(**meta['config'])
-    except (TypeError, ValueError) as e: raise bad('config', f"is not a model's config ({str(e).splitlines()[0]})") from None
-    if (dec := meta.get('decoding')) is not None:
-        try: Decoding(**dec)
-        except (TypeError, ValueError) as e: raise bad('decoding', f"is not a decoding ({str(e).splitlines()[0]})") from None
-
-def _check_ct2_vocabulary(tr, tok, d:Path):
-    "Refuse a model.bin whose target vocabulary is not the export's (another model's, put in its place): by the size of the log-probabilities of one step, which CTranslate2 returns for the model's own vocabulary."
-    n = tok.vocab_size
-    try: got = np.asarray(tr.translate_batch([[tok.sp.id_to_piece(n - 1)]], beam_size=1, max_decoding_length=1, min_decoding_length=1,
-                                             return_end_token=True, return_logits_vocab=True)[0].logits[0][0]).shape[-1]
-    except (ValueError, RuntimeError) as e:                          # an id past the vocabulary: "Invalid token ID 407: ..."
-        raise ValueError(f"{d / 'model.bin'} holds a model whose output goes past the export's vocabulary of {n} pieces (sentencepiece.model) "
-                         f"(CTranslate2: {str(e).splitlines()[0]}): it is another model's; export the folder again") from None
-    if got != n:
-        raise ValueError(f"{d / 'model.bin'} holds a model of {got} target pieces, but the export's vocabulary (sentencepiece.model) has {n}: "
-                         f"it is another model's; export the folder again")
 
 # %% ../../nbs/apps_export.ipynb #63ee53x07
 def export_decoding(meta:dict|None) -> Decoding:
@@ -648,6 +649,53 @@ def check_onnx_config(config:dict, name, # config.json as read, and the file it 
     if stop not in ('exact', 'early'): raise bad('stop', stop, 'must be "exact" or "early"')
     return Decoding(int(beam), float(alpha), int(extra), stop)
 
+# %% ../../nbs/apps_export.ipynb #a18onxck
+def _ort_line(e:BaseException) -> str:
+    "ONNX Runtime's error in a few words: its last line's message, without the C++ source it names."
+    s = (str(e).strip().splitlines() or [type(e).__name__])[0]
+    return re.sub(r'^\[ONNXRuntimeError\] : \d+ : \w+ : ', '', s)[:200]
+
+def _check_io(d:Path, names:dict, N:int):
+    """Refuse, in one line naming the file, an encoder.onnx or decoder.onnx whose inputs and outputs are not those of the
+    model config.json describes (another model's, put in its place), read from the files as ONNX graphs (their large
+    tables not read), before ONNX Runtime opens them: the page's translator (translator.mjs) says the same."""
+    onnx, _ = _onnx()
+    io = {}
+    for f in ('encoder.onnx', 'decoder.onnx'):
+        try: g = onnx.load(str(d / f), load_external_data=False).graph
+        except Exception as e: raise ValueError(f"{d / f}: ONNX Runtime cannot read it ({_ort_line(e)}); export the folder again") from None
+        known = {i.name for i in g.initializer}
+        io[f] = ([i.name for i in g.input if i.name not in known], [o.name for o in g.output])
+    if (n := len(io['decoder.onnx'][0])) != len(names['decoder'][0]):
+        raise ValueError(f"{d / 'config.json'}: config.N = {N} does not match decoder.onnx, whose inputs are for {(n - 2) // 4} layers; export the folder again")
+    for f in io:
+        if io[f] != names[f.split('.')[0]]: raise ValueError(f"{d / f} is not the graph config.json describes (its inputs and outputs are not those "
+                                                             f"of a model of {N} layers): another model's; export the folder again")
+
+# %% ../../nbs/apps_export.ipynb #a18onxgr
+def _check_graphs(m, d:Path):
+    """Refuse, in one line naming the file, an encoder.onnx or decoder.onnx that is not this export's (another model's,
+    put in its place) though its inputs and outputs are those `_check_io` wants: their sizes that are fixed (heads, key
+    and value sizes, the target vocabulary) against config.json, then one step of both on a one-token source."""
+    c, eout = m.cfg, m.names['encoder'][1]
+    fixed = {'encoder.onnx': {o.name: o.shape for o in m.encoder.get_outputs()}, 'decoder.onnx': {o.name: o.shape for o in m.decoder.get_outputs()}}
+    want = {('encoder.onnx', n): {1: c.h, 3: c.d_k if '_k' in n else c.d_v} for n in eout[1:]} | {('decoder.onnx', 'logits'): {1: c.tgt_vocab}}
+    for (f, n), dims in want.items():
+        for i, w in dims.items():
+            if isinstance(v := fixed[f][n][i], int) and v != w:
+                raise ValueError(f"{d / f}: its output {n} has {v} where config.json's model has {w} (dimension {i}): another model's graph; export the folder again")
+    past = {f'past_{x}{i}': np.zeros((1, c.h, 0, c.d_k if x == 'k' else c.d_v), np.float32) for i in range(c.N) for x in 'kv'}
+    try:
+        enc, *kv = m.encoder.run(None, {'src': np.array([[EOS_ID]], dtype=np.int64)})
+        logits = m.decoder.run(['logits'], {'tgt': np.array([[BOS_ID]], dtype=np.int64), 'parents': np.array([0], dtype=np.int64),
+                                            **past, **dict(zip(eout[1:], kv))})[0]
+    except Exception as e:
+        raise ValueError(f"{d / 'encoder.onnx'} and {d / 'decoder.onnx'} do not run together as config.json's model ({_ort_line(e)}): "
+                         f"one is another model's; export the folder again") from None
+    if logits.shape != (1, c.tgt_vocab) or enc.shape[:2] != (c.N, c.h):
+        raise ValueError(f"{d / 'encoder.onnx'} and {d / 'decoder.onnx'} give outputs of other sizes than config.json's model: "
+                         f"one is another model's; export the folder again")
+
 # %% ../../nbs/apps_export.ipynb #a18spl06
 class OnnxModel:
     "An exported folder opened for ONNX Runtime: `encoder` and `decoder` (`InferenceSession`s), `tokenizer`, `config`"
@@ -685,51 +733,6 @@ class OnnxModel:
         "(the encoder-decoder keys and values every decoder step reads, by input name; enc_attn (N, h, S, S)) of one source, piece ids + EOS."
         out = self.encoder.run(None, {'src': np.array([src], dtype=np.int64)})
         return dict(zip(self.names['encoder'][1][1:], out[1:])), out[0]
-
-def _ort_line(e:BaseException) -> str:
-    "ONNX Runtime's error in a few words: its last line's message, without the C++ source it names."
-    s = (str(e).strip().splitlines() or [type(e).__name__])[0]
-    return re.sub(r'^\[ONNXRuntimeError\] : \d+ : \w+ : ', '', s)[:200]
-
-def _check_io(d:Path, names:dict, N:int):
-    """Refuse, in one line naming the file, an encoder.onnx or decoder.onnx whose inputs and outputs are not those of the
-    model config.json describes (another model's, put in its place), read from the files as ONNX graphs (their large
-    tables not read), before ONNX Runtime opens them: the page's translator (translator.mjs) says the same."""
-    onnx, _ = _onnx()
-    io = {}
-    for f in ('encoder.onnx', 'decoder.onnx'):
-        try: g = onnx.load(str(d / f), load_external_data=False).graph
-        except Exception as e: raise ValueError(f"{d / f}: ONNX Runtime cannot read it ({_ort_line(e)}); export the folder again") from None
-        known = {i.name for i in g.initializer}
-        io[f] = ([i.name for i in g.input if i.name not in known], [o.name for o in g.output])
-    if (n := len(io['decoder.onnx'][0])) != len(names['decoder'][0]):
-        raise ValueError(f"{d / 'config.json'}: config.N = {N} does not match decoder.onnx, whose inputs are for {(n - 2) // 4} layers; export the folder again")
-    for f in io:
-        if io[f] != names[f.split('.')[0]]: raise ValueError(f"{d / f} is not the graph config.json describes (its inputs and outputs are not those "
-                                                             f"of a model of {N} layers): another model's; export the folder again")
-
-def _check_graphs(m, d:Path):
-    """Refuse, in one line naming the file, an encoder.onnx or decoder.onnx that is not this export's (another model's,
-    put in its place) though its inputs and outputs are those `_check_io` wants: their sizes that are fixed (heads, key
-    and value sizes, the target vocabulary) against config.json, then one step of both on a one-token source."""
-    c, eout = m.cfg, m.names['encoder'][1]
-    fixed = {'encoder.onnx': {o.name: o.shape for o in m.encoder.get_outputs()}, 'decoder.onnx': {o.name: o.shape for o in m.decoder.get_outputs()}}
-    want = {('encoder.onnx', n): {1: c.h, 3: c.d_k if '_k' in n else c.d_v} for n in eout[1:]} | {('decoder.onnx', 'logits'): {1: c.tgt_vocab}}
-    for (f, n), dims in want.items():
-        for i, w in dims.items():
-            if isinstance(v := fixed[f][n][i], int) and v != w:
-                raise ValueError(f"{d / f}: its output {n} has {v} where config.json's model has {w} (dimension {i}): another model's graph; export the folder again")
-    past = {f'past_{x}{i}': np.zeros((1, c.h, 0, c.d_k if x == 'k' else c.d_v), np.float32) for i in range(c.N) for x in 'kv'}
-    try:
-        enc, *kv = m.encoder.run(None, {'src': np.array([[EOS_ID]], dtype=np.int64)})
-        logits = m.decoder.run(['logits'], {'tgt': np.array([[BOS_ID]], dtype=np.int64), 'parents': np.array([0], dtype=np.int64),
-                                            **past, **dict(zip(eout[1:], kv))})[0]
-    except Exception as e:
-        raise ValueError(f"{d / 'encoder.onnx'} and {d / 'decoder.onnx'} do not run together as config.json's model ({_ort_line(e)}): "
-                         f"one is another model's; export the folder again") from None
-    if logits.shape != (1, c.tgt_vocab) or enc.shape[:2] != (c.N, c.h):
-        raise ValueError(f"{d / 'encoder.onnx'} and {d / 'decoder.onnx'} give outputs of other sizes than config.json's model: "
-                         f"one is another model's; export the folder again")
 
 # %% ../../nbs/apps_export.ipynb #a18spl07
 @patch

@@ -225,17 +225,13 @@ class DataOptions:
 
 # %% ../../nbs/apps_wmt14.ipynb #a28dl002
 def download_resumable(url:str, dest, want=None, # a `Pin`, or (algo, hex): what it is checked against; None: nothing
-                       trust:bool=False, retries:int=3, timeout:float=60, say=lambda m: None,
-                       overwrite:bool=False, # replace a file at `dest` (never through a symbolic link, never a run's file: `check_output`'s rule)
+                       trust:bool=False, retries:int=3, timeout:float=60, say=lambda m: None, overwrite:bool=False, # overwrite: replace a file at `dest`, by `check_output`'s rule
                       ) -> str:
     "Download `url` to `dest` through `dest.part`, resuming it with HTTP Range; checked (`_verify`) before the rename; returns its SHA-256. A server that offers another size than `want`'s is refused before the body is read; a full disk ends it at once, the `.part` deleted."
     dest = Path(dest); part = dest.with_name(dest.name + '.part'); dest.parent.mkdir(parents=True, exist_ok=True)
-    check_fields(DataOptions, dict(retries=retries))
+    check_fields(DataOptions, dict(retries=retries)); check_output(dest, 'dest', overwrite); want = Pin(*want) if want is not None else None
     if in_place(dest): raise UserError(f"dest {dest} is a device or a pipe: a download is kept in a file; give a file's path")   # renamed over, it would be replaced
-    check_output(dest, 'dest', overwrite)
-    want = Pin(*want) if want is not None else None
-    if part.is_symlink() or (part.exists() and not part.is_file()):
-        raise UserError(f"{part}: a link or a special file where tnb-data keeps a download; move it away")
+    if part.is_symlink() or (part.exists() and not part.is_file()): raise UserError(f"{part}: a link or a special file where tnb-data keeps a download; move it away")
     for attempt in range(retries + 1):
         have = part.stat().st_size if part.exists() else 0
         req = urllib.request.Request(url, headers={'Range': f"bytes={have}-"} if have else {})
@@ -398,6 +394,7 @@ def _check_places(dest:Path, archives, base_url, out:Path):
     if base_url is not None and not ((u := urllib.parse.urlsplit(base_url)).scheme in ('http', 'https') and u.netloc):
         raise SettingError("{base_url} is not an http:// or https:// address with a host", base_url=base_url)
 
+# %% ../../nbs/apps_wmt14.ipynb #a28fetch
 def fetch_wmt14(pair:str, dest, # e.g. 'en-de'; the folder to write into: DEST/wmt14-PAIR/ (the corpus), DEST/archives/
                 base_url:str|None=None, # a mirror that serves the archives by file name (None: each archive's canonical address)
                 archives=None, # a folder that already holds some or all of the archives (by their file names): used, not downloaded

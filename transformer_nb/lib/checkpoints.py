@@ -65,7 +65,7 @@ def set_rng_state(s:dict):
     n = s['numpy']
     np.random.set_state((n['name'], n['keys'].cpu().numpy().astype(np.uint32), n['pos'], n['has_gauss'], n['gauss']))
 
-# %% ../../nbs/lib_checkpoints.ipynb #067c7b9e
+# %% ../../nbs/lib_checkpoints.ipynb #a05chkpa
 def _check_path(path, name:str='path', what:str="a file's path"):
     "A TypeError naming the argument `name` unless `path` is a str or a path (not None, not a number, not a loaded checkpoint)."
     if not isinstance(path, (str, os.PathLike)): raise TypeError(f"{name} must be {what}, got a {type(path).__name__}")
@@ -82,6 +82,7 @@ def _make_folder(path:Path):
         err = OSError(f"cannot create the folder {path.parent} for {path}: {e.strerror or e}"); err.errno = e.errno
         raise err from None
 
+# %% ../../nbs/lib_checkpoints.ipynb #067c7b9e
 def _own(path) -> bool:
     "True if `path` is a file of a run folder this process holds claimed (`RunFolder.claim`): the run writing its own checkpoints and average."
     return RunFolder(Path(path).parent).claimed()
@@ -408,7 +409,9 @@ def resolve_checkpoint(ref, use:str='inference', # 'inference' or 'resume' (an a
                       ) -> tuple[Path, str]:
     "(the checkpoint file `ref` stands for, why): a file is itself; a run folder's is chosen by `RunFolder.resolve` and must read; a published model's is found and verified."
     found, why, run, _, seen = _found(ref, use)
-    if run is not None and seen is None: _newest_readable(run, lambda: _look(found))   # readable, or the newest that is named
+    if run is not None:
+        if seen is None: seen = _newest_readable(run, lambda: _look(found))   # readable, or the newest that is named
+        run.check_step(found, seen[0].get('step'))                          # the update its name says, as the folder's rule wants
     return found, why
 
 def _readable(path) -> bool:
@@ -608,6 +611,7 @@ def open_checkpoint(ref, # a checkpoint file, a run folder, or 'pretrained:NAME'
     read = lambda: _load(path, map_location, mmap, verified=name is not None, published=name, hashed=hashed)
     state = read() if run is None else _newest_readable(run, read)
     c = Checkpoint(state, path, why, run, name, name and PRETRAINED[name].sha256 or next(iter(hashed), None))
+    if run is not None: run.check_step(path, c.step)                     # a run folder's file holds the update its name says
     return c.check(use) if use is not None else c                       # its meta parsed and its config built: once
 
 def model_from_checkpoint(ref, # a checkpoint file, a run folder, 'pretrained:NAME', an opened `Checkpoint` or a checkpoint dict

@@ -257,8 +257,7 @@ def run_cli(prog:str, main, argv:list|None=None):
     argv = _argv_utf8(sys.argv[1:]) if from_shell else [str(a) for a in argv]
     _ARGS[:] = _with_breaks(argv)                      # said escaped, whole, in every line of this command
     debug = '--debug' in argv or os.environ.get('TNB_DEBUG', '').strip() not in ('', '0')
-    say = lambda msg: _say(prog, msg)
-    table = {}                                         # this run's options by setting, once its parser has made them
+    say, table = (lambda msg: _say(prog, msg)), {}     # table: this run's options by setting, once its parser has made them
     if from_shell and (sys.stdout is None or sys.stderr is None):   # started with >&- or 2>&-
         for fd in (1, 2):                              # a file opened later must not take the number of a closed stream
             if _closed(fd):

@@ -369,25 +369,31 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
         finally: _CLAIMED[key].discard(start)
 
 
-# %% ../../nbs/lib_runs.ipynb #214906c8
+# %% ../../nbs/lib_runs.ipynb #a04newst
+@patch
+def check_step(self:RunFolder, path, step):
+    "Refuse the folder's checkpoint `path` whose name says another update than `step`, the one it holds: a file renamed, which would pass an older model off as the newest."
+    if isinstance(step, int) and not isinstance(step, bool) and (n := checkpoint_step(path)) is not None and step != n:
+        raise UserError(f"{path}: its name says update {n}, but it holds update {step} (it was renamed): a run folder stands for its newest "
+                        f"checkpoint by the update it holds; name it {checkpoint_name(step)} again, or give the file itself")
+
 @patch
 def check_newest(self:RunFolder, identity, # path -> {'run': run id or None, 'step': the update it holds or None, ...}
+                 alone:bool=True, # look at a lone checkpoint too (False: its reader checks its step as it reads it, `check_step`)
                 ) -> Path|None:
     """The folder's newest checkpoint (None if it holds none), once it is one the folder may stand for: a `UserError`,
     the same for every command (decoding, averaging, resuming), where its name says another update than the one it holds
-    (a file renamed, which would pass an older model off as the newest), or where it comes from another run than the
-    checkpoint beside it (the folder mixes two runs)."""
+    (`check_step`), or where it comes from another run than the checkpoint beside it (the folder mixes two runs)."""
     found = self.checkpoints()
-    if not found: return None
+    if not found or (len(found) == 1 and not alone): return found[-1] if found else None
     latest, me = found[-1], identity(found[-1])
-    if isinstance(s := me.get('step'), int) and s != checkpoint_step(latest):
-        raise UserError(f"{latest}: its name says update {checkpoint_step(latest)}, but it holds update {s} (it was renamed): a run folder "
-                        f"stands for its newest checkpoint by the update it holds; name it {checkpoint_name(s)} again, or give the file itself")
+    self.check_step(latest, me.get('step'))
     if len(found) > 1 and (mine := me.get('run')) and (theirs := identity(found[-2]).get('run')) and mine != theirs:
         raise UserError(f"{latest} comes from another run ({mine}) than {found[-2].name} beside it ({theirs}): the folder mixes two runs; "
                         f"give the checkpoint file you mean, or move the other run's file out")
     return latest
 
+# %% ../../nbs/lib_runs.ipynb #214906c8
 def _span(steps:list) -> str:
     return f"update {steps[0]}" if len(steps) == 1 else f"updates {steps[0]} to {steps[-1]}"
 
@@ -396,7 +402,7 @@ def resolve(self:RunFolder, identity, # path -> {'run': run id or None, 'step': 
              average:bool=True, # False: the newest checkpoint (what resuming needs)
             ) -> tuple[Path, str]:
     "The file the folder stands for, and why in a few words: the run's current average, else its newest checkpoint."
-    latest, avg = self.check_newest(identity), self.average if average and self.average.is_file() else None
+    latest, avg = self.check_newest(identity, alone=False), self.average if average and self.average.is_file() else None   # a lone one: checked as it is read
     if latest is None and avg is None:
         if kind := next((k for f, k in (('transformer_nb.json', 'a CTranslate2 export'), ('encoder.onnx', 'an ONNX export')) if (self.path / f).is_file()), None):
             raise FileNotFoundError(f"{self.path} is {kind} (tnb-export), not a checkpoint or a run folder: give the checkpoint it was exported from")

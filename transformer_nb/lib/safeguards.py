@@ -46,6 +46,7 @@ def output_name(path) -> str|None:
     "How the command named the output `path` that `check_output` passed (`-o`), for an error writing it later (a full disk); None for any other path."
     return _OUTPUTS.get(os.path.abspath(path)) if isinstance(path, (str, os.PathLike)) else None
 
+# %% ../../nbs/lib_safeguards.ipynb #a01fifo1
 _FIFOS = {}   # a named pipe checked in this process: its path -> (its end, opened for the reading or writing that follows; the bytes the check read)
 
 def _named_fifo(p) -> bool:
@@ -73,6 +74,7 @@ def _fifo_end(p, write:bool) -> bool:
     os.set_blocking(fd, True); _FIFOS[key] = (fd, got)
     return True
 
+# %% ../../nbs/lib_safeguards.ipynb #a01fifo2
 class _Prefixed(io.RawIOBase):
     "A binary stream that reads `first`, then the rest of the file descriptor `fd`: a named pipe, after the byte its check read."
     def __init__(self, first:bytes, fd:int): self.first, self.f = first, io.FileIO(fd, 'r')
@@ -130,9 +132,7 @@ def check_output(path, what:str='output', # how the command names it ('-o'), or 
         if not p.exists(): raise UserError(f"{what} {path}: no such device")
         if stat.S_ISSOCK(os.stat(p).st_mode): raise UserError(f"{what} {path} is a socket; give a file, a FIFO or a device")
         if not os.access(p, os.W_OK): raise UserError(f"{what} {path}: permission denied")
-        if _named_fifo(p) and not _fifo_end(p, write=True):
-            raise UserError(f"{what} {path} is a named pipe (FIFO) that no program reads: writing to it would wait until one does; "
-                            f"start its reader first, or give a file")
+        if _named_fifo(p) and not _fifo_end(p, write=True): raise UserError(f"{what} {path} is a named pipe (FIFO) that no program reads: writing to it would wait until one does; start its reader first, or give a file")
         return _passed(p, what)
     if not adds: check_not_link(p, what)
     if m := CHECKPOINT.fullmatch(p.name):
