@@ -468,3 +468,12 @@ def test_resume_names_another_runs_later_files_as_another_runs(tmp_path):
         with run.claim(20, run.checkpoint(20)): pass
     assert e.value.later and 'a later continuation of this run' in str(e.value), str(e.value)
     assert [p.name for p in run.checkpoints()] == ['checkpoint-0000020.pt', 'checkpoint-0000040.pt']
+
+def test_average_last_n_over_a_shorter_run_takes_what_it_holds(folder, tmp_path, capsys):
+    "`tnb-average RUN --last 5` after a trial that wrote two checkpoints once exited 2 ('fewer than the 5 asked for'); it averages those two and says so in one line (the cluster page's step 6 after a short run)."
+    import transformer_nb.apps.cli as cli
+    with pytest.raises(SystemExit) as e: cli.average_main([str(folder), '--last', '5', '-o', str(tmp_path / 'avg5.pt')])
+    out, err = capsys.readouterr()
+    assert e.value.code == 0 and 'averaged 2 checkpoints (checkpoint-0000010.pt, checkpoint-0000020.pt)' in out, (out, err)
+    assert err.strip().splitlines() == [f"tnb-average: {folder} holds 2 checkpoint-<step>.pt files, fewer than the 5 asked for: using those 2"], err
+    assert C.open_checkpoint(tmp_path / 'avg5.pt', None).meta['averaged_steps'] == [10, 20]
