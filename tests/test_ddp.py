@@ -10,12 +10,12 @@ STEPS = 3
 
 def setup():
     from transformer_nb.core import set_seed
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     from conftest import copy_ids                    # tests/ is on sys.path: under pytest, and as torchrun's script
     set_seed(0)
     data = copy_ids(64, 16, seed=7, max_len=9)
-    return TransformerModel(get_model_config('tiny', src_vocab=16, tgt_vocab=16, p_drop=0.0)), data
+    return build_model(get_model_config('tiny', src_vocab=16, tgt_vocab=16, p_drop=0.0)), data
 
 def recorder(rec):
     def cb(t, stats):

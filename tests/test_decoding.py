@@ -5,7 +5,7 @@ import pytest
 import torch
 import transformer_nb.lib.fast_decoding as FD
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.model import Transformer
 from transformer_nb.lib.options import get_config
 from transformer_nb.lib.options import get_model_config
@@ -25,7 +25,7 @@ def make_model(seed=0, dtype=torch.float64, steps=60, **kw):
     key = (seed, dtype, steps, tuple(sorted(kw.items())))
     if key not in _TRAINED:
         torch.manual_seed(seed)
-        m = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw))
+        m = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw))
         opt = torch.optim.Adam(m.parameters(), lr=1e-2)
         for step in range(steps):
             src = rand_src(n=32, seed=1000 + step)
@@ -51,18 +51,22 @@ def rows_alone(src):  # each sentence as its own batch without padding
 
 def best(nbest): return [h[0][0] for h in nbest]   # the ids of each sentence's best hypothesis
 
-class NoEOS(TransformerModel):
-    "A model that can never produce EOS: every hypothesis runs into the length cap (readable decoders: `model.decode`)."
-    def decode(self, *a, **kw):
-        out = super().decode(*a, **kw).clone(); out[..., EOS_ID] = float('-inf'); return out
+def no_eos(model):
+    "`model` that never ends a sentence: its output layer (the same weight) gets a bias of -inf at EOS, so every output runs to its cap."
+    old = model.generator.proj
+    new = torch.nn.Linear(old.in_features, old.out_features, device=old.weight.device, dtype=old.weight.dtype)
+    new.weight = old.weight
+    with torch.no_grad(): new.bias.zero_(); new.bias[EOS_ID] = float('-inf')
+    model.generator.proj = new
+    return model
 
 @pytest.fixture
 def no_eos_fast(monkeypatch):
     "The same for the fast decoders, which call `decode_step` instead of `model.decode`."
     step = FD.decode_step
-    def no_eos(*a, **kw):
+    def step_no_eos(*a, **kw):
         out = step(*a, **kw).clone(); out[..., EOS_ID] = float('-inf'); return out
-    monkeypatch.setattr(FD, 'decode_step', no_eos)
+    monkeypatch.setattr(FD, "decode_step", step_no_eos)
 
 @pytest.fixture
 def count_rows(monkeypatch):
@@ -104,7 +108,7 @@ def test_the_librarys_decoders_equal_the_main_lines(model, src, beam, alpha):
     same_nbest(fast_beam_search(model, src, beam=beam, alpha=alpha, max_extra=6, use_cache=False), want, eps=1e-9)
     if beam == 1: assert fast_greedy_decode(model, src, 6) == main_greedy(model, src, 6) == fast_greedy_decode(model, src, 6, use_cache=False)
     logits = torch.randn(5, V, dtype=torch.bfloat16)
-    assert torch.equal(next_token_logits_fp32(model, logits.clone()), next_token_logits(logits.float(), model.cfg.pad_id))
+    assert torch.equal(next_token_logits_fp32(model, logits.clone()), next_token_logits(logits.float(), PAD_ID))
 
 def paper_twin(m):
     "06's `Transformer` (the paper's model: its config has no pad_id, its decode takes the target mask) with the weights of the library's `m`."
@@ -127,7 +131,7 @@ def test_the_main_lines_searches_decode_06s_model_as_the_librarys(model, src):
 
 def test_the_library_forbids_its_models_own_pad_id():
     "10's next_token_logits forbids core's PAD_ID unless given another; the library's engine passes its model's own pad_id."
-    m = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V, pad_id=5))
+    m = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V, pad_id=5))
     assert next_token_logits_fp32(m, torch.zeros(2, V))[0].isinf().nonzero().flatten().tolist() == [BOS_ID, 5]
     assert next_token_logits(torch.zeros(2, V))[0].isinf().nonzero().flatten().tolist() == [PAD_ID, BOS_ID]
 
@@ -208,7 +212,7 @@ def test_length_penalty_values():
 
 def no_eos_model(**kw):
     torch.manual_seed(0)
-    return NoEOS(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw)).double().eval()
+    return no_eos(build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw))).double().eval()
 
 def test_max_length_reached_and_respected(no_eos_fast):
     m, src = no_eos_model(), rand_src(seed=5)
@@ -310,7 +314,7 @@ def ckpt(model, step=1, **extra):
             'rng': {}, 'data_pos': {}, 'meta': {'run': 'x'}, **extra}
 
 def small(seed, **kw):
-    torch.manual_seed(seed); return TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw))
+    torch.manual_seed(seed); return build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw))
 
 def test_average_of_copies_is_identity(tmp_path):
     m = small(0)
@@ -433,7 +437,7 @@ def test_fast_beam_search_equals_reference_at_the_cap_and_when_scripted(monkeypa
         same_nbest(fast_beam_search(m, src, max_extra=extra), fast_beam_search(m, src, max_extra=extra, use_cache=False), eps=1e-9)
     monkeypatch.undo()
     torch.manual_seed(0)
-    untrained = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V)).eval()
+    untrained = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V)).eval()
     same_nbest(fast_beam_search(untrained, rand_src(seed=6)), main_beam(untrained, rand_src(seed=6)), eps=1e-5)
     sm, s = ScriptedModel(), torch.tensor([[7, 8, EOS_ID]])
     for alpha in (0.0, 0.6, 1.0):
@@ -481,7 +485,7 @@ def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
     "Random untrained models of several shapes: greedy decoding with the fast cache returns the ids of the whole prefix each step, and of 10's greedy_decode."
     kw = [dict(), dict(norm_first=True, tie='none', tgt_vocab=23), dict(pos='learned', max_len=40, h=2, d_k=12, d_v=20)][seed]
     torch.manual_seed(seed)
-    m = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=kw.pop('tgt_vocab', V), **kw)).to(dtype).eval()
+    m = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=kw.pop('tgt_vocab', V), **kw)).to(dtype).eval()
     for s in range(3):
         src = rand_src(n=7, hi=10, seed=300 + 10 * seed + s)
         g = fast_greedy_decode(m, src, max_extra=8)
@@ -502,7 +506,7 @@ def same_logits(fast, slow):
 def test_decode_step_equals_decode(kw, dtype):
     "decode_step with a FastCache gives model.decode's logits with a DecoderCache, bit for bit (float32), step by step."
     torch.manual_seed(1)
-    m = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw)).to(dtype).eval()
+    m = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **kw)).to(dtype).eval()
     src = rand_src(n=5, seed=12)
     tgt = torch.randint(4, V, (5, 7), generator=torch.Generator().manual_seed(3)); tgt[:, 0] = BOS_ID
     with torch.inference_mode():
@@ -571,7 +575,7 @@ def test_chunked_argmax_and_topk():
 def test_fast_beam_search_equals_reference_wide_vocabulary(kw):
     "With |V| = 2048 the chunked argmax and top-k are used: greedy = beam 1, fast = readable."
     torch.manual_seed(0)
-    m = TransformerModel(get_model_config('tiny', src_vocab=2048, tgt_vocab=2048, **kw)).eval()
+    m = build_model(get_model_config('tiny', src_vocab=2048, tgt_vocab=2048, **kw)).eval()
     src = pad([torch.randint(4, 2048, (n,), generator=torch.Generator().manual_seed(n)).tolist() + [EOS_ID] for n in (3, 6, 1, 4)])
     for k, extra in ((4, 3), (2, 6)):
         ref = main_beam(m, src, k, 0.6, extra)

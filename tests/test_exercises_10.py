@@ -291,10 +291,10 @@ def test_greedy_check_names_an_unmasked_source_and_a_seeded_draw_on_any_model(ns
     """Named by what the answer does, not by what one trained model happens to choose: on untrained models (and so under
     any CPU's rounding), the cross-attention left unmasked is named through a copy whose memory at the padding is loud,
     and a draw that seeds itself through eight rows alike."""
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     torch.manual_seed(seed)
-    m = TransformerModel(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=ns['model'].cfg.tgt_vocab)).eval()
+    m = build_model(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=ns['model'].cfg.tgt_vocab)).eval()
     ntl = ns['next_token_logits']
     ok, msg = verdict(lambda m, s, ys: ntl(m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1), m, capsys)
     assert ok is False and "the source's padding is not masked" in msg, msg
@@ -322,7 +322,7 @@ def test_a_prefix_cut_at_either_end_is_named_as_itself_where_the_models_choose_a
     themselves even where the model and the random models choose one token whatever they read (as a trained model can,
     under another CPU's rounding): two copies that score the token read last, or at position 1, highest tell the two cuts
     apart."""
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     V = ns['model'].cfg.tgt_vocab
     def one_token(model, *a):                                   # a model that chooses token 7 after any prefix
@@ -330,7 +330,7 @@ def test_a_prefix_cut_at_either_end_is_named_as_itself_where_the_models_choose_a
         model.generator.register_forward_hook(lambda mod, inp, out: out + bias); return model
     monkeypatch.setattr(_ex, 'perturb', one_token)
     torch.manual_seed(0)
-    m = one_token(TransformerModel(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=V)).eval())
+    m = one_token(build_model(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=V)).eval())
     src = torch.cat([torch.randint(4, V, (6, 5)), torch.full((6, 1), EOS_ID)], 1)
     ys = torch.cat([torch.full((6, 1), BOS_ID), torch.randint(4, V, (6, 6))], 1)
     ntl = ns['next_token_logits']

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 ct2 = pytest.importorskip('ctranslate2', reason="ctranslate2 not installed (pip install 'transformer-nb[deploy]')")
 
 from transformer_nb.core import PAD_ID, BOS_ID, EOS_ID
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.tokens import CheckedTokenizer
 from transformer_nb.lib.checkpoints import save_checkpoint, model_from_checkpoint
@@ -39,7 +39,7 @@ def pad(rows):
 def trained_checkpoint(path, tok, steps=80, **kw):
     "A tiny model trained for ~1-2 s to reverse letter sequences, saved as a transformer_nb checkpoint with its tokenizer."
     torch.manual_seed(0)
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, **kw))
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, **kw))
     opt = torch.optim.Adam(m.parameters(), lr=1e-2, betas=(0.9, 0.98), eps=1e-9)
     for step in range(steps):
         ws = words(48, 100 + step)
@@ -104,11 +104,11 @@ def test_int8(ckpt, tmp_path, tok):
 def test_what_ctranslate2_cannot_express(tok):
     cfg = get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, d_k=8, d_v=4)
     with pytest.raises(ValueError, match='d_k=8 and d_v=4'): _check_exportable(cfg)
-    with pytest.raises(ValueError, match='d_k=8'): ctranslate2_spec(TransformerModel(cfg), tok)
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size + 1, tgt_vocab=tok.vocab_size + 1))
+    with pytest.raises(ValueError, match='d_k=8'): ctranslate2_spec(build_model(cfg), tok)
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size + 1, tgt_vocab=tok.vocab_size + 1))
     with pytest.raises(ValueError, match='tokenizer has'): ctranslate2_spec(m, tok)
     # separate source and target vocabularies: a checkpoint carries one joint tokenizer, so differing sizes are refused
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size + 8, tie='none'))
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size + 8, tie='none'))
     with pytest.raises(ValueError, match=rf'{tok.vocab_size} \(source\) and {tok.vocab_size + 8} \(target\)'): ctranslate2_spec(m, tok)
 
 def test_output_folder_rules(ckpt, tmp_path):
@@ -531,7 +531,7 @@ def test_an_export_carries_its_tasks_decoding(onnx_mods, tmp_path, tok, monkeypa
     " readers decode with it unless told; a translation checkpoint exports beam 4 and alpha 0.6."
     from transformer_nb.apps.parsing_task import PARSE_DECODING
     _, ex = onnx_mods
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     c = save_checkpoint(tmp_path / 'parse.pt', config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(),
                         step=0, epoch=0, meta={'task': 'parsing', 'dataset': 'parsing'})
     d = ex.export_onnx(c, tmp_path / 'onnx', quantize=None)

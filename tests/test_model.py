@@ -2,12 +2,12 @@
 from dataclasses import replace
 import pytest, torch, torch.nn as nn
 from transformer_nb.attention import pad_mask, causal_mask, tgt_mask
-from transformer_nb.core import count_params
+from transformer_nb.core import PAD_ID, count_params
 from transformer_nb.lib.options import TrainConfig
 from dataclasses import fields
 from transformer_nb.model import Transformer
 from transformer_nb.lib.options import PAPER_TABLE3, PRESETS, get_config
-from transformer_nb.lib.transformer import TransformerModel, count_config_params, to_torch_transformer
+from transformer_nb.lib.transformer import build_model, count_config_params, to_torch_transformer
 from transformer_nb.lib.options import ModelConfig, get_model_config
 from transformer_nb.lib.fast_decoding import DecoderCache
 
@@ -17,7 +17,7 @@ TINY = get_model_config('tiny', src_vocab=V, tgt_vocab=V)
 
 def make(seed=0, **over):
     torch.manual_seed(seed)
-    return TransformerModel(replace(TINY, **over)).eval()
+    return build_model(replace(TINY, **over)).eval()
 
 @torch.no_grad()
 def perturb(model, scale=0.2):
@@ -37,7 +37,7 @@ def random_batch(B=5, S=11, T=8, seed=0):
     return src, tgt
 
 def reference_logits(model, ref, src, tgt):
-    pad = model.cfg.pad_id
+    pad = PAD_ID
     xs, xt = model.src_pos(model.src_emb(src)), model.tgt_pos(model.tgt_emb(tgt))
     out = ref(xs, xt, tgt_mask=~causal_mask(tgt.shape[1])[0, 0], tgt_is_causal=True, src_key_padding_mask=src == pad,
               tgt_key_padding_mask=tgt == pad, memory_key_padding_mask=src == pad)
@@ -76,7 +76,7 @@ def test_parity_detects_an_extra_final_norm():
     assert (model(src, tgt) - reference_logits(model, ref, src, tgt)).abs().max() > 1e-2
 
 def test_to_torch_transformer_rejects_unequal_heads():
-    with pytest.raises(ValueError, match='d_k=16'): to_torch_transformer(TransformerModel(get_model_config('B-dk16', N=1, src_vocab=V, tgt_vocab=V)))
+    with pytest.raises(ValueError, match='d_k=16'): to_torch_transformer(build_model(get_model_config('B-dk16', N=1, src_vocab=V, tgt_vocab=V)))
 
 # ---------------------------------------------------------------- incremental decoding
 def stepwise(model, src, tgt, first=1):
@@ -162,7 +162,7 @@ def test_future_tokens_never_affect_earlier_logits():
 def paper_and_library(seed=0, **over):
     "06's `Transformer` and the library's `TransformerModel` of one of 06's configurations, on the same (perturbed) weights."
     cfg = get_config('tiny', src_vocab=V, tgt_vocab=V, **over)
-    torch.manual_seed(seed); lib = perturb(TransformerModel(cfg)).eval()
+    torch.manual_seed(seed); lib = perturb(build_model(cfg)).eval()
     paper = Transformer(cfg).eval(); paper.load_state_dict(lib.state_dict())   # the same names and shapes
     return paper, lib
 
@@ -191,7 +191,7 @@ def test_the_papers_model_never_lets_the_future_leak():
 
 # ---------------------------------------------------------------- presets and Table 3
 def meta_count(cfg):
-    with torch.device('meta'): return count_params(TransformerModel(cfg))
+    with torch.device('meta'): return count_params(build_model(cfg))
 
 @pytest.mark.parametrize('name', list(PRESETS))
 def test_closed_form_count_matches_built_model(name):
@@ -202,7 +202,7 @@ def test_closed_form_count_matches_built_model(name):
                                   dict(pos='learned', max_len=40)])
 def test_closed_form_count_variants(over):
     cfg = replace(TINY, **over)
-    assert count_config_params(cfg) == count_params(TransformerModel(cfg))
+    assert count_config_params(cfg) == count_params(build_model(cfg))
 
 def test_presets_match_table3():
     base = get_model_config('base')
@@ -259,7 +259,7 @@ def test_tying(tie, expect):
     assert m.tgt_emb.lut.weight[0].abs().sum() == 0
 
 def test_initialisation():
-    m = TransformerModel(get_model_config('base', N=1, src_vocab=3000, tgt_vocab=3000))
+    m = build_model(get_model_config('base', N=1, src_vocab=3000, tgt_vocab=3000))
     a = m.decoder[0].cross_attn; wq, wk, wv = a.w_q.weight, a.w_k.weight, a.w_v.weight
     bound = (6 / 1024) ** 0.5
     for w in (wq, wk, wv): assert abs(w.abs().max().item() - bound) < 1e-3 and abs(w.std().item() - bound / 3**0.5) < 2e-3
@@ -269,7 +269,7 @@ def test_initialisation():
         if n.endswith('bias'): assert p.abs().sum() == 0, n
         if 'norm' in n and n.endswith('weight'): assert (p == 1).all(), n
     assert isinstance(m.enc_norm, nn.Identity) and isinstance(m.dec_norm, nn.Identity)   # post-LN: no final norm
-    assert isinstance(TransformerModel(replace(TINY, norm_first=True)).enc_norm, nn.LayerNorm)
+    assert isinstance(build_model(replace(TINY, norm_first=True)).enc_norm, nn.LayerNorm)
 
 def test_dropout_only_in_training():
     m = make(0, p_drop=0.3)
@@ -334,7 +334,7 @@ def test_batch_size_mismatch():
 
 def test_learned_positions_start_at_the_scale_of_sinusoids():
     "Row (E): learned position vectors start with the RMS of a sinusoidal encoding (1/sqrt 2), not d_model^-0.5."
-    m = TransformerModel(get_model_config('E-learned', src_vocab=1000, tgt_vocab=1000, max_len=256))
+    m = build_model(get_model_config('E-learned', src_vocab=1000, tgt_vocab=1000, max_len=256))
     for pos in (m.src_pos, m.tgt_pos):
         assert abs(pos.emb.weight.std().item() - 2 ** -0.5) < 0.01
 
@@ -403,10 +403,10 @@ def test_entry_points_check_token_tensors():
     assert m(src.int(), tgt.int()).shape == (1, 2, V)                  # int32 ids are fine
 
 def test_transformer_wants_a_config_not_its_dict():
-    "TransformerModel(ck['config']) was an AttributeError about d_model: the checkpoint's dict is named, with the way to a config."
+    "build_model(ck['config']) was an AttributeError about d_model: the checkpoint's dict is named, with the way to a config."
     cfg = get_model_config('tiny', src_vocab=20, tgt_vocab=20)
     with pytest.raises(TypeError, match=r"^cfg must be a TransformerConfig or a ModelConfig \(get_model_config\('base', ...\)\), got a dict; a checkpoint's config dict d is ModelConfig\(\*\*d\)$"):
-        TransformerModel(vars(cfg))
+        build_model(vars(cfg))
     with pytest.raises(TypeError, match=r'^cfg must be a TransformerConfig or a ModelConfig .*got a NoneType$'): count_config_params(None)
     with pytest.raises(TypeError, match=r"^name must be a preset's name, one of tiny, .*; got a list$"): get_model_config(['tiny'])
 
@@ -430,9 +430,9 @@ SEEDED = {('src_emb.lut.weight', 1): [0.1960566, 0.2012403, 0.0699409, 0.0856785
 def test_a_seed_builds_the_model_it_always_built():
     "The tools' attention is built where the paper's would be, its weights drawn in the same order: a seed gives the model it gave."
     torch.manual_seed(0)
-    sd = TransformerModel(get_model_config('tiny', src_vocab=50, tgt_vocab=50)).state_dict()
+    sd = build_model(get_model_config('tiny', src_vocab=50, tgt_vocab=50)).state_dict()
     for (k, row), want in SEEDED.items():
         assert torch.allclose(sd[k][row, :4], torch.tensor(want), atol=1e-6), (k, sd[k][row, :4].tolist())
     torch.manual_seed(0)
-    other = TransformerModel(get_model_config('tiny', src_vocab=50, tgt_vocab=50, p_attn=0.1)).state_dict()   # dropout draws nothing
+    other = build_model(get_model_config('tiny', src_vocab=50, tgt_vocab=50, p_attn=0.1)).state_dict()   # dropout draws nothing
     assert all(torch.equal(sd[k], other[k]) for k in sd)

@@ -114,10 +114,10 @@ def test_a_published_model_carries_no_path_of_the_machine_that_made_it(tmp_path)
     from dataclasses import asdict
     from transformer_nb.lib.checkpoints import save_checkpoint
     from transformer_nb.lib.tokens import CheckedTokenizer
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     tok = CheckedTokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     run = tmp_path / 'build' / 'r1'
     ck = save_checkpoint(run / 'checkpoint-0000005.pt', config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=5,
                          meta={'command': f"tnb-train --resume {run} --out={run} --steps 5", 'averaged_from': [str(run / 'checkpoint-0000005.pt')]})

@@ -8,7 +8,7 @@ from transformer_nb.lib.checkpoints import open_checkpoint
 from transformer_nb.lib.runs import RunFolder
 from conftest import ENV, TINY, cmd, tool, one_line, temps, default_signals, mount_tmpfs as _mount, inject_code, STARTING, Live, said as quiet
 from transformer_nb.core import set_seed
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.trainer import Trainer
 from transformer_nb.lib.options import TrainConfig
@@ -166,7 +166,7 @@ def test_a_finished_run_resumed_makes_its_missing_average_and_final_validation(s
 def test_the_callers_model_is_left_as_given():
     "The CPU levers go into the model for an update and come out after it: the caller's model keeps its own modules."
     set_seed(0)
-    model = TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20, p_drop=0.1))
+    model = build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20, p_drop=0.1))
     before = list(model.named_modules())
     t = Trainer(model, copy_ids(64), tc=TrainConfig(steps=2, warmup=1, max_tokens=200, device='cpu', precision='fp32', progress=False),
                 say=lambda m: None)
@@ -176,7 +176,7 @@ def test_the_callers_model_is_left_as_given():
 
 def test_a_damaged_schedule_names_the_checkpoint(tmp_path):
     set_seed(0)
-    mk = lambda: Trainer(TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), copy_ids(64),
+    mk = lambda: Trainer(build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), copy_ids(64),
                          tc=TrainConfig(steps=1, warmup=1, max_tokens=200, device='cpu', progress=False), say=lambda m: None)
     ck = mk().state()
     with pytest.raises(ValueError, match=r"x\.pt: its optimiser or learning-rate schedule state is damaged"):
@@ -186,7 +186,7 @@ def test_a_damaged_schedule_names_the_checkpoint(tmp_path):
 def test_without_a_progress_bar_every_line_goes_to_say(capsys):
     "With progress=False the validation lines go where `say` sends them, not to standard output through the hidden bar."
     set_seed(0)
-    model, lines = TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), []
+    model, lines = build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), []
     data = copy_ids(64)
     Trainer(model, data, data[:8], tc=TrainConfig(steps=2, warmup=1, max_tokens=200, valid_every=1, device='cpu', precision='fp32',
                                                   progress=False), say=lines.append).fit()
@@ -205,7 +205,7 @@ def test_the_trainer_is_given_its_precision_and_processes(monkeypatch):
     from transformer_nb.lib import trainer as T
     set_seed(0)
     data, par = copy_ids(64), T.Parallel(device='cpu')
-    t = Trainer(TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(steps=1, warmup=1, max_tokens=200, progress=False),
+    t = Trainer(build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(steps=1, warmup=1, max_tokens=200, progress=False),
                 parallel=par, precision=T.Precision('fp32', 'cpu', 'given'), say=lambda m: None)
     assert (t.parallel, t.precision, t.precision_reason, t.rank, t.world, t.is_main, t.device, t.net) == (par, 'fp32', 'given', 0, 1, True, par.device, t.model)
     t.fit(); assert t.step == 1
@@ -226,7 +226,7 @@ def test_a_compiled_trainer_makes_one_graph_for_every_batch_shape():
     from transformer_nb.lib.speed import CpuLevers
     rng, V = np.random.default_rng(0), 64
     data = [(np.r_[rng.integers(4, V, rng.integers(2, 40)), 2], np.r_[1, rng.integers(4, V, rng.integers(2, 40)), 2]) for _ in range(400)]
-    set_seed(0); model = TransformerModel(ModelConfig(src_vocab=V, tgt_vocab=V, d_model=16, N=1, h=2, d_ff=32))
+    set_seed(0); model = build_model(ModelConfig(src_vocab=V, tgt_vocab=V, d_model=16, N=1, h=2, d_ff=32))
     tr = Trainer(model, data, tc=TrainConfig(max_tokens=200, accum=3, steps=4, warmup=2, compile=True, progress=False, device='cpu', precision='fp32'), say=quiet)
     tr.levers, tr.short_attention = CpuLevers(tr.model, dropout=False), 0          # what a GPU runs
     torch._dynamo.reset(); counters.clear()
@@ -266,7 +266,7 @@ def count_syncs(monkeypatch, host=lambda t: False) -> list:
 def _trainer(steps=8, **kw):
     set_seed(0)
     tc = TrainConfig(**{'steps': steps, 'warmup': 2, 'max_tokens': 120, 'device': 'cpu', 'precision': 'fp32', 'progress': False, **kw})
-    return Trainer(TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20, p_drop=0.1)), copy_ids(96, 20, seed=5), tc=tc, say=lambda m: None)
+    return Trainer(build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20, p_drop=0.1)), copy_ids(96, 20, seed=5), tc=tc, say=lambda m: None)
 
 def _syncs_per_update(monkeypatch, t) -> list:
     """(update, was it a log step, device reads from its start to the next update's start) for each update of `t.fit()`.
@@ -355,9 +355,9 @@ def test_one_batch_rebuilds_batches_made_for_the_smaller_micro_batch():
     from transformer_nb.lib.trainer import batch_sampler, Parallel
     data = copy_ids(96, 20, seed=5)
     small = TrainConfig(max_tokens=60, tokens_per_update=240, device='cpu', progress=False)
-    split = Trainer(TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=small, say=lambda m: None,
+    split = Trainer(build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=small, say=lambda m: None,
                     sampler=batch_sampler(data, small, Parallel()))
-    one = Trainer(TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(**{**small.__dict__, 'one_batch': True}),
+    one = Trainer(build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(**{**small.__dict__, 'one_batch': True}),
                   say=lambda m: None, sampler=batch_sampler(data, small, Parallel()))
     assert (split.tc.max_tokens, split.tc.accum, split.sampler.max_tokens) == (60, 4, 60)
     assert (one.tc.max_tokens, one.tc.accum, one.sampler.max_tokens) == (240, 1, 240)

@@ -25,7 +25,7 @@ from .machine import get_device
 from .checks import PositiveInt, Count, Probability, SettingError, validate, check_value
 from .machine import choose_precision, precision_dtype
 from .options import Computed
-from .transformer import TransformerModel
+from ..model import Transformer
 from .options import TrainConfig
 from .tokens import DistributedTokenBatchSampler, checked_collate
 from ..training import noam_lr, label_smoothed_nll
@@ -199,7 +199,7 @@ def run_updates(sampler:DistributedTokenBatchSampler, tc:TrainConfig,
 # %% ../../nbs/lib_trainer.ipynb #a85c3894
 class Trainer:
     "Trains `model` (§5; moved to the device, its modules left as given) into the run folder `run` (None: writes nothing): `fit()`; `load(ck, path)` first to resume."
-    def __init__(self, model:TransformerModel, train:list, valid:list|None=None, tokenizer=None, tc:TrainConfig|None=None,
+    def __init__(self, model:Transformer, train:list, valid:list|None=None, tokenizer=None, tc:TrainConfig|None=None,
                  run:RunFolder|str|Path|None=None, overwrite:bool=False, # `fit` deletes another run's files in `run`, saying so
                  sampler=None, valid_sampler=None, callbacks=(), meta:dict|None=None, say=None,
                  parallel:Parallel|None=None, precision:Precision|None=None, # its collaborators (default: `trainer_setup(tc)`)
@@ -247,7 +247,7 @@ def speedups(self:Trainer, on:bool=True):
 @patch
 def _loss_of(self:Trainer, src:torch.Tensor, tgt:torch.Tensor) -> tuple:
     "A micro-batch's (smoothed loss sum, NLL sum, target tokens): the model and the loss, compiled together when `compile`."
-    return self.loss_fn(self.net(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, self.cfg.pad_id)
+    return self.loss_fn(self.net(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, PAD_ID)
 
 # %% ../../nbs/lib_trainer.ipynb #a3backx01
 def _to_device(t:torch.Tensor, device) -> torch.Tensor:
@@ -310,7 +310,7 @@ class HostBatches:
 def host_batches(self:Trainer, group:list, # the update's micro-batches: lists of indices into `data`
             data=None) -> HostBatches:
     "The micro-batches of `group` padded on the host (`pad_rows`): on a GPU into reused page-locked buffers; compiled, to lengths of a multiple of `PAD_TO`."
-    data, pad = self.train_data if data is None else data, self.cfg.pad_id
+    data, pad = self.train_data if data is None else data, PAD_ID
     mult, pin = PAD_TO if self.tc.compile else 1, self.device.type == 'cuda'
     if pin and self._pinned is None: self._pinned = _Pinned()
     out, bufs, n = [], [], 0
@@ -492,9 +492,9 @@ def evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
     tot = torch.zeros(3, dtype=torch.float64, device=self.device)
     if hasattr(sampler, 'set_epoch'): sampler.set_epoch(0)
     for idx in sampler:
-        src, tgt = (_to_device(t, self.device) for t in checked_collate([data[i] for i in idx], self.cfg.pad_id))
+        src, tgt = (_to_device(t, self.device) for t in checked_collate([data[i] for i in idx], PAD_ID))
         with self.amp.autocast():
-            part = fused_label_smoothed_nll(self.model(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, self.cfg.pad_id)
+            part = fused_label_smoothed_nll(self.model(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, PAD_ID)
             tot += torch.stack(part).double()
     tot = self.parallel.sum(tot).cpu(); self.model.train(was)
     n = max(tot[2].item(), 1)
