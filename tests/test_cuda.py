@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.lib.machine import autocast
 from transformer_nb.attention import attention, pad_mask
-from transformer_nb.lib.layers import tgt_mask_on
+from transformer_nb.attention import tgt_mask
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.data import collate
@@ -63,7 +63,7 @@ def test_memory_efficient_kernel_with_our_masks(dtype, bound):
     from torch.nn.attention import sdpa_kernel, SDPBackend
     t = tokens(B=4, n=40)
     q, k, v = qkv(B=4, n_q=40, n_k=40, dtype=dtype, seed=2)
-    for m in (pad_mask(t), tgt_mask_on(t)):
+    for m in (pad_mask(t), tgt_mask(t)):
         ref, _ = attention(q.double(), k.double(), v.double(), m)
         with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION): out = F.scaled_dot_product_attention(q, k, v, attn_mask=m)
         keep = m.expand(4, 8, 40, 40).any(-1, keepdim=True)                 # rows with something to attend to

@@ -5,7 +5,7 @@ import pytest
 import torch
 import transformer_nb.lib.fast_decoding as FD
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
-from transformer_nb.lib.transformer import build_model
+from transformer_nb.lib.transformer import build_model, decode_cached
 from transformer_nb.model import Transformer
 from transformer_nb.lib.options import get_config
 from transformer_nb.lib.options import get_model_config
@@ -129,10 +129,10 @@ def test_the_main_lines_searches_decode_06s_model_as_the_librarys(model, src):
     assert len(out) <= 6 and not {PAD_ID, BOS_ID, EOS_ID} & set(out), out
     assert 1 <= len(nbest) <= 4 and all(len(ids) <= 6 and not {PAD_ID, BOS_ID, EOS_ID} & set(ids) for ids, _ in nbest), nbest
 
-def test_the_library_forbids_its_models_own_pad_id():
-    "10's next_token_logits forbids core's PAD_ID unless given another; the library's engine passes its model's own pad_id."
-    m = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V, pad_id=5))
-    assert next_token_logits_fp32(m, torch.zeros(2, V))[0].isinf().nonzero().flatten().tolist() == [BOS_ID, 5]
+def test_the_library_forbids_pad_and_bos():
+    "10's next_token_logits forbids core's PAD_ID and BOS; the library's engine, in float32 at least, the same two."
+    m = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V))
+    assert next_token_logits_fp32(m, torch.zeros(2, V, dtype=torch.bfloat16))[0].isinf().nonzero().flatten().tolist() == [PAD_ID, BOS_ID]
     assert next_token_logits(torch.zeros(2, V))[0].isinf().nonzero().flatten().tolist() == [PAD_ID, BOS_ID]
 
 def test_the_test_model_is_not_degenerate(model, src):
@@ -393,7 +393,7 @@ class ScriptedModel(torch.nn.Module):
     def __init__(self):
         super().__init__()
         from types import SimpleNamespace
-        self.cfg, self.w = SimpleNamespace(pad_id=PAD_ID, pos='sinusoidal', max_len=1024, max_positions=None, tgt_vocab=6), torch.nn.Linear(1, 1)
+        self.cfg, self.w = SimpleNamespace(pos='sinusoidal', max_len=1024, max_positions=None, src_vocab=16, tgt_vocab=6), torch.nn.Linear(1, 1)
     def encode(self, src, src_mask): return torch.zeros(src.shape[0], src.shape[1], 1)
     def decode(self, memory, src_mask, tgt, tgt_mask=None, cache=None):
         p = torch.full((6,), 1e-4)
@@ -514,7 +514,7 @@ def test_decode_step_equals_decode(kw, dtype):
         mem = m.encode(src, sm)
         fc, dc = FastCache(m.cfg.N), DecoderCache(m.cfg.N)
         for t in range(tgt.shape[1]):
-            fast, slow = decode_step(m, mem, sm, tgt[:, t:t + 1], fc), m.decode(mem, sm, tgt[:, t:t + 1], cache=dc)
+            fast, slow = decode_step(m, mem, sm, tgt[:, t:t + 1], fc), decode_cached(m, mem, sm, tgt[:, t:t + 1], dc)
             assert fast.shape == (5, 1, V)
             same_logits(fast, slow)
         assert len(fc) == len(dc) == tgt.shape[1]
@@ -522,17 +522,18 @@ def test_decode_step_equals_decode(kw, dtype):
         keep = torch.tensor([4, 0, 0, 2])                                                   # beams follow their parents
         fc.select(keep); dc.select(keep)
         nxt = torch.tensor([[5], [6], [7], [8]])
-        same_logits(decode_step(m, mem[keep], sm[keep], nxt, fc), m.decode(mem[keep], sm[keep], nxt, cache=dc))
+        same_logits(decode_step(m, mem[keep], sm[keep], nxt, fc), decode_cached(m, mem[keep], sm[keep], nxt, dc))
 
 @pytest.mark.parametrize('h', (1, 2, 4))
 def test_mha_step_equals_forward_and_groups_memory(h):
-    "_mha_step == FastMultiHeadAttention.forward (lib_fast_attention) in eval mode, bit for bit; with one memory row per group of g query"
+    "_mha_step == FusedAttention.forward (lib_fast_attention) in eval mode, bit for bit; with one memory row per group of g query"
     " rows (beam search's k hypotheses of a sentence) it equals forward on the repeated memory, to float rounding."
     from transformer_nb.lib.fast_decoding import _mha_step
-    from transformer_nb.lib.fast_attention import FastMultiHeadAttention
+    from transformer_nb.lib.fast_attention import FusedAttention
+    from transformer_nb.multihead import MultiHeadAttention
     from transformer_nb.lib.fast_decoding import KVCache
     torch.manual_seed(h)
-    m = FastMultiHeadAttention(8 * h, h).eval()
+    m = FusedAttention(MultiHeadAttention(8 * h, h)).eval()
     g = torch.Generator().manual_seed(h)
     b, k, S = 3, 4, 6
     x, mem = torch.randn(b * k, 1, 8 * h, generator=g), torch.randn(b, S, 8 * h, generator=g)

@@ -8,12 +8,20 @@ from torch.utils.flop_counter import FlopCounterMode
 from transformer_nb.core import count_params
 from transformer_nb.attention import attention, causal_mask, pad_mask
 from transformer_nb.multihead import MultiHeadAttention, show_heads
-from transformer_nb.lib.fast_attention import FastMultiHeadAttention, mha_cost, to_torch_mha
+from transformer_nb.lib.fast_attention import FusedAttention, mha_cost, to_torch_mha
+from transformer_nb.lib.options import ModelConfig
 from transformer_nb.lib.fast_decoding import KVCache
 from transformer_nb.lib.fast_decoding import LazyKVCache
 
 torch.set_num_threads(1)
 TOL = dict(atol=2e-5, rtol=1e-4)
+
+def FastMultiHeadAttention(d_model, h, d_k=None, d_v=None, p_drop=0.0, bias=True):
+    "The tools' layer: 02's layer (without biases if `bias` is False) in `FusedAttention`, sharing its parameters."
+    mha = MultiHeadAttention(d_model, h, d_k, d_v)
+    if not bias:
+        for lin in (mha.w_q, mha.w_k, mha.w_v, mha.w_o): lin.register_parameter('bias', None)
+    return FusedAttention(mha, p_drop)
 
 def make(h, d_k=4, seed=0, bias=True, **kw):
     torch.manual_seed(seed)
@@ -238,17 +246,16 @@ def test_cost_of_h_heads_equals_one_full_head():
         a, b = mha_cost(512, h, 20, 30), mha_cost(512, 1, 20, 30)
         assert a['params'] == b['params'] and a['flops'] == b['flops'] and a['scores'] == h * b['scores']
 
-@pytest.mark.parametrize('args,kw,msg', [
-    ((30, 4), {}, 'd_model=30'), ((30, 4), {}, 'h=4'), ((32, 3.0), {}, 'h=3.0'),
-    ((32, 4), dict(p_drop=1.0), 'p_drop=1.0'), ((32, 4), dict(p_drop=-0.1), 'p_drop=-0.1')])
-def test_bad_construction(args, kw, msg):
-    with pytest.raises(ValueError, match=msg.replace('.', r'\.')): FastMultiHeadAttention(*args, **kw)
+@pytest.mark.parametrize('kw,msg', [(dict(d_model=30, h=4), 'd_model=30 is not divisible by h=4'), (dict(h=0), 'h=0 must be an int >= 1'),
+                                    (dict(d_v=-1), 'd_v=-1 must be an int >= 1, or None'), (dict(d_model=0), 'd_model=0 must be an int >= 1'),
+                                    (dict(d_k=0), 'd_k=0 must be an int >= 1, or None'), (dict(h=3.0), 'h=3.0')])
+def test_impossible_sizes_are_refused_before_a_layer_is_built(kw, msg):
+    "Sizes that cannot work are refused by the model's configuration, in one line naming the value (the layers trust it)."
+    with pytest.raises(ValueError, match=re.escape(msg)): ModelConfig(**kw)
 
-@pytest.mark.parametrize('args,kw,msg', [((32, 0), {}, 'h=0 must be an int >= 1'), ((32, 4), dict(d_v=-1), 'd_v=-1 must be an int >= 1, or None'),
-                                         ((0, 4), {}, 'd_model=0 must be an int >= 1'), ((32, 4), dict(d_k=0), 'd_k=0 must be an int >= 1, or None')])
-def test_impossible_sizes_are_refused_at_construction(args, kw, msg):
-    "Sizes that cannot work are refused by the layer itself, in one line naming the value (not Python's error from deep inside)."
-    with pytest.raises(ValueError, match=re.escape(msg)): FastMultiHeadAttention(*args, **kw)
+@pytest.mark.parametrize('p', [1.0, -0.1])
+def test_the_fused_layer_refuses_a_dropout_rate_outside_0_1(p):
+    with pytest.raises(ValueError, match=re.escape(f'p_attn={p}')): FusedAttention(MultiHeadAttention(32, 4), p)
 
 def test_explicit_d_k_lifts_divisibility():
     m = FastMultiHeadAttention(30, 4, d_k=8)
@@ -288,7 +295,7 @@ def test_show_heads():
 
 @pytest.mark.parametrize('h,seed', CASES)
 def test_library_layer_equals_the_papers(h, seed):
-    "lib_fast_attention's FastMultiHeadAttention holds 02's parameters under the same names and computes the same function (eval mode)."
+    "lib_fast_attention's FusedAttention holds 02's parameters under the same names and computes the same function (eval mode)."
     paper = MultiHeadAttention(h * 4, h, d_v=3 if h > 1 else None).eval()
     fast = FastMultiHeadAttention(h * 4, h, d_v=3 if h > 1 else None).eval()
     assert list(paper.state_dict()) == list(fast.state_dict()) == [f'w_{n}.{p}' for n in 'qkvo' for p in ('weight', 'bias')]
