@@ -23,7 +23,7 @@ from ..embeddings import Embeddings
 from ..ffn import FeedForward
 from ..multihead import MultiHeadAttention
 from ..model import EncoderLayer, DecoderLayer, SublayerConnection
-from ..lib.transformer import TransformerModel, count_config_params, random_batch, perturb
+from ..lib.transformer import build_model, count_config_params, random_batch, perturb
 from ..lib.options import get_model_config
 
 # %% ../../nbs/course_exercises.ipynb #a26s0002
@@ -1593,10 +1593,10 @@ def _forward_mistake(fn, m, y, s, t) -> str:
 def check_forward(fn) -> str:
     "06_model, exercise 2: `fn(model, src, tgt)` against `Transformer.forward` (the paper's post-LN), with the model's own stacks refused."
     s, t = random_batch(seed=1)
-    plain = TransformerModel(get_model_config('tiny', src_vocab=50, tgt_vocab=50)).eval()
+    plain = build_model(get_model_config('tiny', src_vocab=50, tgt_vocab=50)).eval()
     try: fn(plain, s, t)                                                              # the stub stops here
     except RuntimeError as e: raise AssertionError(_mask_mixup(fn, plain, e, s, t)) from None
-    torch.manual_seed(1); m = perturb(TransformerModel(get_model_config('tiny', src_vocab=50, tgt_vocab=50))).eval()
+    torch.manual_seed(1); m = perturb(build_model(get_model_config('tiny', src_vocab=50, tgt_vocab=50))).eval()
     with torch.no_grad():
         ref = m(s, t)
         try: y = fn(_refusing(m), s, t)
@@ -2365,7 +2365,7 @@ _SAMPLES = ("your step draws its tokens at random (torch.multinomial, a Categori
 # %% ../../nbs/course_exercises.ipynb #a26c10r1
 def _greedy_rules(m, src) -> dict:
     "The usual mistakes of a greedy step: a hint, and what a step that makes it chooses with the model `m` after the prefixes y (b, t)."
-    ntl, out = lambda lg: next_token_logits(lg.clone(), m.cfg.pad_id), lambda y: m(src, y)   # (b, t, V) the logits of every position
+    ntl, out = lambda lg: next_token_logits(lg.clone(), PAD_ID), lambda y: m(src, y)   # (b, t, V) the logits of every position
     def forbid(lg, ids, score=float('-inf')):                                        # ids scored `score`
         lg = lg.clone(); lg[:, ids] = score; return lg
     return {"a decoder never emits PAD or BOS: forbid them with next_token_logits before the argmax": lambda y: out(y)[:, -1].argmax(-1),
@@ -2409,7 +2409,7 @@ def _greedy_more(m, src) -> dict:
     "More mistakes of a greedy step, as `_greedy_rules` gives them: each token's best score over every position, then the argmax."
     hint = ("that is the argmax of each token's best score over every position (a max over the time axis, dim=1): the next token "
             "comes from the last position alone, model(src, ys)[:, -1]")
-    return {hint: lambda y: next_token_logits(m(src, y).amax(1), m.cfg.pad_id).argmax(-1),
+    return {hint: lambda y: next_token_logits(m(src, y).amax(1), PAD_ID).argmax(-1),
             hint + "; and forbid PAD and BOS (next_token_logits) before the argmax": lambda y: m(src, y).amax(1).argmax(-1)}
 
 
@@ -2474,7 +2474,7 @@ def _step_rest(step, m, src, ys, got:int, i:int) -> str:
     if alone.numel() == 1 and int(alone) != got:
         return (f"row {i} alone gets token {int(alone)}, within the batch {got}: the rows influence each other (a max, a softmax or a "
                 "sum over dim 0?); each row's token comes from its own last position, argmax over the vocabulary, dim=-1")
-    lg = next_token_logits(m(src, ys)[:, -1], m.cfg.pad_id)[i]
+    lg = next_token_logits(m(src, ys)[:, -1], PAD_ID)[i]
     rank, top = int((lg > lg[got]).sum()) + 1, int(lg.argmax())
     return (f"your token {got} ranks {rank} of {lg.numel()} by row {i}'s last-position scores ({lg[got]:.3g}; the top token {top} has "
             f"{lg[top]:.3g}): take the argmax of next_token_logits(model(src, ys)[:, -1])")
@@ -2498,10 +2498,10 @@ def _ntl_given(e:IndexError, V:int) -> str:
 def _prefix_slip(step, m, src, ys) -> str:
     "Why `step` fails on `ys`, a prefix of one token, and runs on two: it reads an earlier position's logits, or leaves out part of the prefix."
     with inference(m):                                                              # ys and the token greedy decoding puts after it
-        ys = torch.cat([ys, next_token_logits(m(src, ys)[:, -1], m.cfg.pad_id).argmax(-1, keepdim=True)], 1)
+        ys = torch.cat([ys, next_token_logits(m(src, ys)[:, -1], PAD_ID).argmax(-1, keepdim=True)], 1)
         got, lg = step(m, src, ys), m(src, ys)
-        at = [k for k in range(ys.shape[1] - 1) if torch.equal(got, next_token_logits(lg[:, k].clone(), m.cfg.pad_id).argmax(-1))]
-    if at and not torch.equal(got, next_token_logits(lg[:, -1].clone(), m.cfg.pad_id).argmax(-1)):
+        at = [k for k in range(ys.shape[1] - 1) if torch.equal(got, next_token_logits(lg[:, k].clone(), PAD_ID).argmax(-1))]
+    if at and not torch.equal(got, next_token_logits(lg[:, -1].clone(), PAD_ID).argmax(-1)):
         return (f"your step takes the logits of position {at[0] - ys.shape[1]} (index {at[0]} of {ys.shape[1]}), an earlier one than "
                 "the last: the next token comes from the last position's logits, model(src, ys)[:, -1]")
     return "your step leaves out part of the prefix (ys[:, 1:]?); the model reads it whole, BOS first, model(src, ys)[:, -1]"
@@ -2540,7 +2540,7 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         assert isinstance(raw, torch.Tensor), (f"{case}: returned {type(raw).__name__} {raw!r:.40}, not a tensor; return one "
                                                f"token id per row as a tensor, shape (B,) = ({len(ys)},)")
         if raw.is_floating_point():
-            logits = next_token_logits(m(src, ys)[:, -1], m.cfg.pad_id); p, same = logits.softmax(-1), lambda a: raw.shape == a.shape and torch.allclose(raw, a, atol=1e-5)
+            logits = next_token_logits(m(src, ys)[:, -1], PAD_ID); p, same = logits.softmax(-1), lambda a: raw.shape == a.shape and torch.allclose(raw, a, atol=1e-5)
             what = ("the probability of the most probable token (max(-1).values)" if same(p.amax(-1)) else
                     "the probabilities of every token (softmax)" if same(p) else
                     "the largest score (max(-1).values)" if same(logits.amax(-1)) else
@@ -2592,7 +2592,7 @@ def check_greedy_step(step, model) -> bool:
         eos.generator.register_forward_hook(lambda mod, inp, out: out + lift)
         ys = torch.cat([bos, torch.randint(4, model.cfg.tgt_vocab, (len(rows), 4), generator=g)], 1)   # prefixes of 5 tokens
         for m, name in ((mixed, 'a perturbed copy of the model'), (eos, 'a copy of the model that scores EOS highest')):
-            with inference(m): want = next_token_logits(m(src, ys)[:, -1], m.cfg.pad_id).argmax(-1)
+            with inference(m): want = next_token_logits(m(src, ys)[:, -1], PAD_ID).argmax(-1)
             compare(m, src, ys, want, f"{name}, prefixes of 5 tokens", 'the argmax of next_token_logits')
     return _verdict(step, cases, "your greedy step chooses every token greedy_decode chooses, in a batch and one sentence at a time, and never PAD or BOS")
 

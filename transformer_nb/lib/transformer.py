@@ -16,7 +16,7 @@ from ..core import PAD_ID
 from ..attention import causal_mask
 from ..ffn import FeedForward
 from ..embeddings import Generator
-from ..positional import sinusoidal_encoding, LearnedPositionalEmbedding
+from ..positional import sinusoidal_encoding
 from ..model import SublayerConnection, Transformer
 from ..config import TransformerConfig
 from .checks import check_value, Probability
@@ -46,7 +46,7 @@ class Positions(nn.Module):
     "05's position module (its table shared: the same buffer or parameter) adding positions start .. start+n-1."
     def __init__(self, pos:nn.Module): # 05's SinusoidalPositionalEncoding or LearnedPositionalEmbedding
         super().__init__()
-        if isinstance(pos, LearnedPositionalEmbedding): self.emb = pos.emb                 # the same parameter, 05's name
+        if hasattr(pos, 'emb'): self.emb = pos.emb                                          # learned: the same parameter, 05's name
         else: self.register_buffer('pe', pos.pe, persistent=False)                        # the same table, not saved
     def forward(self, x:torch.Tensor, start:int=0) -> torch.Tensor: return x + position_rows(self, start, x.shape[-2], x)  # (B, n, d) -> (B, n, d)
 
