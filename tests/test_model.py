@@ -289,7 +289,7 @@ def test_backward_reaches_every_parameter():
 @pytest.mark.parametrize('kw,msg', [(dict(d_model=500), 'd_model=500'), (dict(h=0), 'h=0'), (dict(N=0), 'N=0'),
                                     (dict(p_drop=1.0), 'p_drop=1.0'), (dict(p_attn=-0.1), 'p_attn=-0.1'),
                                     (dict(pos='rope'), "'rope'"), (dict(tie='some'), "'some'"),
-                                    (dict(src_vocab=10, tgt_vocab=12), 'src_vocab=10'),
+                                    (dict(src_vocab=10, tgt_vocab=12), 'src_vocab=10'), (dict(pad_id=5), 'pad_id=5 must be 0'),
                                     (dict(d_model=33, h=1), 'd_model=33')])
 def test_config_errors(kw, msg):
     with pytest.raises(ValueError, match=msg): ModelConfig(**kw)

@@ -22,7 +22,6 @@ import transformer_nb
 from .machine import get_device
 from .checks import parse_device, SettingError
 import transformer_nb.lib.machine  # noqa: F401 (on import it lets torch.load(weights_only=True) read pickled bytes on torch 2.4 too)
-from ..core import PAD_ID
 from ..model import Transformer
 from .transformer import build_model, count_config_params
 from .options import ModelConfig
@@ -155,11 +154,9 @@ def _generator_first(opt:dict) -> dict:
     return {**opt, 'state': {new.get(i, i): s for i, s in opt['state'].items()}}
 
 def _from_v3(ck:dict) -> dict:
-    "Format 3 to 4: every model pads with 00_core's `PAD_ID` (the config's `pad_id` goes; another id is refused), and a pre-LN model with no tied matrix has its optimiser state in 06's order of parameters."
-    if isinstance(cfg := ck.get('config'), dict) and 'pad_id' in cfg:
-        if cfg['pad_id'] != PAD_ID: raise ValueError(f"its model pads with id {cfg['pad_id']!r}: this version pads every model with id {PAD_ID}")
-        ck = {**ck, 'config': {k: v for k, v in cfg.items() if k != 'pad_id'}}
-        if cfg.get('norm_first') and cfg.get('tie') == 'none' and isinstance(ck.get('optimizer'), dict): ck['optimizer'] = _generator_first(ck['optimizer'])
+    "Format 3 to 4: a pre-LN model with no tied matrix keeps its optimiser state in 06's order of parameters (its output layer before its two final LayerNorms)."
+    if isinstance(cfg := ck.get('config'), dict) and cfg.get('norm_first') and cfg.get('tie') == 'none' and isinstance(ck.get('optimizer'), dict):
+        ck = {**ck, 'optimizer': _generator_first(ck['optimizer'])}
     return {**ck, 'format': 'transformer_nb.checkpoint/4'}
 
 _UPGRADES = {'transformer_nb.checkpoint/1': _from_v1, 'transformer_nb.checkpoint/2': _from_v2, 'transformer_nb.checkpoint/3': _from_v3}   # a format -> the step to the next one
@@ -276,9 +273,7 @@ def _load(path:Path, map_location='cpu', mmap:bool=False, # map the tensors inst
                              f"checkpoints are read with weights_only=True, which refuses it; do not load this file unless "
                              f"you trust where it came from") from None
         raise ValueError(f"{path} is not a checkpoint: a zip archive, but not one torch.save wrote ({_unreadable(e)})") from None
-    try: ck = upgrade_checkpoint(ck)
-    except ValueError as e: raise ValueError(f"{path}: {e}") from None
-    if not isinstance(ck, dict) or ck.get('format') != _CKPT_FORMAT:
+    if not isinstance(ck := upgrade_checkpoint(ck), dict) or ck.get('format') != _CKPT_FORMAT:
         fmt = ck.get('format') if isinstance(ck, dict) else type(ck).__name__
         if isinstance(fmt, str) and fmt.startswith('transformer_nb.checkpoint/'):
             raise ValueError(f"{path} was written by a newer version of transformer_nb (format {fmt!r}; this one reads up to "

@@ -16,6 +16,7 @@ from typing import Annotated, Literal
 from dataclasses import dataclass, field, fields, replace
 from .checks import Range, PositiveInt, Count, PositiveFloat, Probability, Seed, Threads, SettingError, check_fields, settings, validate
 from ..config import TransformerConfig
+from ..core import PAD_ID
 from .checks import Device
 
 # %% ../../nbs/lib_options.ipynb #pr060002
@@ -63,6 +64,7 @@ class ModelConfig(TransformerConfig):
     tie: Literal['all', 'decoder', 'none'] = 'all'   # all: src emb = tgt emb = output projection (§3.4); decoder: tgt emb = output; none
     p_attn: Probability = 0.0        # dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)
     p_ffn: Probability = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)
+    pad_id: Literal[PAD_ID] = PAD_ID # the padding id, 00_core's (06's forward masks it): kept in saved configs, where readers check a tokenizer against it
 
     def __post_init__(self):
         "Each field checked as declared (lib_checks), then the rules that tie them; then d_k and d_v, where None, as 02's layer takes them."
@@ -245,7 +247,7 @@ class TokenizerOptions:
     def __post_init__(self): validate(self)
 
 # %% ../../nbs/lib_options.ipynb #a30ms001
-MODEL_SETTINGS = tuple(s.name for s in settings(ModelConfig) if s.name not in ('src_vocab', 'tgt_vocab', 'max_len'))   # a run's model; its vocabulary is its tokenizer's
+MODEL_SETTINGS = tuple(s.name for s in settings(ModelConfig) if s.name not in ('src_vocab', 'tgt_vocab', 'max_len', 'pad_id'))   # a run's model; its vocabulary is its tokenizer's
 
 # %% ../../nbs/lib_options.ipynb #a30io001
 @dataclass(frozen=True)
