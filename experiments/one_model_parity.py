@@ -3,10 +3,12 @@
 
 Writes, into `--out`, one file per (model, set, decoder): test2016's first `--lines` lines in both directions of Multi30k,
 and the numbers test set, each through PyTorch (`translate`), an ONNX export (`onnx_translate`) and a CTranslate2
-export (`translate_export`). Run it once with the version before a change and once with the one after, on the same
-machine, then `--compare BEFORE AFTER` counts the lines that differ (results/one_model_parity.json keeps the count).
+export (`translate_export`), and the losses of 40 updates of the copy task (fp32, one thread, seed 0). Run it once with
+the version before a change and once with the one after, on the same machine; `--compare BEFORE AFTER` counts the
+lines and the losses that differ. results/one_model/ keeps the outputs of the version before the tools ran 06's own
+`Transformer` (commit 2ea82ec), and results/one_model_parity.json the comparison with the version after.
 
-    PYTHONPATH=/path/to/old/checkout python experiments/one_model_parity.py --out /tmp/before
+    git worktree add /tmp/old 2ea82ec && PYTHONPATH=/tmp/old python experiments/one_model_parity.py --out /tmp/before
     python experiments/one_model_parity.py --out /tmp/after
     python experiments/one_model_parity.py --compare /tmp/before /tmp/after --record results/one_model_parity.json
 """
@@ -23,6 +25,16 @@ def sources(name:str, lines:int) -> list[str]:
     from transformer_nb.lib.checkpoints import open_checkpoint
     from transformer_nb.apps.test_sets import dataset_test_set   # the numbers corpus's own test split, as tnb-evaluate takes it
     return [s for s, _ in dataset_test_set(open_checkpoint('pretrained:numbers'))[0]]
+
+def copy_losses(folder:Path) -> list[float]:
+    "The losses of 40 updates of the copy task, fp32 on one thread, seed 0, read back every update (`tnb-train`)."
+    import subprocess
+    from transformer_nb.lib.checkpoints import open_checkpoint
+    from transformer_nb.lib.runs import RunFolder
+    run = ['tnb-train', '--dataset', 'copy', '--preset', 'tiny', '--steps', '40', '--seed', '0', '--precision', 'fp32', '--threads', '1',
+           '--log-every', '1', '--save-every', '0', '--valid-every', '0', '--test-limit', '0', '--no-progress', '--out', str(folder)]
+    subprocess.run(run, check=True, capture_output=True)
+    return [r['loss'] for r in open_checkpoint(RunFolder(folder).latest()).meta['history']['train']]
 
 def make(out:Path, lines:int):
     import torch
@@ -48,12 +60,14 @@ def make(out:Path, lines:int):
             translate_export(ct2_dir, None, input=str(inp), output=str(res), say=lambda m: None, beam=4)
             (out / f"{name}.ctranslate2.txt").write_bytes(res.read_bytes())
         print(name, len(src), 'lines', flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        (out / 'copy40.losses.json').write_text(json.dumps(copy_losses(Path(tmp) / 'run')) + '\n', encoding='utf-8')
 
 def compare(a:Path, b:Path) -> dict:
-    "For each file of `a`, the lines that differ in `b`'s file of that name."
+    "For each file of `a`, the lines (or losses) that differ in `b`'s file of that name."
     rows = {}
-    for f in sorted(a.glob('*.txt')):
-        x, y = f.read_text(encoding='utf-8').splitlines(), (b / f.name).read_text(encoding='utf-8').splitlines()
+    for f in sorted([*a.glob('*.txt'), *a.glob('*.json')]):
+        x, y = (f.read_text(encoding='utf-8').splitlines() if f.suffix == '.txt' else json.loads(f.read_text()) for f in (f, b / f.name))
         rows[f.name] = dict(lines=len(x), differ=sum(p != q for p, q in zip(x, y)) + abs(len(x) - len(y)))
     return rows
 
@@ -64,6 +78,9 @@ if __name__ == '__main__':
     a = p.parse_args()
     if a.compare:
         rows = compare(*map(Path, a.compare)); print(json.dumps(rows, indent=1))
-        if a.record: Path(a.record).write_text(json.dumps(rows, indent=1) + '\n', encoding='utf-8')
+        if a.record:
+            from transformer_nb.lib.machine import hardware, git_commit
+            rec = dict(before='2ea82ec', after=git_commit(), hardware=hardware(), precision='fp32', beam=4, files=rows)
+            Path(a.record).write_text(json.dumps(rec, indent=1) + '\n', encoding='utf-8')
         sys.exit(1 if any(r['differ'] for r in rows.values()) else 0)
     make(Path(a.out), a.lines)

@@ -191,7 +191,7 @@ def test_a_broken_record_in_a_ctranslate2_folder_is_named(ckpt, tmp_path):
 
 
 @pytest.mark.parametrize('call, exc, says', [
-    (lambda c, m, t, d: export_ctranslate2(m, d / 'never'), TypeError, 'checkpoint must be a path, got a TransformerModel: save the model'),
+    (lambda c, m, t, d: export_ctranslate2(m, d / 'never'), TypeError, 'checkpoint must be a path, got a Transformer: save the model'),
     (lambda c, m, t, d: export_ctranslate2(c, None), TypeError, 'out_dir must be a path, got a NoneType'),
     (lambda c, m, t, d: export_ctranslate2(c, d / 'never', max_positions=2.5), ValueError, 'max_positions=2.5 must be an int >= 1'),
     (lambda c, m, t, d: ctranslate2_spec(None, t), TypeError, 'model must be a Transformer'),

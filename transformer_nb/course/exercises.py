@@ -1318,9 +1318,7 @@ def _model_variant(m, norm_first=None, ffn_first=None, rule=None, dec_order=None
                 for step, norm in dec_order: x = l.sub[norm](x, f[step])
                 return x
             l.forward = fwd
-    if norm_first is not None:
-        for layer in [*v.encoder, *v.decoder]:
-            for sub in layer.sub: sub.norm_first = norm_first
+    if norm_first is not None: rule = (lambda n, x, f: x + f(n(x))) if norm_first else (lambda n, x, f: n(x + f(x)))   # pre-LN, or post-LN
     if rule is not None:                                   # every sub-layer computes rule(its norm, x, f)
         for layer in [*v.encoder, *v.decoder]:
             for s in layer.sub: s.forward = lambda x, f, s=s: rule(s.norm, x, f)

@@ -58,9 +58,9 @@ class PreNorm(nn.Module):
     def forward(self, x, f): return x + self.drop(f(self.norm(x)))   # (B, n, d_model) -> (B, n, d_model); f is the sub-layer
 
 class EndNorm:
-    "A forward hook that ends a stack in a LayerNorm: the output of the stack's last layer, normalised."
-    def __init__(self, norm:nn.LayerNorm): self.norm = norm
-    def __call__(self, layer, args, out): return self.norm(out)
+    "A forward hook that ends a stack in a LayerNorm: the output of the stack's last layer, normalised by `model`'s module `name`."
+    def __init__(self, model:nn.Module, name:str): self.model, self.name = model, name
+    def __call__(self, layer, args, out): return getattr(self.model, self.name)(out)
 
 def final_norm(model:nn.Module, stack:str) -> nn.Module:
     "The LayerNorm a pre-LN model's `stack` ('enc' or 'dec') ends in, or an identity (post-LN, the paper's, ends each sub-layer in one)."
@@ -99,7 +99,7 @@ def compose(model:Transformer) -> Transformer:
     if cfg.norm_first:                                                     # pre-LN: each stack ends in a LayerNorm
         w = model.src_emb.lut.weight
         model.enc_norm, model.dec_norm = (nn.LayerNorm(cfg.d_model).to(w.device, w.dtype) for _ in range(2))
-        model.encoder[-1].register_forward_hook(EndNorm(model.enc_norm)); model.decoder[-1].register_forward_hook(EndNorm(model.dec_norm))
+        model.encoder[-1].register_forward_hook(EndNorm(model, 'enc_norm')); model.decoder[-1].register_forward_hook(EndNorm(model, 'dec_norm'))
     untie(model, cfg.tie)
     model.register_forward_pre_hook(check_forward, with_kwargs=True)     # forward's arguments, checked at its entry
     return model
