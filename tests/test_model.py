@@ -408,3 +408,28 @@ def test_a_seed_builds_the_model_it_always_built():
     torch.manual_seed(0)
     other = build_model(get_model_config('tiny', src_vocab=50, tgt_vocab=50, p_attn=0.1)).state_dict()   # dropout draws nothing
     assert all(torch.equal(sd[k], other[k]) for k in sd)
+
+
+# ---------------------------------------------------------------- 06's model alone, on any device and in any dtype
+DEVICES = ['meta', 'cpu'] + (['cuda'] if torch.cuda.is_available() else [])
+
+@pytest.mark.parametrize('device', DEVICES)
+@pytest.mark.parametrize('dtype', [torch.float32, torch.bfloat16])
+@pytest.mark.parametrize('pos', ['sinusoidal', 'learned'])
+def test_06s_model_alone_moves_and_casts(device, dtype, pos):
+    "The paper's modules alone (no library): 06's Transformer after .to(device, dtype) runs forward, encode and decode there."
+    from transformer_nb.config import TransformerConfig
+    torch.manual_seed(0)
+    m = Transformer(TransformerConfig(src_vocab=V, tgt_vocab=V, d_model=32, N=2, h=4, d_ff=64, pos=pos, max_len=16)).to(device, dtype).eval()
+    src, tgt = (t.to(device) for t in random_batch(B=3, S=9, T=6))
+    with torch.no_grad():
+        out = m(src, tgt)
+        mem = m.encode(src, pad_mask(src))
+        again = m.decode(mem, pad_mask(src), tgt, tgt_mask(tgt))
+    assert out.shape == (3, 6, V) and out.dtype == dtype and out.device.type == device and mem.device.type == device
+    assert m.src_pos.state_dict() == {} or pos == 'learned'      # 05's table is a buffer, never saved
+    if device != 'meta':
+        assert torch.isfinite(out).all() and torch.equal(out, again)
+        if dtype == torch.float32 and device == 'cpu':
+            ref = Transformer(m.cfg).eval(); ref.load_state_dict(m.state_dict())
+            assert torch.equal(ref(src, tgt), out)
