@@ -1,5 +1,5 @@
-"""The proof that 06_model's exercises are right, away from the learner. Their checks live in `transformer_nb.course.exercises`
-(course_exercises): `check_sublayer` passes the printed `MySublayer`, reports the unwritten stub as not written, and names every wrong
+"""The proof that 06_model's exercises are right, away from the learner. Their checks live in `transformer_nb.course.model`
+(course_model): `check_sublayer` passes the printed `MySublayer`, reports the unwritten stub as not written, and names every wrong
 variant; `check_forward` (exercise 2) reports the stub, passes the printed `my_forward`, names the mistakes of a wrong
 one and refuses the parts the exercise forbids (the model's `encode`/`decode`/`forward`, its layers and sub-layers);
 `check_parsing_counts` (exercise 3) passes the printed `parsing_counts` and names the setting behind a wrong count; the "break it"
@@ -9,7 +9,7 @@ import pytest
 from transformer_nb.lib.transformer import final_norm
 import torch.nn.functional as F
 from nbtools import assert_break_it, _body, cells, code_blocks, namespace
-from transformer_nb.course.exercises import check_sublayer, check_forward, check_parsing_counts
+from transformer_nb.course.model import check_sublayer, check_forward, check_parsing_counts
 
 NB = '06_model'
 
@@ -148,7 +148,7 @@ from transformer_nb.attention import pad_mask
 from transformer_nb.attention import tgt_mask as make_tgt_mask
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import model as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
@@ -442,7 +442,7 @@ def test_the_cross_attentions_arguments_swapped_are_named():
 def test_three_untied_matrices_are_named():
     from transformer_nb.lib.options import get_config
     from transformer_nb.model import Transformer
-    with torch.device('meta'): tied = _ex.count_params(Transformer(get_config('base', N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)))
+    with torch.device('meta'): tied = count_params(Transformer(get_config('base', N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)))
     assert_rejects(_ex.check_parsing_counts, lambda: (tied, tied + 3 * 16000 * 1024),
                    says=r"untied=149,536,768 adds three matrices of 16K x d_model to tied=100,384,768, but tied already holds one of them: untied adds two")
     assert _ex.check_parsing_counts(lambda: (tied, tied + 2 * 16000 * 1024)) is True
@@ -486,7 +486,7 @@ def test_forward_mistakes_nobody_listed_are_named_by_property(old, new, says):
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.model as _named
 
 def test_a_layernorm_written_by_hand_is_named():
     class MySublayer(nn.Module):                        # The Annotated Transformer's LayerNorm beside an unused nn.LayerNorm

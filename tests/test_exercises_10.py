@@ -1,4 +1,4 @@
-"""The proof of 10_decoding's exercises, away from the learner: `check_greedy_step` (transformer_nb/course/exercises.py) passes
+"""The proof of 10_decoding's exercises, away from the learner: `check_greedy_step` (transformer_nb/course/decoding.py) passes
 the printed solution and other right answers, reports the empty stub as not written (without raising), and answers
 each natural wrong answer with False and one printed line that names the case and the mistake; and each "break it"
 exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
@@ -7,7 +7,7 @@ import re
 import pytest, torch
 from nbtools import assert_break_it, cells, code_blocks, namespace
 from transformer_nb.core import PAD_ID, BOS_ID
-from transformer_nb.course.exercises import check_greedy_step
+from transformer_nb.course.decoding import check_greedy_step
 
 NB = '10_decoding'
 
@@ -89,7 +89,7 @@ def test_break_it_fails_exactly_the_named_checks(ex):
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 from transformer_nb.core import EOS_ID
 from transformer_nb.decoding import next_token_logits
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import decoding as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
