@@ -7,6 +7,7 @@ import re
 import pytest, torch
 from nbtools import assert_break_it, cells, code_blocks, namespace
 from transformer_nb.core import PAD_ID, BOS_ID
+from transformer_nb.attention import tgt_mask
 from transformer_nb.course.decoding import check_greedy_step
 
 NB = '10_decoding'
@@ -31,7 +32,7 @@ def test_greedy_check_on_stub_solution_and_other_right_answers(ns, capsys):
     ntl, pad_mask = ns['next_token_logits'], ns['pad_mask']
     def via_decode(model, src, ys):                       # right: the encoder and decoder called apart, PAD/BOS by hand
         sm = pad_mask(src, PAD_ID)
-        lg = model.decode(model.encode(src, sm), sm, ys)[:, -1].clone()
+        lg = model.decode(model.encode(src, sm), sm, ys, tgt_mask(ys))[:, -1].clone()
         lg[:, [PAD_ID, BOS_ID]] = float('-inf')
         return lg.log_softmax(-1).argmax(1)
     assert verdict(via_decode, ns['model'], capsys)[0] is True
@@ -169,7 +170,7 @@ def test_greedy_check_names_every_kind_of_sample(ns, name, capsys):
 @pytest.mark.parametrize('step, says', [
     (lambda ns: lambda m, s, ys: _logits(ns)(m, s, ys[:, :-1] if ys.shape[1] > 1 else ys).argmax(-1),
      "that is the choice before the newest token: the decoder reads the whole prefix, model(src, ys), not ys[:, :-1]"),
-    (lambda ns: lambda m, s, ys: ns['next_token_logits'](m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1),
+    (lambda ns: lambda m, s, ys: ns['next_token_logits'](m.decode(m.encode(s, None), None, ys, tgt_mask(ys))[:, -1]).argmax(-1),
      "the source's padding is not masked: model(src, ys) masks it with pad_mask(src)"),
 ], ids=['the prefix without its newest token', 'no source mask'])
 def test_greedy_check_names_a_shifted_prefix_or_an_unmasked_source(ns, step, says, capsys):
@@ -296,7 +297,7 @@ def test_greedy_check_names_an_unmasked_source_and_a_seeded_draw_on_any_model(ns
     torch.manual_seed(seed)
     m = build_model(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=ns['model'].cfg.tgt_vocab)).eval()
     ntl = ns['next_token_logits']
-    ok, msg = verdict(lambda m, s, ys: ntl(m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1), m, capsys)
+    ok, msg = verdict(lambda m, s, ys: ntl(m.decode(m.encode(s, None), None, ys, tgt_mask(ys))[:, -1]).argmax(-1), m, capsys)
     assert ok is False and "the source's padding is not masked" in msg, msg
     def seeded_draw(m, src, ys):
         torch.manual_seed(1)

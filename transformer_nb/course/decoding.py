@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from ..core import PAD_ID, BOS_ID, EOS_ID
 from ..decoding import next_token_logits, greedy_decode
+from ..attention import tgt_mask
 from ..lib.transformer import perturb
 from ..lib.tokens import pad_ids
 from ..lib.fast_decoding import inference
@@ -63,7 +64,7 @@ def _greedy_rules(m, src) -> dict:
              "that is the choice after the prefix without its BOS: the decoder reads the whole prefix, BOS first, model(src, ys)":
                  lambda y: ntl(out(y[:, 1:] if y.shape[1] > 1 else y)[:, -1]).argmax(-1),
              "the source's padding is not masked: model(src, ys) masks it with pad_mask(src) in the encoder and the cross-attention":
-                 lambda y: ntl(m.decode(m.encode(src, None), None, y)[:, -1]).argmax(-1),
+                 lambda y: ntl(m.decode(m.encode(src, None), None, y, tgt_mask(y))[:, -1]).argmax(-1),
              "EOS was forbidden in place of PAD: a decoder never emits PAD or BOS, so next_token_logits sets those two to -inf; "
              "EOS must stay, it ends the sentence": lambda y: forbid(out(y)[:, -1], [EOS_ID, BOS_ID]).argmax(-1),
              "that is a forbidden token, which next_token_logits scored -inf: the least probable, which an argmin picks, or a NaN, which argmax "
