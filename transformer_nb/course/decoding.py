@@ -245,7 +245,9 @@ def check_greedy_step(step, model) -> bool:
     below_0 = copy.deepcopy(model)                                                   # every score negative: argmax unchanged
     below_0.generator.register_forward_hook(lambda mod, inp, out: out - out.amax(-1, keepdim=True) - 1.0)
     bright = copy.deepcopy(model)                                                    # its memory at the padding 30: unmasked, it shows
-    bright.encoder[-1].register_forward_hook(lambda mod, inp, out: out if inp[1] is None else out.masked_fill(~inp[1][:, 0, 0, :, None], 30.))
+    pads = {}                                                                        # the source's padding, seen where it is embedded
+    bright.src_emb.register_forward_pre_hook(lambda mod, inp: pads.update(at=inp[0] == PAD_ID))
+    bright.encoder[-1].register_forward_hook(lambda mod, inp, out: out.masked_fill(pads['at'][:, :, None], 30.))
     compare = functools.partial(_compare_step, step)                                 # want: (b,) the tokens `who` chose
     def cases():
         for m, name in ((model, 'the model'), (specials, 'a copy of the model that scores PAD and BOS highest'),
