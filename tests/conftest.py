@@ -93,13 +93,65 @@ def default_signals():
 
 LIVE = []
 
-@pytest.fixture(autouse=True)
-def no_leftover_processes():
+def end_leftover_processes():
     "A test that fails half-way must not leave its background tool running."
-    yield
     while LIVE:
         p = LIVE.pop().p
         if p.poll() is None: p.kill(); p.wait()
+
+
+# --- every test leaves the process as it found it ---------------------------------------------------------------------
+
+WATCHED_SIGNALS = tuple(getattr(signal, n) for n in ('SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2',
+                                                     'SIGPIPE', 'SIGALRM', 'SIGCHLD') if hasattr(signal, n))
+# Threads a library starts once and keeps for the life of the process, whichever test happens to start them first:
+# tqdm's monitor (its first bar with a refresh interval), and the thread pools that asyncio and concurrent.futures keep.
+LIFELONG_THREADS = ('TMonitor', 'asyncio_', 'ThreadPoolExecutor-')
+THREAD_GRACE_S = 10                                 # a thread a test started may take this long to end once it returns
+
+def _handler(h) -> str:
+    if h is None: return 'a handler set outside Python'
+    if isinstance(h, signal.Handlers): return h.name
+    return f"{getattr(h, '__module__', '?')}.{getattr(h, '__qualname__', repr(h))}"
+
+def process_state() -> dict:
+    "What a test must leave as it found it: the signal handlers and mask, the threads, the working folder."
+    return dict(handlers={s: signal.getsignal(s) for s in WATCHED_SIGNALS},
+                mask=signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, 'pthread_sigmask') else None,
+                threads=set(threading.enumerate()), cwd=os.getcwd())
+
+def restore_process_state(before:dict) -> list[str]:
+    """Put back what changed since `before` (`process_state()`), so that the next test starts clean; returns a line for
+    each thing that had changed: a signal's handler, the signal mask, a thread still running, the working folder."""
+    leaked = []
+    for s, h in before['handlers'].items():
+        now = signal.getsignal(s)
+        if now is not h and now != h:
+            leaked.append(f"the handler of {signal.Signals(s).name} is {_handler(now)}, was {_handler(h)}")
+            if h is not None: signal.signal(s, h)
+    if before['mask'] is not None and (now := signal.pthread_sigmask(signal.SIG_BLOCK, [])) != before['mask']:
+        leaked.append(f"the blocked signals are {sorted(x.name for x in now)}, were {sorted(x.name for x in before['mask'])}")
+        signal.pthread_sigmask(signal.SIG_SETMASK, before['mask'])
+    end = time.monotonic() + THREAD_GRACE_S
+    for t in threading.enumerate():
+        if t in before['threads'] or t.name.startswith(LIFELONG_THREADS) or type(t).__name__.startswith(LIFELONG_THREADS): continue
+        t.join(max(0.0, end - time.monotonic()))
+        if t.is_alive():
+            target = getattr(t, '_target', None)
+            leaked.append(f"thread {t.name!r} ({type(t).__name__}{f', running {_handler(target)}' if target else ''}) is still running")
+    if (now := os.getcwd()) != before['cwd']:
+        leaked.append(f"the working folder is {now}, was {before['cwd']}"); os.chdir(before['cwd'])
+    return leaked
+
+@pytest.fixture(autouse=True)
+def leaves_the_process_as_found():
+    """Every test leaves the signal handlers (SIGINT, SIGTERM, SIGHUP, SIGUSR1, ...), the signal mask, the threads and
+    the working folder as it found them: the test that changed one fails, naming what it left, and it is put back so
+    that the tests after it run as they would alone. (Its background tools are ended first, leak or not.)"""
+    before = process_state()
+    yield
+    end_leftover_processes()
+    if leaked := restore_process_state(before): pytest.fail("the test left the process changed: " + '; '.join(leaked), pytrace=False)
 
 class Live:
     "A tool running in the background, its stdout and stderr collected line by line as they come."
