@@ -328,3 +328,34 @@ def collect_output(stream, buf):
     "Gather what `stream` gives into the list `buf`, in a background thread."
     t = threading.Thread(target=lambda: [buf.append(c) for c in iter(lambda: stream.read1(4096) if hasattr(stream, 'read1') else os.read(stream, 4096), b'')], daemon=True)
     t.start(); return t
+
+
+# --- two decoders' outputs, equal but for ties ---------------------------------------------------------------------------
+
+def differ_beyond_ties(model, tok, src:list, ours:list, theirs:list, beam:bool, alpha:float=0.6) -> list:
+    """The sentences of `src` whose two translations differ by more than a tie that float rounding may break either way,
+    [(sentence, ours, theirs)]. Two decoders (ours and an export's, another runtime's kernels) agree only to rounding, so
+    where two candidates score alike to it, either may win: an exact count of equal outputs is a count of such ties.
+    Each pair that differs is scored by `model` itself, teacher-forced: greedy (`beam` False), the two tokens' logits at
+    the first position where they part; beam search, the two outputs' scores, log p / lp. A tie is a difference within
+    float32 rounding (lib_machine's `rounding_tol`, from the network's sums); anything more is a real difference."""
+    import torch
+    from transformer_nb.core import BOS_ID, EOS_ID
+    from transformer_nb.decoding import length_penalty
+    from transformer_nb.lib.machine import rounding_tol, logit_terms
+    out = []
+    for s, a, b in zip(src, ours, theirs):
+        if a == b: continue
+        x = torch.tensor([tok.encode(s) + [EOS_ID]])
+        ya, yb = [tok.encode(t) + [EOS_ID] if t else [EOS_ID] for t in (a, b)]
+        with torch.no_grad(): za, zb = (model(x, torch.tensor([[BOS_ID] + y[:-1]]))[0].double() for y in (ya, yb))   # (T, V)
+        terms = logit_terms(model.cfg, x.shape[1], max(len(ya), len(yb)), vocab=True)
+        if not beam:
+            t = next((i for i, (p, q) in enumerate(zip(ya, yb)) if p != q), min(len(ya), len(yb)) - 1)
+            tie = abs(za[t, ya[t]] - za[t, yb[t]]) <= rounding_tol(za[t], terms)      # the same prefix: the same logits
+        else:
+            score = lambda z, y: (z.log_softmax(-1)[range(len(y)), y].sum() / length_penalty(len(y), alpha)).item()
+            mag = lambda z, y: (z.abs().amax(-1) + z.logsumexp(-1).abs())[:len(y)].sum()
+            tie = abs(score(za, ya) - score(zb, yb)) <= rounding_tol([mag(za, ya), mag(zb, yb)], terms)
+        if not tie: out.append((s, a, b))
+    return out

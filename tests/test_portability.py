@@ -388,3 +388,22 @@ AT_MOST_ONE = {   # the comparison as written: the file it is in, and the larges
     'test_close(w.sum(-1), torch.ones(2, 3))': ('nbs/lib_layers.ipynb', 1),
     "test_close(maps_m['encoder'][1].sum(-1), torch.ones(2, 4, 4))": ('nbs/lib_scoring.ipynb', 1),
 }
+
+
+# ---- every test leaves the process as it found it -------------------------------------------------------------------
+def test_a_test_that_leaves_the_process_changed_is_named_and_the_change_undone(tmp_path, monkeypatch):
+    "conftest's check after every test (`leaves_the_process_as_found`): a handler, a thread and the working folder left behind are each named, and put back."
+    import signal, threading
+    import conftest
+    before = conftest.process_state()
+    signal.signal(signal.SIGUSR1, lambda sig, frame: None)
+    stop = threading.Event(); t = threading.Thread(target=stop.wait, name='left-running'); t.start()
+    os.chdir(tmp_path)
+    monkeypatch.setattr(conftest, 'THREAD_GRACE_S', 0.2)
+    try: leaked = conftest.restore_process_state(before)
+    finally: stop.set(); t.join(10)
+    assert len(leaked) == 3, leaked
+    assert leaked[0].startswith('the handler of SIGUSR1 is test_portability.') and leaked[0].endswith('was SIG_DFL'), leaked
+    assert "thread 'left-running' (Thread, running " in leaked[1] and f"the working folder is {tmp_path}" in leaked[2], leaked
+    assert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL and os.getcwd() == before['cwd']   # put back
+    assert conftest.restore_process_state(conftest.process_state()) == []                        # nothing changed: nothing said

@@ -17,8 +17,8 @@
 # size under its own timeout); the base half alone: SIZES=base.
 #
 # DRY=1 runs either part on the CPU, the tiny preset at a small update and a small corpus, to check the script before a
-# GPU is lent; EXTRA adds tnb-train options to every variant. Exits 0 only when every variant (every size) wrote its
-# figures; else 1, naming those that failed.
+# GPU is lent; EXTRA adds tnb-train options to every variant, TIMEOUTS="recipe=200" sets a variant's timeout (seconds).
+# Exits 0 only when every variant (every size) wrote its figures; else 1, naming those that failed.
 #   bash experiments/gpu/recipe_gap.sh              # writes $OUT/recipe_gap.json (one line a variant)
 #   bash experiments/gpu/recipe_gap.sh trainer      # writes $OUT/trainer_vs_step_gpu.json, $OUT/trace-{base,big}.json.gz
 #   DRY=1 bash experiments/gpu/recipe_gap.sh        # VARIANTS="recipe eager" runs those alone
@@ -67,6 +67,7 @@ else
   fi
   declare -A LIMIT=([recipe]=170 [eager]=80 [one-batch]=150 [one-batch-eager]=70)   # seconds; with the corpus's 90: 560 s
   if [ "$DRY" = 1 ]; then for v in "${!LIMIT[@]}"; do LIMIT[$v]=400; done; fi   # a CPU compiles slowly; no device time is spent
+  for kv in ${TIMEOUTS:-}; do LIMIT[${kv%%=*}]=${kv#*=}; done   # TIMEOUTS="recipe=200 eager=60": a variant's own timeout, in seconds
   declare -A SAID=([recipe]="the recipe's micro-batches (3,125 x accum 8), compiled" [eager]="the recipe's micro-batches, eager"
                    [one-batch]="one micro-batch of 25,000, compiled" [one-batch-eager]="one micro-batch of 25,000, eager")
   for v in ${VARIANTS:-recipe eager one-batch one-batch-eager}; do
