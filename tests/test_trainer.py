@@ -4,6 +4,7 @@ disk keep the last good checkpoint; an interrupt while an update is applied resu
 produced for real are injected into the child (`conftest.inject_code`), around the real tools."""
 import os, random, signal, subprocess, time
 import pytest, torch
+from pathlib import Path
 from transformer_nb.lib.checkpoints import open_checkpoint
 from transformer_nb.lib.runs import RunFolder
 from conftest import ENV, TINY, cmd, tool, one_line, temps, default_signals, mount_tmpfs as _mount, inject_code, STARTING, Live, said as quiet
@@ -312,6 +313,33 @@ def test_reading_back_every_k_updates_changes_no_figure_and_resumes_exactly(tmp_
     a, b = k3.model.state_dict(), r.model.state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
 
+def test_the_throughput_is_timed_by_windows_that_partition_the_run(monkeypatch):
+    """Every record holds its window's rate and first update; the windows are the updates between two reads back, and
+    their times add up to the updates' without overlap: on a clock that only each update's backward pass advances (by 1 s),
+    a window of n updates takes n seconds. (Before, the updates before a log step were timed to the end of that step's
+    backward pass too: 3 s for 2 updates.) `experiments/gpu/steady.py` groups them back."""
+    import sys, types
+    import transformer_nb.lib.trainer as T
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'experiments' / 'gpu'))
+    try: from steady import windows, steady
+    finally: sys.path.pop(0)
+    clock = [0.0]
+    monkeypatch.setattr(T, 'time', types.SimpleNamespace(perf_counter=lambda: clock[0], time=time.time))
+    t = _trainer(steps=8, log_every=3)
+    real = t._backward
+    def backward(*a, **k): clock[0] += 1.0; return real(*a, **k)
+    t._backward = backward
+    t.fit()
+    h = t.history['train']
+    assert [r['window'] for r in h] == [1, 1, 3, 4, 4, 6, 7, 7], h      # read back before update 3, after it, before 6, after it, at the end
+    assert all(r['tok_s'] == next(x for x in h if x['window'] == r['window'])['tok_s'] for r in h)
+    assert [(w['first'], w['last'], w['seconds']) for w in windows(h)] == [(1, 2, 2.0), (3, 3, 1.0), (4, 5, 2.0), (6, 6, 1.0), (7, 8, 2.0)]
+    s = steady(h, warm=3)                                                # the windows of updates 1-2 and 3 left out
+    assert (s['steady_updates'], s['steady_seconds'], s['steady_tokens']) == (5, 5.0, sum(r['tokens'] for r in h[3:]))
+    with pytest.raises(ValueError, match='no window starts after update 8'): steady(h, warm=8)
+    with pytest.raises(ValueError, match=r"updates \[1\] carry no timing window"): windows([{'step': 1, 'tokens': 5, 'tok_s': 9.0}])
+    with pytest.raises(ValueError, match='lacks records'): windows([dict(r) for r in h if r['step'] != 4])
+
 def test_a_loss_that_is_not_finite_stops_at_the_next_log_step_before_any_checkpoint(tmp_path):
     "Read back every 3 updates, a NaN that appears at update 5 stops the run at update 6 naming update 5, and checkpoint 6 is never written."
     from transformer_nb.lib.trainer import TrainingDiverged
@@ -340,16 +368,19 @@ def test_the_stop_signals_handlers_are_set_once_a_run_and_the_generators_read_fo
     assert seen[0] == seen[1] and seen[0].get('rng_state', 0) == 0 and 0 < seen[0]['signal'] <= 6, seen   # run=None: no checkpoint
 
 def test_a_stop_signal_while_an_update_is_applied_lands_after_it():
+    "Ctrl-C under Python's own handler (set here: what a runner or an earlier test installed is not this test's to rely on)."
     import signal as sg
     from transformer_nb.lib.trainer import _Gate
-    before = sg.getsignal(sg.SIGINT)
-    with _Gate() as gate:
-        with pytest.raises(KeyboardInterrupt):
-            with gate.hold():
-                sg.raise_signal(sg.SIGINT)
-                held = list(gate.held)                                     # reached: held back, not raised
-        with pytest.raises(KeyboardInterrupt): sg.raise_signal(sg.SIGINT)   # outside `hold`: at once
-    assert held == [sg.SIGINT] and sg.getsignal(sg.SIGINT) is before
+    runner = sg.signal(sg.SIGINT, sg.default_int_handler)
+    try:
+        with _Gate() as gate:
+            with pytest.raises(KeyboardInterrupt):
+                with gate.hold():
+                    sg.raise_signal(sg.SIGINT)
+                    held = list(gate.held)                                     # reached: held back, not raised
+            with pytest.raises(KeyboardInterrupt): sg.raise_signal(sg.SIGINT)   # outside `hold`: at once
+        assert held == [sg.SIGINT] and sg.getsignal(sg.SIGINT) is sg.default_int_handler   # the handler before the run, back
+    finally: sg.signal(sg.SIGINT, runner)
 
 def test_one_batch_rebuilds_batches_made_for_the_smaller_micro_batch():
     from transformer_nb.lib.trainer import batch_sampler, Parallel
