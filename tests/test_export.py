@@ -9,7 +9,7 @@ ct2 = pytest.importorskip('ctranslate2', reason="ctranslate2 not installed (pip 
 
 from transformer_nb.core import PAD_ID, BOS_ID, EOS_ID
 from conftest import differ_beyond_ties
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.tokens import CheckedTokenizer
 from transformer_nb.lib.checkpoints import save_checkpoint, model_from_checkpoint
