@@ -150,7 +150,7 @@ def test_a_checkpoint_of_format_1_opens_through_the_upgrade_hook(run, tmp_path):
     old = {**ck, 'format': 'transformer_nb.checkpoint/1', 'tokenizer': torch.tensor(list(ck['tokenizer']), dtype=torch.uint8)}
     torch.save(old, tmp_path / 'v1.pt')
     c = open_checkpoint(tmp_path / 'v1.pt', 'resume')
-    assert _CKPT_FORMAT == 'transformer_nb.checkpoint/3' and c.tokenizer_bytes == ck['tokenizer']   # a uint8 tensor in format 1: bytes now
+    assert _CKPT_FORMAT == 'transformer_nb.checkpoint/4' and c.tokenizer_bytes == ck['tokenizer']   # a uint8 tensor in format 1: bytes now
     assert c.meta == ck['meta'] and c.tokenizer.vocab_size == c.config.src_vocab and c.step == ck['step']
     assert all(torch.equal(a, b) for a, b in zip(c.model().state_dict().values(), ck['model'].values()))
     torch.save({**old, 'meta': None}, tmp_path / 'v1-no-meta.pt')

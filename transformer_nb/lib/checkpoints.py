@@ -148,6 +148,7 @@ def _check_stacked(ck:dict, path):
         raise ValueError(f"{path} was written when attention stacked W^Q, W^K and W^V in one in_proj (format 2): its weights "
                          f"translate, evaluate and average, but its optimiser state fits no parameter of this version, so it cannot resume")
 
+# %% ../../nbs/lib_checkpoints.ipynb #a05upg0b
 def _generator_first(opt:dict) -> dict:
     "An optimiser state whose last 5 parameters, a pre-LN model's two final LayerNorms then its own output layer, are put in the order 06's model registers them: the output layer first."
     P = len(opt['param_groups'][0]['params']); new = {o: o + 1 for o in range(P - 5, P - 1)} | {P - 1: P - 5}

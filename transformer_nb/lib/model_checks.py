@@ -50,12 +50,11 @@ def check_src_tgt(src, tgt):
     check_batch(src.shape[0], tgt.shape[0], "src has {} sentences, tgt has {}")
 
 def check_forward(model, args:tuple, kwargs:dict):
-    "A forward pre-hook for 06's `Transformer`: `forward(src, tgt)`'s arguments, checked before any layer runs."
+    "A forward pre-hook for 06's `Transformer`: `forward(src, tgt)`'s arguments, their shapes and types checked before any layer runs (an id outside the vocabulary is named where it is looked up, `NamedLookup`)."
     src, tgt = (*args, *(kwargs[k] for k in ('src', 'tgt') if k in kwargs))[:2]
     check_src_tgt(src, tgt)
     cfg = model.cfg
-    for name, t, vocab in (('src', src, cfg.src_vocab), ('tgt', tgt, cfg.tgt_vocab)):
-        check_ids(name, t, vocab)
+    for name, t in (('src', src), ('tgt', tgt)):                     # shapes only: nothing is read back from the device
         if cfg.pos == 'learned' and t.shape[1] > cfg.max_len:
             raise ValueError(f"{name} of length {t.shape[1]}: learned positional embeddings only exist for positions "
                              f"0..{cfg.max_len - 1} (max_len={cfg.max_len}); use a larger max_len or pos='sinusoidal'")

@@ -16,7 +16,6 @@ from typing import Annotated, Literal
 from dataclasses import dataclass, field, fields, replace
 from .checks import Range, PositiveInt, Count, PositiveFloat, Probability, Seed, Threads, SettingError, check_fields, settings, validate
 from ..config import TransformerConfig
-from ..core import PAD_ID
 from .checks import Device
 
 # %% ../../nbs/lib_options.ipynb #pr060002
@@ -64,7 +63,7 @@ class ModelConfig(TransformerConfig):
     tie: Literal['all', 'decoder', 'none'] = 'all'   # all: src emb = tgt emb = output projection (§3.4); decoder: tgt emb = output; none
     p_attn: Probability = 0.0        # dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)
     p_ffn: Probability = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)
-    pad_id: Literal[PAD_ID] = PAD_ID # the padding id, 00_core's (06's forward masks it): kept in saved configs, where readers check a tokenizer against it
+    pad_id: Literal[0] = 0           # the padding id, 00_core's PAD_ID (06's forward masks it), saved so readers check a tokenizer against it (no name: this module imports no PyTorch)
 
     def __post_init__(self):
         "Each field checked as declared (lib_checks), then the rules that tie them; then d_k and d_v, where None, as 02's layer takes them."
