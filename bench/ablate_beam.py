@@ -29,6 +29,7 @@ timed `--repeats` times in turn (round robin); medians, and each median's ratio 
 import json, math, statistics, sys, time, datetime
 from pathlib import Path
 import torch
+from transformer_nb.core import PAD_ID
 from _common import decode_options, multi30k_file, source_ids, id_batches, command, rel, load_average
 from _levers import off, label, BEAM
 import transformer_nb.lib.fast_decoding as fd
@@ -116,7 +117,7 @@ def settings(beam:int) -> dict:
            'without two-stage top-k': lambda m, s: best(variant(m, s, beam=beam, two_stage_topk=False)),
            'without tensor bookkeeping': lambda m, s: best(variant(m, s, beam=beam, tensor_bookkeeping=False))}
     out.update({label(name): lever_off(name) for name in BEAM})
-    out[READABLE] = lambda m, s: [beam_search(m, r[r != m.cfg.pad_id], k=beam)[0][0] for r in s]   # one sentence at a time
+    out[READABLE] = lambda m, s: [beam_search(m, r[r != PAD_ID], k=beam)[0][0] for r in s]   # one sentence at a time
     return out
 
 def main(argv=None):

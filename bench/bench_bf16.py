@@ -69,7 +69,7 @@ def part_matmul(a) -> dict:
     return out
 
 def part_train(a) -> dict:
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.trainer import Trainer
     from transformer_nb.lib.options import TrainConfig
@@ -80,7 +80,7 @@ def part_train(a) -> dict:
     trainers = {}
     for p in PRECISIONS:
         set_seed(0)
-        trainers[p] = Trainer(TransformerModel(cfg), data, tc=TrainConfig(max_tokens=2600, precision=p, progress=False, device='cpu'),
+        trainers[p] = Trainer(build_model(cfg), data, tc=TrainConfig(max_tokens=2600, precision=p, progress=False, device='cpu'),
                               say=lambda m: None)
     group = [list(range(100))]
     for p in PRECISIONS: trainers[p].update(group)                                 # warm-up
@@ -131,7 +131,7 @@ def part_bleu(a, save=lambda r: None) -> dict:
 
 def _width_rows(d:int, a) -> dict:
     "One width's training step and greedy decoding, fp32 and bf16 interleaved: medians, all times, speed-ups."
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.trainer import Trainer
     from transformer_nb.lib.options import TrainConfig
@@ -147,7 +147,7 @@ def _width_rows(d:int, a) -> dict:
     trainers = {}
     for p in PRECISIONS:
         set_seed(0)
-        trainers[p] = Trainer(TransformerModel(cfg), data, tc=TrainConfig(max_tokens=2100, precision=p, progress=False, device='cpu'),
+        trainers[p] = Trainer(build_model(cfg), data, tc=TrainConfig(max_tokens=2100, precision=p, progress=False, device='cpu'),
                               say=lambda m: None)
     group, model = [list(range(80))], trainers['fp32'].model
     def decode(p):

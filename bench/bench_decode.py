@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 from transformer_nb.core import PAD_ID, EOS_ID, set_seed
 from transformer_nb.lib.machine import get_device
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.datasets import find_multi30k
 from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
@@ -34,10 +34,14 @@ def read_lines(path):
     op = gzip.open if str(path).endswith('.gz') else open
     with op(path, 'rt', encoding='utf-8') as f: return [l.rstrip('\n') for l in f]
 
-class NoEOS(TransformerModel):
-    "A random model with EOS forbidden, so greedy and beam outputs all run to the same cap (equal work)."
-    def decode(self, *a, **kw):
-        out = super().decode(*a, **kw); out[..., EOS_ID] = float('-inf'); return out
+def no_eos(model):
+    "`model` that never ends a sentence: its output layer (the same weight) gets a bias of -inf at EOS, so every output runs to its cap."
+    old = model.generator.proj
+    new = torch.nn.Linear(old.in_features, old.out_features, device=old.weight.device, dtype=old.weight.dtype)
+    new.weight = old.weight
+    with torch.no_grad(): new.bias.zero_(); new.bias[EOS_ID] = float('-inf')
+    model.generator.proj = new
+    return model
 
 def load(args):
     "(model, list of source id lists, description)."
@@ -53,7 +57,7 @@ def load(args):
         return model, srcs, what, args.max_extra if args.max_extra is not None else 50
     set_seed(0)
     cfg = get_model_config(args.preset, src_vocab=args.vocab, tgt_vocab=args.vocab, p_drop=0.0)
-    model = NoEOS(cfg).to(dev).eval()
+    model = no_eos(build_model(cfg)).to(dev).eval()
     g = torch.Generator().manual_seed(0)
     if lines is not None:
         lens = [max(1, round(len(l.split()) * args.pieces_per_word)) + 1 for l in lines if l.strip()]

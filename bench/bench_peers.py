@@ -52,6 +52,7 @@ test2016 references, per system, with how many outputs are identical to ours.
 import argparse, json, os, statistics, subprocess, sys, tempfile, time, datetime, platform
 from pathlib import Path
 import torch
+from transformer_nb.core import PAD_ID
 from _common import ROOT, multi30k_file, source_ids, id_batches, command, rel, load_average
 from transformer_nb.lib.machine import hardware, git_commit, limit_threads
 from transformer_nb.lib.checkpoints import model_from_checkpoint, open_checkpoint
@@ -68,8 +69,8 @@ def _best(hyps): return [h[0][0] for h in hyps]
 DECODERS = {  # system: (greedy, beam search), each (model, src, beam, max_extra) -> token ids per sentence
     OURS: (lambda m, s, beam, x: fast_greedy_decode(m, s, max_extra=x),
            lambda m, s, beam, x: _best(fast_beam_search(m, s, beam=beam, max_extra=x, nbest=1))),
-    READABLE: (lambda m, s, beam, x: [greedy_decode(m, r[r != m.cfg.pad_id], max_extra=x) for r in s],    # one sentence at a time
-               lambda m, s, beam, x: [beam_search(m, r[r != m.cfg.pad_id], k=beam, max_extra=x)[0][0] for r in s]),
+    READABLE: (lambda m, s, beam, x: [greedy_decode(m, r[r != PAD_ID], max_extra=x) for r in s],    # one sentence at a time
+               lambda m, s, beam, x: [beam_search(m, r[r != PAD_ID], k=beam, max_extra=x)[0][0] for r in s]),
     EARLY: (None, lambda m, s, beam, x: _best(fast_beam_search(m, s, beam=beam, max_extra=x, nbest=1, stop='early'))),
 }
 

@@ -10,12 +10,12 @@ Tokens/s counts target tokens (the labels), as fairseq's wps does; a full synthe
 import argparse, datetime, json, math, os, statistics, sys, time
 from pathlib import Path
 import torch, torch.nn as nn
-from transformer_nb.core import set_seed
+from transformer_nb.core import PAD_ID, set_seed
 from transformer_nb.lib.machine import get_device
 from transformer_nb.lib.machine import autocast, limit_threads, hardware
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
-from transformer_nb.lib.layers import sinusoidal_encoding_on
+from transformer_nb.positional import sinusoidal_encoding
 from transformer_nb.training import seq2seq_loss
 from transformer_nb.lib.trainer import make_optimizer_with_cooldown
 from transformer_nb.lib.options import TrainConfig
@@ -25,17 +25,17 @@ class TorchTransformer(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         self.cfg, d = cfg, cfg.d_model
-        self.emb = nn.Embedding(cfg.src_vocab, d, padding_idx=cfg.pad_id)
+        self.emb = nn.Embedding(cfg.src_vocab, d, padding_idx=PAD_ID)
         self.drop = nn.Dropout(cfg.p_drop)
         self.tf = nn.Transformer(d, cfg.h, cfg.N, cfg.N, cfg.d_ff, cfg.p_drop, batch_first=True, norm_first=cfg.norm_first)
         self.out = nn.Linear(d, cfg.tgt_vocab, bias=False); self.out.weight = self.emb.weight
-        self.register_buffer('pe', sinusoidal_encoding_on(cfg.max_len, d), persistent=False)
+        self.register_buffer('pe', sinusoidal_encoding(cfg.max_len, d).float(), persistent=False)
 
     def embed(self, x): return self.drop(self.emb(x) * math.sqrt(self.cfg.d_model) + self.pe[:x.shape[1]])
 
     def forward(self, src, tgt):
         causal = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1], device=tgt.device, dtype=torch.bool)
-        spad, tpad = src == self.cfg.pad_id, tgt == self.cfg.pad_id
+        spad, tpad = src == PAD_ID, tgt == PAD_ID
         h = self.tf(self.embed(src), self.embed(tgt), tgt_mask=causal, src_key_padding_mask=spad,
                     tgt_key_padding_mask=tpad, memory_key_padding_mask=spad, tgt_is_causal=True)
         return self.out(h)
@@ -57,7 +57,7 @@ def make_step(model, cfg, src, tgt, device, precision, compile_, mode=None):
     net = torch.compile(model, mode=mode) if compile_ else model
     def step():
         opt.zero_grad(set_to_none=True)
-        with autocast(device, precision): loss, _, n = seq2seq_loss(net, src, tgt, TrainConfig.eps_ls, cfg.pad_id)   # the paper's label smoothing (a training setting)
+        with autocast(device, precision): loss, _, n = seq2seq_loss(net, src, tgt, TrainConfig.eps_ls, PAD_ID)   # the paper's label smoothing (a training setting)
         (loss / n).backward(); opt.step(); sched.step()
     return step
 
@@ -112,7 +112,7 @@ def main(argv=None):
     steps = {}
     for name in names:                                             # build (and compile) each model once
         set_seed(0)
-        m = TransformerModel(cfg) if name == 'ours' else TorchTransformer(cfg)
+        m = build_model(cfg) if name == 'ours' else TorchTransformer(cfg)
         steps[name] = make_step(m, cfg, src, tgt, device, a.precision, a.compile or bool(a.compile_mode), a.compile_mode)
         t0 = time.perf_counter()
         for _ in range(a.warmup): steps[name]()

@@ -51,7 +51,7 @@ from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.lib.machine import hardware, git_commit, limit_threads
 from transformer_nb.lib.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler, checked_collate
 from transformer_nb.lib.datasets import load_dataset, find_multi30k
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.trainer import Trainer
 from transformer_nb.lib.options import TrainConfig
@@ -166,7 +166,7 @@ def main(argv=None):
     tokens = sum(int((t[:, 1:] != PAD_ID).sum()) for _, t in batches)
     padded = sum(t[:, 1:].numel() for _, t in batches)
     set_seed(0)
-    model = TransformerModel(get_model_config(a.preset, src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, norm_first=True, p_ffn=0.1))
+    model = build_model(get_model_config(a.preset, src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, norm_first=True, p_ffn=0.1))
     cfg, tc = model.cfg, TrainConfig(max_tokens=a.max_tokens, warmup=4000, lr_scale=1.0, eps_ls=0.1, progress=False)
     train = dict(p_drop=cfg.p_drop, p_attn=cfg.p_attn, p_ffn=cfg.p_ffn, eps_ls=tc.eps_ls, warmup=tc.warmup, lr_scale=tc.lr_scale)
     work = Path(tempfile.mkdtemp(prefix='bench_train_peers.'))

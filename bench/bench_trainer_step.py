@@ -17,12 +17,13 @@ from dataclasses import replace
 from pathlib import Path
 import numpy as np
 import torch
+from transformer_nb.core import PAD_ID
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_train import train_flops
 from transformer_nb.core import set_seed
 from transformer_nb.lib.machine import get_device
 from transformer_nb.lib.machine import autocast, limit_threads, hardware
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.training import make_optimizer
 from transformer_nb.lib.trainer import Trainer, pad_rows, PAD_TO
@@ -41,7 +42,7 @@ def raw_step(tr:Trainer, model, device):
     cpu, compiled = device.type == 'cpu', tr.tc.compile
     from transformer_nb.lib.speed import CpuLevers
     levers = CpuLevers(model, dropout=cpu, buffered=cpu and tr.precision == 'fp32' and not compiled)
-    loss_fn, eps, pad, short = tr.loss_fn, tr.tc.eps_ls, model.cfg.pad_id, tr.short_attention
+    loss_fn, eps, pad, short = tr.loss_fn, tr.tc.eps_ls, PAD_ID, tr.short_attention
     sums = lambda src, tgt: loss_fn(model(src, tgt[:, :-1]), tgt[:, 1:], eps, pad)
     if compiled: sums = torch.compile(sums, dynamic=True)
     def step(src, tgt, n):
@@ -79,13 +80,13 @@ def main(argv=None):
     data = corpus(int(need * per_batch * 1.5) + 64, a.vocab, *a.lengths)
     tc = TrainConfig(max_tokens=a.max_tokens, accum=1, steps=1, warmup=4000, compile=a.compile, device=str(device),
                      precision=a.precision, progress=False, log_every=a.log_every)
-    set_seed(0); tr = Trainer(TransformerModel(cfg), data, tc=tc, say=lambda m: None)
+    set_seed(0); tr = Trainer(build_model(cfg), data, tc=tc, say=lambda m: None)
     tr.sampler.set_epoch(0); batches = list(tr.sampler)
     if len(batches) < need: sys.exit(f"the corpus gives {len(batches)} batches, fewer than the {need} needed: lower --updates or --repeats")
     mult = PAD_TO if a.compile else 1
-    on_dev = [tuple(pad_rows([data[i][side] for i in b], cfg.pad_id, mult).to(device) for side in (0, 1)) for b in batches[:need]]
-    tokens = [int((t[:, 1:] != cfg.pad_id).sum()) for _, t in on_dev]
-    set_seed(0); step = raw_step(tr, TransformerModel(cfg).to(device), device)
+    on_dev = [tuple(pad_rows([data[i][side] for i in b], PAD_ID, mult).to(device) for side in (0, 1)) for b in batches[:need]]
+    tokens = [int((t[:, 1:] != PAD_ID).sum()) for _, t in on_dev]
+    set_seed(0); step = raw_step(tr, build_model(cfg).to(device), device)
     print(f"{a.preset} d_model={cfg.d_model} N={cfg.N} vocab={a.vocab}; {a.max_tokens:,} padded tokens a side per update, lengths "
           f"{a.lengths[0]}-{a.lengths[1]}; {device} {a.precision} threads={torch.get_num_threads()} compile={a.compile} "
           f"log_every={tr.log_every}; {a.updates} updates x {a.repeats} repeats", flush=True)

@@ -26,6 +26,7 @@ Not a test: it prints a table and, with --json, stores it.
 import argparse, json, linecache, statistics, subprocess, sys, tempfile, time, datetime, shutil
 from pathlib import Path
 from _common import decode_options, multi30k_file, source_ids, id_batches, command, rel, load_average
+from transformer_nb.core import PAD_ID
 
 GROUPS = ('encoder', 'decoder: attention', 'decoder: output projection', 'decoder: other layer work',
           'log-softmax over the vocabulary', 'top-k and candidate scores', 'cache reorder', 'search bookkeeping')
@@ -86,7 +87,7 @@ def decoders():
     "{name: (function(model, src, beam), name of the search function in the stacks)}."
     from transformer_nb.decoding import beam_search
     from transformer_nb.lib.fast_decoding import fast_beam_search
-    readable = lambda m, s, beam: [beam_search(m, r[r != m.cfg.pad_id], k=beam) for r in s]   # 10's, one sentence at a time
+    readable = lambda m, s, beam: [beam_search(m, r[r != PAD_ID], k=beam) for r in s]   # 10's, one sentence at a time
     return {'readable': (readable, 'beam_search'),
             'fast': (lambda m, s, beam: fast_beam_search(m, s, beam=beam, nbest=1), 'fast_beam_search'),
             'early stop': (lambda m, s, beam: fast_beam_search(m, s, beam=beam, nbest=1, stop='early'), 'fast_beam_search')}

@@ -16,7 +16,7 @@ from transformer_nb.core import set_seed
 from transformer_nb.lib.machine import hardware, git_commit, limit_threads
 from transformer_nb.lib.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler
 from transformer_nb.lib.datasets import load_dataset, find_multi30k
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.trainer import Trainer
 from transformer_nb.lib.options import TrainConfig
@@ -51,7 +51,7 @@ def main(argv=None):
     pairs = checked_encode_pairs(tok, data.train, max_len=256)
     groups = DistributedTokenBatchSampler([len(s) for s, _ in pairs], [len(t) for _, t in pairs], a.max_tokens, seed=0).batches()
     set_seed(0)
-    model = TransformerModel(get_model_config('mini', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, norm_first=True, p_ffn=0.1))
+    model = build_model(get_model_config('mini', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, norm_first=True, p_ffn=0.1))
     tr = Trainer(model, pairs, None, tc=TrainConfig(max_tokens=a.max_tokens, progress=False), say=lambda m: None)
     for g in groups[:a.warmup]: tr.update([g])
     load_before = load_average()

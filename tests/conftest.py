@@ -93,13 +93,66 @@ def default_signals():
 
 LIVE = []
 
-@pytest.fixture(autouse=True)
-def no_leftover_processes():
+def end_leftover_processes():
     "A test that fails half-way must not leave its background tool running."
-    yield
     while LIVE:
         p = LIVE.pop().p
         if p.poll() is None: p.kill(); p.wait()
+
+
+# --- every test leaves the process as it found it ---------------------------------------------------------------------
+
+WATCHED_SIGNALS = tuple(getattr(signal, n) for n in ('SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2',
+                                                     'SIGPIPE', 'SIGALRM', 'SIGCHLD') if hasattr(signal, n))
+# Threads a library starts once and keeps for the life of the process, whichever test happens to start them first:
+# tqdm's monitor (its first bar with a refresh interval), and the thread pools that asyncio and concurrent.futures keep.
+LIFELONG_THREADS = ('TMonitor', 'asyncio_', 'ThreadPoolExecutor-')
+THREAD_GRACE_S = 10                                 # a thread a test started may take this long to end once it returns
+
+def _handler(h) -> str:
+    if h is None: return 'a handler set outside Python'
+    if isinstance(h, signal.Handlers): return h.name
+    return f"{getattr(h, '__module__', '?')}.{getattr(h, '__qualname__', repr(h))}"
+
+def process_state() -> dict:
+    "What a test must leave as it found it: the signal handlers and mask, the threads, the working folder."
+    return dict(handlers={s: signal.getsignal(s) for s in WATCHED_SIGNALS},
+                mask=signal.pthread_sigmask(signal.SIG_BLOCK, []) if hasattr(signal, 'pthread_sigmask') else None,
+                threads=set(threading.enumerate()), cwd=os.getcwd())
+
+def restore_process_state(before:dict) -> list[str]:
+    """Put back what changed since `before` (`process_state()`), so that the next test starts clean; returns a line for
+    each thing that had changed: a signal's handler, the signal mask, a thread still running, the working folder."""
+    leaked = []
+    for s, h in before['handlers'].items():
+        now = signal.getsignal(s)
+        if now is not h and now != h:
+            leaked.append(f"the handler of {signal.Signals(s).name} is {_handler(now)}, was {_handler(h)}")
+            if h is not None: signal.signal(s, h)
+    if before['mask'] is not None and (now := signal.pthread_sigmask(signal.SIG_BLOCK, [])) != before['mask']:
+        leaked.append(f"the blocked signals are {sorted(x.name for x in now)}, were {sorted(x.name for x in before['mask'])}")
+        signal.pthread_sigmask(signal.SIG_SETMASK, before['mask'])
+    end = time.monotonic() + THREAD_GRACE_S
+    for t in threading.enumerate():
+        if t in before['threads'] or t.name.startswith(LIFELONG_THREADS) or type(t).__name__.startswith(LIFELONG_THREADS): continue
+        if isinstance(t, threading._DummyThread): continue    # started outside Python (torch.compile's workers, CUDA's callbacks): not ours to join
+        t.join(max(0.0, end - time.monotonic()))
+        if t.is_alive():
+            target = getattr(t, '_target', None)
+            leaked.append(f"thread {t.name!r} ({type(t).__name__}{f', running {_handler(target)}' if target else ''}) is still running")
+    if (now := os.getcwd()) != before['cwd']:
+        leaked.append(f"the working folder is {now}, was {before['cwd']}"); os.chdir(before['cwd'])
+    return leaked
+
+@pytest.fixture(autouse=True)
+def leaves_the_process_as_found():
+    """Every test leaves the signal handlers (SIGINT, SIGTERM, SIGHUP, SIGUSR1, ...), the signal mask, the threads and
+    the working folder as it found them: the test that changed one fails, naming what it left, and it is put back so
+    that the tests after it run as they would alone. (Its background tools are ended first, leak or not.)"""
+    before = process_state()
+    yield
+    end_leftover_processes()
+    if leaked := restore_process_state(before): pytest.fail("the test left the process changed: " + '; '.join(leaked), pytrace=False)
 
 class Live:
     "A tool running in the background, its stdout and stderr collected line by line as they come."
@@ -276,3 +329,34 @@ def collect_output(stream, buf):
     "Gather what `stream` gives into the list `buf`, in a background thread."
     t = threading.Thread(target=lambda: [buf.append(c) for c in iter(lambda: stream.read1(4096) if hasattr(stream, 'read1') else os.read(stream, 4096), b'')], daemon=True)
     t.start(); return t
+
+
+# --- two decoders' outputs, equal but for ties ---------------------------------------------------------------------------
+
+def differ_beyond_ties(model, tok, src:list, ours:list, theirs:list, beam:bool, alpha:float=0.6) -> list:
+    """The sentences of `src` whose two translations differ by more than a tie that float rounding may break either way,
+    [(sentence, ours, theirs)]. Two decoders (ours and an export's, another runtime's kernels) agree only to rounding, so
+    where two candidates score alike to it, either may win: an exact count of equal outputs is a count of such ties.
+    Each pair that differs is scored by `model` itself, teacher-forced: greedy (`beam` False), the two tokens' logits at
+    the first position where they part; beam search, the two outputs' scores, log p / lp. A tie is a difference within
+    float32 rounding (lib_machine's `rounding_tol`, from the network's sums); anything more is a real difference."""
+    import torch
+    from transformer_nb.core import BOS_ID, EOS_ID
+    from transformer_nb.decoding import length_penalty
+    from transformer_nb.lib.machine import rounding_tol, logit_terms
+    out = []
+    for s, a, b in zip(src, ours, theirs):
+        if a == b: continue
+        x = torch.tensor([tok.encode(s) + [EOS_ID]])
+        ya, yb = [tok.encode(t) + [EOS_ID] if t else [EOS_ID] for t in (a, b)]
+        with torch.no_grad(): za, zb = (model(x, torch.tensor([[BOS_ID] + y[:-1]]))[0].double() for y in (ya, yb))   # (T, V)
+        terms = logit_terms(model.cfg, x.shape[1], max(len(ya), len(yb)), vocab=True)
+        if not beam:
+            t = next((i for i, (p, q) in enumerate(zip(ya, yb)) if p != q), min(len(ya), len(yb)) - 1)
+            tie = abs(za[t, ya[t]] - za[t, yb[t]]) <= rounding_tol(za[t], terms)      # the same prefix: the same logits
+        else:
+            score = lambda z, y: (z.log_softmax(-1)[range(len(y)), y].sum() / length_penalty(len(y), alpha)).item()
+            mag = lambda z, y: (z.abs().amax(-1) + z.logsumexp(-1).abs())[:len(y)].sum()
+            tie = abs(score(za, ya) - score(zb, yb)) <= rounding_tol([mag(za, ya), mag(zb, yb)], terms)
+        if not tie: out.append((s, a, b))
+    return out

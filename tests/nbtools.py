@@ -71,7 +71,7 @@ def assert_no_cell_runs_a_solution(nb:str, *names:str):
 
 # ---------------------------------------------------------------- a check's verdicts
 def assert_rejects(check, *answer, says:str):
-    """`check(*answer)` refuses the answer, naming the mistake: a check of `transformer_nb.course.exercises` returns False (never
+    """`check(*answer)` refuses the answer, naming the mistake: a check of `transformer_nb.course` returns False (never
     True) and prints a line that matches the regular expression `says`; a check that raises fails with an AssertionError
     whose message matches it."""
     out = io.StringIO()

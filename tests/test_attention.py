@@ -5,7 +5,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from transformer_nb.attention import masked_softmax, attention, pad_mask, causal_mask, tgt_mask
-from transformer_nb.lib.layers import AdditiveAttention, scaling_experiment, _RetrievalScorer, retrieval_experiment, tgt_mask_on
+from transformer_nb.lib.layers import AdditiveAttention, scaling_experiment, _RetrievalScorer, retrieval_experiment
 
 torch.set_num_threads(1)
 B, h, n, d_k, d_v = 2, 3, 5, 8, 4
@@ -371,7 +371,7 @@ def test_retrieval_experiment_learns_and_is_reproducible():
 @pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')
 def test_cuda_parity():
     q, k, v = (t.float().cuda() for t in qkv())
-    m = tgt_mask_on(TOKS.cuda())
+    m = tgt_mask(TOKS.cuda())
     torch.testing.assert_close(F.scaled_dot_product_attention(q, k, v, attn_mask=m), attention(q, k, v, m)[0],
                                rtol=1e-4, atol=1e-4)
     qh, kh, vh = q.half(), k.half(), v.half()

@@ -4,7 +4,7 @@ run one after another in one fresh process (PyTorch loads once), each through it
 on the published numbers model the repository holds and four sentences. A script that needs what the machine lacks
 (py-spy, OpenNMT-py, Multi30k) is run up to that need, where it must stop with a line that names it, never a traceback.
 Timings are not checked: the figures are the scripts' own business."""
-import json, os, shutil, subprocess, sys
+import json, os, re, shutil, subprocess, sys
 from pathlib import Path
 import pytest
 from conftest import ENV, ROOT
@@ -96,3 +96,26 @@ def test_the_gpu_check_of_the_trainer_runs_dry_on_a_cpu(tmp_path):
     assert 'paper-base (tiny): trainer' in r.stdout
     r = subprocess.run(['bash', 'experiments/gpu/recipe_gap.sh', 'other'], cwd=ROOT, capture_output=True, text=True, timeout=60, env=ENV)
     assert r.returncode == 2 and "unknown part 'other'" in r.stderr
+
+
+@pytest.mark.slow                     # trains four tiny runs on a CPU
+def test_the_gpu_check_of_the_recipe_runs_dry_and_fails_when_a_variant_fails(tmp_path):
+    """`experiments/gpu/recipe_gap.sh` (the variants part) honours DRY=1: on a CPU, a small corpus and the tiny preset, each
+    variant writes its timing windows and its steady state, and the script exits 0; with one variant failing (stopped by
+    its timeout), the script exits 1 naming it, and the other's figures are still written. Its timeouts fit 10 minutes
+    of device time."""
+    env = {**ENV, 'DRY': '1', 'OUT': str(tmp_path), 'VARIANTS': 'eager one-batch-eager'}
+    r = subprocess.run(['bash', 'experiments/gpu/recipe_gap.sh'], cwd=ROOT, capture_output=True, text=True, timeout=900, env=env)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    recs = [json.loads(l) for l in (tmp_path / 'recipe_gap.json').read_text().splitlines()]
+    assert [x['variant'] for x in recs] == ['eager', 'one-batch-eager'] and [x['accum'] for x in recs][1] == 1, recs
+    for x in recs:
+        assert x['steady_tok_s'] > 0 and x['warm_updates'] == 3 and all(w['first'] > 3 for w in x['windows'][-x['steady_windows']:]), x
+    r = subprocess.run(['bash', 'experiments/gpu/recipe_gap.sh'], cwd=ROOT, capture_output=True, text=True, timeout=900,
+                       env={**env, 'TIMEOUTS': 'eager=1'})
+    assert r.returncode == 1 and 'recipe_gap.sh: 1 of the runs failed, their figures are missing: eager (exit 124: out of time)' in r.stderr, (r.stdout + r.stderr)[-3000:]
+    assert [json.loads(l)['variant'] for l in (tmp_path / 'recipe_gap.json').read_text().splitlines()] == ['one-batch-eager']
+    text = (ROOT / 'experiments' / 'gpu' / 'recipe_gap.sh').read_text()
+    variants = sum(map(int, re.findall(r'\[[\w-]+\]=(\d+)', re.search(r'declare -A LIMIT=\((.*?)\)', text)[1]))) + 90   # + the corpus's
+    trainer = sum(int(n) for _, n in re.findall(r'(base|big)\) limit=(\d+)', text))
+    assert variants <= 570 and trainer <= 570, (variants, trainer)     # with the setup's seconds, within 10 minutes of device time

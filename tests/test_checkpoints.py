@@ -10,7 +10,7 @@ from transformer_nb.lib.runs import RunFolder
 from conftest import tool, one_line, temps
 from dataclasses import asdict
 from transformer_nb.core import set_seed
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.checkpoints import (save_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint,
                                         rng_state, _CKPT_FORMAT)
@@ -128,7 +128,7 @@ def test_a_damaged_newest_checkpoint_is_named_by_the_commands(folder, how, says)
 # Checkpoints (lib_checkpoints): damaged files are named as damaged, with the file, never an internal error.
 def _checkpoint(path, step=4, **extra):
     set_seed(0)
-    m = TransformerModel(get_model_config('tiny', src_vocab=64, tgt_vocab=64))
+    m = build_model(get_model_config('tiny', src_vocab=64, tgt_vocab=64))
     return save_checkpoint(path, format=_CKPT_FORMAT, config=asdict(m.cfg), model=m.state_dict(), optimizer={}, scheduler={},
                            step=step, rng=rng_state(), data_pos={'epoch': 0, 'batch': step}, meta={'run': 'r1'}, **extra)
 
@@ -150,7 +150,7 @@ def test_a_checkpoint_of_format_1_opens_through_the_upgrade_hook(run, tmp_path):
     old = {**ck, 'format': 'transformer_nb.checkpoint/1', 'tokenizer': torch.tensor(list(ck['tokenizer']), dtype=torch.uint8)}
     torch.save(old, tmp_path / 'v1.pt')
     c = open_checkpoint(tmp_path / 'v1.pt', 'resume')
-    assert _CKPT_FORMAT == 'transformer_nb.checkpoint/3' and c.tokenizer_bytes == ck['tokenizer']   # a uint8 tensor in format 1: bytes now
+    assert _CKPT_FORMAT == 'transformer_nb.checkpoint/4' and c.tokenizer_bytes == ck['tokenizer']   # a uint8 tensor in format 1: bytes now
     assert c.meta == ck['meta'] and c.tokenizer.vocab_size == c.config.src_vocab and c.step == ck['step']
     assert all(torch.equal(a, b) for a, b in zip(c.model().state_dict().values(), ck['model'].values()))
     torch.save({**old, 'meta': None}, tmp_path / 'v1-no-meta.pt')
@@ -279,7 +279,7 @@ def test_average_builds_no_model_and_averages_bit_for_bit(tmp_path):
     paths = []
     for i in range(3):
         set_seed(i)
-        m = TransformerModel(get_model_config('tiny', src_vocab=64, tgt_vocab=64)).to(torch.bfloat16 if i == 2 else torch.float32)
+        m = build_model(get_model_config('tiny', src_vocab=64, tgt_vocab=64)).to(torch.bfloat16 if i == 2 else torch.float32)
         paths.append(save_checkpoint(tmp_path / f'c{i}.pt', config=asdict(m.cfg), model=m.state_dict(), step=10 * (i + 1), meta={'run': 'r1'}))
     sds = [open_checkpoint(p, None).weights for p in paths]
     set_seed(123); before = (torch.get_rng_state(), torch.rand(1))
@@ -419,7 +419,7 @@ def test_average_lists_a_live_run_again_when_it_prunes(folder, tmp_path, capsys,
 # Run identity: a checkpoint of another run placed among a run's checkpoints is named, never taken for this run's own.
 def _of_run(path, step, run_id):
     set_seed(0)
-    m = TransformerModel(get_model_config('tiny', src_vocab=64, tgt_vocab=64))
+    m = build_model(get_model_config('tiny', src_vocab=64, tgt_vocab=64))
     Path(path).unlink(missing_ok=True)                                     # a run's checkpoint is never replaced but by its run: the test's own setup
     return save_checkpoint(path, format=_CKPT_FORMAT, config=asdict(m.cfg), model=m.state_dict(), optimizer={}, scheduler={},
                            step=step, rng=rng_state(), data_pos={'epoch': 0, 'batch': step}, meta={'run': run_id})

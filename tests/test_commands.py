@@ -376,7 +376,7 @@ def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
     "A beam search of 60 steps checks alpha once (the `Decoding` it searches with), as one of 6 steps does: never per step."
     import collections, torch
     import transformer_nb.lib.fast_decoding as fd
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     counts = collections.Counter()
     _alpha_checks(monkeypatch, counts)
@@ -384,7 +384,7 @@ def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
     nf = fd.next_token_logits_fp32                                         # EOS forbidden: every search runs to its cap
     no_eos = lambda model, x: nf(model, x).index_fill_(1, torch.tensor([fd.EOS_ID]), float('-inf'))
     monkeypatch.setattr(fd, 'next_token_logits_fp32', no_eos)
-    m = TransformerModel(get_model_config('tiny', src_vocab=12, tgt_vocab=12)).eval()
+    m = build_model(get_model_config('tiny', src_vocab=12, tgt_vocab=12)).eval()
     for extra, steps in ((3, 6), (57, 60)):
         counts.clear()
         fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6, nbest=1)

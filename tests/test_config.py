@@ -112,15 +112,19 @@ def test_a_plain_pytest_leaves_out_the_slow_tier_and_says_so():
     assert '`pytest -n 2 --dist loadfile --slow` runs every test' in out
 
 def test_every_test_gates_every_landing():
-    """`.ci/run` runs README's test command (the fast tier) and then `.ci/slow`: pytest's slow tier and the portability
-    pass, which runs every notebook with long cells, and 10_decoding, under the portable kernels. Nothing runs only elsewhere."""
+    """`.ci/run` runs README's test command (the fast tier), again on ATen's AVX2 kernels, and then `.ci/slow`: pytest's
+    slow tier and the portability pass, which runs every notebook with long cells or float checks under the portable
+    kernels. Nothing runs only elsewhere."""
     slow, ci = (ROOT/'.ci/slow').read_text(), (ROOT/'.ci/run').read_text()
     steps = [l.strip() for l in ci.splitlines() if l.strip() and not l.lstrip().startswith('#')]
     assert 'bash .ci/slow' in steps, "`.ci/run` does not run the slow tier"
     assert steps.index('bash .ci/slow') > next(i for i, l in enumerate(steps) if l.startswith('bash -o pipefail -c "$TEST_CMD"'))
     assert 'pytest -n 2 --dist loadfile -m slow' in slow
     port = next(l for l in slow.splitlines() if l.startswith('ATEN_CPU_CAPABILITY=default python tools/run_notebooks.py'))
-    assert '--flagged-only' in port and 'nbs/10_decoding.ipynb' in port and '--native' not in port, port
+    assert '--compares-floats' in port and '--native' not in port, port      # every notebook that compares floats, on the portable kernels
+    avx2 = next(l for l in steps if l.startswith('ATEN_CPU_CAPABILITY=avx2 '))  # README's test command again, on the AVX2 kernels
+    test_cmd = re.search(r"TEST_CMD='(.*)'", ci)[1]
+    assert test_cmd.split(' && ', 1)[1] in avx2 and steps.index(avx2) < steps.index('bash .ci/slow'), avx2
     flagged = [nb.name for nb in sorted((ROOT/'nbs').glob('*.ipynb'))
                if any(re.search(r'^#\|\s*(slow|cuda)\b', ''.join(c['source']), re.M) for c in json.loads(nb.read_text())['cells'])]
     assert '09_training.ipynb' in flagged, flagged               # the notebook whose training runs rounding changes most
@@ -131,9 +135,10 @@ def test_ci_times_reads_each_tier_from_a_log():
     "tools/ci_times.py: the tiers' seconds from `.ci/run`'s stamps (`.ci/slow`'s count from its own start); a partial log is refused."
     sys.path.insert(0, str(ROOT/'tools'))
     import ci_times
-    log = '\n'.join(['== [0s] 1. PyTorch', '== [40s] 5. README\'s test command', 'noise', '== [400s] 6. the slow tier: bash .ci/slow',
+    log = '\n'.join(['== [0s] 1. PyTorch', '== [40s] 5. README\'s test command', 'noise', '== [250s] 5b. README\'s test command again',
+                     '== [400s] 6. the slow tier: bash .ci/slow',
                      '== [0s] 1. pytest\'s slow tier', '== [1500s] 2. portability', '== [1800s] done', '== [2210s] 7. docs pages', '== [2240s] done'])
-    assert ci_times.parse(log) == dict(total_s=2240, setup_s=40, fast_tier_s=360, slow_tier_s=1810, slow_pytest_s=1500,
+    assert ci_times.parse(log) == dict(total_s=2240, setup_s=40, fast_tier_s=210, avx2_pass_s=150, slow_tier_s=1810, slow_pytest_s=1500,
                                        portability_s=300, docs_s=30)
     with pytest.raises(ValueError, match='lacks the stamps of steps 7, done'):
         ci_times.parse('\n'.join(log.splitlines()[:-2]))

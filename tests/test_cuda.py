@@ -10,8 +10,8 @@ import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.lib.machine import autocast
 from transformer_nb.attention import attention, pad_mask
-from transformer_nb.lib.layers import tgt_mask_on
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.attention import tgt_mask
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.data import collate
 from transformer_nb.training import seq2seq_loss
@@ -63,7 +63,7 @@ def test_memory_efficient_kernel_with_our_masks(dtype, bound):
     from torch.nn.attention import sdpa_kernel, SDPBackend
     t = tokens(B=4, n=40)
     q, k, v = qkv(B=4, n_q=40, n_k=40, dtype=dtype, seed=2)
-    for m in (pad_mask(t), tgt_mask_on(t)):
+    for m in (pad_mask(t), tgt_mask(t)):
         ref, _ = attention(q.double(), k.double(), v.double(), m)
         with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION): out = F.scaled_dot_product_attention(q, k, v, attn_mask=m)
         keep = m.expand(4, 8, 40, 40).any(-1, keepdim=True)                 # rows with something to attend to
@@ -72,14 +72,14 @@ def test_memory_efficient_kernel_with_our_masks(dtype, bound):
 # ---------------------------------------------------------------- the whole model
 def small_model(p_drop=0.0, seed=0, **kw):
     set_seed(seed)
-    return TransformerModel(get_model_config('small', src_vocab=300, tgt_vocab=300, p_drop=p_drop, **kw)).to(DEV)
+    return build_model(get_model_config('small', src_vocab=300, tgt_vocab=300, p_drop=p_drop, **kw)).to(DEV)
 
 @pytest.mark.parametrize('norm_first', [False, True])
 def test_bf16_autocast_bounds(norm_first):
     "Logits, loss and gradients in bf16 autocast vs float32 on the GPU vs float64 on the GPU."
     m = small_model(norm_first=norm_first)
     src, tgt = tokens(V=300, seed=3), tokens(V=300, n=19, seed=4)
-    ref = TransformerModel(m.cfg).to(DEV).double(); ref.load_state_dict(m.state_dict())
+    ref = build_model(m.cfg).to(DEV).double(); ref.load_state_dict(m.state_dict())
     ref_logits = ref(src, tgt)
     torch.backends.cuda.matmul.allow_tf32 = False
     out32 = m(src, tgt)
@@ -141,7 +141,7 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
         cfg = get_model_config('tiny', src_vocab=V, tgt_vocab=V, d_model=64, d_ff=128, p_drop=0.1)
         tc = TrainConfig(steps=steps, warmup=50, lr_scale=0.3, device='cuda', save_every=50,
                          keep=0, progress=False)
-        t = Trainer(TransformerModel(cfg), data, data[:200], tc=tc, run=out, sampler=Batches(len(data), 64),
+        t = Trainer(build_model(cfg), data, data[:200], tc=tc, run=out, sampler=Batches(len(data), 64),
                     valid_sampler=Batches(200, 100))
         if resume: path = resolve_checkpoint(resume, use='resume')[0]; t.load(torch.load(path, weights_only=True), path)
         t.fit(); return t
@@ -149,7 +149,7 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
     assert t.precision == 'bf16' and next(t.model.parameters()).is_cuda
     h = [r['loss'] for r in t.history['train']]
     assert sum(h[-20:]) / 20 < 0.5 * sum(h[:20]) / 20                     # it learns
-    ck = torch.load(RunFolder(tmp_path / 'a').latest(), weights_only=True)                # weights_only, mapped to the CPU
+    ck = torch.load(RunFolder(tmp_path / 'a').latest(), weights_only=True, map_location='cpu')   # weights_only, mapped to the CPU
     assert all(v.device.type == 'cpu' for v in ck['model'].values())
     model, _, _ = model_from_checkpoint(ck, device='cpu')
     src, _ = collate(data[:8])
@@ -162,7 +162,7 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
 
 def test_beam_search_on_the_gpu_equals_the_cpu():
     "The readable and the fast decoders find the same outputs on the GPU as on the CPU (scores to float32 rounding)."
-    m = TransformerModel(get_model_config('tiny', src_vocab=40, tgt_vocab=40)).eval()
+    m = build_model(get_model_config('tiny', src_vocab=40, tgt_vocab=40)).eval()
     src = tokens(B=5, n=9, V=40, seed=9).cpu()
     best = lambda nbest: [h[0][0] for h in nbest]
     readable = [beam_search(m, r[r != 0])[0][0] for r in src]                     # 10's, one sentence at a time, on the CPU
@@ -170,5 +170,4 @@ def test_beam_search_on_the_gpu_equals_the_cpu():
     m.to(DEV)
     gpu = (fast_beam_search(m, src.to(DEV), beam=4), fast_greedy_decode(m, src.to(DEV)))
     assert best(gpu[0]) == best(cpu[0]) == readable and gpu[1] == cpu[1]
-    for g, c in zip(gpu[:2], cpu[:2]):
-        for hg, hc in zip(g, c): assert abs(hg[0][1] - hc[0][1]) < 1e-4
+    for hg, hc in zip(gpu[0], cpu[0]): assert abs(hg[0][1] - hc[0][1]) <= 1e-4 * abs(hc[0][1])   # beam scores, relative: float32 rounding

@@ -2,7 +2,7 @@
 import math
 import pytest
 import torch
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.tokens import CheckedTokenizer
 from transformer_nb.lib.options import Decoding
@@ -22,7 +22,7 @@ def tok(): return CheckedTokenizer.train(['one two three four', 'eins zwei drei 
 @pytest.fixture(scope='module')
 def model(tok):
     torch.manual_seed(0)
-    return TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()   # untrained: runs to the cap
+    return build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()   # untrained: runs to the cap
 
 PAIRS = [('one two', 'eins zwei'), ('three four two', 'drei vier zwei'), ('four', 'vier')] * 4
 

@@ -2,11 +2,11 @@
 exported module, as nbdev-export would), the notebook runs top to bottom in an IPython shell of its own (from nbs/, as
 nbdev-test runs it: tests/nbtools.py's `break_it`), and the checks that fail are exactly the ones the solution names;
 the "Think" exercise's change fails none, as its solution says; exercise 3's check (`check_pad_batch`, from
-transformer_nb.course.exercises) passes the printed solution and another right answer, reports the stub as not written yet,
+transformer_nb.course.core) passes the printed solution and another right answer, reports the stub as not written yet,
 and names each wrong answer. The exercises on precision moved with it to lib_machine and are proven here too."""
 import pytest, torch
 from nbtools import assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, break_it, cells, code_blocks, namespace
-from transformer_nb.course.exercises import check_pad_batch
+from transformer_nb.course.core import check_pad_batch
 
 NB, EX = '00_core', 'c0e0ex00'
 MACHINE = 'lib_machine'
@@ -82,7 +82,7 @@ def test_machine_exercise_2_experiment_runs_as_printed(capsys):
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 from transformer_nb.core import PAD_ID
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import core as _ex
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
 

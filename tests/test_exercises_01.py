@@ -1,4 +1,4 @@
-"""01_attention's exercises, proven away from the learner: each check (transformer_nb.course.exercises, taught in course_exercises) passes
+"""01_attention's exercises, proven away from the learner: each check (transformer_nb.course.attention, taught in course_attention) passes
 the printed solution and other right answers, reports the stub as not written yet, and refuses every wrong variant
 with a message that names the case and the likely mistake; each "break it" solution names exactly the checks that fail
 when its change is made to the library. The solutions run in namespaces of their own (tests/nbtools.py), never in the
@@ -7,7 +7,7 @@ import math
 import pytest, torch
 from nbtools import break_it, cells
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
-from transformer_nb.course.exercises import check_attention, check_restricted
+from transformer_nb.course.attention import check_attention, check_restricted
 
 NB, EXERCISES, TESTS = '01_attention', '83ef81e9', 'tests/test_attention.py'
 
@@ -135,7 +135,7 @@ def test_an_answer_that_raises_is_named_and_run_all_goes_on(capsys):
     assert capsys.readouterr().out.startswith('broken raised RuntimeError: ')
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import attention as _ex
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
 
@@ -342,7 +342,7 @@ def test_restricted_mask_mistakes_nobody_listed_are_named_by_property(answer, sa
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.attention as _named
 
 def _att_bias(q, k, v, mask=None):                  # the bool mask added to the scores as a number
     s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])

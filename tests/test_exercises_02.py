@@ -1,4 +1,4 @@
-"""02_multihead's exercises, proven away from the learner: each check (transformer_nb.course.exercises, taught in course_exercises) passes
+"""02_multihead's exercises, proven away from the learner: each check (transformer_nb.course.multihead, taught in course_multihead) passes
 the printed solution and other right answers, reports the stub as not written yet, and refuses every wrong variant with
 a message that names the case and the likely mistake (merging the heads without the transpose included); exercise 1's solution names exactly the checks that fail when its change is made to the library; the
 claims of exercise 4's solution hold. The checks and solutions run in namespaces of their own (tests/nbtools.py),
@@ -7,7 +7,7 @@ import pytest, torch
 import torch.nn as nn
 from nbtools import break_it, cells
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, namespace
-from transformer_nb.course.exercises import check_heads, check_loop_mha
+from transformer_nb.course.multihead import check_heads, check_loop_mha
 
 NB, EXERCISES, TESTS = '02_multihead', '3cece8cd', 'tests/test_multihead.py'
 MODULE = 'b1528f4e'                                 # the cell with merge_heads
@@ -177,7 +177,7 @@ def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import math
 from transformer_nb.attention import attention
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import multihead as _ex
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
 
@@ -590,7 +590,7 @@ def test_a_loop_mha_with_one_head_wrong_is_read_back_through_w_o():
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.multihead as _named
 
 def _mh(split=None, merge=None):
     "split_heads and merge_heads, one of them miswritten."

@@ -1,11 +1,11 @@
-"""03_ffn's exercises, proven away from the learner: exercise 5's check (transformer_nb.course.exercises, taught in course_exercises) passes
+"""03_ffn's exercises, proven away from the learner: exercise 5's check (transformer_nb.course.ffn, taught in course_ffn) passes
 the printed solution and another right answer, reports the stub as not written yet, and refuses every wrong variant
 with a message that names the case and the likely mistake (d_model and d_ff swapped included); each "break it" solution names exactly the checks that fail when its change is made to the library.
 The checks and solutions run in namespaces of their own (tests/nbtools.py), never in the notebook's."""
 import pytest, torch
 import torch.nn as nn
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, exercise_code, namespace
-from transformer_nb.course.exercises import check_conv_to_ffn
+from transformer_nb.course.ffn import check_conv_to_ffn
 
 NB, EXERCISES, MODULE, TESTS = '03_ffn', 'c57e0dc7', '052f2c30', 'tests/test_blocks.py'
 
@@ -99,7 +99,7 @@ def test_break_it_solution_names_exactly_the_checks_that_fail(n):
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 from transformer_nb.ffn import FeedForward
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import ffn as _ex
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
 
@@ -231,7 +231,7 @@ def test_conv_to_ffn_by_squeeze_passes():
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.ffn as _named
 
 def _ffn_with(w1, w2, b1, b2):
     "conv_to_ffn that fills FeedForward's weights and biases with `w1(conv)`, `w2(conv)`, `b1(conv)`, `b2(conv)`."

@@ -1,4 +1,4 @@
-"""04_embeddings's exercises, proven away from the learner: exercise 5's check (transformer_nb.course.exercises, taught in course_exercises)
+"""04_embeddings's exercises, proven away from the learner: exercise 5's check (transformer_nb.course.embeddings, taught in course_embeddings)
 passes the printed solution and other right answers, reports the stub as not written yet, and refuses every wrong
 variant with a message that names the case and the likely mistake (a wrong scale by the factor it gives) (zeroing the padding outputs included, which breaks parity with nn.Embedding once tying makes
 the padding row non-zero); each "break it" solution names exactly the checks that fail when its change is made to the
@@ -8,7 +8,7 @@ import pytest, torch
 import torch.nn as nn
 import torch.nn.functional as F
 from nbtools import assert_break_it_exercise, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, exercise_code, namespace
-from transformer_nb.course.exercises import check_my_embeddings
+from transformer_nb.course.embeddings import check_my_embeddings
 
 NB, EXERCISES, MODULE, TESTS = '04_embeddings', '4b182bb5', 'c2ebd0ce', 'tests/test_blocks.py'
 
@@ -113,7 +113,7 @@ def test_break_it_solution_names_exactly_the_checks_that_fail(n):
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 from transformer_nb.core import PAD_ID
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import embeddings as _ex
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
 
@@ -212,7 +212,7 @@ def test_my_embeddings_mistakes_nobody_listed_are_named_by_property(answer, says
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.embeddings as _named
 
 def _embeddings_row0(hook:bool):
     "MyEmbeddings whose padding row is row 0 whatever pad_id says: its gradient stopped by a mask (or a hook) on token 0."

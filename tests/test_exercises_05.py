@@ -1,12 +1,12 @@
-"""The proof that 05_positional_encoding's exercises are right, away from the learner: each check (transformer_nb.course.exercises,
-taught in course_exercises) passes the printed solution, reports the unwritten stub as not written, and refuses every wrong variant
+"""The proof that 05_positional_encoding's exercises are right, away from the learner: each check (transformer_nb.course.positional,
+taught in course_positional) passes the printed solution, reports the unwritten stub as not written, and refuses every wrong variant
 with a message that names the case (multiplying by 10000^(2i/d_model) and a flipped relative offset included);
 each "break it" exercise, applied to the code, makes exactly the checks its solution names fail (tests/nbtools.py's
 `break_it`: the notebook's cells, but the prose checks, and the named pytest tests)."""
 import pytest, torch
 from nbtools import break_it
 from nbtools import assert_break_it, assert_no_cell_runs_a_solution, assert_rejects, assert_stub_reported, _body, cells, changed, code_blocks, namespace
-from transformer_nb.course.exercises import check_encoding, check_relative_bias
+from transformer_nb.course.positional import check_encoding, check_relative_bias
 
 NB = '05_positional_encoding'
 
@@ -104,7 +104,7 @@ def test_no_hidden_cell_fails_when_a_break_it_change_is_made(n):
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import math
 import torch.nn as nn
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import positional as _ex
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
 
@@ -313,7 +313,7 @@ def test_relative_bias_mistakes_nobody_listed_are_mapped_by_offset(cls, says):
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.positional as _named
 
 def _pe(n, d, floor=False):
     "The sinusoidal table, the angles rounded down if `floor`."

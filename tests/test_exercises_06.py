@@ -1,14 +1,15 @@
-"""The proof that 06_model's exercises are right, away from the learner. Their checks live in `transformer_nb.course.exercises`
-(course_exercises): `check_sublayer` passes the printed `MySublayer`, reports the unwritten stub as not written, and names every wrong
+"""The proof that 06_model's exercises are right, away from the learner. Their checks live in `transformer_nb.course.model`
+(course_model): `check_sublayer` passes the printed `MySublayer`, reports the unwritten stub as not written, and names every wrong
 variant; `check_forward` (exercise 2) reports the stub, passes the printed `my_forward`, names the mistakes of a wrong
 one and refuses the parts the exercise forbids (the model's `encode`/`decode`/`forward`, its layers and sub-layers);
 `check_parsing_counts` (exercise 3) passes the printed `parsing_counts` and names the setting behind a wrong count; the "break it"
 exercise, applied to the code, makes exactly the checks its solution names fail."""
 import re
 import pytest
+from transformer_nb.lib.transformer import final_norm
 import torch.nn.functional as F
 from nbtools import assert_break_it, _body, cells, code_blocks, namespace
-from transformer_nb.course.exercises import check_sublayer, check_forward, check_parsing_counts
+from transformer_nb.course.model import check_sublayer, check_forward, check_parsing_counts
 
 NB = '06_model'
 
@@ -145,9 +146,9 @@ import torch.nn as nn
 from transformer_nb.core import count_params
 from transformer_nb.attention import pad_mask
 from transformer_nb.attention import tgt_mask as make_tgt_mask
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import model as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
@@ -203,7 +204,7 @@ def _fw(model, src, tgt, *, pos=True, causal=True, srcmask_cross=True, mem='z', 
     for l in model.encoder:
         x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask if self_mask_enc else None))
         x = residual(l.sub[1].norm, x, l.ffn)
-    z = model.enc_norm(x) if enc_norm else x
+    z = final_norm(model, 'enc')(x) if enc_norm else x
     y = (model.tgt_emb if emb_tgt == 'tgt' else model.src_emb)(tgt); y = model.tgt_pos(y) if pos else y
     for l in model.decoder:
         y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tmask))
@@ -214,7 +215,7 @@ def _fw(model, src, tgt, *, pos=True, causal=True, srcmask_cross=True, mem='z', 
         else:
             y = residual(l.sub[1].norm, y, l.ffn)
             y = residual(l.sub[2].norm, y, lambda t: l.cross_attn(t, m, mask=src_mask if srcmask_cross else None))
-    y = model.dec_norm(y) if last_norm else y
+    y = final_norm(model, 'dec')(y) if last_norm else y
     return model.generator(y) if gen else y
 def fw(name, **kw):
     f = functools.partial(_fw, **kw); f.__name__ = name; return f
@@ -250,7 +251,7 @@ def _pc(**kw):
     cfg = dict(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000); cfg.update(kw)
     tie = cfg.pop('tie_pair', ('all', 'none'))
     with torch.device('meta'):
-        return tuple(count_params(TransformerModel(get_model_config('base', **cfg, tie=t))) for t in tie)
+        return tuple(count_params(build_model(get_model_config('base', **cfg, tie=t))) for t in tie)
 def pc_big(): return _pc(h=16, d_ff=4096)
 add('check_parsing_counts', 'big model sizes (h=16, d_ff=4096)', ['d_ff', '4096', 'big'], pc_big)
 def pc_N6(): return _pc(N=6)
@@ -441,7 +442,7 @@ def test_the_cross_attentions_arguments_swapped_are_named():
 def test_three_untied_matrices_are_named():
     from transformer_nb.lib.options import get_config
     from transformer_nb.model import Transformer
-    with torch.device('meta'): tied = _ex.count_params(Transformer(get_config('base', N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)))
+    with torch.device('meta'): tied = count_params(Transformer(get_config('base', N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)))
     assert_rejects(_ex.check_parsing_counts, lambda: (tied, tied + 3 * 16000 * 1024),
                    says=r"untied=149,536,768 adds three matrices of 16K x d_model to tied=100,384,768, but tied already holds one of them: untied adds two")
     assert _ex.check_parsing_counts(lambda: (tied, tied + 2 * 16000 * 1024)) is True
@@ -485,7 +486,7 @@ def test_forward_mistakes_nobody_listed_are_named_by_property(old, new, says):
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.model as _named
 
 def test_a_layernorm_written_by_hand_is_named():
     class MySublayer(nn.Module):                        # The Annotated Transformer's LayerNorm beside an unused nn.LayerNorm
@@ -692,11 +693,11 @@ def _first_layers(model, src, tgt):
     x, y = model.src_pos(model.src_emb(src)), model.tgt_pos(model.tgt_emb(tgt))
     e, d = model.encoder[0], model.decoder[0]
     for _ in model.encoder: x = res(e.sub[1], res(e.sub[0], x, lambda t: e.self_attn(t, mask=sm)), e.ffn)
-    if pre: x = model.enc_norm(x)
+    if pre: x = final_norm(model, 'enc')(x)
     for _ in model.decoder:
         y = res(d.sub[1], res(d.sub[0], y, lambda t: d.self_attn(t, mask=tm)), lambda t: d.cross_attn(t, x, mask=sm))
         y = res(d.sub[2], y, d.ffn)
-    return model.generator(model.dec_norm(y) if pre else y)
+    return model.generator(final_norm(model, 'dec')(y) if pre else y)
 
 def test_a_stack_that_reuses_its_first_layer_is_named():
     assert_rejects(_ex.check_forward, _first_layers, says=r"my_forward's logits differ .*: your logits do not change when the weights of encoder layer 2 "

@@ -1,12 +1,12 @@
 """The proof that 07_why_self_attention's exercises are right, away from the learner: `check_restricted_attention`
-(`transformer_nb.course.exercises`, course_exercises) passes the printed `restricted_attention` (exercise 3), reports the stub, names the
+(`transformer_nb.course.complexity`, course_complexity) passes the printed `restricted_attention` (exercise 3), reports the stub, names the
 case a wrong one gets wrong, and enforces the exercise's rule (no tensor with an n x n part: full attention under a band
 mask is refused, though its values are right); each "break it" exercise, applied to the code, makes exactly the checks
 its solution names fail."""
 import re
 import pytest
 from nbtools import _body, assert_break_it, cells, code_blocks, namespace
-from transformer_nb.course.exercises import check_restricted_attention
+from transformer_nb.course.complexity import check_restricted_attention
 
 NB = '07_why_self_attention'
 
@@ -68,7 +68,7 @@ import torch
 import torch.nn.functional as F
 from transformer_nb.attention import attention
 from transformer_nb.complexity import local_mask
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import complexity as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
@@ -176,7 +176,7 @@ def test_a_right_window_with_a_large_negative_fill_passes():
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.complexity as _named
 
 def _window(pad, size=None, tuple_out=False):
     "Restricted attention by padding and unfolding: `pad(w)` F.pad's pairs, `size(r)` the window (2 * (r // 2) + 1 if None)."

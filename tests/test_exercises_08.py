@@ -1,10 +1,10 @@
 """The proof that 08_data's exercises are right, away from the learner: exercise 5's check (`check_bpe`,
-`transformer_nb.course.exercises`, course_exercises) reports the stub, passes the printed `learn_bpe` and `segment` and names what a wrong
+`transformer_nb.course.data`, course_data) reports the stub, passes the printed `learn_bpe` and `segment` and names what a wrong
 one gets wrong; each "break it" exercise, applied to the code, makes exactly the checks its solution names fail."""
 import pytest
 import re
 from nbtools import _body, assert_break_it, break_it, cells, changed, code_blocks, namespace
-from transformer_nb.course.exercises import check_bpe
+from transformer_nb.course.data import check_bpe
 
 NB = '08_data'
 
@@ -74,7 +74,7 @@ def test_break_its_leave_the_hidden_prose_cell_passing(cell, old, new):
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import functools
 from collections import Counter
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import data as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
@@ -223,7 +223,7 @@ def test_merging_right_to_left_and_merging_past_the_pairs_are_named():
 
 # ---------------------------------------------------------------- mistakes nobody listed, named by what the answer does
 from collections import Counter as _Counter
-from transformer_nb.course.exercises import check_bpe as _check_bpe
+from transformer_nb.course.data import check_bpe as _check_bpe
 
 def _bpe_by(pick=lambda pairs: min(pairs, key=lambda p: (-pairs[p], p)), clear=False):
     "learn_bpe and segment as the solution writes them, but the next merge chosen by `pick`, or the caller's counts cleared."
@@ -266,10 +266,10 @@ def test_a_segment_no_listed_mistake_explains_gets_the_merges_step_by_step():
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.data as _named
 
 def test_merges_applied_in_sorted_order_are_named():
-    from transformer_nb.course.exercises import _bpe_learn, _merge_pair
+    from transformer_nb.course.data import _bpe_learn, _merge_pair
     def segment(word, merges):
         syms = list(word) + ['</w>']
         for p in sorted(merges): syms = _merge_pair(syms, p)
@@ -278,13 +278,13 @@ def test_merges_applied_in_sorted_order_are_named():
                    says=r"segment\('abc', \[\('b', 'c'\), \('a', 'b'\)\]\) gave \['ab', 'c', '</w>'\].*merges applied in sorted or reversed order")
 
 def test_a_segmentation_returned_as_a_string_is_named():
-    from transformer_nb.course.exercises import _bpe_learn, _bpe_segment
+    from transformer_nb.course.data import _bpe_learn, _bpe_segment
     assert_rejects(_named.check_bpe, _bpe_learn, lambda word, merges: ' '.join(_bpe_segment(word, merges)),
                    says=r"segment\('lowest'\) returned the string 'low est</w>': return the list of its pieces")
 
 def test_a_greedy_longest_match_segmentation_is_named():
     "Longest pieces first, whatever the merge order, is named with the orders of the merges that give the same pieces."
-    from transformer_nb.course.exercises import _bpe_learn
+    from transformer_nb.course.data import _bpe_learn
     def segment(word, merges):
         pieces, s, out = {a + b for a, b in merges} | set(word) | {'</w>'}, word + '</w>', []
         while s:

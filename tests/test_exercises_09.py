@@ -1,5 +1,5 @@
 """The proof of 09_training's exercises, away from the learner: each check (`check_schedule`, `check_label_smoothing`,
-in transformer_nb/course/exercises.py) passes the printed solution and another right answer, reports the empty stub as not
+in transformer_nb/course/training.py) passes the printed solution and another right answer, reports the empty stub as not
 written (without raising), and answers each natural wrong answer with False and one printed line that names the case
 and the mistake, or the other definition it follows (tensor2tensor's, The Annotated Transformer's); and each "break
 it" exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
@@ -9,7 +9,7 @@ import pytest, torch
 import torch.nn.functional as F
 from nbtools import assert_break_it, assert_stub_reported, cells, code_blocks, namespace
 from transformer_nb.core import PAD_ID
-from transformer_nb.course.exercises import check_schedule, check_label_smoothing
+from transformer_nb.course.training import check_schedule, check_label_smoothing
 
 NB = '09_training'
 
@@ -154,7 +154,7 @@ def test_break_it_fails_exactly_the_named_checks(ex):
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import functools
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import training as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
@@ -328,7 +328,7 @@ def test_schedule_laws_nobody_listed_are_fitted(fn, says):
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
 import contextlib, io
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.training as _named
 
 def test_a_linear_decay_is_named():
     def lr(step, d_model=512, warmup=4000):

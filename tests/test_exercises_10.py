@@ -1,4 +1,4 @@
-"""The proof of 10_decoding's exercises, away from the learner: `check_greedy_step` (transformer_nb/course/exercises.py) passes
+"""The proof of 10_decoding's exercises, away from the learner: `check_greedy_step` (transformer_nb/course/decoding.py) passes
 the printed solution and other right answers, reports the empty stub as not written (without raising), and answers
 each natural wrong answer with False and one printed line that names the case and the mistake; and each "break it"
 exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
@@ -7,7 +7,8 @@ import re
 import pytest, torch
 from nbtools import assert_break_it, cells, code_blocks, namespace
 from transformer_nb.core import PAD_ID, BOS_ID
-from transformer_nb.course.exercises import check_greedy_step
+from transformer_nb.attention import tgt_mask
+from transformer_nb.course.decoding import check_greedy_step
 
 NB = '10_decoding'
 
@@ -31,7 +32,7 @@ def test_greedy_check_on_stub_solution_and_other_right_answers(ns, capsys):
     ntl, pad_mask = ns['next_token_logits'], ns['pad_mask']
     def via_decode(model, src, ys):                       # right: the encoder and decoder called apart, PAD/BOS by hand
         sm = pad_mask(src, PAD_ID)
-        lg = model.decode(model.encode(src, sm), sm, ys)[:, -1].clone()
+        lg = model.decode(model.encode(src, sm), sm, ys, tgt_mask(ys))[:, -1].clone()
         lg[:, [PAD_ID, BOS_ID]] = float('-inf')
         return lg.log_softmax(-1).argmax(1)
     assert verdict(via_decode, ns['model'], capsys)[0] is True
@@ -89,7 +90,7 @@ def test_break_it_fails_exactly_the_named_checks(ex):
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 from transformer_nb.core import EOS_ID
 from transformer_nb.decoding import next_token_logits
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import decoding as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
@@ -169,7 +170,7 @@ def test_greedy_check_names_every_kind_of_sample(ns, name, capsys):
 @pytest.mark.parametrize('step, says', [
     (lambda ns: lambda m, s, ys: _logits(ns)(m, s, ys[:, :-1] if ys.shape[1] > 1 else ys).argmax(-1),
      "that is the choice before the newest token: the decoder reads the whole prefix, model(src, ys), not ys[:, :-1]"),
-    (lambda ns: lambda m, s, ys: ns['next_token_logits'](m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1),
+    (lambda ns: lambda m, s, ys: ns['next_token_logits'](m.decode(m.encode(s, None), None, ys, tgt_mask(ys))[:, -1]).argmax(-1),
      "the source's padding is not masked: model(src, ys) masks it with pad_mask(src)"),
 ], ids=['the prefix without its newest token', 'no source mask'])
 def test_greedy_check_names_a_shifted_prefix_or_an_unmasked_source(ns, step, says, capsys):
@@ -291,12 +292,12 @@ def test_greedy_check_names_an_unmasked_source_and_a_seeded_draw_on_any_model(ns
     """Named by what the answer does, not by what one trained model happens to choose: on untrained models (and so under
     any CPU's rounding), the cross-attention left unmasked is named through a copy whose memory at the padding is loud,
     and a draw that seeds itself through eight rows alike."""
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     torch.manual_seed(seed)
-    m = TransformerModel(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=ns['model'].cfg.tgt_vocab)).eval()
+    m = build_model(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=ns['model'].cfg.tgt_vocab)).eval()
     ntl = ns['next_token_logits']
-    ok, msg = verdict(lambda m, s, ys: ntl(m.decode(m.encode(s, None), None, ys)[:, -1]).argmax(-1), m, capsys)
+    ok, msg = verdict(lambda m, s, ys: ntl(m.decode(m.encode(s, None), None, ys, tgt_mask(ys))[:, -1]).argmax(-1), m, capsys)
     assert ok is False and "the source's padding is not masked" in msg, msg
     def seeded_draw(m, src, ys):
         torch.manual_seed(1)
@@ -322,7 +323,7 @@ def test_a_prefix_cut_at_either_end_is_named_as_itself_where_the_models_choose_a
     themselves even where the model and the random models choose one token whatever they read (as a trained model can,
     under another CPU's rounding): two copies that score the token read last, or at position 1, highest tell the two cuts
     apart."""
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     V = ns['model'].cfg.tgt_vocab
     def one_token(model, *a):                                   # a model that chooses token 7 after any prefix
@@ -330,7 +331,7 @@ def test_a_prefix_cut_at_either_end_is_named_as_itself_where_the_models_choose_a
         model.generator.register_forward_hook(lambda mod, inp, out: out + bias); return model
     monkeypatch.setattr(_ex, 'perturb', one_token)
     torch.manual_seed(0)
-    m = one_token(TransformerModel(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=V)).eval())
+    m = one_token(build_model(get_model_config('tiny', src_vocab=ns['model'].cfg.src_vocab, tgt_vocab=V)).eval())
     src = torch.cat([torch.randint(4, V, (6, 5)), torch.full((6, 1), EOS_ID)], 1)
     ys = torch.cat([torch.full((6, 1), BOS_ID), torch.randint(4, V, (6, 6))], 1)
     ntl = ns['next_token_logits']

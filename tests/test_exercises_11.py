@@ -1,11 +1,11 @@
-"""11_results's exercises, proven away from the learner's names: each check (`transformer_nb.course.exercises`, course_exercises) accepts
+"""11_results's exercises, proven away from the learner's names: each check (`transformer_nb.course.evaluation`, course_evaluation) accepts
 the solution the notebook prints, reports an unwritten stub without failing, and names each likely mistake with the
 case it fails, returning False and never raising; the change of the "break it" exercise makes exactly the checks its
 solution names fail."""
 import contextlib, io
 import pytest
 from nbtools import _body, cells, code_blocks, namespace
-from transformer_nb.course.exercises import check_bleu
+from transformer_nb.course.evaluation import check_bleu
 
 NB = '11_results'
 EXERCISES = 'a1b2c344'                      # the exercises' markdown cell: the solutions of exercises 2 and 3
@@ -104,7 +104,7 @@ def test_budget_solution_gives_the_hours_it_states():
 import functools
 import math
 from collections import Counter
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import evaluation as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
@@ -218,7 +218,7 @@ def test_bleu_mistakes_nobody_listed_are_named_by_property(answer, says):
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.evaluation as _named
 
 def test_a_recall_is_named():
     from collections import Counter

@@ -1,11 +1,11 @@
-"""12_variations's exercises, proven away from the learner's names: each check (`transformer_nb.course.exercises`, course_exercises) accepts
+"""12_variations's exercises, proven away from the learner's names: each check (`transformer_nb.course.variations`, course_variations) accepts
 the solution the notebook prints, reports an unwritten stub without failing, and names each likely mistake with the
 case it fails, returning False and never raising; the change of the "break it" exercise makes exactly the check its
 solution names fail."""
 import contextlib, io
 import pytest
 from nbtools import NBS, _body, cells, code_blocks, exercise, namespace
-from transformer_nb.course.exercises import check_beyond_noise, check_heads_looking
+from transformer_nb.course.variations import check_beyond_noise, check_heads_looking
 
 NB = '12_variations'
 EXERCISES = '12a00010'                      # the exercises' markdown cell: the solutions of exercises 2 and 3
@@ -118,7 +118,7 @@ def test_a_check_that_raises_inside_the_answer_says_so_and_returns_false(in_nbs)
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import torch
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import variations as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
@@ -181,7 +181,7 @@ def test_fresh_wrong_answers_named_by_check_heads_looking(label, in_nbs):
     assert_rejects(_ex.check_heads_looking, *FRESH['check_heads_looking', label], says=SAYS_CHECK_HEADS_LOOKING[label])
 
 # --- exercise 4: build rows (A) and (B) ---
-from transformer_nb.course.exercises import check_rows_ab
+from transformer_nb.course.variations import check_rows_ab
 
 ROWS_AB = code_blocks(NB, EXERCISES)[2]
 

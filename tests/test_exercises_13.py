@@ -1,11 +1,11 @@
-"""13_parsing's exercises, proven away from the learner's names: each check (`transformer_nb.course.exercises`, course_exercises) accepts
+"""13_parsing's exercises, proven away from the learner's names: each check (`transformer_nb.course.parsing`, course_parsing) accepts
 the solution the notebook prints, reports an unwritten stub without failing, and names each likely mistake with the
 tree or case it fails, returning False and never raising; the change of the "break the repair" exercise makes exactly
 the checks its solution names fail, in the notebook and in tests/test_parsing.py; so does "break the linearisation"."""
 import contextlib, io
 import pytest
 from nbtools import assert_break_it, _body, cells, code_blocks, exercise, namespace
-from transformer_nb.course.exercises import check_linearize, check_corpus_prf
+from transformer_nb.course.parsing import check_linearize, check_corpus_prf
 from transformer_nb.parsing import coarse_label, is_preterminal
 
 NB = '13_parsing'
@@ -136,7 +136,7 @@ def test_the_exercises_are_three_and_each_has_its_check():
 
 # ---------------------------------------------------------------- fresh wrong answers, written as new learners would
 import functools
-from transformer_nb.course import exercises as _ex
+from transformer_nb.course import parsing as _ex
 from nbtools import assert_rejects
 FRESH = {}   # label: (checker, answer, the words its message must contain)
 def add(checker, label, kw, *args): FRESH[checker, label] = args
@@ -302,7 +302,7 @@ def test_linearize_mistakes_nobody_listed_are_named_in_one_line(answer, says):
 
 
 # ---------------------------------------------------------------- more mistakes, each named by what the answer does
-import transformer_nb.course.exercises as _named
+import transformer_nb.course.parsing as _named
 
 def _lin_slip(drop_none=False, unary=False, brackets=True):
     "A linearisation that drops -NONE- nodes, collapses phrases of one child, or writes no brackets."

@@ -8,7 +8,8 @@ import torch.nn.functional as F
 ct2 = pytest.importorskip('ctranslate2', reason="ctranslate2 not installed (pip install 'transformer-nb[deploy]')")
 
 from transformer_nb.core import PAD_ID, BOS_ID, EOS_ID
-from transformer_nb.lib.transformer import TransformerModel
+from conftest import differ_beyond_ties
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.tokens import CheckedTokenizer
 from transformer_nb.lib.checkpoints import save_checkpoint, model_from_checkpoint
@@ -39,7 +40,7 @@ def pad(rows):
 def trained_checkpoint(path, tok, steps=80, **kw):
     "A tiny model trained for ~1-2 s to reverse letter sequences, saved as a transformer_nb checkpoint with its tokenizer."
     torch.manual_seed(0)
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, **kw))
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, **kw))
     opt = torch.optim.Adam(m.parameters(), lr=1e-2, betas=(0.9, 0.98), eps=1e-9)
     for step in range(steps):
         ws = words(48, 100 + step)
@@ -70,7 +71,9 @@ def test_greedy_identical_after_export(tmp_path, tok, kw):
     ours = [translate(model, tok, [w], beam=1, precision='fp32')[0] for w in src]   # float32, as the export; one sentence per batch
     theirs = [ctranslate2_translate(tr, tok2, [w], GREEDY, meta=meta)[0] for w in src]
     assert len(set(map(len, ours))) >= 3, ours                          # outputs of several lengths: a real check
-    assert theirs == ours
+    assert not differ_beyond_ties(model, tok, src, ours, theirs, beam=False)      # the same outputs, but where rounding breaks a tie
+    longer = [f"{o} {o.split()[0]}" if o else src[i].split()[0] for i, o in enumerate(ours[:5])]   # a word more: a real difference
+    assert len(differ_beyond_ties(model, tok, src[:5], ours[:5], longer, beam=False)) == 5 and len(differ_beyond_ties(model, tok, src[:5], ours[:5], longer, beam=True)) == 5
 
 @pytest.mark.slow                     # its model trains for 200 updates
 def test_trained_model_roundtrip_and_batched(ckpt, tmp_path, tok):
@@ -79,7 +82,8 @@ def test_trained_model_roundtrip_and_batched(ckpt, tmp_path, tok):
     src = words(150, 8)
     right = sum(o == ' '.join(reversed(w.split())) for o, w in zip(translate(model, tok, src, beam=1, precision='fp32'), src))
     assert right >= 15, right                                            # it learned something
-    assert ctranslate2_translate(tr, tok, src, GREEDY, DecodeOptions(max_tokens=1), meta) == [translate(model, tok, [w], beam=1, precision='fp32')[0] for w in src]
+    alone = [translate(model, tok, [w], beam=1, precision='fp32')[0] for w in src]
+    assert not differ_beyond_ties(model, tok, src, alone, ctranslate2_translate(tr, tok, src, GREEDY, DecodeOptions(max_tokens=1), meta), beam=False)
     # batched with the batch's longest cap: identical wherever no output reaches a cap
     batched = ctranslate2_translate(tr, tok, ['', *src, '  '], GREEDY, meta=meta)
     assert batched[0] == '' and batched[-1] == '' and len(batched) == len(src) + 2
@@ -104,11 +108,11 @@ def test_int8(ckpt, tmp_path, tok):
 def test_what_ctranslate2_cannot_express(tok):
     cfg = get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, d_k=8, d_v=4)
     with pytest.raises(ValueError, match='d_k=8 and d_v=4'): _check_exportable(cfg)
-    with pytest.raises(ValueError, match='d_k=8'): ctranslate2_spec(TransformerModel(cfg), tok)
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size + 1, tgt_vocab=tok.vocab_size + 1))
+    with pytest.raises(ValueError, match='d_k=8'): ctranslate2_spec(build_model(cfg), tok)
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size + 1, tgt_vocab=tok.vocab_size + 1))
     with pytest.raises(ValueError, match='tokenizer has'): ctranslate2_spec(m, tok)
     # separate source and target vocabularies: a checkpoint carries one joint tokenizer, so differing sizes are refused
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size + 8, tie='none'))
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size + 8, tie='none'))
     with pytest.raises(ValueError, match=rf'{tok.vocab_size} \(source\) and {tok.vocab_size + 8} \(target\)'): ctranslate2_spec(m, tok)
 
 def test_output_folder_rules(ckpt, tmp_path):
@@ -191,7 +195,7 @@ def test_a_broken_record_in_a_ctranslate2_folder_is_named(ckpt, tmp_path):
 
 
 @pytest.mark.parametrize('call, exc, says', [
-    (lambda c, m, t, d: export_ctranslate2(m, d / 'never'), TypeError, 'checkpoint must be a path, got a TransformerModel: save the model'),
+    (lambda c, m, t, d: export_ctranslate2(m, d / 'never'), TypeError, 'checkpoint must be a path, got a Transformer: save the model'),
     (lambda c, m, t, d: export_ctranslate2(c, None), TypeError, 'out_dir must be a path, got a NoneType'),
     (lambda c, m, t, d: export_ctranslate2(c, d / 'never', max_positions=2.5), ValueError, 'max_positions=2.5 must be an int >= 1'),
     (lambda c, m, t, d: ctranslate2_spec(None, t), TypeError, 'model must be a Transformer'),
@@ -259,10 +263,11 @@ def test_onnx_float32_greedy_and_beam_identical(onnx_mods, tmp_path, tok, kw):
     src = words(80, 7)
     ours = [translate(model, tok, [w], beam=1, precision='fp32')[0] for w in src]
     assert len(set(map(len, ours))) >= 3, ours
-    assert ex.onnx_translate(m, src, beam=1) == ours
-    assert ex.onnx_translate(m, ['', ' ', src[0]], beam=1) == ['', '', ours[0]]    # empty in, empty out
+    assert not differ_beyond_ties(model, tok, src, ours, ex.onnx_translate(m, src, beam=1), beam=False)
+    three = ex.onnx_translate(m, ['', ' ', src[0]], beam=1)
+    assert three[:2] == ['', ''] and not differ_beyond_ties(model, tok, src[:1], ours[:1], three[2:], beam=False)   # empty in, empty out
     beam = translate(model, tok, src, precision='fp32')                            # beam 4, alpha 0.6: tnb-translate's
-    assert sum(a == b for a, b in zip(ex.onnx_translate(m, src), beam)) >= 78, list(zip(ex.onnx_translate(m, src), beam))
+    assert not differ_beyond_ties(model, tok, src, beam, ex.onnx_translate(m, src), beam=True)   # no count of equal outputs: ties go either way
     ids = [tok.encode(w) + [EOS_ID] for w in src[:20]]
     assert [ex.onnx_greedy(m, i) for i in ids] == [ex.onnx_greedy(m, i, use_cache=False) for i in ids]
 
@@ -531,7 +536,7 @@ def test_an_export_carries_its_tasks_decoding(onnx_mods, tmp_path, tok, monkeypa
     " readers decode with it unless told; a translation checkpoint exports beam 4 and alpha 0.6."
     from transformer_nb.apps.parsing_task import PARSE_DECODING
     _, ex = onnx_mods
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     c = save_checkpoint(tmp_path / 'parse.pt', config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(),
                         step=0, epoch=0, meta={'task': 'parsing', 'dataset': 'parsing'})
     d = ex.export_onnx(c, tmp_path / 'onnx', quantize=None)

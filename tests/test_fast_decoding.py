@@ -4,7 +4,7 @@ import dataclasses, warnings
 import pytest
 import torch
 from transformer_nb.core import PAD_ID, EOS_ID
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.decoding import greedy_decode, beam_search
 from transformer_nb.lib.tokens import CheckedTokenizer
@@ -24,7 +24,7 @@ def batch(n=8, vocab=40, seed=0):
 @pytest.fixture(scope='module')
 def model():
     torch.manual_seed(0)
-    return TransformerModel(get_model_config('tiny', src_vocab=300, tgt_vocab=300, norm_first=True)).eval()   # 300 > 4 chunks of 64
+    return build_model(get_model_config('tiny', src_vocab=300, tgt_vocab=300, norm_first=True)).eval()   # 300 > 4 chunks of 64
 
 @pytest.mark.parametrize('lever', LEVERS)
 def test_each_speedup_off_gives_the_same_translations(model, lever):
@@ -41,11 +41,11 @@ def test_speedups_are_checked(model):
 def test_translate_refuses_a_lone_surrogate_in_one_line():
     "A line the CLI refuses as not UTF-8 is refused by the library too, in one line, before any decoding (not pybind11's cast error)."
     from transformer_nb.lib.tokens import CheckedTokenizer
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.fast_decoding import translate
     tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     with pytest.raises(ValueError) as e: translate(m, tok, ['one', '\udcff seven'])
     assert str(e.value) == 'sentences[1] is not valid UTF-8 text'
 
@@ -53,7 +53,7 @@ def test_translate_says_what_it_does_with_a_carriage_return_as_the_command_does(
     "`translate(m, tok, ['seven\\rnine'])` read the '\\r' as a space silently, where tnb-translate says so: the library warns in the same line."
     from transformer_nb.lib.fast_decoding import translate
     tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter('always')
         out = translate(m, tok, ['one', 'one\rtwo', 'two\x1b'], beam=1)
@@ -66,10 +66,10 @@ def test_the_beam_size_is_checked_once_per_translate(monkeypatch):
     "translate checks its Decoding once at its entry and passes it down whole: one vocabulary check, no Decoding rebuilt."
     import transformer_nb.lib.options as dec, transformer_nb.lib.fast_decoding as fd
     from transformer_nb.lib.tokens import CheckedTokenizer
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     d = dec.Decoding(beam=3)
     calls = {'fits': 0, 'decoding': 0}
     fits, whole = fd.check_beam_fits, dec.Decoding.__post_init__
@@ -87,7 +87,7 @@ def test_unknown_lines_are_named_a_few_then_counted():
     "3,000 lines the model cannot know give a few warnings that name them and one line that counts the rest, not 3,000."
     torch.manual_seed(0)
     tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=20)
-    model = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
+    model = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     batches = [['one'] * 1000] * 3
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
@@ -112,7 +112,7 @@ def _counted():
     "A tokenizer whose tokenizations are counted, and its model."
     torch.manual_seed(0)
     tok = CheckedTokenizer.train(['one two three', 'eins zwei drei', 'two three', 'zwei drei'] * 10, vocab_size=30)
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     tok.sp = CountedSp(tok.sp)
     return m, tok
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[1] / 'transformer_nb'
-# Dotted names under the package: 'attention' (the paper), 'lib.trainer', 'apps.cli', 'course.exercises'.
+# Dotted names under the package: 'attention' (the paper), 'lib.trainer', 'apps.cli', 'course.attention'.
 # `_modidx` (nbdev's index) and `_export` (nbdev-export's own step, run when the notebooks are exported) are the build's.
 MODULES = sorted('.'.join(p.relative_to(PKG).with_suffix('').parts) for p in PKG.rglob('*.py')
                  if p.name not in ('__init__.py', '_modidx.py', '_export.py'))
@@ -25,7 +25,7 @@ def wing(module:str) -> str: return module.split('.')[0] if '.' in module else '
 LAYERS = [
     ['core', 'attention', 'multihead', 'ffn', 'embeddings', 'positional', 'config', 'model', 'data', 'training', 'decoding', 'evaluation', 'complexity', 'variations', 'parsing'],
     ['lib.checks', 'lib.options', 'lib.machine', 'lib.safeguards', 'lib.process', 'lib.textio', 'lib.runs', 'lib.model_checks', 'lib.datasets', 'lib.tokens', 'lib.fast_attention', 'lib.layers', 'lib.transformer', 'lib.checkpoints', 'lib.records', 'lib.distributed', 'lib.speed', 'lib.trainer', 'lib.fast_decoding', 'lib.significance', 'lib.treebank', 'lib.scoring'],
-    ['apps.pretrained', 'apps.tasks', 'apps.test_sets', 'apps.workflow', 'apps.numbers', 'apps.export', 'apps.explorer', 'apps.parsing_task', 'course.exercises', 'apps.commands', 'apps.wmt14', 'apps.cli'],
+    ['apps.pretrained', 'apps.tasks', 'apps.test_sets', 'apps.workflow', 'apps.numbers', 'apps.export', 'apps.explorer', 'apps.parsing_task', 'course.checking', 'course.core', 'course.attention', 'course.multihead', 'course.ffn', 'course.embeddings', 'course.positional', 'course.model', 'course.complexity', 'course.data', 'course.training', 'course.decoding', 'course.evaluation', 'course.variations', 'course.parsing', 'apps.commands', 'apps.wmt14', 'apps.cli'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}
 

@@ -774,7 +774,7 @@ def test_the_pages_caps_and_penalty_are_the_engines():
     r = subprocess.run([node(), '--input-type=module', '-e', script], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr
     caps, lps = json.loads(r.stdout)
-    want = [int(max_output_lengths(SimpleNamespace(cfg=SimpleNamespace(pad_id=0, max_positions=p)), torch.full((1, n), 5), x)[0]) for n, x, p in cases]
+    want = [int(max_output_lengths(SimpleNamespace(cfg=SimpleNamespace(max_positions=p)), torch.full((1, n), 5), x)[0]) for n, x, p in cases]
     assert caps == want == [55, 5 + 4096, 12, 20, 32]
     assert lps == [[length_penalty(n, a) for a in (0, 0.6, 1)] for n in (1, 7, 20, 63)]
 

@@ -118,8 +118,19 @@ def engineering_lines(cs:list) -> list[str]:
             if ENGINEERING.search(code): out.append(line.strip())
     return out
 
-# Kept on purpose (notebook -> {line: reason}): none yet.
-ALLOWED = {}
+# Kept on purpose (notebook -> {line: reason}): what 06's model needs to run on a GPU, and nothing more.
+ALLOWED = {
+    '01_attention': {
+        'def causal_mask(n:int, device=None) -> torch.Tensor: # (1, 1, n, n) bool':
+            "the model on a GPU (00's device): the causal mask is made where the target's tokens are",
+        'return torch.ones(n, n, dtype=torch.bool, device=device).tril()[None, None]': 'the same: made on that device, not copied there',
+        "return pad_mask(tgt, pad_id) & causal_mask(tgt.shape[1], tgt.device)   # on the tokens' device": 'the same, for the decoder',
+    },
+    '05_positional_encoding': {
+        "self.register_buffer('pe', sinusoidal_encoding(max_len, d_model).float(), persistent=False)   # (max_len, d_model), computed once":
+            "the table a buffer, so .to(device) and .to(dtype) move it with the model; not saved, as a computed table is not (checkpoints never held it)",
+    },
+}
 # Still to move under Going deeper (notebook -> lines); only shrinks.
 TO_MOVE = {
 }

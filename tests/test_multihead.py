@@ -8,16 +8,24 @@ from torch.utils.flop_counter import FlopCounterMode
 from transformer_nb.core import count_params
 from transformer_nb.attention import attention, causal_mask, pad_mask
 from transformer_nb.multihead import MultiHeadAttention, show_heads
-from transformer_nb.lib.fast_attention import FastMultiHeadAttention, mha_cost, to_torch_mha
+from transformer_nb.lib.fast_attention import FusedAttention, mha_cost, to_torch_mha
+from transformer_nb.lib.options import ModelConfig
 from transformer_nb.lib.fast_decoding import KVCache
 from transformer_nb.lib.fast_decoding import LazyKVCache
 
 torch.set_num_threads(1)
 TOL = dict(atol=2e-5, rtol=1e-4)
 
+def fused_layer(d_model, h, d_k=None, d_v=None, p_drop=0.0, bias=True):
+    "The tools' layer: 02's layer (without biases if `bias` is False) in `FusedAttention`, sharing its parameters."
+    mha = MultiHeadAttention(d_model, h, d_k, d_v)
+    if not bias:
+        for lin in (mha.w_q, mha.w_k, mha.w_v, mha.w_o): lin.register_parameter('bias', None)
+    return FusedAttention(mha, p_drop)
+
 def make(h, d_k=4, seed=0, bias=True, **kw):
     torch.manual_seed(seed)
-    m = FastMultiHeadAttention(h*d_k, h, bias=bias, **kw)
+    m = fused_layer(h*d_k, h, bias=bias, **kw)
     with torch.no_grad():                       # non-zero biases, so a bias mix-up cannot hide
         for p in m.parameters(): p.add_(0.1*torch.randn_like(p))
     return m
@@ -224,7 +232,7 @@ def test_dropout_only_in_training():
 @pytest.mark.parametrize('kw', [dict(d_model=32, h=4), dict(d_model=512, h=8), dict(d_model=64, h=1),
                                 dict(d_model=24, h=3, d_k=5, d_v=7), dict(d_model=16, h=2, bias=False)])
 def test_mha_cost_matches_module_and_flop_counter(kw):
-    m = FastMultiHeadAttention(**kw)
+    m = fused_layer(**kw)
     c = mha_cost(n_q=5, n_k=9, **kw)
     assert c['params'] == count_params(m)
     with FlopCounterMode(display=False) as fc, torch.no_grad():   # the explicit maths: every matmul is counted
@@ -238,20 +246,19 @@ def test_cost_of_h_heads_equals_one_full_head():
         a, b = mha_cost(512, h, 20, 30), mha_cost(512, 1, 20, 30)
         assert a['params'] == b['params'] and a['flops'] == b['flops'] and a['scores'] == h * b['scores']
 
-@pytest.mark.parametrize('args,kw,msg', [
-    ((30, 4), {}, 'd_model=30'), ((30, 4), {}, 'h=4'), ((32, 3.0), {}, 'h=3.0'),
-    ((32, 4), dict(p_drop=1.0), 'p_drop=1.0'), ((32, 4), dict(p_drop=-0.1), 'p_drop=-0.1')])
-def test_bad_construction(args, kw, msg):
-    with pytest.raises(ValueError, match=msg.replace('.', r'\.')): FastMultiHeadAttention(*args, **kw)
+@pytest.mark.parametrize('kw,msg', [(dict(d_model=30, h=4), 'd_model=30 is not divisible by h=4'), (dict(h=0), 'h=0 must be an int >= 1'),
+                                    (dict(d_v=-1), 'd_v=-1 must be an int >= 1, or None'), (dict(d_model=0), 'd_model=0 must be an int >= 1'),
+                                    (dict(d_k=0), 'd_k=0 must be an int >= 1, or None'), (dict(h=3.0), 'h=3.0')])
+def test_impossible_sizes_are_refused_before_a_layer_is_built(kw, msg):
+    "Sizes that cannot work are refused by the model's configuration, in one line naming the value (the layers trust it)."
+    with pytest.raises(ValueError, match=re.escape(msg)): ModelConfig(**kw)
 
-@pytest.mark.parametrize('args,kw,msg', [((32, 0), {}, 'h=0 must be an int >= 1'), ((32, 4), dict(d_v=-1), 'd_v=-1 must be an int >= 1, or None'),
-                                         ((0, 4), {}, 'd_model=0 must be an int >= 1'), ((32, 4), dict(d_k=0), 'd_k=0 must be an int >= 1, or None')])
-def test_impossible_sizes_are_refused_at_construction(args, kw, msg):
-    "Sizes that cannot work are refused by the layer itself, in one line naming the value (not Python's error from deep inside)."
-    with pytest.raises(ValueError, match=re.escape(msg)): FastMultiHeadAttention(*args, **kw)
+@pytest.mark.parametrize('p', [1.0, -0.1])
+def test_the_fused_layer_refuses_a_dropout_rate_outside_0_1(p):
+    with pytest.raises(ValueError, match=re.escape(f'p_attn={p}')): FusedAttention(MultiHeadAttention(32, 4), p)
 
 def test_explicit_d_k_lifts_divisibility():
-    m = FastMultiHeadAttention(30, 4, d_k=8)
+    m = fused_layer(30, 4, d_k=8)
     assert (m.d_k, m.d_v, m.w_q.weight.shape, m.w_v.weight.shape, m.w_o.weight.shape) == (8, 8, (32, 30), (32, 30), (30, 32))
 
 @pytest.mark.parametrize('mask', [
@@ -261,7 +268,7 @@ def test_explicit_d_k_lifts_divisibility():
     torch.ones(2, 3, 1, 5, dtype=torch.bool),     # wrong heads
     torch.ones(2, 5, 5, dtype=torch.bool),        # a 3-d mask: B broadcasts against the heads
 ])
-@pytest.mark.parametrize('cls', [MultiHeadAttention, FastMultiHeadAttention])
+@pytest.mark.parametrize('cls', [MultiHeadAttention, fused_layer])
 def test_bad_mask(mask, cls):
     "The module trusts its mask (the model's entry points check it once: tests/test_model.py); a mask that does not fit"
     " (B, h, n_q, n_k) still fails, with PyTorch's error, on both paths."
@@ -269,7 +276,7 @@ def test_bad_mask(mask, cls):
     with pytest.raises(RuntimeError, match='must match the size'): m(torch.randn(2, 5, 32), mask=mask)
     with pytest.raises(RuntimeError, match='must match the size'): m.weights(torch.randn(2, 5, 32), mask=mask)
 
-@pytest.mark.parametrize('cls', [MultiHeadAttention, FastMultiHeadAttention])
+@pytest.mark.parametrize('cls', [MultiHeadAttention, fused_layer])
 def test_bad_inputs(cls):
     m = cls(32, 4)
     with pytest.raises(RuntimeError, match='cannot be multiplied'): m(torch.randn(2, 5, 16))        # width != d_model
@@ -288,9 +295,9 @@ def test_show_heads():
 
 @pytest.mark.parametrize('h,seed', CASES)
 def test_library_layer_equals_the_papers(h, seed):
-    "lib_fast_attention's FastMultiHeadAttention holds 02's parameters under the same names and computes the same function (eval mode)."
+    "lib_fast_attention's FusedAttention holds 02's parameters under the same names and computes the same function (eval mode)."
     paper = MultiHeadAttention(h * 4, h, d_v=3 if h > 1 else None).eval()
-    fast = FastMultiHeadAttention(h * 4, h, d_v=3 if h > 1 else None).eval()
+    fast = fused_layer(h * 4, h, d_v=3 if h > 1 else None).eval()
     assert list(paper.state_dict()) == list(fast.state_dict()) == [f'w_{n}.{p}' for n in 'qkvo' for p in ('weight', 'bias')]
     with torch.no_grad():
         for p in paper.parameters(): p.copy_(torch.randn_like(p))

@@ -8,7 +8,7 @@ import pytest, torch
 import transformer_nb.lib.machine as core
 from transformer_nb.core import EOS_ID
 from transformer_nb.lib.machine import choose_precision, default_precision, cpu_features
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.tokens import CheckedTokenizer
 from transformer_nb.lib.options import Decoding
@@ -115,11 +115,11 @@ def test_trainer_auto(monkeypatch, features, want):
     from transformer_nb.lib.options import TrainConfig
     mock_cpu(monkeypatch, features, True)
     cfg = get_model_config('tiny', src_vocab=20, tgt_vocab=20)
-    tr = Trainer(TransformerModel(cfg), _copy_data(), tc=TrainConfig(max_tokens=200, steps=1, warmup=1, progress=False, device='cpu'), say=lambda m: None)
+    tr = Trainer(build_model(cfg), _copy_data(), tc=TrainConfig(max_tokens=200, steps=1, warmup=1, progress=False, device='cpu'), say=lambda m: None)
     assert tr.precision == want and tr.precision_reason == choose_precision('cpu')[1]
     st = tr.update([list(range(8))])                              # an update runs in that precision
     assert torch.isfinite(torch.tensor(st['loss']))
-    tr = Trainer(TransformerModel(cfg), _copy_data(), tc=TrainConfig(precision='fp32', progress=False, device='cpu'), say=lambda m: None)
+    tr = Trainer(build_model(cfg), _copy_data(), tc=TrainConfig(precision='fp32', progress=False, device='cpu'), say=lambda m: None)
     assert (tr.precision, tr.precision_reason) == ('fp32', 'fp32: asked for')
 
 @pytest.fixture(scope='module')
@@ -127,7 +127,7 @@ def toy():
     "A tiny untrained model and tokenizer: its outputs are arbitrary but deterministic."
     torch.manual_seed(0)
     tok = CheckedTokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
-    return TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval(), tok
+    return build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval(), tok
 
 SENTS = ['one two', 'three two one four', '', 'two', 'one two three three four']
 

@@ -114,10 +114,10 @@ def test_a_published_model_carries_no_path_of_the_machine_that_made_it(tmp_path)
     from dataclasses import asdict
     from transformer_nb.lib.checkpoints import save_checkpoint
     from transformer_nb.lib.tokens import CheckedTokenizer
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     tok = CheckedTokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
-    m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     run = tmp_path / 'build' / 'r1'
     ck = save_checkpoint(run / 'checkpoint-0000005.pt', config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=5,
                          meta={'command': f"tnb-train --resume {run} --out={run} --steps 5", 'averaged_from': [str(run / 'checkpoint-0000005.pt')]})
@@ -165,3 +165,43 @@ def test_commands_say_one_line_for_a_bad_name_a_changed_file_and_no_network(tmp_
 def test_an_output_may_not_overwrite_the_published_file(tmp_path):
     r = tool('translate', 'pretrained:numbers', 'seven', '-o', MODELS / 'numbers.pt')
     assert r.returncode == 2 and (MODELS / 'numbers.pt').stat().st_size == PRETRAINED['numbers'].size, r.stderr
+
+
+# ---------------------------------------------------------------- unchanged for their users when the tools began to run 06's own model
+ONE_MODEL = ROOT / 'results' / 'one_model'
+
+def _score(model, tok, src:str, hyp:str, alpha:float=0.6) -> float:
+    "log p(hyp | src) / lp(|hyp| + 1), teacher-forced in float64: the score beam search ranks by (10_decoding)."
+    from transformer_nb.core import BOS_ID, EOS_ID
+    from transformer_nb.decoding import length_penalty
+    m = model.double().eval()
+    s, y = torch.tensor([tok.encode(src) + [EOS_ID]]), tok.encode(hyp) + [EOS_ID]
+    with torch.no_grad(): lp = m(s, torch.tensor([[BOS_ID] + y[:-1]]))[0].log_softmax(-1)
+    return float(lp[range(len(y)), y].sum()) / length_penalty(len(y), alpha)
+
+@pytest.mark.slow   # exports and decodes the three published models three ways: minutes
+def test_the_published_models_translate_as_they_did_before_the_tools_ran_06s_model(tmp_path):
+    """Before (results/one_model, made by commit 2ea82ec) and now, in fp32 with beam 4: test2016's first 100 lines both ways and
+    the numbers test set, through PyTorch, an ONNX export and a CTranslate2 export. On the machine that made them every line
+    is the same (results/one_model_parity.json). Another CPU rounds otherwise and may break a tie the other way, so a line
+    that differs must be a tie: the two translations' scores under the model within 1e-4 of each other (relative), which
+    a change to the model would not keep."""
+    import subprocess, sys
+    out = tmp_path / 'now'
+    subprocess.run([sys.executable, str(ROOT / 'experiments' / 'one_model_parity.py'), '--out', str(out)], check=True, capture_output=True)
+    ties = 0
+    for before in sorted(ONE_MODEL.glob('*.txt')):
+        name = before.name.split('.')[0]
+        was, now = before.read_text(encoding='utf-8').splitlines(), (out / before.name).read_text(encoding='utf-8').splitlines()
+        assert len(was) == len(now), (before.name, len(was), len(now))
+        if before.name.endswith('.src.txt'): assert was == now; continue
+        srcs = (ONE_MODEL / f'{name}.src.txt').read_text(encoding='utf-8').splitlines()
+        model, tok, _ = model_from_checkpoint(f'pretrained:{name}')
+        for s, a, b in zip(srcs, was, now):
+            if a == b: continue
+            sa, sb = _score(model, tok, s, a), _score(model, tok, s, b)
+            assert abs(sa - sb) <= 1e-4 * max(1.0, abs(sa)), f"{before.name}: {s!r} was {a!r} ({sa:.5f}), now {b!r} ({sb:.5f})"
+            ties += 1
+    rec = json.loads((ROOT / 'results' / 'one_model_parity.json').read_text())
+    assert all(r['differ'] == 0 for r in rec['files'].values()) and rec['precision'] == 'fp32' and rec['beam'] == 4
+    assert set(rec['files']) == {p.name for p in ONE_MODEL.iterdir()}

@@ -11,7 +11,7 @@ from transformer_nb.apps.test_sets import read_test_files
 from transformer_nb.lib.checkpoints import resolve_checkpoint
 from transformer_nb.lib.options import Decoding
 from transformer_nb.lib.fast_decoding import max_output_lengths
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.apps.cli import translate_main, evaluate_main, average_main
 
@@ -56,7 +56,7 @@ def test_the_commands_name_a_files_bad_line_by_its_option(tmp_path):
 
 
 def test_an_outputs_cap_stops_at_4096_extra_tokens():
-    m = TransformerModel(get_model_config('tiny', src_vocab=16, tgt_vocab=16)).eval()
+    m = build_model(get_model_config('tiny', src_vocab=16, tgt_vocab=16)).eval()
     src = torch.tensor([[5, 6, 3, 0], [5, 3, 0, 0]])                               # 3 and 2 tokens, EOS included, then padding
     assert max_output_lengths(m, src, 50).tolist() == [53, 52]                     # the paper's +50, unchanged
     assert max_output_lengths(m, src, 10**20).tolist() == [3 + 4096, 2 + 4096]     # no int64 overflow, no list of 10**20 penalties

@@ -43,7 +43,17 @@ def test_flagged_cells_are_the_ones_nbdev_test_skips(tmp_path):
     assert sorted(rn.FLAGS) == sorted(flags), (rn.FLAGS, flags)   # the cells nbdev-test leaves out, no more, no fewer
 
 def test_ci_runs_every_notebook_as_a_learner():
-    "CI's learner run (in `.ci/slow`, which `.ci/run` runs) takes the notebooks with flagged cells, after README's test command ran the rest whole."
+    "CI's learner run (in `.ci/slow`, which `.ci/run` runs) takes the notebooks with flagged cells and those that compare floats, after README's test command ran them natively."
     ci, slow = (ROOT / '.ci' / 'run').read_text(), (ROOT / '.ci' / 'slow').read_text()
-    assert 'python tools/run_notebooks.py' in slow and '--budget 900' in slow and '--flagged-only' in slow
+    assert 'python tools/run_notebooks.py' in slow and '--budget 900' in slow and '--compares-floats' in slow
     assert ci.index('bash -o pipefail -c "$TEST_CMD"') < ci.index('\nbash .ci/slow')
+
+def test_the_portability_pass_takes_every_notebook_that_compares_floats(tmp_path):
+    "`--compares-floats` finds a float check in any code cell (fastcore's test_close, torch's allclose, a derived rounding_tol...), not in prose."
+    rn = runner()
+    assert rn.compares_floats(notebook(tmp_path / 'a.ipynb', "x = 1", "test_close(a, b, eps=rounding_tol(b, 8))"))
+    assert rn.compares_floats(notebook(tmp_path / 'b.ipynb', "assert torch.allclose(a, b)"))
+    assert not rn.compares_floats(notebook(tmp_path / 'c.ipynb', "test_eq(1, 1)", "s = 'allclose'"))
+    chosen = [nb for nb in sorted((ROOT / 'nbs').glob('*.ipynb')) if rn.flagged_cells(nb) or rn.compares_floats(nb)]
+    names = {nb.name for nb in chosen}
+    assert {'10_decoding.ipynb', 'lib_fast_decoding.ipynb', '09_training.ipynb', '03_ffn.ipynb'} <= names and len(names) > 20, names

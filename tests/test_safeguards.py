@@ -507,12 +507,12 @@ def kit(tmp_path_factory):
     from dataclasses import asdict
     import torch
     from transformer_nb.lib.tokens import CheckedTokenizer
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.checkpoints import save_checkpoint
     d = tmp_path_factory.mktemp('writers')
     tok = CheckedTokenizer.train(['eins zwei drei vier fünf', 'one two three four five'] * 20, vocab_size=24)
-    torch.manual_seed(0); m = TransformerModel(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
+    torch.manual_seed(0); m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     cks = [save_checkpoint(d / f"c{s}.pt", config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=s, meta={'run': 'r1'})
            for s in (1, 2)]
     (d / 'src.txt').write_text('one two\nthree\n'); (d / 'tgt.txt').write_text('eins zwei\ndrei\n'); (d / 'export').mkdir()

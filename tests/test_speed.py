@@ -1,7 +1,7 @@
 """The CPU speed levers (lib_speed): the same function as 09's, and a model left as it was given."""
 import torch, torch.nn as nn
 from transformer_nb.core import set_seed
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.training import label_smoothed_nll
 from transformer_nb.lib.speed import CpuLevers, FastDropout, BufferedLinear, kept_output, fused_label_smoothed_nll
@@ -13,7 +13,7 @@ def test_fused_loss_matches_09s():
 
 def test_levers_go_in_for_the_block_and_the_models_own_modules_come_back():
     set_seed(0)
-    m = TransformerModel(get_model_config('tiny', src_vocab=30, tgt_vocab=30)).train()
+    m = build_model(get_model_config('tiny', src_vocab=30, tgt_vocab=30)).train()
     before = list(m.named_modules())
     levers = CpuLevers(m, buffered=True)
     src, tgt = torch.randint(4, 30, (2, 5)), torch.randint(4, 30, (2, 6))

@@ -4,11 +4,12 @@ disk keep the last good checkpoint; an interrupt while an update is applied resu
 produced for real are injected into the child (`conftest.inject_code`), around the real tools."""
 import os, random, signal, subprocess, time
 import pytest, torch
+from pathlib import Path
 from transformer_nb.lib.checkpoints import open_checkpoint
 from transformer_nb.lib.runs import RunFolder
 from conftest import ENV, TINY, cmd, tool, one_line, temps, default_signals, mount_tmpfs as _mount, inject_code, STARTING, Live, said as quiet
 from transformer_nb.core import set_seed
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.trainer import Trainer
 from transformer_nb.lib.options import TrainConfig
@@ -165,7 +166,7 @@ def test_a_finished_run_resumed_makes_its_missing_average_and_final_validation(s
 def test_the_callers_model_is_left_as_given():
     "The CPU levers go into the model for an update and come out after it: the caller's model keeps its own modules."
     set_seed(0)
-    model = TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20, p_drop=0.1))
+    model = build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20, p_drop=0.1))
     before = list(model.named_modules())
     t = Trainer(model, copy_ids(64), tc=TrainConfig(steps=2, warmup=1, max_tokens=200, device='cpu', precision='fp32', progress=False),
                 say=lambda m: None)
@@ -175,7 +176,7 @@ def test_the_callers_model_is_left_as_given():
 
 def test_a_damaged_schedule_names_the_checkpoint(tmp_path):
     set_seed(0)
-    mk = lambda: Trainer(TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), copy_ids(64),
+    mk = lambda: Trainer(build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), copy_ids(64),
                          tc=TrainConfig(steps=1, warmup=1, max_tokens=200, device='cpu', progress=False), say=lambda m: None)
     ck = mk().state()
     with pytest.raises(ValueError, match=r"x\.pt: its optimiser or learning-rate schedule state is damaged"):
@@ -185,7 +186,7 @@ def test_a_damaged_schedule_names_the_checkpoint(tmp_path):
 def test_without_a_progress_bar_every_line_goes_to_say(capsys):
     "With progress=False the validation lines go where `say` sends them, not to standard output through the hidden bar."
     set_seed(0)
-    model, lines = TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), []
+    model, lines = build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), []
     data = copy_ids(64)
     Trainer(model, data, data[:8], tc=TrainConfig(steps=2, warmup=1, max_tokens=200, valid_every=1, device='cpu', precision='fp32',
                                                   progress=False), say=lines.append).fit()
@@ -204,7 +205,7 @@ def test_the_trainer_is_given_its_precision_and_processes(monkeypatch):
     from transformer_nb.lib import trainer as T
     set_seed(0)
     data, par = copy_ids(64), T.Parallel(device='cpu')
-    t = Trainer(TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(steps=1, warmup=1, max_tokens=200, progress=False),
+    t = Trainer(build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(steps=1, warmup=1, max_tokens=200, progress=False),
                 parallel=par, precision=T.Precision('fp32', 'cpu', 'given'), say=lambda m: None)
     assert (t.parallel, t.precision, t.precision_reason, t.rank, t.world, t.is_main, t.device, t.net) == (par, 'fp32', 'given', 0, 1, True, par.device, t.model)
     t.fit(); assert t.step == 1
@@ -225,7 +226,7 @@ def test_a_compiled_trainer_makes_one_graph_for_every_batch_shape():
     from transformer_nb.lib.speed import CpuLevers
     rng, V = np.random.default_rng(0), 64
     data = [(np.r_[rng.integers(4, V, rng.integers(2, 40)), 2], np.r_[1, rng.integers(4, V, rng.integers(2, 40)), 2]) for _ in range(400)]
-    set_seed(0); model = TransformerModel(ModelConfig(src_vocab=V, tgt_vocab=V, d_model=16, N=1, h=2, d_ff=32))
+    set_seed(0); model = build_model(ModelConfig(src_vocab=V, tgt_vocab=V, d_model=16, N=1, h=2, d_ff=32))
     tr = Trainer(model, data, tc=TrainConfig(max_tokens=200, accum=3, steps=4, warmup=2, compile=True, progress=False, device='cpu', precision='fp32'), say=quiet)
     tr.levers, tr.short_attention = CpuLevers(tr.model, dropout=False), 0          # what a GPU runs
     torch._dynamo.reset(); counters.clear()
@@ -265,7 +266,7 @@ def count_syncs(monkeypatch, host=lambda t: False) -> list:
 def _trainer(steps=8, **kw):
     set_seed(0)
     tc = TrainConfig(**{'steps': steps, 'warmup': 2, 'max_tokens': 120, 'device': 'cpu', 'precision': 'fp32', 'progress': False, **kw})
-    return Trainer(TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20, p_drop=0.1)), copy_ids(96, 20, seed=5), tc=tc, say=lambda m: None)
+    return Trainer(build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20, p_drop=0.1)), copy_ids(96, 20, seed=5), tc=tc, say=lambda m: None)
 
 def _syncs_per_update(monkeypatch, t) -> list:
     """(update, was it a log step, device reads from its start to the next update's start) for each update of `t.fit()`.
@@ -311,6 +312,33 @@ def test_reading_back_every_k_updates_changes_no_figure_and_resumes_exactly(tmp_
     a, b = k3.model.state_dict(), r.model.state_dict()
     assert all(torch.equal(a[k], b[k]) for k in a)
 
+def test_the_throughput_is_timed_by_windows_that_partition_the_run(monkeypatch):
+    """Every record holds its window's rate and first update; the windows are the updates between two reads back, and
+    their times add up to the updates' without overlap: on a clock that only each update's backward pass advances (by 1 s),
+    a window of n updates takes n seconds. (Before, the updates before a log step were timed to the end of that step's
+    backward pass too: 3 s for 2 updates.) `experiments/gpu/steady.py` groups them back."""
+    import sys, types
+    import transformer_nb.lib.trainer as T
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'experiments' / 'gpu'))
+    try: from steady import windows, steady
+    finally: sys.path.pop(0)
+    clock = [0.0]
+    monkeypatch.setattr(T, 'time', types.SimpleNamespace(perf_counter=lambda: clock[0], time=time.time))
+    t = _trainer(steps=8, log_every=3)
+    real = t._backward
+    def backward(*a, **k): clock[0] += 1.0; return real(*a, **k)
+    t._backward = backward
+    t.fit()
+    h = t.history['train']
+    assert [r['window'] for r in h] == [1, 1, 3, 4, 4, 6, 7, 7], h      # read back before update 3, after it, before 6, after it, at the end
+    assert all(r['tok_s'] == next(x for x in h if x['window'] == r['window'])['tok_s'] for r in h)
+    assert [(w['first'], w['last'], w['seconds']) for w in windows(h)] == [(1, 2, 2.0), (3, 3, 1.0), (4, 5, 2.0), (6, 6, 1.0), (7, 8, 2.0)]
+    s = steady(h, warm=3)                                                # the windows of updates 1-2 and 3 left out
+    assert (s['steady_updates'], s['steady_seconds'], s['steady_tokens']) == (5, 5.0, sum(r['tokens'] for r in h[3:]))
+    with pytest.raises(ValueError, match='no window starts after update 8'): steady(h, warm=8)
+    with pytest.raises(ValueError, match=r"updates \[1\] carry no timing window"): windows([{'step': 1, 'tokens': 5, 'tok_s': 9.0}])
+    with pytest.raises(ValueError, match='lacks records'): windows([dict(r) for r in h if r['step'] != 4])
+
 def test_a_loss_that_is_not_finite_stops_at_the_next_log_step_before_any_checkpoint(tmp_path):
     "Read back every 3 updates, a NaN that appears at update 5 stops the run at update 6 naming update 5, and checkpoint 6 is never written."
     from transformer_nb.lib.trainer import TrainingDiverged
@@ -339,24 +367,27 @@ def test_the_stop_signals_handlers_are_set_once_a_run_and_the_generators_read_fo
     assert seen[0] == seen[1] and seen[0].get('rng_state', 0) == 0 and 0 < seen[0]['signal'] <= 6, seen   # run=None: no checkpoint
 
 def test_a_stop_signal_while_an_update_is_applied_lands_after_it():
+    "Ctrl-C under Python's own handler (set here: what a runner or an earlier test installed is not this test's to rely on)."
     import signal as sg
     from transformer_nb.lib.trainer import _Gate
-    before = sg.getsignal(sg.SIGINT)
-    with _Gate() as gate:
-        with pytest.raises(KeyboardInterrupt):
-            with gate.hold():
-                sg.raise_signal(sg.SIGINT)
-                held = list(gate.held)                                     # reached: held back, not raised
-        with pytest.raises(KeyboardInterrupt): sg.raise_signal(sg.SIGINT)   # outside `hold`: at once
-    assert held == [sg.SIGINT] and sg.getsignal(sg.SIGINT) is before
+    runner = sg.signal(sg.SIGINT, sg.default_int_handler)
+    try:
+        with _Gate() as gate:
+            with pytest.raises(KeyboardInterrupt):
+                with gate.hold():
+                    sg.raise_signal(sg.SIGINT)
+                    held = list(gate.held)                                     # reached: held back, not raised
+            with pytest.raises(KeyboardInterrupt): sg.raise_signal(sg.SIGINT)   # outside `hold`: at once
+        assert held == [sg.SIGINT] and sg.getsignal(sg.SIGINT) is sg.default_int_handler   # the handler before the run, back
+    finally: sg.signal(sg.SIGINT, runner)
 
 def test_one_batch_rebuilds_batches_made_for_the_smaller_micro_batch():
     from transformer_nb.lib.trainer import batch_sampler, Parallel
     data = copy_ids(96, 20, seed=5)
     small = TrainConfig(max_tokens=60, tokens_per_update=240, device='cpu', progress=False)
-    split = Trainer(TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=small, say=lambda m: None,
+    split = Trainer(build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=small, say=lambda m: None,
                     sampler=batch_sampler(data, small, Parallel()))
-    one = Trainer(TransformerModel(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(**{**small.__dict__, 'one_batch': True}),
+    one = Trainer(build_model(get_model_config('tiny', src_vocab=20, tgt_vocab=20)), data, tc=TrainConfig(**{**small.__dict__, 'one_batch': True}),
                   say=lambda m: None, sampler=batch_sampler(data, small, Parallel()))
     assert (split.tc.max_tokens, split.tc.accum, split.sampler.max_tokens) == (60, 4, 60)
     assert (one.tc.max_tokens, one.tc.accum, one.sampler.max_tokens) == (240, 1, 240)
@@ -428,3 +459,20 @@ def test_the_precision_is_checked_once_a_run(monkeypatch):
     n = lambda: sum(c == 'precision_dtype' for c, _ in calls)
     built = n(); t.fit()
     assert built == 1 and n() == 1, calls
+
+
+@pytest.mark.slow   # trains in a fresh process
+def test_forty_updates_of_the_copy_task_give_the_losses_they_gave_before_the_tools_ran_06s_model(tmp_path):
+    """The same seed, the same initial weights (06's model draws them as the tools' model did) and the same computation:
+    the losses of 40 updates (fp32, one thread) are those of commit 2ea82ec, bit for bit on the machine that recorded
+    them (results/one_model_parity.json). Another CPU's kernels round otherwise, and 40 Adam updates carry that forward
+    (ATen's portable kernels: 2.4e-5 at most, relative), so the check here is 1e-3, relative."""
+    import importlib.util, json
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location('one_model_parity', root / 'experiments' / 'one_model_parity.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    was, now = json.loads((root / 'results' / 'one_model' / 'copy40.losses.json').read_text()), mod.copy_losses(tmp_path / 'run')
+    assert len(now) == len(was) == 40
+    worst = max(abs(a - b) / abs(a) for a, b in zip(was, now))
+    assert worst <= 1e-3, (worst, was[:3], now[:3])

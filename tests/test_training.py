@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from transformer_nb.core import set_seed, PAD_ID
-from transformer_nb.lib.transformer import TransformerModel
+from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, make_optimizer
 from transformer_nb.lib.trainer import (Trainer, TrainingDiverged, noam_lr_with_cooldown, make_optimizer_with_cooldown,
@@ -35,7 +35,7 @@ def make(out=None, steps=6, p_drop=0.2, callbacks=(), **kw):
     cfg = get_model_config('tiny', src_vocab=V, tgt_vocab=V, p_drop=p_drop)
     kw.setdefault('device', 'cpu'); kw.setdefault('precision', 'fp32')   # exact comparisons: float32 on the CPU
     tc = TrainConfig(steps=steps, warmup=4, progress=False, **kw)
-    return Trainer(TransformerModel(cfg), DATA, DATA[:32], tc=tc, run=out, sampler=Batches(len(DATA), 16),
+    return Trainer(build_model(cfg), DATA, DATA[:32], tc=tc, run=out, sampler=Batches(len(DATA), 16),
                    valid_sampler=Batches(32, 32), callbacks=callbacks)
 
 def ck(p):
@@ -127,7 +127,7 @@ def test_label_smoothing_ignores_pad_logits():
 # --- accumulation ------------------------------------------------------------------------------------------------
 def test_accumulated_gradient_equals_big_batch():
     set_seed(0)
-    m = TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V, p_drop=0.0))
+    m = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V, p_drop=0.0))
     ex = copy_ids(10, V, seed=5, max_len=12)
     def grads(batches):
         m.zero_grad(); accumulate_grads(m, batches)
@@ -212,7 +212,7 @@ def test_resume_gives_identical_losses(tmp_path):
 def test_resume_rejects_other_config(tmp_path):
     make(tmp_path, steps=1).fit()
     set_seed(0)
-    t = Trainer(TransformerModel(get_model_config('tiny', src_vocab=V, tgt_vocab=V, d_ff=48)), DATA, tc=TrainConfig(progress=False),
+    t = Trainer(build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V, d_ff=48)), DATA, tc=TrainConfig(progress=False),
                 sampler=Batches(96, 16))
     with pytest.raises(ValueError, match='d_ff'): t.load(*ck(tmp_path))
 

@@ -407,13 +407,13 @@ def test_the_update_size_is_derived_from_the_processes():
     assert update_size(TrainConfig(max_tokens=100, accum=3), 2).accum == 3
 
 def _tiny_trainer(data, tmp_path, **tc):
-    from transformer_nb.lib.transformer import TransformerModel
+    from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.trainer import Trainer
     from transformer_nb.lib.options import TrainConfig
     said = []
     cfg = get_model_config('tiny', src_vocab=40, tgt_vocab=40)
-    t = Trainer(TransformerModel(cfg), data, tc=TrainConfig(**{'warmup': 2, 'progress': False, **tc}), run=tmp_path / 'run',
+    t = Trainer(build_model(cfg), data, tc=TrainConfig(**{'warmup': 2, 'progress': False, **tc}), run=tmp_path / 'run',
                 sampler=data.sampler(tc.get('max_tokens', 4096)) if isinstance(data, EncodedCorpus) else None, say=said.append)
     return t, said
 

@@ -1,5 +1,6 @@
 """How long CI took, step by step, from the log of one `bash .ci/run` (its `== [Ns] step` stamps, and those of
-`.ci/slow` inside it), written with the machine and the date to the file the developers' page quotes.
+`.ci/slow` inside it: README's test command, its second pass on the AVX2 kernels, the slow tier and its portability
+pass), written with the machine and the date to the file the developers' page quotes.
 
     bash .ci/run 2>&1 | tee ci.log; python tools/ci_times.py ci.log --json results/ci_times.json"""
 import argparse, datetime, json, os, re, sys
@@ -21,10 +22,11 @@ def parse(text:str) -> dict:
             continue
         key = what.split('.')[0] if what != 'done' else 'done'
         run[key] = t
-    need = [k for k in ('5', '6', '7', 'done') if k not in run] + [f"slow {k}" for k in ('1', '2', 'done') if k not in slow]
+    need = [k for k in ('5', '5b', '6', '7', 'done') if k not in run] + [f"slow {k}" for k in ('1', '2', 'done') if k not in slow]
     if need: raise ValueError(f"the log lacks the stamps of steps {', '.join(need)}: is it the log of a whole, green `bash .ci/run`?")
-    return dict(total_s=run['done'], setup_s=run['5'], fast_tier_s=run['6'] - run['5'], slow_tier_s=run['7'] - run['6'],
-                slow_pytest_s=slow['2'] - slow['1'], portability_s=slow['done'] - slow['2'], docs_s=run['done'] - run['7'])
+    return dict(total_s=run['done'], setup_s=run['5'], fast_tier_s=run['5b'] - run['5'], avx2_pass_s=run['6'] - run['5b'],
+                slow_tier_s=run['7'] - run['6'], slow_pytest_s=slow['2'] - slow['1'], portability_s=slow['done'] - slow['2'],
+                docs_s=run['done'] - run['7'])
 
 def main(argv=None):
     p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -80,7 +80,7 @@ def figure1_map():
     arrow(ax, (M, 5.15), (D - W/2, 5.15))
     ax.text(M + 0.1, 5.25, 'K, V', fontsize=7.5)
     ax.text(E - 1.75, 6.95, 'memory (B, S, d_model)\n= Transformer.encode(src)', ha='left', va='bottom', fontsize=7.5, family='monospace', color='#1f3f7a')
-    ax.text(E, 8.9, 'the whole model: TransformerModel · 06\nforward(src, tgt) -> logits (B, T, V)', ha='center', fontsize=8.5, family='monospace', color='#1f3f7a', weight='bold')
+    ax.text(E, 8.9, 'the whole model: Transformer · 06\nforward(src, tgt) -> logits (B, T, V)', ha='center', fontsize=8.5, family='monospace', color='#1f3f7a', weight='bold')
     ax.set_title("The paper's Figure 1, each box labelled with the module that implements it (· notebook)", fontsize=10)
     return fig
 

@@ -7,7 +7,7 @@ notebook's time and, for a failure, the notebook, the cell (number and id), its 
     python tools/run_notebooks.py                      # every notebook in nbs/, 2 at a time, 5 minutes each
     python tools/run_notebooks.py nbs/09_training.ipynb --workers 1 --save-to /tmp/executed
     python tools/run_notebooks.py --flagged-only           # those with a `#| slow` or `#| cuda` cell
-    ATEN_CPU_CAPABILITY=default python tools/run_notebooks.py --flagged-only --also nbs/10_decoding.ipynb   # CI's portability pass
+    ATEN_CPU_CAPABILITY=default python tools/run_notebooks.py --compares-floats   # CI's portability pass
     nice -n 5 python tools/run_notebooks.py --workers 1 --budget 1500 --record results/notebook_times.json
     python tools/run_notebooks.py nbs/[01]*.ipynb --workers 1 --record results/notebook_times_busy.json      # then, at once:
     python tools/run_notebooks.py nbs/[01]*.ipynb --workers 1 --busy 2 --record results/notebook_times_busy.json
@@ -26,6 +26,9 @@ Only notebooks that ran clean are recorded; `--sync-tops` then rewrites the time
 
 `--flagged-only` leaves out the notebooks whose every cell `nbdev-test` runs anyway (none flagged `#| slow` or
 `#| cuda`): CI runs nbdev-test just before this, and running those again would take it past 20 minutes on 2 cores.
+`--compares-floats` keeps those too where their code compares floats (`FLOAT_CHECK`: `test_close`, `allclose`,
+`isclose`, `assert_close`, `torch.equal`, `rounding_tol`...): CI's portability pass runs them under ATen's portable
+kernels, which nbdev-test's native run does not, so that every float check is held on another CPU's rounding.
 Notebooks with more flagged cells start first: the flagged cells are the long ones, so this is a rough longest-first.
 
 The copy is made from the files git tracks plus untracked files it does not ignore (so `runs/`, `.venv/` and build
@@ -144,6 +147,12 @@ def fresh_copy(dest:Path) -> Path:
     return dest
 
 FLAGS = ('slow', 'cuda')
+FLOAT_CHECK = re.compile(r'\b(test_close|is_close|allclose|isclose|assert_close|assert_allclose|torch\.equal|rounding_tol)\(')
+
+def compares_floats(nb_path) -> bool:
+    "Whether a code cell of the notebook compares floats (`FLOAT_CHECK`): the notebooks CI's portability pass runs under other kernels."
+    import nbformat
+    return any(c.cell_type == 'code' and FLOAT_CHECK.search(c.source) for c in nbformat.read(nb_path, as_version=4).cells)
 
 def flagged_cells(nb_path) -> int:
     "How many code cells of the notebook carry an nbdev `#| slow` or `#| cuda` flag (cells nbdev-test does not run)."
@@ -209,8 +218,10 @@ def main(argv=None):
     p.add_argument('--keep-env', action='store_true', help=f"keep {', '.join(LEARNER_UNSET)} for the kernels")
     p.add_argument('--flagged-only', action='store_true',
                    help="only the notebooks with a `#| slow` or `#| cuda` cell (nbdev-test runs every cell of the others)")
+    p.add_argument('--compares-floats', action='store_true',
+                   help="the notebooks with a `#| slow` or `#| cuda` cell, and those whose code compares floats (CI's portability pass)")
     p.add_argument('--also', nargs='+', default=[], metavar='NOTEBOOK',
-                   help="with --flagged-only: run these notebooks too")
+                   help="with --flagged-only or --compares-floats: run these notebooks too")
     p.add_argument('--native', nargs='+', default=[], metavar='NOTEBOOK',
                    help="run these of the notebooks with the CPU's own ATen kernels, whatever ATEN_CPU_CAPABILITY says")
     p.add_argument('--record', metavar='FILE', help="store each clean notebook's time, the machine and the load in FILE "
@@ -230,15 +241,17 @@ def main(argv=None):
     outside = [str(n) for n in nbs if ROOT not in n.parents]
     if outside: p.error(f"notebooks must be inside {ROOT}: {', '.join(outside)}")
     n_flagged = {n: flagged_cells(n) for n in nbs}
-    if a.flagged_only:
+    if a.flagged_only and a.compares_floats: p.error("--flagged-only and --compares-floats: choose one")
+    if a.flagged_only or a.compares_floats:
         also = [Path(n).resolve() for n in a.also]
         unknown = [str(n) for n in also if n not in n_flagged]
         if unknown: p.error(f"--also: not one of the notebooks to run: {', '.join(unknown)}")
-        left = [n.name for n in nbs if not n_flagged[n] and n not in also]
-        nbs = [n for n in nbs if n_flagged[n] or n in also]
-        if left: print(f"left out {len(left)} notebooks with no #| slow or #| cuda cell (nbdev-test runs all their cells): "
-                       f"{', '.join(left)}")
-        if not nbs: p.error("--flagged-only: none of the notebooks has a #| slow or #| cuda cell")
+        keep = {n for n in nbs if n_flagged[n] or n in also or (a.compares_floats and compares_floats(n))}
+        left = [n.name for n in nbs if n not in keep]
+        nbs = [n for n in nbs if n in keep]
+        if left: print(f"left out {len(left)} notebooks with no #| slow or #| cuda cell"
+                       + (" that compare no floats" if a.compares_floats else "") + f" (nbdev-test runs all their cells): {', '.join(left)}")
+        if not nbs: p.error(f"{'--flagged-only' if a.flagged_only else '--compares-floats'}: none of the notebooks is one")
     unknown = [n for n in a.native if Path(n).resolve() not in nbs]
     if unknown: p.error(f"--native: not one of the notebooks to run: {', '.join(unknown)}")
     nbs.sort(key=lambda n: (Path(n) not in {Path(x).resolve() for x in a.native}, -n_flagged[n]))   # roughly the long ones first

@@ -31,10 +31,10 @@ def pad_mask(tokens:torch.Tensor, pad_id:int=PAD_ID) -> torch.Tensor: # (B, n) t
     "Mask that lets every query attend to every real (non-pad) key."
     return (tokens != pad_id)[:, None, None, :]
 
-def causal_mask(n:int) -> torch.Tensor: # (1, 1, n, n) bool
-    "Mask that lets position i attend to positions <= i only (the decoder's 'subsequent' mask)."
-    return torch.ones(n, n).tril().bool()[None, None]
+def causal_mask(n:int, device=None) -> torch.Tensor: # (1, 1, n, n) bool
+    "Mask that lets position i attend to positions <= i only (the decoder's 'subsequent' mask), made on `device`."
+    return torch.ones(n, n, dtype=torch.bool, device=device).tril()[None, None]
 
 def tgt_mask(tgt:torch.Tensor, pad_id:int=PAD_ID) -> torch.Tensor: # (B, n) target token ids -> (B, 1, n, n) bool
     "Decoder self-attention mask: causal and not a pad key."
-    return pad_mask(tgt, pad_id) & causal_mask(tgt.shape[1])
+    return pad_mask(tgt, pad_id) & causal_mask(tgt.shape[1], tgt.device)   # on the tokens' device

@@ -22,6 +22,7 @@ class MultiHeadAttention(nn.Module):
         self.w_k = nn.Linear(d_model, h*self.d_k)      # W^K
         self.w_v = nn.Linear(d_model, h*self.d_v)      # W^V
         self.w_o = nn.Linear(h*self.d_v, d_model)      # W^O
+        for lin in (self.w_q, self.w_k, self.w_v, self.w_o): nn.init.xavier_uniform_(lin.weight); nn.init.zeros_(lin.bias)   # tensor2tensor's
 
     def split_heads(self, x, d:int):  # (B, n, h*d) -> (B, h, n, d)
         return x.view(x.shape[0], x.shape[1], self.h, d).transpose(1, 2)

@@ -36,7 +36,7 @@ class SinusoidalPositionalEncoding(nn.Module):
     "Adds the sinusoidal encodings of positions 0 .. n-1 to x (§3.5), from one fixed table of `max_len` rows."
     def __init__(self, d_model:int, max_len:int=512):
         super().__init__()
-        self.pe = sinusoidal_encoding(max_len, d_model).float()   # (max_len, d_model), computed once
+        self.register_buffer('pe', sinusoidal_encoding(max_len, d_model).float(), persistent=False)   # (max_len, d_model), computed once
 
     def forward(self, x:torch.Tensor) -> torch.Tensor: return x + self.pe[:x.shape[-2]]  # (B, n, d_model) -> (B, n, d_model)
 

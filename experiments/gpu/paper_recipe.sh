@@ -1,24 +1,21 @@
 #!/usr/bin/env bash
 # tnb-train itself with the paper-base recipe on one GPU: a synthetic corpus laid out as `tnb-data wmt14` writes it
 # (100,000 pairs from bench/bench_data_scale.py's generator, lengths about as WMT14's), the recipe's 37,000-piece shared
-# vocabulary, its 3,125 tokens a side per micro-batch (8 processes' share of 25,000) accumulated 8 times on one GPU, bf16,
-# torch.compile. Prints the run's median target tokens per second over updates 11 to the end, from its checkpoint.
-#   bash experiments/gpu/paper_recipe.sh          # writes $OUT/paper_recipe_gpu.json
+# vocabulary and 25,000 tokens a side per update, bf16, torch.compile, as `tnb-train --recipe paper-base --compile`
+# runs on one GPU. Its figure is the trainer's throughput in steady state (experiments/gpu/steady.py): the run reads its
+# figures back every LOG_EVERY updates, the device synchronized at each window's ends and nowhere else; the windows
+# that start within the first WARM updates (compilation, the allocator's and the kernels' warm-up) are left out, and
+# the others' target tokens are summed over their seconds. Each window's rate is recorded too.
+#   bash experiments/gpu/paper_recipe.sh          # writes $OUT/paper_recipe_gpu.json; within 8 minutes on one H100 or H200
 set -uo pipefail
-source experiments/gpu/wmt_slice.sh     # the wheels, PYTHONPATH, $OUT, and the corpus in $D
-STEPS=${STEPS:-60}
-timeout 420 python3 -c "import sys; sys.argv[0] = 'tnb-train'; from transformer_nb.apps.cli import train_main; train_main()" \
-  --dataset wmt14 --data-dir $D --src-lang en --tgt-lang de --recipe paper-base --device cuda --compile \
-  --steps $STEPS --valid-every 0 --test-limit 0 --no-progress --out /tmp/run-paper-base 2>&1 | tail -15
-python3 - "$OUT/paper_recipe_gpu.json" "$STEPS" <<'PY'
-import json, statistics, sys, datetime
-from transformer_nb.lib.checkpoints import open_checkpoint
-from transformer_nb.lib.machine import hardware
-ck = open_checkpoint('/tmp/run-paper-base', None, mmap=True)
-h = ck.meta['history']['train']; late = h[10:] or h
-rec = dict(recipe='paper-base', pair='en-de', steps=ck.step, hardware=hardware(), date=datetime.date.today().isoformat(),
-           command=f"bash experiments/gpu/paper_recipe.sh (STEPS={sys.argv[2]})", train_config=ck.meta['train_config'],
-           median_tok_s=round(statistics.median(r['tok_s'] for r in late)), median_tokens=round(statistics.median(r['tokens'] for r in late)),
-           updates_measured=len(late))
-json.dump(rec, open(sys.argv[1], 'w'), indent=1); print({k: rec[k] for k in ('steps', 'median_tok_s', 'median_tokens', 'hardware')})
-PY
+source experiments/gpu/wmt_slice.sh || exit 1    # the wheels, PYTHONPATH, $OUT, and the corpus in $D
+STEPS=${STEPS:-60} LOG_EVERY=${LOG_EVERY:-10} WARM=${WARM:-20}
+RUN=/tmp/run-paper-base
+rm -rf "$RUN"
+timeout 360 python3 -c "import sys; sys.argv[0] = 'tnb-train'; from transformer_nb.apps.cli import train_main; train_main()" \
+  --dataset wmt14 --data-dir "$D" --src-lang en --tgt-lang de --recipe paper-base --device cuda --compile \
+  --steps "$STEPS" --log-every "$LOG_EVERY" --valid-every 0 --test-limit 0 --no-progress --out "$RUN" 2>&1 | tail -15
+rc=${PIPESTATUS[0]}
+[ "$rc" = 0 ] || { echo "paper_recipe.sh: tnb-train failed (exit $rc$( [ "$rc" = 124 ] && echo ': out of time'))" >&2; exit 1; }
+python3 experiments/gpu/steady.py "$RUN" --warm "$WARM" --json "$OUT/paper_recipe_gpu.json" \
+  --command "bash experiments/gpu/paper_recipe.sh (STEPS=$STEPS LOG_EVERY=$LOG_EVERY WARM=$WARM)"

@@ -17,7 +17,8 @@ _read = lambda name: _json.loads(_Path(f'../results/{name}').read_text(encoding=
 # what you will build: the main job's CPU time (one thread) and the CPU Multi30k run
 _cpu = [r['time']['whole_command']['cpu_s'] for r in _fp.main_job_runs()]
 assert _cpu and all(round(c / 60) == 2 for c in _cpu), _cpu                     # "about 2 minutes of CPU time"
-_q('af482548', 'in about 2 minutes of CPU time')
+assert {r['hardware'] for r in _fp.main_job_runs()} == {'AMD EPYC (AVX512), 2 cores (CPU), torch 2.13.0+cpu'}   # the CPU it names
+_q('af482548', 'in about 2 minutes of CPU time on a 2-core AMD EPYC with AVX-512')
 # the Multi30k claim names its score, its checkpoint and its machine, all from the run's record (cpu_hour.json)
 _hour = next(r for r in _read('cpu_hour.json') if r['direction'] == 'de-en')
 _test = _hour['final'][_hour['chosen_on_valid']]['test']

@@ -30,7 +30,8 @@ _q('c0b1a8e3', f"scored {_and(_em)}% exact match with seed{'s' if len(_main) > 1
    "on the 2-core AMD EPYC with AVX-512", f"{min(_cpu):.0f} to {max(_cpu):.0f} s of CPU time",
    f"{min(_wall):.0f} to {max(_wall):.0f} s of wall time")
 assert all(round(c / 60) == 2 for c in _cpu), _cpu                                # "about 2 minutes" on one quiet thread
-_q('u0000003', 'in about 2 minutes of CPU time. It uses one thread')
+assert {r['hardware'] for r in _main} == {'AMD EPYC (AVX512), 2 cores (CPU), torch 2.13.0+cpu'}, _main   # the CPU the text names
+_q('u0000003', 'in about 2 minutes of CPU time on the 2-core AMD EPYC with AVX-512 that measured it', 'It uses one thread')
 
 # the CPU Multi30k run and Table 3's two seeds
 _hour = next(r for r in _read('cpu_hour.json') if r['direction'] == 'de-en')

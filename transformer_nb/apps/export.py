@@ -19,11 +19,12 @@ import numpy as np
 import torch
 import torch.nn as nn
 import transformer_nb
-from ..core import BOS_ID, EOS_ID
+from ..core import PAD_ID, BOS_ID, EOS_ID
 from ..lib.safeguards import UserError, check_not_link
 from ..lib.checks import SettingError, check_fields
-from ..positional import pe_frequencies
-from ..lib.layers import sinusoidal_encoding_on
+from ..positional import pe_frequencies, sinusoidal_encoding
+from ..model import Transformer
+from ..lib.transformer import final_norm
 from ..lib.options import ModelConfig
 from ..lib.datasets import sha256_file
 from ..lib.checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
@@ -69,16 +70,15 @@ def _ffn(s, f, ln): _norm(s.layer_norm, ln); _linear(s.linear_0, f.w_1.weight, f
 
 def _positions(s, p, cfg, max_positions=None):
     "The position table: the learned one, or our sinusoids for `max_positions` rows (default cfg.max_len)."
-    s.encodings = _np(p.emb.weight if cfg.pos == 'learned' else sinusoidal_encoding_on(max_positions or cfg.max_len, cfg.d_model))
+    s.encodings = _np(p.emb.weight if cfg.pos == 'learned' else sinusoidal_encoding(max_positions or cfg.max_len, cfg.d_model).float())
 
 # %% ../../nbs/apps_export.ipynb #1824c5e0
 def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08_data)
                      max_positions:int|None=None, # rows of the sinusoidal table (default cfg.max_len)
                     ):
     "A CTranslate2 `TransformerSpec` holding `model`'s weights and `tokenizer`'s vocabulary (see the table above)."
-    from transformer_nb.lib.transformer import TransformerModel
     from transformer_nb.lib.tokens import CheckedTokenizer
-    if not isinstance(model, TransformerModel): raise TypeError(f"model must be a Transformer (lib_transformer's TransformerModel), got a {type(model).__name__}")
+    if not isinstance(model, Transformer): raise TypeError(f"model must be a Transformer (06_model's; build_model makes one), got a {type(model).__name__}")
     if not isinstance(tokenizer, CheckedTokenizer): raise TypeError(f"tokenizer must be a CheckedTokenizer (lib_tokens), got a {type(tokenizer).__name__}")
     check_fields(ExportOptions, dict(max_positions=max_positions)); return _spec(model, tokenizer, max_positions)   # as declared
 
@@ -107,7 +107,7 @@ def _spec(model, tokenizer, max_positions:int|None=None):
         _attention(s.attention, l.cross_attn, cross=True); _norm(s.attention.layer_norm, l.sub[1].norm)
         _ffn(s.ffn, l.ffn, l.sub[2].norm)
     if cfg.norm_first: _norm(enc.layer_norm, model.enc_norm); _norm(dec.layer_norm, model.dec_norm)
-    bias = np.zeros(cfg.tgt_vocab, dtype=np.float32); bias[[cfg.pad_id, BOS_ID]] = _PAD_BOS_BIAS
+    bias = np.zeros(cfg.tgt_vocab, dtype=np.float32); bias[[PAD_ID, BOS_ID]] = _PAD_BOS_BIAS
     dec.projection.weight, dec.projection.bias = _np(model.generator.proj.weight), bias
     spec.register_source_vocabulary(pieces); spec.register_target_vocabulary(pieces)
     return spec
@@ -411,12 +411,12 @@ class OnnxEncoder(nn.Module):
     def __init__(self, model): super().__init__(); self.model = model
     def forward(self, src):
         m, ws = self.model, []
-        bias = torch.where(src == m.cfg.pad_id, float('-inf'), 0.0)[:, None, None, :]   # (1, 1, 1, S): no PAD key
+        bias = torch.where(src == PAD_ID, float('-inf'), 0.0)[:, None, None, :]   # (1, 1, 1, S): no PAD key
         x = _embed(m, m.src_emb, m.src_pos, src)                                         # (1, S, d_model)
         for l in m.encoder:
             x = l.sub[0](x, lambda t: _self_attend(l.self_attn, t, bias, ws))
             x = l.sub[1](x, l.ffn)
-        memory = m.enc_norm(x)                                                           # (1, S, d_model)
+        memory = final_norm(m, 'enc')(x)                                                           # (1, S, d_model)
         return torch.cat(ws), *(kv for l in m.decoder for kv in _keys_values(l.cross_attn, memory))
 
 class OnnxDecoder(nn.Module):
@@ -427,7 +427,7 @@ class OnnxDecoder(nn.Module):
     " for the next step, and each layer's weights self_attn{i} (B, h, T, P+T) and cross_attn{i} (B, h, T, S)."
     def __init__(self, model):
         super().__init__(); self.model = model
-        forbid = torch.zeros(model.cfg.tgt_vocab); forbid[[model.cfg.pad_id, BOS_ID]] = float('-inf')
+        forbid = torch.zeros(model.cfg.tgt_vocab); forbid[[PAD_ID, BOS_ID]] = float('-inf')
         self.register_buffer('forbid', forbid, persistent=False)
     def forward(self, tgt, parents, *kv):                                    # kv: past_k0, past_v0, ..., cross_k0, cross_v0, ...
         m, N, sa, ca, present = self.model, self.model.cfg.N, [], [], []
@@ -441,7 +441,7 @@ class OnnxDecoder(nn.Module):
             x = l.sub[0](x, lambda t: _self_attend(l.self_attn, t, bias, sa, past, parents, present))
             x = l.sub[1](x, lambda t: _attend(c, _heads(c, c.w_q(t), c.d_k), ck, cv, None, ca))
             x = l.sub[2](x, l.ffn)
-        logits = m.generator(m.dec_norm(x[:, -1]))                           # (B, V): the newest position only
+        logits = m.generator(final_norm(m, 'dec')(x[:, -1]))                           # (B, V): the newest position only
         return logits + self.forbid, *present, *sa, *ca
 
 # %% ../../nbs/apps_export.ipynb #0adff5c0
@@ -567,7 +567,7 @@ def _onnx_config(cfg, tok, folder:Path, quantize, name:str, checkpoint:Path, ste
     files = {f: {'bytes': (folder / f).stat().st_size, 'sha256': sha256_file(folder / f)}
              for f in ('encoder.onnx', 'decoder.onnx', 'tokenizer.json', 'tokenizer.model', *extra)}
     return {'format': 'transformer_nb-onnx', 'version': ONNX_FORMAT_VERSION, 'config': dataclasses.asdict(cfg),
-            'special': {'pad': cfg.pad_id, 'bos': BOS_ID, 'eos': EOS_ID, 'unk': tok.sp.unk_id()},
+            'special': {'pad': PAD_ID, 'bos': BOS_ID, 'eos': EOS_ID, 'unk': tok.sp.unk_id()},
             'max_len': cfg.max_len, 'max_extra': decoding.max_extra, 'beam': decoding.beam, 'alpha': decoding.alpha, 'stop': decoding.stop,
             'quantize': quantize, 'opset': ONNX_OPSET, 'files': files,
             'provenance': {'checkpoint': name, 'checkpoint_sha256': sha256 or sha256_file(checkpoint),

@@ -20,7 +20,7 @@ from ..core import UNK_ID, set_seed
 from ..lib.machine import get_device
 from ..lib.machine import hardware, git_commit, limit_threads
 from ..lib.options import PRESETS
-from ..lib.transformer import TransformerModel, count_config_params
+from ..lib.transformer import build_model, count_config_params
 from ..lib.options import ModelConfig, get_model_config
 from ..lib.datasets import ParallelData, DATASETS, sha256_file
 from ..lib.tokens import CheckedTokenizer, checked_encode_pairs
@@ -234,7 +234,7 @@ def train_model(data:ParallelData|str|tuple|None=None, # the corpus, a dataset's
     sampler = batch_sampler(train, tc, parallel)                   # the batches: a new run given in epochs knows its length in updates now
     if c is None and tc.steps is None: tc = _epochs_warmup(tc, given, sampler, say)   # a new run given in epochs: said before its first update
     callbacks = [*callbacks, *filter(None, [r.target_callback()])]   # the paper's figures beside each validation, where the recipe has them
-    trainer = Trainer(TransformerModel(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say,
+    trainer = Trainer(build_model(cfg), train, valid, tokenizer=tok, tc=tc, run=out, overwrite=overwrite, callbacks=callbacks, meta=meta, say=say,
                       parallel=parallel, precision=precision, sampler=sampler)
     if c is not None: trainer.load(c)                              # checked for resuming by `resume_run`; the weights here, against the real model
     trainer.task = task; trainer.fit()

@@ -22,7 +22,8 @@ import transformer_nb
 from .machine import get_device
 from .checks import parse_device, SettingError
 import transformer_nb.lib.machine  # noqa: F401 (on import it lets torch.load(weights_only=True) read pickled bytes on torch 2.4 too)
-from .transformer import TransformerModel, count_config_params
+from ..model import Transformer
+from .transformer import build_model, count_config_params
 from .options import ModelConfig
 from .tokens import CheckedTokenizer
 from .datasets import download_file, get_cache_dir, sha256_file
@@ -32,7 +33,7 @@ from .runs import RunFolder, checkpoint_step, read_files, IDENTITY
 from .options import AverageOptions
 
 # %% ../../nbs/lib_checkpoints.ipynb #4b2dfe7f
-_CKPT_FORMAT = 'transformer_nb.checkpoint/3'   # what this version writes; older formats are upgraded as they are read
+_CKPT_FORMAT = 'transformer_nb.checkpoint/4'   # what this version writes; older formats are upgraded as they are read
 
 def rng_state() -> dict:
     "Every random-number generator's state as tensors and lists (loadable with weights_only=True)."
@@ -164,7 +165,19 @@ def _check_stacked(ck:dict, path):
         raise ValueError(f"{path} was written when attention stacked W^Q, W^K and W^V in one in_proj (format 2): its weights "
                          f"translate, evaluate and average, but its optimiser state fits no parameter of this version, so it cannot resume")
 
-_UPGRADES = {'transformer_nb.checkpoint/1': _from_v1, 'transformer_nb.checkpoint/2': _from_v2}   # a format -> the step to the next one
+# %% ../../nbs/lib_checkpoints.ipynb #a05upg0b
+def _generator_first(opt:dict) -> dict:
+    "An optimiser state whose last 5 parameters, a pre-LN model's two final LayerNorms then its own output layer, are put in the order 06's model registers them: the output layer first."
+    P = len(opt['param_groups'][0]['params']); new = {o: o + 1 for o in range(P - 5, P - 1)} | {P - 1: P - 5}
+    return {**opt, 'state': {new.get(i, i): s for i, s in opt['state'].items()}}
+
+def _from_v3(ck:dict) -> dict:
+    "Format 3 to 4: a pre-LN model with no tied matrix keeps its optimiser state in 06's order of parameters (its output layer before its two final LayerNorms)."
+    if isinstance(cfg := ck.get('config'), dict) and cfg.get('norm_first') and cfg.get('tie') == 'none' and isinstance(ck.get('optimizer'), dict):
+        ck = {**ck, 'optimizer': _generator_first(ck['optimizer'])}
+    return {**ck, 'format': 'transformer_nb.checkpoint/4'}
+
+_UPGRADES = {'transformer_nb.checkpoint/1': _from_v1, 'transformer_nb.checkpoint/2': _from_v2, 'transformer_nb.checkpoint/3': _from_v3}   # a format -> the step to the next one
 
 def upgrade_checkpoint(ck:dict) -> dict:
     "`ck` in the format this version writes, from any older one: the one hook every read goes through, step by step (as fairseq's `_upgrade_state_dict`)."
@@ -455,7 +468,7 @@ def check_weights(ck:dict, path, model=None):
     if model is not None and not isinstance(model, torch.nn.Module): raise TypeError(f"model must be a Transformer, got a {type(model).__name__}")
     cfg, sd = _check_size(ck, path, getattr(model, 'cfg', None)), ck['model']   # a model given: its config, not built again
     if model is None:
-        with torch.device('meta'): model = TransformerModel(cfg)          # shapes and dtypes only
+        with torch.device('meta'): model = build_model(cfg)          # shapes and dtypes only
     want = model.state_dict()
     if why := _weights_mismatch(want, sd): raise ValueError(f"{path}: the weights do not match the architecture in its config ({why})")
     kind = [k for k, v in want.items() if v.is_floating_point() and not sd[k].is_floating_point()]
@@ -592,9 +605,9 @@ def with_meta(self:Checkpoint, **changes) -> Checkpoint:
     c = copy.copy(self); c.meta = {**self.meta, **changes}; return c
 
 @patch
-def model(self:Checkpoint, device=None) -> TransformerModel:
+def model(self:Checkpoint, device=None) -> Transformer:
     "The model in eval mode on `device`: an enormous config refused before anything is built, the weights checked against the model."
-    m = TransformerModel(_check_size(self._state, self.name, self.config))
+    m = build_model(_check_size(self._state, self.name, self.config))
     check_weights(self._state, self.name, m)             # shapes, dtypes and finite values, against the model itself
     m.load_state_dict(self.weights)
     if self.tokenizer_bytes: m.tokenizer_sha256 = hashlib.sha256(self.tokenizer_bytes).hexdigest()   # its tokenizer's fingerprint: another is refused

@@ -22,14 +22,15 @@ from typing import Annotated
 import numpy as np
 import torch
 import torch.nn.functional as F
-from ..core import BOS_ID, EOS_ID
+from ..core import PAD_ID, BOS_ID, EOS_ID
 from .machine import get_device
 from .machine import autocast, choose_precision, limit_threads
-from ..attention import pad_mask
+from ..attention import pad_mask, tgt_mask
 from .tokens import pad_ids
 from ..decoding import next_token_logits, length_penalty   # 10_decoding: the paper's rules, written once
 from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
-from .model_checks import check_tokens
+from .model_checks import check_tokens, check_ids
+from .transformer import embed, final_norm, PreNorm   # lib_transformer: the decoder's input, pre-LN's parts
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
 from .safeguards import printable, check_output, check_not_inputs, output_stream, check_no_nul
 from .textio import spaced, sentence_batches   # lib_text_io: the sentences of a file or a stream, one line out per line in
@@ -52,8 +53,8 @@ def full_precision(logits:torch.Tensor) -> torch.Tensor:
     return logits.to(torch.promote_types(logits.dtype, torch.float32))
 
 def next_token_logits_fp32(model, logits:torch.Tensor) -> torch.Tensor:
-    "10's `next_token_logits` in at least float32, with `model`'s own `pad_id`: logits (rows, V) of the next token with PAD and BOS forbidden (-inf)."
-    return next_token_logits(full_precision(logits), model.cfg.pad_id)
+    "10's `next_token_logits` in at least float32: logits (rows, V) of the next token with PAD and BOS forbidden (-inf)."
+    return next_token_logits(full_precision(logits))
 
 def log_probs(logits:torch.Tensor) -> torch.Tensor:  # (R, V) -> (R, V)
     "Log-softmax over the last dim, (x - max) - log(sum(exp(x - max))): the numbers `topk_log_probs` gives for its tokens."
@@ -67,14 +68,14 @@ def extra_tokens(max_extra:int) -> int:
 
 def max_output_lengths(model, src:torch.Tensor, max_extra:int=PAPER_DECODING.max_extra) -> torch.Tensor:
     "Most tokens (EOS included) each sentence of `src` (B, S) may generate, (B,): its length (EOS included) + `extra_tokens(max_extra)`."
-    n = (src != model.cfg.pad_id).sum(1) + extra_tokens(max_extra)         # (B,)
+    n = (src != PAD_ID).sum(1) + extra_tokens(max_extra)         # (B,)
     return n.clamp(max=model.cfg.max_positions) if model.cfg.max_positions else n   # no learned position beyond max_len
 
 def encode_batch(model, src:torch.Tensor, max_extra:int=PAPER_DECODING.max_extra) -> tuple:
     "What every search starts from: ids on the model's device, length caps (B,), padding mask (B, 1, 1, S), encoder output (B, S, d_model)."
     p = next(model.parameters(), None)
     src = src.long() if p is None else src.long().to(p.device)   # a CPU batch works with a model on a GPU
-    src_mask = pad_mask(src, model.cfg.pad_id)
+    src_mask = pad_mask(src)
     return src, max_output_lengths(model, src, max_extra), src_mask, model.encode(src, src_mask)
 
 
@@ -91,8 +92,8 @@ def check_model(model):
 def check_src(model, src:torch.Tensor) -> torch.Tensor:
     """Raise a clear error unless `src` is a (B, S) tensor of integer ids (`check_tokens`, lib_model_checks) whose every row holds at least
     one token; return it as int64 ids on the model's device (so a CPU batch works with a model on a GPU)."""
-    check_model(model); check_tokens('src', src)
-    if empty := (src == model.cfg.pad_id).all(1).nonzero().flatten().tolist():
+    check_model(model); check_tokens('src', src); check_ids('src', src, model.cfg.src_vocab)
+    if empty := (src == PAD_ID).all(1).nonzero().flatten().tolist():
         raise ValueError(f"src rows {empty} hold only padding; every sentence needs at least its EOS token")
     p = next(model.parameters(), None)
     return src.long() if p is None else src.long().to(p.device)
@@ -200,7 +201,7 @@ def _layer_step(layer, x, memory, src_mask, cache, grouped:bool=True):  # one ne
                  lambda t: F.linear(F.relu(F.linear(t, w1.weight, w1.bias)), w2.weight, w2.bias))
     for sub, f in zip(layer.sub, sublayers):
         ln = lambda t: F.layer_norm(t, sub.norm.normalized_shape, sub.norm.weight, sub.norm.bias, sub.norm.eps)
-        x = x + f(ln(x)) if sub.norm_first else ln(x + f(x))
+        x = x + f(ln(x)) if isinstance(sub, PreNorm) else ln(x + f(x))
     return x
 
 def _layer_modules(layer, x, memory, src_mask, cache):  # (B, 1, d_model) -> (B, 1, d_model)
@@ -215,10 +216,10 @@ def _layer_modules(layer, x, memory, src_mask, cache):  # (B, 1, d_model) -> (B,
 def decode_step(model, memory:torch.Tensor, src_mask:torch.Tensor, tgt:torch.Tensor, cache) -> torch.Tensor:
     "`model.decode` for one new token per row (B, 1), in eval mode, with a `FastCache`: logits (B, 1, V), with less work (its `speedups`)."
     s = cache.speedups
-    x = model.embed(model.tgt_emb, model.tgt_pos, tgt, len(cache))             # (B, 1, d_model)
+    x = embed(model, tgt, len(cache))                                           # (B, 1, d_model)
     for layer, c in zip(model.decoder, cache.layers):
         x = _layer_step(layer, x, memory, src_mask, c, s.grouped_cross) if s.one_token_step else _layer_modules(layer, x, memory, src_mask, c)
-    return cache.logits(model.dec_norm(x), model.generator.proj)
+    return cache.logits(final_norm(model, 'dec')(x), model.generator.proj)
 
 # %% ../../nbs/lib_fast_decoding.ipynb #92d16ff1
 class LazyKVCache:
@@ -347,7 +348,7 @@ class TorchStep:
         if self.cache is not None: return decode_step(self.model, self.memory, self.src_mask, tokens, self.cache)[:, -1]
         self.ys = tokens if self.ys is None else torch.cat([self.ys, tokens], 1)       # (R, t) the whole prefixes
         r = len(tokens) // len(self.memory)                                            # hypotheses per sentence
-        return self.model.decode(self.memory.repeat_interleave(r, 0), self.src_mask.repeat_interleave(r, 0), self.ys)[:, -1]
+        return self.model.decode(self.memory.repeat_interleave(r, 0), self.src_mask.repeat_interleave(r, 0), self.ys, tgt_mask(self.ys))[:, -1]
 
     def reorder(self, rows:torch.Tensor, sentences:torch.Tensor|None=None):
         "The next step's hypotheses continue rows `rows` of this step's; `sentences` (None: all): the sentences still searching."
@@ -622,7 +623,7 @@ def translate_checked(model, tokenizer, sentences:list[str], d:Decoding, max_tok
     with amp:                                            # the decoders' log-probabilities stay float32 (`next_token_logits_fp32`)
         for batch in length_batches([len(srcs[i]) for i in keys], max_tokens):
             idx = [keys[j] for j in batch]
-            src = pad_ids([srcs[i] for i in idx], model.cfg.pad_id).to(dev)
+            src = pad_ids([srcs[i] for i in idx]).to(dev)
             hyps = (_fast_greedy(model, src, d.max_extra) if d.beam == 1 else
                     [h[0][0] for h in _fast_beam(model, src, d, 1)])
             for i, h in zip(idx, hyps): outs[i] = one_line(tokenizer.decode(h))

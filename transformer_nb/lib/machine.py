@@ -7,7 +7,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_machine.html.md"""
 # %% auto #0
 __all__ = ['BF16_ON_AVX512', 'TORCH_THREADS', 'get_device', 'precision_dtype', 'autocast', 'cpu_features', 'choose_precision',
            'default_precision', 'default_threads', 'env_threads', 'notebook_threads', 'threads_chosen', 'limit_threads',
-           'hardware', 'git_commit', 'NotebookFile', 'skip_rest_of_notebook']
+           'hardware', 'git_commit', 'NotebookFile', 'skip_rest_of_notebook', 'rounding_tol', 'logit_terms']
 
 # %% ../../nbs/lib_machine.ipynb #a23c0004
 import os, contextlib, platform, subprocess, json, re, textwrap, codecs
@@ -220,3 +220,27 @@ def skip_rest_of_notebook(reason:str):
     if ip is None: raise RuntimeError(reason)                # not in a notebook: nothing to skip, so stop here
     print(reason)
     if _skip_cell not in ip.input_transformers_cleanup: ip.input_transformers_cleanup.append(_skip_cell)
+
+# %% ../../nbs/lib_machine.ipynb #a23fl001
+def rounding_tol(magnitude, # the largest |value| compared, or of the terms summed where they cancel: a number, a tensor or a list of them
+                 terms:int, # the additions along the longest chain that makes the value (a dot product of d terms: d)
+                 dtype:torch.dtype=torch.float32, # the precision the value is computed in
+                ) -> float:
+    "How far two computations of one value may differ when their kernels add in other orders: 2 · terms · u · magnitude, u the unit roundoff of `dtype`."
+    if isinstance(terms, bool) or not isinstance(terms, int) or terms < 1: raise ValueError(f"terms={terms!r} must be an int >= 1: the additions that make the value")
+    if not (isinstance(dtype, torch.dtype) and dtype.is_floating_point): raise TypeError(f"dtype={dtype!r} must be a floating-point torch.dtype")
+    flat = lambda x: [x.detach().abs().max().item()] if isinstance(x, torch.Tensor) and x.numel() else [] if isinstance(x, torch.Tensor) else \
+                     [v for y in x for v in flat(y)] if isinstance(x, (list, tuple)) else [abs(float(x))]
+    m = flat(magnitude)                                                   # the largest magnitude, of a number, a tensor or a list of them
+    return 2 * terms * (torch.finfo(dtype).eps / 2) * max(m) if m else 0.0
+
+def logit_terms(cfg, # an encoder–decoder's config: N, d_model, h, d_k, d_v, d_ff (06's, or the library's)
+                S:int, T:int, # source and target positions attended to
+                vocab:bool=False, # True: a log-probability, whose softmax adds the vocabulary's exponentials too
+               ) -> int:
+    "The `terms` of `rounding_tol` for a logit of a Transformer: the additions along its longest chain, layer by layer."
+    d_k, d_v = cfg.d_k or cfg.d_model // cfg.h, cfg.d_v or cfg.d_model // cfg.h   # 06's config leaves them to d_model / h
+    attn = lambda n: cfg.d_model + d_k + n + cfg.h * d_v                  # the projection, q·k, the weighted sum of n values, the output projection
+    ffn, norm = cfg.d_model + cfg.d_ff, cfg.d_model                        # two products; a layer norm's sums
+    enc, dec = attn(S) + ffn + 2 * norm, attn(T) + attn(S) + ffn + 3 * norm
+    return cfg.N * (enc + dec) + cfg.d_model + (cfg.tgt_vocab if vocab else 0)

@@ -43,8 +43,6 @@ def check_config_rules(cfg):
         raise SettingError("{d_model} must be even for sinusoidal positions (sin/cos pairs)", d_model=cfg.d_model)
     if cfg.tie == 'all' and cfg.src_vocab != cfg.tgt_vocab:
         raise SettingError("{tie} needs a shared vocabulary, but {src_vocab} != {tgt_vocab}", tie=cfg.tie, src_vocab=cfg.src_vocab, tgt_vocab=cfg.tgt_vocab)
-    if cfg.pad_id >= min(cfg.src_vocab, cfg.tgt_vocab):
-        raise SettingError(f"{{pad_id}} is not an id of vocabularies of {cfg.src_vocab} and {cfg.tgt_vocab}", pad_id=cfg.pad_id)
 
 # %% ../../nbs/lib_options.ipynb #mc000004
 @dataclass
@@ -65,7 +63,7 @@ class ModelConfig(TransformerConfig):
     tie: Literal['all', 'decoder', 'none'] = 'all'   # all: src emb = tgt emb = output projection (§3.4); decoder: tgt emb = output; none
     p_attn: Probability = 0.0        # dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)
     p_ffn: Probability = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)
-    pad_id: Count = 0                # the padding token's id (00_core's PAD_ID)
+    pad_id: Literal[0] = 0           # the padding id, 00_core's PAD_ID (06's forward masks it), saved so readers check a tokenizer against it (no name: this module imports no PyTorch)
 
     def __post_init__(self):
         "Each field checked as declared (lib_checks), then the rules that tie them; then d_k and d_v, where None, as 02's layer takes them."

@@ -25,7 +25,7 @@ from .machine import get_device
 from .checks import PositiveInt, Count, Probability, SettingError, validate, check_value
 from .machine import choose_precision, precision_dtype
 from .options import Computed
-from .transformer import TransformerModel
+from ..model import Transformer
 from .options import TrainConfig
 from .tokens import DistributedTokenBatchSampler, checked_collate
 from ..training import noam_lr, label_smoothed_nll
@@ -199,7 +199,7 @@ def run_updates(sampler:DistributedTokenBatchSampler, tc:TrainConfig,
 # %% ../../nbs/lib_trainer.ipynb #a85c3894
 class Trainer:
     "Trains `model` (§5; moved to the device, its modules left as given) into the run folder `run` (None: writes nothing): `fit()`; `load(ck, path)` first to resume."
-    def __init__(self, model:TransformerModel, train:list, valid:list|None=None, tokenizer=None, tc:TrainConfig|None=None,
+    def __init__(self, model:Transformer, train:list, valid:list|None=None, tokenizer=None, tc:TrainConfig|None=None,
                  run:RunFolder|str|Path|None=None, overwrite:bool=False, # `fit` deletes another run's files in `run`, saying so
                  sampler=None, valid_sampler=None, callbacks=(), meta:dict|None=None, say=None,
                  parallel:Parallel|None=None, precision:Precision|None=None, # its collaborators (default: `trainer_setup(tc)`)
@@ -247,7 +247,7 @@ def speedups(self:Trainer, on:bool=True):
 @patch
 def _loss_of(self:Trainer, src:torch.Tensor, tgt:torch.Tensor) -> tuple:
     "A micro-batch's (smoothed loss sum, NLL sum, target tokens): the model and the loss, compiled together when `compile`."
-    return self.loss_fn(self.net(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, self.cfg.pad_id)
+    return self.loss_fn(self.net(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, PAD_ID)
 
 # %% ../../nbs/lib_trainer.ipynb #a3backx01
 def _to_device(t:torch.Tensor, device) -> torch.Tensor:
@@ -310,7 +310,7 @@ class HostBatches:
 def host_batches(self:Trainer, group:list, # the update's micro-batches: lists of indices into `data`
             data=None) -> HostBatches:
     "The micro-batches of `group` padded on the host (`pad_rows`): on a GPU into reused page-locked buffers; compiled, to lengths of a multiple of `PAD_TO`."
-    data, pad = self.train_data if data is None else data, self.cfg.pad_id
+    data, pad = self.train_data if data is None else data, PAD_ID
     mult, pin = PAD_TO if self.tc.compile else 1, self.device.type == 'cuda'
     if pin and self._pinned is None: self._pinned = _Pinned()
     out, bufs, n = [], [], 0
@@ -411,7 +411,8 @@ def update(self:Trainer, group:list, done=None,
            host:HostBatches|None=None, # the micro-batches of `group` collated already (`Prefetcher`), else collated here
           ) -> dict:
     "One optimiser update over the micro-batches `group` (lists of example indices), applied whole with `done(record)`, its bookkeeping, or not at all; its figures (`_figures`) where `done` is None and `log`, else its record, its sums still on the device."
-    t0, ddp = time.perf_counter(), self.world > 1
+    if log: self._log()                                               # the updates before it first: their window ends before this one's work is queued
+    t0, ddp = time.perf_counter(), self.world > 1                     # this update's start: nothing of the updates before it left on the device
     host = host if host is not None else self.host_batches(group)
     n_total = host.tokens                                             # counted on the host
     if ddp: n_total = self.parallel.sum(_to_device(torch.tensor([n_total]), self.device))[0]   # summed on the devices, not read back
@@ -423,7 +424,6 @@ def update(self:Trainer, group:list, done=None,
     self.opt.zero_grad(set_to_none=True); self.net.train()
     with self.levers: tot = self._backward(batches, n_total, ctx, scale=self.world)   # 09's accumulate_grads, with this loss
     if ddp: tot = self.parallel.sum(tot)
-    if log: self._log()                                               # the updates before it first: the first bad one is named
     if log and not math.isfinite(x := tot[0].item()): self._diverged(x / max(int(n_total), 1))   # its own loss, before the weights change
     self.scaler.unscale_(self.opt)
     clip = self.tc.clip
@@ -437,18 +437,19 @@ def update(self:Trainer, group:list, done=None,
 
 # %% ../../nbs/lib_trainer.ipynb #a09spl13
 def _figures(recs:list) -> list[dict]:
-    "The figures of the updates `recs` (their sums on the device) read back in one copy: step, loss and NLL per target token, rate, gradient norm (where computed), tokens, tokens/s over their time."
+    "The figures of the updates `recs` (their sums on the device) read back in one copy: step, loss and NLL per target token, gradient norm (where computed), tokens, and their window's: target tokens/s (`tok_s`) from the first one's start to the device's end of the last, and the first one's step (`window`)."
     if not recs: return []
     ns = [r['n'] for r in recs]
     dev = [r['tot'].double() for r in recs] + [torch.as_tensor(n, dtype=torch.float64, device=recs[0]['tot'].device).reshape(1) for n in ns if isinstance(n, torch.Tensor)]
     g = [r['gnorm'] for r in recs if r['gnorm'] is not None]
     host = torch.cat([*dev, *(x.double().reshape(1) for x in g)]).cpu()   # the one wait for the device
+    if dev[0].is_cuda: torch.cuda.synchronize(dev[0].device)             # all of its streams: the window ends when its work has
     tot, rest = host[:3 * len(recs)].view(-1, 3), host[3 * len(recs):].tolist()
     ns = [n if not isinstance(n, torch.Tensor) else int(rest.pop(0)) for n in ns]
-    dt = time.perf_counter() - recs[0]['t0']                              # since the first of them started: the device's time too
+    dt = time.perf_counter() - recs[0]['t0']                              # the window: from its first update's start (the device idle) to now
     rate = sum(ns) / max(dt, 1e-9)
     return [dict(step=r['step'], loss=(tot[i, 0] / max(n, 1)).item(), nll=(tot[i, 1] / max(n, 1)).item(), lr=r['lr'],
-                 gnorm=rest.pop(0) if r['gnorm'] is not None else None, tokens=int(n), tok_s=rate) for i, (r, n) in enumerate(zip(recs, ns))]
+                 gnorm=rest.pop(0) if r['gnorm'] is not None else None, tokens=int(n), tok_s=rate, window=recs[0]['step']) for i, (r, n) in enumerate(zip(recs, ns))]
 
 # %% ../../nbs/lib_trainer.ipynb #a09spl15
 KEEP_HISTORY = 2048                                                   # training records a history (and so a checkpoint) holds at most
@@ -492,9 +493,9 @@ def evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
     tot = torch.zeros(3, dtype=torch.float64, device=self.device)
     if hasattr(sampler, 'set_epoch'): sampler.set_epoch(0)
     for idx in sampler:
-        src, tgt = (_to_device(t, self.device) for t in checked_collate([data[i] for i in idx], self.cfg.pad_id))
+        src, tgt = (_to_device(t, self.device) for t in checked_collate([data[i] for i in idx], PAD_ID))
         with self.amp.autocast():
-            part = fused_label_smoothed_nll(self.model(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, self.cfg.pad_id)
+            part = fused_label_smoothed_nll(self.model(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, PAD_ID)
             tot += torch.stack(part).double()
     tot = self.parallel.sum(tot).cpu(); self.model.train(was)
     n = max(tot[2].item(), 1)
