@@ -72,7 +72,7 @@ def compare(a:Path, b:Path) -> dict:
     return rows
 
 if __name__ == '__main__':
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--out'); p.add_argument('--lines', type=int, default=100)
     p.add_argument('--compare', nargs=2, metavar=('BEFORE', 'AFTER')); p.add_argument('--record')
     a = p.parse_args()
