@@ -55,7 +55,7 @@ def main(argv=None):
                batch=f"{a.sentences} x {a.length} tokens a side", updates=a.updates, threads=a.threads,
                max_loss_diff=diff, loss_first=losses[fused][0], loss_last=losses[fused][-1],
                explicit_ms=round(1000 * statistics.median(times[explicit]), 1), fused_ms=round(1000 * statistics.median(times[fused]), 1),
-               load_average=[round(load, 2), round(os.getloadavg()[0], 2)], hardware=hardware(), date=today(), commit=git_commit(),
+               load_average=[round(load, 2), round(os.getloadavg()[0], 2)], machine=hardware(), date=today(), commit=git_commit(),
                command=shlex.join(['python', 'experiments/attention_speed.py', *(argv if argv is not None else sys.argv[1:])]))
     atomic_write(Path(a.out), json.dumps(rec, indent=1) + '\n')
     print(json.dumps(rec, indent=1))

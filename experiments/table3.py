@@ -133,20 +133,27 @@ def compare(args) -> dict:
     from transformer_nb.lib.datasets import load_dataset
     data = load_dataset('multi30k', args.src_lang, args.tgt_lang, data_dir=args.data_dir, download=False)
     refs = [t for _, t in data.valid]
+    from sacrebleu.metrics import BLEU
     results, out = Path(args.results_dir), {}
-    base = {r['seed']: r for r in load_results(results_file(args, 'table3'), TABLE3_KEYS) if r['variant'] == 'base' and r.get('hyps')}
-    read = lambda r: (results.parent / r['hyps']).read_text(encoding='utf-8').splitlines()
+    def hyps_of(r, fam):
+        "The run's validation translations: its record's file, or the file named as this runner names it whose BLEU is the record's (a run recorded before records named their file)."
+        f = results.parent / r['hyps'] if r.get('hyps') else results / 'hyps' / f"{fam}{args.suffix}-{r['id']}.valid.beam4.txt"
+        if not f.is_file(): return None
+        lines = f.read_text(encoding='utf-8').splitlines()
+        return lines if r.get('hyps') or round(BLEU().corpus_score(lines, [refs]).score, 2) == r['bleu'] else None
+    base = {r['seed']: (r, h) for r in load_results(results_file(args, 'table3'), TABLE3_KEYS) if r['variant'] == 'base' and (h := hyps_of(r, 'table3'))}
     for fam in FAMILIES:
         path = results_file(args, fam)
         if not path.exists(): continue
         tests, old = {}, Path(str(path)[:-5] + '_significance.json')
         old = json.loads(old.read_text()) if old.exists() else {}
         for r in load_results(path, TABLE3_KEYS):
-            b = base.get(0) if fam == 'table3' and r['variant'] == 'base' else base.get(r['seed'])   # the base's other seeds: against seed 0's
-            if not r.get('hyps') or b is None or b['id'] == r['id'] or not (results.parent / r['hyps']).exists(): continue
+            b, bh = base.get(0) if fam == 'table3' and r['variant'] == 'base' else base.get(r['seed'], (None, None))   # the base's other seeds: against seed 0's
+            if b is None or b['id'] == r['id']: continue
             key = (b['id'], b.get('date'), r.get('date'), b['bleu'], r['bleu'])
             if r['id'] in old and old[r['id']].get('key') == list(key): tests[r['id']] = old[r['id']]; continue   # unchanged: kept
-            t = paired_bootstrap(refs, read(b), read(r), metric='bleu', n_samples=args.samples)
+            if (h := hyps_of(r, fam)) is None: continue
+            t = paired_bootstrap(refs, bh, h, metric='bleu', n_samples=args.samples)
             tests[r['id']] = dict(vs=b['id'], **t, key=list(key))
             print(f"{fam} {r['id']} vs {b['id']}: {t['delta']:+.2f} BLEU, p = {t['p_value']}", flush=True)
         atomic_write(Path(str(path)[:-5] + '_significance.json'), json.dumps(tests, indent=1, ensure_ascii=False) + '\n')

@@ -20,6 +20,7 @@ def _rms_slips(a, g, eps) -> list[tuple[str, torch.Tensor]]:
     ms, mean, var = a.pow(2).mean(-1, keepdim=True), a.mean(-1, keepdim=True), a.var(-1, unbiased=False, keepdim=True)
     root = "RMSNorm divides by the root mean square of a itself, sqrt(mean(a**2) + eps)"
     return [(f"you took the mean away first: that is LayerNorm; {root}, with no centring", (a - mean) / torch.sqrt(var + eps) * g),
+            (f"you took the mean away from a: {root}, with no centring", (a - mean) / torch.sqrt(ms + eps) * g),
             (f"you divided by the standard deviation (the spread around the mean); {root}", a / torch.sqrt(var + eps) * g),
             (f"you divided by the standard deviation with n - 1 (torch's default .std()); {root}", a / torch.sqrt(a.var(-1, keepdim=True) + eps) * g),
             ("the gain g is missing: multiply the rescaled vector by g, one number per coordinate", a / torch.sqrt(ms + eps)),
@@ -55,12 +56,13 @@ def check_rms_norm(rms_norm_of) -> str:
 def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
     "(likely mistake, what it gives) for the query `q` (d,) at position `m`: each a slip `check_rotate` names."
     d, theta = len(q), 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))
-    def turn(angle, halves=False):
+    def turn(angle, halves=False, back=None):
         x1, x2 = (q[:d // 2], q[d // 2:]) if halves else (q[0::2], q[1::2])
         y1, y2 = x1 * angle.cos() - x2 * angle.sin(), x1 * angle.sin() + x2 * angle.cos()
-        return torch.cat([y1, y2]).float() if halves else torch.stack([y1, y2], -1).flatten().float()
-    return [("you paired coordinate i with i + d/2 (the rotate-half layout of GPT-NeoX and of Llama's Hugging Face code); RoFormer's equation, "
-             "like 05's sinusoids, pairs neighbours: coordinates 2i and 2i+1", turn(m * theta, halves=True)),
+        return torch.cat([y1, y2]).float() if (halves if back is None else back) else torch.stack([y1, y2], -1).flatten().float()
+    half = ("you paired coordinate i with i + d/2 (the rotate-half layout of GPT-NeoX and of Llama's Hugging Face code); RoFormer's equation, "
+            "like 05's sinusoids, pairs neighbours: coordinates 2i and 2i+1, turned and put back in their places")
+    return [(half, turn(m * theta, halves=True)), (half, turn(m * theta, halves=True, back=False)), (half, turn(m * theta, back=True)),
             ("every pair turned by the same angle m: pair i turns by m * theta_i, theta_i = 10000^(-2i/d), slower for later pairs", turn(m * torch.ones_like(theta))),
             ("turned the wrong way: the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i", turn(-m * theta)),
             ("the position is off by one: the query at position m turns by m * theta_i, and position 0 is not turned at all", turn((m + 1) * theta)),
