@@ -10,7 +10,7 @@ from transformer_nb.config import TransformerConfig
 from transformer_nb.multihead import MultiHeadAttention
 from transformer_nb.ffn import FeedForward
 from transformer_nb.positional import pe_shift_matrix
-from transformer_nb.since2017 import (PreNorm, pre_ln, RMSNorm, rms_norm, rotate, Rotary, rotary, SwiGLU, swiglu, GroupedKV,
+from transformer_nb.since2017 import (pre_ln, RMSNorm, rms_norm, rotate, rotary, SwiGLU, swiglu, GroupedKV,
                                       group_kv, since2017_variants)
 from transformer_nb.lib.options import get_model_config, PRESETS
 from transformer_nb.lib.transformer import build_model, count_config_params, to_torch_transformer
