@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_model_checks.html.md""
 
 # %% auto #0
 __all__ = ['check_config', 'check_paper_layers', 'check_torch_compatible', 'check_tokens', 'check_batch', 'check_ids',
-           'check_src_tgt', 'check_forward']
+           'check_src_tgt', 'check_forward_inputs']
 
 # %% ../../nbs/lib_model_checks.ipynb #a13e0002
 import torch
@@ -58,7 +58,7 @@ def check_src_tgt(src, tgt):
     check_tokens('src', src); check_tokens('tgt', tgt)
     check_batch(src.shape[0], tgt.shape[0], "src has {} sentences, tgt has {}")
 
-def check_forward(model, args:tuple, kwargs:dict):
+def check_forward_inputs(model, args:tuple, kwargs:dict):
     "A forward pre-hook for 06's `Transformer`: `forward(src, tgt)`'s arguments, their shapes and types checked before any layer runs (an id outside the vocabulary is named where it is looked up, `NamedLookup`)."
     src, tgt = (*args, *(kwargs[k] for k in ('src', 'tgt') if k in kwargs))[:2]
     check_src_tgt(src, tgt)

@@ -22,7 +22,7 @@ from ..config import TransformerConfig
 from .checks import check_value, Probability
 from .options import PAPER_TABLE3
 from .options import ModelConfig, get_model_config   # lib_options: the checked configuration
-from .model_checks import check_config, check_forward, check_ids, check_torch_compatible
+from .model_checks import check_config, check_forward_inputs, check_ids, check_torch_compatible
 from .fast_attention import FusedAttention   # 02's layer through PyTorch's fused kernel, with a decoding cache
 from ..since2017 import pre_ln, rms_norm, rotary, swiglu, group_kv   # 14_since_2017: later work's changes, each a swap
 
@@ -110,7 +110,7 @@ def compose(model:Transformer) -> Transformer:
     model.to(w.device, w.dtype)                                            # what the swaps made, where 06's parameters are
     untie(model, cfg.tie)                                                  # each table its vocabulary's shape, then
     model.src_emb.lut, model.tgt_emb.lut = named_lookup(model.src_emb.lut, 'src'), named_lookup(model.tgt_emb.lut, 'tgt')
-    model.register_forward_pre_hook(check_forward, with_kwargs=True)     # forward's arguments, checked at its entry
+    model.register_forward_pre_hook(check_forward_inputs, with_kwargs=True)     # forward's arguments, checked at its entry
     return model
 
 def model_config(cfg) -> ModelConfig:
