@@ -261,7 +261,9 @@ def test_a_folder_whose_newest_file_is_not_its_newest_checkpoint_is_refused_alik
     import shutil
     f = tmp_path / 'run'; shutil.copytree(run, f)
     first, last = RunFolder(f).checkpoints()[0], RunFolder(f).checkpoints()[-1]
-    if case == 'renamed': first.rename(f / 'checkpoint-0000999.pt'); says = 'its name says update 999, but it holds update 200 (it was renamed)'
+    held = torch.load(first, weights_only=True)['step']                 # the oldest kept checkpoint's update, as saved
+    assert first.name == f'checkpoint-{held:07d}.pt' and held < 999
+    if case == 'renamed': first.rename(f / 'checkpoint-0000999.pt'); says = f'its name says update 999, but it holds update {held} (it was renamed)'
     else: _saved_as(last, f / 'checkpoint-0000999.pt', 999, run='someone-else'); says = f"comes from another run (someone-else) than {last.name} beside it"
     (tmp_path / 's').write_text('a b\n'); before = sorted(q.name for q in f.iterdir())
     lines = {name: conftest.one_line(tool(name, *args), f'tnb-{name}', f"{f / 'checkpoint-0000999.pt'}", says).split(': error: ', 1)[1]
