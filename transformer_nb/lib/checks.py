@@ -8,8 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_checks.html.md"""
 __all__ = ['PositiveInt', 'Count', 'PositiveFloat', 'Probability', 'Seed', 'Threads', 'Device', 'Range', 'Rule', 'is_device',
            'device_missing', 'SettingError', 'SettingWarning', 'Kind', 'parts', 'describe', 'check_value', 'from_text',
            'Setting', 'settings', 'validate', 'check_fields', 'parse_device', 'check_seed', 'check_positive_ints',
-           'check_choice', 'check_module', 'check_dropout', 'set_seed_strict', 'count_params_strict',
-           'check_sentence_list']
+           'check_choice', 'check_module', 'check_dropout', 'check_sentence_list']
 
 # %% ../../nbs/lib_checks.ipynb #a24c0004
 import math, numbers, re
@@ -233,20 +232,6 @@ def check_module(model):
 def check_dropout(name:str, p:float):
     "Refuse a dropout probability `p` (the argument `name`) outside [0, 1)."
     if not 0 <= p < 1: raise ValueError(f"dropout {name}={p} must be in [0, 1)")
-
-# %% ../../nbs/lib_checks.ipynb #a24sd001
-def set_seed_strict(seed:int=0):
-    "`set_seed` (00_core's, imported when called: it loads PyTorch), after checking that `seed` is an int in [0, 2**32 - 1]."
-    check_seed(seed)
-    from transformer_nb.core import set_seed
-    set_seed(seed)
-
-def count_params_strict(model, # a `torch.nn.Module`
-                        trainable_only:bool=True) -> int:
-    "`count_params` (00_core's, imported when called), after checking that `model` is a module."
-    check_module(model)
-    from transformer_nb.core import count_params
-    return count_params(model, trainable_only)
 
 # %% ../../nbs/lib_checks.ipynb #a24sl002
 def check_sentence_list(x, name:str='sentences') -> list[str]:
