@@ -2,7 +2,7 @@
 (`ablate_beam.py`; `bench_peers.py` and `profile_decode.py` time the decoders as they are).
 
 A lever is a field of the library's `Speedups`; turning it off makes the fast decoders do the slower thing it replaces:
-`fast_beam_search(model, src, speedups=off('one_copy_reorder'))`, or for greedy decoding
+`beam_search_batch(model, src, speedups=off('one_copy_reorder'))`, or for greedy decoding
 `greedy_decode(model, src, cache=FastCache(model.cfg.N, off('chunked_argmax')))`. The slower ways compute the same
 things, so the searches return the same translations (scores may differ in the last float32 bits where the grouping of
 a product changes); `ablate_beam.py` checks the translations before it times anything.

@@ -136,7 +136,7 @@ def _width_rows(d:int, a) -> dict:
     from transformer_nb.lib.trainer import Trainer
     from transformer_nb.lib.options import TrainConfig
     from transformer_nb.core import EOS_ID
-    from transformer_nb.lib.fast_decoding import fast_greedy_decode
+    from transformer_nb.lib.fast_decoding import greedy_decode_batch
     from transformer_nb.lib.options import DECODE_BATCH_TOKENS
     cfg = get_model_config('small', d_model=d, h=4 if d < 256 else 8, d_ff=4 * d, src_vocab=a.vocab, tgt_vocab=a.vocab)
     g = torch.Generator().manual_seed(0)
@@ -151,7 +151,7 @@ def _width_rows(d:int, a) -> dict:
                               say=lambda m: None)
     group, model = [list(range(80))], trainers['fp32'].model
     def decode(p):
-        with autocast('cpu', p): fast_greedy_decode(model, src, 25)
+        with autocast('cpu', p): greedy_decode_batch(model, src, 25)
     jobs = {'train': {p: (lambda p=p: trainers[p].update(group)) for p in PRECISIONS}, 'greedy': {p: (lambda p=p: decode(p)) for p in PRECISIONS}}
     row = dict(d_model=d, N=cfg.N, h=cfg.h, d_ff=cfg.d_ff, params=sum(x.numel() for x in model.parameters()))
     for job, fns in jobs.items():

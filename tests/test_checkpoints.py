@@ -28,10 +28,10 @@ def _variant(run, tmp_path, name, change=None, **fields):
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_average_needs_one_config_and_one_tokenizer(run, tmp_path):
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     ck = torch.load(RunFolder(run).latest(), weights_only=True)
-    n = CheckedTokenizer.from_bytes(ck['tokenizer']).vocab_size
-    other = CheckedTokenizer.train([' '.join('zyxwvutsrq'[i % 10] for i in range(j, j + 6)) for j in range(200)], vocab_size=n)
+    n = StoredTokenizer.from_bytes(ck['tokenizer']).vocab_size
+    other = StoredTokenizer.train([' '.join('zyxwvutsrq'[i % 10] for i in range(j, j + 6)) for j in range(200)], vocab_size=n)
     assert other.vocab_size == n and other.to_bytes() != ck['tokenizer']
     tok = _variant(run, tmp_path, 'tok.pt', tokenizer=other.to_bytes())
     r = tool('average', RunFolder(run).latest(), tok, '-o', tmp_path / 'avg.pt')
@@ -63,8 +63,8 @@ def test_missing_or_foreign_fields_get_one_line_naming_the_file(run, tmp_path):
     one_line(tool('train', '--resume', tmp_path / 'noconfig.pt', '--out', tmp_path / 'y', '--steps', '30'), 'tnb-train', 'noconfig.pt lacks the config')
 
 def _other_tokenizer(ck):
-    from transformer_nb.lib.tokens import CheckedTokenizer
-    ck['tokenizer'] = CheckedTokenizer.train(['one two three four five six seven eight nine ten'] * 20, vocab_size=40).to_bytes()
+    from transformer_nb.lib.tokens import StoredTokenizer
+    ck['tokenizer'] = StoredTokenizer.train(['one two three four five six seven eight nine ten'] * 20, vocab_size=40).to_bytes()
 
 def _nan(ck): ck['model']['decoder.0.ffn.w_1.weight'][0, 0] = float('nan')
 
@@ -238,7 +238,7 @@ def test_checkpoints_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     (lambda p, ck: C.set_rng_state('x'), TypeError, "s must be a generator state as rng_state() returns it (a dict), got a str"),
     (lambda p, ck: C.set_rng_state({}), ValueError, "s is not a generator state as rng_state() returns it: it lacks 'torch', 'cuda', 'python', 'numpy'"),
     (lambda p, ck: C.set_rng_state({**rng_state(), 'python': [3, [1, 2], None]}), ValueError, "s is not a generator state as rng_state() returns it: its 'python' is not Python's"),
-    (lambda p, ck: C.check_tokenizer(None, ck['config'], 'c.pt'), TypeError, "tok must be a CheckedTokenizer, got a NoneType"),
+    (lambda p, ck: C.check_tokenizer(None, ck['config'], 'c.pt'), TypeError, "tok must be a StoredTokenizer, got a NoneType"),
     (lambda p, ck: C.check_tokenizer(_tok(64), 'cfg', 'c.pt'), TypeError, "cfg must be a model's config (a ModelConfig, or a checkpoint's config dict), got 'cfg'"),
     (lambda p, ck: open_checkpoint(p, map_location=-1), TypeError, "map_location=-1 must be a device ('cpu', 'cuda:0', a torch.device), a dict or a function"),  # was 'corrupt or truncated?'
     (lambda p, ck: check_checkpoint(ck, use=['inference']), ValueError, "use=['inference'] must be 'inference', 'average' or 'resume'"),

@@ -381,16 +381,16 @@ def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
     counts = collections.Counter()
     _alpha_checks(monkeypatch, counts)
     _count_calls(monkeypatch, counts, (fd, 'decode_step'))
-    nf = fd.next_token_logits_fp32                                         # EOS forbidden: every search runs to its cap
+    nf = fd.step_logits                                         # EOS forbidden: every search runs to its cap
     no_eos = lambda model, x: nf(model, x).index_fill_(1, torch.tensor([fd.EOS_ID]), float('-inf'))
-    monkeypatch.setattr(fd, 'next_token_logits_fp32', no_eos)
+    monkeypatch.setattr(fd, 'step_logits', no_eos)
     m = build_model(get_model_config('tiny', src_vocab=12, tgt_vocab=12)).eval()
     for extra, steps in ((3, 6), (57, 60)):
         counts.clear()
-        fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6, nbest=1)
+        fd.beam_search_batch(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6, nbest=1)
         assert counts['decode_step'] == steps and counts['alpha'] == 1, (extra, counts)
         counts.clear()
-        out = fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6)   # the whole n-best list
+        out = fd.beam_search_batch(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6)   # the whole n-best list
         assert len(out[0][0][0]) == steps and counts['alpha'] == 1, (extra, counts)
 
 def test_the_commands_stay_small():

@@ -4,7 +4,7 @@ import pytest
 import torch
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
-from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.tokens import StoredTokenizer
 from transformer_nb.lib.options import Decoding
 from transformer_nb.lib.options import DecodeOptions
 FP32 = DecodeOptions(precision='fp32')
@@ -16,7 +16,7 @@ import re
 torch.set_num_threads(1)
 
 @pytest.fixture(scope='module')
-def tok(): return CheckedTokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
+def tok(): return StoredTokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
 
 @pytest.fixture(scope='module')
 def model(tok):

@@ -113,10 +113,10 @@ def test_a_published_model_carries_no_path_of_the_machine_that_made_it(tmp_path)
     "make_pretrained wrote the build machine's run folder into the published meta's command (tnb-train --resume /tmp/r1 ...)."
     from dataclasses import asdict
     from transformer_nb.lib.checkpoints import save_checkpoint
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
-    tok = CheckedTokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
+    tok = StoredTokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
     m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     run = tmp_path / 'build' / 'r1'
     ck = save_checkpoint(run / 'checkpoint-0000005.pt', config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=5,

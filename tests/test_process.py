@@ -6,7 +6,7 @@ import pytest
 from conftest import ENV, TINY, cmd, tool, one_line, DECODING, default_signals as _sigint_default
 from conftest import said as quiet, said as lines
 
-BUG = "import transformer_nb.lib.tokens as d; d.CheckedTokenizer.decode = lambda self, ids: ids.nope"
+BUG = "import transformer_nb.lib.tokens as d; d.StoredTokenizer.decode = lambda self, ids: ids.nope"
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_a_bug_says_it_is_one_and_where(run):

@@ -94,7 +94,7 @@ FIGURE1 = {'data': ['encode_pairs', 'collate'], 'embeddings': ['Embeddings', 'ti
            'multihead': ['MultiHeadAttention'], 'attention': ['attention', 'tgt_mask', 'causal_mask', 'pad_mask'],
            'model': ['SublayerConnection', 'EncoderLayer', 'DecoderLayer', 'Transformer'], 'ffn': ['FeedForward'],
            'training': ['label_smoothed_nll'], 'decoding': ['beam_search', 'greedy_decode'],
-           'lib.fast_decoding': ['fast_beam_search', 'log_probs', 'topk_log_probs']}
+           'lib.fast_decoding': ['beam_search_batch', 'log_probs', 'topk_log_probs']}
 
 # ---- the paper path: notebook, the paper's section, what you will learn; the time of Run All from notebook_times.json
 PATH = [

@@ -65,9 +65,9 @@ def _check_12_prose():
            f"({PAPER_TABLE3['D-ls0.0'][0]} against {PAPER_TABLE3['base'][0]}, −{-pd3('D-ls0.0'):.1f} BLEU)", f"(the paper: −{-pd3('E-learned'):.1f})")
     if m30k_dir is not None:     # "a little over six epochs": the sweep's 800 updates, counted in batches of the same data
         from transformer_nb.data import TokenBatchSampler
-        from transformer_nb.lib.tokens import CheckedTokenizer, checked_encode_pairs
+        from transformer_nb.lib.tokens import StoredTokenizer, encode_corpus
         m30k = load_dataset('multi30k', 'en', 'de', data_dir=m30k_dir, download=False)
-        ex = checked_encode_pairs(CheckedTokenizer.train(m30k, vocab_size=int(opt('vocab-size'))), m30k.train, max_len=256)
+        ex = encode_corpus(StoredTokenizer.train(m30k, vocab_size=int(opt('vocab-size'))), m30k.train, max_len=256)
         epochs = steps / len(TokenBatchSampler([len(s) for s, _ in ex], [len(t) for _, t in ex], int(opt('max-tokens'))))
         assert 6 < epochs < 6.5, epochs                   # also the "six epochs" of the summary
 

@@ -111,9 +111,9 @@ def _check_13_prose():
            f"{len(demo.train):,} short sentences (at most {max(len(s.split()) for s, _ in demo.train)} words)")
 
     if 'tr' in globals():                         # the slow cells ran: the default corpus's pieces, "every word is one piece, each bracket two"
-        from transformer_nb.lib.tokens import CheckedTokenizer
+        from transformer_nb.lib.tokens import StoredTokenizer
         full = parsing_corpus()
-        tok_full = CheckedTokenizer.train(full, vocab_size=vocab)
+        tok_full = StoredTokenizer.train(full, vocab_size=vocab)
         assert all(len(tok_full.pieces(t)) == (2 if t[0] in '()' else 1) for t in {t for _, lin in full.train for t in lin.split()})
 
 _check_13_prose()

@@ -104,7 +104,7 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
     from transformer_nb.lib.checks import settings
     names = lambda cls: {s.name for s in settings(cls)}
     s = {k: v for k, v in a.given.items() if k in names(TrainConfig) or k in MODEL_SETTINGS}
-    spm = {k: v for k, v in a.given.items() if k in names(TokenizerOptions)}    # named as CheckedTokenizer.train names them
+    spm = {k: v for k, v in a.given.items() if k in names(TokenizerOptions)}    # named as StoredTokenizer.train names them
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
 # %% ../../nbs/apps_cli.ipynb #b426aac8

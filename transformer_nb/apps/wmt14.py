@@ -514,7 +514,7 @@ def _npy_from_bin(src:Path, dest:Path, dt, chunk:int=1 << 24):
     arr.flush(); del arr
 
 def _encoded_blocks(tok, src_path, tgt_path, block:int, num_threads:int):
-    "(source lines, their ids, target ids) a block at a time, encoded by the `CheckedTokenizer` `tok`; the next block is read and encoded on a thread (SentencePiece's `num_threads` on both sides at once) while the caller writes this one."
+    "(source lines, their ids, target ids) a block at a time, encoded by the `StoredTokenizer` `tok`; the next block is read and encoded on a thread (SentencePiece's `num_threads` on both sides at once) while the caller writes this one."
     blocks = iter_pairs(src_path, tgt_path, block)
     def work():
         if (ab := next(blocks, None)) is None: return None
@@ -525,9 +525,9 @@ def _encoded_blocks(tok, src_path, tgt_path, block:int, num_threads:int):
             nxt = pool.submit(work); yield got
 
 # %% ../../nbs/apps_wmt14.ipynb #2af2dc8d
-def encode_to_disk(tok, # a `CheckedTokenizer`
+def encode_to_disk(tok, # a `StoredTokenizer`
                    src_path, tgt_path, out, max_len:int|None=256, block:int=100_000,
-                   num_threads:int=0, # SentencePiece's threads (0: torch's thread count, as `CheckedTokenizer.encode`)
+                   num_threads:int=0, # SentencePiece's threads (0: torch's thread count, as `StoredTokenizer.encode`)
                    say=lambda m: None, meta:dict|None=None, # more to record in `encoded.json`
                   ) -> EncodedCorpus:
     "Encode two aligned files into `out` (source ids + EOS, BOS + target ids + EOS), a block at a time; pairs with an empty side, or longer than `max_len`, are dropped."
@@ -610,7 +610,7 @@ def _locked(path, poll:float=1.0): # seconds between looks while another process
         os.close(fd)
 
 # %% ../../nbs/apps_wmt14.ipynb #a28cch03
-def encoded_cache(tok, # a `CheckedTokenizer`
+def encoded_cache(tok, # a `StoredTokenizer`
                   src_path, tgt_path, cache, # the folder that keeps the encodings, one per tokenizer and `max_len`
                   max_len:int|None=256, say=lambda m: None) -> EncodedCorpus:
     "The pairs of `src_path` and `tgt_path` encoded by `tok`: read from `cache` if encoded from these files, else encoded (again) into a new folder renamed into place."
@@ -651,7 +651,7 @@ class WMT14Data(ParallelData):
             if i == want: picked.append(p); want = next(idx, None)
         return [s for s, _ in picked] + [t for _, t in picked]
     def encoded(self, tok, max_len:int|None=256, say=lambda m: note(f"wmt14: {m}")) -> EncodedCorpus:
-        "Its training pairs as ids, memory-mapped: encoded once by the `CheckedTokenizer` `tok`, kept in the folder `encoded` beside the training files (`encoded_cache`)."
+        "Its training pairs as ids, memory-mapped: encoded once by the `StoredTokenizer` `tok`, kept in the folder `encoded` beside the training files (`encoded_cache`)."
         return encoded_cache(tok, self.train.src, self.train.tgt, self.train.src.parent/'encoded', max_len, say)
 
 def _split_file(folder:Path, split:str, lang:str) -> Path|None:

@@ -25,7 +25,7 @@ import transformer_nb.lib.machine  # noqa: F401 (on import it lets torch.load(we
 from ..model import Transformer
 from .transformer import build_model, count_config_params
 from .options import ModelConfig
-from .tokens import CheckedTokenizer
+from .tokens import StoredTokenizer
 from .datasets import download_file, get_cache_dir, sha256_file
 from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output
 from .process import out_of_memory
@@ -516,7 +516,7 @@ def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> ModelConfi
 def check_tokenizer(tok, cfg:dict, name):
     "A ValueError naming `name` unless the tokenizer `tok` has exactly the model's vocabulary size (a tokenizer of another model)."
     if isinstance(getattr(tok, 'vocab_size', None), bool) or not isinstance(getattr(tok, 'vocab_size', None), int):
-        raise TypeError(f"tok must be a CheckedTokenizer, got a {type(tok).__name__}")
+        raise TypeError(f"tok must be a StoredTokenizer, got a {type(tok).__name__}")
     if isinstance(cfg, ModelConfig): cfg = asdict(cfg)
     if not isinstance(cfg, dict) or not {'src_vocab', 'tgt_vocab'} <= set(cfg):
         raise TypeError(f"cfg must be a model's config (a ModelConfig, or a checkpoint's config dict), got {cfg!r:.60}")
@@ -559,10 +559,10 @@ class Checkpoint:
     @cached_property
     def config(self) -> ModelConfig: return ModelConfig(**self._state['config'])
     @cached_property
-    def tokenizer(self) -> CheckedTokenizer|None:
+    def tokenizer(self) -> StoredTokenizer|None:
         "The tokenizer the file holds (None if it holds none), read and checked against the model's vocabulary once."
         if (b := self.tokenizer_bytes) is None: return None
-        try: tok = CheckedTokenizer.from_bytes(b)
+        try: tok = StoredTokenizer.from_bytes(b)
         except Exception as e: raise ValueError(f"{self.name}: its tokenizer cannot be read ({str(e).strip()[:100] or type(e).__name__})") from None
         return check_tokenizer(tok, self._state['config'], self.name)
 

@@ -27,7 +27,7 @@ from .machine import choose_precision, precision_dtype
 from .options import Computed
 from ..model import Transformer
 from .options import TrainConfig
-from .tokens import DistributedTokenBatchSampler, checked_collate
+from .tokens import DistributedTokenBatchSampler, pad_pairs
 from ..training import noam_lr, label_smoothed_nll
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
 from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
@@ -322,7 +322,7 @@ def host_batches(self:Trainer, group:list, # the update's micro-batches: lists o
                 seqs = [e[side] for e in ex]
                 buf = self._pinned.take(len(seqs) * -(-max(map(len, seqs)) // mult) * mult) if pin else None
                 pair.append(pad_rows(seqs, pad, mult, buf)); bufs += [buf] if pin else []
-        except (TypeError, ValueError, IndexError): pair = list(checked_collate(ex, pad))   # `checked_collate` names what is wrong
+        except (TypeError, ValueError, IndexError): pair = list(pad_pairs(ex, pad))   # `pad_pairs` names what is wrong
         n += int((pair[1][:, 1:] != pad).sum())                          # on the host: no wait for the device
         out.append(tuple(pair))
     return HostBatches(out, n, bufs)
@@ -493,7 +493,7 @@ def evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
     tot = torch.zeros(3, dtype=torch.float64, device=self.device)
     if hasattr(sampler, 'set_epoch'): sampler.set_epoch(0)
     for idx in sampler:
-        src, tgt = (_to_device(t, self.device) for t in checked_collate([data[i] for i in idx], PAD_ID))
+        src, tgt = (_to_device(t, self.device) for t in pad_pairs([data[i] for i in idx], PAD_ID))
         with self.amp.autocast():
             part = fused_label_smoothed_nll(self.model(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, PAD_ID)
             tot += torch.stack(part).double()
