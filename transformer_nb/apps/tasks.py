@@ -15,10 +15,11 @@ from ..lib.checks import SettingError
 from ..lib.datasets import ParallelData, load_dataset, DATASETS
 from ..lib.options import Decoding, PAPER_DECODING
 from ..lib.options import DecodeOptions, DECODE_OPTIONS, Recipe
+from ..training_config import WARMUP   # 09's §5.3 warm-up
 from ..lib.records import make_record, RESULT_KEYS, register_record_kind
 
 # %% ../../nbs/apps_tasks.ipynb #49247532
-PAPER_RECIPE = Recipe(train=dict(max_tokens=4096, epochs=10, warmup=4000, lr_scale=1.0, save_every=500))   # §5, at `small`
+PAPER_RECIPE = Recipe(train=dict(max_tokens=4096, epochs=10, warmup=WARMUP, lr_scale=1.0, save_every=500))   # §5, at `small`
 CPU_HOUR_RECIPE = Recipe(threads=0, train=dict(                     # Multi30k on a 2-core CPU within an hour (09_training)
     max_tokens=2500, steps=2200, warmup=800, lr_scale=0.7, cooldown=700, save_every=100, average=5, valid_every=550, max_time=56))
 

@@ -25,6 +25,7 @@ from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from ..lib.datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .tasks import Task, register_task
 from ..lib.options import Recipe
+from ..training_config import WARMUP, EPS_LS   # 09's §5.3 warm-up and §5.4 label smoothing
 from ..lib.process import run_cli, note, in_settings
 from .commands import CliParser, field_options
 from ..lib.options import Command
@@ -419,7 +420,7 @@ def paper_recipe(size:Literal['base', 'big'], pair:str='en-de') -> Recipe:
     ppl, bleu, _ = PAPER_TABLE3[size]
     targets = dict(source='Table 3', valid='newstest2013', steps=PAPER_STEPS[size], ppl=ppl, bleu=bleu) if pair == 'en-de' else {}
     return Recipe(preset=size, model=dict(p_drop=PAPER_P_DROP[size, pair]), vocab_size=PAPER_VOCAB[pair], threads=0,
-                  train=dict(steps=PAPER_STEPS[size], warmup=4000, lr_scale=1.0, eps_ls=0.1, max_tokens=PAPER_TOKENS // 8,
+                  train=dict(steps=PAPER_STEPS[size], warmup=WARMUP, lr_scale=1.0, eps_ls=EPS_LS, max_tokens=PAPER_TOKENS // 8,
                              tokens_per_update=PAPER_TOKENS, save_every=PAPER_SAVE_EVERY[size], average=PAPER_AVERAGE[size],
                              precision='auto', valid_every=5000), targets=targets)
 

@@ -9,7 +9,7 @@ __all__ = ['ALL_SPEEDUPS', 'inference', 'full_precision', 'step_logits', 'log_pr
            'encode_batch', 'check_beam_fits', 'check_model', 'check_src', 'check_max_extra', 'check_penalty',
            'check_decoding_for', 'check_beam', 'Speedups', 'KVCache', 'DecoderCache', 'decode_step', 'LazyKVCache',
            'FastCache', 'argmax_rows', 'topk_rows', 'topk_log_probs', 'TorchStep', 'greedy_steps',
-           'greedy_decode_batch', 'penalties', 'beam_steps', 'beam_search_batch', 'length_batches', 'one_line',
+           'greedy_decode_batch', 'beam_steps', 'beam_search_batch', 'length_batches', 'one_line',
            'check_tokenizer_api', 'source_limits', 'EncodedOnce', 'long_sources', 'too_long_message', 'check_sentences',
            'check_options', 'check_translate', 'run_options', 'translate_checked', 'check_source_lengths', 'translate',
            'translate_batches', 'translate_source', 'translate_file']
@@ -408,13 +408,8 @@ def _traced(ys, top, origin, tok, lp:float, K:int) -> dict:
 
 # %% ../../nbs/lib_fast_decoding.ipynb #be9489cc
 def _penalties(alpha:float, n:int) -> list[float]:
-    "`penalties` for an alpha already checked (a `Decoding`'s): a search's only use of it, before its loop."
+    "lp(1), ..., lp(n): 10's `length_penalty` of each length, its Python floats, for an alpha already checked (a `Decoding`'s): a search's only use of it, before its loop."
     return [length_penalty(k, alpha) for k in range(1, n + 1)]   # 10's one formula
-
-def penalties(alpha:float, n:int) -> list[float]:
-    "lp(1), ..., lp(n): 10's `length_penalty` of each length, its Python floats, its arguments checked."
-    check_penalty(n, alpha)
-    return _penalties(alpha, n)
 
 def _expand(scores:torch.Tensor, # (b, r) float64 log-probabilities of the hypotheses
             logits:torch.Tensor, # (b*r, V) their next-token logits

@@ -16,6 +16,8 @@ from typing import Annotated, Literal
 from dataclasses import dataclass, field, fields, replace
 from .checks import Range, PositiveInt, Count, PositiveFloat, Probability, Seed, Threads, SettingError, check_fields, settings, validate
 from ..config import TransformerConfig
+from ..training_config import WARMUP, EPS_LS        # 09's §5.3 warm-up and §5.4 label smoothing, declared there
+from ..decoding_config import BEAM, ALPHA, MAX_EXTRA   # 10's §6.1 beam, length penalty and output cap, declared there
 from .checks import Device
 
 # %% ../../nbs/lib_options.ipynb #pr060002
@@ -96,9 +98,9 @@ DECODE_BATCH_TOKENS = 4000    # source tokens per decoding batch, padding includ
 @dataclass(frozen=True)
 class Decoding:
     "How to decode: beam width (1: greedy), length penalty alpha, output cap input + max_extra, beam search's stopping rule."
-    beam: PositiveInt = 4                          # beam width; 1: greedy decoding, where alpha plays no part
-    alpha: Annotated[float, Range(0, 10)] = 0.6    # length penalty ((5+|Y|)/6)^alpha of §6.1; 0: none
-    max_extra: Count = 50                          # tokens an output may have beyond its source's length (§6.1: 50)
+    beam: PositiveInt = BEAM                       # beam width (§6.1: 4); 1: greedy decoding, where alpha plays no part
+    alpha: Annotated[float, Range(0, 10)] = ALPHA  # length penalty ((5+|Y|)/6)^alpha of §6.1 (0.6); 0: none
+    max_extra: Count = MAX_EXTRA                   # tokens an output may have beyond its source's length (§6.1: 50)
     stop: Literal['exact', 'early'] = 'exact'      # when beam search ends: exact, or early (OpenNMT-py's: once the best candidate ends)
 
     def __post_init__(self):
@@ -194,11 +196,11 @@ class TrainConfig(Runtime):
     steps: PositiveInt|None = None       # stop after this many updates, counted from the start of the run (None: as many as `epochs` make)
     epochs: PositiveInt = 1              # passes over the training data (when `steps` is None)
     max_time: PositiveFloat|None = None  # also stop after this many minutes of training by this process (None: no time limit)
-    warmup: PositiveInt = 4000           # warm-up updates of the §5.3 schedule
+    warmup: PositiveInt = WARMUP         # warm-up updates of the §5.3 schedule (4000)
     lr_scale: PositiveFloat = 1.0        # multiplies the §5.3 schedule (1 in the paper)
     cooldown: Count = 0                  # not in the paper: the rate of the last `cooldown` updates falls linearly to 0 (needs `steps`)
     clip: PositiveFloat|None = None      # clip the global gradient norm to this (None: no clipping, as in the paper)
-    eps_ls: Probability = 0.1            # label smoothing (§5.4; Table 3 row D)
+    eps_ls: Probability = EPS_LS         # label smoothing (§5.4: 0.1; Table 3 row D)
     max_len: MaxLen|None = 256           # drop training pairs longer than this many tokens, BOS/EOS included (None: keep all)
     compile: bool = False                # torch.compile the model
     save_every: Count = 0                # checkpoint every K updates (0: only at the end)

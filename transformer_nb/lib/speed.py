@@ -14,6 +14,7 @@ import contextlib
 import torch
 import torch.nn as nn
 from ..core import PAD_ID
+from ..training_config import EPS_LS   # 09's §5.4 label smoothing
 
 # %% ../../nbs/lib_speed.ipynb #366a8d5b
 class SmoothedNLL(torch.autograd.Function):
@@ -43,7 +44,7 @@ class SmoothedNLL(torch.autograd.Function):
         grad.scatter_add_(-1, target[:, None], -((g_loss * (1 - eps) + g_nll) * keep).to(dt)[:, None])  # the reference
         return grad, None, None, None, None, None
 
-def fused_label_smoothed_nll(logits:torch.Tensor, target:torch.Tensor, eps:float=0.1, pad_id:int=PAD_ID,
+def fused_label_smoothed_nll(logits:torch.Tensor, target:torch.Tensor, eps:float=EPS_LS, pad_id:int=PAD_ID,
                              rows:int|None=None, # rows per block; default about 512 KB of scores (all rows on a GPU)
                              reuse_logits:bool=False): # the backward pass writes the gradient over the float32 logits
     "What `label_smoothed_nll` returns (loss sum, NLL sum, tokens), through `SmoothedNLL`."

@@ -29,6 +29,7 @@ from ..model import Transformer
 from .options import TrainConfig
 from .tokens import DistributedTokenBatchSampler, pad_pairs
 from ..training import noam_lr, label_smoothed_nll
+from ..training_config import WARMUP, BETAS, ADAM_EPS, EPS_LS   # 09's §5.3-5.4 numbers, declared there
 from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
 from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
 from .safeguards import atomic_open, deferred_interrupts, STOP_SIGNALS
@@ -86,7 +87,7 @@ def _cooldown_factor(step:int, total:int|None, cooldown:int) -> float:
     return min(1.0, max(total + 1 - step, 0) / cooldown) if cooldown else 1.0
 
 def noam_lr_with_cooldown(step:int, # optimiser update number, 1 for the first update
-                          d_model:int=512, warmup:int=4000, scale:float=1.0,
+                          d_model:int=512, warmup:int=WARMUP, scale:float=1.0,
                           total:int|None=None, # updates in the whole run (needed by `cooldown`)
                           cooldown:int=0, # not in the paper: over the last `cooldown` of `total` updates the rate falls linearly to 0
                          ) -> float:
@@ -96,7 +97,7 @@ def noam_lr_with_cooldown(step:int, # optimiser update number, 1 for the first u
 
 def checked_label_smoothed_nll(logits:torch.Tensor, # (..., V) unnormalised scores
                                target:torch.Tensor, # (...) class ids; `pad_id` positions are ignored
-                               eps:float=0.1, pad_id:int=PAD_ID):
+                               eps:float=EPS_LS, pad_id:int=PAD_ID):
     "09's `label_smoothed_nll` with `eps` checked: sums over non-pad positions of (label-smoothed cross-entropy, plain NLL, number of tokens)."
     check_smoothing(eps)
     return label_smoothed_nll(logits, target, eps, pad_id)
@@ -107,8 +108,8 @@ def fused_adam(params:list, fused:bool|None=None) -> bool|None:
     if fused is None: fused = bool(params) and all(p.is_cuda for p in params)
     return fused or None
 
-def make_optimizer_with_cooldown(model:nn.Module, d_model:int, warmup:int=4000, scale:float=1.0,
-                                 betas:tuple=(0.9, 0.98), eps:float=1e-9,
+def make_optimizer_with_cooldown(model:nn.Module, d_model:int, warmup:int=WARMUP, scale:float=1.0,
+                                 betas:tuple=BETAS, eps:float=ADAM_EPS,
                                  total:int|None=None, cooldown:int=0, # an optional linear cool-down at the end (see `noam_lr_with_cooldown`)
                                  fused:bool|None=None, # one CUDA kernel for all parameters (default: when they are all on a GPU)
                                 ):
@@ -750,7 +751,7 @@ import copy
 def train_snapshots(model, next_batch, steps:int=250, every:int=5, keep:int=10, lr:float=1e-2) -> tuple:
     "Train `model` with Adam at a constant `lr`, a batch `next_batch()` = (src, tgt) a step, on 09's loss without smoothing; the model (eval mode) and its last `keep` snapshots, `every` steps apart."
     from transformer_nb.training import seq2seq_loss
-    opt = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, betas=BETAS, eps=ADAM_EPS)
     snapshots = []
     for step in range(1, steps + 1):
         loss, _, n = seq2seq_loss(model, *next_batch(), eps=0.0)      # summed NLL of n target tokens
