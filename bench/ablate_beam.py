@@ -38,14 +38,14 @@ from transformer_nb.lib.machine import hardware, git_commit, limit_threads
 from transformer_nb.lib.checkpoints import model_from_checkpoint
 from transformer_nb.lib.datasets import read_lines
 from transformer_nb.decoding import length_penalty, beam_search
-from transformer_nb.lib.fast_decoding import check_beam, inference, encode_batch, step_logits, log_probs
+from transformer_nb.lib.fast_decoding import check_beam, inference, _encode_batch, step_logits, log_probs
 from transformer_nb.lib.options import Decoding
 
 def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk=True, tensor_bookkeeping=True):
     "`beam_search_batch`'s loop with the switches `two_stage_topk` and `tensor_bookkeeping` (see the module docstring)."
     check_beam(model, Decoding(beam, alpha, max_extra))
     with inference(model):
-        src, limits, src_mask, memory = encode_batch(model, src, max_extra)
+        src, limits, src_mask, memory = _encode_batch(model, src, max_extra)
         (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
         lp_cap = length_penalty(limits.double(), alpha)
         finished = [[] for _ in range(B)]

@@ -113,7 +113,7 @@ def part_decode(a) -> dict:
 def part_bleu(a, save=lambda r: None) -> dict:
     from transformer_nb.lib.fast_decoding import translate
     from transformer_nb.evaluation import corpus_scores
-    from transformer_nb.lib.significance import paired_bootstrap
+    from transformer_nb.lib.significance import _paired_bootstrap
     model, tok, ck, path = _model(a)
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.bleu_n]
     ref = read_lines(multi30k_file('test_2016_flickr.en.gz', a.data_dir))[:a.bleu_n]
@@ -121,7 +121,7 @@ def part_bleu(a, save=lambda r: None) -> dict:
     for beam in (4, 1):                                                            # the paper's beam first
         hyps = {p: translate(model, tok, src, beam=beam, precision=p) for p in PRECISIONS}
         sc = {p: corpus_scores(hyps[p], ref) for p in PRECISIONS}
-        bs = paired_bootstrap(ref, hyps['fp32'], hyps['bf16'], 'bleu_lc')
+        bs = _paired_bootstrap(ref, hyps['fp32'], hyps['bf16'], 'bleu_lc')
         key = 'greedy' if beam == 1 else f'beam{beam}'
         out[key] = dict(**{f'{p}_bleu_lc': sc[p]['bleu_lc'] for p in PRECISIONS}, **{f'{p}_bleu': sc[p]['bleu'] for p in PRECISIONS},
                         same_outputs=sum(x == y for x, y in zip(hyps['fp32'], hyps['bf16'])), p_value=bs['p_value'],

@@ -26,7 +26,7 @@ from transformer_nb.lib.machine import autocast, limit_threads, hardware
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.training import make_optimizer
-from transformer_nb.lib.trainer import Trainer, pad_rows, PAD_TO
+from transformer_nb.lib.trainer import Trainer, pad_rows, _PAD_TO
 from transformer_nb.lib.options import TrainConfig
 from transformer_nb.lib.speed import attention_backend, kept_output
 
@@ -83,7 +83,7 @@ def main(argv=None):
     set_seed(0); tr = Trainer(build_model(cfg), data, tc=tc, say=lambda m: None)
     tr.sampler.set_epoch(0); batches = list(tr.sampler)
     if len(batches) < need: sys.exit(f"the corpus gives {len(batches)} batches, fewer than the {need} needed: lower --updates or --repeats")
-    mult = PAD_TO if a.compile else 1
+    mult = _PAD_TO if a.compile else 1
     on_dev = [tuple(pad_rows([data[i][side] for i in b], PAD_ID, mult).to(device) for side in (0, 1)) for b in batches[:need]]
     tokens = [int((t[:, 1:] != PAD_ID).sum()) for _, t in on_dev]
     set_seed(0); step = raw_step(tr, build_model(cfg).to(device), device)

@@ -129,7 +129,7 @@ def chosen(only:str, seeds:list[int], preset:str, error) -> list[tuple[str, str]
 # ---------------------------------------------------------------- paired bootstrap against the base
 def compare(args) -> dict:
     "Each recorded run with translations against the base run of its seed (Table 3's file), by paired bootstrap; family -> {id: test}."
-    from transformer_nb.lib.significance import paired_bootstrap
+    from transformer_nb.lib.significance import _paired_bootstrap
     from transformer_nb.lib.datasets import load_dataset
     data = load_dataset('multi30k', args.src_lang, args.tgt_lang, data_dir=args.data_dir, download=False)
     refs = [t for _, t in data.valid]
@@ -153,7 +153,7 @@ def compare(args) -> dict:
             key = (b['id'], b.get('date'), r.get('date'), b['bleu'], r['bleu'])
             if r['id'] in old and old[r['id']].get('key') == list(key): tests[r['id']] = old[r['id']]; continue   # unchanged: kept
             if (h := hyps_of(r, fam)) is None: continue
-            t = paired_bootstrap(refs, bh, h, metric='bleu', n_samples=args.samples)
+            t = _paired_bootstrap(refs, bh, h, metric='bleu', n_samples=args.samples)
             tests[r['id']] = dict(vs=b['id'], **t, key=list(key))
             print(f"{fam} {r['id']} vs {b['id']}: {t['delta']:+.2f} BLEU, p = {t['p_value']}", flush=True)
         atomic_write(Path(str(path)[:-5] + '_significance.json'), json.dumps(tests, indent=1, ensure_ascii=False) + '\n')

@@ -5,7 +5,7 @@ import torch
 import torch.nn as nn
 from transformer_nb.complexity import (layer_flops, local_mask, CausalConv1d, SelfAttentionLayer, RecurrentLayer,
                                        path_gradient, max_path_length)
-from transformer_nb.lib.speed import module_flops, benchmark_layers, timing_table, make_any_layer, AnyLayerKind
+from transformer_nb.lib.speed import module_flops, benchmark_layers, timing_table, make_any_layer, _AnyLayerKind
 from typing import get_args
 
 torch.set_num_threads(1)
@@ -75,7 +75,7 @@ def test_layers_keep_shape():
     x = torch.randn(3, 9, 16)
     for layer in (SelfAttentionLayer(16), SelfAttentionLayer(16, r=4), RecurrentLayer(16), CausalConv1d(16)):
         assert layer(x).shape == x.shape
-    for kind in get_args(AnyLayerKind):
+    for kind in get_args(_AnyLayerKind):
         layer = make_any_layer(kind, 16)
         assert not layer.training and layer(x).shape == x.shape
 

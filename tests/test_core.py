@@ -27,14 +27,14 @@ def test_precision_names_a_bad_argument():
 def test_notebook_threads_honours_tnb_threads_and_caps_by_default(monkeypatch):
     "A notebook's thread cap: TNB_THREADS, else OMP_NUM_THREADS, else half the usable cores; a bad TNB_THREADS is named in one line, as limit_threads names it."
     import os, torch
-    from transformer_nb.lib.machine import notebook_threads, default_threads, TORCH_THREADS, limit_threads
+    from transformer_nb.lib.machine import notebook_threads, _default_threads, _TORCH_THREADS, limit_threads
     from transformer_nb.lib.checks import SettingError
     before = torch.get_num_threads()
     try:
         monkeypatch.delenv('TNB_THREADS', raising=False); monkeypatch.delenv('OMP_NUM_THREADS', raising=False)
-        assert notebook_threads() == default_threads() == max(1, len(os.sched_getaffinity(0)) // 2)
+        assert notebook_threads() == _default_threads() == max(1, len(os.sched_getaffinity(0)) // 2)
         monkeypatch.setenv('TNB_THREADS', '1'); assert notebook_threads() == 1 == torch.get_num_threads()
-        monkeypatch.setenv('TNB_THREADS', '0'); assert notebook_threads() == TORCH_THREADS
+        monkeypatch.setenv('TNB_THREADS', '0'); assert notebook_threads() == _TORCH_THREADS
         for bad, says in (('two', "TNB_THREADS='two' in the environment must be a count of threads written with the digits 0-9"),
                           ('5000', 'TNB_THREADS=5000 must be an int in [0, 1024]')):
             monkeypatch.setenv('TNB_THREADS', bad)

@@ -10,7 +10,7 @@ from transformer_nb.data import Tokenizer, TokenBatchSampler, collate, encode_pa
 from transformer_nb.lib.tokens import (StoredTokenizer, DistributedTokenBatchSampler, padding_efficiency, pad_ids, pad_pairs,
                                    encode_corpus)
 from transformer_nb.lib.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
-                                     _number_splits, numbers_corpus, copy_corpus, _common_numbers, magnitude, MAGNITUDES,
+                                     _number_splits, numbers_corpus, _copy_corpus, _common_numbers, magnitude, MAGNITUDES,
                                      find_multi30k, multi30k, _multi30k_files, download_file, _MULTI30K_SHA256, _MULTI30K_URL)
 from transformer_nb.apps.numbers import exact_by_magnitude, number_scores, _en_number_value
 
@@ -111,7 +111,7 @@ def test_copy_corpus():
     assert all(s == t for sp in (c.train, c.valid, c.test) for s, t in sp)
     assert len({s for s, _ in c.train + c.valid + c.test}) == 360
     assert set(' '.join(s for s, _ in c.train).split()) <= set('abcde')
-    assert copy_corpus(300, 30, 30, n_symbols=5, max_len=6) == c
+    assert _copy_corpus(300, 30, 30, n_symbols=5, max_len=6) == c
 
 # ---------------------------------------------------------------- bad input in files
 
@@ -179,7 +179,7 @@ def test_registry_holds_the_built_in_corpora_and_names_them():
 def test_register_dataset_and_its_argument_checks(monkeypatch, tmp_path):
     monkeypatch.setattr(D, 'DATASETS', dict(D.DATASETS))          # registrations made here are undone afterwards
     calls = []
-    @D.register_dataset('tiny-pairs')
+    @D._register_dataset('tiny-pairs')
     def tiny(src_lang, tgt_lang, data_dir, n=2, upper=False):
         calls.append((src_lang, tgt_lang, data_dir))
         pairs = [(f'w{i}', f'W{i}' if upper else f'w{i}') for i in range(n)]
@@ -196,7 +196,7 @@ def test_register_dataset_and_its_argument_checks(monkeypatch, tmp_path):
     assert len(calls) == 2                                                  # refused before the loader ran
 
     def generate(n_train=3, seed=0): return [(str(seed + i), str(seed + i)) for i in range(n_train)]
-    @D.register_dataset('counting', generated=True, takes=generate)         # **kwargs go on to `generate`
+    @D._register_dataset('counting', generated=True, takes=generate)         # **kwargs go on to `generate`
     def _counting(src_lang, tgt_lang, data_dir, **kwargs):
         pairs = generate(**kwargs); return ParallelData('counting', 'n', 'n', pairs, [], [])
     assert load_dataset('counting', n_train=2, seed=5).train == [('5', '5'), ('6', '6')]
@@ -621,8 +621,8 @@ def test_corpus_score_checks_chunk():
     (lambda: read_lines(None), "path must be a text file's path, got a NoneType"),
     (lambda: read_parallel('a.de', None), "tgt_path must be a text file's path, got a NoneType"),
     (lambda: D.get_cache_dir(3), "cache_dir must be a folder's path, got a int"),
-    (lambda: D.copy_corpus(n_train='5'), "n_train='5' must be an int >= 0"),
-    (lambda: D.copy_corpus(max_len=2.5), 'max_len=2.5 must be an int >= 0'),
+    (lambda: D._copy_corpus(n_train='5'), "n_train='5' must be an int >= 0"),
+    (lambda: D._copy_corpus(max_len=2.5), 'max_len=2.5 must be an int >= 0'),
 ])
 def test_datasets_name_a_bad_argument(call, says):
     with pytest.raises((TypeError, ValueError)) as e: call()

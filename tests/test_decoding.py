@@ -12,7 +12,7 @@ from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.checkpoints import save_checkpoint, average_checkpoints, save_averaged
 from transformer_nb.decoding import greedy_decode, beam_search, length_penalty, next_token_logits
 from transformer_nb.lib.fast_decoding import (greedy_decode_batch, beam_search_batch, max_output_lengths, inference, log_probs, DecoderCache,
-                                          step_logits, check_penalty, argmax_rows, topk_rows, topk_log_probs, decode_step, FastCache)
+                                          step_logits, _check_penalty, argmax_rows, topk_rows, topk_log_probs, decode_step, FastCache)
 from transformer_nb.lib.fast_decoding import translate, length_batches
 from transformer_nb.lib.options import Decoding
 from transformer_nb.lib.machine import rounding_tol, logit_terms
@@ -632,8 +632,8 @@ def test_decoders_name_a_missing_model():
 ])
 def test_length_penalty_checks_its_inputs(args, says):
     n, alpha = (*args, 0.6)[:2]
-    if says is None: check_penalty(n, alpha); assert length_penalty(n, alpha) > 1; return
-    with pytest.raises(ValueError) as e: check_penalty(n, alpha)
+    if says is None: _check_penalty(n, alpha); assert length_penalty(n, alpha) > 1; return
+    with pytest.raises(ValueError) as e: _check_penalty(n, alpha)
     assert str(e.value).startswith(says), str(e.value)
 
 def test_log_probs_wants_a_tensor():

@@ -118,11 +118,11 @@ def test_length_batches_checks_the_lengths():
     assert length_batches([]) == []
 
 def test_long_sources_and_source_limits_check_their_inputs(model, tok):
-    from transformer_nb.lib.fast_decoding import long_sources, source_limits
+    from transformer_nb.lib.fast_decoding import long_sources, _source_limits
     with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): long_sources(None, ['one'], 10)
     with pytest.raises(TypeError, match='^sentences must be a list of sentences, got one str'): long_sources(tok, 'one two', 10)
     with pytest.raises(TypeError, match=r'^sentences must be a list of sentences \(str\), got a NoneType'): long_sources(tok, None, 10)
-    with pytest.raises(TypeError, match=r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType'): source_limits(None)
+    with pytest.raises(TypeError, match=r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType'): _source_limits(None)
 
 def test_evaluate_refuses_pairs_that_are_no_list():
     with pytest.raises(ValueError, match='^evaluate needs a list of .source, reference. pairs, got a float'): evaluate(None, None, float('nan'))
@@ -140,10 +140,10 @@ def test_table3_functions_check_the_records_and_the_base():
     with pytest.raises(ValueError, match="no 'base' run"): plot_table3([], PRESETS['small'])
 
 def test_attention_functions_check_model_tokenizer_and_text(model, tok):
-    from transformer_nb.lib.scoring import sentence_maps, attention_record
+    from transformer_nb.lib.scoring import sentence_maps, _attention_record
     says = r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType$'
     with pytest.raises(TypeError, match=says): sentence_maps(None, tok, 'one', 'eins')
-    with pytest.raises(TypeError, match=says): attention_record(None, tok, ['one'])
+    with pytest.raises(TypeError, match=says): _attention_record(None, tok, ['one'])
     with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): sentence_maps(model, None, 'one', 'eins')
     with pytest.raises(TypeError, match=r'^src_text must be a sentence \(a str\), got a list'): sentence_maps(model, tok, [], 'eins')   # was accepted
 

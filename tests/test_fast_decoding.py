@@ -8,7 +8,7 @@ from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.decoding import greedy_decode, beam_search
 from transformer_nb.lib.tokens import StoredTokenizer
-from transformer_nb.lib.fast_decoding import greedy_decode_batch, beam_search_batch, Speedups, translate_batches
+from transformer_nb.lib.fast_decoding import greedy_decode_batch, beam_search_batch, Speedups, _translate_batches
 from transformer_nb.lib.options import Decoding, DecodeOptions
 
 torch.set_num_threads(1)
@@ -91,7 +91,7 @@ def test_unknown_lines_are_named_a_few_then_counted():
     batches = [['one'] * 1000] * 3
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
-        outs = [o for b in translate_batches(model, tok, Decoding(beam=1, max_extra=0), batches, lambda i: f"line {i + 1}", DecodeOptions(max_tokens=1000),
+        outs = [o for b in _translate_batches(model, tok, Decoding(beam=1, max_extra=0), batches, lambda i: f"line {i + 1}", DecodeOptions(max_tokens=1000),
                                              problems=EveryLine().input_problems) for o in b]
     assert len(outs) == 3000
     said = [str(x.message) for x in w]

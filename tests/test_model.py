@@ -227,9 +227,10 @@ def test_presets_match_table3():
     assert set(PAPER_TABLE3) == set(PRESETS) - {'tiny', 'mini', 'small'} | {'D-ls0.0', 'D-ls0.2'}
 
 def test_06s_config_is_table_3s_fields_alone_and_the_presets_are_the_librarys():
-    "06's `config` module holds `TransformerConfig` alone; the presets and Table 3's numbers are lib_options', and a preset is 06's configuration."
+    "06's `config` module holds `TransformerConfig` (its defaults the base model) and `BIG`, Table 3's two models; the presets and Table 3's numbers are lib_options', and a preset is 06's configuration."
     import transformer_nb.config as config, transformer_nb.lib.options as options
-    assert config.__all__ == ['TransformerConfig'] and not {'PRESETS', 'PAPER_TABLE3', 'get_config', '_BASE'} & set(vars(config))
+    assert sorted(config.__all__) == ['BIG', 'TransformerConfig'] and not {'PRESETS', 'PAPER_TABLE3', 'get_config', '_BASE'} & set(vars(config))
+    assert get_config('base') == config.TransformerConfig() and get_config('big') == config.TransformerConfig(**config.BIG)
     assert {'PRESETS', 'PAPER_TABLE3', 'get_config'} <= set(options.__all__)
     assert get_config('big', p_drop=0.1) == config.TransformerConfig(d_model=1024, h=16, d_ff=4096, p_drop=0.1)   # §6.1's EN-FR big
 

@@ -139,3 +139,57 @@ def test_each_paper_constant_is_declared_once(name):
     assert _same(getattr(importlib.import_module(f'transformer_nb.{home}'), name), value)
     uses = _uses_in_package(name)
     assert list(uses) == [home] and len(uses[home]) == 1, f"{name} ({value!r}) is written in {uses}: import it from transformer_nb.{home}"
+
+
+# --- the library exports what another wing, a command or README's "Use the library" calls; the rest is private ---
+
+LIB_EXPORTS_AT_MOST = 250   # names in the `__all__` of `transformer_nb.lib`'s modules together
+TWIN_NAMES_AT_MOST = 10     # public names of the twin form (`checked_X`, `X_strict`, `X_on`) in the whole package
+
+def _exports(module:str) -> list[str]:
+    "The names in `module`'s `__all__`, read statically."
+    for n in ast.parse(_text(module)).body:
+        if isinstance(n, ast.Assign) and any(getattr(t, 'id', None) == '__all__' for t in n.targets): return [e.value for e in n.value.elts]
+    return []
+
+def _twin_form(name:str) -> bool: return name.startswith('checked_') or name.endswith(('_strict', '_on'))
+
+def test_lib_exports_few_names():
+    n = sum(len(_exports(m)) for m in MODULES if m.startswith('lib.'))
+    assert 0 < n <= LIB_EXPORTS_AT_MOST, f"transformer_nb.lib exports {n} names (at most {LIB_EXPORTS_AT_MOST}): make the ones no other wing, command or README's 'Use the library' calls private"
+
+def test_few_twin_names():
+    twins = [f'{m}.{x}' for m in MODULES for x in _exports(m) if _twin_form(x)]
+    assert len(twins) <= TWIN_NAMES_AT_MOST, f"{len(twins)} public names of the twin form (at most {TWIN_NAMES_AT_MOST}): {twins}"
+
+def test_the_export_reader():
+    assert sorted(_exports('config')) == ['BIG', 'TransformerConfig'] and 'build_model' in _exports('lib.transformer')
+    assert [_twin_form(x) for x in ('checked_x', 'x_strict', 'mask_on', 'checkpoint', 'strictly', 'one')] == [True, True, True, False, False, False]
+
+
+# --- Table 3's base and big are declared once, in 06's `config` ---
+
+TABLE3_MODELS = {'base': (512, 2048), 'big': (1024, 4096)}   # (d_model, d_ff): the pair that tells the two apart
+
+def model_sizes(source:str) -> set[tuple]:
+    "(d_model, d_ff) of each model written in `source`: a class's field defaults, a call's keywords or a dict's keys that give both (a layer's own parameter defaults are not a model)."
+    found = set()
+    for n in ast.walk(_tree(source)):
+        if isinstance(n, ast.ClassDef): pairs = [(a.target.id, a.value) for a in n.body if isinstance(a, ast.AnnAssign) and isinstance(a.target, ast.Name) and a.value is not None]
+        elif isinstance(n, ast.Call): pairs = [(k.arg, k.value) for k in n.keywords if k.arg]
+        elif isinstance(n, ast.Dict): pairs = [(k.value, v) for k, v in zip(n.keys, n.values) if isinstance(k, ast.Constant)]
+        else: continue
+        got = {k: v.value for k, v in pairs if isinstance(v, ast.Constant)}
+        if 'd_model' in got and 'd_ff' in got: found.add((got['d_model'], got['d_ff']))
+    return found
+
+def test_model_size_reader():
+    assert model_sizes("class C:\n    d_model: int = 512\n    N: int = 6\n    d_ff: int = 2048") == {(512, 2048)}
+    assert model_sizes("x = dict(d_model=1024, h=16, d_ff=4096)\ny = {'d_model': 8, 'd_ff': 16}") == {(1024, 4096), (8, 16)}
+    assert model_sizes("dict(d_ff=4096)\ndef f(d_model=512, d_ff=2048): pass") == set()
+
+@pytest.mark.parametrize('name', TABLE3_MODELS)
+def test_table3_models_are_declared_once(name):
+    "Table 3's base (`TransformerConfig`'s defaults) and big (`BIG`) are written in 06's `config` alone; lib_options' presets build on them."
+    where = [m for m in MODULES if TABLE3_MODELS[name] in model_sizes(_text(m))]
+    assert where == ['config'], f"Table 3's {name} model is written in {where}: import it from transformer_nb.config"

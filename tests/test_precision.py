@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest, torch
 import transformer_nb.lib.machine as core
 from transformer_nb.core import EOS_ID
-from transformer_nb.lib.machine import choose_precision, default_precision, cpu_features
+from transformer_nb.lib.machine import choose_precision, _default_precision, cpu_features
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.tokens import StoredTokenizer
@@ -30,7 +30,7 @@ def mock_cpu(monkeypatch, features:dict, bf16_on_avx512:bool|None=None):
 def test_amx_picks_bf16(monkeypatch):
     for rule in (True, False):                              # AMX is bf16 whatever the AVX512_BF16 rule says
         mock_cpu(monkeypatch, AMX, rule)
-        assert choose_precision('cpu') == ('bf16', 'bf16: this CPU has AMX') and default_precision('cpu') == 'bf16'
+        assert choose_precision('cpu') == ('bf16', 'bf16: this CPU has AMX') and _default_precision('cpu') == 'bf16'
 
 def test_avx512_bf16_follows_the_measured_rule(monkeypatch):
     mock_cpu(monkeypatch, AVX512_BF16, True)

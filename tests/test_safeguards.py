@@ -10,8 +10,8 @@ from conftest import ENV, cmd, tool, one_line, temps
 
 # --- unit tests, one function at a time (fast: no process but the test's own, no training) -------------------------
 
-from transformer_nb.lib.safeguards import (UserError, in_place, check_output, check_folder, same_file, check_not_inputs, stale_temps,
-                                       clean_stale_temps, atomic_open, atomic_write, decode_lines, read_stream, read_stdin_lines,
+from transformer_nb.lib.safeguards import (UserError, in_place, check_output, check_folder, same_file, check_not_inputs, _stale_temps,
+                                       clean_stale_temps, atomic_open, atomic_write, decode_lines, _read_stream, _read_stdin_lines,
                                        check_text_file, read_text_lines, check_gzip, iter_lines, as_available, output_stream,
                                        printable, folder_lock, deferred_interrupts)
 import gzip, io, socket, threading, time, warnings
@@ -125,8 +125,8 @@ def test_stale_temps_are_those_of_ended_writers(tmp_path):
     dead, alive = dead_pid(), os.getpid()
     for name in (f'.out.txt.tmp{dead}', f'.out.txt.tmp{alive}', '.out.txt.tmpabc', f'.other.pt.tmp{dead}', 'out.txt'):
         (tmp_path / name).write_text('half')
-    assert [p.name for p in stale_temps(tmp_path)] == sorted([f'.other.pt.tmp{dead}', f'.out.txt.tmp{dead}'])
-    assert [p.name for p in stale_temps(tmp_path, '.out.txt.tmp*')] == [f'.out.txt.tmp{dead}']
+    assert [p.name for p in _stale_temps(tmp_path)] == sorted([f'.other.pt.tmp{dead}', f'.out.txt.tmp{dead}'])
+    assert [p.name for p in _stale_temps(tmp_path, '.out.txt.tmp*')] == [f'.out.txt.tmp{dead}']
     assert [p.name for p in clean_stale_temps(tmp_path, '.out.txt.tmp*')] == [f'.out.txt.tmp{dead}']
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f'.out.txt.tmp{alive}', '.out.txt.tmpabc', f'.other.pt.tmp{dead}', 'out.txt'])
     assert [p.name for p in clean_stale_temps(tmp_path)] == [f'.other.pt.tmp{dead}'] and clean_stale_temps(tmp_path) == []
@@ -195,23 +195,23 @@ def test_decode_lines_names_the_bad_byte():
 
 def test_read_stream_reads_all_and_bounds_what_it_reads():
     data = b''.join(f'line {i}\n'.encode() for i in range(5000))
-    assert read_stream(io.BytesIO(data), 'f', size=100) == data
-    assert read_stream(io.BytesIO(gzip.compress(data)), 'f.gz', size=100) == data            # gzip, decompressed
-    assert read_stream(io.BytesIO(gzip.compress(b'a\n') + gzip.compress(b'b\n')), 'f') == b'a\nb\n'   # several members
-    with pytest.raises(UserError, match=r'^f, line 3: a NUL byte at offset 4'): read_stream(io.BytesIO(b'a\nb\n\0' + b'x' * 10), 'f')
-    with pytest.raises(UserError, match=r'^f, line 2: longer than'): read_stream(io.BytesIO(b'ab\n' + b'x' * 5000), 'f', max_line=1000, size=64)
-    with pytest.raises(UserError, match=r'^f: looks gzip-compressed but cannot be decompressed'): read_stream(io.BytesIO(b'\x1f\x8b' + b'junk' * 10), 'f')
-    with pytest.raises(UserError, match=r'ends inside the compressed data'): read_stream(io.BytesIO(gzip.compress(data)[:-100]), 'f')
+    assert _read_stream(io.BytesIO(data), 'f', size=100) == data
+    assert _read_stream(io.BytesIO(gzip.compress(data)), 'f.gz', size=100) == data            # gzip, decompressed
+    assert _read_stream(io.BytesIO(gzip.compress(b'a\n') + gzip.compress(b'b\n')), 'f') == b'a\nb\n'   # several members
+    with pytest.raises(UserError, match=r'^f, line 3: a NUL byte at offset 4'): _read_stream(io.BytesIO(b'a\nb\n\0' + b'x' * 10), 'f')
+    with pytest.raises(UserError, match=r'^f, line 2: longer than'): _read_stream(io.BytesIO(b'ab\n' + b'x' * 5000), 'f', max_line=1000, size=64)
+    with pytest.raises(UserError, match=r'^f: looks gzip-compressed but cannot be decompressed'): _read_stream(io.BytesIO(b'\x1f\x8b' + b'junk' * 10), 'f')
+    with pytest.raises(UserError, match=r'ends inside the compressed data'): _read_stream(io.BytesIO(gzip.compress(data)[:-100]), 'f')
 
 def test_read_stdin_lines_reads_like_a_file(monkeypatch):
     raw = 'a b\nc\u2028d\nü\n'.encode()
-    assert read_stdin_lines(io.TextIOWrapper(io.BytesIO(raw))) == decode_lines(raw) == ['a b', 'c\u2028d', 'ü']
-    assert read_stdin_lines(io.BytesIO(raw)) == ['a b', 'c\u2028d', 'ü']                 # a binary stream
-    assert read_stdin_lines(io.StringIO('x\ny\n')) == ['x', 'y']                        # a text stream without a buffer
+    assert _read_stdin_lines(io.TextIOWrapper(io.BytesIO(raw))) == decode_lines(raw) == ['a b', 'c\u2028d', 'ü']
+    assert _read_stdin_lines(io.BytesIO(raw)) == ['a b', 'c\u2028d', 'ü']                 # a binary stream
+    assert _read_stdin_lines(io.StringIO('x\ny\n')) == ['x', 'y']                        # a text stream without a buffer
     monkeypatch.setattr(sys, 'stdin', io.TextIOWrapper(io.BytesIO(b'from\nstdin\n')))
-    assert read_stdin_lines() == ['from', 'stdin']
-    with pytest.raises(ValueError, match='^standard input, line 2: invalid UTF-8'): read_stdin_lines(io.BytesIO(b'ok\n\xff\n'))
-    with pytest.raises(ValueError, match='^pipe, line 1: a NUL byte'): read_stdin_lines(io.BytesIO(b'\0'), name='pipe')
+    assert _read_stdin_lines() == ['from', 'stdin']
+    with pytest.raises(ValueError, match='^standard input, line 2: invalid UTF-8'): _read_stdin_lines(io.BytesIO(b'ok\n\xff\n'))
+    with pytest.raises(ValueError, match='^pipe, line 1: a NUL byte'): _read_stdin_lines(io.BytesIO(b'\0'), name='pipe')
 
 def test_check_text_file(tmp_path):
     (tmp_path / 'ok.txt').write_text('a\n'); os.mkfifo(tmp_path / 'fifo')

@@ -115,18 +115,18 @@ def test_average_refuses_in_the_library_what_the_command_refuses(place):
     assert _snapshot(place) == before and not (place / 'x.pt').exists()
 
 def test_translate_file_refuses_what_tnb_translate_refuses(place):
-    "`translate_file(..., output)` and `tnb-translate -i ... -o ...`: the same rule, the same words; replaced with overwrite=True."
+    "`_translate_file(..., output)` and `tnb-translate -i ... -o ...`: the same rule, the same words; replaced with overwrite=True."
     from transformer_nb.lib.checkpoints import model_from_checkpoint
-    from transformer_nb.lib.fast_decoding import translate_file
+    from transformer_nb.lib.fast_decoding import _translate_file
     model, tok, _ = model_from_checkpoint(NUMBERS)
     (place / 'link.txt').symlink_to(place / 'notes.txt')
     for target in (place / 'notes.txt', place / 'link.txt'):
         out, err, code = run(cli.translate_main, [NUMBERS, '-i', place / 'src.txt', '-o', target, '--threads', '1'])
         t = cli._translate_parser().options()
-        lib = _library_line(lambda: translate_file(model, tok, place / 'src.txt', target, threads=1), t)
+        lib = _library_line(lambda: _translate_file(model, tok, place / 'src.txt', target, threads=1), t)
         assert code == 2 and error_line(err, 'tnb-translate') == lib.replace('output ', '-o ', 1), (err, lib)
     assert (place / 'notes.txt').read_text() == 'my notes\n'
-    assert translate_file(model, tok, place / 'src.txt', place / 'notes.txt', overwrite=True, threads=1) == place / 'notes.txt'
+    assert _translate_file(model, tok, place / 'src.txt', place / 'notes.txt', overwrite=True, threads=1) == place / 'notes.txt'
     assert (place / 'notes.txt').read_text().splitlines() == ['sieben', 'drei']
 
 

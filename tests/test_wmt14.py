@@ -379,7 +379,7 @@ def test_the_recipes_hold_the_papers_numbers():
     from transformer_nb.apps.tasks import get_task
     from transformer_nb.lib.options import get_model_config
     from transformer_nb.training import make_optimizer
-    from transformer_nb.lib.trainer import update_size
+    from transformer_nb.lib.trainer import _update_size
     from transformer_nb.lib.options import TrainConfig
     t = get_task('wmt14')
     want = {'paper-base': ('base', 'en-de', 0.1, 37_000, 100_000, 5), 'paper-big': ('big', 'en-de', 0.3, 37_000, 300_000, 20),
@@ -392,7 +392,7 @@ def test_the_recipes_hold_the_papers_numbers():
         assert (r.preset, cfg.p_drop, r.vocab_size, tc.steps, tc.average, tc.keep) == (size, p, vocab, steps, avg, avg), name
         assert (tc.warmup, tc.lr_scale, tc.eps_ls, tc.save_every_minutes, tc.precision, tc.tokens_per_update) == (4000, 1.0, 0.1, None, 'auto', 25_000)
         assert tc.save_every == {'base': 1_400, 'big': 600}[size]                # the paper's 10 minutes, in its own updates
-        assert update_size(tc, 8).accum == 1 and update_size(tc, 1).accum == 8
+        assert _update_size(tc, 8).accum == 1 and _update_size(tc, 1).accum == 8
         assert (cfg.d_model, cfg.h, cfg.d_ff, cfg.N) == ((512, 8, 2048, 6) if size == 'base' else (1024, 16, 4096, 6))
     opt, _ = make_optimizer(__import__('torch').nn.Linear(2, 2), 512, 4000)
     assert (opt.defaults['betas'], opt.defaults['eps']) == ((0.9, 0.98), 1e-9)
@@ -400,11 +400,11 @@ def test_the_recipes_hold_the_papers_numbers():
     assert paper_recipe('big', 'en-fr') == t.recipes['paper-big-en-fr']
 
 def test_the_update_size_is_derived_from_the_processes():
-    from transformer_nb.lib.trainer import update_size
+    from transformer_nb.lib.trainer import _update_size
     from transformer_nb.lib.options import TrainConfig
     tc = TrainConfig(max_tokens=4096, tokens_per_update=25_000)
-    assert [update_size(tc, w).accum for w in (1, 2, 4, 8)] == [7, 4, 2, 1]
-    assert update_size(TrainConfig(max_tokens=100, accum=3), 2).accum == 3
+    assert [_update_size(tc, w).accum for w in (1, 2, 4, 8)] == [7, 4, 2, 1]
+    assert _update_size(TrainConfig(max_tokens=100, accum=3), 2).accum == 3
 
 def _tiny_trainer(data, tmp_path, **tc):
     from transformer_nb.lib.transformer import build_model

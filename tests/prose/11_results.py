@@ -12,7 +12,7 @@ def _check_11_prose():
     from transformer_nb.lib.options import PRESETS
     from transformer_nb.lib.transformer import count_config_params
     from transformer_nb.lib.options import ModelConfig
-    from transformer_nb.lib.records import load_results, headline_table, fmt_minutes
+    from transformer_nb.lib.records import load_results, headline_table, _fmt_minutes
     from transformer_nb.lib.datasets import load_dataset, find_multi30k
     from transformer_nb.evaluation import PAPER_TABLE2, PAPER_TFLOPS
     from transformer_nb.lib.scoring import TABLE3_KEYS
@@ -62,7 +62,7 @@ def _check_11_prose():
     cfg = GPU_RUNS['m30k-de-en-gpu-w512n3']['config']
     quoted('da8dc3f4', f"{by[de + '-beam4']['params'] / 1e6:.1f}M parameters with a shared {flag(de + '-beam4', 'vocab-size') // 1000}k BPE",
            f"reaches {B(de + '-beam4'):.1f} cased BLEU de→en with beam 4 after {flag(de + '-beam4', 'epochs')} epochs, "
-           f"{fmt_minutes(B(de + '-beam4', 'train_time_s')).removesuffix(' min')} minutes of updates",
+           f"{_fmt_minutes(B(de + '-beam4', 'train_time_s')).removesuffix(' min')} minutes of updates",
            f"trained on to {CPU_STEPS[e14]:,} updates, with its last five checkpoints averaged, {B(e14 + '-avg5-beam4'):.1f}",
            f"($d_{{model}} = {cfg['d_model']}$, $N = {cfg['N']}$, {count_config_params(ModelConfig(**cfg)) / 1e6:.1f}M parameters, dropout {cfg['p_drop']})",
            f"trained for {GPU_RUNS['m30k-de-en-gpu-w512n3']['train_config']['max_time']}\n  minutes",
