@@ -1,4 +1,4 @@
-"""What a checkpoint holds so that a run resumes exactly (weights, config, tokenizer, optimiser and schedule, every random generator, the position in the data), written atomically, and opened by one reader, `open_checkpoint` (a file, a run folder or a published model), which finds damage before a tensor is used and reads with `weights_only=True`.
+"""What it adds to §5's runs and §6.1's averaged checkpoints: their files, made safe. What a checkpoint holds so that a run resumes exactly (weights, config, tokenizer, optimiser and schedule, every random generator, the position in the data), written atomically, and opened by one reader, `open_checkpoint` (a file, a run folder or a published model), which finds damage before a tensor is used and reads with `weights_only=True`.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_checkpoints.html.md"""
 

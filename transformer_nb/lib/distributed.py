@@ -1,4 +1,4 @@
-"""Several processes, one model: how `torchrun`, the process group (NCCL on GPUs, gloo on CPU), the sharded batch sampler and a token count summed over processes make W processes take exactly the step one process would take on their combined batch.
+"""What it adds to §5.2's eight GPUs: the processes that share one model. Several processes, one model: how `torchrun`, the process group (NCCL on GPUs, gloo on CPU), the sharded batch sampler and a token count summed over processes make W processes take exactly the step one process would take on their combined batch.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_distributed.html.md"""
 

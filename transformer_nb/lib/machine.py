@@ -1,4 +1,4 @@
-"""Precision (bf16 on CPUs and GPUs), CPU threads, the strings that name a machine in stored results, and the machinery behind the notebooks' own checks.
+"""What it adds to §5.2's hardware: today's CPUs and GPUs, their precision and threads. Precision (bf16 on CPUs and GPUs), CPU threads, the strings that name a machine in stored results, and the machinery behind the notebooks' own checks.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_machine.html.md"""
 

@@ -1,4 +1,4 @@
-"""What the encoder–decoder refuses at its entry, and how it says so: token ids and batch sizes checked once, an id outside the vocabulary or a position past `max_len` named in one line.
+"""What it adds to 06_model: an entry that names a bad argument. What the encoder–decoder refuses at its entry, and how it says so: token ids and batch sizes checked once, an id outside the vocabulary or a position past `max_len` named in one line.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_model_checks.html.md"""
 

@@ -1,4 +1,4 @@
-"""The settings the tools take, each declared once: the model's presets (`PRESETS`, `get_config`) and Table 3's numbers (`PAPER_TABLE3`), how a run trains (`TrainConfig`), a task's recipe (`Recipe`, `TokenizerOptions`), how a `Decoding` runs (`DecodeOptions`, which `translate` and the decoding commands take whole), the corpus of a new run, the run itself, the test set, and each command's own files; a module that needs nothing of training.
+"""What it adds to Table 3 and §5-6: their settings as the tools take them. The settings the tools take, each declared once: the model's presets (`PRESETS`, `get_config`) and Table 3's numbers (`PAPER_TABLE3`), how a run trains (`TrainConfig`), a task's recipe (`Recipe`, `TokenizerOptions`), how a `Decoding` runs (`DecodeOptions`, which `translate` and the decoding commands take whole), the corpus of a new run, the run itself, the test set, and each command's own files; a module that needs nothing of training.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_options.html.md"""
 

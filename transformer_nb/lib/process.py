@@ -1,4 +1,4 @@
-"""How a `tnb-*` command runs as a process: however it ends becomes an exit code and at most one line, signals take Ctrl-C's clean path, closed streams and odd locales are handled, heavy imports are not broken by Ctrl-C, and running out of memory is named.
+"""What it adds to §5's training and §6's translation: the commands' life as processes. How a `tnb-*` command runs as a process: however it ends becomes an exit code and at most one line, signals take Ctrl-C's clean path, closed streams and odd locales are handled, heavy imports are not broken by Ctrl-C, and running out of memory is named.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_process.html.md"""
 

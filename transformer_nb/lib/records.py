@@ -1,4 +1,4 @@
-"""Where every reported number comes from: a record per evaluation, with the command, commit, hardware and date of the run that produced it, kept in a JSON file that concurrent evaluations add to safely.
+"""What it adds to Tables 2 and 3: where each number this course reports comes from. Where every reported number comes from: a record per evaluation, with the command, commit, hardware and date of the run that produced it, kept in a JSON file that concurrent evaluations add to safely.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_records.html.md"""
 

@@ -1,4 +1,4 @@
-"""What a training run writes and where: checkpoint names, the newest checkpoint, pruning, the average, the log, the loss curve, the lock, and which file a folder stands for; written so that nothing planted in the folder can aim a write elsewhere.
+"""What it adds to §5's training: the run on disk. What a training run writes and where: checkpoint names, the newest checkpoint, pruning, the average, the log, the loss curve, the lock, and which file a folder stands for; written so that nothing planted in the folder can aim a write elsewhere.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_runs.html.md"""
 

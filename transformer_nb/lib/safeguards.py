@@ -1,4 +1,4 @@
-"""What stands between a user and lost work: outputs written whole or not at all (and straight into pipes and devices), never written through a link where that would aim them elsewhere, standard input read exactly like a file, compressed input streamed within bounds, and a checkpoint write that Ctrl-C cannot cut short.
+"""What it adds to §5's runs and §6's translations: files that are never half-written or overwritten by mistake. What stands between a user and lost work: outputs written whole or not at all (and straight into pipes and devices), never written through a link where that would aim them elsewhere, standard input read exactly like a file, compressed input streamed within bounds, and a checkpoint write that Ctrl-C cannot cut short.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_safeguards.html.md"""
 

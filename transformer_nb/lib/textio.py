@@ -1,4 +1,4 @@
-"""Where `tnb-translate`'s sentences come from: the command line, a file read whole, standard input or a pipe as its lines arrive, a gzip file decompressed as it streams; one sentence per line, whatever the line holds.
+"""What it adds to §6.1: the sentences to translate, from wherever they come. Where `tnb-translate`'s sentences come from: the command line, a file read whole, standard input or a pipe as its lines arrive, a gzip file decompressed as it streams; one sentence per line, whatever the line holds.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_text_io.html.md"""
 

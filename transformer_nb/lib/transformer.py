@@ -127,7 +127,7 @@ def embed(model:Transformer, tgt:torch.Tensor, start:int=0) -> torch.Tensor:  # 
     "06's Dropout(Embed(tgt) + PE) for target tokens at positions start .. start+n-1: the decoder's input while decoding."
     return model.drop(model.tgt_pos(model.tgt_emb(tgt), start))        # `Positions` from `start` (rotary: none added)
 
-def _layer_step(layer:nn.Module, # 06's `DecoderLayer`, composed
+def layer_step(layer:nn.Module, # 06's `DecoderLayer`, composed
                x:torch.Tensor, memory:torch.Tensor, src_mask, tgt_mask, caches) -> torch.Tensor:
     "One decoder layer on the new rows `x` (B, n, d_model), with its (self-attention, cross-attention) `caches`."
     sc, cc = caches
@@ -142,7 +142,7 @@ def decode_cached(model:Transformer, # composed (`compose`)
     start, n = len(cache), tgt.shape[1]                                   # positions continue after the cached ones
     mask = causal_mask(start + n, tgt.device)[..., start:, :] if n > 1 else None   # the new rows of the causal mask
     x = embed(model, tgt, start)                                          # (B, n, d_model)
-    for layer, caches in zip(model.decoder, cache.layers): x = _layer_step(layer, x, memory, src_mask, mask, caches)
+    for layer, caches in zip(model.decoder, cache.layers): x = layer_step(layer, x, memory, src_mask, mask, caches)
     return model.generator(final_norm(model, 'dec')(x))
 
 # %% ../../nbs/lib_transformer.ipynb #lt000025
