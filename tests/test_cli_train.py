@@ -21,10 +21,11 @@ def test_help_explains_itself():
 
 def test_help_imports_no_nltk_and_still_lists_every_recipe():
     """`tnb-train --help` lists the tasks' recipes from the registry without importing a task: NLTK, which the parsing
-    task needs, is imported when that task runs, not when it is listed (nor PyTorch, by any help)."""
+    task needs, is imported when that task runs, not when it is listed (nor PyTorch, by any help, nor NumPy or tqdm,
+    which the datasets' module imports only where it makes or downloads data)."""
     code = ("import sys; sys.argv = ['tnb-train', '--help']\nfrom transformer_nb.apps.cli import train_main\n"
             "try: train_main()\nexcept SystemExit: pass\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'nltk', 'torch', 'transformer_nb'}), file=sys.stderr)")
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'nltk', 'torch', 'numpy', 'tqdm', 'transformer_nb'}), file=sys.stderr)")
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=ENV, timeout=120)
     assert r.stderr.strip().splitlines()[-1] == "['transformer_nb']", r.stderr[-2000:]
     from transformer_nb.apps import tasks

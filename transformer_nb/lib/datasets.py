@@ -11,12 +11,10 @@ __all__ = ['SPLITS', 'MAX_NUMBER', 'MAGNITUDES', 'MULTI30K_FETCH', 'DATASETS', '
            'CharTokenizer']
 
 # %% ../../nbs/lib_datasets.ipynb #12dd4b6c
-import contextlib, functools, inspect, gzip, hashlib, json, logging, os, random, tempfile, urllib.error, urllib.request, warnings
+import contextlib, functools, inspect, gzip, hashlib, json, logging, numbers, os, random, tempfile, urllib.error, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
-import numpy as np
-from tqdm.auto import tqdm
 from .safeguards import decode_lines
 from .checks import SettingError
 from .process import in_settings
@@ -110,7 +108,7 @@ _EN_ONES = ('zero one two three four five six seven eight nine ten eleven twelve
 _EN_TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety']
 
 def _check_number(n):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"number words need an int, got {n!r} of type {type(n).__name__}")
     if not 0 <= n <= MAX_NUMBER: raise ValueError(f"number words cover 0..{MAX_NUMBER:,}, got {n:,}")
 
@@ -324,13 +322,16 @@ def sha256_file(path:str|Path) -> str:
         while chunk := f.read(1 << 20): h.update(chunk)
     return h.hexdigest()
 
-def _urlopen(url:str): return urllib.request.urlopen(url, timeout=60)
+def _urlopen(url:str):
+    import urllib.request                                   # here, not at the top: the module is read by `tnb-train --help`
+    return urllib.request.urlopen(url, timeout=60)
 
 def download_file(url:str, dest:str|Path, sha256:str,
                   fetch:Callable|None=None, # url -> a readable binary file object (default: `urllib.request.urlopen`)
                   progress:bool=False, # show a progress bar (tqdm, on standard error) sized by the server's Content-Length
                  ) -> Path:
     "Download `url` to `dest` atomically: streamed into a temp file beside it, renamed into place only if `sha256` matches."
+    from tqdm.auto import tqdm
     dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix='.part', dir=dest.parent)
     try:
