@@ -24,8 +24,8 @@ What is compared, like for like:
   statistics, `Optimizer.backward`, `Optimizer.step`), with the same Adam, noam schedule and label smoothing 0.1.
 
 Two more systems on the same batches, in the same rounds: `ours without the CPU speed-ups` is `Trainer.update` with the
-trainer's CPU speed-ups undone (`Trainer.speedups(False)`, lib_trainer: 09's loss, `nn.Dropout`, the plain output layer
-and PyTorch's choice of attention kernel), the baseline that says what they bring (`--no-plain` leaves it out);
+trainer's CPU speed-ups undone (`Trainer.speedups(False)`, lib_trainer: `nn.Dropout`, the plain output layer and
+PyTorch's choice of attention kernel; both sides compute 09's loss), the baseline that says what they bring (`--no-plain` leaves it out);
 `opennmt-py, our torch` (`--same-torch-python`) is OpenNMT-py in a second environment on the torch ours runs on
 (bench/peer_opennmt.py says how to make it), which separates what the code does from what the PyTorch release does
 (recent releases draw CPU dropout masks more slowly than 2.2).

@@ -102,7 +102,11 @@ def train_and_score(family:str, name:str, args) -> dict:
                 hyps=hyps.relative_to(results.parent).as_posix(), train_time_s=train_time(ck),
                 hardware=ck.meta.get('hardware', hardware()), precision=precision(args, ck),
                 threads=args.threads, jobs=args.jobs, date=today(), commit=ck.meta.get('commit', git_commit()),
-                curve=curve(ck), command=f"{shlex.join(train)}; {shlex.join(evaluate)}")
+                curve=curve(ck), command=portable(f"{shlex.join(train)}; {shlex.join(evaluate)}"))
+
+def portable(command:str) -> str:
+    "`command` as typed in the repository's root: the folders of the machine that ran it left out of the records."
+    return command.replace(f"{ROOT.parent / 'shared'}/", '../shared/').replace(f"{ROOT}/", '')
 
 def precision(args, ck) -> str:
     "What the run computed in: `--precision`, or what auto chose on this machine for its device, with the reason (lib_machine)."

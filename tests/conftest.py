@@ -105,8 +105,9 @@ def end_leftover_processes():
 WATCHED_SIGNALS = tuple(getattr(signal, n) for n in ('SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2',
                                                      'SIGPIPE', 'SIGALRM', 'SIGCHLD') if hasattr(signal, n))
 # Threads a library starts once and keeps for the life of the process, whichever test happens to start them first:
-# tqdm's monitor (its first bar with a refresh interval), and the thread pools that asyncio and concurrent.futures keep.
-LIFELONG_THREADS = ('TMonitor', 'asyncio_', 'ThreadPoolExecutor-')
+# tqdm's monitor (its first bar with a refresh interval), the thread pools that asyncio and concurrent.futures keep, and
+# the compile-worker pool's reader and timer that torch.compile (inductor) keeps for later compilations.
+LIFELONG_THREADS = ('TMonitor', 'asyncio_', 'ThreadPoolExecutor-', 'InductorSubproc', 'subproc_worker_timer')
 THREAD_GRACE_S = 10                                 # a thread a test started may take this long to end once it returns
 
 def _handler(h) -> str:

@@ -63,7 +63,7 @@ def imports_in(source:str, module:str='x') -> set[str]:
     return out
 
 def built_in_tasks() -> dict:
-    "`tasks.BUILT_IN` read statically: task name -> (module, its datasets)."
+    "`tasks.BUILT_IN` read statically: task name -> (module, its datasets, its named recipes)."
     tree = ast.parse(source('apps.tasks'))
     node = next(n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, 'id', None) == 'BUILT_IN' for t in n.targets))
     return ast.literal_eval(node.value)
@@ -117,7 +117,7 @@ def test_no_cycle():
 def test_the_registry_loads_only_its_plugins_by_name():
     "Only `tasks` imports by a computed name, and only the modules `BUILT_IN` names: each above it, each registering into it."
     assert [m for m in MODULES if '?' in RAW[m]] == ['apps.tasks']
-    for name, (module, _) in built_in_tasks().items():
+    for name, (module, *_) in built_in_tasks().items():
         m = module.partition('.')[2]
         assert ORDER[m] > ORDER['apps.tasks'] and 'apps.tasks' in GRAPH[m], f"BUILT_IN[{name!r}]: {module} must sit above tasks and register into it"
 

@@ -26,9 +26,10 @@ def test_commands_import_no_task_by_hand():
 
 def test_built_in_entries_say_what_their_tasks_claim():
     assert set(BUILT_IN) <= set(task_names()) and {'numbers', 'copy', 'multi30k', 'files', 'parsing'} <= set(dataset_names())
-    for name, (module, datasets) in BUILT_IN.items():
+    for name, (module, datasets, recipes) in BUILT_IN.items():
         t = get_task(name)
         assert type(t).__module__ == module and t.datasets == datasets and all(task_for(d) is t for d in datasets)
+        assert tuple(t.recipes) == recipes                                # named without importing the task: `tnb-train --help`
 
 def test_registration_refuses_clashes():
     with pytest.raises(ValueError, match=r"claims the dataset\(s\) \['copy'\]"): register_task(type('T', (Task,), {'name': 'x', 'datasets': ('copy',)}))

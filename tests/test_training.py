@@ -9,7 +9,6 @@ from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.training import noam_lr, label_smoothed_nll, label_smoothing_loss, accumulate_grads, make_optimizer
 from transformer_nb.lib.trainer import Trainer, TrainingDiverged, noam_lr_with_cooldown, make_optimizer_with_cooldown
-from transformer_nb.lib.speed import fused_label_smoothed_nll
 from transformer_nb.lib.options import TrainConfig
 import transformer_nb.lib.trainer as trainer
 from transformer_nb.data import collate
@@ -101,7 +100,7 @@ def test_bad_schedule_args():
     with pytest.raises(ValueError, match=r'^step=1.5 must be an int >= 0$'): noam_lr_with_cooldown(1.5)
     with pytest.raises(ValueError, match=r'^cooldown=-1 must be an int >= 0$'): noam_lr_with_cooldown(1, 512, 10, total=100, cooldown=-1)
     for eps in (-0.1, 1.0, float('nan'), '0.1'):
-        with pytest.raises(ValueError, match=rf'^eps={eps!r} must be a number in \[0, 1\)$'): fused_label_smoothed_nll(torch.zeros(2, 5), torch.ones(2, dtype=torch.long), eps)
+        with pytest.raises(ValueError, match=rf'^eps_ls={eps!r} must be a number in \[0, 1\)$'): TrainConfig(eps_ls=eps)
     with pytest.raises(ValueError, match='steps=0'): TrainConfig(steps=0)
     with pytest.raises(ValueError, match="precision='fp8'"): TrainConfig(precision='fp8')
 

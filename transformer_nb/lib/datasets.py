@@ -10,18 +10,21 @@ __all__ = ['SPLITS', 'MAX_NUMBER', 'MAGNITUDES', 'MULTI30K_FETCH', 'DATASETS', '
            'Loader', 'load_dataset', 'CharTokenizer']
 
 # %% ../../nbs/lib_datasets.ipynb #12dd4b6c
-import contextlib, functools, inspect, gzip, hashlib, json, logging, os, random, tempfile, urllib.error, urllib.request, warnings
+import contextlib, functools, inspect, gzip, hashlib, json, logging, numbers, os, random, tempfile, urllib.error, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
-import numpy as np
-from tqdm.auto import tqdm
 from .safeguards import decode_lines
 from .checks import SettingError
 from .process import in_settings
 
 # %% ../../nbs/lib_datasets.ipynb #86d2722a
 SPLITS = ('train', 'valid', 'test')
+
+def _check_splits(splits):
+    "`splits`, the splits of a corpus asked for: one or more of `SPLITS`, each once."
+    if isinstance(splits, str) or not splits or not set(splits) <= set(SPLITS) or len(set(splits)) != len(splits):
+        raise ValueError(f"splits={splits!r} must name one or more of {SPLITS}, each once")
 
 @dataclass(repr=False)
 class ParallelData:
@@ -104,7 +107,7 @@ _EN_ONES = ('zero one two three four five six seven eight nine ten eleven twelve
 _EN_TENS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety']
 
 def _check_number(n):
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral):
         raise TypeError(f"number words need an int, got {n!r} of type {type(n).__name__}")
     if not 0 <= n <= MAX_NUMBER: raise ValueError(f"number words cover 0..{MAX_NUMBER:,}, got {n:,}")
 
@@ -212,12 +215,8 @@ def _train_numbers(rng, n_train:int, max_n:int, thousands:tuple, rest:tuple, uns
     return train
 
 # %% ../../nbs/lib_datasets.ipynb #3f469147
-def _number_splits(n_train:int=60_000, n_valid:int=1_000, n_test:int=1_000, max_n:int=MAX_NUMBER, seed:int=0,
-                  thousands:tuple=(0.3, 0.25, 0.05, 0.4), # weights of the thousands block: zero, 1-99, round hundred, other
-                  rest:tuple=(0.1, 0.25, 0.1, 0.55),      # weights of the rest block, the same four kinds
-                  lexicon:int=0, # then every number 0-99 this many times more: the words, rare among two blocks
-                 ) -> dict[str, list[int]]:
-    "Train/valid/test numbers: training built from two blocks of four kinds; valid and test even over `MAGNITUDES`."
+def _held_out_numbers(n_train:int, n_valid:int, n_test:int, max_n:int, seed:int, thousands:tuple, rest:tuple) -> tuple:
+    "(the generator, the valid and test numbers, the numbers held out above 99) of `_number_splits`: drawn first, so the held-out splits are made without the training numbers."
     if not 100 <= max_n <= MAX_NUMBER: raise ValueError(f"max_n must be in 100..{MAX_NUMBER:,}, got {max_n:,}")
     if n_train < 1 or n_valid < 0 or n_test < 0:
         raise ValueError(f"need n_train >= 1 and n_valid, n_test >= 0; got n_train={n_train}, n_valid={n_valid}, n_test={n_test}")
@@ -229,20 +228,32 @@ def _number_splits(n_train:int=60_000, n_valid:int=1_000, n_test:int=1_000, max_
     sizes = [hi + 1 - lo - sum(lo <= c <= hi for c in skip) for lo, hi in mags]        # held-out candidates per magnitude
     caps = [100, sizes[1] // 6, *sizes[2:]]                                           # 0-99: the lexicon, also in train
     held = _held_out(rng, mags, caps, skip, n_valid, n_test)
-    unseen = skip - set(_common_numbers(max_n))                                        # held out above 99
+    return rng, held, skip - set(_common_numbers(max_n))                               # held out above 99
+
+def _number_splits(n_train:int=60_000, n_valid:int=1_000, n_test:int=1_000, max_n:int=MAX_NUMBER, seed:int=0,
+                  thousands:tuple=(0.3, 0.25, 0.05, 0.4), # weights of the thousands block: zero, 1-99, round hundred, other
+                  rest:tuple=(0.1, 0.25, 0.1, 0.55),      # weights of the rest block, the same four kinds
+                  lexicon:int=0, # then every number 0-99 this many times more: the words, rare among two blocks
+                 ) -> dict[str, list[int]]:
+    "Train/valid/test numbers: training built from two blocks of four kinds; valid and test even over `MAGNITUDES`."
+    rng, held, unseen = _held_out_numbers(n_train, n_valid, n_test, max_n, seed, thousands, rest)
     return {'train': _train_numbers(rng, n_train, max_n, thousands, rest, unseen, lexicon), 'valid': held['valid'], 'test': held['test']}
 
 # %% ../../nbs/lib_datasets.ipynb #39dd2752
-def numbers_corpus(src_lang:str='en', tgt_lang:str='de', **kwargs) -> ParallelData:
+def numbers_corpus(src_lang:str='en', tgt_lang:str='de',
+                   splits:tuple=SPLITS, # the splits to make, the others left empty: valid and test alone need none of the training numbers
+                   **kwargs) -> ParallelData:
     "The embedded corpus: English number words <-> German number words (either direction); kwargs go to `_number_splits`."
     fns = {'en': en_number, 'de': de_number}
     if {src_lang, tgt_lang} != {'en', 'de'}:
         raise ValueError(f"the numbers corpus is 'en'->'de' or 'de'->'en', got {src_lang!r}->{tgt_lang!r}")
+    _check_splits(splits)
     args = inspect.signature(_number_splits).bind(**kwargs); args.apply_defaults()     # every argument, defaults included
-    sp = _number_splits(**args.arguments)
-    pairs = lambda ns: [(fns[src_lang](n), fns[tgt_lang](n)) for n in ns]
-    return ParallelData('numbers', src_lang, tgt_lang, pairs(sp['train']), pairs(sp['valid']), pairs(sp['test']),
-                        origin={'args': dict(args.arguments)})
+    if 'train' in splits: sp = _number_splits(**args.arguments)
+    else: sp = _held_out_numbers(**{k: v for k, v in args.arguments.items() if k != 'lexicon'})[1]   # the same draws, before the training numbers
+    pairs = lambda k: [(fns[src_lang](n), fns[tgt_lang](n)) for n in sp[k]] if k in splits else []
+    return ParallelData('numbers', src_lang, tgt_lang, pairs('train'), pairs('valid'), pairs('test'),
+                        origin={'args': dict(args.arguments), **({'splits': list(splits)} if tuple(splits) != SPLITS else {})})
 
 # %% ../../nbs/lib_datasets.ipynb #e7c1d2a1
 def corpus_score(metric, # a sacreBLEU metric, e.g. `BLEU()`, `BLEU(tokenize='char')`, `CHRF()`
@@ -310,14 +321,17 @@ def sha256_file(path:str|Path) -> str:
         while chunk := f.read(1 << 20): h.update(chunk)
     return h.hexdigest()
 
-def _urlopen(url:str): return urllib.request.urlopen(url, timeout=60)
+def _urlopen(url:str):
+    import urllib.request                                   # here, not at the top: the module is read by `tnb-train --help`
+    return urllib.request.urlopen(url, timeout=60)
 
-# %% ../../nbs/lib_datasets.ipynb #2a12f35a
+# %% ../../nbs/lib_datasets.ipynb #b10e9901
 def download_file(url:str, dest:str|Path, sha256:str,
                   fetch:Callable|None=None, # url -> a readable binary file object (default: `urllib.request.urlopen`)
                   progress:bool=False, # show a progress bar (tqdm, on standard error) sized by the server's Content-Length
                  ) -> Path:
     "Download `url` to `dest` atomically: streamed into a temp file beside it, renamed into place only if `sha256` matches."
+    from tqdm.auto import tqdm
     dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix='.part', dir=dest.parent)
     try:
@@ -417,9 +431,9 @@ def _register_dataset(name:str, generated:bool=False, # True: the corpus is gene
 
 # %% ../../nbs/lib_datasets.ipynb #c6e46a70
 @_register_dataset('numbers', generated=True, takes=_number_splits)
-def _numbers(src_lang, tgt_lang, data_dir, **kwargs):
+def _numbers(src_lang, tgt_lang, data_dir, splits=SPLITS, **kwargs):
     src_lang = src_lang or ('de' if tgt_lang == 'en' else 'en')
-    return numbers_corpus(src_lang, tgt_lang or ('en' if src_lang == 'de' else 'de'), **kwargs)
+    return numbers_corpus(src_lang, tgt_lang or ('en' if src_lang == 'de' else 'de'), splits, **kwargs)
 
 @_register_dataset('copy', generated=True, takes=_copy_corpus)
 def _copy(src_lang, tgt_lang, data_dir, **kwargs): return _copy_corpus(**kwargs)
@@ -479,9 +493,11 @@ def _files(src_lang, tgt_lang, data_dir, train=None, valid=None, test=None) -> P
 def load_dataset(name:str='numbers', # a name in `DATASETS`: 'numbers', 'copy', 'multi30k', 'files', or one registered later
                  src_lang:str|None=None, tgt_lang:str|None=None, # default: the corpus's own direction
                  data_dir:str|Path|None=None, # a local folder ('multi30k', 'files')
+                 splits:tuple=SPLITS, # the splits wanted: a loader that takes `splits` (numbers) makes only these; the others come whole
                  **kwargs, # the loader's own arguments: see the table above
                 ) -> ParallelData:
     "Load a parallel corpus by name; see the table above."
+    _check_splits(splits)
     if not isinstance(name, str) or name not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; registered: {', '.join(DATASETS)} (a task that brings a corpus "
                          f"registers it: transformer_nb.apps.tasks.get_task('parsing') loads the parsing one)")
@@ -492,7 +508,8 @@ def load_dataset(name:str='numbers', # a name in `DATASETS`: 'numbers', 'copy', 
     takes = [p for p, v in params.items() if p not in ('src_lang', 'tgt_lang', 'data_dir') and v.kind != v.VAR_KEYWORD]
     bad = [] if any(v.kind == v.VAR_KEYWORD for v in params.values()) else sorted(set(kwargs) - set(takes))
     if bad: raise TypeError(f"load_dataset({name!r}) got unexpected arguments {bad}; it takes {takes}")
-    data = loader.load(src_lang, tgt_lang, data_dir, **kwargs)
+    some = tuple(splits) != SPLITS and 'splits' in inspect.signature(loader.load).parameters
+    data = loader.load(src_lang, tgt_lang, data_dir, **kwargs, **({'splits': tuple(splits)} if some else {}))
     if data_dir is not None: data.origin['data_dir'] = str(Path(data_dir).expanduser().resolve())
     if loader.generated: data.origin.setdefault('args', dict(kwargs))   # what makes it again (the package's generators keep all)
     return data

@@ -10,7 +10,7 @@ __all__ = ['SettingChanged', 'resume_config', 'noam_lr_with_cooldown', 'make_opt
            'plot_history', 'say_precision', 'train_snapshots']
 
 # %% ../../nbs/lib_trainer.ipynb #a7be368a
-import math, os, time, uuid, contextlib, functools, queue, signal, threading
+import math, os, time, uuid, contextlib, queue, signal, threading
 from dataclasses import dataclass, asdict, fields, replace
 from pathlib import Path
 import numpy as np
@@ -28,7 +28,7 @@ from .options import TrainConfig
 from .tokens import DistributedTokenBatchSampler, pad_pairs
 from ..training import noam_lr, label_smoothed_nll
 from ..training_config import WARMUP, BETAS, ADAM_EPS   # 09's §5.3 numbers, declared there
-from .speed import fused_label_smoothed_nll, attention_backend, kept_output, CpuLevers
+from .speed import attention_backend, kept_output, CpuLevers
 from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
 from .safeguards import atomic_open, deferred_interrupts, STOP_SIGNALS
 from .runs import RunFolder, checkpoint_name
@@ -199,7 +199,8 @@ class Trainer:
         self.tc = tc = _update_size(tc, self.world, device=self.device)     # the micro-batch of an update, known before its batches
         self.log_every = tc.log_every or (1 if self.device.type == 'cpu' else 50)   # updates between reads from the device
         self.model, self.cfg = model.to(self.device), model.cfg
-        self.speedups()                                                # the same function, less work; in the model only during an update
+        self._params = list(model.parameters())                        # listed once: an update's gradient norm walks no module tree
+        self.speedups()                                                # the same function, less work; in the model only while a run (or an update) goes on
         self.opt, self.sched = make_optimizer_with_cooldown(model, self.cfg.d_model, tc.warmup, tc.lr_scale, total=tc.steps, cooldown=tc.cooldown)
         self.scaler = self.amp.grad_scaler()
         self.net = self.parallel.wrap(model)                            # DDP under torchrun, else the model itself
@@ -226,17 +227,15 @@ class Trainer:
 # %% ../../nbs/lib_trainer.ipynb #a09spl02
 @patch
 def speedups(self:Trainer, on:bool=True):
-    "The speed levers of lib_speed on (as a new `Trainer` has them) or off, for comparisons; those for a CPU only on a CPU."
+    "The speed levers of lib_speed on (as a new `Trainer` has them) or off, for comparisons; those for a CPU only on a CPU. Set between runs: a run puts them into the model once, at its start."
     cpu = on and self.device.type == 'cpu'
-    fused = functools.partial(fused_label_smoothed_nll, reuse_logits=True)   # compiled, 09's loss: the graph keeps no float32 copy of the logits
-    self.loss_fn = fused if on and not self.tc.compile else label_smoothed_nll
     self.short_attention = 32 if cpu else 0                        # math attention up to 32 tokens a side
     self.levers = CpuLevers(self.model, dropout=cpu, buffered=cpu and self.precision == 'fp32' and not self.tc.compile)
 
 @patch
 def _loss_of(self:Trainer, src:torch.Tensor, tgt:torch.Tensor) -> tuple:
-    "A micro-batch's (smoothed loss sum, NLL sum, target tokens): the model and the loss, compiled together when `compile`."
-    return self.loss_fn(self.net(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, PAD_ID)
+    "A micro-batch's (smoothed loss sum, NLL sum, target tokens): the model and 09's loss, compiled together when `compile`."
+    return label_smoothed_nll(self.net(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, PAD_ID)
 
 # %% ../../nbs/lib_trainer.ipynb #a3backx01
 def _to_device(t:torch.Tensor, device) -> torch.Tensor:
@@ -386,6 +385,13 @@ def _backward(self:Trainer, batches:list, n_total, ctx, scale:float=1.0) -> torc
     return torch.stack(parts).sum(0)                                  # read back at a log step (`_figures`), not here
 
 @patch
+def _grad_norm(self:Trainer, clip:float|None=None) -> torch.Tensor:
+    "The gradients' 2-norm as `clip_grad_norm_` computes it (one `_foreach_norm`), over the parameters listed once; with `clip`, the gradients scaled down to it."
+    norm = torch.linalg.vector_norm(torch.stack(torch._foreach_norm([p.grad for p in self._params if p.grad is not None], 2.0)), 2.0)
+    if clip: nn.utils.clip_grads_with_norm_(self._params, clip, norm)
+    return norm
+
+@patch
 def _diverged(self:Trainer, loss:float, step:int|None=None):
     self.opt.zero_grad(set_to_none=True)
     where = f"the last good checkpoint is {self.last_checkpoint}" if self.last_checkpoint else "no checkpoint was written"
@@ -410,13 +416,13 @@ def update(self:Trainer, group:list, done=None,
     longest = iter([max(s.shape[1], t.shape[1]) for s, t in host.batches])   # each micro-batch's own: DDP ranks choose alike
     ctx = lambda last: _all(self.parallel.no_sync(self.net, last), self.amp.autocast(), kept_output(self.model),
                             attention_backend(self.device, next(longest), self.short_attention))
-    self.opt.zero_grad(set_to_none=True); self.net.train()
-    with self.levers: tot = self._backward(batches, n_total, ctx, scale=self.world)   # 09's accumulate_grads, with this loss
+    self.opt.zero_grad(set_to_none=True)
+    if not self.net.training: self.net.train()                        # set once a run (`_train`) and by each validation: no walk of the modules here
+    with self.levers: tot = self._backward(batches, n_total, ctx, scale=self.world)   # in a run, already in: nothing swapped
     if ddp: tot = self.parallel.sum(tot)
     if log and not math.isfinite(x := tot[0].item()): self._diverged(x / max(int(n_total), 1))   # its own loss, before the weights change
     self.scaler.unscale_(self.opt)
-    clip = self.tc.clip
-    gnorm = nn.utils.clip_grad_norm_(self.model.parameters(), clip or float('inf')) if clip or log else None   # a device tensor
+    gnorm = self._grad_norm(self.tc.clip) if self.tc.clip or log else None   # a device tensor, where it is used
     rec = dict(step=self.step + 1, lr=self.opt.param_groups[0]['lr'], tot=tot, n=n_total, gnorm=gnorm, t0=t0)
     with self._gate.hold() if self._gate else deferred_interrupts():   # a Ctrl-C lands before the update or after its bookkeeping, never half-way: resumes stay exact
         self.scaler.step(self.opt); self.scaler.update(); self.sched.step()
@@ -484,7 +490,7 @@ def evaluate(self:Trainer, data:list|None=None, sampler=None) -> dict:
     for idx in sampler:
         src, tgt = (_to_device(t, self.device) for t in pad_pairs([data[i] for i in idx], PAD_ID))
         with self.amp.autocast():
-            part = fused_label_smoothed_nll(self.model(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, PAD_ID)
+            part = label_smoothed_nll(self.model(src, tgt[:, :-1]), tgt[:, 1:], self.tc.eps_ls, PAD_ID)
             tot += torch.stack(part).double()
     tot = self.parallel.sum(tot).cpu(); self.model.train(was)
     n = max(tot[2].item(), 1)
@@ -678,7 +684,8 @@ def _train(self:Trainer) -> dict:
     bar = tqdm(total=self.tc.steps, initial=self.step, disable=not (self.tc.progress and self.is_main), unit='upd',
                dynamic_ncols=True, mininterval=1.0)
     try:
-        with _Gate() as self._gate: self._epochs(bar)                 # the stop signals' handlers: once for the run
+        self.net.train()                                              # once a run, and again by each validation (`evaluate`)
+        with _Gate() as self._gate, self.levers: self._epochs(bar)    # the stop signals' handlers and the CPU levers: once for the run
         self._log(bar)                                                # the last updates' figures
     except KeyboardInterrupt:
         with deferred_interrupts(reraise=False):                      # a second Ctrl-C must not cut the save short
