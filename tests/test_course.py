@@ -64,14 +64,16 @@ def imports_only(s:str) -> bool:
     except SyntaxError: return False
 
 def appendix_problems(cs:list) -> list[str]:
-    "Code cells over 40 lines, and `#| export` cells (but imports) not followed at once by a code cell that checks something."
+    "Code cells over 40 lines, and `#| export` cells (but imports) not followed at once by a code cell that checks something (export cells in a row share it)."
     out = []
     for i, c in enumerate(cs):
         if c['cell_type'] != 'code': continue
         s = ''.join(c['source'])
         if len(s.splitlines()) > 40: out.append(f"cell {i}: {len(s.splitlines())} lines")
         if re.search(r'^#\|\s*export', s, re.M) and not imports_only(s):
-            nxt = cs[i + 1] if i + 1 < len(cs) else None
+            j = i + 1                                 # export cells in a row (one definition group split by its directive: `#| exporti`) share the check after them
+            while j < len(cs) and cs[j]['cell_type'] == 'code' and re.search(r'^#\|\s*exporti?\s*$', ''.join(cs[j]['source']), re.M) and not imports_only(''.join(cs[j]['source'])): j += 1
+            nxt = cs[j] if j < len(cs) else None
             shown = nxt is not None and nxt['cell_type'] == 'code' and not re.search(r'^#\|\s*export', ''.join(nxt['source']), re.M)
             if not (shown and CHECKS.search(''.join(nxt['source']))): out.append(f"cell {i}: an export not followed by a check")
     return out
@@ -84,6 +86,8 @@ def test_the_appendix_check_can_fail():
     assert appendix_problems([code('#| export\ndef f(): pass'), code('f()')]) == ['cell 0: an export not followed by a check']
     assert appendix_problems([code('x = 1\n' * 41)]) == ['cell 0: 41 lines']
     assert appendix_problems([code('#| export\nimport os\nfrom pathlib import Path'), md]) == []
+    assert appendix_problems([code('#| export\ndef f(): pass'), code('#| exporti\ndef g(): pass'), code('test_eq(g(), f())')]) == []
+    assert appendix_problems([code('#| export\ndef f(): pass'), code('#| exporti\ndef g(): pass'), md]) == ['cell 0: an export not followed by a check', 'cell 1: an export not followed by a check']
 
 @pytest.mark.parametrize('p', APPENDIX, ids=lambda p: p.stem)
 def test_appendix_cells_are_short_and_every_export_is_shown(p):
