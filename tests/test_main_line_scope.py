@@ -96,7 +96,7 @@ def scope_problems(stem:str, cs:list, mods:dict, deps:set, stubs:tuple=(), known
 # What a natural answer uses, in scope at each exercise stub: notebook -> (stub cell id, names).
 STUB_NAMES = {'02_multihead': (('b2d0a003', ('math', 'torch')), ('b2e1f007', ('math', 'attention', 'nn', 'torch', 'count_params'))),
               '06_model': (('b6d0a003', ('nn', 'F')), ('a06e0012', ('F', 'torch', 'pad_mask', 'make_tgt_mask')),
-                           ('b06f0011', ('get_config', 'count_params', 'Transformer'))),
+                           ('b06f0011', ('TransformerConfig', 'count_params', 'Transformer'))),
               '10_decoding': (('c0b1e021', ('PAD_ID', 'BOS_ID', 'EOS_ID', 'torch')),),
               '11_results': (('e11c0001', ('math', 'Counter')),),
               '12_variations': (('e12c0002', ('t3',)), ('e11c0003', ('torch', 'layer3', 'lab'))),
