@@ -1,32 +1,56 @@
 #!/usr/bin/env python
-"""Table 3 at Multi30k scale: train the paper's variations of a base model with one budget and score them (12_variations).
+"""Table 3 at Multi30k scale, and the Transformer since 2017 (12_variations, 14_since_2017): one resumable runner.
 
-Every variant of `table3_variants(PRESETS[--preset])` that `--only` names is trained by `tnb-train` for `--steps`
-updates (same batch size, schedule, seed, data and BPE vocabulary), then scored by `tnb-evaluate` on the validation
-split with beam 4 and no checkpoint averaging, as in the paper. Each finished variant adds one record (its commands,
-commit, hardware, date, validation perplexity and sacreBLEU scores) to `--results`; variants already there are skipped,
-so an interrupted sweep continues where it stopped. `base-seed1` is `base` with seed 1, to measure run-to-run noise.
+Every variant that `--only` names, of Table 3's rows (`table3_variants(PRESETS[--preset])`, 12's module) or of the
+changes since 2017 (`since2017_variants`, 14's module), is trained by `tnb-train` for `--steps` updates with each seed
+of `--seeds` (same batch size, schedule, data and BPE vocabulary for all), then scored by `tnb-evaluate` on the
+validation split with beam 4 and no checkpoint averaging, as in the paper. Each finished run adds one record (its
+commands, seed, commit, hardware, precision, date, training time, validation perplexity, sacreBLEU scores and training
+curve) to its family's results file, `table3{SUFFIX}.json` or `since2017{SUFFIX}.json` in `--results-dir`, and keeps
+its validation translations in `hyps/` beside them; a run already recorded is never run again (unless `--redo` names
+it), so an interrupted sweep continues where it stopped. A run's id is its variant's name, with `-seedK` for a seed
+other than 0 (`base-seed1`). `--compare` then tests each recorded run against the base run of its own seed by
+sacreBLEU's paired bootstrap on the same validation sentences, into `{family}{SUFFIX}_significance.json`.
 
-    python experiments/table3.py --only base,base-seed1,A-h1,B-dk4 --jobs 2
-    python experiments/table3.py --only all --steps 2000 --device cuda --jobs 1 --threads 8
+    python experiments/table3.py --only base,A-h1,B-dk4 --jobs 2                 # Table 3's rows, seed 0
+    python experiments/table3.py --only base --seeds 1,2                          # the base's seed band
+    python experiments/table3.py --only since2017 --seeds 0,1 --jobs 2            # the five changes and all five, two seeds
+    python experiments/table3.py --compare                                        # paired bootstrap against the base
+    python experiments/table3.py --only all,since2017 --seeds 0,1,2 --device cuda --jobs 12 --suffix _gpu   # one GPU
 """
 import argparse, json, os, shlex, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from transformer_nb.core import count_params
-from transformer_nb.lib.machine import hardware, git_commit
+from transformer_nb.lib.machine import hardware, git_commit, choose_precision
 from transformer_nb.lib.options import PRESETS
 from transformer_nb.lib.checkpoints import open_checkpoint, model_from_checkpoint
 from transformer_nb.lib.runs import RunFolder
 from transformer_nb.variations import table3_variants
+from transformer_nb.since2017 import since2017_variants
 from transformer_nb.lib.scoring import TABLE3_KEYS
 from transformer_nb.lib.records import add_result, load_results, train_time, today
+from transformer_nb.lib.safeguards import atomic_write
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / 'shared' / 'data' / 'multi30k'
+FAMILIES = ('table3', 'since2017')                       # the results files, each with its own variants
+CURVE_EVERY = 10                                          # a record's training curve: the loss every this many updates
+
+def variants(preset:str) -> dict:
+    "family -> {variant: its overrides} for the base model `preset` (a name of `PRESETS`)."
+    return {'table3': table3_variants(PRESETS[preset]), 'since2017': since2017_variants(PRESETS[preset])}
 
 def flags(overrides:dict) -> list[str]:
-    "tnb-train options for `ModelConfig` overrides: {'d_k': 16} -> ['--d-k', '16']."
-    return [x for k, v in overrides.items() for x in (f"--{k.replace('_', '-')}", str(v))]
+    "tnb-train options for `ModelConfig` overrides: {'d_k': 16} -> ['--d-k', '16'], {'rope': True} -> ['--rope']."
+    opt = lambda k: f"--{k.replace('_', '-')}"
+    return [x for k, v in overrides.items() for x in ([opt(k)] if v is True else [f"--no-{opt(k)[2:]}"] if v is False else [opt(k), str(v)])]
+
+def run_id(variant:str, seed:int) -> str: return variant if seed == 0 else f"{variant}-seed{seed}"
+
+def parse_id(name:str) -> tuple[str, int]:
+    "'base-seed1' -> ('base', 1); 'A-h1' -> ('A-h1', 0)."
+    v, _, s = name.partition('-seed')
+    return (v, int(s)) if s.isdigit() else (name, 0)
 
 def run(cmd:list[str], log:Path, env:dict) -> None:
     "Run `cmd`, its output going to `log`; a failure raises with the log's last lines."
@@ -35,76 +59,162 @@ def run(cmd:list[str], log:Path, env:dict) -> None:
         rc = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env).returncode
     if rc: raise RuntimeError(f"{shlex.join(cmd[:2])} ... exited with {rc}; last lines of {log}:\n" + ''.join(open(log).readlines()[-5:]))
 
-def variant(name:str, args) -> dict:
-    "Train and score one variant; returns its record."
-    base_name, seed = (name.split('-seed')[0], int(name.split('-seed')[1])) if '-seed' in name else (name, args.seed)
-    overrides = table3_variants(PRESETS[args.preset])[base_name]
+def curve(ck) -> list[list]:
+    "The training loss every `CURVE_EVERY` updates (and the last), from the history an opened checkpoint holds: [[step, loss], ...]."
+    tr = [s for s in ck.meta.get('history', {}).get('train', []) if isinstance(s.get('step'), int) and 'loss' in s]
+    return [[s['step'], round(s['loss'], 4)] for s in tr if s['step'] % CURVE_EVERY == 0 or s is tr[-1]]
+
+class Late(Exception): "A run not started: the sweep's `--deadline` had passed."
+
+def train_and_score(family:str, name:str, args) -> dict:
+    "Train and score one run (`name`: a variant of `family`, with -seedK for seed K); returns its record."
+    if args.deadline and time.time() > args.start + args.deadline: raise Late(name)
+    variant, seed = parse_id(name)
+    overrides = variants(args.preset)[family][variant]
     out = Path(args.runs) / name; out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, 'OMP_NUM_THREADS': str(args.threads), 'TNB_THREADS': str(args.threads)}
     common = ['--dataset', 'multi30k', '--src-lang', args.src_lang, '--tgt-lang', args.tgt_lang] + (
         ['--data-dir', args.data_dir] if args.data_dir else [])
+    on = (['--device', args.device] if args.device else []) + (['--precision', args.precision] if args.precision else [])
     train = ['tnb-train', *common, '--preset', args.preset, *flags(overrides), '--vocab-size', str(args.vocab_size),
              '--max-tokens', str(args.max_tokens), '--steps', str(args.steps), '--warmup', str(args.warmup),
              '--lr-scale', str(args.lr_scale), '--seed', str(seed), '--threads', str(args.threads), '--out', str(out),
-             '--save-every', '0', '--keep', '1', '--valid-every', str(args.steps), '--test-limit', '0', '--no-progress']
-    if args.device: train += ['--device', args.device]
+             '--save-every', '0', '--keep', '1', '--valid-every', str(args.steps), '--test-limit', '0', '--no-progress', *on]
     evaluate = ['tnb-evaluate', str(out), *common, '--split', 'valid', '--beam', '4', '--json',
-                '--hyp-out', str(out / 'valid.beam4.txt')] + (['--device', args.device] if args.device else [])
+                '--hyp-out', str(out / 'valid.beam4.txt'), '--overwrite', *on]
+    if any(out.iterdir()): train.append('--overwrite')                # a stopped run's folder (this runner's): start it over
     t0 = time.time()
     run(train, out / 'log.txt', env)
     rc = subprocess.run(evaluate, capture_output=True, text=True, env=env)
     if rc.returncode: raise RuntimeError(f"tnb-evaluate failed for {name}: {rc.stderr.strip()}")
     sc = json.loads(rc.stdout)
     (out / 'valid.json').write_text(rc.stdout)                         # written only once the scores are complete
-    hyps = Path(args.hyps) / f"table3-{name}.valid.beam4.txt"           # kept beside the results: paired bootstrap reads them
-    hyps.parent.mkdir(parents=True, exist_ok=True); hyps.write_bytes((out / 'valid.beam4.txt').read_bytes())
+    results = Path(args.results_dir)
+    hyps = results / 'hyps' / f"{family}{args.suffix}-{name}.valid.beam4.txt"   # kept beside the results: paired bootstrap reads them
+    hyps.parent.mkdir(parents=True, exist_ok=True); atomic_write(hyps, (out / 'valid.beam4.txt').read_text(encoding='utf-8'))
     ck = open_checkpoint(RunFolder(out).latest())
-    hist = ck.meta['history']
-    valid = [v for v in hist['valid'] if v['step'] == args.steps]
+    valid = [v for v in ck.meta['history']['valid'] if v['step'] == args.steps]
     if not valid: raise RuntimeError(f"{name}: no validation at update {args.steps} in {out}")
     params = count_params(model_from_checkpoint(ck)[0])                 # tied weights counted once
-    print(f"{name}: valid ppl {valid[-1]['ppl']:.2f}, BLEU {sc['bleu']:.2f} ({time.time() - t0:.0f}s)", flush=True)
-    return dict(id=name, variant=base_name, overrides=overrides, seed=seed, params=params, steps=args.steps,
+    print(f"{family} {name}: valid ppl {valid[-1]['ppl']:.2f}, BLEU {sc['bleu']:.2f} ({time.time() - t0:.0f}s)", flush=True)
+    return dict(id=name, variant=variant, overrides=overrides, seed=seed, params=params, steps=args.steps,
                 valid_ppl=round(valid[-1]['ppl'], 3), **{k: sc[k] for k in ('bleu', 'bleu_lc', 'chrf', 'bleu_signature')},
-                hyps=os.path.relpath(hyps, ROOT), train_time_s=train_time(ck), hardware=ck.meta.get('hardware', hardware()), date=today(),
-                commit=ck.meta.get('commit', git_commit()), command=f"{shlex.join(train)}; {shlex.join(evaluate)}")
+                hyps=hyps.relative_to(results.parent).as_posix(), train_time_s=train_time(ck),
+                hardware=ck.meta.get('hardware', hardware()), precision=precision(args, ck),
+                threads=args.threads, jobs=args.jobs, date=today(), commit=ck.meta.get('commit', git_commit()),
+                curve=curve(ck), command=f"{shlex.join(train)}; {shlex.join(evaluate)}")
+
+def precision(args, ck) -> str:
+    "What the run computed in: `--precision`, or what auto chose on this machine for its device, with the reason (lib_machine)."
+    asked = args.precision or ck.meta.get('train_config', {}).get('precision', 'auto')
+    return asked if asked != 'auto' else 'auto: ' + choose_precision(ck.meta['train_config'].get('device') or 'cpu')[1]
+
+def results_file(args, family:str) -> Path: return Path(args.results_dir) / f"{family}{args.suffix}.json"
+
+def chosen(only:str, seeds:list[int], preset:str, error) -> list[tuple[str, str]]:
+    "(family, run id) for `--only`: 'all' (Table 3's rows), 'since2017' (the five changes and all five), names, NAME-seedK."
+    fams, out = variants(preset), []
+    for item in (x.strip() for x in only.split(',') if x.strip()):
+        if item in ('all', 'since2017'):
+            fam = 'table3' if item == 'all' else 'since2017'
+            out += [(fam, run_id(v, s)) for s in seeds for v in fams[fam]]
+            continue
+        v, s = parse_id(item)
+        fam = next((f for f in FAMILIES if v in fams[f]), None)
+        if fam is None: error(f"unknown variant(s) [{item!r}]; choose from {', '.join(n for f in FAMILIES for n in fams[f])} (and NAME-seedK), all or since2017")
+        out += [(fam, item)] if '-seed' in item else [(fam, run_id(v, s)) for s in seeds]
+    out = list(dict.fromkeys(out))                                         # the base's seeds first, then seed by seed
+    return sorted(out, key=lambda fn: (parse_id(fn[1])[0] != 'base', parse_id(fn[1])[1], out.index(fn)))
+
+# ---------------------------------------------------------------- paired bootstrap against the base
+def compare(args) -> dict:
+    "Each recorded run with translations against the base run of its seed (Table 3's file), by paired bootstrap; family -> {id: test}."
+    from transformer_nb.lib.significance import paired_bootstrap
+    from transformer_nb.lib.datasets import load_dataset
+    data = load_dataset('multi30k', args.src_lang, args.tgt_lang, data_dir=args.data_dir, download=False)
+    refs = [t for _, t in data.valid]
+    from sacrebleu.metrics import BLEU
+    results, out = Path(args.results_dir), {}
+    def hyps_of(r, fam):
+        "The run's validation translations: its record's file, or the file named as this runner names it whose BLEU is the record's (a run recorded before records named their file)."
+        f = results.parent / r['hyps'] if r.get('hyps') else results / 'hyps' / f"{fam}{args.suffix}-{r['id']}.valid.beam4.txt"
+        if not f.is_file(): return None
+        lines = f.read_text(encoding='utf-8').splitlines()
+        return lines if r.get('hyps') or round(BLEU().corpus_score(lines, [refs]).score, 2) == r['bleu'] else None
+    base = {r['seed']: (r, h) for r in load_results(results_file(args, 'table3'), TABLE3_KEYS) if r['variant'] == 'base' and (h := hyps_of(r, 'table3'))}
+    for fam in FAMILIES:
+        path = results_file(args, fam)
+        if not path.exists(): continue
+        tests, old = {}, Path(str(path)[:-5] + '_significance.json')
+        old = json.loads(old.read_text()) if old.exists() else {}
+        for r in load_results(path, TABLE3_KEYS):
+            b, bh = base.get(0) if fam == 'table3' and r['variant'] == 'base' else base.get(r['seed'], (None, None))   # the base's other seeds: against seed 0's
+            if b is None or b['id'] == r['id']: continue
+            key = (b['id'], b.get('date'), r.get('date'), b['bleu'], r['bleu'])
+            if r['id'] in old and old[r['id']].get('key') == list(key): tests[r['id']] = old[r['id']]; continue   # unchanged: kept
+            if (h := hyps_of(r, fam)) is None: continue
+            t = paired_bootstrap(refs, bh, h, metric='bleu', n_samples=args.samples)
+            tests[r['id']] = dict(vs=b['id'], **t, key=list(key))
+            print(f"{fam} {r['id']} vs {b['id']}: {t['delta']:+.2f} BLEU, p = {t['p_value']}", flush=True)
+        atomic_write(Path(str(path)[:-5] + '_significance.json'), json.dumps(tests, indent=1, ensure_ascii=False) + '\n')
+        out[fam] = tests
+    return out
+
+def add_curves(args):
+    "Add a training curve to each record that lacks one, from its run folder in `--runs` where that still holds the checkpoint."
+    for fam in FAMILIES:
+        path = results_file(args, fam)
+        if not path.exists(): continue
+        for r in load_results(path, TABLE3_KEYS):
+            folder = Path(args.runs) / r['id']
+            if 'curve' in r or not (folder.is_dir() and RunFolder(folder).checkpoints()): continue
+            add_result(path, {**r, 'curve': curve(open_checkpoint(RunFolder(folder).latest()))}, TABLE3_KEYS)
+            print(f"{fam} {r['id']}: curve added from {folder}", flush=True)
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument('--only', default='base,base-seed1,A-h1,A-h16,B-dk4,C-N1,C-d64,D-drop0.0,D-ls0.0,E-learned',
-                   help="comma-separated variants in the order to run them ('all': every row, plus base-seed1)")
+    p.add_argument('--only', default='', help="comma-separated variants in the order to run them ('all': every row of Table 3; 'since2017': the five changes and all five; NAME-seedK: one run)")
+    p.add_argument('--seeds', default='0', help="comma-separated seeds: each variant named without -seedK runs with each (default: 0)")
     p.add_argument('--preset', default='mini', choices=list(PRESETS), metavar='NAME', help="the base model (default: mini)")
     p.add_argument('--src-lang', default='en'); p.add_argument('--tgt-lang', default='de')
     p.add_argument('--data-dir', default=str(DATA) if DATA.is_dir() else None,
                    help="the Multi30k folder (default: ../shared/data/multi30k beside the repository, else as tnb-train finds it)")
     p.add_argument('--vocab-size', type=int, default=8000)
-    p.add_argument('--steps', type=int, default=800, help="optimiser updates per variant (the one budget)")
+    p.add_argument('--steps', type=int, default=800, help="optimiser updates per run (the one budget)")
     p.add_argument('--max-tokens', type=int, default=4000)
     p.add_argument('--warmup', type=int, default=400)
     p.add_argument('--lr-scale', type=float, default=0.5)
-    p.add_argument('--seed', type=int, default=0)
-    p.add_argument('--device', default=None)
-    p.add_argument('--jobs', type=int, default=2, help="variants trained at the same time")
+    p.add_argument('--device', default=None, help="tnb-train's and tnb-evaluate's --device (default: theirs)")
+    p.add_argument('--precision', default=None, help="tnb-train's and tnb-evaluate's --precision (default: theirs, auto; the record says which)")
+    p.add_argument('--jobs', type=int, default=2, help="runs at the same time")
     p.add_argument('--threads', type=int, default=1, help="CPU threads per job")
-    p.add_argument('--runs', default=str(ROOT / 'runs' / 'table3'), help="folder for the runs")
-    p.add_argument('--results', default=str(ROOT / 'results' / 'table3.json'), help="the results file to add records to")
-    p.add_argument('--hyps', default=str(ROOT / 'results' / 'hyps'), help="folder for each run's validation translations")
-    p.add_argument('--redo', default='', help="comma-separated finished variants to run again (their records are replaced)")
+    p.add_argument('--runs', default=str(ROOT / 'runs' / 'table3'), help="folder for the run folders")
+    p.add_argument('--results-dir', default=str(ROOT / 'results'), help="folder of the results files (and hyps/ for the translations)")
+    p.add_argument('--suffix', default='', help="the results files' suffix: table3SUFFIX.json, since2017SUFFIX.json ('_gpu' for a GPU's runs)")
+    p.add_argument('--redo', default='', help="comma-separated finished runs to run again (their records are replaced)")
+    p.add_argument('--compare', action='store_true', help="then (or alone) test every run with translations against the base run of its seed")
+    p.add_argument('--samples', type=int, default=1000, help="paired bootstrap resamples (--compare)")
+    p.add_argument('--deadline', type=float, default=None, help="start no run after this many seconds (a device lent for a while); runs under way finish")
     args = p.parse_args(argv)
-    rows = table3_variants(PRESETS[args.preset])
-    names = [*rows, 'base-seed1'] if args.only == 'all' else [n.strip() for n in args.only.split(',') if n.strip()]
-    bad = [n for n in names if n.split('-seed')[0] not in rows]
-    if bad: p.error(f"unknown variant(s) {bad}; choose from {', '.join(rows)} (and NAME-seedK)")
-    done = {r['id'] for r in load_results(args.results, TABLE3_KEYS)}
+    args.start = time.time()
+    try: seeds = [int(s) for s in args.seeds.split(',') if s.strip()]
+    except ValueError: p.error(f"--seeds {args.seeds!r}: comma-separated whole numbers, e.g. 0,1,2")
+    todo = chosen(args.only, seeds, args.preset, p.error)
+    if not todo and not args.compare: p.error("nothing to do: name variants with --only, or ask for --compare")
     redo = {n.strip() for n in args.redo.split(',') if n.strip()}
-    todo = [n for n in names if n not in done or n in redo]
-    print(f"{len(todo)} variant(s) to run, {len(names) - len(todo)} already in {args.results}", flush=True)
-    failed = []
-    with ThreadPoolExecutor(args.jobs) as pool:
-        futs = {pool.submit(variant, n, args): n for n in todo}
-        for f in as_completed(futs):
-            try: add_result(args.results, f.result(), TABLE3_KEYS)
-            except Exception as e: failed.append(futs[f]); print(f"{futs[f]} failed: {e}", file=sys.stderr, flush=True)
+    done = {f: {r['id'] for r in load_results(results_file(args, f), TABLE3_KEYS)} for f in FAMILIES}
+    left = [(f, n) for f, n in todo if n not in done[f] or n in redo]
+    print(f"{len(left)} run(s) to make, {len(todo) - len(left)} already recorded in {args.results_dir}", flush=True)
+    failed, late = [], []
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        futs = {pool.submit(train_and_score, f, n, args): (f, n) for f, n in left}
+        for fut in as_completed(futs):
+            f, n = futs[fut]
+            try: add_result(results_file(args, f), fut.result(), TABLE3_KEYS)
+            except Late: late.append(n)
+            except Exception as e: failed.append(n); print(f"{n} failed: {e}", file=sys.stderr, flush=True)
+    if late: print(f"{len(late)} run(s) not started, past the deadline of {args.deadline:.0f} s: {', '.join(late)}", flush=True)
+    if args.compare: add_curves(args); compare(args)
     if failed: sys.exit(f"failed: {', '.join(failed)}")
 
 if __name__ == '__main__': main()

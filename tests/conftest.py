@@ -135,6 +135,7 @@ def restore_process_state(before:dict) -> list[str]:
     end = time.monotonic() + THREAD_GRACE_S
     for t in threading.enumerate():
         if t in before['threads'] or t.name.startswith(LIFELONG_THREADS) or type(t).__name__.startswith(LIFELONG_THREADS): continue
+        if isinstance(t, threading._DummyThread): continue    # started outside Python (torch.compile's workers, CUDA's callbacks): not ours to join
         t.join(max(0.0, end - time.monotonic()))
         if t.is_alive():
             target = getattr(t, '_target', None)

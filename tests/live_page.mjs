@@ -3,14 +3,21 @@
 // from nbs/live), every other host blocked. Prints JSON of what the reader saw, the requests made with each response's
 // bytes over the wire (Chromium's network records), and any error. The walk:
 // 1. the front translator: Translate on an empty box, a text over the limit (the counter), an example clicked (the
-//    model loads, the translation comes), the beam view stepped with its buttons and the arrow keys;
+//    model loads, the translation comes), the beam view stepped with its buttons and the arrow keys; the links it built;
+// 1b. a text over the limit translated: the counter and the warning count alike, the cut is where a sentence ends, and
+//    the line "Model loaded in ..." is gone;
 // 2. a hostile sentence (markup, an emoji) typed and translated;
 // 2b. a paragraph of two sentences (each its own view); 2c. English in the German box (the line that says so);
-// 2d. Arabic, then gibberish in Latin letters, in the German box (a line each, no switch offered);
+// 2d. Arabic, then gibberish in Latin letters, in the German box (a line each, no switch offered); the page's tables,
+//    the beam view's included, measured (wrapped whole words, or scrolling in their own box);
+// 2e. the box emptied and Translate clicked: nothing of the last translation left on screen;
 // 3. the switch to English→German, which loads the second model, and an English sentence;
 // 4. the explorer: FIRST typed and Ctrl-Enter, then SECOND typed and clicked while FIRST still decodes; the grid;
 // 5. the page opened again at #translator (10_decoding's link): an example decoded, the input and the result in view.
 // The window is WIDTH px wide (default 1200); the page's tables (#tnb-path) are measured against it.
+//
+// node tests/live_page.mjs --tables URL: only the tables of the page at URL, WIDTH px wide, measured (`measureTables`):
+// the layout test of the site's stylesheet (test_live.py, on every Markdown table of the notebooks).
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +25,41 @@ import { join } from 'node:path';
 const require = createRequire(new URL('../nbs/live/package.json', import.meta.url));
 const { chromium } = require('playwright-core');
 
+// Each `main table` of the page: where it came from (data-from on an ancestor), its height and right edge, its width
+// and the width it shows (scrollWidth > clientWidth: it scrolls in its own box), the window's width, and `broken`: every
+// word (a run of letters and digits) of a cell split over two lines, which a cell may do only at a space or a hyphen
+function measureTables() {
+  return [...document.querySelectorAll('main table')].map(t => {
+    const broken = [], box = t.getBoundingClientRect();
+    for (const cell of t.querySelectorAll('th, td')) {
+      const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let n; (n = walk.nextNode());) for (const m of n.data.matchAll(/[\p{L}\p{N}]+/gu)) {
+        const r = document.createRange();
+        r.setStart(n, m.index); r.setEnd(n, m.index + m[0].length);
+        if (new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size > 1) broken.push(m[0]);
+      }
+    }
+    return { from: t.closest('[data-from]')?.dataset.from || t.closest('[id]')?.id || '', height: Math.round(box.height), right: Math.round(box.right),
+             scroll: t.scrollWidth, client: t.clientWidth, inner: innerWidth, broken };
+  });
+}
+
 const [url, first, second, english, hostile] = process.argv.slice(2);
+if (url === '--tables') {
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+  const out = { errors: [] };
+  try {
+    const page = await browser.newPage({ viewport: { width: +(process.env.WIDTH || 1200), height: 900 } });
+    page.on('pageerror', e => out.errors.push(e.message));
+    await page.goto(first);
+    out.tables = await page.evaluate(measureTables);
+    out.width = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  } catch (e) { out.errors.push(String(e).split('\n')[0]); }
+  await browser.close();
+  console.log(JSON.stringify(out));
+  process.exit(0);
+}
 const PARAGRAPH = 'Ein Hund läuft über die Wiese. Zwei Katzen schlafen.', ENGLISH_IN_GERMAN = 'The dog is running in the park.';
 const UNREADABLE = { script: 'مرحبا بالعالم', letters: 'xkqz vbrtw plmnq zzkj' };
 const profile = mkdtempSync(join(tmpdir(), 'tnb-chromium-'));
@@ -78,6 +119,16 @@ try {
     out.firstRows = await page.$$eval(`${F} .tnb-bv-table tbody tr`, rs => rs.map(r => [r.className, r.querySelector('.hyp').textContent]));
     out.attention = await page.$$eval(`${F} .tnb-bv-att .tnb-chips > span`, s => s.map(x => x.title));
   }
+  out.links = await page.$$eval('.tnb-live a[href]', as => as.map(a => a.href));
+  // 1b. over the limit: three sentences of four kept (the fourth would be cut inside), counted alike above and below
+  out.at = '1b. a text over the limit';
+  const LONG = 'Eine Frau mit einem roten Hut sitzt auf einer Bank im Park und liest ein Buch. '.repeat(4);
+  await page.fill(`${F} textarea`, `  ${LONG}  `);
+  out.over = { count: await page.textContent(`${F} .tnb-count`) };
+  await page.click(`${F} .tnb-go`);
+  await page.waitForFunction(s => /were translated/.test(document.querySelector(s)?.textContent || ''), `${F} .tnb-result .tnb-warn`);
+  Object.assign(out.over, { warn: await page.textContent(`${F} .tnb-result .tnb-warn`), meta: await page.textContent(`${F} .tnb-meta`),
+    which: await page.$$eval(`${F} .tnb-bv-which q:first-of-type`, qs => qs.map(q => q.textContent)), status: await page.textContent(`${F} .tnb-status`) });
   // 2. a hostile sentence
   out.at = '2. a hostile sentence';
   await page.fill(`${F} textarea`, hostile);
@@ -108,7 +159,13 @@ try {
     await page.waitForSelector(`${F} .tnb-lang-${kind}`);
     out.unreadable[kind] = { line: await page.textContent(`${F} .tnb-lang`), offers: await page.locator(`${F} .tnb-lang button`).count() };
   }
-  out.tables = await page.$$eval('main table', ts => ts.map(t => ({ scroll: t.scrollWidth, client: t.clientWidth, right: Math.round(t.getBoundingClientRect().right), inner: innerWidth })));
+  out.tables = await page.evaluate(measureTables);
+  // 2e. the box emptied: Translate leaves only the line that asks for a sentence
+  out.at = '2e. the box emptied';
+  await page.fill(`${F} textarea`, '');
+  await page.click(`${F} .tnb-go`);
+  out.emptied = { status: await page.textContent(`${F} .tnb-status`), result: await page.$eval(`${F} .tnb-result`, r => r.childNodes.length),
+                  beam: await page.$eval(`${F} .tnb-beam-wrap`, w => ({ hidden: w.hidden, views: w.querySelectorAll('.tnb-beam').length })) };
   // 3. English → German
   out.at = '3. English → German';
   out.requestsBeforeSwitch = out.requests.slice();

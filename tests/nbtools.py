@@ -141,7 +141,8 @@ def break_it(nb:str, cell:str|None=None, old:str='', new:str='', module:str|None
              ) -> tuple[dict, set]:
     """({id: 'Error: message'} of the code cells of notebook `nb` that raise, {node ids of the tests in `tests` that
     fail}) with `old` -> `new` made in code cell `cell` and in the package's `module` (no change without `cell`).
-    The cells: all that `nbdev-test` runs, but `#| hide` ones with `hidden=False` (the Colab setup and the prose checks),
+    The cells: all that `nbdev-test` runs, a `#| hide` one not counted with `hidden=False` (the Colab setup, the threads
+    and tolerances, the prose checks: they run, as in Jupyter),
     the prose checks' cell with `prose=False`, the ids in `skip`; none with `notebook=False`. With `name_errors=False` a
     cell that fails with a NameError (a name an earlier failing cell never defined) is not counted. `pytest_args` go
     to pytest before `tests` (`['-m', 'not slow']`); without a `-m` there, the tests marked slow run too."""
@@ -161,7 +162,8 @@ def break_it(nb:str, cell:str|None=None, old:str='', new:str='', module:str|None
         failed_cells, failed_tests = {}, set()
         if notebook:
             run = [(cid, src) for cid, src in code if not _NOT_RUN.search(src) and cid not in skip
-                   and (hidden or not _HIDDEN.search(src)) and (prose or 'tests/prose/' not in src)]
+                   and (prose or 'tests/prose/' not in src)]
+            unseen = set() if hidden else {cid for cid, src in run if _HIDDEN.search(src)}   # run, as in Jupyter, not counted
             assert cell is None or cell in dict(run), f"{nb}'s cell {cell} is not among the cells that run"
             (tmp / 'cells.json').write_text(json.dumps(run), encoding='utf-8')
             (tmp / 'cells.py').write_text(_CELLS, encoding='utf-8')
@@ -169,7 +171,7 @@ def break_it(nb:str, cell:str|None=None, old:str='', new:str='', module:str|None
                                cwd=NBS, env=env, capture_output=True, text=True, timeout=timeout)
             assert r.returncode == 0, f"running {nb}'s cells failed:\n{r.stdout[-2000:]}\n{r.stderr[-3000:]}"
             failed_cells = {cid: f'{err}: {msg}' for cid, (err, msg) in json.loads((tmp / 'failed.json').read_text()).items()
-                            if name_errors or err != 'NameError'}
+                            if (name_errors or err != 'NameError') and cid not in unseen}
         if tests:
             (tmp / '_break_it_plugin.py').write_text(_PLUGIN, encoding='utf-8')
             r = subprocess.run([sys.executable, '-c', _BOOT, '-q', '-p', 'no:cacheprovider', '-p', '_break_it_plugin',

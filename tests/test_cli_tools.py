@@ -14,10 +14,15 @@ tool = partial(conftest.tool, text=True)
 def run(tmp_path_factory):
     "A copy-task model that really copies (trained for a few seconds), with three checkpoints."
     out = tmp_path_factory.mktemp('cli') / 'copy'
-    r = tool('train', '--dataset', 'copy', '--preset', 'tiny', '--d-model', '64', '--d-ff', '128', '--steps', '400',
+    r = tool('train', '--dataset', 'copy', '--preset', 'tiny', '--d-model', '64', '--d-ff', '128', '--steps', '800',
              '--out', out, '--no-progress', '--beam', '1', '--test-limit', '50', '--save-every', '100', '--keep', '3')
     assert r.returncode == 0, r.stderr[-2000:]
+    # The tests below read its translations as copies: 400 updates were not enough on every CPU ('h g f e' -> 'h g f e e').
+    said = [tool('translate', out, *COPIES, '--beam', b).stdout.splitlines() for b in ('1', '4')]
+    assert said == [COPIES, COPIES], f"the copy model did not learn to copy: {said}"
     return out
+
+COPIES = ['a b c', 'h g f e', 'd e a d', 'a b', 'b a d', 'c a b']
 
 def test_scripts_registered():
     try: import tomllib

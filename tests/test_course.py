@@ -17,7 +17,7 @@ def words(cs:list) -> int:
     return len(re.findall(r'\w+', '\n'.join(''.join(c['source']) for c in cs if c['cell_type'] == 'markdown')))
 
 def test_the_paper_path_is_complete_and_in_order():
-    assert [p.name[:2] for p in PAPER] == ['00', '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12', '13']
+    assert [p.name[:2] for p in PAPER] == ['00', '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12', '13', '14']
 
 # A paper notebook's length is counted over every cell, the two Colab cells included (a learner scrolls past them
 # too): at most 70 cells (exported cells a screen at most: more, shorter cells) and 5,000 words of prose.
@@ -92,7 +92,7 @@ def test_appendix_cells_are_short_and_every_export_is_shown(p):
 # Proof out of the learner's way: Jupyter and Colab show `#| hide` cells (the site does not), so hidden code, the Colab
 # setup cell included, stays a small share of each paper notebook's code lines, and the whole path's hidden lines a
 # count that may only fall (a share of the path would grow each time a main line gets shorter).
-HIDDEN_MAX, PATH_HIDDEN_LINES_MAX = 0.10, 140
+HIDDEN_MAX, PATH_HIDDEN_LINES_MAX = 0.10, 150   # 140 for 00-13, and 14_since_2017's 10 (its Colab, threads and prose cells)
 
 def code_lines(cells:list) -> tuple[int, int]:
     "(code lines, hidden code lines) of a notebook's cells: lines of every code cell, and of those with `#| hide`."

@@ -149,7 +149,7 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
     assert t.precision == 'bf16' and next(t.model.parameters()).is_cuda
     h = [r['loss'] for r in t.history['train']]
     assert sum(h[-20:]) / 20 < 0.5 * sum(h[:20]) / 20                     # it learns
-    ck = torch.load(RunFolder(tmp_path / 'a').latest(), weights_only=True)                # weights_only, mapped to the CPU
+    ck = torch.load(RunFolder(tmp_path / 'a').latest(), weights_only=True, map_location='cpu')   # weights_only, mapped to the CPU
     assert all(v.device.type == 'cpu' for v in ck['model'].values())
     model, _, _ = model_from_checkpoint(ck, device='cpu')
     src, _ = collate(data[:8])
@@ -170,5 +170,4 @@ def test_beam_search_on_the_gpu_equals_the_cpu():
     m.to(DEV)
     gpu = (fast_beam_search(m, src.to(DEV), beam=4), fast_greedy_decode(m, src.to(DEV)))
     assert best(gpu[0]) == best(cpu[0]) == readable and gpu[1] == cpu[1]
-    for g, c in zip(gpu[:2], cpu[:2]):
-        for hg, hc in zip(g, c): assert abs(hg[0][1] - hc[0][1]) < 1e-4
+    for hg, hc in zip(gpu[0], cpu[0]): assert abs(hg[0][1] - hc[0][1]) <= 1e-4 * abs(hc[0][1])   # beam scores, relative: float32 rounding

@@ -27,7 +27,7 @@ def test_break_table3_variants_fails_the_paper_rows_check_at_a_h1():
     assert old in src and f'`{new}` instead of `{old}`' in ' '.join(exercise(NB, EXERCISES, 1).split())
     ns = namespace(NB, src.replace(old, new))
     test = _body(cells(NB)['e152138c'][1])
-    with pytest.raises(AssertionError, match="h=1"): exec(test, ns)
+    with pytest.raises(AssertionError, match="'h': 1, 'd_k': 64"): exec(test, ns)
     exec(test, namespace(NB, src))                                                       # the cell as written passes
     assert 'fails at `A-h1`' in exercise(NB, EXERCISES, 1)
 

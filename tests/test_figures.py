@@ -7,7 +7,7 @@ import pytest
 
 NBS = Path(__file__).resolve().parents[1] / 'nbs'
 CHECKED = ['00_core', '01_attention', '02_multihead', '03_ffn', '04_embeddings', '05_positional_encoding',
-           '11_results', '12_variations', '13_parsing']
+           '11_results', '12_variations', '13_parsing', '14_since_2017']
 MIN_WIDTH, MIN_DPI, MIN_FIGURES = 500, 100, 2
 GOING_DEEPER = re.compile(r'^#+\s*Going deeper', re.M | re.I)
 

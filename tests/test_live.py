@@ -502,10 +502,20 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     early = out['requests'][:out['requestsBeforeClick']]
     assert not any('/models/' in u or 'ort' in u.rsplit('/', 1)[-1] for u in early), early
     assert 'German → English translation downloads it (' in out['note'] and 'int8' not in out['note'], out['note']   # fp32 here
+    # every link the translator built names a page the site has, at an anchor of it (the explorer's #translator)
+    assert out['links'] and all(site_page_exists(u) for u in out['links']), out['links']
     assert out['placeholder'].startswith('Type a German sentence') and out['empty'].startswith('Type a German sentence')
     assert 'only the first' in out['count'], out['count']
     # the example: the model loaded, the translation, the pieces the model read (no ▁), the beam stepped
     assert out['status'].startswith('Model loaded in') and out['front']['hyp'], out
+    # a text over the limit: cut where a sentence ends (three of four sentences), the counter and the warning counting
+    # alike (the box's text without the spaces around it), and the line "Model loaded" gone with the translation it came with
+    over = out['over']
+    assert over['count'].startswith('315 / 300 characters: only the first 236 will be translated, up to “…liest ein Buch.”'), over
+    assert over['warn'] == 'Only the first 236 of 315 characters were translated.' and over['meta'].startswith('3 sentences'), over
+    assert over['which'] == ['Eine Frau mit einem roten Hut sitzt auf einer Bank im Park und liest ein Buch.'] * 3 and over['status'] == '', over
+    # the box emptied: nothing of the last translation left, only the line that asks for a sentence
+    assert out['emptied'] == {'status': 'Type a German sentence in the box, or click an example.', 'result': 0, 'beam': {'hidden': True, 'views': 0}}, out['emptied']
     assert out['front']['meta'].startswith('beam search, 4 hypotheses'), out['front']['meta']
     assert out['front']['chips'] and not any('▁' in c for c in out['front']['chips'])
     n = int(out['steps'][0].rsplit(' ', 1)[1])
@@ -518,7 +528,7 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     assert not any('/models/en-de/' in u for u in out['requestsBeforeSwitch'])
     assert any('/models/en-de/' in u for u in out['requests']) and out['english'], out['english']
     assert out['switched']['placeholder'].startswith('Type an English sentence'), out['switched']
-    assert out['switched']['note'].count('int8 weights can change a word') == 1, out['switched']['note']   # said once, for the int8 model
+    assert out['switched']['note'].count(int8_note()) == 1, out['switched']['note']   # what int8 changes, measured: said once, for the int8 model
     # the click fetched the gzip copies (never the plain files), from a server that compresses nothing (http.server)
     got = {u[len(url):]: (n, enc) for u, n, enc in out['transfers']}
     sizes = json.loads((tmp_path / 'site' / 'live' / 'vendor' / 'files.json').read_text())['bytes']
@@ -552,8 +562,9 @@ def test_pages_in_chromium_translate_both_ways_and_show_the_beam(fp32_export, in
     # Arabic, and gibberish in Latin letters: a line that says the model cannot read it, and no other direction offered
     assert out['unreadable']['script']['line'].startswith('The model cannot read this: it reads German, in Latin letters') and out['unreadable']['script']['offers'] == 0
     assert out['unreadable']['letters']['line'].startswith('The model cannot read this: it splits it into single letters') and out['unreadable']['letters']['offers'] == 0
-    # the path table (and any other): within the window, whole (it wraps) or scrolling inside itself, never cut
-    assert out['tables'] and all(t['right'] <= t['inner'] and t['scroll'] <= t['client'] + 1 for t in out['tables']), out['tables']
+    # the path table and the beam view's: within the window, wrapping at spaces (no word broken inside), or scrolling
+    # in their own box, never cut
+    assert len(out['tables']) >= 2 and all(t['right'] <= t['inner'] and not t['broken'] for t in out['tables']), out['tables']
     # a link to #translator: the first example decoded, the input and its translation in the window
     land = out['landing']
     assert land['text'] == out['example'] and land['hyp'] == out['front']['hyp'] and land['scrolled'] > 0
@@ -776,3 +787,224 @@ def test_the_pages_caps_and_penalty_are_the_engines():
     want = [int(max_output_lengths(SimpleNamespace(cfg=SimpleNamespace(max_positions=p)), torch.full((1, n), 5), x)[0]) for n, x, p in cases]
     assert caps == want == [55, 5 + 4096, 12, 20, 32]
     assert lps == [[length_penalty(n, a) for a in (0, 0.6, 1)] for n in (1, 7, 20, 63)]
+
+# --- what the page says: its notes, its cut, its links ----------------------------------------------------------------
+
+def int8_note() -> str:
+    "app.mjs's INT8_NOTE, the words the page says of int8 weights, as Node reads the module."
+    r = subprocess.run([node(), '--input-type=module', '-e', "import { INT8_NOTE } from './nbs/live/app.mjs'; console.log(INT8_NOTE);"],
+                       capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+def test_the_int8_note_says_what_was_measured():
+    "The page's line on int8 weights quotes what bench/bench_onnx.py measured (results/onnx.json): on the published"
+    " German → English model, greedy, how many of the test2016 translations int8 changes against float32 (tnb-translate"
+    " --precision fp32), and BLEU from one to the other; not that it 'can change a word'."
+    rec = json.loads((ROOT / 'results' / 'onnx.json').read_text(encoding='utf-8'))
+    p, note = rec['parity'], int8_note()
+    n, changed = p['n_sentences'], p['n_sentences'] - p['identical_int8']
+    assert rec['checkpoint'] == 'pretrained:multi30k-de-en' and changed > 0
+    for says in (f"Multi30k's {n:,} test2016 sentences (German → English, greedy)", f"int8 changes {changed:,} translations against float32 (tnb-translate)",
+                 f"BLEU from {p['bleu']['ours']:.2f} to {p['bleu']['onnxruntime int8']:.2f}"):
+        assert says in note, (says, note)
+    assert 'can change a word' not in (LIVE / 'app.mjs').read_text(encoding='utf-8')
+
+def check_docs_module():
+    "tools/check_docs.py, imported (it checks the site's links and anchors, the live translator's included)."
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('check_docs', ROOT / 'tools' / 'check_docs.py')
+    m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+    return m
+
+def notebook_pages() -> dict:
+    "Every notebook of nbs/ by name, its cells as stored (their headings are those of the site's pages)."
+    return {p.name: json.loads(p.read_text(encoding='utf-8'))['cells'] for p in sorted((ROOT / 'nbs').glob('*.ipynb'))}
+
+def site_page_exists(url:str) -> bool:
+    "Whether `url`, a link the page built (on any host), names a page of the site (a notebook's) and, after #, an anchor it has."
+    from urllib.parse import urlsplit
+    u, docs = urlsplit(url), check_docs_module()
+    nb = u.path.rsplit('/', 1)[-1].removesuffix('.html') + '.ipynb'
+    pages = notebook_pages()
+    return nb in pages and (not u.fragment or u.fragment in docs.page_anchors(pages)[nb])
+
+def test_every_link_the_live_page_builds_names_a_page_of_the_site(tmp_path):
+    "The page links nbs/live's modules write (the front translator's to the attention explorer) name a notebook's page and"
+    " an anchor it has, as tools/check_docs.py checks them on every build; a link to a page renamed since, or to an anchor"
+    " that is no heading, is named."
+    docs, pages = check_docs_module(), notebook_pages()
+    links = docs.live_links(LIVE)
+    assert ('app.mjs', 'apps_attention_explorer.html', 'translator') in links, links
+    assert docs.check_live_links(pages, LIVE) == []
+    (tmp_path / 'x.mjs').write_text("const to = new URL(`${offset}a21_attention_explorer.html`, location.href);\n"   # the link before the rename
+                                    "const b = `apps_attention_explorer.html#nowhere`, c = \"index.html#results\";")
+    assert docs.check_live_links(pages, tmp_path) == [
+        'live/x.mjs: a21_attention_explorer.html: the site has no such page (no notebook a21_attention_explorer.ipynb)',
+        'live/x.mjs: apps_attention_explorer.html#nowhere: no heading #nowhere in apps_attention_explorer.ipynb',
+        'live/x.mjs: index.html#results: no heading #results in index.ipynb']
+
+def test_an_anchor_is_the_id_quarto_gives_its_heading():
+    "Quarto (pandoc) drops what precedes a heading's first letter: '## 11_results' is #results, so a link to"
+    " course_exercises.ipynb#11_results (as the course's links were before its checkers split) is named, and no link of"
+    " the notebooks points at an anchor their pages lack."
+    docs = check_docs_module()
+    assert [docs.slug(h) for h in ('11_results', '13_parsing', 'How a check reports', '2.1 Masks', '§3.2', 'Exercise 3: `check_pad_batch`')] == \
+        ['results', 'parsing', 'how-a-check-reports', 'masks', 'section', 'exercise-3-check_pad_batch']
+    md = lambda s: {'cell_type': 'markdown', 'source': [s]}
+    pages = {'a.ipynb': [md('[x](b.ipynb#11_results) [y](b.ipynb#results) [z](#parsing)')], 'b.ipynb': [md('## 11_results')]}
+    assert docs.check_links(pages, ROOT / 'nbs') == ['a.ipynb: b.ipynb#11_results: no heading #11_results in b.ipynb',
+                                                     'a.ipynb: #parsing is no heading of this page']
+    assert docs.check_links(notebook_pages(), ROOT / 'nbs') == []
+
+def test_the_sidebar_says_which_notebooks_the_paper_section_holds():
+    "sidebar.yml's first line names the paper path's range as its section lists it: 00 to 13."
+    import yaml
+    side = (ROOT / 'nbs' / 'sidebar.yml').read_text(encoding='utf-8')
+    paper = next(s['contents'] for s in yaml.safe_load(side)['website']['sidebar']['contents'] if isinstance(s, dict) and s.get('section') == 'The paper')
+    first, last = paper[0][:2], paper[-1][:2]
+    assert (first, last) == ('00', '13') and f"the paper path ({first}-{last})" in side.splitlines()[0], side.splitlines()[0]
+
+NOTES = """
+import { readingNote, cutText, countChars, splitSentences, sentenceSpans } from './nbs/live/app.mjs';
+import { Tokenizer } from './nbs/live/tokenizer.mjs';
+import { readFileSync } from 'node:fs';
+const { tokenizers, lines, texts } = JSON.parse(readFileSync(0, 'utf8'));
+const tok = Object.fromEntries(Object.entries(tokenizers).map(([k, f]) => [k, new Tokenizer(JSON.parse(readFileSync(f, 'utf8')))]));
+const note = (t, from) => readingNote(t, [...tok[from].encodeInfo(t).pieces, '</s>'], from, from === 'German' ? 'English' : 'German');
+console.log(JSON.stringify({
+  lines: Object.fromEntries(Object.entries(lines).map(([k, [from, ls]]) => [k, ls.map(l => note(l, from))])),
+  texts: texts.map(([t, from]) => note(t, from)),
+  split: ['Im Jahr 2010. Danach schläft er.', 'Acme Inc. The dog runs.', 'Am 3. Mai kam Dr. Müller, z. B. mit Äpfeln usw. Dann ging er.',
+          'Im 19. Jh. entstand sie. Sie steht noch.', 'Die Firma Müller & Co. baut Häuser.', 'Sie kaufen Äpfel, Brot etc. Dann gehen sie.', 'Er wurde 1990 geboren.\\nDanach kam er.'].map(splitSentences),
+  spans: sentenceSpans(' Ein Hund.  Zwei Katzen. '),
+  cut: [cutText('Ein Hund läuft über die Wiese. '.repeat(11).trim()), cutText('Ein Hund. ' + 'Eine Katze schläft lange '.repeat(14) + 'zuletzt.'),
+        cutText('Eine Katze schläft lange '.repeat(14) + 'zuletzt. Ein Hund.')],
+  count: ['  ' + 'Ein Hund läuft über die Wiese. '.repeat(11), 'Ein Hund.  '].map(countChars) }));
+"""
+
+@pytest.fixture(scope='module')
+def en_de_tokenizer_file(tmp_path_factory) -> Path:
+    "tokenizer.json of the pretrained en→de model, as the ONNX export writes it."
+    from transformer_nb.apps.pretrained import load_pretrained
+    path = tmp_path_factory.mktemp('tok-en') / 'tokenizer.json'
+    path.write_text(json.dumps(export_module().tokenizer_json(load_pretrained('multi30k-en-de')[1]), ensure_ascii=False), encoding='utf-8')
+    return path
+
+def test_the_language_notes_on_multi30k_french_and_a_quoted_sign(tokenizer_file, en_de_tokenizer_file):
+    "With the published models' tokenizers, on Multi30k's test2016: no German line in the German box and no English line"
+    " in the English box gets a note; French lines get the line any language the model does not read gets ('This looks"
+    " like French, but this model reads German', no switch offered), the reader's 'Un homme fait du vélo dans la rue.'"
+    " included; an ordinary German caption quoting a sign in capitals gets no note, a text all in capitals gets its own."
+    node()
+    folder = skip_without_multi30k()
+    test = lambda lang: gzip.open(folder / f'test_2016_flickr.{lang}.gz', 'rt', encoding='utf-8').read().splitlines()
+    texts = [['Un homme fait du vélo dans la rue.', 'German'], ['Un homme fait du vélo dans la rue.', 'English'],
+             ['The dog is running in the park.', 'German'],
+             ['Ein Mann hält ein Schild mit der Aufschrift „NOTHING LEF NOTHING RIGHT“.', 'German'],
+             ['Eine Frau steht vor einem Schild mit der Aufschrift "NOTHING LEF NOTHING RIGHT".', 'German'],
+             ['EIN MANN FÄHRT MIT DEM RAD.', 'German']]
+    job = {'tokenizers': {'German': str(tokenizer_file), 'English': str(en_de_tokenizer_file)}, 'texts': texts,
+           'lines': {'de': ['German', test('de')], 'en': ['English', test('en')], 'fr': ['German', test('fr')]}}
+    r = subprocess.run([node(), '--input-type=module', '-e', NOTES], input=json.dumps(job), capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    lines = got['lines']
+    assert len(lines['de']) == len(lines['en']) == 1000 and not any(lines['de']) and not any(lines['en']), \
+        [(l, n) for k in ('de', 'en') for l, n in zip(test(k), lines[k]) if n][:3]
+    french = [n for n in lines['fr'] if n and n['kind'] == 'other']
+    assert all(n['why'].startswith('This looks like French, but this model reads German') and not n['offer'] for n in french), french[:3]
+    assert len(french) >= 850, f"{len(french)} of 1000 French lines named French (903 when measured)"   # the rest: no note, or 'letters'
+    fr_de, fr_en, en_de, sign, sign2, caps = got['texts']
+    english_line = en_de['why']                                                  # the line of a language the model does not read
+    assert fr_de['why'] == english_line.replace('English', 'French') and fr_de['offer'] is False and en_de['offer'] is True
+    assert fr_en['why'] == 'This looks like French, but this model reads English: it reads your words as English ones, so the translation means little.'
+    assert sign is None and sign2 is None, (sign, sign2)
+    assert caps['kind'] == 'capitals' and caps['why'].startswith('Most of these words are in capitals, which the model splits into single letters'), caps
+    # the splitter: a year ends its sentence, as an abbreviation that may end one (Inc., usw.) does before a capital;
+    # an ordinal, Dr., z. B., Jh. before a lower-case word and Co. before one do not
+    assert got['split'] == [['Im Jahr 2010.', 'Danach schläft er.'], ['Acme Inc.', 'The dog runs.'],
+                            ['Am 3. Mai kam Dr. Müller, z. B. mit Äpfeln usw.', 'Dann ging er.'], ['Im 19. Jh. entstand sie.', 'Sie steht noch.'],
+                            ['Die Firma Müller & Co. baut Häuser.'], ['Sie kaufen Äpfel, Brot etc.', 'Dann gehen sie.'], ['Er wurde 1990 geboren.', 'Danach kam er.']]
+    assert got['spans'] == [[0, 12], [12, 25]]
+    # the cut: where the last whole sentence ends within 300 characters; a first sentence longer than that, at a space
+    whole, short_first, long_first = got['cut']
+    assert whole == {'text': ('Ein Hund läuft über die Wiese. ' * 9).strip(), 'cut': True}, whole
+    assert short_first == {'text': 'Ein Hund.', 'cut': True}, short_first
+    assert long_first == {'text': ('Eine Katze schläft lange ' * 12).strip(), 'cut': True}, long_first
+    # the counter and the warning count the same characters: the box's text without the spaces around it
+    assert got['count'] == [{'n': 31 * 11 - 1, 'text': ('Ein Hund läuft über die Wiese. ' * 9).strip(), 'cut': True}, {'n': 9, 'text': 'Ein Hund.', 'cut': False}]
+
+# --- the site's tables at a phone's width and a desktop's ------------------------------------------------------------
+
+TABLE = __import__('re').compile(r'(?m)^\|.*\|[ \t]*\n\|[-:| ]+\|[ \t]*\n(?:\|.*\|[ \t]*(?:\n|$))*')
+# What Quarto's theme gives a page that matters to a table's layout: Bootstrap's rules for `table.table` (the class Quarto
+# puts on each Markdown table), its body text, and the gutters of its column on a phone (1.5em a side)
+QUARTO_TABLES = ('body{margin:0;font-size:16px;line-height:1.5;font-family:system-ui,sans-serif} main{padding:0 1.5em}'
+                 ' .table{width:100%;margin-bottom:1rem;vertical-align:top;border-collapse:collapse}'
+                 ' .table>:not(caption)>*>*{padding:.5rem .5rem;border-bottom:1px solid #dee2e6}'
+                 ' @media (min-width: 992px){main{max-width:850px;margin:0 auto}}')
+
+def markdown_tables() -> list[tuple[str, str]]:
+    "Every Markdown table of the notebooks, their text and their Markdown outputs: [(notebook, table)]."
+    out = []
+    for nb, cells in notebook_pages().items():
+        for c in cells:
+            texts = [''.join(c['source'])] if c['cell_type'] == 'markdown' else []
+            texts += [o['data']['text/markdown'] if isinstance(o['data']['text/markdown'], str) else ''.join(o['data']['text/markdown'])
+                      for o in c.get('outputs', []) if 'text/markdown' in o.get('data', {})]
+            out += [(nb, m.group(0)) for t in texts for m in TABLE.finditer(t)]
+    return out
+
+def table_html(md:str) -> str:
+    "A Markdown table as Quarto writes it: <table class=\"caption-top table\">, its cells' links, code, bold and maths (as their letters)."
+    import html, re
+    def cell(t):
+        t = html.escape(t.strip(), quote=False)
+        t = re.sub(r'\$([^$]+)\$', lambda m: '<span class="math inline">' + re.sub(r'\\[a-zA-Z]+|[{}^_\\]', '', m.group(1)) + '</span>', t)
+        t = re.sub(r'`([^`]+)`', r'<code>\1</code>', t)
+        t = re.sub(r'\[([^\]]+)\]\(([^)]+)\)', r'<a href="\2">\1</a>', t)
+        return re.sub(r'\*\*([^*]+)\*\*', r'<strong>\1</strong>', t)
+    head, _, *body = [re.split(r'(?<!\\)\|', l.strip()[1:-1]) for l in md.strip().splitlines()]
+    row = lambda cs, tag: '<tr>' + ''.join(f'<{tag}>{cell(c)}</{tag}>' for c in cs) + '</tr>'
+    return f'<table class="caption-top table"><thead>{row(head, "th")}</thead><tbody>{"".join(row(r, "td") for r in body)}</tbody></table>'
+
+def tables_page(folder:Path) -> Path:
+    "A page of every Markdown table of the notebooks, each in a cell's output as Quarto lays it out, with the site's stylesheet."
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / 'nbs' / 'styles.css', folder / 'styles.css')
+    cells = ''.join(f'<div class="cell-output cell-output-display" data-from="{nb} {i}">{table_html(t)}</div>' for i, (nb, t) in enumerate(markdown_tables()))
+    (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
+                                       f'<link rel="icon" href="data:,"><style>{QUARTO_TABLES}</style><link rel="stylesheet" href="styles.css"></head>'
+                                       f'<body><main>{cells}</main></body></html>', encoding='utf-8')
+    return folder
+
+def measure_tables(url:str, width:int) -> dict:
+    r = subprocess.run([node(), ROOT / 'tests' / 'live_page.mjs', '--tables', url], capture_output=True, text=True, encoding='utf-8', timeout=300,
+                       env={**__import__('os').environ, 'CHROMIUM': chromium(), 'WIDTH': str(width)})
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = json.loads(r.stdout)
+    assert not out['errors'], out['errors']
+    return out
+
+def test_tables_wrap_at_spaces_and_wide_ones_scroll_in_their_own_box(tmp_path):
+    "Every Markdown table of the notebooks, laid out by the site's stylesheet in headless Chromium, 390 and 1,400 px wide:"
+    " no word of a cell broken inside itself ('un/der/a/mi/nut/e'), every table within the window (wrapping at spaces, or,"
+    " wider than the column, scrolling in its own box), nothing wider than the window; and on the phone no table more than"
+    " 4 times as tall as on the desktop, lib_significance's results table at most twice (when cells broke anywhere: up to"
+    " 7.3 times, and that table 5.6 times, 21,468 px on the site)."
+    playwright(); chromium()
+    with serve(tables_page(tmp_path / 'site')) as url:
+        phone, desk = measure_tables(url, 390), measure_tables(url, 1400)
+    n = len(markdown_tables())
+    for out in (phone, desk):
+        t = out['tables']
+        assert len(t) == n > 50, (len(t), n)
+        assert not [(x['from'], x['broken'][:5]) for x in t if x['broken']], [(x['from'], x['broken'][:5]) for x in t if x['broken']]
+        assert all(x['right'] <= x['inner'] for x in t) and out['width'][0] <= out['width'][1], [x for x in t if x['right'] > x['inner']]
+    assert any(x['scroll'] > x['client'] + 1 for x in phone['tables']), "a wide table scrolls on a phone (the test would miss a wrap-anywhere rule)"
+    ratio = {x['from']: x['height'] / y['height'] for x, y in zip(phone['tables'], desk['tables'])}
+    assert max(ratio.values()) <= 4, sorted(ratio.items(), key=lambda kv: -kv[1])[:3]
+    results = [k for k, x in zip(ratio, phone['tables']) if k.startswith('lib_significance.ipynb') and x['height'] == max(
+        y['height'] for y in phone['tables'] if y['from'].startswith('lib_significance.ipynb'))]
+    assert results and ratio[results[0]] <= 2, {k: v for k, v in ratio.items() if k.startswith('lib_significance')}

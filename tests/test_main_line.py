@@ -12,7 +12,7 @@ import pytest
 
 NBS = Path(__file__).resolve().parents[1] / 'nbs'
 PAPER = sorted(NBS.glob('[0-9][0-9]_*.ipynb'))
-CODE_MAX, PATH_CODE_MAX, FIGS_MIN, PATH_FIGS_MIN, EXERCISES_MIN = 100, 1_091, 2, 30, 3
+CODE_MAX, PATH_CODE_MAX, FIGS_MIN, PATH_FIGS_MIN, EXERCISES_MIN = 100, 1_201, 2, 30, 3   # the path: 1,091 for 00-13, then 12's whole Table 3 (+10) and 14_since_2017 (+100)
 OVER = {}   # main lines still past CODE_MAX, with the most lines each may show: only falls, gone at CODE_MAX
 WIDTH_MIN, DPI_MIN = 500, 100
 GOING_DEEPER = re.compile(r'^(#+)\s*Going deeper', re.M | re.I)

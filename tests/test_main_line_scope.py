@@ -100,7 +100,8 @@ STUB_NAMES = {'02_multihead': (('b2d0a003', ('math', 'torch')), ('b2e1f007', ('m
               '10_decoding': (('c0b1e021', ('PAD_ID', 'BOS_ID', 'EOS_ID', 'torch')),),
               '11_results': (('e11c0001', ('math', 'Counter')),),
               '12_variations': (('e12c0002', ('t3',)), ('e11c0003', ('torch', 'layer3', 'lab'))),
-              '13_parsing': (('e12c0002', ('Tree', 'is_preterminal', 'coarse_label', 'john')), ('e12c0004', ('evalb_counts',)))}
+              '13_parsing': (('e12c0002', ('Tree', 'is_preterminal', 'coarse_label', 'john')), ('e12c0004', ('evalb_counts',))),
+              '14_since_2017': (('s14h0002', ('torch',)), ('s14h0003', ('torch', 'pe_frequencies', 'rotate')), ('s14h0004', ('torch', 'GroupedKV')))}
 
 # ---------------------------------------------------------------- the paper's method only
 ENGINEERING = re.compile(r'\braise\b|\bassert\b|\bcheck_\w+|\bvalidate\(|\bcache\b|\bcached?_\w*|\w*_cache\b|\brank\b|'
@@ -125,6 +126,12 @@ ALLOWED = {
             "the model on a GPU (00's device): the causal mask is made where the target's tokens are",
         'return torch.ones(n, n, dtype=torch.bool, device=device).tril()[None, None]': 'the same: made on that device, not copied there',
         "return pad_mask(tgt, pad_id) & causal_mask(tgt.shape[1], tgt.device)   # on the tokens' device": 'the same, for the decoder',
+    },
+    '14_since_2017': {
+        "a = torch.arange(start, start + x.shape[-2], device=x.device)[:, None] * pe_frequencies(x.shape[-1]).to(x.device)   # (n, d/2) angles, float64":
+            "the model on a GPU (00's device): the rows' positions and 05's frequencies made where the queries are, as 01's causal mask is",
+        "one = {'preln': dict(norm_first=True), 'rmsnorm': dict(norm='rms'), 'rope': dict(rope=True), 'swiglu': dict(ffn='swiglu', d_ff=round(2 * base['d_ff'] / 3)), 'gqa': dict(kv_groups=max(1, base['h'] // 4))}":
+            "pre-LN is this page's first change: `norm_first` names it as the model's options and tnb-train do",
     },
     '05_positional_encoding': {
         "self.register_buffer('pe', sinusoidal_encoding(max_len, d_model).float(), persistent=False)   # (max_len, d_model), computed once":

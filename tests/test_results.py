@@ -66,6 +66,7 @@ def test_bad_records_are_refused(tmp_path):
 import importlib.util
 from transformer_nb.evaluation import corpus_scores
 from transformer_nb.variations import table3_variants
+from transformer_nb.since2017 import since2017_variants
 from transformer_nb.lib.scoring import TABLE3_KEYS, table3_table
 from transformer_nb.lib.options import PRESETS
 from transformer_nb.lib.options import get_model_config
@@ -83,7 +84,7 @@ def test_sweep_commands_train_exactly_the_variant():
     "The tnb-train options the sweep writes give back each variant's overrides, hence its config."
     flags = sweep_module().flags
     from transformer_nb.apps.workflow import _split
-    for name, o in table3_variants(PRESETS['mini']).items():
+    for name, o in {**table3_variants(PRESETS['mini']), **since2017_variants(PRESETS['mini'])}.items():
         a = _train_parser().parse_args(['--dataset', 'multi30k', '--preset', 'small', *flags(o)])
         given = _settings(a)[0]
         assert (a.preset, given) == ('small', o), name
@@ -91,10 +92,22 @@ def test_sweep_commands_train_exactly_the_variant():
         get_model_config(a.preset, **model); TrainConfig(**train)     # a valid configuration, row D's eps_ls a training setting
 
 def test_sweep_refuses_unknown_variants(capsys):
-    with pytest.raises(SystemExit) as e: sweep_module().main(['--only', 'base,C-N6', '--results', '/nonexistent/t3.json'])
+    with pytest.raises(SystemExit) as e: sweep_module().main(['--only', 'base,C-N6', '--results-dir', '/nonexistent'])
     assert e.value.code == 2 and "unknown variant(s) ['C-N6']" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as e: sweep_module().main(['--preset', 'huge', '--results', '/nonexistent/t3.json'])
+    with pytest.raises(SystemExit) as e: sweep_module().main(['--preset', 'huge', '--results-dir', '/nonexistent'])
     assert e.value.code == 2 and "invalid choice: 'huge'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e: sweep_module().main(['--only', 'base', '--seeds', '0,one'])
+    assert e.value.code == 2 and "--seeds '0,one'" in capsys.readouterr().err
+
+def test_sweep_names_its_runs_and_orders_them_by_seed():
+    "Each family's variants, each seed a run of its own, the base's seeds first; NAME-seedK one run; flags for the switches."
+    m, err = sweep_module(), lambda msg: pytest.fail(msg)
+    runs = m.chosen('all,since2017', [0, 1, 2], 'mini', err)
+    assert len(runs) == 3 * (len(table3_variants(PRESETS['mini'])) + len(since2017_variants(PRESETS['mini']))) == len(set(runs))
+    assert runs[:4] == [('table3', 'base'), ('table3', 'base-seed1'), ('table3', 'base-seed2'), ('table3', 'A-h1')]
+    assert [m.parse_id(n)[1] for _, n in runs[3:]] == sorted(m.parse_id(n)[1] for _, n in runs[3:])     # seed 0 whole, then 1, then 2
+    assert m.chosen('rope-seed1,B-dk4', [0, 1], 'mini', err) == [('table3', 'B-dk4'), ('since2017', 'rope-seed1'), ('table3', 'B-dk4-seed1')]
+    assert m.flags(dict(norm_first=True, rope=False, kv_groups=2)) == ['--norm-first', '--no-rope', '--kv-groups', '2']
 
 def test_table3_file_has_real_records():
     recs = load_results(TABLE3, TABLE3_KEYS)

@@ -10,7 +10,13 @@ a page resolves to nothing:
   name a notebook that exists, and an anchor after it (`#beam-search`) a heading of that notebook;
 - an anchor alone (`#beam-search`) must name a heading of the page itself;
 - a link to a bare `.html` page is refused: it opens nothing in Jupyter (link the `.ipynb`);
-- any other relative link or image (`../results/x.json`, `figure.png`) must be a file that exists.
+- any other relative link or image (`../results/x.json`, `figure.png`) must be a file that exists;
+- a page link the live translator writes in its modules (`nbs/live/*.mjs`, a string such as
+  `'apps_attention_explorer.html#translator'`) must name a notebook's page, and its anchor a heading of it or an id the
+  script gives (SCRIPT_ANCHORS).
+
+An anchor is the id Quarto (pandoc) gives the heading, which drops everything before the heading's first letter: the
+heading "## 11_results" is `#results`, never `#11_results`.
 
 It also reads every API entry (the output of `show_doc`) as the page will show it: a signature must name the package's
 own types as the code writes them (no `__main__.`, no `NoneType` made up from a default of None, no `<lambda>` or
@@ -32,13 +38,16 @@ def prose(text:str) -> str:
     return CODE.sub('', text)
 
 def slug(heading:str) -> str:
-    "The anchor Quarto (pandoc) gives a heading: lower case, markup and punctuation dropped, spaces to hyphens."
+    "The anchor Quarto (pandoc) gives a heading: lower case, markup and punctuation dropped, spaces to hyphens, and"
+    " everything before the first letter dropped (an id starts with a letter: '11_results' is 'results'), else 'section'."
     t = re.sub(r'`([^`]*)`', r'\1', heading)                         # code spans keep their text
     t = re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', t)                    # links keep their text
     t = re.sub(r'\$[^$]*\$', lambda m: m.group(0)[1:-1], t)          # maths keeps its letters
     t = unicodedata.normalize('NFKC', t).lower()
     t = ''.join(ch for ch in t if ch.isalnum() or ch in ' -_.')
-    return re.sub(r'\s+', '-', t.strip()).strip('-')
+    t = re.sub(r'\s+', '-', t.strip()).strip('-')
+    first = next((i for i, ch in enumerate(t) if ch.isalpha()), len(t))
+    return t[first:] or 'section'
 
 def headings(cells) -> set[str]:
     out = set()
@@ -53,9 +62,13 @@ def headings(cells) -> set[str]:
 # (nbs/live/app.mjs, `attach`), which 10_decoding links to land with the translator in view.
 SCRIPT_ANCHORS = {'apps_attention_explorer.ipynb': {'translator'}}
 
+def page_anchors(pages:dict) -> dict[str, set[str]]:
+    "The anchors of each page of `pages` {notebook name: processed cells}: its headings' ids and those its script sets."
+    return {name: headings(cells) | SCRIPT_ANCHORS.get(name, set()) for name, cells in pages.items()}
+
 def check_links(pages:dict, nbs:Path) -> list[str]:
     "Problems with the internal links and images of `pages` {notebook name: processed cells}; [] when all resolve."
-    anchors = {name: headings(cells) | SCRIPT_ANCHORS.get(name, set()) for name, cells in pages.items()}
+    anchors = page_anchors(pages)
     bad = []
     for name, cells in pages.items():
         for c in cells:
@@ -75,6 +88,25 @@ def check_links(pages:dict, nbs:Path) -> list[str]:
                     elif anchor and anchor not in anchors[path]: bad.append(f"{name}: {target}: no heading #{anchor} in {path}")
                 elif not (nbs / path).exists():
                     bad.append(f"{name}: {target} resolves to nothing ({(nbs / path).resolve()})")
+    return bad
+
+# A page of the site written in the live translator's modules, at the end of a string or a template (before its quote,
+# or a query): 'name.html', `${offset}name.html`, 'name.html#anchor'
+LIVE_LINK = re.compile(r"""(?<![\w.-])([A-Za-z0-9_-][A-Za-z0-9_.-]*\.html)(?:#([\w-]*))?(?=['"`?])""")
+
+def live_links(live:Path) -> list[tuple[str, str, str]]:
+    "Every page link written in `live`'s modules (*.mjs): [(module, page, anchor or '')]."
+    return [(f.name, m.group(1), m.group(2) or '') for f in sorted(live.glob('*.mjs'))
+            for m in LIVE_LINK.finditer(f.read_text(encoding='utf-8'))]
+
+def check_live_links(pages:dict, live:Path) -> list[str]:
+    "Problems with the page links of the live translator's modules in `live` (a page that is no notebook of `pages`,"
+    " an anchor that is no heading of it); [] when all resolve."
+    anchors, bad = page_anchors(pages), []
+    for module, page, anchor in live_links(live):
+        nb = page.removesuffix('.html') + '.ipynb'
+        if nb not in pages: bad.append(f"live/{module}: {page}: the site has no such page (no notebook {nb})")
+        elif anchor and anchor not in anchors[nb]: bad.append(f"live/{module}: {page}#{anchor}: no heading #{anchor} in {nb}")
     return bad
 
 NOISE = re.compile(r'__main__\.|NoneType|<lambda>|<class |<function |object at 0x')
@@ -107,7 +139,7 @@ def main():
     pages = {str(s): json.loads((cache/s).read_text())['cells'] for s in srcs}
     empty = [s for s, cells in pages.items() if not cells]
     if empty: sys.exit(f"docs pages without cells: {empty}")
-    bad = check_links(pages, nbs)
+    bad = check_links(pages, nbs) + check_live_links(pages, nbs / 'live')
     if bad: sys.exit(f"{len(bad)} broken link(s) in the docs pages:\n" + '\n'.join(bad))
     bad = api_problems(pages)
     if bad: sys.exit(f"{len(bad)} API entries that read as noise:\n" + '\n'.join(bad))

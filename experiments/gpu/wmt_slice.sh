@@ -7,7 +7,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 if ! python3 -c "import fastcore, sentencepiece, tqdm" 2>/dev/null; then
   python3 -m pip install -q --no-index --find-links .whl --target /tmp/site fastcore tqdm sentencepiece packaging
   export PYTHONPATH=$PWD:/tmp/site
-else export PYTHONPATH=$PWD; fi
+else export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}; fi   # what the caller put there (carried wheels) stays
 D=${D:-/tmp/wmt/wmt14-en-de}
 [ "${NO_CORPUS:-}" = 1 ] && return 0
 mkdir -p "$D"

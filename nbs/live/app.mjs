@@ -6,6 +6,9 @@
 // the export decodes it (config.json: its beam and alpha, its task's), or greedily, as the reader picks, and its search
 // is shown a step at a time (BeamView).
 import { lengthPenalty, outputCap as cap } from './decoding.mjs';
+// What int8 weights change, as measured (results/onnx.json, bench/bench_onnx.py: the published German → English model,
+// int8 export against PyTorch in float32, greedy, on Multi30k's test set; tests/test_live.py ties the figures to it)
+export const INT8_NOTE = 'Its weights are int8: on Multi30k\'s 1,000 test2016 sentences (German → English, greedy), int8 changes 101 translations against float32 (tnb-translate), and BLEU from 39.67 to 39.59.';
 export const MAX_CHARS = 300;                  // the longest input, in characters: the page says so before it cuts
 export const DIRECTIONS = {
   'de-en': { from: 'German', to: 'English', examples: [
@@ -15,6 +18,9 @@ export const DIRECTIONS = {
     'A brown dog runs through the deep snow.', 'Two children are playing on the beach.',
     'A woman in a red hat is riding a bike.', 'A man is playing guitar on the street.'] },
 };
+// The page of the full translator, at the translator `attach` puts there (tools/check_docs.py checks that the page exists
+// and the anchor is one it has, as it checks every page link written in nbs/live)
+export const EXPLORER = 'apps_attention_explorer.html#translator';
 const SPACE = '\u2581', WASM = 'ort-wasm-simd-threaded.wasm';
 const here = new URL('./', import.meta.url);
 const mb = n => (n / 1e6).toFixed(1), a = w => (/^[AEIOU]/.test(w) ? 'an ' : 'a ') + w;
@@ -38,30 +44,45 @@ export const visible = text => [...text].map(c => !ODD.test(c) || PLAIN.test(c) 
 
 // `text` split into sentences, each to be translated alone (the models were trained on one sentence at a time): at a line
 // break, and after . ! ? or … (and any closing quote or bracket) followed by a space and a capital letter, a digit or an
-// opening quote, unless the word before the full stop is a number ("am 3. Mai"), one letter ("J. K."), has a full stop
-// inside ("z.B.", "e.g.") or is a common abbreviation (Dr., Mr., St., Nr., ...)
-const ABBREV = new Set(['dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'nr', 'no', 'vs', 'bzw', 'ca', 'hr', 'fr', 'jr', 'sr', 'str', 'inc', 'ltd', 'co', 'mt', 'vgl', 'usw', 'etc', 'evtl', 'ggf', 'geb', 'jh', 'abb']);
-export function splitSentences(text) {
+// opening quote, unless the word before the full stop is a number of at most three digits (an ordinal: "am 3. Mai"; a
+// year ends its sentence: "Im Jahr 2010. Danach"), one letter ("J. K.", "z. B."), has a full stop inside ("z.B.",
+// "e.g.") or is an abbreviation that a name or a number follows (Dr., Mr., St., Nr., ...). An abbreviation that may end
+// a sentence (Inc., Ltd., etc., usw.) ends one before a capital: "Acme Inc. The dog runs." is two.
+const ABBREV = new Set(['dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'nr', 'no', 'vs', 'bzw', 'ca', 'hr', 'fr', 'str', 'mt', 'vgl', 'evtl', 'ggf', 'geb', 'abb']);
+// Where each sentence of `text` ends: [start, end] offsets into `text`, untrimmed, in order (splitSentences trims them)
+export function sentenceSpans(text) {
   const out = [];
-  for (const line of text.split(/\r\n|[\n\r\u2028\u2029]/)) {
-    const re = /([.!?…]+)["'»«“”’)\]]*\s+(?=[\p{Lu}\p{N}"'„“«‘(¿¡])/gu;
+  for (const line of text.matchAll(/[^\n\r\u2028\u2029]+/g)) {
+    const re = /([.!?…]+)["'»«“”’)\]]*\s+(?=[\p{Lu}\p{N}"'„“«‘(¿¡])/gu, at = line.index, body = line[0];
     let start = 0, m;
-    while ((m = re.exec(line))) {
-      const end = m.index + m[0].length, before = line.slice(start, m.index).split(/\s+/).at(-1) || '';
-      if (m[1] === '.' && (/^\p{N}+$/u.test(before) || /^\p{L}$/u.test(before) || /\./.test(before) || ABBREV.has(before.toLowerCase()))) continue;
-      out.push(line.slice(start, end).trim()); start = end;
+    while ((m = re.exec(body))) {
+      const end = m.index + m[0].length, before = body.slice(start, m.index).split(/\s+/).at(-1) || '';
+      if (m[1] === '.' && (/^\p{N}{1,3}$/u.test(before) || /^\p{L}$/u.test(before) || /\./.test(before) || ABBREV.has(before.toLowerCase()))) continue;
+      out.push([at + start, at + end]); start = end;
     }
-    out.push(line.slice(start).trim());
+    out.push([at + start, at + body.length]);
   }
-  return out.filter(Boolean);
+  return out.filter(([a, b]) => text.slice(a, b).trim());
 }
+export const splitSentences = text => sentenceSpans(text).map(([a, b]) => text.slice(a, b).trim());
 
-// Which language `text` looks like, by its common words (and German's letters ä ö ü ß): 'German', 'English' or null
+// Which language `text` looks like, by its common words (and German's letters ä ö ü ß): the name of one of WORDS'
+// languages, or null. The models read German and English; the others are there to be named when a reader types them
+// (a word in two lists, like "des", German and French, counts for neither).
 const WORDS = {
   German: 'der die das den dem des ein eine einer einem einen eines und ist sind mit auf im vom zum zur nicht zwei drei vier sich von zu vor bei am beim für über unter neben hinter ihr sein seine ihre es er sie wir ich du auch oder aber als wie was wird werden hat haben mann männer frau frauen menschen kind kinder hund junge mädchen spielt spielen läuft steht sitzt trägt vor einem',
   English: 'the a and is are with on of to at by from two three four his her their its it he she they we i you also or but as what will be has have man men woman women people child children dog boy girl plays playing runs running stands standing sits sitting wearing this that there',
+  French: 'un le la les une des du d l qu c n j en et est sont avec dans sur pour par au aux ce cette ces qui que il elle ils elles nous vous je son sa ses leur leurs homme hommes femme femmes enfant enfants chien chiens fille filles garçon garçons fait font rue vélo deux trois quatre pas ne devant joue jouent regarde regardent porte portent assis assise debout marche petit petite grand grande rouge bleu noir noire blanc blanche chemise chapeau plage neige eau voiture ville très mais où',
+  Spanish: 'un el la los las una unos unas del y con en por para pero como que está están hay hombre hombres mujer mujeres niño niños niña niñas perro perros chica chicas chico chicos calle bicicleta dos tres cuatro sobre juega juegan mira lleva llevan sentado sentada camisa sombrero playa nieve agua coche ciudad rojo roja azul negro negra blanco blanca muy también su sus',
+  Italian: 'un il lo la gli una dei degli delle della del nel nella sul sulla con per che è sono uomo uomini donna donne bambino bambini bambina ragazzo ragazza ragazzi cane cani strada spiaggia acqua macchina città rosso rossa blu nero nera bianco bianca camicia cappello due tre quattro gioca giocano guarda indossa seduto seduta davanti anche molto su',
+  Portuguese: 'uma os do dos na nas em com não são estão ele ela eles elas seu sua homem homens mulher mulheres menino meninos menina meninas cachorro cão rua praia neve água carro cidade vermelho vermelha preto preta branco branca chapéu dois duas três brincando usando muito também',
+  Dutch: 'een het van op en naar niet ook maar wordt worden heeft hebben zijn vrouw vrouwen kinderen hond honden jongen meisje meisjes straat fiets strand sneeuw twee drie speelt spelen loopt zit zitten draagt rode blauwe zwarte witte bij met aan uit dit deze',
 };
-const SETS = Object.fromEntries(Object.entries(WORDS).map(([k, v]) => [k, new Set(v.split(' '))]));
+const SETS = (() => {
+  const lists = Object.entries(WORDS).map(([k, v]) => [k, new Set(v.split(' '))]), times = {};
+  for (const [, ws] of lists) for (const w of ws) times[w] = (times[w] || 0) + 1;
+  return Object.fromEntries(lists.map(([k, ws]) => [k, new Set([...ws].filter(w => times[w] === 1))]));
+})();
 export function looksLike(text) {
   const words = text.toLowerCase().match(/\p{L}+/gu) || [], n = {};
   for (const [lang, set] of Object.entries(SETS)) n[lang] = words.filter(w => set.has(w)).length;
@@ -69,6 +90,21 @@ export function looksLike(text) {
   const [a, b] = Object.entries(n).sort((x, y) => y[1] - x[1]);
   return a[1] >= 2 && a[1] > 2 * b[1] ? a[0] : null;
 }
+// `pieces` (a source's, as the model read them) by word: [{text, pieces}], a word starting at each piece with ▁; the
+// special pieces (<s>, </s>, <unk>) left out
+function pieceWords(pieces) {
+  const out = [];
+  for (const p of pieces) {
+    if (/^<.*>$/.test(p)) continue;
+    if (p.startsWith(SPACE) || !out.length) out.push({ text: '', pieces: [] });
+    out.at(-1).pieces.push(p); out.at(-1).text += p.replace(/^\u2581/, '');
+  }
+  return out;
+}
+// A word in capitals ("NOTHING"): two letters or more, none of them lower case
+const capitals = w => (w.match(/\p{L}/gu) || []).length >= 2 && /^[^\p{Ll}]*$/u.test(w) && /\p{Lu}/u.test(w);
+// How many of these pieces (those with a letter) are one letter alone: {single, total}
+const singles = ps => { const l = ps.filter(p => /\p{L}/u.test(p)); return { single: l.filter(p => [...p.replace(/^\u2581/, '')].length === 1).length, total: l.length }; };
 // How many of a source's pieces the model cannot read: {unknown, total}, an unknown piece or a byte piece (<0xE4>, of a
 // tokenizer with byte fallback) each unknown; </s> and a lone word start left out
 export function unknownShare(pieces, unk = '<unk>') {
@@ -79,10 +115,13 @@ export function unknownShare(pieces, unk = '<unk>') {
 const piecesAre = ({ unknown, total }) => total === 1 ? 'The one piece the model read is'
   : `${unknown} of the ${total} pieces the model read ${unknown === 1 ? 'is' : 'are'}`;
 // What the page says of a text the model may not read as its language `from` (`other`: the other direction's source
-// language, or null): {kind, why, offer} or null. kind 'other': words of the other language, and the switch to it is
-// offered (offer) only then; 'script': most letters of another script than the Latin the model reads; 'unknown': most
-// pieces unknown (or bytes); 'letters': most of the pieces single letters, as the model splits what it never saw
-// (gibberish, or another language in Latin letters). `pieces`: the source pieces the model read.
+// language, or null): {kind, why, offer} or null. kind 'other': words of another language, German, English, French,
+// Spanish, ... (looksLike): the same line for each, and the switch to the other direction offered (offer) only where it
+// reads that language; 'script': most letters of another script than the Latin the model reads; 'unknown': most pieces
+// unknown (or bytes); 'capitals': most words in capitals, split into single letters (the model's captions are written
+// in ordinary case); 'letters': most of the pieces single letters, as the model splits what it never saw (gibberish, or
+// another language in Latin letters), words in capitals left out (a sign quoted in an ordinary caption, "NOTHING LEFT",
+// is no reason to say the model cannot read the caption). `pieces`: the source pieces the model read.
 export function readingNote(text, pieces, from, other = null) {
   const looks = looksLike(text), means = `it reads ${from} (the words of image captions), so the translation means little.`;
   if (looks && looks !== from) return { kind: 'other', offer: looks === other,
@@ -92,20 +131,38 @@ export function readingNote(text, pieces, from, other = null) {
     return { kind: 'script', offer: false, why: `The model cannot read this: it reads ${from}, in Latin letters, and most of these letters are of another script, unknown to it; the translation means little.` };
   const share = unknownShare(pieces);
   if (share.total && share.unknown / share.total > 0.5) return { kind: 'unknown', offer: false, why: `${piecesAre(share)} unknown to it: ${means}` };
-  const words = pieces.filter(p => !/^<.*>$/.test(p) && /\p{L}/u.test(p)), single = words.filter(p => [...p.replace(/^\u2581/, '')].length === 1);
-  if (words.length >= 4 && single.length / words.length > 0.5)
-    return { kind: 'letters', offer: false, why: `The model cannot read this: it splits it into single letters (${single.length} of ${words.length} pieces), as it splits words it has never seen; ${means}` };
+  const words = pieceWords(pieces).filter(w => /\p{L}/u.test(w.text)), caps = words.filter(w => capitals(w.text));
+  const inCaps = singles(caps.flatMap(w => w.pieces)), rest = singles(words.filter(w => !capitals(w.text)).flatMap(w => w.pieces));
+  if (caps.length >= 2 && caps.length > words.length / 2 && inCaps.single > inCaps.total / 2)
+    return { kind: 'capitals', offer: false, why: `Most of these words are in capitals, which the model splits into single letters (${inCaps.single} of ${inCaps.total} pieces), as it splits words it has never seen: it learned ${from} from captions written in ordinary case. Write it so, or the translation means little.` };
+  if (rest.total >= 4 && rest.single > rest.total / 2)
+    return { kind: 'letters', offer: false, why: `The model cannot read this: it splits it into single letters (${rest.single} of ${rest.total} pieces), as it splits words it has never seen; ${means}` };
   return null;
 }
-// `text` cut to MAX_CHARS characters (UTF-16 units, as the translator and a textarea count them) at the last space before
-// the limit, or at the limit in a word longer than 40 characters, never inside an emoji's surrogate pair
+// `text` cut to MAX_CHARS characters (UTF-16 units, as the translator and a textarea count them) where a sentence ends
+// (splitSentences), else, in a sentence longer than the limit, at the last space before the limit, or at the limit in a
+// word longer than 40 characters, never inside an emoji's surrogate pair
 export function cutText(text, max = MAX_CHARS) {
   if (text.length <= max) return { text, cut: false };
+  let end = 0;
+  for (const [a, b] of sentenceSpans(text)) {
+    const e = a + text.slice(a, b).trimEnd().length;
+    if (e > max) break;
+    end = e;
+  }
+  if (end) return { text: text.slice(0, end), cut: true };
   let at = max;
   if (/[\udc00-\udfff]/.test(text[at])) at--;
   const space = text.lastIndexOf(' ', max);
   if (space > max - 40) at = space;
   return { text: text.slice(0, at).trimEnd(), cut: true };
+}
+// What the counter and the warning say of the box's `value`, alike: {n, text, cut}, n the characters of the text the
+// page translates (the box's text without the spaces around it, in UTF-16 units, as cutText counts), text what of it is
+// translated (cutText), cut whether that is less
+export function countChars(value) {
+  const all = value.trim(), { text, cut } = cutText(all);
+  return { n: all.length, text, cut };
 }
 // What of `text` the model cannot read as written: [{text, as}], `as` 'unknown' (characters its vocabulary lacks, each
 // run one unknown piece), 'dropped' (characters its normalization removes) or 'space' (characters it reads as a space,
@@ -441,12 +498,16 @@ class Live {
   // For the tests and the benchmark (bench/live_bench.mjs): the current direction's Translator once loaded, and its load
   get translator() { return this.ready?.[this.dir] || null; }
   loadModel() { return this.load(this.dir, this.latest); }
+  // The counter: the characters the page translates (countChars, as the warning under a cut translation counts them)
   counted() {
-    const n = this.text.value.length, over = n > MAX_CHARS;
-    this.count.classList.toggle('over', over);
-    if (!over) { this.count.textContent = `${n} / ${MAX_CHARS} characters`; return; }
-    const kept = cutText(this.text.value.trim()).text, tail = kept.split(' ').slice(-3).join(' ');
-    this.count.textContent = `${n} / ${MAX_CHARS} characters: only the first ${kept.length} will be translated, up to “…${tail}”`;
+    const { n, text, cut } = countChars(this.text.value), tail = text.split(' ').slice(-3).join(' ');
+    this.count.classList.toggle('over', cut);
+    this.count.textContent = cut ? `${n} / ${MAX_CHARS} characters: only the first ${text.length} will be translated, up to “…${tail}”`
+      : `${n} / ${MAX_CHARS} characters`;
+  }
+  // Nothing of an earlier translation left on screen: its result, its beam view, the status line
+  clear() {
+    this.result.replaceChildren(); this.beamBox.replaceChildren(); this.views = []; this.beamWrap.hidden = true; this.status.textContent = '';
   }
   async switchTo(name, first = false) {
     const d = DIRECTIONS[name];
@@ -457,7 +518,7 @@ class Live {
     this.text.placeholder = `Type ${a(d.from)} sentence here, or pick an example`;
     this.examples.replaceChildren(h('span', {}, 'Examples:'), ...d.examples.map(s =>
       h('button', { type: 'button', class: 'tnb-ex', onclick: () => { this.text.value = s; this.counted(); this.run(); } }, s)));
-    if (!first) { this.result.replaceChildren(); this.beamWrap.hidden = true; this.status.textContent = ''; }
+    if (!first) this.clear();
     this.counted();
     this.describe();
   }
@@ -467,7 +528,7 @@ class Live {
     if (!loaded) { try { note.push(`The first ${d.from} → ${d.to} translation downloads it (${mb(await downloadSize(name))} MB). `); } catch {} }
     let weights = 'int8';
     try { weights = (await files()).weights?.[name] || weights; } catch {}
-    if (weights === 'int8') note.push(`Its int8 weights can change a word against the Python model's translation (tnb-translate). `);
+    if (weights === 'int8') note.push(`${INT8_NOTE} `);
     note.push('Ctrl-Enter translates.');
     let beam = this.ready?.[name]?.beam;
     if (beam === undefined) { try { beam = (await files()).decoding?.[name]?.beam; } catch {} }
@@ -475,8 +536,11 @@ class Live {
     this.note.textContent = note.join('');
     if (beam) this.decoding.options[0].textContent = beam > 1 ? `beam search, ${beam} hypotheses` : 'greedy (the export\'s decoding)';
   }
+  // Translate the box's text. Whatever an earlier translation left (its result, its beam view, "Model loaded in ...")
+  // goes first: an empty box leaves only the line that asks for a sentence.
   async run() {
     const mine = ++this.latest, name = this.dir, raw = this.text.value.trim();
+    this.clear();
     if (!raw) { this.status.textContent = `Type ${a(DIRECTIONS[name].from)} sentence in the box, or click an example.`; this.text.focus(); return; }
     let tr;
     try { tr = await this.load(name, mine); } catch { return; }
@@ -503,7 +567,7 @@ class Live {
   }
   async decode(mine, tr, raw) {
     if (mine !== this.latest) return;                       // a newer request came while this one waited
-    const { text, cut } = cutText(raw), beam = this.decoding.value === 'greedy' ? 1 : tr.beam, sentences = splitSentences(text);
+    const { n: chars, text, cut } = countChars(raw), beam = this.decoding.value === 'greedy' ? 1 : tr.beam, sentences = splitSentences(text);
     this.result.replaceChildren(h('span', { class: 'tnb-wait' }, 'Translating…'));
     const t0 = performance.now(), results = [];
     try {
@@ -527,7 +591,7 @@ class Live {
     const pieces = results.reduce((a, r) => a + r.out.length, 0);
     const parts = [h('p', { class: 'tnb-line' }, '→ ', hyp),
       h('p', { class: 'tnb-meta' }, `${n > 1 ? `${n} sentences, each translated alone · ` : ''}${how} · ${pieces} pieces in ${ms.toFixed(0)} ms`)];
-    if (cut || results.some(r => r.cut)) parts.push(h('p', { class: 'tnb-warn' }, `Only the first ${text.length} of ${raw.length} characters were translated.`));
+    if (cut || results.some(r => r.cut)) parts.push(h('p', { class: 'tnb-warn' }, `Only the first ${text.length} of ${chars} characters were translated.`));
     // the reader's language: words of the other direction's (the switch offered), or a text the model cannot read
     const other = this.names.find(m => m !== this.dir), said = readingNote(text, srcs.flat(), d.from, other ? DIRECTIONS[other].from : null);
     if (said) {
@@ -545,8 +609,8 @@ class Live {
                    ...read.flatMap((r, i) => [i ? h('span', { class: 'tnb-what' }, ' | ') : null, chips(r.pieces, null, r.unknown)])), ...spaceNote(srcs.flat()));
     }
     if (this.compact && results.some(r => r.record)) {
-      const to = new URL(`${document.querySelector('meta[name="quarto:offset"]')?.content || './'}a21_attention_explorer.html`, location.href);
-      to.search = new URLSearchParams({ dir: this.dir, text }).toString(); to.hash = 'translator';
+      const to = new URL(`${document.querySelector('meta[name="quarto:offset"]')?.content || './'}${EXPLORER}`, location.href);
+      to.search = new URLSearchParams({ dir: this.dir, text }).toString();
       parts.push(h('p', { class: 'tnb-more' }, h('a', { href: to.href }, `Every attention weight of ${n > 1 ? 'these sentences' : 'this sentence'}, layer by layer and head by head: the attention explorer`)));
     }
     this.result.replaceChildren(...parts);

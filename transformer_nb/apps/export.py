@@ -25,6 +25,7 @@ from ..lib.checks import SettingError, check_fields
 from ..positional import pe_frequencies, sinusoidal_encoding
 from ..model import Transformer
 from ..lib.transformer import final_norm
+from ..lib.model_checks import check_paper_layers   # the exports hold the paper's layers (and pre-LN)
 from ..lib.options import ModelConfig
 from ..lib.datasets import sha256_file
 from ..lib.checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
@@ -47,6 +48,7 @@ _QUANTIZATIONS = get_args(Quantization)   # CTranslate2's weight types, as lib_o
 
 def _check_exportable(cfg):
     "Raise ValueError naming the field unless CTranslate2's Transformer spec can express the config `cfg`."
+    check_paper_layers(cfg, "CTranslate2's Transformer spec")
     if cfg.d_k != cfg.d_v:
         raise ValueError(f"CTranslate2 has one head size for queries, keys and values, but this model has d_k={cfg.d_k} "
                          f"and d_v={cfg.d_v}")
@@ -566,7 +568,7 @@ def _onnx_folder(checkpoint, out_dir, o:ExportOptions) -> Path:
     name, checkpoint = c.pretrained and f"pretrained:{c.pretrained}", c.path
     if c.tokenizer is None: raise ValueError(f"{checkpoint} holds no tokenizer: the exported model needs its vocabulary")
     model, tok, decoding = c.model('cpu'), c.tokenizer, _task_decoding(c)
-    model = model.float().eval()
+    model = model.float().eval(); check_paper_layers(model.cfg, 'The ONNX export')
     tok_json = tokenizer_json(tok)                          # refuses a tokenizer that is not BPE, before writing anything
     def fill(tmp:Path):
         _export_graphs(model, tmp)

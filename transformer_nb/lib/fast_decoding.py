@@ -30,7 +30,8 @@ from .tokens import pad_ids
 from ..decoding import next_token_logits, length_penalty   # 10_decoding: the paper's rules, written once
 from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
 from .model_checks import check_tokens, check_ids
-from .transformer import embed, final_norm, PreNorm   # lib_transformer: the decoder's input, pre-LN's parts
+from .transformer import embed, final_norm   # lib_transformer: the decoder's input, pre-LN's last LayerNorm
+from ..since2017 import PreNorm   # 14_since_2017: pre-LN's sub-layer
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
 from .safeguards import printable, check_output, check_not_inputs, output_stream
 from .textio import spaced, sentence_batches   # lib_text_io: the sentences of a file or a stream, one line out per line in
@@ -216,9 +217,10 @@ def _layer_modules(layer, x, memory, src_mask, cache):  # (B, 1, d_model) -> (B,
 def decode_step(model, memory:torch.Tensor, src_mask:torch.Tensor, tgt:torch.Tensor, cache) -> torch.Tensor:
     "`model.decode` for one new token per row (B, 1), in eval mode, with a `FastCache`: logits (B, 1, V), with less work (its `speedups`)."
     s = cache.speedups
+    one = s.one_token_step and getattr(model.cfg, 'paper_layers', True)          # 14_since_2017's layers: through their modules
     x = embed(model, tgt, len(cache))                                           # (B, 1, d_model)
     for layer, c in zip(model.decoder, cache.layers):
-        x = _layer_step(layer, x, memory, src_mask, c, s.grouped_cross) if s.one_token_step else _layer_modules(layer, x, memory, src_mask, c)
+        x = _layer_step(layer, x, memory, src_mask, c, s.grouped_cross) if one else _layer_modules(layer, x, memory, src_mask, c)
     return cache.logits(final_norm(model, 'dec')(x), model.generator.proj)
 
 # %% ../../nbs/lib_fast_decoding.ipynb #92d16ff1

@@ -43,6 +43,14 @@ def check_config_rules(cfg):
         raise SettingError("{d_model} must be even for sinusoidal positions (sin/cos pairs)", d_model=cfg.d_model)
     if cfg.tie == 'all' and cfg.src_vocab != cfg.tgt_vocab:
         raise SettingError("{tie} needs a shared vocabulary, but {src_vocab} != {tgt_vocab}", tie=cfg.tie, src_vocab=cfg.src_vocab, tgt_vocab=cfg.tgt_vocab)
+    if getattr(cfg, 'kv_groups', None) and cfg.h % cfg.kv_groups:
+        raise SettingError("{h} heads do not split into {kv_groups} groups of the same size", h=cfg.h, kv_groups=cfg.kv_groups)
+    if getattr(cfg, 'rope', False) and cfg.pos != 'sinusoidal':
+        raise SettingError("{rope} puts the positions in attention, so none are added to the embeddings: {pos} must be the default, sinusoidal", rope=True, pos=cfg.pos)
+    if getattr(cfg, 'rope', False) and (cfg.d_k or cfg.d_model // cfg.h) % 2:
+        raise SettingError("{d_k} must be even for rotary positions (pairs of coordinates are turned)", d_k=cfg.d_k or cfg.d_model // cfg.h)
+    if getattr(cfg, 'ffn', 'relu') == 'swiglu' and getattr(cfg, 'p_ffn', 0):
+        raise SettingError("{p_ffn} drops the ReLU's activations, and {ffn} has no ReLU: set p_ffn to 0", p_ffn=cfg.p_ffn, ffn='swiglu')
 
 # %% ../../nbs/lib_options.ipynb #mc000004
 @dataclass
@@ -59,10 +67,14 @@ class ModelConfig(TransformerConfig):
     p_drop: Probability = TransformerConfig.p_drop
     pos: Literal['sinusoidal', 'learned'] = TransformerConfig.pos
     max_len: PositiveInt = TransformerConfig.max_len
-    norm_first: bool = False         # False: post-LN as in the paper; True: pre-LN (later work)
+    norm_first: bool = False         # False: post-LN as in the paper; True: pre-LN (Xiong et al., 2020; 14_since_2017)
     tie: Literal['all', 'decoder', 'none'] = 'all'   # all: src emb = tgt emb = output projection (§3.4); decoder: tgt emb = output; none
     p_attn: Probability = 0.0        # dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)
     p_ffn: Probability = 0.0         # dropout after the FFN's ReLU (not in the paper; tensor2tensor's relu_dropout, 0 in transformer_base_v1)
+    norm: Literal['layer', 'rms'] = 'layer'   # layer: LayerNorm, as in the paper; rms: RMSNorm (Zhang and Sennrich, 2019; 14_since_2017)
+    ffn: Literal['relu', 'swiglu'] = 'relu'   # relu: §3.3's network; swiglu: (Swish(xW) * xV) W2 (Shazeer, 2020; 14_since_2017), a third matrix: 2/3 of relu's d_ff gives as many parameters
+    rope: bool = False               # off: §3.5's positions added to the embeddings; on: rotary positions in every self-attention (Su et al., 2021; 14_since_2017)
+    kv_groups: PositiveInt|None = None   # groups of heads that share one key and one value head in the decoder's attention (grouped-query attention, Ainslie et al., 2023; 14_since_2017); 1: multi-query (None: h, multi-head as in the paper)
     pad_id: Literal[0] = 0           # the padding id, 00_core's PAD_ID (06's forward masks it), saved so readers check a tokenizer against it (no name: this module imports no PyTorch)
 
     def __post_init__(self):
@@ -75,6 +87,11 @@ class ModelConfig(TransformerConfig):
     def max_positions(self) -> int|None:
         "The longest sequence the model can encode: `max_len` with learned positions; None (no limit) with sinusoids."
         return self.max_len if self.pos == 'learned' else None
+
+    @property
+    def paper_layers(self) -> bool:
+        "True when every layer computes as the paper's: LayerNorm, ReLU, positions added to the embeddings, a key and value head per head (none of 14_since_2017's changes but pre-LN)."
+        return self.norm == 'layer' and self.ffn == 'relu' and not self.rope and self.kv_groups in (None, self.h)
 
 # %% ../../nbs/lib_options.ipynb #mc000007
 def check_preset(name, overrides:dict, presets:dict, field_names:list):

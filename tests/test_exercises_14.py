@@ -1,0 +1,95 @@
+"""14_since_2017's exercises, proven away from the learner's names: each check (`transformer_nb.course.since2017`,
+course_since2017) accepts the solution the notebook prints, reports an unwritten stub without failing, and names each
+likely mistake with the case it fails, returning False and never raising."""
+import contextlib, io
+import pytest
+import torch
+from nbtools import code_blocks, namespace
+from transformer_nb.course.since2017 import check_rms_norm, check_rotate, check_group_kv
+
+NB, EXERCISES = '14_since_2017', 's14h0001'
+RMS, ROTATE, GROUP = code_blocks(NB, EXERCISES)
+
+def said(check, answer) -> tuple:
+    "What `check(answer)` returns, and the line it prints."
+    with contextlib.redirect_stdout(io.StringIO()) as out: ok = check(answer)
+    return ok, out.getvalue().strip()
+
+def solution(src:str, name:str):
+    ns = {'torch': torch}; exec(src, ns); return ns[name]
+
+@pytest.mark.parametrize('check, src, name, line', [
+    (check_rms_norm, RMS, 'rms_norm_of', 'rms_norm_of computes RMSNorm: each vector divided by its root mean square, times the gain'),
+    (check_rotate, ROTATE, 'rotate_query', 'rotate_query turns each pair of coordinates by its own angle m * theta_i, as rotate does'),
+    (check_group_kv, GROUP, 'group_heads', "group_heads gives grouped-query attention's keys and values: consecutive heads averaged by group, repeated in place")])
+def test_the_printed_solutions_pass(check, src, name, line):
+    assert said(check, solution(src, name)) == (True, line)
+
+@pytest.mark.parametrize('cell, name', [('s14h0002', 'rms_norm_of'), ('s14h0003', 'rotate_query'), ('s14h0004', 'group_heads')])
+def test_the_stubs_are_reported_as_not_written(cell, name, capsys):
+    namespace(NB, cell)
+    assert f'{name} is not written yet' in capsys.readouterr().out
+
+# ---- each likely mistake, named (the solution changed as a learner would change it)
+
+@pytest.mark.parametrize('old, new, case, mistake', [
+    ('a / torch.sqrt', '(a - a.mean(-1, keepdim=True)) / torch.sqrt', 'vectors of mean 3', 'you took the mean away'),
+    ('a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps)', '(a - a.mean(-1, keepdim=True)) / torch.sqrt(a.var(-1, unbiased=False, keepdim=True) + eps)',
+     'vectors of mean 3', 'that is LayerNorm'),
+    ('a.pow(2).mean(-1, keepdim=True)', 'a.var(-1, unbiased=False, keepdim=True)', 'vectors of mean 3', 'the standard deviation'),
+    ('a.pow(2).mean(-1, keepdim=True)', 'a.var(-1, keepdim=True)', 'vectors of mean 3', 'n - 1'),
+    (' * g', '', 'vectors of mean 3', 'the gain g is missing'),
+    (' * g', ' + g', 'vectors of mean 3', 'not a shift'),
+    ('torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps)', '(a.pow(2).mean(-1, keepdim=True) + eps)', 'vectors of mean 3', 'the root is missing'),
+    ('a.pow(2).mean(-1, keepdim=True)', 'a.pow(2).sum(-1, keepdim=True)', 'vectors of mean 3', 'not their sum'),
+    ('torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps)', '(torch.sqrt(a.pow(2).mean(-1, keepdim=True)) + eps)', 'vectors near zero', 'eps goes under the root'),
+    (' + eps)', ')', 'vectors near zero', 'eps is missing'),
+    ('mean(-1, keepdim=True)', 'mean(0, keepdim=True)', 'vectors of mean 3', 'over the last axis'),
+    ('a.pow(2).mean(-1, keepdim=True)', 'a.pow(2).mean()', 'vectors of mean 3', 'not over the whole tensor'),
+])
+def test_rms_norm_mistakes_are_named(old, new, case, mistake):
+    assert old in RMS, old
+    ok, line = said(check_rms_norm, solution(RMS.replace(old, new, 1), 'rms_norm_of'))
+    assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
+
+def test_rms_norm_in_place_is_named():
+    def rms_norm_of(a, g, eps=1e-5): return a.div_(torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps)).mul_(g)
+    ok, line = said(check_rms_norm, rms_norm_of)
+    assert not ok and 'in place' in line, line
+
+@pytest.mark.parametrize('old, new, case, mistake', [
+    ('x1, x2 = q[0::2].double(), q[1::2].double()', 'x1, x2 = q[:len(q) // 2].double(), q[len(q) // 2:].double()', 'a query of size 8 at position 0', 'rotate-half'),
+    ('a = m * 10000.0', 'a = m + 0 * 10000.0', 'a query of size 8 at position 1', 'every pair turned by the same angle'),
+    ('a = m * ', 'a = -m * ', 'a query of size 8 at position 1', 'turned the wrong way'),
+    ('a = m * ', 'a = (m + 1) * ', 'a query of size 8 at position 0', 'off by one'),
+    ('torch.arange(0, len(q), 2, dtype=torch.float64) / len(q)', 'torch.arange(len(q) // 2, dtype=torch.float64) / len(q)', 'a query of size 8 at position 1', '10000^(-i/d)'),
+    ('a = m * 10000.0', 'a = torch.pi / 180 * m * 10000.0', 'a query of size 8 at position 1', 'radians'),
+])
+def test_rotate_mistakes_are_named(old, new, case, mistake):
+    assert old in ROTATE, old
+    ok, line = said(check_rotate, solution(ROTATE.replace(old, new, 1), 'rotate_query'))
+    assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
+
+def test_rotate_that_changes_the_length_or_the_shape_is_named():
+    ok, line = said(check_rotate, lambda q, m: q * (1 + m))
+    assert not ok and 'a rotation keeps the length' in line, line
+    ok, line = said(check_rotate, lambda q, m: q[None])
+    assert not ok and 'return a vector of 8 numbers' in line, line
+
+@pytest.mark.parametrize('old, new, case, mistake', [
+    ('k.view(B, g, h // g, n, d).mean(2)', 'k.view(B, h // g, g, n, d).mean(1)', '8 heads in 2 groups', 'consecutive'),
+    ('.repeat_interleave(h // g, dim=1)', '.repeat(1, h // g, 1, 1)', '8 heads in 2 groups', 'repeat_interleave'),
+    ('.mean(2)', '.sum(2)', '8 heads in 2 groups', 'not their sum'),
+    ('.mean(2)', '[:, :, 0]', '8 heads in 2 groups', 'not its first head'),
+    ('.repeat_interleave(h // g, dim=1)', '', '8 heads in 2 groups', 'return h = 8 heads'),
+    ('k.view(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1)', 'k.mean(1, keepdim=True).expand(B, h, n, d)', '8 heads in 2 groups', 'multi-query'),
+])
+def test_group_kv_mistakes_are_named(old, new, case, mistake):
+    assert old in GROUP, old
+    ok, line = said(check_group_kv, solution(GROUP.replace(old, new, 1), 'group_heads'))
+    assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
+
+def test_a_check_that_raises_inside_the_answer_says_so_and_returns_false():
+    def group_heads(k, g): return 1 / 0
+    ok, line = said(check_group_kv, group_heads)
+    assert not ok and line == 'group_heads raised ZeroDivisionError: division by zero', line
