@@ -146,8 +146,8 @@ def test_every_prose_file_is_run_once_by_its_own_notebook():
 
 # The main line a learner finishes: from the title to the exercises, at most 2,000 words of prose in each paper
 # notebook (what goes deeper follows a "Going deeper" heading), counted over every markdown cell before that heading,
-# the Colab badge included; 00, the common ground rather than a paper section, at most 600 words of its own text (the
-# Colab cells left out). Teaching cells hold the method:
+# the Colab badge included; 00, the set-up rather than a paper section, at most 600 words of its own text in all, Going
+# deeper included (the Colab cells left out). Teaching cells hold the method:
 # at most 10 `raise` statements in the exported cells of the paper path's main lines and at most 3 exported cells over
 # 30 lines there (a module's input checks, called once at each public entry, follow its notebook's main line under
 # "Going deeper", or live in an appendix's module).
@@ -190,9 +190,42 @@ def test_the_main_line_check_counts_the_badge():
     assert main_line_problem([text, badge, md('## Going deeper\n' + 'word ' * 100)]) is None     # what follows is not counted
     assert main_line_problem([text, md('two more')]) is None                                    # without the badge: under
 
+def core_problem(cs:list, most:int=CORE_MAX) -> str|None:
+    "The words of prose of 00's whole page (`cs`, its Colab cells left out), if more than `most`."
+    n = words(cs)
+    return f"{n:,} words of prose in all (at most {most:,})" if n > most else None
+
+def test_the_core_measure_counts_going_deeper_too():
+    md = lambda s: {'cell_type': 'markdown', 'source': [s]}
+    cs = [md('# Core\n' + 'word ' * (CORE_MAX - 3)), md('## Going deeper\none more')]
+    assert main_line_problem(cs, CORE_MAX) is None and core_problem(cs) == f"{CORE_MAX + 2:,} words of prose in all (at most {CORE_MAX:,})"
+
+def core_promise_problems(cs:list, last:str) -> list[str]:
+    """What 00 (`cs`) fails of its row in the path table: its title names it the set-up for 01 to `last`, no paper section;
+    a main-line code cell picks `cuda` where present and moves a model and a batch there with `.to(device)`, run."""
+    title = ''.join(cs[0]['source']).splitlines()[0] if cs else ''
+    out = [] if re.search(rf'set-up for 01.{last}\b.*no section of the paper', title) else [f"title {title!r} does not say set-up for 01-{last}, no section of the paper"]
+    dev = [c for c in main_line(cs) if c['cell_type'] == 'code' and "torch.cuda.is_available()" in (s := ''.join(c['source']))
+           and "'cuda'" in s and len(re.findall(r'\.to\(device\)', s)) >= 2]
+    return out + ([] if dev and all(c.get('outputs') for c in dev) else ['no run main-line cell picks cuda where present and moves a model and a batch'])
+
+def test_the_core_promise_check_can_fail():
+    md = lambda s: {'cell_type': 'markdown', 'source': [s]}
+    cell = {'cell_type': 'code', 'source': ["device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nm, x = m.to(device), x.to(device)"],
+            'outputs': [{'text': 'cpu'}]}
+    good = [md('# Core: the set-up for 01–13, no section of the paper'), cell]
+    assert core_promise_problems(good, '13') == []
+    assert len(core_promise_problems([md('# Core: token ids'), cell], '13')) == 1
+    assert len(core_promise_problems([good[0], {**cell, 'outputs': []}], '13')) == 1                  # stored unrun
+    assert len(core_promise_problems([good[0], md('## Going deeper'), cell], '13')) == 1              # not in the main line
+
+def test_core_teaches_the_device_it_promises():
+    core = next(p for p in PAPER if p.name.startswith('00'))
+    assert core_promise_problems(cells(core), PAPER[-1].name[:2]) == []
+
 @pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
 def test_the_main_line_is_short(p):
-    problem = main_line_problem(cells(p), CORE_MAX) if p.name.startswith('00') else main_line_problem(all_cells(p))
+    problem = core_problem(cells(p)) if p.name.startswith('00') else main_line_problem(all_cells(p))
     assert problem is None, f"{p.name}: {problem}"
 
 def test_teaching_cells_hold_the_method():

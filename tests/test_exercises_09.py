@@ -139,8 +139,8 @@ BREAK_09 = {   # exercise: (cell, old, new, module, the cells and tests its solu
         {'a79014e7', '6c7f5412', 'c9a10025'}, {'tests/test_training.py::test_label_smoothing_matches_pytorch',
                                    'tests/test_training.py::test_label_smoothing_ignores_pad_logits',
                                    'tests/test_training.py::test_accumulated_gradient_equals_big_batch'}),
-    3: ('8b990532', '(loss / n_total).backward()', '(loss / n).backward()', 'training',
-        {'6c7f5412'}, {'tests/test_training.py::test_accumulated_gradient_equals_big_batch'}),   # the Trainer has its own backward
+    3: ('f35249f8', 'tgt[:, :-1]), tgt[:, 1:], eps', 'tgt[:, :-1]), tgt[:, :-1], eps', 'training',                 # the labels not shifted
+        {'717164e9', '7af35b64', '6c7f5412', 'c0a1e999'}, {'tests/test_training.py::test_accumulated_gradient_equals_big_batch'}),
 }
 
 @pytest.mark.slow

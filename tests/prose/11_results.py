@@ -42,7 +42,7 @@ def _check_11_prose():
     quoted('a1b2c313', f"by more than 2 BLEU, reaching {big2[0]}",
            ', '.join(map(str, list(PAPER_TFLOPS.values())[:-1])) + f" and {PAPER_TFLOPS['P100']} TFLOPS\nfor the K80, K40, M40 and P100")
     test_eq(PRESETS['big']['p_drop'], 0.3)                                             # Table 3's big row; EN-FR used 0.1
-    quoted('a1b2c313', "$P_{drop} = 0.1$ instead of 0.3 (§6.1): `get_config('big', p_drop=0.1)`")
+    quoted('a1b2c313', "$P_{drop} = 0.1$ instead of 0.3 (§6.1): `TransformerConfig(**BIG | dict(p_drop=0.1))`")
     assert big2[0] - best_de > 2 and base2[0] > best_de                                  # "by more than 2 BLEU"; "even the base model"
     quoted('a1b2c318', f"for {sci(base2[2])} FLOPs", f"the base model ({base2[1]}) is below all of",
            f"for {sci(big2[3])} FLOPs, less than a fifth of the {sci(single['MoE'][3])} of MoE", f"ensembles ({min(ens_fr)} to {max(ens_fr)})")
