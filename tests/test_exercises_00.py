@@ -180,6 +180,7 @@ def _n9_pb_seqfirst(seqs, pad_id=0):
     return pad_sequence([torch.tensor(s) for s in seqs], padding_value=pad_id)                      # batch_first left False
 NINTH = [('torch.Tensor gives floats', _n9_pad, (_n9_pb_float,), "ids are whole numbers, torch.long"),
          ('pad_sequence without batch_first', _n9_pad, (_n9_pb_seqfirst,), "pad_sequence needs batch_first=True")]
+NINTH += [('padded to a fixed 10', _n9_pad, (lambda seqs, pad_id=0: torch.tensor([s + [pad_id] * (10 - len(s)) for s in seqs]),), "yours is padded to 10")]
 
 @pytest.mark.parametrize('label', [c[0] for c in NINTH])
 def test_ninth_blind_answers_named(label):

@@ -349,6 +349,11 @@ NINTH = [('second bias not copied', _n9_c2f, (lambda conv: _n9_ffn(conv, b2=Fals
 def _n9_no_relu(conv):
     f = _n9_ffn(conv); return nn.Sequential(f.w_1, f.w_2)
 NINTH += [('a Sequential without the ReLU', _n9_c2f, (_n9_no_relu,), "return a FeedForward, not Sequential")]
+def _n9_swapped(conv):
+    d_ff, d_model, _ = conv[0].weight.shape; f = _n9_FF(d_model, d_ff)
+    with torch.no_grad(): f.w_1.weight.copy_(conv[2].weight[:, :, 0].T); f.w_2.weight.copy_(conv[0].weight[:, :, 0].T)
+    return f
+NINTH += [('the two convolutions swapped', _n9_c2f, (_n9_swapped,), "w_1.weight holds conv[2].weight transposed, not conv[0].weight")]
 
 @pytest.mark.parametrize('label', [c[0] for c in NINTH])
 def test_ninth_blind_answers_named(label):

@@ -475,6 +475,10 @@ NINTH += [('warmup ** +1.5', _n9_tr.check_schedule, (_n9_sched(lambda s, d, w: d
           ('d_model ** +0.5', _n9_tr.check_schedule, (_n9_sched(lambda s, d, w: d ** 0.5 * min(s ** -0.5, s * w ** -1.5)),), "the factor is d_model ** -0.5"),
           ('no uniform part', _n9_tr.check_label_smoothing, (_n9_ls(lambda lp, t, eps, V: torch.zeros_like(lp).scatter_(-1, t[..., None], 1 - eps)),), "likely the smoothing left out"),
           ('a sum, not the mean', _n9_tr.check_label_smoothing, (lambda logits, target, eps, pad_id=0: _n9_ls(_n9_q)(logits, target, eps, pad_id) * (target != pad_id).sum(),), "likely a sum: divide by the number of non-pad positions")]
+NINTH += [('q does not sum to 1', _n9_tr.check_label_smoothing, (_n9_ls(lambda lp, t, eps, V: torch.full_like(lp, eps / V).scatter_(-1, t[..., None], 1 - eps)),),
+           "likely the reference given 1 - eps alone"),
+          ('cross_entropy on (B, T, V)', _n9_tr.check_label_smoothing, (lambda logits, target, eps, pad_id=0: F.cross_entropy(logits, target, label_smoothing=eps, ignore_index=pad_id),),
+           "it reads the classes on dim 1")]
 
 @pytest.mark.parametrize('label', [c[0] for c in NINTH])
 def test_ninth_blind_answers_named(label):

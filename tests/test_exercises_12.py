@@ -472,13 +472,28 @@ NINTH = [('band = max - min of the other seeds', _n9_bn, (_n9_band(lambda s, b: 
 def test_ninth_right_band_passes_on_the_stored_table(in_nbs):
     "The stored table's answer is read from the file with the band's definition: the largest |BLEU - base| among the other seeds."
     assert _n9_bn(_n9_band(lambda s, b: max(abs(x - b) for x in s))) is True
-from transformer_nb.course.variations import check_heads_looking as _n9_hl, check_rows_ab as _n9_rows
+from transformer_nb.course.variations import check_heads_looking as _n9_hl, check_rows_ab as _n9_rab
 def _n9_rows_fixed_dk(base):
     d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h
     return {**{f'A-h{k}': dict(h=k, d_k=d_k, d_v=d_k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
             **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}}
 NINTH += [('heads numbered from 0', _n9_hl, (lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)],), "heads are numbered from 1"),
-          ('row (A) keeps d_k', _n9_rows, (_n9_rows_fixed_dk,), "it keeps the computation constant, d_k = d_v = d_model / h for each h")]
+          ('row (A) keeps d_k', _n9_rab, (_n9_rows_fixed_dk,), "it keeps the computation constant, d_k = d_v = d_model / h for each h")]
+def _n9_rows(name_a='A-h{}', name_b='B-dk{}', dv_b=False):
+    def rows_ab(base):
+        d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h
+        return {**{name_a.format(k): dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
+                **{name_b.format(k): dict(d_k=k, d_v=k if dv_b else d_k) for k in (d_k // 4, d_k // 2)}}
+    return rows_ab
+NINTH += [('rows averaged before the argmax', _n9_hl, (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if w[h, list(rows)].mean(0).argmax() == col],),
+           "the rows averaged before the argmax"),
+          ('argmax down the column', _n9_hl, (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, :, r].argmax() == col for r in rows)],),
+           "not an argmax down the column"),
+          ("rows named 'A4'", _n9_rab, (_n9_rows(name_a='A{}', name_b='B{}'),), "as table3_variants names them"),
+          ('row (B) shrinks d_v too', _n9_rab, (_n9_rows(dv_b=True),), "row (B) changes the key size d_k alone")]
+
+def test_ninth_right_rows_pass():
+    assert _n9_rab(_n9_rows()) is True
 
 @pytest.mark.parametrize('label', [c[0] for c in NINTH])
 def test_ninth_blind_answers_named(label, in_nbs):

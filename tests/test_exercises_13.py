@@ -435,6 +435,10 @@ def _n9_xx(t):
     if isinstance(t, str) or len(t) == 1 and isinstance(t[0], str): return 'XX'
     lab = coarse_label(t.label()); return ' '.join([f'({lab}', *(_n9_xx(c) for c in t), f'){lab}'])
 NINTH += [('words replaced by XX', _n9_lin, (_n9_xx,), "the brackets are right but the words are not")]
+def _n9_spaced(t):
+    if isinstance(t, str) or len(t) == 1 and isinstance(t[0], str): return t if isinstance(t, str) else t[0]
+    lab = coarse_label(t.label()); return ' '.join([f'({lab}', *(_n9_spaced(c) for c in t), f') {lab}'])
+NINTH += [('a space between the bracket and its label', _n9_lin, (_n9_spaced,), "a space between a bracket and its label")]
 
 @pytest.mark.parametrize('label', [c[0] for c in NINTH])
 def test_ninth_blind_answers_named(label):
