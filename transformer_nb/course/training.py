@@ -64,10 +64,22 @@ def _schedule_early(fn, d:int, w:int, s:int) -> str:
     return ''
 
 
+# %% ../../nbs/course_training.ipynb #a30m0901
+def _no_decay(fn, d:int, w:int) -> bool:
+    "Whether `fn` has no decay term: far past the peak (100 warmup^3 steps, where any rising decay term below step^1 is the smaller) it is still the warm-up term, or flat."
+    T = 100 * w ** 3
+    try: a, b = float(fn(T, d, w)), float(fn(10 * T, d, w))
+    except Exception: return False
+    return math.isclose(a, d ** -0.5 * T * w ** -1.5, rel_tol=1e-9) or (a > 0 and math.isclose(a, b, rel_tol=1e-9))
+
 # %% ../../nbs/course_training.ipynb #a29m0905
 def _schedule_slip(fn, d:int, w:int, s:int, got:float) -> str:
     "A rate with d_model ** -0.5 on the warm-up term alone, a warm-up term with another warmup (warmup + 1?), or a decay term already the smaller in the warm-up; '' if none."
     same, T = (lambda a, b: math.isclose(a, b, rel_tol=1e-9)), 100 * w
+    if s > w and same(got, d ** -0.5 * s * w ** -1.5) and _no_decay(fn, d, w):
+        return ("the decay term is missing: after the peak your rate keeps rising as the warm-up term step * warmup ** -1.5 (or stays flat), "
+                "where the paper's falls as d_model ** -0.5 * step ** -0.5; take the smaller of the two terms, "
+                "d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)")
     if s > w and same(got, d ** -0.5 * s * w ** -1.5) and same(float(fn(T, d, w)), T ** -0.5):
         return ("the factor d_model ** -0.5 multiplies the warm-up term alone: the decay term step ** -0.5 without it is d_model ** 0.5 "
                 "times larger, so it is never the smaller after the peak; the factor multiplies the min of both, "
