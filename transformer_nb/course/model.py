@@ -16,7 +16,7 @@ from ..attention import causal_mask, pad_mask
 from ..model import EncoderLayer, DecoderLayer, SublayerConnection
 from ..lib.transformer import build_model, count_config_params, random_batch, perturb
 from ..lib.options import get_model_config
-from .checking import report, largest_at, where_differ, fit_scale, _IN_PLACE
+from .checking import report, largest_at, where_differ, fit_scale, IN_PLACE
 
 # %% ../../nbs/course_model.ipynb #a27m0401
 def _hand_norm(s) -> str:
@@ -140,7 +140,7 @@ def check_sublayer(cls) -> str:
     built = functools.partial(_sublayer_built, cls, g=g)
     kept = x.clone(); cls(8, 0.0).eval()(x, lambda t: t)                                            # the stub stops here
     s, ln = built(0.0); s.eval(); y = s(x, lambda t: 2 * t)
-    assert torch.equal(x, kept), ("forward " + _IN_PLACE.format('x') + ": x += Dropout(f(x)) overwrites the sub-layer's input, which the "
+    assert torch.equal(x, kept), ("forward " + IN_PLACE.format('x') + ": x += Dropout(f(x)) overwrites the sub-layer's input, which the "
                                   "caller still holds; write the sum as a new tensor, x + Dropout(f(x))")
     assert isinstance(y, torch.Tensor) and y.shape == x.shape, \
         f"forward(x, f) must return a tensor shaped like x, {tuple(x.shape)}; got {getattr(y, 'shape', y)}"
