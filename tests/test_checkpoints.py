@@ -54,7 +54,7 @@ def test_missing_or_foreign_fields_get_one_line_naming_the_file(run, tmp_path):
     r = tool('train', '--resume', tmp_path / 'avg.pt', '--out', tmp_path / 'x', '--steps', '30', '--no-progress', '--test-limit', '0')
     one_line(r, 'tnb-train', f'{tmp_path}/avg.pt lacks the optimizer, scheduler, rng and data_pos that resuming needs', 'average of checkpoints')
     cases = [('noconfig.pt', dict(config=None), 'noconfig.pt lacks the config that inference needs'),
-             ('newer.pt', dict(config=lambda c: {**c['config'], 'rope': True}), 'newer.pt: its config has fields this version does not know (rope)'),
+             ('newer.pt', dict(config=lambda c: {**c['config'], 'alibi': True}), 'newer.pt: its config has fields this version does not know (alibi)'),
              ('badh.pt', dict(config=lambda c: {**c['config'], 'h': 'four'}), 'badh.pt: its config is not valid'),
              ('tok.pt', dict(tokenizer=b'not a sentencepiece model'), 'tok.pt: its tokenizer cannot be read'),
              ('shape.pt', dict(config=lambda c: {**c['config'], 'd_ff': 96}), 'shape.pt: the weights do not match the architecture in its config')]
