@@ -2,7 +2,7 @@
 (`ablate_beam.py`; `bench_peers.py` and `profile_decode.py` time the decoders as they are).
 
 A lever is a field of the library's `Speedups`; turning it off makes the fast decoders do the slower thing it replaces:
-`fast_beam_search(model, src, speedups=off('one_copy_reorder'))`, or for greedy decoding
+`beam_search_batch(model, src, speedups=off('one_copy_reorder'))`, or for greedy decoding
 `greedy_decode(model, src, cache=FastCache(model.cfg.N, off('chunked_argmax')))`. The slower ways compute the same
 things, so the searches return the same translations (scores may differ in the last float32 bits where the grouping of
 a product changes); `ablate_beam.py` checks the translations before it times anything.
@@ -11,7 +11,7 @@ a product changes); `ablate_beam.py` checks the translations before it times any
 |---|---|---|
 | `one_token_step` | `decode_step`: each decoder layer for one new token as plain functions on its weights | each layer through its modules (`SublayerConnection`, `MultiHeadAttention`, `FeedForward`), as `DecoderLayer.forward` runs it |
 | `transposed_output` | `FastCache.logits`: the output layer's weight transposed once per decoding run | `proj(x)`, which re-packs the weight every step |
-| `one_copy_reorder` | `LazyKVCache.select`: the reorder done by the next append, one copy of the cache | `index_select` at once, then `torch.cat` in the append: two copies |
+| `one_copy_reorder` | `_LazyKVCache.select`: the reorder done by the next append, one copy of the cache | `index_select` at once, then `torch.cat` in the append: two copies |
 | `lazy_cross` | the encoder-decoder caches selected only when sentences leave the batch | selected every step, with the self-attention caches |
 | `grouped_cross` | a sentence's k hypotheses attend to one copy of its keys and values | each hypothesis attends to its own copy (repeated every step) |
 | `kept_only` | `topk_log_probs`: log-probabilities of the kept tokens only | the (rows, V) log-probabilities first (`log_probs`), then their top-k |

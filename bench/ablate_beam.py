@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""What each speed-up of the fast beam search buys (lib_fast_decoding): `fast_beam_search` with one lever turned off at
+"""What each speed-up of the fast beam search buys (lib_fast_decoding): `beam_search_batch` with one lever turned off at
 a time, timed in turn against the full fast version and the readable `beam_search` of 10_decoding, on a trained
 checkpoint (beam 4, alpha 0.6, cap source + 50, length-sorted batches, one thread).
 
@@ -21,8 +21,8 @@ search loop itself:
   search does); `variant` below;
 - `best_only`: the tools need only the best hypothesis, so a sentence stops once its best finished one beats the bound
   (`nbest=1`; off: `nbest=beam`, once its k-th best does, as the readable search does).
-`variant` is a copy of `fast_beam_search`'s loop with switches for the first two; with both on it must return what
-`fast_beam_search` returns (hypotheses and scores), which the script checks first. Then every setting must return
+`variant` is a copy of `beam_search_batch`'s loop with switches for the first two; with both on it must return what
+`beam_search_batch` returns (hypotheses and scores), which the script checks first. Then every setting must return
 the translations the fast version returns (checked before timing): no lever changes the results. Each setting is
 timed `--repeats` times in turn (round robin); medians, and each median's ratio to the full fast version's, same run.
 """
@@ -38,14 +38,14 @@ from transformer_nb.lib.machine import hardware, git_commit, limit_threads
 from transformer_nb.lib.checkpoints import model_from_checkpoint
 from transformer_nb.lib.datasets import read_lines
 from transformer_nb.decoding import length_penalty, beam_search
-from transformer_nb.lib.fast_decoding import check_beam, inference, encode_batch, next_token_logits_fp32, log_probs
+from transformer_nb.lib.fast_decoding import check_beam, inference, _encode_batch, step_logits, log_probs
 from transformer_nb.lib.options import Decoding
 
 def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk=True, tensor_bookkeeping=True):
-    "`fast_beam_search`'s loop with the switches `two_stage_topk` and `tensor_bookkeeping` (see the module docstring)."
+    "`beam_search_batch`'s loop with the switches `two_stage_topk` and `tensor_bookkeeping` (see the module docstring)."
     check_beam(model, Decoding(beam, alpha, max_extra))
     with inference(model):
-        src, limits, src_mask, memory = encode_batch(model, src, max_extra)
+        src, limits, src_mask, memory = _encode_batch(model, src, max_extra)
         (B, _), dev, K, V = src.shape, src.device, beam, model.cfg.tgt_vocab
         lp_cap = length_penalty(limits.double(), alpha)
         finished = [[] for _ in range(B)]
@@ -57,7 +57,7 @@ def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk
         cache = fd.FastCache(model.cfg.N)
         for t in range(int(limits.max())):
             b = alive.numel()
-            logits = next_token_logits_fp32(model, fd.decode_step(model, mem, smask, ys[:, -1:], cache)[:, -1])
+            logits = step_logits(model, fd.decode_step(model, mem, smask, ys[:, -1:], cache)[:, -1])
             if two_stage_topk:
                 best_lp, best_tok = fd.topk_log_probs(logits, n)
                 cand = (scores[:, :, None] + best_lp.view(b, r, n)).view(b, r * n)
@@ -110,10 +110,10 @@ READABLE = 'readable beam search (10_decoding)'
 def settings(beam:int) -> dict:
     "{name: function(model, src) -> best hypothesis per sentence}: the full fast version, one lever off each, the readable one."
     best = lambda hyps: [h[0][0] for h in hyps]
-    def fast(**kw): return lambda m, s: best(fd.fast_beam_search(m, s, beam=beam, nbest=1, **kw))
-    def lever_off(name): return lambda m, s: best(fd.fast_beam_search(m, s, beam=beam, nbest=1, speedups=off(name)))
+    def fast(**kw): return lambda m, s: best(fd.beam_search_batch(m, s, beam=beam, nbest=1, **kw))
+    def lever_off(name): return lambda m, s: best(fd.beam_search_batch(m, s, beam=beam, nbest=1, speedups=off(name)))
     out = {FAST: fast(),
-           'without stopping when the best is certain': lambda m, s: best(fd.fast_beam_search(m, s, beam=beam, nbest=beam)),
+           'without stopping when the best is certain': lambda m, s: best(fd.beam_search_batch(m, s, beam=beam, nbest=beam)),
            'without two-stage top-k': lambda m, s: best(variant(m, s, beam=beam, two_stage_topk=False)),
            'without tensor bookkeeping': lambda m, s: best(variant(m, s, beam=beam, tensor_bookkeeping=False))}
     out.update({label(name): lever_off(name) for name in BEAM})
@@ -133,8 +133,8 @@ def main(argv=None):
     runs = settings(a.beam)
     run = lambda f: [h for s in bs for h in f(model, s)]
     for s in bs:                                           # the copy in `variant` is the library's search
-        ref, got = fd.fast_beam_search(model, s, beam=a.beam, nbest=1), variant(model, s, beam=a.beam)
-        assert ref == got, "variant() no longer matches fast_beam_search: update its copy of the loop"
+        ref, got = fd.beam_search_batch(model, s, beam=a.beam, nbest=1), variant(model, s, beam=a.beam)
+        assert ref == got, "variant() no longer matches beam_search_batch: update its copy of the loop"
     fast = run(runs[FAST])
     for name, f in runs.items():                           # no lever changes the translations
         assert run(f) == fast, f"{name}: translations differ from the fast beam search's"

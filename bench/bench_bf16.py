@@ -113,7 +113,7 @@ def part_decode(a) -> dict:
 def part_bleu(a, save=lambda r: None) -> dict:
     from transformer_nb.lib.fast_decoding import translate
     from transformer_nb.evaluation import corpus_scores
-    from transformer_nb.lib.significance import paired_bootstrap
+    from transformer_nb.lib.significance import _paired_bootstrap
     model, tok, ck, path = _model(a)
     src = read_lines(multi30k_file('test_2016_flickr.de.gz', a.data_dir))[:a.bleu_n]
     ref = read_lines(multi30k_file('test_2016_flickr.en.gz', a.data_dir))[:a.bleu_n]
@@ -121,7 +121,7 @@ def part_bleu(a, save=lambda r: None) -> dict:
     for beam in (4, 1):                                                            # the paper's beam first
         hyps = {p: translate(model, tok, src, beam=beam, precision=p) for p in PRECISIONS}
         sc = {p: corpus_scores(hyps[p], ref) for p in PRECISIONS}
-        bs = paired_bootstrap(ref, hyps['fp32'], hyps['bf16'], 'bleu_lc')
+        bs = _paired_bootstrap(ref, hyps['fp32'], hyps['bf16'], 'bleu_lc')
         key = 'greedy' if beam == 1 else f'beam{beam}'
         out[key] = dict(**{f'{p}_bleu_lc': sc[p]['bleu_lc'] for p in PRECISIONS}, **{f'{p}_bleu': sc[p]['bleu'] for p in PRECISIONS},
                         same_outputs=sum(x == y for x, y in zip(hyps['fp32'], hyps['bf16'])), p_value=bs['p_value'],
@@ -136,7 +136,7 @@ def _width_rows(d:int, a) -> dict:
     from transformer_nb.lib.trainer import Trainer
     from transformer_nb.lib.options import TrainConfig
     from transformer_nb.core import EOS_ID
-    from transformer_nb.lib.fast_decoding import fast_greedy_decode
+    from transformer_nb.lib.fast_decoding import greedy_decode_batch
     from transformer_nb.lib.options import DECODE_BATCH_TOKENS
     cfg = get_model_config('small', d_model=d, h=4 if d < 256 else 8, d_ff=4 * d, src_vocab=a.vocab, tgt_vocab=a.vocab)
     g = torch.Generator().manual_seed(0)
@@ -151,7 +151,7 @@ def _width_rows(d:int, a) -> dict:
                               say=lambda m: None)
     group, model = [list(range(80))], trainers['fp32'].model
     def decode(p):
-        with autocast('cpu', p): fast_greedy_decode(model, src, 25)
+        with autocast('cpu', p): greedy_decode_batch(model, src, 25)
     jobs = {'train': {p: (lambda p=p: trainers[p].update(group)) for p in PRECISIONS}, 'greedy': {p: (lambda p=p: decode(p)) for p in PRECISIONS}}
     row = dict(d_model=d, N=cfg.N, h=cfg.h, d_ff=cfg.d_ff, params=sum(x.numel() for x in model.parameters()))
     for job, fns in jobs.items():

@@ -6,7 +6,7 @@ resident set size) is its own; the stages and what each does:
 - `generate`: the synthetic corpus (not part of the data path: it stands for the download), two aligned text files;
 - `load`: both files read through once, in blocks of aligned lines (`iter_pairs`), as the encoder reads them;
 - `vocab`: the SentencePiece sample (`sample_lines`, reservoir sampling over both sides) and a shared vocabulary of
-  `--vocab` pieces learnt from it (`CheckedTokenizer.train`, the course's BPE);
+  `--vocab` pieces learnt from it (`StoredTokenizer.train`, the course's BPE);
 - `encode`: both sides encoded a block at a time into token ids on disk (`encode_to_disk`), opened memory-mapped;
 - `batch`: the token batches of one epoch from the lengths alone (`EncodedCorpus.sampler`, `--max-tokens` a side);
 - `shard`: one of `--world` processes' share of the batches, as DDP reads them (its cost is each process's), and a check
@@ -47,17 +47,17 @@ def stage(name:str, a, work:Path) -> dict:
     "Run stage `name` in this process (the child); returns what it measured besides time and memory."
     import numpy as np
     from transformer_nb.apps import wmt14
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     if name == 'generate': generate(work, a.pairs); return {'bytes': sum((work / f).stat().st_size for f in ('train.en', 'train.de'))}
     if name == 'load':
         n = sum(len(x) for x, _ in wmt14.iter_pairs(work / 'train.en', work / 'train.de')); return {'pairs': n}
     if name == 'vocab':
         t0 = time.perf_counter(); sample = wmt14.sample_lines([work / 'train.en', work / 'train.de'], a.sample, seed=0)
-        t1 = time.perf_counter(); tok = CheckedTokenizer.train(sample, vocab_size=a.vocab, num_threads=a.threads)
+        t1 = time.perf_counter(); tok = StoredTokenizer.train(sample, vocab_size=a.vocab, num_threads=a.threads)
         (work / 'spm.model').write_bytes(tok.sp.serialized_model_proto())
         return {'sample_sentences': len(sample), 'sample_seconds': round(t1 - t0, 1), 'pieces': tok.vocab_size}
     if name == 'encode':
-        tok = CheckedTokenizer((work / 'spm.model').read_bytes())
+        tok = StoredTokenizer((work / 'spm.model').read_bytes())
         enc = wmt14.encode_to_disk(tok, work / 'train.en', work / 'train.de', work / 'encoded', max_len=a.max_len, num_threads=a.threads, overwrite=True)   # the stage's own output, made again
         size = sum(p.stat().st_size for p in (work / 'encoded').iterdir())
         return {'pairs_kept': len(enc), 'src_tokens': int(enc.src_lens.sum()), 'tgt_tokens': int(enc.tgt_lens.sum()), 'bytes_on_disk': size}

@@ -24,7 +24,7 @@ from transformer_nb.lib.machine import get_device
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.datasets import find_multi30k
-from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
+from transformer_nb.lib.fast_decoding import greedy_decode_batch, beam_search_batch
 from transformer_nb.lib.tokens import pad_ids
 from transformer_nb.lib.fast_decoding import length_batches
 ROOT = Path(__file__).resolve().parents[1]
@@ -99,12 +99,12 @@ def main(argv=None):
     name = torch.cuda.get_device_name(dev) if dev.type == 'cuda' else f"CPU, {torch.get_num_threads()} threads"
     print(f"# {what}\n# device: {name}; torch {torch.__version__}; max_tokens {args.max_tokens}; "
           f"median of {args.repeats}")
-    settings = [('greedy', 'uncached', fast_greedy_decode, dict(use_cache=False)),
-                ('greedy', 'cached', fast_greedy_decode, dict(use_cache=True)),
-                (f'beam {args.beam}', 'uncached', fast_beam_search, dict(use_cache=False, beam=args.beam)),
-                (f'beam {args.beam}', 'cached', fast_beam_search, dict(use_cache=True, beam=args.beam))]
+    settings = [('greedy', 'uncached', greedy_decode_batch, dict(use_cache=False)),
+                ('greedy', 'cached', greedy_decode_batch, dict(use_cache=True)),
+                (f'beam {args.beam}', 'uncached', beam_search_batch, dict(use_cache=False, beam=args.beam)),
+                (f'beam {args.beam}', 'cached', beam_search_batch, dict(use_cache=True, beam=args.beam))]
     if args.skip_uncached_beam: settings.pop(2)
-    run(model, srcs[:8], fast_greedy_decode, args.max_tokens, max_extra=extra)              # warm-up
+    run(model, srcs[:8], greedy_decode_batch, args.max_tokens, max_extra=extra)              # warm-up
     res = {}
     for dec, cache, fn, kw in settings:
         ts = []

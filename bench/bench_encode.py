@@ -43,9 +43,9 @@ def encode_before(tok, src_path, tgt_path, out, max_len=256, block=100_000, num_
 
 def child(a):
     "One timed run of `--run`, in this fresh process: its wall seconds as a JSON line."
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     from transformer_nb.apps import wmt14
-    work = Path(a.dir); tok = CheckedTokenizer((work / 'spm.model').read_bytes()); out = work / f'out-{a.run}'
+    work = Path(a.dir); tok = StoredTokenizer((work / 'spm.model').read_bytes()); out = work / f'out-{a.run}'
     shutil.rmtree(out, ignore_errors=True)
     t0 = time.perf_counter()
     if a.run == 'after': wmt14.encode_to_disk(tok, work / 'train.en', work / 'train.de', out, num_threads=a.threads)
@@ -69,7 +69,7 @@ def main(argv=None):
     if a.run: return child(a)
     from bench_data_scale import generate
     from transformer_nb.apps import wmt14
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     from transformer_nb.lib.machine import hardware
     from transformer_nb.lib.safeguards import atomic_write
     work = Path(a.dir) if a.dir else Path(tempfile.mkdtemp(prefix='tnb-encode-'))
@@ -78,7 +78,7 @@ def main(argv=None):
     runs, cpu, peak, load0 = {v: [] for v in variants}, {v: [] for v in variants}, {v: [] for v in variants}, os.getloadavg()
     try:
         generate(work, a.pairs)
-        tok = CheckedTokenizer.train(wmt14.sample_lines([work / 'train.en', work / 'train.de'], a.sample), vocab_size=a.vocab, num_threads=a.threads)
+        tok = StoredTokenizer.train(wmt14.sample_lines([work / 'train.en', work / 'train.de'], a.sample), vocab_size=a.vocab, num_threads=a.threads)
         (work / 'spm.model').write_bytes(tok.sp.serialized_model_proto())
         ref = None
         for r in range(a.repeats):

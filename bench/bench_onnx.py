@@ -27,7 +27,7 @@ from transformer_nb.lib.machine import hardware, git_commit, limit_threads
 from transformer_nb.lib.checkpoints import open_checkpoint
 from transformer_nb.lib.datasets import read_lines
 from transformer_nb.evaluation import corpus_scores
-from transformer_nb.lib.significance import paired_bootstrap
+from transformer_nb.lib.significance import _paired_bootstrap
 from transformer_nb.lib.fast_decoding import translate
 from transformer_nb.lib.options import Decoding
 from transformer_nb.apps.export import export_onnx, OnnxModel, onnx_translate
@@ -78,7 +78,7 @@ def main(argv=None):
     print(f"parity decodes: {time.time() - t0:.0f}s", flush=True)
     same = lambda x, y: sum(a == b for a, b in zip(outs[x], outs[y]))
     bleu = {k: corpus_scores(v, ref)['bleu'] for k, v in outs.items()}
-    boot = {k: paired_bootstrap(ref, outs['ours'], outs[k], metric='bleu') for k in ('onnxruntime float32', 'onnxruntime int8')}
+    boot = {k: _paired_bootstrap(ref, outs['ours'], outs[k], metric='bleu') for k in ('onnxruntime float32', 'onnxruntime int8')}
     parity = {'n_sentences': len(src),
               'identical_fp32': same('onnxruntime float32', 'ours'), 'identical_int8': same('onnxruntime int8', 'ours'),
               'identical_fp32_vs_auto': same('onnxruntime float32', 'ours (auto precision)'),

@@ -27,11 +27,11 @@ Python for the second):
 
 Systems, timed in turn (round robin) `--repeats` times each; the median is reported, with ratios between medians of
 the same run (the machine may be shared: the load average before and after is stored with the figures):
-- `ours`: `greedy_decode` with the fast cache / `fast_beam_search(nbest=1)` of transformer_nb (lib_fast_decoding), what `translate`
+- `ours`: `greedy_decode` with the fast cache / `beam_search_batch(nbest=1)` of transformer_nb (lib_fast_decoding), what `translate`
   and the tools use;
 - `ours, readable decoders (10_decoding)`: `greedy_decode` / `beam_search` (its n-best lists, the best of each kept),
   the decoders the course teaches: the same translations, without the speed-ups (`--no-readable` skips them);
-- `ours (early stop)`: `fast_beam_search(..., stop='early')`, which also ends a sentence when its best candidate is
+- `ours (early stop)`: `beam_search_batch(..., stop='early')`, which also ends a sentence when its best candidate is
   EOS (OpenNMT-py's rule: not the exact search, compared like for like with OpenNMT-py);
 - `opennmt-py`: OpenNMT-py 3.5.1 in its own virtual environment, with our weights ported into its Transformer
   (bench/peer_opennmt.py: an exact port, so it searches the same distribution). OpenNMT-py's Transformer is pre-LN
@@ -59,7 +59,7 @@ from transformer_nb.lib.checkpoints import model_from_checkpoint, open_checkpoin
 from transformer_nb.lib.runs import RunFolder
 from transformer_nb.lib.datasets import read_lines
 from transformer_nb.decoding import greedy_decode, beam_search
-from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
+from transformer_nb.lib.fast_decoding import greedy_decode_batch, beam_search_batch
 from transformer_nb.lib.fast_decoding import length_batches
 from transformer_nb.evaluation import corpus_scores
 
@@ -67,11 +67,11 @@ OURS, READABLE, EARLY = 'ours', 'ours, readable decoders (10_decoding)', 'ours (
 
 def _best(hyps): return [h[0][0] for h in hyps]
 DECODERS = {  # system: (greedy, beam search), each (model, src, beam, max_extra) -> token ids per sentence
-    OURS: (lambda m, s, beam, x: fast_greedy_decode(m, s, max_extra=x),
-           lambda m, s, beam, x: _best(fast_beam_search(m, s, beam=beam, max_extra=x, nbest=1))),
+    OURS: (lambda m, s, beam, x: greedy_decode_batch(m, s, max_extra=x),
+           lambda m, s, beam, x: _best(beam_search_batch(m, s, beam=beam, max_extra=x, nbest=1))),
     READABLE: (lambda m, s, beam, x: [greedy_decode(m, r[r != PAD_ID], max_extra=x) for r in s],    # one sentence at a time
                lambda m, s, beam, x: [beam_search(m, r[r != PAD_ID], k=beam, max_extra=x)[0][0] for r in s]),
-    EARLY: (None, lambda m, s, beam, x: _best(fast_beam_search(m, s, beam=beam, max_extra=x, nbest=1, stop='early'))),
+    EARLY: (None, lambda m, s, beam, x: _best(beam_search_batch(m, s, beam=beam, max_extra=x, nbest=1, stop='early'))),
 }
 
 class Ours:

@@ -24,8 +24,8 @@ What is compared, like for like:
   statistics, `Optimizer.backward`, `Optimizer.step`), with the same Adam, noam schedule and label smoothing 0.1.
 
 Two more systems on the same batches, in the same rounds: `ours without the CPU speed-ups` is `Trainer.update` with the
-trainer's CPU speed-ups undone (`Trainer.speedups(False)`, lib_trainer: 09's loss, `nn.Dropout`, the plain output layer
-and PyTorch's choice of attention kernel), the baseline that says what they bring (`--no-plain` leaves it out);
+trainer's CPU speed-ups undone (`Trainer.speedups(False)`, lib_trainer: `nn.Dropout`, the plain output layer and
+PyTorch's choice of attention kernel; both sides compute 09's loss), the baseline that says what they bring (`--no-plain` leaves it out);
 `opennmt-py, our torch` (`--same-torch-python`) is OpenNMT-py in a second environment on the torch ours runs on
 (bench/peer_opennmt.py says how to make it), which separates what the code does from what the PyTorch release does
 (recent releases draw CPU dropout masks more slowly than 2.2).
@@ -49,7 +49,7 @@ from bench_peers import peer_python, write_stubs
 from peer_opennmt import train_args, ONMT_SPECIALS
 from transformer_nb.core import set_seed, PAD_ID
 from transformer_nb.lib.machine import hardware, git_commit, limit_threads
-from transformer_nb.lib.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler, checked_collate
+from transformer_nb.lib.tokens import StoredTokenizer, encode_corpus, DistributedTokenBatchSampler, pad_pairs
 from transformer_nb.lib.datasets import load_dataset, find_multi30k
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
@@ -93,7 +93,7 @@ class OurTrainer:
     def loss0(self) -> float:
         "The first batch's mean label-smoothed loss with dropout off, before any update."
         from transformer_nb.training import seq2seq_loss
-        src, tgt = checked_collate([self.trainer.train_data[i] for i in self.groups[0]])
+        src, tgt = pad_pairs([self.trainer.train_data[i] for i in self.groups[0]])
         m = self.trainer.model.eval()
         with torch.no_grad(): loss, _, n = seq2seq_loss(m, src, tgt, self.trainer.tc.eps_ls)
         m.train(); return float(loss / n)
@@ -158,11 +158,11 @@ def main(argv=None):
     if d is None: sys.exit("Multi30k not found: give --data-dir, or set TNB_MULTI30K (e.g. ../shared/data/multi30k)")
     limit_threads(max(a.threads))
     data = load_dataset('multi30k', 'de', 'en', d)
-    tok = CheckedTokenizer.train(data, vocab_size=a.vocab_size)
-    pairs = checked_encode_pairs(tok, data.train, max_len=256)
+    tok = StoredTokenizer.train(data, vocab_size=a.vocab_size)
+    pairs = encode_corpus(tok, data.train, max_len=256)
     sampler = DistributedTokenBatchSampler([len(s) for s, _ in pairs], [len(t) for _, t in pairs], a.max_tokens, shuffle=True, seed=0)
     groups = sampler.batches()[:a.batches]
-    batches = [checked_collate([pairs[i] for i in g]) for g in groups]
+    batches = [pad_pairs([pairs[i] for i in g]) for g in groups]
     tokens = sum(int((t[:, 1:] != PAD_ID).sum()) for _, t in batches)
     padded = sum(t[:, 1:].numel() for _, t in batches)
     set_seed(0)

@@ -25,8 +25,8 @@ from transformer_nb.lib.machine import get_device
 from transformer_nb.lib.machine import autocast, limit_threads, hardware
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
-from transformer_nb.training import make_optimizer
-from transformer_nb.lib.trainer import Trainer, pad_rows, PAD_TO
+from transformer_nb.training import make_optimizer, label_smoothed_nll
+from transformer_nb.lib.trainer import Trainer, pad_rows, _PAD_TO
 from transformer_nb.lib.options import TrainConfig
 from transformer_nb.lib.speed import attention_backend, kept_output
 
@@ -41,13 +41,14 @@ def raw_step(tr:Trainer, model, device):
     opt, sched = make_optimizer(model, model.cfg.d_model, tr.tc.warmup)
     cpu, compiled = device.type == 'cpu', tr.tc.compile
     from transformer_nb.lib.speed import CpuLevers
-    levers = CpuLevers(model, dropout=cpu, buffered=cpu and tr.precision == 'fp32' and not compiled)
-    loss_fn, eps, pad, short = tr.loss_fn, tr.tc.eps_ls, PAD_ID, tr.short_attention
-    sums = lambda src, tgt: loss_fn(model(src, tgt[:, :-1]), tgt[:, 1:], eps, pad)
+    CpuLevers(model, dropout=cpu, buffered=cpu and tr.precision == 'fp32' and not compiled).__enter__()   # in for good: the model is the step's own
+    eps, pad, short = tr.tc.eps_ls, PAD_ID, tr.short_attention
+    sums = lambda src, tgt: label_smoothed_nll(model(src, tgt[:, :-1]), tgt[:, 1:], eps, pad)
     if compiled: sums = torch.compile(sums, dynamic=True)
+    model.train()
     def step(src, tgt, n):
-        opt.zero_grad(set_to_none=True); model.train()
-        with levers, autocast(device, tr.precision), kept_output(model), attention_backend(device, max(src.shape[1], tgt.shape[1]), short):
+        opt.zero_grad(set_to_none=True)
+        with autocast(device, tr.precision), kept_output(model), attention_backend(device, max(src.shape[1], tgt.shape[1]), short):
             loss = sums(src, tgt)[0]
             (loss * (1 / n)).backward()
         opt.step(); sched.step()
@@ -83,7 +84,7 @@ def main(argv=None):
     set_seed(0); tr = Trainer(build_model(cfg), data, tc=tc, say=lambda m: None)
     tr.sampler.set_epoch(0); batches = list(tr.sampler)
     if len(batches) < need: sys.exit(f"the corpus gives {len(batches)} batches, fewer than the {need} needed: lower --updates or --repeats")
-    mult = PAD_TO if a.compile else 1
+    mult = _PAD_TO if a.compile else 1
     on_dev = [tuple(pad_rows([data[i][side] for i in b], PAD_ID, mult).to(device) for side in (0, 1)) for b in batches[:need]]
     tokens = [int((t[:, 1:] != PAD_ID).sum()) for _, t in on_dev]
     set_seed(0); step = raw_step(tr, build_model(cfg).to(device), device)

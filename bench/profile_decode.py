@@ -18,8 +18,8 @@ and the PAD/BOS mask); top-k and candidate scores; reordering the key/value cach
 bookkeeping (every other line of the search loop). Then each decoder is timed without the profiler (median of
 `--repeats`, in turn), and the decoder rows (hypotheses x steps) each computes are counted. The decoders:
 - `readable`: `beam_search` (10_decoding), its n-best lists;
-- `fast`: `fast_beam_search(..., nbest=1)` (lib_fast_decoding), what `translate` and the tools run;
-- `early stop`: `fast_beam_search(..., nbest=1, stop='early')`, which also ends a sentence as soon as its best
+- `fast`: `beam_search_batch(..., nbest=1)` (lib_fast_decoding), what `translate` and the tools run;
+- `early stop`: `beam_search_batch(..., nbest=1, stop='early')`, which also ends a sentence as soon as its best
   candidate is EOS (OpenNMT-py's rule; faster, not the exact search).
 Not a test: it prints a table and, with --json, stores it.
 """
@@ -86,11 +86,11 @@ def run(fn, model, srcs, max_tokens):
 def decoders():
     "{name: (function(model, src, beam), name of the search function in the stacks)}."
     from transformer_nb.decoding import beam_search
-    from transformer_nb.lib.fast_decoding import fast_beam_search
+    from transformer_nb.lib.fast_decoding import beam_search_batch
     readable = lambda m, s, beam: [beam_search(m, r[r != PAD_ID], k=beam) for r in s]   # 10's, one sentence at a time
     return {'readable': (readable, 'beam_search'),
-            'fast': (lambda m, s, beam: fast_beam_search(m, s, beam=beam, nbest=1), 'fast_beam_search'),
-            'early stop': (lambda m, s, beam: fast_beam_search(m, s, beam=beam, nbest=1, stop='early'), 'fast_beam_search')}
+            'fast': (lambda m, s, beam: beam_search_batch(m, s, beam=beam, nbest=1), 'beam_search_batch'),
+            'early stop': (lambda m, s, beam: beam_search_batch(m, s, beam=beam, nbest=1, stop='early'), 'beam_search_batch')}
 
 def count_rows(model, srcs, max_tokens):
     "{decoder name: decoder rows (hypotheses x new positions)} over the same batches, counted at the target embedding."

@@ -14,7 +14,7 @@ import torch
 from _common import ROOT, command, load_average
 from transformer_nb.core import set_seed
 from transformer_nb.lib.machine import hardware, git_commit, limit_threads
-from transformer_nb.lib.tokens import CheckedTokenizer, checked_encode_pairs, DistributedTokenBatchSampler
+from transformer_nb.lib.tokens import StoredTokenizer, encode_corpus, DistributedTokenBatchSampler
 from transformer_nb.lib.datasets import load_dataset, find_multi30k
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
@@ -47,8 +47,8 @@ def main(argv=None):
     if d is None: sys.exit("Multi30k not found: give --data-dir, or set TNB_MULTI30K (e.g. ../shared/data/multi30k)")
     limit_threads(a.threads)
     data = load_dataset('multi30k', 'de', 'en', d)
-    tok = CheckedTokenizer.train(data, vocab_size=8000)
-    pairs = checked_encode_pairs(tok, data.train, max_len=256)
+    tok = StoredTokenizer.train(data, vocab_size=8000)
+    pairs = encode_corpus(tok, data.train, max_len=256)
     groups = DistributedTokenBatchSampler([len(s) for s, _ in pairs], [len(t) for _, t in pairs], a.max_tokens, seed=0).batches()
     set_seed(0)
     model = build_model(get_model_config('mini', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, norm_first=True, p_ffn=0.1))

@@ -27,7 +27,7 @@ import argparse, json, os, shlex, subprocess, sys
 from pathlib import Path
 from transformer_nb.lib.machine import hardware, git_commit, limit_threads
 from transformer_nb.lib.checkpoints import model_from_checkpoint, resolve_checkpoint
-from transformer_nb.lib.scoring import attention_record
+from transformer_nb.lib.scoring import _attention_record
 from transformer_nb.lib.records import today
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,7 @@ def main(argv=None):
         beam=a.beam, train_command=meta.get('command'), train_hardware=meta.get('hardware'), train_commit=meta.get('commit'),
         hardware=hardware(), commit=git_commit(), date=today(),
         command=shlex.join(['python', 'experiments/attention_maps.py', rel(a.run), *sys.argv[2:]] if argv is None else argv),
-        layers=a.layers, sentences=attention_record(model, tok, a.src, beam=a.beam, layers=a.layers))
+        layers=a.layers, sentences=_attention_record(model, tok, a.src, beam=a.beam, layers=a.layers))
     out = Path(a.out) / f'{a.name}.json'
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f'.{out.name}.tmp')

@@ -11,7 +11,7 @@ import argparse, importlib.util, json, tempfile
 from pathlib import Path
 import sacrebleu
 from transformer_nb.lib.machine import hardware, git_commit, limit_threads
-from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.tokens import StoredTokenizer
 from transformer_nb.apps.export import export_onnx, onnx_translate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,7 +23,7 @@ def main(argv=None):
     limit_threads(1)
     spec = importlib.util.spec_from_file_location('test_export', ROOT / 'tests' / 'test_export.py')
     T = importlib.util.module_from_spec(spec); spec.loader.exec_module(T)         # the test's models and inputs, as it builds them
-    tok, src, rows = CheckedTokenizer.train(T.words(2000, 1), vocab_size=24), T.words(80, 7), {}
+    tok, src, rows = StoredTokenizer.train(T.words(2000, 1), vocab_size=24), T.words(80, 7), {}
     chrf = lambda h, r: round(sacrebleu.corpus_chrf(h, [r]).score, 2)
     with tempfile.TemporaryDirectory() as tmp:
         for tie in ('all', 'decoder', 'none'):

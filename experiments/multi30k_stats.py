@@ -4,7 +4,7 @@
 - **Unigram perplexity of the validation targets**, per direction. A model that ignores the source and every earlier
   target word can at best predict each target piece with its frequency in the training targets; its validation
   perplexity is a reference line for training curves. The pieces are those of the 8k joint BPE that
-  `tnb-train --vocab-size 8000` learns (`CheckedTokenizer.train` on both sides of the training split); every target sentence
+  `tnb-train --vocab-size 8000` learns (`StoredTokenizer.train` on both sides of the training split); every target sentence
   ends with EOS, which is counted, as in the validation loss. Frequencies are add-one smoothed over the vocabulary.
 - **Sentence length of test2016**: sentences, and words per sentence (split on spaces) in each language.
 
@@ -14,12 +14,12 @@ import argparse, json, math, collections, statistics
 from pathlib import Path
 from transformer_nb.core import EOS_ID
 from transformer_nb.lib.machine import hardware, git_commit
-from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.tokens import StoredTokenizer
 from transformer_nb.lib.datasets import load_dataset, find_multi30k
 
 ROOT = Path(__file__).resolve().parents[1]
 
-def unigram_ppl(tok:CheckedTokenizer, train_tgt:list[str], valid_tgt:list[str]) -> float:
+def unigram_ppl(tok:StoredTokenizer, train_tgt:list[str], valid_tgt:list[str]) -> float:
     "exp of the mean negative log-probability of the validation pieces (EOS included) under add-one unigram frequencies."
     counts = collections.Counter(i for s in train_tgt for i in tok.encode(s) + [EOS_ID])
     total, V = sum(counts.values()), tok.vocab_size
@@ -35,7 +35,7 @@ def main(argv=None):
     for pair in a.pairs.split(','):
         s, t = pair.split('-')
         data = load_dataset('multi30k', s, t, data_dir=a.data_dir or find_multi30k())
-        tok = CheckedTokenizer.train(data, vocab_size=a.vocab_size)
+        tok = StoredTokenizer.train(data, vocab_size=a.vocab_size)
         ppl[pair] = round(unigram_ppl(tok, [y for _, y in data.train], [y for _, y in data.valid]), 2)
         for lang, side in ((s, 0), (t, 1)):
             words[lang] = round(statistics.mean(len(x[side].split()) for x in data.test), 2)

@@ -56,7 +56,7 @@ T_START = (time.perf_counter(), time.process_time())        # before torch is im
 import torch
 from transformer_nb.core import set_seed, count_params
 from transformer_nb.lib.machine import hardware, git_commit, limit_threads
-from transformer_nb.lib.machine import default_threads
+from transformer_nb.lib.machine import _default_threads
 from transformer_nb.lib.datasets import load_dataset, de_number, en_number
 from transformer_nb.apps.numbers import number_scores
 from transformer_nb.lib.checkpoints import average_checkpoints, model_from_checkpoint
@@ -201,7 +201,7 @@ def run_cli(args, seed:int) -> dict:
                printed=[l for l in lines if l.startswith(('test (', 'exact match per magnitude', 'trained ', 'averaged '))],
                results={'tnb-train (avg:4)': res},
                time={'whole_command': {'wall_s': round(wall, 1), 'cpu_s': round(cpu, 1)}},
-               threads=int(os.environ.get('TNB_THREADS') or default_threads()))   # what tnb-train took (no --threads)
+               threads=int(os.environ.get('TNB_THREADS') or _default_threads()))   # what tnb-train took (no --threads)
     return provenance(rec, load0)
 
 def add(path:Path, rec:dict):

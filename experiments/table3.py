@@ -102,7 +102,11 @@ def train_and_score(family:str, name:str, args) -> dict:
                 hyps=hyps.relative_to(results.parent).as_posix(), train_time_s=train_time(ck),
                 hardware=ck.meta.get('hardware', hardware()), precision=precision(args, ck),
                 threads=args.threads, jobs=args.jobs, date=today(), commit=ck.meta.get('commit', git_commit()),
-                curve=curve(ck), command=f"{shlex.join(train)}; {shlex.join(evaluate)}")
+                curve=curve(ck), command=portable(f"{shlex.join(train)}; {shlex.join(evaluate)}"))
+
+def portable(command:str) -> str:
+    "`command` as typed in the repository's root: the folders of the machine that ran it left out of the records."
+    return command.replace(f"{ROOT.parent / 'shared'}/", '../shared/').replace(f"{ROOT}/", '')
 
 def precision(args, ck) -> str:
     "What the run computed in: `--precision`, or what auto chose on this machine for its device, with the reason (lib_machine)."
@@ -129,7 +133,7 @@ def chosen(only:str, seeds:list[int], preset:str, error) -> list[tuple[str, str]
 # ---------------------------------------------------------------- paired bootstrap against the base
 def compare(args) -> dict:
     "Each recorded run with translations against the base run of its seed (Table 3's file), by paired bootstrap; family -> {id: test}."
-    from transformer_nb.lib.significance import paired_bootstrap
+    from transformer_nb.lib.significance import _paired_bootstrap
     from transformer_nb.lib.datasets import load_dataset
     data = load_dataset('multi30k', args.src_lang, args.tgt_lang, data_dir=args.data_dir, download=False)
     refs = [t for _, t in data.valid]
@@ -153,7 +157,7 @@ def compare(args) -> dict:
             key = (b['id'], b.get('date'), r.get('date'), b['bleu'], r['bleu'])
             if r['id'] in old and old[r['id']].get('key') == list(key): tests[r['id']] = old[r['id']]; continue   # unchanged: kept
             if (h := hyps_of(r, fam)) is None: continue
-            t = paired_bootstrap(refs, bh, h, metric='bleu', n_samples=args.samples)
+            t = _paired_bootstrap(refs, bh, h, metric='bleu', n_samples=args.samples)
             tests[r['id']] = dict(vs=b['id'], **t, key=list(key))
             print(f"{fam} {r['id']} vs {b['id']}: {t['delta']:+.2f} BLEU, p = {t['p_value']}", flush=True)
         atomic_write(Path(str(path)[:-5] + '_significance.json'), json.dumps(tests, indent=1, ensure_ascii=False) + '\n')

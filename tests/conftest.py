@@ -105,8 +105,9 @@ def end_leftover_processes():
 WATCHED_SIGNALS = tuple(getattr(signal, n) for n in ('SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2',
                                                      'SIGPIPE', 'SIGALRM', 'SIGCHLD') if hasattr(signal, n))
 # Threads a library starts once and keeps for the life of the process, whichever test happens to start them first:
-# tqdm's monitor (its first bar with a refresh interval), and the thread pools that asyncio and concurrent.futures keep.
-LIFELONG_THREADS = ('TMonitor', 'asyncio_', 'ThreadPoolExecutor-')
+# tqdm's monitor (its first bar with a refresh interval), the thread pools that asyncio and concurrent.futures keep, and
+# the compile-worker pool's reader and timer that torch.compile (inductor) keeps for later compilations.
+LIFELONG_THREADS = ('TMonitor', 'asyncio_', 'ThreadPoolExecutor-', 'InductorSubproc', 'subproc_worker_timer')
 THREAD_GRACE_S = 10                                 # a thread a test started may take this long to end once it returns
 
 def _handler(h) -> str:
@@ -306,14 +307,14 @@ def inject_code() -> str:
 # limit (input + 50 tokens): a long decoding, one real step after another, whatever the tiny model learned.
 _DECODING_SRC = """
 import sys, transformer_nb.lib.fast_decoding as f
-_b, _g, _n = f._fast_beam, f._fast_greedy, f.next_token_logits_fp32
+_b, _g, _n = f._beam_batch, f._greedy_batch, f.step_logits
 def _say(fn):
     def g(*a, **k): print('DECODING', file=sys.stderr, flush=True); return fn(*a, **k)
     return g
 def _no_eos(model, logits):
     logits = _n(model, logits).clone(); logits[:, 3] = -float('inf'); return logits
-f._fast_beam, f._fast_greedy = _say(_b), _say(_g)                     # what translate (lib_fast_decoding) decodes with
-f.next_token_logits_fp32 = _no_eos                                      # the engine's one call for the logits
+f._beam_batch, f._greedy_batch = _say(_b), _say(_g)                     # what translate (lib_fast_decoding) decodes with
+f.step_logits = _no_eos                                      # the engine's one call for the logits
 """
 DECODING = f"exec({_DECODING_SRC!r})"
 

@@ -48,6 +48,8 @@ def _cases(d:Path) -> list:
             ('bench_peers.py', [*dec, '--ref', d / 'ref.txt', '--beam', 2, '--no-readable', '--json', d / 'peers.json'], 'ok'),
             ('bench_bf16.py', ['--parts', 'matmul', '--repeats', 1, '--out', d / 'bf16.json'], 'ok'),
             ('bench_train.py', ['--preset', 'tiny', '--vocab', 64, '--batch', 2, '--len', 4, '--steps', 1, '--warmup', 1, '--repeats', 1, '--threads', 1], 'ok'),
+            ('bench_trainer_calls.py', ['--updates', 2], 'ok'),                    # a count of calls, not a timing: checked below
+            ('bench_loss.py', ['--tokens', 50, '--vocab', 64, '--repeats', 1, '--preset', 'tiny', '--max-tokens', 200, '--updates', 1], 'ok'),
             ('bench_trainer_step.py', ['--preset', 'tiny', '--vocab', 64, '--max-tokens', 200, '--lengths', 4, 12, '--updates', 1, '--repeats', 1,
                                        '--threads', 1, '--json', d / 'trainer_step.json'], 'ok'),
             ('bench_threads.py', ['--worker', '1', '--updates', 2], 'ok'),             # one measurement: the job it times, its first updates
@@ -76,6 +78,15 @@ def test_a_bench_script_runs_with_its_smallest_arguments(ran, script):
     got, want = ran[script]
     if want == 'ok': assert got['code'] == 0, got
     else: assert got['code'] not in (0, 'traceback') and want in got['err'], got     # stopped at its need, in its words
+
+def test_an_update_of_the_trainer_walks_no_module_tree_and_makes_few_calls_beyond_09s_loop(ran):
+    """The trainer's update on the tiny model makes at most 1.3 times the Python calls of 09's own loop on the same
+    micro-batches, and calls `nn.Module.train` (a walk of the module tree) not once between validations. Calls are
+    counted, not timed: the figures do not depend on the machine's speed."""
+    said = ran['bench_trainer_calls.py'][0]['said']
+    _, theirs, ratio = re.search(r"Python calls per update: Trainer ([\d,.]+), 09's loop ([\d,.]+); Trainer / 09's loop ([\d.]+)", said).groups()
+    assert float(ratio) <= 1.3 and float(theirs.replace(',', '')) > 1000, said
+    assert re.search(r"nn.Module.train calls per update: Trainer 0, 09's loop 0\b", said), said
 
 def test_every_bench_script_has_a_case():
     "A script added to bench/ gets its case above (or runs with the ONNX export's tests); the helpers (_common, _levers) run through the scripts."

@@ -12,7 +12,7 @@ from dataclasses import asdict
 from transformer_nb.core import set_seed
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
-from transformer_nb.lib.checkpoints import (save_checkpoint, check_checkpoint, resolve_checkpoint, model_from_checkpoint,
+from transformer_nb.lib.checkpoints import (save_checkpoint, _check_checkpoint, resolve_checkpoint, model_from_checkpoint,
                                         rng_state, _CKPT_FORMAT)
 
 def _variant(run, tmp_path, name, change=None, **fields):
@@ -28,10 +28,10 @@ def _variant(run, tmp_path, name, change=None, **fields):
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_average_needs_one_config_and_one_tokenizer(run, tmp_path):
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     ck = torch.load(RunFolder(run).latest(), weights_only=True)
-    n = CheckedTokenizer.from_bytes(ck['tokenizer']).vocab_size
-    other = CheckedTokenizer.train([' '.join('zyxwvutsrq'[i % 10] for i in range(j, j + 6)) for j in range(200)], vocab_size=n)
+    n = StoredTokenizer.from_bytes(ck['tokenizer']).vocab_size
+    other = StoredTokenizer.train([' '.join('zyxwvutsrq'[i % 10] for i in range(j, j + 6)) for j in range(200)], vocab_size=n)
     assert other.vocab_size == n and other.to_bytes() != ck['tokenizer']
     tok = _variant(run, tmp_path, 'tok.pt', tokenizer=other.to_bytes())
     r = tool('average', RunFolder(run).latest(), tok, '-o', tmp_path / 'avg.pt')
@@ -63,8 +63,8 @@ def test_missing_or_foreign_fields_get_one_line_naming_the_file(run, tmp_path):
     one_line(tool('train', '--resume', tmp_path / 'noconfig.pt', '--out', tmp_path / 'y', '--steps', '30'), 'tnb-train', 'noconfig.pt lacks the config')
 
 def _other_tokenizer(ck):
-    from transformer_nb.lib.tokens import CheckedTokenizer
-    ck['tokenizer'] = CheckedTokenizer.train(['one two three four five six seven eight nine ten'] * 20, vocab_size=40).to_bytes()
+    from transformer_nb.lib.tokens import StoredTokenizer
+    ck['tokenizer'] = StoredTokenizer.train(['one two three four five six seven eight nine ten'] * 20, vocab_size=40).to_bytes()
 
 def _nan(ck): ck['model']['decoder.0.ffn.w_1.weight'][0, 0] = float('nan')
 
@@ -194,7 +194,7 @@ def test_model_from_checkpoint_says_what_it_takes():
 def test_a_meta_that_is_not_a_dict_names_the_file(tmp_path):
     ck = torch.load(_checkpoint(tmp_path / 'c.pt'), weights_only=True)
     for use in ('inference', 'resume'):
-        with pytest.raises(ValueError, match=r"x\.pt: its meta is a list, not a dict"): check_checkpoint({**ck, 'meta': [1, 2]}, 'x.pt', use)
+        with pytest.raises(ValueError, match=r"x\.pt: its meta is a list, not a dict"): _check_checkpoint({**ck, 'meta': [1, 2]}, 'x.pt', use)
 
 @pytest.mark.parametrize('use', ['inference', 'resume'])
 def test_an_unreadable_newest_checkpoint_is_named_with_the_newest_good_one(tmp_path, use):
@@ -218,8 +218,8 @@ _DICT = 'ck must be what a checkpoint holds (a dict; open a file with open_check
     (lambda p, ck: save_checkpoint(None, model={}), TypeError, "path must be a file's path, got a NoneType"),
     (lambda p, ck: C.save_averaged([p], None), TypeError, "out_path must be a file's path, got a NoneType"),
     (lambda p, ck: C.Checkpoint('x.pt'), TypeError, _DICT),
-    (lambda p, ck: check_checkpoint('x.pt'), TypeError, _DICT),
-    (lambda p, ck: check_checkpoint(ck, use='x'), ValueError, "use='x' must be 'inference', 'average' or 'resume'"),
+    (lambda p, ck: _check_checkpoint('x.pt'), TypeError, _DICT),
+    (lambda p, ck: _check_checkpoint(ck, use='x'), ValueError, "use='x' must be 'inference', 'average' or 'resume'"),
     (lambda p, ck: model_from_checkpoint(ck, device='gpu'), ValueError, "device='gpu' must be a device: 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'"),
     (lambda p, ck: open_checkpoint(p, map_location='gpu'), ValueError, "map_location='gpu' must be a device: 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'"),   # not 'corrupt or truncated'
     *([] if torch.cuda.is_available() else
@@ -238,16 +238,16 @@ def test_checkpoints_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     (lambda p, ck: C.set_rng_state('x'), TypeError, "s must be a generator state as rng_state() returns it (a dict), got a str"),
     (lambda p, ck: C.set_rng_state({}), ValueError, "s is not a generator state as rng_state() returns it: it lacks 'torch', 'cuda', 'python', 'numpy'"),
     (lambda p, ck: C.set_rng_state({**rng_state(), 'python': [3, [1, 2], None]}), ValueError, "s is not a generator state as rng_state() returns it: its 'python' is not Python's"),
-    (lambda p, ck: C.check_tokenizer(None, ck['config'], 'c.pt'), TypeError, "tok must be a CheckedTokenizer, got a NoneType"),
-    (lambda p, ck: C.check_tokenizer(_tok(64), 'cfg', 'c.pt'), TypeError, "cfg must be a model's config (a ModelConfig, or a checkpoint's config dict), got 'cfg'"),
+    (lambda p, ck: C._check_tokenizer(None, ck['config'], 'c.pt'), TypeError, "tok must be a StoredTokenizer, got a NoneType"),
+    (lambda p, ck: C._check_tokenizer(_tok(64), 'cfg', 'c.pt'), TypeError, "cfg must be a model's config (a ModelConfig, or a checkpoint's config dict), got 'cfg'"),
     (lambda p, ck: open_checkpoint(p, map_location=-1), TypeError, "map_location=-1 must be a device ('cpu', 'cuda:0', a torch.device), a dict or a function"),  # was 'corrupt or truncated?'
-    (lambda p, ck: check_checkpoint(ck, use=['inference']), ValueError, "use=['inference'] must be 'inference', 'average' or 'resume'"),
-    (lambda p, ck: C.check_weights(ck, 'c.pt', model='m'), TypeError, "model must be a Transformer, got a str"),
-    (lambda p, ck: C.check_weights({}, 'c.pt'), ValueError, "c.pt: its config and model are missing or not a dict"),
+    (lambda p, ck: _check_checkpoint(ck, use=['inference']), ValueError, "use=['inference'] must be 'inference', 'average' or 'resume'"),
+    (lambda p, ck: C._check_weights(ck, 'c.pt', model='m'), TypeError, "model must be a Transformer, got a str"),
+    (lambda p, ck: C._check_weights({}, 'c.pt'), ValueError, "c.pt: its config and model are missing or not a dict"),
     (lambda p, ck: C.average_checkpoints(3.0), TypeError, "paths must be a list of checkpoint files, got a float"),
     (lambda p, ck: C.average_checkpoints([p, None]), TypeError, "paths[1] must be a checkpoint file, got a NoneType"),
     (lambda p, ck: C.save_averaged([p, None], p.parent / 'avg.pt'), TypeError, "paths[1] must be a checkpoint file, got a NoneType"),
-    (lambda p, ck: C.pretrained_path(['numbers']), ValueError, "no published model ['numbers']: the names are"),
+    (lambda p, ck: C._pretrained_path(['numbers']), ValueError, "no published model ['numbers']: the names are"),
 ])
 def test_more_checkpoint_functions_refuse_in_the_callers_terms(tmp_path, call, exc, says):
     p = _checkpoint(tmp_path / 'c.pt')
@@ -256,13 +256,13 @@ def test_more_checkpoint_functions_refuse_in_the_callers_terms(tmp_path, call, e
     assert not (tmp_path / 'empty.pt').exists()
 
 def _tok(n):
-    "A stand-in with the one thing check_tokenizer reads."
+    "A stand-in with the one thing _check_tokenizer reads."
     return type('Tok', (), {'vocab_size': n})()
 
 def test_check_tokenizer_takes_a_config_or_its_dict():
     cfg = get_model_config('tiny', src_vocab=64, tgt_vocab=64)
-    assert C.check_tokenizer(_tok(64), cfg, 'x') is not None and C.check_tokenizer(_tok(64), asdict(cfg), 'x') is not None
-    with pytest.raises(ValueError, match='x: its tokenizer has 63 pieces'): C.check_tokenizer(_tok(63), cfg, 'x')
+    assert C._check_tokenizer(_tok(64), cfg, 'x') is not None and C._check_tokenizer(_tok(64), asdict(cfg), 'x') is not None
+    with pytest.raises(ValueError, match='x: its tokenizer has 63 pieces'): C._check_tokenizer(_tok(63), cfg, 'x')
 
 def test_save_checkpoint_names_a_file_in_the_way(tmp_path):
     "A folder that is a file was a raw FileExistsError ([Errno 17]); one deeper, a raw NotADirectoryError."

@@ -19,6 +19,23 @@ def test_help_explains_itself():
     assert r.returncode == 0, r.stderr
     for s in ('Train a Transformer', '--dataset', '--resume', 'examples:', 'torchrun', 'presets:'): assert s in r.stdout
 
+def test_help_imports_no_nltk_and_still_lists_every_recipe():
+    """`tnb-train --help` lists the tasks' recipes from the registry without importing a task: NLTK, which the parsing
+    task needs, is imported when that task runs, not when it is listed (nor PyTorch, by any help, nor NumPy or tqdm,
+    which the datasets' module imports only where it makes or downloads data)."""
+    code = ("import sys; sys.argv = ['tnb-train', '--help']\nfrom transformer_nb.apps.cli import train_main\n"
+            "try: train_main()\nexcept SystemExit: pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'nltk', 'torch', 'numpy', 'tqdm', 'transformer_nb'}), file=sys.stderr)")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=ENV, timeout=120)
+    assert r.stderr.strip().splitlines()[-1] == "['transformer_nb']", r.stderr[-2000:]
+    from transformer_nb.apps import tasks
+    for name in tasks.task_names():
+        for recipe in tasks.get_task(name).recipes: assert recipe in r.stdout, (name, recipe)
+    assert 'paper-base, paper-big, paper-base-en-fr, paper-big-en-fr (wmt14 task: wmt14)' in r.stdout   # with the datasets it trains on
+    r = subprocess.run([sys.executable, '-c', "import sys; from transformer_nb.apps.tasks import get_task; get_task('parsing'); "
+                        "print('nltk' in sys.modules)"], capture_output=True, text=True, env=ENV, timeout=120)
+    assert r.stdout.strip() == 'True', r.stderr[-2000:]                 # the task that needs it, when it is asked for
+
 def test_registered_console_script():
     try: import tomllib
     except ModuleNotFoundError: import tomli as tomllib   # Python 3.10

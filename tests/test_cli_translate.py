@@ -56,9 +56,9 @@ def test_sigterm_ends_a_long_decoding_within_seconds(run, tmp_path):
 
 
 # In the child: EOS never wins, so every sentence decodes to its length limit: decoding takes a while, whatever was learned.
-_NO_EOS = ("import transformer_nb.lib.fast_decoding as f; _n = f.next_token_logits_fp32\n"
+_NO_EOS = ("import transformer_nb.lib.fast_decoding as f; _n = f.step_logits\n"
            "def _no_eos(model, logits):\n    logits = _n(model, logits).clone(); logits[:, 3] = -float('inf'); return logits\n"
-           "f.next_token_logits_fp32 = _no_eos")
+           "f.step_logits = _no_eos")
 
 def test_sigterm_keeps_the_translations_already_written(run, tmp_path):
     src = tmp_path / 'src.txt'; src.write_text('a b c\n' * 1500)
@@ -72,8 +72,8 @@ def test_sigterm_keeps_the_translations_already_written(run, tmp_path):
         if p.poll() is None: p.kill()
     kept = (first + rest).decode().splitlines()
     assert p.returncode == 143, (p.returncode, err[-2000:])
-    from transformer_nb.lib.textio import FILE_BATCH
-    assert 0 < len(kept) < 1500 and len(kept) % FILE_BATCH == 0, len(kept)   # whole batches, in order
+    from transformer_nb.lib.textio import _FILE_BATCH
+    assert 0 < len(kept) < 1500 and len(kept) % _FILE_BATCH == 0, len(kept)   # whole batches, in order
     assert said(err.decode())[-1] == 'tnb-translate: interrupted (SIGTERM)', err[-2000:]
 
 

@@ -359,7 +359,7 @@ def test_the_option_classes_need_nothing_of_training():
     from pathlib import Path
     tree = ast.parse(Path(o.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert imported <= {'typing', 'dataclasses', 'checks', 'config'}, imported
+    assert imported <= {'typing', 'dataclasses', 'checks', 'config', 'training_config', 'decoding_config'}, imported   # 06's, 09's and 10's settings, without PyTorch
     import transformer_nb.apps.tasks as tasks
     assert not {'trainer', 'evaluation', 'workflow'} & {n.module.split('.')[-1] for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
                                                          if isinstance(n, ast.ImportFrom) and n.level and n.module and n.col_offset == 0}
@@ -381,16 +381,16 @@ def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
     counts = collections.Counter()
     _alpha_checks(monkeypatch, counts)
     _count_calls(monkeypatch, counts, (fd, 'decode_step'))
-    nf = fd.next_token_logits_fp32                                         # EOS forbidden: every search runs to its cap
+    nf = fd.step_logits                                         # EOS forbidden: every search runs to its cap
     no_eos = lambda model, x: nf(model, x).index_fill_(1, torch.tensor([fd.EOS_ID]), float('-inf'))
-    monkeypatch.setattr(fd, 'next_token_logits_fp32', no_eos)
+    monkeypatch.setattr(fd, 'step_logits', no_eos)
     m = build_model(get_model_config('tiny', src_vocab=12, tgt_vocab=12)).eval()
     for extra, steps in ((3, 6), (57, 60)):
         counts.clear()
-        fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6, nbest=1)
+        fd.beam_search_batch(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6, nbest=1)
         assert counts['decode_step'] == steps and counts['alpha'] == 1, (extra, counts)
         counts.clear()
-        out = fd.fast_beam_search(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6)   # the whole n-best list
+        out = fd.beam_search_batch(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6)   # the whole n-best list
         assert len(out[0][0][0]) == steps and counts['alpha'] == 1, (extra, counts)
 
 def test_the_commands_stay_small():

@@ -5,8 +5,7 @@ import torch
 import torch.nn as nn
 from transformer_nb.complexity import (layer_flops, local_mask, CausalConv1d, SelfAttentionLayer, RecurrentLayer,
                                        path_gradient, max_path_length)
-from transformer_nb.lib.speed import (module_flops, benchmark_layers, timing_table, layer_flops_strict, local_mask_on,
-                                  make_any_layer, path_gradient_strict, max_path_length_strict, AnyLayerKind)
+from transformer_nb.lib.speed import module_flops, benchmark_layers, timing_table, make_any_layer, _AnyLayerKind
 from typing import get_args
 
 torch.set_num_threads(1)
@@ -48,12 +47,9 @@ def testmodule_flops_crossover_with_lstm_at_2d():
 
 
 @pytest.mark.parametrize('call,msg', [
-    (lambda: layer_flops_strict(0, 8), 'n=0'), (lambda: layer_flops_strict(8, -2), 'd=-2'), (lambda: layer_flops_strict(8, 8, r=0), 'r=0'),
-    (lambda: layer_flops_strict(8.0, 8), 'n=8.0'), (lambda: module_flops('cnn', 8, 8), "'cnn'"),
-    (lambda: local_mask_on(4, 0), 'r=0'), (lambda: make_any_layer('transformer', 8), "'transformer'"),
-    (lambda: max_path_length_strict('conv', 10, k=1), 'k=1'), (lambda: max_path_length_strict('restricted', 10), 'r=None'),
-    (lambda: benchmark_layers([]), 'ns=[] must hold at least one sequence length'), (lambda: benchmark_layers([8], repeats=0), 'repeats=0'),
-    (lambda: path_gradient_strict(nn.Identity(), torch.zeros(3, 4)), '(3, 4)')])
+    (lambda: module_flops('cnn', 8, 8), "'cnn'"), (lambda: module_flops('rnn', 0, 8), 'n=0'), (lambda: module_flops('rnn', 8, -2), 'd_model=-2'),
+    (lambda: module_flops('restricted', 8, 8, r=0), 'r=0'), (lambda: make_any_layer('transformer', 8), "'transformer'"),
+    (lambda: benchmark_layers([]), 'ns=[] must hold at least one sequence length'), (lambda: benchmark_layers([8], repeats=0), 'repeats=0')])
 def test_bad_input_names_the_value(call, msg):
     with pytest.raises(ValueError, match=None) as e: call()
     assert msg in str(e.value)
@@ -79,7 +75,7 @@ def test_layers_keep_shape():
     x = torch.randn(3, 9, 16)
     for layer in (SelfAttentionLayer(16), SelfAttentionLayer(16, r=4), RecurrentLayer(16), CausalConv1d(16)):
         assert layer(x).shape == x.shape
-    for kind in get_args(AnyLayerKind):
+    for kind in get_args(_AnyLayerKind):
         layer = make_any_layer(kind, 16)
         assert not layer.training and layer(x).shape == x.shape
 
@@ -93,7 +89,7 @@ def test_library_layers_equal_the_main_lines():
         assert list(a.state_dict()) == list(b.state_dict())
         b.load_state_dict(a.state_dict())
         torch.testing.assert_close(b(x), a(x))
-        torch.testing.assert_close(path_gradient_strict(b, x), path_gradient(a, x))
+        torch.testing.assert_close(path_gradient(b, x), path_gradient(a, x))
 
 
 def test_conv_is_causal_and_sees_k_positions():

@@ -64,14 +64,16 @@ def imports_only(s:str) -> bool:
     except SyntaxError: return False
 
 def appendix_problems(cs:list) -> list[str]:
-    "Code cells over 40 lines, and `#| export` cells (but imports) not followed at once by a code cell that checks something."
+    "Code cells over 40 lines, and `#| export` cells (but imports) not followed at once by a code cell that checks something (export cells in a row share it)."
     out = []
     for i, c in enumerate(cs):
         if c['cell_type'] != 'code': continue
         s = ''.join(c['source'])
         if len(s.splitlines()) > 40: out.append(f"cell {i}: {len(s.splitlines())} lines")
         if re.search(r'^#\|\s*export', s, re.M) and not imports_only(s):
-            nxt = cs[i + 1] if i + 1 < len(cs) else None
+            j = i + 1                                 # export cells in a row (one definition group split by its directive: `#| exporti`) share the check after them
+            while j < len(cs) and cs[j]['cell_type'] == 'code' and re.search(r'^#\|\s*exporti?\s*$', ''.join(cs[j]['source']), re.M) and not imports_only(''.join(cs[j]['source'])): j += 1
+            nxt = cs[j] if j < len(cs) else None
             shown = nxt is not None and nxt['cell_type'] == 'code' and not re.search(r'^#\|\s*export', ''.join(nxt['source']), re.M)
             if not (shown and CHECKS.search(''.join(nxt['source']))): out.append(f"cell {i}: an export not followed by a check")
     return out
@@ -84,6 +86,8 @@ def test_the_appendix_check_can_fail():
     assert appendix_problems([code('#| export\ndef f(): pass'), code('f()')]) == ['cell 0: an export not followed by a check']
     assert appendix_problems([code('x = 1\n' * 41)]) == ['cell 0: 41 lines']
     assert appendix_problems([code('#| export\nimport os\nfrom pathlib import Path'), md]) == []
+    assert appendix_problems([code('#| export\ndef f(): pass'), code('#| exporti\ndef g(): pass'), code('test_eq(g(), f())')]) == []
+    assert appendix_problems([code('#| export\ndef f(): pass'), code('#| exporti\ndef g(): pass'), md]) == ['cell 0: an export not followed by a check', 'cell 1: an export not followed by a check']
 
 @pytest.mark.parametrize('p', APPENDIX, ids=lambda p: p.stem)
 def test_appendix_cells_are_short_and_every_export_is_shown(p):
@@ -142,8 +146,8 @@ def test_every_prose_file_is_run_once_by_its_own_notebook():
 
 # The main line a learner finishes: from the title to the exercises, at most 2,000 words of prose in each paper
 # notebook (what goes deeper follows a "Going deeper" heading), counted over every markdown cell before that heading,
-# the Colab badge included; 00, the common ground rather than a paper section, at most 600 words of its own text (the
-# Colab cells left out). Teaching cells hold the method:
+# the Colab badge included; 00, the set-up rather than a paper section, at most 600 words of its own text in all, Going
+# deeper included (the Colab cells left out). Teaching cells hold the method:
 # at most 10 `raise` statements in the exported cells of the paper path's main lines and at most 3 exported cells over
 # 30 lines there (a module's input checks, called once at each public entry, follow its notebook's main line under
 # "Going deeper", or live in an appendix's module).
@@ -186,9 +190,42 @@ def test_the_main_line_check_counts_the_badge():
     assert main_line_problem([text, badge, md('## Going deeper\n' + 'word ' * 100)]) is None     # what follows is not counted
     assert main_line_problem([text, md('two more')]) is None                                    # without the badge: under
 
+def core_problem(cs:list, most:int=CORE_MAX) -> str|None:
+    "The words of prose of 00's whole page (`cs`, its Colab cells left out), if more than `most`."
+    n = words(cs)
+    return f"{n:,} words of prose in all (at most {most:,})" if n > most else None
+
+def test_the_core_measure_counts_going_deeper_too():
+    md = lambda s: {'cell_type': 'markdown', 'source': [s]}
+    cs = [md('# Core\n' + 'word ' * (CORE_MAX - 3)), md('## Going deeper\none more')]
+    assert main_line_problem(cs, CORE_MAX) is None and core_problem(cs) == f"{CORE_MAX + 2:,} words of prose in all (at most {CORE_MAX:,})"
+
+def core_promise_problems(cs:list, last:str) -> list[str]:
+    """What 00 (`cs`) fails of its row in the path table: its title names it the set-up for 01 to `last`, no paper section;
+    a main-line code cell picks `cuda` where present and moves a model and a batch there with `.to(device)`, run."""
+    title = ''.join(cs[0]['source']).splitlines()[0] if cs else ''
+    out = [] if re.search(rf'set-up for 01.{last}\b.*no section of the paper', title) else [f"title {title!r} does not say set-up for 01-{last}, no section of the paper"]
+    dev = [c for c in main_line(cs) if c['cell_type'] == 'code' and "torch.cuda.is_available()" in (s := ''.join(c['source']))
+           and "'cuda'" in s and len(re.findall(r'\.to\(device\)', s)) >= 2]
+    return out + ([] if dev and all(c.get('outputs') for c in dev) else ['no run main-line cell picks cuda where present and moves a model and a batch'])
+
+def test_the_core_promise_check_can_fail():
+    md = lambda s: {'cell_type': 'markdown', 'source': [s]}
+    cell = {'cell_type': 'code', 'source': ["device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\nm, x = m.to(device), x.to(device)"],
+            'outputs': [{'text': 'cpu'}]}
+    good = [md('# Core: the set-up for 01–13, no section of the paper'), cell]
+    assert core_promise_problems(good, '13') == []
+    assert len(core_promise_problems([md('# Core: token ids'), cell], '13')) == 1
+    assert len(core_promise_problems([good[0], {**cell, 'outputs': []}], '13')) == 1                  # stored unrun
+    assert len(core_promise_problems([good[0], md('## Going deeper'), cell], '13')) == 1              # not in the main line
+
+def test_core_teaches_the_device_it_promises():
+    core = next(p for p in PAPER if p.name.startswith('00'))
+    assert core_promise_problems(cells(core), PAPER[-1].name[:2]) == []
+
 @pytest.mark.parametrize('p', PAPER, ids=lambda p: p.stem)
 def test_the_main_line_is_short(p):
-    problem = main_line_problem(cells(p), CORE_MAX) if p.name.startswith('00') else main_line_problem(all_cells(p))
+    problem = core_problem(cells(p)) if p.name.startswith('00') else main_line_problem(all_cells(p))
     assert problem is None, f"{p.name}: {problem}"
 
 def test_teaching_cells_hold_the_method():

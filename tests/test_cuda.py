@@ -19,7 +19,7 @@ from transformer_nb.lib.trainer import Trainer, make_optimizer_with_cooldown
 from transformer_nb.lib.options import TrainConfig
 from transformer_nb.lib.checkpoints import resolve_checkpoint, model_from_checkpoint
 from transformer_nb.lib.runs import RunFolder
-from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
+from transformer_nb.lib.fast_decoding import greedy_decode_batch, beam_search_batch
 from transformer_nb.decoding import beam_search
 from conftest import copy_ids
 
@@ -153,8 +153,8 @@ def test_training_on_the_gpu_in_bf16_learns_saves_and_resumes(tmp_path):
     assert all(v.device.type == 'cpu' for v in ck['model'].values())
     model, _, _ = model_from_checkpoint(ck, device='cpu')
     src, _ = collate(data[:8])
-    cpu = fast_greedy_decode(model, src)
-    assert fast_greedy_decode(model.to(DEV), src.to(DEV)) == cpu == fast_greedy_decode(model, src.to(DEV))
+    cpu = greedy_decode_batch(model, src)
+    assert greedy_decode_batch(model.to(DEV), src.to(DEV)) == cpu == greedy_decode_batch(model, src.to(DEV))
     r = run(tmp_path / 'b', 200, resume=tmp_path / 'a' / 'checkpoint-0000100.pt')   # resume from update 100, in another folder:
     #                                                  # `a` holds its later checkpoints, which a continuation must not mix with
     again = [x['loss'] for x in r.history['train']][100:110]
@@ -166,8 +166,8 @@ def test_beam_search_on_the_gpu_equals_the_cpu():
     src = tokens(B=5, n=9, V=40, seed=9).cpu()
     best = lambda nbest: [h[0][0] for h in nbest]
     readable = [beam_search(m, r[r != 0])[0][0] for r in src]                     # 10's, one sentence at a time, on the CPU
-    cpu = (fast_beam_search(m, src, beam=4), fast_greedy_decode(m, src))
+    cpu = (beam_search_batch(m, src, beam=4), greedy_decode_batch(m, src))
     m.to(DEV)
-    gpu = (fast_beam_search(m, src.to(DEV), beam=4), fast_greedy_decode(m, src.to(DEV)))
+    gpu = (beam_search_batch(m, src.to(DEV), beam=4), greedy_decode_batch(m, src.to(DEV)))
     assert best(gpu[0]) == best(cpu[0]) == readable and gpu[1] == cpu[1]
     for hg, hc in zip(gpu[0], cpu[0]): assert abs(hg[0][1] - hc[0][1]) <= 1e-4 * abs(hc[0][1])   # beam scores, relative: float32 rounding

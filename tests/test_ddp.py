@@ -109,9 +109,9 @@ def test_the_tokenizer_is_learnt_once_for_all_ranks(tmp_path):
     env = {**os.environ, 'OMP_NUM_THREADS': '1', 'TNB_THREADS': '1', 'CUDA_VISIBLE_DEVICES': ''}
     cmd = _tnb_train(tmp_path, tmp_path / 'run', '--nproc_per_node=2', f'--master_port={free_port()}')
     (tmp_path / 'tnb_train.py').write_text(
-        "import os, transformer_nb.lib.tokens as D\n_train = D.CheckedTokenizer.train.__func__\n"
+        "import os, transformer_nb.lib.tokens as D\n_train = D.StoredTokenizer.train.__func__\n"
         "def train(cls, *a, **k): os.write(1, f\"LEARNT BY RANK {os.environ['RANK']}\\n\".encode()); return _train(cls, *a, **k)\n"   # one write: no other line cuts into it
-        "D.CheckedTokenizer.train = classmethod(train)\nfrom transformer_nb.apps.cli import train_main\ntrain_main()\n")
+        "D.StoredTokenizer.train = classmethod(train)\nfrom transformer_nb.apps.cli import train_main\ntrain_main()\n")
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-3000:]
     assert [l for l in r.stdout.splitlines() if l.startswith('LEARNT BY RANK')] == ['LEARNT BY RANK 0'], r.stdout[-3000:]

@@ -11,8 +11,8 @@ from transformer_nb.lib.options import get_config
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.checkpoints import save_checkpoint, average_checkpoints, save_averaged
 from transformer_nb.decoding import greedy_decode, beam_search, length_penalty, next_token_logits
-from transformer_nb.lib.fast_decoding import (fast_greedy_decode, fast_beam_search, max_output_lengths, inference, log_probs, DecoderCache,
-                                          next_token_logits_fp32, check_penalty, argmax_rows, topk_rows, topk_log_probs, decode_step, FastCache)
+from transformer_nb.lib.fast_decoding import (greedy_decode_batch, beam_search_batch, max_output_lengths, inference, log_probs, DecoderCache,
+                                          step_logits, _check_penalty, argmax_rows, topk_rows, topk_log_probs, decode_step, FastCache)
 from transformer_nb.lib.fast_decoding import translate, length_batches
 from transformer_nb.lib.options import Decoding
 from transformer_nb.lib.machine import rounding_tol, logit_terms
@@ -114,14 +114,14 @@ def same_nbest(a, b, tol):
 
 @pytest.mark.parametrize('beam, alpha', [(1, 0.0), (1, 0.6), (4, 0.0), (4, 0.6)])
 def test_the_librarys_decoders_equal_the_main_lines(model, src, beam, alpha):
-    "The engine's fast_beam_search and (beam 1) fast_greedy_decode give the main line's one-sentence searches' n-best lists"
+    "The engine's beam_search_batch and (beam 1) greedy_decode_batch give the main line's one-sentence searches' n-best lists"
     " and tokens on 8 sentences of a trained model (float64: scores to 1e-9)."
     want = main_beam(model, src, beam, alpha, 6)
-    same_nbest(fast_beam_search(model, src, Decoding(beam, alpha, 6)), want, score_tol(model, src, want))
-    same_nbest(fast_beam_search(model, src, beam=beam, alpha=alpha, max_extra=6, use_cache=False), want, score_tol(model, src, want))
-    if beam == 1: assert fast_greedy_decode(model, src, 6) == main_greedy(model, src, 6) == fast_greedy_decode(model, src, 6, use_cache=False)
+    same_nbest(beam_search_batch(model, src, Decoding(beam, alpha, 6)), want, score_tol(model, src, want))
+    same_nbest(beam_search_batch(model, src, beam=beam, alpha=alpha, max_extra=6, use_cache=False), want, score_tol(model, src, want))
+    if beam == 1: assert greedy_decode_batch(model, src, 6) == main_greedy(model, src, 6) == greedy_decode_batch(model, src, 6, use_cache=False)
     logits = torch.randn(5, V, dtype=torch.bfloat16)
-    assert torch.equal(next_token_logits_fp32(model, logits.clone()), next_token_logits(logits.float(), PAD_ID))
+    assert torch.equal(step_logits(model, logits.clone()), next_token_logits(logits.float(), PAD_ID))
 
 def paper_twin(m):
     "06's `Transformer` (the paper's model: its config has no pad_id, its decode takes the target mask) with the weights of the library's `m`."
@@ -145,49 +145,49 @@ def test_the_main_lines_searches_decode_06s_model_as_the_librarys(model, src):
 def test_the_library_forbids_pad_and_bos():
     "10's next_token_logits forbids core's PAD_ID and BOS; the library's engine, in float32 at least, the same two."
     m = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V))
-    assert next_token_logits_fp32(m, torch.zeros(2, V, dtype=torch.bfloat16))[0].isinf().nonzero().flatten().tolist() == [PAD_ID, BOS_ID]
+    assert step_logits(m, torch.zeros(2, V, dtype=torch.bfloat16))[0].isinf().nonzero().flatten().tolist() == [PAD_ID, BOS_ID]
     assert next_token_logits(torch.zeros(2, V))[0].isinf().nonzero().flatten().tolist() == [PAD_ID, BOS_ID]
 
 def test_the_test_model_is_not_degenerate(model, src):
-    g, b = fast_greedy_decode(model, src), best(fast_beam_search(model, src))
+    g, b = greedy_decode_batch(model, src), best(beam_search_batch(model, src))
     assert len(set(map(len, g))) >= 3 and sum(x != y for x, y in zip(g, b)) >= 2, (g, b)
 
 def test_beam_one_without_the_penalty_is_greedy(model, src):
     "With alpha = 0, a finished hypothesis outranks the open one, which only loses log-probability: the search ends where greedy does."
-    g = fast_greedy_decode(model, src)
-    assert best(fast_beam_search(model, src, beam=1, alpha=0)) == g
-    assert best(fast_beam_search(model, src, beam=1, alpha=0, use_cache=False)) == fast_greedy_decode(model, src, use_cache=False)
+    g = greedy_decode_batch(model, src)
+    assert best(beam_search_batch(model, src, beam=1, alpha=0)) == g
+    assert best(beam_search_batch(model, src, beam=1, alpha=0, use_cache=False)) == greedy_decode_batch(model, src, use_cache=False)
     assert best(main_beam(model, src, beam=1, alpha=0)) == main_greedy(model, src) == g
 
 def test_beam_one_with_the_penalty_is_greedy_or_goes_past_its_end(model, src):
     """With alpha > 0, a beam of 1 keeps the best open hypothesis beside greedy's finished output, and the penalty may rank a
     longer one higher: its output is greedy's or begins with it. Which one wins can hang on the last bit of a score, so
     only the prefix is asserted."""
-    g = fast_greedy_decode(model, src)
-    for search in (fast_beam_search, main_beam):
+    g = greedy_decode_batch(model, src)
+    for search in (beam_search_batch, main_beam):
         for alpha in (0.6, 2.0):
             for b, gi in zip(best(search(model, src, beam=1, alpha=alpha)), g): assert b[:len(gi)] == gi, (search, alpha, b, gi)
 
 @pytest.mark.parametrize('kw', CONFIGS)
 def test_cache_changes_nothing(kw):
     m, src = make_model(**kw), rand_src(seed=2)
-    assert fast_greedy_decode(m, src, use_cache=False) == fast_greedy_decode(m, src)
-    same_nbest(fast_beam_search(m, src, use_cache=False), ref := fast_beam_search(m, src), score_tol(m, src, ref))
+    assert greedy_decode_batch(m, src, use_cache=False) == greedy_decode_batch(m, src)
+    same_nbest(beam_search_batch(m, src, use_cache=False), ref := beam_search_batch(m, src), score_tol(m, src, ref))
 
 @pytest.mark.parametrize('kw', CONFIGS[:2])
 def test_independent_of_batch_and_padding(kw):
     m, src = make_model(**kw), rand_src(seed=3)
-    g, nb = fast_greedy_decode(m, src), fast_beam_search(m, src)
+    g, nb = greedy_decode_batch(m, src), beam_search_batch(m, src)
     tol = score_tol(m, src, nb)
-    assert [fast_greedy_decode(m, s)[0] for s in rows_alone(src)] == g == main_greedy(m, src)
-    same_nbest([fast_beam_search(m, s)[0] for s in rows_alone(src)], nb, tol)
+    assert [greedy_decode_batch(m, s)[0] for s in rows_alone(src)] == g == main_greedy(m, src)
+    same_nbest([beam_search_batch(m, s)[0] for s in rows_alone(src)], nb, tol)
     same_nbest(main_beam(m, src), nb, tol)
     wider = torch.cat([src, torch.zeros(src.shape[0], 5, dtype=torch.long)], 1)
-    assert fast_greedy_decode(m, wider) == g
-    same_nbest(fast_beam_search(m, wider), nb, tol)
+    assert greedy_decode_batch(m, wider) == g
+    same_nbest(beam_search_batch(m, wider), nb, tol)
     perm = torch.randperm(src.shape[0], generator=torch.Generator().manual_seed(0))
-    assert fast_greedy_decode(m, src[perm]) == [g[i] for i in perm.tolist()]
-    same_nbest(fast_beam_search(m, src[perm]), [nb[i] for i in perm.tolist()], tol)
+    assert greedy_decode_batch(m, src[perm]) == [g[i] for i in perm.tolist()]
+    same_nbest(beam_search_batch(m, src[perm]), [nb[i] for i in perm.tolist()], tol)
 
 def teacher_forced_score(m, src_row, ids, alpha, ended):
     y = torch.tensor([[BOS_ID] + ids + ([EOS_ID] if ended else [])])
@@ -200,7 +200,7 @@ def teacher_forced_score(m, src_row, ids, alpha, ended):
 @pytest.mark.parametrize('alpha', [0.0, 0.6, 1.0])
 def test_nbest_ranked_by_normalised_score(model, src, alpha):
     caps = max_output_lengths(model, src).tolist()
-    readable, fast = main_beam(model, src, beam=4, alpha=alpha), fast_beam_search(model, src, beam=4, alpha=alpha)
+    readable, fast = main_beam(model, src, beam=4, alpha=alpha), beam_search_batch(model, src, beam=4, alpha=alpha)
     for nb in (readable, fast):
         for i, hyps in enumerate(nb):
             scores = [s for _, s in hyps]
@@ -210,13 +210,13 @@ def test_nbest_ranked_by_normalised_score(model, src, alpha):
                 ended = len(ids) < caps[i]    # shorter than the cap: it ended in EOS
                 assert abs(s - teacher_forced_score(model, row, ids, alpha, ended)) < 1e-6
     same_nbest(fast, readable, score_tol(model, src, readable))
-    same_nbest(fast_beam_search(model, src, beam=4, alpha=alpha, nbest=1), [h[:1] for h in readable], score_tol(model, src, readable))
+    same_nbest(beam_search_batch(model, src, beam=4, alpha=alpha, nbest=1), [h[:1] for h in readable], score_tol(model, src, readable))
 
 def test_length_penalty_changes_the_winner():
     "With alpha=0 beam search prefers shorter outputs than with alpha=1 (summed over a batch)."
     m, src = make_model(), rand_src(n=12, seed=4)
-    short = sum(map(len, best(fast_beam_search(m, src, alpha=0.0))))
-    long = sum(map(len, best(fast_beam_search(m, src, alpha=1.0))))
+    short = sum(map(len, best(beam_search_batch(m, src, alpha=0.0))))
+    long = sum(map(len, best(beam_search_batch(m, src, alpha=1.0))))
     assert short <= long
 
 def test_length_penalty_values():
@@ -232,21 +232,21 @@ def test_max_length_reached_and_respected(no_eos_fast):
     m, src = no_eos_model(), rand_src(seed=5)
     n = (src != PAD_ID).sum(1)
     for extra in (0, 3):
-        assert [len(o) for o in fast_greedy_decode(m, src, max_extra=extra)] == (n + extra).tolist()
-        assert [len(o) for o in best(fast_beam_search(m, src, max_extra=extra))] == (n + extra).tolist()
-        assert fast_greedy_decode(m, src, max_extra=extra, use_cache=False) == fast_greedy_decode(m, src, max_extra=extra)
+        assert [len(o) for o in greedy_decode_batch(m, src, max_extra=extra)] == (n + extra).tolist()
+        assert [len(o) for o in best(beam_search_batch(m, src, max_extra=extra))] == (n + extra).tolist()
+        assert greedy_decode_batch(m, src, max_extra=extra, use_cache=False) == greedy_decode_batch(m, src, max_extra=extra)
         assert [len(o) for o in main_greedy(m, src, max_extra=extra)] == (n + extra).tolist()         # the main line's caps
         assert [len(o) for o in best(main_beam(m, src, max_extra=extra))] == (n + extra).tolist()
-    assert [len(o) for o in fast_greedy_decode(m, src)] == (n + 50).tolist()   # the paper's default: input + 50
+    assert [len(o) for o in greedy_decode_batch(m, src)] == (n + 50).tolist()   # the paper's default: input + 50
 
 def test_learned_positions_cap_output(no_eos_fast):
     m, src = no_eos_model(pos='learned', max_len=9), rand_src(seed=6)
-    assert all(len(o) == 9 for o in fast_greedy_decode(m, src))
-    assert all(len(o) == 9 for o in best(fast_beam_search(m, src)))
-    assert all(len(o) == 9 for o in fast_greedy_decode(m, src, use_cache=False))
+    assert all(len(o) == 9 for o in greedy_decode_batch(m, src))
+    assert all(len(o) == 9 for o in best(beam_search_batch(m, src)))
+    assert all(len(o) == 9 for o in greedy_decode_batch(m, src, use_cache=False))
 
 def test_outputs_never_hold_specials(model, src):
-    for outs in (fast_greedy_decode(model, src), best(fast_beam_search(model, src)), main_greedy(model, src),
+    for outs in (greedy_decode_batch(model, src), best(beam_search_batch(model, src)), main_greedy(model, src),
                  best(main_beam(model, src))):
         assert all(i not in (PAD_ID, BOS_ID, EOS_ID) for o in outs for i in o)
 
@@ -259,7 +259,7 @@ def test_mode_restored_and_no_grad(model, src, monkeypatch):
     hooks = [m.register_forward_pre_hook(watch) for m in model.modules()]
     try:
         for mode in (True, False):
-            for decode in (fast_greedy_decode, fast_beam_search):
+            for decode in (greedy_decode_batch, beam_search_batch):
                 model.train(mode); n = len(seen)
                 with torch.enable_grad(): decode(model, src)
                 assert len(seen) > n, decode.__name__                           # the watch saw the decoder run
@@ -270,7 +270,7 @@ def test_mode_restored_and_no_grad(model, src, monkeypatch):
         model.eval()
 
 def test_bad_inputs(model):
-    greedy, beam = fast_greedy_decode, fast_beam_search
+    greedy, beam = greedy_decode_batch, beam_search_batch
     with pytest.raises(ValueError, match=r'\[1\]'): greedy(model, torch.tensor([[5, 3], [0, 0]]))
     with pytest.raises(ValueError, match=r'\[1\]'): beam(model, torch.tensor([[5, 3], [0, 0]]))
     with pytest.raises(ValueError, match='beam=0'): beam(model, torch.tensor([[5, 3]]), beam=0)
@@ -382,18 +382,18 @@ def test_average_bad_files(tmp_path):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')
 def test_cuda_matches_cpu():
     m, src = make_model(dtype=torch.float32), rand_src(seed=7)
-    cpu = (fast_beam_search(m, src), fast_greedy_decode(m, src))
+    cpu = (beam_search_batch(m, src), greedy_decode_batch(m, src))
     m.cuda()
     try:
-        gpu = fast_beam_search(m, src.cuda())
+        gpu = beam_search_batch(m, src.cuda())
         same_nbest(gpu, cpu[0], score_tol(m.cpu(), src, cpu[0]))
-        assert fast_greedy_decode(m, src.cuda()) == cpu[1]
+        assert greedy_decode_batch(m, src.cuda()) == cpu[1]
     finally: m.cpu()
 
 
 def test_beam_never_stops_while_a_better_hypothesis_is_alive(model, src):
     "The stopping bound: beam 4's best normalised score is at least that of the greedy output (which beam 1 finds)."
-    for search in (fast_beam_search, main_beam):
+    for search in (beam_search_batch, main_beam):
         for alpha in (0.0, 0.6, 1.0):
             top = [h[0][1] for h in search(model, src, beam=4, alpha=alpha)]
             greedy = [h[0][1] for h in search(model, src, beam=1, alpha=alpha)]
@@ -419,10 +419,10 @@ def test_beam_search_does_not_stop_while_a_better_hypothesis_is_alive():
     "fairseq's rule (stop once k hypotheses end) returns a short improbable one here; the bound must not."
     m, src = ScriptedModel(), torch.tensor([[7, 8, EOS_ID]])
     for alpha in (0.0, 0.6, 1.0):
-        for search in (lambda *a, **kw: fast_beam_search(*a, **kw, use_cache=False), main_beam):
+        for search in (lambda *a, **kw: beam_search_batch(*a, **kw, use_cache=False), main_beam):
             ids, score = search(m, src, beam=4, alpha=alpha)[0][0]
             assert ids == [4, 4, 4, 4, 4], (alpha, ids, score)
-        assert ids == fast_greedy_decode(m, src, use_cache=False)[0]
+        assert ids == greedy_decode_batch(m, src, use_cache=False)[0]
 
 
 # ---- the fast beam search (lib_fast_decoding) against the readable one (10) ----
@@ -437,40 +437,40 @@ def test_fast_beam_search_equals_reference(kw, dtype):
     for seed in range(10):
         src = rand_src(n=1 + seed % 9, hi=1 + seed % 12, seed=100 + seed)
         for k, alpha, extra in [(4, 0.6, 50), (1, 0.6, 50), (3, 1.0, 2), (5, 0.0, 0), (2, 0.6, 5)]:
-            ref = main_beam(m, src, k, alpha, extra) if not m.cfg.max_positions else fast_beam_search(m, src, Decoding(k, alpha, extra), use_cache=False)
-            same_nbest(fast_beam_search(m, src, Decoding(k, alpha, extra)), ref, tol := score_tol(m, src, ref))
+            ref = main_beam(m, src, k, alpha, extra) if not m.cfg.max_positions else beam_search_batch(m, src, Decoding(k, alpha, extra), use_cache=False)
+            same_nbest(beam_search_batch(m, src, Decoding(k, alpha, extra)), ref, tol := score_tol(m, src, ref))
             # nbest=1 stops sentences earlier, so the others run in smaller batches: same ids, scores to float rounding
-            same_nbest(fast_beam_search(m, src, Decoding(k, alpha, extra), nbest=1), [h[:1] for h in ref], tol)
+            same_nbest(beam_search_batch(m, src, Decoding(k, alpha, extra), nbest=1), [h[:1] for h in ref], tol)
 
 def test_fast_beam_search_equals_reference_at_the_cap_and_when_scripted(monkeypatch):
     m, src = no_eos_model(), rand_src(seed=5)          # every hypothesis runs into its cap
     step = FD.decode_step
     monkeypatch.setattr(FD, 'decode_step', lambda *a: step(*a).index_fill_(-1, torch.tensor([EOS_ID]), float('-inf')))
     for extra in (0, 3):
-        same_nbest(fast_beam_search(m, src, max_extra=extra), ref := fast_beam_search(m, src, max_extra=extra, use_cache=False), score_tol(m, src, ref))
+        same_nbest(beam_search_batch(m, src, max_extra=extra), ref := beam_search_batch(m, src, max_extra=extra, use_cache=False), score_tol(m, src, ref))
     monkeypatch.undo()
     torch.manual_seed(0)
     untrained = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V)).eval()
-    same_nbest(fast_beam_search(untrained, rand_src(seed=6)), want := main_beam(untrained, rand_src(seed=6)), score_tol(untrained, rand_src(seed=6), want))
+    same_nbest(beam_search_batch(untrained, rand_src(seed=6)), want := main_beam(untrained, rand_src(seed=6)), score_tol(untrained, rand_src(seed=6), want))
     sm, s = ScriptedModel(), torch.tensor([[7, 8, EOS_ID]])
     for alpha in (0.0, 0.6, 1.0):
-        got, want = fast_beam_search(sm, s, alpha=alpha, use_cache=False), main_beam(sm, s, alpha=alpha)   # its lower ranks tie exactly
+        got, want = beam_search_batch(sm, s, alpha=alpha, use_cache=False), main_beam(sm, s, alpha=alpha)   # its lower ranks tie exactly
         same_nbest([h[:1] for h in got], [h[:1] for h in want], rounding_tol([s for h in want for _, s in h], 6 * 6))   # 6 steps of a 6-token softmax
 
 def test_beam_larger_than_vocabulary(model):
-    assert len(fast_beam_search(model, torch.tensor([[5, 3]]), beam=V)) == 1             # the whole vocabulary is fine
-    same_nbest(fast_beam_search(model, torch.tensor([[5, 3]]), beam=V), want := main_beam(model, torch.tensor([[5, 3]]), beam=V), score_tol(model, torch.tensor([[5, 3]]), want))
+    assert len(beam_search_batch(model, torch.tensor([[5, 3]]), beam=V)) == 1             # the whole vocabulary is fine
+    same_nbest(beam_search_batch(model, torch.tensor([[5, 3]]), beam=V), want := main_beam(model, torch.tensor([[5, 3]]), beam=V), score_tol(model, torch.tensor([[5, 3]]), want))
     with pytest.raises(ValueError, match=f'beam={V + 1} is more than the target vocabulary of {V} pieces'):
-        fast_beam_search(model, torch.tensor([[5, 3]]), beam=V + 1)
+        beam_search_batch(model, torch.tensor([[5, 3]]), beam=V + 1)
     for bad in (0, 5, 2.0):
-        with pytest.raises(ValueError, match='nbest='): fast_beam_search(model, torch.tensor([[5, 3]]), beam=4, nbest=bad)
-    assert [len(h) for h in fast_beam_search(model, rand_src(seed=9), beam=4, nbest=2)] == [2] * 8
+        with pytest.raises(ValueError, match='nbest='): beam_search_batch(model, torch.tensor([[5, 3]]), beam=4, nbest=bad)
+    assert [len(h) for h in beam_search_batch(model, rand_src(seed=9), beam=4, nbest=2)] == [2] * 8
 
 def test_nbest_one_stops_earlier_with_the_same_answer(count_rows):
     "With nbest=1 a sentence stops once its best finished hypothesis beats the bound: fewer decoder steps, same best."
     m, src = make_model(), rand_src(n=12, seed=11)
-    full = fast_beam_search(m, src); rows_full = count_rows['n']; count_rows['n'] = 0
-    top = fast_beam_search(m, src, nbest=1); rows_best = count_rows['n']
+    full = beam_search_batch(m, src); rows_full = count_rows['n']; count_rows['n'] = 0
+    top = beam_search_batch(m, src, nbest=1); rows_best = count_rows['n']
     same_nbest(top, [h[:1] for h in full], score_tol(m, src, full))
     same_nbest(top, [h[:1] for h in main_beam(m, src)], score_tol(m, src, full))
     assert 0 < rows_best < rows_full, (rows_best, rows_full)
@@ -483,11 +483,11 @@ def test_early_stop_computes_fewer_rows_and_never_scores_higher(count_rows):
             src, rows = rand_src(n=10, seed=200 + seed), {}
             for stop in ('exact', 'early'):
                 count_rows['n'] = 0
-                top = fast_beam_search(m, src, nbest=1, stop=stop)
+                top = beam_search_batch(m, src, nbest=1, stop=stop)
                 rows[stop] = (count_rows['n'], best(top), [h[0][1] for h in top])
             assert 0 < rows['early'][0] <= rows['exact'][0], (seed, rows['early'][0], rows['exact'][0])
             assert all(e <= x + 1e-9 for x, e in zip(rows['exact'][2], rows['early'][2])), seed
-    with pytest.raises(ValueError, match="stop='fast'"): fast_beam_search(m, src, stop='fast')
+    with pytest.raises(ValueError, match="stop='fast'"): beam_search_batch(m, src, stop='fast')
     with pytest.raises(ValueError, match="stop='fast'"): translate(m, None, ['x'], beam=1, stop='fast')
 
 
@@ -501,8 +501,8 @@ def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
     m = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=kw.pop('tgt_vocab', V), **kw)).to(dtype).eval()
     for s in range(3):
         src = rand_src(n=7, hi=10, seed=300 + 10 * seed + s)
-        g = fast_greedy_decode(m, src, max_extra=8)
-        assert fast_greedy_decode(m, src, max_extra=8, use_cache=False) == g
+        g = greedy_decode_batch(m, src, max_extra=8)
+        assert greedy_decode_batch(m, src, max_extra=8, use_cache=False) == g
         if not m.cfg.max_positions: assert main_greedy(m, src, max_extra=8) == g
         assert len(set(map(len, g))) >= 2, g                       # outputs of several lengths: a real check
 
@@ -593,17 +593,17 @@ def test_fast_beam_search_equals_reference_wide_vocabulary(kw):
     src = pad([torch.randint(4, 2048, (n,), generator=torch.Generator().manual_seed(n)).tolist() + [EOS_ID] for n in (3, 6, 1, 4)])
     for k, extra in ((4, 3), (2, 6)):
         ref = main_beam(m, src, k, 0.6, extra)
-        same_nbest(fast_beam_search(m, src, Decoding(k, 0.6, extra)), ref, score_tol(m, src, ref))
-        same_nbest(fast_beam_search(m, src, Decoding(k, 0.6, extra), nbest=1), [h[:1] for h in ref], score_tol(m, src, ref))
-    g = fast_greedy_decode(m, src, max_extra=5)
-    assert best(fast_beam_search(m, src, beam=1, max_extra=5)) == best(main_beam(m, src, beam=1, max_extra=5))
-    assert main_greedy(m, src, max_extra=5) == g == fast_greedy_decode(m, src, max_extra=5, use_cache=False)
+        same_nbest(beam_search_batch(m, src, Decoding(k, 0.6, extra)), ref, score_tol(m, src, ref))
+        same_nbest(beam_search_batch(m, src, Decoding(k, 0.6, extra), nbest=1), [h[:1] for h in ref], score_tol(m, src, ref))
+    g = greedy_decode_batch(m, src, max_extra=5)
+    assert best(beam_search_batch(m, src, beam=1, max_extra=5)) == best(main_beam(m, src, beam=1, max_extra=5))
+    assert main_greedy(m, src, max_extra=5) == g == greedy_decode_batch(m, src, max_extra=5, use_cache=False)
 
 
 @pytest.mark.parametrize('bad', [1.5, float('nan'), True, '5'])
 def test_greedy_checks_max_extra_as_beam_search_does(model, bad):
     "max_extra must be an int >= 0 for every decoder: greedy decoding neither accepts 1.5 nor fails deep inside on NaN."
-    for decode in (fast_greedy_decode, fast_beam_search):
+    for decode in (greedy_decode_batch, beam_search_batch):
         with pytest.raises(ValueError) as e: decode(model, torch.tensor([[5, 3]]), max_extra=bad)
         assert str(e.value).startswith(f'max_extra={bad!r}') and 'must be an int >= 0' in str(e.value), (decode.__name__, str(e.value))
 
@@ -615,11 +615,11 @@ _NOT_A_MODEL = r'^model must be a Transformer \(a torch.nn.Module\), got a NoneT
 def test_decoders_name_a_missing_model():
     "greedy_decode(None, src) was an AttributeError about 'training'; beam_search's about 'cfg'."
     src = rand_src(n=2)
-    with pytest.raises(TypeError, match=_NOT_A_MODEL): fast_greedy_decode(None, src)
-    with pytest.raises(TypeError, match=_NOT_A_MODEL): fast_beam_search(None, src)
+    with pytest.raises(TypeError, match=_NOT_A_MODEL): greedy_decode_batch(None, src)
+    with pytest.raises(TypeError, match=_NOT_A_MODEL): beam_search_batch(None, src)
     with pytest.raises(TypeError, match=r'^model must be a torch.nn.Module, got a str$'):
         with inference('model'): pass
-    with pytest.raises(TypeError, match=r'^speedups=.fast. must be a Speedups'): fast_greedy_decode(make_model(), src, speedups='fast')
+    with pytest.raises(TypeError, match=r'^speedups=.fast. must be a Speedups'): greedy_decode_batch(make_model(), src, speedups='fast')
 
 @pytest.mark.parametrize('args, says', [
     ((5,), None),                                                     # fine: the paper's alpha
@@ -632,8 +632,8 @@ def test_decoders_name_a_missing_model():
 ])
 def test_length_penalty_checks_its_inputs(args, says):
     n, alpha = (*args, 0.6)[:2]
-    if says is None: check_penalty(n, alpha); assert length_penalty(n, alpha) > 1; return
-    with pytest.raises(ValueError) as e: check_penalty(n, alpha)
+    if says is None: _check_penalty(n, alpha); assert length_penalty(n, alpha) > 1; return
+    with pytest.raises(ValueError) as e: _check_penalty(n, alpha)
     assert str(e.value).startswith(says), str(e.value)
 
 def test_log_probs_wants_a_tensor():

@@ -4,7 +4,7 @@ import pytest
 import torch
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
-from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.tokens import StoredTokenizer
 from transformer_nb.lib.options import Decoding
 from transformer_nb.lib.options import DecodeOptions
 FP32 = DecodeOptions(precision='fp32')
@@ -12,12 +12,11 @@ from transformer_nb.lib.fast_decoding import translate
 from transformer_nb.lib.scoring import evaluate
 from transformer_nb.apps.tasks import Task
 import re
-from transformer_nb.lib.scoring import checked_corpus_scores
 
 torch.set_num_threads(1)
 
 @pytest.fixture(scope='module')
-def tok(): return CheckedTokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
+def tok(): return StoredTokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
 
 @pytest.fixture(scope='module')
 def model(tok):
@@ -72,22 +71,9 @@ def test_beam_wider_than_the_vocabulary(model, tok):
     with pytest.raises(TypeError, match='decoding=4 must be a Decoding'): translate(model, tok, ['one'], 4)
 
 
-@pytest.mark.parametrize('hyps, refs, says', [
-    ('hello', 'hellp', 'hyps must be a list of sentences, got one str'),       # not five one-character sentences
-    (['hello'], 'h', 'refs must be a list of sentences, got one str'),
-    (['a', None], ['a', 'b'], 'hyps[1] is a NoneType, not a str'),
-    (3, [], 'hyps must be a list of sentences (str), got a int')])
-def test_corpus_scores_refuses_non_lists(hyps, refs, says):
-    with pytest.raises(TypeError, match='^' + re.escape(says)): checked_corpus_scores(hyps, refs)
-
-
 def test_evaluate_refuses_non_pairs():
     with pytest.raises(ValueError, match='list of .source, reference. pairs'): evaluate(None, None, 'a sentence')
     with pytest.raises(ValueError, match=r'pairs\[1\] is not a \(source, reference\) pair'): evaluate(None, None, [('a', 'b'), 'c'])
-
-
-def test_corpus_scores_refuses_no_sentences():
-    with pytest.raises(ValueError, match='^corpus_scores got no sentences'): checked_corpus_scores([], [])
 
 
 @pytest.mark.parametrize('which, says', [
@@ -106,40 +92,20 @@ def test_translate_names_a_missing_argument(model, tok, which, says):
 
 # --- every public function of `scoring` refuses nonsense at its entry, in one line naming the argument ---
 
-def test_checked_corpus_scores_equal_the_main_lines():
-    "Parity: on aligned lists of str, the checked scores are 11_results' `corpus_scores`, signatures included."
-    from transformer_nb.evaluation import corpus_scores
-    hs, rs = ['A man rides a bike .', 'two dogs play', ''], ['A man is riding a bike .', 'Two dogs play in the snow .', 'Nothing .']
-    for h, r in ((hs, rs), (rs, rs), (['a'], ['b'])): assert checked_corpus_scores(h, r) == corpus_scores(h, r)
-
-def test_checked_training_flops_and_table3_variants_equal_the_main_lines():
-    "Parity: the checked versions return what 11's `training_flops` and 12's `table3_variants` return."
-    from transformer_nb.evaluation import training_flops
-    from transformer_nb.variations import table3_variants
-    from transformer_nb.lib.options import PRESETS
-    from transformer_nb.lib.scoring import checked_training_flops, checked_table3_variants
-    for a in ((12, 8, 9.5), (0, 8, 2.8), (3.5 * 24, 1, 6.0)): assert checked_training_flops(*a) == training_flops(*a)
-    for name in ('tiny', 'mini', 'small', 'base', 'big'): assert checked_table3_variants(PRESETS[name]) == table3_variants(PRESETS[name])
-
-def test_checked_attention_maps_equal_the_main_lines(model):
-    "Parity: the checked maps are 12's `attention_maps`, layer by layer, bit for bit."
+def test_sentence_maps_are_12s_and_keep_the_models_mode(model, tok):
+    "`sentence_maps` gives 12's `attention_maps` of the pair, bit for bit, and leaves the model in the mode it found (12's leaves it in eval)."
+    from transformer_nb.core import BOS_ID, EOS_ID
     from transformer_nb.variations import attention_maps
-    from transformer_nb.lib.scoring import checked_attention_maps
-    src, tgt = torch.tensor([[5, 6, 7, 3], [8, 9, 3, 0]]), torch.tensor([[2, 11, 12], [2, 13, 0]])
-    ours, theirs = checked_attention_maps(model, src, tgt), attention_maps(model, src, tgt)
-    assert list(ours) == list(theirs)
-    for k in ours: assert all(torch.equal(a, b) for a, b in zip(ours[k], theirs[k], strict=True))
-
-def test_checked_attention_maps_keep_the_models_mode(model):
-    "12's `attention_maps` leaves the model in eval mode, as its plain form does; the checked one restores either mode."
-    from transformer_nb.variations import attention_maps
-    from transformer_nb.lib.scoring import checked_attention_maps
-    src, tgt = torch.tensor([[5, 6, 7, 3]]), torch.tensor([[2, 11, 12]])
+    from transformer_nb.lib.scoring import sentence_maps
+    src = torch.tensor([tok.encode('one two') + [EOS_ID]]); tgt = torch.tensor([[BOS_ID] + tok.encode('eins zwei')])
+    theirs = attention_maps(model, src, tgt)
     was = model.training
     try:
         for mode in (True, False):
-            checked_attention_maps(model.train(mode), src, tgt)
+            ours, _ = sentence_maps(model.train(mode), tok, 'one two', 'eins zwei')
             assert model.training is mode
+            assert list(ours) == list(theirs)
+            for k in ours: assert all(torch.equal(a, b[0]) for a, b in zip(ours[k], theirs[k], strict=True))
         attention_maps(model.train(), src, tgt)
         assert model.training is False
     finally: model.train(was)
@@ -152,44 +118,32 @@ def test_length_batches_checks_the_lengths():
     assert length_batches([]) == []
 
 def test_long_sources_and_source_limits_check_their_inputs(model, tok):
-    from transformer_nb.lib.fast_decoding import long_sources, source_limits
+    from transformer_nb.lib.fast_decoding import long_sources, _source_limits
     with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): long_sources(None, ['one'], 10)
     with pytest.raises(TypeError, match='^sentences must be a list of sentences, got one str'): long_sources(tok, 'one two', 10)
     with pytest.raises(TypeError, match=r'^sentences must be a list of sentences \(str\), got a NoneType'): long_sources(tok, None, 10)
-    with pytest.raises(TypeError, match=r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType'): source_limits(None)
+    with pytest.raises(TypeError, match=r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType'): _source_limits(None)
 
 def test_evaluate_refuses_pairs_that_are_no_list():
     with pytest.raises(ValueError, match='^evaluate needs a list of .source, reference. pairs, got a float'): evaluate(None, None, float('nan'))
 
-@pytest.mark.parametrize('args, exc, says', [
-    (('12', 8, 9.5), TypeError, "hours='12' must be a number, got a str"),
-    ((12, None, 9.5), TypeError, 'n_gpus=None must be a number, got a NoneType'),
-    ((12, 8, float('nan')), ValueError, 'tflops=nan must be >= 0 and finite'),
-    ((-1, 8, 9.5), ValueError, 'hours=-1 must be >= 0 and finite'),
-])
-def test_training_flops_names_the_bad_figure(args, exc, says):
-    from transformer_nb.lib.scoring import checked_training_flops
-    with pytest.raises(exc) as e: checked_training_flops(*args)
-    assert str(e.value) == says, str(e.value)
-
 def test_table3_functions_check_the_records_and_the_base():
-    from transformer_nb.lib.scoring import table3_table, checked_table3_variants, checked_plot_table3
+    from transformer_nb.lib.scoring import table3_table, plot_table3
     from transformer_nb.lib.options import PRESETS
     with pytest.raises(TypeError, match=r"^recs must be a list of Table 3 records \(dicts"): table3_table('x', {})
+    base = [dict(id='base', variant='base', overrides={}, seed=0, params=1, valid_ppl=2.0, bleu=30.0)]
     with pytest.raises(TypeError, match=r"^base must be a model preset \(a dict such as PRESETS\['small'\]\), got \{\} \(it lacks d_model, h, N, d_ff\)"):
-        checked_table3_variants({})
-    with pytest.raises(TypeError, match=r"^base must be a model preset"): checked_table3_variants('small')
+        table3_table(base, {})
+    with pytest.raises(TypeError, match=r"^base must be a model preset"): plot_table3(base, 'small')
     with pytest.raises(ValueError, match=r"^recs\[0\] \(base\) lacks 'bleu': not a Table 3 record"):
         table3_table([dict(id='base', variant='base', overrides={}, seed=0, params=1, valid_ppl=2.0)], PRESETS['small'])
-    with pytest.raises(ValueError, match="no 'base' run"): checked_plot_table3([], PRESETS['small'])
+    with pytest.raises(ValueError, match="no 'base' run"): plot_table3([], PRESETS['small'])
 
 def test_attention_functions_check_model_tokenizer_and_text(model, tok):
-    from transformer_nb.lib.scoring import checked_attention_maps, sentence_maps, attention_record
-    src = torch.tensor([[5, 3]])
+    from transformer_nb.lib.scoring import sentence_maps, _attention_record
     says = r'^model must be a Transformer \(a torch.nn.Module\), got a NoneType$'
-    with pytest.raises(TypeError, match=says): checked_attention_maps(None, src, src)
     with pytest.raises(TypeError, match=says): sentence_maps(None, tok, 'one', 'eins')
-    with pytest.raises(TypeError, match=says): attention_record(None, tok, ['one'])
+    with pytest.raises(TypeError, match=says): _attention_record(None, tok, ['one'])
     with pytest.raises(TypeError, match='^tokenizer must have encode and decode'): sentence_maps(model, None, 'one', 'eins')
     with pytest.raises(TypeError, match=r'^src_text must be a sentence \(a str\), got a list'): sentence_maps(model, tok, [], 'eins')   # was accepted
 

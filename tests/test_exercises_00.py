@@ -19,9 +19,9 @@ def test_the_notebook_passes_unchanged():
     assert failing_checks() == set()
 
 def test_exercise_1_dropping_torch_seed_fails_the_check_after_set_seed():
-    "Solution: 'The test cell right after `set_seed` fails' (and no other)."
+    "Solution: 'The test cell right after `set_seed` fails' (and, under Going deeper, the device check that repeats a seed there)."
     assert 'The test cell right after `set_seed` fails' in cells(NB)[EX][1]
-    assert failing_checks('6945f7e7', 'torch.manual_seed(seed)', 'pass') == {'8201089e'}
+    assert failing_checks('6945f7e7', 'torch.manual_seed(seed)', 'pass') == {'8201089e', 'e147af02'}
 
 def test_exercise_2_a_plain_list_in_count_params_fails_nothing():
     "Solution: the tests still pass, because `parameters()` already yields a shared matrix once."
@@ -168,3 +168,22 @@ def test_check_pad_batch_names_a_width_taken_from_the_ends_or_from_the_number_of
     assert_rejects(check_pad_batch, wide, says=r"shape \(5, 5\); expected \(5, 3\), .*yours is padded to 5, 2 more than the longest sentence \(3\) "
                    r"\(5 is the number of sentences, B, not a length\)")
     assert check_pad_batch(_pb_longest) is True
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+from transformer_nb.course.core import check_pad_batch as _n9_pad
+def _n9_pb_float(seqs, pad_id=0):
+    n = max(len(s) for s in seqs); return torch.Tensor([s + [pad_id] * (n - len(s)) for s in seqs])   # torch.Tensor makes floats
+def _n9_pb_seqfirst(seqs, pad_id=0):
+    from torch.nn.utils.rnn import pad_sequence
+    return pad_sequence([torch.tensor(s) for s in seqs], padding_value=pad_id)                      # batch_first left False
+NINTH = [('torch.Tensor gives floats', _n9_pad, (_n9_pb_float,), "ids are whole numbers, torch.long"),
+         ('pad_sequence without batch_first', _n9_pad, (_n9_pb_seqfirst,), "pad_sequence needs batch_first=True")]
+NINTH += [('padded to a fixed 10', _n9_pad, (lambda seqs, pad_id=0: torch.tensor([s + [pad_id] * (10 - len(s)) for s in seqs]),), "yours is padded to 10")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

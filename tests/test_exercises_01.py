@@ -421,3 +421,57 @@ def _empty_band(n, r):
 def test_a_mask_that_lets_no_query_see_any_key_is_named():
     assert_rejects(check_restricted, _empty_band, says=r"n=6, r=3: .*your mask is all False: no query may see any key, not even itself; "
                                                      r"the paper's neighbourhood is i - 1 \.\. i \+ 1")
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+import math as _n9math
+from transformer_nb.course.attention import check_attention as _n9_att, check_restricted as _n9_res
+def _n9_after(q, k, v, mask=None):
+    w = torch.softmax(q @ k.transpose(-2, -1) / _n9math.sqrt(q.shape[-1]), -1)
+    if mask is not None: w = w * mask
+    return w @ v, w
+def _n9_sqrt_nk(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / _n9math.sqrt(k.shape[-2])
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    w = torch.softmax(s, -1).nan_to_num(0.0); return w @ v, w
+def _n9_big_negative(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / _n9math.sqrt(q.shape[-1])
+    if mask is not None: s = s.masked_fill(~mask, -1e9)
+    w = torch.softmax(s, -1); return w @ v, w
+def _n9_over_queries(q, k, v, mask=None):
+    s = q @ k.transpose(-2, -1) / _n9math.sqrt(q.shape[-1])
+    if mask is not None: s = s.masked_fill(~mask, float('-inf'))
+    w = torch.softmax(s, -2).nan_to_num(0.0); return w @ v, w
+_n9_d = lambda n: torch.arange(n)[:, None] - torch.arange(n)[None]
+def _n9_triu_slip(n, r):
+    o = torch.ones(n, n, dtype=torch.bool); return (o.tril(r // 2) & o.triu(-r // 2))[None, None]   # -r // 2 is (-r) // 2
+def _n9_triu_right(n, r):
+    o = torch.ones(n, n, dtype=torch.bool); return (o.tril(r // 2) & o.triu(-(r // 2)))[None, None]
+NINTH = [('mask applied after the softmax', _n9_att, (_n9_after,), "the weights were masked after the softmax"),
+         ('divided by sqrt(n_k)', _n9_att, (_n9_sqrt_nk,), "you divided the scores by sqrt(n_k)"),
+         ('-1e9 fill: an all-masked row uniform', _n9_att, (_n9_big_negative,), "a large negative fill spreads them over the masked keys"),
+         ('softmax over the queries', _n9_att, (_n9_over_queries,), "the softmax ran over the queries (dim=-2)"),
+         ('|i - j| < r // 2', _n9_res, (lambda n, r: (_n9_d(n).abs() < r // 2)[None, None],), "|i - j| <= r // 2, not <"),
+         ('an (n, n) mask', _n9_res, (lambda n, r: _n9_d(n).abs() <= r // 2,), "add the batch and head axes, m[None, None]"),
+         ('a causal band', _n9_res, (lambda n, r: ((_n9_d(n) >= 0) & (_n9_d(n) <= r // 2))[None, None],), "your mask is not symmetric"),
+         ('|i - j| <= r', _n9_res, (lambda n, r: (_n9_d(n).abs() <= r)[None, None],), "a neighbourhood of size 2r + 1"),
+         ('triu(-r // 2): the precedence slip', _n9_res, (_n9_triu_slip,), "-r // 2 is (-r) // 2")]
+
+def test_ninth_right_restricted_with_triu_passes():
+    assert _n9_res(_n9_triu_right) is True
+def _n9_att_with(fill_where=lambda m: ~m, scale=True, pair=True):
+    def att(q, k, v, mask=None):
+        s = q @ k.transpose(-2, -1) / (_n9math.sqrt(q.shape[-1]) if scale else 1.0)
+        if mask is not None: s = s.masked_fill(fill_where(mask), float('-inf'))
+        w = torch.softmax(s, -1).nan_to_num(0.0); return (w @ v, w) if pair else w @ v
+    return att
+NINTH += [('no scaling', _n9_att, (_n9_att_with(scale=False),), "the scores are not scaled: divide them by sqrt(d_k)"),
+          ('mask inverted', _n9_att, (_n9_att_with(fill_where=lambda m: m),), "the mask is inverted"),
+          ('the output alone', _n9_att, (_n9_att_with(pair=False),), "return a pair (output, weights)")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

@@ -731,3 +731,59 @@ def test_load_from_taking_columns_is_named():
     assert_rejects(_ex.check_loop_mha, _Columns, says=r"d_model=32, h=4: load_from raised RuntimeError \(.*\): a per-head weight is \(d_k, d_model\) = "
                                                       r"\(8, 32\), nn.Linear's \(out, in\): head i's are rows i\*d_k .*the columns \[:, i\*d_k:\(i\+1\)\*d_k\] are \(32, 8\)")
     with contextlib.redirect_stdout(io.StringIO()): assert _ex.check_loop_mha(_LoopBase) is True
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+from transformer_nb.course.multihead import check_heads as _n9_heads
+_n9_sp = lambda x, h: x.view(x.shape[0], x.shape[1], h, -1).transpose(1, 2)
+_n9_mg = lambda x: x.transpose(1, 2).reshape(x.shape[0], x.shape[2], -1)
+NINTH = [('split viewed without the transpose', _n9_heads, (lambda x, h: x.view(x.shape[0], h, x.shape[1], -1), _n9_mg), "without the transpose, a head holds"),
+         ('merge keeps one head', _n9_heads, (_n9_sp, lambda x: _n9_mg(x)[..., :x.shape[-1]]), "that is head 1 alone"),
+         ('strided heads', _n9_heads, (lambda x, h: x.view(x.shape[0], x.shape[1], -1, h).permute(0, 3, 1, 2),
+                                        lambda x: x.permute(0, 2, 3, 1).reshape(x.shape[0], x.shape[2], -1)), "so head i takes every h-th feature"),
+         ('merge over the batch axis (IndexError)', _n9_heads, (_n9_sp, lambda x: torch.cat([x[i] for i in range(x.shape[1])], dim=-1)),
+          "it indexes the batch axis (dim 0) with the head numbers"),
+         ('head size hard-coded to 64 in split', _n9_heads, (lambda x, h: x.view(x.shape[0], x.shape[1], h, 64).transpose(1, 2), _n9_mg),
+          "the head size is hard-coded to 64"),
+         ('d_model 512 hard-coded in merge', _n9_heads, (_n9_sp, lambda x: x.transpose(1, 2).reshape(x.shape[0], x.shape[2], 512)),
+          "d_model, h or d_k is hard-coded"),
+         ('8 heads hard-coded in split', _n9_heads, (lambda x, h: x.view(x.shape[0], x.shape[1], 8, -1).transpose(1, 2), _n9_mg),
+          "the number of heads is hard-coded to 8"),
+         ('8 heads hard-coded in merge', _n9_heads, (_n9_sp, lambda x: x.transpose(1, 2).reshape(x.shape[0], x.shape[2], x.shape[3] * 8)),
+          "the number of heads is hard-coded to 8")]
+
+def test_ninth_right_heads_pass():
+    assert _n9_heads(_n9_sp, _n9_mg) is True
+    assert _n9_heads(lambda x, h: x.unflatten(-1, (h, -1)).transpose(1, 2), lambda x: x.transpose(1, 2).flatten(2)) is True
+from transformer_nb.course.multihead import check_loop_mha as _n9_loop
+from transformer_nb.attention import attention as _n9_attention
+def _n9_Loop(use_wo=True, pass_mask=True):
+    class L(nn.Module):
+        def __init__(self, d_model, h):
+            super().__init__(); self.h, self.d_k = h, d_model // h
+            self.wq, self.wk, self.wv = (nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h)) for _ in range(3))
+            self.wo = nn.Linear(h * self.d_k, d_model)
+        def forward(self, x, mem=None, mask=None):
+            mem = x if mem is None else mem; m = None if (mask is None or not pass_mask) else mask[:, 0]
+            o = torch.cat([_n9_attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.wq, self.wk, self.wv)], -1)
+            return self.wo(o) if use_wo else o
+        def load_from(self, mha):
+            d = self.d_k
+            with torch.no_grad():
+                for i in range(self.h):
+                    for mine, theirs in ((self.wq[i], mha.w_q), (self.wk[i], mha.w_k), (self.wv[i], mha.w_v)):
+                        mine.weight.copy_(theirs.weight[i * d:(i + 1) * d]); mine.bias.copy_(theirs.bias[i * d:(i + 1) * d])
+                self.wo.load_state_dict(mha.w_o.state_dict())
+    return L
+NINTH += [('loop: no W^O', _n9_loop, (_n9_Loop(use_wo=False),), "W^O is left out"),
+          ('loop: the mask not passed on', _n9_loop, (_n9_Loop(pass_mask=False),), "the mask is not applied")]
+
+def test_ninth_right_loop_passes():
+    assert _n9_loop(_n9_Loop()) is True
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

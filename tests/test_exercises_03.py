@@ -329,3 +329,34 @@ def _ffn_copy(conv, dtype=None, mean_bias=False):
 def test_a_cast_copy_and_biases_flattened_to_their_mean_are_named(answer, says):
     assert_rejects(check_conv_to_ffn, answer, says=says)
     assert check_conv_to_ffn(_ffn_copy) is True
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+from transformer_nb.course.ffn import check_conv_to_ffn as _n9_c2f
+from transformer_nb.ffn import FeedForward as _n9_FF
+def _n9_ffn(conv, b1=True, b2=True, copy=True):
+    d_ff, d_model, _ = conv[0].weight.shape; f = _n9_FF(d_model, d_ff)
+    if copy:
+        with torch.no_grad():
+            f.w_1.weight.copy_(conv[0].weight[:, :, 0]); f.w_2.weight.copy_(conv[2].weight[:, :, 0])
+            if b1: f.w_1.bias.copy_(conv[0].bias)
+            if b2: f.w_2.bias.copy_(conv[2].bias)
+    return f
+NINTH = [('second bias not copied', _n9_c2f, (lambda conv: _n9_ffn(conv, b2=False),), "w_2.bias is still all zero: it was not copied from conv[2].bias"),
+         ('first bias not copied', _n9_c2f, (lambda conv: _n9_ffn(conv, b1=False),), "w_1.bias is still all zero: it was not copied from conv[0].bias"),
+         ('nothing copied', _n9_c2f, (lambda conv: _n9_ffn(conv, copy=False),), "w_1.weight was not copied from conv[0].weight")]
+def _n9_no_relu(conv):
+    f = _n9_ffn(conv); return nn.Sequential(f.w_1, f.w_2)
+NINTH += [('a Sequential without the ReLU', _n9_c2f, (_n9_no_relu,), "return a FeedForward, not Sequential")]
+def _n9_swapped(conv):
+    d_ff, d_model, _ = conv[0].weight.shape; f = _n9_FF(d_model, d_ff)
+    with torch.no_grad(): f.w_1.weight.copy_(conv[2].weight[:, :, 0].T); f.w_2.weight.copy_(conv[0].weight[:, :, 0].T)
+    return f
+NINTH += [('the two convolutions swapped', _n9_c2f, (_n9_swapped,), "w_1.weight holds conv[2].weight transposed, not conv[0].weight")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

@@ -291,3 +291,37 @@ def test_a_hook_that_stops_every_rows_gradient_is_named():
     assert_rejects(_ex.check_my_embeddings, _HookAll, says=r"a zero padding row: the gradients of rows \[5, 7, 9\] differ from nn.Embedding's: "
                                                           r"yours are all zero, no gradient reaches these rows .*stop it at the padding row alone")
     assert _ex.check_my_embeddings(_EmbBase) is True
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+import math as _n9math
+from transformer_nb.course.embeddings import check_my_embeddings as _n9_emb
+def _n9_E(scale=lambda d: _n9math.sqrt(d), std=lambda d: d ** -0.5):
+    class E(nn.Module):
+        def __init__(self, vocab, d_model, pad_id=0):
+            super().__init__(); self.E = nn.Parameter(torch.randn(vocab, d_model) * std(d_model)); self.pad_id, self.d = pad_id, d_model
+            with torch.no_grad(): self.E[pad_id].zero_()
+        def forward(self, t): return F.embedding(t, self.E, padding_idx=self.pad_id) * scale(self.d)
+    return E
+NINTH = [('no sqrt(d_model)', _n9_emb, (_n9_E(scale=lambda d: 1.0),), "the embeddings are not scaled: multiply by sqrt(d_model)"),
+         ('divided by sqrt(d_model)', _n9_emb, (_n9_E(scale=lambda d: d ** -0.5),), "you divided by sqrt(d_model)"),
+         ('N(0, 1) initialisation', _n9_emb, (_n9_E(std=lambda d: 1.0),), "not 1/sqrt(d_model) = 0.25: draw from N(0, 1/d_model)")]
+class _n9_Eplain(nn.Module):
+    def __init__(self, vocab, d_model, pad_id=0):
+        super().__init__(); self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5); self.d, self.pad_id = d_model, pad_id
+        with torch.no_grad(): self.E[pad_id].zero_()
+    def forward(self, t): return self.E[t] * _n9math.sqrt(self.d)
+class _n9_Epadrow(_n9_Eplain):
+    def __init__(self, vocab, d_model, pad_id=0):
+        super().__init__(vocab, d_model, pad_id)
+        with torch.no_grad(): self.E[pad_id].normal_(0, d_model ** -0.5)
+    def forward(self, t): return F.embedding(t, self.E, padding_idx=self.pad_id) * _n9math.sqrt(self.d)
+NINTH += [('plain indexing', _n9_emb, (_n9_Eplain,), "the padding row E[0] gets a gradient"),
+          ('padding row not zero at the start', _n9_emb, (_n9_Epadrow,), "the padding row E[PAD_ID] must start at zero")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

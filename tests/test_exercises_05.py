@@ -367,3 +367,48 @@ class _KeysFromQueries(nn.Module):
 def test_offsets_of_the_keys_taken_from_the_queries_are_named():
     assert_rejects(_named.check_relative_bias, _KeysFromQueries,
                    says=r"forward\(3, 6\) has shape \(3, 3, 3\); expected \(h, n_q, n_k\) = \(3, 3, 6\): the key axis has n_q entries")
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+import math as _n9math
+from transformer_nb.course.positional import check_encoding as _n9_enc, check_relative_bias as _n9_rb
+def _n9_pe(n, d, start=0, exp=2, mul=False, halves=False):
+    pos = torch.arange(start, start + n, dtype=torch.float64)[:, None]; i = torch.arange(d // 2, dtype=torch.float64)
+    a = pos * 10000 ** (exp * i / d) if mul else pos / 10000 ** (exp * i / d)
+    if halves: return torch.cat([a.sin(), a.cos()], -1)
+    pe = torch.zeros(n, d, dtype=torch.float64); pe[:, 0::2] = a.sin(); pe[:, 1::2] = a.cos(); return pe
+def _n9_annotated(log):
+    def enc(n, d):   # The Annotated Transformer's div_term, with another logarithm
+        pe, pos = torch.zeros(n, d), torch.arange(n).float()[:, None]
+        div = torch.exp(torch.arange(0, d, 2).float() * -(log(10000.0) / d))
+        pe[:, 0::2], pe[:, 1::2] = torch.sin(pos * div), torch.cos(pos * div); return pe
+    return enc
+def _n9_RB(off, layout=lambda b: b.permute(2, 0, 1)):
+    class RB(nn.Module):
+        def __init__(self, h, K): super().__init__(); self.K = K; self.table = nn.Parameter(torch.randn(2 * K + 1, h))
+        def forward(self, n_q, n_k): return layout(self.table[off(torch.arange(n_q)[:, None], torch.arange(n_k)[None], self.K)])
+    return RB
+NINTH = [('sin and cos in two halves', _n9_enc, (lambda n, d: _n9_pe(n, d, halves=True),), "the sines and the cosines in two halves"),
+         ('exponent i/d', _n9_enc, (lambda n, d: _n9_pe(n, d, exp=1),), "the exponent i/d_model instead of 2i/d_model"),
+         ('positions from 1', _n9_enc, (lambda n, d: _n9_pe(n, d, start=1),), "positions counted from 1"),
+         ('pos times 10000^(2i/d)', _n9_enc, (lambda n, d: _n9_pe(n, d, mul=True),), "pos multiplied by 10000^(2i/d_model)"),
+         ('log10 in the div term', _n9_enc, (_n9_annotated(_n9math.log10),), "math.log10(10000) = 4 where the natural log belongs"),
+         ('log2 in the div term', _n9_enc, (_n9_annotated(_n9math.log2),), "math.log2(10000) = 13.3 where the natural log belongs"),
+         ('base 10', _n9_enc, (_n9_annotated(lambda x: _n9math.log(10.0)),), "the base 10 instead of 10000"),
+         ('offset i - j', _n9_rb, (_n9_RB(lambda i, j, K: (i - j).clamp(-K, K) + K),), "you used the offset i - j"),
+         ('offset wraps', _n9_rb, (_n9_RB(lambda i, j, K: (j - i + K) % (2 * K + 1)),), "the offset wraps around"),
+         ('(n_q, n_k, h) layout', _n9_rb, (_n9_RB(lambda i, j, K: (j - i).clamp(-K, K) + K, lambda b: b),), "yours is (n_q, n_k, h)")]
+
+def test_ninth_right_encoding_with_the_natural_log_passes():
+    assert _n9_enc(_n9_annotated(_n9math.log)) is True
+class _n9_RBT(nn.Module):
+    def __init__(self, h, K): super().__init__(); self.K = K; self.table = nn.Parameter(torch.randn(h, 2 * K + 1))
+    def forward(self, n_q, n_k): return self.table[:, (torch.arange(n_k)[None] - torch.arange(n_q)[:, None]).clamp(-self.K, self.K) + self.K]
+NINTH += [('table (h, 2K + 1)', _n9_rb, (_n9_RBT,), "the table of shape (5, 3), a row per clipped offset; it has [(3, 5)]")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

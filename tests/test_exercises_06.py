@@ -703,3 +703,61 @@ def _first_layers(model, src, tgt):
 def test_a_stack_that_reuses_its_first_layer_is_named():
     assert_rejects(_ex.check_forward, _first_layers, says=r"my_forward's logits differ .*: your logits do not change when the weights of encoder layer 2 "
                                                           r"of 2 change: run every layer of model.encoder in turn, each with its own weights")
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+from transformer_nb.course.model import check_sublayer as _n9_sub
+def _n9_S(fwd, eps=1e-5):
+    class S(nn.Module):
+        def __init__(self, d_model, p_drop): super().__init__(); self.norm = nn.LayerNorm(d_model, eps=eps); self.drop = nn.Dropout(p_drop)
+        def forward(self, x, f): return fwd(self, x, f)
+    return S
+def _n9_inplace(s, x, f):
+    x += s.drop(f(x)); return s.norm(x)
+def _n9_manual_axis(s, x, f):
+    y = x + s.drop(f(x)); return (y - y.mean(1, keepdim=True)) / (y.var(1, keepdim=True, unbiased=False) + 1e-5).sqrt()
+_n9_post = lambda s, x, f: s.norm(x + s.drop(f(x)))
+NINTH = [('pre-LN', _n9_sub, (_n9_S(lambda s, x, f: x + s.drop(f(s.norm(x)))),), "x + f(LayerNorm(x)), pre-LN"),
+         ('dropout after the norm', _n9_sub, (_n9_S(lambda s, x, f: s.drop(s.norm(x + f(x)))),), "the dropout acts on f(x) only"),
+         ('no residual', _n9_sub, (_n9_S(lambda s, x, f: s.norm(s.drop(f(x)))),), "with no residual x"),
+         ('in-place residual x +=', _n9_sub, (_n9_S(_n9_inplace),), "forward changed its input x in place"),
+         ('eps 1e-3', _n9_sub, (_n9_S(_n9_post, eps=1e-3),), "your nn.LayerNorm has eps=0.001"),
+         ('normalised over the positions', _n9_sub, (_n9_S(_n9_manual_axis),), "normalises over the positions (dim 1)")]
+
+@pytest.mark.parametrize('eps', [1e-5, 1e-6, 1e-12])
+def test_ninth_any_layernorm_eps_up_to_1e_5_passes(eps):
+    "The paper fixes no epsilon: PyTorch's 1e-5, tensor2tensor's 1e-6 and smaller ones all pass."
+    assert _n9_sub(_n9_S(_n9_post, eps=eps)) is True
+from transformer_nb.attention import pad_mask as _n9_pad_mask
+from transformer_nb.model import make_tgt_mask as _n9_tgt_mask, Transformer as _n9_T
+from transformer_nb.core import count_params as _n9_count
+from transformer_nb.lib.options import get_config as _n9_cfg
+def _n9_fw(causal=True, srcmask_cross=True, gen=True):
+    def my_forward(model, src, tgt):
+        sm = _n9_pad_mask(src); tm = _n9_tgt_mask(tgt) if causal else _n9_pad_mask(tgt)
+        x = model.src_pos(model.src_emb(src))
+        for l in model.encoder: x = l.sub[0].norm(x + l.self_attn(x, mask=sm)); x = l.sub[1].norm(x + l.ffn(x))
+        y = model.tgt_pos(model.tgt_emb(tgt))
+        for l in model.decoder:
+            y = l.sub[0].norm(y + l.self_attn(y, mask=tm)); y = l.sub[1].norm(y + l.cross_attn(y, x, mask=sm if srcmask_cross else None))
+            y = l.sub[2].norm(y + l.ffn(y))
+        return model.generator(y) if gen else y
+    return my_forward
+def _n9_tied(N=4):
+    with torch.device('meta'): return _n9_count(_n9_T(_n9_cfg('base', N=N, d_model=1024, src_vocab=16000, tgt_vocab=16000)))
+NINTH += [('forward: no causal mask', _ex.check_forward, (_n9_fw(causal=False),), "the future leaks"),
+          ('forward: no pad mask in the cross-attention', _ex.check_forward, (_n9_fw(srcmask_cross=False),), "padding leaks"),
+          ('forward: no generator', _ex.check_forward, (_n9_fw(gen=False),), "the logits are model.generator(y)"),
+          ('counts swapped', _ex.check_parsing_counts, (lambda: (_n9_tied() + 2 * 16000 * 1024, _n9_tied()),), "the two counts are swapped"),
+          ('untied adds one matrix', _ex.check_parsing_counts, (lambda: (_n9_tied(), _n9_tied() + 16000 * 1024),), "untied is tie='none'"),
+          ('N = 6', _ex.check_parsing_counts, (lambda: (_n9_tied(6), _n9_tied(6) + 2 * 16000 * 1024),), "§6.3 has 4 layers")]
+
+def test_ninth_right_forward_passes():
+    assert _ex.check_forward(_n9_fw()) is True
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

@@ -309,3 +309,34 @@ def _windows_slip(q, k, v, r, ends='right', values='window'):
 def test_ends_masked_otherwise_padded_features_and_unwindowed_values_are_named(kw, says):
     assert_rejects(check_restricted_attention, functools.partial(_windows_slip, **kw), says=says)
     assert check_restricted_attention(_windows_slip) is True
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+import math as _n9math
+from transformer_nb.course.complexity import check_restricted_attention as _n9_ra
+def _n9_full(q, k, v, r):
+    from transformer_nb.complexity import local_mask
+    from transformer_nb.attention import attention
+    return attention(q, k, v, local_mask(q.shape[-2], r))[0]
+def _n9_windows(q, k, v, r, mask_pads=True, scale=True):
+    w = r // 2
+    kw = F.pad(k, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1).transpose(-1, -2); vw = F.pad(v, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1).transpose(-1, -2)
+    s = (q[..., None, :] * kw).sum(-1) / (_n9math.sqrt(q.shape[-1]) if scale else 1.0)
+    if mask_pads: s = s.masked_fill(~F.pad(torch.ones(q.shape[-2], dtype=torch.bool), (w, w)).unfold(0, 2 * w + 1, 1), float('-inf'))
+    return (torch.softmax(s, -1)[..., None] * vw).sum(-2)
+NINTH = [('an n x n mask', _n9_ra, (_n9_full,), "with an n x n part"),
+         ('padded keys not masked', _n9_ra, (lambda q, k, v, r: _n9_windows(q, k, v, r, mask_pads=False),), "each padded slot took part in the softmax"),
+         ('no 1/sqrt(d_k)', _n9_ra, (lambda q, k, v, r: _n9_windows(q, k, v, r, scale=False),), "divide the scores by sqrt(d_k)")]
+
+def test_ninth_right_windows_pass():
+    assert _n9_ra(_n9_windows) is True
+def _n9_wide(q, k, v, r):
+    return _n9_windows(q, k, v, 2 * r)     # r keys on each side, not r // 2
+NINTH += [('r keys on each side', _n9_ra, (_n9_wide,), "a query sees the keys j with |i - j| <= r // 2, not r")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

@@ -339,3 +339,63 @@ def test_a_glued_end_of_word_and_a_merge_that_keeps_a_symbol_are_named():
                    r"\('es', 't</w>'\): '</w>' is glued to the word's last letter; it is a symbol of its own")
     assert_rejects(_ex.check_bpe, *_learner_as(step=1), says=r"yours is \('es', 's'\): the merge \('es', 's'\) joins 'ess', which no word holds: a word's symbols must always spell it")
     assert _ex.check_bpe(*_learner_as()) is True
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+from collections import Counter as _n9C
+from transformer_nb.course.data import check_bpe as _n9_bpe
+def _n9_merge(word, pair):
+    out, i = [], 0
+    while i < len(word):
+        if i + 1 < len(word) and (word[i], word[i + 1]) == pair: out.append(word[i] + word[i + 1]); i += 2
+        else: out.append(word[i]); i += 1
+    return tuple(out)
+def _n9_learn(weighted=True, eow=True, pick=lambda pairs: min(pairs, key=lambda p: (-pairs[p], p))):
+    def learn_bpe(wc, n):
+        ws, merges = {tuple(w) + ('</w>',) * eow: c for w, c in wc.items()}, []
+        for _ in range(n):
+            pairs = _n9C()
+            for w, c in ws.items():
+                for p in zip(w, w[1:]): pairs[p] += c if weighted else 1
+            if not pairs: break
+            best = pick(pairs); merges.append(best); ws = {_n9_merge(w, best): c for w, c in ws.items()}
+        return merges
+    return learn_bpe
+def _n9_segment(eow=True, order=lambda m: m):
+    def segment(word, merges):
+        w = tuple(word) + ('</w>',) * eow
+        for m in order(merges): w = _n9_merge(w, m)
+        return list(w)
+    return segment
+NINTH = [('pair counts not weighted', _n9_bpe, (_n9_learn(weighted=False), _n9_segment()), "weight each pair by its word's count"),
+         ('no end-of-word symbol', _n9_bpe, (_n9_learn(eow=False), _n9_segment(eow=False)), "end each word with the symbol '</w>'"),
+         ('merges applied in reverse', _n9_bpe, (_n9_learn(), _n9_segment(order=lambda m: m[::-1])), "the merges applied in reversed order"),
+         ('ties to the largest pair', _n9_bpe, (_n9_learn(pick=lambda pairs: max(pairs, key=lambda p: (pairs[p], p))), _n9_segment()), "ties go to the smallest pair")]
+
+def test_ninth_exercise_text_says_merges_are_pairs():
+    "Exercise 5 says what check_bpe requires: each merge recorded as a pair, a tuple of two symbols."
+    text = next(src for _, src in cells('08_data').values() if '`learn_bpe(word_counts, n_merges)`' in src)
+    assert "records it as a pair, the tuple of the two symbols it joined, such as `('e', 's')`" in text
+    assert _n9_bpe(_n9_learn(), _n9_segment()) is True
+def _n9_first_only(word, pair):
+    for i in range(len(word) - 1):
+        if (word[i], word[i + 1]) == pair: return word[:i] + (word[i] + word[i + 1],) + word[i + 2:]
+    return word
+def _n9_learn_first(wc, n):
+    ws, merges = {tuple(w) + ('</w>',): c for w, c in wc.items()}, []
+    for _ in range(n):
+        pairs = _n9C()
+        for w, c in ws.items():
+            for p in zip(w, w[1:]): pairs[p] += c
+        if not pairs: break
+        best = min(pairs, key=lambda p: (-pairs[p], p)); merges.append(best); ws = {_n9_first_only(w, best): c for w, c in ws.items()}
+    return merges
+NINTH += [('segment without </w>', _n9_bpe, (_n9_learn(), _n9_segment(eow=False)), "split the word into its characters plus '</w>'"),
+          ('only the first occurrence merged', _n9_bpe, (_n9_learn_first, _n9_segment()), "merge every occurrence of the pair in each word")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

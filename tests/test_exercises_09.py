@@ -139,8 +139,8 @@ BREAK_09 = {   # exercise: (cell, old, new, module, the cells and tests its solu
         {'a79014e7', '6c7f5412', 'c9a10025'}, {'tests/test_training.py::test_label_smoothing_matches_pytorch',
                                    'tests/test_training.py::test_label_smoothing_ignores_pad_logits',
                                    'tests/test_training.py::test_accumulated_gradient_equals_big_batch'}),
-    3: ('8b990532', '(loss / n_total).backward()', '(loss / n).backward()', 'training',
-        {'6c7f5412'}, {'tests/test_training.py::test_accumulated_gradient_equals_big_batch'}),   # the Trainer has its own backward
+    3: ('f35249f8', 'tgt[:, :-1]), tgt[:, 1:], eps', 'tgt[:, :-1]), tgt[:, :-1], eps', 'training',                 # the labels not shifted
+        {'717164e9', '7af35b64', '6c7f5412', 'c0a1e999'}, {'tests/test_training.py::test_accumulated_gradient_equals_big_batch'}),
 }
 
 @pytest.mark.slow
@@ -449,3 +449,39 @@ def _steep_decay(step, d_model, warmup):
 def test_a_decay_term_that_wins_in_the_warm_up_is_named():
     assert_rejects(_ex.check_schedule, _steep_decay, says=r"step 2000 \(d_model=512, warmup=4000\): .*in the warm-up your rate does not depend on "
                                                           r"warmup and goes as step \*\* -1.5: that is your decay term, .*step \*\* -0.5 \(check its exponent\)")
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+from transformer_nb.course import training as _n9_tr
+def _n9_sched(f): return lambda step, d_model=512, warmup=4000: 0.0 if step == 0 else f(step, d_model, warmup)
+def _n9_ls(q_of, keep_pads=False, raw=False):
+    def ls(logits, target, eps, pad_id=0):
+        V = logits.shape[-1]; lp = logits if raw else logits.log_softmax(-1); q = q_of(lp, target, eps, V)
+        loss = -(q * lp).sum(-1); return loss.mean() if keep_pads else loss[target != pad_id].mean()
+    return ls
+_n9_q = lambda lp, t, eps, V: torch.full_like(lp, eps / V).scatter_(-1, t[..., None], 1 - eps + eps / V)
+_n9_q_t2t = lambda lp, t, eps, V: torch.full_like(lp, eps / (V - 1)).scatter_(-1, t[..., None], 1 - eps)
+NINTH = [('no d_model factor', _n9_tr.check_schedule, (_n9_sched(lambda s, d, w: min(s ** -0.5, s * w ** -1.5)),), "the factor is d_model ** -0.5"),
+         ('max for min', _n9_tr.check_schedule, (_n9_sched(lambda s, d, w: d ** -0.5 * max(s ** -0.5, s * w ** -1.5)),), "no warm-up: take the smaller of the two terms"),
+         ('warmup ** -0.5 in the ramp', _n9_tr.check_schedule, (_n9_sched(lambda s, d, w: d ** -0.5 * min(s ** -0.5, s * w ** -0.5)),), "check the exponent -1.5"),
+         ('no decay term', _n9_tr.check_schedule, (_n9_sched(lambda s, d, w: d ** -0.5 * s * w ** -1.5),), "the decay term is missing"),
+         ('no decay term, capped at 1', _n9_tr.check_schedule, (_n9_sched(lambda s, d, w: d ** -0.5 * min(1.0, s * w ** -1.5)),), "the decay term is missing"),
+         ('decay exponent +0.5', _n9_tr.check_schedule, (_n9_sched(lambda s, d, w: d ** -0.5 * min(s ** 0.5, s * w ** -1.5)),), "check its exponent, step ** -0.5"),
+         ('pads counted', _n9_tr.check_label_smoothing, (_n9_ls(_n9_q, keep_pads=True),), "likely padding counted"),
+         ("tensor2tensor's eps / (V - 1)", _n9_tr.check_label_smoothing, (_n9_ls(_n9_q_t2t),), "that is tensor2tensor's label smoothing"),
+         ('raw logits', _n9_tr.check_label_smoothing, (_n9_ls(_n9_q, raw=True),), "likely raw logits where log-probabilities belong")]
+NINTH += [('warmup ** +1.5', _n9_tr.check_schedule, (_n9_sched(lambda s, d, w: d ** -0.5 * min(s ** -0.5, s * w ** 1.5)),), "warmup ** 1.5 makes it never the smaller"),
+          ('d_model ** +0.5', _n9_tr.check_schedule, (_n9_sched(lambda s, d, w: d ** 0.5 * min(s ** -0.5, s * w ** -1.5)),), "the factor is d_model ** -0.5"),
+          ('no uniform part', _n9_tr.check_label_smoothing, (_n9_ls(lambda lp, t, eps, V: torch.zeros_like(lp).scatter_(-1, t[..., None], 1 - eps)),), "likely the smoothing left out"),
+          ('a sum, not the mean', _n9_tr.check_label_smoothing, (lambda logits, target, eps, pad_id=0: _n9_ls(_n9_q)(logits, target, eps, pad_id) * (target != pad_id).sum(),), "likely a sum: divide by the number of non-pad positions")]
+NINTH += [('q does not sum to 1', _n9_tr.check_label_smoothing, (_n9_ls(lambda lp, t, eps, V: torch.full_like(lp, eps / V).scatter_(-1, t[..., None], 1 - eps)),),
+           "likely the reference given 1 - eps alone"),
+          ('cross_entropy on (B, T, V)', _n9_tr.check_label_smoothing, (lambda logits, target, eps, pad_id=0: F.cross_entropy(logits, target, label_smoothing=eps, ignore_index=pad_id),),
+           "it reads the classes on dim 1")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

@@ -353,3 +353,26 @@ def test_a_step_that_forbids_pad_alone_or_pad_and_eos_is_named(ns, capsys):
         ok, line = verdict(forbidding(*ids), ns['model'], capsys)
         assert ok is False and re.search(says, line), line
     assert verdict(forbidding(PAD_ID, BOS_ID), ns['model'], capsys)[0] is True
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+from transformer_nb.decoding import next_token_logits as _n9_ntl
+from transformer_nb.model import Transformer as _n9_T
+from transformer_nb.lib.options import get_config as _n9_cfg
+@pytest.fixture(scope='module')
+def _n9_model():
+    "A small random model: the check compares a step with greedy_decode on whatever model it is given."
+    torch.manual_seed(0); return _n9_T(_n9_cfg('tiny', src_vocab=20, tgt_vocab=20)).eval()
+NINTH = [('PAD and BOS not forbidden', lambda model, src, ys: model(src, ys)[:, -1].argmax(-1), "forbid them with next_token_logits before the argmax"),
+         ("the first position's logits", lambda model, src, ys: _n9_ntl(model(src, ys)[:, 0]).argmax(-1), "that is the first position's choice"),
+         ('the probability, not the token', lambda model, src, ys: _n9_ntl(model(src, ys)[:, -1]).softmax(-1).max(-1).values, "not token ids")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label, _n9_model):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check_greedy_step, answer, _n9_model, says=_n9re.escape(words))
+
+def test_ninth_right_step_passes(_n9_model):
+    assert check_greedy_step(lambda model, src, ys: _n9_ntl(model(src, ys)[:, -1]).argmax(-1), _n9_model) is True

@@ -330,3 +330,45 @@ def test_characters_corpus_wide_clipping_and_a_dropped_last_ngram_are_named(answ
     ok, line = said(check_bleu, answer)
     assert ok is False and re.search(says, line), line
     assert said(check_bleu, _bleu_as)[0] is True
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+from collections import Counter as _n9C
+from transformer_nb.course.evaluation import check_bleu as _n9_bleu
+def _n9_B(clip=True, swap_bp=False, arith=False):
+    def bleu(hyps, refs):
+        ng = lambda ws, n: _n9C(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))
+        m, t, c, r = [0] * 4, [0] * 4, 0, 0
+        for h, ref in zip(hyps, refs):
+            h, ref = h.split(), ref.split(); c += len(h); r += len(ref)
+            for n in range(1, 5):
+                H, R = ng(h, n), ng(ref, n)
+                m[n - 1] += sum((H & R).values()) if clip else sum(v for g, v in H.items() if g in R); t[n - 1] += max(len(h) - n + 1, 0)
+        bp = min(1.0, math.exp(1 - (c / r if swap_bp else r / c)))
+        p = [a / b for a, b in zip(m, t)]
+        return 100 * bp * (sum(p) / 4 if arith else math.exp(sum(map(math.log, p)) / 4))
+    return bleu
+def _n9_sentence_mean(hyps, refs):
+    import sacrebleu
+    return sum(sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs)) / len(hyps)
+NINTH = [('no clipping', _n9_bleu, (_n9_B(clip=False),), "clip the counts"),
+         ('mean of sentence BLEUs', _n9_bleu, (_n9_sentence_mean,), "an average of sentence BLEUs"),
+         ('brevity penalty with r and c swapped', _n9_bleu, (_n9_B(swap_bp=True),), "the brevity penalty with r and c swapped"),
+         ('arithmetic mean of the precisions', _n9_bleu, (_n9_B(arith=True),), "BLEU takes their geometric mean")]
+def _n9_B3(hyps, refs):
+    ng = lambda ws, n: _n9C(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))
+    m, t, c, r = [0] * 3, [0] * 3, 0, 0
+    for h, ref in zip(hyps, refs):
+        h, ref = h.split(), ref.split(); c += len(h); r += len(ref)
+        for n in range(1, 4): m[n - 1] += sum((ng(h, n) & ng(ref, n)).values()); t[n - 1] += max(len(h) - n + 1, 0)
+    return 100 * min(1, math.exp(1 - r / c)) * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / 3)
+NINTH += [('no brevity penalty', _n9_bleu, (lambda hyps, refs: _n9_B()(hyps, refs) / min(1.0, math.exp(1 - sum(len(r.split()) for r in refs) / sum(len(h.split()) for h in hyps))),),
+           "the brevity penalty is missing"),
+          ('orders 1 to 3', _n9_bleu, (_n9_B3,), "n-grams of orders 1 to 3 only")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

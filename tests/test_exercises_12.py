@@ -39,7 +39,7 @@ def beyond(src=BEYOND):
     ns = {}; exec(src, ns); return ns['beyond_noise']
 
 def test_beyond_solution_passes(in_nbs):
-    assert said(check_beyond_noise, beyond()) == (True, 'beyond_noise finds the variants beyond the noise in 7 tables')
+    assert said(check_beyond_noise, beyond()) == (True, 'beyond_noise finds the variants beyond the noise in 8 tables')
 
 def test_beyond_stub_is_reported_as_not_written(in_nbs, capsys):
     ns = namespace(NB, 'e12c0002')
@@ -140,7 +140,7 @@ add('check_beyond_noise', 'noise from base-vs-mean of seeds', ['spread', 'larges
 SAYS_CHECK_BEYOND_NOISE = {
 "only improvements (no abs)": "either\\ sign\\ counts:\\ a\\ loss\\ beyond\\ the\\ spread\\ is\\ as\\ real\\ as\\ a\\ gain\\ \\(compare\\ \\|BLEU\\ \\-\\ base\\ BL",
 ">= instead of >": "beyond\\ means\\ more\\ than\\ the\\ spread:\\ >,\\ not\\ >=",
-"noise = max - min of seeds": "the\\ spread\\ is\\ the\\ largest\\ \\|BLEU\\ \\-\\ base\\ BLEU\\|\\ over\\ every\\ other\\ run\\ of\\ 'base',\\ measured\\ from",
+"noise = max - min of seeds": r"the band is the largest \|BLEU - base BLEU\| among the other base seeds, measured from base's own run, not a max - min spread: yours is the range of the base runs, max - min",
 "noise = std of seeds": "the\\ spread\\ is\\ the\\ largest\\ \\|BLEU\\ \\-\\ base\\ BLEU\\|\\ over\\ every\\ other\\ run\\ of\\ 'base',\\ not\\ the\\ stand",
 "hard-coded noise 1.0 BLEU": "one\\ fixed\\ threshold\\ for\\ every\\ table:\\ the\\ spread\\ comes\\ from\\ each\\ table's\\ own\\ runs\\ of\\ 'base'",
 "base = first record": "the\\ base\\ run\\ is\\ the\\ record\\ whose\\ id\\ is\\ 'base',\\ wherever\\ it\\ stands\\ in\\ the\\ list,\\ not\\ the\\ fir",
@@ -452,3 +452,51 @@ def test_rows_read_as_a_range_are_named(in_nbs):
     span = lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in range(rows[0], rows[-1]))]
     assert_rejects(check_heads_looking, span, says=r"Likely mistake: the rows read are not `rows` itself: range\(rows\[0\], rows\[-1\]\) stops before "
                                                    r"the last row")
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+from transformer_nb.course.variations import check_beyond_noise as _n9_bn
+def _n9_band(band_of):
+    def beyond_noise(recs):
+        base = next(r['bleu'] for r in recs if r['id'] == 'base')
+        seeds = [r['bleu'] for r in recs if r['variant'] == 'base' and r['id'] != 'base']
+        return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - base) > band_of(seeds, base)]
+    return beyond_noise
+NINTH = [('band = max - min of the other seeds', _n9_bn, (_n9_band(lambda s, b: max(s) - min(s)),),
+          "not a max - min spread: yours is the range of the other seeds' BLEU, max - min"),
+         ('band = max - min of every base run', _n9_bn, (_n9_band(lambda s, b: max(s + [b]) - min(s + [b])),),
+          "not a max - min spread: yours is the range of the base runs, max - min"),
+         ('signed seed gaps', _n9_bn, (_n9_band(lambda s, b: max(x - b for x in s)),), "a seed below base widens the spread as much as one above")]
+
+def test_ninth_right_band_passes_on_the_stored_table(in_nbs):
+    "The stored table's answer is read from the file with the band's definition: the largest |BLEU - base| among the other seeds."
+    assert _n9_bn(_n9_band(lambda s, b: max(abs(x - b) for x in s))) is True
+from transformer_nb.course.variations import check_heads_looking as _n9_hl, check_rows_ab as _n9_rab
+def _n9_rows_fixed_dk(base):
+    d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h
+    return {**{f'A-h{k}': dict(h=k, d_k=d_k, d_v=d_k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
+            **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}}
+NINTH += [('heads numbered from 0', _n9_hl, (lambda w, rows, col: [h for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rows)],), "heads are numbered from 1"),
+          ('row (A) keeps d_k', _n9_rab, (_n9_rows_fixed_dk,), "it keeps the computation constant, d_k = d_v = d_model / h for each h")]
+def _n9_rows(name_a='A-h{}', name_b='B-dk{}', dv_b=False):
+    def rows_ab(base):
+        d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h
+        return {**{name_a.format(k): dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
+                **{name_b.format(k): dict(d_k=k, d_v=k if dv_b else d_k) for k in (d_k // 4, d_k // 2)}}
+    return rows_ab
+NINTH += [('rows averaged before the argmax', _n9_hl, (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if w[h, list(rows)].mean(0).argmax() == col],),
+           "the rows averaged before the argmax"),
+          ('argmax down the column', _n9_hl, (lambda w, rows, col: [h + 1 for h in range(w.shape[0]) if all(w[h, :, r].argmax() == col for r in rows)],),
+           "not an argmax down the column"),
+          ("rows named 'A4'", _n9_rab, (_n9_rows(name_a='A{}', name_b='B{}'),), "as table3_variants names them"),
+          ('row (B) shrinks d_v too', _n9_rab, (_n9_rows(dv_b=True),), "row (B) changes the key size d_k alone")]
+
+def test_ninth_right_rows_pass():
+    assert _n9_rab(_n9_rows()) is True
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label, in_nbs):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

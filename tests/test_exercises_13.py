@@ -400,3 +400,48 @@ def test_scores_rounded_to_one_decimal_are_named():
     assert said(check_corpus_prf, lambda counts: prf(*summed(counts)))[0] is True
     assert_rejects(check_corpus_prf, lambda counts: tuple(round(x, 1) for x in prf(*summed(counts))),
                    says=r"your precision 85.7 is matched / parse of the summed counts rounded to 1 decimal: return the value unrounded")
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+from transformer_nb.course.parsing import check_linearize as _n9_lin, check_corpus_prf as _n9_prf
+def _n9_L(close=True, tags=False, coarse=True):
+    def lin(t):
+        if isinstance(t, str): return t
+        if not tags and len(t) == 1 and isinstance(t[0], str): return t[0]
+        lab = coarse_label(t.label()) if coarse else t.label()
+        return ' '.join([f'({lab}', *(lin(c) for c in t), f'){lab}' if close else ')'])
+    return lin
+def _n9_P(p_of, r_of, f_of=lambda p, r, m, g, t: 2 * p * r / (p + r)):
+    def prf(counts):
+        m, g, t = (sum(c[i] for c in counts) for i in range(3)); p, r = p_of(m, g, t), r_of(m, g, t); return p, r, f_of(p, r, m, g, t)
+    return prf
+def _n9_mean(counts):
+    ps = [(100 * m / t if t else 0, 100 * m / g if g else 0) for m, g, t in counts]
+    P, R = sum(p for p, _ in ps) / len(ps), sum(r for _, r in ps) / len(ps); return P, R, 2 * P * R / (P + R)
+NINTH = [('a bare closing bracket', _n9_lin, (_n9_L(close=False),), "the closing bracket carries its label too"),
+         ('preterminals bracketed', _n9_lin, (_n9_L(tags=True),), "a preterminal is not a phrase"),
+         ('function tags kept', _n9_lin, (_n9_L(coarse=False),), "a function tag kept"),
+         ("mean of the sentences' scores", _n9_prf, (_n9_mean,), "an average of the sentences' scores"),
+         ('precision and recall swapped', _n9_prf, (_n9_P(lambda m, g, t: 100 * m / g, lambda m, g, t: 100 * m / t),), "precision and recall swapped"),
+         ('fractions, not percent', _n9_prf, (_n9_P(lambda m, g, t: m / t, lambda m, g, t: m / g),), "in percent: multiply by 100"),
+         ('parse + reference as the denominator', _n9_prf, (_n9_P(lambda m, g, t: 100 * m / (g + t), lambda m, g, t: 100 * m / (g + t)),),
+          "matched / (parse + reference): precision divides by the parse's brackets alone"),
+         ('recall over parse + reference', _n9_prf, (_n9_P(lambda m, g, t: 100 * m / t, lambda m, g, t: 100 * m / (g + t)),),
+          "matched / (parse + reference): recall divides by the reference's brackets alone"),
+         ('F1 as overlap over union', _n9_prf, (_n9_P(lambda m, g, t: 100 * m / t, lambda m, g, t: 100 * m / g, lambda p, r, m, g, t: 100 * m / (g + t - m)),),
+          "the overlap over the union (Jaccard), not F1")]
+def _n9_xx(t):
+    if isinstance(t, str) or len(t) == 1 and isinstance(t[0], str): return 'XX'
+    lab = coarse_label(t.label()); return ' '.join([f'({lab}', *(_n9_xx(c) for c in t), f'){lab}'])
+NINTH += [('words replaced by XX', _n9_lin, (_n9_xx,), "the brackets are right but the words are not")]
+def _n9_spaced(t):
+    if isinstance(t, str) or len(t) == 1 and isinstance(t[0], str): return t if isinstance(t, str) else t[0]
+    lab = coarse_label(t.label()); return ' '.join([f'({lab}', *(_n9_spaced(c) for c in t), f') {lab}'])
+NINTH += [('a space between the bracket and its label', _n9_lin, (_n9_spaced,), "a space between a bracket and its label")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

@@ -93,3 +93,39 @@ def test_a_check_that_raises_inside_the_answer_says_so_and_returns_false():
     def group_heads(k, g): return 1 / 0
     ok, line = said(check_group_kv, group_heads)
     assert not ok and line == 'group_heads raised ZeroDivisionError: division by zero', line
+
+# ---------------------------------------------------------------- a fresh blind set: wrong answers written before reading the messages
+import re as _n9re
+from nbtools import assert_rejects as _n9_rejects
+import math as _n9math
+def _n9_rot(base=10000.0, shift=0):
+    def rotate_query(q, m):
+        d = len(q); a = (m + shift) * base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+        x1, x2 = q[0::2].double(), q[1::2].double()
+        return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().to(q.dtype)
+    return rotate_query
+def _n9_grp(reduce):
+    def group_heads(k, g):
+        B, h, n, d = k.shape; return reduce(k.view(B, g, h // g, n, d)).repeat_interleave(h // g, dim=1)
+    return group_heads
+NINTH = [('LayerNorm for RMSNorm', check_rms_norm, (lambda a, g, eps=1e-5: (a - a.mean(-1, keepdim=True)) / torch.sqrt(a.var(-1, keepdim=True, unbiased=False) + eps) * g,), "that is LayerNorm"),
+         ('eps outside the root', check_rms_norm, (lambda a, g, eps=1e-5: a / (a.pow(2).mean(-1, keepdim=True).sqrt() + eps) * g,), "you added it after the root"),
+         ('sum of squares for the mean', check_rms_norm, (lambda a, g, eps=1e-5: a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) + eps) * g,), "the mean of the squares, not their sum"),
+         ('position m + 1', check_rotate, (_n9_rot(shift=1),), "the position is off by one"),
+         ('base 1000', check_rotate, (_n9_rot(base=1000.0),), "the frequencies' base is 1000, not 10000"),
+         ('log10 in the frequencies (base e^4)', check_rotate, (_n9_rot(base=_n9math.exp(4)),), "the frequencies' base is 54.6, not 10000"),
+         ('max for the mean', check_group_kv, (_n9_grp(lambda v: v.amax(2)),), "not their largest entry (max)"),
+         ('first head for the mean', check_group_kv, (_n9_grp(lambda v: v[:, :, 0]),), "not its first head"),
+         ('median for the mean', check_group_kv, (_n9_grp(lambda v: v.median(2).values),), "that head is not the mean of the group's heads"),
+         ('no grouping at all', check_group_kv, (lambda k, g: k + 0.0,), "yours differ inside a group")]
+
+def test_ninth_right_rotate_and_groups_pass():
+    assert check_rotate(_n9_rot()) is True and check_group_kv(_n9_grp(lambda v: v.mean(2))) is True
+NINTH += [('no gain', check_rms_norm, (lambda a, g, eps=1e-5: a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps),), "the gain g is missing"),
+          ('mean over the whole tensor', check_rms_norm, (lambda a, g, eps=1e-5: a / torch.sqrt(a.pow(2).mean() + eps) * g,), "not over the whole tensor")]
+
+@pytest.mark.parametrize('label', [c[0] for c in NINTH])
+def test_ninth_blind_answers_named(label):
+    "Each answer of the blind set is refused with a message that names its mistake."
+    _, check, answer, words = next(c for c in NINTH if c[0] == label)
+    _n9_rejects(check, *answer, says=_n9re.escape(words))

@@ -11,7 +11,7 @@ from transformer_nb.core import PAD_ID, BOS_ID, EOS_ID
 from conftest import differ_beyond_ties
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
-from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.tokens import StoredTokenizer
 from transformer_nb.lib.checkpoints import save_checkpoint, model_from_checkpoint
 from transformer_nb.lib.fast_decoding import translate
 from transformer_nb.lib.options import Decoding, PAPER_DECODING
@@ -30,7 +30,7 @@ def words(n, seed):
             for _ in range(n)]
 
 @pytest.fixture(scope='module')
-def tok(): return CheckedTokenizer.train(words(2000, 1), vocab_size=24)
+def tok(): return StoredTokenizer.train(words(2000, 1), vocab_size=24)
 
 def pad(rows):
     out = torch.full((len(rows), max(map(len, rows))), PAD_ID)
@@ -199,7 +199,7 @@ def test_a_broken_record_in_a_ctranslate2_folder_is_named(ckpt, tmp_path):
     (lambda c, m, t, d: export_ctranslate2(c, None), TypeError, 'out_dir must be a path, got a NoneType'),
     (lambda c, m, t, d: export_ctranslate2(c, d / 'never', max_positions=2.5), ValueError, 'max_positions=2.5 must be an int >= 1'),
     (lambda c, m, t, d: ctranslate2_spec(None, t), TypeError, 'model must be a Transformer'),
-    (lambda c, m, t, d: ctranslate2_spec(m, 'spm.model'), TypeError, 'tokenizer must be a CheckedTokenizer'),
+    (lambda c, m, t, d: ctranslate2_spec(m, 'spm.model'), TypeError, 'tokenizer must be a StoredTokenizer'),
     (lambda c, m, t, d: load_ctranslate2(None), TypeError, 'model_dir must be a path'),
     (lambda c, m, t, d: load_ctranslate2('/tmp', threads=-1), ValueError, 'threads=-1 must be an int >= 0'),
 ])
@@ -373,7 +373,7 @@ def test_onnx_folder_follows_the_contract(onnx_mods, ckpt, tmp_path, tok):
     tj = json.loads((d / 'tokenizer.json').read_text(encoding='utf-8'))
     assert [p for p, _, _ in tj['pieces']] == [tok.sp.id_to_piece(i) for i in range(tok.vocab_size)]
     assert tj['normalizer']['name'] == 'nmt_nfkc' and tj['model_type'] == 'bpe' and tj['normalizer']['precompiled_charsmap']
-    assert CheckedTokenizer.load(d / 'tokenizer.model') == tok
+    assert StoredTokenizer.load(d / 'tokenizer.model') == tok
 
 def test_onnx_pretrained_name_in_provenance(onnx_mods, tmp_path, monkeypatch):
     "pretrained:NAME is named so in config.json (the graphs themselves are skipped here: the tests above write them)."
@@ -506,7 +506,7 @@ def test_ctranslate2_refuses_a_line_too_long_and_another_models_tokenizer(ckpt, 
     tr, tk, meta = load_ctranslate2(out)
     with pytest.raises(ValueError, match=r'^sentences\[1\] is 2\d tokens long \(its end-of-sentence token included\), more than the limit of 16$'):
         ctranslate2_translate(tr, tk, ['a b', ' '.join('abcdefgh' * 3)], meta=meta)
-    other = CheckedTokenizer.train(words(2000, 5) + ['abc def gh'] * 50, vocab_size=30)
+    other = StoredTokenizer.train(words(2000, 5) + ['abc def gh'] * 50, vocab_size=30)
     with pytest.raises(ValueError, match=r"^the tokenizer \(30 pieces\) is not the one this export was made with \(its fingerprint"):
         ctranslate2_translate(tr, other, ['a b'], meta=meta)
     model = model_from_checkpoint(ckpt)[0]
@@ -594,8 +594,8 @@ def test_translate_export_encodes_each_sentence_once(ckpt, tmp_path, monkeypatch
     "tnb-translate with a CTranslate2 export encodes each line once: for its length check and its decoding."
     from transformer_nb.apps.export import translate_export
     d, src = export_ctranslate2(ckpt, tmp_path / 'ct2'), words(7, 3)
-    texts, real = [], CheckedTokenizer.encode
-    monkeypatch.setattr(CheckedTokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
+    texts, real = [], StoredTokenizer.encode
+    monkeypatch.setattr(StoredTokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
     if stream:
         import io
         monkeypatch.setattr('sys.stdin', io.TextIOWrapper(io.BytesIO(''.join(s + '\n' for s in src).encode())))   # read as a stream, batch by batch
@@ -616,7 +616,7 @@ def test_another_models_model_bin_is_refused_by_its_vocabulary(ckpt, tmp_path, t
     "model.bin of a model with another vocabulary, recorded as the export's: it once translated to empty lines (a smaller one) or ended in CTranslate2's 'Invalid token ID' naming no file (a larger one); one line naming model.bin now, in the library and in tnb-translate (exit 2)."
     from transformer_nb.apps.export import translate_export
     from transformer_nb.apps.cli import translate_main
-    big = CheckedTokenizer.train(words(2000, 5) + ['abc def gh'] * 50, vocab_size=30)
+    big = StoredTokenizer.train(words(2000, 5) + ['abc def gh'] * 50, vocab_size=30)
     a, b = export_ctranslate2(ckpt, tmp_path / 'a'), export_ctranslate2(trained_checkpoint(tmp_path / 'b.pt', big, steps=1), tmp_path / 'b')
     a_bin = (a / 'model.bin').read_bytes()
     _recorded(a, 'transformer_nb.json', **{'model.bin': (b / 'model.bin').read_bytes()})   # 30 pieces out, 24 in the vocabulary
@@ -646,7 +646,7 @@ def test_another_models_onnx_graph_is_refused_in_one_line(onnx_mods, ckpt, tmp_p
     for float32, says in ((False, 'encoder.onnx: ONNX Runtime cannot read it ('), (True, 'encoder.onnx: its output cross_k0 has 2 where config.json')):
         kind = 'f32' if float32 else 'i8'
         a = export.export_onnx(ckpt, tmp_path / f'a-{kind}', quantize=None if float32 else 'int8')
-        b = export.export_onnx(other if float32 else trained_checkpoint(tmp_path / 'v30.pt', CheckedTokenizer.train(words(2000, 5) + ['abc def gh'] * 50, vocab_size=30), steps=1),
+        b = export.export_onnx(other if float32 else trained_checkpoint(tmp_path / 'v30.pt', StoredTokenizer.train(words(2000, 5) + ['abc def gh'] * 50, vocab_size=30), steps=1),
                                tmp_path / f'b-{kind}', quantize=None if float32 else 'int8')
         _recorded(a, 'config.json', **{'encoder.onnx': (b / 'encoder.onnx').read_bytes()})
         with pytest.raises(ValueError) as e: export.onnx_translate(a, ['a b'])

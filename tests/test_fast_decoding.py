@@ -7,8 +7,8 @@ from transformer_nb.core import PAD_ID, EOS_ID
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.decoding import greedy_decode, beam_search
-from transformer_nb.lib.tokens import CheckedTokenizer
-from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search, Speedups, translate_batches
+from transformer_nb.lib.tokens import StoredTokenizer
+from transformer_nb.lib.fast_decoding import greedy_decode_batch, beam_search_batch, Speedups, _translate_batches
 from transformer_nb.lib.options import Decoding, DecodeOptions
 
 torch.set_num_threads(1)
@@ -30,21 +30,21 @@ def model():
 def test_each_speedup_off_gives_the_same_translations(model, lever):
     src, off, d = batch(vocab=300), Speedups(**{lever: False}), Decoding(beam=3, max_extra=6)
     best = lambda nbest: [h[0][0] for h in nbest]
-    assert best(fast_beam_search(model, src, d, nbest=1, speedups=off)) == best(fast_beam_search(model, src, d, nbest=1))
-    assert best(fast_beam_search(model, src, d, speedups=off)) == [beam_search(model, r[r != 0], 3, 0.6, 6)[0][0] for r in src]   # 10's
-    assert fast_greedy_decode(model, src, 6, speedups=off) == fast_greedy_decode(model, src, 6) == [greedy_decode(model, r[r != 0], 6) for r in src]
+    assert best(beam_search_batch(model, src, d, nbest=1, speedups=off)) == best(beam_search_batch(model, src, d, nbest=1))
+    assert best(beam_search_batch(model, src, d, speedups=off)) == [beam_search(model, r[r != 0], 3, 0.6, 6)[0][0] for r in src]   # 10's
+    assert greedy_decode_batch(model, src, 6, speedups=off) == greedy_decode_batch(model, src, 6) == [greedy_decode(model, r[r != 0], 6) for r in src]
 
 def test_speedups_are_checked(model):
     with pytest.raises(ValueError, match='not both'): Speedups(one_token_step=False, grouped_cross=False)
-    with pytest.raises(TypeError, match='speedups=1 must be a Speedups'): fast_beam_search(model, batch(vocab=300), speedups=1)
+    with pytest.raises(TypeError, match='speedups=1 must be a Speedups'): beam_search_batch(model, batch(vocab=300), speedups=1)
 
 def test_translate_refuses_a_lone_surrogate_in_one_line():
     "A line the CLI refuses as not UTF-8 is refused by the library too, in one line, before any decoding (not pybind11's cast error)."
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.fast_decoding import translate
-    tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
+    tok = StoredTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
     m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     with pytest.raises(ValueError) as e: translate(m, tok, ['one', '\udcff seven'])
     assert str(e.value) == 'sentences[1] is not valid UTF-8 text'
@@ -52,7 +52,7 @@ def test_translate_refuses_a_lone_surrogate_in_one_line():
 def test_translate_says_what_it_does_with_a_carriage_return_as_the_command_does():
     "`translate(m, tok, ['seven\\rnine'])` read the '\\r' as a space silently, where tnb-translate says so: the library warns in the same line."
     from transformer_nb.lib.fast_decoding import translate
-    tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
+    tok = StoredTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
     m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     with warnings.catch_warnings(record=True) as said:
         warnings.simplefilter('always')
@@ -65,10 +65,10 @@ def test_translate_says_what_it_does_with_a_carriage_return_as_the_command_does(
 def test_the_beam_size_is_checked_once_per_translate(monkeypatch):
     "translate checks its Decoding once at its entry and passes it down whole: one vocabulary check, no Decoding rebuilt."
     import transformer_nb.lib.options as dec, transformer_nb.lib.fast_decoding as fd
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
-    tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
+    tok = StoredTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=30)
     m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     d = dec.Decoding(beam=3)
     calls = {'fits': 0, 'decoding': 0}
@@ -86,12 +86,12 @@ class EveryLine:
 def test_unknown_lines_are_named_a_few_then_counted():
     "3,000 lines the model cannot know give a few warnings that name them and one line that counts the rest, not 3,000."
     torch.manual_seed(0)
-    tok = CheckedTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=20)
+    tok = StoredTokenizer.train(['one two three', 'eins zwei drei'] * 10, vocab_size=20)
     model = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     batches = [['one'] * 1000] * 3
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
-        outs = [o for b in translate_batches(model, tok, Decoding(beam=1, max_extra=0), batches, lambda i: f"line {i + 1}", DecodeOptions(max_tokens=1000),
+        outs = [o for b in _translate_batches(model, tok, Decoding(beam=1, max_extra=0), batches, lambda i: f"line {i + 1}", DecodeOptions(max_tokens=1000),
                                              problems=EveryLine().input_problems) for o in b]
     assert len(outs) == 3000
     said = [str(x.message) for x in w]
@@ -111,7 +111,7 @@ SENTS = ['one two', 'three two one', 'two', 'one two three three', 'eins zwei', 
 def _counted():
     "A tokenizer whose tokenizations are counted, and its model."
     torch.manual_seed(0)
-    tok = CheckedTokenizer.train(['one two three', 'eins zwei drei', 'two three', 'zwei drei'] * 10, vocab_size=30)
+    tok = StoredTokenizer.train(['one two three', 'eins zwei drei', 'two three', 'zwei drei'] * 10, vocab_size=30)
     m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval()
     tok.sp = CountedSp(tok.sp)
     return m, tok
@@ -163,9 +163,9 @@ def test_no_check_runs_per_sentence_or_per_decoding_step(monkeypatch, beam):
 def test_tnb_evaluate_tokenizes_each_source_once(monkeypatch, tmp_path, capsys):
     "tnb-evaluate checks each source's length and decodes it from one encode; its references are scored as text."
     from transformer_nb.apps.cli import evaluate_main
-    texts, real = [], CheckedTokenizer.encode
-    monkeypatch.setattr(CheckedTokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
-    monkeypatch.setattr(CheckedTokenizer, 'pieces', lambda self, text: texts.append(text))
+    texts, real = [], StoredTokenizer.encode
+    monkeypatch.setattr(StoredTokenizer, 'encode', lambda self, text: (texts.append(text), real(self, text))[1])
+    monkeypatch.setattr(StoredTokenizer, 'pieces', lambda self, text: texts.append(text))
     src = ['seven', 'three hundred', 'forty-two', 'nine', 'twelve']
     (tmp_path / 's').write_text(''.join(s + '\n' for s in src)); (tmp_path / 'r').write_text('sieben\ndreihundert\nzweiundvierzig\nneun\nzwölf\n')
     with pytest.raises(SystemExit) as e:

@@ -23,7 +23,7 @@ def wing(module:str) -> str: return module.split('.')[0] if '.' in module else '
 # Bottom to top: the paper, the library, the applications and the course, each in an order where a module imports only
 # modules before it (of its own layer or a lower one).
 LAYERS = [
-    ['core', 'attention', 'multihead', 'ffn', 'embeddings', 'positional', 'config', 'model', 'data', 'training', 'decoding', 'evaluation', 'complexity', 'variations', 'parsing', 'since2017'],
+    ['core', 'attention', 'multihead', 'ffn', 'embeddings', 'positional', 'config', 'model', 'data', 'training_config', 'training', 'decoding_config', 'decoding', 'evaluation', 'complexity', 'variations', 'parsing', 'since2017'],
     ['lib.checks', 'lib.options', 'lib.machine', 'lib.safeguards', 'lib.process', 'lib.textio', 'lib.runs', 'lib.model_checks', 'lib.datasets', 'lib.tokens', 'lib.fast_attention', 'lib.layers', 'lib.transformer', 'lib.checkpoints', 'lib.records', 'lib.distributed', 'lib.speed', 'lib.trainer', 'lib.fast_decoding', 'lib.significance', 'lib.treebank', 'lib.scoring'],
     ['apps.pretrained', 'apps.tasks', 'apps.test_sets', 'apps.workflow', 'apps.numbers', 'apps.export', 'apps.explorer', 'apps.parsing_task', 'course.checking', 'course.core', 'course.attention', 'course.multihead', 'course.ffn', 'course.embeddings', 'course.positional', 'course.model', 'course.complexity', 'course.data', 'course.training', 'course.decoding', 'course.evaluation', 'course.variations', 'course.parsing', 'course.since2017', 'apps.commands', 'apps.wmt14', 'apps.cli'],
 ]
@@ -63,7 +63,7 @@ def imports_in(source:str, module:str='x') -> set[str]:
     return out
 
 def built_in_tasks() -> dict:
-    "`tasks.BUILT_IN` read statically: task name -> (module, its datasets)."
+    "`tasks.BUILT_IN` read statically: task name -> (module, its datasets, its named recipes)."
     tree = ast.parse(source('apps.tasks'))
     node = next(n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, 'id', None) == 'BUILT_IN' for t in n.targets))
     return ast.literal_eval(node.value)
@@ -117,7 +117,7 @@ def test_no_cycle():
 def test_the_registry_loads_only_its_plugins_by_name():
     "Only `tasks` imports by a computed name, and only the modules `BUILT_IN` names: each above it, each registering into it."
     assert [m for m in MODULES if '?' in RAW[m]] == ['apps.tasks']
-    for name, (module, _) in built_in_tasks().items():
+    for name, (module, *_) in built_in_tasks().items():
         m = module.partition('.')[2]
         assert ORDER[m] > ORDER['apps.tasks'] and 'apps.tasks' in GRAPH[m], f"BUILT_IN[{name!r}]: {module} must sit above tasks and register into it"
 

@@ -122,13 +122,13 @@ def test_cached_steps_equal_the_whole_prefix_and_pytorch(fp32_export):
     " kept), and those of PyTorch's greedy decoding, on 6 test2016 sentences."
     ex, m = export_module(), export_module().OnnxModel(fp32_export)
     from transformer_nb.apps.pretrained import load_pretrained
-    from transformer_nb.lib.fast_decoding import fast_greedy_decode
+    from transformer_nb.lib.fast_decoding import greedy_decode_batch
     import torch
     model, tok, _ = load_pretrained('multi30k-de-en')
     srcs = [tok.encode(s) + [3] for s in first_test2016(6)]
     cached = [ex.onnx_greedy(m, s) for s in srcs]
     assert cached == [ex.onnx_greedy(m, s, use_cache=False) for s in srcs]
-    assert cached == [fast_greedy_decode(model.float(), torch.tensor([s]))[0] for s in srcs]
+    assert cached == [greedy_decode_batch(model.float(), torch.tensor([s]))[0] for s in srcs]
     assert len(set(map(len, cached))) >= 4                                   # outputs of several lengths: a real check
 
 def test_python_onnx_translate_agrees_with_translate_mjs(fp32_export):
@@ -251,7 +251,7 @@ def test_translate_mjs_cuts_what_the_page_cuts(int8_export):
 
 def test_translate_mjs_gives_the_page_its_result_and_trace(int8_export):
     "--json prints what `Translator.translate` returns to the page; --trace adds the beam's steps, by the rule of"
-    " `fast_beam_search`: the 2k best extensions each step with their log-probabilities and length-penalised scores,"
+    " `beam_search_batch`: the 2k best extensions each step with their log-probabilities and length-penalised scores,"
     " which go on and which end, the chosen token and that step's encoder-decoder attention."
     node_modules()
     (beam,) = map(json.loads, run_node(LIVE / 'translate.mjs', int8_export, '--json', '--trace', 'Zwei Hunde spielen <> im Schnee 😀.', stdin=''))
@@ -473,10 +473,10 @@ def beam_record(model, tok, sentence:str) -> dict:
     "The explorer's record of `sentence` decoded as the page decodes it (beam 4, alpha 0.6), its weights from PyTorch."
     import torch
     from transformer_nb.core import BOS_ID, EOS_ID
-    from transformer_nb.lib.fast_decoding import fast_beam_search
+    from transformer_nb.lib.fast_decoding import beam_search_batch
     from transformer_nb.variations import attention_maps
     src = torch.tensor([tok.encode(sentence) + [EOS_ID]])
-    ids = fast_beam_search(model, src, beam=4, alpha=0.6)[0][0][0]
+    ids = beam_search_batch(model, src, beam=4, alpha=0.6)[0][0][0]
     tgt_out = ids + [EOS_ID]
     maps = attention_maps(model, src, torch.tensor([[BOS_ID] + tgt_out[:-1]]))
     piece = tok.sp.id_to_piece
@@ -605,10 +605,10 @@ def python_beam_labels(model, tok, sentence:str, beam:int=4, alpha:float=0.6, ma
     " tnb-translate stops (one translation wanted: once the best finished score is at least the best open log p / lp(L))."
     import torch
     from transformer_nb.core import EOS_ID
-    from transformer_nb.lib.fast_decoding import fast_beam_search, max_output_lengths
+    from transformer_nb.lib.fast_decoding import beam_search_batch, max_output_lengths
     from transformer_nb.decoding import length_penalty
     src, trace, finished, steps = torch.tensor([tok.encode(sentence) + [EOS_ID]]), [], [], []
-    fast_beam_search(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
+    beam_search_batch(model, src, beam=beam, alpha=alpha, max_extra=max_extra, trace=trace)
     L = int(max_output_lengths(model, src, max_extra)[0])
     for t, s in enumerate(trace):
         ys, (origin, token, logp, ends, go) = s['ys'], (s[k][0] for k in ('origin', 'tok', 'logp', 'ends', 'go'))
@@ -649,7 +649,7 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
     node_modules()
     import torch
     from transformer_nb.apps.pretrained import load_pretrained
-    from transformer_nb.lib.fast_decoding import fast_greedy_decode
+    from transformer_nb.lib.fast_decoding import greedy_decode_batch
     from transformer_nb.core import EOS_ID
     model, tok, _ = load_pretrained('multi30k-de-en')
     model = model.float()
@@ -687,7 +687,7 @@ def test_the_beam_views_labels_hold_against_a_search_traced_in_python(fp32_expor
                for v in views[0] for r in v['rows']), "an end dropped above an open row that goes on: the case the rule explains"
     assert len(views[0][-1]['finished']) == 8
     # greedy: one hypothesis; row 1 is taken at each step, greedy_decode's tokens, and the last step takes the end
-    out = fast_greedy_decode(model, torch.tensor([tok.encode(sentences[0]) + [EOS_ID]]))[0]
+    out = greedy_decode_batch(model, torch.tensor([tok.encode(sentences[0]) + [EOS_ID]]))[0]
     assert all(v['greedy'] and [r['fate'] for r in v['rows']] == ['taken', 'not taken'] for v in gview)
     assert [v['rows'][0]['tokens'][-1] for v in gview[:-1]] == out and gview[-1]['rows'][0]['piece'] == '</s>'
     assert [v['stop'] for v in gview] == [None] * (len(gview) - 1) + ['end'] and gview[-1]['chosen']['tokens'] == out

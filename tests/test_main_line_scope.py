@@ -18,7 +18,7 @@ may only shrink: a line in it that is gone fails the test, so the list stays tru
 Each measure is shown failing on made-up cells first."""
 import ast, builtins, importlib, re, symtable, sys
 import pytest
-from test_main_line import NBS, PAPER, cells, src, main_line
+from test_main_line import NBS, PAPER, cells, src, main_line, shown
 try: import tomllib
 except ModuleNotFoundError: import tomli as tomllib   # Python 3.10
 
@@ -96,11 +96,11 @@ def scope_problems(stem:str, cs:list, mods:dict, deps:set, stubs:tuple=(), known
 # What a natural answer uses, in scope at each exercise stub: notebook -> (stub cell id, names).
 STUB_NAMES = {'02_multihead': (('b2d0a003', ('math', 'torch')), ('b2e1f007', ('math', 'attention', 'nn', 'torch', 'count_params'))),
               '06_model': (('b6d0a003', ('nn', 'F')), ('a06e0012', ('F', 'torch', 'pad_mask', 'make_tgt_mask')),
-                           ('b06f0011', ('get_config', 'count_params', 'Transformer'))),
+                           ('b06f0011', ('TransformerConfig', 'count_params', 'Transformer'))),
               '10_decoding': (('c0b1e021', ('PAD_ID', 'BOS_ID', 'EOS_ID', 'torch')),),
               '11_results': (('e11c0001', ('math', 'Counter')),),
               '12_variations': (('e12c0002', ('t3',)), ('e11c0003', ('torch', 'layer3', 'lab'))),
-              '13_parsing': (('e12c0002', ('Tree', 'is_preterminal', 'coarse_label', 'john')), ('e12c0004', ('evalb_counts', 'prf'))),
+              '13_parsing': (('e12c0002', ('Tree', 'is_preterminal', 'coarse_label', 'john')), ('e12c0004', ('evalb_counts',))),
               '14_since_2017': (('s14h0002', ('torch',)), ('s14h0003', ('torch', 'pe_frequencies', 'rotate')), ('s14h0004', ('torch', 'GroupedKV')))}
 
 # ---------------------------------------------------------------- the paper's method only
@@ -190,3 +190,43 @@ def test_main_line_exports_only_the_paper(p):
     assert not extra, f"{p.name}: engineering in the main line's exported cells (move it under Going deeper):\n" + '\n'.join(extra)
     gone = [l for l in list(allowed) + to_move if l not in lines]
     assert not gone, f"{p.name}: listed in ALLOWED or TO_MOVE but no longer in the main line (drop them from the list): {gone}"
+
+# ---------------------------------------------------------------- the library in the main lines
+# A main line uses what the path teaches: in all, at most LIB_NAMES_MAX names imported from `transformer_nb.lib` or
+# `transformer_nb.apps` by the shown main-line code cells (the threads cell, `threads0`, every notebook's set-up, left
+# out), each module's page linked in that main line's prose, where the name is used.
+LIB_NAMES_MAX = 6
+
+def library_names(cs:list) -> list[tuple[str, str]]:
+    "(module, name) of each import from transformer_nb.lib or .apps in the shown main-line code cells of `cs`, the threads cell left out."
+    out = []
+    for c in main_line(cs):
+        if not shown(c) or c.get('id') == 'threads0': continue
+        for n in ast.walk(ast.parse(code_of(c))):
+            if isinstance(n, ast.ImportFrom) and re.match(r'transformer_nb\.(lib|apps)(\.|$)', n.module or ''):
+                out += [(n.module.removeprefix('transformer_nb.'), a.name) for a in n.names]
+            elif isinstance(n, ast.Import):
+                out += [(a.name.removeprefix('transformer_nb.'), a.name) for a in n.names if re.match(r'transformer_nb\.(lib|apps)(\.|$)', a.name)]
+    return out
+
+def unlinked(cs:list, names:list[tuple[str, str]], mods:dict[str, str]) -> list[str]:
+    "The names whose module's page (`mods`: module -> notebook) no markdown cell of the main line links."
+    prose = '\n'.join(src(c) for c in main_line(cs) if c['cell_type'] == 'markdown')
+    return [f"{name} ({mod})" for mod, name in names if f"({mods.get(mod, mod)}.ipynb" not in prose]
+
+def test_the_library_measures_can_fail():
+    md = lambda s: {'cell_type': 'markdown', 'source': [s]}
+    cs = [_code('from transformer_nb.lib.options import PRESETS, get_config\nimport transformer_nb.apps.workflow', 'a'),
+          _code('#| hide\nfrom transformer_nb.lib.records import load_results', 'b'), _code('from transformer_nb.lib.machine import notebook_threads', 'threads0'),
+          _code('from transformer_nb.course.data import check_bpe', 'c'), md('[lib_options](lib_options.ipynb)'), md('## Going deeper'),
+          _code('from transformer_nb.lib.records import headline_table', 'd')]
+    assert library_names(cs) == [('lib.options', 'PRESETS'), ('lib.options', 'get_config'), ('apps.workflow', 'transformer_nb.apps.workflow')]
+    assert unlinked(cs, library_names(cs), {'lib.options': 'lib_options', 'apps.workflow': 'apps_workflow'}) == ['transformer_nb.apps.workflow (apps.workflow)']
+
+def test_main_lines_use_few_library_names_each_linked():
+    mods = module_of()
+    names = {p.stem: library_names(cells(p)) for p in CHECKED}
+    n = sum(map(len, names.values()))
+    assert n <= LIB_NAMES_MAX, f"{n} names from lib or apps in the main lines (at most {LIB_NAMES_MAX}): { {k: v for k, v in names.items() if v} }"
+    missing = {p.stem: u for p in CHECKED if (u := unlinked(cells(p), names[p.stem], mods))}
+    assert not missing, f"library names used in a main line whose page it does not link: {missing}"

@@ -226,12 +226,45 @@ def test_presets_match_table3():
     assert get_model_config('E-learned').pos == 'learned' and base.pos == 'sinusoidal' and not base.norm_first
     assert set(PAPER_TABLE3) == set(PRESETS) - {'tiny', 'mini', 'small'} | {'D-ls0.0', 'D-ls0.2'}
 
-def test_06s_config_is_table_3s_fields_alone_and_the_presets_are_the_librarys():
-    "06's `config` module holds `TransformerConfig` alone; the presets and Table 3's numbers are lib_options', and a preset is 06's configuration."
+def test_06s_config_is_table_3s_fields_and_big_alone_and_the_presets_are_the_librarys():
+    """06's `config` module holds `TransformerConfig`, whose defaults are base, and `BIG`, Table 3's big row; the presets
+    and Table 3's numbers are lib_options', base and big derived from 06's, and a preset is 06's configuration."""
     import transformer_nb.config as config, transformer_nb.lib.options as options
-    assert config.__all__ == ['TransformerConfig'] and not {'PRESETS', 'PAPER_TABLE3', 'get_config', '_BASE'} & set(vars(config))
+    assert sorted(config.__all__) == ['BIG', 'TransformerConfig'] and not {'PRESETS', 'PAPER_TABLE3', 'get_config', '_BASE'} & set(vars(config))
     assert {'PRESETS', 'PAPER_TABLE3', 'get_config'} <= set(options.__all__)
+    assert get_config('base') == config.TransformerConfig() and get_config('big') == config.TransformerConfig(**config.BIG)
     assert get_config('big', p_drop=0.1) == config.TransformerConfig(d_model=1024, h=16, d_ff=4096, p_drop=0.1)   # §6.1's EN-FR big
+
+SIZES = {(512, 2048): 'base', (1024, 4096): 'big'}   # Table 3's (d_model, d_ff) of its two models
+
+def size_declarations(code:str) -> list[tuple[str, int]]:
+    """(model, line) of each place in `code` that declares Table 3's base or big sizes: a dict literal, a `dict(...)` or
+    any call's keywords, or a class body that sets both `d_model` and `d_ff` to base's (512, 2048) or big's (1024, 4096).
+    A function's default arguments are not a declaration (03's `FeedForward(d_model=512, d_ff=2048)` quotes §3.3)."""
+    import ast
+    out = []
+    for n in ast.walk(ast.parse(code)):
+        if isinstance(n, ast.Dict): kv = [(k.value, v) for k, v in zip(n.keys, n.values) if isinstance(k, ast.Constant)]
+        elif isinstance(n, ast.Call): kv = [(k.arg, k.value) for k in n.keywords if k.arg]
+        elif isinstance(n, ast.ClassDef): kv = [(s.target.id, s.value) for s in n.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and s.value]
+        else: continue
+        got = {k: v.value for k, v in kv if k in ('d_model', 'd_ff') and isinstance(v, ast.Constant)}
+        if (got.get('d_model'), got.get('d_ff')) in SIZES: out.append((SIZES[got['d_model'], got['d_ff']], n.lineno))
+    return sorted(out, key=lambda m: m[1])
+
+def test_size_declarations_can_fail():
+    assert size_declarations("BASE = dict(d_model=512, N=6, d_ff=2048)") == [('base', 1)]
+    assert size_declarations("x = {'d_model': 1024, 'h': 16, 'd_ff': 4096}\nclass C:\n    d_model: int = 512\n    d_ff: int = 2048") == [('big', 1), ('base', 2)]
+    assert size_declarations("TransformerConfig(d_model=1024, d_ff=4096)") == [('big', 1)]
+    assert size_declarations("def f(d_model=512, d_ff=2048): pass\nrow = dict(d_model=1024, d_k=128)") == []
+
+def test_table_3s_base_and_big_are_declared_in_one_module():
+    "Base's and big's sizes are written once, in 06's `config` module (defaults of `TransformerConfig`, and `BIG`); everything else derives from it."
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    found = {str(p.relative_to(root)): d for p in sorted([*(root / 'transformer_nb').rglob('*.py'), *(root / 'experiments').rglob('*.py'), *(root / 'bench').rglob('*.py')])
+             if (d := size_declarations(p.read_text(encoding='utf-8')))}
+    assert list(found) == ['transformer_nb/config.py'] and sorted(m for m, _ in found['transformer_nb/config.py']) == ['base', 'big'], found
 
 def test_param_counts_near_paper():
     """At a shared 37,000-token vocabulary (§5.1), all tied: base 63.08M vs the paper's 65M (-2.95%), big 214.2M vs 213M.

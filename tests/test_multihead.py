@@ -11,7 +11,7 @@ from transformer_nb.multihead import MultiHeadAttention, show_heads
 from transformer_nb.lib.fast_attention import FusedAttention, mha_cost, to_torch_mha
 from transformer_nb.lib.options import ModelConfig
 from transformer_nb.lib.fast_decoding import KVCache
-from transformer_nb.lib.fast_decoding import LazyKVCache
+from transformer_nb.lib.fast_decoding import _LazyKVCache
 
 torch.set_num_threads(1)
 TOL = dict(atol=2e-5, rtol=1e-4)
@@ -39,7 +39,7 @@ def explicit(m, x, mem=None, mask=None):
     o, w = attention(*m.project(x, mem), mask)
     return m.w_o(m.merge_heads(o)), w
 
-CACHES = [KVCache, LazyKVCache]   # the readable cache (10_decoding) and the lazy one (lib_fast_decoding): the same contract
+CACHES = [KVCache, _LazyKVCache]   # the readable cache (10_decoding) and the lazy one (lib_fast_decoding): the same contract
 
 CASES = [(h, seed) for h in (1, 2, 8) for seed in (0, 1, 2)]
 
@@ -180,7 +180,7 @@ def test_repeated_selects_compose(Cache):
 
 def test_lazy_cache_defers_select_and_repr_does_not_do_it():
     "LazyKVCache.select only records the rows; repr shows the batch it will have; reading k does the select once."
-    c = LazyKVCache()
+    c = _LazyKVCache()
     assert repr(c) == 'LazyKVCache(len=0, k=None)'
     k = torch.randn(3, 2, 4, 8); c.append(k, k.clone())
     c.select(torch.tensor([2, 2, 0, 1, 1]))

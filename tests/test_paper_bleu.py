@@ -1,11 +1,11 @@
-"""The paper's BLEU (lib_significance: `paper_bleu`, `multi_bleu`, `moses_tokenize`, `split_compounds`), as
+"""The paper's BLEU (lib_significance: `paper_bleu`, `_multi_bleu`, `_moses_tokenize`, `_split_compounds`), as
 tensor2tensor's `get_ende_bleu.sh` computes it: Moses' tokenizer, hyphenated compounds split, `multi-bleu.perl`.
-`multi_bleu` is held against a case worked by hand, a line-by-line port of `multi-bleu.perl` written here, and NLTK's
+`_multi_bleu` is held against a case worked by hand, a line-by-line port of `multi-bleu.perl` written here, and NLTK's
 `corpus_bleu`; the compound splitting against Perl itself where Perl is installed; `tnb-evaluate` prints the score."""
 import math, random, shutil, subprocess
 from collections import Counter
 import pytest
-from transformer_nb.lib.significance import multi_bleu, paper_bleu, moses_tokenize, split_compounds
+from transformer_nb.lib.significance import _multi_bleu, paper_bleu, _moses_tokenize, _split_compounds
 
 def test_multi_bleu_on_a_case_worked_by_hand():
     hyps = ['the cat sat on the mat', 'a dog barks']
@@ -19,15 +19,15 @@ def test_multi_bleu_on_a_case_worked_by_hand():
     #   1-grams: dog, barks | a -> 2 of 3;  2-grams: dog barks | a dog -> 1 of 2;  3-grams: a dog barks -> 0 of 1;  4-grams: 0 of 0
     # Corpus: 7/9, 4/7, 2/5, 1/3. Lengths: hyp 9, ref 10, so the brevity penalty is exp(1 - 10/9).
     # BLEU = 100 * exp(1 - 10/9) * (7/9 * 4/7 * 2/5 * 1/3) ** (1/4) = 100 * exp(-1/9) * (8/135) ** 0.25 = 44.15
-    s = multi_bleu(hyps, refs)
+    s = _multi_bleu(hyps, refs)
     assert [c for c in s.counts] == [7, 4, 2, 1] and [t for t in s.totals] == [9, 7, 5, 3]
     assert (s.sys_len, s.ref_len) == (9, 10)
     assert s.score == pytest.approx(100 * math.exp(1 - 10 / 9) * (8 / 135) ** 0.25, abs=1e-9)
     assert round(s.score, 2) == 44.15
     # Any n-gram order without a match gives 0, as multi-bleu.perl (its my_log(0) is -9999999999): no smoothing
-    assert multi_bleu(['a b c d'], ['a b c e']).score == 0.0
+    assert _multi_bleu(['a b c d'], ['a b c e']).score == 0.0
     # Case is kept: multi-bleu.perl lowercases only with -lc
-    assert multi_bleu(['The cat sat down'], ['the cat sat down']).score < 100
+    assert _multi_bleu(['The cat sat down'], ['the cat sat down']).score < 100
 
 def multi_bleu_perl(hyps:list[str], refs:list[str]) -> float:
     "multi-bleu.perl (one reference, no -lc), line for line: counts summed over the corpus, clipped, BP, geometric mean."
@@ -63,19 +63,19 @@ def noisy_corpus(seed:int, n:int=200) -> tuple[list[str], list[str]]:
 def test_multi_bleu_is_multi_bleu_perl_and_nltk(seed):
     from nltk.translate.bleu_score import corpus_bleu
     hyps, refs = noisy_corpus(seed)
-    ours = multi_bleu(hyps, refs).score
+    ours = _multi_bleu(hyps, refs).score
     assert ours == pytest.approx(multi_bleu_perl(hyps, refs), abs=1e-9)
     # NLTK counts a hypothesis shorter than n as one n-gram of order n (max(1, count) in modified_precision), where
     # multi-bleu.perl counts none: the two agree on hypotheses of 4 tokens or more
     long = [(h, r) for h, r in zip(hyps, refs) if len(h.split()) >= 4]
     nltk = 100 * corpus_bleu([[r.split()] for _, r in long], [h.split() for h, _ in long])   # weights 1/4 each, no smoothing
-    assert multi_bleu(*map(list, zip(*long))).score == pytest.approx(nltk, abs=1e-9)
+    assert _multi_bleu(*map(list, zip(*long))).score == pytest.approx(nltk, abs=1e-9)
     assert 5 < ours < 95                                                                  # a case where every part counts
 
 def test_short_hypotheses_pay_the_brevity_penalty_as_in_perl():
     hyps, refs = noisy_corpus(7)
     short = [' '.join(h.split()[:max(1, len(h.split()) // 2)]) for h in hyps]
-    s = multi_bleu(short, refs)
+    s = _multi_bleu(short, refs)
     assert s.sys_len < s.ref_len and s.score == pytest.approx(multi_bleu_perl(short, refs), abs=1e-9)
 
 LINES = ['a-b-c - d --', 'ein E-Mail-Programm', 'Über-Ich und Nicht-Über-Ich', 'x -y z- -', '-a- b', 'rich-text format']
@@ -84,14 +84,14 @@ def test_split_compounds_does_what_the_perl_one_liner_does():
     want = ['a ##AT##-##AT## b-c - d --', 'ein E ##AT##-##AT## Mail ##AT##-##AT## Programm',
             'Über ##AT##-##AT## Ich und Nicht ##AT##-##AT## Über ##AT##-##AT## Ich', 'x -y z- -', '-a- b',
             'rich ##AT##-##AT## text format']
-    assert [split_compounds(l) for l in LINES] == want
+    assert [_split_compounds(l) for l in LINES] == want
     if shutil.which('perl') is None: pytest.skip('perl is not installed: checked against the worked cases only')
     r = subprocess.run(['perl', '-ple', r's{(\S)-(\S)}{$1 ##AT##-##AT## $2}g'], input='\n'.join(LINES) + '\n',
                        capture_output=True, text=True, encoding='utf-8', check=True)
     assert r.stdout.splitlines() == want
 
 def test_paper_bleu_tokenizes_like_moses_and_splits_compounds():
-    assert moses_tokenize(['Er sagt: "Das E-Mail-Programm läuft."']) == ['Er sagt : &quot; Das E-Mail-Programm läuft . &quot;']
+    assert _moses_tokenize(['Er sagt: "Das E-Mail-Programm läuft."']) == ['Er sagt : &quot; Das E-Mail-Programm läuft . &quot;']
     hyp, ref = ['Das E-Mail-Programm läuft.'], ['Das E-Mail-System läuft.']
     # Tokenized and split: Das E ##AT##-##AT## Mail ##AT##-##AT## Programm läuft .  (8 tokens) against the same with System:
     # 1-grams 7/8, 2-grams 5/7, 3-grams 3/6, 4-grams 2/5 (Das E AT Mail, E AT Mail AT); equal lengths: no brevity penalty
@@ -107,7 +107,7 @@ def test_the_literal_t2t_scoring_keeps_the_references_punctuation():
     p = paper_bleu(hyp, ref)
     assert p['bleu_paper'] == 100.0                                   # both sides made ASCII
     # as written: the hypothesis's „ and “ became " (then &quot;), the reference's stay: 4 of 6 tokens match, 2 of 5 bigrams, ...
-    assert p['bleu_paper_literal'] == round(multi_bleu(*(moses_tokenize(x, 'de', unicode_punct=u) for x, u in ((hyp, True), (ref, False)))).score, 2)
+    assert p['bleu_paper_literal'] == round(_multi_bleu(*(_moses_tokenize(x, 'de', unicode_punct=u) for x, u in ((hyp, True), (ref, False)))).score, 2)
     assert p['bleu_paper_literal'] < p['bleu_paper']
     assert p['bleu_paper_literal_signature'].split('|')[2:5] == ['punct:hyps-unicode-to-ascii', 'tok:moses-de', 'split:compounds']
 
@@ -115,7 +115,7 @@ def test_compounds_are_split_for_german_alone():
     "get_ende_bleu.sh is English→German's: an English→French score tokenizes, and splits no compound."
     hyp, ref = ['Le porte-monnaie est rouge ici .'], ['Le porte-feuille est rouge ici .']
     fr, de = paper_bleu(hyp, ref, 'fr'), paper_bleu(hyp, ref, 'de')
-    assert fr['bleu_paper'] == round(multi_bleu(moses_tokenize(hyp, 'fr', True), moses_tokenize(ref, 'fr', True)).score, 2)
+    assert fr['bleu_paper'] == round(_multi_bleu(_moses_tokenize(hyp, 'fr', True), _moses_tokenize(ref, 'fr', True)).score, 2)
     assert (fr['bleu_paper'], de['bleu_paper']) == (53.73, 50.0)     # 6 tokens unsplit; split, 8, the one that differs breaks more n-grams
     assert fr['bleu_paper_signature'].split('|')[3:5] == ['tok:moses-fr', 'split:none'] and 'split:none' in fr['bleu_paper_literal_signature']
 

@@ -7,7 +7,7 @@ from nltk import Tree
 from conftest import said
 from transformer_nb.lib.records import load_results
 from transformer_nb.parsing import PAPER_TABLE4, linearize
-from transformer_nb.apps.parsing_task import (checked_linearize, delinearize, _coarsen, sample_treebank, parsing_corpus, parse_scores,
+from transformer_nb.apps.parsing_task import (linearize_readable, delinearize, _coarsen, sample_treebank, parsing_corpus, parse_scores,
                                          write_treebank_files, viterbi_parse, right_branching, count_parses, english_pcfg, _parsing,
                                          evaluate_parser)
 from transformer_nb.lib.treebank import brackets, evalb_counts, prf, read_trees, PARSE_KEYS, parse_table
@@ -26,9 +26,9 @@ def cli(main:str, *args, cwd=None):
 def test_every_entry_refuses_bad_input_in_one_line():
     "Each refusal of 12's functions (its check taught in lib_treebank, called at the entry) keeps its type and one-line message."
     john = Tree('S', [Tree('NP', [Tree('NNP', ['John'])]), Tree('VBD', ['left'])])
-    cases = [(lambda: checked_linearize(john, 'pos'), "leaves='pos' must be one of ('words', 'XX', 'tags')"),
-             (lambda: checked_linearize(Tree('NN', ['dog'])), "linearize needs a tree with a phrase above its words, got Tree('NN', ['dog'])"),
-             (lambda: checked_linearize(Tree('S', [Tree('-LRB-', ['(']), Tree('NN', ['x'])])),
+    cases = [(lambda: linearize_readable(john, 'pos'), "leaves='pos' must be one of ('words', 'XX', 'tags')"),
+             (lambda: linearize_readable(Tree('NN', ['dog'])), "linearize needs a tree with a phrase above its words, got Tree('NN', ['dog'])"),
+             (lambda: linearize_readable(Tree('S', [Tree('-LRB-', ['(']), Tree('NN', ['x'])])),
               "the word '(' starts with a bracket; escape it as the treebank does (-LRB-, -RRB-)"),
              (lambda: parsing_corpus(10, -1, 5), "n_valid must be an int >= 0, got -1"),
              (lambda: parsing_corpus(10, 1, 5, tgt_lang='xml'), "the parsing corpus has target languages ['tree', 'tree-xx', 'tree-tags'], got 'xml'"),
@@ -39,7 +39,7 @@ def test_every_entry_refuses_bad_input_in_one_line():
     for f, msg in cases:
         with pytest.raises(ValueError) as e: f()
         assert str(e.value) == msg
-    assert checked_linearize(Tree('S', [Tree('-LRB-', ['(']), Tree('NN', ['x'])]), 'XX') == '(S XX XX )S'   # no word written, no refusal
+    assert linearize_readable(Tree('S', [Tree('-LRB-', ['(']), Tree('NN', ['x'])]), 'XX') == '(S XX XX )S'   # no word written, no refusal
     with pytest.raises(ValueError, match=r"^reference 2 is not a well-formed linearised tree for its sentence \("):
         parse_scores([('a b', '(S a b )S'), ('a b', '(S a b')], ['(S a b )S', '(S a b )S'])
 

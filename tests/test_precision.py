@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest, torch
 import transformer_nb.lib.machine as core
 from transformer_nb.core import EOS_ID
-from transformer_nb.lib.machine import choose_precision, default_precision, cpu_features
+from transformer_nb.lib.machine import choose_precision, _default_precision, cpu_features
 from transformer_nb.lib.transformer import build_model
 from transformer_nb.lib.options import get_model_config
-from transformer_nb.lib.tokens import CheckedTokenizer
+from transformer_nb.lib.tokens import StoredTokenizer
 from transformer_nb.lib.options import Decoding
 from transformer_nb.lib.options import DecodeOptions
 import conftest
@@ -30,7 +30,7 @@ def mock_cpu(monkeypatch, features:dict, bf16_on_avx512:bool|None=None):
 def test_amx_picks_bf16(monkeypatch):
     for rule in (True, False):                              # AMX is bf16 whatever the AVX512_BF16 rule says
         mock_cpu(monkeypatch, AMX, rule)
-        assert choose_precision('cpu') == ('bf16', 'bf16: this CPU has AMX') and default_precision('cpu') == 'bf16'
+        assert choose_precision('cpu') == ('bf16', 'bf16: this CPU has AMX') and _default_precision('cpu') == 'bf16'
 
 def test_avx512_bf16_follows_the_measured_rule(monkeypatch):
     mock_cpu(monkeypatch, AVX512_BF16, True)
@@ -126,7 +126,7 @@ def test_trainer_auto(monkeypatch, features, want):
 def toy():
     "A tiny untrained model and tokenizer: its outputs are arbitrary but deterministic."
     torch.manual_seed(0)
-    tok = CheckedTokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
+    tok = StoredTokenizer.train(['one two three four', 'eins zwei drei vier', 'two three', 'zwei drei'] * 10, vocab_size=30)
     return build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size)).eval(), tok
 
 SENTS = ['one two', 'three two one four', '', 'two', 'one two three three four']
@@ -142,7 +142,7 @@ def test_decoders_auto(monkeypatch, toy, features, want):
     real = ev.autocast
     monkeypatch.setattr(ev, 'autocast', lambda dev, p: seen.append(p) or real(dev, p))
     state = lambda: torch.get_autocast_dtype('cpu') if torch.is_autocast_enabled('cpu') else torch.float32
-    for name in ('_fast_greedy', '_fast_beam'):                        # the autocast each decoder runs under (what translate calls)
+    for name in ('_greedy_batch', '_beam_batch'):                        # the autocast each decoder runs under (what translate calls)
         monkeypatch.setattr(ev, name, lambda *a, f=getattr(ev, name), **k: states.append(state()) or f(*a, **k))
     for beam in (1, 3): ev.translate(model, tok, SENTS, beam=beam)
     evaluate(model, tok, [('one two', 'eins zwei')], Decoding(beam=1))
@@ -153,17 +153,17 @@ def test_decoders_auto(monkeypatch, toy, features, want):
 def test_fp32_decoding_unchanged(toy):
     "precision='fp32' decodes exactly as the decoders do without autocast (as `translate` did before it had a precision)."
     from transformer_nb.lib.fast_decoding import translate
-    from transformer_nb.lib.fast_decoding import fast_greedy_decode
+    from transformer_nb.lib.fast_decoding import greedy_decode_batch
     from transformer_nb.lib.options import Decoding
-    from transformer_nb.lib.fast_decoding import fast_beam_search
+    from transformer_nb.lib.fast_decoding import beam_search_batch
     model, tok = toy
     src = lambda s: torch.tensor([tok.encode(s) + [EOS_ID]])
     for s in (s for s in SENTS if s.strip()):
-        assert translate(model, tok, [s], beam=1, precision='fp32') == [tok.decode(fast_greedy_decode(model, src(s), 50)[0])]
-        assert translate(model, tok, [s], beam=4, precision='fp32') == [tok.decode(fast_beam_search(model, src(s), Decoding(4, 0.6, 50), nbest=1)[0][0][0])]
+        assert translate(model, tok, [s], beam=1, precision='fp32') == [tok.decode(greedy_decode_batch(model, src(s), 50)[0])]
+        assert translate(model, tok, [s], beam=4, precision='fp32') == [tok.decode(beam_search_batch(model, src(s), Decoding(4, 0.6, 50), nbest=1)[0][0][0])]
     with torch.autocast('cpu', dtype=torch.bfloat16, enabled=False):        # nothing changes the float32 numbers
-        a = fast_beam_search(model, src('one two three three four'), Decoding(4, 0.6, 50))
-    b = fast_beam_search(model, src('one two three three four'), Decoding(4, 0.6, 50))
+        a = beam_search_batch(model, src('one two three three four'), Decoding(4, 0.6, 50))
+    b = beam_search_batch(model, src('one two three three four'), Decoding(4, 0.6, 50))
     assert a == b                                                          # same ids, same scores, bit for bit
 
 def test_log_probs_in_float32_under_autocast(monkeypatch, toy):
@@ -208,13 +208,13 @@ def test_translate_and_evaluate_precision(run):
     "--precision fp32 gives the float32 decoders' output, unchanged; bf16 runs; a bad value is refused by argparse."
     from transformer_nb.lib.checkpoints import resolve_checkpoint, model_from_checkpoint
     from transformer_nb.lib.scoring import evaluate
-    from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
+    from transformer_nb.lib.fast_decoding import greedy_decode_batch, beam_search_batch
     from transformer_nb.lib.options import Decoding
     model, tok, ck = model_from_checkpoint(resolve_checkpoint(run)[0], 'cpu')
     sents = ['a b c', 'h g f e', 'd e a d b']
     ids = lambda s: torch.tensor([tok.encode(s) + [EOS_ID]])
-    want = {1: [tok.decode(fast_greedy_decode(model, ids(s))[0]) for s in sents],
-            4: [tok.decode(fast_beam_search(model, ids(s), Decoding(4, 0.6), nbest=1)[0][0][0]) for s in sents]}
+    want = {1: [tok.decode(greedy_decode_batch(model, ids(s))[0]) for s in sents],
+            4: [tok.decode(beam_search_batch(model, ids(s), Decoding(4, 0.6), nbest=1)[0][0][0]) for s in sents]}
     for beam in (1, 4):
         r = conftest.tool('translate', run, *sents, '--beam', str(beam), '--precision', 'fp32', text=True)
         assert r.returncode == 0 and r.stdout.splitlines() == want[beam], r.stderr[-2000:]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest, torch
 from conftest import tool, one_line
 import transformer_nb.apps.pretrained as P, transformer_nb.lib.checkpoints as C
-from transformer_nb.lib.checkpoints import PRETRAINED, pretrained_path, open_checkpoint, model_from_checkpoint
+from transformer_nb.lib.checkpoints import PRETRAINED, _pretrained_path, open_checkpoint, model_from_checkpoint
 from transformer_nb.lib.datasets import sha256_file
 from transformer_nb.apps.pretrained import load_pretrained
 from transformer_nb.lib.fast_decoding import translate
@@ -63,39 +63,39 @@ def test_results_file_holds_each_model_with_the_scores_of_its_run():
 
 def test_unknown_name_lists_the_names(clean_env):
     with pytest.raises(ValueError, match="no published model 'nope': the names are multi30k-de-en, multi30k-en-de, numbers"):
-        pretrained_path('nope')
+        _pretrained_path('nope')
 
 def test_mirror_folder_right_missing_and_changed_file(clean_env, monkeypatch):
     mirror = clean_env / 'mirror'; mirror.mkdir(); monkeypatch.setenv('TNB_PRETRAINED', str(mirror))
     with pytest.raises(FileNotFoundError, match=f"TNB_PRETRAINED={mirror} holds no numbers.pt: put the published file there"):
-        pretrained_path('numbers')
+        _pretrained_path('numbers')
     shutil.copy(MODELS / 'numbers.pt', mirror / 'numbers.pt')
-    assert pretrained_path('numbers') == mirror / 'numbers.pt'
+    assert _pretrained_path('numbers') == mirror / 'numbers.pt'
     with open(mirror / 'numbers.pt', 'r+b') as f: f.seek(PRETRAINED['numbers'].size // 2); b = f.read(1); f.seek(-1, 1); f.write(bytes([b[0] ^ 1]))
     with pytest.raises(ValueError, match=r"mirror/numbers.pt: its sha256 \w+\.\.\. is not that of the published model numbers"):
-        pretrained_path('numbers')
+        _pretrained_path('numbers')
     with pytest.raises(ValueError, match='is not that of the published model'): load_pretrained('numbers')
     with pytest.raises(ValueError, match='is not that of the published model'): open_checkpoint('pretrained:numbers')
 
 def test_download_from_a_mirror_url_is_cached_and_reused(clean_env, monkeypatch):
     mirror = clean_env / 'www'; mirror.mkdir(); shutil.copy(MODELS / 'numbers.pt', mirror / 'numbers.pt')
     monkeypatch.setenv('TNB_PRETRAINED', mirror.as_uri())                       # file:///...: urllib, no network
-    got = pretrained_path('numbers')
+    got = _pretrained_path('numbers')
     assert got == clean_env / 'cache' / 'pretrained' / 'numbers.pt' and sha256_file(got) == PRETRAINED['numbers'].sha256
     (mirror / 'numbers.pt').unlink()                                             # the mirror is gone: the cache serves
-    assert pretrained_path('numbers') == got
+    assert _pretrained_path('numbers') == got
 
 def test_a_download_with_another_checksum_is_refused_and_nothing_is_written(clean_env, monkeypatch):
     monkeypatch.setenv('TNB_PRETRAINED', 'https://mirror.invalid/models')
     with pytest.raises(ValueError, match='checksum mismatch for https://mirror.invalid/models/numbers.pt'):
-        pretrained_path('numbers', fetch=lambda url: io.BytesIO(b'not the model'))
+        _pretrained_path('numbers', fetch=lambda url: io.BytesIO(b'not the model'))
     assert not list((clean_env / 'cache').rglob('*.pt'))
 
 def test_offline_without_a_copy_says_where_to_put_the_file(clean_env, monkeypatch):
     "A pip install (no clone's models/), no cache, no network: one line naming the pinned address, the folder and the checksum."
     def offline(url): raise urllib.error.URLError('[Errno -2] Name or service not known')
     monkeypatch.setattr(C, 'transformer_nb', type('pkg', (), {'__file__': str(clean_env / 'site' / 'transformer_nb' / '__init__.py'), '__version__': C.transformer_nb.__version__}))
-    with pytest.raises(OSError) as e: pretrained_path('numbers', fetch=offline)
+    with pytest.raises(OSError) as e: _pretrained_path('numbers', fetch=offline)
     msg = str(e.value)
     assert msg.startswith('pretrained:numbers: cannot download https://raw.githubusercontent.com/transformer-nb/transformer_nb/v')
     assert f"without internet, put numbers.pt (sha256 {PRETRAINED['numbers'].sha256}) in {clean_env / 'cache' / 'pretrained'}" in msg
@@ -106,17 +106,17 @@ def test_a_damaged_cached_download_is_fetched_again(clean_env, monkeypatch):
     cached = clean_env / 'cache' / 'pretrained' / 'numbers.pt'; cached.parent.mkdir(parents=True); cached.write_bytes(b'cut sho')
     calls = []
     def fetch(url): calls.append(url); return io.BytesIO((MODELS / 'numbers.pt').read_bytes())
-    assert pretrained_path('numbers', fetch=fetch) == cached and len(calls) == 1
-    assert pretrained_path('numbers', fetch=fetch) == cached and len(calls) == 1  # now served from the cache
+    assert _pretrained_path('numbers', fetch=fetch) == cached and len(calls) == 1
+    assert _pretrained_path('numbers', fetch=fetch) == cached and len(calls) == 1  # now served from the cache
 
 def test_a_published_model_carries_no_path_of_the_machine_that_made_it(tmp_path):
     "make_pretrained wrote the build machine's run folder into the published meta's command (tnb-train --resume /tmp/r1 ...)."
     from dataclasses import asdict
     from transformer_nb.lib.checkpoints import save_checkpoint
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
-    tok = CheckedTokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
+    tok = StoredTokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
     m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     run = tmp_path / 'build' / 'r1'
     ck = save_checkpoint(run / 'checkpoint-0000005.pt', config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=5,

@@ -6,7 +6,7 @@ import pytest
 from conftest import ENV, TINY, cmd, tool, one_line, DECODING, default_signals as _sigint_default
 from conftest import said as quiet, said as lines
 
-BUG = "import transformer_nb.lib.tokens as d; d.CheckedTokenizer.decode = lambda self, ids: ids.nope"
+BUG = "import transformer_nb.lib.tokens as d; d.StoredTokenizer.decode = lambda self, ids: ids.nope"
 
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_a_bug_says_it_is_one_and_where(run):
@@ -39,18 +39,18 @@ def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_a_swallowed_ctrl_c_still_stops_the_command(capsys):
     "Library code that swallows the KeyboardInterrupt (a bare except around an import) does not lose the Ctrl-C."
-    from transformer_nb.lib.process import run_cli, raise_if_interrupted
+    from transformer_nb.lib.process import run_cli, _raise_if_interrupted
     done = []
     def main(argv, table):
         try: signal.raise_signal(signal.SIGINT)
         except BaseException: pass                     # what some import-time code does
-        raise_if_interrupted(); done.append(1)
+        _raise_if_interrupted(); done.append(1)
     prev = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(SystemExit) as e: run_cli('tnb-demo', main, [])
     finally: signal.signal(signal.SIGINT, prev)
     assert e.value.code == 130 and done == [] and capsys.readouterr().err == 'tnb-demo: interrupted\n'
-    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv, table: raise_if_interrupted(), [])   # a new command starts clean
+    with pytest.raises(SystemExit) as e: run_cli('tnb-demo', lambda argv, table: _raise_if_interrupted(), [])   # a new command starts clean
     assert e.value.code == 0
 
 @pytest.mark.slow   # runs the tools in fresh processes

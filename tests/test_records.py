@@ -7,7 +7,7 @@ from transformer_nb.lib.checkpoints import Checkpoint, save_checkpoint
 from transformer_nb.lib.runs import RunFolder
 from conftest import ENV, cmd, tool, one_line, temps
 from transformer_nb.lib.records import (RESULT_KEYS, train_time, make_record, load_results, add_result, check_results_file,
-                                    fmt_minutes, results_table, headline_table, register_record_kind)
+                                    _fmt_minutes, results_table, headline_table, register_record_kind)
 
 @pytest.mark.slow   # runs the tools in fresh processes
 @pytest.mark.parametrize('content,msg', [
@@ -103,8 +103,8 @@ REC = {k: 1 for k in RESULT_KEYS} | {'id': 'r1', 'dataset': 'd', 'direction': 'a
     (lambda p: results_table('results.json'), TypeError, 'recs must be a list of records (dicts), got a str'),
     (lambda p: results_table([REC, {'id': 'x'}]), ValueError, "recs[1] (x) lacks ['dataset'"),
     (lambda p: headline_table([3]), TypeError, 'recs[0] is a int, not a record'),
-    (lambda p: fmt_minutes(-5), ValueError, 'seconds=-5 must be a number >= 0'),
-    (lambda p: fmt_minutes(float('nan')), ValueError, 'seconds=nan must be a number >= 0'),
+    (lambda p: _fmt_minutes(-5), ValueError, 'seconds=-5 must be a number >= 0'),
+    (lambda p: _fmt_minutes(float('nan')), ValueError, 'seconds=nan must be a number >= 0'),
     (lambda p: train_time('run/checkpoint-0000100.pt'), TypeError, 'ck must be an opened checkpoint (a Checkpoint: open_checkpoint(path)), got a str'),
     (lambda p: train_time({'meta': {}}), TypeError, 'ck must be an opened checkpoint (a Checkpoint: open_checkpoint(path)), got a dict'),
     (lambda p: make_record('x', Checkpoint({}), None, {'bleu': 1}, 'cmd'), ValueError, "scores lacks ['beam', 'alpha'"),

@@ -186,3 +186,12 @@ def test_cpu_hour_runs_are_the_recipe_and_chosen_on_valid():
         assert r['chosen_on_valid'] == max(r['final'], key=lambda k: r['final'][k]['valid']['bleu_lc'])
         assert r['test_bleu_lc'] == r['final'][r['chosen_on_valid']]['test']['bleu_lc']
         assert 'CPU' in r['hardware'] and r['command'].startswith('tnb-train ')
+
+def test_the_explorers_int8_sentence_quotes_the_onnx_results():
+    "apps_attention_explorer's note on int8 weights: the sentences that change and the BLEU, as results/onnx.json holds them."
+    par = json.loads((ROOT / 'results' / 'onnx.json').read_text())['parity']
+    nb = json.loads((ROOT / 'nbs' / 'apps_attention_explorer.ipynb').read_text(encoding='utf-8'))
+    text = ''.join(next(c for c in nb['cells'] if c['id'] == 'a17x0070')['source'])
+    n, same, bleu = par['n_sentences'], par['identical_int8'], par['bleu']
+    assert f"{n - same} of the {n:,} test2016 sentences come out otherwise" in text, text
+    assert f"BLEU moves from {bleu['ours']:.2f} to {bleu['onnxruntime int8']:.2f}" in text

@@ -281,12 +281,12 @@ def test_a_lock_left_by_an_older_version_is_taken_over_once_free(tmp_path):
 
 def test_an_empty_lock_says_it_is_stale_and_how_to_clear_it(tmp_path):
     "An empty .lock (a run killed as it took the lock, or `touch .lock`) names no run: it once blocked the folder for the lease with 'in use by another run (another process)'; now the line says it is stale and how to clear it, and once cleared the run takes the folder."
-    from transformer_nb.lib.runs import LOCK, LEASE
+    from transformer_nb.lib.runs import _LOCK, LEASE
     from transformer_nb.lib.safeguards import UserError
-    run = RunFolder(tmp_path / 'run'); run.path.mkdir(); (run.path / LOCK).write_bytes(b'')
+    run = RunFolder(tmp_path / 'run'); run.path.mkdir(); (run.path / _LOCK).write_bytes(b'')
     with pytest.raises(UserError) as e:
         with run.lock(): pass
     assert str(e.value).startswith(f"the run folder {run.path} holds an empty .lock, which names no run: stale unless a run is taking the lock "
-                                   f"this very moment; it is taken over {LEASE} s after it was last changed (") and str(e.value).endswith(f"remove it now: rm {run.path / LOCK}")
-    (run.path / LOCK).unlink()
-    with run.lock(): assert (run.path / LOCK).stat().st_size > 0
+                                   f"this very moment; it is taken over {LEASE} s after it was last changed (") and str(e.value).endswith(f"remove it now: rm {run.path / _LOCK}")
+    (run.path / _LOCK).unlink()
+    with run.lock(): assert (run.path / _LOCK).stat().st_size > 0

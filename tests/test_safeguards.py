@@ -10,8 +10,8 @@ from conftest import ENV, cmd, tool, one_line, temps
 
 # --- unit tests, one function at a time (fast: no process but the test's own, no training) -------------------------
 
-from transformer_nb.lib.safeguards import (UserError, in_place, check_output, check_folder, same_file, check_not_inputs, stale_temps,
-                                       clean_stale_temps, atomic_open, atomic_write, decode_lines, read_stream, read_stdin_lines,
+from transformer_nb.lib.safeguards import (UserError, in_place, check_output, check_folder, same_file, check_not_inputs, _stale_temps,
+                                       clean_stale_temps, atomic_open, atomic_write, decode_lines, _read_stream, _read_stdin_lines,
                                        check_text_file, read_text_lines, check_gzip, iter_lines, as_available, output_stream,
                                        printable, folder_lock, deferred_interrupts)
 import gzip, io, socket, threading, time, warnings
@@ -125,8 +125,8 @@ def test_stale_temps_are_those_of_ended_writers(tmp_path):
     dead, alive = dead_pid(), os.getpid()
     for name in (f'.out.txt.tmp{dead}', f'.out.txt.tmp{alive}', '.out.txt.tmpabc', f'.other.pt.tmp{dead}', 'out.txt'):
         (tmp_path / name).write_text('half')
-    assert [p.name for p in stale_temps(tmp_path)] == sorted([f'.other.pt.tmp{dead}', f'.out.txt.tmp{dead}'])
-    assert [p.name for p in stale_temps(tmp_path, '.out.txt.tmp*')] == [f'.out.txt.tmp{dead}']
+    assert [p.name for p in _stale_temps(tmp_path)] == sorted([f'.other.pt.tmp{dead}', f'.out.txt.tmp{dead}'])
+    assert [p.name for p in _stale_temps(tmp_path, '.out.txt.tmp*')] == [f'.out.txt.tmp{dead}']
     assert [p.name for p in clean_stale_temps(tmp_path, '.out.txt.tmp*')] == [f'.out.txt.tmp{dead}']
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([f'.out.txt.tmp{alive}', '.out.txt.tmpabc', f'.other.pt.tmp{dead}', 'out.txt'])
     assert [p.name for p in clean_stale_temps(tmp_path)] == [f'.other.pt.tmp{dead}'] and clean_stale_temps(tmp_path) == []
@@ -195,23 +195,23 @@ def test_decode_lines_names_the_bad_byte():
 
 def test_read_stream_reads_all_and_bounds_what_it_reads():
     data = b''.join(f'line {i}\n'.encode() for i in range(5000))
-    assert read_stream(io.BytesIO(data), 'f', size=100) == data
-    assert read_stream(io.BytesIO(gzip.compress(data)), 'f.gz', size=100) == data            # gzip, decompressed
-    assert read_stream(io.BytesIO(gzip.compress(b'a\n') + gzip.compress(b'b\n')), 'f') == b'a\nb\n'   # several members
-    with pytest.raises(UserError, match=r'^f, line 3: a NUL byte at offset 4'): read_stream(io.BytesIO(b'a\nb\n\0' + b'x' * 10), 'f')
-    with pytest.raises(UserError, match=r'^f, line 2: longer than'): read_stream(io.BytesIO(b'ab\n' + b'x' * 5000), 'f', max_line=1000, size=64)
-    with pytest.raises(UserError, match=r'^f: looks gzip-compressed but cannot be decompressed'): read_stream(io.BytesIO(b'\x1f\x8b' + b'junk' * 10), 'f')
-    with pytest.raises(UserError, match=r'ends inside the compressed data'): read_stream(io.BytesIO(gzip.compress(data)[:-100]), 'f')
+    assert _read_stream(io.BytesIO(data), 'f', size=100) == data
+    assert _read_stream(io.BytesIO(gzip.compress(data)), 'f.gz', size=100) == data            # gzip, decompressed
+    assert _read_stream(io.BytesIO(gzip.compress(b'a\n') + gzip.compress(b'b\n')), 'f') == b'a\nb\n'   # several members
+    with pytest.raises(UserError, match=r'^f, line 3: a NUL byte at offset 4'): _read_stream(io.BytesIO(b'a\nb\n\0' + b'x' * 10), 'f')
+    with pytest.raises(UserError, match=r'^f, line 2: longer than'): _read_stream(io.BytesIO(b'ab\n' + b'x' * 5000), 'f', max_line=1000, size=64)
+    with pytest.raises(UserError, match=r'^f: looks gzip-compressed but cannot be decompressed'): _read_stream(io.BytesIO(b'\x1f\x8b' + b'junk' * 10), 'f')
+    with pytest.raises(UserError, match=r'ends inside the compressed data'): _read_stream(io.BytesIO(gzip.compress(data)[:-100]), 'f')
 
 def test_read_stdin_lines_reads_like_a_file(monkeypatch):
     raw = 'a b\nc\u2028d\nü\n'.encode()
-    assert read_stdin_lines(io.TextIOWrapper(io.BytesIO(raw))) == decode_lines(raw) == ['a b', 'c\u2028d', 'ü']
-    assert read_stdin_lines(io.BytesIO(raw)) == ['a b', 'c\u2028d', 'ü']                 # a binary stream
-    assert read_stdin_lines(io.StringIO('x\ny\n')) == ['x', 'y']                        # a text stream without a buffer
+    assert _read_stdin_lines(io.TextIOWrapper(io.BytesIO(raw))) == decode_lines(raw) == ['a b', 'c\u2028d', 'ü']
+    assert _read_stdin_lines(io.BytesIO(raw)) == ['a b', 'c\u2028d', 'ü']                 # a binary stream
+    assert _read_stdin_lines(io.StringIO('x\ny\n')) == ['x', 'y']                        # a text stream without a buffer
     monkeypatch.setattr(sys, 'stdin', io.TextIOWrapper(io.BytesIO(b'from\nstdin\n')))
-    assert read_stdin_lines() == ['from', 'stdin']
-    with pytest.raises(ValueError, match='^standard input, line 2: invalid UTF-8'): read_stdin_lines(io.BytesIO(b'ok\n\xff\n'))
-    with pytest.raises(ValueError, match='^pipe, line 1: a NUL byte'): read_stdin_lines(io.BytesIO(b'\0'), name='pipe')
+    assert _read_stdin_lines() == ['from', 'stdin']
+    with pytest.raises(ValueError, match='^standard input, line 2: invalid UTF-8'): _read_stdin_lines(io.BytesIO(b'ok\n\xff\n'))
+    with pytest.raises(ValueError, match='^pipe, line 1: a NUL byte'): _read_stdin_lines(io.BytesIO(b'\0'), name='pipe')
 
 def test_check_text_file(tmp_path):
     (tmp_path / 'ok.txt').write_text('a\n'); os.mkfifo(tmp_path / 'fifo')
@@ -471,9 +471,9 @@ def package_writers() -> tuple[dict, dict]:
 def public(k:str) -> bool: return not any(p.startswith('_') for p in k.split(':')[1].split('.'))
 
 # Held to the rule below, each by the harness that writes `path` with it ('file'), or into the folder `path` ('folder').
-FILE_WRITERS = ['lib.checkpoints:save_checkpoint', 'lib.checkpoints:save_averaged', 'lib.checkpoints:average_run', 'lib.tokens:TokenizerBytes.save',
+FILE_WRITERS = ['lib.checkpoints:save_checkpoint', 'lib.checkpoints:save_averaged', 'lib.checkpoints:average_run', 'lib.tokens:_TokenizerBytes.save',
                 'lib.trainer:plot_history', 'lib.trainer:Trainer.plot', 'lib.records:add_result', 'lib.datasets:download_file',
-                'lib.fast_decoding:translate_file', 'apps.export:translate_export', 'apps.wmt14:download_resumable', 'apps.pretrained:make_pretrained']
+                'lib.fast_decoding:_translate_file', 'apps.export:translate_export', 'apps.wmt14:download_resumable', 'apps.pretrained:make_pretrained']
 FOLDER_WRITERS = ['apps.export:export', 'apps.export:export_ctranslate2', 'apps.export:export_onnx', 'apps.wmt14:sample_archives',
                   'apps.wmt14:encode_to_disk', 'apps.wmt14:encoded_cache', 'apps.wmt14:fetch_wmt14', 'apps.parsing_task:write_treebank_files']
 RUN_WRITERS = {   # the run's own files, under its claim
@@ -485,7 +485,7 @@ RUN_WRITERS = {   # the run's own files, under its claim
 MEANS = {         # what the writers write with, once the rule is checked
     'lib.safeguards:atomic_open': "writes a file whole or not at all; every writer above checks its path first",
     'lib.safeguards:atomic_write': "atomic_open with the data at once",
-    'lib.safeguards:output_stream': "atomic_open for results as they come; the commands and translate_file check its path first"}
+    'lib.safeguards:output_stream': "atomic_open for results as they come; the commands and _translate_file check its path first"}
 
 def _covered(k, via, own, seen=()) -> bool:
     "True if `k` is held to the rule here, or writes only through functions that are."
@@ -506,12 +506,12 @@ def kit(tmp_path_factory):
     "What the writers take besides their output: a tokenizer, two checkpoints of one run, two aligned text files, an empty export folder."
     from dataclasses import asdict
     import torch
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     from transformer_nb.lib.transformer import build_model
     from transformer_nb.lib.options import get_model_config
     from transformer_nb.lib.checkpoints import save_checkpoint
     d = tmp_path_factory.mktemp('writers')
-    tok = CheckedTokenizer.train(['eins zwei drei vier fünf', 'one two three four five'] * 20, vocab_size=24)
+    tok = StoredTokenizer.train(['eins zwei drei vier fünf', 'one two three four five'] * 20, vocab_size=24)
     torch.manual_seed(0); m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
     cks = [save_checkpoint(d / f"c{s}.pt", config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=s, meta={'run': 'r1'})
            for s in (1, 2)]
@@ -527,12 +527,12 @@ def file_writer(name:str, k):
         'lib.checkpoints:save_checkpoint': lambda p, ow: checkpoints.save_checkpoint(p, ow, step=10, w=torch.ones(2)),
         'lib.checkpoints:save_averaged': lambda p, ow: checkpoints.save_averaged(k.cks, p, ow),
         'lib.checkpoints:average_run': lambda p, ow: checkpoints.average_run(k.cks, p, overwrite=ow),
-        'lib.tokens:TokenizerBytes.save': lambda p, ow: k.tok.save(p, ow),
+        'lib.tokens:_TokenizerBytes.save': lambda p, ow: k.tok.save(p, ow),
         'lib.trainer:plot_history': lambda p, ow: trainer.plot_history({'train': [{'step': 1, 'loss': 2.0}], 'valid': []}, p, overwrite=ow),
         'lib.trainer:Trainer.plot': lambda p, ow: trainer.Trainer.plot(types.SimpleNamespace(history={'train': [{'step': 1, 'loss': 2.0}], 'valid': []}), p, overwrite=ow),
         'lib.records:add_result': lambda p, ow: records.add_result(p, {'id': 'x'}, keys=()),   # a results file is added to: no overwrite
         'lib.datasets:download_file': lambda p, ow: datasets.download_file('http://127.0.0.1:9/x', p, '0' * 64, fetch=lambda u: io.BytesIO(b'x'), overwrite=ow),
-        'lib.fast_decoding:translate_file': lambda p, ow: fast_decoding.translate_file(k.model, k.tok, k.src, p, beam=1, overwrite=ow),
+        'lib.fast_decoding:_translate_file': lambda p, ow: fast_decoding._translate_file(k.model, k.tok, k.src, p, beam=1, overwrite=ow),
         'apps.export:translate_export': lambda p, ow: export.translate_export(k.export, ['one'], output=p, overwrite=ow),
         'apps.wmt14:download_resumable': lambda p, ow: wmt14.download_resumable('http://127.0.0.1:9/x', p, retries=0, overwrite=ow),
         'apps.pretrained:make_pretrained': lambda p, ow: pretrained.make_pretrained(k.cks[0], p, overwrite=ow),

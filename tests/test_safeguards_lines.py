@@ -1,7 +1,7 @@
 "The line readers of `safeguards` (lib_safeguards): every reader splits a file into the same lines, whatever ends them."
 import io, subprocess
 import pytest
-from transformer_nb.lib.safeguards import decode_lines, iter_lines, read_text_lines, read_stdin_lines
+from transformer_nb.lib.safeguards import decode_lines, iter_lines, read_text_lines, _read_stdin_lines
 from transformer_nb.lib.datasets import read_lines, read_parallel
 
 MAC, DOS, UNIX = b'one two\rthree\rfour\r', b'one two\r\nthree\r\nfour\r\n', b'one two\nthree\nfour\n'
@@ -14,7 +14,7 @@ def test_every_reader_splits_classic_mac_text(tmp_path, data):
     want = ['one two', 'three', 'four']
     assert decode_lines(data) == want
     assert read_text_lines(f) == want and read_lines(f) == want
-    assert read_stdin_lines(io.BytesIO(data)) == want
+    assert _read_stdin_lines(io.BytesIO(data)) == want
     for size in (1, 2, 3, 1 << 16): assert list(iter_lines(io.BytesIO(data), 'x', size=size)) == want
 
 
@@ -24,7 +24,7 @@ def test_a_stray_carriage_return_stays_inside_its_line(tmp_path, data):
     f = tmp_path / 'x.txt'; f.write_bytes(data)
     want = ['seven\rnine', 'three']
     assert decode_lines(data) == want and read_text_lines(f) == want and read_lines(f) == want
-    assert read_stdin_lines(io.BytesIO(data)) == want
+    assert _read_stdin_lines(io.BytesIO(data)) == want
     for size in (1, 2, 3, 1 << 16): assert list(iter_lines(io.BytesIO(data), 'x', size=size)) == want
 
 
@@ -50,7 +50,7 @@ def test_translate_reads_mac_lines(tmp_path):
 
 def test_a_long_mac_file_is_not_one_long_line():
     "The bound on a line's length counts a lone '\\r' as a line break: a classic Mac file is not refused as one huge line."
-    from transformer_nb.lib.safeguards import read_stream, UserError
+    from transformer_nb.lib.safeguards import _read_stream, UserError
     data = b'abcdefgh\r' * 50
-    assert decode_lines(read_stream(io.BytesIO(data), 'mac.txt', max_line=20, size=7)) == ['abcdefgh'] * 50
-    with pytest.raises(UserError, match='mac.txt, line 3: longer than'): read_stream(io.BytesIO(b'a\rb\r' + b'x' * 50), 'mac.txt', max_line=20, size=7)
+    assert decode_lines(_read_stream(io.BytesIO(data), 'mac.txt', max_line=20, size=7)) == ['abcdefgh'] * 50
+    with pytest.raises(UserError, match='mac.txt, line 3: longer than'): _read_stream(io.BytesIO(b'a\rb\r' + b'x' * 50), 'mac.txt', max_line=20, size=7)

@@ -115,18 +115,18 @@ def test_average_refuses_in_the_library_what_the_command_refuses(place):
     assert _snapshot(place) == before and not (place / 'x.pt').exists()
 
 def test_translate_file_refuses_what_tnb_translate_refuses(place):
-    "`translate_file(..., output)` and `tnb-translate -i ... -o ...`: the same rule, the same words; replaced with overwrite=True."
+    "`_translate_file(..., output)` and `tnb-translate -i ... -o ...`: the same rule, the same words; replaced with overwrite=True."
     from transformer_nb.lib.checkpoints import model_from_checkpoint
-    from transformer_nb.lib.fast_decoding import translate_file
+    from transformer_nb.lib.fast_decoding import _translate_file
     model, tok, _ = model_from_checkpoint(NUMBERS)
     (place / 'link.txt').symlink_to(place / 'notes.txt')
     for target in (place / 'notes.txt', place / 'link.txt'):
         out, err, code = run(cli.translate_main, [NUMBERS, '-i', place / 'src.txt', '-o', target, '--threads', '1'])
         t = cli._translate_parser().options()
-        lib = _library_line(lambda: translate_file(model, tok, place / 'src.txt', target, threads=1), t)
+        lib = _library_line(lambda: _translate_file(model, tok, place / 'src.txt', target, threads=1), t)
         assert code == 2 and error_line(err, 'tnb-translate') == lib.replace('output ', '-o ', 1), (err, lib)
     assert (place / 'notes.txt').read_text() == 'my notes\n'
-    assert translate_file(model, tok, place / 'src.txt', place / 'notes.txt', overwrite=True, threads=1) == place / 'notes.txt'
+    assert _translate_file(model, tok, place / 'src.txt', place / 'notes.txt', overwrite=True, threads=1) == place / 'notes.txt'
     assert (place / 'notes.txt').read_text().splitlines() == ['sieben', 'drei']
 
 
@@ -167,13 +167,13 @@ def test_a_named_pipe_is_read_or_written_once_a_program_holds_its_other_end(plac
     "-o a FIFO no program reads once waited for ever: one line at once now, in the command and in the library alike; -i a FIFO a program writes to is read as it comes (it was refused, though lib_safeguards takes FIFOs as inputs)."
     import subprocess, sys
     from transformer_nb.apps.pretrained import load_pretrained
-    from transformer_nb.lib.fast_decoding import translate_file
+    from transformer_nb.lib.fast_decoding import _translate_file
     os.mkfifo(place / 'out'); os.mkfifo(place / 'in')
     out, err, code = run(cli.translate_main, [NUMBERS, 'seven', '--threads', '1', '-o', place / 'out'])
     assert code == 2 and error_line(err, 'tnb-translate') == (f"-o {place / 'out'} is a named pipe (FIFO) that no program reads: writing to it would "
                                                               "wait until one does; start its reader first, or give a file"), err
     model, tok = load_pretrained('numbers')[:2]
-    with pytest.raises(ValueError, match=f"^output {place / 'out'} is a named pipe \\(FIFO\\) that no program reads"): translate_file(model, tok, place / 'src.txt', place / 'out')
+    with pytest.raises(ValueError, match=f"^output {place / 'out'} is a named pipe \\(FIFO\\) that no program reads"): _translate_file(model, tok, place / 'src.txt', place / 'out')
     writer = subprocess.Popen([sys.executable, '-c', "import os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); os.write(fd, b'seven\\nthree\\n'); "
                                "print('open', flush=True); time.sleep(1)", place / 'in'], stdout=subprocess.PIPE, text=True)
     assert writer.stdout.readline() == 'open\n'                                    # a program has it open, and has written two lines

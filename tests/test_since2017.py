@@ -16,7 +16,7 @@ from transformer_nb.lib.options import get_model_config, PRESETS
 from transformer_nb.lib.transformer import build_model, count_config_params, to_torch_transformer
 from transformer_nb.lib.checks import SettingError
 from transformer_nb.lib.machine import rounding_tol, logit_terms
-from transformer_nb.lib.fast_decoding import fast_greedy_decode, fast_beam_search
+from transformer_nb.lib.fast_decoding import greedy_decode_batch, beam_search_batch
 from test_decoding import make_model, rand_src, same_nbest, score_tol, main_beam, main_greedy, V
 from conftest import tool, tiny_run, TINY, one_line
 
@@ -114,9 +114,9 @@ def test_the_cache_and_the_engine_decode_a_changed_model_as_10_does(kw):
     "The engine's searches, with the cache and without, give 10's one-sentence beam search and greedy decoding on a trained model."
     m, src = make_model(**kw), rand_src(seed=2)
     want = main_beam(m, src, 4, 0.6, 6)
-    same_nbest(fast_beam_search(m, src, beam=4, alpha=0.6, max_extra=6), want, score_tol(m, src, want))
-    same_nbest(fast_beam_search(m, src, beam=4, alpha=0.6, max_extra=6, use_cache=False), want, score_tol(m, src, want))
-    assert fast_greedy_decode(m, src, 6) == main_greedy(m, src, 6) == fast_greedy_decode(m, src, 6, use_cache=False)
+    same_nbest(beam_search_batch(m, src, beam=4, alpha=0.6, max_extra=6), want, score_tol(m, src, want))
+    same_nbest(beam_search_batch(m, src, beam=4, alpha=0.6, max_extra=6, use_cache=False), want, score_tol(m, src, want))
+    assert greedy_decode_batch(m, src, 6) == main_greedy(m, src, 6) == greedy_decode_batch(m, src, 6, use_cache=False)
 
 def test_the_changed_model_moves_to_any_device_and_dtype():
     m = build_model(get_model_config('tiny', src_vocab=V, tgt_vocab=V, **ALL5))

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from transformer_nb.apps.tasks import TASKS, BUILT_IN, get_task, task_for, task_names, dataset_names, register_task, Task
 from transformer_nb.lib.datasets import DATASETS, load_dataset
-from transformer_nb.lib.records import RECORD_KINDS, check_results_file
+from transformer_nb.lib.records import _RECORD_KINDS, check_results_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -15,7 +15,7 @@ def test_the_registry_is_complete_on_a_bare_import():
             "assert t.get_task('parsing').name == 'parsing' and t.task_for('numbers').name == 'numbers'\n"
             "from transformer_nb.lib.datasets import load_dataset\n"
             "assert load_dataset('parsing', n_train=3, n_valid=1, n_test=1).name == 'parsing'\n"
-            "from transformer_nb.lib.records import RECORD_KINDS; assert 'parsing' in RECORD_KINDS\n"
+            "from transformer_nb.lib.records import _RECORD_KINDS; assert 'parsing' in _RECORD_KINDS\n"
             "print('ok')")
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == 'ok', r.stderr[-2000:]
@@ -26,9 +26,10 @@ def test_commands_import_no_task_by_hand():
 
 def test_built_in_entries_say_what_their_tasks_claim():
     assert set(BUILT_IN) <= set(task_names()) and {'numbers', 'copy', 'multi30k', 'files', 'parsing'} <= set(dataset_names())
-    for name, (module, datasets) in BUILT_IN.items():
+    for name, (module, datasets, recipes) in BUILT_IN.items():
         t = get_task(name)
         assert type(t).__module__ == module and t.datasets == datasets and all(task_for(d) is t for d in datasets)
+        assert tuple(t.recipes) == recipes                                # named without importing the task: `tnb-train --help`
 
 def test_registration_refuses_clashes():
     with pytest.raises(ValueError, match=r"claims the dataset\(s\) \['copy'\]"): register_task(type('T', (Task,), {'name': 'x', 'datasets': ('copy',)}))
@@ -42,7 +43,7 @@ def reversal():
     import tasks_example
     yield tasks_example
     sys.path.remove(str(Path(__file__).parent)); sys.modules.pop('tasks_example', None)
-    TASKS.pop('reversal', None); DATASETS.pop('reversal', None); RECORD_KINDS.pop('reversal', None)
+    TASKS.pop('reversal', None); DATASETS.pop('reversal', None); _RECORD_KINDS.pop('reversal', None)
 
 def test_a_new_task_is_one_file_and_one_registration(reversal, tmp_path):
     from transformer_nb.lib.checkpoints import open_checkpoint

@@ -268,13 +268,13 @@ def test_the_library_the_command_and_the_live_translator_refuse_alike(numbers_on
     " (`onnx_translate`, `iter_lines`), by `tnb-translate` and by `node nbs/live/translate.mjs` (exit 2) in the same words."
     import shutil as sh
     from conftest import tool
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     node = sh.which('node')
     if node is None: pytest.skip("node is not installed: translate.mjs runs in Node")
     mjs = Path(__file__).resolve().parents[1] / 'nbs' / 'live' / 'translate.mjs'
     if not (mjs.parent / 'node_modules' / 'onnxruntime-web').is_dir(): pytest.skip("nbs/live's packages are not installed: npm ci --prefix nbs/live")
     run, d = numbers_onnx
-    tok = CheckedTokenizer.load(d / 'tokenizer.model')
+    tok = StoredTokenizer.load(d / 'tokenizer.model')
     long_line = ' '.join(['three hundred forty-two'] * 400)
     cases = _refusal_cases(tok.vocab_size, long_line, len(tok.encode(long_line)) + 1)
     assert len(cases) == 20 and len({c[0] for c in cases}) == 20

@@ -357,11 +357,11 @@ def test_the_cluster_page_downloads_wmt14_as_written(mirror, tmp_path):
 
 def test_the_encoded_cache_is_keyed_by_content(mirror, tmp_path):
     "A corpus rewritten in place with the same size and modification time is encoded again (a key of name, size and time read the old ids)."
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     from transformer_nb.apps.wmt14 import encoded_cache
     d, sums = mirror
     out = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
-    tok = CheckedTokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
+    tok = StoredTokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
     first = encoded_cache(tok, out / 'train.en', out / 'train.de', tmp_path / 'cache')
     old = [first[i][0].tolist() for i in range(len(first))]
     st = (out / 'train.en').stat()
@@ -379,7 +379,7 @@ def test_the_recipes_hold_the_papers_numbers():
     from transformer_nb.apps.tasks import get_task
     from transformer_nb.lib.options import get_model_config
     from transformer_nb.training import make_optimizer
-    from transformer_nb.lib.trainer import update_size
+    from transformer_nb.lib.trainer import _update_size
     from transformer_nb.lib.options import TrainConfig
     t = get_task('wmt14')
     want = {'paper-base': ('base', 'en-de', 0.1, 37_000, 100_000, 5), 'paper-big': ('big', 'en-de', 0.3, 37_000, 300_000, 20),
@@ -392,7 +392,7 @@ def test_the_recipes_hold_the_papers_numbers():
         assert (r.preset, cfg.p_drop, r.vocab_size, tc.steps, tc.average, tc.keep) == (size, p, vocab, steps, avg, avg), name
         assert (tc.warmup, tc.lr_scale, tc.eps_ls, tc.save_every_minutes, tc.precision, tc.tokens_per_update) == (4000, 1.0, 0.1, None, 'auto', 25_000)
         assert tc.save_every == {'base': 1_400, 'big': 600}[size]                # the paper's 10 minutes, in its own updates
-        assert update_size(tc, 8).accum == 1 and update_size(tc, 1).accum == 8
+        assert _update_size(tc, 8).accum == 1 and _update_size(tc, 1).accum == 8
         assert (cfg.d_model, cfg.h, cfg.d_ff, cfg.N) == ((512, 8, 2048, 6) if size == 'base' else (1024, 16, 4096, 6))
     opt, _ = make_optimizer(__import__('torch').nn.Linear(2, 2), 512, 4000)
     assert (opt.defaults['betas'], opt.defaults['eps']) == ((0.9, 0.98), 1e-9)
@@ -400,11 +400,11 @@ def test_the_recipes_hold_the_papers_numbers():
     assert paper_recipe('big', 'en-fr') == t.recipes['paper-big-en-fr']
 
 def test_the_update_size_is_derived_from_the_processes():
-    from transformer_nb.lib.trainer import update_size
+    from transformer_nb.lib.trainer import _update_size
     from transformer_nb.lib.options import TrainConfig
     tc = TrainConfig(max_tokens=4096, tokens_per_update=25_000)
-    assert [update_size(tc, w).accum for w in (1, 2, 4, 8)] == [7, 4, 2, 1]
-    assert update_size(TrainConfig(max_tokens=100, accum=3), 2).accum == 3
+    assert [_update_size(tc, w).accum for w in (1, 2, 4, 8)] == [7, 4, 2, 1]
+    assert _update_size(TrainConfig(max_tokens=100, accum=3), 2).accum == 3
 
 def _tiny_trainer(data, tmp_path, **tc):
     from transformer_nb.lib.transformer import build_model
@@ -418,10 +418,10 @@ def _tiny_trainer(data, tmp_path, **tc):
     return t, said
 
 def test_the_trainer_reads_the_encoded_corpus_from_disk(mirror, tmp_path):
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     d, sums = mirror
     out = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
-    tok = CheckedTokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
+    tok = StoredTokenizer.train(sample_lines([out / 'train.en', out / 'train.de'], 200), vocab_size=40)
     enc = encode_to_disk(tok, out / 'train.en', out / 'train.de', tmp_path / 'enc', block=5)
     assert isinstance(enc.ids['src'], np.memmap) and len(enc) == 36 and enc.meta['dtype'] == 'uint16'
     again = EncodedCorpus(tmp_path / 'enc')
@@ -518,7 +518,7 @@ def test_a_wmt14_run_trains_from_the_memory_mapped_cache(mirror, tmp_path, capsy
     from transformer_nb.apps.tasks import get_task
     from transformer_nb.apps.workflow import train_model
     from transformer_nb.lib.datasets import read_parallel
-    from transformer_nb.lib.tokens import checked_encode_pairs
+    from transformer_nb.lib.tokens import encode_corpus
     from transformer_nb.lib.trainer import batch_sampler
     d, sums = mirror
     corpus = fetch_wmt14('en-de', tmp_path, archives=d, checksums=sums)
@@ -532,7 +532,7 @@ def test_a_wmt14_run_trains_from_the_memory_mapped_cache(mirror, tmp_path, capsy
     assert enc.folder.parent == corpus / 'encoded' and sorted(p.name for p in enc.folder.iterdir()) == [
         'encoded.json', 'src.ids.npy', 'src.offsets.npy', 'tgt.ids.npy', 'tgt.offsets.npy']
     assert [f['name'] for f in enc.meta['corpus']] == ['train.en', 'train.de'] and 'encoding the training pairs' in capsys.readouterr().err
-    lists = checked_encode_pairs(t.tokenizer, read_parallel(corpus / 'train.en', corpus / 'train.de'), max_len=256)   # the list path's ids
+    lists = encode_corpus(t.tokenizer, read_parallel(corpus / 'train.en', corpus / 'train.de'), max_len=256)   # the list path's ids
     assert [(a.tolist(), b.tolist()) for a, b in (enc[i] for i in range(len(enc)))] == [(list(a), list(b)) for a, b in lists]
     assert t.sampler.batches(0) == batch_sampler(lists, t.tc, t.parallel).batches(0)                         # and its batches
     ino = (enc.folder / 'src.ids.npy').stat().st_ino
@@ -557,14 +557,14 @@ def _serial_encoding(tok, src, tgt, max_len):
 
 def test_the_parallel_encoding_is_bit_identical_to_the_serial_one(tmp_path):
     "`encode_to_disk` on two threads, blocks read ahead, ids flattened in NumPy: its files hold, byte for byte, what encoding each line alone gives; empty and long pairs dropped alike."
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     from transformer_nb.apps.wmt14 import encode_to_disk
     rng = np.random.default_rng(1)
     words = ['Haus', 'über', 'the', 'naïve', 'Straße', 'ﬁne', 'a', 'zzz', '東京', 'x' * 30]
     lines = [' '.join(rng.choice(words, rng.integers(0, 25))) for _ in range(700)]
     src, tgt = tmp_path / 'train.en', tmp_path / 'train.de'
     src.write_text('\n'.join(lines) + '\n', encoding='utf-8'); tgt.write_text('\n'.join(lines[::-1]) + '\n', encoding='utf-8')
-    tok = CheckedTokenizer.train(lines[:400], vocab_size=60)
+    tok = StoredTokenizer.train(lines[:400], vocab_size=60)
     want = _serial_encoding(tok, src, tgt, 40)
     for threads, block in ((1, 1000), (2, 64), (0, 7)):
         enc = encode_to_disk(tok, src, tgt, tmp_path / f'e{threads}', max_len=40, block=block, num_threads=threads)

@@ -231,7 +231,7 @@ def test_tnb_train_resumes_a_generated_corpus_made_with_its_own_arguments(tmp_pa
 THREADS_RUN = """
 import json, sys, torch
 from transformer_nb.lib.machine import limit_threads
-from transformer_nb.lib.machine import default_threads
+from transformer_nb.lib.machine import _default_threads
 from transformer_nb.lib.options import Recipe
 from transformer_nb.apps.workflow import train_model
 from transformer_nb.lib.datasets import load_dataset
@@ -241,7 +241,7 @@ run(); got['nothing chosen'] = torch.get_num_threads()
 limit_threads(2); run(); got['limit_threads(2)'] = torch.get_num_threads()
 limit_threads(1); run(recipe=Recipe(preset='tiny', threads=0)); got['limit_threads(1), a recipe of every core'] = torch.get_num_threads()
 limit_threads(); torch.set_num_threads(2); run(); got['torch.set_num_threads(2)'] = torch.get_num_threads()
-print(json.dumps({'got': got, 'default': default_threads()}))
+print(json.dumps({'got': got, 'default': _default_threads()}))
 """
 
 @pytest.mark.slow

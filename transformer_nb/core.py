@@ -1,4 +1,4 @@
-"""The special token ids, the seed and the parameter count: what every other notebook needs before attention.
+"""The special token ids, the device, the seed and the parameter count.
 
 Docs: https://transformer-nb.github.io/transformer_nb/core.html.md"""
 

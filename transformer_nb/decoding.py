@@ -13,6 +13,9 @@ from .core import PAD_ID, BOS_ID, EOS_ID
 from .attention import pad_mask, tgt_mask
 
 
+# %% ../nbs/10_decoding.ipynb #c10k0002
+from .decoding_config import BEAM, ALPHA, MAX_EXTRA   # the cell above, in a module of its own: the commands read it without PyTorch
+
 # %% ../nbs/10_decoding.ipynb #e383aca5
 def next_token_logits(logits:torch.Tensor, pad_id:int=PAD_ID) -> torch.Tensor:
     "Logits (rows, V) of the next token with PAD and BOS forbidden (-inf): a decoder never emits them."
@@ -21,7 +24,7 @@ def next_token_logits(logits:torch.Tensor, pad_id:int=PAD_ID) -> torch.Tensor:
 
 
 # %% ../nbs/10_decoding.ipynb #f3297a36
-def greedy_decode(model, src, max_extra=50):
+def greedy_decode(model, src, max_extra=MAX_EXTRA):
     "Greedy decoding of one sentence `src` (S,) ids, pieces + EOS: its output ids (no BOS, EOS), the most probable token each step."
     with torch.no_grad():                                                  # `model` in eval mode (no dropout), as the toy's is
         src_mask = pad_mask(src[None])                                     # src[None]: (1, S), a batch of one
@@ -34,13 +37,13 @@ def greedy_decode(model, src, max_extra=50):
 
 
 # %% ../nbs/10_decoding.ipynb #0ba526be
-def length_penalty(n, alpha=0.6):
+def length_penalty(n, alpha=ALPHA):
     "GNMT's lp(Y) = ((5 + |Y|)/6)^alpha, |Y| = `n` generated tokens, EOS included; lp(1) = 1."
     return ((5 + n) / 6) ** alpha
 
 
 # %% ../nbs/10_decoding.ipynb #4be7ebdf
-def beam_search(model, src, k=4, alpha=0.6, max_extra=50):
+def beam_search(model, src, k=BEAM, alpha=ALPHA, max_extra=MAX_EXTRA):
     "Beam search for one sentence `src` (S,) ids, pieces + EOS: up to `k` finished (ids, log p(Y|X) / lp(|Y|)), best first."
     with torch.no_grad():                                                  # `model` in eval mode (no dropout), as the toy's is
         src_mask = pad_mask(src[None])                                     # src[None]: (1, S), a batch of one

@@ -12,20 +12,23 @@ __all__ = ['noam_lr', 'make_optimizer', 'label_smoothed_nll', 'label_smoothing_l
 import torch
 from .core import PAD_ID, BOS_ID, EOS_ID
 
+# %% ../nbs/09_training.ipynb #c09k0002
+from .training_config import WARMUP, BETAS, ADAM_EPS, EPS_LS   # the cell above, in a module of its own: the commands read it without PyTorch
+
 # %% ../nbs/09_training.ipynb #4255e704
-def noam_lr(step, d_model=512, warmup=4000):
+def noam_lr(step, d_model=512, warmup=WARMUP):
     "The learning rate of §5.3 at optimiser update `step` (1 for the first update; 0 at step 0)."
     if step == 0: return 0.0
     return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
 
 # %% ../nbs/09_training.ipynb #47761ae3
-def make_optimizer(model, d_model, warmup=4000, lr=1.0):
+def make_optimizer(model, d_model, warmup=WARMUP, lr=1.0):
     "Adam with §5.3's betas and epsilon, and a `LambdaLR` that multiplies `lr` by `noam_lr` (step it once per update)."
-    opt = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, betas=BETAS, eps=ADAM_EPS)
     return opt, torch.optim.lr_scheduler.LambdaLR(opt, lambda i: noam_lr(i + 1, d_model, warmup))   # i: updates so far
 
 # %% ../nbs/09_training.ipynb #35316735
-def label_smoothed_nll(logits, target, eps=0.1, pad_id=PAD_ID):
+def label_smoothed_nll(logits, target, eps=EPS_LS, pad_id=PAD_ID):
     "Sums over the non-pad positions: (label-smoothed cross-entropy, plain NLL, number of tokens); logits (..., V), target (...)."
     lp = logits.float().log_softmax(-1)                               # (..., V) log p, in float32
     keep = target != pad_id                                           # (...) padding is not a word
@@ -33,13 +36,13 @@ def label_smoothed_nll(logits, target, eps=0.1, pad_id=PAD_ID):
     loss = (1 - eps) * nll + eps * -lp.mean(-1)                       # (...) -sum_i q_i log p_i: the uniform part is the mean
     return loss.masked_fill(~keep, 0).sum(), nll.masked_fill(~keep, 0).sum(), keep.sum()
 
-def label_smoothing_loss(logits, target, eps=0.1, pad_id=PAD_ID):
+def label_smoothing_loss(logits, target, eps=EPS_LS, pad_id=PAD_ID):
     "Mean label-smoothed cross-entropy per non-pad token (what `F.cross_entropy` with the same eps returns)."
     loss, _, n = label_smoothed_nll(logits, target, eps, pad_id)
     return loss / n
 
 # %% ../nbs/09_training.ipynb #f35249f8
-def seq2seq_loss(model, src, tgt, eps=0.1, pad_id=PAD_ID):
+def seq2seq_loss(model, src, tgt, eps=EPS_LS, pad_id=PAD_ID):
     "src (B, S), tgt (B, T) with BOS...EOS -> (smoothed loss sum, NLL sum, target tokens) over tgt[:, 1:]."
     return label_smoothed_nll(model(src, tgt[:, :-1]), tgt[:, 1:], eps, pad_id)   # logits (B, T-1, V) scored on tgt[:, 1:]
 
@@ -50,7 +53,7 @@ def copy_ids(n, vocab=20, min_len=3, max_len=10, seed=0):
     return [(s + [EOS_ID], [BOS_ID] + s + [EOS_ID]) for s in seqs]
 
 # %% ../nbs/09_training.ipynb #8b990532
-def accumulate_grads(model, batches, eps=0.1):
+def accumulate_grads(model, batches, eps=EPS_LS):
     "Backward through the micro-batches `batches` [(src, tgt), ...]: the gradient of the mean token loss over all of them; returns (loss, NLL) per token."
     n_total = sum(int((tgt[:, 1:] != PAD_ID).sum()) for _, tgt in batches)     # the target tokens of the whole update
     loss_sum = nll_sum = 0.0

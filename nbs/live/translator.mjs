@@ -2,7 +2,7 @@
 // the package's rules. The decoder is one step with a cache: it takes the newest token of each hypothesis, the rows of
 // the keys and values kept that each continues, and the encoder-decoder keys and values computed once from the source,
 // and returns the logits of the next token, the keys and values to keep, and that step's attention, so a token costs
-// the same however long the prefix. Greedy decoding is `greedy_decode`'s rule; beam search is `fast_beam_search`'s as
+// the same however long the prefix. Greedy decoding is `greedy_decode`'s rule; beam search is `beam_search_batch`'s as
 // `translate` runs it (10_decoding, lib_fast_decoding), with the beam, alpha, max_extra and stop rule config.json records
 // (its task's: beam 4 and alpha 0.6 for translation): length penalty ((5+|Y|)/6)^alpha (decoding.mjs), PAD and
 // BOS never chosen, the 2k best extensions each step, an EOS among the k best ends a hypothesis, the k best others go
@@ -310,7 +310,7 @@ export class Translator {
 
   hyp(tokens, logp, lp, score = logp / lp) { return { tokens, pieces: tokens.map(i => this.tokenizer.pieces[i]), logp, score }; }
 
-  // Beam search by `fast_beam_search`'s rule with nbest 1 (as `translate` runs it): {out, ended}. A trace entry per step:
+  // Beam search by `beam_search_batch`'s rule with nbest 1 (as `translate` runs it): {out, ended}. A trace entry per step:
   // {t, candidates: [{from, token, piece, logp, score, kept, ended}] (the 2k best extensions, best first; `from` indexes
   // the previous step's beams; logp cumulative, score = logp / lp(t+1)), beams (those kept: {tokens, pieces, logp,
   // score}), finished (every hypothesis ended so far, best first), chosen (the token of the best candidate), cross (the

@@ -3,7 +3,8 @@ the notebook's last (hidden) cell, which `exec`s this file (`%run` would print a
 which then calls the function, so `nbdev-test` fails on a figure that drifts): the corpus size, what the text says of the sentence
 lengths and of the number tokenizer's pieces, every figure of the padding comparison, and exercise 3's expected
 outcome (two tokenizers trained again here). Everything runs inside one function, so no name of the notebook is
-rebound; the notebook's `data`, `enc`, `enc_num`, `tok`, `tok_num` and `rows` are read, never changed."""
+rebound; the notebook's `data`, `nums`, `enc`, `enc_num`, `src_lens`, `tgt_lens`, `tok`, `tok_num` and `rows` are read, never changed;
+the stored Multi30k figures the main line shows (`results/data_multi30k.json`) are measured again."""
 
 def _check_prose_08():
     import numpy as np
@@ -19,7 +20,18 @@ def _check_prose_08():
         return
 
     nb.quoted('d2ed0dd0', f"{len(data.train):,} training pairs")
-    nb.quoted('2556b9d1', f"the {2 * len(data.train):,} training sentences")
+    nb.quoted('2556b9d1', f"the {len(nums.train_texts()):,} training sentences")
+    import json, pathlib                                                       # the stored Multi30k figures, measured again
+    J = json.loads(pathlib.Path('../results/data_multi30k.json').read_text(encoding='utf-8'))
+    assert (J['corpus'], J['training_sentences'], J['pieces']) == (repr(data), len(data.train_texts()), tok.pieces(data.valid[0][0])), \
+        "results/data_multi30k.json is not this Multi30k: run experiments/data_multi30k.py again"
+    for mt, r in J['sampler'].items():
+        bs = lib.TokenBatchSampler(src_lens, tgt_lens, int(mt)).batches()
+        assert (r['batches'], r['largest']) == (len(bs), max(len(b) * max(max(src_lens[i], tgt_lens[i]) for i in b) for b in bs)), mt
+    nb.quoted('b08f0m30', f"{J['vocab_size']:,} pieces", f"its {J['training_sentences']:,} training sentences")
+    share = lambda e, b: np.mean([(lib.collate([e[i] for i in b])[0] != 0).float().mean().item()])
+    naive_num = np.random.default_rng(0).permutation(len(enc_num))[:J['batch_1000']['sentences']].tolist()
+    assert J['batch_1000']['real_random'] + 0.1 < share(enc_num, naive_num), "the text says random batches of captions waste more than of numbers"
     ln = lambda e, side: np.mean([len(p[side]) for p in e])
     assert ln(enc_num, 0) < ln(enc, 0) and ln(enc_num, 1) < ln(enc_num, 0), \
         "the text says the numbers corpus is shorter still, and its German side in fewer pieces than the English"

@@ -20,8 +20,8 @@ def _prose_checks_10():
 
     # the six words (b5491631): hgfedcba, longer than any training word, comes out wrong in the stored run and live
     g = globals()
-    greedy, beams, tok = g['greedy'], g['beams'], g['tok']
-    assert all(tok.decode(d[1]) != 'abcdefgh' for d in (greedy, beams)), "hgfedcba came out right: edit b5491631"
+    greedy, beams, decode = g['greedy'], g['beams'], g['decode']
+    assert all(decode(d[1]) != 'abcdefgh' for d in (greedy, beams)), "hgfedcba came out right: edit b5491631"
     quoted('b5491631', '`hgfedcba` has 8 letters', 'both decoders get it wrong')
     assert 'hgfedcba' in re.findall(r"(\S+) -> \S*\s+WRONG", nb.stored('1b5caa24'))
 
@@ -29,6 +29,10 @@ def _prose_checks_10():
     a0, amin, amax, m5, m10 = re.search(r"last snapshot ([\d.]+), snapshots alone ([\d.]+) to ([\d.]+); average of the last 5 ([\d.]+), "
                                          r"of all 10 ([\d.]+)", nb.stored('d10f0003')).groups()
     quoted('d10m0004', f"last snapshot scores {a0} nats per word", f"range from {amin} to {amax}", f"scores {m5}; of all 10, {m10}")
+    from transformer_nb.training import noam_lr                             # the toy's rate: §5.3's, d_model 32, warm-up 50
+    assert noam_lr(205, 32, 50) > noam_lr(250, 32, 50) > 1e-2 and 1 - noam_lr(250, 32, 50) / noam_lr(205, 32, 50) < 0.1   # over its snapshots
+    quoted('d10m0004', 'at a learning rate still above $10^{-2}$'); quoted('c0b1e018', 'falls by less than a tenth over them')
+    quoted('618c7253', 'make_optimizer(model, 32, warmup=50)')
     assert float(m10) < float(amin) and float(m5) < float(amin)              # "lower than any snapshot alone"
     alone, mean_of = g['alone'], g['mean_of']                               # the live run: the same holds
     assert mean_of[-1] < min(alone) and mean_of[4] < min(alone), (alone, mean_of)

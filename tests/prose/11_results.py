@@ -12,7 +12,7 @@ def _check_11_prose():
     from transformer_nb.lib.options import PRESETS
     from transformer_nb.lib.transformer import count_config_params
     from transformer_nb.lib.options import ModelConfig
-    from transformer_nb.lib.records import load_results, headline_table, fmt_minutes
+    from transformer_nb.lib.records import load_results, headline_table, _fmt_minutes
     from transformer_nb.lib.datasets import load_dataset, find_multi30k
     from transformer_nb.evaluation import PAPER_TABLE2, PAPER_TFLOPS
     from transformer_nb.lib.scoring import TABLE3_KEYS
@@ -42,7 +42,7 @@ def _check_11_prose():
     quoted('a1b2c313', f"by more than 2 BLEU, reaching {big2[0]}",
            ', '.join(map(str, list(PAPER_TFLOPS.values())[:-1])) + f" and {PAPER_TFLOPS['P100']} TFLOPS\nfor the K80, K40, M40 and P100")
     test_eq(PRESETS['big']['p_drop'], 0.3)                                             # Table 3's big row; EN-FR used 0.1
-    quoted('a1b2c313', "$P_{drop} = 0.1$ instead of 0.3 (§6.1): `get_config('big', p_drop=0.1)`")
+    quoted('a1b2c313', "$P_{drop} = 0.1$ instead of 0.3 (§6.1): `TransformerConfig(**BIG | dict(p_drop=0.1))`")
     assert big2[0] - best_de > 2 and base2[0] > best_de                                  # "by more than 2 BLEU"; "even the base model"
     quoted('a1b2c318', f"for {sci(base2[2])} FLOPs", f"the base model ({base2[1]}) is below all of",
            f"for {sci(big2[3])} FLOPs, less than a fifth of the {sci(single['MoE'][3])} of MoE", f"ensembles ({min(ens_fr)} to {max(ens_fr)})")
@@ -62,7 +62,7 @@ def _check_11_prose():
     cfg = GPU_RUNS['m30k-de-en-gpu-w512n3']['config']
     quoted('da8dc3f4', f"{by[de + '-beam4']['params'] / 1e6:.1f}M parameters with a shared {flag(de + '-beam4', 'vocab-size') // 1000}k BPE",
            f"reaches {B(de + '-beam4'):.1f} cased BLEU de→en with beam 4 after {flag(de + '-beam4', 'epochs')} epochs, "
-           f"{fmt_minutes(B(de + '-beam4', 'train_time_s')).removesuffix(' min')} minutes of updates",
+           f"{_fmt_minutes(B(de + '-beam4', 'train_time_s')).removesuffix(' min')} minutes of updates",
            f"trained on to {CPU_STEPS[e14]:,} updates, with its last five checkpoints averaged, {B(e14 + '-avg5-beam4'):.1f}",
            f"($d_{{model}} = {cfg['d_model']}$, $N = {cfg['N']}$, {count_config_params(ModelConfig(**cfg)) / 1e6:.1f}M parameters, dropout {cfg['p_drop']})",
            f"trained for {GPU_RUNS['m30k-de-en-gpu-w512n3']['train_config']['max_time']}\n  minutes",

@@ -59,6 +59,34 @@ def _check_12_prose():
     assert beyond and all(k.startswith(('B-dk', 'C-d')) and not k.startswith('C-dff') for k in beyond), beyond   # "only width and key size"
     quoted('a1b2c343', "only width and key size move BLEU by more than another seed")
     assert all(abs(d3(k)) < abs(d3('base-seed1')) for k in ('C-N1', 'A-h16', 'E-learned'))   # "inside the noise"
+    # the whole table on a GPU (12t00003) and its reading (12t00004, 12t00005): every row run, sorted by the two tests
+    g = {r['id']: r for r in load_results(Path('../results/table3_gpu.json'), TABLE3_KEYS)}
+    gsig = json.loads(Path('../results/table3_gpu_significance.json').read_text(encoding='utf-8'))
+    gd = lambda k: g[k]['bleu'] - g['base']['bleu']
+    gseeds = [k for k, r in g.items() if r['variant'] == 'base' and k != 'base']
+    gband = max(abs(gd(k)) for k in gseeds)
+    test_eq(len(gseeds) + 1, 3); assert all(o in g for o in variants), "every row has run on the GPU"     # "the base with three seeds"
+    for f in ('steps', 'max-tokens', 'warmup', 'lr-scale', 'vocab-size'):                                   # "with the same budget"
+        assert {opt(f, r) for r in g.values()} == {opt(f)}, f
+    assert all(r['hardware'].startswith('NVIDIA') and 'bf16' in r['precision'] for r in g.values())       # "trains in bfloat16"
+    for k, t in gsig.items(): assert t['system'] == g[k]['bleu'] and t['baseline'] == g[t['vs']]['bleu'] and t['vs'] == ('base' if g[k]['variant'] == 'base' else 'base' + k[len(g[k]['variant']):]), k
+    sep = lambda o: abs(gd(o)) > gband and gsig[o]['p_value'] < 0.05
+    test_eq({o for o in variants if sep(o) and gd(o) < 0}, {'B-dk4', 'B-dk8', 'A-h32', 'C-d64', 'D-drop0.2', 'D-ls0.2', 'C-N4', 'big'})
+    test_eq({o for o in variants if sep(o) and gd(o) > 0}, {'A-h4', 'C-N2', 'C-d256', 'C-dff1024'})
+    test_eq({o for o in variants if abs(gd(o)) <= gband}, {'A-h1', 'A-h16', 'C-N1', 'C-dff256', 'D-drop0.0', 'D-ls0.0', 'E-learned'})
+    test_eq(sorted(variants, key=gd)[:2], ['big', 'C-N4'])                                                 # "lose by most"
+    by_ours = dict(zip(variants, paper))
+    assert all(pd3(by_ours[o]) < 0 for o in ('B-dk4', 'B-dk8', 'A-h32', 'C-d64', 'D-drop0.2', 'D-ls0.2'))   # "the same sign"
+    assert all(abs(pd3(by_ours[o])) < 1 for o in ('A-h4', 'C-N2', 'C-d256', 'C-dff1024'))                  # "a few tenths of a point"
+    inside = ('A-h1', 'A-h16', 'C-N1', 'C-dff256', 'D-drop0.0', 'D-ls0.0', 'E-learned')
+    assert sum(abs(pd3(by_ours[o])) < 1 for o in inside) > len(inside) / 2                                  # "most ... under one point"
+    test_eq((PRESETS['mini']['N'], PRESETS['mini']['h'] // 2, PRESETS['mini']['d_model'] // (4 * PRESETS['mini']['h'])), (3, 4, 4))   # three layers; 32 heads of 4
+    gcell = next(c for c in json.loads(Path('12_variations.ipynb').read_text(encoding='utf-8'))['cells'] if c['id'] == '12t00003')
+    gtable = ''.join(''.join(o.get('data', {}).get('text/markdown', '')) for o in gcell['outputs'])
+    assert f"the band: ±{gband:.1f}." in gtable and 'not run yet' not in gtable, "re-run nbs/12_variations.ipynb"
+    for k, o in zip(paper, variants): assert f"| {gd(o):+.1f} |" in next(l for l in gtable.splitlines() if l.startswith(f'| {k} |')), k
+    quoted('12t00004', "(800\nupdates,", "the base with three seeds", "trains in bfloat16")
+    quoted('12t00005', "(B, and\n  32 heads of 4)", "two layers in place of three", "800 it is still far from trained")
     for f in ('steps', 'max-tokens', 'warmup', 'lr-scale', 'seed', 'vocab-size'):               # one budget for every variant
         assert len({opt(f, r) for r in t3.values() if r['seed'] == 0}) == 1, f
     test_eq(opt('lr-scale'), 0.5)
@@ -74,9 +102,9 @@ def _check_12_prose():
            f"({PAPER_TABLE3['D-ls0.0'][0]} against {PAPER_TABLE3['base'][0]}, −{-pd3('D-ls0.0'):.1f} BLEU)", f"(the paper: −{-pd3('E-learned'):.1f})")
     if m30k_dir is not None:     # "a little over six epochs": the sweep's 800 updates, counted in batches of the same data
         from transformer_nb.data import TokenBatchSampler
-        from transformer_nb.lib.tokens import CheckedTokenizer, checked_encode_pairs
+        from transformer_nb.lib.tokens import StoredTokenizer, encode_corpus
         m30k = load_dataset('multi30k', 'en', 'de', data_dir=m30k_dir, download=False)
-        ex = checked_encode_pairs(CheckedTokenizer.train(m30k, vocab_size=int(opt('vocab-size'))), m30k.train, max_len=256)
+        ex = encode_corpus(StoredTokenizer.train(m30k, vocab_size=int(opt('vocab-size'))), m30k.train, max_len=256)
         epochs = steps / len(TokenBatchSampler([len(s) for s, _ in ex], [len(t) for _, t in ex], int(opt('max-tokens'))))
         assert 6 < epochs < 6.5, epochs                   # also the "six epochs" of the summary
 

@@ -38,9 +38,10 @@ def _check_14_prose():
     assert 'since2017' in runner.__doc__ and "--only since2017 --seeds 0,1 --jobs 2" in runner.__doc__       # the runner's own example
 
     # what the files hold, as the stored outputs show it
-    S17 = load_results(Path('../results/since2017.json'), TABLE3_KEYS)
-    T3 = load_results(Path('../results/table3.json'), TABLE3_KEYS)
-    SIG = json.loads(Path('../results/since2017_significance.json').read_text(encoding='utf-8'))
+    sfx = '' if json.loads(Path('../results/since2017.json').read_text(encoding='utf-8')) else '_gpu'   # the CPU's, else the GPU's
+    S17 = load_results(Path(f'../results/since2017{sfx}.json'), TABLE3_KEYS)
+    T3 = load_results(Path(f'../results/table3{sfx}.json'), TABLE3_KEYS)
+    SIG = json.loads(Path(f'../results/since2017{sfx}_significance.json').read_text(encoding='utf-8'))
     seeds = {r['seed']: r['bleu'] for r in T3 if r['variant'] == 'base'}
     assert len(seeds) >= 2, seeds                                                          # a band: two seeds at least
     cell = next(c for c in json.loads(Path('14_since_2017.ipynb').read_text(encoding='utf-8'))['cells'] if c['id'] == 's14g0004')
@@ -55,6 +56,17 @@ def _check_14_prose():
     for name, line in zip(v, verdicts): assert line.endswith('not run yet') == (not any(r['variant'] == name for r in S17)), line
     assert all(re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', r['commit']) and r['command'].startswith('tnb-train ') for r in S17)
     assert all(r['overrides'] == v[r['variant']] for r in S17), "a record whose overrides are not its variant's"
+    assert f"Run on {'; '.join(sorted({r['hardware'] for r in S17}))}." in table, "re-run 14_since_2017"
+    # the reading of the stored runs (s14g0011): which changes lie beyond the band with p < 0.05, at how many seeds
+    band = max(seeds.values()) - min(seeds.values())
+    beyond = lambda r: abs(r['bleu'] - seeds[r['seed']]) > band and SIG[r['id']]['p_value'] < 0.05
+    test_eq(sfx, '_gpu'); test_eq({r['seed'] for r in S17}, {0}); assert all(r['hardware'].startswith('NVIDIA') for r in S17)   # "On the GPU, one seed each"
+    test_eq({r['variant'] for r in S17 if beyond(r)}, {'rope', 'preln', 'all5'})
+    test_eq({r['variant'] for r in S17 if not beyond(r)}, {'rmsnorm', 'swiglu', 'gqa'})
+    gains = sorted(r['bleu'] - seeds[r['seed']] for r in S17 if beyond(r))
+    assert all(g > 0 for g in gains) and all(band > 0.7 * g for g in gains[:2]) and band < 0.7 * gains[2]   # "almost as much as two of these three gains"
+    assert all(l.endswith('a second seed decides') for l in verdicts if l.split(':')[0] in ('rope', 'preln', 'all5'))
+    quoted('s14g0011', "On the GPU, one seed each: rotary positions, pre-LN and all five together lie\nbeyond the base's band with p < 0.05")
 
     # fused attention's speed note: the file the cell prints
     sp = json.loads(Path('../results/attention_speed.json').read_text(encoding='utf-8'))

@@ -33,7 +33,7 @@ assert _sb['steps'][0]['step'].startswith('1. the pages') and len(_sb['steps']) 
 _q('d0e0a003', f"took {_clock(_sb['seconds'])} on a 2-core Intel Xeon with AMX, {_clock(_sb['steps'][0]['seconds'])} of it in step 1",
    f"a load average of {_sb['load_before'][0]:.1f} when it began and {_sb['load_after'][0]:.1f} when it ended")
 
-_ci = _json.loads(_Path('../results/ci_times.json').read_text(encoding='utf-8'))   # python tools/ci_times.py LOG --json
+_ci = _json.loads(_Path('../results/ci_times.json').read_text(encoding='utf-8'))   # python tools/ci_times.py _LOG --json
 _min = lambda x: f"{x / 60:.0f}"
 assert _ci['hardware'].startswith('Intel(R) Xeon(R)') and _ci['total_s'] < 50 * 60, _ci   # CI's time limit: 50 minutes
 _q('d0e0a004', f"the last whole run took **{_min(_ci['total_s'])} minutes**: {_min(_ci['fast_tier_s'])} for README's",

@@ -69,7 +69,7 @@ assert 'log_softmax' in _inspect.getsource(_importlib.import_module('transformer
 assert 'topk_log_probs(logits' in _inspect.getsource(_importlib.import_module('transformer_nb.lib.fast_decoding'))
 
 # the published models: how many, and where a wheel downloads them from
-from transformer_nb.lib.checkpoints import PRETRAINED as _PRETRAINED, PRETRAINED_URLS as _URLS
+from transformer_nb.lib.checkpoints import PRETRAINED as _PRETRAINED, _PRETRAINED_URLS as _URLS
 assert len(_PRETRAINED) == 3; _q('b0d1e1a0', 'Three trained models')
 _q('b0d1e1a2', _URLS[0].format(version='<version>', file='<file>')); assert _URLS[1] == _URLS[0].replace('/v{version}/', '/main/')
 _q('b0d1e1a2', 'the same path on `main` where that version has no release tag')

@@ -73,10 +73,10 @@ def _train_parser() -> CliParser:
 # %% ../../nbs/apps_cli.ipynb #a19rl001
 def recipe_lines() -> str:
     "The recipes every task offers by name (`tnb-train --recipe NAME`, `task_recipe`), with the datasets each task trains on, as the registry holds them: `tnb-train --help` lists them."
-    tasks = load_tasks(); tasks.load_all(); lines = []
-    for name in tasks.task_names():
-        t = tasks.get_task(name); ds = ', '.join(d for d in tasks.dataset_names() if tasks.task_for(d) is t)
-        if t.recipes: lines.append(f"  {', '.join(t.recipes)} ({name} task: {ds})")
+    tasks, lines = load_tasks(), []                                # no task imported: parsing's would load NLTK
+    for name, recipes in tasks.named_recipes().items():
+        ds = ', '.join(d for d in tasks.dataset_names() if tasks.task_name_for(d) == name)
+        if recipes: lines.append(f"  {', '.join(recipes)} ({name} task: {ds})")
     return "recipes, by task and the datasets it trains on:\n" + '\n'.join(lines)
 
 # %% ../../nbs/apps_cli.ipynb #b185f78b
@@ -105,7 +105,7 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
     from transformer_nb.lib.checks import settings
     names = lambda cls: {s.name for s in settings(cls)}
     s = {k: v for k, v in a.given.items() if k in names(TrainConfig) or k in MODEL_SETTINGS}
-    spm = {k: v for k, v in a.given.items() if k in names(TokenizerOptions)}    # named as CheckedTokenizer.train names them
+    spm = {k: v for k, v in a.given.items() if k in names(TokenizerOptions)}    # named as StoredTokenizer.train names them
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
 # %% ../../nbs/apps_cli.ipynb #b426aac8

@@ -146,7 +146,7 @@ def live_sentence(model, tok, sentence:str, max_extra:int|None=None) -> dict:   
     "One sentence of the explorer's data computed now: its greedy translation and every weight of that pair, in percent."
     import torch
     from transformer_nb.core import BOS_ID, EOS_ID
-    from transformer_nb.lib.fast_decoding import fast_greedy_decode, max_output_lengths
+    from transformer_nb.lib.fast_decoding import greedy_decode_batch, max_output_lengths
     from transformer_nb.lib.options import PAPER_DECODING
     max_extra = PAPER_DECODING.max_extra if max_extra is None else max_extra
     from transformer_nb.variations import attention_maps
@@ -155,7 +155,7 @@ def live_sentence(model, tok, sentence:str, max_extra:int|None=None) -> dict:   
     ids = tok.encode(sentence.strip())
     if model.cfg.max_positions: ids = ids[:model.cfg.max_positions - 1]   # as `translate` cuts a source too long
     src = torch.tensor([ids + [EOS_ID]])
-    out = fast_greedy_decode(model, src, max_extra)[0]                          # without EOS
+    out = greedy_decode_batch(model, src, max_extra)[0]                          # without EOS
     ended = len(out) < int(max_output_lengths(model, src, max_extra)[0])    # stopped at EOS, not at the length cap
     tgt_out = out + [EOS_ID] if ended else out
     maps = attention_maps(model, src, torch.tensor([[BOS_ID] + tgt_out[:-1]]))

@@ -79,9 +79,9 @@ def ctranslate2_spec(model, tokenizer, # a `Transformer` and its `Tokenizer` (08
                      max_positions:int|None=None, # rows of the sinusoidal table (default cfg.max_len)
                     ):
     "A CTranslate2 `TransformerSpec` holding `model`'s weights and `tokenizer`'s vocabulary (see the table above)."
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     if not isinstance(model, Transformer): raise TypeError(f"model must be a Transformer (06_model's; build_model makes one), got a {type(model).__name__}")
-    if not isinstance(tokenizer, CheckedTokenizer): raise TypeError(f"tokenizer must be a CheckedTokenizer (lib_tokens), got a {type(tokenizer).__name__}")
+    if not isinstance(tokenizer, StoredTokenizer): raise TypeError(f"tokenizer must be a StoredTokenizer (lib_tokens), got a {type(tokenizer).__name__}")
     check_fields(ExportOptions, dict(max_positions=max_positions)); return _spec(model, tokenizer, max_positions)   # as declared
 
 def _spec(model, tokenizer, max_positions:int|None=None):
@@ -280,7 +280,7 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
                      threads:int=1, device:str='cpu'):
     "(ctranslate2.Translator, Tokenizer, export metadata) for an exported model folder."
     ct2 = _ctranslate2()
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     if not isinstance(model_dir, (str, os.PathLike)): raise TypeError(f"model_dir must be a path, got a {type(model_dir).__name__}")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0: raise ValueError(f"threads={threads!r} must be an int >= 0 (0: CTranslate2's default)")
     if device not in ('cpu', 'cuda', 'auto'): raise ValueError(f"device={device!r} must be 'cpu', 'cuda' or 'auto' (CTranslate2's devices)")
@@ -293,7 +293,7 @@ def load_ctranslate2(model_dir, # a folder written by `export_ctranslate2`
     meta = _read_json(d / 'transformer_nb.json')
     check_files(d, 'transformer_nb.json', meta.get('files'), ('model.bin', 'config.json', 'sentencepiece.model'))   # as a checkpoint is checked: before use
     _check_ct2_meta(meta, d / 'transformer_nb.json')
-    tok = CheckedTokenizer.load(d / 'sentencepiece.model')
+    tok = StoredTokenizer.load(d / 'sentencepiece.model')
     try: tr = ct2.Translator(str(d), device=device, compute_type=compute_type, inter_threads=1, intra_threads=threads)
     except ValueError as e:                                          # a compute type this device cannot run
         if 'compute type' not in str(e): raise
@@ -326,10 +326,10 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str],
     "Translate `sentences` with an exported model; '' for an empty input, output in input order; a source longer than"
     " the export's position table (EOS included) refused, as `translate` refuses it."
     from transformer_nb.lib.fast_decoding import one_line
-    from transformer_nb.lib.tokens import CheckedTokenizer
+    from transformer_nb.lib.tokens import StoredTokenizer
     if not callable(getattr(translator, 'translate_batch', None)):
         raise TypeError(f"translator must be a ctranslate2.Translator (load_ctranslate2's first value), got a {type(translator).__name__}")
-    if not isinstance(tokenizer.tokenizer if isinstance(tokenizer, EncodedOnce) else tokenizer, CheckedTokenizer):   # or one whose encodes its caller keeps
+    if not isinstance(tokenizer.tokenizer if isinstance(tokenizer, EncodedOnce) else tokenizer, StoredTokenizer):   # or one whose encodes its caller keeps
         raise TypeError(f"tokenizer must be a Tokenizer (load_ctranslate2's second value), got a {type(tokenizer).__name__}")
     tokenizer = EncodedOnce(tokenizer)                               # one encode a sentence: its length checked, then decoded
     if meta is not None and not isinstance(meta, dict): raise TypeError(f"meta must be the export metadata (load_ctranslate2's third value), got a {type(meta).__name__}")
@@ -452,8 +452,8 @@ _SP_TYPES = {1: 'normal', 2: 'unknown', 3: 'control', 4: 'user_defined', 5: 'unu
 def tokenizer_json(tokenizer) -> dict:
     "What a JavaScript SentencePiece BPE encoder/decoder needs, read from `tokenizer`'s own model: pieces, ids, normalizer."
     from sentencepiece import sentencepiece_model_pb2 as pb                 # needs protobuf, which onnx brings
-    from transformer_nb.lib.tokens import CheckedTokenizer
-    if not isinstance(tokenizer, CheckedTokenizer): raise TypeError(f"tokenizer must be a CheckedTokenizer (lib_tokens), got a {type(tokenizer).__name__}")
+    from transformer_nb.lib.tokens import StoredTokenizer
+    if not isinstance(tokenizer, StoredTokenizer): raise TypeError(f"tokenizer must be a StoredTokenizer (lib_tokens), got a {type(tokenizer).__name__}")
     p = pb.ModelProto(); p.ParseFromString(tokenizer.to_bytes())
     if p.trainer_spec.model_type != pb.TrainerSpec.BPE:
         raise ValueError(f"the tokenizer is a SentencePiece {pb.TrainerSpec.ModelType.Name(p.trainer_spec.model_type)} model; the ONNX export writes BPE ones")
@@ -705,7 +705,7 @@ class OnnxModel:
     " against the tokenizer (`check_onnx_config`), and every file it lists against its sha256, before use."
     def __init__(self, model_dir, threads:int=1):
         _, ort = _onnx()
-        from transformer_nb.lib.tokens import CheckedTokenizer
+        from transformer_nb.lib.tokens import StoredTokenizer
         if not isinstance(model_dir, (str, os.PathLike)): raise TypeError(f"model_dir must be a path, got a {type(model_dir).__name__}")
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0: raise ValueError(f"threads={threads!r} must be an int >= 0 (0: ONNX Runtime's default)")
         d = Path(model_dir)
@@ -716,7 +716,7 @@ class OnnxModel:
         if (v := self.config.get('version')) != ONNX_FORMAT_VERSION: raise ValueError(f"{d} is an ONNX export of version {v}, this package "
                                                                          f"reads version {ONNX_FORMAT_VERSION} (a decoder with a cache): export it again (tnb-export --format onnx)")
         check_files(d, 'config.json', self.config.get('files'), ('encoder.onnx', 'decoder.onnx', 'tokenizer.model'))   # each file, before use
-        self.tokenizer = CheckedTokenizer.load(d / 'tokenizer.model')
+        self.tokenizer = StoredTokenizer.load(d / 'tokenizer.model')
         self.decoding = check_onnx_config(self.config, d / 'config.json', self.tokenizer)   # every id and setting, before any is used
         self.max_len = int(self.config['max_len'])                          # the longest source, EOS included, as config.json says it
         try: self.cfg = ModelConfig(**self.config['config'])
@@ -793,7 +793,7 @@ def onnx_greedy(m:OnnxModel, src:list[int], # piece ids + EOS
 
 # %% ../../nbs/apps_export.ipynb #a18dc002
 def onnx_beam(m:OnnxModel, src:list[int], # piece ids + EOS
-              decoding:Decoding=PAPER_DECODING, # beam, alpha, max_extra and stop, as `fast_beam_search`: each checked as `Decoding` is built
+              decoding:Decoding=PAPER_DECODING, # beam, alpha, max_extra and stop, as `beam_search_batch`: each checked as `Decoding` is built
               trace:list|None=None, # a list: each step's candidates appended, as `beam_steps` records them
              ) -> list[int]:
     "Beam search with ONNX Runtime, the engine's (`beam_steps`, lib_fast_decoding) through an `OnnxStep` with nbest=1, as `translate` runs it: the best ids, without BOS/EOS."

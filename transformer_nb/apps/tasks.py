@@ -6,7 +6,8 @@ Docs: https://transformer-nb.github.io/transformer_nb/apps_tasks.html.md"""
 
 # %% auto #0
 __all__ = ['PAPER_RECIPE', 'CPU_HOUR_RECIPE', 'TASKS', 'BUILT_IN', 'paper_bleu_lines', 'Reports', 'Task', 'register_task',
-           'load_all', 'task_names', 'dataset_names', 'get_task', 'task_for', 'task_of', 'CopyTask']
+           'load_all', 'task_names', 'dataset_names', 'named_recipes', 'get_task', 'task_name_for', 'task_for',
+           'task_of', 'CopyTask']
 
 # %% ../../nbs/apps_tasks.ipynb #ba23258e
 import importlib
@@ -15,10 +16,11 @@ from ..lib.checks import SettingError
 from ..lib.datasets import ParallelData, load_dataset, DATASETS
 from ..lib.options import Decoding, PAPER_DECODING
 from ..lib.options import DecodeOptions, DECODE_OPTIONS, Recipe
+from ..training_config import WARMUP   # 09's §5.3 warm-up
 from ..lib.records import make_record, RESULT_KEYS, register_record_kind
 
 # %% ../../nbs/apps_tasks.ipynb #49247532
-PAPER_RECIPE = Recipe(train=dict(max_tokens=4096, epochs=10, warmup=4000, lr_scale=1.0, save_every=500))   # §5, at `small`
+PAPER_RECIPE = Recipe(train=dict(max_tokens=4096, epochs=10, warmup=WARMUP, lr_scale=1.0, save_every=500))   # §5, at `small`
 CPU_HOUR_RECIPE = Recipe(threads=0, train=dict(                     # Multi30k on a 2-core CPU within an hour (09_training)
     max_tokens=2500, steps=2200, warmup=800, lr_scale=0.7, cooldown=700, save_every=100, average=5, valid_every=550, max_time=56))
 
@@ -129,10 +131,10 @@ class Task(Reports):
 
 # %% ../../nbs/apps_tasks.ipynb #bcbd90f0
 TASKS: dict[str, Task] = {}   # name -> task, once registered; see `register_task`
-BUILT_IN = {                  # the package's tasks in modules of their own: name -> (module, its datasets), imported when first asked for
-    'numbers': ('transformer_nb.apps.numbers', ('numbers',)),
-    'parsing': ('transformer_nb.apps.parsing_task', ('parsing',)),
-    'wmt14': ('transformer_nb.apps.wmt14', ('wmt14',)),
+BUILT_IN = {                  # the package's tasks in modules of their own: name -> (module, its datasets, its named recipes), imported when first asked for
+    'numbers': ('transformer_nb.apps.numbers', ('numbers',), ()),
+    'parsing': ('transformer_nb.apps.parsing_task', ('parsing',), ()),
+    'wmt14': ('transformer_nb.apps.wmt14', ('wmt14',), ('paper-base', 'paper-big', 'paper-base-en-fr', 'paper-big-en-fr')),
 }
 
 def register_task(task):
@@ -150,15 +152,19 @@ def register_task(task):
 
 # %% ../../nbs/apps_tasks.ipynb #a11reg02
 def load_all():
-    "Import every built-in task's module (to list every choice, or read records of any kind)."
-    for name, (module, _) in BUILT_IN.items():
+    "Import every built-in task's module (to read records of any kind)."
+    for name, (module, *_) in BUILT_IN.items():
         if name not in TASKS: importlib.import_module(module)
 
 def task_names() -> list[str]: return list(dict.fromkeys([*TASKS, *BUILT_IN]))   # every task, registered or built in
 
 def dataset_names() -> list[str]:
     "Every corpus a run can train on: those registered and those the built-in tasks bring."
-    return list(dict.fromkeys([*DATASETS, *(d for _, ds in BUILT_IN.values() for d in ds)]))
+    return list(dict.fromkeys([*DATASETS, *(d for _, ds, _ in BUILT_IN.values() for d in ds)]))
+
+def named_recipes() -> dict[str, tuple]:
+    "Each task's named recipes (`tnb-train --recipe NAME`), a built-in task's as `BUILT_IN` names them: listing them imports no task (parsing's would load NLTK)."
+    return {n: tuple(TASKS[n].recipes) if n in TASKS else BUILT_IN[n][2] for n in task_names()}
 
 def get_task(name) -> Task:
     "The task `name` (a `Task` is returned as it is); a built-in one is imported the first time."
@@ -168,10 +174,14 @@ def get_task(name) -> Task:
     if name not in TASKS: raise KeyError(f"unknown task {name!r}; known: {', '.join(task_names())}")
     return TASKS[name]
 
+def task_name_for(dataset:str) -> str:
+    "The name of the task whose runs train on `dataset`: its owner, else translation (any parallel text); no task is imported."
+    if own := next((n for n, (_, ds, _) in BUILT_IN.items() if dataset in ds), None): return own
+    return next((n for n, t in TASKS.items() if dataset in t.datasets), 'translation')
+
 def task_for(dataset:str) -> Task:
-    "The task whose runs train on `dataset`: its owner, else translation (any parallel text)."
-    if own := next((n for n, (_, ds) in BUILT_IN.items() if dataset in ds), None): return get_task(own)
-    return next((t for t in TASKS.values() if dataset in t.datasets), TASKS['translation'])
+    "The task whose runs train on `dataset` (`task_name_for`), imported if it is a built-in one."
+    return get_task(task_name_for(dataset))
 
 def task_of(ck) -> Task:
     "The task of a checkpoint (a `Checkpoint`, as a command opens it, or a checkpoint dict): the one it names, else its dataset's."
@@ -180,7 +190,6 @@ def task_of(ck) -> Task:
     return get_task(meta['task']) if meta.get('task') else task_for(meta.get('dataset'))
 
 register_task(Task())
-
 
 # %% ../../nbs/apps_tasks.ipynb #96b1e73b
 @register_task

@@ -71,7 +71,7 @@ def dataset_test_set(ck:Checkpoint|dict, # the checkpoint opened (`open_checkpoi
                            **given, src='FILE', ref='FILE')
     if not same: warnings.warn(SettingWarning(f"{name} was trained on the {meta.get('dataset')} dataset, and {{dataset}} scores it on "
                                               f"another corpus: expect scores near zero", dataset=dataset))
-    data = task_for(dataset).load(dataset, *langs, data_dir)
+    data = task_for(dataset).load(dataset, *langs, data_dir, splits=(split,))   # a generated corpus makes this split alone
     if not (pairs := getattr(data, split)): raise SettingError(f"{{split}}: the {dataset} dataset has no {split} split", split=split)
     return pairs, f"{dataset}-{split}-{data.src_lang}-{data.tgt_lang}"
 

@@ -25,6 +25,7 @@ from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from ..lib.datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .tasks import Task, register_task
 from ..lib.options import Recipe
+from ..training_config import WARMUP, EPS_LS   # 09's §5.3 warm-up and §5.4 label smoothing
 from ..lib.process import note, in_settings
 
 # %% ../../nbs/apps_wmt14.ipynb #0a38d45e
@@ -445,7 +446,7 @@ def paper_recipe(size:Literal['base', 'big'], pair:str='en-de') -> Recipe:
     ppl, bleu, _ = PAPER_TABLE3[size]
     targets = dict(source='Table 3', valid='newstest2013', steps=PAPER_STEPS[size], ppl=ppl, bleu=bleu) if pair == 'en-de' else {}
     return Recipe(preset=size, model=dict(p_drop=PAPER_P_DROP[size, pair]), vocab_size=PAPER_VOCAB[pair], threads=0,
-                  train=dict(steps=PAPER_STEPS[size], warmup=4000, lr_scale=1.0, eps_ls=0.1, max_tokens=PAPER_TOKENS // 8,
+                  train=dict(steps=PAPER_STEPS[size], warmup=WARMUP, lr_scale=1.0, eps_ls=EPS_LS, max_tokens=PAPER_TOKENS // 8,
                              tokens_per_update=PAPER_TOKENS, save_every=PAPER_SAVE_EVERY[size], average=PAPER_AVERAGE[size],
                              precision='auto', valid_every=5000), targets=targets)
 
@@ -540,7 +541,7 @@ def _npy_from_bin(src:Path, dest:Path, dt, chunk:int=1 << 24):
     arr.flush(); del arr
 
 def _encoded_blocks(tok, src_path, tgt_path, block:int, num_threads:int):
-    "(source lines, their ids, target ids) a block at a time, encoded by the `CheckedTokenizer` `tok`; the next block is read and encoded on a thread (SentencePiece's `num_threads` on both sides at once) while the caller writes this one."
+    "(source lines, their ids, target ids) a block at a time, encoded by the `StoredTokenizer` `tok`; the next block is read and encoded on a thread (SentencePiece's `num_threads` on both sides at once) while the caller writes this one."
     blocks = iter_pairs(src_path, tgt_path, block)
     def work():
         if (ab := next(blocks, None)) is None: return None
@@ -551,9 +552,9 @@ def _encoded_blocks(tok, src_path, tgt_path, block:int, num_threads:int):
             nxt = pool.submit(work); yield got
 
 # %% ../../nbs/apps_wmt14.ipynb #2af2dc8d
-def encode_to_disk(tok, # a `CheckedTokenizer`
+def encode_to_disk(tok, # a `StoredTokenizer`
                    src_path, tgt_path, out, max_len:int|None=256, block:int=100_000,
-                   num_threads:int=0, # SentencePiece's threads (0: torch's thread count, as `CheckedTokenizer.encode`)
+                   num_threads:int=0, # SentencePiece's threads (0: torch's thread count, as `StoredTokenizer.encode`)
                    say=lambda m: None, meta:dict|None=None, # more to record in `encoded.json`
                    overwrite:bool=False, # replace the encoding `out` holds (never through a symbolic link)
                   ) -> EncodedCorpus:
@@ -638,7 +639,7 @@ def _locked(path, poll:float=1.0): # seconds between looks while another process
         os.close(fd)
 
 # %% ../../nbs/apps_wmt14.ipynb #a28cch03
-def encoded_cache(tok, # a `CheckedTokenizer`
+def encoded_cache(tok, # a `StoredTokenizer`
                   src_path, tgt_path, cache, # the folder that keeps the encodings, one per tokenizer and `max_len`
                   max_len:int|None=256, say=lambda m: None) -> EncodedCorpus:
     "The pairs of `src_path` and `tgt_path` encoded by `tok`: read from `cache` if encoded from these files, else encoded (again) into a new folder renamed into place."
@@ -680,7 +681,7 @@ class WMT14Data(ParallelData):
             if i == want: picked.append(p); want = next(idx, None)
         return [s for s, _ in picked] + [t for _, t in picked]
     def encoded(self, tok, max_len:int|None=256, say=lambda m: note(f"wmt14: {m}")) -> EncodedCorpus:
-        "Its training pairs as ids, memory-mapped: encoded once by the `CheckedTokenizer` `tok`, kept in the folder `encoded` beside the training files (`encoded_cache`)."
+        "Its training pairs as ids, memory-mapped: encoded once by the `StoredTokenizer` `tok`, kept in the folder `encoded` beside the training files (`encoded_cache`)."
         return encoded_cache(tok, self.train.src, self.train.tgt, self.train.src.parent/'encoded', max_len, say)
 
 def _split_file(folder:Path, split:str, lang:str) -> Path|None:

@@ -23,7 +23,7 @@ from ..lib.options import PRESETS
 from ..lib.transformer import build_model, count_config_params
 from ..lib.options import ModelConfig, get_model_config
 from ..lib.datasets import ParallelData, DATASETS, sha256_file
-from ..lib.tokens import CheckedTokenizer, checked_encode_pairs
+from ..lib.tokens import StoredTokenizer, encode_corpus
 from ..lib.runs import RunFolder
 from ..lib.checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
 from ..lib.distributed import rank0_first
@@ -77,9 +77,9 @@ def _epochs_warmup(tc:TrainConfig, given:dict, sampler, say) -> TrainConfig:
     return replace(tc, **s)
 
 # %% ../../nbs/apps_workflow.ipynb #4ee9d752
-def _train_tokenizer(data, vocab_size:int, spm:dict) -> CheckedTokenizer:
-    "`CheckedTokenizer.train`, with SentencePiece's advice for a vocabulary too small for the corpus's characters put in this package's options."
-    try: return CheckedTokenizer.train(data, vocab_size=vocab_size, **spm)
+def _train_tokenizer(data, vocab_size:int, spm:dict) -> StoredTokenizer:
+    "`StoredTokenizer.train`, with SentencePiece's advice for a vocabulary too small for the corpus's characters put in this package's options."
+    try: return StoredTokenizer.train(data, vocab_size=vocab_size, **spm)
     except ValueError as e:
         if not (m := re.search(r'smaller than required_chars\. (\d+) vs (\d+)', str(e))): raise
         bf = spm.get('byte_fallback')
@@ -109,8 +109,8 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple:
         unk = m['unk'] / max(m['tokens'], 1) if path else 0
     else:
         with warnings.catch_warnings(record=True) as dropped:    # shown below, unless nothing is left at all
-            warnings.simplefilter('always'); train = checked_encode_pairs(tok, data.train, max_len=max_len)
-        if not train: raise ValueError(f"{data} has no training pairs")   # max_len dropping all of them is refused by checked_encode_pairs
+            warnings.simplefilter('always'); train = encode_corpus(tok, data.train, max_len=max_len)
+        if not train: raise ValueError(f"{data} has no training pairs")   # max_len dropping all of them is refused by encode_corpus
         for w in dropped: warnings.warn(str(w.message).replace('encode_pairs: dropped', 'dropped').replace(f'max_len={max_len}', f'{max_len} tokens'))
         longest = max(range(len(train)), key=lambda i: max(map(len, train[i])))
         unk = sum(ids.count(UNK_ID) for s, t in train for ids in (s, t)) / max(sum(len(s) + len(t) for s, t in train), 1) if path else 0
@@ -120,7 +120,7 @@ def _encode(data, tok, tc:TrainConfig, path) -> tuple:
     if unk > 0.01:                                           # a resumed tokenizer that does not know this corpus
         warnings.warn(f"{unk:.0%} of the training tokens are unknown to the tokenizer of {path}: it was learned on another "
                       f"corpus, and the model will learn to write ⁇")
-    valid = checked_encode_pairs(tok, data.valid) if data.valid else None
+    valid = encode_corpus(tok, data.valid) if data.valid else None
     if valid and (n := max(max(map(len, v)) for v in valid)) > tc.max_tokens:    # max_len drops training pairs only
         i = next(i for i, v in enumerate(valid) if max(map(len, v)) == n)
         raise SettingError(f"validation pair {i + 1} has {n} tokens, more than a batch of {{max_tokens}} can hold: raise it to at least {n}, "

@@ -173,6 +173,20 @@ def _mask_form(m, n:int) -> str:
     return ""
 
 # %% ../../nbs/course_attention.ipynb #a27m0407
+def _precedence_story(restricted_mask, cases) -> str | None:
+    "If every case's mask is the band (-r) // 2 <= j - i <= r // 2 (or its mirror): the triu(-r // 2) slip, else None."
+    for flip in (False, True):
+        ok = True
+        for n, r in cases:
+            m, o = restricted_mask(n, r), torch.arange(n)[None] - torch.arange(n)[:, None]      # o[i, j] = j - i
+            o = -o if flip else o
+            if not (isinstance(m, torch.Tensor) and m.dtype == torch.bool and tuple(m.shape) == (1, 1, n, n)
+                    and torch.equal(m[0, 0], (o >= (-r) // 2) & (o <= r // 2))): ok = False; break
+        if ok:
+            return ("for an odd r your mask has one key more on one side: -r // 2 is (-r) // 2, which rounds down to -(r // 2) - 1 "
+                    "(r = 3: -2, not -1), since the minus binds before //; write -(r // 2), as in triu(ones, -(r // 2))")
+    return None
+
 def _far_story(restricted_mask, cases) -> str | None:
     "If in some case (n, r) the mask lets each query see the keys far from it, |i - j| >= w, and not the near ones: that, else None."
     for n, r in cases:
@@ -207,7 +221,7 @@ def check_restricted(restricted_mask) -> str:
         if torch.equal(m[0, 0], want): continue
         i, j = (m[0, 0] != want).nonzero()[0].tolist()
         asym = asymmetric()
-        hint = (f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
+        hint = (prec if (prec := _precedence_story(restricted_mask, cases)) else f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
                 f"symmetric (n={asym[0]}, r={asym[1]}: query {asym[2]} may see key {asym[3]}, query {asym[3]} may not see key "
                 f"{asym[2]})" if asym else
                 half if (half := _half_story(restricted_mask, cases)) else

@@ -16,7 +16,7 @@ from ..attention import causal_mask, pad_mask
 from ..model import EncoderLayer, DecoderLayer, SublayerConnection
 from ..lib.transformer import build_model, count_config_params, random_batch, perturb
 from ..lib.options import get_model_config
-from .checking import report, largest_at, where_differ, fit_scale
+from .checking import report, largest_at, where_differ, fit_scale, IN_PLACE
 
 # %% ../../nbs/course_model.ipynb #a27m0401
 def _hand_norm(s) -> str:
@@ -48,6 +48,8 @@ def _sublayer_built(cls, p_drop:float, g:torch.Generator):
     norms = [m for m in s.modules() if isinstance(m, nn.LayerNorm)]
     assert norms or not (hand := _hand_norm(s)), hand
     assert len(norms) == 1, f"{cls.__name__} needs one nn.LayerNorm(d_model), found {len(norms)}"
+    assert norms[0].eps <= 1e-5, (f"your nn.LayerNorm has eps={norms[0].eps:g}: the paper does not fix it, but it only guards a division "
+                                  "by zero; keep it at most 1e-5 (PyTorch's default 1e-5, tensor2tensor's 1e-6), or it changes the output")
     assert norms[0].weight is not None and norms[0].bias is not None, \
         "your nn.LayerNorm has no gain and bias (elementwise_affine=False): the paper's LayerNorm learns them, nn.LayerNorm(d_model)"
     with torch.no_grad(): norms[0].weight.copy_(1 + torch.randn(8, generator=g)); norms[0].bias.copy_(torch.randn(8, generator=g))
@@ -57,7 +59,7 @@ def _sublayer_built(cls, p_drop:float, g:torch.Generator):
 def _sublayer_rest(y, x, f, ln) -> str:
     "Past the listed mistakes: an output not normalised over the features, a sum x + c f(x) with c fitted, or the position that differs."
     with torch.no_grad():
-        LN, fx = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias)), f(x)
+        LN, fx = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias, ln.eps)), f(x)
         t = x + fx
         for unb, own in ((True, True), (True, False), (False, True)):                # a LayerNorm written by hand: std, gain and bias
             sd = t.std(-1, keepdim=True) + ln.eps if unb else (t.var(-1, keepdim=True, unbiased=False) + ln.eps).sqrt()
@@ -68,6 +70,11 @@ def _sublayer_rest(y, x, f, ln) -> str:
                      "nn.LayerNorm divides by sqrt(variance + eps), the variance over the d_model features (unbiased=False)"] * unb +
                     ["its gain and bias are its own (ones and zeros), not the weight and bias of your nn.LayerNorm module"] * own)
                     + ": apply your nn.LayerNorm(d_model) module to x + Dropout(f(x))")
+        for what, z in (("the positions (dim 1)", (t - t.mean(1, keepdim=True)) / (t.var(1, keepdim=True, unbiased=False) + ln.eps).sqrt()),
+                        ("the positions and the features together (x.shape[1:])", F.layer_norm(t, t.shape[1:], eps=ln.eps))):
+            if any(torch.allclose(y, v, atol=1e-4) for v in (z, z * ln.weight + ln.bias)):
+                return (f"your LayerNorm, written by hand, normalises over {what}: LayerNorm normalises each position over its own "
+                        "d_model features, the last axis alone; apply your nn.LayerNorm(d_model) module to x + Dropout(f(x))")
         z = (y - ln.bias) / ln.weight                                           # the normalised sum, if it was one
         mu, sd = z.mean(-1), z.std(-1, unbiased=False)
         if not (torch.allclose(mu, torch.zeros_like(mu), atol=1e-4) and torch.allclose(sd, torch.ones_like(sd), atol=1e-3)):
@@ -114,7 +121,7 @@ def _sublayer_flow(s, ln, x) -> str:
         return ("no gradient reaches f: the sub-layer's output must depend on f(x) as it is (no .detach() or torch.no_grad() "
                 "around it), or the attention and feed-forward layers never learn")
     with torch.no_grad(), torch.random.fork_rng(devices=[]):                                # the caller's random state kept
-        LN, f, draws = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias)), (lambda t: t.sin() + 1), []
+        LN, f, draws = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias, ln.eps)), (lambda t: t.sin() + 1), []
         for k in (1.0, 0.5, 2.0):                                                   # the same random draws, a kept entry scaled by 1/(1-p) times k
             torch.manual_seed(7); y = s.train()(x, f); torch.manual_seed(7)
             draws.append(torch.allclose(y, LN(x + k * F.dropout(f(x), 0.5, True)), atol=1e-5))
@@ -131,31 +138,33 @@ def check_sublayer(cls) -> str:
     g = torch.Generator().manual_seed(0)
     x = torch.randn(2, 5, 8, generator=g) * 3 + 1                                  # (B, n, d_model), not normalised
     built = functools.partial(_sublayer_built, cls, g=g)
-    cls(8, 0.0).eval()(x, lambda t: t)                                              # the stub stops here
+    kept = x.clone(); cls(8, 0.0).eval()(x, lambda t: t)                                            # the stub stops here
     s, ln = built(0.0); s.eval(); y = s(x, lambda t: 2 * t)
+    assert torch.equal(x, kept), ("forward " + IN_PLACE.format('x') + ": x += Dropout(f(x)) overwrites the sub-layer's input, which the "
+                                  "caller still holds; write the sum as a new tensor, x + Dropout(f(x))")
     assert isinstance(y, torch.Tensor) and y.shape == x.shape, \
         f"forward(x, f) must return a tensor shaped like x, {tuple(x.shape)}; got {getattr(y, 'shape', y)}"
-    LN = lambda t: F.layer_norm(t, (8,), ln.weight, ln.bias)
+    LN = lambda t: F.layer_norm(t, (8,), ln.weight, ln.bias, ln.eps)
     for name, f in (('f(x) = 2x', lambda t: 2 * t), ('f(x) = sin(x) - x', lambda t: t.sin() - t)):
         y = s(x, f)
         if torch.allclose(y, LN(x + f(x)), atol=1e-5): continue
         add = "add x to f(x), then normalise the sum"
         seen = {'x + f(LayerNorm(x)), pre-LN': (x + f(LN(x)), add), 'x + LayerNorm(f(x))': (x + LN(f(x)), add),
                 'LayerNorm(f(x)), with no residual x': (LN(f(x)), add), 'LayerNorm(LayerNorm(x) + f(x))': (LN(LN(x) + f(x)), "x goes into the sum as it is: normalise only the sum, once"),
-                "x + f(x) normalised without the LayerNorm's gain and bias": (F.layer_norm(x + f(x), (8,)),
+                "x + f(x) normalised without the LayerNorm's gain and bias": (F.layer_norm(x + f(x), (8,), eps=ln.eps),
                     "normalise with your nn.LayerNorm module, whose weight and bias are learned")}
         why = [(k, a) for k, (v, a) in seen.items() if torch.allclose(y, v, atol=1e-5)]
         raise AssertionError(f"{name}: the output is not LayerNorm(x + f(x))" + (f" but {why[0][0]}: {why[0][1]}" if why else f"; {_sublayer_rest(y, x, f, ln)}"))
     s, ln = built(0.5); s.train()
-    assert torch.allclose(s(x, lambda t: torch.zeros_like(t)), F.layer_norm(x, (8,), ln.weight, ln.bias), atol=1e-5), \
+    assert torch.allclose(s(x, lambda t: torch.zeros_like(t)), F.layer_norm(x, (8,), ln.weight, ln.bias, ln.eps), atol=1e-5), \
         "with f(x) = 0 in training mode the output must be LayerNorm(x): the dropout acts on f(x) only, not on x, the sum or the output"
     assert not torch.equal(s(x, lambda t: t), s(x, lambda t: t)), "in training mode, Dropout(f(x)) must drop entries: where is the dropout?"
     five = lambda t: torch.full_like(t, 5.0)                                         # f ignores its input: only Dropout(f(x)) drops
-    assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias), atol=1e-5), \
+    assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias, ln.eps), atol=1e-5), \
         "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
     assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), "in eval mode the dropout must do nothing"
     assert not (rate := _f_calls(s, x) or _drop_rate(*built(0.1), 0.1) or _drop_rate(*built(0.3), 0.3) or _sublayer_flow(*built(0.5), x)), rate
-    ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False).eval()   # post-LN
+    ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False, layer_norm_eps=ln.eps).eval()   # post-LN
     (s1, l1), (s2, l2) = built(0.0), built(0.0)
     with torch.no_grad():
         for mine, theirs in ((l1, ref.norm1), (l2, ref.norm2)): mine.load_state_dict(theirs.state_dict())

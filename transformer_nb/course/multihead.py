@@ -18,13 +18,45 @@ from ..core import count_params
 from ..multihead import MultiHeadAttention
 from .checking import report, where_differ, runs_ok, shape_axes
 
+# %% ../../nbs/course_multihead.ipynb #a30m0201
+def _hard_coded(name:str, e:Exception, run, B:int, h:int, n:int, d:int) -> str:
+    "Why `run(B, h, n, d)` (your function on a (B, n, h*d) or (B, h, n, d) input) raised `e` there: a size fixed in the code (64, 512, 8 heads), the batch axis taken for the heads, or the axes it must read."
+    seen = lambda *s: runs_ok(lambda: run(*s))
+    if h != 8 and seen(B, 8, n, d):
+        return f"it runs with 8 heads, not with {h}: the number of heads is hard-coded to 8; read it from h (split_heads) or x.shape[1] (merge_heads)"
+    if d != 64 and seen(B, h, n, 64):
+        return (f"it runs when each head has 64 features, not with {d}: the head size is hard-coded to 64 (the base model's d_k); "
+                "read it from the input: d = x.shape[-1] // h in split_heads, h * d from x.shape in merge_heads")
+    if seen(B, 8, n, 64):
+        return ("it runs on the base model's 8 heads of 64 features (512 in all), not on other sizes: d_model, h or d_k is hard-coded; "
+                "read the sizes from x.shape (and from h)")
+    if isinstance(e, IndexError) and B < h and seen(h, h, n, d):
+        return (f"it runs when the batch has {h} sentences, as many as the heads, not with {B}: it indexes the batch axis (dim 0) with the "
+                "head numbers; head i is x[:, i] of (B, h, n, d), x[i] is sentence i; Concat(head_1, ..., head_h) joins dim 1, not dim 0")
+    return ("x is (B, n, h*d) for split_heads and (B, h, n, d) for merge_heads: the batch is dim 0, the heads are dim 1 of (B, h, n, d); "
+            "read every size from x.shape (and h), none fixed in the code")
+
+def _merge_called(merge_heads, right) -> None:
+    "`merge_heads(right)` on heads (2, 3, 5, 4); an error named: .view after a transpose, a size fixed in the code, the batch axis taken for the heads."
+    try: merge_heads(right)
+    except NotImplementedError: raise
+    except (RuntimeError, IndexError) as e:
+        if 'view' not in str(e) or isinstance(e, IndexError):
+            raise AssertionError(f"merge_heads raised {type(e).__name__} ({str(e).splitlines()[0][:70]}) on heads of shape (B, h, n, d) = (2, 3, 5, 4): "
+                                 + _hard_coded('merge_heads', e, lambda B, h, n, d: merge_heads(torch.zeros(B, h, n, d, dtype=torch.float64)), 2, 3, 5, 4)) from None
+        raise AssertionError("merge_heads used .view after transpose(1, 2): attention's output (B, h, n, d) is contiguous, so its transpose is not, "
+            "and .view cannot regroup its axes (RuntimeError: view size is not compatible with input tensor's size and stride); use .reshape, or .contiguous().view") from None
+
 # %% ../../nbs/course_multihead.ipynb #a26s0203
 def _split_checked(split_heads, x, h:int):
     "`split_heads(x, h)`, a (B, h, n, d) tensor, or one line: positions divided among the heads, or the axes a wrong shape holds."
     B, n, hd = x.shape
     try: heads = split_heads(x, h)
-    except RuntimeError as e:
-        if not runs_ok(split_heads, x[:, :h], h): raise
+    except NotImplementedError: raise
+    except (RuntimeError, IndexError) as e:
+        if not isinstance(e, RuntimeError) or not runs_ok(split_heads, x[:, :h], h):
+            raise AssertionError(f"split_heads raised {type(e).__name__} ({str(e).splitlines()[0][:70]}) on x of shape {tuple(x.shape)}, h={h}: "
+                                 + _hard_coded('split_heads', e, lambda B, h, n, d: split_heads(torch.zeros(B, n, h * d, dtype=x.dtype), h), B, h, n, hd // h)) from None
         raise AssertionError(f"split_heads raised RuntimeError ({str(e)[:60]}) on x of shape {tuple(x.shape)}, h={h}, and runs on {h} "
                              "positions: it divides the positions (dim 1) among the heads; split the features, the last axis, into (h, d)") from None
     axes = shape_axes(getattr(heads, 'shape', ()), dict(B=B, h=h, n=n, d=hd // h))
@@ -102,11 +134,7 @@ def check_heads(split_heads, merge_heads) -> str:
         raise AssertionError("split_heads viewed (B, n, h*d) straight as (B, h, n, d): without the transpose, a head holds "
             "features of other positions; view it as (B, n, h, d), then transpose(1, 2)" if torch.equal(heads, x.view(2, 3, 5, 4))
             else _split_story(heads, x, 3))
-    try: merge_heads(right.contiguous())                              # (B, h, n, d) as attention returns it: contiguous
-    except RuntimeError as e:
-        if 'view' not in str(e): raise
-        raise AssertionError("merge_heads used .view after transpose(1, 2): attention's output (B, h, n, d) is contiguous, so its transpose is not, "
-            "and .view cannot regroup its axes (RuntimeError: view size is not compatible with input tensor's size and stride); use .reshape, or .contiguous().view") from None
+    _merge_called(merge_heads, right.contiguous())                  # (B, h, n, d) as attention returns it: contiguous
     merged = merge_heads(right)
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
         f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', f'a {type(merged).__name__}, not one tensor')}; expected (B, n, h*d) = (2, 5, 12)" + \

@@ -88,13 +88,18 @@ def _prf_story(got:tuple, counts:list) -> str:
     P, R = div(m, p), div(m, r)
     fam = {'precision': {"matched / parse of the summed counts": P, "matched / reference (the recall's formula)": R,
                          "the sentences' precisions averaged": mean(lambda m, r, p: div(m, p)),
-                         "the parsed sentences' precisions averaged": mean(lambda m, r, p: div(m, p), parsed)},
+                         "the parsed sentences' precisions averaged": mean(lambda m, r, p: div(m, p), parsed),
+                         "matched / (parse + reference): precision divides by the parse's brackets alone, matched / parse": div(m, p + r)},
            'recall': {"matched / reference of the summed counts": R, "matched / parse (the precision's formula)": P,
                       "the sentences' recalls averaged": mean(lambda m, r, p: div(m, r)),
-                      "summed over the parsed sentences only": div(sum(c[0] for c in parsed), sum(c[1] for c in parsed))},
+                      "summed over the parsed sentences only": div(sum(c[0] for c in parsed), sum(c[1] for c in parsed)),
+                      "matched / (parse + reference): recall divides by the reference's brackets alone, matched / reference": div(m, p + r)},
            'F1': {"2PR / (P + R) of the corpus's P and R": div(2 * m, r + p), "(P + R) / 2": (P + R) / 2, "sqrt(PR), the geometric mean": (P * R) ** 0.5,
                   "PR / (P + R), the harmonic mean without its factor 2": P * R / (P + R) if P + R else 0.0,
-                  "the sentences' F1s averaged": mean(lambda m, r, p: div(2 * m, r + p))}}
+                  "the sentences' F1s averaged": mean(lambda m, r, p: div(2 * m, r + p)),
+                  "matched / (parse + reference), without the factor 2 of 2 matched / (parse + reference)": div(m, r + p),
+                  "2PR / (P + R) of your own P and R: right once they are": 2 * got[0] * got[1] / (got[0] + got[1]) if got[0] + got[1] else 0.0,
+                  "matched / (parse + reference - matched), the overlap over the union (Jaccard), not F1": div(m, r + p - m)}}
     out = []
     for (what, forms), x in zip(fam.items(), got):
         right = next(iter(forms.values()))

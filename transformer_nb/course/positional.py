@@ -20,7 +20,12 @@ def _pe_table(n:int, d:int, base=10000, exp=2, swap=False, halves=False, start=0
     return torch.tensor([[f(a) for a in r for f in (s, c)] if not halves else [s(a) for a in r] + [c(a) for a in r]
                          for r in angles], dtype=torch.float64)
 
-_PE_MISTAKES = {'the base e instead of 10000': dict(base=math.e), 'the exponent i/d_model instead of 2i/d_model': dict(exp=1),
+_PE_MISTAKES = {'the base e instead of 10000': dict(base=math.e),
+                'math.log10(10000) = 4 where the natural log belongs: exp(-2i/d_model * ln 10000) is 10000^(-2i/d_model) only with '
+                'math.log (ln 10000 = 9.21); with log10 the base is e^4 = 54.6': dict(base=math.exp(4)),
+                'math.log2(10000) = 13.3 where the natural log belongs: exp(-2i/d_model * ln 10000) is 10000^(-2i/d_model) only with '
+                'math.log (ln 10000 = 9.21)': dict(base=math.exp(math.log2(10000))),
+                'the base 10 instead of 10000 (10 ** (-2i/d_model)): the wavelengths grow to 10000 * 2π, base 10000': dict(base=10), 'the exponent i/d_model instead of 2i/d_model': dict(exp=1),
                 'the base 1000 instead of 10000': dict(base=1000), 'the base 100 instead of 10000': dict(base=100),
                 'the exponent 4i/d_model: i counts the pairs (sin, cos), so pair i sits in dimensions 2i and 2i+1 and has the '
                 'exponent 2i/d_model; written with the dimension j = 2i, it is j/d_model': dict(exp=4),

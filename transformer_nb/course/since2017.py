@@ -53,6 +53,20 @@ def check_rms_norm(rms_norm_of) -> str:
     return "rms_norm_of computes RMSNorm: each vector divided by its root mean square, times the gain"
 
 # %% ../../nbs/course_since2017.ipynb #cs14b001
+def _rotate_base(q, m, got) -> str | None:
+    "If `got` is `q` turned pair by pair with the frequencies base^(-2i/d) of another base (read from pair 1's angle): that base named, else None."
+    d = len(q)
+    if m == 0 or d < 4: return None
+    x1, x2, y1, y2 = q[0::2].double(), q[1::2].double(), got[0::2].double(), got[1::2].double()
+    a = torch.atan2(x1 * y2 - x2 * y1, x1 * y1 + x2 * y2)                      # each pair's angle, in (-pi, pi]
+    if not 0 < a[1].item() / m < 1: return None
+    base = (a[1].item() / m) ** (-d / 2)                                      # theta_1 = base^(-2/d)
+    ang = m * base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    turned = torch.stack([x1 * ang.cos() - x2 * ang.sin(), x1 * ang.sin() + x2 * ang.cos()], -1).flatten()
+    if abs(base / 10000 - 1) < 1e-3 or not torch.allclose(turned, got.double(), rtol=1e-4, atol=1e-5): return None
+    return (f"your pairs turn by m * {base:.4g}^(-2i/d): the frequencies' base is {base:.4g}, not 10000 (RoFormer keeps 05's "
+            "theta_i = 10000^(-2i/d); 10000.0 ** (-2i/d), or math.log(10000) where an exp is taken)")
+
 def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
     "(likely mistake, what it gives) for the query `q` (d,) at position `m`: each a slip `check_rotate` names."
     d, theta = len(q), 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))
@@ -86,10 +100,22 @@ def check_rotate(rotate_query) -> str:
         why = next((w for w, x in _rotate_slips(q, m) if torch.allclose(got, x, rtol=1e-4, atol=1e-5)), None)
         assert why is None, f"{case}: {why}"
         assert abs(got.norm() / q.norm() - 1) < 1e-4, f"{case}: your output's length is {got.norm():.4g}, q's {q.norm():.4g}: a rotation keeps the length (cos and sin of one angle for both coordinates of a pair)"
+        assert (base := _rotate_base(q, m, got)) is None, f"{case}: {base}"
         raise AssertionError(f"{case}: {where_differ(got, want, 'coordinate')}: coordinates 2i, 2i+1 turned by m * 10000^(-2i/d)")
     return "rotate_query turns each pair of coordinates by its own angle m * theta_i, as rotate does"
 
 # %% ../../nbs/course_since2017.ipynb #cs14c001
+def _group_rest(got, k, g, want) -> str:
+    "For grouped keys no listed slip explains: whether the heads of each group agree (the repeat) and whether their one head is the group's mean."
+    B, h, n, d = k.shape; r = h // g
+    v = got.reshape(B, g, r, n, d)
+    where = where_differ(got, want, 'batch head position coordinate')
+    if not torch.allclose(v, v[:, :, :1].expand_as(v), rtol=1e-4, atol=1e-5):
+        return (f"{where}: the h/g = {r} heads of a group must be equal, one head repeated in place, and yours differ inside a group "
+                "(heads i*h/g .. (i+1)*h/g - 1); average each group, then repeat_interleave(h // g, dim=1)")
+    return (f"{where}: your heads are repeated right, one head per group of h/g = {r} consecutive heads, but that head is not the "
+            "mean of the group's heads, k.view(B, g, h // g, n, d).mean(2)")
+
 def _group_slips(k, g) -> list[tuple[str, torch.Tensor]]:
     "(likely mistake, what it gives) for the keys `k` (B, h, n, d) in `g` groups: each a slip `check_group_kv` names."
     B, h, n, d = k.shape; r = h // g
@@ -101,6 +127,9 @@ def _group_slips(k, g) -> list[tuple[str, torch.Tensor]]:
             ("each group's head is repeated in place for its h/g heads (repeat_interleave): head i reads group i // (h/g); .repeat tiles the groups",
              cons.mean(2).repeat(1, r, 1, 1)),
             ("each group's head is the mean of its heads', not their sum", cons.sum(2).repeat_interleave(r, 1)),
+            ("each group's head is the mean of its heads', not their largest entry (max)", cons.amax(2).repeat_interleave(r, 1)),
+            ("each group's head is the mean of its heads', not their smallest entry (min)", cons.amin(2).repeat_interleave(r, 1)),
+            ("each group's head is the mean of its heads' (Ainslie et al.'s conversion), not its last head", cons[:, :, -1].repeat_interleave(r, 1)),
             ("each group's head is the mean of its heads' (Ainslie et al.'s conversion), not its first head", cons[:, :, 0].repeat_interleave(r, 1)),
             ("you averaged all h heads into one: that is g = 1, multi-query; take g groups of h/g heads", k.mean(1, keepdim=True).expand(B, h, n, d)),
             ("the mean runs over the heads of a group (the axis of size h/g after k.view(B, g, h // g, n, d)), not over positions or coordinates",
@@ -122,5 +151,5 @@ def check_group_kv(group_heads) -> str:
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
         why = next((w for w, y in _group_slips(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)
         assert why is None, f"{case}: {why}"
-        raise AssertionError(f"{case}: {where_differ(got, want, 'batch head position coordinate')}: heads i*h/g .. (i+1)*h/g - 1 averaged, repeated in place")
+        raise AssertionError(f"{case}: " + _group_rest(got, k, g, want))
     return "group_heads gives grouped-query attention's keys and values: consecutive heads averaged by group, repeated in place"

@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 from ..core import PAD_ID
 from ..training import noam_lr, label_smoothing_loss
+from ..training_config import WARMUP   # 09's §5.3 warm-up
 from .checking import call_kept, verdict
 
 # %% ../../nbs/course_training.ipynb #a27f0901
@@ -63,10 +64,22 @@ def _schedule_early(fn, d:int, w:int, s:int) -> str:
     return ''
 
 
+# %% ../../nbs/course_training.ipynb #a30m0901
+def _no_decay(fn, d:int, w:int) -> bool:
+    "Whether `fn` has no decay term: far past the peak (100 warmup^3 steps, where any rising decay term below step^1 is the smaller) it is still the warm-up term, or flat."
+    T = 100 * w ** 3
+    try: a, b = float(fn(T, d, w)), float(fn(10 * T, d, w))
+    except Exception: return False
+    return math.isclose(a, d ** -0.5 * T * w ** -1.5, rel_tol=1e-9) or (a > 0 and math.isclose(a, b, rel_tol=1e-9))
+
 # %% ../../nbs/course_training.ipynb #a29m0905
 def _schedule_slip(fn, d:int, w:int, s:int, got:float) -> str:
     "A rate with d_model ** -0.5 on the warm-up term alone, a warm-up term with another warmup (warmup + 1?), or a decay term already the smaller in the warm-up; '' if none."
     same, T = (lambda a, b: math.isclose(a, b, rel_tol=1e-9)), 100 * w
+    if s > w and same(got, d ** -0.5 * s * w ** -1.5) and _no_decay(fn, d, w):
+        return ("the decay term is missing: after the peak your rate keeps rising as the warm-up term step * warmup ** -1.5 (or stays flat), "
+                "where the paper's falls as d_model ** -0.5 * step ** -0.5; take the smaller of the two terms, "
+                "d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)")
     if s > w and same(got, d ** -0.5 * s * w ** -1.5) and same(float(fn(T, d, w)), T ** -0.5):
         return ("the factor d_model ** -0.5 multiplies the warm-up term alone: the decay term step ** -0.5 without it is d_model ** 0.5 "
                 "times larger, so it is never the smaller after the peak; the factor multiplies the min of both, "
@@ -92,7 +105,7 @@ def check_schedule(fn) -> bool:
     "Compare your `fn(step, d_model, warmup)` with `noam_lr` at step 0, in warm-up, at the peak and in the decay; print the likely mistake."
     same = lambda a, b: math.isclose(a, b, rel_tol=1e-9) or a == b
     def cases():
-        for d, w in ((512, 4000), (256, 800), (64, 10)):
+        for d, w in ((512, WARMUP), (256, 800), (64, 10)):
             for s in (0, 1, 2, w // 2, w - 1, w, w + 1, 4 * w, 100_000):
                 case, want = f"step {s} (d_model={d}, warmup={w})", noam_lr(s, d, w)
                 try: raw = fn(s, d, w)
@@ -109,8 +122,8 @@ def check_schedule(fn) -> bool:
                         "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
                         "the rate at step 0 is 0 (nothing has been trained yet): return 0 before the formula" if s == 0 else
                         "the rate is 0 in the warm-up: an integer division (step // warmup) rounds step / warmup down to 0; divide with /" if got == 0 and s < w else
-                        "it is the rate for d_model=512, warmup=4000: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, 4000)) else
-                        "it is the rate for warmup=4000: use the argument `warmup`" if same(got, noam_lr(s, d, 4000)) else
+                        f"it is the rate for d_model=512, warmup={WARMUP}: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, WARMUP)) else
+                        f"it is the rate for warmup={WARMUP}: use the argument `warmup`" if same(got, noam_lr(s, d, WARMUP)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
                         f"it is {got / want:.4g} times the right rate at every step: {_factor(got / want, d, w)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
                         shape if s < w and (shape := _schedule_early(fn, d, w, s)) else slip if (slip := _schedule_slip(fn, d, w, s, got)) else
