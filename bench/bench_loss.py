@@ -96,7 +96,7 @@ def update_timers(preset:str, vocab:int, max_tokens:int, updates:int) -> dict:
     return {k: trainer(f) for k, f in LOSSES.items()}
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--tokens', type=int, nargs='+', default=[1600, 3780], help='target tokens N of the loss alone (default 1600 3780)')
     p.add_argument('--vocab', type=int, default=8000, help='pieces V (default 8,000, as Multi30k\'s)')
     p.add_argument('--repeats', type=int, default=11, help='timed repeats of each (default 11)')

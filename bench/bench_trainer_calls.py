@@ -50,7 +50,7 @@ def per_update(run, updates:int, by:bool=False) -> dict:
     return out
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--updates', type=int, default=20, help='U: updates of the shorter counted run (default 20)')
     p.add_argument('--vocab', type=int, default=20); p.add_argument('--max-tokens', type=int, default=200, help='padded tokens a side per micro-batch (default 200)')
     p.add_argument('--accum', type=int, default=1, help='micro-batches an update (default 1)')

@@ -25,7 +25,7 @@ def real_share(enc:list, batch:list[int]) -> float:
     return round(float((collate([enc[i] for i in batch])[0] != PAD_ID).float().mean()), 4)
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(allow_abbrev=False, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--data-dir', default=None); p.add_argument('--out', default=str(ROOT / 'results' / 'data_multi30k.json'))
     a = p.parse_args(argv)
     data = load_dataset('multi30k', 'de', 'en', data_dir=a.data_dir or find_multi30k())
