@@ -38,7 +38,8 @@ def _check_14_prose():
     assert 'since2017' in runner.__doc__ and "--only since2017 --seeds 0,1 --jobs 2" in runner.__doc__       # the runner's own example
 
     # what the files hold, as the stored outputs show it
-    sfx = '' if json.loads(Path('../results/since2017.json').read_text(encoding='utf-8')) else '_gpu'   # the CPU's, else the GPU's
+    cpu = load_results(Path('../results/since2017.json'), TABLE3_KEYS)                     # the CPU's once every change has two seeds
+    sfx = '' if all(len({r['seed'] for r in cpu if r['variant'] == n}) >= 2 for n in v) else '_gpu'
     S17 = load_results(Path(f'../results/since2017{sfx}.json'), TABLE3_KEYS)
     T3 = load_results(Path(f'../results/table3{sfx}.json'), TABLE3_KEYS)
     SIG = json.loads(Path(f'../results/since2017{sfx}_significance.json').read_text(encoding='utf-8'))
@@ -57,6 +58,7 @@ def _check_14_prose():
     assert all(re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', r['commit']) and r['command'].startswith('tnb-train ') for r in S17)
     assert all(r['overrides'] == v[r['variant']] for r in S17), "a record whose overrides are not its variant's"
     assert f"Run on {'; '.join(sorted({r['hardware'] for r in S17}))}." in table, "re-run 14_since_2017"
+    assert (f"The CPU's sweep, shown once every change has two seeds: {len(cpu)} of {2 * len(v)} runs so far." in table) == bool(sfx), "re-run 14_since_2017"
     # the reading of the stored runs (s14g0011): which changes lie beyond the band with p < 0.05, at how many seeds
     band = max(seeds.values()) - min(seeds.values())
     beyond = lambda r: abs(r['bleu'] - seeds[r['seed']]) > band and SIG[r['id']]['p_value'] < 0.05

@@ -11,9 +11,8 @@ __all__ = ['fused_attention', 'FusedAttention', 'to_torch_mha', 'mha_cost']
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .checks import check_value, Probability
+from .checks import check_value, Probability, is_loaded_instance
 from ..multihead import MultiHeadAttention
-from ..since2017 import Rotary   # 14_since_2017: rotary projections, turned by position
 
 # %% ../../nbs/lib_fast_attention.ipynb #a32c0005
 _SDPA_NAN_ROWS = torch.__version__ < (2, 5)              # torch 2.4's kernel: NaN for a query that sees no key
@@ -46,7 +45,7 @@ class FusedAttention(nn.Module):
         "02's `project`; with a `cache` (10_decoding's `KVCache`), K and V after the kept ones, or the memory's, projected once."
         if cache is None: return MultiHeadAttention.project(self, x, mem)
         if mem is not None and len(cache): return self.split_heads(self.w_q(x), self.d_k), cache.k, cache.v  # memory's, once
-        if isinstance(self.w_q, Rotary):                                   # rotary positions (14_since_2017): the new rows at len(cache), ...
+        if is_loaded_instance(self.w_q, 'transformer_nb.since2017', 'Rotary'):   # rotary positions (14_since_2017): the new rows at len(cache), ...
             q, k = (self.split_heads(w(x, len(cache)), self.d_k) for w in (self.w_q, self.w_k))
             return (q, *cache.append(k, self.split_heads(self.w_v(x), self.d_v)))
         q, k, v = MultiHeadAttention.project(self, x, mem)                 # (B, h, n, d_k or d_v)

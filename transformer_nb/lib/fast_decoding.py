@@ -25,10 +25,9 @@ from .machine import autocast, choose_precision, limit_threads
 from ..attention import pad_mask, tgt_mask
 from .tokens import pad_ids
 from ..decoding import next_token_logits, length_penalty   # 10_decoding: the paper's rules, written once
-from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
+from .checks import check_module, check_sentence_list, check_value, SettingError, Range, is_loaded_instance   # lib_checks: a module, a list of sentences, a value as declared; 14_since_2017's PreNorm, if loaded
 from .model_checks import check_tokens, check_ids
 from .transformer import embed, final_norm   # lib_transformer: the decoder's input, pre-LN's last LayerNorm
-from ..since2017 import PreNorm   # 14_since_2017: pre-LN's sub-layer
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
 from .safeguards import printable, check_output, check_not_inputs, output_stream, check_no_nul
 from .textio import spaced, sentence_batches   # lib_text_io: the sentences of a file or a stream, one line out per line in
@@ -198,7 +197,7 @@ def _layer_step(layer, x, memory, src_mask, cache, grouped:bool=True):  # one ne
                  lambda t: F.linear(F.relu(F.linear(t, w1.weight, w1.bias)), w2.weight, w2.bias))
     for sub, f in zip(layer.sub, sublayers):
         ln = lambda t: F.layer_norm(t, sub.norm.normalized_shape, sub.norm.weight, sub.norm.bias, sub.norm.eps)
-        x = x + f(ln(x)) if isinstance(sub, PreNorm) else ln(x + f(x))
+        x = x + f(ln(x)) if is_loaded_instance(sub, 'transformer_nb.since2017', 'PreNorm') else ln(x + f(x))
     return x
 
 def _layer_modules(layer, x, memory, src_mask, cache):  # (B, 1, d_model) -> (B, 1, d_model)

@@ -23,7 +23,6 @@ from .options import PAPER_TABLE3
 from .options import ModelConfig, get_model_config   # lib_options: the checked configuration
 from .model_checks import check_config, check_forward_inputs, check_ids, check_torch_compatible
 from .fast_attention import FusedAttention   # 02's layer through PyTorch's fused kernel, with a decoding cache
-from ..since2017 import pre_ln, rms_norm, rotary, swiglu, group_kv   # 14_since_2017: later work's changes, each a swap
 
 # %% ../../nbs/lib_transformer.ipynb #lt000007
 def _check_learned_range(end:int, max_len:int):
@@ -97,6 +96,8 @@ def compose(model:Transformer) -> Transformer:
     if isinstance(model.encoder[0].self_attn, FusedAttention): raise ValueError("this model is composed already")
     cfg, w = _model_config(model.cfg), model.src_emb.lut.weight
     model.cfg = cfg
+    if cfg.kv_groups not in (None, cfg.h) or cfg.rope or cfg.ffn == 'swiglu' or cfg.norm_first or cfg.norm == 'rms':
+        from transformer_nb.since2017 import pre_ln, rms_norm, rotary, swiglu, group_kv   # 14's swaps, loaded when used
     if cfg.kv_groups not in (None, cfg.h): group_kv(model, cfg.kv_groups)   # 14_since_2017's changes to 02's layers, before they are fused
     if cfg.rope: rotary(model)
     for layer in [*model.encoder, *model.decoder]:
