@@ -38,6 +38,9 @@ def _check_12_prose():
            f"unchanged (−{-d3('D-drop0.0'):.1f})", f"({t3['D-ls0.0']['valid_ppl']:.1f} against\n  {t3_base['valid_ppl']:.2f})",
            f"BLEU does not (−{-d3('D-ls0.0'):.1f})", f"+{d3('E-learned'):.1f} BLEU, inside the noise")
     assert abs(d3('C-N1', 'valid_ppl')) < 0.2                                               # "no perplexity"
+    quoted('ba454799', f"thirty-two of $d_k = {t3['A-h32']['overrides']['d_k']}$ lose {-d3('A-h32'):.1f}, beyond it (the paper: −{-pd3('A-h32'):.1f})",
+           f"Twice the dropout ({t3['D-drop0.2']['overrides']['p_drop']}) costs {-d3('D-drop0.2'):.1f} BLEU and {d3('D-drop0.2', 'valid_ppl'):.1f}\n  points of perplexity (the paper: −{-pd3('D-drop0.2'):.1f})",
+           f"Twice the smoothing ({t3['D-ls0.2']['overrides']['eps_ls']}) raises perplexity to {t3['D-ls0.2']['valid_ppl']:.1f} and leaves BLEU inside the noise (−{-d3('D-ls0.2'):.1f}; the paper: {PAPER_TABLE3['D-ls0.2'][0]}, −{-pd3('D-ls0.2'):.1f})")
     from transformer_nb.variations import table3_variants                               # the main line's table: every row, run or not
     variants = [k for k in table3_variants(PRESETS['mini']) if k != 'base']
     seeds = [k for k, r in t3.items() if r['variant'] == 'base' and k != 'base']
@@ -56,8 +59,9 @@ def _check_12_prose():
     quoted('ba454798', "the luck of the 1,014 validation sentences")
     assert any(SIG[k]['p_value'] < 0.05 for k in seeds if k in SIG), "the bootstrap tells two seeds apart"   # "it tells two seeds ... apart"
     beyond = {k for k in t3 if t3[k]['variant'] != 'base' and abs(d3(k)) > band}
-    assert beyond and all(k.startswith(('B-dk', 'C-d')) and not k.startswith('C-dff') for k in beyond), beyond   # "only width and key size"
-    quoted('a1b2c343', "only width and key size move BLEU by more than another seed")
+    test_eq(beyond, {'B-dk4', 'B-dk8', 'C-d64', 'C-d256', 'A-h32', 'D-drop0.2'})              # "only width, key size, thirty-two heads and twice the dropout"
+    quoted('a1b2c343', "only width, key size, thirty-two heads and twice the dropout move BLEU by more than another seed")
+    assert all(abs(d3(k)) <= band for k in ('D-ls0.2', 'A-h16')) and abs(d3('A-h32')) > band   # "inside the noise", "beyond it"
     assert all(abs(d3(k)) < abs(d3('base-seed1')) for k in ('C-N1', 'A-h16', 'E-learned'))   # "inside the noise"
     # the whole table on a GPU (12t00003) and its reading (12t00004, 12t00005): every row run, sorted by the two tests
     g = {r['id']: r for r in load_results(Path('../results/table3_gpu.json'), TABLE3_KEYS)}
