@@ -164,7 +164,7 @@ def hardware() -> str:
     return f"{cpu}{isa}, {os.cpu_count()} cores (CPU), torch {torch.__version__}"
 
 def git_commit(path=None) -> str:
-    "Short hash of the git commit at `path` (default: this package's source), '+dirty' if changed; 'unknown' outside git."
+    "Short hash of the git commit at `path` (default: this package's source), '+dirty' if a tracked file outside `results/` changed (a runner's own records are not a change of code); 'unknown' outside git."
     if path is None:
         if os.environ.get('TNB_COMMIT'): return os.environ['TNB_COMMIT']   # a copied tree without .git names its commit
         import transformer_nb
@@ -172,7 +172,7 @@ def git_commit(path=None) -> str:
         path = os.path.dirname(transformer_nb.__file__)
     try:
         run = lambda *a: subprocess.run(['git', *a], cwd=path, capture_output=True, text=True, check=True, timeout=10).stdout.strip()
-        return run('rev-parse', '--short', 'HEAD') + ('+dirty' if run('status', '--porcelain', '--untracked-files=no') else '')
+        return run('rev-parse', '--short', 'HEAD') + ('+dirty' if run('status', '--porcelain', '--untracked-files=no', '--', ':(top)', ':(top,exclude)results') else '')
     except (OSError, ValueError, subprocess.SubprocessError): return 'unknown'   # no git, not a repo, a hang, odd bytes
 
 # %% ../../nbs/lib_machine.ipynb #c0e0f0a2
