@@ -724,10 +724,10 @@ class OnnxModel:
         self.names = _graph_names(self.cfg.N)
         _check_io(d, self.names, self.cfg.N)                                # the graphs' inputs and outputs, read from the files, before ONNX Runtime
         o = ort.SessionOptions(); o.intra_op_num_threads = o.inter_op_num_threads = threads; o.log_severity_level = 3   # errors only
-        def session(f):
+        def open_graph(f):
             try: return ort.InferenceSession(str(d / f), o, providers=['CPUExecutionProvider'])
             except Exception as e: raise ValueError(f"{d / f}: ONNX Runtime cannot read it ({_ort_line(e)}); export the folder again") from None
-        self.encoder, self.decoder = session('encoder.onnx'), session('decoder.onnx')
+        self.encoder, self.decoder = open_graph('encoder.onnx'), open_graph('decoder.onnx')
         _check_graphs(self, d)
     def __repr__(self): return f"OnnxModel({self.config['provenance']['checkpoint']}, {self.config['quantize'] or 'float32'})"
 
