@@ -2,7 +2,8 @@
 """Table 3 at Multi30k scale, and the Transformer since 2017 (12_variations, 14_since_2017): one resumable runner.
 
 Every variant that `--only` names, of Table 3's rows (`table3_variants(PRESETS[--preset])`, 12's module) or of the
-changes since 2017 (`since2017_variants`, 14's module), is trained by `tnb-train` for `--steps` updates with each seed
+changes since 2017 (`since2017_variants`, 14's module, with `paper`, 06's model unchanged, as the sweep's own
+reference), is trained by `tnb-train` for `--steps` updates with each seed
 of `--seeds` (same batch size, schedule, data and BPE vocabulary for all), then scored by `tnb-evaluate` on the
 validation split with beam 4 and no checkpoint averaging, as in the paper. Each finished run adds one record (its
 commands, seed, commit, hardware, precision, date, training time, validation perplexity, sacreBLEU scores and training
@@ -10,11 +11,13 @@ curve) to its family's results file, `table3{SUFFIX}.json` or `since2017{SUFFIX}
 its validation translations in `hyps/` beside them; a run already recorded is never run again (unless `--redo` names
 it), so an interrupted sweep continues where it stopped. A run's id is its variant's name, with `-seedK` for a seed
 other than 0 (`base-seed1`). `--compare` then tests each recorded run against the base run of its own seed by
-sacreBLEU's paired bootstrap on the same validation sentences, into `{family}{SUFFIX}_significance.json`.
+sacreBLEU's paired bootstrap on the same validation sentences, into `{family}{SUFFIX}_significance.json`: a change
+since 2017 against its sweep's own `paper` run of that seed where one is recorded (made by the same sweep, so on the
+same machine and in the same precision), else against Table 3's base of that seed.
 
     python experiments/table3.py --only base,A-h1,B-dk4 --jobs 2                 # Table 3's rows, seed 0
     python experiments/table3.py --only base --seeds 1,2                          # the base's seed band
-    python experiments/table3.py --only since2017 --seeds 0,1 --jobs 2            # the five changes and all five, two seeds
+    python experiments/table3.py --only since2017 --seeds 0,1 --jobs 2            # the five changes, all five and paper, two seeds
     python experiments/table3.py --compare                                        # paired bootstrap against the base
     python experiments/table3.py --only all,since2017 --seeds 0,1,2 --device cuda --jobs 12 --suffix _gpu   # one GPU
 """
@@ -34,11 +37,12 @@ from transformer_nb.lib.safeguards import atomic_write
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / 'shared' / 'data' / 'multi30k'
 FAMILIES = ('table3', 'since2017')                       # the results files, each with its own variants
+REFERENCES = ('base', 'paper')                           # each family's reference: Table 3's base; since 2017's, 06's model unchanged
 CURVE_EVERY = 10                                          # a record's training curve: the loss every this many updates
 
 def variants(preset:str) -> dict:
     "family -> {variant: its overrides} for the base model `preset` (a name of `PRESETS`)."
-    return {'table3': table3_variants(PRESETS[preset]), 'since2017': since2017_variants(PRESETS[preset])}
+    return {'table3': table3_variants(PRESETS[preset]), 'since2017': {'paper': {}, **since2017_variants(PRESETS[preset])}}
 
 def flags(overrides:dict) -> list[str]:
     "tnb-train options for `ModelConfig` overrides: {'d_k': 16} -> ['--d-k', '16'], {'rope': True} -> ['--rope']."
@@ -116,7 +120,7 @@ def precision(args, ck) -> str:
 def results_file(args, family:str) -> Path: return Path(args.results_dir) / f"{family}{args.suffix}.json"
 
 def chosen(only:str, seeds:list[int], preset:str, error) -> list[tuple[str, str]]:
-    "(family, run id) for `--only`: 'all' (Table 3's rows), 'since2017' (the five changes and all five), names, NAME-seedK."
+    "(family, run id) for `--only`: 'all' (Table 3's rows), 'since2017' (the five changes, all five and paper), names, NAME-seedK."
     fams, out = variants(preset), []
     for item in (x.strip() for x in only.split(',') if x.strip()):
         if item in ('all', 'since2017'):
@@ -127,12 +131,15 @@ def chosen(only:str, seeds:list[int], preset:str, error) -> list[tuple[str, str]
         fam = next((f for f in FAMILIES if v in fams[f]), None)
         if fam is None: error(f"unknown variant(s) [{item!r}]; choose from {', '.join(n for f in FAMILIES for n in fams[f])} (and NAME-seedK), all or since2017")
         out += [(fam, item)] if '-seed' in item else [(fam, run_id(v, s)) for s in seeds]
-    out = list(dict.fromkeys(out))                                         # the base's seeds first, then seed by seed
-    return sorted(out, key=lambda fn: (parse_id(fn[1])[0] != 'base', parse_id(fn[1])[1], out.index(fn)))
+    out = list(dict.fromkeys(out))                                         # the references' seeds first, then seed by seed
+    return sorted(out, key=lambda fn: (parse_id(fn[1])[0] not in REFERENCES, parse_id(fn[1])[1], out.index(fn)))
 
 # ---------------------------------------------------------------- paired bootstrap against the base
 def compare(args) -> dict:
-    "Each recorded run with translations against the base run of its seed (Table 3's file), by paired bootstrap; family -> {id: test}."
+    """Each recorded run with translations against its reference of the same seed, by paired bootstrap; family -> {id: test}.
+    Table 3's runs: the base run of their seed. Since 2017's: the sweep's own `paper` run of their seed where it is
+    recorded (the same machine and precision), else Table 3's base run of that seed. A reference's other seeds: against
+    its seed 0."""
     from transformer_nb.lib.significance import _paired_bootstrap
     from transformer_nb.lib.datasets import load_dataset
     data = load_dataset('multi30k', args.src_lang, args.tgt_lang, data_dir=args.data_dir, download=False)
@@ -145,14 +152,18 @@ def compare(args) -> dict:
         if not f.is_file(): return None
         lines = f.read_text(encoding='utf-8').splitlines()
         return lines if r.get('hyps') or round(BLEU().corpus_score(lines, [refs]).score, 2) == r['bleu'] else None
-    base = {r['seed']: (r, h) for r in load_results(results_file(args, 'table3'), TABLE3_KEYS) if r['variant'] == 'base' and (h := hyps_of(r, 'table3'))}
+    runs_of = lambda fam, recs, name: {r['seed']: (r, h) for r in recs if r['variant'] == name and (h := hyps_of(r, fam))}   # seed -> (record, translations)
+    base = runs_of('table3', load_results(results_file(args, 'table3'), TABLE3_KEYS), 'base')
     for fam in FAMILIES:
         path = results_file(args, fam)
         if not path.exists(): continue
         tests, old = {}, Path(str(path)[:-5] + '_significance.json')
         old = json.loads(old.read_text()) if old.exists() else {}
-        for r in load_results(path, TABLE3_KEYS):
-            b, bh = base.get(0) if fam == 'table3' and r['variant'] == 'base' else base.get(r['seed'], (None, None))   # the base's other seeds: against seed 0's
+        recs = load_results(path, TABLE3_KEYS)
+        paper = runs_of(fam, recs, 'paper')                                   # since 2017's own reference, where made
+        for r in recs:
+            if r['variant'] in REFERENCES: b, bh = (base if r['variant'] == 'base' else paper).get(0, (None, None))   # a reference's other seeds: against its seed 0
+            else: b, bh = {**base, **paper}.get(r['seed'], (None, None)) if fam == 'since2017' else base.get(r['seed'], (None, None))
             if b is None or b['id'] == r['id']: continue
             key = (b['id'], b.get('date'), r.get('date'), b['bleu'], r['bleu'])
             if r['id'] in old and old[r['id']].get('key') == list(key): tests[r['id']] = old[r['id']]; continue   # unchanged: kept

@@ -1,5 +1,5 @@
 "The results file, the README table and the 11_results notebook agree; every record carries its provenance."
-import json, re
+import json, re, types
 from pathlib import Path
 import pytest
 from transformer_nb.lib.records import RESULT_KEYS, load_results, add_result, headline_table, results_table
@@ -100,14 +100,37 @@ def test_sweep_refuses_unknown_variants(capsys):
     assert e.value.code == 2 and "--seeds '0,one'" in capsys.readouterr().err
 
 def test_sweep_names_its_runs_and_orders_them_by_seed():
-    "Each family's variants, each seed a run of its own, the base's seeds first; NAME-seedK one run; flags for the switches."
+    "Each family's variants (since 2017's with `paper`, its own reference), each seed a run of its own, the references' seeds first; NAME-seedK one run; flags for the switches."
     m, err = sweep_module(), lambda msg: pytest.fail(msg)
     runs = m.chosen('all,since2017', [0, 1, 2], 'mini', err)
-    assert len(runs) == 3 * (len(table3_variants(PRESETS['mini'])) + len(since2017_variants(PRESETS['mini']))) == len(set(runs))
-    assert runs[:4] == [('table3', 'base'), ('table3', 'base-seed1'), ('table3', 'base-seed2'), ('table3', 'A-h1')]
-    assert [m.parse_id(n)[1] for _, n in runs[3:]] == sorted(m.parse_id(n)[1] for _, n in runs[3:])     # seed 0 whole, then 1, then 2
+    assert len(runs) == 3 * (len(table3_variants(PRESETS['mini'])) + len(since2017_variants(PRESETS['mini'])) + 1) == len(set(runs))
+    assert m.variants('mini')['since2017'] == {'paper': {}, **since2017_variants(PRESETS['mini'])}    # 06's model unchanged, then the changes
+    assert runs[:7] == [('table3', 'base'), ('since2017', 'paper'), ('table3', 'base-seed1'), ('since2017', 'paper-seed1'),
+                        ('table3', 'base-seed2'), ('since2017', 'paper-seed2'), ('table3', 'A-h1')]
+    assert [m.parse_id(n)[1] for _, n in runs[6:]] == sorted(m.parse_id(n)[1] for _, n in runs[6:])     # seed 0 whole, then 1, then 2
     assert m.chosen('rope-seed1,B-dk4', [0, 1], 'mini', err) == [('table3', 'B-dk4'), ('since2017', 'rope-seed1'), ('table3', 'B-dk4-seed1')]
     assert m.flags(dict(norm_first=True, rope=False, kv_groups=2)) == ['--norm-first', '--no-rope', '--kv-groups', '2']
+
+def test_sweep_compares_each_change_with_its_own_machines_reference(tmp_path, monkeypatch):
+    """`--compare` tests a change since 2017 against its sweep's own `paper` run of the same seed (the same machine and
+    precision) where one is recorded, else against Table 3's base of that seed; a reference's other seeds against its seed 0."""
+    import transformer_nb.lib.datasets as datasets
+    m, res = sweep_module(), tmp_path / 'results'
+    refs = [f"ein hund {i} läuft über die wiese" for i in range(40)]
+    monkeypatch.setattr(datasets, 'load_dataset', lambda *a, **k: types.SimpleNamespace(valid=[('x', t) for t in refs]))
+    real = load_results(TABLE3, TABLE3_KEYS)[0]                              # a complete record, to copy
+    def record(fam, name, drop):                                             # translations: the references, `drop` of them spoilt
+        v, seed = m.parse_id(name)
+        hyps = res / 'hyps' / f"{fam}-{name}.valid.beam4.txt"; hyps.parent.mkdir(parents=True, exist_ok=True)
+        hyps.write_text(''.join((t if i % drop else 'nichts') + '\n' for i, t in enumerate(refs)), encoding='utf-8')
+        return {**real, 'id': name, 'variant': v, 'seed': seed, 'overrides': m.variants('mini')[fam][v], 'hyps': hyps.relative_to(tmp_path).as_posix()}
+    (res / 'table3.json').parent.mkdir(parents=True, exist_ok=True)
+    (res / 'table3.json').write_text(json.dumps([record('table3', n, d) for n, d in (('base', 3), ('base-seed1', 4))]))
+    (res / 'since2017.json').write_text(json.dumps([record('since2017', n, d) for n, d in (('paper', 5), ('rope', 7), ('rope-seed1', 9))]))
+    out = m.main(['--compare', '--results-dir', str(res), '--samples', '50', '--data-dir', str(tmp_path)]) or {}
+    sig = {f: json.loads((res / f"{f}_significance.json").read_text()) for f in ('table3', 'since2017')}
+    assert {k: t['vs'] for k, t in sig['since2017'].items()} == {'rope': 'paper', 'rope-seed1': 'base-seed1'}   # its own where made
+    assert {k: t['vs'] for k, t in sig['table3'].items()} == {'base-seed1': 'base'}
 
 def test_table3_file_has_real_records():
     recs = load_results(TABLE3, TABLE3_KEYS)
