@@ -38,16 +38,23 @@ def _check_14_prose():
     assert 'since2017' in runner.__doc__ and "--only since2017 --seeds 0,1 --jobs 2" in runner.__doc__       # the runner's own example
 
     # what the files hold, as the stored outputs show it
-    cpu = load_results(Path('../results/since2017.json'), TABLE3_KEYS)                     # the CPU's once every change has two seeds
-    sfx = '' if all(len({r['seed'] for r in cpu if r['variant'] == n}) >= 2 for n in v) else '_gpu'
+    cpu = load_results(Path('../results/since2017.json'), TABLE3_KEYS)                     # the CPU's once every variant has two seeds
+    sfx = '' if all(len({r['seed'] for r in cpu if r['variant'] == n}) >= 2 for n in ['paper', *v]) else '_gpu'
     S17 = load_results(Path(f'../results/since2017{sfx}.json'), TABLE3_KEYS)
     T3 = load_results(Path(f'../results/table3{sfx}.json'), TABLE3_KEYS)
     SIG = json.loads(Path(f'../results/since2017{sfx}_significance.json').read_text(encoding='utf-8'))
-    seeds = {r['seed']: r['bleu'] for r in T3 if r['variant'] == 'base'}
+    refs = sorted([r for r in S17 if r['variant'] == 'paper'] or [r for r in T3 if r['variant'] == 'base'], key=lambda r: r['seed'])   # the sweep's own reference, else 12's base
+    seeds = {r['seed']: r['bleu'] for r in refs}
     assert len(seeds) >= 2, seeds                                                          # a band: two seeds at least
+    for r in S17:                                                                          # each run against the reference of its seed, made on its machine
+        if r['id'] in SIG and r['variant'] != 'paper':
+            ref = next(x for x in refs if x['seed'] == r['seed'])
+            test_eq((SIG[r['id']]['vs'], SIG[r['id']]['system'], SIG[r['id']]['baseline']), (ref['id'], r['bleu'], ref['bleu']))
+            test_eq((ref['hardware'], ref.get('precision')), (r['hardware'], r.get('precision')))
     cell = next(c for c in json.loads(Path('14_since_2017.ipynb').read_text(encoding='utf-8'))['cells'] if c['id'] == 's14g0004')
     table = ''.join(''.join(o.get('data', {}).get('text/markdown', '')) for o in cell['outputs'])   # the table as the page shows it
-    assert f"Base, seeds {', '.join(map(str, seeds))}: BLEU {', '.join(f'{b:.1f}' for b in seeds.values())}." in table, "re-run 14_since_2017"
+    who = 'the sweep’s own `paper`' if refs[0]['variant'] == 'paper' else 'Table 3’s `base`'
+    assert f"Reference, {who}, seeds {', '.join(map(str, seeds))}: BLEU {', '.join(f'{b:.1f}' for b in seeds.values())}." in table, "re-run 14_since_2017"
     for name in v:
         mine = [r for r in S17 if r['variant'] == name]
         assert (f"| {name} | not run yet |" in table) == (not mine), (name, "re-run 14_since_2017")
@@ -56,9 +63,9 @@ def _check_14_prose():
     test_eq([l.split(':')[0] for l in verdicts], list(v))
     for name, line in zip(v, verdicts): assert line.endswith('not run yet') == (not any(r['variant'] == name for r in S17)), line
     assert all(re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', r['commit']) and r['command'].startswith('tnb-train ') for r in S17)
-    assert all(r['overrides'] == v[r['variant']] for r in S17), "a record whose overrides are not its variant's"
-    assert f"Run on {'; '.join(sorted({r['hardware'] for r in S17}))}." in table, "re-run 14_since_2017"
-    assert (f"The CPU's sweep, shown once every change has two seeds: {len(cpu)} of {2 * len(v)} runs so far." in table) == bool(sfx), "re-run 14_since_2017"
+    assert all(r['overrides'] == {'paper': {}, **v}[r['variant']] for r in S17), "a record whose overrides are not its variant's"
+    assert f"Run on {'; '.join(sorted({r['hardware'] for r in [*refs, *S17]}))}." in table, "re-run 14_since_2017"
+    assert (f"The CPU's sweep, shown once every variant has two seeds: {len(cpu)} of {2 * (len(v) + 1)} runs so far." in table) == bool(sfx), "re-run 14_since_2017"
     # the reading of the stored runs (s14g0011): which changes lie beyond the band with p < 0.05, at how many seeds
     band = max(seeds.values()) - min(seeds.values())
     beyond = lambda r: abs(r['bleu'] - seeds[r['seed']]) > band and SIG[r['id']]['p_value'] < 0.05
