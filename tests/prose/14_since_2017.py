@@ -73,6 +73,7 @@ def _check_14_prose():
     test_eq(sfx, ''); test_eq({r['seed'] for r in S17}, {0, 1}); assert all(r['hardware'].startswith('AMD EPYC') for r in S17)   # "On the CPU, two seeds each"
     by = {n: [r for r in S17 if r['variant'] == n] for n in v}
     test_eq({n for n, rs in by.items() if all(map(beyond, rs))}, {'rope', 'preln'})                 # "the only two changes that separate"
+    quoted('s14h0000', "with two seeds, only rotary positions and pre-LN gain beyond\n  another seed and by the paired bootstrap")   # the summary says the same
     test_eq({n for n, rs in by.items() if sum(map(beyond, rs)) == 1}, {'all5', 'swiglu'})          # "pass at one seed of two"
     test_eq({n for n, rs in by.items() if not any(map(beyond, rs))}, {'rmsnorm', 'gqa'})           # "stay inside the band"
     d = lambda n, seed: f"{next(r['bleu'] for r in by[n] if r['seed'] == seed) - seeds[seed]:+.1f}".replace('-', '−')
