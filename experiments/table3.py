@@ -207,7 +207,7 @@ def main(argv=None):
     p.add_argument('--results-dir', default=str(ROOT / 'results'), help="folder of the results files (and hyps/ for the translations)")
     p.add_argument('--suffix', default='', help="the results files' suffix: table3SUFFIX.json, since2017SUFFIX.json ('_gpu' for a GPU's runs)")
     p.add_argument('--redo', default='', help="comma-separated finished runs to run again (their records are replaced)")
-    p.add_argument('--compare', action='store_true', help="then (or alone) test every run with translations against the base run of its seed")
+    p.add_argument('--compare', action='store_true', help="then (or alone) test every run with translations against its reference run of the same seed (base; since 2017's: its own paper run)")
     p.add_argument('--samples', type=int, default=1000, help="paired bootstrap resamples (--compare)")
     p.add_argument('--deadline', type=float, default=None, help="start no run after this many seconds (a device lent for a while); runs under way finish")
     args = p.parse_args(argv)
