@@ -127,7 +127,7 @@ def test_sweep_compares_each_change_with_its_own_machines_reference(tmp_path, mo
     (res / 'table3.json').parent.mkdir(parents=True, exist_ok=True)
     (res / 'table3.json').write_text(json.dumps([record('table3', n, d) for n, d in (('base', 3), ('base-seed1', 4))]))
     (res / 'since2017.json').write_text(json.dumps([record('since2017', n, d) for n, d in (('paper', 5), ('rope', 7), ('rope-seed1', 9))]))
-    out = m.main(['--compare', '--results-dir', str(res), '--samples', '50', '--data-dir', str(tmp_path)]) or {}
+    m.main(['--compare', '--results-dir', str(res), '--samples', '50', '--data-dir', str(tmp_path)])
     sig = {f: json.loads((res / f"{f}_significance.json").read_text()) for f in ('table3', 'since2017')}
     assert {k: t['vs'] for k, t in sig['since2017'].items()} == {'rope': 'paper', 'rope-seed1': 'base-seed1'}   # its own where made
     assert {k: t['vs'] for k, t in sig['table3'].items()} == {'base-seed1': 'base'}
