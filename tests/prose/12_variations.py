@@ -59,9 +59,9 @@ def _check_12_prose():
     quoted('ba454798', "the luck of the 1,014 validation sentences")
     assert any(SIG[k]['p_value'] < 0.05 for k in seeds if k in SIG), "the bootstrap tells two seeds apart"   # "it tells two seeds ... apart"
     beyond = {k for k in t3 if t3[k]['variant'] != 'base' and abs(d3(k)) > band}
-    test_eq(beyond, {'B-dk4', 'B-dk8', 'C-d64', 'C-d256', 'C-N4', 'A-h32', 'D-drop0.2'})      # "only width, key size, a four-layer stack, thirty-two heads and twice the dropout"
-    quoted('a1b2c343', "only width, key size, a four-layer stack, thirty-two heads and twice the dropout move BLEU by more than another seed")
-    test_eq({o for o in variants if o not in t3}, {'big'}); quoted('ba454798', "The\nCPU's table has every row but `big`, which the GPU's table below holds.")
+    test_eq(beyond, {'B-dk4', 'B-dk8', 'C-d64', 'C-d256', 'C-N4', 'A-h32', 'D-drop0.2'})      # "only width, key size, four layers, thirty-two heads and twice the dropout"
+    quoted('a1b2c343', "only width, key size, four layers, thirty-two heads and twice the dropout move BLEU by more than another seed")
+    test_eq({o for o in variants if o not in t3}, {'big'}); quoted('ba454798', "(on the CPU only `big`, in the GPU's table below)")
     quoted('ba454799', f"Two layers gain {d3('C-N2'):.1f}, inside the noise. Four lose {-d3('C-N4'):.1f} BLEU and {d3('C-N4', 'valid_ppl'):.1f} points of perplexity (the paper's\n  6 → 8: −{-pd3('C-N8'):.1f})",
            f"Half the FFN ($d_{{ff}} = {t3['C-dff256']['overrides']['d_ff']}$) costs {-d3('C-dff256'):.1f} BLEU and twice\n  ($d_{{ff}} = {t3['C-dff1024']['overrides']['d_ff']}$) gains {d3('C-dff1024'):.1f} (the paper: −{-pd3('C-dff1024'):.1f} and +{pd3('C-dff4096'):.1f})")
     assert abs(d3('C-N2')) <= band < -d3('C-N4') and max(abs(d3('C-dff256')), abs(d3('C-dff1024'))) <= band   # "inside the noise", "lose"
