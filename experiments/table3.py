@@ -163,7 +163,7 @@ def compare(args) -> dict:
         paper = runs_of(fam, recs, 'paper')                                   # since 2017's own reference, where made
         for r in recs:
             if r['variant'] in REFERENCES: b, bh = (base if r['variant'] == 'base' else paper).get(0, (None, None))   # a reference's other seeds: against its seed 0
-            else: b, bh = {**base, **paper}.get(r['seed'], (None, None)) if fam == 'since2017' else base.get(r['seed'], (None, None))
+            else: b, bh = {**base, **paper}.get(r['seed'], (None, None))   # its own paper run of that seed, else the base's (Table 3's file has no paper run)
             if b is None or b['id'] == r['id']: continue
             key = (b['id'], b.get('date'), r.get('date'), b['bleu'], r['bleu'])
             if r['id'] in old and old[r['id']].get('key') == list(key): tests[r['id']] = old[r['id']]; continue   # unchanged: kept
