@@ -311,9 +311,9 @@ def average_main(argv:list|None=None): "Entry point of `tnb-average` (see `tnb-a
 def _export_parser() -> CliParser:
     "tnb-export's options: the files (`ExportIO`), and how it writes them (`ExportOptions`, [lib_options](lib_options.ipynb))."
     from transformer_nb.lib.options import ExportOptions
-    p = CliParser(prog='tnb-export', description="Export a checkpoint, or the file a run folder stands for, as a CTranslate2 model folder or as ONNX graphs.",
+    p = CliParser(prog='tnb-export', description="Export a checkpoint, or the file a run folder stands for, as a CTranslate2 model folder, as ONNX graphs, or as a Hugging Face transformers model (MarianMTModel).",
                   formatter_class=argparse.RawDescriptionHelpFormatter,
-                  epilog="examples:\n  tnb-export --ctranslate2 runs/m30k-de-en -o exported/m30k --quantization int8\n  tnb-export --format onnx pretrained:multi30k-de-en -o site-model --overwrite")
+                  epilog="examples:\n  tnb-export --ctranslate2 runs/m30k-de-en -o exported/m30k --quantization int8\n  tnb-export --format onnx pretrained:multi30k-de-en -o site-model --overwrite\n  tnb-export --format hf pretrained:multi30k-de-en -o m30k-hf")
     field_options(p, ExportIO, ('checkpoint',), checkpoint=dict(flags=['checkpoint'], nargs='?', metavar='CKPT'))
     field_options(p, ExportIO, ('ctranslate2',), ctranslate2=dict(metavar='CKPT'))
     field_options(p, ExportOptions)
@@ -325,7 +325,7 @@ def _export(argv, table):
     if not asks_help(argv): heavy_imports()                        # before export.py loads PyTorch: a Ctrl-C there is a clean stop, not an abort
     from transformer_nb.lib.checks import settings; from transformer_nb.lib.options import ExportOptions
     a = _export_parser().parse_args(argv, table=table)
-    if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format == 'onnx'): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
+    if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format not in (None, 'ctranslate2')): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
     heavy_imports(a.format or 'ctranslate2')                      # the exporter's own C extensions, where installed
     from transformer_nb.apps.export import export                      # apps_export: opened once, the other format's options refused
     try:

@@ -322,7 +322,7 @@ Quantization = Literal['float32', 'int8', 'int8_float32', 'int8_float16', 'int8_
 @dataclass(frozen=True)
 class ExportOptions:
     "How `export` (`tnb-export`) writes a checkpoint: the format, and the options of each format, each declared once."
-    format: Literal['ctranslate2', 'onnx'] = 'ctranslate2'   # what to write: a CTranslate2 model folder (tnb-translate decodes it), or ONNX graphs (the site's live translator, Node, ONNX Runtime)
+    format: Literal['ctranslate2', 'onnx', 'hf'] = 'ctranslate2'   # what to write: a CTranslate2 model folder (tnb-translate decodes it), ONNX graphs (the site's live translator, Node, ONNX Runtime), or a Hugging Face transformers model (MarianMTModel)
     quantization: Quantization|None = None   # ctranslate2 only: the weights' type in the export (None: float32)
     max_positions: PositiveInt|None = None   # ctranslate2 only: rows of the sinusoidal position table (None: the config's max_len)
     float32: bool = False                    # onnx only: keep float32 weights (default: int8)
@@ -330,6 +330,6 @@ class ExportOptions:
 
     def __post_init__(self):
         validate(self)                                                # each field as declared (lib_checks)
-        for k in {'ctranslate2': ('float32',), 'onnx': ('quantization', 'max_positions')}[self.format]:
+        for k in {'ctranslate2': ('float32',), 'onnx': ('quantization', 'max_positions'), 'hf': ('quantization', 'max_positions', 'float32')}[self.format]:
             if getattr(self, k): raise SettingError(f"{{{k}}} is not an option of {{format}}", **{k: getattr(self, k)}, format=self.format)
 

@@ -24,7 +24,7 @@ def asks_help(argv:list) -> bool:
     argv = [str(a) for a in argv]; argv = argv[:argv.index('--')] if '--' in argv else argv
     return any(a in ('-h', '--help') for a in argv)
 
-def heavy_imports(exporter:str|None=None, # 'ctranslate2' or 'onnx': that exporter's C extensions too, where installed
+def heavy_imports(exporter:str|None=None, # 'ctranslate2', 'onnx' or 'hf': that exporter's C extensions too, where installed
                  ):
     "Import torch and the other C extensions with Ctrl-C held back; a Ctrl-C that came meanwhile is delivered right after."
     with deferred_interrupts():
@@ -32,6 +32,7 @@ def heavy_imports(exporter:str|None=None, # 'ctranslate2' or 'onnx': that export
         try:                                           # not installed, or broken: the code that needs it says so in its words
             if exporter == 'ctranslate2': import ctranslate2  # noqa: F401
             if exporter == 'onnx': import onnx, onnxruntime  # noqa: F401
+            if exporter == 'hf': import transformers  # noqa: F401
         except Exception: pass
     _raise_if_interrupted()
 
