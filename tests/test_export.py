@@ -663,3 +663,138 @@ def test_the_onnx_readers_take_config_jsons_max_len(onnx_mods, ckpt, tmp_path):
         from transformer_nb.lib.datasets import sha256_file
         (out / 'config.sha256').write_text(f"{sha256_file(out / 'config.json')}  config.json\n")
         with pytest.raises(ValueError, match=says): export.onnx_translate(out, ['a b c d e f'])
+
+
+# --- the Hugging Face export (transformers' MarianMTModel) -------------------------------------------------------------
+
+@pytest.fixture(scope='module')
+def hf():
+    os.environ['HF_HUB_OFFLINE'] = '1'                                  # before transformers loads: every test here runs offline, the folders local
+    pytest.importorskip('transformers', reason="transformers not installed (pip install 'transformer-nb[hf]')")
+    from transformer_nb.apps import export
+    return export
+
+def random_model(**kw):
+    "A tiny model with random weights, its LayerNorms' gains and shifts away from 1 and 0 too."
+    torch.manual_seed(0)
+    m = build_model(get_model_config('tiny', src_vocab=40, tgt_vocab=40, **kw)).eval()
+    with torch.no_grad():
+        for q in m.parameters(): q.add_(torch.randn_like(q) * 0.1)
+    return m
+
+@pytest.mark.parametrize('tie', ['all', 'decoder', 'none'])
+def test_hf_logits_equal_ours(hf, tie):
+    "MarianMTModel with the permuted weights gives 06's logits for the same ids (padding in the source), within float32 rounding of the network's sums."
+    from transformer_nb.lib.machine import rounding_tol, logit_terms
+    m = random_model(tie=tie); hm = hf.marian_model(m)
+    src, tgt = torch.randint(4, 40, (3, 9)), torch.randint(4, 40, (3, 6)); src[1, 5:] = PAD_ID; src[:, -1] = EOS_ID; tgt[:, 0] = BOS_ID
+    with torch.no_grad(): ours, theirs = m(src, tgt), hm(input_ids=src, attention_mask=(src != PAD_ID).long(), decoder_input_ids=tgt).logits
+    tol = rounding_tol(ours, logit_terms(m.cfg, src.shape[1], tgt.shape[1]))
+    assert (theirs - ours).abs().max() <= tol, ((theirs - ours).abs().max(), tol)
+    p = hf.marian_permutation(m.cfg.d_model)                            # without the permutation, the model is another one
+    sd = hf.marian_state_dict(m); hm.model.encoder.embed_positions.weight.data[:] = hm.model.encoder.embed_positions.weight[:, p.argsort()]
+    with torch.no_grad(): wrong = hm(input_ids=src, attention_mask=(src != PAD_ID).long(), decoder_input_ids=tgt).logits
+    assert (wrong - ours).abs().max() > 100 * tol and sd['lm_head.weight'].shape == (40, m.cfg.d_model)
+    if tie == 'all': assert hm.model.shared.weight is hm.lm_head.weight
+    if tie == 'decoder': assert hm.model.decoder.embed_tokens.weight is hm.lm_head.weight and hm.model.encoder.embed_tokens.weight is not hm.lm_head.weight
+    if tie == 'none': assert len({id(hm.model.encoder.embed_tokens.weight), id(hm.model.decoder.embed_tokens.weight), id(hm.lm_head.weight)}) == 3
+
+@pytest.mark.parametrize('kw,field', [(dict(rope=True), 'rope'), (dict(norm_first=True), 'norm_first'), (dict(norm='rms'), 'norm'),
+                                      (dict(ffn='swiglu'), 'ffn'), (dict(kv_groups=2), 'kv_groups'), (dict(pos='learned', max_len=64), 'pos'),
+                                      (dict(d_k=4, d_v=4), 'd_k')])
+def test_hf_refuses_what_marian_cannot_express(hf, tmp_path, tok, kw, field):
+    "One of 14's changes, learned positions (transformers makes Marian's sinusoids afresh, never saves them), heads of another size: one line naming the field, nothing written."
+    from transformer_nb.lib.checks import SettingError
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, **kw))
+    c = save_checkpoint(tmp_path / 'm.pt', config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=1, epoch=0, meta={})
+    with pytest.raises(SettingError, match=field) as e: hf.export_hf(c, tmp_path / 'hf')
+    assert '\n' not in str(e.value) and not (tmp_path / 'hf').exists() and sorted(q.name for q in tmp_path.iterdir()) == ['m.pt']
+
+@pytest.fixture(scope='module')
+def hf_ckpt(tmp_path_factory, tok):
+    return trained_checkpoint(tmp_path_factory.mktemp('hf') / 'checkpoint-0000080.pt', tok, steps=80)
+
+def test_hf_folder_tokenizer_and_greedy(hf, hf_ckpt, tok, tmp_path):
+    "The folder transformers loads: its files, MarianTokenizer's ids (ours, EOS after; each id back to its piece), greedy `generate` as ours, the pipeline."
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer, pipeline
+    out = hf.export_hf(hf_ckpt, tmp_path / 'hf')
+    assert sorted(q.name for q in out.iterdir()) == ['config.json', 'generation_config.json', 'model.safetensors', 'source.spm', 'target.spm',
+                                                     'tokenizer_config.json', 'transformer_nb.json', 'vocab.json']
+    cfg, gen = (json.loads((out / f).read_text()) for f in ('config.json', 'generation_config.json'))
+    assert (cfg['model_type'], cfg['pad_token_id'], cfg['eos_token_id'], cfg['decoder_start_token_id'], cfg['activation_function'], cfg['scale_embedding']) == \
+           ('marian', PAD_ID, EOS_ID, BOS_ID, 'relu', True)
+    assert (gen['num_beams'], gen['early_stopping'], gen['length_penalty'], gen['suppress_tokens']) == (4, True, 0.6, [PAD_ID, BOS_ID])
+    ht, hm = AutoTokenizer.from_pretrained(out), AutoModelForSeq2SeqLM.from_pretrained(out).eval()
+    src = words(60, 7)
+    assert [ht(s)['input_ids'] for s in src] == [tok.encode(s) + [EOS_ID] for s in src]
+    assert ht.convert_ids_to_tokens(list(range(tok.vocab_size))) == [tok.sp.id_to_piece(i) for i in range(tok.vocab_size)]
+    assert (ht.pad_token_id, ht.unk_token_id, ht.eos_token_id) == (PAD_ID, 1, EOS_ID)
+    model, _, _ = model_from_checkpoint(hf_ckpt)
+    ours = [translate(model, tok, [w], beam=1, precision='fp32')[0] for w in src]
+    def generate(w):                                                     # §6.1's cap, its source + 50: generate's is one number for all (the folder's, the longest source + 50)
+        x = ht(w, return_tensors='pt')
+        return ht.decode(hm.generate(**x, num_beams=1, max_new_tokens=x['input_ids'].shape[1] + 50)[0], skip_special_tokens=True)
+    with torch.no_grad(): theirs = [generate(w) for w in src]
+    assert len(set(map(len, ours))) >= 3, ours
+    assert not differ_beyond_ties(model, tok, src, ours, theirs, beam=False)
+    assert hf.hf_translate(out, src, beam=1) == theirs                              # the library's decoder: the same
+    translator = pipeline('translation', model=str(out))                  # beam 4 by the folder's generation_config.json; greedy when told
+    ended = [i for i, w in enumerate(src) if len(tok.encode(ours[i])) < len(tok.encode(w)) + 50][:8]   # outputs that end before any cap
+    assert len(ended) == 8 and [r['translation_text'] for r in translator([src[i] for i in ended], num_beams=1)] == [theirs[i] for i in ended]
+    with torch.no_grad(): assert translator(src[ended[0]])[0]['translation_text'] == ht.decode(hm.generate(**ht(src[ended[0]], return_tensors='pt'))[0], skip_special_tokens=True)
+
+def test_gnmt_best(hf):
+    "GNMT's penalty ranks generate's n-best: the longer wins where its log p per ((5+|Y|)/6)^alpha is higher; alpha 0, the higher log p."
+    seqs = torch.tensor([[BOS_ID, 5, 6, 7, EOS_ID], [BOS_ID, 5, EOS_ID, PAD_ID, PAD_ID]])   # GNMT's penalty: the longer wins at these scores
+    assert hf.gnmt_best(seqs, torch.tensor([-1.5, -1.4]), 0.6) == [5, 6, 7] and hf.gnmt_best(seqs, torch.tensor([-1.5, -1.4]), 0.0) == [5]
+
+@pytest.mark.slow                     # its model trains for 200 updates
+def test_hf_beam_ranked_by_gnmt(hf, ckpt, tok, tmp_path):
+    "`hf_translate`'s beam search (generate's whole beam, ranked by §6.1's penalty): our beam search's outputs, but where rounding breaks a tie."
+    model, _, _ = model_from_checkpoint(ckpt)
+    src = words(60, 9)
+    ours, theirs = translate(model, tok, src, precision='fp32'), hf.hf_translate(hf.export_hf(ckpt, tmp_path / 'hf'), src)
+    assert not differ_beyond_ties(model, tok, src, ours, theirs, beam=True)
+
+def test_hf_output_rules(hf, hf_ckpt, tmp_path):
+    "As every writer: an export replaced only with `overwrite`, a folder of other files never, no link followed, nothing half written."
+    from transformer_nb.lib.checks import SettingError
+    out = hf.export_hf(hf_ckpt, tmp_path / 'hf')
+    with pytest.raises(SettingError, match='already holds an export'): hf.export_hf(hf_ckpt, out)
+    (out / 'model.safetensors').write_bytes(b'x')
+    assert hf.export_hf(hf_ckpt, out, overwrite=True) == out and (out / 'model.safetensors').stat().st_size > 1000
+    (tmp_path / 'other').mkdir(); (tmp_path / 'other' / 'notes.txt').write_text('mine')
+    with pytest.raises(FileExistsError, match='not an empty folder'): hf.export_hf(hf_ckpt, tmp_path / 'other', overwrite=True)
+    (tmp_path / 'link').symlink_to(tmp_path / 'other', target_is_directory=True)
+    with pytest.raises(Exception, match='link'): hf.export_hf(hf_ckpt, tmp_path / 'link')
+    assert (tmp_path / 'other' / 'notes.txt').read_text() == 'mine' and [q.name for q in (tmp_path / 'other').iterdir()] == ['notes.txt']
+    assert not [q for q in tmp_path.iterdir() if q.name.startswith('.')]          # no temporary folder left
+    (out / 'vocab.json').write_text('{}')
+    with pytest.raises(ValueError, match='vocab.json is damaged'): hf.load_hf(out)
+
+@pytest.mark.slow                     # fresh interpreters
+def test_importing_the_package_never_imports_transformers(hf):
+    code = ("import sys, transformer_nb, transformer_nb.apps.export, transformer_nb.apps.cli, transformer_nb.lib.fast_decoding; "
+            "from transformer_nb.apps.cli import translate_main; assert 'transformers' not in sys.modules, 'transformers imported'")
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=ENV)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+PUBLISHED = Path(__file__).resolve().parents[1] / 'models'
+
+@pytest.mark.slow                     # the published models, 50 lines each way (experiments/hf_parity.py measures all 1,000)
+@pytest.mark.parametrize('name', ['multi30k-de-en', 'multi30k-en-de'])
+def test_hf_published_models(hf, tmp_path, name):
+    from transformer_nb.lib.checkpoints import open_checkpoint
+    from transformer_nb.lib.datasets import find_multi30k, read_lines
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+    data = find_multi30k(Path(__file__).resolve().parents[1])
+    if data is None: pytest.skip('Multi30k not found (../shared/data/multi30k or $TNB_MULTI30K)')
+    src = read_lines(data / f"test_2016_flickr.{name.split('-')[1]}.gz")[:50]
+    c = open_checkpoint(PUBLISHED / f'{name}.pt'); model, tok = c.model('cpu').float().eval(), c.tokenizer
+    out = hf.export_hf(c, tmp_path / name)
+    ht, hm = AutoTokenizer.from_pretrained(out), AutoModelForSeq2SeqLM.from_pretrained(out).eval()
+    assert [ht(s)['input_ids'] for s in src] == [tok.encode(s) + [EOS_ID] for s in src]
+    ours = translate(model, tok, src, beam=1, precision='fp32')
+    with torch.no_grad(): theirs = [ht.decode(hm.generate(**ht(s, return_tensors='pt'), num_beams=1)[0], skip_special_tokens=True) for s in src]
+    assert not differ_beyond_ties(model, tok, src, ours, theirs, beam=False)
+    assert not differ_beyond_ties(model, tok, src, translate(model, tok, src, precision='fp32'), hf.hf_translate(out, src), beam=True)
