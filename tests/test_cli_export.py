@@ -39,3 +39,30 @@ def test_export_onnx_into_a_read_only_folder_exits_2(run, readonly_dir):
     pytest.importorskip('onnxruntime')
     one_line(tool('export', '--format', 'onnx', run, '-o', readonly_dir / 'm'), 'tnb-export', f"cannot write {readonly_dir / 'm'}")
     assert list(readonly_dir.iterdir()) == []
+
+def test_export_hf_uses_the_shared_runner(run, tmp_path):
+    "--format hf: another format's option is one line naming it; the export one line naming what it wrote; a second export into it refused unless --overwrite."
+    pytest.importorskip('transformers')
+    one_line(tool('export', '--format', 'hf', run, '-o', tmp_path / 'a', '--float32'), 'tnb-export', "--float32 is not an option of --format hf")
+    one_line(tool('export', '--ctranslate2', run, '--format', 'hf', '-o', tmp_path / 'a'), 'tnb-export', "give the checkpoint once")
+    assert not (tmp_path / 'a').exists()
+    r = tool('export', '--format', 'hf', run, '-o', tmp_path / 'b', text=True, env={'HF_HUB_OFFLINE': '1'})
+    assert r.returncode == 0 and r.stdout.startswith(f"wrote {tmp_path / 'b'} (Hugging Face transformers, MarianMTModel"), (r.stdout, r.stderr[-2000:])
+    assert {p.name for p in (tmp_path / 'b').iterdir()} == {'config.json', 'generation_config.json', 'model.safetensors', 'source.spm', 'target.spm',
+                                                           'tokenizer_config.json', 'vocab.json', 'transformer_nb.json'}
+    one_line(tool('export', '--format', 'hf', run, '-o', tmp_path / 'b'), 'tnb-export', "already holds an export", "--overwrite")
+    assert tool('export', '--format', 'hf', run, '-o', tmp_path / 'b', '--overwrite', env={'HF_HUB_OFFLINE': '1'}).returncode == 0
+
+def test_export_hf_refuses_a_rotary_model(tmp_path):
+    "A model with one of 14's changes (rotary positions): one line naming it, exit 2, nothing written."
+    pytest.importorskip('transformers')
+    import dataclasses
+    from transformer_nb.lib.transformer import build_model
+    from transformer_nb.lib.options import get_model_config
+    from transformer_nb.lib.tokens import StoredTokenizer
+    from transformer_nb.lib.checkpoints import save_checkpoint
+    tok = StoredTokenizer.train(['a b c d e f g h'] * 300, vocab_size=20)
+    m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, rope=True))
+    c = save_checkpoint(tmp_path / 'rope.pt', config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=1, epoch=0, meta={})
+    one_line(tool('export', '--format', 'hf', c, '-o', tmp_path / 'hf'), 'tnb-export', "MarianMTModel", "rope")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['rope.pt']
