@@ -723,7 +723,7 @@ def test_hf_folder_tokenizer_and_greedy(hf, hf_ckpt, tok, tmp_path):
     cfg, gen = (json.loads((out / f).read_text()) for f in ('config.json', 'generation_config.json'))
     assert (cfg['model_type'], cfg['pad_token_id'], cfg['eos_token_id'], cfg['decoder_start_token_id'], cfg['activation_function'], cfg['scale_embedding']) == \
            ('marian', PAD_ID, EOS_ID, BOS_ID, 'relu', True)
-    assert (gen['num_beams'], gen['early_stopping'], gen['length_penalty'], gen['suppress_tokens']) == (4, True, 0.6, [PAD_ID, BOS_ID])
+    assert (gen['num_beams'], gen.get('early_stopping', False), gen['length_penalty'], gen['suppress_tokens']) == (4, False, 0.6, [PAD_ID, BOS_ID])
     ht, hm = AutoTokenizer.from_pretrained(out), AutoModelForSeq2SeqLM.from_pretrained(out).eval()
     src = words(60, 7)
     assert [ht(s)['input_ids'] for s in src] == [tok.encode(s) + [EOS_ID] for s in src]

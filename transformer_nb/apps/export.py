@@ -926,9 +926,10 @@ def _write_marian_tokenizer(tok, folder:Path, max_len:int):
                                                              'clean_up_tokenization_spaces': False, **_special_pieces(tok)}, indent=1), encoding='utf-8')
 
 def _generation_config(cfg, d:Decoding):
-    "`generate`'s defaults as close to the decoding `d` as it allows: its beam, early stopping, its alpha (as length^alpha), PAD and BOS never emitted, outputs capped at the longest source + max_extra."
+    "`generate`'s defaults as close to the decoding `d` as it allows: its beam, its alpha (as length^alpha), beam search ending once no beam can overtake what ended, PAD and BOS never emitted, outputs capped at the longest source + max_extra."
     from transformers import GenerationConfig
-    return GenerationConfig(num_beams=d.beam, early_stopping=d.beam > 1, length_penalty=d.alpha, max_length=cfg.max_len + extra_tokens(d.max_extra) + 1,
+    return GenerationConfig(num_beams=d.beam, early_stopping=False, length_penalty=d.alpha,   # False: generate's own early stop, by the best score a beam could still reach at its length
+                            max_length=cfg.max_len + extra_tokens(d.max_extra) + 1,
                             suppress_tokens=[PAD_ID, BOS_ID], pad_token_id=PAD_ID, bos_token_id=BOS_ID, eos_token_id=EOS_ID, decoder_start_token_id=BOS_ID)
 
 def _hf_folder(checkpoint, out_dir, o:ExportOptions) -> Path:
@@ -980,7 +981,7 @@ def load_hf(model_dir) -> tuple:
 
 def gnmt_best(sequences:torch.Tensor, scores:torch.Tensor, alpha:float) -> list[int]:
     "The best of `generate`'s n-best `sequences` (n, 1 + T: the start, the tokens, PAD after EOS) by GNMT's length penalty: their"
-    " log-probabilities `scores` (n,) (`sequences_scores` with `length_penalty=0`) divided by lp(|Y|) = ((5+|Y|)/6)^alpha, |Y|"
+    " log-probabilities `scores` (n,) (summed `compute_transition_scores`) divided by lp(|Y|) = ((5+|Y|)/6)^alpha, |Y|"
     " counting EOS, as our beam search ranks what ends; the first of equals wins. Its ids, without the start and EOS."
     rows = [r[1:].tolist() for r in sequences]
     ys = [r[:r.index(EOS_ID) + 1] if EOS_ID in r else [t for t in r if t != PAD_ID] for r in rows]
@@ -992,7 +993,8 @@ def hf_translate(model, # an export folder, or (MarianMTModel, MarianTokenizer, 
                  *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None,
                 ) -> list[str]:
     "Translate `sentences` with transformers' `generate`, one at a time, by `translate`'s rules: '' for an empty input, greedy, or beam search"
-    " whose n-best (the whole beam, log p with no penalty) is ranked by §6.1's penalty (`gnmt_best`); each output capped at its source + max_extra."
+    " whose n-best (the whole beam that generate's own length^alpha kept, searched until no beam can overtake it, each with its log p) is ranked by §6.1's penalty (`gnmt_best`); each"
+    " output capped at its source + max_extra."
     m, tok, meta = load_hf(model) if isinstance(model, (str, os.PathLike)) else model
     sentences = check_sentences(sentences)
     d = (export_decoding(meta) if decoding is None else decoding).but(beam=beam, alpha=alpha, max_extra=max_extra)
@@ -1004,8 +1006,9 @@ def hf_translate(model, # an export folder, or (MarianMTModel, MarianTokenizer, 
         with torch.no_grad():
             if d.beam == 1: y = m.generate(ids, **kw, early_stopping=False, length_penalty=1.0)[0, 1:].tolist(); y = y[:y.index(EOS_ID)] if EOS_ID in y else y
             else:
-                g = m.generate(ids, **kw, num_return_sequences=d.beam, length_penalty=0.0, early_stopping=True, output_scores=True, return_dict_in_generate=True)
-                y = gnmt_best(g.sequences, g.sequences_scores, d.alpha)
+                g = m.generate(ids, **kw, num_return_sequences=d.beam, length_penalty=d.alpha, early_stopping='never', output_scores=True, return_dict_in_generate=True)
+                logp = m.compute_transition_scores(g.sequences, g.scores, g.beam_indices, normalize_logits=False).sum(1)   # each hypothesis's log p, no penalty
+                y = gnmt_best(g.sequences, logp, d.alpha)
         outs.append(one_line(tok.spm_target.decode(y)))          # as our tokenizer decodes: the SentencePiece model, unknown pieces as " ⁇ "
     return outs
 
