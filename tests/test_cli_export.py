@@ -52,6 +52,7 @@ def test_export_hf_uses_the_shared_runner(run, tmp_path):
                                                            'tokenizer_config.json', 'vocab.json', 'transformer_nb.json'}
     one_line(tool('export', '--format', 'hf', run, '-o', tmp_path / 'b'), 'tnb-export', "already holds an export", "--overwrite")
     assert tool('export', '--format', 'hf', run, '-o', tmp_path / 'b', '--overwrite', env={'HF_HUB_OFFLINE': '1'}).returncode == 0
+    one_line(tool('translate', tmp_path / 'b', 'a b'), 'tnb-translate', "is a Hugging Face export", "pipeline('translation', model=DIR)")
 
 def test_export_hf_refuses_a_rotary_model(tmp_path):
     "A model with one of 14's changes (rotary positions): one line naming it, exit 2, nothing written."
