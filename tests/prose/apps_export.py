@@ -55,3 +55,30 @@ def _prose_checks_A18():
 
 _prose_checks_A18()
 del _prose_checks_A18
+
+def _prose_checks_hf():
+    "The Hugging Face export's figures (results/hf_parity.json, experiments/hf_parity.py; results/hf_speed.json, bench/bench_hf.py) as cell a86hf019 quotes them."
+    import json
+    from pathlib import Path
+    cells = {c.get('id'): ''.join(c['source']) for c in json.loads(Path('apps_export.ipynb').read_text(encoding='utf-8'))['cells']}
+    text = ' '.join(cells['a86hf019'].split())
+    par, sp = (json.loads(Path(f'../results/{f}').read_text(encoding='utf-8')) for f in ('hf_parity.json', 'hf_speed.json'))
+    de, en = par['directions']['multi30k-de-en'], par['directions']['multi30k-en-de']
+    n, nb, z, s = de['n_sentences'], de['n_sentences_beam'], sp['sizes'], sp['speed']['systems']
+    x = lambda k: f"{s[k]['ratio_to_ours']:.2f}x"
+    want = [f"**{de['tokenizer_identical_ids']:,} of {n:,}** German", f"**{en['tokenizer_identical_ids']:,} of {n:,}** English",
+            f"**{de['greedy_identical']:,} of {n:,}** (de→en)", f"**{en['greedy_identical']:,} of {n:,}** (en→de)", f"first {nb} lines",
+            f"agrees on {de['beam4_generate_identical']} (de→en) and {en['beam4_generate_identical']} (en→de) of {nb}",
+            f"{de['beam4_gnmt_ranked_identical']} and {en['beam4_gnmt_ranked_identical']} of {nb}", f"costs {sp['beam_speed']['gnmt_ranked_time_ratio']:.2f}x the time",
+            f"**{z['transformers float32']['bytes'] / 1e6:.2f} MB**", f"{z['transformers float32']['gzip6_bytes'] / 1e6:.2f} MB gzipped",
+            f"float32 {z['ctranslate2 float32']['bytes'] / 1e6:.2f} MB", f"runs at {x('transformers float32')} ours",
+            f"at {x('onnxruntime float32')} (float32) and CTranslate2 at {x('ctranslate2 float32')}"]
+    missing = [w for w in want if w not in text]
+    assert not missing, f"apps_export.ipynb: the text of cell a86hf019 should say {missing} (from results/hf_parity.json, results/hf_speed.json): edit it"
+    assert round(100 * ((11 / 10) ** 0.6 - 1), 1) == 5.9 and round(100 * ((16 / 15) ** 0.6 - 1), 1) == 3.9   # "grows by 5.9%, ... 3.9%"
+    assert min(de['greedy_identical'], en['greedy_identical']) >= 0.99 * n and par['precision'] == 'float32'
+    assert all(e['ours'] == '' for d in (de, en) for e in d['examples_beam4_gnmt_ranked_differs'])   # "ends at once with an empty output"
+    assert any(d['examples_beam4_gnmt_ranked_differs'] for d in (de, en)) == (min(de['beam4_gnmt_ranked_identical'], en['beam4_gnmt_ranked_identical']) < nb)
+    assert '/work/' not in json.dumps(par) + json.dumps(sp) and '/tmp/' not in json.dumps(par) + json.dumps(sp)   # no machine's own paths
+_prose_checks_hf()
+del _prose_checks_hf
