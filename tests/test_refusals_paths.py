@@ -192,7 +192,7 @@ def test_tnb_export_names_its_output_as_o(tmp_path):
     from transformer_nb.apps.cli import export_main
     ckpt = Path(__file__).resolve().parents[1] / 'models' / 'numbers.pt'
     (tmp_path / 'f.txt').write_text('mine'); (tmp_path / 'full').mkdir(); (tmp_path / 'full' / 'notes.txt').write_text('mine')
-    for fmt in ('ctranslate2', 'onnx'):
+    for fmt in ('ctranslate2', 'onnx', 'hf'):
         out, err, code = run(export_main, ['--format', fmt, ckpt, '-o', tmp_path / 'f.txt'])
         assert code == 2 and error_line(err, 'tnb-export') == f"-o {tmp_path / 'f.txt'} is a file, not an empty folder; give a folder (empty or new)", err
         out, err, code = run(export_main, ['--format', fmt, ckpt, '-o', tmp_path / 'full'])
