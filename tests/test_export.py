@@ -769,6 +769,7 @@ def test_hf_output_rules(hf, hf_ckpt, tmp_path):
     with pytest.raises(Exception, match='link'): hf.export_hf(hf_ckpt, tmp_path / 'link')
     assert (tmp_path / 'other' / 'notes.txt').read_text() == 'mine' and [q.name for q in (tmp_path / 'other').iterdir()] == ['notes.txt']
     assert not [q for q in tmp_path.iterdir() if q.name.startswith('.')]          # no temporary folder left
+    with pytest.raises(ValueError, match=r'sentences\[1\] is 1,?\d+ tokens long'): hf.hf_translate(out, ['a b', 'a ' * 1100])   # past the longest source, refused before any decoding
     (out / 'vocab.json').write_text('{}')
     with pytest.raises(ValueError, match='vocab.json is damaged'): hf.load_hf(out)
 

@@ -998,10 +998,13 @@ def hf_translate(model, # an export folder, or (MarianMTModel, MarianTokenizer, 
     m, tok, meta = load_hf(model) if isinstance(model, (str, os.PathLike)) else model
     sentences = check_sentences(sentences)
     d = (export_decoding(meta) if decoding is None else decoding).but(beam=beam, alpha=alpha, max_extra=max_extra)
+    srcs = {i: tok(s.strip(), return_tensors='pt')['input_ids'] for i, s in enumerate(sentences) if s.strip()}
+    if bad := [(i, x.shape[1]) for i, x in srcs.items() if x.shape[1] > tok.model_max_length]:   # before any decoding, as `translate` refuses them
+        raise ValueError(f"sentences[{bad[0][0]}] is {bad[0][1]} tokens long (EOS included), more than the {tok.model_max_length} the export reads: split it into sentences")
     outs = []
-    for s in sentences:
-        if not s.strip(): outs.append(''); continue
-        ids = tok(s.strip(), return_tensors='pt')['input_ids']
+    for i, s in enumerate(sentences):
+        if i not in srcs: outs.append(''); continue
+        ids = srcs[i]
         kw = dict(max_new_tokens=ids.shape[1] + extra_tokens(d.max_extra), num_beams=d.beam, do_sample=False, forced_eos_token_id=None)
         with torch.no_grad():
             if d.beam == 1: y = m.generate(ids, **kw, early_stopping=False, length_penalty=1.0)[0, 1:].tolist(); y = y[:y.index(EOS_ID)] if EOS_ID in y else y
