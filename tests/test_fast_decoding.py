@@ -35,7 +35,6 @@ def test_each_speedup_off_gives_the_same_translations(model, lever):
     assert greedy_decode_batch(model, src, 6, speedups=off) == greedy_decode_batch(model, src, 6) == [greedy_decode(model, r[r != 0], 6) for r in src]
 
 def test_speedups_are_checked(model):
-    with pytest.raises(ValueError, match='not both'): Speedups(one_token_step=False, grouped_cross=False)
     with pytest.raises(TypeError, match='speedups=1 must be a Speedups'): beam_search_batch(model, batch(vocab=300), speedups=1)
 
 def test_translate_refuses_a_lone_surrogate_in_one_line():

@@ -351,7 +351,7 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str],
         limit = max(len(srcs[i]) for i in idx) + 1 + extra_tokens(d.max_extra)   # + 1: the source's EOS; the extra tokens capped as `max_output_lengths` caps them
         res = translator.translate_batch([[tokenizer.sp.id_to_piece(t) for t in srcs[i]] for i in idx], beam_size=d.beam,
                                          num_hypotheses=d.beam, length_penalty=0, return_scores=True, return_end_token=True,   # its n-best by log p, rescored below
-                                         max_decoding_length=limit if cap is None else min(limit, cap), min_decoding_length=0, max_input_length=0)
+                                         max_decoding_length=limit if cap is None else min(limit, cap), min_decoding_length=1, max_input_length=0)
         for i, r in zip(idx, res): outs[i] = one_line(tokenizer.decode([tokenizer.sp.piece_to_id(p) for p in rescored(r, d.alpha, eos)]))
     return outs
 

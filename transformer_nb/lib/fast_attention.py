@@ -11,7 +11,7 @@ __all__ = ['fused_attention', 'FusedAttention', 'to_torch_mha', 'mha_cost']
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from .checks import check_value, Probability, is_loaded_instance
+from .checks import check_value, Probability
 from ..multihead import MultiHeadAttention
 
 # %% ../../nbs/lib_fast_attention.ipynb #a32c0005
@@ -31,30 +31,44 @@ def fused_attention(q, k, v, mask=None, p_drop:float=0.0) -> torch.Tensor:  # (B
     return o if empty is None else o.masked_fill(empty, 0.0)
 
 # %% ../../nbs/lib_fast_attention.ipynb #a32c0009
+def _group(q, b:int, h:int):    # (b*g, h, n, d) -> (b, h, g*n, d): a group's queries side by side
+    g, n = q.shape[0] // b, q.shape[2]
+    return q.view(b, g, h, n, -1).transpose(1, 2).reshape(b, h, g * n, -1)
+
+def _ungroup(o, B:int, h:int):  # (b, h, g*n, d) -> (b*g, h, n, d)
+    b = o.shape[0]; g = B // b
+    return o.view(b, h, g, -1, o.shape[-1]).transpose(1, 2).reshape(B, h, -1, o.shape[-1])
+
 class FusedAttention(nn.Module):
-    "02's `MultiHeadAttention` as the tools run it: its own projections (shared), PyTorch's fused kernel, dropout `p_drop` on the weights while training, a decoding cache."
+    "02's `MultiHeadAttention` as the tools run it: its own projections (shared), PyTorch's fused kernel, dropout `p_drop` on the weights while training, and the decoding `cache` it is handed."
     split_heads, merge_heads, weights = MultiHeadAttention.split_heads, MultiHeadAttention.merge_heads, MultiHeadAttention.weights   # 02's own
     def __init__(self, mha:MultiHeadAttention, # 02's layer, whose parameters this one uses
-                 p_drop:float=0.0): # dropout on the attention weights while training (the paper has none)
+                 p_drop:float=0.0, # dropout on the attention weights while training (the paper has none)
+                 rope:bool=False): # w_q and w_k turn rows by their positions (14_since_2017's `Rotary`): while decoding, from the cache's length
         check_value('p_attn', p_drop, Probability)
         super().__init__()
-        self.d_model, self.h, self.d_k, self.d_v, self.p_drop = mha.d_model, mha.h, mha.d_k, mha.d_v, p_drop
+        self.d_model, self.h, self.d_k, self.d_v, self.p_drop, self.rope = mha.d_model, mha.h, mha.d_k, mha.d_v, p_drop, rope
         self.w_q, self.w_k, self.w_v, self.w_o = mha.w_q, mha.w_k, mha.w_v, mha.w_o   # the same modules: 02's parameters and names
+        self.cache = None                                                  # a `KVCache` while decoding (`cached`, lib_transformer), else None
 
-    def project(self, x, mem=None, cache=None):
-        "02's `project`; with a `cache` (10_decoding's `KVCache`), K and V after the kept ones, or the memory's, projected once."
-        if cache is None: return MultiHeadAttention.project(self, x, mem)
-        if mem is not None and len(cache): return self.split_heads(self.w_q(x), self.d_k), cache.k, cache.v  # memory's, once
-        if is_loaded_instance(self.w_q, 'transformer_nb.since2017', 'Rotary'):   # rotary positions (14_since_2017): the new rows at len(cache), ...
-            q, k = (self.split_heads(w(x, len(cache)), self.d_k) for w in (self.w_q, self.w_k))
-            return (q, *cache.append(k, self.split_heads(self.w_v(x), self.d_v)))
-        q, k, v = MultiHeadAttention.project(self, x, mem)                 # (B, h, n, d_k or d_v)
-        return (q, *cache.append(k, v))                                    # the new K, V after the kept ones
+    def project(self, x, mem=None):
+        "02's `project`; with a `cache`, K and V after the kept ones, or the memory's, projected once."
+        c = self.cache
+        if c is None: return MultiHeadAttention.project(self, x, mem)
+        if mem is not None:                                                # encoder-decoder attention: the memory's K and V, once
+            if not len(c): c.append(self.split_heads(self.w_k(mem), self.d_k), self.split_heads(self.w_v(mem), self.d_v))
+            return self.split_heads(self.w_q(x), self.d_k), c.k, c.v
+        if self.rope: q, k = (self.split_heads(w(x, len(c)), self.d_k) for w in (self.w_q, self.w_k))   # the new rows at len(c), ...
+        else: q, k = self.split_heads(self.w_q(x), self.d_k), self.split_heads(self.w_k(x), self.d_k)
+        return (q, *c.append(k, self.split_heads(self.w_v(x), self.d_v)))   # the new K, V after the kept ones
 
-    def forward(self, x, mem=None, mask=None, cache=None):  # (B, n_q, d_model) -> (B, n_q, d_model)
-        "Q from x, K and V from mem (None: from x); mask: bool, True = may attend, broadcasts to (B, h, n_q, n_k)."
-        o = fused_attention(*self.project(x, mem, cache), mask, self.p_drop if self.training else 0.0)  # (B, h, n_q, d_v)
-        return self.w_o(self.merge_heads(o))
+    def forward(self, x, mem=None, mask=None):  # (B, n_q, d_model) -> (B, n_q, d_model)
+        "Q from x, K and V from mem (None: from x), which may hold one row per group of x's rows; mask: bool, True = may attend, broadcasts to (B, h, n_q, n_k)."
+        q, k, v = self.project(x, mem)                                     # (B, h, n, d_k or d_v); K, V: b <= B rows
+        B, b = q.shape[0], k.shape[0]
+        if B > b: q = _group(q, b, self.h)                                 # a sentence's B/b hypotheses attend to its one copy of K and V
+        o = fused_attention(q, k, v, mask, self.p_drop if self.training else 0.0)   # (b, h, g*n_q, d_v)
+        return self.w_o(self.merge_heads(_ungroup(o, B, self.h) if B > b else o))
 
 # %% ../../nbs/lib_fast_attention.ipynb #a32c0012
 def to_torch_mha(m:MultiHeadAttention) -> nn.MultiheadAttention:
