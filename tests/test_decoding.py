@@ -5,7 +5,7 @@ import pytest
 import torch
 import transformer_nb.lib.fast_decoding as FD
 from transformer_nb.core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
-from transformer_nb.lib.transformer import build_model, cached
+from transformer_nb.lib.transformer import build_model, with_cache
 from transformer_nb.model import Transformer
 from transformer_nb.lib.options import get_config
 from transformer_nb.lib.options import get_model_config
@@ -524,7 +524,7 @@ def test_fast_greedy_equals_greedy_on_untrained_models(seed, dtype):
 # ---- the engine's step (lib_fast_decoding): 06's decode holding a cache ----
 def held(m, mem, sm, tgt, cache):
     "06's `model.decode` on the new tokens `tgt`, `cache` held (no mask: one new token per row)."
-    with cached(m, cache): return m.decode(mem, sm, tgt, None)
+    with with_cache(m, cache): return m.decode(mem, sm, tgt, None)
 
 @pytest.mark.parametrize('kw', CONFIGS + [dict(h=2, d_k=12, d_v=20)])
 @pytest.mark.parametrize('dtype', [torch.float32, torch.float64])

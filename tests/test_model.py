@@ -7,7 +7,7 @@ from transformer_nb.lib.options import TrainConfig
 from dataclasses import fields
 from transformer_nb.model import Transformer
 from transformer_nb.lib.options import PAPER_TABLE3, PRESETS, get_config
-from transformer_nb.lib.transformer import build_model, count_config_params, to_torch_transformer, cached
+from transformer_nb.lib.transformer import build_model, count_config_params, to_torch_transformer, with_cache
 from transformer_nb.lib.options import ModelConfig, get_model_config
 from transformer_nb.lib.fast_decoding import DecoderCache
 from transformer_nb.lib.machine import rounding_tol, logit_terms
@@ -87,7 +87,7 @@ def test_to_torch_transformer_rejects_unequal_heads():
 def decode_new(model, mem, sm, tgt, cache):
     "06's `model.decode` on the new tokens `tgt` only, `cache` held: the causal mask's new rows (None for one token)."
     start, n = len(cache), tgt.shape[1]
-    with cached(model, cache): return model.decode(mem, sm, tgt, causal_mask(start + n)[..., start:, :] if n > 1 else None)
+    with with_cache(model, cache): return model.decode(mem, sm, tgt, causal_mask(start + n)[..., start:, :] if n > 1 else None)
 
 def stepwise(model, src, tgt, first=1):
     sm = pad_mask(src); mem = model.encode(src, sm); cache = DecoderCache(model.cfg.N)

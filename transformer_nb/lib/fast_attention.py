@@ -12,6 +12,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from .checks import check_value, Probability
+from ..attention import attention
 from ..multihead import MultiHeadAttention
 
 # %% ../../nbs/lib_fast_attention.ipynb #a32c0005
@@ -40,7 +41,7 @@ def _ungroup(o, B:int, h:int):  # (b, h, g*n, d) -> (b*g, h, n, d)
     return o.view(b, h, g, -1, o.shape[-1]).transpose(1, 2).reshape(B, h, -1, o.shape[-1])
 
 class FusedAttention(nn.Module):
-    "02's `MultiHeadAttention` as the tools run it: its own projections (shared), PyTorch's fused kernel, dropout `p_drop` on the weights while training, and the decoding `cache` it is handed."
+    "02's `MultiHeadAttention` as the tools run it: its own projections (shared), PyTorch's fused kernel (`paper`: 01's `attention`), dropout `p_drop` on the weights while training, and the decoding `cache` it is handed."
     split_heads, merge_heads, weights = MultiHeadAttention.split_heads, MultiHeadAttention.merge_heads, MultiHeadAttention.weights   # 02's own
     def __init__(self, mha:MultiHeadAttention, # 02's layer, whose parameters this one uses
                  p_drop:float=0.0, # dropout on the attention weights while training (the paper has none)
@@ -49,7 +50,9 @@ class FusedAttention(nn.Module):
         super().__init__()
         self.d_model, self.h, self.d_k, self.d_v, self.p_drop, self.rope = mha.d_model, mha.h, mha.d_k, mha.d_v, p_drop, rope
         self.w_q, self.w_k, self.w_v, self.w_o = mha.w_q, mha.w_k, mha.w_v, mha.w_o   # the same modules: 02's parameters and names
-        self.cache = None                                                  # a `KVCache` while decoding (`cached`, lib_transformer), else None
+        self.cache = None                                                  # a `KVCache` while decoding (`with_cache`, lib_transformer), else None
+        self.paper, self.seen = False, None    # paper: 01's `attention` (`--attention paper`); seen: a list, each call's weights appended (paper)
+        self.drop = nn.Dropout(p_drop)                                     # 01's `attention` takes its dropout as a module
 
     def project(self, x, mem=None):
         "02's `project`; with a `cache`, K and V after the kept ones, or the memory's, projected once."
@@ -66,9 +69,13 @@ class FusedAttention(nn.Module):
         "Q from x, K and V from mem (None: from x), which may hold one row per group of x's rows; mask: bool, True = may attend, broadcasts to (B, h, n_q, n_k)."
         q, k, v = self.project(x, mem)                                     # (B, h, n, d_k or d_v); K, V: b <= B rows
         B, b = q.shape[0], k.shape[0]
-        if B > b: q = _group(q, b, self.h)                                 # a sentence's B/b hypotheses attend to its one copy of K and V
-        o = fused_attention(q, k, v, mask, self.p_drop if self.training else 0.0)   # (b, h, g*n_q, d_v)
-        return self.w_o(self.merge_heads(_ungroup(o, B, self.h) if B > b else o))
+        g = B > b and not (self.paper and b == 1)                          # 01's `attention` broadcasts one row of K, V to every query
+        if g: q = _group(q, b, self.h)                                     # a sentence's B/b hypotheses attend to its one copy of K and V
+        if not self.paper: o = fused_attention(q, k, v, mask, self.p_drop if self.training else 0.0)   # (b, h, g*n_q, d_v)
+        else:
+            o, w = attention(q, k, v, mask, self.drop if self.training and self.p_drop else None)   # 01's, its weights (b, h, g*n_q, n_k)
+            if self.seen is not None: self.seen.append(_ungroup(w, B, self.h) if g else w)
+        return self.w_o(self.merge_heads(_ungroup(o, B, self.h) if g else o))
 
 # %% ../../nbs/lib_fast_attention.ipynb #a32c0012
 def to_torch_mha(m:MultiHeadAttention) -> nn.MultiheadAttention:

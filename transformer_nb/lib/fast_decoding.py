@@ -26,7 +26,7 @@ from .tokens import pad_ids
 from ..decoding import next_token_logits, length_penalty   # 10_decoding: the paper's rules, written once
 from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
 from .model_checks import check_tokens, check_ids
-from .transformer import cached   # lib_transformer: 06's model holding a decoding cache
+from .transformer import with_cache   # lib_transformer: 06's model holding a decoding cache
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
 from .safeguards import printable, check_output, check_not_inputs, output_stream, check_no_nul
 from .textio import spaced, sentence_batches   # lib_text_io: the sentences of a file or a stream, one line out per line in
@@ -276,7 +276,7 @@ class TorchStep:
 
     def __call__(self, tokens:torch.Tensor) -> torch.Tensor:  # (R, 1) the newest token of each hypothesis -> (R, V)
         if self.cache is not None:
-            with cached(self.model, self.cache): return self.model.decode(self.memory, self.src_mask, tokens, None)[:, -1]   # no mask: no future in the cache
+            with with_cache(self.model, self.cache): return self.model.decode(self.memory, self.src_mask, tokens, None)[:, -1]   # no mask: no future in the cache
         self.ys = tokens if self.ys is None else torch.cat([self.ys, tokens], 1)       # (R, t) the whole prefixes
         r = len(tokens) // len(self.memory)                                            # hypotheses per sentence
         return self.model.decode(self.memory.repeat_interleave(r, 0), self.src_mask.repeat_interleave(r, 0), self.ys, tgt_mask(self.ys))[:, -1]
