@@ -27,6 +27,7 @@ from ..decoding import next_token_logits, length_penalty   # 10_decoding: the pa
 from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
 from .model_checks import check_tokens, check_ids
 from .transformer import with_cache   # lib_transformer: 06's model holding a decoding cache
+from .fast_attention import use_attention   # the attention kernel, by name
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
 from .safeguards import printable, check_output, check_not_inputs, output_stream, check_no_nul
 from .textio import spaced, sentence_batches   # lib_text_io: the sentences of a file or a stream, one line out per line in
@@ -530,9 +531,10 @@ def check_translate(model, tokenizer, sentences, decoding:Decoding, options:Deco
     return sentences, d, check_options(options, **given)
 
 def run_options(model, o:DecodeOptions):
-    "The autocast that decoding with `o` runs in, once `model` is on `o.device` (None: where it is), `o.threads` set (None: as they are) and 'auto' precision resolved: once per call, whatever the number of batches."
+    "The autocast that decoding with `o` runs in, once `model` is on `o.device` (None: where it is), `o.threads` set (None: as they are), its attention `o.attention` and 'auto' precision resolved: once per call, whatever the number of batches."
     if o.device is not None: model.to(get_device(o.device))           # a device this machine lacks: one line that names it
     if o.threads is not None: limit_threads(o.threads)
+    use_attention(model, o.attention)                                   # PyTorch's kernel, or 01's attention
     dev = next(model.parameters()).device
     return autocast(dev, choose_precision(dev)[0] if o.precision == 'auto' else o.precision)   # checked here, once
 
