@@ -43,7 +43,8 @@ def main(argv=None):
     ap.add_argument('--models', nargs='+', default=['de-en', 'en-de'], help='published Multi30k models (their pairs), each timed in turn')
     ap.add_argument('--data-dir', default=None, help='the Multi30k folder (default: $TNB_MULTI30K or shared/data/multi30k found upwards)')
     ap.add_argument('--beam', type=int, default=4)
-    ap.add_argument('--pairs', type=int, default=5, help='old/new pairs of runs (default 5)')
+    ap.add_argument('--pairs', type=int, default=4, help='old/new pairs of runs (default 4)')
+    ap.add_argument('--n', type=int, default=None, help='the first N sentences (default: all 1,000)')
     ap.add_argument('--json', default=None, help='write the results here, a JSON file')
     a = ap.parse_args(argv)
     old, tmp = Path(a.old).resolve(), Path(tempfile.mkdtemp())
@@ -52,7 +53,7 @@ def main(argv=None):
     for pair in a.models:
         src = multi30k_file(f"test_2016_flickr.{pair.split('-')[0]}.gz", a.data_dir)
         plain = tmp / f'{pair}.src'                               # both sides read the same plain file
-        with gzip.open(src, 'rt', encoding='utf-8') as f: plain.write_text(f.read(), encoding='utf-8')
+        with gzip.open(src, 'rt', encoding='utf-8') as f: plain.write_text(''.join(f.readlines()[:a.n]), encoding='utf-8')
         times, model = {'old': [], 'new': []}, f'pretrained:multi30k-{pair}'
         for i in range(a.pairs):
             for side, tree in (('old', old), ('new', ROOT)):
