@@ -32,7 +32,7 @@ def fused_attention(q, k, v, mask=None, p_drop:float=0.0) -> torch.Tensor:  # (B
     o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p_drop)
     return o if empty is None else o.masked_fill(empty, 0.0)
 
-# %% ../../nbs/lib_fast_attention.ipynb #a32c0009
+# %% ../../nbs/lib_fast_attention.ipynb #a32c0009a
 def _group(q, b:int, h:int):    # (b*g, h, n, d) -> (b, h, g*n, d): a group's queries side by side
     g, n = q.shape[0] // b, q.shape[2]
     return q.view(b, g, h, n, -1).transpose(1, 2).reshape(b, h, g * n, -1)
@@ -41,6 +41,7 @@ def _ungroup(o, B:int, h:int):  # (b, h, g*n, d) -> (b*g, h, n, d)
     b = o.shape[0]; g = B // b
     return o.view(b, h, g, -1, o.shape[-1]).transpose(1, 2).reshape(B, h, -1, o.shape[-1])
 
+# %% ../../nbs/lib_fast_attention.ipynb #a32c0009
 class FusedAttention(nn.Module):
     "02's `MultiHeadAttention` as the tools run it: its own projections (shared), PyTorch's fused kernel (`paper`: 01's `attention`), dropout `p_drop` on the weights while training, and the decoding `cache` it is handed."
     split_heads, merge_heads, weights = MultiHeadAttention.split_heads, MultiHeadAttention.merge_heads, MultiHeadAttention.weights   # 02's own

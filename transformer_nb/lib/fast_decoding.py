@@ -1,4 +1,4 @@
-"""The decoders of 10_decoding with less work per step: a one-token decoder step, a cache that reorders lazily, one copy of the encoder output per sentence, chunked argmax and top-k, and a beam search with its bookkeeping in tensors; tested to return what the readable ones return. `translate` ([11_results](11_results.ipynb)) and the command-line tools use them.
+"""The decoders of 10_decoding with less work per step: 06's own decoder on the newest token with a key/value cache, a cache that reorders lazily, one copy of the encoder output per sentence, chunked argmax and top-k, and a beam search with its bookkeeping in tensors; tested to return what the readable ones return. `translate` ([11_results](11_results.ipynb)) and the command-line tools use them.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_fast_decoding.html.md"""
 
