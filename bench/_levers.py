@@ -9,11 +9,8 @@ a product changes); `ablate_beam.py` checks the translations before it times any
 
 | lever | what it does | off: the slower way |
 |---|---|---|
-| `one_token_step` | `decode_step`: each decoder layer for one new token as plain functions on its weights | each layer through its modules (`SublayerConnection`, `MultiHeadAttention`, `FeedForward`), as `DecoderLayer.forward` runs it |
-| `transposed_output` | `FastCache.logits`: the output layer's weight transposed once per decoding run | `proj(x)`, which re-packs the weight every step |
 | `one_copy_reorder` | `_LazyKVCache.select`: the reorder done by the next append, one copy of the cache | `index_select` at once, then `torch.cat` in the append: two copies |
 | `lazy_cross` | the encoder-decoder caches selected only when sentences leave the batch | selected every step, with the self-attention caches |
-| `grouped_cross` | a sentence's k hypotheses attend to one copy of its keys and values | each hypothesis attends to its own copy (repeated every step) |
 | `kept_only` | `topk_log_probs`: log-probabilities of the kept tokens only | the (rows, V) log-probabilities first (`log_probs`), then their top-k |
 | `chunked_topk` | `topk_rows`: top-k through each chunk's maximum | `torch.topk` over all V columns |
 | `chunked_argmax` | `argmax_rows` (greedy decoding): argmax through each chunk's maximum | `torch.argmax` |
@@ -22,18 +19,15 @@ import dataclasses
 from transformer_nb.lib.fast_decoding import Speedups
 
 LABELS = {  # lever: what the variant with it off is called
-    'one_token_step': 'without the one-token step',
-    'transposed_output': 'without the transposed output layer',
     'one_copy_reorder': 'without the one-copy cache reorder',
     'lazy_cross': 'without selecting the cross-attention cache only when sentences leave',
-    'grouped_cross': 'without grouped encoder-decoder attention',
     'kept_only': 'without log-probabilities of the kept tokens only',
     'chunked_topk': 'without top-k over chunks',
     'chunked_argmax': 'without argmax over chunks',
 }
 assert set(LABELS) == {f.name for f in dataclasses.fields(Speedups)}, "a lever of Speedups has no label here"
 BEAM = [k for k in LABELS if k != 'chunked_argmax']          # the levers beam search uses
-GREEDY = ['one_token_step', 'transposed_output', 'one_copy_reorder', 'chunked_argmax']
+GREEDY = ['one_copy_reorder', 'chunked_argmax']
 
 def off(*names) -> Speedups:
     "The library's speed-ups with the levers `names` turned off."

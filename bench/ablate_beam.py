@@ -40,6 +40,7 @@ from transformer_nb.lib.datasets import read_lines
 from transformer_nb.decoding import length_penalty, beam_search
 from transformer_nb.lib.fast_decoding import check_beam, inference, _encode_batch, step_logits, log_probs
 from transformer_nb.lib.options import Decoding
+from transformer_nb.lib.transformer import with_cache
 
 def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk=True, tensor_bookkeeping=True):
     "`beam_search_batch`'s loop with the switches `two_stage_topk` and `tensor_bookkeeping` (see the module docstring)."
@@ -57,14 +58,17 @@ def variant(model, src, beam=4, alpha=0.6, max_extra=50, nbest=1, two_stage_topk
         cache = fd.FastCache(model.cfg.N)
         for t in range(int(limits.max())):
             b = alive.numel()
-            logits = step_logits(model, fd.decode_step(model, mem, smask, ys[:, -1:], cache)[:, -1])
+            with with_cache(model, cache): logits = step_logits(model, model.decode(mem, smask, ys[:, -1:], None)[:, -1])   # 06's step
             if two_stage_topk:
                 best_lp, best_tok = fd.topk_log_probs(logits, n)
+                if t == 0: best_lp = best_lp.masked_fill(best_tok == EOS_ID, -math.inf)   # EOS never first, as the library's search
                 cand = (scores[:, :, None] + best_lp.view(b, r, n)).view(b, r * n)
                 top, j = cand.topk(min(2 * K, r * n), dim=1)
                 origin, tok = j // n, best_tok.view(b, r * n).gather(1, j)
             else:                                                   # all k*|V| candidates, as the readable search
-                cand = (scores[:, :, None] + log_probs(logits).view(b, r, V)).view(b, r * V)
+                lps = log_probs(logits)
+                if t == 0: lps[:, EOS_ID] = -math.inf                   # EOS never first, as the library's search
+                cand = (scores[:, :, None] + lps.view(b, r, V)).view(b, r * V)
                 top, idx = cand.topk(min(2 * K, r * V), dim=1)
                 origin, tok = idx // V, idx % V
             eos, lp = tok == EOS_ID, length_penalty(t + 1, alpha)

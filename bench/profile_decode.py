@@ -54,8 +54,7 @@ def classify(stack, search_fn, roots):
     if any(fn == 'encode' and p.endswith('model.py') for fn, p in names): return 'encoder'
     if any(fn in ('_select_cat', '_apply_select', '_follow_parents') or (fn == 'select' and p.endswith('decoding.py'))
            for fn, p in names): return 'cache reorder'                # a pending select is done inside the next append
-    dec = [(fn, p, l) for fn, p, l in inner if (fn == 'decode' and p.endswith('model.py'))
-           or (fn == 'decode_step' and p.endswith('fast_decoding.py'))]
+    dec = [(fn, p, l) for fn, p, l in inner if fn == 'decode' and p.endswith('model.py')]   # 06's decode: every decoder's step
     if dec:
         if any(p.endswith('attention.py') for _, p in names) or 'scaled_dot_product_attention' in innermost:
             return 'decoder: attention'
@@ -94,15 +93,12 @@ def decoders():
 
 def count_rows(model, srcs, max_tokens):
     "{decoder name: decoder rows (hypotheses x new positions)} over the same batches, counted at the target embedding."
-    out, embed = {}, model.embed
-    def counting(emb, pos, t, start=0):
-        if emb is model.tgt_emb: rows[0] += t.shape[0]
-        return embed(emb, pos, t, start)
-    model.embed = counting                                             # both decoders embed each step's new tokens
+    out = {}
+    hook = model.tgt_emb.register_forward_hook(lambda m, args, y: rows.__setitem__(0, rows[0] + args[0].shape[0]))   # both decoders embed each step's new tokens
     try:
         for name, (fn, _) in decoders().items():
             rows = [0]; run(fn, model, srcs, max_tokens); out[name] = rows[0]
-    finally: del model.embed
+    finally: hook.remove()
     return out
 
 def main(argv=None):

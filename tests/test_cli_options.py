@@ -89,7 +89,7 @@ def test_every_option_is_made_from_a_declaration(prog):
     "Each option (and positional) carries the declared type that checks it; argparse holds no choices of its own."
     made = [a for a in _parsers()[prog]._actions if not isinstance(a, argparse._HelpAction)]
     assert [a.dest for a in made if not hasattr(a, 'declared')] == [] and [a.dest for a in made if a.choices] == []
-    if prog == 'tnb-train': assert len([a for a in made if a.option_strings]) == 61    # every one of its 61 options (norm, ffn, rope and kv_groups among them)
+    if prog == 'tnb-train': assert len([a for a in made if a.option_strings]) == 62    # every one of its 62 options (norm, ffn, rope, kv_groups and attention among them)
 
 def test_no_bound_or_choice_is_typed_in_the_commands():
     "cli.py makes options from declarations: no `choices=`, no range, no table of sizes of its own."

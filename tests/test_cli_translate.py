@@ -113,3 +113,21 @@ def test_a_stray_carriage_return_keeps_one_line_out_per_line_in(tmp_path):
         notes = [l for l in r.stderr.splitlines() if 'control characters' in l]
         assert notes == [f"tnb-translate: {name}, line 1 holds control characters (\\r): each is read as a space, here and in any "
                          "later line, so that every line in gives one line out"], r.stderr
+
+def test_attention_paper_translates_as_the_default():
+    "`--attention paper` decodes with 01's attention through 02's layer, and says what the default (PyTorch's kernel) says."
+    src = ['three hundred and twelve', 'forty-one', 'nine thousand and six']
+    fused, paper = (tool('translate', 'pretrained:numbers', '--precision', 'fp32', *a, *src, text=True) for a in ((), ('--attention', 'paper')))
+    assert fused.returncode == paper.returncode == 0, paper.stderr
+    assert paper.stdout == fused.stdout and len(fused.stdout.splitlines()) == 3 and all(fused.stdout.splitlines())
+    bad = tool('translate', 'pretrained:numbers', '--attention', 'flash', 'one')
+    assert bad.returncode == 2 and "--attention" in bad.stderr and 'flash' in bad.stderr
+
+def test_translating_loads_no_scorer():
+    "tnb-translate of a published model, in a fresh process, scores nothing and so never imports sacrebleu."
+    import sys
+    code = ("import sys; from transformer_nb.apps.cli import translate_main\n"
+            "try: translate_main()\nexcept SystemExit as e: assert not e.code, e.code\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'sacrebleu'), file=sys.stderr)")
+    r = subprocess.run([sys.executable, '-c', code, 'pretrained:numbers', 'three hundred'], capture_output=True, text=True, env=ENV, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() and r.stderr.strip().splitlines()[-1] == '[]', r.stderr[-2000:]

@@ -383,7 +383,7 @@ def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
     from transformer_nb.lib.options import get_model_config
     counts = collections.Counter()
     _alpha_checks(monkeypatch, counts)
-    _count_calls(monkeypatch, counts, (fd, 'decode_step'))
+    _count_calls(monkeypatch, counts, (fd.TorchStep, '__call__'))
     nf = fd.step_logits                                         # EOS forbidden: every search runs to its cap
     no_eos = lambda model, x: nf(model, x).index_fill_(1, torch.tensor([fd.EOS_ID]), float('-inf'))
     monkeypatch.setattr(fd, 'step_logits', no_eos)
@@ -391,7 +391,7 @@ def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
     for extra, steps in ((3, 6), (57, 60)):
         counts.clear()
         fd.beam_search_batch(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6, nbest=1)
-        assert counts['decode_step'] == steps and counts['alpha'] == 1, (extra, counts)
+        assert counts['__call__'] == steps and counts['alpha'] == 1, (extra, counts)
         counts.clear()
         out = fd.beam_search_batch(m, torch.tensor([[5, 6, 3]]), max_extra=extra, alpha=0.6)   # the whole n-best list
         assert len(out[0][0][0]) == steps and counts['alpha'] == 1, (extra, counts)

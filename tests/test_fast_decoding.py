@@ -35,7 +35,6 @@ def test_each_speedup_off_gives_the_same_translations(model, lever):
     assert greedy_decode_batch(model, src, 6, speedups=off) == greedy_decode_batch(model, src, 6) == [greedy_decode(model, r[r != 0], 6) for r in src]
 
 def test_speedups_are_checked(model):
-    with pytest.raises(ValueError, match='not both'): Speedups(one_token_step=False, grouped_cross=False)
     with pytest.raises(TypeError, match='speedups=1 must be a Speedups'): beam_search_batch(model, batch(vocab=300), speedups=1)
 
 def test_translate_refuses_a_lone_surrogate_in_one_line():
@@ -181,3 +180,48 @@ def test_a_copy_of_encoded_once_reads_through_to_its_tokenizer():
     once = EncodedOnce(tok); once.encode('one two')
     c = copy.copy(once)
     assert (c.encode('one two'), c.vocab_size, tok.sp.texts) == (tok.encode('one two'), tok.vocab_size, ['one two', 'one two'])
+
+
+# ---- one decode: 06's model.decode at every step, 01's attention by name, and never an empty output ----
+def test_every_step_runs_the_papers_decode(monkeypatch):
+    "Each step of the engine is 06's `Transformer.decode` and `DecoderLayer.forward` (the runtime trace a reviewer takes of tnb-translate)."
+    from transformer_nb.model import Transformer, DecoderLayer
+    from transformer_nb.apps.pretrained import load_pretrained
+    from transformer_nb.lib.fast_decoding import translate
+    calls = {'decode': 0, 'layer': 0}
+    decode, layer = Transformer.decode, DecoderLayer.forward
+    monkeypatch.setattr(Transformer, 'decode', lambda *a, **k: (calls.update(decode=calls['decode'] + 1), decode(*a, **k))[1])
+    monkeypatch.setattr(DecoderLayer, 'forward', lambda *a, **k: (calls.update(layer=calls['layer'] + 1), layer(*a, **k))[1])
+    model, tok, _ = load_pretrained('numbers')
+    out = translate(model, tok, ['three hundred and twelve'], beam=4, precision='fp32')
+    assert out[0] and calls['decode'] >= len(tok.encode(out[0])) + 1 and calls['layer'] == model.cfg.N * calls['decode']
+
+@pytest.mark.parametrize('beam', [1, 4])
+def test_paper_attention_translates_as_the_fused_kernel(beam):
+    "`attention='paper'` (01's attention through 02's layer, `--attention paper`) gives the default's translations, but where float rounding breaks a tie."
+    from conftest import differ_beyond_ties
+    from transformer_nb.apps.pretrained import load_pretrained
+    from transformer_nb.lib.fast_decoding import translate
+    from transformer_nb.lib.fast_attention import FusedAttention
+    model, tok, _ = load_pretrained('numbers')
+    src = ['three hundred and twelve', 'forty-one', 'nine thousand and six', 'seventy', 'two hundred', 'one million and one']
+    fused = translate(model, tok, src, beam=beam, precision='fp32')
+    paper = translate(model, tok, src, options=DecodeOptions(attention='paper'), beam=beam, precision='fp32')
+    assert all(m.paper for m in model.modules() if isinstance(m, FusedAttention))      # the kernel asked for, by name
+    assert not differ_beyond_ties(model.float(), tok, src, fused, paper, beam=beam > 1)
+    translate(model, tok, src[:1], beam=beam)                                          # the default again: PyTorch's kernel
+    assert not any(m.paper for m in model.modules() if isinstance(m, FusedAttention))
+
+def test_no_search_returns_an_empty_output():
+    "A model whose first choice is EOS: 10's plain loops return nothing; the engine's greedy and beam search forbid EOS at"
+    " the first step (fairseq's min_len=1), so every output has a token, and the later steps still end where EOS wins."
+    torch.manual_seed(0)
+    m = build_model(get_model_config('tiny', src_vocab=40, tgt_vocab=40)).eval()
+    old = m.generator.proj                                                              # the same weight, and a bias: EOS leads everywhere
+    m.generator.proj = torch.nn.Linear(old.in_features, old.out_features); m.generator.proj.weight = old.weight
+    with torch.no_grad(): m.generator.proj.bias.zero_(); m.generator.proj.bias[EOS_ID] = 100.0
+    src = batch(vocab=40, seed=3)
+    assert all(greedy_decode(m, r[r != PAD_ID], 5) == [] for r in src)                 # the readable loop ends at once
+    assert all(len(o) == 1 for o in greedy_decode_batch(m, src, 5))                     # one token, then EOS
+    nb = beam_search_batch(m, src, Decoding(beam=4, max_extra=5))
+    assert all(ids for h in nb for ids, _ in h) and all(len(h[0][0]) == 1 for h in nb)

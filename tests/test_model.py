@@ -7,7 +7,7 @@ from transformer_nb.lib.options import TrainConfig
 from dataclasses import fields
 from transformer_nb.model import Transformer
 from transformer_nb.lib.options import PAPER_TABLE3, PRESETS, get_config
-from transformer_nb.lib.transformer import build_model, count_config_params, to_torch_transformer, decode_cached, embed
+from transformer_nb.lib.transformer import build_model, count_config_params, to_torch_transformer, with_cache
 from transformer_nb.lib.options import ModelConfig, get_model_config
 from transformer_nb.lib.fast_decoding import DecoderCache
 from transformer_nb.lib.machine import rounding_tol, logit_terms
@@ -84,10 +84,15 @@ def test_to_torch_transformer_rejects_unequal_heads():
     with pytest.raises(ValueError, match='d_k=16'): to_torch_transformer(build_model(get_model_config('B-dk16', N=1, src_vocab=V, tgt_vocab=V)))
 
 # ---------------------------------------------------------------- incremental decoding
+def decode_new(model, mem, sm, tgt, cache):
+    "06's `model.decode` on the new tokens `tgt` only, `cache` held: the causal mask's new rows (None for one token)."
+    start, n = len(cache), tgt.shape[1]
+    with with_cache(model, cache): return model.decode(mem, sm, tgt, causal_mask(start + n)[..., start:, :] if n > 1 else None)
+
 def stepwise(model, src, tgt, first=1):
     sm = pad_mask(src); mem = model.encode(src, sm); cache = DecoderCache(model.cfg.N)
-    outs = [decode_cached(model, mem, sm, tgt[:, :first], cache)]
-    outs += [decode_cached(model, mem, sm, tgt[:, i:i+1], cache) for i in range(first, tgt.shape[1])]
+    outs = [decode_new(model, mem, sm, tgt[:, :first], cache)]
+    outs += [decode_new(model, mem, sm, tgt[:, i:i+1], cache) for i in range(first, tgt.shape[1])]
     return torch.cat(outs, 1), cache, mem
 
 @pytest.mark.parametrize('over', [{}, dict(norm_first=True), dict(pos='learned', max_len=20), dict(d_k=12, d_v=20),
@@ -111,13 +116,13 @@ def test_cross_attention_kv_computed_once():
     src, _ = random_batch()
     tgt = torch.full((src.shape[0], 4), 7); tgt[:, 0] = 2
     sm = pad_mask(src); mem = model.encode(src, sm); cache = DecoderCache(model.cfg.N)
-    decode_cached(model, mem, sm, tgt[:, :1], cache)
+    decode_new(model, mem, sm, tgt[:, :1], cache)
     ks = [cc.k for _, cc in cache.layers]
-    decode_cached(model, mem, sm, tgt[:, 1:2], cache)
+    decode_new(model, mem, sm, tgt[:, 1:2], cache)
     assert all(cc.k is k for (_, cc), k in zip(cache.layers, ks))   # the very same tensors: not recomputed
     # ... and really used: a cache filled from another memory changes the output
-    c2 = DecoderCache(model.cfg.N); decode_cached(model, mem.flip(0), sm.flip(0), tgt[:, :1], c2)
-    assert (decode_cached(model, mem, sm, tgt[:, 1:2], c2) - decode_cached(model, mem, sm, tgt[:, 1:2], cache)).abs().max() > 1e-3
+    c2 = DecoderCache(model.cfg.N); decode_new(model, mem.flip(0), sm.flip(0), tgt[:, :1], c2)
+    assert (decode_new(model, mem, sm, tgt[:, 1:2], c2) - decode_new(model, mem, sm, tgt[:, 1:2], cache)).abs().max() > 1e-3
 
 @torch.no_grad()
 def test_cache_select_reorders_like_beam_search():
@@ -125,10 +130,10 @@ def test_cache_select_reorders_like_beam_search():
     src, _ = random_batch(B=3, seed=5)
     tgt = torch.randint(4, V, (3, 5)); tgt[:, 0] = 2
     sm = pad_mask(src); mem = model.encode(src, sm); cache = DecoderCache(model.cfg.N)
-    decode_cached(model, mem, sm, tgt[:, :4], cache)
+    decode_new(model, mem, sm, tgt[:, :4], cache)
     idx = torch.tensor([2, 2, 0])
     assert cache.select(idx) is cache
-    nxt = decode_cached(model, mem[idx], sm[idx], tgt[idx, 4:5], cache)
+    nxt = decode_new(model, mem[idx], sm[idx], tgt[idx, 4:5], cache)
     assert (nxt[:, 0] - model(src[idx], tgt[idx])[:, 4]).abs().max() <= tol(model, nxt, src.shape[1], 5)
 
 # ---------------------------------------------------------------- masks
@@ -351,8 +356,8 @@ def test_too_long_for_learned_positions():
     with pytest.raises(ValueError, match=r'tgt of length 11: .*max_len=10'): m(torch.full((1, 3), 5), torch.full((1, 11), 5))
     m(torch.full((1, 10), 5), torch.full((1, 10), 5))   # exactly max_len is fine
     mem, cache = m.encode(torch.tensor([[5, 3]]), None), DecoderCache(m.cfg.N)
-    decode_cached(m, mem, None, torch.full((1, 10), 5), cache)
-    with pytest.raises(ValueError, match='max_len=10'): decode_cached(m, mem, None, torch.tensor([[5]]), cache)
+    decode_new(m, mem, None, torch.full((1, 10), 5), cache)
+    with pytest.raises(ValueError, match='max_len=10'): decode_new(m, mem, None, torch.tensor([[5]]), cache)
     s = make(0)   # sinusoids: any length
     assert s(torch.full((1, 2000), 5), torch.tensor([[2, 5]])).shape == (1, 2, V)
 
@@ -373,10 +378,8 @@ def test_learned_positions_start_at_the_scale_of_sinusoids():
 
 # ---------------------------------------------------------------- the entry point checks its inputs once
 def test_forward_names_an_id_outside_the_vocabulary():
-    "forward's pre-hook names a bad id with its side; `embed` is the decoder's input while decoding, from position `start`."
+    "forward's pre-hook names a bad id with its side."
     m = make(0)
-    src = torch.tensor([[5, 3, 7]])
-    torch.testing.assert_close(embed(m, src, 4), m.tgt_pos(m.tgt_emb(src), 4))      # eval: no dropout
     with pytest.raises(IndexError, match=r'^src: token id 77 is out of range for a vocabulary of 50 \(valid ids: 0..49\)$'):
         m(torch.tensor([[5, 77, 3]]), torch.tensor([[2, 5]]))
     with pytest.raises(IndexError, match=r'^tgt: token id -1 is out of range for a vocabulary of 50'):

@@ -118,6 +118,12 @@ def test_heads_in_order():
         heads.append(torch.softmax(Q @ K.mT / m.d_k**0.5, -1) @ V)
     with torch.no_grad(): assert_close(m(x, mem), m.w_o(torch.cat(heads, -1)), **TOL)
 
+def held(m, cache, *a, **kw):
+    "FusedAttention `m` holding `cache` for one call, as `with_cache` (lib_transformer) hands it while decoding."
+    m.cache = cache
+    try: return m(*a, **kw)
+    finally: m.cache = None
+
 @pytest.mark.parametrize('Cache', CACHES)
 @pytest.mark.parametrize('h', (1, 2, 8))
 def test_cache_self_attention_equals_full_masked_pass(h, Cache):
@@ -126,11 +132,11 @@ def test_cache_self_attention_equals_full_masked_pass(h, Cache):
     with torch.no_grad():
         full = m(x, mask=causal_mask(T))
         c = Cache()
-        steps = torch.cat([m(x[:, t:t+1], cache=c) for t in range(T)], 1)
+        steps = torch.cat([held(m, c, x[:, t:t+1]) for t in range(T)], 1)
         assert len(c) == T and c.k.shape == (2, h, T, m.d_k)
         assert_close(steps, full, **TOL)
         c = Cache()                                                 # chunks: 3 tokens, then 1, then 3
-        parts = [m(x[:, a:b], mask=causal_mask(T)[..., a:b, :b], cache=c) for a, b in ((0, 3), (3, 4), (4, 7))]
+        parts = [held(m, c, x[:, a:b], mask=causal_mask(T)[..., a:b, :b]) for a, b in ((0, 3), (3, 4), (4, 7))]
         assert_close(torch.cat(parts, 1), full, **TOL)
 
 @pytest.mark.parametrize('Cache', CACHES)
@@ -140,11 +146,11 @@ def test_cache_cross_attention_computed_once(h, Cache):
     x, mem, keep = torch.randn(2, T, m.d_model), torch.randn(2, S, m.d_model), lengths_mask([S, 2], S)
     with torch.no_grad():
         full = m(x, mem, mask=keep)
-        c = Cache(); ys = [m(x[:, :1], mem, mask=keep, cache=c)]
+        c = Cache(); ys = [held(m, c, x[:, :1], mem, mask=keep)]
         k0, v0 = c.k, c.v
         asked = []                                                  # which projections run
         hooks = [l.register_forward_hook(lambda mod, i, o, n=n: asked.append(n)) for n, l in (('q', m.w_q), ('k', m.w_k), ('v', m.w_v))]
-        ys += [m(x[:, t:t+1], mem + 1.0, mask=keep, cache=c) for t in range(1, T)]   # a changed mem is ignored
+        ys += [held(m, c, x[:, t:t+1], mem + 1.0, mask=keep) for t in range(1, T)]   # a changed mem is ignored
         for hk in hooks: hk.remove()
         assert asked == ['q'] * (T - 1)                             # only W^Q: K and V are not projected again
         assert c.k is k0 and c.v is v0 and len(c) == S
@@ -157,13 +163,13 @@ def test_cache_select_reorders_beams(Cache):
     idx = torch.tensor([2, 0, 0, 1])                                # batch 3 -> 4 beams, one row repeated, order changed
     with torch.no_grad():
         sc, cc = Cache(), Cache()
-        for t in range(2): m(x[:, t:t+1], cache=sc); m(x[:, t:t+1], mem, cache=cc)
+        for t in range(2): held(m, sc, x[:, t:t+1]); held(m, cc, x[:, t:t+1], mem)
         assert sc.select(idx) is sc; cc.select(idx)
         assert sc.k.shape[0] == cc.v.shape[0] == 4
         xr, mr = x[idx], mem[idx]
         for t in range(2, T):
-            assert_close(m(xr[:, t:t+1], cache=sc), m(xr[:, :t+1], mask=causal_mask(t+1))[:, -1:], **TOL)
-            assert_close(m(xr[:, t:t+1], mr, cache=cc), m(xr[:, :t+1], mr)[:, -1:], **TOL)
+            assert_close(held(m, sc, xr[:, t:t+1]), m(xr[:, :t+1], mask=causal_mask(t+1))[:, -1:], **TOL)
+            assert_close(held(m, cc, xr[:, t:t+1], mr), m(xr[:, :t+1], mr)[:, -1:], **TOL)
     empty = Cache(); empty.select(idx); assert len(empty) == 0
 
 @pytest.mark.parametrize('Cache', CACHES)

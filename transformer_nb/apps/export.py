@@ -26,7 +26,8 @@ from ..lib.safeguards import UserError, check_not_link
 from ..lib.checks import SettingError, check_fields
 from ..positional import pe_frequencies, sinusoidal_encoding
 from ..model import Transformer
-from ..lib.transformer import final_norm
+from ..lib.transformer import with_cache   # 06's model holding a decoding cache
+from ..lib.fast_attention import FusedAttention
 from ..lib.model_checks import check_paper_layers   # the exports hold the paper's layers (and pre-LN)
 from ..lib.options import ModelConfig
 from ..lib.datasets import sha256_file
@@ -357,7 +358,7 @@ def ctranslate2_translate(translator, tokenizer, sentences:list[str],
         limit = max(len(srcs[i]) for i in idx) + 1 + extra_tokens(d.max_extra)   # + 1: the source's EOS; the extra tokens capped as `max_output_lengths` caps them
         res = translator.translate_batch([[tokenizer.sp.id_to_piece(t) for t in srcs[i]] for i in idx], beam_size=d.beam,
                                          num_hypotheses=d.beam, length_penalty=0, return_scores=True, return_end_token=True,   # its n-best by log p, rescored below
-                                         max_decoding_length=limit if cap is None else min(limit, cap), min_decoding_length=0, max_input_length=0)
+                                         max_decoding_length=limit if cap is None else min(limit, cap), min_decoding_length=1, max_input_length=0)
         for i, r in zip(idx, res): outs[i] = one_line(tokenizer.decode([tokenizer.sp.piece_to_id(p) for p in rescored(r, d.alpha, eos)]))
     return outs
 
@@ -380,56 +381,61 @@ def _onnx():
     return onnx, onnxruntime
 
 # %% ../../nbs/apps_export.ipynb #6a70ac1e
-def _heads(m, x, d:int):  # (B, n, h*d) -> (B, h, n, d)
-    return x.view(x.shape[0], x.shape[1], m.h, d).transpose(1, 2)
-
 def _keys_values(m, x):  # (B, n, d_model) -> K (B, h, n, d_k), V (B, h, n, d_v)
     "The keys and values attention `m` (02_multihead) makes of `x`: its W^K and W^V."
-    return _heads(m, m.w_k(x), m.d_k), _heads(m, m.w_v(x), m.d_v)
+    return m.split_heads(m.w_k(x), m.d_k), m.split_heads(m.w_v(x), m.d_v)
 
-def _attend(m, q, k, v, bias, into:list):
-    "softmax(Q K^T / sqrt(d_k) + bias) V (01_attention) for the heads `q` (B, h, n_q, d_k), `k`, `v`, then W^O; `bias`"
-    " (0 or -inf, broadcast to the scores; None: none) masks keys, and the weights (B, h, n_q, n_k) are appended to `into`."
-    s = q @ k.transpose(-2, -1) * (1 / math.sqrt(q.shape[-1]))             # (B, h, n_q, n_k)
-    w = (s if bias is None else s + bias).softmax(-1)
-    into.append(w)
-    return m.w_o(m.merge_heads(w @ v))                                  # (B, n_q, d_model)
+class _GraphPositions(nn.Module):
+    "`pos`'s positions (lib_transformer's `Positions`) from the cache's `start` computed in the graph: 05's sinusoids (no table in the file, any length) or rows of the learned table."
+    def __init__(self, pos, d_model:int): super().__init__(); self.pos, self.d_model, self.cache = pos, d_model, None
+    def forward(self, x, start=None):  # (B, n, d_model) -> (B, n, d_model)
+        p = torch.arange(x.shape[1]) + (0 if self.cache is None else self.cache.start)   # (n,) positions; start: a traced size
+        if hasattr(self.pos, 'emb'): return x + self.pos.emb(p)
+        angle = p.float()[:, None] * pe_frequencies(self.d_model).float()             # (n, d_model/2)
+        return x + torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)          # sin, cos, sin, cos, ... as 05's table
 
-def _self_attend(m, x, bias, into:list, past=None, parents=None, keep:list|None=None):
-    "Self-attention `m` over `x` (B, n, d_model) in one projection (Q, K and V at once); with `past` (K, V of earlier"
-    " positions, rows picked by `parents`) the new keys and values go after those, and all of them into `keep`."
-    q, k, v = _heads(m, m.w_q(x), m.d_k), _heads(m, m.w_k(x), m.d_k), _heads(m, m.w_v(x), m.d_v)
-    if past is not None:
-        k, v = torch.cat([past[0].index_select(0, parents), k], 2), torch.cat([past[1].index_select(0, parents), v], 2)
-        keep += [k, v]
-    return _attend(m, q, k, v, bias, into)
+class _GraphKV:
+    "One attention's keys and values in the decoder graph: the kept ones (rows `parents` gathered, then the new ones appended, as `KVCache.select` and `append`), or the encoder's (`parents` None)."
+    def __init__(self, k, v, parents=None): self.k, self.v, self.parents = k, v, parents
+    def __len__(self): return 0 if self.parents is not None else 1       # self-attention: appends; encoder-decoder: filled
+    def append(self, k, v):
+        self.k, self.v = (torch.cat([t.index_select(0, self.parents), n], 2) for t, n in ((self.k, k), (self.v, v)))
+        return self.k, self.v
 
-def _embed(model, emb, pos, t, start=0):  # (B, n) -> (B, n, d_model)
-    "Embed(t) + PE of positions start, start+1, ...: sinusoids computed in the graph (no table in the file, any length)"
-    " or rows of the learned table. `start` may be a traced size (the length of the keys kept)."
-    p = torch.arange(t.shape[1]) + start                                      # (n,) positions
-    if model.cfg.pos == 'learned': return emb(t) + pos.emb(p)
-    angle = p.float()[:, None] * pe_frequencies(model.cfg.d_model).float()   # (n, d_model/2)
-    return emb(t) + torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1)   # sin, cos, sin, cos, ... as 05's table
+class _GraphCache:
+    "What `OnnxDecoder` hands the model (`with_cache`): a (self-attention, encoder-decoder) `_GraphKV` pair per layer, and `start`, the positions kept (a size read from the graph's input)."
+    def __init__(self, kv, parents, N:int):
+        self.layers = [(_GraphKV(*kv[2 * i:2 * i + 2], parents), _GraphKV(*kv[2 * N + 2 * i:2 * N + 2 * i + 2])) for i in range(N)]
+        self.start = kv[0].shape[2]
+
+@contextlib.contextmanager
+def _exporting(model):
+    "`model` as the graphs trace it: each attention runs 01's `attention` and keeps its weights, each position module computes in the graph; all restored on exit."
+    att = [m for m in model.modules() if isinstance(m, FusedAttention)]
+    pos = model.src_pos, model.tgt_pos
+    try:
+        for a in att: a.paper, a.seen = True, []
+        model.src_pos, model.tgt_pos = (_GraphPositions(p, model.cfg.d_model) for p in pos)
+        yield [a.seen for a in att]
+    finally:
+        for a in att: a.paper, a.seen = False, None
+        model.src_pos, model.tgt_pos = pos
 
 # %% ../../nbs/apps_export.ipynb #ad951056
 class OnnxEncoder(nn.Module):
-    "`model`'s encoder for export: src (1, S) -> enc_attn (N, h, S, S), every layer's weights, then for each decoder"
+    "`model`'s encoder for export, 06's `model.encode`: src (1, S) -> enc_attn (N, h, S, S), every layer's weights, then for each decoder"
     " layer i the keys cross_k{i} (1, h, S, d_k) and values cross_v{i} (1, h, S, d_v) of its encoder-decoder attention."
     def __init__(self, model): super().__init__(); self.model = model
     def forward(self, src):
-        m, ws = self.model, []
-        bias = torch.where(src == PAD_ID, float('-inf'), 0.0)[:, None, None, :]   # (1, 1, 1, S): no PAD key
-        x = _embed(m, m.src_emb, m.src_pos, src)                                         # (1, S, d_model)
-        for l in m.encoder:
-            x = l.sub[0](x, lambda t: _self_attend(l.self_attn, t, bias, ws))
-            x = l.sub[1](x, l.ffn)
-        memory = final_norm(m, 'enc')(x)                                                           # (1, S, d_model)
+        m = self.model
+        with _exporting(m) as seen:
+            memory = m.encode(src, (src != PAD_ID)[:, None, None, :])                    # (1, S, d_model): no PAD key
+            ws = [w for s in seen[:m.cfg.N] for w in s]                                    # the encoder's attentions come first
         return torch.cat(ws), *(kv for l in m.decoder for kv in _keys_values(l.cross_attn, memory))
 
 class OnnxDecoder(nn.Module):
-    "One step of `model`'s decoder with a cache, for export: the new tokens tgt (B, T), the rows `parents` (B,) of the"
-    " keys and values kept that each continues, those keys and values past_k{i}, past_v{i} (R, h, P, d) and the"
+    "One step of `model`'s decoder with a cache for export, 06's `model.decode` on the new tokens holding a `_GraphCache`: tgt (B, T), the rows"
+    " `parents` (B,) of the keys and values kept that each continues, those keys and values past_k{i}, past_v{i} (R, h, P, d) and the"
     " encoder's cross_k{i}, cross_v{i} (1, h, S, d) -> the logits (B, V) of the next token after each row's last (PAD"
     " and BOS at -inf, as `next_token_logits` sets them), present_k{i}, present_v{i} (B, h, P+T, d), the keys and values"
     " for the next step, and each layer's weights self_attn{i} (B, h, T, P+T) and cross_attn{i} (B, h, T, S)."
@@ -438,19 +444,14 @@ class OnnxDecoder(nn.Module):
         forbid = torch.zeros(model.cfg.tgt_vocab); forbid[[PAD_ID, BOS_ID]] = float('-inf')
         self.register_buffer('forbid', forbid, persistent=False)
     def forward(self, tgt, parents, *kv):                                    # kv: past_k0, past_v0, ..., cross_k0, cross_v0, ...
-        m, N, sa, ca, present = self.model, self.model.cfg.N, [], [], []
+        m, N = self.model, self.model.cfg.N
         P, T = kv[0].shape[2], tgt.shape[1]                                  # positions kept, new ones
-        q_pos = torch.arange(T) + P
-        bias = torch.where(torch.arange(P + T)[None, :] <= q_pos[:, None], 0.0, float('-inf'))   # (T, P+T): no later key
-        x = _embed(m, m.tgt_emb, m.tgt_pos, tgt, P)                          # (B, T, d_model) at positions P..P+T-1
-        for i, l in enumerate(m.decoder):
-            past, (ck, cv) = kv[2 * i:2 * i + 2], kv[2 * N + 2 * i:2 * N + 2 * i + 2]
-            c = l.cross_attn
-            x = l.sub[0](x, lambda t: _self_attend(l.self_attn, t, bias, sa, past, parents, present))
-            x = l.sub[1](x, lambda t: _attend(c, _heads(c, c.w_q(t), c.d_k), ck, cv, None, ca))
-            x = l.sub[2](x, l.ffn)
-        logits = m.generator(final_norm(m, 'dec')(x[:, -1]))                           # (B, V): the newest position only
-        return logits + self.forbid, *present, *sa, *ca
+        mask = torch.arange(P + T)[None, :] <= (torch.arange(T) + P)[:, None]   # (T, P+T): no later key
+        cache = _GraphCache(kv, parents, N)
+        with _exporting(m) as seen, with_cache(m, cache):
+            logits = m.decode(kv[2 * N][:, 0], None, tgt, mask)[:, -1]       # (B, V): the newest position; the memory's keys and values are held
+            sa, ca = seen[N::2], seen[N + 1::2]                              # the decoder's self- and encoder-decoder attentions, layer by layer
+        return logits + self.forbid, *(t for sc, _ in cache.layers for t in (sc.k, sc.v)), *(s[0] for s in sa), *(s[0] for s in ca)
 
 # %% ../../nbs/apps_export.ipynb #0adff5c0
 _SP_TYPES = {1: 'normal', 2: 'unknown', 3: 'control', 4: 'user_defined', 5: 'unused', 6: 'byte'}   # SentencePiece's ModelProto

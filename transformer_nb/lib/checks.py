@@ -9,7 +9,7 @@ __all__ = ['Count', 'SettingError', 'SettingWarning', 'describe', 'check_value',
            'check_fields']
 
 # %% ../../nbs/lib_checks.ipynb #a24c0004
-import math, numbers, re, sys
+import math, numbers, re
 from dataclasses import dataclass, field, fields, is_dataclass, MISSING
 from functools import cache
 from typing import Annotated, Callable, Literal, Union, get_args, get_origin, get_type_hints
@@ -246,9 +246,3 @@ def check_sentence_list(x, name:str='sentences') -> list[str]:
     for i, s in enumerate(x):
         if not isinstance(s, str): raise TypeError(f"{name}[{i}] is a {type(s).__name__}, not a str: {s!r:.60}")
     return x
-
-# %% ../../nbs/lib_checks.ipynb #a24lz002
-def is_loaded_instance(obj, module:str, name:str) -> bool:
-    "isinstance(obj, module.name), without importing `module`: while it is not loaded, nothing is an instance of its classes."
-    m = sys.modules.get(module)
-    return m is not None and isinstance(obj, getattr(m, name))

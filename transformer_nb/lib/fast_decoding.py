@@ -1,4 +1,4 @@
-"""The decoders of 10_decoding with less work per step: a one-token decoder step, a cache that reorders lazily, one copy of the encoder output per sentence, chunked argmax and top-k, and a beam search with its bookkeeping in tensors; tested to return what the readable ones return. `translate` ([11_results](11_results.ipynb)) and the command-line tools use them.
+"""The decoders of 10_decoding with less work per step: 06's own decoder on the newest token with a key/value cache, a cache that reorders lazily, one copy of the encoder output per sentence, chunked argmax and top-k, and a beam search with its bookkeeping in tensors; tested to return what the readable ones return. `translate` ([11_results](11_results.ipynb)) and the command-line tools use them.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_fast_decoding.html.md"""
 
@@ -18,21 +18,20 @@ from dataclasses import dataclass
 from typing import Annotated
 import numpy as np
 import torch
-import torch.nn.functional as F
 from ..core import PAD_ID, BOS_ID, EOS_ID
 from .machine import get_device
 from .machine import autocast, choose_precision, limit_threads
 from ..attention import pad_mask, tgt_mask
 from .tokens import pad_ids
 from ..decoding import next_token_logits, length_penalty   # 10_decoding: the paper's rules, written once
-from .checks import check_module, check_sentence_list, check_value, SettingError, Range, is_loaded_instance   # lib_checks: a module, a list of sentences, a value as declared; 14_since_2017's PreNorm, if loaded
+from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
 from .model_checks import check_tokens, check_ids
-from .transformer import embed, final_norm   # lib_transformer: the decoder's input, pre-LN's last LayerNorm
+from .transformer import with_cache   # lib_transformer: 06's model holding a decoding cache
+from .fast_attention import use_attention   # the attention kernel, by name
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
 from .safeguards import printable, check_output, check_not_inputs, output_stream, check_no_nul
 from .textio import spaced, sentence_batches   # lib_text_io: the sentences of a file or a stream, one line out per line in
 from .process import out_of_memory, in_settings
-
 
 # %% ../../nbs/lib_fast_decoding.ipynb #a10pl001
 @contextlib.contextmanager
@@ -121,18 +120,11 @@ def check_beam(model, decoding:Decoding, **given) -> Decoding:
 @dataclass(frozen=True)
 class Speedups:
     "What the fast decoders do to save work, each switchable (off: the slower way it replaces); none changes a translation."
-    one_token_step: bool = True     # `decode_step`: each decoder layer as plain functions on its weights (off: through its modules)
-    grouped_cross: bool = True      # a sentence's k hypotheses attend to one copy of its keys and values (off: a copy each)
     one_copy_reorder: bool = True   # `_LazyKVCache.select` done by the next append, one copy (off: `index_select` at once, then a copy)
-    transposed_output: bool = True  # `FastCache.logits`: the output layer's weight transposed once per run (off: `proj(x)`)
     lazy_cross: bool = True         # beam search selects the encoder-decoder caches only when sentences leave (off: every step)
     kept_only: bool = True          # `topk_log_probs`: log-probabilities of the kept tokens only (off: all |V|, then the top k)
     chunked_topk: bool = True       # `topk_rows`: top-k through each chunk's maximum (off: `torch.topk`)
     chunked_argmax: bool = True     # `argmax_rows`: argmax through each chunk's maximum (off: `torch.argmax`)
-
-    def __post_init__(self):
-        if not (self.one_token_step or self.grouped_cross):
-            raise ValueError("one_token_step=False groups the encoder-decoder attention itself: turn off one_token_step or grouped_cross, not both")
 
 ALL_SPEEDUPS = Speedups()
 
@@ -165,58 +157,6 @@ class DecoderCache:
         for sc, cc in self.layers: sc.select(idx); cc.select(idx)
         return self
 
-
-# %% ../../nbs/lib_fast_decoding.ipynb #d1137319
-def _group(q, b:int, h:int):    # (b*g, h, n, d) -> (b, h, g*n, d): a group's queries side by side
-    g, n = q.shape[0] // b, q.shape[2]
-    return q.view(b, g, h, n, -1).transpose(1, 2).reshape(b, h, g * n, -1)
-
-def _ungroup(o, B:int, h:int):  # (b, h, g*n, d) -> (b*g, h, n, d)
-    b = o.shape[0]; g = B // b
-    return o.view(b, h, g, -1, o.shape[-1]).transpose(1, 2).reshape(B, h, -1, o.shape[-1])
-
-def _mha_step(m, x, mem=None, mask=None, cache=None, grouped:bool=True):  # (B, n_q, d_model) -> (B, n_q, d_model)
-    "`MultiHeadAttention.forward` in eval mode without the module call; `mem` may hold one row per group of rows of x."
-    q, k, v = m.project(x, mem, cache)
-    B, b = x.shape[0], k.shape[0]
-    if B > b and grouped: q = _group(q, b, m.h)                   # g = B/b rows of x share one row of K, V
-    elif B > b:                                                   # not grouped: a copy of K, V for each row of x
-        k, v = k.repeat_interleave(B // b, 0), v.repeat_interleave(B // b, 0)
-        if mask is not None: mask = mask.repeat_interleave(B // b, 0)
-    o = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-    if B > b and grouped: o = _ungroup(o, B, m.h)
-    return F.linear(m.merge_heads(o), m.w_o.weight, m.w_o.bias)
-
-# %% ../../nbs/lib_fast_decoding.ipynb #a6c0a013
-def _layer_step(layer, x, memory, src_mask, cache, grouped:bool=True):  # one new position per row: (B, 1, d_model) -> (B, 1, d_model)
-    "`DecoderLayer.forward` for one new token with its caches, in eval mode, without module calls."
-    sc, cc = cache
-    w1, w2 = layer.ffn.w_1, layer.ffn.w_2
-    sublayers = (lambda t: _mha_step(layer.self_attn, t, cache=sc),              # no mask: no future in the cache
-                 lambda t: _mha_step(layer.cross_attn, t, memory, src_mask, cc, grouped),
-                 lambda t: F.linear(F.relu(F.linear(t, w1.weight, w1.bias)), w2.weight, w2.bias))
-    for sub, f in zip(layer.sub, sublayers):
-        ln = lambda t: F.layer_norm(t, sub.norm.normalized_shape, sub.norm.weight, sub.norm.bias, sub.norm.eps)
-        x = x + f(ln(x)) if is_loaded_instance(sub, 'transformer_nb.since2017', 'PreNorm') else ln(x + f(x))
-    return x
-
-def _layer_modules(layer, x, memory, src_mask, cache):  # (B, 1, d_model) -> (B, 1, d_model)
-    "`_layer_step` through the layer's modules, as `DecoderLayer.forward` runs them: the slower way (`Speedups.one_token_step`)."
-    sc, cc = cache
-    b = memory.shape[0]                                  # b <= B: a sentence's B/b rows as positions of its one memory row
-    cross = lambda t: layer.cross_attn(t.reshape(b, -1, t.shape[-1]), memory, mask=src_mask, cache=cc).reshape(t.shape)
-    x = layer.sub[0](x, lambda t: layer.self_attn(t, cache=sc))
-    x = layer.sub[1](x, cross)
-    return layer.sub[2](x, layer.ffn)
-
-def decode_step(model, memory:torch.Tensor, src_mask:torch.Tensor, tgt:torch.Tensor, cache) -> torch.Tensor:
-    "`model.decode` for one new token per row (B, 1), in eval mode, with a `FastCache`: logits (B, 1, V), with less work (its `speedups`)."
-    s = cache.speedups
-    one = s.one_token_step and getattr(model.cfg, 'paper_layers', True)          # 14_since_2017's layers: through their modules
-    x = embed(model, tgt, len(cache))                                           # (B, 1, d_model)
-    for layer, c in zip(model.decoder, cache.layers):
-        x = _layer_step(layer, x, memory, src_mask, c, s.grouped_cross) if one else _layer_modules(layer, x, memory, src_mask, c)
-    return cache.logits(final_norm(model, 'dec')(x), model.generator.proj)
 
 # %% ../../nbs/lib_fast_decoding.ipynb #92d16ff1
 class _LazyKVCache:
@@ -268,23 +208,16 @@ def _select_cat(old:torch.Tensor, # (B, h, n, d)
 
 # %% ../../nbs/lib_fast_decoding.ipynb #fbd1d345
 class FastCache:
-    "`DecoderCache` with `_LazyKVCache`s, and the output layer's weight transposed once per decoding run."
+    "`DecoderCache` with `_LazyKVCache`s: a reorder done by the next step's append."
     def __init__(self, n_layers:int, speedups:Speedups=ALL_SPEEDUPS):
         self.layers = [(_LazyKVCache(speedups.one_copy_reorder), _LazyKVCache(speedups.one_copy_reorder)) for _ in range(n_layers)]
-        self.speedups, self.w_out = speedups, None
+        self.speedups = speedups
     def __len__(self): return len(self.layers[0][0])  # target positions decoded so far
     def __repr__(self): return f"FastCache(layers={len(self.layers)}, len={len(self)})"
     def select(self, idx:torch.Tensor) -> 'FastCache':
         "Keep batch rows `idx` in every layer (done by the next step's append)."
         for sc, cc in self.layers: sc.select(idx); cc.select(idx)
         return self
-
-    def logits(self, x:torch.Tensor, proj:torch.nn.Linear) -> torch.Tensor:  # (B, n, d_model) -> (B, n, V)
-        "`proj(x)`, the same numbers, with proj's weight transposed once per decoding run (see the text)."
-        if x.device.type != 'cpu' or not self.speedups.transposed_output: return proj(x)
-        if self.w_out is None: self.w_out = proj.weight.t().contiguous()               # (d_model, V), kept
-        if proj.bias is None: return x @ self.w_out
-        return torch.addmm(proj.bias, x.flatten(0, -2), self.w_out).view(*x.shape[:-1], -1)
 
 # %% ../../nbs/lib_fast_decoding.ipynb #646a7083
 def _chunk_max(x:torch.Tensor, chunk:int) -> torch.Tensor:  # (R, V) -> (R, ceil(V / chunk))
@@ -335,7 +268,7 @@ def _follow_parents(cache, rows:torch.Tensor, sentences:torch.Tensor|None):
             cross_kv.select(torch.arange(len(cross_kv._rows) if cross_kv._rows is not None else cross_kv._k.shape[0], device=rows.device))
 
 class TorchStep:
-    "The engine's step on a `Transformer`: the next-token logits of each hypothesis, through `decode_step` and a `FastCache` (`use_cache=False`: the whole prefix again, through `model.decode`)."
+    "The engine's step on a `Transformer`: the next-token logits of each hypothesis, 06's `model.decode` on the newest tokens holding a `FastCache` (`use_cache=False`: on the whole prefix again)."
     def __init__(self, model, memory:torch.Tensor, src_mask:torch.Tensor, # (b, S, d_model), (b, 1, 1, S): one row per sentence
                  use_cache:bool=True, speedups:Speedups=ALL_SPEEDUPS):
         self.model, self.memory, self.src_mask, self.ys = model, memory, src_mask, None
@@ -343,7 +276,8 @@ class TorchStep:
     def __repr__(self): return f"TorchStep({'FastCache' if self.cache is not None else 'no cache'}, sentences={len(self.memory)})"
 
     def __call__(self, tokens:torch.Tensor) -> torch.Tensor:  # (R, 1) the newest token of each hypothesis -> (R, V)
-        if self.cache is not None: return decode_step(self.model, self.memory, self.src_mask, tokens, self.cache)[:, -1]
+        if self.cache is not None:
+            with with_cache(self.model, self.cache): return self.model.decode(self.memory, self.src_mask, tokens, None)[:, -1]   # no mask: no future in the cache
         self.ys = tokens if self.ys is None else torch.cat([self.ys, tokens], 1)       # (R, t) the whole prefixes
         r = len(tokens) // len(self.memory)                                            # hypotheses per sentence
         return self.model.decode(self.memory.repeat_interleave(r, 0), self.src_mask.repeat_interleave(r, 0), self.ys, tgt_mask(self.ys))[:, -1]
@@ -353,7 +287,6 @@ class TorchStep:
         if sentences is not None: self.memory, self.src_mask = self.memory.index_select(0, sentences), self.src_mask.index_select(0, sentences)
         if self.cache is not None: _follow_parents(self.cache, rows, sentences)
         else: self.ys = self.ys.index_select(0, rows)
-
 
 # %% ../../nbs/lib_fast_decoding.ipynb #a10en002
 def greedy_steps(step, model, # step(tokens (R, 1)) -> logits (R, V), and step.reorder; model: anything with a `cfg` (a Transformer, an ONNX export)
@@ -365,6 +298,7 @@ def greedy_steps(step, model, # step(tokens (R, 1)) -> logits (R, V), and step.r
     ys = torch.full((B, 1), BOS_ID, dtype=torch.long, device=dev)              # (b, t) their prefixes
     for t in range(int(limits.max())):
         logits = step_logits(model, step(ys[:, -1:]))                # (b, V): the newest token in
+        if t == 0: logits[:, EOS_ID] = -math.inf                               # no empty output: EOS never first (fairseq's min_len=1)
         nxt = argmax_rows(logits) if speedups.chunked_argmax else logits.argmax(-1)   # (b,)
         ys = torch.cat([ys, nxt[:, None]], 1)                                   # (b, t + 2)
         done = (nxt == EOS_ID) | (t + 1 >= limits[alive])                      # (b,) ended, or at its cap
@@ -389,7 +323,6 @@ def _greedy_batch(model, src, max_extra:int, use_cache:bool=True, speedups:Speed
         src, limits, src_mask, memory = _encode_batch(model, src, max_extra)   # the encoder runs once
         return greedy_steps(TorchStep(model, memory, src_mask, use_cache, speedups), model, limits, speedups)
 
-
 # %% ../../nbs/lib_fast_decoding.ipynb #f8583220
 def _add_finished(finished:list, alive:torch.Tensor, new:torch.Tensor, ids):
     "Append (score, token ids) to `finished` for every finite entry of `new` (b, k); `ids(i, j)` gives their tokens."
@@ -411,10 +344,12 @@ def _penalties(alpha:float, n:int) -> list[float]:
 
 def _expand(scores:torch.Tensor, # (b, r) float64 log-probabilities of the hypotheses
             logits:torch.Tensor, # (b*r, V) their next-token logits
-            b:int, r:int, n:int, K:int, speedups:Speedups=ALL_SPEEDUPS) -> tuple:
+            b:int, r:int, n:int, K:int, speedups:Speedups=ALL_SPEEDUPS,
+            first:bool=False) -> tuple: # the first step: EOS may not end a hypothesis yet (no empty output, fairseq's min_len=1)
     "The 2K best one-token extensions of each sentence: (their float64 scores (b, 2K) best first, parent hypothesis, token); levers 1 and 2."
     if speedups.kept_only: best_lp, best_tok = topk_log_probs(logits, n, speedups.chunked_topk)   # (b*r, n) each hypothesis' n best
     else: best_lp, best_tok = (topk_rows if speedups.chunked_topk else torch.topk)(log_probs(logits), n)   # the slower way
+    if first: best_lp = best_lp.masked_fill(best_tok == EOS_ID, -math.inf)   # the others keep their log p: nothing renormalised
     cand = (scores[:, :, None] + best_lp.view(b, r, n)).view(b, r * n)      # (b, r*n) float64 sums
     top, j = cand.topk(min(2 * K, r * n), dim=1)                            # (b, 2K) best first
     return top, j // n, best_tok.view(b, r * n).gather(1, j)                # parent hypothesis, new token
@@ -448,7 +383,7 @@ def beam_steps(step, model, # step(tokens (R, 1)) -> logits (R, V), and step.reo
     scores = torch.zeros(B, 1, dtype=torch.float64, device=dev)         # (b, r) their log-probabilities
     for t in range(int(limits.max())):
         b = alive.numel()
-        top, origin, tok = _expand(scores, step_logits(model, step(ys[:, -1:])), b, r, n, K, speedups)   # (b, 2K) each
+        top, origin, tok = _expand(scores, step_logits(model, step(ys[:, -1:])), b, r, n, K, speedups, t == 0)   # (b, 2K) each
         lp = lps[t]                                                         # lp(|Y|), |Y| = t+1, EOS included
         if trace is not None: trace.append(_traced(ys, top, origin, tok, lp, K))
         scores, rows, ys, new, eos = _select(finished, alive, ys, top, origin, tok, lp, b, r, K)
@@ -468,7 +403,6 @@ def beam_steps(step, model, # step(tokens (R, 1)) -> logits (R, V), and step.reo
         step.reorder(rows, keep if changed else None)                       # hypotheses follow their parents
         r = K
     return [[(ids, s) for s, ids in sorted(f, key=lambda x: -x[0])[:nbest]] for f in finished]
-
 
 # %% ../../nbs/lib_fast_decoding.ipynb #16cdf297
 def beam_search_batch(model, src:torch.Tensor, # (B, S) token ids, each row pieces + EOS, padded with PAD_ID
@@ -597,9 +531,10 @@ def check_translate(model, tokenizer, sentences, decoding:Decoding, options:Deco
     return sentences, d, check_options(options, **given)
 
 def run_options(model, o:DecodeOptions):
-    "The autocast that decoding with `o` runs in, once `model` is on `o.device` (None: where it is), `o.threads` set (None: as they are) and 'auto' precision resolved: once per call, whatever the number of batches."
+    "The autocast that decoding with `o` runs in, once `model` is on `o.device` (None: where it is), `o.threads` set (None: as they are), its attention `o.attention` and 'auto' precision resolved: once per call, whatever the number of batches."
     if o.device is not None: model.to(get_device(o.device))           # a device this machine lacks: one line that names it
     if o.threads is not None: limit_threads(o.threads)
+    use_attention(model, o.attention)                                   # PyTorch's kernel, or 01's attention
     dev = next(model.parameters()).device
     return autocast(dev, choose_precision(dev)[0] if o.precision == 'auto' else o.precision)   # checked here, once
 

@@ -144,6 +144,7 @@ class Runtime:
     "Where a model computes, and in what numbers: the settings training (`TrainConfig`) and decoding (`DecodeOptions`) share, declared once here; both inherit them."
     device: Device|None = None           # where to compute: cpu, cuda, cuda:N, mps, or auto (None: auto, the best available: CUDA, then MPS, then CPU; in Python, a decoder given a model keeps it where it is)
     precision: PrecisionName = 'auto'    # the numbers computed in (autocast); auto: bf16 where the GPU or CPU computes it natively, else fp32
+    attention: Literal['fused', 'paper'] = 'fused'   # fused: PyTorch's scaled_dot_product_attention; paper: 01's attention through 02's layer, the code the course reads (as Hugging Face's attn_implementation)
     def __post_init__(self): validate(self)
 
 # %% ../../nbs/lib_options.ipynb #e78b56a9

@@ -28,7 +28,7 @@ def heavy_imports(exporter:str|None=None, # 'ctranslate2', 'onnx' or 'hf': that 
                  ):
     "Import torch and the other C extensions with Ctrl-C held back; a Ctrl-C that came meanwhile is delivered right after."
     with deferred_interrupts():
-        import numpy, torch, sentencepiece, sacrebleu  # noqa: F401 (imported for their side effect: loaded now)
+        import numpy, torch, sentencepiece  # noqa: F401 (imported for their side effect: loaded now; sacrebleu where a command scores)
         try:                                           # not installed, or broken: the code that needs it says so in its words
             if exporter == 'ctranslate2': import ctranslate2  # noqa: F401
             if exporter == 'onnx': import onnx, onnxruntime  # noqa: F401

@@ -29,6 +29,7 @@ from .tokens import DistributedTokenBatchSampler, pad_pairs
 from ..training import noam_lr, label_smoothed_nll
 from ..training_config import WARMUP, BETAS, ADAM_EPS   # 09's §5.3 numbers, declared there
 from .speed import attention_backend, kept_output, CpuLevers
+from .fast_attention import use_attention   # PyTorch's kernel, or 01's attention (`TrainConfig.attention`)
 from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
 from .safeguards import atomic_open, check_output, deferred_interrupts, STOP_SIGNALS
 from .runs import RunFolder, checkpoint_name
@@ -198,7 +199,7 @@ class Trainer:
         self.parallel, self.amp = trainer_setup(tc, parallel, precision)   # the processes and device; the precision
         self.tc = tc = _update_size(tc, self.world, device=self.device)     # the micro-batch of an update, known before its batches
         self.log_every = tc.log_every or (1 if self.device.type == 'cpu' else 50)   # updates between reads from the device
-        self.model, self.cfg = model.to(self.device), model.cfg
+        self.model, self.cfg = use_attention(model.to(self.device), tc.attention), model.cfg   # PyTorch's kernel, or 01's attention
         self._params = list(model.parameters())                        # listed once: an update's gradient norm walks no module tree
         self.speedups()                                                # the same function, less work; in the model only while a run (or an update) goes on
         self.opt, self.sched = make_optimizer_with_cooldown(model, self.cfg.d_model, tc.warmup, tc.lr_scale, total=tc.steps, cooldown=tc.cooldown)
