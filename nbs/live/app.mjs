@@ -295,6 +295,8 @@ const fmt = x => Number.isFinite(x) ? x.toFixed(2) : '−∞';
 
 // ---- the beam, step by step --------------------------------------------------------------------------------------------
 const isEnd = p => p === '</s>';
+// The first step's rule (translator.mjs's firstStep), said under every step's table
+export const FIRST_STEP = "At step 1 ⟨end⟩ is never a row: it is forbidden there, so a translation holds at least one piece (fairseq's min_len = 1).";
 // The most pieces a translation of a source of `srcLen` tokens (EOS included) may have, EOS included, as the translator
 // caps it (`max_output_lengths`, 10_decoding): srcLen + max_extra, within learned positions
 export function outputCap(tr, srcLen) {
@@ -388,10 +390,10 @@ export class BeamView {
       h('button', { type: 'button', 'aria-label': 'Last step', disabled: last, onclick: () => this.go(Infinity) }, 'Last »'));
     // the rule, at every step
     const rule = h('p', { class: 'tnb-bv-rule' }, greedy
-      ? `Greedy decoding keeps one hypothesis: each step it takes the most probable next piece (row 1; row 2 is the runner-up, never taken). It stops when the piece taken is ⟨end⟩, or at ${limit} pieces, the length cap.`
+      ? `Greedy decoding keeps one hypothesis: each step it takes the most probable next piece (row 1; row 2 is the runner-up, never taken). It stops when the piece taken is ⟨end⟩, or at ${limit} pieces, the length cap. ${FIRST_STEP}`
       : `The rows: the ${2 * K} best one-piece extensions of the ${t ? `${K} open hypotheses` : 'start, <s> alone'}, by log p (the sum of their pieces' log-probabilities). ` +
         `An ⟨end⟩ among the ${K} best rows finishes its hypothesis, ranked by score = log p / ((5 + |Y|)/6)^${alpha}; an ⟨end⟩ below them is dropped, whatever its log p. ` +
-        `The ${K} best rows without ⟨end⟩ go on. The search stops once the best finished score is at least the most an open hypothesis could still score (its log p / lp(${limit}), ${limit} pieces being the length cap), or at the cap: one translation is wanted, as tnb-translate wants one (10_decoding's beam_search, which returns the ${K} best, waits for the ${K}th).`);
+        `The ${K} best rows without ⟨end⟩ go on. The search stops once the best finished score is at least the most an open hypothesis could still score (its log p / lp(${limit}), ${limit} pieces being the length cap), or at the cap: one translation is wanted, as tnb-translate wants one (10_decoding's beam_search, which returns the ${K} best, waits for the ${K}th). ${FIRST_STEP}`);
     const badge = (cls, text) => h('span', { class: `tnb-bv-badge ${cls}` }, text);
     const rows = v.rows.map((r, i) => {
       const end = isEnd(r.piece), added = end ? h('span', { class: 'tnb-eos' }, '⟨end⟩') : h('b', {}, (r.piece.startsWith(SPACE) && r.prefix ? ' ' : '') + shownPiece(r.piece));

@@ -177,7 +177,7 @@ if (bad.length) {
 }
 for (const [i, s] of sentences.entries()) {
   let r;
-  try { r = await tr.translate(s, { ...opts, onStep: turn }); } catch (e) { fail(`sentence ${i + 1}: ${e.message.split('\n')[0]}`, 1); }
+  try { r = await tr.translate(s, { ...opts, record: false, onStep: turn }); } catch (e) { fail(`sentence ${i + 1}: ${e.message.split('\n')[0]}`, 1); }
   if (r.cut) console.error(`translate.mjs: sentence ${i + 1} is longer than the page's ${MAX_CHARS} characters (or the model's ` +
                           `${tr.maxSrc} tokens): cut there, as the page cuts it`);
   if (!json) { write(r.text + '\n'); continue; }
