@@ -181,7 +181,7 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
         raise AssertionError(f"d_model={d_model}, h={h}, {case}: W^O was given {rows} rows of {feats} features, not "
             f"{args[0].shape[0] * args[0].shape[1]} rows of h*d_k = {d_model}"
             + (f": your {h} heads were concatenated on the batch axis (torch.cat(heads, 0)) or the query axis (1)" if stacked else "") + ": concatenate the heads on the last axis, "
-            f"torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)") from None
+            "torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)") from None
 
 # %% ../../nbs/course_multihead.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False, kv:bool=False,
