@@ -984,15 +984,16 @@ QUARTO_TABLES = ('body{margin:0;font-size:16px;line-height:1.5;font-family:syste
                  ' .table>:not(caption)>*>*{padding:.5rem .5rem;border-bottom:1px solid #dee2e6}'
                  ' @media (min-width: 992px){main{max-width:850px;margin:0 auto}}')
 
-def markdown_tables() -> list[tuple[str, str]]:
-    "Every Markdown table of the notebooks, their text and their Markdown outputs: [(notebook, table)]."
+def markdown_tables(kinds:bool=False) -> list[tuple]:
+    "Every Markdown table of the notebooks, their text and their Markdown outputs: [(notebook, table)], or with `kinds`"
+    " [(notebook, table, output)], output True for a table a cell prints (Quarto puts it in a cell's output)."
     out = []
     for nb, cells in notebook_pages().items():
         for c in cells:
-            texts = [''.join(c['source'])] if c['cell_type'] == 'markdown' else []
-            texts += [o['data']['text/markdown'] if isinstance(o['data']['text/markdown'], str) else ''.join(o['data']['text/markdown'])
+            texts = [(''.join(c['source']), False)] if c['cell_type'] == 'markdown' else []
+            texts += [(o['data']['text/markdown'] if isinstance(o['data']['text/markdown'], str) else ''.join(o['data']['text/markdown']), True)
                       for o in c.get('outputs', []) if 'text/markdown' in o.get('data', {})]
-            out += [(nb, m.group(0)) for t in texts for m in TABLE.finditer(t)]
+            out += [(nb, m.group(0), shown) if kinds else (nb, m.group(0)) for t, shown in texts for m in TABLE.finditer(t)]
     return out
 
 def table_html(md:str) -> str:
@@ -1012,7 +1013,8 @@ def tables_page(folder:Path) -> Path:
     "A page of every Markdown table of the notebooks, each in a cell's output as Quarto lays it out, with the site's stylesheet."
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / 'nbs' / 'styles.css', folder / 'styles.css')
-    cells = ''.join(f'<div class="cell-output cell-output-display" data-from="{nb} {i}">{table_html(t)}</div>' for i, (nb, t) in enumerate(markdown_tables()))
+    cells = ''.join(f'<div class="cell-output cell-output-display" data-from="{nb} {i}">{table_html(t)}</div>' if output else
+                    f'<section data-from="{nb} {i}">{table_html(t)}</section>' for i, (nb, t, output) in enumerate(markdown_tables(kinds=True)))
     (folder / 'index.html').write_text('<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
                                        f'<link rel="icon" href="data:,"><style>{QUARTO_TABLES}</style><link rel="stylesheet" href="styles.css"></head>'
                                        f'<body><main>{cells}</main></body></html>', encoding='utf-8')
@@ -1028,7 +1030,8 @@ def measure_tables(url:str, width:int) -> dict:
 
 def test_tables_wrap_at_spaces_and_wide_ones_scroll_in_their_own_box(tmp_path):
     "Every Markdown table of the notebooks, laid out by the site's stylesheet in headless Chromium, 390 and 1,400 px wide:"
-    " no word of a cell broken inside itself ('un/der/a/mi/nut/e'), every table within the window (wrapping at spaces, or,"
+    " no word of a cell broken inside itself ('un/der/a/mi/nut/e'), no code name broken at a hyphen ('multi30k-/de-en',"
+    " 'tnb-/train', '--/seed') nor a printed table's row name ('base-/seed1'), every table within the window (wrapping at spaces, or,"
     " wider than the column, scrolling in its own box), nothing wider than the window; and on the phone no table more than"
     " 4 times as tall as on the desktop, lib_significance's results table at most twice (when cells broke anywhere: up to"
     " 7.3 times, and that table 5.6 times, 21,468 px on the site)."
@@ -1041,7 +1044,10 @@ def test_tables_wrap_at_spaces_and_wide_ones_scroll_in_their_own_box(tmp_path):
         assert len(t) == n > 50, (len(t), n)
         assert not [(x['from'], x['broken'][:5]) for x in t if x['broken']], [(x['from'], x['broken'][:5]) for x in t if x['broken']]
         assert all(x['right'] <= x['inner'] for x in t) and out['width'][0] <= out['width'][1], [x for x in t if x['right'] > x['inner']]
+        assert not [(x['from'], x['split'][:5]) for x in t if x['split']], [(x['from'], x['split'][:5]) for x in t if x['split']]   # names whole
     assert any(x['scroll'] > x['client'] + 1 for x in phone['tables']), "a wide table scrolls on a phone (the test would miss a wrap-anywhere rule)"
+    first14 = next(x for x in phone['tables'] if x['from'].startswith('14_since_2017.ipynb'))   # its links wrap: 'replaces' starts on screen
+    assert len(first14['lefts']) == 3 and first14['lefts'][2] < first14['inner'] * 0.75, first14['lefts']
     ratio = {x['from']: x['height'] / y['height'] for x, y in zip(phone['tables'], desk['tables'])}
     assert max(ratio.values()) <= 4, sorted(ratio.items(), key=lambda kv: -kv[1])[:3]
     results = [k for k, x in zip(ratio, phone['tables']) if k.startswith('lib_significance.ipynb') and x['height'] == max(
