@@ -848,6 +848,7 @@ def test_the_int8_note_says_what_was_measured():
                  f"BLEU from {p['bleu']['ours']:.2f} to {p['bleu']['onnxruntime int8']:.2f}"):
         assert says in note, (says, note)
     assert 'can change a word' not in (LIVE / 'app.mjs').read_text(encoding='utf-8')
+    assert 'measured for the German → English model decoding greedily, not for the other direction nor for beam search' in note   # what it holds for
 
 def check_docs_module():
     "tools/check_docs.py, imported (it checks the site's links and anchors, the live translator's included)."
@@ -915,7 +916,8 @@ console.log(JSON.stringify({
   lines: Object.fromEntries(Object.entries(lines).map(([k, [from, ls]]) => [k, ls.map(l => note(l, from))])),
   texts: texts.map(([t, from]) => note(t, from)),
   split: ['Im Jahr 2010. Danach schläft er.', 'Acme Inc. The dog runs.', 'Am 3. Mai kam Dr. Müller, z. B. mit Äpfeln usw. Dann ging er.',
-          'Im 19. Jh. entstand sie. Sie steht noch.', 'Die Firma Müller & Co. baut Häuser.', 'Sie kaufen Äpfel, Brot etc. Dann gehen sie.', 'Er wurde 1990 geboren.\\nDanach kam er.'].map(splitSentences),
+          'Im 19. Jh. entstand sie. Sie steht noch.', 'Die Firma Müller & Co. baut Häuser.', 'Sie kaufen Äpfel, Brot etc. Dann gehen sie.', 'Er wurde 1990 geboren.\\nDanach kam er.',
+          'Er wohnt in der Hauptstr. 5 in Berlin.', 'Es waren 100. Dann 200.', 'There were 100. Then 200.'].map(splitSentences),
   spans: sentenceSpans(' Ein Hund.  Zwei Katzen. '),
   cut: [cutText('Ein Hund läuft über die Wiese. '.repeat(11).trim()), cutText('Ein Hund. ' + 'Eine Katze schläft lange '.repeat(14) + 'zuletzt.'),
         cutText('Eine Katze schläft lange '.repeat(14) + 'zuletzt. Ein Hund.')],
@@ -964,7 +966,8 @@ def test_the_language_notes_on_multi30k_french_and_a_quoted_sign(tokenizer_file,
     # an ordinal, Dr., z. B., Jh. before a lower-case word and Co. before one do not
     assert got['split'] == [['Im Jahr 2010.', 'Danach schläft er.'], ['Acme Inc.', 'The dog runs.'],
                             ['Am 3. Mai kam Dr. Müller, z. B. mit Äpfeln usw.', 'Dann ging er.'], ['Im 19. Jh. entstand sie.', 'Sie steht noch.'],
-                            ['Die Firma Müller & Co. baut Häuser.'], ['Sie kaufen Äpfel, Brot etc.', 'Dann gehen sie.'], ['Er wurde 1990 geboren.', 'Danach kam er.']]
+                            ['Die Firma Müller & Co. baut Häuser.'], ['Sie kaufen Äpfel, Brot etc.', 'Dann gehen sie.'], ['Er wurde 1990 geboren.', 'Danach kam er.'],
+                            ['Er wohnt in der Hauptstr. 5 in Berlin.'], ['Es waren 100.', 'Dann 200.'], ['There were 100.', 'Then 200.']]   # a street's number; a count ends its sentence
     assert got['spans'] == [[0, 12], [12, 25]]
     # the cut: where the last whole sentence ends within 300 characters; a first sentence longer than that, at a space
     whole, short_first, long_first = got['cut']
