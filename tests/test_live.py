@@ -365,6 +365,19 @@ def test_bench_live_runs_with_its_smallest_arguments(int8_export, tmp_path):
     assert rec['n_sentences'] == 2 and set(rec['decoding']) == {'greedy', 'beam4'} and rec['load']['bytes'] > 1e6
     assert all(len(v['ms']) == 2 for v in rec['sentences'].values())
 
+@pytest.mark.slow
+def test_bench_live_node_runs_with_its_smallest_arguments(int8_export, tmp_path):
+    "bench/bench_live_node.py (with live_node.mjs), the A/B of the page's code under Node that results/live_bench.json"
+    " stores under node_ab, runs on two sentences and one round, A this commit's code, and keeps what the file held."
+    node_modules()
+    import sys
+    out = tmp_path / 'live.json'; out.write_text('{"model": "kept"}')
+    r = subprocess.run([sys.executable, ROOT / 'bench' / 'bench_live_node.py', '--n', '2', '--rounds', '1', '--base', 'HEAD',
+                        '--model-dir', int8_export, '--json', out], capture_output=True, text=True, cwd=ROOT, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    rec = json.loads(out.read_text())
+    assert rec['model'] == 'kept' and len(rec['node_ab']['sentences']) == 2 and rec['node_ab']['same_translations'] is True
+
 def test_live_steps_runs_with_its_smallest_arguments(int8_export):
     "bench/live_steps.mjs, the decoder step's CPU time by rows and positions kept, runs on the int8 export with one run per round."
     node_modules()
