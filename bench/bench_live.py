@@ -130,6 +130,8 @@ def main(argv=None):
               f"(targets {t}: {'met' if met[k] else 'NOT met'}); CPU {v['cpu_ms_per_sentence']} ms per sentence, "
               f"{v['cpu_share_of_wall']:.0%} of the wall time")
     if a.json:
-        Path(a.json).write_text(json.dumps(rec, indent=1) + '\n', encoding='utf-8'); print(f"wrote {a.json}")
+        path = Path(a.json)                                  # bench_live_node.py's A/B, stored in the same file, is kept
+        kept = {k: v for k, v in (json.loads(path.read_text(encoding='utf-8')) if path.exists() else {}).items() if k == 'node_ab'}
+        path.write_text(json.dumps({**rec, **kept}, indent=1) + '\n', encoding='utf-8'); print(f"wrote {a.json}")
 
 if __name__ == '__main__': main()

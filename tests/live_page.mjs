@@ -39,8 +39,14 @@ function measureTables() {
         if (new Set([...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size > 1) broken.push(m[0]);
       }
     }
+    // `split`: a name kept whole by the stylesheet that spans two lines: a cell's code (`tnb-train --seed`), and a row's
+    // name in a table a cell prints (its first column, "base-seed1")
+    const lines = el => new Set([...el.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top))).size;
+    const names = [...t.querySelectorAll('td code, th code'), ...(t.closest('.cell-output-display') ? t.querySelectorAll('td:first-child, th:first-child') : [])];
+    const split = names.filter(el => el.textContent.trim() && lines(el) > 1).map(el => el.textContent.trim());
     return { from: t.closest('[data-from]')?.dataset.from || t.closest('[id]')?.id || '', height: Math.round(box.height), right: Math.round(box.right),
-             scroll: t.scrollWidth, client: t.clientWidth, inner: innerWidth, broken };
+             scroll: t.scrollWidth, client: t.clientWidth, inner: innerWidth, broken, split,
+             lefts: [...(t.querySelector('tbody tr')?.children || [])].map(c => Math.round(c.getBoundingClientRect().left)) };
   });
 }
 

@@ -60,11 +60,13 @@ def _in_place(seqs, pad_id=0):
     (lambda seqs, pad_id=0: _padded(seqs, pad_id, fill=0), r"pad_id=9\) gave .*; you padded with 0, not with pad_id=9"),
     (lambda seqs, pad_id=0: _padded(seqs, pad_id, n=8), r"shape \(2, 8\); expected \(2, 4\), one row per sentence, as long as the longest"),
     (lambda seqs, pad_id=0: _padded(seqs, pad_id, dtype=torch.float32), r"ids are whole numbers, torch.long .*not torch.float32"),
+    (lambda seqs, pad_id=0: _padded(seqs, pad_id, dtype=torch.int32), r"not torch.int32: nn.Embedding reads int32 too, but the same batches are "
+                                                                     r"the loss's targets, and F.cross_entropy takes class ids only as torch.long"),
     (lambda seqs, pad_id=0: _padded(seqs, pad_id).tolist(), r"returned a list: return a tensor"),
     (_in_place, r"changed its input lists: build new rows"),
     (lambda seqs, pad_id=0: _padded(seqs, pad_id).flip(1),
      r"gave \[\[3, 6, 5, 2\], \[0, 3, 7, 2\]\]; each row holds the sentence's ids, then pad_id up to the longest"),
-], ids=['left', 'zeros', 'fixed length', 'float', 'list', 'in place', 'reversed'])
+], ids=['left', 'zeros', 'fixed length', 'float', 'int32', 'list', 'in place', 'reversed'])
 def test_check_pad_batch_names_each_mistake(wrong, message):
     assert_rejects(check_pad_batch, wrong, says=message)
 
@@ -116,7 +118,7 @@ add('check_pad_batch', 'one pad too many', ['longest', 'extra', 'shape'], pb_off
 SAYS_CHECK_PAD_BATCH = {
 "returns a list": "return\\ a\\ tensor",
 "extends the input lists in place": "build\\ new\\ rows,\\ and\\ leave\\ the\\ sentences\\ as\\ they\\ are",
-"float dtype": "ids\\ are\\ whole\\ numbers,\\ torch\\.long\\ \\(what\\ nn\\.Embedding\\ takes\\),\\ not\\ torch\\.float32",
+"float dtype": "ids\\ are\\ whole\\ numbers,\\ torch\\.long\\ \\(int64\\),\\ not\\ torch\\.float32",
 "pads with 0 always": "you\\ padded\\ with\\ 0,\\ not\\ with\\ pad_id=9",
 "pads on the left": "you\\ padded\\ on\\ the\\ left:\\ the\\ pads\\ go\\ after\\ the\\ sentence,\\ on\\ the\\ right",
 "pads to the first sequence length": "expected\\ \\(3,\\ 5\\),\\ one\\ row\\ per\\ sentence,\\ as\\ long\\ as\\ the\\ longest",

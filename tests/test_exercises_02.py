@@ -130,6 +130,7 @@ def wrong_loop(kind:str):
     ('K and V swapped', r"d_model=32, h=4, self-attention: off by .*; load_from copied w_v's rows into w_k, w_k's rows into w_v: each of W\^Q, W\^K, W\^V has its own matrix"),
     ('no biases', r"^Not yet: LoopMHA\(32, 4\): 12 per-head layers without a bias \(bias=False\): MultiHeadAttention's projections have biases"),
     ('cat on the positions', r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32: "
+                             r"your 4 heads were concatenated on the batch axis \(torch.cat\(heads, 0\)\) or the query axis \(1\): "
                              r"concatenate the heads on the last axis, torch.cat\(heads, -1\)"),
     ('cat on the batch', r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32"),
     ('one Linear for all heads', r"^Not yet: LoopMHA\(32, 4\) holds 1 nn.Linear\(32, 96\), 1 nn.Linear\(32, 32\): one nn.Linear\(d_model, d_k\) = nn.Linear\(32, 8\) per head"),
@@ -787,3 +788,28 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+
+class _Joined(_Loop):
+    "A per-head LoopMHA whose heads are joined on axis `dim` (0: batch, 1: queries), then reshaped to (B, n_q, h*d_k) unless `raw`."
+    dim, raw = 0, False
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem; outs = []
+        for i in range(self.h):
+            q, k, v = self.w_q[i](x), self.w_k[i](mem), self.w_v[i](mem)
+            s = q @ k.transpose(-1, -2) / math.sqrt(self.d_k)
+            if mask is not None: s = s.masked_fill(~mask[:, 0], float('-inf'))
+            outs.append(s.softmax(-1) @ v)
+        joined = torch.cat(outs, self.dim)
+        return self.w_o(joined if self.raw else joined.reshape(x.shape[0], x.shape[1], -1))
+
+@pytest.mark.parametrize('over, says', [
+    (dict(dim=0), r"^Not yet: d_model=32, h=4, self-attention: off by .*; read back through W\^O, your heads were concatenated on the batch axis, "
+                  r"torch\.cat\(heads, 0\), and then reshaped to \(B, n_q, h\*d_k\), which puts the features of other sentences in a row"),
+    (dict(dim=1), r"your heads were concatenated on the query axis, torch\.cat\(heads, 1\), .* other positions in a row: concatenate them on the last axis"),
+    (dict(dim=0, raw=True), r"^Not yet: d_model=32, h=4, self-attention: W\^O was given 40 rows of 8 features, not 10 rows of h\*d_k = 32: your 4 heads "
+                            r"were concatenated on the batch axis \(torch\.cat\(heads, 0\)\) or the query axis \(1\): concatenate the heads on the last axis"),
+])
+def test_heads_concatenated_on_another_axis_are_named_by_it(over, says):
+    "Heads joined on the batch (or query) axis are named by that axis, reshaped to fit W^O or not; never the list of every cause."
+    assert_rejects(_named.check_loop_mha, type('LoopMHA', (_Joined,), over), says=says)

@@ -131,7 +131,7 @@ def cf_share(conv):
     f.w_1.weight = nn.Parameter(conv[0].weight[..., 0]); f.w_1.bias = conv[0].bias
     f.w_2.weight = nn.Parameter(conv[2].weight[..., 0]); f.w_2.bias = conv[2].bias
     return f
-# cf_share computes the same function: not a wrong answer
+add('check_conv_to_ffn', "shares the convolutions' tensors", ['memory', 'copy'], cf_share)   # the same function, but training one changes the other
 def cf_fixed(conv):
     f = FeedForward(512, 2048)
     with torch.no_grad():
@@ -157,7 +157,8 @@ SAYS_CHECK_CONV_TO_FFN = {
 "second bias zeroed": r"the outputs differ by 0\.11; w_2\.bias is still all zero: it was not copied from conv\[2\]\.bias",
 "hard-codes 512/2048": "expected\\ \\(d_ff,\\ d_model\\)\\ =\\ \\(64,\\ 16\\),\\ the\\ Conv1d\\ weight\\ \\(out,\\ in,\\ 1\\)\\ without\\ its\\ last\\ axis\\ ",
 "returns nn.Sequential not FeedForward": "return\\ a\\ FeedForward,\\ not\\ Sequential",
-"halves w_2 (thinks of kernel taps)": r"the outputs differ by 0\.37; w_2\.weight is conv\[2\]\.weight times 0\.5"
+"halves w_2 (thinks of kernel taps)": r"the outputs differ by 0\.37; w_2\.weight is conv\[2\]\.weight times 0\.5",
+"shares the convolutions' tensors": r"^Not yet: d_model=16, d_ff=64: your FeedForward's w_1\.weight shares its memory with the convolutions' 0\.weight .*training one would change the other",
 }
 
 @pytest.mark.parametrize('label', list(SAYS_CHECK_CONV_TO_FFN))

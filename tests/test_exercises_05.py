@@ -38,7 +38,9 @@ def _variant(base=10000, exp=2, halves=False, swap=False, shape=None, start=0, m
     (_variant(base=torch.e), 'base e instead of 10000'), (_variant(exp=1), 'exponent i/d_model'), (_variant(halves=True), 'two halves'),
     (_variant(swap=True), 'sine and cosine swapped'), (_variant(shape=3), 'shape'), (_variant(start=1), 'positions counted from 1'),
     (_variant(multiply=True), r'pos multiplied by 10000\^\(2i/d_model\): divide by it'),
-    (lambda n, d: [[0.0] * d] * n, 'tensor')])
+    (lambda n, d: [[0.0] * d] * n, 'tensor'),
+    (lambda n, d: _variant(start=1)(1, d).expand(n, d), 'every row of your table is the same .*: it does not depend on pos'),   # pos never used
+    (lambda n, d: _variant()(1, d).expand(n, d), 'every row of your table is the same')])
 def test_encoding_wrong_answers_are_named(wrong, says):
     assert_rejects(_check()[1], wrong, says=says)
 

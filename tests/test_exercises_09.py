@@ -57,7 +57,7 @@ WRONG_SCHEDULES = {   # name: (wrong answer, what its message must say)
 def test_schedule_check_names_the_mistake(name, capsys):
     fn, says = WRONG_SCHEDULES[name]
     ok, msg = verdict(check_schedule, fn, capsys)
-    assert ok is False and says in msg and not msg.startswith(('close:', '==:')), msg
+    assert ok is False and says in msg and msg.startswith('Not yet: ') and not msg.startswith(('Not yet: close:', 'Not yet: ==:')), msg
 
 # --- exercise: label smoothing -----------------------------------------------------------------------------------------
 
@@ -114,7 +114,7 @@ WRONG_LOSSES = {
 def test_label_smoothing_check_names_the_mistake(name, capsys):
     fn, says = WRONG_LOSSES[name]
     ok, msg = verdict(check_label_smoothing, lambda l, t, eps, pad_id=PAD_ID: fn(l, t, eps), capsys)
-    assert ok is False and says in msg and not msg.startswith(('close:', '==:')), msg
+    assert ok is False and says in msg and msg.startswith('Not yet: ') and not msg.startswith(('Not yet: close:', 'Not yet: ==:')), msg
     assert ('another definition, not a mistake' in msg) == name.startswith(('tensor2tensor', 'Annotated')), msg
 
 def test_exercise_4_other_definitions_pass_only_eps_0(capsys):
@@ -127,7 +127,7 @@ def test_exercise_4_other_definitions_pass_only_eps_0(capsys):
     for name in ('tensor2tensor, V - 1', 'tensor2tensor, less H(q)', 'Annotated, V - 2'):
         fn = WRONG_LOSSES[name][0]
         ok, msg = verdict(check_label_smoothing, lambda l, t, eps, pad_id=PAD_ID: fn(l, t, eps), capsys)
-        assert ok is False and msg.startswith('eps=0.1, unpadded targets: ') and 'not a mistake' in msg, msg
+        assert ok is False and msg.startswith('Not yet: eps=0.1, unpadded targets: ') and 'not a mistake' in msg, msg
         assert [e for e in (0.0, 0.1, 0.3) if torch.allclose(fn(lg, tg, e), label_smoothing_loss(lg, tg, e), atol=1e-5)] == [0.0], name
 
 # --- "break it": the change applied, exactly the named checks fail -----------------------------------------------------
@@ -269,7 +269,7 @@ def _noam(step, d_model=512, warmup=4000): return d_model ** -0.5 * min(step ** 
 def test_schedule_check_names_step_0_clamped_to_1(capsys):
     "A schedule right at every step but 0, where it gives step 1's rate, is told to return 0 at step 0, not that it runs early."
     ok, line = verdict(check_schedule, lambda step, d_model=512, warmup=4000: _noam(max(step, 1), d_model, warmup), capsys)
-    assert ok is False and re.search(r"^step 0 \(d_model=512, warmup=4000\): got 1\.747e-07, expected 0; the rate at step 0 is 0, "
+    assert ok is False and re.search(r"^Not yet: step 0 \(d_model=512, warmup=4000\): got 1\.747e-07, expected 0; the rate at step 0 is 0, "
                                      r"and yours gives step 1's rate there", line), line
     early = verdict(check_schedule, lambda step, d_model=512, warmup=4000: _noam(step + 1, d_model, warmup), capsys)
     assert early[0] is False and 'the schedule runs one update early' in early[1]       # one step early everywhere: still that
@@ -282,7 +282,7 @@ def test_label_smoothing_check_names_one_on_the_reference(capsys):
         q = torch.full_like(lp, eps / lp.shape[-1]).scatter_add(-1, target[..., None], torch.full_like(lp[..., :1], ref))
         return -(q * lp).sum(-1)[target != pad_id].mean()
     ok, line = verdict(check_label_smoothing, q_loss, capsys)
-    assert ok is False and line == ("eps=0.1, unpadded targets: got 3.0801, expected 2.8003; likely 1 on the reference instead of "
+    assert ok is False and line == ("Not yet: eps=0.1, unpadded targets: got 3.0801, expected 2.8003; likely 1 on the reference instead of "
                                     "1 - eps: q = (1 - eps) one-hot + eps / V sums to 1; yours puts 1 + eps / V on the reference"), line
     right = lambda logits, target, eps, pad_id=PAD_ID: q_loss(logits, target, eps, pad_id, ref=1 - eps)
     assert verdict(check_label_smoothing, right, capsys)[0] is True

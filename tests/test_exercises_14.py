@@ -64,11 +64,21 @@ def test_rms_norm_in_place_is_named():
     ('a = m * ', 'a = (m + 1) * ', 'a query of size 8 at position 0', 'off by one'),
     ('torch.arange(0, len(q), 2, dtype=torch.float64) / len(q)', 'torch.arange(len(q) // 2, dtype=torch.float64) / len(q)', 'a query of size 8 at position 1', '10000^(-i/d)'),
     ('a = m * 10000.0', 'a = torch.pi / 180 * m * 10000.0', 'a query of size 8 at position 1', 'radians'),
+    ('x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()', 'x1 * a.sin() - x2 * a.cos(), x1 * a.cos() + x2 * a.sin()',
+     'a query of size 8 at position 0', 'the rotation the identity: q must come back unchanged, and yours moved it; sin and cos are swapped'),
+    ('x1, x2 = q[0::2].double(), q[1::2].double()', 'x1, x2 = q[:len(q) // 2].double(), q[len(q) // 2:].double()', 'a query of size 8 at position 0',
+     'the same rotation up to a fixed reordering of the coordinates'),
 ])
 def test_rotate_mistakes_are_named(old, new, case, mistake):
     assert old in ROTATE, old
     ok, line = said(check_rotate, solution(ROTATE.replace(old, new, 1), 'rotate_query'))
     assert not ok and line.startswith(f'Not yet: {case}') and mistake in line, line
+
+def test_rotate_in_float64_of_a_float32_query_is_accepted():
+    "The right values returned in float64 (the angles' dtype) are accepted: no raw dtype error reaches the learner."
+    assert ROTATE.count('.to(q.dtype)') == 1
+    ok, line = said(check_rotate, solution(ROTATE.replace('.to(q.dtype)', ''), 'rotate_query'))
+    assert ok and line.startswith('rotate_query turns each pair'), line
 
 def test_rotate_that_changes_the_length_or_the_shape_is_named():
     ok, line = said(check_rotate, lambda q, m: q * (1 + m))
@@ -83,6 +93,10 @@ def test_rotate_that_changes_the_length_or_the_shape_is_named():
     ('.mean(2)', '[:, :, 0]', '8 heads in 2 groups', 'not its first head'),
     ('.repeat_interleave(h // g, dim=1)', '', '8 heads in 2 groups', 'return h = 8 heads'),
     ('k.view(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1)', 'k.mean(1, keepdim=True).expand(B, h, n, d)', '8 heads in 2 groups', 'multi-query'),
+    ('.repeat_interleave(h // g, dim=1)', '.repeat_interleave(g, dim=1)', '8 heads in 2 groups',
+     "each group's head is repeated 2 times (repeat_interleave(2)?), and it stands for h/g = 4 heads: repeat_interleave(h // g, dim=1)"),
+    ('k.view(B, g, h // g, n, d).mean(2).repeat_interleave(h // g, dim=1)', 'k.view(B, h // g, g, n, d).mean(2).repeat_interleave(g, dim=1)',
+     '8 heads in 2 groups', 'you read g as the heads in a group, making h/g = 4 groups of 2: g is the number of groups'),
 ])
 def test_group_kv_mistakes_are_named(old, new, case, mistake):
     assert old in GROUP, old

@@ -8,7 +8,9 @@
 import { lengthPenalty, outputCap as cap } from './decoding.mjs';
 // What int8 weights change, as measured (results/onnx.json, bench/bench_onnx.py: the published German → English model,
 // int8 export against PyTorch in float32, greedy, on Multi30k's test set; tests/test_live.py ties the figures to it)
-export const INT8_NOTE = 'Its weights are int8: on Multi30k\'s 1,000 test2016 sentences (German → English, greedy), int8 changes 101 translations against float32 (tnb-translate), and BLEU from 39.67 to 39.59.';
+// The figures are the German → English model's, decoded greedily: the note says so under either direction and beside
+// beam search, which were not measured
+export const INT8_NOTE = 'Its weights are int8. What that changes was measured for the German → English model decoding greedily, not for the other direction nor for beam search, which this page uses: on Multi30k\'s 1,000 test2016 sentences (German → English, greedy), int8 changes 101 translations against float32 (tnb-translate), and BLEU from 39.67 to 39.59.';
 export const MAX_CHARS = 300;                  // the longest input, in characters: the page says so before it cuts
 export const DIRECTIONS = {
   'de-en': { from: 'German', to: 'English', examples: [
@@ -44,11 +46,16 @@ export const visible = text => [...text].map(c => !ODD.test(c) || PLAIN.test(c) 
 
 // `text` split into sentences, each to be translated alone (the models were trained on one sentence at a time): at a line
 // break, and after . ! ? or … (and any closing quote or bracket) followed by a space and a capital letter, a digit or an
-// opening quote, unless the word before the full stop is a number of at most three digits (an ordinal: "am 3. Mai"; a
-// year ends its sentence: "Im Jahr 2010. Danach"), one letter ("J. K.", "z. B."), has a full stop inside ("z.B.",
-// "e.g.") or is an abbreviation that a name or a number follows (Dr., Mr., St., Nr., ...). An abbreviation that may end
-// a sentence (Inc., Ltd., etc., usw.) ends one before a capital: "Acme Inc. The dog runs." is two.
+// opening quote, unless the word before the full stop is a number of at most three digits that a word other than a
+// sentence's usual first word follows (an ordinal: "am 3. Mai"; a year ends its sentence: "Im Jahr 2010. Danach"; so
+// does "Es waren 100. Dann 200."), one letter ("J. K.", "z. B."), has a full stop inside ("z.B.", "e.g.") or is an
+// abbreviation that a name or a number follows (Dr., Mr., St., Nr., and a street's ...str., "Hauptstr. 5"). An
+// abbreviation that may end a sentence (Inc., Ltd., etc., usw.) ends one before a capital: "Acme Inc. The dog runs." is two.
 const ABBREV = new Set(['dr', 'mr', 'mrs', 'ms', 'prof', 'st', 'nr', 'no', 'vs', 'bzw', 'ca', 'hr', 'fr', 'str', 'mt', 'vgl', 'evtl', 'ggf', 'geb', 'abb']);
+// Words that begin a sentence far more often than they follow an ordinal: pronouns, articles, conjunctions and adverbs
+const OPENERS = new Set(['dann', 'danach', 'darauf', 'da', 'so', 'nun', 'jetzt', 'heute', 'aber', 'und', 'doch', 'es', 'er', 'sie',
+  'wir', 'ich', 'du', 'ihr', 'man', 'der', 'die', 'das', 'ein', 'eine', 'wer', 'was', 'wie', 'wo', 'warum',
+  'then', 'the', 'a', 'an', 'it', 'he', 'she', 'we', 'i', 'you', 'they', 'there', 'this', 'that', 'but', 'and', 'now', 'so']);
 // Where each sentence of `text` ends: [start, end] offsets into `text`, untrimmed, in order (splitSentences trims them)
 export function sentenceSpans(text) {
   const out = [];
@@ -57,7 +64,10 @@ export function sentenceSpans(text) {
     let start = 0, m;
     while ((m = re.exec(body))) {
       const end = m.index + m[0].length, before = body.slice(start, m.index).split(/\s+/).at(-1) || '';
-      if (m[1] === '.' && (/^\p{N}{1,3}$/u.test(before) || /^\p{L}$/u.test(before) || /\./.test(before) || ABBREV.has(before.toLowerCase()))) continue;
+      const next = (body.slice(end).match(/^[\p{L}]+/u) || [''])[0].toLowerCase();
+      const ordinal = /^\p{N}{1,3}$/u.test(before) && !OPENERS.has(next);
+      const street = /\p{Ll}str$/u.test(before) && /^\p{N}/u.test(body.slice(end));   // Hauptstr. 5: a street, then its number
+      if (m[1] === '.' && (ordinal || street || /^\p{L}$/u.test(before) || /\./.test(before) || ABBREV.has(before.toLowerCase()))) continue;
       out.push([at + start, at + end]); start = end;
     }
     out.push([at + start, at + body.length]);
@@ -295,6 +305,8 @@ const fmt = x => Number.isFinite(x) ? x.toFixed(2) : '−∞';
 
 // ---- the beam, step by step --------------------------------------------------------------------------------------------
 const isEnd = p => p === '</s>';
+// The first step's rule (translator.mjs's firstStep), said under every step's table
+export const FIRST_STEP = "At step 1 ⟨end⟩ is never a row: it is forbidden there, so a translation holds at least one piece (fairseq's min_len = 1).";
 // The most pieces a translation of a source of `srcLen` tokens (EOS included) may have, EOS included, as the translator
 // caps it (`max_output_lengths`, 10_decoding): srcLen + max_extra, within learned positions
 export function outputCap(tr, srcLen) {
@@ -388,10 +400,10 @@ export class BeamView {
       h('button', { type: 'button', 'aria-label': 'Last step', disabled: last, onclick: () => this.go(Infinity) }, 'Last »'));
     // the rule, at every step
     const rule = h('p', { class: 'tnb-bv-rule' }, greedy
-      ? `Greedy decoding keeps one hypothesis: each step it takes the most probable next piece (row 1; row 2 is the runner-up, never taken). It stops when the piece taken is ⟨end⟩, or at ${limit} pieces, the length cap.`
+      ? `Greedy decoding keeps one hypothesis: each step it takes the most probable next piece (row 1; row 2 is the runner-up, never taken). It stops when the piece taken is ⟨end⟩, or at ${limit} pieces, the length cap. ${FIRST_STEP}`
       : `The rows: the ${2 * K} best one-piece extensions of the ${t ? `${K} open hypotheses` : 'start, <s> alone'}, by log p (the sum of their pieces' log-probabilities). ` +
         `An ⟨end⟩ among the ${K} best rows finishes its hypothesis, ranked by score = log p / ((5 + |Y|)/6)^${alpha}; an ⟨end⟩ below them is dropped, whatever its log p. ` +
-        `The ${K} best rows without ⟨end⟩ go on. The search stops once the best finished score is at least the most an open hypothesis could still score (its log p / lp(${limit}), ${limit} pieces being the length cap), or at the cap: one translation is wanted, as tnb-translate wants one (10_decoding's beam_search, which returns the ${K} best, waits for the ${K}th).`);
+        `The ${K} best rows without ⟨end⟩ go on. The search stops once the best finished score is at least the most an open hypothesis could still score (its log p / lp(${limit}), ${limit} pieces being the length cap), or at the cap: one translation is wanted, as tnb-translate wants one (10_decoding's beam_search, which returns the ${K} best, waits for the ${K}th). ${FIRST_STEP}`);
     const badge = (cls, text) => h('span', { class: `tnb-bv-badge ${cls}` }, text);
     const rows = v.rows.map((r, i) => {
       const end = isEnd(r.piece), added = end ? h('span', { class: 'tnb-eos' }, '⟨end⟩') : h('b', {}, (r.piece.startsWith(SPACE) && r.prefix ? ' ' : '') + shownPiece(r.piece));

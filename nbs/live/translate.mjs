@@ -146,9 +146,16 @@ try {
   tr = await Translator.load(ort, null, { read, gz, config, label });
 } catch (e) { fail(e.message.split('\n')[0]); }   // a damaged export: one line naming the file, exit 2, as tnb-translate refuses it
 if (opts.beam > tr.V) fail(`--beam ${opts.beam} is more than the target vocabulary of ${tr.V} pieces`);
-// The event loop turns after every decoder step (ONNX Runtime Web's promises resolve without it), so that Ctrl-C and
-// SIGTERM stop a long run at once
-const turn = () => new Promise(r => setImmediate(r));
+// The event loop turns between decoder steps (ONNX Runtime Web's promises resolve without it), so that Ctrl-C and
+// SIGTERM stop a long run at once: once TURN_MS have passed since the last turn, not after every step. A turn after each
+// step made every step wait for the event loop, a wait that grows with the machine's load: the 20 longest test2016
+// sentences took about twice as long as without it (bench/live_node.mjs)
+const TURN_MS = 50;
+let turned = performance.now();
+const turn = () => {
+  if (performance.now() - turned < TURN_MS) return;
+  return new Promise(r => setImmediate(r)).then(() => { turned = performance.now(); });
+};
 const name = i => given.length ? `sentence ${i + 1}` : `standard input, line ${i + 1}`;
 // Control characters but a tab (a stray '\r', an escape, a bell) read as spaces, said once, at the first line that holds
 // one, in tnb-translate's words (transformer_nb.lib.textio.spaced): both then translate the same text
@@ -177,7 +184,7 @@ if (bad.length) {
 }
 for (const [i, s] of sentences.entries()) {
   let r;
-  try { r = await tr.translate(s, { ...opts, onStep: turn }); } catch (e) { fail(`sentence ${i + 1}: ${e.message.split('\n')[0]}`, 1); }
+  try { r = await tr.translate(s, { ...opts, record: false, onStep: turn }); } catch (e) { fail(`sentence ${i + 1}: ${e.message.split('\n')[0]}`, 1); }
   if (r.cut) console.error(`translate.mjs: sentence ${i + 1} is longer than the page's ${MAX_CHARS} characters (or the model's ` +
                           `${tr.maxSrc} tokens): cut there, as the page cuts it`);
   if (!json) { write(r.text + '\n'); continue; }

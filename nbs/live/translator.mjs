@@ -5,7 +5,7 @@
 // the same however long the prefix. Greedy decoding is `greedy_decode`'s rule; beam search is `beam_search_batch`'s as
 // `translate` runs it (10_decoding, lib_fast_decoding), with the beam, alpha, max_extra and stop rule config.json records
 // (its task's: beam 4 and alpha 0.6 for translation): length penalty ((5+|Y|)/6)^alpha (decoding.mjs), PAD and
-// BOS never chosen, the 2k best extensions each step, an EOS among the k best ends a hypothesis, the k best others go
+// BOS never chosen, nor EOS at the first step (fairseq's min_len=1: no empty translation), the 2k best extensions each step, an EOS among the k best ends a hypothesis, the k best others go
 // on, and the search stops when no hypothesis still going can beat the best that ended (or at the length cap: the
 // source's length, EOS included, + max_extra, within learned positions).
 // The same module runs in the page (onnxruntime-web's wasm build) and in Node (translate.mjs); ONNX Runtime is given.
@@ -192,7 +192,7 @@ export class Translator {
       if (!same(s.inputNames, ins) || !same(s.outputNames, outs))
         throw new Error(`${label(f)} is not the graph config.json describes (its inputs and outputs are not those of a model of ${this.N} layers): another model's; export the folder again`);
     let enc, out;
-    try { enc = await this.encode([this.special.eos]); }
+    try { enc = await this.encode([this.special.eos], false); }
     catch (e) { throw this.together(label, e); }
     for (const name of n.cross) {
       const dims = enc.cross[name].dims;
@@ -229,9 +229,10 @@ export class Translator {
   int64(values, dims) { return new this.ort.Tensor('int64', BigInt64Array.from(values, BigInt), dims); }
 
   // The encoder once: {enc (enc_attn, N x h x S x S), cross: the decoder's encoder-decoder keys and values by name}
-  async encode(src) {
-    const out = await this.encoder.run({ src: this.int64(src, [1, src.length]) });
-    return { enc: out.enc_attn, cross: Object.fromEntries(this.names.cross.map(n => [n, out[n]])) };
+  // (enc null unless `attention`: the self-attention is fetched only for the explorer's record)
+  async encode(src, attention = true) {
+    const out = await this.encoder.run({ src: this.int64(src, [1, src.length]) }, attention ? undefined : this.names.cross);
+    return { enc: attention ? out.enc_attn : null, cross: Object.fromEntries(this.names.cross.map(n => [n, out[n]])) };
   }
 
   // The keys and values kept before the first step: one row, no position
@@ -253,41 +254,46 @@ export class Translator {
 
   // Translate one sentence: {text, src, out, record, unknown, cut, trace}. `beam` 1 decodes greedily; `record` is a
   // sentence of the explorer's data (src_pieces, tgt_in, tgt_out, weights[kind][layer][head][row][col] in percent) for
-  // the output; with `trace`, one entry per step (see `beamSearch`). Awaits onStep(t) after each step: the page yields
-  // there, and may throw to stop.
-  async translate(text, { beam = this.beam, alpha = this.alpha, trace = false, onStep = () => {} } = {}) {
+  // the output, or null without `record` (translate.mjs without --json: no attention fetched, no teacher-forced pass); with
+  // `trace`, one entry per step (see `beamSearch`). Awaits onStep(t) after each step: the page yields there, and may
+  // throw to stop.
+  async translate(text, { beam = this.beam, alpha = this.alpha, trace = false, record = true, onStep = () => {} } = {}) {
     if (!Number.isInteger(beam) || beam < 1 || beam > this.V) throw new Error(`beam ${beam} must be a whole number from 1 to ${this.V}, the target vocabulary`);
     if (!(typeof alpha === 'number' && alpha >= 0 && alpha < Infinity)) throw new Error(`alpha ${alpha} must be a number >= 0`);
     const s = this.source(text), empty = { text: '', src: [], out: [], record: null, unknown: s.unknown, cut: s.cut, trace: trace ? [] : undefined };
     if (!s.text) return empty;
-    const src = s.ids, enc = await this.encode(src);
+    const src = s.ids, enc = await this.encode(src, record);
     const limit = this.outputCap(src.length);                     // EOS included, as max_output_lengths
     const steps = trace ? [] : null;
-    const res = beam === 1 ? await this.greedy(enc, limit, alpha, steps, onStep) : await this.beamSearch(enc, limit, beam, alpha, steps, onStep);
+    const res = beam === 1 ? await this.greedy(enc, limit, alpha, steps, onStep, record) : await this.beamSearch(enc, limit, beam, alpha, steps, onStep);
     const { out, ended } = res, gen = ended ? [...out, this.special.eos] : out;
+    const hyp = this.tokenizer.decode(out);
+    if (!record) return { text: oneLine(hyp), src, out, record: null, unknown: s.unknown, cut: s.cut, trace: steps || undefined };
     const tgtIn = [this.special.bos, ...gen.slice(0, -1)];
     let self = res.self, cross = res.cross;
     if (!self) {                                                   // one teacher-forced pass over the output for its grid
       const r = await this.step(enc.cross, this.empty(), [tgtIn], [0]);
       self = r.self.map(t => percent(t)); cross = r.cross.map(t => percent(t));
     }
-    const piece = i => this.tokenizer.pieces[i], hyp = this.tokenizer.decode(out);
-    const record = { src: s.text, hyp, live: true, src_pieces: src.map(piece), tgt_in: tgtIn.map(piece), tgt_out: gen.map(piece),
-                     weights: { encoder: Array.from({ length: this.N }, (_, l) => percent(enc.enc, l)), decoder: self, cross } };
-    return { text: oneLine(hyp), src, out, record, unknown: s.unknown, cut: s.cut, trace: steps || undefined };
+    const piece = i => this.tokenizer.pieces[i];
+    const rec = { src: s.text, hyp, live: true, src_pieces: src.map(piece), tgt_in: tgtIn.map(piece), tgt_out: gen.map(piece),
+                 weights: { encoder: Array.from({ length: this.N }, (_, l) => percent(enc.enc, l)), decoder: self, cross } };
+    return { text: oneLine(hyp), src, out, record: rec, unknown: s.unknown, cut: s.cut, trace: steps || undefined };
   }
 
-  // Greedy decoding (`greedy_decode`): {out, ended, self, cross}, the attention rows of every step put together
-  async greedy(enc, limit, alpha, steps, onStep) {
+  // Greedy decoding (`greedy_decode`): {out, ended, self, cross}, the attention rows of every step put together (with
+  // `record`; else self and cross are null, and only the trace's encoder-decoder attention is fetched)
+  async greedy(enc, limit, alpha, steps, onStep, record = true) {
     const { eos } = this.special, ys = [this.special.bos], rows = [];
     let past = this.empty(), logp = 0;
     for (let t = 0; t < limit; t++) {
-      const r = await this.step(enc.cross, past, [[ys.at(-1)]], [0]);
+      const r = await this.step(enc.cross, past, [[ys.at(-1)]], [0], record ? 'all' : steps ? 'cross' : 'none');
       past = r.past;
       const lg = r.logits;
+      if (t === 0) this.firstStep(lg, 1);                          // no empty translation
       let best = 0;
       for (let v = 1; v < this.V; v++) if (lg[v] > lg[best]) best = v;
-      rows.push({ self: r.self.map(x => percent(x)), cross: r.cross.map(x => percent(x)) });
+      if (record || steps) rows.push({ self: record ? r.self.map(x => percent(x)) : null, cross: r.cross.map(x => percent(x)) });
       if (steps) {
         const top = rowBest(lg, 0, this.V, 2), ended = best === eos || t + 1 >= limit, lp = lengthPenalty(t + 1, alpha);
         const tokens = [...ys.slice(1), best], chosenLogp = logp + top.logp[0];
@@ -302,10 +308,17 @@ export class Translator {
       if (best === eos) break;
     }
     const T = rows.length, ended = ys.at(-1) === eos;
+    if (!record) return { out: ended ? ys.slice(1, -1) : ys.slice(1), ended, self: null, cross: null };
     const pad = row => [...row, ...new Array(T - row.length).fill(0)];
     return { out: ended ? ys.slice(1, -1) : ys.slice(1), ended,
              self: Array.from({ length: this.N }, (_, l) => Array.from({ length: this.h }, (_, k) => rows.map(r => pad(r.self[l][k][0])))),
              cross: Array.from({ length: this.N }, (_, l) => Array.from({ length: this.h }, (_, k) => rows.map(r => r.cross[l][k][0]))) };
+  }
+
+  // The first step's rule, as fairseq's min_len=1 and the package's decoders: EOS is forbidden (its logit -inf, as PAD's
+  // and BOS's, before the log-softmax), so a translation holds at least one piece, never the empty line
+  firstStep(logits, rows) {
+    for (let j = 0; j < rows; j++) logits[j * this.V + this.special.eos] = -Infinity;
   }
 
   hyp(tokens, logp, lp, score = logp / lp) { return { tokens, pieces: tokens.map(i => this.tokenizer.pieces[i]), logp, score }; }
@@ -323,6 +336,7 @@ export class Translator {
     for (let t = 0; t < limit; t++) {
       const r = await this.step(enc.cross, past, tokens, parents, steps ? 'cross' : 'none');
       past = r.past;
+      if (t === 0) this.firstStep(r.logits, hyps.length);
       const cand = [];
       hyps.forEach((hp, j) => {
         const { ids, logp } = rowBest(r.logits, j, V, n);

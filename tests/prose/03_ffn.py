@@ -19,6 +19,10 @@ with torch.device('meta'): test_eq(count_params(_FFN(512, 2048)), _P)
 _q('fc85cf18', f"{_P:,} for the base model", f"about {12 * _P / 1e6:.0f}M of")
 _q('e63dcc91', f"{_P / 1e6:.1f}M per layer", f"about {12 * _P / 1e6:.0f}M of")
 assert round(_P / (4 * 512**2 + 4 * 512)) == 2, "'twice as many as the layer's multi-head attention'"
+_share, _attn, _emb = 12 * _P / 65e6, 18 * (4 * 512**2 + 4 * 512), 37000 * 512      # of the paper's 65M: 6 + 2 x 6 attention layers
+assert _share < 0.5 and 12 * _P > max(_attn, _emb), "'the largest share, though not a majority'"
+_q('fc85cf18', f"{100 * _share:.0f}%, the largest share", f"18 attention layers hold about {_attn / 1e6:.0f}M", f"37,000 tokens about {_emb / 1e6:.0f}M")
+_q('e63dcc91', f"65M in all ({100 * _share:.0f}%)")
 _q('c57e0dc7', f"{_params(1024, 4096):,}".replace(',', '{,}'), f"{12 * _params(1024, 4096) / 1e6:.1f}M")
 
 # the ReLU's sparsity at initialisation, and exercise 3's expected outcome
@@ -34,4 +38,4 @@ test_eq(_zero[0.][0], _zero[0.][1]); test_eq(_zero[0.][2], _zero[0.][1])   # "sc
 _q('c57e0dc7', f"about {_z.std().item():.2f} here", f"about {100 * _zero[1.][1]:.0f}% of the units at zero",
    f"$b_1 = -1$ about {100 * _zero[-1.][1]:.0f}%", f"({100 * _zero[1.][2]:.0f}% and {100 * _zero[-1.][2]:.0f}%)",
    f"({100 * _zero[1.][0]:.0f}% and {100 * _zero[-1.][0]:.0f}%)")
-del _NotebookFile, _set_seed, _FFN, _q, _params, _P, _f, _xs, _z, _zero
+del _NotebookFile, _set_seed, _FFN, _q, _params, _P, _share, _attn, _emb, _f, _xs, _z, _zero

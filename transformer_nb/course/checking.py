@@ -125,6 +125,6 @@ def verdict(fn, cases, passed:str) -> bool:
     except NotImplementedError:
         print(f"{name} is not written yet: replace `raise NotImplementedError` with your code (or open the solution)")
         return False
-    except AssertionError as e: print(e); return False
+    except AssertionError as e: print(f"Not yet: {e}"); return False
     except Exception as e: print(f"{name} raised {type(e).__name__}: {e}"); return False   # a bug in your code: the case is in its message
     print(passed); return True

@@ -52,7 +52,9 @@ def check_pad_batch(pad_batch) -> str:
         padded = lambda p, left=False: torch.tensor([[p] * (n - len(s)) * left + s + [p] * (n - len(s)) * (not left) for s in kept])
         assert seqs == kept, f"{case} changed its input lists: build new rows, and leave the sentences as they are"
         assert isinstance(got, torch.Tensor), f"{case} returned a {type(got).__name__}: return a tensor"
-        assert got.dtype == torch.long, f"{case}: ids are whole numbers, torch.long (what nn.Embedding takes), not {got.dtype}" + (
+        assert got.dtype == torch.long, f"{case}: ids are whole numbers, torch.long (int64), not {got.dtype}" + (
+            ": nn.Embedding reads int32 too, but the same batches are the loss's targets, and F.cross_entropy takes class ids only as "
+            "torch.long (int32 raises 'expected target dtype to be Long'); give dtype=torch.long" if got.dtype in (torch.int32, torch.int16, torch.uint8, torch.int8) else "") + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
             f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}"

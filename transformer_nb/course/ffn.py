@@ -165,4 +165,9 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
             raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _param_story(f, conv) or f"{', '.join(wrong) or 'the weights'} "
                                  "should be copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)"))
         assert count_params(f) == count_params(conv), f"{case}: {count_params(f):,} parameters, the convolutions {count_params(conv):,}"
+        shared = [(n, c) for n, p in f.named_parameters() for c, q in conv.named_parameters()
+                  if p.untyped_storage().data_ptr() == q.untyped_storage().data_ptr()]     # one tensor's memory under both
+        assert not shared, (f"{case}: your FeedForward's {shared[0][0]} shares its memory with the convolutions' {shared[0][1]} (a view, "
+                            "such as nn.Parameter(conv[0].weight.squeeze(-1)), is the same numbers, not a copy): training one would change "
+                            "the other; give the FeedForward its own copy, .clone() or f.w_1.weight.copy_(...) under torch.no_grad()")
     return "conv_to_ffn gives a FeedForward that computes what the convolutions compute"

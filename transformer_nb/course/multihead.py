@@ -177,9 +177,11 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
                                  "as in `mem or x`; write `x if mem is None else mem`") from None
         if 'shapes cannot be multiplied' not in str(e): raise
         rows, feats = (int(s) for s in re.search(r'\((\d+)x(\d+) and', str(e)).groups())
+        stacked = rows == h * args[0].shape[0] * args[0].shape[1] and feats == d_model // h   # h times the rows, one head's features
         raise AssertionError(f"d_model={d_model}, h={h}, {case}: W^O was given {rows} rows of {feats} features, not "
-            f"{x.shape[0] * x.shape[1]} rows of h*d_k = {d_model}: concatenate the heads on the last axis, "
-            f"torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)") from None
+            f"{args[0].shape[0] * args[0].shape[1]} rows of h*d_k = {d_model}"
+            + (f": your {h} heads were concatenated on the batch axis (torch.cat(heads, 0)) or the query axis (1)" if stacked else "") + ": concatenate the heads on the last axis, "
+            "torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)") from None
 
 # %% ../../nbs/course_multihead.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False, kv:bool=False,
@@ -290,6 +292,10 @@ def _loop_heads(ours, got, args, kw) -> str:
     finally: hook.remove()
     h = ours.h; d = want.shape[-1] // h
     head = lambda t, i: t[..., i * d:(i + 1) * d]
+    for dim, axis, mixed in ((0, 'batch', 'sentences'), (1, 'query', 'positions')):   # the heads joined on another axis, then reshaped
+        if h > 1 and torch.allclose(mine, torch.cat([head(want, i) for i in range(h)], dim).reshape(want.shape).double(), atol=1e-4):
+            return (f"read back through W^O, your heads were concatenated on the {axis} axis, torch.cat(heads, {dim}), and then reshaped "
+                    f"to (B, n_q, h*d_k), which puts the features of other {mixed} in a row: concatenate them on the last axis, torch.cat(heads, -1)")
     bad = [i for i in range(h) if not torch.allclose(head(mine, i), head(want, i).double(), atol=1e-4)]
     total = sum(head(want, j).double() for j in range(h))
     how = next((k for k, t in (('summed', total), ('averaged', total / h)) if h > 1 and all(torch.allclose(head(mine, i), t, atol=1e-4) for i in range(h))), None)

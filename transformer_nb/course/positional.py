@@ -87,6 +87,11 @@ def check_encoding(fn) -> str:
         bad = ((pe - ref).abs() > 1e-4).nonzero()
         if len(bad):
             p, j = bad[0].tolist()
+            rows = pe if n > 1 else fn(4, d).double()       # one row cannot show whether the rows differ: ask for four
+            if len(rows) > 1 and torch.equal(rows, rows[:1].expand_as(rows)):
+                raise AssertionError(f"d_model={d}: every row of your table is the same ({[round(x, 4) for x in rows[0, :4].tolist()]}, ...): "
+                                     "it does not depend on pos. Row pos holds sin(pos / 10000^(2i/d_model)) and its cosine, with pos "
+                                     "the row's index, 0 to n - 1")
             why = [m for m, kw in _PE_MISTAKES.items() if _pe_like(pe, n, d, **kw)]
             raise AssertionError(f"d_model={d}: PE[{p}, {j}] is {pe[p, j]:.5f}, the formula gives {ref[p, j]:.5f}: " +
                 (f"your table has {why[0]}" if why else _pe_rest(pe, n, d)))

@@ -74,9 +74,15 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
         x1, x2 = (q[:d // 2], q[d // 2:]) if halves else (q[0::2], q[1::2])
         y1, y2 = x1 * angle.cos() - x2 * angle.sin(), x1 * angle.sin() + x2 * angle.cos()
         return torch.cat([y1, y2]).float() if (halves if back is None else back) else torch.stack([y1, y2], -1).flatten().float()
-    half = ("you paired coordinate i with i + d/2 (the rotate-half layout of GPT-NeoX and of Llama's Hugging Face code); RoFormer's equation, "
-            "like 05's sinusoids, pairs neighbours: coordinates 2i and 2i+1, turned and put back in their places")
+    half = ("you paired coordinate i with i + d/2, the rotate-half layout of GPT-NeoX, LLMs-from-scratch and Hugging Face's Llama: that is the "
+            "same rotation up to a fixed reordering of the coordinates (with q and k both in that layout, the scores are the same, so your "
+            "RoPE is not wrong), but this exercise asks for RoFormer's equation and 05's pairing: neighbours 2i and 2i+1, turned and put "
+            "back in their places")
+    x1, x2, a = q[0::2].double(), q[1::2].double(), m * theta
+    swapped = torch.stack([x1 * a.sin() - x2 * a.cos(), x1 * a.cos() + x2 * a.sin()], -1).flatten().float()   # sin where cos belongs
     return [(half, turn(m * theta, halves=True)), (half, turn(m * theta, halves=True, back=False)), (half, turn(m * theta, back=True)),
+            ("sin and cos are swapped: the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i, so that at "
+             "position 0 (cos 0 = 1, sin 0 = 0) the rotation is the identity", swapped),
             ("every pair turned by the same angle m: pair i turns by m * theta_i, theta_i = 10000^(-2i/d), slower for later pairs", turn(m * torch.ones_like(theta))),
             ("turned the wrong way: the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i", turn(-m * theta)),
             ("the position is off by one: the query at position m turns by m * theta_i, and position 0 is not turned at all", turn((m + 1) * theta)),
@@ -96,9 +102,13 @@ def check_rotate(rotate_query) -> str:
         got = call_kept(rotate_query, dict(q=q, m=m), case)
         assert isinstance(got, torch.Tensor), f"{case}: return a tensor, the turned query, not a {type(got).__name__}"
         assert got.shape == q.shape, f"{case}: your output has shape {tuple(got.shape)}: return a vector of {d} numbers, q's shape"
+        assert got.is_floating_point(), f"{case}: your output is {got.dtype}: return q's floats turned, not whole numbers"
+        got, want = got.double(), want.double()                              # float64 of a float32 query: the same values, accepted
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
-        why = next((w for w, x in _rotate_slips(q, m) if torch.allclose(got, x, rtol=1e-4, atol=1e-5)), None)
-        assert why is None, f"{case}: {why}"
+        why = next((w for w, x in _rotate_slips(q, m) if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
+        at0 = "at position 0 the angle is 0 and the rotation the identity: q must come back unchanged, and yours moved it" if m == 0 else ""
+        assert why is None, f"{case}: {at0 + ('; ' if at0 else '')}{why}"
+        assert not at0, f"{case}: {at0} ({where_differ(got, want, 'coordinate')})"
         assert abs(got.norm() / q.norm() - 1) < 1e-4, f"{case}: your output's length is {got.norm():.4g}, q's {q.norm():.4g}: a rotation keeps the length (cos and sin of one angle for both coordinates of a pair)"
         assert (base := _rotate_base(q, m, got)) is None, f"{case}: {base}"
         raise AssertionError(f"{case}: {where_differ(got, want, 'coordinate')}: coordinates 2i, 2i+1 turned by m * 10000^(-2i/d)")
@@ -133,7 +143,10 @@ def _group_slips(k, g) -> list[tuple[str, torch.Tensor]]:
             ("each group's head is the mean of its heads' (Ainslie et al.'s conversion), not its first head", cons[:, :, 0].repeat_interleave(r, 1)),
             ("you averaged all h heads into one: that is g = 1, multi-query; take g groups of h/g heads", k.mean(1, keepdim=True).expand(B, h, n, d)),
             ("the mean runs over the heads of a group (the axis of size h/g after k.view(B, g, h // g, n, d)), not over positions or coordinates",
-             cons.mean(3, keepdim=True).expand(B, g, r, n, d).reshape(B, h, n, d))]
+             cons.mean(3, keepdim=True).expand(B, g, r, n, d).reshape(B, h, n, d))] + [
+            (f"you read g as the heads in a group, making h/g = {r} groups of {g}: g is the number of groups (GroupedKV(h, g) keeps g key "
+             f"heads), each of h/g = {r} consecutive heads; k.view(B, g, h // g, n, d).mean(2), then repeat_interleave(h // g, dim=1)",
+             k.view(B, r, g, n, d).mean(2).repeat_interleave(g, 1))] * (r != g)
 
 # %% ../../nbs/course_since2017.ipynb #cs14c004
 @report
@@ -147,7 +160,10 @@ def check_group_kv(group_heads) -> str:
         got = call_kept(group_heads, dict(k=k, g=g), case)
         assert isinstance(got, torch.Tensor), f"{case}: return a tensor, the keys of h heads, not a {type(got).__name__}"
         assert got.shape != (2, g, 3, 8) or g == h, f"{case}: your output has {g} heads: return h = {h} heads, each group's head repeated for its h/g heads, (B, h, n, d)"
-        assert got.shape == k.shape, f"{case}: your output has shape {tuple(got.shape)}, expected (B, h, n, d) = {tuple(k.shape)}"
+        times = got.shape[1] // g if got.dim() == 4 and tuple(got.shape[::2]) == tuple(k.shape[::2]) and got.shape[1] % g == 0 else None
+        assert got.shape == k.shape, f"{case}: your output has shape {tuple(got.shape)}, expected (B, h, n, d) = {tuple(k.shape)}" + (
+            f": each group's head is repeated {times} times (repeat_interleave({times})?), and it stands for h/g = {h // g} heads: "
+            f"repeat_interleave(h // g, dim=1), {h} // {g} = {h // g}" if times and times != h // g and got.shape[3] == k.shape[3] else "")
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
         why = next((w for w, y in _group_slips(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)
         assert why is None, f"{case}: {why}"
