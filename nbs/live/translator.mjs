@@ -315,8 +315,10 @@ export class Translator {
              cross: Array.from({ length: this.N }, (_, l) => Array.from({ length: this.h }, (_, k) => rows.map(r => r.cross[l][k][0]))) };
   }
 
-  // The first step's rule, as fairseq's min_len=1 and the package's decoders: EOS is forbidden (its logit -inf, as PAD's
-  // and BOS's, before the log-softmax), so a translation holds at least one piece, never the empty line
+  // The first step's rule, as fairseq's min_len=1 and the package's decoders: EOS is forbidden, so a translation holds at
+  // least one piece, never the empty line. Greedy search takes the best other logit; beam search (below) gives an EOS
+  // candidate of step 1 the score -inf after the log-softmax, as the package's beam search does, so the other
+  // candidates keep the model's own log p
   firstStep(logits, rows) {
     for (let j = 0; j < rows; j++) logits[j * this.V + this.special.eos] = -Infinity;
   }
@@ -336,11 +338,10 @@ export class Translator {
     for (let t = 0; t < limit; t++) {
       const r = await this.step(enc.cross, past, tokens, parents, steps ? 'cross' : 'none');
       past = r.past;
-      if (t === 0) this.firstStep(r.logits, hyps.length);
       const cand = [];
-      hyps.forEach((hp, j) => {
-        const { ids, logp } = rowBest(r.logits, j, V, n);
-        ids.forEach((token, k) => cand.push({ from: j, token, logp: hp.logp + logp[k], rank: j * n + k }));
+      hyps.forEach((hp, j) => {                                     // at step 1 an EOS candidate scores -inf: the others
+        const { ids, logp } = rowBest(r.logits, j, V, n);             // keep their log p, nothing renormalised (as fairseq)
+        ids.forEach((token, k) => cand.push({ from: j, token, logp: t === 0 && token === eos ? -Infinity : hp.logp + logp[k], rank: j * n + k }));
       });
       cand.sort((a, b) => b.logp - a.logp || a.rank - b.rank);
       const top = cand.slice(0, Math.min(2 * K, cand.length)), lp = lengthPenalty(t + 1, alpha), atLimit = t + 1 >= limit;
