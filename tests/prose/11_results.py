@@ -71,7 +71,7 @@ def _check_11_prose():
     assert 'bleu_char' in by['numbers-en-de-default-avg5-beam4'] and '| — |' in headline_table(recs)
     recipe = json.loads(Path('../results/numbers_recipe.json').read_text(encoding='utf-8'))
     main = [r['results']['tnb-train (avg:4)']['exact_match'] for r in recipe if r['id'].startswith('tnb-train-s')]
-    t3 = {r['id']: r for r in load_results(Path('../results/table3.json'), TABLE3_KEYS)}
+    t3 = {r['id']: r for r in load_results(Path('../results/table3_fp32.json'), TABLE3_KEYS)}
     quoted('da8dc3f4', f"{min(main):.1f} to {max(main):.1f}% exact match over {len(main)} seeds",
            f"{t3['base']['bleu']:.2f}\n  and {t3['base-seed1']['bleu']:.2f} BLEU")
     def hardware_of(x):                                              # every 'hardware' string in a results file

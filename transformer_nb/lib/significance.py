@@ -128,8 +128,9 @@ def seed_verdicts(records:list[dict], # results records (variant, seed, hardware
     hardware and precision; never across set-ups): Δ = its score − the reference's. Over its seeds: mean, sd, the 95%
     t-interval, and the paired t-test's two-sided p; Holm's adjustment across the rows that have a p (a row with one seed
     has none, and no verdict). A row *separates* when its Holm p < `alpha`, else it is *not separated at this budget*.
-    `family` gives the pooled per-seed sd of Δ and the smallest mean Δ that could separate with n seeds: the half width of a
-    t-interval at 1 − alpha/m (what the best-placed row must reach, m rows in the family), t(1 − alpha/(2m), n − 1)·sd/√n."""
+    `family` gives the pooled per-seed sd of Δ and the smallest mean Δ that could separate with n seeds (the rows' n, 3 and
+    5): the half width of a t-interval at 1 − alpha/m (what the best-placed row must reach, m rows in the family),
+    t(1 − alpha/(2m), n − 1)·sd/√n."""
     rows = [r for r in records if r['variant'] not in references]
     setups = sorted({setup_of(r) for r in rows} or {setup_of(r) for r in records})
     if len(setups) > 1: raise ValueError(f"the rows span {len(setups)} set-ups ({'; '.join(setups)}): compare within one")
@@ -158,7 +159,8 @@ def seed_verdicts(records:list[dict], # results records (variant, seed, hardware
     tested = [r for r in out.values() if r['p'] is not None]
     df = sum(r['n_seeds'] - 1 for r in tested)
     sd = math.sqrt(sum((r['n_seeds'] - 1) * r['sd'] ** 2 for r in tested) / df) if df else None
-    detect = {n: round(_t_quantile(alpha / len(tested), n - 1) * sd / math.sqrt(n), 2) for n in sorted({r['n_seeds'] for r in tested})} if sd else {}
+    detect = {n: round(_t_quantile(alpha / len(tested), n - 1) * sd / math.sqrt(n), 2)    # at the rows' seeds, and at 3 and 5
+              for n in sorted({*(r['n_seeds'] for r in tested), 3, 5})} if sd else {}
     return dict(setup=setup, metric=metric, alpha=alpha, references=list(references), rows=out,
                 family=dict(m=len(tested), sd=round(sd, 4) if sd else None, df=df, detectable=detect))
 
