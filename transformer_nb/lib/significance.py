@@ -102,6 +102,7 @@ def _t_quantile(p:float, df:int) -> float:
     for _ in range(200): lo, hi = (lo, (lo + hi) / 2) if _t_p((lo + hi) / 2, df) < p else ((lo + hi) / 2, hi)
     return (lo + hi) / 2
 
+# %% ../../nbs/lib_significance.ipynb #sv000004
 def _holm(ps:dict) -> dict:
     "Holm's step-down adjustment of {name: p}: the k-th smallest p times (m - k + 1), kept monotone, at most 1."
     out, run = {}, 0.0
@@ -118,6 +119,18 @@ _sig = lambda p: float(f"{p:.6g}")                                   # a p-value
 
 SEPARATES, NOT_SEPARATED = 'separates', 'not separated at this budget'
 
+def _seed_row(d:dict) -> dict:
+    "One row's summary from its per-seed Δ {seed: Δ}: n, mean, sd, the 95% t-interval and the paired t-test's two-sided p (n ≥ 2)."
+    n, xs = len(d), list(d.values())
+    row = dict(deltas=d, n_seeds=n, mean=round(sum(xs) / n, 4) if n else None, sd=None, interval=None, p=None, holm_p=None)
+    if n >= 2:
+        m = sum(xs) / n; sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+        half = _t_quantile(1 - 0.95, n - 1) * sd / math.sqrt(n)
+        row.update(sd=round(sd, 4), interval=[round(m - half, 4), round(m + half, 4)],
+                   p=_sig(_t_p(m / (sd / math.sqrt(n)) if sd else math.copysign(math.inf, m) if m else 0.0, n - 1)))
+    return row
+
+# %% ../../nbs/lib_significance.ipynb #sv000005
 def seed_verdicts(records:list[dict], # results records (variant, seed, hardware, precision and `metric`), references' included
                   references:tuple=('base', 'paper'), # the unchanged model's names, in the order to take them at a seed
                   metric:str='bleu', # the score compared
@@ -142,15 +155,7 @@ def seed_verdicts(records:list[dict], # results records (variant, seed, hardware
     for v in dict.fromkeys(r['variant'] for r in rows):
         mine = sorted((r for r in rows if r['variant'] == v), key=lambda r: r['seed'])
         d = {r['seed']: round(r[metric] - ref[r['seed']][metric], 4) for r in mine if r['seed'] in ref}
-        n, xs = len(d), list(d.values())
-        row = dict(vs={s: ref[s]['id'] for s in d}, deltas=d, unpaired=[r['seed'] for r in mine if r['seed'] not in ref],
-                   n_seeds=n, mean=round(sum(xs) / n, 4) if n else None, sd=None, interval=None, p=None, holm_p=None)
-        if n >= 2:
-            m = sum(xs) / n; sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
-            half = _t_quantile(1 - 0.95, n - 1) * sd / math.sqrt(n)
-            row.update(sd=round(sd, 4), interval=[round(m - half, 4), round(m + half, 4)],
-                       p=_sig(_t_p(m / (sd / math.sqrt(n)) if sd else math.copysign(math.inf, m) if m else 0.0, n - 1)))
-        out[v] = row
+        out[v] = dict(vs={s: ref[s]['id'] for s in d}, unpaired=[r['seed'] for r in mine if r['seed'] not in ref], **_seed_row(d))
     holm = _holm({v: r['p'] for v, r in out.items() if r['p'] is not None})
     for v, r in out.items():
         r['holm_p'] = _sig(holm[v]) if v in holm else None
