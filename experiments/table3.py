@@ -134,10 +134,11 @@ def train_and_score(family:str, name:str, args) -> tuple[dict, str]:
                 hyps=hyps.relative_to(results.parent).as_posix(), train_time_s=train_time(ck),
                 hardware=ck.meta.get('hardware', hardware()), precision=args.precision,
                 threads=args.threads, jobs=args.jobs, date=today(), commit=ck.meta.get('commit', git_commit()),
-                curve=curve(ck), command=portable(f"{shlex.join(train)}; {shlex.join(evaluate)}")), (out / 'valid.beam4.txt').read_text(encoding='utf-8')
+                curve=curve(ck), command=portable(f"{shlex.join(train)}; {shlex.join(evaluate)}", args.runs)), (out / 'valid.beam4.txt').read_text(encoding='utf-8')
 
-def portable(command:str) -> str:
-    "`command` as typed in the repository's root: the folders of the machine that ran it left out of the records."
+def portable(command:str, runs:str|None=None) -> str:
+    "`command` as typed in the repository's root: the folders of the machine that ran it left out of the records (`runs`, the run folders' parent, as runs/table3)."
+    if runs and not Path(runs).resolve().is_relative_to(ROOT): command = command.replace(f"{Path(runs).resolve()}/", 'runs/table3/').replace(f"{runs.rstrip('/')}/", 'runs/table3/')
     return command.replace(f"{ROOT.parent / 'shared'}/", '../shared/').replace(f"{ROOT}/", '')
 
 def results_file(args, family:str) -> Path: return Path(args.results_dir) / f"{family}{args.suffix}.json"

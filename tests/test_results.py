@@ -165,6 +165,12 @@ def test_table3_notebook_and_readme_show_the_file():
     assert table in stored_markdown_outputs(ROOT / 'nbs' / '12_variations.ipynb'), "re-run nbs/12_variations.ipynb"
     assert table in (ROOT / 'README.md').read_text(), "README.md's Table 3 differs from results/table3.json: run tools/make_readme.py"
 
+def test_sweep_commands_hold_no_machine_path(tmp_path):
+    m = sweep_module()
+    cmd = f"tnb-train --data-dir {m.ROOT.parent}/shared/data/multi30k --out {tmp_path}/runs/A-h1; tnb-evaluate {tmp_path}/runs/A-h1 --hyp-out {tmp_path}/runs/A-h1/v.txt"
+    assert m.portable(cmd, f"{tmp_path}/runs") == "tnb-train --data-dir ../shared/data/multi30k --out runs/table3/A-h1; tnb-evaluate runs/table3/A-h1 --hyp-out runs/table3/A-h1/v.txt"
+    assert m.portable(f"--out {m.ROOT}/runs/table3/x", str(m.ROOT / 'runs' / 'table3')) == '--out runs/table3/x'
+
 def test_sweep_records_a_seed_once_whatever_its_spelling():
     m, err = sweep_module(), lambda msg: pytest.fail(msg)
     assert m.chosen('base,base-seed0', [0], 'mini', err) == [('table3', 'base')]
