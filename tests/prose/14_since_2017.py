@@ -89,8 +89,8 @@ def _check_14_prose():
     order = sorted(rows, key=lambda k: -rows[k]['mean'])
     sep = [k for k in order if rows[k]['verdict'] == 'separates']
     quoted('s14g0011', 'Δ BLEU by seed: ' + '; '.join(f"{names[k]} {', '.join(m(d) for d in rows[k]['deltas'].values())} (seeds {', '.join(map(str, rows[k]['deltas']))})" for k in order) + '.')
-    quoted('s14g0011', f"sd of Δ, {fam['sd']:.2f} BLEU, a change needs a mean Δ of {', '.join(f'{x:.1f} with {n}' for n, x in fam['detectable'].items())} seeds to separate")
-    quoted('s14h0000', f"the smallest mean Δ its seeds could detect is {', '.join(f'{x:.1f} with {n}' for n, x in fam['detectable'].items())} seeds")
+    quoted('s14g0011', f"sd of Δ, {fam['sd']:.2f} BLEU, a change needs a mean Δ of {', '.join(f'{x:.1f} BLEU with {n}' for n, x in fam['detectable'].items())} seeds to separate")
+    quoted('s14h0000', f"the smallest mean Δ its seeds could detect is {', '.join(f'{x:.1f} BLEU with {n}' for n, x in fam['detectable'].items())} seeds")
     if sep:
         said = sep[0] if len(sep) == 1 else ', '.join(names[k] for k in sep[:-1]) + ' and ' + names[sep[-1]]
         said = names[sep[0]] if len(sep) == 1 else said
