@@ -4,11 +4,11 @@ tested with sacreBLEU's paired bootstrap without the checkpoints (runs/ is not p
 
 It decodes run folders that `experiments/table3.py` trained (`--runs runs/table3`), and writes one text file of
 hypotheses per decoding into `results/hyps/` plus a manifest, `results/hyps/hyps.json`, with each file's scores, the
-commands, commit, hardware and date, and whether the run reproduced the record of `results/table3.json` (same
+commands, commit, hardware and date, and whether the run reproduced the record of `results/table3_fp32.json` (same
 validation BLEU with beam 4: the run is then the one in the table).
 
 - every Table 3 variant found: validation set, beam 4 (the decoding of Table 3);
-- the base run (`--base`), trained with the command of its `results/table3.json` record plus `--save-every 50
+- the base run (`--base`), trained with the command of its `results/table3_fp32.json` record plus `--save-every 50
   --keep 5`, so that it keeps its last five checkpoints (saving does not change the training: the run reproduces the
   record): validation and test set, greedy, beam 4, and beam 4 on the average of its last five checkpoints.
 
@@ -42,7 +42,7 @@ def main(argv=None):
     p.add_argument('--runs', default=str(ROOT / 'runs' / 'table3'), help="folder of the Table 3 run folders")
     p.add_argument('--base', default='base', help="the run folder (in --runs) with five checkpoints")
     p.add_argument('--out', default=str(ROOT / 'results' / 'hyps'))
-    p.add_argument('--table3', default=str(ROOT / 'results' / 'table3.json'))
+    p.add_argument('--table3', default=str(ROOT / 'results' / 'table3_fp32.json'))
     p.add_argument('--data-dir', default=None)
     p.add_argument('--threads', type=int, default=1)
     a = p.parse_args(argv)

@@ -99,7 +99,7 @@ STUB_NAMES = {'02_multihead': (('b2d0a003', ('math', 'torch')), ('b2e1f007', ('m
                            ('b06f0011', ('TransformerConfig', 'count_params', 'Transformer'))),
               '10_decoding': (('c0b1e021', ('PAD_ID', 'BOS_ID', 'EOS_ID', 'torch')),),
               '11_results': (('e11c0001', ('math', 'Counter')),),
-              '12_variations': (('e12c0002', ('t3',)), ('e11c0003', ('torch', 'layer3', 'lab'))),
+              '12_variations': (('e12c0002', ('read',)), ('e11c0003', ('torch', 'layer3', 'lab'))),
               '13_parsing': (('e12c0002', ('Tree', 'is_preterminal', 'coarse_label', 'john')), ('e12c0004', ('evalb_counts',))),
               '14_since_2017': (('s14h0002', ('torch',)), ('s14h0003', ('torch', 'pe_frequencies', 'rotate')), ('s14h0004', ('torch', 'GroupedKV')))}
 

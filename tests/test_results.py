@@ -1,5 +1,5 @@
 "The results file, the README table and the 11_results notebook agree; every record carries its provenance."
-import json, re, types
+import json, os, re, types
 from pathlib import Path
 import pytest
 from transformer_nb.lib.records import RESULT_KEYS, load_results, add_result, headline_table, results_table
@@ -74,6 +74,8 @@ from transformer_nb.lib.options import TrainConfig
 from transformer_nb.apps.cli import _train_parser, _settings
 
 TABLE3 = ROOT / 'results' / 'table3.json'
+TABLE3_FILES = sorted((ROOT / 'results').glob('table3*.json')) + sorted((ROOT / 'results').glob('since2017*.json'))
+TABLE3_FILES = [f for f in TABLE3_FILES if not f.name.endswith('_significance.json')]
 
 def sweep_module():
     spec = importlib.util.spec_from_file_location('table3_sweep', ROOT / 'experiments' / 'table3.py')
@@ -129,29 +131,105 @@ def test_sweep_compares_each_change_with_its_own_machines_reference(tmp_path, mo
     (res / 'since2017.json').write_text(json.dumps([record('since2017', n, d) for n, d in (('paper', 5), ('rope', 7), ('rope-seed1', 9))]))
     m.main(['--compare', '--results-dir', str(res), '--samples', '50', '--data-dir', str(tmp_path)])
     sig = {f: json.loads((res / f"{f}_significance.json").read_text()) for f in ('table3', 'since2017')}
-    assert {k: t['vs'] for k, t in sig['since2017'].items()} == {'rope': 'paper', 'rope-seed1': 'base-seed1'}   # its own where made
-    assert {k: t['vs'] for k, t in sig['table3'].items()} == {'base-seed1': 'base'}
+    assert {k: t['vs'] for k, t in sig['since2017']['bootstrap'].items()} == {'rope': 'paper', 'rope-seed1': 'base-seed1'}   # its own where made
+    assert {k: t['vs'] for k, t in sig['table3']['bootstrap'].items()} == {'base-seed1': 'base'}
+    rope = sig['since2017']['rows']['rope']                                  # the verdict: the seed as the unit
+    assert rope['vs'] == {'0': 'paper', '1': 'base-seed1'} and rope['n_seeds'] == 2 and rope['p'] is not None
+    assert set(rope) >= {'mean', 'sd', 'interval', 'p', 'holm_p', 'verdict'} and sig['since2017']['family']['m'] == 1
 
-def test_table3_file_has_real_records():
-    recs = load_results(TABLE3, TABLE3_KEYS)
+@pytest.mark.parametrize('path', TABLE3_FILES, ids=lambda p: p.name)
+def test_table3_file_has_real_records(path):
+    "Each file: one set-up (hardware and precision), the precision pinned in every command, translations for every CPU record since the fp32 runs."
+    from transformer_nb.lib.significance import setup_of
+    recs = load_results(path, TABLE3_KEYS)
     ids = [r['id'] for r in recs]
-    assert 'base' in ids and 'base-seed1' in ids and len(recs) >= 8, ids
-    assert len(set(ids)) == len(ids), "duplicate ids"
-    variants = table3_variants(PRESETS['mini'])
+    assert len(recs) >= 6 and len(set(ids)) == len(ids), ids
+    variants = {**table3_variants(PRESETS['mini']), 'paper': {}, **since2017_variants(PRESETS['mini'])}
     assert len({r['steps'] for r in recs}) == 1, "every variant must have the same budget of updates"
+    assert len({setup_of(r) for r in recs}) == 1, f"{path.name} mixes set-ups: {sorted({setup_of(r) for r in recs})}"
     for r in recs:
+        prec = setup_of(r).rsplit(', ', 1)[1]
+        assert prec in ('bf16', 'fp32') and r['command'].count(f"--precision {prec}") == 2, (r['id'], r['command'])
+        assert '/tmp/' not in r['command'] and not re.search(r'(^| )/', r['command']), (r['id'], 'a machine path')
+        if 'CPU' in r['hardware'] and prec == 'bf16': assert (ROOT / r['hyps']).is_file(), (r['id'], 'no translations')
         assert r['overrides'] == variants[r['variant']], r['id']
         assert r['valid_ppl'] > 1 and 0 <= r['bleu'] <= 100 and r['params'] > 0 and r['train_time_s'] > 0, r['id']
         assert re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', r['commit']), (r['id'], r['commit'])
         train, evaluate = r['command'].split('; ')
         assert train.startswith('tnb-train ') and evaluate.startswith('tnb-evaluate ') and '--split valid' in evaluate, r['id']
         assert f"--steps {r['steps']}" in train and f"--seed {r['seed']}" in train, r['id']
-        for k, v in r['overrides'].items(): assert f"--{k.replace('_', '-')} {v}" in train, (r['id'], k)
+        assert f" {' '.join(sweep_module().flags(r['overrides']))} ".replace('  ', ' ') in train, r['id']
 
 def test_table3_notebook_and_readme_show_the_file():
-    table = table3_table(load_results(TABLE3, TABLE3_KEYS), PRESETS['mini'])
+    table = table3_table(load_results(ROOT / 'results' / 'table3_fp32.json', TABLE3_KEYS), PRESETS['mini'])   # the one set-up with its own base
     assert table in stored_markdown_outputs(ROOT / 'nbs' / '12_variations.ipynb'), "re-run nbs/12_variations.ipynb"
     assert table in (ROOT / 'README.md').read_text(), "README.md's Table 3 differs from results/table3.json: run tools/make_readme.py"
+
+def test_sweep_commands_hold_no_machine_path(tmp_path):
+    m = sweep_module()
+    cmd = f"tnb-train --data-dir {m.ROOT.parent}/shared/data/multi30k --out {tmp_path}/runs/A-h1; tnb-evaluate {tmp_path}/runs/A-h1 --hyp-out {tmp_path}/runs/A-h1/v.txt"
+    assert m.portable(cmd, f"{tmp_path}/runs") == "tnb-train --data-dir ../shared/data/multi30k --out runs/table3/A-h1; tnb-evaluate runs/table3/A-h1 --hyp-out runs/table3/A-h1/v.txt"
+    assert m.portable(f"--out {m.ROOT}/runs/table3/x", str(m.ROOT / 'runs' / 'table3')) == '--out runs/table3/x'
+
+def test_sweep_records_a_seed_once_whatever_its_spelling():
+    m, err = sweep_module(), lambda msg: pytest.fail(msg)
+    assert m.chosen('base,base-seed0', [0], 'mini', err) == [('table3', 'base')]
+    assert m.chosen('rope-seed0,rope', [0, 1], 'mini', err) == [('since2017', 'rope'), ('since2017', 'rope-seed1')]
+    assert m.canonical('A-h1-seed0') == 'A-h1' and m.canonical('A-h1-seed2') == 'A-h1-seed2'
+
+FAKE_TRAIN = """#!/bin/sh
+echo "$@" >> "$FAKE_LOG"
+if [ "$FAKE_MODE" = sleep ]; then echo $$ >> "$FAKE_PIDS"; exec sleep 120; fi
+exit 1
+"""
+
+def fake_tools(tmp_path, monkeypatch=None) -> dict:
+    "A tnb-train and a tnb-evaluate that log their arguments, then fail (or, FAKE_MODE=sleep, sleep): the environment that puts them first."
+    bin_ = tmp_path / 'bin'; bin_.mkdir()
+    for name in ('tnb-train', 'tnb-evaluate'): (bin_ / name).write_text(FAKE_TRAIN); (bin_ / name).chmod(0o755)
+    env = {'PATH': f"{bin_}:{os.environ['PATH']}", 'FAKE_LOG': str(tmp_path / 'argv.txt'), 'FAKE_PIDS': str(tmp_path / 'pids.txt')}
+    if monkeypatch:
+        for k, v in env.items(): monkeypatch.setenv(k, v)
+    return env
+
+def test_sweep_reads_TNB_MULTI30K_and_pins_the_precision(tmp_path, monkeypatch, capsys):
+    "The data folder as `find_multi30k` finds it ($TNB_MULTI30K first), and `auto` resolved before the run, in its command."
+    fake_tools(tmp_path, monkeypatch); monkeypatch.setenv('TNB_MULTI30K', str(tmp_path / 'm30k'))
+    with pytest.raises(SystemExit, match='failed: A-h1'):
+        sweep_module().main(['--only', 'A-h1', '--results-dir', str(tmp_path / 'res'), '--runs', str(tmp_path / 'runs')])
+    argv = (tmp_path / 'argv.txt').read_text()
+    assert f"--data-dir {tmp_path / 'm30k'} " in argv and re.search(r'--precision (bf16|fp32)$', argv.strip()), argv
+    assert not (tmp_path / 'res' / 'table3.json').exists()                # a failed run: nothing recorded
+
+def test_sweep_refuses_a_corrupt_results_file_in_one_line(tmp_path, monkeypatch, capsys):
+    fake_tools(tmp_path, monkeypatch)
+    res = tmp_path / 'res'; res.mkdir(); bad = '[{"id": "paper", '
+    (res / 'since2017.json').write_text(bad)
+    with pytest.raises(SystemExit) as e: sweep_module().main(['--only', 'A-h1', '--results-dir', str(res), '--runs', str(tmp_path / 'runs')])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count('\n') == 1 and 'since2017.json is not a results file (not JSON' in err, err
+    assert (res / 'since2017.json').read_text() == bad and not (tmp_path / 'argv.txt').exists()   # untouched, nothing run
+
+@pytest.mark.slow
+def test_sweep_stops_every_run_on_ctrl_c_and_continues(tmp_path):
+    "Ctrl-C: every run it started ends, nothing is recorded, one line, exit 130; the same command then makes every run."
+    import signal, subprocess, sys, time
+    env = {**os.environ, **fake_tools(tmp_path), 'FAKE_MODE': 'sleep', 'TNB_MULTI30K': str(tmp_path)}
+    cmd = [sys.executable, str(ROOT / 'experiments' / 'table3.py'), '--only', 'A-h1,A-h4,A-h16', '--jobs', '2',
+           '--results-dir', str(tmp_path / 'res'), '--runs', str(tmp_path / 'runs'), '--precision', 'fp32']
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    pids, t0 = tmp_path / 'pids.txt', time.time()
+    while not (pids.exists() and len(pids.read_text().split()) == 2):
+        assert time.time() - t0 < 120 and p.poll() is None, p.communicate()
+        time.sleep(0.2)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and err.count('\n') == 1 and err.startswith('stopped: 0 run(s) recorded, 3 ended or not started'), (p.returncode, err)
+    for pid in map(int, pids.read_text().split()):
+        with pytest.raises(ProcessLookupError): os.kill(pid, 0)           # both runs it started are gone
+    assert not (tmp_path / 'res' / 'table3.json').exists()
+    r = subprocess.run(cmd, env={**env, 'FAKE_MODE': 'fail'}, capture_output=True, text=True, timeout=120)
+    assert '3 run(s) to make, 0 already recorded' in r.stdout and r.returncode == 1, (r.stdout, r.stderr)
 
 def test_corrupt_results_file_is_named(tmp_path):
     (tmp_path / 't3.json').write_text('[{"id": "base",')

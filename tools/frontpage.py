@@ -166,11 +166,11 @@ def results_table() -> Markdown:
     return Markdown(headline_table(load_results(RESULTS / 'results.json')))
 
 def table3() -> Markdown:
-    "Table 3's variations at Multi30k scale (results/table3.json), beside the paper's figures."
+    "Table 3's variations at Multi30k scale (results/table3_fp32.json: the one set-up with two seeds of its base), beside the paper's figures."
     from transformer_nb.lib.records import load_results
     from transformer_nb.lib.scoring import TABLE3_KEYS, table3_table
     from transformer_nb.lib.options import PRESETS
-    return Markdown(table3_table(load_results(RESULTS / 'table3.json', TABLE3_KEYS), PRESETS['mini']))
+    return Markdown(table3_table(load_results(RESULTS / 'table3_fp32.json', TABLE3_KEYS), PRESETS['mini']))
 
 def main_job_runs() -> list[dict]:
     "The records of the main job (`tnb-train` with its defaults, one per seed) in results/main_job.json (`experiments/numbers_recipe.py --cli`)."

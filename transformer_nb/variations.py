@@ -9,6 +9,7 @@ __all__ = ['table3_variants', 'attention_maps']
 
 # %% ../nbs/12_variations.ipynb #12a00003
 import torch
+from .config import BIG   # 06's big model: its dropout, 0.3, declared there
 
 # %% ../nbs/12_variations.ipynb #55f988cf
 def table3_variants(base:dict) -> dict:
@@ -23,7 +24,7 @@ def table3_variants(base:dict) -> dict:
             **{f'C-dff{x}': dict(d_ff=x) for x in (d_ff // 2, 2 * d_ff)},
             **{f'D-drop{q}': dict(p_drop=q) for q in (0.0, round(2 * base.get('p_drop', 0.1), 3))},
             **{f'D-ls{q}': dict(eps_ls=q) for q in (0.0, 0.2)},   # eps_ls: none, and twice §5.4's 0.1
-            'E-learned': dict(pos='learned'), 'big': dict(d_model=2 * d, h=2 * h, d_ff=2 * d_ff, p_drop=0.3)}   # big: twice as wide
+            'E-learned': dict(pos='learned'), 'big': dict(d_model=2 * d, h=2 * h, d_ff=2 * d_ff, p_drop=BIG['p_drop'])}   # big: twice as wide, 06's dropout
 
 # %% ../nbs/12_variations.ipynb #c81710b1
 def attention_maps(model, src:torch.Tensor, tgt:torch.Tensor) -> dict:

@@ -5,7 +5,8 @@
 # finished. The base's seeds run first, then every run of seed 0, then seed 1, then seed 2, so a sweep cut short keeps
 # whole seeds. Records go to $OUT/results/table3_gpu.json and since2017_gpu.json (never mixed with the CPU's files), each
 # run's validation translations to $OUT/results/hyps/, the log to $OUT/table3_sweep.log; then, while time is left,
-# the paired bootstrap of every run against the base run of its seed (`--compare`: *_significance.json).
+# the verdicts (seed_verdicts: per-seed Δ against the base of the same seed, t-test over seeds, Holm) and each run's paired
+# bootstrap against that base (`--compare`: *_significance.json). The commands stored name the run folders runs/table3.
 #   OUT=/tmp/out bash experiments/gpu/table3_sweep.sh          JOBS=12 SEEDS=0,1,2 STEPS=800 DEADLINE=390 COMPARE=60
 #   DRY=1 bash experiments/gpu/table3_sweep.sh                 on a CPU: the tiny preset, 5 updates, two runs a family
 source experiments/gpu/setup.sh

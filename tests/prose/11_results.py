@@ -55,15 +55,13 @@ def _check_11_prose():
     recs = load_results(Path('../results/results.json'))
     by = {r['id']: r for r in recs}
     B = lambda k, key='bleu': by[k][key]
-    de, e14, gpu = 'm30k-de-en-small', 'm30k-de-en-small-e14', 'm30k-{}-gpu-w512n3-avg5-beam4'
-    CPU_STEPS = {k: r['steps'] for k, r in json.loads(Path('../results/cpu_runs.json').read_text())['runs'].items()}
+    de, gpu = 'm30k-de-en-small', 'm30k-{}-gpu-w512n3-avg5-beam4'
     GPU_RUNS = json.loads(Path('../results/gpu/gpu_runs.json').read_text())
     flag = lambda k, name: int(re.search(rf'--{name} (\d+)', by[k]['command']).group(1))      # an option of a record's command
     cfg = GPU_RUNS['m30k-de-en-gpu-w512n3']['config']
     quoted('da8dc3f4', f"{by[de + '-beam4']['params'] / 1e6:.1f}M parameters with a shared {flag(de + '-beam4', 'vocab-size') // 1000}k BPE",
            f"reaches {B(de + '-beam4'):.1f} cased BLEU de→en with beam 4 after {flag(de + '-beam4', 'epochs')} epochs, "
            f"{_fmt_minutes(B(de + '-beam4', 'train_time_s')).removesuffix(' min')} minutes of updates",
-           f"trained on to {CPU_STEPS[e14]:,} updates, with its last five checkpoints averaged, {B(e14 + '-avg5-beam4'):.1f}",
            f"($d_{{model}} = {cfg['d_model']}$, $N = {cfg['N']}$, {count_config_params(ModelConfig(**cfg)) / 1e6:.1f}M parameters, dropout {cfg['p_drop']})",
            f"trained for {GPU_RUNS['m30k-de-en-gpu-w512n3']['train_config']['max_time']}\n  minutes",
            f"reaches {B(gpu.format('de-en')):.1f} cased BLEU de→en and {B(gpu.format('en-de')):.1f} en→de",
@@ -71,7 +69,7 @@ def _check_11_prose():
     assert 'bleu_char' in by['numbers-en-de-default-avg5-beam4'] and '| — |' in headline_table(recs)
     recipe = json.loads(Path('../results/numbers_recipe.json').read_text(encoding='utf-8'))
     main = [r['results']['tnb-train (avg:4)']['exact_match'] for r in recipe if r['id'].startswith('tnb-train-s')]
-    t3 = {r['id']: r for r in load_results(Path('../results/table3.json'), TABLE3_KEYS)}
+    t3 = {r['id']: r for r in load_results(Path('../results/table3_fp32.json'), TABLE3_KEYS)}
     quoted('da8dc3f4', f"{min(main):.1f} to {max(main):.1f}% exact match over {len(main)} seeds",
            f"{t3['base']['bleu']:.2f}\n  and {t3['base-seed1']['bleu']:.2f} BLEU")
     def hardware_of(x):                                              # every 'hardware' string in a results file
@@ -84,8 +82,13 @@ def _check_11_prose():
                   'AMD EPYC (AVX512), 2 cores (CPU), torch 2.13.0+cpu',
                   'NVIDIA H100 80GB HBM3 (CUDA), torch 2.11.0+cu130'}, hw            # "AVX2", "AVX-512", "an H100", and no other
     pre = {r['id']: r for r in json.loads(Path('../results/results.json').read_text(encoding='utf-8')) if r['id'].startswith('pretrained-')}
-    nbf.quoted('da8dc3f4', f"scores {pre['pretrained-multi30k-de-en']['bleu_lc']:.1f} lowercased BLEU de→en and "
-                           f"{pre['pretrained-multi30k-en-de']['bleu_lc']:.1f} en→de with beam 4")
+    assert all(r['hardware'].startswith('AMD EPYC (AVX512)') for r in pre.values())              # "a second run ... an AMD EPYC with AVX-512"
+    hour = json.loads(Path('../results/cpu_hour.json').read_text(encoding='utf-8'))
+    assert all(r['recipe'] == 'cpu-hour' and r['hardware'].startswith('AMD EPYC (AVX2)') for r in hour)   # "the run above, on an AMD EPYC with AVX2"
+    nbf.quoted('da8dc3f4', "a second run of the `cpu-hour` recipe", "an AMD EPYC with AVX2")
+    assert not re.search(r'\b40\.6\b|\b40\.0\b', nbf.text['da8dc3f4'])                        # one headline figure per recipe
+    nbf.quoted('e20d7b10', "one figure per direction, each from one run on a 2-core AMD EPYC with AVX2")   # the headline's hardware (cpu_hour.json)
+    assert all(', 2 cores (CPU)' in r['hardware'] for r in hour) and len(hour) == len({r['direction'] for r in hour})
 
     # English→French beside the paper's
     fr = {k: r for k, r in by.items() if r['direction'] == 'en-fr'}

@@ -1,6 +1,7 @@
 """The figures that 14_since_2017's text quotes, checked against where they come from: 06's base configuration, the
 `mini` preset and the runner's budget (`experiments/table3.py`), the results files the page reads
-(`results/since2017.json`, `table3.json`, `since2017_significance.json`, `attention_speed.json`) and the stored
+(`results/since2017.json`, `table3.json`, `since2017_significance.json` with `seed_verdicts`' summaries, `since2017_gpu.json`,
+`attention_speed.json`) and the stored
 outputs drawn from them. Run at the end of the notebook by one hidden cell, which `exec`s this file (not `%run`, whose
 errors would not fail the cell), so that a figure that drifts fails `nbdev-test`; everything is recomputed here, in a
 function of its own, and none of the learner's names is read or rebound."""
@@ -39,68 +40,94 @@ def _check_14_prose():
     assert 'since2017' in runner.__doc__ and "--only since2017 --seeds 0,1 --jobs 2" in runner.__doc__       # the runner's own example
 
     # what the files hold, as the stored outputs show it
+    from transformer_nb.lib.significance import seed_verdicts, setup_of
     cpu = load_results(Path('../results/since2017.json'), TABLE3_KEYS)                     # the CPU's once every variant has two seeds
     sfx = '' if all(len({r['seed'] for r in cpu if r['variant'] == n}) >= 2 for n in ['paper', *v]) else '_gpu'
     S17 = load_results(Path(f'../results/since2017{sfx}.json'), TABLE3_KEYS)
     T3 = load_results(Path(f'../results/table3{sfx}.json'), TABLE3_KEYS)
-    SIG = json.loads(Path(f'../results/since2017{sfx}_significance.json').read_text(encoding='utf-8'))
+    FILE = json.loads(Path(f'../results/since2017{sfx}_significance.json').read_text(encoding='utf-8'))
+    SIG = FILE['bootstrap']                                                                # each run's bootstrap: a diagnostic
     refs = sorted([r for r in S17 if r['variant'] == 'paper'] or [r for r in T3 if r['variant'] == 'base'], key=lambda r: r['seed'])   # the sweep's own reference, else 12's base
     seeds = {r['seed']: r['bleu'] for r in refs}
-    assert len(seeds) >= 2, seeds                                                          # a band: two seeds at least
+    assert len(seeds) >= 2, seeds
     for r in S17:                                                                          # each run against the reference of its seed, made on its machine
         if r['id'] in SIG and r['variant'] != 'paper':
             ref = next(x for x in refs if x['seed'] == r['seed'])
             test_eq((SIG[r['id']]['vs'], SIG[r['id']]['system'], SIG[r['id']]['baseline']), (ref['id'], r['bleu'], ref['bleu']))
-            test_eq((ref['hardware'], ref.get('precision')), (r['hardware'], r.get('precision')))
-    cell = next(c for c in json.loads(Path('14_since_2017.ipynb').read_text(encoding='utf-8'))['cells'] if c['id'] == 's14g0004')
-    table = ''.join(''.join(o.get('data', {}).get('text/markdown', '')) for o in cell['outputs'])   # the table as the page shows it
+            test_eq(setup_of(ref), setup_of(r))
+    shown = lambda cid: ''.join(''.join(o.get('data', {}).get('text/markdown', '')) for o in next(
+        c for c in json.loads(Path('14_since_2017.ipynb').read_text(encoding='utf-8'))['cells'] if c['id'] == cid)['outputs'])
+    table = shown('s14g0004')                                                              # Going deeper: BLEU by seed, with each run's bootstrap
     who = 'the sweep’s own `paper`' if refs[0]['variant'] == 'paper' else 'Table 3’s `base`'
     assert f"Reference, {who}, seeds {', '.join(map(str, seeds))}: BLEU {', '.join(f'{b:.1f}' for b in seeds.values())}." in table, "re-run 14_since_2017"
     for name in v:
         mine = [r for r in S17 if r['variant'] == name]
         assert (f"| {name} | not run yet |" in table) == (not mine), (name, "re-run 14_since_2017")
         for r in mine: assert f"{r['bleu']:.1f}" in table and (r['id'] not in SIG or str(SIG[r['id']]['p_value']) in table), r['id']
-    verdicts = nbf.stored('s14g0010').splitlines()
-    test_eq([l.split(':')[0] for l in verdicts], list(v))
-    for name, line in zip(v, verdicts): assert line.endswith('not run yet') == (not any(r['variant'] == name for r in S17)), line
     assert all(re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', r['commit']) and r['command'].startswith('tnb-train ') for r in S17)
     assert all(r['overrides'] == {'paper': {}, **v}[r['variant']] for r in S17), "a record whose overrides are not its variant's"
     assert f"Run on {'; '.join(sorted({r['hardware'] for r in [*refs, *S17]}))}." in table, "re-run 14_since_2017"
-    assert (f"The CPU's sweep, shown once every variant has two seeds: {len(cpu)} of {2 * (len(v) + 1)} runs so far." in table) == bool(sfx), "re-run 14_since_2017"
-    # the reading of the stored runs (s14g0011): which changes lie beyond the band with p < 0.05, at how many seeds
-    band = max(seeds.values()) - min(seeds.values())
-    beyond = lambda r: abs(r['bleu'] - seeds[r['seed']]) > band and SIG[r['id']]['p_value'] < 0.05
-    test_eq(sfx, ''); test_eq({r['seed'] for r in S17}, {0, 1}); assert all(r['hardware'].startswith('AMD EPYC') for r in S17)   # "On the CPU, two seeds each"
-    by = {n: [r for r in S17 if r['variant'] == n] for n in v}
-    test_eq({n for n, rs in by.items() if all(map(beyond, rs))}, {'rope', 'preln'})                 # "the only two changes that separate"
-    quoted('s14h0000', "with two seeds, only rotary positions and pre-LN gain beyond\n  another seed and by the paired bootstrap")   # the summary says the same
-    test_eq({n for n, rs in by.items() if sum(map(beyond, rs)) == 1}, {'all5', 'swiglu'})          # "pass at one seed of two"
-    test_eq({n for n, rs in by.items() if not any(map(beyond, rs))}, {'rmsnorm', 'gqa'})           # "stay inside the band"
-    d = lambda n, seed: f"{next(r['bleu'] for r in by[n] if r['seed'] == seed) - seeds[seed]:+.1f}".replace('-', '−')
-    quoted('s14g0011', f"rotary positions ({d('rope', 0)} and {d('rope', 1)} BLEU) and pre-LN ({d('preln', 0)} and {d('preln', 1)})",
-           f"All five\ntogether ({d('all5', 0)}, then {d('all5', 1)}) and SwiGLU ({d('swiglu', 0)}, then {d('swiglu', 1)})",
-           f"RMSNorm ({d('rmsnorm', 0)}, {d('rmsnorm', 1)}) and grouped-query attention\n({d('gqa', 0)}, {d('gqa', 1)})",
-           f"reference, {seeds[0] - seeds[1]:.1f} BLEU under seed 0's")
-    assert all(d(n, 1) > d(n, 0) for n in ('all5', 'swiglu')) and seeds[1] < seeds[0]            # "both gain most against seed 1's reference"
-    for n in ('all5', 'swiglu'): assert [beyond(r) for r in sorted(by[n], key=lambda r: r['seed'])] == [False, True], n
+    test_eq(sfx, ''); assert all(r['hardware'].startswith('AMD EPYC') for r in S17)        # the CPU's files, one set-up
+    test_eq(len({setup_of(r) for r in S17}), 1)
+    # the verdicts: the one rule, as the runner wrote it, as the main line's table (s14g0020) and s14g0010 show it
+    V = seed_verdicts(S17, ('paper', 'base'))
+    rows, fam = V['rows'], V['family']
+    test_eq((json.loads(json.dumps(rows)), json.loads(json.dumps(fam))), (FILE['rows'], FILE['family']))   # run experiments/table3.py --compare
+    main = shown('s14g0020')
+    for k, r in rows.items():
+        assert f"| {k} | {', '.join(f'{d:+.1f} ({s})' for s, d in r['deltas'].items())} | {r['mean']:+.1f} ± {r['sd']:.1f} |" in main and main.count(f"| {r['verdict']} |") >= 1, (k, "re-run 14_since_2017")
+        assert f"| {r['holm_p']:.2f} | {r['verdict']} |" in main, k
+    assert f"{V['setup']}, against `paper` of the same seed." in main and ', '.join(f'{x:.1f} BLEU with {n} seeds' for n, x in fam['detectable'].items()) in main
+    verdicts = nbf.stored('s14g0010').splitlines()
+    test_eq([l.split(':')[0] for l in verdicts], list(v))
+    for name, line in zip(v, verdicts):
+        r = rows[name]
+        assert line == f"{name}: {r['n_seeds']} seeds, Holm p {r['holm_p']:.3f}: {r['verdict']}", (line, "re-run 14_since_2017")
+    test_eq(min(r['n_seeds'] for r in rows.values()), 2)                                   # every change: two seeds at least
+    names = {'rope': 'rotary positions', 'preln': 'pre-LN', 'all5': 'all five together', 'swiglu': 'SwiGLU', 'rmsnorm': 'RMSNorm', 'gqa': 'grouped-query attention'}
+    m = lambda x: f"{x:+.1f}".replace('-', '−')
+    order = sorted(rows, key=lambda k: -rows[k]['mean'])
+    sep = [k for k in order if rows[k]['verdict'] == 'separates']
+    quoted('s14g0011', 'Δ BLEU by seed: ' + '; '.join(f"{names[k]} {', '.join(m(d) for d in rows[k]['deltas'].values())} (seeds {', '.join(map(str, rows[k]['deltas']))})" for k in order) + '.')
+    detect = ', '.join(f"{x:.1f}{' BLEU' if i == 0 else ''} with {n}" for i, (n, x) in enumerate(fam['detectable'].items()))   # "59.3 BLEU with 2, 6.9 with 3, ..."
+    quoted('s14g0011', f"sd of Δ, {fam['sd']:.2f} BLEU, a change needs a mean Δ of {detect} seeds to separate")
+    quoted('s14h0000', f"the smallest mean Δ its seeds could detect is {detect} seeds")
+    if sep:
+        said = names[sep[0]] if len(sep) == 1 else ', '.join(names[k] for k in sep[:-1]) + ' and ' + names[sep[-1]]
+        quoted('s14g0011', f"The rule separates {said} (Holm-adjusted $p$", "the other changes are not separated at this budget")
+        quoted('s14h0000', f"the rule separates {said} (Holm $p$ < 0.05) and no other change")
+        assert all(rows[k]['holm_p'] < 0.05 for k in sep) and all(rows[k]['holm_p'] >= 0.05 for k in rows if k not in sep)
+    else:
+        low = min(rows, key=lambda k: rows[k]['holm_p'])
+        quoted('s14g0011', f"By the rule none separates yet: the smallest Holm-adjusted $p$ is {rows[low]['holm_p']:.2f} ({names[low]})")
+        quoted('s14h0000', "no change separates yet")
+    quoted('s14g0011', f"grouped-query attention's seed-0 run worse than its reference ($p$ = {SIG['gqa']['p_value']})",
+           f"seed-1 run not ($p$ = {SIG['gqa-seed1']['p_value']})", "a guess, untested")
+    assert SIG['gqa']['delta'] < 0 and SIG['gqa']['p_value'] < 0.05 <= SIG['gqa-seed1']['p_value']
     warm = lambda r: statistics.mean(l for s, l in r['curve'] if s <= defaults['warmup'])     # the training loss over warm-up
     after = lambda r: statistics.mean(l for s, l in r['curve'] if s > defaults['warmup'])
+    by = {n: sorted([r for r in S17 if r['variant'] == n], key=lambda r: r['seed']) for n in v}
     ref = {r['seed']: r for r in refs}
-    quoted('s14g0011', f"over the {defaults['warmup']} updates of warm-up its training loss averages {warm(by['preln'][0]):.2f} and {warm(by['preln'][1]):.2f}\n"
-           f"against the reference's {warm(ref[0]):.2f} and {warm(ref[1]):.2f}", f"It keeps the lead to\nupdate {defaults['steps']}")
+    quoted('s14g0011', f"over the {defaults['warmup']} updates of warm-up its training\nloss averages {warm(by['preln'][0]):.2f} and {warm(by['preln'][1]):.2f} against the reference's {warm(ref[0]):.2f} and {warm(ref[1]):.2f} (seeds 0 and 1)",
+           f"it keeps the lead to update {defaults['steps']}")
     for seed in (0, 1):                                                                    # "the lowest of the five single changes at both seeds", "keeps the lead"
         single = {n: next(r for r in by[n] if r['seed'] == seed) for n in v if n != 'all5'}
         test_eq(min(single, key=lambda n: warm(single[n])), 'preln')
         assert after(single['preln']) < after(ref[seed]), seed
-    for seed in (0, 1): test_eq(max((n for n in v if n != 'all5'), key=lambda n: float(d(n, seed).replace('−', '-'))), 'rope')   # "gain the most of the five"
+    test_eq(max((n for n in v if n != 'all5'), key=lambda n: rows[n]['mean']), 'rope')        # "rotary positions gain the most of the five"
     quoted('s14g0011', f"part of its {mini['d_model']} dimensions")
-    G = load_results(Path('../results/since2017_gpu.json'), TABLE3_KEYS)                  # "The GPU's runs, one seed each ... put rotary positions and pre-LN beyond its band too, with all five together"
-    GSIG = json.loads(Path('../results/since2017_gpu_significance.json').read_text(encoding='utf-8'))
-    gbase = {r['seed']: r['bleu'] for r in load_results(Path('../results/table3_gpu.json'), TABLE3_KEYS) if r['variant'] == 'base'}
-    gband = max(gbase.values()) - min(gbase.values())
-    test_eq({r['seed'] for r in G}, {0}); assert all(GSIG[r['id']]['vs'] == 'base' for r in G)
-    test_eq({r['variant'] for r in G if abs(r['bleu'] - gbase[0]) > gband and GSIG[r['id']]['p_value'] < 0.05}, {'rope', 'preln', 'all5'})
-    assert all(l.endswith('beyond the noise at every seed (2)') == (l.split(':')[0] in ('rope', 'preln')) for l in verdicts)
+    # the scope, the citations, the framing
+    quoted('s14g0000', "The scope: one task (Multi30k English→German), one implementation", f"the {_params(mini) / 1e6:.1f}M-parameter `mini` base", "on one CPU set-up")
+    quoted('s14a0005', "Narang et al. ([2021](https://arxiv.org/abs/2102.11972))"); quoted('s14g0009', "Nguyen and Salazar ([2019](https://arxiv.org/abs/1910.05895))")
+    assert 'none measures' not in nbf.text['s14a0005'] and 'more than their papers promise' not in nbf.text['s14g0011']
+    quoted('s14g0009', "RoFormer reports them on WMT 2014 English→German translation too", "extrapolate poorly")
+    G = load_results(Path('../results/since2017_gpu.json'), TABLE3_KEYS)                  # the GPU's runs: one seed each
+    test_eq({r['seed'] for r in G}, {0}); test_eq({r['variant'] for r in G if r.get('hyps')}, {'all5'})
+    quoted('s14g0011', "are one\nseed each, seed 0"); quoted('s14i0003', "The stored GPU file holds one seed of each change,\nseed 0, and only `all5` kept its translations")
+    GV = seed_verdicts(G + [r for r in load_results(Path('../results/table3_gpu.json'), TABLE3_KEYS) if r['variant'] == 'base'], ('paper', 'base'))
+    assert all(r['p'] is None for r in GV['rows'].values()) and GV['rows'].keys() == set(v), GV['rows'].keys()   # "one seed gives no $p$"
+    test_eq(json.loads(json.dumps(GV['rows'])), json.loads(Path('../results/since2017_gpu_significance.json').read_text(encoding='utf-8'))['rows'])
+    assert f"since2017_gpu.json: {len(G)} runs, seeds [0], 1 with translations" in nbf.stored('s14i0004')
 
     # fused attention's speed note: the file the cell prints
     sp = json.loads(Path('../results/attention_speed.json').read_text(encoding='utf-8'))

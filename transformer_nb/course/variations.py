@@ -114,7 +114,7 @@ def _noise_rest(recs:list, ids:list, want:list) -> str:
 
 # %% ../../nbs/course_variations.ipynb #a26v0005
 @report
-def check_beyond_noise(fn, path='../results/table3.json') -> str:
+def check_beyond_noise(fn, path='../results/table3_fp32.json') -> str:
     "12_variations, exercise 2: your `beyond_noise(recs)` on made-up Table 3 records and on the stored table (only width and key size)."
     import json
     from pathlib import Path
