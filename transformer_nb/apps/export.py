@@ -927,11 +927,11 @@ def _write_marian_tokenizer(tok, folder:Path, max_len:int):
                                                              'clean_up_tokenization_spaces': False, **_special_pieces(tok)}, indent=1), encoding='utf-8')
 
 def _generation_config(cfg, d:Decoding):
-    "`generate`'s defaults as close to the decoding `d` as it allows: its beam, its alpha (as length^alpha), beam search ending once no beam can overtake what ended, PAD and BOS never emitted, outputs capped at the longest source + max_extra."
+    "`generate`'s defaults as close to the decoding `d` as it allows: its beam, its alpha (as length^alpha), beam search ending once no beam can overtake what ended, PAD and BOS never emitted, EOS never first (`min_new_tokens=1`, as every decoder of the package: no empty output), outputs capped at the longest source + max_extra."
     from transformers import GenerationConfig
     return GenerationConfig(num_beams=d.beam, early_stopping=False, length_penalty=d.alpha,   # False: generate's own early stop, by the best score a beam could still reach at its length
                             max_length=cfg.max_len + extra_tokens(d.max_extra) + 1,
-                            suppress_tokens=[PAD_ID, BOS_ID], pad_token_id=PAD_ID, bos_token_id=BOS_ID, eos_token_id=EOS_ID, decoder_start_token_id=BOS_ID)
+                            min_new_tokens=1, suppress_tokens=[PAD_ID, BOS_ID], pad_token_id=PAD_ID, bos_token_id=BOS_ID, eos_token_id=EOS_ID, decoder_start_token_id=BOS_ID)
 
 def _hf_folder(checkpoint, out_dir, o:ExportOptions) -> Path:
     "`export_hf` with its options checked once, as `o`."
