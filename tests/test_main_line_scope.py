@@ -257,8 +257,8 @@ def test_the_sight_measures_can_fail():
     shown00 = [_code('from transformer_nb.lib.machine import notebook_threads', 'threads0'), _code('from transformer_nb.lib.machine import rounding_tol', 'x')]
     assert main_line_library_names(shown00) == {('lib.machine', 'notebook_threads'), ('lib.machine', 'rounding_tol')}
 
-# Still imported out of sight (notebook -> names); only shrinks: 14's main line is being rewritten apart from the others.
-OUT_OF_SIGHT = {'14_since_2017': {'rounding_tol'}}
+# Still imported out of sight (notebook -> names); only shrinks. None is left.
+OUT_OF_SIGHT = {}
 
 @pytest.mark.parametrize('p', CHECKED, ids=lambda p: p.stem)
 def test_no_main_line_uses_a_library_name_imported_out_of_sight(p):
