@@ -187,6 +187,28 @@ def test_a_checkpoint_of_format_2_loads_its_stacked_attention_and_refuses_to_res
     torch.save({k: v for k, v in old.items() if k != 'optimizer'}, tmp_path / 'v2-weights.pt')   # weights only: nothing to refuse
     assert 'fused_attention_optimizer' not in open_checkpoint(tmp_path / 'v2-weights.pt')._state
 
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_damaged_old_checkpoint_names_its_key_in_every_command(run, tmp_path):
+    "A format-2 file with W^O missing or W^Q;W^K;W^V misshapen, and a format-3 pre-LN file whose optimiser state lacks its groups, are named in one line, exit 2 (a bare KeyError once made every command exit 70)."
+    ck = torch.load(RunFolder(run).latest(), weights_only=True)
+    old = {**ck, 'format': 'transformer_nb.checkpoint/2', 'model': _fused(ck['model'])}
+    wo = next(k for k in old['model'] if k.endswith('.out_proj.weight'))
+    wqkv = wo.replace('.out_proj.', '.in_proj.')
+    for name, model, needle in (('no-wo', {k: v for k, v in old['model'].items() if k != wo}, f'model key {wo} .* is missing'),
+                                ('short-qkv', {**old['model'], wqkv: old['model'][wqkv][:-1]}, f'model key {wqkv} is misshapen')):
+        torch.save({**old, 'model': model}, tmp_path / f'{name}.pt')
+        with pytest.raises(ValueError, match=f"{tmp_path / name}.pt is a format-2 checkpoint this version cannot upgrade: {needle}"):
+            open_checkpoint(tmp_path / f'{name}.pt')
+    bad = tmp_path / 'no-wo.pt'
+    for cmd, argv in (('translate', [bad, 'a b']), ('evaluate', [bad]), ('average', [bad, '-o', tmp_path / 'avg.pt']),
+                      ('export', [bad, '-o', tmp_path / 'ex']), ('train', ['--resume', bad])):
+        one_line(tool(cmd, *argv), f'tnb-{cmd}', f'model key {wo}')
+    v3 = {**ck, 'format': 'transformer_nb.checkpoint/3', 'config': {**ck['config'], 'norm_first': True, 'tie': 'none'},
+          'optimizer': {'state': {}}}
+    torch.save(v3, tmp_path / 'v3.pt')
+    with pytest.raises(ValueError, match=r"v3\.pt is a format-3 checkpoint this version cannot upgrade: key optimizer is misshapen"):
+        open_checkpoint(tmp_path / 'v3.pt')
+
 def test_model_from_checkpoint_says_what_it_takes():
     with pytest.raises(TypeError, match=r"model_from_checkpoint takes a checkpoint file, a run folder, 'pretrained:NAME', a Checkpoint or a checkpoint dict, not int 123"):
         model_from_checkpoint(123)

@@ -140,12 +140,19 @@ def _from_v1(ck:dict) -> dict:
     return {**ck, 'format': 'transformer_nb.checkpoint/2'}
 
 def _split_attention(sd:dict) -> dict:
-    "`sd` with format 2's fused attention (`in_proj` = [W^Q; W^K; W^V] stacked by rows, `out_proj` = W^O) in 02's names."
+    "`sd` with format 2's fused attention (`in_proj` = [W^Q; W^K; W^V] stacked by rows, `out_proj` = W^O) in 02's names; a missing or misshapen key is a `ValueError` naming it."
     out = {}
     for k, v in sd.items():
         if '.in_proj.' in k:
             pre, p = k.split('.in_proj.')
-            hdv = sd[f'{pre}.out_proj.weight'].shape[1]                       # W^O's inputs: h*d_v
+            wo = sd.get(f'{pre}.out_proj.weight')
+            if not isinstance(wo, torch.Tensor) or wo.dim() != 2:
+                raise ValueError(f"model key {pre}.out_proj.weight (W^O, which splits {k} into W^Q, W^K, W^V) is "
+                                 + ("missing" if wo is None else f"misshapen ({_shape(wo)}, expected 2 dimensions)"))
+            hdv = wo.shape[1]                                                # W^O's inputs: h*d_v
+            if not isinstance(v, torch.Tensor) or v.dim() not in (1, 2) or v.shape[0] <= hdv or (v.shape[0] - hdv) % 2:
+                raise ValueError(f"model key {k} is misshapen ({_shape(v)}): W^Q, W^K and W^V stacked by rows, with {hdv} for W^V "
+                                 f"as {pre}.out_proj.weight says")
             for n, t in zip('qkv', v.split([(v.shape[0] - hdv) // 2] * 2 + [hdv])): out[f'{pre}.w_{n}.{p}'] = t   # views, no copy
         else: out[k.replace('.out_proj.', '.w_o.')] = v
     return out
@@ -166,6 +173,10 @@ def _check_stacked(ck:dict, path):
 # %% ../../nbs/lib_checkpoints.ipynb #a05upg0b
 def _generator_first(opt:dict) -> dict:
     "An optimiser state whose last 5 parameters, a pre-LN model's two final LayerNorms then its own output layer, are put in the order 06's model registers them: the output layer first."
+    groups, state = opt.get('param_groups'), opt.get('state')
+    if not (isinstance(groups, list) and groups and isinstance(groups[0], dict) and isinstance(groups[0].get('params'), list)
+            and len(groups[0]['params']) >= 5 and isinstance(state, dict)):
+        raise ValueError("key optimizer is misshapen: no param_groups with 5 or more params and a state, as a pre-LN model's optimiser has")
     P = len(opt['param_groups'][0]['params']); new = {o: o + 1 for o in range(P - 5, P - 1)} | {P - 1: P - 5}
     return {**opt, 'state': {new.get(i, i): s for i, s in opt['state'].items()}}
 
@@ -177,9 +188,17 @@ def _from_v3(ck:dict) -> dict:
 
 _UPGRADES = {'transformer_nb.checkpoint/1': _from_v1, 'transformer_nb.checkpoint/2': _from_v2, 'transformer_nb.checkpoint/3': _from_v3}   # a format -> the step to the next one
 
+def _shape(x) -> str:
+    return f"shape {tuple(x.shape)}" if isinstance(x, torch.Tensor) else f"a {type(x).__name__}"
+
 def upgrade_checkpoint(ck:dict) -> dict:
-    "`ck` in the format this version writes, from any older one: the one hook every read goes through, step by step (as fairseq's `_upgrade_state_dict`)."
-    while isinstance(ck, dict) and ck.get('format') in _UPGRADES: ck = _UPGRADES[ck['format']](ck)
+    "`ck` in the format this version writes, from any older one: the one hook every read goes through, step by step (as fairseq's `_upgrade_state_dict`); a step that finds a key missing or misshapen is a `ValueError` naming the format and the key."
+    while isinstance(ck, dict) and (fmt := ck.get('format')) in _UPGRADES:
+        try: ck = _UPGRADES[fmt](ck)
+        except ValueError as e: raise ValueError(f"a format-{fmt.rsplit('/', 1)[1]} checkpoint this version cannot upgrade: {e}") from None
+        except (KeyError, IndexError, TypeError, AttributeError, RuntimeError) as e:   # a check the step lacks: said, never a bare KeyError
+            raise ValueError(f"a format-{fmt.rsplit('/', 1)[1]} checkpoint this version cannot upgrade: a key missing or misshapen "
+                             f"({type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else 'no detail'})") from None
     return ck
 
 # %% ../../nbs/lib_checkpoints.ipynb #a05zip01
@@ -289,7 +308,9 @@ def _load(path:Path, map_location='cpu', mmap:bool=False, # map the tensors inst
                              f"checkpoints are read with weights_only=True, which refuses it; do not load this file unless "
                              f"you trust where it came from") from None
         raise ValueError(f"{path} is not a checkpoint: a zip archive, but not one torch.save wrote ({_unreadable(e)})") from None
-    if not isinstance(ck := upgrade_checkpoint(ck), dict) or ck.get('format') != _CKPT_FORMAT:
+    try: ck = upgrade_checkpoint(ck)
+    except ValueError as e: raise ValueError(f"{path} is {e}") from None
+    if not isinstance(ck, dict) or ck.get('format') != _CKPT_FORMAT:
         fmt = ck.get('format') if isinstance(ck, dict) else type(ck).__name__
         if isinstance(fmt, str) and fmt.startswith('transformer_nb.checkpoint/'):
             raise ValueError(f"{path} was written by a newer version of transformer_nb (format {fmt!r}; this one reads up to "
