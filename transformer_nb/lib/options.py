@@ -190,6 +190,7 @@ class RunOptions:
     resume: str|None = None              # a checkpoint, or a run folder (its newest checkpoint), to continue with its own settings (None: a new run)
     new_data: bool = False               # on a resume: continue on another corpus (fine-tuning)
     overwrite: bool = False              # start over in a folder that holds a run, deleting that run's files
+    check: bool = False                  # check the command, its data and the checkpoint it resumes, then stop: nothing trained or written (a batch job runs it before it launches the ranks)
     test_limit: Count|None = None        # test on at most this many sentences; 0: skip the test (None: the whole test split)
     def __post_init__(self): validate(self)
 
