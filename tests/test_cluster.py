@@ -389,7 +389,7 @@ def test_dress_rehearsal(tmp_path):
     assert (run / 'avg5.pt').is_file() and (run / 'average.pt').is_file()
     # 6. decode newstest2014 with beam 4, alpha 0.6, input + 50; both scorings with their signatures
     scores = json.loads(run_tool(*evaluate.split(), '--json', cwd=tmp_path).stdout)
-    assert len((tmp_path / 'newstest2014.hyp.de').read_text().splitlines()) == 300
+    assert len((run / 'newstest2014.hyp.de').read_text().splitlines()) == 300 and not (tmp_path / 'newstest2014.hyp.de').exists()
     assert scores['beam'] == 4 and scores['alpha'] == 0.6 and scores['n_sentences'] == 300
     assert 'tok:13a' in scores['bleu_signature'] and 'tok:moses-de|split:compounds' in scores['bleu_paper_signature']
     assert 0 <= scores['bleu'] <= 100 and 0 <= scores['bleu_paper'] <= 100
@@ -426,7 +426,9 @@ def test_the_page_quotes_the_recipes_and_the_paper():
     lead, grace = int(sbatch_lines(script)['signal'].split('@')[1]), int(re.search(r'SAVE_GRACE:-(\d+)', script)[1])
     assert "Ten minutes before it" in text and lead == 600 and f"sets it to {grace} s (`SAVE_GRACE`" in text
     assert "USR1, ten minutes ahead, is what saves: at the time limit itself Slurm sends SIGTERM to `srun` too" in text   # tested above, under the stand-in
-    assert "A plain `scancel JOBID` sends SIGTERM to the script and to the steps: the run saves and stops, and the job ends, never requeued" in text
+    assert ("A plain `scancel JOBID` sends SIGTERM to the script and to the steps, `srun` included, which kills the ranks at once: nothing is "
+            "saved then") in text and "`scancel --signal=USR2 --batch JOBID`" in text            # both tested above, under the stand-in
+    assert f"asking for {int(sbatch_lines(script)['time'].split(':')[0])} hours (`#SBATCH --time={sbatch_lines(script)['time']}`" in text
     assert f"the recipe writes one every {wmt14.PAPER_SAVE_EVERY['base']:,} updates" in text and "`tnb-average` averages those there and says how many" in text
     assert re.search(r'RETRIES=\$\{RETRIES:-2\}', script) and 'requeued twice in a row at most (`RETRIES`)' in text
     gb = {k: 12 * count_config_params(get_model_config(k, src_vocab=37_000, tgt_vocab=37_000)) / 1e9 for k in ('base', 'big')}
