@@ -225,9 +225,9 @@ def test_average_replaces_a_checkpoint_with_overwrite_only(run, tmp_path):
     assert tool('average', run, '-o', tmp_path / 'a.pt', '--overwrite').returncode == 0
 
 @pytest.mark.parametrize('name, args, says', [
-    ('translate', ['--beam', '٣', 'one'], "--beam '٣' must be an int >= 1"),            # Python's int() reads Arabic-Indic digits
-    ('translate', ['--beam', '４', 'one'], "--beam '４' must be an int >= 1"),            # and full-width ones
-    ('translate', ['--max-tokens', '1_000', 'one'], "--max-tokens 1_000 must be an int >= 1"),
+    ('translate', ['--beam', '٣', 'one'], "--beam '٣' must be an int in [1, 1000]"),            # Python's int() reads Arabic-Indic digits
+    ('translate', ['--beam', '４', 'one'], "--beam '４' must be an int in [1, 1000]"),            # and full-width ones
+    ('translate', ['--max-tokens', '1_000', 'one'], "--max-tokens 1_000 must be an int in [1, 100000000]"),
     ('evaluate', ['--alpha', '٠.٦'], "--alpha '٠.٦' must be a number in [0, 10]"),
     ('translate', ['--device', 'meta', 'one'], "--device meta must be a device: auto, cpu, cuda, cuda:N or mps, or none"),   # once an internal error
     ('translate', ['-o', '', 'one'], "argument -o/--output: an empty value ('') (see tnb-translate --help)"),   # once 'Is a directory'
