@@ -136,7 +136,6 @@ def test_every_count_has_a_declared_bound_and_a_huge_one_is_named_by_its_length(
     """A count with no upper bound took 10^26, and 5,000 digits were echoed back with argparse's converter named: every
     count of the commands has an upper bound on its field, and a number too long to read is said by its length."""
     from transformer_nb.lib.process import said
-    from transformer_nb.lib.checks import parts
     import transformer_nb.lib.options as O
     for cls, names in ((O.TrainConfig, ('steps', 'epochs', 'save_every', 'keep', 'average', 'valid_every', 'log_every', 'max_len')),
                        (O.RunOptions, ('test_limit',)), (O.Decoding, ('beam', 'max_extra')), (O.AverageOptions, ('last',)),
