@@ -149,3 +149,12 @@ def test_every_count_has_a_declared_bound_and_a_huge_one_is_named_by_its_length(
                        (['--save-every', str(10**9 + 1)], '--save-every 1000000001 must be an int in [0, 1000000000]')]:
         with pytest.raises(ValueError) as e: p.parse_args(argv)
         assert said(e.value, p.options()) == line, said(e.value, p.options())
+
+def test_a_cpu_or_mps_index_is_refused():
+    "The CPU and MPS are one device each: --device cpu:1 was accepted; cuda:N names a GPU by its index."
+    from transformer_nb.lib.process import said
+    p = _parsers()['tnb-train']
+    for bad in ('cpu:1', 'mps:2'):
+        with pytest.raises(ValueError) as e: p.parse_args(['--device', bad])
+        assert said(e.value, p.options()) == f'--device {bad} must be a device: auto, cpu, cuda, cuda:N or mps, or none'
+    assert p.parse_args(['--device', 'cpu:0']).device == 'cpu:0' and p.parse_args(['--device', 'cuda:3']).device == 'cuda:3'

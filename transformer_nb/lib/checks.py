@@ -58,13 +58,17 @@ _COMPUTING = ('cpu', 'cuda', 'mps')   # the devices a model runs on; 'meta' (sha
 def _device_name(name:str) -> bool:
     "True if `torch.device` takes the name and it names a device that computes: each name is parsed once, however many declarations check it."
     import torch
-    try: return torch.device(name).type in _COMPUTING
+    try: return _computes(torch.device(name))
     except (RuntimeError, TypeError, ValueError): return False
+
+def _computes(dev) -> bool:
+    "A `torch.device` that computes: CUDA's by index, the CPU and MPS, which are one device each (no 'cpu:1')."
+    return dev.type in _COMPUTING and (dev.type == 'cuda' or dev.index in (None, 0))
 
 def _is_device(x) -> bool:
     "True for 'auto', and for a `torch.device` or a name `torch.device` takes of a device that computes ('cpu', 'cuda', 'cuda:1', 'mps'); not 'meta'."
     import torch
-    return (isinstance(x, torch.device) and x.type in _COMPUTING) or (isinstance(x, str) and (x == 'auto' or _device_name(x)))
+    return (isinstance(x, torch.device) and _computes(x)) or (isinstance(x, str) and (x == 'auto' or _device_name(x)))
 
 Device = Annotated[object, _Rule(_is_device, "a device: 'auto', 'cpu', 'cuda', 'cuda:N' or 'mps'")]   # None where allowed: 'auto'
 

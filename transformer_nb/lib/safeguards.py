@@ -127,6 +127,7 @@ def check_output(path, what:str='output', # how the command names it ('-o'), or 
     p = Path(path)
     if str(path).strip() in ('', '.'): raise UserError(f"{what}: an empty file name")
     if p.is_dir() and not p.is_symlink(): raise UserError(f"{what} {path} is a folder; give a file name")
+    if str(path).endswith(('/', os.sep)): raise UserError(f"{what} {path} ends in '/', which names a folder; give a file name")   # Path() drops the slash: a file 'newdir' would be written
     if in_place(p):                                    # a FIFO, a device (a link to one too): written in place, nothing replaced
         if not p.exists(): raise UserError(f"{what} {path}: no such device")
         if stat.S_ISSOCK(os.stat(p).st_mode): raise UserError(f"{what} {path} is a socket; give a file, a FIFO or a device")
