@@ -663,3 +663,17 @@ def test_the_onnx_readers_take_config_jsons_max_len(onnx_mods, ckpt, tmp_path):
         from transformer_nb.lib.datasets import sha256_file
         (out / 'config.sha256').write_text(f"{sha256_file(out / 'config.json')}  config.json\n")
         with pytest.raises(ValueError, match=says): export.onnx_translate(out, ['a b c d e f'])
+
+def test_a_killed_exports_temporary_folder_is_removed_by_the_next(tmp_path):
+    "An export killed (SIGKILL) while writing left its `.ex.tmp` folder beside the output for ever; the next export into that folder removes it, and its own takes its writer's pid, so a live one is never taken for stale."
+    from transformer_nb.apps.export import _write_folder
+    def gone(pid):
+        try: os.kill(pid, 0); return False
+        except ProcessLookupError: return True
+        except PermissionError: return False
+    dead = next(p for p in range(4_000_000, 3_000_000, -1) if gone(p))
+    stale = tmp_path / f'.ex.tmp{dead}'; stale.mkdir(); (stale / 'encoder.onnx').write_bytes(b'half')
+    live = tmp_path / f'.ex.tmp{os.getppid()}'; live.mkdir()                  # another export, still running
+    seen = []
+    _write_folder(tmp_path / 'ex', lambda d: (seen.append(d.name), (d / 'x').write_text('x')))
+    assert not stale.exists() and live.exists() and seen == [f'.ex.tmp{os.getpid()}'] and (tmp_path / 'ex' / 'x').is_file()
