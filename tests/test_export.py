@@ -677,3 +677,21 @@ def test_a_killed_exports_temporary_folder_is_removed_by_the_next(tmp_path):
     seen = []
     _write_folder(tmp_path / 'ex', lambda d: (seen.append(d.name), (d / 'x').write_text('x')))
     assert not stale.exists() and live.exists() and seen == [f'.ex.tmp{os.getpid()}'] and (tmp_path / 'ex' / 'x').is_file()
+
+def test_ctrl_c_during_an_onnx_export_says_what_was_kept(onnx_mods, ckpt, tmp_path, capsys, monkeypatch):
+    "Ctrl-C while the export is written: the folder's earlier export is kept, nothing of this one; said before 'interrupted', exit 130 (it once ended with no message)."
+    from transformer_nb.apps.cli import export_main
+    import transformer_nb.apps.export as E
+    d = tmp_path / 'site-model'
+    assert cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--float32'], capsys)[0] == 0
+    before = {p.name: p.read_bytes() for p in d.iterdir()}
+    real = E._write_folder
+    def stopped(out, fill):
+        def half(tmp): (tmp / 'encoder.onnx').write_bytes(b'half'); raise KeyboardInterrupt
+        return real(out, half)
+    monkeypatch.setattr(E, '_write_folder', stopped)
+    code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--overwrite'], capsys)
+    assert code == 130 and err.strip().splitlines() == [
+        f"tnb-export: stopped before the export was complete: {d} is as it was (an export there before is kept; nothing of this one, its temporary folder removed)",
+        "tnb-export: interrupted"], err
+    assert {p.name: p.read_bytes() for p in d.iterdir()} == before and not [p for p in tmp_path.iterdir() if p.name.startswith('.')]

@@ -340,6 +340,9 @@ def _export(argv, table):
         with out_of_memory(f"the checkpoint {a.checkpoint or a.ctranslate2}"):
             print(export(a.checkpoint or a.ctranslate2, a.out, **{s.name: getattr(a, s.name) for s in settings(ExportOptions)})[1])
     except ImportError as e: _fail(str(e))                       # CTranslate2, or onnx/onnxruntime, not installed: how to install them
+    except KeyboardInterrupt:                                      # what a stop keeps, said before run_cli's "interrupted"
+        note(f"tnb-export: stopped before the export was complete: {a.out} is as it was (an export there before is kept; nothing of this one, "
+             f"its temporary folder removed)"); raise
 
 def export_main(argv:list|None=None): "Entry point of `tnb-export` (see `tnb-export --help`)."; run_cli('tnb-export', _export, argv)
 
