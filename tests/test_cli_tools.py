@@ -95,7 +95,8 @@ def test_average(run, tmp_path):
     torch.testing.assert_close(avg[k], (a[k] + b[k]) / 2)
     assert tool('translate', tmp_path / 'avg.pt', 'a b c').stdout == 'a b c\n'
     # another architecture: a clear error and no output file
-    ck = torch.load(paths[-1], weights_only=True); ck['config']['h'] = 2; torch.save(ck, tmp_path / 'h2.pt')
+    from transformer_nb.lib.checkpoints import config_print
+    ck = torch.load(paths[-1], weights_only=True); ck['config']['h'] = 2; ck['config_sha256'] = config_print(ck['config']); torch.save(ck, tmp_path / 'h2.pt')
     r = tool('average', paths[-1], tmp_path / 'h2.pt', '-o', tmp_path / 'bad.pt')
     assert r.returncode == 2 and 'different architectures' in r.stderr and not (tmp_path / 'bad.pt').exists(), r.stderr
     assert tool('average', run, '--last', '0', '-o', tmp_path / 'x.pt').returncode == 2
