@@ -441,10 +441,10 @@ def test_onnx_export_replaces_an_export_with_overwrite_only(onnx_mods, ckpt, tmp
 
 def test_onnx_export_on_a_read_only_disk_is_a_users_error(onnx_mods, ckpt, tmp_path, monkeypatch, capsys):
     "A read-only file system (EROFS) where the folder goes: one line naming the folder, exit 2 as in every other command, nothing written."
-    import errno, tempfile
+    import errno
     from transformer_nb.apps.cli import export_main
     def ro(*a, **k): raise OSError(errno.EROFS, 'Read-only file system')
-    monkeypatch.setattr(tempfile, 'mkdtemp', ro)
+    monkeypatch.setattr(Path, 'mkdir', ro)                                       # the export's folders, its temporary one among them
     code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', tmp_path / 'ro' / 'm'], capsys)
     assert code == 2 and err.strip() == f"tnb-export: error: cannot write {tmp_path / 'ro' / 'm'}: Read-only file system", err
     assert not (tmp_path / 'ro' / 'm').exists()
