@@ -23,6 +23,7 @@ def _variant(run, tmp_path, name, change=None, **fields):
     for k, v in fields.items():
         if v is None: ck.pop(k, None)
         else: ck[k] = v(ck) if callable(v) else v
+    if isinstance(ck.get('config'), dict) and 'config_sha256' in ck: ck['config_sha256'] = C.config_print(ck['config'])   # saved so, not edited after
     torch.save(ck, tmp_path / name)
     return tmp_path / name
 
@@ -186,6 +187,38 @@ def test_a_checkpoint_of_format_2_loads_its_stacked_attention_and_refuses_to_res
                             "version, so it cannot resume")
     torch.save({k: v for k, v in old.items() if k != 'optimizer'}, tmp_path / 'v2-weights.pt')   # weights only: nothing to refuse
     assert 'fused_attention_optimizer' not in open_checkpoint(tmp_path / 'v2-weights.pt')._state
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_damaged_old_checkpoint_names_its_key_in_every_command(run, tmp_path):
+    "A format-2 file with W^O missing or W^Q;W^K;W^V misshapen, and a format-3 pre-LN file whose optimiser state lacks its groups, are named in one line, exit 2 (a bare KeyError once made every command exit 70)."
+    ck = torch.load(RunFolder(run).latest(), weights_only=True)
+    old = {**ck, 'format': 'transformer_nb.checkpoint/2', 'model': _fused(ck['model'])}
+    wo = next(k for k in old['model'] if k.endswith('.out_proj.weight'))
+    wqkv = wo.replace('.out_proj.', '.in_proj.')
+    for name, model, needle in (('no-wo', {k: v for k, v in old['model'].items() if k != wo}, f'model key {wo} .* is missing'),
+                                ('short-qkv', {**old['model'], wqkv: old['model'][wqkv][:-1]}, f'model key {wqkv} is misshapen')):
+        torch.save({**old, 'model': model}, tmp_path / f'{name}.pt')
+        with pytest.raises(ValueError, match=f"{tmp_path / name}.pt is a format-2 checkpoint this version cannot upgrade: {needle}"):
+            open_checkpoint(tmp_path / f'{name}.pt')
+    bad = tmp_path / 'no-wo.pt'
+    for cmd, argv in (('translate', [bad, 'a b']), ('evaluate', [bad]), ('average', [bad, '-o', tmp_path / 'avg.pt']),
+                      ('export', [bad, '-o', tmp_path / 'ex']), ('train', ['--resume', bad])):
+        one_line(tool(cmd, *argv), f'tnb-{cmd}', f'model key {wo}')
+    v3 = {**ck, 'format': 'transformer_nb.checkpoint/3', 'config': {**ck['config'], 'norm_first': True, 'tie': 'none'},
+          'optimizer': {'state': {}}}
+    torch.save(v3, tmp_path / 'v3.pt')
+    with pytest.raises(ValueError, match=r"v3\.pt is a format-3 checkpoint this version cannot upgrade: key optimizer is misshapen"):
+        open_checkpoint(tmp_path / 'v3.pt')
+
+@pytest.mark.slow   # runs the tools in fresh processes
+def test_a_config_edited_after_its_weights_is_refused(run, tmp_path):
+    "A config edited to another head count loaded silently where every shape still fits: its fingerprint, kept with the weights, refuses it in every reader."
+    ck = torch.load(RunFolder(run).latest(), weights_only=True)
+    assert ck['config_sha256'] == C.config_print(ck['config'])
+    h = next(n for n in (1, 2, 8) if n != ck['config']['h'] and ck['config']['d_model'] % n == 0)
+    torch.save({**ck, 'config': {**ck['config'], 'h': h, 'd_k': None, 'd_v': None}}, tmp_path / 'h.pt')
+    with pytest.raises(ValueError, match=r"h\.pt: its config was changed after the weights were saved"): open_checkpoint(tmp_path / 'h.pt')
+    one_line(tool('translate', tmp_path / 'h.pt', 'a b'), 'tnb-translate', 'its config was changed after the weights were saved')
 
 def test_model_from_checkpoint_says_what_it_takes():
     with pytest.raises(TypeError, match=r"model_from_checkpoint takes a checkpoint file, a run folder, 'pretrained:NAME', a Checkpoint or a checkpoint dict, not int 123"):

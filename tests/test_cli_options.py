@@ -89,7 +89,7 @@ def test_every_option_is_made_from_a_declaration(prog):
     "Each option (and positional) carries the declared type that checks it; argparse holds no choices of its own."
     made = [a for a in _parsers()[prog]._actions if not isinstance(a, argparse._HelpAction)]
     assert [a.dest for a in made if not hasattr(a, 'declared')] == [] and [a.dest for a in made if a.choices] == []
-    if prog == 'tnb-train': assert len([a for a in made if a.option_strings]) == 62    # every one of its 62 options (norm, ffn, rope, kv_groups and attention among them)
+    if prog == 'tnb-train': assert len([a for a in made if a.option_strings]) == 63    # every one of its 63 options (norm, ffn, rope, kv_groups, attention and check among them)
 
 def test_no_bound_or_choice_is_typed_in_the_commands():
     "cli.py makes options from declarations: no `choices=`, no range, no table of sizes of its own."
@@ -104,11 +104,11 @@ def test_a_refusal_names_the_option_the_user_typed():
     p = cli._train_parser()
     for argv, line in [(['--seed', '4294967296'], '--seed 4294967296 must be an int in [0, 4294967295]'),
                        (['--precision', 'fp8'], '--precision fp8 must be auto, fp32, bf16 or fp16'),
-                       (['--max-len', '1'], '--max-len 1 must be an int >= 2, or none'), (['--threads', '-1'], '--threads -1 must be an int in [0, 1024], or none')]:
+                       (['--max-len', '1'], '--max-len 1 must be an int in [2, 1000000], or none'), (['--threads', '-1'], '--threads -1 must be an int in [0, 1024], or none')]:
         with pytest.raises(ValueError) as e: p.parse_args(argv)
         assert said(e.value, p.options()) == line, said(e.value, p.options())
     for argv, line in [(['--quantization', 'int4'], "--quantization int4 must be float32, int8, int8_float32, int8_float16, int8_bfloat16, int16, float16 or bfloat16, or none"),
-                       (['--max-positions', '0'], '--max-positions 0 must be an int >= 1, or none'), (['--format', 'tf'], '--format tf must be ctranslate2 or onnx')]:
+                       (['--max-positions', '0'], '--max-positions 0 must be an int in [1, 1000000], or none'), (['--format', 'tf'], '--format tf must be ctranslate2 or onnx')]:
         with pytest.raises(ValueError) as e: cli._export_parser().parse_args(['c', '-o', 'd', *argv])   # tnb-export's bounds: its declaration's
         assert said(e.value, cli._export_parser().options()) == line, said(e.value)
     table = p.parse_args([]).table                                      # this command's table, as it hands it to run_cli
@@ -130,3 +130,31 @@ def test_help_is_in_a_command_users_words():
     assert "default: the recipe's, else no time limit" in helps['--max-time'] and 'else auto, the best available' in helps['--device'], (helps['--max-time'], helps['--device'])
     assert not [o for o, h in helps.items() if h and ('None' in h or 'False' in h or 'True' in h)]
     assert [h.count('default') for o, h in helps.items() if o in ('--d-k', '--d-v')] == [1, 1]   # one default each
+
+
+def test_every_count_has_a_declared_bound_and_a_huge_one_is_named_by_its_length():
+    """A count with no upper bound took 10^26, and 5,000 digits were echoed back with argparse's converter named: every
+    count of the commands has an upper bound on its field, and a number too long to read is said by its length."""
+    from transformer_nb.lib.process import said
+    import transformer_nb.lib.options as O
+    for cls, names in ((O.TrainConfig, ('steps', 'epochs', 'save_every', 'keep', 'average', 'valid_every', 'log_every', 'max_len')),
+                       (O.RunOptions, ('test_limit',)), (O.Decoding, ('beam', 'max_extra')), (O.AverageOptions, ('last',)),
+                       (O.ModelConfig, ('max_len',)), (O.DecodeOptions, ('max_tokens', 'max_src_len'))):
+        hints = {s.name: s.kind for s in O.settings(cls)}
+        for n in names: assert hints[n].range.hi is not None and hints[n].range.hi <= 10**9, (cls.__name__, n, hints[n].range)
+    p = _parsers()['tnb-train']
+    for argv, line in [(['--steps', '1' + '0' * 26], '--steps 100000000000000000000000000 must be an int in [1, 1000000000], or none'),
+                       (['--steps', '1' + '0' * 30], '--steps <a number of 31 digits> must be an int in [1, 1000000000], or none'),
+                       (['--keep', '9' * 5000], '--keep <a number of 5,000 digits> must be an int in [0, 1000000], or none'),
+                       (['--save-every', str(10**9 + 1)], '--save-every 1000000001 must be an int in [0, 1000000000]')]:
+        with pytest.raises(ValueError) as e: p.parse_args(argv)
+        assert said(e.value, p.options()) == line, said(e.value, p.options())
+
+def test_a_cpu_or_mps_index_is_refused():
+    "The CPU and MPS are one device each: --device cpu:1 was accepted; cuda:N names a GPU by its index."
+    from transformer_nb.lib.process import said
+    p = _parsers()['tnb-train']
+    for bad in ('cpu:1', 'mps:2'):
+        with pytest.raises(ValueError) as e: p.parse_args(['--device', bad])
+        assert said(e.value, p.options()) == f'--device {bad} must be a device: auto, cpu, cuda, cuda:N or mps, or none'
+    assert p.parse_args(['--device', 'cpu:0']).device == 'cpu:0' and p.parse_args(['--device', 'cuda:3']).device == 'cuda:3'

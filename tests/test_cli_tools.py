@@ -95,7 +95,8 @@ def test_average(run, tmp_path):
     torch.testing.assert_close(avg[k], (a[k] + b[k]) / 2)
     assert tool('translate', tmp_path / 'avg.pt', 'a b c').stdout == 'a b c\n'
     # another architecture: a clear error and no output file
-    ck = torch.load(paths[-1], weights_only=True); ck['config']['h'] = 2; torch.save(ck, tmp_path / 'h2.pt')
+    from transformer_nb.lib.checkpoints import config_print
+    ck = torch.load(paths[-1], weights_only=True); ck['config']['h'] = 2; ck['config_sha256'] = config_print(ck['config']); torch.save(ck, tmp_path / 'h2.pt')
     r = tool('average', paths[-1], tmp_path / 'h2.pt', '-o', tmp_path / 'bad.pt')
     assert r.returncode == 2 and 'different architectures' in r.stderr and not (tmp_path / 'bad.pt').exists(), r.stderr
     assert tool('average', run, '--last', '0', '-o', tmp_path / 'x.pt').returncode == 2
@@ -225,9 +226,9 @@ def test_average_replaces_a_checkpoint_with_overwrite_only(run, tmp_path):
     assert tool('average', run, '-o', tmp_path / 'a.pt', '--overwrite').returncode == 0
 
 @pytest.mark.parametrize('name, args, says', [
-    ('translate', ['--beam', '٣', 'one'], "--beam '٣' must be an int >= 1"),            # Python's int() reads Arabic-Indic digits
-    ('translate', ['--beam', '４', 'one'], "--beam '４' must be an int >= 1"),            # and full-width ones
-    ('translate', ['--max-tokens', '1_000', 'one'], "--max-tokens 1_000 must be an int >= 1"),
+    ('translate', ['--beam', '٣', 'one'], "--beam '٣' must be an int in [1, 1000]"),            # Python's int() reads Arabic-Indic digits
+    ('translate', ['--beam', '４', 'one'], "--beam '４' must be an int in [1, 1000]"),            # and full-width ones
+    ('translate', ['--max-tokens', '1_000', 'one'], "--max-tokens 1_000 must be an int in [1, 100000000]"),
     ('evaluate', ['--alpha', '٠.٦'], "--alpha '٠.٦' must be a number in [0, 10]"),
     ('translate', ['--device', 'meta', 'one'], "--device meta must be a device: auto, cpu, cuda, cuda:N or mps, or none"),   # once an internal error
     ('translate', ['-o', '', 'one'], "argument -o/--output: an empty value ('') (see tnb-translate --help)"),   # once 'Is a directory'

@@ -68,7 +68,7 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     assert open_checkpoint(RunFolder(out).latest(), None).step == 40
 
 @pytest.mark.parametrize('args,msg', [
-    (['--steps', '0'], '--steps 0 must be an int >= 1, or none'),
+    (['--steps', '0'], '--steps 0 must be an int in [1, 1000000000], or none'),
     (['--dataset', 'nope'], "--dataset nope is not a dataset: choose from numbers"),
     (['--preset', 'huge'], "--preset huge must be tiny, mini, small, base, big"),
     (['--resume', '/nonexistent/ckpt.pt'], 'checkpoint not found: /nonexistent/ckpt.pt'),
@@ -76,7 +76,7 @@ def test_tiny_copy_run_writes_loadable_checkpoint(tmp_path):
     (['--dataset', 'files', '--train', '/nonexistent/a.de', '/nonexistent/a.en', '--no-progress'], '/nonexistent/a.de'),
     (['--dataset', 'copy', '--d-model', '30', '--h', '4', '--steps', '1'], 'not divisible'),
     (['--lr-scale', '-1', '--steps', '1', '--dataset', 'copy'], '--lr-scale -1.0 must be a number > 0'),
-    (['--test-limit', '-1'], '--test-limit -1 must be an int >= 0, or none'),
+    (['--test-limit', '-1'], '--test-limit -1 must be an int in [0, 1000000000], or none'),
     (['--d-k', '0'], '--d-k 0 must be an int >= 1, or none'),
     (['--pos', 'relative', '--steps', '1', '--dataset', 'copy'], "relative"),
     (['--max-time', '0'], '--max-time 0.0 must be a number > 0, or none'),

@@ -69,34 +69,44 @@ def test_a_requeued_run_on_two_nodes_resumes_bit_for_bit(tmp_path):
 #   SIGTERM or SIGINT to srun itself ends the step at once, as srun does ("forcing job termination": every process of
 #   the step is killed with SIGKILL); its exit code is its task's.
 # - `scancel --signal=SIG JOBID` sends SIG to every process of the step (slurmstepd signals all of them), never to the
-#   batch shell or srun; a plain `scancel JOBID` cancels the job: SIGTERM to the batch shell and to every process of the
-#   step. `scontrol` names this host and writes down a requeue, failing when FAKE_SCONTROL_RC says; `squeue -h -j ID -o
-#   %i` prints ID while FAKE_QUEUE (the ids of the jobs queued or running) holds it.
+#   batch shell or srun (with --batch: to the batch shell alone); a plain `scancel JOBID` cancels the job: SIGTERM to the
+#   batch shell, to srun (which then kills its tasks with SIGKILL) and to every process of the step. `scontrol` names
+#   this host and writes down a requeue, failing when FAKE_SCONTROL_RC says; `squeue -h -j ID -o %i` prints ID while
+#   FAKE_QUEUE (the ids of the jobs queued or running) holds it, fails with "Invalid job id specified" for another id,
+#   and fails as a controller out of reach does when FAKE_SQUEUE_DOWN is set.
 # - `torchrun` writes down its arguments and waits to be stopped, as a training run would, saving FAKE_SAVE_NAME
-#   (checkpoint-0000100.pt) into FAKE_SAVES when it stops on SIGTERM (FAKE_TORCHRUN=real: the real torchrun, whose
-#   `tnb-train` is a tiny run of the copy task with the same command line each time).
+#   (checkpoint-0000100.pt) into FAKE_SAVES, FAKE_SAVE_DELAY seconds after it stops on SIGTERM (a real-sized model's
+#   save); with FAKE_RC, its worker's exit code, it ends at once as torchrun does: 0, or 1 for any failed worker (its
+#   exit 2 too: ChildFailedError). FAKE_TORCHRUN=real: the real torchrun, whose `tnb-train` is a tiny run of the copy
+#   task with the same command line each time. `tnb-train --check` ends with FAKE_CHECK_RC (0), or is the real check of
+#   that tiny run under the real torchrun; FAKE_TRAIN=real: the real tnb-train, the command line as given.
 FAKES = {
     'srun': ('echo "srun $*" >> "$SLURM_LOG"\nwhile [ "${1:-}" != torchrun ]; do shift; done\n'
              'tree() { local c; for c in $(ps -o pid= --ppid "$1"); do echo "$c"; tree "$c"; done; }\n'
-             '"$@" & TASK=$!\necho "$TASK" > "$SLURM_LOG.step"\necho "$PPID" > "$SLURM_LOG.batch"\n'
+             '"$@" & TASK=$!\necho "$TASK" > "$SLURM_LOG.step"\necho "$PPID" > "$SLURM_LOG.batch"\necho "$$" > "$SLURM_LOG.srun"\n'
              'trap \'echo "srun: forcing job termination" >> "$SLURM_LOG"; kill -KILL $TASK $(tree $TASK)\' TERM INT\n'
              'while :; do wait "$TASK"; RC=$?; kill -0 "$TASK" 2> /dev/null || break; done\nexit "$RC"\n'),
     'scancel': ('echo "scancel $*" >> "$SLURM_LOG"\n'
                 'tree() { local c; for c in $(ps -o pid= --ppid "$1"); do echo "$c"; tree "$c"; done; }\n'
                 'TASK=$(cat "$SLURM_LOG.step")\n'
+                'if [ "${1#--signal=}" != "$1" ] && [ "${2:-}" = --batch ]; then kill -"${1#--signal=}" "$(cat "$SLURM_LOG.batch")"; exit 0; fi\n'
                 'if [ "${1#--signal=}" != "$1" ]; then kill -"${1#--signal=}" $TASK $(tree $TASK); exit 0; fi\n'
-                'kill -TERM "$(cat "$SLURM_LOG.batch")" $TASK $(tree $TASK)\n'),   # a plain scancel: the job cancelled
-    'squeue': ('J=; while [ $# -gt 0 ]; do [ "$1" = -j ] && J=$2; shift; done\nfor j in ${FAKE_QUEUE:-}; do [ "$j" = "$J" ] && echo "$j"; done; exit 0\n'),
+                'kill -TERM "$(cat "$SLURM_LOG.batch")" "$(cat "$SLURM_LOG.srun")" $TASK $(tree $TASK)\n'),   # a plain scancel: the job cancelled, srun too
+    'squeue': ('[ -n "${FAKE_SQUEUE_DOWN:-}" ] && { echo "squeue: error: Unable to contact slurm controller (connect failure)" >&2; exit 1; }\n'
+               'J=; while [ $# -gt 0 ]; do [ "$1" = -j ] && J=$2; shift; done\nfor j in ${FAKE_QUEUE:-}; do [ "$j" = "$J" ] && echo "$j" && exit 0; done\n'
+               'echo "slurm_load_jobs error: Invalid job id specified" >&2; exit 1\n'),
     'scontrol': ('if [ "$1" = show ]; then echo 127.0.0.1; exit 0; fi\necho "scontrol $*" >> "$SLURM_LOG"\n'
                  'exit "${FAKE_SCONTROL_RC:-0}"\n'),
     'torchrun': ('echo "torchrun $*" >> "$SLURM_LOG"\n'
                  '[ "${FAKE_TORCHRUN:-}" = real ] && exec "$PYTHON" -m torch.distributed.run --local_addr=127.0.0.1 "$@"\n'
-                 'save() { [ -z "${FAKE_SAVES:-}" ] || { mkdir -p "$FAKE_SAVES"; touch "$FAKE_SAVES/${FAKE_SAVE_NAME:-checkpoint-0000100.pt}"; }; }\n'
-                 '[ -n "${FAKE_RC:-}" ] && { [ "$FAKE_RC" = 0 ] || save; exit "$FAKE_RC"; }\n'
+                 'save() { [ -z "${FAKE_SAVES:-}" ] || { sleep "${FAKE_SAVE_DELAY:-0}"; mkdir -p "$FAKE_SAVES"; touch "$FAKE_SAVES/${FAKE_SAVE_NAME:-checkpoint-0000100.pt}"; }; }\n'
+                 '[ -n "${FAKE_RC:-}" ] && { [ "$FAKE_RC" = 0 ] && exit 0; save; exit 1; }\n'
                  'trap \'echo "torchrun: SIGTERM" >> "$SLURM_LOG"; save; exit 143\' TERM\nwhile :; do sleep 0.05; done\n'),
     # the page's tnb-train, as a tiny run of the copy task that stops after 6 s of training (the same arguments for the same command line)
-    'tnb-train': ('ARGS=()\nwhile [ $# -gt 0 ]; do case "$1" in --resume) ARGS+=(--resume "$2"); shift 2;; '
-                  '--out) ARGS+=(--out "$2"); shift 2;; *) shift;; esac; done\n'
+    'tnb-train': ('[ "${FAKE_TRAIN:-}" = real ] && exec "$PYTHON" -c "from transformer_nb.apps.cli import train_main; train_main()" "$@"\n'
+                  'ARGS=()\nwhile [ $# -gt 0 ]; do case "$1" in --resume) ARGS+=(--resume "$2"); shift 2;; '
+                  '--out) ARGS+=(--out "$2"); shift 2;; --check) ARGS+=(--check); shift;; *) shift;; esac; done\n'
+                  '[ "${ARGS[-1]}" = --check ] && [ "${FAKE_TORCHRUN:-}" != real ] && exit "${FAKE_CHECK_RC:-0}"\n'
                   '[ "${ARGS[0]}" = --out ] && ARGS+=(--dataset copy --preset tiny --vocab-size 16 --max-tokens 400 --steps 100000 '
                   '--max-time 0.1 --save-every 0 --valid-every 2 --keep 0)\n'
                   'exec "$PYTHON" -c "from transformer_nb.apps.cli import train_main; train_main()" "${ARGS[@]}" --no-progress --test-limit 0\n'),
@@ -158,6 +168,7 @@ def run_sbatch(tmp_path, env:dict, act:str|None=None, ready=None) -> tuple[int, 
             if act == 'usr1': p.send_signal(signal.SIGUSR1)              # what --signal=B:USR1@600 sends before the time limit
             elif act == 'steps-term': subprocess.run(['scancel', '--signal=TERM', '4242'], env=env, check=True)   # as Slurm signals the steps
             elif act == 'cancel': subprocess.run(['scancel', '4242'], env=env, check=True)                          # a user's plain scancel
+            elif act == 'usr2': subprocess.run(['scancel', '--signal=USR2', '--batch', '4242'], env=env, check=True)   # a cancel with a save
             elif act == 'time-limit': pid = srun(); p.send_signal(signal.SIGTERM); time.sleep(0.1); os.kill(pid, signal.SIGTERM)   # the limit itself: Slurm signals both
             else: os.kill(srun(), signal.SIGTERM)
         out, _ = p.communicate(timeout=300)
@@ -198,17 +209,38 @@ def test_the_batch_script_requeues_a_failed_step_a_preemption_and_says_a_failed_
     (run / 'checkpoint-0000100.pt').unlink()
     rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run)}, 'steps-term')   # SIGTERM to the step alone: it saves, the job is requeued
     assert rc == 0 and log[-3:] == ['scancel --signal=TERM 4242', 'torchrun: SIGTERM', 'scontrol requeue 4242'], (log, out)
-    assert 'the time limit is near' not in out and 'exit 143 (a fault) after saving' in out, out
+    assert 'the time limit is near' not in out and 'exit 143 after saving runs/paper-base-en-de/checkpoint-0000100.pt (a fault, or SIGTERM to the steps alone' in out, out
     rc, log, out = run_sbatch(tmp_path, {'FAKE_SCONTROL_RC': '1'}, 'usr1')    # a requeue that fails fails the job, saying so
     assert rc == 1 and log[-1] == 'scontrol requeue 4242' and 'scontrol requeue 4242 failed: submit this script again' in out, out
 
-def test_a_plain_scancel_cancels_the_job(tmp_path):
-    "`scancel JOBID` gives the batch shell SIGTERM (and the step's processes): the ranks save and stop, and the job ends, never requeued (it once requeued itself); a preemption is Slurm's to requeue."
+def test_a_plain_scancel_cancels_the_job_and_says_what_it_keeps(tmp_path):
+    """`scancel JOBID` gives the batch shell, srun and the step's processes SIGTERM, and srun kills the ranks with SIGKILL:
+    a real-sized model (its save takes a second here) saves nothing. The job ends, never requeued, saying what the run
+    keeps and how to cancel with a save; the folder is free for another job (the page once said the run saves)."""
     run = tmp_path / 'runs' / 'paper-base-en-de'
-    rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run)}, 'cancel')
-    assert rc == 143 and log[-2:] == ['scancel 4242', 'torchrun: SIGTERM'] and not [l for l in log if l.startswith('scontrol requeue')], (log, out)
-    assert 'stopped by SIGTERM (scancel, the time limit itself, or a preemption' in out and 'not requeued' in out, out
-    assert (run / 'checkpoint-0000100.pt').is_file() and not (run / '.slurm-job').exists()          # saved; the folder free for another job
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run), 'FAKE_SAVE_DELAY': '1'}, 'cancel')
+    assert rc != 0 and log[2] == 'scancel 4242' and 'srun: forcing job termination' in log, (log, out)
+    assert not [l for l in log if l.startswith('scontrol requeue')] and not (run / 'checkpoint-0000100.pt').exists(), (log, out)
+    assert ('stopped by SIGTERM (a plain scancel, the time limit itself, or a preemption' in out and 'srun killed the ranks before they saved; '
+            'the run keeps no checkpoint (what it had saved before; cancel with scancel --signal=USR2 --batch 4242 to save first); not requeued') in out, out
+    assert not (run / '.slurm-job').exists()
+
+def test_usr2_to_the_batch_shell_cancels_with_a_save(tmp_path):
+    "`scancel --signal=USR2 --batch JOBID`, the page's cancel with a save: SIGTERM to the ranks alone, the save waited for, the job ended, never requeued."
+    run = tmp_path / 'runs' / 'paper-base-en-de'
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run), 'FAKE_SAVE_DELAY': '1'}, 'usr2')
+    assert rc == 0 and log[-2:] == ['scancel --signal=TERM 4242', 'torchrun: SIGTERM'] and 'forcing job termination' not in ' '.join(log), (log, out)
+    assert (run / 'checkpoint-0000100.pt').is_file() and not (run / '.slurm-job').exists()
+    assert 'stopped by USR2 (scancel --signal=USR2 --batch): the step ended with exit 143, newest checkpoint runs/paper-base-en-de/checkpoint-0000100.pt; the job ends, not requeued' in out, out
+
+def test_the_second_job_guard_fails_closed_when_squeue_cannot_answer(tmp_path):
+    "The folder of job 4141 and a squeue that cannot reach the controller: the job does not run beside what may still run (it once did), saying why."
+    run = tmp_path / 'runs' / 'paper-base-en-de'; run.mkdir(parents=True); (run / '.slurm-job').write_text('4141\n')
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_SQUEUE_DOWN': '1', 'FAKE_RC': '0'})
+    assert rc == 1 and log == [] and out.strip().splitlines() == [
+        "paper.sbatch: runs/paper-base-en-de is the run folder of job 4141, and squeue cannot say whether it still runs (squeue: error: Unable "
+        "to contact slurm controller (connect failure)): this job does not run beside it; submit it again once squeue answers, or, if job 4141 "
+        "has ended, remove runs/paper-base-en-de/.slurm-job"], (log, out)
 
 def test_a_second_job_on_the_same_run_folder_is_refused(tmp_path):
     "A job given the run folder of another job still queued or running is refused in one line, exit 2, before any step (it once ran beside it, sharing its retry counter); a folder whose job has ended is taken over."
@@ -221,10 +253,25 @@ def test_a_second_job_on_the_same_run_folder_is_refused(tmp_path):
     rc, log, out = run_sbatch(tmp_path, {'FAKE_QUEUE': '4242', 'FAKE_RC': '0'})            # job 4141 has ended: its folder taken over
     assert rc == 0 and 'the run has finished' in out and not (run / '.slurm-job').exists(), (log, out)
 
-def test_a_step_that_exits_2_fails_the_job_at_once(tmp_path):
-    "Exit 2 is a mistake in the command or its files, which another start would make again: the job fails at once with it, never requeued (it was requeued like a fault)."
+@pytest.mark.slow
+def test_a_failed_worker_is_torchruns_exit_1(tmp_path):
+    "What the stand-in torchrun does with a worker's exit 2 is what the real one does: its own exit 1 (ChildFailedError), so the step's exit code cannot tell a mistake from a fault."
+    r = subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=1', '--local_addr=127.0.0.1', f'--master_port={free_port()}',
+                        '--no-python', 'bash', '-c', 'exit 2'], capture_output=True, text=True, env=ENV, timeout=120)
+    assert r.returncode == 1 and 'exitcode  : 2' in r.stderr, r.stderr[-2000:]
     rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '2'})
-    assert rc == 2 and not [l for l in log if l.startswith('scontrol requeue')] and 'the step failed with exit 2, a mistake in the command or its files' in out, (log, out)
+    assert rc == 0 and log[-1] == 'scontrol requeue 4242' and 'the step failed with exit 1 and saved no new checkpoint (failure 1' in out, (log, out)
+
+@pytest.mark.slow
+def test_a_mistake_in_the_command_fails_the_job_before_any_rank_starts(tmp_path):
+    """A typo in DATA: `tnb-train --check` refuses it in one line, exit 2, before srun (it once cost three queued starts, each
+    a rank's exit 2 that torchrun turned into 1), and the job fails at once, never requeued, its folder free."""
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_TRAIN': 'real', 'DATA': 'data/wmt14-en-dee'})
+    assert rc == 2 and log == [], (log, out)
+    assert out.strip().splitlines()[1:] == [
+        "tnb-train: error: the wmt14 corpus folder --data-dir data/wmt14-en-dee does not exist: give the folder `tnb-data wmt14 --pair en-de DIR` wrote (DIR/wmt14-en-de)",
+        "paper.sbatch: tnb-train --check refused the command (exit 2, a mistake in the command or its files: see the line above), which every start would repeat: the job fails, not requeued"], out
+    assert not (tmp_path / 'runs' / 'paper-base-en-de' / '.slurm-job').exists()
 
 def test_outside_slurm_the_script_says_what_it_needs(tmp_path):
     "Run by hand (no SLURM_JOB_ID), it once died with 'SLURM_JOB_ID: unbound variable'; one line says what it is and how to submit it, exit 2."
@@ -263,6 +310,13 @@ def test_a_stop_before_the_time_limit_keeps_its_checkpoint(tmp_path):
     saved = checkpoints(run)
     assert len(saved) == 1 and torch.load(saved[0], weights_only=True)['step'] > 0, (saved, out[-3000:])
     assert re.search(r'interrupted at update \d+; checkpoint saved to', out), out[-3000:]
+    # the node is lost before the requeued start: the lock its rank 0 held there stays, touched just now, and names this job
+    (run / '.lock').write_text(json.dumps({'pid': 1, 'host': 'node7', 'boot': None, 'started': None, 'since': '2026-01-01 00:00:00',
+                                           'argv': ['tnb-train'], 'slurm_job': '4242'}) + '\n')
+    rc, log, out = run_sbatch(tmp_path, {'FAKE_TORCHRUN': 'real', 'GPUS': '1', 'SLURM_JOB_NUM_NODES': '1', 'PORT': str(free_port()),
+                                         'SLURM_RESTART_COUNT': '1'})
+    assert rc == 0 and 'the run has finished' in out and 'in use by another run' not in out, out[-3000:]   # taken over at once, on this other host
+    assert torch.load(checkpoints(run)[-1], weights_only=True)['step'] > torch.load(saved[0], weights_only=True)['step'] and not (run / '.lock').exists()
 
 @pytest.mark.slow
 def test_a_run_killed_before_its_first_checkpoint_starts_again_by_the_same_command(tmp_path):
@@ -335,7 +389,7 @@ def test_dress_rehearsal(tmp_path):
     assert (run / 'avg5.pt').is_file() and (run / 'average.pt').is_file()
     # 6. decode newstest2014 with beam 4, alpha 0.6, input + 50; both scorings with their signatures
     scores = json.loads(run_tool(*evaluate.split(), '--json', cwd=tmp_path).stdout)
-    assert len((tmp_path / 'newstest2014.hyp.de').read_text().splitlines()) == 300
+    assert len((run / 'newstest2014.hyp.de').read_text().splitlines()) == 300 and not (tmp_path / 'newstest2014.hyp.de').exists()
     assert scores['beam'] == 4 and scores['alpha'] == 0.6 and scores['n_sentences'] == 300
     assert 'tok:13a' in scores['bleu_signature'] and 'tok:moses-de|split:compounds' in scores['bleu_paper_signature']
     assert 0 <= scores['bleu'] <= 100 and 0 <= scores['bleu_paper'] <= 100
@@ -372,7 +426,9 @@ def test_the_page_quotes_the_recipes_and_the_paper():
     lead, grace = int(sbatch_lines(script)['signal'].split('@')[1]), int(re.search(r'SAVE_GRACE:-(\d+)', script)[1])
     assert "Ten minutes before it" in text and lead == 600 and f"sets it to {grace} s (`SAVE_GRACE`" in text
     assert "USR1, ten minutes ahead, is what saves: at the time limit itself Slurm sends SIGTERM to `srun` too" in text   # tested above, under the stand-in
-    assert "A plain `scancel JOBID` sends SIGTERM to the script and to the steps: the run saves and stops, and the job ends, never requeued" in text
+    assert ("A plain `scancel JOBID` sends SIGTERM to the script and to the steps, `srun` included, which kills the ranks at once: nothing is "
+            "saved then") in text and "`scancel --signal=USR2 --batch JOBID`" in text            # both tested above, under the stand-in
+    assert f"asking for {int(sbatch_lines(script)['time'].split(':')[0])} hours (`#SBATCH --time={sbatch_lines(script)['time']}`" in text
     assert f"the recipe writes one every {wmt14.PAPER_SAVE_EVERY['base']:,} updates" in text and "`tnb-average` averages those there and says how many" in text
     assert re.search(r'RETRIES=\$\{RETRIES:-2\}', script) and 'requeued twice in a row at most (`RETRIES`)' in text
     gb = {k: 12 * count_config_params(get_model_config(k, src_vocab=37_000, tgt_vocab=37_000)) / 1e9 for k in ('base', 'big')}

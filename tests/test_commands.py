@@ -26,20 +26,20 @@ BAD_OPTIONS = [
     ('train', ['--max-time', 'inf'], {}, '--max-time inf must be a number > 0, or none'),
     ('train', ['--threads', '-1'], {}, '--threads -1 must be an int in [0, 1024], or none'),
     ('train', ['--threads', '100000'], {}, '--threads 100000 must be an int in [0, 1024], or none'),
-    ('train', ['--keep', '-1'], {}, '--keep -1 must be an int >= 0, or none'),
-    ('train', ['--save-every', '-5'], {}, '--save-every -5 must be an int >= 0'),
-    ('train', ['--max-len', '1'], {}, '--max-len 1 must be an int >= 2, or none'),
+    ('train', ['--keep', '-1'], {}, '--keep -1 must be an int in [0, 1000000], or none'),
+    ('train', ['--save-every', '-5'], {}, '--save-every -5 must be an int in [0, 1000000000]'),
+    ('train', ['--max-len', '1'], {}, '--max-len 1 must be an int in [2, 1000000], or none'),
     ('train', [], {'TNB_THREADS': 'abc'}, "TNB_THREADS='abc' in the environment is not a count written with the digits 0-9"),
     ('train', [], {'TNB_THREADS': '-2'}, "TNB_THREADS='-2' in the environment is not a count written with the digits 0-9"),
     ('translate', ['--alpha', 'nan'], {}, '--alpha nan must be a number'),
     ('translate', ['--alpha', 'inf'], {}, '--alpha inf must be a number'),
     ('translate', ['--alpha', '-1'], {}, '--alpha -1.0'),
-    ('translate', ['--max-tokens', '0'], {}, '--max-tokens 0 must be an int >= 1'),
+    ('translate', ['--max-tokens', '0'], {}, '--max-tokens 0 must be an int in [1, 100000000]'),
     ('translate', ['--precision', 'fp8'], {}, '--precision fp8 must be auto, fp32, bf16 or fp16'),
     ('translate', [], {'TNB_THREADS': 'abc'}, "TNB_THREADS='abc'"),
     ('evaluate', ['--alpha', 'nan'], {}, '--alpha nan must be a number'),
     ('evaluate', ['--split', 'train'], {}, '--split train must be valid or test, or none'),
-    ('average', ['--last', '0'], {}, '--last 0 must be an int >= 1, or none'),
+    ('average', ['--last', '0'], {}, '--last 0 must be an int in [1, 1000000], or none'),
 ]
 
 HARNESS = r"""
@@ -87,7 +87,8 @@ def test_threads_option_beats_the_environment(run, tmp_path):
     ('train', ('--d-model', '10000000', '--dataset', 'copy'), 'training it needs at least'),     # memory bounds a size, named before any work
     ('train', ('--vocab-size', '10000000000'), '--vocab-size 10000000000 must be an int in [8, 1000000]'),
     ('translate', ('RUN', 'a', '--alpha', '2000'), '2000.0'),
-    ('translate', ('RUN', 'a', '--beam', '100000'), 'is more than the target vocabulary'),
+    ('translate', ('RUN', 'a', '--beam', '100000'), '--beam 100000 must be an int in [1, 1000]'),   # a bound declared on the field
+    ('translate', ('RUN', 'a', '--beam', '999'), 'is more than the target vocabulary'),
 ])
 def test_size_options_have_upper_bounds(run, name, args, needle):
     one_line(tool(name, *[run if a == 'RUN' else a for a in args]), f'tnb-{name}', needle)

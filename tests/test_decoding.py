@@ -613,10 +613,10 @@ def test_fast_beam_search_equals_reference_wide_vocabulary(kw):
 
 @pytest.mark.parametrize('bad', [1.5, float('nan'), True, '5'])
 def test_greedy_checks_max_extra_as_beam_search_does(model, bad):
-    "max_extra must be an int >= 0 for every decoder: greedy decoding neither accepts 1.5 nor fails deep inside on NaN."
+    "max_extra must be an int in [0, 1000000] for every decoder: greedy decoding neither accepts 1.5 nor fails deep inside on NaN."
     for decode in (greedy_decode_batch, beam_search_batch):
         with pytest.raises(ValueError) as e: decode(model, torch.tensor([[5, 3]]), max_extra=bad)
-        assert str(e.value).startswith(f'max_extra={bad!r}') and 'must be an int >= 0' in str(e.value), (decode.__name__, str(e.value))
+        assert str(e.value).startswith(f'max_extra={bad!r}') and 'must be an int in [0, 1000000]' in str(e.value), (decode.__name__, str(e.value))
 
 
 # --- the decoders refuse what is not a model, a cache, a count of tokens or logits, in one line naming it ---

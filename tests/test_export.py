@@ -197,7 +197,7 @@ def test_a_broken_record_in_a_ctranslate2_folder_is_named(ckpt, tmp_path):
 @pytest.mark.parametrize('call, exc, says', [
     (lambda c, m, t, d: export_ctranslate2(m, d / 'never'), TypeError, 'checkpoint must be a path, got a Transformer: save the model'),
     (lambda c, m, t, d: export_ctranslate2(c, None), TypeError, 'out_dir must be a path, got a NoneType'),
-    (lambda c, m, t, d: export_ctranslate2(c, d / 'never', max_positions=2.5), ValueError, 'max_positions=2.5 must be an int >= 1'),
+    (lambda c, m, t, d: export_ctranslate2(c, d / 'never', max_positions=2.5), ValueError, 'max_positions=2.5 must be an int in [1, 1000000]'),
     (lambda c, m, t, d: ctranslate2_spec(None, t), TypeError, 'model must be a Transformer'),
     (lambda c, m, t, d: ctranslate2_spec(m, 'spm.model'), TypeError, 'tokenizer must be a StoredTokenizer'),
     (lambda c, m, t, d: load_ctranslate2(None), TypeError, 'model_dir must be a path'),
@@ -211,7 +211,7 @@ def test_export_refuses_in_the_callers_terms(ckpt, tok, tmp_path, call, exc, say
 
 @pytest.mark.parametrize('kw, exc, says', [({'decoding': 4}, TypeError, r'^decoding=4 must be a Decoding'),
                                            ({'options': 2000}, TypeError, r'^options=2000 must be a DecodeOptions'),
-                                           ({'decoding': Decoding(beam=9999)}, ValueError, r'^beam=9999 is more than the target vocabulary')])
+                                           ({'decoding': Decoding(beam=999)}, ValueError, r'^beam=999 is more than the target vocabulary')])
 def test_ctranslate2_translate_takes_decoding_and_options_whole(ckpt, tmp_path, kw, exc, says):
     "Its settings come whole, each checked as declared when built (`Decoding`, `DecodeOptions`): here only their types and the beam's fit."
     tr, tk, meta = load_ctranslate2(export_ctranslate2(ckpt, tmp_path / 'm'))
@@ -222,7 +222,7 @@ def test_ctranslate2_translate_takes_decoding_and_options_whole(ckpt, tmp_path, 
 @pytest.mark.parametrize('call, exc, says', [
     (lambda c, m, t, d: load_ctranslate2(d, device='gpu'), ValueError, "device='gpu' must be 'cpu', 'cuda' or 'auto' (CTranslate2's devices)"),
     (lambda c, m, t, d: load_ctranslate2(d, compute_type='int3'), ValueError, "compute_type='int3' is not one of default, auto, float32, int8"),
-    (lambda c, m, t, d: ctranslate2_spec(m, t, max_positions='x'), ValueError, "max_positions='x' must be an int >= 1, or None"),
+    (lambda c, m, t, d: ctranslate2_spec(m, t, max_positions='x'), ValueError, "max_positions='x' must be an int in [1, 1000000], or None"),
     (lambda c, m, t, d: ctranslate2_translate(None, t, ['a b']), TypeError, "translator must be a ctranslate2.Translator (load_ctranslate2's first value), got a NoneType"),
     (lambda c, m, t, d: ctranslate2_translate(load_ctranslate2(d)[0], None, ['a b']), TypeError, "tokenizer must be a Tokenizer"),
     (lambda c, m, t, d: ctranslate2_translate(load_ctranslate2(d)[0], t, ['a b'], meta='x'), TypeError, "meta must be the export metadata"),
@@ -441,10 +441,10 @@ def test_onnx_export_replaces_an_export_with_overwrite_only(onnx_mods, ckpt, tmp
 
 def test_onnx_export_on_a_read_only_disk_is_a_users_error(onnx_mods, ckpt, tmp_path, monkeypatch, capsys):
     "A read-only file system (EROFS) where the folder goes: one line naming the folder, exit 2 as in every other command, nothing written."
-    import errno, tempfile
+    import errno
     from transformer_nb.apps.cli import export_main
     def ro(*a, **k): raise OSError(errno.EROFS, 'Read-only file system')
-    monkeypatch.setattr(tempfile, 'mkdtemp', ro)
+    monkeypatch.setattr(Path, 'mkdir', ro)                                       # the export's folders, its temporary one among them
     code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', tmp_path / 'ro' / 'm'], capsys)
     assert code == 2 and err.strip() == f"tnb-export: error: cannot write {tmp_path / 'ro' / 'm'}: Read-only file system", err
     assert not (tmp_path / 'ro' / 'm').exists()
@@ -799,3 +799,35 @@ def test_hf_published_models(hf, tmp_path, name):
     with torch.no_grad(): theirs = [ht.decode(hm.generate(**ht(s, return_tensors='pt'), num_beams=1)[0], skip_special_tokens=True) for s in src]
     assert not differ_beyond_ties(model, tok, src, ours, theirs, beam=False)
     assert not differ_beyond_ties(model, tok, src, translate(model, tok, src, precision='fp32'), hf.hf_translate(out, src), beam=True)
+
+def test_a_killed_exports_temporary_folder_is_removed_by_the_next(tmp_path):
+    "An export killed (SIGKILL) while writing left its `.ex.tmp` folder beside the output for ever; the next export into that folder removes it, and its own takes its writer's pid, so a live one is never taken for stale."
+    from transformer_nb.apps.export import _write_folder
+    def gone(pid):
+        try: os.kill(pid, 0); return False
+        except ProcessLookupError: return True
+        except PermissionError: return False
+    dead = next(p for p in range(4_000_000, 3_000_000, -1) if gone(p))
+    stale = tmp_path / f'.ex.tmp{dead}'; stale.mkdir(); (stale / 'encoder.onnx').write_bytes(b'half')
+    live = tmp_path / f'.ex.tmp{os.getppid()}'; live.mkdir()                  # another export, still running
+    seen = []
+    _write_folder(tmp_path / 'ex', lambda d: (seen.append(d.name), (d / 'x').write_text('x')))
+    assert not stale.exists() and live.exists() and seen == [f'.ex.tmp{os.getpid()}'] and (tmp_path / 'ex' / 'x').is_file()
+
+def test_ctrl_c_during_an_onnx_export_says_what_was_kept(onnx_mods, ckpt, tmp_path, capsys, monkeypatch):
+    "Ctrl-C while the export is written: the folder's earlier export is kept, nothing of this one; said before 'interrupted', exit 130 (it once ended with no message)."
+    from transformer_nb.apps.cli import export_main
+    import transformer_nb.apps.export as E
+    d = tmp_path / 'site-model'
+    assert cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--float32'], capsys)[0] == 0
+    before = {p.name: p.read_bytes() for p in d.iterdir()}
+    real = E._write_folder
+    def stopped(out, fill):
+        def half(tmp): (tmp / 'encoder.onnx').write_bytes(b'half'); raise KeyboardInterrupt
+        return real(out, half)
+    monkeypatch.setattr(E, '_write_folder', stopped)
+    code, _, err = cli_run(export_main, ['--format', 'onnx', ckpt, '-o', d, '--overwrite'], capsys)
+    assert code == 130 and err.strip().splitlines() == [
+        f"tnb-export: stopped before the export was complete: {d} is as it was (an export there before is kept; nothing of this one, its temporary folder removed)",
+        "tnb-export: interrupted"], err
+    assert {p.name: p.read_bytes() for p in d.iterdir()} == before and not [p for p in tmp_path.iterdir() if p.name.startswith('.')]

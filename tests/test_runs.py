@@ -147,14 +147,33 @@ def test_a_resume_trims_the_log_past_its_checkpoint(tmp_path):
 def test_claim_refuses_another_runs_files_and_overwrite_deletes_them(tmp_path):
     from transformer_nb.lib.runs import RunConflict
     run = RunFolder(tmp_path)
-    run.checkpoint(10).write_bytes(b'w')
+    run.checkpoint(10).write_bytes(b'w'); run.append_log({'valid': {'step': 10}})   # a run's record: the folder is a run
     with pytest.raises(RunConflict, match="holds another run's files") as e:
         with run.claim(): pass
-    assert e.value.files == [run.checkpoint(10)] and not e.value.later
+    assert e.value.files == [run.checkpoint(10), run.log] and not e.value.later
     said = []
     with run.claim(overwrite=True, say=said.append):
         with run.claim(): pass                                    # re-entrant: tnb-train claims, then fit
-    assert not run.checkpoint(10).exists() and said and 'deleted 1 file(s)' in said[0]
+    assert not run.checkpoint(10).exists() and said and 'deleted 2 file(s)' in said[0]
+
+def test_overwrite_deletes_only_a_run(tmp_path):
+    "Files that only carry a run's names (a user's log.jsonl, loss.png, average.pt) are no run: overwrite refuses them and deletes nothing (it once deleted all three)."
+    run = RunFolder(tmp_path / 'out'); run.path.mkdir()
+    for name, text in (('log.jsonl', 'mine\n'), ('loss.png', 'png'), ('average.pt', 'avg'), ('checkpoint-0000001.pt', 'not one')):
+        (run.path / name).write_text(text)
+    assert not run.is_run()
+    with pytest.raises(UserError, match=r"out holds checkpoint-0000001\.pt, average\.pt, log\.jsonl, loss\.png, but no run: .*\(nothing was deleted\)"):
+        with run.claim(overwrite=True): pass
+    assert sorted(p.name for p in run.path.iterdir()) == ['average.pt', 'checkpoint-0000001.pt', 'log.jsonl', 'loss.png']
+    (run.path / 'log.jsonl').write_text('mine\n{"valid": {"step": 3, "loss": 1.5}}\n')   # a record a run wrote
+    assert run.is_run()
+
+@pytest.mark.slow
+def test_tnb_train_overwrite_of_a_folder_of_user_files_deletes_nothing(tmp_path):
+    out = tmp_path / 'OUT'; out.mkdir()
+    for name, text in (('log.jsonl', 'mine'), ('loss.png', 'png'), ('average.pt', 'avg')): (out / name).write_text(text + '\n')
+    one_line(tool('train', '--dataset', 'copy', '--preset', 'tiny', '--steps', '2', '--out', out, '--overwrite'), 'tnb-train', 'but no run')
+    assert sorted(p.name for p in out.iterdir()) == ['average.pt', 'log.jsonl', 'loss.png'] and (out / 'log.jsonl').read_text() == 'mine\n'
 
 
 def test_run_folder_functions_want_a_path():
@@ -236,6 +255,18 @@ def test_another_hosts_lock_holds_while_touched_and_lapses_after_the_lease(tmp_p
     os.utime(folder / '.lock', (old, old))                          # its heartbeat stopped a lease ago: node7 is gone
     run = RunFolder(folder)
     with run.lock(): assert run.previous_owner['host'] == 'node7'
+
+def test_a_lock_of_this_slurm_job_on_another_host_is_taken_over_at_once(tmp_path, fs, monkeypatch):
+    "A requeued job on another node finds the lock its SIGKILLed ranks left: its Slurm job id is this job's own, so its holder is dead (it once waited out the lease, refusing each start)."
+    folder = tmp_path / 'run'; folder.mkdir()
+    monkeypatch.setenv('SLURM_JOB_ID', '4242')
+    (folder / '.lock').write_text(json.dumps({**R.lock_owner(), 'host': 'node7', 'boot': None, 'pid': 1}))   # touched just now
+    run = RunFolder(folder)
+    with run.lock():
+        assert run.previous_owner['host'] == 'node7' and json.loads((folder / '.lock').read_text())['slurm_job'] == '4242'
+    (folder / '.lock').write_text(json.dumps({**R.lock_owner(), 'host': 'node7', 'boot': None, 'pid': 1, 'slurm_job': '4141'}))
+    with pytest.raises(UserError, match='in use by another run \\(pid 1 on node7'):   # another job's: the lease decides
+        with RunFolder(folder).lock(): pass
 
 def test_the_holder_touches_its_lock(tmp_path, monkeypatch):
     "The heartbeat: while a run holds its folder, the lock's time moves on, so another host sees it alive."

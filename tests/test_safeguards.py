@@ -80,10 +80,12 @@ def test_check_output_refusals_name_the_option_and_the_problem(tmp_path, readonl
              (tmp_path, f'-o {tmp_path} is a folder; give a file name'),
              (tmp_path / 'no' / 'x.txt', f"-o {tmp_path / 'no' / 'x.txt'}: the folder {tmp_path / 'no'} does not exist"),
              ('/dev/no-such-device', '-o /dev/no-such-device: no such device'),
-             (readonly_dir / 'x.txt', f"-o {readonly_dir / 'x.txt'}: cannot write in {readonly_dir}")]
+             (readonly_dir / 'x.txt', f"-o {readonly_dir / 'x.txt'}: cannot write in {readonly_dir}"),
+             (f"{tmp_path / 'newdir'}/", f"-o {tmp_path / 'newdir'}/ ends in '/', which names a folder; give a file name")]   # once a file 'newdir'
     for path, msg in cases:
         with pytest.raises(UserError) as e: check_output(path, '-o')
         assert str(e.value).startswith(msg) and e.value.exit_code == 2, (path, str(e.value))
+    assert not (tmp_path / 'newdir').exists()
     with unix_socket(tmp_path / 'sock'):
         with pytest.raises(UserError, match='is a socket; give a file, a FIFO or a device'): check_output(tmp_path / 'sock', '-o')
 

@@ -111,7 +111,7 @@ def test_average_refuses_in_the_library_what_the_command_refuses(place):
         line = error_line(err, 'tnb-average')
         assert code == 2 and line == _library_line(call, t).replace('out_path ', '-o ', 1), (argv, line, _library_line(call, t))
     with pytest.raises(SettingError) as e: average_run([A], place / 'x.pt', last=0)
-    assert str(e.value) == 'last=0 must be an int >= 1, or None'                  # in Python's words without a command
+    assert str(e.value) == 'last=0 must be an int in [1, 1000000], or None'                  # in Python's words without a command
     assert _snapshot(place) == before and not (place / 'x.pt').exists()
 
 def test_translate_file_refuses_what_tnb_translate_refuses(place):

@@ -525,3 +525,16 @@ def test_forty_updates_of_the_copy_task_give_the_losses_they_gave_before_the_too
     assert len(now) == len(was) == 40
     worst = max(abs(a - b) / abs(a) for a, b in zip(was, now))
     assert worst <= 1e-3, (worst, was[:3], now[:3])
+
+def test_running_out_of_memory_in_fit_is_said_as_the_commands_say_it(monkeypatch):
+    "The library's training said the allocator's raw text; `fit` says it as the commands do, in one line (exit code 1)."
+    import torch
+    from transformer_nb.lib import trainer as T
+    from transformer_nb.lib.safeguards import UserError
+    from types import SimpleNamespace
+    t = T.Trainer.__new__(T.Trainer); t.parallel = SimpleNamespace(device=torch.device('cpu'))
+    def oom(self): raise torch.OutOfMemoryError('CUDA out of memory. Tried to allocate 20.00 GiB')
+    monkeypatch.setattr(T.Trainer, '_nothing_to_do', oom)
+    with pytest.raises(UserError) as e: t.fit()
+    assert str(e.value).startswith('out of memory: training this model with these batches on cpu is too large for this machine'), str(e.value)
+    assert len(str(e.value).splitlines()) == 1 and e.value.exit_code == 1

@@ -34,6 +34,7 @@ def main(argv=None):
     ap.add_argument('--runs', default='/tmp', help='the run folders go here, run-gap-VARIANT (default /tmp)')
     ap.add_argument('--extra', default='', help="more tnb-train options, e.g. a dry run on a CPU: '--preset tiny --vocab-size 60 --tokens-per-update 600'")
     ap.add_argument('--json', required=True, help='append the figures here, one JSON line')
+    ap.add_argument('--no-compile', action='store_true', help="run a compiled variant eager: a dry run on a CPU, which checks the script, not the compiler")
     a = ap.parse_args(argv)
     import torch
     from torch._dynamo.utils import counters
@@ -43,7 +44,8 @@ def main(argv=None):
     out = Path(a.runs) / f'run-gap-{a.variant}'
     argv = ['--dataset', 'wmt14', '--data-dir', a.data, '--src-lang', 'en', '--tgt-lang', 'de', '--recipe', 'paper-base',
             '--device', a.device, '--steps', str(a.steps), '--log-every', str(a.log_every), '--valid-every', '0',
-            '--test-limit', '0', '--no-progress', '--overwrite', '--out', str(out), *a.extra.split(), *VARIANTS[a.variant]]
+            '--test-limit', '0', '--no-progress', '--overwrite', '--out', str(out), *a.extra.split(),
+            *[x for x in VARIANTS[a.variant] if not (a.no_compile and x == '--compile')]]
     sys.argv[0] = 'tnb-train'; counters.clear(); t0 = time.perf_counter()
     try: train_main(argv)
     except SystemExit as e:

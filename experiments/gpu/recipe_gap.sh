@@ -17,7 +17,8 @@
 # size under its own timeout); the base half alone: SIZES=base.
 #
 # DRY=1 runs either part on the CPU, the tiny preset at a small update and a small corpus, to check the script before a
-# GPU is lent; EXTRA adds tnb-train options to every variant, TIMEOUTS="recipe=200" sets a variant's timeout (seconds).
+# GPU is lent: nothing is compiled (the compiled variants run eager, whose figures are then no measurement), so it ends
+# within minutes on a busy 2-core machine, each variant within 120 s; EXTRA adds tnb-train options to every variant, TIMEOUTS="recipe=200" sets a variant's timeout (seconds).
 # Exits 0 only when every variant (every size) wrote its figures; else 1, naming those that failed.
 #   bash experiments/gpu/recipe_gap.sh              # writes $OUT/recipe_gap.json (one line a variant)
 #   bash experiments/gpu/recipe_gap.sh trainer      # writes $OUT/trainer_vs_step_gpu.json, $OUT/trace-{base,big}.json.gz
@@ -39,7 +40,7 @@ if [ "$PART" = trainer ]; then
   for size in ${SIZES:-base big}; do
     preset=$size; [ "$DRY" = 1 ] && preset=tiny
     case "$size" in base) limit=200;; big) limit=260;; *) echo "recipe_gap.sh: unknown size '$size' (base or big)" >&2; exit 2;; esac   # big compiles and steps longer
-    [ "$DRY" = 1 ] && limit=400                                    # a CPU compiles slowly; no device time is spent
+    [ "$DRY" = 1 ] && limit=${DRY_LIMIT:-120}                      # eager on a CPU, tiny (ARGS: no --compile); no device time is spent
     echo "== paper-$size: the trainer's update against the raw step"
     n=$( [ -s "$J" ] && python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))))" "$J" || echo 0 )
     timeout $limit python3 bench/bench_trainer_step.py --preset $preset $ARGS --label paper-$size --json "$J" \
@@ -61,18 +62,19 @@ else
   J=$OUT/recipe_gap.json; rm -f "$J" "$OUT/recipe_gap.recompiles.log"
   R=(python3 experiments/gpu/recipe_gap.py --data "$D" --json "$J" --runs "$OUT")
   if [ "$DRY" = 1 ]; then
-    R+=(--device cpu --steps 12 --log-every 3 --warm 3 --extra "--preset tiny --vocab-size 4000 --tokens-per-update 2048 --max-tokens 512 --precision fp32 --threads 1 ${EXTRA:-}")
+    echo "recipe_gap.sh: DRY=1, a check of the script on the CPU: nothing is compiled (the compiled variants run eager), each variant within ${DRY_LIMIT:-120} s"
+    R+=(--device cpu --no-compile --steps 12 --log-every 3 --warm 3 --extra "--preset tiny --vocab-size 4000 --tokens-per-update 2048 --max-tokens 512 --precision fp32 --threads 1 ${EXTRA:-}")
   else
     R+=(--steps 30 --log-every 5 --warm 10 --extra "${EXTRA:-}")
   fi
   declare -A LIMIT=([recipe]=170 [eager]=80 [one-batch]=150 [one-batch-eager]=70)   # seconds; with the corpus's 90: 560 s
-  if [ "$DRY" = 1 ]; then for v in "${!LIMIT[@]}"; do LIMIT[$v]=400; done; fi   # a CPU compiles slowly; no device time is spent
+  if [ "$DRY" = 1 ]; then for v in "${!LIMIT[@]}"; do LIMIT[$v]=${DRY_LIMIT:-120}; done; fi   # eager on a CPU, tiny: no device time is spent
   for kv in ${TIMEOUTS:-}; do LIMIT[${kv%%=*}]=${kv#*=}; done   # TIMEOUTS="recipe=200 eager=60": a variant's own timeout, in seconds
   declare -A SAID=([recipe]="the recipe's micro-batches (3,125 x accum 8), compiled" [eager]="the recipe's micro-batches, eager"
                    [one-batch]="one micro-batch of 25,000, compiled" [one-batch-eager]="one micro-batch of 25,000, eager")
   for v in ${VARIANTS:-recipe eager one-batch one-batch-eager}; do
     [ -n "${LIMIT[$v]:-}" ] || { echo "recipe_gap.sh: unknown variant '$v' (recipe, eager, one-batch or one-batch-eager)" >&2; exit 2; }
-    echo "== $v: ${SAID[$v]}"
+    echo "== $v: ${SAID[$v]}$( [ "$DRY" = 1 ] && [[ ${SAID[$v]} == *compiled ]] && echo ', run eager here (DRY=1)')"
     n=$( [ -s "$J" ] && wc -l < "$J" || echo 0 )
     TORCH_LOGS=recompiles timeout ${LIMIT[$v]} "${R[@]}" --variant "$v" > "$OUT/recipe_gap.$v.log" 2>&1
     rc=$?

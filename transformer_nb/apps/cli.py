@@ -12,7 +12,7 @@ __all__ = ['MAIN_JOB_MINUTES', 'recipe_lines', 'train_main', 'translate_main', '
 import argparse, contextlib, json, shlex, sys, time, warnings
 from dataclasses import replace
 from pathlib import Path
-from ..lib.safeguards import UserError, check_output, check_folder, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
+from ..lib.safeguards import UserError, check_output, check_folder, check_not_link, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
 from ..lib.runs import RunFolder, RunConflict, file_names
 from ..lib.process import run_cli, heavy_imports, asks_help, out_of_memory, note, settings_line
 from .commands import CliParser, check_thread_env, load_tasks, field_options, load_decoder
@@ -64,7 +64,7 @@ def _train_parser() -> CliParser:
     field_options(g, Recipe, ('threads',), "TNB_THREADS, else the recipe's, else ")
     field_options(g, RunOptions, ('recipe',), recipe=dict(metavar='NAME'))
     g = p.add_argument_group('run folder and test')
-    field_options(g, RunOptions, ('out', 'resume', 'new_data', 'overwrite'), out=dict(metavar='DIR'), resume=dict(metavar='CKPT'))
+    field_options(g, RunOptions, ('out', 'resume', 'new_data', 'overwrite', 'check'), out=dict(metavar='DIR'), resume=dict(metavar='CKPT'))
     field_options(g, Decoding, ('beam',), "the task's, else ")                      # the test's decoding
     field_options(g, RunOptions, ('test_limit',))
     field_options(p, Command)
@@ -109,6 +109,13 @@ def _settings(a) -> tuple[dict, dict, dict|None]:
     return s, spm, {k: getattr(a, k) for k in ('train', 'valid', 'test') if getattr(a, k)} or None
 
 # %% ../../nbs/apps_cli.ipynb #b426aac8
+def _check_only(a, task, out:RunFolder, files) -> None:
+    "--check: the command, its data (a new run's) and its checkpoint (a resume's, read and checked already) are good; nothing is launched, created or written."
+    check_not_link(out.path, '--out')
+    if out.path.exists() and not out.path.is_dir(): _fail(f"--out {out.path} is a file, not a folder")
+    if not a.resume: task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **(files or {}))
+    print(f"tnb-train --check: the command{', its checkpoint' if a.resume else ', its data'} and its run folder {out.path} are good: nothing was trained or written")
+
 def _train(argv, table):
     for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads
     if asks_help(argv): _train_help()                              # the options' declarations: no training module
@@ -124,6 +131,7 @@ def _train(argv, table):
         a.dataset, a.task, a.src_lang, a.tgt_lang, a.data_dir, files), None)   # a new run's dataset, task and data options checked together
     out = resumed.out if resumed else RunFolder(a.out or f"runs/{a.dataset}"); created = not out.path.exists()
     start = (int(resumed.checkpoint.step), resumed.path) if resumed else (0, None)   # the update the run starts from, and its file
+    if a.check: return _check_only(a, task, out, files)
     parallel = Parallel.join(device or (resumed.tc.device if resumed else None))   # the processes joined once: only rank 0 writes
     with contextlib.ExitStack() as held:                           # claimed here, once: fit's claim of the same start holds it as it is
         held.enter_context(removed_unless_used(out.path)); check_folder(out.path, '--out')   # refused before it wrote: no folder it made is left
@@ -333,6 +341,9 @@ def _export(argv, table):
         with out_of_memory(f"the checkpoint {a.checkpoint or a.ctranslate2}"):
             print(export(a.checkpoint or a.ctranslate2, a.out, **{s.name: getattr(a, s.name) for s in settings(ExportOptions)})[1])
     except ImportError as e: _fail(str(e))                       # CTranslate2, or onnx/onnxruntime, not installed: how to install them
+    except KeyboardInterrupt:                                      # what a stop keeps, said before run_cli's "interrupted"
+        note(f"tnb-export: stopped before the export was complete: {a.out} is as it was (an export there before is kept; nothing of this one, "
+             f"its temporary folder removed)"); raise
 
 def export_main(argv:list|None=None): "Entry point of `tnb-export` (see `tnb-export --help`)."; run_cli('tnb-export', _export, argv)
 

@@ -13,7 +13,7 @@ __all__ = ['CONFIG_DIGEST', 'ONNX_OPSET', 'ONNX_FORMAT_VERSION', 'EMBEDDING_FILE
            'export', 'translate_export']
 
 # %% ../../nbs/apps_export.ipynb #316325bf
-import contextlib, os, re, json, math, shutil, tempfile, base64, logging, warnings, dataclasses, inspect, hashlib
+import contextlib, glob, os, re, json, math, shutil, base64, logging, warnings, dataclasses, inspect, hashlib
 from typing import get_args
 from pathlib import Path
 from fastcore.basics import patch
@@ -22,7 +22,7 @@ import torch
 import torch.nn as nn
 import transformer_nb
 from ..core import PAD_ID, BOS_ID, EOS_ID
-from ..lib.safeguards import UserError, check_not_link
+from ..lib.safeguards import UserError, check_not_link, clean_stale_temps
 from ..lib.checks import SettingError, check_fields
 from ..positional import pe_frequencies, sinusoidal_encoding
 from ..model import Transformer
@@ -200,7 +200,10 @@ def _write_folder(out:Path, fill) -> Path:
     " complete; an export `out` held (checked by `_export_args`) is set aside by a rename then, and deleted last."
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f'.{out.name}.tmp', dir=out.parent))
+        clean_stale_temps(out.parent, f'.{glob.escape(out.name)}.tmp*')   # left by an export killed (SIGKILL) while writing
+        tmp = out.parent / f'.{out.name}.tmp{os.getpid()}'          # its writer's pid in its name: stale once that process is gone
+        if tmp.exists(): shutil.rmtree(tmp)                          # this process's own, from an export it could not finish
+        tmp.mkdir()
     except OSError as e: raise UserError(f"cannot write {out}: {e.strerror or e}") from None   # read-only, not ours: before any work
     old = None
     try:

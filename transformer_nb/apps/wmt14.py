@@ -694,6 +694,9 @@ def _wmt14(src_lang, tgt_lang, data_dir, **files):
     "A corpus folder `fetch_wmt14` wrote: train (streamed), valid (newstest2013) and test (newstest2014); `files`: a resumed run's own, {split: (source, target)}."
     if data_dir is None and not files.get('train'): raise SettingError("the wmt14 corpus is read from the folder `tnb-data wmt14` writes: give {data_dir}", data_dir=None)
     if bad := sorted(set(files) - set(SPLITS)): raise TypeError(f"load_dataset('wmt14') got unexpected arguments {bad}; it takes train, valid, test")
+    if data_dir is not None and not files.get('train') and not Path(data_dir).is_dir():
+        raise in_settings(FileNotFoundError, "the wmt14 corpus folder {data_dir} " + ("is a file, not a folder" if Path(data_dir).exists() else
+                          "does not exist") + ": give the folder `tnb-data wmt14 --pair en-de DIR` wrote (DIR/wmt14-en-de)", data_dir=str(data_dir))
     man = Path(data_dir or '.')/'MANIFEST.json'
     pair = json.loads(man.read_text(encoding='utf-8'))['pair'] if data_dir is not None and man.is_file() else None
     src, tgt = (src_lang, tgt_lang) if src_lang and tgt_lang else pair_langs(pair) if pair else (src_lang or 'src', tgt_lang or 'tgt')
@@ -701,6 +704,10 @@ def _wmt14(src_lang, tgt_lang, data_dir, **files):
     for sp in SPLITS:
         found = tuple(files[sp]) if files.get(sp) else tuple(_split_file(Path(data_dir), sp, l) for l in (src, tgt))
         if None in found and (sp == 'train' or found != (None, None)):
+            if pair is None and not (src_lang and tgt_lang):           # no MANIFEST.json: 'src' and 'tgt' stand for languages it cannot name
+                raise in_settings(FileNotFoundError, "{data_dir} holds no MANIFEST.json, which `tnb-data wmt14` writes to name the pair: give "
+                                  "the folder it wrote, or name the languages of its files with {src_lang} and {tgt_lang}", data_dir=str(data_dir),
+                                  src_lang='LANG', tgt_lang='LANG')
             raise in_settings(FileNotFoundError, f"the wmt14 corpus needs {sp}.{src} and {sp}.{tgt} in {{data_dir}}; found "
                               f"{sorted(p.name for p in Path(data_dir).glob('*'))}", data_dir=str(data_dir))
         if None not in found: paths[sp] = tuple(Path(p).resolve() for p in found)

@@ -395,6 +395,7 @@ def run_summary(trainer:Trainer, seconds:float, max_time:float|None=None, table:
     for name, x in (('seconds', seconds), ('max_time', max_time)):
         if (x is not None or name == 'seconds') and (isinstance(x, bool) or not isinstance(x, (int, float))): raise TypeError(f"{name}={x!r:.60} must be a number")
     v = trainer.history['valid'][-1] if trainer.history['valid'] else None
+    if trainer.timed_out and max_time is None: max_time = trainer.tc.max_time     # a resumed run's limit: its checkpoint's, not the command's
     return ([settings_line(f"stopped at the time limit of {max_time:g} minutes ({{max_time}})", table, max_time=max_time)] if trainer.timed_out else []) + [
         f"trained {trainer.step} updates in {seconds:.0f}s" + (f"; valid loss {v['loss']:.3f}, perplexity {v['ppl']:.2f} at update {v['step']}" if v else '')]
 

@@ -13,7 +13,7 @@ __all__ = ['PRESETS', 'PAPER_TABLE3', 'PAPER_DECODING', 'PrecisionName', 'DECODE
 # %% ../../nbs/lib_options.ipynb #a28a0004
 from typing import Annotated, Literal
 from dataclasses import dataclass, field, fields, replace
-from .checks import Range, PositiveInt, Count, PositiveFloat, Probability, Seed, Threads, SettingError, check_fields, settings, validate
+from .checks import Range, PositiveInt, PositiveFloat, Probability, Seed, Threads, SettingError, check_fields, settings, validate
 from ..config import TransformerConfig, BIG   # 06's base (its defaults) and big
 from ..variations import table3_variants       # 12's Table 3 rows, declared there
 from ..training_config import WARMUP, EPS_LS        # 09's §5.3 warm-up and §5.4 label smoothing, declared there
@@ -66,7 +66,7 @@ class ModelConfig(TransformerConfig):
     d_ff: PositiveInt = TransformerConfig.d_ff
     p_drop: Probability = TransformerConfig.p_drop
     pos: Literal['sinusoidal', 'learned'] = TransformerConfig.pos
-    max_len: PositiveInt = TransformerConfig.max_len
+    max_len: Annotated[int, Range(1, 1_000_000)] = TransformerConfig.max_len
     norm_first: bool = False         # False: post-LN as in the paper; True: pre-LN (Xiong et al., 2020; 14_since_2017)
     tie: Literal['all', 'decoder', 'none'] = 'all'   # all: src emb = tgt emb = output projection (§3.4); decoder: tgt emb = output; none
     p_attn: Probability = 0.0        # dropout on attention weights: tuned for parsing (§6.3); off for translation (our reading of §5.4)
@@ -114,9 +114,9 @@ DECODE_BATCH_TOKENS = 4000    # source tokens per decoding batch, padding includ
 @dataclass(frozen=True)
 class Decoding:
     "How to decode: beam width (1: greedy), length penalty alpha, output cap input + max_extra, beam search's stopping rule."
-    beam: PositiveInt = BEAM                       # beam width (§6.1: 4); 1: greedy decoding, where alpha plays no part
+    beam: Annotated[int, Range(1, 1_000)] = BEAM   # beam width (§6.1: 4); 1: greedy decoding, where alpha plays no part
     alpha: Annotated[float, Range(0, 10)] = ALPHA  # length penalty ((5+|Y|)/6)^alpha of §6.1 (0.6); 0: none
-    max_extra: Count = MAX_EXTRA                   # tokens an output may have beyond its source's length (§6.1: 50)
+    max_extra: Annotated[int, Range(0, 1_000_000)] = MAX_EXTRA   # tokens an output may have beyond its source's length (§6.1: 50)
     stop: Literal['exact', 'early'] = 'exact'      # when beam search ends: exact, or early (OpenNMT-py's: once the best candidate ends)
 
     def __post_init__(self):
@@ -148,7 +148,7 @@ class Runtime:
 
 # %% ../../nbs/lib_options.ipynb #e78b56a9
 VocabSize = Annotated[int, Range(8, 1_000_000)]    # pieces of a vocabulary: its special ids and a few more, at most a million
-MaxLen = Annotated[int, Range(2)]   # the longest pair kept, in tokens: a target holds BOS and EOS
+MaxLen = Annotated[int, Range(2, 1_000_000)]   # the longest pair kept, in tokens: a target holds BOS and EOS
 Tokens = Annotated[int, Range(1, 100_000_000)]     # tokens in a batch or an update (§5.1: about 25,000 a side an update); a hundred million at most, past any device's memory
 Updates = Annotated[int, Range(1, 1_000_000_000)]  # optimiser updates (§5.2: 100k for base, 300k for big); a billion at most
 
@@ -156,8 +156,8 @@ Updates = Annotated[int, Range(1, 1_000_000_000)]  # optimiser updates (§5.2: 1
 @dataclass(frozen=True)
 class DecodeOptions(Runtime):
     "How a `Decoding` runs: its device and precision (`Runtime`'s, which training shares), its batches, the longest source it takes and CPU threads (`translate`, the decoding commands). Its `max_tokens` is not `TrainConfig.max_tokens`: source tokens per decoding batch, not padded tokens a side per training micro-batch, so each keeps its own default."
-    max_tokens: PositiveInt = DECODE_BATCH_TOKENS    # source tokens per decoding batch, padding included; fewer use less memory
-    max_src_len: Annotated[int, Range(2)]|None = None   # refuse sources longer than this many tokens, EOS included (None: the model's max_len)
+    max_tokens: Tokens = DECODE_BATCH_TOKENS    # source tokens per decoding batch, padding included; fewer use less memory
+    max_src_len: MaxLen|None = None   # refuse sources longer than this many tokens, EOS included (None: the model's max_len)
     threads: Threads|None = None         # CPU threads; 0: PyTorch's default, every core (None: TNB_THREADS, else half the cores, for a command; as they are for `translate`)
     def __post_init__(self): validate(self)
 
@@ -190,7 +190,8 @@ class RunOptions:
     resume: str|None = None              # a checkpoint, or a run folder (its newest checkpoint), to continue with its own settings (None: a new run)
     new_data: bool = False               # on a resume: continue on another corpus (fine-tuning)
     overwrite: bool = False              # start over in a folder that holds a run, deleting that run's files
-    test_limit: Count|None = None        # test on at most this many sentences; 0: skip the test (None: the whole test split)
+    check: bool = False                  # check the command, its data and the checkpoint it resumes, then stop: nothing trained or written (a batch job runs it before it launches the ranks)
+    test_limit: Annotated[int, Range(0, 1_000_000_000)]|None = None   # test on at most this many sentences; 0: skip the test (None: the whole test split)
     def __post_init__(self): validate(self)
 
 # %% ../../nbs/lib_options.ipynb #a16dec03
@@ -214,8 +215,8 @@ class TrainConfig(Runtime):
     accum: Annotated[int, Range(1, 100_000_000)] = 1   # micro-batches per optimiser update (at most as many as an update's tokens)
     tokens_per_update: Tokens|None = None   # the update's size in padded tokens a side (§5.1: ~25,000): `accum` becomes as many micro-batches as reach it on the processes torchrun starts (None: `accum` as given)
     one_batch: bool|None = None          # with `tokens_per_update`: each process's share of the update as one micro-batch (`max_tokens` raised to it, `accum` 1), not micro-batches of `max_tokens` (None: on a GPU, whose memory holds it, yes; on a CPU, no)
-    steps: PositiveInt|None = None       # stop after this many updates, counted from the start of the run (None: as many as `epochs` make)
-    epochs: PositiveInt = 1              # passes over the training data (when `steps` is None)
+    steps: Updates|None = None           # stop after this many updates, counted from the start of the run (None: as many as `epochs` make)
+    epochs: Annotated[int, Range(1, 1_000_000)] = 1   # passes over the training data (when `steps` is None)
     max_time: PositiveFloat|None = None  # also stop after this many minutes of training by this process (None: no time limit)
     warmup: Updates = WARMUP             # warm-up updates of the §5.3 schedule (4000)
     lr_scale: PositiveFloat = 1.0        # multiplies the §5.3 schedule (1 in the paper)
@@ -224,14 +225,14 @@ class TrainConfig(Runtime):
     eps_ls: Probability = EPS_LS         # label smoothing (§5.4: 0.1; Table 3 row D)
     max_len: MaxLen|None = 256           # drop training pairs longer than this many tokens, BOS/EOS included (None: keep all)
     compile: bool = False                # torch.compile the model
-    save_every: Count = 0                # checkpoint every K updates (0: only at the end)
+    save_every: Annotated[int, Range(0, 1_000_000_000)] = 0   # checkpoint every K updates (0: only at the end)
     save_every_minutes: PositiveFloat|None = None   # also checkpoint after every this many minutes of training (§6.1: 10; None: by updates only)
-    keep: Count|None = None              # keep the newest n checkpoints; 0: all (None: 3, or `average` if more)
-    average: Count = 0                   # at the end, average the newest n checkpoints into average.pt (§6.1; 0 or 1: none)
-    valid_every: Count = 0               # validate every K updates (0: at the end of every epoch)
+    keep: Annotated[int, Range(0, 1_000_000)]|None = None   # keep the newest n checkpoints; 0: all (None: 3, or `average` if more)
+    average: Annotated[int, Range(0, 1_000_000)] = 0   # at the end, average the newest n checkpoints into average.pt (§6.1; 0 or 1: none)
+    valid_every: Annotated[int, Range(0, 1_000_000_000)] = 0   # validate every K updates (0: at the end of every epoch)
     seed: Seed = 0                       # seeds the batch order
     progress: bool = True                # tqdm progress bar (rank 0 only)
-    log_every: PositiveInt|None = None   # read the loss, token count and finite check back from the device every K updates, and before each validation and checkpoint; between them an update waits for nothing (None: 1 on a CPU, 50 on a GPU)
+    log_every: Updates|None = None       # read the loss, token count and finite check back from the device every K updates, and before each validation and checkpoint; between them an update waits for nothing (None: 1 on a CPU, 50 on a GPU)
 
     def __post_init__(self):
         validate(self)                                               # every field against its declared type
@@ -313,7 +314,7 @@ class AverageOptions:
     "What `tnb-average` averages, and into which file (`average_run`, which checks its arguments by these declarations)."
     checkpoints: list[str]               # checkpoint files, or one run folder: its newest training checkpoints (averages among them are skipped)
     output: str                          # the checkpoint to write (not a checkpoint-<step>.pt name)
-    last: PositiveInt|None = None        # with a run folder: average its newest N checkpoints (None: its newest training checkpoint alone, a copy; never its average.pt)
+    last: Annotated[int, Range(1, 1_000_000)]|None = None   # with a run folder: average its newest N checkpoints (None: its newest training checkpoint alone, a copy; never its average.pt)
     overwrite: bool = False              # replace the checkpoint that `output` holds (a file that is not a checkpoint is never replaced)
     def __post_init__(self): validate(self)
 
@@ -324,7 +325,7 @@ class ExportOptions:
     "How `export` (`tnb-export`) writes a checkpoint: the format, and the options of each format, each declared once."
     format: Literal['ctranslate2', 'onnx', 'hf'] = 'ctranslate2'   # what to write: a CTranslate2 model folder (tnb-translate decodes it), ONNX graphs (the site's live translator, Node, ONNX Runtime), or a Hugging Face transformers model (MarianMTModel)
     quantization: Quantization|None = None   # ctranslate2 only: the weights' type in the export (None: float32)
-    max_positions: PositiveInt|None = None   # ctranslate2 only: rows of the sinusoidal position table (None: the config's max_len)
+    max_positions: Annotated[int, Range(1, 1_000_000)]|None = None   # ctranslate2 only: rows of the sinusoidal position table (None: the config's max_len)
     float32: bool = False                    # onnx only: keep float32 weights (default: int8)
     overwrite: bool = False                  # replace the export the folder holds, once the new one is written (a folder that holds anything else is refused)
 

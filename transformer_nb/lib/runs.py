@@ -190,10 +190,11 @@ def _alive(pid:int) -> bool:
     return True
 
 def lock_owner() -> dict:
-    "What a lock written by this process says of it: process id and start, host and boot, the time and the command."
+    "What a lock written by this process says of it: process id and start, host and boot, the time, the command, and the Slurm job it runs in (if any)."
     import socket, sys
     return {'pid': os.getpid(), 'host': socket.gethostname(), 'boot': _boot_id(), 'started': _started(os.getpid()),
-            'since': time.strftime('%Y-%m-%d %H:%M:%S'), 'argv': [str(a) for a in sys.argv]}
+            'since': time.strftime('%Y-%m-%d %H:%M:%S'), 'argv': [str(a) for a in sys.argv],
+            **({'slurm_job': job} if (job := os.environ.get('SLURM_JOB_ID')) else {})}
 
 def _describe(owner:dict|None) -> str:
     if not owner: return 'another process'
@@ -203,7 +204,12 @@ def _describe(owner:dict|None) -> str:
 def lock_is_stale(path, owner:dict|None, now:float|None=None) -> bool:
     """True if the lock file `path`, read as `owner` (None: unreadable, or written by an older version), belongs to no live
     process: on this host and boot, its process is gone (or its id now names a later process); else (another host, or
-    no record) nobody has touched it for `LEASE` seconds. A lock held with `flock` by a live process is never stale."""
+    no record) nobody has touched it for `LEASE` seconds. A lock held with `flock` by a live process is never stale.
+    A lock of another host written in this very Slurm job (`SLURM_JOB_ID`, the same across its requeues) is stale at
+    once: Slurm runs a job once at a time, so its holder is a start of this job that ended (a lost node, a requeue)."""
+    here = lock_owner()
+    if owner and here.get('slurm_job') and owner.get('slurm_job') == here['slurm_job'] and (owner.get('host'), owner.get('boot')) != (here['host'], here['boot']):
+        return True                                     # an earlier start of this job, on another node: dead, whatever its flock says
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
         try: flock(fd); flock(fd, False); free = True
@@ -213,7 +219,7 @@ def lock_is_stale(path, owner:dict|None, now:float|None=None) -> bool:
         st = os.lstat(path); age = (time.time() if now is None else now) - st.st_mtime
     except FileNotFoundError: return True
     if owner is None and st.st_size and free: return True   # an older version's lock ("pid N, since ..."): it held flock while it ran
-    if owner and owner.get('host') == lock_owner()['host'] and owner.get('boot') == _boot_id() and isinstance(owner.get('pid'), int):
+    if owner and owner.get('host') == here['host'] and owner.get('boot') == here['boot'] and isinstance(owner.get('pid'), int):
         pid = owner['pid']
         if pid == os.getpid(): return False
         return not _alive(pid) or owner.get('started') not in (None, _started(pid))
@@ -313,6 +319,17 @@ def _run_of(path) -> str|None:
     try: return IDENTITY[0](path).get('run') if IDENTITY else None
     except (ValueError, OSError): return None
 
+def _a_record(line:str) -> bool:
+    "Whether a line of a log is a record a run wrote: a JSON object with an update's figures (e.g. {'valid': {'step': 40, ...}})."
+    try: r = json.loads(line)
+    except ValueError: return False
+    return isinstance(r, dict) and any(isinstance(v, dict) and isinstance(v.get('step'), int) and not isinstance(v['step'], bool) for v in r.values())
+
+def _a_checkpoint(path) -> bool:
+    "Whether `path` reads as a checkpoint (by the reader lib_checkpoints loads)."
+    try: IDENTITY[0](path); return bool(IDENTITY)
+    except Exception: return False
+
 def _other_runs(ckpt, files:list) -> list[Path]:
     "The checkpoints among `files` that another run than the one of the checkpoint `ckpt` wrote (by the run ids they hold)."
     mine = _run_of(ckpt)
@@ -323,6 +340,13 @@ def _other_runs(ckpt, files:list) -> list[Path]:
 def holds(self:RunFolder, step:int=0, resumed_from=None) -> bool:
     "True while this process holds the folder claimed for a run starting at update `step` from `resumed_from` (a claimer need not claim it again)."
     return _start(step, resumed_from) in _CLAIMED.get(os.path.realpath(self.path), ())
+
+@patch
+def is_run(self:RunFolder) -> bool:
+    "True if the folder holds a run: a checkpoint a run wrote (its `checkpoint-<step>.pt` or `average.pt` reads as one), or a log with a record of its updates; files that only carry a run's names are not one."
+    if any(_a_checkpoint(p) for p in self.outputs() if p.suffix == '.pt' and p.is_file() and not p.is_symlink()): return True
+    if not self.log.is_file() or self.log.is_symlink(): return False
+    with open(self.log, encoding='utf-8', errors='replace') as f: return any(_a_record(l) for l in f)
 
 @patch
 def claimed(self:RunFolder) -> bool:
@@ -354,6 +378,9 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
             say(f"{self.path}: the run started by this same command ({_describe(dead)}) was stopped before its first checkpoint: "
                 f"starting it again ({file_names(clash)} removed)")
             clash = []
+        if clash and overwrite and not later and not self.is_run():          # e.g. a user's own log.jsonl and loss.png: never deleted
+            raise UserError(f"{self.path} holds {file_names(clash)}, but no run: none is a checkpoint or a log a run wrote, and "
+                            f"overwriting deletes only a run's files; move them, or choose another folder (nothing was deleted)")
         if clash and not overwrite:
             raise RunConflict(f"{self.path} holds " + (
                 f"checkpoints past update {step} ({file_names(clash)}), a later continuation of this run: resume from the "

@@ -10,7 +10,7 @@ __all__ = ['CHECKPOINT', 'UserError', 'in_place', 'check_not_link', 'check_outpu
            'output_stream', 'printable', 'flock']
 
 # %% ../../nbs/lib_safeguards.ipynb #09a24774
-import contextlib, errno, io, itertools, os, queue, re, signal, stat, sys, threading, warnings, zlib
+import contextlib, errno, io, itertools, os, queue, re, shutil, signal, stat, sys, threading, warnings, zlib
 from pathlib import Path
 from collections.abc import Iterator
 
@@ -127,6 +127,7 @@ def check_output(path, what:str='output', # how the command names it ('-o'), or 
     p = Path(path)
     if str(path).strip() in ('', '.'): raise UserError(f"{what}: an empty file name")
     if p.is_dir() and not p.is_symlink(): raise UserError(f"{what} {path} is a folder; give a file name")
+    if str(path).endswith(('/', os.sep)): raise UserError(f"{what} {path} ends in '/', which names a folder; give a file name")   # Path() drops the slash: a file 'newdir' would be written
     if in_place(p):                                    # a FIFO, a device (a link to one too): written in place, nothing replaced
         if not p.exists(): raise UserError(f"{what} {path}: no such device")
         if stat.S_ISSOCK(os.stat(p).st_mode): raise UserError(f"{what} {path} is a socket; give a file, a FIFO or a device")
@@ -219,9 +220,11 @@ def _stale_temps(folder, pattern:str='.*.tmp*') -> list[Path]:
     return sorted(out)
 
 def clean_stale_temps(folder, pattern:str='.*.tmp*') -> list[Path]:
-    "Delete the `_stale_temps` of `folder` (matching `pattern`); returns them."
+    "Delete the `_stale_temps` of `folder` (matching `pattern`), a temporary folder with all it holds; returns them."
     gone = _stale_temps(folder, pattern)
-    for p in gone: p.unlink(missing_ok=True)
+    for p in gone:
+        if p.is_dir() and not p.is_symlink(): shutil.rmtree(p, ignore_errors=True)   # an export's folder, written whole or not at all
+        else: p.unlink(missing_ok=True)
     return gone
 
 # %% ../../nbs/lib_safeguards.ipynb #c8ce3f95

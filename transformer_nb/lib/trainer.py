@@ -20,6 +20,7 @@ from tqdm import tqdm
 from fastcore.basics import patch
 from ..core import PAD_ID
 from .machine import get_device
+from .process import out_of_memory
 from .checks import PositiveInt, Count, SettingError, validate, check_value
 from .machine import choose_precision, precision_dtype
 from .options import Computed
@@ -720,12 +721,13 @@ def _nothing_to_do(self:Trainer) -> str|None:
 
 @patch
 def fit(self:Trainer) -> dict:
-    "Train until `steps` updates or `epochs` epochs, holding the run folder; returns the history. A finished run resumed gets what it lacks (its final validation, its average)."
-    if (msg := self._nothing_to_do()) is not None:
-        self.say(msg)
-        if self.resumed_from is None: return self.history
-        with self._claim(): self._finish(); return self.history    # a finished run resumed: complete what it lacks
-    with self._claim(): return self._train()
+    "Train until `steps` updates or `epochs` epochs, holding the run folder; returns the history. A finished run resumed gets what it lacks (its final validation, its average). Running out of memory is one line, as the commands say it (`out_of_memory`), never the allocator's text."
+    with out_of_memory(f"training this model with these batches on {self.device}"):
+        if (msg := self._nothing_to_do()) is not None:
+            self.say(msg)
+            if self.resumed_from is None: return self.history
+            with self._claim(): self._finish(); return self.history    # a finished run resumed: complete what it lacks
+        with self._claim(): return self._train()
 
 @patch
 def _claim(self:Trainer):
