@@ -861,6 +861,7 @@ def _check_hf_exportable(cfg):
                            d_model=cfg.d_model, h=cfg.h, d_k=cfg.d_k, d_v=cfg.d_v)
     return cfg
 
+# %% ../../nbs/apps_export.ipynb #a86hf109
 def marian_state_dict(model) -> dict:
     "`model`'s weights (06's `Transformer`) as `MarianMTModel`'s, float32, every coordinate of the residual stream permuted (`marian_permutation`)."
     if not isinstance(model, Transformer): raise TypeError(f"model must be a Transformer (06_model's; build_model makes one), got a {type(model).__name__}")
@@ -892,6 +893,7 @@ def marian_state_dict(model) -> dict:
     sd['final_logits_bias'] = torch.zeros(1, cfg.tgt_vocab)          # 04's output layer has no bias
     return sd
 
+# %% ../../nbs/apps_export.ipynb #a86hf110
 def marian_config(cfg, max_extra:int=PAPER_DECODING.max_extra):
     "transformers' `MarianConfig` of the model config `cfg`: post-LN, ReLU, embeddings scaled by √d_model, 00_core's ids, positions for the longest source and output."
     from transformers import MarianConfig
@@ -929,6 +931,7 @@ def _write_marian_tokenizer(tok, folder:Path, max_len:int):
     (folder / 'tokenizer_config.json').write_text(json.dumps({'tokenizer_class': 'MarianTokenizer', 'separate_vocabs': False, 'model_max_length': max_len,
                                                              'clean_up_tokenization_spaces': False, **_special_pieces(tok)}, indent=1), encoding='utf-8')
 
+# %% ../../nbs/apps_export.ipynb #a86hf111
 def _generation_config(cfg, d:Decoding):
     "`generate`'s defaults as close to the decoding `d` as it allows: its beam, its alpha (as length^alpha), beam search ending once no beam can overtake what ended, PAD and BOS never emitted, EOS never first (`min_new_tokens=1`, as every decoder of the package: no empty output), outputs capped at the longest source + max_extra."
     from transformers import GenerationConfig
@@ -936,6 +939,7 @@ def _generation_config(cfg, d:Decoding):
                             max_length=cfg.max_len + extra_tokens(d.max_extra) + 1,
                             min_new_tokens=1, suppress_tokens=[PAD_ID, BOS_ID], pad_token_id=PAD_ID, bos_token_id=BOS_ID, eos_token_id=EOS_ID, decoder_start_token_id=BOS_ID)
 
+# %% ../../nbs/apps_export.ipynb #a86hf112
 def _hf_folder(checkpoint, out_dir, o:ExportOptions) -> Path:
     "`export_hf` with its options checked once, as `o`."
     _transformers()
@@ -983,6 +987,7 @@ def load_hf(model_dir) -> tuple:
     with _quiet_transformers(): m, tok = AutoModelForSeq2SeqLM.from_pretrained(d).eval(), AutoTokenizer.from_pretrained(d)
     return m, tok, meta
 
+# %% ../../nbs/apps_export.ipynb #a86hf113
 def gnmt_best(sequences:torch.Tensor, scores:torch.Tensor, alpha:float) -> list[int]:
     "The best of `generate`'s n-best `sequences` (n, 1 + T: the start, the tokens, PAD after EOS) by GNMT's length penalty: their"
     " log-probabilities `scores` (n,) (summed `compute_transition_scores`) divided by lp(|Y|) = ((5+|Y|)/6)^alpha, |Y|"
@@ -992,6 +997,7 @@ def gnmt_best(sequences:torch.Tensor, scores:torch.Tensor, alpha:float) -> list[
     best = max(range(len(ys)), key=lambda k: (scores[k].item() / length_penalty(len(ys[k]), alpha), -k))
     return [t for t in ys[best] if t != EOS_ID]
 
+# %% ../../nbs/apps_export.ipynb #a86hf114
 def hf_translate(model, # an export folder, or (MarianMTModel, MarianTokenizer, record) as `load_hf` returns them
                  sentences:list[str], decoding:Decoding|None=None, # beam (1: greedy), alpha, max_extra, as `translate` (None: the export's, its task's)
                  *, beam:int|None=None, alpha:float|None=None, max_extra:int|None=None,
