@@ -303,7 +303,7 @@ def _average(argv, table):
         a.checkpoints, a.output, a.last, say=lambda m: note(f"tnb-average: {m}"), overwrite=a.overwrite, what='-o')
     n, names = len(paths), ', '.join(q.name for q in paths)
     print(f"averaged {n} checkpoint{'s' * (n != 1)} ({names}) -> {out}", file=sys.stderr if in_place(out) else sys.stdout)
-    if n == 1 and any(paths[0].parent.glob('checkpoint-*.pt')): note(f"tnb-average: one checkpoint, so {out} is a copy of it; to average a run's newest N checkpoints give its folder "
+    if n == 1 and RunFolder(paths[0].parent).checkpoints(): note(f"tnb-average: one checkpoint, so {out} is a copy of it; to average a run's newest N checkpoints give its folder "
                     f"and --last N: tnb-average {shlex.quote(str(paths[0].parent))} --last 5 -o {shlex.quote(str(a.output))}")
 
 def average_main(argv:list|None=None): "Entry point of `tnb-average` (see `tnb-average --help`)."; run_cli('tnb-average', _average, argv)
