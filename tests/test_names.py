@@ -193,3 +193,72 @@ def test_table3_models_are_declared_once(name):
     "Table 3's base (`TransformerConfig`'s defaults) and big (`BIG`) are written in 06's `config` alone; lib_options' presets build on them."
     where = [m for m in MODULES if TABLE3_MODELS[name] in model_sizes(_text(m))]
     assert where == ['config'], f"Table 3's {name} model is written in {where}: import it from transformer_nb.config"
+
+
+# --- apps exports what a command, README, another wing or another page uses; the rest is private ---
+
+ROOT = PKG.parent
+
+def _notebook_of(module:str) -> str:
+    "The notebook `module` is exported from (its 'File to edit' line)."
+    import re
+    return Path(re.search(r'File to edit: (\S+\.ipynb)', _text(module))[1]).name
+
+@functools.cache
+def _other_texts() -> dict:
+    "Every text an export can be used from, by where it is: package modules, notebooks, README, pyproject's commands, tests, tools, benchmarks, experiments and the live page."
+    texts = {f'module {m}': _text(m) for m in MODULES}
+    texts |= {f'notebook {p.name}': p.read_text(encoding='utf-8') for p in (ROOT / 'nbs').glob('*.ipynb')}
+    texts |= {f'{p.relative_to(ROOT)}': p.read_text(encoding='utf-8') for p in (ROOT / 'README.md', ROOT / 'pyproject.toml')}
+    for d in ('tests', 'tools', 'bench', 'experiments'): texts |= {str(p.relative_to(ROOT)): p.read_text(encoding='utf-8') for p in (ROOT / d).rglob('*.py')}
+    texts |= {str(p.relative_to(ROOT)): p.read_text(encoding='utf-8') for p in (ROOT / 'nbs' / 'live').rglob('*') if p.suffix in ('.js', '.mjs', '.html', '.py')}
+    return texts
+
+def used_elsewhere(name:str, texts:dict, own:set) -> list[str]:
+    "Where `name` is written as a word, outside the texts in `own`."
+    import re
+    r = re.compile(r'(?<![\w])' + re.escape(name) + r'\b')
+    return [k for k, t in texts.items() if k not in own and r.search(t)]
+
+def test_the_use_reader():
+    texts = {'module a': 'x = used_one(1)', 'notebook a.ipynb': 'unused_one()', 'README.md': 'call `other.used_two()`', 'b': '_used_three'}
+    assert [bool(used_elsewhere(n, texts, {'module a', 'notebook a.ipynb'})) for n in ('used_one', 'unused_one', 'used_two', 'used_three')] == [False, False, True, False]
+
+@pytest.mark.parametrize('module', [m for m in MODULES if m.startswith('apps.')])
+def test_apps_exports_are_used_elsewhere(module):
+    "Each name in an apps module's `__all__` is used by another module, another page, README, a command, a test, a tool, a benchmark or an experiment: the rest are private."
+    texts, own = _other_texts(), {f'module {module}', f'notebook {_notebook_of(module)}'}
+    unused = [x for x in _exports(module) if not used_elsewhere(x, texts, own)]
+    assert not unused, f"transformer_nb.{module} exports {unused}, used nowhere else: make them private"
+
+
+# --- no two names of the package differ only by leading underscores (`step` and `_step` are one name to a reader) ---
+
+# the pairs written before this check, each a name still written both ways; an entry that no longer is fails too
+UNDERSCORE_TWINS_KNOWN = {'average', 'attention', 'check_model', 'one_line', 'translate', 'multi30k', 'describe', 'IDENTITY', 'claim', 'pad_rows',
+                          'evaluate', 'load', 'validate', 'verdict', 'NoPositions', 'KINDS', 'check', 'settings', 'translate_export',
+                          'evaluate_parser', 'export'}
+
+def top_level_names(source:str) -> set[str]:
+    "The names `source` defines at module level: functions, classes and assigned names (dunders left out)."
+    found = set()
+    for n in _tree(source).body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)): found.add(n.name)
+        elif isinstance(n, (ast.Assign, ast.AnnAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]): found |= {e.id for e in ast.walk(t) if isinstance(e, ast.Name)}
+    return {x for x in found if not (x.startswith('__') and x.endswith('__'))}
+
+def underscore_twins(names:set) -> set[str]:
+    "The names (without their leading underscores) written in `names` in more than one way."
+    ways = {}
+    for x in names: ways.setdefault(x.lstrip('_'), set()).add(x)
+    return {k for k, v in ways.items() if len(v) > 1}
+
+def test_the_twin_reader():
+    assert top_level_names("def f(): pass\n_f = 1\nclass C: pass\nx: int = 2\na, (b, _c) = 1, (2, 3)\n__all__ = []") == {'f', '_f', 'C', 'x', 'a', 'b', '_c'}
+    assert underscore_twins({'f', '_f', 'g', '__g', 'h', 'hh', '_k'}) == {'f', 'g'}
+
+def test_no_two_names_differ_only_by_an_underscore():
+    twins = underscore_twins(set().union(*(top_level_names(_text(m)) for m in MODULES)))
+    assert twins - UNDERSCORE_TWINS_KNOWN == set(), f"names written both with and without a leading underscore: {sorted(twins - UNDERSCORE_TWINS_KNOWN)}: rename one"
+    assert UNDERSCORE_TWINS_KNOWN - twins == set(), f"no longer written both ways: drop {sorted(UNDERSCORE_TWINS_KNOWN - twins)} from UNDERSCORE_TWINS_KNOWN"

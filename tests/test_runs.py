@@ -321,3 +321,12 @@ def test_an_empty_lock_says_it_is_stale_and_how_to_clear_it(tmp_path):
                                    f"this very moment; it is taken over {LEASE} s after it was last changed (") and str(e.value).endswith(f"remove it now: rm {run.path / _LOCK}")
     (run.path / _LOCK).unlink()
     with run.lock(): assert (run.path / _LOCK).stat().st_size > 0
+
+def test_only_lib_runs_knows_the_checkpoint_names():
+    "No other module globs or matches a run's checkpoint names itself: they ask `RunFolder` (or `checkpoint_step`)."
+    import re, transformer_nb
+    from pathlib import Path
+    pkg = Path(transformer_nb.__file__).parent
+    own = re.compile(r"""(glob|match|fnmatch)\w*\(\s*[rf]?['"][^'"]*checkpoint-""")
+    found = [str(p.relative_to(pkg)) for p in pkg.rglob('*.py') if p.name != 'runs.py' and own.search(p.read_text())]
+    assert found == []
