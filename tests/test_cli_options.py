@@ -108,7 +108,7 @@ def test_a_refusal_names_the_option_the_user_typed():
         with pytest.raises(ValueError) as e: p.parse_args(argv)
         assert said(e.value, p.options()) == line, said(e.value, p.options())
     for argv, line in [(['--quantization', 'int4'], "--quantization int4 must be float32, int8, int8_float32, int8_float16, int8_bfloat16, int16, float16 or bfloat16, or none"),
-                       (['--max-positions', '0'], '--max-positions 0 must be an int in [1, 1000000], or none'), (['--format', 'tf'], '--format tf must be ctranslate2 or onnx')]:
+                       (['--max-positions', '0'], '--max-positions 0 must be an int in [1, 1000000], or none'), (['--format', 'tf'], '--format tf must be ctranslate2, onnx or hf')]:
         with pytest.raises(ValueError) as e: cli._export_parser().parse_args(['c', '-o', 'd', *argv])   # tnb-export's bounds: its declaration's
         assert said(e.value, cli._export_parser().options()) == line, said(e.value)
     table = p.parse_args([]).table                                      # this command's table, as it hands it to run_cli

@@ -363,7 +363,7 @@ def test_the_option_classes_need_nothing_of_training():
     from pathlib import Path
     tree = ast.parse(Path(o.__file__).read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-    assert imported <= {'typing', 'dataclasses', 'checks', 'config', 'training_config', 'decoding_config'}, imported   # 06's, 09's and 10's settings, without PyTorch
+    assert imported <= {'typing', 'dataclasses', 'checks', 'config', 'training_config', 'decoding_config', 'variations'}, imported   # 06's, 09's and 10's settings and 12's Table 3 rows, declared there
     import transformer_nb.apps.tasks as tasks
     assert not {'trainer', 'evaluation', 'workflow'} & {n.module.split('.')[-1] for n in ast.walk(ast.parse(Path(tasks.__file__).read_text()))
                                                          if isinstance(n, ast.ImportFrom) and n.level and n.module and n.col_offset == 0}
@@ -398,11 +398,11 @@ def test_alpha_is_checked_once_per_search_not_at_its_steps(monkeypatch):
         assert len(out[0][0][0]) == steps and counts['alpha'] == 1, (extra, counts)
 
 def test_the_commands_stay_small():
-    "The commands' two modules hold at most 500 lines together: what they share is made from declarations, not written out."
+    "The commands' two modules hold at most 520 lines together (500, then `tnb-train --check` and `tnb-export --format hf`): what they share is made from declarations, not written out."
     import transformer_nb.apps.cli as cli, transformer_nb.apps.commands as commands
     from pathlib import Path
     n = sum(len(Path(m.__file__).read_text().splitlines()) for m in (cli, commands))
-    assert n <= 500, f"cli.py and commands.py hold {n} lines"
+    assert n <= 520, f"cli.py and commands.py hold {n} lines"
 
 def test_no_option_is_taken_by_an_abbreviation():
     "Every command's parser (and every script's under experiments/, tools/ and bench/) takes an option by its whole name only: `--step 3` is refused, never read as `--steps 3`."

@@ -460,7 +460,7 @@ def test_export_help_says_which_options_are_whose(capsys):
     h = ' '.join(out.split())
     assert code == 0 and 'ctranslate2 only: rows of the sinusoidal position table' in h and '--overwrite' in h
     ex = out[out.index('examples:'):].splitlines()
-    assert len(ex) == 3 and ex[1].strip().startswith('tnb-export --ctranslate2') and ex[2].strip().startswith('tnb-export --format onnx'), ex
+    assert len(ex) == 4 and ex[1].strip().startswith('tnb-export --ctranslate2') and ex[2].strip().startswith('tnb-export --format onnx') and ex[3].strip().startswith('tnb-export --format hf'), ex
 
 @pytest.mark.slow
 def test_bench_onnx_runs_with_its_smallest_arguments(onnx_mods, ckpt, tmp_path):

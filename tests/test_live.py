@@ -289,19 +289,22 @@ tr.step = async (cross, past, tokens) => {          // a decoder that scores the
 };
 const gt = [], bt = [];
 const greedy = await tr.greedy({ cross: {} }, 6, 0.6, gt, () => {}, false), beam = await tr.beamSearch({ cross: {} }, 6, 2, 0.6, bt, () => {});
-console.log(JSON.stringify({ greedy: greedy.out, beam: beam.out, first: [gt[0], bt[0]].map(e => e.candidates.map(c => c.token)), second: bt[1].candidates.map(c => c.token) }));
+console.log(JSON.stringify({ greedy: greedy.out, beam: beam.out, first: [gt[0], bt[0]].map(e => e.candidates.map(c => c.token)), second: bt[1].candidates.map(c => c.token),
+                             firstEnd: bt[0].candidates.filter(c => c.token === eos).map(c => [Number.isFinite(c.logp), c.ended, c.kept]) }));
 """
 
 def test_the_end_token_is_forbidden_at_the_first_step():
     "Greedy and beam search in translator.mjs (translate.mjs and the page) never end at the first step, as fairseq's"
-    " min_len=1: on a decoder that scores the end highest at every step, the first step's candidates hold no end, and the"
-    " translation is one piece, not the empty line; from the second step the end is a candidate again."
+    " min_len=1: on a decoder that scores the end highest at every step, greedy's first step has no end among its"
+    " candidates, beam search's scores the end -inf after the log-softmax (as the package's beam search: the others keep"
+    " their log p), never ended nor kept; the translation is one piece, not the empty line; from the second step the end"
+    " is the best candidate again."
     node()
     r = subprocess.run([node(), '--input-type=module', '-e', FIRST_STEP_JS], capture_output=True, text=True, encoding='utf-8', cwd=ROOT, timeout=60)
     assert r.returncode == 0, r.stderr
     got = json.loads(r.stdout)
     assert got['greedy'] == [4] and got['beam'] == [4], got
-    assert all(3 not in c for c in got['first']) and got['second'][0] == 3, got
+    assert 3 not in got['first'][0] and got['first'][1][0] == 4 and got['firstEnd'] == [[False, False, False]] and got['second'][0] == 3, got
 
 # --- every model the package makes runs in the page's code ------------------------------------------------------------
 

@@ -60,8 +60,10 @@ def test_an_outputs_cap_stops_at_4096_extra_tokens():
     src = torch.tensor([[5, 6, 3, 0], [5, 3, 0, 0]])                               # 3 and 2 tokens, EOS included, then padding
     assert max_output_lengths(m, src, 50).tolist() == [53, 52]                     # the paper's +50, unchanged
     assert max_output_lengths(m, src, 10**20).tolist() == [3 + 4096, 2 + 4096]     # no int64 overflow, no list of 10**20 penalties
-    out, err, code = run(translate_main, ['pretrained:numbers', 'seven', '--max-extra', 10**20, '--threads', '1'])
+    out, err, code = run(translate_main, ['pretrained:numbers', 'seven', '--max-extra', 10**6, '--threads', '1'])   # its declared bound: capped all the same
     assert code == 0 and out == 'sieben\n', err
+    out, err, code = run(translate_main, ['pretrained:numbers', 'seven', '--max-extra', 10**20, '--threads', '1'])   # past it: refused in one line
+    assert code == 2 and not out and error_line(err, 'tnb-translate') == f"--max-extra {10**20} must be an int in [0, 1000000]", err
 
 
 @pytest.fixture(scope='module')
@@ -75,12 +77,14 @@ def test_a_ctranslate2_export_refuses_as_a_checkpoint_does(numbers_ct2):
     from transformer_nb.apps.export import load_ctranslate2, ctranslate2_translate
     tr, tk, meta = load_ctranslate2(numbers_ct2)
     V = meta['config']['tgt_vocab']
-    with pytest.raises(SettingError) as e: ctranslate2_translate(tr, tk, ['seven'], Decoding(beam=V + 1), meta=meta)
-    assert str(e.value) == f"beam={V + 1} is more than the target vocabulary of {V} pieces"
+    beam = V + 1 if V < 1000 else 1001                                             # past the vocabulary, or past the beam's declared bound
+    says = f"is more than the target vocabulary of {V} pieces" if V < 1000 else "must be an int in [1, 1000]"
+    with pytest.raises(SettingError) as e: ctranslate2_translate(tr, tk, ['seven'], Decoding(beam=beam), meta=meta)
+    assert str(e.value) == f"beam={beam} {says}", str(e.value)
     for model in (numbers_ct2, 'pretrained:numbers'):                                # the same words on both paths
-        out, err, code = run(translate_main, [model, 'seven', '--beam', V + 1, '--threads', '1'])
-        assert code == 2 and not out and error_line(err, 'tnb-translate') == f"--beam {V + 1} is more than the target vocabulary of {V} pieces", err
-    assert ctranslate2_translate(tr, tk, ['seven'], Decoding(max_extra=10**20), meta=meta) == ['sieben']   # capped as `max_output_lengths` caps it
+        out, err, code = run(translate_main, [model, 'seven', '--beam', beam, '--threads', '1'])
+        assert code == 2 and not out and error_line(err, 'tnb-translate') == f"--beam {beam} {says}", err
+    assert ctranslate2_translate(tr, tk, ['seven'], Decoding(max_extra=10**6), meta=meta) == ['sieben']   # capped as `max_output_lengths` caps it
     import ctranslate2
     if ctranslate2.get_cuda_device_count() == 0:
         with pytest.raises(SettingError) as e: load_ctranslate2(numbers_ct2, device='cuda')

@@ -476,7 +476,7 @@ def public(k:str) -> bool: return not any(p.startswith('_') for p in k.split(':'
 FILE_WRITERS = ['lib.checkpoints:save_checkpoint', 'lib.checkpoints:save_averaged', 'lib.checkpoints:average_run', 'lib.tokens:_TokenizerBytes.save',
                 'lib.trainer:plot_history', 'lib.trainer:Trainer.plot', 'lib.records:add_result', 'lib.datasets:download_file',
                 'lib.fast_decoding:_translate_file', 'apps.export:translate_export', 'apps.wmt14:download_resumable', 'apps.pretrained:make_pretrained']
-FOLDER_WRITERS = ['apps.export:export', 'apps.export:export_ctranslate2', 'apps.export:export_onnx', 'apps.wmt14:sample_archives',
+FOLDER_WRITERS = ['apps.export:export', 'apps.export:export_ctranslate2', 'apps.export:export_onnx', 'apps.export:export_hf', 'apps.wmt14:sample_archives',
                   'apps.wmt14:encode_to_disk', 'apps.wmt14:encoded_cache', 'apps.wmt14:fetch_wmt14', 'apps.parsing_task:write_treebank_files']
 RUN_WRITERS = {   # the run's own files, under its claim
     'lib.runs:RunFolder.write': "a file of the run, replacing (never following) a link at its name: called by the run that holds the folder",
@@ -556,6 +556,7 @@ def folder_writer(name:str, k):
         'apps.export:export': (lambda p, ow: export.export(k.cks[0], p, overwrite=ow), 'model.bin'),
         'apps.export:export_ctranslate2': (lambda p, ow: export.export_ctranslate2(k.cks[0], p, overwrite=ow), 'model.bin'),
         'apps.export:export_onnx': (lambda p, ow: export.export_onnx(k.cks[0], p, overwrite=ow), 'encoder.onnx'),
+        'apps.export:export_hf': (lambda p, ow: export.export_hf(k.cks[0], p, overwrite=ow), 'model.safetensors'),
         'apps.wmt14:sample_archives': (lambda p, ow: wmt14.sample_archives(p, overwrite=ow), 'dev.tgz'),
         'apps.wmt14:encode_to_disk': (lambda p, ow: wmt14.encode_to_disk(k.tok, k.src, k.tgt, p, overwrite=ow), 'encoded.json'),
         'apps.wmt14:encoded_cache': (lambda p, ow: wmt14.encoded_cache(k.tok, k.src, k.tgt, p), None),
