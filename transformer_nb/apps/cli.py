@@ -115,6 +115,7 @@ def _check_only(a, task, out:RunFolder, files) -> None:
     if not a.resume: task.load(a.dataset, a.src_lang, a.tgt_lang, a.data_dir, **(files or {}))
     print(f"tnb-train --check: the command{', its checkpoint' if a.resume else ', its data'} and its run folder {out.path} are good: nothing was trained or written")
 
+# %% ../../nbs/apps_cli.ipynb #a7trn001
 def _train(argv, table):
     for line in check_thread_env(): warnings.warn(line)           # before PyTorch loads
     if asks_help(argv): _train_help()                              # the options' declarations: no training module

@@ -527,6 +527,7 @@ def _check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
     _check(ck, path, use, weights, model, _meta_of(ck, path))
     return ck
 
+# %% ../../nbs/lib_checkpoints.ipynb #c4chk001
 def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> ModelConfig:
     "`_check_checkpoint` of `ck`, whose `meta` is parsed already; returns its config, built once in checking it."
     missing = [k for k in _NEEDS[use] if ck.get(k) is None]
