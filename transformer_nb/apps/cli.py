@@ -121,8 +121,7 @@ def _train(argv, table):
     if asks_help(argv): _train_help()                              # the options' declarations: no training module
     heavy_imports()
     a = _train_parser().parse_args(argv, table=table); _check_train(a)
-    from transformer_nb.lib.machine import limit_threads, get_device
-    from transformer_nb.lib.trainer import Parallel, say_precision; from transformer_nb.apps import workflow; from transformer_nb.lib.safeguards import removed_unless_used
+    from transformer_nb.lib.machine import limit_threads, get_device; from transformer_nb.lib.trainer import Parallel, say_precision; from transformer_nb.apps import workflow; from transformer_nb.lib.safeguards import removed_unless_used
     limit_threads(a.threads); s, spm, files = _settings(a)
     device = get_device(a.device) if a.device is not None else None   # resolved once, here: a device this machine lacks is refused first
     resumed = workflow.resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,

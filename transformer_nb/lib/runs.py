@@ -367,10 +367,8 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
     with self.lock(remove_unused=not self.path.exists() if remove_unused is None else remove_unused):
         key, start = os.path.realpath(self.path), _start(step, resumed_from)
         if start in _CLAIMED.get(key, ()): yield self; return             # claimed for this start around this claim: checked there
-        self.check_links()
-        clean_stale_temps(self.path, '.*.tmp*')                          # left by runs killed while saving
-        clash = self.conflicts(step, resumed_from)
-        later = resumed_from is not None and Path(resumed_from).resolve().parent == self.path.resolve()
+        self.check_links(); clean_stale_temps(self.path, '.*.tmp*')      # stale temporary files: left by runs killed while saving
+        clash, later = self.conflicts(step, resumed_from), resumed_from is not None and Path(resumed_from).resolve().parent == self.path.resolve()
         if later and clash and _other_runs(resumed_from, clash): later = False   # past it, but another run's: said as another run's files
         dead = getattr(self, 'previous_owner', None)                   # a lock taken over from a process that died holding it
         if clash and step == 0 and resumed_from is None and dead and dead.get('argv') == lock_owner()['argv'] and not self.checkpoints():
