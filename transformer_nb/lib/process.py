@@ -153,7 +153,7 @@ def plain(text) -> str:
     for pat, word in _WORDS: text = re.sub(pat, word, str(text))
     return text
 
-def _shown(v) -> str|None:
+def _long_number(v) -> str|None:
     from transformer_nb.lib.checks import shown                        # an int too long to write out: its length
     return shown(v)
 
@@ -161,12 +161,12 @@ def _word(v) -> str:
     "A value as it is typed on a command line."
     if v is None: return 'none'
     if isinstance(v, (list, tuple)): return ' '.join(map(_word, v))
-    if (long := _shown(v)) is not None: return long
+    if (long := _long_number(v)) is not None: return long
     return shlex.quote(os.fspath(v)) if isinstance(v, (str, os.PathLike)) else str(v)
 
 def _say_setting(name:str, value, table:dict) -> str:
     "A setting as a command's user gives it (`--beam 0`, `--early-stop`, a positional's value), by the command's `table`: a setting's name -> (its option, how it takes a value: 'value', 'flag', 'bool', or '' for a positional, and the word for its value: 'DIR'); `name=value` where no option sets it. A setting not given (None) is said as the option to give: `--data-dir DIR`."
-    if name not in table: return f"{name}={_shown(value) or repr(value)}"
+    if name not in table: return f"{name}={_long_number(value) or repr(value)}"
     opt, how, *word = table[name]
     if how == 'value' and value is None: return f"{opt} {(word or [None])[0] or name.upper()}"
     if how == 'flag': return opt
