@@ -61,6 +61,7 @@ def _cases(d:Path) -> list:
             ('bench_encode.py', ['--pairs', 300, '--sample', 600, '--vocab', 60, '--repeats', 1, '--threads', 1, '--dir', d / 'encode',
                                  '--json', d / 'encode.json'], 'ok'),
             ('bench_wmt14_stream.py', ['--mb', 2, '--dir', d / 'stream', '--json', d / 'stream.json'], 'ok'),
+            ('bench_hf.py', ['--checkpoint', NUMBERS, '--speed-n', 2, '--beam-n', 2, '--repeats', 1, '--json', d / 'hf.json'], 'ok' if m30k else 'not found'),
             ('bench_one_decode.py', ['--old', ROOT, '--pairs', 1, '--n', 3, '--models', 'de-en'], 'ok' if m30k else 'test_2016_flickr.de.gz not found'),   # this tree against itself
             ('peer_opennmt.py', [], 'convert OURS.pt ONMT.pt')]                       # OpenNMT-py's side: without a command, its usage
 
