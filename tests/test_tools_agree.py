@@ -224,6 +224,8 @@ def _refusal_cases(vocab:int, long_line:str, long_tokens:int) -> list:
     nul = '; this is not UTF-8 text (a binary file, or UTF-16 text: convert it to UTF-8)'
     bad = lambda why, b, at: f"invalid UTF-8 ({why}: byte b'\\x{b:02x}' at offset {at}); the text must be UTF-8 encoded"
     chars = 64 * 1024 + 1
+    wide = vocab + 1 if vocab < 1000 else 1001   # past the vocabulary, or past the beam's declared bound (checked first)
+    past = f"is more than the target vocabulary of {vocab} pieces" if vocab < 1000 else "must be an int in [1, 1000]"
     return [   # id, args, stdin, library call, the library's words, the commands' words, the CLI's hint beyond them
         ('beam 0', ['--beam', '0'], b'one\n', lib(beam=0), "beam=0 must be an int in [1, 1000]", "--beam 0 must be an int in [1, 1000]", ''),
         ('beam -1', ['--beam=-1'], b'one\n', lib(beam=-1), "beam=-1 must be an int in [1, 1000]", "--beam -1 must be an int in [1, 1000]", ''),
@@ -232,8 +234,7 @@ def _refusal_cases(vocab:int, long_line:str, long_tokens:int) -> list:
         ('beam arabic-indic 3', ['--beam', '٣'], b'one\n', lib(beam='٣'), "beam='٣' must be an int in [1, 1000]", "--beam '٣' must be an int in [1, 1000]", ''),
         ('beam full-width 4', ['--beam', '４'], b'one\n', lib(beam='４'), "beam='４' must be an int in [1, 1000]", "--beam '４' must be an int in [1, 1000]", ''),
         ('beam 1_000', ['--beam', '1_000'], b'one\n', lib(beam='1_000'), "beam='1_000' must be an int in [1, 1000]", "--beam 1_000 must be an int in [1, 1000]", ''),
-        ('beam over the vocabulary', ['--beam', '100000'], b'one\n', lib(beam=100000),
-         f"beam=100000 is more than the target vocabulary of {vocab} pieces", f"--beam 100000 is more than the target vocabulary of {vocab} pieces", ''),
+        ('beam past the vocabulary or its bound', ['--beam', str(wide)], b'one\n', lib(beam=wide), f"beam={wide} {past}", f"--beam {wide} {past}", ''),
         ('alpha -1', ['--alpha', '-1'], b'one\n', lib(alpha=-1.0), "alpha=-1.0 must be a number in [0, 10]", "--alpha -1.0 must be a number in [0, 10]", ''),
         ('alpha nan', ['--alpha', 'nan'], b'one\n', lib(alpha=float('nan')), "alpha=nan must be a number in [0, 10]", "--alpha nan must be a number in [0, 10]", ''),
         ('alpha 11', ['--alpha', '11'], b'one\n', lib(alpha=11.0), "alpha=11.0 must be a number in [0, 10]", "--alpha 11.0 must be a number in [0, 10]", ''),

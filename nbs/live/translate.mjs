@@ -32,7 +32,7 @@ positional arguments:
 
 options:
   -h, --help    show this help and exit
-  --beam N      beam width, an int >= 1 (1: greedy); default: the export's (config.json, its task's)
+  --beam N      beam width, an int in [1, 1000] (1: greedy); default: the export's (config.json, its task's)
   --alpha A     length penalty ((5+|Y|)/6)^A, a number in [0, 10]; default: the export's
   --json        one JSON object a line: the page's result ({text, src, out, unknown, cut})
   --trace       with --json: the search step by step
@@ -59,7 +59,7 @@ const count = n => n.toLocaleString('en-US');
 // An option's text as a number, as tnb-translate reads it (transformer_nb.lib.checks.from_text): ASCII digits only, else the text
 const WRITTEN = { int: /^[+-]?[0-9]+$/, float: /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|infinity|nan)$/i };
 const number = (text, kind) => WRITTEN[kind].test(text.trim()) ? Number(text.trim().replace(/^([+-]?)inf(inity)?$/i, '$1Infinity')) : text;
-const OPTION = { '--beam': ['int', x => Number.isInteger(x) && x >= 1, 'an int >= 1'], '--alpha': ['float', x => Number.isFinite(x) && x >= 0 && x <= 10, 'a number in [0, 10]'] };
+const OPTION = { '--beam': ['int', x => Number.isInteger(x) && x >= 1 && x <= 1000, 'an int in [1, 1000]'], '--alpha': ['float', x => Number.isFinite(x) && x >= 0 && x <= 10, 'a number in [0, 10]'] };
 const looksNegative = v => /^-\d+$|^-\d*\.\d+$/.test(v);    // argparse takes these as values, any other '-...' as an option
 
 const args = process.argv.slice(2), given = [], opts = { trace: false };   // beam and alpha: config.json's unless given
