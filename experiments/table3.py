@@ -35,7 +35,7 @@ from transformer_nb.lib.machine import hardware, git_commit, choose_precision
 from transformer_nb.lib.options import PRESETS
 from transformer_nb.lib.checkpoints import open_checkpoint, model_from_checkpoint
 from transformer_nb.lib.runs import RunFolder
-from transformer_nb.variations import table3_variants
+from transformer_nb.variations_config import table3_variants
 from transformer_nb.since2017 import since2017_variants
 from transformer_nb.lib.scoring import TABLE3_KEYS
 from transformer_nb.lib.records import add_result, load_results, train_time, today

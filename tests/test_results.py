@@ -65,7 +65,7 @@ def test_bad_records_are_refused(tmp_path):
 # --- Table 3 at Multi30k scale (12_variations, experiments/table3.py) ---
 import importlib.util
 from transformer_nb.evaluation import corpus_scores
-from transformer_nb.variations import table3_variants
+from transformer_nb.variations_config import table3_variants
 from transformer_nb.since2017 import since2017_variants
 from transformer_nb.lib.scoring import TABLE3_KEYS, table3_table
 from transformer_nb.lib.options import PRESETS

@@ -2647,6 +2647,6 @@ d = { 'settings': { 'branch': 'main',
                                          'transformer_nb.training.seq2seq_loss': ( 'training.html#seq2seq_loss',
                                                                                    'transformer_nb/training.py')},
             'transformer_nb.variations': { 'transformer_nb.variations.attention_maps': ( 'variations.html#attention_maps',
-                                                                                         'transformer_nb/variations.py'),
-                                           'transformer_nb.variations.table3_variants': ( 'variations.html#table3_variants',
-                                                                                          'transformer_nb/variations.py')}}}
+                                                                                         'transformer_nb/variations.py')},
+            'transformer_nb.variations_config': { 'transformer_nb.variations_config.table3_variants': ( 'variations.html#table3_variants',
+                                                                                                        'transformer_nb/variations_config.py')}}}

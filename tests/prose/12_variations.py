@@ -43,7 +43,7 @@ def _check_12_prose():
     quoted('ba454799', "(commit 6325f44;", "eight of its eleven runs kept no translations", "a guess, untested")
     test_eq({r['precision'] for r in t3.values()}, {'fp32'}); assert all(r['command'].count('--precision fp32') == 2 for r in t3.values())
     test_eq({r['id'] for r in t3.values() if r['variant'] == 'base'}, {'base', 'base-seed1'})   # "its base has two seeds, every other row one"
-    from transformer_nb.variations import table3_variants                               # the main line's tables: every row, run or not
+    from transformer_nb.variations_config import table3_variants                             # the main line's tables: every row, run or not
     from transformer_nb.lib.significance import seed_verdicts, setup_of
     variants = [k for k in table3_variants(PRESETS['mini']) if k != 'base']
     paper = list(table3_variants(PRESETS['base']))[1:]

@@ -337,7 +337,7 @@ _ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, 
 @report
 def check_rows_ab(rows_ab) -> str:
     "12_variations, exercise 4: your `rows_ab(base)`, Table 3's rows (A) and (B) scaled to `base`, against `table3_variants` on four presets and a base with its own d_k."
-    from transformer_nb.lib.options import PRESETS; from transformer_nb.variations import table3_variants
+    from transformer_nb.lib.options import PRESETS; from transformer_nb.variations_config import table3_variants
     own = dict(PRESETS['small'], h=4, d_k=32, d_v=32)                     # heads of 32, not d_model / h = 64
     for name, base in [*((f"PRESETS[{n!r}]", PRESETS[n]) for n in ('base', 'mini', 'big', 'tiny')), ("a base with its own d_k", own)]:
         d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h; case = f"rows_ab({name}) (d_model={d}, h={h}, d_k={dk})"

@@ -14,19 +14,19 @@ __all__ = ['PRESETS', 'PAPER_TABLE3', 'PAPER_DECODING', 'PrecisionName', 'DECODE
 from typing import Annotated, Literal
 from dataclasses import dataclass, field, fields, replace
 from .checks import Range, PositiveInt, PositiveFloat, Probability, Seed, Threads, SettingError, check_fields, settings, validate
-from ..config import TransformerConfig, BIG   # 06's base (its defaults) and big
+from ..config import TransformerConfig   # 06's base (its defaults)
+from ..variations_config import table3_variants   # 12's Table 3 rows, declared there
 from ..training_config import WARMUP, EPS_LS        # 09's §5.3 warm-up and §5.4 label smoothing, declared there
 from ..decoding_config import BEAM, ALPHA, MAX_EXTRA   # 10's §6.1 beam, length penalty and output cap, declared there
 from .checks import Device
 
 # %% ../../nbs/lib_options.ipynb #pr060002
 _BASE = {f: getattr(TransformerConfig, f) for f in ('d_model', 'N', 'h', 'd_ff', 'p_drop')}   # Table 3's base model, 06's defaults: every row below changes it
+_ROWS = table3_variants(_BASE)   # 12's Table 3, its rows declared there, scaled to the base (the paper's own sizes)
 PRESETS = {'tiny': dict(d_model=32, N=2, h=4, d_ff=64, p_drop=0.0), 'mini': dict(d_model=128, N=3, h=8, d_ff=512, p_drop=0.1),
            'small': dict(d_model=256, N=3, h=8, d_ff=1024, p_drop=0.1),    # ours: tests, 12's sweep, a laptop
-           'base': dict(_BASE), 'big': dict(_BASE, **BIG),   # Table 3's two models, then its rows:
-           **{f'A-h{h}': dict(_BASE, h=h, d_k=_BASE['d_model'] // h, d_v=_BASE['d_model'] // h) for h in (1, 4, 16, 32)}, **{f'B-dk{k}': dict(_BASE, d_k=k, d_v=64) for k in (16, 32)},
-           **{f'C-N{n}': dict(_BASE, N=n) for n in (2, 4, 8)}, 'C-d256': dict(_BASE, d_model=256, d_k=32, d_v=32), 'C-d1024': dict(_BASE, d_model=1024, d_k=128, d_v=128),
-           **{f'C-dff{f}': dict(_BASE, d_ff=f) for f in (1024, 4096)}, **{f'D-drop{p}': dict(_BASE, p_drop=p) for p in (0.0, 0.2)}, 'E-learned': dict(_BASE, pos='learned')}
+           'base': dict(_BASE), 'big': dict(_BASE, **_ROWS['big']),   # Table 3's two models, then its rows that change the model (row D's eps_ls is training's)
+           **{k: dict(_BASE, **v) for k, v in _ROWS.items() if k not in ('base', 'big') and 'eps_ls' not in v}}
 
 def get_config(name:str='base', **overrides) -> TransformerConfig: return TransformerConfig(**{**PRESETS[name], **overrides})   # a preset, fields overridden
 

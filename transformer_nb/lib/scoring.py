@@ -13,7 +13,8 @@ import json, os
 from pathlib import Path
 import torch
 from ..evaluation import corpus_scores, PAPER_TABLE2
-from ..variations import table3_variants, attention_maps
+from ..variations_config import table3_variants
+from ..variations import attention_maps
 from .options import PAPER_TABLE3, PRESETS
 from .options import Decoding, PAPER_DECODING
 from .fast_decoding import check_model
