@@ -21,3 +21,19 @@ def test_tnb_train_names_the_option_past_its_bound(option, value, capsys, tmp_pa
     with pytest.raises(SystemExit) as e: train_main([option, value, '--steps', '1', '--out', str(tmp_path / 'run')])
     err = capsys.readouterr().err.strip()
     assert not (tmp_path / 'run').exists() and e.value.code == 2 and err.startswith(f"tnb-train: error: {option} {value} must be an int in [") and '\n' not in err, err
+
+
+def test_table3s_rows_are_12s_rows_declared_once():
+    "The presets of Table 3's rows are 12's `table3_variants` of the paper's base, each row that changes the model (row D's"
+    " label smoothing is training's), in the paper's order after its two models; lib_options writes no row of its own."
+    import re, inspect
+    from transformer_nb.lib import options
+    from transformer_nb.variations_config import table3_variants
+    rows = table3_variants(options.PRESETS['base'])
+    model_rows = {k: dict(options.PRESETS['base'], **v) for k, v in rows.items() if k != 'base' and 'eps_ls' not in v}
+    assert {k: options.PRESETS[k] for k in model_rows} == model_rows
+    assert list(options.PRESETS)[3:] == ['base', 'big', *(k for k in model_rows if k != 'big')]   # the two models, then the rows
+    assert not [k for k in options.PRESETS if k not in ('tiny', 'mini', 'small', 'base') and k not in rows]
+    src = inspect.getsource(options)
+    presets = src[src.index('PRESETS = {'):src.index('def get_config')]
+    assert not re.findall(r"'[A-E]-", presets), "a Table 3 row written out in lib_options' presets"
