@@ -259,6 +259,29 @@ def test_the_front_translator_replaces_the_cells_words_on_the_site_only(monkeypa
     nb = json.loads((NBS / 'index.ipynb').read_text(encoding='utf-8'))
     assert sum(site_html.MARKER in ''.join(c['source']) for c in nb['cells'] if c['cell_type'] == 'markdown') == 1
 
+def test_a_table_cell_that_is_one_hyphenated_name_stays_whole_on_the_site_only(monkeypatch):
+    "A run's record, a row or a seed alone in a table cell becomes a `tnb-whole` span (styles.css: nowrap); cells of words,"
+    " numbers, code and the rule line stay as they are, as do rows in fenced code and README's copy."
+    table = ("| data | record | Δ |\n|---|---|---:|\n| multi30k de-en | m30k-de-en-small-e14-avg5-beam4 | -0.91 |\n"
+             "| `tnb-train` | C-dff1024 | pre-LN and rope |\n\n```\n| a-b | c |\n```")
+    cell = {'cell_type': 'markdown', 'source': table, 'outputs': []}
+    out = {'cell_type': 'code', 'source': '', 'outputs': [{'data': {'text/markdown': table.split('\n\n')[0]}}]}
+    monkeypatch.delenv('TNB_SITE', raising=False)
+    site_html.whole_names(cell)
+    assert cell['source'] == table, "README keeps the table as it is"
+    monkeypatch.setenv('TNB_SITE', '1')
+    site_html.whole_names(cell); site_html.whole_names(out)
+    rows = cell['source'].split('\n')
+    assert rows[:2] == table.split('\n')[:2]
+    assert rows[2] == "| multi30k de-en | [m30k-de-en-small-e14-avg5-beam4]{.tnb-whole} | -0.91 |"
+    assert rows[3] == "| `tnb-train` | [C-dff1024]{.tnb-whole} | pre-LN and rope |"
+    assert rows[-2] == "| a-b | c |", "a row inside fenced code is code"
+    assert out['outputs'][0]['data']['text/markdown'] == '\n'.join(rows[:4])
+    css = (NBS / 'styles.css').read_text(encoding='utf-8')
+    assert re.search(r'main table \.tnb-whole \{\s*white-space: nowrap;', css)
+    procs = (ROOT / 'pyproject.toml').read_text(encoding='utf-8')
+    assert 'site_html:whole_names' in procs
+
 def test_the_colab_badge_comes_from_the_site(monkeypatch):
     md = f'<a href="https://colab.research.google.com/github/x"><img src="{site_html.COLAB_IMG}" alt="Open In Colab"></a>'
     monkeypatch.setenv('TNB_SITE', '1')
@@ -328,3 +351,19 @@ def test_an_anchor_that_is_no_heading_is_set_by_the_page_script():
     assert check_docs.check_links({'a.ipynb': [{'cell_type': 'markdown', 'source': ['[x](b.ipynb#translator)']}],
                                    'b.ipynb': [{'cell_type': 'markdown', 'source': ['# B']}]}, ROOT/'nbs') == \
         ['a.ipynb: b.ipynb#translator: no heading #translator in b.ipynb']
+
+
+def test_a_wide_figure_enlarged_on_a_phone_pans_at_a_readable_size():
+    "GLightbox fits an enlarged figure to a phone's width (its img: width 100vw at most, object-fit: cover, a flex item"
+    " that the 390-px box shrinks): on a phone styles.css gives the image 85% of the screen's height, its width"
+    " following (flex: none, so the box cannot shrink it; object-fit: contain, so nothing is cropped), in a box that"
+    " scrolls sideways. Checked in Chromium at 390 px on 12's four attention maps (1086x285): 2,734 px wide, panned."
+    css = (NBS / 'styles.css').read_text(encoding='utf-8')
+    block = re.search(r'@media \(max-width: 600px\) \{\s*\.glightbox-container \.gslide-media\.gslide-image \{(.*?)\}\s*'
+                      r'\.glightbox-container \.gslide-image img \{(.*?)\}', css, re.S)
+    assert block, "the phone's lightbox rules are gone from styles.css"
+    box, img = (dict(re.findall(r'([\w-]+):\s*([^;]+);', b)) for b in block.groups())
+    assert box['overflow-x'] == 'auto' and box['max-width'].startswith('100vw')
+    assert {k: img[k].replace(' !important', '') for k in ('width', 'height', 'max-width', 'object-fit', 'flex')} == \
+        {'width': 'auto', 'height': '85vh', 'max-width': 'none', 'object-fit': 'contain', 'flex': 'none'}
+    assert all(img[k].endswith('!important') for k in ('width', 'max-width', 'object-fit', 'flex')), "GLightbox's own rules would win"

@@ -8,6 +8,9 @@ nothing a notebook stores, so Jupyter, Colab and README keep the notebooks as th
   words for readers of README and Jupyter) becomes the translator (`front` of `live/app.mjs`).
 - `raw_html`: each HTML output goes to the page as a raw HTML block, so that Quarto adds no require.js and jQuery from a
   CDN (it does for any HTML output, for widgets), which would also hide `window.katex` and leave the page's maths raw.
+- `whole_names`: a table cell that holds one name with hyphens and nothing else (a run's record `m30k-de-en-small-avg5-beam4`,
+  a row `C-dff1024`, a seed `base-seed1`) becomes a span of class `tnb-whole`, which styles.css keeps on one line: a
+  browser may break after any hyphen, and a name broken there reads as two. Cells with words still wrap.
 - `colab_badge`: the Colab badge's image comes from the site itself (colab-badge.svg, a resource in _quarto.yml), not
   from colab.research.google.com; the badge still links to Colab.
 
@@ -67,6 +70,32 @@ def colab_badge(cell):
     "nbdev docs processor: the Colab badge's image from the site itself (colab-badge.svg); its link still opens Colab."
     if site() and cell.get('cell_type') == 'markdown' and COLAB_IMG in cell['source']:
         cell['source'] = cell['source'].replace(f'src="{COLAB_IMG}"', 'src="colab-badge.svg"')
+
+_WHOLE = re.compile(r'[A-Za-z0-9][\w.+]*(?:-[\w.+]+)+')   # one name with hyphens: no space, no markup
+
+def _whole_row(line:str) -> str:
+    "A pipe table's row with each cell that is one hyphenated name as a `tnb-whole` span; other rows as they are."
+    s = line.strip()
+    if not (s.startswith('|') and s.endswith('|')) or '\\|' in s or set(s) <= set('|-: '): return line
+    cells = s[1:-1].split('|')
+    new = [f' [{c.strip()}]{{.tnb-whole}} ' if _WHOLE.fullmatch(c.strip()) else c for c in cells]
+    return line if new == cells else line[:len(line) - len(line.lstrip())] + '|' + '|'.join(new) + '|'
+
+def whole_names(cell):
+    "nbdev docs processor: in the site's tables (markdown cells and Markdown outputs), a cell that is one hyphenated name stays whole."
+    if not site(): return
+    def fix(md:str) -> str:                                                    # rows outside fenced code only
+        out, fence = [], None
+        for l in md.split('\n'):
+            m = re.match(r'\s*(`{3,}|~{3,})', l)
+            if m and fence is None: fence = m.group(1)[0] * len(m.group(1))
+            elif m and fence and m.group(1).startswith(fence): fence = None
+            out.append(l if fence or m else _whole_row(l))
+        return '\n'.join(out)
+    if cell.get('cell_type') == 'markdown': cell['source'] = fix(cell['source'] if isinstance(cell['source'], str) else ''.join(cell['source']))
+    for o in cell.get('outputs', []):
+        d = o.get('data', {})
+        if 'text/markdown' in d: d['text/markdown'] = fix(d['text/markdown'] if isinstance(d['text/markdown'], str) else ''.join(d['text/markdown']))
 
 def raw_html(cell):
     "nbdev docs processor: each HTML output of `cell` goes to the page as a raw HTML block, so Quarto adds no scripts."
