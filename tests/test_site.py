@@ -367,3 +367,24 @@ def test_a_wide_figure_enlarged_on_a_phone_pans_at_a_readable_size():
     assert {k: img[k].replace(' !important', '') for k in ('width', 'height', 'max-width', 'object-fit', 'flex')} == \
         {'width': 'auto', 'height': '85vh', 'max-width': 'none', 'object-fit': 'contain', 'flex': 'none'}
     assert all(img[k].endswith('!important') for k in ('width', 'max-width', 'object-fit', 'flex')), "GLightbox's own rules would win"
+
+
+def _rule(css:str, selector:str) -> dict:
+    "The declarations of the rule whose selector list holds `selector` (comments left out)."
+    css = re.sub(r'/\*.*?\*/', '', css, flags=re.S)
+    for sels, body in re.findall(r'([^{}]+)\{([^{}]*)\}', css):
+        if selector in [s.strip() for s in sels.split(',')]: return dict(re.findall(r'([\w-]+):\s*([^;]+);', body))
+    raise AssertionError(f"styles.css has no rule for {selector}")
+
+def test_names_in_tables_stay_whole_over_the_rules_that_would_break_them():
+    "Code in a table never breaks at a hyphen, by a rule as specific as the one that lets code elsewhere wrap and after it;"
+    " links wrap at spaces only, by a rule more specific than Bootstrap's `.table a { word-break: break-word }` (which"
+    " split 'Sennrich' on 14's first table at 390 px); a table's first column in an output stays whole."
+    css = (NBS / 'styles.css').read_text(encoding='utf-8')
+    wrap, whole = 'main table :not(pre) > code:not(.sourceCode)', 'main table code'
+    assert _rule(css, whole)['white-space'] == 'nowrap' and _rule(css, wrap)['white-space'] == 'nowrap'
+    anywhere = 'main :not(pre) > code:not(.sourceCode)'                  # code elsewhere wraps (break-spaces): the table rule comes after it
+    assert _rule(css, anywhere)['white-space'] == 'break-spaces' and css.index(f'{wrap}, {whole}') > css.index(anywhere + ' {')
+    link = _rule(css, 'main .table a')                                   # (0,1,2) > Bootstrap's (0,1,1)
+    assert link['word-break'] == 'keep-all' and link['overflow-wrap'] == 'normal' and link['white-space'] == 'normal'
+    assert _rule(css, '.cell-output-display table td:first-child')['white-space'] == 'nowrap'
