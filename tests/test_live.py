@@ -369,7 +369,8 @@ def test_bench_live_runs_with_its_smallest_arguments(int8_export, tmp_path):
 @pytest.mark.slow
 def test_bench_live_node_runs_with_its_smallest_arguments(int8_export, tmp_path):
     "bench/bench_live_node.py (with live_node.mjs), the A/B of the page's code under Node that results/live_bench.json"
-    " stores under node_ab, runs on two sentences and one round, A this commit's code, and keeps what the file held."
+    " stores under node_ab, runs on two sentences and one round, A this commit's page with the export its package writes,"
+    " and keeps what the file held."
     node_modules()
     import sys
     out = tmp_path / 'live.json'; out.write_text('{"model": "kept"}')
@@ -378,6 +379,7 @@ def test_bench_live_node_runs_with_its_smallest_arguments(int8_export, tmp_path)
     assert r.returncode == 0, r.stderr[-2000:]
     rec = json.loads(out.read_text())
     assert rec['model'] == 'kept' and len(rec['node_ab']['sentences']) == 2 and rec['node_ab']['same_translations'] is True
+    assert rec['node_ab']['export_versions'] == [json.loads((int8_export / 'config.json').read_text())['version']] * 2
 
 def test_live_steps_runs_with_its_smallest_arguments(int8_export):
     "bench/live_steps.mjs, the decoder step's CPU time by rows and positions kept, runs on the int8 export with one run per round."
