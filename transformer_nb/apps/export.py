@@ -757,7 +757,7 @@ def empty(self:OnnxModel) -> dict:
 def step(self:OnnxModel, cross:dict, past:dict, tgt, parents) -> tuple:
     "One decoder step: the tokens `tgt` (B, T) continue rows `parents` (B,) of `past` -> (logits (B, V), the keys and"
     " values kept for the next step (as `past`), {'decoder': [self_attn per layer], 'cross': [cross_attn per layer]})."
-    N, outs = self.cfg.N, self.decoder.run(None, {'tgt': np.asarray(tgt, dtype=np.int64), 'parents': np.asarray(parents, dtype=np.int64), **past, **cross})
+    N, outs = self.cfg.N, self.decoder.run(self.names['decoder'][1][:-1], {'tgt': np.asarray(tgt, dtype=np.int64), 'parents': np.asarray(parents, dtype=np.int64), **past, **cross})
     kept = {n.replace('present', 'past'): a for n, a in zip(self.names['decoder'][1][1:1 + 2 * N], outs[1:1 + 2 * N])}
     return outs[0], kept, {'decoder': outs[1 + 2 * N:1 + 3 * N], 'cross': outs[1 + 3 * N:1 + 4 * N]}
 
