@@ -1,5 +1,6 @@
-// node bench/live_node.mjs MODEL_DIR SENTENCES_JSON A_DIR B_DIR [--rounds R]: two versions of the page's translator code
-// (each a copy of nbs/live: translator.mjs and what it imports) decoding the same sentences under Node as translate.mjs
+// node bench/live_node.mjs SENTENCES_JSON A_DIR A_MODEL B_DIR B_MODEL [--rounds R]: two versions of the page's translator
+// code (each a copy of nbs/live: translator.mjs and what it imports), each with the export its own package wrote (MODEL:
+// a `tnb-export --format onnx` folder; the two may be one), decoding the same sentences under Node as translate.mjs
 // decodes them (ONNX Runtime Web's wasm build, one thread, the export's beam and alpha, no explorer record), interleaved:
 // each round translates every sentence with A, then at once with B, so that a busy machine slows both alike. Each version
 // waits for the event loop between steps as its own translate.mjs does (A: after every step, as translate.mjs did before
@@ -18,12 +19,12 @@ ort.env.wasm.numThreads = 1; ort.env.logLevel = 'error';
 
 const args = process.argv.slice(2), at = args.indexOf('--rounds');
 const rounds = at >= 0 ? Number(args.splice(at, 2)[1]) : 5;
-if (args.length !== 4 || !(Number.isInteger(rounds) && rounds >= 1)) {
-  console.error('usage: node bench/live_node.mjs MODEL_DIR SENTENCES_JSON A_DIR B_DIR [--rounds R]'); process.exit(2);
+if (args.length !== 5 || !(Number.isInteger(rounds) && rounds >= 1)) {
+  console.error('usage: node bench/live_node.mjs SENTENCES_JSON A_DIR A_MODEL B_DIR B_MODEL [--rounds R]'); process.exit(2);
 }
-const [dir, file, ...codes] = args;
+const [file, ...pairs] = args, codes = [pairs[0], pairs[2]], models = [pairs[1], pairs[3]];
 const sentences = JSON.parse(readFileSync(file, 'utf8'));
-const read = async n => new Uint8Array(readFileSync(join(dir, n)));
+const reader = dir => async n => new Uint8Array(readFileSync(join(dir, n)));
 const every = () => new Promise(r => setImmediate(r));
 let turned = performance.now();
 const throttled = () => {
@@ -35,7 +36,7 @@ const turns = process.env.TURN ? [TURNS[process.env.TURN], TURNS[process.env.TUR
 const versions = [];
 for (const [i, code] of codes.entries()) {
   const { Translator } = await import(pathToFileURL(join(resolve(code), 'translator.mjs')).href);
-  versions.push({ code, tr: await Translator.load(ort, null, { read }), turn: turns[i] });
+  versions.push({ code, tr: await Translator.load(ort, null, { read: reader(models[i]) }), turn: turns[i] });
 }
 const cpu = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
 const once = async (v, s) => {

@@ -361,10 +361,10 @@ def test_onnx_folder_follows_the_contract(onnx_mods, ckpt, tmp_path, tok):
     assert dims(enc.graph.output) == {'enc_attn': [N, h, 'S', 'S'], **kv('cross', [1, h, 'S', dk])}
     assert dims(dec.graph.input) == {'tgt': ['B', 'T'], 'parents': ['B'], **kv('past', ['R', h, 'P', dk]), **kv('cross', [1, h, 'S', dk])}
     assert dims(dec.graph.output) == {'logits': ['B', V], **kv('present', ['B', h, 'P+T', dk]),
-                                      **{f'self_attn{i}': ['B', h, 'T', 'P+T'] for i in range(N)}, **{f'cross_attn{i}': ['B', h, 'T', 'S'] for i in range(N)}}
+                                      **{f'self_attn{i}': ['B', h, 'T', 'P+T'] for i in range(N)}, **{f'cross_attn{i}': ['B', h, 'T', 'S'] for i in range(N)}, 'logp': ['B', V]}
     assert min(o.version for o in enc.opset_import if o.domain in ('', 'ai.onnx')) >= 17
     conf = json.loads((d / 'config.json').read_text())
-    assert (conf['format'], conf['version'], conf['quantize'], conf['max_extra'], conf['beam'], conf['alpha'], conf['stop']) == ('transformer_nb-onnx', 2, 'int8', 50, 4, 0.6, 'exact')
+    assert (conf['format'], conf['version'], conf['quantize'], conf['max_extra'], conf['beam'], conf['alpha'], conf['stop']) == ('transformer_nb-onnx', 3, 'int8', 50, 4, 0.6, 'exact')
     assert conf['special'] == {'pad': PAD_ID, 'bos': BOS_ID, 'eos': EOS_ID, 'unk': 1} and conf['config']['d_model'] == dm
     for f, v in conf['files'].items():
         assert v == {'bytes': (d / f).stat().st_size, 'sha256': hashlib.sha256((d / f).read_bytes()).hexdigest()}, f

@@ -149,7 +149,7 @@ def test_translate_mjs_arguments_and_a_bad_folder(int8_export, tmp_path):
     assert len(got) == 4 and got[1] == '' and got[0].startswith('Two dogs') and got[2] and got[3]   # after --, a sentence
     r = node_fails(LIVE / 'translate.mjs', tmp_path)
     assert r.returncode == 2 and str(tmp_path) in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    for args, says in ((('--beam', '0'), '--beam 0 must be an int >= 1'), (('--alpha', 'x'), '--alpha x must be a number in [0, 10]'),
+    for args, says in ((('--beam', '0'), '--beam 0 must be an int in [1, 1000]'), (('--alpha', 'x'), '--alpha x must be a number in [0, 10]'),
                        (('--beams', '2'), 'unrecognized arguments: --beams'), (('--trace',), '--trace needs --json')):
         r = node_fails(LIVE / 'translate.mjs', int8_export, *args, 'Hallo.')
         assert r.returncode == 2 and says in r.stderr and len(r.stderr.strip().splitlines()) == 1, (args, r.stderr)
@@ -369,7 +369,8 @@ def test_bench_live_runs_with_its_smallest_arguments(int8_export, tmp_path):
 @pytest.mark.slow
 def test_bench_live_node_runs_with_its_smallest_arguments(int8_export, tmp_path):
     "bench/bench_live_node.py (with live_node.mjs), the A/B of the page's code under Node that results/live_bench.json"
-    " stores under node_ab, runs on two sentences and one round, A this commit's code, and keeps what the file held."
+    " stores under node_ab, runs on two sentences and one round, A this commit's page with the export its package writes,"
+    " and keeps what the file held."
     node_modules()
     import sys
     out = tmp_path / 'live.json'; out.write_text('{"model": "kept"}')
@@ -378,6 +379,7 @@ def test_bench_live_node_runs_with_its_smallest_arguments(int8_export, tmp_path)
     assert r.returncode == 0, r.stderr[-2000:]
     rec = json.loads(out.read_text())
     assert rec['model'] == 'kept' and len(rec['node_ab']['sentences']) == 2 and rec['node_ab']['same_translations'] is True
+    assert rec['node_ab']['export_versions'] == [json.loads((int8_export / 'config.json').read_text())['version']] * 2
 
 def test_live_steps_runs_with_its_smallest_arguments(int8_export):
     "bench/live_steps.mjs, the decoder step's CPU time by rows and positions kept, runs on the int8 export with one run per round."
@@ -794,7 +796,7 @@ def test_translate_mjs_without_its_packages_says_how_to_install_them(tmp_path):
     r = node_fails(script)
     assert r.returncode == 2 and r.stderr.startswith('translate.mjs: usage: node nbs/live/translate.mjs MODEL_DIR'), r.stderr
     r = node_fails(script, tmp_path, '--beam', 'x', 'Hallo.')
-    assert (r.returncode, r.stderr) == (2, 'translate.mjs: --beam x must be an int >= 1\n'), r.stderr
+    assert (r.returncode, r.stderr) == (2, 'translate.mjs: --beam x must be an int in [1, 1000]\n'), r.stderr
     r = node_fails(script, tmp_path, 'Hallo.')
     assert (r.returncode, r.stderr, r.stdout) == (1, 'translate.mjs: ONNX Runtime Web is not installed: run npm ci --prefix nbs/live\n', ''), r.stderr
 

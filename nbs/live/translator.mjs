@@ -1,8 +1,9 @@
 // The live translator: the exported encoder and decoder (`tnb-export --format onnx`) run by ONNX Runtime, decoding by
 // the package's rules. The decoder is one step with a cache: it takes the newest token of each hypothesis, the rows of
 // the keys and values kept that each continues, and the encoder-decoder keys and values computed once from the source,
-// and returns the logits of the next token, the keys and values to keep, and that step's attention, so a token costs
-// the same however long the prefix. Greedy decoding is `greedy_decode`'s rule; beam search is `beam_search_batch`'s as
+// and returns the logits of the next token, the keys and values to keep, that step's attention, and the next token's
+// log-probabilities (the graph's log-softmax of the logits, which beam search ranks: no exponential is taken here), so
+// a token costs the same however long the prefix. Greedy decoding is `greedy_decode`'s rule; beam search is `beam_search_batch`'s as
 // `translate` runs it (10_decoding, lib_fast_decoding), with the beam, alpha, max_extra and stop rule config.json records
 // (its task's: beam 4 and alpha 0.6 for translation): length penalty ((5+|Y|)/6)^alpha (decoding.mjs), PAD and
 // BOS never chosen, nor EOS at the first step (fairseq's min_len=1: no empty translation), the 2k best extensions each step, an EOS among the k best ends a hypothesis, the k best others go
@@ -15,7 +16,7 @@ import { lengthPenalty, outputCap, readConfig, checkConfig } from './decoding.mj
 
 export const KINDS = ['encoder', 'decoder', 'cross'];
 export const MAX_CHARS = 300;          // the longest input, in characters (UTF-16 units, as a textarea's maxlength)
-export const FORMAT_VERSION = 2;       // config.json's version: the decoder step with a cache
+export const FORMAT_VERSION = 3;       // config.json's version: the decoder step with a cache, returning the log-probabilities too
 
 export { modelFiles, lengthPenalty, readConfig, checkConfig };
 
@@ -80,19 +81,24 @@ export async function sha256(bytes) {
   return hex(new Uint8Array(new DataView(H.buffer).buffer).map((_, i, a) => a[(i & ~3) + 3 - (i & 3)]));   // big-endian words
 }
 
-// Row `r` of `logits` (rows of V): its `n` best tokens, best first (the lower id first on a tie), with their log-
-// probabilities computed as `topk_log_probs` does, (x - max) - log(sum(exp(x - max))), rounded to float32 as PyTorch's
-function rowBest(logits, r, V, n) {
+// Row `r` of `scores` (rows of V): its `n` best tokens, best first (the lower id first on a tie), with their scores
+function rowTop(scores, r, V, n) {
   const at = r * V, ids = [], xs = [];
-  let max = -Infinity;
   for (let v = 0; v < V; v++) {
-    const x = logits[at + v];
-    if (x > max) max = x;
+    const x = scores[at + v];
     if (ids.length === n && !(x > xs[n - 1])) continue;
     let k = ids.length === n ? n - 1 : ids.length;         // the slot it takes: a new one, or the worst's
     while (k > 0 && xs[k - 1] < x) { xs[k] = xs[k - 1]; ids[k] = ids[k - 1]; k--; }
     xs[k] = x; ids[k] = v;
   }
+  return { ids, xs };
+}
+
+// Row `r` of `logits` (rows of V): its `n` best tokens, best first (the lower id first on a tie), with their log-
+// probabilities computed as `topk_log_probs` does, (x - max) - log(sum(exp(x - max))), rounded to float32 as PyTorch's
+// (greedy decoding's trace, whose first step's logits have lost EOS; beam search reads the graph's `logp`)
+function rowBest(logits, r, V, n) {
+  const at = r * V, { ids, xs } = rowTop(logits, r, V, n), max = xs[0];
   let sum = 0;
   for (let v = 0; v < V; v++) sum += Math.exp(logits[at + v] - max);
   const lse = Math.fround(Math.log(sum));
@@ -126,7 +132,7 @@ export class Translator {
     this.maxExtra = decoding.maxExtra;      // the decoding the export wrote: its task's (the paper's section 6.1 for translation)
     this.beam = decoding.beam; this.alpha = decoding.alpha; this.stop = decoding.stop;
     const kv = p => Array.from({ length: this.N }, (_, i) => [`${p}_k${i}`, `${p}_v${i}`]).flat();
-    this.names = { cross: kv('cross'), past: kv('past'), present: kv('present'),
+    this.names = { cross: kv('cross'), past: kv('past'), present: kv('present'), logp: 'logp',
                    selfAttn: Array.from({ length: this.N }, (_, i) => `self_attn${i}`), crossAttn: Array.from({ length: this.N }, (_, i) => `cross_attn${i}`) };
   }
 
@@ -187,7 +193,7 @@ export class Translator {
   async checkGraphs(label) {
     const n = this.names, same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
     const graphs = [['encoder.onnx', this.encoder, ['src'], ['enc_attn', ...n.cross]],
-                    ['decoder.onnx', this.decoder, ['tgt', 'parents', ...n.past, ...n.cross], ['logits', ...n.present, ...n.selfAttn, ...n.crossAttn]]];
+                    ['decoder.onnx', this.decoder, ['tgt', 'parents', ...n.past, ...n.cross], ['logits', ...n.present, ...n.selfAttn, ...n.crossAttn, n.logp]]];
     for (const [f, s, ins, outs] of graphs)
       if (!same(s.inputNames, ins) || !same(s.outputNames, outs))
         throw new Error(`${label(f)} is not the graph config.json describes (its inputs and outputs are not those of a model of ${this.N} layers): another model's; export the folder again`);
@@ -243,12 +249,13 @@ export class Translator {
 
   // One decoder step: rows `tokens` (B rows of T new tokens each) continue rows `parents` of `past` ->
   // {logits (B x V), past (for the next step), self: [self_attn per layer], cross: [cross_attn per layer]}; the
-  // attention is fetched only if asked for (`attention`: 'all', 'cross' or 'none')
-  async step(cross, past, tokens, parents, attention = 'all') {
-    const B = tokens.length, T = tokens[0].length, n = this.names;
-    const fetch = ['logits', ...n.present, ...(attention === 'all' ? n.selfAttn : []), ...(attention !== 'none' ? n.crossAttn : [])];
+  // attention is fetched only if asked for (`attention`: 'all', 'cross' or 'none'); with `logp`, `logits` holds the
+  // graph's log-probabilities (B x V) instead
+  async step(cross, past, tokens, parents, attention = 'all', logp = false) {
+    const B = tokens.length, T = tokens[0].length, n = this.names, scores = logp ? n.logp : 'logits';
+    const fetch = [scores, ...n.present, ...(attention === 'all' ? n.selfAttn : []), ...(attention !== 'none' ? n.crossAttn : [])];
     const out = await this.decoder.run({ tgt: this.int64(tokens.flat(), [B, T]), parents: this.int64(parents, [B]), ...past, ...cross }, fetch);
-    return { logits: out.logits.data, past: Object.fromEntries(n.past.map((x, i) => [x, out[n.present[i]]])),
+    return { logits: out[scores].data, past: Object.fromEntries(n.past.map((x, i) => [x, out[n.present[i]]])),
              self: n.selfAttn.map(x => out[x]), cross: n.crossAttn.map(x => out[x]) };
   }
 
@@ -336,12 +343,12 @@ export class Translator {
     const finished = [];                                            // {tokens, logp, score}, in the order they ended
     let best = -Infinity;
     for (let t = 0; t < limit; t++) {
-      const r = await this.step(enc.cross, past, tokens, parents, steps ? 'cross' : 'none');
+      const r = await this.step(enc.cross, past, tokens, parents, steps ? 'cross' : 'none', true);
       past = r.past;
       const cand = [];
       hyps.forEach((hp, j) => {                                     // at step 1 an EOS candidate scores -inf: the others
-        const { ids, logp } = rowBest(r.logits, j, V, n);             // keep their log p, nothing renormalised (as fairseq)
-        ids.forEach((token, k) => cand.push({ from: j, token, logp: t === 0 && token === eos ? -Infinity : hp.logp + logp[k], rank: j * n + k }));
+        const { ids, xs } = rowTop(r.logits, j, V, n);                // keep their log p, nothing renormalised (as fairseq)
+        ids.forEach((token, k) => cand.push({ from: j, token, logp: t === 0 && token === eos ? -Infinity : hp.logp + xs[k], rank: j * n + k }));
       });
       cand.sort((a, b) => b.logp - a.logp || a.rank - b.rank);
       const top = cand.slice(0, Math.min(2 * K, cand.length)), lp = lengthPenalty(t + 1, alpha), atLimit = t + 1 >= limit;

@@ -439,7 +439,8 @@ class _OnnxDecoder(nn.Module):
     " `parents` (B,) of the keys and values kept that each continues, those keys and values past_k{i}, past_v{i} (R, h, P, d) and the"
     " encoder's cross_k{i}, cross_v{i} (1, h, S, d) -> the logits (B, V) of the next token after each row's last (PAD"
     " and BOS at -inf, as `next_token_logits` sets them), present_k{i}, present_v{i} (B, h, P+T, d), the keys and values"
-    " for the next step, and each layer's weights self_attn{i} (B, h, T, P+T) and cross_attn{i} (B, h, T, S)."
+    " for the next step, each layer's weights self_attn{i} (B, h, T, P+T) and cross_attn{i} (B, h, T, S), and logp (B, V),"
+    " the logits' log-softmax (the log-probabilities beam search ranks: computed here, the page takes no exponential of its own)."
     def __init__(self, model):
         super().__init__(); self.model = model
         forbid = torch.zeros(model.cfg.tgt_vocab); forbid[[PAD_ID, BOS_ID]] = float('-inf')
@@ -452,7 +453,8 @@ class _OnnxDecoder(nn.Module):
         with _exporting(m) as seen, with_cache(m, cache):
             logits = m.decode(kv[2 * N][:, 0], None, tgt, mask)[:, -1]       # (B, V): the newest position; the memory's keys and values are held
             sa, ca = seen[N::2], seen[N + 1::2]                              # the decoder's self- and encoder-decoder attentions, layer by layer
-        return logits + self.forbid, *(t for sc, _ in cache.layers for t in (sc.k, sc.v)), *(s[0] for s in sa), *(s[0] for s in ca)
+        logits = logits + self.forbid
+        return logits, *(t for sc, _ in cache.layers for t in (sc.k, sc.v)), *(s[0] for s in sa), *(s[0] for s in ca), logits.log_softmax(-1)
 
 # %% ../../nbs/apps_export.ipynb #0adff5c0
 _SP_TYPES = {1: 'normal', 2: 'unknown', 3: 'control', 4: 'user_defined', 5: 'unused', 6: 'byte'}   # SentencePiece's ModelProto
@@ -476,14 +478,14 @@ def tokenizer_json(tokenizer) -> dict:
 
 # %% ../../nbs/apps_export.ipynb #471f4394
 _ONNX_OPSET = 17
-_ONNX_FORMAT_VERSION = 2   # config.json's "version": 2, a decoder step with a cache (1: a decoder that re-read the whole prefix)
+_ONNX_FORMAT_VERSION = 3   # config.json's "version": 3, a decoder step with a cache that returns the log-probabilities too (2: without them; 1: a decoder that re-read the whole prefix)
 
 def _graph_names(N:int) -> dict:
     "The names of the two graphs' inputs and outputs for a model of N layers (the contract the page codes against)."
     kv = lambda p: [f'{p}_{x}{i}' for i in range(N) for x in 'kv']           # p_k0, p_v0, p_k1, ...
     return {'encoder': (['src'], ['enc_attn', *kv('cross')]),
             'decoder': (['tgt', 'parents', *kv('past'), *kv('cross')],
-                        ['logits', *kv('present'), *(f'self_attn{i}' for i in range(N)), *(f'cross_attn{i}' for i in range(N))])}
+                        ['logits', *kv('present'), *(f'self_attn{i}' for i in range(N)), *(f'cross_attn{i}' for i in range(N)), 'logp'])}
 
 def _export_graphs(model, out:Path, opset:int=_ONNX_OPSET):
     "Write encoder.onnx and decoder.onnx of `model` (float32, CPU, eval) into the folder `out` with the TorchScript exporter."
@@ -504,7 +506,7 @@ def _export_graphs(model, out:Path, opset:int=_ONNX_OPSET):
                           opset_version=opset, **kw,
                           dynamic_axes={'tgt': {0: 'B', 1: 'T'}, 'parents': {0: 'B'}, **axes(ins[2:2 + 2 * N], {0: 'R', 2: 'P'}),
                                         **axes(ins[2 + 2 * N:], {2: 'S'}), 'logits': {0: 'B'}, **axes(outs[1:1 + 2 * N], {0: 'B', 2: 'P+T'}),
-                                        **axes(outs[1 + 2 * N:1 + 3 * N], {0: 'B', 2: 'T', 3: 'P+T'}), **axes(outs[1 + 3 * N:], {0: 'B', 2: 'T', 3: 'S'})})
+                                        **axes(outs[1 + 2 * N:1 + 3 * N], {0: 'B', 2: 'T', 3: 'P+T'}), **axes(outs[1 + 3 * N:1 + 4 * N], {0: 'B', 2: 'T', 3: 'S'}), 'logp': {0: 'B'}})
 
 def _quantize_int8(path:Path):
     "Replace the graph at `path` by its dynamically quantized version: int8 weights, activations quantized as it runs."
@@ -689,7 +691,7 @@ def _check_graphs(m, d:Path):
     and value sizes, the target vocabulary) against config.json, then one step of both on a one-token source."""
     c, eout = m.cfg, m.names['encoder'][1]
     fixed = {'encoder.onnx': {o.name: o.shape for o in m.encoder.get_outputs()}, 'decoder.onnx': {o.name: o.shape for o in m.decoder.get_outputs()}}
-    want = {('encoder.onnx', n): {1: c.h, 3: c.d_k if '_k' in n else c.d_v} for n in eout[1:]} | {('decoder.onnx', 'logits'): {1: c.tgt_vocab}}
+    want = {('encoder.onnx', n): {1: c.h, 3: c.d_k if '_k' in n else c.d_v} for n in eout[1:]} | {('decoder.onnx', n): {1: c.tgt_vocab} for n in ('logits', 'logp')}
     for (f, n), dims in want.items():
         for i, w in dims.items():
             if isinstance(v := fixed[f][n][i], int) and v != w:
@@ -755,9 +757,9 @@ def empty(self:OnnxModel) -> dict:
 def step(self:OnnxModel, cross:dict, past:dict, tgt, parents) -> tuple:
     "One decoder step: the tokens `tgt` (B, T) continue rows `parents` (B,) of `past` -> (logits (B, V), the keys and"
     " values kept for the next step (as `past`), {'decoder': [self_attn per layer], 'cross': [cross_attn per layer]})."
-    N, outs = self.cfg.N, self.decoder.run(None, {'tgt': np.asarray(tgt, dtype=np.int64), 'parents': np.asarray(parents, dtype=np.int64), **past, **cross})
+    N, outs = self.cfg.N, self.decoder.run(self.names['decoder'][1][:-1], {'tgt': np.asarray(tgt, dtype=np.int64), 'parents': np.asarray(parents, dtype=np.int64), **past, **cross})
     kept = {n.replace('present', 'past'): a for n, a in zip(self.names['decoder'][1][1:1 + 2 * N], outs[1:1 + 2 * N])}
-    return outs[0], kept, {'decoder': outs[1 + 2 * N:1 + 3 * N], 'cross': outs[1 + 3 * N:]}
+    return outs[0], kept, {'decoder': outs[1 + 2 * N:1 + 3 * N], 'cross': outs[1 + 3 * N:1 + 4 * N]}
 
 # %% ../../nbs/apps_export.ipynb #e6c39b96
 class OnnxStep:
