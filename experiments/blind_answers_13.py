@@ -61,7 +61,7 @@ def notebook_prelude(nb:str) -> str:
         out.append('\n'.join(l for l in s.splitlines() if not l.lstrip().startswith(('%', '!'))))
     return '\n'.join(out)
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path[:0] = [str(ROOT), str(Path(__file__).parent)]   # this checkout's transformer_nb, whatever is installed
 from blind_answers_13_set import ANSWERS   # noqa: E402  (notebook, exercise, mistake or None for the right answer, code)
 
 def run(nb, exercise, code, base):
