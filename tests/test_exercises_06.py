@@ -761,3 +761,24 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+
+# ---------------------------------------------------------------- the thirteenth blind set's misses (results/checker_answers.json)
+def _one_pre_ln_forward(stack, i):
+    "A my_forward whose sub-layer `i` of every layer of `stack` is pre-LN, x + f(norm(x)), the other sub-layers post-LN."
+    def my_forward(model, src, tgt):
+        sub = lambda L, k, x, f: x + f(L.sub[k].norm(x)) if (L in model.encoder) == (stack == 'encoder') and k == i else L.sub[k].norm(x + f(x))
+        src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)
+        x = model.drop(model.src_pos(model.src_emb(src)))
+        for L in model.encoder:
+            x = sub(L, 0, x, lambda t: L.self_attn(t, mask=src_mask)); x = sub(L, 1, x, L.ffn)
+        y = model.drop(model.tgt_pos(model.tgt_emb(tgt)))
+        for L in model.decoder:
+            y = sub(L, 0, y, lambda t: L.self_attn(t, mask=tgt_mask)); y = sub(L, 1, y, lambda t: L.cross_attn(t, x, mask=src_mask)); y = sub(L, 2, y, L.ffn)
+        return model.generator(y)
+    return my_forward
+
+@pytest.mark.parametrize('stack, i, name', [('decoder', 0, 'self-attention'), ('decoder', 2, 'feed-forward network'), ('encoder', 1, 'feed-forward network')])
+def test_one_sub_layer_pre_ln_is_named(stack, i, name):
+    "One sub-layer of every layer of a stack written pre-LN, the rest post-LN: that sub-layer named, not only where the logits differ."
+    assert_rejects(check_forward, _one_pre_ln_forward(stack, i), says=rf"the {stack}'s {name}, sub\[{i}\], is pre-LN")

@@ -143,3 +143,20 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+
+# ---------------------------------------------------------------- the thirteenth blind set's misses (results/checker_answers.json)
+def _turn(angle, sign_sin=-1, sign_cos=1):
+    "A rotate_query that turns pair i by angle(m, d)[i], as (x cos a + sign_sin y sin a, x sin a + sign_cos y cos a)."
+    def rotate_query(q, m):
+        a = angle(m, len(q))
+        x1, x2 = q[0::2].double(), q[1::2].double()
+        return torch.stack([x1 * a.cos() + sign_sin * x2 * a.sin(), x1 * a.sin() + sign_cos * x2 * a.cos()], -1).flatten().to(q.dtype)
+    return rotate_query
+
+@pytest.mark.parametrize('answer, says', [
+    (_turn(lambda m, d: m * 10000.0 ** (torch.arange(0, d, 2, dtype=torch.float64) / d)), r"yours is m \* 10000\^\(2i/d\)"),
+    (_turn(lambda m, d: m / 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)), r"yours is m \* 10000\^\(2i/d\) \(a power of \+2i/d, or m / theta_i\)"),
+    (_turn(lambda m, d: m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d), sign_sin=1, sign_cos=-1), r"a sign slipped: .* is a reflection, not a turn")])
+def test_rotate_inverse_frequencies_and_a_reflection_are_named(answer, says):
+    _n9_rejects(check_rotate, answer, says=says)

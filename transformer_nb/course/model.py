@@ -445,6 +445,20 @@ def _dec_order_story(like) -> str | None:
 
 
 # %% ../../nbs/course_model.ipynb #a26c0615
+def _one_sub_pre_ln(m, y, s, t) -> str|None:
+    "If `y` is `m`'s logits with one sub-layer of every layer of one stack pre-LN, x + f(LayerNorm(x)), the rest post-LN: that, else None."
+    if m.cfg.norm_first: return None
+    names = {'encoder': ('self-attention', 'feed-forward network'), 'decoder': ('self-attention', 'encoder-decoder attention', 'feed-forward network')}
+    for stack, subs in names.items():
+        for i, name in enumerate(subs):
+            v = copy.deepcopy(m)
+            for l in getattr(v, stack): l.sub[i].forward = lambda x, f, sub=l.sub[i]: x + f(sub.norm(x))
+            with torch.no_grad():
+                if torch.allclose(y, v(s, t), atol=1e-5):
+                    return (f"the {stack}'s {name}, sub[{i}], is pre-LN, x + f(sub[{i}].norm(x)), and the other sub-layers post-LN: "
+                            f"every sub-layer of the paper is LayerNorm(x + f(x)), sub[{i}].norm(x + f(x)), the sum normalised")
+    return None
+
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
     like = lambda **kw: torch.allclose(y, _model_variant(m, **kw)(s, t), atol=1e-5)     # y is what `m` built another way gives
@@ -483,7 +497,7 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder's feed-forward network runs before its cross-attention: the order is self-attention, "
             "encoder-decoder attention, then the FFN (sub[0], sub[1], sub[2])"),
            (lambda: pre and like(dec_norm=I), "pre-LN ends the decoder with model.dec_norm, before model.generator")]
-    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _layers_unused(fn, m, s, t) or _forward_rest(fn, m, y, s, t)
+    return next((w for hit, w in why if hit()), None) or _dec_order_story(like) or _one_sub_pre_ln(m, y, s, t) or _layer_mistake(m, y, s, t) or _enc_causal(m, y, s, t) or _norm_swap(m, y, s, t) or _stack_mistake(m, y, s, t) or _layers_unused(fn, m, s, t) or _forward_rest(fn, m, y, s, t)
 
 # %% ../../nbs/course_model.ipynb #a26c0614
 @report

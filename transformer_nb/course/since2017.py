@@ -79,6 +79,7 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
             "RoPE is not wrong), but this exercise asks for RoFormer's equation and 05's pairing: neighbours 2i and 2i+1, turned and put "
             "back in their places")
     x1, x2, a = q[0::2].double(), q[1::2].double(), m * theta
+    reflect = torch.stack([x1 * a.cos() + x2 * a.sin(), x1 * a.sin() - x2 * a.cos()], -1).flatten().float()   # a reflection
     swapped = torch.stack([x1 * a.sin() - x2 * a.cos(), x1 * a.cos() + x2 * a.sin()], -1).flatten().float()   # sin where cos belongs
     return [(half, turn(m * theta, halves=True)), (half, turn(m * theta, halves=True, back=False)), (half, turn(m * theta, back=True)),
             ("sin and cos are swapped: the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i, so that at "
@@ -86,6 +87,10 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
             ("every pair turned by the same angle m: pair i turns by m * theta_i, theta_i = 10000^(-2i/d), slower for later pairs", turn(m * torch.ones_like(theta))),
             ("turned the wrong way: the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i", turn(-m * theta)),
             ("the position is off by one: the query at position m turns by m * theta_i, and position 0 is not turned at all", turn((m + 1) * theta)),
+            ("the angle is m * theta_i, theta_i = 10000^(-2i/d), slower for later pairs: yours is m * 10000^(2i/d) (a power of +2i/d, or m / theta_i), faster for later pairs",
+             turn(m / theta)),
+            ("a sign slipped: (x cos a + y sin a, x sin a - y cos a) is a reflection, not a turn (at position 0 it negates the second coordinate); "
+             "the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i", reflect),
             ("the position is off by one: the query at position m turns by m * theta_i, and position 0 is not turned at all", turn((m - 1) * theta)),
             ("theta_i = 10000^(-2i/d), i counting pairs: you used 10000^(-i/d)", turn(m * 10000.0 ** (-torch.arange(d // 2, dtype=torch.float64) / d))),
             ("the angle m * theta_i is in radians, as torch.cos and torch.sin take it: no conversion from degrees", turn(m * theta * math.pi / 180)),

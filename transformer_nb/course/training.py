@@ -89,6 +89,13 @@ def _schedule_slip(fn, d:int, w:int, s:int, got:float) -> str:
         if abs(u - round(u)) < 1e-6 and round(u) != w and all(same(float(fn(t, d, w)), d ** -0.5 * t * round(u) ** -1.5) for t in (1, w // 2)):
             return (f"your warm-up term is step * {round(u)} ** -1.5, warmup = {round(u)} ({'warmup + 1' if round(u) == w + 1 else 'another warmup'}): "
                     "use the argument itself, step * warmup ** -1.5")
+    if 0 < s <= w and got > 0:
+        b = math.log(got / (d ** -0.5 * s)) / math.log(w)                               # the power of warmup in your warm-up term
+        if abs(2 * b - round(2 * b)) < 1e-6 and round(2 * b) != -3 and all(same(float(fn(t, d, w)), d ** -0.5 * t * w ** (round(2 * b) / 2)) for t in (1, 2)):
+            p = round(2 * b) / 2
+            return (f"your warm-up term is step * warmup ** {p:g}: check the exponent -1.5, step * warmup ** -1.5, so that the two "
+                    f"terms meet at step = warmup, the peak" + (f"; with warmup ** {p:g} they meet at step warmup ** {-2 * p / 3:.3g} = {w ** (-2 * p / 3):.4g}"
+                    if p < 0 else ""))
     if 1 < s <= w and got > 0 and same(got, float(fn(s, d, 2 * w))) and (lo := float(fn(s // 2, d, w))) > 0:
         a = math.log(got / lo) / math.log(s / (s // 2))                               # the power of step in your rate here
         return (f"in the warm-up your rate does not depend on warmup and goes as step ** {a:.3g}: that is your decay term, already the "
@@ -158,6 +165,8 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
                 ((1 - eps) * nll + eps * (total - nll) / V)[keep].mean(),
             "likely 1 on the reference instead of 1 - eps: q = (1 - eps) one-hot + eps / V sums to 1; yours puts 1 + eps / V on the reference": (nll + eps * total / V)[keep].mean(),
             "likely eps / V added as a number: it weights -log p_i of every token, eps times their mean": ((1 - eps) * nll + eps / V)[keep].mean(),
+            "likely eps and 1 - eps swapped: q = (1 - eps) one-hot + eps / V; yours puts eps on the reference and spreads 1 - eps over the vocabulary":
+                (eps * nll + (1 - eps) * total / V)[keep].mean(),
             "likely divided by the number of sentences: average over the non-pad tokens, not the rows": ls[keep].sum() / t.shape[0],
             "likely a mean of each sentence's mean: the loss averages every non-pad token of the batch alike, (loss * keep).sum() / keep.sum(), so that a long sentence counts by its tokens": ((ls * keep).sum(-1) / keep.sum(-1).clamp_min(1)).mean() if t.dim() > 1 else float('nan'),
             **{f"likely log_softmax over the wrong axis{' (dim=1, the positions of (B, T, V) logits)' * a}: normalise over the vocabulary, the last axis (dim=-1)": ((1 - eps) * -logits.log_softmax(a).gather(-1, t[..., None])[..., 0] - eps * logits.log_softmax(a).mean(-1))[keep].mean() for a in range(logits.dim() - 1)},
