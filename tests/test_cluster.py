@@ -64,6 +64,34 @@ def test_a_requeued_run_on_two_nodes_resumes_bit_for_bit(tmp_path):
     for a, b in zip(whole['optimizer']['state'].values(), again['optimizer']['state'].values()):
         for k in a: assert torch.equal(torch.as_tensor(a[k]), torch.as_tensor(b[k])), k
 
+@pytest.mark.slow
+def test_ctrl_c_under_torchrun_says_what_was_saved_before_torchruns_traceback(tmp_path):
+    """Ctrl-C at the terminal reaches every process of the foreground group: the rank stops and saves, and says so; the
+    real torchrun, signalled itself, raises torch's SignalException in its own process (no launched command can catch
+    it) and ends with exit 1 and that traceback. What the user sees is what the page says: the rank's line, then the
+    traceback ending `SignalException: Process PID got signal: 2`, a checkpoint kept and no lock left."""
+    run = tmp_path / 'run'
+    args = ['--dataset', 'copy', '--preset', 'tiny', '--vocab-size', '16', '--max-tokens', '400', '--steps', '100000', '--save-every', '0',
+            '--valid-every', '2', '--keep', '0', '--out', str(run), '--no-progress', '--test-limit', '0']
+    script = tmp_path / 'tnb_train.py'
+    script.write_text('from transformer_nb.apps.cli import train_main\ntrain_main()\n')
+    p = subprocess.Popen([sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=1', '--local_addr=127.0.0.1',
+                          f'--master_port={free_port()}', str(script), *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV, start_new_session=True)
+    t0 = time.monotonic()
+    while not (run / 'log.jsonl').is_file() and p.poll() is None and time.monotonic() - t0 < 240: time.sleep(0.05)
+    assert p.poll() is None, p.communicate()[0][-3000:]
+    os.killpg(p.pid, signal.SIGINT)                            # what Ctrl-C sends: every process of the terminal's foreground group
+    out = p.communicate(timeout=300)[0]
+    assert p.returncode == 1, out[-3000:]
+    saved = re.search(r'interrupted at update (\d+); checkpoint saved to (\S+)', out)
+    assert saved and Path(saved[2]).is_file() and not (run / '.lock').exists(), out[-3000:]
+    assert re.search(r'SignalException: Process \d+ got signal: 2\s*$', out), out[-3000:]    # the traceback's last line
+    assert out.index(saved[0]) < out.index('SignalException'), out[-3000:]
+    cells = json.loads(PAGE.read_text(encoding='utf-8'))['cells']
+    text = ' '.join(' '.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown').split())
+    assert ("then ends with exit 1 and a traceback of torch's own whose last line is `SignalException: Process PID got signal: 2`") in text
+
 # The batch script, read and run under a stand-in Slurm that signals as Slurm does:
 # - `srun` runs its task (the step: the task and every process under it, whatever its session, as Slurm tracks them);
 #   SIGTERM or SIGINT to srun itself ends the step at once, as srun does ("forcing job termination": every process of
