@@ -424,7 +424,7 @@ def _fetch(pair, src, tgt, dest:Path, out:Path, base_url, archives, checksums, t
             path = store/a.name; url = f"{base_url.rstrip('/')}/{a.name}" if base_url else a.url
             if path.is_file(): manifest['archives'][a.name] = _verify(path, want, trust_unverified, str(path))
             else:
-                say(f"downloading {url}")
+                say(f"downloading {url}"); store.mkdir(exist_ok=True)   # DEST is there (checked): its archives/ folder made
                 manifest['archives'][a.name] = download_resumable(url, path, want, trust_unverified, retries, say=say)
         manifest['archives'][a.name] = {'sha256': manifest['archives'][a.name], 'checked': want.algo if want else 'trusted', 'path': str(path)}
     return _unpack(pair, src, tgt, {n: Path(v['path']) for n, v in manifest['archives'].items()}, out, manifest, say)

@@ -379,6 +379,7 @@ def _pretrained_path(name:str, download:bool=True,
     urls = [f"{mirror.rstrip('/')}/{pf.file}"] if mirror else [u.format(version=transformer_nb.__version__, file=pf.file) for u in _PRETRAINED_URLS]
     offline = (f"put {pf.file} (sha256 {pf.sha256}) in {cached.parent}, or set TNB_PRETRAINED to a folder that holds it")
     if not download: raise FileNotFoundError(f"pretrained:{name} is not on this machine: {offline}")
+    cached.parent.mkdir(parents=True, exist_ok=True)   # the cache's folder, made whole by the library (lib_safeguards' folder rule)
     for i, url in enumerate(urls):
         try: return download_file(url, cached, pf.sha256, fetch=fetch, progress=progress)
         except (urllib.error.URLError, TimeoutError, ConnectionError) as e:

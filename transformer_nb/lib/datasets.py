@@ -396,6 +396,7 @@ def _multi30k_files(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None
             raise FileNotFoundError(
                 f"Multi30k {src_lang}-{tgt_lang} needs {', '.join(wanted)} in {folder}; missing: {', '.join(missing)}. "
                 f"Download them from {_MULTI30K_URL}<file>" + ("" if local else ", or allow download=True"))
+        folder.mkdir(parents=True, exist_ok=True)      # the cache's folder, made whole by the library (lib_safeguards' folder rule)
         try: download_file(_MULTI30K_URL + n, p, _MULTI30K_SHA256[n], fetch=fetch)
         except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
             raise in_settings(OSError, f"could not download {_MULTI30K_URL + n} ({e}). Without internet, give {{data_dir}}, a "
