@@ -244,6 +244,9 @@ def test_the_batch_script_requeues_a_failed_step_a_preemption_and_says_a_failed_
     assert 'the time limit is near' not in out and ("the step ended (a preemption: SIGTERM to the job's steps alone, srun spared, not a fault; "
                                                     "exit 1) after saving runs/paper-base-en-de/checkpoint-0000100.pt: requeueing job 4242") in out, out
     assert 'a fault:' not in out and not list(tmp_path.glob('*.torchrun.json')), out
+    cells = json.loads(PAGE.read_text(encoding='utf-8'))['cells']
+    page = ' '.join(' '.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown').split())
+    assert "(`TORCHELASTIC_ERROR_FILE`), logs the stop as a preemption, not a fault, and requeues the job" in page   # the page says what it does
     rc, log, out = run_sbatch(tmp_path, {'FAKE_SCONTROL_RC': '1'}, 'usr1')    # a requeue that fails fails the job, saying so
     assert rc == 1 and log[-1] == 'scontrol requeue 4242' and 'scontrol requeue 4242 failed: submit this script again' in out, out
 
