@@ -271,6 +271,7 @@ def main(argv=None):
                     continue
                 path = Path(args.results_dir).parent / record['hyps']
                 path.parent.mkdir(parents=True, exist_ok=True); atomic_write(path, hyps)   # its translations, then its record
+                Path(args.results_dir).mkdir(parents=True, exist_ok=True)   # the results' folder, the sweep's own: a file goes into a folder that is there
                 add_result(results_file(args, f), record, TABLE3_KEYS); made += 1
     finally: signal.signal(signal.SIGINT, before)
     if STOP.is_set():

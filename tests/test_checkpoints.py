@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest, torch
 from transformer_nb.lib.checkpoints import open_checkpoint
 from transformer_nb.lib.runs import RunFolder
+from transformer_nb.lib.safeguards import UserError
 from conftest import tool, one_line, temps
 from dataclasses import asdict
 from transformer_nb.core import set_seed
@@ -297,13 +298,14 @@ def test_check_tokenizer_takes_a_config_or_its_dict():
     assert C._check_tokenizer(_tok(64), cfg, 'x') is not None and C._check_tokenizer(_tok(64), asdict(cfg), 'x') is not None
     with pytest.raises(ValueError, match='x: its tokenizer has 63 pieces'): C._check_tokenizer(_tok(63), cfg, 'x')
 
-def test_save_checkpoint_names_a_file_in_the_way(tmp_path):
-    "A folder that is a file was a raw FileExistsError ([Errno 17]); one deeper, a raw NotADirectoryError."
+def test_save_checkpoint_names_a_file_in_the_way_and_makes_no_folder(tmp_path):
+    "A folder that is a file was a raw FileExistsError ([Errno 17]); one deeper, a raw NotADirectoryError. A missing folder is refused as the commands refuse it (`check_parent`), never made."
     (tmp_path / 'f').write_text('x')
     for target in (tmp_path / 'f' / 'c.pt', tmp_path / 'f' / 'sub' / 'c.pt'):
-        with pytest.raises(NotADirectoryError) as e: save_checkpoint(target, step=1)
-        assert str(e.value) == f"{target}: {tmp_path / 'f'} is a file, not a folder", str(e.value)
-    assert save_checkpoint(tmp_path / 'new' / 'sub' / 'c.pt', step=1).is_file()             # missing folders are still made
+        with pytest.raises(UserError) as e: save_checkpoint(target, step=1)
+        assert str(e.value) == f"path {target}: {tmp_path / 'f'} is a file, not a folder", str(e.value)
+    with pytest.raises(UserError) as e: save_checkpoint(tmp_path / 'new' / 'sub' / 'c.pt', step=1)
+    assert str(e.value) == f"path {tmp_path / 'new' / 'sub' / 'c.pt'}: the folder {tmp_path / 'new' / 'sub'} does not exist" and not (tmp_path / 'new').exists()
 
 def test_average_builds_no_model_and_averages_bit_for_bit(tmp_path):
     """The architecture check of averaging takes its shapes from a model built on the meta device: no weights allocated or

@@ -64,6 +64,34 @@ def test_a_requeued_run_on_two_nodes_resumes_bit_for_bit(tmp_path):
     for a, b in zip(whole['optimizer']['state'].values(), again['optimizer']['state'].values()):
         for k in a: assert torch.equal(torch.as_tensor(a[k]), torch.as_tensor(b[k])), k
 
+@pytest.mark.slow
+def test_ctrl_c_under_torchrun_says_what_was_saved_before_torchruns_traceback(tmp_path):
+    """Ctrl-C at the terminal reaches every process of the foreground group: the rank stops and saves, and says so; the
+    real torchrun, signalled itself, raises torch's SignalException in its own process (no launched command can catch
+    it) and ends with exit 1 and that traceback. What the user sees is what the page says: the rank's line, then the
+    traceback ending `SignalException: Process PID got signal: 2`, a checkpoint kept and no lock left."""
+    run = tmp_path / 'run'
+    args = ['--dataset', 'copy', '--preset', 'tiny', '--vocab-size', '16', '--max-tokens', '400', '--steps', '100000', '--save-every', '0',
+            '--valid-every', '2', '--keep', '0', '--out', str(run), '--no-progress', '--test-limit', '0']
+    script = tmp_path / 'tnb_train.py'
+    script.write_text('from transformer_nb.apps.cli import train_main\ntrain_main()\n')
+    p = subprocess.Popen([sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node=1', '--local_addr=127.0.0.1',
+                          f'--master_port={free_port()}', str(script), *args],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV, start_new_session=True)
+    t0 = time.monotonic()
+    while not (run / 'log.jsonl').is_file() and p.poll() is None and time.monotonic() - t0 < 240: time.sleep(0.05)
+    assert p.poll() is None, p.communicate()[0][-3000:]
+    os.killpg(p.pid, signal.SIGINT)                            # what Ctrl-C sends: every process of the terminal's foreground group
+    out = p.communicate(timeout=300)[0]
+    assert p.returncode == 1, out[-3000:]
+    saved = re.search(r'interrupted at update (\d+); checkpoint saved to (\S+)', out)
+    assert saved and Path(saved[2]).is_file() and not (run / '.lock').exists(), out[-3000:]
+    assert re.search(r'SignalException: Process \d+ got signal: 2\s*$', out), out[-3000:]    # the traceback's last line
+    assert out.index(saved[0]) < out.index('SignalException'), out[-3000:]
+    cells = json.loads(PAGE.read_text(encoding='utf-8'))['cells']
+    text = ' '.join(' '.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown').split())
+    assert ("then ends with exit 1 and a traceback of torch's own whose last line is `SignalException: Process PID got signal: 2`") in text
+
 # The batch script, read and run under a stand-in Slurm that signals as Slurm does:
 # - `srun` runs its task (the step: the task and every process under it, whatever its session, as Slurm tracks them);
 #   SIGTERM or SIGINT to srun itself ends the step at once, as srun does ("forcing job termination": every process of
@@ -76,8 +104,9 @@ def test_a_requeued_run_on_two_nodes_resumes_bit_for_bit(tmp_path):
 #   and fails as a controller out of reach does when FAKE_SQUEUE_DOWN is set.
 # - `torchrun` writes down its arguments and waits to be stopped, as a training run would, saving FAKE_SAVE_NAME
 #   (checkpoint-0000100.pt) into FAKE_SAVES, FAKE_SAVE_DELAY seconds after it stops on SIGTERM (a real-sized model's
-#   save); with FAKE_RC, its worker's exit code, it ends at once as torchrun does: 0, or 1 for any failed worker (its
-#   exit 2 too: ChildFailedError). FAKE_TORCHRUN=real: the real torchrun, whose `tnb-train` is a tiny run of the copy
+#   save), then ends as torchrun signalled itself does: exit 1, its SignalException written to TORCHELASTIC_ERROR_FILE
+#   (torch's @record on its main); with FAKE_RC, its worker's exit code, it ends at once as torchrun does: 0, or 1 for
+#   any failed worker (its exit 2 too), a ChildFailedError written there. FAKE_TORCHRUN=real: the real torchrun, whose `tnb-train` is a tiny run of the copy
 #   task with the same command line each time. `tnb-train --check` ends with FAKE_CHECK_RC (0), or is the real check of
 #   that tiny run under the real torchrun; FAKE_TRAIN=real: the real tnb-train, the command line as given.
 FAKES = {
@@ -100,8 +129,11 @@ FAKES = {
     'torchrun': ('echo "torchrun $*" >> "$SLURM_LOG"\n'
                  '[ "${FAKE_TORCHRUN:-}" = real ] && exec "$PYTHON" -m torch.distributed.run --local_addr=127.0.0.1 "$@"\n'
                  'save() { [ -z "${FAKE_SAVES:-}" ] || { sleep "${FAKE_SAVE_DELAY:-0}"; mkdir -p "$FAKE_SAVES"; touch "$FAKE_SAVES/${FAKE_SAVE_NAME:-checkpoint-0000100.pt}"; }; }\n'
-                 '[ -n "${FAKE_RC:-}" ] && { [ "$FAKE_RC" = 0 ] && exit 0; save; exit 1; }\n'
-                 'trap \'echo "torchrun: SIGTERM" >> "$SLURM_LOG"; save; exit 143\' TERM\nwhile :; do sleep 0.05; done\n'),
+                 'err() { [ -z "${TORCHELASTIC_ERROR_FILE:-}" ] || echo "{\\"message\\": {\\"message\\": \\"$1\\"}}" > "$TORCHELASTIC_ERROR_FILE"; '
+                 'echo "torch.distributed.elastic.multiprocessing.$1" >&2; }\n'
+                 '[ -n "${FAKE_RC:-}" ] && { [ "$FAKE_RC" = 0 ] && exit 0; save; err "errors.ChildFailedError: tnb-train FAILED"; exit 1; }\n'
+                 'trap \'echo "torchrun: SIGTERM" >> "$SLURM_LOG"; save; err "api.SignalException: Process $$ got signal: 15"; exit 1\' TERM\n'
+                 'while :; do sleep 0.05; done\n'),
     # the page's tnb-train, as a tiny run of the copy task that stops after 6 s of training (the same arguments for the same command line)
     'tnb-train': ('[ "${FAKE_TRAIN:-}" = real ] && exec "$PYTHON" -c "from transformer_nb.apps.cli import train_main; train_main()" "$@"\n'
                   'ARGS=()\nwhile [ $# -gt 0 ]; do case "$1" in --resume) ARGS+=(--resume "$2"); shift 2;; '
@@ -147,14 +179,14 @@ def page_commands() -> list[str]:
 
 def run_sbatch(tmp_path, env:dict, act:str|None=None, ready=None) -> tuple[int, list[str], str]:
     """Run the batch script under the stand-in Slurm; once `ready()` (default: torchrun has started), `act`: 'usr1' (the
-    time limit is near), 'steps-term' (SIGTERM to every process of the step alone, a fault), 'cancel' (a plain `scancel
+    time limit is near), 'steps-term' (SIGTERM to every process of the step alone, as a preemption that spares srun sends it), 'cancel' (a plain `scancel
     JOBID`), 'kill-srun' (SIGTERM to srun itself) or 'time-limit' (the limit itself: SIGTERM to the batch shell and to
     srun, as Slurm sends them). Returns its exit code, the stand-ins' log and its output."""
     fakes = tmp_path / 'bin'; fakes.mkdir(exist_ok=True)
     for name, body in FAKES.items(): (fakes / name).write_text('#!/bin/bash\n' + body); (fakes / name).chmod(0o755)
     log = tmp_path / 'slurm.log'; log.unlink(missing_ok=True)
     env = {**ENV, 'PATH': f"{fakes}:{os.environ['PATH']}", 'SLURM_LOG': str(log), 'SLURM_JOB_ID': '4242', 'PYTHON': sys.executable,
-           'SLURM_JOB_NUM_NODES': '2', 'SLURM_JOB_NODELIST': 'node[1-2]', 'SLURM_CPUS_PER_TASK': '4', **env}
+           'SLURM_JOB_NUM_NODES': '2', 'SLURM_JOB_NODELIST': 'node[1-2]', 'SLURM_CPUS_PER_TASK': '4', 'TMPDIR': str(tmp_path), **env}
     p = subprocess.Popen(['bash', str(SBATCH)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          start_new_session=True)
     try:
@@ -202,14 +234,19 @@ def test_the_batch_script_requeues_a_failed_step_a_preemption_and_says_a_failed_
         rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '1'})
         assert rc == 0 and log[-1] == 'scontrol requeue 4242' and f'failure {n} of at most 2 in a row' in out, (log, out)
     rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '1'})     # the third: the job fails, with the step's exit code
-    assert rc == 1 and 'scontrol requeue 4242' not in log and '3 times in a row without a new checkpoint: not requeued' in out, out
+    assert rc == 1 and 'scontrol requeue 4242' not in log and '(a fault: exit 1), 3 times in a row without a new checkpoint: not requeued' in out, out
     rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '1', 'FAKE_SAVES': str(run)})   # a failed step that saved a checkpoint
-    assert rc == 0 and log[-1] == 'scontrol requeue 4242' and 'after saving runs/paper-base-en-de/checkpoint-0000100.pt' in out, out
+    assert rc == 0 and log[-1] == 'scontrol requeue 4242' and '(a fault: exit 1) after saving runs/paper-base-en-de/checkpoint-0000100.pt' in out, out
     assert not (run / '.failed-starts-4242').exists()
     (run / 'checkpoint-0000100.pt').unlink()
     rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run)}, 'steps-term')   # SIGTERM to the step alone: it saves, the job is requeued
     assert rc == 0 and log[-3:] == ['scancel --signal=TERM 4242', 'torchrun: SIGTERM', 'scontrol requeue 4242'], (log, out)
-    assert 'the time limit is near' not in out and 'exit 143 after saving runs/paper-base-en-de/checkpoint-0000100.pt (a fault, or SIGTERM to the steps alone' in out, out
+    assert 'the time limit is near' not in out and ("the step ended (a preemption: SIGTERM to the job's steps alone, srun spared, not a fault; "
+                                                    "exit 1) after saving runs/paper-base-en-de/checkpoint-0000100.pt: requeueing job 4242") in out, out
+    assert 'a fault:' not in out and not list(tmp_path.glob('*.torchrun.json')), out
+    cells = json.loads(PAGE.read_text(encoding='utf-8'))['cells']
+    page = ' '.join(' '.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown').split())
+    assert "(`TORCHELASTIC_ERROR_FILE`), logs the stop as a preemption, not a fault, and requeues the job" in page   # the page says what it does
     rc, log, out = run_sbatch(tmp_path, {'FAKE_SCONTROL_RC': '1'}, 'usr1')    # a requeue that fails fails the job, saying so
     assert rc == 1 and log[-1] == 'scontrol requeue 4242' and 'scontrol requeue 4242 failed: submit this script again' in out, out
 
@@ -231,7 +268,7 @@ def test_usr2_to_the_batch_shell_cancels_with_a_save(tmp_path):
     rc, log, out = run_sbatch(tmp_path, {'FAKE_SAVES': str(run), 'FAKE_SAVE_DELAY': '1'}, 'usr2')
     assert rc == 0 and log[-2:] == ['scancel --signal=TERM 4242', 'torchrun: SIGTERM'] and 'forcing job termination' not in ' '.join(log), (log, out)
     assert (run / 'checkpoint-0000100.pt').is_file() and not (run / '.slurm-job').exists()
-    assert 'stopped by USR2 (scancel --signal=USR2 --batch): the step ended with exit 143, newest checkpoint runs/paper-base-en-de/checkpoint-0000100.pt; the job ends, not requeued' in out, out
+    assert 'stopped by USR2 (scancel --signal=USR2 --batch): the step ended with exit 1, newest checkpoint runs/paper-base-en-de/checkpoint-0000100.pt; the job ends, not requeued' in out, out
 
 def test_the_second_job_guard_fails_closed_when_squeue_cannot_answer(tmp_path):
     "The folder of job 4141 and a squeue that cannot reach the controller: the job does not run beside what may still run (it once did), saying why."
@@ -260,7 +297,7 @@ def test_a_failed_worker_is_torchruns_exit_1(tmp_path):
                         '--no-python', 'bash', '-c', 'exit 2'], capture_output=True, text=True, env=ENV, timeout=120)
     assert r.returncode == 1 and 'exitcode  : 2' in r.stderr, r.stderr[-2000:]
     rc, log, out = run_sbatch(tmp_path, {'FAKE_RC': '2'})
-    assert rc == 0 and log[-1] == 'scontrol requeue 4242' and 'the step failed with exit 1 and saved no new checkpoint (failure 1' in out, (log, out)
+    assert rc == 0 and log[-1] == 'scontrol requeue 4242' and 'the step ended (a fault: exit 1) and saved no new checkpoint (failure 1' in out, (log, out)
 
 @pytest.mark.slow
 def test_a_mistake_in_the_command_fails_the_job_before_any_rank_starts(tmp_path):

@@ -348,7 +348,7 @@ def test_network_error_says_what_to_do(tmp_path, monkeypatch):
     assert not any((tmp_path/'multi30k').iterdir())
 
 def testdownload_file_with_fetch_function(tmp_path):
-    data = b'hello'; h = hashlib.sha256(data).hexdigest()
+    data = b'hello'; h = hashlib.sha256(data).hexdigest(); (tmp_path/'sub').mkdir()   # a file goes into a folder that is there
     assert download_file('u', tmp_path/'sub'/'f', h, fetch=lambda u: io.BytesIO(data)).read_bytes() == data
     with pytest.raises(ValueError, match='checksum mismatch'):
         download_file('u', tmp_path/'sub'/'g', h, fetch=lambda u: io.BytesIO(b'x'))

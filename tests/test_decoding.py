@@ -354,6 +354,7 @@ def test_average_is_the_mean_and_keeps_dtype_and_ties(tmp_path):
     ms = [small(s) for s in range(3)]
     sds = [{k: v.half() if k == 'decoder.0.ffn.w_1.weight' else v for k, v in m.state_dict().items()} for m in ms]
     paths = [save_checkpoint(tmp_path / f'c{i}.pt', **{**ckpt(m, i), 'model': sd}) for i, (m, sd) in enumerate(zip(ms, sds))]
+    (tmp_path / 'sub').mkdir()                                   # a file goes into a folder that is there (check_parent)
     out = save_averaged(paths, tmp_path / 'sub' / 'avg.pt')
     assert out.is_file() and not [p for p in (tmp_path / 'sub').iterdir() if p.name != 'avg.pt']   # no temp left
     avg = torch.load(out, weights_only=True)['model']

@@ -225,3 +225,23 @@ def test_no_search_returns_an_empty_output():
     assert all(len(o) == 1 for o in greedy_decode_batch(m, src, 5))                     # one token, then EOS
     nb = beam_search_batch(m, src, Decoding(beam=4, max_extra=5))
     assert all(ids for h in nb for ids, _ in h) and all(len(h[0][0]) == 1 for h in nb)
+
+def test_running_out_of_memory_is_one_line_in_the_library_as_in_the_commands(monkeypatch, capsys):
+    "The CPU allocator's raw text (`[enforce fail at alloc_cpu.cpp] ...`) once came out of the library's translate and evaluate; they say it as tnb-translate does."
+    import transformer_nb.lib.fast_decoding as FD
+    from transformer_nb.lib.checkpoints import model_from_checkpoint
+    from transformer_nb.lib.scoring import evaluate
+    from transformer_nb.lib.safeguards import UserError
+    from transformer_nb.apps.cli import translate_main
+    def oom(*a, **k): raise RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate memory: "
+                                         "you tried to allocate 17179869184 bytes. Error code 12 (Cannot allocate memory)")
+    monkeypatch.setattr(FD, '_greedy_batch', oom); monkeypatch.setattr(FD, '_beam_batch', oom)
+    model, tok, *_ = model_from_checkpoint('pretrained:numbers')
+    said = "out of memory: decoding with {} and {} is too large for this machine; it asked for 16.0 GiB at once"
+    for call in (lambda: FD.translate(model, tok, ['1 2'], beam=1), lambda: evaluate(model, tok, [('1 2', '1 2')], Decoding(beam=1))):
+        with pytest.raises(UserError) as e: call()
+        assert str(e.value) == said.format('beam=1', 'max_tokens=4000'), str(e.value)
+    with pytest.raises(SystemExit) as e: translate_main(['pretrained:numbers', '--beam', '1', '1 2'])
+    err = capsys.readouterr().err
+    assert e.value.code == 1 and err.splitlines()[-1] == 'tnb-translate: error: ' + said.format('--beam 1', '--max-tokens 4000'), err
+    assert 'alloc_cpu' not in err and 'Traceback' not in err, err

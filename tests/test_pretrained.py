@@ -118,9 +118,10 @@ def test_a_published_model_carries_no_path_of_the_machine_that_made_it(tmp_path)
     from transformer_nb.lib.options import get_model_config
     tok = StoredTokenizer.train(['ein hund', 'a dog'] * 20, vocab_size=20)
     m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size))
-    run = tmp_path / 'build' / 'r1'
+    run = tmp_path / 'build' / 'r1'; run.mkdir(parents=True)
     ck = save_checkpoint(run / 'checkpoint-0000005.pt', config=asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=5,
                          meta={'command': f"tnb-train --resume {run} --out={run} --steps 5", 'averaged_from': [str(run / 'checkpoint-0000005.pt')]})
+    (tmp_path / 'models').mkdir()
     pub = torch.load(P.make_pretrained(ck, tmp_path / 'models' / 'toy.pt'), weights_only=True)
     assert str(tmp_path) not in json.dumps(pub['meta']), pub['meta']
     assert pub['meta']['command'] == 'tnb-train --resume ../build/r1 --out=../build/r1 --steps 5'

@@ -69,6 +69,7 @@ def test_one_results_file_holds_translation_and_parsing_records(run, tmp_path, t
     r = tool('evaluate', run, '--src', texts / 'src.txt', '--ref', texts / 'ref.txt', '--beam', '1', '--record', f, '--id', 'tr-1')
     assert r.returncode == 0 and b'exact match' in r.stdout, r.stderr[-2000:]
     ck = torch.load(RunFolder(run).latest(), weights_only=True); ck['meta'].update(task='parsing', dataset='parsing')   # a parser
+    (tmp_path / 'parser').mkdir()
     save_checkpoint(tmp_path / 'parser' / f"checkpoint-{ck['step']:07d}.pt", **{k: v for k, v in ck.items() if k != 'format'})   # named after the update it holds
     (tmp_path / 'words.txt').write_text('a b c\nd e\nf\n')
     (tmp_path / 'trees.txt').write_text('(S (NP XX XX ) (VP XX ) )\n(S (NP XX ) (VP XX ) )\n(S (VP XX ) )\n')

@@ -658,6 +658,32 @@ def test_outputs_are_checked_before_any_work(run, tmp_path, readonly_dir):
     one_line(tool('average', run, '--last', '2', '-o', readonly_dir / 'avg.pt'), 'tnb-average', 'cannot write in')
     assert temps(tmp_path) == []
 
+@pytest.mark.slow   # the command in a fresh process
+def test_a_missing_folder_is_one_rule_in_the_library_and_the_commands(run, tmp_path):
+    """A file is written only into a folder that is there, by a command and by the library alike (the library's writers
+    once made the folders the commands refused): one line naming the folder, and nothing made. A folder a tool makes
+    whole (a run, an export) is made with the folders above it, in both."""
+    import io, torch
+    from transformer_nb.lib.checkpoints import save_checkpoint, save_averaged
+    from transformer_nb.lib.records import add_result
+    from transformer_nb.lib.datasets import download_file
+    from transformer_nb.lib.safeguards import check_parent
+    missing = tmp_path / 'no' / 'such'
+    ck = RunFolder(run).latest()
+    said = lambda f: f"{missing / f}: the folder {missing} does not exist"
+    for call, name, f in ((lambda: save_checkpoint(missing / 'c.pt', model={'w': torch.zeros(1)}), 'path', 'c.pt'),
+                          (lambda: save_averaged([ck], missing / 'avg.pt'), 'out_path', 'avg.pt'),
+                          (lambda: add_result(missing / 'r.json', {'id': 'x', 'bleu': 1.0}, keys=('bleu',)), 'path', 'r.json'),
+                          (lambda: download_file('http://127.0.0.1:9/x', missing / 'x.gz', '0' * 64, fetch=lambda u: io.BytesIO(b'x')), 'dest', 'x.gz')):
+        with pytest.raises(UserError) as e: call()
+        assert str(e.value) == f"{name} {said(f)}", str(e.value)
+    (tmp_path / 'afile').write_text('x')
+    with pytest.raises(UserError, match=f"out {tmp_path / 'afile' / 'x.pt'}: {tmp_path / 'afile'} is a file, not a folder"):
+        check_parent(tmp_path / 'afile' / 'x.pt', 'out')
+    one_line(tool('average', run, '--last', '2', '-o', missing / 'avg.pt'), 'tnb-average', f"-o {said('avg.pt')}")
+    assert not (tmp_path / 'no').exists()
+    assert check_folder(tmp_path / 'made' / 'run') == tmp_path / 'made' / 'run' and (tmp_path / 'made' / 'run').is_dir()   # a folder: made
+
 def _no_big_files():
     import resource
     resource.setrlimit(resource.RLIMIT_FSIZE, (64, resource.RLIM_INFINITY))    # a real EFBIG past 64 bytes

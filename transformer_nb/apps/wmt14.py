@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal, NamedTuple
 import numpy as np
 from ..lib.checks import Count, SettingError, validate, check_fields
-from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_folder, check_no_nul, removed_unless_used, in_place
+from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_parent, check_folder, check_no_nul, removed_unless_used, in_place
 from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from ..lib.datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
 from .tasks import Task, register_task
@@ -228,7 +228,7 @@ def download_resumable(url:str, dest, want=None, # a `_Pin`, or (algo, hex): wha
                        trust:bool=False, retries:int=3, timeout:float=60, say=lambda m: None, overwrite:bool=False, # overwrite: replace a file at `dest`, by `check_output`'s rule
                       ) -> str:
     "Download `url` to `dest` through `dest.part`, resuming it with HTTP Range; checked (`_verify`) before the rename; returns its SHA-256. A server that offers another size than `want`'s is refused before the body is read; a full disk ends it at once, the `.part` deleted."
-    dest = Path(dest); part = dest.with_name(dest.name + '.part'); dest.parent.mkdir(parents=True, exist_ok=True)
+    dest = Path(dest); part = dest.with_name(dest.name + '.part'); check_parent(dest, 'dest')
     check_fields(DataOptions, dict(retries=retries)); check_output(dest, 'dest', overwrite); want = _Pin(*want) if want is not None else None
     if in_place(dest): raise UserError(f"dest {dest} is a device or a pipe: a download is kept in a file; give a file's path")   # renamed over, it would be replaced
     if part.is_symlink() or (part.exists() and not part.is_file()): raise UserError(f"{part}: a link or a special file where tnb-data keeps a download; move it away")
@@ -424,7 +424,7 @@ def _fetch(pair, src, tgt, dest:Path, out:Path, base_url, archives, checksums, t
             path = store/a.name; url = f"{base_url.rstrip('/')}/{a.name}" if base_url else a.url
             if path.is_file(): manifest['archives'][a.name] = _verify(path, want, trust_unverified, str(path))
             else:
-                say(f"downloading {url}")
+                say(f"downloading {url}"); store.mkdir(exist_ok=True)   # DEST is there (checked): its archives/ folder made
                 manifest['archives'][a.name] = download_resumable(url, path, want, trust_unverified, retries, say=say)
         manifest['archives'][a.name] = {'sha256': manifest['archives'][a.name], 'checked': want.algo if want else 'trusted', 'path': str(path)}
     return _unpack(pair, src, tgt, {n: Path(v['path']) for n, v in manifest['archives'].items()}, out, manifest, say)

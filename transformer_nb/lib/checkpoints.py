@@ -26,7 +26,7 @@ from .transformer import build_model, count_config_params
 from .options import ModelConfig
 from .tokens import StoredTokenizer
 from .datasets import download_file, get_cache_dir, sha256_file
-from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output
+from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output, check_parent
 from .process import out_of_memory
 from .runs import RunFolder, checkpoint_step, read_files, IDENTITY
 from .options import AverageOptions
@@ -73,15 +73,6 @@ def _check_path(path, name:str='path', what:str="a file's path"):
 
 _A_CHECKPOINT = "a checkpoint file, a run folder or 'pretrained:NAME'"
 
-def _make_folder(path:Path):
-    "Create the folder of the file `path` if needed; a one-line OSError naming `path` where it cannot be (a file in the way, no permission)."
-    try: path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        up = next((q for q in path.parents if q.exists()), None)
-        if up is not None and not up.is_dir(): raise NotADirectoryError(f"{path}: {up} is a file, not a folder") from None
-        err = OSError(f"cannot create the folder {path.parent} for {path}: {e.strerror or e}"); err.errno = e.errno
-        raise err from None
-
 # %% ../../nbs/lib_checkpoints.ipynb #067c7b9e
 def _own(path) -> bool:
     "True if `path` is a file of a run folder this process holds claimed (`RunFolder.claim`): the run writing its own checkpoints and average."
@@ -100,7 +91,7 @@ def save_checkpoint(path, overwrite:bool=False, # replace a file that is there (
     if not set(state) - {'format'}:
         raise ValueError(f"save_checkpoint got nothing to save to {path}: give the state by name, e.g. config=asdict(model.cfg), "
                          f"model=model.state_dict() (and tokenizer=tok.to_bytes())")
-    path = Path(path); _make_folder(path)
+    path = check_parent(Path(path), 'path')       # its folder is there: never made (lib_safeguards' rule)
     if not (own := _own(path)): check_output(path, 'path', overwrite, checkpoint=_step_of(state))
     return _write_checkpoint(path, state, own)
 
@@ -112,7 +103,7 @@ def config_print(cfg:dict) -> str:
 def _write_checkpoint(path:Path, state:dict, own:bool=False) -> Path:
     "`save_checkpoint`'s write, once its rule is checked: a file of a run's own (`own`) replaces whatever is at its name, a symbolic link put there never followed; any other output, checked to be no link, is written as `atomic_open` writes (a device in place). A config is written with its fingerprint (`config_print`), which reading checks."
     if isinstance(state.get('config'), dict): state = {**state, 'config_sha256': config_print(state['config'])}
-    _make_folder(path)
+    check_parent(path, 'path')
     with atomic_open(path, 'wb', follow=not own) as f:
         try: torch.save({'format': _CKPT_FORMAT, **state}, f)
         except RuntimeError as e:   # PyTorch's zip writer reports a short write (a full disk) as a RuntimeError
@@ -388,6 +379,7 @@ def _pretrained_path(name:str, download:bool=True,
     urls = [f"{mirror.rstrip('/')}/{pf.file}"] if mirror else [u.format(version=transformer_nb.__version__, file=pf.file) for u in _PRETRAINED_URLS]
     offline = (f"put {pf.file} (sha256 {pf.sha256}) in {cached.parent}, or set TNB_PRETRAINED to a folder that holds it")
     if not download: raise FileNotFoundError(f"pretrained:{name} is not on this machine: {offline}")
+    cached.parent.mkdir(parents=True, exist_ok=True)   # the cache's folder, made whole by the library (lib_safeguards' folder rule)
     for i, url in enumerate(urls):
         try: return download_file(url, cached, pf.sha256, fetch=fetch, progress=progress)
         except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
@@ -800,7 +792,7 @@ def save_averaged(paths:list, out_path, overwrite:bool=False, # replace the chec
                  ) -> Path:
     "Average the checkpoints `paths` and write the result to `out_path` atomically (see `save_checkpoint`), `out_path` held to `_check_replace`'s rule first; a run writing into the folder it holds claimed (the `Trainer`) replaces its own average.pt."
     paths = _checkpoint_paths(paths); _check_average_out(paths, out_path)
-    _make_folder(Path(out_path))
+    check_parent(out_path, 'out_path')
     if not (own := _own(out_path)): _check_replace(out_path, overwrite, 'out_path')
     return _save_average(paths, out_path, own=own)[0]
 

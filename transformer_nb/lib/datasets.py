@@ -14,7 +14,7 @@ import contextlib, functools, inspect, gzip, hashlib, json, logging, numbers, os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
-from .safeguards import decode_lines, check_output, in_place, UserError
+from .safeguards import decode_lines, check_output, check_parent, in_place, UserError
 from .checks import SettingError
 from .process import in_settings
 
@@ -333,7 +333,7 @@ def download_file(url:str, dest:str|Path, sha256:str,
                  ) -> Path:
     "Download `url` to `dest` atomically: streamed into a temp file beside it, renamed into place only if `sha256` matches."
     from tqdm.auto import tqdm
-    dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
+    dest = Path(dest); check_parent(dest, 'dest')   # its folder is there: never made (lib_safeguards' rule)
     if in_place(dest): raise UserError(f"dest {dest} is a device or a pipe: a download is kept in a file; give a file's path")   # renamed over, it would be replaced
     check_output(dest, 'dest', overwrite)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix='.part', dir=dest.parent)
@@ -396,6 +396,7 @@ def _multi30k_files(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None
             raise FileNotFoundError(
                 f"Multi30k {src_lang}-{tgt_lang} needs {', '.join(wanted)} in {folder}; missing: {', '.join(missing)}. "
                 f"Download them from {_MULTI30K_URL}<file>" + ("" if local else ", or allow download=True"))
+        folder.mkdir(parents=True, exist_ok=True)      # the cache's folder, made whole by the library (lib_safeguards' folder rule)
         try: download_file(_MULTI30K_URL + n, p, _MULTI30K_SHA256[n], fetch=fetch)
         except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
             raise in_settings(OSError, f"could not download {_MULTI30K_URL + n} ({e}). Without internet, give {{data_dir}}, a "

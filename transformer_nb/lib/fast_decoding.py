@@ -549,7 +549,7 @@ def translate_checked(model, tokenizer, sentences:list[str], d:Decoding, max_tok
         srcs[i] = ids + [EOS_ID]
     if cut: warnings.warn(f"{cut} sentence(s) longer than the model's {cap} learned positions were truncated to their first {cap - 1} tokens")
     outs, keys = [''] * len(sentences), list(srcs)
-    with amp:                                            # the decoders' log-probabilities stay float32 (`step_logits`)
+    with amp, out_of_memory("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=max_tokens):   # one line, the library's as the commands'
         for batch in length_batches([len(srcs[i]) for i in keys], max_tokens):
             idx = [keys[j] for j in batch]
             src = pad_ids([srcs[i] for i in idx]).to(dev)
@@ -603,8 +603,7 @@ def _translate_batches(model, tokenizer, d:Decoding, batches, name, # d: a `Deco
         for i, why in (problems(tok, batch) if problems else ()):
             if named == _NAMED: more += 1; continue
             warnings.warn(f"{name(n + i)}: {printable(batch[i].strip()[:60])!r}: {why}; translated anyway"); named += 1
-        with out_of_memory("decoding with {beam} and {max_tokens}", beam=d.beam, max_tokens=o.max_tokens):
-            outs = translate_checked(model, tok, batch, d, o.max_tokens, amp)
+        outs = translate_checked(model, tok, batch, d, o.max_tokens, amp)   # running out of memory said in one line there
         yield outs
         n += len(batch)
     if more: warnings.warn(f"{more:,} more line(s) the model cannot know, as the {_NAMED} above; translated anyway")

@@ -116,7 +116,7 @@ def add_result(path, record:dict, keys=RESULT_KEYS) -> list[dict]:
     if not isinstance(record, dict): raise TypeError(f"record must be a dict, got a {type(record).__name__}")
     missing = [k for k in dict.fromkeys(('id', *_keys(keys))) if k not in record]
     if missing: raise ValueError(f"result {record.get('id', '?')} lacks {missing}")
-    path = record_file(_path(path), 'path'); path.parent.mkdir(parents=True, exist_ok=True)
+    path = record_file(_path(path), 'path')
     if in_place(path): raise ValueError(f"{path} must be a regular file: a results file is read, then rewritten")   # a device would be read for ever
     check_output(path, 'path', adds=True)              # not a checkpoint's name, nor a run's log, curve or lock
     with folder_lock(path.parent):                     # read, add, write: one process at a time (lib_safeguards)

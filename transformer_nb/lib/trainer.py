@@ -531,7 +531,7 @@ def save(self:Trainer) -> Path|None:
     "Write a checkpoint into the run folder (rank 0 only) and keep the newest `keep`; Ctrl-C waits for the write."
     if not self.is_main or self.run is None: return None
     self._log()                                                       # the history it holds, read back and checked first
-    path = self.run.checkpoint(self.step)
+    path = self.run.checkpoint(self.step); self.run.path.mkdir(parents=True, exist_ok=True)   # the run's folder, which the Trainer makes whole
     wait = f"saving {path}, please wait (Ctrl-\\ quits at once, without it)"
     with deferred_interrupts(wait, reraise=not self.interrupted):   # a Ctrl-C during a periodic save stops after it
         try: self.last_checkpoint, self._saved_at = save_checkpoint(path, **self.state()), (self.step, len(self.history['valid']))
