@@ -62,7 +62,7 @@ def _np(t:torch.Tensor) -> np.ndarray: return t.detach().float().cpu().numpy()
 def _norm(s, m): s.gamma, s.beta = _np(m.weight), _np(m.bias)
 def _linear(s, w, b): s.weight, s.bias = _np(w), _np(b)
 
-def _attention(s, m, cross:bool=False):
+def _attention_spec(s, m, cross:bool=False):
     "Our attention `m` into CTranslate2's spec `s`: one fused QKV projection, or Q alone and KV fused for cross-attention."
     cat = lambda *ls: (torch.cat([l.weight for l in ls]), torch.cat([l.bias for l in ls]))   # W^Q, W^K, W^V stacked by rows
     if cross: _linear(s.linear[0], *cat(m.w_q)); _linear(s.linear[1], *cat(m.w_k, m.w_v))
@@ -103,11 +103,11 @@ def _spec(model, tokenizer, max_positions:int|None=None):
     dec.embeddings.weight, dec.scale_embeddings = _np(model.tgt_emb.lut.weight), True
     _positions(enc.position_encodings, model.src_pos, cfg, max_positions); _positions(dec.position_encodings, model.tgt_pos, cfg, max_positions)
     for s, l in zip(enc.layer, model.encoder):
-        _attention(s.self_attention, l.self_attn); _norm(s.self_attention.layer_norm, l.sub[0].norm)
+        _attention_spec(s.self_attention, l.self_attn); _norm(s.self_attention.layer_norm, l.sub[0].norm)
         _ffn(s.ffn, l.ffn, l.sub[1].norm)
     for s, l in zip(dec.layer, model.decoder):
-        _attention(s.self_attention, l.self_attn); _norm(s.self_attention.layer_norm, l.sub[0].norm)
-        _attention(s.attention, l.cross_attn, cross=True); _norm(s.attention.layer_norm, l.sub[1].norm)
+        _attention_spec(s.self_attention, l.self_attn); _norm(s.self_attention.layer_norm, l.sub[0].norm)
+        _attention_spec(s.attention, l.cross_attn, cross=True); _norm(s.attention.layer_norm, l.sub[1].norm)
         _ffn(s.ffn, l.ffn, l.sub[2].norm)
     if cfg.norm_first: _norm(enc.layer_norm, model.enc_norm); _norm(dec.layer_norm, model.dec_norm)
     bias = np.zeros(cfg.tgt_vocab, dtype=np.float32); bias[[PAD_ID, BOS_ID]] = _PAD_BOS_BIAS

@@ -264,7 +264,7 @@ def download_resumable(url:str, dest, want=None, # a `_Pin`, or (algo, hex): wha
     return digest
 
 # %% ../../nbs/apps_wmt14.ipynb #52f7e795
-_KINDS = {tarfile.SYMTYPE: 'symbolic link', tarfile.LNKTYPE: 'hard link', tarfile.DIRTYPE: 'folder', tarfile.FIFOTYPE: 'FIFO',
+_TAR_MEMBER_KINDS = {tarfile.SYMTYPE: 'symbolic link', tarfile.LNKTYPE: 'hard link', tarfile.DIRTYPE: 'folder', tarfile.FIFOTYPE: 'FIFO',
           tarfile.CHRTYPE: 'character device', tarfile.BLKTYPE: 'block device'}
 _DAMAGED = (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile)    # what reading a cut or damaged tar, tgz or inner .gz raises
 
@@ -275,7 +275,7 @@ def _members(tar_path:Path, names:list[str], use) -> dict:
         with tarfile.open(tar_path, 'r:*') as tar:
             for m in tar:
                 if m.name not in want or m.name in got: continue
-                if not m.isreg(): raise UserError(f"{tar_path}: its member {m.name} is a {_KINDS.get(m.type, 'special file')}, not a file: not the WMT14 archive")
+                if not m.isreg(): raise UserError(f"{tar_path}: its member {m.name} is a {_TAR_MEMBER_KINDS.get(m.type, 'special file')}, not a file: not the WMT14 archive")
                 with tar.extractfile(m) as f, (gzip.GzipFile(fileobj=f) if m.name.endswith('.gz') else contextlib.nullcontext(f)) as g:
                     got[m.name] = use(m.name, g)
                 if len(got) == len(want): break

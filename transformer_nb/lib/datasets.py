@@ -442,7 +442,7 @@ def _numbers(src_lang, tgt_lang, data_dir, splits=SPLITS, **kwargs):
 def _copy(src_lang, tgt_lang, data_dir, **kwargs): return _copy_corpus(**kwargs)
 
 @_register_dataset('multi30k')
-def _multi30k(src_lang, tgt_lang, data_dir, cache_dir=None, download=True, fetch=None):
+def _load_multi30k(src_lang, tgt_lang, data_dir, cache_dir=None, download=True, fetch=None):
     src_lang = src_lang or ('en' if tgt_lang == 'de' else 'de')
     tgt_lang = tgt_lang or ('en' if src_lang != 'en' else 'de')
     return multi30k(src_lang, tgt_lang, data_dir, cache_dir, download, fetch)

@@ -461,16 +461,16 @@ def iter_lines(f, # a binary file, FIFO, device or standard input
         if brk is None and (b'\n' in pending or chunk is None or len(pending) >= 1 << 16):   # Mac text: at its end, or 64 KiB in
             brk = _MAC_BREAK if _mac(pending) else _BREAK
         while brk and (m := brk.search(pending, seen)) and not (chunk and m.group() == b'\r' and m.end() == len(pending)):  # '\n' may follow
-            yield _one_line(pending[:m.start()], name, line, offset)
+            yield _decode_one_line(pending[:m.start()], name, line, offset)
             pending, line, offset, seen = pending[m.end():], line + 1, offset + m.end(), 0
         if brk: seen = max(0, len(pending) - 1)              # a long line is searched once, not again with every chunk
-        if chunk and b'\0' in chunk: _one_line(pending, name, line, offset)   # a NUL in the line still open: refused now, not 16 MiB later
+        if chunk and b'\0' in chunk: _decode_one_line(pending, name, line, offset)   # a NUL in the line still open: refused now, not 16 MiB later
         if len(pending) > max_line:
             raise UserError(f"{name}, line {line}: longer than {max_line >> 20} MiB without a line break; is it a text file "
                             f"with one sentence per line?")
-    if pending: yield _one_line(pending, name, line, offset)
+    if pending: yield _decode_one_line(pending, name, line, offset)
 
-def _one_line(b:bytes, name:str, line:int, offset:int) -> str:
+def _decode_one_line(b:bytes, name:str, line:int, offset:int) -> str:
     "One line's bytes as text: `decode_lines`' checks and message, for one line."
     check_no_nul(b, name, offset, line)
     try: s = b.decode('utf-8')

@@ -60,9 +60,9 @@ class NoPositions(nn.Module):
 # %% ../../nbs/lib_transformer.ipynb #lt000010
 def final_norm(model:nn.Module, stack:str) -> nn.Module:
     "The LayerNorm a pre-LN model's `stack` ('enc' or 'dec') ends in, or an identity (post-LN, the paper's, ends each sub-layer in one)."
-    return getattr(model, f'{stack}_norm', _IDENTITY)
+    return getattr(model, f'{stack}_norm', _PASS_THROUGH)
 
-_IDENTITY = nn.Identity()
+_PASS_THROUGH = nn.Identity()
 
 class FFNDropout(nn.Module):
     "03's `FeedForward` (its two layers, shared) with dropout at rate `p` on the hidden activations."
