@@ -20,7 +20,7 @@ import torch
 import torch.nn as nn
 import transformer_nb
 from ..core import PAD_ID, BOS_ID, EOS_ID
-from ..lib.safeguards import UserError, check_not_link, clean_stale_temps
+from ..lib.safeguards import UserError, check_not_link, clean_stale_temps, sha256_file
 from ..lib.checks import SettingError, check_fields
 from ..positional import pe_frequencies, sinusoidal_encoding
 from ..model import Transformer
@@ -28,7 +28,6 @@ from ..lib.transformer import with_cache   # 06's model holding a decoding cache
 from ..lib.fast_attention import FusedAttention
 from ..lib.model_checks import check_paper_layers   # the exports hold the paper's layers (and pre-LN)
 from ..lib.options import ModelConfig
-from ..lib.datasets import sha256_file
 from ..lib.checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
 from ..decoding import length_penalty
 from ..lib.options import PAPER_DECODING, Decoding, DecodeOptions, DECODE_OPTIONS, ExportOptions, Quantization

@@ -21,7 +21,8 @@ import numpy as np
 from ..lib.checks import Count, SettingError, validate, check_fields
 from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_folder, check_no_nul, removed_unless_used, in_place
 from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
-from ..lib.datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
+from ..lib.datasets import Loader, ParallelData, SPLITS, read_parallel
+from ..lib.safeguards import sha256_file
 from .tasks import Task, register_task
 from ..lib.options import Recipe
 from ..training_config import WARMUP, EPS_LS   # 09's §5.3 warm-up and §5.4 label smoothing

@@ -22,7 +22,8 @@ from ..lib.machine import hardware, git_commit, limit_threads
 from ..lib.options import PRESETS
 from ..lib.transformer import build_model, count_config_params
 from ..lib.options import ModelConfig, get_model_config
-from ..lib.datasets import ParallelData, DATASETS, sha256_file
+from ..lib.datasets import ParallelData, DATASETS
+from ..lib.safeguards import sha256_file
 from ..lib.tokens import StoredTokenizer, encode_corpus
 from ..lib.runs import RunFolder
 from ..lib.checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint

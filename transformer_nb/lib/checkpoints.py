@@ -25,8 +25,7 @@ from ..model import Transformer
 from .transformer import build_model, count_config_params
 from .options import ModelConfig
 from .tokens import StoredTokenizer
-from .datasets import download_file, get_cache_dir, sha256_file
-from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output
+from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output, download_file, get_cache_dir, sha256_file
 from .process import out_of_memory
 from .runs import RunFolder, checkpoint_step, read_files, IDENTITY
 from .options import AverageOptions
