@@ -26,7 +26,7 @@ from ..positional import pe_frequencies, sinusoidal_encoding
 from ..model import Transformer
 from ..lib.transformer import with_cache   # 06's model holding a decoding cache
 from ..lib.fast_attention import FusedAttention
-from ..lib.model_checks import check_paper_layers   # the exports hold the paper's layers (and pre-LN)
+from ..lib.transformer import check_paper_layers   # the exports hold the paper's layers (and pre-LN)
 from ..lib.options import ModelConfig
 from ..lib.checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
 from ..decoding import length_penalty

@@ -25,8 +25,7 @@ from ..attention import pad_mask, tgt_mask
 from .tokens import pad_ids
 from ..decoding import next_token_logits, length_penalty   # 10_decoding: the paper's rules, written once
 from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
-from .model_checks import check_tokens, check_ids
-from .transformer import with_cache   # lib_transformer: 06's model holding a decoding cache
+from .transformer import with_cache, check_tokens, check_ids   # lib_transformer: 06's model holding a decoding cache, its input checks
 from .fast_attention import use_attention   # the attention kernel, by name
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
 from .safeguards import printable, check_output, check_not_inputs, output_stream, check_no_nul
@@ -86,7 +85,7 @@ def check_model(model):
         raise TypeError(f"model must be a Transformer (a torch.nn.Module), got a {type(model).__name__}")
 
 def _check_src(model, src:torch.Tensor) -> torch.Tensor:
-    """Raise a clear error unless `src` is a (B, S) tensor of integer ids (`check_tokens`, lib_model_checks) whose every row holds at least
+    """Raise a clear error unless `src` is a (B, S) tensor of integer ids (`check_tokens`, lib_transformer) whose every row holds at least
     one token; return it as int64 ids on the model's device (so a CPU batch works with a model on a GPU)."""
     check_model(model); check_tokens('src', src); check_ids('src', src, model.cfg.src_vocab)
     if empty := (src == PAD_ID).all(1).nonzero().flatten().tolist():
