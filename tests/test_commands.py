@@ -279,15 +279,16 @@ print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('transform
 @pytest.mark.slow   # runs the tool in a fresh process
 @pytest.mark.parametrize('model', ['pretrained:numbers', 'pretrained:multi30k-de-en'])
 def test_translate_loads_no_training_module(model):
-    """`tnb-translate` with a checkpoint: at most 31 of the package's modules (the wings' packages aside; 06's two, `model`
+    """`tnb-translate` with a checkpoint: at most 26 of the package's modules (the wings' packages aside; 06's two, `model`
     and `config`, the tools' `lib.transformer`, and 09's and 10's declared constants, `training_config` and
-    `decoding_config`, count one each), none of training's (options come from `options`), and not 14_since_2017's
-    swaps, which a model of the paper's does not make."""
+    `decoding_config`, count one each), none of training's (options come from `options`), not the corpora's
+    (`lib.datasets`) nor the results files' (`lib.records`), and not 14_since_2017's swaps, which a model of the
+    paper's does not make."""
     r = subprocess.run([sys.executable, '-c', MODULES, model, 'seven'], capture_output=True, text=True, env=ENV, timeout=600)
     code, mods = json.loads(r.stdout.splitlines()[-1])
     assert code == 0, r.stderr[-2000:]
     mods = [m for m in mods if m not in ('transformer_nb.lib', 'transformer_nb.apps', 'transformer_nb.course')]
-    assert not (TRAINING_MODULES | {'transformer_nb.since2017'}) & set(mods) and len(mods) <= 31, (len(mods), mods)
+    assert not (TRAINING_MODULES | {'transformer_nb.since2017', 'transformer_nb.lib.datasets', 'transformer_nb.lib.records'}) & set(mods) and len(mods) <= 26, (len(mods), mods)
 
 EVALUATE_MODULES = r"""
 import json, sys

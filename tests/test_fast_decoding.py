@@ -225,3 +225,19 @@ def test_no_search_returns_an_empty_output():
     assert all(len(o) == 1 for o in greedy_decode_batch(m, src, 5))                     # one token, then EOS
     nb = beam_search_batch(m, src, Decoding(beam=4, max_extra=5))
     assert all(ids for h in nb for ids, _ in h) and all(len(h[0][0]) == 1 for h in nb)
+
+# Reading a command's sentences: standard input through a descriptor of its own. tnb-translate's refusal of a stream at its
+# first line, which used to abort at exit, is a case of tests/test_user_walk.py (a-100k-character-line).
+def test_standard_input_is_read_through_a_descriptor_of_its_own(monkeypatch):
+    import contextlib, os, sys
+    from transformer_nb.lib.fast_decoding import sentence_batches
+    "Python's shutdown closes sys.stdin while `as_available`'s thread may be reading it (a fatal error, exit -6); a duplicate of its descriptor it never closes."
+    r, w = os.pipe(); os.write(w, b'seven\r\nnine\n'); os.close(w)
+    stdin = open(r, 'r', encoding='utf-8'); monkeypatch.setattr(sys, 'stdin', stdin)
+    dups, real = [], os.dup
+    monkeypatch.setattr(os, 'dup', lambda fd: dups.append(fd) or real(fd))
+    with contextlib.ExitStack() as opened:
+        batches, name, known = sentence_batches([], '-', opened, say=lambda m: None)
+        assert [s for b in batches for s in b] == ['seven', 'nine'] and name(1) == 'standard input, line 2' and not known
+    assert dups == [r] and not stdin.closed
+    stdin.close()

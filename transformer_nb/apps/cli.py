@@ -234,7 +234,7 @@ def _translate_command(argv, table):
     if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_ctranslate2(a)    # a folder tnb-export wrote
     if (Path(a.checkpoint) / 'decoder.onnx').is_file(): _fail(f"{a.checkpoint} is an ONNX export (tnb-export --format onnx), made for the site's live translator: translate with it in Node (node nbs/live/translate.mjs DIR 'sentence') or in Python (transformer_nb.apps.export.onnx_translate); tnb-translate reads checkpoints and CTranslate2 exports")
     if (Path(a.checkpoint) / 'model.safetensors').is_file(): _fail(f"{a.checkpoint} is a Hugging Face export (tnb-export --format hf): translate with it in transformers (pipeline('translation', model=DIR)) or in Python (transformer_nb.apps.export.hf_translate); tnb-translate reads checkpoints and CTranslate2 exports")
-    from transformer_nb.lib.fast_decoding import translate_source; from transformer_nb.lib.textio import sentence_batches
+    from transformer_nb.lib.fast_decoding import translate_source, sentence_batches
     from transformer_nb.lib.checkpoints import open_decoder
     c = open_decoder(a.checkpoint, {'-o': a.output}, {'-i': a.input})               # opened once, passed down
     model, tok, task, d, o = _decoder(a, c)

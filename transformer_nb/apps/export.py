@@ -1051,7 +1051,7 @@ def translate_export(model_dir, # a folder written by `export_ctranslate2`
                      overwrite:bool=False, # replace the file `output` names, if one is there (`check_output`'s rule, as `tnb-translate --overwrite`)
                     ):
     "Translate as `tnb-translate` does with an exported folder: one line out per line in, written batch by batch."
-    from transformer_nb.lib.textio import sentence_batches
+    from transformer_nb.lib.fast_decoding import sentence_batches
     from transformer_nb.lib.safeguards import check_not_inputs, check_output, output_stream
     check_not_inputs({'output': output}, {'input': input, 'the export': [q for q in Path(model_dir).iterdir() if q.is_file()]})
     if output not in (None, '-'): check_output(output, 'output', overwrite)          # never through a link, never over a file unasked
