@@ -9,11 +9,10 @@ checkpoint (beam 4, alpha 0.6, cap source + 50, length-sorted batches, one threa
 The source sentences are Multi30k test2016's German side (`--src`, else `test_2016_flickr.de.gz` in `--data-dir`, else
 in `$TNB_MULTI30K` or the first `shared/data/multi30k` in or above the repository, e.g. ../shared/data/multi30k).
 
-Levers of the decoder step and of the search's helpers are the library's `Speedups` (`fast_decoding`), named in
-`bench/_levers.py` (see the table there): the one-token step, the transposed
-output layer, the one-copy cache reorder, the cross-attention cache selected only when sentences leave, grouped
-encoder-decoder attention, log-probabilities of the kept tokens only, top-k over chunks. Three levers live in the
-search loop itself:
+Levers of the decoding cache and of the search's helpers are the library's `Speedups` (`fast_decoding`), named in
+`bench/_levers.py` (see the table there): the one-copy cache reorder, the cross-attention cache selected only when
+sentences leave, log-probabilities of the kept tokens only, top-k over chunks. Three levers live in the search loop
+itself:
 - `two_stage_topk`: per-hypothesis top-2k, then the top 2k of those k*2k candidates in float64 (off: one top-2k over
   all k*|V| candidates in float64, as the readable search does); `variant` below;
 - `tensor_bookkeeping`: the best finished scores in one tensor, finished hypotheses moved to the host in one transfer

@@ -19,7 +19,8 @@ import argparse, json, shlex, subprocess, sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 from transformer_nb.lib.checkpoints import open_checkpoint, PRETRAINED
-from transformer_nb.lib.datasets import DATASETS, sha256_file, find_multi30k
+from transformer_nb.lib.datasets import DATASETS, find_multi30k
+from transformer_nb.lib.safeguards import sha256_file
 from transformer_nb.apps.pretrained import make_pretrained
 from transformer_nb.lib.runs import RunFolder
 

@@ -40,7 +40,7 @@ EXPORT = [(['--quantization', 'int8'], 'quantization', 'int8'), (['--max-positio
           (['--out', 'd'], 'out', 'd'), (['--ctranslate2', 'c'], 'ctranslate2', 'c')]
 
 PARSE = {'train': lambda argv: cli._train_parser().parse_args(argv), 'translate': lambda argv: cli._parse_translate(['ckpt', *argv]),
-         'evaluate': lambda argv: cli._evaluate_parser().parse_args(['ckpt', *argv]),
+         'evaluate': lambda argv: cli._evaluate_cli_parser().parse_args(['ckpt', *argv]),
          'average': lambda argv: cli._average_parser().parse_args(['a.pt', '-o', 'b.pt', *argv]),
          'export': lambda argv: cli._export_parser().parse_args(['-o', 'out', *argv])}
 
@@ -50,7 +50,7 @@ def test_every_option_is_still_accepted(name, argv, dest, value):
     assert getattr(PARSE[name](argv), dest) == value
 
 def test_the_positional_arguments_and_required_options():
-    assert cli._parse_translate(['ckpt']).checkpoint == 'ckpt' and cli._evaluate_parser().parse_args(['ckpt']).checkpoint == 'ckpt'
+    assert cli._parse_translate(['ckpt']).checkpoint == 'ckpt' and cli._evaluate_cli_parser().parse_args(['ckpt']).checkpoint == 'ckpt'
     a = cli._average_parser().parse_args(['a.pt', 'b.pt', '--output', 'c.pt'])
     assert (a.checkpoints, a.output) == (['a.pt', 'b.pt'], 'c.pt')
 
@@ -60,7 +60,7 @@ def test_export_help_still_shows_its_options():
     assert e.value.code == 0 and '--ctranslate2' in out.getvalue() and 'ctranslate2 only' in out.getvalue()
 
 def _parsers():
-    return {'tnb-train': cli._train_parser(), 'tnb-translate': cli._translate_parser(), 'tnb-evaluate': cli._evaluate_parser(),
+    return {'tnb-train': cli._train_parser(), 'tnb-translate': cli._translate_parser(), 'tnb-evaluate': cli._evaluate_cli_parser(),
             'tnb-average': cli._average_parser(), 'tnb-export': cli._export_parser()}
 
 @pytest.mark.parametrize('prog', ['tnb-train', 'tnb-translate', 'tnb-evaluate', 'tnb-average', 'tnb-export'])

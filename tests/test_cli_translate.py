@@ -72,7 +72,7 @@ def test_sigterm_keeps_the_translations_already_written(run, tmp_path):
         if p.poll() is None: p.kill()
     kept = (first + rest).decode().splitlines()
     assert p.returncode == 143, (p.returncode, err[-2000:])
-    from transformer_nb.lib.textio import _FILE_BATCH
+    from transformer_nb.lib.fast_decoding import _FILE_BATCH
     assert 0 < len(kept) < 1500 and len(kept) % _FILE_BATCH == 0, len(kept)   # whole batches, in order
     assert said(err.decode())[-1] == 'tnb-translate: interrupted (SIGTERM)', err[-2000:]
 

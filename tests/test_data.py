@@ -11,7 +11,8 @@ from transformer_nb.lib.tokens import (StoredTokenizer, DistributedTokenBatchSam
                                    encode_corpus)
 from transformer_nb.lib.datasets import (ParallelData, load_dataset, read_parallel, read_lines, en_number, de_number,
                                      _number_splits, numbers_corpus, _copy_corpus, _common_numbers, magnitude, MAGNITUDES,
-                                     find_multi30k, multi30k, _multi30k_files, download_file, _MULTI30K_SHA256, _MULTI30K_URL)
+                                     find_multi30k, multi30k, _multi30k_files, _MULTI30K_SHA256, _MULTI30K_URL)
+from transformer_nb.lib.safeguards import download_file, get_cache_dir, sha256_file
 from transformer_nb.apps.numbers import exact_by_magnitude, number_scores, _en_number_value
 
 from conftest import skip_without_multi30k
@@ -241,7 +242,7 @@ def M30K():
 
 def test_find_multi30k_finds_a_checksummed_copy(M30K):
     "The folder found holds the release the package knows, byte for byte; $TNB_MULTI30K is the first place looked."
-    for n, h in _MULTI30K_SHA256.items(): assert D.sha256_file(M30K/n) == h, n
+    for n, h in _MULTI30K_SHA256.items(): assert sha256_file(M30K/n) == h, n
     if os.environ.get('TNB_MULTI30K'): assert M30K == Path(os.environ['TNB_MULTI30K']).expanduser()
 
 def test_find_multi30k_looks_in_order(tmp_path, monkeypatch):
@@ -315,8 +316,8 @@ def test_download_into_cache_then_reuse(tmp_path, fake_net, monkeypatch):
 
 def test_cache_dir_argument_and_default(tmp_path, fake_net, monkeypatch):
     monkeypatch.delenv('TNB_CACHE_DIR', raising=False); monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path/'xdg'))
-    assert D.get_cache_dir() == tmp_path/'xdg'/'transformer_nb'
-    assert D.get_cache_dir(tmp_path/'c') == tmp_path/'c'
+    assert get_cache_dir() == tmp_path/'xdg'/'transformer_nb'
+    assert get_cache_dir(tmp_path/'c') == tmp_path/'c'
     files = _multi30k_files('en', 'de', cache_dir=tmp_path/'c')
     assert files['valid'] == (tmp_path/'c'/'multi30k'/'val.en.gz', tmp_path/'c'/'multi30k'/'val.de.gz')
 
@@ -335,7 +336,7 @@ def test_corrupt_cached_file_is_replaced(tmp_path, fake_net, M30K):
     (cache/'train.en.gz').write_bytes(b'truncated')
     d = multi30k('de', 'en', cache_dir=tmp_path)
     assert calls == [_MULTI30K_URL + 'train.en.gz'] and len(d.train) == 29_000
-    assert D.sha256_file(cache/'train.en.gz') == _MULTI30K_SHA256['train.en.gz']
+    assert sha256_file(cache/'train.en.gz') == _MULTI30K_SHA256['train.en.gz']
     (cache/'train.en.gz').write_bytes(b'truncated')
     with pytest.raises(ValueError, match='checksum mismatch'): multi30k('de', 'en', cache_dir=tmp_path, download=False)
     assert not (cache/'train.en.gz').exists()              # the corrupt file did not stay in the cache
@@ -620,7 +621,7 @@ def test_corpus_score_checks_chunk():
 @pytest.mark.parametrize('call, says', [
     (lambda: read_lines(None), "path must be a text file's path, got a NoneType"),
     (lambda: read_parallel('a.de', None), "tgt_path must be a text file's path, got a NoneType"),
-    (lambda: D.get_cache_dir(3), "cache_dir must be a folder's path, got a int"),
+    (lambda: get_cache_dir(3), "cache_dir must be a folder's path, got a int"),
     (lambda: D._copy_corpus(n_train='5'), "n_train='5' must be an int >= 0"),
     (lambda: D._copy_corpus(max_len=2.5), 'max_len=2.5 must be an int >= 0'),
 ])

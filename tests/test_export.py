@@ -605,7 +605,7 @@ def test_translate_export_encodes_each_sentence_once(ckpt, tmp_path, monkeypatch
 
 def _recorded(folder:Path, record:str, **files):
     "`files` ({name: bytes}) put into the export `folder` and recorded in its `record` (transformer_nb.json, or config.json with config.sha256): another model's file passed off as the export's own, past every sha256."
-    from transformer_nb.lib.datasets import sha256_file
+    from transformer_nb.lib.safeguards import sha256_file
     meta = json.loads((folder / record).read_text())
     for name, data in files.items():
         (folder / name).write_bytes(data); meta['files'][name] = {'bytes': len(data), 'sha256': sha256_file(folder / name)}
@@ -660,7 +660,7 @@ def test_the_onnx_readers_take_config_jsons_max_len(onnx_mods, ckpt, tmp_path):
     for ml, says in ((4, r"^sentences\[0\] is \d+ tokens long \(its end-of-sentence token included\), more than the limit of 4$"),
                      (c['config']['max_len'] + 1, rf"config.json: max_len = {c['config']['max_len'] + 1} must be a whole number from 2 to {c['config']['max_len']}")):
         (out / 'config.json').write_text(json.dumps({**c, 'max_len': ml}, indent=1))
-        from transformer_nb.lib.datasets import sha256_file
+        from transformer_nb.lib.safeguards import sha256_file
         (out / 'config.sha256').write_text(f"{sha256_file(out / 'config.json')}  config.json\n")
         with pytest.raises(ValueError, match=says): export.onnx_translate(out, ['a b c d e f'])
 

@@ -8,7 +8,7 @@ import pytest, torch
 from conftest import tool, one_line
 import transformer_nb.apps.pretrained as P, transformer_nb.lib.checkpoints as C
 from transformer_nb.lib.checkpoints import PRETRAINED, _pretrained_path, open_checkpoint, model_from_checkpoint
-from transformer_nb.lib.datasets import sha256_file
+from transformer_nb.lib.safeguards import sha256_file
 from transformer_nb.apps.pretrained import load_pretrained
 from transformer_nb.lib.fast_decoding import translate
 

@@ -71,7 +71,7 @@ from transformer_nb.lib.scoring import TABLE3_KEYS, table3_table
 from transformer_nb.lib.options import PRESETS
 from transformer_nb.lib.options import get_model_config
 from transformer_nb.lib.options import TrainConfig
-from transformer_nb.apps.cli import _train_parser, _settings
+from transformer_nb.apps.cli import _train_parser, _train_settings
 
 TABLE3 = ROOT / 'results' / 'table3.json'
 TABLE3_FILES = sorted((ROOT / 'results').glob('table3*.json')) + sorted((ROOT / 'results').glob('since2017*.json'))
@@ -88,7 +88,7 @@ def test_sweep_commands_train_exactly_the_variant():
     from transformer_nb.apps.workflow import _split
     for name, o in {**table3_variants(PRESETS['mini']), **since2017_variants(PRESETS['mini'])}.items():
         a = _train_parser().parse_args(['--dataset', 'multi30k', '--preset', 'small', *flags(o)])
-        given = _settings(a)[0]
+        given = _train_settings(a)[0]
         assert (a.preset, given) == ('small', o), name
         train, model = _split(given)
         get_model_config(a.preset, **model); TrainConfig(**train)     # a valid configuration, row D's eps_ls a training setting

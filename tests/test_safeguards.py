@@ -474,7 +474,7 @@ def public(k:str) -> bool: return not any(p.startswith('_') for p in k.split(':'
 
 # Held to the rule below, each by the harness that writes `path` with it ('file'), or into the folder `path` ('folder').
 FILE_WRITERS = ['lib.checkpoints:save_checkpoint', 'lib.checkpoints:save_averaged', 'lib.checkpoints:average_run', 'lib.tokens:_TokenizerBytes.save',
-                'lib.trainer:plot_history', 'lib.trainer:Trainer.plot', 'lib.records:add_result', 'lib.datasets:download_file',
+                'lib.trainer:plot_history', 'lib.trainer:Trainer.plot', 'lib.records:add_result', 'lib.safeguards:download_file',
                 'lib.fast_decoding:_translate_file', 'apps.export:translate_export', 'apps.wmt14:download_resumable', 'apps.pretrained:make_pretrained']
 FOLDER_WRITERS = ['apps.export:export', 'apps.export:export_ctranslate2', 'apps.export:export_onnx', 'apps.export:export_hf', 'apps.wmt14:sample_archives',
                   'apps.wmt14:encode_to_disk', 'apps.wmt14:encoded_cache', 'apps.wmt14:fetch_wmt14', 'apps.parsing_task:write_treebank_files']
@@ -523,7 +523,7 @@ def kit(tmp_path_factory):
 def file_writer(name:str, k):
     "A call that writes the file `path` with the writer `name` (`overwrite` passed where it takes one)."
     import io, torch
-    from transformer_nb.lib import checkpoints, trainer, records, datasets, fast_decoding
+    from transformer_nb.lib import checkpoints, trainer, records, safeguards, fast_decoding
     from transformer_nb.apps import export, wmt14, pretrained
     return {
         'lib.checkpoints:save_checkpoint': lambda p, ow: checkpoints.save_checkpoint(p, ow, step=10, w=torch.ones(2)),
@@ -533,7 +533,7 @@ def file_writer(name:str, k):
         'lib.trainer:plot_history': lambda p, ow: trainer.plot_history({'train': [{'step': 1, 'loss': 2.0}], 'valid': []}, p, overwrite=ow),
         'lib.trainer:Trainer.plot': lambda p, ow: trainer.Trainer.plot(types.SimpleNamespace(history={'train': [{'step': 1, 'loss': 2.0}], 'valid': []}), p, overwrite=ow),
         'lib.records:add_result': lambda p, ow: records.add_result(p, {'id': 'x'}, keys=()),   # a results file is added to: no overwrite
-        'lib.datasets:download_file': lambda p, ow: datasets.download_file('http://127.0.0.1:9/x', p, '0' * 64, fetch=lambda u: io.BytesIO(b'x'), overwrite=ow),
+        'lib.safeguards:download_file': lambda p, ow: safeguards.download_file('http://127.0.0.1:9/x', p, '0' * 64, fetch=lambda u: io.BytesIO(b'x'), overwrite=ow),
         'lib.fast_decoding:_translate_file': lambda p, ow: fast_decoding._translate_file(k.model, k.tok, k.src, p, beam=1, overwrite=ow),
         'apps.export:translate_export': lambda p, ow: export.translate_export(k.export, ['one'], output=p, overwrite=ow),
         'apps.wmt14:download_resumable': lambda p, ow: wmt14.download_resumable('http://127.0.0.1:9/x', p, retries=0, overwrite=ow),

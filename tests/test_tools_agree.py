@@ -6,7 +6,7 @@ import contextlib, io, os, shutil, subprocess, sys
 from dataclasses import fields
 from pathlib import Path
 import pytest, torch
-from transformer_nb.apps.cli import train_main, translate_main, evaluate_main, export_main, _train_parser, _settings
+from transformer_nb.apps.cli import train_main, translate_main, evaluate_main, export_main, _train_parser, _train_settings
 from transformer_nb.lib.checkpoints import open_checkpoint, resolve_checkpoint, model_from_checkpoint
 from transformer_nb.lib.datasets import load_dataset
 from transformer_nb.lib.options import ModelConfig
@@ -124,7 +124,7 @@ def test_train_model_is_tnb_train_bit_for_bit_with_no_thread_setting(tmp_path):
 def test_label_smoothing_walks_one_way(copy_run):
     "--eps-ls becomes a training setting, never a model field; the loss reads it from the training config alone."
     a = _train_parser().parse_args(['--eps-ls', '0.2', '--d-model', '64'])
-    train, model = _split(_settings(a)[0])
+    train, model = _split(_train_settings(a)[0])
     assert (train, model) == ({'eps_ls': 0.2}, {'d_model': 64})
     assert not {'eps_ls', 'label_smoothing'} & {f.name for f in fields(ModelConfig)}
     d, t = copy_run

@@ -158,7 +158,7 @@ const turn = () => {
 };
 const name = i => given.length ? `sentence ${i + 1}` : `standard input, line ${i + 1}`;
 // Control characters but a tab (a stray '\r', an escape, a bell) read as spaces, said once, at the first line that holds
-// one, in tnb-translate's words (transformer_nb.lib.textio.spaced): both then translate the same text
+// one, in tnb-translate's words (transformer_nb.lib.fast_decoding.spaced): both then translate the same text
 const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/g;
 const escape = c => ({ '\n': '\\n', '\r': '\\r' })[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`;   // as Python's repr
 const sentences = (given.length ? given : stdinLines(readFileSync(0))).map((s, i, all) => {

@@ -99,7 +99,7 @@ def _check_train(a):
                                f"choose another folder", **{s: getattr(a, s)}, out=a.out)
 
 # %% ../../nbs/apps_cli.ipynb #a7set001
-def _settings(a) -> tuple[dict, dict, dict|None]:
+def _train_settings(a) -> tuple[dict, dict, dict|None]:
     "(the settings `train_model` takes by name, the tokenizer's options, your own files) of the options given, `none` included."
     from transformer_nb.lib.checks import settings
     names = lambda cls: {s.name for s in settings(cls)}
@@ -122,7 +122,7 @@ def _train(argv, table):
     heavy_imports()
     a = _train_parser().parse_args(argv, table=table); _check_train(a)
     from transformer_nb.lib.machine import limit_threads, get_device; from transformer_nb.lib.trainer import Parallel, say_precision; from transformer_nb.apps import workflow; from transformer_nb.lib.safeguards import removed_unless_used
-    limit_threads(a.threads); s, spm, files = _settings(a)
+    limit_threads(a.threads); s, spm, files = _train_settings(a)
     device = get_device(a.device) if a.device is not None else None   # resolved once, here: a device this machine lacks is refused first
     resumed = workflow.resume_run(a.resume, None, a.task, a.dataset, a.src_lang, a.tgt_lang, a.data_dir, files, a.new_data, s, spm or None,
         a.preset, a.vocab_size, recipe=a.recipe, out=a.out, say=print) if a.resume else None   # read and checked once, there: settings, model, data
@@ -211,7 +211,7 @@ def _parse_translate(argv:list, table:dict|None=None):
     return a
 
 # %% ../../nbs/apps_cli.ipynb #39b9b280
-def _translate_export(a):
+def _translate_ctranslate2(a):
     "tnb-translate with a model folder that tnb-export wrote: CTranslate2 decodes it ([apps_export](apps_export.ipynb)'s `translate_export`)."
     from transformer_nb.lib.checks import SettingError
     for k in ('stop', 'precision', 'max_src_len', 'max_extra'):
@@ -226,15 +226,15 @@ def _translate_export(a):
     except ImportError as e: _fail(str(e))                       # CTranslate2 is not installed: how to install it
 
 # %% ../../nbs/apps_cli.ipynb #c3c5792c
-def _translate(argv, table):
+def _translate_command(argv, table):
     a = _started(argv, _parse_translate, table)
     if a.sentences == ['-'] and not a.input: a.sentences, a.input = [], '-'
     if a.sentences and a.input: _fail(settings_line("give sentences as arguments or with {input}, not both", a.table, input=a.input))
     if a.output: check_not_inputs({'-o': a.output}, {'-i': a.input}); check_output(a.output, '-o', a.overwrite)   # onto its input: said as such, never offered --overwrite
-    if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_export(a)    # a folder tnb-export wrote
+    if (Path(a.checkpoint) / 'model.bin').is_file(): return _translate_ctranslate2(a)    # a folder tnb-export wrote
     if (Path(a.checkpoint) / 'decoder.onnx').is_file(): _fail(f"{a.checkpoint} is an ONNX export (tnb-export --format onnx), made for the site's live translator: translate with it in Node (node nbs/live/translate.mjs DIR 'sentence') or in Python (transformer_nb.apps.export.onnx_translate); tnb-translate reads checkpoints and CTranslate2 exports")
     if (Path(a.checkpoint) / 'model.safetensors').is_file(): _fail(f"{a.checkpoint} is a Hugging Face export (tnb-export --format hf): translate with it in transformers (pipeline('translation', model=DIR)) or in Python (transformer_nb.apps.export.hf_translate); tnb-translate reads checkpoints and CTranslate2 exports")
-    from transformer_nb.lib.fast_decoding import translate_source; from transformer_nb.lib.textio import sentence_batches
+    from transformer_nb.lib.fast_decoding import translate_source, sentence_batches
     from transformer_nb.lib.checkpoints import open_decoder
     c = open_decoder(a.checkpoint, {'-o': a.output}, {'-i': a.input})               # opened once, passed down
     model, tok, task, d, o = _decoder(a, c)
@@ -245,10 +245,10 @@ def _translate(argv, table):
         with output_stream(a.output) as write:
             for b in outs: write(''.join(o + '\n' for o in b))
 
-def translate_main(argv:list|None=None): "Entry point of `tnb-translate` (see `tnb-translate --help`)."; run_cli('tnb-translate', _translate, argv)
+def translate_main(argv:list|None=None): "Entry point of `tnb-translate` (see `tnb-translate --help`)."; run_cli('tnb-translate', _translate_command, argv)
 
 # %% ../../nbs/apps_cli.ipynb #f9d3fd1b
-def _evaluate_parser() -> CliParser:
+def _evaluate_cli_parser() -> CliParser:
     from transformer_nb.lib.options import EvalSet
     p = CliParser(prog='tnb-evaluate', formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Score a checkpoint on a test set: sacreBLEU for translation, bracket F1 for parse trees.",
@@ -262,8 +262,8 @@ def _evaluate_parser() -> CliParser:
     return p
 
 # %% ../../nbs/apps_cli.ipynb #651af16c
-def _evaluate(argv, table):
-    a = _started(argv, _evaluate_parser().parse_args, table)
+def _evaluate_command(argv, table):
+    a = _started(argv, _evaluate_cli_parser().parse_args, table)
     from transformer_nb.lib.checks import SettingError
     if bool(a.src) != bool(a.ref): raise SettingError("give both {src} and {ref}", src=a.src or 'FILE', ref=a.ref or 'FILE')
     split = [k for k in ('dataset', 'split', 'src_lang', 'tgt_lang', 'data_dir') if getattr(a, k)]
@@ -292,7 +292,7 @@ def _evaluate(argv, table):
         note(f"{a.prog}: {'replaced the record' if replaced else 'added the record'} {rec['id']} {'in' if replaced else 'to'} {a.record}")
     print(json.dumps(scores) if a.json else '\n'.join(task.summary(scores, [r for _, r in pairs], test_sets.decoding_label(d))))
 
-def evaluate_main(argv:list|None=None): "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."; run_cli('tnb-evaluate', _evaluate, argv)
+def evaluate_main(argv:list|None=None): "Entry point of `tnb-evaluate` (see `tnb-evaluate --help`)."; run_cli('tnb-evaluate', _evaluate_command, argv)
 
 # %% ../../nbs/apps_cli.ipynb #dc0de427
 def _average_parser() -> CliParser:
@@ -303,7 +303,7 @@ def _average_parser() -> CliParser:
     field_options(p, Command)
     return p
 
-def _average(argv, table):
+def _average_command(argv, table):
     if not asks_help(argv): heavy_imports()                        # its help: the options' declarations alone
     a = _average_parser().parse_args(argv, table=table)
     from transformer_nb.lib.checkpoints import average_run; out, paths = average_run(   # lib_checkpoints: every check, -o's first; averages skipped
@@ -313,7 +313,7 @@ def _average(argv, table):
     if n == 1 and RunFolder(paths[0].parent).checkpoints(): note(f"tnb-average: one checkpoint, so {out} is a copy of it; to average a run's newest N checkpoints give its folder "
                     f"and --last N: tnb-average {shlex.quote(str(paths[0].parent))} --last 5 -o {shlex.quote(str(a.output))}")
 
-def average_main(argv:list|None=None): "Entry point of `tnb-average` (see `tnb-average --help`)."; run_cli('tnb-average', _average, argv)
+def average_main(argv:list|None=None): "Entry point of `tnb-average` (see `tnb-average --help`)."; run_cli('tnb-average', _average_command, argv)
 
 # %% ../../nbs/apps_cli.ipynb #390acc05
 def _export_parser() -> CliParser:
@@ -329,7 +329,7 @@ def _export_parser() -> CliParser:
     field_options(p, Command)
     return p
 
-def _export(argv, table):
+def _export_command(argv, table):
     if not asks_help(argv): heavy_imports()                        # before export.py loads PyTorch: a Ctrl-C there is a clean stop, not an abort
     from transformer_nb.lib.checks import settings; from transformer_nb.lib.options import ExportOptions
     a = _export_parser().parse_args(argv, table=table)
@@ -344,7 +344,7 @@ def _export(argv, table):
         note(f"tnb-export: stopped before the export was complete: {a.out} is as it was (an export there before is kept; nothing of this one, "
              f"its temporary folder removed)"); raise
 
-def export_main(argv:list|None=None): "Entry point of `tnb-export` (see `tnb-export --help`)."; run_cli('tnb-export', _export, argv)
+def export_main(argv:list|None=None): "Entry point of `tnb-export` (see `tnb-export --help`)."; run_cli('tnb-export', _export_command, argv)
 
 # %% ../../nbs/apps_cli.ipynb #edf2e953
 def _data_parser() -> CliParser:

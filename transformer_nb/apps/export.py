@@ -20,15 +20,14 @@ import torch
 import torch.nn as nn
 import transformer_nb
 from ..core import PAD_ID, BOS_ID, EOS_ID
-from ..lib.safeguards import UserError, check_not_link, clean_stale_temps
+from ..lib.safeguards import UserError, check_not_link, clean_stale_temps, sha256_file
 from ..lib.checks import SettingError, check_fields
 from ..positional import pe_frequencies, sinusoidal_encoding
 from ..model import Transformer
 from ..lib.transformer import with_cache   # 06's model holding a decoding cache
 from ..lib.fast_attention import FusedAttention
-from ..lib.model_checks import check_paper_layers   # the exports hold the paper's layers (and pre-LN)
+from ..lib.transformer import check_paper_layers   # the exports hold the paper's layers (and pre-LN)
 from ..lib.options import ModelConfig
-from ..lib.datasets import sha256_file
 from ..lib.checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint
 from ..decoding import length_penalty
 from ..lib.options import PAPER_DECODING, Decoding, DecodeOptions, DECODE_OPTIONS, ExportOptions, Quantization
@@ -62,7 +61,7 @@ def _np(t:torch.Tensor) -> np.ndarray: return t.detach().float().cpu().numpy()
 def _norm(s, m): s.gamma, s.beta = _np(m.weight), _np(m.bias)
 def _linear(s, w, b): s.weight, s.bias = _np(w), _np(b)
 
-def _attention(s, m, cross:bool=False):
+def _attention_spec(s, m, cross:bool=False):
     "Our attention `m` into CTranslate2's spec `s`: one fused QKV projection, or Q alone and KV fused for cross-attention."
     cat = lambda *ls: (torch.cat([l.weight for l in ls]), torch.cat([l.bias for l in ls]))   # W^Q, W^K, W^V stacked by rows
     if cross: _linear(s.linear[0], *cat(m.w_q)); _linear(s.linear[1], *cat(m.w_k, m.w_v))
@@ -103,11 +102,11 @@ def _spec(model, tokenizer, max_positions:int|None=None):
     dec.embeddings.weight, dec.scale_embeddings = _np(model.tgt_emb.lut.weight), True
     _positions(enc.position_encodings, model.src_pos, cfg, max_positions); _positions(dec.position_encodings, model.tgt_pos, cfg, max_positions)
     for s, l in zip(enc.layer, model.encoder):
-        _attention(s.self_attention, l.self_attn); _norm(s.self_attention.layer_norm, l.sub[0].norm)
+        _attention_spec(s.self_attention, l.self_attn); _norm(s.self_attention.layer_norm, l.sub[0].norm)
         _ffn(s.ffn, l.ffn, l.sub[1].norm)
     for s, l in zip(dec.layer, model.decoder):
-        _attention(s.self_attention, l.self_attn); _norm(s.self_attention.layer_norm, l.sub[0].norm)
-        _attention(s.attention, l.cross_attn, cross=True); _norm(s.attention.layer_norm, l.sub[1].norm)
+        _attention_spec(s.self_attention, l.self_attn); _norm(s.self_attention.layer_norm, l.sub[0].norm)
+        _attention_spec(s.attention, l.cross_attn, cross=True); _norm(s.attention.layer_norm, l.sub[1].norm)
         _ffn(s.ffn, l.ffn, l.sub[2].norm)
     if cfg.norm_first: _norm(enc.layer_norm, model.enc_norm); _norm(dec.layer_norm, model.dec_norm)
     bias = np.zeros(cfg.tgt_vocab, dtype=np.float32); bias[[PAD_ID, BOS_ID]] = _PAD_BOS_BIAS
@@ -1054,7 +1053,7 @@ def translate_export(model_dir, # a folder written by `export_ctranslate2`
                      overwrite:bool=False, # replace the file `output` names, if one is there (`check_output`'s rule, as `tnb-translate --overwrite`)
                     ):
     "Translate as `tnb-translate` does with an exported folder: one line out per line in, written batch by batch."
-    from transformer_nb.lib.textio import sentence_batches
+    from transformer_nb.lib.fast_decoding import sentence_batches
     from transformer_nb.lib.safeguards import check_not_inputs, check_output, output_stream
     check_not_inputs({'output': output}, {'input': input, 'the export': [q for q in Path(model_dir).iterdir() if q.is_file()]})
     if output not in (None, '-'): check_output(output, 'output', overwrite)          # never through a link, never over a file unasked

@@ -12,11 +12,9 @@ __all__ = ['PAPER_RECIPE', 'CPU_HOUR_RECIPE', 'TASKS', 'BUILT_IN', 'Task', 'regi
 import importlib
 from fastcore.basics import patch
 from ..lib.checks import SettingError
-from ..lib.datasets import ParallelData, load_dataset, DATASETS
 from ..lib.options import Decoding, PAPER_DECODING
 from ..lib.options import DecodeOptions, DECODE_OPTIONS, Recipe
 from ..training_config import WARMUP   # 09's §5.3 warm-up
-from ..lib.records import make_record, RESULT_KEYS, register_record_kind
 
 # %% ../../nbs/apps_tasks.ipynb #49247532
 PAPER_RECIPE = Recipe(train=dict(max_tokens=4096, epochs=10, warmup=WARMUP, lr_scale=1.0, save_every=500))   # §5, at `small`
@@ -70,6 +68,7 @@ class _Reports:
     def record(self, id:str, ck, model, scores:dict, pairs:list, hyps:list, command:str) -> dict:
         "A results-file record of these scores from the opened `Checkpoint` `ck` ([lib_records](lib_records.ipynb))."
         extras = {k: scores[k] for k in ('bleu_char', 'bleu_char_signature', 'bleu_paper', 'bleu_paper_signature', 'exact_by_magnitude') if k in scores}
+        from transformer_nb.lib.records import make_record             # loaded by scoring, not by a decoder that loads its task
         return {**make_record(id, ck, model, scores, command), **extras}
 
     def input_problems(self, tok, lines:list[str], src_lang:str|None=None) -> list[tuple[int, str]]:
@@ -83,8 +82,8 @@ class _Reports:
             if unk: out.append((i, f"{', '.join(map(repr, dict.fromkeys(unk)))} unknown to the model's tokenizer (written as ⁇)"))
         return out
 
-    def example(self, data:ParallelData) -> str:
-        "A sentence to try the trained model on."
+    def example(self, data) -> str:
+        "A sentence to try the trained model on, from the corpus `data` (a `ParallelData`)."
         return ex[0][0] if (ex := data.test or data.valid or data.train) else 'hello'
 
 # %% ../../nbs/apps_tasks.ipynb #a11tsk02
@@ -96,7 +95,7 @@ class Task(_Reports):
     recipe = PAPER_RECIPE
     recipes = {'paper': PAPER_RECIPE, 'cpu-hour': CPU_HOUR_RECIPE}   # named recipes (`tnb-train --recipe NAME`)
     decoding = PAPER_DECODING
-    record_kind, record_keys = 'translation', RESULT_KEYS   # its results-file records (lib_records), registered with the task
+    record_kind, record_keys = 'translation', None   # its results-file records (lib_records): None, the translation records lib_records declares (`RESULT_KEYS`); another kind's keys are registered with the task
     languages = True                   # False: the corpus has no languages (src_lang makes no sense)
     early_stop = True                  # beam search may stop early (OpenNMT-py's rule)
 
@@ -106,8 +105,9 @@ class Task(_Reports):
 
     def __repr__(self): return f"{type(self).__name__}({self.name!r})"
 
-    def load(self, dataset:str, src_lang=None, tgt_lang=None, data_dir=None, **kwargs) -> ParallelData:
-        "The corpus `dataset` (see `load_dataset`)."
+    def load(self, dataset:str, src_lang=None, tgt_lang=None, data_dir=None, **kwargs):
+        "The corpus `dataset`, a `ParallelData` (see `load_dataset`)."
+        from transformer_nb.lib.datasets import load_dataset               # loaded by training, not by a decoder that loads its task
         return load_dataset(dataset, src_lang, tgt_lang, data_dir, **kwargs)
 
     def score(self, model, tok, pairs:list, decoding:Decoding|None=None, options:DecodeOptions=DECODE_OPTIONS) -> tuple[dict, list]:
@@ -143,8 +143,12 @@ def register_task(task):
     if clash: raise ValueError(f"the task {obj.name!r} claims the dataset(s) {clash}, which another task owns")
     if bad := sorted(set(obj.loaders) - set(obj.datasets)):
         raise ValueError(f"the task {obj.name!r} brings the corpora {bad} but does not name them in its datasets")
-    DATASETS.update(obj.loaders)
-    register_record_kind(obj.record_kind, obj.record_keys)
+    if obj.record_keys is None and obj.record_kind != 'translation':
+        raise ValueError(f"the task {obj.name!r} writes records of the kind {obj.record_kind!r} but names no record_keys for them")
+    if obj.loaders:                                                  # lib_datasets and lib_records load only for a task that adds to them
+        from transformer_nb.lib.datasets import DATASETS; DATASETS.update(obj.loaders)
+    if obj.record_keys is not None:
+        from transformer_nb.lib.records import register_record_kind; register_record_kind(obj.record_kind, obj.record_keys)
     TASKS[obj.name] = obj
     return task
 
@@ -159,6 +163,7 @@ def task_names() -> list[str]: return list(dict.fromkeys([*TASKS, *BUILT_IN]))  
 
 def dataset_names() -> list[str]:
     "Every corpus a run can train on: those registered and those the built-in tasks bring."
+    from transformer_nb.lib.datasets import DATASETS
     return list(dict.fromkeys([*DATASETS, *(d for _, ds, _ in BUILT_IN.values() for d in ds)]))
 
 def named_recipes() -> dict[str, tuple]:

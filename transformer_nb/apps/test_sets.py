@@ -21,7 +21,7 @@ from ..lib.options import Decoding
 from ..lib.options import DecodeOptions, DECODE_OPTIONS
 from ..lib.fast_decoding import translate
 from ..lib.significance import paper_bleu
-from ..lib.records import add_result, check_results_file, record_file
+from ..lib.records import add_result, check_results_file, record_file, RESULT_KEYS
 from .tasks import Task, get_task, task_for, load_all
 
 # %% ../../nbs/apps_test_sets.ipynb #a39s0006
@@ -138,5 +138,5 @@ def record_evaluation(results, # the results file (a symbolic link to one: the f
     real = record_file(results)                                    # resolved once: checked, then written
     rec = evaluation_record(task, ck, path, model, scores, pairs, hyps, test_set, decoding, command, id, split, base=real.absolute().parent)
     replaced = any(r.get('id') == rec['id'] for r in check_results_file(real))
-    add_result(real, rec, task.record_keys)
+    add_result(real, rec, task.record_keys or RESULT_KEYS)   # None: translation's, lib_records' own
     return rec, replaced

@@ -21,7 +21,8 @@ import numpy as np
 from ..lib.checks import Count, SettingError, validate, check_fields
 from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_parent, check_folder, check_no_nul, removed_unless_used, in_place
 from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
-from ..lib.datasets import sha256_file, Loader, ParallelData, SPLITS, read_parallel
+from ..lib.datasets import Loader, ParallelData, SPLITS, read_parallel
+from ..lib.safeguards import sha256_file
 from .tasks import Task, register_task
 from ..lib.options import Recipe
 from ..training_config import WARMUP, EPS_LS   # 09's §5.3 warm-up and §5.4 label smoothing
@@ -264,7 +265,7 @@ def download_resumable(url:str, dest, want=None, # a `_Pin`, or (algo, hex): wha
     return digest
 
 # %% ../../nbs/apps_wmt14.ipynb #52f7e795
-_KINDS = {tarfile.SYMTYPE: 'symbolic link', tarfile.LNKTYPE: 'hard link', tarfile.DIRTYPE: 'folder', tarfile.FIFOTYPE: 'FIFO',
+_TAR_MEMBER_KINDS = {tarfile.SYMTYPE: 'symbolic link', tarfile.LNKTYPE: 'hard link', tarfile.DIRTYPE: 'folder', tarfile.FIFOTYPE: 'FIFO',
           tarfile.CHRTYPE: 'character device', tarfile.BLKTYPE: 'block device'}
 _DAMAGED = (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile)    # what reading a cut or damaged tar, tgz or inner .gz raises
 
@@ -275,7 +276,7 @@ def _members(tar_path:Path, names:list[str], use) -> dict:
         with tarfile.open(tar_path, 'r:*') as tar:
             for m in tar:
                 if m.name not in want or m.name in got: continue
-                if not m.isreg(): raise UserError(f"{tar_path}: its member {m.name} is a {_KINDS.get(m.type, 'special file')}, not a file: not the WMT14 archive")
+                if not m.isreg(): raise UserError(f"{tar_path}: its member {m.name} is a {_TAR_MEMBER_KINDS.get(m.type, 'special file')}, not a file: not the WMT14 archive")
                 with tar.extractfile(m) as f, (gzip.GzipFile(fileobj=f) if m.name.endswith('.gz') else contextlib.nullcontext(f)) as g:
                     got[m.name] = use(m.name, g)
                 if len(got) == len(want): break

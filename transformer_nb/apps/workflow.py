@@ -22,7 +22,8 @@ from ..lib.machine import hardware, git_commit, limit_threads
 from ..lib.options import PRESETS
 from ..lib.transformer import build_model, count_config_params
 from ..lib.options import ModelConfig, get_model_config
-from ..lib.datasets import ParallelData, DATASETS, sha256_file
+from ..lib.datasets import ParallelData, DATASETS
+from ..lib.safeguards import sha256_file
 from ..lib.tokens import StoredTokenizer, encode_corpus
 from ..lib.runs import RunFolder
 from ..lib.checkpoints import Checkpoint, model_from_checkpoint, open_checkpoint
@@ -250,7 +251,7 @@ class Resumed:
     def path(self) -> Path: return self.checkpoint.path          # the file it continues from
     def __repr__(self): return f"Resumed({self.path}, {self.task.name}, update {self.checkpoint.step}, {self.data})"
 
-def _check_model(c:Checkpoint, model:dict, preset, vocab_size):
+def _check_resumed_model(c:Checkpoint, model:dict, preset, vocab_size):
     "A resumed run keeps its tokenizer and model: refuse settings that would change them."
     path, cfg = c.path, {f.name: getattr(c.config, f.name) for f in fields(c.config)}
     if not c.tokenizer_bytes: raise ValueError(f"{path} holds no tokenizer; cannot resume on text data")
@@ -333,7 +334,7 @@ def resume_run(resume, # a checkpoint, or a run folder (its newest checkpoint)
     path = c.path
     say(f"resuming {path} ({c.source})")
     given, model = _split(settings or {})
-    _check_model(c, model, preset, vocab_size)
+    _check_resumed_model(c, model, preset, vocab_size)
     meta = c.meta
     tc, said = resume_config(c.train_config, given)
     if tc.steps is not None and int(c.step) > tc.steps:

@@ -28,7 +28,7 @@ def _pad_width(shape:tuple, seqs) -> str:
     if shape[1] == max(len(seqs[0]), len(seqs[-1])): return " (the longest of the first and last sentences: the longest can stand anywhere, max(len(s) for s in seqs))"
     return ""
 
-def _pad_rows(got, want, seqs) -> str:
+def _which_row_wrong(got, want, seqs) -> str:
     "Which row of a padded batch is wrong, and how: rows in another order, a reversed sentence, or the row itself."
     g, w = got.tolist(), want.tolist()
     if sorted(g) == sorted(w): return "the rows are in another order: row i is seqs[i], padded; keep the sentences' order"
@@ -61,6 +61,6 @@ def check_pad_batch(pad_batch) -> str:
         if torch.equal(got, padded(pad_id)): continue
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
                 else f"you padded with 0, not with pad_id={pad_id}" if torch.equal(got, padded(0))
-                else _pad_rows(got, padded(pad_id), kept))
+                else _which_row_wrong(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     return "pad_batch pads on the right with pad_id, as pad_ids in 08_data does"

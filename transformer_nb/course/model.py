@@ -188,7 +188,7 @@ def _refusing(model:nn.Module) -> nn.Module:
     return m
 
 # %% ../../nbs/course_model.ipynb #a26c0616
-class _NoPositions(nn.Module):
+class _AddsNothing(nn.Module):
     "A position module that adds nothing: the input of a stack without positions."
     def forward(self, x, start:int=0): return x
 
@@ -472,15 +472,15 @@ def _forward_mistake(fn, m, y, s, t) -> str:
             "the decoder never reads the source: the cross-attention's keys and values are the encoder's output z, cross_attn(t, z, mask=src_mask)"),
            (lambda: not torch.allclose(fn(g, padded, pt), fn(g, ps, pt), atol=1e-5),
             "padding leaks: the encoder's self-attention and the cross-attention need pad_mask(src)"),
-           (lambda: like(src_pos=_NoPositions()),
+           (lambda: like(src_pos=_AddsNothing()),
             "the encoder's input has no positions: it is model.src_pos(model.src_emb(src)), the embeddings plus PE"),
-           (lambda: like(tgt_pos=_NoPositions()),
+           (lambda: like(tgt_pos=_AddsNothing()),
             "the decoder's input has no positions: it is model.tgt_pos(model.tgt_emb(tgt)), the embeddings plus PE"),
-           (lambda: like(src_pos=_NoPositions(), tgt_pos=_NoPositions()),
+           (lambda: like(src_pos=_AddsNothing(), tgt_pos=_AddsNothing()),
             "neither stack's input has positions: add them with model.src_pos and model.tgt_pos"),
            (lambda: any(like(**{k: _Unscaled(getattr(m, k)) for k in ks}) for ks in (('src_emb',), ('tgt_emb',), ('src_emb', 'tgt_emb'))),
             "an embedding without its sqrt(d_model): call model.src_emb(src) and model.tgt_emb(tgt), not their .lut"),
-           (lambda: any(like(**{f'{k}_pos': _NoPositions(), f'{k}_emb': _Unscaled(getattr(m, f'{k}_emb'))}) for k in ('src', 'tgt')),
+           (lambda: any(like(**{f'{k}_pos': _AddsNothing(), f'{k}_emb': _Unscaled(getattr(m, f'{k}_emb'))}) for k in ('src', 'tgt')),
             "a stack's input is the bare table's rows: it is model.src_pos(model.src_emb(src)) (and the same for tgt), "
             "the embeddings times sqrt(d_model), plus PE"),
            (lambda: any(like(encoder=nn.ModuleList(list(m.encoder)[:k])) for k in range(m.cfg.N)),

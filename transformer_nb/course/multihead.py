@@ -98,7 +98,7 @@ def _one_head(merged, right) -> str|None:
     return None if i is None else (f": that is head {i + 1} alone, (B, n, d); Concat(head_1, ..., head_h) keeps all h heads side by side, "
                                    "(B, n, h*d): transpose(1, 2), then reshape")
 
-def _load(loop, ours, d_model:int, h:int) -> None:
+def _load_into_loop(loop, ours, d_model:int, h:int) -> None:
     "`loop.load_from(ours)`; a RuntimeError from a block of the wrong shape named: a per-head weight takes rows, not columns."
     try: loop.load_from(ours)
     except RuntimeError as e:
@@ -347,7 +347,7 @@ def check_loop_mha(LoopMHA) -> str:
         assert not (wo and wo[0].in_features != d_model), (f"LoopMHA({d_model}, {h}): W^O is nn.Linear({wo[0].in_features}, {wo[0].out_features}); "
             f"it reads the h heads side by side, h*d_k = {d_model} features, nn.Linear(h*d_k, d_model): a W^O of d_k inputs reads one head, or the heads summed")
         with torch.no_grad(): [l.bias.normal_() for l in (ours.w_q, ours.w_k, ours.w_v, ours.w_o)]   # biases that matter
-        _load(loop, ours, d_model, h)
+        _load_into_loop(loop, ours, d_model, h)
         n_loop, n_ours = count_params(loop), count_params(ours)
         assert n_loop == n_ours, (f"d_model={d_model}, h={h}: {n_loop:,} parameters, ours {n_ours:,}: one nn.Linear(d_model, d_k) "
                                   "with a bias per head for each of W^Q, W^K, W^V, and one nn.Linear(h*d_k, d_model) for W^O")

@@ -25,8 +25,7 @@ from ..model import Transformer
 from .transformer import build_model, count_config_params
 from .options import ModelConfig
 from .tokens import StoredTokenizer
-from .datasets import download_file, get_cache_dir, sha256_file
-from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output, check_parent
+from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output, check_parent, download_file, get_cache_dir, sha256_file
 from .process import out_of_memory
 from .runs import RunFolder, checkpoint_step, read_files, IDENTITY
 from .options import AverageOptions
@@ -269,7 +268,7 @@ def _check_intact(path:Path, only:str|None=None, # check the records whose name 
     return path
 
 # %% ../../nbs/lib_checkpoints.ipynb #a05maploc
-_KINDS = ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISCHR, 'a character device'), (stat.S_ISBLK, 'a block device'), (stat.S_ISSOCK, 'a socket'))
+_SPECIAL_FILES = ((stat.S_ISFIFO, 'a FIFO'), (stat.S_ISCHR, 'a character device'), (stat.S_ISBLK, 'a block device'), (stat.S_ISSOCK, 'a socket'))
 
 def _check_map_location(map_location):
     "A one-line error for a `map_location` that torch.load would take badly (a number) or that this machine cannot honour (CUDA)."
@@ -279,7 +278,7 @@ def _check_map_location(map_location):
         raise ValueError(f"map_location={map_location!r}: CUDA is not available on this machine; load with map_location='cpu'")   # not the file's fault
 
 # %% ../../nbs/lib_checkpoints.ipynb #32993bd6
-def _load(path:Path, map_location='cpu', mmap:bool=False, # map the tensors instead of reading them (a look at the metadata)
+def _torch_load(path:Path, map_location='cpu', mmap:bool=False, # map the tensors instead of reading them (a look at the metadata)
           verified:bool=False, # its bytes are known to be whole already (a published model's sha256): no CRC pass
           only:str|None=None, # the records to check (`_check_intact`); None: every one
           published:str|None=None, # the published model it must be (its sha256 checked on the bytes read)
@@ -288,7 +287,7 @@ def _load(path:Path, map_location='cpu', mmap:bool=False, # map the tensors inst
     "What the checkpoint file `path` holds, in this version's format: read once (or mapped), found whole, then loaded with `weights_only=True`; one line for each way it cannot be."
     if not path.exists(): raise FileNotFoundError(f"checkpoint not found: {path}")
     if not path.is_file():                                               # reading a FIFO would wait for a writer for ever
-        kind = next((k for test, k in _KINDS if test(path.stat().st_mode)), 'not a file')
+        kind = next((k for test, k in _SPECIAL_FILES if test(path.stat().st_mode)), 'not a file')
         raise ValueError(f"{path} is not a regular file ({kind}); a checkpoint is a file written by tnb-train")
     data = None if mmap else _read_hashed(path)                          # its bytes, read once and hashed as they are read
     if data is not None and hashed is not None: hashed.append(data[1])
@@ -389,7 +388,7 @@ def _pretrained_path(name:str, download:bool=True,
 # %% ../../nbs/lib_checkpoints.ipynb #618f4a0a
 def _look(path) -> tuple[dict, dict]:
     "(what the file `path` holds, its meta): its tensors mapped, not read, and only its metadata's record checked for damage."
-    ck = _load(Path(path), mmap=True, only='data.pkl')
+    ck = _torch_load(Path(path), mmap=True, only='data.pkl')
     return ck, _meta_of(ck, path)
 
 def checkpoint_identity(path) -> dict:
@@ -447,7 +446,7 @@ def resolve_checkpoint(ref, use:str='inference', # 'inference' or 'resume' (an a
 
 def _readable(path) -> bool:
     "True if `path` is a whole checkpoint that loads (its tensors mapped, not read)."
-    try: _load(Path(path), mmap=True); return True
+    try: _torch_load(Path(path), mmap=True); return True
     except (ValueError, OSError): return False
 
 # %% ../../nbs/lib_checkpoints.ipynb #838acecc
@@ -516,11 +515,11 @@ def _check_checkpoint(ck:dict, path='checkpoint', use:str='inference',
                     ) -> dict:
     "`ck` if it holds what `use` ('inference', 'average' or 'resume') needs; else a one-line ValueError naming `path` and what is wrong."
     if not isinstance(use, str) or use not in _NEEDS: raise ValueError(f"use={use!r} must be 'inference', 'average' or 'resume'")
-    _check(ck, path, use, weights, model, _meta_of(ck, path))
+    _check_parsed(ck, path, use, weights, model, _meta_of(ck, path))
     return ck
 
 # %% ../../nbs/lib_checkpoints.ipynb #c4chk001
-def _check(ck:dict, path, use:str, weights:bool, model, meta:dict) -> ModelConfig:
+def _check_parsed(ck:dict, path, use:str, weights:bool, model, meta:dict) -> ModelConfig:
     "`_check_checkpoint` of `ck`, whose `meta` is parsed already; returns its config, built once in checking it."
     missing = [k for k in _NEEDS[use] if ck.get(k) is None]
     if missing:
@@ -619,7 +618,7 @@ def check(self:Checkpoint, use:str, # 'inference', 'average' or 'resume': what i
     if self.use == use:                                  # opened for it: nothing is checked twice
         if weights: _check_weights(self._state, self.name, model)
         return self
-    self.config, self.use = _check(self._state, self.name, use, weights, model, self.meta), use
+    self.config, self.use = _check_parsed(self._state, self.name, use, weights, model, self.meta), use
     return self
 
 @patch
@@ -644,7 +643,7 @@ def open_checkpoint(ref, # a checkpoint file, a run folder, or 'pretrained:NAME'
     _check_map_location(map_location)
     path, why, run, name, _ = _found(ref, use, verify=mmap)   # a file loaded (not mapped) is hashed as it is read, once
     hashed = []                                          # a folder's file, looked at to be chosen (its metadata), is now read whole, once
-    read = lambda: _load(path, map_location, mmap, verified=name is not None, published=name, hashed=hashed)
+    read = lambda: _torch_load(path, map_location, mmap, verified=name is not None, published=name, hashed=hashed)
     state = read() if run is None else _newest_readable(run, read)
     c = Checkpoint(state, path, why, run, name, name and PRETRAINED[name].sha256 or next(iter(hashed), None))
     if run is not None: run.check_step(path, c.step)                     # a run folder's file holds the update its name says
@@ -713,7 +712,7 @@ def _is_average(c:Checkpoint) -> bool:
     return c.path is not None and c.path.name == 'average.pt' or bool(c.meta.get('averaged_from'))
 
 # %% ../../nbs/lib_checkpoints.ipynb #a05avgx02
-def _average(paths:list[Path], skip:bool=False, # skip the averages among `paths` (averaged again, they would count their checkpoints twice)
+def _average_paths(paths:list[Path], skip:bool=False, # skip the averages among `paths` (averaged again, they would count their checkpoints twice)
              say=None) -> tuple[dict, list[Path]]:
     "(a checkpoint dict whose weights are the mean of those of `paths`, the paths averaged): each file read once, whole."
     if not paths: raise ValueError("average_checkpoints needs at least one checkpoint path")
@@ -756,7 +755,7 @@ def _average(paths:list[Path], skip:bool=False, # skip the averages among `paths
 # %% ../../nbs/lib_checkpoints.ipynb #a05avg02
 def average_checkpoints(paths:list) -> dict:
     "A checkpoint dict whose model parameters are the mean of those of `paths` (checkpoints of one run), each read once."
-    return _average(_checkpoint_paths(paths))[0]
+    return _average_paths(_checkpoint_paths(paths))[0]
 
 # %% ../../nbs/lib_checkpoints.ipynb #rfcfa8c9
 def _not_a_checkpoint(p:Path) -> str|None:
@@ -783,9 +782,9 @@ def _check_average_out(paths:list[Path], out_path, what:str='out_path'):
                          f"checkpoint of its folder; call it e.g. avg.pt")
 
 def _save_average(paths:list[Path], out_path, skip:bool=False, say=None, what:str='out_path', own:bool=False) -> tuple[Path, list[Path]]:
-    "(the file written, the paths averaged): `_average` of `paths` written to `out_path` atomically, once it is known not to be one of them (its rule checked by the caller: `_check_replace`, or the claim of the run it belongs to, `own`)."
+    "(the file written, the paths averaged): `_average_paths` of `paths` written to `out_path` atomically, once it is known not to be one of them (its rule checked by the caller: `_check_replace`, or the claim of the run it belongs to, `own`)."
     _check_average_out(paths, out_path, what)
-    avg, used = _average(paths, skip, say)
+    avg, used = _average_paths(paths, skip, say)
     return _write_checkpoint(Path(out_path), avg, own), used
 
 def save_averaged(paths:list, out_path, overwrite:bool=False, # replace the checkpoint `out_path` holds (never a file that is not a checkpoint, never through a symlink)

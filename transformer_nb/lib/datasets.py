@@ -1,4 +1,4 @@
-"""The plumbing behind §5.1: aligned text files read with errors that name the file and the line, the two corpora the package generates, Multi30k with checksums, a cache folder and atomic downloads, and `load_dataset`, the one entry point.
+"""The plumbing behind §5.1: aligned text files read with errors that name the file and the line, the two corpora the package generates, Multi30k with checksums (downloaded into the cache folder of [lib_safeguards](lib_safeguards.ipynb)), and `load_dataset`, the one entry point.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_datasets.html.md"""
 
@@ -6,15 +6,15 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_datasets.html.md"""
 
 # %% auto #0
 __all__ = ['SPLITS', 'MAX_NUMBER', 'MAGNITUDES', 'MULTI30K_FETCH', 'DATASETS', 'ParallelData', 'read_parallel', 'en_number',
-           'de_number', 'magnitude', 'numbers_corpus', 'corpus_score', 'sha256_file', 'find_multi30k', 'multi30k',
-           'Loader', 'load_dataset', 'CharTokenizer']
+           'de_number', 'magnitude', 'numbers_corpus', 'corpus_score', 'find_multi30k', 'multi30k', 'Loader',
+           'load_dataset', 'CharTokenizer']
 
 # %% ../../nbs/lib_datasets.ipynb #12dd4b6c
-import contextlib, functools, inspect, gzip, hashlib, json, logging, numbers, os, random, tempfile, urllib.error, warnings
+import functools, inspect, gzip, hashlib, json, logging, numbers, os, random, urllib.error, warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
-from .safeguards import decode_lines, check_output, check_parent, in_place, UserError
+from .safeguards import decode_lines, get_cache_dir, sha256_file, download_file   # the cache folder, checksums, atomic downloads
 from .checks import SettingError
 from .process import in_settings
 
@@ -305,54 +305,6 @@ _MULTI30K_SHA256 = {
     'val.fr.gz': 'ca3106f1a72390591d25f6c45cb4cd39dec4cd3f123e099748a3ce5256c160e9',
 }
 
-def get_cache_dir(cache_dir:str|Path|None=None) -> Path:
-    "The cache folder: `cache_dir`, else `$TNB_CACHE_DIR`, else `$XDG_CACHE_HOME/transformer_nb` or `~/.cache/transformer_nb`."
-    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)): raise TypeError(f"cache_dir must be a folder's path, got a {type(cache_dir).__name__}")
-    if cache_dir is not None: return Path(cache_dir).expanduser()
-    if os.environ.get('TNB_CACHE_DIR'): return Path(os.environ['TNB_CACHE_DIR']).expanduser()
-    if os.name == 'nt' and os.environ.get('LOCALAPPDATA'): return Path(os.environ['LOCALAPPDATA'])/'transformer_nb'
-    return Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache').expanduser()/'transformer_nb'
-
-# %% ../../nbs/lib_datasets.ipynb #3550867e
-def sha256_file(path:str|Path) -> str:
-    "Hex SHA-256 of a file, read in 1 MiB chunks."
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        while chunk := f.read(1 << 20): h.update(chunk)
-    return h.hexdigest()
-
-def _urlopen(url:str):
-    import urllib.request                                   # here, not at the top: the module is read by `tnb-train --help`
-    return urllib.request.urlopen(url, timeout=60)
-
-# %% ../../nbs/lib_datasets.ipynb #b10e9901
-def download_file(url:str, dest:str|Path, sha256:str,
-                  fetch:Callable|None=None, # url -> a readable binary file object (default: `urllib.request.urlopen`)
-                  progress:bool=False, # show a progress bar (tqdm, on standard error) sized by the server's Content-Length
-                  overwrite:bool=False, # replace a file at `dest` (never through a symbolic link, never a run's file: `check_output`'s rule)
-                 ) -> Path:
-    "Download `url` to `dest` atomically: streamed into a temp file beside it, renamed into place only if `sha256` matches."
-    from tqdm.auto import tqdm
-    dest = Path(dest); check_parent(dest, 'dest')   # its folder is there: never made (lib_safeguards' rule)
-    if in_place(dest): raise UserError(f"dest {dest} is a device or a pipe: a download is kept in a file; give a file's path")   # renamed over, it would be replaced
-    check_output(dest, 'dest', overwrite)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix='.part', dir=dest.parent)
-    try:
-        h = hashlib.sha256()
-        with os.fdopen(fd, 'wb') as f, (fetch or _urlopen)(url) as r:
-            size = int(getattr(r, 'headers', {}).get('Content-Length') or 0) or None
-            with tqdm(total=size, unit='B', unit_scale=True, desc=dest.name, disable=not progress, leave=False) as bar:
-                while chunk := r.read(1 << 20): h.update(chunk); f.write(chunk); bar.update(len(chunk))
-            f.flush(); os.fsync(f.fileno())
-        if h.hexdigest() != sha256:
-            raise ValueError(f"checksum mismatch for {url}: the download has sha256 {h.hexdigest()}, expected {sha256}; "
-                             f"it was discarded (nothing written to {dest})")
-        os.replace(tmp, dest)
-    finally:
-        with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
-    _log.info(f"downloaded {url} -> {dest}")
-    return dest
-
 # %% ../../nbs/lib_datasets.ipynb #d83a2abf
 MULTI30K_FETCH = ("python -c \"from transformer_nb.lib.datasets import multi30k; multi30k('de', 'en'); multi30k('en', 'fr')\" "
                   "downloads Multi30k into the package's cache (checksummed), or set TNB_MULTI30K to a folder that holds it")
@@ -443,7 +395,7 @@ def _numbers(src_lang, tgt_lang, data_dir, splits=SPLITS, **kwargs):
 def _copy(src_lang, tgt_lang, data_dir, **kwargs): return _copy_corpus(**kwargs)
 
 @_register_dataset('multi30k')
-def _multi30k(src_lang, tgt_lang, data_dir, cache_dir=None, download=True, fetch=None):
+def _load_multi30k(src_lang, tgt_lang, data_dir, cache_dir=None, download=True, fetch=None):
     src_lang = src_lang or ('en' if tgt_lang == 'de' else 'de')
     tgt_lang = tgt_lang or ('en' if src_lang != 'en' else 'de')
     return multi30k(src_lang, tgt_lang, data_dir, cache_dir, download, fetch)

@@ -1,4 +1,4 @@
-"""The decoders of 10_decoding with less work per step: 06's own decoder on the newest token with a key/value cache, a cache that reorders lazily, one copy of the encoder output per sentence, chunked argmax and top-k, and a beam search with its bookkeeping in tensors; tested to return what the readable ones return. `translate` ([11_results](11_results.ipynb)) and the command-line tools use them.
+"""The decoders of 10_decoding with less work per step: 06's own decoder on the newest token with a key/value cache, a cache that reorders lazily, one copy of the encoder output per sentence, chunked argmax and top-k, and a beam search with its bookkeeping in tensors; tested to return what the readable ones return. `translate` ([11_results](11_results.ipynb)) and the command-line tools use them, on sentences read from wherever they come (arguments, a file, a stream), one line out per line in.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_fast_decoding.html.md"""
 
@@ -7,12 +7,12 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_fast_decoding.html.md"
 # %% auto #0
 __all__ = ['ALL_SPEEDUPS', 'inference', 'step_logits', 'log_probs', 'extra_tokens', 'max_output_lengths', 'check_decoding_for',
            'check_beam', 'Speedups', 'KVCache', 'DecoderCache', 'topk_log_probs', 'TorchStep', 'greedy_steps',
-           'greedy_decode_batch', 'beam_steps', 'beam_search_batch', 'length_batches', 'one_line', 'EncodedOnce',
-           'long_sources', 'too_long_message', 'check_sentences', 'check_options', 'check_source_lengths', 'translate',
-           'translate_source']
+           'greedy_decode_batch', 'beam_steps', 'beam_search_batch', 'sentence_batches', 'length_batches', 'one_line',
+           'EncodedOnce', 'long_sources', 'too_long_message', 'check_sentences', 'check_options',
+           'check_source_lengths', 'translate', 'translate_source']
 
 # %% ../../nbs/lib_fast_decoding.ipynb #a03d901a
-import contextlib, hashlib, math, warnings
+import contextlib, hashlib, math, os, re, sys, warnings
 from pathlib import Path
 from dataclasses import dataclass
 from typing import Annotated
@@ -25,13 +25,12 @@ from ..attention import pad_mask, tgt_mask
 from .tokens import pad_ids
 from ..decoding import next_token_logits, length_penalty   # 10_decoding: the paper's rules, written once
 from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
-from .model_checks import check_tokens, check_ids
-from .transformer import with_cache   # lib_transformer: 06's model holding a decoding cache
+from .transformer import with_cache, check_tokens, check_ids   # lib_transformer: 06's model holding a decoding cache, its input checks
 from .fast_attention import use_attention   # the attention kernel, by name
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
-from .safeguards import printable, check_output, check_not_inputs, output_stream, check_no_nul
-from .textio import spaced, sentence_batches   # lib_text_io: the sentences of a file or a stream, one line out per line in
-from .process import out_of_memory, in_settings
+from .safeguards import (UserError, printable, check_output, check_not_inputs, output_stream, check_no_nul, check_gzip,
+                                       read_text_lines, open_text_file, iter_lines, as_available)
+from .process import note, out_of_memory, in_settings
 
 # %% ../../nbs/lib_fast_decoding.ipynb #a10pl001
 @contextlib.contextmanager
@@ -86,7 +85,7 @@ def check_model(model):
         raise TypeError(f"model must be a Transformer (a torch.nn.Module), got a {type(model).__name__}")
 
 def _check_src(model, src:torch.Tensor) -> torch.Tensor:
-    """Raise a clear error unless `src` is a (B, S) tensor of integer ids (`check_tokens`, lib_model_checks) whose every row holds at least
+    """Raise a clear error unless `src` is a (B, S) tensor of integer ids (`check_tokens`, lib_transformer) whose every row holds at least
     one token; return it as int64 ids on the model's device (so a CPU batch works with a model on a GPU)."""
     check_model(model); check_tokens('src', src); check_ids('src', src, model.cfg.src_vocab)
     if empty := (src == PAD_ID).all(1).nonzero().flatten().tolist():
@@ -425,6 +424,58 @@ def _beam_batch(model, src, d:Decoding, nbest:int, use_cache:bool=True, speedups
     with inference(model):
         src, limits, src_mask, memory = _encode_batch(model, src, d.max_extra)    # the encoder runs once
         return beam_steps(TorchStep(model, memory, src_mask, use_cache, speedups), model, limits, d, nbest, speedups, trace)
+
+# %% ../../nbs/lib_fast_decoding.ipynb #t27a0011
+_CONTROL = re.compile('[\x00-\x08\x0a-\x1f\x7f-\x9f]')   # control characters, but a tab: a stray '\r', an escape, a bell
+
+def spaced(batches, # lists of lines, as they come
+           name, # name(i): how a message names line i (counted over every batch)
+           say): # how the one line about it is said
+    "`batches` with every control character inside a line read as a space, said (`say`) once, at the first: one line out per line in."
+    n, said = 0, False
+    for b in batches:
+        if not said and (i := next((i for i, s in enumerate(b) if _CONTROL.search(s)), None)) is not None:
+            say(f"{name(n + i)} holds control characters ({printable(''.join(dict.fromkeys(_CONTROL.findall(b[i]))))}): "
+                f"each is read as a space, here and in any later line, so that every line in gives one line out"); said = True
+        n += len(b); yield [_CONTROL.sub(' ', s) for s in b] if said else b
+
+# %% ../../nbs/lib_fast_decoding.ipynb #t27a0021
+_FILE_BATCH = 500   # lines of a file decoded together: their translations are written at once, and an interrupt keeps them
+
+def _gzipped(path, what:str) -> bool:
+    "True if the regular file `path` is gzip-compressed; then it is decompressed once, kept nowhere, so that a bomb is refused before any decoding."
+    with contextlib.suppress(OSError), open(path, 'rb') as f: return check_gzip(f, f"{what} {path}")
+    return False
+
+# %% ../../nbs/lib_fast_decoding.ipynb #t27a0023
+def _own_reader(stream):
+    "A reader of its own on `stream`'s file descriptor (`stream` itself if it has none): `as_available`'s thread may still be reading when a command stops, and Python's shutdown closes `sys.stdin` under it (a fatal error, exit -6), never this one."
+    try: return open(os.dup(stream.fileno()), 'rb')
+    except (AttributeError, OSError, ValueError): return stream            # a test's or a notebook's stream: no descriptor
+
+# %% ../../nbs/lib_fast_decoding.ipynb #t27a0025
+def sentence_batches(sentences:list[str], input:str|None, opened:contextlib.ExitStack,
+                     say=note, # how a line about the input is said (a command: `note`; Python: `warnings.warn`)
+                     what:str='-i', # how messages name the input: the command's option, or the argument
+                    ) -> tuple:
+    "(batches of sentences, how to name sentence i, whether all are known now): the arguments, a file read whole, or a stream as it comes (opened in `opened`)."
+    if sentences:
+        if bad := [i for i, s in enumerate(sentences) if any('\udc80' <= c <= '\udcff' for c in s)]:
+            raise UserError(f"sentence {bad[0] + 1} on the command line is not valid UTF-8 text")
+        for i, s in enumerate(sentences): check_no_nul(s, f"sentence {i + 1}")   # as a line of a file, and as `translate` refuses it
+        name = lambda i: f"sentence {i + 1}"
+        return list(spaced([sentences], name, say)), name, True
+    if input and input != '-' and Path(input).is_file() and not _gzipped(input, what):   # gzip is streamed: it may expand to anything
+        with out_of_memory(f"{what} {input}"): lines = read_text_lines(input, what)
+        name = lambda i: f"{what} {input}, line {i + 1}"
+        return list(spaced([lines[i:i + _FILE_BATCH] for i in range(0, len(lines), _FILE_BATCH)], name, say)), name, True
+    stdin, named = getattr(sys.stdin, 'buffer', None), input and input != '-'
+    if not named and stdin is None: raise UserError("no sentences given, and there is no standard input to read them from")
+    if not named and sys.stdin.isatty(): note("reading sentences from standard input, one per line; end with Ctrl-D")
+    f = opened.enter_context(open_text_file(input, what)) if named else _own_reader(stdin)   # a FIFO a program writes to, a device, standard input
+    name = f"{what} {input}" if named else 'standard input'
+    at = lambda i: f"{name}, line {i + 1}"
+    return spaced(as_available(iter_lines(f, name), most=2000), at, say), at, False
 
 # %% ../../nbs/lib_fast_decoding.ipynb #dc0a0021
 def length_batches(lengths:list[int], max_tokens:int=DECODE_BATCH_TOKENS) -> list[list[int]]:

@@ -196,7 +196,7 @@ def lock_owner() -> dict:
             'since': time.strftime('%Y-%m-%d %H:%M:%S'), 'argv': [str(a) for a in sys.argv],
             **({'slurm_job': job} if (job := os.environ.get('SLURM_JOB_ID')) else {})}
 
-def _describe(owner:dict|None) -> str:
+def _owner_phrase(owner:dict|None) -> str:
     if not owner: return 'another process'
     return f"pid {owner.get('pid')} on {owner.get('host')}, since {owner.get('since')}"
 
@@ -252,7 +252,7 @@ def _take(folder:Path) -> tuple[int, dict|None]:
                     raise UserError(f"the run folder {folder} holds an empty {_LOCK}, which names no run: stale unless a run is taking the lock "
                                     f"this very moment; it is taken over {LEASE} s after it was last changed ({time.time() - st.st_mtime:.0f} s ago), "
                                     f"or, if no run uses the folder, remove it now: rm {shlex.quote(str(path))}")
-            raise UserError(f"the run folder {folder} is in use by another run ({_describe(owner)}); wait for it to end, "
+            raise UserError(f"the run folder {folder} is in use by another run ({_owner_phrase(owner)}); wait for it to end, "
                             f"or write to another folder")
         try: g = os.open(guard, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666)   # one taker at a time
         except FileExistsError:
@@ -373,7 +373,7 @@ def claim(self:RunFolder, step:int=0, # the update the run starts from (0: a new
         dead = getattr(self, 'previous_owner', None)                   # a lock taken over from a process that died holding it
         if clash and step == 0 and resumed_from is None and dead and dead.get('argv') == lock_owner()['argv'] and not self.checkpoints():
             for p in clash: p.unlink()                                   # the same command, killed before its first checkpoint
-            say(f"{self.path}: the run started by this same command ({_describe(dead)}) was stopped before its first checkpoint: "
+            say(f"{self.path}: the run started by this same command ({_owner_phrase(dead)}) was stopped before its first checkpoint: "
                 f"starting it again ({file_names(clash)} removed)")
             clash = []
         if clash and overwrite and not later and not self.is_run():          # e.g. a user's own log.jsonl and loss.png: never deleted

@@ -1,4 +1,4 @@
-"""What it adds to §5's runs and §6's translations: files that are never half-written or overwritten by mistake. What stands between a user and lost work: outputs written whole or not at all (and straight into pipes and devices), never written through a link where that would aim them elsewhere, standard input read exactly like a file, compressed input streamed within bounds, and a checkpoint write that Ctrl-C cannot cut short.
+"""What it adds to §5's runs and §6's translations: files that are never half-written or overwritten by mistake. What stands between a user and lost work: outputs written whole or not at all (and straight into pipes and devices), never written through a link where that would aim them elsewhere, standard input read exactly like a file, compressed input streamed within bounds, downloads renamed into place only when their checksum holds, and a checkpoint write that Ctrl-C cannot cut short.
 
 Docs: https://transformer-nb.github.io/transformer_nb/lib_safeguards.html.md"""
 
@@ -7,12 +7,12 @@ Docs: https://transformer-nb.github.io/transformer_nb/lib_safeguards.html.md"""
 # %% auto #0
 __all__ = ['CHECKPOINT', 'UserError', 'in_place', 'check_not_link', 'check_parent', 'check_output', 'check_folder',
            'removed_unless_used', 'check_not_inputs', 'atomic_open', 'atomic_write', 'check_text_file',
-           'open_text_file', 'read_text_lines', 'output_stream', 'printable', 'flock']
+           'open_text_file', 'read_text_lines', 'output_stream', 'printable', 'flock', 'sha256_file']
 
 # %% ../../nbs/lib_safeguards.ipynb #09a24774
-import contextlib, errno, io, itertools, os, queue, re, shutil, signal, stat, sys, threading, warnings, zlib
+import contextlib, errno, hashlib, io, itertools, logging, os, queue, re, shutil, signal, stat, sys, tempfile, threading, warnings, zlib
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 # %% ../../nbs/lib_safeguards.ipynb #0888e705
 class UserError(ValueError):
@@ -473,16 +473,16 @@ def iter_lines(f, # a binary file, FIFO, device or standard input
         if brk is None and (b'\n' in pending or chunk is None or len(pending) >= 1 << 16):   # Mac text: at its end, or 64 KiB in
             brk = _MAC_BREAK if _mac(pending) else _BREAK
         while brk and (m := brk.search(pending, seen)) and not (chunk and m.group() == b'\r' and m.end() == len(pending)):  # '\n' may follow
-            yield _one_line(pending[:m.start()], name, line, offset)
+            yield _decode_one_line(pending[:m.start()], name, line, offset)
             pending, line, offset, seen = pending[m.end():], line + 1, offset + m.end(), 0
         if brk: seen = max(0, len(pending) - 1)              # a long line is searched once, not again with every chunk
-        if chunk and b'\0' in chunk: _one_line(pending, name, line, offset)   # a NUL in the line still open: refused now, not 16 MiB later
+        if chunk and b'\0' in chunk: _decode_one_line(pending, name, line, offset)   # a NUL in the line still open: refused now, not 16 MiB later
         if len(pending) > max_line:
             raise UserError(f"{name}, line {line}: longer than {max_line >> 20} MiB without a line break; is it a text file "
                             f"with one sentence per line?")
-    if pending: yield _one_line(pending, name, line, offset)
+    if pending: yield _decode_one_line(pending, name, line, offset)
 
-def _one_line(b:bytes, name:str, line:int, offset:int) -> str:
+def _decode_one_line(b:bytes, name:str, line:int, offset:int) -> str:
     "One line's bytes as text: `decode_lines`' checks and message, for one line."
     check_no_nul(b, name, offset, line)
     try: s = b.decode('utf-8')
@@ -582,3 +582,52 @@ def deferred_interrupts(message:str='', # printed to stderr for each signal held
     finally:
         for s, h in old.items(): signal.signal(s, h)
         if held and reraise: signal.raise_signal(held[0])
+
+# %% ../../nbs/lib_safeguards.ipynb #dl000002
+def get_cache_dir(cache_dir:str|Path|None=None) -> Path:
+    "The cache folder: `cache_dir`, else `$TNB_CACHE_DIR`, else `$XDG_CACHE_HOME/transformer_nb` or `~/.cache/transformer_nb`."
+    if cache_dir is not None and not isinstance(cache_dir, (str, os.PathLike)): raise TypeError(f"cache_dir must be a folder's path, got a {type(cache_dir).__name__}")
+    if cache_dir is not None: return Path(cache_dir).expanduser()
+    if os.environ.get('TNB_CACHE_DIR'): return Path(os.environ['TNB_CACHE_DIR']).expanduser()
+    if os.name == 'nt' and os.environ.get('LOCALAPPDATA'): return Path(os.environ['LOCALAPPDATA'])/'transformer_nb'
+    return Path(os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache').expanduser()/'transformer_nb'
+
+# %% ../../nbs/lib_safeguards.ipynb #3550867e
+def sha256_file(path:str|Path) -> str:
+    "Hex SHA-256 of a file, read in 1 MiB chunks."
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        while chunk := f.read(1 << 20): h.update(chunk)
+    return h.hexdigest()
+
+def _urlopen(url:str):
+    import urllib.request                                   # here, not at the top: the module is read by `tnb-train --help`
+    return urllib.request.urlopen(url, timeout=60)
+
+# %% ../../nbs/lib_safeguards.ipynb #b10e9901
+def download_file(url:str, dest:str|Path, sha256:str,
+                  fetch:Callable|None=None, # url -> a readable binary file object (default: `urllib.request.urlopen`)
+                  progress:bool=False, # show a progress bar (tqdm, on standard error) sized by the server's Content-Length
+                  overwrite:bool=False, # replace a file at `dest` (never through a symbolic link, never a run's file: `check_output`'s rule)
+                 ) -> Path:
+    "Download `url` to `dest` atomically: streamed into a temp file beside it, renamed into place only if `sha256` matches."
+    from tqdm.auto import tqdm
+    dest = Path(dest); check_parent(dest, 'dest')   # its folder is there: never made (the folder rule above)
+    if in_place(dest): raise UserError(f"dest {dest} is a device or a pipe: a download is kept in a file; give a file's path")   # renamed over, it would be replaced
+    check_output(dest, 'dest', overwrite)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix='.part', dir=dest.parent)
+    try:
+        h = hashlib.sha256()
+        with os.fdopen(fd, 'wb') as f, (fetch or _urlopen)(url) as r:
+            size = int(getattr(r, 'headers', {}).get('Content-Length') or 0) or None
+            with tqdm(total=size, unit='B', unit_scale=True, desc=dest.name, disable=not progress, leave=False) as bar:
+                while chunk := r.read(1 << 20): h.update(chunk); f.write(chunk); bar.update(len(chunk))
+            f.flush(); os.fsync(f.fileno())
+        if h.hexdigest() != sha256:
+            raise ValueError(f"checksum mismatch for {url}: the download has sha256 {h.hexdigest()}, expected {sha256}; "
+                             f"it was discarded (nothing written to {dest})")
+        os.replace(tmp, dest)
+    finally:
+        with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
+    logging.getLogger(__name__).info(f"downloaded {url} -> {dest}")
+    return dest

@@ -45,9 +45,9 @@ def _significance_table(tests:dict) -> str:
     name = {'bleu': 'BLEU', 'bleu_lc': 'BLEU (lc)', 'chrf': 'chrF'}
     return head + '\n'.join(
         f"| {k} | {name[r['metric']]} | {r['baseline']:.1f} ± {r['baseline_ci']:.1f} | {r['system']:.1f} ± {r['system_ci']:.1f} | "
-        f"{r['delta']:+.1f} | {r['p_value']:.3f} | {_verdict(r)} |" for k, r in tests.items())
+        f"{r['delta']:+.1f} | {r['p_value']:.3f} | {_significant(r)} |" for k, r in tests.items())
 
-def _verdict(r:dict) -> str:
+def _significant(r:dict) -> str:
     "Significant at 5%? 'no (the same score)' when the two systems score exactly alike."
     return 'yes' if r['p_value'] < 0.05 else 'no (the same score)' if r['delta'] == 0 and r['p_value'] == 1 else 'no'
 

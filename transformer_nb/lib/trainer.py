@@ -592,11 +592,11 @@ def _after_update(self:Trainer, stats:dict, bar):
     due = self.tc.save_every and self.step % self.tc.save_every == 0
     if self.tc.save_every_minutes is not None and time.perf_counter() - self._t_saved >= 60 * self.tc.save_every_minutes: due = True
     if due or self.step % self.log_every == 0: self._log(bar)        # in every process: each stops alike on a bad loss
-    if self.tc.valid_every and self.valid_sampler and self.step % self.tc.valid_every == 0: self._validate(bar)
+    if self.tc.valid_every and self.valid_sampler and self.step % self.tc.valid_every == 0: self._run_validation(bar)
     if due: self.save(); self._t_saved = time.perf_counter()          # §6.1: a checkpoint every 10 minutes of training
 
 @patch
-def _validate(self:Trainer, bar=None):
+def _run_validation(self:Trainer, bar=None):
     self._log(bar)                                                    # the updates before it, in order
     v = self.evaluate(); self.history['valid'].append(v)
     msg = f"step {v['step']} epoch {v['epoch']}: valid loss {v['loss']:.3f}, nll {v['nll']:.3f}, ppl {v['ppl']:.2f}"
@@ -634,7 +634,7 @@ def _epochs(self:Trainer, bar):
                 self._after_update(stats, bar)
         if self.batch_idx >= len(batches):                            # the epoch is complete
             self.epoch, self.batch_idx = self.epoch + 1, 0
-            if not self.tc.valid_every and self.valid_sampler: self._validate(bar)
+            if not self.tc.valid_every and self.valid_sampler: self._run_validation(bar)
 
 # %% ../../nbs/lib_trainer.ipynb #33e358cf
 def plot_history(history:dict, path=None, show:bool=False, title:str='loss curve',
@@ -669,7 +669,7 @@ def plot_history(history:dict, path=None, show:bool=False, title:str='loss curve
 def _finish(self:Trainer):
     "The end of a run, or what a finished run that is resumed lacks: the final validation, a checkpoint that holds it, the curve, the average."
     done = self.history['valid'] and self.history['valid'][-1]['step'] == self.step
-    if self.valid_sampler and self.step > 0 and not done: self._validate(None)   # the final model's loss too
+    if self.valid_sampler and self.step > 0 and not done: self._run_validation(None)   # the final model's loss too
     if self.run is None or not self.is_main: return
     if self._saved_at != (self.step, len(self.history['valid'])): self.save()     # its checkpoint holds the final validation
     plot_history(self.history, self.run.curve)
@@ -726,11 +726,11 @@ def fit(self:Trainer) -> dict:
         if (msg := self._nothing_to_do()) is not None:
             self.say(msg)
             if self.resumed_from is None: return self.history
-            with self._claim(): self._finish(); return self.history    # a finished run resumed: complete what it lacks
-        with self._claim(): return self._train()
+            with self._hold_run_folder(): self._finish(); return self.history    # a finished run resumed: complete what it lacks
+        with self._hold_run_folder(): return self._train()
 
 @patch
-def _claim(self:Trainer):
+def _hold_run_folder(self:Trainer):
     "The run folder held while the run writes (`RunFolder.claim`: the lock, links, stale temporaries, another run's files), unless held already for this start (`tnb-train` claims it first) or not written by this process."
     if self.run is None or not self.is_main or self.run.holds(self.step, self.resumed_from): return contextlib.nullcontext()
     return self.run.claim(self.step, self.resumed_from, self.overwrite, self.say)
