@@ -277,12 +277,13 @@ print(json.dumps([code, sorted(m for m in sys.modules if m.startswith('transform
 """
 
 @pytest.mark.slow   # runs the tool in a fresh process
-@pytest.mark.parametrize('model, most, own', [('pretrained:multi30k-de-en', 26, set()),
-                                              ('pretrained:numbers', 28, {'transformer_nb.apps.numbers', 'transformer_nb.lib.datasets'})])
+@pytest.mark.parametrize('model, most, own', [('pretrained:multi30k-de-en', 27, set()),
+                                              ('pretrained:numbers', 29, {'transformer_nb.apps.numbers', 'transformer_nb.lib.datasets'})])
 def test_translate_loads_no_training_module(model, most, own):
-    """`tnb-translate` of a published translation model: at most 26 of the package's modules (the wings' packages aside;
+    """`tnb-translate` of a published translation model: at most 27 of the package's modules (the wings' packages aside;
     06's two, `model` and `config`, the tools' `lib.transformer`, and 09's and 10's declared constants, `training_config`
-    and `decoding_config`, count one each), none of training's (options come from `options`), not the corpora's
+    and `decoding_config`, and 12's Table 3 rows, `variations_config`, which the options' presets are built from, count
+    one each), none of training's (options come from `options`), not the corpora's
     (`lib.datasets`) nor the results files' (`lib.records`), and not 14_since_2017's swaps, which a model of the
     paper's does not make. A task of its own module adds that module and what it brings (numbers: its corpus's)."""
     r = subprocess.run([sys.executable, '-c', MODULES, model, 'seven'], capture_output=True, text=True, env=ENV, timeout=600)
