@@ -252,6 +252,8 @@ ABOVE_ONE = {   # the comparison as written: why an absolute tolerance under 1e-
         F64_ROUND + "a checker's test whether an exponent it recovered (a ratio of float64 logs of small integers) is a multiple of 1/2: ~1e-15 from it when it is",
     'abs(2 * (ew := math.log(k) / math.log(w)) - round(2 * ew)) < 1e-6':
         F64_ROUND + "a checker's test whether a ratio of float64 logs of small integers is a multiple of 1/2: ~1e-15 from it when it is",
+    'abs(2 * b - round(2 * b)) < 1e-6':
+        F64_ROUND + "a checker's test whether the power of warmup in a warm-up term is a multiple of 1/2: a float64 ratio of two logs of small integers' powers, ~1e-15 from it when it is",
     'abs(u - round(u)) < 1e-6':
         F64_ROUND + "a checker's test whether the warm-up its formula implies is a whole number of steps: float64 powers of small integers, ~1e-12 from it when it is",
     'abs(got - v) < 1e-5':

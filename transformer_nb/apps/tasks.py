@@ -53,7 +53,6 @@ class _Reports:
         words = sum(len(r.split()) for r in refs) / max(len(refs), 1)
         return (f"BLEU {scores['bleu']:.1f}" if words >= 4 else f"word BLEU {scores['bleu']:.1f}, which means nothing here: "
                 f"the references average {words:.1f} words, too few for BLEU's 4-grams")
-
     def headline(self, scores:dict, refs:list[str]) -> str:
         "The scores to read first, in one line."
         return f"{self.bleu_phrase(scores, refs)}, chrF {scores['chrf']:.1f}, exact match {scores['exact_match']:.1f}%"
@@ -178,6 +177,7 @@ def get_task(name) -> Task:
     if name not in TASKS: raise KeyError(f"unknown task {name!r}; known: {', '.join(task_names())}")
     return TASKS[name]
 
+# %% ../../nbs/apps_tasks.ipynb #a11reg02s
 def task_name_for(dataset:str) -> str:
     "The name of the task whose runs train on `dataset`: its owner, else translation (any parallel text); no task is imported."
     if own := next((n for n, (_, ds, _) in BUILT_IN.items() if dataset in ds), None): return own

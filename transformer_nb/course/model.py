@@ -459,6 +459,7 @@ def _one_sub_pre_ln(m, y, s, t) -> str|None:
                             f"every sub-layer of the paper is LayerNorm(x + f(x)), sub[{i}].norm(x + f(x)), the sum normalised")
     return None
 
+# %% ../../nbs/course_model.ipynb #a26c0615s
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
     like = lambda **kw: torch.allclose(y, _model_variant(m, **kw)(s, t), atol=1e-5)     # y is what `m` built another way gives

@@ -67,6 +67,7 @@ def _rotate_base(q, m, got) -> str | None:
     return (f"your pairs turn by m * {base:.4g}^(-2i/d): the frequencies' base is {base:.4g}, not 10000 (RoFormer keeps 05's "
             "theta_i = 10000^(-2i/d); 10000.0 ** (-2i/d), or math.log(10000) where an exp is taken)")
 
+# %% ../../nbs/course_since2017.ipynb #cs14b001s
 def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
     "(likely mistake, what it gives) for the query `q` (d,) at position `m`: each a slip `check_rotate` names."
     d, theta = len(q), 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))

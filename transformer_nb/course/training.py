@@ -157,10 +157,8 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
             "likely padding counted: leave out the positions whose target is PAD_ID": ls.mean(), "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
             "likely divided by every position: divide by the number of non-pad positions only": ls[keep].sum() / t.numel(),
             "likely no smoothing: eps / V goes to every token": nll[keep].mean(),
-            "likely the smoothing left out: 1 - eps on the reference alone; eps / V goes to every token, eps times the mean of -log p_i":
-                ((1 - eps) * nll)[keep].mean(),
-            "likely eps / V given to the reference alone: it goes to every token of the vocabulary, eps times the mean of -log p_i":
-                ((1 - eps + eps / V) * nll)[keep].mean(),
+            "likely the smoothing left out: 1 - eps on the reference alone; eps / V goes to every token, eps times the mean of -log p_i": ((1 - eps) * nll)[keep].mean(),
+            "likely eps / V given to the reference alone: it goes to every token of the vocabulary, eps times the mean of -log p_i": ((1 - eps + eps / V) * nll)[keep].mean(),
             "likely the reference given 1 - eps alone: it gets eps / V as every token does, 1 - eps + eps / V in all":
                 ((1 - eps) * nll + eps * (total - nll) / V)[keep].mean(),
             "likely 1 on the reference instead of 1 - eps: q = (1 - eps) one-hot + eps / V sums to 1; yours puts 1 + eps / V on the reference": (nll + eps * total / V)[keep].mean(),

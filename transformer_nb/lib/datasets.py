@@ -325,6 +325,7 @@ def _check_langs(src_lang, tgt_lang, langs, name):
         raise SettingError(f"{name} has languages {langs}; got {{src_lang}} and {{tgt_lang}} (two different ones are needed)",
                            src_lang=src_lang, tgt_lang=tgt_lang)
 
+# %% ../../nbs/lib_datasets.ipynb #328614d9s
 def _multi30k_files(src_lang:str='de', tgt_lang:str='en', data_dir:str|Path|None=None, cache_dir:str|Path|None=None,
                    download:bool=True, fetch:Callable|None=None) -> dict[str, tuple[Path, Path]]:
     "Verified paths of the Multi30k files for one language pair: from `data_dir`, else from the cache (downloading)."

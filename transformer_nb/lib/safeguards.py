@@ -125,6 +125,7 @@ def check_parent(path, what:str='output') -> Path:
         raise UserError(f"{what} {path}: the folder {real.parent} does not exist")
     return Path(path)
 
+# %% ../../nbs/lib_safeguards.ipynb #d57dfb1es
 def check_output(path, what:str='output', # how the command names it ('-o'), or the argument
                  overwrite:bool=False, # replace an existing file (a command's --overwrite); never through a symlink, never a run's file
                  replaces=None, # path -> why an existing file is not one this output may replace, or None where it may (a checkpoint's output: it is a checkpoint)
