@@ -16,6 +16,7 @@ from ..attention import causal_mask, pad_mask
 from ..model import EncoderLayer, DecoderLayer, SublayerConnection
 from ..lib.transformer import build_model, count_config_params, random_batch, perturb
 from ..lib.options import get_model_config
+from ..lib.machine import rounding_tol
 from .checking import report, largest_at, where_differ, fit_scale, IN_PLACE
 
 # %% ../../nbs/course_model.ipynb #a27m0401
@@ -449,12 +450,13 @@ def _one_sub_pre_ln(m, y, s, t) -> str|None:
     "If `y` is `m`'s logits with one sub-layer of every layer of one stack pre-LN, x + f(LayerNorm(x)), the rest post-LN: that, else None."
     if m.cfg.norm_first: return None
     names = {'encoder': ('self-attention', 'feed-forward network'), 'decoder': ('self-attention', 'encoder-decoder attention', 'feed-forward network')}
+    tol = rounding_tol(y, m.cfg.N * m.cfg.d_ff)                                  # another CPU's kernels round the same logits otherwise
     for stack, subs in names.items():
         for i, name in enumerate(subs):
             v = copy.deepcopy(m)
             for l in getattr(v, stack): l.sub[i].forward = lambda x, f, sub=l.sub[i]: x + f(sub.norm(x))
             with torch.no_grad():
-                if torch.allclose(y, v(s, t), atol=1e-5):
+                if torch.allclose(y, v(s, t), rtol=0, atol=tol):
                     return (f"the {stack}'s {name}, sub[{i}], is pre-LN, x + f(sub[{i}].norm(x)), and the other sub-layers post-LN: "
                             f"every sub-layer of the paper is LayerNorm(x + f(x)), sub[{i}].norm(x + f(x)), the sum normalised")
     return None
