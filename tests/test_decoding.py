@@ -554,9 +554,9 @@ def test_fast_cache_equals_decoder_cache(kw, dtype):
 
 @pytest.mark.parametrize('h', (1, 2, 4))
 def test_fused_attention_groups_memory(h):
-    "FusedAttention (lib_fast_attention) holding a cache, with one memory row per group of g query rows (beam search's k"
+    "FusedAttention (lib_transformer) holding a cache, with one memory row per group of g query rows (beam search's k"
     " hypotheses of a sentence), equals the layer on the repeated memory, to float rounding, and keeps one row per sentence."
-    from transformer_nb.lib.fast_attention import FusedAttention
+    from transformer_nb.lib.transformer import FusedAttention
     from transformer_nb.multihead import MultiHeadAttention
     from transformer_nb.lib.fast_decoding import KVCache
     torch.manual_seed(h)

@@ -202,7 +202,7 @@ def test_paper_attention_translates_as_the_fused_kernel(beam):
     from conftest import differ_beyond_ties
     from transformer_nb.apps.pretrained import load_pretrained
     from transformer_nb.lib.fast_decoding import translate
-    from transformer_nb.lib.fast_attention import FusedAttention
+    from transformer_nb.lib.transformer import FusedAttention
     model, tok, _ = load_pretrained('numbers')
     src = ['three hundred and twelve', 'forty-one', 'nine thousand and six', 'seventy', 'two hundred', 'one million and one']
     fused = translate(model, tok, src, beam=beam, precision='fp32')

@@ -24,8 +24,8 @@ def wing(module:str) -> str: return module.split('.')[0] if '.' in module else '
 # modules before it (of its own layer or a lower one).
 LAYERS = [
     ['core', 'attention', 'multihead', 'ffn', 'embeddings', 'positional', 'config', 'model', 'data', 'training_config', 'training', 'decoding_config', 'decoding', 'evaluation', 'complexity', 'variations_config', 'variations', 'parsing', 'since2017'],
-    ['lib.checks', 'lib.options', 'lib.machine', 'lib.safeguards', 'lib.process', 'lib.runs', 'lib.datasets', 'lib.tokens', 'lib.fast_attention', 'lib.layers', 'lib.transformer', 'lib.checkpoints', 'lib.records', 'lib.distributed', 'lib.speed', 'lib.trainer', 'lib.fast_decoding', 'lib.significance', 'lib.treebank', 'lib.scoring'],
-    ['apps.pretrained', 'apps.tasks', 'apps.test_sets', 'apps.workflow', 'apps.numbers', 'apps.export', 'apps.explorer', 'apps.parsing_task', 'course.checking', 'course.core', 'course.attention', 'course.multihead', 'course.ffn', 'course.embeddings', 'course.positional', 'course.model', 'course.complexity', 'course.data', 'course.training', 'course.decoding', 'course.evaluation', 'course.variations', 'course.parsing', 'course.since2017', 'apps.commands', 'apps.wmt14', 'apps.cli'],
+    ['lib.checks', 'lib.options', 'lib.machine', 'lib.safeguards', 'lib.process', 'lib.runs', 'lib.datasets', 'lib.tokens', 'lib.layers', 'lib.transformer', 'lib.checkpoints', 'lib.records', 'lib.distributed', 'lib.speed', 'lib.trainer', 'lib.fast_decoding', 'lib.significance', 'lib.treebank', 'lib.scoring'],
+    ['apps.pretrained', 'apps.tasks', 'apps.test_sets', 'apps.workflow', 'apps.numbers', 'apps.export', 'apps.explorer', 'apps.parsing_task', 'course.checking', 'course.core', 'course.attention', 'course.multihead', 'course.ffn', 'course.embeddings', 'course.positional', 'course.model', 'course.complexity', 'course.data', 'course.training', 'course.decoding', 'course.evaluation', 'course.variations', 'course.parsing', 'course.since2017', 'apps.wmt14', 'apps.cli'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}
 
@@ -244,6 +244,6 @@ def test_no_private_attribute_crosses_modules(module):
 def test_the_private_attribute_check_can_fail():
     assert private_attributes("import transformer_nb.apps.tasks as t\nt._split({})") == ['transformer_nb.apps.tasks._split']
     assert private_attributes("from . import runs\nruns._HELD") == ['transformer_nb.lib.runs._HELD']
-    assert private_attributes("import sys\nsys.modules['transformer_nb.apps.commands']._CTRL_C") == ['transformer_nb.apps.commands._CTRL_C']
+    assert private_attributes("import sys\nsys.modules['transformer_nb.apps.cli']._CTRL_C") == ['transformer_nb.apps.cli._CTRL_C']
     assert private_attributes("import importlib\nm = importlib.import_module('transformer_nb.apps.cli')\nm._train([])") == ['transformer_nb.apps.cli._train']
     assert private_attributes("import transformer_nb.apps.tasks as t\nt.TASKS; t.__name__") == []

@@ -1,4 +1,4 @@
-"Multi-head attention (nbs/02_multihead.ipynb) and the library's layer (nbs/lib_fast_attention.ipynb): parity of the two, with torch.nn.MultiheadAttention, gradients, the KV caches, bad input."
+"Multi-head attention (nbs/02_multihead.ipynb) and the library's layer (nbs/lib_transformer.ipynb): parity of the two, with torch.nn.MultiheadAttention, gradients, the KV caches, bad input."
 import re
 import matplotlib
 matplotlib.use('Agg')
@@ -8,7 +8,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from transformer_nb.core import count_params
 from transformer_nb.attention import attention, causal_mask, pad_mask
 from transformer_nb.multihead import MultiHeadAttention, show_heads
-from transformer_nb.lib.fast_attention import FusedAttention, mha_cost, to_torch_mha
+from transformer_nb.lib.transformer import FusedAttention, mha_cost, to_torch_mha
 from transformer_nb.lib.options import ModelConfig
 from transformer_nb.lib.fast_decoding import KVCache
 from transformer_nb.lib.fast_decoding import _LazyKVCache
@@ -301,7 +301,7 @@ def test_show_heads():
 
 @pytest.mark.parametrize('h,seed', CASES)
 def test_library_layer_equals_the_papers(h, seed):
-    "lib_fast_attention's FusedAttention holds 02's parameters under the same names and computes the same function (eval mode)."
+    "lib_transformer's FusedAttention holds 02's parameters under the same names and computes the same function (eval mode)."
     paper = MultiHeadAttention(h * 4, h, d_v=3 if h > 1 else None).eval()
     fast = fused_layer(h * 4, h, d_v=3 if h > 1 else None).eval()
     assert list(paper.state_dict()) == list(fast.state_dict()) == [f'w_{n}.{p}' for n in 'qkvo' for p in ('weight', 'bias')]

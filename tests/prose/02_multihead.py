@@ -6,7 +6,7 @@ Run by the notebook's last (hidden) cell, which `exec`s this file in the noteboo
 `mha_cost` and the second also counted on the module; the untrained heads' peaks (this run's `w_base`). Names defined here start with `_` and are deleted at the end."""
 from transformer_nb.lib.machine import NotebookFile as _NotebookFile
 from transformer_nb.multihead import MultiHeadAttention as _MHA
-from transformer_nb.lib.fast_attention import mha_cost as _cost
+from transformer_nb.lib.transformer import mha_cost as _cost
 
 _q = _NotebookFile('02_multihead.ipynb').quoted
 _one, _eight = _cost(512, 1, 50), _cost(512, 8, 50)

@@ -25,7 +25,7 @@ from ..lib.checks import SettingError, check_fields
 from ..positional import pe_frequencies, sinusoidal_encoding
 from ..model import Transformer
 from ..lib.transformer import with_cache   # 06's model holding a decoding cache
-from ..lib.fast_attention import FusedAttention
+from ..lib.transformer import FusedAttention
 from ..lib.transformer import check_paper_layers   # the exports hold the paper's layers (and pre-LN)
 from ..lib.options import ModelConfig
 from ..lib.checkpoints import model_from_checkpoint, Checkpoint, open_checkpoint

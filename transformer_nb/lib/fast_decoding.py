@@ -26,7 +26,7 @@ from .tokens import pad_ids
 from ..decoding import next_token_logits, length_penalty   # 10_decoding: the paper's rules, written once
 from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
 from .transformer import with_cache, check_tokens, check_ids   # lib_transformer: 06's model holding a decoding cache, its input checks
-from .fast_attention import use_attention   # the attention kernel, by name
+from .transformer import use_attention   # the attention kernel, by name
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
 from .safeguards import (UserError, printable, check_output, check_not_inputs, output_stream, check_no_nul, check_gzip,
                                        read_text_lines, open_text_file, iter_lines, as_available)

@@ -30,7 +30,7 @@ from .tokens import DistributedTokenBatchSampler, pad_pairs
 from ..training import noam_lr, label_smoothed_nll
 from ..training_config import WARMUP, BETAS, ADAM_EPS   # 09's §5.3 numbers, declared there
 from .speed import attention_backend, kept_output, CpuLevers
-from .fast_attention import use_attention   # PyTorch's kernel, or 01's attention (`TrainConfig.attention`)
+from .transformer import use_attention   # PyTorch's kernel, or 01's attention (`TrainConfig.attention`)
 from .checkpoints import Checkpoint, rng_state, set_rng_state, save_checkpoint, save_averaged
 from .safeguards import atomic_open, check_output, deferred_interrupts, STOP_SIGNALS
 from .runs import RunFolder, checkpoint_name
