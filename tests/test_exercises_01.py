@@ -475,3 +475,24 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+
+# ---------------------------------------------------------------- the fourteenth blind set's misses (results/checker_answers.json)
+def _indexed(q, k, v, mask=None):
+    "Right but for the masking: boolean indexing, s[~mask] = -inf, which needs a mask of the scores' full shape."
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None: s[~mask] = float('-inf')
+    w = torch.nan_to_num(s.softmax(-1))
+    return w @ v, w
+
+def test_a_mask_taken_by_boolean_indexing_is_named():
+    assert_rejects(check_attention, _indexed, says=r"^Not yet: padding mask: raised IndexError \(.*\) with a mask of shape \(2, 1, 1, 6\), and runs "
+                   r"with it expanded to the scores' \(2, 3, 4, 6\): .*boolean indexing, s\[~mask\] = \.\.\., does not broadcast: use s\.masked_fill")
+
+def test_a_mask_expanded_to_the_scores_by_the_answer_itself_passes():
+    def expanded(q, k, v, mask=None):
+        s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if mask is not None: s[~mask.expand(s.shape)] = float('-inf')
+        w = torch.nan_to_num(s.softmax(-1))
+        return w @ v, w
+    assert check_attention(expanded) is True

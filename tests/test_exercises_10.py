@@ -376,3 +376,10 @@ def test_ninth_blind_answers_named(label, _n9_model):
 
 def test_ninth_right_step_passes(_n9_model):
     assert check_greedy_step(lambda model, src, ys: _n9_ntl(model(src, ys)[:, -1]).argmax(-1), _n9_model) is True
+
+
+# ---------------------------------------------------------------- the fourteenth blind set's misses (results/checker_answers.json)
+def test_the_position_of_the_best_score_is_named(_n9_model):
+    "Each position's best score over the vocabulary, then the argmax over the positions: a position, not a token."
+    _n9_rejects(check_greedy_step, lambda model, src, ys: model(src, ys).max(-1).values.argmax(-1), _n9_model,
+                says=r"that is a position, not a token: the position whose best score is the largest \(a max over the vocabulary, then an argmax over the time axis\)")

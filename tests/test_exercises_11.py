@@ -372,3 +372,18 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+
+# ---------------------------------------------------------------- the fourteenth blind set's misses (results/checker_answers.json)
+def _chars_bp(hyps, refs):
+    "Right but for the brevity penalty, taken from the lengths of the strings in characters."
+    ng = lambda ws, n: _n9C(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))
+    m, t = [0] * 4, [0] * 4
+    for h, ref in zip(hyps, refs):
+        h, ref = h.split(), ref.split()
+        for n in range(1, 5): m[n - 1] += sum((ng(h, n) & ng(ref, n)).values()); t[n - 1] += max(len(h) - n + 1, 0)
+    bp = min(1.0, math.exp(1 - sum(map(len, refs)) / sum(map(len, hyps))))
+    return 100 * bp * math.exp(sum(math.log(a / b) for a, b in zip(m, t)) / 4)
+
+def test_a_brevity_penalty_from_characters_is_named():
+    _n9_rejects(_n9_bleu, _chars_bp, says=r"case 'three captions': .*Likely mistake: the brevity penalty from lengths in characters \(len\(h\) of the string\): c and r count words")

@@ -160,3 +160,14 @@ def _turn(angle, sign_sin=-1, sign_cos=1):
     (_turn(lambda m, d: m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d), sign_sin=1, sign_cos=-1), r"a sign slipped: .* is a reflection, not a turn")])
 def test_rotate_inverse_frequencies_and_a_reflection_are_named(answer, says):
     _n9_rejects(check_rotate, answer, says=says)
+
+
+# ---------------------------------------------------------------- the fourteenth blind set's misses (results/checker_answers.json)
+def _halves_out(q, m):
+    "Right pairs (2i, 2i+1) turned by the right angles, written back as halves: torch.cat, not stack and flatten."
+    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))
+    x1, x2 = q[0::2].double(), q[1::2].double()
+    return torch.cat([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()]).to(q.dtype)
+
+def test_right_pairs_written_back_as_halves_are_named():
+    _n9_rejects(check_rotate, _halves_out, says=r"a query of size 8 at position 0: .*you turned the right pairs, neighbours 2i and 2i\+1, and wrote them back as halves, torch\.cat\(\[y1, y2\]\)")

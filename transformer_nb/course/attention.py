@@ -93,12 +93,12 @@ def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
     return (f"the rows sum to 1 and the mask is kept, so the scores differ from q k^T / sqrt(d_k): {where_differ(w, want, axes)}; "
             "check that k is transposed on its last two axes (k.transpose(-2, -1)) and q, k are not swapped")
 
-# %% ../../nbs/course_attention.ipynb #a26s0104
 def _close(a, b, what:str, hint):
     "An assert with a message that says what differs and where to look (`hint`: a str, or a function that finds it)."
     assert torch.allclose(a, b, atol=1e-9, rtol=0), \
         f"{what} differ from PyTorch's by {(a - b).abs().max():.2g}: {hint if isinstance(hint, str) else hint()}"
 
+# %% ../../nbs/course_attention.ipynb #a26s0104
 @report
 def check_attention(fn) -> str:
     "01_attention: `fn(q, k, v, mask=None) -> (output, weights)` against PyTorch's F.scaled_dot_product_attention."
@@ -108,7 +108,11 @@ def check_attention(fn) -> str:
     causal = torch.ones(4, 6).bool().tril()                                             # (n_q, n_k)
     for name, m in {'no mask': None, 'padding mask': pad, 'causal mask': causal, 'both masks': pad & causal}.items():
         try: res = call_kept(fn, dict(q=q, k=k, v=v, mask=m), name)
-        except RuntimeError as e:                                                       # 4 axes fail; do 3?
+        except (RuntimeError, IndexError) as e:                                         # a mask that must match the scores? 4 axes fail; do 3?
+            if m is not None and m.shape != (2, 3, 4, 6) and runs_ok(fn, q, k, v, m.expand(2, 3, 4, 6)):
+                raise AssertionError(f"{name}: raised {type(e).__name__} ({str(e).splitlines()[0][:70]}) with a mask of shape {tuple(m.shape)}, and runs with it expanded to the scores' (2, 3, 4, 6): a mask "
+                    "broadcasts to the scores and need not match them; boolean indexing, s[~mask] = ..., does not broadcast: use s.masked_fill(~mask, float('-inf'))") from None
+            if isinstance(e, IndexError): raise
             axes = next((a for a, s in ((3, (0,)), (2, (0, 0))) if runs_ok(fn, q[s], k[s], v[s])), None)
             if axes is None: raise e from None
             raise AssertionError(f"{name}: raised RuntimeError ({str(e).splitlines()[0][:70]}) on q, k, v of four axes (B, h, n, d), and runs "

@@ -78,11 +78,14 @@ def _greedy_rules(m, src) -> dict:
 
 # %% ../../nbs/course_decoding.ipynb #a26c10r2
 def _greedy_more(m, src) -> dict:
-    "More mistakes of a greedy step, as `_greedy_rules` gives them: each token's best score over every position, then the argmax."
+    "More mistakes of a greedy step, as `_greedy_rules` gives them: each token's best score over every position, then the argmax; each position's best score, then the argmax over the positions."
     hint = ("that is the argmax of each token's best score over every position (a max over the time axis, dim=1): the next token "
             "comes from the last position alone, model(src, ys)[:, -1]")
     return {hint: lambda y: next_token_logits(m(src, y).amax(1), PAD_ID).argmax(-1),
-            hint + "; and forbid PAD and BOS (next_token_logits) before the argmax": lambda y: m(src, y).amax(1).argmax(-1)}
+            hint + "; and forbid PAD and BOS (next_token_logits) before the argmax": lambda y: m(src, y).amax(1).argmax(-1),
+            "that is a position, not a token: the position whose best score is the largest (a max over the vocabulary, then an argmax over "
+            "the time axis); take the last position's logits, model(src, ys)[:, -1], and the argmax over the vocabulary, dim=-1":
+                lambda y: m(src, y).amax(-1).argmax(-1)}
 
 
 # %% ../../nbs/course_decoding.ipynb #a29m1003

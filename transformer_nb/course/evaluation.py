@@ -70,7 +70,7 @@ def _bleu_rest(name, hyps, refs, mine, theirs, mistake, default) -> str:
 
 # %% ../../nbs/course_evaluation.ipynb #a26r0061
 def _bleu_more(hyps, refs, mine) -> str | None:
-    "A mistake that reproduces `mine` exactly: one sentence scored alone, every order over the hypothesis length, the log precisions over another count than 4."
+    "A mistake that reproduces `mine` exactly: one sentence scored alone, every order over the hypothesis length, the log precisions over another count than 4, lengths in characters."
     near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
     if near(_bleu_like(refs, hyps)) and not near(_bleu_like(hyps, refs)):
         return ("the hypotheses and the references swapped: my_bleu(hyps, refs) takes the system's outputs first; yours scores "
@@ -81,6 +81,10 @@ def _bleu_more(hyps, refs, mine) -> str | None:
     if c < r and near(_bleu_of(m, t, c, r, bp='none') * math.exp(1 - c / r)):
         return ("the brevity penalty with c and r swapped, exp(1 - c/r): above 1 for a short hypothesis, it rewards it; "
                 "BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
+    for cc, rr in ((sum(map(len, hyps)), sum(map(len, refs))), (sum(len(h.replace(' ', '')) for h in hyps), sum(len(x.replace(' ', '')) for x in refs))):
+        if cc < rr and near(_bleu_of(m, t, cc, rr)) and not near(_bleu_of(m, t, c, r)):
+            return ("the brevity penalty from lengths in characters (len(h) of the string): c and r count words, len(h.split()), "
+                    "summed over the corpus; BP = min(1, exp(1 - r/c))")
     one = [k for k in range(len(hyps)) if near(_bleu_of(*_bleu_parts(hyps[k:k + 1], refs[k:k + 1])))]
     if len(hyps) > 1 and one and not near(_bleu_of(m, t, c, r)) and not near(100):            # a perfect sentence says nothing
         return (f"only sentence {one[0] + 1} of {len(hyps)} is scored: loop over every pair, zip(hyps, refs), "

@@ -82,7 +82,8 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
     x1, x2, a = q[0::2].double(), q[1::2].double(), m * theta
     reflect = torch.stack([x1 * a.cos() + x2 * a.sin(), x1 * a.sin() - x2 * a.cos()], -1).flatten().float()   # a reflection
     swapped = torch.stack([x1 * a.sin() - x2 * a.cos(), x1 * a.cos() + x2 * a.sin()], -1).flatten().float()   # sin where cos belongs
-    return [(half, turn(m * theta, halves=True)), (half, turn(m * theta, halves=True, back=False)), (half, turn(m * theta, back=True)),
+    return [(half, turn(m * theta, halves=True)), (half, turn(m * theta, halves=True, back=False)), ("you turned the right pairs, neighbours 2i and 2i+1, and wrote them back as halves, torch.cat([y1, y2]): every pair's first "
+             "coordinate, then every second one; put each pair back in its place, torch.stack([y1, y2], -1).flatten()", turn(m * theta, back=True)),
             ("sin and cos are swapped: the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i, so that at "
              "position 0 (cos 0 = 1, sin 0 = 0) the rotation is the identity", swapped),
             ("every pair turned by the same angle m: pair i turns by m * theta_i, theta_i = 10000^(-2i/d), slower for later pairs", turn(m * torch.ones_like(theta))),

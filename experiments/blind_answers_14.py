@@ -1,0 +1,143 @@
+"""The fourteenth blind set of answers to the paper notebooks' exercises: each answer (a right one per exercise, and the
+wrong ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
+one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
+
+    python experiments/blind_answers_14.py > /tmp/answers_14.json
+
+    python experiments/blind_answers_14.py --record first_run /tmp/answers_14.json   # or --record after
+
+The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
+message as VERDICTS says (named when it is not listed there: the message names the mistake) and writes the table into
+results/checker_answers.json['fourteenth'] (14_since_2017, outside the paper's tables, under its 'since_2017')."""
+import contextlib, io, json, os, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COMMON = ("import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\n"
+          "from transformer_nb.core import *\n")
+PRELUDE = {
+    '00_core': "from transformer_nb.course.core import check_pad_batch",
+    '01_attention': "from transformer_nb.attention import *\nfrom transformer_nb.course.attention import check_attention, check_restricted",
+    '02_multihead': "from transformer_nb.attention import *\nfrom transformer_nb.multihead import MultiHeadAttention\n"
+                    "from transformer_nb.course.multihead import check_heads, check_loop_mha",
+    '03_ffn': "from transformer_nb.ffn import *\nfrom transformer_nb.course.ffn import check_conv_to_ffn",
+    '04_embeddings': "from transformer_nb.embeddings import *\nfrom transformer_nb.course.embeddings import check_my_embeddings",
+    '05_positional_encoding': "from transformer_nb.positional import *\nfrom transformer_nb.course.positional import check_encoding, check_relative_bias",
+    '06_model': "from transformer_nb.model import *\nfrom transformer_nb.attention import pad_mask, tgt_mask as make_tgt_mask\n"
+                "from transformer_nb.config import TransformerConfig\nfrom transformer_nb.core import count_params\n"
+                "from transformer_nb.course.model import check_sublayer, check_forward, check_parsing_counts",
+    '07_why_self_attention': "from transformer_nb.complexity import local_mask\nfrom transformer_nb.attention import attention\n"
+                             "from transformer_nb.course.complexity import check_restricted_attention",
+    '08_data': "from transformer_nb.course.data import check_bpe",
+    '09_training': "from transformer_nb.course.training import check_schedule, check_label_smoothing",
+    '10_decoding': None,   # the notebook's own cells up to the exercise: its toy model, trained as the notebook trains it
+    '11_results': "from transformer_nb.course.evaluation import check_bleu",
+    '12_variations': "from transformer_nb.lib.options import PAPER_TABLE3, PRESETS\nfrom transformer_nb.course.variations import check_beyond_noise, check_heads_looking, check_rows_ab",
+    '13_parsing': "from transformer_nb.parsing import coarse_label, is_preterminal\nfrom transformer_nb.course.parsing import check_linearize, check_corpus_prf",
+    '14_since_2017': "from transformer_nb.since2017 import *\nfrom transformer_nb.course.since2017 import check_rms_norm, check_rotate, check_group_kv",
+}
+CALL = {'pad_batch': 'check_pad_batch(pad_batch)', 'attention': 'check_attention(my_attention)',
+        'restricted_mask': 'check_restricted(restricted_mask)', 'heads': 'check_heads(split_heads, merge_heads)',
+        'LoopMHA': 'check_loop_mha(LoopMHA)', 'conv_to_ffn': 'check_conv_to_ffn(conv_to_ffn)',
+        'MyEmbeddings': 'check_my_embeddings(MyEmbeddings)', 'my_encoding': 'check_encoding(my_encoding)',
+        'RelativeBias': 'check_relative_bias(RelativeBias)', 'MySublayer': 'check_sublayer(MySublayer)',
+        'my_forward': 'check_forward(my_forward)', 'parsing_counts': 'check_parsing_counts(parsing_counts)',
+        'restricted_attention': 'check_restricted_attention(restricted_attention)', 'bpe': 'check_bpe(learn_bpe, segment)',
+        'my_noam_lr': 'check_schedule(my_noam_lr)', 'my_label_smoothing': 'check_label_smoothing(my_label_smoothing)',
+        'my_greedy_step': 'check_greedy_step(my_greedy_step, model)', 'my_bleu': 'check_bleu(my_bleu)',
+        'beyond_noise': 'check_beyond_noise(beyond_noise)', 'heads_looking': 'check_heads_looking(heads_looking)',
+        'rows_ab': 'check_rows_ab(rows_ab)', 'my_linearize': 'check_linearize(my_linearize)',
+        'my_corpus_prf': 'check_corpus_prf(my_corpus_prf)', 'rms_norm_of': 'check_rms_norm(rms_norm_of)',
+        'rotate_query': 'check_rotate(rotate_query)', 'group_heads': 'check_group_kv(group_heads)'}
+
+def notebook_prelude(nb:str) -> str:
+    "The code cells of nbs/`nb`.ipynb before its exercise's stub (the Colab cell and IPython-only lines left out)."
+    cells = json.loads((ROOT / 'nbs' / f'{nb}.ipynb').read_text())['cells']
+    out = []
+    for c in cells:
+        s = ''.join(c['source'])
+        if c['cell_type'] != 'code' or 'google.colab' in s: continue
+        if 'raise NotImplementedError' in s: break
+        out.append('\n'.join(l for l in s.splitlines() if not l.lstrip().startswith(('%', '!'))))
+    return '\n'.join(out)
+
+sys.path[:0] = [str(ROOT), str(Path(__file__).parent)]   # this checkout's transformer_nb, whatever is installed
+from blind_answers_14_set import ANSWERS   # noqa: E402  (notebook, exercise, mistake or None for the right answer, code)
+
+def run(nb, exercise, code, base):
+    ns = dict(base)
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(code, ns)
+            ok = eval(CALL[exercise], ns)
+    except Exception as e:   # a raw traceback: the check crashed on this answer
+        return None, f'CRASH {type(e).__name__}: {e}'.splitlines()[0]
+    return ok, ' '.join(out.getvalue().split('\n')).strip()
+
+KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
+# The messages that do not name their answer's mistake, as read: (table, notebook, mistake) -> verdict
+VERDICTS = {
+    ('first_run', '01_attention', 'scores set with boolean indexing (needs a full-shape mask)'): 'generic',
+    ('first_run', '10_decoding', 'argmax over the positions'): 'misleading',
+    ('first_run', '11_results', 'lengths in characters'): 'misleading',
+    ('first_run', '14_since_2017', 'pairs rotated right, the output laid out as halves'): 'misleading',
+}
+# Wrong answers left out, each equal to a right answer on every input the exercise allows
+LEFT_OUT: set = set()
+
+def verdict(table, a):
+    if a['ok'] is None: return 'crashed'
+    if a['ok']: return 'passed'
+    return VERDICTS.get((table, a['notebook'], a['mistake']), 'named')
+
+def tables(answers, table):
+    rows = {}
+    for a in answers: rows.setdefault(a['notebook'], dict.fromkeys(('answers', *KINDS), 0))
+    for a in answers: rows[a['notebook']]['answers'] += 1; rows[a['notebook']][a[table]] += 1
+    rows = dict(sorted(rows.items()))
+    rows['all'] = {k: sum(r[k] for r in rows.values()) for k in ('answers', *KINDS)}
+    return rows
+
+def record(table, run_file):
+    "Class the run's wrong answers into `table` of results/checker_answers.json['fourteenth'] (the other table kept)."
+    path = ROOT / 'results' / 'checker_answers.json'
+    data, run = json.loads(path.read_text()), json.loads(Path(run_file).read_text())
+    assert all(a['ok'] is True for a in run if a['mistake'] is None), 'a right answer failed'
+    d = data.setdefault('fourteenth', {})
+    old = {(a['notebook'], a['mistake']): a for part in (d, d.get('since_2017', {})) for a in part.get('answers', [])}
+    wrong = [a for a in run if a['mistake'] is not None and (a['notebook'], a['mistake']) not in LEFT_OUT]
+    answers = []
+    for a in wrong:
+        prev = old.get((a['notebook'], a['mistake']), {})
+        row = dict(notebook=a['notebook'], exercise=a['exercise'], mistake=a['mistake'],
+                   first_run=prev.get('first_run'), after=prev.get('after'), message=a['message'], first_message=prev.get('first_message'))
+        row[table] = verdict(table, a)
+        if table == 'first_run': row['first_message'] = a['message']; row['after'] = row['after'] or row['first_run']
+        answers.append(row)
+    paper = [a for a in answers if a['notebook'] != '14_since_2017']
+    since = [a for a in answers if a['notebook'] == '14_since_2017']
+    d['right_answers'] = sum(a['mistake'] is None and a['notebook'] != '14_since_2017' for a in run)
+    d['first_run'], d['after'], d['answers'] = tables(paper, 'first_run'), tables(paper, 'after'), paper
+    d['since_2017'] = dict(right_answers=sum(a['mistake'] is None and a['notebook'] == '14_since_2017' for a in run),
+                           first_run=tables(since, 'first_run'), after=tables(since, 'after'), answers=since)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + '\n')
+
+if __name__ == '__main__' and sys.argv[1:2] == ['--record']:
+    record(sys.argv[2], sys.argv[3]); sys.exit()
+
+if __name__ == '__main__':
+    os.chdir(ROOT / 'nbs')   # the notebook's folder: its checks read ../results
+    only = set(sys.argv[1:])
+    rows, bases = [], {}
+    for nb, exercise, mistake, code in ANSWERS:
+        if only and nb[:2] not in only: continue
+        if nb not in bases:
+            base = {}
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(COMMON + (PRELUDE[nb] or notebook_prelude(nb)), base)
+            bases[nb] = base
+        ok, msg = run(nb, exercise, code, bases[nb])
+        rows.append(dict(notebook=nb, exercise=exercise, mistake=mistake, ok=ok, message=msg))
+        print(f'{nb} {exercise} | {mistake} | {ok} | {msg}', file=sys.stderr)
+    json.dump(rows, sys.stdout, indent=1)
