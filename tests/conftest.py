@@ -273,7 +273,7 @@ def readonly_dir(tmp_path):
 # --- hooks injected into a child (`code=`): they decide *when* something happens, never what the tools do about it ------
 
 # STARTING on stderr once the command runs, just before it imports PyTorch
-STARTING = ("import sys, transformer_nb.lib.process as c; _h = c.heavy_imports; "
+STARTING = ("import sys, transformer_nb.lib.safeguards as c; _h = c.heavy_imports; "
             "c.heavy_imports = lambda *a, **k: (print('STARTING', file=sys.stderr, flush=True), _h(*a, **k))")
 
 # A child-process wrapper around torch.save: TNB_FAULT='ENOSPC:2' makes the 2nd save write half a file and fail with

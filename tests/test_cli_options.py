@@ -3,7 +3,7 @@ is still accepted, with its value; and every option says what it is, with its de
 import argparse, contextlib, io
 import pytest
 from transformer_nb.apps import cli
-from transformer_nb.lib.process import heavy_imports
+from transformer_nb.lib.safeguards import heavy_imports
 
 heavy_imports()
 
@@ -75,7 +75,7 @@ def test_every_option_says_what_it_is_and_its_default(prog):
 def test_the_options_are_the_settings_fields():
     "tnb-train's model and training options are the fields of ModelConfig and TrainConfig, helped by the fields' comments in a command's words."
     from transformer_nb.lib.checks import settings
-    from transformer_nb.lib.process import plain
+    from transformer_nb.lib.safeguards import plain
     from transformer_nb.lib.options import TrainConfig
     from transformer_nb.lib.options import Decoding
     helps = {a.dest: a.help for a in cli._train_parser()._actions}
@@ -99,7 +99,7 @@ def test_no_bound_or_choice_is_typed_in_the_commands():
 
 def test_a_refusal_names_the_option_the_user_typed():
     "The library names the setting; the command says it with the option its parser made for it."
-    from transformer_nb.lib.process import said
+    from transformer_nb.lib.safeguards import said
     from transformer_nb.lib.options import TrainConfig
     p = cli._train_parser()
     for argv, line in [(['--seed', '4294967296'], '--seed 4294967296 must be an int in [0, 4294967295]'),
@@ -135,7 +135,7 @@ def test_help_is_in_a_command_users_words():
 def test_every_count_has_a_declared_bound_and_a_huge_one_is_named_by_its_length():
     """A count with no upper bound took 10^26, and 5,000 digits were echoed back with argparse's converter named: every
     count of the commands has an upper bound on its field, and a number too long to read is said by its length."""
-    from transformer_nb.lib.process import said
+    from transformer_nb.lib.safeguards import said
     import transformer_nb.lib.options as O
     for cls, names in ((O.TrainConfig, ('steps', 'epochs', 'save_every', 'keep', 'average', 'valid_every', 'log_every', 'max_len')),
                        (O.RunOptions, ('test_limit',)), (O.Decoding, ('beam', 'max_extra')), (O.AverageOptions, ('last',)),
@@ -152,7 +152,7 @@ def test_every_count_has_a_declared_bound_and_a_huge_one_is_named_by_its_length(
 
 def test_a_cpu_or_mps_index_is_refused():
     "The CPU and MPS are one device each: --device cpu:1 was accepted; cuda:N names a GPU by its index."
-    from transformer_nb.lib.process import said
+    from transformer_nb.lib.safeguards import said
     p = _parsers()['tnb-train']
     for bad in ('cpu:1', 'mps:2'):
         with pytest.raises(ValueError) as e: p.parse_args(['--device', bad])

@@ -1,6 +1,6 @@
 """What every command shares (apps_cli: option checks, threads, devices, the checkpoint opened once), with real
 processes: numbers range-checked and bounded, contradictions refused, and each decoding command opening, hashing and
-checking once. How a command ends as a process (exit codes, signals, streams) is tests/test_process.py."""
+checking once. How a command ends as a process (exit codes, signals, streams) is tests/test_safeguards_process.py."""
 import json, subprocess, sys
 import pytest, torch
 from conftest import ENV, TINY, tool, one_line
@@ -355,7 +355,7 @@ def test_help_imports_no_torch_sentencepiece_or_sacrebleu(command):
 
 def test_the_start_up_modules_load_no_torch():
     "What a command needs before its work (the checks, the safeguards, the run folder, the process, the commands' parsers) and the records loads no PyTorch: they import it inside the functions that compute."
-    mods = ['lib.checks', 'lib.safeguards', 'lib.runs', 'lib.process', 'apps.cli', 'lib.records']
+    mods = ['lib.checks', 'lib.safeguards', 'lib.runs', 'apps.cli', 'lib.records']
     code = f"import sys; import {', '.join('transformer_nb.' + m for m in mods)}; print('torch' in sys.modules)"
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=ENV, timeout=600)
     assert r.stdout.strip() == 'False', r.stderr[-2000:] or r.stdout

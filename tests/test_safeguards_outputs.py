@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest, torch
 import transformer_nb
 from transformer_nb.lib.checks import SettingError
-from transformer_nb.lib.process import said
+from transformer_nb.lib.safeguards import said
 from transformer_nb.lib.checkpoints import average_run, open_checkpoint
 from transformer_nb.apps import cli
 from test_refusals_paths import run, error_line   # the in-process harness of the refusal tests

@@ -44,7 +44,7 @@ def test_data_takes_what_the_readme_promises(tmp_path):
 def test_library_messages_name_settings_which_a_command_says_as_its_options():
     "A message a command's user can meet names the setting (vocab_size=8), and the process layer says it as the option (--vocab-size 8)."
     from transformer_nb.apps.test_sets import test_set
-    from transformer_nb.lib.process import said
+    from transformer_nb.lib.safeguards import said
     with pytest.raises(ValueError) as e:
         _train_model()(load_dataset('copy', n_train=50, n_valid=2, n_test=2), vocab_size=8, steps=1, progress=False, say=lambda m: None)
     assert 'raise vocab_size=8 to at least' in str(e.value) and '--' not in str(e.value), e.value

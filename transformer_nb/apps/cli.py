@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from ..lib.safeguards import UserError, check_output, check_folder, check_not_link, check_not_inputs, check_text_file, in_place, atomic_write, output_stream
 from ..lib.runs import RunFolder, RunConflict, file_names
-from ..lib.process import run_cli, heavy_imports, asks_help, out_of_memory, note, settings_line, plain
+from ..lib.safeguards import run_cli, heavy_imports, asks_help, out_of_memory, note, settings_line, plain
 from ..lib.options import Command, Decoder, TranslateIO, EvaluateOutputs, ExportIO, TrainConfig, Recipe, TokenizerOptions, MODEL_SETTINGS
 
 # %% ../../nbs/apps_cli.ipynb #3e06ed91

@@ -26,7 +26,7 @@ from ..lib.safeguards import sha256_file
 from .tasks import Task, register_task
 from ..lib.options import Recipe
 from ..training_config import WARMUP, EPS_LS   # 09's §5.3 warm-up and §5.4 label smoothing
-from ..lib.process import note, in_settings
+from ..lib.safeguards import note, in_settings
 
 # %% ../../nbs/apps_wmt14.ipynb #0a38d45e
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from ..lib.safeguards import printable
 from ..lib.checks import Count, SettingError, SettingWarning, check_value, check_fields, settings
-from ..lib.process import settings_line
+from ..lib.safeguards import settings_line
 from ..core import UNK_ID, set_seed
 from ..lib.machine import get_device
 from ..lib.machine import hardware, git_commit, limit_threads

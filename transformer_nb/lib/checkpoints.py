@@ -26,7 +26,7 @@ from .transformer import build_model, count_config_params
 from .options import ModelConfig
 from .tokens import StoredTokenizer
 from .safeguards import UserError, atomic_open, same_file, check_not_inputs, check_output, check_parent, download_file, get_cache_dir, sha256_file
-from .process import out_of_memory
+from .safeguards import out_of_memory
 from .runs import RunFolder, checkpoint_step, read_files, IDENTITY
 from .options import AverageOptions
 

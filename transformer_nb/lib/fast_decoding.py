@@ -30,7 +30,7 @@ from .transformer import use_attention   # the attention kernel, by name
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
 from .safeguards import (UserError, printable, check_output, check_not_inputs, output_stream, check_no_nul, check_gzip,
                                        read_text_lines, open_text_file, iter_lines, as_available)
-from .process import note, out_of_memory, in_settings
+from .safeguards import note, out_of_memory, in_settings
 
 # %% ../../nbs/lib_fast_decoding.ipynb #a10pl001
 @contextlib.contextmanager

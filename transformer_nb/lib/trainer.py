@@ -20,7 +20,7 @@ from tqdm import tqdm
 from fastcore.basics import patch
 from ..core import PAD_ID
 from .machine import get_device
-from .process import out_of_memory
+from .safeguards import out_of_memory
 from .checks import PositiveInt, Count, SettingError, validate, check_value
 from .machine import choose_precision, precision_dtype
 from .options import Computed

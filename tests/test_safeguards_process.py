@@ -1,4 +1,4 @@
-"""How a command runs as a process (lib_process: `run_cli`, exit codes, signals, streams), with real processes: a bug
+"""How a command runs as a process (lib_safeguards: `run_cli`, exit codes, signals, streams), with real processes: a bug
 named as one, a Ctrl-C never taken for a bug, closed or departed streams and a lost terminal ending in the right exit
 code, warnings made errors not taken for bugs."""
 import os, pty, signal, subprocess, time
@@ -24,7 +24,7 @@ def test_a_bug_says_it_is_one_and_where(run):
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
     "A Ctrl-C that lands inside an import can surface as another exception; run_cli still exits 130, 'interrupted'."
-    from transformer_nb.lib.process import run_cli
+    from transformer_nb.lib.safeguards import run_cli
     def main(argv, table):
         try: signal.raise_signal(signal.SIGINT)
         except KeyboardInterrupt: raise ImportError('partially initialized module') from None
@@ -39,7 +39,7 @@ def test_an_error_caused_by_ctrl_c_is_an_interrupt_not_a_bug(capsys):
 @pytest.mark.slow   # runs the tools in fresh processes
 def test_a_swallowed_ctrl_c_still_stops_the_command(capsys):
     "Library code that swallows the KeyboardInterrupt (a bare except around an import) does not lose the Ctrl-C."
-    from transformer_nb.lib.process import run_cli, _raise_if_interrupted
+    from transformer_nb.lib.safeguards import run_cli, _raise_if_interrupted
     done = []
     def main(argv, table):
         try: signal.raise_signal(signal.SIGINT)
@@ -112,7 +112,7 @@ _HOLD = ("import sys, time, {mod} as _m; _f = _m.{fn}\n"
          "def _held(*a, **k):\n    print('{word}', file=sys.stderr, flush=True); time.sleep(120); return _f(*a, **k)\n"
          "_m.{fn} = _held")
 def _hold(mod, fn, word): return f"exec({_HOLD.format(mod=mod, fn=fn, word=word)!r})"
-STARTING_AT_LOAD = ("import sys, transformer_nb.lib.process as c; _h = c.heavy_imports; "
+STARTING_AT_LOAD = ("import sys, transformer_nb.lib.safeguards as c; _h = c.heavy_imports; "
                     "c.heavy_imports = lambda *a, **k: (print('STARTING', file=sys.stderr, flush=True), _h(*a, **k))")
 
 def _ctrl_c(name, args, code, word, tmp_path):
