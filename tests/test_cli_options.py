@@ -74,7 +74,7 @@ def test_every_option_says_what_it_is_and_its_default(prog):
 
 def test_the_options_are_the_settings_fields():
     "tnb-train's model and training options are the fields of ModelConfig and TrainConfig, helped by the fields' comments in a command's words."
-    from transformer_nb.lib.checks import settings
+    from transformer_nb.lib.options import settings
     from transformer_nb.lib.safeguards import plain
     from transformer_nb.lib.options import TrainConfig
     from transformer_nb.lib.options import Decoding

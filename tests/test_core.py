@@ -28,7 +28,7 @@ def test_notebook_threads_honours_tnb_threads_and_caps_by_default(monkeypatch):
     "A notebook's thread cap: TNB_THREADS, else OMP_NUM_THREADS, else half the usable cores; a bad TNB_THREADS is named in one line, as limit_threads names it."
     import os, torch
     from transformer_nb.lib.machine import notebook_threads, _default_threads, _TORCH_THREADS, limit_threads
-    from transformer_nb.lib.checks import SettingError
+    from transformer_nb.lib.options import SettingError
     before = torch.get_num_threads()
     try:
         monkeypatch.delenv('TNB_THREADS', raising=False); monkeypatch.delenv('OMP_NUM_THREADS', raising=False)

@@ -274,7 +274,7 @@ def test_onnx_float32_greedy_and_beam_identical(onnx_mods, tmp_path, tok, kw):
 def test_onnx_beam_checks_alpha_once_per_search_not_at_its_steps(onnx_mods, tmp_path, tok, monkeypatch):
     "onnx_beam checks alpha once per search, as the `Decoding` it searches with is built, whatever its cap: never at a step."
     import collections
-    import transformer_nb.lib.checks as checks, transformer_nb.lib.fast_decoding as fd
+    import transformer_nb.lib.options as checks, transformer_nb.lib.fast_decoding as fd
     _, ex = onnx_mods
     m = ex.OnnxModel(ex.export_onnx(trained_checkpoint(tmp_path / 'm.pt', tok), tmp_path / 'onnx', quantize=None))
     counts, real = collections.Counter(), checks.check_value
@@ -704,7 +704,7 @@ def test_hf_logits_equal_ours(hf, tie):
                                       (dict(d_k=4, d_v=4), 'd_k')])
 def test_hf_refuses_what_marian_cannot_express(hf, tmp_path, tok, kw, field):
     "One of 14's changes, learned positions (transformers makes Marian's sinusoids afresh, never saves them), heads of another size: one line naming the field, nothing written."
-    from transformer_nb.lib.checks import SettingError
+    from transformer_nb.lib.options import SettingError
     m = build_model(get_model_config('tiny', src_vocab=tok.vocab_size, tgt_vocab=tok.vocab_size, **kw))
     c = save_checkpoint(tmp_path / 'm.pt', config=dataclasses.asdict(m.cfg), model=m.state_dict(), tokenizer=tok.to_bytes(), step=1, epoch=0, meta={})
     with pytest.raises(SettingError, match=field) as e: hf.export_hf(c, tmp_path / 'hf')
@@ -758,7 +758,7 @@ def test_hf_beam_ranked_by_gnmt(hf, ckpt, tok, tmp_path):
 
 def test_hf_output_rules(hf, hf_ckpt, tmp_path):
     "As every writer: an export replaced only with `overwrite`, a folder of other files never, no link followed, nothing half written."
-    from transformer_nb.lib.checks import SettingError
+    from transformer_nb.lib.options import SettingError
     out = hf.export_hf(hf_ckpt, tmp_path / 'hf')
     with pytest.raises(SettingError, match='already holds an export'): hf.export_hf(hf_ckpt, out)
     (out / 'model.safetensors').write_bytes(b'x')

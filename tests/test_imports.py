@@ -24,7 +24,7 @@ def wing(module:str) -> str: return module.split('.')[0] if '.' in module else '
 # modules before it (of its own layer or a lower one).
 LAYERS = [
     ['core', 'attention', 'multihead', 'ffn', 'embeddings', 'positional', 'config', 'model', 'data', 'training_config', 'training', 'decoding_config', 'decoding', 'evaluation', 'complexity', 'variations_config', 'variations', 'parsing', 'since2017'],
-    ['lib.checks', 'lib.options', 'lib.machine', 'lib.safeguards', 'lib.runs', 'lib.datasets', 'lib.tokens', 'lib.layers', 'lib.transformer', 'lib.checkpoints', 'lib.records', 'lib.distributed', 'lib.speed', 'lib.trainer', 'lib.fast_decoding', 'lib.significance', 'lib.treebank', 'lib.scoring'],
+    ['lib.options', 'lib.machine', 'lib.safeguards', 'lib.runs', 'lib.datasets', 'lib.tokens', 'lib.layers', 'lib.transformer', 'lib.checkpoints', 'lib.records', 'lib.distributed', 'lib.speed', 'lib.trainer', 'lib.fast_decoding', 'lib.significance', 'lib.treebank', 'lib.scoring'],
     ['apps.pretrained', 'apps.tasks', 'apps.test_sets', 'apps.workflow', 'apps.numbers', 'apps.export', 'apps.explorer', 'apps.parsing_task', 'course.checking', 'course.core', 'course.attention', 'course.multihead', 'course.ffn', 'course.embeddings', 'course.positional', 'course.model', 'course.complexity', 'course.data', 'course.training', 'course.decoding', 'course.evaluation', 'course.variations', 'course.parsing', 'course.since2017', 'apps.wmt14', 'apps.cli'],
 ]
 ORDER = {m: i for i, m in enumerate(m for layer in LAYERS for m in layer)}
@@ -124,8 +124,8 @@ def test_the_registry_loads_only_its_plugins_by_name():
 def test_the_checks_can_fail():
     "A function-level import counts, and the search finds the cycles of the package's history."
     assert imports_in("def f():\n    from transformer_nb.apps.cli import x\n    from ..core import y\n", 'lib.trainer') == {'apps.cli', 'core'}
-    assert imports_in("from .checks import x\nfrom ..apps import cli\nfrom .. import model", 'lib.trainer') == {'lib.checks', 'apps.cli', 'model'}
-    assert imports_in("from .attention import x\nfrom .lib.checks import y", 'model') == {'attention', 'lib.checks'}
+    assert imports_in("from .options import x\nfrom ..apps import cli\nfrom .. import model", 'lib.trainer') == {'lib.options', 'apps.cli', 'model'}
+    assert imports_in("from .attention import x\nfrom .lib.options import y", 'model') == {'attention', 'lib.options'}
     assert imports_in("import transformer_nb.lib.trainer as t") == {'lib.trainer'}
     assert imports_in("import importlib\ndef f(): importlib.import_module('transformer_nb.parsing')") == {'parsing'}
     assert imports_in("from importlib import import_module\nimport_module('.apps.cli', 'transformer_nb')") == {'apps.cli'}

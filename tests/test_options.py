@@ -1,7 +1,7 @@
 """The settings' declarations (lib_options): a size past any machine is refused by its own bound, named, as the library
 builds the settings and as a command parses them."""
 import pytest
-from transformer_nb.lib.checks import SettingError
+from transformer_nb.lib.options import SettingError
 from transformer_nb.lib.options import TrainConfig
 
 ABSURD = 99999999999999999999999999   # a size no run has: 10^26

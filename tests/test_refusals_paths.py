@@ -5,7 +5,7 @@
 memory). The commands run in this process (their entry points take `argv`)."""
 import contextlib, io, os, re
 import pytest, torch
-from transformer_nb.lib.checks import SettingError
+from transformer_nb.lib.options import SettingError
 from transformer_nb.lib.safeguards import read_text_lines
 from transformer_nb.apps.test_sets import read_test_files
 from transformer_nb.lib.checkpoints import resolve_checkpoint

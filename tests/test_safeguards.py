@@ -51,7 +51,7 @@ def test_check_output_accepts_what_can_be_written(tmp_path):
 
 def test_check_output_never_replaces_what_it_was_not_asked_to(tmp_path):
     "An existing file without overwrite, a symlink (even with it), a training checkpoint's name, a run's own files: one line each, nothing touched."
-    from transformer_nb.lib.checks import SettingError
+    from transformer_nb.lib.options import SettingError
     from transformer_nb.lib.safeguards import said
     (tmp_path / 'old.txt').write_text('x'); (tmp_path / 'link.txt').symlink_to(tmp_path / 'old.txt')
     (tmp_path / 'dangling').symlink_to(tmp_path / 'not-yet.txt')

@@ -6,7 +6,7 @@ import os, shutil
 from pathlib import Path
 import pytest, torch
 import transformer_nb
-from transformer_nb.lib.checks import SettingError
+from transformer_nb.lib.options import SettingError
 from transformer_nb.lib.safeguards import said
 from transformer_nb.lib.checkpoints import average_run, open_checkpoint
 from transformer_nb.apps import cli

@@ -14,7 +14,7 @@ from transformer_nb.since2017 import (pre_ln, RMSNorm, rms_norm, rotate, rotary,
                                       group_kv, since2017_variants)
 from transformer_nb.lib.options import get_model_config, PRESETS
 from transformer_nb.lib.transformer import build_model, count_config_params, to_torch_transformer
-from transformer_nb.lib.checks import SettingError
+from transformer_nb.lib.options import SettingError
 from transformer_nb.lib.machine import rounding_tol, logit_terms
 from transformer_nb.lib.fast_decoding import greedy_decode_batch, beam_search_batch
 from test_decoding import make_model, rand_src, same_nbest, score_tol, main_beam, main_greedy, drop_empty, V

@@ -430,9 +430,9 @@ def test_compiled_the_loss_is_in_the_models_graph_and_the_lengths_are_padded_to_
     assert len(graphs) == 1 and 'log_softmax' in graphs[0].code and stats['loss'] > 0, [g.code[:200] for g in graphs]
 
 def count_checks(monkeypatch) -> list:
-    """Every call of a check of `transformer_nb.lib.checks` (`validate`, `check_value`, `check_*`) and of `precision_dtype`,
+    """Every call of a check of `transformer_nb.lib.options` (`validate`, `check_value`, `check_*`) and of `precision_dtype`,
     made through any module of the package, appended to the list returned as (check, the function that called it)."""
-    import sys, transformer_nb.lib.checks as C, transformer_nb.lib.machine as M
+    import sys, transformer_nb.lib.options as C, transformer_nb.lib.machine as M
     checks = {getattr(C, n) for n in dir(C) if n in ('validate', 'check_fields') or n.startswith('check_')} | {M.precision_dtype}
     calls = []
     for mod in [m for n, m in list(sys.modules.items()) if n.startswith('transformer_nb') and m is not None]:

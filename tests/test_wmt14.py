@@ -673,7 +673,7 @@ def test_tnb_data_refuses_a_nul_byte_a_refused_connection_and_a_read_only_dest_w
 
 def test_fetch_wmt14_refuses_its_settings_as_tnb_data_does(tmp_path, capsys):
     "fetch_wmt14(retries=-1) once failed with a raw FileNotFoundError about a .part file; it is refused by DataOptions' declaration, as `tnb-data --retries -1` is, in one line, before any work."
-    from transformer_nb.lib.checks import SettingError
+    from transformer_nb.lib.options import SettingError
     from transformer_nb.apps.cli import data_main
     for kw, says in ((dict(retries=-1), 'retries=-1 must be an int >= 0'), (dict(pair='de-en'), "pair='de-en' must be 'en-de' or 'en-fr'")):
         with pytest.raises(SettingError) as e: fetch_wmt14(kw.get('pair', 'en-de'), tmp_path / 'd', base_url='http://127.0.0.1:9', **{k: v for k, v in kw.items() if k != 'pair'})

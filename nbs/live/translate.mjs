@@ -56,7 +56,7 @@ const write = text => { try { process.stdout.write(text); } catch (e) { outError
 const quote = s => s === '' ? "''" : /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'"'"'`)}'`;
 const pyFloat = x => Number.isNaN(x) ? 'nan' : !Number.isFinite(x) ? (x > 0 ? 'inf' : '-inf') : Number.isInteger(x) && Math.abs(x) < 1e16 ? x.toFixed(1) : String(x);
 const count = n => n.toLocaleString('en-US');
-// An option's text as a number, as tnb-translate reads it (transformer_nb.lib.checks.from_text): ASCII digits only, else the text
+// An option's text as a number, as tnb-translate reads it (transformer_nb.lib.options.from_text): ASCII digits only, else the text
 const WRITTEN = { int: /^[+-]?[0-9]+$/, float: /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$|^[+-]?(?:inf|infinity|nan)$/i };
 const number = (text, kind) => WRITTEN[kind].test(text.trim()) ? Number(text.trim().replace(/^([+-]?)inf(inity)?$/i, '$1Infinity')) : text;
 const OPTION = { '--beam': ['int', x => Number.isInteger(x) && x >= 1 && x <= 1000, 'an int in [1, 1000]'], '--alpha': ['float', x => Number.isFinite(x) && x >= 0 && x <= 10, 'a number in [0, 10]'] };

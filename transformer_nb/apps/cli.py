@@ -40,7 +40,7 @@ class CliParser(argparse.ArgumentParser):
     def _checked(self, a, table:dict|None=None):
         "The parsed `a`, its declared options checked, `none` read as None; `a.given` holds the declared settings given explicitly, `a.table` the `options` (put in the command's `table`, `run_cli`'s)."
         a.table = {} if table is None else table; a.table.update(self.options())   # made once, before any check: a refusal names the option
-        from transformer_nb.lib.checks import check_value
+        from transformer_nb.lib.options import check_value
         a.given = {}
         for act in self._actions:
             if not hasattr(act, 'declared') or (v := getattr(a, act.dest, None)) is None or (v is act.default and v is not NONE): continue
@@ -88,7 +88,7 @@ def _conversion(k, default, prefix:str) -> dict:
     if k.base is bool:
         return dict(action='store_true') if default is False and not prefix else dict(action=argparse.BooleanOptionalAction, default=None)
     if k.base in (tuple, list): return dict(nargs=len(k.items) if k.base is tuple else '*', metavar='X')
-    from transformer_nb.lib.checks import from_text
+    from transformer_nb.lib.options import from_text
     base = k.base if k.base in (int, float) else str
     def convert(text:str):
         if k.optional and base is not str and text.strip().lower() == 'none': return NONE
@@ -99,7 +99,7 @@ def _conversion(k, default, prefix:str) -> dict:
 
 def _help(s, prefix:str, words:bool=True) -> str:
     "An option's help from the declaration `s`: its comment, what it admits in words (unless `words` is off), and its default (a comment's `(None: X)` is the default's X)."
-    from transformer_nb.lib.checks import describe
+    from transformer_nb.lib.options import describe
     doc, k = s.help or s.name.replace('_', ' '), s.kind
     words = words and ((k.choices and len(k.choices) <= 8) or str(k.range) or k.rules) and describe(s.type).removesuffix(', or None')   # a list of 8 at most
     none = re.search(r'\(None: ([^)]*)\)', doc)
@@ -114,7 +114,7 @@ def field_options(g, cls, names=None, # the fields to offer (default: all), in t
                   default:str='', # said before the field's own default, e.g. "the recipe's, else " (then an option left out is None: the caller's default)
                   **kw): # a field's own `add_argument` keywords: flags=['-o', '--out'] or ['NAME'] (a positional), an action, a metavar; never a bound or a choice
     "One option of `g` per field of the settings dataclass `cls`: `--d-model` for `d_model`, converted by its type, checked by its declaration once parsed (`CliParser`), helped by its comment, bounds and default."
-    from transformer_nb.lib.checks import settings
+    from transformer_nb.lib.options import settings
     for s in settings(cls):
         if names is not None and s.name not in names: continue
         own = dict(kw.get(s.name, {})); flags = own.pop('flags', ['--' + s.name.replace('_', '-')])
@@ -215,7 +215,7 @@ def _train_help():
 # %% ../../nbs/apps_cli.ipynb #20f0de74
 def _check_train(a):
     "What only tnb-train's command line can get wrong: options that contradict each other, files that are folders or this run's own."
-    from transformer_nb.lib.checks import SettingError
+    from transformer_nb.lib.options import SettingError
     if a.steps and a.epochs: raise SettingError("give {steps} or {epochs}, not both: steps count updates, epochs passes over the data", steps=a.steps, epochs=a.epochs)
     if a.resume and a.overwrite: raise SettingError("{resume} continues a run and {overwrite} deletes one: give one of them", resume=a.resume, overwrite=True)
     if a.new_data and not a.resume: raise SettingError("{new_data} is for a resume: it continues a checkpoint on another corpus", new_data=True)
@@ -228,7 +228,7 @@ def _check_train(a):
 # %% ../../nbs/apps_cli.ipynb #a7set001
 def _train_settings(a) -> tuple[dict, dict, dict|None]:
     "(the settings `train_model` takes by name, the tokenizer's options, your own files) of the options given, `none` included."
-    from transformer_nb.lib.checks import settings
+    from transformer_nb.lib.options import settings
     names = lambda cls: {s.name for s in settings(cls)}
     s = {k: v for k, v in a.given.items() if k in names(TrainConfig) or k in MODEL_SETTINGS}
     spm = {k: v for k, v in a.given.items() if k in names(TokenizerOptions)}    # named as StoredTokenizer.train names them
@@ -309,7 +309,7 @@ def _started(argv, parse, table:dict):
 
 def _decoder(a, c) -> tuple:
     "(model, tokenizer, task, `Decoding`, `DecodeOptions`) of the opened `Checkpoint` `c`: each built and checked once, here, and passed down whole."
-    from transformer_nb.lib.checks import settings; from transformer_nb.lib.options import DecodeOptions
+    from transformer_nb.lib.options import settings; from transformer_nb.lib.options import DecodeOptions
     decoding = {k: v for k, v in a.given.items() if k in ('beam', 'alpha', 'max_extra', 'stop')}
     return _load_decoder(c, a.prog, DecodeOptions(**{s.name: getattr(a, s.name) for s in settings(DecodeOptions)}), **decoding)
 
@@ -340,12 +340,12 @@ def _parse_translate(argv:list, table:dict|None=None):
 # %% ../../nbs/apps_cli.ipynb #39b9b280
 def _translate_ctranslate2(a):
     "tnb-translate with a model folder that tnb-export wrote: CTranslate2 decodes it ([apps_export](apps_export.ipynb)'s `translate_export`)."
-    from transformer_nb.lib.checks import SettingError
+    from transformer_nb.lib.options import SettingError
     for k in ('stop', 'precision', 'max_src_len', 'max_extra'):
         if k in a.given and a.given[k] not in (None, 'auto'):
             raise SettingError(f"{{{k}}} is for checkpoints; {a.checkpoint} is a CTranslate2 export, which decodes with CTranslate2's own "
                                f"search in the type it was exported in (tnb-export --quantization): drop it", **{k: a.given[k]})
-    from transformer_nb.lib.machine import limit_threads; from transformer_nb.lib.checks import settings
+    from transformer_nb.lib.machine import limit_threads; from transformer_nb.lib.options import settings
     from transformer_nb.lib.options import DecodeOptions
     from transformer_nb.apps.export import translate_export
     o = DecodeOptions(**{s.name: getattr(a, s.name) for s in settings(DecodeOptions)}).but(threads=limit_threads(a.threads))
@@ -391,7 +391,7 @@ def _evaluate_cli_parser() -> CliParser:
 # %% ../../nbs/apps_cli.ipynb #651af16c
 def _evaluate_command(argv, table):
     a = _started(argv, _evaluate_cli_parser().parse_args, table)
-    from transformer_nb.lib.checks import SettingError
+    from transformer_nb.lib.options import SettingError
     if bool(a.src) != bool(a.ref): raise SettingError("give both {src} and {ref}", src=a.src or 'FILE', ref=a.ref or 'FILE')
     split = [k for k in ('dataset', 'split', 'src_lang', 'tgt_lang', 'data_dir') if getattr(a, k)]
     if a.src and split: raise SettingError(f"{{{split[0]}}} is for a dataset's split; with the files {{src}} and {{ref}} it has no use: drop one or the other",
@@ -458,7 +458,7 @@ def _export_parser() -> CliParser:
 
 def _export_command(argv, table):
     if not asks_help(argv): heavy_imports()                        # before export.py loads PyTorch: a Ctrl-C there is a clean stop, not an abort
-    from transformer_nb.lib.checks import settings; from transformer_nb.lib.options import ExportOptions
+    from transformer_nb.lib.options import settings; from transformer_nb.lib.options import ExportOptions
     a = _export_parser().parse_args(argv, table=table)
     if bool(a.checkpoint) == bool(a.ctranslate2) or (a.ctranslate2 and a.format not in (None, 'ctranslate2')): _fail("give the checkpoint once: tnb-export [--format F] CKPT -o DIR, or --ctranslate2 CKPT")
     heavy_imports(a.format or 'ctranslate2')                      # the exporter's own C extensions, where installed

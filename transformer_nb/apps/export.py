@@ -21,7 +21,7 @@ import torch.nn as nn
 import transformer_nb
 from ..core import PAD_ID, BOS_ID, EOS_ID
 from ..lib.safeguards import UserError, check_not_link, clean_stale_temps, sha256_file
-from ..lib.checks import SettingError, check_fields
+from ..lib.options import SettingError, check_fields
 from ..positional import pe_frequencies, sinusoidal_encoding
 from ..model import Transformer
 from ..lib.transformer import with_cache   # 06's model holding a decoding cache

@@ -11,7 +11,7 @@ __all__ = ['PAPER_RECIPE', 'CPU_HOUR_RECIPE', 'TASKS', 'BUILT_IN', 'Task', 'regi
 # %% ../../nbs/apps_tasks.ipynb #ba23258e
 import importlib
 from fastcore.basics import patch
-from ..lib.checks import SettingError
+from ..lib.options import SettingError
 from ..lib.options import Decoding, PAPER_DECODING
 from ..lib.options import DecodeOptions, DECODE_OPTIONS, Recipe
 from ..training_config import WARMUP   # 09's §5.3 warm-up

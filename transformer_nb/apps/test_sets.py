@@ -13,7 +13,7 @@ import os, warnings
 from typing import Literal
 from pathlib import Path
 from ..lib.safeguards import read_text_lines
-from ..lib.checks import SettingError, SettingWarning, check_value
+from ..lib.options import SettingError, SettingWarning, check_value
 from ..lib.runs import portable_path, portable_command
 from ..lib.datasets import DATASETS
 from ..lib.checkpoints import Checkpoint

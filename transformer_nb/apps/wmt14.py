@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, NamedTuple
 import numpy as np
-from ..lib.checks import Count, SettingError, validate, check_fields
+from ..lib.options import Count, SettingError, validate, check_fields
 from ..lib.safeguards import UserError, atomic_open, atomic_write, read_text_lines, flock, check_not_link, check_output, check_parent, check_folder, check_no_nul, removed_unless_used, in_place
 from ..lib.runs import HEARTBEAT, LEASE, lock_owner, lock_is_stale
 from ..lib.datasets import Loader, ParallelData, SPLITS, read_parallel

@@ -14,7 +14,7 @@ import torch
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from ..lib.safeguards import printable
-from ..lib.checks import Count, SettingError, SettingWarning, check_value, check_fields, settings
+from ..lib.options import Count, SettingError, SettingWarning, check_value, check_fields, settings
 from ..lib.safeguards import settings_line
 from ..core import UNK_ID, set_seed
 from ..lib.machine import get_device

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 import transformer_nb
 from .machine import get_device
-from .checks import parse_device, SettingError
+from .options import parse_device, SettingError
 import transformer_nb.lib.machine  # noqa: F401 (on import it lets torch.load(weights_only=True) read pickled bytes on torch 2.4 too)
 from ..model import Transformer
 from .transformer import build_model, count_config_params

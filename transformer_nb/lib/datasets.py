@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 from .safeguards import decode_lines, get_cache_dir, sha256_file, download_file   # the cache folder, checksums, atomic downloads
-from .checks import SettingError
+from .options import SettingError
 from .safeguards import in_settings
 
 # %% ../../nbs/lib_datasets.ipynb #86d2722a

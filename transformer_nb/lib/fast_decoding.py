@@ -24,7 +24,7 @@ from .machine import autocast, choose_precision, limit_threads
 from ..attention import pad_mask, tgt_mask
 from .tokens import pad_ids
 from ..decoding import next_token_logits, length_penalty   # 10_decoding: the paper's rules, written once
-from .checks import check_module, check_sentence_list, check_value, SettingError, Range   # lib_checks: a module, a list of sentences, a value as declared
+from .options import check_module, check_sentence_list, check_value, SettingError, Range   # lib_options: a module, a list of sentences, a value as declared
 from .transformer import with_cache, check_tokens, check_ids   # lib_transformer: 06's model holding a decoding cache, its input checks
 from .transformer import use_attention   # the attention kernel, by name
 from .options import Decoding, PAPER_DECODING, DECODE_BATCH_TOKENS, DecodeOptions, DECODE_OPTIONS   # lib_options: how to decode, how it runs
@@ -539,7 +539,7 @@ def long_sources(tokenizer, sentences:list[str], max_src_len:int) -> list[tuple[
     if isinstance(max_src_len, bool) or not isinstance(max_src_len, int) or max_src_len < 2:
         raise ValueError(f"max_src_len={max_src_len!r} must be an int >= 2 (a token and the EOS)")
     check_tokenizer_api(tokenizer)
-    sentences = check_sentence_list(sentences, 'sentences')            # lib_checks: a list of str, or one line naming what is not
+    sentences = check_sentence_list(sentences, 'sentences')            # lib_options: a list of str, or one line naming what is not
     out = []
     for i, s in enumerate(sentences):
         s = s.strip()
@@ -559,7 +559,7 @@ def too_long_message(bad:list, max_src_len:int, name=lambda i: f"sentence {i + 1
 # %% ../../nbs/lib_fast_decoding.ipynb #dc0a0024
 def check_sentences(sentences) -> list[str]:
     "`sentences` as a list of str that UTF-8 can encode (no lone surrogates), else one line naming the first bad one."
-    sentences = check_sentence_list(sentences, 'sentences')            # lib_checks: a list of str, or one line naming what is not
+    sentences = check_sentence_list(sentences, 'sentences')            # lib_options: a list of str, or one line naming what is not
     for i, s in enumerate(sentences):
         try: s.encode('utf-8')
         except UnicodeEncodeError: raise ValueError(f"sentences[{i}] is not valid UTF-8 text") from None   # as tnb-translate says it

@@ -11,7 +11,7 @@ __all__ = ['AdditiveAttention', 'scaling_experiment', 'retrieval_experiment']
 import math
 from typing import Literal
 import torch, torch.nn as nn, torch.nn.functional as F
-from .checks import check_value, PositiveInt
+from .options import check_value, PositiveInt
 from ..attention import masked_softmax
 
 # %% ../../nbs/lib_layers.ipynb #a31at001

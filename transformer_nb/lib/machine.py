@@ -12,7 +12,7 @@ __all__ = ['get_device', 'choose_precision', 'notebook_threads', 'limit_threads'
 import os, contextlib, platform, subprocess, json, re, textwrap, codecs
 from pathlib import Path
 import torch
-from .checks import Threads, Device, SettingError, check_value, device_missing
+from .options import Threads, Device, SettingError, check_value, device_missing
 from .options import Computed
 
 # %% ../../nbs/lib_machine.ipynb #a23dv001
@@ -25,7 +25,7 @@ def get_device(device:Device|None=None # 'auto'/None, 'cpu', 'cuda', 'cuda:1', '
         mps = getattr(torch.backends, 'mps', None)
         if mps is not None and mps.is_available(): return torch.device('mps')
         return torch.device('cpu')
-    dev = torch.device(check_value('device', device, Device))     # a name PyTorch knows (lib_checks)
+    dev = torch.device(check_value('device', device, Device))     # a name PyTorch knows (lib_options)
     if why := device_missing(dev): raise SettingError('{device}: ' + why, device=device)   # and this machine has it
     return dev
 

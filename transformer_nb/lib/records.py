@@ -12,7 +12,7 @@ __all__ = ['RESULT_KEYS', 'make_record', 'register_record_kind', 'load_results',
 import json, datetime, math, os, re
 from pathlib import Path
 from .safeguards import CHECKPOINT, atomic_write, check_output, folder_lock, in_place
-from .checks import SettingError
+from .options import SettingError
 
 # %% ../../nbs/lib_records.ipynb #1da76c43
 RESULT_KEYS = ('id', 'dataset', 'direction', 'preset', 'params', 'decoding', 'bleu', 'bleu_lc', 'chrf', 'exact_match',

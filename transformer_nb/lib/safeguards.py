@@ -161,7 +161,7 @@ def check_output(path, what:str='output', # how the command names it ('-o'), or 
     if real.exists() and not adds:
         if replaces is not None and (why := replaces(real)): raise UserError(f"{what} {path} already exists and {why}: choose another name")
         if not overwrite:
-            from transformer_nb.lib.checks import SettingError
+            from transformer_nb.lib.options import SettingError
             raise SettingError(f"{_escaped(what)} {_escaped(path)} already exists: choose another name, or replace it with {{overwrite}}", overwrite=True)
     if real.exists() and not os.access(real, os.W_OK): raise UserError(f"{what} {path}: the file is read-only")
     _probe(real.parent, what, path)
@@ -776,7 +776,7 @@ def plain(text) -> str:
     return text
 
 def _long_number(v) -> str|None:
-    from transformer_nb.lib.checks import shown                        # an int too long to write out: its length
+    from transformer_nb.lib.options import shown                        # an int too long to write out: its length
     return shown(v)
 
 def _word(v) -> str:
@@ -798,7 +798,7 @@ def _say_setting(name:str, value, table:dict) -> str:
 # %% ../../nbs/lib_safeguards.ipynb #a25s0003
 def settings_line(msg:str, table:dict|None=None, /, **values) -> str:
     "`msg` with each setting it names (`{name}`) said as the option `table` names it (a command's), else as `name=value` (no `table`: Python's words): a line about settings that is not a refusal."
-    from transformer_nb.lib.checks import SettingError                   # its rule: each `{name}` given a value, other braces as they are
+    from transformer_nb.lib.options import SettingError                   # its rule: each `{name}` given a value, other braces as they are
     return SettingError(plain(msg) if table else msg, **values).render(lambda n, v: _say_setting(n, v, table or {}))
 
 def in_settings(kind:type, msg:str, *args, **values) -> BaseException:
@@ -808,7 +808,7 @@ def in_settings(kind:type, msg:str, *args, **values) -> BaseException:
 
 def _words(e) -> tuple|None:
     "(msg, values) of what `e` says about settings: a `SettingError` or `SettingWarning`, or an exception of `in_settings`; None for anything else."
-    checks = sys.modules.get('transformer_nb.lib.checks')                # loaded if anything raised one: never imported here
+    checks = sys.modules.get('transformer_nb.lib.options')                # loaded if anything raised one: never imported here
     if checks is not None and isinstance(e, (checks.SettingError, checks.SettingWarning)): return e.msg, e.values
     return getattr(e, 'setting_words', None) if isinstance(e, BaseException) else None
 

@@ -12,7 +12,7 @@ import numpy as np
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.significance import PairedTest
 from typing import Literal
-from .checks import PositiveInt, Seed, check_value, check_sentence_list
+from .options import PositiveInt, Seed, check_value, check_sentence_list
 
 # %% ../../nbs/lib_significance.ipynb #a1b2c302
 _BLEU_METRICS = {'bleu': lambda: BLEU(), 'bleu_lc': lambda: BLEU(lowercase=True), 'chrf': lambda: CHRF()}

@@ -98,7 +98,7 @@ class CpuLevers:
 import statistics, time
 from typing import Literal
 import torch.nn.functional as F
-from .checks import PositiveInt, SettingError, check_value
+from .options import PositiveInt, SettingError, check_value
 from ..complexity import local_mask, SelfAttentionLayer, RecurrentLayer, CausalConv1d
 
 _AnyLayerKind = Literal['self-attention', 'restricted', 'lstm', 'gru', 'rnn', 'conv', 'separable']

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 import sentencepiece as spm
 from ..core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
-from .checks import Seed, SettingError, check_value
+from .options import Seed, SettingError, check_value
 from .safeguards import atomic_write, check_output
 from ..data import Tokenizer, encode_pairs, TokenBatchSampler
 from .options import VocabSize, MaxLen   # declared with the settings that take them

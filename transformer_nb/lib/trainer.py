@@ -21,7 +21,7 @@ from fastcore.basics import patch
 from ..core import PAD_ID
 from .machine import get_device
 from .safeguards import out_of_memory
-from .checks import PositiveInt, Count, SettingError, validate, check_value
+from .options import PositiveInt, Count, SettingError, validate, check_value
 from .machine import choose_precision, precision_dtype
 from .options import Computed
 from ..model import Transformer

@@ -22,7 +22,7 @@ from ..model import Transformer
 from ..config import TransformerConfig
 from ..attention import attention
 from ..multihead import MultiHeadAttention
-from .checks import check_value, Probability, SettingError
+from .options import check_value, Probability, SettingError
 from .options import Runtime
 from .options import PAPER_TABLE3
 from .options import ModelConfig, get_model_config   # lib_options: the checked configuration
