@@ -1,5 +1,5 @@
 """The thirteenth blind set's answers, written from the exercises' text alone: (notebook, exercise, mistake, code), the
-mistake None for the right answer. experiments/blind_answers_13.py runs them."""
+mistake None for the right answer. `experiments/blind_answers.py 13` runs them."""
 ANSWERS = []
 def A(nb, ex, mistake, code): ANSWERS.append((nb, ex, mistake, code))
 

@@ -1,14 +1,16 @@
-"""The thirteenth blind set of answers to the paper notebooks' exercises: each answer (a right one per exercise, and the
-wrong ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
-one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
+"""The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, and the fourteenth, `14`; each
+set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong ones a learner writes)
+is run once through its check as the notebook's cell calls it, in a fresh namespace, and its one-line message is
+written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
-    python experiments/blind_answers_13.py > /tmp/answers_13.json
+    python experiments/blind_answers.py 14 > /tmp/answers_14.json             # or only some notebooks: 14 01 10
 
-    python experiments/blind_answers_13.py --record first_run /tmp/answers_13.json   # or --record after
+    python experiments/blind_answers.py 14 --record first_run /tmp/answers_14.json   # or --record after
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
-message as VERDICTS says (named when it is not listed there: the message names the mistake) and writes the table into
-results/checker_answers.json['thirteenth'] (14_since_2017, outside the paper's tables, under its 'since_2017')."""
+message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
+table into results/checker_answers.json under the set's key (14_since_2017, outside the paper's tables, under its
+'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
 
@@ -62,7 +64,7 @@ def notebook_prelude(nb:str) -> str:
     return '\n'.join(out)
 
 sys.path[:0] = [str(ROOT), str(Path(__file__).parent)]   # this checkout's transformer_nb, whatever is installed
-from blind_answers_13_set import ANSWERS   # noqa: E402  (notebook, exercise, mistake or None for the right answer, code)
+import importlib   # noqa: E402
 
 def run(nb, exercise, code, base):
     ns = dict(base)
@@ -76,19 +78,28 @@ def run(nb, exercise, code, base):
     return ok, ' '.join(out.getvalue().split('\n')).strip()
 
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
-# The messages that do not name their answer's mistake, as read: (table, notebook, mistake) -> verdict
-VERDICTS = {
-    ('first_run', '06_model', 'pre-LN in the decoder self-attention'): 'generic',
-    ('first_run', '09_training', 'warmup ** -0.5 in the warm-up'): 'misleading',
-    ('first_run', '09_training', 'warmup ** -1 in the warm-up'): 'misleading',
-    ('first_run', '09_training', 'eps and 1 - eps swapped'): 'generic',
-    ('first_run', '14_since_2017', 'turned the wrong way'): 'generic',
-    ('first_run', '14_since_2017', 'theta_i = 10000^(2i/d), the inverse'): 'generic',
-    ('first_run', '14_since_2017', 'the angle m / theta_i'): 'generic',
+# Each set: its key in results/checker_answers.json, its answers' module, and the messages that do not name their
+# answer's mistake, as read ((table, notebook, mistake) -> verdict), and the wrong answers left out, each equal to a
+# right answer on every input the exercise allows
+SETS = {
+    '13': ('thirteenth', 'blind_answers_13_set', {
+              ('first_run', '06_model', 'pre-LN in the decoder self-attention'): 'generic',
+              ('first_run', '09_training', 'warmup ** -0.5 in the warm-up'): 'misleading',
+              ('first_run', '09_training', 'warmup ** -1 in the warm-up'): 'misleading',
+              ('first_run', '09_training', 'eps and 1 - eps swapped'): 'generic',
+              ('first_run', '14_since_2017', 'turned the wrong way'): 'generic',
+              ('first_run', '14_since_2017', 'theta_i = 10000^(2i/d), the inverse'): 'generic',
+              ('first_run', '14_since_2017', 'the angle m / theta_i'): 'generic',
+          },
+           {('12_variations', 'seed runs counted as variants')}),
+    '14': ('fourteenth', 'blind_answers_14_set', {
+              ('first_run', '01_attention', 'scores set with boolean indexing (needs a full-shape mask)'): 'generic',
+              ('first_run', '10_decoding', 'argmax over the positions'): 'misleading',
+              ('first_run', '11_results', 'lengths in characters'): 'misleading',
+              ('first_run', '14_since_2017', 'pairs rotated right, the output laid out as halves'): 'misleading',
+          },
+           set()),
 }
-# Wrong answers left out, each equal to a right answer on every input the exercise allows
-LEFT_OUT = {('12_variations', 'seed runs counted as variants')}
-
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'
     if a['ok']: return 'passed'
@@ -103,11 +114,11 @@ def tables(answers, table):
     return rows
 
 def record(table, run_file):
-    "Class the run's wrong answers into `table` of results/checker_answers.json['thirteenth'] (the other table kept)."
+    "Class the run's wrong answers into `table` of results/checker_answers.json[KEY] (the other table kept)."
     path = ROOT / 'results' / 'checker_answers.json'
     data, run = json.loads(path.read_text()), json.loads(Path(run_file).read_text())
     assert all(a['ok'] is True for a in run if a['mistake'] is None), 'a right answer failed'
-    d = data.setdefault('thirteenth', {})
+    d = data.setdefault(KEY, {})
     old = {(a['notebook'], a['mistake']): a for part in (d, d.get('since_2017', {})) for a in part.get('answers', [])}
     wrong = [a for a in run if a['mistake'] is not None and (a['notebook'], a['mistake']) not in LEFT_OUT]
     answers = []
@@ -126,12 +137,13 @@ def record(table, run_file):
                            first_run=tables(since, 'first_run'), after=tables(since, 'after'), answers=since)
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + '\n')
 
-if __name__ == '__main__' and sys.argv[1:2] == ['--record']:
-    record(sys.argv[2], sys.argv[3]); sys.exit()
-
 if __name__ == '__main__':
+    if not sys.argv[1:] or sys.argv[1] not in SETS: sys.exit(f"usage: blind_answers.py SET [--record first_run|after FILE | NN ...]; SET one of {', '.join(SETS)}")
+    KEY, SET_MODULE, VERDICTS, LEFT_OUT = SETS[sys.argv[1]]
+    if sys.argv[2:3] == ['--record']: record(sys.argv[3], sys.argv[4]); sys.exit()
+    ANSWERS = importlib.import_module(SET_MODULE).ANSWERS   # (notebook, exercise, mistake or None for the right answer, code)
     os.chdir(ROOT / 'nbs')   # the notebook's folder: its checks read ../results
-    only = set(sys.argv[1:])
+    only = set(sys.argv[2:])
     rows, bases = [], {}
     for nb, exercise, mistake, code in ANSWERS:
         if only and nb[:2] not in only: continue
