@@ -78,7 +78,8 @@ def main(argv=None):
                  a_ms=round(statistics.median(A['ms'][i]), 1), b_ms=round(statistics.median(B['ms'][i]), 1)) for i, s in enumerate(sents)]
     ratio = lambda k: round(statistics.median(x[f'b_{k}'] / x[f'a_{k}'] for x in rows), 3)
     rec = {'what': f"the {a.n} longest test2016 sentences, beam {js['beam']}, one thread, under Node (ONNX Runtime Web, wasm): "
-                   "the page's code and the int8 export its package writes at `base` (A) and at `commit` (B), interleaved, decoding as translate.mjs does",
+                   "the page's code and the int8 export its package writes at `base` (A) and at `commit` (B), each in a Node process of its own, "
+                   "interleaved, decoding as translate.mjs does",
            'export_versions': versions,
            'model': 'pretrained:multi30k-de-en', 'quantize': quantize, 'hardware': hardware(), 'threads': 1,
            'node': subprocess.run(['node', '--version'], capture_output=True, text=True).stdout.strip(),
