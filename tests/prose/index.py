@@ -26,7 +26,7 @@ assert _hour['hardware'].startswith('AMD EPYC (AVX2), 2 cores') and _hour['cpu_c
 assert _hour['chosen_on_valid'] == 'last' and _hour['decoding'].startswith('beam 4,') and '--recipe cpu-hour' in _hour['command']
 assert _test['bleu_lc'] == _hour['test_bleu_lc'] and 'test2016' in _hour['metric'] and _hour['wall_s'] < 3600
 _q('af482548', f"(`--recipe cpu-hour`) in {_hour['wall_s'] / 60:.0f} minutes of wall time on a 2-core AMD EPYC\nwith AVX2",
-   "Its last checkpoint, which the validation set preferred to an average,", f"scores {_test['bleu']:.2f} BLEU on test2016 with\nbeam 4 (sacreBLEU, cased, "
+   "last checkpoint (its final weights), which the validation set preferred to an average of checkpoints,", f"scores {_test['bleu']:.2f} BLEU on test2016 with\nbeam 4 (sacreBLEU, cased, "
    f"detokenized; {_test['bleu_lc']:.2f} lowercased)")
 
 # the path promises what each notebook's main line teaches: checkpoint averaging is a section of 10 before "Going deeper"
