@@ -1,7 +1,7 @@
-"""The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, and the fourteenth, `14`; each
-set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong ones a learner writes)
-is run once through its check as the notebook's cell calls it, in a fresh namespace, and its one-line message is
-written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
+"""The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, and the
+fifteenth, `15`; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
+one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
     python experiments/blind_answers.py 14 > /tmp/answers_14.json             # or only some notebooks: 14 01 10
 
@@ -9,8 +9,8 @@ written to stdout as JSON (notebook, exercise, mistake, verdict of the check, me
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (14_since_2017, outside the paper's tables, under its
-'since_2017')."""
+table into results/checker_answers.json under the set's key (`fifteenth` for 15; 14_since_2017, outside the paper's
+tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
 
@@ -99,6 +99,16 @@ SETS = {
               ('first_run', '14_since_2017', 'pairs rotated right, the output laid out as halves'): 'misleading',
           },
            set()),
+    '15': ('fifteenth', 'blind_answers_15_set', {
+              ('first_run', '02_multihead', 'one Linear repeated h times in the list ([lin] * h): the heads share it'): 'generic',
+              ('first_run', '05_positional_encoding', 'a leading batch axis: (1, n, d_model)'): 'generic',
+              ('first_run', '06_model', 'F.dropout without training=: dropout in eval too'): 'generic',
+              ('first_run', '07_why_self_attention', 'softmax over the feature axis of the values, not the window'): 'misleading',
+              ('first_run', '14_since_2017', 'the mean without keepdim'): 'generic',
+              ('first_run', '14_since_2017', '2i taken from arange(0, d, 2) and doubled: theta_i = 10000^(-4i/d)'): 'misleading',
+          },
+           {('04_embeddings', "the parameter named weight, nn.Embedding's name"),
+            ('05_positional_encoding', 'returned in float64')}),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

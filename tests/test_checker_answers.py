@@ -6,8 +6,9 @@ further improvement, under 'fifth', a sixth, written blind after one more, under
 once the checkers had been improved five times, under 'seventh' and 'eighth', a ninth and a tenth, written blind and apart by two
 more writers once the checkers had been improved six times, under 'ninth' and 'tenth', and an eleventh and a twelfth, written
 blind and apart by two more writers once the checkers had been improved eight times, under 'eleventh' and 'twelfth', and a
-thirteenth, written blind by one more writer after the twelfth's fixes, under 'thirteenth', and a fourteenth, written blind by one
-more writer after the thirteenth's fixes, under 'fourteenth'. In each
+thirteenth, written blind by one more writer after the twelfth's fixes, under 'thirteenth', a fourteenth, written blind by one
+more writer after the thirteenth's fixes, under 'fourteenth', and a fifteenth, written blind by one more writer after the
+fourteenth's fixes, under 'fifteenth'. In each
 table ('first_run', 'after') of each measurement the five kinds of verdict add up to the answers, per notebook and in all; the 'all' row is the sum of the notebooks; both tables hold the same answers; and the list
 of answers gives each table's counts."""
 import json
@@ -19,7 +20,7 @@ DATA = json.loads((Path(__file__).parent.parent / 'results' / 'checker_answers.j
 RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth': DATA['fourth'], 'fifth': DATA['fifth'], 'sixth': DATA['sixth'],
         'seventh': DATA['seventh'], 'eighth': DATA['eighth'], 'ninth': DATA['ninth'], 'tenth': DATA['tenth'],
         'eleventh': DATA['eleventh'], 'twelfth': DATA['twelfth'], 'thirteenth': DATA['thirteenth'],
-        'fourteenth': DATA['fourteenth']}
+        'fourteenth': DATA['fourteenth'], 'fifteenth': DATA['fifteenth']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]

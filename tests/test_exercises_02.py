@@ -813,3 +813,21 @@ class _Joined(_Loop):
 def test_heads_concatenated_on_another_axis_are_named_by_it(over, says):
     "Heads joined on the batch (or query) axis are named by that axis, reshaped to fit W^O or not; never the list of every cause."
     assert_rejects(_named.check_loop_mha, type('LoopMHA', (_Joined,), over), says=says)
+
+
+# ---------------------------------------------------------------- the fifteenth blind set's misses (results/checker_answers.json)
+class _RepeatedLinear(nn.Module):
+    "A LoopMHA whose per-head lists repeat one nn.Linear h times, [nn.Linear(d_model, d_k)] * h: the heads share it."
+    def __init__(self, d_model, h):
+        super().__init__()
+        self.h, self.d_k = h, d_model // h
+        self.w_q, self.w_k, self.w_v = (nn.ModuleList([nn.Linear(d_model, self.d_k)] * h) for _ in range(3))
+        self.w_o = nn.Linear(h * self.d_k, d_model)
+    def forward(self, x, mem=None, mask=None):
+        mem = x if mem is None else mem
+        m = None if mask is None else mask[:, 0]
+        return self.w_o(torch.cat([attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)], -1))
+
+def test_one_linear_repeated_in_the_lists_is_named():
+    assert_rejects(check_loop_mha, _RepeatedLinear, says=r"^Not yet: LoopMHA\(32, 4\): self\.w_q, self\.w_k, self\.w_v each hold one layer several "
+                   r"times: \[nn\.Linear\(\.\.\.\)\] \* h repeats the same module, so the heads share its weights; build a new layer per head")

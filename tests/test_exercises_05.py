@@ -414,3 +414,11 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+
+# ---------------------------------------------------------------- the fifteenth blind set's misses (results/checker_answers.json)
+def test_a_leading_batch_axis_is_named():
+    "The right table with a batch axis in front, (1, n, d_model), as the Annotated Transformer stores its buffer."
+    from transformer_nb.positional import sinusoidal_encoding
+    assert_rejects(check_encoding, lambda n, d: sinusoidal_encoding(n, d).float()[None],
+                   says=r"gave \(1, 1, 2\); expected a tensor of shape \(1, 2\): yours has a leading axis of size 1, a batch axis \(pe\.unsqueeze\(0\)\)")

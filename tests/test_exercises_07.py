@@ -340,3 +340,17 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+
+# ---------------------------------------------------------------- the fifteenth blind set's misses (results/checker_answers.json)
+def _softmax_of_the_output(q, k, v, r):
+    "The window's scores (pads at 0) times the values, then a softmax over the output's features: no softmax over the keys."
+    n, w = q.shape[-2], r // 2
+    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5
+    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)
+    return torch.einsum('bhnw,bhndw->bhnd', s.masked_fill((j < 0) | (j >= n), 0.0), win(v)).softmax(-1)
+
+def test_a_softmax_over_the_outputs_features_is_named():
+    assert_rejects(check_restricted_attention, _softmax_of_the_output,
+                   says=r"with every value 1 your output is 1 / d_v = 1/16 everywhere: the softmax ran over the features")

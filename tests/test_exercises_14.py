@@ -171,3 +171,23 @@ def _halves_out(q, m):
 
 def test_right_pairs_written_back_as_halves_are_named():
     _n9_rejects(check_rotate, _halves_out, says=r"a query of size 8 at position 0: .*you turned the right pairs, neighbours 2i and 2i\+1, and wrote them back as halves, torch\.cat\(\[y1, y2\]\)")
+
+
+# ---------------------------------------------------------------- the fifteenth blind set's misses (results/checker_answers.json)
+def test_a_mean_without_keepdim_is_named():
+    "mean(-1) without keepdim: the division fails to broadcast on a batch of vectors; the check names the lost axis, not the error alone."
+    _n9_rejects(check_rms_norm, lambda a, g, eps=1e-5: a / torch.sqrt(a.pow(2).mean(-1) + eps) * g,
+                says=r"^Not yet: vectors of mean 3: your rms_norm_of raised RuntimeError \(.*\): the mean of the squares lost its axis, mean\(-1\) "
+                     r"without keepdim, one RMS per vector of shape \(2, 3\), which does not line up with a \(2, 3, 8\); mean\(-1, keepdim=True\)")
+
+def test_another_error_is_still_reported_as_it_is():
+    def broken(a, g, eps=1e-5): raise RuntimeError("something else")
+    assert said(check_rms_norm, broken) == (False, "broken raised RuntimeError: something else")
+
+def test_a_doubled_exponent_is_named():
+    "2i taken from torch.arange(0, d, 2), then doubled again: theta_i = 10000^(-4i/d), named as the doubled exponent, not as another base."
+    def rotate_query(q, m):
+        a = m * 10000.0 ** (-2 * torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))
+        x1, x2 = q[0::2].double(), q[1::2].double()
+        return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().to(q.dtype)
+    _n9_rejects(check_rotate, rotate_query, says=r"^Not yet: a query of size 8 at position 1: your pairs turn by m \* 10000\^\(-4i/d\): the exponent is doubled")

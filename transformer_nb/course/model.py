@@ -105,6 +105,12 @@ def _drop_rate(s, ln, p:float) -> str:
                 "dropping an entry, p_drop itself, not the probability of keeping it, 1 - p_drop")
     return f"with p_drop = {p} your dropout drops about {rate:.0%} of the entries, not {p:.0%}: Dropout(f(x)) with nn.Dropout(p_drop)"
 
+def _eval_drop(s) -> str:
+    "The message for a sub-layer `s` that still drops in eval mode: F.dropout's training= when `s` holds no nn.Dropout."
+    return "in eval mode the dropout must do nothing" + ("" if any(isinstance(m, nn.Dropout) for m in s.modules()) else
+        ": F.dropout(t, p) drops in eval too, its training= is True unless given; hold an nn.Dropout(p_drop), which "
+        "model.eval() switches off, or pass training=self.training")
+
 def _f_calls(s, x) -> str:
     "'' if the sub-layer `s` calls its f once per forward, else how often it does."
     calls = []
@@ -163,7 +169,7 @@ def check_sublayer(cls) -> str:
     five = lambda t: torch.full_like(t, 5.0)                                         # f ignores its input: only Dropout(f(x)) drops
     assert not torch.allclose(s(x, five), F.layer_norm(x + 5.0, (8,), ln.weight, ln.bias, ln.eps), rtol=1e-4, atol=1e-6), \
         "with f(x) = 5 in training mode nothing was dropped: the dropout acts on f's output, Dropout(f(x)), not on its input"
-    assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), "in eval mode the dropout must do nothing"
+    assert torch.equal(s.eval()(x, lambda t: t), s(x, lambda t: t)), _eval_drop(s)
     assert not (rate := _f_calls(s, x) or _drop_rate(*built(0.1), 0.1) or _drop_rate(*built(0.3), 0.3) or _sublayer_flow(*built(0.5), x)), rate
     ref = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, norm_first=False, layer_norm_eps=ln.eps).eval()   # post-LN
     (s1, l1), (s2, l2) = built(0.0), built(0.0)

@@ -322,6 +322,11 @@ def _loop_layers(loop, d_model:int, h:int, lins:list) -> str:
         return (f"LoopMHA({d_model}, {h}) keeps layers in plain Python lists ({', '.join(f'self.{k}' for k in plain)}): a module registers "
                 "only nn.Module attributes and nn.ModuleList, so these layers' parameters are not counted, trained, saved or moved; "
                 "use nn.ModuleList([...])")
+    shared = [k for k, v in loop.named_children() if isinstance(v, nn.ModuleList) and len({id(m) for m in v}) < len(v)]
+    if shared:
+        return (f"LoopMHA({d_model}, {h}): {', '.join(f'self.{k}' for k in shared)} {'each hold' if len(shared) > 1 else 'holds'} one layer several times: [nn.Linear(...)] * h "
+                "repeats the same module, so the heads share its weights; build a new layer per head, "
+                "nn.ModuleList(nn.Linear(d_model, d_k) for _ in range(h))")
     held = ', '.join(f"{n} nn.Linear{s}" for s, n in sizes.items())
     wide = next((o for (i, o), n in sizes.items() if i == d_model and n >= 3 * h and o != d_k), None)
     return (f"LoopMHA({d_model}, {h}) holds {held or 'no nn.Linear'}: " + (f"each head projects to {wide}; a head's size is d_k = d_model / h = {d_k}, "

@@ -12,6 +12,7 @@ import math
 import torch
 from ..since2017 import rotate, GroupedKV
 from ..multihead import MultiHeadAttention
+from ..lib.machine import rounding_tol
 from .checking import report, call_kept, where_differ
 
 # %% ../../nbs/course_since2017.ipynb #cs14a001
@@ -33,6 +34,16 @@ def _rms_slips(a, g, eps) -> list[tuple[str, torch.Tensor]]:
             ("the mean of the squares runs over each vector's own d numbers (the last axis), not over the whole tensor", a / torch.sqrt(a.pow(2).mean() + eps) * g),
             ("the RMS is the root of the mean of the *squares*; you averaged the absolute values", a / (a.abs().mean(-1, keepdim=True) + eps) * g)]
 
+def _rms_keepdim(rms_norm_of, a, err) -> str:
+    "For a `rms_norm_of` that raised `err` on `a`: the mean that lost its axis named, if vectors of 8 in a square batch (8, 8) show it; else `err` again."
+    sq, g = torch.randn(8, 8, generator=torch.Generator().manual_seed(1)) + 3, torch.linspace(0.5, 1.5, 8)
+    try: got = rms_norm_of(sq.clone(), g, 1e-5)
+    except Exception: raise err from None
+    slip = sq / torch.sqrt(sq.pow(2).mean(-1) + 1e-5) * g                       # each column j divided by row j's RMS
+    if not (isinstance(got, torch.Tensor) and got.shape == slip.shape and torch.allclose(got, slip, rtol=0, atol=rounding_tol(slip, 8))): raise err
+    return (f"your rms_norm_of raised RuntimeError ({str(err).split(' at ')[0]}): the mean of the squares lost its axis, mean(-1) without "
+            f"keepdim, one RMS per vector of shape {tuple(a.shape[:-1])}, which does not line up with a {tuple(a.shape)}; mean(-1, keepdim=True)")
+
 # %% ../../nbs/course_since2017.ipynb #cs14a004
 @report
 def check_rms_norm(rms_norm_of) -> str:
@@ -43,7 +54,8 @@ def check_rms_norm(rms_norm_of) -> str:
     for case, a, eps in cases:
         g = torch.rand(a.shape[-1], generator=gen) + 0.5                     # a gain other than 1
         want = a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g
-        got = call_kept(rms_norm_of, dict(a=a, g=g, eps=eps), case)
+        try: got = call_kept(rms_norm_of, dict(a=a, g=g, eps=eps), case)
+        except RuntimeError as e: raise AssertionError(f"{case}: {_rms_keepdim(rms_norm_of, a, e)}") from None
         assert isinstance(got, torch.Tensor), f"{case}: return a tensor, the rescaled vectors, not a {type(got).__name__}"
         assert got.shape == a.shape, f"{case}: your output has shape {tuple(got.shape)}, a has {tuple(a.shape)}: keep the shape, one RMS per vector (keepdim=True)"
         if torch.allclose(got, want, rtol=1e-4, atol=1e-6): continue
@@ -64,6 +76,8 @@ def _rotate_base(q, m, got) -> str | None:
     ang = m * base ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     turned = torch.stack([x1 * ang.cos() - x2 * ang.sin(), x1 * ang.sin() + x2 * ang.cos()], -1).flatten()
     if abs(base / 10000 - 1) < 1e-3 or not torch.allclose(turned, got.double(), rtol=1e-4, atol=1e-5): return None
+    if abs(base / 1e8 - 1) < 1e-3: return ("your pairs turn by m * 10000^(-4i/d): the exponent is doubled; torch.arange(0, d, 2) already "
+                                           "counts 2i, so theta_i = 10000.0 ** (-torch.arange(0, d, 2) / d), with no second factor 2")
     return (f"your pairs turn by m * {base:.4g}^(-2i/d): the frequencies' base is {base:.4g}, not 10000 (RoFormer keeps 05's "
             "theta_i = 10000^(-2i/d); 10000.0 ** (-2i/d), or math.log(10000) where an exp is taken)")
 
