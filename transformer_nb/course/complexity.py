@@ -35,7 +35,7 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
         return (f"changing key {t} moved query {t} alone: each query reads only its own position, so the window slides over something "
                 "else (the features?); pad and unfold the positions, dim -2: F.pad(k, (0, 0, w, w)), since F.pad's first pair pads the last axis")
     ones = fn(q, k, torch.ones_like(v), r)
-    if c := next((m for m in (2 * w + 1, 1) if torch.allclose(ones, torch.full_like(ones, m / v.shape[-1]), atol=1e-5)), 0):
+    if c := next((m for m in (2 * w + 1, 1) if torch.allclose(ones, torch.full_like(ones, m / v.shape[-1]), rtol=1e-4, atol=0)), 0):   # relative: the outputs are m / d_v
         return (f"with every value 1 your output is {'(2 * (r // 2) + 1)' if c > 1 else '1'} / d_v = {c}/{v.shape[-1]} everywhere: the softmax ran over "
                 "the features (the last axis of scores times values); softmax the window's scores over the keys, then weight the values")
     off, feat = ~torch.isclose(ones, torch.ones_like(ones), atol=1e-5), (ones.abs() < 1e-6).flatten(0, -2).all(0)
