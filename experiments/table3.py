@@ -9,7 +9,7 @@ validation split with beam 4 and no checkpoint averaging, as in the paper. Each 
 commands, seed, commit, hardware, precision, date, training time, validation perplexity, sacreBLEU scores and training
 curve) to its family's results file, `table3{SUFFIX}.json` or `since2017{SUFFIX}.json` in `--results-dir`, and keeps
 its validation translations in `hyps/` beside them; a run already recorded is never run again (unless `--redo` names
-it), so an interrupted sweep continues where it stopped: Ctrl-C ends every run it started, records none of them, and
+it; the file is read again before each run, so two sweeps never make one run twice), so an interrupted sweep continues where it stopped: Ctrl-C ends every run it started, records none of them, and
 exits with 130. A run's id is its variant's name, with `-seedK` for a seed other than 0 (`base-seed1`; `base-seed0` is
 `base`). The precision `auto` resolves to on this machine is pinned in every command run and stored (`--precision
 bf16` or `fp32`), and Multi30k is read where `find_multi30k` finds it (`$TNB_MULTI30K`, else `../shared/data/multi30k`).
@@ -97,11 +97,14 @@ def curve(ck) -> list[list]:
     return [[s['step'], round(s['loss'], 4)] for s in tr if s['step'] % CURVE_EVERY == 0 or s is tr[-1]]
 
 class Late(Exception): "A run not started: the sweep's `--deadline` had passed."
+class Recorded(Exception): "A run not started: another sweep recorded it after this one read the results file."
 
 def train_and_score(family:str, name:str, args) -> tuple[dict, str]:
     "Train and score one run (`name`: a variant of `family`, with -seedK for seed K): its record, and its validation translations."
     if STOP.is_set(): raise Stopped(name)
     if args.deadline and time.time() > args.start + args.deadline: raise Late(name)
+    if name not in args.redo_ids and name in {r['id'] for r in load_results(results_file(args, family), TABLE3_KEYS)}:
+        raise Recorded(name)                                            # read again now: two sweeps never make one run twice
     variant, seed = parse_id(name)
     overrides = variants(args.preset)[family][variant]
     out = Path(args.runs) / name; out.mkdir(parents=True, exist_ok=True)
@@ -248,7 +251,7 @@ def main(argv=None):
     except ValueError: p.error(f"--seeds {args.seeds!r}: comma-separated whole numbers, e.g. 0,1,2")
     todo = chosen(args.only, seeds, args.preset, p.error)
     if not todo and not args.compare: p.error("nothing to do: name variants with --only, or ask for --compare")
-    redo = {canonical(n.strip()) for n in args.redo.split(',') if n.strip()}
+    redo = args.redo_ids = {canonical(n.strip()) for n in args.redo.split(',') if n.strip()}
     for f in FAMILIES:                                                         # a file that is not records: refused, untouched
         try: load_results(results_file(args, f), TABLE3_KEYS)
         except ValueError as e: print(f"table3.py: {e}", file=sys.stderr); sys.exit(2)
@@ -256,7 +259,7 @@ def main(argv=None):
     done = {f: {r['id'] for r in load_results(results_file(args, f), TABLE3_KEYS)} for f in FAMILIES}
     left = [(f, n) for f, n in todo if n not in done[f] or n in redo]
     print(f"{len(left)} run(s) to make, {len(todo) - len(left)} already recorded in {args.results_dir}", flush=True)
-    failed, late, made = [], [], 0
+    failed, late, taken, made = [], [], [], 0
     STOP.clear(); before = signal.signal(signal.SIGINT, lambda *_: STOP.set())   # Ctrl-C: end every run, record none of them
     try:
         with ThreadPoolExecutor(max(1, args.jobs)) as pool:
@@ -265,6 +268,7 @@ def main(argv=None):
                 f, n = futs[fut]
                 try: record, hyps = fut.result()
                 except Late: late.append(n); continue
+                except Recorded: taken.append(n); print(f"{f} {n}: recorded by another sweep meanwhile, not run again", flush=True); continue
                 except Stopped: continue                                       # ended by Ctrl-C: not recorded
                 except Exception as e:
                     if not STOP.is_set(): failed.append(n); print(f"{n} failed: {e}", file=sys.stderr, flush=True)
@@ -277,6 +281,7 @@ def main(argv=None):
     if STOP.is_set():
         print(f"stopped: {made} run(s) recorded, {len(left) - made} ended or not started and not recorded; the same command continues", file=sys.stderr, flush=True)
         sys.exit(130)
+    if taken: print(f"{len(taken)} run(s) recorded by another sweep while this one ran: {', '.join(taken)}", flush=True)
     if late: print(f"{len(late)} run(s) not started, past the deadline of {args.deadline:.0f} s: {', '.join(late)}", flush=True)
     if args.compare: add_curves(args); compare(args)
     if failed: sys.exit(f"failed: {', '.join(failed)}")

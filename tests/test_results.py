@@ -180,6 +180,7 @@ def test_sweep_records_a_seed_once_whatever_its_spelling():
 FAKE_TRAIN = """#!/bin/sh
 echo "$@" >> "$FAKE_LOG"
 if [ "$FAKE_MODE" = sleep ]; then echo $$ >> "$FAKE_PIDS"; exec sleep 120; fi
+if [ "$FAKE_MODE" = record ]; then cp "$FAKE_RECORDS" "$FAKE_RESULTS"; fi
 exit 1
 """
 
@@ -200,6 +201,21 @@ def test_sweep_reads_TNB_MULTI30K_and_pins_the_precision(tmp_path, monkeypatch, 
     argv = (tmp_path / 'argv.txt').read_text()
     assert f"--data-dir {tmp_path / 'm30k'} " in argv and re.search(r'--precision (bf16|fp32)$', argv.strip()), argv
     assert not (tmp_path / 'res' / 'table3.json').exists()                # a failed run: nothing recorded
+
+def test_sweep_never_makes_a_run_another_sweep_recorded_meanwhile(tmp_path, monkeypatch, capsys):
+    "A run recorded after the sweep read its results file (by a second sweep) is not run again: the file is read again before each run."
+    fake_tools(tmp_path, monkeypatch); res = tmp_path / 'res'; res.mkdir()
+    other = {**load_results(TABLE3, TABLE3_KEYS)[0], 'id': 'A-h4', 'variant': 'A-h4', 'seed': 0}
+    (tmp_path / 'theirs.json').write_text(json.dumps([other]))              # what the other sweep writes while A-h1 trains here
+    monkeypatch.setenv('FAKE_MODE', 'record'); monkeypatch.setenv('FAKE_RECORDS', str(tmp_path / 'theirs.json'))
+    monkeypatch.setenv('FAKE_RESULTS', str(res / 'table3.json'))
+    with pytest.raises(SystemExit, match='failed: A-h1$'):
+        sweep_module().main(['--only', 'A-h1,A-h4', '--jobs', '1', '--results-dir', str(res), '--runs', str(tmp_path / 'runs'), '--precision', 'fp32'])
+    out = capsys.readouterr().out
+    assert '2 run(s) to make, 0 already recorded' in out and 'table3 A-h4: recorded by another sweep meanwhile, not run again' in out, out
+    calls = (tmp_path / 'argv.txt').read_text().splitlines()
+    assert len(calls) == 1 and '/A-h1 ' in calls[0], calls                 # A-h1 tried; A-h4 never started
+    assert [r['id'] for r in load_results(res / 'table3.json', TABLE3_KEYS)] == ['A-h4']   # theirs, untouched
 
 def test_sweep_refuses_a_corrupt_results_file_in_one_line(tmp_path, monkeypatch, capsys):
     fake_tools(tmp_path, monkeypatch)
