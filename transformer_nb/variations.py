@@ -1,4 +1,4 @@
-"""§6.2, Table 3: the paper's variations of the base model at Multi30k scale, read against the spread between two seeds, and what a trained model's attention maps show (the paper's Figures 3–5).
+"""§6.2, Table 3: the paper's variations of the base model at Multi30k scale, read seed by seed, and what a trained model's attention maps show (the paper's Figures 3–5).
 
 Docs: https://transformer-nb.github.io/transformer_nb/variations.html.md"""
 
