@@ -113,7 +113,7 @@ def _bias_args(call, table, K:int) -> str:
     except Exception: return ""
     want = table[(torch.arange(5)[None, :] - torch.arange(2)[:, None]).clamp(-K, K) + K].permute(2, 0, 1)
     if not (isinstance(got, torch.Tensor) and got.shape == want.shape and torch.equal(got, want)): return ""
-    return (f": your forward reads its arguments the other way round, as (n_k, n_q): forward(5, 2) gives the bias of 2 queries and 5 keys; "
+    return (": your forward reads its arguments the other way round, as (n_k, n_q): forward(5, 2) gives the bias of 2 queries and 5 keys; "
             "forward(n_q, n_k) takes the queries first")
 
 def _bias_map(b, table, n_q:int, n_k:int, K:int) -> str:
