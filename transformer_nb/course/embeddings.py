@@ -74,7 +74,7 @@ def _emb_width(MyEmbeddings, d:int=12) -> None:
     t = torch.tensor([[4, 9, 2]]); y, rows = m(t).detach(), E.detach()[t]
     c = float((y * rows).sum() / (rows * rows).sum())
     assert torch.allclose(y, rows * d ** 0.5, rtol=0, atol=rounding_tol(rows * d ** 0.5, 2)), (f"MyEmbeddings(30, {d}): the outputs are the rows of E times {c:.4g}, not sqrt({d}) = {d ** 0.5:.4g}"
-        + (f": that is math.isqrt({d}) (or int(sqrt(d_model))), the root rounded down to an integer; multiply by math.sqrt(d_model), or d_model ** 0.5" if abs(c - int(d ** 0.5)) < 1e-6 else ""))
+        + (f": that is math.isqrt({d}) (or int(sqrt(d_model))), the root rounded down to an integer; multiply by math.sqrt(d_model), or d_model ** 0.5" if abs(c / int(d ** 0.5) - 1) < 1e-4 else ""))
 
 def _emb_folded(m, E, std:float) -> str|None:
     "If E starts at N(0, 1) and forward returns its rows unscaled: the sqrt(d_model) folded into the table; else None."
