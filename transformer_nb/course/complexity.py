@@ -25,6 +25,15 @@ class _Shapes(TorchFunctionMode):
             if isinstance(t, torch.Tensor): self.shapes.append(tuple(t.shape))
         return out
 
+# %% ../../nbs/course_complexity.ipynb #a30c0701
+def _short_window(fn, q, k, v) -> bool:
+    "Whether `fn`'s windows hold 2 * (r // 2) keys, one short: probed at r = 9, key t moves the 8 queries t - 3 .. t + 4, not t - 4 .. t + 4."
+    n, t = q.shape[-2], q.shape[-2] // 2
+    if n < 10: return False
+    try: base, bumped = fn(q, k, v, 9), fn(q, k.index_add(-2, torch.tensor([t]), torch.ones_like(k[..., :1, :])), v, 9)
+    except Exception: return False
+    return ((bumped - base).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist() == list(range(t - 3, t + 5))
+
 # %% ../../nbs/course_complexity.ipynb #a26c07x05
 def _window_mistake(fn, q, k, v, r:int) -> str:
     "What `fn` does wrong, read from probes: values of 1 (each query's weights must sum to 1), and which keys and values move which queries."
@@ -162,13 +171,6 @@ def _window_slip(y, q, k, v, r:int) -> str|None:
                 f"all by sqrt(d_k) = {q.shape[-1] ** 0.5:g}, the size of a query or key")
     return None
 
-def _short_window(fn, q, k, v) -> bool:
-    "Whether `fn`'s windows hold 2 * (r // 2) keys, one short: probed at r = 9, key t moves the 8 queries t - 3 .. t + 4, not t - 4 .. t + 4."
-    n, t = q.shape[-2], q.shape[-2] // 2
-    if n < 10: return False
-    try: base, bumped = fn(q, k, v, 9), fn(q, k.index_add(-2, torch.tensor([t]), torch.ones_like(k[..., :1, :])), v, 9)
-    except Exception: return False
-    return ((bumped - base).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist() == list(range(t - 3, t + 5))
 
 def _keeps_dtype(fn) -> None:
     "float64 inputs give a float64 output: an AssertionError names a cast."

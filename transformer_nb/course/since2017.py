@@ -106,8 +106,7 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
     reflect = torch.stack([x1 * a.cos() + x2 * a.sin(), x1 * a.sin() - x2 * a.cos()], -1).flatten().float()   # a reflection
     swapped = torch.stack([x1 * a.sin() - x2 * a.cos(), x1 * a.cos() + x2 * a.sin()], -1).flatten().float()   # sin where cos belongs
     mixed = torch.stack([x1 * a.cos() + x2 * a.sin(), x2 * a.cos() + x1 * a.sin()], -1).flatten().float()      # swapped, no minus
-    return [("a pair's coordinates went in swapped and the minus is gone: (x cos a + y sin a, y cos a + x sin a) is no rotation; the pair (x, y) "
-             "becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i", mixed), (half, turn(m * theta, halves=True)), (half, turn(m * theta, halves=True, back=False)), ("you turned the right pairs, neighbours 2i and 2i+1, and wrote them back as halves, torch.cat([y1, y2]): every pair's first "
+    return [(half, turn(m * theta, halves=True)), (half, turn(m * theta, halves=True, back=False)), ("you turned the right pairs, neighbours 2i and 2i+1, and wrote them back as halves, torch.cat([y1, y2]): every pair's first "
              "coordinate, then every second one; put each pair back in its place, torch.stack([y1, y2], -1).flatten()", turn(m * theta, back=True)),
             ("sin and cos are swapped: the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i, so that at "
              "position 0 (cos 0 = 1, sin 0 = 0) the rotation is the identity", swapped),
@@ -121,7 +120,9 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
             ("the position is off by one: the query at position m turns by m * theta_i, and position 0 is not turned at all", turn((m - 1) * theta)),
             ("theta_i = 10000^(-2i/d), i counting pairs: you used 10000^(-i/d)", turn(m * 10000.0 ** (-torch.arange(d // 2, dtype=torch.float64) / d))),
             ("the angle m * theta_i is in radians, as torch.cos and torch.sin take it: no conversion from degrees", turn(m * theta * math.pi / 180)),
-            ("theta_i = 10000^(-2i/d) with d the query's own size (d_k), as 05's frequencies for d coordinates", turn(m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / (2 * d))))]
+            ("theta_i = 10000^(-2i/d) with d the query's own size (d_k), as 05's frequencies for d coordinates", turn(m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / (2 * d)))),
+            ("a pair's coordinates went in swapped and the minus is gone: (x cos a + y sin a, y cos a + x sin a) is no rotation; the pair (x, y) "
+             "becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i", mixed)]
 
 # %% ../../nbs/course_since2017.ipynb #cs14b004
 @report
