@@ -1,5 +1,5 @@
-"""The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, and the
-fifteenth, `15`; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+"""The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
+fifteenth, `15`, and the sixteenth, `16`; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`fifteenth` for 15; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -109,6 +109,32 @@ SETS = {
           },
            {('04_embeddings', "the parameter named weight, nn.Embedding's name"),
             ('05_positional_encoding', 'returned in float64')}),
+    '16': ('sixteenth', 'blind_answers_16_set', {
+              ('first_run', '00_core', "one 1-d stream of all the ids, nanoGPT's concatenation"): 'generic',
+              ('first_run', '00_core', "EOS appended to each sentence before padding (fairseq's append_eos)"): 'generic',
+              ('first_run', '00_core', 'returns the attention mask (ids != pad_id), not the ids'): 'generic',
+              ('first_run', '01_attention', 'arguments read as (r, n)'): 'generic',
+              ('first_run', '04_embeddings', 'the scale folded into the initial table, not applied in forward'): 'generic',
+              ('first_run', '04_embeddings', 'forward returns (embeddings, padding mask)'): 'generic',
+              ('first_run', '05_positional_encoding', "a learned table (nn.Embedding's weight), as GPT-2's positions"): 'generic',
+              ('first_run', '05_positional_encoding', 'queries aligned to the last keys (a decoding cache): offset j - i - (n_k - n_q)'): 'generic',
+              ('first_run', '05_positional_encoding', 'forward(n_k, n_q): the arguments read the other way'): 'misleading',
+              ('first_run', '07_why_self_attention', 'windows of 2w rows: unfold(-2, 2 * w, 1)'): 'misleading',
+              ('first_run', '07_why_self_attention', 'divided by sqrt(d_k) after the softmax'): 'misleading',
+              ('first_run', '08_data', "SentencePiece's word-start marker '\u2581' in front, no '</w>'"): 'misleading',
+              ('first_run', '08_data', 'pairs counted on the original characters every round'): 'misleading',
+              ('first_run', '11_results', "refs read as sacreBLEU's list of reference streams (refs[0])"): 'generic',
+              ('first_run', '12_variations', "(A) named from the head size, 'A-h64'"): 'misleading',
+              ('first_run', '13_parsing', "NumPy sum(axis=1): each sentence's three counts summed"): 'generic',
+              ('first_run', '14_since_2017', "Gemma's gain (1 + g)"): 'generic',
+              ('first_run', '14_since_2017', 'mean over axis 1, not the last'): 'generic',
+              ('first_run', '14_since_2017', 'the gain applied before the norm: it cancels'): 'generic',
+              ('first_run', '14_since_2017', 'squares summed over d - 1 (an unbiased mean)'): 'generic',
+              ('first_run', '14_since_2017', 'a complex tensor of d/2 numbers'): 'generic',
+              ('first_run', '14_since_2017', 'each pair swapped (x2, x1) without the minus sign'): 'generic',
+              ('first_run', '14_since_2017', "flash attention's (B, n, h, d) layout assumed"): 'generic',
+          },
+           set()),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

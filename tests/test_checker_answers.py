@@ -1,5 +1,5 @@
 """results/checker_answers.json, the checkers measured on wrong answers written from the exercises' text alone: its tables
-add up. The file holds fourteen measurements, the first at its top level, a second, with answers written apart from the
+add up. The file holds sixteen measurements, the first at its top level, a second, with answers written apart from the
 first, under 'second', a third, written blind once the checkers named mistakes by property, under 'third', a fourth,
 written blind once more after the checkers were improved again, under 'fourth', and a fifth, written blind after a
 further improvement, under 'fifth', a sixth, written blind after one more, under 'sixth', a seventh and an eighth, written blind and apart by two writers
@@ -7,8 +7,9 @@ once the checkers had been improved five times, under 'seventh' and 'eighth', a 
 more writers once the checkers had been improved six times, under 'ninth' and 'tenth', and an eleventh and a twelfth, written
 blind and apart by two more writers once the checkers had been improved eight times, under 'eleventh' and 'twelfth', and a
 thirteenth, written blind by one more writer after the twelfth's fixes, under 'thirteenth', a fourteenth, written blind by one
-more writer after the thirteenth's fixes, under 'fourteenth', and a fifteenth, written blind by one more writer after the
-fourteenth's fixes, under 'fifteenth'. In each
+more writer after the thirteenth's fixes, under 'fourteenth', a fifteenth, written blind by one more writer after the
+fourteenth's fixes, under 'fifteenth', and a sixteenth, written blind by one more writer after the fifteenth's fixes, under
+'sixteenth'. In each
 table ('first_run', 'after') of each measurement the five kinds of verdict add up to the answers, per notebook and in all; the 'all' row is the sum of the notebooks; both tables hold the same answers; and the list
 of answers gives each table's counts."""
 import json
@@ -20,7 +21,7 @@ DATA = json.loads((Path(__file__).parent.parent / 'results' / 'checker_answers.j
 RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth': DATA['fourth'], 'fifth': DATA['fifth'], 'sixth': DATA['sixth'],
         'seventh': DATA['seventh'], 'eighth': DATA['eighth'], 'ninth': DATA['ninth'], 'tenth': DATA['tenth'],
         'eleventh': DATA['eleventh'], 'twelfth': DATA['twelfth'], 'thirteenth': DATA['thirteenth'],
-        'fourteenth': DATA['fourteenth'], 'fifteenth': DATA['fifteenth']}
+        'fourteenth': DATA['fourteenth'], 'fifteenth': DATA['fifteenth'], 'sixteenth': DATA['sixteenth']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]

@@ -189,3 +189,17 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+# ---------------------------------------------------------------- the sixteenth blind set's misses
+from transformer_nb.core import EOS_ID
+def _pad(seqs, pad_id=PAD_ID, extra=()):
+    n = max(len(s) for s in seqs) + len(extra)
+    return torch.tensor([s + list(extra) + [pad_id] * (n - len(s) - len(extra)) for s in seqs])
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda seqs, pad_id=PAD_ID: torch.tensor([t for s in seqs for t in s]), r"shape \(7,\); .*one 1-d stream of every id, the sentences concatenated"),
+    (lambda seqs, pad_id=PAD_ID: _pad(seqs, pad_id, extra=(EOS_ID,)), r"each row is its sentence, then EOS_ID \(3\), then the pads"),
+    (lambda seqs, pad_id=PAD_ID: (_pad(seqs, pad_id) != pad_id).long(), r"your rows hold 1 for each word and 0 for each pad: that is the attention mask"),
+], ids=['one stream', 'EOS appended', 'the mask'])
+def test_the_sixteenth_sets_misses_are_named(answer, says):
+    assert_rejects(check_pad_batch, answer, says=says)

@@ -496,3 +496,19 @@ def test_a_mask_expanded_to_the_scores_by_the_answer_itself_passes():
         w = torch.nan_to_num(s.softmax(-1))
         return w @ v, w
     assert check_attention(expanded) is True
+
+# ---------------------------------------------------------------- the sixteenth blind set's misses
+def _exp_over_sum(q, k, v, mask=None):
+    "A softmax written as exp / sum with no max subtracted: right until a score passes 709."
+    e = (q @ k.mT / math.sqrt(q.shape[-1])).exp()
+    if mask is not None: e = e.masked_fill(~mask, 0.0)
+    w = e / e.sum(-1, keepdim=True).clamp_min(1e-300)
+    return w @ v, w
+
+def test_a_softmax_that_overflows_on_large_scores_is_named():
+    assert_rejects(check_attention, _exp_over_sum, says=r"^Not yet: scores up to \d+: your weights have NaN or inf: exp\(\) of a score past 709 overflows")
+
+def test_restricted_mask_with_its_arguments_swapped_is_named():
+    def swapped(r, n):
+        i = torch.arange(n); return ((i[:, None] - i[None, :]).abs() <= r // 2)[None, None]
+    assert_rejects(check_restricted, swapped, says=r"^Not yet: n=5, r=1: shape \(1, 1, 1, 1\).*the arguments are read the other way round")

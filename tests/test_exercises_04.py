@@ -325,3 +325,25 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+# ---------------------------------------------------------------- the sixteenth blind set's misses
+def _emb(scale=lambda d: math.sqrt(d), init=lambda v, d: torch.randn(v, d) * d ** -0.5, out=lambda x, pad: x):
+    "The solution with one change: the factor, the initial table, or what forward returns."
+    class MyEmbeddings(nn.Module):
+        def __init__(self, vocab, d_model, pad_id=PAD_ID):
+            super().__init__()
+            self.E = nn.Parameter(init(vocab, d_model))
+            with torch.no_grad(): self.E[pad_id] = 0.0
+            self.pad_id, self.scale = pad_id, scale(d_model)
+        def forward(self, tokens):
+            x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]
+            return out(torch.where(pad, x.detach(), x) * self.scale, pad)
+    return MyEmbeddings
+
+@pytest.mark.parametrize('answer, says', [
+    (_emb(scale=math.isqrt), r"^Not yet: MyEmbeddings\(30, 12\): the outputs are the rows of E times 3, not sqrt\(12\) = 3\.464: that is math\.isqrt\(12\)"),
+    (_emb(scale=lambda d: 1.0, init=lambda v, d: torch.randn(v, d)), r"^Not yet: initialisation: .* forward returns them unscaled: the sqrt\(d_model\) is folded into the table"),
+    (_emb(out=lambda x, pad: (x, pad)), r"^Not yet: a zero padding row: forward returned a tuple of 2: return the embeddings alone"),
+])
+def test_an_integer_root_a_scale_folded_into_the_table_and_a_pair_are_named(answer, says):
+    assert_rejects(check_my_embeddings, answer, says=says)

@@ -422,3 +422,25 @@ def test_a_leading_batch_axis_is_named():
     from transformer_nb.positional import sinusoidal_encoding
     assert_rejects(check_encoding, lambda n, d: sinusoidal_encoding(n, d).float()[None],
                    says=r"gave \(1, 1, 2\); expected a tensor of shape \(1, 2\): yours has a leading axis of size 1, a batch axis \(pe\.unsqueeze\(0\)\)")
+
+# ---------------------------------------------------------------- the sixteenth blind set's misses
+def _rb16(offset=lambda n_q, n_k: torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None], swap=False):
+    "The solution with its offsets computed otherwise, or its forward's arguments read as (n_k, n_q)."
+    class RelativeBias(nn.Module):
+        def __init__(self, h, K):
+            super().__init__()
+            self.K = K
+            self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)
+        def forward(self, a, b):
+            n_q, n_k = (b, a) if swap else (a, b)
+            return self.table[offset(n_q, n_k).clamp(-self.K, self.K) + self.K].permute(2, 0, 1)
+    return RelativeBias
+
+@pytest.mark.parametrize('check, answer, says', [
+    (check_encoding, lambda n, d_model: nn.Embedding(n, d_model).weight.detach(), "your table changes from one call to the next: it is drawn"),
+    (check_relative_bias, _rb16(offset=lambda n_q, n_k: torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None] - (n_k - n_q)),
+     r"every offset is shifted by -3, j - i - \(n_k - n_q\): the queries aligned with the last keys"),
+    (check_relative_bias, _rb16(swap=True), r"your forward reads its arguments the other way round, as \(n_k, n_q\)"),
+], ids=['a drawn table', 'aligned to the last keys', 'arguments swapped'])
+def test_the_sixteenth_sets_misses_are_named(check, answer, says):
+    assert_rejects(check, answer, says=says)

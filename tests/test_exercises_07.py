@@ -354,3 +354,24 @@ def _softmax_of_the_output(q, k, v, r):
 def test_a_softmax_over_the_outputs_features_is_named():
     assert_rejects(check_restricted_attention, _softmax_of_the_output,
                    says=r"with every value 1 your output is 1 / d_v = 1/16 everywhere: the softmax ran over the features")
+
+# ---------------------------------------------------------------- the sixteenth blind set's misses
+def _ra(size=lambda w: 2 * w + 1, post=1.0, cast=False):
+    "The solution with one change: windows of another size, the weights scaled after the softmax, or the output cast to float32."
+    def restricted_attention(q, k, v, r):
+        n, w = q.shape[-2], r // 2
+        win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, size(w), 1)[..., :n, :, :]
+        s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5
+        j = torch.arange(n)[:, None] + torch.arange(-w, size(w) - w)
+        s = s.masked_fill((j < 0) | (j >= n), float('-inf'))
+        y = torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1) * post, win(v))
+        return y.float() if cast else y
+    return restricted_attention
+
+@pytest.mark.parametrize('answer, says', [
+    (_ra(size=lambda w: 2 * w), r"^Not yet: n=10, r=3: .*your windows hold 2 \* \(r // 2\) = 2 keys, one short"),
+    (_ra(post=0.25), r"^Not yet: n=10, r=3: .*your output is 1/sqrt\(d_k\) = 0\.25 everywhere, not 1: the weights were divided by sqrt\(d_k\) after the softmax"),
+    (_ra(cast=True), r"^Not yet: n=9, r=3, float64 inputs: your output is torch\.float32: keep the inputs' dtype"),
+])
+def test_a_window_one_short_a_scale_after_the_softmax_and_a_cast_are_named(answer, says):
+    assert_rejects(check_restricted_attention, answer, says=says)

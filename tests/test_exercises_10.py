@@ -383,3 +383,11 @@ def test_the_position_of_the_best_score_is_named(_n9_model):
     "Each position's best score over the vocabulary, then the argmax over the positions: a position, not a token."
     _n9_rejects(check_greedy_step, lambda model, src, ys: model(src, ys).max(-1).values.argmax(-1), _n9_model,
                 says=r"that is a position, not a token: the position whose best score is the largest \(a max over the vocabulary, then an argmax over the time axis\)")
+
+def test_greedy_check_names_a_step_that_switches_the_model_to_training(ns, capsys):
+    "The sixteenth blind set's miss: model.train() inside the step (the toy model has no dropout, so its tokens alone cannot show it)."
+    def step(m, s, ys):
+        m.train()
+        return ns['next_token_logits'](m(s, ys)[:, -1]).argmax(-1)
+    ok, said = verdict(step, ns['model'], capsys)
+    assert not ok and 'your step switched the model to training mode (model.train())' in said

@@ -387,3 +387,18 @@ def _chars_bp(hyps, refs):
 
 def test_a_brevity_penalty_from_characters_is_named():
     _n9_rejects(_n9_bleu, _chars_bp, says=r"case 'three captions': .*Likely mistake: the brevity penalty from lengths in characters \(len\(h\) of the string\): c and r count words")
+
+# ---------------------------------------------------------------- the sixteenth blind set's miss
+def test_refs_read_as_sacrebleus_reference_streams_is_named():
+    "my_bleu that takes refs[0], as if refs were sacreBLEU's [refs]: every hypothesis meets one character of the first reference."
+    import math
+    from collections import Counter
+    def my_bleu(hyps, refs):
+        ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))
+        match, total, c, r = [0] * 4, [0] * 4, 0, 0
+        for h, ref in zip(hyps, refs[0]):
+            h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
+            for n in range(1, 5):
+                match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values()); total[n - 1] += max(len(h) - n + 1, 0)
+        return 100 * min(1.0, math.exp(1 - r / c)) * math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / 4)
+    assert_rejects(check_bleu, my_bleu, says=r"you read refs as sacreBLEU's list of reference streams \(refs\[0\]\)")

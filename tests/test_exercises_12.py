@@ -500,3 +500,12 @@ def test_ninth_blind_answers_named(label, in_nbs):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+# ---------------------------------------------------------------- the sixteenth blind set's miss
+def test_row_a_named_from_the_head_size_is_named():
+    def rows_ab(base):
+        d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h
+        return {**{f'A-h{d // k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)},
+                **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}}
+    from nbtools import assert_rejects
+    assert_rejects(check_rows_ab, rows_ab, says=r"row \(A\)'s variants have the right heads, \[1, 4, 16, 32\], but are named .*not its head size d_k = d_model / h")

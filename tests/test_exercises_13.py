@@ -445,3 +445,14 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+# ---------------------------------------------------------------- the sixteenth blind set's miss
+def test_counts_summed_over_each_sentence_are_named():
+    "NumPy's sum(axis=1): one total per sentence, which unpacks into three numbers only for three sentences."
+    import numpy as np
+    def my_corpus_prf(counts):
+        m, g, t = np.array(counts).sum(axis=1)[:3]
+        p, r = 100 * m / t, 100 * m / g
+        return p, r, 2 * p * r / (p + r)
+    from nbtools import assert_rejects
+    assert_rejects(check_corpus_prf, my_corpus_prf, says=r"your sums run over each sentence's three counts \(axis=1\)")

@@ -191,3 +191,26 @@ def test_a_doubled_exponent_is_named():
         x1, x2 = q[0::2].double(), q[1::2].double()
         return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().to(q.dtype)
     _n9_rejects(check_rotate, rotate_query, says=r"^Not yet: a query of size 8 at position 1: your pairs turn by m \* 10000\^\(-4i/d\): the exponent is doubled")
+
+# ---------------------------------------------------------------- the sixteenth blind set's misses
+def _rms(f): return lambda a, g, eps=1e-5: f(a, g, eps)
+def _turn(out):
+    "A rotate_query computed in float64 whose pair (x1, x2), turned by a, is put out by `out(x1, x2, a)`."
+    def rotate_query(q, m):
+        a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))
+        return out(q[0::2].double(), q[1::2].double(), a)
+    return rotate_query
+
+@pytest.mark.parametrize('check, answer, says', [
+    (check_rms_norm, _rms(lambda a, g, eps: a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * (1 + g)), 'not 1 + g (Gemma'),
+    (check_rms_norm, _rms(lambda a, g, eps: a / torch.sqrt(a.pow(2).mean(1, keepdim=True) + eps) * g), 'mean(-1, keepdim=True), not mean(1)'),
+    (check_rms_norm, _rms(lambda a, g, eps: (a * g) / torch.sqrt((a * g).pow(2).mean(-1, keepdim=True) + eps)), 'multiplied in before the RMS, its scale cancels'),
+    (check_rms_norm, _rms(lambda a, g, eps: a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / (a.shape[-1] - 1) + eps) * g), 'divides by d, the number of coordinates, not d - 1'),
+    (check_rms_norm, _rms(lambda a, g, eps: (a.float() * torch.rsqrt(a.float().pow(2).mean(-1, keepdim=True) + eps)) * g.float()), 'float64 vectors: your output is torch.float32'),
+    (check_rotate, _turn(lambda x1, x2, a: torch.complex(x1, x2) * torch.polar(torch.ones_like(a), a)), 'a complex tensor of 4 numbers, one per pair'),
+    (check_rotate, _turn(lambda x1, x2, a: torch.stack([x1 * a.cos() + x2 * a.sin(), x2 * a.cos() + x1 * a.sin()], -1).flatten().float()), 'swapped and the minus is gone'),
+    (check_group_kv, lambda k, g: k.view(k.shape[0], k.shape[1], g, k.shape[2] // g, k.shape[3]).mean(3).repeat_interleave(k.shape[2] // g, dim=2), 'laid out (B, n, h, d), flash attention'),
+], ids=['1 + g', 'axis 1', 'gain before', 'd - 1', 'float32', 'complex', 'swapped', 'flash layout'])
+def test_the_sixteenth_sets_misses_are_named(check, answer, says):
+    ok, out = said(check, answer)
+    assert ok is not True and says in out, out

@@ -98,6 +98,15 @@ def _close(a, b, what:str, hint):
     assert torch.allclose(a, b, atol=1e-9, rtol=0), \
         f"{what} differ from PyTorch's by {(a - b).abs().max():.2g}: {hint if isinstance(hint, str) else hint()}"
 
+def _large_scores(fn, q, k, v) -> None:
+    "Scores of a few thousand, where exp() overflows: the weights must still be PyTorch's, finite."
+    big, eye = q * 1000, torch.eye(k.shape[-2], dtype=k.dtype).expand(*k.shape[:-1], k.shape[-2])
+    out, w = fn(big, k, v)
+    assert torch.isfinite(w).all() and torch.isfinite(out).all(), (
+        f"scores up to {(big @ k.mT).abs().max() * q.shape[-1] ** -0.5:.0f}: your weights have NaN or inf: exp() of a score past 709 "
+        "overflows (e^710 is inf in float64, and inf / inf is NaN); subtract each row's largest score before exp, or use softmax(dim=-1), which does")
+    _close(w, F.scaled_dot_product_attention(big, k, eye), "scores of a few thousand: the weights", lambda: diagnose_weights(w, big, k, d_v=v.shape[-1]))
+
 # %% ../../nbs/course_attention.ipynb #a26s0104
 @report
 def check_attention(fn) -> str:
@@ -129,6 +138,7 @@ def check_attention(fn) -> str:
                lambda: diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
                lambda: "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
+    _large_scores(fn, q, k, v)                                                         # exp() overflows past 709
     none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
     out, w = fn(q, k, v, none)
     nan = bool(w.isnan().any() or out.isnan().any())
@@ -168,8 +178,10 @@ def _half_story(restricted_mask, cases) -> str|None:
                 f"{ {r: r // 2 for r in sorted(hw)} }" + (": yours is r // 4, r halved twice" if all(w == r // 4 for r, w in hw.items()) else ""))
     return None
 
-def _mask_form(m, n:int) -> str:
-    "What a mask of the wrong type or shape needs."
+def _mask_form(m, n:int, r:int|None=None) -> str:
+    "What a mask of the wrong type or shape needs (`r`: the neighbourhood asked for, to see it read as the length)."
+    if isinstance(m, torch.Tensor) and r is not None and r != n and tuple(m.shape)[-2:] == (r, r):
+        return f": {r} x {r}, the size of the neighbourhood: the arguments are read the other way round; restricted_mask(n, r) takes the length n first, then r"
     if isinstance(m, torch.Tensor) and m.dtype != torch.bool and set(m.unique().tolist()) <= {0, 1}:
         return f": yours is a 0/1 {m.dtype} mask; attention fills the scores where ~mask, which needs bool: compare (<=) or .bool()"
     if isinstance(m, torch.Tensor) and tuple(m.shape) == (n, n): return ": add the batch and head axes, m[None, None]"
@@ -220,7 +232,7 @@ def check_restricted(restricted_mask) -> str:
         m = restricted_mask(n, r)
         assert isinstance(m, torch.Tensor) and m.dtype == torch.bool, \
             f"n={n}, r={r}: return a bool tensor (True = may attend), not {getattr(m, 'dtype', type(m).__name__)}{_mask_form(m, n)}"
-        assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads{_mask_form(m, n)}"
+        assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads{_mask_form(m, n, r)}"
         want = band(n, lambda i, j: abs(i - j) <= r // 2)
         if torch.equal(m[0, 0], want): continue
         i, j = (m[0, 0] != want).nonzero()[0].tolist()

@@ -25,6 +25,15 @@ class _Shapes(TorchFunctionMode):
             if isinstance(t, torch.Tensor): self.shapes.append(tuple(t.shape))
         return out
 
+# %% ../../nbs/course_complexity.ipynb #a30c0701
+def _short_window(fn, q, k, v) -> bool:
+    "Whether `fn`'s windows hold 2 * (r // 2) keys, one short: probed at r = 9, key t moves the 8 queries t - 3 .. t + 4, not t - 4 .. t + 4."
+    n, t = q.shape[-2], q.shape[-2] // 2
+    if n < 10: return False
+    try: base, bumped = fn(q, k, v, 9), fn(q, k.index_add(-2, torch.tensor([t]), torch.ones_like(k[..., :1, :])), v, 9)
+    except Exception: return False
+    return ((bumped - base).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist() == list(range(t - 3, t + 5))
+
 # %% ../../nbs/course_complexity.ipynb #a26c07x05
 def _window_mistake(fn, q, k, v, r:int) -> str:
     "What `fn` does wrong, read from probes: values of 1 (each query's weights must sum to 1), and which keys and values move which queries."
@@ -56,7 +65,7 @@ def _window_mistake(fn, q, k, v, r:int) -> str:
                     f"outside 0 .. n - 1, o = -{w} .. {w} in the window's order" if moved and set(moved) < set(want) and all(i < w or i >= n - w for i in miss) else
                     f"no query sees key {t}: every key 0 <= j < n is a real key, seen by the queries within r // 2 of it; only the padded "
                     "slots, j < 0 or j >= n, get a score of -inf (check the bounds: j >= 0, not j > 0)" if not moved else
-                    "your queries see only keys at or before them: the window is centred, r // 2 keys before and after each query"
+                    f"your windows hold 2 * (r // 2) = {2 * w} keys, one short (at r = 9: key {n // 2} moves queries {n // 2 - 3} .. {n // 2 + 4}): query i sees i - r // 2 .. i + r // 2, 2 * (r // 2) + 1 keys; unfold(-2, 2 * (r // 2) + 1, 1)" if _short_window(fn, q, k, v) else "your queries see only keys at or before them: the window is centred, r // 2 keys before and after each query"
                     if moved and min(moved) >= t else
                     "your queries see only keys at or after them: the window is centred, r // 2 keys before and after each query"
                     if moved and max(moved) <= t
@@ -101,6 +110,10 @@ def _window_rest(fn, y, ref, q, k, v, r:int) -> str:
     if e < 1e-4:
         return (f"your scores q k^T are multiplied by {scale_name(c, q.shape[-1], n_k=2 * w + 1)}: divide them by sqrt(d_k) = "
                 f"{q.shape[-1] ** 0.5:g}, the size of a query or key")
+    ones, d_k = fn(q, k, torch.ones_like(v), r), q.shape[-1]
+    if torch.allclose(ones, torch.full_like(ones, d_k ** -0.5), rtol=1e-4, atol=0):   # relative: the outputs are 1 / sqrt(d_k)
+        return (f"with every value 1 your output is 1/sqrt(d_k) = {d_k ** -0.5:g} everywhere, not 1: the weights were divided by sqrt(d_k) after the "
+                "softmax, so each query's sum to that; scale the scores before it, softmax(q k^T / sqrt(d_k))")
     why = _window_mistake(fn, q, k, v, r)
     if not why.startswith('softmax over the window'): return why
     bad = ((y - ref).abs() > 1e-5).any(-1).flatten(0, -2).any(0).nonzero().flatten().tolist()
@@ -158,6 +171,14 @@ def _window_slip(y, q, k, v, r:int) -> str|None:
                 f"all by sqrt(d_k) = {q.shape[-1] ** 0.5:g}, the size of a query or key")
     return None
 
+
+def _keeps_dtype(fn) -> None:
+    "float64 inputs give a float64 output: an AssertionError names a cast."
+    q, k, v = torch.randn(3, 1, 2, 9, 8, dtype=torch.float64, generator=torch.Generator().manual_seed(1)).unbind(0)
+    y = fn(q, k, v, 3)
+    assert y.dtype == torch.float64, (f"n=9, r=3, float64 inputs: your output is {y.dtype}: keep the inputs' dtype (no .float(), no float32 "
+                                      "tensor made inside), as full attention does: a float64 check, or a bf16 model, gets back the precision it gave")
+
 # %% ../../nbs/course_complexity.ipynb #a26c0705
 @report
 def check_restricted_attention(fn) -> str:
@@ -197,4 +218,4 @@ def check_restricted_attention(fn) -> str:
     big = [s for s in seen.shapes if sum(d >= n for d in s) >= 2]
     assert not big, (f"n={n}, r={r}: restricted_attention makes a tensor of shape {big[0]}, with an n x n part: compute "
                      "each query's r // 2 * 2 + 1 scores only (pad the keys, then Tensor.unfold), never a full score matrix or mask")
-    return f"{fn.__name__} agrees with full attention under local_mask, and builds no n x n tensor"
+    return _keeps_dtype(fn) or f"{fn.__name__} agrees with full attention under local_mask, and builds no n x n tensor"

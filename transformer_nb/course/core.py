@@ -10,7 +10,7 @@ __all__ = ['check_pad_batch']
 # %% ../../nbs/course_core.ipynb #cc00impx
 import copy
 import torch
-from ..core import PAD_ID
+from ..core import PAD_ID, EOS_ID
 from .checking import report
 
 # %% ../../nbs/course_core.ipynb #a26r0017
@@ -23,15 +23,23 @@ def _pad_shape(shape:tuple, B:int, n:int) -> str:
 
 def _pad_width(shape:tuple, seqs) -> str:
     "What a wrong width of a padded batch was taken from: the number of sentences, or the first and last sentences alone."
+    if shape == (sum(map(len, seqs)),): return ": one 1-d stream of every id, the sentences concatenated (as a language model's loader packs them); keep one row per sentence, padded"
     if len(shape) != 2 or shape[0] != len(seqs) or shape[1] == max(map(len, seqs)): return ""
     if shape[1] == len(seqs) > max(map(len, seqs)): return f" ({shape[1]} is the number of sentences, B, not a length)"
     if shape[1] == max(len(seqs[0]), len(seqs[-1])): return " (the longest of the first and last sentences: the longest can stand anywhere, max(len(s) for s in seqs))"
     return ""
 
+def _pad_eos(got, seqs) -> str:
+    "If each row of `got`, one longer than the longest sentence, is its sentence then EOS_ID: that named, else ''."
+    if not (got.dim() == 2 and got.shape[1] == max(map(len, seqs)) + 1 and all(r[:len(s) + 1] == s + [EOS_ID] for r, s in zip(got.tolist(), seqs))): return ""
+    return f": each row is its sentence, then EOS_ID ({EOS_ID}), then the pads: pad_batch pads the ids as they come (08_data's encode_pairs adds the </s>); append nothing"
+
 def _which_row_wrong(got, want, seqs) -> str:
     "Which row of a padded batch is wrong, and how: rows in another order, a reversed sentence, or the row itself."
     g, w = got.tolist(), want.tolist()
     if sorted(g) == sorted(w): return "the rows are in another order: row i is seqs[i], padded; keep the sentences' order"
+    if g == [[int(j < len(s)) for j in range(len(w[0]))] for s in seqs]:
+        return "your rows hold 1 for each word and 0 for each pad: that is the attention mask (ids != pad_id), a tokenizer's other output; return the ids"
     i = next(i for i, (a, b) in enumerate(zip(g, w)) if a != b); s = seqs[i]
     rev = g[i][:len(s)] == s[::-1] or g[i][len(g[i]) - len(s):] == s[::-1]
     return (f"each row holds the sentence's ids, then pad_id up to the longest: row {i} is {g[i]}, expected {w[i]}"
@@ -57,7 +65,7 @@ def check_pad_batch(pad_batch) -> str:
             "torch.long (int32 raises 'expected target dtype to be Long'); give dtype=torch.long" if got.dtype in (torch.int32, torch.int16, torch.uint8, torch.int8) else "") + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}"
         if torch.equal(got, padded(pad_id)): continue
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
                 else f"you padded with 0, not with pad_id={pad_id}" if torch.equal(got, padded(0))

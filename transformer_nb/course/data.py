@@ -174,6 +174,12 @@ def _segment_trace(seg, word:str, merges:list) -> str:
 def _bpe_layout(word_counts:dict, merges:list) -> str|None:
     "Merges that show the words held otherwise: a pair that spells no part of any word, or '</w>' glued to a word's last letter; else None."
     words = [w + '</w>' for w in word_counts]
+    if any('\u2581' in s for p in merges if isinstance(p, tuple) for s in p):
+        return ("your words start with '\u2581', SentencePiece's mark of a word's start: Sennrich et al.'s BPE marks a word's end instead, "
+                "its characters then the symbol '</w>', 'l o w </w>'")
+    if dup := next((p for i, p in enumerate(merges) if p in merges[:i]), None):
+        return (f"learn_bpe recorded {dup} more than once: after each merge, merge that pair in every word, then count the pairs again "
+                "on the merged symbols (the words' symbols change every round)")
     odd = next((p for p in merges if isinstance(p, tuple) and len(p) == 2 and not any(p[0] + p[1] in w for w in words)), None)
     if odd:
         return (f"the merge {odd} joins {odd[0] + odd[1]!r}, which no word holds: a word's symbols must always spell it; merging a pair "

@@ -209,7 +209,8 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
                                      + _prefix_slip(step, m, src, ys)) from None
             if traceback.extract_tb(e.__traceback__)[-1].name != 'next_token_logits': raise
             raise AssertionError(f"{case}: next_token_logits raised IndexError ({e}): {_ntl_given(e, m.cfg.tgt_vocab)}") from None
-
+        assert not m.training, (f"{case}: your step switched the model to training mode (model.train()): with dropout its choices change from call to call; "
+                                "leave the mode as the caller set it (greedy decoding runs in eval mode, under torch.no_grad())")
         assert isinstance(raw, torch.Tensor) or not (hasattr(raw, 'indices') and hasattr(raw, 'values')), \
             f"{case}: returned torch.max's (values, indices): the token ids are its .indices; or take argmax(-1)"
         assert isinstance(raw, torch.Tensor), (f"{case}: returned {type(raw).__name__} {raw!r:.40}, not a tensor; return one "

@@ -12,6 +12,7 @@ import torch
 import torch.nn as nn
 from ..core import PAD_ID
 from ..embeddings import Embeddings
+from ..lib.machine import rounding_tol
 from .checking import report
 
 # %% ../../nbs/course_embeddings.ipynb #a26s0402
@@ -66,6 +67,23 @@ def _emb_pad_id(MyEmbeddings, p:int=3) -> None:
     assert g[p] == 0, f"{case}: the padding row E[{p}] gets a gradient: stop the gradient where tokens == self.pad_id"
     assert g[0] != 0, f"{case}: token 0 is an ordinary token here, and its row gets no gradient: stop it at pad_id alone"
 
+def _emb_width(MyEmbeddings, d:int=12) -> None:
+    "MyEmbeddings(30, d), d not a square: the outputs are E[tokens] * sqrt(d), not times the root rounded to an integer."
+    m = MyEmbeddings(30, d); E = next(iter(m.parameters()))
+    with torch.no_grad(): E.normal_()
+    t = torch.tensor([[4, 9, 2]]); y, rows = m(t).detach(), E.detach()[t]
+    c = float((y * rows).sum() / (rows * rows).sum())
+    assert torch.allclose(y, rows * d ** 0.5, rtol=0, atol=rounding_tol(rows * d ** 0.5, 2)), (f"MyEmbeddings(30, {d}): the outputs are the rows of E times {c:.4g}, not sqrt({d}) = {d ** 0.5:.4g}"
+        + (f": that is math.isqrt({d}) (or int(sqrt(d_model))), the root rounded down to an integer; multiply by math.sqrt(d_model), or d_model ** 0.5" if abs(c / int(d ** 0.5) - 1) < 1e-4 else ""))
+
+def _emb_folded(m, E, std:float) -> str|None:
+    "If E starts at N(0, 1) and forward returns its rows unscaled: the sqrt(d_model) folded into the table; else None."
+    t = torch.tensor([[5, 7]])
+    with torch.no_grad(): y = m(t)
+    if isinstance(y, torch.Tensor) and abs(std - 1) < 0.12 and torch.allclose(y, E.detach()[t], rtol=0, atol=rounding_tol(E.detach()[t], 2)):
+        return (f"initialisation: the rows have a standard deviation of {std:.3f} and forward returns them unscaled: the sqrt(d_model) is folded into the "
+                "table; E starts at N(0, 1/d_model) and forward multiplies by sqrt(d_model), so that the scale holds for rows trained or tied later")
+
 
 # %% ../../nbs/course_embeddings.ipynb #a29m0404
 def _emb_factor(a, b, what:str='') -> str:
@@ -96,7 +114,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
     assert len(ps) == 1 and tuple(ps[0].shape) == (50, 16), \
         _emb_params(mine, 50, 16)
     E = ps[0]; std = E[1:].std().item()
-    assert abs(std - 0.25) < 0.03, f"initialisation: the rows have a standard deviation of {std:.3f}, not 1/sqrt(d_model) = 0.25: draw from N(0, 1/d_model)"
+    assert abs(std - 0.25) < 0.03, _emb_folded(mine, E, std) or f"initialisation: the rows have a standard deviation of {std:.3f}, not 1/sqrt(d_model) = 0.25: draw from N(0, 1/d_model)"
     assert (E[PAD_ID] == 0).all(), "initialisation: the padding row E[PAD_ID] must start at zero"
     t = torch.tensor([[5, 7, 7, 0], [9, 0, 0, 0]])                           # (B, n) with padding
     for case, pad_row in (('a zero padding row', torch.zeros(16)), ('a non-zero padding row (as tying makes it)', torch.randn(16)), ('eval mode', torch.zeros(16))):
@@ -104,6 +122,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
         with torch.no_grad(): ours.lut.weight[PAD_ID] = pad_row; E.copy_(ours.lut.weight)
         E.grad = ours.lut.weight.grad = None; kept = E.detach().clone()
         y, want = mine(t), ours(t)
+        assert isinstance(y, torch.Tensor), f"{case}: forward returned a {type(y).__name__}" + (f" of {len(y)}" if isinstance(y, (tuple, list)) else "") + ": return the embeddings alone, one tensor (B, n, d_model)"
         assert torch.equal(E, kept), f"{case}: forward changed E in place{_emb_factor(E.detach(), kept)}: compute a new tensor, E[tokens] * sqrt(d_model), and leave the parameter as it is"
         err = (y - want).abs().amax(-1)                                              # (B, n)
         if (err > 1e-5).any():
@@ -119,5 +138,5 @@ def check_my_embeddings(MyEmbeddings) -> str:
                                      "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens"
                                      + (", in eval mode as in training (whatever self.training is)" if case == 'eval mode' else ""))
         assert (gerr < 1e-5).all(), f"{case}: the gradients of rows {(gerr > 1e-5).nonzero().flatten().tolist()} differ from nn.Embedding's" + _emb_factor(E.grad, ours.lut.weight.grad, 'gradients')
-    _emb_pad_id(MyEmbeddings)
+    _emb_pad_id(MyEmbeddings); _emb_width(MyEmbeddings)
     return "MyEmbeddings matches Embeddings: initialisation, values and gradients"

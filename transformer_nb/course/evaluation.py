@@ -108,6 +108,11 @@ def _bleu_call(my_bleu, name:str, hyps, refs):
     "`my_bleu(hyps, refs)`; when it raises, hypotheses split into characters named, probed with one that has no spaces."
     try: return my_bleu(hyps, refs)
     except Exception as e:
+        from transformer_nb.evaluation import corpus_scores
+        try: streams = abs(my_bleu(hyps, [refs]) - corpus_scores(hyps, refs)['bleu']) < 0.01
+        except Exception: streams = False
+        if streams: raise AssertionError(f"case '{name}': my_bleu raised {type(e).__name__} ({e}), and gives sacreBLEU's score when refs comes wrapped in a list, my_bleu(hyps, [refs]): "
+                                         "you read refs as sacreBLEU's list of reference streams (refs[0]); here refs holds one reference per hypothesis, zip(hyps, refs)") from None
         try: chars = abs(my_bleu(['abcde'], ['a b c d e']) - 100) < 0.01
         except Exception: chars = False
         if not chars: raise

@@ -116,6 +116,15 @@ def _prf_story(got:tuple, counts:list) -> str:
     return '; '.join(out)
 
 # %% ../../nbs/course_parsing.ipynb #a26r0062
+def _prf_axis(fn, err, close, prf) -> str:
+    "For an `fn` that raised `err` (a ValueError): sums over each sentence's three counts (axis=1) named, if three sentences show it; else `err` again."
+    three = [(1, 1, 1), (2, 10, 10), (6, 6, 7)]
+    try: axis1 = close(tuple(float(x) for x in fn(three)), prf(*[sum(c) for c in three]))
+    except Exception: axis1 = False
+    if not axis1: raise err
+    return (f"ValueError ({err}). Likely mistake: your sums run over each sentence's three counts (axis=1), one total per sentence, which "
+            "unpack into (matched, reference, parse) only when there are three sentences; sum each count over the sentences, np.array(counts).sum(axis=0)")
+
 def _prf_one(fn, cases:list) -> str | None:
     "The mistake of scoring one sentence's counts alone, named only when `fn` gives that sentence's scores on every case."
     from transformer_nb.lib.treebank import prf
@@ -141,6 +150,7 @@ def check_corpus_prf(fn) -> str:
         except ZeroDivisionError:
             raise AssertionError(f"case '{name}': ZeroDivisionError. Likely mistake: " + (_prf_one(fn, [c for c in cases if all(x[2] for x in c[1])]) or
                                  "a failed parse has no brackets (parse 0); sum the counts over the test set, then divide")) from None
+        except ValueError as e: raise AssertionError(f"case '{name}': {_prf_axis(fn, e, close, prf)}") from None
         assert isinstance(got, (tuple, list)) and len(got) == 3, f"case '{name}': got {got!r}; return (precision, recall, F1)"
         got = tuple(float(x) for x in got)
         if close(got, want): continue

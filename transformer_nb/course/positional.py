@@ -40,6 +40,13 @@ def _pe_like(pe:torch.Tensor, n:int, d:int, **kw) -> bool:
     return torch.allclose(pe[small], _pe_table(n, d, **kw)[small], atol=1e-3)
 
 # %% ../../nbs/course_positional.ipynb #a26r0027
+def _pe_drawn(fn, pe, n:int, d:int) -> str:
+    "If a second call gives another table: a drawn one (random, or a new learned table), named; else ''."
+    again = fn(n, d)
+    if not (isinstance(again, torch.Tensor) and again.shape == pe.shape and not torch.equal(again.double(), pe)): return ""
+    return ("your table changes from one call to the next: it is drawn (torch.randn, or a new nn.Embedding's weight, as GPT-2's learned "
+            "positions), not computed; the encoding is fixed: sin and cos of pos / 10000^(2i/d_model), nothing drawn or learned")
+
 def _pe_rest(pe, n:int, d:int) -> str:
     "Past the listed mistakes: what position 0 holds, and each pair's angle at position 1 read back with atan2, fitted as base^(-c i / d_model)."
     if not (torch.allclose(pe[0, 0::2], torch.zeros(d // 2, dtype=pe.dtype), atol=1e-4) and torch.allclose(pe[0, 1::2], torch.ones(d // 2, dtype=pe.dtype), atol=1e-4)):
@@ -96,10 +103,19 @@ def check_encoding(fn) -> str:
                                      "the row's index, 0 to n - 1")
             why = [m for m, kw in _PE_MISTAKES.items() if _pe_like(pe, n, d, **kw)]
             raise AssertionError(f"d_model={d}: PE[{p}, {j}] is {pe[p, j]:.5f}, the formula gives {ref[p, j]:.5f}: " +
-                (f"your table has {why[0]}" if why else _pe_rest(pe, n, d)))
+                (f"your table has {why[0]}" if why else _pe_drawn(fn, pe, n, d) or _pe_rest(pe, n, d)))
     return f"{fn.__name__} is the sinusoidal encoding of §3.5"
 
 # %% ../../nbs/course_positional.ipynb #a26r0047
+def _bias_args(call, table, K:int) -> str:
+    "If forward(5, 2) gives the bias forward(2, 5) should: the arguments read as (n_k, n_q), named; else ''."
+    try: got = call(5, 2)
+    except Exception: return ""
+    want = table[(torch.arange(5)[None, :] - torch.arange(2)[:, None]).clamp(-K, K) + K].permute(2, 0, 1)
+    if not (isinstance(got, torch.Tensor) and got.shape == want.shape and torch.equal(got, want)): return ""
+    return (": your forward reads its arguments the other way round, as (n_k, n_q): forward(5, 2) gives the bias of 2 queries and 5 keys; "
+            "forward(n_q, n_k) takes the queries first")
+
 def _bias_map(b, table, n_q:int, n_k:int, K:int) -> str:
     "For a bias no listed mistake explains: the table row each offset j - i gets, beside the paper's, or the pairs of one offset that differ."
     row = lambda i, j: next((r for r in range(2 * K + 1) if torch.equal(b[:, i, j], table[r])), None)
@@ -113,6 +129,9 @@ def _bias_map(b, table, n_q:int, n_k:int, K:int) -> str:
                 return (f": (i, j) = ({i0}, {j0}) and ({i}, {j}) have the same offset j - i = {j - i} but get rows {r0} and {r}: the row "
                         "depends on the offset alone, not on i or j")
     yours = {o: v[2] for o, v in sorted(seen.items())}
+    if n_q != n_k and all(r == min(max(o + n_q - n_k, -K), K) + K for o, r in yours.items()):
+        return (f": your rows by offset j - i are {yours}: every offset is shifted by {n_q - n_k}, j - i - (n_k - n_q): the queries aligned with the "
+                "last keys, as a decoder with a cache counts them; here query i is position i and key j position j, so the row is clamp(j - i, -K, K) + K")
     return (f": your rows by offset j - i are {yours}; the paper's are {({o: min(max(o, -K), K) + K for o in yours})}, "
             "clamp(j - i, -K, K) + K")
 
@@ -178,10 +197,10 @@ def check_relative_bias(RelativeBias) -> str:
                                  "clamp(j - i, -K, K), then add K") from None
     for n_q, n_k in sizes:
         assert tuple(call(n_q, n_k).shape) == (h, n_q, n_k), (f"forward({n_q}, {n_k}) has shape {tuple(rb(n_q, n_k).shape)}; expected (h, n_q, n_k) = {(h, n_q, n_k)}"
-            + (f": yours is {axes} (forward(2, 5) has shape {tuple(call(2, 5).shape)}); permute the axes to (h, n_q, n_k)"
+            + (_bias_args(call, table, K) or (f": yours is {axes} (forward(2, 5) has shape {tuple(call(2, 5).shape)}); permute the axes to (h, n_q, n_k)"
                if (axes := shape_axes(call(2, 5).shape, dict(h=h, n_q=2, n_k=5))) else {(h, 2, 2): ": the key axis has n_q entries: j - i takes j from "
                "the keys, torch.arange(n_k), and i from the queries, torch.arange(n_q)", (h, 5, 5): ": the query axis has n_k entries: j - i takes i "
-               "from the queries, torch.arange(n_q), and j from the keys, torch.arange(n_k)"}.get(tuple(call(2, 5).shape), "")))
+               "from the queries, torch.arange(n_q), and j from the keys, torch.arange(n_k)"}.get(tuple(call(2, 5).shape), ""))))
     for n_q, n_k in sizes:
         b = call(n_q, n_k)
         for i in range(n_q):

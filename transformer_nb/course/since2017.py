@@ -32,7 +32,13 @@ def _rms_slips(a, g, eps) -> list[tuple[str, torch.Tensor]]:
             ("eps is missing: add it under the root, sqrt(mean(a**2) + eps), which keeps a vector near zero finite", a / torch.sqrt(ms) * g),
             ("the mean of the squares runs over the last axis, one RMS for each vector: mean(-1, keepdim=True)", a / torch.sqrt(a.pow(2).mean(0, keepdim=True) + eps) * g),
             ("the mean of the squares runs over each vector's own d numbers (the last axis), not over the whole tensor", a / torch.sqrt(a.pow(2).mean() + eps) * g),
-            ("the RMS is the root of the mean of the *squares*; you averaged the absolute values", a / (a.abs().mean(-1, keepdim=True) + eps) * g)]
+            ("the RMS is the root of the mean of the *squares*; you averaged the absolute values", a / (a.abs().mean(-1, keepdim=True) + eps) * g),
+            ("the gain multiplies as it is, a / RMS(a) * g, not 1 + g (Gemma stores its gain as an offset from 1, weight + 1; RMSNorm's is g)", a / torch.sqrt(ms + eps) * (1 + g)),
+            ("g multiplies the rescaled vector, a / RMS(a) * g; multiplied in before the RMS, its scale cancels", a * g / torch.sqrt((a * g).pow(2).mean(-1, keepdim=True) + eps)),
+            ("the mean of the squares divides by d, the number of coordinates, not d - 1 (nothing is centred, so there is nothing to correct)",
+             a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / (a.shape[-1] - 1) + eps) * g)] + [
+            (f"the mean of the squares runs over the last axis, one RMS for each vector: mean(-1, keepdim=True), not mean({ax})",
+             a / torch.sqrt(a.pow(2).mean(ax, keepdim=True) + eps) * g) for ax in range(1, a.dim() - 1)]
 
 def _rms_keepdim(rms_norm_of, a, err) -> str:
     "For a `rms_norm_of` that raised `err` on `a`: the mean that lost its axis named, if vectors of 8 in a square batch (8, 8) show it; else `err` again."
@@ -62,6 +68,9 @@ def check_rms_norm(rms_norm_of) -> str:
         why = next((m for m, x in _rms_slips(a, g, eps) if x.shape == got.shape and torch.allclose(got, x, rtol=1e-4, atol=1e-6)), None)
         assert why is None, f"{case}: {why}"
         raise AssertionError(f"{case}: {where_differ(got, want, ' ' * (a.dim() - 1) + 'coordinate')}: a / sqrt(mean(a**2) + eps) * g, the mean over the last axis")
+    a = torch.randn(3, 8, dtype=torch.float64, generator=gen); got = rms_norm_of(a, torch.ones(8, dtype=torch.float64), 1e-5)
+    assert got.dtype == torch.float64, (f"float64 vectors: your output is {got.dtype}: keep the input's dtype (compute in float32 if you like, "
+                                        "as Hugging Face's LlamaRMSNorm does, and cast back, .to(a.dtype))")
     return "rms_norm_of computes RMSNorm: each vector divided by its root mean square, times the gain"
 
 # %% ../../nbs/course_since2017.ipynb #cs14b001
@@ -96,6 +105,7 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
     x1, x2, a = q[0::2].double(), q[1::2].double(), m * theta
     reflect = torch.stack([x1 * a.cos() + x2 * a.sin(), x1 * a.sin() - x2 * a.cos()], -1).flatten().float()   # a reflection
     swapped = torch.stack([x1 * a.sin() - x2 * a.cos(), x1 * a.cos() + x2 * a.sin()], -1).flatten().float()   # sin where cos belongs
+    mixed = torch.stack([x1 * a.cos() + x2 * a.sin(), x2 * a.cos() + x1 * a.sin()], -1).flatten().float()      # swapped, no minus
     return [(half, turn(m * theta, halves=True)), (half, turn(m * theta, halves=True, back=False)), ("you turned the right pairs, neighbours 2i and 2i+1, and wrote them back as halves, torch.cat([y1, y2]): every pair's first "
              "coordinate, then every second one; put each pair back in its place, torch.stack([y1, y2], -1).flatten()", turn(m * theta, back=True)),
             ("sin and cos are swapped: the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i, so that at "
@@ -110,7 +120,9 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
             ("the position is off by one: the query at position m turns by m * theta_i, and position 0 is not turned at all", turn((m - 1) * theta)),
             ("theta_i = 10000^(-2i/d), i counting pairs: you used 10000^(-i/d)", turn(m * 10000.0 ** (-torch.arange(d // 2, dtype=torch.float64) / d))),
             ("the angle m * theta_i is in radians, as torch.cos and torch.sin take it: no conversion from degrees", turn(m * theta * math.pi / 180)),
-            ("theta_i = 10000^(-2i/d) with d the query's own size (d_k), as 05's frequencies for d coordinates", turn(m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / (2 * d))))]
+            ("theta_i = 10000^(-2i/d) with d the query's own size (d_k), as 05's frequencies for d coordinates", turn(m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / (2 * d)))),
+            ("a pair's coordinates went in swapped and the minus is gone: (x cos a + y sin a, y cos a + x sin a) is no rotation; the pair (x, y) "
+             "becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i", mixed)]
 
 # %% ../../nbs/course_since2017.ipynb #cs14b004
 @report
@@ -122,6 +134,8 @@ def check_rotate(rotate_query) -> str:
         want = rotate(q[None], start=m)[0]
         got = call_kept(rotate_query, dict(q=q, m=m), case)
         assert isinstance(got, torch.Tensor), f"{case}: return a tensor, the turned query, not a {type(got).__name__}"
+        assert not got.is_complex(), (f"{case}: your output is a complex tensor of {got.numel()} numbers, one per pair (LLaMA's view_as_complex): "
+                                      f"return the {d} real coordinates, each pair back in its place, torch.view_as_real(z).flatten()")
         assert got.shape == q.shape, f"{case}: your output has shape {tuple(got.shape)}: return a vector of {d} numbers, q's shape"
         assert got.is_floating_point(), f"{case}: your output is {got.dtype}: return q's floats turned, not whole numbers"
         got, want = got.double(), want.double()                              # float64 of a float32 query: the same values, accepted
@@ -146,6 +160,13 @@ def _group_rest(got, k, g, want) -> str:
                 "(heads i*h/g .. (i+1)*h/g - 1); average each group, then repeat_interleave(h // g, dim=1)")
     return (f"{where}: your heads are repeated right, one head per group of h/g = {r} consecutive heads, but that head is not the "
             "mean of the group's heads, k.view(B, g, h // g, n, d).mean(2)")
+
+def _group_layout(group_heads, k, g, want, err) -> str:
+    "For a `group_heads` that raised `err` on k (B, h, n, d): the layout (B, n, h, d) named if k in it gives the right keys in it; else `err` again."
+    try: got = group_heads(k.transpose(1, 2).contiguous(), g)
+    except Exception: raise err from None
+    if not (isinstance(got, torch.Tensor) and got.shape == want.transpose(1, 2).shape and torch.allclose(got, want.transpose(1, 2), rtol=1e-4, atol=1e-5)): raise err
+    return f"your group_heads raised RuntimeError ({str(err).splitlines()[0][:60]}) and gives the right keys for k laid out (B, n, h, d), flash attention's layout: this exercise's k is (B, h, n, d) = {tuple(k.shape)}, the heads on axis 1, as 02's split_heads leaves them"
 
 def _group_slips(k, g) -> list[tuple[str, torch.Tensor]]:
     "(likely mistake, what it gives) for the keys `k` (B, h, n, d) in `g` groups: each a slip `check_group_kv` names."
@@ -178,7 +199,8 @@ def check_group_kv(group_heads) -> str:
         mha, x, case = MultiHeadAttention(8 * h, h), torch.randn(2, 3, 8 * h), f"{h} heads in {g} groups"
         k = mha.split_heads(mha.w_k(x), mha.d_k).detach()                    # (B, h, n, d): 02's keys
         want = mha.split_heads(GroupedKV(mha.w_k, h, g)(x), mha.d_k).detach()   # GroupedKV's: the mean of the weights, the same function
-        got = call_kept(group_heads, dict(k=k, g=g), case)
+        try: got = call_kept(group_heads, dict(k=k, g=g), case)
+        except RuntimeError as e: raise AssertionError(f"{case}: {_group_layout(group_heads, k, g, want, e)}") from None
         assert isinstance(got, torch.Tensor), f"{case}: return a tensor, the keys of h heads, not a {type(got).__name__}"
         assert got.shape != (2, g, 3, 8) or g == h, f"{case}: your output has {g} heads: return h = {h} heads, each group's head repeated for its h/g heads, (B, h, n, d)"
         times = got.shape[1] // g if got.dim() == 4 and tuple(got.shape[::2]) == tuple(k.shape[::2]) and got.shape[1] % g == 0 else None

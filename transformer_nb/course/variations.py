@@ -294,6 +294,10 @@ def _rows_ab_names(case:str, row:str, g:dict, w:dict, h:int, dk:int, keys=()) ->
     key, pat = ('h', r'A-h\d+') if row == 'A' else ('d_k', r'B-dk\d+')
     if g and all(re.fullmatch(pat, str(k)) for k in g) and all(isinstance(v, dict) and key in v for v in g.values()):
         have, want = sorted(v[key] for v in g.values()), sorted(v[key] for v in w.values())
+        if have == want and row == 'A':
+            size = all(int(str(k)[3:]) == v.get('d_k') for k, v in g.items())
+            return (f"{case}: row (A)'s variants have the right heads, {have}, but are named {sorted(g)}, not {sorted(w)}: the name carries the "
+                    "variant's number of heads, 'A-h' + str(h)" + (", not its head size d_k = d_model / h" if size else ""))
         return (f"{case}: row (A) has {have} heads, not {want}: h/8 (at least 1), h/2, 2h and 4h of the base's h = {h}" if row == 'A' else
                 f"{case}: row (B) has the key sizes {have}, not {want}: d_k/4 and d_k/2 of the base's d_k = {dk}")
     dashed = sorted(k for k in (re.sub(r'[_\s.:]', '-', str(k)) for k in keys) if k.startswith(row + '-'))
