@@ -23,7 +23,7 @@ against that reference (`bootstrap`), a diagnostic of one run, not of a change.
 
     python experiments/table3.py --only base,A-h1,B-dk4 --jobs 2                 # Table 3's rows, seed 0
     python experiments/table3.py --only base --seeds 1,2                          # the base's seed band
-    python experiments/table3.py --only since2017 --seeds 0,1 --jobs 2            # the five changes, all five and paper, two seeds
+    python experiments/table3.py --only since2017 --seeds 0,1,2,3,4 --jobs 2      # the five changes, all five and paper, five seeds
     python experiments/table3.py --compare                                        # the verdicts, and each run's bootstrap
     python experiments/table3.py --only all,since2017 --seeds 0,1,2 --device cuda --jobs 12 --suffix _gpu   # one GPU
 """

@@ -36,8 +36,10 @@ def _check_14_prose():
     v = since2017_variants(mini)
     test_eq((v['swiglu']['d_ff'], v['gqa']['kv_groups']), (round(2 * mini['d_ff'] / 3), mini['h'] // 4))   # "two thirds", "h/4 groups"
     quoted('s14g0000', "SwiGLU with two thirds of the base's $d_{ff}$", "$h/4$ groups")
-    for cell in ('s14g0000', 's14h0000'): quoted(cell, 'python experiments/table3.py --only since2017 --seeds 0,1 --jobs 2')
-    assert 'since2017' in runner.__doc__ and "--only since2017 --seeds 0,1 --jobs 2" in runner.__doc__       # the runner's own example
+    stored = sorted({r['seed'] for r in load_results(Path('../results/since2017.json'), TABLE3_KEYS)})   # the seeds the CPU's file holds
+    for cell in ('s14g0000', 's14h0000', 's14i0003'): quoted(cell, f"python experiments/table3.py --only since2017 --seeds {','.join(map(str, stored))} --jobs 2")
+    test_eq(stored, list(range(len(stored)))); quoted('s14i0003', f"with seeds 0 to {stored[-1]} on two CPU cores")
+    assert 'since2017' in runner.__doc__ and "--only since2017 --seeds 0,1,2,3,4 --jobs 2" in runner.__doc__       # the runner's own example
 
     # what the files hold, as the stored outputs show it
     from transformer_nb.lib.significance import seed_verdicts, setup_of
@@ -62,8 +64,8 @@ def _check_14_prose():
     assert f"Reference, {who}, seeds {', '.join(map(str, seeds))}: BLEU {', '.join(f'{b:.1f}' for b in seeds.values())}." in table, "re-run 14_since_2017"
     for name in v:
         mine = [r for r in S17 if r['variant'] == name]
-        assert (f"| {name} | not run yet |" in table) == (not mine), (name, "re-run 14_since_2017")
-        for r in mine: assert f"{r['bleu']:.1f}" in table and (r['id'] not in SIG or str(SIG[r['id']]['p_value']) in table), r['id']
+        assert (f"| `{name}` | not run yet |" in table) == (not mine), (name, "re-run 14_since_2017")
+        for r in mine: assert f"{r['bleu']:.1f}" in table and (r['id'] not in SIG or f"{SIG[r['id']]['p_value']:.3f})" in table), r['id']
     assert all(re.fullmatch(r'[0-9a-f]{7,}(\+dirty)?', r['commit']) and r['command'].startswith('tnb-train ') for r in S17)
     assert all(r['overrides'] == {'paper': {}, **v}[r['variant']] for r in S17), "a record whose overrides are not its variant's"
     assert f"Run on {'; '.join(sorted({r['hardware'] for r in [*refs, *S17]}))}." in table, "re-run 14_since_2017"
@@ -72,17 +74,18 @@ def _check_14_prose():
     # the verdicts: the one rule, as the runner wrote it, as the main line's table (s14g0020) and s14g0010 show it
     V = seed_verdicts(S17, ('paper', 'base'))
     rows, fam = V['rows'], V['family']
+    p_text = lambda p: '< 0.001' if p < 0.001 else f'{p:.3f}'                       # a p as 14 writes it
     test_eq((json.loads(json.dumps(rows)), json.loads(json.dumps(fam))), (FILE['rows'], FILE['family']))   # run experiments/table3.py --compare
     main = shown('s14g0020')
     for k, r in rows.items():
-        assert f"| {k} | {', '.join(f'{d:+.1f} ({s})' for s, d in r['deltas'].items())} | {r['mean']:+.1f} ± {r['sd']:.1f} |" in main and main.count(f"| {r['verdict']} |") >= 1, (k, "re-run 14_since_2017")
-        assert f"| {r['holm_p']:.2f} | {r['verdict']} |" in main, k
+        assert f"| `{k}` | {', '.join(f'{d:+.1f} ({s})' for s, d in r['deltas'].items())} | {r['mean']:+.1f} ± {r['sd']:.1f} |" in main and main.count(f"| {r['verdict']} |") >= 1, (k, "re-run 14_since_2017")
+        assert f"| {p_text(r['holm_p'])} | {r['verdict']} |" in main, k
     assert f"{V['setup']}, against `paper` of the same seed." in main and ', '.join(f'{x:.1f} BLEU with {n} seeds' for n, x in fam['detectable'].items()) in main
     verdicts = nbf.stored('s14g0010').splitlines()
     test_eq([l.split(':')[0] for l in verdicts], list(v))
     for name, line in zip(v, verdicts):
         r = rows[name]
-        assert line == f"{name}: {r['n_seeds']} seeds, Holm p {r['holm_p']:.3f}: {r['verdict']}", (line, "re-run 14_since_2017")
+        assert line == f"{name}: {r['n_seeds']} seeds, Holm p {p_text(r['holm_p'])}: {r['verdict']}", (line, "re-run 14_since_2017")
     assert min(r['n_seeds'] for r in rows.values()) >= 2, rows                            # every change: two seeds at least
     names = {'rope': 'rotary positions', 'preln': 'pre-LN', 'all5': 'all five together', 'swiglu': 'SwiGLU', 'rmsnorm': 'RMSNorm', 'gqa': 'grouped-query attention'}
     m = lambda x: f"{x:+.1f}".replace('-', '−')
@@ -94,7 +97,7 @@ def _check_14_prose():
     quoted('s14h0000', f"the smallest mean Δ its seeds could detect is {detect} seeds")
     if sep:
         both = lambda xs: xs[0] if len(xs) == 1 else ', '.join(xs[:-1]) + ' and ' + xs[-1]
-        said, ps = both([names[k] for k in sep]), both([f"{rows[k]['holm_p']:.3f}" for k in sep])
+        said, ps = both([names[k] for k in sep]), both([p_text(rows[k]['holm_p']) for k in sep])
         quoted('s14g0011', f"The rule separates {said} (Holm-adjusted $p$ {ps}); the other changes are not separated at this budget")
         quoted('s14h0000', f"the rule separates {said} (Holm $p$ < 0.05) and no other change")
         assert all(rows[k]['holm_p'] < 0.05 for k in sep) and all(rows[k]['holm_p'] >= 0.05 for k in rows if k not in sep)
