@@ -78,7 +78,7 @@ def _check_14_prose():
     test_eq((json.loads(json.dumps(rows)), json.loads(json.dumps(fam))), (FILE['rows'], FILE['family']))   # run experiments/table3.py --compare
     main = shown('s14g0020')
     for k, r in rows.items():
-        assert f"| `{k}` | {', '.join(f'{d:+.1f} ({s})' for s, d in r['deltas'].items())} | {r['mean']:+.1f} ± {r['sd']:.1f} |" in main and main.count(f"| {r['verdict']} |") >= 1, (k, "re-run 14_since_2017")
+        assert f"| `{k}` | {', '.join(f'{d:+.1f}&nbsp;({s})' for s, d in r['deltas'].items())} | {r['mean']:+.1f} ± {r['sd']:.1f} |" in main and main.count(f"| {r['verdict']} |") >= 1, (k, "re-run 14_since_2017")
         assert f"| {p_text(r['holm_p'])} | {r['verdict']} |" in main, k
     assert f"{V['setup']}, against `paper` of the same seed." in main and ', '.join(f'{x:.1f} BLEU with {n} seeds' for n, x in fam['detectable'].items()) in main
     verdicts = nbf.stored('s14g0010').splitlines()
