@@ -225,8 +225,9 @@ def test_merging_right_to_left_and_merging_past_the_pairs_are_named():
 from collections import Counter as _Counter
 from transformer_nb.course.data import check_bpe as _check_bpe
 
-def _bpe_by(pick=lambda pairs: min(pairs, key=lambda p: (-pairs[p], p)), clear=False):
-    "learn_bpe and segment as the solution writes them, but the next merge chosen by `pick`, or the caller's counts cleared."
+def _bpe_by(pick=lambda pairs: min(pairs, key=lambda p: (-pairs[p], p)), clear=False, start=(), end=('</w>',), update=True):
+    """learn_bpe and segment as the solution writes them, but the next merge chosen by `pick`, the caller's counts
+    cleared, a word's marks put otherwise (`start`, `end`), or the words left unmerged between rounds (`update=False`)."""
     def merge(syms, pair):
         i = 0
         while i < len(syms) - 1:
@@ -234,17 +235,18 @@ def _bpe_by(pick=lambda pairs: min(pairs, key=lambda p: (-pairs[p], p)), clear=F
             else: i += 1
         return syms
     def learn_bpe(word_counts, n_merges):
-        vocab, merges = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}, []
+        vocab, merges = {tuple(start) + tuple(w) + tuple(end): c for w, c in word_counts.items()}, []
         if clear: word_counts.clear()
         for _ in range(n_merges):
             pairs = _Counter()
             for syms, c in vocab.items():
                 for a, b in zip(syms, syms[1:]): pairs[a, b] += c
             if not pairs: break
-            merges.append(pick(pairs)); vocab = {tuple(merge(list(s), merges[-1])): c for s, c in vocab.items()}
+            merges.append(pick(pairs))
+            if update: vocab = {tuple(merge(list(s), merges[-1])): c for s, c in vocab.items()}
         return merges
     def segment(word, merges):
-        syms = list(word) + ['</w>']
+        syms = list(start) + list(word) + list(end)
         for p in merges: syms = merge(syms, p)
         return syms
     return learn_bpe, segment
@@ -401,33 +403,9 @@ def test_ninth_blind_answers_named(label):
     _n9_rejects(check, *answer, says=_n9re.escape(words))
 
 # ---------------------------------------------------------------- the sixteenth blind set's misses
-def _bpe16(start=(), end=('</w>',), update=True):
-    "Sennrich et al.'s BPE with the word's marks put otherwise, or the words left unmerged between rounds."
-    def merge(syms, pair):
-        i = 0
-        while i < len(syms) - 1:
-            if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i] + syms[i + 1]]
-            else: i += 1
-        return syms
-    def learn_bpe(word_counts, n_merges):
-        vocab, merges = {tuple(start) + tuple(w) + tuple(end): c for w, c in word_counts.items()}, []
-        for _ in range(n_merges):
-            pairs = Counter()
-            for syms, c in vocab.items():
-                for a, b in zip(syms, syms[1:]): pairs[a, b] += c
-            if not pairs: break
-            merges.append(best := min(pairs, key=lambda p: (-pairs[p], p)))
-            if update: vocab = {tuple(merge(list(s), best)): c for s, c in vocab.items()}
-        return merges
-    def segment(word, merges):
-        syms = list(start) + list(word) + list(end)
-        for p in merges: syms = merge(syms, p)
-        return syms
-    return learn_bpe, segment
-
 @pytest.mark.parametrize('answer, says', [
-    (_bpe16(start=('\u2581',), end=()), r"your words start with '\u2581', SentencePiece's mark of a word's start"),
-    (_bpe16(update=False), r"learn_bpe recorded \('e', 's'\) more than once: after each merge, merge that pair in every word"),
+    (_bpe_by(start=('\u2581',), end=()), r"your words start with '\u2581', SentencePiece's mark of a word's start"),
+    (_bpe_by(update=False), r"learn_bpe recorded \('e', 's'\) more than once: after each merge, merge that pair in every word"),
 ], ids=['word-start mark', 'words never merged'])
 def test_the_sixteenth_sets_misses_are_named(answer, says):
     assert_rejects(check_bpe, *answer, says=says)
