@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, and the sixteenth, `16`; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, and the eighteenth, `18`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -133,6 +133,26 @@ SETS = {
               ('first_run', '14_since_2017', 'a complex tensor of d/2 numbers'): 'generic',
               ('first_run', '14_since_2017', 'each pair swapped (x2, x1) without the minus sign'): 'generic',
               ('first_run', '14_since_2017', "flash attention's (B, n, h, d) layout assumed"): 'generic',
+          },
+           set()),
+    '18': ('eighteenth', 'blind_answers_18_set', {
+              ('first_run', '08_data', "subword-nmt's min_frequency 2: stops when the best pair occurs once"): 'misleading',
+              ('first_run', '08_data', "minbpe's one stream: the words joined, pairs counted across word boundaries"): 'misleading',
+              ('first_run', '08_data', "GPT-2's bpe_ranks: a dict pair -> rank, not a list"): 'generic',
+              ('first_run', '09_training', "nanoGPT's get_lr: linear warm-up to 6e-4, then cosine decay"): 'generic',
+              ('first_run', '09_training', 'arguments read in the order (step, warmup, d_model)'): 'misleading',
+              ('first_run', '09_training', "Hugging Face's causal-LM shift: logits[:, :-1] scored against target[:, 1:]"): 'generic',
+              ('first_run', '09_training', 'the sum over every position divided by the non-pad count (pads not masked out of the sum)'): 'generic',
+              ('first_run', '10_decoding', "nanoGPT's context crop: only the last 3 tokens of the prefix fed"): 'generic',
+              ('first_run', '10_decoding', "a batch of one assumed, as Hugging Face's examples: the first row's token, a 0-d tensor"): 'misleading',
+              ('first_run', '11_results', "NLTK's list of references per hypothesis: each reference string iterated as references (its characters)"): 'generic',
+              ('first_run', '11_results', 'n-grams counted with range(len(ws) - n): the last one missed'): 'generic',
+              ('first_run', '11_results', 'lengths not accumulated: c and r of the last sentence only'): 'generic',
+              ('first_run', '13_parsing', "nltk's own bracketing: str(tree) on one line"): 'generic',
+              ('first_run', '14_since_2017', "GPT-NeoX's rotary_pct 0.25: only the first quarter of the coordinates turned"): 'generic',
+              ('first_run', '14_since_2017', "Hugging Face's cos/sin laid out as halves (cat([a, a])) applied to interleaved pairs"): 'generic',
+              ('first_run', '14_since_2017', 'the mean taken across the groups (axis 1 of (B, g, h/g, n, d)), not within'): 'generic',
+              ('first_run', '14_since_2017', 'the sum of the group divided by g, not by h/g'): 'generic',
           },
            set()),
 }

@@ -225,9 +225,10 @@ def test_merging_right_to_left_and_merging_past_the_pairs_are_named():
 from collections import Counter as _Counter
 from transformer_nb.course.data import check_bpe as _check_bpe
 
-def _bpe_by(pick=lambda pairs: min(pairs, key=lambda p: (-pairs[p], p)), clear=False, start=(), end=('</w>',), update=True):
+def _bpe_by(pick=lambda pairs: min(pairs, key=lambda p: (-pairs[p], p)), clear=False, start=(), end=('</w>',), update=True, least=1, ranks=False):
     """learn_bpe and segment as the solution writes them, but the next merge chosen by `pick`, the caller's counts
-    cleared, a word's marks put otherwise (`start`, `end`), or the words left unmerged between rounds (`update=False`)."""
+    cleared, a word's marks put otherwise (`start`, `end`), the words left unmerged between rounds (`update=False`), a stop
+    once the best pair occurs fewer than `least` times, or the merges returned as a dict pair -> rank (`ranks`)."""
     def merge(syms, pair):
         i = 0
         while i < len(syms) - 1:
@@ -241,10 +242,10 @@ def _bpe_by(pick=lambda pairs: min(pairs, key=lambda p: (-pairs[p], p)), clear=F
             pairs = _Counter()
             for syms, c in vocab.items():
                 for a, b in zip(syms, syms[1:]): pairs[a, b] += c
-            if not pairs: break
+            if not pairs or max(pairs.values()) < least: break
             merges.append(pick(pairs))
             if update: vocab = {tuple(merge(list(s), merges[-1])): c for s, c in vocab.items()}
-        return merges
+        return {p: i for i, p in enumerate(merges)} if ranks else merges
     def segment(word, merges):
         syms = list(start) + list(word) + list(end)
         for p in merges: syms = merge(syms, p)
@@ -408,4 +409,26 @@ def test_ninth_blind_answers_named(label):
     (_bpe_by(update=False), r"learn_bpe recorded \('e', 's'\) more than once: after each merge, merge that pair in every word"),
 ], ids=['word-start mark', 'words never merged'])
 def test_the_sixteenth_sets_misses_are_named(answer, says):
+    assert_rejects(check_bpe, *answer, says=says)
+
+# ---------------------------------------------------------------- the eighteenth blind set's misses
+def _bpe_stream(word_counts, n_merges):
+    "minbpe's way: every word, as often as it occurs, in one stream of symbols, pairs counted across the words' boundaries."
+    stream, merges = [s for w, c in word_counts.items() for _ in range(c) for s in list(w) + ['</w>']], []
+    for _ in range(n_merges):
+        pairs = _Counter(zip(stream, stream[1:]))
+        if not pairs: break
+        merges.append(min(pairs, key=lambda p: (-pairs[p], p)))
+        i = 0
+        while i < len(stream) - 1:
+            if (stream[i], stream[i + 1]) == merges[-1]: stream[i:i + 2] = [stream[i] + stream[i + 1]]
+            else: i += 1
+    return merges
+
+@pytest.mark.parametrize('answer, says', [
+    (_bpe_by(least=2), r"learn_bpe stopped after 1 merge, while \('ab', '</w>'\) occurs 1 time \(a min_frequency of 2"),
+    ((_bpe_stream, _bpe_by()[1]), r"joins a word's end to the next word's start: pairs were counted across word boundaries"),
+    (_bpe_by(ranks=True), r"learn_bpe returned a dict \(pair -> rank, as the bpe_ranks of GPT-2\): return the list of the merges"),
+], ids=['min_frequency 2', 'one stream', 'bpe_ranks'])
+def test_the_eighteenth_sets_misses_are_named(answer, says):
     assert_rejects(check_bpe, *answer, says=says)

@@ -501,3 +501,29 @@ def test_eps_and_one_minus_eps_swapped_is_named():
         loss = -((eps * F.one_hot(target, V) + (1 - eps) / V) * lp).sum(-1)
         return loss[target != pad_id].mean()
     assert_rejects(check_label_smoothing, ls(f), says=r"eps and 1 - eps swapped: .*yours puts eps on the reference")
+
+
+# ---------------------------------------------------------------- the eighteenth blind set's misses (results/checker_answers.json)
+def test_d_model_and_warmup_read_the_other_way_are_named():
+    def my_noam_lr(step, warmup=4000, d_model=512):
+        return 0.0 if step == 0 else d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)
+    assert_rejects(check_schedule, my_noam_lr, says=r"d_model and warmup read the other way")
+
+def test_a_warm_up_to_a_base_rate_is_named():
+    "nanoGPT's get_lr: a linear warm-up to a fixed 6e-4, then a cosine: the base rate named, not a fitted law."
+    def my_noam_lr(step, d_model=512, warmup=4000):
+        if step < warmup: return 6e-4 * step / warmup
+        return 6e-5 + 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warmup) / 96000))) * (6e-4 - 6e-5)
+    assert_rejects(check_schedule, my_noam_lr, says=r"your warm-up rises as 0\.0006 x step / warmup, to a peak of 0\.0006 that d_model does not change")
+
+@pytest.mark.parametrize('where, says', [
+    ('shift', r"likely the positions shifted by one, logits\[:, :-1\] scored against target\[:, 1:\]"),
+    ('pads summed', r"likely every position summed, the pads too, then divided by the non-pad count")])
+def test_losses_over_other_positions_are_named(where, says):
+    def my_label_smoothing(logits, target, eps, pad_id=PAD_ID):
+        if where == 'shift': logits, target = logits[:, :-1], target[:, 1:]
+        V = logits.shape[-1]
+        q = torch.full_like(logits, eps / V).scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))
+        loss = -(q * logits.log_softmax(-1)).sum(-1)
+        return loss.sum() / (target != pad_id).sum() if where == 'pads summed' else loss[target != pad_id].mean()
+    assert_rejects(check_label_smoothing, my_label_smoothing, says=says)

@@ -391,3 +391,15 @@ def test_greedy_check_names_a_step_that_switches_the_model_to_training(ns, capsy
         return ns['next_token_logits'](m(s, ys)[:, -1]).argmax(-1)
     ok, said = verdict(step, ns['model'], capsys)
     assert not ok and 'your step switched the model to training mode (model.train())' in said
+
+
+# ---------------------------------------------------------------- the eighteenth blind set's misses (results/checker_answers.json)
+def test_a_prefix_cropped_to_its_last_tokens_is_named(_n9_model):
+    "nanoGPT's context crop, ys[:, -3:]: the crop and its length named, not a rank."
+    _n9_rejects(check_greedy_step, lambda model, src, ys: _n9_ntl(model(src, ys[:, -3:])[:, -1]).argmax(-1), _n9_model,
+                says=r"that is the choice after the last 3 tokens of the prefix alone \(a context crop")
+
+def test_row_0s_token_alone_is_named(_n9_model):
+    "A batch of one assumed, [0, -1]: a 0-d tensor, row 0's token, not an argmax over every axis."
+    _n9_rejects(check_greedy_step, lambda model, src, ys: _n9_ntl(model(src, ys)[:1, -1]).argmax(-1)[0], _n9_model,
+                says=r"that is row 0's token alone, as if the batch had one row")

@@ -402,3 +402,27 @@ def test_refs_read_as_sacrebleus_reference_streams_is_named():
                 match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values()); total[n - 1] += max(len(h) - n + 1, 0)
         return 100 * min(1.0, math.exp(1 - r / c)) * math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / 4)
     assert_rejects(check_bleu, my_bleu, says=r"you read refs as sacreBLEU's list of reference streams \(refs\[0\]\)")
+
+
+# ---------------------------------------------------------------- the eighteenth blind set's misses (results/checker_answers.json)
+def _bleu18(short=0, lengths='sum', nested=False):
+    "my_bleu as the solution writes it, but its n-grams `short` of the end, the lengths of the 'last' pair alone, or refs read as NLTK's lists of references."
+    def my_bleu(hyps, refs):
+        ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1 - short))
+        match, total, c, r = [0] * 4, [0] * 4, 0, 0
+        for h, ref in zip(hyps, refs):
+            h = h.split()
+            rs = [x.split() for x in ref] if nested else [ref.split()]
+            c, r = (c + len(h), r + len(rs[0])) if lengths == 'sum' else (len(h), len(rs[0]))
+            for n in range(1, 5):
+                match[n - 1] += sum((ngrams(h, n) & ngrams(rs[0], n)).values()); total[n - 1] += max(len(h) - n + 1, 0)
+        return 100 * min(1.0, math.exp(1 - r / c)) * math.exp(sum(math.log(max(m, 1e-9) / t) for m, t in zip(match, total)) / 4)
+    return my_bleu
+
+@pytest.mark.parametrize('answer, says', [
+    (_bleu18(short=1), r"each sentence's last n-gram of every order never matches: your n-grams run over range\(len\(ws\) - n\)"),
+    (_bleu18(lengths='last'), r"the brevity penalty from the last sentence's lengths alone"),
+    (_bleu18(nested=True), r"you read refs as NLTK's corpus_bleu does, a list of references for each hypothesis"),
+], ids=['n-grams one short', 'last lengths', 'NLTK references'])
+def test_the_eighteenth_sets_misses_are_named(answer, says):
+    assert_rejects(check_bleu, answer, says=says)

@@ -27,7 +27,7 @@ def solution(src=SOLUTION):
     exec(src, ns); return ns['my_linearize']
 
 def test_linearize_solution_passes():
-    assert said(check_linearize, solution()) == (True, 'my_linearize writes 6 trees as linearize does')
+    assert said(check_linearize, solution()) == (True, 'my_linearize writes 7 trees as linearize does')
 
 def test_linearize_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e12c0002')                                   # the stub cell runs the check, as Run All does
@@ -456,3 +456,19 @@ def test_counts_summed_over_each_sentence_are_named():
         return p, r, 2 * p * r / (p + r)
     from nbtools import assert_rejects
     assert_rejects(check_corpus_prf, my_corpus_prf, says=r"your sums run over each sentence's three counts \(axis=1\)")
+
+# ---------------------------------------------------------------- the eighteenth blind set's misses
+def test_a_stripped_treebank_root_is_named():
+    "A Penn Treebank file's root is unlabelled, '( (S ...) )': a walk that strips ROOT, TOP or '' passed every other tree."
+    def my_linearize(tree):
+        if isinstance(tree, str): return tree
+        if is_preterminal(tree): return tree[0]
+        if tree.label() in ('', 'ROOT', 'TOP'): return ' '.join(my_linearize(t) for t in tree)
+        lab = coarse_label(tree.label())
+        return ' '.join([f'({lab}', *(my_linearize(t) for t in tree), f'){lab}'])
+    from nbtools import assert_rejects
+    assert_rejects(check_linearize, my_linearize, says=r"its root unlabelled: .*the root's brackets are missing: .*an unlabelled root")
+
+def test_nltks_own_bracketing_is_named():
+    from nbtools import assert_rejects
+    assert_rejects(check_linearize, lambda tree: ' '.join(str(tree).split()), says=r"that is nltk's own bracketing, str\(tree\)")

@@ -214,3 +214,31 @@ def _turn(out):
 def test_the_sixteenth_sets_misses_are_named(check, answer, says):
     ok, out = said(check, answer)
     assert ok is not True and says in out, out
+
+
+# ---------------------------------------------------------------- the eighteenth blind set's misses (results/checker_answers.json)
+def _partial(q, m):
+    "GPT-NeoX's rotary_pct 0.25: the first quarter of the coordinates turned (at least one pair), the rest kept."
+    d = len(q); r = max(2, d // 4 // 2 * 2)
+    a = m * 10000.0 ** (-torch.arange(0, r, 2, dtype=torch.float64) / r)
+    x1, x2 = q[0:r:2].double(), q[1:r:2].double()
+    return torch.cat([torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten(), q[r:].double()]).to(q.dtype)
+
+def _halves_on_pairs(q, m):
+    "cos and sin laid out as halves, cat([a, a]), applied to neighbouring pairs (x, y) -> (-y, x)."
+    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q)); c = torch.cat([a, a]); x = q.double()
+    return (x * c.cos() + torch.stack([-x[1::2], x[0::2]], -1).flatten() * c.sin()).to(q.dtype)
+
+def _grouped(k, g, how):
+    B, h, n, d = k.shape; v = k.view(B, g, h // g, n, d)
+    return v.mean(1).repeat(1, g, 1, 1) if how == 'across' else (v.sum(2) / g).repeat_interleave(h // g, dim=1)
+
+@pytest.mark.parametrize('check, answer, says', [
+    (check_rotate, _partial, 'a partial rotary, as GPT-NeoX'),
+    (check_rotate, _halves_on_pairs, 'your cos and sin are laid out as halves, torch.cat([freqs, freqs])'),
+    (check_group_kv, lambda k, g: _grouped(k, g, 'across'), 'you averaged across the groups'),
+    (check_group_kv, lambda k, g: _grouped(k, g, 'sum / g'), "you divided each group's sum by g = 2, the number of groups"),
+], ids=['partial rotary', 'halves on pairs', 'across groups', 'sum over g'])
+def test_the_eighteenth_sets_misses_are_named(check, answer, says):
+    ok, out = said(check, answer)
+    assert ok is not True and says in out, out

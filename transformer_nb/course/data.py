@@ -181,6 +181,9 @@ def _bpe_layout(word_counts:dict, merges:list) -> str|None:
         return (f"learn_bpe recorded {dup} more than once: after each merge, merge that pair in every word, then count the pairs again "
                 "on the merged symbols (the words' symbols change every round)")
     odd = next((p for p in merges if isinstance(p, tuple) and len(p) == 2 and not any(p[0] + p[1] in w for w in words)), None)
+    if odd and odd[0].endswith('</w>') and odd[1] != '</w>':
+        return (f"the merge {odd} joins a word's end to the next word's start: pairs were counted across word boundaries, as on one "
+                "stream of text (minbpe's); count the pairs within each word, its characters and '</w>', weighted by the word's count")
     if odd:
         return (f"the merge {odd} joins {odd[0] + odd[1]!r}, which no word holds: a word's symbols must always spell it; merging a pair "
                 "replaces its two symbols by one, and the scan goes on after both (i += 2), keeping neither")
@@ -190,12 +193,23 @@ def _bpe_layout(word_counts:dict, merges:list) -> str|None:
                 "'l o w </w>', and joins the letters only by a merge, as any other symbol")
     return None
 
+def _bpe_short(word_counts:dict, got:list, right:list) -> str:
+    "Why `got`, the first merges of `right` alone, stopped early: the next pair occurs once (a min_frequency of 2), or pairs were left."
+    if not (isinstance(got, list) and len(got) < len(right) and got == right[:len(got)]): return "merge the pair wherever it occurs"
+    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}
+    for p in got: vocab = {tuple(_merge_pair(list(s), p)): c for s, c in vocab.items()}
+    n = sum(c for s, c in vocab.items() for p in zip(s, s[1:]) if p == right[len(got)])
+    return (f"learn_bpe stopped after {len(got)} merge{'s' * (len(got) != 1)}, while {right[len(got)]} occurs {n} time{'s' * (n != 1)}"
+            + (" (a min_frequency of 2, as subword-nmt's): a pair that occurs once is still the most frequent" if n == 1 else "")
+            + "; make n_merges merges, and stop only when no pair is left (if not pairs: break)")
+
 # %% ../../nbs/course_data.ipynb #a26c0802
 @report
 def check_bpe(learn_bpe, segment) -> str:
     "08_data, exercise 5: `learn_bpe(word_counts, n_merges)` and `segment(word, merges)` on Sennrich et al. (2016)'s example."
     toy = {'low': 5, 'lower': 2, 'newest': 6, 'widest': 3}                  # word counts, Sennrich et al. (2016)
     learn_bpe, segment = _keeps(learn_bpe), _keeps(segment); merges = learn_bpe(toy, 10)             # the stub stops here
+    assert isinstance(merges, list), f"learn_bpe returned a {type(merges).__name__}{' (pair -> rank, as the bpe_ranks of GPT-2)' * isinstance(merges, dict)}: return the list of the merges, in the order learnt"
     pair = lambda m: isinstance(m, tuple) and len(m) == 2 and all(isinstance(s, str) for s in m)
     odd = next((m for m in merges if not pair(m)), None)
     assert odd is None, (f"learn_bpe recorded the merge {odd!r}: keep each merge as the pair of symbols it joined, "
@@ -218,7 +232,7 @@ def check_bpe(learn_bpe, segment) -> str:
                                  "in 'a a a a a </w>'; count every occurrence of a pair in a word, not once per word")
     got, right = learn_bpe({'abab': 1}, 2), _bpe_learn({'abab': 1}, 2)     # the pair ('a', 'b') twice in one word
     assert got == right, (f"learn_bpe({{'abab': 1}}, 2) gave {got}, not {right}: " +
-                          next((w for w, kw in _BPE_MISTAKES.items() if got == _bpe_learn({'abab': 1}, 2, **kw)), "merge the pair wherever it occurs"))
+                          next((w for w, kw in _BPE_MISTAKES.items() if got == _bpe_learn({'abab': 1}, 2, **kw)), _bpe_short({'abab': 1}, got, right)))
     across = {'ab': 10, 'abc': 1, 'bc': 6}                               # 'b' + 'c</w>' is merged while 'abc' holds 'ab'
     got, right = learn_bpe(across, 5), _bpe_learn(across, 5)
     assert got == right, (f"learn_bpe({across}, 5) gave {got}, not {right}: " +

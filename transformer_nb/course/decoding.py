@@ -85,7 +85,10 @@ def _greedy_more(m, src) -> dict:
             hint + "; and forbid PAD and BOS (next_token_logits) before the argmax": lambda y: m(src, y).amax(1).argmax(-1),
             "that is a position, not a token: the position whose best score is the largest (a max over the vocabulary, then an argmax over "
             "the time axis); take the last position's logits, model(src, ys)[:, -1], and the argmax over the vocabulary, dim=-1":
-                lambda y: m(src, y).amax(-1).argmax(-1)}
+                lambda y: m(src, y).amax(-1).argmax(-1),
+            **{f"that is the choice after the last {k} tokens of the prefix alone (a context crop, as nanoGPT's idx[:, -block_size:]): this "
+               "decoder reads the whole prefix, model(src, ys); crop nothing": lambda y, k=k: next_token_logits(m(src, y[:, -k:])[:, -1], PAD_ID).argmax(-1)
+               for k in (2, 3, 4, 8)}}
 
 
 # %% ../../nbs/course_decoding.ipynb #a29m1003
@@ -184,8 +187,11 @@ def _prefix_slip(step, m, src, ys) -> str:
 
 # %% ../../nbs/course_decoding.ipynb #a27m7805
 def _step_shape(step, m, src, ys, got) -> str:
-    "For a greedy step's output `got` of the wrong shape: a score for every token (B, V), or a token for every prefix position (B, t); '' if neither."
+    "For a greedy step's output `got` of the wrong shape: a score for every token (B, V), a token for every prefix position (B, t), or row 0's token alone; '' if none."
     B, t, V = len(ys), ys.shape[1], m.cfg.tgt_vocab
+    if got.dim() == 0 and B > 1 and int(got) == int(next_token_logits(m(src, ys)[:, -1].clone(), PAD_ID)[0].argmax()):
+        return (f": that is row 0's token alone, as if the batch had one row ([0, -1], a batch of one): keep the batch axis, "
+                f"model(src, ys)[:, -1], and return a token for each of the {B} rows")
     if tuple(got.shape) == (B, V) and got.is_floating_point():
         return f": that is a score for every token of the vocabulary, (B, V) = ({B}, {V}); the next token is the most probable one, their argmax(-1)"
     if tuple(got.shape) != (B, t): return ''

@@ -85,6 +85,15 @@ def _bleu_more(hyps, refs, mine) -> str | None:
         if cc < rr and near(_bleu_of(m, t, cc, rr)) and not near(_bleu_of(m, t, c, r)):
             return ("the brevity penalty from lengths in characters (len(h) of the string): c and r count words, len(h.split()), "
                     "summed over the corpus; BP = min(1, exp(1 - r/c))")
+    for k, which in ((-1, 'last'), (0, 'first')):
+        ck, rk = len(hyps[k].split()), len(refs[k].split())
+        if len(hyps) > 1 and (ck, rk) != (c, r) and near(_bleu_of(m, t, ck, rk)) and not near(_bleu_of(m, t, c, r)):
+            return (f"the brevity penalty from the {which} sentence's lengths alone (c, r = len(h), len(ref) in the loop): c and r are "
+                    "summed over the corpus, c += len(h) and r += len(ref), as the matches and totals are")
+    mk = _bleu_parts([' '.join(h.split()[:-1]) for h in hyps], [' '.join(x.split()[:-1]) for x in refs])[0]   # no n-gram ends a sentence
+    if mk != m and near(_bleu_of(mk, t, c, r)):
+        return ("each sentence's last n-gram of every order never matches: your n-grams run over range(len(ws) - n), one short, while "
+                "the totals count len(h) - n + 1; a sentence of L words has L - n + 1 n-grams of order n, range(len(ws) - n + 1)")
     one = [k for k in range(len(hyps)) if near(_bleu_of(*_bleu_parts(hyps[k:k + 1], refs[k:k + 1])))]
     if len(hyps) > 1 and one and not near(_bleu_of(m, t, c, r)) and not near(100):            # a perfect sentence says nothing
         return (f"only sentence {one[0] + 1} of {len(hyps)} is scored: loop over every pair, zip(hyps, refs), "
@@ -105,8 +114,8 @@ def _spaceless(my_bleu) -> bool:
     except Exception: return False
 
 def _bleu_call(my_bleu, name:str, hyps, refs):
-    "`my_bleu(hyps, refs)`; when it raises, hypotheses split into characters named, probed with one that has no spaces."
-    try: return my_bleu(hyps, refs)
+    "`my_bleu(hyps, refs)`; when it raises, hypotheses split into characters named, probed with one that has no spaces; refs read as NLTK's lists of references named."
+    try: mine = my_bleu(hyps, refs)
     except Exception as e:
         from transformer_nb.evaluation import corpus_scores
         try: streams = abs(my_bleu(hyps, [refs]) - corpus_scores(hyps, refs)['bleu']) < 0.01
@@ -119,6 +128,21 @@ def _bleu_call(my_bleu, name:str, hyps, refs):
         raise AssertionError(f"case '{name}': my_bleu raised {type(e).__name__} ({e}), and it scores the hypothesis 'abcde' 100 against "
                              "the reference 'a b c d e': your hypotheses are split into characters (list(h)), the references into words; "
                              "split both into words on spaces, h.split()") from None
+    _bleu_nested(my_bleu, name, hyps, refs, mine)
+    return mine
+
+def _bleu_nested(my_bleu, name:str, hyps, refs, mine):
+    "Fails with one line when `mine` is not sacreBLEU's score and `my_bleu` gives it with each reference wrapped in a list (NLTK's references)."
+    from transformer_nb.evaluation import corpus_scores
+    theirs = corpus_scores(hyps, refs)['bleu']
+    if not isinstance(mine, (int, float)) or abs(mine - theirs) < 0.01: return
+    try: nested = abs(my_bleu(hyps, [[x] for x in refs]) - theirs) < 0.01
+    except Exception: nested = False
+    try: import sacrebleu; nested = nested and abs(mine - sacrebleu.corpus_bleu(hyps, refs).score) >= 0.01   # not sacreBLEU's refs unwrapped
+    except Exception: pass
+    assert not nested, (f"case '{name}': yours {mine:.2f}, sacreBLEU's {theirs:.2f}, which yours gives with each reference wrapped in a list, "
+                        "my_bleu(hyps, [[r] for r in refs]): you read refs as NLTK's corpus_bleu does, a list of references for each "
+                        "hypothesis, so each reference string was read as its characters; here refs holds one reference string per hypothesis")
 
 
 # %% ../../nbs/course_evaluation.ipynb #a27m7807

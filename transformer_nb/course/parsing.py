@@ -26,7 +26,8 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
            f"{'label' if all(a[:1] in '()' for a, b in zip(toks, ref) if a != b) else 'leaf'} as it is, no .lower()" if [x.lower() for x in toks] == [x.lower() for x in ref] else
            "each closing bracket is written as an opening one, '(NP' again: a phrase closes with ')' then its label, ')NP'"
            if toks == ['(' + x[1:] if x[:1] == ')' else x for x in ref] else
-           f"the root's brackets are missing: linearize the whole tree, from {ref[0]} to {ref[-1]}" if toks == ref[1:-1] else
+           f"the root's brackets are missing: linearize the whole tree, from {ref[0]} to {ref[-1]}" + (" (an unlabelled root, as a Penn Treebank "
+           "file's '( (S ...) )' has: linearize writes its bare ( and ) too, as it writes ROOT or TOP; strip no root)" if ref[0] == '(' else '') if toks == ref[1:-1] else
            f"the empty elements {sorted(lost)} are left out: a -NONE- node is a leaf like any other, its trace written" if lost and not extra and set(lost) <= empty else
            "only the root's brackets, around all the words: the phrases under it are missing; write each child in turn, a phrase "
            "with its own brackets around its children (a function that calls itself on each child)" if br(toks) == [ref[0], ref[-1]] and len(br(ref)) > 2 else
@@ -36,6 +37,15 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
            if lost and not extra and set(lost) <= unary else
            f"yours: {' '.join(toks)} | linearize: {' '.join(ref)}")
     return f"{name}: {at}; {why}"
+
+_PENN_ROOT = "( (S (NP-SBJ (PRP It)) (VP (VBD worked)) (. .)) )"   # a Penn Treebank file's tree: its root unlabelled
+
+def _lin_tag(name:str, got:str, tree) -> str:
+    "The line for POS tags in the output: nltk's own bracketing (str(tree)) named as such, else the tags alone."
+    if ' '.join(got.split()) == ' '.join(str(tree).split()):
+        return (f"{name}: that is nltk's own bracketing, str(tree) ({got[:50]}...): POS nodes in brackets and a bare ')'; "
+                "linearize writes a POS node as its word alone and closes each phrase with ')' and its label, ')NP'")
+    return f"{name}: a POS tag in the output ({got[:70]}...); a preterminal is not a phrase: write its word alone"
 
 # %% ../../nbs/course_parsing.ipynb #a26c1201
 _GAPPING = "(S (S (NP-SBJ-1 (NNP John)) (VP (VBD saw) (NP-2 (NNP Mary)))) (, ,) (CC and) (S (NP=1 (NNP Anna)) (VP=2 (NP (NNP Bob)))) (. .))"   # "John saw Mary, and Anna Bob.": indices =1, =2
@@ -50,7 +60,7 @@ def check_linearize(fn) -> str:
     from transformer_nb.parsing import coarse_label, is_preterminal, linearize
     trees = {"John's tree": Tree.fromstring('(S (NP-SBJ (NNP John)) (VP (VBZ has) (NP (DT a) (NN dog))) (. .))'),
              "the gapping tree": Tree.fromstring(_GAPPING), **{f"sampled tree {k}": Tree.fromstring(t) for k, t in enumerate(_SAMPLED, 1)},
-             "a question with a trace": Tree.fromstring(_TRACE)}
+             "a question with a trace": Tree.fromstring(_TRACE), "a Penn Treebank file's tree, its root unlabelled": Tree.fromstring(_PENN_ROOT)}
     for name, t in trees.items():
         got, want = fn(t), linearize(t)
         if got == want: continue
@@ -58,8 +68,7 @@ def check_linearize(fn) -> str:
         toks, ref = got.split(), want.split()
         tags, labels = {lab for s in t.subtrees() if is_preterminal(s) for lab in (s.label(), coarse_label(s.label()))}, {coarse_label(s.label()) for s in t.subtrees() if not is_preterminal(s)}
         new = [x for x in toks if x not in ref]                       # tokens linearize never writes for this tree
-        assert not any(x.strip('()') in tags for x in new), \
-            f"{name}: a POS tag in the output ({got[:70]}...); a preterminal is not a phrase: write its word alone"
+        assert not any(x.strip('()') in tags for x in new), _lin_tag(name, got, t)
         assert not ('(' in new or any(a == ')' and b in labels for a, b in zip(toks, toks[1:]))), \
             f"{name}: a space between a bracket and its label ({got[:70]}...); each is one token, '(NP' and ')NP': f'({{lab}}' and f'){{lab}}'"
         assert ')' not in new, f"{name}: a bare ')' ({got[:70]}...); the closing bracket carries its label too, ')NP'"

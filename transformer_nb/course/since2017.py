@@ -124,6 +124,27 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
             ("a pair's coordinates went in swapped and the minus is gone: (x cos a + y sin a, y cos a + x sin a) is no rotation; the pair (x, y) "
              "becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i", mixed)]
 
+# %% ../../nbs/course_since2017.ipynb #cs18r001
+def _rotate_more(q, m) -> list[tuple[str, torch.Tensor]]:
+    "(likely mistake, what it gives) for `q` at position `m`: the two layouts of RoPE mixed, cos and sin of one with the pairs of the other."
+    d, x = len(q), q.double()
+    a = m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
+    pairs, halves = torch.stack([-x[1::2], x[0::2]], -1).flatten(), torch.cat([-x[d // 2:], x[:d // 2]])   # (x, y) -> (-y, x); rotate_half
+    cat, rep = torch.cat([a, a]), a.repeat_interleave(2)
+    return [("your cos and sin are laid out as halves, torch.cat([freqs, freqs]) (the rotate-half layout of Hugging Face's Llama), but "
+             "applied to neighbouring pairs: coordinates 2i and 2i+1 then turn by different angles; with neighbours, repeat each angle in "
+             "place, freqs.repeat_interleave(2)", (x * cat.cos() + pairs * cat.sin()).float()),
+            ("your cos and sin repeat each angle in place, repeat_interleave(2), but rotate_half pairs coordinate i with i + d/2: two "
+             "layouts mixed; this exercise pairs neighbours 2i and 2i+1, each pair turned by its own angle", (x * rep.cos() + halves * rep.sin()).float())]
+
+def _rotate_part(q, m, got) -> str | None:
+    "If `got` turns only the first r coordinates of `q` and leaves the others as they were (a partial rotary): that named, else None."
+    d, same = len(q), (lambda a, b: torch.allclose(a.double(), b.double(), rtol=0, atol=rounding_tol(q, 4)))   # a turn: a product, a sum
+    r = next((r for r in range(2, d, 2) if same(got[r:], q[r:])), None) if m else None
+    if r is None or same(got[:r], q[:r]): return None
+    return (f"only the first {r} of the {d} coordinates were turned, the other {d - r} came back as they were (a partial rotary, as "
+            "GPT-NeoX's rotary_pct): RoFormer turns every pair, coordinates 2i and 2i+1 for i < d/2, by m * 10000^(-2i/d)")
+
 # %% ../../nbs/course_since2017.ipynb #cs14b004
 @report
 def check_rotate(rotate_query) -> str:
@@ -140,12 +161,12 @@ def check_rotate(rotate_query) -> str:
         assert got.is_floating_point(), f"{case}: your output is {got.dtype}: return q's floats turned, not whole numbers"
         got, want = got.double(), want.double()                              # float64 of a float32 query: the same values, accepted
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
-        why = next((w for w, x in _rotate_slips(q, m) if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
+        why = next((w for w, x in _rotate_slips(q, m) + _rotate_more(q, m) if torch.allclose(got, x.double(), rtol=1e-4, atol=1e-5)), None)
         at0 = "at position 0 the angle is 0 and the rotation the identity: q must come back unchanged, and yours moved it" if m == 0 else ""
         assert why is None, f"{case}: {at0 + ('; ' if at0 else '')}{why}"
         assert not at0, f"{case}: {at0} ({where_differ(got, want, 'coordinate')})"
         assert abs(got.norm() / q.norm() - 1) < 1e-4, f"{case}: your output's length is {got.norm():.4g}, q's {q.norm():.4g}: a rotation keeps the length (cos and sin of one angle for both coordinates of a pair)"
-        assert (base := _rotate_base(q, m, got)) is None, f"{case}: {base}"
+        assert (base := _rotate_base(q, m, got) or _rotate_part(q, m, got)) is None, f"{case}: {base}"
         raise AssertionError(f"{case}: {where_differ(got, want, 'coordinate')}: coordinates 2i, 2i+1 turned by m * 10000^(-2i/d)")
     return "rotate_query turns each pair of coordinates by its own angle m * theta_i, as rotate does"
 
@@ -190,6 +211,17 @@ def _group_slips(k, g) -> list[tuple[str, torch.Tensor]]:
              f"heads), each of h/g = {r} consecutive heads; k.view(B, g, h // g, n, d).mean(2), then repeat_interleave(h // g, dim=1)",
              k.view(B, r, g, n, d).mean(2).repeat_interleave(g, 1))] * (r != g)
 
+# %% ../../nbs/course_since2017.ipynb #cs18g001
+def _group_more(k, g) -> list[tuple[str, torch.Tensor]]:
+    "(likely mistake, what it gives) for `k` (B, h, n, d) in `g` groups, beyond `_group_slips`: the mean across the groups, a group's sum over g."
+    B, h, n, d = k.shape; r = h // g
+    cons = k.view(B, g, r, n, d)
+    across = ("you averaged across the groups (axis 1 of k.view(B, g, h // g, n, d), the axis of size g), not within each: a group's head "
+              "is the mean of its own h/g consecutive heads, .mean(2), then repeat_interleave(h // g, dim=1)")
+    return [(across, cons.mean(1).repeat(1, g, 1, 1)), (across, cons.mean(1).repeat_interleave(g, 1))] * (g > 1) + [
+            (f"you divided each group's sum by g = {g}, the number of groups; its mean divides by its own size, h/g = {r} heads: .mean(2)",
+             (cons.sum(2) / g).repeat_interleave(r, 1))] * (r != g)
+
 # %% ../../nbs/course_since2017.ipynb #cs14c004
 @report
 def check_group_kv(group_heads) -> str:
@@ -208,7 +240,7 @@ def check_group_kv(group_heads) -> str:
             f": each group's head is repeated {times} times (repeat_interleave({times})?), and it stands for h/g = {h // g} heads: "
             f"repeat_interleave(h // g, dim=1), {h} // {g} = {h // g}" if times and times != h // g and got.shape[3] == k.shape[3] else "")
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
-        why = next((w for w, y in _group_slips(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)
+        why = next((w for w, y in _group_slips(k, g) + _group_more(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)
         assert why is None, f"{case}: {why}"
         raise AssertionError(f"{case}: " + _group_rest(got, k, g, want))
     return "group_heads gives grouped-query attention's keys and values: consecutive heads averaged by group, repeated in place"

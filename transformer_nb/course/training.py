@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from ..core import PAD_ID
 from ..training import noam_lr, label_smoothing_loss
 from ..training_config import WARMUP   # 09's §5.3 warm-up
+from ..lib.machine import rounding_tol
 from .checking import call_kept, verdict
 
 # %% ../../nbs/course_training.ipynb #a27f0901
@@ -72,10 +73,25 @@ def _no_decay(fn, d:int, w:int) -> bool:
     except Exception: return False
     return math.isclose(a, d ** -0.5 * T * w ** -1.5, rel_tol=1e-9) or (a > 0 and math.isclose(a, b, rel_tol=1e-9))
 
+# %% ../../nbs/course_training.ipynb #a18o0901
+def _schedule_other(fn, d:int, w:int, s:int, got:float) -> str:
+    "A rate that reads d_model and warmup the other way, or a warm-up to a peak that d_model does not set (a base rate); '' if neither."
+    same, r = (lambda a, b: math.isclose(a, b, rel_tol=1e-9)), (lambda t, dd=d: float(fn(t, dd, w)))
+    if d != w and all(same(r(t), noam_lr(t, w, d)) for t in (1, w // 2 or 1, 4 * w)):
+        return ("d_model and warmup read the other way: yours is noam_lr(step, warmup, d_model); the arguments come in the order "
+                "(step, d_model, warmup), as the stub's def my_noam_lr(step, d_model=512, warmup=4000) has them")
+    peak = got * w / s if 0 < s <= w else 0.0
+    if peak > 0 and not same(peak, noam_lr(w, d, w)) and all(same(r(t), peak * t / w) and same(r(t, 2 * d), r(t)) for t in (1, w // 2 or 1)):
+        return (f"your warm-up rises as {peak:.3g} x step / warmup, to a peak of {peak:.3g} that d_model does not change (a base learning rate, as "
+                f"nanoGPT's get_lr or a linear warm-up scheduler has): the paper's rate has no base rate; its peak is d_model ** -0.5 * warmup ** -0.5 "
+                f"= {noam_lr(w, d, w):.4g} here, and after it the rate falls as d_model ** -0.5 * step ** -0.5, not a cosine")
+    return ''
+
 # %% ../../nbs/course_training.ipynb #a29m0905
 def _schedule_slip(fn, d:int, w:int, s:int, got:float) -> str:
     "A rate with d_model ** -0.5 on the warm-up term alone, a warm-up term with another warmup (warmup + 1?), or a decay term already the smaller in the warm-up; '' if none."
     same, T = (lambda a, b: math.isclose(a, b, rel_tol=1e-9)), 100 * w
+    if other := _schedule_other(fn, d, w, s, got): return other
     if s > w and same(got, d ** -0.5 * s * w ** -1.5) and _no_decay(fn, d, w):
         return ("the decay term is missing: after the peak your rate keeps rising as the warm-up term step * warmup ** -1.5 (or stays flat), "
                 "where the paper's falls as d_model ** -0.5 * step ** -0.5; take the smaller of the two terms, "
@@ -194,6 +210,21 @@ def _q_sum(a:float, b:float, eps:float, V:int) -> str:
             f"1 - eps + eps / V = {1 - eps + eps / V:.4g} on the reference and eps / V = {eps / V:.4g} on each other token")
 
 
+# %% ../../nbs/course_training.ipynb #a18o0903
+def _smoothing_positions(fn, t, eps:float) -> str:
+    "Your loss on random logits against the right loss over other positions: a causal LM's shift by one, or the pads summed in; '' if neither."
+    lg, keep = torch.randn(*t.shape, 11, generator=torch.Generator().manual_seed(2)) * 2, t != PAD_ID
+    try: got = float(torch.as_tensor(fn(lg, t.clone(), eps)).detach())
+    except Exception: return ''
+    per = lambda l, y: -(((1 - eps) * F.one_hot(y, 11) + eps / 11) * l.log_softmax(-1)).sum(-1)      # each position's loss, pads too
+    seen = {"likely every position summed, the pads too, then divided by the non-pad count: leave the pad positions out of the sum as "
+            "well, loss[target != pad_id].mean()": per(lg, t).sum() / keep.sum()}
+    if t.dim() > 1 and t.shape[-1] > 1:
+        seen[("likely the positions shifted by one, logits[:, :-1] scored against target[:, 1:] (a causal LM's shift, as Hugging Face's models "
+              "make inside): here they are aligned already, the logits at position i score target[:, i]; the batch was shifted once, "
+              "tgt[:, :-1] in and tgt[:, 1:] scored, before the model ran")] = per(lg[:, :-1], t[:, 1:])[t[:, 1:] != PAD_ID].mean()
+    return next((h for h, v in seen.items() if abs(got - float(v)) <= rounding_tol(v, 11 + t.numel())), '')   # sums over V = 11 and the positions
+
 # %% ../../nbs/course_training.ipynb #a26r0015
 def _smoothing_fit(fn, t, eps:float) -> str:
     "Your loss on three random logits, fitted as a x NLL + b x U (U: the mean of -log p_i over the vocabulary), both over the non-pad positions."
@@ -208,7 +239,7 @@ def _smoothing_fit(fn, t, eps:float) -> str:
     nll, u, _ = rows[0]
     ingredients = (f"here NLL = -log p_y = {nll:.4f} and U = the mean of -log p_i over the {11} tokens = {u:.4f}, both averaged over "
                    f"the non-pad positions, so the loss is (1 - eps) NLL + eps U = {(1 - eps) * nll + eps * u:.4f}")
-    if (A @ ab - y).abs().max() > 1e-4: return f"likely q is wrong, or positions are counted otherwise: {ingredients}"
+    if (A @ ab - y).abs().max() > 1e-4: return _smoothing_positions(fn, t, eps) or f"likely q is wrong, or positions are counted otherwise: {ingredients}"
     a, b = ab.tolist()
     return (f"your loss is {a:.4g} x NLL + {b:.4g} x U, for eps={eps} it must be (1 - eps) = {1 - eps:g} x NLL + eps = {eps:g} x U "
             f"(NLL = -log p_y, U = the mean of -log p_i over the vocabulary, each averaged over the non-pad positions)" + _q_sum(a, b, eps, 11))
