@@ -8,8 +8,9 @@ more writers once the checkers had been improved six times, under 'ninth' and 't
 blind and apart by two more writers once the checkers had been improved eight times, under 'eleventh' and 'twelfth', and a
 thirteenth, written blind by one more writer after the twelfth's fixes, under 'thirteenth', a fourteenth, written blind by one
 more writer after the thirteenth's fixes, under 'fourteenth', a fifteenth, written blind by one more writer after the
-fourteenth's fixes, under 'fifteenth', and a sixteenth, written blind by one more writer after the fifteenth's fixes, under
-'sixteenth'. In each
+fourteenth's fixes, under 'fifteenth', a sixteenth, written blind by one more writer after the fifteenth's fixes, under
+'sixteenth', and a seventeenth, for the notebooks 00 to 07 only, written blind by one more writer after the sixteenth's
+fixes, under 'seventeenth'. In each
 table ('first_run', 'after') of each measurement the five kinds of verdict add up to the answers, per notebook and in all; the 'all' row is the sum of the notebooks; both tables hold the same answers; and the list
 of answers gives each table's counts."""
 import json
@@ -21,10 +22,12 @@ DATA = json.loads((Path(__file__).parent.parent / 'results' / 'checker_answers.j
 RUNS = {'first': DATA, 'second': DATA['second'], 'third': DATA['third'], 'fourth': DATA['fourth'], 'fifth': DATA['fifth'], 'sixth': DATA['sixth'],
         'seventh': DATA['seventh'], 'eighth': DATA['eighth'], 'ninth': DATA['ninth'], 'tenth': DATA['tenth'],
         'eleventh': DATA['eleventh'], 'twelfth': DATA['twelfth'], 'thirteenth': DATA['thirteenth'],
-        'fourteenth': DATA['fourteenth'], 'fifteenth': DATA['fifteenth'], 'sixteenth': DATA['sixteenth']}
+        'fourteenth': DATA['fourteenth'], 'fifteenth': DATA['fifteenth'], 'sixteenth': DATA['sixteenth'],
+        'seventeenth': DATA['seventeenth']}
 KINDS = ('named', 'generic', 'misleading', 'passed', 'crashed')
 TABLES = ('first_run', 'after')
 PAPER = [f'{i:02d}' for i in range(14)]
+PART = {'seventeenth': PAPER[:8]}   # the paper's notebooks a set written for some of them covers (others: all)
 BOTH = [(run, table) for run in RUNS for table in TABLES]
 LATER = [run for run in RUNS if run != 'first']
 
@@ -35,7 +38,7 @@ def test_the_file_says_where_and_when_it_was_measured(run):
 
 @pytest.mark.parametrize('run, table', BOTH)
 def test_every_paper_notebook_has_a_row(run, table):
-    assert sorted(k[:2] for k in RUNS[run][table] if k != 'all') == PAPER
+    assert sorted(k[:2] for k in RUNS[run][table] if k != 'all') == PART.get(run, PAPER)
 
 @pytest.mark.parametrize('run, table', BOTH)
 def test_the_kinds_add_up_to_the_answers(run, table):
@@ -64,7 +67,7 @@ def test_the_list_of_answers_gives_the_tables(run, table):
 
 @pytest.mark.parametrize('run', LATER)
 def test_a_later_measurement_names_its_notebooks_as_the_first(run):
-    assert set(DATA[run]['first_run']) == set(DATA['first_run'])
+    assert set(DATA[run]['first_run']) == {k for k in DATA['first_run'] if k == 'all' or k[:2] in PART.get(run, PAPER)}
 
 @pytest.mark.parametrize('run', LATER)
 def test_every_answer_says_what_its_check_printed_before_and_after(run):
