@@ -514,7 +514,7 @@ def test_restricted_mask_with_its_arguments_swapped_is_named():
     assert_rejects(check_restricted, swapped, says=r"^Not yet: n=5, r=1: shape \(1, 1, 1, 1\).*the arguments are read the other way round")
 
 # ---------------------------------------------------------------- the seventeenth blind set's misses
-def _att(q, k, v, mask=None, causal=False, log=False, squeeze=False, heads_mean=False, unsqueeze=False, keepdim=True):
+def _att17(q, k, v, mask=None, causal=False, log=False, squeeze=False, heads_mean=False, unsqueeze=False, keepdim=True):
     "Equation (1), right, or with one of the seventeenth set's slips."
     s = q @ k.mT / math.sqrt(q.shape[-1])
     if causal: s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool).tril(), float('-inf'))
@@ -536,10 +536,10 @@ def _att(q, k, v, mask=None, causal=False, log=False, squeeze=False, heads_mean=
     (dict(keepdim=False), r"raised RuntimeError .*: the keys' axis \(6\) met the queries' \(4\): a sum or max over the keys without keepdim=True"),
 ], ids=['always causal', 'log_softmax', 'squeezed', 'heads averaged', 'mask unsqueezed', 'no keepdim'])
 def test_the_seventeenth_sets_misses_are_named(kw, says):
-    def my_attention(q, k, v, mask=None): return _att(q, k, v, mask, **kw)
+    def my_attention(q, k, v, mask=None): return _att17(q, k, v, mask, **kw)
     assert_rejects(check_attention, my_attention, says=says)
 
 def test_the_seventeenth_sets_helper_passes_unchanged():
-    def my_attention(q, k, v, mask=None): return _att(q, k, v, mask)
+    def my_attention(q, k, v, mask=None): return _att17(q, k, v, mask)
     from transformer_nb.course.checking import outcome
     assert outcome(check_attention, my_attention)[0] is True
