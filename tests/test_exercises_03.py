@@ -364,7 +364,7 @@ def test_ninth_blind_answers_named(label):
 
 # ---------------------------------------------------------------- the seventeenth blind set's misses
 import contextlib
-def _c2f(conv, frozen=False, bias=True, gelu=False):
+def _c2f17(conv, frozen=False, bias=True, gelu=False):
     "conv_to_ffn, right, or with one of the seventeenth set's slips: parameters frozen before an untracked copy, no biases, GELU."
     from transformer_nb.ffn import FeedForward
     d_ff, d_model, _ = conv[0].weight.shape
@@ -383,4 +383,4 @@ def _c2f(conv, frozen=False, bias=True, gelu=False):
     (dict(gelu=True), r"your four parameters are the convolutions', so the function between the layers changed: it is GELU"),
 ], ids=['frozen', 'no biases', 'GELU'])
 def test_the_seventeenth_sets_misses_are_named(kw, says):
-    assert_rejects(check_conv_to_ffn, lambda conv: _c2f(conv, **kw), says=says)
+    assert_rejects(check_conv_to_ffn, lambda conv: _c2f17(conv, **kw), says=says)

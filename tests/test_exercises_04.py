@@ -349,7 +349,7 @@ def test_an_integer_root_a_scale_folded_into_the_table_and_a_pair_are_named(answ
     assert_rejects(check_my_embeddings, answer, says=says)
 
 # ---------------------------------------------------------------- the seventeenth blind set's misses
-def _emb(dtype=torch.float32, time_first=False):
+def _emb17(dtype=torch.float32, time_first=False):
     "MyEmbeddings, right, or with E in another dtype, or its output time first (n, B, d_model)."
     class MyEmbeddings(torch.nn.Module):
         def __init__(self, vocab, d_model, pad_id=PAD_ID):
@@ -367,8 +367,8 @@ def _emb(dtype=torch.float32, time_first=False):
     (dict(time_first=True), r"forward returned shape \(4, 2, 16\); expected \(B, n, d_model\) = \(2, 4, 16\): \(n, B, d_model\), time first"),
 ], ids=['float64', 'time first'])
 def test_the_seventeenth_sets_misses_are_named(kw, says):
-    assert_rejects(check_my_embeddings, _emb(**kw), says=says)
+    assert_rejects(check_my_embeddings, _emb17(**kw), says=says)
 
 def test_the_seventeenth_sets_helper_passes_unchanged():
     from transformer_nb.course.checking import outcome
-    assert outcome(check_my_embeddings, _emb())[0] is True
+    assert outcome(check_my_embeddings, _emb17())[0] is True
