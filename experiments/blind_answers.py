@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, and the eighteenth, `18`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, and the eighteenth, `18`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -135,6 +135,32 @@ SETS = {
               ('first_run', '14_since_2017', "flash attention's (B, n, h, d) layout assumed"): 'generic',
           },
            set()),
+    '17': ('seventeenth', 'blind_answers_17_set', {
+              ('first_run', '00_core', 'BOS prepended to each sentence (add_special_tokens)'): 'generic',
+              ('first_run', '00_core', "pads with -1, nanoGPT's ignore index, not pad_id"): 'generic',
+              ('first_run', '00_core', 'pad_id without its default'): 'generic',
+              ('first_run', '00_core', 'the time-first (n, B) batch of pad_sequence viewed as (B, n), not transposed'): 'generic',
+              ('first_run', '01_attention', "a causal mask always applied (LLMs-from-scratch's CausalAttention)"): 'misleading',
+              ('first_run', '01_attention', "the weights averaged over the heads (nn.MultiheadAttention's average_attn_weights)"): 'generic',
+              ('first_run', '01_attention', "the mask unsqueezed at 1, as for Hugging Face's (B, n_k) padding mask"): 'generic',
+              ('first_run', '01_attention', 'log_softmax for the weights'): 'generic',
+              ('first_run', '01_attention', 'a softmax by hand without keepdim'): 'generic',
+              ('first_run', '02_multihead', 'merge flattened from axis 1: one vector per sentence'): 'generic',
+              ('first_run', '02_multihead', 'load_from takes the rows i::h (heads interleaved)'): 'generic',
+              ('first_run', '02_multihead', 'd_k = d_model / h, a float'): 'generic',
+              ('first_run', '03_ffn', "bias-free Linears (T5's and LLaMA's FFN): the biases dropped"): 'generic',
+              ('first_run', '03_ffn', "GELU in place of the ReLU (BERT's and GPT-2's activation)"): 'misleading',
+              ('first_run', '04_embeddings', "returns (n, B, d_model), fairseq's time-first layout"): 'generic',
+              ('first_run', '05_positional_encoding', 'the pairs left stacked: (n, d_model/2, 2)'): 'misleading',
+              ('first_run', '06_model', "returns a 1-tuple (hidden_states,), as Hugging Face's layers do"): 'generic',
+              ('first_run', '06_model', 'the embeddings scaled by sqrt(d_model) again (the Embeddings already scale)'): 'misleading',
+              ('first_run', '06_model', 'returns (logits, memory), as a seq2seq output'): 'generic',
+              ('first_run', '07_why_self_attention', 'windows by torch.roll: the ends wrap around'): 'misleading',
+              ('first_run', '07_why_self_attention', 'unfold(1, ...): the head axis windowed (a 3-d (B, n, d) habit)'): 'generic',
+              ('first_run', '07_why_self_attention', 'a loop over queries slicing [i - w : i + w + 1]: a negative start empties the window'): 'misleading',
+              ('first_run', '07_why_self_attention', 'the band read off full scores (q @ k^T) with torch.diagonal'): 'generic',
+           },
+            set()),
     '18': ('eighteenth', 'blind_answers_18_set', {
               ('first_run', '08_data', "subword-nmt's min_frequency 2: stops when the best pair occurs once"): 'misleading',
               ('first_run', '08_data', "minbpe's one stream: the words joined, pairs counted across word boundaries"): 'misleading',
@@ -189,8 +215,9 @@ def record(table, run_file):
     since = [a for a in answers if a['notebook'] == '14_since_2017']
     d['right_answers'] = sum(a['mistake'] is None and a['notebook'] != '14_since_2017' for a in run)
     d['first_run'], d['after'], d['answers'] = tables(paper, 'first_run'), tables(paper, 'after'), paper
-    d['since_2017'] = dict(right_answers=sum(a['mistake'] is None and a['notebook'] == '14_since_2017' for a in run),
-                           first_run=tables(since, 'first_run'), after=tables(since, 'after'), answers=since)
+    if any(a['notebook'] == '14_since_2017' for a in run):   # a set for some notebooks only (17: 00 to 07) has no such part
+        d['since_2017'] = dict(right_answers=sum(a['mistake'] is None and a['notebook'] == '14_since_2017' for a in run),
+                               first_run=tables(since, 'first_run'), after=tables(since, 'after'), answers=since)
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + '\n')
 
 if __name__ == '__main__':

@@ -203,3 +203,20 @@ def _pad(seqs, pad_id=PAD_ID, extra=()):
 ], ids=['one stream', 'EOS appended', 'the mask'])
 def test_the_sixteenth_sets_misses_are_named(answer, says):
     assert_rejects(check_pad_batch, answer, says=says)
+
+# ---------------------------------------------------------------- the seventeenth blind set's misses
+from torch.nn.utils.rnn import pad_sequence
+from transformer_nb.core import BOS_ID
+def _no_default(seqs, pad_id): return _pad(seqs, pad_id)
+def _viewed(seqs, pad_id=PAD_ID):
+    t = pad_sequence([torch.tensor(s) for s in seqs], padding_value=pad_id)
+    return t.view(t.shape[1], t.shape[0])
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda seqs, pad_id=PAD_ID: torch.tensor([[BOS_ID] + r for r in _pad(seqs, pad_id).tolist()]), r"each row is 2 \(a BOS\), then its sentence"),
+    (lambda seqs, pad_id=PAD_ID: _pad(seqs, -1), r"you padded with -1, not with pad_id=0: -1 and -100 mark the targets a loss ignores"),
+    (_no_default, r"raised TypeError .*: pad_id has a default, def pad_batch\(seqs, pad_id=PAD_ID\)"),
+    (_viewed, r"your rows are the time-first \(n, B\) batch read as \(B, n\)"),
+], ids=['BOS prepended', 'padded with -1', 'pad_id without a default', 'time-first viewed'])
+def test_the_seventeenth_sets_misses_are_named(answer, says):
+    assert_rejects(check_pad_batch, answer, says=says)

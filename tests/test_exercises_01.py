@@ -512,3 +512,34 @@ def test_restricted_mask_with_its_arguments_swapped_is_named():
     def swapped(r, n):
         i = torch.arange(n); return ((i[:, None] - i[None, :]).abs() <= r // 2)[None, None]
     assert_rejects(check_restricted, swapped, says=r"^Not yet: n=5, r=1: shape \(1, 1, 1, 1\).*the arguments are read the other way round")
+
+# ---------------------------------------------------------------- the seventeenth blind set's misses
+def _att17(q, k, v, mask=None, causal=False, log=False, squeeze=False, heads_mean=False, unsqueeze=False, keepdim=True):
+    "Equation (1), right, or with one of the seventeenth set's slips."
+    s = q @ k.mT / math.sqrt(q.shape[-1])
+    if causal: s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool).tril(), float('-inf'))
+    if mask is not None: s = s.masked_fill(~(mask.unsqueeze(1) if unsqueeze else mask), float('-inf'))
+    e = (s - s.amax(-1, keepdim=True).clamp(min=-1e30)).exp()
+    w = (e / e.sum(-1, keepdim=keepdim)).nan_to_num(0.0)
+    if log: w = s.log_softmax(-1)
+    out = w @ v
+    if squeeze: out, w = out.squeeze(), w.squeeze()
+    if heads_mean and w.dim() == 4: w = w.mean(1)
+    return out, w
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(causal=True), r"no mask: .*your weights are causal .* with no mask: a triangular mask is applied always"),
+    (dict(log=True), r"your weights are log-probabilities \(log_softmax\)"),
+    (dict(squeeze=True), r"one query, B = h = 1: output \(5,\), weights \(6,\); .*\.squeeze\(\) drops every axis of size 1"),
+    (dict(heads_mean=True), r"the weights lost their head axis, averaged \(or summed\) over the heads"),
+    (dict(unsqueeze=True), r"padding mask: output \(2, 2, 3, 4, 5\).*the mask \(2, 1, 1, 6\) was given more axes"),
+    (dict(keepdim=False), r"raised RuntimeError .*: the keys' axis \(6\) met the queries' \(4\): a sum or max over the keys without keepdim=True"),
+], ids=['always causal', 'log_softmax', 'squeezed', 'heads averaged', 'mask unsqueezed', 'no keepdim'])
+def test_the_seventeenth_sets_misses_are_named(kw, says):
+    def my_attention(q, k, v, mask=None): return _att17(q, k, v, mask, **kw)
+    assert_rejects(check_attention, my_attention, says=says)
+
+def test_the_seventeenth_sets_helper_passes_unchanged():
+    def my_attention(q, k, v, mask=None): return _att17(q, k, v, mask)
+    from transformer_nb.course.checking import outcome
+    assert outcome(check_attention, my_attention)[0] is True

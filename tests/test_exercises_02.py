@@ -831,3 +831,28 @@ class _RepeatedLinear(nn.Module):
 def test_one_linear_repeated_in_the_lists_is_named():
     assert_rejects(check_loop_mha, _RepeatedLinear, says=r"^Not yet: LoopMHA\(32, 4\): self\.w_q, self\.w_k, self\.w_v each hold one layer several "
                    r"times: \[nn\.Linear\(\.\.\.\)\] \* h repeats the same module, so the heads share its weights; build a new layer per head")
+
+# ---------------------------------------------------------------- the seventeenth blind set's misses
+def test_merge_heads_flattened_from_axis_1_is_named():
+    split = lambda x, h: x.view(x.shape[0], x.shape[1], h, -1).transpose(1, 2)
+    assert_rejects(check_heads, split, lambda x: x.transpose(1, 2).flatten(1), says=r"gave torch.Size\(\[2, 60\]\).*flatten\(1\) merged the positions too")
+
+def _loop_with(strided=False, true_division=False):
+    "A LoopMHA whose load_from takes the rows i::h, or whose d_k is d_model / h."
+    class LoopMHA(_loop_by()):
+        def __init__(self, d_model, h):
+            super().__init__(d_model, h)
+            if true_division: nn.Linear(d_model, d_model / h)
+        def load_from(self, m):
+            super().load_from(m)
+            if strided:
+                with torch.no_grad():
+                    for i in range(self.h):
+                        for mine, theirs in ((self.wq[i], m.w_q), (self.wk[i], m.w_k), (self.wv[i], m.w_v)): mine.weight.copy_(theirs.weight[i::self.h])
+    return LoopMHA
+
+def test_a_loop_mha_loading_strided_rows_is_named():
+    assert_rejects(check_loop_mha, _loop_with(strided=True), says=r"off by .*; load_from took the rows i::h, every 4th row, for 12 per-head weights")
+
+def test_a_loop_mha_with_d_k_a_float_is_named():
+    assert_rejects(check_loop_mha, _loop_with(true_division=True), says=r"LoopMHA\(32, 4\) raised TypeError .*: a layer's size is a float, as d_model / h = 8.0")

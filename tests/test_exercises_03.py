@@ -361,3 +361,26 @@ def test_ninth_blind_answers_named(label):
     "Each answer of the blind set is refused with a message that names its mistake."
     _, check, answer, words = next(c for c in NINTH if c[0] == label)
     _n9_rejects(check, *answer, says=_n9re.escape(words))
+
+# ---------------------------------------------------------------- the seventeenth blind set's misses
+import contextlib
+def _c2f17(conv, frozen=False, bias=True, gelu=False):
+    "conv_to_ffn, right, or with one of the seventeenth set's slips: parameters frozen before an untracked copy, no biases, GELU."
+    from transformer_nb.ffn import FeedForward
+    d_ff, d_model, _ = conv[0].weight.shape
+    f = FeedForward(d_model, d_ff).requires_grad_(not frozen)
+    if not bias: f.w_1, f.w_2 = nn.Linear(d_model, d_ff, bias=False), nn.Linear(d_ff, d_model, bias=False)
+    with contextlib.nullcontext() if frozen else torch.no_grad():
+        for lin, c in zip((f.w_1, f.w_2), (conv[0], conv[2])):
+            lin.weight.copy_(c.weight[:, :, 0])
+            if bias: lin.bias.copy_(c.bias)
+    if gelu: f.hidden = lambda x: torch.nn.functional.gelu(f.w_1(x))
+    return f
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(frozen=True), r"w_1.weight, w_1.bias, w_2.weight, w_2.bias are not leaves: the copy was tracked by autograd"),
+    (dict(bias=False), r"w_1.bias is None: the layer has no bias \(bias=False"),
+    (dict(gelu=True), r"your four parameters are the convolutions', so the function between the layers changed: it is GELU"),
+], ids=['frozen', 'no biases', 'GELU'])
+def test_the_seventeenth_sets_misses_are_named(kw, says):
+    assert_rejects(check_conv_to_ffn, lambda conv: _c2f17(conv, **kw), says=says)

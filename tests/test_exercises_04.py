@@ -347,3 +347,28 @@ def _emb(scale=lambda d: math.sqrt(d), init=lambda v, d: torch.randn(v, d) * d *
 ])
 def test_an_integer_root_a_scale_folded_into_the_table_and_a_pair_are_named(answer, says):
     assert_rejects(check_my_embeddings, answer, says=says)
+
+# ---------------------------------------------------------------- the seventeenth blind set's misses
+def _emb17(dtype=torch.float32, time_first=False):
+    "MyEmbeddings, right, or with E in another dtype, or its output time first (n, B, d_model)."
+    class MyEmbeddings(torch.nn.Module):
+        def __init__(self, vocab, d_model, pad_id=PAD_ID):
+            super().__init__()
+            self.E = torch.nn.Parameter(torch.randn(vocab, d_model, dtype=dtype) * d_model ** -0.5)
+            with torch.no_grad(): self.E[pad_id] = 0.0
+            self.pad_id, self.scale = pad_id, math.sqrt(d_model)
+        def forward(self, tokens):
+            x = self.E[tokens]; y = torch.where((tokens == self.pad_id)[..., None], x.detach(), x) * self.scale
+            return y.transpose(0, 1) if time_first else y
+    return MyEmbeddings
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(dtype=torch.float64), r"initialisation: E is torch.float64, nn.Embedding's torch.float32"),
+    (dict(time_first=True), r"forward returned shape \(4, 2, 16\); expected \(B, n, d_model\) = \(2, 4, 16\): \(n, B, d_model\), time first"),
+], ids=['float64', 'time first'])
+def test_the_seventeenth_sets_misses_are_named(kw, says):
+    assert_rejects(check_my_embeddings, _emb17(**kw), says=says)
+
+def test_the_seventeenth_sets_helper_passes_unchanged():
+    from transformer_nb.course.checking import outcome
+    assert outcome(check_my_embeddings, _emb17())[0] is True

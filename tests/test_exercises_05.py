@@ -444,3 +444,11 @@ def _rb16(offset=lambda n_q, n_k: torch.arange(n_k)[None, :] - torch.arange(n_q)
 ], ids=['a drawn table', 'aligned to the last keys', 'arguments swapped'])
 def test_the_sixteenth_sets_misses_are_named(check, answer, says):
     assert_rejects(check, answer, says=says)
+
+# ---------------------------------------------------------------- the seventeenth blind set's miss
+def test_an_encoding_with_its_pairs_left_stacked_is_named():
+    def my_encoding(n, d_model):
+        angle = torch.arange(n, dtype=torch.float64)[:, None] / 10000 ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+        return torch.stack([angle.sin(), angle.cos()], dim=-1).float()          # (n, d_model/2, 2): flatten(1) would be right
+    assert_rejects(check_encoding, my_encoding, says=r"gave \(1, 1, 2\); .*stacked on a last axis of 2, \(n, d_model/2, 2\)")
+    assert check_encoding(lambda n, d_model: my_encoding(n, d_model).flatten(1)) is True

@@ -793,3 +793,18 @@ class _FunctionalDropout(nn.Module):
 def test_functional_dropout_left_on_in_eval_is_named():
     assert_rejects(check_sublayer, _FunctionalDropout, says=r"^Not yet: in eval mode the dropout must do nothing: F\.dropout\(t, p\) drops in eval "
                    r"too, its training= is True unless given; hold an nn\.Dropout\(p_drop\)")
+
+# ---------------------------------------------------------------- the seventeenth blind set's misses
+@pytest.mark.parametrize('old, new, says', [
+    ("x = model.src_pos(model.src_emb(src))", "x = model.src_pos(model.src_emb(src) * model.cfg.d_model ** 0.5)",
+     r"^Not yet: my_forward.*: an embedding is scaled by sqrt\(d_model\) twice: model.src_emb and model.tgt_emb multiply by it already"),
+    ("return model.generator(y)", "return model.generator(y), z", r"^Not yet: my_forward must return the logits, shape \(4, 7, 50\); got a tuple of 2, \(4, 7, 50\), \(4, 9, 32\): return the tensor alone"),
+], ids=['scaled twice', '(logits, memory)'])
+def test_the_seventeenth_sets_my_forward_misses_are_named(old, new, says, capsys):
+    assert_named(check_forward, my_forward(old, new), says=says, capsys=capsys)
+
+def test_a_sublayer_returning_a_1_tuple_is_named():
+    class MySublayer(nn.Module):
+        def __init__(self, d_model, p_drop): super().__init__(); self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)
+        def forward(self, x, f): return (self.norm(x + self.drop(f(x))),)       # Hugging Face's (hidden_states,)
+    assert_rejects(check_sublayer, MySublayer, says=r"^Not yet: forward\(x, f\) must return a tensor shaped like x, \(2, 5, 8\); got a tuple of 1, \(2, 5, 8\)")

@@ -375,3 +375,40 @@ def _ra(size=lambda w: 2 * w + 1, post=1.0, cast=False):
 ])
 def test_a_window_one_short_a_scale_after_the_softmax_and_a_cast_are_named(answer, says):
     assert_rejects(check_restricted_attention, answer, says=says)
+
+# ---------------------------------------------------------------- the seventeenth blind set's misses
+def _rolled(q, k, v, r):
+    "Windows by torch.roll: right inside, wrapped around at the ends."
+    w = r // 2
+    win = lambda t: torch.stack([t.roll(-o, dims=-2) for o in range(-w, w + 1)], dim=-1)
+    return torch.einsum('bhnw,bhndw->bhnd', (torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5).softmax(-1), win(v))
+
+def _sliced(q, k, v, r):
+    "A loop over the queries slicing [i - w : i + w + 1]: a negative start empties the window."
+    n, w = q.shape[-2], r // 2
+    return torch.cat([(q[..., i:i + 1, :] @ k[..., i - w:i + w + 1, :].mT / q.shape[-1] ** 0.5).softmax(-1) @ v[..., i - w:i + w + 1, :] for i in range(n)], -2)
+
+def _head_axis(q, k, v, r):
+    "unfold(1, ...): the window slides over the heads."
+    w = r // 2
+    win = lambda t: torch.nn.functional.pad(t, (0, 0, w, w)).unfold(1, 2 * w + 1, 1)
+    return torch.einsum('bhnw,bhndw->bhnd', torch.einsum('bhnd,bhndw->bhnw', q, win(k)).softmax(-1), win(v))
+
+def _diagonals(q, k, v, r):
+    "The band read off full scores with torch.diagonal: an n x n tensor, and an error once the window is wider than the sentence."
+    n, w = q.shape[-2], r // 2
+    full, s = q @ k.mT / q.shape[-1] ** 0.5, torch.full((*q.shape[:-1], 2 * w + 1), float('-inf'))
+    for o in range(-w, w + 1):
+        d = torch.diagonal(full, offset=o, dim1=-2, dim2=-1)
+        if o >= 0: s[..., :n - o, o + w] = d
+        else: s[..., -o:, o + w] = d
+    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), torch.nn.functional.pad(v, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1))
+
+@pytest.mark.parametrize('answer, says', [
+    (_rolled, r"changing key 0 moved the outputs of queries \[0, 1, 9\], query 9 among them: your windows wrap around the ends"),
+    (_sliced, r"queries \[0\], within r // 2 = 1 of the left end, get an output of 0, their windows empty: a slice .* with a negative start"),
+    (_head_axis, r"n=4, r=3: raised RuntimeError \(maximum size for tensor at dimension 1 .*\): Tensor.unfold slid its window over dimension 1, not the positions"),
+    (_diagonals, r"n=5, r=100: raised RuntimeError .*, after making a tensor of shape \(2, 4, 5, 5\), with an n x n part"),
+], ids=['rolled', 'negative slice', 'unfold(1)', 'diagonals'])
+def test_the_seventeenth_sets_misses_are_named(answer, says):
+    assert_rejects(check_restricted_attention, answer, says=says)

@@ -8,6 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_attention.html.md""
 __all__ = ['diagnose_weights', 'check_attention', 'check_restricted']
 
 # %% ../../nbs/course_attention.ipynb #cc01impx
+import re
 import torch
 import torch.nn.functional as F
 from ..attention import attention
@@ -68,10 +69,50 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
     if any(torch.allclose(w.nan_to_num(0.0), _weights(q, k, mask, scale=s) * d_k ** -0.5, atol=1e-6) for s in (1.0, None)): return f"the weights were divided by sqrt(d_k) = {d_k ** 0.5:g} after the softmax, so a query's sum to {d_k ** -0.5:.3g}: scale the scores before it, softmax(q k^T / sqrt(d_k))"
     return _weights_rest(w, q, k, mask, d_v)
 
+# %% ../../nbs/course_attention.ipynb #a30m0102
+def _other_weights(w, q, k, mask=None) -> str|None:
+    "Weights of two more mistakes: a causal mask applied whatever mask is given, or log-probabilities (log_softmax); else None."
+    a, keep = w.nan_to_num(0.0), torch.ones(w.shape, dtype=torch.bool) if mask is None else mask.expand(w.shape)
+    tri = keep & torch.ones(w.shape[-2:], dtype=torch.bool).tril()
+    if not torch.equal(tri, keep) and torch.allclose(a, _weights(q, k, tri), atol=1e-6):
+        return (f"your weights are causal (each query sees the keys up to its own position) with {'no mask' if mask is None else 'this mask'}: "
+                "a triangular mask is applied always, as a decoder's CausalAttention does; apply only the mask passed in (the caller makes it causal)")
+    s = (q @ k.mT * q.shape[-1] ** -0.5).masked_fill(~keep, float('-inf')).log_softmax(-1)
+    if torch.allclose(a.masked_fill(~keep, 0.0), s.masked_fill(~keep, 0.0), atol=1e-6):
+        return "your weights are log-probabilities (log_softmax), all negative: attention averages the values with probabilities, softmax(scores, dim=-1)"
+    return None
+
+def _shape_story(out, w, m) -> str:
+    "What wrong shapes of the output (2, 3, 4, 5) and the weights (2, 3, 4, 6) show, or ''."
+    o, s = tuple(out.shape), tuple(w.shape)
+    if s == (2, 3, 6, 4): return ": the weights are transposed; return them (..., n_q, n_k), one row per query"
+    if o == (2, 3, 4, 6): return ": the output and the weights are swapped; return (output, weights), the output first"
+    if o == (2, 3, 4, 5) and s == (2, 4, 6):
+        return ": the weights lost their head axis, averaged (or summed) over the heads as nn.MultiheadAttention's average_attn_weights=True returns them; return each head's, (B, h, n_q, n_k)"
+    if m is not None and out.dim() > 4:
+        return (f": an axis more than the inputs: the mask {tuple(m.shape)} was given more axes (unsqueeze, [:, None, None], as for a (B, n_k) "
+                "padding mask) and broadcast against the batch; use the mask as it comes, it already broadcasts to the scores")
+    return ""
+
+def _keepdim_story(e, n_q:int, n_k:int) -> str|None:
+    "If the error `e` is the keys' axis meeting the queries' (a sum without keepdim): that named, else None."
+    hit = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)", str(e))
+    if not hit or {int(hit[1]), int(hit[2])} != {n_q, n_k}: return None
+    return (f"raised RuntimeError ({str(e).splitlines()[0][:70]}): the keys' axis ({n_k}) met the queries' ({n_q}): a sum or max over the keys "
+            "without keepdim=True drops that axis, so it lines up with the keys; s.sum(-1, keepdim=True), or softmax(dim=-1)")
+
+def _size_one(fn, q, k, v) -> None:
+    "One query of one head of one sentence: the output and the weights keep their axes of size 1."
+    out, w = fn(q[:1, :1, :1], k[:1, :1], v[:1, :1])
+    want = ((1, 1, 1, v.shape[-1]), (1, 1, 1, k.shape[-2]))
+    assert (tuple(out.shape), tuple(w.shape)) == want, (f"one query, B = h = 1: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected "
+        f"{want[0]} and {want[1]}: .squeeze() drops every axis of size 1; keep (..., n_q, d_v) and (..., n_q, n_k) whatever the sizes")
+
 # %% ../../nbs/course_attention.ipynb #a26r0003
 def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
     "Past the listed mistakes: NaN by its place, a scale fitted to the weights, the axis that sums to 1, or the entry that differs most."
     d_k, want, axes = q.shape[-1], _weights(q, k, mask), ' '.join(['batch', 'head', 'query', 'key'][-w.dim():])
+    if why := _other_weights(w, q, k, mask): return why
     allowed = torch.ones(w.shape, dtype=torch.bool) if mask is None else mask.expand(w.shape)
     if w.isnan().any():
         where = "at masked keys only" if not w[allowed].isnan().any() else "at allowed keys too"
@@ -118,6 +159,7 @@ def check_attention(fn) -> str:
     for name, m in {'no mask': None, 'padding mask': pad, 'causal mask': causal, 'both masks': pad & causal}.items():
         try: res = call_kept(fn, dict(q=q, k=k, v=v, mask=m), name)
         except (RuntimeError, IndexError) as e:                                         # a mask that must match the scores? 4 axes fail; do 3?
+            if why := _keepdim_story(e, 4, 6): raise AssertionError(f"{name}: {why}") from None
             if m is not None and m.shape != (2, 3, 4, 6) and runs_ok(fn, q, k, v, m.expand(2, 3, 4, 6)):
                 raise AssertionError(f"{name}: raised {type(e).__name__} ({str(e).splitlines()[0][:70]}) with a mask of shape {tuple(m.shape)}, and runs with it expanded to the scores' (2, 3, 4, 6): a mask "
                     "broadcasts to the scores and need not match them; boolean indexing, s[~mask] = ..., does not broadcast: use s.masked_fill(~mask, float('-inf'))") from None
@@ -130,15 +172,14 @@ def check_attention(fn) -> str:
         assert isinstance(res, tuple) and len(res) == 2, f"{name}: return a pair (output, weights), not {type(res).__name__}"
         out, w = res
         assert (tuple(out.shape), tuple(w.shape)) == ((2, 3, 4, 5), (2, 3, 4, 6)), \
-            f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6)" + \
-            (": the weights are transposed; return them (..., n_q, n_k), one row per query" if tuple(w.shape) == (2, 3, 6, 4) else
-             ": the output and the weights are swapped; return (output, weights), the output first" if tuple(out.shape) == (2, 3, 4, 6) else "")
+            f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6){_shape_story(out, w, m)}"
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights
         _close(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=m), f"{name}: the weights",
                lambda: diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
                lambda: "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
     _large_scores(fn, q, k, v)                                                         # exp() overflows past 709
+    _size_one(fn, q, k, v)                                                             # .squeeze() would drop the axes of size 1
     none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
     out, w = fn(q, k, v, none)
     nan = bool(w.isnan().any() or out.isnan().any())

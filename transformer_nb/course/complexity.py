@@ -8,6 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_complexity.html.md"
 __all__ = ['check_restricted_attention']
 
 # %% ../../nbs/course_complexity.ipynb #cc07impx
+import re
 import torch
 import torch.nn.functional as F
 from .checking import report, where_differ, scale_name, fit_scale, call_kept, runs_ok
@@ -88,6 +89,12 @@ def _call_window(fn, q, k, v, r:int):
         with _Shapes() as seen:
             try: fn(q, k, v, r)
             except Exception: pass
+        if n > 1 and (full := next((s for s in seen.shapes if s[-2:] == (n, n)), None)):
+            raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}), after making a tensor of shape {full}, with an n x n part: compute "
+                                 "each query's r // 2 * 2 + 1 scores only (pad the keys, then Tensor.unfold), never a full score matrix or mask") from None
+        if (dim := re.search(r"maximum size for tensor at dimension (\d+)", str(e))) and int(dim[1]) != q.dim() - 2:
+            raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): Tensor.unfold slid its window over dimension {dim[1]}, not the positions: "
+                                 f"q, k, v are (B, h, n, d_k), so the positions are dim -2 ({q.dim() - 2}), dim 1 the heads; k.unfold(-2, 2 * (r // 2) + 1, 1)") from None
         if w and any(s[-2:] == (n, q.shape[-1] + 2 * w) for s in seen.shapes):
             raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): a tensor of shape (..., {n}, {q.shape[-1]} + 2 * (r // 2)): the features "
                                  "were padded, not the positions; F.pad's first pair pads the last axis: F.pad(k, (0, 0, r // 2, r // 2))") from None
@@ -141,6 +148,7 @@ def _few_rows(y, n:int, w:int, d:int|None=None) -> str:
 def _ends_story(y, ref, w:int, qkv=None, fn=None, r:int=0) -> str:
     "For an output `y` wrong only at the queries within `w` of an end: which end, what its padded rows need, whether they took part in the softmax, or (probing `fn`) which real keys it hides."
     n = y.shape[-2]
+    if why := _wrap_story(fn, qkv, r) or _empty_story(y, ref, w): return why
     if qkv is not None and torch.allclose(y, _zero_scored(*qkv, w), atol=1e-5):
         return (f"only the queries within {w} of an end are wrong, as if each padded slot took part in the softmax with the score q . 0 = 0: "
                 "it takes a share of the weight, so the weights of a query's real keys sum to less than 1, whether the padded slots "
@@ -155,6 +163,21 @@ def _ends_story(y, ref, w:int, qkv=None, fn=None, r:int=0) -> str:
     if fn is not None and not (why := _window_mistake(fn, *qkv, r)).startswith("softmax over the window"): return why
     return f"only the queries within {w} of an end are wrong: the padded rows beyond the ends need a score of -inf"
 
+def _wrap_story(fn, qkv, r:int) -> str|None:
+    "If `fn`'s windows wrap around the ends (key 0 moves the last query too): that named, else None."
+    if fn is None or qkv is None or not (w := r // 2): return None
+    q, k, v = qkv; n = q.shape[-2]
+    moved = ((fn(q, k.index_add(-2, torch.tensor([0]), torch.ones_like(k[..., :1, :])), v, r) - fn(q, k, v, r)).abs().amax((0, 1, 3)) > 1e-6).nonzero().flatten().tolist()
+    if n - 1 not in moved or any(w < i < n - w for i in moved): return None
+    return (f"changing key 0 moved the outputs of queries {moved}, query {n - 1} among them: your windows wrap around the ends (torch.roll, or an "
+            "index taken modulo n), so the first and last positions see each other; pad each end with r // 2 rows scored -inf")
+
+def _empty_story(y, ref, w:int) -> str|None:
+    "If the queries within `w` of the left end get an output of 0 (their windows empty): that named, else None."
+    zero = [i for i in range(min(w, y.shape[-2])) if not y[..., i, :].abs().amax() and ref[..., i, :].abs().amax()]
+    if not zero: return None
+    return (f"queries {zero}, within r // 2 = {w} of the left end, get an output of 0, their windows empty: a slice k[..., i - w:i + w + 1, :] "
+            "with a negative start counts from the end (-1 is the last row) and ends before it starts; start at max(i - w, 0), or pad the keys first")
 
 # %% ../../nbs/course_complexity.ipynb #a27m7803
 def _window_slip(y, q, k, v, r:int) -> str|None:

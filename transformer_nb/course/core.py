@@ -37,6 +37,8 @@ def _pad_eos(got, seqs) -> str:
 def _which_row_wrong(got, want, seqs) -> str:
     "Which row of a padded batch is wrong, and how: rows in another order, a reversed sentence, or the row itself."
     g, w = got.tolist(), want.tolist()
+    if g == torch.tensor(w).T.reshape(len(w), -1).tolist():
+        return "your rows are the time-first (n, B) batch read as (B, n): .view and .reshape regroup the entries in memory order; transpose it, .T (or pad_sequence(batch_first=True))"
     if sorted(g) == sorted(w): return "the rows are in another order: row i is seqs[i], padded; keep the sentences' order"
     if g == [[int(j < len(s)) for j in range(len(w[0]))] for s in seqs]:
         return "your rows hold 1 for each word and 0 for each pad: that is the attention mask (ids != pad_id), a tokenizer's other output; return the ids"
@@ -44,6 +46,19 @@ def _which_row_wrong(got, want, seqs) -> str:
     rev = g[i][:len(s)] == s[::-1] or g[i][len(g[i]) - len(s):] == s[::-1]
     return (f"each row holds the sentence's ids, then pad_id up to the longest: row {i} is {g[i]}, expected {w[i]}"
             + ("; yours reversed the sentence" if rev else ""))
+
+# %% ../../nbs/course_core.ipynb #a26r0019
+def _pad_bos(got, seqs) -> str:
+    "If each row of `got`, one longer than the longest sentence, is one same id, then its sentence: that named, else ''."
+    if not (got.dim() == 2 and got.shape[1] == max(map(len, seqs)) + 1 and len(set(got[:, 0].tolist())) == 1
+            and all(r[1:len(s) + 1] == s for r, s in zip(got.tolist(), seqs))): return ""
+    return f": each row is {got[0, 0].item()} (a BOS), then its sentence, then the pads: pad_batch pads the ids as they come (08_data's encode_pairs adds the <s>); prepend nothing"
+
+def _pad_value(got, seqs):
+    "The one value that follows every sentence in `got`'s rows, if each row starts with its sentence (None if not)."
+    g, n = got.tolist(), got.shape[-1]
+    pads = {g[r][j] for r, s in enumerate(seqs) for j in range(len(s), n)}
+    return pads.pop() if len(pads) == 1 and all(g[r][:len(s)] == s for r, s in enumerate(seqs)) else None
 
 # %% ../../nbs/course_core.ipynb #a26s0005
 @report
@@ -53,6 +68,9 @@ def check_pad_batch(pad_batch) -> str:
                          ([[2, 3], [2, 4, 4, 4, 3], [2, 3]], None), ([[2, 3], [2, 4], [2, 5, 3], [2, 3], [2, 6]], None)):
         kept, case = copy.deepcopy(seqs), f"pad_batch({seqs}" + ("" if pad_id is None else f", pad_id={pad_id}") + ")"
         try: got = pad_batch(seqs) if pad_id is None else pad_batch(seqs, pad_id)
+        except TypeError as e:
+            if 'pad_id' not in str(e) or pad_id is not None: raise
+            raise AssertionError(f"{case} raised TypeError ({e}): pad_id has a default, def pad_batch(seqs, pad_id=PAD_ID), so that pad_batch(seqs) pads with PAD_ID") from None
         except ValueError as e:
             if 'expected sequence of length' not in str(e): raise
             raise AssertionError(f"{case} raised ValueError ({e}): the rows still have different lengths; pad every row to the longest sentence, n = max(len(s) for s in seqs)") from None
@@ -65,10 +83,11 @@ def check_pad_batch(pad_batch) -> str:
             "torch.long (int32 raises 'expected target dtype to be Long'); give dtype=torch.long" if got.dtype in (torch.int32, torch.int16, torch.uint8, torch.int8) else "") + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}"
         if torch.equal(got, padded(pad_id)): continue
+        v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
-                else f"you padded with 0, not with pad_id={pad_id}" if torch.equal(got, padded(0))
+                else f"you padded with {v}, not with pad_id={pad_id}" + (": -1 and -100 mark the targets a loss ignores; the inputs' pads are pad_id" * (v < 0)) if v is not None
                 else _which_row_wrong(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     return "pad_batch pads on the right with pad_id, as pad_ids in 08_data does"

@@ -103,6 +103,17 @@ def _emb_wrong_side(grad, t, case:str) -> str|None:
     return (f"{case}: the padding row E[{PAD_ID}] gets a gradient and the real tokens' rows {real.tolist()} get none: the detach is on the wrong "
             "side; stop the gradient where tokens == pad_id and keep it everywhere else (torch.where(pad, x.detach(), x))")
 
+def _emb_dtype(E, want) -> str:
+    "Why a table E of another dtype than `want` (the model's) is wrong."
+    return (f"initialisation: E is {E.dtype}, nn.Embedding's {want}: the model's other layers are {want} (the default dtype), and a "
+            f"{E.dtype} table makes {E.dtype} embeddings that their weights refuse; draw E in the default dtype (no dtype=, no .double())")
+
+def _emb_shape(y, t, d:int) -> str:
+    "What a wrong shape of the embeddings of tokens `t` (B, n) shows."
+    B, n = t.shape
+    return (f"forward returned shape {tuple(y.shape)}; expected (B, n, d_model) = {(B, n, d)}"
+            + (": (n, B, d_model), time first (fairseq's layout): keep the tokens' (B, n) and add d_model last" if tuple(y.shape) == (n, B, d) else ""))
+
 # %% ../../nbs/course_embeddings.ipynb #a26s0404
 @report
 def check_my_embeddings(MyEmbeddings) -> str:
@@ -114,6 +125,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
     assert len(ps) == 1 and tuple(ps[0].shape) == (50, 16), \
         _emb_params(mine, 50, 16)
     E = ps[0]; std = E[1:].std().item()
+    assert E.dtype == ours.lut.weight.dtype, _emb_dtype(E, ours.lut.weight.dtype)
     assert abs(std - 0.25) < 0.03, _emb_folded(mine, E, std) or f"initialisation: the rows have a standard deviation of {std:.3f}, not 1/sqrt(d_model) = 0.25: draw from N(0, 1/d_model)"
     assert (E[PAD_ID] == 0).all(), "initialisation: the padding row E[PAD_ID] must start at zero"
     t = torch.tensor([[5, 7, 7, 0], [9, 0, 0, 0]])                           # (B, n) with padding
@@ -123,6 +135,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
         E.grad = ours.lut.weight.grad = None; kept = E.detach().clone()
         y, want = mine(t), ours(t)
         assert isinstance(y, torch.Tensor), f"{case}: forward returned a {type(y).__name__}" + (f" of {len(y)}" if isinstance(y, (tuple, list)) else "") + ": return the embeddings alone, one tensor (B, n, d_model)"
+        assert y.shape == want.shape, f"{case}: {_emb_shape(y, t, 16)}"
         assert torch.equal(E, kept), f"{case}: forward changed E in place{_emb_factor(E.detach(), kept)}: compute a new tensor, E[tokens] * sqrt(d_model), and leave the parameter as it is"
         err = (y - want).abs().amax(-1)                                              # (B, n)
         if (err > 1e-5).any():

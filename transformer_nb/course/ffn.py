@@ -137,12 +137,31 @@ def _ffn_shapes(f, conv) -> str|None:
     src = {'conv[0].weight': conv[0].weight[..., 0], 'conv[0].bias': conv[0].bias, 'conv[2].weight': conv[2].weight[..., 0], 'conv[2].bias': conv[2].bias}
     for k, want in zip(('w_1.weight', 'w_1.bias', 'w_2.weight', 'w_2.bias'), src):
         a = getattr(getattr(f, k[:3]), k[4:])
-        if a is None or a.shape == src[want].shape: continue
+        if a is None: return (f"{k} is None: the layer has no bias (bias=False, as T5's and LLaMA's FFNs); the paper's FFN adds b_1 and b_2: "
+                              f"keep nn.Linear's default bias and copy {want} into it")
+        if a.shape == src[want].shape: continue
         held = next((n for n, t in src.items() if t.shape == a.shape and torch.equal(a, t)), None)
         return (f"{k} has shape {tuple(a.shape)}, not {tuple(src[want].shape)}" + (f": it holds {held}" if held else "")
                 + f"; {k} comes from {want} (w_1 from conv[0], w_2 from conv[2])")
     return None
 
+def _activation_story(f, conv, x) -> str|None:
+    "If `f`'s four parameters are the convolutions' and its outputs differ all the same: the function between the layers, named."
+    if _param_story(f, conv) or _copy_slip(f, conv): return None
+    with torch.no_grad(): y, g = f(x), f.w_2(nn.functional.gelu(f.w_1(x)))
+    return ("your four parameters are the convolutions', so the function between the layers changed: "
+            + ("it is GELU (BERT's and GPT-2's activation), not the ReLU between the convolutions; FeedForward's hidden is max(0, x W1 + b1)"
+               if torch.allclose(y, g, atol=1e-6) else "FeedForward computes w_2(relu(w_1(x))): keep its forward and hidden as they are"))
+
+def _not_trainable(f) -> str|None:
+    "Which of `f`'s parameters an optimizer cannot train: frozen (requires_grad False), or not a leaf (a copy tracked by autograd); else None."
+    if (frozen := [n for n, p in f.named_parameters() if not p.requires_grad]):
+        return f"{', '.join(frozen)} {'is' if len(frozen) == 1 else 'are'} frozen (requires_grad=False): the FeedForward must train; leave requires_grad as it is and copy under torch.no_grad()"
+    if (tracked := [n for n, p in f.named_parameters() if not p.is_leaf]):
+        return (f"{', '.join(tracked)} {'is not a leaf' if len(tracked) == 1 else 'are not leaves'}: the copy was tracked by autograd ({f.get_parameter(tracked[0]).grad_fn.name()}), "
+                "as after requires_grad_(False) and a copy_ outside torch.no_grad(): an optimizer cannot step such a tensor, and gradients flow into conv; "
+                "copy under torch.no_grad() and keep requires_grad")
+    return None
 
 # %% ../../nbs/course_ffn.ipynb #a26s0303
 @report
@@ -162,8 +181,9 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
             pairs = {'w_1.weight': (f.w_1.weight, conv[0].weight[..., 0]), 'w_1.bias': (f.w_1.bias, conv[0].bias),
                      'w_2.weight': (f.w_2.weight, conv[2].weight[..., 0]), 'w_2.bias': (f.w_2.bias, conv[2].bias)}
             wrong = [k for k, (a, b) in pairs.items() if a.shape != b.shape or not torch.allclose(a, b)]
-            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _param_story(f, conv) or f"{', '.join(wrong) or 'the weights'} "
+            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _param_story(f, conv) or _activation_story(f, conv, x) or f"{', '.join(wrong) or 'the weights'} "
                                  "should be copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)"))
+        assert not (bad := _not_trainable(f)), f"{case}: {bad}"
         assert count_params(f) == count_params(conv), f"{case}: {count_params(f):,} parameters, the convolutions {count_params(conv):,}"
         shared = [(n, c) for n, p in f.named_parameters() for c, q in conv.named_parameters()
                   if p.untyped_storage().data_ptr() == q.untyped_storage().data_ptr()]     # one tensor's memory under both

@@ -56,6 +56,13 @@ def _sublayer_built(cls, p_drop:float, g:torch.Generator):
     with torch.no_grad(): norms[0].weight.copy_(1 + torch.randn(8, generator=g)); norms[0].bias.copy_(torch.randn(8, generator=g))
     return s, norms[0]
 
+def _got(y) -> str:
+    "What a function returned where one tensor is asked: its shape, or the container and the shapes it holds (a tuple, a list), or itself."
+    if isinstance(y, torch.Tensor): return str(y.shape)
+    if not isinstance(y, (tuple, list)): return str(y)
+    return (f"a {type(y).__name__} of {len(y)}, " + ", ".join(str(tuple(v.shape)) if isinstance(v, torch.Tensor) else type(v).__name__ for v in y)
+            + ": return the tensor alone, not wrapped (Hugging Face's layers return (hidden_states,), its models an output with the logits first)")
+
 # %% ../../nbs/course_model.ipynb #a26r0023
 def _sublayer_rest(y, x, f, ln) -> str:
     "Past the listed mistakes: an output not normalised over the features, a sum x + c f(x) with c fitted, or the position that differs."
@@ -150,7 +157,7 @@ def check_sublayer(cls) -> str:
     assert torch.equal(x, kept), ("forward " + IN_PLACE.format('x') + ": x += Dropout(f(x)) overwrites the sub-layer's input, which the "
                                   "caller still holds; write the sum as a new tensor, x + Dropout(f(x))")
     assert isinstance(y, torch.Tensor) and y.shape == x.shape, \
-        f"forward(x, f) must return a tensor shaped like x, {tuple(x.shape)}; got {getattr(y, 'shape', y)}"
+        f"forward(x, f) must return a tensor shaped like x, {tuple(x.shape)}; got {_got(y)}"
     LN = lambda t: F.layer_norm(t, (8,), ln.weight, ln.bias, ln.eps)
     for name, f in (('f(x) = 2x', lambda t: 2 * t), ('f(x) = sin(x) - x', lambda t: t.sin() - t)):
         y = s(x, f)
@@ -203,6 +210,11 @@ class _Unscaled(nn.Module):
     "An `Embeddings` without its sqrt(d_model): the table's rows as they are."
     def __init__(self, emb): super().__init__(); self.lut = emb.lut
     def forward(self, t): return self.lut(t)
+
+class _Twice(nn.Module):
+    "An `Embeddings` whose output is scaled by sqrt(d_model) once more: the scale applied twice."
+    def __init__(self, emb): super().__init__(); self.emb = emb
+    def forward(self, t): return self.emb(t) * self.emb.d_model ** 0.5
 
 
 # %% ../../nbs/course_model.ipynb #a26c06h15
@@ -337,6 +349,10 @@ def _logits_mistake(fn, m, y, s, t) -> str|None:
     if any(torch.allclose(seen[0], n, atol=1e-5) for n in normed):
         return ("the decoder's output went through one more LayerNorm before model.generator: in the paper's post-LN each sub-layer "
                 "ends with its own norm, so the logits are model.generator(y), y the last decoder layer's output as it is")
+    twice = lambda *ks: _model_variant(m, **{k: _Twice(getattr(m, k)) for k in ks})(s, t)
+    if any(torch.allclose(y, twice(*ks), atol=1e-5) for ks in (('src_emb', 'tgt_emb'), ('src_emb',), ('tgt_emb',))):
+        return ("an embedding is scaled by sqrt(d_model) twice: model.src_emb and model.tgt_emb multiply by it already (as the Annotated "
+                "Transformer's Embeddings do); add the positions to model.src_emb(src) as it returns it")
     return None
 
 
@@ -526,7 +542,7 @@ def check_forward(fn) -> str:
                                  "layer's self_attn, cross_attn or ffn and its sub[i].norm") from None
         except RuntimeError as e: raise AssertionError(_mask_mixup(fn, m, e, s, t)) from None
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
-            f"my_forward must return the logits, shape {tuple(ref.shape)}; got {getattr(y, 'shape', y)}" + (f": the last axis is d_model = "
+            f"my_forward must return the logits, shape {tuple(ref.shape)}; got {_got(y)}" + (f": the last axis is d_model = "
             f"{m.cfg.d_model}, the decoder's output y: the logits are model.generator(y), one score per target token" if tuple(getattr(y, 'shape', ()))
             == (*ref.shape[:2], m.cfg.d_model) else ": one row per source "
             "token; the logits come from the decoder's output y, model.generator(y)" if tuple(getattr(y, 'shape', ()))[:2] == tuple(s.shape) else ": one position short: the target comes in shifted already (tgt = the "

@@ -139,7 +139,8 @@ def check_heads(split_heads, merge_heads) -> str:
     assert isinstance(merged, torch.Tensor) and merged.shape == (2, 5, 12), \
         f"merge_heads of a (2, 3, 5, 4) tensor gave {getattr(merged, 'shape', f'a {type(merged).__name__}, not one tensor')}; expected (B, n, h*d) = (2, 5, 12)" + \
         {(2, 5, 4): _one_head(merged, right) or ": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side", (2, 15, 4): ": the heads "
-         "are stacked along the positions; Concat puts them side by side on the feature axis, (B, n, h*d)"}.get(tuple(getattr(merged, 'shape', ())), "") + (f": yours is {axes}; transpose(1, 2) to (B, n, h, d), then reshape(B, n, h*d)"
+         "are stacked along the positions; Concat puts them side by side on the feature axis, (B, n, h*d)",
+         (2, 60): ": one vector per sentence, n*h*d = 60 features: flatten(1) merged the positions too; flatten(2) after transpose(1, 2), or reshape(B, n, h*d)"}.get(tuple(getattr(merged, 'shape', ())), "") + (f": yours is {axes}; transpose(1, 2) to (B, n, h, d), then reshape(B, n, h*d)"
                                                          if (axes := shape_axes(getattr(merged, 'shape', ()), dict(B=2, h=3, n=5, d=4))) else "")
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
@@ -202,6 +203,14 @@ def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, m
     if order is not None: o = o[:, order]
     return (m.w_o if wo else nn.Identity())(o.permute(0, 2, 3, 1).flatten(2) if interleave else m.merge_heads(o)) + (m.h - 1) * m.w_o.bias * each
 
+# %% ../../nbs/course_multihead.ipynb #a31m0205
+def _strided_rows(odd:list, m) -> str|None:
+    "If every layer in `odd` holds the rows i::h of w_q, w_k or w_v (every h-th row): that named, else None."
+    strided = [W.weight[i::m.h] for W in (m.w_q, m.w_k, m.w_v) for i in range(m.h)]
+    if not all(any(torch.equal(l.weight, b) for b in strided) for l in odd): return None
+    return (f"load_from took the rows i::h, every {m.h}th row, for {len(odd)} per-head weights: head i's are the d_k rows in one block, "
+            "w_q.weight[i*d_k:(i+1)*d_k], as split_heads views (B, n, h*d) as (B, n, h, d); strided rows are another layout's heads")
+
 # %% ../../nbs/course_multihead.ipynb #a26s0205
 def _loaded_rows(loop, m) -> str|None:
     "A sentence if `loop`'s per-head weights are not blocks of d_k rows of `m`'s w_q, w_k, w_v (or W^O is not w_o's)."
@@ -212,7 +221,7 @@ def _loaded_rows(loop, m) -> str|None:
     odd = [l for l in lins if (l.in_features, l.out_features) == (d_model, d_k) 
            and not any(torch.equal(l.weight, b) for b in (*blocks, m.w_o.weight))]
     if odd:
-        return (f"load_from: {len(odd)} of the per-head weights are not rows of w_q, w_k or w_v; head i's W_i^Q is "
+        return _strided_rows(odd, m) or (f"load_from: {len(odd)} of the per-head weights are not rows of w_q, w_k or w_v; head i's W_i^Q is "
                 "w_q.weight[i*d_k:(i+1)*d_k] (rows: nn.Linear stores (out, in), no transpose), W_i^K the same rows of "
                 "w_k.weight, W_i^V of w_v.weight")
     names = ('w_q', 'w_k', 'w_v')                                              # which projection each ModuleList was loaded from
@@ -333,13 +342,20 @@ def _loop_layers(loop, d_model:int, h:int, lins:list) -> str:
             f"nn.Linear(d_model, d_k), so the h heads together are d_model wide" if wide else
             f"one nn.Linear(d_model, d_k) = nn.Linear({d_model}, {d_k}) per head for each of W^Q, W^K, W^V ({3 * h}), and one for W^O"))
 
+def _loop_built(LoopMHA, d_model:int, h:int):
+    "LoopMHA(d_model, h), a size given as a float named."
+    try: return LoopMHA(d_model, h)
+    except TypeError as e:
+        if 'float' not in str(e): raise
+        raise AssertionError(f"LoopMHA({d_model}, {h}) raised TypeError ({str(e).splitlines()[0][:70]}): a layer's size is a float, as "
+                             f"d_model / h = {d_model / h} is (true division); sizes are whole numbers, d_k = d_model // h") from None
 
 # %% ../../nbs/course_multihead.ipynb #a26s0206
 @report
 def check_loop_mha(LoopMHA) -> str:
     "02_multihead, exercise 2: the per-head module must compute what MultiHeadAttention computes, given the same weights."
     for d_model, h in [(32, 4), (24, 3), (16, 1)]:
-        ours, loop = MultiHeadAttention(d_model, h).eval(), LoopMHA(d_model, h).eval()
+        ours, loop = MultiHeadAttention(d_model, h).eval(), _loop_built(LoopMHA, d_model, h).eval()
         lins = [m for m in loop.modules() if isinstance(m, nn.Linear)]
         per_head = sum((m.in_features, m.out_features) == (d_model, d_model // h) for m in lins)
         assert not (len(lins) == per_head == 3 * h), (f"LoopMHA({d_model}, {h}) has no W^O: after the {3 * h} per-head layers "

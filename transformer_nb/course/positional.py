@@ -89,6 +89,8 @@ def check_encoding(fn) -> str:
         assert isinstance(pe, torch.Tensor) and tuple(pe.shape) == (n, d), (f"{fn.__name__}({n}, {d}) gave "
             f"{tuple(pe.shape) if isinstance(pe, torch.Tensor) else type(pe).__name__}; expected a tensor of shape ({n}, {d})"
             + (f": yours is {axes}; one row per position, (n, d_model): transpose it" if isinstance(pe, torch.Tensor) and (axes := shape_axes(pe.shape, dict(n=n, d_model=d))) else
+               ": the sines and cosines are stacked on a last axis of 2, (n, d_model/2, 2) (my_encoding(3, 4) is (3, 2, 2)): flatten(1) "
+               "lays each pair out as sin, cos, sin, cos, one row per position" if isinstance(pe, torch.Tensor) and getattr(fn(3, 4), 'shape', None) == (3, 2, 2) else
                ": yours has a leading axis of size 1, a batch axis (pe.unsqueeze(0)); return the (n, d_model) table itself, which broadcasts "
                "over a batch when added" if isinstance(pe, torch.Tensor) and pe.dim() > 2 and tuple(pe.shape[-2:]) == (n, d) and pe.numel() == n * d else ""))
         assert pe.dtype in (torch.float32, torch.float64), f"{fn.__name__}({n}, {d}) is {pe.dtype}, which rounds the table to about 3 digits: return float32 (or compute in float64)"
