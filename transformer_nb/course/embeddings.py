@@ -36,7 +36,7 @@ def _emb_params(m, vocab:int, d:int) -> str:
     ps = {k: tuple(p.shape) for k, p in m.named_parameters()}
     lin = next((k for k, s in m.named_modules() if isinstance(s, nn.Linear)), None)
     why = (f"an nn.Linear ({lin}) computes x W^T + b on vectors, not a lookup by id: hold one nn.Parameter E and index it, E[tokens]" if lin is not None else
-           f"{b} is a buffer (register_buffer): the state_dict saves it, but parameters() leaves it out and no optimizer trains it; hold E as an nn.Parameter"
+           f"{b} is a buffer (register_buffer): the state_dict saves it, but parameters() leaves it out and no optimizer trains it; hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})"
                if not ps and (b := next((k for k, x in m.named_buffers() if tuple(x.shape) == (vocab, d)), None)) else
            f"no parameter: a plain tensor attribute is neither trained nor saved; hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})" if not ps else
            f"{', '.join(f'{k} {s}' for k, s in ps.items() if s != (vocab, d))} extra: the embedding is a lookup alone, no bias or scale to learn" if (vocab, d) in ps.values() else
