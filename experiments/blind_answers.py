@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, and the eighteenth, `18`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, and the nineteenth, `19`, of notebooks 00 to 07 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -181,6 +181,20 @@ SETS = {
               ('first_run', '14_since_2017', 'the sum of the group divided by g, not by h/g'): 'generic',
           },
            set()),
+    '19': ('nineteenth', 'blind_answers_19_set', {
+              ('first_run', '00_core', 'squeeze() at the end: a batch of one loses its batch axis'): 'misleading',
+              ('first_run', '00_core', 'the pads put before the last token (EOS kept at the end of each row)'): 'generic',
+              ('first_run', '00_core', 'a return inside the loop: only the first row, padded'): 'generic',
+              ('first_run', '01_attention', 'the output returned as a NumPy array'): 'misleading',
+              ('first_run', '02_multihead', "the paper's W layout: each head's rows copied transposed"): 'generic',
+              ('first_run', '04_embeddings', 'returns (B, d_model, n), a Conv1d layout'): 'generic',
+              ('first_run', '04_embeddings', 'E registered as a buffer, not a parameter'): 'generic',
+              ('first_run', '04_embeddings', 'tokens flattened: returns (B * n, d_model)'): 'generic',
+              ('first_run', '05_positional_encoding', 'd_model = 512 hard-coded in the frequencies'): 'generic',
+              ('first_run', '05_positional_encoding', "a leading batch axis (1, h, n_q, n_k), Hugging Face's T5 position_bias"): 'generic',
+              ('first_run', '07_why_self_attention', 'computed in NumPy (sliding_window_view): an ndarray returned'): 'misleading',
+           },
+            set()),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -220,3 +220,16 @@ def _viewed(seqs, pad_id=PAD_ID):
 ], ids=['BOS prepended', 'padded with -1', 'pad_id without a default', 'time-first viewed'])
 def test_the_seventeenth_sets_misses_are_named(answer, says):
     assert_rejects(check_pad_batch, answer, says=says)
+
+# ---------------------------------------------------------------- the nineteenth blind set's misses
+def _first_row_only(seqs, pad_id=PAD_ID):
+    for r in _pad(seqs, pad_id).tolist(): return torch.tensor([r])
+
+@pytest.mark.parametrize('answer, says', [
+    (lambda seqs, pad_id=PAD_ID: _pad(seqs, pad_id).squeeze(), r"pad_batch\(\[\[2, 3\]\]\): shape \(2,\); .*a batch of one came back without its batch axis: \.squeeze\(\)"),
+    (lambda seqs, pad_id=PAD_ID: torch.tensor([s[:-1] + [pad_id] * (max(map(len, seqs)) - len(s)) + s[-1:] for s in seqs]),
+     r"the pads went in before each sentence's last id \(its </s>, EOS_ID = 3\)"),
+    (_first_row_only, r"shape \(1, 4\); .*one row for 2 sentences: a return inside the loop"),
+], ids=['squeezed', 'pads before the EOS', 'first row only'])
+def test_the_nineteenth_sets_misses_are_named(answer, says):
+    assert_rejects(check_pad_batch, answer, says=says)

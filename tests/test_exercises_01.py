@@ -543,3 +543,10 @@ def test_the_seventeenth_sets_helper_passes_unchanged():
     def my_attention(q, k, v, mask=None): return _att17(q, k, v, mask)
     from transformer_nb.course.checking import outcome
     assert outcome(check_attention, my_attention)[0] is True
+
+# ---------------------------------------------------------------- the nineteenth blind set's miss
+def test_an_output_returned_as_a_numpy_array_is_named():
+    def my_attention(q, k, v, mask=None):
+        out, w = _att17(q, k, v, mask)
+        return out.detach().numpy(), w
+    assert_rejects(check_attention, my_attention, says=r"no mask: returned a ndarray and a Tensor: return two tensors, \(output, weights\)")

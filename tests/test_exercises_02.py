@@ -856,3 +856,14 @@ def test_a_loop_mha_loading_strided_rows_is_named():
 
 def test_a_loop_mha_with_d_k_a_float_is_named():
     assert_rejects(check_loop_mha, _loop_with(true_division=True), says=r"LoopMHA\(32, 4\) raised TypeError .*: a layer's size is a float, as d_model / h = 8.0")
+
+# ---------------------------------------------------------------- the nineteenth blind set's miss
+def test_a_loop_mha_loading_the_rows_transposed_is_named():
+    LoopMHA = _loop_with()
+    class Transposed(LoopMHA):
+        @torch.no_grad()
+        def load_from(self, m):
+            for i in range(self.h):
+                rows = slice(i * self.dk, (i + 1) * self.dk)
+                for mine, theirs in ((self.wq[i], m.w_q), (self.wk[i], m.w_k), (self.wv[i], m.w_v)): mine.weight.copy_(theirs.weight[rows].T)
+    assert_rejects(check_loop_mha, Transposed, says=r"load_from raised RuntimeError .*and so are the rows transposed \(\.T, the paper's \(in, out\) layout")

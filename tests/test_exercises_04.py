@@ -372,3 +372,23 @@ def test_the_seventeenth_sets_misses_are_named(kw, says):
 def test_the_seventeenth_sets_helper_passes_unchanged():
     from transformer_nb.course.checking import outcome
     assert outcome(check_my_embeddings, _emb17())[0] is True
+
+# ---------------------------------------------------------------- the nineteenth blind set's misses
+def _emb19(layout=None, buffer=False):
+    "The seventeenth set's MyEmbeddings with its output transposed to (B, d_model, n) or flattened, or with E a buffer."
+    class MyEmbeddings(_emb17()):
+        def __init__(self, vocab, d_model, pad_id=PAD_ID):
+            super().__init__(vocab, d_model, pad_id)
+            if buffer: E = self.E.detach(); del self.E; self.register_buffer('E', E)
+        def forward(self, tokens):
+            y = super().forward(tokens)
+            return {'conv': y.transpose(1, 2), 'flat': y.flatten(0, 1)}.get(layout, y)
+    return MyEmbeddings
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(layout='conv'), r"forward returned shape \(2, 16, 4\); .*: \(B, d_model, n\), the features before the positions \(a Conv1d's layout\)"),
+    (dict(layout='flat'), r"forward returned shape \(8, 16\); .*: \(B \* n, d_model\), the tokens flattened"),
+    (dict(buffer=True), r"holds no parameters: E is a buffer \(register_buffer\): the state_dict saves it, but parameters\(\) leaves it out"),
+], ids=['Conv1d layout', 'flattened', 'a buffer'])
+def test_the_nineteenth_sets_misses_are_named(kw, says):
+    assert_rejects(check_my_embeddings, _emb19(**kw), says=says)

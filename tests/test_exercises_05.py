@@ -452,3 +452,15 @@ def test_an_encoding_with_its_pairs_left_stacked_is_named():
         return torch.stack([angle.sin(), angle.cos()], dim=-1).float()          # (n, d_model/2, 2): flatten(1) would be right
     assert_rejects(check_encoding, my_encoding, says=r"gave \(1, 1, 2\); .*stacked on a last axis of 2, \(n, d_model/2, 2\)")
     assert check_encoding(lambda n, d_model: my_encoding(n, d_model).flatten(1)) is True
+
+# ---------------------------------------------------------------- the nineteenth blind set's misses
+def test_an_encoding_with_the_base_models_width_written_in_is_named():
+    def my_encoding(n, d_model):
+        angle = torch.arange(n, dtype=torch.float64)[:, None] / 10000 ** (torch.arange(0, d_model, 2, dtype=torch.float64) / 512)
+        return torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(1).float()
+    assert_rejects(check_encoding, my_encoding, says=r"d_model=16: .*your pair i turns by 10000\^\(-2i / 512\) per position: a width of 512 is written in")
+
+def test_a_relative_bias_with_a_leading_batch_axis_is_named():
+    class RelativeBias(_rb16()):
+        def forward(self, n_q, n_k): return super().forward(n_q, n_k)[None]
+    assert_rejects(check_relative_bias, RelativeBias, says=r"has shape \(1, 3, 4, 4\); .*: a leading axis of 1, \(1, h, n_q, n_k\), as Hugging Face's T5 position_bias")

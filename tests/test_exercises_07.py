@@ -412,3 +412,16 @@ def _diagonals(q, k, v, r):
 ], ids=['rolled', 'negative slice', 'unfold(1)', 'diagonals'])
 def test_the_seventeenth_sets_misses_are_named(answer, says):
     assert_rejects(check_restricted_attention, answer, says=says)
+
+# ---------------------------------------------------------------- the nineteenth blind set's miss
+def _numpy_window(q, k, v, r):
+    "The solution's windows, unfolded in torch, then the output handed back as a NumPy array."
+    n, w = q.shape[-2], r // 2
+    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5
+    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)
+    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))
+    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v)).numpy()
+
+def test_an_output_computed_in_numpy_is_named():
+    assert_rejects(check_restricted_attention, _numpy_window, says=r"got \(2, 4, 10, 16\), a numpy ndarray, not a tensor: keep to torch operations")

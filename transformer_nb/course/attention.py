@@ -171,6 +171,7 @@ def check_attention(fn) -> str:
                 + ("; k.T and k.transpose(0, 1) swap the leading axes" if axes == 2 else "")) from None
         assert isinstance(res, tuple) and len(res) == 2, f"{name}: return a pair (output, weights), not {type(res).__name__}"
         out, w = res
+        assert all(isinstance(t, torch.Tensor) for t in res), f"{name}: returned a {type(out).__name__} and a {type(w).__name__}: return two tensors, (output, weights); a NumPy array (.numpy()) or a list (.tolist()) leaves autograd and the device behind"
         assert (tuple(out.shape), tuple(w.shape)) == ((2, 3, 4, 5), (2, 3, 4, 6)), \
             f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6){_shape_story(out, w, m)}"
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights

@@ -135,7 +135,10 @@ def _zero_scored(q, k, v, w:int):
     return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))
 
 def _few_rows(y, n:int, w:int, d:int|None=None) -> str:
-    "For an output of the wrong shape: n - 2w rows, one per window that fits inside the sentence, or d - 2w features (windows over the features), named."
+    "For an output of the wrong shape: n - 2w rows, one per window that fits inside the sentence, or d - 2w features (windows over the features), named; or not a tensor."
+    if not isinstance(y, torch.Tensor) and hasattr(y, 'shape'):
+        return (f", a {type(y).__module__.split('.')[0]} {type(y).__name__}, not a tensor: keep to torch operations (F.pad, Tensor.unfold, "
+                "torch.einsum); a NumPy array leaves autograd, the device and the dtype behind")
     if isinstance(y, torch.Tensor) and y.dim() >= 2 and d and w and tuple(y.shape[-2:]) == (n, d - 2 * w):
         return (f": {d} - 2 * (r // 2) = {d - 2 * w} features, one per window that fits inside a vector: the windows were unfolded over "
                 "the features (dim -1); unfold the positions, dim -2, k.unfold(-2, 2 * (r // 2) + 1, 1), once their ends are padded")

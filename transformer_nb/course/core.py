@@ -23,6 +23,8 @@ def _pad_shape(shape:tuple, B:int, n:int) -> str:
 
 def _pad_width(shape:tuple, seqs) -> str:
     "What a wrong width of a padded batch was taken from: the number of sentences, or the first and last sentences alone."
+    if len(seqs) == 1 and shape == (len(seqs[0]),): return ": a batch of one came back without its batch axis: .squeeze() drops every size-1 axis, B = 1 too; keep (1, n): squeeze nothing, or name the axis"
+    if len(shape) == 2 and shape[0] == 1 < len(seqs) and shape[1] == max(map(len, seqs)): return f": one row for {len(seqs)} sentences: a return inside the loop over the sentences returns after the first; build every row, then return once"
     if shape == (sum(map(len, seqs)),): return ": one 1-d stream of every id, the sentences concatenated (as a language model's loader packs them); keep one row per sentence, padded"
     if len(shape) != 2 or shape[0] != len(seqs) or shape[1] == max(map(len, seqs)): return ""
     if shape[1] == len(seqs) > max(map(len, seqs)): return f" ({shape[1]} is the number of sentences, B, not a length)"
@@ -42,6 +44,8 @@ def _which_row_wrong(got, want, seqs) -> str:
     if sorted(g) == sorted(w): return "the rows are in another order: row i is seqs[i], padded; keep the sentences' order"
     if g == [[int(j < len(s)) for j in range(len(w[0]))] for s in seqs]:
         return "your rows hold 1 for each word and 0 for each pad: that is the attention mask (ids != pad_id), a tokenizer's other output; return the ids"
+    if g == [x[:max(len(s) - 1, 0)] + x[len(s):] + x[max(len(s) - 1, 0):len(s)] for x, s in zip(w, seqs)]:
+        return f"the pads went in before each sentence's last id (its </s>, EOS_ID = {EOS_ID}): pad after the whole sentence, its last id included; row i is seqs[i], then the pads"
     i = next(i for i, (a, b) in enumerate(zip(g, w)) if a != b); s = seqs[i]
     rev = g[i][:len(s)] == s[::-1] or g[i][len(g[i]) - len(s):] == s[::-1]
     return (f"each row holds the sentence's ids, then pad_id up to the longest: row {i} is {g[i]}, expected {w[i]}"

@@ -36,6 +36,8 @@ def _emb_params(m, vocab:int, d:int) -> str:
     ps = {k: tuple(p.shape) for k, p in m.named_parameters()}
     lin = next((k for k, s in m.named_modules() if isinstance(s, nn.Linear)), None)
     why = (f"an nn.Linear ({lin}) computes x W^T + b on vectors, not a lookup by id: hold one nn.Parameter E and index it, E[tokens]" if lin is not None else
+           f"{b} is a buffer (register_buffer): the state_dict saves it, but parameters() leaves it out and no optimizer trains it; hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})"
+               if not ps and (b := next((k for k, x in m.named_buffers() if tuple(x.shape) == (vocab, d)), None)) else
            f"no parameter: a plain tensor attribute is neither trained nor saved; hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})" if not ps else
            f"{', '.join(f'{k} {s}' for k, s in ps.items() if s != (vocab, d))} extra: the embedding is a lookup alone, no bias or scale to learn" if (vocab, d) in ps.values() else
            f"E is transposed: it is (vocab, d_model) = ({vocab}, {d}), one row per token" if list(ps.values()) == [(d, vocab)] else
@@ -112,7 +114,9 @@ def _emb_shape(y, t, d:int) -> str:
     "What a wrong shape of the embeddings of tokens `t` (B, n) shows."
     B, n = t.shape
     return (f"forward returned shape {tuple(y.shape)}; expected (B, n, d_model) = {(B, n, d)}"
-            + (": (n, B, d_model), time first (fairseq's layout): keep the tokens' (B, n) and add d_model last" if tuple(y.shape) == (n, B, d) else ""))
+            + (": (n, B, d_model), time first (fairseq's layout): keep the tokens' (B, n) and add d_model last" if tuple(y.shape) == (n, B, d) else
+               ": (B, d_model, n), the features before the positions (a Conv1d's layout): keep the tokens' (B, n) and add d_model last, no transpose" if tuple(y.shape) == (B, d, n) else
+               ": (B * n, d_model), the tokens flattened: index E with the (B, n) tokens as they are, no .view(-1) or .flatten()" if tuple(y.shape) == (B * n, d) else ""))
 
 # %% ../../nbs/course_embeddings.ipynb #a26s0404
 @report

@@ -106,7 +106,8 @@ def _load_into_loop(loop, ours, d_model:int, h:int) -> None:
         d = d_model // h
         raise AssertionError(f"d_model={d_model}, h={h}: load_from raised RuntimeError ({str(e).splitlines()[0][:80]}): a per-head weight is "
                              f"(d_k, d_model) = ({d}, {d_model}), nn.Linear's (out, in): head i's are rows i*d_k .. (i+1)*d_k - 1, "
-                             f"w_q.weight[i*d_k:(i+1)*d_k]; the columns [:, i*d_k:(i+1)*d_k] are ({d_model}, {d}), another block") from None
+                             f"w_q.weight[i*d_k:(i+1)*d_k]; the columns [:, i*d_k:(i+1)*d_k] are ({d_model}, {d}), another block, and so are the rows "
+                             "transposed (.T, the paper's (in, out) layout of W_i^Q): nn.Linear already stores the transpose, copy the rows as they are") from None
 
 def _head_blocks(loop, m) -> str|None:
     "If a ModuleList of `loop`'s per-head layers holds one projection's blocks of rows, but not head i's block in head i: which, else None."

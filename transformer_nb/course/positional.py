@@ -39,6 +39,14 @@ def _pe_like(pe:torch.Tensor, n:int, d:int, **kw) -> bool:
     small = _pe_table(n, d, raw=True, **kw).abs() < 1000
     return torch.allclose(pe[small], _pe_table(n, d, **kw)[small], atol=1e-3)
 
+# %% ../../nbs/course_positional.ipynb #a30p0501
+def _pe_width(th0:float, slope:float, d:int) -> str:
+    "If pair i turns by 10000^(-2i / D) per position, D a usual model width other than d: a width written in, named; else ''."
+    D = round(2 * d / slope)
+    if abs(th0 - 1) > 1e-3 or D == d or D not in (64, 128, 256, 512, 768, 1024, 2048, 4096) or abs(2 * d / slope - D) > 1e-2: return ""
+    return (f"your pair i turns by 10000^(-2i / {D}) per position: a width of {D} is written in where d_model = {d} belongs; "
+            "read it from the argument, pos / 10000^(2i/d_model)")
+
 # %% ../../nbs/course_positional.ipynb #a26r0027
 def _pe_drawn(fn, pe, n:int, d:int) -> str:
     "If a second call gives another table: a drawn one (random, or a new learned table), named; else ''."
@@ -75,7 +83,7 @@ def _pe_rest(pe, n:int, d:int) -> str:
         if abs(slope - 2) < 1e-2 and round(k) != 0 and abs(k - round(k)) < 1e-2:
             return (f"your pair i turns as the formula's pair i + {round(k)}: the pairs are numbered from {round(k)}, exponent 2(i + {round(k)})/d_model; "
                     "i counts from 0, so the first pair, dimensions 0 and 1, has the angle pos / 10000^0 = pos")
-        return (f"your pair i turns by {th[0]:.4g} x 10000^(-{slope:.3g} i / d_model) per position; the formula's turns by "
+        return _pe_width(th[0].item(), slope, d) or (f"your pair i turns by {th[0]:.4g} x 10000^(-{slope:.3g} i / d_model) per position; the formula's turns by "
                 f"10000^(-2i / d_model): angle pos / 10000^(2i/d_model), with i the pair's index")
     k = int((th - want).abs().argmax())
     return f"pair {k} (dimensions {2 * k}, {2 * k + 1}) turns by {th[k]:.4g} per position, the formula's by 1 / 10000^(2*{k}/{d}) = {want[k]:.4g}"
@@ -182,8 +190,7 @@ def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
 @report
 def check_relative_bias(RelativeBias) -> str:
     "05_positional_encoding, exercise 4: `RelativeBias(h, K)(n_q, n_k)` must give b[h, i, j] = table[clip(j - i, -K, K) + K, h]."
-    h, K = 3, 2
-    rb = RelativeBias(h, K); rb(2, 2)
+    h, K = 3, 2; rb = RelativeBias(h, K); rb(2, 2)
     ps = list(rb.parameters())
     assert len(ps) == 1 and tuple(ps[0].shape) == (2 * K + 1, h), (f"RelativeBias(h={h}, K={K}) should have one parameter, "
         f"the table of shape ({2 * K + 1}, {h}), a row per clipped offset; it has {[tuple(p.shape) for p in ps]}")
@@ -202,7 +209,8 @@ def check_relative_bias(RelativeBias) -> str:
             + (_bias_args(call, table, K) or (f": yours is {axes} (forward(2, 5) has shape {tuple(call(2, 5).shape)}); permute the axes to (h, n_q, n_k)"
                if (axes := shape_axes(call(2, 5).shape, dict(h=h, n_q=2, n_k=5))) else {(h, 2, 2): ": the key axis has n_q entries: j - i takes j from "
                "the keys, torch.arange(n_k), and i from the queries, torch.arange(n_q)", (h, 5, 5): ": the query axis has n_k entries: j - i takes i "
-               "from the queries, torch.arange(n_q), and j from the keys, torch.arange(n_k)"}.get(tuple(call(2, 5).shape), ""))))
+               "from the queries, torch.arange(n_q), and j from the keys, torch.arange(n_k)", (1, h, 2, 5): ": a leading axis of 1, (1, h, n_q, n_k), as Hugging "
+               "Face's T5 position_bias has it: return (h, n_q, n_k); the bias broadcasts over a batch by itself"}.get(tuple(call(2, 5).shape), ""))))
     for n_q, n_k in sizes:
         b = call(n_q, n_k)
         for i in range(n_q):
