@@ -412,5 +412,10 @@ def test_row_0s_token_alone_is_named(_n9_model):
     (lambda model, src, ys: _n9_ntl(model(src, ys)[:, -1]).argmax(-1).int(), r"returned torch.int32 token ids: keep argmax's torch.long"),
     (lambda model, src, ys: _n9_ntl(model(src, ys)[:, -1]).index_fill(-1, torch.tensor([1]), float('-inf')).argmax(-1),
      r"a copy of the model that scores UNK highest.*UNK is a token the model may emit")])
-def test_an_index_off_by_one_hugging_faces_logits_int32_and_unk_forbidden_are_named(step, says, _n9_model):
-    _n9_rejects(check_greedy_step, step, _n9_model, says=says)
+def test_an_index_off_by_one_hugging_faces_logits_int32_and_unk_forbidden_are_named(step, says, ns):
+    _n9_rejects(check_greedy_step, step, ns['model'], says=says)
+
+def test_unk_forbidden_is_named_where_a_perturbed_model_emits_it(_n9_model):
+    "On a random model the perturbed copy's right token is UNK first: the step that never emits it is named there."
+    _n9_rejects(check_greedy_step, lambda model, src, ys: _n9_ntl(model(src, ys)[:, -1]).index_fill(-1, torch.tensor([1]), float('-inf')).argmax(-1),
+                _n9_model, says=r"a copy of the model that scores UNK highest, 6 rows after \[2, 9, 13, 17, 12\]\.\.\.: .*UNK is a token")

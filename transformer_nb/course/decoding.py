@@ -226,7 +226,7 @@ def _unk_allowed(step, model, src, ys):
     unk = copy.deepcopy(model)
     unk.generator.register_forward_hook(lambda mod, inp, out: out + 100. * F.one_hot(torch.tensor(UNK_ID), model.cfg.tgt_vocab))
     with inference(unk): got = torch.as_tensor(step(unk, src, ys)).reshape(-1)
-    assert (got == UNK_ID).all(), (f"a copy of the model that scores UNK highest, the first step of {len(ys)} sentences as a batch: chose {got.tolist()}, "
+    assert (got == UNK_ID).all(), (f"a copy of the model that scores UNK highest, {len(ys)} rows after {ys[0].tolist()}...: chose {got.tolist()}, "
                                    f"greedy_decode UNK (id {UNK_ID}) in every row; forbid PAD and BOS alone, as next_token_logits does: UNK is a "
                                    "token the model may emit (fairseq's unk penalty is an option of its own, not greedy decoding)")
 
@@ -258,6 +258,7 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
              if tuple(got.shape) == (m.cfg.tgt_vocab,) else ": an argmax over every axis at once; take it over the vocabulary, argmax(-1)"
              if got.dim() == 0 else ""))
         for i in (got != want).nonzero().flatten().tolist():
+            if want[i].item() == UNK_ID: _unk_allowed(step, m, src, ys)              # UNK the right token: a step that never emits it, named
             raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, {who} id "
                                  f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
         assert got.dtype == torch.long, (f"{case}: returned {got.dtype} token ids: keep argmax's torch.long (int64), the dtype of the "
