@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, and the nineteenth, `19`, of notebooks 00 to 07 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, and the twentieth, `20`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -195,6 +195,23 @@ SETS = {
               ('first_run', '07_why_self_attention', 'computed in NumPy (sliding_window_view): an ndarray returned'): 'misleading',
            },
             set()),
+    '20': ('twentieth', 'blind_answers_20_set', {
+              ('first_run', '08_data', "d2l's '_' as the end-of-word symbol, not '</w>'"): 'misleading',
+              ('first_run', '08_data', "'</w>' split into its characters: list(w + '</w>')"): 'generic',
+              ('first_run', '09_training', 'rounded to 6 decimals, as a training log prints it'): 'misleading',
+              ('first_run', '09_training', "LambdaLR's multiplier: the schedule normalised to 1 at its peak, d_model dropped"): 'generic',
+              ('first_run', '09_training', 'the pad mask inverted: the mean over the pad positions'): 'generic',
+              ('first_run', '09_training', "fairseq's criterion: returns (loss, number of tokens)"): 'generic',
+              ('first_run', '10_decoding', 'the second-to-last position, [:, ys.shape[1] - 2] (off by one)'): 'generic',
+              ('first_run', '10_decoding', "Hugging Face's output object: model(...).logits"): 'generic',
+              ('first_run', '11_results', 'the corpus joined into one stream: n-grams across sentence boundaries'): 'misleading',
+              ('first_run', '11_results', 'the formula copied literally with weights 1/4 applied to log p_n summed, then BP added, not multiplied'): 'generic',
+              ('first_run', '12_variations', "the example's 8 heads hard-coded: range(8)"): 'misleading',
+              ('first_run', '13_parsing', 'a torch user: the counts summed as a tensor, three 0-d tensors returned'): 'misleading',
+              ('first_run', '14_since_2017', "LLaMA's eps 1e-6 hard-coded, the argument ignored"): 'generic',
+          },
+           {('13_parsing', 'bare words under a phrase not handled: str has no label()'),
+            ('14_since_2017', "returned in float64 whatever q's dtype")}),   # both accepted by the course: no mistake
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -432,3 +432,42 @@ def _bpe_stream(word_counts, n_merges):
 ], ids=['min_frequency 2', 'one stream', 'bpe_ranks'])
 def test_the_eighteenth_sets_misses_are_named(answer, says):
     assert_rejects(check_bpe, *answer, says=says)
+
+
+# ---------------------------------------------------------------- the twentieth blind set's misses (results/checker_answers.json)
+def _bpe_pair(mark='</w>', lower=False, split=False, pieces=list):
+    "learn_bpe and segment, right but for one slip: another end-of-word `mark`, words lower-cased, '</w>' `split` into characters, pieces returned as `pieces`."
+    def syms(w): return list((w.lower() if lower else w) + '</w>') if split else list(w.lower() if lower else w) + [mark]
+    def merge(s, pair):
+        i = 0
+        while i < len(s) - 1:
+            if (s[i], s[i + 1]) == pair: s[i:i + 2] = [s[i] + s[i + 1]]
+            else: i += 1
+        return s
+    def learn_bpe(word_counts, n_merges):
+        vocab, merges = {tuple(syms(w)): c for w, c in word_counts.items()}, []
+        for _ in range(n_merges):
+            pairs = Counter()
+            for s, c in vocab.items():
+                for p in zip(s, s[1:]): pairs[p] += c
+            if not pairs: break
+            merges.append(best := min(pairs, key=lambda p: (-pairs[p], p)))
+            vocab = {tuple(merge(list(s), best)): c for s, c in vocab.items()}
+        return merges
+    def segment(word, merges):
+        s = syms(word)
+        for p in merges: s = merge(s, p)
+        return pieces(s)
+    return learn_bpe, segment
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(mark='_'), r"your words end with the symbol '_' \(d2l's end-of-word mark is '_'\): Sennrich et al.'s is '</w>'"),
+    (dict(split=True), r"pieces of '</w>': it was split into its characters, list\(word \+ '</w>'\)"),
+    (dict(lower=True), r"learn_bpe\(\{'Abc': 2, 'abd': 1\}, 1\) gave \[\('a', 'b'\)\], not \[\('A', 'b'\)\]: the words were lower-cased"),
+    (dict(pieces=tuple), r"segment\('lowest'\) returned a tuple, \('low', 'est</w>'\): return a list of its pieces")])
+def test_other_marks_case_and_containers_are_named(kw, says):
+    assert_rejects(check_bpe, *_bpe_pair(**kw), says=says)
+
+def test_the_slips_helper_is_right_without_a_slip():
+    import contextlib, io
+    with contextlib.redirect_stdout(io.StringIO()): assert check_bpe(*_bpe_pair()) is True

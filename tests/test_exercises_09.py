@@ -527,3 +527,32 @@ def test_losses_over_other_positions_are_named(where, says):
         loss = -(q * logits.log_softmax(-1)).sum(-1)
         return loss.sum() / (target != pad_id).sum() if where == 'pads summed' else loss[target != pad_id].mean()
     assert_rejects(check_label_smoothing, my_label_smoothing, says=says)
+
+
+# ---------------------------------------------------------------- the twentieth blind set's misses (results/checker_answers.json)
+def test_a_rate_rounded_as_a_log_prints_it_is_named():
+    def my_noam_lr(step, d_model=512, warmup=4000):
+        return 0.0 if step == 0 else round(d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5), 6)
+    assert_rejects(check_schedule, my_noam_lr, says=r"your rate is rounded to 6 decimals \(0 at step 1, where the rate is 1.747e-07\)")
+
+def test_lambdalrs_multiplier_is_named():
+    "The schedule as a multiplier, 1 at the peak: d_model ** 0.5 * warmup ** 0.5 times the rate, named, not a constant factor."
+    def my_noam_lr(step, d_model=512, warmup=4000):
+        return 0.0 if step == 0 else min(step ** -0.5, step * warmup ** -1.5) * warmup ** 0.5
+    assert_rejects(check_schedule, my_noam_lr, says=r"that is d_model \*\* 0.5 \* warmup \*\* 0.5, 1 over the peak rate: yours is 1 at the peak, a multiplier")
+
+def _ls20(ret=lambda loss, keep: loss[keep].mean(), inverted=False):
+    def my_label_smoothing(logits, target, eps, pad_id=PAD_ID):
+        V = logits.shape[-1]
+        q = torch.full_like(logits, eps / V).scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))
+        loss = -(q * logits.log_softmax(-1)).sum(-1)
+        return ret(loss, (target == pad_id) if inverted else (target != pad_id))
+    return my_label_smoothing
+
+@pytest.mark.parametrize('answer, says', [
+    (_ls20(inverted=True), r"eps=0.0, unpadded targets: got nan, a mean over no positions: likely the pad mask inverted"),
+    (_ls20(ret=lambda loss, keep: (loss[keep].mean(), int(keep.sum()))), r"returned a tuple of 2 \(\(loss, number of tokens\)\?, as a fairseq criterion returns\)"),
+    (_ls20(ret=lambda loss, keep: loss[keep].mean().detach().numpy()), r"returned a ndarray: return the loss alone, a tensor that loss.backward\(\) can follow"),
+    (_ls20(ret=lambda loss, keep: loss[keep].mean().item()), r"returned a float: return the loss alone, a tensor")])
+def test_an_inverted_pad_mask_and_losses_that_are_no_tensor_are_named(answer, says):
+    assert_rejects(check_label_smoothing, answer, says=says)

@@ -403,3 +403,19 @@ def test_row_0s_token_alone_is_named(_n9_model):
     "A batch of one assumed, [0, -1]: a 0-d tensor, row 0's token, not an argmax over every axis."
     _n9_rejects(check_greedy_step, lambda model, src, ys: _n9_ntl(model(src, ys)[:1, -1]).argmax(-1)[0], _n9_model,
                 says=r"that is row 0's token alone, as if the batch had one row")
+
+
+# ---------------------------------------------------------------- the twentieth blind set's misses (results/checker_answers.json)
+@pytest.mark.parametrize('step, says', [
+    (lambda model, src, ys: _n9_ntl(model(src, ys)[:, ys.shape[1] - 2]).argmax(-1), r"that is the choice at the position before the last, \[:, ys.shape\[1\] - 2\]"),
+    (lambda model, src, ys: _n9_ntl(model(src, ys).logits[:, -1]).argmax(-1), r"raised AttributeError .*not an output object with .logits \(as Hugging Face's models do\)"),
+    (lambda model, src, ys: _n9_ntl(model(src, ys)[:, -1]).argmax(-1).int(), r"returned torch.int32 token ids: keep argmax's torch.long"),
+    (lambda model, src, ys: _n9_ntl(model(src, ys)[:, -1]).index_fill(-1, torch.tensor([1]), float('-inf')).argmax(-1),
+     r"a copy of the model that scores UNK highest.*UNK is a token the model may emit")])
+def test_an_index_off_by_one_hugging_faces_logits_int32_and_unk_forbidden_are_named(step, says, ns):
+    _n9_rejects(check_greedy_step, step, ns['model'], says=says)
+
+def test_unk_forbidden_is_named_where_a_perturbed_model_emits_it(_n9_model):
+    "On a random model the perturbed copy's right token is UNK first: the step that never emits it is named there."
+    _n9_rejects(check_greedy_step, lambda model, src, ys: _n9_ntl(model(src, ys)[:, -1]).index_fill(-1, torch.tensor([1]), float('-inf')).argmax(-1),
+                _n9_model, says=r"a copy of the model that scores UNK highest, 6 rows after \[2, 9, 13, 17, 12\]\.\.\.: .*UNK is a token")

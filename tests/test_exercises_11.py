@@ -426,3 +426,27 @@ def _bleu18(short=0, lengths='sum', nested=False):
 ], ids=['n-grams one short', 'last lengths', 'NLTK references'])
 def test_the_eighteenth_sets_misses_are_named(answer, says):
     assert_rejects(check_bleu, answer, says=says)
+
+
+# ---------------------------------------------------------------- the twentieth blind set's misses (results/checker_answers.json)
+def _bleu20(joined=False, logged=False):
+    def my_bleu(hyps, refs):
+        ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))
+        pairs = [(' '.join(hyps), ' '.join(refs))] if joined else list(zip(hyps, refs))
+        match, total, c, r = [0] * 4, [0] * 4, 0, 0
+        for h, ref in pairs:
+            h, ref = h.split(), ref.split(); c, r = c + len(h), r + len(ref)
+            for n in range(1, 5):
+                match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values()); total[n - 1] += max(len(h) - n + 1, 0)
+        log_bleu = min(0.0, 1 - r / c) + sum(math.log(m / t) for m, t in zip(match, total)) / 4
+        return 100 * log_bleu if logged else 100 * math.exp(log_bleu)
+    return my_bleu
+
+@pytest.mark.parametrize('kw, says', [
+    (dict(joined=True), r"the sentences joined into one stream, ' '.join\(hyps\): its n-grams run across the sentence boundaries"),
+    (dict(logged=True), r"yours is 100 x log\(BLEU / 100\): log BP plus the mean of the log p_n is the log of BLEU")])
+def test_one_stream_and_the_log_of_bleu_are_named(kw, says):
+    assert_rejects(check_bleu, _bleu20(**kw), says=says)
+
+def test_the_bleu_of_the_slips_helper_is_right_without_a_slip():
+    with contextlib.redirect_stdout(io.StringIO()): assert check_bleu(_bleu20()) is True

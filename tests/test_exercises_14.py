@@ -242,3 +242,10 @@ def _grouped(k, g, how):
 def test_the_eighteenth_sets_misses_are_named(check, answer, says):
     ok, out = said(check, answer)
     assert ok is not True and says in out, out
+
+
+# ---------------------------------------------------------------- the twentieth blind set's miss (results/checker_answers.json)
+def test_an_eps_of_ones_own_is_named():
+    "LLaMA's eps, 1e-6, where the argument belongs."
+    _n9_rejects(check_rms_norm, lambda a, g, eps=1e-5: a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + 1e-6) * g,
+                says=r"vectors near zero: that is eps = 1e-06 \(LLaMA's and T5's default\), not the argument eps = 1e-05")

@@ -136,6 +136,9 @@ def _bpe_edges(learn_bpe, segment):
         raise AssertionError(f"learn_bpe({{'ab': 1}}, 5) raised ValueError ({e}): 'a b </w>' has only 2 merges to make; when no pair "
                              "is left, stop (if not pairs: break)") from None
     assert got == [('a', 'b'), ('ab', '</w>')], f"learn_bpe({{'ab': 1}}, 5) gave {got}, not [('a', 'b'), ('ab', '</w>')]: when no pair is left, stop"
+    got = learn_bpe({'Abc': 2, 'abd': 1}, 1)                            # 'A' and 'a' are two symbols: ('A', 'b') leads the three-way tie
+    assert got == [('A', 'b')], (f"learn_bpe({{'Abc': 2, 'abd': 1}}, 1) gave {got}, not [('A', 'b')]: " + ("the words were lower-cased: 'A' and 'a' "
+                                 "are two symbols, and BPE learns on the characters as they are (no .lower())" if got == [('a', 'b')] else "take the most frequent pair, ties to the smallest"))
 
 # %% ../../nbs/course_data.ipynb #a26r0013
 def _keeps(fn):
@@ -203,6 +206,20 @@ def _bpe_short(word_counts:dict, got:list, right:list) -> str:
             + (" (a min_frequency of 2, as subword-nmt's): a pair that occurs once is still the most frequent" if n == 1 else "")
             + "; make n_merges merges, and stop only when no pair is left (if not pairs: break)")
 
+# %% ../../nbs/course_data.ipynb #a31h0801
+def _bpe_marks(word_counts:dict, merges:list) -> str|None:
+    "Merges whose symbols hold characters no word has, and no '</w>': '</w>' split into its characters, or another end-of-word mark (d2l's '_'); else None."
+    syms, letters = [s for p in merges if isinstance(p, tuple) for s in p], set(''.join(word_counts))
+    if frags := sorted({s for s in syms if s != '</w>' and s in '</w>' and set(s) & (set('</>') - letters)}):
+        return (f"your symbols hold {', '.join(map(repr, frags))}, pieces of '</w>': it was split into its characters, list(word + '</w>'); "
+                "it is one symbol, list(word) + ['</w>']")
+    if any('</w>' in s for s in syms): return None
+    marks = sorted(set(''.join(syms)) - letters - {'\u2581'})
+    if len(marks) == 1:
+        return (f"your words end with the symbol {marks[0]!r} (d2l's end-of-word mark is '_'): Sennrich et al.'s is '</w>', one symbol, "
+                "list(word) + ['</w>']")
+    return None
+
 # %% ../../nbs/course_data.ipynb #a26c0802
 @report
 def check_bpe(learn_bpe, segment) -> str:
@@ -219,7 +236,7 @@ def check_bpe(learn_bpe, segment) -> str:
     want = [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'),
             ('e', 'w'), ('ew', 'est</w>'), ('n', 'ewest</w>'), ('low', '</w>'), ('d', 'est</w>')]
     bad = [(i + 1, w, m) for i, (w, m) in enumerate(zip(want, merges)) if w != m]
-    why = (layout if (layout := _bpe_layout(toy, merges)) else "end each word with the symbol '</w>'" if not any('</w>' in s for pair in merges for s in pair) else
+    why = (layout if (layout := _bpe_marks(toy, merges) or _bpe_layout(toy, merges)) else "end each word with the symbol '</w>'" if not any('</w>' in s for pair in merges for s in pair) else
            "('e', 'w'), ('n', 'e') and ('w', 'est</w>') all occur 6 times there: a tie goes to the smallest pair"
            if bad and bad[0][0] == 6 and bad[0][2] in (('n', 'e'), ('w', 'est</w>')) else
            next((w for w, kw in _BPE_MISTAKES.items() if merges == _bpe_learn(toy, 10, **kw)),
@@ -239,7 +256,7 @@ def check_bpe(learn_bpe, segment) -> str:
                           (_STR_REPLACE if got == _bpe_learn_str(across, 5) else "after each merge, count the pairs of whole symbols again"))
     for word, ms in [(w, want) for w in ('lowest', 'newer', 'wider', 'low', 'slow', 'lowlow', 'westest', 'e')] + [('abc', [('a', 'b'), ('b', 'c')]), ('abc', [('b', 'c'), ('a', 'b')])]:
         seg, right = segment(word, ms), _bpe_segment(word, ms)                # seen, unseen, repeated pairs; a boundary
-        assert not isinstance(seg, str), f"segment({word!r}) returned the string {seg!r}: return the list of its pieces, {right}"
+        assert isinstance(seg, list), (f"segment({word!r}) returned the string {seg!r}: return the list of its pieces, {right}" if isinstance(seg, str) else f"segment({word!r}) returned a {type(seg).__name__}, {seg!r}: return a list of its pieces, {right}, as learn_bpe's words hold them")
         assert list(seg) == right, f"segment({word!r}{'' if ms is want else f', {ms}'}) gave {seg}, not {right}: {_segment_mistake(list(seg), word, ms, segment)}"
     _bpe_edges(learn_bpe, segment)
     return "learn_bpe and segment reproduce Sennrich et al.'s example"

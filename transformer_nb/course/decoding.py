@@ -11,7 +11,7 @@ __all__ = ['check_greedy_step']
 import copy, functools, traceback
 import torch
 import torch.nn.functional as F
-from ..core import PAD_ID, BOS_ID, EOS_ID
+from ..core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from ..decoding import next_token_logits, greedy_decode
 from ..attention import tgt_mask
 from ..lib.transformer import perturb
@@ -88,7 +88,9 @@ def _greedy_more(m, src) -> dict:
                 lambda y: m(src, y).amax(-1).argmax(-1),
             **{f"that is the choice after the last {k} tokens of the prefix alone (a context crop, as nanoGPT's idx[:, -block_size:]): this "
                "decoder reads the whole prefix, model(src, ys); crop nothing": lambda y, k=k: next_token_logits(m(src, y[:, -k:])[:, -1], PAD_ID).argmax(-1)
-               for k in (2, 3, 4, 8)}}
+               for k in (2, 3, 4, 8)},
+            "that is the choice at the position before the last, [:, ys.shape[1] - 2] (an index off by one): the next token comes from "
+            "the last position, model(src, ys)[:, -1]": lambda y: next_token_logits(m(src, y)[:, y.shape[1] - 2], PAD_ID).argmax(-1)}
 
 
 # %% ../../nbs/course_decoding.ipynb #a29m1003
@@ -200,21 +202,39 @@ def _step_shape(step, m, src, ys, got) -> str:
     return (": a token for every position of the prefix, (B, t), an argmax at each: the next token comes from the last position "
             "alone, model(src, ys)[:, -1]") if longer == (B, t + 1) else ''
 
+# %% ../../nbs/course_decoding.ipynb #a31h1001
+def _step_call(step, m, src, ys, case:str):
+    "Your `step(m, src, ys)`, an error of a usual slip named: .item() on a batch, a prefix of one token, next_token_logits given other logits, Hugging Face's .logits."
+    try: return step(m, src, ys)
+    except RuntimeError as e:
+        if 'converted to Scalar' not in str(e) or len(ys) < 2: raise
+        raise AssertionError(f"{case}: raised RuntimeError ({e}): .item() makes one Python number, and a batch has a token per row; "
+                             f"return the tensor of token ids, shape (B,) = ({len(ys)},), without .item()") from None
+    except IndexError as e:
+        if ys.shape[1] == 1 and runs_ok(step, m, src, ys.repeat(1, 2)):
+            raise AssertionError(f"{case}: raised IndexError ({e}) on prefixes of one token, BOS alone, and runs on two: "
+                                 + _prefix_slip(step, m, src, ys)) from None
+        if traceback.extract_tb(e.__traceback__)[-1].name != 'next_token_logits': raise
+        raise AssertionError(f"{case}: next_token_logits raised IndexError ({e}): {_ntl_given(e, m.cfg.tgt_vocab)}") from None
+    except AttributeError as e:
+        if "'logits'" not in str(e): raise
+        raise AssertionError(f"{case}: raised AttributeError ({e}): this model returns its logits, a tensor (B, t, V), not an output object "
+                             "with .logits (as Hugging Face's models do): take model(src, ys)[:, -1]") from None
+
+def _unk_allowed(step, model, src, ys):
+    "Fails with one line when `step` never chooses UNK on a copy of `model` that scores UNK highest, where greedy_decode does."
+    unk = copy.deepcopy(model)
+    unk.generator.register_forward_hook(lambda mod, inp, out: out + 100. * F.one_hot(torch.tensor(UNK_ID), model.cfg.tgt_vocab))
+    with inference(unk): got = torch.as_tensor(step(unk, src, ys)).reshape(-1)
+    assert (got == UNK_ID).all(), (f"a copy of the model that scores UNK highest, {len(ys)} rows after {ys[0].tolist()}...: chose {got.tolist()}, "
+                                   f"greedy_decode UNK (id {UNK_ID}) in every row; forbid PAD and BOS alone, as next_token_logits does: UNK is a "
+                                   "token the model may emit (fairseq's unk penalty is an option of its own, not greedy decoding)")
+
 # %% ../../nbs/course_decoding.ipynb #a26c10h03
 def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
     "Run your `step(m, src, ys)` and compare its tokens with `want`, (b,) the tokens `who` chose: the first difference named."
     with inference(m):
-        try: raw = step(m, src, ys)
-        except RuntimeError as e:
-            if 'converted to Scalar' not in str(e) or len(ys) < 2: raise
-            raise AssertionError(f"{case}: raised RuntimeError ({e}): .item() makes one Python number, and a batch has a token per row; "
-                                 f"return the tensor of token ids, shape (B,) = ({len(ys)},), without .item()") from None
-        except IndexError as e:
-            if ys.shape[1] == 1 and runs_ok(step, m, src, ys.repeat(1, 2)):
-                raise AssertionError(f"{case}: raised IndexError ({e}) on prefixes of one token, BOS alone, and runs on two: "
-                                     + _prefix_slip(step, m, src, ys)) from None
-            if traceback.extract_tb(e.__traceback__)[-1].name != 'next_token_logits': raise
-            raise AssertionError(f"{case}: next_token_logits raised IndexError ({e}): {_ntl_given(e, m.cfg.tgt_vocab)}") from None
+        raw = _step_call(step, m, src, ys, case)
         assert not m.training, (f"{case}: your step switched the model to training mode (model.train()): with dropout its choices change from call to call; "
                                 "leave the mode as the caller set it (greedy decoding runs in eval mode, under torch.no_grad())")
         assert isinstance(raw, torch.Tensor) or not (hasattr(raw, 'indices') and hasattr(raw, 'values')), \
@@ -238,8 +258,11 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
              if tuple(got.shape) == (m.cfg.tgt_vocab,) else ": an argmax over every axis at once; take it over the vocabulary, argmax(-1)"
              if got.dim() == 0 else ""))
         for i in (got != want).nonzero().flatten().tolist():
+            if want[i].item() == UNK_ID: _unk_allowed(step, m, src, ys)              # UNK the right token: a step that never emits it, named
             raise AssertionError(f"{case}, row {i} after {ys[i].tolist()}: chose id {got[i].item()}, {who} id "
                                  f"{want[i].item()}; {_step_mistake(step, m, src, ys, got[i].item(), i)}")
+        assert got.dtype == torch.long, (f"{case}: returned {got.dtype} token ids: keep argmax's torch.long (int64), the dtype of the "
+                                         "prefixes ys, to which the new token is joined (no .int() or .to(...))")
 
 # %% ../../nbs/course_decoding.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
@@ -278,4 +301,5 @@ def check_greedy_step(step, model) -> bool:
         for m, name in ((mixed, 'a perturbed copy of the model'), (eos, 'a copy of the model that scores EOS highest')):
             with inference(m): want = next_token_logits(m(src, ys)[:, -1], PAD_ID).argmax(-1)
             compare(m, src, ys, want, f"{name}, prefixes of 5 tokens", 'the argmax of next_token_logits')
+        _unk_allowed(step, model, src, bos)                                          # UNK scored highest: greedy_decode emits it
     return verdict(step, cases, "your greedy step chooses every token greedy_decode chooses, in a batch and one sentence at a time, and never PAD or BOS")

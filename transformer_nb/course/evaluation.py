@@ -168,6 +168,9 @@ def _bleu_other(hyps, refs, mine) -> str|None:
     if pooled != m and near(_bleu_of(pooled, t, c, r)):
         return ("the counts are clipped against the whole corpus's (Counters summed over the sentences before the min), so one sentence's "
                 "n-grams match another sentence's reference: clip each hypothesis against its own reference, then sum the clipped counts")
+    if len(hyps) > 1 and near(_bleu_of(*_bleu_keyed([' '.join(hyps)], [' '.join(refs)]))) and not near(_bleu_of(m, t, c, r)):
+        return ("the sentences joined into one stream, ' '.join(hyps): its n-grams run across the sentence boundaries (one caption's last "
+                "words with the next one's first); count each sentence's n-grams on its own, then sum the counts over the corpus")
     if near(_bleu_of(*_bleu_keyed(hyps, refs, drop=1))):
         return "each sentence's last n-gram of every order is left out: a sentence of L words has L - n + 1 n-grams of order n, range(len(ws) - n + 1)"
     if near(_bleu_of(*_bleu_keyed(hyps, refs, key=''.join))) and not near(_bleu_of(m, t, c, r)):
@@ -202,6 +205,15 @@ _BLEU_CASES = [("identical captions", _BLEU_CAPS[1], _BLEU_CAPS[1], "a hypothesi
                 "clip each sentence against its own reference: an n-gram of hypothesis i counts at most as often as reference i has it; "
                 "Counters summed over the corpus before the min let one sentence's n-grams match another sentence's reference")]
 
+# %% ../../nbs/course_evaluation.ipynb #a31h1101
+def _bleu_log(my_bleu) -> str|None:
+    "Whether `my_bleu` gives 100 log(BLEU / 100) on the cases of every score above 0: the log of BLEU, log BP + the mean of log p_n, not BLEU."
+    from transformer_nb.evaluation import corpus_scores
+    try: logged = all(abs(my_bleu(h, r) - 100 * math.log(s / 100)) < 0.01 for _, h, r, _ in _BLEU_CASES if (s := corpus_scores(h, r)['bleu']) > 0)
+    except Exception: return None
+    return ("yours is 100 x log(BLEU / 100): log BP plus the mean of the log p_n is the log of BLEU; BLEU itself is "
+            "BP x exp((log p1 + log p2 + log p3 + log p4) / 4), the exp of that sum") if logged else None
+
 # %% ../../nbs/course_evaluation.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -226,5 +238,5 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or d, d)
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_log(my_bleu) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or d, d)
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case, word boundaries"

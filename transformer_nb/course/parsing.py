@@ -161,6 +161,8 @@ def check_corpus_prf(fn) -> str:
                                  "a failed parse has no brackets (parse 0); sum the counts over the test set, then divide")) from None
         except ValueError as e: raise AssertionError(f"case '{name}': {_prf_axis(fn, e, close, prf)}") from None
         assert isinstance(got, (tuple, list)) and len(got) == 3, f"case '{name}': got {got!r}; return (precision, recall, F1)"
+        assert all(isinstance(x, (int, float)) for x in got), (f"case '{name}': got {', '.join(type(x).__name__ for x in got)}, {got!r:.70}; return "
+                                                              "three Python floats, (precision, recall, F1): float(x) of a tensor (a float32 one rounds to 7 digits)")
         got = tuple(float(x) for x in got)
         if close(got, want): continue
         per_sentence = [prf(*c) for c in counts]

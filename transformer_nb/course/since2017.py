@@ -38,7 +38,9 @@ def _rms_slips(a, g, eps) -> list[tuple[str, torch.Tensor]]:
             ("the mean of the squares divides by d, the number of coordinates, not d - 1 (nothing is centred, so there is nothing to correct)",
              a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / (a.shape[-1] - 1) + eps) * g)] + [
             (f"the mean of the squares runs over the last axis, one RMS for each vector: mean(-1, keepdim=True), not mean({ax})",
-             a / torch.sqrt(a.pow(2).mean(ax, keepdim=True) + eps) * g) for ax in range(1, a.dim() - 1)]
+             a / torch.sqrt(a.pow(2).mean(ax, keepdim=True) + eps) * g) for ax in range(1, a.dim() - 1)] + [
+            (f"that is eps = {e:g} ({who}), not the argument eps = {eps:g}: use the argument, sqrt(mean(a**2) + eps)",
+             a / torch.sqrt(ms + e) * g) for e, who in ((1e-6, "LLaMA's and T5's default"), (1e-8, "a common default"), (1e-5, "the stub's default")) if e != eps]
 
 def _rms_keepdim(rms_norm_of, a, err) -> str:
     "For a `rms_norm_of` that raised `err` on `a`: the mean that lost its axis named, if vectors of 8 in a square batch (8, 8) show it; else `err` again."

@@ -20,6 +20,9 @@ from .checking import call_kept, verdict
 # %% ../../nbs/course_training.ipynb #a27f0901
 def _factor(k:float, d:int, w:int|None=None) -> str:
     "Why a rate is `k` times noam_lr's at every step: a power of d_model, a power of warmup, or a constant in front."
+    if w and math.isclose(k, (d * w) ** 0.5, rel_tol=1e-9):                         # 1 over the peak rate
+        return ("that is d_model ** 0.5 * warmup ** 0.5, 1 over the peak rate: yours is 1 at the peak, a multiplier (what LambdaLR's lambda "
+                "returns, times the optimiser's base rate); return the rate itself, d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)")
     e = math.log(k) / math.log(d)                                                   # k = d_model^e
     if abs(2 * e - round(2 * e)) < 1e-6: return "the factor is d_model ** -0.5"
     if w and w > 1 and abs(2 * (ew := math.log(k) / math.log(w)) - round(2 * ew)) < 1e-6:
@@ -118,6 +121,16 @@ def _schedule_slip(fn, d:int, w:int, s:int, got:float) -> str:
                 "smaller, so min() takes it before the peak; the decay term is step ** -0.5 (check its exponent)")
     return ''
 
+# %% ../../nbs/course_training.ipynb #a31h0901
+def _rounded(fn, d:int, w:int) -> str:
+    "Why `fn` is not noam_lr: its rates are noam_lr's rounded to k decimals (as a training log prints them), at four steps; else ''."
+    steps = (1, max(w // 2, 1), w, 4 * w)
+    try: rates = [float(fn(s, d, w)) for s in steps]
+    except Exception: return ''
+    k = next((k for k in range(16) if all(r == round(noam_lr(s, d, w), k) for r, s in zip(rates, steps))), None)
+    return '' if k is None else (f"your rate is rounded to {k} decimals ({rates[0]:.4g} at step 1, where the rate is {noam_lr(1, d, w):.4g}): "
+                                 "return it unrounded, and round only when you print it")
+
 # %% ../../nbs/course_training.ipynb #a26c0905
 def _linear(fn, d:int, w:int) -> bool:
     "Whether `fn` falls in a straight line after the peak: its rates at warmup, 1.5 warmup and 2 warmup on one line, falling."
@@ -144,7 +157,7 @@ def check_schedule(fn) -> bool:
                         "it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) and same(float(fn(4 * w, d, w)), noam_lr(4 * w + 1, d, w)) else
                         "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
                         "the rate at step 0 is 0 (nothing has been trained yet): return 0 before the formula" if s == 0 else
-                        "the rate is 0 in the warm-up: an integer division (step // warmup) rounds step / warmup down to 0; divide with /" if got == 0 and s < w else
+                        rounded if (rounded := _rounded(fn, d, w)) else "the rate is 0 in the warm-up: an integer division (step // warmup) rounds step / warmup down to 0; divide with /" if got == 0 and s < w else
                         f"it is the rate for d_model=512, warmup={WARMUP}: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, WARMUP)) else
                         f"it is the rate for warmup={WARMUP}: use the argument `warmup`" if same(got, noam_lr(s, d, WARMUP)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
@@ -170,7 +183,7 @@ def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
     h_t2t, h_ann = (-((1 - eps) * math.log(1 - eps) + eps * math.log(eps / (V - k))) if eps else 0.0 for k in (1, 2))   # H(q) of each
     other = "another definition, not a mistake; this exercise asks for PyTorch's, eps / V on every token, the reference included"
     seen = {"likely the sign: the loss is -sum_i q_i log p_i, a positive number": -ls[keep].mean(),
-            "likely padding counted: leave out the positions whose target is PAD_ID": ls.mean(), "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
+            "likely padding counted: leave out the positions whose target is PAD_ID": ls.mean(), "likely the pad mask inverted: the mean over the pad positions alone, target == pad_id; keep target != pad_id": ls[~keep].mean(), "likely a sum: divide by the number of non-pad positions": ls[keep].sum(),
             "likely divided by every position: divide by the number of non-pad positions only": ls[keep].sum() / t.numel(),
             "likely no smoothing: eps / V goes to every token": nll[keep].mean(),
             "likely the smoothing left out: 1 - eps on the reference alone; eps / V goes to every token, eps times the mean of -log p_i": ((1 - eps) * nll)[keep].mean(),
@@ -253,8 +266,13 @@ def check_label_smoothing(fn) -> bool:
     def cases():
         for t, eps in ((target, 0.0), (target, 0.1), (target, 0.3), (padded, 0.1), (padded, 0.3)):
             case = f"eps={eps}, {'padded' if t is padded else 'unpadded'} targets"
-            got = torch.as_tensor(call_kept(fn, dict(logits=logits, target=t, eps=eps), case)).detach().float()
+            raw = call_kept(fn, dict(logits=logits, target=t, eps=eps), case)
+            assert isinstance(raw, torch.Tensor), (f"{case}: returned a {type(raw).__name__}" + (f" of {len(raw)} ((loss, number of tokens)?, as a fairseq criterion returns)"
+                                                   if isinstance(raw, (tuple, list)) else "") + ": return the loss alone, a tensor that loss.backward() can follow (no .item(), .numpy() or tuple)")
+            got = raw.detach().float()
             assert got.numel() == 1, f"{case}: got a tensor of shape {tuple(got.shape)}; return one number, the mean over the non-pad positions"
+            assert not got.isnan().any(), f"{case}: got nan" + (", a mean over no positions: likely the pad mask inverted, target == pad_id keeps the pads alone (these targets have none); keep target != pad_id"
+                                                                if not (t == PAD_ID).any() else ": a mean over no positions, or a log of 0; log_softmax, and the mean over target != pad_id")
             want = label_smoothing_loss(logits, t, eps)
             assert torch.allclose(want, F.cross_entropy(logits.view(-1, 11), t.view(-1), label_smoothing=eps, ignore_index=PAD_ID))
             if abs(got - want) >= 1e-5:
