@@ -67,12 +67,13 @@ def _check_12_prose():
             if r: assert ', '.join(f'{d:+.1f} ({s})' for s, d in r['deltas'].items()) in lines[k] and lines[k].endswith(f"| {r['verdict']} |"), (name, k, "re-run nbs/12_variations.ipynb")
         assert f"Runs without stored translations: {sum(not x.get('hyps') for x in recs)} of {len(recs)}." in table
     cv, gv = V['table3'], V['table3_gpu']
-    sep = {o: r for o, r in cv['rows'].items() if r['verdict'] == 'separates'}                    # "Two rows have three seeds, and both separate"
-    test_eq(sorted(sep), ['C-N4', 'D-drop0.2']); test_eq({r['n_seeds'] for r in sep.values()}, {3}); test_eq(cv['family']['m'], 2)
+    sep = {o: r for o, r in cv['rows'].items() if r['verdict'] == 'separates'}                    # "Three rows have three seeds, and all separate"
+    test_eq(sorted(sep), ['A-h32', 'C-N4', 'D-drop0.2']); test_eq({r['n_seeds'] for r in sep.values()}, {3}); test_eq(cv['family']['m'], 3)
     test_eq({r['n_seeds'] for o, r in cv['rows'].items() if o not in sep}, {1})                       # "the other rows have one seed"
-    assert all(r['mean'] < 0 and r['interval'][1] < 0 for r in sep.values())                          # both worse: the 95% interval below 0
+    assert all(r['mean'] < 0 and r['interval'][1] < 0 for r in sep.values())                          # all worse: the 95% interval below 0
+    test_eq(table3_variants(PRESETS['mini'])['A-h32'], dict(h=32, d_k=4, d_v=4))                    # "32 heads of d_k = 4" 
     test_eq((table3_variants(PRESETS['mini'])['C-N4'], PRESETS['mini']['N'], table3_variants(PRESETS['mini'])['D-drop0.2']['p_drop']), ({'N': 4}, 3, 2 * PRESETS['mini']['p_drop']))
-    quoted('ba454798', f"twice the dropout ({sep['D-drop0.2']['mean']:+.1f} BLEU) and four layers instead of three ({sep['C-N4']['mean']:+.1f})".replace('-', '−'),
+    quoted('ba454798', f"32 heads of $d_k = 4$ ({sep['A-h32']['mean']:+.1f} BLEU), four layers instead of three ({sep['C-N4']['mean']:+.1f}) and twice the dropout ({sep['D-drop0.2']['mean']:+.1f})".replace('-', '−'),
            "the other rows have one seed")
     assert f"Per-seed sd of Δ: {cv['family']['sd']:.2f} BLEU" in shown('12t00002')
     assert all(o in gv['rows'] for o in variants) and 'big' not in cv['rows'] and 'big' not in V['table3_fp32']['rows']   # "`big` ran on the GPU only"
@@ -95,7 +96,7 @@ def _check_12_prose():
            "on the CPU the last two separate", "a guess, untested")
     test_eq([gv['rows'][o]['n_seeds'] for o in ('big', 'C-N4', 'D-drop0.2')], [1, 1, 1])
     test_eq(table3_variants(PRESETS['mini'])['big']['p_drop'], 0.3)
-    quoted('a1b2c343', "With three seeds on the CPU, twice the dropout and four layers\n  separate, both worse; the GPU's eight rows with two seeds miss, and the other rows have one seed")
+    quoted('a1b2c343', "With three seeds on the CPU, 32 heads, four layers and twice the dropout separate, all worse; the GPU's eight rows with two seeds miss; the rest have one seed")
     assert not any(r['verdict'] == 'separates' for name in ('table3_gpu', 'table3_fp32') for r in V[name]['rows'].values())
     assert all(not r.get('hyps') for r in g) and all(r.get('hyps') for r in cpu); quoted('12t00004', "Its runs kept no translations")
     for f in ('steps', 'max-tokens', 'warmup', 'lr-scale', 'vocab-size'):                                   # "with the same budget"
