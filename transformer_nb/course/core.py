@@ -69,7 +69,7 @@ def _pad_slots(got, seqs, pad_id:int) -> str:
     g, n = got.tolist(), got.shape[-1]
     if all(r[:len(s)] == s for r, s in zip(g, seqs)) and len({r[j] for r, s in zip(g, seqs) for j in range(len(s), n)}) > 1:
         return "the pad slots hold other numbers than pad_id, different ones: torch.empty leaves its memory as it was; start from torch.full((B, n), pad_id) (or fill every slot)"
-    if g == [[t for t in s if t != pad_id] + [pad_id] * (n - len([t for t in s if t != pad_id])) for s in seqs]:
+    if any(pad_id in s for s in seqs) and g == [[t for t in s if t != pad_id] + [pad_id] * (n - len([t for t in s if t != pad_id])) for s in seqs]:
         return f"the ids equal to pad_id={pad_id} inside a sentence were dropped: pad_batch only adds pads; keep every id of the sentence as it is"
     return ""
 
@@ -77,6 +77,13 @@ def _pad_rows(shape:tuple, seqs) -> str:
     "If `shape` has one row per distinct sentence, fewer than the sentences: that named, else ''."
     if len(shape) != 2 or not shape[0] == len(set(map(tuple, seqs))) < len(seqs): return ""
     return f": {shape[0]} rows for {len(seqs)} sentences, one per distinct sentence: a batch keeps every sentence, the same one twice too, a row each in its place"
+
+def _pad_wide(pad_batch) -> str:
+    "The pad slots' story of a batch with many pads (pad_id=9), which one pad cannot tell from a constant; '' if none."
+    seqs = [[2, 3], [2] + [4] * 12 + [3]]
+    try: got = pad_batch(copy.deepcopy(seqs), 9)
+    except Exception: return ""
+    return _pad_slots(got, seqs, 9) if isinstance(got, torch.Tensor) and tuple(got.shape) == (2, 14) and got.dtype == torch.long else ""
 
 def _short(seqs) -> str: return '[' + ', '.join(str(s) if len(s) <= 8 else f'[{s[0]}, {s[1]}, ..., {s[-1]}] ({len(s)} ids)' for s in seqs) + ']'
 
@@ -108,7 +115,7 @@ def check_pad_batch(pad_batch) -> str:
         if torch.equal(got, padded(pad_id)): continue
         v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
-                else f"you padded with {v}, not with pad_id={pad_id}" + (": -1 and -100 mark the targets a loss ignores; the inputs' pads are pad_id" * (v < 0)) if v is not None
+                else _pad_wide(pad_batch) or f"you padded with {v}, not with pad_id={pad_id}" + (": -1 and -100 mark the targets a loss ignores; the inputs' pads are pad_id" * (v < 0)) if v is not None
                 else _pad_slots(got, kept, pad_id) or _which_row_wrong(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     assert (g := global_change(pad_batch, [[2, 5, 3], [2, 3]])) is None, f"pad_batch {g}"
