@@ -73,7 +73,7 @@ def _pad_slots(got, seqs, pad_id:int) -> str:
         return f"the ids equal to pad_id={pad_id} inside a sentence were dropped: pad_batch only adds pads; keep every id of the sentence as it is"
     return ""
 
-def _pad_rows(shape:tuple, seqs) -> str:
+def _pad_distinct_rows(shape:tuple, seqs) -> str:
     "If `shape` has one row per distinct sentence, fewer than the sentences: that named, else ''."
     if len(shape) != 2 or not shape[0] == len(set(map(tuple, seqs))) < len(seqs): return ""
     return f": {shape[0]} rows for {len(seqs)} sentences, one per distinct sentence: a batch keeps every sentence, the same one twice too, a row each in its place"
@@ -111,7 +111,7 @@ def check_pad_batch(pad_batch) -> str:
             "torch.long (int32 raises 'expected target dtype to be Long'); give dtype=torch.long" if got.dtype in (torch.int32, torch.int16, torch.uint8, torch.int8) else "") + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_rows(tuple(got.shape), kept)}"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
         if torch.equal(got, padded(pad_id)): continue
         v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
