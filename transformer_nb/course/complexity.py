@@ -218,7 +218,7 @@ def _window_more(y, ref, q, k, v, r:int) -> str|None:
     if torch.allclose(y, out, rtol=0, atol=tol(q.dtype, d)):
         return (f"your mask reads slot t of query i's window as key i + t (arange(2 * (r // 2) + 1)), but with {w} rows padded in front "
                 "slot t is key i - r // 2 + t: the key positions are torch.arange(n)[:, None] + torch.arange(-(r // 2), r // 2 + 1)")
-    if (y - ref).abs().max() <= tol(torch.float16, 2 * w + 1):                         # the scores rounded to float16, then the softmax
+    if tol(q.dtype, d) < (y - ref).abs().max() <= tol(torch.float16, 2 * w + 1):      # the scores rounded to float16, then the softmax
         return (f"your outputs are off by {(y - ref).abs().max():.2g}, the size of float16's rounding of the scores: something is computed "
                 "in float16 (.half()); compute in the inputs' dtype")
     return None
