@@ -241,7 +241,7 @@ SAYS_CHECK_RESTRICTED = {
 "float mask": "return\\ a\\ bool\\ tensor\\ \\(True\\ =\\ may\\ attend\\),\\ not\\ torch\\.float32",
 "inverted": "True\\ must\\ mean\\ 'may\\ attend':\\ your\\ mask\\ is\\ inverted",
 "one-sided window (past only)": "your\\ mask\\ is\\ not\\ symmetric\\ \\(n=6,\\ r=3:\\ query\\ 1\\ may\\ see\\ key\\ 0,\\ query\\ 0\\ may\\ not\\ see\\ key\\ 1\\)",
-"off by one on the right edge": "your\\ mask\\ is\\ not\\ symmetric\\ \\(n=6,\\ r=3:\\ query\\ 1\\ may\\ see\\ key\\ 0,\\ query\\ 0\\ may\\ not\\ see\\ key\\ 1\\)"
+"off by one on the right edge": "your band stops one key short on one side, j - i from -\\(r // 2\\) to r // 2 - 1"
 }
 
 @pytest.mark.parametrize('label', list(SAYS_CHECK_RESTRICTED))

@@ -249,7 +249,7 @@ def check_restricted_attention(fn) -> str:
             f"({', '.join(str(tuple(getattr(x, 'shape', ()))) for x in y)}): return the output alone, shaped like v, {tuple(ref.shape)}")
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
             f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}" + _few_rows(y, n, r // 2, v.shape[-1]) + (
-            f": one batch entry of {q.shape[0]}: q[0] (or a squeeze) took the batch as one; the windows run over every batch entry and head" * (y.dim() == 4 and y.shape[0] == 1 < q.shape[0]))
+            f": one batch entry of {q.shape[0]}: q[0] (or a squeeze) took the batch as one; the windows run over every batch entry and head" * (isinstance(y, torch.Tensor) and y.dim() == 4 and y.shape[0] == 1 < q.shape[0]))
         assert y.dtype == q.dtype, f"n={n}, r={r}: {q.dtype} inputs gave a {y.dtype} output: keep the inputs' dtype (no .double() or .half()), as full attention does"
         if (err := (y - ref).abs().max().item()) < 1e-5: continue
         near = lambda x: torch.allclose(y, x, atol=1e-5)

@@ -85,6 +85,10 @@ def _pad_wide(pad_batch) -> str:
     except Exception: return ""
     return _pad_slots(got, seqs, 9) if isinstance(got, torch.Tensor) and tuple(got.shape) == (2, 14) and got.dtype == torch.long else ""
 
+def _pad_junk(v:int) -> str:
+    "For a pad value no vocabulary has (past int32): memory left as it was, named; else ''."
+    return "" if abs(v) < 2 ** 31 else f"the pads hold {v}, no id of any vocabulary: memory left as it was (torch.empty); start from torch.full((B, n), pad_id)"
+
 def _short(seqs) -> str: return '[' + ', '.join(str(s) if len(s) <= 8 else f'[{s[0]}, {s[1]}, ..., {s[-1]}] ({len(s)} ids)' for s in seqs) + ']'
 
 
@@ -115,7 +119,7 @@ def check_pad_batch(pad_batch) -> str:
         if torch.equal(got, padded(pad_id)): continue
         v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
-                else _pad_wide(pad_batch) or f"you padded with {v}, not with pad_id={pad_id}" + (": -1 and -100 mark the targets a loss ignores; the inputs' pads are pad_id" * (v < 0)) if v is not None
+                else _pad_wide(pad_batch) or _pad_junk(v) or f"you padded with {v}, not with pad_id={pad_id}" + (": -1 and -100 mark the targets a loss ignores; the inputs' pads are pad_id" * (v < 0)) if v is not None
                 else _pad_slots(got, kept, pad_id) or _which_row_wrong(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     assert (g := global_change(pad_batch, [[2, 5, 3], [2, 3]])) is None, f"pad_batch {g}"
