@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, and the twentieth, `20`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, and the twenty-first, `21`, of notebooks 00 to 07 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -212,6 +212,33 @@ SETS = {
           },
            {('13_parsing', 'bare words under a phrase not handled: str has no label()'),
             ('14_since_2017', "returned in float64 whatever q's dtype")}),   # both accepted by the course: no mistake
+    '21': ('twenty-first', 'blind_answers_21_set', {
+              ('first_run', '00_core', 'identical sentences merged (dict.fromkeys of tuples): fewer rows'): 'generic',
+              ('first_run', '00_core', 'torch.empty prefilled: the pads are whatever memory held'): 'generic',
+              ('first_run', '00_core', 'every id equal to pad_id inside a sentence dropped first (pads stripped, then padded)'): 'generic',
+              ('first_run', '01_attention', 'd_k ** (1 // 2): integer division, the exponent 0 (no scale)'): 'generic',
+              ('first_run', '01_attention', 'attention dropout F.dropout(w, 0.1) (training=True by default)'): 'generic',
+              ('first_run', '01_attention', 'triu and tril bounds swapped: ones.triu(w).tril(-w)'): 'generic',
+              ('first_run', '01_attention', 'diagonals range(-w, w): the last one missed (an exclusive stop)'): 'generic',
+              ('first_run', '02_multihead', "attention(...)[1], the weights, taken as the head's output"): 'misleading',
+              ('first_run', '02_multihead', 'load_from without torch.no_grad(): copy_ into a leaf that requires grad'): 'generic',
+              ('first_run', '03_ffn', 'the FeedForward put on the meta device (its weights never filled)'): 'generic',
+              ('first_run', '03_ffn', 'a ReLU added after the second layer too (the stack read as Conv, ReLU, Conv, ReLU)'): 'generic',
+              ('first_run', '03_ffn', 'the weights copied in float16 (a memory-saving habit): rounded'): 'misleading',
+              ('first_run', '04_embeddings', 'the pad mask unsqueezed at axis 1, not -1 (right only when n = d_model)'): 'generic',
+              ('first_run', '05_positional_encoding', 'positions 0 .. n inclusive: n + 1 rows'): 'generic',
+              ('first_run', '05_positional_encoding', "fairseq's frequencies 10000^(-i/(d/2 - 1)), interleaved"): 'generic',
+              ('first_run', '06_model', 'an nn.Dropout made inside forward: always in training mode'): 'misleading',
+              ('first_run', '06_model', 'forward puts the layer back in training mode (self.train())'): 'generic',
+              ('first_run', '06_model', "the encoder's layers run in reverse"): 'generic',
+              ('first_run', '06_model', 'the counts in millions, rounded'): 'generic',
+              ('first_run', '06_model', 'counted over state_dict(): the tied matrix three times, the buffers too'): 'generic',
+              ('first_run', '07_why_self_attention', 'computed in float64 and returned so (.double())'): 'generic',
+              ('first_run', '07_why_self_attention', 'window positions taken as i .. i + 2w (arange(2w + 1)), not i - w .. i + w: the mask shifted'): 'misleading',
+              ('first_run', '07_why_self_attention', 'padded rows given a score of -1e4 in float16 arithmetic (the scores cast to half)'): 'generic',
+              ('first_run', '07_why_self_attention', 'a batch of one assumed: q[0] windowed, the batch axis added back'): 'generic',
+           },
+            {('04_embeddings', 'the parameter named emb, not E')}),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -233,3 +233,33 @@ def _first_row_only(seqs, pad_id=PAD_ID):
 ], ids=['squeezed', 'pads before the EOS', 'first row only'])
 def test_the_nineteenth_sets_misses_are_named(answer, says):
     assert_rejects(check_pad_batch, answer, says=says)
+
+
+# ---------------------------------------------------------------- the twenty-first blind set's misses
+from transformer_nb.course.core import check_pad_batch as _t21_check_pad_batch
+from nbtools import assert_rejects as _t21_rejects
+
+_T21_PRELUDE = 'from transformer_nb.core import PAD_ID'   # the names the exercise's cell sees
+_T21 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'changes the global default dtype (torch.set_default_dtype(torch.float64))': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    torch.set_default_dtype(torch.float64)\n    n = max(len(s) for s in seqs)\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        "pad_batch changed PyTorch's default dtype to torch\\.float64"),
+    'reseeds the global generator (torch.manual_seed(0))': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    torch.manual_seed(0)\n    n = max(len(s) for s in seqs)\n    return torch.tensor([list(s) + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        "pad_batch reseeds PyTorch's generator \\(torch\\.manual_seed\\)"),
+    "truncated to 16 tokens (Hugging Face's truncation=True, max_length=16)": ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    seqs = [list(s)[:16] for s in seqs]\n    n = max(len(s) for s in seqs)\n    return torch.tensor([s + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        '\\(602 ids\\), \\[2, 3\\]\\]\\): shape \\(2, 16\\); expected \\(2, 602\\)'),
+    'identical sentences merged (dict.fromkeys of tuples): fewer rows': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    seqs = [list(s) for s in dict.fromkeys(map(tuple, seqs))]\n    n = max(len(s) for s in seqs)\n    return torch.tensor([s + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        '2 rows for 3 sentences, one per distinct sentence'),
+    'every id equal to pad_id inside a sentence dropped first (pads stripped, then padded)': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    seqs = [[t for t in s if t != pad_id] for s in seqs]\n    n = max(len(s) for s in seqs)\n    return torch.tensor([s + [pad_id] * (n - len(s)) for s in seqs], dtype=torch.long)',
+        'the ids equal to pad_id=9 inside a sentence were dropped'),
+}
+
+@pytest.mark.parametrize('label', list(_T21))
+def test_the_twenty_first_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T21[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T21_PRELUDE, ns); exec(src, ns)
+    check = {'pad_batch': _t21_check_pad_batch}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t21_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

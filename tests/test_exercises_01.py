@@ -241,7 +241,7 @@ SAYS_CHECK_RESTRICTED = {
 "float mask": "return\\ a\\ bool\\ tensor\\ \\(True\\ =\\ may\\ attend\\),\\ not\\ torch\\.float32",
 "inverted": "True\\ must\\ mean\\ 'may\\ attend':\\ your\\ mask\\ is\\ inverted",
 "one-sided window (past only)": "your\\ mask\\ is\\ not\\ symmetric\\ \\(n=6,\\ r=3:\\ query\\ 1\\ may\\ see\\ key\\ 0,\\ query\\ 0\\ may\\ not\\ see\\ key\\ 1\\)",
-"off by one on the right edge": "your\\ mask\\ is\\ not\\ symmetric\\ \\(n=6,\\ r=3:\\ query\\ 1\\ may\\ see\\ key\\ 0,\\ query\\ 0\\ may\\ not\\ see\\ key\\ 1\\)"
+"off by one on the right edge": "your band stops one key short on one side, j - i from -\\(r // 2\\) to r // 2 - 1"
 }
 
 @pytest.mark.parametrize('label', list(SAYS_CHECK_RESTRICTED))
@@ -550,3 +550,33 @@ def test_an_output_returned_as_a_numpy_array_is_named():
         out, w = _att17(q, k, v, mask)
         return out.detach().numpy(), w
     assert_rejects(check_attention, my_attention, says=r"no mask: returned a ndarray and a Tensor: return two tensors, \(output, weights\)")
+
+
+# ---------------------------------------------------------------- the twenty-first blind set's misses
+from transformer_nb.course.attention import check_attention as _t21_check_attention, check_restricted as _t21_check_restricted
+from nbtools import assert_rejects as _t21_rejects
+
+_T21_PRELUDE = ''   # the names the exercise's cell sees
+_T21 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'd_k ** (1 // 2): integer division, the exponent 0 (no scale)': ('my_attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / q.shape[-1] ** (1 // 2)\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        'd_k \\*\\* \\(1 // 2\\) is 1'),
+    'attention dropout F.dropout(w, 0.1) (training=True by default)': ('my_attention', "\ndef my_attention(q, k, v, mask=None):\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    w = F.dropout(w, 0.1)\n    return w @ v, w",
+        'two calls on the same q, k, v gave different weights'),
+    'grad mode switched off globally (torch.set_grad_enabled(False))': ('my_attention', "\ndef my_attention(q, k, v, mask=None):\n    torch.set_grad_enabled(False)\n    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        'my_attention turned autograd off for everything after the call'),
+    'triu and tril bounds swapped: ones.triu(w).tril(-w)': ('restricted_mask', '\ndef restricted_mask(n, r):\n    w = r // 2\n    return torch.ones(n, n, dtype=torch.bool).triu(w).tril(-w)[None, None]',
+        '\\(ones\\.triu\\(1\\)\\.tril\\(\\-1\\) keeps nothing'),
+    'diagonals range(-w, w): the last one missed (an exclusive stop)': ('restricted_mask', '\ndef restricted_mask(n, r):\n    w, m = r // 2, torch.zeros(n, n, dtype=torch.bool)\n    for o in range(-w, w): m |= torch.ones(n - abs(o), dtype=torch.bool).diag(o) if abs(o) < n else False\n    return m[None, None]',
+        'your band stops one key short on one side'),
+}
+
+@pytest.mark.parametrize('label', list(_T21))
+def test_the_twenty_first_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T21[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T21_PRELUDE, ns); exec(src, ns)
+    check = {'my_attention': _t21_check_attention, 'restricted_mask': _t21_check_restricted}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t21_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -384,3 +384,31 @@ def _c2f17(conv, frozen=False, bias=True, gelu=False):
 ], ids=['frozen', 'no biases', 'GELU'])
 def test_the_seventeenth_sets_misses_are_named(kw, says):
     assert_rejects(check_conv_to_ffn, lambda conv: _c2f17(conv, **kw), says=says)
+
+
+# ---------------------------------------------------------------- the twenty-first blind set's misses
+from transformer_nb.course.ffn import check_conv_to_ffn as _t21_check_conv_to_ffn
+from nbtools import assert_rejects as _t21_rejects
+
+_T21_PRELUDE = 'from transformer_nb.ffn import FeedForward'   # the names the exercise's cell sees
+_T21 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'reseeds the global generator (torch.manual_seed(0)) to build the FeedForward': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    torch.manual_seed(0)\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn',
+        "conv_to_ffn reseeds PyTorch's generator"),
+    'the FeedForward put on the meta device (its weights never filled)': ('conv_to_ffn', "\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    with torch.device('meta'): ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    return ffn",
+        "your FeedForward's parameters are on meta"),
+    'a ReLU added after the second layer too (the stack read as Conv, ReLU, Conv, ReLU)': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0]); lin.bias.copy_(c.bias)\n    ffn.w_2 = nn.Sequential(ffn.w_2, nn.ReLU())\n    return ffn',
+        'w_1 is a Linear and w_2 a Sequential'),
+    'the weights copied in float16 (a memory-saving habit): rounded': ('conv_to_ffn', '\ndef conv_to_ffn(conv):\n    d_ff, d_model, _ = conv[0].weight.shape\n    ffn = FeedForward(d_model, d_ff)\n    with torch.no_grad():\n        for lin, c in zip((ffn.w_1, ffn.w_2), (conv[0], conv[2])):\n            lin.weight.copy_(c.weight[:, :, 0].half()); lin.bias.copy_(c.bias.half())\n    return ffn',
+        "your parameters are the convolutions' rounded to torch\\.float16"),
+}
+
+@pytest.mark.parametrize('label', list(_T21))
+def test_the_twenty_first_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T21[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T21_PRELUDE, ns); exec(src, ns)
+    check = {'conv_to_ffn': _t21_check_conv_to_ffn}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t21_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

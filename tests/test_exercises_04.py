@@ -392,3 +392,27 @@ def _emb19(layout=None, buffer=False):
 ], ids=['Conv1d layout', 'flattened', 'a buffer'])
 def test_the_nineteenth_sets_misses_are_named(kw, says):
     assert_rejects(check_my_embeddings, _emb19(**kw), says=says)
+
+
+# ---------------------------------------------------------------- the twenty-first blind set's misses
+from transformer_nb.course.embeddings import check_my_embeddings as _t21_check_my_embeddings
+from nbtools import assert_rejects as _t21_rejects
+
+_T21_PRELUDE = 'from transformer_nb.core import PAD_ID'   # the names the exercise's cell sees
+_T21 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'the pad mask unsqueezed at axis 1, not -1 (right only when n = d_model)': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[:, None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        'and runs when n = d_model = 16'),
+    'reseeds the global generator (torch.manual_seed(0)) in __init__': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        torch.manual_seed(0)\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale',
+        "MyEmbeddings\\(10, 4\\) reseeds PyTorch's generator"),
+}
+
+@pytest.mark.parametrize('label', list(_T21))
+def test_the_twenty_first_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T21[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T21_PRELUDE, ns); exec(src, ns)
+    check = {'MyEmbeddings': _t21_check_my_embeddings}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t21_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

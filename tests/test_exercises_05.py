@@ -464,3 +464,27 @@ def test_a_relative_bias_with_a_leading_batch_axis_is_named():
     class RelativeBias(_rb16()):
         def forward(self, n_q, n_k): return super().forward(n_q, n_k)[None]
     assert_rejects(check_relative_bias, RelativeBias, says=r"has shape \(1, 3, 4, 4\); .*: a leading axis of 1, \(1, h, n_q, n_k\), as Hugging Face's T5 position_bias")
+
+
+# ---------------------------------------------------------------- the twenty-first blind set's misses
+from transformer_nb.course.positional import check_encoding as _t21_check_encoding
+from nbtools import assert_rejects as _t21_rejects
+
+_T21_PRELUDE = ''   # the names the exercise's cell sees
+_T21 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'positions 0 .. n inclusive: n + 1 rows': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n + 1, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n + 1, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        '\\+1 row, positions 0 \\.\\. 1: the n positions are 0 \\.\\. n \\- 1'),
+    "fairseq's frequencies 10000^(-i/(d/2 - 1)), interleaved": ('my_encoding', '\ndef my_encoding(n, d_model):\n    half = d_model // 2\n    freq = torch.exp(torch.arange(half, dtype=torch.float64) * -(math.log(10000) / (half - 1)))\n    angle = torch.arange(n, dtype=torch.float64)[:, None] * freq\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'a denominator d_model/2 \\- 1 is 0'),
+}
+
+@pytest.mark.parametrize('label', list(_T21))
+def test_the_twenty_first_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T21[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T21_PRELUDE, ns); exec(src, ns)
+    check = {'my_encoding': _t21_check_encoding}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t21_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -791,8 +791,8 @@ class _FunctionalDropout(nn.Module):
     def forward(self, x, f): return self.norm(x + F.dropout(f(x), self.p))
 
 def test_functional_dropout_left_on_in_eval_is_named():
-    assert_rejects(check_sublayer, _FunctionalDropout, says=r"^Not yet: in eval mode the dropout must do nothing: F\.dropout\(t, p\) drops in eval "
-                   r"too, its training= is True unless given; hold an nn\.Dropout\(p_drop\)")
+    assert_rejects(check_sublayer, _FunctionalDropout, says=r"^Not yet: in eval mode the dropout must do nothing: a dropout made in forward drops in eval too "
+                   r"\(F\.dropout\(t, p\), whose training= is True unless given.*hold an nn\.Dropout\(p_drop\) made in __init__")
 
 # ---------------------------------------------------------------- the seventeenth blind set's misses
 @pytest.mark.parametrize('old, new, says', [
@@ -808,3 +808,33 @@ def test_a_sublayer_returning_a_1_tuple_is_named():
         def __init__(self, d_model, p_drop): super().__init__(); self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)
         def forward(self, x, f): return (self.norm(x + self.drop(f(x))),)       # Hugging Face's (hidden_states,)
     assert_rejects(check_sublayer, MySublayer, says=r"^Not yet: forward\(x, f\) must return a tensor shaped like x, \(2, 5, 8\); got a tuple of 1, \(2, 5, 8\)")
+
+
+# ---------------------------------------------------------------- the twenty-first blind set's misses
+from transformer_nb.course.model import check_forward as _t21_check_forward, check_parsing_counts as _t21_check_parsing_counts, check_sublayer as _t21_check_sublayer
+from nbtools import assert_rejects as _t21_rejects
+
+_T21_PRELUDE = 'from transformer_nb.model import Transformer\nfrom transformer_nb.attention import pad_mask, tgt_mask as make_tgt_mask\nfrom transformer_nb.config import TransformerConfig\nfrom transformer_nb.core import count_params'   # the names the exercise's cell sees
+_T21 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'an nn.Dropout made inside forward: always in training mode': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.p = nn.LayerNorm(d_model), p_drop\n    def forward(self, x, f):\n        return self.norm(x + nn.Dropout(self.p)(f(x)))',
+        'or nn\\.Dropout\\(p\\) built there, a new module in training mode'),
+    'forward puts the layer back in training mode (self.train())': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        self.train()\n        return self.norm(x + self.drop(f(x)))',
+        'your forward put the layer back in training mode'),
+    "the encoder's layers run in reverse": ('my_forward', '\ndef my_forward(model, src, tgt):\n    def residual(norm, x, f): return norm(x + f(x))\n    src_mask, tgt_mask = pad_mask(src), make_tgt_mask(tgt)\n    x = model.src_pos(model.src_emb(src))\n    for l in reversed(model.encoder):\n        x = residual(l.sub[0].norm, x, lambda t: l.self_attn(t, mask=src_mask))\n        x = residual(l.sub[1].norm, x, l.ffn)\n    z = x\n    y = model.tgt_pos(model.tgt_emb(tgt))\n    for l in model.decoder:\n        y = residual(l.sub[0].norm, y, lambda t: l.self_attn(t, mask=tgt_mask))\n        y = residual(l.sub[1].norm, y, lambda t: l.cross_attn(t, z, mask=src_mask))\n        y = residual(l.sub[2].norm, y, l.ffn)\n    return model.generator(y)',
+        "the encoder's layers run in reverse, the last first"),
+    'the counts in millions, rounded': ('parsing_counts', "\ndef parsing_counts():\n    cfg = TransformerConfig(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)\n    with torch.device('meta'): tied = count_params(Transformer(cfg))\n    return round(tied / 1e6), round((tied + 2 * 16000 * 1024) / 1e6)",
+        'tied=100 is the count in millions'),
+    'counted over state_dict(): the tied matrix three times, the buffers too': ('parsing_counts', "\ndef parsing_counts():\n    cfg = TransformerConfig(N=4, d_model=1024, src_vocab=16000, tgt_vocab=16000)\n    with torch.device('meta'): m = Transformer(cfg)\n    tied = sum(t.numel() for t in m.state_dict(keep_vars=True).values())\n    return tied, tied + 2 * 16000 * 1024",
+        'state_dict\\(\\) \\(or named_parameters\\(remove_duplicate=False\\)\\) lists that matrix'),
+}
+
+@pytest.mark.parametrize('label', list(_T21))
+def test_the_twenty_first_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T21[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T21_PRELUDE, ns); exec(src, ns)
+    check = {'MySublayer': _t21_check_sublayer, 'my_forward': _t21_check_forward, 'parsing_counts': _t21_check_parsing_counts}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t21_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

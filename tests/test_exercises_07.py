@@ -425,3 +425,33 @@ def _numpy_window(q, k, v, r):
 
 def test_an_output_computed_in_numpy_is_named():
     assert_rejects(check_restricted_attention, _numpy_window, says=r"got \(2, 4, 10, 16\), a numpy ndarray, not a tensor: keep to torch operations")
+
+
+# ---------------------------------------------------------------- the twenty-first blind set's misses
+from transformer_nb.course.complexity import check_restricted_attention as _t21_check_restricted_attention
+from nbtools import assert_rejects as _t21_rejects
+
+_T21_PRELUDE = ''   # the names the exercise's cell sees
+_T21 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'padded rows found as all-zero keys (a real zero key masked too)': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    kw = win(k)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, kw) / q.shape[-1] ** 0.5\n    s = s.masked_fill(kw.abs().sum(-2) == 0, float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'key 4 got no weight: your padded slots are found by their values'),
+    'computed in float64 and returned so (.double())': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    q, k, v = q.double(), k.double(), v.double()\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'torch\\.float32 inputs gave a torch\\.float64 output'),
+    'window positions taken as i .. i + 2w (arange(2w + 1)), not i - w .. i + w: the mask shifted': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(2 * w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        "your mask reads slot t of query i's window as key i \\+ t"),
+    'padded rows given a score of -1e4 in float16 arithmetic (the scores cast to half)': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.half().masked_fill((j < 0) | (j >= n), -1e4)\n    return torch.einsum('bhnw,bhndw->bhnd', s.float().softmax(-1).to(v.dtype), win(v))",
+        "the size of float16's rounding of the scores"),
+    'a batch of one assumed: q[0] windowed, the batch axis added back': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t[0], (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('hnd,hndw->hnw', q[0], win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('hnw,hndw->hnd', s.softmax(-1), win(v))[None]",
+        'one batch entry of 2: q\\[0\\] \\(or a squeeze\\) took the batch as one'),
+}
+
+@pytest.mark.parametrize('label', list(_T21))
+def test_the_twenty_first_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T21[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T21_PRELUDE, ns); exec(src, ns)
+    check = {'restricted_attention': _t21_check_restricted_attention}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t21_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

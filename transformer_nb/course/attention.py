@@ -12,7 +12,7 @@ import re
 import torch
 import torch.nn.functional as F
 from ..attention import attention
-from .checking import report, largest_at, where_differ, scale_name, call_kept, runs_ok
+from .checking import report, largest_at, where_differ, scale_name, call_kept, runs_ok, global_change
 
 # %% ../../nbs/course_attention.ipynb #a29m0102
 def _mask_share(w, q, k, m) -> str|None:
@@ -39,7 +39,7 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
     "Which common mistake gives the weights `w` (`d_v`: the values' size, if known): each is tried in turn; a general hint if none does."
     d_k = q.shape[-1]
     tries = [(dict(scale=1 / d_k), f"you divided the scores by d_k = {d_k}: divide them by sqrt(d_k) = {d_k ** 0.5:g}"),
-             (dict(scale=1.0), "the scores are not scaled: divide them by sqrt(d_k)"),
+             (dict(scale=1.0), "the scores are not scaled: divide them by sqrt(d_k) (an exponent written 1 // 2 or 1/2 with integers can be 0: d_k ** (1 // 2) is 1; write d_k ** 0.5 or math.sqrt(d_k))"),
              (dict(dim=-2), "the softmax ran over the queries (dim=-2): it must run over the keys, the last axis, so "
                             "that each query's weights sum to 1 (K Q^T normalised over its last axis is the same mistake)"),
              (dict(invert=True), "the mask is inverted: True means 'may attend', so the scores to fill are where the "
@@ -148,6 +148,13 @@ def _large_scores(fn, q, k, v) -> None:
         "overflows (e^710 is inf in float64, and inf / inf is NaN); subtract each row's largest score before exp, or use softmax(dim=-1), which does")
     _close(w, F.scaled_dot_product_attention(big, k, eye), "scores of a few thousand: the weights", lambda: diagnose_weights(w, big, k, d_v=v.shape[-1]))
 
+# %% ../../nbs/course_attention.ipynb #a31h0101
+def _repeatable(fn, q, k, v, m, w, name:str):
+    "Fail, naming a dropout, if a second call of `fn` on the same inputs gives other weights than `w`."
+    w2 = fn(q, k, v, m)[1]
+    assert torch.equal(w.nan_to_num(), w2.nan_to_num()), (f"{name}: two calls on the same q, k, v gave different weights: something random runs "
+        "in your attention, a dropout (F.dropout(w, p) drops unless training=False is given): equation (1) has none, leave it out")
+
 # %% ../../nbs/course_attention.ipynb #a26s0104
 @report
 def check_attention(fn) -> str:
@@ -170,7 +177,7 @@ def check_attention(fn) -> str:
                 f"on {('', '', 'two (plain matrices)', 'three')[axes]}: count the axes from the end, k.transpose(-2, -1) (or k.mT) and softmax(dim=-1), so that leading axes pass through"
                 + ("; k.T and k.transpose(0, 1) swap the leading axes" if axes == 2 else "")) from None
         assert isinstance(res, tuple) and len(res) == 2, f"{name}: return a pair (output, weights), not {type(res).__name__}"
-        out, w = res
+        out, w = res; _repeatable(fn, q, k, v, m, w, name)
         assert all(isinstance(t, torch.Tensor) for t in res), f"{name}: returned a {type(out).__name__} and a {type(w).__name__}: return two tensors, (output, weights); a NumPy array (.numpy()) or a list (.tolist()) leaves autograd and the device behind"
         assert (tuple(out.shape), tuple(w.shape)) == ((2, 3, 4, 5), (2, 3, 4, 6)), \
             f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6){_shape_story(out, w, m)}"
@@ -179,7 +186,7 @@ def check_attention(fn) -> str:
                lambda: diagnose_weights(w, q, k, m, d_v=v.shape[-1]))
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
                lambda: "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
-    _large_scores(fn, q, k, v)                                                         # exp() overflows past 709
+    _large_scores(fn, q, k, v); assert (g := global_change(fn, q, k, v)) is None, f"{fn.__name__} {g}"                                                         # exp() overflows past 709
     _size_one(fn, q, k, v)                                                             # .squeeze() would drop the axes of size 1
     none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
     out, w = fn(q, k, v, none)
@@ -193,7 +200,7 @@ def check_attention(fn) -> str:
 def _band_story(m, n:int, r:int) -> str:
     "The band i - lo .. i + hi that the mask `m` (n, n) lets each query see, if it is one, else the first query's keys, beside the paper's."
     w, j = r // 2, torch.arange(n)
-    if not m.any(): return f"your mask is all False: no query may see any key, not even itself; the paper's neighbourhood is i - {w} .. i + {w}"
+    if not m.any(): return f"your mask is all False: no query may see any key, not even itself; the paper's neighbourhood is i - {w} .. i + {w}" + (f" (ones.triu({w}).tril(-{w}) keeps nothing: triu(w) keeps j - i >= w, tril(-w) j - i <= -w; the band is ones.tril({w}).triu(-{w}))" * (w > 0))
     lo_hi = next(((lo, hi) for lo in range(-n, n) for hi in range(-n, n) if torch.equal(m, (j[None] - j[:, None] >= -lo) & (j[None] - j[:, None] <= hi))), None)
     if lo_hi: return f"your mask lets query i see keys i - {lo_hi[0]} .. i + {lo_hi[1]}; the paper's neighbourhood is i - {w} .. i + {w}, r // 2 = {w} on each side"
     i = int((m != ((j[None] - j[:, None]).abs() <= w)).any(1).nonzero()[0])
@@ -258,6 +265,16 @@ def _far_story(restricted_mask, cases) -> str | None:
     return None
 
 
+def _stop_story(restricted_mask, cases) -> str | None:
+    "If every case's mask is the band -w <= j - i <= w - 1 (or its mirror), w = r // 2: an exclusive stop, else None."
+    for lo, hi in ((0, -1), (1, 0)):
+        ms = [(restricted_mask(n, r), torch.arange(n)[None] - torch.arange(n)[:, None], r // 2) for n, r in cases]
+        if all(isinstance(m, torch.Tensor) and tuple(m.shape) == (1, 1, o.shape[0], o.shape[0]) and m.dtype == torch.bool
+               and torch.equal(m[0, 0], (o >= -w + lo) & (o <= w + hi)) for m, o, w in ms):
+            return ("your band stops one key short on one side, j - i from -(r // 2) to r // 2 - 1: range(-w, w) and arange(-w, w) leave out "
+                    "their stop; the offsets run from -(r // 2) to r // 2 inclusive, range(-w, w + 1)")
+    return None
+
 # %% ../../nbs/course_attention.ipynb #a26s0107
 @report
 def check_restricted(restricted_mask) -> str:
@@ -279,7 +296,7 @@ def check_restricted(restricted_mask) -> str:
         if torch.equal(m[0, 0], want): continue
         i, j = (m[0, 0] != want).nonzero()[0].tolist()
         asym = asymmetric()
-        hint = (prec if (prec := _precedence_story(restricted_mask, cases)) else f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
+        hint = (prec if (prec := _precedence_story(restricted_mask, cases) or _stop_story(restricted_mask, cases)) else f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
                 f"symmetric (n={asym[0]}, r={asym[1]}: query {asym[2]} may see key {asym[3]}, query {asym[3]} may not see key "
                 f"{asym[2]})" if asym else
                 half if (half := _half_story(restricted_mask, cases)) else

@@ -6,7 +6,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_exercises.html.md""
 
 # %% auto #0
 __all__ = ['IN_PLACE', 'names_of', 'report', 'outcome', 'says', 'largest_at', 'where_differ', 'scale_name', 'fit_scale',
-           'call_kept', 'runs_ok', 'shape_axes', 'verdict']
+           'call_kept', 'runs_ok', 'global_change', 'shape_axes', 'verdict']
 
 # %% ../../nbs/course_exercises.ipynb #cc99impx
 import contextlib, functools, io
@@ -103,6 +103,26 @@ def runs_ok(fn, *args) -> bool:
     "Whether `fn(*args)` returns without an error."
     try: fn(*args); return True
     except Exception: return False
+
+# %% ../../nbs/course_exercises.ipynb #a26s9008
+def global_change(fn, *args) -> str|None:
+    "What `fn(*args)` changed in PyTorch's global state (the default dtype, grad mode, the generator's seed), named; None if nothing. The state is put back."
+    dtype, grad, after = torch.get_default_dtype(), torch.is_grad_enabled(), []
+    try:
+        for seed in (1, 2):                              # two seeds in: the same generator state out means the call reseeded it
+            torch.set_default_dtype(torch.float32); torch.set_grad_enabled(True)   # PyTorch's defaults in, whatever an earlier call left
+            with torch.random.fork_rng(devices=[]): torch.manual_seed(seed); fn(*args); after.append(torch.random.get_rng_state())
+            if torch.get_default_dtype() != torch.float32:
+                return (f"changed PyTorch's default dtype to {torch.get_default_dtype()} (torch.set_default_dtype): every tensor made after "
+                        "the call has it; leave the global settings alone (a dtype= of your own where one is needed)")
+            if not torch.is_grad_enabled():
+                return ("turned autograd off for everything after the call (torch.set_grad_enabled(False)): "
+                        "use `with torch.no_grad():` around the lines that need it, which puts the mode back")
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)
+    if torch.equal(*after):
+        return ("reseeds PyTorch's generator (torch.manual_seed) at every call: every random draw after it repeats the same numbers; "
+                "seed once, at the top of the notebook (set_seed), not inside a function")
+    return None
 
 # %% ../../nbs/course_exercises.ipynb #a26s0203s
 def shape_axes(shape, sizes:dict) -> str|None:

@@ -12,6 +12,7 @@ import re
 import torch
 import torch.nn.functional as F
 from .checking import report, where_differ, scale_name, fit_scale, call_kept, runs_ok
+from ..lib.machine import rounding_tol
 
 # %% ../../nbs/course_complexity.ipynb #a26c0702
 from torch.overrides import TorchFunctionMode
@@ -205,6 +206,36 @@ def _keeps_dtype(fn) -> None:
     assert y.dtype == torch.float64, (f"n=9, r=3, float64 inputs: your output is {y.dtype}: keep the inputs' dtype (no .float(), no float32 "
                                       "tensor made inside), as full attention does: a float64 check, or a bf16 model, gets back the precision it gave")
 
+# %% ../../nbs/course_complexity.ipynb #a31c0701
+def _window_more(y, ref, q, k, v, r:int) -> str|None:
+    "Two slips the other stories miss: the window's slots read as keys i .. i + 2w (the mask shifted), or float16 rounding; None if neither."
+    n, w, d = q.shape[-2], r // 2, q.shape[-1]
+    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)
+    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / d ** 0.5
+    j = torch.arange(n)[:, None] + torch.arange(2 * w + 1)                              # slot t read as key i + t
+    out = torch.einsum('bhnw,bhndw->bhnd', s.masked_fill((j < 0) | (j >= n), float('-inf')).softmax(-1), win(v))
+    tol = lambda dt, terms: rounding_tol(s, terms, dt) * v.abs().max().item() + rounding_tol(v, 2 * w + 1, dt)
+    if torch.allclose(y, out, rtol=0, atol=tol(q.dtype, d)):
+        return (f"your mask reads slot t of query i's window as key i + t (arange(2 * (r // 2) + 1)), but with {w} rows padded in front "
+                "slot t is key i - r // 2 + t: the key positions are torch.arange(n)[:, None] + torch.arange(-(r // 2), r // 2 + 1)")
+    if tol(q.dtype, d) < (y - ref).abs().max() <= tol(torch.float16, 2 * w + 1):      # the scores rounded to float16, then the softmax
+        return (f"your outputs are off by {(y - ref).abs().max():.2g}, the size of float16's rounding of the scores: something is computed "
+                "in float16 (.half()); compute in the inputs' dtype")
+    return None
+
+def _extreme_cases(fn, g):
+    "Two inputs random ones miss: every score -40,000 (a finite fill beats it), and a real key of zeros (a fill found by value catches it)."
+    q, k, v = torch.full((1, 1, 10, 16), 100.0), torch.full((1, 1, 10, 16), -100.0), torch.randn(1, 1, 10, 16, generator=g)
+    y, ref = fn(q, k, v, 3), F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3))   # every score -40,000
+    assert torch.allclose(y, ref, atol=1e-4), ("n=10, r=3, every score -40,000 (q of 100s, k of -100s): the first and last queries differ "
+        f"by {(y - ref).abs().max():.2g}: the padded slots' fill is finite (-1e4 or -1e9?) and beats scores below it; fill them with float('-inf')")
+    q, k, v = torch.randn(3, 1, 2, 10, 16, generator=g).unbind(0); k[..., 4, :] = 0.0   # key 4 all zeros, a real key
+    y, ref, m = fn(q, k, v, 3), F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3)), local_mask(10, 3).clone()
+    m[..., 4] = False; tol = rounding_tol(q @ k.mT / 4, 16) * v.abs().max().item() + rounding_tol(v, 3)
+    assert torch.allclose(y, ref, rtol=0, atol=tol), f"n=10, r=3, key 4 all zeros: restricted_attention differs from masked attention by {(y - ref).abs().max():.2g}" + (
+        ": key 4 got no weight: your padded slots are found by their values (a key of zeros), which catches a real key of zeros too; "
+        "find them by position, j < 0 or j >= n" if torch.allclose(y, F.scaled_dot_product_attention(q, k, v, attn_mask=m), rtol=0, atol=tol) else "")
+
 # %% ../../nbs/course_complexity.ipynb #a26c0705
 @report
 def check_restricted_attention(fn) -> str:
@@ -213,12 +244,13 @@ def check_restricted_attention(fn) -> str:
     g = torch.Generator().manual_seed(0)
     for n, r in [(10, 3), (17, 8), (5, 100), (64, 1)]:
         q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
-        ref = F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r))
-        y = _call_window(fn, q, k, v, r)
+        ref, y = F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r)), _call_window(fn, q, k, v, r)
         assert not isinstance(y, tuple), (f"n={n}, r={r}: restricted_attention returned a tuple of {len(y)} "
             f"({', '.join(str(tuple(getattr(x, 'shape', ()))) for x in y)}): return the output alone, shaped like v, {tuple(ref.shape)}")
         assert isinstance(y, torch.Tensor) and y.shape == ref.shape, \
-            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}" + _few_rows(y, n, r // 2, v.shape[-1])
+            f"n={n}, r={r}: restricted_attention must return shape {tuple(ref.shape)} like v; got {getattr(y, 'shape', type(y).__name__)}" + _few_rows(y, n, r // 2, v.shape[-1]) + (
+            f": one batch entry of {q.shape[0]}: q[0] (or a squeeze) took the batch as one; the windows run over every batch entry and head" * (isinstance(y, torch.Tensor) and y.dim() == 4 and y.shape[0] == 1 < q.shape[0]))
+        assert y.dtype == q.dtype, f"n={n}, r={r}: {q.dtype} inputs gave a {y.dtype} output: keep the inputs' dtype (no .double() or .half()), as full attention does"
         if (err := (y - ref).abs().max().item()) < 1e-5: continue
         near = lambda x: torch.allclose(y, x, atol=1e-5)
         w, ends = r // 2, torch.zeros(n, dtype=torch.bool); ends[:r // 2] = ends[n - r // 2:] = True
@@ -228,16 +260,14 @@ def check_restricted_attention(fn) -> str:
         why = (_window_rest(fn, y, ref, q, k, v, r) if y.isnan().any()
                else f"the scores are divided by {scaled}: divide them by sqrt(d_k) = 4, the size of a query or key" if scaled
                else slip if (slip := _window_slip(y, q, k, v, r))
+               else more if (more := _window_more(y, ref, q, k, v, r))
                else "a query sees the keys j with |i - j| <= r // 2, not r" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, 2 * r)))
                else f"your window reaches {half} keys on each side of a query; it must reach r // 2 = {w} (r = {r})" if half is not None
                else "divide the scores by sqrt(d_k)" if near(F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(n, r), scale=1.0))
                else _ends_story(y, ref, w, (q, k, v), fn, r) if w and torch.allclose(y[..., ~ends, :], ref[..., ~ends, :], atol=1e-5)
                else _window_rest(fn, y, ref, q, k, v, r))
         raise AssertionError(f"n={n}, r={r}: restricted_attention differs from masked attention by up to {err:.2g}: {why}")
-    q, k, v = torch.full((1, 1, 10, 16), 100.0), torch.full((1, 1, 10, 16), -100.0), torch.randn(1, 1, 10, 16, generator=g)
-    y, ref = fn(q, k, v, 3), F.scaled_dot_product_attention(q, k, v, attn_mask=local_mask(10, 3))   # every score -40,000
-    assert torch.allclose(y, ref, atol=1e-4), ("n=10, r=3, every score -40,000 (q of 100s, k of -100s): the first and last queries differ "
-        f"by {(y - ref).abs().max():.2g}: the padded slots' fill is finite (-1e4 or -1e9?) and beats scores below it; fill them with float('-inf')")
+    _extreme_cases(fn, g)
     n, r = 37, 5                                                                      # the rule: no n x n tensor
     q, k, v = torch.randn(3, 2, 4, n, 16, generator=g).unbind(0)
     with _Shapes() as seen: fn(q, k, v, r)

@@ -11,7 +11,7 @@ __all__ = ['check_pad_batch']
 import copy
 import torch
 from ..core import PAD_ID, EOS_ID
-from .checking import report
+from .checking import report, global_change
 
 # %% ../../nbs/course_core.ipynb #a26r0017
 def _pad_shape(shape:tuple, B:int, n:int) -> str:
@@ -64,13 +64,41 @@ def _pad_value(got, seqs):
     pads = {g[r][j] for r, s in enumerate(seqs) for j in range(len(s), n)}
     return pads.pop() if len(pads) == 1 and all(g[r][:len(s)] == s for r, s in enumerate(seqs)) else None
 
+def _pad_slots(got, seqs, pad_id:int) -> str:
+    "What fills `got`'s rows wrongly when each starts with its sentence (other numbers than pad_id in the pad slots), or its sentence lost its pad_id ids."
+    g, n = got.tolist(), got.shape[-1]
+    if all(r[:len(s)] == s for r, s in zip(g, seqs)) and len({r[j] for r, s in zip(g, seqs) for j in range(len(s), n)}) > 1:
+        return "the pad slots hold other numbers than pad_id, different ones: torch.empty leaves its memory as it was; start from torch.full((B, n), pad_id) (or fill every slot)"
+    if any(pad_id in s for s in seqs) and g == [[t for t in s if t != pad_id] + [pad_id] * (n - len([t for t in s if t != pad_id])) for s in seqs]:
+        return f"the ids equal to pad_id={pad_id} inside a sentence were dropped: pad_batch only adds pads; keep every id of the sentence as it is"
+    return ""
+
+def _pad_distinct_rows(shape:tuple, seqs) -> str:
+    "If `shape` has one row per distinct sentence, fewer than the sentences: that named, else ''."
+    if len(shape) != 2 or not shape[0] == len(set(map(tuple, seqs))) < len(seqs): return ""
+    return f": {shape[0]} rows for {len(seqs)} sentences, one per distinct sentence: a batch keeps every sentence, the same one twice too, a row each in its place"
+
+def _pad_wide(pad_batch) -> str:
+    "The pad slots' story of a batch with many pads (pad_id=9), which one pad cannot tell from a constant; '' if none."
+    seqs = [[2, 3], [2] + [4] * 12 + [3]]
+    try: got = pad_batch(copy.deepcopy(seqs), 9)
+    except Exception: return ""
+    return _pad_slots(got, seqs, 9) if isinstance(got, torch.Tensor) and tuple(got.shape) == (2, 14) and got.dtype == torch.long else ""
+
+def _pad_junk(v:int) -> str:
+    "For a pad value no vocabulary has (past int32): memory left as it was, named; else ''."
+    return "" if abs(v) < 2 ** 31 else f"the pads hold {v}, no id of any vocabulary: memory left as it was (torch.empty); start from torch.full((B, n), pad_id)"
+
+def _short(seqs) -> str: return '[' + ', '.join(str(s) if len(s) <= 8 else f'[{s[0]}, {s[1]}, ..., {s[-1]}] ({len(s)} ids)' for s in seqs) + ']'
+
+
 # %% ../../nbs/course_core.ipynb #a26s0005
 @report
 def check_pad_batch(pad_batch) -> str:
     "00_core, exercise 3: `pad_batch(seqs, pad_id=PAD_ID)` pads id lists on the right into one (B, n) long tensor."
     for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9), ([[2, 5, 3], []], None),
-                         ([[2, 3], [2, 4, 4, 4, 3], [2, 3]], None), ([[2, 3], [2, 4], [2, 5, 3], [2, 3], [2, 6]], None)):
-        kept, case = copy.deepcopy(seqs), f"pad_batch({seqs}" + ("" if pad_id is None else f", pad_id={pad_id}") + ")"
+                         ([[2, 3], [2, 4, 4, 4, 3], [2, 3]], None), ([[2, 3], [2, 4], [2, 5, 3], [2, 3], [2, 6]], None), ([[2] + [4] * 600 + [3], [2, 3]], None)):
+        kept, case = copy.deepcopy(seqs), f"pad_batch({_short(seqs)}" + ("" if pad_id is None else f", pad_id={pad_id}") + ")"
         try: got = pad_batch(seqs) if pad_id is None else pad_batch(seqs, pad_id)
         except TypeError as e:
             if 'pad_id' not in str(e) or pad_id is not None: raise
@@ -87,11 +115,12 @@ def check_pad_batch(pad_batch) -> str:
             "torch.long (int32 raises 'expected target dtype to be Long'); give dtype=torch.long" if got.dtype in (torch.int32, torch.int16, torch.uint8, torch.int8) else "") + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
         if torch.equal(got, padded(pad_id)): continue
         v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
-                else f"you padded with {v}, not with pad_id={pad_id}" + (": -1 and -100 mark the targets a loss ignores; the inputs' pads are pad_id" * (v < 0)) if v is not None
-                else _which_row_wrong(got, padded(pad_id), kept))
+                else _pad_wide(pad_batch) or _pad_junk(v) or f"you padded with {v}, not with pad_id={pad_id}" + (": -1 and -100 mark the targets a loss ignores; the inputs' pads are pad_id" * (v < 0)) if v is not None
+                else _pad_slots(got, kept, pad_id) or _which_row_wrong(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
+    assert (g := global_change(pad_batch, [[2, 5, 3], [2, 3]])) is None, f"pad_batch {g}"
     return "pad_batch pads on the right with pad_id, as pad_ids in 08_data does"

@@ -13,7 +13,7 @@ import torch.nn as nn
 from ..core import PAD_ID
 from ..embeddings import Embeddings
 from ..lib.machine import rounding_tol
-from .checking import report
+from .checking import report, runs_ok, global_change
 
 # %% ../../nbs/course_embeddings.ipynb #a26s0402
 def _scale_hint(y, E, t, d:int) -> str:
@@ -118,6 +118,17 @@ def _emb_shape(y, t, d:int) -> str:
                ": (B, d_model, n), the features before the positions (a Conv1d's layout): keep the tokens' (B, n) and add d_model last, no transpose" if tuple(y.shape) == (B, d, n) else
                ": (B * n, d_model), the tokens flattened: index E with the (B, n) tokens as they are, no .view(-1) or .flatten()" if tuple(y.shape) == (B * n, d) else ""))
 
+# %% ../../nbs/course_embeddings.ipynb #a31e0401
+def _emb_call(mine, t, case:str):
+    "`mine(t)`; a size mismatch that goes away when n = d_model named: the padding mask's new axis put before the positions."
+    try: return mine(t)
+    except RuntimeError as e:
+        d = mine.E.shape[-1] if isinstance(getattr(mine, 'E', None), torch.Tensor) else next(mine.parameters()).shape[-1]
+        if 'must match the size' not in str(e) or not runs_ok(mine, torch.full((t.shape[0], d), 5)): raise
+        raise AssertionError(f"{case}: forward raised RuntimeError ({str(e)[:70]}) on tokens {tuple(t.shape)}, and runs when n = d_model = {d}: "
+            "a (B, n) padding mask meets the (B, n, d_model) embeddings with its new axis last, (tokens == pad_id)[..., None] "
+            "(unsqueeze(-1)); [:, None] makes it (B, 1, n), which lines n up with d_model") from None
+
 # %% ../../nbs/course_embeddings.ipynb #a26s0404
 @report
 def check_my_embeddings(MyEmbeddings) -> str:
@@ -137,7 +148,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
         mine.train(case != 'eval mode'); ours.train(case != 'eval mode')
         with torch.no_grad(): ours.lut.weight[PAD_ID] = pad_row; E.copy_(ours.lut.weight)
         E.grad = ours.lut.weight.grad = None; kept = E.detach().clone()
-        y, want = mine(t), ours(t)
+        y, want = _emb_call(mine, t, case), ours(t)
         assert isinstance(y, torch.Tensor), f"{case}: forward returned a {type(y).__name__}" + (f" of {len(y)}" if isinstance(y, (tuple, list)) else "") + ": return the embeddings alone, one tensor (B, n, d_model)"
         assert y.shape == want.shape, f"{case}: {_emb_shape(y, t, 16)}"
         assert torch.equal(E, kept), f"{case}: forward changed E in place{_emb_factor(E.detach(), kept)}: compute a new tensor, E[tokens] * sqrt(d_model), and leave the parameter as it is"
@@ -155,5 +166,5 @@ def check_my_embeddings(MyEmbeddings) -> str:
                                      "nn.Embedding(padding_idx=...) gives it none: stop the gradient at the padding tokens"
                                      + (", in eval mode as in training (whatever self.training is)" if case == 'eval mode' else ""))
         assert (gerr < 1e-5).all(), f"{case}: the gradients of rows {(gerr > 1e-5).nonzero().flatten().tolist()} differ from nn.Embedding's" + _emb_factor(E.grad, ours.lut.weight.grad, 'gradients')
-    _emb_pad_id(MyEmbeddings); _emb_width(MyEmbeddings)
+    _emb_pad_id(MyEmbeddings); _emb_width(MyEmbeddings); assert (g := global_change(MyEmbeddings, 10, 4)) is None, f"MyEmbeddings(10, 4) {g}"
     return "MyEmbeddings matches Embeddings: initialisation, values and gradients"

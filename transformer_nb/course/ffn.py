@@ -13,7 +13,7 @@ import torch
 import torch.nn as nn
 from ..core import count_params
 from ..ffn import FeedForward
-from .checking import report, where_differ
+from .checking import report, where_differ, global_change
 
 # %% ../../nbs/course_ffn.ipynb #a26r0011
 def _param_story(f, conv) -> str|None:
@@ -163,6 +163,25 @@ def _not_trainable(f) -> str|None:
                 "copy under torch.no_grad() and keep requires_grad")
     return None
 
+# %% ../../nbs/course_ffn.ipynb #a31f0301
+def _layers_story(f, conv) -> str|None:
+    "What is wrong with `f`'s two layers before any number is compared: not nn.Linear, or made where no numbers are (the meta device)."
+    if not all(isinstance(l, nn.Linear) for l in (f.w_1, f.w_2)):
+        return (f"w_1 is a {type(f.w_1).__name__} and w_2 a {type(f.w_2).__name__}: both stay the FeedForward's nn.Linear; it applies its ReLU "
+                "between them itself (FeedForward.hidden), and the stack Conv1d, ReLU, Conv1d has nothing after the second convolution")
+    if f.w_1.weight.device != conv[0].weight.device:
+        return (f"your FeedForward's parameters are on {f.w_1.weight.device}, the convolutions' on {conv[0].weight.device}"
+                + (": a module built under torch.device('meta') has shapes and no numbers, and copy_ into it does nothing; build it "
+                   "with no device context" if f.w_1.weight.is_meta else ": build it on theirs, or .to(conv[0].weight.device)"))
+    return None
+
+def _rounded_story(f, conv) -> str|None:
+    "If `f`'s parameters are the convolutions' rounded to float16 or bfloat16: that named, else None."
+    pairs = [(f.w_1.weight, conv[0].weight[..., 0]), (f.w_1.bias, conv[0].bias), (f.w_2.weight, conv[2].weight[..., 0]), (f.w_2.bias, conv[2].bias)]
+    low = next((dt for dt in (torch.float16, torch.bfloat16) if all(a.shape == b.shape and torch.equal(a, b.to(dt).to(a.dtype)) for a, b in pairs)), None)
+    return None if low is None else (f"your parameters are the convolutions' rounded to {low} (.half() or a {low} copy): "
+                                     "copy them as they are, in their own dtype, weight[:, :, 0] with no conversion")
+
 # %% ../../nbs/course_ffn.ipynb #a26s0303
 @report
 def check_conv_to_ffn(conv_to_ffn) -> str:
@@ -170,6 +189,7 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
     for d_model, d_ff in [(16, 64), (8, 8), (32, 128), (4, 1)]:
         (conv, f), case = _ffn_from(conv_to_ffn, d_model, d_ff), f"d_model={d_model}, d_ff={d_ff}"
         assert _is(f, FeedForward), f"{case}: return a FeedForward, not {type(f).__name__}"
+        assert not (bad := _layers_story(f, conv)), f"{case}: {bad}"
         assert tuple(f.w_1.weight.shape) == (d_ff, d_model), (f"{case}: w_1.weight has shape {tuple(f.w_1.weight.shape)}; "
             f"expected (d_ff, d_model) = ({d_ff}, {d_model}), the Conv1d weight (out, in, 1) without its last axis (no transpose)")
         assert not (bad := _ffn_shapes(f, conv)), f"{case}: {bad}"
@@ -181,7 +201,7 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
             pairs = {'w_1.weight': (f.w_1.weight, conv[0].weight[..., 0]), 'w_1.bias': (f.w_1.bias, conv[0].bias),
                      'w_2.weight': (f.w_2.weight, conv[2].weight[..., 0]), 'w_2.bias': (f.w_2.bias, conv[2].bias)}
             wrong = [k for k, (a, b) in pairs.items() if a.shape != b.shape or not torch.allclose(a, b)]
-            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _param_story(f, conv) or _activation_story(f, conv, x) or f"{', '.join(wrong) or 'the weights'} "
+            raise AssertionError(f"{case}: the outputs differ by {err:.2g}; " + (_copy_slip(f, conv) or _rounded_story(f, conv) or _param_story(f, conv) or _activation_story(f, conv, x) or f"{', '.join(wrong) or 'the weights'} "
                                  "should be copied from the convolutions (w_1 from conv[0], w_2 from conv[2], weights and biases)"))
         assert not (bad := _not_trainable(f)), f"{case}: {bad}"
         assert count_params(f) == count_params(conv), f"{case}: {count_params(f):,} parameters, the convolutions {count_params(conv):,}"
@@ -190,4 +210,5 @@ def check_conv_to_ffn(conv_to_ffn) -> str:
         assert not shared, (f"{case}: your FeedForward's {shared[0][0]} shares its memory with the convolutions' {shared[0][1]} (a view, "
                             "such as nn.Parameter(conv[0].weight.squeeze(-1)), is the same numbers, not a copy): training one would change "
                             "the other; give the FeedForward its own copy, .clone() or f.w_1.weight.copy_(...) under torch.no_grad()")
+    assert (g := global_change(conv_to_ffn, _conv_stack(4, 8))) is None, f"conv_to_ffn {g}"
     return "conv_to_ffn gives a FeedForward that computes what the convolutions compute"

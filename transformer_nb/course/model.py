@@ -114,9 +114,12 @@ def _drop_rate(s, ln, p:float) -> str:
 
 def _eval_drop(s) -> str:
     "The message for a sub-layer `s` that still drops in eval mode: F.dropout's training= when `s` holds no nn.Dropout."
+    if s.training: return ("in eval mode the dropout must do nothing: your forward put the layer back in training mode (self.train() "
+                           "or self.training = True); model.eval() and model.train() are the caller's to set, forward only reads them")
     return "in eval mode the dropout must do nothing" + ("" if any(isinstance(m, nn.Dropout) for m in s.modules()) else
-        ": F.dropout(t, p) drops in eval too, its training= is True unless given; hold an nn.Dropout(p_drop), which "
-        "model.eval() switches off, or pass training=self.training")
+        ": a dropout made in forward drops in eval too (F.dropout(t, p), whose training= is True unless given, or nn.Dropout(p) "
+        "built there, a new module in training mode); hold an nn.Dropout(p_drop) made in __init__, which model.eval() switches off, "
+        "or pass training=self.training")
 
 def _f_calls(s, x) -> str:
     "'' if the sub-layer `s` calls its f once per forward, else how often it does."
@@ -396,7 +399,11 @@ def _layer_mistake(m, y, s, t) -> str|None:
 
 # %% ../../nbs/course_model.ipynb #a28m0601
 def _norm_swap(m, y, s, t) -> str|None:
-    "What `y` is if one sub-layer of every encoder or decoder layer normalises with another sub-layer's LayerNorm; None if none."
+    "What `y` is if a stack's layers run in reverse, or one sub-layer of every encoder or decoder layer normalises with another sub-layer's LayerNorm; None if none."
+    for side in ('encoder', 'decoder'):
+        v = copy.deepcopy(m); setattr(v, side, nn.ModuleList(reversed(list(getattr(v, side)))))
+        with torch.no_grad():
+            if torch.allclose(y, v(s, t), atol=1e-5): return f"the {side}'s layers run in reverse, the last first: run them in order, for l in model.{side}"
     for side in ('encoder', 'decoder'):
         n = len(getattr(m, side)[0].sub)
         for js in itertools.product(range(n), repeat=n):                          # sub[i] with sub[js[i]].norm
@@ -571,7 +578,8 @@ def _tie_slip(which:str, given:int, count, readings) -> str:
                 "one matrix for the source and target embeddings and the output layer")
     if which == 'tied' and given in [count('none', v) for v in readings]:
         return (f"tied={given:,} is the untied count (tie='none'): with tie='all' the source and target embeddings and the output "
-                "layer share one matrix of 16K x d_model, so tied is the smaller")
+                "layer share one matrix of 16K x d_model, so tied is the smaller; state_dict() (or named_parameters(remove_duplicate=False)) "
+                "lists that matrix under each of its three names: count_params, over parameters(), counts it once")
     return ''
 
 
@@ -638,6 +646,7 @@ def check_parsing_counts(fn) -> str:
     right = {'tied': [count('all', v) for v in readings], 'untied': [count('none', v) for v in readings]}
     for which, given, tie in (('tied', tied, 'all'), ('untied', untied, 'none')):
         if given in right[which]: continue
+        assert not (isinstance(given, (int, float)) and any(abs(given - c / 1e6) < 0.5 for c in right[which])), f"{which}={given!r} is the count in millions: return the parameters themselves, count_params(model), not rounded"
         assert not (which == 'untied' and tied in right['tied'] and untied - tied in [3 * v * 1024 for v in readings]), f"untied={untied:,} adds three matrices of 16K x d_model to tied={tied:,}, but tied already holds one of them: untied adds two, 2 x 16K x 1024"
         assert not (which == 'untied' and tied in right['tied'] and untied in (2 * tied, 3 * tied)), f"untied={untied:,} is {untied // tied} x tied={tied:,}: untying copies no layer, only the shared matrix: untied = tied + 2 x 16K x 1024, a matrix of its own for the source embedding, the target embedding and the output layer"
         slip = next((w for w, over in slips.items() for v in readings if given == count(tie, v, **over)), None)

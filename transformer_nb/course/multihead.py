@@ -102,6 +102,8 @@ def _load_into_loop(loop, ours, d_model:int, h:int) -> None:
     "`loop.load_from(ours)`; a RuntimeError from a block of the wrong shape named: a per-head weight takes rows, not columns."
     try: loop.load_from(ours)
     except RuntimeError as e:
+        if 'leaf Variable' in str(e): raise AssertionError(f"d_model={d_model}, h={h}: load_from raised RuntimeError ({str(e)[:60]}): copying into a "
+            "parameter in place is tracked by autograd; copy under torch.no_grad() (decorate load_from with @torch.no_grad())") from None
         if not re.search(r'size of tensor|shape', str(e)): raise
         d = d_model // h
         raise AssertionError(f"d_model={d_model}, h={h}: load_from raised RuntimeError ({str(e).splitlines()[0][:80]}): a per-head weight is "
@@ -180,10 +182,13 @@ def _loop_output(loop, case, args, kw, d_model, h, x):
         if 'shapes cannot be multiplied' not in str(e): raise
         rows, feats = (int(s) for s in re.search(r'\((\d+)x(\d+) and', str(e)).groups())
         stacked = rows == h * args[0].shape[0] * args[0].shape[1] and feats == d_model // h   # h times the rows, one head's features
+        weights = not stacked and feats == h * (n_k := args[-1].shape[1]) != d_model      # each head its (B, n_q, n_k) weights
         raise AssertionError(f"d_model={d_model}, h={h}, {case}: W^O was given {rows} rows of {feats} features, not "
             f"{args[0].shape[0] * args[0].shape[1]} rows of h*d_k = {d_model}"
-            + (f": your {h} heads were concatenated on the batch axis (torch.cat(heads, 0)) or the query axis (1)" if stacked else "") + ": concatenate the heads on the last axis, "
-            "torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)") from None
+            + (f": your {h} heads were concatenated on the batch axis (torch.cat(heads, 0)) or the query axis (1)" if stacked else "")
+            + (f": each head gave {n_k} features, the number of keys: attention(...) returns (output, weights), and a head is the output, [0], "
+               "(B, n_q, d_k), not the weights, [1], (B, n_q, n_k)" if weights else ": concatenate the heads on the last axis, "
+               "torch.cat(heads, -1), (B, n_q, d_k) x h -> (B, n_q, h*d_k)")) from None
 
 # %% ../../nbs/course_multihead.ipynb #a26s02x15
 def _mha_variant(m, x, mem=None, mask=None, scale:float|None=None, dim:int=-1, masked:bool=True, qk:bool=False, kv:bool=False,

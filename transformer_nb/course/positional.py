@@ -93,14 +93,18 @@ def _pe_rest(pe, n:int, d:int) -> str:
 def check_encoding(fn) -> str:
     "05_positional_encoding: `fn(n, d_model) -> (n, d_model)` against §3.5's formula, written with math.sin and math.cos."
     for n, d in ((1, 2), (50, 16), (100, 512)):
-        pe = fn(n, d)
+        try: pe = fn(n, d)
+        except ZeroDivisionError as e: raise AssertionError(f"{fn.__name__}({n}, {d}) raised ZeroDivisionError ({e}): with d_model = {d} a denominator d_model/2 - 1 "
+            "is 0, as in fairseq's and tensor2tensor's spacing 10000^(-i/(d_model/2 - 1)), which differs from §3.5's for every d_model: pair i's angle is pos / 10000^(2i/d_model)") from None
         assert isinstance(pe, torch.Tensor) and tuple(pe.shape) == (n, d), (f"{fn.__name__}({n}, {d}) gave "
             f"{tuple(pe.shape) if isinstance(pe, torch.Tensor) else type(pe).__name__}; expected a tensor of shape ({n}, {d})"
             + (f": yours is {axes}; one row per position, (n, d_model): transpose it" if isinstance(pe, torch.Tensor) and (axes := shape_axes(pe.shape, dict(n=n, d_model=d))) else
                ": the sines and cosines are stacked on a last axis of 2, (n, d_model/2, 2) (my_encoding(3, 4) is (3, 2, 2)): flatten(1) "
                "lays each pair out as sin, cos, sin, cos, one row per position" if isinstance(pe, torch.Tensor) and getattr(fn(3, 4), 'shape', None) == (3, 2, 2) else
                ": yours has a leading axis of size 1, a batch axis (pe.unsqueeze(0)); return the (n, d_model) table itself, which broadcasts "
-               "over a batch when added" if isinstance(pe, torch.Tensor) and pe.dim() > 2 and tuple(pe.shape[-2:]) == (n, d) and pe.numel() == n * d else ""))
+               "over a batch when added" if isinstance(pe, torch.Tensor) and pe.dim() > 2 and tuple(pe.shape[-2:]) == (n, d) and pe.numel() == n * d else
+               f": {pe.shape[0] - n:+} row{'s' * (abs(pe.shape[0] - n) > 1)}, positions 0 .. {pe.shape[0] - 1}: the n positions are 0 .. n - 1, torch.arange(n) (it stops before n)"
+               if isinstance(pe, torch.Tensor) and pe.dim() == 2 and pe.shape[1] == d and pe.shape[0] != n else ""))
         assert pe.dtype in (torch.float32, torch.float64), f"{fn.__name__}({n}, {d}) is {pe.dtype}, which rounds the table to about 3 digits: return float32 (or compute in float64)"
         ref, pe = _pe_table(n, d), pe.double()
         bad = ((pe - ref).abs() > 1e-4).nonzero()
