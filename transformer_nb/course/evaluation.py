@@ -115,7 +115,7 @@ def _spaceless(my_bleu) -> bool:
 
 def _bleu_call(my_bleu, name:str, hyps, refs):
     "`my_bleu(hyps, refs)`; when it raises, hypotheses split into characters named, probed with one that has no spaces; refs read as NLTK's lists of references named."
-    try: mine = my_bleu(hyps, refs)
+    try: mine = my_bleu(hc := list(hyps), rc := list(refs))                         # yours gets copies
     except Exception as e:
         from transformer_nb.evaluation import corpus_scores
         try: streams = abs(my_bleu(hyps, [refs]) - corpus_scores(hyps, refs)['bleu']) < 0.01
@@ -128,6 +128,8 @@ def _bleu_call(my_bleu, name:str, hyps, refs):
         raise AssertionError(f"case '{name}': my_bleu raised {type(e).__name__} ({e}), and it scores the hypothesis 'abcde' 100 against "
                              "the reference 'a b c d e': your hypotheses are split into characters (list(h)), the references into words; "
                              "split both into words on spaces, h.split()") from None
+    assert (hc, rc) == (list(hyps), list(refs)), (f"case '{name}': my_bleu changed its input lists in place (hyps[i] = hyps[i].split()?): "
+                                                  "split into new lists, ws = h.split(), and leave the caller's hyps and refs as they were")
     _bleu_nested(my_bleu, name, hyps, refs, mine)
     return mine
 

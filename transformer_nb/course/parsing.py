@@ -145,6 +145,17 @@ def _prf_one(fn, cases:list) -> str | None:
     return None
 
 
+# %% ../../nbs/course_parsing.ipynb #a22p1301
+def _prf_call(fn, counts:list, name:str):
+    "Your `fn(counts)` on a copy of `counts`: a list it changed (a total appended, a count edited), named."
+    mine = [tuple(c) for c in counts]
+    got = fn(mine)
+    assert mine == [tuple(c) for c in counts], (f"case '{name}': your function changed its argument counts in place ({len(counts)} sentences "
+                                                f"became {len(mine)} entries{': a total appended' if len(mine) > len(counts) else ''}): "
+                                                "sum into new numbers and leave the caller's list as it was")
+    return got
+
+
 # %% ../../nbs/course_parsing.ipynb #a26c1203
 @report
 def check_corpus_prf(fn) -> str:
@@ -155,7 +166,7 @@ def check_corpus_prf(fn) -> str:
              ("sentences of different sizes", [(1, 1, 1), (2, 10, 10)])]
     for name, counts in cases:
         want = prf(*(sum(c[i] for c in counts) for i in range(3)))
-        try: got = fn(counts)
+        try: got = _prf_call(fn, counts, name)
         except ZeroDivisionError:
             raise AssertionError(f"case '{name}': ZeroDivisionError. Likely mistake: " + (_prf_one(fn, [c for c in cases if all(x[2] for x in c[1])]) or
                                  "a failed parse has no brackets (parse 0); sum the counts over the test set, then divide")) from None
