@@ -90,7 +90,10 @@ def _greedy_more(m, src) -> dict:
                "decoder reads the whole prefix, model(src, ys); crop nothing": lambda y, k=k: next_token_logits(m(src, y[:, -k:])[:, -1], PAD_ID).argmax(-1)
                for k in (2, 3, 4, 8)},
             "that is the choice at the position before the last, [:, ys.shape[1] - 2] (an index off by one): the next token comes from "
-            "the last position, model(src, ys)[:, -1]": lambda y: next_token_logits(m(src, y)[:, y.shape[1] - 2], PAD_ID).argmax(-1)}
+            "the last position, model(src, ys)[:, -1]": lambda y: next_token_logits(m(src, y)[:, y.shape[1] - 2], PAD_ID).argmax(-1),
+            "that is the choice at position src.shape[1] - 1 (kept inside the prefix): the source's length read for the prefix's; the next "
+            "token comes from the prefix's last position, model(src, ys)[:, -1], ys.shape[1] - 1":
+                lambda y: next_token_logits(m(src, y)[:, min(src.shape[1], y.shape[1]) - 1], PAD_ID).argmax(-1)}
 
 
 # %% ../../nbs/course_decoding.ipynb #a29m1003
@@ -271,7 +274,8 @@ def _state_kept(step, model, src, ys):
     dt = next(m.parameters()).dtype
     with torch.random.fork_rng(devices=[]), torch.enable_grad():
         for s in (1, 2):
-            torch.manual_seed(s); torch.rand(1); step(m, src, ys)
+            torch.manual_seed(s); torch.rand(1)
+            if not runs_ok(step, m, src, ys): return                           # an error: the comparisons name it
             grad = torch.is_grad_enabled(); torch.set_grad_enabled(True); ends.append(torch.random.get_rng_state())
             assert grad, ("your step switched gradients off for the caller (torch.set_grad_enabled(False) or torch.no_grad().__enter__() left open): "
                           "the training that follows would learn nothing; use a with block, `with torch.no_grad():`, which restores the mode")

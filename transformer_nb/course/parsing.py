@@ -31,6 +31,8 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
            f"the empty elements {sorted(lost)} are left out: a -NONE- node is a leaf like any other, its trace written" if lost and not extra and set(lost) <= empty else
            "only the root's brackets, around all the words: the phrases under it are missing; write each child in turn, a phrase "
            "with its own brackets around its children (a function that calls itself on each child)" if br(toks) == [ref[0], ref[-1]] and len(br(ref)) > 2 else
+           f"the punctuation {sorted(lost)} is left out (EVALB ignores it when it scores; linearize keeps it): a POS node of ',', '.' or "
+           "'``' is written as its word like any other" if lost and not extra and all(not any(ch.isalnum() for ch in x) for x in lost) else
            "the brackets are right but the words are not: write each leaf word itself, in order (t.leaves())" if br(toks) == br(ref) else
            "no brackets at all: each phrase opens with '(LABEL' and closes with ')LABEL' around its children" if not br(toks) else
            f"a phrase with one child lost its brackets ({sorted(lost)}): keep them around a unary phrase too; only a POS node is written as its word alone"
@@ -150,7 +152,7 @@ def _prf_call(fn, counts:list, name:str):
     "Your `fn(counts)` on a copy of `counts`: a list it changed (a total appended, a count edited), named."
     mine = [tuple(c) for c in counts]
     got = fn(mine)
-    assert mine == [tuple(c) for c in counts], (f"case '{name}': your function changed its argument counts in place ({len(counts)} sentences "
+    assert mine == [tuple(c) for c in counts], (f"case '{name}': your function changed its argument counts in place ({len(counts)} sentence{'s' * (len(counts) != 1)} "
                                                 f"became {len(mine)} entries{': a total appended' if len(mine) > len(counts) else ''}): "
                                                 "sum into new numbers and leave the caller's list as it was")
     return got

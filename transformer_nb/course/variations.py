@@ -235,6 +235,12 @@ _HEADS_READINGS += [
 _HEADS_READINGS += [("most rows of `rows` look hardest at `col` in a head yours keeps, not every row: a head counts only when each row listed does, all(...)",
                      lambda w, rows, col: _heads(w, lambda h: 2 * sum(int(w[h, r].argmax() == col) for r in rows) > len(rows)))]
 
+# %% ../../nbs/course_variations.ipynb #a22v1203
+_HEADS_READINGS += [("a return inside the loop over the heads: yours stops at the first head that looks at col; collect every such head, "
+                     "[h + 1 for h in range(w.shape[0]) if ...], and return the list after the loop",
+                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows))[:1])]
+
+
 # %% ../../nbs/course_variations.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
     "For heads no listed reading explains: each head yours adds or leaves out, with where its rows put their largest weight."
