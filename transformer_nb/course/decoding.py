@@ -281,8 +281,9 @@ def _state_kept(step, model, src, ys):
                           "the training that follows would learn nothing; use a with block, `with torch.no_grad():`, which restores the mode")
             assert next(m.parameters()).dtype == dt, (f"your step changed the caller's model to {next(m.parameters()).dtype} (model.double(), .half() "
                                                       "or .to(dtype) convert it in place): leave the model as it was given, and its dtype")
-    assert not torch.equal(*ends), ("your step resets the global random generator (torch.manual_seed inside it): every draw after it, "
-                                    "dropout's and the data's shuffling, repeats; a greedy step draws nothing, so it needs no seed")
+    assert not torch.equal(*ends) or _samples(step, m, src, ys), (   # a draw under a seed of its own: the comparisons name the draw
+        "your step resets the global random generator (torch.manual_seed inside it): every draw after it, dropout's and the data's "
+        "shuffling, repeats; a greedy step draws nothing, so it needs no seed")
 
 
 # %% ../../nbs/course_decoding.ipynb #a26c1003

@@ -260,5 +260,5 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_log(my_bleu) or _bleu_weights(hyps, refs, mine) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or d, d)
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_log(my_bleu) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or _bleu_weights(hyps, refs, mine) or d, d)
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case, word boundaries"

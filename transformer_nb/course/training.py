@@ -150,10 +150,10 @@ def _schedule_class(fn):
                                       "__call__(step)): write a function, my_noam_lr(step, d_model=512, warmup=4000), that returns the rate")
 
 def _schedule_defaults(fn):
-    "Your `fn(step)` with its own defaults against noam_lr(step): the stub's defaults, d_model=512 and warmup=WARMUP, changed, named."
+    "Your `fn(step)` with its own defaults against noam_lr(step): the stub's defaults, d_model=512 and warmup=WARMUP, changed, named (none at all: not asked)."
     for s in (1, WARMUP, 4 * WARMUP):
         try: got = float(fn(s))
-        except TypeError as e: raise AssertionError(f"my_noam_lr({s}) with its defaults raised TypeError ({e}): keep the stub's defaults, d_model=512 and warmup={WARMUP}") from None
+        except TypeError: return                                                 # no defaults: every call passes the three
         assert math.isclose(got, noam_lr(s), rel_tol=1e-9), (f"my_noam_lr({s}) with its defaults gave {got:.4g}, noam_lr({s}) {noam_lr(s):.4g}: "
                                                              f"keep the stub's defaults, d_model=512 and warmup={WARMUP} (the base model's)")
 
