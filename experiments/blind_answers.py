@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, and the twenty-first, `21`, of notebooks 00 to 07 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, and the twenty-second, `22`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -239,6 +239,24 @@ SETS = {
               ('first_run', '07_why_self_attention', 'a batch of one assumed: q[0] windowed, the batch axis added back'): 'generic',
            },
             {('04_embeddings', 'the parameter named emb, not E')}),
+    '22': ('twenty-second', 'blind_answers_22_set', {
+              ('first_run', '08_data', "subword-nmt's ten merges hard-coded (the paper's num_merges = 10), n_merges ignored"): 'misleading',
+              ('first_run', '08_data', "subword-nmt's output: '@@' on each piece but the last, no '</w>'"): 'misleading',
+              ('first_run', '09_training', "fairseq's warmup_init_lr 1e-7: the warm-up starts from 1e-7, not 0"): 'generic',
+              ('first_run', '09_training', "T5's rsqrt schedule: 1/sqrt(max(step, warmup)), constant through the warm-up"): 'generic',
+              ('first_run', '09_training', "the TensorFlow tutorial's CustomSchedule: a class built from (d_model, warmup), called with step"): 'generic',
+              ('first_run', '10_decoding', "the position read from the source's length: [:, src.shape[1] - 1] clipped to the prefix"): 'generic',
+              ('first_run', '11_results', "d2l's bleu per sentence (weights 1/2^n, its brevity factor), averaged over the sentences"): 'misleading',
+              ('first_run', '11_results', 'the totals counted as distinct n-grams: len(Counter)'): 'generic',
+              ('first_run', '11_results', 'log10 inside, math.exp outside'): 'misleading',
+              ('first_run', '11_results', "a C-style loop that splits the caller's lists in place (hyps[i] = hyps[i].split())"): 'misleading',
+              ('first_run', '11_results', "clipped against the whole corpus's reference counts, not each sentence's"): 'misleading',   # the answer before it had split the check's own cases
+              ('first_run', '12_variations', 'a return inside the loop: the first head found only'): 'generic',
+              ('first_run', '13_parsing', "EVALB's deletions: punctuation POS nodes (',', '.', ':', '``', \"''\") dropped"): 'generic',
+              ('first_run', '14_since_2017', 'd read from axis 1 (a 2-d (n, d) input assumed): the squares summed over the last axis, divided by a.shape[1]'): 'generic',
+              ('first_run', '14_since_2017', 'the mean taken in float64 (mean(dtype=torch.float64)) and returned so'): 'misleading',
+          },
+           {('12_variations', "ties counted as looking: w[h, r, col] == w[h, r].max()")}),   # a tie puts the largest weight on col too: no mistake
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

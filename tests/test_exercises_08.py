@@ -471,3 +471,21 @@ def test_other_marks_case_and_containers_are_named(kw, says):
 def test_the_slips_helper_is_right_without_a_slip():
     import contextlib, io
     with contextlib.redirect_stdout(io.StringIO()): assert check_bpe(*_bpe_pair()) is True
+
+# --- the twenty-second blind set's answers that the checks first missed, each named now --------------------------------
+from nbtools import assert_rejects as _t22_rejects
+from transformer_nb.course.data import check_bpe as _t22_bpe
+_T22_PRELUDE = "import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n"
+def _t22_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T22_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('n_merges ignored, ten merges', "\ndef _merge(syms, pair):\n    i = 0\n    while i < len(syms) - 1:\n        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i] + syms[i + 1]]\n        else: i += 1\n    return syms\n\ndef learn_bpe(word_counts, n_merges):\n    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}\n    merges = []\n    for _ in range(10):\n        pairs = Counter()\n        for syms, c in vocab.items():\n            for a, b in zip(syms, syms[1:]): pairs[a, b] += c\n        if not pairs: break\n        best = min(pairs, key=lambda p: (-pairs[p], p))\n        merges.append(best)\n        vocab = {tuple(_merge(list(syms), best)): c for syms, c in vocab.items()}\n    return merges\n\ndef segment(word, merges):\n    syms = list(word) + ['</w>']\n    for pair in merges: syms = _merge(syms, pair)\n    return syms\n",
+     ('learn_bpe', 'segment'), _t22_bpe, 'n_merges is 1 here, and yours made 4 merges'),
+    ("subword-nmt's '@@' output", "\ndef _merge(syms, pair):\n    i = 0\n    while i < len(syms) - 1:\n        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i] + syms[i + 1]]\n        else: i += 1\n    return syms\n\ndef learn_bpe(word_counts, n_merges):\n    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}\n    merges = []\n    for _ in range(n_merges):\n        pairs = Counter()\n        for syms, c in vocab.items():\n            for a, b in zip(syms, syms[1:]): pairs[a, b] += c\n        if not pairs: break\n        best = min(pairs, key=lambda p: (-pairs[p], p))\n        merges.append(best)\n        vocab = {tuple(_merge(list(syms), best)): c for syms, c in vocab.items()}\n    return merges\n\ndef segment(word, merges):\n    syms = list(word) + ['</w>']\n    for pair in merges: syms = _merge(syms, pair)\n    syms[-1] = syms[-1][:-len('</w>')]\n    if not syms[-1]: syms.pop()\n    return [s + '@@' for s in syms[:-1]] + syms[-1:]",
+     ('learn_bpe', 'segment'), _t22_bpe, "that is subword-nmt's output, '@@' on each piece but the last"),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
+def test_twenty_second_blind_answers_named(label, code, names, check, says):
+    _t22_rejects(check, *_t22_answer(code, *names), says=says)

@@ -556,3 +556,27 @@ def _ls20(ret=lambda loss, keep: loss[keep].mean(), inverted=False):
     (_ls20(ret=lambda loss, keep: loss[keep].mean().item()), r"returned a float: return the loss alone, a tensor")])
 def test_an_inverted_pad_mask_and_losses_that_are_no_tensor_are_named(answer, says):
     assert_rejects(check_label_smoothing, answer, says=says)
+
+# --- the twenty-second blind set's answers that the checks first missed, each named now --------------------------------
+from nbtools import assert_rejects as _t22_rejects
+from transformer_nb.course.training import check_schedule as _t22_sched, check_label_smoothing as _t22_ls
+_T22_PRELUDE = "import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n"
+def _t22_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T22_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('a schedule class', '\nclass my_noam_lr:\n    def __init__(self, d_model, warmup_steps=4000): self.d_model, self.warmup_steps = d_model, warmup_steps\n    def __call__(self, step):\n        if step == 0: return 0.0\n        return self.d_model ** -0.5 * min(step ** -0.5, step * self.warmup_steps ** -1.5)\n',
+     ('my_noam_lr',), _t22_sched, "my_noam_lr is a class \\(as the TensorFlow tutorial's CustomSchedule"),
+    ('d_model 1024 by default', '\ndef my_noam_lr(step, d_model=1024, warmup=4000):\n    if step == 0: return 0.0\n    return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)\n',
+     ('my_noam_lr',), _t22_sched, "my_noam_lr\\(1\\) with its defaults gave .*keep the stub's defaults"),
+    ('a warm-up from 1e-7', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    peak = (d_model * warmup) ** -0.5\n    if step < warmup: return 1e-7 + step * (peak - 1e-7) / warmup\n    return peak * (warmup / step) ** 0.5\n',
+     ('my_noam_lr',), _t22_sched, 'your warm-up starts from 1e-07 at step 0'),
+    ("T5's flat warm-up", '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    return d_model ** -0.5 / math.sqrt(max(step, warmup))\n',
+     ('my_noam_lr',), _t22_sched, 'your rate is flat at the peak'),
+    ('one_hot without num_classes', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = (1 - eps) * F.one_hot(target).float() + eps / V\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     ('my_label_smoothing',), _t22_ls, 'F.one_hot\\(target\\) without num_classes'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
+def test_twenty_second_blind_answers_named(label, code, names, check, says):
+    _t22_rejects(check, *_t22_answer(code, *names), says=says)

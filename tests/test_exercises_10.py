@@ -3,7 +3,7 @@ the printed solution and other right answers, reports the empty stub as not writ
 each natural wrong answer with False and one printed line that names the case and the mistake; and each "break it"
 exercise's change, applied to the notebook and to the exported module, makes exactly the checks its solution names
 fail."""
-import re
+import copy, re
 import pytest, torch
 from nbtools import assert_break_it, cells, code_blocks, namespace
 from transformer_nb.core import PAD_ID, BOS_ID
@@ -419,3 +419,24 @@ def test_unk_forbidden_is_named_where_a_perturbed_model_emits_it(_n9_model):
     "On a random model the perturbed copy's right token is UNK first: the step that never emits it is named there."
     _n9_rejects(check_greedy_step, lambda model, src, ys: _n9_ntl(model(src, ys)[:, -1]).index_fill(-1, torch.tensor([1]), float('-inf')).argmax(-1),
                 _n9_model, says=r"a copy of the model that scores UNK highest, 6 rows after \[2, 9, 13, 17, 12\]\.\.\.: .*UNK is a token")
+
+# --- the twenty-second blind set's answers that the checks first missed, each named now --------------------------------
+from nbtools import assert_rejects as _t22_rejects
+_T22_PRELUDE = "import math, torch, torch.nn.functional as F\nfrom transformer_nb.core import *\nfrom transformer_nb.decoding import next_token_logits\n"
+TWENTY_SECOND = [   # (label, the answer's code, what its message must say)
+    ('the seed reset', '\ndef my_greedy_step(model, src, ys):\n    torch.manual_seed(0)\n    logits = model(src, ys)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'your step resets the global random generator'),
+    ('grad mode left off', '\ndef my_greedy_step(model, src, ys):\n    torch.set_grad_enabled(False)\n    logits = model(src, ys)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'your step switched gradients off for the caller'),
+    ('the model made float64', '\ndef my_greedy_step(model, src, ys):\n    model.double()\n    logits = model(src, ys)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     "your step changed the caller's model to torch.float64"),
+    ("the source's length as the position", '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, min(src.shape[1], ys.shape[1]) - 1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'that is the choice at position src.shape\\[1\\] - 1'),
+]
+
+@pytest.mark.parametrize('label, code, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
+def test_twenty_second_blind_answers_named(ns, label, code, says):
+    fn = {}; exec(_T22_PRELUDE + code, fn)
+    model = copy.deepcopy(ns['model'])                                   # a step that converts the model converts a copy
+    with torch.random.fork_rng(devices=[]), torch.enable_grad(): _t22_rejects(check_greedy_step, fn['my_greedy_step'], model, says=says)
+    assert torch.is_grad_enabled()

@@ -450,3 +450,25 @@ def test_one_stream_and_the_log_of_bleu_are_named(kw, says):
 
 def test_the_bleu_of_the_slips_helper_is_right_without_a_slip():
     with contextlib.redirect_stdout(io.StringIO()): assert check_bleu(_bleu20()) is True
+
+# --- the twenty-second blind set's answers that the checks first missed, each named now --------------------------------
+from nbtools import assert_rejects as _t22_rejects
+from transformer_nb.course.evaluation import check_bleu as _t22_bleu
+_T22_PRELUDE = "import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n"
+def _t22_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T22_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its message must say)
+    ("the caller's lists split in place", '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for i in range(len(hyps)): hyps[i], refs[i] = hyps[i].split(), refs[i].split()\n    for h, ref in zip(hyps, refs):\n        pass\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / K)\n',
+     ('my_bleu',), _t22_bleu, 'my_bleu changed its input lists in place'),
+    ("d2l's bleu, averaged", "\ndef my_bleu(hyps, refs):\n    scores = []\n    for h, ref in zip(hyps, refs):\n        pred, label = h.split(), ref.split()\n        score = math.exp(min(0, 1 - len(label) / len(pred)))\n        for n in range(1, 5):\n            num, subs = 0, Counter(' '.join(label[i:i + n]) for i in range(len(label) - n + 1))\n            for i in range(len(pred) - n + 1):\n                g = ' '.join(pred[i:i + n])\n                if subs[g] > 0: num += 1; subs[g] -= 1\n            score *= math.pow(num / max(len(pred) - n + 1, 1), math.pow(0.5, n))\n        scores.append(score)\n    return 100 * sum(scores) / len(scores)",
+     ('my_bleu',), _t22_bleu, "d2l's bleu: each p_n weighted 1/2\\^n.*each sentence scored alone"),
+    ('log10 under exp', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log10(m / t) for m, t in zip(match, total)) / K)\n',
+     ('my_bleu',), _t22_bleu, 'log10 of the precisions under math.exp'),
+    ('distinct n-gram totals', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += len(ngrams(h, n))\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / K)\n',
+     ('my_bleu',), _t22_bleu, 'your totals count each distinct n-gram once'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
+def test_twenty_second_blind_answers_named(label, code, names, check, says):
+    _t22_rejects(check, *_t22_answer(code, *names), says=says)

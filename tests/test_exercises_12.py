@@ -532,3 +532,21 @@ def test_ids_in_a_set_or_a_dict_are_named(container, says, in_nbs):
 def test_a_majority_of_rows_and_a_fixed_number_of_heads_are_named(heads_looking, says, in_nbs):
     from nbtools import assert_rejects
     assert_rejects(check_heads_looking, heads_looking, says=says)
+
+# --- the twenty-second blind set's answers that the checks first missed, each named now --------------------------------
+from nbtools import assert_rejects as _t22_rejects
+from transformer_nb.course.variations import check_heads_looking as _t22_hl, check_rows_ab as _t22_rab
+_T22_PRELUDE = "import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n"
+def _t22_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T22_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('the preset edited in place', "\ndef rows_ab(base):\n    base.setdefault('d_k', base['d_model'] // base['h'])\n    d, h = base['d_model'], base['h']; d_k = base['d_k']\n    return {**{f'A-h{k}': dict(h=k, d_k=d // k, d_v=d // k) for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)}, **{f'B-dk{k}': dict(d_k=k, d_v=d_k) for k in (d_k // 4, d_k // 2)}}\n",
+     ('rows_ab',), _t22_rab, 'your rows_ab changed the preset it was given \\(d_k=64\\)'),
+    ('a return inside the loop', '\ndef heads_looking(w, rows, col):\n    for h in range(w.shape[0]):\n        if all(w[h, r].argmax() == col for r in rows): return [h + 1]\n    return []\n',
+     ('heads_looking',), _t22_hl, 'a return inside the loop over the heads'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
+def test_twenty_second_blind_answers_named(in_nbs, label, code, names, check, says):
+    _t22_rejects(check, *_t22_answer(code, *names), says=says)

@@ -482,3 +482,21 @@ def test_scores_as_tensors_are_named():
         p, r = 100 * m / t, 100 * m / g
         return p, r, 2 * p * r / (p + r)
     assert_rejects(check_corpus_prf, my_corpus_prf, says=r"got Tensor, Tensor, Tensor, .*return three Python floats")
+
+# --- the twenty-second blind set's answers that the checks first missed, each named now --------------------------------
+from nbtools import assert_rejects as _t22_rejects
+from transformer_nb.course.parsing import check_linearize as _t22_lin, check_corpus_prf as _t22_prf
+_T22_PRELUDE = "import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.parsing import coarse_label, is_preterminal\n"
+def _t22_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T22_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('a total appended to counts', '\ndef my_corpus_prf(counts):\n    counts.append(tuple(sum(c[i] for c in counts) for i in range(3)))\n    m, g, t = counts[-1]\n    p, r = 100 * m / t, 100 * m / g\n    return p, r, 2 * p * r / (p + r)\n',
+     ('my_corpus_prf',), _t22_prf, 'changed its argument counts in place \\(1 sentence became 2 entries: a total appended\\)'),
+    ('punctuation dropped', '\ndef my_linearize(tree):\n    if isinstance(tree, str): return tree\n    if is_preterminal(tree): return tree[0]\n    lab = coarse_label(tree.label())\n    return \' \'.join([f\'({lab}\', *(my_linearize(t) for t in [t for t in tree if isinstance(t, str) or t.label() not in (\',\', \'.\', \':\', \'``\', "\'\'")]), f\'){lab}\'])\n',
+     ('my_linearize',), _t22_lin, "the punctuation \\['\\.'\\] is left out"),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
+def test_twenty_second_blind_answers_named(label, code, names, check, says):
+    _t22_rejects(check, *_t22_answer(code, *names), says=says)

@@ -249,3 +249,27 @@ def test_an_eps_of_ones_own_is_named():
     "LLaMA's eps, 1e-6, where the argument belongs."
     _n9_rejects(check_rms_norm, lambda a, g, eps=1e-5: a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + 1e-6) * g,
                 says=r"vectors near zero: that is eps = 1e-06 \(LLaMA's and T5's default\), not the argument eps = 1e-05")
+
+# --- the twenty-second blind set's answers that the checks first missed, each named now --------------------------------
+from nbtools import assert_rejects as _t22_rejects
+from transformer_nb.course.since2017 import check_rms_norm as _t22_rms, check_rotate as _t22_rot, check_group_kv as _t22_grp
+_T22_PRELUDE = "import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n"
+def _t22_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T22_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its message must say)
+    ("T5's eps by default", '\ndef rms_norm_of(a, g, eps=1e-6):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps) * g\n',
+     ('rms_norm_of',), _t22_rms, 'eps left to its default: yours is eps = 1e-06'),
+    ('float64 computed in float32', '\ndef rms_norm_of(a, g, eps=1e-5):\n    x = a.float()\n    return (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)).type_as(a) * g\n',
+     ('rms_norm_of',), _t22_rms, "float64 vectors: yours are .* off, float32's rounding"),
+    ('d from axis 1', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / a.shape[1] + eps) * g\n',
+     ('rms_norm_of',), _t22_rms, 'yours divides by a.shape\\[1\\] = 3'),
+    ('a float64 query in float32', '\ndef rotate_query(q, m):\n    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / len(q))\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().float()\n',
+     ('rotate_query',), _t22_rot, 'a float64 query: your output is torch.float32'),
+    ('group means in float64', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k.view(B, g, h // g, n, d).mean(2, dtype=torch.float64).repeat_interleave(h // g, dim=1)\n',
+     ('group_heads',), _t22_grp, 'your output is torch.float64, k is torch.float32'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
+def test_twenty_second_blind_answers_named(label, code, names, check, says):
+    _t22_rejects(check, *_t22_answer(code, *names), says=says)

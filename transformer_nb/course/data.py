@@ -67,6 +67,15 @@ def _eow_story(seg, word:str, merges:list, segment=None) -> str:
     return "split the word into its characters plus '</w>' before the merges, as learn_bpe does"
 
 
+# %% ../../nbs/course_data.ipynb #a22d0801
+def _bpe_marks_out(seg:list, word:str, merges:list) -> str|None:
+    "For a segmentation without '</w>': subword-nmt's output, '@@' on each piece but the last, named; else None."
+    if not seg or not all(str(p).endswith('@@') for p in seg[:-1]) or str(seg[-1]).endswith('@@') or len(seg) < 2: return None
+    right = _bpe_segment(word, merges)
+    return (f"that is subword-nmt's output, '@@' on each piece but the last ({' '.join(seg)}), written for a text file: segment returns "
+            f"the pieces themselves, the last one ending in '</w>' as learn_bpe's words do: {right}")
+
+
 # %% ../../nbs/course_data.ipynb #a26c0803
 _BPE_MISTAKES = {"ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the largest": dict(tie='max'),
                  "ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the first one counted": dict(tie='first'),
@@ -102,7 +111,7 @@ _STR_REPLACE = ("merging by string replace joins symbols across their boundaries
 
 def _segment_mistake(seg, word:str, merges:list, segment=None) -> str:
     "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
-    if not any(str(p).endswith('</w>') for p in seg): return _eow_story(seg, word, merges, segment)
+    if not any(str(p).endswith('</w>') for p in seg): return _bpe_marks_out(seg, word, merges) or _eow_story(seg, word, merges, segment)
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
     if (order := _bpe_orders(seg, word, merges)): return f"that is {', or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
@@ -243,7 +252,7 @@ def check_bpe(learn_bpe, segment) -> str:
                 _bpe_pick(toy, want[:bad[0][0] - 1], bad[0][2], bad[0][1]) if bad else ""))
     assert not bad, "merge {} should be {}, yours is {}: ".format(*bad[0]) + why
     got = learn_bpe({'ab': 1, 'cd': 3}, 1)                              # 'cd' occurs three times, 'ab' once
-    assert got == [('c', 'd')], f"learn_bpe({{'ab': 1, 'cd': 3}}, 1) gave {got}, not [('c', 'd')]: weight each pair by its word's count"
+    assert got == [('c', 'd')], f"learn_bpe({{'ab': 1, 'cd': 3}}, 1) gave {got}, not [('c', 'd')]: " + (f"n_merges is 1 here, and yours made {len(got)} merges: make n_merges rounds, range(n_merges), not a fixed number (the paper's example's 10?)" if len(got) > 1 else "weight each pair by its word's count")
     got = learn_bpe({'aaaaa': 1, 'bc': 3}, 1)                          # ('a', 'a') occurs 4 times in 'aaaaa</w>', ('b', 'c') 3 times
     assert got == [('a', 'a')], (f"learn_bpe({{'aaaaa': 1, 'bc': 3}}, 1) gave {got}, not [('a', 'a')]: ('a', 'a') occurs 4 times "
                                  "in 'a a a a a </w>'; count every occurrence of a pair in a word, not once per word")

@@ -90,7 +90,10 @@ def _greedy_more(m, src) -> dict:
                "decoder reads the whole prefix, model(src, ys); crop nothing": lambda y, k=k: next_token_logits(m(src, y[:, -k:])[:, -1], PAD_ID).argmax(-1)
                for k in (2, 3, 4, 8)},
             "that is the choice at the position before the last, [:, ys.shape[1] - 2] (an index off by one): the next token comes from "
-            "the last position, model(src, ys)[:, -1]": lambda y: next_token_logits(m(src, y)[:, y.shape[1] - 2], PAD_ID).argmax(-1)}
+            "the last position, model(src, ys)[:, -1]": lambda y: next_token_logits(m(src, y)[:, y.shape[1] - 2], PAD_ID).argmax(-1),
+            "that is the choice at position src.shape[1] - 1 (kept inside the prefix): the source's length read for the prefix's; the next "
+            "token comes from the prefix's last position, model(src, ys)[:, -1], ys.shape[1] - 1":
+                lambda y: next_token_logits(m(src, y)[:, min(src.shape[1], y.shape[1]) - 1], PAD_ID).argmax(-1)}
 
 
 # %% ../../nbs/course_decoding.ipynb #a29m1003
@@ -264,6 +267,25 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
         assert got.dtype == torch.long, (f"{case}: returned {got.dtype} token ids: keep argmax's torch.long (int64), the dtype of the "
                                          "prefixes ys, to which the new token is joined (no .int() or .to(...))")
 
+# %% ../../nbs/course_decoding.ipynb #a22h1001
+def _state_kept(step, model, src, ys):
+    "Your `step` run on a copy of `model`, from two random states, with gradients on: the global state it leaves changed (grad mode, the random generator, the model's dtype), named."
+    m, ends = copy.deepcopy(model).eval(), []
+    dt = next(m.parameters()).dtype
+    with torch.random.fork_rng(devices=[]), torch.enable_grad():
+        for s in (1, 2):
+            torch.manual_seed(s); torch.rand(1)
+            if not runs_ok(step, m, src, ys): return                           # an error: the comparisons name it
+            grad = torch.is_grad_enabled(); torch.set_grad_enabled(True); ends.append(torch.random.get_rng_state())
+            assert grad, ("your step switched gradients off for the caller (torch.set_grad_enabled(False) or torch.no_grad().__enter__() left open): "
+                          "the training that follows would learn nothing; use a with block, `with torch.no_grad():`, which restores the mode")
+            assert next(m.parameters()).dtype == dt, (f"your step changed the caller's model to {next(m.parameters()).dtype} (model.double(), .half() "
+                                                      "or .to(dtype) convert it in place): leave the model as it was given, and its dtype")
+    assert not torch.equal(*ends) or _samples(step, m, src, ys), (   # a draw under a seed of its own: the comparisons name the draw
+        "your step resets the global random generator (torch.manual_seed inside it): every draw after it, dropout's and the data's "
+        "shuffling, repeats; a greedy step draws nothing, so it needs no seed")
+
+
 # %% ../../nbs/course_decoding.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
     """Run your `step(model, src, ys)` on the prefixes `greedy_decode` goes through for six sentences, as a batch and one at a
@@ -283,6 +305,7 @@ def check_greedy_step(step, model) -> bool:
     bright.encoder[-1].register_forward_hook(lambda mod, inp, out: out.masked_fill(pads['at'][:, :, None], 30.))
     compare = functools.partial(_compare_step, step)                                 # want: (b,) the tokens `who` chose
     def cases():
+        _state_kept(step, model, src, bos)                                           # grad mode, the seed, the model's dtype
         for m, name in ((model, 'the model'), (specials, 'a copy of the model that scores PAD and BOS highest'),
                         (below_0, 'a copy of the model whose every score is below 0'), (bright, "a copy of the model whose encoder output at the padding is 30")):
             firsts = [(greedy_decode(m, torch.tensor(r), extra) or [EOS_ID])[0] for r in rows]

@@ -115,7 +115,7 @@ def _spaceless(my_bleu) -> bool:
 
 def _bleu_call(my_bleu, name:str, hyps, refs):
     "`my_bleu(hyps, refs)`; when it raises, hypotheses split into characters named, probed with one that has no spaces; refs read as NLTK's lists of references named."
-    try: mine = my_bleu(hyps, refs)
+    try: mine = my_bleu(hc := list(hyps), rc := list(refs))                         # yours gets copies
     except Exception as e:
         from transformer_nb.evaluation import corpus_scores
         try: streams = abs(my_bleu(hyps, [refs]) - corpus_scores(hyps, refs)['bleu']) < 0.01
@@ -128,6 +128,8 @@ def _bleu_call(my_bleu, name:str, hyps, refs):
         raise AssertionError(f"case '{name}': my_bleu raised {type(e).__name__} ({e}), and it scores the hypothesis 'abcde' 100 against "
                              "the reference 'a b c d e': your hypotheses are split into characters (list(h)), the references into words; "
                              "split both into words on spaces, h.split()") from None
+    assert (hc, rc) == (list(hyps), list(refs)), (f"case '{name}': my_bleu changed its input lists in place (hyps[i] = hyps[i].split()?): "
+                                                  "split into new lists, ws = h.split(), and leave the caller's hyps and refs as they were")
     _bleu_nested(my_bleu, name, hyps, refs, mine)
     return mine
 
@@ -214,6 +216,26 @@ def _bleu_log(my_bleu) -> str|None:
     return ("yours is 100 x log(BLEU / 100): log BP plus the mean of the log p_n is the log of BLEU; BLEU itself is "
             "BP x exp((log p1 + log p2 + log p3 + log p4) / 4), the exp of that sum") if logged else None
 
+# %% ../../nbs/course_evaluation.ipynb #a22e1101
+def _bleu_weights(hyps, refs, mine) -> str|None:
+    "A mistake that reproduces `mine`: log10 under math.exp, d2l's weights 1/2^n (per sentence, averaged, or on the corpus), totals of distinct n-grams."
+    near, (m, t, c, r) = (lambda x: abs(mine - x) < 0.01), _bleu_parts(hyps, refs)
+    bp, ng = min(1.0, math.exp(1 - r / c)), (lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1)))
+    if all(m) and near(100 * bp * math.exp(sum(math.log10(a / b) for a, b in zip(m, t)) / 4)) and not near(_bleu_of(m, t, c, r)):
+        return ("log10 of the precisions under math.exp: exp undoes the natural log, math.log, not log10; BLEU = BP x "
+                "exp((log p1 + log p2 + log p3 + log p4) / 4)")
+    def d2l(ms, ts, cc, rr): return math.exp(min(0, 1 - rr / cc)) * math.prod((a / max(b, 1)) ** (0.5 ** n) for n, (a, b) in enumerate(zip(ms, ts), 1))
+    each = [d2l(*_bleu_parts([h], [x])) for h, x in zip(hyps, refs)]
+    if near(100 * sum(each) / len(each)) or near(100 * d2l(m, t, c, r)):
+        return ("d2l's bleu: each p_n weighted 1/2^n, math.pow(p_n, 0.5 ** n)" + (", and each sentence scored alone, then averaged" if near(100 * sum(each) / len(each)) else "")
+                + ": corpus BLEU weights every order alike, exp((log p1 + log p2 + log p3 + log p4) / 4), from counts summed over the corpus")
+    dist = [sum(len(ng(h.split(), n)) for h in hyps) for n in (1, 2, 3, 4)]
+    if dist != t and near(_bleu_of(m, dist, c, r)):
+        return ("your totals count each distinct n-gram once (len of a Counter or a set): p_n divides the clipped matches by every n-gram of the "
+                "hypothesis, a repeated one as often as it occurs, len(h) - n + 1 per sentence")
+    return None
+
+
 # %% ../../nbs/course_evaluation.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -238,5 +260,5 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_log(my_bleu) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or d, d)
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_log(my_bleu) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or _bleu_weights(hyps, refs, mine) or d, d)
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case, word boundaries"

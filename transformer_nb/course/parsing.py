@@ -31,6 +31,8 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
            f"the empty elements {sorted(lost)} are left out: a -NONE- node is a leaf like any other, its trace written" if lost and not extra and set(lost) <= empty else
            "only the root's brackets, around all the words: the phrases under it are missing; write each child in turn, a phrase "
            "with its own brackets around its children (a function that calls itself on each child)" if br(toks) == [ref[0], ref[-1]] and len(br(ref)) > 2 else
+           f"the punctuation {sorted(lost)} is left out (EVALB ignores it when it scores; linearize keeps it): a POS node of ',', '.' or "
+           "'``' is written as its word like any other" if lost and not extra and all(not any(ch.isalnum() for ch in x) for x in lost) else
            "the brackets are right but the words are not: write each leaf word itself, in order (t.leaves())" if br(toks) == br(ref) else
            "no brackets at all: each phrase opens with '(LABEL' and closes with ')LABEL' around its children" if not br(toks) else
            f"a phrase with one child lost its brackets ({sorted(lost)}): keep them around a unary phrase too; only a POS node is written as its word alone"
@@ -145,6 +147,17 @@ def _prf_one(fn, cases:list) -> str | None:
     return None
 
 
+# %% ../../nbs/course_parsing.ipynb #a22p1301
+def _prf_call(fn, counts:list, name:str):
+    "Your `fn(counts)` on a copy of `counts`: a list it changed (a total appended, a count edited), named."
+    mine = [tuple(c) for c in counts]
+    got = fn(mine)
+    assert mine == [tuple(c) for c in counts], (f"case '{name}': your function changed its argument counts in place ({len(counts)} sentence{'s' * (len(counts) != 1)} "
+                                                f"became {len(mine)} entries{': a total appended' if len(mine) > len(counts) else ''}): "
+                                                "sum into new numbers and leave the caller's list as it was")
+    return got
+
+
 # %% ../../nbs/course_parsing.ipynb #a26c1203
 @report
 def check_corpus_prf(fn) -> str:
@@ -155,7 +168,7 @@ def check_corpus_prf(fn) -> str:
              ("sentences of different sizes", [(1, 1, 1), (2, 10, 10)])]
     for name, counts in cases:
         want = prf(*(sum(c[i] for c in counts) for i in range(3)))
-        try: got = fn(counts)
+        try: got = _prf_call(fn, counts, name)
         except ZeroDivisionError:
             raise AssertionError(f"case '{name}': ZeroDivisionError. Likely mistake: " + (_prf_one(fn, [c for c in cases if all(x[2] for x in c[1])]) or
                                  "a failed parse has no brackets (parse 0); sum the counts over the test set, then divide")) from None

@@ -52,6 +52,25 @@ def _rms_keepdim(rms_norm_of, a, err) -> str:
     return (f"your rms_norm_of raised RuntimeError ({str(err).split(' at ')[0]}): the mean of the squares lost its axis, mean(-1) without "
             f"keepdim, one RMS per vector of shape {tuple(a.shape[:-1])}, which does not line up with a {tuple(a.shape)}; mean(-1, keepdim=True)")
 
+# %% ../../nbs/course_since2017.ipynb #a22s1401
+def _rms_more(a, g, eps) -> list[tuple[str, torch.Tensor]]:
+    "(likely mistake, what it computes) beyond `_rms_slips`: the squares summed and divided by a.shape[1], a 2-d (n, d) input assumed."
+    return [(f"the mean of the squares divides by d = a.shape[-1] = {a.shape[-1]}, the size of the last axis; yours divides by a.shape[1] = "
+             f"{a.shape[1]} (a 2-d (n, d) input assumed): mean(-1, keepdim=True)", a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / a.shape[1] + eps) * g)
+           ] * (a.dim() > 2 and a.shape[1] != a.shape[-1])
+
+def _rms_default(rms_norm_of, gen):
+    "Your `rms_norm_of(a, g)` with eps left to its default, on vectors near zero, where eps shows: the stub's 1e-5 changed, named."
+    a, g = torch.randn(4, 6, generator=gen) * 1e-3, torch.ones(6)
+    try: got = rms_norm_of(a, g)
+    except TypeError as e: raise AssertionError(f"rms_norm_of(a, g) without eps raised TypeError ({e}): keep the stub's default, eps=1e-5") from None
+    want, ms = a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True) + 1e-5), a.pow(2).mean(-1, keepdim=True)
+    if torch.allclose(got, want, rtol=1e-4, atol=1e-6): return
+    e = next((e for e in (1e-6, 1e-8, 0.0) if torch.allclose(got, a / torch.sqrt(ms + e), rtol=1e-4, atol=1e-6)), None)
+    raise AssertionError("vectors near zero, eps left to its default: " + (f"yours is eps = {e:g} " if e is not None else "yours is another eps ")
+                         + "(T5's and LLaMA's default is 1e-6): keep the stub's default, eps=1e-5, RMSNorm's and nn.LayerNorm's")
+
+
 # %% ../../nbs/course_since2017.ipynb #cs14a004
 @report
 def check_rms_norm(rms_norm_of) -> str:
@@ -67,12 +86,16 @@ def check_rms_norm(rms_norm_of) -> str:
         assert isinstance(got, torch.Tensor), f"{case}: return a tensor, the rescaled vectors, not a {type(got).__name__}"
         assert got.shape == a.shape, f"{case}: your output has shape {tuple(got.shape)}, a has {tuple(a.shape)}: keep the shape, one RMS per vector (keepdim=True)"
         if torch.allclose(got, want, rtol=1e-4, atol=1e-6): continue
-        why = next((m for m, x in _rms_slips(a, g, eps) if x.shape == got.shape and torch.allclose(got, x, rtol=1e-4, atol=1e-6)), None)
+        why = next((m for m, x in _rms_slips(a, g, eps) + _rms_more(a, g, eps) if x.shape == got.shape and torch.allclose(got, x, rtol=1e-4, atol=1e-6)), None)
         assert why is None, f"{case}: {why}"
         raise AssertionError(f"{case}: {where_differ(got, want, ' ' * (a.dim() - 1) + 'coordinate')}: a / sqrt(mean(a**2) + eps) * g, the mean over the last axis")
     a = torch.randn(3, 8, dtype=torch.float64, generator=gen); got = rms_norm_of(a, torch.ones(8, dtype=torch.float64), 1e-5)
     assert got.dtype == torch.float64, (f"float64 vectors: your output is {got.dtype}: keep the input's dtype (compute in float32 if you like, "
                                         "as Hugging Face's LlamaRMSNorm does, and cast back, .to(a.dtype))")
+    want = a * torch.rsqrt(a.pow(2).mean(-1, keepdim=True) + 1e-5)
+    assert torch.allclose(got, want, rtol=0, atol=rounding_tol(want, 2 * 8, torch.float64)), (f"float64 vectors: yours are {(got - want).abs().max().item():.2g} "
+        "off, float32's rounding: computed in float32 and cast back (x.float(), as LLaMA's RMSNorm does for half precision); compute in the input's dtype when it is float32 or wider")
+    _rms_default(rms_norm_of, gen)
     return "rms_norm_of computes RMSNorm: each vector divided by its root mean square, times the gain"
 
 # %% ../../nbs/course_since2017.ipynb #cs14b001
@@ -170,6 +193,9 @@ def check_rotate(rotate_query) -> str:
         assert abs(got.norm() / q.norm() - 1) < 1e-4, f"{case}: your output's length is {got.norm():.4g}, q's {q.norm():.4g}: a rotation keeps the length (cos and sin of one angle for both coordinates of a pair)"
         assert (base := _rotate_base(q, m, got) or _rotate_part(q, m, got)) is None, f"{case}: {base}"
         raise AssertionError(f"{case}: {where_differ(got, want, 'coordinate')}: coordinates 2i, 2i+1 turned by m * 10000^(-2i/d)")
+    q = torch.randn(16, dtype=torch.float64, generator=gen); got = rotate_query(q, 7)
+    assert got.dtype == torch.float64, (f"a float64 query: your output is {got.dtype}, which rounds q's 16 digits to 7: keep q's dtype, "
+                                        ".to(q.dtype), not .float() (a float64 result of a float32 query is accepted: it loses nothing)")
     return "rotate_query turns each pair of coordinates by its own angle m * theta_i, as rotate does"
 
 # %% ../../nbs/course_since2017.ipynb #cs14c001
@@ -241,6 +267,7 @@ def check_group_kv(group_heads) -> str:
         assert got.shape == k.shape, f"{case}: your output has shape {tuple(got.shape)}, expected (B, h, n, d) = {tuple(k.shape)}" + (
             f": each group's head is repeated {times} times (repeat_interleave({times})?), and it stands for h/g = {h // g} heads: "
             f"repeat_interleave(h // g, dim=1), {h} // {g} = {h // g}" if times and times != h // g and got.shape[3] == k.shape[3] else "")
+        assert got.dtype == k.dtype, f"{case}: your output is {got.dtype}, k is {k.dtype}: keep k's dtype (no dtype= in the mean, no .double()): 02's attention multiplies these keys with the queries, and float32 @ float64 raises"
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
         why = next((w for w, y in _group_slips(k, g) + _group_more(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)
         assert why is None, f"{case}: {why}"

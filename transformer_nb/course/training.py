@@ -131,6 +131,33 @@ def _rounded(fn, d:int, w:int) -> str:
     return '' if k is None else (f"your rate is rounded to {k} decimals ({rates[0]:.4g} at step 1, where the rate is {noam_lr(1, d, w):.4g}): "
                                  "return it unrounded, and round only when you print it")
 
+# %% ../../nbs/course_training.ipynb #a22h0901
+def _warm_start(fn, d:int, w:int) -> str:
+    "Why your rate at step 0 is not 0: a warm-up from an initial rate (fairseq's warmup_init_lr), or one flat at the peak (T5's); else the rule."
+    same, r, peak = (lambda a, b: math.isclose(a, b, rel_tol=1e-6)), (lambda t: float(fn(t, d, w))), noam_lr(w, d, w)
+    c, mid = r(0), r(w // 2)
+    if c > 0 and same(c, peak) and same(mid, peak):
+        return (f"your rate is flat at the peak, {peak:.4g}, from step 0 to warmup (T5's rsqrt schedule, 1 / sqrt(max(step, warmup))): the "
+                "paper's rises in a line from 0, d_model ** -0.5 * step * warmup ** -1.5, to that peak")
+    if c > 0 and same(r(w), peak) and same(mid, c + (peak - c) * (w // 2) / w):
+        return (f"your warm-up starts from {c:.3g} at step 0 (fairseq's warmup_init_lr?) and rises in a line to the peak: the paper's rises "
+                "from 0, d_model ** -0.5 * step * warmup ** -1.5; return 0 at step 0")
+    return "the rate at step 0 is 0 (nothing has been trained yet): return 0 before the formula"
+
+def _schedule_class(fn):
+    "A schedule written as a class (the TensorFlow tutorial's CustomSchedule), named."
+    assert not isinstance(fn, type), (f"{fn.__name__} is a class (as the TensorFlow tutorial's CustomSchedule(d_model, warmup_steps) with its "
+                                      "__call__(step)): write a function, my_noam_lr(step, d_model=512, warmup=4000), that returns the rate")
+
+def _schedule_defaults(fn):
+    "Your `fn(step)` with its own defaults against noam_lr(step): the stub's defaults, d_model=512 and warmup=WARMUP, changed, named (none at all: not asked)."
+    for s in (1, WARMUP, 4 * WARMUP):
+        try: got = float(fn(s))
+        except TypeError: return                                                 # no defaults: every call passes the three
+        assert math.isclose(got, noam_lr(s), rel_tol=1e-9), (f"my_noam_lr({s}) with its defaults gave {got:.4g}, noam_lr({s}) {noam_lr(s):.4g}: "
+                                                             f"keep the stub's defaults, d_model=512 and warmup={WARMUP} (the base model's)")
+
+
 # %% ../../nbs/course_training.ipynb #a26c0905
 def _linear(fn, d:int, w:int) -> bool:
     "Whether `fn` falls in a straight line after the peak: its rates at warmup, 1.5 warmup and 2 warmup on one line, falling."
@@ -156,7 +183,7 @@ def check_schedule(fn) -> bool:
                         "step 0 before the formula, and use every other step as it is" if s == 0 and same(got, noam_lr(1, d, w)) and same(float(fn(1, d, w)), noam_lr(1, d, w)) else
                         "it is the rate of step + 1: the schedule runs one update early; use `step` as it is (1 for the first update)" if same(got, noam_lr(s + 1, d, w)) and same(float(fn(4 * w, d, w)), noam_lr(4 * w + 1, d, w)) else
                         "it is the rate of step - 1: the schedule runs one update late; the first update is step 1, not 0" if all(same(float(fn(t, d, w)), noam_lr(t - 1, d, w)) for t in (1, 2, w)) else
-                        "the rate at step 0 is 0 (nothing has been trained yet): return 0 before the formula" if s == 0 else
+                        _warm_start(fn, d, w) if s == 0 else
                         rounded if (rounded := _rounded(fn, d, w)) else "the rate is 0 in the warm-up: an integer division (step // warmup) rounds step / warmup down to 0; divide with /" if got == 0 and s < w else
                         f"it is the rate for d_model=512, warmup={WARMUP}: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, WARMUP)) else
                         f"it is the rate for warmup={WARMUP}: use the argument `warmup`" if same(got, noam_lr(s, d, WARMUP)) else
@@ -170,7 +197,7 @@ def check_schedule(fn) -> bool:
                         "in warm-up the rate rises linearly, d_model ** -0.5 * step * warmup ** -1.5 (check the exponent -1.5)" if s <= w else
                         "after the peak the rate falls as d_model ** -0.5 * step ** -0.5")
                 raise AssertionError(f"{case}: got {got:.4g}, expected {want:.4g}; {hint}" + (_schedule_law(fn, d, w, s) if hint[:5] in ('in wa', 'after') else ''))
-    return verdict(fn, cases, "your schedule equals noam_lr at step 0, in warm-up, at the peak and in the decay, for three sizes of model and warm-up")
+    return verdict(fn, lambda: (_schedule_class(fn), cases(), _schedule_defaults(fn)), "your schedule equals noam_lr at step 0, in warm-up, at the peak and in the decay, for three sizes of model and warm-up")
 
 # %% ../../nbs/course_training.ipynb #a26c0908
 def _smoothing_mistake(logits, t, eps:float, got, fn=None) -> str:
@@ -288,4 +315,10 @@ def check_label_smoothing(fn) -> bool:
             raise AssertionError(f"eps=0.1, targets padded with pad_id=3: got {got.item():.4f}, expected "
                                  f"{label_smoothing_loss(logits, padded, 0.1).item():.4f}; likely PAD_ID where the argument "
                                  "pad_id belongs: leave out the positions whose target is pad_id")
+        low = target.clamp(max=9)                                                      # no target of the last id, V - 1 = 10
+        try: got = torch.as_tensor(fn(logits, low, 0.1)).detach().float()
+        except RuntimeError as e: raise AssertionError(f"eps=0.1, no target of the last id: your loss raised RuntimeError ({e}); likely F.one_hot(target) "
+                                                       "without num_classes, as wide as the largest target + 1, not V: F.one_hot(target, V)") from None
+        want = label_smoothing_loss(logits, low, 0.1)
+        assert abs(got - want) <= rounding_tol(want, 2 * 11 + low.numel()), f"eps=0.1, no target of the last id: {_smoothing_mistake(logits, low, 0.1, got, fn)}"
     return verdict(fn, cases, "your loss equals label_smoothing_loss, PyTorch's label-smoothed cross-entropy, for eps = 0, 0.1 and 0.3, with and without padding")

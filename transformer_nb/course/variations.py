@@ -235,6 +235,12 @@ _HEADS_READINGS += [
 _HEADS_READINGS += [("most rows of `rows` look hardest at `col` in a head yours keeps, not every row: a head counts only when each row listed does, all(...)",
                      lambda w, rows, col: _heads(w, lambda h: 2 * sum(int(w[h, r].argmax() == col) for r in rows) > len(rows)))]
 
+# %% ../../nbs/course_variations.ipynb #a22v1203
+_HEADS_READINGS += [("a return inside the loop over the heads: yours stops at the first head that looks at col; collect every such head, "
+                     "[h + 1 for h in range(w.shape[0]) if ...], and return the list after the loop",
+                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows))[:1])]
+
+
 # %% ../../nbs/course_variations.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
     "For heads no listed reading explains: each head yours adds or leaves out, with where its rows put their largest weight."
@@ -334,6 +340,16 @@ def _rows_ab_fields(case:str, k:str, g:dict, w:dict, d:int, h:int, dk:int) -> st
         out.append(f"{f} is {a}, " + (f"expected {b}" if f in w else f"which row ({k[0]}) does not set") + f": {why}")
     return f"{case}: {k}: " + '; '.join(out)
 
+# %% ../../nbs/course_variations.ipynb #a22v1201
+def _rows_ab_call(rows_ab, base:dict, case:str):
+    "Your `rows_ab` on a copy of the preset `base`: a preset it changed (a field filled in or overwritten), named."
+    mine = dict(base); got = rows_ab(mine)
+    changed = sorted(k for k in {*base, *mine} if base.get(k, None) != mine.get(k, None))
+    assert not changed, (f"{case}: your rows_ab changed the preset it was given ({', '.join(f'{k}={mine.get(k)!r}' for k in changed)}): "
+                         "PRESETS is shared by every run; read its fields into names of your own, d_k = base.get('d_k') or d_model // h")
+    return got
+
+
 # %% ../../nbs/course_variations.ipynb #a26v0010
 _ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, h heads of size dk)]: each named when an answer equals it
     'A': [("row (A) keeps each head's size: it keeps the computation constant, d_k = d_v = d_model / h for each h",
@@ -357,7 +373,7 @@ def check_rows_ab(rows_ab) -> str:
     for name, base in [*((f"PRESETS[{n!r}]", PRESETS[n]) for n in ('base', 'mini', 'big', 'tiny')), ("a base with its own d_k", own)]:
         d, h = base['d_model'], base['h']; dk = base.get('d_k') or d // h; case = f"rows_ab({name}) (d_model={d}, h={h}, d_k={dk})"
         want = {k: v for k, v in table3_variants(base).items() if k[:2] in ('A-', 'B-')}
-        try: got = rows_ab(base)
+        try: got = _rows_ab_call(rows_ab, base, case)
         except ZeroDivisionError:
             raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)") from None
         assert isinstance(got, dict), f"{case} returned a {type(got).__name__}: return a dict, name -> overrides"
