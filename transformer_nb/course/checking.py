@@ -20,6 +20,7 @@ def report(check):
     "Make `check(*answers)`, which returns a sentence or fails an `assert`, a check that prints one line and never raises."
     @functools.wraps(check)
     def run(*answers) -> bool:                       # True: every case passed; False: a stub, a wrong answer, an error
+        dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()   # what an answer may change globally: put back after
         try:
             with torch.random.fork_rng(devices=[]):   # the same draws every time, and the learner's own left as they were
                 torch.manual_seed(0); print(check(*answers)); return True
@@ -28,6 +29,7 @@ def report(check):
                   "(or open the solution)")
         except AssertionError as e: print(f"Not yet: {e}")
         except Exception as e: print(f"{names_of(answers)} raised {type(e).__name__}: {e}")
+        finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)
         return False
     return run
 
