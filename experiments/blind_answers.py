@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, and the twenty-second, `22`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, and the twenty-third, `23`, of notebooks 00 to 07 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -257,6 +257,22 @@ SETS = {
               ('first_run', '14_since_2017', 'the mean taken in float64 (mean(dtype=torch.float64)) and returned so'): 'misleading',
           },
            {('12_variations', "ties counted as looking: w[h, r, col] == w[h, r].max()")}),   # a tie puts the largest weight on col too: no mistake
+    '23': ('twenty-third', 'blind_answers_23_set', {
+              ('first_run', '01_attention', 'NumPy arrays returned (the math done in NumPy)'): 'generic',
+              ('first_run', '02_multihead', 'W^O created in forward: a fresh random layer each call'): 'misleading',
+              ('first_run', '02_multihead', 'dropout 0.1 on the weights with F.dropout (always on)'): 'misleading',
+              ('first_run', '04_embeddings', 'the table created in forward on the first call (lazy, as Keras builds)'): 'misleading',
+              ('first_run', '05_positional_encoding', 'computed in bfloat16'): 'misleading',
+              ('first_run', '05_positional_encoding', 'exponents from linspace(0, 1, d/2): the last one 1, not (d - 2)/d'): 'generic',
+              ('first_run', '05_positional_encoding', 'sin and cos stacked on a new first axis and reshaped to (n, d_model): rows mixed'): 'generic',
+              ('first_run', '05_positional_encoding', 'the table a plain tensor attribute, not an nn.Parameter'): 'generic',
+              ('first_run', '05_positional_encoding', 'one column shared by the heads, expanded to h'): 'generic',
+              ('first_run', '05_positional_encoding', 'the table created in forward on each call'): 'generic',
+              ('first_run', '06_model', 'F.layer_norm with no learned gain and bias'): 'generic',
+              ('first_run', '06_model', 'nn.LayerNorm created in forward: its parameters not registered'): 'misleading',
+              ('first_run', '07_why_self_attention', "unfold's windows read by reshape as (.., 2w + 1, d_k), not permuted"): 'generic',
+           },
+            {('04_embeddings', 'one_hot(tokens) @ E: the vocabulary size inferred from the largest id')}),
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -263,3 +263,25 @@ def test_the_twenty_first_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t21_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-third blind set's misses
+from transformer_nb.course.core import check_pad_batch as _t23_check_pad_batch
+from nbtools import assert_rejects as _t23_rejects
+
+_T23_PRELUDE = 'from transformer_nb.core import PAD_ID'   # the names the exercise's cell sees
+_T23 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'one module-level buffer reused: a later call overwrites the batch returned before': ('pad_batch', '\n_BUF = torch.zeros(1024, 1024, dtype=torch.long)\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    out = _BUF[:len(seqs), :n]\n    out.fill_(pad_id)\n    for i, s in enumerate(seqs): out[i, :len(s)] = torch.tensor(s, dtype=torch.long)\n    return out',
+        'a\\ second\\ call\\ changed\\ the\\ batch\\ the\\ first\\ returned'),
+}
+
+@pytest.mark.parametrize('label', list(_T23))
+def test_the_twenty_third_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T23[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T23_PRELUDE, ns); exec(src, ns)
+    check = {'pad_batch': _t23_check_pad_batch}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t23_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -580,3 +580,27 @@ def test_the_twenty_first_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t21_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-third blind set's misses
+from transformer_nb.course.attention import check_attention as _t23_check_attention
+from nbtools import assert_rejects as _t23_rejects
+
+_T23_PRELUDE = ''   # the names the exercise's cell sees
+_T23 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'the scores detached: no gradient to q and k': ('my_attention', "\ndef my_attention(q, k, v, mask=None):\n    s = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).detach()\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return w @ v, w",
+        'no\\ gradient\\ reaches\\ q\\ and\\ k\\ through\\ your\\ output'),
+    'NumPy arrays returned (the math done in NumPy)': ('my_attention', '\nimport numpy as np\ndef my_attention(q, k, v, mask=None):\n    q, k, v = q.detach().numpy(), k.detach().numpy(), v.detach().numpy()\n    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(q.shape[-1])\n    if mask is not None: s = np.where(mask.numpy(), s, -np.inf)\n    e = np.exp(s - s.max(-1, keepdims=True))\n    w = e / e.sum(-1, keepdims=True)\n    if mask is not None: w = np.nan_to_num(np.where(mask.numpy(), w, 0.0))\n    return w @ v, w',
+        'returned\\ a\\ ndarray\\ and\\ a\\ ndarray:\\ return\\ two\\ tensors'),
+}
+
+@pytest.mark.parametrize('label', list(_T23))
+def test_the_twenty_third_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T23[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T23_PRELUDE, ns); exec(src, ns)
+    check = {'my_attention': _t23_check_attention}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t23_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

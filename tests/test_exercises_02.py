@@ -891,3 +891,27 @@ def test_the_twenty_first_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t21_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-third blind set's misses
+from transformer_nb.course.multihead import check_loop_mha as _t23_check_loop_mha
+from nbtools import assert_rejects as _t23_rejects
+
+_T23_PRELUDE = 'from transformer_nb.attention import attention'   # the names the exercise's cell sees
+_T23 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'W^O created in forward: a fresh random layer each call': ('LoopMHA', '\nclass LoopMHA(nn.Module):\n    def __init__(self, d_model, h):\n        super().__init__()\n        self.h, self.d_k = h, d_model // h\n        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))\n        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()\n        self.w_o = nn.Linear(h * self.d_k, d_model)\n    def forward(self, x, mem=None, mask=None):\n        mem = x if mem is None else mem\n        m = None if mask is None else mask[:, 0]\n        heads = [attention(q(x), k(mem), v(mem), m)[0] for q, k, v in zip(self.w_q, self.w_k, self.w_v)]\n        self.w_o = nn.Linear(self.h * self.d_k, x.shape[-1])\n        return self.w_o(torch.cat(heads, -1))\n    @torch.no_grad()\n    def load_from(self, mha):\n        for i in range(self.h):\n            rows = slice(i * self.d_k, (i + 1) * self.d_k)\n            for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):\n                lin.weight.copy_(W.weight[rows]); lin.bias.copy_(W.bias[rows])\n        self.w_o.load_state_dict(mha.w_o.state_dict())',
+        'forward\\ replaced\\ w_o:\\ a\\ layer\\ created\\ in\\ forward'),
+    'dropout 0.1 on the weights with F.dropout (always on)': ('LoopMHA', '\nclass LoopMHA(nn.Module):\n    def __init__(self, d_model, h):\n        super().__init__()\n        self.h, self.d_k = h, d_model // h\n        heads = lambda: nn.ModuleList(nn.Linear(d_model, self.d_k) for _ in range(h))\n        self.w_q, self.w_k, self.w_v = heads(), heads(), heads()\n        self.w_o = nn.Linear(h * self.d_k, d_model)\n    def forward(self, x, mem=None, mask=None):\n        mem = x if mem is None else mem\n        m = None if mask is None else mask[:, 0]\n        heads = [F.dropout(attention(q(x), k(mem), v(mem), m)[1], 0.1) @ v(mem) for q, k, v in zip(self.w_q, self.w_k, self.w_v)]\n        return self.w_o(torch.cat(heads, -1))\n    @torch.no_grad()\n    def load_from(self, mha):\n        for i in range(self.h):\n            rows = slice(i * self.d_k, (i + 1) * self.d_k)\n            for lin, W in zip((self.w_q[i], self.w_k[i], self.w_v[i]), (mha.w_q, mha.w_k, mha.w_v)):\n                lin.weight.copy_(W.weight[rows]); lin.bias.copy_(W.bias[rows])\n        self.w_o.load_state_dict(mha.w_o.state_dict())',
+        'in\\ eval\\ mode:\\ two\\ calls\\ on\\ the\\ same\\ x\\ gave\\ different\\ outputs'),
+}
+
+@pytest.mark.parametrize('label', list(_T23))
+def test_the_twenty_third_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T23[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T23_PRELUDE, ns); exec(src, ns)
+    check = {'LoopMHA': _t23_check_loop_mha}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t23_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -416,3 +416,25 @@ def test_the_twenty_first_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t21_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-third blind set's misses
+from transformer_nb.course.embeddings import check_my_embeddings as _t23_check_my_embeddings
+from nbtools import assert_rejects as _t23_rejects
+
+_T23_PRELUDE = 'from transformer_nb.core import PAD_ID'   # the names the exercise's cell sees
+_T23 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'the table created in forward on the first call (lazy, as Keras builds)': ('MyEmbeddings', "\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.vocab, self.d_model, self.pad_id, self.scale = vocab, d_model, pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        if not hasattr(self, 'E'):\n            self.E = nn.Parameter(torch.randn(self.vocab, self.d_model) * self.d_model ** -0.5)\n            with torch.no_grad(): self.E[self.pad_id] = 0.0\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x) * self.scale",
+        'no\\ parameter\\ until\\ forward\\ runs:\\ your\\ table\\ is\\ created\\ in\\ forward'),
+}
+
+@pytest.mark.parametrize('label', list(_T23))
+def test_the_twenty_third_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T23[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T23_PRELUDE, ns); exec(src, ns)
+    check = {'MyEmbeddings': _t23_check_my_embeddings}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t23_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

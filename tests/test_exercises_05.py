@@ -488,3 +488,37 @@ def test_the_twenty_first_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t21_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-third blind set's misses
+from transformer_nb.course.positional import check_encoding as _t23_check_encoding, check_relative_bias as _t23_check_relative_bias
+from nbtools import assert_rejects as _t23_rejects
+
+_T23_PRELUDE = ''   # the names the exercise's cell sees
+_T23 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'computed in bfloat16': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.bfloat16)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.bfloat16)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.bfloat16)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'every\\ entry\\ of\\ your\\ table\\ is\\ a\\ torch\\.bfloat16\\ number'),
+    'exponents from linspace(0, 1, d/2): the last one 1, not (d - 2)/d': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (torch.linspace(0, 1, d_model // 2, dtype=torch.float64))\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'your\\ exponents\\ run\\ from\\ 0\\ to\\ 1,\\ both\\ ends\\ included'),
+    'a 5000-row table built once and returned as a view (table[:n]): edits reach the cache': ('my_encoding', '\n_PE = {}\ndef my_encoding(n, d_model):\n    if d_model not in _PE:\n        pos = torch.arange(5000, dtype=torch.float64)[:, None]\n        angle = pos / 10000 ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)\n        pe = torch.zeros(5000, d_model, dtype=torch.float64)\n        pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n        _PE[d_model] = pe.float()\n    return _PE[d_model][:n]',
+        'returns\\ a\\ view\\ of\\ a\\ table\\ it\\ keeps\\ between\\ calls'),
+    'sin and cos stacked on a new first axis and reshaped to (n, d_model): rows mixed': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe = torch.stack([angle.sin(), angle.cos()], 0).reshape(n, d_model)\n    return pe.float()',
+        'your\\ sines\\ and\\ cosines\\ were\\ stacked\\ on\\ a\\ new\\ first\\ axis'),
+    'the table a plain tensor attribute, not an nn.Parameter': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K = K\n        self.table = (torch.randn(2 * K + 1, h) * 0.02).requires_grad_()\n    def forward(self, n_q, n_k):\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        return self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)',
+        'self\\.table\\ is\\ a\\ plain\\ tensor\\ attribute'),
+    'one column shared by the heads, expanded to h': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K, self.h = K, h\n        self.table = nn.Parameter(torch.randn(2 * K + 1, 1) * 0.02)\n    def forward(self, n_q, n_k):\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        return self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1).expand(self.h, n_q, n_k)',
+        'one\\ column\\ shared\\ by\\ the\\ 3\\ heads'),
+    'the table created in forward on each call': ('RelativeBias', '\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K):\n        super().__init__()\n        self.K, self.h = K, h\n    def forward(self, n_q, n_k):\n        self.table = nn.Parameter(torch.randn(2 * self.K + 1, self.h) * 0.02)\n        offset = torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]\n        return self.table[offset.clamp(-self.K, self.K) + self.K].permute(2, 0, 1)',
+        'forward\\ made\\ a\\ new\\ table'),
+}
+
+@pytest.mark.parametrize('label', list(_T23))
+def test_the_twenty_third_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T23[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T23_PRELUDE, ns); exec(src, ns)
+    check = {'my_encoding': _t23_check_encoding, 'RelativeBias': _t23_check_relative_bias}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t23_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -838,3 +838,27 @@ def test_the_twenty_first_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t21_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-third blind set's misses
+from transformer_nb.course.model import check_sublayer as _t23_check_sublayer
+from nbtools import assert_rejects as _t23_rejects
+
+_T23_PRELUDE = ''   # the names the exercise's cell sees
+_T23 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    'F.layer_norm with no learned gain and bias': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.d_model, self.drop = d_model, nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return F.layer_norm(x + self.drop(f(x)), (self.d_model,))',
+        'your\\ sub\\-layer\\ holds\\ no\\ gain\\ and\\ bias'),
+    'nn.LayerNorm created in forward: its parameters not registered': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.d_model, self.drop = d_model, nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return nn.LayerNorm(self.d_model)(x + self.drop(f(x)))',
+        'an\\ nn\\.LayerNorm\\ built\\ in\\ forward'),
+}
+
+@pytest.mark.parametrize('label', list(_T23))
+def test_the_twenty_third_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T23[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T23_PRELUDE, ns); exec(src, ns)
+    check = {'MySublayer': _t23_check_sublayer}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t23_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -455,3 +455,25 @@ def test_the_twenty_first_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t21_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-third blind set's misses
+from transformer_nb.course.complexity import check_restricted_attention as _t23_check_restricted_attention
+from nbtools import assert_rejects as _t23_rejects
+
+_T23_PRELUDE = ''   # the names the exercise's cell sees
+_T23 = {   # label: (the exercise's function, the answer's code, what its message must say)
+    "unfold's windows read by reshape as (.., 2w + 1, d_k), not permuted": ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1).reshape(*t.shape[:-1], 2 * w + 1, t.shape[-1]).transpose(-1, -2)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        'your\\ windows\\ were\\ regrouped\\ by\\ reshape'),
+}
+
+@pytest.mark.parametrize('label', list(_T23))
+def test_the_twenty_third_sets_misses_are_named(label):
+    import math, torch, torch.nn as nn, torch.nn.functional as F
+    fn, src, says = _T23[label]
+    ns = dict(math=math, torch=torch, nn=nn, F=F)
+    exec(_T23_PRELUDE, ns); exec(src, ns)
+    check = {'restricted_attention': _t23_check_restricted_attention}[fn]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t23_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -155,6 +155,15 @@ def _repeatable(fn, q, k, v, m, w, name:str):
     assert torch.equal(w.nan_to_num(), w2.nan_to_num()), (f"{name}: two calls on the same q, k, v gave different weights: something random runs "
         "in your attention, a dropout (F.dropout(w, p) drops unless training=False is given): equation (1) has none, leave it out")
 
+def _grads_flow(fn, q, k, v) -> None:
+    "Fail, naming a cut graph, if the output sends no gradient back to one of q, k, v (a .detach(), .data or a NumPy round trip)."
+    ins = [t.detach().clone().requires_grad_() for t in (q, k, v)]
+    out = fn(*ins)[0]
+    grads = torch.autograd.grad(out.sum(), ins, allow_unused=True) if out.requires_grad else (None,) * 3
+    cut = [n for n, g in zip('qkv', grads) if g is None or not g.abs().sum() > 0]
+    assert not cut, (f"no gradient reaches {' and '.join(cut)} through your output: a .detach(), .data, torch.no_grad() or a NumPy round trip "
+        "cut the graph there; training learns W^Q, W^K and W^V through these gradients: keep every step a differentiable torch operation")
+
 # %% ../../nbs/course_attention.ipynb #a26s0104
 @report
 def check_attention(fn) -> str:
@@ -177,8 +186,8 @@ def check_attention(fn) -> str:
                 f"on {('', '', 'two (plain matrices)', 'three')[axes]}: count the axes from the end, k.transpose(-2, -1) (or k.mT) and softmax(dim=-1), so that leading axes pass through"
                 + ("; k.T and k.transpose(0, 1) swap the leading axes" if axes == 2 else "")) from None
         assert isinstance(res, tuple) and len(res) == 2, f"{name}: return a pair (output, weights), not {type(res).__name__}"
-        out, w = res; _repeatable(fn, q, k, v, m, w, name)
-        assert all(isinstance(t, torch.Tensor) for t in res), f"{name}: returned a {type(out).__name__} and a {type(w).__name__}: return two tensors, (output, weights); a NumPy array (.numpy()) or a list (.tolist()) leaves autograd and the device behind"
+        out, w = res
+        assert all(isinstance(t, torch.Tensor) for t in res), f"{name}: returned a {type(out).__name__} and a {type(w).__name__}: return two tensors, (output, weights); a NumPy array (.numpy()) or a list (.tolist()) leaves autograd and the device behind"; _repeatable(fn, q, k, v, m, w, name)
         assert (tuple(out.shape), tuple(w.shape)) == ((2, 3, 4, 5), (2, 3, 4, 6)), \
             f"{name}: output {tuple(out.shape)}, weights {tuple(w.shape)}; expected (2, 3, 4, 5) and (2, 3, 4, 6){_shape_story(out, w, m)}"
         eye = torch.eye(6, dtype=torch.float64).expand(2, 3, 6, 6)                      # values = I: out = the weights
@@ -187,7 +196,7 @@ def check_attention(fn) -> str:
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
                lambda: "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
     _large_scores(fn, q, k, v); assert (g := global_change(fn, q, k, v)) is None, f"{fn.__name__} {g}"                                                         # exp() overflows past 709
-    _size_one(fn, q, k, v)                                                             # .squeeze() would drop the axes of size 1
+    _size_one(fn, q, k, v); _grads_flow(fn, q, k, v)                                   # .squeeze() would drop the axes of size 1
     none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
     out, w = fn(q, k, v, none)
     nan = bool(w.isnan().any() or out.isnan().any())

@@ -218,6 +218,12 @@ def _window_more(y, ref, q, k, v, r:int) -> str|None:
     if torch.allclose(y, out, rtol=0, atol=tol(q.dtype, d)):
         return (f"your mask reads slot t of query i's window as key i + t (arange(2 * (r // 2) + 1)), but with {w} rows padded in front "
                 "slot t is key i - r // 2 + t: the key positions are torch.arange(n)[:, None] + torch.arange(-(r // 2), r // 2 + 1)")
+    mixed = lambda t: win(t).reshape(*t.shape[:-1], 2 * w + 1, t.shape[-1]).transpose(-1, -2)   # (.., d, 2w+1) regrouped as (.., 2w+1, d)
+    s2 = torch.einsum('bhnd,bhndw->bhnw', q, mixed(k)) / d ** 0.5
+    j2 = torch.arange(n)[:, None] + torch.arange(-w, w + 1)
+    if torch.allclose(y, torch.einsum('bhnw,bhndw->bhnd', s2.masked_fill((j2 < 0) | (j2 >= n), float('-inf')).softmax(-1), mixed(v)), rtol=0, atol=tol(q.dtype, d)):
+        return ("your windows were regrouped by reshape (or view): unfold puts the window last, (B, h, n, d_k, 2w + 1), and reshaping that "
+                "to (..., 2w + 1, d_k) keeps the memory order, so it mixes keys and features; move the axis instead, .transpose(-1, -2) (or einsum 'bhndw')")
     if tol(q.dtype, d) < (y - ref).abs().max() <= tol(torch.float16, 2 * w + 1):      # the scores rounded to float16, then the softmax
         return (f"your outputs are off by {(y - ref).abs().max():.2g}, the size of float16's rounding of the scores: something is computed "
                 "in float16 (.half()); compute in the inputs' dtype")

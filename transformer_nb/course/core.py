@@ -123,4 +123,7 @@ def check_pad_batch(pad_batch) -> str:
                 else _pad_slots(got, kept, pad_id) or _which_row_wrong(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     assert (g := global_change(pad_batch, [[2, 5, 3], [2, 3]])) is None, f"pad_batch {g}"
+    first = pad_batch([[2, 5, 3], [2, 3]]); kept = first.clone(); pad_batch([[7, 7, 7, 7], [8]], 9)
+    assert torch.equal(first, kept), (f"a second call changed the batch the first returned ({kept.tolist()} became {first.tolist()}): your rows live in a "
+        "buffer kept between calls (a view of it is returned); build a new tensor at each call, torch.tensor(rows) or torch.full((B, n), pad_id)")
     return "pad_batch pads on the right with pad_id, as pad_ids in 08_data does"

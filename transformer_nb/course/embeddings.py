@@ -8,6 +8,7 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_embeddings.html.md"
 __all__ = ['check_my_embeddings']
 
 # %% ../../nbs/course_embeddings.ipynb #cc04impx
+import copy
 import torch
 import torch.nn as nn
 from ..core import PAD_ID
@@ -30,6 +31,16 @@ def _scale_hint(y, E, t, d:int) -> str:
                 + f": the factor is sqrt(d_model) = {d ** 0.5:g}")
     return _emb_where(y, E, t, d)
 
+# %% ../../nbs/course_embeddings.ipynb #a33e0401
+def _emb_lazy(m, vocab:int, d:int) -> str:
+    "If a module with no parameter and no tensor attribute gains its table on a first forward call (built lazily): that named, else ''."
+    if any(isinstance(v, torch.Tensor) for v in vars(m).values()): return ""
+    try: (t := copy.deepcopy(m))(torch.tensor([[1, 2]]))
+    except Exception: return ""
+    if not list(t.parameters()): return ""
+    return ("no parameter until forward runs: your table is created in forward on the first call (a lazy build, as Keras's build()), so "
+            "model.parameters() and an optimizer made before that call miss it, and to(device) cannot move it; create E in __init__")
+
 # %% ../../nbs/course_embeddings.ipynb #a26r0019
 def _emb_params(m, vocab:int, d:int) -> str:
     "What a MyEmbeddings(vocab, d) holds instead of one Parameter E of shape (vocab, d): its parameters named, and what they show."
@@ -38,7 +49,7 @@ def _emb_params(m, vocab:int, d:int) -> str:
     why = (f"an nn.Linear ({lin}) computes x W^T + b on vectors, not a lookup by id: hold one nn.Parameter E and index it, E[tokens]" if lin is not None else
            f"{b} is a buffer (register_buffer): the state_dict saves it, but parameters() leaves it out and no optimizer trains it; hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})"
                if not ps and (b := next((k for k, x in m.named_buffers() if tuple(x.shape) == (vocab, d)), None)) else
-           f"no parameter: a plain tensor attribute is neither trained nor saved; hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})" if not ps else
+           (_emb_lazy(m, vocab, d) or f"no parameter: a plain tensor attribute is neither trained nor saved; hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})") if not ps else
            f"{', '.join(f'{k} {s}' for k, s in ps.items() if s != (vocab, d))} extra: the embedding is a lookup alone, no bias or scale to learn" if (vocab, d) in ps.values() else
            f"E is transposed: it is (vocab, d_model) = ({vocab}, {d}), one row per token" if list(ps.values()) == [(d, vocab)] else
            f"hold one nn.Parameter E of shape (vocab, d_model) = ({vocab}, {d})")

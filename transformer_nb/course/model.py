@@ -33,7 +33,9 @@ def _hand_norm(s) -> str:
                     "standard deviation with Bessel's correction (n - 1), eps added to it; nn.LayerNorm divides by sqrt(variance + eps), "
                     "the variance over the d_model features (unbiased=False): use one nn.LayerNorm(d_model)")
         if torch.allclose(y, c / (t.var(-1, keepdim=True, unbiased=False) + eps).sqrt(), atol=1e-4):
-            return "your LayerNorm is written by hand: use one nn.LayerNorm(d_model), the module whose gain and bias the check sets"
+            return ("your sub-layer holds no gain and bias: F.layer_norm(t, (d_model,)) without weight= and bias=, or an nn.LayerNorm built in forward "
+                    "(new at each call, never registered), normalises without the learned γ and β; hold one nn.LayerNorm(d_model), made in __init__"
+                    if not list(s.parameters()) else "your LayerNorm is written by hand: use one nn.LayerNorm(d_model), the module whose gain and bias the check sets")
     for what, z in (("the positions and the features together (x.shape[1:])", F.layer_norm(t, t.shape[1:])),
                     ("the positions (dim 1)", (t - t.mean(1, keepdim=True)) / (t.var(1, keepdim=True, unbiased=False) + 1e-5).sqrt())):
         if torch.allclose(y, z, atol=1e-4):

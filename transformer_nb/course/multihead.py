@@ -356,6 +356,20 @@ def _loop_built(LoopMHA, d_model:int, h:int):
         raise AssertionError(f"LoopMHA({d_model}, {h}) raised TypeError ({str(e).splitlines()[0][:70]}): a layer's size is a float, as "
                              f"d_model / h = {d_model / h} is (true division); sizes are whole numbers, d_k = d_model // h") from None
 
+# %% ../../nbs/course_multihead.ipynb #a33m0201
+def _loop_steady(loop, x, d_model:int, h:int) -> None:
+    "Fail, naming it, if forward replaces a layer (one created in forward) or two eval calls on the same x differ (a dropout left on)."
+    before = {n: id(p) for n, p in loop.named_parameters()}
+    try:
+        with torch.no_grad(): a, b = loop(x), loop(x)
+    except Exception: return                                                      # the comparisons that follow name it
+    new = [n.rsplit('.', 1)[0] for n, p in loop.named_parameters() if before.get(n) != id(p)]
+    assert not new, (f"LoopMHA({d_model}, {h}): forward replaced {', '.join(dict.fromkeys(new))}: a layer created in forward is new and random at "
+        "each call, so what load_from copied and what training learns never reach it; create every layer once, in __init__")
+    assert not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape and not torch.equal(a, b)), (
+        f"LoopMHA({d_model}, {h}) in eval mode: two calls on the same x gave different outputs: something random runs in forward, a dropout "
+        "(F.dropout(t, p) drops unless training=self.training is given; an nn.Dropout held in __init__ follows eval()): eval mode drops nothing")
+
 # %% ../../nbs/course_multihead.ipynb #a26s0206
 @report
 def check_loop_mha(LoopMHA) -> str:
@@ -379,6 +393,7 @@ def check_loop_mha(LoopMHA) -> str:
         assert n_loop == n_ours, (f"d_model={d_model}, h={h}: {n_loop:,} parameters, ours {n_ours:,}: one nn.Linear(d_model, d_k) "
                                   "with a bias per head for each of W^Q, W^K, W^V, and one nn.Linear(h*d_k, d_model) for W^O")
         x, mem, pm = torch.randn(2, 5, d_model), torch.randn(2, 7, d_model), torch.arange(7) < torch.tensor([[[[7]]], [[[4]]]])   # (B, 1, 1, S)
+        _loop_steady(loop, x, d_model, h)
         for case, args, kw in [('self-attention', (x,), {}), ('encoder-decoder attention', (x, mem), {}),
                                ('a causal mask', (x,), dict(mask=causal_mask(5))), ('one query and a padding mask', (x[:, :1], mem), dict(mask=pm))]:
             want, got = ours(*args, **kw), _loop_output(loop, case, args, kw, d_model, h, x)

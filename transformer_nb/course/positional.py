@@ -42,10 +42,20 @@ def _pe_like(pe:torch.Tensor, n:int, d:int, **kw) -> bool:
 # %% ../../nbs/course_positional.ipynb #a30p0501
 def _pe_width(th0:float, slope:float, d:int) -> str:
     "If pair i turns by 10000^(-2i / D) per position, D a usual model width other than d: a width written in, named; else ''."
+    if abs(th0 - 1) < 1e-3 and d > 2 and abs(slope - 2 * d / (d - 2)) < 1e-2:
+        return ("your exponents run from 0 to 1, both ends included, i / (d_model/2 - 1) (torch.linspace(0, 1, d_model // 2), or fairseq's and "
+                "tensor2tensor's spacing): §3.5's are 2i/d_model, from 0 up to (d_model - 2)/d_model, torch.arange(0, d_model, 2) / d_model")
     D = round(2 * d / slope)
     if abs(th0 - 1) > 1e-3 or D == d or D not in (64, 128, 256, 512, 768, 1024, 2048, 4096) or abs(2 * d / slope - D) > 1e-2: return ""
     return (f"your pair i turns by 10000^(-2i / {D}) per position: a width of {D} is written in where d_model = {d} belongs; "
             "read it from the argument, pos / 10000^(2i/d_model)")
+
+def _pe_regrouped(pe, n:int, d:int) -> str:
+    "If `pe` is the sines and cosines stacked on a new first axis, (2, n, d/2), then reshaped to (n, d): that named, else ''."
+    ang = torch.arange(n, dtype=torch.float64)[:, None] / 10000 ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    if not torch.allclose(pe.double(), torch.stack([ang.sin(), ang.cos()], 0).reshape(n, d), atol=1e-4): return ""
+    return ("your sines and cosines were stacked on a new first axis, (2, n, d_model/2), then reshaped to (n, d_model): reshape keeps the "
+            "memory order, so the rows mix positions; stack them on the last axis, torch.stack([sin, cos], -1).flatten(1)")
 
 # %% ../../nbs/course_positional.ipynb #a26r0027
 def _pe_drawn(fn, pe, n:int, d:int) -> str:
@@ -62,7 +72,7 @@ def _pe_rest(pe, n:int, d:int) -> str:
                 f"{[round(x, 4) for x in pe[0, :6].tolist()]}")
     ang = torch.arange(n, dtype=torch.float64)[:, None] / 10000 ** (torch.arange(0, d, 2, dtype=torch.float64) / d)   # (n, d/2)
     ref = torch.stack([ang.sin(), ang.cos()], -1).flatten(1).to(pe.dtype)
-    low = next((t for t in (torch.float16, torch.bfloat16) if torch.equal(pe, pe.to(t).to(pe.dtype)) and not torch.equal(ref, ref.to(t).to(pe.dtype))), None)
+    low = next((t for t in (torch.bfloat16, torch.float16) if torch.equal(pe, pe.to(t).to(pe.dtype)) and not torch.equal(ref, ref.to(t).to(pe.dtype))), None)
     if low is not None:
         return (f"every entry of your table is a {low} number, off the formula by up to {(pe - ref).abs().max().item():.2g}: computed in "
                 f"{low}, the angles are rounded; compute in float32, torch.arange(n, dtype=torch.float32)")
@@ -117,7 +127,11 @@ def check_encoding(fn) -> str:
                                      "the row's index, 0 to n - 1")
             why = [m for m, kw in _PE_MISTAKES.items() if _pe_like(pe, n, d, **kw)]
             raise AssertionError(f"d_model={d}: PE[{p}, {j}] is {pe[p, j]:.5f}, the formula gives {ref[p, j]:.5f}: " +
-                (f"your table has {why[0]}" if why else _pe_drawn(fn, pe, n, d) or _pe_rest(pe, n, d)))
+                (f"your table has {why[0]}" if why else _pe_drawn(fn, pe, n, d) or _pe_regrouped(pe, n, d) or _pe_rest(pe, n, d)))
+    first = fn(4, 16)
+    with torch.no_grad(): first.fill_(7.0)                                  # the caller's table, edited: a later call must not see it
+    assert not (fn(4, 16) == 7.0).all(), (f"{fn.__name__} returns a view of a table it keeps between calls (a cache sliced, table[:n]): "
+        "editing what one call returned changed the next call's table; return a new tensor at each call (.clone() of a cached one)")
     return f"{fn.__name__} is the sinusoidal encoding of §3.5"
 
 # %% ../../nbs/course_positional.ipynb #a26r0047
@@ -148,6 +162,23 @@ def _bias_map(b, table, n_q:int, n_k:int, K:int) -> str:
                 "last keys, as a decoder with a cache counts them; here query i is position i and key j position j, so the row is clamp(j - i, -K, K) + K")
     return (f": your rows by offset j - i are {yours}; the paper's are {({o: min(max(o, -K), K) + K for o in yours})}, "
             "clamp(j - i, -K, K) + K")
+
+# %% ../../nbs/course_positional.ipynb #a33p0501
+def _bias_parts(rb, h:int, K:int) -> str:
+    "Why `rb` holds no (2K + 1, h) table: a plain tensor attribute, or one column shared by the heads; '' if neither."
+    plain = [n for n, v in vars(rb).items() if isinstance(v, torch.Tensor) and not isinstance(v, torch.nn.Parameter)]
+    if plain and not list(rb.parameters()):
+        return (f": self.{plain[0]} is a plain tensor attribute (requires_grad_() does not register it): a module's parameters are its "
+                "nn.Parameter attributes alone, so it is neither trained, saved nor moved; wrap it, nn.Parameter(...)")
+    if [tuple(p.shape) for p in rb.parameters()] == [(2 * K + 1, 1)]:
+        return f": one column shared by the {h} heads; each head learns its own bias per offset, a table of 2K + 1 rows and h columns"
+    return ""
+
+def _bias_kept(rb) -> None:
+    "Fail, naming it, if a forward call replaces the module's parameters (a table made in forward)."
+    before = [id(p) for p in rb.parameters()]; rb(2, 2)
+    assert [id(p) for p in rb.parameters()] == before, ("forward made a new table: a parameter created in forward is new, random, at each call, "
+        "and the optimizer holds the old one; create the table once, in __init__")
 
 # %% ../../nbs/course_positional.ipynb #a26s0507
 def _bias_hint(b, table, n_q:int, n_k:int, K:int) -> str:
@@ -197,7 +228,7 @@ def check_relative_bias(RelativeBias) -> str:
     h, K = 3, 2; rb = RelativeBias(h, K); rb(2, 2)
     ps = list(rb.parameters())
     assert len(ps) == 1 and tuple(ps[0].shape) == (2 * K + 1, h), (f"RelativeBias(h={h}, K={K}) should have one parameter, "
-        f"the table of shape ({2 * K + 1}, {h}), a row per clipped offset; it has {[tuple(p.shape) for p in ps]}")
+        f"the table of shape ({2 * K + 1}, {h}), a row per clipped offset; it has {[tuple(p.shape) for p in ps]}" + _bias_parts(rb, h, K)); _bias_kept(rb)
     table = ps[0]
     with torch.no_grad(): table.normal_()                                         # distinct values, so a wrong row shows
     sizes = [(4, 4), (3, 6), (1, 5), (6, 2)]
