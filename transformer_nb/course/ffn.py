@@ -13,7 +13,7 @@ import torch
 import torch.nn as nn
 from ..core import count_params
 from ..ffn import FeedForward
-from .checking import report, where_differ, global_change
+from .checking import report, where_differ, global_change, near
 
 # %% ../../nbs/course_ffn.ipynb #a26r0011
 def _param_story(f, conv) -> str|None:
@@ -34,7 +34,7 @@ def _param_story(f, conv) -> str|None:
                    f"{k} is {src} in reverse order (flipped, as [::-1] or .flip does): copy it as it is" if got.shape == want.shape and any(torch.allclose(got, want.flip(a)) for a in range(want.dim())) else
                    f"{k} holds {src}'s entries in another order: copy it as it is, entry for entry" if got.shape == want.shape and torch.allclose(got.flatten().sort().values, want.flatten().sort().values) else
                    f"{k} is still all zero: it was not copied from {src}" if not got.any() else
-                   f"{k} is {src} times {float((got * want).sum() / (want * want).sum()):.3g}" if got.shape == want.shape and torch.allclose(got, want * float((got * want).sum() / (want * want).sum()), atol=1e-6) else
+                   f"{k} is {src} times {float((got * want).sum() / (want * want).sum()):.3g}" if got.shape == want.shape and near(got, want * float((got * want).sum() / (want * want).sum()), want.numel()) else
                    f"{k} holds one number, {got.flatten()[0]:.4g}, in every entry{' (the mean of ' + src + ')' if torch.isclose(got.flatten()[0], want.mean()) else ''}: copy {src} entry for entry" if got.numel() > 1 and (got == got.flatten()[0]).all() else
                    f"{k} was not copied from {src} ({where_differ(got, want, 'row col' if got.dim() == 2 else 'index')})")
     return '; '.join(out) or None
@@ -151,7 +151,7 @@ def _activation_story(f, conv, x) -> str|None:
     with torch.no_grad(): y, g = f(x), f.w_2(nn.functional.gelu(f.w_1(x)))
     return ("your four parameters are the convolutions', so the function between the layers changed: "
             + ("it is GELU (BERT's and GPT-2's activation), not the ReLU between the convolutions; FeedForward's hidden is max(0, x W1 + b1)"
-               if torch.allclose(y, g, atol=1e-6) else "FeedForward computes w_2(relu(w_1(x))): keep its forward and hidden as they are"))
+               if near(y, g, f.w_1.in_features + f.w_2.in_features, magnitude=[x, y]) else "FeedForward computes w_2(relu(w_1(x))): keep its forward and hidden as they are"))
 
 def _not_trainable(f) -> str|None:
     "Which of `f`'s parameters an optimizer cannot train: frozen (requires_grad False), or not a leaf (a copy tracked by autograd); else None."

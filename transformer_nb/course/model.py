@@ -16,7 +16,7 @@ from ..attention import causal_mask, pad_mask
 from ..model import EncoderLayer, DecoderLayer, SublayerConnection
 from ..lib.transformer import build_model, count_config_params, random_batch, perturb
 from ..lib.options import get_model_config
-from ..lib.machine import rounding_tol
+from ..lib.machine import rounding_tol, logit_terms
 from .checking import report, largest_at, where_differ, fit_scale, IN_PLACE
 
 # %% ../../nbs/course_model.ipynb #a27m0401
@@ -249,6 +249,14 @@ def _model_variant(m, norm_first=None, ffn_first=None, rule=None, dec_order=None
     return v
 
 # %% ../../nbs/course_model.ipynb #a26s9001
+def _logit_tol(ref, m, s, t) -> float:
+    "How far `m`'s outputs `ref` on (s, t), computed in another order, may differ: the rounding of the forward's additions (logit_terms), any CPU."
+    return rounding_tol([ref, 1.0], logit_terms(m.cfg, s.shape[1], t.shape[1], vocab=True))
+
+def _near(a, b, m, s, t) -> bool:
+    "Whether `a` is `b`, outputs of `m`'s forward on (s, t), up to that rounding: which computation gave an answer."
+    return torch.allclose(a, b, rtol=0, atol=_logit_tol(b, m, s, t))
+
 def _cross_reads_memory(fn, m, s, t) -> bool:
     "Whether `fn`, on a source and a target of different lengths, gives a cross-attention the memory as its first argument, the queries."
     g, firsts = _refusing(m), []
@@ -269,7 +277,7 @@ def _cross_self(fn, m, s, t) -> str|None:
             for l in v.decoder:
                 l.forward = lambda x, z, sm, tm, l=l: l.sub[2](l.sub[1](l.sub[0](x, lambda u: l.self_attn(u, mask=tm)),
                                                                          lambda u: l.cross_attn(u, u, mask=sm if mask == 'src' else tm)), l.ffn)
-            if isinstance(y, torch.Tensor) and y.shape == (r := v(s, t)).shape and torch.allclose(y, r, atol=1e-5):
+            if isinstance(y, torch.Tensor) and y.shape == (r := v(s, t)).shape and _near(y, r, m, s, t):
                 return ("the cross-attention reads its keys and values from the decoder's own stream, not from the memory z (so it fails "
                         "once the source and the target differ in length): it is cross_attn(t, z, mask=src_mask), the encoder's output second")
     return None
@@ -281,7 +289,7 @@ def _layers_unused(fn, m, s, t) -> str|None:
         def used(stack, i):
             v = copy.deepcopy(m); torch.manual_seed(i)
             for p in getattr(v, stack)[i].parameters(): p.add_(torch.randn_like(p))
-            return not torch.allclose(fn(_refusing(v), s, t), y, atol=1e-6)
+            return not _near(fn(_refusing(v), s, t), y, m, s, t)
         for stack in ('encoder', 'decoder'):
             seen = [used(stack, i) for i in range(len(getattr(m, stack)))]
             if any(seen) and not all(seen):
@@ -295,7 +303,7 @@ def _enc_causal(m, y, s, t) -> str|None:
     for l in v.encoder:
         l.forward = lambda x, sm, l=l: l.sub[1](l.sub[0](x, lambda u: l.self_attn(u, mask=sm & causal_mask(x.shape[1]))), l.ffn)
     with torch.no_grad():
-        if not torch.allclose(y, v(s, t), atol=1e-5): return None
+        if not _near(y, v(s, t), m, s, t): return None
     return ("the encoder's self-attention is causal too: the encoder reads the whole source, every position every other; only the "
             "decoder's self-attention hides later positions; the encoder's mask is pad_mask(src) alone")
 
@@ -320,16 +328,16 @@ def _mask_mixup(fn, m, e:RuntimeError, s, t) -> str:
 def _output_mistake(m, y, s, t) -> str|None:
     "What `y` is instead of `m`'s logits on (s, t): log-probabilities, probabilities, or the logits with a causal-only target mask; None if none."
     ref, sm = m(s, t), pad_mask(s)
-    if torch.allclose(y, ref.log_softmax(-1), atol=1e-5):
+    if _near(y, ref.log_softmax(-1), m, s, t):
         return ("these are log-probabilities (log_softmax of the logits): Transformer.forward returns the logits, "
                 "model.generator's output; the loss applies log_softmax itself")
     for f, what in ((ref.log_softmax(1), "a log_softmax"), (ref.softmax(1), "a softmax")):
-        if torch.allclose(y, f, atol=1e-5):
+        if _near(y, f, m, s, t):
             return f"that is {what} over the positions (dim=1), which mixes them: return the logits, model.generator's output"
-    if torch.allclose(y, ref.softmax(-1), atol=1e-5): return "these are probabilities (softmax of the logits): return the logits, model.generator's output"
+    if _near(y, ref.softmax(-1), m, s, t): return "these are probabilities (softmax of the logits): return the logits, model.generator's output"
     try: causal = m.decode(m.encode(s, sm), sm, t, causal_mask(t.shape[1]))
     except Exception: return None
-    if torch.allclose(y, causal, atol=1e-5):
+    if _near(y, causal, m, s, t):
         return ("the decoder's self-attention mask is causal only: make_tgt_mask(tgt) is causal_mask(T) and pad_mask(tgt) "
                 "together, so no query reads the target's padding either")
     return None
@@ -344,18 +352,18 @@ def _logits_mistake(fn, m, y, s, t) -> str|None:
     try: fn(g, s, t); m(s, t)
     finally: hook.remove()
     if len(seen) != 1 or seen[0].shape != ref_in[0].shape: return None
-    if torch.allclose(seen[0], ref_in[0], atol=1e-5):
+    if _near(seen[0], ref_in[0], m, s, t):
         return "the logits are model.generator(y) as it returns them: something was added to them after the output layer"
     d = seen[0] - ref_in[0]
-    if torch.allclose(y, m.generator(seen[0]), atol=1e-5) and torch.allclose(d, d[:, :1].expand_as(d), atol=1e-5):
+    if _near(y, m.generator(seen[0]), m, s, t) and torch.allclose(d, d[:, :1].expand_as(d), rtol=0, atol=_logit_tol(ref_in[0], m, s, t)):
         return ("something was added to the decoder's output before model.generator, the same at every target position: "
                 "the logits are model.generator(y), y the last decoder layer's output as it is")
     normed = [F.layer_norm(ref_in[0], ref_in[0].shape[-1:]), *(n(ref_in[0]) for n in m.modules() if isinstance(n, nn.LayerNorm))]
-    if any(torch.allclose(seen[0], n, atol=1e-5) for n in normed):
+    if any(_near(seen[0], n, m, s, t) for n in normed):
         return ("the decoder's output went through one more LayerNorm before model.generator: in the paper's post-LN each sub-layer "
                 "ends with its own norm, so the logits are model.generator(y), y the last decoder layer's output as it is")
     twice = lambda *ks: _model_variant(m, **{k: _Twice(getattr(m, k)) for k in ks})(s, t)
-    if any(torch.allclose(y, twice(*ks), atol=1e-5) for ks in (('src_emb', 'tgt_emb'), ('src_emb',), ('tgt_emb',))):
+    if any(_near(y, twice(*ks), m, s, t) for ks in (('src_emb', 'tgt_emb'), ('src_emb',), ('tgt_emb',))):
         return ("an embedding is scaled by sqrt(d_model) twice: model.src_emb and model.tgt_emb multiply by it already (as the Annotated "
                 "Transformer's Embeddings do); add the positions to model.src_emb(src) as it returns it")
     return None
@@ -379,7 +387,7 @@ def _dec_layer(l, x, z, sm, tm, self_kv=None, self_mask=None, ffn=None):
 def _layer_mistake(m, y, s, t) -> str|None:
     "What `y` is if the layers are built another way: the decoder's self-attention on z, the encoder's FFN in the decoder, the encoder's FFN first; None if none."
     def like(**kw):
-        try: return torch.allclose(y, _layer_variant(m, **kw)(s, t), atol=1e-5)
+        try: return _near(y, _layer_variant(m, **kw)(s, t), m, s, t)
         except RuntimeError: return False                                                 # a mask that does not fit that variant
     if any(like(dec=lambda v, l, k, x, z, sm, tm, o=o: _dec_layer(l, x, z, sm, tm, z, sm if o else None)) for o in (1, 0)):
         return ("the decoder's self-attention reads the memory z: its queries, keys and values all come from the decoder's own "
@@ -393,7 +401,7 @@ def _layer_mistake(m, y, s, t) -> str|None:
         for l in [*v.encoder, *v.decoder]:
             for sub in l.sub: sub.norm = l.sub[k].norm
         with torch.no_grad():
-            if torch.allclose(y, v(s, t), atol=1e-5):
+            if _near(y, v(s, t), m, s, t):
                 return (f"every sub-layer of a layer uses sub[{k}].norm: each sub-layer has a LayerNorm of its own, sub[i].norm for the "
                         "i-th (self-attention sub[0], then cross-attention sub[1] and the FFN sub[2] in a decoder layer)")
     return None
@@ -405,7 +413,7 @@ def _norm_swap(m, y, s, t) -> str|None:
     for side in ('encoder', 'decoder'):
         v = copy.deepcopy(m); setattr(v, side, nn.ModuleList(reversed(list(getattr(v, side)))))
         with torch.no_grad():
-            if torch.allclose(y, v(s, t), atol=1e-5): return f"the {side}'s layers run in reverse, the last first: run them in order, for l in model.{side}"
+            if _near(y, v(s, t), m, s, t): return f"the {side}'s layers run in reverse, the last first: run them in order, for l in model.{side}"
     for side in ('encoder', 'decoder'):
         n = len(getattr(m, side)[0].sub)
         for js in itertools.product(range(n), repeat=n):                          # sub[i] with sub[js[i]].norm
@@ -415,7 +423,7 @@ def _norm_swap(m, y, s, t) -> str|None:
                 norms = [sub.norm for sub in l.sub]
                 for i, j in enumerate(js): l.sub[i].norm = norms[j]
             with torch.no_grad():
-                if torch.allclose(y, v(s, t), atol=1e-5):
+                if _near(y, v(s, t), m, s, t):
                     odd = [(i, j) for i, j in enumerate(js) if i != j]
                     if len(odd) == 1:
                         return (f"sub[{odd[0][0]}] of each {side} layer normalises with sub[{odd[0][1]}].norm: each sub-layer has a LayerNorm of its own, "
@@ -430,7 +438,7 @@ def _stack_mistake(m, y, s, t) -> str|None:
     "What `y` is if a sub-layer is left out of every encoder or decoder layer, or decoder layer k reads encoder layer k's output (or input), not z; None if none."
     def like(**kw):
         try:
-            with torch.no_grad(): return torch.allclose(y, _layer_variant(m, **kw)(s, t), atol=1e-5)
+            with torch.no_grad(): return _near(y, _layer_variant(m, **kw)(s, t), m, s, t)
         except (RuntimeError, IndexError): return False
     subs = lambda l, fs, x, skip: functools.reduce(lambda u, j: l.sub[j](u, fs[j]) if j != skip else u, range(len(fs)), x)
     dec = lambda l, x, z, sm, tm: [lambda u: l.self_attn(u, mask=tm), lambda u: l.cross_attn(u, z, mask=sm), l.ffn]
@@ -455,11 +463,11 @@ def _forward_rest(fn, m, y, s, t) -> str:
     "For logits no listed mistake explains: sentences that mix (the first alone gets other logits), else where they differ."
     with torch.no_grad():
         alone = fn(m, s[:1], t[:1])
-        if isinstance(alone, torch.Tensor) and alone.shape == y[:1].shape and not torch.allclose(alone, y[:1], atol=1e-5):
+        if isinstance(alone, torch.Tensor) and alone.shape == y[:1].shape and not _near(alone, y[:1], m, s, t):
             return ("sentence 0 alone gets other logits than within the batch: the sentences influence each other (a mean, a sum or "
                     "a softmax over dim 0, or a mask of the wrong shape); every operation acts within a sentence")
         ref = m(s, t)
-        bad = ((y - ref).abs().amax(-1) > 1e-5).any(0).nonzero().flatten().tolist()
+        bad = ((y - ref).abs().amax(-1) > _logit_tol(ref, m, s, t)).any(0).nonzero().flatten().tolist()
     return (f"write each sub-layer with its own sub[i].norm, in the order of the equations; the logits differ at target positions "
             f"{bad[:8]}{' ...' if len(bad) > 8 else ''} of {t.shape[1]}, {where_differ(y, ref, 'batch position token')}")
 
@@ -481,13 +489,12 @@ def _one_sub_pre_ln(m, y, s, t) -> str|None:
     "If `y` is `m`'s logits with one sub-layer of every layer of one stack pre-LN, x + f(LayerNorm(x)), the rest post-LN: that, else None."
     if m.cfg.norm_first: return None
     names = {'encoder': ('self-attention', 'feed-forward network'), 'decoder': ('self-attention', 'encoder-decoder attention', 'feed-forward network')}
-    tol = rounding_tol(y, m.cfg.N * m.cfg.d_ff)                                  # another CPU's kernels round the same logits otherwise
     for stack, subs in names.items():
         for i, name in enumerate(subs):
             v = copy.deepcopy(m)
             for l in getattr(v, stack): l.sub[i].forward = lambda x, f, sub=l.sub[i]: x + f(sub.norm(x))
             with torch.no_grad():
-                if torch.allclose(y, v(s, t), rtol=0, atol=tol):
+                if _near(y, v(s, t), m, s, t):
                     return (f"the {stack}'s {name}, sub[{i}], is pre-LN, x + f(sub[{i}].norm(x)), and the other sub-layers post-LN: "
                             f"every sub-layer of the paper is LayerNorm(x + f(x)), sub[{i}].norm(x + f(x)), the sum normalised")
     return None
@@ -495,16 +502,16 @@ def _one_sub_pre_ln(m, y, s, t) -> str|None:
 # %% ../../nbs/course_model.ipynb #a26c0615s
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
-    like = lambda **kw: torch.allclose(y, _model_variant(m, **kw)(s, t), atol=1e-5)     # y is what `m` built another way gives
+    like = lambda **kw: _near(y, _model_variant(m, **kw)(s, t), m, s, t)     # y is what `m` built another way gives
     pre, I, g = m.cfg.norm_first, nn.Identity(), _refusing(m)
     ps = torch.tensor([[5, 6, 7, 8, 9, 3], [10, 11, 3, 0, 0, 0]])                  # a probe: source padding,
     pt = torch.tensor([[2, 12, 13, 14, 15, 16], [2, 17, 18, 19, 20, 21]])          # no target padding
     later, padded = torch.cat([pt[:, :3], pt[:, 3:] + 10], 1), F.pad(ps, (0, 3))   # later tokens changed; more padding
-    why = [(lambda: not torch.allclose(fn(g, ps, later)[:, :3], fn(g, ps, pt)[:, :3], atol=1e-5),
+    why = [(lambda: not _near(fn(g, ps, later)[:, :3], fn(g, ps, pt)[:, :3], m, ps, pt),
             "the future leaks: the decoder's self-attention needs the target mask make_tgt_mask(tgt)"),
-           (lambda: torch.allclose(fn(g, ps.flip(0), pt), fn(g, ps, pt), atol=1e-5),
+           (lambda: _near(fn(g, ps.flip(0), pt), fn(g, ps, pt), m, ps, pt),
             "the decoder never reads the source: the cross-attention's keys and values are the encoder's output z, cross_attn(t, z, mask=src_mask)"),
-           (lambda: not torch.allclose(fn(g, padded, pt), fn(g, ps, pt), atol=1e-5),
+           (lambda: not _near(fn(g, padded, pt), fn(g, ps, pt), m, padded, pt),
             "padding leaks: the encoder's self-attention and the cross-attention need pad_mask(src)"),
            (lambda: like(src_pos=_AddsNothing()),
             "the encoder's input has no positions: it is model.src_pos(model.src_emb(src)), the embeddings plus PE"),
@@ -556,7 +563,7 @@ def check_forward(fn) -> str:
             == (*ref.shape[:2], m.cfg.d_model) else ": one row per source "
             "token; the logits come from the decoder's output y, model.generator(y)" if tuple(getattr(y, 'shape', ()))[:2] == tuple(s.shape) else ": one position short: the target comes in shifted already (tgt = the "
             "target with BOS, without its last token); use it as it is, every position" if tuple(getattr(y, 'shape', ()))[:2] == (t.shape[0], t.shape[1] - 1) else "")
-        if (err := (y - ref).abs().max().item()) >= 1e-5:
+        if (err := (y - ref).abs().max().item()) > _logit_tol(ref, m, s, t):
             raise AssertionError(f"my_forward's logits differ from the model's by up to {err:.2g}: {_output_mistake(m, y, s, t) or _logits_mistake(fn, m, y, s, t) or _forward_mistake(fn, m, y, s, t)}")
     return f"{fn.__name__} computes Transformer.forward"
 
