@@ -88,6 +88,9 @@ def _check_11_prose():
     nbf.quoted('da8dc3f4', "a second run of the `cpu-hour` recipe", "an AMD EPYC with AVX2")
     assert not re.search(r'\b40\.6\b|\b40\.0\b', nbf.text['da8dc3f4'])                        # one headline figure per recipe
     nbf.quoted('e20d7b10', "one figure per direction, each from one run on a 2-core AMD EPYC with AVX2")   # the headline's hardware (cpu_hour.json)
+    test_eq({r['direction']: r['chosen_on_valid'] for r in hour}, {'de-en': 'last', 'en-de': 'average'})        # "Validation picked ..."
+    nbf.quoted('11f00005', "Validation picked de→en's last checkpoint and en→de's average")
+    nbf.quoted('e20d7b10', f"beside the paper's {base2[0]}:")                                        # Table 2's base model, English→German
     assert all(', 2 cores (CPU)' in r['hardware'] for r in hour) and len(hour) == len({r['direction'] for r in hour})
 
     # English→French beside the paper's
