@@ -67,6 +67,10 @@ def _check_11_prose():
            f"reaches {B(gpu.format('de-en')):.1f} cased BLEU de→en and {B(gpu.format('en-de')):.1f} en→de",
            f"scores {B('numbers-en-de-default-avg5-beam4', 'exact_match'):.1f}% exact match with beam 4")
     assert 'bleu_char' in by['numbers-en-de-default-avg5-beam4'] and '| — |' in headline_table(recs)
+    cpu_de = [r for r in recs if r['dataset'] == 'multi30k' and r['direction'] == 'de-en' and r['hardware'].startswith('AMD EPYC, 2 cores')]
+    assert all(r['id'].startswith(de) for r in cpu_de) and max(cpu_de, key=lambda r: r['bleu_lc'])['id'] == de + '-e14-avg5-beam4'   # "the best of this preset's runs, trained longer and averaged"
+    assert by['m30k-de-en-gpu-w512n3-beam4']['command'].split('; ')[0] == by[gpu.format('de-en')]['command'].split('; ')[0]   # "the same run, decoded without averaging"
+    assert f"| {B('m30k-de-en-gpu-w512n3-beam4'):.1f} |" in headline_table(recs)
     recipe = json.loads(Path('../results/numbers_recipe.json').read_text(encoding='utf-8'))
     main = [r['results']['tnb-train (avg:4)']['exact_match'] for r in recipe if r['id'].startswith('tnb-train-s')]
     t3 = {r['id']: r for r in load_results(Path('../results/table3_fp32.json'), TABLE3_KEYS)}
@@ -88,6 +92,9 @@ def _check_11_prose():
     nbf.quoted('da8dc3f4', "a second run of the `cpu-hour` recipe", "an AMD EPYC with AVX2")
     assert not re.search(r'\b40\.6\b|\b40\.0\b', nbf.text['da8dc3f4'])                        # one headline figure per recipe
     nbf.quoted('e20d7b10', "one figure per direction, each from one run on a 2-core AMD EPYC with AVX2")   # the headline's hardware (cpu_hour.json)
+    test_eq({r['direction']: r['chosen_on_valid'] for r in hour}, {'de-en': 'last', 'en-de': 'average'})        # "Validation picked ..."
+    nbf.quoted('11f00005', "Validation picked de→en's last checkpoint and en→de's average")
+    nbf.quoted('e20d7b10', f"beside the paper's {base2[0]}:")                                        # Table 2's base model, English→German
     assert all(', 2 cores (CPU)' in r['hardware'] for r in hour) and len(hour) == len({r['direction'] for r in hour})
 
     # English→French beside the paper's

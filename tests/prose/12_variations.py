@@ -96,7 +96,7 @@ def _check_12_prose():
            "on the CPU the last two separate", "a guess, untested")
     test_eq([gv['rows'][o]['n_seeds'] for o in ('big', 'C-N4', 'D-drop0.2')], [1, 1, 1])
     test_eq(table3_variants(PRESETS['mini'])['big']['p_drop'], 0.3)
-    quoted('a1b2c343', "With three seeds on the CPU, 32 heads, four layers and twice the dropout separate, all worse; the GPU's eight rows with two seeds miss; the rest have one seed")
+    quoted('a1b2c343', "With three seeds on the CPU, 32 heads, four layers and twice the dropout separate, all worse; none of the GPU's eight rows with two seeds separates; the rest have one seed")
     assert not any(r['verdict'] == 'separates' for name in ('table3_gpu', 'table3_fp32') for r in V[name]['rows'].values())
     assert all(not r.get('hyps') for r in g) and all(r.get('hyps') for r in cpu); quoted('12t00004', "Its runs kept no translations")
     for f in ('steps', 'max-tokens', 'warmup', 'lr-scale', 'vocab-size'):                                   # "with the same budget"

@@ -100,6 +100,12 @@ def _check_14_prose():
         said, ps = both([names[k] for k in sep]), both([p_text(rows[k]['holm_p']) for k in sep])
         quoted('s14g0011', f"The rule separates {said} (Holm-adjusted $p$ {ps}); the other changes are not separated at this budget")
         quoted('s14h0000', f"the rule separates {said} (Holm $p$ < 0.05) and no other change")
+        rest = [k for k in order if k not in sep]                                           # the main line's reading of the table (s14g0021)
+        assert all(rows[k]['interval'][0] > 0 for k in sep)                                 # "each with its whole interval above 0"
+        assert all(min(rows[k]['deltas'].values()) < 0 < max(rows[k]['deltas'].values()) for k in rest)   # "fall on both sides of 0"
+        test_eq(rest, ['rmsnorm', 'gqa'])                                                   # "Neither aims at BLEU: RMSNorm ..., grouped-query attention ..."
+        quoted('s14g0021', f"{['No', 'One', 'Two', 'Three', 'Four', 'Five', 'Six'][len(sep)]} changes separate", f"for the better: {said}.",
+               f"{both([names[k] for k in rest])} do not")
         assert all(rows[k]['holm_p'] < 0.05 for k in sep) and all(rows[k]['holm_p'] >= 0.05 for k in rows if k not in sep)
     else:
         low = min(rows, key=lambda k: rows[k]['holm_p'])
