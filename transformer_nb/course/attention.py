@@ -12,17 +12,21 @@ import re
 import torch
 import torch.nn.functional as F
 from ..attention import attention
-from .checking import report, largest_at, where_differ, scale_name, call_kept, runs_ok, global_change
+from .checking import report, largest_at, where_differ, scale_name, call_kept, runs_ok, global_change, near
 
 # %% ../../nbs/course_attention.ipynb #a29m0102
+def _same(a, b, q, k) -> bool:
+    "Whether weights (or their sums) `a` are `b` up to rounding: the scores' d_k additions, the softmax's n_k, scores as large as q k^T (at least 1)."
+    return near(a, b, 2 * (q.shape[-1] + k.shape[-2]), magnitude=[q @ k.mT, 1.0])
+
 def _mask_share(w, q, k, m) -> str|None:
     "Weights that ignore the mask `m` (expanded to w's shape), or whose masked keys took a share of the softmax and were zeroed after it; else None."
     a, s = w.nan_to_num(0.0), q @ k.mT * q.shape[-1] ** -0.5
-    if torch.allclose(a, s.softmax(-1), atol=1e-6) and not m.all():
+    if _same(a, s.softmax(-1), q, k) and not m.all():
         return ("the weights ignore the mask: they are the softmax of every score, masked keys included; fill the masked scores with "
                 "-inf before the softmax, scores.masked_fill(~mask, float('-inf'))")
     total = a.sum(-1, keepdim=True)
-    if (a * ~m).abs().amax() < 1e-9 and (total < 1 - 1e-6).any() and torch.allclose(a / total.clamp_min(1e-300), s.masked_fill(~m, float('-inf')).softmax(-1).nan_to_num(0.0), atol=1e-6):
+    if (a * ~m).abs().amax() < 1e-9 and (total < 1 - 1e-6).any() and _same(a / total.clamp_min(1e-300), s.masked_fill(~m, float('-inf')).softmax(-1).nan_to_num(0.0), q, k):
         return (f"the masked keys took a share of the softmax and were zeroed after it: the allowed keys get the right weights times "
                 f"{total.min().item():.3g} or so, so their rows sum to less than 1 (a finite fill, or the mask applied after the softmax): "
                 "fill the masked scores with -inf before the softmax")
@@ -56,17 +60,17 @@ def diagnose_weights(w, q, k, mask=None, d_v:int|None=None) -> str:
         if mask is None and ('invert' in kw or 'fill' in kw or 'add' in kw): continue
         a, b = w.nan_to_num(0.0), _weights(q, k, mask, **kw)
         if 'fill' in kw: a, b = a.masked_fill(~mask, 0.0), b.masked_fill(~mask, 0.0)   # zeroed after, or not
-        if torch.allclose(a, b, atol=1e-6): return why
+        if _same(a, b, q, k): return why
     if mask is not None:
         m = mask.expand(w.shape)
-        if torch.allclose(w, _weights(q, k) * m, atol=1e-6):
+        if _same(w, _weights(q, k) * m, q, k):
             return ("the weights were masked after the softmax: a query's weights then sum to less than 1; fill the masked "
                     "scores with -inf before the softmax")
         if why := _mask_share(w, q, k, m): return why
         if (w.nan_to_num(0.0).abs() * ~m).amax() > 1e-6:
             return (f"masked keys still get weight (up to {(w.nan_to_num(0.0).abs() * ~m).amax():.2g}): a finite fill leaves "
                     "them some; set the masked scores to -inf before the softmax (e^-inf = 0)")
-    if any(torch.allclose(w.nan_to_num(0.0), _weights(q, k, mask, scale=s) * d_k ** -0.5, atol=1e-6) for s in (1.0, None)): return f"the weights were divided by sqrt(d_k) = {d_k ** 0.5:g} after the softmax, so a query's sum to {d_k ** -0.5:.3g}: scale the scores before it, softmax(q k^T / sqrt(d_k))"
+    if any(_same(w.nan_to_num(0.0), _weights(q, k, mask, scale=s) * d_k ** -0.5, q, k) for s in (1.0, None)): return f"the weights were divided by sqrt(d_k) = {d_k ** 0.5:g} after the softmax, so a query's sum to {d_k ** -0.5:.3g}: scale the scores before it, softmax(q k^T / sqrt(d_k))"
     return _weights_rest(w, q, k, mask, d_v)
 
 # %% ../../nbs/course_attention.ipynb #a30m0102
@@ -74,11 +78,11 @@ def _other_weights(w, q, k, mask=None) -> str|None:
     "Weights of two more mistakes: a causal mask applied whatever mask is given, or log-probabilities (log_softmax); else None."
     a, keep = w.nan_to_num(0.0), torch.ones(w.shape, dtype=torch.bool) if mask is None else mask.expand(w.shape)
     tri = keep & torch.ones(w.shape[-2:], dtype=torch.bool).tril()
-    if not torch.equal(tri, keep) and torch.allclose(a, _weights(q, k, tri), atol=1e-6):
+    if not torch.equal(tri, keep) and _same(a, _weights(q, k, tri), q, k):
         return (f"your weights are causal (each query sees the keys up to its own position) with {'no mask' if mask is None else 'this mask'}: "
                 "a triangular mask is applied always, as a decoder's CausalAttention does; apply only the mask passed in (the caller makes it causal)")
     s = (q @ k.mT * q.shape[-1] ** -0.5).masked_fill(~keep, float('-inf')).log_softmax(-1)
-    if torch.allclose(a.masked_fill(~keep, 0.0), s.masked_fill(~keep, 0.0), atol=1e-6):
+    if _same(a.masked_fill(~keep, 0.0), s.masked_fill(~keep, 0.0), q, k):
         return "your weights are log-probabilities (log_softmax), all negative: attention averages the values with probabilities, softmax(scores, dim=-1)"
     return None
 
@@ -119,15 +123,15 @@ def _weights_rest(w, q, k, mask=None, d_v:int|None=None) -> str:
         return (f"your weights have NaN, first at [{largest_at(w, axes)[1]}], {where}: -inf times 0 (a 0/1 mask multiplied in) or "
                 "-inf minus -inf is NaN; fill the masked scores with masked_fill(~mask, float('-inf')) and take the softmax")
     ok = allowed & (w > 1e-12)                                        # fit c: log w = c q k^T + a row's constant
-    s, lw = (q @ k.mT).expand(w.shape), torch.where(ok, w.clamp_min(1e-300).log(), 0.0)
+    s, lw = (q @ k.mT).expand(w.shape).double(), torch.where(ok, w.double().clamp_min(1e-300).log(), 0.0)   # float64: c to the weights' own rounding
     mean = lambda x: (x * ok).sum(-1, keepdim=True) / ok.sum(-1, keepdim=True).clamp_min(1)
     x, y = (s - mean(s)) * ok, (lw - mean(lw)) * ok
     c = float((x * y).sum() / (x * x).sum().clamp_min(1e-300))
-    if c > 0 and torch.allclose(w, _weights(q, k, mask, scale=c), atol=1e-6):
+    if c > 0 and _same(w, _weights(q, k, mask, scale=c), q, k):
         return (f"your scores q k^T are multiplied by {scale_name(c, d_k, d_v, k.shape[-2])}: the paper divides them by "
                 f"sqrt(d_k) = {d_k ** 0.5:.3g}, the size of a query or key, before the softmax")
-    if not torch.allclose(w.sum(-1), torch.ones(()).to(w), atol=1e-6):
-        sums = [a for a in range(w.dim() - 1) if torch.allclose(w.sum(a), torch.ones(()).to(w), atol=1e-6)]
+    if not _same(w.sum(-1), torch.ones(()).to(w), q, k):
+        sums = [a for a in range(w.dim() - 1) if _same(w.sum(a), torch.ones(()).to(w), q, k)]
         i, place = largest_at(w.sum(-1, keepdim=True) - 1, axes.rsplit(' ', 1)[0] + ' ')
         return (f"each query's weights must sum to 1 over the keys, softmax(scores, dim=-1); at [{place}] they sum to {w.sum(-1, keepdim=True)[i].item():.4g}"
                 + (f", and it is the {axes.split()[sums[0]]} axis (dim={sums[0]}) that sums to 1" if sums else ""))

@@ -6,12 +6,13 @@ Docs: https://transformer-nb.github.io/transformer_nb/course_exercises.html.md""
 
 # %% auto #0
 __all__ = ['IN_PLACE', 'names_of', 'report', 'outcome', 'says', 'largest_at', 'where_differ', 'scale_name', 'fit_scale',
-           'call_kept', 'runs_ok', 'global_change', 'shape_axes', 'verdict']
+           'call_kept', 'runs_ok', 'global_change', 'near', 'shape_axes', 'verdict']
 
 # %% ../../nbs/course_exercises.ipynb #cc99impx
 import contextlib, functools, io
 import torch
 from fastcore.test import test_eq
+from ..lib.machine import rounding_tol
 
 # %% ../../nbs/course_exercises.ipynb #a26s0002
 def names_of(answers) -> str: return ', '.join(getattr(a, '__name__', type(a).__name__) for a in answers)
@@ -125,6 +126,11 @@ def global_change(fn, *args) -> str|None:
         return ("reseeds PyTorch's generator (torch.manual_seed) at every call: every random draw after it repeats the same numbers; "
                 "seed once, at the top of the notebook (set_seed), not inside a function")
     return None
+
+# %% ../../nbs/course_exercises.ipynb #a26s9010
+def near(a, b, terms:int, magnitude=None) -> bool:
+    "Whether `a` is `b` up to the rounding of `terms` additions of values as large as `magnitude` (`b` if None): which computation gave an answer, on any CPU's kernels."
+    return torch.allclose(a, b, rtol=0, atol=rounding_tol(b if magnitude is None else magnitude, terms, b.dtype))
 
 # %% ../../nbs/course_exercises.ipynb #a26s0203s
 def shape_axes(shape, sizes:dict) -> str|None:
