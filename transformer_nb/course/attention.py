@@ -176,7 +176,7 @@ def _three_axes(fn, q, k, v) -> None:
         raise AssertionError(f"q, k, v of three axes (B, n, d): raised {type(e).__name__} ({str(e).splitlines()[0][:60]}), and runs on four (B, h, n, d): "
             "q, k, v may carry any leading axes; an einsum written for four, 'bhqd,bhkd->bhqk', takes any as '...qd,...kd->...qk' (or q @ k.transpose(-2, -1))") from None
     want = F.scaled_dot_product_attention(q3, k3, v3)
-    assert isinstance(out, torch.Tensor) and out.shape == want.shape and near(out, want, q.shape[-1] + k.shape[-2]), (f"q, k, v of three axes (B, n, d): the output "
+    assert isinstance(out, torch.Tensor) and out.shape == want.shape and near(out, want, q.shape[-1] + k.shape[-2]), ("q, k, v of three axes (B, n, d): the output "
         "is not softmax(q k^T / sqrt(d_k)) v, and it is on four (B, h, n, d): count the axes from the end (q.shape[-1], dim=-1), not from the front")
 
 # %% ../../nbs/course_attention.ipynb #a26s0104
