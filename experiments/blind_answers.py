@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, and the twenty-third, `23`, of notebooks 00 to 07 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, and the twenty-fourth, `24`, of notebooks 00 to 07 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -273,6 +273,27 @@ SETS = {
               ('first_run', '07_why_self_attention', "unfold's windows read by reshape as (.., 2w + 1, d_k), not permuted"): 'generic',
            },
             {('04_embeddings', 'one_hot(tokens) @ E: the vocabulary size inferred from the largest id')}),
+    '24': ('twenty-fourth', 'blind_answers_24_set', {
+              ('first_run', '00_core', 'C loop to len(s) - 1: the last token of each sentence left as a pad'): 'generic',
+              ('first_run', '00_core', 'one row buffer reused for every sentence: all rows alias the last one'): 'generic',
+              ('first_run', '01_attention', 'an even r refused (assert r % 2 == 1)'): 'misleading',
+              ('first_run', '01_attention', 'positions as uint8 (a C unsigned index): i - j wraps around'): 'generic',
+              ('first_run', '02_multihead', 'x.split(h, -1): pieces of size h, not h pieces'): 'generic',
+              ('first_run', '02_multihead', 'split in NumPy (reshape, transpose): an ndarray returned'): 'misleading',
+              ('first_run', '02_multihead', 'only the first batch element split, broadcast to the batch'): 'misleading',
+              ('first_run', '02_multihead', 'merge by torch.cat(list(x), -1): the batch concatenated, not the heads'): 'generic',
+              ('first_run', '03_ffn', "the conv kept and called on transposed inputs (the FeedForward's own weights unused)"): 'generic',
+              ('first_run', '04_embeddings', 'returns the embeddings as float64'): 'generic',
+              ('first_run', '05_positional_encoding', 'positions and frequencies broadcast the other way: angle (d_model/2, n), assigned transposed'): 'generic',
+              ('first_run', '05_positional_encoding', 'the angle in degrees: torch.deg2rad applied before sin/cos'): 'generic',
+              ('first_run', '06_model', 'a LayerNorm by hand with the mean and variance without keepdim'): 'generic',
+              ('first_run', '06_model', 'the LayerNorm without a bias (bias=False)'): 'misleading',
+              ('first_run', '07_why_self_attention', 'the keys padded with -inf (F.pad value=-inf) for the -inf scores'): 'misleading',
+              ('first_run', '07_why_self_attention', 'heads folded batch-major, unfolded head-major: right for B = 1 or h = 1'): 'generic',
+              ('first_run', '07_why_self_attention', 'the keys padded but the values not: windows of v start w rows late'): 'misleading',
+              ('first_run', '07_why_self_attention', 'blocks, not windows: unfold with step 2w + 1 (block-local attention)'): 'misleading',
+           },
+            {('05_positional_encoding', "the pe returned with requires_grad (an nn.Parameter, GPT-2's learnable table from the sinusoids)")}),   # a Parameter is a tensor of the same values: no mistake
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

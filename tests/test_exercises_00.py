@@ -36,8 +36,8 @@ def test_no_cell_runs_a_solution_or_rebinds_the_learners_names():
 def test_check_pad_batch_passes_right_answers(capsys):
     ns = namespace(NB, '94a43b09', EX)                                       # PAD_ID, then the printed solution
     assert check_pad_batch(ns['pad_batch']) is True
-    from torch.nn.utils.rnn import pad_sequence                             # another right answer
-    other = lambda seqs, pad_id=0: pad_sequence([torch.tensor(s) for s in seqs], batch_first=True, padding_value=pad_id)
+    from torch.nn.utils.rnn import pad_sequence                             # another right answer (long rows: an empty first sentence stays long)
+    other = lambda seqs, pad_id=0: pad_sequence([torch.tensor(s, dtype=torch.long) for s in seqs], batch_first=True, padding_value=pad_id)
     assert check_pad_batch(other) is True
     assert capsys.readouterr().out.count('pads on the right with pad_id') == 2
 
@@ -284,4 +284,30 @@ def test_the_twenty_third_sets_misses_are_named(label):
     check = {'pad_batch': _t23_check_pad_batch}[fn]
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t23_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-fourth blind set's misses
+from transformer_nb.course.core import check_pad_batch as _t24_check_pad_batch
+from nbtools import assert_rejects as _t24_rejects
+
+_T24_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *'   # the names the exercise's cell sees
+_T24 = {   # label: (the exercise, the answer's code, what its message must say)
+    'pad_sequence of torch.tensor(s): an empty sentence is float32 and turns the batch float': ('pad_batch', '\nfrom torch.nn.utils.rnn import pad_sequence\ndef pad_batch(seqs, pad_id=PAD_ID):\n    return pad_sequence([torch.tensor(s) for s in seqs], batch_first=True, padding_value=pad_id)',
+        'pad_batch\\(\\[\\[\\], \\[2, 5, 3\\]\\]\\): ids are whole numbers, .*torch.tensor\\(\\[\\]\\) of an empty sentence is float32'),
+    'C loop to len(s) - 1: the last token of each sentence left as a pad': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    out = torch.full((len(seqs), n), pad_id, dtype=torch.long)\n    for i in range(len(seqs)):\n        for j in range(len(seqs[i]) - 1):\n            out[i, j] = seqs[i][j]\n    return out',
+        "each sentence's last id became a pad: .*range\\(len\\(s\\) - 1\\)"),
+    'one row buffer reused for every sentence: all rows alias the last one': ('pad_batch', '\ndef pad_batch(seqs, pad_id=PAD_ID):\n    n = max(len(s) for s in seqs)\n    row, rows = torch.full((n,), pad_id, dtype=torch.long), []\n    for s in seqs:\n        row.fill_(pad_id); row[:len(s)] = torch.tensor(s, dtype=torch.long)\n        rows.append(row)\n    return torch.stack(rows)',
+        "every row is the last sentence's, \\[2, 7, 3, 0\\]: one row tensor was filled for each sentence"),
+}
+
+@pytest.mark.parametrize('label', list(_T24))
+def test_the_twenty_fourth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T24[label]
+    ns = {}
+    exec(_T24_PRELUDE, ns); exec(src, ns)
+    run = {'pad_batch': lambda ns: _t24_check_pad_batch(ns['pad_batch'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t24_rejects(lambda: run(ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

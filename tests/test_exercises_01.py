@@ -319,11 +319,11 @@ def test_attention_mistakes_nobody_listed_are_named_by_property(answer, says):
     assert_rejects(check_attention, answer, says=says)
 
 def test_attention_computed_otherwise_still_passes():
-    def attention(q, k, v, mask=None):                 # einsum, float64 kept, masked_fill on a copy
-        s = torch.einsum('bhqd,bhkd->bhqk', q, k) / math.sqrt(k.shape[-1])
+    def attention(q, k, v, mask=None):                 # einsum over any leading axes, float64 kept, masked_fill on a copy
+        s = torch.einsum('...qd,...kd->...qk', q, k) / math.sqrt(k.shape[-1])
         if mask is not None: s = s.masked_fill(~mask, float('-inf'))
         w = torch.nan_to_num(s.softmax(-1))
-        return torch.einsum('bhqk,bhkd->bhqd', w, v), w
+        return torch.einsum('...qk,...kd->...qd', w, v), w
     assert check_attention(attention) is True
 
 def _mask_by(f, post=lambda m: m[None, None]):
@@ -603,4 +603,30 @@ def test_the_twenty_third_sets_misses_are_named(label):
     check = {'my_attention': _t23_check_attention}[fn]
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t23_rejects(check, ns[fn], says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-fourth blind set's misses
+from transformer_nb.course.attention import check_attention as _t24_check_attention, check_restricted as _t24_check_restricted
+from nbtools import assert_rejects as _t24_rejects
+
+_T24_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.attention import *'   # the names the exercise's cell sees
+_T24 = {   # label: (the exercise, the answer's code, what its message must say)
+    "einsum 'bhqd,bhkd->bhqk': 4-d inputs only": ('attention', "\ndef my_attention(q, k, v, mask=None):\n    s = torch.einsum('bhqd,bhkd->bhqk', q, k) / math.sqrt(q.shape[-1])\n    if mask is not None: s = s.masked_fill(~mask, float('-inf'))\n    w = s.softmax(dim=-1)\n    if mask is not None: w = w.masked_fill(~mask, 0.0)\n    return torch.einsum('bhqk,bhkd->bhqd', w, v), w",
+        'q, k, v of three axes \\(B, n, d\\): raised RuntimeError .*an einsum written for four'),
+    'an even r refused (assert r % 2 == 1)': ('restricted_mask', "\ndef restricted_mask(n, r):\n    assert r % 2 == 1, 'r must be odd'\n    i = torch.arange(n)\n    return ((i[:, None] - i[None, :]).abs() <= r // 2)[None, None]",
+        'restricted_mask\\(6, 4\\) raised AssertionError \\(r must be odd\\): an assert of your own refused n=6, r=4; an even r is allowed too'),
+    'positions as uint8 (a C unsigned index): i - j wraps around': ('restricted_mask', '\ndef restricted_mask(n, r):\n    i = torch.arange(n, dtype=torch.uint8)\n    return ((i[:, None] - i[None, :]) <= r // 2)[None, None]',
+        'your mask is not symmetric .*: it looks back only, .*an unsigned dtype such as torch.uint8'),
+}
+
+@pytest.mark.parametrize('label', list(_T24))
+def test_the_twenty_fourth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T24[label]
+    ns = {}
+    exec(_T24_PRELUDE, ns); exec(src, ns)
+    run = {'attention': lambda ns: _t24_check_attention(ns['my_attention']), 'restricted_mask': lambda ns: _t24_check_restricted(ns['restricted_mask'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t24_rejects(lambda: run(ns), says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

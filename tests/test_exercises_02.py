@@ -915,3 +915,33 @@ def test_the_twenty_third_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t23_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-fourth blind set's misses
+from transformer_nb.course.multihead import check_heads as _t24_check_heads
+from nbtools import assert_rejects as _t24_rejects
+
+_T24_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.attention import *\nfrom transformer_nb.multihead import MultiHeadAttention'   # the names the exercise's cell sees
+_T24 = {   # label: (the exercise, the answer's code, what its message must say)
+    'x.split(h, -1): pieces of size h, not h pieces': ('heads', '\ndef split_heads(x, h):\n    return torch.stack(x.split(h, -1), 1)\n\ndef merge_heads(x):\n    B, h, n, d = x.shape\n    return x.transpose(1, 2).reshape(B, n, h * d)\n',
+        "you cut the features into pieces of h = 3 \\(h read as one head's size, or x.split\\(h, -1\\)"),
+    'split in NumPy (reshape, transpose): an ndarray returned': ('heads', '\nimport numpy as np\ndef split_heads(x, h):\n    B, n, hd = x.shape\n    return np.transpose(x.detach().numpy().reshape(B, n, h, hd // h), (0, 2, 1, 3))\n\ndef merge_heads(x):\n    B, h, n, d = x.shape\n    return x.transpose(1, 2).reshape(B, n, h * d)\n',
+        'split_heads\\(x of shape \\(2, 5, 12\\), h=3\\) returned a ndarray: return a tensor'),
+    'only the first batch element split, broadcast to the batch': ('heads', '\ndef split_heads(x, h):\n    B, n, hd = x.shape\n    return x[0].view(n, h, hd // h).transpose(0, 1)[None].expand(B, -1, -1, -1)\n\ndef merge_heads(x):\n    B, h, n, d = x.shape\n    return x.transpose(1, 2).reshape(B, n, h * d)\n',
+        "every sentence of the batch holds sentence 0's heads"),
+    'detach() in split: no gradient reaches x': ('heads', '\ndef split_heads(x, h):\n    B, n, hd = x.shape\n    return x.detach().view(B, n, h, hd // h).transpose(1, 2)\n\ndef merge_heads(x):\n    B, h, n, d = x.shape\n    return x.transpose(1, 2).reshape(B, n, h * d)\n',
+        'no gradient reaches x through merge_heads\\(split_heads\\(x, h\\)\\)'),
+    'merge by torch.cat(list(x), -1): the batch concatenated, not the heads': ('heads', '\ndef split_heads(x, h):\n    B, n, hd = x.shape\n    return x.view(B, n, h, hd // h).transpose(1, 2)\n\ndef merge_heads(x):\n    return torch.cat(list(x.transpose(1, 2)), -1)[None]\n',
+        'the sentences were concatenated: list\\(x\\) \\(or x.unbind\\(0\\)\\) iterates over the first axis'),
+}
+
+@pytest.mark.parametrize('label', list(_T24))
+def test_the_twenty_fourth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T24[label]
+    ns = {}
+    exec(_T24_PRELUDE, ns); exec(src, ns)
+    run = {'heads': lambda ns: _t24_check_heads(ns['split_heads'], ns['merge_heads'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t24_rejects(lambda: run(ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

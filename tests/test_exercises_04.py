@@ -438,3 +438,25 @@ def test_the_twenty_third_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t23_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-fourth blind set's misses
+from transformer_nb.course.embeddings import check_my_embeddings as _t24_check_my_embeddings
+from nbtools import assert_rejects as _t24_rejects
+
+_T24_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.embeddings import *'   # the names the exercise's cell sees
+_T24 = {   # label: (the exercise, the answer's code, what its message must say)
+    'returns the embeddings as float64': ('MyEmbeddings', '\nclass MyEmbeddings(nn.Module):\n    def __init__(self, vocab, d_model, pad_id=PAD_ID):\n        super().__init__()\n        self.E = nn.Parameter(torch.randn(vocab, d_model) * d_model ** -0.5)\n        with torch.no_grad(): self.E[pad_id] = 0.0\n        self.pad_id, self.scale = pad_id, math.sqrt(d_model)\n    def forward(self, tokens):\n        x, pad = self.E[tokens], (tokens == self.pad_id)[..., None]\n        return torch.where(pad, x.detach(), x).double() * self.scale',
+        "a zero padding row: your embeddings are torch.float64, E's and nn.Embedding's torch.float32: keep E's dtype"),
+}
+
+@pytest.mark.parametrize('label', list(_T24))
+def test_the_twenty_fourth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T24[label]
+    ns = {}
+    exec(_T24_PRELUDE, ns); exec(src, ns)
+    run = {'MyEmbeddings': lambda ns: _t24_check_my_embeddings(ns['MyEmbeddings'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t24_rejects(lambda: run(ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

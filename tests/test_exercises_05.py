@@ -522,3 +522,31 @@ def test_the_twenty_third_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t23_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-fourth blind set's misses
+from transformer_nb.course.positional import check_encoding as _t24_check_encoding, check_relative_bias as _t24_check_relative_bias
+from nbtools import assert_rejects as _t24_rejects
+
+_T24_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.positional import *'   # the names the exercise's cell sees
+_T24 = {   # label: (the exercise, the answer's code, what its message must say)
+    "a table of the base model's 512 rows, sliced: at most 512 positions": ('my_encoding', '\ndef my_encoding(n, d_model, max_len=512):\n    pos = torch.arange(max_len, dtype=torch.float64)[:, None]\n    angle = pos / 10000 ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)\n    pe = torch.zeros(max_len, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe[:n].float()',
+        'my_encoding\\(600, 2\\) gave \\(512, 2\\); expected a tensor of shape \\(600, 2\\): 512 rows for n = 600, .*a table of max_len = 512 rows sliced'),
+    'positions and frequencies broadcast the other way: angle (d_model/2, n), assigned transposed': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)\n    freq = 10000 ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)\n    angle = (pos[None, :] / freq[:, None]).reshape(n, d_model // 2)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = angle.sin(), angle.cos()\n    return pe.float()',
+        'your angles are the \\(d_model/2, n\\) table, frequency by position, reshaped to \\(n, d_model/2\\)'),
+    'the angle in degrees: torch.deg2rad applied before sin/cos': ('my_encoding', '\ndef my_encoding(n, d_model):\n    pos = torch.arange(n, dtype=torch.float64)[:, None]\n    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)\n    angle = pos / 10000 ** (two_i / d_model)\n    pe = torch.zeros(n, d_model, dtype=torch.float64)\n    pe[:, 0::2], pe[:, 1::2] = torch.deg2rad(angle).sin(), torch.deg2rad(angle).cos()\n    return pe.float()',
+        'your angles are read as degrees'),
+    'the index table precomputed in __init__ for 64 positions and sliced: longer inputs cut': ('RelativeBias', "\nclass RelativeBias(nn.Module):\n    def __init__(self, h, K, max_len=64):\n        super().__init__()\n        self.K = K\n        self.table = nn.Parameter(torch.randn(2 * K + 1, h) * 0.02)\n        off = torch.arange(max_len)[None, :] - torch.arange(max_len)[:, None]\n        self.register_buffer('idx', off.clamp(-K, K) + K, persistent=False)\n    def forward(self, n_q, n_k):\n        return self.table[self.idx[:n_q, :n_k]].permute(2, 0, 1)",
+        'forward\\(70, 90\\) has shape \\(3, 64, 64\\); .*it stops at \\(64, 64\\) and is right-sized for short inputs'),
+}
+
+@pytest.mark.parametrize('label', list(_T24))
+def test_the_twenty_fourth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T24[label]
+    ns = {}
+    exec(_T24_PRELUDE, ns); exec(src, ns)
+    run = {'RelativeBias': lambda ns: _t24_check_relative_bias(ns['RelativeBias']), 'my_encoding': lambda ns: _t24_check_encoding(ns['my_encoding'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t24_rejects(lambda: run(ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

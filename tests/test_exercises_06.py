@@ -862,3 +862,27 @@ def test_the_twenty_third_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t23_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-fourth blind set's misses
+from transformer_nb.course.model import check_sublayer as _t24_check_sublayer
+from nbtools import assert_rejects as _t24_rejects
+
+_T24_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.model import *\nfrom transformer_nb.attention import pad_mask, tgt_mask as make_tgt_mask\nfrom transformer_nb.config import TransformerConfig\nfrom transformer_nb.core import count_params'   # the names the exercise's cell sees
+_T24 = {   # label: (the exercise, the answer's code, what its message must say)
+    'a LayerNorm by hand with the mean and variance without keepdim': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        y = x + self.drop(f(x))\n        mu, var = y.mean(-1), y.var(-1, unbiased=False)\n        return (y - mu) / (var + self.norm.eps).sqrt() * self.norm.weight + self.norm.bias',
+        'forward\\(x, f\\) raised RuntimeError .*a mean or variance over the features without keepdim=True is \\(B, n\\)'),
+    'the LayerNorm without a bias (bias=False)': ('MySublayer', '\nclass MySublayer(nn.Module):\n    def __init__(self, d_model, p_drop):\n        super().__init__()\n        self.norm, self.drop = nn.LayerNorm(d_model, bias=False), nn.Dropout(p_drop)\n    def forward(self, x, f):\n        return self.norm(x + self.drop(f(x)))',
+        'your nn.LayerNorm has a gain and no bias \\(bias=False'),
+}
+
+@pytest.mark.parametrize('label', list(_T24))
+def test_the_twenty_fourth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T24[label]
+    ns = {}
+    exec(_T24_PRELUDE, ns); exec(src, ns)
+    run = {'MySublayer': lambda ns: _t24_check_sublayer(ns['MySublayer'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t24_rejects(lambda: run(ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

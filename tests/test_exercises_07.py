@@ -477,3 +477,31 @@ def test_the_twenty_third_sets_misses_are_named(label):
     dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
     try: _t23_rejects(check, ns[fn], says=says)
     finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test
+
+
+# ---------------------------------------------------------------- the twenty-fourth blind set's misses
+from transformer_nb.course.complexity import check_restricted_attention as _t24_check_restricted_attention
+from nbtools import assert_rejects as _t24_rejects
+
+_T24_PRELUDE = 'import math, copy, random, torch, torch.nn as nn, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.complexity import local_mask\nfrom transformer_nb.attention import attention'   # the names the exercise's cell sees
+_T24 = {   # label: (the exercise, the answer's code, what its message must say)
+    'the keys padded with -inf (F.pad value=-inf) for the -inf scores': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    wk = F.pad(k, (0, 0, w, w), value=float('-inf')).unfold(-2, 2 * w + 1, 1)\n    wv = F.pad(v, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, wk) / q.shape[-1] ** 0.5\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1).nan_to_num(0.0), wv)",
+        'the queries within 1 of either end get an output of 0: padded keys of -inf'),
+    'heads folded batch-major, unfolded head-major: right for B = 1 or h = 1': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    B, h, n, d = q.shape\n    w = r // 2\n    fold = lambda t: t.transpose(0, 1).reshape(h * B, n, t.shape[-1])\n    win = lambda t: F.pad(fold(t), (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('knd,kndw->knw', fold(q), win(k)) / d ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('knw,kndw->knd', s.softmax(-1), win(v)).reshape(B, h, n, v.shape[-1])",
+        "every query's output is right, under another batch entry and head"),
+    'the keys padded but the values not: windows of v start w rows late': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    wk = F.pad(k, (0, 0, w, w)).unfold(-2, 2 * w + 1, 1)\n    wv = F.pad(v, (0, 0, 0, 2 * w)).unfold(-2, 2 * w + 1, 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, wk) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), wv)",
+        "the values' windows are not the keys'"),
+    'blocks, not windows: unfold with step 2w + 1 (block-local attention)': ('restricted_attention', "\ndef restricted_attention(q, k, v, r):\n    n, w = q.shape[-2], r // 2\n    win = lambda t: F.pad(t, (0, 0, w, w)).unfold(-2, 2 * w + 1, 2 * w + 1)\n    s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5\n    j = torch.arange(n)[:, None] + torch.arange(-w, w + 1)\n    s = s.masked_fill((j < 0) | (j >= n), float('-inf'))\n    return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))",
+        "the keys were unfolded into 2 blocks, not 4 windows: Tensor.unfold\\(dim, size, step\\)'s third argument is the step"),
+}
+
+@pytest.mark.parametrize('label', list(_T24))
+def test_the_twenty_fourth_sets_misses_are_named(label):
+    import torch
+    ex, src, says = _T24[label]
+    ns = {}
+    exec(_T24_PRELUDE, ns); exec(src, ns)
+    run = {'restricted_attention': lambda ns: _t24_check_restricted_attention(ns['restricted_attention'])}[ex]
+    dtype, grad = torch.get_default_dtype(), torch.is_grad_enabled()
+    try: _t24_rejects(lambda: run(ns), says=says)
+    finally: torch.set_default_dtype(dtype); torch.set_grad_enabled(grad)   # an answer that changes them must not change the next test

@@ -168,6 +168,17 @@ def _grads_flow(fn, q, k, v) -> None:
     assert not cut, (f"no gradient reaches {' and '.join(cut)} through your output: a .detach(), .data, torch.no_grad() or a NumPy round trip "
         "cut the graph there; training learns W^Q, W^K and W^V through these gradients: keep every step a differentiable torch operation")
 
+def _three_axes(fn, q, k, v) -> None:
+    "Fail, naming code written for four axes, if `fn` refuses or miscomputes q, k, v of three, (B, n, d): the leading axes are any."
+    q3, k3, v3 = q[:, 0], k[:, 0], v[:, 0]
+    try: out = fn(q3, k3, v3)[0]
+    except Exception as e:
+        raise AssertionError(f"q, k, v of three axes (B, n, d): raised {type(e).__name__} ({str(e).splitlines()[0][:60]}), and runs on four (B, h, n, d): "
+            "q, k, v may carry any leading axes; an einsum written for four, 'bhqd,bhkd->bhqk', takes any as '...qd,...kd->...qk' (or q @ k.transpose(-2, -1))") from None
+    want = F.scaled_dot_product_attention(q3, k3, v3)
+    assert isinstance(out, torch.Tensor) and out.shape == want.shape and near(out, want, q.shape[-1] + k.shape[-2]), ("q, k, v of three axes (B, n, d): the output "
+        "is not softmax(q k^T / sqrt(d_k)) v, and it is on four (B, h, n, d): count the axes from the end (q.shape[-1], dim=-1), not from the front")
+
 # %% ../../nbs/course_attention.ipynb #a26s0104
 @report
 def check_attention(fn) -> str:
@@ -200,7 +211,7 @@ def check_attention(fn) -> str:
         _close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), f"{name}: the outputs",
                lambda: "the output is weights @ v: " + where_differ(out, F.scaled_dot_product_attention(q, k, v, attn_mask=m), "batch head query feature"))
     _large_scores(fn, q, k, v); assert (g := global_change(fn, q, k, v)) is None, f"{fn.__name__} {g}"                                                         # exp() overflows past 709
-    _size_one(fn, q, k, v); _grads_flow(fn, q, k, v)                                   # .squeeze() would drop the axes of size 1
+    _size_one(fn, q, k, v); _grads_flow(fn, q, k, v); _three_axes(fn, q, k, v)                                   # .squeeze() would drop the axes of size 1
     none = torch.ones(4, 6).bool(); none[2] = False                                    # query 2 may attend to nothing
     out, w = fn(q, k, v, none)
     nan = bool(w.isnan().any() or out.isnan().any())
@@ -288,6 +299,21 @@ def _stop_story(restricted_mask, cases) -> str | None:
                     "their stop; the offsets run from -(r // 2) to r // 2 inclusive, range(-w, w + 1)")
     return None
 
+# %% ../../nbs/course_attention.ipynb #a32m0409
+def _own_assert(restricted_mask, n:int, r:int):
+    "`restricted_mask(n, r)`, an `assert` of the answer's own that refuses the case named as the answer's (not the check's)."
+    try: return restricted_mask(n, r)
+    except AssertionError as e:
+        raise AssertionError(f"restricted_mask({n}, {r}) raised AssertionError ({str(e)[:60]}): an assert of your own refused n={n}, r={r}"
+            + (f"; an even r is allowed too: r = {r} gives each query the keys within r // 2 = {r // 2} of it, {2 * (r // 2) + 1} away from the ends" * (r % 2 == 0))) from None
+
+def _one_sided_story(m, n:int, r:int) -> str:
+    "If the mask `m` (n, n) lets query i see the keys i - r // 2 .. i alone (a causal window, or i - j wrapped around in an unsigned dtype): that named (after the symmetry's story), else ''."
+    d = torch.arange(n)[:, None] - torch.arange(n)[None]                       # i - j
+    if r // 2 == 0 or not torch.equal(m, (d >= 0) & (d <= r // 2)): return ""
+    return (f": it looks back only, query i sees keys i - {r // 2} .. i, none after it (a causal window) (if you subtracted in an unsigned dtype such as torch.uint8, a negative i - j wrapped around to a large number: keep "
+            "torch.arange(n)'s int64, and take .abs())")
+
 # %% ../../nbs/course_attention.ipynb #a26s0107
 @report
 def check_restricted(restricted_mask) -> str:
@@ -301,7 +327,7 @@ def check_restricted(restricted_mask) -> str:
             hit = next(((i, j) for i, j in m[0, 0].nonzero().tolist() if not m[0, 0, j, i]), None)
             if hit: return (n, r, *hit)
     for n, r in cases:
-        m = restricted_mask(n, r)
+        m = _own_assert(restricted_mask, n, r)
         assert isinstance(m, torch.Tensor) and m.dtype == torch.bool, \
             f"n={n}, r={r}: return a bool tensor (True = may attend), not {getattr(m, 'dtype', type(m).__name__)}{_mask_form(m, n)}"
         assert tuple(m.shape) == (1, 1, n, n), f"n={n}, r={r}: shape {tuple(m.shape)}; expected (1, 1, {n}, {n}), which broadcasts over batch and heads{_mask_form(m, n, r)}"
@@ -311,7 +337,7 @@ def check_restricted(restricted_mask) -> str:
         asym = asymmetric()
         hint = (prec if (prec := _precedence_story(restricted_mask, cases) or _stop_story(restricted_mask, cases)) else f"the neighbourhood is centred on the query, r // 2 keys on each side, |i - j| <= r // 2; your mask is not "
                 f"symmetric (n={asym[0]}, r={asym[1]}: query {asym[2]} may see key {asym[3]}, query {asym[3]} may not see key "
-                f"{asym[2]})" if asym else
+                f"{asym[2]}){_one_sided_story(m[0, 0], n, r)}" if asym else
                 half if (half := _half_story(restricted_mask, cases)) else
                 "the neighbourhood includes its edges: |i - j| <= r // 2, not <" if torch.equal(m[0, 0], band(n, lambda i, j: abs(i - j) < r // 2)) else
                 "True must mean 'may attend': your mask is inverted" if torch.equal(m[0, 0], ~want) else

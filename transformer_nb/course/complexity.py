@@ -99,6 +99,9 @@ def _call_window(fn, q, k, v, r:int):
         if w and any(s[-2:] == (n, q.shape[-1] + 2 * w) for s in seen.shapes):
             raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): a tensor of shape (..., {n}, {q.shape[-1]} + 2 * (r // 2)): the features "
                                  "were padded, not the positions; F.pad's first pair pads the last axis: F.pad(k, (0, 0, r // 2, r // 2))") from None
+        if w and any(len(s) >= 3 and s[-3:] == ((n - 1) // (2 * w + 1) + 1, q.shape[-1], 2 * w + 1) and s[-3] != n for s in seen.shapes):
+            raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): the keys were unfolded into {(n - 1) // (2 * w + 1) + 1} blocks, not {n} windows: "
+                                 "Tensor.unfold(dim, size, step)'s third argument is the step between windows; one window per query takes step 1, unfold(-2, 2 * (r // 2) + 1, 1)") from None
         if 'einsum' in str(e):
             raise AssertionError(f"n={n}, r={r}: raised RuntimeError ({line}): Tensor.unfold(-2, size, 1) puts the window's axis last, so the "
                                  "padded keys unfolded are (B, h, n, d_k, 2 * (r // 2) + 1): 'bhnd,bhndw->bhnw'") from None
@@ -135,6 +138,13 @@ def _zero_scored(q, k, v, w:int):
     s = torch.einsum('bhnd,bhndw->bhnw', q, win(k)) / q.shape[-1] ** 0.5
     return torch.einsum('bhnw,bhndw->bhnd', s.softmax(-1), win(v))
 
+def _inf_keys(y, ref, w:int) -> str|None:
+    "If the queries within `w` of both ends get an output of 0 and every other query is right (padded keys of -inf: q . k is NaN there): that named, else None."
+    n = y.shape[-2]
+    if not w or n <= 2 * w or y[..., list(range(w)) + list(range(n - w, n)), :].abs().amax() or not ref[..., :w, :].abs().amax(): return None
+    return (f"the queries within {w} of either end get an output of 0: padded keys of -inf (F.pad(k, ..., value=-inf)) give q . k = -inf + inf = NaN, "
+            "not a score of -inf, and a NaN row has no weights; pad the keys with 0, and fill the padded slots' scores with -inf, s.masked_fill(...)")
+
 def _few_rows(y, n:int, w:int, d:int|None=None) -> str:
     "For an output of the wrong shape: n - 2w rows, one per window that fits inside the sentence, or d - 2w features (windows over the features), named; or not a tensor."
     if not isinstance(y, torch.Tensor) and hasattr(y, 'shape'):
@@ -152,7 +162,7 @@ def _few_rows(y, n:int, w:int, d:int|None=None) -> str:
 def _ends_story(y, ref, w:int, qkv=None, fn=None, r:int=0) -> str:
     "For an output `y` wrong only at the queries within `w` of an end: which end, what its padded rows need, whether they took part in the softmax, or (probing `fn`) which real keys it hides."
     n = y.shape[-2]
-    if why := _wrap_story(fn, qkv, r) or _empty_story(y, ref, w): return why
+    if why := _wrap_story(fn, qkv, r) or _inf_keys(y, ref, w) or _empty_story(y, ref, w): return why
     if qkv is not None and torch.allclose(y, _zero_scored(*qkv, w), atol=1e-5):
         return (f"only the queries within {w} of an end are wrong, as if each padded slot took part in the softmax with the score q . 0 = 0: "
                 "it takes a share of the weight, so the weights of a query's real keys sum to less than 1, whether the padded slots "
@@ -191,11 +201,17 @@ def _window_slip(y, q, k, v, r:int) -> str|None:
     roles = {"the values are the keys' windows: the weights average the windows of v, the keys only score": (q, k, k),
              "the values are the queries' windows: the weights average the windows of v": (q, k, q),
              "the keys are the queries' windows: the scores are q_i . k_j over the windows of k": (q, q, v)}
+    w = r // 2; late = F.pad(v[..., w:, :], (0, 0, 0, w))                         # key j's slot holding v[j + r // 2]
+    if w: roles["the values' windows are not the keys': slot t of query i takes v[i + t], the value r // 2 rows after key i - r // 2 + t; pad the values as the keys, F.pad(v, (0, 0, r // 2, r // 2)), then unfold"] = (q, k, late)
     if hit := next((why for why, a in roles.items() if near(sd(*a))), None): return hit
     cnt = m.sum(-1, keepdim=True).to(q.dtype)                                  # keys in each query's window: fewer at the ends
     if near(sd(q / cnt.sqrt(), k, v, scale=1.0)):
         return ("each query's scores are divided by the square root of its window's length (fewer keys at the ends): divide them "
                 f"all by sqrt(d_k) = {q.shape[-1] ** 0.5:g}, the size of a query or key")
+    B, h, n, d = v.shape
+    if B > 1 and h > 1 and near(sd(q, k, v).transpose(0, 1).reshape(B, h, n, d)):
+        return ("every query's output is right, under another batch entry and head: the heads were folded (h, B) and unfolded as (B, h); "
+                "fold and unfold in the same order, reshape(B * h, n, d) from (B, h, n, d) and view(B, h, n, d) back, or keep the four axes")
     return None
 
 

@@ -92,11 +92,24 @@ def _pad_junk(v:int) -> str:
 def _short(seqs) -> str: return '[' + ', '.join(str(s) if len(s) <= 8 else f'[{s[0]}, {s[1]}, ..., {s[-1]}] ({len(s)} ids)' for s in seqs) + ']'
 
 
+# %% ../../nbs/course_core.ipynb #a26r0024
+def _pad_rows_lost(got, want, seqs, pad_id:int) -> str:
+    "Every row the last sentence's (one row tensor filled and appended for each sentence), or each sentence's last id turned into a pad: that named, else ''."
+    g, w, n = got.tolist(), want.tolist(), got.shape[-1]
+    if len(g) > 1 and len(set(map(tuple, w))) > 1 and all(r == w[-1] for r in g):
+        return (f"every row is the last sentence's, {w[-1]}: one row tensor was filled for each sentence and appended each time, so the list holds "
+                "the same tensor B times and the last fill shows in every row; make a new row per sentence (torch.full((n,), pad_id) inside the loop, or .clone() it)")
+    if g == [s[:-1] + [pad_id] * (n - len(s) + 1) for s in seqs] and any(seqs):
+        i = next(i for i, s in enumerate(seqs) if s)
+        return (f"each sentence's last id became a pad: row {i} is {g[i]}, expected {w[i]}; a loop to len(s) - 1 (range(len(s) - 1), or s[:-1]) "
+                "stops one id early: copy every id, range(len(s))")
+    return ""
+
 # %% ../../nbs/course_core.ipynb #a26s0005
 @report
 def check_pad_batch(pad_batch) -> str:
     "00_core, exercise 3: `pad_batch(seqs, pad_id=PAD_ID)` pads id lists on the right into one (B, n) long tensor."
-    for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9), ([[2, 5, 3], []], None),
+    for seqs, pad_id in (([[2, 5, 6, 3], [2, 7, 3]], None), ([[2, 3]], None), ([[2, 9, 3], [2, 3], [2, 4, 4, 4, 3]], 9), ([[2, 5, 3], []], None), ([[], [2, 5, 3]], None),
                          ([[2, 3], [2, 4, 4, 4, 3], [2, 3]], None), ([[2, 3], [2, 4], [2, 5, 3], [2, 3], [2, 6]], None), ([[2] + [4] * 600 + [3], [2, 3]], None)):
         kept, case = copy.deepcopy(seqs), f"pad_batch({_short(seqs)}" + ("" if pad_id is None else f", pad_id={pad_id}") + ")"
         try: got = pad_batch(seqs) if pad_id is None else pad_batch(seqs, pad_id)
@@ -120,7 +133,7 @@ def check_pad_batch(pad_batch) -> str:
         v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
                 else _pad_wide(pad_batch) or _pad_junk(v) or f"you padded with {v}, not with pad_id={pad_id}" + (": -1 and -100 mark the targets a loss ignores; the inputs' pads are pad_id" * (v < 0)) if v is not None
-                else _pad_slots(got, kept, pad_id) or _which_row_wrong(got, padded(pad_id), kept))
+                else _pad_slots(got, kept, pad_id) or _pad_rows_lost(got, padded(pad_id), kept, pad_id) or _which_row_wrong(got, padded(pad_id), kept))
         raise AssertionError(f"{case} gave {got.tolist()}; {hint}")
     assert (g := global_change(pad_batch, [[2, 5, 3], [2, 3]])) is None, f"pad_batch {g}"
     first = pad_batch([[2, 5, 3], [2, 3]]); kept = first.clone(); pad_batch([[7, 7, 7, 7], [8]], 9)

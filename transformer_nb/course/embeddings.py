@@ -162,6 +162,7 @@ def check_my_embeddings(MyEmbeddings) -> str:
         y, want = _emb_call(mine, t, case), ours(t)
         assert isinstance(y, torch.Tensor), f"{case}: forward returned a {type(y).__name__}" + (f" of {len(y)}" if isinstance(y, (tuple, list)) else "") + ": return the embeddings alone, one tensor (B, n, d_model)"
         assert y.shape == want.shape, f"{case}: {_emb_shape(y, t, 16)}"
+        assert y.dtype == want.dtype, f"{case}: your embeddings are {y.dtype}, E's and nn.Embedding's {want.dtype}: keep E's dtype (no .double() and no float64 factor), the layers after it take {want.dtype}"
         assert torch.equal(E, kept), f"{case}: forward changed E in place{_emb_factor(E.detach(), kept)}: compute a new tensor, E[tokens] * sqrt(d_model), and leave the parameter as it is"
         err = (y - want).abs().amax(-1)                                              # (B, n)
         if (err > 1e-5).any():

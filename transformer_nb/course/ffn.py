@@ -165,7 +165,10 @@ def _not_trainable(f) -> str|None:
 
 # %% ../../nbs/course_ffn.ipynb #a31f0301
 def _layers_story(f, conv) -> str|None:
-    "What is wrong with `f`'s two layers before any number is compared: not nn.Linear, or made where no numbers are (the meta device)."
+    "What is wrong with `f`'s two layers before any number is compared: its forward replaced, more kept in it, not nn.Linear, or made where no numbers are (the meta device)."
+    if 'forward' in vars(f) or (extra := [n for n, _ in f.named_children() if n not in ('w_1', 'w_2')]):
+        return (("your FeedForward's forward was replaced (ffn.forward = ...)" if 'forward' in vars(f) else f"your FeedForward holds {', '.join(extra)} besides w_1 and w_2")
+                + ": FeedForward's own forward, w_2(relu(w_1(x))), must compute the function: copy the convolutions' weights into w_1 and w_2, keep nothing else in it, and leave forward as it is")
     if not all(isinstance(l, nn.Linear) for l in (f.w_1, f.w_2)):
         return (f"w_1 is a {type(f.w_1).__name__} and w_2 a {type(f.w_2).__name__}: both stay the FeedForward's nn.Linear; it applies its ReLU "
                 "between them itself (FeedForward.hidden), and the stack Conv1d, ReLU, Conv1d has nothing after the second convolution")

@@ -53,10 +53,20 @@ def _sublayer_built(cls, p_drop:float, g:torch.Generator):
     assert len(norms) == 1, f"{cls.__name__} needs one nn.LayerNorm(d_model), found {len(norms)}"
     assert norms[0].eps <= 1e-5, (f"your nn.LayerNorm has eps={norms[0].eps:g}: the paper does not fix it, but it only guards a division "
                                   "by zero; keep it at most 1e-5 (PyTorch's default 1e-5, tensor2tensor's 1e-6), or it changes the output")
-    assert norms[0].weight is not None and norms[0].bias is not None, \
-        "your nn.LayerNorm has no gain and bias (elementwise_affine=False): the paper's LayerNorm learns them, nn.LayerNorm(d_model)"
+    assert norms[0].weight is not None and norms[0].bias is not None, (
+        "your nn.LayerNorm has no gain and bias (elementwise_affine=False): the paper's LayerNorm learns them, nn.LayerNorm(d_model)" if norms[0].weight is None else
+        "your nn.LayerNorm has a gain and no bias (bias=False, as T5's and LLaMA's norms have it): the paper's LayerNorm learns both, nn.LayerNorm(d_model)")
     with torch.no_grad(): norms[0].weight.copy_(1 + torch.randn(8, generator=g)); norms[0].bias.copy_(torch.randn(8, generator=g))
     return s, norms[0]
+
+def _sub_call(s, x, f):
+    "`s(x, f)`, a size mismatch of the features against the positions named (a mean or variance over the features without keepdim)."
+    try: return s(x, f)
+    except RuntimeError as e:
+        if not re.search(rf"size of tensor a \({x.shape[-1]}\) must match the size of tensor b \({x.shape[-2]}\)|size of tensor a \({x.shape[-2]}\) must match the size of tensor b \({x.shape[-1]}\)", str(e)): raise
+        raise AssertionError(f"forward(x, f) raised RuntimeError ({str(e)[:70]}) on x of shape {tuple(x.shape)}: the features ({x.shape[-1]}) met the positions "
+            f"({x.shape[-2]}): a mean or variance over the features without keepdim=True is (B, n), which lines up with x's last axes, not its first; "
+            "y.mean(-1, keepdim=True) (or apply your nn.LayerNorm module)") from None
 
 def _got(y) -> str:
     "What a function returned where one tensor is asked: its shape, or the container and the shapes it holds (a tuple, a list), or itself."
@@ -157,8 +167,8 @@ def check_sublayer(cls) -> str:
     g = torch.Generator().manual_seed(0)
     x = torch.randn(2, 5, 8, generator=g) * 3 + 1                                  # (B, n, d_model), not normalised
     built = functools.partial(_sublayer_built, cls, g=g)
-    kept = x.clone(); cls(8, 0.0).eval()(x, lambda t: t)                                            # the stub stops here
-    s, ln = built(0.0); s.eval(); y = s(x, lambda t: 2 * t)
+    kept = x.clone(); _sub_call(cls(8, 0.0).eval(), x, lambda t: t)                                            # the stub stops here
+    s, ln = built(0.0); s.eval(); y = _sub_call(s, x, lambda t: 2 * t)
     assert torch.equal(x, kept), ("forward " + IN_PLACE.format('x') + ": x += Dropout(f(x)) overwrites the sub-layer's input, which the "
                                   "caller still holds; write the sum as a new tensor, x + Dropout(f(x))")
     assert isinstance(y, torch.Tensor) and y.shape == x.shape, \

@@ -59,11 +59,30 @@ def _split_checked(split_heads, x, h:int):
                                  + _hard_coded('split_heads', e, lambda B, h, n, d: split_heads(torch.zeros(B, n, h * d, dtype=x.dtype), h), B, h, n, hd // h)) from None
         raise AssertionError(f"split_heads raised RuntimeError ({str(e)[:60]}) on x of shape {tuple(x.shape)}, h={h}, and runs on {h} "
                              "positions: it divides the positions (dim 1) among the heads; split the features, the last axis, into (h, d)") from None
+    assert type(heads).__name__ != 'ndarray', (f"split_heads(x of shape {tuple(x.shape)}, h={h}) returned a {type(heads).__name__}: return a tensor; a NumPy array "
+        "(.numpy()) leaves autograd and the device behind: view and transpose the tensor itself")
+    if isinstance(heads, torch.Tensor) and heads.shape == (B, hd // h, n, h) and torch.equal(heads, x.view(B, n, hd // h, h).transpose(1, 2)):
+        raise AssertionError(f"split_heads(x of shape {tuple(x.shape)}, h={h}) gave {heads.shape}; expected (B, h, n, d) = {(B, h, n, hd // h)}: yours is (B, d, n, h): you cut the features into pieces of h = {h} "
+            f"(h read as one head's size, or x.split(h, -1), whose argument is a piece's size), {hd // h} of them; cut them into h pieces of d = {hd // h}: x.view(B, n, h, d), or x.chunk(h, -1)")
     axes = shape_axes(getattr(heads, 'shape', ()), dict(B=B, h=h, n=n, d=hd // h))
     assert isinstance(heads, torch.Tensor) and heads.shape == (B, h, n, hd // h), \
         (f"split_heads(x of shape {tuple(x.shape)}, h={h}) gave {getattr(heads, 'shape', f'a {type(heads).__name__}, not one tensor')}; expected (B, h, n, d) = "
          f"{(B, h, n, hd // h)}" + (f": yours is {axes}; view x as (B, n, h, d), then transpose(1, 2) brings h before n" if axes else ""))
     return heads
+
+def _heads_grad(split_heads, merge_heads, x) -> None:
+    "Fail, naming a cut graph, if merge_heads(split_heads(x, 3)) sends no gradient back to x (a .detach(), .data or a NumPy round trip)."
+    xg = x.detach().clone().requires_grad_()
+    y = merge_heads(split_heads(xg, 3))
+    assert y.requires_grad and torch.autograd.grad(y.sum(), xg, allow_unused=True)[0] is not None, ("no gradient reaches x through merge_heads(split_heads(x, h)): "
+        "a .detach(), .data, torch.no_grad() or a NumPy round trip cut the graph; training learns W^Q, W^K, W^V through these heads: keep to view, transpose and reshape")
+
+def _merge_batch(merged, right) -> str:
+    "If `merged` holds the sentences concatenated (list(x) or x.unbind(0) iterates over the batch): that named, else ''."
+    for cand in (torch.cat(list(right), -1), torch.cat(list(right.transpose(1, 2)), -1)):
+        if isinstance(merged, torch.Tensor) and merged.numel() == cand.numel() and torch.equal(merged.reshape(cand.shape), cand):
+            return ": the sentences were concatenated: list(x) (or x.unbind(0)) iterates over the first axis, the batch; concatenate the heads, torch.cat(x.unbind(1), -1), or transpose(1, 2) and reshape"
+    return ""
 
 
 # %% ../../nbs/course_multihead.ipynb #a26r0029
@@ -72,6 +91,9 @@ def _split_story(heads, x, h:int) -> str:
     B, n, hd = x.shape; d = hd // h
     head = f"head 0 must hold features 0..{d - 1} of every position (x[..., 0:{d}]): split the last axis into (h, d), then move h forward; "
     if torch.equal(heads.flip(1), x.view(B, n, h, d).transpose(1, 2)): return head + "yours holds the heads in reverse order"
+    if B > 1 and torch.equal(heads[0], x[0].view(n, h, d).transpose(0, 1)) and all(torch.equal(heads[b], heads[0]) for b in range(B)) and not torch.equal(x[0], x[1]):
+        return ("every sentence of the batch holds sentence 0's heads: your split reads x[0] alone (then broadcasts it); split every sentence, "
+                "x.view(B, n, h, d).transpose(1, 2), the batch axis kept")
     for split in ((B, n, h, d), (B, n, d, h), (B, h, n, d), (B, d, n, h)):
         v = x.reshape(split)
         for p in itertools.permutations(range(4)):
@@ -144,7 +166,7 @@ def check_heads(split_heads, merge_heads) -> str:
         {(2, 5, 4): _one_head(merged, right) or ": the heads are averaged or added; Concat(head_1, ..., head_h) puts them side by side", (2, 15, 4): ": the heads "
          "are stacked along the positions; Concat puts them side by side on the feature axis, (B, n, h*d)",
          (2, 60): ": one vector per sentence, n*h*d = 60 features: flatten(1) merged the positions too; flatten(2) after transpose(1, 2), or reshape(B, n, h*d)"}.get(tuple(getattr(merged, 'shape', ())), "") + (f": yours is {axes}; transpose(1, 2) to (B, n, h, d), then reshape(B, n, h*d)"
-                                                         if (axes := shape_axes(getattr(merged, 'shape', ()), dict(B=2, h=3, n=5, d=4))) else "")
+                                                         if (axes := shape_axes(getattr(merged, 'shape', ()), dict(B=2, h=3, n=5, d=4))) else "") + _merge_batch(merged, right)
     if not torch.equal(merged, x):
         raise AssertionError("merge_heads reshaped (B, h, n, d) straight to (B, n, h*d): without the transpose(1, 2) that "
             "brings n before h, each row mixes heads and positions" if torch.equal(merged, right.reshape(2, 5, 12))
@@ -152,6 +174,7 @@ def check_heads(split_heads, merge_heads) -> str:
             else f"merge_heads {'added' if torch.allclose(merged[..., :4], right.sum(1)) else 'averaged'} the heads: Concat(head_1, ..., head_h) puts them side "
                  "by side, head i in features i*d .. (i+1)*d - 1 (transpose(1, 2), then reshape)" if any(torch.allclose(merged[..., :4], f) for f in (right.sum(1), right.mean(1)))
             else _merge_story(merged, right))
+    _heads_grad(split_heads, merge_heads, x)
     mha = nn.MultiheadAttention(12, 3, batch_first=True, dtype=torch.float64).eval()   # PyTorch's layer, random biases
     with torch.no_grad():
         for p in (mha.in_proj_bias, mha.out_proj.bias): p.copy_(rnd(*p.shape))

@@ -57,6 +57,19 @@ def _pe_regrouped(pe, n:int, d:int) -> str:
     return ("your sines and cosines were stacked on a new first axis, (2, n, d_model/2), then reshaped to (n, d_model): reshape keeps the "
             "memory order, so the rows mix positions; stack them on the last axis, torch.stack([sin, cos], -1).flatten(1)")
 
+def _pe_angles(pe, n:int, d:int) -> str:
+    "If `pe` is the table of angles read as degrees, or of the (d/2, n) angles reshaped to (n, d/2): that named, else ''."
+    freq = 10000 ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    pos = torch.arange(n, dtype=torch.float64)
+    table = lambda a: torch.stack([a.sin(), a.cos()], -1).reshape(n, d)
+    if torch.allclose(pe.double(), table(torch.deg2rad(pos[:, None] / freq)), atol=1e-4):
+        return ("your angles are read as degrees (torch.deg2rad, or a factor pi / 180 = 0.01745): §3.5's angle pos / 10000^(2i/d_model) is in radians, "
+                "fed to sin and cos as it is")
+    if n > 1 and torch.allclose(pe.double(), table((pos[None, :] / freq[:, None]).reshape(n, d // 2)), atol=1e-4):
+        return ("your angles are the (d_model/2, n) table, frequency by position, reshaped to (n, d_model/2): reshape keeps the memory order, it does not "
+                "transpose, so each row mixes positions; make the angles (n, d_model/2) directly, pos[:, None] / 10000^(2i/d_model), or transpose them (.T)")
+    return ""
+
 # %% ../../nbs/course_positional.ipynb #a26r0027
 def _pe_drawn(fn, pe, n:int, d:int) -> str:
     "If a second call gives another table: a drawn one (random, or a new learned table), named; else ''."
@@ -102,7 +115,7 @@ def _pe_rest(pe, n:int, d:int) -> str:
 @report
 def check_encoding(fn) -> str:
     "05_positional_encoding: `fn(n, d_model) -> (n, d_model)` against §3.5's formula, written with math.sin and math.cos."
-    for n, d in ((1, 2), (50, 16), (100, 512)):
+    for n, d in ((1, 2), (50, 16), (100, 512), (600, 2)):                 # 600: past a table of the base model's 512 positions
         try: pe = fn(n, d)
         except ZeroDivisionError as e: raise AssertionError(f"{fn.__name__}({n}, {d}) raised ZeroDivisionError ({e}): with d_model = {d} a denominator d_model/2 - 1 "
             "is 0, as in fairseq's and tensor2tensor's spacing 10000^(-i/(d_model/2 - 1)), which differs from §3.5's for every d_model: pair i's angle is pos / 10000^(2i/d_model)") from None
@@ -113,6 +126,9 @@ def check_encoding(fn) -> str:
                "lays each pair out as sin, cos, sin, cos, one row per position" if isinstance(pe, torch.Tensor) and getattr(fn(3, 4), 'shape', None) == (3, 2, 2) else
                ": yours has a leading axis of size 1, a batch axis (pe.unsqueeze(0)); return the (n, d_model) table itself, which broadcasts "
                "over a batch when added" if isinstance(pe, torch.Tensor) and pe.dim() > 2 and tuple(pe.shape[-2:]) == (n, d) and pe.numel() == n * d else
+               f": {pe.shape[0]} rows for n = {n}, and the n rows asked for when n is small: a table of max_len = {pe.shape[0]} rows sliced, [:n], "
+               "cuts longer sentences; compute the n rows asked for, torch.arange(n) (or a table at least n long)"
+               if isinstance(pe, torch.Tensor) and pe.dim() == 2 and pe.shape[1] == d and pe.shape[0] < n - 1 and getattr(fn(8, d), 'shape', None) == (8, d) else
                f": {pe.shape[0] - n:+} row{'s' * (abs(pe.shape[0] - n) > 1)}, positions 0 .. {pe.shape[0] - 1}: the n positions are 0 .. n - 1, torch.arange(n) (it stops before n)"
                if isinstance(pe, torch.Tensor) and pe.dim() == 2 and pe.shape[1] == d and pe.shape[0] != n else ""))
         assert pe.dtype in (torch.float32, torch.float64), f"{fn.__name__}({n}, {d}) is {pe.dtype}, which rounds the table to about 3 digits: return float32 (or compute in float64)"
@@ -127,7 +143,7 @@ def check_encoding(fn) -> str:
                                      "the row's index, 0 to n - 1")
             why = [m for m, kw in _PE_MISTAKES.items() if _pe_like(pe, n, d, **kw)]
             raise AssertionError(f"d_model={d}: PE[{p}, {j}] is {pe[p, j]:.5f}, the formula gives {ref[p, j]:.5f}: " +
-                (f"your table has {why[0]}" if why else _pe_drawn(fn, pe, n, d) or _pe_regrouped(pe, n, d) or _pe_rest(pe, n, d)))
+                (f"your table has {why[0]}" if why else _pe_drawn(fn, pe, n, d) or _pe_regrouped(pe, n, d) or _pe_angles(pe, n, d) or _pe_rest(pe, n, d)))
     first = fn(4, 16)
     with torch.no_grad(): first.fill_(7.0)                                  # the caller's table, edited: a later call must not see it
     assert not (fn(4, 16) == 7.0).all(), (f"{fn.__name__} returns a view of a table it keeps between calls (a cache sliced, table[:n]): "
@@ -173,6 +189,24 @@ def _bias_parts(rb, h:int, K:int) -> str:
     if [tuple(p.shape) for p in rb.parameters()] == [(2 * K + 1, 1)]:
         return f": one column shared by the {h} heads; each head learns its own bias per offset, a table of 2K + 1 rows and h columns"
     return ""
+
+def _bias_capped(call, n_q:int, n_k:int) -> str:
+    "If forward(n_q, n_k) is cut short, and right-sized for short inputs (a table of offsets made in __init__ and sliced): that named, else ''."
+    try: got, short, longer = call(n_q, n_k), call(4, 4), call(n_q + 9, n_k + 9)
+    except AssertionError: return ""
+    if not (isinstance(got, torch.Tensor) and got.dim() == 3 and got.shape[1:] != (n_q, n_k) and got.shape[1] <= n_q and got.shape[2] <= n_k
+            and isinstance(short, torch.Tensor) and short.shape[1:] == (4, 4) and isinstance(longer, torch.Tensor) and longer.shape == got.shape): return ""
+    return (f": it stops at {tuple(got.shape[1:])} and is right-sized for short inputs: a table of offsets made in __init__ for a longest length "
+            "and sliced, [:n_q, :n_k], cuts longer inputs; compute the offsets in forward, torch.arange(n_k)[None, :] - torch.arange(n_q)[:, None]")
+
+def _bias_long(call, table, h:int, K:int) -> None:
+    "Fail, naming a table of offsets cut at a longest length, if forward(70, 90) is not the bias of 70 queries and 90 keys."
+    got = call(70, 90)
+    want = table[(torch.arange(90)[None, :] - torch.arange(70)[:, None]).clamp(-K, K) + K].permute(2, 0, 1)
+    assert isinstance(got, torch.Tensor) and got.shape == want.shape, (f"forward(70, 90) has shape {tuple(getattr(got, 'shape', ()))}; expected (h, n_q, n_k) = "
+                                                                       f"{(h, 70, 90)}" + _bias_capped(call, 70, 90))
+    assert torch.equal(got, want), ("forward(70, 90) differs from table[clip(j - i, -K, K) + K] where the short inputs' biases are right: "
+                                    "compute the offsets in forward, for any n_q and n_k")
 
 def _bias_kept(rb) -> None:
     "Fail, naming it, if a forward call replaces the module's parameters (a table made in forward)."
@@ -255,7 +289,7 @@ def check_relative_bias(RelativeBias) -> str:
                 assert torch.equal(b[:, i, j], table[o + K]), (f"forward({n_q}, {n_k})[:, {i}, {j}] should be table[{o + K}] "
                     f"(offset j - i = {j - i}" + (f", clipped to {o}" if o != j - i else "") + f", plus K); it is {got[0]}"
                     + _bias_hint(b.detach(), table.detach(), n_q, n_k, K))
-    out = rb(6, 6)
+    _bias_long(call, table.detach(), h, K); out = rb(6, 6)                       # 70 queries, 90 keys: past a table of offsets made for 64
     assert out.requires_grad, ("the bias does not depend on the table: index the nn.Parameter itself, table[idx], not a copy "
                                "(.detach(), .numpy(), .tolist() or torch.tensor(...) cut the gradient)")
     out.sum().backward()
