@@ -17,7 +17,7 @@ from ..model import EncoderLayer, DecoderLayer, SublayerConnection
 from ..lib.transformer import build_model, count_config_params, random_batch, perturb
 from ..lib.options import get_model_config
 from ..lib.machine import rounding_tol, logit_terms
-from .checking import report, largest_at, where_differ, fit_scale, IN_PLACE
+from .checking import report, largest_at, where_differ, fit_scale, IN_PLACE, near
 
 # %% ../../nbs/course_model.ipynb #a27m0401
 def _hand_norm(s) -> str:
@@ -101,7 +101,7 @@ def _sublayer_rest(y, x, f, ln) -> str:
             i, place = largest_at((mu.abs() + (sd - 1).abs()), 'batch position')
             return (f"your output is not normalised over the features: less the LayerNorm's bias and divided by its gain, each position must "
                     f"have mean 0 and standard deviation 1; at [{place}] they are {mu[i]:.3g} and {sd[i]:.3g}: apply the LayerNorm last, to x + f(x)")
-        if torch.allclose(y, LN(x + f(LN(x))), atol=1e-5):
+        if near(y, LN(x + f(LN(x))), 4 * x.shape[-1], magnitude=[x.abs() + fx.abs(), 1.0]):   # a norm's sums of d_model
             return "your output is LayerNorm(x + f(LayerNorm(x))): f reads x as it is, f(x), and the LayerNorm acts once, on the sum"
         for sign in (1, -1):
             c, e = fit_scale(lambda c: (y - LN(x + sign * c * fx)).abs().max().item())
@@ -153,7 +153,7 @@ def _sublayer_flow(s, ln, x) -> str:
         LN, f, draws = (lambda t: F.layer_norm(t, (x.shape[-1],), ln.weight, ln.bias, ln.eps)), (lambda t: t.sin() + 1), []
         for k in (1.0, 0.5, 2.0):                                                   # the same random draws, a kept entry scaled by 1/(1-p) times k
             torch.manual_seed(7); y = s.train()(x, f); torch.manual_seed(7)
-            draws.append(torch.allclose(y, LN(x + k * F.dropout(f(x), 0.5, True)), atol=1e-5))
+            draws.append(near(y, LN(x + k * F.dropout(f(x), 0.5, True)), 4 * x.shape[-1], magnitude=[x.abs() + 4 * k * f(x).abs(), 1.0]))
     if draws[0] or not any(draws): return ''
     k = 0.5 if draws[1] else 2.0
     return (f"in training mode the kept entries of f(x) are {k:g} times what nn.Dropout(p_drop) gives: nn.Dropout already scales "
@@ -176,13 +176,14 @@ def check_sublayer(cls) -> str:
     LN = lambda t: F.layer_norm(t, (8,), ln.weight, ln.bias, ln.eps)
     for name, f in (('f(x) = 2x', lambda t: 2 * t), ('f(x) = sin(x) - x', lambda t: t.sin() - t)):
         y = s(x, f)
-        if torch.allclose(y, LN(x + f(x)), atol=1e-5): continue
+        size = [x.abs() + f(x).abs(), 1.0]                                  # the sum's size: a norm's rounding grows with it
+        if near(y, LN(x + f(x)), 4 * 8, magnitude=size): continue
         add = "add x to f(x), then normalise the sum"
         seen = {'x + f(LayerNorm(x)), pre-LN': (x + f(LN(x)), add), 'x + LayerNorm(f(x))': (x + LN(f(x)), add),
                 'LayerNorm(f(x)), with no residual x': (LN(f(x)), add), 'LayerNorm(LayerNorm(x) + f(x))': (LN(LN(x) + f(x)), "x goes into the sum as it is: normalise only the sum, once"),
                 "x + f(x) normalised without the LayerNorm's gain and bias": (F.layer_norm(x + f(x), (8,), eps=ln.eps),
                     "normalise with your nn.LayerNorm module, whose weight and bias are learned")}
-        why = [(k, a) for k, (v, a) in seen.items() if torch.allclose(y, v, atol=1e-5)]
+        why = [(k, a) for k, (v, a) in seen.items() if near(y, v, 4 * 8, magnitude=size)]
         raise AssertionError(f"{name}: the output is not LayerNorm(x + f(x))" + (f" but {why[0][0]}: {why[0][1]}" if why else f"; {_sublayer_rest(y, x, f, ln)}"))
     s, ln = built(0.5); s.train()
     assert torch.allclose(s(x, lambda t: torch.zeros_like(t)), F.layer_norm(x, (8,), ln.weight, ln.bias, ln.eps), rtol=1e-4, atol=1e-6), \
