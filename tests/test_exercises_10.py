@@ -430,6 +430,8 @@ TWENTY_SECOND = [   # (label, the answer's code, what its message must say)
      'your step switched gradients off for the caller'),
     ('the model made float64', '\ndef my_greedy_step(model, src, ys):\n    model.double()\n    logits = model(src, ys)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
      "your step changed the caller's model to torch.float64"),
+    ("the source's length as the position", '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, min(src.shape[1], ys.shape[1]) - 1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'that is the choice at position src.shape\\[1\\] - 1'),
 ]
 
 @pytest.mark.parametrize('label, code, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])

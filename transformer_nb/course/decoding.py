@@ -294,6 +294,21 @@ def _state_kept(step, model, src, ys):
         "shuffling, repeats; a greedy step draws nothing, so it needs no seed")
 
 
+# %% ../../nbs/course_decoding.ipynb #a33h1001
+def _long_prefix(step, model, compare):
+    """Your `step` on prefixes of 5 tokens after sources of 2, on a copy of `model` whose position t scores its own token,
+    4 + t % (V - 4), 100 above the rest: every position chooses another token, by a margin no CPU's rounding can close, so a
+    step that reads any position but the last (the source's length, src.shape[1] - 1, for one) is told apart on any kernels."""
+    m, V = copy.deepcopy(model), model.cfg.tgt_vocab
+    place = lambda n: 4 + torch.arange(n) % (V - 4)                                 # the token each position prefers
+    m.generator.register_forward_hook(lambda mod, inp, out: out + 100. * F.one_hot(place(out.shape[-2]), V))
+    src = torch.tensor([[4, EOS_ID], [5, EOS_ID]])
+    ys = torch.cat([torch.full((2, 1), BOS_ID), torch.stack([place(4), place(4).roll(1)])], 1)
+    with inference(m): want = next_token_logits(m(src, ys)[:, -1], PAD_ID).argmax(-1)
+    compare(m, src, ys, want, "a copy of the model whose every position prefers its own token, sources of 2 tokens and prefixes of 5",
+            'the argmax of next_token_logits')
+
+
 # %% ../../nbs/course_decoding.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
     """Run your `step(model, src, ys)` on the prefixes `greedy_decode` goes through for six sentences, as a batch and one at a
@@ -332,5 +347,5 @@ def check_greedy_step(step, model) -> bool:
         for m, name in ((mixed, 'a perturbed copy of the model'), (eos, 'a copy of the model that scores EOS highest')):
             with inference(m): want = next_token_logits(m(src, ys)[:, -1], PAD_ID).argmax(-1)
             compare(m, src, ys, want, f"{name}, prefixes of 5 tokens", 'the argmax of next_token_logits')
-        _unk_allowed(step, model, src, bos)                                          # UNK scored highest: greedy_decode emits it
+        _unk_allowed(step, model, src, bos); _long_prefix(step, model, compare)      # UNK scored highest; prefixes longer than their source
     return verdict(step, cases, "your greedy step chooses every token greedy_decode chooses, in a batch and one sentence at a time, and never PAD or BOS")
