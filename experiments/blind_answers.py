@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, and the twenty-fourth, `24`, of notebooks 00 to 07 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, and the twenty-fifth, `25`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -294,6 +294,27 @@ SETS = {
               ('first_run', '07_why_self_attention', 'blocks, not windows: unfold with step 2w + 1 (block-local attention)'): 'misleading',
            },
             {('05_positional_encoding', "the pe returned with requires_grad (an nn.Parameter, GPT-2's learnable table from the sinusoids)")}),   # a Parameter is a tensor of the same values: no mistake
+    '25': ('twenty-fifth', 'blind_answers_25_set', {
+              ('first_run', '08_data', "n_merges read as a vocabulary size (Hugging Face's vocab_size): n_merges minus the alphabet's symbols"): 'generic',
+              ('first_run', '08_data', "'</w>' left out of the pair counts: a merge never takes the end-of-word symbol"): 'misleading',
+              ('first_run', '08_data', 'a merge applied to the first word that holds the pair only (a break after the first word)'): 'misleading',
+              ('first_run', '09_training', "returns [lr], a list as scheduler.get_last_lr() gives it"): 'misleading',
+              ('first_run', '09_training', 'target.unsqueeze(1) for the scatter on axis 1: right for 2-d (N, V) logits only'): 'generic',
+              ('first_run', '10_decoding', "the first row's token repeated for the whole batch"): 'generic',
+              ('first_run', '10_decoding', 'no causal mask on the prefix (None): earlier positions see later ones'): 'misleading',
+              ('first_run', '10_decoding', 'the source stripped of its padding as one flat row: src[src != PAD_ID][None]'): 'generic',
+              ('first_run', '11_results', 'p_n = m // t: floor division'): 'misleading',
+              ('first_run', '11_results', "rounded to one decimal, as the paper's tables print it"): 'misleading',
+              ('first_run', '12_variations', 'rows read as an inclusive (first, last) range'): 'generic',
+              ('first_run', '12_variations', 'each entry the whole configuration (base merged in), not the overrides'): 'misleading',
+              ('first_run', '13_parsing', "nltk's collapse_unary: a chain of one-child phrases written as one bracket 'S+VP'"): 'generic',
+              ('first_run', '14_since_2017', 'the mean over the last two axes (the whole (n, d) block)'): 'generic',
+              ('first_run', '14_since_2017', 'eps squared under the root (eps read as a floor on the RMS)'): 'generic',
+              ('first_run', '14_since_2017', "fairseq's exponents over d - 2: theta_i = 10000^(-2i/(d - 2))"): 'misleading',
+              ('first_run', '14_since_2017', 'a batch of one assumed: k[0] grouped, the batch axis added back'): 'generic',
+              ('first_run', '14_since_2017', "Hugging Face's repeat_kv on the h heads: each head repeated h/g times, no mean"): 'misleading',
+          },
+           {('13_parsing', 'a POS node found by height() == 2: a node of bare words gives its first word only')}),   # the exercise's trees put every word under a POS node: no mistake
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

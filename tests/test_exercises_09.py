@@ -580,3 +580,21 @@ TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its 
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
 def test_twenty_second_blind_answers_named(label, code, names, check, says):
     _t22_rejects(check, *_t22_answer(code, *names), says=says)
+
+# --- the twenty-fifth blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t25_rejects
+from transformer_nb.course.training import check_schedule as _t25_schedule, check_label_smoothing as _t25_label_smoothing
+_T25_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+def _t25_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T25_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ("get_last_lr()'s list", '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return [0.0]\n    return [d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)]\n',
+     ('my_noam_lr',), _t25_schedule, 'returned\\ a\\ list,\\ \\[0\\.0\\]:\\ return\\ the\\ rate\\ itself'),
+    ('the scatter on axis 1', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(1, target.unsqueeze(1), torch.full(target.unsqueeze(1).shape, 1 - eps, dtype=logits.dtype))\n    loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     ('my_label_smoothing',), _t25_label_smoothing, 'not\\ axis\\ 1'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
+def test_twenty_fifth_blind_answers_named(label, code, names, check, says):
+    _t25_rejects(check, *_t25_answer(code, *names), says=says)

@@ -430,6 +430,8 @@ TWENTY_SECOND = [   # (label, the answer's code, what its message must say)
      'your step switched gradients off for the caller'),
     ('the model made float64', '\ndef my_greedy_step(model, src, ys):\n    model.double()\n    logits = model(src, ys)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
      "your step changed the caller's model to torch.float64"),
+    ("the source's length as the position", '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, min(src.shape[1], ys.shape[1]) - 1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'that is the choice at position src.shape\\[1\\] - 1'),
 ]
 
 @pytest.mark.parametrize('label, code, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
@@ -438,3 +440,19 @@ def test_twenty_second_blind_answers_named(ns, label, code, says):
     model = copy.deepcopy(ns['model'])                                   # a step that converts the model converts a copy
     with torch.random.fork_rng(devices=[]), torch.enable_grad(): _t22_rejects(check_greedy_step, fn['my_greedy_step'], model, says=says)
     assert torch.is_grad_enabled()
+
+# --- the twenty-fifth blind set's answers that the checks first missed, each named now ---------------------------------
+_T25_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom transformer_nb.core import *\nfrom transformer_nb.decoding import next_token_logits\nfrom transformer_nb.attention import pad_mask, tgt_mask\n'
+TWENTY_FIFTH = [   # (label, the answer's code, what its message must say)
+    ("row 0's token for every row", '\ndef my_greedy_step(model, src, ys):\n    logits = next_token_logits(model(src, ys)[:, -1])\n    return logits[0].argmax(-1).expand(len(ys))\n',
+     "every\\ row\\ got\\ row\\ 0's\\ token"),
+    ('no causal mask', '\ndef my_greedy_step(model, src, ys):\n    src_mask = pad_mask(src)\n    logits = model.decode(model.encode(src, src_mask), src_mask, ys, None)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'without\\ its\\ causal\\ mask'),
+    ("the batch's sources joined", '\ndef my_greedy_step(model, src, ys):\n    s = src[src != PAD_ID][None].expand(len(ys), -1)\n    logits = model(s, ys)[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     "each\\ row\\ was\\ given\\ the\\ whole\\ batch's\\ source"),
+]
+
+@pytest.mark.parametrize('label, code, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
+def test_twenty_fifth_blind_answers_named(ns, label, code, says):
+    fn = {}; exec(_T25_PRELUDE + code, fn)
+    _t22_rejects(check_greedy_step, fn['my_greedy_step'], copy.deepcopy(ns['model']), says=says)

@@ -472,3 +472,23 @@ TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its 
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
 def test_twenty_second_blind_answers_named(label, code, names, check, says):
     _t22_rejects(check, *_t22_answer(code, *names), says=says)
+
+# --- the twenty-fifth blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t25_rejects
+from transformer_nb.course.evaluation import check_bleu as _t25_bleu
+_T25_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+def _t25_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T25_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('an order without a match left out', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log(m / t) for m, t in zip(match, total) if m) / max(1, sum(1 for m in match if m)))\n',
+     ('my_bleu',), _t25_bleu, 'yours\\ leaves\\ p4\\ out\\ of\\ the\\ mean'),
+    ('a precision floor-divided', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log(max(m // t, 1e-9)) for m, t in zip(match, total)) / K)\n',
+     ('my_bleu',), _t25_bleu, 'a\\ precision\\ floor\\-divided'),
+    ('rounded to one decimal', '\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(), ref.split()\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return round(100 * bp * math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / K), 1)\n',
+     ('my_bleu',), _t25_bleu, "yours\\ is\\ sacreBLEU's\\ score\\ rounded\\ to\\ 1\\ decimal"),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
+def test_twenty_fifth_blind_answers_named(label, code, names, check, says):
+    _t25_rejects(check, *_t25_answer(code, *names), says=says)

@@ -39,7 +39,7 @@ def beyond(src=BEYOND):
     ns = {}; exec(src, ns); return ns['beyond_noise']
 
 def test_beyond_solution_passes(in_nbs):
-    assert said(check_beyond_noise, beyond()) == (True, 'beyond_noise finds the variants beyond the noise in 8 tables')
+    assert said(check_beyond_noise, beyond()) == (True, 'beyond_noise finds the variants beyond the noise in 9 tables')
 
 def test_beyond_stub_is_reported_as_not_written(in_nbs, capsys):
     ns = namespace(NB, 'e12c0002')
@@ -550,3 +550,26 @@ TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its 
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
 def test_twenty_second_blind_answers_named(in_nbs, label, code, names, check, says):
     _t22_rejects(check, *_t22_answer(code, *names), says=says)
+
+
+# --- the twenty-fifth blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t25_rejects
+from transformer_nb.course.variations import check_beyond_noise as _t25_beyond_noise, check_heads_looking as _t25_heads_looking, check_rows_ab as _t25_rows_ab
+_T25_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+def _t25_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T25_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('seeds found by their ids', "\ndef beyond_noise(recs):\n    base = next(r['bleu'] for r in recs if r['id'] == 'base')\n    noise = max(abs(r['bleu'] - base) for r in recs if r['id'].startswith('base') and r['id'] != 'base')\n    return [r['id'] for r in recs if not r['id'].startswith('base') and abs(r['bleu'] - base) > noise]\n",
+     ('beyond_noise',), _t25_beyond_noise, "a\\ run\\ belongs\\ to\\ 'base'\\ by\\ its\\ variant,\\ not\\ its\\ id"),
+    ('records sorted in place', "\ndef beyond_noise(recs):\n    recs.sort(key=lambda r: -r['bleu'])\n    base = next(r['bleu'] for r in recs if r['id'] == 'base')\n    noise = max(abs(r['bleu'] - base) for r in recs if r['variant'] == 'base' and r['id'] != 'base')\n    return [r['id'] for r in recs if r['variant'] != 'base' and abs(r['bleu'] - base) > noise]\n",
+     ('beyond_noise',), _t25_beyond_noise, 'reordered\\ them:\\ a\\ sort\\(\\)'),
+    ('rows as an inclusive range', '\ndef heads_looking(w, rows, col):\n    rs = range(rows[0], rows[-1] + 1)\n    return [h + 1 for h in range(w.shape[0]) if all(w[h, r].argmax() == col for r in rs)]\n',
+     ('heads_looking',), _t25_heads_looking, 'range\\(rows\\[0\\],\\ rows\\[\\-1\\]\\ \\+\\ 1\\)'),
+    ('whole configurations', "\ndef rows_ab(base):\n    d, h = base['d_model'], base['h']; d_k = base.get('d_k') or d // h\n    return {**{f'A-h{k}': {**base, 'h': k, 'd_k': d // k, 'd_v': d // k} for k in (max(1, h // 8), h // 2, 2 * h, 4 * h)}, **{f'B-dk{k}': {**base, 'd_k': k, 'd_v': d_k} for k in (d_k // 4, d_k // 2)}}\n",
+     ('rows_ab',), _t25_rows_ab, "the\\ base's\\ whole\\ configuration:\\ return\\ the\\ overrides\\ alone"),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
+def test_twenty_fifth_blind_answers_named(in_nbs, label, code, names, check, says):
+    _t25_rejects(check, *_t25_answer(code, *names), says=says)

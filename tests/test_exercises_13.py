@@ -500,3 +500,19 @@ TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its 
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
 def test_twenty_second_blind_answers_named(label, code, names, check, says):
     _t22_rejects(check, *_t22_answer(code, *names), says=says)
+
+# --- the twenty-fifth blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t25_rejects
+from transformer_nb.course.parsing import check_linearize as _t25_linearize
+_T25_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\nfrom transformer_nb.parsing import coarse_label, is_preterminal\n'
+def _t25_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T25_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('unary chains joined', "\ndef my_linearize(tree):\n    if isinstance(tree, str): return tree\n    if is_preterminal(tree): return tree[0]\n    labs = [coarse_label(tree.label())]\n    while len(tree) == 1 and not isinstance(tree[0], str) and not is_preterminal(tree[0]):\n        tree = tree[0]; labs.append(coarse_label(tree.label()))\n    lab = '+'.join(labs)\n    return ' '.join([f'({lab}', *(my_linearize(t) for t in tree), f'){lab}'])\n",
+     ('my_linearize',), _t25_linearize, "as\\ nltk's\\ collapse_unary\\ joins\\ their\\ labels"),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
+def test_twenty_fifth_blind_answers_named(label, code, names, check, says):
+    _t25_rejects(check, *_t25_answer(code, *names), says=says)

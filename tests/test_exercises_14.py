@@ -273,3 +273,29 @@ TWENTY_SECOND = [   # (label, the answer's code, its names, the check, what its 
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_SECOND, ids=[r[0] for r in TWENTY_SECOND])
 def test_twenty_second_blind_answers_named(label, code, names, check, says):
     _t22_rejects(check, *_t22_answer(code, *names), says=says)
+
+# --- the twenty-fifth blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t25_rejects
+from transformer_nb.course.since2017 import check_rms_norm as _t25_rms_norm, check_rotate as _t25_rotate, check_group_kv as _t25_group_kv
+_T25_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+def _t25_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T25_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('the mean over two axes', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean((-2, -1), keepdim=True) + eps) * g\n',
+     ('rms_norm_of',), _t25_rms_norm, 'yours\\ takes\\ it\\ over\\ the\\ last\\ two\\ axes'),
+    ('eps squared', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps ** 2) * g\n',
+     ('rms_norm_of',), _t25_rms_norm, 'yours\\ adds\\ eps\\ \\*\\*\\ 2'),
+    ('float32 angles far out', '\ndef rotate_query(q, m):\n    a = (torch.tensor(float(m)) * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float32) / len(q))).float()\n    x1, x2 = q[0::2], q[1::2]\n    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().to(q.dtype)\n',
+     ('rotate_query',), _t25_rotate, 'your\\ angles\\ m\\ \\*\\ theta_i\\ were\\ computed\\ in\\ float32'),
+    ('exponents over d - 2', '\ndef rotate_query(q, m):\n    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / (len(q) - 2))\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().to(q.dtype)\n',
+     ('rotate_query',), _t25_rotate, 'yours\\ divides\\ by\\ d\\ \\-\\ 2'),
+    ('a batch of one', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k[0].view(g, h // g, n, d).mean(1).repeat_interleave(h // g, dim=0)[None]\n',
+     ('group_heads',), _t25_group_kv, 'a\\ batch\\ of\\ one,\\ where\\ k\\ has\\ 2'),
+    ('repeat_kv on h heads', '\ndef group_heads(k, g):\n    B, h, n, d = k.shape\n    return k[:, :, None].expand(B, h, h // g, n, d).reshape(B, h * (h // g), n, d)\n',
+     ('group_heads',), _t25_group_kv, "Hugging\\ Face's\\ repeat_kv"),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
+def test_twenty_fifth_blind_answers_named(label, code, names, check, says):
+    _t25_rejects(check, *_t25_answer(code, *names), says=says)

@@ -26,8 +26,9 @@ def _bpe_segment(word:str, merges:list, every:bool=True, end:bool=True) -> list:
     return syms
 
 # %% ../../nbs/course_data.ipynb #a26c08x13
-def _bpe_learn(word_counts:dict, n_merges:int, tie:str='min', weight:bool=True, once:bool=False, recount:bool=True, every:bool=True) -> list:
-    "Sennrich et al.'s learning step, or one miswritten way of it: ties to the 'max' or the 'first' pair seen, unweighted pairs, each pair counted `once` per word, counted once and never again (`recount=False`), or merged at its first occurrence in a word only (`every=False`)."
+def _bpe_learn(word_counts:dict, n_merges:int, tie:str='min', weight:bool=True, once:bool=False, recount:bool=True, every:bool=True,
+               first_word:bool=False) -> list:
+    "Sennrich et al.'s learning step, or one miswritten way of it: ties to the 'max', the 'first' pair seen or the smallest 'joined' string, unweighted pairs, each pair counted `once` per word, counted once and never again (`recount=False`), merged at its first occurrence in a word only (`every=False`) or in the `first_word` that holds it only (moved to the end)."
     vocab, merges = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}, []
     def counts():
         pairs = {}
@@ -38,9 +39,12 @@ def _bpe_learn(word_counts:dict, n_merges:int, tie:str='min', weight:bool=True, 
     for _ in range(n_merges):
         if not pairs: break
         best = (min(pairs, key=lambda p: (-pairs[p], p)) if tie == 'min' else max(pairs, key=lambda p: (pairs[p], p)) if tie == 'max'
-                else max(pairs, key=pairs.get))
+                else min(pairs, key=lambda p: (-pairs[p], p[0] + p[1])) if tie == 'joined' else max(pairs, key=pairs.get))
         merges.append(best)
-        if recount:
+        if recount and first_word:
+            s = next(s for s in vocab if best in zip(s, s[1:])); vocab[tuple(_merge_pair(list(s), best, every))] = vocab.pop(s)
+            pairs = counts()
+        elif recount:
             vocab = {tuple(_merge_pair(list(s), best, every)): c for s, c in vocab.items()}
             pairs = counts()
         else: del pairs[best]
@@ -132,7 +136,7 @@ def _bpe_orders(seg:list, word:str, merges:list) -> list[str]:
 
 # %% ../../nbs/course_data.ipynb #a26s9004
 def _bpe_edges(learn_bpe, segment):
-    "Two edges: a run of one symbol, merged left to right ('a a a' -> 'aa a'), and more merges asked for than there are pairs."
+    "The edges: a run of one symbol, merged left to right ('a a a' -> 'aa a'), more merges asked for than there are pairs, capitals, a merge listed before its pair exists, a tie with a longer symbol."
     for word in ('aaa', 'aaaaa'):
         seg, right = list(segment(word, [('a', 'a')])), _bpe_segment(word, [('a', 'a')])
         rtl = seg == _bpe_segment(word[::-1], [('a', 'a')])[-2::-1] + ['</w>']
@@ -148,6 +152,14 @@ def _bpe_edges(learn_bpe, segment):
     got = learn_bpe({'Abc': 2, 'abd': 1}, 1)                            # 'A' and 'a' are two symbols: ('A', 'b') leads the three-way tie
     assert got == [('A', 'b')], (f"learn_bpe({{'Abc': 2, 'abd': 1}}, 1) gave {got}, not [('A', 'b')]: " + ("the words were lower-cased: 'A' and 'a' "
                                  "are two symbols, and BPE learns on the characters as they are (no .lower())" if got == [('a', 'b')] else "take the most frequent pair, ties to the smallest"))
+    for word, ms in (('abc', [('ab', 'c'), ('a', 'b')]), ('Ab', [('a', 'b')])):   # ('ab', 'c') listed before 'ab' exists; a capital
+        seg, right = list(segment(word, ms)), _bpe_segment(word, ms)
+        assert seg == right, f"segment({word!r}, {ms}) gave {seg}, not {right}: " + (
+            "the merges were applied twice: apply each merge once, in the order learnt; ('ab', 'c') comes before 'ab' exists, so 'abc' "
+            "stays 'ab c'" if seg == _bpe_segment(word, ms + ms) else "the word was lower-cased: 'A' and 'a' are two symbols; segment "
+            "the word as it is (no .lower())" if seg == _bpe_segment(word.lower(), ms) else _segment_mistake(seg, word, ms, segment))
+    got, right = learn_bpe({'abac': 1}, 2), _bpe_learn({'abac': 1}, 2)     # after ('a', 'b'): ('ab', 'a') and ('a', 'c') tie
+    assert got == right, f"learn_bpe({{'abac': 1}}, 2) gave {got}, not {right}: " + (_bpe_slip({'abac': 1}, 2, got) or "take the most frequent pair, ties to the smallest")
 
 # %% ../../nbs/course_data.ipynb #a26r0013
 def _keeps(fn):
@@ -229,6 +241,24 @@ def _bpe_marks(word_counts:dict, merges:list) -> str|None:
                 "list(word) + ['</w>']")
     return None
 
+# %% ../../nbs/course_data.ipynb #a33h0801
+_BPE_SLIPS = {"a tie goes to the smallest pair as a tuple, compared symbol by symbol ('a' < 'ab'), min(pairs, key=lambda p: (-pairs[p], p)); "
+              "yours compares the joined strings, p[0] + p[1]": dict(tie='joined'),
+              "merge the pair in every word that holds it: yours merged it in the first word found only (a break after one word), so the "
+              "other words keep the pair": dict(first_word=True)}
+
+def _bpe_slip(word_counts:dict, n_merges:int, got) -> str|None:
+    "The slip of `_BPE_SLIPS` whose merges are `got`, named; else None (the right merges too)."
+    if got == _bpe_learn(word_counts, n_merges): return None
+    return next((w for w, kw in _BPE_SLIPS.items() if got == _bpe_learn(word_counts, n_merges, **kw)), None)
+
+def _bpe_vocab_size(word_counts:dict, n_merges:int, merges:list) -> str:
+    "For too few merges: n_merges read as a vocabulary size that counts the alphabet, named; else ''."
+    alphabet = len(set(''.join(word_counts))) + 1                    # the letters and '</w>'
+    return ((f": n_merges is the number of merges to make, not a vocabulary size (Hugging Face's vocab_size), from which yours took the "
+             f"{alphabet} symbols of the alphabet (letters and '</w>')") if len(merges) == max(0, n_merges - alphabet) else "")
+
+
 # %% ../../nbs/course_data.ipynb #a26c0802
 @report
 def check_bpe(learn_bpe, segment) -> str:
@@ -241,11 +271,11 @@ def check_bpe(learn_bpe, segment) -> str:
     assert odd is None, (f"learn_bpe recorded the merge {odd!r}: keep each merge as the pair of symbols it joined, "
                          "a tuple such as ('e', 's'), which a pair of adjacent symbols can be compared with")
     segment('lowest', merges)                                                    # the stub stops here
-    assert len(merges) == 10, f"learn_bpe(toy, 10) recorded {len(merges)} merges, not one per round"
+    assert len(merges) == 10, f"learn_bpe(toy, 10) recorded {len(merges)} merges, not one per round" + _bpe_vocab_size(toy, 10, merges)
     want = [('e', 's'), ('es', 't'), ('est', '</w>'), ('l', 'o'), ('lo', 'w'),
             ('e', 'w'), ('ew', 'est</w>'), ('n', 'ewest</w>'), ('low', '</w>'), ('d', 'est</w>')]
     bad = [(i + 1, w, m) for i, (w, m) in enumerate(zip(want, merges)) if w != m]
-    why = (layout if (layout := _bpe_marks(toy, merges) or _bpe_layout(toy, merges)) else "end each word with the symbol '</w>'" if not any('</w>' in s for pair in merges for s in pair) else
+    why = (layout if (layout := _bpe_slip(toy, 10, merges) or _bpe_marks(toy, merges) or _bpe_layout(toy, merges)) else "no merge takes '</w>': end each word with the symbol '</w>', and count the pair it makes with the word's last symbol as any other's (zip(syms, syms[1:]) over the whole word, '</w>' included)" if not any('</w>' in s for pair in merges for s in pair) else
            "('e', 'w'), ('n', 'e') and ('w', 'est</w>') all occur 6 times there: a tie goes to the smallest pair"
            if bad and bad[0][0] == 6 and bad[0][2] in (('n', 'e'), ('w', 'est</w>')) else
            next((w for w, kw in _BPE_MISTAKES.items() if merges == _bpe_learn(toy, 10, **kw)),

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from ..core import PAD_ID, UNK_ID, BOS_ID, EOS_ID
 from ..decoding import next_token_logits, greedy_decode
-from ..attention import tgt_mask
+from ..attention import pad_mask, tgt_mask
 from ..lib.transformer import perturb
 from ..lib.tokens import pad_ids
 from ..lib.fast_decoding import inference
@@ -78,7 +78,7 @@ def _greedy_rules(m, src) -> dict:
 
 # %% ../../nbs/course_decoding.ipynb #a26c10r2
 def _greedy_more(m, src) -> dict:
-    "More mistakes of a greedy step, as `_greedy_rules` gives them: each token's best score over every position, then the argmax; each position's best score, then the argmax over the positions."
+    "More mistakes of a greedy step, as `_greedy_rules` gives them: each token's best score over every position, then the argmax; each position's best score, then the argmax over the positions; a context crop; another position; no causal mask; row 0's token for every row; the batch's sources joined."
     hint = ("that is the argmax of each token's best score over every position (a max over the time axis, dim=1): the next token "
             "comes from the last position alone, model(src, ys)[:, -1]")
     return {hint: lambda y: next_token_logits(m(src, y).amax(1), PAD_ID).argmax(-1),
@@ -93,7 +93,15 @@ def _greedy_more(m, src) -> dict:
             "the last position, model(src, ys)[:, -1]": lambda y: next_token_logits(m(src, y)[:, y.shape[1] - 2], PAD_ID).argmax(-1),
             "that is the choice at position src.shape[1] - 1 (kept inside the prefix): the source's length read for the prefix's; the next "
             "token comes from the prefix's last position, model(src, ys)[:, -1], ys.shape[1] - 1":
-                lambda y: next_token_logits(m(src, y)[:, min(src.shape[1], y.shape[1]) - 1], PAD_ID).argmax(-1)}
+                lambda y: next_token_logits(m(src, y)[:, min(src.shape[1], y.shape[1]) - 1], PAD_ID).argmax(-1),
+            "that is the choice of a decoder without its causal mask (tgt_mask None): each prefix position then reads the positions after "
+            "it; model(src, ys) masks them with tgt_mask(ys)": lambda y: next_token_logits(
+                m.decode(m.encode(src, pad_mask(src)), pad_mask(src), y, None)[:, -1], PAD_ID).argmax(-1),
+            "every row got row 0's token: each row's token comes from its own logits, model(src, ys)[:, -1] and argmax(-1), not "
+            "[0, -1]": lambda y: next_token_logits(m(src, y)[:, -1], PAD_ID)[0].argmax(-1).expand(len(y)),
+            "each row was given the whole batch's source, its rows joined into one (src[src != PAD_ID] flattens the batch): pass src as it "
+            "is, (B, S); model(src, ys) masks each row's padding": lambda y: next_token_logits(
+                m(src[src != PAD_ID][None].expand(len(y), -1), y)[:, -1], PAD_ID).argmax(-1)}
 
 
 # %% ../../nbs/course_decoding.ipynb #a29m1003
@@ -286,6 +294,21 @@ def _state_kept(step, model, src, ys):
         "shuffling, repeats; a greedy step draws nothing, so it needs no seed")
 
 
+# %% ../../nbs/course_decoding.ipynb #a33h1001
+def _long_prefix(step, model, compare):
+    """Your `step` on prefixes of 5 tokens after sources of 2, on a copy of `model` whose position t scores its own token,
+    4 + t % (V - 4), 100 above the rest: every position chooses another token, by a margin no CPU's rounding can close, so a
+    step that reads any position but the last (the source's length, src.shape[1] - 1, for one) is told apart on any kernels."""
+    m, V = copy.deepcopy(model), model.cfg.tgt_vocab
+    place = lambda n: 4 + torch.arange(n) % (V - 4)                                 # the token each position prefers
+    m.generator.register_forward_hook(lambda mod, inp, out: out + 100. * F.one_hot(place(out.shape[-2]), V))
+    src = torch.tensor([[4, EOS_ID], [5, EOS_ID]])
+    ys = torch.cat([torch.full((2, 1), BOS_ID), torch.stack([place(4), place(4).roll(1)])], 1)
+    with inference(m): want = next_token_logits(m(src, ys)[:, -1], PAD_ID).argmax(-1)
+    compare(m, src, ys, want, "a copy of the model whose every position prefers its own token, sources of 2 tokens and prefixes of 5",
+            'the argmax of next_token_logits')
+
+
 # %% ../../nbs/course_decoding.ipynb #a26c1003
 def check_greedy_step(step, model) -> bool:
     """Run your `step(model, src, ys)` on the prefixes `greedy_decode` goes through for six sentences, as a batch and one at a
@@ -324,5 +347,5 @@ def check_greedy_step(step, model) -> bool:
         for m, name in ((mixed, 'a perturbed copy of the model'), (eos, 'a copy of the model that scores EOS highest')):
             with inference(m): want = next_token_logits(m(src, ys)[:, -1], PAD_ID).argmax(-1)
             compare(m, src, ys, want, f"{name}, prefixes of 5 tokens", 'the argmax of next_token_logits')
-        _unk_allowed(step, model, src, bos)                                          # UNK scored highest: greedy_decode emits it
+        _unk_allowed(step, model, src, bos); _long_prefix(step, model, compare)      # UNK scored highest; prefixes longer than their source
     return verdict(step, cases, "your greedy step chooses every token greedy_decode chooses, in a batch and one sentence at a time, and never PAD or BOS")

@@ -10,6 +10,8 @@ __all__ = ['check_bleu']
 # %% ../../nbs/course_evaluation.ipynb #cc11impx
 import functools, itertools, math
 from collections import Counter
+import torch
+from ..lib.machine import rounding_tol
 from .checking import report
 
 # %% ../../nbs/course_evaluation.ipynb #a26c1101
@@ -236,6 +238,29 @@ def _bleu_weights(hyps, refs, mine) -> str|None:
     return None
 
 
+# %% ../../nbs/course_evaluation.ipynb #a33h1101
+def _bleu_numbers(hyps, refs, mine:float, theirs:float) -> str|None:
+    "Whether `mine` is sacreBLEU's score rounded (to 0 or 1 decimal), or 0 where every order has a match (a precision floor-divided); else None."
+    m, t, c, r = _bleu_parts(hyps, refs)
+    tol = rounding_tol(theirs, 4, torch.float64)                                   # four log p_n summed
+    if (k := next((k for k in (0, 1) if abs(mine - round(theirs, k)) <= tol and abs(mine - theirs) > tol), None)) is not None:
+        return (f"yours is sacreBLEU's score rounded to {k} decimal{'s' * (k != 1)}, as a table prints it: return the score "
+                "unrounded, and round only where you print it")
+    if abs(mine) < 0.01 and all(m) and any(a < b for a, b in zip(m, t)):
+        return ("your score is 0 where every order has a match: a precision floor-divided, m // t, which is 0 unless every n-gram "
+                "matches; divide with /, p_n = m / t")
+    return None
+
+def _bleu_skip(hyps, refs) -> float:
+    "BLEU with the orders that have no match left out of the geometric mean (a mistake)."
+    m, t, c, r = _bleu_parts(hyps, refs); p = [a / b for a, b in zip(m, t) if a]
+    return 100 * (1 if c >= r else math.exp(1 - r / c)) * math.exp(sum(map(math.log, p)) / len(p)) if p else 0.0
+
+_BLEU_SKIP = ("on ['the cat sat on a mat'] against ['a cat sat on the rug'] (no 4-gram in common, p4 = 0) yours leaves p4 out of the "
+              "mean: BLEU is the geometric mean of all four p_n, and a p_n of 0 makes it 0 (the solution's math.log stops there; "
+              "sacreBLEU smooths it); average the log p_n of every order, dividing by 4")
+
+
 # %% ../../nbs/course_evaluation.ipynb #a26b1002
 @report
 def check_bleu(my_bleu) -> str:
@@ -260,5 +285,9 @@ def check_bleu(my_bleu) -> str:
                        "the brevity penalty is missing: a hypothesis shorter than its reference is scaled by BP = min(1, exp(1 - r/c)), with c the hypothesis length and r the reference length")
         elif near(_bleu_like(hyps, refs, arithmetic=True)):
             mistake = "the arithmetic mean of the precisions: BLEU takes their geometric mean, exp((log p1 + log p2 + log p3 + log p4) / 4), times BP"
-        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_log(my_bleu) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or _bleu_weights(hyps, refs, mine) or d, d)
+        assert abs(mine - theirs) < 0.01, _bleu_rest(name, hyps, refs, mine, theirs, mistake if mistake != (d := next(c[3] for c in cases if c[0] == name)) else _bleu_log(my_bleu) or _bleu_numbers(hyps, refs, mine, theirs) or _bleu_other(hyps, refs, mine) or _bleu_more(hyps, refs, mine) or _bleu_weights(hyps, refs, mine) or d, d)
+    zero = (['the cat sat on a mat'], ['a cat sat on the rug'])                          # no 4-gram in common: p4 = 0
+    try: mine = my_bleu(*zero)
+    except (ValueError, ZeroDivisionError): mine = 0.0                                 # math.log(0), where the solution stops
+    assert not (isinstance(mine, (int, float)) and abs(mine - _bleu_skip(*zero)) < 0.01 and _bleu_skip(*zero) > 0), _BLEU_SKIP
     return f"your BLEU agrees with sacreBLEU's on {len(cases)} cases: clipping, the brevity penalty, corpus sums, case, word boundaries"

@@ -13,7 +13,7 @@ from .checking import report
 
 # %% ../../nbs/course_parsing.ipynb #a26r0035
 def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
-    "One line for a linearisation no listed mistake explains: the words' case, the root left out, the words alone wrong, or the first token that differs."
+    "One line for a linearisation no listed mistake explains: the words' case, the root left out, the words alone wrong, unary chains joined, or the first token that differs."
     k = next((i for i, (a, b) in enumerate(zip(toks, ref)) if a != b), min(len(toks), len(ref)))
     at = f"token {k} is {toks[k] if k < len(toks) else 'missing'!r} where linearize writes {ref[k] if k < len(ref) else 'nothing more'!r}"
     br = lambda ts: [x for x in ts if x[:1] in '()']
@@ -37,6 +37,8 @@ def _lin_rest(name:str, toks:list, ref:list, tree=None) -> str:
            "no brackets at all: each phrase opens with '(LABEL' and closes with ')LABEL' around its children" if not br(toks) else
            f"a phrase with one child lost its brackets ({sorted(lost)}): keep them around a unary phrase too; only a POS node is written as its word alone"
            if lost and not extra and set(lost) <= unary else
+           f"a chain of one-child phrases written as one bracket ({next(x for x in extra if '+' in x)}), as nltk's collapse_unary joins their labels: "
+           "write a bracket for every phrase, a unary one too, (VP (NP Bob )NP )VP" if any(x[:1] in '()' and '+' in x for x in extra) else
            f"yours: {' '.join(toks)} | linearize: {' '.join(ref)}")
     return f"{name}: {at}; {why}"
 

@@ -54,10 +54,15 @@ def _rms_keepdim(rms_norm_of, a, err) -> str:
 
 # %% ../../nbs/course_since2017.ipynb #a22s1401
 def _rms_more(a, g, eps) -> list[tuple[str, torch.Tensor]]:
-    "(likely mistake, what it computes) beyond `_rms_slips`: the squares summed and divided by a.shape[1], a 2-d (n, d) input assumed."
+    "(likely mistake, what it computes) beyond `_rms_slips`: the squares summed and divided by a.shape[1], a 2-d (n, d) input assumed; the mean over the last two axes; eps squared."
     return [(f"the mean of the squares divides by d = a.shape[-1] = {a.shape[-1]}, the size of the last axis; yours divides by a.shape[1] = "
              f"{a.shape[1]} (a 2-d (n, d) input assumed): mean(-1, keepdim=True)", a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / a.shape[1] + eps) * g)
-           ] * (a.dim() > 2 and a.shape[1] != a.shape[-1])
+           ] * (a.dim() > 2 and a.shape[1] != a.shape[-1]) + [
+           ("the mean of the squares runs over the last axis alone, one RMS for each vector: yours takes it over the last two axes, "
+            "mean((-2, -1)), one RMS for a whole (n, d) block as a layer-wide norm would", a / torch.sqrt(a.pow(2).mean((-2, -1), keepdim=True) + eps) * g)
+           ] * (a.dim() > 2) + [
+           (f"eps goes under the root as it is, sqrt(mean(a**2) + eps): yours adds eps ** 2 = {eps ** 2:g} (eps read as a floor on the RMS "
+            "itself)", a / torch.sqrt(a.pow(2).mean(-1, keepdim=True) + eps ** 2) * g)]
 
 def _rms_default(rms_norm_of, gen):
     "Your `rms_norm_of(a, g)` with eps left to its default, on vectors near zero, where eps shows: the stub's 1e-5 changed, named."
@@ -150,8 +155,13 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
              "becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i", mixed)]
 
 # %% ../../nbs/course_since2017.ipynb #cs18r001
+def _turn_pairs(x, angle):
+    "`x` (d,) in float64 with each pair (2i, 2i+1) turned by `angle[i]`, as float32."
+    x1, x2 = x[0::2].double(), x[1::2].double()
+    return torch.stack([x1 * angle.cos() - x2 * angle.sin(), x1 * angle.sin() + x2 * angle.cos()], -1).flatten().float()
+
 def _rotate_more(q, m) -> list[tuple[str, torch.Tensor]]:
-    "(likely mistake, what it gives) for `q` at position `m`: the two layouts of RoPE mixed, cos and sin of one with the pairs of the other."
+    "(likely mistake, what it gives) for `q` at position `m`: the two layouts of RoPE mixed, cos and sin of one with the pairs of the other; exponents over d - 2."
     d, x = len(q), q.double()
     a = m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / d)
     pairs, halves = torch.stack([-x[1::2], x[0::2]], -1).flatten(), torch.cat([-x[d // 2:], x[:d // 2]])   # (x, y) -> (-y, x); rotate_half
@@ -160,7 +170,9 @@ def _rotate_more(q, m) -> list[tuple[str, torch.Tensor]]:
              "applied to neighbouring pairs: coordinates 2i and 2i+1 then turn by different angles; with neighbours, repeat each angle in "
              "place, freqs.repeat_interleave(2)", (x * cat.cos() + pairs * cat.sin()).float()),
             ("your cos and sin repeat each angle in place, repeat_interleave(2), but rotate_half pairs coordinate i with i + d/2: two "
-             "layouts mixed; this exercise pairs neighbours 2i and 2i+1, each pair turned by its own angle", (x * rep.cos() + halves * rep.sin()).float())]
+             "layouts mixed; this exercise pairs neighbours 2i and 2i+1, each pair turned by its own angle", (x * rep.cos() + halves * rep.sin()).float())] + [
+            (f"the exponent divides by d, theta_i = 10000^(-2i/d): yours divides by d - 2 = {d - 2} (fairseq's half_dim - 1 in its sinusoidal "
+             "positions), so the last pair turns by exactly 10000^-1", _turn_pairs(x, m * 10000.0 ** (-torch.arange(0, d, 2, dtype=torch.float64) / (d - 2))))] * (d > 2)
 
 def _rotate_part(q, m, got) -> str | None:
     "If `got` turns only the first r coordinates of `q` and leaves the others as they were (a partial rotary): that named, else None."
@@ -169,6 +181,19 @@ def _rotate_part(q, m, got) -> str | None:
     if r is None or same(got[:r], q[:r]): return None
     return (f"only the first {r} of the {d} coordinates were turned, the other {d - r} came back as they were (a partial rotary, as "
             "GPT-NeoX's rotary_pct): RoFormer turns every pair, coordinates 2i and 2i+1 for i < d/2, by m * 10000^(-2i/d)")
+
+# %% ../../nbs/course_since2017.ipynb #a33h1401
+def _rotate_far(rotate_query, q, m:int):
+    "Your `rotate_query(q, m)` at a large position `m`, against `rotate`: angles computed in float32 there, named."
+    want, case = rotate(q[None], start=m)[0], f"a query of size {len(q)} at position {m}"
+    got = torch.as_tensor(rotate_query(q.clone(), m)).double()
+    err, tol = (got - want.double()).abs().max().item() if got.shape == want.shape else math.inf, rounding_tol(q, 4)
+    if err <= tol: return
+    raise AssertionError(f"{case}: yours is off by up to {err:.2g} (rounding allows {tol:.2g})" + (", right to a few digits only: your angles "
+                         f"m * theta_i were computed in float32, whose 7 digits leave them off by up to about {m * 6e-8:.1g} radians at m = {m}; "
+                         "compute theta_i and the angles in float64, as rotate does, then cast the result to q's dtype" if err <= 1e-2 * q.abs().max().item()
+                         else f": {where_differ(got, want.double(), 'coordinate')}; coordinates 2i, 2i+1 turned by m * 10000^(-2i/d)"))
+
 
 # %% ../../nbs/course_since2017.ipynb #cs14b004
 @report
@@ -193,6 +218,7 @@ def check_rotate(rotate_query) -> str:
         assert abs(got.norm() / q.norm() - 1) < 1e-4, f"{case}: your output's length is {got.norm():.4g}, q's {q.norm():.4g}: a rotation keeps the length (cos and sin of one angle for both coordinates of a pair)"
         assert (base := _rotate_base(q, m, got) or _rotate_part(q, m, got)) is None, f"{case}: {base}"
         raise AssertionError(f"{case}: {where_differ(got, want, 'coordinate')}: coordinates 2i, 2i+1 turned by m * 10000^(-2i/d)")
+    _rotate_far(rotate_query, torch.randn(12, generator=gen), 99_991)            # a long context: the angles need float64
     q = torch.randn(16, dtype=torch.float64, generator=gen); got = rotate_query(q, 7)
     assert got.dtype == torch.float64, (f"a float64 query: your output is {got.dtype}, which rounds q's 16 digits to 7: keep q's dtype, "
                                         ".to(q.dtype), not .float() (a float64 result of a float32 query is accepted: it loses nothing)")
@@ -263,10 +289,14 @@ def check_group_kv(group_heads) -> str:
         except RuntimeError as e: raise AssertionError(f"{case}: {_group_layout(group_heads, k, g, want, e)}") from None
         assert isinstance(got, torch.Tensor), f"{case}: return a tensor, the keys of h heads, not a {type(got).__name__}"
         assert got.shape != (2, g, 3, 8) or g == h, f"{case}: your output has {g} heads: return h = {h} heads, each group's head repeated for its h/g heads, (B, h, n, d)"
+        assert not (got.shape == (2, h * (h // g), 3, 8) and h != g and torch.allclose(got, k.repeat_interleave(h // g, 1))), (f"{case}: your output "
+            f"has {h * (h // g)} heads, each of the h = {h} heads repeated h/g = {h // g} times with no mean (Hugging Face's repeat_kv, made for "
+            f"the g key heads a GQA model stores): average each group first, k.view(B, g, h // g, n, d).mean(2), then repeat_interleave(h // g, dim=1)")
         times = got.shape[1] // g if got.dim() == 4 and tuple(got.shape[::2]) == tuple(k.shape[::2]) and got.shape[1] % g == 0 else None
         assert got.shape == k.shape, f"{case}: your output has shape {tuple(got.shape)}, expected (B, h, n, d) = {tuple(k.shape)}" + (
             f": each group's head is repeated {times} times (repeat_interleave({times})?), and it stands for h/g = {h // g} heads: "
-            f"repeat_interleave(h // g, dim=1), {h} // {g} = {h // g}" if times and times != h // g and got.shape[3] == k.shape[3] else "")
+            f"repeat_interleave(h // g, dim=1), {h} // {g} = {h // g}" if times and times != h // g and got.shape[3] == k.shape[3] else
+            f": a batch of one, where k has {k.shape[0]} (k[0] grouped?): keep the batch axis, k.view(B, g, h // g, n, d)" if got.dim() == 4 and got.shape[0] == 1 and got.shape[1:] == k.shape[1:] else "")
         assert got.dtype == k.dtype, f"{case}: your output is {got.dtype}, k is {k.dtype}: keep k's dtype (no dtype= in the mean, no .double()): 02's attention multiplies these keys with the queries, and float32 @ float64 raises"
         if torch.allclose(got, want, rtol=1e-4, atol=1e-5): continue
         why = next((w for w, y in _group_slips(k, g) + _group_more(k, g) if y.shape == got.shape and torch.allclose(got, y, rtol=1e-4, atol=1e-5)), None)

@@ -176,7 +176,7 @@ def check_schedule(fn) -> bool:
                 assert not (isinstance(raw, torch.Tensor) and raw.dtype != torch.float64), \
                     (f"{case}: returned a {raw.dtype} tensor, which rounds the rate to 7 digits: compute with Python numbers "
                      "(** or math.sqrt) and return a float")
-                assert getattr(raw, 'shape', ()) == (), f"{case}: returned a {type(raw).__name__} of shape {tuple(raw.shape)}: return one number, a Python float (** on numbers, not arrays)"
+                assert getattr(raw, 'shape', ()) == () and not isinstance(raw, (list, tuple)), _not_one_number(case, raw)
                 got = float(raw)
                 if same(got, want): continue
                 hint = ("the rate at step 0 is 0, and yours gives step 1's rate there (a step clamped to 1, max(step, 1)?): return 0 at "
@@ -284,6 +284,28 @@ def _smoothing_fit(fn, t, eps:float) -> str:
     return (f"your loss is {a:.4g} x NLL + {b:.4g} x U, for eps={eps} it must be (1 - eps) = {1 - eps:g} x NLL + eps = {eps:g} x U "
             f"(NLL = -log p_y, U = the mean of -log p_i over the vocabulary, each averaged over the non-pad positions)" + _q_sum(a, b, eps, 11))
 
+# %% ../../nbs/course_training.ipynb #a33h0901
+def _not_one_number(case:str, raw) -> str:
+    "The message for a rate that is not one number: an array of some shape, or a list or tuple (a scheduler's get_last_lr())."
+    if isinstance(raw, (list, tuple)):
+        return (f"{case}: returned a {type(raw).__name__}, {raw!r}: return the rate itself, one float (a scheduler's get_last_lr() gives a "
+                "list, one rate per parameter group; the schedule is one number)")
+    return f"{case}: returned a {type(raw).__name__} of shape {tuple(raw.shape)}: return one number, a Python float (** on numbers, not arrays)"
+
+def _call_flat(fn, args:dict, case:str):
+    "`call_kept(fn, args, case)`; a RuntimeError on (B, T, V) logits from a loss right on the same logits flattened to (N, V), named."
+    try: return call_kept(fn, args, case)
+    except RuntimeError as e:
+        lg, t, eps = args['logits'], args['target'], args['eps']
+        try: flat = torch.as_tensor(fn(lg.reshape(-1, lg.shape[-1]), t.reshape(-1), eps)).float()
+        except Exception: raise e from None
+        want = label_smoothing_loss(lg, t, eps)
+        if abs(flat - want) > rounding_tol(want, 2 * lg.shape[-1] + t.numel()): raise
+        raise AssertionError(f"{case}: your loss raised RuntimeError ({e}) on (B, T, V) logits and is right on the same logits flattened "
+                             "to (N, V): index the vocabulary as the last axis, target[..., None] and dim=-1, not axis 1 "
+                             "(target.unsqueeze(1) fits 2-d logits only)") from None
+
+
 # %% ../../nbs/course_training.ipynb #a26c0909
 def check_label_smoothing(fn) -> bool:
     "Compare your `fn(logits, target, eps)` with `label_smoothing_loss` (PyTorch's label-smoothed cross-entropy), without and with padding."
@@ -293,7 +315,7 @@ def check_label_smoothing(fn) -> bool:
     def cases():
         for t, eps in ((target, 0.0), (target, 0.1), (target, 0.3), (padded, 0.1), (padded, 0.3)):
             case = f"eps={eps}, {'padded' if t is padded else 'unpadded'} targets"
-            raw = call_kept(fn, dict(logits=logits, target=t, eps=eps), case)
+            raw = _call_flat(fn, dict(logits=logits, target=t, eps=eps), case)
             assert isinstance(raw, torch.Tensor), (f"{case}: returned a {type(raw).__name__}" + (f" of {len(raw)} ((loss, number of tokens)?, as a fairseq criterion returns)"
                                                    if isinstance(raw, (tuple, list)) else "") + ": return the loss alone, a tensor that loss.backward() can follow (no .item(), .numpy() or tuple)")
             got = raw.detach().float()

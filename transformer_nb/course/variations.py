@@ -25,7 +25,9 @@ _NOISE_CASES = [   # (name, [(id, variant, bleu)], the ids beyond the noise): ea
     ("both seeds below base", [('base', 'base', 30.0), ('base-seed1', 'base', 29.0), ('base-seed2', 'base', 28.5), ('X', 'X', 31.2),
                                ('Y', 'Y', 29.8), ('Z', 'Z', 28.0)], ['Z']),      # signed seed gaps (-1, -1.5) keep every variant; the smallest |gap| X too
     ("the seeds in another order", [('base', 'base', 30.0), ('base-seed1', 'base', 28.0), ('base-seed2', 'base', 30.5), ('D', 'D', 28.4),
-                                    ('E', 'E', 27.5), ('G', 'G', 30.8)], ['E'])]     # the first seed is the farthest, the second the nearest
+                                    ('E', 'E', 27.5), ('G', 'G', 30.8)], ['E']),     # the first seed is the farthest, the second the nearest
+    ("ids that do not say the variant", [('base', 'base', 30.0), ('seed2', 'base', 31.0), ('base-lr2', 'lr', 28.5), ('E', 'E', 30.5)],
+     ['base-lr2'])]                                                                  # a seed whose id lacks 'base', a variant whose id has it
 
 
 # %% ../../nbs/course_variations.ipynb #a29m1202
@@ -45,7 +47,7 @@ def _noise_bases(recs:list[dict]) -> list[tuple[str, list]]:
 
 # %% ../../nbs/course_variations.ipynb #a27m7809
 def _noise_more(recs:list[dict]) -> list[tuple[str, list]]:
-    "More (likely mistake, the ids it gives) for `_noise_mistakes`: only runs named as their variant, signed seed gaps, the first run of 'base' as base."
+    "More (likely mistake, the ids it gives) for `_noise_mistakes`: only runs named as their variant, signed seed gaps, the first run of 'base' as base, runs told apart by their ids."
     base = next(r['bleu'] for r in recs if r['id'] == 'base')
     seeds, var = [r['bleu'] - base for r in recs if r['variant'] == 'base' and r['id'] != 'base'], [r for r in recs if r['variant'] != 'base']
     first = next(r for r in recs if r['variant'] == 'base')                      # the first run of 'base', whatever its id
@@ -56,7 +58,11 @@ def _noise_more(recs:list[dict]) -> list[tuple[str, list]]:
             (spread + ": take each seed's |BLEU - base BLEU|; a seed below base widens the spread as much as one above",
              [r['id'] for r in var if abs(r['bleu'] - base) > max(seeds)]),
             ("the base run is the record whose id is 'base', not the first run of variant 'base' (a seed may come first)",
-             [r['id'] for r in var if abs(r['bleu'] - first['bleu']) > far])]
+             [r['id'] for r in var if abs(r['bleu'] - first['bleu']) > far]),
+            ("a run belongs to 'base' by its variant, not its id: a seed's id need not start with 'base' ('seed2'), and a variant's may "
+             "('base-lr2'); the seeds are the records with r['variant'] == 'base', the variants the others",
+             [r['id'] for r in recs if not r['id'].startswith('base') and abs(r['bleu'] - base) > max([abs(s['bleu'] - base) for s in recs
+              if s['id'].startswith('base') and s['id'] != 'base'] or [0.0])])]
 
 # %% ../../nbs/course_variations.ipynb #a26v0002
 def _noise_mistakes(recs:list[dict]) -> list[tuple[str, list]]:
@@ -112,6 +118,16 @@ def _noise_rest(recs:list, ids:list, want:list) -> str:
     return (f"missing {show(sorted(set(want) - set(ids)))}, extra {show(sorted(set(ids) - set(want)))}; {thr}, the spread is "
             f"{spread:.3g}, the largest |BLEU - base BLEU| over the other runs of 'base'")
 
+# %% ../../nbs/course_variations.ipynb #a33h1201
+def _noise_call(fn, name:str, recs:list[dict]):
+    "Your `fn` on a copy of the records `recs`: a list it reordered or changed in place, named."
+    mine = [dict(r) for r in recs]; got = fn(mine)
+    assert mine == recs, (f"case '{name}': your function changed the records it was given in place (" + ("reordered them: a sort() of "
+                          "the caller's list" if sorted(map(str, mine)) == sorted(map(str, recs)) else "edited them") + "): the caller's "
+                          "table is read again after the call; sort a copy, sorted(recs, key=...), and leave the records as they were")
+    return got
+
+
 # %% ../../nbs/course_variations.ipynb #a26v0005
 @report
 def check_beyond_noise(fn, path='../results/table3_fp32.json') -> str:
@@ -125,7 +141,7 @@ def check_beyond_noise(fn, path='../results/table3_fp32.json') -> str:
     cases.append(("the stored Table 3", stored, [r['id'] for r in stored if r['variant'] != 'base' and abs(r['bleu'] - base) > band]))
     answers = []                                                   # every table first: a mistake is named only if it explains them all
     for name, recs, want in cases:
-        got = fn([dict(r) for r in recs])
+        got = _noise_call(fn, name, recs)
         try: ids = sorted(got) if all(isinstance(x, str) for x in got) else None
         except TypeError: ids = None
         assert ids is not None, f"case '{name}': got {got!r:.80}; return a list of the variants' ids (str)"
@@ -241,6 +257,12 @@ _HEADS_READINGS += [("a return inside the loop over the heads: yours stops at th
                      lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in rows))[:1])]
 
 
+# %% ../../nbs/course_variations.ipynb #a33h1205
+_HEADS_READINGS += [("the rows read are not `rows` itself: range(rows[0], rows[-1] + 1) reads every row from the first listed to the last, "
+                     "the rows between them too; `rows` is the list of the rows themselves, for r in rows",
+                     lambda w, rows, col: _heads(w, lambda h: all(w[h, r].argmax() == col for r in range(rows[0], rows[-1] + 1))))]
+
+
 # %% ../../nbs/course_variations.ipynb #a26r0045
 def _heads_rest(w, rows:list, col:int, got:list, want:list) -> str:
     "For heads no listed reading explains: each head yours adds or leaves out, with where its rows put their largest weight."
@@ -350,6 +372,15 @@ def _rows_ab_call(rows_ab, base:dict, case:str):
     return got
 
 
+# %% ../../nbs/course_variations.ipynb #a33h1203
+def _rows_ab_types(case:str, got:dict):
+    "Overrides that carry the base's other fields (the whole configuration), or a float size, named."
+    extra = next((k for k, o in got.items() if isinstance(o, dict) and set(o) - {'h', 'd_k', 'd_v'}), None)
+    assert extra is None, (f"{case}: {extra} holds {', '.join(sorted(set(got[extra]) - {'h', 'd_k', 'd_v'}))} too, the base's whole "
+                           "configuration: return the overrides alone, the fields each row changes (h, d_k and d_v for (A); d_k and d_v for (B))")
+    assert (odd := next(((k, f, v) for k, o in got.items() if isinstance(o, dict) for f, v in o.items() if isinstance(v, float)), None)) is None, f"{case}: {odd[0]} has {odd[1]}={odd[2]!r}, a float: sizes are whole numbers, d // k (integer division), as nn.Linear takes them"
+
+
 # %% ../../nbs/course_variations.ipynb #a26v0010
 _ROWS_AB_SLIPS = {   # row -> [(mistake, the row as it writes it for d_model d, h heads of size dk)]: each named when an answer equals it
     'A': [("row (A) keeps each head's size: it keeps the computation constant, d_k = d_v = d_model / h for each h",
@@ -377,7 +408,7 @@ def check_rows_ab(rows_ab) -> str:
         except ZeroDivisionError:
             raise AssertionError(f"{case} divided by zero: with fewer than 8 heads h // 8 is 0; the first variant has at least one head, max(1, h // 8)") from None
         assert isinstance(got, dict), f"{case} returned a {type(got).__name__}: return a dict, name -> overrides"
-        assert (odd := next(((k, f, v) for k, o in got.items() if isinstance(o, dict) for f, v in o.items() if isinstance(v, float)), None)) is None, f"{case}: {odd[0]} has {odd[1]}={odd[2]!r}, a float: sizes are whole numbers, d // k (integer division), as nn.Linear takes them"
+        _rows_ab_types(case, got)
         if got == want: continue
         for row in ('A', 'B'):
             g, w = ({k: v for k, v in x.items() if str(k).startswith(row + '-')} for x in (got, want))
