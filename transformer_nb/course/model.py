@@ -175,8 +175,7 @@ def check_sublayer(cls) -> str:
         f"forward(x, f) must return a tensor shaped like x, {tuple(x.shape)}; got {_got(y)}"
     LN = lambda t: F.layer_norm(t, (8,), ln.weight, ln.bias, ln.eps)
     for name, f in (('f(x) = 2x', lambda t: 2 * t), ('f(x) = sin(x) - x', lambda t: t.sin() - t)):
-        y = s(x, f)
-        size = [x.abs() + f(x).abs(), 1.0]                                  # the sum's size: a norm's rounding grows with it
+        y, size = s(x, f), [x.abs() + f(x).abs(), 1.0]                     # the sum's size: a norm's rounding grows with it
         if near(y, LN(x + f(x)), 4 * 8, magnitude=size): continue
         add = "add x to f(x), then normalise the sum"
         seen = {'x + f(LayerNorm(x)), pre-LN': (x + f(LN(x)), add), 'x + LayerNorm(f(x))': (x + LN(f(x)), add),
@@ -264,7 +263,7 @@ def _logit_tol(ref, m, s, t) -> float:
     "How far `m`'s outputs `ref` on (s, t), computed in another order, may differ: the rounding of the forward's additions (logit_terms), any CPU."
     return rounding_tol([ref, 1.0], logit_terms(m.cfg, s.shape[1], t.shape[1], vocab=True))
 
-def _near(a, b, m, s, t) -> bool:
+def _same_logits(a, b, m, s, t) -> bool:
     "Whether `a` is `b`, outputs of `m`'s forward on (s, t), up to that rounding: which computation gave an answer."
     return torch.allclose(a, b, rtol=0, atol=_logit_tol(b, m, s, t))
 
@@ -288,7 +287,7 @@ def _cross_self(fn, m, s, t) -> str|None:
             for l in v.decoder:
                 l.forward = lambda x, z, sm, tm, l=l: l.sub[2](l.sub[1](l.sub[0](x, lambda u: l.self_attn(u, mask=tm)),
                                                                          lambda u: l.cross_attn(u, u, mask=sm if mask == 'src' else tm)), l.ffn)
-            if isinstance(y, torch.Tensor) and y.shape == (r := v(s, t)).shape and _near(y, r, m, s, t):
+            if isinstance(y, torch.Tensor) and y.shape == (r := v(s, t)).shape and _same_logits(y, r, m, s, t):
                 return ("the cross-attention reads its keys and values from the decoder's own stream, not from the memory z (so it fails "
                         "once the source and the target differ in length): it is cross_attn(t, z, mask=src_mask), the encoder's output second")
     return None
@@ -300,7 +299,7 @@ def _layers_unused(fn, m, s, t) -> str|None:
         def used(stack, i):
             v = copy.deepcopy(m); torch.manual_seed(i)
             for p in getattr(v, stack)[i].parameters(): p.add_(torch.randn_like(p))
-            return not _near(fn(_refusing(v), s, t), y, m, s, t)
+            return not _same_logits(fn(_refusing(v), s, t), y, m, s, t)
         for stack in ('encoder', 'decoder'):
             seen = [used(stack, i) for i in range(len(getattr(m, stack)))]
             if any(seen) and not all(seen):
@@ -314,7 +313,7 @@ def _enc_causal(m, y, s, t) -> str|None:
     for l in v.encoder:
         l.forward = lambda x, sm, l=l: l.sub[1](l.sub[0](x, lambda u: l.self_attn(u, mask=sm & causal_mask(x.shape[1]))), l.ffn)
     with torch.no_grad():
-        if not _near(y, v(s, t), m, s, t): return None
+        if not _same_logits(y, v(s, t), m, s, t): return None
     return ("the encoder's self-attention is causal too: the encoder reads the whole source, every position every other; only the "
             "decoder's self-attention hides later positions; the encoder's mask is pad_mask(src) alone")
 
@@ -339,16 +338,16 @@ def _mask_mixup(fn, m, e:RuntimeError, s, t) -> str:
 def _output_mistake(m, y, s, t) -> str|None:
     "What `y` is instead of `m`'s logits on (s, t): log-probabilities, probabilities, or the logits with a causal-only target mask; None if none."
     ref, sm = m(s, t), pad_mask(s)
-    if _near(y, ref.log_softmax(-1), m, s, t):
+    if _same_logits(y, ref.log_softmax(-1), m, s, t):
         return ("these are log-probabilities (log_softmax of the logits): Transformer.forward returns the logits, "
                 "model.generator's output; the loss applies log_softmax itself")
     for f, what in ((ref.log_softmax(1), "a log_softmax"), (ref.softmax(1), "a softmax")):
-        if _near(y, f, m, s, t):
+        if _same_logits(y, f, m, s, t):
             return f"that is {what} over the positions (dim=1), which mixes them: return the logits, model.generator's output"
-    if _near(y, ref.softmax(-1), m, s, t): return "these are probabilities (softmax of the logits): return the logits, model.generator's output"
+    if _same_logits(y, ref.softmax(-1), m, s, t): return "these are probabilities (softmax of the logits): return the logits, model.generator's output"
     try: causal = m.decode(m.encode(s, sm), sm, t, causal_mask(t.shape[1]))
     except Exception: return None
-    if _near(y, causal, m, s, t):
+    if _same_logits(y, causal, m, s, t):
         return ("the decoder's self-attention mask is causal only: make_tgt_mask(tgt) is causal_mask(T) and pad_mask(tgt) "
                 "together, so no query reads the target's padding either")
     return None
@@ -363,18 +362,18 @@ def _logits_mistake(fn, m, y, s, t) -> str|None:
     try: fn(g, s, t); m(s, t)
     finally: hook.remove()
     if len(seen) != 1 or seen[0].shape != ref_in[0].shape: return None
-    if _near(seen[0], ref_in[0], m, s, t):
+    if _same_logits(seen[0], ref_in[0], m, s, t):
         return "the logits are model.generator(y) as it returns them: something was added to them after the output layer"
     d = seen[0] - ref_in[0]
-    if _near(y, m.generator(seen[0]), m, s, t) and torch.allclose(d, d[:, :1].expand_as(d), rtol=0, atol=_logit_tol(ref_in[0], m, s, t)):
+    if _same_logits(y, m.generator(seen[0]), m, s, t) and torch.allclose(d, d[:, :1].expand_as(d), rtol=0, atol=_logit_tol(ref_in[0], m, s, t)):
         return ("something was added to the decoder's output before model.generator, the same at every target position: "
                 "the logits are model.generator(y), y the last decoder layer's output as it is")
     normed = [F.layer_norm(ref_in[0], ref_in[0].shape[-1:]), *(n(ref_in[0]) for n in m.modules() if isinstance(n, nn.LayerNorm))]
-    if any(_near(seen[0], n, m, s, t) for n in normed):
+    if any(_same_logits(seen[0], n, m, s, t) for n in normed):
         return ("the decoder's output went through one more LayerNorm before model.generator: in the paper's post-LN each sub-layer "
                 "ends with its own norm, so the logits are model.generator(y), y the last decoder layer's output as it is")
     twice = lambda *ks: _model_variant(m, **{k: _Twice(getattr(m, k)) for k in ks})(s, t)
-    if any(_near(y, twice(*ks), m, s, t) for ks in (('src_emb', 'tgt_emb'), ('src_emb',), ('tgt_emb',))):
+    if any(_same_logits(y, twice(*ks), m, s, t) for ks in (('src_emb', 'tgt_emb'), ('src_emb',), ('tgt_emb',))):
         return ("an embedding is scaled by sqrt(d_model) twice: model.src_emb and model.tgt_emb multiply by it already (as the Annotated "
                 "Transformer's Embeddings do); add the positions to model.src_emb(src) as it returns it")
     return None
@@ -398,7 +397,7 @@ def _dec_layer(l, x, z, sm, tm, self_kv=None, self_mask=None, ffn=None):
 def _layer_mistake(m, y, s, t) -> str|None:
     "What `y` is if the layers are built another way: the decoder's self-attention on z, the encoder's FFN in the decoder, the encoder's FFN first; None if none."
     def like(**kw):
-        try: return _near(y, _layer_variant(m, **kw)(s, t), m, s, t)
+        try: return _same_logits(y, _layer_variant(m, **kw)(s, t), m, s, t)
         except RuntimeError: return False                                                 # a mask that does not fit that variant
     if any(like(dec=lambda v, l, k, x, z, sm, tm, o=o: _dec_layer(l, x, z, sm, tm, z, sm if o else None)) for o in (1, 0)):
         return ("the decoder's self-attention reads the memory z: its queries, keys and values all come from the decoder's own "
@@ -412,7 +411,7 @@ def _layer_mistake(m, y, s, t) -> str|None:
         for l in [*v.encoder, *v.decoder]:
             for sub in l.sub: sub.norm = l.sub[k].norm
         with torch.no_grad():
-            if _near(y, v(s, t), m, s, t):
+            if _same_logits(y, v(s, t), m, s, t):
                 return (f"every sub-layer of a layer uses sub[{k}].norm: each sub-layer has a LayerNorm of its own, sub[i].norm for the "
                         "i-th (self-attention sub[0], then cross-attention sub[1] and the FFN sub[2] in a decoder layer)")
     return None
@@ -424,7 +423,7 @@ def _norm_swap(m, y, s, t) -> str|None:
     for side in ('encoder', 'decoder'):
         v = copy.deepcopy(m); setattr(v, side, nn.ModuleList(reversed(list(getattr(v, side)))))
         with torch.no_grad():
-            if _near(y, v(s, t), m, s, t): return f"the {side}'s layers run in reverse, the last first: run them in order, for l in model.{side}"
+            if _same_logits(y, v(s, t), m, s, t): return f"the {side}'s layers run in reverse, the last first: run them in order, for l in model.{side}"
     for side in ('encoder', 'decoder'):
         n = len(getattr(m, side)[0].sub)
         for js in itertools.product(range(n), repeat=n):                          # sub[i] with sub[js[i]].norm
@@ -434,7 +433,7 @@ def _norm_swap(m, y, s, t) -> str|None:
                 norms = [sub.norm for sub in l.sub]
                 for i, j in enumerate(js): l.sub[i].norm = norms[j]
             with torch.no_grad():
-                if _near(y, v(s, t), m, s, t):
+                if _same_logits(y, v(s, t), m, s, t):
                     odd = [(i, j) for i, j in enumerate(js) if i != j]
                     if len(odd) == 1:
                         return (f"sub[{odd[0][0]}] of each {side} layer normalises with sub[{odd[0][1]}].norm: each sub-layer has a LayerNorm of its own, "
@@ -449,7 +448,7 @@ def _stack_mistake(m, y, s, t) -> str|None:
     "What `y` is if a sub-layer is left out of every encoder or decoder layer, or decoder layer k reads encoder layer k's output (or input), not z; None if none."
     def like(**kw):
         try:
-            with torch.no_grad(): return _near(y, _layer_variant(m, **kw)(s, t), m, s, t)
+            with torch.no_grad(): return _same_logits(y, _layer_variant(m, **kw)(s, t), m, s, t)
         except (RuntimeError, IndexError): return False
     subs = lambda l, fs, x, skip: functools.reduce(lambda u, j: l.sub[j](u, fs[j]) if j != skip else u, range(len(fs)), x)
     dec = lambda l, x, z, sm, tm: [lambda u: l.self_attn(u, mask=tm), lambda u: l.cross_attn(u, z, mask=sm), l.ffn]
@@ -474,7 +473,7 @@ def _forward_rest(fn, m, y, s, t) -> str:
     "For logits no listed mistake explains: sentences that mix (the first alone gets other logits), else where they differ."
     with torch.no_grad():
         alone = fn(m, s[:1], t[:1])
-        if isinstance(alone, torch.Tensor) and alone.shape == y[:1].shape and not _near(alone, y[:1], m, s, t):
+        if isinstance(alone, torch.Tensor) and alone.shape == y[:1].shape and not _same_logits(alone, y[:1], m, s, t):
             return ("sentence 0 alone gets other logits than within the batch: the sentences influence each other (a mean, a sum or "
                     "a softmax over dim 0, or a mask of the wrong shape); every operation acts within a sentence")
         ref = m(s, t)
@@ -505,7 +504,7 @@ def _one_sub_pre_ln(m, y, s, t) -> str|None:
             v = copy.deepcopy(m)
             for l in getattr(v, stack): l.sub[i].forward = lambda x, f, sub=l.sub[i]: x + f(sub.norm(x))
             with torch.no_grad():
-                if _near(y, v(s, t), m, s, t):
+                if _same_logits(y, v(s, t), m, s, t):
                     return (f"the {stack}'s {name}, sub[{i}], is pre-LN, x + f(sub[{i}].norm(x)), and the other sub-layers post-LN: "
                             f"every sub-layer of the paper is LayerNorm(x + f(x)), sub[{i}].norm(x + f(x)), the sum normalised")
     return None
@@ -513,16 +512,16 @@ def _one_sub_pre_ln(m, y, s, t) -> str|None:
 # %% ../../nbs/course_model.ipynb #a26c0615s
 def _forward_mistake(fn, m, y, s, t) -> str:
     "What explains `fn`'s logits `y` on (s, t), which differ from `m`'s: the first probe that matches."
-    like = lambda **kw: _near(y, _model_variant(m, **kw)(s, t), m, s, t)     # y is what `m` built another way gives
+    like = lambda **kw: _same_logits(y, _model_variant(m, **kw)(s, t), m, s, t)     # y is what `m` built another way gives
     pre, I, g = m.cfg.norm_first, nn.Identity(), _refusing(m)
     ps = torch.tensor([[5, 6, 7, 8, 9, 3], [10, 11, 3, 0, 0, 0]])                  # a probe: source padding,
     pt = torch.tensor([[2, 12, 13, 14, 15, 16], [2, 17, 18, 19, 20, 21]])          # no target padding
     later, padded = torch.cat([pt[:, :3], pt[:, 3:] + 10], 1), F.pad(ps, (0, 3))   # later tokens changed; more padding
-    why = [(lambda: not _near(fn(g, ps, later)[:, :3], fn(g, ps, pt)[:, :3], m, ps, pt),
+    why = [(lambda: not _same_logits(fn(g, ps, later)[:, :3], fn(g, ps, pt)[:, :3], m, ps, pt),
             "the future leaks: the decoder's self-attention needs the target mask make_tgt_mask(tgt)"),
-           (lambda: _near(fn(g, ps.flip(0), pt), fn(g, ps, pt), m, ps, pt),
+           (lambda: _same_logits(fn(g, ps.flip(0), pt), fn(g, ps, pt), m, ps, pt),
             "the decoder never reads the source: the cross-attention's keys and values are the encoder's output z, cross_attn(t, z, mask=src_mask)"),
-           (lambda: not _near(fn(g, padded, pt), fn(g, ps, pt), m, padded, pt),
+           (lambda: not _same_logits(fn(g, padded, pt), fn(g, ps, pt), m, padded, pt),
             "padding leaks: the encoder's self-attention and the cross-attention need pad_mask(src)"),
            (lambda: like(src_pos=_AddsNothing()),
             "the encoder's input has no positions: it is model.src_pos(model.src_emb(src)), the embeddings plus PE"),
