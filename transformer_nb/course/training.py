@@ -36,7 +36,7 @@ def _fixed_peak(fn) -> str:
     "For a rate a constant times noam_lr's: a peak that is one number, not 1, whatever d_model and warmup (a fixed base rate), named; else ''."
     try: peaks = [float(fn(w, d, w)) for d, w in ((512, WARMUP), (256, 800), (64, 10))]
     except Exception: return ''
-    if peaks[0] == 1 or not all(math.isclose(p, peaks[0], rel_tol=1e-9) for p in peaks): return ''   # 1: a multiplier, which _factor names
+    if math.isclose(peaks[0], 1, rel_tol=1e-9) or not all(math.isclose(p, peaks[0], rel_tol=1e-9) for p in peaks): return ''   # 1: a multiplier, which _factor names
     return (f"your peak is {peaks[0]:.4g} whatever d_model and warmup (a fixed learning rate, as fairseq's --lr with its inverse_sqrt "
             "scheduler): the paper's peak comes from the two arguments, d_model ** -0.5 * warmup ** -0.5")
 
