@@ -80,6 +80,13 @@ def _bpe_marks_out(seg:list, word:str, merges:list) -> str|None:
             f"the pieces themselves, the last one ending in '</w>' as learn_bpe's words do: {right}")
 
 
+# %% ../../nbs/course_data.ipynb #a27b0801
+def _bpe_stateful(seg:list, word:str, segment=None) -> str|None:
+    "For a segmentation `seg` of `word` that `segment` also gives without merges, while a new word comes back as its characters: state kept between calls, named; else None."
+    if segment is None or seg == list(word) + ['</w>'] or list(segment(word, [])) != seg or list(segment('qzx', [])) != ['q', 'z', 'x', '</w>']: return None
+    return (f"segment({word!r}, []) gave {seg} too: your segment keeps the pieces of an earlier call (a cache keyed by the word "
+            "alone, a default mutable argument?); segment each word from the merges it is given, every call")
+
 # %% ../../nbs/course_data.ipynb #a26c0803
 _BPE_MISTAKES = {"ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the largest": dict(tie='max'),
                  "ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the first one counted": dict(tie='first'),
@@ -120,13 +127,6 @@ def _segment_mistake(seg, word:str, merges:list, segment=None) -> str:
     if (order := _bpe_orders(seg, word, merges)): return f"that is {', or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
     return _segment_trace(seg, word, merges)
-
-# %% ../../nbs/course_data.ipynb #a27b0801
-def _bpe_stateful(seg:list, word:str, segment=None) -> str|None:
-    "For a segmentation `seg` of `word` that `segment` also gives without merges, while a new word comes back as its characters: state kept between calls, named; else None."
-    if segment is None or seg == list(word) + ['</w>'] or list(segment(word, [])) != seg or list(segment('qzx', [])) != ['q', 'z', 'x', '</w>']: return None
-    return (f"segment({word!r}, []) gave {seg} too: your segment keeps the pieces of an earlier call (a cache keyed by the word "
-            "alone, a default mutable argument?); segment each word from the merges it is given, every call")
 
 # %% ../../nbs/course_data.ipynb #a26c08x04
 def _bpe_longest(word:str, merges:list) -> list:
