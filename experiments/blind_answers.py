@@ -1,5 +1,5 @@
 """The blind sets of answers to the paper notebooks' exercises (the thirteenth, `13`, the fourteenth, `14`, the
-fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, and the twenty-fifth, `25`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
+fifteenth, `15`, the sixteenth, `16`, the seventeenth, `17`, of notebooks 00 to 07 alone, the eighteenth, `18`, of notebooks 08 to 14 alone, the nineteenth, `19`, of notebooks 00 to 07 alone, the twentieth, `20`, of notebooks 08 to 14 alone, the twenty-first, `21`, of notebooks 00 to 07 alone, the twenty-second, `22`, of notebooks 08 to 14 alone, the twenty-third, `23`, of notebooks 00 to 07 alone, the twenty-fourth, `24`, of notebooks 00 to 07 alone, the twenty-fifth, `25`, of notebooks 08 to 14 alone, and the twenty-seventh, `27`, of notebooks 08 to 14 alone; each set's answers in `blind_answers_NN_set.py`): each answer (a right one per exercise, and the wrong
 ones a learner writes) is run once through its check as the notebook's cell calls it, in a fresh namespace, and its
 one-line message is written to stdout as JSON (notebook, exercise, mistake, verdict of the check, message).
 
@@ -9,7 +9,7 @@ one-line message is written to stdout as JSON (notebook, exercise, mistake, verd
 
 The answers were written from the exercises' text alone. Every message was read; `--record` classes each wrong answer's
 message as its set's VERDICTS say (named when it is not listed there: the message names the mistake) and writes the
-table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25; 14_since_2017, outside the paper's
+table into results/checker_answers.json under the set's key (`sixteenth` for 16, `eighteenth` for 18, `nineteenth` for 19, `twentieth` for 20, `twenty-first` for 21, `twenty-second` for 22, `twenty-third` for 23, `twenty-fourth` for 24, `twenty-fifth` for 25, `twenty-seventh` for 27; 14_since_2017, outside the paper's
 tables, under its 'since_2017')."""
 import contextlib, io, json, os, sys
 from pathlib import Path
@@ -315,6 +315,19 @@ SETS = {
               ('first_run', '14_since_2017', "Hugging Face's repeat_kv on the h heads: each head repeated h/g times, no mean"): 'misleading',
           },
            {('13_parsing', 'a POS node found by height() == 2: a node of bare words gives its first word only')}),   # the exercise's trees put every word under a POS node: no mistake
+    '27': ('twenty-seventh', 'blind_answers_27_set', {
+              ('first_run', '08_data', "pairs counted over one stream of all the words, across word ends (minbpe's text)"): 'misleading',
+              ('first_run', '08_data', 'segment caches by word in a default dict argument (stale for other merges)'): 'misleading',
+              ('first_run', '09_training', "fairseq's inverse_sqrt with its peak lr 5e-4"): 'generic',
+              ('first_run', '09_training', 'nothing returned at step 0 (None)'): 'generic',
+              ('first_run', '10_decoding', 'topk(1).indices.squeeze(): a batch of one gives a 0-d tensor'): 'misleading',
+              ('first_run', '10_decoding', 'log-probabilities with PAD and BOS set to 0, not -inf'): 'misleading',
+              ('first_run', '10_decoding', 'BOS prepended again (ys already starts with it)'): 'misleading',
+              ('first_run', '14_since_2017', "the squares' sum divided by a.shape[0], not the last axis's size"): 'generic',
+              ('first_run', '14_since_2017', 'd hard-coded 64'): 'misleading',
+              ('first_run', '14_since_2017', 'a loop with 2 * i // d (integer division)'): 'generic',
+          },
+           {('09_training', 'computed and returned in float64')}),   # a float64 loss of float32 logits backpropagates the same gradients, more precisely: no mistake
 }
 def verdict(table, a):
     if a['ok'] is None: return 'crashed'

@@ -515,3 +515,23 @@ TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its m
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
 def test_twenty_fifth_blind_answers_named(label, code, names, check, says):
     _t25_rejects(check, *_t25_answer(code, *names), says=says)
+
+# --- the twenty-seventh blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t27_rejects
+from transformer_nb.course.data import check_bpe as _t27_check_bpe
+_T27_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+def _t27_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T27_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_SEVENTH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('byte-level symbols', "\ndef _merge(syms, pair):\n    i = 0\n    while i < len(syms) - 1:\n        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i] + syms[i + 1]]\n        else: i += 1\n    return syms\n\ndef learn_bpe(word_counts, n_merges):\n    vocab = {tuple(chr(b) for b in w.encode('utf-8')) + ('</w>',): c for w, c in word_counts.items()}\n    merges = []\n    for _ in range(n_merges):\n        pairs = Counter()\n        for syms, c in vocab.items():\n            for a, b in zip(syms, syms[1:]): pairs[a, b] += c\n        if not pairs: break\n        best = min(pairs, key=lambda p: (-pairs[p], p))\n        merges.append(best)\n        vocab = {tuple(_merge(list(syms), best)): c for syms, c in vocab.items()}\n    return merges\n\ndef segment(word, merges):\n    syms = [chr(b) for b in word.encode('utf-8')] + ['</w>']\n    for pair in merges: syms = _merge(syms, pair)\n    return syms\n",
+     ('learn_bpe', 'segment'), _t27_check_bpe, 'was\\ split\\ into\\ its\\ UTF\\-8\\ bytes'),
+    ('one stream, merged per word', "\ndef _merge(syms, pair):\n    i = 0\n    while i < len(syms) - 1:\n        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i] + syms[i + 1]]\n        else: i += 1\n    return syms\n\ndef learn_bpe(word_counts, n_merges):\n    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}\n    merges = []\n    for _ in range(n_merges):\n        pairs = Counter()\n        stream = [s for syms, c in vocab.items() for _ in range(c) for s in syms]\n        for a, b in zip(stream, stream[1:]): pairs[a, b] += 1\n        if not pairs: break\n        best = min(pairs, key=lambda p: (-pairs[p], p))\n        merges.append(best)\n        vocab = {tuple(_merge(list(syms), best)): c for syms, c in vocab.items()}\n    return merges\n\ndef segment(word, merges):\n    syms = list(word) + ['</w>']\n    for pair in merges: syms = _merge(syms, pair)\n    return syms\n",
+     ('learn_bpe', 'segment'), _t27_check_bpe, 'pairs\\ were\\ counted\\ across\\ word\\ boundaries'),
+    ('a cache in a default argument', "\ndef _merge(syms, pair):\n    i = 0\n    while i < len(syms) - 1:\n        if (syms[i], syms[i + 1]) == pair: syms[i:i + 2] = [syms[i] + syms[i + 1]]\n        else: i += 1\n    return syms\n\ndef learn_bpe(word_counts, n_merges):\n    vocab = {tuple(w) + ('</w>',): c for w, c in word_counts.items()}\n    merges = []\n    for _ in range(n_merges):\n        pairs = Counter()\n        for syms, c in vocab.items():\n            for a, b in zip(syms, syms[1:]): pairs[a, b] += c\n        if not pairs: break\n        best = min(pairs, key=lambda p: (-pairs[p], p))\n        merges.append(best)\n        vocab = {tuple(_merge(list(syms), best)): c for syms, c in vocab.items()}\n    return merges\n\ndef segment(word, merges, cache={}):\n    if word in cache: return cache[word]\n    syms = list(word) + ['</w>']\n    for pair in merges: syms = _merge(syms, pair)\n    cache[word] = syms\n    return syms\n",
+     ('learn_bpe', 'segment'), _t27_check_bpe, 'keeps\\ the\\ pieces\\ of\\ an\\ earlier\\ call'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_SEVENTH, ids=[r[0] for r in TWENTY_SEVENTH])
+def test_twenty_seventh_blind_answers_named(label, code, names, check, says):
+    _t27_rejects(check, *_t27_answer(code, *names), says=says)

@@ -598,3 +598,23 @@ TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its m
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
 def test_twenty_fifth_blind_answers_named(label, code, names, check, says):
     _t25_rejects(check, *_t25_answer(code, *names), says=says)
+
+# --- the twenty-seventh blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t27_rejects
+from transformer_nb.course.training import check_schedule as _t27_check_schedule, check_label_smoothing as _t27_check_label_smoothing
+_T27_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+def _t27_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T27_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_SEVENTH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ("fairseq's fixed peak", '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step == 0: return 0.0\n    return 5e-4 * min(step / warmup, (warmup / step) ** 0.5)\n',
+     ('my_noam_lr',), _t27_check_schedule, 'whatever\\ d_model\\ and\\ warmup\\ \\(a\\ fixed\\ learning\\ rate'),
+    ('None at step 0', '\ndef my_noam_lr(step, d_model=512, warmup=4000):\n    if step > 0: return d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5)\n',
+     ('my_noam_lr',), _t27_check_schedule, 'returned\\ None:\\ every\\ path\\ of\\ your\\ function\\ must\\ return\\ the\\ rate'),
+    ('no_grad loss', '\ndef my_label_smoothing(logits, target, eps, pad_id=PAD_ID):\n    V = logits.shape[-1]\n    q = torch.full_like(logits, eps / V)\n    q.scatter_add_(-1, target[..., None], torch.full_like(logits[..., :1], 1 - eps))\n    with torch.no_grad(): loss = -(q * logits.log_softmax(-1)).sum(-1)\n    return loss[target != pad_id].mean()\n',
+     ('my_label_smoothing',), _t27_check_label_smoothing, 'it\\ was\\ computed\\ under\\ torch\\.no_grad\\(\\)\\ or\\ from\\ detached\\ logits'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_SEVENTH, ids=[r[0] for r in TWENTY_SEVENTH])
+def test_twenty_seventh_blind_answers_named(label, code, names, check, says):
+    _t27_rejects(check, *_t27_answer(code, *names), says=says)

@@ -456,3 +456,19 @@ TWENTY_FIFTH = [   # (label, the answer's code, what its message must say)
 def test_twenty_fifth_blind_answers_named(ns, label, code, says):
     fn = {}; exec(_T25_PRELUDE + code, fn)
     _t22_rejects(check_greedy_step, fn['my_greedy_step'], copy.deepcopy(ns['model']), says=says)
+
+# --- the twenty-seventh blind set's answers that the checks first missed, each named now -------------------------------
+_T27_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom transformer_nb.core import *\nfrom transformer_nb.decoding import next_token_logits\n'
+TWENTY_SEVENTH = [   # (label, the answer's code, what its message must say)
+    ('squeeze on a batch of one', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, ys)[:, -1]\n    return next_token_logits(logits).topk(1).indices.squeeze()\n',
+     'with\\ a\\ batch\\ of\\ one\\ your\\ step\\ drops\\ the\\ batch\\ axis\\ too'),
+    ('PAD and BOS 0 on log-probabilities', '\ndef my_greedy_step(model, src, ys):\n    logp = model(src, ys)[:, -1].log_softmax(-1)\n    logp[:, [PAD_ID, BOS_ID]] = 0\n    return logp.argmax(-1)\n',
+     'or\\ a\\ 0\\ given\\ to\\ PAD\\ and\\ BOS\\ on\\ log\\-probabilities'),
+    ('BOS twice', '\ndef my_greedy_step(model, src, ys):\n    logits = model(src, torch.cat([torch.full_like(ys[:, :1], BOS_ID), ys], 1))[:, -1]\n    return next_token_logits(logits).argmax(-1)\n',
+     'that\\ is\\ the\\ choice\\ after\\ BOS\\ twice'),
+]
+
+@pytest.mark.parametrize('label, code, says', TWENTY_SEVENTH, ids=[r[0] for r in TWENTY_SEVENTH])
+def test_twenty_seventh_blind_answers_named(ns, label, code, says):
+    fn = {}; exec(_T27_PRELUDE + code, fn)
+    _t22_rejects(check_greedy_step, fn['my_greedy_step'], copy.deepcopy(ns['model']), says=says)

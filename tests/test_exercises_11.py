@@ -50,7 +50,7 @@ def test_bleu_stub_cell_imports_what_the_solution_uses():
 
 def test_bleu_solution_passes():
     assert said(check_bleu, solution_ns()['my_bleu']) == \
-        (True, "your BLEU agrees with sacreBLEU's on 7 cases: clipping, the brevity penalty, corpus sums, case, word boundaries")
+        (True, "your BLEU agrees with sacreBLEU's on 8 cases: clipping, the brevity penalty, corpus sums, case, word boundaries")
 
 def test_bleu_stub_is_reported_as_not_written(capsys):
     ns = namespace(NB, 'e11c0001')                                   # the stub cell runs the check, as Run All does
@@ -492,3 +492,19 @@ TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its m
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
 def test_twenty_fifth_blind_answers_named(label, code, names, check, says):
     _t25_rejects(check, *_t25_answer(code, *names), says=says)
+
+# --- the twenty-seventh blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t27_rejects
+from transformer_nb.course.evaluation import check_bleu as _t27_check_bleu
+_T27_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+def _t27_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T27_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_SEVENTH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ("split(' ')", "\ndef my_bleu(hyps, refs):\n    ngrams = lambda ws, n: Counter(tuple(ws[i:i + n]) for i in range(len(ws) - n + 1))\n    K = len(range(1, 5))\n    match, total, c, r = [0] * K, [0] * K, 0, 0\n    for h, ref in zip(hyps, refs):\n        h, ref = h.split(' '), ref.split(' ')\n        c, r = c + len(h), r + len(ref)\n        for n in range(1, 5):\n            match[n - 1] += sum((ngrams(h, n) & ngrams(ref, n)).values())\n            total[n - 1] += max(len(h) - n + 1, 0)\n    bp = min(1.0, math.exp(1 - r / c))\n    return 100 * bp * math.exp(sum(math.log(m / t) for m, t in zip(match, total)) / K)\n",
+     ('my_bleu',), _t27_check_bleu, "h\\.split\\('\\ '\\)\\ makes\\ an\\ empty\\ word\\ ''\\ of\\ each\\ extra\\ space"),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_SEVENTH, ids=[r[0] for r in TWENTY_SEVENTH])
+def test_twenty_seventh_blind_answers_named(label, code, names, check, says):
+    _t27_rejects(check, *_t27_answer(code, *names), says=says)

@@ -299,3 +299,23 @@ TWENTY_FIFTH = [   # (label, the answer's code, its names, the check, what its m
 @pytest.mark.parametrize('label, code, names, check, says', TWENTY_FIFTH, ids=[r[0] for r in TWENTY_FIFTH])
 def test_twenty_fifth_blind_answers_named(label, code, names, check, says):
     _t25_rejects(check, *_t25_answer(code, *names), says=says)
+
+# --- the twenty-seventh blind set's answers that the checks first missed, each named now ---------------------------------
+from nbtools import assert_rejects as _t27_rejects
+from transformer_nb.course.since2017 import check_rms_norm as _t27_check_rms_norm, check_rotate as _t27_check_rotate
+_T27_PRELUDE = 'import math, torch, torch.nn.functional as F\nfrom collections import Counter\nfrom transformer_nb.core import *\n'
+def _t27_answer(code:str, *names):
+    "The answer's functions, its code run in a fresh namespace with the notebook's imports."
+    ns = {}; exec(_T27_PRELUDE + code, ns); return tuple(ns[n] for n in names)
+TWENTY_SEVENTH = [   # (label, the answer's code, its names, the check, what its message must say)
+    ('sum over a.shape[0]', '\ndef rms_norm_of(a, g, eps=1e-5):\n    return a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / a.shape[0] + eps) * g\n',
+     ('rms_norm_of',), _t27_check_rms_norm, 'yours\\ divides\\ by\\ a\\.shape\\[0\\]\\ =\\ 2'),
+    ('d hard-coded 64', '\ndef rotate_query(q, m):\n    a = m * 10000.0 ** (-torch.arange(0, len(q), 2, dtype=torch.float64) / 64)\n    x1, x2 = q[0::2].double(), q[1::2].double()\n    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten().to(q.dtype)\n',
+     ('rotate_query',), _t27_check_rotate, "the\\ exponent\\ divides\\ by\\ 64,\\ not\\ by\\ the\\ query's\\ own\\ size\\ d\\ =\\ 8"),
+    ('integer division in the exponent', '\ndef rotate_query(q, m):\n    out = q.clone()\n    for i in range(len(q) // 2):\n        th = 10000 ** (-(2 * i // len(q)))\n        c, s = math.cos(m * th), math.sin(m * th)\n        out[2 * i], out[2 * i + 1] = q[2 * i] * c - q[2 * i + 1] * s, q[2 * i] * s + q[2 * i + 1] * c\n    return out\n',
+     ('rotate_query',), _t27_check_rotate, 'as\\ the\\ integer\\ division\\ 2\\ \\*\\ i\\ //\\ d\\ gives'),
+]
+
+@pytest.mark.parametrize('label, code, names, check, says', TWENTY_SEVENTH, ids=[r[0] for r in TWENTY_SEVENTH])
+def test_twenty_seventh_blind_answers_named(label, code, names, check, says):
+    _t27_rejects(check, *_t27_answer(code, *names), says=says)

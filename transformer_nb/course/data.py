@@ -80,6 +80,13 @@ def _bpe_marks_out(seg:list, word:str, merges:list) -> str|None:
             f"the pieces themselves, the last one ending in '</w>' as learn_bpe's words do: {right}")
 
 
+# %% ../../nbs/course_data.ipynb #a27b0801
+def _bpe_stateful(seg:list, word:str, segment=None) -> str|None:
+    "For a segmentation `seg` of `word` that `segment` also gives without merges, while a new word comes back as its characters: state kept between calls, named; else None."
+    if segment is None or seg == list(word) + ['</w>'] or list(segment(word, [])) != seg or list(segment('qzx', [])) != ['q', 'z', 'x', '</w>']: return None
+    return (f"segment({word!r}, []) gave {seg} too: your segment keeps the pieces of an earlier call (a cache keyed by the word "
+            "alone, a default mutable argument?); segment each word from the merges it is given, every call")
+
 # %% ../../nbs/course_data.ipynb #a26c0803
 _BPE_MISTAKES = {"ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the largest": dict(tie='max'),
                  "ties go to the smallest pair, min(pairs, key=lambda p: (-pairs[p], p)); yours takes the first one counted": dict(tie='first'),
@@ -99,8 +106,8 @@ def _bpe_learn_str(word_counts:dict, n_merges:int) -> list:
             for p in zip(syms, syms[1:]): pairs[p] = pairs.get(p, 0) + c
         if not pairs: break
         best = min(pairs, key=lambda p: (-pairs[p], p)); merges.append(best)
-        merged = {}
-        for w, c in vocab.items(): k = w.replace(' '.join(best), ''.join(best)); merged[k] = merged.get(k, 0) + c
+        merged = Counter()
+        for w, c in vocab.items(): merged[w.replace(' '.join(best), ''.join(best))] += c
         vocab = merged
     return merges
 
@@ -110,12 +117,12 @@ def _bpe_segment_str(word:str, merges:list) -> list:
     for a, b in merges: s = s.replace(f'{a} {b}', a + b)
     return s.split()
 
-_STR_REPLACE = ("merging by string replace joins symbols across their boundaries: in 'ab c </w>', .replace('b c', 'bc') "
-                "merges the 'b' that is part of 'ab'; compare whole symbols, each adjacent pair (syms[i], syms[i + 1])")
+_STR_REPLACE = ("merging by string replace joins symbols across their boundaries: in 'ab c </w>', .replace('b c', 'bc') merges the 'b' that is part of 'ab'; compare whole symbols, each adjacent pair (syms[i], syms[i + 1])")
 
 def _segment_mistake(seg, word:str, merges:list, segment=None) -> str:
     "What a segmentation `seg` of `word` that differs from `_bpe_segment`'s does instead."
-    if not any(str(p).endswith('</w>') for p in seg): return _bpe_marks_out(seg, word, merges) or _eow_story(seg, word, merges, segment)
+    if (kept := _bpe_stateful(seg, word, segment)) or not any(str(p).endswith('</w>') for p in seg):
+        return kept or _bpe_marks_out(seg, word, merges) or _eow_story(seg, word, merges, segment)
     if seg == _bpe_segment(word, merges, every=False): return "merge every occurrence of a pair in the word, left to right, not only the first"
     if (order := _bpe_orders(seg, word, merges)): return f"that is {', or '.join(order)}: apply the merges in the order learnt, first to last (merges[0] first)"
     if seg == _bpe_segment_str(word, merges): return _STR_REPLACE
@@ -135,6 +142,9 @@ def _bpe_orders(seg:list, word:str, merges:list) -> list[str]:
 
 
 # %% ../../nbs/course_data.ipynb #a26s9004
+_BYTES = ("a character outside ASCII was split into its UTF-8 bytes (GPT-2's byte-level BPE, word.encode()): Sennrich et al.'s symbols "
+          "are characters, list(word), so 'ü' and 'ß' are one symbol each")
+
 def _bpe_edges(learn_bpe, segment):
     "The edges: a run of one symbol, merged left to right ('a a a' -> 'aa a'), more merges asked for than there are pairs, capitals, a merge listed before its pair exists, a tie with a longer symbol."
     for word in ('aaa', 'aaaaa'):
@@ -158,6 +168,9 @@ def _bpe_edges(learn_bpe, segment):
             "the merges were applied twice: apply each merge once, in the order learnt; ('ab', 'c') comes before 'ab' exists, so 'abc' "
             "stays 'ab c'" if seg == _bpe_segment(word, ms + ms) else "the word was lower-cased: 'A' and 'a' are two symbols; segment "
             "the word as it is (no .lower())" if seg == _bpe_segment(word.lower(), ms) else _segment_mistake(seg, word, ms, segment))
+    got = learn_bpe({'ü': 3, 'ab': 2}, 1)                                # 'ü' is one character, two UTF-8 bytes
+    assert got == [('ü', '</w>')], f"learn_bpe({{'ü': 3, 'ab': 2}}, 1) gave {got}, not [('ü', '</w>')]: " + (_BYTES if any(set(''.join(p)) & set('Ã¼') for p in got) else "take the most frequent pair, ties to the smallest")
+    assert (seg := list(segment('grüß', []))) == list('grüß') + ['</w>'], f"segment('grüß', []) gave {seg}, not {list('grüß') + ['</w>']}: " + (_BYTES if len(seg) == 7 else _segment_mistake(seg, 'grüß', []))
     got, right = learn_bpe({'abac': 1}, 2), _bpe_learn({'abac': 1}, 2)     # after ('a', 'b'): ('ab', 'a') and ('a', 'c') tie
     assert got == right, f"learn_bpe({{'abac': 1}}, 2) gave {got}, not {right}: " + (_bpe_slip({'abac': 1}, 2, got) or "take the most frequent pair, ties to the smallest")
 
@@ -201,10 +214,10 @@ def _bpe_layout(word_counts:dict, merges:list) -> str|None:
     if any('\u2581' in s for p in merges if isinstance(p, tuple) for s in p):
         return ("your words start with '\u2581', SentencePiece's mark of a word's start: Sennrich et al.'s BPE marks a word's end instead, "
                 "its characters then the symbol '</w>', 'l o w </w>'")
-    if dup := next((p for i, p in enumerate(merges) if p in merges[:i]), None):
+    odd = next((p for p in merges if isinstance(p, tuple) and len(p) == 2 and not any(p[0] + p[1] in w for w in words)), None)
+    if (dup := next((p for i, p in enumerate(merges) if p in merges[:i]), None)) and not (odd and odd[0].endswith('</w>') and odd[1] != '</w>'):
         return (f"learn_bpe recorded {dup} more than once: after each merge, merge that pair in every word, then count the pairs again "
                 "on the merged symbols (the words' symbols change every round)")
-    odd = next((p for p in merges if isinstance(p, tuple) and len(p) == 2 and not any(p[0] + p[1] in w for w in words)), None)
     if odd and odd[0].endswith('</w>') and odd[1] != '</w>':
         return (f"the merge {odd} joins a word's end to the next word's start: pairs were counted across word boundaries, as on one "
                 "stream of text (minbpe's); count the pairs within each word, its characters and '</w>', weighted by the word's count")

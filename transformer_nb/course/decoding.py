@@ -68,7 +68,7 @@ def _greedy_rules(m, src) -> dict:
              "EOS was forbidden in place of PAD: a decoder never emits PAD or BOS, so next_token_logits sets those two to -inf; "
              "EOS must stay, it ends the sentence": lambda y: forbid(out(y)[:, -1], [EOS_ID, BOS_ID]).argmax(-1),
              "that is a forbidden token, which next_token_logits scored -inf: the least probable, which an argmin picks, or a NaN, which argmax "
-             "picks once a softmax over the batch (dim 0), not the vocabulary, has made NaN of the -inf scores; take the argmax of next_token_logits, dim=-1":
+             "picks once a softmax over the batch (dim 0), not the vocabulary, has made NaN of the -inf scores, or a 0 given to PAD and BOS on log-probabilities (log_softmax), above every other; forbid them with -inf, the argmax of next_token_logits, dim=-1":
                  lambda y: ntl(out(y)[:, -1]).log_softmax(0).argmax(-1),
              "that is the argmax of the logits summed (or averaged) over the positions: the next token comes from the last "
              "position alone, model(src, ys)[:, -1]": lambda y: ntl(out(y).sum(1)).argmax(-1),
@@ -103,6 +103,21 @@ def _greedy_more(m, src) -> dict:
             "is, (B, S); model(src, ys) masks each row's padding": lambda y: next_token_logits(
                 m(src[src != PAD_ID][None].expand(len(y), -1), y)[:, -1], PAD_ID).argmax(-1)}
 
+
+# %% ../../nbs/course_decoding.ipynb #a27b1001
+def _greedy_extra(m, src) -> dict:
+    "Still more mistakes of a greedy step, as `_greedy_rules` gives them: BOS put in front of the prefix again."
+    return {"that is the choice after BOS twice: ys already starts with BOS (greedy decoding's prefix is [[BOS]] at first), and yours put "
+            "another in front; pass the prefix as it is, model(src, ys)[:, -1]":
+                lambda y: next_token_logits(m(src, torch.cat([torch.full_like(y[:, :1], BOS_ID), y], 1))[:, -1], PAD_ID).argmax(-1)}
+
+def _zero_d(step, m, src, ys) -> str:
+    "For a 0-d output: the batch axis of a batch of one squeezed away (the step gives (2,) on two rows), or an argmax over every axis."
+    try: two = tuple(torch.as_tensor(step(m, src.repeat(2, 1), ys.repeat(2, 1))).shape) if len(ys) == 1 else None
+    except Exception: two = None
+    if two == (2,): return (": with a batch of one your step drops the batch axis too (.squeeze() removes every axis of size 1, "
+                            "item() or [0] the row): keep it, argmax(-1) alone, or .squeeze(-1)")
+    return ": an argmax over every axis at once; take it over the vocabulary, argmax(-1)"
 
 # %% ../../nbs/course_decoding.ipynb #a29m1003
 def _forbidden(step, m, src, ys) -> str|None:
@@ -149,7 +164,7 @@ def _step_mistake(step, m, src, ys, got:int, i:int) -> str:
         e.generator.register_forward_hook(lambda mod, inp, out, at=at: out + 100. * _read_tokens(seen[-1], out, at))
     models = (m, mixed, lifted, *echoes)                         # a rule that matches `m` by chance seldom matches the others
     mine = [[torch.as_tensor(step(mm, src, y)).reshape(-1) for y in probes] for mm in models]
-    rules = [_greedy_rules(mm, src) | _greedy_more(mm, src) for mm in models]
+    rules = [_greedy_rules(mm, src) | _greedy_more(mm, src) | _greedy_extra(mm, src) for mm in models]
     for k, hint in enumerate(rules[0]):
         if (k > 1 or got in (PAD_ID, BOS_ID)) and all(a.shape == (len(y),) and torch.equal(a, r[hint](y))
                                                      for r, row in zip(rules, mine) for a, y in zip(row, probes)): return hint
@@ -266,7 +281,7 @@ def _compare_step(step, m, src, ys, want, case, who='greedy_decode'):
             (_step_shape(step, m, src, ys, got) or (": that is the prefix with the token appended; return the new token alone" if tuple(got.shape) == (len(ys), ys.shape[1] + 1) else
              ": drop the kept axis (argmax(-1) without keepdim)" if got.numel() == want.numel() and got.dim() == 2 else
              ": that is an argmax over the batch axis (dim=0); take it over the vocabulary, dim=-1"
-             if tuple(got.shape) == (m.cfg.tgt_vocab,) else ": an argmax over every axis at once; take it over the vocabulary, argmax(-1)"
+             if tuple(got.shape) == (m.cfg.tgt_vocab,) else _zero_d(step, m, src, ys)
              if got.dim() == 0 else ""))
         for i in (got != want).nonzero().flatten().tolist():
             if want[i].item() == UNK_ID: _unk_allowed(step, m, src, ys)              # UNK the right token: a step that never emits it, named

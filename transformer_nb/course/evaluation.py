@@ -207,7 +207,10 @@ _BLEU_CASES = [("identical captions", _BLEU_CAPS[1], _BLEU_CAPS[1], "a hypothesi
                ("words that join alike", ['a bc the cat sat on the mat'], ['ab c the cat sat on the mat'], "an n-gram is a tuple of words: 'a bc' and 'ab c' share no bigram"),
                ("a word repeated across sentences", ['the cat the cat sat down', 'a dog sat on the mat'], ['the cat sat down', 'the cat and a dog sat on the mat'],
                 "clip each sentence against its own reference: an n-gram of hypothesis i counts at most as often as reference i has it; "
-                "Counters summed over the corpus before the min let one sentence's n-grams match another sentence's reference")]
+                "Counters summed over the corpus before the min let one sentence's n-grams match another sentence's reference"),
+               ("runs of spaces", ['a man  is riding a horse . ', 'two dogs play in  the snow .'], ['a man is riding a horse .', 'two dogs are playing in the snow .'],
+                "a run of spaces, two in a row or one at the end, is one break between words: split with no argument, h.split(); "
+                "h.split(' ') makes an empty word '' of each extra space, which counts as a word and breaks the n-grams")]
 
 # %% ../../nbs/course_evaluation.ipynb #a31h1101
 def _bleu_log(my_bleu) -> str|None:

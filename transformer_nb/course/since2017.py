@@ -54,10 +54,11 @@ def _rms_keepdim(rms_norm_of, a, err) -> str:
 
 # %% ../../nbs/course_since2017.ipynb #a22s1401
 def _rms_more(a, g, eps) -> list[tuple[str, torch.Tensor]]:
-    "(likely mistake, what it computes) beyond `_rms_slips`: the squares summed and divided by a.shape[1], a 2-d (n, d) input assumed; the mean over the last two axes; eps squared."
-    return [(f"the mean of the squares divides by d = a.shape[-1] = {a.shape[-1]}, the size of the last axis; yours divides by a.shape[1] = "
-             f"{a.shape[1]} (a 2-d (n, d) input assumed): mean(-1, keepdim=True)", a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / a.shape[1] + eps) * g)
-           ] * (a.dim() > 2 and a.shape[1] != a.shape[-1]) + [
+    "(likely mistake, what it computes) beyond `_rms_slips`: the squares summed and divided by a.shape[0] or a.shape[1], a 2-d (n, d) input assumed; the mean over the last two axes; eps squared."
+    return [(f"the mean of the squares divides by d = a.shape[-1] = {a.shape[-1]}, the size of the last axis; yours divides by a.shape[{ax}] = "
+             f"{a.shape[ax]} ({'a 2-d (n, d) input assumed' if ax else 'the first axis, a batch size'}): mean(-1, keepdim=True)",
+             a / torch.sqrt(a.pow(2).sum(-1, keepdim=True) / a.shape[ax] + eps) * g) for ax in (0, 1)
+            if ax < a.dim() - 1 and (ax == 0 or a.dim() > 2) and a.shape[ax] != a.shape[-1]] + [
            ("the mean of the squares runs over the last axis alone, one RMS for each vector: yours takes it over the last two axes, "
             "mean((-2, -1)), one RMS for a whole (n, d) block as a layer-wide norm would", a / torch.sqrt(a.pow(2).mean((-2, -1), keepdim=True) + eps) * g)
            ] * (a.dim() > 2) + [
@@ -117,6 +118,9 @@ def _rotate_base(q, m, got) -> str | None:
     if abs(base / 10000 - 1) < 1e-3 or not torch.allclose(turned, got.double(), rtol=1e-4, atol=1e-5): return None
     if abs(base / 1e8 - 1) < 1e-3: return ("your pairs turn by m * 10000^(-4i/d): the exponent is doubled; torch.arange(0, d, 2) already "
                                            "counts 2i, so theta_i = 10000.0 ** (-torch.arange(0, d, 2) / d), with no second factor 2")
+    if abs((D := d * math.log(10000) / math.log(base)) - round(D)) < 1e-3 and round(D) != d:
+        return (f"your pairs turn by m * 10000^(-2i/{round(D)}): the exponent divides by {round(D)}, not by the query's own size d = {d} "
+                "(a head size hard-coded, as the base model's 64?): theta_i = 10000^(-2i/d), d = len(q)")
     return (f"your pairs turn by m * {base:.4g}^(-2i/d): the frequencies' base is {base:.4g}, not 10000 (RoFormer keeps 05's "
             "theta_i = 10000^(-2i/d); 10000.0 ** (-2i/d), or math.log(10000) where an exp is taken)")
 
@@ -140,7 +144,8 @@ def _rotate_slips(q, m) -> list[tuple[str, torch.Tensor]]:
              "coordinate, then every second one; put each pair back in its place, torch.stack([y1, y2], -1).flatten()", turn(m * theta, back=True)),
             ("sin and cos are swapped: the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i, so that at "
              "position 0 (cos 0 = 1, sin 0 = 0) the rotation is the identity", swapped),
-            ("every pair turned by the same angle m: pair i turns by m * theta_i, theta_i = 10000^(-2i/d), slower for later pairs", turn(m * torch.ones_like(theta))),
+            ("every pair turned by the same angle m: pair i turns by m * theta_i, theta_i = 10000^(-2i/d), slower for later pairs (an exponent "
+             "that is 0 for every pair, as the integer division 2 * i // d gives, leaves theta_i = 1)", turn(m * torch.ones_like(theta))),
             ("turned the wrong way: the pair (x, y) becomes (x cos a - y sin a, x sin a + y cos a), a = m * theta_i", turn(-m * theta)),
             ("the position is off by one: the query at position m turns by m * theta_i, and position 0 is not turned at all", turn((m + 1) * theta)),
             ("the angle is m * theta_i, theta_i = 10000^(-2i/d), slower for later pairs: yours is m * 10000^(2i/d) (a power of +2i/d, or m / theta_i), faster for later pairs",

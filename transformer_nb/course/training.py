@@ -32,6 +32,14 @@ def _factor(k:float, d:int, w:int|None=None) -> str:
     return (f"a constant factor {k:.4g} in front (The Annotated Transformer's `factor`?): the paper's lrate = d_model ** -0.5 * "
             "min(step ** -0.5, step * warmup ** -1.5) has no other")
 
+def _fixed_peak(fn) -> str:
+    "For a rate a constant times noam_lr's: a peak that is one number, not 1, whatever d_model and warmup (a fixed base rate), named; else ''."
+    try: peaks = [float(fn(w, d, w)) for d, w in ((512, WARMUP), (256, 800), (64, 10))]
+    except Exception: return ''
+    if math.isclose(peaks[0], 1, rel_tol=1e-9) or not all(math.isclose(p, peaks[0], rel_tol=1e-9) for p in peaks): return ''   # 1: a multiplier, which _factor names
+    return (f"your peak is {peaks[0]:.4g} whatever d_model and warmup (a fixed learning rate, as fairseq's --lr with its inverse_sqrt "
+            "scheduler): the paper's peak comes from the two arguments, d_model ** -0.5 * warmup ** -0.5")
+
 
 # %% ../../nbs/course_training.ipynb #a26r0031
 def _schedule_law(fn, d:int, w:int, s:int) -> str:
@@ -176,7 +184,7 @@ def check_schedule(fn) -> bool:
                 assert not (isinstance(raw, torch.Tensor) and raw.dtype != torch.float64), \
                     (f"{case}: returned a {raw.dtype} tensor, which rounds the rate to 7 digits: compute with Python numbers "
                      "(** or math.sqrt) and return a float")
-                assert getattr(raw, 'shape', ()) == () and not isinstance(raw, (list, tuple)), _not_one_number(case, raw)
+                assert raw is not None and getattr(raw, 'shape', ()) == () and not isinstance(raw, (list, tuple)), _not_one_number(case, raw)
                 got = float(raw)
                 if same(got, want): continue
                 hint = ("the rate at step 0 is 0, and yours gives step 1's rate there (a step clamped to 1, max(step, 1)?): return 0 at "
@@ -188,7 +196,7 @@ def check_schedule(fn) -> bool:
                         f"it is the rate for d_model=512, warmup={WARMUP}: use the arguments `d_model` and `warmup`" if same(got, noam_lr(s, 512, WARMUP)) else
                         f"it is the rate for warmup={WARMUP}: use the argument `warmup`" if same(got, noam_lr(s, d, WARMUP)) else
                         "it is the rate for d_model=512: use the argument `d_model`" if same(got, noam_lr(s, 512, w)) else
-                        f"it is {got / want:.4g} times the right rate at every step: {_factor(got / want, d, w)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
+                        f"it is {got / want:.4g} times the right rate at every step: {_fixed_peak(fn) or _factor(got / want, d, w)}" if all(same(got / want, fn(t, d, w) / noam_lr(t, d, w)) for t in (1, w, 4 * w)) else
                         shape if s < w and (shape := _schedule_early(fn, d, w, s)) else slip if (slip := _schedule_slip(fn, d, w, s, got)) else
                         "after the peak your rate keeps rising as the warm-up term step * warmup ** -1.5: the decay term is never the smaller; "
                         "check its exponent, step ** -0.5 (a root that falls)" if s > w and same(got, d ** -0.5 * s * w ** -1.5) else
@@ -286,7 +294,10 @@ def _smoothing_fit(fn, t, eps:float) -> str:
 
 # %% ../../nbs/course_training.ipynb #a33h0901
 def _not_one_number(case:str, raw) -> str:
-    "The message for a rate that is not one number: an array of some shape, or a list or tuple (a scheduler's get_last_lr())."
+    "The message for a rate that is not one number: None, an array of some shape, or a list or tuple (a scheduler's get_last_lr())."
+    if raw is None:
+        return (f"{case}: returned None: every path of your function must return the rate (one that ends without a return gives "
+                "None); at step 0 return 0.0")
     if isinstance(raw, (list, tuple)):
         return (f"{case}: returned a {type(raw).__name__}, {raw!r}: return the rate itself, one float (a scheduler's get_last_lr() gives a "
                 "list, one rate per parameter group; the schedule is one number)")
@@ -343,4 +354,6 @@ def check_label_smoothing(fn) -> bool:
                                                        "without num_classes, as wide as the largest target + 1, not V: F.one_hot(target, V)") from None
         want = label_smoothing_loss(logits, low, 0.1)
         assert abs(got - want) <= rounding_tol(want, 2 * 11 + low.numel()), f"eps=0.1, no target of the last id: {_smoothing_mistake(logits, low, 0.1, got, fn)}"
+        assert getattr(fn(logits.clone().requires_grad_(), target, 0.1), 'requires_grad', False), ("eps=0.1, logits that require grad: your loss does "
+            "not, so loss.backward() cannot reach the model: it was computed under torch.no_grad() or from detached logits (.detach(), .data); compute it from the logits as they come")
     return verdict(fn, cases, "your loss equals label_smoothing_loss, PyTorch's label-smoothed cross-entropy, for eps = 0, 0.1 and 0.3, with and without padding")
