@@ -105,6 +105,15 @@ def _pad_rows_lost(got, want, seqs, pad_id:int) -> str:
                 "stops one id early: copy every id, range(len(s))")
     return ""
 
+# %% ../../nbs/course_core.ipynb #h26a0001
+def _pad_kept(pad_batch, shape:tuple, n:int) -> str:
+    "If a batch is padded past its longest sentence because an earlier, longer batch set the width (the longest so far, kept between calls): named, else ''."
+    if len(shape) != 2 or shape[1] <= n: return ''
+    pad_batch([[2] + [4] * (shape[1] + 5) + [3]]); again = pad_batch([[2, 3]])      # a longer batch, then a short one
+    if getattr(again, 'shape', None) != (1, shape[1] + 7): return ''
+    return (f": after a batch of {shape[1] + 7} ids, pad_batch([[2, 3]]) is {shape[1] + 7} wide: your width is kept between calls (the longest "
+            "so far); take n = max(len(s) for s in seqs) of this batch alone")
+
 # %% ../../nbs/course_core.ipynb #a26s0005
 @report
 def check_pad_batch(pad_batch) -> str:
@@ -128,7 +137,7 @@ def check_pad_batch(pad_batch) -> str:
             "torch.long (int32 raises 'expected target dtype to be Long'); give dtype=torch.long" if got.dtype in (torch.int32, torch.int16, torch.uint8, torch.int8) else "") + (
             ": torch.tensor([]) of an empty sentence is float32, which makes the batch float; give dtype=torch.long" if [] in kept else "")
         assert tuple(got.shape) == (len(kept), n), \
-            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
+            f"{case}: shape {tuple(got.shape)}; expected {(len(kept), n)}, one row per sentence, as long as the longest{_pad_shape(tuple(got.shape), len(kept), n)}{_pad_kept(pad_batch, tuple(got.shape), n)}{_pad_width(tuple(got.shape), kept)}{_pad_eos(got, kept)}{_pad_bos(got, kept)}{_pad_distinct_rows(tuple(got.shape), kept)}"
         if torch.equal(got, padded(pad_id)): continue
         v = _pad_value(got, kept)
         hint = ("you padded on the left: the pads go after the sentence, on the right" if torch.equal(got, padded(pad_id, True))
