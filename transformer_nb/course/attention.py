@@ -189,7 +189,7 @@ def _square_story(fn, q, k, v, m, e) -> str|None:
 def _fill_story(w, q, k, mask, earlier) -> str:
     "Why a query with no allowed key got weights: the weights of an earlier call's mask of the same shape (a cache), or a finite fill spread over the masked keys."
     eye = torch.eye(k.shape[-2], dtype=k.dtype).expand(*k.shape[:-1], k.shape[-2])
-    if torch.allclose(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=earlier), atol=1e-9):
+    if _same(w, F.scaled_dot_product_attention(q, k, eye, attn_mask=earlier), q, k):
         return (f"not the weights of an earlier call's mask of the same shape {tuple(mask.shape)}: your function keeps something from an earlier "
                 "call (a mask, or ~mask, cached by its shape); compute from the mask it is given, at every call")
     return f"not the weights {[round(x, 3) for x in w[0, 0, 2].tolist()]} (a large negative fill spreads them over the masked keys)"
