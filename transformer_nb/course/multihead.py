@@ -328,8 +328,6 @@ def _loop_mistake(m, got, args, kw) -> str|None:
                  + ": each role has its own projection, Q = x W_i^Q, K = mem W_i^K, V = mem W_i^V": dict(use=''.join(u))
                  for u in itertools.product('qkv', repeat=3) if ''.join(u) not in ('qkv', 'kqv', 'qvk')}   # Q-K, K-V swaps: above
     with torch.no_grad():
-        if 'mask' in kw and (got - m(*args)).abs().max() < 1e-4:   # before mask[0]: a first sentence without padding reads the same
-            return "the mask is not applied" + (" in the encoder-decoder attention (mem given): the source's padding mask applies there too; " if len(args) > 1 else ": ") + _LOOP_HINTS['a causal mask']
         if 'mask' in kw and kw['mask'].shape[0] > 1 and (got - m(*args, mask=kw['mask'][:1])).abs().max() < 1e-4:
             return ("every sentence got the first sentence's mask (mask[0]): each sentence has its own padding; keep the batch axis and "
                     "drop the head axis alone, mask[:, 0] -> (B, n_q, n_k)")
@@ -414,6 +412,15 @@ def _loop_steady(loop, x, d_model:int, h:int) -> None:
         "(F.dropout(t, p) drops unless training=self.training is given; an nn.Dropout held in __init__ follows eval()): eval mode drops nothing")
 
 # %% ../../nbs/course_multihead.ipynb #h26a0203
+def _mask_skipped(loop, m, args, kw) -> str|None:
+    "If `loop` leaves the mask out where mem is given, shown on the mask with its sentences swapped (sentence 0 padded: mask[0] for all and no mask read apart): named, else None."
+    if 'mask' not in kw or len(args) < 2 or kw['mask'].shape[0] < 2: return None
+    mask = kw['mask'].flip(0)
+    with torch.no_grad(): got, none = loop(*args, mask=mask), m(*args)
+    if (got - none).abs().max() < 1e-4 < (m(*args, mask=mask) - none).abs().max():
+        return "the mask is not applied in the encoder-decoder attention (mem given): the source's padding mask applies there too; " + _LOOP_HINTS['a causal mask']
+    return None
+
 def _loop_own(loop, ours, x, d_model:int, h:int) -> None:
     "Fail, naming it, if `loop`'s parameters share memory with `ours` after load_from (views, not copies), or some get no gradient from loop(x)."
     theirs = {p.untyped_storage().data_ptr() for p in ours.parameters()}
@@ -464,6 +471,6 @@ def check_loop_mha(LoopMHA) -> str:
                  "keys and values from mem" if len(args) > 1 and isinstance(got, torch.Tensor) and got.shape[:2] == args[1].shape[:2] else "")
             err = (got - want).abs().max().item()
             assert err < 1e-5, (f"d_model={d_model}, h={h}, {case}: off by {err:.2g}; "
-                                f"{_loaded_rows(loop, ours) or _head_blocks(loop, ours) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
+                                f"{_loaded_rows(loop, ours) or _head_blocks(loop, ours) or _mask_skipped(loop, ours, args, kw) or _loop_mistake(ours, got, args, kw) or _loop_heads(ours, got, args, kw) or _LOOP_HINTS[case]}")
         _loop_own(loop, ours, x, d_model, h)
     return "LoopMHA computes what MultiHeadAttention computes, head by head"
