@@ -119,8 +119,9 @@ def _pe_kept(fn, pe, n:int, d:int) -> str:
     return (f": {pe.shape[0]} rows for n = {n}: your table keeps the length of an earlier call with the same d_model ({fn.__name__}({k}, {d2}), "
             f"then ({k + 4}, {d2}), gave {k} rows both times): a table kept between calls and sliced, [:n], must grow with n; compute the n rows asked for")
 
-def _pe_short(pe, ref, d:int) -> str:
-    "If the table's last pair (dimensions d - 2, d - 1) is all zero and the rest right: a loop over the pairs one short, named; else ''."
+def _pe_short(fn, pe, n:int, d:int) -> str:
+    "If the table's last pair (dimensions d - 2, d - 1) is all zero and the rest right (four rows asked for when n = 1): a loop over the pairs one short, named; else ''."
+    pe, ref = (pe, _pe_table(n, d)) if n > 1 else (fn(4, d).double(), _pe_table(4, d))
     if pe[:, -2:].abs().max() > 0 or not torch.allclose(pe[:, :-2], ref[:, :-2], atol=1e-4): return ''
     return (f"d_model={d}: the last pair, dimensions {d - 2} and {d - 1}, is all zero (its cosine is 1 at pos 0): your loop over the pairs stops one "
             "short; range(d_model // 2) runs i = 0 .. d_model/2 - 1, pair i filling dimensions 2i and 2i + 1")
@@ -149,7 +150,7 @@ def check_encoding(fn) -> str:
         ref, pe = _pe_table(n, d), pe.double()
         bad = ((pe - ref).abs() > 1e-4).nonzero()
         if len(bad):
-            p, j = bad[0].tolist(); assert not (short := _pe_short(pe, ref, d)), short
+            p, j = bad[0].tolist(); assert not (short := _pe_short(fn, pe, n, d)), short
             rows = pe if n > 1 else fn(4, d).double()       # one row cannot show whether the rows differ: ask for four
             if len(rows) > 1 and torch.equal(rows, rows[:1].expand_as(rows)):
                 raise AssertionError(f"d_model={d}: every row of your table is the same ({[round(x, 4) for x in rows[0, :4].tolist()]}, ...): "
